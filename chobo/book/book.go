@@ -1,0 +1,169 @@
+// Package book is the typed model of a checked book: units, account kinds,
+// transfer kinds with their keys, holds and moves. Resolution builds it
+// from the syntax tree; the checker, the interpreter and the code
+// generators read it and never go back to the syntax.
+package book
+
+import "github.com/chobo-lang/chobo/chobo/syntax"
+
+// Pos is a place in the book's file.
+type Pos = syntax.Pos
+
+// Book is one resolved book. Slices keep source order; the maps index
+// them by name.
+type Book struct {
+	File        string
+	Name        string
+	Version     int
+	Description string
+
+	Units     []*Unit
+	Accounts  []*Account
+	Transfers []*Transfer
+
+	unitByName     map[string]*Unit
+	accountByName  map[string]*Account
+	transferByName map[string]*Transfer
+}
+
+// Unit returns the unit named name, or nil.
+func (b *Book) Unit(name string) *Unit { return b.unitByName[name] }
+
+// Account returns the account kind named name, or nil.
+func (b *Book) Account(name string) *Account { return b.accountByName[name] }
+
+// Transfer returns the transfer kind named name, or nil.
+func (b *Book) Transfer(name string) *Transfer { return b.transferByName[name] }
+
+// Index builds the name lookups; resolution calls it once the slices are
+// complete.
+func (b *Book) Index() {
+	b.unitByName = map[string]*Unit{}
+	b.accountByName = map[string]*Account{}
+	b.transferByName = map[string]*Transfer{}
+	for _, u := range b.Units {
+		b.unitByName[u.Name] = u
+	}
+	for _, a := range b.Accounts {
+		b.accountByName[a.Name] = a
+	}
+	for _, t := range b.Transfers {
+		b.transferByName[t.Name] = t
+	}
+}
+
+// Tax marks a money unit as including or excluding tax.
+type Tax = syntax.Tax
+
+// Unit is a unit of count. Amounts are integers in its smallest step;
+// Scale is how many decimals a literal may have.
+type Unit struct {
+	Pos   Pos
+	Name  string
+	Scale int
+	Tax   Tax
+}
+
+// Bound is a lower or upper limit on an account's balance and the reason
+// a refused call gets when a move would cross it.
+type Bound struct {
+	Pos    Pos
+	Value  int64
+	Reason string
+}
+
+// Account is an account kind: one account per tuple of argument values.
+type Account struct {
+	Pos         Pos
+	Name        string
+	Params      []string // every parameter is a string
+	ParamPos    []Pos
+	Unit        *Unit
+	Outside     bool
+	Description string
+	Lower       *Bound
+	Upper       *Bound
+}
+
+// Param is a parameter of a transfer kind: a string, or an amount of a
+// unit.
+type Param struct {
+	Pos   Pos
+	Name  string
+	Index int   // position in the parameter list, from 0
+	Unit  *Unit // nil for a string
+}
+
+// IsAmount reports whether the parameter carries an amount.
+func (p *Param) IsAmount() bool { return p.Unit != nil }
+
+// Pending says that a transfer holds first and how its holds end.
+type Pending struct {
+	Pos     Pos
+	Expires bool  // false for `never expires`
+	Seconds int64 // lifetime when Expires
+}
+
+// Transfer is a transfer kind.
+type Transfer struct {
+	Pos         Pos
+	Name        string
+	Description string
+	Params      []*Param
+	Key         []*Param
+	Pending     *Pending // nil for a transfer that posts at once
+	Moves       []*Move
+}
+
+// Param returns the parameter named name, or nil.
+func (t *Transfer) Param(name string) *Param {
+	for _, p := range t.Params {
+		if p.Name == name {
+			return p
+		}
+	}
+	return nil
+}
+
+// Op is an operation a caller can ask of a transfer kind.
+type Op string
+
+const (
+	Do   Op = "do"
+	Hold Op = "hold"
+	Post Op = "post"
+	Void Op = "void"
+)
+
+// Ops lists the operations of the transfer: `do` for an immediate one,
+// `hold`, `post` and `void` for one that holds.
+func (t *Transfer) Ops() []Op {
+	if t.Pending == nil {
+		return []Op{Do}
+	}
+	return []Op{Hold, Post, Void}
+}
+
+// Move is one line `move AMOUNT from ACCOUNT to ACCOUNT`.
+type Move struct {
+	Pos    Pos
+	Index  int // 1-based, in the order written
+	Amount Amount
+	From   AccountRef
+	To     AccountRef
+}
+
+// Amount is a parameter of the transfer or a literal in the unit's
+// smallest step.
+type Amount struct {
+	Param   *Param
+	Literal int64
+}
+
+// AccountRef is an account kind with the transfer parameters that pick
+// one account of it.
+type AccountRef struct {
+	Pos     Pos
+	Account *Account
+	Args    []*Param
+}

@@ -1,0 +1,74 @@
+// Package check runs every stage of checking one book — the secret scan,
+// parsing, resolution and the analyses of the resolved book — and stops
+// where going further would only guess: after a syntax error nothing is
+// resolved, after a name or type error nothing is analysed.
+package check
+
+import (
+	"fmt"
+
+	"github.com/chobo-lang/chobo/chobo/book"
+	"github.com/chobo-lang/chobo/chobo/diag"
+	"github.com/chobo-lang/chobo/chobo/resolve"
+	"github.com/chobo-lang/chobo/chobo/secrets"
+	"github.com/chobo-lang/chobo/chobo/syntax"
+)
+
+// Result is what checking one file found.
+type Result struct {
+	File  string
+	Book  *book.Book // nil when the book has errors
+	Diags diag.List
+}
+
+// Analysis looks at a resolved book and reports what it finds. The
+// analyses that run the book on the interpreter plug in here too.
+type Analysis func(b *book.Book) diag.List
+
+// Analyses run, in order, on every book that resolved without errors.
+var Analyses = []Analysis{Unused, IneffectiveBounds}
+
+// Check checks the book in src; name is the file name used in messages.
+func Check(name string, src []byte) Result {
+	res := Result{File: name}
+	res.Diags = append(res.Diags, scanSecrets(name, src)...)
+	f, ds := syntax.Parse(name, src)
+	res.Diags = append(res.Diags, ds...)
+	if ds.Errors() == 0 {
+		b, ds := resolve.Resolve(f)
+		res.Diags = append(res.Diags, ds...)
+		if b != nil && ds.Errors() == 0 {
+			res.Book = b
+			for _, a := range Analyses {
+				res.Diags = append(res.Diags, a(b)...)
+			}
+		}
+	}
+	for i := range res.Diags {
+		d := &res.Diags[i]
+		if d.Line > 0 && d.Line <= len(f.Lines) && !d.NoExcerpt {
+			d.Excerpt = secrets.Mask(f.Lines[d.Line-1])
+		}
+	}
+	res.Diags.Sort()
+	if res.Diags.Errors() > 0 {
+		res.Book = nil
+	}
+	return res
+}
+
+func scanSecrets(name string, src []byte) diag.List {
+	var l diag.List
+	for _, s := range secrets.Scan(src) {
+		l.Add(diag.Diagnostic{
+			Code: "W901", Severity: diag.Warning, File: name,
+			Line: s.Line, Col: s.Col, NoExcerpt: true,
+			Message: diag.T(
+				fmt.Sprintf("a value shaped like %s is written in the book (%s…, %d characters)", s.Kind.English(), s.Prefix, s.Length),
+				fmt.Sprintf("帳簿に %s の形の値が書いてあります(%s…、%d 文字)", s.Kind.Japanese(), s.Prefix, s.Length)),
+			Hint: diag.T("take it out of the book and revoke it, since it may already be in version control; a value made up for a test is passed over when its line has the comment `# test secret`",
+				"帳簿から消し、すでにバージョン管理に入っているかもしれないので無効にしてください。テスト用に作った値なら、その行にコメント `# test secret` を書けば言いません"),
+		})
+	}
+	return l
+}

@@ -1,0 +1,251 @@
+// Package cli is chobo's command line: one table of commands and flags
+// that both reads the arguments and writes --help, so the two cannot
+// disagree.
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/chobo-lang/chobo/chobo/diag"
+)
+
+// Version is chobo's version, printed by --version.
+const Version = "0.1.0"
+
+// Exit codes.
+const (
+	ExitOK    = 0 // clean, or warnings only
+	ExitError = 1 // the input has errors
+	ExitUsage = 2 // wrong use of the command, or an internal failure
+)
+
+// Env is what a command may touch of the world. Tests give their own.
+type Env struct {
+	Stdout   io.Writer
+	Stderr   io.Writer
+	Getenv   func(string) string
+	ReadFile func(string) ([]byte, error)
+}
+
+// OSEnv is the environment of the running process.
+func OSEnv() Env {
+	return Env{Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, ReadFile: os.ReadFile}
+}
+
+// Flag is one flag of a command. Only words that start with "--" are
+// flags; "--format=json" is one unknown word, not a flag with a value.
+type Flag struct {
+	Name    string   // without the dashes
+	Value   string   // placeholder of the value; empty for a switch
+	Choices []string // allowed values, when the set is closed
+	Help    diag.Text
+}
+
+func (f Flag) usage() string {
+	s := "--" + f.Name
+	switch {
+	case len(f.Choices) > 0:
+		s += " " + strings.Join(f.Choices, "|")
+	case f.Value != "":
+		s += " " + f.Value
+	}
+	return s
+}
+
+// Command is one subcommand.
+type Command struct {
+	Name    string
+	Args    string // the positional part of the usage line
+	Summary diag.Text
+	Flags   []Flag
+	// MinArgs and MaxArgs bound the positional arguments; MaxArgs < 0
+	// means any number.
+	MinArgs, MaxArgs int
+	Run              func(inv *Invocation) int
+}
+
+// Invocation is one parsed call of a command.
+type Invocation struct {
+	Env   Env
+	Cmd   *Command
+	Args  []string
+	Flags map[string]string // switches map to "true"
+	Lang  diag.Lang
+}
+
+// Has reports whether the flag was given.
+func (inv *Invocation) Has(name string) bool { _, ok := inv.Flags[name]; return ok }
+
+var langFlag = Flag{Name: "lang", Choices: []string{"en", "ja"},
+	Help: diag.T("the language of the text (default: $CHOBO_LANG, then en); JSON keys stay English",
+		"出力の言語(無ければ $CHOBO_LANG、次に en)。JSON のキーは英語のまま")}
+
+var helpFlag = Flag{Name: "help", Help: diag.T("show this help", "この説明を出す")}
+
+// commonFlags every command accepts.
+var commonFlags = []Flag{langFlag, helpFlag}
+
+// Main runs chobo with args (without the program name) and returns the
+// exit code.
+func Main(args []string, env Env) int {
+	lang := envLang(env)
+	if len(args) == 0 {
+		writeTopHelp(env.Stderr, lang)
+		return ExitUsage
+	}
+	first := args[0]
+	if strings.HasPrefix(first, "--") {
+		return topFlags(args, env, lang)
+	}
+	cmd := find(first)
+	if cmd == nil {
+		fmt.Fprintf(env.Stderr, "%s\n\n", diag.T(
+			fmt.Sprintf("chobo: unknown command %q", first),
+			fmt.Sprintf("chobo: %q というコマンドはありません", first)).In(lang))
+		writeTopHelp(env.Stderr, lang)
+		return ExitUsage
+	}
+	inv, ok := parse(cmd, args[1:], env, lang)
+	if !ok {
+		return ExitUsage
+	}
+	if inv.Has("help") {
+		writeCommandHelp(env.Stdout, cmd, inv.Lang)
+		return ExitOK
+	}
+	if len(inv.Args) < cmd.MinArgs || (cmd.MaxArgs >= 0 && len(inv.Args) > cmd.MaxArgs) {
+		usageError(env, cmd, inv.Lang, diag.T(
+			fmt.Sprintf("wrong number of arguments (%d)", len(inv.Args)),
+			fmt.Sprintf("引数の数が合いません(%d 個)", len(inv.Args))))
+		return ExitUsage
+	}
+	return cmd.Run(inv)
+}
+
+func envLang(env Env) diag.Lang {
+	if l, ok := diag.ParseLang(env.Getenv("CHOBO_LANG")); ok {
+		return l
+	}
+	return diag.English
+}
+
+// topFlags handles `chobo --help`, `chobo --version` and `--lang` before
+// either of them.
+func topFlags(args []string, env Env, lang diag.Lang) int {
+	for i := 0; i < len(args); i++ {
+		switch args[i] {
+		case "--version":
+			fmt.Fprintf(env.Stdout, "chobo %s\n", Version)
+			return ExitOK
+		case "--help":
+			writeTopHelp(env.Stdout, lang)
+			return ExitOK
+		case "--lang":
+			if i+1 < len(args) {
+				if l, ok := diag.ParseLang(args[i+1]); ok {
+					lang = l
+					i++
+					continue
+				}
+			}
+		}
+		fmt.Fprintf(env.Stderr, "%s\n\n", diag.T(
+			fmt.Sprintf("chobo: unknown flag %s", args[i]),
+			fmt.Sprintf("chobo: %s というフラグはありません", args[i])).In(lang))
+		writeTopHelp(env.Stderr, lang)
+		return ExitUsage
+	}
+	writeTopHelp(env.Stderr, lang)
+	return ExitUsage
+}
+
+func find(name string) *Command {
+	for i := range Commands {
+		if Commands[i].Name == name {
+			return &Commands[i]
+		}
+	}
+	return nil
+}
+
+func (c *Command) flag(name string) *Flag {
+	for i := range c.Flags {
+		if c.Flags[i].Name == name {
+			return &c.Flags[i]
+		}
+	}
+	for i := range commonFlags {
+		if commonFlags[i].Name == name {
+			return &commonFlags[i]
+		}
+	}
+	return nil
+}
+
+// parse reads the arguments of cmd. On a usage error it prints the
+// message and the command's usage, and returns false.
+func parse(cmd *Command, args []string, env Env, lang diag.Lang) (*Invocation, bool) {
+	inv := &Invocation{Env: env, Cmd: cmd, Flags: map[string]string{}, Lang: lang}
+	// --lang decides the language of any error below, so read it first.
+	for i := 0; i+1 < len(args); i++ {
+		if args[i] == "--lang" {
+			if l, ok := diag.ParseLang(args[i+1]); ok {
+				inv.Lang = l
+			}
+		}
+	}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if !strings.HasPrefix(a, "--") {
+			inv.Args = append(inv.Args, a)
+			continue
+		}
+		f := cmd.flag(strings.TrimPrefix(a, "--"))
+		if f == nil {
+			usageError(env, cmd, inv.Lang, diag.T(
+				fmt.Sprintf("unknown flag %s", a), fmt.Sprintf("%s というフラグはありません", a)))
+			return nil, false
+		}
+		if _, dup := inv.Flags[f.Name]; dup {
+			usageError(env, cmd, inv.Lang, diag.T(
+				fmt.Sprintf("%s is given twice", a), fmt.Sprintf("%s が二度あります", a)))
+			return nil, false
+		}
+		if f.Value == "" && len(f.Choices) == 0 {
+			inv.Flags[f.Name] = "true"
+			continue
+		}
+		if i+1 >= len(args) || strings.HasPrefix(args[i+1], "--") {
+			usageError(env, cmd, inv.Lang, diag.T(
+				fmt.Sprintf("%s needs a value", a), fmt.Sprintf("%s には値が要ります", a)))
+			return nil, false
+		}
+		i++
+		v := args[i]
+		if len(f.Choices) > 0 && !contains(f.Choices, v) {
+			usageError(env, cmd, inv.Lang, diag.T(
+				fmt.Sprintf("%s takes one of %s, not %q", a, strings.Join(f.Choices, ", "), v),
+				fmt.Sprintf("%s の値は %s のどれかです(%q ではなく)", a, strings.Join(f.Choices, "、"), v)))
+			return nil, false
+		}
+		inv.Flags[f.Name] = v
+	}
+	return inv, true
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if x == y {
+			return true
+		}
+	}
+	return false
+}
+
+func usageError(env Env, cmd *Command, lang diag.Lang, msg diag.Text) {
+	fmt.Fprintf(env.Stderr, "chobo %s: %s\n\n", cmd.Name, msg.In(lang))
+	writeCommandHelp(env.Stderr, cmd, lang)
+}

@@ -1,0 +1,28 @@
+package cli
+
+import "github.com/chobo-lang/chobo/chobo/diag"
+
+// Commands is the table of subcommands, in the order --help lists them.
+var Commands []Command
+
+func init() {
+	Commands = []Command{
+		{
+			Name: "check", Args: "<file.book>...",
+			Summary: diag.T("check books and report what could go wrong", "帳簿を検査し、起こりうる誤りを言う"),
+			Flags: []Flag{{Name: "format", Choices: []string{"text", "json"},
+				Help: diag.T("text for people (default) or json for tools", "人向けの text(既定)か、ツール向けの json")}},
+			MinArgs: 1, MaxArgs: -1, Run: runCheck,
+		},
+		{
+			Name: "explain", Args: "<code> | --all",
+			Summary: diag.T("say when a diagnostic code fires and how to fix it", "診断のコードがいつ出るか、どう直すかを言う"),
+			Flags: []Flag{
+				{Name: "all", Help: diag.T("explain every code", "全部のコードを説明する")},
+				{Name: "format", Choices: []string{"text", "markdown"},
+					Help: diag.T("text (default) or markdown", "text(既定)か markdown")},
+			},
+			MinArgs: 0, MaxArgs: 1, Run: runExplain,
+		},
+	}
+}

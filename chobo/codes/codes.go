@@ -1,0 +1,30 @@
+// Package codes is the catalogue of diagnostic codes: for each, when it
+// fires, how to fix it, and the smallest book that makes it fire.
+// `chobo explain` prints it and a test checks every repro book.
+package codes
+
+import (
+	"github.com/chobo-lang/chobo/chobo/diag"
+)
+
+// Code describes one diagnostic code.
+type Code struct {
+	Code     string
+	Severity diag.Severity
+	Title    diag.Text // a few words
+	When     diag.Text // when it fires
+	Fix      diag.Text // how to make it go away
+	// Repro is the smallest book that yields the code. It is checked as
+	// a file named "repro.book".
+	Repro string
+}
+
+// Lookup returns the code named c, if chobo knows it.
+func Lookup(c string) (Code, bool) {
+	for _, x := range All {
+		if x.Code == c {
+			return x, true
+		}
+	}
+	return Code{}, false
+}

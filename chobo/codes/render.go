@@ -1,0 +1,58 @@
+package codes
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/chobo-lang/chobo/chobo/diag"
+)
+
+func severityWord(s diag.Severity, lang diag.Lang) string {
+	if s == diag.Warning {
+		return diag.T("warning", "警告").In(lang)
+	}
+	return diag.T("error", "エラー").In(lang)
+}
+
+func indent(s, pad string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	for i, l := range lines {
+		if l != "" {
+			lines[i] = pad + l
+		}
+	}
+	return strings.Join(lines, "\n") + "\n"
+}
+
+// WriteText prints one code for the terminal.
+func WriteText(w io.Writer, c Code, lang diag.Lang) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s (%s): %s\n", c.Code, severityWord(c.Severity, lang), c.Title.In(lang))
+	fmt.Fprintf(&b, "  %s\n", diag.T("when:", "いつ出るか:").In(lang))
+	b.WriteString(indent(c.When.In(lang), "    "))
+	fmt.Fprintf(&b, "  %s\n", diag.T("fix:", "直し方:").In(lang))
+	b.WriteString(indent(c.Fix.In(lang), "    "))
+	fmt.Fprintf(&b, "  %s\n", diag.T("smallest book that shows it:", "これを出す最小の帳簿:").In(lang))
+	b.WriteString(indent(c.Repro, "    "))
+	io.WriteString(w, b.String())
+}
+
+// WriteMarkdown prints the codes as one Markdown page: a table first,
+// then a section per code.
+func WriteMarkdown(w io.Writer, list []Code, lang diag.Lang) {
+	var b strings.Builder
+	b.WriteString(diag.T("# Diagnostic codes\n\n", "# 診断のコード\n\n").In(lang))
+	b.WriteString(diag.T("| code | severity | what |\n|---|---|---|\n", "| コード | 重さ | 内容 |\n|---|---|---|\n").In(lang))
+	for _, c := range list {
+		fmt.Fprintf(&b, "| [%s](#%s) | %s | %s |\n", c.Code, strings.ToLower(c.Code), severityWord(c.Severity, lang), c.Title.In(lang))
+	}
+	for _, c := range list {
+		fmt.Fprintf(&b, "\n## %s\n\n", c.Code)
+		fmt.Fprintf(&b, "%s: %s\n\n", severityWord(c.Severity, lang), c.Title.In(lang))
+		fmt.Fprintf(&b, "**%s** %s\n\n", diag.T("When:", "いつ出るか:").In(lang), c.When.In(lang))
+		fmt.Fprintf(&b, "**%s** %s\n\n", diag.T("Fix:", "直し方:").In(lang), c.Fix.In(lang))
+		fmt.Fprintf(&b, "```\n%s```\n", c.Repro)
+	}
+	io.WriteString(w, b.String())
+}

@@ -1,0 +1,170 @@
+package diag
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// labels holds the fixed words of the text output in each language.
+type labels struct {
+	error, warning, note, operations, hint string
+}
+
+var words = map[Lang]labels{
+	English:  {"error", "warning", "note", "the operations that get there:", "hint"},
+	Japanese: {"エラー", "警告", "注", "そうなる例:", "ヒント"},
+}
+
+// WriteText prints one diagnostic for people: the code and place, the
+// quoted line, notes, the operations that lead there, and the hint.
+func WriteText(w io.Writer, d Diagnostic, lang Lang) {
+	lb := words[lang]
+	sev := lb.error
+	if d.Severity == Warning {
+		sev = lb.warning
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s[%s]: %s: %s\n", sev, d.Code, place(d), d.Message.In(lang))
+	if d.Excerpt != "" && !d.NoExcerpt {
+		fmt.Fprintf(&b, "%6d | %s\n", d.Line, d.Excerpt)
+	}
+	for _, n := range d.Notes {
+		fmt.Fprintf(&b, "  %s: %s\n", lb.note, n.In(lang))
+	}
+	if len(d.Operations) > 0 {
+		fmt.Fprintf(&b, "  %s\n", lb.operations)
+		for _, op := range d.Operations {
+			fmt.Fprintf(&b, "    %3d  %s  %s\n", op.Step, op.Call, op.Outcome.In(lang))
+		}
+	}
+	if !d.Hint.IsZero() {
+		fmt.Fprintf(&b, "  %s: %s\n", lb.hint, d.Hint.In(lang))
+	}
+	io.WriteString(w, b.String())
+}
+
+func place(d Diagnostic) string {
+	if d.Line == 0 {
+		return d.File
+	}
+	return fmt.Sprintf("%s:%d:%d", d.File, d.Line, d.Col)
+}
+
+// Summary is the closing line for one checked file.
+func Summary(file string, l List, lang Lang) string {
+	e, w := l.Errors(), l.Warnings()
+	if e == 0 && w == 0 {
+		return file + ": ok"
+	}
+	if lang == Japanese {
+		var parts []string
+		if e > 0 {
+			parts = append(parts, fmt.Sprintf("エラー %d 件", e))
+		}
+		if w > 0 {
+			parts = append(parts, fmt.Sprintf("警告 %d 件", w))
+		}
+		return file + ": " + strings.Join(parts, "、")
+	}
+	var parts []string
+	if e > 0 {
+		parts = append(parts, plural(e, "error"))
+	}
+	if w > 0 {
+		parts = append(parts, plural(w, "warning"))
+	}
+	return file + ": " + strings.Join(parts, ", ")
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return fmt.Sprintf("1 %s", word)
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
+// FormatVersion is the "v" of the JSON report. It changes only when a key
+// is removed or changes meaning, so tools can rely on it.
+const FormatVersion = 1
+
+// Report is the JSON object `chobo check --format json` prints.
+type Report struct {
+	V     int          `json:"v"`
+	Files []FileReport `json:"files"`
+}
+
+// FileReport lists the diagnostics of one file.
+type FileReport struct {
+	File        string           `json:"file"`
+	OK          bool             `json:"ok"`
+	Errors      int              `json:"errors"`
+	Warnings    int              `json:"warnings"`
+	Diagnostics []JSONDiagnostic `json:"diagnostics"`
+}
+
+// JSONDiagnostic is a diagnostic with stable English keys. Messages are in
+// the language the user chose; keys never are.
+type JSONDiagnostic struct {
+	Code       string          `json:"code"`
+	Severity   string          `json:"severity"`
+	File       string          `json:"file"`
+	Line       int             `json:"line"`
+	Col        int             `json:"col"`
+	Message    string          `json:"message"`
+	Notes      []string        `json:"notes"`
+	Excerpt    string          `json:"excerpt"`
+	Operations []JSONOperation `json:"operations"`
+	Hint       string          `json:"hint"`
+}
+
+// JSONOperation is one step of the operations that lead to a diagnostic.
+type JSONOperation struct {
+	Step    int    `json:"step"`
+	Call    string `json:"call"`
+	Outcome string `json:"outcome"`
+}
+
+// NewFileReport converts the diagnostics of one file.
+func NewFileReport(file string, l List, lang Lang) FileReport {
+	fr := FileReport{
+		File:        file,
+		OK:          l.Errors() == 0,
+		Errors:      l.Errors(),
+		Warnings:    l.Warnings(),
+		Diagnostics: []JSONDiagnostic{},
+	}
+	for _, d := range l {
+		jd := JSONDiagnostic{
+			Code:       d.Code,
+			Severity:   d.Severity.String(),
+			File:       d.File,
+			Line:       d.Line,
+			Col:        d.Col,
+			Message:    d.Message.In(lang),
+			Notes:      []string{},
+			Operations: []JSONOperation{},
+			Hint:       d.Hint.In(lang),
+		}
+		if !d.NoExcerpt {
+			jd.Excerpt = d.Excerpt
+		}
+		for _, n := range d.Notes {
+			jd.Notes = append(jd.Notes, n.In(lang))
+		}
+		for _, op := range d.Operations {
+			jd.Operations = append(jd.Operations, JSONOperation{op.Step, op.Call, op.Outcome.In(lang)})
+		}
+		fr.Diagnostics = append(fr.Diagnostics, jd)
+	}
+	return fr
+}
+
+// WriteJSON prints a report, indented, with a final newline.
+func WriteJSON(w io.Writer, r Report) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}

@@ -1,0 +1,152 @@
+package resolve
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/chobo-lang/chobo/chobo/book"
+	"github.com/chobo-lang/chobo/chobo/diag"
+	"github.com/chobo-lang/chobo/chobo/syntax"
+)
+
+// move resolves one move line. It returns nil when any part of it could
+// not be resolved; the diagnostics say why.
+func (r *resolver) move(tr *book.Transfer, index int, m *syntax.Move) *book.Move {
+	mv := &book.Move{Pos: m.Pos, Index: index}
+	ok := true
+	from, okFrom := r.accountRef(tr, m.From)
+	to, okTo := r.accountRef(tr, m.To)
+	mv.From, mv.To = from, to
+	ok = okFrom && okTo
+
+	var amountUnit *book.Unit
+	if m.Amount.Name != nil {
+		id := *m.Amount.Name
+		p := tr.Param(id.Name)
+		switch {
+		case p == nil:
+			r.unknownParam(tr, id)
+			ok = false
+		case !p.IsAmount():
+			r.report("E005", id.Pos,
+				diag.T(fmt.Sprintf("%s is a string, so it cannot be the amount of a move", quote(id.Name)),
+					fmt.Sprintf("%s は string なので、移動の額にはできません", quote(id.Name))),
+				diag.T(fmt.Sprintf("give %s a unit as its type, or move a parameter that has one", quote(id.Name)),
+					fmt.Sprintf("%s の型を単位にするか、単位を型に持つ引数を動かしてください", quote(id.Name))))
+			ok = false
+		default:
+			mv.Amount.Param = p
+			amountUnit = p.Unit
+		}
+	}
+	if !ok {
+		return nil
+	}
+	fromUnit, toUnit := from.Account.Unit, to.Account.Unit
+	if fromUnit == nil || toUnit == nil || (mv.Amount.Param != nil && amountUnit == nil) {
+		return nil // the unknown unit is reported already
+	}
+	if fromUnit != toUnit || (amountUnit != nil && amountUnit != fromUnit) {
+		amount := "the literal amount"
+		amountJa := "リテラルの額"
+		if amountUnit != nil {
+			amount = fmt.Sprintf("the amount %s is in %s", quote(mv.Amount.Param.Name), quote(amountUnit.Name))
+			amountJa = fmt.Sprintf("額 %s は %s", quote(mv.Amount.Param.Name), quote(amountUnit.Name))
+		}
+		en := fmt.Sprintf("the units of move %d do not match: from %s is in %s, to %s is in %s, %s",
+			index, refText(m.From), quote(fromUnit.Name), refText(m.To), quote(toUnit.Name), amount)
+		ja := fmt.Sprintf("%d つ目の移動の単位が合いません。元の %s は %s、先の %s は %s、%s",
+			index, refText(m.From), quote(fromUnit.Name), refText(m.To), quote(toUnit.Name), amountJa)
+		if amountUnit == nil {
+			en += " (it takes the unit of the accounts)"
+			ja += "(勘定の単位で読みます)"
+		} else {
+			ja += " です"
+		}
+		r.report("E010", m.Pos, diag.T(en, ja),
+			diag.T("a move stays within one unit; to exchange, move out to an outside account of one unit and in from an outside account of the other",
+				"移動は一つの単位の中で行います。両替は、単位ごとの外の勘定を置き、二つの移動で書いてください"))
+		return nil
+	}
+	if m.Amount.Literal != nil {
+		v, ok := r.number(*m.Amount.Literal, fromUnit, false)
+		if !ok {
+			return nil
+		}
+		mv.Amount.Literal = v
+	}
+	return mv
+}
+
+func refText(a syntax.AccountRef) string {
+	if len(a.Args) == 0 {
+		return a.Name.Name
+	}
+	var args []string
+	for _, x := range a.Args {
+		args = append(args, x.Name)
+	}
+	return a.Name.Name + "(" + strings.Join(args, ", ") + ")"
+}
+
+func (r *resolver) unknownParam(tr *book.Transfer, id syntax.Ident) {
+	r.report("E002", id.Pos,
+		diag.T(fmt.Sprintf("%s is not a parameter of %s", quote(id.Name), quote(tr.Name)),
+			fmt.Sprintf("%s は %s の引数にありません", quote(id.Name), quote(tr.Name))),
+		diag.T("the parameters of "+quote(tr.Name)+" are: "+paramNames(tr),
+			quote(tr.Name)+" の引数: "+paramNames(tr)))
+}
+
+func (r *resolver) accountRef(tr *book.Transfer, a syntax.AccountRef) (book.AccountRef, bool) {
+	ref := book.AccountRef{Pos: a.Name.Pos}
+	acc := r.b.Account(a.Name.Name)
+	if acc == nil {
+		var names []string
+		for _, x := range r.b.Accounts {
+			names = append(names, x.Name)
+		}
+		hint := diag.T(fmt.Sprintf("declare it with `account %s : UNIT`", a.Name.Name),
+			fmt.Sprintf("`account %s : 単位` と宣言してください", a.Name.Name))
+		if len(names) > 0 {
+			hint = diag.T(hint.En+", or use one of: "+strings.Join(names, ", "),
+				fmt.Sprintf("`account %s : 単位` と宣言するか、次のどれかを使ってください: %s", a.Name.Name, strings.Join(names, ", ")))
+		}
+		r.report("E002", a.Name.Pos,
+			diag.T(fmt.Sprintf("there is no account named %s", quote(a.Name.Name)), fmt.Sprintf("勘定 %s はありません", quote(a.Name.Name))),
+			hint)
+		return ref, false
+	}
+	ref.Account = acc
+	if len(a.Args) != len(acc.Params) {
+		r.report("E004", a.Name.Pos,
+			diag.T(fmt.Sprintf("%s takes %d argument(s), but %d are given here", quote(acc.Name), len(acc.Params), len(a.Args)),
+				fmt.Sprintf("%s の引数は %d 個ですが、ここでは %d 個渡しています", quote(acc.Name), len(acc.Params), len(a.Args))),
+			diag.T("write it as "+accountShape(acc), accountShape(acc)+" の形で書いてください"))
+		return ref, false
+	}
+	ok := true
+	for _, x := range a.Args {
+		p := tr.Param(x.Name)
+		switch {
+		case p == nil:
+			r.unknownParam(tr, x)
+			ok = false
+		case p.IsAmount():
+			r.report("E005", x.Pos,
+				diag.T(fmt.Sprintf("%s is an amount in %s, so it cannot pick an account of %s", quote(x.Name), quote(p.Unit.Name), quote(acc.Name)),
+					fmt.Sprintf("%s は %s の額なので、%s の勘定を選ぶ引数にはできません", quote(x.Name), quote(p.Unit.Name), quote(acc.Name))),
+				diag.T("pass a string parameter that names the account", "勘定を指す string の引数を渡してください"))
+			ok = false
+		default:
+			ref.Args = append(ref.Args, p)
+		}
+	}
+	return ref, ok
+}
+
+func accountShape(a *book.Account) string {
+	if len(a.Params) == 0 {
+		return a.Name
+	}
+	return a.Name + "(" + strings.Join(a.Params, ", ") + ")"
+}

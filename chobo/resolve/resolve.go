@@ -1,0 +1,266 @@
+// Package resolve turns a parsed book into the typed model: it looks up
+// every name, checks units and types, converts literals by their unit's
+// scale, and reports the diagnostics that need no running (E002 to E041).
+package resolve
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/chobo-lang/chobo/chobo/book"
+	"github.com/chobo-lang/chobo/chobo/diag"
+	"github.com/chobo-lang/chobo/chobo/syntax"
+)
+
+// Resolve builds the book model from f, which must have parsed without
+// errors. It returns nil and the errors when the book has name or type
+// errors: later analyses would only guess.
+func Resolve(f *syntax.File) (*book.Book, diag.List) {
+	r := &resolver{file: f.Name, b: &book.Book{File: f.Name}}
+	if f.Book != nil {
+		r.b.Name = f.Book.Name.Name
+		r.b.Version = f.Book.Version
+	}
+	r.b.Description = r.description(f.Descriptions, diag.T("the book", "帳簿"))
+	r.units(f.Units)
+	r.b.Index()
+	r.accounts(f.Accounts)
+	r.b.Index()
+	r.transfers(f.Transfers)
+	r.b.Index()
+	if r.diags.Errors() > 0 {
+		return nil, r.diags
+	}
+	return r.b, r.diags
+}
+
+type resolver struct {
+	file  string
+	b     *book.Book
+	diags diag.List
+}
+
+func (r *resolver) report(code string, pos syntax.Pos, msg, hint diag.Text) {
+	r.diags.Add(diag.Diagnostic{
+		Code: code, Severity: diag.Error, File: r.file,
+		Line: pos.Line, Col: pos.Col, Message: msg, Hint: hint,
+	})
+}
+
+func (r *resolver) twice(pos syntax.Pos, what diag.Text, first syntax.Pos) {
+	r.report("E003", pos,
+		diag.T(fmt.Sprintf("%s is declared a second time; the first is on line %d", what.En, first.Line),
+			fmt.Sprintf("%sが二度宣言されています。一度目は %d 行目です", what.Ja, first.Line)),
+		diag.T("keep one of the two", "どちらか一つにしてください"))
+}
+
+func (r *resolver) description(ds []*syntax.Description, owner diag.Text) string {
+	if len(ds) == 0 {
+		return ""
+	}
+	for _, d := range ds[1:] {
+		r.twice(d.Pos, diag.T("the description of "+owner.En, owner.Ja+"の description"), ds[0].Pos)
+	}
+	return ds[0].Text
+}
+
+func quote(s string) string { return "`" + s + "`" }
+
+func (r *resolver) units(us []*syntax.UnitDecl) {
+	seen := map[string]syntax.Pos{}
+	for _, u := range us {
+		if first, ok := seen[u.Name.Name]; ok {
+			r.twice(u.Name.Pos, diag.T("the unit "+quote(u.Name.Name), "単位 "+quote(u.Name.Name)+" "), first)
+			continue
+		}
+		seen[u.Name.Name] = u.Name.Pos
+		unit := &book.Unit{Pos: u.Pos, Name: u.Name.Name, Tax: u.Tax}
+		if u.Scale != nil {
+			n, err := strconv.Atoi(u.Scale.Text)
+			if err != nil || n < 0 || n > 18 {
+				r.report("E011", u.Scale.Pos,
+					diag.T(fmt.Sprintf("the scale %s is not a whole number from 0 to 18", u.Scale.Text),
+						fmt.Sprintf("scale %s は 0 から 18 までの整数ではありません", u.Scale.Text)),
+					diag.T("a scale counts decimals: 2 for cents; beyond 18 no amount above 9 fits in 64 bits",
+						"scale は小数の桁数です(セントなら 2)。18 を超えると 9 より大きい額が 64 ビットに収まりません"))
+				continue
+			}
+			unit.Scale = n
+		}
+		if u.Tax != syntax.NoTax && !book.IsMoney(unit.Name, unit.Scale) {
+			r.report("E014", u.TaxPos,
+				diag.T(fmt.Sprintf("%s is marked %s, but it is not a money unit", quote(unit.Name), u.Tax),
+					fmt.Sprintf("%s に %s と書いていますが、お金の単位ではありません", quote(unit.Name), u.Tax)),
+				diag.T("only money takes incl_tax or excl_tax: a currency code or 円 at scale 0, or a currency code other than JPY at scale 2; remove the marking",
+					"incl_tax と excl_tax を書けるのはお金の単位だけです(scale 0 の通貨コードか 円、scale 2 の JPY 以外の通貨コード)。この印を消してください"))
+		}
+		r.b.Units = append(r.b.Units, unit)
+	}
+}
+
+func (r *resolver) unitNames() string {
+	var names []string
+	for _, u := range r.b.Units {
+		names = append(names, u.Name)
+	}
+	return strings.Join(names, ", ")
+}
+
+func (r *resolver) unknownUnit(id syntax.Ident) {
+	hint := diag.T(fmt.Sprintf("declare it with `unit %s`", id.Name), fmt.Sprintf("`unit %s` と宣言してください", id.Name))
+	if names := r.unitNames(); names != "" {
+		hint = diag.T(fmt.Sprintf("declare it with `unit %s`, or use one of: %s", id.Name, names),
+			fmt.Sprintf("`unit %s` と宣言するか、次のどれかを使ってください: %s", id.Name, names))
+	}
+	r.report("E002", id.Pos,
+		diag.T(fmt.Sprintf("there is no unit named %s", quote(id.Name)), fmt.Sprintf("単位 %s はありません", quote(id.Name))),
+		hint)
+}
+
+// boundNote names a bound for messages: "at least 0".
+func boundText(b *syntax.Bound) string { return b.Kind.String() + " " + b.Value.Text }
+
+func (r *resolver) accounts(as []*syntax.AccountDecl) {
+	seen := map[string]syntax.Pos{}
+	for _, a := range as {
+		if first, ok := seen[a.Name.Name]; ok {
+			r.twice(a.Name.Pos, diag.T("the account "+quote(a.Name.Name), "勘定 "+quote(a.Name.Name)+" "), first)
+			continue
+		}
+		seen[a.Name.Name] = a.Name.Pos
+		acc := &book.Account{Pos: a.Pos, Name: a.Name.Name, Outside: a.Outside}
+		acc.Description = r.description(a.Descriptions, diag.T("the account "+quote(a.Name.Name), "勘定 "+quote(a.Name.Name)+" "))
+		params := map[string]syntax.Pos{}
+		for _, p := range a.Params {
+			if first, ok := params[p.Name.Name]; ok {
+				r.twice(p.Name.Pos, diag.T("the parameter "+quote(p.Name.Name), "引数 "+quote(p.Name.Name)+" "), first)
+				continue
+			}
+			params[p.Name.Name] = p.Name.Pos
+			if p.Type.Name != "string" {
+				r.report("E005", p.Type.Pos,
+					diag.T(fmt.Sprintf("the account parameter %s has the type %s; account parameters are strings", quote(p.Name.Name), quote(p.Type.Name)),
+						fmt.Sprintf("勘定の引数 %s の型が %s です。勘定の引数は string だけです", quote(p.Name.Name), quote(p.Type.Name))),
+					diag.T(fmt.Sprintf("write `%s: string`; an amount cannot pick an account", p.Name.Name),
+						fmt.Sprintf("`%s: string` と書いてください。額で勘定を選ぶことはできません", p.Name.Name)))
+			}
+			acc.Params = append(acc.Params, p.Name.Name)
+			acc.ParamPos = append(acc.ParamPos, p.Name.Pos)
+		}
+		acc.Unit = r.b.Unit(a.Unit.Name)
+		if acc.Unit == nil {
+			r.unknownUnit(a.Unit)
+		}
+		r.bounds(a, acc)
+		r.b.Accounts = append(r.b.Accounts, acc)
+	}
+}
+
+func (r *resolver) bounds(a *syntax.AccountDecl, acc *book.Account) {
+	name := quote(a.Name.Name)
+	if a.Outside {
+		for _, b := range a.Bounds {
+			r.report("E021", b.Pos,
+				diag.T(fmt.Sprintf("%s is outside, yet has the bound %s", name, boundText(b)),
+					fmt.Sprintf("%s は外の勘定なのに、境界 %s があります", name, boundText(b))),
+				diag.T("an outside account stands for the world beyond the book and may go either way: remove the bound, or drop `outside`",
+					"外の勘定は帳簿の外の世界を表し、どちらへも動けます。境界を消すか、`outside` を外してください"))
+		}
+		return
+	}
+	if len(a.Bounds) == 0 {
+		r.report("E020", a.Pos,
+			diag.T(fmt.Sprintf("%s has no bound: an account inside the book needs `at least` or `at most`", name),
+				fmt.Sprintf("%s に境界がありません。中の勘定には `at least` か `at most` が要ります", name)),
+			diag.T("add a bound such as `at least 0 refused as <reason>`, or mark the account `outside` when it stands for the world beyond the book",
+				"`at least 0 refused as <理由>` のような境界を足すか、帳簿の外を表す勘定なら `outside` を付けてください"))
+		return
+	}
+	var lower, upper *syntax.Bound
+	for _, b := range a.Bounds {
+		slot := &lower
+		if b.Kind == syntax.AtMost {
+			slot = &upper
+		}
+		if *slot != nil {
+			r.twice(b.Pos, diag.T(fmt.Sprintf("`%s` of %s", b.Kind, name), fmt.Sprintf("%s の `%s`", name, b.Kind)), (*slot).Pos)
+			continue
+		}
+		*slot = b
+		bound := r.bound(b, acc.Unit)
+		if b.Kind == syntax.AtLeast {
+			acc.Lower = bound
+		} else {
+			acc.Upper = bound
+		}
+	}
+	if acc.Upper != nil && acc.Upper.Value < 0 {
+		r.report("E022", upper.Value.Pos,
+			diag.T(fmt.Sprintf("the upper bound of %s is below zero: %s", name, boundText(upper)),
+				fmt.Sprintf("%s の上限が 0 より小さくなっています: %s", name, boundText(upper))),
+			diag.T("every account starts at 0; write an upper bound of 0 or more",
+				"勘定はどれも 0 から始まります。上限は 0 以上にしてください"))
+	}
+	if acc.Lower != nil && acc.Upper != nil && acc.Lower.Value > acc.Upper.Value {
+		r.report("E022", lower.Value.Pos,
+			diag.T(fmt.Sprintf("no balance of %s fits: the lower bound %s is above the upper bound %s", name, lower.Value.Text, upper.Value.Text),
+				fmt.Sprintf("%s の境界に収まる残高がありません。下限 %s が上限 %s より大きくなっています", name, lower.Value.Text, upper.Value.Text)),
+			diag.T("make the lower bound at most the upper bound", "下限を上限以下にしてください"))
+	}
+}
+
+func (r *resolver) bound(b *syntax.Bound, unit *book.Unit) *book.Bound {
+	out := &book.Bound{Pos: b.Pos}
+	if b.Reason == nil {
+		r.report("E023", b.Pos,
+			diag.T(fmt.Sprintf("the bound `%s` has no `refused as`: a refused call needs a reason to answer with", boundText(b)),
+				fmt.Sprintf("境界 `%s` に `refused as` がありません。拒否した呼び出しに返す理由が要ります", boundText(b))),
+			diag.T(fmt.Sprintf("name the reason: `%s refused as <reason>`", boundText(b)),
+				fmt.Sprintf("理由に名前を付けてください: `%s refused as <理由>`", boundText(b))))
+	} else if book.IsBuiltinReason(b.Reason.Name) {
+		r.report("E023", b.Reason.Pos,
+			diag.T(fmt.Sprintf("%s is a reason chobo gives on its own; a bound cannot use it", quote(b.Reason.Name)),
+				fmt.Sprintf("%s は chobo が自分で返す理由なので、境界には使えません", quote(b.Reason.Name))),
+			diag.T("choose a name that says which bound refused, such as out_of_stock; chobo's own reasons are "+strings.Join(book.BuiltinReasons, ", "),
+				"どの境界で拒否したかが分かる名前(out_of_stock など)にしてください。chobo の理由は "+strings.Join(book.BuiltinReasons, "、")+" です"))
+	} else {
+		out.Reason = b.Reason.Name
+	}
+	if unit != nil {
+		v, ok := r.number(b.Value, unit, true)
+		if ok {
+			out.Value = v
+		}
+	}
+	return out
+}
+
+// number converts a literal by its unit's scale, reporting E011 when it
+// does not fit.
+func (r *resolver) number(n syntax.Number, unit *book.Unit, signed bool) (int64, bool) {
+	if !signed && strings.HasPrefix(n.Text, "-") {
+		r.report("E011", n.Pos,
+			diag.T(fmt.Sprintf("the amount %s is negative; a move carries 0 or more", n.Text),
+				fmt.Sprintf("額 %s が負です。移動の額は 0 以上です", n.Text)),
+			diag.T("swap `from` and `to` to move the other way", "逆向きに動かすなら `from` と `to` を入れ替えてください"))
+		return 0, false
+	}
+	v, prob := scaled(n.Text, unit.Scale)
+	switch prob {
+	case tooManyDecimals:
+		r.report("E011", n.Pos,
+			diag.T(fmt.Sprintf("%s has more decimals than the unit %s allows (scale %d)", n.Text, quote(unit.Name), unit.Scale),
+				fmt.Sprintf("%s の小数の桁が、単位 %s の scale %d より多くなっています", n.Text, quote(unit.Name), unit.Scale)),
+			diag.T(fmt.Sprintf("write at most %d decimals, or raise the unit's scale", unit.Scale),
+				fmt.Sprintf("小数は %d 桁までにするか、単位の scale を上げてください", unit.Scale)))
+		return 0, false
+	case outOfRange:
+		r.report("E011", n.Pos,
+			diag.T(fmt.Sprintf("%s %s does not fit in 64 bits: amounts and bounds stay within ±9223372036854775807 of the unit's smallest step", n.Text, unit.Name),
+				fmt.Sprintf("%s %s は 64 ビットに収まりません。額と境界は、単位のいちばん小さい単位で ±9223372036854775807 までです", n.Text, unit.Name)),
+			diag.T("use a smaller number", "小さい数にしてください"))
+		return 0, false
+	}
+	return v, true
+}

@@ -1,0 +1,158 @@
+package resolve
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/chobo-lang/chobo/chobo/book"
+	"github.com/chobo-lang/chobo/chobo/diag"
+	"github.com/chobo-lang/chobo/chobo/syntax"
+)
+
+func (r *resolver) transfers(ts []*syntax.TransferDecl) {
+	seen := map[string]syntax.Pos{}
+	for _, t := range ts {
+		if first, ok := seen[t.Name.Name]; ok {
+			r.twice(t.Name.Pos, diag.T("the transfer "+quote(t.Name.Name), "振替 "+quote(t.Name.Name)+" "), first)
+			continue
+		}
+		seen[t.Name.Name] = t.Name.Pos
+		r.b.Transfers = append(r.b.Transfers, r.transfer(t))
+	}
+}
+
+func (r *resolver) transfer(t *syntax.TransferDecl) *book.Transfer {
+	name := quote(t.Name.Name)
+	tr := &book.Transfer{Pos: t.Pos, Name: t.Name.Name}
+	tr.Description = r.description(t.Descriptions, diag.T("the transfer "+name, "振替 "+name+" "))
+	seen := map[string]syntax.Pos{}
+	for _, p := range t.Params {
+		if first, ok := seen[p.Name.Name]; ok {
+			r.twice(p.Name.Pos, diag.T("the parameter "+quote(p.Name.Name), "引数 "+quote(p.Name.Name)+" "), first)
+			continue
+		}
+		seen[p.Name.Name] = p.Name.Pos
+		param := &book.Param{Pos: p.Name.Pos, Name: p.Name.Name, Index: len(tr.Params)}
+		if p.Type.Name != "string" {
+			param.Unit = r.b.Unit(p.Type.Name)
+			if param.Unit == nil {
+				r.unknownUnit(p.Type)
+			}
+		}
+		tr.Params = append(tr.Params, param)
+	}
+	r.key(t, tr)
+	r.pending(t, tr)
+	if len(t.Moves) == 0 {
+		r.report("E013", t.Pos,
+			diag.T(fmt.Sprintf("the transfer %s has no `move` line, so it would move nothing", name),
+				fmt.Sprintf("振替 %s に `move` の行がなく、何も動かしません", name)),
+			diag.T("add a line `move AMOUNT from ACCOUNT to ACCOUNT` under the transfer",
+				"振替の下に `move 額 from 勘定 to 勘定` の行を足してください"))
+	}
+	for i, m := range t.Moves {
+		if mv := r.move(tr, i+1, m); mv != nil {
+			tr.Moves = append(tr.Moves, mv)
+		}
+	}
+	return tr
+}
+
+func (r *resolver) key(t *syntax.TransferDecl, tr *book.Transfer) {
+	name := quote(t.Name.Name)
+	if len(t.Keys) == 0 {
+		r.report("E030", t.Pos,
+			diag.T(fmt.Sprintf("the transfer %s has no `key`: without one, a retried call would move twice", name),
+				fmt.Sprintf("振替 %s に `key` がありません。キーが無いと、リトライした呼び出しが二度動きます", name)),
+			diag.T("add `key` with the parameters that tell one call from another, such as `key order, sku`",
+				"呼び出しを見分ける引数を `key` に書いてください(`key 注文, sku` など)"))
+		return
+	}
+	for _, k := range t.Keys[1:] {
+		r.twice(k.Pos, diag.T("the key of "+name, name+" の key"), t.Keys[0].Pos)
+	}
+	inKey := map[string]syntax.Pos{}
+	for _, id := range t.Keys[0].Names {
+		if first, ok := inKey[id.Name]; ok {
+			r.twice(id.Pos, diag.T(quote(id.Name)+" in the key", "key の中の "+quote(id.Name)+" "), first)
+			continue
+		}
+		inKey[id.Name] = id.Pos
+		p := tr.Param(id.Name)
+		switch {
+		case p == nil:
+			r.report("E030", id.Pos,
+				diag.T(fmt.Sprintf("the key names %s, which is not a parameter of %s", quote(id.Name), name),
+					fmt.Sprintf("key に書いた %s は、%s の引数にありません", quote(id.Name), name)),
+				diag.T("a key lists parameters of its transfer: "+paramNames(tr),
+					"key には振替の引数を書きます: "+paramNames(tr)))
+		case p.IsAmount():
+			r.report("E031", id.Pos,
+				diag.T(fmt.Sprintf("the key holds the amount %s: two calls that differ only in the amount would both go through", quote(id.Name)),
+					fmt.Sprintf("key に額 %s があります。額だけが違う二つの呼び出しが、どちらも通ってしまいます", quote(id.Name))),
+				diag.T("keep amounts out of the key; a second call with another amount is then refused with key_conflict",
+					"額は key から外してください。そうすれば、額の違う二度目の呼び出しは key_conflict で拒否されます"))
+		default:
+			tr.Key = append(tr.Key, p)
+		}
+	}
+}
+
+func paramNames(tr *book.Transfer) string {
+	var names []string
+	for _, p := range tr.Params {
+		names = append(names, p.Name)
+	}
+	if len(names) == 0 {
+		return "(none)"
+	}
+	return strings.Join(names, ", ")
+}
+
+func (r *resolver) pending(t *syntax.TransferDecl, tr *book.Transfer) {
+	if len(t.Pendings) == 0 {
+		return
+	}
+	for _, p := range t.Pendings[1:] {
+		r.twice(p.Pos, diag.T("`pending` of "+quote(t.Name.Name), quote(t.Name.Name)+" の `pending` "), t.Pendings[0].Pos)
+	}
+	p := t.Pendings[0]
+	tr.Pending = &book.Pending{Pos: p.Pos}
+	switch {
+	case !p.Ends:
+		r.report("E040", p.Pos,
+			diag.T(fmt.Sprintf("the hold of %s does not say how it ends", quote(t.Name.Name)),
+				fmt.Sprintf("%s の仮押さえに終わり方が書いてありません", quote(t.Name.Name))),
+			diag.T("write `pending expires after 30 minutes` (or seconds, hours, days), or `pending never expires` when only a post or a void ends it",
+				"`pending expires after 30 minutes`(seconds、hours、days も可)か、確定か取消でしか終わらないなら `pending never expires` と書いてください"))
+	case p.Never:
+	default:
+		tr.Pending.Expires = true
+		secs, ok := r.lifetime(p)
+		if ok {
+			tr.Pending.Seconds = secs
+		}
+	}
+}
+
+func (r *resolver) lifetime(p *syntax.PendingDecl) (int64, bool) {
+	per, _ := syntax.TimeUnitSeconds(p.TimeWord.Name)
+	text := p.Amount.Text + " " + p.TimeWord.Name
+	hint := diag.T(fmt.Sprintf("write a whole number of seconds, minutes, hours or days from 1 second to %d seconds (about 136 years): TigerBeetle keeps a hold's timeout in 32 bits", book.MaxHoldSeconds),
+		fmt.Sprintf("1 秒から %d 秒(約 136 年)までを、秒・分・時間・日の整数で書いてください。TigerBeetle は仮押さえの期限を 32 ビットで持ちます", book.MaxHoldSeconds))
+	if strings.Contains(p.Amount.Text, ".") {
+		r.report("E041", p.Amount.Pos,
+			diag.T(fmt.Sprintf("the lifetime %s is not a whole number", text), fmt.Sprintf("有効期限 %s が整数ではありません", text)),
+			hint)
+		return 0, false
+	}
+	n, prob := scaled(p.Amount.Text, 0)
+	if prob != numberOK || n > book.MaxHoldSeconds/per || n*per < 1 {
+		r.report("E041", p.Amount.Pos,
+			diag.T(fmt.Sprintf("the lifetime %s is outside 1 second to %d seconds", text, book.MaxHoldSeconds),
+				fmt.Sprintf("有効期限 %s が 1 秒から %d 秒の範囲の外です", text, book.MaxHoldSeconds)),
+			hint)
+		return 0, false
+	}
+	return n * per, true
+}

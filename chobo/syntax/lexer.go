@@ -1,0 +1,226 @@
+package syntax
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/chobo-lang/chobo/chobo/diag"
+)
+
+type tokenKind int
+
+const (
+	tEOL tokenKind = iota
+	tIdent
+	tNumber
+	tString
+	tLParen
+	tRParen
+	tColon
+	tComma
+)
+
+type token struct {
+	kind tokenKind
+	pos  Pos
+	text string // identifier or number as written; string contents unescaped
+}
+
+// describe names a token for "expected X, found Y" messages.
+func (t token) describe() diag.Text {
+	switch t.kind {
+	case tEOL:
+		return diag.T("the end of the line", "行の終わり")
+	case tString:
+		return diag.T("a string", "文字列")
+	case tLParen:
+		return diag.T("`(`", "`(`")
+	case tRParen:
+		return diag.T("`)`", "`)`")
+	case tColon:
+		return diag.T("`:`", "`:`")
+	case tComma:
+		return diag.T("`,`", "`,`")
+	}
+	q := "`" + t.text + "`"
+	return diag.T(q, q)
+}
+
+// lexError is a problem found while reading one line; the line is then
+// dropped and the parser moves on to the next one.
+type lexError struct {
+	pos  Pos
+	msg  diag.Text
+	hint diag.Text
+}
+
+// IsCombining reports whether r is one of the combining characters chobo
+// refuses in names: the combining diacritics block and the kana voicing
+// marks. Names are compared byte for byte, so a decomposed "か + ゛" would
+// silently differ from the precomposed "が".
+func IsCombining(r rune) bool {
+	return (r >= 0x0300 && r <= 0x036F) || r == 0x3099 || r == 0x309A
+}
+
+func isNameStart(r rune) bool {
+	return r == '_' || unicode.IsLetter(r)
+}
+
+func isNamePart(r rune) bool {
+	return isNameStart(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r) || unicode.Is(unicode.Mc, r)
+}
+
+func isDigit(r rune) bool { return r >= '0' && r <= '9' }
+
+// lexLine splits the text of one line, starting at column col, into
+// tokens. It stops at a comment. It returns the first problem found.
+func lexLine(line int, text string, col int) ([]token, *lexError) {
+	var toks []token
+	i := 0
+	for i < len(text) {
+		r, size := utf8.DecodeRuneInString(text[i:])
+		pos := Pos{line, col}
+		switch {
+		case r == ' ':
+			i++
+			col++
+			continue
+		case r == '\t':
+			return nil, &lexError{pos,
+				diag.T("a tab character; chobo reads only spaces between words and for indentation",
+					"タブ文字があります。chobo は語の区切りにも字下げにも空白だけを使います"),
+				diag.T("replace the tab with spaces", "タブを空白に替えてください")}
+		case r == '#':
+			i = len(text)
+			continue
+		case r == '(':
+			toks = append(toks, token{kind: tLParen, pos: pos})
+		case r == ')':
+			toks = append(toks, token{kind: tRParen, pos: pos})
+		case r == ':':
+			toks = append(toks, token{kind: tColon, pos: pos})
+		case r == ',':
+			toks = append(toks, token{kind: tComma, pos: pos})
+		case r == '"':
+			s, n, err := lexString(line, text[i:], col)
+			if err != nil {
+				return nil, err
+			}
+			toks = append(toks, token{kind: tString, pos: pos, text: s})
+			i += n
+			col += utf8.RuneCountInString(text[i-n : i])
+			continue
+		case isDigit(r) || (r == '-' && i+1 < len(text) && isDigit(rune(text[i+1]))):
+			j := i + 1
+			for j < len(text) && isDigit(rune(text[j])) {
+				j++
+			}
+			if j < len(text) && text[j] == '.' {
+				j++
+				k := j
+				for j < len(text) && isDigit(rune(text[j])) {
+					j++
+				}
+				if j == k {
+					return nil, &lexError{pos,
+						diag.T(fmt.Sprintf("the number `%s` has no digits after the point", text[i:j]),
+							fmt.Sprintf("数 `%s` の小数点のあとに数字がありません", text[i:j])),
+						diag.T("write digits after the point, or drop the point", "小数点のあとに数字を書くか、小数点を消してください")}
+				}
+			}
+			toks = append(toks, token{kind: tNumber, pos: pos, text: text[i:j]})
+			col += j - i
+			i = j
+			continue
+		case isNameStart(r):
+			j := i
+			for j < len(text) {
+				r2, s2 := utf8.DecodeRuneInString(text[j:])
+				if !isNamePart(r2) {
+					break
+				}
+				j += s2
+			}
+			word := text[i:j]
+			if c, at := firstCombining(word); c != 0 {
+				return nil, combiningError(Pos{line, col + at}, word, c)
+			}
+			toks = append(toks, token{kind: tIdent, pos: pos, text: word})
+			col += utf8.RuneCountInString(word)
+			i = j
+			continue
+		case IsCombining(r):
+			return nil, combiningError(pos, string(r), r)
+		default:
+			return nil, &lexError{pos,
+				diag.T(fmt.Sprintf("unexpected character `%s` (U+%04X)", printable(r), r),
+					fmt.Sprintf("使えない文字 `%s` (U+%04X) があります", printable(r), r)),
+				diag.T("names are letters, digits and `_`; text goes in double quotes; `#` starts a comment",
+					"名前には文字、数字、`_` が使えます。文は二重引用符で囲み、コメントは `#` から書きます")}
+		}
+		i += size
+		col++
+	}
+	toks = append(toks, token{kind: tEOL, pos: Pos{line, col}})
+	return toks, nil
+}
+
+func printable(r rune) string {
+	if unicode.IsPrint(r) {
+		return string(r)
+	}
+	return "?"
+}
+
+func firstCombining(word string) (rune, int) {
+	at := 0
+	for _, r := range word {
+		if IsCombining(r) {
+			return r, at
+		}
+		at++
+	}
+	return 0, 0
+}
+
+func combiningError(pos Pos, word string, c rune) *lexError {
+	return &lexError{pos,
+		diag.T(fmt.Sprintf("the name `%s` holds the combining character U+%04X; names are compared as written, so it would differ from the same name written with one precomposed character", word, c),
+			fmt.Sprintf("名前 `%s` に結合文字 U+%04X があります。名前は書いたとおりに比べるので、合成済みの一文字で書いた同じ名前とは別の名前になります", word, c)),
+		diag.T("write the precomposed character instead (for example が rather than か followed by U+3099)",
+			"合成済みの文字で書いてください(たとえば、か と U+3099 ではなく が)")}
+}
+
+// lexString reads a double-quoted string at the start of s. It returns
+// the unescaped contents and how many bytes it used.
+func lexString(line int, s string, col int) (string, int, *lexError) {
+	var b strings.Builder
+	i := 1
+	c := col + 1
+	for i < len(s) {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch r {
+		case '"':
+			return b.String(), i + 1, nil
+		case '\\':
+			if i+1 < len(s) && (s[i+1] == '"' || s[i+1] == '\\') {
+				b.WriteByte(s[i+1])
+				i += 2
+				c += 2
+				continue
+			}
+			return "", 0, &lexError{Pos{line, c},
+				diag.T("unknown escape in a string; only \\\" and \\\\ are read",
+					"文字列に知らないエスケープがあります。使えるのは \\\" と \\\\ だけです"),
+				diag.T("write \\\\ for a backslash", "バックスラッシュは \\\\ と書いてください")}
+		}
+		b.WriteRune(r)
+		i += size
+		c++
+	}
+	return "", 0, &lexError{Pos{line, col},
+		diag.T("the string is not closed before the end of the line", "文字列が行の終わりまでに閉じていません"),
+		diag.T("end the string with `\"` on the same line", "同じ行の中で `\"` で閉じてください")}
+}

@@ -1,0 +1,644 @@
+package syntax
+
+import (
+	"bytes"
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/chobo-lang/chobo/chobo/diag"
+)
+
+// Parse reads a book. Every line that cannot be read gives an E001 and is
+// skipped, so that one run reports all of them; when the list holds an
+// error the file must not be resolved.
+func Parse(name string, src []byte) (*File, diag.List) {
+	p := &parser{file: &File{Name: name}}
+	if bytes.HasPrefix(src, []byte("\uFEFF")) {
+		p.errorf(Pos{1, 1},
+			diag.T("the file starts with a byte order mark (U+FEFF)", "ファイルの先頭にバイト順マーク (U+FEFF) があります"),
+			diag.T("save the file as UTF-8 without a byte order mark", "バイト順マークの無い UTF-8 で保存してください"))
+		src = src[3:]
+	}
+	text := string(src)
+	lines := strings.Split(text, "\n")
+	if len(lines) > 0 && lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	for i, l := range lines {
+		lines[i] = strings.TrimSuffix(l, "\r")
+	}
+	p.file.Lines = lines
+	for i, l := range lines {
+		p.line(i+1, l)
+	}
+	if p.file.Book == nil && !p.triedBook {
+		p.errorf(Pos{1, 1},
+			diag.T("the book has no `book` line", "帳簿に `book` の行がありません"),
+			diag.T("start the file with `book NAME v1`", "ファイルを `book 名前 v1` の行で始めてください"))
+	}
+	return p.file, p.diags
+}
+
+type parser struct {
+	file  *File
+	diags diag.List
+
+	// The block that indented lines belong to.
+	account     *AccountDecl
+	transfer    *TransferDecl
+	blockIndent int  // indentation of the block's lines, 0 until the first one
+	skipBlock   bool // the header failed to parse: its lines are skipped quietly
+
+	sawDecl bool // a declaration other than `book` has been read
+	sawBook bool
+	// triedBook is set by any line starting with `book`, read or not, so
+	// that a broken book line is not also reported as a missing one.
+	triedBook bool
+
+	toks []token
+	at   int
+}
+
+// lineErr is a reason to drop the current line.
+type lineErr struct {
+	pos  Pos
+	msg  diag.Text
+	hint diag.Text
+}
+
+func (p *parser) errorf(pos Pos, msg, hint diag.Text) {
+	p.diags.Add(diag.Diagnostic{
+		Code:     "E001",
+		Severity: diag.Error,
+		File:     p.file.Name,
+		Line:     pos.Line,
+		Col:      pos.Col,
+		Message:  msg,
+		Hint:     hint,
+	})
+}
+
+func (p *parser) line(n int, text string) {
+	if !utf8.ValidString(text) {
+		p.errorf(Pos{n, 1},
+			diag.T("the line is not valid UTF-8", "この行は UTF-8 として読めません"),
+			diag.T("save the file as UTF-8", "ファイルを UTF-8 で保存してください"))
+		return
+	}
+	indent := 0
+	for indent < len(text) && text[indent] == ' ' {
+		indent++
+	}
+	toks, lerr := lexLine(n, text[indent:], indent+1)
+	if lerr != nil {
+		p.errorf(lerr.pos, lerr.msg, lerr.hint)
+		return
+	}
+	if toks[0].kind == tEOL {
+		return // blank or comment only
+	}
+	p.toks, p.at = toks, 0
+	var err *lineErr
+	if indent == 0 {
+		p.account, p.transfer, p.blockIndent, p.skipBlock = nil, nil, 0, false
+		err = p.topLine()
+		if err != nil && (p.peekWord("account") || p.peekWord("transfer")) {
+			p.skipBlock = true
+		}
+	} else {
+		err = p.blockLine(indent)
+	}
+	if err != nil {
+		p.errorf(err.pos, err.msg, err.hint)
+	}
+}
+
+// peekWord reports whether the line starts with word (used after an error
+// to decide whether the failed line opened a block).
+func (p *parser) peekWord(word string) bool {
+	return len(p.toks) > 0 && p.toks[0].kind == tIdent && p.toks[0].text == word
+}
+
+func (p *parser) peek() token { return p.toks[p.at] }
+
+func (p *parser) next() token {
+	t := p.toks[p.at]
+	if t.kind != tEOL {
+		p.at++
+	}
+	return t
+}
+
+func (p *parser) isWord(word string) bool {
+	t := p.peek()
+	return t.kind == tIdent && t.text == word
+}
+
+func expected(what diag.Text, found token) *lineErr {
+	f := found.describe()
+	return &lineErr{pos: found.pos,
+		msg: diag.T(fmt.Sprintf("expected %s, found %s", what.En, f.En),
+			fmt.Sprintf("%sが来るところに%sがあります", what.Ja, f.Ja))}
+}
+
+func (p *parser) expectWord(word string) *lineErr {
+	if p.isWord(word) {
+		p.next()
+		return nil
+	}
+	q := "`" + word + "`"
+	return expected(diag.T(q, q), p.peek())
+}
+
+func (p *parser) expectKind(k tokenKind, what diag.Text) (token, *lineErr) {
+	t := p.peek()
+	if t.kind != k {
+		return t, expected(what, t)
+	}
+	return p.next(), nil
+}
+
+func (p *parser) expectEOL() *lineErr {
+	t := p.peek()
+	if t.kind == tEOL {
+		return nil
+	}
+	f := t.describe()
+	return &lineErr{pos: t.pos,
+		msg: diag.T(fmt.Sprintf("unexpected %s; the line is complete before it", f.En),
+			fmt.Sprintf("%sは余分です。行はその前で終わっています", f.Ja)),
+		hint: diag.T("remove the rest of the line, or start a comment with `#`",
+			"行の残りを消すか、`#` でコメントにしてください")}
+}
+
+// name reads a name; what says what it names ("a unit", "単位").
+func (p *parser) name(what diag.Text) (Ident, *lineErr) {
+	t := p.peek()
+	if t.kind != tIdent {
+		return Ident{}, expected(diag.T(what.En+" name", what.Ja+"の名前"), t)
+	}
+	if Reserved(t.text) {
+		return Ident{}, &lineErr{pos: t.pos,
+			msg: diag.T(fmt.Sprintf("`%s` is a keyword and cannot be %s name", t.text, what.En),
+				fmt.Sprintf("`%s` はキーワードなので、%sの名前には使えません", t.text, what.Ja)),
+			hint: diag.T("choose another name (for example add a word to it)",
+				"別の名前にしてください(語を足すなど)")}
+	}
+	p.next()
+	return Ident{Pos: t.pos, Name: t.text}, nil
+}
+
+var (
+	wBook      = diag.T("a book", "帳簿")
+	wUnit      = diag.T("a unit", "単位")
+	wAccount   = diag.T("an account", "勘定")
+	wTransfer  = diag.T("a transfer", "振替")
+	wParam     = diag.T("a parameter", "引数")
+	wType      = diag.T("a type", "型")
+	wReason    = diag.T("a refusal reason", "拒否の理由")
+	wAmount    = diag.T("an amount (a parameter name or a number)", "額(引数の名前か数)")
+	wNumber    = diag.T("a number", "数")
+	wString    = diag.T("a string in double quotes", "二重引用符で囲んだ文字列")
+	wVersion   = diag.T("a version such as `v1`", "`v1` のようなバージョン")
+	wTimeWord  = diag.T("seconds, minutes, hours or days", "seconds、minutes、hours、days のどれか")
+	wPendEnd   = diag.T("`expires after` or `never expires`", "`expires after` か `never expires`")
+	wBoundWord = diag.T("`least` or `most`", "`least` か `most`")
+)
+
+func (p *parser) topLine() *lineErr {
+	t := p.peek()
+	if t.kind != tIdent {
+		return p.unknownStart(t)
+	}
+	if t.text != "book" {
+		if t.text == "description" || t.text == "unit" || t.text == "account" || t.text == "transfer" {
+			p.sawDecl = true
+		}
+	}
+	switch t.text {
+	case "book":
+		p.triedBook = true
+		return p.bookLine()
+	case "description":
+		d, err := p.descriptionLine()
+		if err == nil {
+			p.file.Descriptions = append(p.file.Descriptions, d)
+		}
+		return err
+	case "unit":
+		return p.unitLine()
+	case "account":
+		return p.accountLine()
+	case "transfer":
+		return p.transferLine()
+	case "key", "pending", "move", "at":
+		return &lineErr{pos: t.pos,
+			msg: diag.T(fmt.Sprintf("`%s` belongs inside an account or a transfer, indented under it", t.text),
+				fmt.Sprintf("`%s` は勘定か振替の下に、字下げして書きます", t.text)),
+			hint: diag.T("indent the line under the account or transfer it belongs to",
+				"属する勘定か振替の下に字下げしてください")}
+	}
+	return p.unknownStart(t)
+}
+
+func (p *parser) unknownStart(t token) *lineErr {
+	f := t.describe()
+	return &lineErr{pos: t.pos,
+		msg: diag.T(fmt.Sprintf("a line cannot start with %s", f.En),
+			fmt.Sprintf("%sで始まる行は書けません", f.Ja)),
+		hint: diag.T("a line starts with book, description, unit, account or transfer; inside a block with description, at least, at most, key, pending or move",
+			"行は book、description、unit、account、transfer のどれかで始めます。ブロックの中では description、at least、at most、key、pending、move です")}
+}
+
+func (p *parser) bookLine() *lineErr {
+	start := p.next().pos
+	name, err := p.name(wBook)
+	if err != nil {
+		return err
+	}
+	vt, err := p.expectKind(tIdent, wVersion)
+	if err != nil {
+		return err
+	}
+	v, ok := parseVersion(vt.text)
+	if !ok {
+		return expected(wVersion, vt)
+	}
+	if err := p.expectEOL(); err != nil {
+		return err
+	}
+	if p.sawBook {
+		p.diags.Add(diag.Diagnostic{Code: "E003", Severity: diag.Error, File: p.file.Name,
+			Line: start.Line, Col: start.Col,
+			Message: diag.T("a second `book` line; a file holds one book", "二つ目の `book` の行があります。一つのファイルには帳簿が一つです"),
+			Hint:    diag.T("remove this line, or move the rest into a file of its own", "この行を消すか、続きを別のファイルにしてください")})
+		return nil
+	}
+	p.sawBook = true
+	if p.sawDecl {
+		return &lineErr{pos: start,
+			msg:  diag.T("the `book` line must come before every declaration", "`book` の行は、どの宣言よりも前に書きます"),
+			hint: diag.T("move this line to the top of the file", "この行をファイルの先頭に移してください")}
+	}
+	p.file.Book = &BookDecl{Pos: start, Name: name, Version: v}
+	return nil
+}
+
+func parseVersion(s string) (int, bool) {
+	if len(s) < 2 || s[0] != 'v' {
+		return 0, false
+	}
+	for _, c := range s[1:] {
+		if !isDigit(c) {
+			return 0, false
+		}
+	}
+	v, err := strconv.Atoi(s[1:])
+	if err != nil || v < 1 {
+		return 0, false
+	}
+	return v, true
+}
+
+func (p *parser) descriptionLine() (*Description, *lineErr) {
+	start := p.next().pos
+	s, err := p.expectKind(tString, wString)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.expectEOL(); err != nil {
+		return nil, err
+	}
+	return &Description{Pos: start, Text: s.text}, nil
+}
+
+func (p *parser) unitLine() *lineErr {
+	start := p.next().pos
+	name, err := p.name(wUnit)
+	if err != nil {
+		return err
+	}
+	u := &UnitDecl{Pos: start, Name: name}
+	if p.isWord("scale") {
+		p.next()
+		n, err := p.expectKind(tNumber, wNumber)
+		if err != nil {
+			return err
+		}
+		u.Scale = &Number{Pos: n.pos, Text: n.text}
+	}
+	if p.isWord("incl_tax") || p.isWord("excl_tax") {
+		t := p.next()
+		u.TaxPos = t.pos
+		u.Tax = InclTax
+		if t.text == "excl_tax" {
+			u.Tax = ExclTax
+		}
+	}
+	if err := p.expectEOL(); err != nil {
+		return err
+	}
+	p.file.Units = append(p.file.Units, u)
+	return nil
+}
+
+func (p *parser) params() ([]Param, *lineErr) {
+	if p.peek().kind != tLParen {
+		return nil, nil
+	}
+	p.next()
+	var ps []Param
+	if p.peek().kind == tRParen {
+		p.next()
+		return ps, nil
+	}
+	for {
+		n, err := p.name(wParam)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := p.expectKind(tColon, diag.T("`:` and a type", "`:` と型")); err != nil {
+			return nil, err
+		}
+		var ty Ident
+		if p.isWord("string") {
+			t := p.next()
+			ty = Ident{Pos: t.pos, Name: t.text}
+		} else if ty, err = p.name(wType); err != nil {
+			return nil, err
+		}
+		ps = append(ps, Param{Name: n, Type: ty})
+		t := p.next()
+		switch t.kind {
+		case tComma:
+			continue
+		case tRParen:
+			return ps, nil
+		}
+		return nil, expected(diag.T("`,` or `)`", "`,` か `)`"), t)
+	}
+}
+
+func (p *parser) accountLine() *lineErr {
+	start := p.next().pos
+	name, err := p.name(wAccount)
+	if err != nil {
+		return err
+	}
+	a := &AccountDecl{Pos: start, Name: name}
+	if a.Params, err = p.params(); err != nil {
+		return err
+	}
+	if _, err := p.expectKind(tColon, diag.T("`:` and the account's unit", "`:` と勘定の単位")); err != nil {
+		return err
+	}
+	if a.Unit, err = p.name(wUnit); err != nil {
+		return err
+	}
+	if p.isWord("outside") {
+		a.Outside = true
+		a.OutsidePos = p.next().pos
+	}
+	if err := p.expectEOL(); err != nil {
+		return err
+	}
+	p.file.Accounts = append(p.file.Accounts, a)
+	p.account = a
+	return nil
+}
+
+func (p *parser) transferLine() *lineErr {
+	start := p.next().pos
+	name, err := p.name(wTransfer)
+	if err != nil {
+		return err
+	}
+	t := &TransferDecl{Pos: start, Name: name}
+	if t.Params, err = p.params(); err != nil {
+		return err
+	}
+	if err := p.expectEOL(); err != nil {
+		return err
+	}
+	p.file.Transfers = append(p.file.Transfers, t)
+	p.transfer = t
+	return nil
+}
+
+func (p *parser) blockLine(indent int) *lineErr {
+	first := p.peek()
+	if p.skipBlock {
+		return nil
+	}
+	if p.account == nil && p.transfer == nil {
+		return &lineErr{pos: first.pos,
+			msg: diag.T("this line is indented, but no account or transfer comes before it",
+				"この行は字下げされていますが、前に勘定も振替もありません"),
+			hint: diag.T("remove the indentation, or move the line under an account or transfer",
+				"字下げを外すか、勘定か振替の下に移してください")}
+	}
+	if p.blockIndent == 0 {
+		p.blockIndent = indent
+	} else if indent != p.blockIndent {
+		return &lineErr{pos: first.pos,
+			msg: diag.T(fmt.Sprintf("this line is indented by %d spaces, the lines before it in the block by %d", indent, p.blockIndent),
+				fmt.Sprintf("この行の字下げは %d 文字で、同じブロックの前の行は %d 文字です", indent, p.blockIndent)),
+			hint: diag.T("indent every line of a block by the same number of spaces",
+				"ブロックの行はどれも同じ数の空白で字下げしてください")}
+	}
+	if first.kind != tIdent {
+		return p.unknownStart(first)
+	}
+	if p.account != nil {
+		return p.accountBlockLine(first)
+	}
+	return p.transferBlockLine(first)
+}
+
+func misplaced(t token, owner diag.Text) *lineErr {
+	return &lineErr{pos: t.pos,
+		msg: diag.T(fmt.Sprintf("`%s` cannot stand under %s", t.text, owner.En),
+			fmt.Sprintf("`%s` は%sの下には書けません", t.text, owner.Ja)),
+		hint: diag.T("under an account: description, at least, at most; under a transfer: description, key, pending, move",
+			"勘定の下には description、at least、at most、振替の下には description、key、pending、move を書きます")}
+}
+
+func (p *parser) accountBlockLine(first token) *lineErr {
+	a := p.account
+	switch first.text {
+	case "description":
+		d, err := p.descriptionLine()
+		if err == nil {
+			a.Descriptions = append(a.Descriptions, d)
+		}
+		return err
+	case "at":
+		p.next()
+		b := &Bound{Pos: first.pos}
+		switch {
+		case p.isWord("least"):
+			b.Kind = AtLeast
+		case p.isWord("most"):
+			b.Kind = AtMost
+		default:
+			return expected(wBoundWord, p.peek())
+		}
+		p.next()
+		n, err := p.expectKind(tNumber, wNumber)
+		if err != nil {
+			return err
+		}
+		b.Value = Number{Pos: n.pos, Text: n.text}
+		if p.isWord("refused") {
+			p.next()
+			if err := p.expectWord("as"); err != nil {
+				return err
+			}
+			r, err := p.name(wReason)
+			if err != nil {
+				return err
+			}
+			b.Reason = &r
+		}
+		if err := p.expectEOL(); err != nil {
+			return err
+		}
+		a.Bounds = append(a.Bounds, b)
+		return nil
+	case "key", "pending", "move":
+		return misplaced(first, wAccount)
+	}
+	return p.unknownStart(first)
+}
+
+func (p *parser) transferBlockLine(first token) *lineErr {
+	t := p.transfer
+	switch first.text {
+	case "description":
+		d, err := p.descriptionLine()
+		if err == nil {
+			t.Descriptions = append(t.Descriptions, d)
+		}
+		return err
+	case "key":
+		p.next()
+		k := &KeyDecl{Pos: first.pos}
+		for {
+			n, err := p.name(wParam)
+			if err != nil {
+				return err
+			}
+			k.Names = append(k.Names, n)
+			if p.peek().kind != tComma {
+				break
+			}
+			p.next()
+		}
+		if err := p.expectEOL(); err != nil {
+			return err
+		}
+		t.Keys = append(t.Keys, k)
+		return nil
+	case "pending":
+		p.next()
+		d := &PendingDecl{Pos: first.pos}
+		switch {
+		case p.isWord("never"):
+			p.next()
+			if err := p.expectWord("expires"); err != nil {
+				return err
+			}
+			d.Ends, d.Never = true, true
+		case p.isWord("expires"):
+			p.next()
+			if err := p.expectWord("after"); err != nil {
+				return err
+			}
+			n, err := p.expectKind(tNumber, wNumber)
+			if err != nil {
+				return err
+			}
+			w := p.peek()
+			if _, ok := TimeUnitSeconds(w.text); w.kind != tIdent || !ok {
+				return expected(wTimeWord, w)
+			}
+			p.next()
+			d.Ends = true
+			d.Amount = Number{Pos: n.pos, Text: n.text}
+			d.TimeWord = Ident{Pos: w.pos, Name: w.text}
+		case p.peek().kind != tEOL:
+			return expected(wPendEnd, p.peek())
+		}
+		if err := p.expectEOL(); err != nil {
+			return err
+		}
+		t.Pendings = append(t.Pendings, d)
+		return nil
+	case "move":
+		p.next()
+		m := &Move{Pos: first.pos}
+		if n := p.peek(); n.kind == tNumber {
+			p.next()
+			m.Amount.Literal = &Number{Pos: n.pos, Text: n.text}
+		} else if n.kind == tIdent && !Reserved(n.text) {
+			id, _ := p.name(wParam)
+			m.Amount.Name = &id
+		} else {
+			return expected(wAmount, n)
+		}
+		var err *lineErr
+		if err = p.expectWord("from"); err != nil {
+			return err
+		}
+		if m.From, err = p.accountRef(); err != nil {
+			return err
+		}
+		if err = p.expectWord("to"); err != nil {
+			return err
+		}
+		if m.To, err = p.accountRef(); err != nil {
+			return err
+		}
+		if err := p.expectEOL(); err != nil {
+			return err
+		}
+		t.Moves = append(t.Moves, m)
+		return nil
+	case "at":
+		return misplaced(first, wTransfer)
+	}
+	return p.unknownStart(first)
+}
+
+func (p *parser) accountRef() (AccountRef, *lineErr) {
+	n, err := p.name(wAccount)
+	if err != nil {
+		return AccountRef{}, err
+	}
+	r := AccountRef{Name: n}
+	if p.peek().kind != tLParen {
+		return r, nil
+	}
+	p.next()
+	if p.peek().kind == tRParen {
+		p.next()
+		return r, nil
+	}
+	for {
+		a, err := p.name(wParam)
+		if err != nil {
+			return AccountRef{}, err
+		}
+		r.Args = append(r.Args, a)
+		t := p.next()
+		switch t.kind {
+		case tComma:
+			continue
+		case tRParen:
+			return r, nil
+		}
+		return AccountRef{}, expected(diag.T("`,` or `)`", "`,` か `)`"), t)
+	}
+}

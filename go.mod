@@ -1,0 +1,3 @@
+module github.com/chobo-lang/chobo
+
+go 1.23
