@@ -135,6 +135,7 @@ func envLang(env Env) diag.Lang {
 // topFlags handles `chobo --help`, `chobo --version` and `--lang` before
 // either of them.
 func topFlags(args []string, env Env, lang diag.Lang) int {
+	lang = flagLang(args, lang)
 	for i := 0; i < len(args); i++ {
 		switch args[i] {
 		case "--version":
@@ -145,8 +146,7 @@ func topFlags(args []string, env Env, lang diag.Lang) int {
 			return ExitOK
 		case "--lang":
 			if i+1 < len(args) {
-				if l, ok := diag.ParseLang(args[i+1]); ok {
-					lang = l
+				if _, ok := diag.ParseLang(args[i+1]); ok {
 					i++
 					continue
 				}
@@ -160,6 +160,20 @@ func topFlags(args []string, env Env, lang diag.Lang) int {
 	}
 	writeTopHelp(env.Stderr, lang)
 	return ExitUsage
+}
+
+// flagLang returns the language --lang asks for, or lang when it is
+// absent; it is read before anything else so that every message, errors
+// included, comes in that language.
+func flagLang(args []string, lang diag.Lang) diag.Lang {
+	for i := 0; i+1 < len(args); i++ {
+		if args[i] == "--lang" {
+			if l, ok := diag.ParseLang(args[i+1]); ok {
+				lang = l
+			}
+		}
+	}
+	return lang
 }
 
 func find(name string) *Command {
@@ -188,15 +202,7 @@ func (c *Command) flag(name string) *Flag {
 // parse reads the arguments of cmd. On a usage error it prints the
 // message and the command's usage, and returns false.
 func parse(cmd *Command, args []string, env Env, lang diag.Lang) (*Invocation, bool) {
-	inv := &Invocation{Env: env, Cmd: cmd, Flags: map[string]string{}, Lang: lang}
-	// --lang decides the language of any error below, so read it first.
-	for i := 0; i+1 < len(args); i++ {
-		if args[i] == "--lang" {
-			if l, ok := diag.ParseLang(args[i+1]); ok {
-				inv.Lang = l
-			}
-		}
-	}
+	inv := &Invocation{Env: env, Cmd: cmd, Flags: map[string]string{}, Lang: flagLang(args, lang)}
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if !strings.HasPrefix(a, "--") {

@@ -15,6 +15,16 @@ func init() {
 			MinArgs: 1, MaxArgs: -1, Run: runCheck,
 		},
 		{
+			Name: "run", Args: "<file.book> --scenario <file.json>",
+			Summary: diag.T("run scenarios on the reference interpreter", "シナリオを参照インタプリタで流す"),
+			Flags: []Flag{
+				{Name: "scenario", Value: "<file.json>", Help: diag.T("the scenario file: one scenario or an array of them", "シナリオのファイル(シナリオ一つか、その配列)")},
+				{Name: "format", Choices: []string{"text", "json"},
+					Help: diag.T("text for people (default) or json for tools", "人向けの text(既定)か、ツール向けの json")},
+			},
+			MinArgs: 1, MaxArgs: 1, Run: runRun,
+		},
+		{
 			Name: "explain", Args: "<code> | --all",
 			Summary: diag.T("say when a diagnostic code fires and how to fix it", "診断のコードがいつ出るか、どう直すかを言う"),
 			Flags: []Flag{

@@ -14,6 +14,11 @@ func usageLine(c *Command) string {
 		parts = append(parts, c.Args)
 	}
 	for _, f := range c.Flags {
+		// A flag the positional part already shows (`<code> | --all`)
+		// is not repeated.
+		if strings.Contains(c.Args, "--"+f.Name) {
+			continue
+		}
 		parts = append(parts, "["+f.usage()+"]")
 	}
 	return strings.Join(parts, " ")

@@ -1,0 +1,117 @@
+package cli
+
+import (
+	"bytes"
+	"errors"
+	"io/fs"
+	"strings"
+	"testing"
+)
+
+const cleanBook = `book shop v1
+unit pcs
+account stock(sku: string) : pcs
+  at least 0 refused as out_of_stock
+account world : pcs outside
+transfer receive(delivery: string, sku: string, qty: pcs)
+  key delivery, sku
+  move qty from world to stock(sku)
+transfer sell(order: string, sku: string, qty: pcs)
+  key order, sku
+  move qty from stock(sku) to world
+`
+
+const brokenBook = "book shop v1\nunit pcs\naccount stock : pieces\n  at least 0 refused as out\n"
+
+func testEnv(env map[string]string) (Env, *bytes.Buffer, *bytes.Buffer) {
+	var out, errb bytes.Buffer
+	files := map[string]string{"clean.book": cleanBook, "broken.book": brokenBook}
+	return Env{
+		Stdout: &out, Stderr: &errb,
+		Getenv: func(k string) string { return env[k] },
+		ReadFile: func(name string) ([]byte, error) {
+			if s, ok := files[name]; ok {
+				return []byte(s), nil
+			}
+			return nil, &fs.PathError{Op: "open", Path: name, Err: errors.New("no such file")}
+		},
+	}, &out, &errb
+}
+
+func TestMain_exitCodes(t *testing.T) {
+	tests := []struct {
+		name     string
+		args     []string
+		env      map[string]string
+		code     int
+		stdout   string // substring expected on stdout
+		stderr   string // substring expected on stderr
+		noStdout bool
+	}{
+		{name: "clean", args: []string{"check", "clean.book"}, code: 0, stdout: "clean.book: ok"},
+		{name: "errors", args: []string{"check", "broken.book"}, code: 1, stdout: "error[E002]"},
+		{name: "several files", args: []string{"check", "clean.book", "broken.book"}, code: 1, stdout: "clean.book: ok"},
+		{name: "unknown flag", args: []string{"check", "--strict", "clean.book"}, code: 2, stderr: "unknown flag --strict", noStdout: true},
+		{name: "usage follows an unknown flag", args: []string{"check", "--strict", "clean.book"}, code: 2, stderr: "chobo check <file.book>...", noStdout: true},
+		{name: "flag=value is one unknown word", args: []string{"check", "--format=json", "clean.book"}, code: 2, stderr: "unknown flag --format=json"},
+		{name: "bad choice", args: []string{"check", "--format", "yaml", "clean.book"}, code: 2, stderr: "--format takes one of text, json"},
+		{name: "missing value", args: []string{"check", "clean.book", "--format"}, code: 2, stderr: "--format needs a value"},
+		{name: "value may not be a flag", args: []string{"check", "--format", "--lang", "clean.book"}, code: 2, stderr: "--format needs a value"},
+		{name: "flag twice", args: []string{"check", "--format", "json", "--format", "text", "clean.book"}, code: 2, stderr: "given twice"},
+		{name: "no file", args: []string{"check"}, code: 2, stderr: "wrong number of arguments"},
+		{name: "unreadable file", args: []string{"check", "missing.book"}, code: 2, stderr: "cannot read missing.book", noStdout: true},
+		{name: "unreadable file stops before any report", args: []string{"check", "clean.book", "missing.book"}, code: 2, noStdout: true},
+		{name: "single dash is an argument", args: []string{"check", "-x"}, code: 2, stderr: "cannot read -x"},
+		{name: "version", args: []string{"--version"}, code: 0, stdout: "chobo " + Version},
+		{name: "help", args: []string{"--help"}, code: 0, stdout: "commands:"},
+		{name: "no arguments", args: nil, code: 2, stderr: "usage:"},
+		{name: "unknown command", args: []string{"frobnicate"}, code: 2, stderr: "unknown command"},
+		{name: "unknown top flag", args: []string{"--verbose"}, code: 2, stderr: "unknown flag --verbose"},
+		{name: "command help", args: []string{"check", "--help"}, code: 0, stdout: "--format text|json"},
+		{name: "japanese by flag", args: []string{"check", "--lang", "ja", "broken.book"}, code: 1, stdout: "エラー[E002]"},
+		{name: "japanese by environment", args: []string{"check", "broken.book"}, env: map[string]string{"CHOBO_LANG": "ja"}, code: 1, stdout: "エラー[E002]"},
+		{name: "flag beats environment", args: []string{"check", "--lang", "en", "broken.book"}, env: map[string]string{"CHOBO_LANG": "ja"}, code: 1, stdout: "error[E002]"},
+		{name: "japanese usage error", args: []string{"check", "--lang", "ja", "--nope", "clean.book"}, code: 2, stderr: "--nope というフラグはありません"},
+		{name: "json", args: []string{"check", "--format", "json", "broken.book"}, code: 1, stdout: `"code": "E002"`},
+		{name: "explain", args: []string{"explain", "E001"}, code: 0, stdout: "E001"},
+		{name: "explain lower case", args: []string{"explain", "e001"}, code: 0, stdout: "E001"},
+		{name: "explain unknown", args: []string{"explain", "E999"}, code: 2, stderr: "no code E999"},
+		{name: "explain needs one", args: []string{"explain"}, code: 2, stderr: "one code or --all"},
+		{name: "explain not both", args: []string{"explain", "E001", "--all"}, code: 2, stderr: "one code or --all"},
+		{name: "explain all markdown", args: []string{"explain", "--all", "--format", "markdown"}, code: 0, stdout: "| code | severity | what |"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			env, out, errb := testEnv(tt.env)
+			code := Main(tt.args, env)
+			if code != tt.code {
+				t.Errorf("exit %d, want %d\nstdout: %s\nstderr: %s", code, tt.code, out, errb)
+			}
+			if !strings.Contains(out.String(), tt.stdout) {
+				t.Errorf("stdout lacks %q:\n%s", tt.stdout, out)
+			}
+			if !strings.Contains(errb.String(), tt.stderr) {
+				t.Errorf("stderr lacks %q:\n%s", tt.stderr, errb)
+			}
+			if tt.noStdout && out.Len() > 0 {
+				t.Errorf("stdout should be empty:\n%s", out)
+			}
+		})
+	}
+}
+
+// TestHelpListsEveryFlag guards the promise that parsing and --help read
+// the same table: every flag a command accepts appears in its help.
+func TestHelpListsEveryFlag(t *testing.T) {
+	for _, c := range Commands {
+		env, out, _ := testEnv(nil)
+		if code := Main([]string{c.Name, "--help"}, env); code != 0 {
+			t.Fatalf("%s --help: exit %d", c.Name, code)
+		}
+		for _, f := range append(append([]Flag{}, c.Flags...), commonFlags...) {
+			if !strings.Contains(out.String(), "--"+f.Name) {
+				t.Errorf("%s --help does not list --%s", c.Name, f.Name)
+			}
+		}
+	}
+}

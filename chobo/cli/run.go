@@ -1,0 +1,71 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/chobo-lang/chobo/chobo/book"
+	"github.com/chobo-lang/chobo/chobo/check"
+	"github.com/chobo-lang/chobo/chobo/diag"
+	"github.com/chobo-lang/chobo/chobo/scenario"
+)
+
+// loadBook reads and checks a book. When it has errors (or cannot be
+// read) it prints why to stderr and returns the exit code to stop with.
+func loadBook(inv *Invocation, name string) (*book.Book, int) {
+	src, err := inv.Env.ReadFile(name)
+	if err != nil {
+		fmt.Fprintf(inv.Env.Stderr, "%s\n", diag.T(
+			fmt.Sprintf("chobo %s: cannot read %s: %v", inv.Cmd.Name, name, err),
+			fmt.Sprintf("chobo %s: %s を読めません: %v", inv.Cmd.Name, name, err)).In(inv.Lang))
+		return nil, ExitUsage
+	}
+	res := check.Check(name, src)
+	if res.Book == nil {
+		for _, d := range res.Diags {
+			diag.WriteText(inv.Env.Stderr, d, inv.Lang)
+		}
+		fmt.Fprintln(inv.Env.Stderr, diag.Summary(name, res.Diags, inv.Lang))
+		return nil, ExitError
+	}
+	return res.Book, ExitOK
+}
+
+func runRun(inv *Invocation) int {
+	env := inv.Env
+	b, code := loadBook(inv, inv.Args[0])
+	if b == nil {
+		return code
+	}
+	path, ok := inv.Flags["scenario"]
+	if !ok {
+		usageError(env, inv.Cmd, inv.Lang, diag.T("--scenario is required", "--scenario が要ります"))
+		return ExitUsage
+	}
+	data, err := env.ReadFile(path)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "%s\n", diag.T(
+			fmt.Sprintf("chobo run: cannot read %s: %v", path, err),
+			fmt.Sprintf("chobo run: %s を読めません: %v", path, err)).In(inv.Lang))
+		return ExitUsage
+	}
+	scs, err := scenario.Read(b, data)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "chobo run: %s: %v\n", path, err)
+		return ExitError
+	}
+	runs := make([][]scenario.Outcome, len(scs))
+	for i, sc := range scs {
+		runs[i] = scenario.Run(b, sc)
+	}
+	if inv.Flags["format"] == "json" {
+		if err := scenario.WriteJSON(env.Stdout, inv.Args[0], scs, runs); err != nil {
+			fmt.Fprintf(env.Stderr, "chobo run: %v\n", err)
+			return ExitUsage
+		}
+		return ExitOK
+	}
+	for i, sc := range scs {
+		scenario.WriteText(env.Stdout, inv.Args[0], sc, runs[i], inv.Lang)
+	}
+	return ExitOK
+}

@@ -1,0 +1,51 @@
+package codes_test
+
+import (
+	"slices"
+	"sort"
+	"testing"
+
+	"github.com/chobo-lang/chobo/chobo/check"
+	"github.com/chobo-lang/chobo/chobo/codes"
+	"github.com/chobo-lang/chobo/chobo/diag"
+)
+
+// TestRepros checks that every repro book yields its code, and that the
+// catalogue is complete, ordered and written in both languages.
+func TestRepros(t *testing.T) {
+	if len(codes.All) == 0 {
+		t.Fatal("the catalogue is empty")
+	}
+	if !sort.SliceIsSorted(codes.All, func(i, j int) bool { return codes.All[i].Code < codes.All[j].Code }) {
+		t.Error("codes.All is not in code order")
+	}
+	for _, c := range codes.All {
+		t.Run(c.Code, func(t *testing.T) {
+			for _, tx := range []diag.Text{c.Title, c.When, c.Fix} {
+				if tx.En == "" || tx.Ja == "" {
+					t.Errorf("%s: a text is missing in one language: %+v", c.Code, tx)
+				}
+			}
+			res := check.Check("repro.book", []byte(c.Repro))
+			var got []string
+			for _, d := range res.Diags {
+				got = append(got, d.Code)
+				if d.Code == c.Code && d.Severity != c.Severity {
+					t.Errorf("%s is reported as %v, the catalogue says %v", c.Code, d.Severity, c.Severity)
+				}
+			}
+			if !slices.Contains(got, c.Code) {
+				t.Errorf("the repro of %s yields %v", c.Code, got)
+			}
+		})
+	}
+}
+
+func TestLookup(t *testing.T) {
+	if _, ok := codes.Lookup("E001"); !ok {
+		t.Error("E001 not found")
+	}
+	if _, ok := codes.Lookup("E999"); ok {
+		t.Error("E999 found")
+	}
+}

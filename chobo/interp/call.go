@@ -1,0 +1,438 @@
+package interp
+
+import (
+	"fmt"
+	"math/big"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/chobo-lang/chobo/chobo/book"
+)
+
+// Outcome is the answer to a call.
+type Outcome int
+
+const (
+	// Done: the call took effect now.
+	Done Outcome = iota
+	// DoneBefore: the same call, same key and same content, took effect
+	// earlier; nothing changes.
+	DoneBefore
+	// Refused: a business answer, with a reason; nothing changes.
+	Refused
+)
+
+func (o Outcome) String() string {
+	switch o {
+	case DoneBefore:
+		return "done_before"
+	case Refused:
+		return "refused"
+	}
+	return "done"
+}
+
+// Result is an outcome and, for a refusal, its reason.
+type Result struct {
+	Outcome Outcome
+	Reason  string
+	// Detail says, for a refusal by a bound, which move crossed it and
+	// what the account held at that point; diagnostics quote it.
+	Detail *BoundDetail
+}
+
+// BoundDetail is where a call met a bound.
+type BoundDetail struct {
+	Move    int // 1-based
+	Account Account
+	Amount  int64
+	Lower   bool // the move takes from the account (lower bound)
+	Balance Balance
+}
+
+// Call is one operation on a transfer kind.
+//
+// For do and hold, Strings and Amounts hold every parameter. For post and
+// void, Strings holds the key parameters; a post may give Amounts for
+// every amount parameter its moves use (a partial post), or none (nil:
+// the full amounts held).
+type Call struct {
+	Transfer *book.Transfer
+	Op       book.Op
+	Strings  map[string]string
+	Amounts  map[string]int64
+}
+
+// String writes the call as `reserve.hold(order: o-1, sku: s-1, qty: 2)`,
+// parameters in declaration order.
+func (c Call) String() string {
+	var parts []string
+	for _, p := range c.Transfer.Params {
+		if v, ok := c.Strings[p.Name]; ok {
+			parts = append(parts, p.Name+": "+v)
+		} else if v, ok := c.Amounts[p.Name]; ok {
+			parts = append(parts, p.Name+": "+strconv.FormatInt(v, 10))
+		}
+	}
+	return c.Transfer.Name + "." + string(c.Op) + "(" + strings.Join(parts, ", ") + ")"
+}
+
+// Failure is an error that is not a business answer: a malformed call or
+// a balance that would leave 64 bits. The ledger is left as it was.
+type Failure struct{ Msg string }
+
+func (f *Failure) Error() string { return f.Msg }
+
+func failf(format string, args ...any) error { return &Failure{fmt.Sprintf(format, args...)} }
+
+// Apply performs one call. A refusal is a Result; an error means the call
+// failed and changed nothing.
+func (s *State) Apply(c Call) (Result, error) {
+	if err := s.validate(c); err != nil {
+		return Result{}, err
+	}
+	switch c.Op {
+	case book.Post:
+		return s.post(c)
+	case book.Void:
+		return s.void(c)
+	}
+	return s.move(c)
+}
+
+func (s *State) validate(c Call) error {
+	t := c.Transfer
+	if !slices.Contains(t.Ops(), c.Op) {
+		return failf("%s has no operation %q (it has %v)", t.Name, c.Op, t.Ops())
+	}
+	want := map[string]bool{}
+	switch c.Op {
+	case book.Do, book.Hold:
+		for _, p := range t.Params {
+			want[p.Name] = true
+			if p.IsAmount() {
+				v, ok := c.Amounts[p.Name]
+				if !ok {
+					return failf("%s.%s: the amount %s is missing", t.Name, c.Op, p.Name)
+				}
+				if v < 0 {
+					return failf("%s.%s: the amount %s is %d; amounts run from 0 to %d", t.Name, c.Op, p.Name, v, book.MaxAmount)
+				}
+			} else if _, ok := c.Strings[p.Name]; !ok {
+				return failf("%s.%s: the value of %s is missing", t.Name, c.Op, p.Name)
+			}
+		}
+		for name := range c.Strings {
+			if p := t.Param(name); p == nil || p.IsAmount() {
+				return failf("%s.%s: %s is not a string parameter", t.Name, c.Op, name)
+			}
+		}
+		for name := range c.Amounts {
+			if p := t.Param(name); p == nil || !p.IsAmount() {
+				return failf("%s.%s: %s is not an amount parameter", t.Name, c.Op, name)
+			}
+		}
+	case book.Post, book.Void:
+		for _, p := range t.Key {
+			if _, ok := c.Strings[p.Name]; !ok {
+				return failf("%s.%s: the key value %s is missing", t.Name, c.Op, p.Name)
+			}
+		}
+		for name := range c.Strings {
+			if !slices.ContainsFunc(t.Key, func(p *book.Param) bool { return p.Name == name }) {
+				return failf("%s.%s takes the key parameters only; %s is not one", t.Name, c.Op, name)
+			}
+		}
+		if c.Op == book.Void && c.Amounts != nil {
+			return failf("%s.void takes no amounts", t.Name)
+		}
+		if c.Amounts != nil {
+			need := postAmountParams(t)
+			for name, v := range c.Amounts {
+				if !slices.Contains(need, name) {
+					return failf("%s.post: %s is not an amount its moves use", t.Name, name)
+				}
+				if v < 0 {
+					return failf("%s.post: the amount %s is %d; amounts run from 0 to %d", t.Name, name, v, book.MaxAmount)
+				}
+			}
+			if len(c.Amounts) != len(need) {
+				return failf("%s.post: give every amount (%s) or none", t.Name, strings.Join(need, ", "))
+			}
+		}
+	}
+	return nil
+}
+
+// postAmountParams lists the amount parameters the moves of t use, in
+// parameter order: what a partial post must give.
+func postAmountParams(t *book.Transfer) []string {
+	used := map[*book.Param]bool{}
+	for _, m := range t.Moves {
+		if m.Amount.Param != nil {
+			used[m.Amount.Param] = true
+		}
+	}
+	var out []string
+	for _, p := range t.Params {
+		if used[p] {
+			out = append(out, p.Name)
+		}
+	}
+	return out
+}
+
+func keyValues(c Call) []string {
+	var out []string
+	for _, p := range c.Transfer.Key {
+		out = append(out, c.Strings[p.Name])
+	}
+	return out
+}
+
+// keyID is the namespace of keys: transfer kind, operation, key values.
+func keyID(t *book.Transfer, op book.Op, vals []string) string {
+	return t.Name + "\x00" + string(op) + "\x00" + strings.Join(vals, "\x00")
+}
+
+func holdID(t *book.Transfer, vals []string) string { return keyID(t, book.Hold, vals) }
+
+func ref(r book.AccountRef, c Call) Account {
+	a := Account{Kind: r.Account}
+	for _, p := range r.Args {
+		a.Args = append(a.Args, c.Strings[p.Name])
+	}
+	return a
+}
+
+func amountOf(m *book.Move, c Call) int64 {
+	if m.Amount.Param != nil {
+		return c.Amounts[m.Amount.Param.Name]
+	}
+	return m.Amount.Literal
+}
+
+// content is what a key is compared on for do and hold: every argument.
+func content(c Call) string {
+	var b strings.Builder
+	for _, p := range c.Transfer.Params {
+		if p.IsAmount() {
+			fmt.Fprintf(&b, "%d\x00", c.Amounts[p.Name])
+		} else {
+			b.WriteString(c.Strings[p.Name] + "\x00")
+		}
+	}
+	return b.String()
+}
+
+func amountsContent(amts []int64) string {
+	var b strings.Builder
+	for _, a := range amts {
+		fmt.Fprintf(&b, "%d\x00", a)
+	}
+	return b.String()
+}
+
+// move performs do and hold: same account, then the key, then the bounds
+// move by move, all or nothing.
+func (s *State) move(c Call) (Result, error) {
+	t := c.Transfer
+	n := len(t.Moves)
+	from, to, amts := make([]Account, n), make([]Account, n), make([]int64, n)
+	for i, m := range t.Moves {
+		from[i], to[i], amts[i] = ref(m.From, c), ref(m.To, c), amountOf(m, c)
+		if from[i].id() == to[i].id() {
+			return Result{Outcome: Refused, Reason: book.SameAccount}, nil
+		}
+	}
+	vals := keyValues(c)
+	kid := keyID(t, c.Op, vals)
+	body := content(c)
+	if rec, ok := s.keys[kid]; ok {
+		switch {
+		case rec.boundRefusal:
+			return Result{Outcome: Refused, Reason: book.AlreadyRefused}, nil
+		case rec.content == body:
+			return Result{Outcome: DoneBefore}, nil
+		}
+		return Result{Outcome: Refused, Reason: book.KeyConflict}, nil
+	}
+	// Work on copies so that a refusal or a failure leaves nothing.
+	scratch := map[string]*Balance{}
+	get := func(a Account) *Balance {
+		id := a.id()
+		if b := scratch[id]; b != nil {
+			return b
+		}
+		b := s.Balance(a)
+		scratch[id] = &b
+		return &b
+	}
+	hold := c.Op == book.Hold
+	for i, m := range t.Moves {
+		fb, tb := get(from[i]), get(to[i])
+		a := amts[i]
+		if lo := m.From.Account.Lower; lo != nil && !fromKeepsLower(fb, a, lo.Value) {
+			s.touchAll(from, to)
+			s.keys[kid] = keyRecord{content: body, boundRefusal: true}
+			return Result{Outcome: Refused, Reason: lo.Reason,
+				Detail: &BoundDetail{Move: m.Index, Account: from[i], Amount: a, Lower: true, Balance: *fb}}, nil
+		}
+		if up := m.To.Account.Upper; up != nil && !toKeepsUpper(tb, a, up.Value) {
+			s.touchAll(from, to)
+			s.keys[kid] = keyRecord{content: body, boundRefusal: true}
+			return Result{Outcome: Refused, Reason: up.Reason,
+				Detail: &BoundDetail{Move: m.Index, Account: to[i], Amount: a, Balance: *tb}}, nil
+		}
+		var ok1, ok2 bool
+		if hold {
+			fb.HeldOut, ok1 = add(fb.HeldOut, a)
+			tb.HeldIn, ok2 = add(tb.HeldIn, a)
+		} else {
+			fb.Posted, ok1 = add(fb.Posted, -a)
+			tb.Posted, ok2 = add(tb.Posted, a)
+		}
+		if !ok1 || !ok2 {
+			return Result{}, failf("%s: move %d would take a balance out of 64 bits", c, m.Index)
+		}
+	}
+	s.touchAll(from, to)
+	for id, b := range scratch {
+		*s.balances[id] = *b
+	}
+	s.keys[kid] = keyRecord{content: body}
+	if hold {
+		h := &Hold{Transfer: t, Key: vals, Amounts: amts, From: from, To: to, State: Held, Created: s.Now}
+		if t.Pending.Expires {
+			h.Deadline = s.Now + t.Pending.Seconds
+		}
+		id := holdID(t, vals)
+		s.holds[id] = h
+		s.order = append(s.order, id)
+	}
+	return Result{Outcome: Done}, nil
+}
+
+// touchAll records the accounts a call reached the bounds with, so that
+// they are listed even when the call is refused (a database creates their
+// rows before it locks and checks them).
+func (s *State) touchAll(from, to []Account) {
+	for i := range from {
+		s.touch(from[i])
+		s.touch(to[i])
+	}
+}
+
+// fromKeepsLower checks posted - held_out - a >= lower without overflow:
+// held in does not count, it may never arrive.
+func fromKeepsLower(b *Balance, a, lower int64) bool {
+	v := new(big.Int).SetInt64(b.Posted)
+	v.Sub(v, big.NewInt(b.HeldOut))
+	v.Sub(v, big.NewInt(a))
+	return v.Cmp(big.NewInt(lower)) >= 0
+}
+
+// toKeepsUpper checks posted + held_in + a <= upper without overflow:
+// held out does not count, it may come back.
+func toKeepsUpper(b *Balance, a, upper int64) bool {
+	v := new(big.Int).SetInt64(b.Posted)
+	v.Add(v, big.NewInt(b.HeldIn))
+	v.Add(v, big.NewInt(a))
+	return v.Cmp(big.NewInt(upper)) <= 0
+}
+
+func add(x, y int64) (int64, bool) {
+	r := x + y
+	if (y > 0 && r < x) || (y < 0 && r > x) {
+		return 0, false
+	}
+	return r, true
+}
+
+func (s *State) findHold(c Call) *Hold { return s.holds[holdID(c.Transfer, keyValues(c))] }
+
+func (s *State) deadlinePassed(h *Hold) bool { return h.expires() && s.Now >= h.Deadline }
+
+func (s *State) post(c Call) (Result, error) {
+	h := s.findHold(c)
+	if h == nil {
+		return Result{Outcome: Refused, Reason: book.NoSuchHold}, nil
+	}
+	amts := slices.Clone(h.Amounts)
+	if c.Amounts != nil {
+		for i, m := range c.Transfer.Moves {
+			if m.Amount.Param != nil {
+				amts[i] = c.Amounts[m.Amount.Param.Name]
+			}
+		}
+	}
+	kid := keyID(c.Transfer, book.Post, h.Key)
+	switch h.State {
+	case Voided:
+		return Result{Outcome: Refused, Reason: book.AlreadyVoided}, nil
+	case HoldExpired:
+		return Result{Outcome: Refused, Reason: book.Expired}, nil
+	case Posted:
+		if s.keys[kid].content == amountsContent(amts) {
+			return Result{Outcome: DoneBefore}, nil
+		}
+		return Result{Outcome: Refused, Reason: book.KeyConflict}, nil
+	}
+	if s.deadlinePassed(h) {
+		return Result{Outcome: Refused, Reason: book.Expired}, nil
+	}
+	for i := range amts {
+		if amts[i] > h.Amounts[i] {
+			return Result{Outcome: Refused, Reason: book.OverHold}, nil
+		}
+	}
+	// Work out every new posted amount before changing anything, so that
+	// a balance leaving 64 bits fails the call as a whole.
+	next := map[*Balance]int64{}
+	for i, a := range amts {
+		fb, tb := s.touch(h.From[i]), s.touch(h.To[i])
+		for _, d := range []struct {
+			b     *Balance
+			delta int64
+		}{{fb, -a}, {tb, a}} {
+			cur, ok := next[d.b]
+			if !ok {
+				cur = d.b.Posted
+			}
+			v, ok := add(cur, d.delta)
+			if !ok {
+				return Result{}, failf("%s: posting would take a balance out of 64 bits", c)
+			}
+			next[d.b] = v
+		}
+	}
+	s.release(h)
+	for b, v := range next {
+		b.Posted = v
+	}
+	h.State = Posted
+	s.keys[kid] = keyRecord{content: amountsContent(amts)}
+	return Result{Outcome: Done}, nil
+}
+
+func (s *State) void(c Call) (Result, error) {
+	h := s.findHold(c)
+	if h == nil {
+		return Result{Outcome: Refused, Reason: book.NoSuchHold}, nil
+	}
+	switch h.State {
+	case Posted:
+		return Result{Outcome: Refused, Reason: book.AlreadyPosted}, nil
+	case Voided:
+		return Result{Outcome: DoneBefore}, nil
+	case HoldExpired:
+		return Result{Outcome: Refused, Reason: book.Expired}, nil
+	}
+	if s.deadlinePassed(h) {
+		return Result{Outcome: Refused, Reason: book.Expired}, nil
+	}
+	s.release(h)
+	h.State = Voided
+	return Result{Outcome: Done}, nil
+}

@@ -1,0 +1,202 @@
+// Package interp is the reference interpreter: the meaning of a book.
+// Every backend chobo generates is tested against what it answers.
+//
+// State is one tenant's ledger. Time moves only when the caller says so
+// (Pass); a hold whose deadline is reached expires at that instant.
+package interp
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/chobo-lang/chobo/chobo/book"
+)
+
+// Balance is one account's amounts: posted, and held on the way out and
+// on the way in.
+type Balance struct {
+	Posted  int64
+	HeldOut int64
+	HeldIn  int64
+}
+
+// Account names one account: its kind and the values of its parameters.
+type Account struct {
+	Kind *book.Account
+	Args []string
+}
+
+// String writes the account as `stock(s-1)`, or just the kind's name
+// when it has no parameters.
+func (a Account) String() string {
+	if len(a.Args) == 0 {
+		return a.Kind.Name
+	}
+	return a.Kind.Name + "(" + strings.Join(a.Args, ", ") + ")"
+}
+
+func (a Account) id() string { return a.Kind.Name + "\x00" + strings.Join(a.Args, "\x00") }
+
+// HoldState is where a hold is in its life.
+type HoldState int
+
+const (
+	Held HoldState = iota
+	Posted
+	Voided
+	HoldExpired
+)
+
+func (s HoldState) String() string {
+	switch s {
+	case Posted:
+		return "posted"
+	case Voided:
+		return "voided"
+	case HoldExpired:
+		return "expired"
+	}
+	return "held"
+}
+
+// Hold is one hold: what each move holds and where the hold stands.
+type Hold struct {
+	Transfer *book.Transfer
+	Key      []string // the key values, in key order
+	Amounts  []int64  // per move, as held
+	From, To []Account
+	State    HoldState
+	Created  int64
+	Deadline int64 // meaningful when Transfer.Pending.Expires
+}
+
+// Name writes the hold as `reserve(o-1, s-1)`.
+func (h *Hold) Name() string {
+	return h.Transfer.Name + "(" + strings.Join(h.Key, ", ") + ")"
+}
+
+func (h *Hold) expires() bool { return h.Transfer.Pending.Expires }
+
+// keyRecord remembers what a key was first used for.
+type keyRecord struct {
+	content      string
+	boundRefusal bool
+}
+
+// State is the ledger of one tenant.
+type State struct {
+	Book *book.Book
+	Now  int64 // seconds since the start
+
+	balances map[string]*Balance
+	accounts []Account // in the order first touched
+	holds    map[string]*Hold
+	order    []string // hold ids in the order created
+	keys     map[string]keyRecord
+}
+
+// New returns an empty ledger for b.
+func New(b *book.Book) *State {
+	return &State{Book: b, balances: map[string]*Balance{}, holds: map[string]*Hold{}, keys: map[string]keyRecord{}}
+}
+
+// Clone returns an independent copy, for exploring orders of concurrent
+// calls.
+func (s *State) Clone() *State {
+	c := &State{Book: s.Book, Now: s.Now,
+		balances: make(map[string]*Balance, len(s.balances)),
+		accounts: slices.Clone(s.accounts),
+		holds:    make(map[string]*Hold, len(s.holds)),
+		order:    slices.Clone(s.order),
+		keys:     make(map[string]keyRecord, len(s.keys)),
+	}
+	for k, v := range s.balances {
+		b := *v
+		c.balances[k] = &b
+	}
+	for k, v := range s.holds {
+		h := *v
+		c.holds[k] = &h
+	}
+	for k, v := range s.keys {
+		c.keys[k] = v
+	}
+	return c
+}
+
+// Balance returns the balance of a, zero when it was never touched.
+func (s *State) Balance(a Account) Balance {
+	if b := s.balances[a.id()]; b != nil {
+		return *b
+	}
+	return Balance{}
+}
+
+func (s *State) touch(a Account) *Balance {
+	id := a.id()
+	b := s.balances[id]
+	if b == nil {
+		b = &Balance{}
+		s.balances[id] = b
+		s.accounts = append(s.accounts, a)
+	}
+	return b
+}
+
+// AccountBalance is an account with its balance.
+type AccountBalance struct {
+	Account Account
+	Balance Balance
+}
+
+// Accounts lists every account a call has touched, ordered by the
+// declaration of their kinds, then by first use.
+func (s *State) Accounts() []AccountBalance {
+	rank := map[*book.Account]int{}
+	for i, a := range s.Book.Accounts {
+		rank[a] = i
+	}
+	out := make([]AccountBalance, 0, len(s.accounts))
+	for _, a := range s.accounts {
+		out = append(out, AccountBalance{a, *s.balances[a.id()]})
+	}
+	slices.SortStableFunc(out, func(x, y AccountBalance) int { return rank[x.Account.Kind] - rank[y.Account.Kind] })
+	return out
+}
+
+// Holds lists every hold in the order it was made.
+func (s *State) Holds() []*Hold {
+	out := make([]*Hold, 0, len(s.order))
+	for _, id := range s.order {
+		out = append(out, s.holds[id])
+	}
+	return out
+}
+
+// Pass moves the clock forward and expires every hold whose deadline is
+// reached. It returns the holds that expired, in the order made.
+func (s *State) Pass(seconds int64) ([]*Hold, error) {
+	if seconds < 0 {
+		return nil, fmt.Errorf("time cannot go back (%d seconds)", seconds)
+	}
+	s.Now += seconds
+	var out []*Hold
+	for _, id := range s.order {
+		h := s.holds[id]
+		if h.State == Held && h.expires() && s.Now >= h.Deadline {
+			s.release(h)
+			h.State = HoldExpired
+			out = append(out, h)
+		}
+	}
+	return out, nil
+}
+
+// release gives back what a hold held.
+func (s *State) release(h *Hold) {
+	for i, amt := range h.Amounts {
+		s.touch(h.From[i]).HeldOut -= amt
+		s.touch(h.To[i]).HeldIn -= amt
+	}
+}

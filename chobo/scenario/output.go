@@ -1,0 +1,217 @@
+package scenario
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/chobo-lang/chobo/chobo/diag"
+	"github.com/chobo-lang/chobo/chobo/interp"
+)
+
+// FormatVersion is the "v" of the JSON `chobo run` prints.
+const FormatVersion = 1
+
+// JSON shapes of `chobo run --format json`.
+type (
+	RunReport struct {
+		V         int           `json:"v"`
+		File      string        `json:"file"`
+		Scenarios []RunScenario `json:"scenarios"`
+	}
+	RunScenario struct {
+		Name     string       `json:"name"`
+		Outcomes []RunOutcome `json:"outcomes"`
+	}
+	RunOutcome struct {
+		Results  []RunResult  `json:"results"`
+		Accounts []RunAccount `json:"accounts"`
+		Holds    []RunHold    `json:"holds"`
+	}
+	RunResult struct {
+		Result string `json:"result"`
+		Reason string `json:"reason,omitempty"`
+		Error  string `json:"error,omitempty"`
+	}
+	RunAccount struct {
+		Account string `json:"account"`
+		Posted  int64  `json:"posted"`
+		HeldOut int64  `json:"held_out"`
+		HeldIn  int64  `json:"held_in"`
+	}
+	RunHold struct {
+		Hold  string `json:"hold"`
+		State string `json:"state"`
+	}
+)
+
+// JSONOutcome converts an outcome to its JSON shape.
+func JSONOutcome(o Outcome) RunOutcome {
+	ro := RunOutcome{Results: []RunResult{}, Accounts: []RunAccount{}, Holds: []RunHold{}}
+	for _, r := range o.Results {
+		if r.Failed != "" {
+			ro.Results = append(ro.Results, RunResult{Result: "failed", Error: r.Failed})
+			continue
+		}
+		ro.Results = append(ro.Results, RunResult{Result: r.Outcome.String(), Reason: r.Reason})
+	}
+	for _, a := range o.Accounts {
+		ro.Accounts = append(ro.Accounts, RunAccount{a.Account.String(), a.Balance.Posted, a.Balance.HeldOut, a.Balance.HeldIn})
+	}
+	for _, h := range o.Holds {
+		ro.Holds = append(ro.Holds, RunHold{h.Name, h.State.String()})
+	}
+	return ro
+}
+
+// WriteJSON prints the runs of every scenario.
+func WriteJSON(w io.Writer, file string, scs []Scenario, runs [][]Outcome) error {
+	rep := RunReport{V: FormatVersion, File: file, Scenarios: []RunScenario{}}
+	for i, sc := range scs {
+		rs := RunScenario{Name: sc.Name, Outcomes: []RunOutcome{}}
+		for _, o := range runs[i] {
+			rs.Outcomes = append(rs.Outcomes, JSONOutcome(o))
+		}
+		rep.Scenarios = append(rep.Scenarios, rs)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(rep)
+}
+
+var stateJa = map[interp.HoldState]string{
+	interp.Held: "押さえ中", interp.Posted: "確定", interp.Voided: "取消", interp.HoldExpired: "期限切れ",
+}
+
+func holdState(s interp.HoldState, lang diag.Lang) string {
+	if lang == diag.Japanese {
+		return stateJa[s]
+	}
+	return s.String()
+}
+
+func resultText(r OpResult, lang diag.Lang) string {
+	switch {
+	case r.Failed != "":
+		return diag.T("failed: ", "失敗: ").In(lang) + r.Failed
+	case r.Outcome == interp.Refused:
+		return diag.T("refused: "+r.Reason, r.Reason+" で拒否される").In(lang)
+	case r.Outcome == interp.DoneBefore:
+		return diag.T("done_before", "前に済んでいる (done_before)").In(lang)
+	}
+	return diag.T("done", "通る").In(lang)
+}
+
+func balanceText(b interp.Balance, lang diag.Lang) string {
+	return diag.T(
+		fmt.Sprintf("posted %d, held out %d, held in %d", b.Posted, b.HeldOut, b.HeldIn),
+		fmt.Sprintf("確定 %d、出ていく仮押さえ %d、入ってくる仮押さえ %d", b.Posted, b.HeldOut, b.HeldIn)).In(lang)
+}
+
+// Width is the number of terminal columns s takes: East Asian wide
+// characters take two, so Japanese columns line up.
+func Width(s string) int {
+	w := 0
+	for _, r := range s {
+		w++
+		if wide(r) {
+			w++
+		}
+	}
+	return w
+}
+
+func wide(r rune) bool {
+	return (r >= 0x1100 && r <= 0x115F) || (r >= 0x2E80 && r <= 0xA4CF) ||
+		(r >= 0xAC00 && r <= 0xD7A3) || (r >= 0xF900 && r <= 0xFAFF) ||
+		(r >= 0xFE30 && r <= 0xFE4F) || (r >= 0xFF00 && r <= 0xFF60) ||
+		(r >= 0xFFE0 && r <= 0xFFE6) || (r >= 0x20000 && r <= 0x3FFFD)
+}
+
+func pad(s string, w int) string { return s + strings.Repeat(" ", max(0, w-Width(s))) }
+
+// row is one line of the step listing before it is aligned.
+type row struct{ left, right string }
+
+// WriteText prints one scenario's outcomes for people.
+func WriteText(w io.Writer, file string, sc Scenario, outcomes []Outcome, lang diag.Lang) {
+	var b strings.Builder
+	steps := diag.T(fmt.Sprintf("%d steps", len(sc.Steps)), fmt.Sprintf("%d ステップ", len(sc.Steps))).In(lang)
+	if len(sc.Steps) == 1 {
+		steps = diag.T("1 step", "1 ステップ").In(lang)
+	}
+	if len(outcomes) > 1 {
+		steps += diag.T(fmt.Sprintf(", %d possible outcomes", len(outcomes)), fmt.Sprintf("、とりうる結果は %d 通り", len(outcomes))).In(lang)
+	}
+	fmt.Fprintf(&b, "%s (%s): %s\n", file, sc.Name, steps)
+	indent := "  "
+	for oi, o := range outcomes {
+		if len(outcomes) > 1 {
+			fmt.Fprintf(&b, "%s\n", diag.T(fmt.Sprintf("outcome %d:", oi+1), fmt.Sprintf("結果 %d:", oi+1)).In(lang))
+			indent = "    "
+		}
+		rows := stepRows(sc, o, lang)
+		width := 0
+		for _, r := range rows {
+			width = max(width, Width(r.left))
+		}
+		for _, r := range rows {
+			if r.right == "" {
+				fmt.Fprintf(&b, "%s%s\n", indent, r.left)
+			} else {
+				fmt.Fprintf(&b, "%s%s  %s\n", indent, pad(r.left, width), r.right)
+			}
+		}
+		sub := indent[:len(indent)-2]
+		fmt.Fprintf(&b, "%s%s\n", sub, diag.T("accounts:", "勘定:").In(lang))
+		aw := 0
+		for _, a := range o.Accounts {
+			aw = max(aw, Width(a.Account.String()))
+		}
+		for _, a := range o.Accounts {
+			fmt.Fprintf(&b, "%s%s  %s\n", indent, pad(a.Account.String(), aw), balanceText(a.Balance, lang))
+		}
+		if len(o.Holds) > 0 {
+			fmt.Fprintf(&b, "%s%s\n", sub, diag.T("holds:", "仮押さえ:").In(lang))
+			hw := 0
+			for _, h := range o.Holds {
+				hw = max(hw, Width(h.Name))
+			}
+			for _, h := range o.Holds {
+				fmt.Fprintf(&b, "%s%s  %s\n", indent, pad(h.Name, hw), holdState(h.State, lang))
+			}
+		}
+	}
+	io.WriteString(w, b.String())
+}
+
+func stepRows(sc Scenario, o Outcome, lang diag.Lang) []row {
+	var rows []row
+	k := 0
+	for i, st := range sc.Steps {
+		n := fmt.Sprintf("%3d  ", i+1)
+		switch {
+		case st.Call != nil:
+			rows = append(rows, row{n + st.Call.String(), resultText(o.Results[k], lang)})
+			k++
+		case st.Together != nil:
+			rows = append(rows, row{n + "together", ""})
+			for ci, calls := range st.Together {
+				for _, c := range calls {
+					who := diag.T(fmt.Sprintf("caller %d: ", ci+1), fmt.Sprintf("呼び出し元 %d: ", ci+1)).In(lang)
+					rows = append(rows, row{"       " + who + c.String(), resultText(o.Results[k], lang)})
+					k++
+				}
+			}
+		default:
+			var note string
+			if names := o.Expired[i]; len(names) > 0 {
+				note = diag.T(strings.Join(names, ", ")+" expired", strings.Join(names, "、")+" が期限切れになる").In(lang)
+			}
+			rows = append(rows, row{n + "pass " + st.PassText, note})
+		}
+	}
+	return rows
+}

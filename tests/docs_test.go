@@ -1,0 +1,84 @@
+package tests
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/chobo-lang/chobo/chobo/syntax"
+	"github.com/chobo-lang/chobo/tests/golden"
+)
+
+// TestCodesPage keeps docs/codes.md (and its Japanese twin) equal to what
+// `chobo explain --all --format markdown` prints.
+func TestCodesPage(t *testing.T) {
+	for _, v := range []struct{ lang, file string }{{"en", "codes.md"}, {"ja", "codes.ja.md"}} {
+		out, errOut, code := run(".", nil, "explain", "--all", "--format", "markdown", "--lang", v.lang)
+		if code != 0 {
+			t.Fatalf("explain: exit %d: %s", code, errOut)
+		}
+		golden.Check(t, filepath.Join("..", "docs", v.file), []byte(out))
+	}
+}
+
+// TestHelpGoldens keeps the help of every command in both languages.
+func TestHelpGoldens(t *testing.T) {
+	cases := [][]string{{"--help"}, {"check", "--help"}, {"explain", "--help"}}
+	for _, args := range cases {
+		name := strings.ReplaceAll(strings.Join(args, "_"), "--", "")
+		for _, lang := range []string{"en", "ja"} {
+			out, _, code := run(".", nil, append(args, "--lang", lang)...)
+			if code != 0 {
+				t.Fatalf("%v: exit %d", args, code)
+			}
+			golden.Check(t, filepath.Join("cli", name+"."+lang+".txt"), []byte(out))
+		}
+	}
+}
+
+const keywordsBegin = "<!-- keywords: begin -->"
+const keywordsEnd = "<!-- keywords: end -->"
+
+// keywordTable renders syntax.Keywords as the Markdown table the language
+// reference shows.
+func keywordTable() string {
+	var b strings.Builder
+	b.WriteString("| keyword | where it is a keyword |\n|---|---|\n")
+	for _, k := range syntax.Keywords {
+		fmt.Fprintf(&b, "| `%s` | %s |\n", k.Phrase, k.Place)
+	}
+	return b.String()
+}
+
+// TestKeywordTableInDocs keeps the keyword table of docs/language.md equal
+// to the one the parser uses.
+func TestKeywordTableInDocs(t *testing.T) {
+	path := filepath.Join("..", "docs", "language.md")
+	doc, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(doc)
+	i, j := strings.Index(s, keywordsBegin), strings.Index(s, keywordsEnd)
+	if i < 0 || j < i {
+		t.Fatalf("%s lacks the keyword markers", path)
+	}
+	want := s[:i+len(keywordsBegin)] + "\n" + keywordTable() + s[j:]
+	golden.Check(t, path, []byte(want))
+}
+
+// TestExamplesAreClean checks every example book: no diagnostic at all.
+func TestExamplesAreClean(t *testing.T) {
+	books, _ := filepath.Glob(filepath.Join("..", "examples", "*", "*.book"))
+	if len(books) == 0 {
+		t.Fatal("no example books")
+	}
+	for _, b := range books {
+		out, errOut, code := run(".", nil, "check", b)
+		if code != 0 || strings.Count(out, "\n") != 1 || !strings.HasSuffix(out, ": ok\n") {
+			t.Errorf("%s is not clean (exit %d):\n%s%s", b, code, out, errOut)
+		}
+	}
+}
