@@ -5,6 +5,7 @@
 package check
 
 import (
+	"bytes"
 	"fmt"
 
 	"github.com/chobo-lang/chobo/chobo/book"
@@ -31,7 +32,9 @@ var Analyses = []Analysis{Unused, IneffectiveBounds}
 // Check checks the book in src; name is the file name used in messages.
 func Check(name string, src []byte) Result {
 	res := Result{File: name}
-	res.Diags = append(res.Diags, scanSecrets(name, src)...)
+	// The scan reads the text the parser reads: after a byte order mark,
+	// which the parser reports on its own.
+	res.Diags = append(res.Diags, scanSecrets(name, bytes.TrimPrefix(src, []byte("\uFEFF")))...)
 	f, ds := syntax.Parse(name, src)
 	res.Diags = append(res.Diags, ds...)
 	if ds.Errors() == 0 {
@@ -64,10 +67,10 @@ func scanSecrets(name string, src []byte) diag.List {
 			Code: "W901", Severity: diag.Warning, File: name,
 			Line: s.Line, Col: s.Col, NoExcerpt: true,
 			Message: diag.T(
-				fmt.Sprintf("a value shaped like %s is written in the book (%s…, %d characters)", s.Kind.English(), s.Prefix, s.Length),
-				fmt.Sprintf("帳簿に %s の形の値が書いてあります(%s…、%d 文字)", s.Kind.Japanese(), s.Prefix, s.Length)),
+				fmt.Sprintf("a secret-shaped value (%s) is written in the book: %s…, %d characters", s.Kind.English(), s.Prefix, s.Length),
+				fmt.Sprintf("帳簿に鍵の形の値(%s)が書いてあります: %s…、%d 文字", s.Kind.Japanese(), s.Prefix, s.Length)),
 			Hint: diag.T("take it out of the book and revoke it, since it may already be in version control; a value made up for a test is passed over when its line has the comment `# test secret`",
-				"帳簿から消し、すでにバージョン管理に入っているかもしれないので無効にしてください。テスト用に作った値なら、その行にコメント `# test secret` を書けば言いません"),
+				"帳簿から消し、すでにバージョン管理に入っているかもしれないので無効にしてください。テスト用に作った値なら、その行にコメント `# test secret` を書けば警告しません"),
 		})
 	}
 	return l

@@ -27,6 +27,8 @@ func (r *resolver) move(tr *book.Transfer, index int, m *syntax.Move) *book.Move
 		case p == nil:
 			r.unknownParam(tr, id)
 			ok = false
+		case r.untyped[p]:
+			ok = false
 		case !p.IsAmount():
 			r.report("E005", id.Pos,
 				diag.T(fmt.Sprintf("%s is a string, so it cannot be the amount of a move", quote(id.Name)),
@@ -47,25 +49,22 @@ func (r *resolver) move(tr *book.Transfer, index int, m *syntax.Move) *book.Move
 		return nil // the unknown unit is reported already
 	}
 	if fromUnit != toUnit || (amountUnit != nil && amountUnit != fromUnit) {
-		amount := "the literal amount"
-		amountJa := "リテラルの額"
+		en := fmt.Sprintf("the units of move %d do not match: from %s is in %s, to %s is in %s",
+			index, refText(m.From), quote(fromUnit.Name), refText(m.To), quote(toUnit.Name))
+		ja := fmt.Sprintf("%d つ目の移動の単位が合いません。元の %s は %s、先の %s は %s",
+			index, refText(m.From), quote(fromUnit.Name), refText(m.To), quote(toUnit.Name))
 		if amountUnit != nil {
-			amount = fmt.Sprintf("the amount %s is in %s", quote(mv.Amount.Param.Name), quote(amountUnit.Name))
-			amountJa = fmt.Sprintf("額 %s は %s", quote(mv.Amount.Param.Name), quote(amountUnit.Name))
+			en += fmt.Sprintf(", the amount %s is in %s", quote(mv.Amount.Param.Name), quote(amountUnit.Name))
+			ja += fmt.Sprintf("、額 %s は %s", quote(mv.Amount.Param.Name), quote(amountUnit.Name))
 		}
-		en := fmt.Sprintf("the units of move %d do not match: from %s is in %s, to %s is in %s, %s",
-			index, refText(m.From), quote(fromUnit.Name), refText(m.To), quote(toUnit.Name), amount)
-		ja := fmt.Sprintf("%d つ目の移動の単位が合いません。元の %s は %s、先の %s は %s、%s",
-			index, refText(m.From), quote(fromUnit.Name), refText(m.To), quote(toUnit.Name), amountJa)
-		if amountUnit == nil {
-			en += " (it takes the unit of the accounts)"
-			ja += "(勘定の単位で読みます)"
-		} else {
-			ja += " です"
+		ja += " です"
+		hint := diag.T("a move stays within one unit; to exchange, move out to an outside account of one unit and in from an outside account of the other",
+			"移動は一つの単位の中で行います。両替は、単位ごとの外の勘定を置き、二つの移動で書いてください")
+		if fromUnit == toUnit {
+			hint = diag.T(fmt.Sprintf("give %s the type %s, the unit of both accounts", quote(mv.Amount.Param.Name), quote(fromUnit.Name)),
+				fmt.Sprintf("%s の型を、二つの勘定の単位 %s にしてください", quote(mv.Amount.Param.Name), quote(fromUnit.Name)))
 		}
-		r.report("E010", m.Pos, diag.T(en, ja),
-			diag.T("a move stays within one unit; to exchange, move out to an outside account of one unit and in from an outside account of the other",
-				"移動は一つの単位の中で行います。両替は、単位ごとの外の勘定を置き、二つの移動で書いてください"))
+		r.report("E010", m.Pos, diag.T(en, ja), hint)
 		return nil
 	}
 	if m.Amount.Literal != nil {
@@ -94,7 +93,7 @@ func (r *resolver) unknownParam(tr *book.Transfer, id syntax.Ident) {
 		diag.T(fmt.Sprintf("%s is not a parameter of %s", quote(id.Name), quote(tr.Name)),
 			fmt.Sprintf("%s は %s の引数にありません", quote(id.Name), quote(tr.Name))),
 		diag.T("the parameters of "+quote(tr.Name)+" are: "+paramNames(tr),
-			quote(tr.Name)+" の引数: "+paramNames(tr)))
+			quote(tr.Name)+" の引数: "+jaList(paramNames(tr))))
 }
 
 func (r *resolver) accountRef(tr *book.Transfer, a syntax.AccountRef) (book.AccountRef, bool) {
@@ -109,7 +108,7 @@ func (r *resolver) accountRef(tr *book.Transfer, a syntax.AccountRef) (book.Acco
 			fmt.Sprintf("`account %s : 単位` と宣言してください", a.Name.Name))
 		if len(names) > 0 {
 			hint = diag.T(hint.En+", or use one of: "+strings.Join(names, ", "),
-				fmt.Sprintf("`account %s : 単位` と宣言するか、次のどれかを使ってください: %s", a.Name.Name, strings.Join(names, ", ")))
+				fmt.Sprintf("`account %s : 単位` と宣言するか、次のどれかを使ってください: %s", a.Name.Name, strings.Join(names, "、")))
 		}
 		r.report("E002", a.Name.Pos,
 			diag.T(fmt.Sprintf("there is no account named %s", quote(a.Name.Name)), fmt.Sprintf("勘定 %s はありません", quote(a.Name.Name))),
@@ -119,7 +118,7 @@ func (r *resolver) accountRef(tr *book.Transfer, a syntax.AccountRef) (book.Acco
 	ref.Account = acc
 	if len(a.Args) != len(acc.Params) {
 		r.report("E004", a.Name.Pos,
-			diag.T(fmt.Sprintf("%s takes %d argument(s), but %d are given here", quote(acc.Name), len(acc.Params), len(a.Args)),
+			diag.T(fmt.Sprintf("%s takes %s, but %s given here", quote(acc.Name), count(len(acc.Params), "argument"), isAre(len(a.Args))),
 				fmt.Sprintf("%s の引数は %d 個ですが、ここでは %d 個渡しています", quote(acc.Name), len(acc.Params), len(a.Args))),
 			diag.T("write it as "+accountShape(acc), accountShape(acc)+" の形で書いてください"))
 		return ref, false
@@ -130,6 +129,8 @@ func (r *resolver) accountRef(tr *book.Transfer, a syntax.AccountRef) (book.Acco
 		switch {
 		case p == nil:
 			r.unknownParam(tr, x)
+			ok = false
+		case r.untyped[p]:
 			ok = false
 		case p.IsAmount():
 			r.report("E005", x.Pos,
@@ -142,6 +143,20 @@ func (r *resolver) accountRef(tr *book.Transfer, a syntax.AccountRef) (book.Acco
 		}
 	}
 	return ref, ok
+}
+
+func count(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
+func isAre(n int) string {
+	if n == 1 {
+		return "1 is"
+	}
+	return fmt.Sprintf("%d are", n)
 }
 
 func accountShape(a *book.Account) string {

@@ -17,10 +17,17 @@ import (
 // errors. It returns nil and the errors when the book has name or type
 // errors: later analyses would only guess.
 func Resolve(f *syntax.File) (*book.Book, diag.List) {
-	r := &resolver{file: f.Name, b: &book.Book{File: f.Name}}
+	r := &resolver{file: f.Name, b: &book.Book{File: f.Name},
+		badScale: map[*book.Unit]bool{}, untyped: map[*book.Param]bool{}}
 	if f.Book != nil {
 		r.b.Name = f.Book.Name.Name
 		r.b.Version = f.Book.Version
+	}
+	for _, extra := range f.ExtraBooks {
+		r.report("E003", extra.Pos,
+			diag.T(fmt.Sprintf("a second `book` line; the book is declared on line %d and a file holds one book", f.Book.Pos.Line),
+				fmt.Sprintf("二つ目の `book` の行があります。帳簿は %d 行目で宣言してあり、一つのファイルには帳簿が一つです", f.Book.Pos.Line)),
+			diag.T("remove this line, or move what follows into a file of its own", "この行を消すか、続きを別のファイルにしてください"))
 	}
 	r.b.Description = r.description(f.Descriptions, diag.T("the book", "帳簿"))
 	r.units(f.Units)
@@ -39,6 +46,12 @@ type resolver struct {
 	file  string
 	b     *book.Book
 	diags diag.List
+	// badScale holds units whose scale was refused: they stay declared,
+	// so their uses resolve, but literals in them are not judged.
+	badScale map[*book.Unit]bool
+	// untyped holds parameters whose unit is unknown: reported once, and
+	// neither a string nor an amount afterwards.
+	untyped map[*book.Param]bool
 }
 
 func (r *resolver) report(code string, pos syntax.Pos, msg, hint diag.Text) {
@@ -51,7 +64,7 @@ func (r *resolver) report(code string, pos syntax.Pos, msg, hint diag.Text) {
 func (r *resolver) twice(pos syntax.Pos, what diag.Text, first syntax.Pos) {
 	r.report("E003", pos,
 		diag.T(fmt.Sprintf("%s is declared a second time; the first is on line %d", what.En, first.Line),
-			fmt.Sprintf("%sが二度宣言されています。一度目は %d 行目です", what.Ja, first.Line)),
+			fmt.Sprintf("%s が二度宣言されています。一度目は %d 行目です", what.Ja, first.Line)),
 		diag.T("keep one of the two", "どちらか一つにしてください"))
 }
 
@@ -60,7 +73,7 @@ func (r *resolver) description(ds []*syntax.Description, owner diag.Text) string
 		return ""
 	}
 	for _, d := range ds[1:] {
-		r.twice(d.Pos, diag.T("the description of "+owner.En, owner.Ja+"の description"), ds[0].Pos)
+		r.twice(d.Pos, diag.T("the description of "+owner.En, owner.Ja+" の description"), ds[0].Pos)
 	}
 	return ds[0].Text
 }
@@ -71,7 +84,7 @@ func (r *resolver) units(us []*syntax.UnitDecl) {
 	seen := map[string]syntax.Pos{}
 	for _, u := range us {
 		if first, ok := seen[u.Name.Name]; ok {
-			r.twice(u.Name.Pos, diag.T("the unit "+quote(u.Name.Name), "単位 "+quote(u.Name.Name)+" "), first)
+			r.twice(u.Name.Pos, diag.T("the unit "+quote(u.Name.Name), "単位 "+quote(u.Name.Name)), first)
 			continue
 		}
 		seen[u.Name.Name] = u.Name.Pos
@@ -82,18 +95,20 @@ func (r *resolver) units(us []*syntax.UnitDecl) {
 				r.report("E011", u.Scale.Pos,
 					diag.T(fmt.Sprintf("the scale %s is not a whole number from 0 to 18", u.Scale.Text),
 						fmt.Sprintf("scale %s は 0 から 18 までの整数ではありません", u.Scale.Text)),
-					diag.T("a scale counts decimals: 2 for cents; beyond 18 no amount above 9 fits in 64 bits",
-						"scale は小数の桁数です(セントなら 2)。18 を超えると 9 より大きい額が 64 ビットに収まりません"))
-				continue
+					diag.T("a scale counts decimals, 2 for cents; with more than 18, amounts of a few units no longer fit in 64 bits",
+						"scale は小数の桁数です(セントなら 2)。18 を超えると、わずかな額でも 64 ビットに収まりません"))
+				r.badScale[unit] = true
+			} else {
+				unit.Scale = n
 			}
-			unit.Scale = n
 		}
-		if u.Tax != syntax.NoTax && !book.IsMoney(unit.Name, unit.Scale) {
+
+		if u.Tax != syntax.NoTax && !r.badScale[unit] && !book.IsMoney(unit.Name, unit.Scale) {
 			r.report("E014", u.TaxPos,
 				diag.T(fmt.Sprintf("%s is marked %s, but it is not a money unit", quote(unit.Name), u.Tax),
 					fmt.Sprintf("%s に %s と書いていますが、お金の単位ではありません", quote(unit.Name), u.Tax)),
-				diag.T("only money takes incl_tax or excl_tax: a currency code or 円 at scale 0, or a currency code other than JPY at scale 2; remove the marking",
-					"incl_tax と excl_tax を書けるのはお金の単位だけです(scale 0 の通貨コードか 円、scale 2 の JPY 以外の通貨コード)。この印を消してください"))
+				diag.T("only money takes incl_tax or excl_tax: at scale 0 a currency code, 円, 銭 or a code with c for its hundredth (USDc); at scale 2 a currency code other than JPY; remove the marking",
+					"incl_tax と excl_tax を書けるのはお金の単位だけです。scale 0 なら通貨コード、円、銭、百分の一を表す c 付きのコード(USDc)、scale 2 なら JPY 以外の通貨コードです。この印を消してください"))
 		}
 		r.b.Units = append(r.b.Units, unit)
 	}
@@ -107,11 +122,14 @@ func (r *resolver) unitNames() string {
 	return strings.Join(names, ", ")
 }
 
+// jaList joins names the Japanese way.
+func jaList(s string) string { return strings.ReplaceAll(s, ", ", "、") }
+
 func (r *resolver) unknownUnit(id syntax.Ident) {
 	hint := diag.T(fmt.Sprintf("declare it with `unit %s`", id.Name), fmt.Sprintf("`unit %s` と宣言してください", id.Name))
 	if names := r.unitNames(); names != "" {
 		hint = diag.T(fmt.Sprintf("declare it with `unit %s`, or use one of: %s", id.Name, names),
-			fmt.Sprintf("`unit %s` と宣言するか、次のどれかを使ってください: %s", id.Name, names))
+			fmt.Sprintf("`unit %s` と宣言するか、次のどれかを使ってください: %s", id.Name, jaList(names)))
 	}
 	r.report("E002", id.Pos,
 		diag.T(fmt.Sprintf("there is no unit named %s", quote(id.Name)), fmt.Sprintf("単位 %s はありません", quote(id.Name))),
@@ -125,16 +143,16 @@ func (r *resolver) accounts(as []*syntax.AccountDecl) {
 	seen := map[string]syntax.Pos{}
 	for _, a := range as {
 		if first, ok := seen[a.Name.Name]; ok {
-			r.twice(a.Name.Pos, diag.T("the account "+quote(a.Name.Name), "勘定 "+quote(a.Name.Name)+" "), first)
+			r.twice(a.Name.Pos, diag.T("the account "+quote(a.Name.Name), "勘定 "+quote(a.Name.Name)), first)
 			continue
 		}
 		seen[a.Name.Name] = a.Name.Pos
 		acc := &book.Account{Pos: a.Pos, Name: a.Name.Name, Outside: a.Outside}
-		acc.Description = r.description(a.Descriptions, diag.T("the account "+quote(a.Name.Name), "勘定 "+quote(a.Name.Name)+" "))
+		acc.Description = r.description(a.Descriptions, diag.T("the account "+quote(a.Name.Name), "勘定 "+quote(a.Name.Name)))
 		params := map[string]syntax.Pos{}
 		for _, p := range a.Params {
 			if first, ok := params[p.Name.Name]; ok {
-				r.twice(p.Name.Pos, diag.T("the parameter "+quote(p.Name.Name), "引数 "+quote(p.Name.Name)+" "), first)
+				r.twice(p.Name.Pos, diag.T("the parameter "+quote(p.Name.Name), "引数 "+quote(p.Name.Name)), first)
 				continue
 			}
 			params[p.Name.Name] = p.Name.Pos
@@ -162,8 +180,8 @@ func (r *resolver) bounds(a *syntax.AccountDecl, acc *book.Account) {
 	if a.Outside {
 		for _, b := range a.Bounds {
 			r.report("E021", b.Pos,
-				diag.T(fmt.Sprintf("%s is outside, yet has the bound %s", name, boundText(b)),
-					fmt.Sprintf("%s は外の勘定なのに、境界 %s があります", name, boundText(b))),
+				diag.T(fmt.Sprintf("%s is outside, yet has the bound `%s`", name, boundText(b)),
+					fmt.Sprintf("%s は外の勘定なのに、境界 `%s` があります", name, boundText(b))),
 				diag.T("an outside account stands for the world beyond the book and may go either way: remove the bound, or drop `outside`",
 					"外の勘定は帳簿の外の世界を表し、どちらへも動けます。境界を消すか、`outside` を外してください"))
 		}
@@ -244,6 +262,9 @@ func (r *resolver) number(n syntax.Number, unit *book.Unit, signed bool) (int64,
 			diag.T(fmt.Sprintf("the amount %s is negative; a move carries 0 or more", n.Text),
 				fmt.Sprintf("額 %s が負です。移動の額は 0 以上です", n.Text)),
 			diag.T("swap `from` and `to` to move the other way", "逆向きに動かすなら `from` と `to` を入れ替えてください"))
+		return 0, false
+	}
+	if r.badScale[unit] {
 		return 0, false
 	}
 	v, prob := scaled(n.Text, unit.Scale)

@@ -13,7 +13,7 @@ func (r *resolver) transfers(ts []*syntax.TransferDecl) {
 	seen := map[string]syntax.Pos{}
 	for _, t := range ts {
 		if first, ok := seen[t.Name.Name]; ok {
-			r.twice(t.Name.Pos, diag.T("the transfer "+quote(t.Name.Name), "振替 "+quote(t.Name.Name)+" "), first)
+			r.twice(t.Name.Pos, diag.T("the transfer "+quote(t.Name.Name), "振替 "+quote(t.Name.Name)), first)
 			continue
 		}
 		seen[t.Name.Name] = t.Name.Pos
@@ -24,11 +24,11 @@ func (r *resolver) transfers(ts []*syntax.TransferDecl) {
 func (r *resolver) transfer(t *syntax.TransferDecl) *book.Transfer {
 	name := quote(t.Name.Name)
 	tr := &book.Transfer{Pos: t.Pos, Name: t.Name.Name}
-	tr.Description = r.description(t.Descriptions, diag.T("the transfer "+name, "振替 "+name+" "))
+	tr.Description = r.description(t.Descriptions, diag.T("the transfer "+name, "振替 "+name))
 	seen := map[string]syntax.Pos{}
 	for _, p := range t.Params {
 		if first, ok := seen[p.Name.Name]; ok {
-			r.twice(p.Name.Pos, diag.T("the parameter "+quote(p.Name.Name), "引数 "+quote(p.Name.Name)+" "), first)
+			r.twice(p.Name.Pos, diag.T("the parameter "+quote(p.Name.Name), "引数 "+quote(p.Name.Name)), first)
 			continue
 		}
 		seen[p.Name.Name] = p.Name.Pos
@@ -37,6 +37,7 @@ func (r *resolver) transfer(t *syntax.TransferDecl) *book.Transfer {
 			param.Unit = r.b.Unit(p.Type.Name)
 			if param.Unit == nil {
 				r.unknownUnit(p.Type)
+				r.untyped[param] = true
 			}
 		}
 		tr.Params = append(tr.Params, param)
@@ -74,7 +75,7 @@ func (r *resolver) key(t *syntax.TransferDecl, tr *book.Transfer) {
 	inKey := map[string]syntax.Pos{}
 	for _, id := range t.Keys[0].Names {
 		if first, ok := inKey[id.Name]; ok {
-			r.twice(id.Pos, diag.T(quote(id.Name)+" in the key", "key の中の "+quote(id.Name)+" "), first)
+			r.twice(id.Pos, diag.T(quote(id.Name)+" in the key", "key の中の "+quote(id.Name)), first)
 			continue
 		}
 		inKey[id.Name] = id.Pos
@@ -85,7 +86,7 @@ func (r *resolver) key(t *syntax.TransferDecl, tr *book.Transfer) {
 				diag.T(fmt.Sprintf("the key names %s, which is not a parameter of %s", quote(id.Name), name),
 					fmt.Sprintf("key に書いた %s は、%s の引数にありません", quote(id.Name), name)),
 				diag.T("a key lists parameters of its transfer: "+paramNames(tr),
-					"key には振替の引数を書きます: "+paramNames(tr)))
+					"key には振替の引数を書きます: "+jaList(paramNames(tr))))
 		case p.IsAmount():
 			r.report("E031", id.Pos,
 				diag.T(fmt.Sprintf("the key holds the amount %s: two calls that differ only in the amount would both go through", quote(id.Name)),
@@ -104,7 +105,7 @@ func paramNames(tr *book.Transfer) string {
 		names = append(names, p.Name)
 	}
 	if len(names) == 0 {
-		return "(none)"
+		return "-"
 	}
 	return strings.Join(names, ", ")
 }
@@ -114,7 +115,7 @@ func (r *resolver) pending(t *syntax.TransferDecl, tr *book.Transfer) {
 		return
 	}
 	for _, p := range t.Pendings[1:] {
-		r.twice(p.Pos, diag.T("`pending` of "+quote(t.Name.Name), quote(t.Name.Name)+" の `pending` "), t.Pendings[0].Pos)
+		r.twice(p.Pos, diag.T("`pending` of "+quote(t.Name.Name), quote(t.Name.Name)+" の `pending`"), t.Pendings[0].Pos)
 	}
 	p := t.Pendings[0]
 	tr.Pending = &book.Pending{Pos: p.Pos}

@@ -25,6 +25,7 @@ type File struct {
 	Name         string
 	Lines        []string
 	Book         *BookDecl
+	ExtraBooks   []*BookDecl // further `book` lines, for resolution to report
 	Descriptions []*Description
 	Units        []*UnitDecl
 	Accounts     []*AccountDecl

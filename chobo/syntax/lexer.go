@@ -158,7 +158,7 @@ func lexLine(line int, text string, col int) ([]token, *lexError) {
 				diag.T(fmt.Sprintf("unexpected character `%s` (U+%04X)", printable(r), r),
 					fmt.Sprintf("使えない文字 `%s` (U+%04X) があります", printable(r), r)),
 				diag.T("names are letters, digits and `_`; text goes in double quotes; `#` starts a comment",
-					"名前には文字、数字、`_` が使えます。文は二重引用符で囲み、コメントは `#` から書きます")}
+					"名前には文字、数字、`_` が使えます。文字列は二重引用符で囲み、コメントは `#` から書きます")}
 		}
 		i += size
 		col++
@@ -189,7 +189,7 @@ func combiningError(pos Pos, word string, c rune) *lexError {
 	return &lexError{pos,
 		diag.T(fmt.Sprintf("the name `%s` holds the combining character U+%04X; names are compared as written, so it would differ from the same name written with one precomposed character", word, c),
 			fmt.Sprintf("名前 `%s` に結合文字 U+%04X があります。名前は書いたとおりに比べるので、合成済みの一文字で書いた同じ名前とは別の名前になります", word, c)),
-		diag.T("write the precomposed character instead (for example が rather than か followed by U+3099)",
+		diag.T("write the precomposed character instead (for example é, U+00E9, rather than e followed by U+0301)",
 			"合成済みの文字で書いてください(たとえば、か と U+3099 ではなく が)")}
 }
 

@@ -94,6 +94,11 @@ func (p *parser) line(n int, text string) {
 	toks, lerr := lexLine(n, text[indent:], indent+1)
 	if lerr != nil {
 		p.errorf(lerr.pos, lerr.msg, lerr.hint)
+		if indent == 0 {
+			// The line may have opened a block; its indented lines
+			// cannot be read against the block before it.
+			p.account, p.transfer, p.blockIndent, p.skipBlock = nil, nil, 0, true
+		}
 		return
 	}
 	if toks[0].kind == tEOL {
@@ -233,12 +238,18 @@ func (p *parser) topLine() *lineErr {
 		return p.accountLine()
 	case "transfer":
 		return p.transferLine()
-	case "key", "pending", "move", "at":
+	case "key", "pending", "move":
 		return &lineErr{pos: t.pos,
-			msg: diag.T(fmt.Sprintf("`%s` belongs inside an account or a transfer, indented under it", t.text),
-				fmt.Sprintf("`%s` は勘定か振替の下に、字下げして書きます", t.text)),
-			hint: diag.T("indent the line under the account or transfer it belongs to",
-				"属する勘定か振替の下に字下げしてください")}
+			msg: diag.T(fmt.Sprintf("`%s` belongs inside a transfer, indented under it", t.text),
+				fmt.Sprintf("`%s` は振替の下に、字下げして書きます", t.text)),
+			hint: diag.T("indent the line under the transfer it belongs to",
+				"属する振替の下に字下げしてください")}
+	case "at":
+		return &lineErr{pos: t.pos,
+			msg: diag.T("a bound belongs inside an account, indented under it",
+				"境界は勘定の下に、字下げして書きます"),
+			hint: diag.T("indent the line under the account it belongs to",
+				"属する勘定の下に字下げしてください")}
 	}
 	return p.unknownStart(t)
 }
@@ -270,10 +281,7 @@ func (p *parser) bookLine() *lineErr {
 		return err
 	}
 	if p.sawBook {
-		p.diags.Add(diag.Diagnostic{Code: "E003", Severity: diag.Error, File: p.file.Name,
-			Line: start.Line, Col: start.Col,
-			Message: diag.T("a second `book` line; a file holds one book", "二つ目の `book` の行があります。一つのファイルには帳簿が一つです"),
-			Hint:    diag.T("remove this line, or move the rest into a file of its own", "この行を消すか、続きを別のファイルにしてください")})
+		p.file.ExtraBooks = append(p.file.ExtraBooks, &BookDecl{Pos: start, Name: name, Version: v})
 		return nil
 	}
 	p.sawBook = true

@@ -82,7 +82,7 @@ func TestParseErrors(t *testing.T) {
 		{"combining mark", "book b v1\nunit cafe\u0301\n", Pos{2, 10}, "combining character U+0301"},
 		{"kana voicing mark", "book b v1\nunit か\u3099\n", Pos{2, 7}, "combining character U+3099"},
 		{"unknown start", "book b v1\nledger x\n", Pos{2, 1}, "cannot start with `ledger`"},
-		{"move at top level", "book b v1\nmove 1 from a to b\n", Pos{2, 1}, "belongs inside an account or a transfer"},
+		{"move at top level", "book b v1\nmove 1 from a to b\n", Pos{2, 1}, "belongs inside a transfer"},
 		{"indent without block", "book b v1\nunit pcs\n  at least 0\n", Pos{3, 3}, "no account or transfer comes before it"},
 		{"uneven indent", "book b v1\naccount a : pcs\n  at least 0 refused as x\n    at most 1 refused as y\n", Pos{4, 5}, "indented by 4 spaces"},
 		{"move under account", "book b v1\naccount a : pcs\n  move 1 from a to a\n", Pos{3, 3}, "cannot stand under an account"},

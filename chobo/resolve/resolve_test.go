@@ -1,0 +1,69 @@
+package resolve
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/chobo-lang/chobo/chobo/syntax"
+)
+
+func codes(t *testing.T, src string) []string {
+	t.Helper()
+	f, ds := syntax.Parse("t.book", []byte(src))
+	if ds.Errors() > 0 {
+		t.Fatalf("parse errors: %+v", ds)
+	}
+	_, ds = Resolve(f)
+	var out []string
+	for _, d := range ds {
+		out = append(out, d.Code)
+	}
+	return out
+}
+
+// TestNoCascades checks that one mistake gives one diagnostic, not a
+// chain of them from the same cause.
+func TestNoCascades(t *testing.T) {
+	tests := []struct {
+		name string
+		src  string
+		want []string
+	}{
+		{"bad scale keeps the unit", `book r v1
+unit USD scale 20
+account a : USD outside
+account b : USD
+  at least 0 refused as short
+transfer t(id: string, amt: USD)
+  key id
+  move amt from a to b
+`, []string{"E011"}},
+		{"unknown parameter type is not a string", `book r v1
+unit pcs
+account a : pcs outside
+account b : pcs
+  at least 0 refused as short
+transfer t(id: string, qty: pc)
+  key id
+  move qty from a to b
+`, []string{"E002"}},
+		{"second book line", "book a v1\nbook b v1\nunit pcs\naccount x : pcs\n", []string{"E003", "E020"}},
+		{"amount unit differs from the accounts", `book r v1
+unit pcs
+unit kg
+account a : pcs outside
+account b : pcs
+  at least 0 refused as short
+transfer t(id: string, w: kg)
+  key id
+  move w from a to b
+`, []string{"E010"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := codes(t, tt.src); !slices.Equal(got, tt.want) {
+				t.Errorf("got %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
