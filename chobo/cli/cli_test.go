@@ -25,7 +25,13 @@ const brokenBook = "book shop v1\nunit pcs\naccount stock : pieces\n  at least 0
 
 func testEnv(env map[string]string) (Env, *bytes.Buffer, *bytes.Buffer) {
 	var out, errb bytes.Buffer
-	files := map[string]string{"clean.book": cleanBook, "broken.book": brokenBook}
+	files := map[string]string{"clean.book": cleanBook, "broken.book": brokenBook,
+		"race.json": `{"name": "race", "steps": [
+			{"op": "receive.do", "args": {"delivery": "d-1", "sku": "s-1", "qty": 1}},
+			{"together": [[{"op": "sell.do", "args": {"order": "o-1", "sku": "s-1", "qty": 1}}],
+			              [{"op": "sell.do", "args": {"order": "o-2", "sku": "s-1", "qty": 1}}]]}]}`,
+		"bad.json": `{"name": "bad", "steps": [{"op": "nothing.do", "args": {}}]}`,
+	}
 	return Env{
 		Stdout: &out, Stderr: &errb,
 		Getenv: func(k string) string { return env[k] },
@@ -78,6 +84,14 @@ func TestMain_exitCodes(t *testing.T) {
 		{name: "explain unknown", args: []string{"explain", "E999"}, code: 2, stderr: "no code E999"},
 		{name: "explain needs one", args: []string{"explain"}, code: 2, stderr: "one code or --all"},
 		{name: "explain not both", args: []string{"explain", "E001", "--all"}, code: 2, stderr: "one code or --all"},
+		{name: "run", args: []string{"run", "clean.book", "--scenario", "race.json"}, code: 0, stdout: "2 possible outcomes"},
+		{name: "run json", args: []string{"run", "clean.book", "--scenario", "race.json", "--format", "json"}, code: 0, stdout: `"reason": "out_of_stock"`},
+		{name: "run japanese", args: []string{"run", "--lang", "ja", "clean.book", "--scenario", "race.json"}, code: 0, stdout: "とりうる結果は 2 通り"},
+		{name: "run needs a scenario", args: []string{"run", "clean.book"}, code: 2, stderr: "--scenario is required"},
+		{name: "run broken book", args: []string{"run", "broken.book", "--scenario", "race.json"}, code: 1, stderr: "error[E002]", noStdout: true},
+		{name: "run bad scenario", args: []string{"run", "clean.book", "--scenario", "bad.json"}, code: 1, stderr: "no transfer", noStdout: true},
+		{name: "run missing scenario", args: []string{"run", "clean.book", "--scenario", "none.json"}, code: 2, stderr: "cannot read none.json"},
+		{name: "run one book only", args: []string{"run", "clean.book", "clean.book", "--scenario", "race.json"}, code: 2, stderr: "wrong number of arguments"},
 		{name: "explain all markdown", args: []string{"explain", "--all", "--format", "markdown"}, code: 0, stdout: "| code | severity | what |"},
 	}
 	for _, tt := range tests {

@@ -307,9 +307,7 @@ func (s *State) move(c Call) (Result, error) {
 		if t.Pending.Expires {
 			h.Deadline = s.Now + t.Pending.Seconds
 		}
-		id := holdID(t, vals)
-		s.holds[id] = h
-		s.order = append(s.order, id)
+		s.holds[holdID(t, vals)] = h
 	}
 	return Result{Outcome: Done}, nil
 }

@@ -90,9 +90,8 @@ type State struct {
 	Now  int64 // seconds since the start
 
 	balances map[string]*Balance
-	accounts []Account // in the order first touched
+	accounts []Account // every account touched
 	holds    map[string]*Hold
-	order    []string // hold ids in the order created
 	keys     map[string]keyRecord
 }
 
@@ -108,7 +107,6 @@ func (s *State) Clone() *State {
 		balances: make(map[string]*Balance, len(s.balances)),
 		accounts: slices.Clone(s.accounts),
 		holds:    make(map[string]*Hold, len(s.holds)),
-		order:    slices.Clone(s.order),
 		keys:     make(map[string]keyRecord, len(s.keys)),
 	}
 	for k, v := range s.balances {
@@ -151,7 +149,9 @@ type AccountBalance struct {
 }
 
 // Accounts lists every account a call has touched, ordered by the
-// declaration of their kinds, then by first use.
+// declaration of their kinds, then by their argument values. The order
+// does not depend on the order of the calls, so two ledgers that hold
+// the same list them the same way.
 func (s *State) Accounts() []AccountBalance {
 	rank := map[*book.Account]int{}
 	for i, a := range s.Book.Accounts {
@@ -161,29 +161,46 @@ func (s *State) Accounts() []AccountBalance {
 	for _, a := range s.accounts {
 		out = append(out, AccountBalance{a, *s.balances[a.id()]})
 	}
-	slices.SortStableFunc(out, func(x, y AccountBalance) int { return rank[x.Account.Kind] - rank[y.Account.Kind] })
+	slices.SortFunc(out, func(x, y AccountBalance) int {
+		if d := rank[x.Account.Kind] - rank[y.Account.Kind]; d != 0 {
+			return d
+		}
+		return slices.Compare(x.Account.Args, y.Account.Args)
+	})
 	return out
 }
 
-// Holds lists every hold in the order it was made.
+// Holds lists every hold, ordered by the declaration of their transfer
+// kinds, then by their key values: like Accounts, independent of the
+// order of the calls.
 func (s *State) Holds() []*Hold {
-	out := make([]*Hold, 0, len(s.order))
-	for _, id := range s.order {
-		out = append(out, s.holds[id])
+	rank := map[*book.Transfer]int{}
+	for i, t := range s.Book.Transfers {
+		rank[t] = i
 	}
+	out := make([]*Hold, 0, len(s.holds))
+	for _, h := range s.holds {
+		out = append(out, h)
+	}
+	slices.SortFunc(out, func(x, y *Hold) int {
+		if d := rank[x.Transfer] - rank[y.Transfer]; d != 0 {
+			return d
+		}
+		return slices.Compare(x.Key, y.Key)
+	})
 	return out
 }
 
 // Pass moves the clock forward and expires every hold whose deadline is
-// reached. It returns the holds that expired, in the order made.
+// reached, all at once. It returns the holds that expired, in the order
+// of Holds.
 func (s *State) Pass(seconds int64) ([]*Hold, error) {
 	if seconds < 0 {
 		return nil, fmt.Errorf("time cannot go back (%d seconds)", seconds)
 	}
 	s.Now += seconds
 	var out []*Hold
-	for _, id := range s.order {
-		h := s.holds[id]
+	for _, h := range s.Holds() {
 		if h.State == Held && h.expires() && s.Now >= h.Deadline {
 			s.release(h)
 			h.State = HoldExpired

@@ -257,6 +257,11 @@ func readCall(b *book.Book, r rawCall) (*Call, error) {
 // readAmount reads a JSON integer. A whole number outside 0..2^63-1 is
 // readable but cannot be sent: it comes back as bad.
 func readAmount(raw json.RawMessage) (v int64, bad string, err error) {
+	// json.Number also takes a string holding digits; an amount is a
+	// number in the JSON itself.
+	if t := bytes.TrimSpace(raw); len(t) == 0 || (t[0] != '-' && (t[0] < '0' || t[0] > '9')) {
+		return 0, "", fmt.Errorf("an amount is a JSON integer in the unit's smallest step")
+	}
 	var n json.Number
 	d := json.NewDecoder(bytes.NewReader(raw))
 	d.UseNumber()

@@ -1,0 +1,154 @@
+package scenario_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/chobo-lang/chobo/chobo/book"
+	"github.com/chobo-lang/chobo/chobo/check"
+	"github.com/chobo-lang/chobo/chobo/scenario"
+)
+
+const shop = `book shop v1
+unit pcs
+account stock(sku: string) : pcs
+  at least 0 refused as out_of_stock
+account world : pcs outside
+transfer receive(delivery: string, sku: string, qty: pcs)
+  key delivery, sku
+  move qty from world to stock(sku)
+transfer reserve(order: string, sku: string, qty: pcs)
+  key order, sku
+  pending expires after 30 minutes
+  move qty from stock(sku) to world
+`
+
+func load(t testing.TB) *book.Book {
+	t.Helper()
+	res := check.Check("shop.book", []byte(shop))
+	if res.Book == nil {
+		t.Fatalf("%+v", res.Diags)
+	}
+	return res.Book
+}
+
+func hold(order string, qty int) string {
+	return fmt.Sprintf(`{"op": "reserve.hold", "args": {"order": %q, "sku": "s-1", "qty": %d}}`, order, qty)
+}
+
+func read(t testing.TB, b *book.Book, js string) []scenario.Scenario {
+	t.Helper()
+	scs, err := scenario.Read(b, []byte(js))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return scs
+}
+
+func TestTogetherLastUnit(t *testing.T) {
+	b := load(t)
+	scs := read(t, b, `{"name": "last unit", "steps": [
+		{"op": "receive.do", "args": {"delivery": "d-1", "sku": "s-1", "qty": 1}},
+		{"together": [[`+hold("o-1", 1)+`], [`+hold("o-2", 1)+`]]}]}`)
+	outs := scenario.Run(b, scs[0])
+	if len(outs) != 2 {
+		t.Fatalf("want 2 outcomes, got %d", len(outs))
+	}
+	// The first order found is caller 1 first.
+	if outs[0].Results[1].Reason != "" || outs[0].Results[2].Reason != "out_of_stock" {
+		t.Errorf("outcome 1: %+v", outs[0].Results)
+	}
+	if outs[1].Results[1].Reason != "out_of_stock" || outs[1].Results[2].Reason != "" {
+		t.Errorf("outcome 2: %+v", outs[1].Results)
+	}
+}
+
+func TestTogetherMergesEqualOutcomes(t *testing.T) {
+	b := load(t)
+	// Plenty of stock: every order ends the same way.
+	scs := read(t, b, `{"name": "plenty", "steps": [
+		{"op": "receive.do", "args": {"delivery": "d-1", "sku": "s-1", "qty": 100}},
+		{"together": [[`+hold("o-1", 1)+`,`+hold("o-2", 1)+`], [`+hold("o-3", 1)+`], [`+hold("o-4", 1)+`]]}]}`)
+	if outs := scenario.Run(b, scs[0]); len(outs) != 1 {
+		t.Fatalf("want 1 outcome, got %d", len(outs))
+	}
+}
+
+func TestTogetherBranchesCarryOn(t *testing.T) {
+	b := load(t)
+	// After the race, each outcome goes on with its own ledger: only the
+	// winner's hold can be posted.
+	scs := read(t, b, `{"name": "race then post", "steps": [
+		{"op": "receive.do", "args": {"delivery": "d-1", "sku": "s-1", "qty": 1}},
+		{"together": [[`+hold("o-1", 1)+`], [`+hold("o-2", 1)+`]]},
+		{"op": "reserve.post", "args": {"order": "o-1", "sku": "s-1"}},
+		{"pass": "1 hour"}]}`)
+	outs := scenario.Run(b, scs[0])
+	if len(outs) != 2 {
+		t.Fatalf("want 2 outcomes, got %d", len(outs))
+	}
+	if outs[0].Results[3].Outcome.String() != "done" || outs[1].Results[3].Reason != "no_such_hold" {
+		t.Errorf("posts: %+v / %+v", outs[0].Results[3], outs[1].Results[3])
+	}
+	if len(outs[0].Expired[3]) != 0 || strings.Join(outs[1].Expired[3], ",") != "reserve(o-2, s-1)" {
+		t.Errorf("expired: %v / %v", outs[0].Expired, outs[1].Expired)
+	}
+}
+
+func TestReadErrors(t *testing.T) {
+	b := load(t)
+	nine := make([]string, 9)
+	for i := range nine {
+		nine[i] = "[" + hold(fmt.Sprintf("o-%d", i), 1) + "]"
+	}
+	tests := []struct{ js, want string }{
+		{`{"name": "x", "steps": [{"together": [` + strings.Join(nine, ",") + `]}]}`, "at most 8"},
+		{`{"name": "x", "steps": [{"op": "nope.do", "args": {}}]}`, "no transfer"},
+		{`{"name": "x", "steps": [{"op": "receive.hold", "args": {}}]}`, "has the operations"},
+		{`{"name": "x", "steps": [{"op": "receive.do", "args": {"qty": 1.5}}]}`, "whole number"},
+		{`{"name": "x", "steps": [{"op": "receive.do", "args": {"qty": "2"}}]}`, "JSON integer"},
+		{`{"name": "x", "steps": [{"op": "receive.do", "args": {"sku": 2}}]}`, "takes a string"},
+		{`{"name": "x", "steps": [{"pass": "3 weeks"}]}`, "seconds, minutes"},
+		{`{"name": "x", "steps": [{"pass": "3 days", "op": "receive.do"}]}`, "exactly one"},
+		{`{"name": "x", "steps": [], "extra": 1}`, "unknown field"},
+		{`{"steps": []}`, `"name" is missing`},
+		{`[{"name": "x", "steps": []}, {"name": "y"}]`, "scenario 2"},
+	}
+	for _, tt := range tests {
+		_, err := scenario.Read(b, []byte(tt.js))
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: got %v, want an error containing %q", tt.js, err, tt.want)
+		}
+	}
+}
+
+func TestAmountOutsideRangeFails(t *testing.T) {
+	b := load(t)
+	scs := read(t, b, `{"name": "huge", "steps": [
+		{"op": "receive.do", "args": {"delivery": "d-1", "sku": "s-1", "qty": 9223372036854775808}},
+		{"op": "receive.do", "args": {"delivery": "d-1", "sku": "s-1", "qty": 1}}]}`)
+	outs := scenario.Run(b, scs[0])
+	if outs[0].Results[0].Failed == "" || outs[0].Results[1].Outcome.String() != "done" {
+		t.Fatalf("%+v", outs[0].Results)
+	}
+}
+
+// BenchmarkTogether4x2 enumerates 4 callers with 2 calls each (2,520
+// orders) racing for stock that only some of them can get.
+func BenchmarkTogether4x2(b *testing.B) {
+	bk := load(b)
+	var callers []string
+	for c := 0; c < 4; c++ {
+		callers = append(callers, "["+hold(fmt.Sprintf("o-%d", 2*c), 1+c%2)+","+hold(fmt.Sprintf("o-%d", 2*c+1), 1)+"]")
+	}
+	scs := read(b, bk, `{"name": "4x2", "steps": [
+		{"op": "receive.do", "args": {"delivery": "d-1", "sku": "s-1", "qty": 5}},
+		{"together": [`+strings.Join(callers, ",")+`]}]}`)
+	b.ResetTimer()
+	var n int
+	for range b.N {
+		n = len(scenario.Run(bk, scs[0]))
+	}
+	b.ReportMetric(float64(n), "outcomes")
+}
