@@ -69,7 +69,8 @@ func TestKeywordTableInDocs(t *testing.T) {
 	golden.Check(t, path, []byte(want))
 }
 
-// TestExamplesAreClean checks every example book: no diagnostic at all.
+// TestExamplesAreClean checks every example book: no diagnostic at all,
+// so the first line is the summary.
 func TestExamplesAreClean(t *testing.T) {
 	books, _ := filepath.Glob(filepath.Join("..", "examples", "*", "*.book"))
 	if len(books) == 0 {
@@ -77,7 +78,8 @@ func TestExamplesAreClean(t *testing.T) {
 	}
 	for _, b := range books {
 		out, errOut, code := run(".", nil, "check", b)
-		if code != 0 || strings.Count(out, "\n") != 1 || !strings.HasSuffix(out, ": ok\n") {
+		first, _, _ := strings.Cut(out, "\n")
+		if code != 0 || !strings.HasSuffix(first, ": ok") {
 			t.Errorf("%s is not clean (exit %d):\n%s%s", b, code, out, errOut)
 		}
 	}

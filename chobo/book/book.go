@@ -4,7 +4,12 @@
 // generators read it and never go back to the syntax.
 package book
 
-import "github.com/chobo-lang/chobo/chobo/syntax"
+import (
+	"strconv"
+	"strings"
+
+	"github.com/chobo-lang/chobo/chobo/syntax"
+)
 
 // Pos is a place in the book's file.
 type Pos = syntax.Pos
@@ -44,10 +49,12 @@ func (b *Book) Index() {
 	for _, u := range b.Units {
 		b.unitByName[u.Name] = u
 	}
-	for _, a := range b.Accounts {
+	for i, a := range b.Accounts {
+		a.Index = i
 		b.accountByName[a.Name] = a
 	}
-	for _, t := range b.Transfers {
+	for i, t := range b.Transfers {
+		t.Index = i
 		b.transferByName[t.Name] = t
 	}
 }
@@ -75,6 +82,7 @@ type Bound struct {
 // Account is an account kind: one account per tuple of argument values.
 type Account struct {
 	Pos         Pos
+	Index       int // declaration order, from 0
 	Name        string
 	Params      []string // every parameter is a string
 	ParamPos    []Pos
@@ -107,6 +115,7 @@ type Pending struct {
 // Transfer is a transfer kind.
 type Transfer struct {
 	Pos         Pos
+	Index       int // declaration order, from 0
 	Name        string
 	Description string
 	Params      []*Param
@@ -166,4 +175,33 @@ type AccountRef struct {
 	Pos     Pos
 	Account *Account
 	Args    []*Param
+}
+
+// FormatAmount writes an amount the way a book writes it: with the
+// unit's decimals (1250 in USD scale 2 is "12.50").
+func FormatAmount(v int64, scale int) string {
+	neg := v < 0
+	u := uint64(v)
+	if neg {
+		u = uint64(-(v + 1)) + 1
+	}
+	s := strconv.FormatUint(u, 10)
+	if scale > 0 {
+		for len(s) <= scale {
+			s = "0" + s
+		}
+		s = s[:len(s)-scale] + "." + s[len(s)-scale:]
+	}
+	if neg {
+		s = "-" + s
+	}
+	return s
+}
+
+// Shape writes an account kind with its parameter names: `stock(sku)`.
+func (a *Account) Shape() string {
+	if len(a.Params) == 0 {
+		return a.Name
+	}
+	return a.Name + "(" + strings.Join(a.Params, ", ") + ")"
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/chobo-lang/chobo/chobo/book"
 	"github.com/chobo-lang/chobo/chobo/diag"
+	"github.com/chobo-lang/chobo/chobo/report"
 	"github.com/chobo-lang/chobo/chobo/resolve"
 	"github.com/chobo-lang/chobo/chobo/secrets"
 	"github.com/chobo-lang/chobo/chobo/syntax"
@@ -20,6 +21,9 @@ type Result struct {
 	File  string
 	Book  *book.Book // nil when the book has errors
 	Diags diag.List
+	// Report is the per-operation refusal report; nil when the book has
+	// errors.
+	Report *report.Report
 }
 
 // Analysis looks at a resolved book and reports what it finds. The
@@ -27,7 +31,7 @@ type Result struct {
 type Analysis func(b *book.Book) diag.List
 
 // Analyses run, in order, on every book that resolved without errors.
-var Analyses = []Analysis{Unused, IneffectiveBounds}
+var Analyses = []Analysis{SameAccount, OnlyFilled, AlwaysRefused, MoveOrder, HoldsOwnMoves, Unused, IneffectiveBounds}
 
 // Check checks the book in src; name is the file name used in messages.
 func Check(name string, src []byte) Result {
@@ -56,6 +60,9 @@ func Check(name string, src []byte) Result {
 	res.Diags.Sort()
 	if res.Diags.Errors() > 0 {
 		res.Book = nil
+	} else if res.Book != nil {
+		r := report.Build(res.Book)
+		res.Report = &r
 	}
 	return res
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/chobo-lang/chobo/chobo/check"
 	"github.com/chobo-lang/chobo/chobo/diag"
+	"github.com/chobo-lang/chobo/chobo/report"
 )
 
 func runCheck(inv *Invocation) int {
@@ -23,21 +24,28 @@ func runCheck(inv *Invocation) int {
 		srcs[i] = src
 	}
 	errors := 0
-	report := diag.Report{V: diag.FormatVersion, Files: []diag.FileReport{}}
+	out := diag.Report{V: diag.FormatVersion, Files: []diag.FileReport{}}
 	for i, name := range inv.Args {
 		res := check.Check(name, srcs[i])
 		errors += res.Diags.Errors()
 		if inv.Flags["format"] == "json" {
-			report.Files = append(report.Files, diag.NewFileReport(name, res.Diags, inv.Lang))
+			fr := diag.NewFileReport(name, res.Diags, inv.Lang)
+			if res.Report != nil {
+				fr.Report = report.ToJSON(*res.Report, inv.Lang)
+			}
+			out.Files = append(out.Files, fr)
 			continue
 		}
 		for _, d := range res.Diags {
 			diag.WriteText(env.Stdout, d, inv.Lang)
 		}
 		fmt.Fprintln(env.Stdout, diag.Summary(name, res.Diags, inv.Lang))
+		if res.Report != nil {
+			report.WriteText(env.Stdout, *res.Report, inv.Lang)
+		}
 	}
 	if inv.Flags["format"] == "json" {
-		if err := diag.WriteJSON(env.Stdout, report); err != nil {
+		if err := diag.WriteJSON(env.Stdout, out); err != nil {
 			fmt.Fprintf(env.Stderr, "chobo check: %v\n", err)
 			return ExitUsage
 		}

@@ -36,7 +36,11 @@ func WriteText(w io.Writer, d Diagnostic, lang Lang) {
 	if len(d.Operations) > 0 {
 		fmt.Fprintf(&b, "  %s\n", lb.operations)
 		for _, op := range d.Operations {
-			fmt.Fprintf(&b, "    %3d  %s  %s\n", op.Step, op.Call, op.Outcome.In(lang))
+			if op.Outcome.IsZero() {
+				fmt.Fprintf(&b, "    %3d  %s\n", op.Step, op.Call)
+			} else {
+				fmt.Fprintf(&b, "    %3d  %s  %s\n", op.Step, op.Call, op.Outcome.In(lang))
+			}
 		}
 	}
 	if !d.Hint.IsZero() {
@@ -102,6 +106,8 @@ type FileReport struct {
 	Errors      int              `json:"errors"`
 	Warnings    int              `json:"warnings"`
 	Diagnostics []JSONDiagnostic `json:"diagnostics"`
+	// Report is the refusal report of a book without errors, else null.
+	Report any `json:"report"`
 }
 
 // JSONDiagnostic is a diagnostic with stable English keys. Messages are in

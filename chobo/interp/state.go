@@ -153,16 +153,12 @@ type AccountBalance struct {
 // does not depend on the order of the calls, so two ledgers that hold
 // the same list them the same way.
 func (s *State) Accounts() []AccountBalance {
-	rank := map[*book.Account]int{}
-	for i, a := range s.Book.Accounts {
-		rank[a] = i
-	}
 	out := make([]AccountBalance, 0, len(s.accounts))
 	for _, a := range s.accounts {
 		out = append(out, AccountBalance{a, *s.balances[a.id()]})
 	}
 	slices.SortFunc(out, func(x, y AccountBalance) int {
-		if d := rank[x.Account.Kind] - rank[y.Account.Kind]; d != 0 {
+		if d := x.Account.Kind.Index - y.Account.Kind.Index; d != 0 {
 			return d
 		}
 		return slices.Compare(x.Account.Args, y.Account.Args)
@@ -174,16 +170,12 @@ func (s *State) Accounts() []AccountBalance {
 // kinds, then by their key values: like Accounts, independent of the
 // order of the calls.
 func (s *State) Holds() []*Hold {
-	rank := map[*book.Transfer]int{}
-	for i, t := range s.Book.Transfers {
-		rank[t] = i
-	}
 	out := make([]*Hold, 0, len(s.holds))
 	for _, h := range s.holds {
 		out = append(out, h)
 	}
 	slices.SortFunc(out, func(x, y *Hold) int {
-		if d := rank[x.Transfer] - rank[y.Transfer]; d != 0 {
+		if d := x.Transfer.Index - y.Transfer.Index; d != 0 {
 			return d
 		}
 		return slices.Compare(x.Key, y.Key)

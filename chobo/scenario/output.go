@@ -110,27 +110,7 @@ func balanceText(b interp.Balance, lang diag.Lang) string {
 		fmt.Sprintf("確定 %d、出ていく仮押さえ %d、入ってくる仮押さえ %d", b.Posted, b.HeldOut, b.HeldIn)).In(lang)
 }
 
-// Width is the number of terminal columns s takes: East Asian wide
-// characters take two, so Japanese columns line up.
-func Width(s string) int {
-	w := 0
-	for _, r := range s {
-		w++
-		if wide(r) {
-			w++
-		}
-	}
-	return w
-}
-
-func wide(r rune) bool {
-	return (r >= 0x1100 && r <= 0x115F) || (r >= 0x2E80 && r <= 0xA4CF) ||
-		(r >= 0xAC00 && r <= 0xD7A3) || (r >= 0xF900 && r <= 0xFAFF) ||
-		(r >= 0xFE30 && r <= 0xFE4F) || (r >= 0xFF00 && r <= 0xFF60) ||
-		(r >= 0xFFE0 && r <= 0xFFE6) || (r >= 0x20000 && r <= 0x3FFFD)
-}
-
-func pad(s string, w int) string { return s + strings.Repeat(" ", max(0, w-Width(s))) }
+func pad(s string, w int) string { return s + strings.Repeat(" ", max(0, w-diag.Width(s))) }
 
 // row is one line of the step listing before it is aligned.
 type row struct{ left, right string }
@@ -155,7 +135,7 @@ func WriteText(w io.Writer, file string, sc Scenario, outcomes []Outcome, lang d
 		rows := stepRows(sc, o, lang)
 		width := 0
 		for _, r := range rows {
-			width = max(width, Width(r.left))
+			width = max(width, diag.Width(r.left))
 		}
 		for _, r := range rows {
 			if r.right == "" {
@@ -168,7 +148,7 @@ func WriteText(w io.Writer, file string, sc Scenario, outcomes []Outcome, lang d
 		fmt.Fprintf(&b, "%s%s\n", sub, diag.T("accounts:", "勘定:").In(lang))
 		aw := 0
 		for _, a := range o.Accounts {
-			aw = max(aw, Width(a.Account.String()))
+			aw = max(aw, diag.Width(a.Account.String()))
 		}
 		for _, a := range o.Accounts {
 			fmt.Fprintf(&b, "%s%s  %s\n", indent, pad(a.Account.String(), aw), balanceText(a.Balance, lang))
@@ -177,7 +157,7 @@ func WriteText(w io.Writer, file string, sc Scenario, outcomes []Outcome, lang d
 			fmt.Fprintf(&b, "%s%s\n", sub, diag.T("holds:", "仮押さえ:").In(lang))
 			hw := 0
 			for _, h := range o.Holds {
-				hw = max(hw, Width(h.Name))
+				hw = max(hw, diag.Width(h.Name))
 			}
 			for _, h := range o.Holds {
 				fmt.Fprintf(&b, "%s%s  %s\n", indent, pad(h.Name, hw), holdState(h.State, lang))

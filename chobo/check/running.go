@@ -1,0 +1,238 @@
+package check
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/chobo-lang/chobo/chobo/book"
+	"github.com/chobo-lang/chobo/chobo/diag"
+	"github.com/chobo-lang/chobo/chobo/interp"
+	"github.com/chobo-lang/chobo/chobo/search"
+)
+
+// The analyses below speak of what calls do, so each one prints the calls
+// that get there, found and run on the interpreter by package search. A
+// finding without such calls is not reported.
+
+func sameRef(a, b book.AccountRef) bool {
+	return a.Account == b.Account && slices.Equal(a.Args, b.Args)
+}
+
+func refText(r book.AccountRef) string {
+	if len(r.Args) == 0 {
+		return r.Account.Name
+	}
+	s := r.Account.Name + "("
+	for i, p := range r.Args {
+		if i > 0 {
+			s += ", "
+		}
+		s += p.Name
+	}
+	return s + ")"
+}
+
+func withOps(d diag.Diagnostic, ex search.Example) diag.Diagnostic {
+	d.Operations = ex.Operations()
+	return d
+}
+
+// SameAccount reports moves whose two sides are always one account
+// (E012): same kind, same arguments. Every call is refused.
+func SameAccount(b *book.Book) diag.List {
+	var l diag.List
+	s := search.New(b)
+	for _, t := range b.Transfers {
+		for _, m := range t.Moves {
+			if !sameRef(m.From, m.To) {
+				continue
+			}
+			ex, ok := s.SameAccount(t)
+			if !ok {
+				continue
+			}
+			acc := refText(m.From)
+			l.Add(withOps(diag.Diagnostic{Code: "E012", Severity: diag.Error, File: b.File,
+				Line: m.Pos.Line, Col: m.Pos.Col,
+				Message: diag.T(
+					fmt.Sprintf("move %d takes from %s and puts into the same account: every call of `%s` is refused with same_account", m.Index, acc, t.Name),
+					fmt.Sprintf("%d つ目の移動は %s から取り、同じ勘定へ入れます。`%s` の呼び出しはどれも same_account で拒否されます", m.Index, acc, t.Name)),
+				Hint: diag.T("give the two sides different accounts, or different parameters as arguments",
+					"移動の元と先を別の勘定にするか、別の引数を渡してください"),
+			}, ex))
+		}
+	}
+	return l
+}
+
+// OnlyFilled reports accounts inside the book that moves put into and
+// none takes from (W101): their balance can only grow.
+func OnlyFilled(b *book.Book) diag.List {
+	var l diag.List
+	f := flowsOf(b)
+	s := search.New(b)
+	for _, a := range b.Accounts {
+		if !f.onlyFills(a) {
+			continue
+		}
+		for _, t := range b.Transfers {
+			if !slices.ContainsFunc(t.Moves, func(m *book.Move) bool { return m.To.Account == a }) {
+				continue
+			}
+			ex, ok := s.Success(t)
+			if !ok {
+				continue
+			}
+			l.Add(withOps(warn(b, "W101", a.Pos,
+				diag.T(fmt.Sprintf("`%s` only fills: moves put into it and none takes from it, so its balance can only grow", a.Name),
+					fmt.Sprintf("`%s` は増える一方です。入れる移動はあるのに、取る移動がどこにもありません", a.Name)),
+				diag.T(fmt.Sprintf("write the transfer that takes from `%s`, or mark it outside when it stands for the world beyond the book", a.Name),
+					fmt.Sprintf("`%s` から取る振替を書くか、帳簿の外を表す勘定なら outside にしてください", a.Name))), ex))
+			break
+		}
+	}
+	return l
+}
+
+// AlwaysRefused reports transfers that every call with an amount above
+// zero is refused (W102): a move takes from an account that nothing puts
+// into, and whose lower bound is zero or more.
+func AlwaysRefused(b *book.Book) diag.List {
+	var l diag.List
+	f := flowsOf(b)
+	s := search.New(b)
+	for _, t := range b.Transfers {
+		for _, m := range t.Moves {
+			src := m.From.Account
+			if src.Outside || src.Lower == nil || src.Lower.Value < 0 || f.putInto[src] {
+				continue
+			}
+			ex, ok := s.AtMove(t, m.Index, true, nil)
+			if !ok {
+				continue
+			}
+			l.Add(withOps(warn(b, "W102", m.Pos,
+				diag.T(fmt.Sprintf("`%s` is always refused with %s: move %d takes from %s, which no move puts into, and it may not go below %d", t.Name, src.Lower.Reason, m.Index, refText(m.From), src.Lower.Value),
+					fmt.Sprintf("`%s` はいつも %s で拒否されます。%d つ目の移動が %s から取りますが、そこへ入れる移動がどこにもなく、%d を下回れません", t.Name, src.Lower.Reason, m.Index, refText(m.From), src.Lower.Value)),
+				diag.T(fmt.Sprintf("write the transfer that puts into `%s`", src.Name),
+					fmt.Sprintf("`%s` へ入れる振替を書いてください", src.Name))), ex))
+			break
+		}
+	}
+	return l
+}
+
+// MoveOrder reports transfers that post at once and can be refused only
+// because of the order of their moves (W103): a move takes from an
+// account that a later move puts into (lower bound), or puts into one a
+// later move takes from (upper bound).
+func MoveOrder(b *book.Book) diag.List {
+	var l diag.List
+	s := search.New(b)
+	for _, t := range b.Transfers {
+		if t.Pending != nil {
+			continue
+		}
+		for i, m := range t.Moves {
+			for _, later := range t.Moves[i+1:] {
+				if d, ok := moveOrder(s, b, t, m, later); ok {
+					l.Add(d)
+					break
+				}
+			}
+		}
+	}
+	return l
+}
+
+func moveOrder(s *search.Searcher, b *book.Book, t *book.Transfer, m, later *book.Move) (diag.Diagnostic, bool) {
+	amount := func(c interp.Call, mv *book.Move) int64 {
+		if mv.Amount.Param != nil {
+			return c.Amounts[mv.Amount.Param.Name]
+		}
+		return mv.Amount.Literal
+	}
+	if lo := m.From.Account.Lower; lo != nil && sameRef(m.From, later.To) {
+		// Refused at m although what later brings would cover it.
+		ex, ok := s.AtMove(t, m.Index, true, func(c interp.Call, d *interp.BoundDetail) bool {
+			return d.Balance.Posted-d.Balance.HeldOut-d.Amount+amount(c, later) >= lo.Value
+		})
+		if !ok {
+			return diag.Diagnostic{}, false
+		}
+		acc := refText(m.From)
+		return withOps(warn(b, "W103", m.Pos,
+			diag.T(fmt.Sprintf("move %d takes from %s before move %d puts into it: when %s is short at that point, the call is refused with %s, even when the two moves together would leave enough", m.Index, acc, later.Index, acc, lo.Reason),
+				fmt.Sprintf("%d つ目の移動が %s から取ったあとで、%d つ目の移動がそこへ入れます。その時点で %s が足りなければ、二つの移動を合わせれば足りるときでも、%s で拒否されます", m.Index, acc, later.Index, acc, lo.Reason)),
+			diag.T(fmt.Sprintf("write the move that puts into %s first", acc),
+				fmt.Sprintf("%s へ入れる移動を先に書いてください", acc))), ex), true
+	}
+	if up := m.To.Account.Upper; up != nil && sameRef(m.To, later.From) {
+		ex, ok := s.AtMove(t, m.Index, false, func(c interp.Call, d *interp.BoundDetail) bool {
+			return d.Balance.Posted+d.Balance.HeldIn+d.Amount-amount(c, later) <= up.Value
+		})
+		if !ok {
+			return diag.Diagnostic{}, false
+		}
+		acc := refText(m.To)
+		return withOps(warn(b, "W103", m.Pos,
+			diag.T(fmt.Sprintf("move %d puts into %s before move %d takes from it: when %s is near its upper bound at that point, the call is refused with %s, even when the two moves together would stay within it", m.Index, acc, later.Index, acc, up.Reason),
+				fmt.Sprintf("%d つ目の移動が %s へ入れたあとで、%d つ目の移動がそこから取ります。その時点で %s が上限に近ければ、二つの移動を合わせれば収まるときでも、%s で拒否されます", m.Index, acc, later.Index, acc, up.Reason)),
+			diag.T(fmt.Sprintf("write the move that takes from %s first", acc),
+				fmt.Sprintf("%s から取る移動を先に書いてください", acc))), ex), true
+	}
+	return diag.Diagnostic{}, false
+}
+
+// HoldsOwnMoves reports holds in which a move relies on what another move
+// of the same hold brings (W104): held amounts do not count, whichever
+// order the moves are in.
+func HoldsOwnMoves(b *book.Book) diag.List {
+	var l diag.List
+	s := search.New(b)
+	for _, t := range b.Transfers {
+		if t.Pending == nil {
+			continue
+		}
+		for _, m := range t.Moves {
+			for _, other := range t.Moves {
+				if other == m {
+					continue
+				}
+				if d, ok := holdsOwn(s, b, t, m, other); ok {
+					l.Add(d)
+					break
+				}
+			}
+		}
+	}
+	return l
+}
+
+func holdsOwn(s *search.Searcher, b *book.Book, t *book.Transfer, m, other *book.Move) (diag.Diagnostic, bool) {
+	if lo := m.From.Account.Lower; lo != nil && sameRef(m.From, other.To) {
+		ex, ok := s.AtMove(t, m.Index, true, nil)
+		if !ok {
+			return diag.Diagnostic{}, false
+		}
+		acc := refText(m.From)
+		return withOps(warn(b, "W104", m.Pos,
+			diag.T(fmt.Sprintf("in a hold, what move %d puts into %s is held coming in, and does not count when move %d takes from %s: unless %s has enough already, the hold is refused with %s", other.Index, acc, m.Index, acc, acc, lo.Reason),
+				fmt.Sprintf("仮押さえでは、%d つ目の移動が %s へ入れる額は入ってくる仮押さえになり、%d つ目の移動が %s から取るときに数えられません。%s にはじめから足りるだけの残高が無ければ、%s で拒否されます", other.Index, acc, m.Index, acc, acc, lo.Reason)),
+			diag.T(fmt.Sprintf("have what it takes in %s beforehand, or take it in another transfer after the hold is posted", acc),
+				fmt.Sprintf("取る分をはじめから %s に入れておくか、確定のあとで取る別の振替にしてください", acc))), ex), true
+	}
+	if up := m.To.Account.Upper; up != nil && sameRef(m.To, other.From) {
+		ex, ok := s.AtMove(t, m.Index, false, nil)
+		if !ok {
+			return diag.Diagnostic{}, false
+		}
+		acc := refText(m.To)
+		return withOps(warn(b, "W104", m.Pos,
+			diag.T(fmt.Sprintf("in a hold, what move %d takes from %s is held going out, and makes no room when move %d puts into %s: unless %s has room already, the hold is refused with %s", other.Index, acc, m.Index, acc, acc, up.Reason),
+				fmt.Sprintf("仮押さえでは、%d つ目の移動が %s から取る額は出ていく仮押さえになり、%d つ目の移動が %s へ入れるときの空きになりません。%s にはじめから空きが無ければ、%s で拒否されます", other.Index, acc, m.Index, acc, acc, up.Reason)),
+			diag.T(fmt.Sprintf("keep room in %s beforehand, or put into it in another transfer after the hold is posted", acc),
+				fmt.Sprintf("%s の空きをはじめから作っておくか、確定のあとで入れる別の振替にしてください", acc))), ex), true
+	}
+	return diag.Diagnostic{}, false
+}

@@ -1,0 +1,134 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/chobo-lang/chobo/chobo/book"
+	"github.com/chobo-lang/chobo/chobo/diag"
+)
+
+func (o Operation) name() string { return o.Transfer.Name + "." + string(o.Op) }
+
+func (r Refusal) text(lang diag.Lang) string {
+	if r.Bound == "" {
+		return r.Reason
+	}
+	if lang == diag.Japanese {
+		return r.Reason + "(" + r.Bound + ")"
+	}
+	return r.Reason + " (" + r.Bound + ")"
+}
+
+// WriteText prints the report under a file's summary line.
+func WriteText(w io.Writer, r Report, lang diag.Lang) {
+	var b strings.Builder
+	width := 0
+	for _, o := range r.Operations {
+		width = max(width, diag.Width(o.name()))
+	}
+	for _, o := range r.Operations {
+		pad := strings.Repeat(" ", width-diag.Width(o.name()))
+		if len(o.Refusals) == 0 {
+			fmt.Fprintf(&b, "  %s%s  %s\n", o.name(), pad, diag.T("no refusal found", "拒否される例は見つかりません").In(lang))
+			continue
+		}
+		var parts []string
+		for _, rf := range o.Refusals {
+			parts = append(parts, rf.text(lang))
+		}
+		if lang == diag.Japanese {
+			fmt.Fprintf(&b, "  %s%s  拒否されうる理由: %s\n", o.name(), pad, strings.Join(parts, "、"))
+		} else {
+			fmt.Fprintf(&b, "  %s%s  may be refused: %s\n", o.name(), pad, strings.Join(parts, ", "))
+		}
+	}
+	for _, t := range r.Keys {
+		fmt.Fprintf(&b, "  %s\n", KeySentence(t).In(lang))
+	}
+	io.WriteString(w, b.String())
+}
+
+// KeySentence says what the key of t means for callers.
+func KeySentence(t *book.Transfer) diag.Text {
+	inKey := map[*book.Param]bool{}
+	var keys []string
+	for _, p := range t.Key {
+		inKey[p] = true
+		keys = append(keys, p.Name)
+	}
+	var others []string
+	for _, p := range t.Params {
+		if !inKey[p] {
+			others = append(others, p.Name)
+		}
+	}
+	en := fmt.Sprintf("key: %s once per %s", t.Name, strings.Join(keys, ", "))
+	ja := fmt.Sprintf("キー: %s は、%s ごとに一度だけ動きます。", t.Name, strings.Join(keys, " と "))
+	if len(keys) > 1 {
+		ja = fmt.Sprintf("キー: %s は、%s の組ごとに一度だけ動きます。", t.Name, strings.Join(keys, " と "))
+	}
+	switch len(others) {
+	case 0:
+	case 1:
+		en += fmt.Sprintf("; a second call that differs only in %s is refused with key_conflict", others[0])
+		ja += fmt.Sprintf("キーが同じで %s が違う二度目の呼び出しは、key_conflict で拒否されます。", others[0])
+	default:
+		en += fmt.Sprintf("; a second call that differs only in %s or %s is refused with key_conflict",
+			strings.Join(others[:len(others)-1], ", "), others[len(others)-1])
+		ja += fmt.Sprintf("キーが同じで %s のどれかが違う二度目の呼び出しは、key_conflict で拒否されます。", strings.Join(others, "、"))
+	}
+	if t.Pending != nil {
+		en += "; holding again with the same key after the hold has ended answers done_before and holds nothing"
+		ja += "仮押さえが終わったあとに同じキーでもう一度押さえると、done_before が返り、何も押さえません。"
+	}
+	return diag.T(en, ja)
+}
+
+// JSON shapes of the report in `chobo check --format json`.
+type (
+	JSONReport struct {
+		Operations []JSONOperation `json:"operations"`
+		Keys       []JSONKey       `json:"keys"`
+	}
+	JSONOperation struct {
+		Transfer string        `json:"transfer"`
+		Op       string        `json:"op"`
+		Refusals []JSONRefusal `json:"refusals"`
+	}
+	JSONRefusal struct {
+		Reason     string               `json:"reason"`
+		Bound      string               `json:"bound,omitempty"`
+		Operations []diag.JSONOperation `json:"operations"`
+	}
+	JSONKey struct {
+		Transfer string   `json:"transfer"`
+		Key      []string `json:"key"`
+		Text     string   `json:"text"`
+	}
+)
+
+// ToJSON converts the report; texts follow lang.
+func ToJSON(r Report, lang diag.Lang) JSONReport {
+	out := JSONReport{Operations: []JSONOperation{}, Keys: []JSONKey{}}
+	for _, o := range r.Operations {
+		jo := JSONOperation{Transfer: o.Transfer.Name, Op: string(o.Op), Refusals: []JSONRefusal{}}
+		for _, rf := range o.Refusals {
+			jr := JSONRefusal{Reason: rf.Reason, Bound: rf.Bound, Operations: []diag.JSONOperation{}}
+			for _, op := range rf.Example.Operations() {
+				jr.Operations = append(jr.Operations, diag.JSONOperation{Step: op.Step, Call: op.Call, Outcome: op.Outcome.In(lang)})
+			}
+			jo.Refusals = append(jo.Refusals, jr)
+		}
+		out.Operations = append(out.Operations, jo)
+	}
+	for _, t := range r.Keys {
+		k := JSONKey{Transfer: t.Name, Key: []string{}, Text: KeySentence(t).In(lang)}
+		for _, p := range t.Key {
+			k.Key = append(k.Key, p.Name)
+		}
+		out.Keys = append(out.Keys, k)
+	}
+	return out
+}

@@ -1,0 +1,354 @@
+package search
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/chobo-lang/chobo/chobo/book"
+	"github.com/chobo-lang/chobo/chobo/interp"
+)
+
+func firstOp(t *book.Transfer) book.Op {
+	if t.Pending != nil {
+		return book.Hold
+	}
+	return book.Do
+}
+
+// Success finds calls that end with t's do (or hold) done.
+func (s *Searcher) Success(t *book.Transfer) (Example, bool) {
+	if m, ok := s.success[t]; ok {
+		return m.ex, m.ok
+	}
+	ex, ok := s.findSuccess(t)
+	s.success[t] = memo{ex, ok}
+	return ex, ok
+}
+
+func (s *Searcher) findSuccess(t *book.Transfer) (Example, bool) {
+	for _, amts := range s.assignments(t) {
+		c := s.withAmounts(t, firstOp(t), amts)
+		run, ok := s.prepare([]Step{{Call: c}}, len(t.Moves)+1, 0)
+		if ok && run[len(run)-1].Result.Outcome == interp.Done {
+			return s.finish(run)
+		}
+	}
+	return Example{}, false
+}
+
+// AtMove finds calls that end with t's do (or hold) refused at move (1-based)
+// by the lower bound of the account it takes from (lower) or the upper
+// bound of the account it puts into, and that accept also approves.
+func (s *Searcher) AtMove(t *book.Transfer, move int, lower bool, accept func(c interp.Call, d *interp.BoundDetail) bool) (Example, bool) {
+	if accept != nil {
+		return s.findAtMove(t, move, lower, accept)
+	}
+	k := atMoveKey{t, move, lower}
+	if m, ok := s.atMove[k]; ok {
+		return m.ex, m.ok
+	}
+	ex, ok := s.findAtMove(t, move, lower, nil)
+	s.atMove[k] = memo{ex, ok}
+	return ex, ok
+}
+
+func (s *Searcher) findAtMove(t *book.Transfer, move int, lower bool, accept func(c interp.Call, d *interp.BoundDetail) bool) (Example, bool) {
+	for _, amts := range s.assignments(t) {
+		c := s.withAmounts(t, firstOp(t), amts)
+		run, ok := s.prepare([]Step{{Call: c}}, move, 0)
+		if !ok {
+			continue
+		}
+		r := run[len(run)-1].Result
+		if r.Outcome == interp.Refused && r.Detail != nil && r.Detail.Move == move && r.Detail.Lower == lower &&
+			(accept == nil || accept(c, r.Detail)) {
+			return s.finish(run)
+		}
+	}
+	return Example{}, false
+}
+
+// After runs a found example further: then adds steps built from its
+// last call, and the result must end with want.
+func (s *Searcher) after(base Example, then func(last interp.Call) []Step, want interp.Outcome, reason string) (Example, bool) {
+	steps := append([]Step{}, base.Steps...)
+	steps = append(steps, then(base.Last().Call)...)
+	run, _, ok := s.simulate(steps)
+	if !ok {
+		return Example{}, false
+	}
+	r := run[len(run)-1].Result
+	if r.Outcome != want || r.Reason != reason {
+		return Example{}, false
+	}
+	return s.finish(run)
+}
+
+// finish renames the values of an example by first appearance
+// (`order-1`, `sku-2`) and replays it: an example whose answers change
+// on replay is dropped.
+func (s *Searcher) finish(run []Step) (Example, bool) {
+	names := map[string]string{}
+	n := 0
+	rename := func(c interp.Call) interp.Call {
+		if c.Transfer == nil {
+			return c
+		}
+		out := c
+		out.Strings = map[string]string{}
+		for _, p := range c.Transfer.Params {
+			v, ok := c.Strings[p.Name]
+			if !ok {
+				continue
+			}
+			if strings.Contains(v, "\x00") {
+				if names[v] == "" {
+					n++
+					names[v] = fmt.Sprintf("%s-%d", p.Name, n)
+				}
+				v = names[v]
+			}
+			out.Strings[p.Name] = v
+		}
+		return out
+	}
+	steps := make([]Step, len(run))
+	for i, st := range run {
+		steps[i] = Step{Call: rename(st.Call), Pass: st.Pass}
+	}
+	replay, _, ok := s.simulate(steps)
+	if !ok {
+		return Example{}, false
+	}
+	for i := range run {
+		a, b := run[i].Result, replay[i].Result
+		if a.Outcome != b.Outcome || a.Reason != b.Reason {
+			return Example{}, false
+		}
+	}
+	return Example{Steps: replay}, true
+}
+
+// Refusal finds calls that end with op of t refused with reason: a bound's
+// reason, or one of chobo's own. It is what the refusal report lists.
+func (s *Searcher) Refusal(t *book.Transfer, op book.Op, reason string) (Example, bool) {
+	switch op {
+	case book.Do, book.Hold:
+		return s.refusalOfMove(t, reason)
+	case book.Post:
+		return s.refusalOfPost(t, reason)
+	}
+	return s.refusalOfVoid(t, reason)
+}
+
+func (s *Searcher) refusalOfMove(t *book.Transfer, reason string) (Example, bool) {
+	switch reason {
+	case book.SameAccount:
+		return s.SameAccount(t)
+	case book.KeyConflict:
+		base, ok := s.Success(t)
+		if !ok {
+			return Example{}, false
+		}
+		return s.after(base, func(last interp.Call) []Step {
+			again, changed := s.otherContent(last)
+			if !changed {
+				return nil
+			}
+			return []Step{{Call: again}}
+		}, interp.Refused, book.KeyConflict)
+	case book.AlreadyRefused:
+		for _, m := range t.Moves {
+			for _, lower := range []bool{true, false} {
+				if !hasBound(m, lower) {
+					continue
+				}
+				base, ok := s.AtMove(t, m.Index, lower, nil)
+				if !ok {
+					continue
+				}
+				if ex, ok := s.after(base, func(last interp.Call) []Step {
+					return []Step{{Call: last}}
+				}, interp.Refused, book.AlreadyRefused); ok {
+					return ex, true
+				}
+			}
+		}
+		return Example{}, false
+	}
+	for _, m := range t.Moves {
+		for _, lower := range []bool{true, false} {
+			if b := boundOf(m, lower); b != nil && b.Reason == reason {
+				if ex, ok := s.AtMove(t, m.Index, lower, nil); ok {
+					return ex, true
+				}
+			}
+		}
+	}
+	return Example{}, false
+}
+
+// boundOf returns the bound a move meets: the lower bound of the account
+// it takes from, or the upper bound of the account it puts into.
+func boundOf(m *book.Move, lower bool) *book.Bound {
+	if lower {
+		return m.From.Account.Lower
+	}
+	return m.To.Account.Upper
+}
+
+func hasBound(m *book.Move, lower bool) bool { return boundOf(m, lower) != nil }
+
+// otherContent returns the same call with the same key and other content:
+// one more of the first amount, or a fresh value for the first string
+// outside the key. It reports false when every parameter is in the key.
+func (s *Searcher) otherContent(c interp.Call) (interp.Call, bool) {
+	out := c
+	for _, p := range c.Transfer.Params {
+		if p.IsAmount() {
+			out.Amounts = map[string]int64{}
+			for k, v := range c.Amounts {
+				out.Amounts[k] = v
+			}
+			out.Amounts[p.Name]++
+			return out, true
+		}
+	}
+	inKey := map[*book.Param]bool{}
+	for _, p := range c.Transfer.Key {
+		inKey[p] = true
+	}
+	for _, p := range c.Transfer.Params {
+		if !inKey[p] {
+			out.Strings = map[string]string{}
+			for k, v := range c.Strings {
+				out.Strings[k] = v
+			}
+			out.Strings[p.Name] = s.value(p.Name)
+			return out, true
+		}
+	}
+	return c, false
+}
+
+// SameAccount finds a call refused with same_account: the two sides of a
+// move between accounts of one kind given equal values.
+func (s *Searcher) SameAccount(t *book.Transfer) (Example, bool) {
+	for _, m := range t.Moves {
+		if m.From.Account != m.To.Account {
+			continue
+		}
+		c := s.mk(t, firstOp(t), func(*book.Param) int64 { return 1 })
+		for i, p := range m.To.Args {
+			c.Strings[p.Name] = c.Strings[m.From.Args[i].Name]
+		}
+		run, _, ok := s.simulate([]Step{{Call: c}})
+		if ok && run[0].Result.Reason == book.SameAccount {
+			return s.finish(run)
+		}
+	}
+	return Example{}, false
+}
+
+// passSteps lets a hold of t reach its deadline.
+func passSteps(t *book.Transfer) []Step { return []Step{{Pass: t.Pending.Seconds}} }
+
+func (s *Searcher) refusalOfPost(t *book.Transfer, reason string) (Example, bool) {
+	if reason == book.NoSuchHold {
+		c := s.mk(t, book.Hold, func(*book.Param) int64 { return 1 })
+		run, _, ok := s.simulate([]Step{{Call: keyOnly(c, book.Post)}})
+		if ok && run[0].Result.Reason == book.NoSuchHold {
+			return s.finish(run)
+		}
+		return Example{}, false
+	}
+	base, ok := s.Success(t)
+	if !ok {
+		return Example{}, false
+	}
+	post := func(last interp.Call) interp.Call { return keyOnly(last, book.Post) }
+	partial := func(last interp.Call, delta int64) (interp.Call, bool) {
+		c := post(last)
+		c.Amounts = map[string]int64{}
+		for _, name := range postAmounts(t) {
+			v := last.Amounts[name] + delta
+			if v < 0 {
+				return c, false
+			}
+			c.Amounts[name] = v
+		}
+		return c, len(c.Amounts) > 0
+	}
+	var then func(last interp.Call) []Step
+	switch reason {
+	case book.KeyConflict:
+		then = func(last interp.Call) []Step {
+			less, ok := partial(last, -1)
+			if !ok {
+				return nil
+			}
+			return []Step{{Call: post(last)}, {Call: less}}
+		}
+	case book.AlreadyVoided:
+		then = func(last interp.Call) []Step {
+			return []Step{{Call: keyOnly(last, book.Void)}, {Call: post(last)}}
+		}
+	case book.Expired:
+		if !t.Pending.Expires {
+			return Example{}, false
+		}
+		then = func(last interp.Call) []Step { return append(passSteps(t), Step{Call: post(last)}) }
+	case book.OverHold:
+		then = func(last interp.Call) []Step {
+			more, ok := partial(last, 1)
+			if !ok {
+				return nil
+			}
+			return []Step{{Call: more}}
+		}
+	default:
+		return Example{}, false
+	}
+	return s.after(base, then, interp.Refused, reason)
+}
+
+// postAmounts lists the amount parameters the moves of t use.
+func postAmounts(t *book.Transfer) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, m := range t.Moves {
+		if p := m.Amount.Param; p != nil && !seen[p.Name] {
+			seen[p.Name] = true
+			out = append(out, p.Name)
+		}
+	}
+	return out
+}
+
+func (s *Searcher) refusalOfVoid(t *book.Transfer, reason string) (Example, bool) {
+	if reason == book.NoSuchHold {
+		c := s.mk(t, book.Hold, func(*book.Param) int64 { return 1 })
+		run, _, ok := s.simulate([]Step{{Call: keyOnly(c, book.Void)}})
+		if ok && run[0].Result.Reason == book.NoSuchHold {
+			return s.finish(run)
+		}
+		return Example{}, false
+	}
+	base, ok := s.Success(t)
+	if !ok {
+		return Example{}, false
+	}
+	void := func(last interp.Call) interp.Call { return keyOnly(last, book.Void) }
+	switch reason {
+	case book.AlreadyPosted:
+		return s.after(base, func(last interp.Call) []Step {
+			return []Step{{Call: keyOnly(last, book.Post)}, {Call: void(last)}}
+		}, interp.Refused, reason)
+	case book.Expired:
+		if !t.Pending.Expires {
+			return Example{}, false
+		}
+		return s.after(base, func(last interp.Call) []Step { return append(passSteps(t), Step{Call: void(last)}) }, interp.Refused, reason)
+	}
+	return Example{}, false
+}

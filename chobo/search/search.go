@@ -1,0 +1,325 @@
+// Package search finds concrete calls that lead a book to a given answer:
+// the examples behind the diagnostics that come from running a book and
+// behind the per-operation refusal report.
+//
+// Every example is found by running it on the reference interpreter, so
+// what it claims is what the interpreter answers. The search is bounded:
+// fresh, distinct values for strings; amounts from a short list (1, 2, 3,
+// 5, 10, 100, 1000, plus one past each bound the transfer meets); accounts
+// that are short are filled first by a transfer that puts into them,
+// following such feeders up to three deep.
+package search
+
+import (
+	"fmt"
+	"math/big"
+	"slices"
+
+	"github.com/chobo-lang/chobo/chobo/book"
+	"github.com/chobo-lang/chobo/chobo/interp"
+)
+
+// Step is one step of an example: a call, or time passing.
+type Step struct {
+	Call   interp.Call // Transfer is nil for a pass
+	Pass   int64
+	Result interp.Result // what the interpreter answered
+}
+
+// IsPass reports whether the step lets time pass.
+func (s Step) IsPass() bool { return s.Call.Transfer == nil }
+
+// Example is a sequence of steps whose last one shows what was sought.
+type Example struct {
+	Steps []Step
+}
+
+// Last returns the final step.
+func (e Example) Last() Step { return e.Steps[len(e.Steps)-1] }
+
+// Searcher finds examples for one book.
+type Searcher struct {
+	b *book.Book
+	// fresh counts the values handed out; values are renumbered once an
+	// example is found.
+	fresh int
+	// Memos: one report asks for the same success or the same refusal
+	// at a move several times.
+	amounts map[*book.Transfer][]map[string]int64
+	success map[*book.Transfer]memo
+	atMove  map[atMoveKey]memo
+}
+
+type memo struct {
+	ex Example
+	ok bool
+}
+
+type atMoveKey struct {
+	t     *book.Transfer
+	move  int
+	lower bool
+}
+
+// New returns a searcher for b.
+func New(b *book.Book) *Searcher {
+	return &Searcher{b: b,
+		amounts: map[*book.Transfer][]map[string]int64{},
+		success: map[*book.Transfer]memo{},
+		atMove:  map[atMoveKey]memo{},
+	}
+}
+
+// baseAmounts are the amounts tried for every amount parameter.
+var baseAmounts = []int64{1, 2, 3, 5, 10, 100, 1000}
+
+// maxFeedDepth is how many feeders deep the search follows.
+const maxFeedDepth = 3
+
+// maxCombos bounds the amount assignments tried for one goal.
+const maxCombos = 400
+
+func (s *Searcher) value(param string) string {
+	s.fresh++
+	return fmt.Sprintf("%s\x00%d", param, s.fresh)
+}
+
+// mk builds a call of t with fresh strings and the given amount for each
+// amount parameter.
+func (s *Searcher) mk(t *book.Transfer, op book.Op, amount func(p *book.Param) int64) interp.Call {
+	c := interp.Call{Transfer: t, Op: op, Strings: map[string]string{}}
+	for _, p := range t.Params {
+		if p.IsAmount() {
+			if c.Amounts == nil {
+				c.Amounts = map[string]int64{}
+			}
+			c.Amounts[p.Name] = amount(p)
+		} else {
+			c.Strings[p.Name] = s.value(p.Name)
+		}
+	}
+	return c
+}
+
+// keyOnly returns the call that names the same hold: the key values only.
+func keyOnly(c interp.Call, op book.Op) interp.Call {
+	k := interp.Call{Transfer: c.Transfer, Op: op, Strings: map[string]string{}}
+	for _, p := range c.Transfer.Key {
+		k.Strings[p.Name] = c.Strings[p.Name]
+	}
+	return k
+}
+
+// simulate runs steps on a fresh ledger and records each answer. A step
+// that fails (rather than being refused) makes the whole run unusable.
+func (s *Searcher) simulate(steps []Step) ([]Step, *interp.State, bool) {
+	st := interp.New(s.b)
+	out := slices.Clone(steps)
+	for i := range out {
+		if out[i].IsPass() {
+			if _, err := st.Pass(out[i].Pass); err != nil {
+				return nil, nil, false
+			}
+			continue
+		}
+		r, err := st.Apply(out[i].Call)
+		if err != nil {
+			return nil, nil, false
+		}
+		out[i].Result = r
+	}
+	return out, st, true
+}
+
+// amountCandidates lists the amounts worth trying for t: the base list
+// and one past every bound its moves meet, so that a bound far from zero
+// (a credit line of 50,000) can be crossed too.
+func amountCandidates(t *book.Transfer) []int64 {
+	set := slices.Clone(baseAmounts)
+	for _, m := range t.Moves {
+		if lo := m.From.Account.Lower; lo != nil && lo.Value < 0 && lo.Value > -book.MaxAmount {
+			set = append(set, -lo.Value+1)
+		}
+		if up := m.To.Account.Upper; up != nil && up.Value < book.MaxAmount {
+			set = append(set, up.Value+1)
+		}
+	}
+	slices.Sort(set)
+	return slices.Compact(set)
+}
+
+// assignments yields amount choices for the amount parameters of t:
+// first every parameter the same, then combinations, at most maxCombos.
+func (s *Searcher) assignments(t *book.Transfer) []map[string]int64 {
+	if a, ok := s.amounts[t]; ok {
+		return a
+	}
+	a := assignments(t)
+	s.amounts[t] = a
+	return a
+}
+
+func assignments(t *book.Transfer) []map[string]int64 {
+	var params []string
+	for _, p := range t.Params {
+		if p.IsAmount() {
+			params = append(params, p.Name)
+		}
+	}
+	cands := amountCandidates(t)
+	if len(params) == 0 {
+		return []map[string]int64{{}}
+	}
+	var out []map[string]int64
+	seen := map[string]bool{}
+	add := func(m map[string]int64) {
+		k := fmt.Sprint(m)
+		if !seen[k] && len(out) < maxCombos {
+			seen[k] = true
+			out = append(out, m)
+		}
+	}
+	for _, a := range cands {
+		m := map[string]int64{}
+		for _, p := range params {
+			m[p] = a
+		}
+		add(m)
+	}
+	idx := make([]int, len(params))
+	for len(out) < maxCombos {
+		m := map[string]int64{}
+		for i, p := range params {
+			m[p] = cands[idx[i]]
+		}
+		add(m)
+		i := 0
+		for i < len(idx) {
+			idx[i]++
+			if idx[i] < len(cands) {
+				break
+			}
+			idx[i] = 0
+			i++
+		}
+		if i == len(idx) {
+			break
+		}
+	}
+	return out
+}
+
+func (s *Searcher) withAmounts(t *book.Transfer, op book.Op, amts map[string]int64) interp.Call {
+	return s.mk(t, op, func(p *book.Param) int64 { return amts[p.Name] })
+}
+
+// prepare puts feeders before the last step until it gets past every
+// lower bound before move upto (1-based; len(moves)+1 to get through all
+// of them). It returns the steps, run, and whether that worked.
+func (s *Searcher) prepare(steps []Step, upto int, depth int) ([]Step, bool) {
+	for iter := 0; iter < 2*len(steps[len(steps)-1].Call.Transfer.Moves)+2; iter++ {
+		run, _, ok := s.simulate(steps)
+		if !ok {
+			return nil, false
+		}
+		r := run[len(run)-1].Result
+		d := r.Detail
+		if r.Outcome != interp.Refused || d == nil || d.Move >= upto || !d.Lower {
+			return run, true
+		}
+		lower := d.Account.Kind.Lower.Value
+		need := deficit(d.Balance, d.Amount, lower)
+		if need <= 0 {
+			return run, true
+		}
+		feed, ok := s.feed(steps[:len(steps)-1], d.Account, need, depth)
+		if !ok {
+			return run, false
+		}
+		steps = append(feed, steps[len(steps)-1])
+	}
+	return nil, false
+}
+
+// feed returns prefix followed by calls that put at least amount into
+// acc, each of them done.
+func (s *Searcher) feed(prefix []Step, acc interp.Account, amount int64, depth int) ([]Step, bool) {
+	if depth >= maxFeedDepth {
+		return nil, false
+	}
+	for _, t := range s.b.Transfers {
+		for _, m := range t.Moves {
+			if m.To.Account != acc.Kind {
+				continue
+			}
+			if out, ok := s.feedWith(prefix, t, m, acc, amount, depth); ok {
+				return out, true
+			}
+		}
+	}
+	return nil, false
+}
+
+func (s *Searcher) feedWith(prefix []Step, t *book.Transfer, m *book.Move, acc interp.Account, amount int64, depth int) ([]Step, bool) {
+	per := amount
+	times := int64(1)
+	if m.Amount.Param == nil {
+		if m.Amount.Literal <= 0 {
+			return nil, false
+		}
+		per = m.Amount.Literal
+		times = (amount + per - 1) / per
+		if times > 10 {
+			return nil, false
+		}
+	}
+	steps := slices.Clone(prefix)
+	for range times {
+		op := book.Do
+		if t.Pending != nil {
+			op = book.Hold
+		}
+		c := s.mk(t, op, func(p *book.Param) int64 {
+			if p == m.Amount.Param {
+				return per
+			}
+			return 1
+		})
+		// Point the move at the account to fill; a parameter named twice
+		// must get one value.
+		pointed := map[string]bool{}
+		for i, p := range m.To.Args {
+			if pointed[p.Name] && c.Strings[p.Name] != acc.Args[i] {
+				return nil, false
+			}
+			c.Strings[p.Name] = acc.Args[i]
+			pointed[p.Name] = true
+		}
+		var ok bool
+		steps, ok = s.prepare(append(steps, Step{Call: c}), len(t.Moves)+1, depth+1)
+		if !ok || steps[len(steps)-1].Result.Outcome != interp.Done {
+			return nil, false
+		}
+		if op == book.Hold {
+			steps = append(steps, Step{Call: keyOnly(c, book.Post)})
+		}
+	}
+	run, _, ok := s.simulate(steps)
+	if !ok || run[len(run)-1].Result.Outcome != interp.Done {
+		return nil, false
+	}
+	return run, true
+}
+
+// deficit is how much must come into an account so that taking amount
+// leaves it at lower or above, capped at the largest amount.
+func deficit(b interp.Balance, amount, lower int64) int64 {
+	v := big.NewInt(lower)
+	v.Add(v, big.NewInt(amount))
+	v.Sub(v, big.NewInt(b.Posted))
+	v.Add(v, big.NewInt(b.HeldOut))
+	if v.Cmp(big.NewInt(book.MaxAmount)) > 0 {
+		return book.MaxAmount
+	}
+	return v.Int64()
+}
