@@ -25,6 +25,13 @@ func init() {
 			MinArgs: 1, MaxArgs: 1, Run: runRun,
 		},
 		{
+			Name: "scenarios", Args: "<file.book>",
+			Summary: diag.T("write the scenarios that exercise a book, as JSON", "帳簿を確かめるシナリオを JSON で書く"),
+			Flags: []Flag{{Name: "out", Value: "<dir>",
+				Help: diag.T("write <dir>/<book>.scenarios.json instead of printing", "標準出力ではなく <dir>/<帳簿>.scenarios.json に書く")}},
+			MinArgs: 1, MaxArgs: 1, Run: runScenarios,
+		},
+		{
 			Name: "explain", Args: "<code> | --all",
 			Summary: diag.T("say when a diagnostic code fires and how to fix it", "診断のコードがいつ出るか、どう直すかを言う"),
 			Flags: []Flag{

@@ -54,18 +54,25 @@ func runRun(inv *Invocation) int {
 		return ExitError
 	}
 	runs := make([][]scenario.Outcome, len(scs))
+	failed := false
 	for i, sc := range scs {
 		runs[i] = scenario.Run(b, sc)
+		failed = failed || len(scenario.Failures(sc, runs[i])) > 0
+	}
+	code = ExitOK
+	if failed {
+		// An expectation written in the scenario was not met.
+		code = ExitError
 	}
 	if inv.Flags["format"] == "json" {
 		if err := scenario.WriteJSON(env.Stdout, inv.Args[0], scs, runs); err != nil {
 			fmt.Fprintf(env.Stderr, "chobo run: %v\n", err)
 			return ExitUsage
 		}
-		return ExitOK
+		return code
 	}
 	for i, sc := range scs {
 		scenario.WriteText(env.Stdout, inv.Args[0], sc, runs[i], inv.Lang)
 	}
-	return ExitOK
+	return code
 }

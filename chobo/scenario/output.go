@@ -23,6 +23,8 @@ type (
 	RunScenario struct {
 		Name     string       `json:"name"`
 		Outcomes []RunOutcome `json:"outcomes"`
+		// Failures lists the expectations the run does not meet.
+		Failures []string `json:"failures,omitempty"`
 	}
 	RunOutcome struct {
 		Results  []RunResult  `json:"results"`
@@ -69,7 +71,7 @@ func JSONOutcome(o Outcome) RunOutcome {
 func WriteJSON(w io.Writer, file string, scs []Scenario, runs [][]Outcome) error {
 	rep := RunReport{V: FormatVersion, File: file, Scenarios: []RunScenario{}}
 	for i, sc := range scs {
-		rs := RunScenario{Name: sc.Name, Outcomes: []RunOutcome{}}
+		rs := RunScenario{Name: sc.Name, Outcomes: []RunOutcome{}, Failures: Failures(sc, runs[i])}
 		for _, o := range runs[i] {
 			rs.Outcomes = append(rs.Outcomes, JSONOutcome(o))
 		}
@@ -163,6 +165,9 @@ func WriteText(w io.Writer, file string, sc Scenario, outcomes []Outcome, lang d
 				fmt.Fprintf(&b, "%s%s  %s\n", indent, pad(h.Name, hw), holdState(h.State, lang))
 			}
 		}
+	}
+	for _, f := range Failures(sc, outcomes) {
+		fmt.Fprintf(&b, "%s %s\n", diag.T("FAILED:", "不一致:").In(lang), f)
 	}
 	io.WriteString(w, b.String())
 }

@@ -23,7 +23,13 @@ const MaxTogether = 8
 type Scenario struct {
 	Name   string
 	Tenant string
-	Steps  []Step
+	// TitleJa is the Japanese title of the scenario (`chobo scenarios`
+	// writes one); the English title is the name.
+	TitleJa string
+	Steps   []Step
+	// Outcomes, when above zero, is how many outcomes the scenario must
+	// have: a check, like Step.Expect.
+	Outcomes int
 }
 
 // Step is exactly one of: a call, time passing, or concurrent callers.
@@ -32,6 +38,9 @@ type Step struct {
 	Pass     int64 // seconds; meaningful when PassText != ""
 	PassText string
 	Together [][]*Call
+	// Expect, for a call, is the answer it must get: "done",
+	// "done_before" or "refused: REASON". Empty: not checked.
+	Expect string
 }
 
 // Call is an operation as read from a scenario. Bad, when set, is why the
@@ -73,9 +82,11 @@ func strictUnmarshal(data []byte, v any) error {
 
 func readScenario(b *book.Book, raw []byte) (Scenario, error) {
 	var s struct {
-		Name   *string           `json:"name"`
-		Tenant string            `json:"tenant"`
-		Steps  []json.RawMessage `json:"steps"`
+		Name     *string           `json:"name"`
+		TitleJa  string            `json:"title_ja"`
+		Tenant   string            `json:"tenant"`
+		Outcomes int               `json:"outcomes"`
+		Steps    []json.RawMessage `json:"steps"`
 	}
 	if err := strictUnmarshal(raw, &s); err != nil {
 		return Scenario{}, err
@@ -83,7 +94,10 @@ func readScenario(b *book.Book, raw []byte) (Scenario, error) {
 	if s.Name == nil {
 		return Scenario{}, fmt.Errorf(`"name" is missing`)
 	}
-	sc := Scenario{Name: *s.Name, Tenant: s.Tenant}
+	if s.Outcomes < 0 {
+		return Scenario{}, fmt.Errorf(`"outcomes" is a count, not %d`, s.Outcomes)
+	}
+	sc := Scenario{Name: *s.Name, TitleJa: s.TitleJa, Tenant: s.Tenant, Outcomes: s.Outcomes}
 	if s.Steps == nil {
 		return sc, fmt.Errorf("%q: \"steps\" is missing", sc.Name)
 	}
@@ -106,6 +120,7 @@ type rawCall struct {
 func readStep(b *book.Book, raw []byte) (Step, error) {
 	var s struct {
 		rawCall
+		Expect   string              `json:"expect"`
 		Pass     *string             `json:"pass"`
 		Together [][]json.RawMessage `json:"together"`
 	}
@@ -163,7 +178,19 @@ func readStep(b *book.Book, raw []byte) (Step, error) {
 	if err != nil {
 		return Step{}, err
 	}
-	return Step{Call: c}, nil
+	if s.Expect != "" && !validExpect(s.Expect) {
+		return Step{}, fmt.Errorf(`expect %q: write "done", "done_before", "failed" or "refused: REASON"`, s.Expect)
+	}
+	return Step{Call: c, Expect: s.Expect}, nil
+}
+
+func validExpect(e string) bool {
+	switch e {
+	case "done", "done_before", "failed":
+		return true
+	}
+	reason, ok := strings.CutPrefix(e, "refused: ")
+	return ok && reason != ""
 }
 
 // ParseDuration reads "31 minutes", "1 day", "90 seconds".

@@ -242,8 +242,39 @@ func (s *Searcher) prepare(steps []Step, upto int, depth int) ([]Step, bool) {
 }
 
 // feed returns prefix followed by calls that put at least amount into
-// acc, each of them done.
+// acc, each of them done. A feeder may also take some back (a sale that
+// brings the price and takes a fee), so feeding goes on, a few rounds at
+// most, until the account has gained what was asked.
 func (s *Searcher) feed(prefix []Step, acc interp.Account, amount int64, depth int) ([]Step, bool) {
+	_, st, ok := s.simulate(prefix)
+	if !ok {
+		return nil, false
+	}
+	start := st.Balance(acc).Posted
+	steps := prefix
+	need := amount
+	for round := 0; round < 3; round++ {
+		next, ok := s.feedOnce(steps, acc, need, depth)
+		if !ok {
+			return nil, false
+		}
+		_, st, ok := s.simulate(next)
+		if !ok {
+			return nil, false
+		}
+		gained := st.Balance(acc).Posted - start
+		if gained >= amount {
+			return next, true
+		}
+		if len(next) == len(steps) {
+			return nil, false
+		}
+		steps, need = next, amount-gained
+	}
+	return nil, false
+}
+
+func (s *Searcher) feedOnce(prefix []Step, acc interp.Account, amount int64, depth int) ([]Step, bool) {
 	if depth >= maxFeedDepth {
 		return nil, false
 	}
@@ -252,15 +283,19 @@ func (s *Searcher) feed(prefix []Step, acc interp.Account, amount int64, depth i
 			if m.To.Account != acc.Kind {
 				continue
 			}
-			if out, ok := s.feedWith(prefix, t, m, acc, amount, depth); ok {
-				return out, true
+			// Other amounts of the feeder are 0 first, so that it brings
+			// what it can without taking anything back; then 1.
+			for _, other := range []int64{0, 1} {
+				if out, ok := s.feedWith(prefix, t, m, acc, amount, other, depth); ok {
+					return out, true
+				}
 			}
 		}
 	}
 	return nil, false
 }
 
-func (s *Searcher) feedWith(prefix []Step, t *book.Transfer, m *book.Move, acc interp.Account, amount int64, depth int) ([]Step, bool) {
+func (s *Searcher) feedWith(prefix []Step, t *book.Transfer, m *book.Move, acc interp.Account, amount, other int64, depth int) ([]Step, bool) {
 	per := amount
 	times := int64(1)
 	if m.Amount.Param == nil {
@@ -283,7 +318,7 @@ func (s *Searcher) feedWith(prefix []Step, t *book.Transfer, m *book.Move, acc i
 			if p == m.Amount.Param {
 				return per
 			}
-			return 1
+			return other
 		})
 		// Point the move at the account to fill; a parameter named twice
 		// must get one value.

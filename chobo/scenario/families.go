@@ -1,0 +1,450 @@
+package scenario
+
+import (
+	"fmt"
+
+	"github.com/chobo-lang/chobo/chobo/book"
+	"github.com/chobo-lang/chobo/chobo/interp"
+	"github.com/chobo-lang/chobo/chobo/search"
+)
+
+// bounds: for each move whose bound only that move meets, a call that
+// leaves the account one step inside the bound, one exactly at it, and
+// one that would cross it.
+func (g *gen) bounds(t *book.Transfer) {
+	op := firstOp(t)
+	for _, m := range t.Moves {
+		if m.Amount.Param == nil {
+			continue
+		}
+		if lo := m.From.Account.Lower; lo != nil && onlyIn(t, m, m.From) {
+			g.boundFamily(t, op, m, true, lo)
+		}
+		if up := m.To.Account.Upper; up != nil && onlyIn(t, m, m.To) {
+			g.boundFamily(t, op, m, false, up)
+		}
+	}
+}
+
+func (g *gen) boundFamily(t *book.Transfer, op book.Op, m *book.Move, lower bool, bound *book.Bound) {
+	c := g.s.Call(t, op, func(*book.Param) int64 { return 1 })
+	ref := m.To
+	if lower {
+		ref = m.From
+	}
+	acc := accountOf(ref, c)
+	kind := ref.Account
+	shape := refShape(ref)
+	// Bring the account two steps inside its bound, then get every
+	// other move of the call through.
+	var prefix []search.Step
+	if lower && bound.Value+2 > 0 {
+		var ok bool
+		if prefix, ok = g.s.Feed(nil, acc, bound.Value+2); !ok {
+			return
+		}
+	}
+	if !lower && bound.Value-2 > 0 {
+		var ok bool
+		if prefix, ok = g.s.Feed(nil, acc, bound.Value-2); !ok {
+			return
+		}
+	}
+	bal, ok := balanceAfter(g, prefix, acc)
+	if !ok {
+		return
+	}
+	// room is how much the move can carry before the account sits
+	// exactly at its bound.
+	var room int64
+	if lower {
+		room = bal.Posted - bal.HeldOut - bound.Value
+	} else {
+		room = bound.Value - bal.Posted - bal.HeldIn
+	}
+	one := amt(kind, 1)
+	word, wordJa := "lower", "下限"
+	if !lower {
+		word, wordJa = "upper", "上限"
+	}
+	bv := amt(kind, bound.Value)
+	name := opName(t, op)
+	variants := []struct {
+		amount         int64
+		expect         string
+		en, ja         string
+		wantAfterBound int64 // distance from the bound after the call
+	}{
+		{room - 1, "done", fmt.Sprintf("%s: %s ends %s inside its %s bound %s", name, shape, one, word, bv),
+			fmt.Sprintf("%s: %s が%s %s より %s 内側で終わる", name, shape, wordJa, bv, one), 1},
+		{room, "done", fmt.Sprintf("%s: %s ends exactly at its %s bound %s", name, shape, word, bv),
+			fmt.Sprintf("%s: %s がちょうど%s %s になる", name, shape, wordJa, bv), 0},
+		{room + 1, "refused: " + bound.Reason, fmt.Sprintf("%s: %s would cross its %s bound %s by %s, refused with %s", name, shape, word, bv, one, bound.Reason),
+			fmt.Sprintf("%s: %s が%s %s を %s 越えるので %s で拒否される", name, shape, wordJa, bv, one, bound.Reason), room},
+	}
+	for _, v := range variants {
+		if v.amount < 1 {
+			continue
+		}
+		target := withAmount(c, m, v.amount)
+		// Feed the other moves (for a refusal, the ones before this
+		// move); the account of this move stays as set.
+		upto := len(t.Moves) + 1
+		if v.expect != "done" {
+			upto = m.Index
+		}
+		steps, ok := g.s.Prepare(append(append([]search.Step{}, prefix...), search.Step{Call: target}), upto)
+		if !ok {
+			continue
+		}
+		feeders := steps[:len(steps)-1]
+		sc := Scenario{Name: v.en, TitleJa: v.ja, Steps: append(fromSearch(feeders), call(target, v.expect))}
+		want := v.wantAfterBound
+		g.add(sc, func(sc Scenario, outs []Outcome) bool {
+			// Find the account by the renamed values of the last call.
+			name := accountOf(ref, sc.Steps[len(sc.Steps)-1].Call.Call).String()
+			var after interp.Balance
+			for _, a := range outs[0].Accounts {
+				if a.Account.String() == name {
+					after = a.Balance
+				}
+			}
+			if lower {
+				return after.Posted-after.HeldOut-bound.Value == want
+			}
+			return bound.Value-after.Posted-after.HeldIn == want
+		})
+	}
+}
+
+// refShape writes an account as a move names it, with the transfer's
+// parameters: `bin(from)`.
+func refShape(r book.AccountRef) string {
+	if len(r.Args) == 0 {
+		return r.Account.Name
+	}
+	s := r.Account.Name + "("
+	for i, p := range r.Args {
+		if i > 0 {
+			s += ", "
+		}
+		s += p.Name
+	}
+	return s + ")"
+}
+
+// otherContent returns c with the same key and other content.
+func (g *gen) otherContent(c interp.Call) (interp.Call, bool) {
+	out := c
+	for _, p := range c.Transfer.Params {
+		if p.IsAmount() {
+			out.Amounts = map[string]int64{}
+			for k, v := range c.Amounts {
+				out.Amounts[k] = v
+			}
+			out.Amounts[p.Name]++
+			return out, true
+		}
+	}
+	inKey := map[*book.Param]bool{}
+	for _, p := range c.Transfer.Key {
+		inKey[p] = true
+	}
+	for _, p := range c.Transfer.Params {
+		if !inKey[p] {
+			out.Strings = map[string]string{}
+			for k, v := range c.Strings {
+				out.Strings[k] = v
+			}
+			out.Strings[p.Name] = g.s.Fresh(p.Name)
+			return out, true
+		}
+	}
+	return c, false
+}
+
+// keys: the same call twice; the same key with other content; the same
+// call after a refusal by a bound.
+func (g *gen) keys(t *book.Transfer) {
+	op := firstOp(t)
+	name := opName(t, op)
+	if ex, ok := g.s.Success(t); ok {
+		last := ex.Last().Call
+		steps := fromSearch(ex.Steps)
+		g.add(Scenario{
+			Name:    name + " twice with the same key and content: done_before",
+			TitleJa: name + " を同じキーと中身で二度呼ぶと done_before",
+			Steps:   append(append([]Step{}, steps...), call(last, "done_before")),
+		}, nil)
+		if other, ok := g.otherContent(last); ok {
+			g.add(Scenario{
+				Name:    name + " again with the same key and other content: key_conflict",
+				TitleJa: name + " を同じキーで中身を変えて呼ぶと key_conflict",
+				Steps:   append(append([]Step{}, steps...), call(other, "refused: key_conflict")),
+			}, nil)
+		}
+	}
+	for _, m := range t.Moves {
+		for _, lower := range []bool{true, false} {
+			b := m.To.Account.Upper
+			if lower {
+				b = m.From.Account.Lower
+			}
+			if b == nil {
+				continue
+			}
+			ex, ok := g.s.AtMove(t, m.Index, lower, nil)
+			if !ok {
+				continue
+			}
+			last := ex.Last().Call
+			steps := fromSearch(ex.Steps)
+			// Where the refusal came from a short account, fill it so the
+			// second call would now pass: the key still answers the same.
+			if lower {
+				acc := ex.Last().Result.Detail.Account
+				if fed, ok := g.s.Feed(ex.Steps, acc, ex.Last().Result.Detail.Amount+1); ok {
+					steps = fromSearch(fed)
+				}
+			}
+			g.add(Scenario{
+				Name:    fmt.Sprintf("%s again after a refusal with %s: already_refused", name, b.Reason),
+				TitleJa: fmt.Sprintf("%s を %s で拒否されたあとにもう一度呼ぶと already_refused", name, b.Reason),
+				Steps:   append(steps, call(last, "refused: "+book.AlreadyRefused)),
+			}, nil)
+			return
+		}
+	}
+}
+
+// holds: every path of a hold's life.
+func (g *gen) holds(t *book.Transfer) {
+	ex, ok := g.s.Success(t)
+	if !ok {
+		return
+	}
+	hold := ex.Last().Call
+	base := fromSearch(ex.Steps)
+	post := search.KeyCall(hold, book.Post)
+	void := search.KeyCall(hold, book.Void)
+	seq := func(steps ...Step) []Step { return append(append([]Step{}, base...), steps...) }
+	n := t.Name
+	g.add(Scenario{Name: n + ": hold, then post in full", TitleJa: n + ": 押さえて全額を確定する",
+		Steps: seq(call(post, "done"))}, nil)
+	g.add(Scenario{Name: n + ": hold, then void", TitleJa: n + ": 押さえて取り消す",
+		Steps: seq(call(void, "done"))}, nil)
+	g.add(Scenario{Name: n + ": void after post: already_posted", TitleJa: n + ": 確定のあとに取り消すと already_posted",
+		Steps: seq(call(post, "done"), call(void, "refused: "+book.AlreadyPosted))}, nil)
+	g.add(Scenario{Name: n + ": post after void: already_voided", TitleJa: n + ": 取消のあとに確定すると already_voided",
+		Steps: seq(call(void, "done"), call(post, "refused: "+book.AlreadyVoided))}, nil)
+	g.add(Scenario{Name: n + ": hold again with the same key after a void: done_before, nothing held",
+		TitleJa: n + ": 取消のあとに同じキーで押さえ直すと done_before で、何も押さえない",
+		Steps:   seq(call(void, "done"), call(hold, "done_before"))},
+		func(_ Scenario, outs []Outcome) bool { return noneHeld(outs[0]) })
+	fresh := g.s.Call(t, book.Hold, func(*book.Param) int64 { return 1 })
+	g.add(Scenario{Name: n + ": post and void without a hold: no_such_hold", TitleJa: n + ": 仮押さえが無いのに確定と取消をすると no_such_hold",
+		Steps: []Step{call(search.KeyCall(fresh, book.Post), "refused: "+book.NoSuchHold), call(search.KeyCall(fresh, book.Void), "refused: "+book.NoSuchHold)}}, nil)
+	if amounts := postAmounts(t); len(amounts) > 0 {
+		partial := post
+		partial.Amounts = map[string]int64{}
+		over := post
+		over.Amounts = map[string]int64{}
+		for _, a := range amounts {
+			partial.Amounts[a] = hold.Amounts[a] - 1
+			over.Amounts[a] = hold.Amounts[a] + 1
+		}
+		g.add(Scenario{Name: n + ": post one less than held, the rest goes back", TitleJa: n + ": 押さえた額より 1 少なく確定し、残りは戻る",
+			Steps: seq(call(partial, "done"))}, nil)
+		g.add(Scenario{Name: n + ": post more than held: over_hold", TitleJa: n + ": 押さえた額を超えて確定すると over_hold",
+			Steps: seq(call(over, "refused: "+book.OverHold), call(void, "done"))}, nil)
+	}
+	if t.Pending.Expires {
+		wait := t.Pending.Seconds + 60
+		g.add(Scenario{Name: n + ": the hold expires, then is posted and voided: expired",
+			TitleJa: n + ": 期限が切れたあとに確定と取消をすると expired",
+			Steps:   seq(pass(wait), call(post, "refused: "+book.Expired), call(void, "refused: "+book.Expired))},
+			func(_ Scenario, outs []Outcome) bool { return noneHeld(outs[0]) })
+		g.add(Scenario{Name: n + ": hold again with the same key after expiry: done_before, nothing held",
+			TitleJa: n + ": 期限切れのあとに同じキーで押さえ直すと done_before で、何も押さえない",
+			Steps:   seq(pass(wait), call(hold, "done_before"))},
+			func(_ Scenario, outs []Outcome) bool { return noneHeld(outs[0]) })
+	}
+}
+
+func noneHeld(o Outcome) bool {
+	for _, a := range o.Accounts {
+		if a.Balance.HeldIn != 0 || a.Balance.HeldOut != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func postAmounts(t *book.Transfer) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, m := range t.Moves {
+		if p := m.Amount.Param; p != nil && !seen[p.Name] {
+			seen[p.Name] = true
+			out = append(out, p.Name)
+		}
+	}
+	return out
+}
+
+// allOrNothing: in a transfer of several moves, a call refused at a later
+// move leaves every balance as it was.
+func (g *gen) allOrNothing(t *book.Transfer) {
+	if len(t.Moves) < 2 {
+		return
+	}
+	op := firstOp(t)
+	for _, m := range t.Moves[1:] {
+		for _, lower := range []bool{true, false} {
+			b := m.To.Account.Upper
+			if lower {
+				b = m.From.Account.Lower
+			}
+			if b == nil {
+				continue
+			}
+			ex, ok := g.s.AtMove(t, m.Index, lower, nil)
+			if !ok {
+				continue
+			}
+			steps := fromSearch(ex.Steps)
+			before := len(steps) - 1
+			g.add(Scenario{
+				Name:    fmt.Sprintf("%s refused at move %d with %s: no move happens", opName(t, op), m.Index, b.Reason),
+				TitleJa: fmt.Sprintf("%s が %d つ目の移動で %s で拒否され、どの移動も行われない", opName(t, op), m.Index, b.Reason),
+				Steps:   steps,
+			}, func(sc Scenario, outs []Outcome) bool {
+				// The same ledger with and without the refused call.
+				prefix := Run(g.b, Scenario{Steps: sc.Steps[:before]})
+				return sameBalances(prefix[0], outs[0])
+			})
+			return
+		}
+	}
+}
+
+// sameBalances compares two ledgers, ignoring accounts that are zero.
+func sameBalances(a, b Outcome) bool {
+	nonzero := func(o Outcome) map[string]interp.Balance {
+		m := map[string]interp.Balance{}
+		for _, x := range o.Accounts {
+			if x.Balance != (interp.Balance{}) {
+				m[x.Account.String()] = x.Balance
+			}
+		}
+		return m
+	}
+	x, y := nonzero(a), nonzero(b)
+	if len(x) != len(y) {
+		return false
+	}
+	for k, v := range x {
+		if y[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// races: two callers at once for the last unit an account can give, or
+// the last room it has.
+func (g *gen) races(t *book.Transfer) {
+	op := firstOp(t)
+	for _, m := range t.Moves {
+		if m.Amount.Param == nil {
+			continue
+		}
+		if lo := m.From.Account.Lower; lo != nil {
+			g.race(t, op, m, true, lo)
+		}
+		if up := m.To.Account.Upper; up != nil {
+			g.race(t, op, m, false, up)
+		}
+	}
+}
+
+func (g *gen) race(t *book.Transfer, op book.Op, m *book.Move, lower bool, bound *book.Bound) {
+	ref := m.To
+	if lower {
+		ref = m.From
+	}
+	first := g.s.Call(t, op, func(*book.Param) int64 { return 1 })
+	acc := accountOf(ref, first)
+	// The second caller differs in the key only, and names the same
+	// account.
+	second := first
+	second.Strings = map[string]string{}
+	for k, v := range first.Strings {
+		second.Strings[k] = v
+	}
+	changed := false
+	for _, p := range t.Key {
+		used := false
+		for _, a := range ref.Args {
+			used = used || a == p
+		}
+		if !used {
+			second.Strings[p.Name] = g.s.Fresh(p.Name)
+			changed = true
+		}
+	}
+	if !changed {
+		return
+	}
+	var prefix []search.Step
+	if !lower && bound.Value-1 > 0 {
+		var ok bool
+		if prefix, ok = g.s.Feed(nil, acc, bound.Value-1); !ok {
+			return
+		}
+	}
+	// Let the first caller through alone: what it needs is then there for
+	// one of the two, and not for both.
+	steps, ok := g.s.Prepare(append(prefix, search.Step{Call: first}), len(t.Moves)+1)
+	if !ok || steps[len(steps)-1].Result.Outcome != interp.Done {
+		return
+	}
+	feeders := fromSearch(steps[:len(steps)-1])
+	name := opName(t, op)
+	shape := refShape(ref)
+	en := fmt.Sprintf("two callers take the last %s of %s with %s", amt(ref.Account, 1), shape, name)
+	ja := fmt.Sprintf("二つの呼び出し元が %s の最後の %s を %s で同時に取りに来る", shape, amt(ref.Account, 1), name)
+	if !lower {
+		en = fmt.Sprintf("two callers take the last room of %s in %s with %s", amt(ref.Account, 1), shape, name)
+		ja = fmt.Sprintf("二つの呼び出し元が %s の最後の空き %s を %s で同時に取りに来る", shape, amt(ref.Account, 1), name)
+	}
+	sc := Scenario{Name: en, TitleJa: ja, Outcomes: 2,
+		Steps: append(feeders, Step{Together: [][]*Call{{{Call: first}}, {{Call: second}}}})}
+	k := len(feeders)
+	g.add(sc, func(_ Scenario, outs []Outcome) bool {
+		// In each outcome one caller is done and the other meets the bound.
+		for _, o := range outs {
+			a, b := o.Results[k], o.Results[k+1]
+			one := (a.Outcome == interp.Done && b.Reason == bound.Reason) || (b.Outcome == interp.Done && a.Reason == bound.Reason)
+			if !one {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+// sameAccount: a move between two accounts of one kind, given equal
+// values, is refused with same_account.
+func (g *gen) sameAccount(t *book.Transfer) {
+	ex, ok := g.s.SameAccount(t)
+	if !ok {
+		return
+	}
+	name := opName(t, firstOp(t))
+	g.add(Scenario{
+		Name:    name + " with the same account on both sides: same_account",
+		TitleJa: name + " で移動の元と先が同じ勘定になると same_account",
+		Steps:   fromSearch(ex.Steps),
+	}, nil)
+}

@@ -1,0 +1,174 @@
+package scenario
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/chobo-lang/chobo/chobo/book"
+	"github.com/chobo-lang/chobo/chobo/interp"
+	"github.com/chobo-lang/chobo/chobo/search"
+)
+
+// Generate builds the scenarios of a book, family by family: bounds below,
+// at and past; keys repeated; every path of a hold; all or nothing; two
+// callers racing for the last unit or the last room; same account. Each
+// is built by running it on the interpreter and kept only when it shows
+// what its name says. Values are distinct within a scenario and numbered
+// by first appearance.
+func Generate(b *book.Book) []Scenario {
+	g := &gen{b: b, s: search.New(b), names: map[string]bool{}}
+	for _, t := range b.Transfers {
+		g.bounds(t)
+		g.keys(t)
+		if t.Pending != nil {
+			g.holds(t)
+		}
+		g.allOrNothing(t)
+		g.races(t)
+		g.sameAccount(t)
+	}
+	return g.out
+}
+
+type gen struct {
+	b     *book.Book
+	s     *search.Searcher
+	out   []Scenario
+	names map[string]bool
+}
+
+func firstOp(t *book.Transfer) book.Op {
+	if t.Pending != nil {
+		return book.Hold
+	}
+	return book.Do
+}
+
+func opName(t *book.Transfer, op book.Op) string { return t.Name + "." + string(op) }
+
+func amt(a *book.Account, v int64) string { return book.FormatAmount(v, a.Unit.Scale) }
+
+// call wraps an interpreter call as a scenario step.
+func call(c interp.Call, expect string) Step {
+	return Step{Call: &Call{Call: c}, Expect: expect}
+}
+
+// fromSearch turns steps found by the search (feeders, all done) into
+// scenario steps that expect what they got.
+func fromSearch(steps []search.Step) []Step {
+	var out []Step
+	for _, st := range steps {
+		if st.IsPass() {
+			out = append(out, Step{Pass: st.Pass, PassText: search.Duration(st.Pass)})
+			continue
+		}
+		r := OpResult{Result: st.Result}
+		out = append(out, call(st.Call, r.Short()))
+	}
+	return out
+}
+
+func pass(secs int64) Step { return Step{Pass: secs, PassText: search.Duration(secs)} }
+
+// add renames the values of sc, runs it, and keeps it when every
+// expectation holds and ok (when given) approves the renamed scenario's
+// outcomes.
+func (g *gen) add(sc Scenario, ok func(sc Scenario, outs []Outcome) bool) {
+	if g.names[sc.Name] {
+		return
+	}
+	sc.Steps = append([]Step{}, sc.Steps...)
+	rename(&sc)
+	outs := Run(g.b, sc)
+	if len(Failures(sc, outs)) > 0 || (ok != nil && !ok(sc, outs)) {
+		return
+	}
+	g.names[sc.Name] = true
+	g.out = append(g.out, sc)
+}
+
+// rename gives every value the name `param-N`, N counted over the whole
+// scenario in order of first appearance. Equal values stay equal (they
+// name the same account) and distinct ones distinct, whether they came
+// fresh or from an example found earlier.
+func rename(sc *Scenario) {
+	names := map[string]string{}
+	n := 0
+	fix := func(c *Call) {
+		strs := map[string]string{}
+		for _, p := range c.Transfer.Params {
+			v, ok := c.Strings[p.Name]
+			if !ok {
+				continue
+			}
+			if names[v] == "" {
+				n++
+				names[v] = fmt.Sprintf("%s-%d", p.Name, n)
+			}
+			strs[p.Name] = names[v]
+		}
+		c.Strings = strs
+	}
+	for i := range sc.Steps {
+		st := &sc.Steps[i]
+		if st.Call != nil {
+			cp := *st.Call
+			fix(&cp)
+			st.Call = &cp
+		}
+		if st.Together != nil {
+			st.Together = append([][]*Call{}, st.Together...)
+		}
+		for ci := range st.Together {
+			st.Together[ci] = append([]*Call{}, st.Together[ci]...)
+			for oi := range st.Together[ci] {
+				cp := *st.Together[ci][oi]
+				fix(&cp)
+				st.Together[ci][oi] = &cp
+			}
+		}
+	}
+}
+
+// onlyIn reports whether the account ref of move m (from or to) appears
+// in no other move of t: then the bound scenarios speak of one move only.
+func onlyIn(t *book.Transfer, m *book.Move, ref book.AccountRef) bool {
+	for _, o := range t.Moves {
+		if o == m {
+			continue
+		}
+		for _, r := range []book.AccountRef{o.From, o.To} {
+			if r.Account == ref.Account && slices.Equal(r.Args, ref.Args) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func accountOf(ref book.AccountRef, c interp.Call) interp.Account {
+	a := interp.Account{Kind: ref.Account}
+	for _, p := range ref.Args {
+		a.Args = append(a.Args, c.Strings[p.Name])
+	}
+	return a
+}
+
+// withAmount returns c with the amount parameter of m set to v.
+func withAmount(c interp.Call, m *book.Move, v int64) interp.Call {
+	out := c
+	out.Amounts = map[string]int64{}
+	for k, x := range c.Amounts {
+		out.Amounts[k] = x
+	}
+	out.Amounts[m.Amount.Param.Name] = v
+	return out
+}
+
+func balanceAfter(g *gen, steps []search.Step, a interp.Account) (interp.Balance, bool) {
+	_, st, ok := g.s.Simulate(steps)
+	if !ok {
+		return interp.Balance{}, false
+	}
+	return st.Balance(a), true
+}

@@ -1,0 +1,51 @@
+package search
+
+import (
+	"github.com/chobo-lang/chobo/chobo/book"
+	"github.com/chobo-lang/chobo/chobo/interp"
+)
+
+// The methods below let other packages (the scenario generator) build
+// sequences with the same means the search uses: fresh values, feeders
+// and runs on the interpreter. Fresh values hold a NUL byte until they
+// are renamed; Token tells them apart from values a caller chose.
+
+// Call builds a call of t with fresh strings and amount(p) for each
+// amount parameter.
+func (s *Searcher) Call(t *book.Transfer, op book.Op, amount func(p *book.Param) int64) interp.Call {
+	return s.mk(t, op, amount)
+}
+
+// Fresh returns a fresh value for a parameter named param.
+func (s *Searcher) Fresh(param string) string { return s.value(param) }
+
+// KeyCall returns the call of op (post or void) on the hold c made.
+func KeyCall(c interp.Call, op book.Op) interp.Call { return keyOnly(c, op) }
+
+// Feed returns prefix followed by calls, each done, that put at least
+// amount into acc.
+func (s *Searcher) Feed(prefix []Step, acc interp.Account, amount int64) ([]Step, bool) {
+	return s.feed(prefix, acc, amount, 0)
+}
+
+// Prepare puts feeders before the last step until it gets past every
+// lower bound before move upto (1-based; len(moves)+1 for all of them).
+func (s *Searcher) Prepare(steps []Step, upto int) ([]Step, bool) {
+	return s.prepare(steps, upto, 0)
+}
+
+// Simulate runs steps on a fresh ledger and returns them with their
+// answers and the final ledger; false when a step failed.
+func (s *Searcher) Simulate(steps []Step) ([]Step, *interp.State, bool) {
+	return s.simulate(steps)
+}
+
+// IsToken reports whether v is a fresh value not yet renamed.
+func IsToken(v string) bool {
+	for i := 0; i < len(v); i++ {
+		if v[i] == 0 {
+			return true
+		}
+	}
+	return false
+}
