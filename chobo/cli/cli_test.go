@@ -92,6 +92,9 @@ func TestMain_exitCodes(t *testing.T) {
 		{name: "run bad scenario", args: []string{"run", "clean.book", "--scenario", "bad.json"}, code: 1, stderr: "no transfer", noStdout: true},
 		{name: "run missing scenario", args: []string{"run", "clean.book", "--scenario", "none.json"}, code: 2, stderr: "cannot read none.json"},
 		{name: "run one book only", args: []string{"run", "clean.book", "clean.book", "--scenario", "race.json"}, code: 2, stderr: "wrong number of arguments"},
+		{name: "scenarios", args: []string{"scenarios", "clean.book"}, code: 0, stdout: `"name": "sell.do twice with the same key and content: done_before"`},
+		{name: "scenarios broken book", args: []string{"scenarios", "broken.book"}, code: 1, stderr: "error[E002]", noStdout: true},
+		{name: "scenarios needs a book", args: []string{"scenarios"}, code: 2, stderr: "wrong number of arguments"},
 		{name: "explain all markdown", args: []string{"explain", "--all", "--format", "markdown"}, code: 0, stdout: "| code | severity | what |"},
 	}
 	for _, tt := range tests {

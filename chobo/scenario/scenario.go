@@ -49,6 +49,26 @@ type Step struct {
 type Call struct {
 	interp.Call
 	Bad string
+	// Raw keeps amounts as written when they do not fit, for display.
+	Raw map[string]string
+}
+
+// String writes the call as the scenario gave it.
+func (c *Call) String() string {
+	if len(c.Raw) == 0 {
+		return c.Call.String()
+	}
+	shown := c.Call
+	shown.Amounts = map[string]int64{}
+	for k, v := range c.Amounts {
+		shown.Amounts[k] = v
+	}
+	s := shown.String()
+	// Amounts that did not fit were read as 0: show them as written.
+	for name, raw := range c.Raw {
+		s = strings.Replace(s, name+": 0", name+": "+raw, 1)
+	}
+	return s
 }
 
 // Read parses a scenario file: one scenario object, or an array of them.
@@ -244,8 +264,11 @@ func readCall(b *book.Book, r rawCall) (*Call, error) {
 			if err != nil {
 				return nil, fmt.Errorf("op %q: %s: %v", r.Op, name, err)
 			}
-			if bad != "" && c.Bad == "" {
-				c.Bad = fmt.Sprintf("%s: %s", name, bad)
+			if bad != "" {
+				if c.Bad == "" {
+					c.Bad = fmt.Sprintf("%s: %s", name, bad)
+				}
+				c.raw(name, raw)
 			}
 			amounts[name] = v
 			continue
@@ -272,13 +295,23 @@ func readCall(b *book.Book, r rawCall) (*Call, error) {
 			if err != nil {
 				return nil, fmt.Errorf("op %q: amounts: %s: %v", r.Op, name, err)
 			}
-			if bad != "" && c.Bad == "" {
-				c.Bad = fmt.Sprintf("%s: %s", name, bad)
+			if bad != "" {
+				if c.Bad == "" {
+					c.Bad = fmt.Sprintf("%s: %s", name, bad)
+				}
+				c.raw(name, raw)
 			}
 			c.Amounts[name] = v
 		}
 	}
 	return c, nil
+}
+
+func (c *Call) raw(name string, raw json.RawMessage) {
+	if c.Raw == nil {
+		c.Raw = map[string]string{}
+	}
+	c.Raw[name] = string(bytes.TrimSpace(raw))
 }
 
 // readAmount reads a JSON integer. A whole number outside 0..2^63-1 is

@@ -53,17 +53,41 @@ func (s *Searcher) AtMove(t *book.Transfer, move int, lower bool, accept func(c 
 }
 
 func (s *Searcher) findAtMove(t *book.Transfer, move int, lower bool, accept func(c interp.Call, d *interp.BoundDetail) bool) (Example, bool) {
+	hit := func(run []Step, c interp.Call) bool {
+		r := run[len(run)-1].Result
+		return r.Outcome == interp.Refused && r.Detail != nil && r.Detail.Move == move && r.Detail.Lower == lower &&
+			(accept == nil || accept(c, r.Detail))
+	}
+	// Lower bounds met before the target must be got through; for an
+	// upper bound, so must the lower bound of the same move, which is
+	// checked first.
+	upto := move
+	if !lower {
+		upto = move + 1
+	}
 	for _, amts := range s.assignments(t) {
 		c := s.withAmounts(t, firstOp(t), amts)
-		run, ok := s.prepare([]Step{{Call: c}}, move, 0)
-		if !ok {
-			continue
-		}
-		r := run[len(run)-1].Result
-		if r.Outcome == interp.Refused && r.Detail != nil && r.Detail.Move == move && r.Detail.Lower == lower &&
-			(accept == nil || accept(c, r.Detail)) {
+		if run, ok := s.prepare([]Step{{Call: c}}, upto, 0); ok && hit(run, c) {
 			return s.finish(run)
 		}
+	}
+	if lower {
+		return Example{}, false
+	}
+	// An upper bound far above what one call carries: fill the account up
+	// to its bound first, then a call of 1 crosses it.
+	m := t.Moves[move-1]
+	c := s.mk(t, firstOp(t), func(*book.Param) int64 { return 1 })
+	acc := interp.Account{Kind: m.To.Account}
+	for _, p := range m.To.Args {
+		acc.Args = append(acc.Args, c.Strings[p.Name])
+	}
+	filled, ok := s.feed(nil, acc, m.To.Account.Upper.Value, 0)
+	if !ok {
+		return Example{}, false
+	}
+	if run, ok := s.prepare(append(filled, Step{Call: c}), upto, 0); ok && hit(run, c) {
+		return s.finish(run)
 	}
 	return Example{}, false
 }

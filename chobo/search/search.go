@@ -70,7 +70,10 @@ func New(b *book.Book) *Searcher {
 	}
 }
 
-// baseAmounts are the amounts tried for every amount parameter.
+// baseAmounts are the amounts tried for every amount parameter. Zero is
+// left out on purpose: a call of 0 passes every bound, and examples built
+// on it would say nothing (a hold that can never hold anything would look
+// as if it could be posted).
 var baseAmounts = []int64{1, 2, 3, 5, 10, 100, 1000}
 
 // maxFeedDepth is how many feeders deep the search follows.
