@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -46,10 +47,31 @@ func readTwins(t *testing.T) []twin {
 	return out
 }
 
-// codesOf runs check with JSON output and returns the codes it reported
-// and the exit status.
+// targetOf returns the target a fixture is built for (its <stem>.target
+// file), or "" for fixtures that are only checked.
+func targetOf(file string) string {
+	data, err := os.ReadFile(filepath.Join(fixtures, strings.TrimSuffix(file, ".book")+".target"))
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(data))
+}
+
+var codeInText = regexp.MustCompile(`(?m)^[^\s\[]+\[([EW]\d{3})\]`)
+
+// codesOf runs check with JSON output, or the build for fixtures with a
+// target, and returns the codes reported and the exit status.
 func codesOf(t *testing.T, file string) ([]string, int) {
 	t.Helper()
+	if tg := targetOf(file); tg != "" {
+		_, errOut, code := run(fixtures, nil, "build", file, "--target", tg, "--out", t.TempDir())
+		var cs []string
+		for _, m := range codeInText.FindAllStringSubmatch(errOut, -1) {
+			cs = append(cs, m[1])
+		}
+		slices.Sort(cs)
+		return slices.Compact(cs), code
+	}
 	out, errOut, code := run(fixtures, nil, "check", "--format", "json", file)
 	if code == cli.ExitUsage {
 		t.Fatalf("check %s: exit 2: %s", file, errOut)
@@ -115,6 +137,12 @@ func TestFixtureGoldens(t *testing.T) {
 					t.Fatalf("%v: exit 2: %s", v.args, errOut)
 				}
 				golden.Check(t, filepath.Join(fixtures, "golden", stem+v.suffix), []byte(out))
+			}
+			if tg := targetOf(name); tg != "" {
+				for _, v := range []struct{ suffix, lang string }{{".build.txt", "en"}, {".build.ja.txt", "ja"}} {
+					_, errOut, _ := run(fixtures, nil, "build", name, "--target", tg, "--lang", v.lang, "--out", t.TempDir())
+					golden.Check(t, filepath.Join(fixtures, "golden", stem+v.suffix), []byte(errOut))
+				}
 			}
 		})
 	}

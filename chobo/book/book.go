@@ -17,6 +17,7 @@ type Pos = syntax.Pos
 // Book is one resolved book. Slices keep source order; the maps index
 // them by name.
 type Book struct {
+	Pos         Pos // the `book` line
 	File        string
 	Name        string
 	Version     int

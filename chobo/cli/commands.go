@@ -32,6 +32,15 @@ func init() {
 			MinArgs: 1, MaxArgs: 1, Run: runScenarios,
 		},
 		{
+			Name: "build", Args: "<file.book> --target <target>",
+			Summary: diag.T("write the book for a database or a client library", "帳簿をデータベースやクライアントのライブラリへ書き出す"),
+			Flags: []Flag{
+				{Name: "target", Choices: targetNames(), Help: diag.T("what to write", "書き出すもの")},
+				{Name: "out", Value: "<dir>", Help: diag.T("the directory to write into (default: the current one)", "書き込むディレクトリ(既定は今のディレクトリ)")},
+			},
+			MinArgs: 1, MaxArgs: 1, Run: runBuild,
+		},
+		{
 			Name: "explain", Args: "<code> | --all",
 			Summary: diag.T("say when a diagnostic code fires and how to fix it", "診断のコードがいつ出るか、どう直すかを言う"),
 			Flags: []Flag{

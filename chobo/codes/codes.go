@@ -17,6 +17,9 @@ type Code struct {
 	// Repro is the smallest book that yields the code. It is checked as
 	// a file named "repro.book".
 	Repro string
+	// Target, for the codes a build reports, is the --target that shows
+	// the code on the repro book.
+	Target string
 }
 
 // Lookup returns the code named c, if chobo knows it.

@@ -5,10 +5,18 @@ import (
 	"sort"
 	"testing"
 
+	"github.com/chobo-lang/chobo/chobo/book"
 	"github.com/chobo-lang/chobo/chobo/check"
 	"github.com/chobo-lang/chobo/chobo/codes"
 	"github.com/chobo-lang/chobo/chobo/diag"
+	"github.com/chobo-lang/chobo/chobo/target"
+	"github.com/chobo-lang/chobo/chobo/target/postgres"
 )
+
+// builds are the targets whose diagnostics the catalogue explains.
+var builds = map[string]func(*book.Book, target.Source) ([]target.File, diag.List){
+	"postgres": postgres.Build,
+}
 
 // TestRepros checks that every repro book yields its code, and that the
 // catalogue is complete, ordered and written in both languages.
@@ -27,8 +35,16 @@ func TestRepros(t *testing.T) {
 				}
 			}
 			res := check.Check("repro.book", []byte(c.Repro))
+			diags := res.Diags
+			if c.Target != "" {
+				build, ok := builds[c.Target]
+				if !ok || res.Book == nil {
+					t.Fatalf("cannot build the repro of %s for %q: %+v", c.Code, c.Target, res.Diags)
+				}
+				_, diags = build(res.Book, target.NewSource("repro.book", []byte(c.Repro)))
+			}
 			var got []string
-			for _, d := range res.Diags {
+			for _, d := range diags {
 				got = append(got, d.Code)
 				if d.Code == c.Code && d.Severity != c.Severity {
 					t.Errorf("%s is reported as %v, the catalogue says %v", c.Code, d.Severity, c.Severity)

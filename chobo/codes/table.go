@@ -190,6 +190,17 @@ var All = []Code{
 		Repro: "book repro v1\nunit pcs\naccount shelf : pcs outside\naccount buyers : pcs outside\ntransfer reserve(order: string)\n  key order\n  pending expires after 0 minutes\n  move 1 from shelf to buyers\n",
 	},
 	{
+		Code:     "E061",
+		Severity: diag.Error,
+		Title:    diag.T("a name too long for PostgreSQL", "PostgreSQL には長すぎる名前"),
+		When: diag.T("Building for PostgreSQL, a schema, function or parameter name would be longer than 63 bytes. PostgreSQL cuts longer identifiers without a word, so two names could become one; the build stops instead. A Japanese character takes 3 bytes.",
+			"PostgreSQL へのビルドで、スキーマ、関数、引数の名前が 63 バイトを超えます。PostgreSQL は長い識別子を黙って切り詰め、二つの名前が一つになりうるので、ビルドを止めます。日本語は一字 3 バイトです。"),
+		Fix: diag.T("Shorten the book, transfer, account or parameter name the message points at. Function names add `_hold`, `_status` or `balance_` to the book's names.",
+			"メッセージが指す帳簿、振替、勘定、引数の名前を短くしてください。関数の名前には `_hold`、`_status`、`balance_` が付きます。"),
+		Repro:  "book repro v1\nunit pcs\naccount stock : pcs\n  at least 0 refused as empty\naccount world : pcs outside\ntransfer a_transfer_name_that_runs_on_and_on_well_past_what_postgres_keeps(id: string, qty: pcs)\n  key id\n  move qty from world to stock\n",
+		Target: "postgres",
+	},
+	{
 		Code:     "W101",
 		Severity: diag.Warning,
 		Title:    diag.T("an account that only fills", "増える一方の勘定"),

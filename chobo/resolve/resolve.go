@@ -20,6 +20,7 @@ func Resolve(f *syntax.File) (*book.Book, diag.List) {
 	r := &resolver{file: f.Name, b: &book.Book{File: f.Name},
 		badScale: map[*book.Unit]bool{}, untyped: map[*book.Param]bool{}}
 	if f.Book != nil {
+		r.b.Pos = f.Book.Pos
 		r.b.Name = f.Book.Name.Name
 		r.b.Version = f.Book.Version
 	}
