@@ -2,16 +2,19 @@ package cli
 
 import (
 	"fmt"
+	"go/token"
 	"path/filepath"
 
 	"github.com/chobo-lang/chobo/chobo/diag"
 	"github.com/chobo-lang/chobo/chobo/target"
+	"github.com/chobo-lang/chobo/chobo/target/pggo"
 	"github.com/chobo-lang/chobo/chobo/target/postgres"
 )
 
 // targets are the values --target takes, in the order help lists them.
 var targets = []target.Target{
 	{Name: "postgres", Summary: diag.T("PostgreSQL schema, tables and functions", "PostgreSQL のスキーマ、テーブル、関数"), Build: postgres.Build},
+	{Name: "postgres-go", Summary: diag.T("a Go package that calls the PostgreSQL functions through pgx", "PostgreSQL の関数を pgx で呼ぶ Go のパッケージ"), Build: pggo.Build},
 }
 
 func targetNames() []string {
@@ -41,7 +44,12 @@ func runBuild(inv *Invocation) int {
 		}
 	}
 	src, _ := env.ReadFile(name) // loadBook has read it already
-	files, ds := tg.Build(b, target.NewSource(filepath.Base(name), src))
+	pkg := inv.Flags["package"]
+	if pkg != "" && !token.IsIdentifier(pkg) {
+		usageError(env, inv.Cmd, inv.Lang, diag.T(fmt.Sprintf("--package %q is not a Go identifier", pkg), fmt.Sprintf("--package %q は Go の識別子ではありません", pkg)))
+		return ExitUsage
+	}
+	files, ds := tg.Build(b, target.NewSource(filepath.Base(name), src), target.Options{Package: pkg})
 	if len(ds) > 0 {
 		for _, d := range ds {
 			if d.Line > 0 {

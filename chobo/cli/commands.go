@@ -19,6 +19,7 @@ func init() {
 			Summary: diag.T("run scenarios on the reference interpreter", "シナリオを参照インタプリタで流す"),
 			Flags: []Flag{
 				{Name: "scenario", Value: "<file.json>", Help: diag.T("the scenario file: one scenario or an array of them", "シナリオのファイル(シナリオ一つか、その配列)")},
+				{Name: "show", Choices: []string{"postgres"}, Help: diag.T("instead of the answers, print what a client sends to that backend", "答えの代わりに、クライアントがその出力先へ送るものを出す")},
 				{Name: "format", Choices: []string{"text", "json"},
 					Help: diag.T("text for people (default) or json for tools", "人向けの text(既定)か、ツール向けの json")},
 			},
@@ -37,6 +38,7 @@ func init() {
 			Flags: []Flag{
 				{Name: "target", Choices: targetNames(), Help: diag.T("what to write", "書き出すもの")},
 				{Name: "out", Value: "<dir>", Help: diag.T("the directory to write into (default: the current one)", "書き込むディレクトリ(既定は今のディレクトリ)")},
+				{Name: "package", Value: "<name>", Help: diag.T("the package name of a Go client (default: the book's name when it is plain ASCII, else book)", "Go のクライアントのパッケージ名(既定は、帳簿の名前が ASCII ならその名前、ほかは book)")},
 			},
 			MinArgs: 1, MaxArgs: 1, Run: runBuild,
 		},

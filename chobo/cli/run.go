@@ -1,12 +1,14 @@
 package cli
 
 import (
+	"encoding/json"
 	"fmt"
 
 	"github.com/chobo-lang/chobo/chobo/book"
 	"github.com/chobo-lang/chobo/chobo/check"
 	"github.com/chobo-lang/chobo/chobo/diag"
 	"github.com/chobo-lang/chobo/chobo/scenario"
+	"github.com/chobo-lang/chobo/chobo/target/postgres"
 )
 
 // loadBook reads and checks a book. When it has errors (or cannot be
@@ -53,6 +55,9 @@ func runRun(inv *Invocation) int {
 		fmt.Fprintf(env.Stderr, "chobo run: %s: %v\n", path, err)
 		return ExitError
 	}
+	if show, ok := inv.Flags["show"]; ok {
+		return runShow(inv, b, scs, show)
+	}
 	runs := make([][]scenario.Outcome, len(scs))
 	failed := false
 	for i, sc := range scs {
@@ -75,4 +80,44 @@ func runRun(inv *Invocation) int {
 		scenario.WriteText(env.Stdout, inv.Args[0], sc, runs[i], inv.Lang)
 	}
 	return code
+}
+
+// runShow prints, instead of the answers, what a client sends.
+func runShow(inv *Invocation, b *book.Book, scs []scenario.Scenario, show string) int {
+	if show != "postgres" {
+		usageError(inv.Env, inv.Cmd, inv.Lang, diag.T("--show takes postgres", "--show には postgres を渡してください"))
+		return ExitUsage
+	}
+	if ds := postgres.Check(b); len(ds) > 0 {
+		for _, d := range ds {
+			diag.WriteText(inv.Env.Stderr, d, inv.Lang)
+		}
+		return ExitError
+	}
+	if inv.Flags["format"] == "json" {
+		type shown struct {
+			Name  string              `json:"name"`
+			Steps []postgres.ShowStep `json:"steps"`
+		}
+		out := struct {
+			V         int     `json:"v"`
+			File      string  `json:"file"`
+			Target    string  `json:"target"`
+			Scenarios []shown `json:"scenarios"`
+		}{V: 1, File: inv.Args[0], Target: show}
+		for _, sc := range scs {
+			out.Scenarios = append(out.Scenarios, shown{sc.Name, postgres.Show(b, sc)})
+		}
+		enc := json.NewEncoder(inv.Env.Stdout)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(out); err != nil {
+			return ExitUsage
+		}
+		return ExitOK
+	}
+	for _, sc := range scs {
+		postgres.WriteShowText(inv.Env.Stdout, inv.Args[0], sc, postgres.Show(b, sc), inv.Lang)
+	}
+	return ExitOK
 }

@@ -14,7 +14,7 @@ import (
 )
 
 // builds are the targets whose diagnostics the catalogue explains.
-var builds = map[string]func(*book.Book, target.Source) ([]target.File, diag.List){
+var builds = map[string]func(*book.Book, target.Source, target.Options) ([]target.File, diag.List){
 	"postgres": postgres.Build,
 }
 
@@ -41,7 +41,7 @@ func TestRepros(t *testing.T) {
 				if !ok || res.Book == nil {
 					t.Fatalf("cannot build the repro of %s for %q: %+v", c.Code, c.Target, res.Diags)
 				}
-				_, diags = build(res.Book, target.NewSource("repro.book", []byte(c.Repro)))
+				_, diags = build(res.Book, target.NewSource("repro.book", []byte(c.Repro)), target.Options{})
 			}
 			var got []string
 			for _, d := range diags {

@@ -50,5 +50,11 @@ type Target struct {
 	Summary diag.Text
 	// Build writes the files, or returns the diagnostics (E060, E061)
 	// that stop the book from going to this target.
-	Build func(b *book.Book, src Source) ([]File, diag.List)
+	Build func(b *book.Book, src Source, opt Options) ([]File, diag.List)
+}
+
+// Options are the settings some targets take.
+type Options struct {
+	// Package is the package name of a Go client ("" for the default).
+	Package string
 }

@@ -9,7 +9,7 @@ import (
 )
 
 // Build is the postgres target: <book>.sql.
-func Build(b *book.Book, src target.Source) ([]target.File, diag.List) {
+func Build(b *book.Book, src target.Source, _ target.Options) ([]target.File, diag.List) {
 	if ds := Check(b); len(ds) > 0 {
 		return nil, ds
 	}

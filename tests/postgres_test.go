@@ -1,0 +1,224 @@
+package tests
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/chobo-lang/chobo/chobo/book"
+	"github.com/chobo-lang/chobo/chobo/check"
+	"github.com/chobo-lang/chobo/chobo/scenario"
+	"github.com/chobo-lang/chobo/chobo/target"
+	"github.com/chobo-lang/chobo/chobo/target/postgres"
+	"github.com/chobo-lang/chobo/tests/conformance"
+	"github.com/chobo-lang/chobo/tests/pgtest"
+)
+
+// conformanceBooks are the books every backend must agree on: the test
+// books and the examples.
+func conformanceBooks(t *testing.T) []string {
+	t.Helper()
+	var paths []string
+	for _, glob := range []string{filepath.Join(booksDir, "*.book"), filepath.Join("..", "examples", "*", "*.book")} {
+		ps, err := filepath.Glob(glob)
+		if err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, ps...)
+	}
+	if len(paths) < 12 {
+		t.Fatalf("found only %d books", len(paths))
+	}
+	return paths
+}
+
+// loaded is a book ready to run on a backend: its test copy, and every
+// scenario of it, generated and hand-written.
+type loaded struct {
+	path      string
+	copy      *book.Book
+	copySrc   []byte
+	scenarios []scenario.Scenario
+}
+
+func loadForBackends(t *testing.T, path string) loaded {
+	t.Helper()
+	src, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := check.Check(filepath.Base(path), src)
+	if res.Book == nil {
+		t.Fatalf("%s does not check", path)
+	}
+	copySrc, cp, err := conformance.Shorten(res.Book, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := loaded{path: path, copy: cp, copySrc: copySrc}
+	// Generated scenarios must not depend on how long holds last: their
+	// passes go past every deadline.
+	for _, sc := range scenario.Generate(res.Book) {
+		a, b := scenario.Run(res.Book, sc), scenario.Run(cp, sc)
+		if !sameOutcomes(a, b) {
+			t.Errorf("%s: %q answers differently on the test copy", path, sc.Name)
+		}
+		l.scenarios = append(l.scenarios, sc)
+	}
+	more := strings.TrimSuffix(path, ".book") + ".more.json"
+	if data, err := os.ReadFile(more); err == nil {
+		scs, err := scenario.Read(cp, data)
+		if err != nil {
+			t.Fatalf("%s: %v", more, err)
+		}
+		l.scenarios = append(l.scenarios, scs...)
+	}
+	return l
+}
+
+func sameOutcomes(a, b []scenario.Outcome) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if conformance.FromOutcome(a[i]).String() != conformance.FromOutcome(b[i]).String() {
+			return false
+		}
+	}
+	return true
+}
+
+// runAll runs every scenario of every book on a backend, eight at a time,
+// each for a tenant of its own, and compares with the interpreter. A
+// scenario that differed because a step came after a deadline is run
+// again once.
+func runAll(t *testing.T, books []loaded, backend func(loaded) conformance.Backend) (total, together, again int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	type job struct {
+		l  loaded
+		sc scenario.Scenario
+	}
+	var jobs []job
+	for _, l := range books {
+		for _, sc := range l.scenarios {
+			jobs = append(jobs, job{l, sc})
+		}
+	}
+	sem := make(chan struct{}, 8)
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for i, j := range jobs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			refs := scenario.Run(j.l.copy, j.sc)
+			be := backend(j.l)
+			for attempt := 1; ; attempt++ {
+				tenant := fmt.Sprintf("s%d-%d", i, attempt)
+				got, late, err := conformance.Run(ctx, be, j.sc, tenant)
+				if err != nil {
+					t.Errorf("%s %q: %v", j.l.path, j.sc.Name, err)
+					return
+				}
+				if conformance.Matches(got, refs) {
+					break
+				}
+				if late && attempt == 1 {
+					mu.Lock()
+					again++
+					mu.Unlock()
+					t.Logf("run again: %s %q (a step came after a deadline)", j.l.path, j.sc.Name)
+					continue
+				}
+				var want []string
+				for _, r := range refs {
+					want = append(want, conformance.FromOutcome(r).String())
+				}
+				word := ""
+				if late {
+					word = " (late again)"
+				}
+				t.Errorf("%s %q differs from the interpreter%s:\n got  %s\n want one of:\n  %s",
+					j.l.path, j.sc.Name, word, got, strings.Join(want, "\n  "))
+				break
+			}
+			mu.Lock()
+			total++
+			for _, st := range j.sc.Steps {
+				if st.Together != nil {
+					together++
+					break
+				}
+			}
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	return total, together, again
+}
+
+// startPostgres starts a cluster and loads the SQL of every book's test
+// copy into it.
+func startPostgres(t *testing.T, books []loaded) *pgxpool.Pool {
+	t.Helper()
+	srv := pgtest.Start(t)
+	pool := srv.Pool(t, 20)
+	for _, l := range books {
+		files, ds := postgres.Build(l.copy, target.NewSource(filepath.Base(l.path), l.copySrc), target.Options{})
+		if len(ds) > 0 {
+			t.Fatalf("%s: %+v", l.path, ds)
+		}
+		if _, err := pool.Exec(context.Background(), string(files[0].Data)); err != nil {
+			t.Fatalf("%s: loading the SQL: %v", l.path, err)
+		}
+	}
+	return pool
+}
+
+// TestPostgresConformance runs every scenario of every book through the
+// SQL functions on a real PostgreSQL server.
+func TestPostgresConformance(t *testing.T) {
+	var books []loaded
+	for _, p := range conformanceBooks(t) {
+		books = append(books, loadForBackends(t, p))
+	}
+	pool := startPostgres(t, books)
+	total, together, again := runAll(t, books, func(l loaded) conformance.Backend {
+		return conformance.SQL{Book: l.copy, Pool: pool}
+	})
+	for _, l := range books {
+		bad, err := conformance.EntriesBalance(context.Background(), pool, l.copy)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(bad) > 0 {
+			t.Errorf("%s: balances that are not the sum of their entries: %v", l.path, bad)
+		}
+	}
+	t.Logf("%d scenarios of %d books on PostgreSQL through SQL (%d with together, %d run again)", total, len(books), together, again)
+}
+
+// TestGoClientConformance runs every scenario of every book through the
+// generated Go clients, compiled in, on a real PostgreSQL server.
+func TestGoClientConformance(t *testing.T) {
+	var books []loaded
+	for _, p := range conformanceBooks(t) {
+		books = append(books, loadForBackends(t, p))
+	}
+	pool := startPostgres(t, books)
+	total, together, again := runAll(t, books, func(l loaded) conformance.Backend {
+		return conformance.GoClient{Book: l.copy, Postgres: goClients[clientDir(t, l.path)], Pool: pool}
+	})
+	t.Logf("%d scenarios of %d books on PostgreSQL through the Go clients (%d with together, %d run again)", total, len(books), together, again)
+}
