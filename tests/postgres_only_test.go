@@ -28,7 +28,7 @@ import (
 // What only PostgreSQL has: locks, isolation levels, constraints that
 // guard the tables, rows that keep the bounds they were made with.
 
-func loadBook(t *testing.T, path string) (*book.Book, []byte) {
+func loadBook(t testing.TB, path string) (*book.Book, []byte) {
 	t.Helper()
 	src, err := os.ReadFile(path)
 	if err != nil {
@@ -41,7 +41,7 @@ func loadBook(t *testing.T, path string) (*book.Book, []byte) {
 	return res.Book, src
 }
 
-func installSQL(t *testing.T, pool *pgxpool.Pool, b *book.Book, src []byte) {
+func installSQL(t testing.TB, pool *pgxpool.Pool, b *book.Book, src []byte) {
 	t.Helper()
 	files, ds := postgres.Build(b, target.NewSource("x.book", src), target.Options{})
 	if len(ds) > 0 {

@@ -1,0 +1,85 @@
+package tests
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chobo-lang/chobo/tests/clients/stock_reservation"
+	"github.com/chobo-lang/chobo/tests/pgtest"
+)
+
+// BenchmarkHold compares a hold through the generated function with the
+// least a hand-written program could do for the same promise: one
+// conditional UPDATE of the account row (no key, no entries, no hold
+// row). Both run in the same benchmark, on the same server, one after the
+// other, so the ratio is meaningful on a noisy machine; the absolute
+// numbers are not.
+func BenchmarkHold(b *testing.B) {
+	for _, conns := range []int{1, 8} {
+		b.Run(fmt.Sprintf("conns=%d", conns), func(b *testing.B) {
+			srv := pgtest.Start(b)
+			pool := srv.Pool(b, conns)
+			bk, src := loadBook(b, filepath.Join(booksDir, "stock_reservation.book"))
+			installSQL(b, pool, bk, src)
+			ctx := context.Background()
+			c := stock_reservation.Postgres(pool, "bench")
+			// One account per connection, so that connections do not wait
+			// for each other's row locks.
+			var ids []string
+			for i := 0; i < conns; i++ {
+				sku := fmt.Sprintf("sku-%d", i)
+				if _, err := c.Restock.Do(ctx, stock_reservation.RestockArgs{Delivery: sku, Sku: sku, Qty: 1 << 40}); err != nil {
+					b.Fatal(err)
+				}
+				var id string
+				if err := pool.QueryRow(ctx, `select id::text from "stock_reservation".accounts where tenant = 'bench' and args = array[$1]`, sku).Scan(&id); err != nil {
+					b.Fatal(err)
+				}
+				ids = append(ids, id)
+			}
+			run := func(each func(worker, i int) error) time.Duration {
+				start := time.Now()
+				var wg sync.WaitGroup
+				for w := 0; w < conns; w++ {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						for i := w; i < b.N; i += conns {
+							if err := each(w, i); err != nil {
+								b.Error(err)
+								return
+							}
+						}
+					}()
+				}
+				wg.Wait()
+				return time.Since(start)
+			}
+			b.ResetTimer()
+			fn := run(func(w, i int) error {
+				r, err := c.ReserveStock.Hold(ctx, stock_reservation.ReserveStockArgs{Order: fmt.Sprintf("o-%d", i), Sku: fmt.Sprintf("sku-%d", w), Qty: 1})
+				if err == nil && r.Outcome != stock_reservation.Done {
+					err = fmt.Errorf("hold %d: %+v", i, r)
+				}
+				return err
+			})
+			update := run(func(w, i int) error {
+				tag, err := pool.Exec(ctx, `update "stock_reservation".accounts set held_out = held_out + $3
+ where tenant = $1 and id = $2 and posted - held_out - $3 >= 0`, "bench", ids[w], int64(1))
+				if err == nil && tag.RowsAffected() != 1 {
+					err = fmt.Errorf("update %d touched %d rows", i, tag.RowsAffected())
+				}
+				return err
+			})
+			b.StopTimer()
+			n := float64(b.N)
+			b.ReportMetric(n/fn.Seconds(), "holds/s")
+			b.ReportMetric(n/update.Seconds(), "updates/s")
+			b.ReportMetric(fn.Seconds()/update.Seconds(), "fn/update")
+		})
+	}
+}
