@@ -46,6 +46,8 @@ func (g *gen) moveFunc(t *book.Transfer, op book.Op) {
 	g.line("  v_posted bigint[];")
 	g.line("  v_held_in bigint[];")
 	g.line("  v_held_out bigint[];")
+	g.line("  v_lower bigint[];")
+	g.line("  v_upper bigint[];")
 	g.line("  v_from integer;")
 	g.line("  v_to integer;")
 	for _, m := range t.Moves {
@@ -83,8 +85,8 @@ func (g *gen) moveFunc(t *book.Transfer, op book.Op) {
 	g.line("    %s", g.result("refused", book.KeyConflict))
 	g.line("  end if;")
 	g.line("")
-	g.line("  -- (2) the accounts: made when missing, then locked in id order")
-	var rows, boundRows, idList []string
+	g.line("  -- (2) the accounts, locked in id order; made first when missing")
+	var rows, present, mismatch, idList []string
 	for _, m := range t.Moves {
 		for _, side := range []struct {
 			v string
@@ -97,20 +99,25 @@ func (g *gen) moveFunc(t *book.Transfer, op book.Op) {
 			}
 			rows = append(rows, fmt.Sprintf("(%s, %s, array[%s]::text[], %s, %s, %s)",
 				side.v, Lit(a.Name), strings.Join(args, ", "), Lit(a.Unit.Name), boundLit(a.Lower), boundLit(a.Upper)))
-			boundRows = append(boundRows, fmt.Sprintf("(%s, %s, %s)", side.v, boundLit(a.Lower), boundLit(a.Upper)))
+			present = append(present, side.v+" = any(v_ids)")
+			mismatch = append(mismatch,
+				fmt.Sprintf("v_lower[array_position(v_ids, %s)] is distinct from %s", side.v, boundLit(a.Lower)),
+				fmt.Sprintf("v_upper[array_position(v_ids, %s)] is distinct from %s", side.v, boundLit(a.Upper)))
 			idList = append(idList, side.v)
 		}
 	}
-	g.line("  insert into %s (tenant, id, kind, args, unit, lower_bound, upper_bound)", g.q("accounts"))
-	g.line("  select distinct on (x.id) p_tenant, x.id, x.kind, x.args, x.unit, x.lower_bound, x.upper_bound")
-	g.line("    from (values %s)", strings.Join(rows, ",\n                 "))
-	g.line("         as x (id, kind, args, unit, lower_bound, upper_bound)")
-	g.line("   order by x.id")
-	g.line("  on conflict do nothing;")
-	g.lockAccounts("array[" + strings.Join(idList, ", ") + "]")
-	g.line("  if exists (select 1 from %s a, (values %s) as b (id, lower_bound, upper_bound)", g.q("accounts"), strings.Join(boundRows, ", "))
-	g.line("              where a.tenant = p_tenant and a.id = b.id")
-	g.line("                and (a.lower_bound is distinct from b.lower_bound or a.upper_bound is distinct from b.upper_bound)) then")
+	ids := "array[" + strings.Join(idList, ", ") + "]"
+	g.lockAccounts(ids)
+	g.line("  if not (%s) then", strings.Join(present, " and "))
+	g.line("    insert into %s (tenant, id, kind, args, unit, lower_bound, upper_bound)", g.q("accounts"))
+	g.line("    select distinct on (x.id) p_tenant, x.id, x.kind, x.args, x.unit, x.lower_bound, x.upper_bound")
+	g.line("      from (values %s)", strings.Join(rows, ",\n                   "))
+	g.line("           as x (id, kind, args, unit, lower_bound, upper_bound)")
+	g.line("     order by x.id")
+	g.line("    on conflict do nothing;")
+	g.lockAccounts(ids)
+	g.line("  end if;")
+	g.line("  if %s then", strings.Join(mismatch, "\n     or "))
 	g.line("    raise exception 'chobo: an account of %s keeps bounds other than the book has now', %s", "%", Lit(g.b.Name))
 	g.line("      using errcode = 'CB001', hint = 'bounds of existing accounts cannot change: make a new account kind and move the balance';")
 	g.line("  end if;")
@@ -217,6 +224,8 @@ func (g *gen) holdPreamble(t *book.Transfer, op string, params []*book.Param) {
 	g.line("  v_posted bigint[];")
 	g.line("  v_held_in bigint[];")
 	g.line("  v_held_out bigint[];")
+	g.line("  v_lower bigint[];")
+	g.line("  v_upper bigint[];")
 	g.line("  v_from integer;")
 	g.line("  v_to integer;")
 	g.line("begin")

@@ -258,17 +258,21 @@ func (g *gen) result(res, reason string) string {
 	return fmt.Sprintf("return row(%s, %s)::%s;", Lit(res), r, g.q("result"))
 }
 
-// lockAccounts writes the statements that lock the rows of ids (a uuid[]
-// expression) in id order and read their balances into the arrays.
+// lockAccounts writes the statement that locks the rows of ids (a uuid[]
+// expression) in id order and reads them into arrays, in id order too.
 func (g *gen) lockAccounts(ids string) {
 	g.line("  select coalesce(array_agg(a.id order by a.id), '{}'), coalesce(array_agg(a.posted order by a.id), '{}'),")
-	g.line("         coalesce(array_agg(a.held_in order by a.id), '{}'), coalesce(array_agg(a.held_out order by a.id), '{}')")
-	g.line("    into v_ids, v_posted, v_held_in, v_held_out")
+	g.line("         coalesce(array_agg(a.held_in order by a.id), '{}'), coalesce(array_agg(a.held_out order by a.id), '{}'),")
+	g.line("         coalesce(array_agg(a.lower_bound order by a.id), '{}'), coalesce(array_agg(a.upper_bound order by a.id), '{}')")
+	g.line("    into v_ids, v_posted, v_held_in, v_held_out, v_lower, v_upper")
 	g.line("    from (select * from %s where tenant = p_tenant and id = any(%s) order by id for update) a;", g.q("accounts"), ids)
 }
 
 func (g *gen) writeAccounts() {
-	g.line("  update %s a set posted = x.posted, held_in = x.held_in, held_out = x.held_out", g.q("accounts"))
-	g.line("    from unnest(v_ids, v_posted, v_held_in, v_held_out) as x (id, posted, held_in, held_out)")
-	g.line("   where a.tenant = p_tenant and a.id = x.id;")
+	// One keyed update per row: cheaper than joining the arrays, for the
+	// two or three rows a call touches.
+	g.line("  for i in 1 .. coalesce(array_length(v_ids, 1), 0) loop")
+	g.line("    update %s a set posted = v_posted[i], held_in = v_held_in[i], held_out = v_held_out[i]", g.q("accounts"))
+	g.line("     where a.tenant = p_tenant and a.id = v_ids[i];")
+	g.line("  end loop;")
 }
