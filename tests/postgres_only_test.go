@@ -18,6 +18,7 @@ import (
 
 	"github.com/chobo-lang/chobo/chobo/book"
 	"github.com/chobo-lang/chobo/chobo/check"
+	"github.com/chobo-lang/chobo/chobo/ids"
 	"github.com/chobo-lang/chobo/chobo/target"
 	"github.com/chobo-lang/chobo/chobo/target/postgres"
 	"github.com/chobo-lang/chobo/tests/clients/stock_reservation"
@@ -280,4 +281,23 @@ func TestExpireCounts(t *testing.T) {
 		t.Fatalf("a third expire(): %d %v", n, err)
 	}
 	_ = start
+}
+
+// TestChoboIDMatchesGo computes every pinned id with the SQL function and
+// compares: the same accounts must have the same ids in every backend.
+func TestChoboIDMatchesGo(t *testing.T) {
+	srv := pgtest.Start(t)
+	pool := srv.Pool(t, 2)
+	b, src := loadBook(t, filepath.Join(booksDir, "wallet.book"))
+	installSQL(t, pool, b, src)
+	for _, v := range ids.Vectors {
+		var got string
+		parts := append([]string{v.Role}, v.Parts...)
+		if err := pool.QueryRow(context.Background(), `select replace("wallet".chobo_id($1)::text, '-', '')`, parts).Scan(&got); err != nil {
+			t.Fatal(err)
+		}
+		if got != v.Hex {
+			t.Errorf("chobo_id(%q) = %s in SQL, %s in Go", parts, got, v.Hex)
+		}
+	}
 }

@@ -114,3 +114,17 @@ func TestScenariosOut(t *testing.T) {
 		t.Error("--out wrote other bytes than standard output")
 	}
 }
+
+// TestShowPostgres keeps what a client sends for the hand-written
+// scenarios of two books, in text and JSON.
+func TestShowPostgres(t *testing.T) {
+	for _, stem := range []string{"stock_reservation", "在庫"} {
+		for _, v := range []struct{ suffix, format string }{{".show.postgres.txt", "text"}, {".show.postgres.json", "json"}} {
+			out, errOut, code := run(booksDir, nil, "run", stem+".book", "--scenario", stem+".more.json", "--show", "postgres", "--format", v.format)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			golden.Check(t, filepath.Join(booksDir, "golden", stem+v.suffix), []byte(out))
+		}
+	}
+}
