@@ -206,3 +206,34 @@ func (a *Account) Shape() string {
 	}
 	return a.Name + "(" + strings.Join(a.Params, ", ") + ")"
 }
+
+// String writes an account as a move names it, with the transfer's
+// parameters: `bin(from)`, or the bare kind.
+func (r AccountRef) String() string {
+	if len(r.Args) == 0 {
+		return r.Account.Name
+	}
+	names := make([]string, len(r.Args))
+	for i, p := range r.Args {
+		names[i] = p.Name
+	}
+	return r.Account.Name + "(" + strings.Join(names, ", ") + ")"
+}
+
+// PostAmounts lists, in parameter order, the amount parameters the moves
+// use: what a partial post gives, all of them or none.
+func (t *Transfer) PostAmounts() []*Param {
+	used := map[*Param]bool{}
+	for _, m := range t.Moves {
+		if m.Amount.Param != nil {
+			used[m.Amount.Param] = true
+		}
+	}
+	var out []*Param
+	for _, p := range t.Params {
+		if used[p] {
+			out = append(out, p)
+		}
+	}
+	return out
+}

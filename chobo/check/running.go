@@ -18,20 +18,6 @@ func sameRef(a, b book.AccountRef) bool {
 	return a.Account == b.Account && slices.Equal(a.Args, b.Args)
 }
 
-func refText(r book.AccountRef) string {
-	if len(r.Args) == 0 {
-		return r.Account.Name
-	}
-	s := r.Account.Name + "("
-	for i, p := range r.Args {
-		if i > 0 {
-			s += ", "
-		}
-		s += p.Name
-	}
-	return s + ")"
-}
-
 func withOps(d diag.Diagnostic, ex search.Example) diag.Diagnostic {
 	d.Operations = ex.Operations()
 	return d
@@ -51,7 +37,7 @@ func SameAccount(b *book.Book) diag.List {
 			if !ok {
 				continue
 			}
-			acc := refText(m.From)
+			acc := m.From.String()
 			l.Add(withOps(diag.Diagnostic{Code: "E012", Severity: diag.Error, File: b.File,
 				Line: m.Pos.Line, Col: m.Pos.Col,
 				Message: diag.T(
@@ -112,8 +98,8 @@ func AlwaysRefused(b *book.Book) diag.List {
 				continue
 			}
 			l.Add(withOps(warn(b, "W102", m.Pos,
-				diag.T(fmt.Sprintf("`%s` is always refused with %s: move %d takes from %s, which no move puts into, and it may not go below %d", t.Name, src.Lower.Reason, m.Index, refText(m.From), src.Lower.Value),
-					fmt.Sprintf("`%s` はいつも %s で拒否されます。%d つ目の移動が %s から取りますが、そこへ入れる移動がどこにもなく、%d を下回れません", t.Name, src.Lower.Reason, m.Index, refText(m.From), src.Lower.Value)),
+				diag.T(fmt.Sprintf("`%s` is always refused with %s: move %d takes from %s, which no move puts into, and it may not go below %d", t.Name, src.Lower.Reason, m.Index, m.From.String(), src.Lower.Value),
+					fmt.Sprintf("`%s` はいつも %s で拒否されます。%d つ目の移動が %s から取りますが、そこへ入れる移動がどこにもなく、%d を下回れません", t.Name, src.Lower.Reason, m.Index, m.From.String(), src.Lower.Value)),
 				diag.T(fmt.Sprintf("write the transfer that puts into `%s`", src.Name),
 					fmt.Sprintf("`%s` へ入れる振替を書いてください", src.Name))), ex))
 			break
@@ -160,7 +146,7 @@ func moveOrder(s *search.Searcher, b *book.Book, t *book.Transfer, m, later *boo
 		if !ok {
 			return diag.Diagnostic{}, false
 		}
-		acc := refText(m.From)
+		acc := m.From.String()
 		return withOps(warn(b, "W103", m.Pos,
 			diag.T(fmt.Sprintf("move %d takes from %s before move %d puts into it: when %s is short at that point, the call is refused with %s, even when the two moves together would leave enough", m.Index, acc, later.Index, acc, lo.Reason),
 				fmt.Sprintf("%d つ目の移動が %s から取ったあとで、%d つ目の移動がそこへ入れます。その時点で %s が足りなければ、二つの移動を合わせれば足りるときでも、%s で拒否されます", m.Index, acc, later.Index, acc, lo.Reason)),
@@ -174,7 +160,7 @@ func moveOrder(s *search.Searcher, b *book.Book, t *book.Transfer, m, later *boo
 		if !ok {
 			return diag.Diagnostic{}, false
 		}
-		acc := refText(m.To)
+		acc := m.To.String()
 		return withOps(warn(b, "W103", m.Pos,
 			diag.T(fmt.Sprintf("move %d puts into %s before move %d takes from it: when %s is near its upper bound at that point, the call is refused with %s, even when the two moves together would stay within it", m.Index, acc, later.Index, acc, up.Reason),
 				fmt.Sprintf("%d つ目の移動が %s へ入れたあとで、%d つ目の移動がそこから取ります。その時点で %s が上限に近ければ、二つの移動を合わせれば収まるときでも、%s で拒否されます", m.Index, acc, later.Index, acc, up.Reason)),
@@ -215,7 +201,7 @@ func holdsOwn(s *search.Searcher, b *book.Book, t *book.Transfer, m, other *book
 		if !ok {
 			return diag.Diagnostic{}, false
 		}
-		acc := refText(m.From)
+		acc := m.From.String()
 		return withOps(warn(b, "W104", m.Pos,
 			diag.T(fmt.Sprintf("in a hold, what move %d puts into %s is held coming in, and does not count when move %d takes from %s: unless %s has enough already, the hold is refused with %s", other.Index, acc, m.Index, acc, acc, lo.Reason),
 				fmt.Sprintf("仮押さえでは、%d つ目の移動が %s へ入れる額は入ってくる仮押さえになり、%d つ目の移動が %s から取るときに数えられません。%s にはじめから足りるだけの残高が無ければ、%s で拒否されます", other.Index, acc, m.Index, acc, acc, lo.Reason)),
@@ -227,7 +213,7 @@ func holdsOwn(s *search.Searcher, b *book.Book, t *book.Transfer, m, other *book
 		if !ok {
 			return diag.Diagnostic{}, false
 		}
-		acc := refText(m.To)
+		acc := m.To.String()
 		return withOps(warn(b, "W104", m.Pos,
 			diag.T(fmt.Sprintf("in a hold, what move %d takes from %s is held going out, and makes no room when move %d puts into %s: unless %s has room already, the hold is refused with %s", other.Index, acc, m.Index, acc, acc, up.Reason),
 				fmt.Sprintf("仮押さえでは、%d つ目の移動が %s から取る額は出ていく仮押さえになり、%d つ目の移動が %s へ入れるときの空きになりません。%s にはじめから空きが無ければ、%s で拒否されます", other.Index, acc, m.Index, acc, acc, up.Reason)),

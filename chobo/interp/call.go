@@ -148,7 +148,10 @@ func (s *State) validate(c Call) error {
 			return failf("%s.void takes no amounts", t.Name)
 		}
 		if c.Amounts != nil {
-			need := postAmountParams(t)
+			var need []string
+			for _, p := range t.PostAmounts() {
+				need = append(need, p.Name)
+			}
 			for name, v := range c.Amounts {
 				if !slices.Contains(need, name) {
 					return failf("%s.post: %s is not an amount its moves use", t.Name, name)
@@ -163,24 +166,6 @@ func (s *State) validate(c Call) error {
 		}
 	}
 	return nil
-}
-
-// postAmountParams lists the amount parameters the moves of t use, in
-// parameter order: what a partial post must give.
-func postAmountParams(t *book.Transfer) []string {
-	used := map[*book.Param]bool{}
-	for _, m := range t.Moves {
-		if m.Amount.Param != nil {
-			used[m.Amount.Param] = true
-		}
-	}
-	var out []string
-	for _, p := range t.Params {
-		if used[p] {
-			out = append(out, p.Name)
-		}
-	}
-	return out
 }
 
 func keyValues(c Call) []string {

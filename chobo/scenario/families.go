@@ -34,7 +34,7 @@ func (g *gen) boundFamily(t *book.Transfer, op book.Op, m *book.Move, lower bool
 	}
 	acc := accountOf(ref, c)
 	kind := ref.Account
-	shape := refShape(ref)
+	shape := ref.String()
 	// Bring the account two steps inside its bound, then get every
 	// other move of the call through.
 	var prefix []search.Step
@@ -117,52 +117,6 @@ func (g *gen) boundFamily(t *book.Transfer, op book.Op, m *book.Move, lower bool
 	}
 }
 
-// refShape writes an account as a move names it, with the transfer's
-// parameters: `bin(from)`.
-func refShape(r book.AccountRef) string {
-	if len(r.Args) == 0 {
-		return r.Account.Name
-	}
-	s := r.Account.Name + "("
-	for i, p := range r.Args {
-		if i > 0 {
-			s += ", "
-		}
-		s += p.Name
-	}
-	return s + ")"
-}
-
-// otherContent returns c with the same key and other content.
-func (g *gen) otherContent(c interp.Call) (interp.Call, bool) {
-	out := c
-	for _, p := range c.Transfer.Params {
-		if p.IsAmount() {
-			out.Amounts = map[string]int64{}
-			for k, v := range c.Amounts {
-				out.Amounts[k] = v
-			}
-			out.Amounts[p.Name]++
-			return out, true
-		}
-	}
-	inKey := map[*book.Param]bool{}
-	for _, p := range c.Transfer.Key {
-		inKey[p] = true
-	}
-	for _, p := range c.Transfer.Params {
-		if !inKey[p] {
-			out.Strings = map[string]string{}
-			for k, v := range c.Strings {
-				out.Strings[k] = v
-			}
-			out.Strings[p.Name] = g.s.Fresh(p.Name)
-			return out, true
-		}
-	}
-	return c, false
-}
-
 // keys: the same call twice; the same key with other content; the same
 // call after a refusal by a bound.
 func (g *gen) keys(t *book.Transfer) {
@@ -176,7 +130,7 @@ func (g *gen) keys(t *book.Transfer) {
 			TitleJa: name + " を同じキーと中身で二度呼ぶと done_before",
 			Steps:   append(append([]Step{}, steps...), call(last, "done_before")),
 		}, nil)
-		if other, ok := g.otherContent(last); ok {
+		if other, ok := g.s.OtherContent(last); ok {
 			g.add(Scenario{
 				Name:    name + " again with the same key and other content: key_conflict",
 				TitleJa: name + " を同じキーで中身を変えて呼ぶと key_conflict",
@@ -244,14 +198,14 @@ func (g *gen) holds(t *book.Transfer) {
 	fresh := g.s.Call(t, book.Hold, func(*book.Param) int64 { return 1 })
 	g.add(Scenario{Name: n + ": post and void without a hold: no_such_hold", TitleJa: n + ": 仮押さえが無いのに確定と取消をすると no_such_hold",
 		Steps: []Step{call(search.KeyCall(fresh, book.Post), "refused: "+book.NoSuchHold), call(search.KeyCall(fresh, book.Void), "refused: "+book.NoSuchHold)}}, nil)
-	if amounts := postAmounts(t); len(amounts) > 0 {
+	if amounts := t.PostAmounts(); len(amounts) > 0 {
 		partial := post
 		partial.Amounts = map[string]int64{}
 		over := post
 		over.Amounts = map[string]int64{}
 		for _, a := range amounts {
-			partial.Amounts[a] = hold.Amounts[a] - 1
-			over.Amounts[a] = hold.Amounts[a] + 1
+			partial.Amounts[a.Name] = hold.Amounts[a.Name] - 1
+			over.Amounts[a.Name] = hold.Amounts[a.Name] + 1
 		}
 		g.add(Scenario{Name: n + ": post one less than held, the rest goes back", TitleJa: n + ": 押さえた額より 1 少なく確定し、残りは戻る",
 			Steps: seq(call(partial, "done"))}, nil)
@@ -278,18 +232,6 @@ func noneHeld(o Outcome) bool {
 		}
 	}
 	return true
-}
-
-func postAmounts(t *book.Transfer) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, m := range t.Moves {
-		if p := m.Amount.Param; p != nil && !seen[p.Name] {
-			seen[p.Name] = true
-			out = append(out, p.Name)
-		}
-	}
-	return out
 }
 
 // allOrNothing: in a transfer of several moves, a call refused at a later
@@ -411,7 +353,7 @@ func (g *gen) race(t *book.Transfer, op book.Op, m *book.Move, lower bool, bound
 	}
 	feeders := fromSearch(steps[:len(steps)-1])
 	name := opName(t, op)
-	shape := refShape(ref)
+	shape := ref.String()
 	en := fmt.Sprintf("two callers take the last %s of %s with %s", amt(ref.Account, 1), shape, name)
 	ja := fmt.Sprintf("二つの呼び出し元が %s の最後の %s を %s で同時に取りに来る", shape, amt(ref.Account, 1), name)
 	if !lower {

@@ -175,7 +175,7 @@ func (s *Searcher) refusalOfMove(t *book.Transfer, reason string) (Example, bool
 			return Example{}, false
 		}
 		return s.after(base, func(last interp.Call) []Step {
-			again, changed := s.otherContent(last)
+			again, changed := s.OtherContent(last)
 			if !changed {
 				return nil
 			}
@@ -223,10 +223,10 @@ func boundOf(m *book.Move, lower bool) *book.Bound {
 
 func hasBound(m *book.Move, lower bool) bool { return boundOf(m, lower) != nil }
 
-// otherContent returns the same call with the same key and other content:
+// OtherContent returns the same call with the same key and other content:
 // one more of the first amount, or a fresh value for the first string
 // outside the key. It reports false when every parameter is in the key.
-func (s *Searcher) otherContent(c interp.Call) (interp.Call, bool) {
+func (s *Searcher) OtherContent(c interp.Call) (interp.Call, bool) {
 	out := c
 	for _, p := range c.Transfer.Params {
 		if p.IsAmount() {
@@ -294,7 +294,8 @@ func (s *Searcher) refusalOfPost(t *book.Transfer, reason string) (Example, bool
 	partial := func(last interp.Call, delta int64) (interp.Call, bool) {
 		c := post(last)
 		c.Amounts = map[string]int64{}
-		for _, name := range postAmounts(t) {
+		for _, p := range t.PostAmounts() {
+			name := p.Name
 			v := last.Amounts[name] + delta
 			if v < 0 {
 				return c, false
@@ -334,19 +335,6 @@ func (s *Searcher) refusalOfPost(t *book.Transfer, reason string) (Example, bool
 		return Example{}, false
 	}
 	return s.after(base, then, interp.Refused, reason)
-}
-
-// postAmounts lists the amount parameters the moves of t use.
-func postAmounts(t *book.Transfer) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, m := range t.Moves {
-		if p := m.Amount.Param; p != nil && !seen[p.Name] {
-			seen[p.Name] = true
-			out = append(out, p.Name)
-		}
-	}
-	return out
 }
 
 func (s *Searcher) refusalOfVoid(t *book.Transfer, reason string) (Example, bool) {

@@ -15,7 +15,7 @@ func Params(t *book.Transfer, op string) []*book.Param {
 	case "do", "hold":
 		return t.Params
 	case "post":
-		return append(append([]*book.Param{}, t.Key...), postAmountParams(t)...)
+		return append(append([]*book.Param{}, t.Key...), t.PostAmounts()...)
 	}
 	return t.Key
 }

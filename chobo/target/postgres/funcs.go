@@ -12,18 +12,7 @@ func moveText(m *book.Move) string {
 	if m.Amount.Param != nil {
 		amount = m.Amount.Param.Name
 	}
-	return fmt.Sprintf("move %s from %s to %s", amount, refText(m.From), refText(m.To))
-}
-
-func refText(r book.AccountRef) string {
-	if len(r.Args) == 0 {
-		return r.Account.Name
-	}
-	var a []string
-	for _, p := range r.Args {
-		a = append(a, p.Name)
-	}
-	return r.Account.Name + "(" + strings.Join(a, ", ") + ")"
+	return fmt.Sprintf("move %s from %s to %s", amount, m.From, m.To)
 }
 
 // moveFunc writes do or hold: same account, the key, the accounts locked
@@ -192,24 +181,6 @@ func (g *gen) moveFunc(t *book.Transfer, op book.Op) {
 	g.line("$fn$;")
 }
 
-// postAmountParams lists the amount parameters the moves use: what a
-// partial post gives.
-func postAmountParams(t *book.Transfer) []*book.Param {
-	used := map[*book.Param]bool{}
-	for _, m := range t.Moves {
-		if m.Amount.Param != nil {
-			used[m.Amount.Param] = true
-		}
-	}
-	var out []*book.Param
-	for _, p := range t.Params {
-		if used[p] {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
 // holdPreamble reads the hold named by the key, locked, and answers
 // no_such_hold when there is none.
 func (g *gen) holdPreamble(t *book.Transfer, op string, params []*book.Param) {
@@ -270,7 +241,7 @@ func (g *gen) settle(t *book.Transfer, op string, post bool) {
 }
 
 func (g *gen) postFunc(t *book.Transfer) {
-	amounts := postAmountParams(t)
+	amounts := t.PostAmounts()
 	params := append(append([]*book.Param{}, t.Key...), amounts...)
 	g.signature(t, FuncName(t, "post"), params, true, g.q("result"))
 	g.holdPreamble(t, "post", params)
