@@ -142,8 +142,24 @@ func (g *gen) moveFunc(t *book.Transfer, op book.Op) {
 		}
 	}
 	g.line("")
-	g.line("  -- (4) every move went through: the rows take what the moves left")
-	g.writeAccounts()
+	g.line("  -- (4) every move went through: the rows take what the moves left,")
+	g.line("  -- in one statement with the entries (and the hold)")
+	var extra []string
+	if hold {
+		var froms, tos, amts []string
+		for _, m := range t.Moves {
+			froms = append(froms, fmt.Sprintf("v_from_%d", m.Index))
+			tos = append(tos, fmt.Sprintf("v_to_%d", m.Index))
+			amts = append(amts, amountExpr(m))
+		}
+		deadline := "null::timestamptz"
+		if t.Pending.Expires {
+			deadline = fmt.Sprintf("v_now + interval '%d seconds'", t.Pending.Seconds)
+		}
+		extra = append(extra, fmt.Sprintf("made as (\n    insert into %s (tenant, id, kind, key, from_ids, to_ids, amounts, state, created_at, deadline)\n    values (p_tenant, %s, %s, v_key, array[%s], array[%s], array[%s]::bigint[], 'held', v_now, %s)\n  )",
+			g.q("holds"), g.holdID(t), Lit(t.Name), strings.Join(froms, ", "), strings.Join(tos, ", "), strings.Join(amts, ", "), deadline))
+	}
+	g.writeAccounts(extra...)
 	var entries []string
 	for _, m := range t.Moves {
 		amt := amountExpr(m)
@@ -161,21 +177,6 @@ func (g *gen) moveFunc(t *book.Transfer, op book.Op) {
 	g.line("  select p_tenant, x.account, %s, %s, v_key, x.posted, x.held_in, x.held_out", Lit(t.Name), Lit(string(op)))
 	g.line("    from (values %s)", strings.Join(entries, ",\n                 "))
 	g.line("         as x (account, posted, held_in, held_out);")
-	if hold {
-		var froms, tos, amts []string
-		for _, m := range t.Moves {
-			froms = append(froms, fmt.Sprintf("v_from_%d", m.Index))
-			tos = append(tos, fmt.Sprintf("v_to_%d", m.Index))
-			amts = append(amts, amountExpr(m))
-		}
-		deadline := "null"
-		if t.Pending.Expires {
-			deadline = fmt.Sprintf("v_now + interval '%d seconds'", t.Pending.Seconds)
-		}
-		g.line("  insert into %s (tenant, id, kind, key, from_ids, to_ids, amounts, state, created_at, deadline)", g.q("holds"))
-		g.line("  values (p_tenant, %s, %s, v_key, array[%s], array[%s], array[%s]::bigint[], 'held', v_now, %s);",
-			g.holdID(t), Lit(t.Name), strings.Join(froms, ", "), strings.Join(tos, ", "), strings.Join(amts, ", "), deadline)
-	}
 	g.line("  %s", g.result("done", ""))
 	g.line("end")
 	g.line("$fn$;")
@@ -215,7 +216,7 @@ func (g *gen) expiredCheck() {
 
 // release writes the loop that gives back what the hold held and posts
 // v_amounts (when post is true), on the locked accounts.
-func (g *gen) settle(t *book.Transfer, op string, post bool) {
+func (g *gen) settle(t *book.Transfer, op string, post bool, extra ...string) {
 	g.lockAccounts("v_hold.from_ids || v_hold.to_ids")
 	g.line("  for i in 1 .. array_length(v_hold.amounts, 1) loop")
 	g.line("    v_from := array_position(v_ids, v_hold.from_ids[i]);")
@@ -227,7 +228,7 @@ func (g *gen) settle(t *book.Transfer, op string, post bool) {
 		g.line("    v_posted[v_to] := v_posted[v_to] + v_amounts[i];")
 	}
 	g.line("  end loop;")
-	g.writeAccounts()
+	g.writeAccounts(extra...)
 	posted := "0::bigint"
 	if post {
 		posted = "v_amounts[i]"
@@ -280,10 +281,9 @@ func (g *gen) postFunc(t *book.Transfer) {
 	g.line("  if exists (select 1 from unnest(v_amounts, v_hold.amounts) as x (post, held) where x.post > x.held) then")
 	g.line("    %s", g.result("refused", book.OverHold))
 	g.line("  end if;")
-	g.settle(t, "post", true)
-	g.line("  update %s h set state = 'posted', posted_amounts = v_amounts where h.tenant = p_tenant and h.id = v_hold.id;", g.q("holds"))
-	g.line("  insert into %s (tenant, kind, op, key, content, definition, result)", g.q("keys"))
-	g.line("  values (p_tenant, %s, 'post', v_key, v_amounts::text, v_definition, 'done');", Lit(t.Name))
+	g.settle(t, "post", true,
+		fmt.Sprintf("ended as (update %s h set state = 'posted', posted_amounts = v_amounts where h.tenant = p_tenant and h.id = v_hold.id)", g.q("holds")),
+		fmt.Sprintf("used as (insert into %s (tenant, kind, op, key, content, definition, result) values (p_tenant, %s, 'post', v_key, v_amounts::text, v_definition, 'done'))", g.q("keys"), Lit(t.Name)))
 	g.line("  %s", g.result("done", ""))
 	g.line("end")
 	g.line("$fn$;")
@@ -303,10 +303,9 @@ func (g *gen) voidFunc(t *book.Transfer) {
 	g.line("    %s", g.result("refused", book.KeyConflict))
 	g.line("  end if;")
 	g.expiredCheck()
-	g.settle(t, "void", false)
-	g.line("  update %s h set state = 'voided' where h.tenant = p_tenant and h.id = v_hold.id;", g.q("holds"))
-	g.line("  insert into %s (tenant, kind, op, key, content, definition, result)", g.q("keys"))
-	g.line("  values (p_tenant, %s, 'void', v_key, '', v_definition, 'done');", Lit(t.Name))
+	g.settle(t, "void", false,
+		fmt.Sprintf("ended as (update %s h set state = 'voided' where h.tenant = p_tenant and h.id = v_hold.id)", g.q("holds")),
+		fmt.Sprintf("used as (insert into %s (tenant, kind, op, key, content, definition, result) values (p_tenant, %s, 'void', v_key, '', v_definition, 'done'))", g.q("keys"), Lit(t.Name)))
 	g.line("  %s", g.result("done", ""))
 	g.line("end")
 	g.line("$fn$;")

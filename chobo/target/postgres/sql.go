@@ -268,11 +268,17 @@ func (g *gen) lockAccounts(ids string) {
 	g.line("    from (select * from %s where tenant = p_tenant and id = any(%s) order by id for update) a;", g.q("accounts"), ids)
 }
 
-func (g *gen) writeAccounts() {
-	// One keyed update per row: cheaper than joining the arrays, for the
-	// two or three rows a call touches.
-	g.line("  for i in 1 .. coalesce(array_length(v_ids, 1), 0) loop")
-	g.line("    update %s a set posted = v_posted[i], held_in = v_held_in[i], held_out = v_held_out[i]", g.q("accounts"))
-	g.line("     where a.tenant = p_tenant and a.id = v_ids[i];")
-	g.line("  end loop;")
+// writeAccounts opens the one statement that writes everything a call
+// changed: a data-modifying WITH that updates the locked rows from the
+// arrays. Callers add their own CTEs (extra) and end with the insert of
+// the entries; one statement costs less than one per row and table.
+func (g *gen) writeAccounts(extra ...string) {
+	g.line("  with written as (")
+	g.line("    update %s a set posted = x.posted, held_in = x.held_in, held_out = x.held_out", g.q("accounts"))
+	g.line("      from unnest(v_ids, v_posted, v_held_in, v_held_out) as x (id, posted, held_in, held_out)")
+	g.line("     where a.tenant = p_tenant and a.id = x.id")
+	g.line("  )")
+	for _, e := range extra {
+		g.line("  , %s", e)
+	}
 }
