@@ -11,12 +11,14 @@
 #      (gazelle gets `go mod vendor`, which its repository tools need); bazel_skylib, platforms,
 #      rules_cc, rules_java, rules_proto, ... come from sid's Debian packages, which the chroot's
 #      /etc/bazel/bazelrc already overrides;
-#   4. writes four stub modules that bazel_tools asks for (protobuf, zlib, apple_support, buildozer);
-#   5. writes $CACHE/offline.bazelrc with every --override_module and offline flag (never in a
+#   4. builds gazelle's repository tools (fetch_repo, gazelle) once, and a copy of the host Go SDK
+#      with a precompiled standard library (both only make cold builds faster);
+#   5. writes four stub modules that bazel_tools asks for (protobuf, zlib, apple_support, buildozer);
+#   6. writes $CACHE/offline.bazelrc with every --override_module and offline flag (never in a
 #      project's MODULE.bazel: the project must keep working with the Bazel Central Registry);
-#   6. installs a `bazel` wrapper (default /usr/local/bin/bazel) that runs Bazel inside the chroot,
-#      in a private mount namespace, with the current directory, $HOME, /tmp, the Go SDK, the Go
-#      module cache and the cache itself visible at their host paths.
+#   7. installs a `bazel` wrapper (default /usr/local/bin/bazel) that runs Bazel inside the chroot,
+#      in a private mount namespace, with the current directory (or its top non-system ancestor),
+#      $HOME, /tmp, the Go SDK, the Go caches and the cache itself visible at their host paths.
 #
 # Idempotent: each step is skipped when its result is already there, so a second run takes seconds.
 # Must run as root. Knobs (environment variables) are listed in tests/setup/README-bazel.md.
@@ -33,6 +35,8 @@ PRECOMPILED_STDLIB="${CHOBO_BAZEL_PRECOMPILED_STDLIB:-1}"
 # 1: a disk cache shared by every workspace (fresh clones build from it); its size cap.
 DISK_CACHE="${CHOBO_BAZEL_DISK_CACHE:-1}"
 DISK_CACHE_MAX="${CHOBO_BAZEL_DISK_CACHE_MAX:-10G}"
+# 1: build gazelle's repository tools (fetch_repo, gazelle) once here, instead of once per output base.
+PREBUILT_GAZELLE_TOOLS="${CHOBO_BAZEL_PREBUILT_GAZELLE_TOOLS:-1}"
 # Extra apt packages for the chroot (space separated), e.g. "git zip".
 EXTRA_PKGS="${CHOBO_BAZEL_EXTRA_PKGS:-}"
 CHROOT_PKGS="bazel-bootstrap bazel-skylib bazel-rules-shell build-essential${EXTRA_PKGS:+ $EXTRA_PKGS}"
@@ -255,6 +259,54 @@ if [ -f "$GAZELLE_DIR/.chobo-ok" ]; then done_phase "already there"; else
 fi
 
 # ---------------------------------------------------------------------------------------------
+# gazelle's go_repository rules run fetch_repo and gazelle, which its repository rule
+# @bazel_gazelle_go_repository_tools builds with `go install` in every new output base (about a
+# minute on 2 cores, every fresh clone). Build them once here from the same sources instead; the
+# offline bazelrc points that repository here with --override_repository.
+GAZELLE_TOOLS_DIR="$MODDIR/gazelle-repository-tools-$GAZELLE_VERSION"
+phase "gazelle repository tools"
+if [ "$PREBUILT_GAZELLE_TOOLS" != 1 ]; then
+  done_phase "off (built in each output base)"
+elif [ -f "$GAZELLE_TOOLS_DIR/.chobo-ok" ]; then
+  done_phase "already there"
+else
+  safe_rm "$GAZELLE_TOOLS_DIR.tmp" "$GAZELLE_TOOLS_DIR"
+  mkdir -p "$GAZELLE_TOOLS_DIR.tmp/bin"
+  if ! (cd "$GAZELLE_DIR" && CGO_ENABLED=0 GOFLAGS=-mod=vendor GOTOOLCHAIN=local \
+        go build -trimpath -ldflags '-w -s' -o "$GAZELLE_TOOLS_DIR.tmp/bin/" \
+        ./cmd/gazelle ./cmd/fetch_repo ./cmd/generate_repo_config) >"$LOGS/gazelle-tools.log" 2>&1; then
+    tail -20 "$LOGS/gazelle-tools.log" >&2; die "building gazelle's repository tools failed"
+  fi
+  : > "$GAZELLE_TOOLS_DIR.tmp/ROOT"
+  : > "$GAZELLE_TOOLS_DIR.tmp/REPO.bazel"
+  # The same BUILD file that gazelle's go_repository_tools rule writes.
+  cat > "$GAZELLE_TOOLS_DIR.tmp/BUILD.bazel" <<'EOF'
+# Prebuilt by chobo tests/setup/bazel.sh (same as gazelle's go_repository_tools rule makes).
+package(default_visibility = ["//visibility:public"])
+
+filegroup(
+    name = "fetch_repo",
+    srcs = ["bin/fetch_repo"],
+)
+
+filegroup(
+    name = "gazelle",
+    srcs = ["bin/gazelle"],
+)
+
+filegroup(
+    name = "generate_repo_config",
+    srcs = ["bin/generate_repo_config"],
+)
+
+exports_files(["ROOT"])
+EOF
+  touch "$GAZELLE_TOOLS_DIR.tmp/.chobo-ok"
+  mv "$GAZELLE_TOOLS_DIR.tmp" "$GAZELLE_TOOLS_DIR"
+  done_phase "$GAZELLE_TOOLS_DIR"
+fi
+
+# ---------------------------------------------------------------------------------------------
 phase "go sdk: precompiled std"
 GOROOT_HOST="$(go env GOROOT)"
 GOVERSION_HOST="$(go env GOVERSION)"
@@ -297,8 +349,20 @@ for m in protobuf zlib apple_support; do
   : | write_if_changed "$STUBDIR/$m/BUILD.bazel"
 done
 mkdir -p "$STUBDIR/buildozer"
-printf '# Offline stub written by chobo tests/setup/bazel.sh; bazel_tools depends on it.\nmodule(name = "buildozer")\n' |
-  write_if_changed "$STUBDIR/buildozer/MODULE.bazel"
+# Bazel rejects an --override_module for a module that is not in the module graph ("the root module
+# specifies overrides on nonexistent module(s)"), so a workspace without rules_go would fail. The
+# buildozer stub, which every graph has (through bazel_tools), therefore pulls in the modules that
+# only the offline bazelrc overrides.
+cat <<EOF | write_if_changed "$STUBDIR/buildozer/MODULE.bazel"
+# Offline stub written by chobo tests/setup/bazel.sh; bazel_tools depends on it.
+module(name = "buildozer")
+
+# Keeps these in every module graph, so that their --override_module flags in the offline
+# bazelrc always name a module in the graph. The versions do not matter (they are overridden).
+bazel_dep(name = "rules_go", version = "${RULES_GO_VERSION#v}")
+bazel_dep(name = "gazelle", version = "${GAZELLE_VERSION#v}")
+bazel_dep(name = "rules_shell", version = "0.4.0")
+EOF
 : | write_if_changed "$STUBDIR/buildozer/BUILD.bazel"
 write_if_changed "$STUBDIR/buildozer/buildozer_binary.bzl" <<'EOF'
 """Offline stub: bazel_tools uses @buildozer_binary only for `bazel mod tidy`."""
@@ -343,6 +407,13 @@ common --repo_env=GO_REPOSITORY_USE_HOST_CACHE=1
 # Debian's /etc/bazel/bazelrc turns --sandbox_debug on, which is very noisy.
 build --nosandbox_debug
 EOF
+  if [ "$PREBUILT_GAZELLE_TOOLS" = 1 ]; then
+    case "$BAZEL_VERSION" in
+      "bazel 7."*) echo "# gazelle's fetch_repo/gazelle, built once by the setup script (canonical name as in Bazel 7)."
+                   echo "common --override_repository=gazelle~~non_module_deps~bazel_gazelle_go_repository_tools=$GAZELLE_TOOLS_DIR" ;;
+      *) log "WARNING: not overriding gazelle's repository tools: canonical repo names differ outside Bazel 7" ;;
+    esac
+  fi
   if [ "$DISK_CACHE" = 1 ]; then
     echo "# One action cache for every workspace on this machine, so a fresh clone builds from it."
     echo "build --disk_cache=$CACHE/disk-cache"
@@ -539,7 +610,7 @@ done_phase "$WRAPPER"
 
 # ---------------------------------------------------------------------------------------------
 phase "smoke test"
-V="$(cd / && "$WRAPPER" --version)" || die "the wrapper does not run"
+V="$(cd / && "$WRAPPER" --version 9>&-)" || die "the wrapper does not run"
 done_phase "$V"
 
 printf '[bazel.sh] %-26s %7.1fs\n' "total" "$(awk -v a="$T_START" -v b="$EPOCHREALTIME" 'BEGIN{print b-a}')" >&2
