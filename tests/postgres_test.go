@@ -197,15 +197,7 @@ func TestPostgresConformance(t *testing.T) {
 	total, together, again := runAll(t, books, func(l loaded) conformance.Backend {
 		return conformance.SQL{Book: l.copy, Pool: pool}
 	})
-	for _, l := range books {
-		bad, err := conformance.EntriesBalance(context.Background(), pool, l.copy)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(bad) > 0 {
-			t.Errorf("%s: balances that are not the sum of their entries: %v", l.path, bad)
-		}
-	}
+	checkEntries(t, pool, books)
 	t.Logf("%d scenarios of %d books on PostgreSQL through SQL (%d with together, %d run again)", total, len(books), together, again)
 }
 
@@ -220,5 +212,21 @@ func TestGoClientConformance(t *testing.T) {
 	total, together, again := runAll(t, books, func(l loaded) conformance.Backend {
 		return conformance.GoClient{Book: l.copy, Postgres: goClients[clientDir(t, l.path)], Pool: pool}
 	})
+	checkEntries(t, pool, books)
 	t.Logf("%d scenarios of %d books on PostgreSQL through the Go clients (%d with together, %d run again)", total, len(books), together, again)
+}
+
+// checkEntries fails for every account whose balance is not the sum of
+// its entries.
+func checkEntries(t *testing.T, pool *pgxpool.Pool, books []loaded) {
+	t.Helper()
+	for _, l := range books {
+		bad, err := conformance.EntriesBalance(context.Background(), pool, l.copy)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(bad) > 0 {
+			t.Errorf("%s: balances that are not the sum of their entries: %v", l.path, bad)
+		}
+	}
 }
