@@ -128,11 +128,14 @@ func WriteText(w io.Writer, file string, sc Scenario, outcomes []Outcome, lang d
 		steps += diag.T(fmt.Sprintf(", %d possible outcomes", len(outcomes)), fmt.Sprintf("、とりうる結果は %d 通り", len(outcomes))).In(lang)
 	}
 	fmt.Fprintf(&b, "%s (%s): %s\n", file, sc.Name, steps)
-	indent := "  "
+	// Steps keep one indentation; with several outcomes, the accounts and
+	// holds of each move right under its heading.
+	const indent = "  "
+	sub, list := "", "  "
 	for oi, o := range outcomes {
 		if len(outcomes) > 1 {
 			fmt.Fprintf(&b, "%s\n", diag.T(fmt.Sprintf("outcome %d:", oi+1), fmt.Sprintf("結果 %d:", oi+1)).In(lang))
-			indent = "    "
+			sub, list = "  ", "    "
 		}
 		rows := stepRows(sc, o, lang)
 		width := 0
@@ -146,14 +149,13 @@ func WriteText(w io.Writer, file string, sc Scenario, outcomes []Outcome, lang d
 				fmt.Fprintf(&b, "%s%s  %s\n", indent, pad(r.left, width), r.right)
 			}
 		}
-		sub := indent[:len(indent)-2]
 		fmt.Fprintf(&b, "%s%s\n", sub, diag.T("accounts:", "勘定:").In(lang))
 		aw := 0
 		for _, a := range o.Accounts {
 			aw = max(aw, diag.Width(a.Account.String()))
 		}
 		for _, a := range o.Accounts {
-			fmt.Fprintf(&b, "%s%s  %s\n", indent, pad(a.Account.String(), aw), balanceText(a.Balance, lang))
+			fmt.Fprintf(&b, "%s%s  %s\n", list, pad(a.Account.String(), aw), balanceText(a.Balance, lang))
 		}
 		if len(o.Holds) > 0 {
 			fmt.Fprintf(&b, "%s%s\n", sub, diag.T("holds:", "仮押さえ:").In(lang))
@@ -162,7 +164,7 @@ func WriteText(w io.Writer, file string, sc Scenario, outcomes []Outcome, lang d
 				hw = max(hw, diag.Width(h.Name))
 			}
 			for _, h := range o.Holds {
-				fmt.Fprintf(&b, "%s%s  %s\n", indent, pad(h.Name, hw), holdState(h.State, lang))
+				fmt.Fprintf(&b, "%s%s  %s\n", list, pad(h.Name, hw), holdState(h.State, lang))
 			}
 		}
 	}
