@@ -9,6 +9,7 @@ import (
 	"github.com/chobo-lang/chobo/chobo/check"
 	"github.com/chobo-lang/chobo/chobo/target"
 	"github.com/chobo-lang/chobo/chobo/target/pggo"
+	"github.com/chobo-lang/chobo/chobo/target/postgres"
 	"github.com/chobo-lang/chobo/tests/golden"
 
 	allocation "github.com/chobo-lang/chobo/tests/clients/allocation"
@@ -93,5 +94,22 @@ func TestGoClientsUpToDate(t *testing.T) {
 		if !seen[dir] {
 			t.Errorf("goClients has %s, which no book makes", dir)
 		}
+	}
+}
+
+// TestSQLGoldens keeps the SQL of every conformance book: what the
+// postgres target writes, byte for byte.
+func TestSQLGoldens(t *testing.T) {
+	for _, path := range conformanceBooks(t) {
+		src, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := check.Check(filepath.Base(path), src)
+		files, ds := postgres.Build(res.Book, target.NewSource(filepath.Base(path), src), target.Options{})
+		if len(ds) > 0 {
+			t.Fatalf("%s: %+v", path, ds)
+		}
+		golden.Check(t, filepath.Join("sql", clientDir(t, path)+".sql"), files[0].Data)
 	}
 }
