@@ -11,3 +11,27 @@ if [ -n "$unformatted" ]; then
 fi
 go vet ./...
 go test ./...
+
+# The Bazel ruleset: chobo's own targets and tests, BUILD files in step with
+# Gazelle, the example workspace built and tested the way a user would, and
+# the same bytes from two clean builds. Bazel comes from tests/setup.sh.
+if ! command -v bazel >/dev/null 2>&1; then
+  echo "SKIP: bazel not installed (tests/setup.sh installs it); Bazel tests not run"
+  exit 0
+fi
+root=$PWD
+e2e=$root/examples/workspace
+# Stop both Bazel servers however this ends, so CI leaves nothing running.
+trap '(cd "$e2e" && bazel shutdown) || true; (cd "$root" && bazel shutdown) || true' EXIT
+# CI=true reaches the tests, so a missing PostgreSQL fails them instead of skipping.
+bazel test --test_env=CI //...
+bash tests/gazelle_check.sh
+# The conformance test always runs here, never from a cached result, so a
+# server is really started and every scenario really sent to it.
+(cd "$e2e" && bazel build //ledger:stock_go_client //... &&
+  bazel test --test_env=CI --nocache_test_results //ledger:conformance)
+if [ "${CHOBO_SKIP_DETERMINISM:-}" = 1 ]; then
+  echo "SKIP: determinism check (CHOBO_SKIP_DETERMINISM=1)"
+else
+  bash tests/bazel_determinism.sh
+fi

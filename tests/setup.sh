@@ -95,4 +95,16 @@ if [ -n "${CHOBO_PG_VERSION:-}" ]; then
   fi
   echo "setup: pinned PostgreSQL $("$pg_dest/native/bin/postgres" --version | awk '{print $3}') in $pg_dest/native/bin"
 fi
+
+# Bazel 7 with bzlmod, offline, in a Debian sid chroot behind the `bazel`
+# wrapper (see tests/setup/README-bazel.md); about 4 minutes on a fresh
+# machine, well under a second when it is there. It needs root. The Bazel
+# tests run their actions inside that chroot, so the chroot gets its own
+# PostgreSQL server for the conformance tests, and npm (with node) for the
+# toolchain that fetches a version-pinned server (examples/workspace).
+if [ "$(id -u)" = 0 ]; then
+  CHOBO_BAZEL_EXTRA_PKGS="postgresql npm${CHOBO_BAZEL_EXTRA_PKGS:+ $CHOBO_BAZEL_EXTRA_PKGS}" bash tests/setup/bazel.sh
+else
+  echo "setup: not root: Bazel not installed (tests/run.sh will skip the Bazel tests)"
+fi
 echo "setup: done"

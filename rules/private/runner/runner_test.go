@@ -1,0 +1,181 @@
+// Package runner is the program behind chobo_conformance_test: it runs
+// every scenario of one book on a throwaway PostgreSQL cluster, through
+// the book's SQL functions, and compares each run with the reference
+// interpreter.
+//
+// It is a Go test rather than a plain binary because tests/pgtest, which
+// starts and removes the clusters, works on a testing.TB. The rule passes
+// everything through the environment, as runfiles paths:
+//
+//	CHOBO_CONFORMANCE_BOOK       the .book file
+//	CHOBO_CONFORMANCE_SCENARIOS  hand-written scenario files (.json), separated by spaces
+//	CHOBO_CONFORMANCE_INITDB     initdb of the PostgreSQL toolchain (its directory holds pg_ctl and postgres)
+//
+// Without CHOBO_CONFORMANCE_BOOK (a bare `bazel test` of this target) the
+// test skips.
+//
+// Other backends (the generated Go client over pgx, TigerBeetle) fit in as
+// more conformance.Backend values in backends(); see docs/bazel.md.
+package runner
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chobo-lang/chobo/chobo/book"
+	"github.com/chobo-lang/chobo/chobo/check"
+	"github.com/chobo-lang/chobo/chobo/scenario"
+	"github.com/chobo-lang/chobo/chobo/target"
+	"github.com/chobo-lang/chobo/chobo/target/postgres"
+	"github.com/chobo-lang/chobo/tests/conformance"
+	"github.com/chobo-lang/chobo/tests/pgtest"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// runfile turns a runfiles path ("repo/dir/file") into a path that is
+// valid whatever the working directory is.
+func runfile(t *testing.T, p string) string {
+	t.Helper()
+	for _, env := range []string{"RUNFILES_DIR", "TEST_SRCDIR"} {
+		if d := os.Getenv(env); d != "" {
+			return filepath.Join(d, p)
+		}
+	}
+	t.Fatalf("neither RUNFILES_DIR nor TEST_SRCDIR is set: run this through bazel test")
+	return ""
+}
+
+func TestConformance(t *testing.T) {
+	bookPath := os.Getenv("CHOBO_CONFORMANCE_BOOK")
+	if bookPath == "" {
+		t.Skip("SKIP: CHOBO_CONFORMANCE_BOOK is not set; this runner is driven by chobo_conformance_test")
+	}
+	bookPath = runfile(t, bookPath)
+
+	// The server binaries: the toolchain hands over initdb; pgtest takes
+	// the directory it really lives in (the toolchain's files may be
+	// symlinks, and the server finds its share/ and lib/ from there).
+	initdb, err := filepath.EvalSymlinks(runfile(t, os.Getenv("CHOBO_CONFORMANCE_INITDB")))
+	if err != nil {
+		t.Fatalf("the PostgreSQL toolchain's initdb: %v", err)
+	}
+	t.Setenv("CHOBO_PG_BIN", filepath.Dir(initdb))
+	fmt.Printf("PostgreSQL server binaries: %s\n", filepath.Dir(initdb))
+	// A missing server is a failure here, never a skip.
+	t.Setenv("CI", "true")
+
+	src, err := os.ReadFile(bookPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := filepath.Base(bookPath)
+	res := check.Check(name, src)
+	if res.Book == nil {
+		t.Fatalf("%s does not check: %+v", name, res.Diags)
+	}
+	// Holds expire in real time on the server: run a copy of the book
+	// whose holds last seconds (see conformance.Shorten).
+	copySrc, cp, err := conformance.Shorten(res.Book, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scenarios := scenario.Generate(res.Book)
+	for _, p := range strings.Fields(os.Getenv("CHOBO_CONFORMANCE_SCENARIOS")) {
+		data, err := os.ReadFile(runfile(t, p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		more, err := scenario.Read(cp, data)
+		if err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		scenarios = append(scenarios, more...)
+	}
+
+	srv := pgtest.Start(t)
+	pool := srv.Pool(t, 20)
+	files, ds := postgres.Build(cp, target.NewSource(name, copySrc), target.Options{})
+	if len(ds) > 0 {
+		t.Fatalf("%s: the SQL of the test copy: %+v", name, ds)
+	}
+	if _, err := pool.Exec(context.Background(), string(files[0].Data)); err != nil {
+		t.Fatalf("%s: loading the SQL: %v", name, err)
+	}
+
+	for _, be := range backends(cp, pool) {
+		t.Run(be.name, func(t *testing.T) {
+			n := runAll(t, name, cp, scenarios, be.backend)
+			// Printed, not logged, so the test log shows what ran even
+			// without -test.v.
+			if !t.Failed() {
+				fmt.Printf("%s: %d scenarios on %s, each equal to the interpreter\n", name, n, be.name)
+			}
+		})
+	}
+	bad, err := conformance.EntriesBalance(context.Background(), pool, cp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(bad) > 0 {
+		t.Errorf("balances that are not the sum of their entries: %v", bad)
+	}
+}
+
+type namedBackend struct {
+	name    string
+	backend conformance.Backend
+}
+
+// backends are the ways the book is reached. Only the SQL functions are
+// here: a generated client would be compiled into this runner per book,
+// and TigerBeetle needs a server that this toolchain does not provide yet.
+func backends(b *book.Book, pool *pgxpool.Pool) []namedBackend {
+	return []namedBackend{{"postgres-sql", conformance.SQL{Book: b, Pool: pool}}}
+}
+
+// runAll runs every scenario, eight at a time, each for a tenant of its
+// own, and reports how many ran. A run that differs only because a step
+// came after a hold's deadline (a slow machine) gets one more try.
+func runAll(t *testing.T, name string, b *book.Book, scenarios []scenario.Scenario, be conformance.Backend) int {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	sem := make(chan struct{}, 8)
+	var wg sync.WaitGroup
+	for i, sc := range scenarios {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			refs := scenario.Run(b, sc)
+			for attempt := 1; ; attempt++ {
+				got, late, err := conformance.Run(ctx, be, sc, fmt.Sprintf("s%d-%d", i, attempt))
+				if err != nil {
+					t.Errorf("%s %q: %v", name, sc.Name, err)
+					return
+				}
+				if conformance.Matches(got, refs) {
+					return
+				}
+				if late && attempt == 1 {
+					continue
+				}
+				var want []string
+				for _, r := range refs {
+					want = append(want, conformance.FromOutcome(r).String())
+				}
+				t.Errorf("%s %q differs from the interpreter:\n got  %s\n want one of:\n  %s",
+					name, sc.Name, got, strings.Join(want, "\n  "))
+				return
+			}
+		}()
+	}
+	wg.Wait()
+	return len(scenarios)
+}
