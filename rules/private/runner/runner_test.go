@@ -14,8 +14,10 @@
 // Without CHOBO_CONFORMANCE_BOOK (a bare `bazel test` of this target) the
 // test skips.
 //
-// Other backends (the generated Go client over pgx, TigerBeetle) fit in as
-// more conformance.Backend values in backends(); see docs/bazel.md.
+// Given a generated Go client (chobo_conformance_test's client), a runner
+// of the book's own is compiled with it and runs every scenario through it
+// too. TigerBeetle would fit in as one more conformance.Backend in
+// backends(); see docs/bazel.md.
 package runner
 
 import (
@@ -110,7 +112,7 @@ func TestConformance(t *testing.T) {
 
 	for _, be := range backends(cp, pool) {
 		t.Run(be.name, func(t *testing.T) {
-			n := runAll(t, name, cp, scenarios, be.backend)
+			n := runAll(t, name, cp, scenarios, be)
 			// Printed, not logged, so the test log shows what ran even
 			// without -test.v.
 			if !t.Failed() {
@@ -127,22 +129,32 @@ func TestConformance(t *testing.T) {
 	}
 }
 
+// goClient is the constructor (Postgres) of the book's generated Go
+// client when chobo_conformance_test was given one: a file the rule writes
+// sets it, compiled into a runner of that book's own.
+var goClient any
+
 type namedBackend struct {
 	name    string
 	backend conformance.Backend
 }
 
-// backends are the ways the book is reached. Only the SQL functions are
-// here: a generated client would be compiled into this runner per book,
-// and TigerBeetle needs a server that this toolchain does not provide yet.
+// backends are the ways the book is reached: its SQL functions, and its
+// generated Go client when one is compiled in. TigerBeetle needs a server
+// that no toolchain provides yet.
 func backends(b *book.Book, pool *pgxpool.Pool) []namedBackend {
-	return []namedBackend{{"postgres-sql", conformance.SQL{Book: b, Pool: pool}}}
+	out := []namedBackend{{"postgres-sql", conformance.SQL{Book: b, Pool: pool}}}
+	if goClient != nil {
+		out = append(out, namedBackend{"postgres-go", conformance.GoClient{Book: b, Postgres: goClient, Pool: pool}})
+	}
+	return out
 }
 
 // runAll runs every scenario, eight at a time, each for a tenant of its
-// own, and reports how many ran. A run that differs only because a step
+// own (backends share the server, so the tenant names the backend too),
+// and reports how many ran. A run that differs only because a step
 // came after a hold's deadline (a slow machine) gets one more try.
-func runAll(t *testing.T, name string, b *book.Book, scenarios []scenario.Scenario, be conformance.Backend) int {
+func runAll(t *testing.T, name string, b *book.Book, scenarios []scenario.Scenario, be namedBackend) int {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	sem := make(chan struct{}, 8)
@@ -155,7 +167,7 @@ func runAll(t *testing.T, name string, b *book.Book, scenarios []scenario.Scenar
 			defer func() { <-sem }()
 			refs := scenario.Run(b, sc)
 			for attempt := 1; ; attempt++ {
-				got, late, err := conformance.Run(ctx, be, sc, fmt.Sprintf("s%d-%d", i, attempt))
+				got, late, err := conformance.Run(ctx, be.backend, sc, fmt.Sprintf("%s-s%d-%d", be.name, i, attempt))
 				if err != nil {
 					t.Errorf("%s %q: %v", name, sc.Name, err)
 					return
