@@ -237,3 +237,13 @@ func (t *Transfer) PostAmounts() []*Param {
 	}
 	return out
 }
+
+// Bound returns the bound the move meets: the lower bound of the account
+// it takes from (lower), or the upper bound of the account it puts into;
+// nil when that account has none.
+func (m *Move) Bound(lower bool) *Bound {
+	if lower {
+		return m.From.Account.Lower
+	}
+	return m.To.Account.Upper
+}

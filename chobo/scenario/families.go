@@ -140,10 +140,7 @@ func (g *gen) keys(t *book.Transfer) {
 	}
 	for _, m := range t.Moves {
 		for _, lower := range []bool{true, false} {
-			b := m.To.Account.Upper
-			if lower {
-				b = m.From.Account.Lower
-			}
+			b := m.Bound(lower)
 			if b == nil {
 				continue
 			}
@@ -243,10 +240,7 @@ func (g *gen) allOrNothing(t *book.Transfer) {
 	op := firstOp(t)
 	for _, m := range t.Moves[1:] {
 		for _, lower := range []bool{true, false} {
-			b := m.To.Account.Upper
-			if lower {
-				b = m.From.Account.Lower
-			}
+			b := m.Bound(lower)
 			if b == nil {
 				continue
 			}

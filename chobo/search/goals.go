@@ -184,7 +184,7 @@ func (s *Searcher) refusalOfMove(t *book.Transfer, reason string) (Example, bool
 	case book.AlreadyRefused:
 		for _, m := range t.Moves {
 			for _, lower := range []bool{true, false} {
-				if !hasBound(m, lower) {
+				if m.Bound(lower) == nil {
 					continue
 				}
 				base, ok := s.AtMove(t, m.Index, lower, nil)
@@ -202,7 +202,7 @@ func (s *Searcher) refusalOfMove(t *book.Transfer, reason string) (Example, bool
 	}
 	for _, m := range t.Moves {
 		for _, lower := range []bool{true, false} {
-			if b := boundOf(m, lower); b != nil && b.Reason == reason {
+			if b := m.Bound(lower); b != nil && b.Reason == reason {
 				if ex, ok := s.AtMove(t, m.Index, lower, nil); ok {
 					return ex, true
 				}
@@ -211,17 +211,6 @@ func (s *Searcher) refusalOfMove(t *book.Transfer, reason string) (Example, bool
 	}
 	return Example{}, false
 }
-
-// boundOf returns the bound a move meets: the lower bound of the account
-// it takes from, or the upper bound of the account it puts into.
-func boundOf(m *book.Move, lower bool) *book.Bound {
-	if lower {
-		return m.From.Account.Lower
-	}
-	return m.To.Account.Upper
-}
-
-func hasBound(m *book.Move, lower bool) bool { return boundOf(m, lower) != nil }
 
 // OtherContent returns the same call with the same key and other content:
 // one more of the first amount, or a fresh value for the first string
