@@ -6,9 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -95,77 +93,18 @@ func sameOutcomes(a, b []scenario.Outcome) bool {
 	return true
 }
 
-// runAll runs every scenario of every book on a backend, eight at a time,
-// each for a tenant of its own, and compares with the interpreter. A
-// scenario that differed because a step came after a deadline is run
-// again once.
-func runAll(t *testing.T, books []loaded, backend func(loaded) conformance.Backend) (total, together, again int) {
+// runAll runs every scenario of every book on a backend, each for a
+// tenant of its own, and compares with the interpreter.
+func runAll(t *testing.T, books []loaded, backend func(loaded) conformance.Backend) conformance.Stats {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	defer cancel()
-	type job struct {
-		l  loaded
-		sc scenario.Scenario
-	}
-	var jobs []job
+	var jobs []conformance.Job
 	for _, l := range books {
+		be := backend(l)
 		for _, sc := range l.scenarios {
-			jobs = append(jobs, job{l, sc})
+			jobs = append(jobs, conformance.Job{Where: l.path, Book: l.copy, Scenario: sc, Backend: be, Tenant: fmt.Sprintf("s%d", len(jobs))})
 		}
 	}
-	sem := make(chan struct{}, 8)
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	for i, j := range jobs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			refs := scenario.Run(j.l.copy, j.sc)
-			be := backend(j.l)
-			for attempt := 1; ; attempt++ {
-				tenant := fmt.Sprintf("s%d-%d", i, attempt)
-				got, late, err := conformance.Run(ctx, be, j.sc, tenant)
-				if err != nil {
-					t.Errorf("%s %q: %v", j.l.path, j.sc.Name, err)
-					return
-				}
-				if conformance.Matches(got, refs) {
-					break
-				}
-				if late && attempt == 1 {
-					mu.Lock()
-					again++
-					mu.Unlock()
-					t.Logf("run again: %s %q (a step came after a deadline)", j.l.path, j.sc.Name)
-					continue
-				}
-				var want []string
-				for _, r := range refs {
-					want = append(want, conformance.FromOutcome(r).String())
-				}
-				word := ""
-				if late {
-					word = " (late again)"
-				}
-				t.Errorf("%s %q differs from the interpreter%s:\n got  %s\n want one of:\n  %s",
-					j.l.path, j.sc.Name, word, got, strings.Join(want, "\n  "))
-				break
-			}
-			mu.Lock()
-			total++
-			for _, st := range j.sc.Steps {
-				if st.Together != nil {
-					together++
-					break
-				}
-			}
-			mu.Unlock()
-		}()
-	}
-	wg.Wait()
-	return total, together, again
+	return conformance.RunAll(t, jobs)
 }
 
 // startPostgres starts a cluster and loads the SQL of every book's test
@@ -194,11 +133,11 @@ func TestPostgresConformance(t *testing.T) {
 		books = append(books, loadForBackends(t, p))
 	}
 	pool := startPostgres(t, books)
-	total, together, again := runAll(t, books, func(l loaded) conformance.Backend {
+	st := runAll(t, books, func(l loaded) conformance.Backend {
 		return conformance.SQL{Book: l.copy, Pool: pool}
 	})
 	checkEntries(t, pool, books)
-	t.Logf("%d scenarios of %d books on PostgreSQL through SQL (%d with together, %d run again)", total, len(books), together, again)
+	t.Logf("%d scenarios of %d books on PostgreSQL through SQL (%d with together, %d run again)", st.Total, len(books), st.Together, st.Again)
 }
 
 // TestGoClientConformance runs every scenario of every book through the
@@ -209,11 +148,11 @@ func TestGoClientConformance(t *testing.T) {
 		books = append(books, loadForBackends(t, p))
 	}
 	pool := startPostgres(t, books)
-	total, together, again := runAll(t, books, func(l loaded) conformance.Backend {
+	st := runAll(t, books, func(l loaded) conformance.Backend {
 		return conformance.GoClient{Book: l.copy, Postgres: goClients[clientDir(t, l.path)], Pool: pool}
 	})
 	checkEntries(t, pool, books)
-	t.Logf("%d scenarios of %d books on PostgreSQL through the Go clients (%d with together, %d run again)", total, len(books), together, again)
+	t.Logf("%d scenarios of %d books on PostgreSQL through the Go clients (%d with together, %d run again)", st.Total, len(books), st.Together, st.Again)
 }
 
 // checkEntries fails for every account whose balance is not the sum of

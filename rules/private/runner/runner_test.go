@@ -26,9 +26,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/chobo-lang/chobo/chobo/book"
 	"github.com/chobo-lang/chobo/chobo/check"
@@ -150,44 +148,13 @@ func backends(b *book.Book, pool *pgxpool.Pool) []namedBackend {
 	return out
 }
 
-// runAll runs every scenario, eight at a time, each for a tenant of its
+// runAll runs every scenario on one backend, each for a tenant of its
 // own (backends share the server, so the tenant names the backend too),
-// and reports how many ran. A run that differs only because a step
-// came after a hold's deadline (a slow machine) gets one more try.
+// and reports how many ran.
 func runAll(t *testing.T, name string, b *book.Book, scenarios []scenario.Scenario, be namedBackend) int {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	defer cancel()
-	sem := make(chan struct{}, 8)
-	var wg sync.WaitGroup
+	var jobs []conformance.Job
 	for i, sc := range scenarios {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			refs := scenario.Run(b, sc)
-			for attempt := 1; ; attempt++ {
-				got, late, err := conformance.Run(ctx, be.backend, sc, fmt.Sprintf("%s-s%d-%d", be.name, i, attempt))
-				if err != nil {
-					t.Errorf("%s %q: %v", name, sc.Name, err)
-					return
-				}
-				if conformance.Matches(got, refs) {
-					return
-				}
-				if late && attempt == 1 {
-					continue
-				}
-				var want []string
-				for _, r := range refs {
-					want = append(want, conformance.FromOutcome(r).String())
-				}
-				t.Errorf("%s %q differs from the interpreter:\n got  %s\n want one of:\n  %s",
-					name, sc.Name, got, strings.Join(want, "\n  "))
-				return
-			}
-		}()
+		jobs = append(jobs, conformance.Job{Where: name, Book: b, Scenario: sc, Backend: be.backend, Tenant: fmt.Sprintf("%s-s%d", be.name, i)})
 	}
-	wg.Wait()
-	return len(scenarios)
+	return conformance.RunAll(t, jobs).Total
 }
