@@ -3,13 +3,11 @@ package tests
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/chobo-lang/chobo/tests/clients/stock_reservation"
-	"github.com/chobo-lang/chobo/tests/pgtest"
 )
 
 // BenchmarkHold compares a hold through the generated function with the
@@ -21,10 +19,7 @@ import (
 func BenchmarkHold(b *testing.B) {
 	for _, conns := range []int{1, 8} {
 		b.Run(fmt.Sprintf("conns=%d", conns), func(b *testing.B) {
-			srv := pgtest.Start(b)
-			pool := srv.Pool(b, conns)
-			bk, src := loadBook(b, filepath.Join(booksDir, "stock_reservation.book"))
-			installSQL(b, pool, bk, src)
+			pool := onServer(b, "stock_reservation.book", conns)
 			ctx := context.Background()
 			c := stock_reservation.Postgres(pool, "bench")
 			// One account per connection, so that connections do not wait

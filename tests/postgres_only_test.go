@@ -10,7 +10,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -53,6 +52,17 @@ func installSQL(t testing.TB, pool *pgxpool.Pool, b *book.Book, src []byte) {
 	}
 }
 
+// onServer starts a cluster, loads the SQL of a test book into it, and
+// returns a pool of at most conns connections.
+func onServer(t testing.TB, file string, conns int) *pgxpool.Pool {
+	t.Helper()
+	srv := pgtest.Start(t)
+	pool := srv.Pool(t, conns)
+	b, src := loadBook(t, filepath.Join(booksDir, file))
+	installSQL(t, pool, b, src)
+	return pool
+}
+
 func sqlState(err error) string {
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {
@@ -65,10 +75,7 @@ func sqlState(err error) string {
 // same two bins, two each way, 100 times each, at once. Accounts are
 // locked in id order whatever the direction, so no deadlock can form.
 func TestNoDeadlockOppositeDirections(t *testing.T) {
-	srv := pgtest.Start(t)
-	pool := srv.Pool(t, 8)
-	b, src := loadBook(t, filepath.Join(booksDir, "to_itself.book"))
-	installSQL(t, pool, b, src)
+	pool := onServer(t, "to_itself.book", 8)
 	ctx := context.Background()
 	c := to_itself.Postgres(pool, "deadlock")
 	for _, place := range []string{"a", "b"} {
@@ -185,10 +192,7 @@ func TestRepeatableReadRetries(t *testing.T) {
 // TestChecksStopBypassingWrites: an UPDATE that skips the functions and
 // would cross a bound is stopped by the table's own check.
 func TestChecksStopBypassingWrites(t *testing.T) {
-	srv := pgtest.Start(t)
-	pool := srv.Pool(t, 2)
-	b, src := loadBook(t, filepath.Join(booksDir, "stock_reservation.book"))
-	installSQL(t, pool, b, src)
+	pool := onServer(t, "stock_reservation.book", 2)
 	ctx := context.Background()
 	c := stock_reservation.Postgres(pool, "")
 	if _, err := c.Restock.Do(ctx, stock_reservation.RestockArgs{Delivery: "d", Sku: "s", Qty: 1}); err != nil {
@@ -208,15 +212,13 @@ func TestChecksStopBypassingWrites(t *testing.T) {
 // When the book's bound changes and its SQL is loaded again, a call that
 // touches such a row fails with CB001 rather than answering.
 func TestBoundsChangedIsAnError(t *testing.T) {
-	srv := pgtest.Start(t)
-	pool := srv.Pool(t, 2)
-	b, src := loadBook(t, filepath.Join(booksDir, "stock_reservation.book"))
-	installSQL(t, pool, b, src)
+	pool := onServer(t, "stock_reservation.book", 2)
 	ctx := context.Background()
 	c := stock_reservation.Postgres(pool, "")
 	if _, err := c.Restock.Do(ctx, stock_reservation.RestockArgs{Delivery: "d-1", Sku: "s", Qty: 5}); err != nil {
 		t.Fatal(err)
 	}
+	_, src := loadBook(t, filepath.Join(booksDir, "stock_reservation.book"))
 	changed := strings.Replace(string(src), "at least 0 refused as", "at least 2 refused as", 1)
 	if changed == string(src) {
 		t.Fatal("found no bound to change")
@@ -239,10 +241,7 @@ func TestBoundsChangedIsAnError(t *testing.T) {
 // TestExpireCounts: expire() gives back exactly the holds past their
 // deadline, says how many, and leaves balances equal to their entries.
 func TestExpireCounts(t *testing.T) {
-	srv := pgtest.Start(t)
-	pool := srv.Pool(t, 2)
-	b, src := loadBook(t, filepath.Join(booksDir, "stock_reservation.book"))
-	installSQL(t, pool, b, src)
+	pool := onServer(t, "stock_reservation.book", 2)
 	ctx := context.Background()
 	c := stock_reservation.Postgres(pool, "")
 	if _, err := c.Restock.Do(ctx, stock_reservation.RestockArgs{Delivery: "d", Sku: "s", Qty: 100}); err != nil {
@@ -275,21 +274,16 @@ func TestExpireCounts(t *testing.T) {
 	if err != nil || r.Reason != "expired" {
 		t.Fatalf("post of an expired hold: %+v %v", r, err)
 	}
-	start := time.Now()
 	n, err := c.Expire(ctx, 5)
 	if err != nil || n != 0 {
 		t.Fatalf("a third expire(): %d %v", n, err)
 	}
-	_ = start
 }
 
 // TestChoboIDMatchesGo computes every pinned id with the SQL function and
 // compares: the same accounts must have the same ids in every backend.
 func TestChoboIDMatchesGo(t *testing.T) {
-	srv := pgtest.Start(t)
-	pool := srv.Pool(t, 2)
-	b, src := loadBook(t, filepath.Join(booksDir, "wallet.book"))
-	installSQL(t, pool, b, src)
+	pool := onServer(t, "wallet.book", 2)
 	for _, v := range ids.Vectors {
 		var got string
 		parts := append([]string{v.Role}, v.Parts...)
