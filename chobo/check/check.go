@@ -51,12 +51,7 @@ func Check(name string, src []byte) Result {
 			}
 		}
 	}
-	for i := range res.Diags {
-		d := &res.Diags[i]
-		if d.Line > 0 && d.Line <= len(f.Lines) && !d.NoExcerpt {
-			d.Excerpt = secrets.Mask(f.Lines[d.Line-1])
-		}
-	}
+	quote(res.Diags, f.Lines)
 	res.Diags.Sort()
 	if res.Diags.Errors() > 0 {
 		res.Book = nil
@@ -81,4 +76,22 @@ func scanSecrets(name string, src []byte) diag.List {
 		})
 	}
 	return l
+}
+
+// quote fills in the source line each diagnostic points at, with any
+// secret-shaped value masked.
+func quote(ds diag.List, lines []string) {
+	for i := range ds {
+		d := &ds[i]
+		if d.Line > 0 && d.Line <= len(lines) && !d.NoExcerpt {
+			d.Excerpt = secrets.Mask(lines[d.Line-1])
+		}
+	}
+}
+
+// Quote fills in the quoted lines of diagnostics that a later stage (a
+// build target) found in the book src, the way Check does for its own.
+func Quote(ds diag.List, src []byte) {
+	f, _ := syntax.Parse("", src)
+	quote(ds, f.Lines)
 }

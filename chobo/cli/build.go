@@ -5,6 +5,7 @@ import (
 	"go/token"
 	"path/filepath"
 
+	"github.com/chobo-lang/chobo/chobo/check"
 	"github.com/chobo-lang/chobo/chobo/diag"
 	"github.com/chobo-lang/chobo/chobo/target"
 	"github.com/chobo-lang/chobo/chobo/target/pggo"
@@ -51,12 +52,8 @@ func runBuild(inv *Invocation) int {
 	}
 	files, ds := tg.Build(b, target.NewSource(filepath.Base(name), src), target.Options{Package: pkg})
 	if len(ds) > 0 {
+		check.Quote(ds, src)
 		for _, d := range ds {
-			if d.Line > 0 {
-				if lines := splitLines(src); d.Line <= len(lines) {
-					d.Excerpt = lines[d.Line-1]
-				}
-			}
 			diag.WriteText(env.Stderr, d, inv.Lang)
 		}
 		fmt.Fprintln(env.Stderr, diag.Summary(name, ds, inv.Lang))
@@ -77,19 +74,4 @@ func runBuild(inv *Invocation) int {
 		fmt.Fprintln(env.Stderr, path)
 	}
 	return ExitOK
-}
-
-func splitLines(src []byte) []string {
-	var out []string
-	start := 0
-	for i, c := range src {
-		if c == '\n' {
-			out = append(out, string(src[start:i]))
-			start = i + 1
-		}
-	}
-	if start < len(src) {
-		out = append(out, string(src[start:]))
-	}
-	return out
 }

@@ -7,8 +7,7 @@ import (
 
 // The methods below let other packages (the scenario generator) build
 // sequences with the same means the search uses: fresh values, feeders
-// and runs on the interpreter. Fresh values hold a NUL byte until they
-// are renamed; Token tells them apart from values a caller chose.
+// and runs on the interpreter.
 
 // Call builds a call of t with fresh strings and amount(p) for each
 // amount parameter.
@@ -38,14 +37,4 @@ func (s *Searcher) Prepare(steps []Step, upto int) ([]Step, bool) {
 // answers and the final ledger; false when a step failed.
 func (s *Searcher) Simulate(steps []Step) ([]Step, *interp.State, bool) {
 	return s.simulate(steps)
-}
-
-// IsToken reports whether v is a fresh value not yet renamed.
-func IsToken(v string) bool {
-	for i := 0; i < len(v); i++ {
-		if v[i] == 0 {
-			return true
-		}
-	}
-	return false
 }
