@@ -11,7 +11,6 @@ targets=(//ledger:stock_sql //ledger:stock_go_client_srcs //ledger:stock_go_clie
 outputs=(
   ledger/stock_sql.sql
   ledger/stock_go_client_srcs/stock/book.go
-  ledger/stock_go_client_srcs/stock/runtime.go
   ledger/stock_go_client.a
   ledger/stock.check.txt
 )

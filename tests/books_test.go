@@ -10,9 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chobo-lang/chobo/chobo/api"
 	"github.com/chobo-lang/chobo/chobo/check"
-	"github.com/chobo-lang/chobo/chobo/diag"
-	"github.com/chobo-lang/chobo/chobo/scenario"
 	"github.com/chobo-lang/chobo/tests/golden"
 )
 
@@ -53,7 +52,7 @@ func TestBooksCheckClean(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("check exits %d: %s%s", code, out, errOut)
 			}
-			var r diag.Report
+			var r api.Check
 			if err := json.Unmarshal([]byte(out), &r); err != nil {
 				t.Fatalf("%v\n%s", err, out)
 			}
@@ -157,7 +156,7 @@ func runShape(t *testing.T, stem string) []string {
 	if code != 0 {
 		t.Fatalf("run %s: exit %d: %s", stem, code, errOut)
 	}
-	var rep scenario.RunReport
+	var rep api.Run
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}

@@ -10,9 +10,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chobo-lang/chobo/chobo/api"
 	"github.com/chobo-lang/chobo/chobo/cli"
 	"github.com/chobo-lang/chobo/chobo/codes"
-	"github.com/chobo-lang/chobo/chobo/diag"
 	"github.com/chobo-lang/chobo/tests/golden"
 )
 
@@ -76,7 +76,7 @@ func codesOf(t *testing.T, file string) ([]string, int) {
 	if code == cli.ExitUsage {
 		t.Fatalf("check %s: exit 2: %s", file, errOut)
 	}
-	var r diag.Report
+	var r api.Check
 	if err := json.Unmarshal([]byte(out), &r); err != nil {
 		t.Fatalf("check %s: %v\n%s", file, err, out)
 	}

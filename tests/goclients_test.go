@@ -1,15 +1,16 @@
 package tests
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/chobo-lang/chobo/chobo/check"
+	"github.com/chobo-lang/chobo/chobo/conformance/godriver"
+	"github.com/chobo-lang/chobo/chobo/gen"
 	"github.com/chobo-lang/chobo/chobo/target"
-	"github.com/chobo-lang/chobo/chobo/target/pggo"
-	"github.com/chobo-lang/chobo/chobo/target/postgres"
 	"github.com/chobo-lang/chobo/tests/golden"
 
 	allocation "github.com/chobo-lang/chobo/tests/clients/allocation"
@@ -38,6 +39,24 @@ var goClients = map[string]any{
 	"stock_reservation": stock_reservation.Postgres, "stock_reservation_ja": stock_reservation_ja.Postgres,
 	"to_itself": to_itself.Postgres, "to_itself_ja": to_itself_ja.Postgres,
 	"wallet": wallet.Postgres, "wallet_ja": wallet_ja.Postgres,
+}
+
+// driverEnv, set to a directory under tests/clients, makes this test
+// binary the driver of that Go client (conformance/godriver) instead of a
+// test run: the conformance test starts it so, to drive each client as a
+// process, under go test and Bazel alike.
+const driverEnv = "CHOBO_TEST_DRIVER"
+
+func TestMain(m *testing.M) {
+	if dir := os.Getenv(driverEnv); dir != "" {
+		client := goClients[dir]
+		if client == nil {
+			fmt.Fprintf(os.Stderr, "%s=%s: no such Go client compiled in\n", driverEnv, dir)
+			os.Exit(2)
+		}
+		godriver.Main(client) // exits
+	}
+	os.Exit(m.Run())
 }
 
 // clientDir is the directory under tests/clients of a book's Go client:
@@ -79,7 +98,7 @@ func TestGoClientsUpToDate(t *testing.T) {
 			t.Fatal(err)
 		}
 		res := check.Check(filepath.Base(path), src)
-		files, ds := pggo.Build(res.Book, target.NewSource(filepath.Base(path), src), target.Options{})
+		files, ds := mustTarget(t, "postgres-go").Build(res.Book, gen.NewSource(filepath.Base(path), src), gen.Options{})
 		if len(ds) > 0 {
 			t.Fatalf("%s: %+v", path, ds)
 		}
@@ -106,10 +125,20 @@ func TestSQLGoldens(t *testing.T) {
 			t.Fatal(err)
 		}
 		res := check.Check(filepath.Base(path), src)
-		files, ds := postgres.Build(res.Book, target.NewSource(filepath.Base(path), src), target.Options{})
+		files, ds := mustTarget(t, "postgres").Build(res.Book, gen.NewSource(filepath.Base(path), src), gen.Options{})
 		if len(ds) > 0 {
 			t.Fatalf("%s: %+v", path, ds)
 		}
 		golden.Check(t, filepath.Join("sql", clientDir(t, path)+".sql"), files[0].Data)
 	}
+}
+
+// mustTarget looks a target up in the registry.
+func mustTarget(t *testing.T, name string) target.Target {
+	t.Helper()
+	tg, ok := target.Lookup(name)
+	if !ok {
+		t.Fatalf("no target %s", name)
+	}
+	return tg
 }

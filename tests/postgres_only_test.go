@@ -15,14 +15,14 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/chobo-lang/chobo/chobo/backend/postgres"
 	"github.com/chobo-lang/chobo/chobo/book"
 	"github.com/chobo-lang/chobo/chobo/check"
+	"github.com/chobo-lang/chobo/chobo/conformance/pgtest"
+	"github.com/chobo-lang/chobo/chobo/gen"
 	"github.com/chobo-lang/chobo/chobo/ids"
-	"github.com/chobo-lang/chobo/chobo/target"
-	"github.com/chobo-lang/chobo/chobo/target/postgres"
 	"github.com/chobo-lang/chobo/tests/clients/stock_reservation"
 	"github.com/chobo-lang/chobo/tests/clients/to_itself"
-	"github.com/chobo-lang/chobo/tests/pgtest"
 )
 
 // What only PostgreSQL has: locks, isolation levels, constraints that
@@ -43,7 +43,7 @@ func loadBook(t testing.TB, path string) (*book.Book, []byte) {
 
 func installSQL(t testing.TB, pool *pgxpool.Pool, b *book.Book, src []byte) {
 	t.Helper()
-	files, ds := postgres.Build(b, target.NewSource("x.book", src), target.Options{})
+	files, ds := postgres.Build(b, gen.NewSource("x.book", src), gen.Options{})
 	if len(ds) > 0 {
 		t.Fatalf("%+v", ds)
 	}

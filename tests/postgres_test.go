@@ -4,19 +4,23 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/chobo-lang/chobo/chobo/backend/postgres"
 	"github.com/chobo-lang/chobo/chobo/book"
 	"github.com/chobo-lang/chobo/chobo/check"
+	"github.com/chobo-lang/chobo/chobo/conformance"
+	"github.com/chobo-lang/chobo/chobo/conformance/godriver"
+	"github.com/chobo-lang/chobo/chobo/conformance/pgtest"
+	"github.com/chobo-lang/chobo/chobo/gen"
+	"github.com/chobo-lang/chobo/chobo/interp"
 	"github.com/chobo-lang/chobo/chobo/scenario"
-	"github.com/chobo-lang/chobo/chobo/target"
-	"github.com/chobo-lang/chobo/chobo/target/postgres"
-	"github.com/chobo-lang/chobo/tests/conformance"
-	"github.com/chobo-lang/chobo/tests/pgtest"
 )
 
 // conformanceBooks are the books every backend must agree on: the test
@@ -109,12 +113,12 @@ func runAll(t *testing.T, books []loaded, backend func(loaded) conformance.Backe
 
 // startPostgres starts a cluster and loads the SQL of every book's test
 // copy into it.
-func startPostgres(t *testing.T, books []loaded) *pgxpool.Pool {
+func startPostgres(t *testing.T, books []loaded) (*pgtest.Server, *pgxpool.Pool) {
 	t.Helper()
 	srv := pgtest.Start(t)
 	pool := srv.Pool(t, 20)
 	for _, l := range books {
-		files, ds := postgres.Build(l.copy, target.NewSource(filepath.Base(l.path), l.copySrc), target.Options{})
+		files, ds := postgres.Build(l.copy, gen.NewSource(filepath.Base(l.path), l.copySrc), gen.Options{})
 		if len(ds) > 0 {
 			t.Fatalf("%s: %+v", l.path, ds)
 		}
@@ -122,7 +126,7 @@ func startPostgres(t *testing.T, books []loaded) *pgxpool.Pool {
 			t.Fatalf("%s: loading the SQL: %v", l.path, err)
 		}
 	}
-	return pool
+	return srv, pool
 }
 
 // TestPostgresConformance runs every scenario of every book through the
@@ -132,27 +136,130 @@ func TestPostgresConformance(t *testing.T) {
 	for _, p := range conformanceBooks(t) {
 		books = append(books, loadForBackends(t, p))
 	}
-	pool := startPostgres(t, books)
+	_, pool := startPostgres(t, books)
 	st := runAll(t, books, func(l loaded) conformance.Backend {
-		return conformance.SQL{Book: l.copy, Pool: pool}
+		be, err := conformance.NewSQL(l.copy, pool)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return be
 	})
 	checkEntries(t, pool, books)
 	t.Logf("%d scenarios of %d books on PostgreSQL through SQL (%d with together, %d run again)", st.Total, len(books), st.Together, st.Again)
 }
 
 // TestGoClientConformance runs every scenario of every book through the
-// generated Go clients, compiled in, on a real PostgreSQL server.
+// generated Go clients on a real PostgreSQL server. Each client is driven
+// as a process, through the driver protocol, as the Bazel rule and
+// clients in other languages are: the driver is this test binary run
+// again (see TestMain).
 func TestGoClientConformance(t *testing.T) {
 	var books []loaded
 	for _, p := range conformanceBooks(t) {
 		books = append(books, loadForBackends(t, p))
 	}
-	pool := startPostgres(t, books)
+	srv, pool := startPostgres(t, books)
 	st := runAll(t, books, func(l loaded) conformance.Backend {
-		return conformance.GoClient{Book: l.copy, Postgres: goClients[clientDir(t, l.path)], Pool: pool}
+		return startDriver(t, srv, pool, l)
 	})
 	checkEntries(t, pool, books)
-	t.Logf("%d scenarios of %d books on PostgreSQL through the Go clients (%d with together, %d run again)", st.Total, len(books), st.Together, st.Again)
+	t.Logf("%d scenarios of %d books on PostgreSQL through the Go clients, each driven as a process (%d with together, %d run again)", st.Total, len(books), st.Together, st.Again)
+}
+
+// startDriver runs this test binary again as the driver of the Go client
+// of l's book, on the test copy that srv holds. The driver stops at the
+// end of the test.
+func startDriver(t *testing.T, srv *pgtest.Server, pool *pgxpool.Pool, l loaded) *conformance.Process {
+	t.Helper()
+	dir := clientDir(t, l.path)
+	if goClients[dir] == nil {
+		t.Fatalf("%s: no Go client %s compiled in", l.path, dir)
+	}
+	// The driver reads the book whose SQL is loaded: the test copy.
+	bookPath := filepath.Join(t.TempDir(), filepath.Base(l.path))
+	if err := os.WriteFile(bookPath, l.copySrc, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(self)
+	cmd.Env = append(os.Environ(), driverEnv+"="+dir)
+	p, err := conformance.StartProcess(cmd, bookPath, srv.ConnString(pgtest.DefaultDB), conformance.PostgresReader{Pool: pool, Book: l.copy})
+	if err != nil {
+		t.Fatalf("%s: %v", l.path, err)
+	}
+	t.Cleanup(func() {
+		if err := p.Close(); err != nil {
+			t.Errorf("%s: %v", l.path, err)
+		}
+	})
+	if p.Client() != godriver.Client {
+		t.Errorf("%s: the driver says it drives %q, want %q", l.path, p.Client(), godriver.Client)
+	}
+	return p
+}
+
+// TestGoDriverStatusAndBalance covers what the scenarios do not ask a
+// driver for: status, balance, a partial post, and a call the client
+// must refuse to make.
+func TestGoDriverStatusAndBalance(t *testing.T) {
+	l := loadForBackends(t, filepath.Join("..", "examples", "inventory", "inventory.book"))
+	srv, pool := startPostgres(t, []loaded{l})
+	p := startDriver(t, srv, pool, l)
+	ctx := context.Background()
+	const tenant = "status-and-balance"
+	call := func(transfer string, op book.Op, strs map[string]string, amounts map[string]int64) interp.Call {
+		return interp.Call{Transfer: l.copy.Transfer(transfer), Op: op, Strings: strs, Amounts: amounts}
+	}
+	key := map[string]string{"order": "o-1", "sku": "A-1"}
+	// What each call answers is the interpreter's to say.
+	ref := interp.New(l.copy)
+	for i, c := range []interp.Call{
+		call("receive", book.Do, map[string]string{"delivery": "d-1", "sku": "A-1"}, map[string]int64{"qty": 5}),
+		call("reserve", book.Hold, key, map[string]int64{"qty": 3}),
+		call("reserve", book.Hold, map[string]string{"order": "o-2", "sku": "A-1"}, map[string]int64{"qty": 9}),
+		call("reserve", book.Post, key, map[string]int64{"qty": 2}),
+		call("reserve", book.Post, key, nil),
+		// A negative amount: the client must fail the call, not send it.
+		call("take_back", book.Do, map[string]string{"return_id": "r-1", "sku": "A-1"}, map[string]int64{"qty": -1}),
+	} {
+		want := conformance.ShortResult(ref.Apply(c))
+		r, err := p.Call(ctx, c, tenant)
+		if got := conformance.ShortResult(r, err); got != want {
+			t.Errorf("call %d, %s: got %s (%v), want %s", i+1, c, got, err, want)
+		}
+	}
+	for _, c := range []struct {
+		key  map[string]string
+		want string
+	}{{key, "posted"}, {map[string]string{"order": "o-3", "sku": "A-1"}, ""}} {
+		got, err := p.Status(ctx, call("reserve", "status", c.key, nil), tenant)
+		if err != nil || got != c.want {
+			t.Errorf("status of %v: got %q, %v; want %q", c.key, got, err, c.want)
+		}
+	}
+	accounts, _, err := p.Ledger(ctx, tenant)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range []struct {
+		kind string
+		args map[string]string
+		name string
+	}{{"stock", map[string]string{"sku": "A-1"}, "stock(A-1)"}, {"customers", nil, "customers"}} {
+		b, err := p.Balance(ctx, tenant, a.kind, a.args)
+		if err != nil {
+			t.Fatalf("balance %s: %v", a.name, err)
+		}
+		if line := conformance.AccountLine(a.name, b); !slices.Contains(accounts, line) {
+			t.Errorf("balance through the driver: %s; the tables hold %v", line, accounts)
+		}
+	}
+	if _, err := p.Balance(ctx, tenant, "stock", map[string]string{"sku": "A-1", "colour": "red"}); err == nil {
+		t.Errorf("balance with a parameter the account does not have: no error")
+	}
 }
 
 // checkEntries fails for every account whose balance is not the sum of

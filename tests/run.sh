@@ -9,6 +9,8 @@ if [ -n "$unformatted" ]; then
   echo "$unformatted"
   exit 1
 fi
+# Every Starlark file linted, warnings on (cheap, so before the long steps).
+bash tests/buildifier_check.sh
 go vet ./...
 go test ./...
 

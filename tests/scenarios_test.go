@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/chobo-lang/chobo/chobo/scenario"
+	"github.com/chobo-lang/chobo/chobo/api"
 	"github.com/chobo-lang/chobo/tests/golden"
 )
 
@@ -45,7 +45,7 @@ func TestGeneratedScenarios(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("run: exit %d: %s", code, errOut)
 			}
-			var rep scenario.RunReport
+			var rep api.Run
 			if err := json.Unmarshal([]byte(out), &rep); err != nil {
 				t.Fatal(err)
 			}

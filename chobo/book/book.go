@@ -199,25 +199,28 @@ func FormatAmount(v int64, scale int) string {
 	return s
 }
 
-// Shape writes an account kind with its parameter names: `stock(sku)`.
-func (a *Account) Shape() string {
-	if len(a.Params) == 0 {
-		return a.Name
+// KindArgs writes an account or a hold the one way chobo shows it
+// everywhere (messages, scenario output, backends compared against the
+// interpreter): `stock(A-1, B-2)`, or the bare kind when there are no
+// arguments, since `customers()` would read as a call.
+func KindArgs(kind string, args []string) string {
+	if len(args) == 0 {
+		return kind
 	}
-	return a.Name + "(" + strings.Join(a.Params, ", ") + ")"
+	return kind + "(" + strings.Join(args, ", ") + ")"
 }
+
+// Shape writes an account kind with its parameter names: `stock(sku)`.
+func (a *Account) Shape() string { return KindArgs(a.Name, a.Params) }
 
 // String writes an account as a move names it, with the transfer's
 // parameters: `bin(from)`, or the bare kind.
 func (r AccountRef) String() string {
-	if len(r.Args) == 0 {
-		return r.Account.Name
-	}
 	names := make([]string, len(r.Args))
 	for i, p := range r.Args {
 		names[i] = p.Name
 	}
-	return r.Account.Name + "(" + strings.Join(names, ", ") + ")"
+	return KindArgs(r.Account.Name, names)
 }
 
 // PostAmounts lists, in parameter order, the amount parameters the moves

@@ -7,24 +7,11 @@ import (
 
 	"github.com/chobo-lang/chobo/chobo/check"
 	"github.com/chobo-lang/chobo/chobo/diag"
+	"github.com/chobo-lang/chobo/chobo/gen"
 	"github.com/chobo-lang/chobo/chobo/target"
-	"github.com/chobo-lang/chobo/chobo/target/pggo"
-	"github.com/chobo-lang/chobo/chobo/target/postgres"
 )
 
-// targets are the values --target takes, in the order help lists them.
-var targets = []target.Target{
-	{Name: "postgres", Summary: diag.T("PostgreSQL schema, tables and functions", "PostgreSQL のスキーマ、テーブル、関数"), Build: postgres.Build},
-	{Name: "postgres-go", Summary: diag.T("a Go package that calls the PostgreSQL functions through pgx", "PostgreSQL の関数を pgx で呼ぶ Go のパッケージ"), Build: pggo.Build},
-}
-
-func targetNames() []string {
-	var out []string
-	for _, t := range targets {
-		out = append(out, t.Name)
-	}
-	return out
-}
+func targetNames() []string { return target.Names() }
 
 func runBuild(inv *Invocation) int {
 	env := inv.Env
@@ -38,19 +25,14 @@ func runBuild(inv *Invocation) int {
 		usageError(env, inv.Cmd, inv.Lang, diag.T("--target is required", "--target が要ります"))
 		return ExitUsage
 	}
-	var tg target.Target
-	for _, t := range targets {
-		if t.Name == tname {
-			tg = t
-		}
-	}
-	src, _ := env.ReadFile(name) // loadBook has read it already
+	tg, _ := target.Lookup(tname) // the flag's choices are the registry's names
+	src, _ := env.ReadFile(name)  // loadBook has read it already
 	pkg := inv.Flags["package"]
 	if pkg != "" && !token.IsIdentifier(pkg) {
 		usageError(env, inv.Cmd, inv.Lang, diag.T(fmt.Sprintf("--package %q is not a Go identifier", pkg), fmt.Sprintf("--package %q は Go の識別子ではありません", pkg)))
 		return ExitUsage
 	}
-	files, ds := tg.Build(b, target.NewSource(filepath.Base(name), src), target.Options{Package: pkg})
+	files, ds := tg.Build(b, gen.NewSource(filepath.Base(name), src), gen.Options{Package: pkg})
 	if len(ds) > 0 {
 		check.Quote(ds, src)
 		for _, d := range ds {

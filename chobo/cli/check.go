@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 
+	"github.com/chobo-lang/chobo/chobo/api"
 	"github.com/chobo-lang/chobo/chobo/check"
 	"github.com/chobo-lang/chobo/chobo/diag"
 	"github.com/chobo-lang/chobo/chobo/report"
@@ -24,16 +25,12 @@ func runCheck(inv *Invocation) int {
 		srcs[i] = src
 	}
 	errors := 0
-	out := diag.Report{V: diag.FormatVersion, Files: []diag.FileReport{}}
+	out := api.NewCheck()
 	for i, name := range inv.Args {
 		res := check.Check(name, srcs[i])
 		errors += res.Diags.Errors()
 		if inv.Flags["format"] == "json" {
-			fr := diag.NewFileReport(name, res.Diags, inv.Lang)
-			if res.Report != nil {
-				fr.Report = report.ToJSON(*res.Report, inv.Lang)
-			}
-			out.Files = append(out.Files, fr)
+			out.Files = append(out.Files, api.CheckFileOf(name, res.Diags, res.Report, inv.Lang))
 			continue
 		}
 		for _, d := range res.Diags {
@@ -45,7 +42,7 @@ func runCheck(inv *Invocation) int {
 		}
 	}
 	if inv.Flags["format"] == "json" {
-		if err := diag.WriteJSON(env.Stdout, out); err != nil {
+		if err := api.Write(env.Stdout, out); err != nil {
 			fmt.Fprintf(env.Stderr, "chobo check: %v\n", err)
 			return ExitUsage
 		}

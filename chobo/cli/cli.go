@@ -5,6 +5,7 @@ package cli
 
 import (
 	"fmt"
+	"github.com/chobo-lang/chobo/chobo/version"
 	"io"
 	"os"
 	"strings"
@@ -13,7 +14,7 @@ import (
 )
 
 // Version is chobo's version, printed by --version.
-const Version = "0.1.0"
+const Version = version.Version
 
 // Exit codes.
 const (

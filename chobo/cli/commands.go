@@ -43,6 +43,11 @@ func init() {
 			MinArgs: 1, MaxArgs: 1, Run: runBuild,
 		},
 		{
+			Name: "api", Args: "<file.book>",
+			Summary: diag.T("describe how to call a book, as JSON for tools", "帳簿の呼び方を、ツール向けの JSON で書く"),
+			MinArgs: 1, MaxArgs: 1, Run: runAPI,
+		},
+		{
 			Name: "explain", Args: "<code> | --all",
 			Summary: diag.T("say when a diagnostic code fires and how to fix it", "診断のコードがいつ出るか、どう直すかを言う"),
 			Flags: []Flag{

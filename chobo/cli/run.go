@@ -1,14 +1,16 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 
+	"github.com/chobo-lang/chobo/chobo/api"
+	"github.com/chobo-lang/chobo/chobo/backend/postgres"
 	"github.com/chobo-lang/chobo/chobo/book"
 	"github.com/chobo-lang/chobo/chobo/check"
+	"github.com/chobo-lang/chobo/chobo/client/model"
 	"github.com/chobo-lang/chobo/chobo/diag"
 	"github.com/chobo-lang/chobo/chobo/scenario"
-	"github.com/chobo-lang/chobo/chobo/target/postgres"
+	"github.com/chobo-lang/chobo/chobo/show"
 )
 
 // loadBook reads and checks a book. When it has errors (or cannot be
@@ -70,7 +72,7 @@ func runRun(inv *Invocation) int {
 		code = ExitError
 	}
 	if inv.Flags["format"] == "json" {
-		if err := scenario.WriteJSON(env.Stdout, inv.Args[0], scs, runs); err != nil {
+		if err := api.Write(env.Stdout, api.RunOf(inv.Args[0], scs, runs)); err != nil {
 			fmt.Fprintf(env.Stderr, "chobo run: %v\n", err)
 			return ExitUsage
 		}
@@ -83,8 +85,8 @@ func runRun(inv *Invocation) int {
 }
 
 // runShow prints, instead of the answers, what a client sends.
-func runShow(inv *Invocation, b *book.Book, scs []scenario.Scenario, show string) int {
-	if show != "postgres" {
+func runShow(inv *Invocation, b *book.Book, scs []scenario.Scenario, backend string) int {
+	if backend != "postgres" {
 		usageError(inv.Env, inv.Cmd, inv.Lang, diag.T("--show takes postgres", "--show には postgres を渡してください"))
 		return ExitUsage
 	}
@@ -94,30 +96,30 @@ func runShow(inv *Invocation, b *book.Book, scs []scenario.Scenario, show string
 		}
 		return ExitError
 	}
+	m, err := model.New(b, backend)
+	if err != nil {
+		fmt.Fprintf(inv.Env.Stderr, "chobo run: %v\n", err)
+		return ExitError
+	}
+	steps := make([][]show.Step, len(scs))
+	for i, sc := range scs {
+		if steps[i], err = show.Steps(m, sc); err != nil {
+			fmt.Fprintf(inv.Env.Stderr, "chobo run: %s: %v\n", sc.Name, err)
+			return ExitError
+		}
+	}
 	if inv.Flags["format"] == "json" {
-		type shown struct {
-			Name  string              `json:"name"`
-			Steps []postgres.ShowStep `json:"steps"`
-		}
-		out := struct {
-			V         int     `json:"v"`
-			File      string  `json:"file"`
-			Target    string  `json:"target"`
-			Scenarios []shown `json:"scenarios"`
-		}{V: 1, File: inv.Args[0], Target: show}
+		var names []string
 		for _, sc := range scs {
-			out.Scenarios = append(out.Scenarios, shown{sc.Name, postgres.Show(b, sc)})
+			names = append(names, sc.Name)
 		}
-		enc := json.NewEncoder(inv.Env.Stdout)
-		enc.SetEscapeHTML(false)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(out); err != nil {
+		if err := api.Write(inv.Env.Stdout, api.ShowOf(inv.Args[0], backend, names, steps)); err != nil {
 			return ExitUsage
 		}
 		return ExitOK
 	}
-	for _, sc := range scs {
-		postgres.WriteShowText(inv.Env.Stdout, inv.Args[0], sc, postgres.Show(b, sc), inv.Lang)
+	for i, sc := range scs {
+		show.WriteText(inv.Env.Stdout, inv.Args[0], sc, steps[i], inv.Lang)
 	}
 	return ExitOK
 }

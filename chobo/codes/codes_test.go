@@ -5,18 +5,12 @@ import (
 	"sort"
 	"testing"
 
-	"github.com/chobo-lang/chobo/chobo/book"
 	"github.com/chobo-lang/chobo/chobo/check"
 	"github.com/chobo-lang/chobo/chobo/codes"
 	"github.com/chobo-lang/chobo/chobo/diag"
+	"github.com/chobo-lang/chobo/chobo/gen"
 	"github.com/chobo-lang/chobo/chobo/target"
-	"github.com/chobo-lang/chobo/chobo/target/postgres"
 )
-
-// builds are the targets whose diagnostics the catalogue explains.
-var builds = map[string]func(*book.Book, target.Source, target.Options) ([]target.File, diag.List){
-	"postgres": postgres.Build,
-}
 
 // TestRepros checks that every repro book yields its code, and that the
 // catalogue is complete, ordered and written in both languages.
@@ -37,11 +31,11 @@ func TestRepros(t *testing.T) {
 			res := check.Check("repro.book", []byte(c.Repro))
 			diags := res.Diags
 			if c.Target != "" {
-				build, ok := builds[c.Target]
+				tg, ok := target.Lookup(c.Target)
 				if !ok || res.Book == nil {
 					t.Fatalf("cannot build the repro of %s for %q: %+v", c.Code, c.Target, res.Diags)
 				}
-				_, diags = build(res.Book, target.NewSource("repro.book", []byte(c.Repro)), target.Options{})
+				_, diags = tg.Build(res.Book, gen.NewSource("repro.book", []byte(c.Repro)), gen.Options{})
 			}
 			var got []string
 			for _, d := range diags {

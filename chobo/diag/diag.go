@@ -1,5 +1,6 @@
-// Package diag holds the diagnostics every stage of chobo reports, and the
-// two ways they are printed: text for people and JSON for tools.
+// Package diag holds the diagnostics every stage of chobo reports and
+// prints them as text for people; their JSON shape for tools is in
+// chobo/api.
 //
 // A diagnostic carries its message in both languages so that a stage never
 // needs to know which language the user asked for; the printer picks one.

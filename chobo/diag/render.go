@@ -1,7 +1,6 @@
 package diag
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -87,90 +86,4 @@ func plural(n int, word string) string {
 		return fmt.Sprintf("1 %s", word)
 	}
 	return fmt.Sprintf("%d %ss", n, word)
-}
-
-// FormatVersion is the "v" of the JSON report. It changes only when a key
-// is removed or changes meaning, so tools can rely on it.
-const FormatVersion = 1
-
-// Report is the JSON object `chobo check --format json` prints.
-type Report struct {
-	V     int          `json:"v"`
-	Files []FileReport `json:"files"`
-}
-
-// FileReport lists the diagnostics of one file.
-type FileReport struct {
-	File        string           `json:"file"`
-	OK          bool             `json:"ok"`
-	Errors      int              `json:"errors"`
-	Warnings    int              `json:"warnings"`
-	Diagnostics []JSONDiagnostic `json:"diagnostics"`
-	// Report is the refusal report of a book without errors, else null.
-	Report any `json:"report"`
-}
-
-// JSONDiagnostic is a diagnostic with stable English keys. Messages are in
-// the language the user chose; keys never are.
-type JSONDiagnostic struct {
-	Code       string          `json:"code"`
-	Severity   string          `json:"severity"`
-	File       string          `json:"file"`
-	Line       int             `json:"line"`
-	Col        int             `json:"col"`
-	Message    string          `json:"message"`
-	Notes      []string        `json:"notes"`
-	Excerpt    string          `json:"excerpt"`
-	Operations []JSONOperation `json:"operations"`
-	Hint       string          `json:"hint"`
-}
-
-// JSONOperation is one step of the operations that lead to a diagnostic.
-type JSONOperation struct {
-	Step    int    `json:"step"`
-	Call    string `json:"call"`
-	Outcome string `json:"outcome"`
-}
-
-// NewFileReport converts the diagnostics of one file.
-func NewFileReport(file string, l List, lang Lang) FileReport {
-	fr := FileReport{
-		File:        file,
-		OK:          l.Errors() == 0,
-		Errors:      l.Errors(),
-		Warnings:    l.Warnings(),
-		Diagnostics: []JSONDiagnostic{},
-	}
-	for _, d := range l {
-		jd := JSONDiagnostic{
-			Code:       d.Code,
-			Severity:   d.Severity.String(),
-			File:       d.File,
-			Line:       d.Line,
-			Col:        d.Col,
-			Message:    d.Message.In(lang),
-			Notes:      []string{},
-			Operations: []JSONOperation{},
-			Hint:       d.Hint.In(lang),
-		}
-		if !d.NoExcerpt {
-			jd.Excerpt = d.Excerpt
-		}
-		for _, n := range d.Notes {
-			jd.Notes = append(jd.Notes, n.In(lang))
-		}
-		for _, op := range d.Operations {
-			jd.Operations = append(jd.Operations, JSONOperation{op.Step, op.Call, op.Outcome.In(lang)})
-		}
-		fr.Diagnostics = append(fr.Diagnostics, jd)
-	}
-	return fr
-}
-
-// WriteJSON prints a report, indented, with a final newline.
-func WriteJSON(w io.Writer, r Report) error {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	return enc.Encode(r)
 }

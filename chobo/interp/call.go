@@ -10,47 +10,6 @@ import (
 	"github.com/chobo-lang/chobo/chobo/book"
 )
 
-// Outcome is the answer to a call.
-type Outcome int
-
-const (
-	// Done: the call took effect now.
-	Done Outcome = iota
-	// DoneBefore: the same call, same key and same content, took effect
-	// earlier; nothing changes.
-	DoneBefore
-	// Refused: a business answer, with a reason; nothing changes.
-	Refused
-)
-
-func (o Outcome) String() string {
-	switch o {
-	case DoneBefore:
-		return "done_before"
-	case Refused:
-		return "refused"
-	}
-	return "done"
-}
-
-// Result is an outcome and, for a refusal, its reason.
-type Result struct {
-	Outcome Outcome
-	Reason  string
-	// Detail says, for a refusal by a bound, which move crossed it and
-	// what the account held at that point; diagnostics quote it.
-	Detail *BoundDetail
-}
-
-// BoundDetail is where a call met a bound.
-type BoundDetail struct {
-	Move    int // 1-based
-	Account Account
-	Amount  int64
-	Lower   bool // the move takes from the account (lower bound)
-	Balance Balance
-}
-
 // Call is one operation on a transfer kind.
 //
 // For do and hold, Strings and Amounts hold every parameter. For post and
@@ -101,69 +60,94 @@ func (s *State) Apply(c Call) (Result, error) {
 	return s.move(c)
 }
 
+// validate turns away a call that is not well formed, before anything
+// is looked up: such a call is the caller's mistake, not an answer.
 func (s *State) validate(c Call) error {
 	t := c.Transfer
 	if !slices.Contains(t.Ops(), c.Op) {
 		return failf("%s has no operation %q (it has %v)", t.Name, c.Op, t.Ops())
 	}
-	want := map[string]bool{}
 	switch c.Op {
 	case book.Do, book.Hold:
-		for _, p := range t.Params {
-			want[p.Name] = true
-			if p.IsAmount() {
-				v, ok := c.Amounts[p.Name]
-				if !ok {
-					return failf("%s.%s: the amount %s is missing", t.Name, c.Op, p.Name)
-				}
-				if v < 0 {
-					return failf("%s.%s: the amount %s is %d; amounts run from 0 to %d", t.Name, c.Op, p.Name, v, book.MaxAmount)
-				}
-			} else if _, ok := c.Strings[p.Name]; !ok {
-				return failf("%s.%s: the value of %s is missing", t.Name, c.Op, p.Name)
+		return validateArgs(c)
+	}
+	if err := validateKey(c); err != nil {
+		return err
+	}
+	if c.Amounts == nil {
+		return nil
+	}
+	if c.Op == book.Void {
+		return failf("%s.void takes no amounts", t.Name)
+	}
+	return validatePostAmounts(c)
+}
+
+// validateArgs checks that a do or a hold gives every parameter, each
+// with the right kind of value, and nothing else.
+func validateArgs(c Call) error {
+	t := c.Transfer
+	for _, p := range t.Params {
+		if p.IsAmount() {
+			v, ok := c.Amounts[p.Name]
+			if !ok {
+				return failf("%s.%s: the amount %s is missing", t.Name, c.Op, p.Name)
 			}
+			if v < 0 {
+				return failf("%s.%s: the amount %s is %d; amounts run from 0 to %d", t.Name, c.Op, p.Name, v, book.MaxAmount)
+			}
+		} else if _, ok := c.Strings[p.Name]; !ok {
+			return failf("%s.%s: the value of %s is missing", t.Name, c.Op, p.Name)
 		}
-		for name := range c.Strings {
-			if p := t.Param(name); p == nil || p.IsAmount() {
-				return failf("%s.%s: %s is not a string parameter", t.Name, c.Op, name)
-			}
+	}
+	for name := range c.Strings {
+		if p := t.Param(name); p == nil || p.IsAmount() {
+			return failf("%s.%s: %s is not a string parameter", t.Name, c.Op, name)
 		}
-		for name := range c.Amounts {
-			if p := t.Param(name); p == nil || !p.IsAmount() {
-				return failf("%s.%s: %s is not an amount parameter", t.Name, c.Op, name)
-			}
+	}
+	for name := range c.Amounts {
+		if p := t.Param(name); p == nil || !p.IsAmount() {
+			return failf("%s.%s: %s is not an amount parameter", t.Name, c.Op, name)
 		}
-	case book.Post, book.Void:
-		for _, p := range t.Key {
-			if _, ok := c.Strings[p.Name]; !ok {
-				return failf("%s.%s: the key value %s is missing", t.Name, c.Op, p.Name)
-			}
+	}
+	return nil
+}
+
+// validateKey checks that a post or a void names its hold by exactly the
+// key values.
+func validateKey(c Call) error {
+	t := c.Transfer
+	for _, p := range t.Key {
+		if _, ok := c.Strings[p.Name]; !ok {
+			return failf("%s.%s: the key value %s is missing", t.Name, c.Op, p.Name)
 		}
-		for name := range c.Strings {
-			if !slices.ContainsFunc(t.Key, func(p *book.Param) bool { return p.Name == name }) {
-				return failf("%s.%s takes the key parameters only; %s is not one", t.Name, c.Op, name)
-			}
+	}
+	for name := range c.Strings {
+		if !slices.ContainsFunc(t.Key, func(p *book.Param) bool { return p.Name == name }) {
+			return failf("%s.%s takes the key parameters only; %s is not one", t.Name, c.Op, name)
 		}
-		if c.Op == book.Void && c.Amounts != nil {
-			return failf("%s.void takes no amounts", t.Name)
+	}
+	return nil
+}
+
+// validatePostAmounts checks a partial post: it gives every amount its
+// moves use, or it would be unclear what the missing ones post.
+func validatePostAmounts(c Call) error {
+	t := c.Transfer
+	var need []string
+	for _, p := range t.PostAmounts() {
+		need = append(need, p.Name)
+	}
+	for name, v := range c.Amounts {
+		if !slices.Contains(need, name) {
+			return failf("%s.post: %s is not an amount its moves use", t.Name, name)
 		}
-		if c.Amounts != nil {
-			var need []string
-			for _, p := range t.PostAmounts() {
-				need = append(need, p.Name)
-			}
-			for name, v := range c.Amounts {
-				if !slices.Contains(need, name) {
-					return failf("%s.post: %s is not an amount its moves use", t.Name, name)
-				}
-				if v < 0 {
-					return failf("%s.post: the amount %s is %d; amounts run from 0 to %d", t.Name, name, v, book.MaxAmount)
-				}
-			}
-			if len(c.Amounts) != len(need) {
-				return failf("%s.post: give every amount (%s) or none", t.Name, strings.Join(need, ", "))
-			}
+		if v < 0 {
+			return failf("%s.post: the amount %s is %d; amounts run from 0 to %d", t.Name, name, v, book.MaxAmount)
 		}
+	}
+	if len(c.Amounts) != len(need) {
+		return failf("%s.post: give every amount (%s) or none", t.Name, strings.Join(need, ", "))
 	}
 	return nil
 }
@@ -223,10 +207,8 @@ func amountsContent(amts []int64) string {
 // move by move, all or nothing.
 func (s *State) move(c Call) (Result, error) {
 	t := c.Transfer
-	n := len(t.Moves)
-	from, to, amts := make([]Account, n), make([]Account, n), make([]int64, n)
-	for i, m := range t.Moves {
-		from[i], to[i], amts[i] = ref(m.From, c), ref(m.To, c), amountOf(m, c)
+	from, to, amts := sides(c)
+	for i := range from {
 		if from[i].id() == to[i].id() {
 			return Result{Outcome: Refused, Reason: book.SameAccount}, nil
 		}
@@ -234,16 +216,62 @@ func (s *State) move(c Call) (Result, error) {
 	vals := keyValues(c)
 	kid := keyID(t, c.Op, vals)
 	body := content(c)
-	if rec, ok := s.keys[kid]; ok {
-		switch {
-		case rec.boundRefusal:
-			return Result{Outcome: Refused, Reason: book.AlreadyRefused}, nil
-		case rec.content == body:
-			return Result{Outcome: DoneBefore}, nil
-		}
-		return Result{Outcome: Refused, Reason: book.KeyConflict}, nil
+	if r, used := s.keyUsed(kid, body); used {
+		return r, nil
 	}
-	// Work on copies so that a refusal or a failure leaves nothing.
+	next, refusal, err := s.tryMoves(c, from, to, amts)
+	if err != nil {
+		return Result{}, err
+	}
+	s.touchAll(from, to)
+	if refusal != nil {
+		s.keys[kid] = keyRecord{content: body, boundRefusal: true}
+		return *refusal, nil
+	}
+	for id, b := range next {
+		*s.balances[id] = *b
+	}
+	s.keys[kid] = keyRecord{content: body}
+	if c.Op == book.Hold {
+		h := &Hold{Transfer: t, Key: vals, Amounts: amts, From: from, To: to, State: Held, Created: s.Now}
+		if t.Pending.Expires {
+			h.Deadline = s.Now + t.Pending.Seconds
+		}
+		s.holds[holdID(t, vals)] = h
+	}
+	return Result{Outcome: Done}, nil
+}
+
+// sides names the two accounts and the amount of every move of c.
+func sides(c Call) (from, to []Account, amts []int64) {
+	n := len(c.Transfer.Moves)
+	from, to, amts = make([]Account, n), make([]Account, n), make([]int64, n)
+	for i, m := range c.Transfer.Moves {
+		from[i], to[i], amts[i] = ref(m.From, c), ref(m.To, c), amountOf(m, c)
+	}
+	return from, to, amts
+}
+
+// keyUsed says what a call answers when its key was used before, and
+// false when the key is new.
+func (s *State) keyUsed(kid, body string) (Result, bool) {
+	rec, ok := s.keys[kid]
+	switch {
+	case !ok:
+		return Result{}, false
+	case rec.boundRefusal:
+		return Result{Outcome: Refused, Reason: book.AlreadyRefused}, true
+	case rec.content == body:
+		return Result{Outcome: DoneBefore}, true
+	}
+	return Result{Outcome: Refused, Reason: book.KeyConflict}, true
+}
+
+// tryMoves works out the balances after every move, on copies, so that a
+// refusal or a failure part way leaves the ledger as it was. It returns
+// the new balances, or the refusal of the first bound crossed, or the
+// failure of a balance leaving 64 bits.
+func (s *State) tryMoves(c Call, from, to []Account, amts []int64) (map[string]*Balance, *Result, error) {
 	scratch := map[string]*Balance{}
 	get := func(a Account) *Balance {
 		id := a.id()
@@ -255,19 +283,15 @@ func (s *State) move(c Call) (Result, error) {
 		return &b
 	}
 	hold := c.Op == book.Hold
-	for i, m := range t.Moves {
+	for i, m := range c.Transfer.Moves {
 		fb, tb := get(from[i]), get(to[i])
 		a := amts[i]
 		if lo := m.From.Account.Lower; lo != nil && !fromKeepsLower(fb, a, lo.Value) {
-			s.touchAll(from, to)
-			s.keys[kid] = keyRecord{content: body, boundRefusal: true}
-			return Result{Outcome: Refused, Reason: lo.Reason,
+			return nil, &Result{Outcome: Refused, Reason: lo.Reason,
 				Detail: &BoundDetail{Move: m.Index, Account: from[i], Amount: a, Lower: true, Balance: *fb}}, nil
 		}
 		if up := m.To.Account.Upper; up != nil && !toKeepsUpper(tb, a, up.Value) {
-			s.touchAll(from, to)
-			s.keys[kid] = keyRecord{content: body, boundRefusal: true}
-			return Result{Outcome: Refused, Reason: up.Reason,
+			return nil, &Result{Outcome: Refused, Reason: up.Reason,
 				Detail: &BoundDetail{Move: m.Index, Account: to[i], Amount: a, Balance: *tb}}, nil
 		}
 		var ok1, ok2 bool
@@ -279,22 +303,10 @@ func (s *State) move(c Call) (Result, error) {
 			tb.Posted, ok2 = add(tb.Posted, a)
 		}
 		if !ok1 || !ok2 {
-			return Result{}, failf("%s: move %d would take a balance out of 64 bits", c, m.Index)
+			return nil, nil, failf("%s: move %d would take a balance out of 64 bits", c, m.Index)
 		}
 	}
-	s.touchAll(from, to)
-	for id, b := range scratch {
-		*s.balances[id] = *b
-	}
-	s.keys[kid] = keyRecord{content: body}
-	if hold {
-		h := &Hold{Transfer: t, Key: vals, Amounts: amts, From: from, To: to, State: Held, Created: s.Now}
-		if t.Pending.Expires {
-			h.Deadline = s.Now + t.Pending.Seconds
-		}
-		s.holds[holdID(t, vals)] = h
-	}
-	return Result{Outcome: Done}, nil
+	return scratch, nil, nil
 }
 
 // touchAll records the accounts a call reached the bounds with, so that
@@ -370,8 +382,23 @@ func (s *State) post(c Call) (Result, error) {
 			return Result{Outcome: Refused, Reason: book.OverHold}, nil
 		}
 	}
-	// Work out every new posted amount before changing anything, so that
-	// a balance leaving 64 bits fails the call as a whole.
+	next, ok := s.postedAfter(h, amts)
+	if !ok {
+		return Result{}, failf("%s: posting would take a balance out of 64 bits", c)
+	}
+	s.release(h)
+	for b, v := range next {
+		b.Posted = v
+	}
+	h.State = Posted
+	s.keys[kid] = keyRecord{content: amountsContent(amts)}
+	return Result{Outcome: Done}, nil
+}
+
+// postedAfter works out every posted amount a post of amts leaves,
+// before anything changes, so that a balance leaving 64 bits fails the
+// call as a whole; false when one would.
+func (s *State) postedAfter(h *Hold, amts []int64) (map[*Balance]int64, bool) {
 	next := map[*Balance]int64{}
 	for i, a := range amts {
 		fb, tb := s.touch(h.From[i]), s.touch(h.To[i])
@@ -385,18 +412,12 @@ func (s *State) post(c Call) (Result, error) {
 			}
 			v, ok := add(cur, d.delta)
 			if !ok {
-				return Result{}, failf("%s: posting would take a balance out of 64 bits", c)
+				return nil, false
 			}
 			next[d.b] = v
 		}
 	}
-	s.release(h)
-	for b, v := range next {
-		b.Posted = v
-	}
-	h.State = Posted
-	s.keys[kid] = keyRecord{content: amountsContent(amts)}
-	return Result{Outcome: Done}, nil
+	return next, true
 }
 
 func (s *State) void(c Call) (Result, error) {

@@ -51,7 +51,7 @@ type step struct {
 	strs    map[string]string
 	amts    map[string]int64
 	pass    int64
-	want    string // "done", "done_before", "refused:<reason>", "fail"
+	want    string // Result.Short, or "fail"
 	balance map[string]interp.Balance
 }
 
@@ -76,10 +76,7 @@ func runSteps(t *testing.T, b *book.Book, steps []step) *interp.State {
 			continue
 		}
 		r, err := st.Apply(interp.Call{Transfer: b.Transfer(sp.tr), Op: sp.op, Strings: sp.strs, Amounts: sp.amts})
-		got := r.Outcome.String()
-		if r.Outcome == interp.Refused {
-			got += ":" + r.Reason
-		}
+		got := r.Short()
 		if err != nil {
 			got = "fail"
 		}
@@ -102,46 +99,68 @@ func runSteps(t *testing.T, b *book.Book, steps []step) *interp.State {
 	return st
 }
 
-func TestSemantics(t *testing.T) {
+// d1 is a delivery of sku s-1; o(order) is an order of it.
+var d1 = s("delivery", "d-1", "sku", "s-1")
+
+func o(order string) map[string]string { return s("order", order, "sku", "s-1") }
+
+// semanticsCase is a named sequence of steps on the shop book.
+type semanticsCase struct {
+	name  string
+	steps []step
+}
+
+func runCases(t *testing.T, cases []semanticsCase) {
+	t.Helper()
 	b := load(t, shop)
-	d1 := s("delivery", "d-1", "sku", "s-1")
-	o := func(order string) map[string]string { return s("order", order, "sku", "s-1") }
-	tests := []struct {
-		name  string
-		steps []step
-	}{
+	for _, tt := range cases {
+		t.Run(tt.name, func(t *testing.T) { runSteps(t, b, tt.steps) })
+	}
+}
+
+// Bounds count what is held; a key answers the same once used, even after
+// a refusal.
+func TestBoundsAndKeys(t *testing.T) {
+	runCases(t, []semanticsCase{
 		{"bounds on the safe side", []step{
 			{tr: "receive", op: book.Do, strs: d1, amts: q(2), want: "done"},
 			{tr: "reserve", op: book.Hold, strs: o("o-1"), amts: q(2), want: "done",
 				balance: map[string]interp.Balance{"stock(s-1)": {Posted: 2, HeldOut: 2}, "world": {Posted: -2, HeldIn: 2}}},
 			// held out counts: nothing is left to hold
-			{tr: "reserve", op: book.Hold, strs: o("o-2"), amts: q(1), want: "refused:out_of_stock"},
+			{tr: "reserve", op: book.Hold, strs: o("o-2"), amts: q(1), want: "refused: out_of_stock"},
 		}},
 		{"keys", []step{
 			{tr: "receive", op: book.Do, strs: d1, amts: q(2), want: "done"},
 			{tr: "receive", op: book.Do, strs: d1, amts: q(2), want: "done_before"},
-			{tr: "receive", op: book.Do, strs: d1, amts: q(3), want: "refused:key_conflict",
+			{tr: "receive", op: book.Do, strs: d1, amts: q(3), want: "refused: key_conflict",
 				balance: map[string]interp.Balance{"stock(s-1)": {Posted: 2}}},
-			{tr: "reserve", op: book.Hold, strs: o("o-1"), amts: q(5), want: "refused:out_of_stock"},
+			{tr: "reserve", op: book.Hold, strs: o("o-1"), amts: q(5), want: "refused: out_of_stock"},
 			{tr: "receive", op: book.Do, strs: s("delivery", "d-2", "sku", "s-1"), amts: q(10), want: "done"},
 			// a bound refusal uses the key for good, whatever comes later
-			{tr: "reserve", op: book.Hold, strs: o("o-1"), amts: q(5), want: "refused:already_refused"},
-			{tr: "reserve", op: book.Hold, strs: o("o-1"), amts: q(1), want: "refused:already_refused"},
+			{tr: "reserve", op: book.Hold, strs: o("o-1"), amts: q(5), want: "refused: already_refused"},
+			{tr: "reserve", op: book.Hold, strs: o("o-1"), amts: q(1), want: "refused: already_refused"},
 		}},
+	})
+}
+
+// A hold's life: post (in full or in part), void, expiry at the deadline
+// instant, and a hold that never expires.
+func TestHolds(t *testing.T) {
+	runCases(t, []semanticsCase{
 		{"hold lifecycle", []step{
 			{tr: "receive", op: book.Do, strs: d1, amts: q(5), want: "done"},
-			{tr: "reserve", op: book.Post, strs: o("o-1"), want: "refused:no_such_hold"},
+			{tr: "reserve", op: book.Post, strs: o("o-1"), want: "refused: no_such_hold"},
 			{tr: "reserve", op: book.Hold, strs: o("o-1"), amts: q(3), want: "done"},
-			{tr: "reserve", op: book.Post, strs: o("o-1"), amts: q(4), want: "refused:over_hold"},
+			{tr: "reserve", op: book.Post, strs: o("o-1"), amts: q(4), want: "refused: over_hold"},
 			{tr: "reserve", op: book.Post, strs: o("o-1"), amts: q(2), want: "done",
 				balance: map[string]interp.Balance{"stock(s-1)": {Posted: 3}, "world": {Posted: -3}}},
 			{tr: "reserve", op: book.Post, strs: o("o-1"), amts: q(2), want: "done_before"},
-			{tr: "reserve", op: book.Post, strs: o("o-1"), want: "refused:key_conflict"},
-			{tr: "reserve", op: book.Void, strs: o("o-1"), want: "refused:already_posted"},
+			{tr: "reserve", op: book.Post, strs: o("o-1"), want: "refused: key_conflict"},
+			{tr: "reserve", op: book.Void, strs: o("o-1"), want: "refused: already_posted"},
 			{tr: "reserve", op: book.Hold, strs: o("o-2"), amts: q(1), want: "done"},
 			{tr: "reserve", op: book.Void, strs: o("o-2"), want: "done"},
 			{tr: "reserve", op: book.Void, strs: o("o-2"), want: "done_before"},
-			{tr: "reserve", op: book.Post, strs: o("o-2"), want: "refused:already_voided"},
+			{tr: "reserve", op: book.Post, strs: o("o-2"), want: "refused: already_voided"},
 			// the key of an ended hold answers done_before and holds nothing
 			{tr: "reserve", op: book.Hold, strs: o("o-2"), amts: q(1), want: "done_before",
 				balance: map[string]interp.Balance{"stock(s-1)": {Posted: 3}}},
@@ -156,11 +175,11 @@ func TestSemantics(t *testing.T) {
 			{tr: "receive", op: book.Do, strs: d1, amts: q(5), want: "done"},
 			{tr: "reserve", op: book.Hold, strs: o("o-1"), amts: q(3), want: "done"},
 			{pass: 1799},
-			{tr: "reserve", op: book.Hold, strs: o("o-2"), amts: q(3), want: "refused:out_of_stock"},
+			{tr: "reserve", op: book.Hold, strs: o("o-2"), amts: q(3), want: "refused: out_of_stock"},
 			{pass: 1},
-			{tr: "reserve", op: book.Post, strs: o("o-1"), want: "refused:expired",
+			{tr: "reserve", op: book.Post, strs: o("o-1"), want: "refused: expired",
 				balance: map[string]interp.Balance{"stock(s-1)": {Posted: 5}, "world": {Posted: -5}}},
-			{tr: "reserve", op: book.Void, strs: o("o-1"), want: "refused:expired"},
+			{tr: "reserve", op: book.Void, strs: o("o-1"), want: "refused: expired"},
 			{tr: "reserve", op: book.Hold, strs: o("o-1"), amts: q(3), want: "done_before"},
 			{tr: "reserve", op: book.Hold, strs: o("o-3"), amts: q(3), want: "done"},
 		}},
@@ -170,16 +189,29 @@ func TestSemantics(t *testing.T) {
 			{pass: 1 << 40},
 			{tr: "keep", op: book.Post, strs: s("order", "o-1"), want: "done"},
 		}},
+		{"partial post gives all amounts or none", []step{
+			{tr: "receive", op: book.Do, strs: d1, amts: q(5), want: "done"},
+			{tr: "reserve", op: book.Hold, strs: o("o-1"), amts: q(3), want: "done"},
+			{tr: "reserve", op: book.Post, strs: o("o-1"), amts: map[string]int64{}, want: "fail"},
+			{tr: "reserve", op: book.Post, strs: o("o-1"), amts: q(0), want: "done",
+				balance: map[string]interp.Balance{"stock(s-1)": {Posted: 5}}},
+		}},
+	})
+}
+
+// A call that is refused or fails changes nothing, whichever move stops it.
+func TestAllOrNothing(t *testing.T) {
+	runCases(t, []semanticsCase{
 		{"all or nothing, move by move", []step{
 			{tr: "receive", op: book.Do, strs: d1, amts: q(9), want: "done"},
 			// move 1 fits the bin (5), move 2 then overflows it
-			{tr: "shelve", op: book.Do, strs: o("o-1"), amts: q(5), want: "refused:bin_full",
+			{tr: "shelve", op: book.Do, strs: o("o-1"), amts: q(5), want: "refused: bin_full",
 				balance: map[string]interp.Balance{"stock(s-1)": {Posted: 9}, "bin(s-1)": {}}},
 			{tr: "shelve", op: book.Do, strs: o("o-2"), amts: q(4), want: "done",
 				balance: map[string]interp.Balance{"stock(s-1)": {Posted: 5}, "bin(s-1)": {Posted: 5}}},
 		}},
 		{"same account before the key", []step{
-			{tr: "swap", op: book.Do, strs: s("id", "x-1", "a", "s-1", "b", "s-1"), amts: q(1), want: "refused:same_account"},
+			{tr: "swap", op: book.Do, strs: s("id", "x-1", "a", "s-1", "b", "s-1"), amts: q(1), want: "refused: same_account"},
 			{tr: "receive", op: book.Do, strs: d1, amts: q(1), want: "done"},
 			// the refusal did not use the key
 			{tr: "swap", op: book.Do, strs: s("id", "x-1", "a", "s-1", "b", "s-2"), amts: q(1), want: "done"},
@@ -194,23 +226,12 @@ func TestSemantics(t *testing.T) {
 			// the failed call did not use its key
 			{tr: "receive", op: book.Do, strs: s("delivery", "d-2", "sku", "s-2"), amts: q(1), want: "done"},
 		}},
-		{"partial post gives all amounts or none", []step{
-			{tr: "receive", op: book.Do, strs: d1, amts: q(5), want: "done"},
-			{tr: "reserve", op: book.Hold, strs: o("o-1"), amts: q(3), want: "done"},
-			{tr: "reserve", op: book.Post, strs: o("o-1"), amts: map[string]int64{}, want: "fail"},
-			{tr: "reserve", op: book.Post, strs: o("o-1"), amts: q(0), want: "done",
-				balance: map[string]interp.Balance{"stock(s-1)": {Posted: 5}}},
-		}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) { runSteps(t, b, tt.steps) })
-	}
+	})
 }
 
 func TestCloneIsIndependent(t *testing.T) {
 	b := load(t, shop)
 	st := interp.New(b)
-	d1 := s("delivery", "d-1", "sku", "s-1")
 	if _, err := st.Apply(interp.Call{Transfer: b.Transfer("receive"), Op: book.Do, Strings: d1, Amounts: q(2)}); err != nil {
 		t.Fatal(err)
 	}

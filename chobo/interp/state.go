@@ -29,12 +29,7 @@ type Account struct {
 
 // String writes the account as `stock(s-1)`, or just the kind's name
 // when it has no parameters.
-func (a Account) String() string {
-	if len(a.Args) == 0 {
-		return a.Kind.Name
-	}
-	return a.Kind.Name + "(" + strings.Join(a.Args, ", ") + ")"
-}
+func (a Account) String() string { return book.KindArgs(a.Kind.Name, a.Args) }
 
 func (a Account) id() string { return a.Kind.Name + "\x00" + strings.Join(a.Args, "\x00") }
 
@@ -71,10 +66,9 @@ type Hold struct {
 	Deadline int64 // meaningful when Transfer.Pending.Expires
 }
 
-// Name writes the hold as `reserve(o-1, s-1)`.
-func (h *Hold) Name() string {
-	return h.Transfer.Name + "(" + strings.Join(h.Key, ", ") + ")"
-}
+// Name writes the hold as `reserve(o-1, s-1)`. A resolved transfer always
+// has a key, so the bare form of KindArgs never shows here.
+func (h *Hold) Name() string { return book.KindArgs(h.Transfer.Name, h.Key) }
 
 func (h *Hold) expires() bool { return h.Transfer.Pending.Expires }
 

@@ -14,7 +14,11 @@ type Refusal struct {
 	Reason string
 	// Bound describes the bound behind a bound's reason, such as
 	// "stock(sku) at least 0"; empty for chobo's own reasons.
-	Bound   string
+	Bound string
+	// Account and Lower say which bound that is: the lower or the upper
+	// one of Account. Account is nil for chobo's own reasons.
+	Account *book.Account
+	Lower   bool
 	Example search.Example
 }
 
@@ -63,8 +67,12 @@ func candidates(t *book.Transfer, op book.Op) []Refusal {
 	}
 	var out []Refusal
 	seen := map[string]bool{}
-	add := func(reason string, acc *book.Account, b *book.Bound, word string) {
-		r := Refusal{Reason: reason, Bound: acc.Shape() + " " + word + " " + book.FormatAmount(b.Value, acc.Unit.Scale)}
+	add := func(reason string, acc *book.Account, b *book.Bound, lower bool) {
+		word := "at most"
+		if lower {
+			word = "at least"
+		}
+		r := Refusal{Reason: reason, Bound: acc.Shape() + " " + word + " " + book.FormatAmount(b.Value, acc.Unit.Scale), Account: acc, Lower: lower}
 		if !seen[r.Reason+"\x00"+r.Bound] {
 			seen[r.Reason+"\x00"+r.Bound] = true
 			out = append(out, r)
@@ -73,10 +81,10 @@ func candidates(t *book.Transfer, op book.Op) []Refusal {
 	sameKind := false
 	for _, m := range t.Moves {
 		if lo := m.From.Account.Lower; lo != nil {
-			add(lo.Reason, m.From.Account, lo, "at least")
+			add(lo.Reason, m.From.Account, lo, true)
 		}
 		if up := m.To.Account.Upper; up != nil {
-			add(up.Reason, m.To.Account, up, "at most")
+			add(up.Reason, m.To.Account, up, false)
 		}
 		sameKind = sameKind || m.From.Account == m.To.Account
 	}

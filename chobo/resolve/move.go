@@ -13,58 +13,28 @@ import (
 // not be resolved; the diagnostics say why.
 func (r *resolver) move(tr *book.Transfer, index int, m *syntax.Move) *book.Move {
 	mv := &book.Move{Pos: m.Pos, Index: index}
-	ok := true
 	from, okFrom := r.accountRef(tr, m.From)
 	to, okTo := r.accountRef(tr, m.To)
 	mv.From, mv.To = from, to
-	ok = okFrom && okTo
-
-	var amountUnit *book.Unit
+	ok := okFrom && okTo
 	if m.Amount.Name != nil {
-		id := *m.Amount.Name
-		p := tr.Param(id.Name)
-		switch {
-		case p == nil:
-			r.unknownParam(tr, id)
-			ok = false
-		case r.untyped[p]:
-			ok = false
-		case !p.IsAmount():
-			r.report("E005", id.Pos,
-				diag.T(fmt.Sprintf("%s is a string, so it cannot be the amount of a move", quote(id.Name)),
-					fmt.Sprintf("%s は string なので、移動の額にはできません", quote(id.Name))),
-				diag.T(fmt.Sprintf("give %s a unit as its type, or move a parameter that has one", quote(id.Name)),
-					fmt.Sprintf("%s の型を単位にするか、単位を型に持つ引数を動かしてください", quote(id.Name))))
-			ok = false
-		default:
-			mv.Amount.Param = p
-			amountUnit = p.Unit
-		}
+		p, okAmount := r.amountParam(tr, *m.Amount.Name)
+		mv.Amount.Param = p
+		ok = ok && okAmount
 	}
 	if !ok {
 		return nil
+	}
+	var amountUnit *book.Unit
+	if mv.Amount.Param != nil {
+		amountUnit = mv.Amount.Param.Unit
 	}
 	fromUnit, toUnit := from.Account.Unit, to.Account.Unit
 	if fromUnit == nil || toUnit == nil || (mv.Amount.Param != nil && amountUnit == nil) {
 		return nil // the unknown unit is reported already
 	}
 	if fromUnit != toUnit || (amountUnit != nil && amountUnit != fromUnit) {
-		en := fmt.Sprintf("the units of move %d do not match: from %s is in %s, to %s is in %s",
-			index, refText(m.From), quote(fromUnit.Name), refText(m.To), quote(toUnit.Name))
-		ja := fmt.Sprintf("%d つ目の移動の単位が合いません。元の %s は %s、先の %s は %s",
-			index, refText(m.From), quote(fromUnit.Name), refText(m.To), quote(toUnit.Name))
-		if amountUnit != nil {
-			en += fmt.Sprintf(", the amount %s is in %s", quote(mv.Amount.Param.Name), quote(amountUnit.Name))
-			ja += fmt.Sprintf("、額 %s は %s", quote(mv.Amount.Param.Name), quote(amountUnit.Name))
-		}
-		ja += " です"
-		hint := diag.T("a move stays within one unit; to exchange, move out to an outside account of one unit and in from an outside account of the other",
-			"移動は一つの単位の中で行います。両替は、単位ごとの外の勘定を置き、二つの移動で書いてください")
-		if fromUnit == toUnit {
-			hint = diag.T(fmt.Sprintf("give %s the type %s, the unit of both accounts", quote(mv.Amount.Param.Name), quote(fromUnit.Name)),
-				fmt.Sprintf("%s の型を、二つの勘定の単位 %s にしてください", quote(mv.Amount.Param.Name), quote(fromUnit.Name)))
-		}
-		r.report("E010", m.Pos, diag.T(en, ja), hint)
+		r.unitMismatch(m, mv)
 		return nil
 	}
 	if m.Amount.Literal != nil {
@@ -77,15 +47,57 @@ func (r *resolver) move(tr *book.Transfer, index int, m *syntax.Move) *book.Move
 	return mv
 }
 
-func refText(a syntax.AccountRef) string {
-	if len(a.Args) == 0 {
-		return a.Name.Name
+// amountParam resolves the parameter a move carries; false when it is
+// unknown, untyped or a string.
+func (r *resolver) amountParam(tr *book.Transfer, id syntax.Ident) (*book.Param, bool) {
+	p := tr.Param(id.Name)
+	switch {
+	case p == nil:
+		r.unknownParam(tr, id)
+		return nil, false
+	case r.untyped[p]:
+		return nil, false
+	case !p.IsAmount():
+		r.report("E005", id.Pos,
+			diag.T(fmt.Sprintf("%s is a string, so it cannot be the amount of a move", quote(id.Name)),
+				fmt.Sprintf("%s は string なので、移動の額にはできません", quote(id.Name))),
+			diag.T(fmt.Sprintf("give %s a unit as its type, or move a parameter that has one", quote(id.Name)),
+				fmt.Sprintf("%s の型を単位にするか、単位を型に持つ引数を動かしてください", quote(id.Name))))
+		return nil, false
 	}
+	return p, true
+}
+
+// unitMismatch reports E010 for a move whose accounts, or whose amount,
+// count in different units.
+func (r *resolver) unitMismatch(m *syntax.Move, mv *book.Move) {
+	fromUnit, toUnit := mv.From.Account.Unit, mv.To.Account.Unit
+	en := fmt.Sprintf("the units of move %d do not match: from %s is in %s, to %s is in %s",
+		mv.Index, refText(m.From), quote(fromUnit.Name), refText(m.To), quote(toUnit.Name))
+	ja := fmt.Sprintf("%d つ目の移動の単位が合いません。元の %s は %s、先の %s は %s",
+		mv.Index, refText(m.From), quote(fromUnit.Name), refText(m.To), quote(toUnit.Name))
+	if p := mv.Amount.Param; p != nil {
+		en += fmt.Sprintf(", the amount %s is in %s", quote(p.Name), quote(p.Unit.Name))
+		ja += fmt.Sprintf("、額 %s は %s", quote(p.Name), quote(p.Unit.Name))
+	}
+	ja += " です"
+	hint := diag.T("a move stays within one unit; to exchange, move out to an outside account of one unit and in from an outside account of the other",
+		"移動は一つの単位の中で行います。両替は、単位ごとの外の勘定を置き、二つの移動で書いてください")
+	if fromUnit == toUnit {
+		hint = diag.T(fmt.Sprintf("give %s the type %s, the unit of both accounts", quote(mv.Amount.Param.Name), quote(fromUnit.Name)),
+			fmt.Sprintf("%s の型を、二つの勘定の単位 %s にしてください", quote(mv.Amount.Param.Name), quote(fromUnit.Name)))
+	}
+	r.report("E010", m.Pos, diag.T(en, ja), hint)
+}
+
+// refText writes an account as the move line has it, before resolution
+// knows whether its names are right.
+func refText(a syntax.AccountRef) string {
 	var args []string
 	for _, x := range a.Args {
 		args = append(args, x.Name)
 	}
-	return a.Name.Name + "(" + strings.Join(args, ", ") + ")"
+	return book.KindArgs(a.Name.Name, args)
 }
 
 func (r *resolver) unknownParam(tr *book.Transfer, id syntax.Ident) {
@@ -120,7 +132,7 @@ func (r *resolver) accountRef(tr *book.Transfer, a syntax.AccountRef) (book.Acco
 		r.report("E004", a.Name.Pos,
 			diag.T(fmt.Sprintf("%s takes %s, but %s given here", quote(acc.Name), count(len(acc.Params), "argument"), isAre(len(a.Args))),
 				fmt.Sprintf("%s の引数は %d 個ですが、ここでは %d 個渡しています", quote(acc.Name), len(acc.Params), len(a.Args))),
-			diag.T("write it as "+accountShape(acc), accountShape(acc)+" の形で書いてください"))
+			diag.T("write it as "+acc.Shape(), acc.Shape()+" の形で書いてください"))
 		return ref, false
 	}
 	ok := true
@@ -157,11 +169,4 @@ func isAre(n int) string {
 		return "1 is"
 	}
 	return fmt.Sprintf("%d are", n)
-}
-
-func accountShape(a *book.Account) string {
-	if len(a.Params) == 0 {
-		return a.Name
-	}
-	return a.Name + "(" + strings.Join(a.Params, ", ") + ")"
 }

@@ -69,6 +69,20 @@ func (r *resolver) twice(pos syntax.Pos, what diag.Text, first syntax.Pos) {
 		diag.T("keep one of the two", "どちらか一つにしてください"))
 }
 
+// once records the declaration of id in seen and reports whether it is
+// the first; a second one is reported against the first and left out.
+func (r *resolver) once(seen map[string]syntax.Pos, id syntax.Ident, what diag.Text) bool {
+	if first, ok := seen[id.Name]; ok {
+		r.twice(id.Pos, what, first)
+		return false
+	}
+	seen[id.Name] = id.Pos
+	return true
+}
+
+// named says what a declaration is in both languages: "the unit `pcs`".
+func named(en, ja, name string) diag.Text { return diag.T(en+" "+quote(name), ja+" "+quote(name)) }
+
 func (r *resolver) description(ds []*syntax.Description, owner diag.Text) string {
 	if len(ds) == 0 {
 		return ""
@@ -84,11 +98,9 @@ func quote(s string) string { return "`" + s + "`" }
 func (r *resolver) units(us []*syntax.UnitDecl) {
 	seen := map[string]syntax.Pos{}
 	for _, u := range us {
-		if first, ok := seen[u.Name.Name]; ok {
-			r.twice(u.Name.Pos, diag.T("the unit "+quote(u.Name.Name), "単位 "+quote(u.Name.Name)), first)
+		if !r.once(seen, u.Name, named("the unit", "単位", u.Name.Name)) {
 			continue
 		}
-		seen[u.Name.Name] = u.Name.Pos
 		unit := &book.Unit{Pos: u.Pos, Name: u.Name.Name, Tax: u.Tax}
 		if u.Scale != nil {
 			n, err := strconv.Atoi(u.Scale.Text)
@@ -137,26 +149,23 @@ func (r *resolver) unknownUnit(id syntax.Ident) {
 		hint)
 }
 
-// boundNote names a bound for messages: "at least 0".
+// boundText names a bound for messages: "at least 0".
 func boundText(b *syntax.Bound) string { return b.Kind.String() + " " + b.Value.Text }
 
 func (r *resolver) accounts(as []*syntax.AccountDecl) {
 	seen := map[string]syntax.Pos{}
 	for _, a := range as {
-		if first, ok := seen[a.Name.Name]; ok {
-			r.twice(a.Name.Pos, diag.T("the account "+quote(a.Name.Name), "勘定 "+quote(a.Name.Name)), first)
+		what := named("the account", "勘定", a.Name.Name)
+		if !r.once(seen, a.Name, what) {
 			continue
 		}
-		seen[a.Name.Name] = a.Name.Pos
 		acc := &book.Account{Pos: a.Pos, Name: a.Name.Name, Outside: a.Outside}
-		acc.Description = r.description(a.Descriptions, diag.T("the account "+quote(a.Name.Name), "勘定 "+quote(a.Name.Name)))
+		acc.Description = r.description(a.Descriptions, what)
 		params := map[string]syntax.Pos{}
 		for _, p := range a.Params {
-			if first, ok := params[p.Name.Name]; ok {
-				r.twice(p.Name.Pos, diag.T("the parameter "+quote(p.Name.Name), "引数 "+quote(p.Name.Name)), first)
+			if !r.once(params, p.Name, named("the parameter", "引数", p.Name.Name)) {
 				continue
 			}
-			params[p.Name.Name] = p.Name.Pos
 			if p.Type.Name != "string" {
 				r.report("E005", p.Type.Pos,
 					diag.T(fmt.Sprintf("the account parameter %s has the type %s; account parameters are strings", quote(p.Name.Name), quote(p.Type.Name)),

@@ -12,11 +12,9 @@ import (
 func (r *resolver) transfers(ts []*syntax.TransferDecl) {
 	seen := map[string]syntax.Pos{}
 	for _, t := range ts {
-		if first, ok := seen[t.Name.Name]; ok {
-			r.twice(t.Name.Pos, diag.T("the transfer "+quote(t.Name.Name), "振替 "+quote(t.Name.Name)), first)
+		if !r.once(seen, t.Name, named("the transfer", "振替", t.Name.Name)) {
 			continue
 		}
-		seen[t.Name.Name] = t.Name.Pos
 		r.b.Transfers = append(r.b.Transfers, r.transfer(t))
 	}
 }
@@ -24,14 +22,12 @@ func (r *resolver) transfers(ts []*syntax.TransferDecl) {
 func (r *resolver) transfer(t *syntax.TransferDecl) *book.Transfer {
 	name := quote(t.Name.Name)
 	tr := &book.Transfer{Pos: t.Pos, Name: t.Name.Name}
-	tr.Description = r.description(t.Descriptions, diag.T("the transfer "+name, "振替 "+name))
+	tr.Description = r.description(t.Descriptions, named("the transfer", "振替", t.Name.Name))
 	seen := map[string]syntax.Pos{}
 	for _, p := range t.Params {
-		if first, ok := seen[p.Name.Name]; ok {
-			r.twice(p.Name.Pos, diag.T("the parameter "+quote(p.Name.Name), "引数 "+quote(p.Name.Name)), first)
+		if !r.once(seen, p.Name, named("the parameter", "引数", p.Name.Name)) {
 			continue
 		}
-		seen[p.Name.Name] = p.Name.Pos
 		param := &book.Param{Pos: p.Name.Pos, Name: p.Name.Name, Index: len(tr.Params)}
 		if p.Type.Name != "string" {
 			param.Unit = r.b.Unit(p.Type.Name)
@@ -74,11 +70,9 @@ func (r *resolver) key(t *syntax.TransferDecl, tr *book.Transfer) {
 	}
 	inKey := map[string]syntax.Pos{}
 	for _, id := range t.Keys[0].Names {
-		if first, ok := inKey[id.Name]; ok {
-			r.twice(id.Pos, diag.T(quote(id.Name)+" in the key", "key の中の "+quote(id.Name)), first)
+		if !r.once(inKey, id, diag.T(quote(id.Name)+" in the key", "key の中の "+quote(id.Name))) {
 			continue
 		}
-		inKey[id.Name] = id.Pos
 		p := tr.Param(id.Name)
 		switch {
 		case p == nil:
@@ -139,8 +133,8 @@ func (r *resolver) pending(t *syntax.TransferDecl, tr *book.Transfer) {
 func (r *resolver) lifetime(p *syntax.PendingDecl) (int64, bool) {
 	per, _ := syntax.TimeUnitSeconds(p.TimeWord.Name)
 	text := p.Amount.Text + " " + p.TimeWord.Name
-	hint := diag.T(fmt.Sprintf("write a whole number of seconds, minutes, hours or days from 1 second to %d seconds (about 136 years): TigerBeetle keeps a hold's timeout in 32 bits", book.MaxHoldSeconds),
-		fmt.Sprintf("1 秒から %d 秒(約 136 年)までを、秒・分・時間・日の整数で書いてください。TigerBeetle は仮押さえの期限を 32 ビットで持ちます", book.MaxHoldSeconds))
+	hint := diag.T(fmt.Sprintf("write a whole number of %s from 1 second to %d seconds (about 136 years): TigerBeetle keeps a hold's timeout in 32 bits", syntax.TimeWordChoice().En, book.MaxHoldSeconds),
+		fmt.Sprintf("1 秒から %d 秒(約 136 年)までを、%sの整数で書いてください。TigerBeetle は仮押さえの期限を 32 ビットで持ちます", book.MaxHoldSeconds, syntax.TimeUnitsJa()))
 	if strings.Contains(p.Amount.Text, ".") {
 		r.report("E041", p.Amount.Pos,
 			diag.T(fmt.Sprintf("the lifetime %s is not a whole number", text), fmt.Sprintf("有効期限 %s が整数ではありません", text)),

@@ -1,20 +1,13 @@
 package scenario
 
-import (
-	"fmt"
-
-	"github.com/chobo-lang/chobo/chobo/interp"
-)
+import "fmt"
 
 // Short writes a result the way Step.Expect does.
 func (r OpResult) Short() string {
-	switch {
-	case r.Failed != "":
+	if r.Failed != "" {
 		return "failed"
-	case r.Outcome == interp.Refused:
-		return "refused: " + r.Reason
 	}
-	return r.Outcome.String()
+	return r.Result.Short()
 }
 
 // Failures lists the expectations of sc its outcomes do not meet: a call

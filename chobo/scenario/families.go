@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/chobo-lang/chobo/chobo/book"
 	"github.com/chobo-lang/chobo/chobo/interp"
@@ -33,22 +34,9 @@ func (g *gen) boundFamily(t *book.Transfer, op book.Op, m *book.Move, lower bool
 		ref = m.From
 	}
 	acc := accountOf(ref, c)
-	kind := ref.Account
-	shape := ref.String()
-	// Bring the account two steps inside its bound, then get every
-	// other move of the call through.
-	var prefix []search.Step
-	if lower && bound.Value+2 > 0 {
-		var ok bool
-		if prefix, ok = g.s.Feed(nil, acc, bound.Value+2); !ok {
-			return
-		}
-	}
-	if !lower && bound.Value-2 > 0 {
-		var ok bool
-		if prefix, ok = g.s.Feed(nil, acc, bound.Value-2); !ok {
-			return
-		}
+	prefix, ok := g.nearBound(acc, lower, bound)
+	if !ok {
+		return
 	}
 	bal, ok := balanceAfter(g, prefix, acc)
 	if !ok {
@@ -62,59 +50,84 @@ func (g *gen) boundFamily(t *book.Transfer, op book.Op, m *book.Move, lower bool
 	} else {
 		room = bound.Value - bal.Posted - bal.HeldIn
 	}
+	for _, v := range boundVariants(opName(t, op), ref, lower, bound, room) {
+		if v.amount >= 1 {
+			g.addBoundVariant(c, m, ref, lower, bound, prefix, v)
+		}
+	}
+}
+
+// nearBound brings acc two steps inside its bound, so that the variants
+// can land one step inside, at and past it; no steps when the account
+// starts there already.
+func (g *gen) nearBound(acc interp.Account, lower bool, bound *book.Bound) ([]search.Step, bool) {
+	if lower && bound.Value+2 > 0 {
+		return g.s.Feed(nil, acc, bound.Value+2)
+	}
+	if !lower && bound.Value-2 > 0 {
+		return g.s.Feed(nil, acc, bound.Value-2)
+	}
+	return nil, true
+}
+
+// boundVariant is one call of a bound family: its amount, what it must
+// answer, its titles, and how far from the bound it leaves the account.
+type boundVariant struct {
+	amount         int64
+	expect         string
+	en, ja         string
+	wantAfterBound int64
+}
+
+func boundVariants(name string, ref book.AccountRef, lower bool, bound *book.Bound, room int64) []boundVariant {
+	kind := ref.Account
+	shape := ref.String()
 	one := amt(kind, 1)
 	word, wordJa := "lower", "下限"
 	if !lower {
 		word, wordJa = "upper", "上限"
 	}
 	bv := amt(kind, bound.Value)
-	name := opName(t, op)
-	variants := []struct {
-		amount         int64
-		expect         string
-		en, ja         string
-		wantAfterBound int64 // distance from the bound after the call
-	}{
+	return []boundVariant{
 		{room - 1, "done", fmt.Sprintf("%s: %s ends %s inside its %s bound %s", name, shape, one, word, bv),
 			fmt.Sprintf("%s: %s が%s %s より %s 内側で終わる", name, shape, wordJa, bv, one), 1},
 		{room, "done", fmt.Sprintf("%s: %s ends exactly at its %s bound %s", name, shape, word, bv),
 			fmt.Sprintf("%s: %s がちょうど%s %s になる", name, shape, wordJa, bv), 0},
-		{room + 1, "refused: " + bound.Reason, fmt.Sprintf("%s: %s would cross its %s bound %s by %s, refused with %s", name, shape, word, bv, one, bound.Reason),
+		{room + 1, refused(bound.Reason), fmt.Sprintf("%s: %s would cross its %s bound %s by %s, refused with %s", name, shape, word, bv, one, bound.Reason),
 			fmt.Sprintf("%s: %s が%s %s を %s 越えるので %s で拒否される", name, shape, wordJa, bv, one, bound.Reason), room},
 	}
-	for _, v := range variants {
-		if v.amount < 1 {
-			continue
-		}
-		target := withAmount(c, m, v.amount)
-		// Feed the other moves (for a refusal, the ones before this
-		// move); the account of this move stays as set.
-		upto := len(t.Moves) + 1
-		if v.expect != "done" {
-			upto = m.Index
-		}
-		steps, ok := g.s.Prepare(append(append([]search.Step{}, prefix...), search.Step{Call: target}), upto)
-		if !ok {
-			continue
-		}
-		feeders := steps[:len(steps)-1]
-		sc := Scenario{Name: v.en, TitleJa: v.ja, Steps: append(fromSearch(feeders), call(target, v.expect))}
-		want := v.wantAfterBound
-		g.add(sc, func(sc Scenario, outs []Outcome) bool {
-			// Find the account by the renamed values of the last call.
-			name := accountOf(ref, sc.Steps[len(sc.Steps)-1].Call.Call).String()
-			var after interp.Balance
-			for _, a := range outs[0].Accounts {
-				if a.Account.String() == name {
-					after = a.Balance
-				}
-			}
-			if lower {
-				return after.Posted-after.HeldOut-bound.Value == want
-			}
-			return bound.Value-after.Posted-after.HeldIn == want
-		})
+}
+
+// addBoundVariant builds the scenario of one variant from call c and keeps
+// it when the account ends where the variant says.
+func (g *gen) addBoundVariant(c interp.Call, m *book.Move, ref book.AccountRef, lower bool, bound *book.Bound, prefix []search.Step, v boundVariant) {
+	target := withAmount(c, m, v.amount)
+	// Feed the other moves (for a refusal, the ones before this move);
+	// the account of this move stays as set.
+	upto := len(c.Transfer.Moves) + 1
+	if v.expect != "done" {
+		upto = m.Index
 	}
+	steps, ok := g.s.Prepare(append(append([]search.Step{}, prefix...), search.Step{Call: target}), upto)
+	if !ok {
+		return
+	}
+	feeders := steps[:len(steps)-1]
+	sc := Scenario{Name: v.en, TitleJa: v.ja, Steps: append(fromSearch(feeders), call(target, v.expect))}
+	g.add(sc, func(sc Scenario, outs []Outcome) bool {
+		// Find the account by the renamed values of the last call.
+		name := accountOf(ref, sc.Steps[len(sc.Steps)-1].Call.Call).String()
+		var after interp.Balance
+		for _, a := range outs[0].Accounts {
+			if a.Account.String() == name {
+				after = a.Balance
+			}
+		}
+		if lower {
+			return after.Posted-after.HeldOut-bound.Value == v.wantAfterBound
+		}
+		return bound.Value-after.Posted-after.HeldIn == v.wantAfterBound
+	})
 }
 
 // keys: the same call twice; the same key with other content; the same
@@ -134,38 +147,58 @@ func (g *gen) keys(t *book.Transfer) {
 			g.add(Scenario{
 				Name:    name + " again with the same key and other content: key_conflict",
 				TitleJa: name + " を同じキーで中身を変えて呼ぶと key_conflict",
-				Steps:   append(append([]Step{}, steps...), call(other, "refused: key_conflict")),
+				Steps:   append(append([]Step{}, steps...), call(other, refused(book.KeyConflict))),
 			}, nil)
 		}
 	}
-	for _, m := range t.Moves {
+	at, ok := g.firstAtBound(t, t.Moves)
+	if !ok {
+		return
+	}
+	ex := at.ex
+	last := ex.Last().Call
+	steps := fromSearch(ex.Steps)
+	// Where the refusal came from a short account, fill it so the second
+	// call would now pass: the key still answers the same.
+	if at.lower {
+		acc := ex.Last().Result.Detail.Account
+		if fed, ok := g.s.Feed(ex.Steps, acc, ex.Last().Result.Detail.Amount+1); ok {
+			steps = fromSearch(fed)
+		}
+	}
+	g.add(Scenario{
+		Name:    fmt.Sprintf("%s again after a refusal with %s: already_refused", name, at.b.Reason),
+		TitleJa: fmt.Sprintf("%s を %s で拒否されたあとにもう一度呼ぶと already_refused", name, at.b.Reason),
+		Steps:   append(steps, call(last, refused(book.AlreadyRefused))),
+	}, nil)
+}
+
+// atBound is a call refused by bound b of move m (its lower bound when
+// lower), with the calls that lead there.
+type atBound struct {
+	m     *book.Move
+	lower bool
+	b     *book.Bound
+	ex    search.Example
+}
+
+// firstAtBound finds the first bound among moves that a call of t can be
+// refused by, a move's lower bound before its upper one. One is enough:
+// the families that use it show a behaviour of the key or of the whole
+// transfer, not of each bound.
+func (g *gen) firstAtBound(t *book.Transfer, moves []*book.Move) (atBound, bool) {
+	for _, m := range moves {
 		for _, lower := range []bool{true, false} {
 			b := m.Bound(lower)
 			if b == nil {
 				continue
 			}
-			ex, ok := g.s.AtMove(t, m.Index, lower, nil)
-			if !ok {
-				continue
+			if ex, ok := g.s.AtMove(t, m.Index, lower, nil); ok {
+				return atBound{m, lower, b, ex}, true
 			}
-			last := ex.Last().Call
-			steps := fromSearch(ex.Steps)
-			// Where the refusal came from a short account, fill it so the
-			// second call would now pass: the key still answers the same.
-			if lower {
-				acc := ex.Last().Result.Detail.Account
-				if fed, ok := g.s.Feed(ex.Steps, acc, ex.Last().Result.Detail.Amount+1); ok {
-					steps = fromSearch(fed)
-				}
-			}
-			g.add(Scenario{
-				Name:    fmt.Sprintf("%s again after a refusal with %s: already_refused", name, b.Reason),
-				TitleJa: fmt.Sprintf("%s を %s で拒否されたあとにもう一度呼ぶと already_refused", name, b.Reason),
-				Steps:   append(steps, call(last, "refused: "+book.AlreadyRefused)),
-			}, nil)
-			return
 		}
 	}
+	return atBound{}, false
 }
 
 // holds: every path of a hold's life.
@@ -185,16 +218,16 @@ func (g *gen) holds(t *book.Transfer) {
 	g.add(Scenario{Name: n + ": hold, then void", TitleJa: n + ": 押さえて取り消す",
 		Steps: seq(call(void, "done"))}, nil)
 	g.add(Scenario{Name: n + ": void after post: already_posted", TitleJa: n + ": 確定のあとに取り消すと already_posted",
-		Steps: seq(call(post, "done"), call(void, "refused: "+book.AlreadyPosted))}, nil)
+		Steps: seq(call(post, "done"), call(void, refused(book.AlreadyPosted)))}, nil)
 	g.add(Scenario{Name: n + ": post after void: already_voided", TitleJa: n + ": 取消のあとに確定すると already_voided",
-		Steps: seq(call(void, "done"), call(post, "refused: "+book.AlreadyVoided))}, nil)
+		Steps: seq(call(void, "done"), call(post, refused(book.AlreadyVoided)))}, nil)
 	g.add(Scenario{Name: n + ": hold again with the same key after a void: done_before, nothing held",
 		TitleJa: n + ": 取消のあとに同じキーで押さえ直すと done_before で、何も押さえない",
 		Steps:   seq(call(void, "done"), call(hold, "done_before"))},
 		func(_ Scenario, outs []Outcome) bool { return noneHeld(outs[0]) })
 	fresh := g.s.Call(t, book.Hold, func(*book.Param) int64 { return 1 })
 	g.add(Scenario{Name: n + ": post and void without a hold: no_such_hold", TitleJa: n + ": 仮押さえが無いのに確定と取消をすると no_such_hold",
-		Steps: []Step{call(search.KeyCall(fresh, book.Post), "refused: "+book.NoSuchHold), call(search.KeyCall(fresh, book.Void), "refused: "+book.NoSuchHold)}}, nil)
+		Steps: []Step{call(search.KeyCall(fresh, book.Post), refused(book.NoSuchHold)), call(search.KeyCall(fresh, book.Void), refused(book.NoSuchHold))}}, nil)
 	if amounts := t.PostAmounts(); len(amounts) > 0 {
 		partial := post
 		partial.Amounts = map[string]int64{}
@@ -207,13 +240,13 @@ func (g *gen) holds(t *book.Transfer) {
 		g.add(Scenario{Name: n + ": post one less than held, the rest goes back", TitleJa: n + ": 押さえた額より 1 少なく確定し、残りは戻る",
 			Steps: seq(call(partial, "done"))}, nil)
 		g.add(Scenario{Name: n + ": post more than held: over_hold", TitleJa: n + ": 押さえた額を超えて確定すると over_hold",
-			Steps: seq(call(over, "refused: "+book.OverHold), call(void, "done"))}, nil)
+			Steps: seq(call(over, refused(book.OverHold)), call(void, "done"))}, nil)
 	}
 	if t.Pending.Expires {
 		wait := t.Pending.Seconds + 60
 		g.add(Scenario{Name: n + ": the hold expires, then is posted and voided: expired",
 			TitleJa: n + ": 期限が切れたあとに確定と取消をすると expired",
-			Steps:   seq(pass(wait), call(post, "refused: "+book.Expired), call(void, "refused: "+book.Expired))},
+			Steps:   seq(pass(wait), call(post, refused(book.Expired)), call(void, refused(book.Expired)))},
 			func(_ Scenario, outs []Outcome) bool { return noneHeld(outs[0]) })
 		g.add(Scenario{Name: n + ": hold again with the same key after expiry: done_before, nothing held",
 			TitleJa: n + ": 期限切れのあとに同じキーで押さえ直すと done_before で、何も押さえない",
@@ -237,31 +270,22 @@ func (g *gen) allOrNothing(t *book.Transfer) {
 	if len(t.Moves) < 2 {
 		return
 	}
-	op := firstOp(t)
-	for _, m := range t.Moves[1:] {
-		for _, lower := range []bool{true, false} {
-			b := m.Bound(lower)
-			if b == nil {
-				continue
-			}
-			ex, ok := g.s.AtMove(t, m.Index, lower, nil)
-			if !ok {
-				continue
-			}
-			steps := fromSearch(ex.Steps)
-			before := len(steps) - 1
-			g.add(Scenario{
-				Name:    fmt.Sprintf("%s refused at move %d with %s: no move happens", opName(t, op), m.Index, b.Reason),
-				TitleJa: fmt.Sprintf("%s が %d つ目の移動で %s で拒否され、どの移動も行われない", opName(t, op), m.Index, b.Reason),
-				Steps:   steps,
-			}, func(sc Scenario, outs []Outcome) bool {
-				// The same ledger with and without the refused call.
-				prefix := Run(g.b, Scenario{Steps: sc.Steps[:before]})
-				return sameBalances(prefix[0], outs[0])
-			})
-			return
-		}
+	at, ok := g.firstAtBound(t, t.Moves[1:])
+	if !ok {
+		return
 	}
+	name := opName(t, firstOp(t))
+	steps := fromSearch(at.ex.Steps)
+	before := len(steps) - 1
+	g.add(Scenario{
+		Name:    fmt.Sprintf("%s refused at move %d with %s: no move happens", name, at.m.Index, at.b.Reason),
+		TitleJa: fmt.Sprintf("%s が %d つ目の移動で %s で拒否され、どの移動も行われない", name, at.m.Index, at.b.Reason),
+		Steps:   steps,
+	}, func(sc Scenario, outs []Outcome) bool {
+		// The same ledger with and without the refused call.
+		prefix := Run(g.b, Scenario{Steps: sc.Steps[:before]})
+		return sameBalances(prefix[0], outs[0])
+	})
 }
 
 // sameBalances compares two ledgers, ignoring accounts that are zero.
@@ -311,30 +335,12 @@ func (g *gen) race(t *book.Transfer, op book.Op, m *book.Move, lower bool, bound
 	}
 	first := g.s.Call(t, op, func(*book.Param) int64 { return 1 })
 	acc := accountOf(ref, first)
-	// The second caller differs in the key only, and names the same
-	// account.
-	second := first
-	second.Strings = map[string]string{}
-	for k, v := range first.Strings {
-		second.Strings[k] = v
-	}
-	changed := false
-	for _, p := range t.Key {
-		used := false
-		for _, a := range ref.Args {
-			used = used || a == p
-		}
-		if !used {
-			second.Strings[p.Name] = g.s.Fresh(p.Name)
-			changed = true
-		}
-	}
-	if !changed {
+	second, ok := g.rival(first, ref)
+	if !ok {
 		return
 	}
 	var prefix []search.Step
 	if !lower && bound.Value-1 > 0 {
-		var ok bool
 		if prefix, ok = g.s.Feed(nil, acc, bound.Value-1); !ok {
 			return
 		}
@@ -346,14 +352,7 @@ func (g *gen) race(t *book.Transfer, op book.Op, m *book.Move, lower bool, bound
 		return
 	}
 	feeders := fromSearch(steps[:len(steps)-1])
-	name := opName(t, op)
-	shape := ref.String()
-	en := fmt.Sprintf("two callers take the last %s of %s with %s", amt(ref.Account, 1), shape, name)
-	ja := fmt.Sprintf("二つの呼び出し元が %s の最後の %s を %s で同時に取りに来る", shape, amt(ref.Account, 1), name)
-	if !lower {
-		en = fmt.Sprintf("two callers take the last room of %s in %s with %s", amt(ref.Account, 1), shape, name)
-		ja = fmt.Sprintf("二つの呼び出し元が %s の最後の空き %s を %s で同時に取りに来る", shape, amt(ref.Account, 1), name)
-	}
+	en, ja := raceTitles(opName(t, op), ref, lower)
 	sc := Scenario{Name: en, TitleJa: ja, Outcomes: 2,
 		Steps: append(feeders, Step{Together: [][]*Call{{{Call: first}}, {{Call: second}}}})}
 	k := len(feeders)
@@ -368,6 +367,35 @@ func (g *gen) race(t *book.Transfer, op book.Op, m *book.Move, lower bool, bound
 		}
 		return true
 	})
+}
+
+// rival returns a second caller for a race with first: it differs in the
+// key only, so that both name the same account; false when every key
+// parameter picks the account.
+func (g *gen) rival(first interp.Call, ref book.AccountRef) (interp.Call, bool) {
+	second := first
+	second.Strings = map[string]string{}
+	for k, v := range first.Strings {
+		second.Strings[k] = v
+	}
+	changed := false
+	for _, p := range first.Transfer.Key {
+		if !slices.Contains(ref.Args, p) {
+			second.Strings[p.Name] = g.s.Fresh(p.Name)
+			changed = true
+		}
+	}
+	return second, changed
+}
+
+func raceTitles(name string, ref book.AccountRef, lower bool) (en, ja string) {
+	shape, one := ref.String(), amt(ref.Account, 1)
+	if lower {
+		return fmt.Sprintf("two callers take the last %s of %s with %s", one, shape, name),
+			fmt.Sprintf("二つの呼び出し元が %s の最後の %s を %s で同時に取りに来る", shape, one, name)
+	}
+	return fmt.Sprintf("two callers take the last room of %s in %s with %s", one, shape, name),
+		fmt.Sprintf("二つの呼び出し元が %s の最後の空き %s を %s で同時に取りに来る", shape, one, name)
 }
 
 // sameAccount: a move between two accounts of one kind, given equal

@@ -7,6 +7,7 @@ import (
 	"github.com/chobo-lang/chobo/chobo/book"
 	"github.com/chobo-lang/chobo/chobo/interp"
 	"github.com/chobo-lang/chobo/chobo/search"
+	"github.com/chobo-lang/chobo/chobo/syntax"
 )
 
 // Generate builds the scenarios of a book, family by family: bounds below,
@@ -48,6 +49,12 @@ func opName(t *book.Transfer, op book.Op) string { return t.Name + "." + string(
 
 func amt(a *book.Account, v int64) string { return book.FormatAmount(v, a.Unit.Scale) }
 
+// refused is the expectation of a call refused with reason, written by
+// the interpreter so that it matches what a run answers.
+func refused(reason string) string {
+	return interp.Result{Outcome: interp.Refused, Reason: reason}.Short()
+}
+
 // call wraps an interpreter call as a scenario step.
 func call(c interp.Call, expect string) Step {
 	return Step{Call: &Call{Call: c}, Expect: expect}
@@ -59,7 +66,7 @@ func fromSearch(steps []search.Step) []Step {
 	var out []Step
 	for _, st := range steps {
 		if st.IsPass() {
-			out = append(out, Step{Pass: st.Pass, PassText: search.Duration(st.Pass)})
+			out = append(out, Step{Pass: st.Pass, PassText: syntax.FormatDuration(st.Pass)})
 			continue
 		}
 		r := OpResult{Result: st.Result}
@@ -68,7 +75,7 @@ func fromSearch(steps []search.Step) []Step {
 	return out
 }
 
-func pass(secs int64) Step { return Step{Pass: secs, PassText: search.Duration(secs)} }
+func pass(secs int64) Step { return Step{Pass: secs, PassText: syntax.FormatDuration(secs)} }
 
 // add renames the values of sc, runs it, and keeps it when every
 // expectation holds and ok (when given) approves the renamed scenario's

@@ -1,7 +1,6 @@
 package scenario
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -9,79 +8,6 @@ import (
 	"github.com/chobo-lang/chobo/chobo/diag"
 	"github.com/chobo-lang/chobo/chobo/interp"
 )
-
-// FormatVersion is the "v" of the JSON `chobo run` prints.
-const FormatVersion = 1
-
-// JSON shapes of `chobo run --format json`.
-type (
-	RunReport struct {
-		V         int           `json:"v"`
-		File      string        `json:"file"`
-		Scenarios []RunScenario `json:"scenarios"`
-	}
-	RunScenario struct {
-		Name     string       `json:"name"`
-		Outcomes []RunOutcome `json:"outcomes"`
-		// Failures lists the expectations the run does not meet.
-		Failures []string `json:"failures,omitempty"`
-	}
-	RunOutcome struct {
-		Results  []RunResult  `json:"results"`
-		Accounts []RunAccount `json:"accounts"`
-		Holds    []RunHold    `json:"holds"`
-	}
-	RunResult struct {
-		Result string `json:"result"`
-		Reason string `json:"reason,omitempty"`
-		Error  string `json:"error,omitempty"`
-	}
-	RunAccount struct {
-		Account string `json:"account"`
-		Posted  int64  `json:"posted"`
-		HeldOut int64  `json:"held_out"`
-		HeldIn  int64  `json:"held_in"`
-	}
-	RunHold struct {
-		Hold  string `json:"hold"`
-		State string `json:"state"`
-	}
-)
-
-// JSONOutcome converts an outcome to its JSON shape.
-func JSONOutcome(o Outcome) RunOutcome {
-	ro := RunOutcome{Results: []RunResult{}, Accounts: []RunAccount{}, Holds: []RunHold{}}
-	for _, r := range o.Results {
-		if r.Failed != "" {
-			ro.Results = append(ro.Results, RunResult{Result: "failed", Error: r.Failed})
-			continue
-		}
-		ro.Results = append(ro.Results, RunResult{Result: r.Outcome.String(), Reason: r.Reason})
-	}
-	for _, a := range o.Accounts {
-		ro.Accounts = append(ro.Accounts, RunAccount{a.Account.String(), a.Balance.Posted, a.Balance.HeldOut, a.Balance.HeldIn})
-	}
-	for _, h := range o.Holds {
-		ro.Holds = append(ro.Holds, RunHold{h.Name, h.State.String()})
-	}
-	return ro
-}
-
-// WriteJSON prints the runs of every scenario.
-func WriteJSON(w io.Writer, file string, scs []Scenario, runs [][]Outcome) error {
-	rep := RunReport{V: FormatVersion, File: file, Scenarios: []RunScenario{}}
-	for i, sc := range scs {
-		rs := RunScenario{Name: sc.Name, Outcomes: []RunOutcome{}, Failures: Failures(sc, runs[i])}
-		for _, o := range runs[i] {
-			rs.Outcomes = append(rs.Outcomes, JSONOutcome(o))
-		}
-		rep.Scenarios = append(rep.Scenarios, rs)
-	}
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	return enc.Encode(rep)
-}
 
 var stateJa = map[interp.HoldState]string{
 	interp.Held: "押さえ中", interp.Posted: "確定", interp.Voided: "取消", interp.HoldExpired: "期限切れ",
@@ -95,15 +21,10 @@ func holdState(s interp.HoldState, lang diag.Lang) string {
 }
 
 func resultText(r OpResult, lang diag.Lang) string {
-	switch {
-	case r.Failed != "":
+	if r.Failed != "" {
 		return diag.T("failed: ", "失敗: ").In(lang) + r.Failed
-	case r.Outcome == interp.Refused:
-		return diag.T("refused: "+r.Reason, r.Reason+" で拒否される").In(lang)
-	case r.Outcome == interp.DoneBefore:
-		return diag.T("done_before", "前に済んでいる (done_before)").In(lang)
 	}
-	return diag.T("done", "通る").In(lang)
+	return r.Result.Text().In(lang)
 }
 
 func balanceText(b interp.Balance, lang diag.Lang) string {

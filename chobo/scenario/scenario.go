@@ -1,6 +1,7 @@
 // Package scenario reads scenarios (sequences of calls, passing time and
 // concurrent callers), runs them on the reference interpreter and writes
-// the outcomes. The JSON shapes are documented in docs/formats.md.
+// the outcomes as text. The scenario format is read and written here; the
+// JSON of a run is in chobo/api. Both are documented in docs/formats.md.
 package scenario
 
 import (
@@ -8,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/big"
+	"slices"
 	"strings"
 
 	"github.com/chobo-lang/chobo/chobo/book"
@@ -168,31 +170,7 @@ func readStep(b *book.Book, raw []byte) (Step, error) {
 		}
 		return Step{Pass: secs, PassText: *s.Pass}, nil
 	case s.Together != nil:
-		var st Step
-		n := 0
-		for ci, caller := range s.Together {
-			var calls []*Call
-			for oi, rc := range caller {
-				var r rawCall
-				if err := strictUnmarshal(rc, &r); err != nil {
-					return Step{}, fmt.Errorf("together, caller %d, op %d: %v", ci+1, oi+1, err)
-				}
-				c, err := readCall(b, r)
-				if err != nil {
-					return Step{}, fmt.Errorf("together, caller %d, op %d: %v", ci+1, oi+1, err)
-				}
-				calls = append(calls, c)
-				n++
-			}
-			st.Together = append(st.Together, calls)
-		}
-		if n == 0 {
-			return Step{}, fmt.Errorf("together holds no operation")
-		}
-		if n > MaxTogether {
-			return Step{}, fmt.Errorf("together holds %d operations; at most %d are allowed, or the orders to explore grow too many", n, MaxTogether)
-		}
-		return st, nil
+		return readTogether(b, s.Together)
 	}
 	c, err := readCall(b, s.rawCall)
 	if err != nil {
@@ -202,6 +180,37 @@ func readStep(b *book.Book, raw []byte) (Step, error) {
 		return Step{}, fmt.Errorf(`expect %q: write "done", "done_before", "failed" or "refused: REASON"`, s.Expect)
 	}
 	return Step{Call: c, Expect: s.Expect}, nil
+}
+
+// readTogether reads the callers of a `together` step, each a list of
+// calls made in order.
+func readTogether(b *book.Book, callers [][]json.RawMessage) (Step, error) {
+	var st Step
+	n := 0
+	for ci, caller := range callers {
+		var calls []*Call
+		for oi, rc := range caller {
+			var r rawCall
+			err := strictUnmarshal(rc, &r)
+			var c *Call
+			if err == nil {
+				c, err = readCall(b, r)
+			}
+			if err != nil {
+				return Step{}, fmt.Errorf("together, caller %d, op %d: %v", ci+1, oi+1, err)
+			}
+			calls = append(calls, c)
+			n++
+		}
+		st.Together = append(st.Together, calls)
+	}
+	if n == 0 {
+		return Step{}, fmt.Errorf("together holds no operation")
+	}
+	if n > MaxTogether {
+		return Step{}, fmt.Errorf("together holds %d operations; at most %d are allowed, or the orders to explore grow too many", n, MaxTogether)
+	}
+	return st, nil
 }
 
 func validExpect(e string) bool {
@@ -215,16 +224,15 @@ func validExpect(e string) bool {
 
 // ParseDuration reads "31 minutes", "1 day", "90 seconds".
 func ParseDuration(s string) (int64, error) {
-	f := strings.Fields(s)
-	if len(f) != 2 {
-		return 0, fmt.Errorf("pass %q: write a whole number and seconds, minutes, hours or days", s)
+	if f := strings.Fields(s); len(f) == 2 {
+		per, ok := syntax.TimeUnitSeconds(f[1])
+		n, err := parseInt(f[0])
+		// The cap keeps the clock, which adds passes up, inside 64 bits.
+		if ok && err == nil && n >= 0 && n <= (1<<62)/per {
+			return n * per, nil
+		}
 	}
-	per, ok := syntax.TimeUnitSeconds(f[1])
-	n, err := parseInt(f[0])
-	if !ok || err != nil || n < 0 || n > (1<<62)/per {
-		return 0, fmt.Errorf("pass %q: write a whole number and seconds, minutes, hours or days", s)
-	}
-	return n * per, nil
+	return 0, fmt.Errorf("pass %q: write a whole number and %s", s, syntax.TimeWordChoice().En)
 }
 
 func parseInt(s string) (int64, error) {
@@ -246,65 +254,84 @@ func readCall(b *book.Book, r rawCall) (*Call, error) {
 		return nil, fmt.Errorf("op %q: the book has no transfer %q", r.Op, name)
 	}
 	c := &Call{Call: interp.Call{Transfer: t, Op: book.Op(op), Strings: map[string]string{}}}
-	known := false
-	for _, o := range t.Ops() {
-		known = known || o == c.Op
-	}
-	if !known {
+	if !slices.Contains(t.Ops(), c.Op) {
 		return nil, fmt.Errorf("op %q: %s has the operations %v", r.Op, t.Name, t.Ops())
 	}
+	if err := c.readArgs(r); err != nil {
+		return nil, err
+	}
+	if r.Amounts != nil {
+		if err := c.readPostAmounts(r); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+// readArgs reads "args": every string, and the amounts of a do or a hold.
+func (c *Call) readArgs(r rawCall) error {
+	t := c.Transfer
 	amounts := map[string]int64{}
 	for name, raw := range r.Args {
 		p := t.Param(name)
 		if p == nil {
-			return nil, fmt.Errorf("op %q: %s has no parameter %q", r.Op, t.Name, name)
+			return fmt.Errorf("op %q: %s has no parameter %q", r.Op, t.Name, name)
 		}
 		if p.IsAmount() {
-			v, bad, err := readAmount(raw)
+			v, err := c.amount(name, raw)
 			if err != nil {
-				return nil, fmt.Errorf("op %q: %s: %v", r.Op, name, err)
-			}
-			if bad != "" {
-				if c.Bad == "" {
-					c.Bad = fmt.Sprintf("%s: %s", name, bad)
-				}
-				c.raw(name, raw)
+				return fmt.Errorf("op %q: %s: %v", r.Op, name, err)
 			}
 			amounts[name] = v
 			continue
 		}
 		var s string
 		if err := json.Unmarshal(raw, &s); err != nil {
-			return nil, fmt.Errorf("op %q: %s takes a string", r.Op, name)
+			return fmt.Errorf("op %q: %s takes a string", r.Op, name)
 		}
 		c.Strings[name] = s
 	}
 	if len(amounts) > 0 {
 		c.Amounts = amounts
 	}
-	if r.Amounts != nil {
-		if c.Op != book.Post {
-			return nil, fmt.Errorf(`op %q: only post takes "amounts"`, r.Op)
-		}
-		if len(amounts) > 0 {
-			return nil, fmt.Errorf(`op %q: give a post's amounts in "amounts", not in "args"`, r.Op)
-		}
-		c.Amounts = map[string]int64{}
-		for name, raw := range r.Amounts {
-			v, bad, err := readAmount(raw)
-			if err != nil {
-				return nil, fmt.Errorf("op %q: amounts: %s: %v", r.Op, name, err)
-			}
-			if bad != "" {
-				if c.Bad == "" {
-					c.Bad = fmt.Sprintf("%s: %s", name, bad)
-				}
-				c.raw(name, raw)
-			}
-			c.Amounts[name] = v
-		}
+	return nil
+}
+
+// readPostAmounts reads the "amounts" of a partial post. They stand apart
+// from "args" so that a post's key and what it posts cannot be confused.
+func (c *Call) readPostAmounts(r rawCall) error {
+	if c.Op != book.Post {
+		return fmt.Errorf(`op %q: only post takes "amounts"`, r.Op)
 	}
-	return c, nil
+	if len(c.Amounts) > 0 {
+		return fmt.Errorf(`op %q: give a post's amounts in "amounts", not in "args"`, r.Op)
+	}
+	c.Amounts = map[string]int64{}
+	for name, raw := range r.Amounts {
+		v, err := c.amount(name, raw)
+		if err != nil {
+			return fmt.Errorf("op %q: amounts: %s: %v", r.Op, name, err)
+		}
+		c.Amounts[name] = v
+	}
+	return nil
+}
+
+// amount reads the amount named name. One that is a whole number but
+// cannot be sent is still read, as 0: the call is marked Bad, so running
+// it fails the way a client refuses to send it.
+func (c *Call) amount(name string, raw json.RawMessage) (int64, error) {
+	v, bad, err := readAmount(raw)
+	if err != nil {
+		return 0, err
+	}
+	if bad != "" {
+		if c.Bad == "" {
+			c.Bad = fmt.Sprintf("%s: %s", name, bad)
+		}
+		c.raw(name, raw)
+	}
+	return v, nil
 }
 
 func (c *Call) raw(name string, raw json.RawMessage) {

@@ -266,14 +266,20 @@ func (s *Searcher) SameAccount(t *book.Transfer) (Example, bool) {
 // passSteps lets a hold of t reach its deadline.
 func passSteps(t *book.Transfer) []Step { return []Step{{Pass: t.Pending.Seconds}} }
 
+// noSuchHold finds op (post or void) refused with no_such_hold: it names
+// a hold that was never made.
+func (s *Searcher) noSuchHold(t *book.Transfer, op book.Op) (Example, bool) {
+	c := s.mk(t, book.Hold, func(*book.Param) int64 { return 1 })
+	run, _, ok := s.simulate([]Step{{Call: keyOnly(c, op)}})
+	if ok && run[0].Result.Reason == book.NoSuchHold {
+		return s.finish(run)
+	}
+	return Example{}, false
+}
+
 func (s *Searcher) refusalOfPost(t *book.Transfer, reason string) (Example, bool) {
 	if reason == book.NoSuchHold {
-		c := s.mk(t, book.Hold, func(*book.Param) int64 { return 1 })
-		run, _, ok := s.simulate([]Step{{Call: keyOnly(c, book.Post)}})
-		if ok && run[0].Result.Reason == book.NoSuchHold {
-			return s.finish(run)
-		}
-		return Example{}, false
+		return s.noSuchHold(t, book.Post)
 	}
 	base, ok := s.Success(t)
 	if !ok {
@@ -328,12 +334,7 @@ func (s *Searcher) refusalOfPost(t *book.Transfer, reason string) (Example, bool
 
 func (s *Searcher) refusalOfVoid(t *book.Transfer, reason string) (Example, bool) {
 	if reason == book.NoSuchHold {
-		c := s.mk(t, book.Hold, func(*book.Param) int64 { return 1 })
-		run, _, ok := s.simulate([]Step{{Call: keyOnly(c, book.Void)}})
-		if ok && run[0].Result.Reason == book.NoSuchHold {
-			return s.finish(run)
-		}
-		return Example{}, false
+		return s.noSuchHold(t, book.Void)
 	}
 	base, ok := s.Success(t)
 	if !ok {

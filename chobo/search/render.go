@@ -6,37 +6,14 @@ import (
 	"github.com/chobo-lang/chobo/chobo/book"
 	"github.com/chobo-lang/chobo/chobo/diag"
 	"github.com/chobo-lang/chobo/chobo/interp"
+	"github.com/chobo-lang/chobo/chobo/syntax"
 )
-
-// Duration writes seconds in the largest time word that divides them:
-// "30 minutes", "1 day", "90 seconds".
-func Duration(secs int64) string {
-	for _, u := range []struct {
-		per  int64
-		word string
-	}{{86400, "day"}, {3600, "hour"}, {60, "minute"}, {1, "second"}} {
-		if secs%u.per == 0 {
-			n := secs / u.per
-			if n == 1 {
-				return "1 " + u.word
-			}
-			return fmt.Sprintf("%d %ss", n, u.word)
-		}
-	}
-	return fmt.Sprintf("%d seconds", secs)
-}
 
 // ResultText says what a call answered, with where a bound was met.
 func ResultText(c interp.Call, r interp.Result) diag.Text {
-	switch r.Outcome {
-	case interp.Done:
-		return diag.T("done", "通る")
-	case interp.DoneBefore:
-		return diag.T("done_before", "前に済んでいる (done_before)")
-	}
 	d := r.Detail
-	if d == nil {
-		return diag.T("refused: "+r.Reason, r.Reason+" で拒否される")
+	if r.Outcome != interp.Refused || d == nil {
+		return r.Text()
 	}
 	b := d.Balance
 	hold := c.Op == book.Hold
@@ -63,7 +40,7 @@ func (e Example) Operations() []diag.Operation {
 	var out []diag.Operation
 	for i, st := range e.Steps {
 		if st.IsPass() {
-			out = append(out, diag.Operation{Step: i + 1, Call: "pass " + Duration(st.Pass)})
+			out = append(out, diag.Operation{Step: i + 1, Call: "pass " + syntax.FormatDuration(st.Pass)})
 			continue
 		}
 		out = append(out, diag.Operation{Step: i + 1, Call: st.Call.String(), Outcome: ResultText(st.Call, st.Result)})

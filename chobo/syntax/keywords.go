@@ -37,8 +37,9 @@ type Keyword struct {
 }
 
 // Keywords is the one table of keywords. Documentation and tests read it;
-// the parser derives its reserved words from it.
-var Keywords = []Keyword{
+// the parser derives its reserved words from it. The time words come from
+// the table of time units, which also knows their lengths.
+var Keywords = append([]Keyword{
 	{"book", LineStart},
 	{"description", LineStart},
 	{"unit", LineStart},
@@ -59,15 +60,7 @@ var Keywords = []Keyword{
 	{"from", Modifier},
 	{"to", Modifier},
 	{"string", TypeWord},
-	{"second", TimeWord},
-	{"seconds", TimeWord},
-	{"minute", TimeWord},
-	{"minutes", TimeWord},
-	{"hour", TimeWord},
-	{"hours", TimeWord},
-	{"day", TimeWord},
-	{"days", TimeWord},
-}
+}, timeKeywords()...)
 
 // reserved holds every word that can never be a name.
 var reserved = func() map[string]bool {
@@ -89,18 +82,3 @@ var reserved = func() map[string]bool {
 
 // Reserved reports whether word may not be used as a name.
 func Reserved(word string) bool { return reserved[word] }
-
-// timeSeconds maps each time word to its length in seconds.
-var timeSeconds = map[string]int64{
-	"second": 1, "seconds": 1,
-	"minute": 60, "minutes": 60,
-	"hour": 3600, "hours": 3600,
-	"day": 86400, "days": 86400,
-}
-
-// TimeUnitSeconds returns how many seconds one of the time word stands
-// for, and false when word is not a time word.
-func TimeUnitSeconds(word string) (int64, bool) {
-	s, ok := timeSeconds[word]
-	return s, ok
-}

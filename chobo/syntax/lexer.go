@@ -82,89 +82,107 @@ func lexLine(line int, text string, col int) ([]token, *lexError) {
 	for i < len(text) {
 		r, size := utf8.DecodeRuneInString(text[i:])
 		pos := Pos{line, col}
+		if k, ok := punctuation[r]; ok {
+			toks = append(toks, token{kind: k, pos: pos})
+			i += size
+			col++
+			continue
+		}
+		var t token
+		var n int // bytes read
+		var err *lexError
 		switch {
 		case r == ' ':
 			i++
 			col++
 			continue
-		case r == '\t':
-			return nil, &lexError{pos,
-				diag.T("a tab character; chobo reads only spaces between words and for indentation",
-					"タブ文字があります。chobo は語の区切りにも字下げにも空白だけを使います"),
-				diag.T("replace the tab with spaces", "タブを空白に替えてください")}
 		case r == '#':
 			i = len(text)
 			continue
-		case r == '(':
-			toks = append(toks, token{kind: tLParen, pos: pos})
-		case r == ')':
-			toks = append(toks, token{kind: tRParen, pos: pos})
-		case r == ':':
-			toks = append(toks, token{kind: tColon, pos: pos})
-		case r == ',':
-			toks = append(toks, token{kind: tComma, pos: pos})
 		case r == '"':
-			s, n, err := lexString(line, text[i:], col)
-			if err != nil {
-				return nil, err
-			}
-			toks = append(toks, token{kind: tString, pos: pos, text: s})
-			i += n
-			col += utf8.RuneCountInString(text[i-n : i])
-			continue
+			var s string
+			s, n, err = lexString(line, text[i:], col)
+			t = token{kind: tString, pos: pos, text: s}
 		case isDigit(r) || (r == '-' && i+1 < len(text) && isDigit(rune(text[i+1]))):
-			j := i + 1
-			for j < len(text) && isDigit(rune(text[j])) {
-				j++
-			}
-			if j < len(text) && text[j] == '.' {
-				j++
-				k := j
-				for j < len(text) && isDigit(rune(text[j])) {
-					j++
-				}
-				if j == k {
-					return nil, &lexError{pos,
-						diag.T(fmt.Sprintf("the number `%s` has no digits after the point", text[i:j]),
-							fmt.Sprintf("数 `%s` の小数点のあとに数字がありません", text[i:j])),
-						diag.T("write digits after the point, or drop the point", "小数点のあとに数字を書くか、小数点を消してください")}
-				}
-			}
-			toks = append(toks, token{kind: tNumber, pos: pos, text: text[i:j]})
-			col += j - i
-			i = j
-			continue
+			t, err = lexNumber(pos, text[i:])
+			n = len(t.text)
 		case isNameStart(r):
-			j := i
-			for j < len(text) {
-				r2, s2 := utf8.DecodeRuneInString(text[j:])
-				if !isNamePart(r2) {
-					break
-				}
-				j += s2
-			}
-			word := text[i:j]
-			if c, at := firstCombining(word); c != 0 {
-				return nil, combiningError(Pos{line, col + at}, word, c)
-			}
-			toks = append(toks, token{kind: tIdent, pos: pos, text: word})
-			col += utf8.RuneCountInString(word)
-			i = j
-			continue
-		case IsCombining(r):
-			return nil, combiningError(pos, string(r), r)
+			t, err = lexName(pos, text[i:])
+			n = len(t.text)
 		default:
-			return nil, &lexError{pos,
-				diag.T(fmt.Sprintf("unexpected character `%s` (U+%04X)", printable(r), r),
-					fmt.Sprintf("使えない文字 `%s` (U+%04X) があります", printable(r), r)),
-				diag.T("names are letters, digits and `_`; text goes in double quotes; `#` starts a comment",
-					"名前には文字、数字、`_` が使えます。文字列は二重引用符で囲み、コメントは `#` から書きます")}
+			err = badCharacter(pos, r)
 		}
-		i += size
-		col++
+		if err != nil {
+			return nil, err
+		}
+		toks = append(toks, t)
+		col += utf8.RuneCountInString(text[i : i+n])
+		i += n
 	}
 	toks = append(toks, token{kind: tEOL, pos: Pos{line, col}})
 	return toks, nil
+}
+
+// punctuation holds the characters that are a token on their own.
+var punctuation = map[rune]tokenKind{'(': tLParen, ')': tRParen, ':': tColon, ',': tComma}
+
+// lexNumber reads the number at the start of s, which starts with a digit
+// or a minus sign and a digit.
+func lexNumber(pos Pos, s string) (token, *lexError) {
+	j := 1
+	for j < len(s) && isDigit(rune(s[j])) {
+		j++
+	}
+	if j < len(s) && s[j] == '.' {
+		j++
+		k := j
+		for j < len(s) && isDigit(rune(s[j])) {
+			j++
+		}
+		if j == k {
+			return token{}, &lexError{pos,
+				diag.T(fmt.Sprintf("the number `%s` has no digits after the point", s[:j]),
+					fmt.Sprintf("数 `%s` の小数点のあとに数字がありません", s[:j])),
+				diag.T("write digits after the point, or drop the point", "小数点のあとに数字を書くか、小数点を消してください")}
+		}
+	}
+	return token{kind: tNumber, pos: pos, text: s[:j]}, nil
+}
+
+// lexName reads the name at the start of s.
+func lexName(pos Pos, s string) (token, *lexError) {
+	j := 0
+	for j < len(s) {
+		r, size := utf8.DecodeRuneInString(s[j:])
+		if !isNamePart(r) {
+			break
+		}
+		j += size
+	}
+	word := s[:j]
+	if c, at := firstCombining(word); c != 0 {
+		return token{}, combiningError(Pos{pos.Line, pos.Col + at}, word, c)
+	}
+	return token{kind: tIdent, pos: pos, text: word}, nil
+}
+
+// badCharacter explains a character that starts no token. Tabs and lone
+// combining marks get their own words: both look like something else.
+func badCharacter(pos Pos, r rune) *lexError {
+	switch {
+	case r == '\t':
+		return &lexError{pos,
+			diag.T("a tab character; chobo reads only spaces between words and for indentation",
+				"タブ文字があります。chobo は語の区切りにも字下げにも空白だけを使います"),
+			diag.T("replace the tab with spaces", "タブを空白に替えてください")}
+	case IsCombining(r):
+		return combiningError(pos, string(r), r)
+	}
+	return &lexError{pos,
+		diag.T(fmt.Sprintf("unexpected character `%s` (U+%04X)", printable(r), r),
+			fmt.Sprintf("使えない文字 `%s` (U+%04X) があります", printable(r), r)),
+		diag.T("names are letters, digits and `_`; text goes in double quotes; `#` starts a comment",
+			"名前には文字、数字、`_` が使えます。文字列は二重引用符で囲み、コメントは `#` から書きます")}
 }
 
 func printable(r rune) string {

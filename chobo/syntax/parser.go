@@ -207,7 +207,7 @@ var (
 	wNumber    = diag.T("a number", "数")
 	wString    = diag.T("a string in double quotes", "二重引用符で囲んだ文字列")
 	wVersion   = diag.T("a version such as `v1`", "`v1` のようなバージョン")
-	wTimeWord  = diag.T("seconds, minutes, hours or days", "seconds、minutes、hours、days のどれか")
+	wTimeWord  = TimeWordChoice()
 	wPendEnd   = diag.T("`expires after` or `never expires`", "`expires after` か `never expires`")
 	wBoundWord = diag.T("`least` or `most`", "`least` か `most`")
 )
@@ -483,42 +483,47 @@ func (p *parser) accountBlockLine(first token) *lineErr {
 		}
 		return err
 	case "at":
-		p.next()
-		b := &Bound{Pos: first.pos}
-		switch {
-		case p.isWord("least"):
-			b.Kind = AtLeast
-		case p.isWord("most"):
-			b.Kind = AtMost
-		default:
-			return expected(wBoundWord, p.peek())
+		b, err := p.boundLine(first)
+		if err == nil {
+			a.Bounds = append(a.Bounds, b)
 		}
-		p.next()
-		n, err := p.expectKind(tNumber, wNumber)
-		if err != nil {
-			return err
-		}
-		b.Value = Number{Pos: n.pos, Text: n.text}
-		if p.isWord("refused") {
-			p.next()
-			if err := p.expectWord("as"); err != nil {
-				return err
-			}
-			r, err := p.name(wReason)
-			if err != nil {
-				return err
-			}
-			b.Reason = &r
-		}
-		if err := p.expectEOL(); err != nil {
-			return err
-		}
-		a.Bounds = append(a.Bounds, b)
-		return nil
+		return err
 	case "key", "pending", "move":
 		return misplaced(first, wAccount)
 	}
 	return p.unknownStart(first)
+}
+
+// boundLine reads `at least|at most N [refused as REASON]`.
+func (p *parser) boundLine(first token) (*Bound, *lineErr) {
+	p.next()
+	b := &Bound{Pos: first.pos}
+	switch {
+	case p.isWord("least"):
+		b.Kind = AtLeast
+	case p.isWord("most"):
+		b.Kind = AtMost
+	default:
+		return nil, expected(wBoundWord, p.peek())
+	}
+	p.next()
+	n, err := p.expectKind(tNumber, wNumber)
+	if err != nil {
+		return nil, err
+	}
+	b.Value = Number{Pos: n.pos, Text: n.text}
+	if p.isWord("refused") {
+		p.next()
+		if err := p.expectWord("as"); err != nil {
+			return nil, err
+		}
+		r, err := p.name(wReason)
+		if err != nil {
+			return nil, err
+		}
+		b.Reason = &r
+	}
+	return b, p.expectEOL()
 }
 
 func (p *parser) transferBlockLine(first token) *lineErr {
@@ -531,93 +536,110 @@ func (p *parser) transferBlockLine(first token) *lineErr {
 		}
 		return err
 	case "key":
-		p.next()
-		k := &KeyDecl{Pos: first.pos}
-		for {
-			n, err := p.name(wParam)
-			if err != nil {
-				return err
-			}
-			k.Names = append(k.Names, n)
-			if p.peek().kind != tComma {
-				break
-			}
-			p.next()
+		k, err := p.keyLine(first)
+		if err == nil {
+			t.Keys = append(t.Keys, k)
 		}
-		if err := p.expectEOL(); err != nil {
-			return err
-		}
-		t.Keys = append(t.Keys, k)
-		return nil
+		return err
 	case "pending":
-		p.next()
-		d := &PendingDecl{Pos: first.pos}
-		switch {
-		case p.isWord("never"):
-			p.next()
-			if err := p.expectWord("expires"); err != nil {
-				return err
-			}
-			d.Ends, d.Never = true, true
-		case p.isWord("expires"):
-			p.next()
-			if err := p.expectWord("after"); err != nil {
-				return err
-			}
-			n, err := p.expectKind(tNumber, wNumber)
-			if err != nil {
-				return err
-			}
-			w := p.peek()
-			if _, ok := TimeUnitSeconds(w.text); w.kind != tIdent || !ok {
-				return expected(wTimeWord, w)
-			}
-			p.next()
-			d.Ends = true
-			d.Amount = Number{Pos: n.pos, Text: n.text}
-			d.TimeWord = Ident{Pos: w.pos, Name: w.text}
-		case p.peek().kind != tEOL:
-			return expected(wPendEnd, p.peek())
+		d, err := p.pendingLine(first)
+		if err == nil {
+			t.Pendings = append(t.Pendings, d)
 		}
-		if err := p.expectEOL(); err != nil {
-			return err
-		}
-		t.Pendings = append(t.Pendings, d)
-		return nil
+		return err
 	case "move":
-		p.next()
-		m := &Move{Pos: first.pos}
-		if n := p.peek(); n.kind == tNumber {
-			p.next()
-			m.Amount.Literal = &Number{Pos: n.pos, Text: n.text}
-		} else if n.kind == tIdent && !Reserved(n.text) {
-			id, _ := p.name(wParam)
-			m.Amount.Name = &id
-		} else {
-			return expected(wAmount, n)
+		m, err := p.moveLine(first)
+		if err == nil {
+			t.Moves = append(t.Moves, m)
 		}
-		var err *lineErr
-		if err = p.expectWord("from"); err != nil {
-			return err
-		}
-		if m.From, err = p.accountRef(); err != nil {
-			return err
-		}
-		if err = p.expectWord("to"); err != nil {
-			return err
-		}
-		if m.To, err = p.accountRef(); err != nil {
-			return err
-		}
-		if err := p.expectEOL(); err != nil {
-			return err
-		}
-		t.Moves = append(t.Moves, m)
-		return nil
+		return err
 	case "at":
 		return misplaced(first, wTransfer)
 	}
 	return p.unknownStart(first)
+}
+
+// keyLine reads `key a, b`.
+func (p *parser) keyLine(first token) (*KeyDecl, *lineErr) {
+	p.next()
+	k := &KeyDecl{Pos: first.pos}
+	for {
+		n, err := p.name(wParam)
+		if err != nil {
+			return nil, err
+		}
+		k.Names = append(k.Names, n)
+		if p.peek().kind != tComma {
+			break
+		}
+		p.next()
+	}
+	return k, p.expectEOL()
+}
+
+// pendingLine reads `pending`, `pending never expires` or `pending
+// expires after N WORD`. A bare `pending` is read here and refused by
+// resolution, which can then say what is missing.
+func (p *parser) pendingLine(first token) (*PendingDecl, *lineErr) {
+	p.next()
+	d := &PendingDecl{Pos: first.pos}
+	switch {
+	case p.isWord("never"):
+		p.next()
+		if err := p.expectWord("expires"); err != nil {
+			return nil, err
+		}
+		d.Ends, d.Never = true, true
+	case p.isWord("expires"):
+		p.next()
+		if err := p.expectWord("after"); err != nil {
+			return nil, err
+		}
+		n, err := p.expectKind(tNumber, wNumber)
+		if err != nil {
+			return nil, err
+		}
+		w := p.peek()
+		if _, ok := TimeUnitSeconds(w.text); w.kind != tIdent || !ok {
+			return nil, expected(wTimeWord, w)
+		}
+		p.next()
+		d.Ends = true
+		d.Amount = Number{Pos: n.pos, Text: n.text}
+		d.TimeWord = Ident{Pos: w.pos, Name: w.text}
+	case p.peek().kind != tEOL:
+		return nil, expected(wPendEnd, p.peek())
+	}
+	return d, p.expectEOL()
+}
+
+// moveLine reads `move AMOUNT from ACCOUNT to ACCOUNT`.
+func (p *parser) moveLine(first token) (*Move, *lineErr) {
+	p.next()
+	m := &Move{Pos: first.pos}
+	if n := p.peek(); n.kind == tNumber {
+		p.next()
+		m.Amount.Literal = &Number{Pos: n.pos, Text: n.text}
+	} else if n.kind == tIdent && !Reserved(n.text) {
+		id, _ := p.name(wParam)
+		m.Amount.Name = &id
+	} else {
+		return nil, expected(wAmount, n)
+	}
+	var err *lineErr
+	if err = p.expectWord("from"); err != nil {
+		return nil, err
+	}
+	if m.From, err = p.accountRef(); err != nil {
+		return nil, err
+	}
+	if err = p.expectWord("to"); err != nil {
+		return nil, err
+	}
+	if m.To, err = p.accountRef(); err != nil {
+		return nil, err
+	}
+	return m, p.expectEOL()
 }
 
 func (p *parser) accountRef() (AccountRef, *lineErr) {

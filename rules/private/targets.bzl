@@ -21,16 +21,20 @@ LANGUAGES = {
     "go": struct(library = _go_library),
 }
 
-# chobo target -> what it writes. `files` are relative to the package
-# directory chobo creates under --out; `deps` are what those files import,
-# as labels resolved in chobo's own module (so users need not name them).
+# chobo client target -> what it writes. The registry of targets in
+# chobo/target is the source of truth; a test there fails when this table
+# disagrees with it. `files` are relative to the package directory chobo
+# creates under --out; `deps` are what those files import, as labels
+# resolved in chobo's own module (so users need not name them): the Go
+# runtime, which generated clients no longer carry a copy of.
 TARGETS = {
     "postgres-go": struct(
+        backend = "postgres",
         language = "go",
-        files = ["book.go", "runtime.go"],
+        files = ["book.go"],
         deps = [
-            Label("@com_github_jackc_pgx_v5//:pgx"),
-            Label("@com_github_jackc_pgx_v5//pgconn"),
+            Label("//runtime/go/chobo"),
+            Label("//runtime/go/chobopg"),
         ],
     ),
     # Slots for later: "tigerbeetle-go" (deps on the official Go client),

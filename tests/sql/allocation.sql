@@ -83,8 +83,10 @@ create index if not exists entries_account on "allocation".entries (tenant, acco
 
 -- The id of an account or a transfer, the same in every backend and
 -- language: SHA-256 over length-prefixed UTF-8 parts, first 16 bytes.
+-- Stable, not immutable: convert_to, which makes the UTF-8 bytes, is
+-- stable in PostgreSQL.
 create or replace function "allocation".chobo_id(parts text[]) returns uuid
-language plpgsql immutable strict as $fn$
+language plpgsql stable strict as $fn$
 declare
   v_buf bytea := int4send(7) || convert_to('chobo/1', 'UTF8');
   v_part text;
@@ -108,7 +110,6 @@ $fn$;
 create or replace function "allocation"."sale_do"(p_tenant text, "p_order" text, "p_shop" text, "p_price" bigint, "p_fee" bigint)
 returns "allocation".result language plpgsql as $fn$
 declare
-  v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_order"]::text[];
   v_content text := json_build_array("p_order", "p_shop", "p_price", "p_fee")::text;
   v_definition constant text := '3e1361a45bb8f296';
@@ -242,7 +243,6 @@ $fn$;
 create or replace function "allocation"."payout_do"(p_tenant text, "p_payout_id" text, "p_shop" text, "p_amount" bigint)
 returns "allocation".result language plpgsql as $fn$
 declare
-  v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_payout_id"]::text[];
   v_content text := json_build_array("p_payout_id", "p_shop", "p_amount")::text;
   v_definition constant text := 'ec716698ddb290be';

@@ -83,8 +83,10 @@ create index if not exists entries_account on "分配".entries (tenant, account)
 
 -- The id of an account or a transfer, the same in every backend and
 -- language: SHA-256 over length-prefixed UTF-8 parts, first 16 bytes.
+-- Stable, not immutable: convert_to, which makes the UTF-8 bytes, is
+-- stable in PostgreSQL.
 create or replace function "分配".chobo_id(parts text[]) returns uuid
-language plpgsql immutable strict as $fn$
+language plpgsql stable strict as $fn$
 declare
   v_buf bytea := int4send(7) || convert_to('chobo/1', 'UTF8');
   v_part text;
@@ -108,7 +110,6 @@ $fn$;
 create or replace function "分配"."売上_do"(p_tenant text, "p_注文" text, "p_店" text, "p_代金" bigint, "p_手数料" bigint)
 returns "分配".result language plpgsql as $fn$
 declare
-  v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_注文"]::text[];
   v_content text := json_build_array("p_注文", "p_店", "p_代金", "p_手数料")::text;
   v_definition constant text := '02cc9a515300006f';
@@ -242,7 +243,6 @@ $fn$;
 create or replace function "分配"."支払_do"(p_tenant text, "p_支払番号" text, "p_店" text, "p_額" bigint)
 returns "分配".result language plpgsql as $fn$
 declare
-  v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_支払番号"]::text[];
   v_content text := json_build_array("p_支払番号", "p_店", "p_額")::text;
   v_definition constant text := 'bc11265248d52a0d';

@@ -83,8 +83,10 @@ create index if not exists entries_account on "安全在庫".entries (tenant, ac
 
 -- The id of an account or a transfer, the same in every backend and
 -- language: SHA-256 over length-prefixed UTF-8 parts, first 16 bytes.
+-- Stable, not immutable: convert_to, which makes the UTF-8 bytes, is
+-- stable in PostgreSQL.
 create or replace function "安全在庫".chobo_id(parts text[]) returns uuid
-language plpgsql immutable strict as $fn$
+language plpgsql stable strict as $fn$
 declare
   v_buf bytea := int4send(7) || convert_to('chobo/1', 'UTF8');
   v_part text;
@@ -108,7 +110,6 @@ $fn$;
 create or replace function "安全在庫"."入荷_do"(p_tenant text, "p_納品書" text, "p_sku" text, "p_数" bigint)
 returns "安全在庫".result language plpgsql as $fn$
 declare
-  v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_納品書", "p_sku"]::text[];
   v_content text := json_build_array("p_納品書", "p_sku", "p_数")::text;
   v_definition constant text := '5d3bf8e0da428a60';
@@ -338,8 +339,6 @@ declare
   v_posted bigint[];
   v_held_in bigint[];
   v_held_out bigint[];
-  v_lower bigint[];
-  v_upper bigint[];
   v_from integer;
   v_to integer;
 begin
@@ -382,9 +381,8 @@ begin
     return row('refused', 'over_hold')::"安全在庫".result;
   end if;
   select coalesce(array_agg(a.id order by a.id), '{}'), coalesce(array_agg(a.posted order by a.id), '{}'),
-         coalesce(array_agg(a.held_in order by a.id), '{}'), coalesce(array_agg(a.held_out order by a.id), '{}'),
-         coalesce(array_agg(a.lower_bound order by a.id), '{}'), coalesce(array_agg(a.upper_bound order by a.id), '{}')
-    into v_ids, v_posted, v_held_in, v_held_out, v_lower, v_upper
+         coalesce(array_agg(a.held_in order by a.id), '{}'), coalesce(array_agg(a.held_out order by a.id), '{}')
+    into v_ids, v_posted, v_held_in, v_held_out
     from (select * from "安全在庫".accounts where tenant = p_tenant and id = any(v_hold.from_ids || v_hold.to_ids) order by id for update) a;
   for i in 1 .. array_length(v_hold.amounts, 1) loop
     v_from := array_position(v_ids, v_hold.from_ids[i]);
@@ -419,13 +417,10 @@ declare
   v_definition constant text := 'c0e0da2ff68eb502';
   v_hold record;
   v_prev record;
-  v_amounts bigint[];
   v_ids uuid[];
   v_posted bigint[];
   v_held_in bigint[];
   v_held_out bigint[];
-  v_lower bigint[];
-  v_upper bigint[];
   v_from integer;
   v_to integer;
 begin
@@ -456,9 +451,8 @@ begin
     return row('refused', 'expired')::"安全在庫".result;
   end if;
   select coalesce(array_agg(a.id order by a.id), '{}'), coalesce(array_agg(a.posted order by a.id), '{}'),
-         coalesce(array_agg(a.held_in order by a.id), '{}'), coalesce(array_agg(a.held_out order by a.id), '{}'),
-         coalesce(array_agg(a.lower_bound order by a.id), '{}'), coalesce(array_agg(a.upper_bound order by a.id), '{}')
-    into v_ids, v_posted, v_held_in, v_held_out, v_lower, v_upper
+         coalesce(array_agg(a.held_in order by a.id), '{}'), coalesce(array_agg(a.held_out order by a.id), '{}')
+    into v_ids, v_posted, v_held_in, v_held_out
     from (select * from "安全在庫".accounts where tenant = p_tenant and id = any(v_hold.from_ids || v_hold.to_ids) order by id for update) a;
   for i in 1 .. array_length(v_hold.amounts, 1) loop
     v_from := array_position(v_ids, v_hold.from_ids[i]);

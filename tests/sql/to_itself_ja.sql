@@ -83,8 +83,10 @@ create index if not exists entries_account on "自分あて".entries (tenant, ac
 
 -- The id of an account or a transfer, the same in every backend and
 -- language: SHA-256 over length-prefixed UTF-8 parts, first 16 bytes.
+-- Stable, not immutable: convert_to, which makes the UTF-8 bytes, is
+-- stable in PostgreSQL.
 create or replace function "自分あて".chobo_id(parts text[]) returns uuid
-language plpgsql immutable strict as $fn$
+language plpgsql stable strict as $fn$
 declare
   v_buf bytea := int4send(7) || convert_to('chobo/1', 'UTF8');
   v_part text;
@@ -108,7 +110,6 @@ $fn$;
 create or replace function "自分あて"."入荷_do"(p_tenant text, "p_納品書" text, "p_場所" text, "p_数" bigint)
 returns "自分あて".result language plpgsql as $fn$
 declare
-  v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_納品書"]::text[];
   v_content text := json_build_array("p_納品書", "p_場所", "p_数")::text;
   v_definition constant text := '38b21a0c2bbd8ebb';
@@ -219,7 +220,6 @@ $fn$;
 create or replace function "自分あて"."移し替え_do"(p_tenant text, "p_伝票" text, "p_元" text, "p_先" text, "p_数" bigint)
 returns "自分あて".result language plpgsql as $fn$
 declare
-  v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_伝票"]::text[];
   v_content text := json_build_array("p_伝票", "p_元", "p_先", "p_数")::text;
   v_definition constant text := 'c808401b3056af5f';
@@ -479,8 +479,6 @@ declare
   v_posted bigint[];
   v_held_in bigint[];
   v_held_out bigint[];
-  v_lower bigint[];
-  v_upper bigint[];
   v_from integer;
   v_to integer;
 begin
@@ -520,9 +518,8 @@ begin
     return row('refused', 'over_hold')::"自分あて".result;
   end if;
   select coalesce(array_agg(a.id order by a.id), '{}'), coalesce(array_agg(a.posted order by a.id), '{}'),
-         coalesce(array_agg(a.held_in order by a.id), '{}'), coalesce(array_agg(a.held_out order by a.id), '{}'),
-         coalesce(array_agg(a.lower_bound order by a.id), '{}'), coalesce(array_agg(a.upper_bound order by a.id), '{}')
-    into v_ids, v_posted, v_held_in, v_held_out, v_lower, v_upper
+         coalesce(array_agg(a.held_in order by a.id), '{}'), coalesce(array_agg(a.held_out order by a.id), '{}')
+    into v_ids, v_posted, v_held_in, v_held_out
     from (select * from "自分あて".accounts where tenant = p_tenant and id = any(v_hold.from_ids || v_hold.to_ids) order by id for update) a;
   for i in 1 .. array_length(v_hold.amounts, 1) loop
     v_from := array_position(v_ids, v_hold.from_ids[i]);
@@ -557,13 +554,10 @@ declare
   v_definition constant text := 'b928db9a4b626d78';
   v_hold record;
   v_prev record;
-  v_amounts bigint[];
   v_ids uuid[];
   v_posted bigint[];
   v_held_in bigint[];
   v_held_out bigint[];
-  v_lower bigint[];
-  v_upper bigint[];
   v_from integer;
   v_to integer;
 begin
@@ -591,9 +585,8 @@ begin
     return row('refused', 'expired')::"自分あて".result;
   end if;
   select coalesce(array_agg(a.id order by a.id), '{}'), coalesce(array_agg(a.posted order by a.id), '{}'),
-         coalesce(array_agg(a.held_in order by a.id), '{}'), coalesce(array_agg(a.held_out order by a.id), '{}'),
-         coalesce(array_agg(a.lower_bound order by a.id), '{}'), coalesce(array_agg(a.upper_bound order by a.id), '{}')
-    into v_ids, v_posted, v_held_in, v_held_out, v_lower, v_upper
+         coalesce(array_agg(a.held_in order by a.id), '{}'), coalesce(array_agg(a.held_out order by a.id), '{}')
+    into v_ids, v_posted, v_held_in, v_held_out
     from (select * from "自分あて".accounts where tenant = p_tenant and id = any(v_hold.from_ids || v_hold.to_ids) order by id for update) a;
   for i in 1 .. array_length(v_hold.amounts, 1) loop
     v_from := array_position(v_ids, v_hold.from_ids[i]);

@@ -83,8 +83,10 @@ create index if not exists entries_account on "wallet".entries (tenant, account)
 
 -- The id of an account or a transfer, the same in every backend and
 -- language: SHA-256 over length-prefixed UTF-8 parts, first 16 bytes.
+-- Stable, not immutable: convert_to, which makes the UTF-8 bytes, is
+-- stable in PostgreSQL.
 create or replace function "wallet".chobo_id(parts text[]) returns uuid
-language plpgsql immutable strict as $fn$
+language plpgsql stable strict as $fn$
 declare
   v_buf bytea := int4send(7) || convert_to('chobo/1', 'UTF8');
   v_part text;
@@ -108,7 +110,6 @@ $fn$;
 create or replace function "wallet"."top_up_do"(p_tenant text, "p_top_up_id" text, "p_member" text, "p_amount" bigint)
 returns "wallet".result language plpgsql as $fn$
 declare
-  v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_top_up_id"]::text[];
   v_content text := json_build_array("p_top_up_id", "p_member", "p_amount")::text;
   v_definition constant text := '9cf5fb4ba195b279';
@@ -344,8 +345,6 @@ declare
   v_posted bigint[];
   v_held_in bigint[];
   v_held_out bigint[];
-  v_lower bigint[];
-  v_upper bigint[];
   v_from integer;
   v_to integer;
 begin
@@ -385,9 +384,8 @@ begin
     return row('refused', 'over_hold')::"wallet".result;
   end if;
   select coalesce(array_agg(a.id order by a.id), '{}'), coalesce(array_agg(a.posted order by a.id), '{}'),
-         coalesce(array_agg(a.held_in order by a.id), '{}'), coalesce(array_agg(a.held_out order by a.id), '{}'),
-         coalesce(array_agg(a.lower_bound order by a.id), '{}'), coalesce(array_agg(a.upper_bound order by a.id), '{}')
-    into v_ids, v_posted, v_held_in, v_held_out, v_lower, v_upper
+         coalesce(array_agg(a.held_in order by a.id), '{}'), coalesce(array_agg(a.held_out order by a.id), '{}')
+    into v_ids, v_posted, v_held_in, v_held_out
     from (select * from "wallet".accounts where tenant = p_tenant and id = any(v_hold.from_ids || v_hold.to_ids) order by id for update) a;
   for i in 1 .. array_length(v_hold.amounts, 1) loop
     v_from := array_position(v_ids, v_hold.from_ids[i]);
@@ -422,13 +420,10 @@ declare
   v_definition constant text := '5c0ff5deeaa8f3b1';
   v_hold record;
   v_prev record;
-  v_amounts bigint[];
   v_ids uuid[];
   v_posted bigint[];
   v_held_in bigint[];
   v_held_out bigint[];
-  v_lower bigint[];
-  v_upper bigint[];
   v_from integer;
   v_to integer;
 begin
@@ -456,9 +451,8 @@ begin
     return row('refused', 'expired')::"wallet".result;
   end if;
   select coalesce(array_agg(a.id order by a.id), '{}'), coalesce(array_agg(a.posted order by a.id), '{}'),
-         coalesce(array_agg(a.held_in order by a.id), '{}'), coalesce(array_agg(a.held_out order by a.id), '{}'),
-         coalesce(array_agg(a.lower_bound order by a.id), '{}'), coalesce(array_agg(a.upper_bound order by a.id), '{}')
-    into v_ids, v_posted, v_held_in, v_held_out, v_lower, v_upper
+         coalesce(array_agg(a.held_in order by a.id), '{}'), coalesce(array_agg(a.held_out order by a.id), '{}')
+    into v_ids, v_posted, v_held_in, v_held_out
     from (select * from "wallet".accounts where tenant = p_tenant and id = any(v_hold.from_ids || v_hold.to_ids) order by id for update) a;
   for i in 1 .. array_length(v_hold.amounts, 1) loop
     v_from := array_position(v_ids, v_hold.from_ids[i]);
@@ -500,7 +494,6 @@ $fn$;
 create or replace function "wallet"."pay_do"(p_tenant text, "p_order" text, "p_member" text, "p_amount" bigint)
 returns "wallet".result language plpgsql as $fn$
 declare
-  v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_order"]::text[];
   v_content text := json_build_array("p_order", "p_member", "p_amount")::text;
   v_definition constant text := 'c7a7973a53b125cc';

@@ -74,7 +74,7 @@ def _postgres_local_repository_impl(rctx):
         where = "/usr/lib/postgresql/*/bin"
     if bin_dir == None or not all([bin_dir.get_child(t).exists for t in _TOOLS]):
         _build_file(rctx, "", "", missing = "no PostgreSQL server (initdb, pg_ctl, postgres) in %s; " % where +
-                                              "install one (Debian: apt-get install postgresql) or use postgres.pinned(...)")
+                                            "install one (Debian: apt-get install postgresql) or use postgres.pinned(...)")
         return
 
     # Symlinks, not copies: the server finds its share/ and lib/ from where

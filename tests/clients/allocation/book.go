@@ -5,7 +5,43 @@
 // each one call of the book's SQL function (allocation.sql).
 package allocation
 
-import "context"
+import (
+	"context"
+
+	"github.com/chobo-lang/chobo/runtime/go/chobo"
+	"github.com/chobo-lang/chobo/runtime/go/chobopg"
+)
+
+// This client was generated for version 1 of chobo's Go runtime. With
+// another version of github.com/chobo-lang/chobo in go.mod the line below
+// does not compile: generate the client again with the matching chobo.
+const _ = chobo.SupportPackageIsVersion1
+
+// The runtime's names, so that callers need import only this package.
+type (
+	// Querier is what the book sends its statements through: *pgx.Conn,
+	// *pgxpool.Pool or pgx.Tx.
+	Querier = chobopg.Querier
+	// Result is the answer to an operation; a refusal is an answer, not an error.
+	Result = chobo.Result
+	// Outcome is how an operation ended.
+	Outcome = chobo.Outcome
+	// HoldState is where a hold stands; "" when there is none.
+	HoldState = chobo.HoldState
+	// Balance is what an account holds: posted, held coming in, held going out.
+	Balance = chobo.Balance
+)
+
+// Outcomes and hold states.
+const (
+	Done       = chobo.Done
+	DoneBefore = chobo.DoneBefore
+	Refused    = chobo.Refused
+	Held       = chobo.Held
+	Posted     = chobo.Posted
+	Voided     = chobo.Voided
+	Expired    = chobo.Expired
+)
 
 // Book is the book allocation, kept in PostgreSQL for one tenant.
 type Book struct {
@@ -30,9 +66,7 @@ func Postgres(q Querier, tenant string) *Book {
 // Expire gives back up to max holds past their deadline and says how
 // many. Call it from one periodic job.
 func (b *Book) Expire(ctx context.Context, max int) (int, error) {
-	var n int
-	err := queryRow(ctx, b.q, `select "allocation".expire($1)`, []any{max}, &n)
-	return n, err
+	return chobopg.Expire(ctx, b.q, `select "allocation".expire($1)`, max)
 }
 
 // Sale is the transfer sale: puts the price in, then takes the fee out; both moves happen or neither
@@ -48,13 +82,13 @@ type SaleArgs struct {
 
 // Do calls sale.do.
 func (t Sale) Do(ctx context.Context, a SaleArgs) (Result, error) {
-	if err := amount("price", a.Price); err != nil {
+	if err := chobo.CheckAmount("price", a.Price); err != nil {
 		return Result{}, err
 	}
-	if err := amount("fee", a.Fee); err != nil {
+	if err := chobo.CheckAmount("fee", a.Fee); err != nil {
 		return Result{}, err
 	}
-	return call(ctx, t.b.q, `select result, reason from "allocation"."sale_do"($1, $2, $3, $4, $5)`, t.b.tenant, a.Order, a.Shop, a.Price, a.Fee)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "allocation"."sale_do"($1, $2, $3, $4, $5)`, t.b.tenant, a.Order, a.Shop, a.Price, a.Fee)
 }
 
 // Payout is the transfer payout.
@@ -69,10 +103,10 @@ type PayoutArgs struct {
 
 // Do calls payout.do.
 func (t Payout) Do(ctx context.Context, a PayoutArgs) (Result, error) {
-	if err := amount("amount", a.Amount); err != nil {
+	if err := chobo.CheckAmount("amount", a.Amount); err != nil {
 		return Result{}, err
 	}
-	return call(ctx, t.b.q, `select result, reason from "allocation"."payout_do"($1, $2, $3, $4)`, t.b.tenant, a.PayoutId, a.Shop, a.Amount)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "allocation"."payout_do"($1, $2, $3, $4)`, t.b.tenant, a.PayoutId, a.Shop, a.Amount)
 }
 
 // Balances reads accounts: posted, held coming in, held going out.
@@ -85,20 +119,20 @@ type ShopSalesAccount struct {
 
 // ShopSales reads an account of shop_sales.
 func (x Balances) ShopSales(ctx context.Context, a ShopSalesAccount) (Balance, error) {
-	return balance(ctx, x.b.q, `select posted, held_in, held_out from "allocation"."balance_shop_sales"($1, $2)`, x.b.tenant, a.Shop)
+	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "allocation"."balance_shop_sales"($1, $2)`, x.b.tenant, a.Shop)
 }
 
 // Buyers reads the account buyers.
 func (x Balances) Buyers(ctx context.Context) (Balance, error) {
-	return balance(ctx, x.b.q, `select posted, held_in, held_out from "allocation"."balance_buyers"($1)`, x.b.tenant)
+	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "allocation"."balance_buyers"($1)`, x.b.tenant)
 }
 
 // FeeIncome reads the account fee_income.
 func (x Balances) FeeIncome(ctx context.Context) (Balance, error) {
-	return balance(ctx, x.b.q, `select posted, held_in, held_out from "allocation"."balance_fee_income"($1)`, x.b.tenant)
+	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "allocation"."balance_fee_income"($1)`, x.b.tenant)
 }
 
 // ShopBank reads the account shop_bank.
 func (x Balances) ShopBank(ctx context.Context) (Balance, error) {
-	return balance(ctx, x.b.q, `select posted, held_in, held_out from "allocation"."balance_shop_bank"($1)`, x.b.tenant)
+	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "allocation"."balance_shop_bank"($1)`, x.b.tenant)
 }

@@ -5,7 +5,43 @@
 // each one call of the book's SQL function (分配.sql).
 package book
 
-import "context"
+import (
+	"context"
+
+	"github.com/chobo-lang/chobo/runtime/go/chobo"
+	"github.com/chobo-lang/chobo/runtime/go/chobopg"
+)
+
+// This client was generated for version 1 of chobo's Go runtime. With
+// another version of github.com/chobo-lang/chobo in go.mod the line below
+// does not compile: generate the client again with the matching chobo.
+const _ = chobo.SupportPackageIsVersion1
+
+// The runtime's names, so that callers need import only this package.
+type (
+	// Querier is what the book sends its statements through: *pgx.Conn,
+	// *pgxpool.Pool or pgx.Tx.
+	Querier = chobopg.Querier
+	// Result is the answer to an operation; a refusal is an answer, not an error.
+	Result = chobo.Result
+	// Outcome is how an operation ended.
+	Outcome = chobo.Outcome
+	// HoldState is where a hold stands; "" when there is none.
+	HoldState = chobo.HoldState
+	// Balance is what an account holds: posted, held coming in, held going out.
+	Balance = chobo.Balance
+)
+
+// Outcomes and hold states.
+const (
+	Done       = chobo.Done
+	DoneBefore = chobo.DoneBefore
+	Refused    = chobo.Refused
+	Held       = chobo.Held
+	Posted     = chobo.Posted
+	Voided     = chobo.Voided
+	Expired    = chobo.Expired
+)
 
 // Book is the book 分配, kept in PostgreSQL for one tenant.
 type Book struct {
@@ -30,9 +66,7 @@ func Postgres(q Querier, tenant string) *Book {
 // Expire gives back up to max holds past their deadline and says how
 // many. Call it from one periodic job.
 func (b *Book) Expire(ctx context.Context, max int) (int, error) {
-	var n int
-	err := queryRow(ctx, b.q, `select "分配".expire($1)`, []any{max}, &n)
-	return n, err
+	return chobopg.Expire(ctx, b.q, `select "分配".expire($1)`, max)
 }
 
 // X売上 is the transfer 売上: 代金を入れてから手数料を取る。どちらも通るか、どちらも通らない
@@ -48,13 +82,13 @@ type X売上Args struct {
 
 // Do calls 売上.do.
 func (t X売上) Do(ctx context.Context, a X売上Args) (Result, error) {
-	if err := amount("代金", a.X代金); err != nil {
+	if err := chobo.CheckAmount("代金", a.X代金); err != nil {
 		return Result{}, err
 	}
-	if err := amount("手数料", a.X手数料); err != nil {
+	if err := chobo.CheckAmount("手数料", a.X手数料); err != nil {
 		return Result{}, err
 	}
-	return call(ctx, t.b.q, `select result, reason from "分配"."売上_do"($1, $2, $3, $4, $5)`, t.b.tenant, a.X注文, a.X店, a.X代金, a.X手数料)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "分配"."売上_do"($1, $2, $3, $4, $5)`, t.b.tenant, a.X注文, a.X店, a.X代金, a.X手数料)
 }
 
 // X支払 is the transfer 支払.
@@ -69,10 +103,10 @@ type X支払Args struct {
 
 // Do calls 支払.do.
 func (t X支払) Do(ctx context.Context, a X支払Args) (Result, error) {
-	if err := amount("額", a.X額); err != nil {
+	if err := chobo.CheckAmount("額", a.X額); err != nil {
 		return Result{}, err
 	}
-	return call(ctx, t.b.q, `select result, reason from "分配"."支払_do"($1, $2, $3, $4)`, t.b.tenant, a.X支払番号, a.X店, a.X額)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "分配"."支払_do"($1, $2, $3, $4)`, t.b.tenant, a.X支払番号, a.X店, a.X額)
 }
 
 // Balances reads accounts: posted, held coming in, held going out.
@@ -85,20 +119,20 @@ type X店の売上Account struct {
 
 // X店の売上 reads an account of 店の売上.
 func (x Balances) X店の売上(ctx context.Context, a X店の売上Account) (Balance, error) {
-	return balance(ctx, x.b.q, `select posted, held_in, held_out from "分配"."balance_店の売上"($1, $2)`, x.b.tenant, a.X店)
+	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "分配"."balance_店の売上"($1, $2)`, x.b.tenant, a.X店)
 }
 
 // X買い手 reads the account 買い手.
 func (x Balances) X買い手(ctx context.Context) (Balance, error) {
-	return balance(ctx, x.b.q, `select posted, held_in, held_out from "分配"."balance_買い手"($1)`, x.b.tenant)
+	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "分配"."balance_買い手"($1)`, x.b.tenant)
 }
 
 // X手数料収入 reads the account 手数料収入.
 func (x Balances) X手数料収入(ctx context.Context) (Balance, error) {
-	return balance(ctx, x.b.q, `select posted, held_in, held_out from "分配"."balance_手数料収入"($1)`, x.b.tenant)
+	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "分配"."balance_手数料収入"($1)`, x.b.tenant)
 }
 
 // X店の口座 reads the account 店の口座.
 func (x Balances) X店の口座(ctx context.Context) (Balance, error) {
-	return balance(ctx, x.b.q, `select posted, held_in, held_out from "分配"."balance_店の口座"($1)`, x.b.tenant)
+	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "分配"."balance_店の口座"($1)`, x.b.tenant)
 }

@@ -5,7 +5,43 @@
 // each one call of the book's SQL function (credit.sql).
 package credit
 
-import "context"
+import (
+	"context"
+
+	"github.com/chobo-lang/chobo/runtime/go/chobo"
+	"github.com/chobo-lang/chobo/runtime/go/chobopg"
+)
+
+// This client was generated for version 1 of chobo's Go runtime. With
+// another version of github.com/chobo-lang/chobo in go.mod the line below
+// does not compile: generate the client again with the matching chobo.
+const _ = chobo.SupportPackageIsVersion1
+
+// The runtime's names, so that callers need import only this package.
+type (
+	// Querier is what the book sends its statements through: *pgx.Conn,
+	// *pgxpool.Pool or pgx.Tx.
+	Querier = chobopg.Querier
+	// Result is the answer to an operation; a refusal is an answer, not an error.
+	Result = chobo.Result
+	// Outcome is how an operation ended.
+	Outcome = chobo.Outcome
+	// HoldState is where a hold stands; "" when there is none.
+	HoldState = chobo.HoldState
+	// Balance is what an account holds: posted, held coming in, held going out.
+	Balance = chobo.Balance
+)
+
+// Outcomes and hold states.
+const (
+	Done       = chobo.Done
+	DoneBefore = chobo.DoneBefore
+	Refused    = chobo.Refused
+	Held       = chobo.Held
+	Posted     = chobo.Posted
+	Voided     = chobo.Voided
+	Expired    = chobo.Expired
+)
 
 // Book is the book credit, kept in PostgreSQL for one tenant.
 type Book struct {
@@ -30,9 +66,7 @@ func Postgres(q Querier, tenant string) *Book {
 // Expire gives back up to max holds past their deadline and says how
 // many. Call it from one periodic job.
 func (b *Book) Expire(ctx context.Context, max int) (int, error) {
-	var n int
-	err := queryRow(ctx, b.q, `select "credit".expire($1)`, []any{max}, &n)
-	return n, err
+	return chobopg.Expire(ctx, b.q, `select "credit".expire($1)`, max)
 }
 
 // Authorize is the transfer authorize: posted when the charge settles, voided when it is cancelled, expired after 7 days
@@ -57,10 +91,10 @@ type AuthorizeAmounts struct {
 
 // Hold calls authorize.hold.
 func (t Authorize) Hold(ctx context.Context, a AuthorizeArgs) (Result, error) {
-	if err := amount("amount", a.Amount); err != nil {
+	if err := chobo.CheckAmount("amount", a.Amount); err != nil {
 		return Result{}, err
 	}
-	return call(ctx, t.b.q, `select result, reason from "credit"."authorize_hold"($1, $2, $3, $4)`, t.b.tenant, a.Approval, a.Member, a.Amount)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "credit"."authorize_hold"($1, $2, $3, $4)`, t.b.tenant, a.Approval, a.Member, a.Amount)
 }
 
 // Post posts the hold: in full when amounts is nil.
@@ -69,22 +103,22 @@ func (t Authorize) Post(ctx context.Context, k AuthorizeKey, amounts *AuthorizeA
 	if amounts == nil {
 		args = append(args, nil)
 	} else {
-		if err := amount("amount", amounts.Amount); err != nil {
+		if err := chobo.CheckAmount("amount", amounts.Amount); err != nil {
 			return Result{}, err
 		}
 		args = append(args, amounts.Amount)
 	}
-	return call(ctx, t.b.q, `select result, reason from "credit"."authorize_post"($1, $2, $3)`, args...)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "credit"."authorize_post"($1, $2, $3)`, args...)
 }
 
 // Void cancels the hold.
 func (t Authorize) Void(ctx context.Context, k AuthorizeKey) (Result, error) {
-	return call(ctx, t.b.q, `select result, reason from "credit"."authorize_void"($1, $2)`, t.b.tenant, k.Approval)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "credit"."authorize_void"($1, $2)`, t.b.tenant, k.Approval)
 }
 
 // Status says where the hold stands; "" when there is none.
 func (t Authorize) Status(ctx context.Context, k AuthorizeKey) (HoldState, error) {
-	return status(ctx, t.b.q, `select "credit"."authorize_status"($1, $2)`, t.b.tenant, k.Approval)
+	return chobopg.Status(ctx, t.b.q, `select "credit"."authorize_status"($1, $2)`, t.b.tenant, k.Approval)
 }
 
 // Repay is the transfer repay.
@@ -99,10 +133,10 @@ type RepayArgs struct {
 
 // Do calls repay.do.
 func (t Repay) Do(ctx context.Context, a RepayArgs) (Result, error) {
-	if err := amount("amount", a.Amount); err != nil {
+	if err := chobo.CheckAmount("amount", a.Amount); err != nil {
 		return Result{}, err
 	}
-	return call(ctx, t.b.q, `select result, reason from "credit"."repay_do"($1, $2, $3, $4)`, t.b.tenant, a.Payment, a.Member, a.Amount)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "credit"."repay_do"($1, $2, $3, $4)`, t.b.tenant, a.Payment, a.Member, a.Amount)
 }
 
 // Balances reads accounts: posted, held coming in, held going out.
@@ -115,15 +149,15 @@ type CreditLineAccount struct {
 
 // CreditLine reads an account of credit_line.
 func (x Balances) CreditLine(ctx context.Context, a CreditLineAccount) (Balance, error) {
-	return balance(ctx, x.b.q, `select posted, held_in, held_out from "credit"."balance_credit_line"($1, $2)`, x.b.tenant, a.Member)
+	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "credit"."balance_credit_line"($1, $2)`, x.b.tenant, a.Member)
 }
 
 // Merchants reads the account merchants.
 func (x Balances) Merchants(ctx context.Context) (Balance, error) {
-	return balance(ctx, x.b.q, `select posted, held_in, held_out from "credit"."balance_merchants"($1)`, x.b.tenant)
+	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "credit"."balance_merchants"($1)`, x.b.tenant)
 }
 
 // Bank reads the account bank.
 func (x Balances) Bank(ctx context.Context) (Balance, error) {
-	return balance(ctx, x.b.q, `select posted, held_in, held_out from "credit"."balance_bank"($1)`, x.b.tenant)
+	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "credit"."balance_bank"($1)`, x.b.tenant)
 }

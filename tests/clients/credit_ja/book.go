@@ -5,7 +5,43 @@
 // each one call of the book's SQL function (与信.sql).
 package book
 
-import "context"
+import (
+	"context"
+
+	"github.com/chobo-lang/chobo/runtime/go/chobo"
+	"github.com/chobo-lang/chobo/runtime/go/chobopg"
+)
+
+// This client was generated for version 1 of chobo's Go runtime. With
+// another version of github.com/chobo-lang/chobo in go.mod the line below
+// does not compile: generate the client again with the matching chobo.
+const _ = chobo.SupportPackageIsVersion1
+
+// The runtime's names, so that callers need import only this package.
+type (
+	// Querier is what the book sends its statements through: *pgx.Conn,
+	// *pgxpool.Pool or pgx.Tx.
+	Querier = chobopg.Querier
+	// Result is the answer to an operation; a refusal is an answer, not an error.
+	Result = chobo.Result
+	// Outcome is how an operation ended.
+	Outcome = chobo.Outcome
+	// HoldState is where a hold stands; "" when there is none.
+	HoldState = chobo.HoldState
+	// Balance is what an account holds: posted, held coming in, held going out.
+	Balance = chobo.Balance
+)
+
+// Outcomes and hold states.
+const (
+	Done       = chobo.Done
+	DoneBefore = chobo.DoneBefore
+	Refused    = chobo.Refused
+	Held       = chobo.Held
+	Posted     = chobo.Posted
+	Voided     = chobo.Voided
+	Expired    = chobo.Expired
+)
 
 // Book is the book 与信, kept in PostgreSQL for one tenant.
 type Book struct {
@@ -30,9 +66,7 @@ func Postgres(q Querier, tenant string) *Book {
 // Expire gives back up to max holds past their deadline and says how
 // many. Call it from one periodic job.
 func (b *Book) Expire(ctx context.Context, max int) (int, error) {
-	var n int
-	err := queryRow(ctx, b.q, `select "与信".expire($1)`, []any{max}, &n)
-	return n, err
+	return chobopg.Expire(ctx, b.q, `select "与信".expire($1)`, max)
 }
 
 // X与信利用 is the transfer 与信利用: 売上が立てば確定、取り消されれば取消、7 日で期限切れ
@@ -57,10 +91,10 @@ type X与信利用Amounts struct {
 
 // Hold calls 与信利用.hold.
 func (t X与信利用) Hold(ctx context.Context, a X与信利用Args) (Result, error) {
-	if err := amount("額", a.X額); err != nil {
+	if err := chobo.CheckAmount("額", a.X額); err != nil {
 		return Result{}, err
 	}
-	return call(ctx, t.b.q, `select result, reason from "与信"."与信利用_hold"($1, $2, $3, $4)`, t.b.tenant, a.X承認番号, a.X会員, a.X額)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "与信"."与信利用_hold"($1, $2, $3, $4)`, t.b.tenant, a.X承認番号, a.X会員, a.X額)
 }
 
 // Post posts the hold: in full when amounts is nil.
@@ -69,22 +103,22 @@ func (t X与信利用) Post(ctx context.Context, k X与信利用Key, amounts *X�
 	if amounts == nil {
 		args = append(args, nil)
 	} else {
-		if err := amount("額", amounts.X額); err != nil {
+		if err := chobo.CheckAmount("額", amounts.X額); err != nil {
 			return Result{}, err
 		}
 		args = append(args, amounts.X額)
 	}
-	return call(ctx, t.b.q, `select result, reason from "与信"."与信利用_post"($1, $2, $3)`, args...)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "与信"."与信利用_post"($1, $2, $3)`, args...)
 }
 
 // Void cancels the hold.
 func (t X与信利用) Void(ctx context.Context, k X与信利用Key) (Result, error) {
-	return call(ctx, t.b.q, `select result, reason from "与信"."与信利用_void"($1, $2)`, t.b.tenant, k.X承認番号)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "与信"."与信利用_void"($1, $2)`, t.b.tenant, k.X承認番号)
 }
 
 // Status says where the hold stands; "" when there is none.
 func (t X与信利用) Status(ctx context.Context, k X与信利用Key) (HoldState, error) {
-	return status(ctx, t.b.q, `select "与信"."与信利用_status"($1, $2)`, t.b.tenant, k.X承認番号)
+	return chobopg.Status(ctx, t.b.q, `select "与信"."与信利用_status"($1, $2)`, t.b.tenant, k.X承認番号)
 }
 
 // X返済 is the transfer 返済.
@@ -99,10 +133,10 @@ type X返済Args struct {
 
 // Do calls 返済.do.
 func (t X返済) Do(ctx context.Context, a X返済Args) (Result, error) {
-	if err := amount("額", a.X額); err != nil {
+	if err := chobo.CheckAmount("額", a.X額); err != nil {
 		return Result{}, err
 	}
-	return call(ctx, t.b.q, `select result, reason from "与信"."返済_do"($1, $2, $3, $4)`, t.b.tenant, a.X入金番号, a.X会員, a.X額)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "与信"."返済_do"($1, $2, $3, $4)`, t.b.tenant, a.X入金番号, a.X会員, a.X額)
 }
 
 // Balances reads accounts: posted, held coming in, held going out.
@@ -115,15 +149,15 @@ type X与信Account struct {
 
 // X与信 reads an account of 与信.
 func (x Balances) X与信(ctx context.Context, a X与信Account) (Balance, error) {
-	return balance(ctx, x.b.q, `select posted, held_in, held_out from "与信"."balance_与信"($1, $2)`, x.b.tenant, a.X会員)
+	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "与信"."balance_与信"($1, $2)`, x.b.tenant, a.X会員)
 }
 
 // X加盟店 reads the account 加盟店.
 func (x Balances) X加盟店(ctx context.Context) (Balance, error) {
-	return balance(ctx, x.b.q, `select posted, held_in, held_out from "与信"."balance_加盟店"($1)`, x.b.tenant)
+	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "与信"."balance_加盟店"($1)`, x.b.tenant)
 }
 
 // X入金口 reads the account 入金口.
 func (x Balances) X入金口(ctx context.Context) (Balance, error) {
-	return balance(ctx, x.b.q, `select posted, held_in, held_out from "与信"."balance_入金口"($1)`, x.b.tenant)
+	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "与信"."balance_入金口"($1)`, x.b.tenant)
 }

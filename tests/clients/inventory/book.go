@@ -5,7 +5,43 @@
 // each one call of the book's SQL function (inventory.sql).
 package inventory
 
-import "context"
+import (
+	"context"
+
+	"github.com/chobo-lang/chobo/runtime/go/chobo"
+	"github.com/chobo-lang/chobo/runtime/go/chobopg"
+)
+
+// This client was generated for version 1 of chobo's Go runtime. With
+// another version of github.com/chobo-lang/chobo in go.mod the line below
+// does not compile: generate the client again with the matching chobo.
+const _ = chobo.SupportPackageIsVersion1
+
+// The runtime's names, so that callers need import only this package.
+type (
+	// Querier is what the book sends its statements through: *pgx.Conn,
+	// *pgxpool.Pool or pgx.Tx.
+	Querier = chobopg.Querier
+	// Result is the answer to an operation; a refusal is an answer, not an error.
+	Result = chobo.Result
+	// Outcome is how an operation ended.
+	Outcome = chobo.Outcome
+	// HoldState is where a hold stands; "" when there is none.
+	HoldState = chobo.HoldState
+	// Balance is what an account holds: posted, held coming in, held going out.
+	Balance = chobo.Balance
+)
+
+// Outcomes and hold states.
+const (
+	Done       = chobo.Done
+	DoneBefore = chobo.DoneBefore
+	Refused    = chobo.Refused
+	Held       = chobo.Held
+	Posted     = chobo.Posted
+	Voided     = chobo.Voided
+	Expired    = chobo.Expired
+)
 
 // Book is the book inventory, kept in PostgreSQL for one tenant.
 type Book struct {
@@ -32,9 +68,7 @@ func Postgres(q Querier, tenant string) *Book {
 // Expire gives back up to max holds past their deadline and says how
 // many. Call it from one periodic job.
 func (b *Book) Expire(ctx context.Context, max int) (int, error) {
-	var n int
-	err := queryRow(ctx, b.q, `select "inventory".expire($1)`, []any{max}, &n)
-	return n, err
+	return chobopg.Expire(ctx, b.q, `select "inventory".expire($1)`, max)
 }
 
 // Receive is the transfer receive.
@@ -49,10 +83,10 @@ type ReceiveArgs struct {
 
 // Do calls receive.do.
 func (t Receive) Do(ctx context.Context, a ReceiveArgs) (Result, error) {
-	if err := amount("qty", a.Qty); err != nil {
+	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
 		return Result{}, err
 	}
-	return call(ctx, t.b.q, `select result, reason from "inventory"."receive_do"($1, $2, $3, $4)`, t.b.tenant, a.Delivery, a.Sku, a.Qty)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "inventory"."receive_do"($1, $2, $3, $4)`, t.b.tenant, a.Delivery, a.Sku, a.Qty)
 }
 
 // Reserve is the transfer reserve: posted when the order ships, voided when it is cancelled
@@ -78,10 +112,10 @@ type ReserveAmounts struct {
 
 // Hold calls reserve.hold.
 func (t Reserve) Hold(ctx context.Context, a ReserveArgs) (Result, error) {
-	if err := amount("qty", a.Qty); err != nil {
+	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
 		return Result{}, err
 	}
-	return call(ctx, t.b.q, `select result, reason from "inventory"."reserve_hold"($1, $2, $3, $4)`, t.b.tenant, a.Order, a.Sku, a.Qty)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "inventory"."reserve_hold"($1, $2, $3, $4)`, t.b.tenant, a.Order, a.Sku, a.Qty)
 }
 
 // Post posts the hold: in full when amounts is nil.
@@ -90,22 +124,22 @@ func (t Reserve) Post(ctx context.Context, k ReserveKey, amounts *ReserveAmounts
 	if amounts == nil {
 		args = append(args, nil)
 	} else {
-		if err := amount("qty", amounts.Qty); err != nil {
+		if err := chobo.CheckAmount("qty", amounts.Qty); err != nil {
 			return Result{}, err
 		}
 		args = append(args, amounts.Qty)
 	}
-	return call(ctx, t.b.q, `select result, reason from "inventory"."reserve_post"($1, $2, $3, $4)`, args...)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "inventory"."reserve_post"($1, $2, $3, $4)`, args...)
 }
 
 // Void cancels the hold.
 func (t Reserve) Void(ctx context.Context, k ReserveKey) (Result, error) {
-	return call(ctx, t.b.q, `select result, reason from "inventory"."reserve_void"($1, $2, $3)`, t.b.tenant, k.Order, k.Sku)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "inventory"."reserve_void"($1, $2, $3)`, t.b.tenant, k.Order, k.Sku)
 }
 
 // Status says where the hold stands; "" when there is none.
 func (t Reserve) Status(ctx context.Context, k ReserveKey) (HoldState, error) {
-	return status(ctx, t.b.q, `select "inventory"."reserve_status"($1, $2, $3)`, t.b.tenant, k.Order, k.Sku)
+	return chobopg.Status(ctx, t.b.q, `select "inventory"."reserve_status"($1, $2, $3)`, t.b.tenant, k.Order, k.Sku)
 }
 
 // TakeBack is the transfer take_back: goods a customer sent back, on the shelves again
@@ -120,10 +154,10 @@ type TakeBackArgs struct {
 
 // Do calls take_back.do.
 func (t TakeBack) Do(ctx context.Context, a TakeBackArgs) (Result, error) {
-	if err := amount("qty", a.Qty); err != nil {
+	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
 		return Result{}, err
 	}
-	return call(ctx, t.b.q, `select result, reason from "inventory"."take_back_do"($1, $2, $3, $4)`, t.b.tenant, a.ReturnId, a.Sku, a.Qty)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "inventory"."take_back_do"($1, $2, $3, $4)`, t.b.tenant, a.ReturnId, a.Sku, a.Qty)
 }
 
 // Balances reads accounts: posted, held coming in, held going out.
@@ -136,15 +170,15 @@ type StockAccount struct {
 
 // Stock reads an account of stock.
 func (x Balances) Stock(ctx context.Context, a StockAccount) (Balance, error) {
-	return balance(ctx, x.b.q, `select posted, held_in, held_out from "inventory"."balance_stock"($1, $2)`, x.b.tenant, a.Sku)
+	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "inventory"."balance_stock"($1, $2)`, x.b.tenant, a.Sku)
 }
 
 // Suppliers reads the account suppliers.
 func (x Balances) Suppliers(ctx context.Context) (Balance, error) {
-	return balance(ctx, x.b.q, `select posted, held_in, held_out from "inventory"."balance_suppliers"($1)`, x.b.tenant)
+	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "inventory"."balance_suppliers"($1)`, x.b.tenant)
 }
 
 // Customers reads the account customers.
 func (x Balances) Customers(ctx context.Context) (Balance, error) {
-	return balance(ctx, x.b.q, `select posted, held_in, held_out from "inventory"."balance_customers"($1)`, x.b.tenant)
+	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "inventory"."balance_customers"($1)`, x.b.tenant)
 }

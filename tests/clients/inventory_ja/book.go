@@ -5,7 +5,43 @@
 // each one call of the book's SQL function (在庫管理.sql).
 package book
 
-import "context"
+import (
+	"context"
+
+	"github.com/chobo-lang/chobo/runtime/go/chobo"
+	"github.com/chobo-lang/chobo/runtime/go/chobopg"
+)
+
+// This client was generated for version 1 of chobo's Go runtime. With
+// another version of github.com/chobo-lang/chobo in go.mod the line below
+// does not compile: generate the client again with the matching chobo.
+const _ = chobo.SupportPackageIsVersion1
+
+// The runtime's names, so that callers need import only this package.
+type (
+	// Querier is what the book sends its statements through: *pgx.Conn,
+	// *pgxpool.Pool or pgx.Tx.
+	Querier = chobopg.Querier
+	// Result is the answer to an operation; a refusal is an answer, not an error.
+	Result = chobo.Result
+	// Outcome is how an operation ended.
+	Outcome = chobo.Outcome
+	// HoldState is where a hold stands; "" when there is none.
+	HoldState = chobo.HoldState
+	// Balance is what an account holds: posted, held coming in, held going out.
+	Balance = chobo.Balance
+)
+
+// Outcomes and hold states.
+const (
+	Done       = chobo.Done
+	DoneBefore = chobo.DoneBefore
+	Refused    = chobo.Refused
+	Held       = chobo.Held
+	Posted     = chobo.Posted
+	Voided     = chobo.Voided
+	Expired    = chobo.Expired
+)
 
 // Book is the book 在庫管理, kept in PostgreSQL for one tenant.
 type Book struct {
@@ -32,9 +68,7 @@ func Postgres(q Querier, tenant string) *Book {
 // Expire gives back up to max holds past their deadline and says how
 // many. Call it from one periodic job.
 func (b *Book) Expire(ctx context.Context, max int) (int, error) {
-	var n int
-	err := queryRow(ctx, b.q, `select "在庫管理".expire($1)`, []any{max}, &n)
-	return n, err
+	return chobopg.Expire(ctx, b.q, `select "在庫管理".expire($1)`, max)
 }
 
 // X入荷 is the transfer 入荷.
@@ -49,10 +83,10 @@ type X入荷Args struct {
 
 // Do calls 入荷.do.
 func (t X入荷) Do(ctx context.Context, a X入荷Args) (Result, error) {
-	if err := amount("数", a.X数); err != nil {
+	if err := chobo.CheckAmount("数", a.X数); err != nil {
 		return Result{}, err
 	}
-	return call(ctx, t.b.q, `select result, reason from "在庫管理"."入荷_do"($1, $2, $3, $4)`, t.b.tenant, a.X納品書, a.Sku, a.X数)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "在庫管理"."入荷_do"($1, $2, $3, $4)`, t.b.tenant, a.X納品書, a.Sku, a.X数)
 }
 
 // X引当 is the transfer 引当: 出荷で確定し、キャンセルで取り消す
@@ -78,10 +112,10 @@ type X引当Amounts struct {
 
 // Hold calls 引当.hold.
 func (t X引当) Hold(ctx context.Context, a X引当Args) (Result, error) {
-	if err := amount("数", a.X数); err != nil {
+	if err := chobo.CheckAmount("数", a.X数); err != nil {
 		return Result{}, err
 	}
-	return call(ctx, t.b.q, `select result, reason from "在庫管理"."引当_hold"($1, $2, $3, $4)`, t.b.tenant, a.X注文, a.Sku, a.X数)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "在庫管理"."引当_hold"($1, $2, $3, $4)`, t.b.tenant, a.X注文, a.Sku, a.X数)
 }
 
 // Post posts the hold: in full when amounts is nil.
@@ -90,22 +124,22 @@ func (t X引当) Post(ctx context.Context, k X引当Key, amounts *X引当Amounts
 	if amounts == nil {
 		args = append(args, nil)
 	} else {
-		if err := amount("数", amounts.X数); err != nil {
+		if err := chobo.CheckAmount("数", amounts.X数); err != nil {
 			return Result{}, err
 		}
 		args = append(args, amounts.X数)
 	}
-	return call(ctx, t.b.q, `select result, reason from "在庫管理"."引当_post"($1, $2, $3, $4)`, args...)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "在庫管理"."引当_post"($1, $2, $3, $4)`, args...)
 }
 
 // Void cancels the hold.
 func (t X引当) Void(ctx context.Context, k X引当Key) (Result, error) {
-	return call(ctx, t.b.q, `select result, reason from "在庫管理"."引当_void"($1, $2, $3)`, t.b.tenant, k.X注文, k.Sku)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "在庫管理"."引当_void"($1, $2, $3)`, t.b.tenant, k.X注文, k.Sku)
 }
 
 // Status says where the hold stands; "" when there is none.
 func (t X引当) Status(ctx context.Context, k X引当Key) (HoldState, error) {
-	return status(ctx, t.b.q, `select "在庫管理"."引当_status"($1, $2, $3)`, t.b.tenant, k.X注文, k.Sku)
+	return chobopg.Status(ctx, t.b.q, `select "在庫管理"."引当_status"($1, $2, $3)`, t.b.tenant, k.X注文, k.Sku)
 }
 
 // X返品 is the transfer 返品: 客から戻ってきて、また棚に並ぶ品
@@ -120,10 +154,10 @@ type X返品Args struct {
 
 // Do calls 返品.do.
 func (t X返品) Do(ctx context.Context, a X返品Args) (Result, error) {
-	if err := amount("数", a.X数); err != nil {
+	if err := chobo.CheckAmount("数", a.X数); err != nil {
 		return Result{}, err
 	}
-	return call(ctx, t.b.q, `select result, reason from "在庫管理"."返品_do"($1, $2, $3, $4)`, t.b.tenant, a.X返品伝票, a.Sku, a.X数)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "在庫管理"."返品_do"($1, $2, $3, $4)`, t.b.tenant, a.X返品伝票, a.Sku, a.X数)
 }
 
 // Balances reads accounts: posted, held coming in, held going out.
@@ -136,15 +170,15 @@ type X在庫Account struct {
 
 // X在庫 reads an account of 在庫.
 func (x Balances) X在庫(ctx context.Context, a X在庫Account) (Balance, error) {
-	return balance(ctx, x.b.q, `select posted, held_in, held_out from "在庫管理"."balance_在庫"($1, $2)`, x.b.tenant, a.Sku)
+	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "在庫管理"."balance_在庫"($1, $2)`, x.b.tenant, a.Sku)
 }
 
 // X仕入先 reads the account 仕入先.
 func (x Balances) X仕入先(ctx context.Context) (Balance, error) {
-	return balance(ctx, x.b.q, `select posted, held_in, held_out from "在庫管理"."balance_仕入先"($1)`, x.b.tenant)
+	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "在庫管理"."balance_仕入先"($1)`, x.b.tenant)
 }
 
 // X客 reads the account 客.
 func (x Balances) X客(ctx context.Context) (Balance, error) {
-	return balance(ctx, x.b.q, `select posted, held_in, held_out from "在庫管理"."balance_客"($1)`, x.b.tenant)
+	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "在庫管理"."balance_客"($1)`, x.b.tenant)
 }

@@ -5,7 +5,43 @@
 // each one call of the book's SQL function (safety_stock.sql).
 package safety_stock
 
-import "context"
+import (
+	"context"
+
+	"github.com/chobo-lang/chobo/runtime/go/chobo"
+	"github.com/chobo-lang/chobo/runtime/go/chobopg"
+)
+
+// This client was generated for version 1 of chobo's Go runtime. With
+// another version of github.com/chobo-lang/chobo in go.mod the line below
+// does not compile: generate the client again with the matching chobo.
+const _ = chobo.SupportPackageIsVersion1
+
+// The runtime's names, so that callers need import only this package.
+type (
+	// Querier is what the book sends its statements through: *pgx.Conn,
+	// *pgxpool.Pool or pgx.Tx.
+	Querier = chobopg.Querier
+	// Result is the answer to an operation; a refusal is an answer, not an error.
+	Result = chobo.Result
+	// Outcome is how an operation ended.
+	Outcome = chobo.Outcome
+	// HoldState is where a hold stands; "" when there is none.
+	HoldState = chobo.HoldState
+	// Balance is what an account holds: posted, held coming in, held going out.
+	Balance = chobo.Balance
+)
+
+// Outcomes and hold states.
+const (
+	Done       = chobo.Done
+	DoneBefore = chobo.DoneBefore
+	Refused    = chobo.Refused
+	Held       = chobo.Held
+	Posted     = chobo.Posted
+	Voided     = chobo.Voided
+	Expired    = chobo.Expired
+)
 
 // Book is the book safety_stock, kept in PostgreSQL for one tenant.
 type Book struct {
@@ -30,9 +66,7 @@ func Postgres(q Querier, tenant string) *Book {
 // Expire gives back up to max holds past their deadline and says how
 // many. Call it from one periodic job.
 func (b *Book) Expire(ctx context.Context, max int) (int, error) {
-	var n int
-	err := queryRow(ctx, b.q, `select "safety_stock".expire($1)`, []any{max}, &n)
-	return n, err
+	return chobopg.Expire(ctx, b.q, `select "safety_stock".expire($1)`, max)
 }
 
 // ReceiveGoods is the transfer receive_goods.
@@ -47,10 +81,10 @@ type ReceiveGoodsArgs struct {
 
 // Do calls receive_goods.do.
 func (t ReceiveGoods) Do(ctx context.Context, a ReceiveGoodsArgs) (Result, error) {
-	if err := amount("qty", a.Qty); err != nil {
+	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
 		return Result{}, err
 	}
-	return call(ctx, t.b.q, `select result, reason from "safety_stock"."receive_goods_do"($1, $2, $3, $4)`, t.b.tenant, a.Delivery, a.Sku, a.Qty)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "safety_stock"."receive_goods_do"($1, $2, $3, $4)`, t.b.tenant, a.Delivery, a.Sku, a.Qty)
 }
 
 // Allocate is the transfer allocate: posted on shipping, voided on cancellation, expired after an hour
@@ -76,10 +110,10 @@ type AllocateAmounts struct {
 
 // Hold calls allocate.hold.
 func (t Allocate) Hold(ctx context.Context, a AllocateArgs) (Result, error) {
-	if err := amount("qty", a.Qty); err != nil {
+	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
 		return Result{}, err
 	}
-	return call(ctx, t.b.q, `select result, reason from "safety_stock"."allocate_hold"($1, $2, $3, $4)`, t.b.tenant, a.Order, a.Sku, a.Qty)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "safety_stock"."allocate_hold"($1, $2, $3, $4)`, t.b.tenant, a.Order, a.Sku, a.Qty)
 }
 
 // Post posts the hold: in full when amounts is nil.
@@ -88,22 +122,22 @@ func (t Allocate) Post(ctx context.Context, k AllocateKey, amounts *AllocateAmou
 	if amounts == nil {
 		args = append(args, nil)
 	} else {
-		if err := amount("qty", amounts.Qty); err != nil {
+		if err := chobo.CheckAmount("qty", amounts.Qty); err != nil {
 			return Result{}, err
 		}
 		args = append(args, amounts.Qty)
 	}
-	return call(ctx, t.b.q, `select result, reason from "safety_stock"."allocate_post"($1, $2, $3, $4)`, args...)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "safety_stock"."allocate_post"($1, $2, $3, $4)`, args...)
 }
 
 // Void cancels the hold.
 func (t Allocate) Void(ctx context.Context, k AllocateKey) (Result, error) {
-	return call(ctx, t.b.q, `select result, reason from "safety_stock"."allocate_void"($1, $2, $3)`, t.b.tenant, k.Order, k.Sku)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "safety_stock"."allocate_void"($1, $2, $3)`, t.b.tenant, k.Order, k.Sku)
 }
 
 // Status says where the hold stands; "" when there is none.
 func (t Allocate) Status(ctx context.Context, k AllocateKey) (HoldState, error) {
-	return status(ctx, t.b.q, `select "safety_stock"."allocate_status"($1, $2, $3)`, t.b.tenant, k.Order, k.Sku)
+	return chobopg.Status(ctx, t.b.q, `select "safety_stock"."allocate_status"($1, $2, $3)`, t.b.tenant, k.Order, k.Sku)
 }
 
 // Balances reads accounts: posted, held coming in, held going out.
@@ -116,15 +150,15 @@ type OnHandAccount struct {
 
 // OnHand reads an account of on_hand.
 func (x Balances) OnHand(ctx context.Context, a OnHandAccount) (Balance, error) {
-	return balance(ctx, x.b.q, `select posted, held_in, held_out from "safety_stock"."balance_on_hand"($1, $2)`, x.b.tenant, a.Sku)
+	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "safety_stock"."balance_on_hand"($1, $2)`, x.b.tenant, a.Sku)
 }
 
 // Makers reads the account makers.
 func (x Balances) Makers(ctx context.Context) (Balance, error) {
-	return balance(ctx, x.b.q, `select posted, held_in, held_out from "safety_stock"."balance_makers"($1)`, x.b.tenant)
+	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "safety_stock"."balance_makers"($1)`, x.b.tenant)
 }
 
 // Buyers reads the account buyers.
 func (x Balances) Buyers(ctx context.Context) (Balance, error) {
-	return balance(ctx, x.b.q, `select posted, held_in, held_out from "safety_stock"."balance_buyers"($1)`, x.b.tenant)
+	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "safety_stock"."balance_buyers"($1)`, x.b.tenant)
 }

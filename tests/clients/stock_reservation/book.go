@@ -5,7 +5,43 @@
 // each one call of the book's SQL function (stock_reservation.sql).
 package stock_reservation
 
-import "context"
+import (
+	"context"
+
+	"github.com/chobo-lang/chobo/runtime/go/chobo"
+	"github.com/chobo-lang/chobo/runtime/go/chobopg"
+)
+
+// This client was generated for version 1 of chobo's Go runtime. With
+// another version of github.com/chobo-lang/chobo in go.mod the line below
+// does not compile: generate the client again with the matching chobo.
+const _ = chobo.SupportPackageIsVersion1
+
+// The runtime's names, so that callers need import only this package.
+type (
+	// Querier is what the book sends its statements through: *pgx.Conn,
+	// *pgxpool.Pool or pgx.Tx.
+	Querier = chobopg.Querier
+	// Result is the answer to an operation; a refusal is an answer, not an error.
+	Result = chobo.Result
+	// Outcome is how an operation ended.
+	Outcome = chobo.Outcome
+	// HoldState is where a hold stands; "" when there is none.
+	HoldState = chobo.HoldState
+	// Balance is what an account holds: posted, held coming in, held going out.
+	Balance = chobo.Balance
+)
+
+// Outcomes and hold states.
+const (
+	Done       = chobo.Done
+	DoneBefore = chobo.DoneBefore
+	Refused    = chobo.Refused
+	Held       = chobo.Held
+	Posted     = chobo.Posted
+	Voided     = chobo.Voided
+	Expired    = chobo.Expired
+)
 
 // Book is the book stock_reservation, kept in PostgreSQL for one tenant.
 type Book struct {
@@ -32,9 +68,7 @@ func Postgres(q Querier, tenant string) *Book {
 // Expire gives back up to max holds past their deadline and says how
 // many. Call it from one periodic job.
 func (b *Book) Expire(ctx context.Context, max int) (int, error) {
-	var n int
-	err := queryRow(ctx, b.q, `select "stock_reservation".expire($1)`, []any{max}, &n)
-	return n, err
+	return chobopg.Expire(ctx, b.q, `select "stock_reservation".expire($1)`, max)
 }
 
 // Restock is the transfer restock.
@@ -49,10 +83,10 @@ type RestockArgs struct {
 
 // Do calls restock.do.
 func (t Restock) Do(ctx context.Context, a RestockArgs) (Result, error) {
-	if err := amount("qty", a.Qty); err != nil {
+	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
 		return Result{}, err
 	}
-	return call(ctx, t.b.q, `select result, reason from "stock_reservation"."restock_do"($1, $2, $3, $4)`, t.b.tenant, a.Delivery, a.Sku, a.Qty)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "stock_reservation"."restock_do"($1, $2, $3, $4)`, t.b.tenant, a.Delivery, a.Sku, a.Qty)
 }
 
 // ReserveStock is the transfer reserve_stock: posted on shipping, voided on cancellation, expired after 30 minutes
@@ -78,10 +112,10 @@ type ReserveStockAmounts struct {
 
 // Hold calls reserve_stock.hold.
 func (t ReserveStock) Hold(ctx context.Context, a ReserveStockArgs) (Result, error) {
-	if err := amount("qty", a.Qty); err != nil {
+	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
 		return Result{}, err
 	}
-	return call(ctx, t.b.q, `select result, reason from "stock_reservation"."reserve_stock_hold"($1, $2, $3, $4)`, t.b.tenant, a.Order, a.Sku, a.Qty)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "stock_reservation"."reserve_stock_hold"($1, $2, $3, $4)`, t.b.tenant, a.Order, a.Sku, a.Qty)
 }
 
 // Post posts the hold: in full when amounts is nil.
@@ -90,22 +124,22 @@ func (t ReserveStock) Post(ctx context.Context, k ReserveStockKey, amounts *Rese
 	if amounts == nil {
 		args = append(args, nil)
 	} else {
-		if err := amount("qty", amounts.Qty); err != nil {
+		if err := chobo.CheckAmount("qty", amounts.Qty); err != nil {
 			return Result{}, err
 		}
 		args = append(args, amounts.Qty)
 	}
-	return call(ctx, t.b.q, `select result, reason from "stock_reservation"."reserve_stock_post"($1, $2, $3, $4)`, args...)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "stock_reservation"."reserve_stock_post"($1, $2, $3, $4)`, args...)
 }
 
 // Void cancels the hold.
 func (t ReserveStock) Void(ctx context.Context, k ReserveStockKey) (Result, error) {
-	return call(ctx, t.b.q, `select result, reason from "stock_reservation"."reserve_stock_void"($1, $2, $3)`, t.b.tenant, k.Order, k.Sku)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "stock_reservation"."reserve_stock_void"($1, $2, $3)`, t.b.tenant, k.Order, k.Sku)
 }
 
 // Status says where the hold stands; "" when there is none.
 func (t ReserveStock) Status(ctx context.Context, k ReserveStockKey) (HoldState, error) {
-	return status(ctx, t.b.q, `select "stock_reservation"."reserve_stock_status"($1, $2, $3)`, t.b.tenant, k.Order, k.Sku)
+	return chobopg.Status(ctx, t.b.q, `select "stock_reservation"."reserve_stock_status"($1, $2, $3)`, t.b.tenant, k.Order, k.Sku)
 }
 
 // GiveBack is the transfer give_back.
@@ -120,10 +154,10 @@ type GiveBackArgs struct {
 
 // Do calls give_back.do.
 func (t GiveBack) Do(ctx context.Context, a GiveBackArgs) (Result, error) {
-	if err := amount("qty", a.Qty); err != nil {
+	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
 		return Result{}, err
 	}
-	return call(ctx, t.b.q, `select result, reason from "stock_reservation"."give_back_do"($1, $2, $3, $4)`, t.b.tenant, a.ReturnSlip, a.Sku, a.Qty)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "stock_reservation"."give_back_do"($1, $2, $3, $4)`, t.b.tenant, a.ReturnSlip, a.Sku, a.Qty)
 }
 
 // Balances reads accounts: posted, held coming in, held going out.
@@ -136,15 +170,15 @@ type ShelfAccount struct {
 
 // Shelf reads an account of shelf.
 func (x Balances) Shelf(ctx context.Context, a ShelfAccount) (Balance, error) {
-	return balance(ctx, x.b.q, `select posted, held_in, held_out from "stock_reservation"."balance_shelf"($1, $2)`, x.b.tenant, a.Sku)
+	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "stock_reservation"."balance_shelf"($1, $2)`, x.b.tenant, a.Sku)
 }
 
 // Vendors reads the account vendors.
 func (x Balances) Vendors(ctx context.Context) (Balance, error) {
-	return balance(ctx, x.b.q, `select posted, held_in, held_out from "stock_reservation"."balance_vendors"($1)`, x.b.tenant)
+	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "stock_reservation"."balance_vendors"($1)`, x.b.tenant)
 }
 
 // Shoppers reads the account shoppers.
 func (x Balances) Shoppers(ctx context.Context) (Balance, error) {
-	return balance(ctx, x.b.q, `select posted, held_in, held_out from "stock_reservation"."balance_shoppers"($1)`, x.b.tenant)
+	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "stock_reservation"."balance_shoppers"($1)`, x.b.tenant)
 }

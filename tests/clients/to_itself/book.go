@@ -5,7 +5,43 @@
 // each one call of the book's SQL function (to_itself.sql).
 package to_itself
 
-import "context"
+import (
+	"context"
+
+	"github.com/chobo-lang/chobo/runtime/go/chobo"
+	"github.com/chobo-lang/chobo/runtime/go/chobopg"
+)
+
+// This client was generated for version 1 of chobo's Go runtime. With
+// another version of github.com/chobo-lang/chobo in go.mod the line below
+// does not compile: generate the client again with the matching chobo.
+const _ = chobo.SupportPackageIsVersion1
+
+// The runtime's names, so that callers need import only this package.
+type (
+	// Querier is what the book sends its statements through: *pgx.Conn,
+	// *pgxpool.Pool or pgx.Tx.
+	Querier = chobopg.Querier
+	// Result is the answer to an operation; a refusal is an answer, not an error.
+	Result = chobo.Result
+	// Outcome is how an operation ended.
+	Outcome = chobo.Outcome
+	// HoldState is where a hold stands; "" when there is none.
+	HoldState = chobo.HoldState
+	// Balance is what an account holds: posted, held coming in, held going out.
+	Balance = chobo.Balance
+)
+
+// Outcomes and hold states.
+const (
+	Done       = chobo.Done
+	DoneBefore = chobo.DoneBefore
+	Refused    = chobo.Refused
+	Held       = chobo.Held
+	Posted     = chobo.Posted
+	Voided     = chobo.Voided
+	Expired    = chobo.Expired
+)
 
 // Book is the book to_itself, kept in PostgreSQL for one tenant.
 type Book struct {
@@ -32,9 +68,7 @@ func Postgres(q Querier, tenant string) *Book {
 // Expire gives back up to max holds past their deadline and says how
 // many. Call it from one periodic job.
 func (b *Book) Expire(ctx context.Context, max int) (int, error) {
-	var n int
-	err := queryRow(ctx, b.q, `select "to_itself".expire($1)`, []any{max}, &n)
-	return n, err
+	return chobopg.Expire(ctx, b.q, `select "to_itself".expire($1)`, max)
 }
 
 // StockIn is the transfer stock_in.
@@ -49,10 +83,10 @@ type StockInArgs struct {
 
 // Do calls stock_in.do.
 func (t StockIn) Do(ctx context.Context, a StockInArgs) (Result, error) {
-	if err := amount("qty", a.Qty); err != nil {
+	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
 		return Result{}, err
 	}
-	return call(ctx, t.b.q, `select result, reason from "to_itself"."stock_in_do"($1, $2, $3, $4)`, t.b.tenant, a.Delivery, a.Place, a.Qty)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "to_itself"."stock_in_do"($1, $2, $3, $4)`, t.b.tenant, a.Delivery, a.Place, a.Qty)
 }
 
 // Relocate is the transfer relocate.
@@ -68,10 +102,10 @@ type RelocateArgs struct {
 
 // Do calls relocate.do.
 func (t Relocate) Do(ctx context.Context, a RelocateArgs) (Result, error) {
-	if err := amount("qty", a.Qty); err != nil {
+	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
 		return Result{}, err
 	}
-	return call(ctx, t.b.q, `select result, reason from "to_itself"."relocate_do"($1, $2, $3, $4, $5)`, t.b.tenant, a.Slip, a.Source, a.Target, a.Qty)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "to_itself"."relocate_do"($1, $2, $3, $4, $5)`, t.b.tenant, a.Slip, a.Source, a.Target, a.Qty)
 }
 
 // SetAside is the transfer set_aside: holds a relocation ahead of time; ends by a post or a void, never by time
@@ -97,10 +131,10 @@ type SetAsideAmounts struct {
 
 // Hold calls set_aside.hold.
 func (t SetAside) Hold(ctx context.Context, a SetAsideArgs) (Result, error) {
-	if err := amount("qty", a.Qty); err != nil {
+	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
 		return Result{}, err
 	}
-	return call(ctx, t.b.q, `select result, reason from "to_itself"."set_aside_hold"($1, $2, $3, $4, $5)`, t.b.tenant, a.Ticket, a.Source, a.Target, a.Qty)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "to_itself"."set_aside_hold"($1, $2, $3, $4, $5)`, t.b.tenant, a.Ticket, a.Source, a.Target, a.Qty)
 }
 
 // Post posts the hold: in full when amounts is nil.
@@ -109,22 +143,22 @@ func (t SetAside) Post(ctx context.Context, k SetAsideKey, amounts *SetAsideAmou
 	if amounts == nil {
 		args = append(args, nil)
 	} else {
-		if err := amount("qty", amounts.Qty); err != nil {
+		if err := chobo.CheckAmount("qty", amounts.Qty); err != nil {
 			return Result{}, err
 		}
 		args = append(args, amounts.Qty)
 	}
-	return call(ctx, t.b.q, `select result, reason from "to_itself"."set_aside_post"($1, $2, $3)`, args...)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "to_itself"."set_aside_post"($1, $2, $3)`, args...)
 }
 
 // Void cancels the hold.
 func (t SetAside) Void(ctx context.Context, k SetAsideKey) (Result, error) {
-	return call(ctx, t.b.q, `select result, reason from "to_itself"."set_aside_void"($1, $2)`, t.b.tenant, k.Ticket)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "to_itself"."set_aside_void"($1, $2)`, t.b.tenant, k.Ticket)
 }
 
 // Status says where the hold stands; "" when there is none.
 func (t SetAside) Status(ctx context.Context, k SetAsideKey) (HoldState, error) {
-	return status(ctx, t.b.q, `select "to_itself"."set_aside_status"($1, $2)`, t.b.tenant, k.Ticket)
+	return chobopg.Status(ctx, t.b.q, `select "to_itself"."set_aside_status"($1, $2)`, t.b.tenant, k.Ticket)
 }
 
 // Balances reads accounts: posted, held coming in, held going out.
@@ -137,10 +171,10 @@ type BinAccount struct {
 
 // Bin reads an account of bin.
 func (x Balances) Bin(ctx context.Context, a BinAccount) (Balance, error) {
-	return balance(ctx, x.b.q, `select posted, held_in, held_out from "to_itself"."balance_bin"($1, $2)`, x.b.tenant, a.Place)
+	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "to_itself"."balance_bin"($1, $2)`, x.b.tenant, a.Place)
 }
 
 // Vendors reads the account vendors.
 func (x Balances) Vendors(ctx context.Context) (Balance, error) {
-	return balance(ctx, x.b.q, `select posted, held_in, held_out from "to_itself"."balance_vendors"($1)`, x.b.tenant)
+	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "to_itself"."balance_vendors"($1)`, x.b.tenant)
 }

@@ -5,7 +5,43 @@
 // each one call of the book's SQL function (自分あて.sql).
 package book
 
-import "context"
+import (
+	"context"
+
+	"github.com/chobo-lang/chobo/runtime/go/chobo"
+	"github.com/chobo-lang/chobo/runtime/go/chobopg"
+)
+
+// This client was generated for version 1 of chobo's Go runtime. With
+// another version of github.com/chobo-lang/chobo in go.mod the line below
+// does not compile: generate the client again with the matching chobo.
+const _ = chobo.SupportPackageIsVersion1
+
+// The runtime's names, so that callers need import only this package.
+type (
+	// Querier is what the book sends its statements through: *pgx.Conn,
+	// *pgxpool.Pool or pgx.Tx.
+	Querier = chobopg.Querier
+	// Result is the answer to an operation; a refusal is an answer, not an error.
+	Result = chobo.Result
+	// Outcome is how an operation ended.
+	Outcome = chobo.Outcome
+	// HoldState is where a hold stands; "" when there is none.
+	HoldState = chobo.HoldState
+	// Balance is what an account holds: posted, held coming in, held going out.
+	Balance = chobo.Balance
+)
+
+// Outcomes and hold states.
+const (
+	Done       = chobo.Done
+	DoneBefore = chobo.DoneBefore
+	Refused    = chobo.Refused
+	Held       = chobo.Held
+	Posted     = chobo.Posted
+	Voided     = chobo.Voided
+	Expired    = chobo.Expired
+)
 
 // Book is the book 自分あて, kept in PostgreSQL for one tenant.
 type Book struct {
@@ -32,9 +68,7 @@ func Postgres(q Querier, tenant string) *Book {
 // Expire gives back up to max holds past their deadline and says how
 // many. Call it from one periodic job.
 func (b *Book) Expire(ctx context.Context, max int) (int, error) {
-	var n int
-	err := queryRow(ctx, b.q, `select "自分あて".expire($1)`, []any{max}, &n)
-	return n, err
+	return chobopg.Expire(ctx, b.q, `select "自分あて".expire($1)`, max)
 }
 
 // X入荷 is the transfer 入荷.
@@ -49,10 +83,10 @@ type X入荷Args struct {
 
 // Do calls 入荷.do.
 func (t X入荷) Do(ctx context.Context, a X入荷Args) (Result, error) {
-	if err := amount("数", a.X数); err != nil {
+	if err := chobo.CheckAmount("数", a.X数); err != nil {
 		return Result{}, err
 	}
-	return call(ctx, t.b.q, `select result, reason from "自分あて"."入荷_do"($1, $2, $3, $4)`, t.b.tenant, a.X納品書, a.X場所, a.X数)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "自分あて"."入荷_do"($1, $2, $3, $4)`, t.b.tenant, a.X納品書, a.X場所, a.X数)
 }
 
 // X移し替え is the transfer 移し替え.
@@ -68,10 +102,10 @@ type X移し替えArgs struct {
 
 // Do calls 移し替え.do.
 func (t X移し替え) Do(ctx context.Context, a X移し替えArgs) (Result, error) {
-	if err := amount("数", a.X数); err != nil {
+	if err := chobo.CheckAmount("数", a.X数); err != nil {
 		return Result{}, err
 	}
-	return call(ctx, t.b.q, `select result, reason from "自分あて"."移し替え_do"($1, $2, $3, $4, $5)`, t.b.tenant, a.X伝票, a.X元, a.X先, a.X数)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "自分あて"."移し替え_do"($1, $2, $3, $4, $5)`, t.b.tenant, a.X伝票, a.X元, a.X先, a.X数)
 }
 
 // X取り置き is the transfer 取り置き: 移し替えを先に押さえておく。確定か取消で終わり、期限は無い
@@ -97,10 +131,10 @@ type X取り置きAmounts struct {
 
 // Hold calls 取り置き.hold.
 func (t X取り置き) Hold(ctx context.Context, a X取り置きArgs) (Result, error) {
-	if err := amount("数", a.X数); err != nil {
+	if err := chobo.CheckAmount("数", a.X数); err != nil {
 		return Result{}, err
 	}
-	return call(ctx, t.b.q, `select result, reason from "自分あて"."取り置き_hold"($1, $2, $3, $4, $5)`, t.b.tenant, a.X取り置き番号, a.X元, a.X先, a.X数)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "自分あて"."取り置き_hold"($1, $2, $3, $4, $5)`, t.b.tenant, a.X取り置き番号, a.X元, a.X先, a.X数)
 }
 
 // Post posts the hold: in full when amounts is nil.
@@ -109,22 +143,22 @@ func (t X取り置き) Post(ctx context.Context, k X取り置きKey, amounts *X�
 	if amounts == nil {
 		args = append(args, nil)
 	} else {
-		if err := amount("数", amounts.X数); err != nil {
+		if err := chobo.CheckAmount("数", amounts.X数); err != nil {
 			return Result{}, err
 		}
 		args = append(args, amounts.X数)
 	}
-	return call(ctx, t.b.q, `select result, reason from "自分あて"."取り置き_post"($1, $2, $3)`, args...)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "自分あて"."取り置き_post"($1, $2, $3)`, args...)
 }
 
 // Void cancels the hold.
 func (t X取り置き) Void(ctx context.Context, k X取り置きKey) (Result, error) {
-	return call(ctx, t.b.q, `select result, reason from "自分あて"."取り置き_void"($1, $2)`, t.b.tenant, k.X取り置き番号)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "自分あて"."取り置き_void"($1, $2)`, t.b.tenant, k.X取り置き番号)
 }
 
 // Status says where the hold stands; "" when there is none.
 func (t X取り置き) Status(ctx context.Context, k X取り置きKey) (HoldState, error) {
-	return status(ctx, t.b.q, `select "自分あて"."取り置き_status"($1, $2)`, t.b.tenant, k.X取り置き番号)
+	return chobopg.Status(ctx, t.b.q, `select "自分あて"."取り置き_status"($1, $2)`, t.b.tenant, k.X取り置き番号)
 }
 
 // Balances reads accounts: posted, held coming in, held going out.
@@ -137,10 +171,10 @@ type X棚Account struct {
 
 // X棚 reads an account of 棚.
 func (x Balances) X棚(ctx context.Context, a X棚Account) (Balance, error) {
-	return balance(ctx, x.b.q, `select posted, held_in, held_out from "自分あて"."balance_棚"($1, $2)`, x.b.tenant, a.X場所)
+	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "自分あて"."balance_棚"($1, $2)`, x.b.tenant, a.X場所)
 }
 
 // X仕入先 reads the account 仕入先.
 func (x Balances) X仕入先(ctx context.Context) (Balance, error) {
-	return balance(ctx, x.b.q, `select posted, held_in, held_out from "自分あて"."balance_仕入先"($1)`, x.b.tenant)
+	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "自分あて"."balance_仕入先"($1)`, x.b.tenant)
 }

@@ -5,7 +5,43 @@
 // each one call of the book's SQL function (wallet.sql).
 package wallet
 
-import "context"
+import (
+	"context"
+
+	"github.com/chobo-lang/chobo/runtime/go/chobo"
+	"github.com/chobo-lang/chobo/runtime/go/chobopg"
+)
+
+// This client was generated for version 1 of chobo's Go runtime. With
+// another version of github.com/chobo-lang/chobo in go.mod the line below
+// does not compile: generate the client again with the matching chobo.
+const _ = chobo.SupportPackageIsVersion1
+
+// The runtime's names, so that callers need import only this package.
+type (
+	// Querier is what the book sends its statements through: *pgx.Conn,
+	// *pgxpool.Pool or pgx.Tx.
+	Querier = chobopg.Querier
+	// Result is the answer to an operation; a refusal is an answer, not an error.
+	Result = chobo.Result
+	// Outcome is how an operation ended.
+	Outcome = chobo.Outcome
+	// HoldState is where a hold stands; "" when there is none.
+	HoldState = chobo.HoldState
+	// Balance is what an account holds: posted, held coming in, held going out.
+	Balance = chobo.Balance
+)
+
+// Outcomes and hold states.
+const (
+	Done       = chobo.Done
+	DoneBefore = chobo.DoneBefore
+	Refused    = chobo.Refused
+	Held       = chobo.Held
+	Posted     = chobo.Posted
+	Voided     = chobo.Voided
+	Expired    = chobo.Expired
+)
 
 // Book is the book wallet, kept in PostgreSQL for one tenant.
 type Book struct {
@@ -32,9 +68,7 @@ func Postgres(q Querier, tenant string) *Book {
 // Expire gives back up to max holds past their deadline and says how
 // many. Call it from one periodic job.
 func (b *Book) Expire(ctx context.Context, max int) (int, error) {
-	var n int
-	err := queryRow(ctx, b.q, `select "wallet".expire($1)`, []any{max}, &n)
-	return n, err
+	return chobopg.Expire(ctx, b.q, `select "wallet".expire($1)`, max)
 }
 
 // TopUp is the transfer top_up.
@@ -49,10 +83,10 @@ type TopUpArgs struct {
 
 // Do calls top_up.do.
 func (t TopUp) Do(ctx context.Context, a TopUpArgs) (Result, error) {
-	if err := amount("amount", a.Amount); err != nil {
+	if err := chobo.CheckAmount("amount", a.Amount); err != nil {
 		return Result{}, err
 	}
-	return call(ctx, t.b.q, `select result, reason from "wallet"."top_up_do"($1, $2, $3, $4)`, t.b.tenant, a.TopUpId, a.Member, a.Amount)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "wallet"."top_up_do"($1, $2, $3, $4)`, t.b.tenant, a.TopUpId, a.Member, a.Amount)
 }
 
 // Incoming is the transfer incoming: posted when the money arrives, voided when the transfer is recalled, expired after 1 day
@@ -77,10 +111,10 @@ type IncomingAmounts struct {
 
 // Hold calls incoming.hold.
 func (t Incoming) Hold(ctx context.Context, a IncomingArgs) (Result, error) {
-	if err := amount("amount", a.Amount); err != nil {
+	if err := chobo.CheckAmount("amount", a.Amount); err != nil {
 		return Result{}, err
 	}
-	return call(ctx, t.b.q, `select result, reason from "wallet"."incoming_hold"($1, $2, $3, $4)`, t.b.tenant, a.Remittance, a.Member, a.Amount)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "wallet"."incoming_hold"($1, $2, $3, $4)`, t.b.tenant, a.Remittance, a.Member, a.Amount)
 }
 
 // Post posts the hold: in full when amounts is nil.
@@ -89,22 +123,22 @@ func (t Incoming) Post(ctx context.Context, k IncomingKey, amounts *IncomingAmou
 	if amounts == nil {
 		args = append(args, nil)
 	} else {
-		if err := amount("amount", amounts.Amount); err != nil {
+		if err := chobo.CheckAmount("amount", amounts.Amount); err != nil {
 			return Result{}, err
 		}
 		args = append(args, amounts.Amount)
 	}
-	return call(ctx, t.b.q, `select result, reason from "wallet"."incoming_post"($1, $2, $3)`, args...)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "wallet"."incoming_post"($1, $2, $3)`, args...)
 }
 
 // Void cancels the hold.
 func (t Incoming) Void(ctx context.Context, k IncomingKey) (Result, error) {
-	return call(ctx, t.b.q, `select result, reason from "wallet"."incoming_void"($1, $2)`, t.b.tenant, k.Remittance)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "wallet"."incoming_void"($1, $2)`, t.b.tenant, k.Remittance)
 }
 
 // Status says where the hold stands; "" when there is none.
 func (t Incoming) Status(ctx context.Context, k IncomingKey) (HoldState, error) {
-	return status(ctx, t.b.q, `select "wallet"."incoming_status"($1, $2)`, t.b.tenant, k.Remittance)
+	return chobopg.Status(ctx, t.b.q, `select "wallet"."incoming_status"($1, $2)`, t.b.tenant, k.Remittance)
 }
 
 // Pay is the transfer pay.
@@ -119,10 +153,10 @@ type PayArgs struct {
 
 // Do calls pay.do.
 func (t Pay) Do(ctx context.Context, a PayArgs) (Result, error) {
-	if err := amount("amount", a.Amount); err != nil {
+	if err := chobo.CheckAmount("amount", a.Amount); err != nil {
 		return Result{}, err
 	}
-	return call(ctx, t.b.q, `select result, reason from "wallet"."pay_do"($1, $2, $3, $4)`, t.b.tenant, a.Order, a.Member, a.Amount)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "wallet"."pay_do"($1, $2, $3, $4)`, t.b.tenant, a.Order, a.Member, a.Amount)
 }
 
 // Balances reads accounts: posted, held coming in, held going out.
@@ -135,15 +169,15 @@ type WalletAccount struct {
 
 // Wallet reads an account of wallet.
 func (x Balances) Wallet(ctx context.Context, a WalletAccount) (Balance, error) {
-	return balance(ctx, x.b.q, `select posted, held_in, held_out from "wallet"."balance_wallet"($1, $2)`, x.b.tenant, a.Member)
+	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "wallet"."balance_wallet"($1, $2)`, x.b.tenant, a.Member)
 }
 
 // Bank reads the account bank.
 func (x Balances) Bank(ctx context.Context) (Balance, error) {
-	return balance(ctx, x.b.q, `select posted, held_in, held_out from "wallet"."balance_bank"($1)`, x.b.tenant)
+	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "wallet"."balance_bank"($1)`, x.b.tenant)
 }
 
 // Shops reads the account shops.
 func (x Balances) Shops(ctx context.Context) (Balance, error) {
-	return balance(ctx, x.b.q, `select posted, held_in, held_out from "wallet"."balance_shops"($1)`, x.b.tenant)
+	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "wallet"."balance_shops"($1)`, x.b.tenant)
 }

@@ -5,7 +5,43 @@
 // each one call of the book's SQL function (ウォレット.sql).
 package book
 
-import "context"
+import (
+	"context"
+
+	"github.com/chobo-lang/chobo/runtime/go/chobo"
+	"github.com/chobo-lang/chobo/runtime/go/chobopg"
+)
+
+// This client was generated for version 1 of chobo's Go runtime. With
+// another version of github.com/chobo-lang/chobo in go.mod the line below
+// does not compile: generate the client again with the matching chobo.
+const _ = chobo.SupportPackageIsVersion1
+
+// The runtime's names, so that callers need import only this package.
+type (
+	// Querier is what the book sends its statements through: *pgx.Conn,
+	// *pgxpool.Pool or pgx.Tx.
+	Querier = chobopg.Querier
+	// Result is the answer to an operation; a refusal is an answer, not an error.
+	Result = chobo.Result
+	// Outcome is how an operation ended.
+	Outcome = chobo.Outcome
+	// HoldState is where a hold stands; "" when there is none.
+	HoldState = chobo.HoldState
+	// Balance is what an account holds: posted, held coming in, held going out.
+	Balance = chobo.Balance
+)
+
+// Outcomes and hold states.
+const (
+	Done       = chobo.Done
+	DoneBefore = chobo.DoneBefore
+	Refused    = chobo.Refused
+	Held       = chobo.Held
+	Posted     = chobo.Posted
+	Voided     = chobo.Voided
+	Expired    = chobo.Expired
+)
 
 // Book is the book ウォレット, kept in PostgreSQL for one tenant.
 type Book struct {
@@ -32,9 +68,7 @@ func Postgres(q Querier, tenant string) *Book {
 // Expire gives back up to max holds past their deadline and says how
 // many. Call it from one periodic job.
 func (b *Book) Expire(ctx context.Context, max int) (int, error) {
-	var n int
-	err := queryRow(ctx, b.q, `select "ウォレット".expire($1)`, []any{max}, &n)
-	return n, err
+	return chobopg.Expire(ctx, b.q, `select "ウォレット".expire($1)`, max)
 }
 
 // Xチャージ is the transfer チャージ.
@@ -49,10 +83,10 @@ type XチャージArgs struct {
 
 // Do calls チャージ.do.
 func (t Xチャージ) Do(ctx context.Context, a XチャージArgs) (Result, error) {
-	if err := amount("額", a.X額); err != nil {
+	if err := chobo.CheckAmount("額", a.X額); err != nil {
 		return Result{}, err
 	}
-	return call(ctx, t.b.q, `select result, reason from "ウォレット"."チャージ_do"($1, $2, $3, $4)`, t.b.tenant, a.Xチャージ番号, a.X会員, a.X額)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "ウォレット"."チャージ_do"($1, $2, $3, $4)`, t.b.tenant, a.Xチャージ番号, a.X会員, a.X額)
 }
 
 // X振込待ち is the transfer 振込待ち: 着金で確定、組戻しで取消、1 日で期限切れ
@@ -77,10 +111,10 @@ type X振込待ちAmounts struct {
 
 // Hold calls 振込待ち.hold.
 func (t X振込待ち) Hold(ctx context.Context, a X振込待ちArgs) (Result, error) {
-	if err := amount("額", a.X額); err != nil {
+	if err := chobo.CheckAmount("額", a.X額); err != nil {
 		return Result{}, err
 	}
-	return call(ctx, t.b.q, `select result, reason from "ウォレット"."振込待ち_hold"($1, $2, $3, $4)`, t.b.tenant, a.X振込番号, a.X会員, a.X額)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "ウォレット"."振込待ち_hold"($1, $2, $3, $4)`, t.b.tenant, a.X振込番号, a.X会員, a.X額)
 }
 
 // Post posts the hold: in full when amounts is nil.
@@ -89,22 +123,22 @@ func (t X振込待ち) Post(ctx context.Context, k X振込待ちKey, amounts *X�
 	if amounts == nil {
 		args = append(args, nil)
 	} else {
-		if err := amount("額", amounts.X額); err != nil {
+		if err := chobo.CheckAmount("額", amounts.X額); err != nil {
 			return Result{}, err
 		}
 		args = append(args, amounts.X額)
 	}
-	return call(ctx, t.b.q, `select result, reason from "ウォレット"."振込待ち_post"($1, $2, $3)`, args...)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "ウォレット"."振込待ち_post"($1, $2, $3)`, args...)
 }
 
 // Void cancels the hold.
 func (t X振込待ち) Void(ctx context.Context, k X振込待ちKey) (Result, error) {
-	return call(ctx, t.b.q, `select result, reason from "ウォレット"."振込待ち_void"($1, $2)`, t.b.tenant, k.X振込番号)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "ウォレット"."振込待ち_void"($1, $2)`, t.b.tenant, k.X振込番号)
 }
 
 // Status says where the hold stands; "" when there is none.
 func (t X振込待ち) Status(ctx context.Context, k X振込待ちKey) (HoldState, error) {
-	return status(ctx, t.b.q, `select "ウォレット"."振込待ち_status"($1, $2)`, t.b.tenant, k.X振込番号)
+	return chobopg.Status(ctx, t.b.q, `select "ウォレット"."振込待ち_status"($1, $2)`, t.b.tenant, k.X振込番号)
 }
 
 // X支払 is the transfer 支払.
@@ -119,10 +153,10 @@ type X支払Args struct {
 
 // Do calls 支払.do.
 func (t X支払) Do(ctx context.Context, a X支払Args) (Result, error) {
-	if err := amount("額", a.X額); err != nil {
+	if err := chobo.CheckAmount("額", a.X額); err != nil {
 		return Result{}, err
 	}
-	return call(ctx, t.b.q, `select result, reason from "ウォレット"."支払_do"($1, $2, $3, $4)`, t.b.tenant, a.X注文, a.X会員, a.X額)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "ウォレット"."支払_do"($1, $2, $3, $4)`, t.b.tenant, a.X注文, a.X会員, a.X額)
 }
 
 // Balances reads accounts: posted, held coming in, held going out.
@@ -135,15 +169,15 @@ type XウォレットAccount struct {
 
 // Xウォレット reads an account of ウォレット.
 func (x Balances) Xウォレット(ctx context.Context, a XウォレットAccount) (Balance, error) {
-	return balance(ctx, x.b.q, `select posted, held_in, held_out from "ウォレット"."balance_ウォレット"($1, $2)`, x.b.tenant, a.X会員)
+	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "ウォレット"."balance_ウォレット"($1, $2)`, x.b.tenant, a.X会員)
 }
 
 // X銀行 reads the account 銀行.
 func (x Balances) X銀行(ctx context.Context) (Balance, error) {
-	return balance(ctx, x.b.q, `select posted, held_in, held_out from "ウォレット"."balance_銀行"($1)`, x.b.tenant)
+	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "ウォレット"."balance_銀行"($1)`, x.b.tenant)
 }
 
 // X店 reads the account 店.
 func (x Balances) X店(ctx context.Context) (Balance, error) {
-	return balance(ctx, x.b.q, `select posted, held_in, held_out from "ウォレット"."balance_店"($1)`, x.b.tenant)
+	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "ウォレット"."balance_店"($1)`, x.b.tenant)
 }

@@ -1,0 +1,73 @@
+// Package postgres writes a book as PostgreSQL: one schema per book, the
+// tables that hold balances, holds, used keys and entries, and one
+// function per transfer and operation. Every bound is kept inside one
+// function call: the rows are locked in id order, every move is checked
+// on the locked values in the order written, and nothing is written
+// unless all of them pass.
+//
+// The SQL comes from the templates under templates/, which read as the
+// SQL they write; this package only works out the names and expressions
+// they fill in (views.go).
+package postgres
+
+import (
+	"embed"
+	"fmt"
+	"strings"
+	"text/template"
+
+	"github.com/chobo-lang/chobo/chobo/book"
+)
+
+//go:embed templates/*.sql.tmpl
+var templateFiles embed.FS
+
+var templates = template.Must(template.New("").Funcs(template.FuncMap{
+	"join":   strings.Join,
+	"lit":    Lit,
+	"reason": reasonLit,
+}).ParseFS(templateFiles, "templates/*.sql.tmpl"))
+
+// Generate returns the SQL of b. header is written first as comment lines.
+// The text is safe to run again on a database that has it already.
+func Generate(b *book.Book, header []string) string {
+	var out strings.Builder
+	exec := func(name string, data any) {
+		if err := templates.ExecuteTemplate(&out, name, data); err != nil {
+			// The templates are part of the binary: a failure is a bug here.
+			panic("chobo: template " + name + ": " + err.Error())
+		}
+	}
+	s := Ident(b.Name)
+	exec("schema.sql.tmpl", struct {
+		Header []string
+		S      string
+	}{header, s})
+	for _, t := range b.Transfers {
+		if t.Pending == nil {
+			exec("move.sql.tmpl", newMoveView(b, t, book.Do))
+			continue
+		}
+		exec("move.sql.tmpl", newMoveView(b, t, book.Hold))
+		exec("post.sql.tmpl", newPostView(b, t))
+		exec("void.sql.tmpl", newSettleView(b, t, "void", t.Key))
+		exec("status.sql.tmpl", newSettleView(b, t, "status", t.Key))
+	}
+	for _, a := range b.Accounts {
+		exec("balance.sql.tmpl", newBalanceView(b, a))
+	}
+	exec("expire.sql.tmpl", struct{ S string }{s})
+	return out.String()
+}
+
+// reasonLit writes one of chobo's own refusal reasons as a literal. The
+// templates name reasons by their text, which reads as the SQL it
+// becomes; a name that is not one of them stops the generator.
+func reasonLit(name string) (string, error) {
+	for _, r := range book.BuiltinReasons {
+		if r == name {
+			return Lit(r), nil
+		}
+	}
+	return "", fmt.Errorf("%q is not a reason of chobo's", name)
+}

@@ -1,0 +1,241 @@
+package postgres
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/chobo-lang/chobo/chobo/book"
+)
+
+// The views below are what the templates fill in: names quoted, literals
+// written, and the expressions that depend on a transfer's moves built.
+// They hold strings only, so the templates need no logic of their own
+// beyond ranges and conditions.
+
+// function is what every function template starts with.
+type function struct {
+	S         string // the quoted schema
+	Book      string // the book's name, as a literal
+	Func      string // the quoted function name
+	Signature string // the parameter list
+	Kind, Op  string // the transfer kind and the operation, as literals
+	KeyArray  string // the key as a text[] expression
+	Def       string // the definition hash, as a literal
+	HoldID    string // the hold's id expression (pending kinds)
+	Checks    []argCheck
+}
+
+// argCheck is the check of one argument at the start of a function.
+type argCheck struct {
+	Name      string // as in the book, for messages
+	Ident     string // the quoted parameter
+	Amount    bool
+	MayBeNull bool // the amounts of a post: null means the full hold
+}
+
+type moveView struct {
+	function
+	Hold     bool
+	Content  string // the arguments as a JSON array
+	Moves    []moveStep
+	Accounts []accountRow
+	IDs      string // every account of the call, as a uuid[] expression
+	Deadline string // of a hold
+	Entries  []string
+	// What a hold keeps of each move, in move order.
+	Froms, Tos, Amounts []string
+}
+
+type moveStep struct {
+	Index        int
+	Text         string // the move as written, for a comment
+	FromID, ToID string // the accounts' id expressions
+	Amount       string
+	Same         bool // from and to are of one account kind: maybe one account
+	Lower, Upper *boundCheck
+}
+
+type boundCheck struct {
+	function
+	Value  int64
+	Reason string // a literal
+	Amount string // what the move moves
+}
+
+type accountRow struct {
+	Var          string // v_from_1, v_to_1 …
+	Kind, Unit   string // literals
+	Args         string // a text[] expression
+	Lower, Upper string // bigint literals or null
+}
+
+type postView struct {
+	function
+	Amounts      []string // the amount parameters of a partial post, quoted
+	Nulls, Given []string // "p is null", "p is not null" for each of them
+	PerMove      []string // what each move posts
+}
+
+type balanceView struct {
+	S, Func, Signature string
+	ID                 string // the account's id expression
+}
+
+func newFunction(b *book.Book, t *book.Transfer, op string, params []*book.Param, amountDefaults bool) function {
+	args := []string{"p_tenant text"}
+	var checks []argCheck
+	for _, p := range params {
+		a := Ident(ParamName(p.Name)) + " " + sqlType(p)
+		if amountDefaults && p.IsAmount() {
+			a += " default null"
+		}
+		args = append(args, a)
+		checks = append(checks, argCheck{Name: p.Name, Ident: Ident(ParamName(p.Name)), Amount: p.IsAmount(), MayBeNull: amountDefaults})
+	}
+	var key []string
+	for _, p := range t.Key {
+		key = append(key, Ident(ParamName(p.Name)))
+	}
+	return function{
+		S: Ident(b.Name), Book: Lit(b.Name), Func: Ident(FuncName(t, op)), Signature: strings.Join(args, ", "),
+		Kind: Lit(t.Name), Op: Lit(op),
+		KeyArray: "array[" + strings.Join(key, ", ") + "]::text[]",
+		Def:      Lit(t.Definition()),
+		HoldID:   holdID(b, t),
+		Checks:   checks,
+	}
+}
+
+func newMoveView(b *book.Book, t *book.Transfer, op book.Op) moveView {
+	v := moveView{function: newFunction(b, t, string(op), t.Params, false), Hold: op == book.Hold}
+	var all, ids []string
+	for _, p := range t.Params {
+		all = append(all, Ident(ParamName(p.Name)))
+	}
+	v.Content = strings.Join(all, ", ")
+	for _, m := range t.Moves {
+		from, to := fmt.Sprintf("v_from_%d", m.Index), fmt.Sprintf("v_to_%d", m.Index)
+		st := moveStep{Index: m.Index, Text: moveText(m), FromID: accountID(b, m.From), ToID: accountID(b, m.To),
+			Amount: amountExpr(m), Same: m.From.Account == m.To.Account}
+		if lo := m.From.Account.Lower; lo != nil {
+			st.Lower = &boundCheck{function: v.function, Value: lo.Value, Reason: Lit(lo.Reason), Amount: st.Amount}
+		}
+		if up := m.To.Account.Upper; up != nil {
+			st.Upper = &boundCheck{function: v.function, Value: up.Value, Reason: Lit(up.Reason), Amount: st.Amount}
+		}
+		v.Moves = append(v.Moves, st)
+		v.Accounts = append(v.Accounts, newAccountRow(from, m.From), newAccountRow(to, m.To))
+		ids = append(ids, from, to)
+		v.Froms, v.Tos, v.Amounts = append(v.Froms, from), append(v.Tos, to), append(v.Amounts, st.Amount)
+		if v.Hold {
+			v.Entries = append(v.Entries,
+				fmt.Sprintf("(%s, 0::bigint, 0::bigint, %s)", from, st.Amount),
+				fmt.Sprintf("(%s, 0::bigint, %s, 0::bigint)", to, st.Amount))
+		} else {
+			v.Entries = append(v.Entries,
+				fmt.Sprintf("(%s, -%s, 0::bigint, 0::bigint)", from, st.Amount),
+				fmt.Sprintf("(%s, %s, 0::bigint, 0::bigint)", to, st.Amount))
+		}
+	}
+	v.IDs = "array[" + strings.Join(ids, ", ") + "]"
+	if v.Hold {
+		v.Deadline = "null::timestamptz"
+		if t.Pending.Expires {
+			v.Deadline = fmt.Sprintf("v_now + interval '%d seconds'", t.Pending.Seconds)
+		}
+	}
+	return v
+}
+
+func newAccountRow(v string, r book.AccountRef) accountRow {
+	var args []string
+	for _, p := range r.Args {
+		args = append(args, Ident(ParamName(p.Name)))
+	}
+	return accountRow{Var: v, Kind: Lit(r.Account.Name), Unit: Lit(r.Account.Unit.Name),
+		Args:  "array[" + strings.Join(args, ", ") + "]::text[]",
+		Lower: boundLit(r.Account.Lower), Upper: boundLit(r.Account.Upper)}
+}
+
+func newPostView(b *book.Book, t *book.Transfer) postView {
+	amounts := t.PostAmounts()
+	v := postView{function: newFunction(b, t, "post", Params(t, "post"), true)}
+	for _, p := range amounts {
+		n := Ident(ParamName(p.Name))
+		v.Amounts = append(v.Amounts, n)
+		v.Nulls = append(v.Nulls, n+" is null")
+		v.Given = append(v.Given, n+" is not null")
+	}
+	for i, m := range t.Moves {
+		if m.Amount.Param != nil {
+			v.PerMove = append(v.PerMove, fmt.Sprintf("coalesce(%s, v_hold.amounts[%d])", Ident(ParamName(m.Amount.Param.Name)), i+1))
+		} else {
+			v.PerMove = append(v.PerMove, fmt.Sprintf("v_hold.amounts[%d]", i+1))
+		}
+	}
+	return v
+}
+
+func newSettleView(b *book.Book, t *book.Transfer, op string, params []*book.Param) function {
+	return newFunction(b, t, op, params, false)
+}
+
+func newBalanceView(b *book.Book, a *book.Account) balanceView {
+	args := []string{"p_tenant text"}
+	parts := []string{Lit("account"), Lit(b.Name), "p_tenant", Lit(a.Name)}
+	for _, p := range a.Params {
+		args = append(args, Ident(ParamName(p))+" text")
+		parts = append(parts, Ident(ParamName(p)))
+	}
+	return balanceView{S: Ident(b.Name), Func: Ident(BalanceName(a)), Signature: strings.Join(args, ", "),
+		ID: fmt.Sprintf("%s.chobo_id(array[%s])", Ident(b.Name), strings.Join(parts, ", "))}
+}
+
+// accountID is the expression of the id of an account a move names.
+func accountID(b *book.Book, r book.AccountRef) string {
+	parts := []string{Lit("account"), Lit(b.Name), "p_tenant", Lit(r.Account.Name)}
+	for _, p := range r.Args {
+		parts = append(parts, Ident(ParamName(p.Name)))
+	}
+	return fmt.Sprintf("%s.chobo_id(array[%s])", Ident(b.Name), strings.Join(parts, ", "))
+}
+
+// holdID is the expression of a hold's id: the id of the first transfer
+// of its chain in TigerBeetle.
+func holdID(b *book.Book, t *book.Transfer) string {
+	parts := []string{Lit("transfer"), Lit(b.Name), "p_tenant", Lit(t.Name), Lit("hold")}
+	for _, p := range t.Key {
+		parts = append(parts, Ident(ParamName(p.Name)))
+	}
+	parts = append(parts, Lit("0"))
+	return fmt.Sprintf("%s.chobo_id(array[%s])", Ident(b.Name), strings.Join(parts, ", "))
+}
+
+func moveText(m *book.Move) string {
+	amount := fmt.Sprint(m.Amount.Literal)
+	if m.Amount.Param != nil {
+		amount = m.Amount.Param.Name
+	}
+	return fmt.Sprintf("move %s from %s to %s", amount, m.From, m.To)
+}
+
+func sqlType(p *book.Param) string {
+	if p.IsAmount() {
+		return "bigint"
+	}
+	return "text"
+}
+
+func amountExpr(m *book.Move) string {
+	if m.Amount.Param != nil {
+		return Ident(ParamName(m.Amount.Param.Name))
+	}
+	return fmt.Sprintf("%d::bigint", m.Amount.Literal)
+}
+
+func boundLit(b *book.Bound) string {
+	if b == nil {
+		return "null::bigint"
+	}
+	return fmt.Sprintf("%d::bigint", b.Value)
+}

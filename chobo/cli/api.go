@@ -1,0 +1,22 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/chobo-lang/chobo/chobo/api"
+	"github.com/chobo-lang/chobo/chobo/report"
+)
+
+// runAPI prints what a tool needs to call a book, as JSON.
+func runAPI(inv *Invocation) int {
+	b, code := loadBook(inv, inv.Args[0])
+	if b == nil {
+		return code
+	}
+	doc := api.Describe(b, report.Build(b), inv.Lang)
+	if err := api.Write(inv.Env.Stdout, doc); err != nil {
+		fmt.Fprintf(inv.Env.Stderr, "chobo api: %v\n", err)
+		return ExitUsage
+	}
+	return ExitOK
+}

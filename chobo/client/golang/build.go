@@ -1,0 +1,27 @@
+package golang
+
+import (
+	"github.com/chobo-lang/chobo/chobo/book"
+	"github.com/chobo-lang/chobo/chobo/client/model"
+	"github.com/chobo-lang/chobo/chobo/diag"
+	"github.com/chobo-lang/chobo/chobo/gen"
+)
+
+// BuildPostgres is the postgres-go target: <package>/book.go, where the
+// package is opt.Package, or PackageName when that is empty. The book has
+// passed the PostgreSQL backend's checks (chobo/target runs them).
+func BuildPostgres(b *book.Book, src gen.Source, opt gen.Options) ([]gen.File, diag.List) {
+	pkg := opt.Package
+	if pkg == "" {
+		pkg = PackageName(b)
+	}
+	m, err := model.New(b, model.Postgres)
+	if err != nil {
+		panic("chobo: " + err.Error()) // every book has a PostgreSQL model
+	}
+	data, err := Generate(m, pkg, gen.Header(b, src))
+	if err != nil {
+		panic("chobo: " + err.Error())
+	}
+	return []gen.File{{Path: pkg + "/book.go", Data: data}}, nil
+}

@@ -1,0 +1,82 @@
+package golang
+
+import (
+	"go/parser"
+	"go/token"
+	"strings"
+	"testing"
+
+	"github.com/chobo-lang/chobo/chobo/check"
+	"github.com/chobo-lang/chobo/chobo/client/model"
+	"github.com/chobo-lang/chobo/runtime/go/chobo"
+)
+
+// TestRuntimeVersion keeps the version generated code asks for equal to
+// the runtime's in this module.
+func TestRuntimeVersion(t *testing.T) {
+	if RuntimeVersion != chobo.Version {
+		t.Errorf("clients ask for runtime version %d; the runtime is version %d", RuntimeVersion, chobo.Version)
+	}
+}
+
+const zaiko = `book 在庫 v1
+unit 個
+account 棚(sku: string) : 個
+  at least 0 refused as 在庫切れ
+account 客 : 個 outside
+transfer 引当(注文: string, sku: string, 数: 個)
+  key 注文
+  pending never expires
+  move 数 from 棚(sku) to 客
+transfer balance(note: string, sku: string)
+  key note
+  move 1 from 客 to 棚(sku)
+`
+
+func TestGenerate(t *testing.T) {
+	res := check.Check("zaiko.book", []byte(zaiko))
+	if res.Book == nil {
+		t.Fatalf("%v", res.Diags)
+	}
+	m, err := model.New(res.Book, model.Postgres)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := Generate(m, PackageName(res.Book), []string{"header line"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := parser.ParseFile(token.NewFileSet(), "book.go", src, parser.ParseComments)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Name.Name != "book" {
+		t.Errorf("package %s, want book (the book's name is not ASCII)", f.Name.Name)
+	}
+	text := string(src)
+	for _, want := range []string{
+		"// header line\n",
+		"const _ = chobo.SupportPackageIsVersion1",
+		"b.X引当 = X引当{b}",             // the field of the transfer
+		"b.Balance_2 = Balance_2{b}", // a transfer named balance
+		"func (t X引当) Post(ctx context.Context, k X引当Key, amounts *X引当Amounts) (Result, error)",
+		"func (x Balances) X棚(ctx context.Context, a X棚Account) (Balance, error)",
+		`chobo.CheckAmount("数", a.X数)`,
+		"`select result, reason from \"在庫\".\"引当_hold\"($1, $2, $3, $4)`",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the client lacks %q", want)
+		}
+	}
+}
+
+func TestGoString(t *testing.T) {
+	for in, want := range map[string]string{
+		`select "a"`: "`select \"a\"`",
+		"a`b":        "\"a`b\"",
+	} {
+		if got := goString(in); got != want {
+			t.Errorf("goString(%q) = %s, want %s", in, got, want)
+		}
+	}
+}

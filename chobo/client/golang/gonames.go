@@ -1,0 +1,72 @@
+package golang
+
+// Book names become Go identifiers: exported names in CamelCase, with an
+// X in front of names that start with a letter Go cannot export (X在庫),
+// and a suffix for the second of two names that would come out the same.
+
+import (
+	"fmt"
+	"go/token"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Exported returns the exported Go name of a book name: stock_level ->
+// StockLevel, sku -> Sku, 在庫 -> X在庫, éclair -> Xéclair.
+func Exported(name string) string {
+	var b strings.Builder
+	for _, part := range strings.Split(name, "_") {
+		if part == "" {
+			continue
+		}
+		// Only ASCII letters are raised: a name starting with any other
+		// letter keeps it as written and gets an X in front.
+		if c := part[0]; c >= 'a' && c <= 'z' {
+			b.WriteByte(c - 'a' + 'A')
+			b.WriteString(part[1:])
+		} else {
+			b.WriteString(part)
+		}
+	}
+	s := b.String()
+	r, _ := utf8.DecodeRuneInString(s)
+	if s == "" || !(r < utf8.RuneSelf && unicode.IsUpper(r)) {
+		s = "X" + s
+	}
+	return s
+}
+
+// Local returns a name fit for a local variable or a parameter: the book
+// name itself unless it is a Go keyword or clashes with reserved, in
+// which case an underscore is added.
+func Local(name string, reserved map[string]bool) string {
+	for token.IsKeyword(name) || reserved[name] {
+		name += "_"
+	}
+	return name
+}
+
+// Set hands out names and keeps them distinct: the second of two equal
+// names gets _2, the third _3.
+type Set struct{ used map[string]int }
+
+// Unique returns name, or name with a suffix when it was handed out.
+func (s *Set) Unique(name string) string {
+	if s.used == nil {
+		s.used = map[string]int{}
+	}
+	s.used[name]++
+	if n := s.used[name]; n > 1 {
+		name = fmt.Sprintf("%s_%d", name, n)
+		s.used[name]++
+	}
+	return name
+}
+
+// Reserve marks names as taken without handing them out.
+func (s *Set) Reserve(names ...string) {
+	for _, n := range names {
+		s.Unique(n)
+	}
+}

@@ -1,0 +1,34 @@
+package golang
+
+import "testing"
+
+func TestExported(t *testing.T) {
+	for in, want := range map[string]string{
+		"sku": "Sku", "stock_level": "StockLevel", "在庫": "X在庫", "_x": "X", "day": "Day",
+		"take_back": "TakeBack", "a__b": "AB", "ｓｋｕ": "Xｓｋｕ", "éclair": "Xéclair",
+	} {
+		if got := Exported(in); got != want {
+			t.Errorf("Exported(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestSet(t *testing.T) {
+	var s Set
+	s.Reserve("Balance")
+	if got := s.Unique("Balance"); got != "Balance_2" {
+		t.Error(got)
+	}
+	if got := s.Unique("Stock"); got != "Stock" {
+		t.Error(got)
+	}
+	if got := s.Unique("Stock"); got != "Stock_2" {
+		t.Error(got)
+	}
+}
+
+func TestLocal(t *testing.T) {
+	if Local("type", nil) != "type_" || Local("ctx", map[string]bool{"ctx": true}) != "ctx_" || Local("order", nil) != "order" {
+		t.Error("Local")
+	}
+}

@@ -1,0 +1,95 @@
+package golang
+
+import (
+	"go/token"
+
+	"github.com/chobo-lang/chobo/chobo/book"
+	"github.com/chobo-lang/chobo/chobo/client/model"
+)
+
+// PackageName is the Go package of a book's client: the book's name when
+// it is a plain lower-case ASCII identifier, else "book".
+func PackageName(b *book.Book) string {
+	n := b.Name
+	if n == "" || token.IsKeyword(n) {
+		return "book"
+	}
+	for i := 0; i < len(n); i++ {
+		c := n[i]
+		if !(c >= 'a' && c <= 'z' || c == '_' || i > 0 && c >= '0' && c <= '9') {
+			return "book"
+		}
+	}
+	return n
+}
+
+// Constructor is the function that returns a book over a backend's
+// connection: Postgres(q, tenant).
+const Constructor = "Postgres"
+
+// reserved are the names a generated package declares whatever the book:
+// the re-exported runtime names and the Book type. Book names never take
+// them.
+var reserved = []string{"Querier", "Outcome", "Done", "DoneBefore", "Refused", "Result", "HoldState",
+	"Held", "Posted", "Voided", "Expired", "Balance", "Book", "Postgres", "Balances"}
+
+// Names are the Go names a generated package gives a book's transfers,
+// accounts and parameters, by the names in the book. Drivers that call a
+// generated client by reflection read them here rather than guessing.
+type Names struct {
+	Transfers map[string]TransferNames
+	Accounts  map[string]AccountNames
+}
+
+// TransferNames are the names of one transfer kind.
+type TransferNames struct {
+	Field, Type, Args, Key, Amounts    string
+	ArgFields, KeyFields, AmountFields []string // in the model's parameter order
+}
+
+// AccountNames are the names of one account kind.
+type AccountNames struct {
+	Method, Type string
+	Fields       []string
+}
+
+// Naming gives every name of a client. Names never collide: with each
+// other, with the reserved names, or with the Balance and Expire members.
+func Naming(m *model.Model) Names {
+	n := Names{Transfers: map[string]TransferNames{}, Accounts: map[string]AccountNames{}}
+	var types Set
+	types.Reserve(reserved...)
+	var fields Set
+	fields.Reserve("Balance", "Expire")
+	for _, t := range m.Transfers {
+		e := Exported(t.Name)
+		n.Transfers[t.Name] = TransferNames{
+			Field:        fields.Unique(e),
+			Type:         types.Unique(e),
+			Args:         types.Unique(e + "Args"),
+			Key:          types.Unique(e + "Key"),
+			Amounts:      types.Unique(e + "Amounts"),
+			ArgFields:    structFields(t.Args),
+			KeyFields:    structFields(t.Key),
+			AmountFields: structFields(t.Amounts),
+		}
+	}
+	var methods Set
+	for _, a := range m.Accounts {
+		n.Accounts[a.Name] = AccountNames{
+			Method: methods.Unique(Exported(a.Name)),
+			Type:   types.Unique(Exported(a.Name) + "Account"),
+			Fields: structFields(a.Params),
+		}
+	}
+	return n
+}
+
+func structFields(params []model.Param) []string {
+	var s Set
+	out := []string{}
+	for _, p := range params {
+		out = append(out, s.Unique(Exported(p.Name)))
+	}
+	return out
+}

@@ -1,0 +1,410 @@
+// Package pgtest runs throwaway PostgreSQL clusters, for Go tests and for
+// programs such as the conformance runner of the Bazel rules.
+//
+// Launch makes a fresh cluster in a temporary directory (initdb with fsync
+// off, reachable only through a unix socket) and starts it; Stop ends it
+// and removes its files. A cluster whose process was killed before it
+// could stop it is found through a small registry of records and removed
+// by the next Launch.
+//
+// Tests call Start instead, which stops the cluster in t.Cleanup, and the
+// Connect and Pool helpers, which close what they open at cleanup. Where
+// the server binaries come from is decided by Bin. When none are found,
+// Start skips the test with a line that starts with "SKIP: ", except under
+// CI=true, where a missing server is a failure; Launch returns an error
+// that wraps ErrNoServer.
+//
+// PostgreSQL refuses to run as root. Under root, the server programs run
+// as an unprivileged system user (postgres if it exists, else chobo-pg,
+// created on first use) through runuser, and the cluster's directories
+// belong to that user.
+package pgtest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+const (
+	// User is the superuser of every test cluster (authentication: trust).
+	User = "chobo"
+	// DefaultDB is the database that Connect, Pool and OpenPool open.
+	DefaultDB = "postgres"
+)
+
+// ErrNoServer is wrapped by the error of Launch when no server binaries
+// are found: the one failure a test may choose to skip on.
+var ErrNoServer = errors.New("no PostgreSQL server")
+
+// Server is a throwaway PostgreSQL cluster.
+type Server struct {
+	// Dir is the cluster's data directory.
+	Dir string
+	// SocketDir is the directory of the server's unix socket; it is also
+	// the "host" of ConnString.
+	SocketDir string
+	// Port is the port number in the socket's name (no TCP listener).
+	Port int
+
+	bin     string // directory of initdb, pg_ctl, postgres
+	runAs   string // unprivileged user the server runs as; "" = ourselves
+	rootDir string // holds Dir, SocketDir and the server log
+	logFile string
+	recPath string // this cluster's record in the registry
+
+	mu            sync.Mutex
+	postmasterPID int
+	stopped       bool
+}
+
+// Launch makes a fresh cluster and starts it. It first cleans up the
+// clusters of earlier processes that were killed. The caller must Stop
+// the server; until then its record keeps a later Launch from touching
+// it, and once this process is gone the record lets one clean it up.
+//
+// The cluster is a copy of a cached initdb result (see template.go), in
+// /dev/shm when that has room, else in a short temporary directory; it
+// listens only on a unix socket in SocketDir, with fsync off.
+func Launch() (*Server, error) {
+	bin, err := Bin()
+	if err != nil {
+		return nil, fmt.Errorf("pgtest: %w: %v", ErrNoServer, err)
+	}
+	sweep()
+
+	runAs, uid, gid, err := serverUser()
+	if err != nil {
+		return nil, fmt.Errorf("pgtest: %v", err)
+	}
+	rootDir, err := os.MkdirTemp(clusterBase(runAs != ""), "chobo-pg-")
+	if err != nil {
+		return nil, fmt.Errorf("pgtest: %v", err)
+	}
+	s := &Server{
+		Dir:       filepath.Join(rootDir, "data"),
+		SocketDir: filepath.Join(rootDir, "s"),
+		Port:      5433 + rand.IntN(40000),
+		bin:       bin,
+		runAs:     runAs,
+		rootDir:   rootDir,
+		logFile:   filepath.Join(rootDir, "server.log"),
+		recPath:   filepath.Join(registryDir(), filepath.Base(rootDir)+".json"),
+	}
+	if err := s.start(uid, gid); err != nil {
+		// Whatever got made so far goes; the start's error is the telling one.
+		_ = s.Stop()
+		return nil, fmt.Errorf("pgtest: %v", err)
+	}
+	return s, nil
+}
+
+// start fills and starts the cluster whose directories Launch chose.
+func (s *Server) start(uid, gid int) error {
+	if err := s.record(); err != nil {
+		return fmt.Errorf("writing the cluster record: %v", err)
+	}
+	for _, d := range []string{s.Dir, s.SocketDir} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			return err
+		}
+	}
+	if s.runAs != "" {
+		for _, d := range []string{s.rootDir, s.Dir, s.SocketDir} {
+			if err := os.Chown(d, uid, gid); err != nil {
+				return err
+			}
+		}
+	}
+	if err := s.initCluster(uid, gid); err != nil {
+		return err
+	}
+	// Dynamic shared memory as files in the data directory, so that even a
+	// killed server leaves nothing behind once its directory is removed.
+	opts := fmt.Sprintf("-c fsync=off -c synchronous_commit=off -c full_page_writes=off -k %s -c listen_addresses='' -p %d -c max_connections=100 -c dynamic_shared_memory_type=mmap",
+		s.SocketDir, s.Port)
+	if out, err := s.run("pg_ctl", "-D", s.Dir, "-l", s.logFile, "-w", "-t", "60", "-o", opts, "start"); err != nil {
+		return fmt.Errorf("pg_ctl start: %v\n%s\nserver log:\n%s", err, out, s.logTail())
+	}
+	pid := postmasterFromPidFile(s.Dir)
+	if !isOurPostmaster(pid, s.Dir) {
+		return fmt.Errorf("started, but no postmaster for %s found (pid file says %d)\nserver log:\n%s", s.Dir, pid, s.logTail())
+	}
+	s.mu.Lock()
+	s.postmasterPID = pid
+	s.mu.Unlock()
+	if err := s.record(); err != nil {
+		return fmt.Errorf("updating the cluster record: %v", err)
+	}
+	return nil
+}
+
+// Start is Launch for a test: the cluster is stopped and removed in
+// t.Cleanup, even when the test fails. Without server binaries it skips
+// the test ("SKIP: <reason>"), unless CI=true, where it fails instead.
+func Start(t testing.TB) *Server {
+	t.Helper()
+	s, err := Launch()
+	if errors.Is(err, ErrNoServer) && os.Getenv("CI") != "true" {
+		t.Skip("SKIP: " + err.Error())
+	}
+	if errors.Is(err, ErrNoServer) {
+		t.Fatalf("%v (CI=true, where a PostgreSQL server must be available)", err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := s.Stop(); err != nil {
+			t.Errorf("pgtest: %v", err)
+		}
+	})
+	return s
+}
+
+// ConnString returns a libpq-style connection string for database db.
+func (s *Server) ConnString(db string) string {
+	return fmt.Sprintf("host=%s port=%d user=%s dbname=%s sslmode=disable",
+		quoteConnValue(s.SocketDir), s.Port, quoteConnValue(User), quoteConnValue(db))
+}
+
+// OpenConn opens a pgx connection to the default database (DefaultDB).
+// The caller closes it.
+func (s *Server) OpenConn(ctx context.Context) (*pgx.Conn, error) {
+	conn, err := pgx.Connect(ctx, s.ConnString(DefaultDB))
+	if err != nil {
+		return nil, fmt.Errorf("pgtest: connect: %v", err)
+	}
+	return conn, nil
+}
+
+// OpenPool opens a pgxpool.Pool on the default database with at most
+// maxConns connections, and checks that it reaches the server. The caller
+// closes it.
+func (s *Server) OpenPool(ctx context.Context, maxConns int) (*pgxpool.Pool, error) {
+	if maxConns < 1 {
+		return nil, fmt.Errorf("pgtest: OpenPool: maxConns must be at least 1, got %d", maxConns)
+	}
+	cfg, err := pgxpool.ParseConfig(s.ConnString(DefaultDB))
+	if err != nil {
+		return nil, fmt.Errorf("pgtest: pool config: %v", err)
+	}
+	cfg.MaxConns = int32(maxConns)
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("pgtest: pool: %v", err)
+	}
+	if err := pool.Ping(ctx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("pgtest: pool ping: %v", err)
+	}
+	return pool, nil
+}
+
+// Connect is OpenConn for a test: the connection is closed at cleanup.
+func (s *Server) Connect(t testing.TB) *pgx.Conn {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	conn, err := s.OpenConn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		conn.Close(ctx)
+	})
+	return conn
+}
+
+// Pool is OpenPool for a test: the pool is closed at cleanup.
+func (s *Server) Pool(t testing.TB, maxConns int) *pgxpool.Pool {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	pool, err := s.OpenPool(ctx, maxConns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	return pool
+}
+
+// Stop ends the postmaster (immediate shutdown: the data is thrown away)
+// and removes the cluster's files and its record. Calling it again does
+// nothing.
+func (s *Server) Stop() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stopped {
+		return nil
+	}
+	s.stopped = true
+	var errs []error
+	pid := s.postmasterPID
+	if !isOurPostmaster(pid, s.Dir) {
+		pid = postmasterFromPidFile(s.Dir)
+	}
+	stopPostmaster(pid, s.Dir)
+	if isOurPostmaster(pid, s.Dir) {
+		errs = append(errs, fmt.Errorf("postmaster %d of %s did not stop", pid, s.Dir))
+	}
+	if err := os.RemoveAll(s.rootDir); err != nil {
+		errs = append(errs, fmt.Errorf("removing %s: %w", s.rootDir, err))
+	}
+	if err := os.Remove(s.recPath); err != nil && !errors.Is(err, os.ErrNotExist) {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+// record writes (or rewrites) this cluster's entry in the registry.
+func (s *Server) record() error {
+	if err := os.MkdirAll(registryDir(), 0o700); err != nil {
+		return err
+	}
+	start, _ := procStart(os.Getpid())
+	return writeRecord(s.recPath, record{
+		TestPID:       os.Getpid(),
+		TestStart:     start,
+		PostmasterPID: s.postmasterPID,
+		RootDir:       s.rootDir,
+		DataDir:       s.Dir,
+		SocketDir:     s.SocketDir,
+		Port:          s.Port,
+	})
+}
+
+// run runs one of the server programs, as the unprivileged user when the
+// tests run as root, and returns its combined output.
+func (s *Server) run(prog string, args ...string) ([]byte, error) {
+	path := filepath.Join(s.bin, prog)
+	var cmd *exec.Cmd
+	if s.runAs != "" {
+		cmd = exec.Command("runuser", append([]string{"-u", s.runAs, "--", path}, args...)...)
+	} else {
+		cmd = exec.Command(path, args...)
+	}
+	// A directory the server user can enter, and messages in English.
+	cmd.Dir = s.rootDir
+	cmd.Env = append(os.Environ(), "LC_ALL=C", "LANG=C")
+	// The postmaster writes to the log file, never to our pipes; this only
+	// guards against a stray descendant holding them open.
+	cmd.WaitDelay = 10 * time.Second
+	return cmd.CombinedOutput()
+}
+
+func (s *Server) logTail() string {
+	b, err := os.ReadFile(s.logFile)
+	if err != nil {
+		return "(no log: " + err.Error() + ")"
+	}
+	if len(b) > 4000 {
+		b = b[len(b)-4000:]
+	}
+	return string(b)
+}
+
+var userMu sync.Mutex
+
+// serverUser returns the user the server programs run as: "" when we are
+// not root (they run as ourselves); else postgres if that user exists, else
+// chobo-pg, created as a system user when missing.
+func serverUser() (name string, uid, gid int, err error) {
+	if os.Geteuid() != 0 {
+		return "", -1, -1, nil
+	}
+	userMu.Lock()
+	defer userMu.Unlock()
+	for _, n := range []string{"postgres", "chobo-pg"} {
+		if u, err := user.Lookup(n); err == nil {
+			return ids(u)
+		}
+	}
+	out, addErr := exec.Command("useradd", "--system", "--no-create-home",
+		"--shell", "/usr/sbin/nologin", "chobo-pg").CombinedOutput()
+	// Another test process may have created it at the same moment.
+	u, err := user.Lookup("chobo-pg")
+	if err != nil {
+		return "", 0, 0, fmt.Errorf("running as root and no unprivileged user for the server: useradd chobo-pg: %v %s", addErr, strings.TrimSpace(string(out)))
+	}
+	return ids(u)
+}
+
+func ids(u *user.User) (string, int, int, error) {
+	uid, err := strconv.Atoi(u.Uid)
+	if err != nil {
+		return "", 0, 0, err
+	}
+	gid, err := strconv.Atoi(u.Gid)
+	if err != nil {
+		return "", 0, 0, err
+	}
+	return u.Username, uid, gid, nil
+}
+
+// clusterBase picks where cluster directories (and templates) go: /dev/shm
+// when it is a writable directory with at least 1 GiB free — a cluster in
+// memory starts and runs much faster than one on a busy disk — else a
+// short temporary directory.
+func clusterBase(otherUser bool) string {
+	const shm = "/dev/shm"
+	var st syscall.Statfs_t
+	if fi, err := os.Stat(shm); err == nil && fi.IsDir() && fi.Mode().Perm()&0o003 == 0o003 &&
+		syscall.Access(shm, 2 /* W_OK */) == nil &&
+		syscall.Statfs(shm, &st) == nil && uint64(st.Bavail)*uint64(st.Bsize) >= 1<<30 {
+		return shm
+	}
+	return shortTempBase(otherUser)
+}
+
+// shortTempBase picks where cluster directories go when /dev/shm does not
+// serve. Unix socket paths are
+// limited to about 103 bytes, so a long TMPDIR is passed over for /tmp; so
+// is one that the server user could not enter.
+func shortTempBase(otherUser bool) string {
+	base := os.TempDir()
+	if len(base) > 40 || (otherUser && !everyoneCanEnter(base)) {
+		return "/tmp"
+	}
+	return base
+}
+
+// everyoneCanEnter reports whether every directory on the way to dir has
+// the execute bit for others.
+func everyoneCanEnter(dir string) bool {
+	for p := filepath.Clean(dir); ; p = filepath.Dir(p) {
+		fi, err := os.Stat(p)
+		if err != nil || fi.Mode().Perm()&0o001 == 0 {
+			return false
+		}
+		if p == "/" {
+			return true
+		}
+	}
+}
+
+// quoteConnValue quotes a value for a libpq key=value connection string
+// when it needs it.
+func quoteConnValue(v string) string {
+	if v != "" && !strings.ContainsAny(v, " '\\\t\n") {
+		return v
+	}
+	r := strings.NewReplacer(`\`, `\\`, `'`, `\'`)
+	return "'" + r.Replace(v) + "'"
+}

@@ -1,0 +1,149 @@
+package conformance
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/chobo-lang/chobo/chobo/backend/postgres"
+	"github.com/chobo-lang/chobo/chobo/book"
+	"github.com/chobo-lang/chobo/chobo/client/model"
+	"github.com/chobo-lang/chobo/chobo/interp"
+	"github.com/chobo-lang/chobo/chobo/show"
+)
+
+// SQL calls the book's functions directly, each call on whatever
+// connection of the pool is free: the calls of a `together` run on
+// separate connections at once.
+type SQL struct {
+	Book  *book.Book
+	Model *model.Model // the book's PostgreSQL client model
+	Pool  *pgxpool.Pool
+}
+
+// NewSQL calls b's functions over pool.
+func NewSQL(b *book.Book, pool *pgxpool.Pool) (SQL, error) {
+	m, err := model.New(b, model.Postgres)
+	return SQL{Book: b, Model: m, Pool: pool}, err
+}
+
+// Call implements Backend.
+func (s SQL) Call(ctx context.Context, c interp.Call, tenant string) (interp.Result, error) {
+	st, err := show.Statement(s.Model, c, tenant)
+	if err != nil {
+		return interp.Result{}, err
+	}
+	var res, reason *string
+	if err := s.Pool.QueryRow(ctx, st.SQL, st.Args...).Scan(&res, &reason); err != nil {
+		return interp.Result{}, err
+	}
+	r := interp.Result{}
+	switch *res {
+	case "done":
+		r.Outcome = interp.Done
+	case "done_before":
+		r.Outcome = interp.DoneBefore
+	case "refused":
+		r.Outcome = interp.Refused
+	default:
+		return r, fmt.Errorf("unknown result %q", *res)
+	}
+	if reason != nil {
+		r.Reason = *reason
+	}
+	return r, nil
+}
+
+// Expire implements Backend.
+func (s SQL) Expire(ctx context.Context, tenant string) (bool, error) {
+	return PostgresExpire(ctx, s.Pool, s.Book, tenant)
+}
+
+// Ledger implements Backend.
+func (s SQL) Ledger(ctx context.Context, tenant string) ([]string, []string, error) {
+	return PostgresLedger(ctx, s.Pool, s.Book, tenant)
+}
+
+// PostgresExpire calls expire() once and says whether holds of tenant
+// past their deadline are still held (another expire() may hold them).
+func PostgresExpire(ctx context.Context, pool *pgxpool.Pool, b *book.Book, tenant string) (bool, error) {
+	var n int
+	if err := pool.QueryRow(ctx, postgres.ExpireSQL(b), 1000).Scan(&n); err != nil {
+		return false, err
+	}
+	return HeldPastDeadline(ctx, pool, b, tenant)
+}
+
+// HeldPastDeadline says whether holds of tenant past their deadline are
+// still held.
+func HeldPastDeadline(ctx context.Context, pool *pgxpool.Pool, b *book.Book, tenant string) (bool, error) {
+	var left bool
+	err := pool.QueryRow(ctx, fmt.Sprintf(
+		`select exists (select 1 from %s.holds where tenant = $1 and state = 'held' and deadline <= clock_timestamp())`,
+		postgres.Ident(b.Name)), tenant).Scan(&left)
+	return left, err
+}
+
+// PostgresLedger reads the accounts and holds of a tenant from the book's
+// tables.
+func PostgresLedger(ctx context.Context, pool *pgxpool.Pool, b *book.Book, tenant string) ([]string, []string, error) {
+	s := postgres.Ident(b.Name)
+	rows, err := pool.Query(ctx, fmt.Sprintf(`select kind, args, posted, held_in, held_out from %s.accounts where tenant = $1`, s), tenant)
+	if err != nil {
+		return nil, nil, err
+	}
+	var accounts []string
+	for rows.Next() {
+		var kind string
+		var args []string
+		var bal interp.Balance
+		if err := rows.Scan(&kind, &args, &bal.Posted, &bal.HeldIn, &bal.HeldOut); err != nil {
+			return nil, nil, err
+		}
+		accounts = append(accounts, AccountLine(Name(kind, args), bal))
+	}
+	if err := rows.Err(); err != nil {
+		return nil, nil, err
+	}
+	rows, err = pool.Query(ctx, fmt.Sprintf(`select kind, key, state from %s.holds where tenant = $1`, s), tenant)
+	if err != nil {
+		return nil, nil, err
+	}
+	var holds []string
+	for rows.Next() {
+		var kind, state string
+		var key []string
+		if err := rows.Scan(&kind, &key, &state); err != nil {
+			return nil, nil, err
+		}
+		holds = append(holds, Name(kind, key)+" "+state)
+	}
+	return accounts, holds, rows.Err()
+}
+
+// EntriesBalance reports accounts of the book whose balance differs from
+// the sum of their entries.
+func EntriesBalance(ctx context.Context, pool *pgxpool.Pool, b *book.Book) ([]string, error) {
+	s := postgres.Ident(b.Name)
+	rows, err := pool.Query(ctx, fmt.Sprintf(`
+select a.tenant, a.kind, a.args
+  from %[1]s.accounts a
+  left join (select tenant, account, sum(posted) p, sum(held_in) hi, sum(held_out) ho
+               from %[1]s.entries group by tenant, account) e
+    on e.tenant = a.tenant and e.account = a.id
+ where a.posted <> coalesce(e.p, 0) or a.held_in <> coalesce(e.hi, 0) or a.held_out <> coalesce(e.ho, 0)`, s))
+	if err != nil {
+		return nil, err
+	}
+	var bad []string
+	for rows.Next() {
+		var tenant, kind string
+		var args []string
+		if err := rows.Scan(&tenant, &kind, &args); err != nil {
+			return nil, err
+		}
+		bad = append(bad, tenant+": "+Name(kind, args))
+	}
+	return bad, rows.Err()
+}

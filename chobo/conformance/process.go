@@ -1,0 +1,460 @@
+package conformance
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/chobo-lang/chobo/chobo/book"
+	"github.com/chobo-lang/chobo/chobo/conformance/protocol"
+	"github.com/chobo-lang/chobo/chobo/interp"
+)
+
+// Reader reads what a backend holds without going through the client
+// under test, so that a client cannot vouch for its own writes.
+type Reader interface {
+	// Ledger reads the accounts and holds of a tenant, written as
+	// Observed writes them.
+	Ledger(ctx context.Context, tenant string) (accounts, holds []string, err error)
+	// HeldPastDeadline says whether holds of tenant past their deadline
+	// are still held.
+	HeldPastDeadline(ctx context.Context, tenant string) (bool, error)
+}
+
+// PostgresReader reads a book's tables over a pool.
+type PostgresReader struct {
+	Pool *pgxpool.Pool
+	Book *book.Book
+}
+
+// Ledger implements Reader.
+func (r PostgresReader) Ledger(ctx context.Context, tenant string) ([]string, []string, error) {
+	return PostgresLedger(ctx, r.Pool, r.Book, tenant)
+}
+
+// HeldPastDeadline implements Reader.
+func (r PostgresReader) HeldPastDeadline(ctx context.Context, tenant string) (bool, error) {
+	return HeldPastDeadline(ctx, r.Pool, r.Book, tenant)
+}
+
+// DriverError is a driver that broke the protocol or stopped: the
+// backend itself is gone, not one call. Run stops a scenario at it
+// rather than count the call as failed, and once a driver is broken every
+// request answers with the same *DriverError.
+type DriverError struct {
+	Msg    string
+	Stderr string // the end of what the driver wrote to stderr
+}
+
+func (e *DriverError) Error() string {
+	if strings.TrimSpace(e.Stderr) == "" {
+		return "driver: " + e.Msg + " (it wrote nothing to stderr)"
+	}
+	return "driver: " + e.Msg + "\n--- the end of its stderr ---\n" + strings.TrimRight(e.Stderr, "\n")
+}
+
+// Process is a Backend reached through a driver program that speaks the
+// driver protocol (docs/formats.md) on its stdin and stdout. Requests go
+// out as soon as they are made, each with an id of its own, and answers
+// are matched by id, so the calls of a `together` are in flight at once.
+type Process struct {
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	read   Reader
+	stderr *tail
+	client string
+
+	writeMu sync.Mutex // one line at a time on stdin
+
+	mu      sync.Mutex
+	nextID  int64
+	pending map[int64]chan protocol.Response
+	broken  *DriverError  // set once, when the driver broke
+	done    chan struct{} // closed when the driver's stdout is read to the end and it was waited for
+	exitErr error         // of cmd.Wait
+	closing bool
+}
+
+// openTimeout bounds the handshake: a driver that does not answer open
+// by then is not going to.
+const openTimeout = 60 * time.Second
+
+// StartProcess starts cmd as a driver and opens the book at bookPath
+// through it, on the database at dsn (a libpq connection string). The
+// book is the one whose SQL is loaded there (the test copy). Balances and
+// holds are read through r. StartProcess sets cmd's Stdin, Stdout and
+// Stderr; the caller sets the rest (Path, Args, Env, Dir).
+func StartProcess(cmd *exec.Cmd, bookPath, dsn string, r Reader) (*Process, error) {
+	p := &Process{
+		cmd: cmd, read: r, stderr: &tail{max: 8 << 10},
+		pending: map[int64]chan protocol.Response{}, done: make(chan struct{}),
+	}
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	cmd.Stderr = p.stderr
+	// A driver's own children may keep stderr open after it exits.
+	cmd.WaitDelay = 5 * time.Second
+	p.stdin = stdin
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("starting the driver %s: %v", cmd.Path, err)
+	}
+	go p.readAnswers(stdout)
+
+	ctx, cancel := context.WithTimeout(context.Background(), openTimeout)
+	defer cancel()
+	res, err := p.ask(ctx, protocol.Request{Op: protocol.Open, Book: bookPath, DSN: dsn})
+	switch {
+	case ctx.Err() != nil:
+		err = p.fail(fmt.Sprintf("did not answer open within %v", openTimeout))
+	case err != nil:
+	case res.Error != "":
+		err = p.fail(fmt.Sprintf("answered open with an error: %s", res.Error))
+	case !res.OK:
+		err = p.fail(fmt.Sprintf(`the answer to open has neither "ok": true nor "error": %s`, p.show(res)))
+	case res.Client == "":
+		err = p.fail(`the answer to open names no "client"`)
+	}
+	if err != nil {
+		p.kill()
+		<-p.done
+		return nil, err
+	}
+	p.client = res.Client
+	return p, nil
+}
+
+// Client is the name the driver gave in its answer to open, such as
+// postgres-go.
+func (p *Process) Client() string { return p.client }
+
+// Call implements Backend, for the operations that answer a result (all
+// but status, which has Status).
+func (p *Process) Call(ctx context.Context, c interp.Call, tenant string) (interp.Result, error) {
+	req := callRequest(c, tenant)
+	res, err := p.ask(ctx, req)
+	if err != nil {
+		return interp.Result{}, err
+	}
+	if res.Error != "" {
+		return interp.Result{}, errors.New(res.Error)
+	}
+	r := interp.Result{Reason: res.Reason}
+	switch res.Outcome {
+	case "done":
+		r.Outcome = interp.Done
+	case "done_before":
+		r.Outcome = interp.DoneBefore
+	case "refused":
+		r.Outcome = interp.Refused
+		if r.Reason == "" {
+			return r, p.fail(fmt.Sprintf("a refusal without a reason: %s", p.show(res)))
+		}
+	default:
+		return r, p.fail(fmt.Sprintf(`the answer to a call has no "outcome" of done, done_before or refused, nor an "error": %s`, p.show(res)))
+	}
+	return r, nil
+}
+
+// Status asks where the hold named by a call's key stands: held, posted,
+// voided, expired, or "" when there is none.
+func (p *Process) Status(ctx context.Context, c interp.Call, tenant string) (string, error) {
+	req := callRequest(c, tenant)
+	req.Operation = "status"
+	res, err := p.ask(ctx, req)
+	if err != nil {
+		return "", err
+	}
+	if res.Error != "" {
+		return "", errors.New(res.Error)
+	}
+	if res.State == nil {
+		return "", p.fail(fmt.Sprintf(`the answer to status has no "state": %s`, p.show(res)))
+	}
+	return *res.State, nil
+}
+
+// Balance reads an account of a tenant through the client: the account's
+// kind and its parameters by name.
+func (p *Process) Balance(ctx context.Context, tenant, account string, args map[string]string) (interp.Balance, error) {
+	res, err := p.ask(ctx, protocol.Request{Op: protocol.Balance, Tenant: tenant, Account: account, Args: args})
+	if err != nil {
+		return interp.Balance{}, err
+	}
+	if res.Error != "" {
+		return interp.Balance{}, errors.New(res.Error)
+	}
+	var b interp.Balance
+	for _, f := range []struct {
+		name string
+		text string
+		to   *int64
+	}{{"posted", res.Posted, &b.Posted}, {"held_in", res.HeldIn, &b.HeldIn}, {"held_out", res.HeldOut, &b.HeldOut}} {
+		v, err := protocol.ParseAmount(f.text)
+		if err != nil {
+			return b, p.fail(fmt.Sprintf("the answer to balance: %s: %v", f.name, err))
+		}
+		*f.to = v
+	}
+	return b, nil
+}
+
+// expireMax is how many holds one expire gives back at most; Run asks
+// again while some remain.
+const expireMax = 1000
+
+// Expire implements Backend: the client's expire, then a look at the
+// tables through the Reader.
+func (p *Process) Expire(ctx context.Context, tenant string) (bool, error) {
+	res, err := p.ask(ctx, protocol.Request{Op: protocol.Expire, Max: expireMax})
+	if err != nil {
+		return false, err
+	}
+	if res.Error != "" {
+		return false, fmt.Errorf("expire: %s", res.Error)
+	}
+	if res.Expired == nil {
+		return false, p.fail(fmt.Sprintf(`the answer to expire has no "expired": %s`, p.show(res)))
+	}
+	return p.read.HeldPastDeadline(ctx, tenant)
+}
+
+// Ledger implements Backend through the Reader.
+func (p *Process) Ledger(ctx context.Context, tenant string) ([]string, []string, error) {
+	return p.read.Ledger(ctx, tenant)
+}
+
+// Close ends the driver: its stdin is closed, which tells it to exit, and
+// after a while it is killed. It reports a driver that broke or did not
+// exit with status 0.
+func (p *Process) Close() error {
+	p.mu.Lock()
+	p.closing = true
+	broken := p.broken
+	p.mu.Unlock()
+	p.writeMu.Lock()
+	p.stdin.Close()
+	p.writeMu.Unlock()
+	select {
+	case <-p.done:
+	case <-time.After(10 * time.Second):
+		p.kill()
+		return &DriverError{Msg: "did not exit within 10 seconds of the end of its stdin; killed", Stderr: p.stderr.String()}
+	}
+	if broken != nil {
+		return broken
+	}
+	if p.exitErr != nil {
+		return &DriverError{Msg: fmt.Sprintf("exited with %v at the end of its stdin", p.exitErr), Stderr: p.stderr.String()}
+	}
+	return nil
+}
+
+// callRequest writes a call as the protocol sends it.
+func callRequest(c interp.Call, tenant string) protocol.Request {
+	args := map[string]string{}
+	for k, v := range c.Strings {
+		args[k] = v
+	}
+	for k, v := range c.Amounts {
+		args[k] = protocol.FormatAmount(v)
+	}
+	return protocol.Request{Op: protocol.Call, Tenant: tenant, Transfer: c.Transfer.Name, Operation: string(c.Op), Args: args}
+}
+
+// ask sends a request and waits for its answer. The error is a
+// *DriverError when the driver broke, or ctx's.
+func (p *Process) ask(ctx context.Context, req protocol.Request) (protocol.Response, error) {
+	ch := make(chan protocol.Response, 1)
+	p.mu.Lock()
+	if p.broken != nil {
+		p.mu.Unlock()
+		return protocol.Response{}, p.broken
+	}
+	req.ID = p.nextID
+	p.nextID++
+	p.pending[req.ID] = ch
+	p.mu.Unlock()
+
+	line, err := json.Marshal(req)
+	if err != nil {
+		return protocol.Response{}, err
+	}
+	p.writeMu.Lock()
+	_, err = p.stdin.Write(append(line, '\n'))
+	p.writeMu.Unlock()
+	if err != nil {
+		// Its stdin is closed: the driver is gone or going. What it
+		// printed on the way out says more than the write error.
+		select {
+		case <-p.done:
+		case <-time.After(5 * time.Second):
+		}
+		return protocol.Response{}, p.fail(fmt.Sprintf("writing request %d: %v", req.ID, err))
+	}
+	select {
+	case res, ok := <-ch:
+		if !ok {
+			return protocol.Response{}, p.brokenErr()
+		}
+		return res, nil
+	case <-ctx.Done():
+		p.mu.Lock()
+		delete(p.pending, req.ID)
+		p.mu.Unlock()
+		return protocol.Response{}, ctx.Err()
+	}
+}
+
+// readAnswers hands every line of the driver's stdout to the request
+// with its id, until the driver's stdout ends; then it waits for the
+// driver to exit.
+func (p *Process) readAnswers(stdout io.Reader) {
+	r := bufio.NewReader(stdout)
+	var wrong string
+	for {
+		line, err := r.ReadBytes('\n')
+		if len(line) > 0 {
+			if wrong = p.deliver(line); wrong != "" {
+				// A driver that writes garbage cannot be trusted with
+				// the requests still in flight.
+				p.kill()
+				break
+			}
+		}
+		if err != nil {
+			break
+		}
+	}
+	// Whatever is left unread must not keep the driver blocked on a full
+	// pipe while Wait waits for it.
+	go io.Copy(io.Discard, r)
+	// Wait also collects the rest of stderr, so the error below carries it.
+	err := p.cmd.Wait()
+	p.mu.Lock()
+	p.exitErr = err
+	closing := p.closing
+	p.mu.Unlock()
+	switch {
+	case wrong != "":
+		p.fail(wrong)
+	case !closing:
+		msg := "exited"
+		if err != nil {
+			msg = fmt.Sprintf("exited (%v)", err)
+		}
+		p.fail(msg + " before it was told to (stdin still open)")
+	}
+	close(p.done)
+}
+
+// deliver reads one answer and hands it over; it returns what is wrong
+// with it, or "".
+func (p *Process) deliver(line []byte) string {
+	var id struct {
+		ID *int64 `json:"id"`
+	}
+	var res protocol.Response
+	if err := json.Unmarshal(line, &id); err != nil {
+		return fmt.Sprintf("wrote a line that is not a JSON object (%v): %q", err, clip(line))
+	}
+	if id.ID == nil {
+		return fmt.Sprintf(`wrote an answer without an "id": %q`, clip(line))
+	}
+	if err := json.Unmarshal(line, &res); err != nil {
+		return fmt.Sprintf("wrote an answer of the wrong shape (%v): %q", err, clip(line))
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	ch, ok := p.pending[res.ID]
+	if !ok {
+		if res.ID >= 0 && res.ID < p.nextID {
+			return "" // a request that was given up on (its context ended)
+		}
+		return fmt.Sprintf("answered the id %d, which was never asked: %q", res.ID, clip(line))
+	}
+	delete(p.pending, res.ID)
+	ch <- res
+	return ""
+}
+
+// fail marks the driver broken (the first reason wins) and wakes every
+// request still waiting; it returns the error they all get.
+func (p *Process) fail(msg string) *DriverError {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.broken == nil {
+		p.broken = &DriverError{Msg: msg, Stderr: p.stderr.String()}
+		for id, ch := range p.pending {
+			close(ch)
+			delete(p.pending, id)
+		}
+	}
+	return p.broken
+}
+
+func (p *Process) brokenErr() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.broken == nil {
+		return nil
+	}
+	return p.broken
+}
+
+func (p *Process) kill() {
+	if p.cmd.Process != nil {
+		_ = p.cmd.Process.Kill()
+	}
+}
+
+func (p *Process) show(res protocol.Response) string {
+	b, _ := json.Marshal(res)
+	return string(b)
+}
+
+func clip(b []byte) string {
+	s := strings.TrimRight(string(b), "\n")
+	if len(s) > 300 {
+		s = s[:300] + "…"
+	}
+	return s
+}
+
+// tail keeps the last max bytes written to it: the end of a driver's
+// stderr, where the reason it stopped usually is.
+type tail struct {
+	mu  sync.Mutex
+	max int
+	buf []byte
+}
+
+func (t *tail) Write(b []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, b...)
+	if len(t.buf) > t.max {
+		t.buf = append([]byte(nil), t.buf[len(t.buf)-t.max:]...)
+	}
+	return len(b), nil
+}
+
+func (t *tail) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.buf)
+}

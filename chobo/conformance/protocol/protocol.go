@@ -1,0 +1,96 @@
+// Package protocol holds the messages of the driver protocol: how the
+// conformance runner drives a client of a book, in whatever language,
+// through a process that reads one JSON request per line on stdin and
+// writes one JSON answer per line on stdout. docs/formats.md ("Driver
+// protocol") is the description drivers in other languages are written
+// from; these types are the Go side of it, shared by the runner
+// (conformance.Process) and the Go driver (conformance/godriver).
+package protocol
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+)
+
+// The values of Request.Op.
+const (
+	Open    = "open"
+	Call    = "call"
+	Expire  = "expire"
+	Balance = "balance"
+)
+
+// Request is one line the runner writes. Which fields are set depends on
+// Op; a field left out is its zero value (a missing tenant is the empty
+// tenant).
+type Request struct {
+	ID int64  `json:"id"`
+	Op string `json:"op"`
+
+	// open
+	Book string `json:"book,omitempty"` // path of the .book file
+	DSN  string `json:"dsn,omitempty"`  // libpq connection string
+
+	// call and balance
+	Tenant    string `json:"tenant,omitempty"`
+	Transfer  string `json:"transfer,omitempty"`
+	Operation string `json:"operation,omitempty"` // do, hold, post, void or status
+	Account   string `json:"account,omitempty"`
+	// Args are the call's values by parameter name; amounts are written
+	// with FormatAmount. A post without its amounts posts the whole hold.
+	Args map[string]string `json:"args,omitempty"`
+
+	// expire
+	Max int `json:"max,omitempty"`
+}
+
+// Response is one line a driver writes: the answer to the request with
+// the same ID. Error set means the request failed; for a call, that is
+// the interpreter's "failed".
+type Response struct {
+	ID    int64  `json:"id"`
+	Error string `json:"error,omitempty"`
+
+	// open
+	OK     bool   `json:"ok,omitempty"`
+	Client string `json:"client,omitempty"` // the target driven, e.g. postgres-go
+
+	// call
+	Outcome string `json:"outcome,omitempty"` // done, done_before or refused
+	Reason  string `json:"reason,omitempty"`  // of a refusal
+	// State is the answer of a status call; a pointer because "" (no
+	// hold) is an answer that must be written.
+	State *string `json:"state,omitempty"`
+
+	// expire; a pointer so that 0 is written
+	Expired *int `json:"expired,omitempty"`
+
+	// balance
+	Posted  string `json:"posted,omitempty"`
+	HeldIn  string `json:"held_in,omitempty"`
+	HeldOut string `json:"held_out,omitempty"`
+}
+
+var amountText = regexp.MustCompile(`^-?[0-9]+$`)
+
+// FormatAmount writes an amount as the protocol carries it: a JSON string
+// of decimal digits, exact in every language, unlike a JSON number past
+// 2^53.
+func FormatAmount(v int64) string {
+	return strconv.FormatInt(v, 10)
+}
+
+// ParseAmount reads an amount written by FormatAmount. A negative amount
+// is read, not refused: a driver passes it on, and the client it drives
+// must fail the call.
+func ParseAmount(s string) (int64, error) {
+	if !amountText.MatchString(s) {
+		return 0, fmt.Errorf("%q is not an amount (decimal digits, in a string)", s)
+	}
+	v, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("%q is not a 64-bit amount", s)
+	}
+	return v, nil
+}

@@ -1,0 +1,132 @@
+package conformance
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/chobo-lang/chobo/chobo/book"
+	"github.com/chobo-lang/chobo/chobo/scenario"
+)
+
+// Job is one scenario to run on one backend.
+type Job struct {
+	Where    string     // names the book in messages
+	Book     *book.Book // the test copy the reference runs on
+	Scenario scenario.Scenario
+	Backend  Backend
+	Tenant   string // the scenario's tenant; a second try adds "-again"
+}
+
+// Stats counts what RunAll ran.
+type Stats struct {
+	Total    int // scenarios run
+	Together int // of them, with a together
+	Again    int // run a second time because a step came late
+}
+
+// Reporter is where RunAll reports: a *testing.T, or a program's own
+// reporter (the conformance runner of the Bazel rules is a plain binary).
+type Reporter interface {
+	Errorf(format string, args ...any)
+	Logf(format string, args ...any)
+}
+
+// RunAll runs the jobs, eight at a time, and reports through t every run
+// that is not one of the interpreter's outcomes. A run that differed
+// because a step came after a hold's deadline (a slow machine) gets one
+// more try, on a tenant of its own; late again, it fails. A broken
+// driver is reported in full once, then in one line per scenario.
+func RunAll(t Reporter, jobs []Job) Stats {
+	if h, ok := t.(interface{ Helper() }); ok {
+		h.Helper()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	all := &runAll{t: t, told: map[*DriverError]bool{}}
+	sem := make(chan struct{}, 8)
+	var wg sync.WaitGroup
+	for _, j := range jobs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			all.job(ctx, j)
+		}()
+	}
+	wg.Wait()
+	return all.stats
+}
+
+// runAll is what the jobs of one RunAll share.
+type runAll struct {
+	t     Reporter
+	mu    sync.Mutex
+	stats Stats
+	told  map[*DriverError]bool // drivers whose failure was shown in full
+}
+
+// job runs one scenario, again when it came late, and reports a
+// difference from the interpreter.
+func (a *runAll) job(ctx context.Context, j Job) {
+	refs := scenario.Run(j.Book, j.Scenario)
+	tenant := j.Tenant
+	for attempt := 1; ; attempt++ {
+		got, late, err := Run(ctx, j.Backend, j.Scenario, tenant)
+		if err != nil {
+			a.failed(j, err)
+			return
+		}
+		if Matches(got, refs) {
+			break
+		}
+		if late && attempt == 1 {
+			a.mu.Lock()
+			a.stats.Again++
+			a.mu.Unlock()
+			a.t.Logf("run again: %s %q (a step came after a deadline)", j.Where, j.Scenario.Name)
+			tenant = j.Tenant + "-again"
+			continue
+		}
+		var want []string
+		for _, r := range refs {
+			want = append(want, FromOutcome(r).String())
+		}
+		word := ""
+		if late {
+			word = " (late again)"
+		}
+		a.t.Errorf("%s %q differs from the interpreter%s:\n got  %s\n want one of:\n  %s",
+			j.Where, j.Scenario.Name, word, got, strings.Join(want, "\n  "))
+		break
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.stats.Total++
+	for _, st := range j.Scenario.Steps {
+		if st.Together != nil {
+			a.stats.Together++
+			break
+		}
+	}
+}
+
+// failed reports a scenario that could not run. A broken driver fails
+// every scenario sent to it: its stderr is shown with the first only.
+func (a *runAll) failed(j Job, err error) {
+	var de *DriverError
+	if errors.As(err, &de) {
+		a.mu.Lock()
+		again := a.told[de]
+		a.told[de] = true
+		a.mu.Unlock()
+		if again {
+			a.t.Errorf("%s %q: not run: driver: %s (its stderr is shown above)", j.Where, j.Scenario.Name, de.Msg)
+			return
+		}
+	}
+	a.t.Errorf("%s %q: %v", j.Where, j.Scenario.Name, err)
+}

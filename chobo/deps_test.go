@@ -1,0 +1,293 @@
+package chobo_test
+
+import (
+	"errors"
+	"go/build"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// depsRules says, for every package of chobo and of the Go runtime, which
+// packages of this module it may import, in the order of the pipeline.
+// It is the architecture written down where a test can hold it: an import
+// the table does not allow fails, and so does a package the table does
+// not name, so that a new package is placed on purpose.
+//
+// A line is a package and what it may import. A name is a folder under
+// chobo/, except those starting with runtime/ or tests/, which are
+// folders of the module root. "x/..." is x and every folder below it; on
+// the left, the longest name that matches a package is its rule. "*" is
+// every package this table covers (not tests/...), "!x" takes x back out
+// of what comes before it, and "-" is nothing. Only the imports of a
+// package's own files count, not those of its tests.
+const depsRules = `
+# The leaves: they import nothing of chobo, so every layer may use them.
+diag              -
+ids               -
+secrets           -
+version           -
+
+# The front end, in pipeline order. Nothing here knows a backend, a
+# client language or the command line.
+syntax            diag
+book              syntax
+resolve           syntax book diag
+interp            book diag
+search            syntax book diag interp
+report            book diag search
+scenario          syntax book diag interp search
+scenario/gen      syntax book diag interp search scenario
+analysis          book diag interp search
+check             syntax resolve book diag secrets interp search report analysis
+codes             diag
+
+# What chobo build writes. A generator reads the book model and the
+# client model, never the syntax tree, the interpreter, the scenario
+# runner, the search or the checker.
+gen               book version
+backend/...       book ids diag gen version client/model
+client/model      book ids backend/...
+client/...        book ids diag gen version client/model
+target            book diag gen backend/... client/...
+
+# Scenarios shown in a backend's terms and run against what was built.
+show              book diag interp scenario backend/... client/model
+conformance/pgtest    -
+conformance/protocol  -
+conformance/godriver  book check client/... conformance/protocol
+conformance/...       book diag ids version interp scenario search check show gen backend/... client/... target conformance/...
+
+# The JSON shapes, the command line and the binary.
+api               * !cli !cmd/...
+cli               * !cmd/...
+cmd/...           cli
+
+# The Go client runtime: generated code imports it, so it stands alone.
+runtime/go/...    runtime/go/...
+`
+
+// rule is one line of depsRules, its names made module-relative.
+type rule struct {
+	pkg   string
+	allow []string
+}
+
+func parseRules(t *testing.T) []rule {
+	t.Helper()
+	var out []rule
+	for i, line := range strings.Split(depsRules, "\n") {
+		f := strings.Fields(line)
+		if len(f) == 0 || strings.HasPrefix(f[0], "#") {
+			continue
+		}
+		if len(f) < 2 {
+			t.Fatalf("depsRules line %d: %q names no imports; write - for none", i, line)
+		}
+		r := rule{pkg: rooted(f[0])}
+		for _, name := range f[1:] {
+			switch {
+			case name == "-" || name == "*":
+				r.allow = append(r.allow, name)
+			case strings.HasPrefix(name, "!"):
+				r.allow = append(r.allow, "!"+rooted(name[1:]))
+			default:
+				r.allow = append(r.allow, rooted(name))
+			}
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// rooted turns a name of the table into a path from the module root.
+func rooted(name string) string {
+	if strings.HasPrefix(name, "runtime/") || strings.HasPrefix(name, "tests/") {
+		return name
+	}
+	return "chobo/" + name
+}
+
+// matches reports whether pattern (a path or "x/...") covers pkg, and how
+// closely: the length of what it names, 0 for no match.
+func matches(pattern, pkg string) int {
+	if base, ok := strings.CutSuffix(pattern, "/..."); ok {
+		if pkg == base || strings.HasPrefix(pkg, base+"/") {
+			return len(base)
+		}
+		return 0
+	}
+	if pkg == pattern {
+		return len(pattern) + 1 // a name beats a pattern of the same folder
+	}
+	return 0
+}
+
+// ruleFor returns the rule of pkg: the one whose name matches it best.
+func ruleFor(rules []rule, pkg string) (rule, bool) {
+	best, score := rule{}, 0
+	for _, r := range rules {
+		if s := matches(r.pkg, pkg); s > score {
+			best, score = r, s
+		}
+	}
+	return best, score > 0
+}
+
+// covered reports whether pkg is one of the packages the table speaks of,
+// which is what "*" stands for.
+func covered(pkg string) bool {
+	return strings.HasPrefix(pkg, "chobo/") || strings.HasPrefix(pkg, "runtime/")
+}
+
+// allows reads r's list from left to right, so that a "!x" after "*"
+// takes x back.
+func (r rule) allows(imp string) bool {
+	ok := false
+	for _, a := range r.allow {
+		switch {
+		case a == "*":
+			ok = covered(imp)
+		case strings.HasPrefix(a, "!"):
+			if matches(a[1:], imp) > 0 {
+				ok = false
+			}
+		case matches(a, imp) > 0:
+			ok = true
+		}
+	}
+	return ok
+}
+
+// modulePackages reads every package under chobo/ and runtime/ and the
+// module-internal imports of its own files, by module-relative path.
+func modulePackages(t *testing.T, root, module string) map[string][]string {
+	t.Helper()
+	pkgs := map[string][]string{}
+	for _, top := range []string{"chobo", "runtime"} {
+		if _, err := os.Stat(filepath.Join(root, top)); errors.Is(err, fs.ErrNotExist) {
+			continue // runtime/ may not exist yet
+		}
+		err := filepath.WalkDir(filepath.Join(root, top), func(path string, d fs.DirEntry, err error) error {
+			if err != nil || !d.IsDir() {
+				return err
+			}
+			if name := d.Name(); name == "testdata" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") {
+				return filepath.SkipDir
+			}
+			p, err := build.Default.ImportDir(path, 0)
+			var none *build.NoGoError
+			if errors.As(err, &none) || (err == nil && len(p.GoFiles)+len(p.CgoFiles) == 0) {
+				return nil // no package, or only tests (like this one)
+			}
+			if err != nil {
+				return err
+			}
+			rel, err := filepath.Rel(root, path)
+			if err != nil {
+				return err
+			}
+			var imports []string
+			for _, imp := range p.Imports {
+				if in, ok := strings.CutPrefix(imp, module+"/"); ok {
+					imports = append(imports, in)
+				}
+			}
+			pkgs[filepath.ToSlash(rel)] = imports
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return pkgs
+}
+
+// modulePath reads the module line of a go.mod; the module may not
+// depend on golang.org/x/mod for one line.
+func modulePath(gomod []byte) string {
+	for _, line := range strings.Split(string(gomod), "\n") {
+		if rest, ok := strings.CutPrefix(strings.TrimSpace(line), "module "); ok {
+			return strings.Trim(strings.TrimSpace(rest), `"`)
+		}
+	}
+	return ""
+}
+
+func TestDependencies(t *testing.T) {
+	root := ".."
+	gomod, err := os.ReadFile(filepath.Join(root, "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	module := modulePath(gomod)
+	if module == "" {
+		t.Fatal("go.mod names no module")
+	}
+	rules := parseRules(t)
+	pkgs := modulePackages(t, root, module)
+	if len(pkgs) == 0 {
+		t.Fatal("found no packages under chobo/")
+	}
+	names := make([]string, 0, len(pkgs))
+	for p := range pkgs {
+		names = append(names, p)
+	}
+	sort.Strings(names)
+	for _, pkg := range names {
+		r, ok := ruleFor(rules, pkg)
+		if !ok {
+			t.Errorf("%s is not in the table of chobo/deps_test.go: add a line saying what it may import", pkg)
+			continue
+		}
+		for _, imp := range pkgs[pkg] {
+			if !r.allows(imp) {
+				t.Errorf("%s imports %s, which its line in chobo/deps_test.go (%s) does not allow", pkg, imp, r.pkg)
+			}
+		}
+	}
+}
+
+// The notation itself, on cases that the real tree may not have yet.
+func TestDependencyRules(t *testing.T) {
+	rules := parseRules(t)
+	for _, tc := range []struct {
+		pkg, imp string
+		ok       bool
+	}{
+		{"chobo/backend/tigerbeetle", "chobo/book", true},
+		{"chobo/backend/postgres", "chobo/syntax", false},
+		{"chobo/backend/postgres", "chobo/interp", false},
+		{"chobo/client/golang", "chobo/client/model", true},
+		{"chobo/client/golang", "chobo/scenario", false},
+		{"chobo/client/model", "chobo/backend/postgres", true},
+		{"chobo/client/model", "chobo/diag", false},
+		{"chobo/api", "chobo/scenario", true},
+		{"chobo/api", "chobo/cli", false},
+		{"chobo/cli", "chobo/api", true},
+		{"chobo/cli", "chobo/cmd/chobo", false},
+		{"chobo/cli", "tests/golden", false},
+		{"chobo/conformance", "tests/golden", false},
+		{"chobo/conformance", "chobo/conformance/pgtest", true},
+		{"chobo/conformance/godriver", "chobo/conformance", false},
+		{"chobo/conformance/pgtest", "chobo/book", false},
+		{"runtime/go/chobopg", "runtime/go/chobo", true},
+		{"runtime/go/chobo", "chobo/book", false},
+		{"chobo/diag", "chobo/syntax", false},
+	} {
+		r, found := ruleFor(rules, tc.pkg)
+		if !found {
+			t.Errorf("%s: no rule", tc.pkg)
+			continue
+		}
+		if got := r.allows(tc.imp); got != tc.ok {
+			t.Errorf("%s importing %s: allowed %v, want %v (rule %s %v)", tc.pkg, tc.imp, got, tc.ok, r.pkg, r.allow)
+		}
+	}
+	if _, ok := ruleFor(rules, "chobo/newthing"); ok {
+		t.Error("chobo/newthing has a rule; a package nobody placed must have none")
+	}
+}

@@ -1,0 +1,109 @@
+// Package show writes what a client sends to a backend for each step of
+// a scenario: `chobo run --show postgres`. It reads the client model for
+// the statements and the order of their arguments, so what it prints is
+// what every generated client sends.
+package show
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/chobo-lang/chobo/chobo/client/model"
+	"github.com/chobo-lang/chobo/chobo/diag"
+	"github.com/chobo-lang/chobo/chobo/interp"
+	"github.com/chobo-lang/chobo/chobo/scenario"
+)
+
+// Sent is one statement a client sends, with its arguments.
+type Sent struct {
+	SQL  string
+	Args []any
+}
+
+// Step is one step of a scenario as sent. chobo/api writes it as JSON.
+type Step struct {
+	Step   int
+	Caller int    // inside a together, from 1
+	Pass   string // the pass of time an expire call stands for
+	Sent
+}
+
+// Args are the arguments of a call in the order the model's operation
+// sends them: the tenant, then its parameters; an amount the call leaves
+// out (a full post) is sent as null.
+func Args(op *model.Operation, c interp.Call, tenant string) []any {
+	args := []any{tenant}
+	for _, p := range op.Params {
+		if !p.Amount {
+			args = append(args, c.Strings[p.Name])
+		} else if v, ok := c.Amounts[p.Name]; ok {
+			args = append(args, v)
+		} else {
+			args = append(args, nil)
+		}
+	}
+	return args
+}
+
+// Statement is what a client sends for a call.
+func Statement(m *model.Model, c interp.Call, tenant string) (Sent, error) {
+	t := m.Transfer(c.Transfer.Name)
+	if t == nil {
+		return Sent{}, fmt.Errorf("the book has no transfer %s", c.Transfer.Name)
+	}
+	op := t.Operation(string(c.Op))
+	if op == nil {
+		return Sent{}, fmt.Errorf("%s has no operation %s", t.Name, c.Op)
+	}
+	return Sent{SQL: op.Statement, Args: Args(op, c, tenant)}, nil
+}
+
+// Steps lists what a client sends for every step of a scenario, with the
+// empty tenant. A pass is a call of the book's expire.
+func Steps(m *model.Model, sc scenario.Scenario) ([]Step, error) {
+	var out []Step
+	add := func(step, caller int, c interp.Call) error {
+		s, err := Statement(m, c, "")
+		out = append(out, Step{Step: step, Caller: caller, Sent: s})
+		return err
+	}
+	for i, st := range sc.Steps {
+		switch {
+		case st.Call != nil:
+			if err := add(i+1, 0, st.Call.Call); err != nil {
+				return nil, err
+			}
+		case st.Together != nil:
+			for ci, calls := range st.Together {
+				for _, c := range calls {
+					if err := add(i+1, ci+1, c.Call); err != nil {
+						return nil, err
+					}
+				}
+			}
+		default:
+			out = append(out, Step{Step: i + 1, Pass: st.PassText, Sent: Sent{SQL: m.Expire, Args: []any{1000}}})
+		}
+	}
+	return out, nil
+}
+
+// WriteText prints the steps of one scenario for people.
+func WriteText(w io.Writer, file string, sc scenario.Scenario, steps []Step, lang diag.Lang) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s (%s): %s\n", file, sc.Name, diag.T("what a client sends to PostgreSQL", "クライアントが PostgreSQL に送るもの").In(lang))
+	for _, st := range steps {
+		args, _ := json.Marshal(st.Args)
+		who := ""
+		if st.Caller > 0 {
+			who = diag.T(fmt.Sprintf("caller %d: ", st.Caller), fmt.Sprintf("呼び出し元 %d: ", st.Caller)).In(lang)
+		}
+		if st.Pass != "" {
+			who = "pass " + st.Pass + ": "
+		}
+		fmt.Fprintf(&b, "  %3d  %s%s  %s\n", st.Step, who, st.SQL, args)
+	}
+	io.WriteString(w, b.String())
+}

@@ -1,0 +1,131 @@
+package target
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// bzlTarget is one entry of TARGETS in rules/private/targets.bzl.
+type bzlTarget struct {
+	backend, language string
+	files             []string
+}
+
+var (
+	bzlEntry  = regexp.MustCompile(`(?s)"([a-z0-9-]+)": struct\((.*?)\n    \),`)
+	bzlString = regexp.MustCompile(`(?m)^\s+(backend|language) = "([^"]*)",`)
+	bzlFiles  = regexp.MustCompile(`files = \[([^\]]*)\]`)
+	quoted    = regexp.MustCompile(`"([^"]*)"`)
+)
+
+// readTargetsBzl reads the TARGETS table of the Bazel rules. It is plain
+// Starlark data, so a pattern reads it; a change of its shape makes this
+// test fail rather than pass by reading nothing.
+func readTargetsBzl(t *testing.T) map[string]bzlTarget {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "..", "rules", "private", "targets.bzl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(data)
+	start := strings.Index(text, "TARGETS = {")
+	if start < 0 {
+		t.Fatal("targets.bzl has no TARGETS table")
+	}
+	out := map[string]bzlTarget{}
+	for _, m := range bzlEntry.FindAllStringSubmatch(text[start:], -1) {
+		var bt bzlTarget
+		for _, f := range bzlString.FindAllStringSubmatch(m[2], -1) {
+			if f[1] == "backend" {
+				bt.backend = f[2]
+			} else {
+				bt.language = f[2]
+			}
+		}
+		if fm := bzlFiles.FindStringSubmatch(m[2]); fm != nil {
+			for _, q := range quoted.FindAllStringSubmatch(fm[1], -1) {
+				bt.files = append(bt.files, q[1])
+			}
+		}
+		out[m[1]] = bt
+	}
+	if len(out) == 0 {
+		t.Fatal("read no entry from TARGETS")
+	}
+	return out
+}
+
+// TestBazelTargetsAgree checks that every client target of the registry
+// is in the Bazel rules' TARGETS with the same backend, language and
+// files, and that TARGETS has nothing else.
+func TestBazelTargetsAgree(t *testing.T) {
+	bzl := readTargetsBzl(t)
+	clients := map[string]bool{}
+	for _, tg := range All {
+		if tg.Language == "sql" {
+			continue // chobo_sql, not chobo_client
+		}
+		clients[tg.Name] = true
+		bt, ok := bzl[tg.Name]
+		if !ok {
+			t.Errorf("targets.bzl lacks %s", tg.Name)
+			continue
+		}
+		var files []string
+		for _, f := range tg.Files {
+			files = append(files, strings.TrimPrefix(f, "<package>/"))
+		}
+		if bt.backend != tg.Backend || bt.language != tg.Language || !slices.Equal(bt.files, files) {
+			t.Errorf("%s: targets.bzl has backend %q, language %q, files %v; the registry %q, %q, %v",
+				tg.Name, bt.backend, bt.language, bt.files, tg.Backend, tg.Language, files)
+		}
+	}
+	for name := range bzl {
+		if !clients[name] {
+			t.Errorf("targets.bzl has %s, which the registry does not", name)
+		}
+	}
+}
+
+// TestSQLRuleTarget checks that the target chobo_sql asks for is the
+// registry's SQL target.
+func TestSQLRuleTarget(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "rules", "private", "sql.bzl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`--target ([a-z0-9-]+)`).FindStringSubmatch(string(data))
+	if m == nil {
+		t.Fatal("sql.bzl names no --target")
+	}
+	tg, ok := Lookup(m[1])
+	if !ok || tg.Language != "sql" {
+		t.Errorf("sql.bzl builds --target %s, not an SQL target of the registry", m[1])
+	}
+}
+
+func TestRegistry(t *testing.T) {
+	seen := map[string]bool{}
+	for _, tg := range All {
+		if seen[tg.Name] {
+			t.Errorf("%s twice", tg.Name)
+		}
+		seen[tg.Name] = true
+		if tg.Backend == "" || tg.Language == "" || len(tg.Files) == 0 || tg.build == nil || tg.Summary.En == "" || tg.Summary.Ja == "" {
+			t.Errorf("%s is incomplete: %+v", tg.Name, tg)
+		}
+		if got, ok := Lookup(tg.Name); !ok || got.Name != tg.Name {
+			t.Errorf("Lookup(%s) = %v, %v", tg.Name, got.Name, ok)
+		}
+	}
+	if _, ok := Lookup("nothing"); ok {
+		t.Error("Lookup found a target that does not exist")
+	}
+	if !slices.Equal(Names(), []string{"postgres", "postgres-go"}) {
+		t.Errorf("Names() = %v", Names())
+	}
+}

@@ -1,0 +1,104 @@
+// Package chobo is the part of every generated Go client of a chobo book
+// that does not depend on the book or the backend: how an operation
+// ends, where a hold stands, what an account holds, and the marker that
+// ties generated code to this version of the runtime.
+//
+// Generated clients import it; a program that only calls a client needs
+// nothing from it beyond the names the client re-exports.
+package chobo
+
+import "fmt"
+
+// SupportPackageIsVersion1 is named by every client generated for version
+// 1 of this runtime. A client generated for another version names another
+// constant and so stops at compile time, with "undefined:
+// chobo.SupportPackageIsVersionN", instead of misbehaving at run time.
+// The fix is to generate the client again with the chobo of this module,
+// or to require the module version the client was generated for.
+const SupportPackageIsVersion1 = true
+
+// Version is the version of this runtime, the N of SupportPackageIsVersionN.
+const Version = 1
+
+// Outcome is how an operation ended.
+type Outcome string
+
+const (
+	// Done: the operation took effect now.
+	Done Outcome = "done"
+	// DoneBefore: the same call, with the same key and content, took effect
+	// before; nothing changed now.
+	DoneBefore Outcome = "done_before"
+	// Refused: nothing changed; the Result's Reason says why.
+	Refused Outcome = "refused"
+)
+
+// ParseOutcome reads an outcome as a backend writes it.
+func ParseOutcome(s string) (Outcome, error) {
+	switch o := Outcome(s); o {
+	case Done, DoneBefore, Refused:
+		return o, nil
+	}
+	return "", fmt.Errorf("chobo: unknown outcome %q", s)
+}
+
+// Result is the answer to an operation. A refusal is an answer, not an
+// error: an error means the call could not be made or its answer not read.
+type Result struct {
+	Outcome Outcome
+	Reason  string // set when Outcome is Refused
+}
+
+// String writes a result as chobo's tools do: done, done_before, or
+// refused(reason).
+func (r Result) String() string {
+	if r.Outcome == Refused {
+		return "refused(" + r.Reason + ")"
+	}
+	return string(r.Outcome)
+}
+
+// HoldState is where a hold stands. The zero value means there is no hold.
+type HoldState string
+
+const (
+	Held    HoldState = "held"
+	Posted  HoldState = "posted"
+	Voided  HoldState = "voided"
+	Expired HoldState = "expired"
+)
+
+// ParseHoldState reads a hold state as a backend writes it; "" is no hold.
+func ParseHoldState(s string) (HoldState, error) {
+	switch h := HoldState(s); h {
+	case "", Held, Posted, Voided, Expired:
+		return h, nil
+	}
+	return "", fmt.Errorf("chobo: unknown hold state %q", s)
+}
+
+// Balance is what an account holds, in the smallest step of its unit:
+// posted, held on the way in, held on the way out.
+type Balance struct {
+	Posted  int64
+	HeldIn  int64
+	HeldOut int64
+}
+
+// AmountError is a negative amount, refused before anything is sent.
+type AmountError struct {
+	Name  string // the amount's parameter in the book
+	Value int64
+}
+
+func (e *AmountError) Error() string {
+	return fmt.Sprintf("chobo: the amount %s is %d; amounts run from 0 to 9223372036854775807", e.Name, e.Value)
+}
+
+// CheckAmount returns an *AmountError when v is negative.
+func CheckAmount(name string, v int64) error {
+	if v < 0 {
+		return &AmountError{Name: name, Value: v}
+	}
+	return nil
+}

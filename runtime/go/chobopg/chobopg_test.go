@@ -1,0 +1,212 @@
+package chobopg
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/chobo-lang/chobo/runtime/go/chobo"
+)
+
+// script is a Querier whose rows answer in turn: an error, or values
+// copied into the destinations.
+type script struct {
+	answers []any // error, or []any of values
+	sent    int
+	sql     string
+	args    []any
+}
+
+type row struct {
+	err  error
+	vals []any
+}
+
+func (s *script) QueryRow(_ context.Context, sql string, args ...any) pgx.Row {
+	s.sql, s.args = sql, args
+	a := s.answers[min(s.sent, len(s.answers)-1)]
+	s.sent++
+	if err, ok := a.(error); ok {
+		return row{err: err}
+	}
+	return row{vals: a.([]any)}
+}
+
+func (r row) Scan(dest ...any) error {
+	if r.err != nil {
+		return r.err
+	}
+	if len(dest) != len(r.vals) {
+		return fmt.Errorf("scan into %d, row has %d", len(dest), len(r.vals))
+	}
+	for i, v := range r.vals {
+		switch d := dest[i].(type) {
+		case **string:
+			if v == nil {
+				*d = nil
+			} else {
+				s := v.(string)
+				*d = &s
+			}
+		case *int64:
+			*d = v.(int64)
+		case *int:
+			*d = v.(int)
+		default:
+			return fmt.Errorf("cannot scan into %T", d)
+		}
+	}
+	return nil
+}
+
+func pgErr(code string) error { return &pgconn.PgError{Code: code, Message: "test " + code} }
+
+func str(s string) any { return s }
+
+func TestCallRetriesSerializationFailures(t *testing.T) {
+	q := &script{answers: []any{pgErr("40001"), pgErr("40001"), []any{str("done"), nil}}}
+	r, err := Call(context.Background(), q, "select 1", "t", int64(3))
+	if err != nil || r != (chobo.Result{Outcome: chobo.Done}) {
+		t.Fatalf("Call = %v, %v", r, err)
+	}
+	if q.sent != 3 {
+		t.Errorf("sent %d times, want 3", q.sent)
+	}
+	if len(q.args) != 2 || q.args[0] != "t" || q.args[1] != int64(3) {
+		t.Errorf("args %v", q.args)
+	}
+}
+
+func TestCallGivesUpAfterMaxAttempts(t *testing.T) {
+	q := &script{answers: []any{pgErr("40001")}}
+	_, err := Call(context.Background(), q, "select 1")
+	if SQLState(err) != "40001" {
+		t.Fatalf("err %v, want the serialization failure", err)
+	}
+	if q.sent != MaxAttempts {
+		t.Errorf("sent %d times, want %d", q.sent, MaxAttempts)
+	}
+}
+
+func TestCallDoesNotRetryOtherErrors(t *testing.T) {
+	for _, code := range []string{"40P01", "23505", "XX000"} {
+		q := &script{answers: []any{pgErr(code), []any{str("done"), nil}}}
+		if _, err := Call(context.Background(), q, "select 1"); SQLState(err) != code {
+			t.Errorf("%s: err %v", code, err)
+		}
+		if q.sent != 1 {
+			t.Errorf("%s: sent %d times, want 1", code, q.sent)
+		}
+	}
+}
+
+func TestFailedTransactionReturnsTheFirstError(t *testing.T) {
+	q := &script{answers: []any{pgErr("40001"), pgErr("25P02")}}
+	_, err := Call(context.Background(), q, "select 1")
+	if SQLState(err) != "40001" {
+		t.Fatalf("err %v, want the first error (40001)", err)
+	}
+}
+
+func TestErrorsAreClassified(t *testing.T) {
+	for _, c := range []struct {
+		code string
+		kind error
+	}{
+		{"CB001", ErrBoundsChanged},
+		{"22003", ErrBadCall},
+		{"22004", ErrBadCall},
+		{"22023", ErrBadCall},
+	} {
+		q := &script{answers: []any{pgErr(c.code)}}
+		_, err := Call(context.Background(), q, "select 1")
+		if !errors.Is(err, c.kind) {
+			t.Errorf("%s: %v is not %v", c.code, err, c.kind)
+		}
+		var pe *pgconn.PgError
+		if !errors.As(err, &pe) || pe.Code != c.code {
+			t.Errorf("%s: the PostgreSQL error is lost: %v", c.code, err)
+		}
+		if err.Error() != pgErr(c.code).Error() {
+			t.Errorf("%s: message %q changed", c.code, err)
+		}
+	}
+	q := &script{answers: []any{pgErr("23505")}}
+	if _, err := Call(context.Background(), q, "x"); errors.Is(err, ErrBadCall) || errors.Is(err, ErrBoundsChanged) {
+		t.Errorf("23505 classified as %v", err)
+	}
+}
+
+func TestCallReadsAnswers(t *testing.T) {
+	for _, c := range []struct {
+		row  []any
+		want chobo.Result
+		err  bool
+	}{
+		{[]any{str("refused"), str("out_of_stock")}, chobo.Result{Outcome: chobo.Refused, Reason: "out_of_stock"}, false},
+		{[]any{str("done_before"), nil}, chobo.Result{Outcome: chobo.DoneBefore}, false},
+		{[]any{nil, nil}, chobo.Result{}, true},
+		{[]any{str("maybe"), nil}, chobo.Result{}, true},
+	} {
+		r, err := Call(context.Background(), &script{answers: []any{c.row}}, "x")
+		if r != c.want || (err != nil) != c.err {
+			t.Errorf("row %v: %v, %v", c.row, r, err)
+		}
+	}
+}
+
+func TestStatusAndBalance(t *testing.T) {
+	ctx := context.Background()
+	if s, err := Status(ctx, &script{answers: []any{[]any{nil}}}, "x"); s != "" || err != nil {
+		t.Errorf("no hold: %q, %v", s, err)
+	}
+	if s, err := Status(ctx, &script{answers: []any{[]any{str("posted")}}}, "x"); s != chobo.Posted || err != nil {
+		t.Errorf("posted: %q, %v", s, err)
+	}
+	if _, err := Status(ctx, &script{answers: []any{[]any{str("lost")}}}, "x"); err == nil {
+		t.Error("unknown state read without error")
+	}
+	b, err := ReadBalance(ctx, &script{answers: []any{[]any{int64(5), int64(2), int64(1)}}}, "x")
+	if err != nil || b != (chobo.Balance{Posted: 5, HeldIn: 2, HeldOut: 1}) {
+		t.Errorf("balance %v, %v", b, err)
+	}
+	n, err := Expire(ctx, &script{answers: []any{[]any{7}}}, "x", 1000)
+	if err != nil || n != 7 {
+		t.Errorf("expire %d, %v", n, err)
+	}
+}
+
+func TestRetryStopsWhenTheContextEnds(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	q := &script{answers: []any{pgErr("40001")}}
+	_, err := Call(ctx, q, "x")
+	// A zero wait may be drawn before the context is seen: at most a
+	// few sendings, never all of them.
+	if !errors.Is(err, context.Canceled) && SQLState(err) != "40001" {
+		t.Fatalf("err %v", err)
+	}
+	if q.sent >= MaxAttempts {
+		t.Errorf("sent %d times after the context ended", q.sent)
+	}
+}
+
+func TestBackoff(t *testing.T) {
+	want := []time.Duration{1, 2, 4, 8, 16, 32, 64, 128, 128, 128}
+	for n, w := range want {
+		if got := Backoff(n); got != w*time.Millisecond {
+			t.Errorf("Backoff(%d) = %v, want %v", n, got, w*time.Millisecond)
+		}
+	}
+}
+
+func TestRetryable(t *testing.T) {
+	if !Retryable("40001") || Retryable("40P01") || Retryable("") {
+		t.Error("only 40001 is retried")
+	}
+}

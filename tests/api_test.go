@@ -1,0 +1,266 @@
+package tests
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/chobo-lang/chobo/chobo/api"
+	"github.com/chobo-lang/chobo/chobo/book"
+	"github.com/chobo-lang/chobo/chobo/check"
+	"github.com/chobo-lang/chobo/chobo/cli"
+	"github.com/chobo-lang/chobo/chobo/ids"
+	"github.com/chobo-lang/chobo/chobo/report"
+	"github.com/chobo-lang/chobo/tests/golden"
+)
+
+// apiBook is one book `chobo api` is run on: the directory it is read
+// from, its file name there, and where its golden goes.
+type apiBook struct {
+	dir, file, golden string
+}
+
+// apiBooks lists every test book, the example books and the clean
+// fixtures (which have what the others lack: a unit marked with tax, a
+// literal amount with decimals, several units).
+func apiBooks(t *testing.T) []apiBook {
+	t.Helper()
+	var out []apiBook
+	for _, stem := range testBooks(t) {
+		out = append(out, apiBook{booksDir, stem + ".book", filepath.Join(booksDir, "golden", stem+".api.json")})
+	}
+	examples, _ := filepath.Glob(filepath.Join("..", "examples", "*", "*.book"))
+	if len(examples) == 0 {
+		t.Fatal("no example books")
+	}
+	for _, path := range examples {
+		stem := strings.TrimSuffix(filepath.Base(path), ".book")
+		out = append(out, apiBook{filepath.Dir(path), filepath.Base(path), filepath.Join(booksDir, "golden", stem+".api.json")})
+	}
+	for _, stem := range []string{"clean", "整った帳簿"} {
+		out = append(out, apiBook{fixtures, stem + ".book", filepath.Join(fixtures, "golden", stem+".api.json")})
+	}
+	return out
+}
+
+// TestAPIGoldens keeps what `chobo api` prints for every book, checks
+// that it decodes into the api shape and encodes back to the same bytes
+// (no key is printed that the shape does not know), and that two runs
+// agree.
+func TestAPIGoldens(t *testing.T) {
+	for _, ab := range apiBooks(t) {
+		t.Run(ab.file, func(t *testing.T) {
+			out, errOut, code := run(ab.dir, nil, "api", ab.file)
+			if code != 0 {
+				t.Fatalf("api: exit %d: %s", code, errOut)
+			}
+			if again, _, _ := run(ab.dir, nil, "api", ab.file); again != out {
+				t.Fatal("two runs of chobo api differ")
+			}
+			golden.Check(t, ab.golden, []byte(out))
+			var doc api.Book
+			dec := json.NewDecoder(strings.NewReader(out))
+			dec.DisallowUnknownFields()
+			if err := dec.Decode(&doc); err != nil {
+				t.Fatalf("the output does not decode: %v", err)
+			}
+			var back bytes.Buffer
+			if err := api.Write(&back, doc); err != nil {
+				t.Fatal(err)
+			}
+			if back.String() != out {
+				t.Error("decoding and encoding again changes the output")
+			}
+		})
+	}
+}
+
+// TestAPIGoldensSayWhatTheBooksSay decodes each golden and compares it
+// with the book read by the checker: names in book order, bounds, units
+// and their ledgers, codes, definition hashes, the report's reasons and
+// one machine per pending transfer.
+func TestAPIGoldensSayWhatTheBooksSay(t *testing.T) {
+	for _, ab := range apiBooks(t) {
+		t.Run(ab.file, func(t *testing.T) {
+			data, err := os.ReadFile(ab.golden)
+			if err != nil {
+				t.Fatalf("%v (run with CHOBO_BLESS=1 to write it)", err)
+			}
+			var doc api.Book
+			if err := json.Unmarshal(data, &doc); err != nil {
+				t.Fatal(err)
+			}
+			src, err := os.ReadFile(filepath.Join(ab.dir, ab.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := check.Check(ab.file, src)
+			if res.Book == nil || res.Report == nil {
+				t.Fatal("the book does not check")
+			}
+			compareAPI(t, doc, res.Book, res.Report.Operations)
+		})
+	}
+}
+
+func compareAPI(t *testing.T, doc api.Book, b *book.Book, reported []report.Operation) {
+	t.Helper()
+	if doc.V != api.Version || doc.Book.Name != b.Name || doc.Book.Version != b.Version || doc.Book.File != b.File {
+		t.Errorf("book: %+v, v %d", doc.Book, doc.V)
+	}
+	if len(doc.Units) != len(b.Units) || len(doc.Accounts) != len(b.Accounts) || len(doc.Transfers) != len(b.Transfers) {
+		t.Fatalf("%d units, %d accounts, %d transfers; the book has %d, %d, %d",
+			len(doc.Units), len(doc.Accounts), len(doc.Transfers), len(b.Units), len(b.Accounts), len(b.Transfers))
+	}
+	for i, u := range b.Units {
+		got := doc.Units[i]
+		if got.Name != u.Name || got.Scale != u.Scale || got.Ledger != ids.Ledger(u.Name, u.Scale) || got.Tax != u.Tax.String() {
+			t.Errorf("unit %d: %+v, the book has %s scale %d %s", i+1, got, u.Name, u.Scale, u.Tax)
+		}
+	}
+	for i, a := range b.Accounts {
+		got := doc.Accounts[i]
+		if got.Name != a.Name || got.Unit != a.Unit.Name || got.Outside != a.Outside || !slices.Equal(got.Params, a.Params) ||
+			got.Code != ids.Code(b.Name, "account", a.Name) {
+			t.Errorf("account %d: %+v", i+1, got)
+		}
+		for _, side := range []struct {
+			got  *api.Bound
+			want *book.Bound
+		}{{got.Lower, a.Lower}, {got.Upper, a.Upper}} {
+			if (side.got == nil) != (side.want == nil) ||
+				side.got != nil && (side.got.Value != side.want.Value || side.got.Reason != side.want.Reason) {
+				t.Errorf("account %s: bound %+v, the book has %+v", a.Name, side.got, side.want)
+			}
+		}
+	}
+	pending := 0
+	for i, tr := range b.Transfers {
+		got := doc.Transfers[i]
+		if got.Name != tr.Name || got.Definition != tr.Definition() || got.Code != ids.Code(b.Name, "transfer", tr.Name) ||
+			len(got.Params) != len(tr.Params) || len(got.Moves) != len(tr.Moves) || got.Pending.Holds != (tr.Pending != nil) {
+			t.Errorf("transfer %s: name %s, definition %s, code %d, pending %+v", tr.Name, got.Name, got.Definition, got.Code, got.Pending)
+		}
+		var ops []string
+		for _, o := range got.Operations {
+			ops = append(ops, o.Op)
+		}
+		var want []string
+		for _, op := range tr.Ops() {
+			want = append(want, string(op))
+		}
+		if !slices.Equal(ops, want) {
+			t.Errorf("transfer %s: operations %v, want %v", tr.Name, ops, want)
+		}
+		if tr.Pending != nil {
+			pending++
+		}
+	}
+	// The reasons of every operation are those `chobo check` reports.
+	var gotReasons, wantReasons []string
+	for _, tr := range doc.Transfers {
+		for _, o := range tr.Operations {
+			for _, rf := range o.Refusals {
+				gotReasons = append(gotReasons, tr.Name+"."+o.Op+":"+rf.Reason)
+				if (rf.By == "bound") != (rf.Bound != nil) {
+					t.Errorf("%s.%s %s: by %s with bound %+v", tr.Name, o.Op, rf.Reason, rf.By, rf.Bound)
+				}
+			}
+		}
+	}
+	for _, o := range reported {
+		for _, rf := range o.Refusals {
+			wantReasons = append(wantReasons, o.Transfer.Name+"."+string(o.Op)+":"+rf.Reason)
+		}
+	}
+	if len(wantReasons) == 0 || !slices.Equal(gotReasons, wantReasons) {
+		t.Errorf("reasons %v, the check report has %v", gotReasons, wantReasons)
+	}
+	if len(doc.Machines) != pending {
+		t.Errorf("%d machines for %d pending transfers", len(doc.Machines), pending)
+	}
+	for _, m := range doc.Machines {
+		tr := b.Transfer(m.Over)
+		if tr == nil || tr.Pending == nil {
+			t.Errorf("machine over %q, not a pending transfer", m.Over)
+			continue
+		}
+		rows := 12
+		if !tr.Pending.Expires {
+			rows = 8
+		}
+		if n := len(m.Certificate.Tables[0].Rows); n != rows || slices.Contains(m.Events, "expire") != tr.Pending.Expires {
+			t.Errorf("machine %s: %d rows, events %v", m.Name, n, m.Events)
+		}
+	}
+	if doc.Targets.Postgres == nil || doc.Targets.Postgres.Schema != b.Name {
+		t.Errorf("postgres target: %+v", doc.Targets.Postgres)
+	}
+	if len(doc.IDs.Roles) != len(ids.Roles) || doc.IDs.Prefix != ids.Version {
+		t.Errorf("ids: %+v", doc.IDs)
+	}
+}
+
+// TestAPIInJapanese checks that --lang ja changes the texts only: the
+// keys and every value a tool reads stay as they are.
+func TestAPIInJapanese(t *testing.T) {
+	en, _, code := run(booksDir, nil, "api", "在庫.book")
+	ja, _, codeJa := run(booksDir, nil, "api", "在庫.book", "--lang", "ja")
+	if code != 0 || codeJa != 0 {
+		t.Fatalf("exit %d and %d", code, codeJa)
+	}
+	if en == ja {
+		t.Fatal("--lang ja changes nothing")
+	}
+	var a, b api.Book
+	if err := json.Unmarshal([]byte(en), &a); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(ja), &b); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []*api.Book{&a, &b} {
+		for i := range d.Transfers {
+			tr := &d.Transfers[i]
+			tr.KeyText = ""
+			for j := range tr.Operations {
+				for k := range tr.Operations[j].Refusals {
+					for s := range tr.Operations[j].Refusals[k].Operations {
+						tr.Operations[j].Refusals[k].Operations[s].Outcome = ""
+					}
+				}
+			}
+		}
+	}
+	var x, y bytes.Buffer
+	api.Write(&x, a)
+	api.Write(&y, b)
+	if x.String() != y.String() {
+		t.Error("the Japanese output differs beyond its texts")
+	}
+}
+
+// TestAPIBadInput: a file that cannot be read is a wrong use (2); a book
+// with errors exits 1 with its diagnostics on stderr and nothing on
+// stdout.
+func TestAPIBadInput(t *testing.T) {
+	for _, tc := range []struct {
+		name, dir, file string
+		code            int
+		stderr          string
+	}{
+		{"missing", booksDir, "no_such.book", cli.ExitUsage, "cannot read no_such.book"},
+		{"errors", fixtures, "unit_mismatch.book", cli.ExitError, "error[E010]"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, errOut, code := run(tc.dir, nil, "api", tc.file)
+			if code != tc.code || out != "" || !strings.Contains(errOut, tc.stderr) {
+				t.Errorf("exit %d, stdout %q, stderr %q; want exit %d and %q on stderr", code, out, errOut, tc.code, tc.stderr)
+			}
+		})
+	}
+}
