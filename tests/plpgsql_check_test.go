@@ -34,12 +34,12 @@ import (
 // plpgsql_check, whose newer versions check more (the volatility of the
 // expressions in an IMMUTABLE function, for one). Both runs must be clean.
 func TestPlpgsqlCheck(t *testing.T) {
-	goldens, err := filepath.Glob(filepath.Join("sql", "*.sql"))
+	goldens, err := filepath.Glob(filepath.Join(casesDir, "*", "expected", "postgres", "*.sql"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(goldens) == 0 {
-		t.Fatal("no SQL goldens in sql/")
+		t.Fatal("no SQL goldens in the cases")
 	}
 	srv := pgtest.Start(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)

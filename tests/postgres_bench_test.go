@@ -3,11 +3,16 @@ package tests
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/chobo-lang/chobo/tests/clients/stock_reservation"
+	"github.com/chobo-lang/chobo/chobo/check"
+	"github.com/chobo-lang/chobo/chobo/client/model"
+	"github.com/chobo-lang/chobo/runtime/go/chobo"
+	"github.com/chobo-lang/chobo/runtime/go/chobopg"
 )
 
 // BenchmarkHold compares a hold through the generated function with the
@@ -21,13 +26,15 @@ func BenchmarkHold(b *testing.B) {
 		b.Run(fmt.Sprintf("conns=%d", conns), func(b *testing.B) {
 			pool := onServer(b, "stock_reservation.book", conns)
 			ctx := context.Background()
-			c := stock_reservation.Postgres(pool, "bench")
+			// The calls the generated client makes: the model's statements
+			// through the runtime, as book.go sends them.
+			restock, hold := statements(b)
 			// One account per connection, so that connections do not wait
 			// for each other's row locks.
 			var ids []string
 			for i := 0; i < conns; i++ {
 				sku := fmt.Sprintf("sku-%d", i)
-				if _, err := c.Restock.Do(ctx, stock_reservation.RestockArgs{Delivery: sku, Sku: sku, Qty: 1 << 40}); err != nil {
+				if _, err := chobopg.Call(ctx, pool, restock, "bench", sku, sku, int64(1<<40)); err != nil {
 					b.Fatal(err)
 				}
 				var id string
@@ -56,8 +63,8 @@ func BenchmarkHold(b *testing.B) {
 			}
 			b.ResetTimer()
 			fn := run(func(w, i int) error {
-				r, err := c.ReserveStock.Hold(ctx, stock_reservation.ReserveStockArgs{Order: fmt.Sprintf("o-%d", i), Sku: fmt.Sprintf("sku-%d", w), Qty: 1})
-				if err == nil && r.Outcome != stock_reservation.Done {
+				r, err := chobopg.Call(ctx, pool, hold, "bench", fmt.Sprintf("o-%d", i), fmt.Sprintf("sku-%d", w), int64(1))
+				if err == nil && r.Outcome != chobo.Done {
 					err = fmt.Errorf("hold %d: %+v", i, r)
 				}
 				return err
@@ -77,4 +84,22 @@ func BenchmarkHold(b *testing.B) {
 			b.ReportMetric(fn.Seconds()/update.Seconds(), "fn/update")
 		})
 	}
+}
+
+// statements are the SQL of restock.do and reserve_stock.hold in the
+// book's client model.
+func statements(b *testing.B) (restock, hold string) {
+	src, err := os.ReadFile(filepath.Join(casesDir, "stock_reservation", "stock_reservation.book"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	res := check.Check("stock_reservation.book", src)
+	if res.Book == nil {
+		b.Fatal(res.Diags)
+	}
+	m, err := model.New(res.Book, model.Postgres)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return m.Transfer("restock").Operation("do").Statement, m.Transfer("reserve_stock").Operation("hold").Statement
 }

@@ -52,13 +52,14 @@ func installSQL(t testing.TB, pool *pgxpool.Pool, b *book.Book, src []byte) {
 	}
 }
 
-// onServer starts a cluster, loads the SQL of a test book into it, and
+// onServer starts a cluster, loads the SQL of the book of a case (the
+// case of the same name as the book file) into it, and
 // returns a pool of at most conns connections.
 func onServer(t testing.TB, file string, conns int) *pgxpool.Pool {
 	t.Helper()
 	srv := pgtest.Start(t)
 	pool := srv.Pool(t, conns)
-	b, src := loadBook(t, filepath.Join(booksDir, file))
+	b, src := loadBook(t, filepath.Join(casesDir, strings.TrimSuffix(file, ".book"), file))
 	installSQL(t, pool, b, src)
 	return pool
 }
@@ -158,7 +159,7 @@ func TestRepeatableReadRetries(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(pool.Close)
-	b, src := loadBook(t, filepath.Join(booksDir, "stock_reservation.book"))
+	b, src := loadBook(t, caseByName(t, "stock_reservation").path())
 	installSQL(t, pool, b, src)
 	var failures atomic.Int64
 	c := stock_reservation.Postgres(countingQuerier{pool, &failures}, "rr")
@@ -218,7 +219,7 @@ func TestBoundsChangedIsAnError(t *testing.T) {
 	if _, err := c.Restock.Do(ctx, stock_reservation.RestockArgs{Delivery: "d-1", Sku: "s", Qty: 5}); err != nil {
 		t.Fatal(err)
 	}
-	_, src := loadBook(t, filepath.Join(booksDir, "stock_reservation.book"))
+	_, src := loadBook(t, caseByName(t, "stock_reservation").path())
 	changed := strings.Replace(string(src), "at least 0 refused as", "at least 2 refused as", 1)
 	if changed == string(src) {
 		t.Fatal("found no bound to change")

@@ -7,7 +7,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -23,35 +22,35 @@ import (
 	"github.com/chobo-lang/chobo/chobo/scenario"
 )
 
-// conformanceBooks are the books every backend must agree on: the test
-// books and the examples.
-func conformanceBooks(t *testing.T) []string {
+// conformanceCases are the cases every backend must agree on: those
+// whose book goes to PostgreSQL.
+func conformanceCases(t *testing.T) []testCase {
 	t.Helper()
-	var paths []string
-	for _, glob := range []string{filepath.Join(booksDir, "*.book"), filepath.Join("..", "examples", "*", "*.book")} {
-		ps, err := filepath.Glob(glob)
-		if err != nil {
-			t.Fatal(err)
+	var out []testCase
+	for _, c := range cases(t) {
+		if sql, _ := filepath.Glob(c.expected(filepath.Join("postgres", "*.sql"))); len(sql) == 1 {
+			out = append(out, c)
 		}
-		paths = append(paths, ps...)
 	}
-	if len(paths) < 12 {
-		t.Fatalf("found only %d books", len(paths))
+	if len(out) < 12 {
+		t.Fatalf("found only %d cases that go to PostgreSQL", len(out))
 	}
-	return paths
+	return out
 }
 
 // loaded is a book ready to run on a backend: its test copy, and every
 // scenario of it, generated and hand-written.
 type loaded struct {
+	name      string // the case
 	path      string
 	copy      *book.Book
 	copySrc   []byte
 	scenarios []scenario.Scenario
 }
 
-func loadForBackends(t *testing.T, path string) loaded {
+func loadForBackends(t *testing.T, c testCase) loaded {
 	t.Helper()
+	path := c.path()
 	src, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -64,7 +63,7 @@ func loadForBackends(t *testing.T, path string) loaded {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := loaded{path: path, copy: cp, copySrc: copySrc}
+	l := loaded{name: c.Name, path: path, copy: cp, copySrc: copySrc}
 	// Generated scenarios must not depend on how long holds last: their
 	// passes go past every deadline.
 	for _, sc := range scenario.Generate(res.Book) {
@@ -74,7 +73,7 @@ func loadForBackends(t *testing.T, path string) loaded {
 		}
 		l.scenarios = append(l.scenarios, sc)
 	}
-	more := strings.TrimSuffix(path, ".book") + ".more.json"
+	more := filepath.Join(c.Dir, "scenarios.json")
 	if data, err := os.ReadFile(more); err == nil {
 		scs, err := scenario.Read(cp, data)
 		if err != nil {
@@ -133,8 +132,8 @@ func startPostgres(t *testing.T, books []loaded) (*pgtest.Server, *pgxpool.Pool)
 // SQL functions on a real PostgreSQL server.
 func TestPostgresConformance(t *testing.T) {
 	var books []loaded
-	for _, p := range conformanceBooks(t) {
-		books = append(books, loadForBackends(t, p))
+	for _, c := range conformanceCases(t) {
+		books = append(books, loadForBackends(t, c))
 	}
 	_, pool := startPostgres(t, books)
 	st := runAll(t, books, func(l loaded) conformance.Backend {
@@ -151,41 +150,32 @@ func TestPostgresConformance(t *testing.T) {
 // TestGoClientConformance runs every scenario of every book through the
 // generated Go clients on a real PostgreSQL server. Each client is driven
 // as a process, through the driver protocol, as the Bazel rule and
-// clients in other languages are: the driver is this test binary run
-// again (see TestMain).
+// clients in other languages are (see drivers_test.go).
 func TestGoClientConformance(t *testing.T) {
 	var books []loaded
-	for _, p := range conformanceBooks(t) {
-		books = append(books, loadForBackends(t, p))
+	for _, c := range conformanceCases(t) {
+		books = append(books, loadForBackends(t, c))
 	}
+	driver := goDriver(t)
 	srv, pool := startPostgres(t, books)
 	st := runAll(t, books, func(l loaded) conformance.Backend {
-		return startDriver(t, srv, pool, l)
+		return startDriver(t, driver, srv, pool, l)
 	})
 	checkEntries(t, pool, books)
 	t.Logf("%d scenarios of %d books on PostgreSQL through the Go clients, each driven as a process (%d with together, %d run again)", st.Total, len(books), st.Together, st.Again)
 }
 
-// startDriver runs this test binary again as the driver of the Go client
-// of l's book, on the test copy that srv holds. The driver stops at the
-// end of the test.
-func startDriver(t *testing.T, srv *pgtest.Server, pool *pgxpool.Pool, l loaded) *conformance.Process {
+// startDriver runs the driver program for the Go client of l's case, on
+// the test copy that srv holds. The driver stops at the end of the test.
+func startDriver(t *testing.T, driver string, srv *pgtest.Server, pool *pgxpool.Pool, l loaded) *conformance.Process {
 	t.Helper()
-	dir := clientDir(t, l.path)
-	if goClients[dir] == nil {
-		t.Fatalf("%s: no Go client %s compiled in", l.path, dir)
-	}
 	// The driver reads the book whose SQL is loaded: the test copy.
 	bookPath := filepath.Join(t.TempDir(), filepath.Base(l.path))
 	if err := os.WriteFile(bookPath, l.copySrc, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(self)
-	cmd.Env = append(os.Environ(), driverEnv+"="+dir)
+	cmd := exec.Command(driver)
+	cmd.Env = append(os.Environ(), driverEnv+"="+l.name)
 	p, err := conformance.StartProcess(cmd, bookPath, srv.ConnString(pgtest.DefaultDB), conformance.PostgresReader{Pool: pool, Book: l.copy})
 	if err != nil {
 		t.Fatalf("%s: %v", l.path, err)
@@ -205,9 +195,10 @@ func startDriver(t *testing.T, srv *pgtest.Server, pool *pgxpool.Pool, l loaded)
 // driver for: status, balance, a partial post, and a call the client
 // must refuse to make.
 func TestGoDriverStatusAndBalance(t *testing.T) {
-	l := loadForBackends(t, filepath.Join("..", "examples", "inventory", "inventory.book"))
+	driver := goDriver(t)
+	l := loadForBackends(t, caseByName(t, "inventory"))
 	srv, pool := startPostgres(t, []loaded{l})
-	p := startDriver(t, srv, pool, l)
+	p := startDriver(t, driver, srv, pool, l)
 	ctx := context.Background()
 	const tenant = "status-and-balance"
 	call := func(transfer string, op book.Op, strs map[string]string, amounts map[string]int64) interp.Call {

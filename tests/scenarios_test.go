@@ -2,71 +2,21 @@ package tests
 
 import (
 	"bytes"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/chobo-lang/chobo/chobo/api"
-	"github.com/chobo-lang/chobo/tests/golden"
 )
 
-// generatedFor runs `chobo scenarios` on a test book and returns the JSON.
-func generatedFor(t *testing.T, stem string) string {
+// generatedFor runs `chobo scenarios` on the book of a case.
+func generatedFor(t *testing.T, name string) string {
 	t.Helper()
-	out, errOut, code := run(booksDir, nil, "scenarios", stem+".book")
+	c := caseByName(t, name)
+	out, errOut, code := run(c.Dir, nil, "scenarios", c.Book)
 	if code != 0 {
-		t.Fatalf("scenarios %s: exit %d: %s", stem, code, errOut)
+		t.Fatalf("scenarios %s: exit %d: %s", name, code, errOut)
 	}
 	return out
-}
-
-// TestGeneratedScenarios checks, for every test book, that the generated
-// scenarios are the same twice, match their golden, have distinct names,
-// and all show what their names say: every step's "expect" and every
-// "outcomes" count holds when `chobo run` runs them.
-func TestGeneratedScenarios(t *testing.T) {
-	total := 0
-	for _, stem := range testBooks(t) {
-		t.Run(stem, func(t *testing.T) {
-			gen := generatedFor(t, stem)
-			if again := generatedFor(t, stem); again != gen {
-				t.Fatal("two runs of chobo scenarios differ")
-			}
-			golden.Check(t, filepath.Join(booksDir, "golden", stem+".scenarios.json"), []byte(gen))
-
-			dir := t.TempDir()
-			file := filepath.Join(dir, stem+".scenarios.json")
-			if err := os.WriteFile(file, []byte(gen), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			out, errOut, code := run(booksDir, nil, "run", stem+".book", "--scenario", file, "--format", "json")
-			if code != 0 {
-				t.Fatalf("run: exit %d: %s", code, errOut)
-			}
-			var rep api.Run
-			if err := json.Unmarshal([]byte(out), &rep); err != nil {
-				t.Fatal(err)
-			}
-			names := map[string]bool{}
-			for _, sc := range rep.Scenarios {
-				if names[sc.Name] {
-					t.Errorf("two scenarios are named %q", sc.Name)
-				}
-				names[sc.Name] = true
-				if len(sc.Failures) > 0 {
-					t.Errorf("%q does not show what it says: %v", sc.Name, sc.Failures)
-				}
-			}
-			if len(rep.Scenarios) == 0 {
-				t.Fatal("no scenario generated")
-			}
-			total += len(rep.Scenarios)
-			golden.Check(t, filepath.Join(booksDir, "golden", stem+".runs.json"), []byte(out))
-		})
-	}
-	t.Logf("%d generated scenarios", total)
 }
 
 // TestGeneratedFamilies checks that the families design calls for appear
@@ -102,7 +52,8 @@ func TestGeneratedFamilies(t *testing.T) {
 // book, with the same bytes as standard output.
 func TestScenariosOut(t *testing.T) {
 	dir := t.TempDir()
-	_, errOut, code := run(booksDir, nil, "scenarios", "wallet.book", "--out", dir)
+	c := caseByName(t, "wallet")
+	_, errOut, code := run(c.Dir, nil, "scenarios", c.Book, "--out", dir)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -112,19 +63,5 @@ func TestScenariosOut(t *testing.T) {
 	}
 	if !bytes.Equal(got, []byte(generatedFor(t, "wallet"))) {
 		t.Error("--out wrote other bytes than standard output")
-	}
-}
-
-// TestShowPostgres keeps what a client sends for the hand-written
-// scenarios of two books, in text and JSON.
-func TestShowPostgres(t *testing.T) {
-	for _, stem := range []string{"stock_reservation", "在庫"} {
-		for _, v := range []struct{ suffix, format string }{{".show.postgres.txt", "text"}, {".show.postgres.json", "json"}} {
-			out, errOut, code := run(booksDir, nil, "run", stem+".book", "--scenario", stem+".more.json", "--show", "postgres", "--format", v.format)
-			if code != 0 {
-				t.Fatalf("exit %d: %s", code, errOut)
-			}
-			golden.Check(t, filepath.Join(booksDir, "golden", stem+v.suffix), []byte(out))
-		}
 	}
 }

@@ -14,7 +14,7 @@ import (
 // returned exactly when there are no errors; every place points into the
 // file; and the answer is the same twice.
 func FuzzCheck(f *testing.F) {
-	for _, glob := range []string{"../../tests/fixtures/*.book", "../../examples/*/*.book"} {
+	for _, glob := range []string{"../../tests/testdata/*/*.book", "../../examples/*/*.book"} {
 		paths, _ := filepath.Glob(glob)
 		for _, p := range paths {
 			if src, err := os.ReadFile(p); err == nil {

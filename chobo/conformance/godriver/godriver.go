@@ -209,7 +209,7 @@ func (s *server) open(req protocol.Request) protocol.Response {
 	cfg.MaxConns = MaxConns
 	// Idle connections go soon: a runner may start a driver per book on
 	// one server, and their pools together must stay under its limit.
-	cfg.MaxConnIdleTime = 5 * time.Second
+	cfg.MaxConnIdleTime = time.Second
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)

@@ -135,7 +135,9 @@ func (s *Server) start(uid, gid int) error {
 	}
 	// Dynamic shared memory as files in the data directory, so that even a
 	// killed server leaves nothing behind once its directory is removed.
-	opts := fmt.Sprintf("-c fsync=off -c synchronous_commit=off -c full_page_writes=off -k %s -c listen_addresses='' -p %d -c max_connections=100 -c dynamic_shared_memory_type=mmap",
+	// Room for 400 connections: a conformance run keeps one driver process
+	// per book, each with a pool of its own.
+	opts := fmt.Sprintf("-c fsync=off -c synchronous_commit=off -c full_page_writes=off -k %s -c listen_addresses='' -p %d -c max_connections=400 -c dynamic_shared_memory_type=mmap",
 		s.SocketDir, s.Port)
 	if out, err := s.run("pg_ctl", "-D", s.Dir, "-l", s.logFile, "-w", "-t", "60", "-o", opts, "start"); err != nil {
 		return fmt.Errorf("pg_ctl start: %v\n%s\nserver log:\n%s", err, out, s.logTail())
