@@ -43,6 +43,7 @@ func conformanceCases(t *testing.T) []testCase {
 type loaded struct {
 	name      string // the case
 	path      string
+	orig      *book.Book // as written: the scenarios' passes are in its time
 	copy      *book.Book
 	copySrc   []byte
 	scenarios []scenario.Scenario
@@ -63,7 +64,7 @@ func loadForBackends(t *testing.T, c testCase) loaded {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := loaded{name: c.Name, path: path, copy: cp, copySrc: copySrc}
+	l := loaded{name: c.Name, path: path, orig: res.Book, copy: cp, copySrc: copySrc}
 	// Generated scenarios must not depend on how long holds last: their
 	// passes go past every deadline.
 	for _, sc := range scenario.Generate(res.Book) {
@@ -75,7 +76,7 @@ func loadForBackends(t *testing.T, c testCase) loaded {
 	}
 	more := filepath.Join(c.Dir, "scenarios.json")
 	if data, err := os.ReadFile(more); err == nil {
-		scs, err := scenario.Read(cp, data)
+		scs, err := scenario.Read(res.Book, data)
 		if err != nil {
 			t.Fatalf("%s: %v", more, err)
 		}
@@ -104,7 +105,7 @@ func runAll(t *testing.T, books []loaded, backend func(loaded) conformance.Backe
 	for _, l := range books {
 		be := backend(l)
 		for _, sc := range l.scenarios {
-			jobs = append(jobs, conformance.Job{Where: l.path, Book: l.copy, Scenario: sc, Backend: be, Tenant: fmt.Sprintf("s%d", len(jobs))})
+			jobs = append(jobs, conformance.Job{Where: l.path, Book: l.copy, Original: l.orig, Scenario: sc, Backend: be, Tenant: fmt.Sprintf("s%d", len(jobs))})
 		}
 	}
 	return conformance.RunAll(t, jobs)

@@ -120,10 +120,17 @@ func MoveOrder(b *book.Book) diag.List {
 			continue
 		}
 		for i, m := range t.Moves {
-			for _, later := range t.Moves[i+1:] {
-				if d, ok := moveOrder(s, b, t, m, later); ok {
-					l.Add(d)
-					break
+			// A move has two sides, and each can be refused too early: the
+			// account it takes from, the account it puts into. Each side
+			// gets its own warning, with the first later move that shows
+			// it, so that one pair of moves (a swap: 1 takes from A and
+			// puts into B, 2 takes from B and puts into A) gives both.
+			for _, side := range []orderCheck{takenBeforePut, putBeforeTaken} {
+				for _, later := range t.Moves[i+1:] {
+					if d, ok := side(s, b, t, m, later); ok {
+						l.Add(d)
+						break
+					}
 				}
 			}
 		}
@@ -131,17 +138,25 @@ func MoveOrder(b *book.Book) diag.List {
 	return l
 }
 
-func moveOrder(s *search.Searcher, b *book.Book, t *book.Transfer, m, later *book.Move) (diag.Diagnostic, bool) {
-	amount := func(c interp.Call, mv *book.Move) int64 {
-		if mv.Amount.Param != nil {
-			return c.Amounts[mv.Amount.Param.Name]
-		}
-		return mv.Amount.Literal
+// orderCheck looks for one order problem of move m with a later move of
+// the same transfer.
+type orderCheck func(s *search.Searcher, b *book.Book, t *book.Transfer, m, later *book.Move) (diag.Diagnostic, bool)
+
+// moved is what move mv moves in call c.
+func moved(c interp.Call, mv *book.Move) int64 {
+	if mv.Amount.Param != nil {
+		return c.Amounts[mv.Amount.Param.Name]
 	}
+	return mv.Amount.Literal
+}
+
+// takenBeforePut: m takes from an account with a lower bound that later
+// puts into.
+func takenBeforePut(s *search.Searcher, b *book.Book, t *book.Transfer, m, later *book.Move) (diag.Diagnostic, bool) {
 	if lo := m.From.Account.Lower; lo != nil && sameRef(m.From, later.To) {
 		// Refused at m although what later brings would cover it.
 		ex, ok := s.AtMove(t, m.Index, true, func(c interp.Call, d *interp.BoundDetail) bool {
-			return d.Balance.Posted-d.Balance.HeldOut-d.Amount+amount(c, later) >= lo.Value
+			return d.Balance.Posted-d.Balance.HeldOut-d.Amount+moved(c, later) >= lo.Value
 		})
 		if !ok {
 			return diag.Diagnostic{}, false
@@ -153,9 +168,15 @@ func moveOrder(s *search.Searcher, b *book.Book, t *book.Transfer, m, later *boo
 			diag.T(fmt.Sprintf("write the move that puts into %s first", acc),
 				fmt.Sprintf("%s へ入れる移動を先に書いてください", acc))), ex), true
 	}
+	return diag.Diagnostic{}, false
+}
+
+// putBeforeTaken: m puts into an account with an upper bound that later
+// takes from.
+func putBeforeTaken(s *search.Searcher, b *book.Book, t *book.Transfer, m, later *book.Move) (diag.Diagnostic, bool) {
 	if up := m.To.Account.Upper; up != nil && sameRef(m.To, later.From) {
 		ex, ok := s.AtMove(t, m.Index, false, func(c interp.Call, d *interp.BoundDetail) bool {
-			return d.Balance.Posted+d.Balance.HeldIn+d.Amount-amount(c, later) <= up.Value
+			return d.Balance.Posted+d.Balance.HeldIn+d.Amount-moved(c, later) <= up.Value
 		})
 		if !ok {
 			return diag.Diagnostic{}, false

@@ -45,15 +45,20 @@ func runBuild(inv *Invocation) int {
 	if dir == "" {
 		dir = "."
 	}
+	var out []outFile
 	for _, f := range files {
-		path := filepath.Join(dir, f.Path)
-		if err := writeFile(path, f.Data); err != nil {
-			fmt.Fprintf(env.Stderr, "%s\n", diag.T(
-				fmt.Sprintf("chobo build: cannot write %s: %v", path, err),
-				fmt.Sprintf("chobo build: %s を書けません: %v", path, err)).In(inv.Lang))
-			return ExitUsage
-		}
-		fmt.Fprintln(env.Stderr, path)
+		out = append(out, outFile{filepath.Join(dir, f.Path), f.Data})
+	}
+	// All or nothing: a build that stops half way must not leave one
+	// file new and the next old.
+	if err := writeFiles(out); err != nil {
+		fmt.Fprintf(env.Stderr, "%s\n", diag.T(
+			fmt.Sprintf("chobo build: cannot write %s: %v; nothing was written", err.Path, err.Err),
+			fmt.Sprintf("chobo build: %s を書けません: %v。何も書いていません", err.Path, err.Err)).In(inv.Lang))
+		return ExitUsage
+	}
+	for _, f := range out {
+		fmt.Fprintln(env.Stderr, f.Path)
 	}
 	return ExitOK
 }

@@ -93,14 +93,24 @@ var commonFlags = []Flag{langFlag, helpFlag}
 // exit code.
 func Main(args []string, env Env) int {
 	lang := envLang(env)
-	if len(args) == 0 {
+	g, rest, ok := globalFlags(args, env, lang)
+	if !ok {
+		return ExitUsage
+	}
+	lang = g.lang
+	if g.version {
+		fmt.Fprintf(env.Stdout, "chobo %s\n", Version)
+		return ExitOK
+	}
+	if len(rest) == 0 {
+		if g.help {
+			writeTopHelp(env.Stdout, lang)
+			return ExitOK
+		}
 		writeTopHelp(env.Stderr, lang)
 		return ExitUsage
 	}
-	first := args[0]
-	if strings.HasPrefix(first, "--") {
-		return topFlags(args, env, lang)
-	}
+	first := rest[0]
 	cmd := find(first)
 	if cmd == nil {
 		fmt.Fprintf(env.Stderr, "%s\n\n", diag.T(
@@ -109,11 +119,11 @@ func Main(args []string, env Env) int {
 		writeTopHelp(env.Stderr, lang)
 		return ExitUsage
 	}
-	inv, ok := parse(cmd, args[1:], env, lang)
+	inv, ok := parse(cmd, rest[1:], env, lang)
 	if !ok {
 		return ExitUsage
 	}
-	if inv.Has("help") {
+	if g.help || inv.Has("help") {
 		writeCommandHelp(env.Stdout, cmd, inv.Lang)
 		return ExitOK
 	}
@@ -126,41 +136,69 @@ func Main(args []string, env Env) int {
 	return cmd.Run(inv)
 }
 
+// global is what the flags before the command ask for.
+type global struct {
+	lang          diag.Lang
+	help, version bool
+}
+
+// globalFlags reads the flags that may come before the command, as the
+// top help lists them: `chobo --lang ja check x.book` is `chobo check
+// --lang ja x.book`. It returns the arguments from the command on, and
+// false after printing why when a flag there is wrong.
+func globalFlags(args []string, env Env, lang diag.Lang) (global, []string, bool) {
+	g := global{lang: flagLang(leadingFlags(args), lang)}
+	i := 0
+	for ; i < len(args) && strings.HasPrefix(args[i], "--"); i++ {
+		switch args[i] {
+		case "--version":
+			g.version = true
+			continue
+		case "--help":
+			g.help = true
+			continue
+		case "--lang":
+			if i+1 < len(args) {
+				if l, ok := diag.ParseLang(args[i+1]); ok {
+					g.lang = l
+					i++
+					continue
+				}
+				fmt.Fprintf(env.Stderr, "%s\n\n", diag.T(
+					fmt.Sprintf("chobo: --lang takes one of en, ja, not %q", args[i+1]),
+					fmt.Sprintf("chobo: --lang の値は en、ja のどれかです(%q ではなく)", args[i+1])).In(g.lang))
+			} else {
+				fmt.Fprintf(env.Stderr, "%s\n\n", diag.T("chobo: --lang needs a value", "chobo: --lang には値が要ります").In(g.lang))
+			}
+		default:
+			fmt.Fprintf(env.Stderr, "%s\n\n", diag.T(
+				fmt.Sprintf("chobo: unknown flag %s", diag.Printable(args[i])),
+				fmt.Sprintf("chobo: %s というフラグはありません", diag.Printable(args[i]))).In(g.lang))
+		}
+		writeTopHelp(env.Stderr, g.lang)
+		return g, nil, false
+	}
+	return g, args[i:], true
+}
+
+// leadingFlags is the part of args before the command.
+func leadingFlags(args []string) []string {
+	for i := 0; i < len(args); i++ {
+		switch {
+		case args[i] == "--lang":
+			i++
+		case !strings.HasPrefix(args[i], "--"):
+			return args[:i]
+		}
+	}
+	return args
+}
+
 func envLang(env Env) diag.Lang {
 	if l, ok := diag.ParseLang(env.Getenv("CHOBO_LANG")); ok {
 		return l
 	}
 	return diag.English
-}
-
-// topFlags handles `chobo --help`, `chobo --version` and `--lang` before
-// either of them.
-func topFlags(args []string, env Env, lang diag.Lang) int {
-	lang = flagLang(args, lang)
-	for i := 0; i < len(args); i++ {
-		switch args[i] {
-		case "--version":
-			fmt.Fprintf(env.Stdout, "chobo %s\n", Version)
-			return ExitOK
-		case "--help":
-			writeTopHelp(env.Stdout, lang)
-			return ExitOK
-		case "--lang":
-			if i+1 < len(args) {
-				if _, ok := diag.ParseLang(args[i+1]); ok {
-					i++
-					continue
-				}
-			}
-		}
-		fmt.Fprintf(env.Stderr, "%s\n\n", diag.T(
-			fmt.Sprintf("chobo: unknown flag %s", args[i]),
-			fmt.Sprintf("chobo: %s というフラグはありません", args[i])).In(lang))
-		writeTopHelp(env.Stderr, lang)
-		return ExitUsage
-	}
-	writeTopHelp(env.Stderr, lang)
-	return ExitUsage
 }
 
 // flagLang returns the language --lang asks for, or lang when it is
@@ -253,6 +291,6 @@ func contains(xs []string, x string) bool {
 }
 
 func usageError(env Env, cmd *Command, lang diag.Lang, msg diag.Text) {
-	fmt.Fprintf(env.Stderr, "chobo %s: %s\n\n", cmd.Name, msg.In(lang))
+	fmt.Fprintf(env.Stderr, "chobo %s: %s\n\n", cmd.Name, diag.Printable(msg.In(lang)))
 	writeCommandHelp(env.Stderr, cmd, lang)
 }

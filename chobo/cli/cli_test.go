@@ -30,7 +30,19 @@ func testEnv(env map[string]string) (Env, *bytes.Buffer, *bytes.Buffer) {
 			{"op": "receive.do", "args": {"delivery": "d-1", "sku": "s-1", "qty": 1}},
 			{"together": [[{"op": "sell.do", "args": {"order": "o-1", "sku": "s-1", "qty": 1}}],
 			              [{"op": "sell.do", "args": {"order": "o-2", "sku": "s-1", "qty": 1}}]]}]}`,
-		"bad.json": `{"name": "bad", "steps": [{"op": "nothing.do", "args": {}}]}`,
+		"bad.json":      `{"name": "bad", "steps": [{"op": "nothing.do", "args": {}}]}`,
+		"trailing.json": `{"name": "x", "steps": []} {"name": "y", "steps": []}`,
+		"twice.json":    `{"name": "x", "name": "y", "steps": []}`,
+		"bom.json":      "\ufeff" + `{"name": "x", "steps": []}`,
+		"empty.json":    " \n",
+		"number.json":   "42",
+		"latin1.json":   "{\"name\": \"caf\xe9\", \"steps\": []}",
+		"missing.json":  `{"name": "x", "steps": [{"op": "sell.do", "args": {"order": "o-1", "qty": 1}}]}`,
+		"escape.json":   "{\"name\": \"x\", \"steps\": [{\"op\": \"receive.do\", \"args\": {\"delivery\": \"\\u001b[31mred\", \"sku\": \"s\\u202e1\", \"qty\": 1}}]}",
+		"races.json": `{"name": "races", "steps": [
+			{"op": "receive.do", "args": {"delivery": "d-1", "sku": "s-1", "qty": 2}},
+			{"together": [[{"op": "sell.do", "args": {"order": "o-1", "sku": "s-1", "qty": 1}}], [{"op": "sell.do", "args": {"order": "o-2", "sku": "s-1", "qty": 1}}],
+			              [{"op": "sell.do", "args": {"order": "o-3", "sku": "s-1", "qty": 1}}], [{"op": "sell.do", "args": {"order": "o-4", "sku": "s-1", "qty": 1}}]]}]}`,
 	}
 	return Env{
 		Stdout: &out, Stderr: &errb,
@@ -95,6 +107,35 @@ func TestMain_exitCodes(t *testing.T) {
 		{name: "scenarios", args: []string{"scenarios", "clean.book"}, code: 0, stdout: `"name": "sell.do twice with the same key and content: done_before"`},
 		{name: "scenarios broken book", args: []string{"scenarios", "broken.book"}, code: 1, stderr: "error[E002]", noStdout: true},
 		{name: "scenarios needs a book", args: []string{"scenarios"}, code: 2, stderr: "wrong number of arguments"},
+		{name: "global lang before the command", args: []string{"--lang", "ja", "check", "broken.book"}, code: 1, stdout: "エラー[E002]"},
+		{name: "global lang before run", args: []string{"--lang", "ja", "run", "clean.book", "--scenario", "race.json"}, code: 0, stdout: "とりうる結果は 2 通り"},
+		{name: "lang after the command wins", args: []string{"--lang", "ja", "check", "--lang", "en", "broken.book"}, code: 1, stdout: "error[E002]"},
+		{name: "global help before the command", args: []string{"--help", "check"}, code: 0, stdout: "--format text|json"},
+		{name: "global help in japanese", args: []string{"--lang", "ja", "--help"}, code: 0, stdout: "コマンド:"},
+		{name: "global version before the command", args: []string{"--version", "check"}, code: 0, stdout: "chobo " + Version},
+		{name: "global lang needs a known value", args: []string{"--lang", "fr", "check", "clean.book"}, code: 2, stderr: `--lang takes one of en, ja, not "fr"`, noStdout: true},
+		{name: "global lang needs a value", args: []string{"--lang"}, code: 2, stderr: "--lang needs a value"},
+		{name: "only global flags", args: []string{"--lang", "ja"}, code: 2, stderr: "使い方:", noStdout: true},
+		{name: "unknown global flag in japanese", args: []string{"--nope", "--lang", "ja", "check"}, code: 2, stderr: "--nope というフラグはありません"},
+		{name: "unknown global flag is escaped", args: []string{"--\x1b[2J"}, code: 2, stderr: `unknown flag --\x1b[2J`},
+		{name: "trailing text", args: []string{"run", "clean.book", "--scenario", "trailing.json"}, code: 1, stderr: "chobo run: trailing.json: line 1, column 28: more text after the end", noStdout: true},
+		{name: "trailing text in japanese", args: []string{"run", "--lang", "ja", "clean.book", "--scenario", "trailing.json"}, code: 1, stderr: "chobo run: trailing.json: 1 行 28 列: JSON の値が終わった後に"},
+		{name: "duplicate key", args: []string{"run", "clean.book", "--scenario", "twice.json"}, code: 1, stderr: `line 1, column 15: the key "name" appears twice`},
+		{name: "duplicate key in japanese", args: []string{"run", "--lang", "ja", "clean.book", "--scenario", "twice.json"}, code: 1, stderr: `キー "name" が一つのオブジェクトに二度あります`},
+		{name: "byte order mark", args: []string{"run", "clean.book", "--scenario", "bom.json"}, code: 1, stderr: "bom.json: the file starts with a byte order mark (U+FEFF)"},
+		{name: "byte order mark in japanese", args: []string{"run", "--lang", "ja", "clean.book", "--scenario", "bom.json"}, code: 1, stderr: "バイト順マーク (U+FEFF) があります"},
+		{name: "empty scenario file", args: []string{"run", "clean.book", "--scenario", "empty.json"}, code: 1, stderr: "empty.json: the file is empty"},
+		{name: "empty scenario file in japanese", args: []string{"run", "--lang", "ja", "clean.book", "--scenario", "empty.json"}, code: 1, stderr: "ファイルが空です"},
+		{name: "a number as the file", args: []string{"run", "clean.book", "--scenario", "number.json"}, code: 1, stderr: "number.json: the file holds a number; write one scenario object"},
+		{name: "a number as the file in japanese", args: []string{"run", "--lang", "ja", "clean.book", "--scenario", "number.json"}, code: 1, stderr: "ファイルの中身が数です"},
+		{name: "not utf-8", args: []string{"run", "clean.book", "--scenario", "latin1.json"}, code: 1, stderr: "latin1.json: line 1, column 14: byte 0xe9 is not UTF-8"},
+		{name: "not utf-8 in japanese", args: []string{"run", "--lang", "ja", "clean.book", "--scenario", "latin1.json"}, code: 1, stderr: "バイト 0xe9 は UTF-8 ではありません"},
+		{name: "missing parameter", args: []string{"run", "clean.book", "--scenario", "missing.json"}, code: 1, stderr: `step 1: op "sell.do": sku is missing from "args"`, noStdout: true},
+		{name: "missing parameter in japanese", args: []string{"run", "--lang", "ja", "clean.book", "--scenario", "missing.json"}, code: 1, stderr: `ステップ 1: op "sell.do": "args" に sku がありません`},
+		{name: "run output is escaped", args: []string{"run", "clean.book", "--scenario", "escape.json"}, code: 0, stdout: `stock(s\u202e1)  posted 1`},
+		{name: "run output escapes a call", args: []string{"run", "clean.book", "--scenario", "escape.json"}, code: 0, stdout: `receive.do(delivery: \x1b[31mred, sku: s\u202e1, qty: 1)`},
+		{name: "run json keeps json escapes", args: []string{"run", "clean.book", "--scenario", "escape.json", "--format", "json"}, code: 0, stdout: "\"account\": \"stock(s\u202e1)\""},
+		{name: "explain escapes the code", args: []string{"explain", "\x1b[31m"}, code: 2, stderr: `no code \x1b[31m`},
 		{name: "explain all markdown", args: []string{"explain", "--all", "--format", "markdown"}, code: 0, stdout: "| code | severity | what |"},
 	}
 	for _, tt := range tests {
@@ -129,6 +170,25 @@ func TestHelpListsEveryFlag(t *testing.T) {
 			if !strings.Contains(out.String(), "--"+f.Name) {
 				t.Errorf("%s --help does not list --%s", c.Name, f.Name)
 			}
+		}
+	}
+}
+
+// TestRunBudget lowers the budget so that a small race goes past it: the
+// run stops with exit 1, prints no outcome, and says why in each language.
+func TestRunBudget(t *testing.T) {
+	defer func(b int) { runBudget = b }(runBudget)
+	runBudget = 30 // the first step takes 21: one ledger and one path
+	for _, v := range []struct{ lang, want string }{
+		{"en", `chobo run: races.json: scenario 1: "races": step 2: the scenario has too many ways to run`},
+		{"ja", `chobo run: races.json: シナリオ 1: "races": ステップ 2: このシナリオの進み方が多すぎます`},
+	} {
+		env, out, errb := testEnv(nil)
+		if code := Main([]string{"run", "--lang", v.lang, "clean.book", "--scenario", "races.json"}, env); code != ExitError {
+			t.Errorf("%s: exit %d, want %d", v.lang, code, ExitError)
+		}
+		if out.Len() > 0 || !strings.Contains(errb.String(), v.want) {
+			t.Errorf("%s: stdout %q, stderr %q; want %q", v.lang, out, errb, v.want)
 		}
 	}
 }

@@ -22,9 +22,9 @@ func runExplain(inv *Invocation) int {
 	} else {
 		c, ok := codes.Lookup(strings.ToUpper(inv.Args[0]))
 		if !ok {
-			fmt.Fprintf(env.Stderr, "%s\n", diag.T(
+			fmt.Fprintf(env.Stderr, "%s\n", diag.Printable(diag.T(
 				fmt.Sprintf("chobo explain: no code %s; `chobo explain --all` lists every code", inv.Args[0]),
-				fmt.Sprintf("chobo explain: %s というコードはありません。`chobo explain --all` が全部を出します", inv.Args[0])).In(inv.Lang))
+				fmt.Sprintf("chobo explain: %s というコードはありません。`chobo explain --all` が全部を出します", inv.Args[0])).In(inv.Lang)))
 			return ExitUsage
 		}
 		list = []codes.Code{c}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/chobo-lang/chobo/chobo/api"
@@ -18,9 +19,9 @@ import (
 func loadBook(inv *Invocation, name string) (*book.Book, int) {
 	src, err := inv.Env.ReadFile(name)
 	if err != nil {
-		fmt.Fprintf(inv.Env.Stderr, "%s\n", diag.T(
+		fmt.Fprintf(inv.Env.Stderr, "%s\n", diag.Printable(diag.T(
 			fmt.Sprintf("chobo %s: cannot read %s: %v", inv.Cmd.Name, name, err),
-			fmt.Sprintf("chobo %s: %s を読めません: %v", inv.Cmd.Name, name, err)).In(inv.Lang))
+			fmt.Sprintf("chobo %s: %s を読めません: %v", inv.Cmd.Name, name, err)).In(inv.Lang)))
 		return nil, ExitUsage
 	}
 	res := check.Check(name, src)
@@ -33,6 +34,9 @@ func loadBook(inv *Invocation, name string) (*book.Book, int) {
 	}
 	return res.Book, ExitOK
 }
+
+// runBudget bounds the work of each scenario; tests lower it.
+var runBudget = scenario.Budget
 
 func runRun(inv *Invocation) int {
 	env := inv.Env
@@ -47,14 +51,14 @@ func runRun(inv *Invocation) int {
 	}
 	data, err := env.ReadFile(path)
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "%s\n", diag.T(
+		fmt.Fprintf(env.Stderr, "%s\n", diag.Printable(diag.T(
 			fmt.Sprintf("chobo run: cannot read %s: %v", path, err),
-			fmt.Sprintf("chobo run: %s を読めません: %v", path, err)).In(inv.Lang))
+			fmt.Sprintf("chobo run: %s を読めません: %v", path, err)).In(inv.Lang)))
 		return ExitUsage
 	}
 	scs, err := scenario.Read(b, data)
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "chobo run: %s: %v\n", path, err)
+		scenarioError(inv, path, textOf(err))
 		return ExitError
 	}
 	if show, ok := inv.Flags["show"]; ok {
@@ -63,7 +67,15 @@ func runRun(inv *Invocation) int {
 	runs := make([][]scenario.Outcome, len(scs))
 	failed := false
 	for i, sc := range scs {
-		runs[i] = scenario.Run(b, sc)
+		// Outcomes come only once every scenario has run: a run that
+		// would go on for too long prints nothing but why.
+		runs[i], _, err = scenario.Explore(b, sc, runBudget)
+		if err != nil {
+			t := textOf(err)
+			scenarioError(inv, path, diag.T(fmt.Sprintf("scenario %d: %q: %s", i+1, sc.Name, t.En),
+				fmt.Sprintf("シナリオ %d: %q: %s", i+1, sc.Name, t.Ja)))
+			return ExitError
+		}
 		failed = failed || len(scenario.Failures(sc, runs[i])) > 0
 	}
 	code = ExitOK
@@ -82,6 +94,20 @@ func runRun(inv *Invocation) int {
 		scenario.WriteText(env.Stdout, inv.Args[0], sc, runs[i], inv.Lang)
 	}
 	return code
+}
+
+// scenarioError says why a scenario file cannot be read or run.
+func scenarioError(inv *Invocation, path string, msg diag.Text) {
+	fmt.Fprintf(inv.Env.Stderr, "chobo run: %s: %s\n", diag.Printable(path), diag.Printable(msg.In(inv.Lang)))
+}
+
+// textOf is an error's message in both languages, when it has them.
+func textOf(err error) diag.Text {
+	var t interface{ Text() diag.Text }
+	if errors.As(err, &t) {
+		return t.Text()
+	}
+	return diag.T(err.Error(), err.Error())
 }
 
 // runShow prints, instead of the answers, what a client sends.
@@ -104,7 +130,7 @@ func runShow(inv *Invocation, b *book.Book, scs []scenario.Scenario, backend str
 	steps := make([][]show.Step, len(scs))
 	for i, sc := range scs {
 		if steps[i], err = show.Steps(m, sc); err != nil {
-			fmt.Fprintf(inv.Env.Stderr, "chobo run: %s: %v\n", sc.Name, err)
+			fmt.Fprintf(inv.Env.Stderr, "chobo run: %s: %s\n", diag.Printable(sc.Name), diag.Printable(err.Error()))
 			return ExitError
 		}
 	}

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/chobo-lang/chobo/chobo/diag"
@@ -23,32 +22,10 @@ func runScenarios(inv *Invocation) int {
 	path := filepath.Join(dir, b.Name+".scenarios.json")
 	if err := writeFile(path, data); err != nil {
 		fmt.Fprintf(inv.Env.Stderr, "%s\n", diag.T(
-			fmt.Sprintf("chobo scenarios: cannot write %s: %v", path, err),
-			fmt.Sprintf("chobo scenarios: %s を書けません: %v", path, err)).In(inv.Lang))
+			fmt.Sprintf("chobo scenarios: cannot write %s: %v", err.Path, err.Err),
+			fmt.Sprintf("chobo scenarios: %s を書けません: %v", err.Path, err.Err)).In(inv.Lang))
 		return ExitUsage
 	}
 	fmt.Fprintln(inv.Env.Stderr, path)
 	return ExitOK
-}
-
-// writeFile writes through a temporary file and a rename, so that an
-// interrupted run never leaves half a file behind.
-func writeFile(path string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".chobo-*")
-	if err != nil {
-		return err
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }

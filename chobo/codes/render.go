@@ -25,16 +25,26 @@ func indent(s, pad string) string {
 	return strings.Join(lines, "\n") + "\n"
 }
 
+// printableLines escapes what each line holds and keeps the line breaks:
+// a repro book of E001 is the place a stray control would hide.
+func printableLines(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = diag.Printable(l)
+	}
+	return strings.Join(lines, "\n")
+}
+
 // WriteText prints one code for the terminal.
 func WriteText(w io.Writer, c Code, lang diag.Lang) {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s (%s): %s\n", c.Code, severityWord(c.Severity, lang), c.Title.In(lang))
+	fmt.Fprintf(&b, "%s (%s): %s\n", c.Code, severityWord(c.Severity, lang), diag.Printable(c.Title.In(lang)))
 	fmt.Fprintf(&b, "  %s\n", diag.T("when:", "いつ出るか:").In(lang))
-	b.WriteString(indent(c.When.In(lang), "    "))
+	b.WriteString(indent(printableLines(c.When.In(lang)), "    "))
 	fmt.Fprintf(&b, "  %s\n", diag.T("fix:", "直し方:").In(lang))
-	b.WriteString(indent(c.Fix.In(lang), "    "))
+	b.WriteString(indent(printableLines(c.Fix.In(lang)), "    "))
 	fmt.Fprintf(&b, "  %s\n", diag.T("smallest book that shows it:", "これを出す最小の帳簿:").In(lang))
-	b.WriteString(indent(c.Repro, "    "))
+	b.WriteString(indent(printableLines(c.Repro), "    "))
 	io.WriteString(w, b.String())
 }
 

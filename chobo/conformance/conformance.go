@@ -4,9 +4,12 @@
 // answer must be one of the outcomes the interpreter allows.
 //
 // Holds expire in real time on a backend, so scenarios run on a test copy
-// of the book whose holds all last a few seconds (Shorten); a `pass` waits
-// for the holds made before it to reach their deadlines, then gives them
-// back. The reference is the interpreter on that same copy.
+// of the book whose holds all last a few seconds (Shorten). Each `pass`
+// is first given a length in the copy's time that keeps which holds it
+// expires (Scale); on the backend it then lasts that long, and at least
+// until the holds it must expire have reached their deadlines, which it
+// then has the backend give back. The reference is the interpreter on
+// that same copy, which answers as on the book.
 package conformance
 
 import (
@@ -27,9 +30,19 @@ import (
 // Lifetime is how long every hold of a test copy lasts.
 const Lifetime = 3 * time.Second
 
-// margin is how long past a deadline a runner waits before it asks the
-// backend to give holds back.
+// margin is how close to a hold's deadline a step may start: closer, and
+// the backend may see the deadline pass before the interpreter does.
 const margin = 300 * time.Millisecond
+
+// settle is how long past a deadline a pass waits before it asks the
+// backend to give holds back. The deadline is counted from when the
+// hold's answer came back, which is already after the backend's own.
+const settle = 100 * time.Millisecond
+
+// maxPass bounds one pass of a scenario run on a backend. Passes are
+// waited out in real time, and a scaled pass is a few seconds; a longer
+// one is a scenario that was not scaled.
+const maxPass = 60
 
 var expiry = regexp.MustCompile(`pending expires after [0-9.]+ [a-z]+`)
 
@@ -72,6 +85,9 @@ type Observed struct {
 	Results  []string
 	Accounts []string
 	Holds    []string
+	// Answers are the results again, as scenario.Failures reads them
+	// (not part of String).
+	Answers []scenario.OpResult
 }
 
 func (o Observed) String() string {
@@ -80,7 +96,7 @@ func (o Observed) String() string {
 
 // FromOutcome writes an interpreter outcome as Observed.
 func FromOutcome(out scenario.Outcome) Observed {
-	var o Observed
+	o := Observed{Answers: out.Results}
 	for _, r := range out.Results {
 		o.Results = append(o.Results, r.Short())
 	}
@@ -115,23 +131,38 @@ func ShortResult(r interp.Result, err error) string {
 }
 
 // Run runs a scenario for one tenant and reports what the backend did,
-// and whether a step came after a hold's deadline without a pass in
-// between (late): the backend then rightly answers expired where the
-// interpreter, whose clock only moves with pass, does not.
+// and whether a step came too close to the deadline of a hold that no
+// pass has reached yet (late): the backend then rightly answers expired
+// where the interpreter, whose clock only moves with pass, does not.
+//
+// sc must be in the time of the book the backend holds, the test copy:
+// a pass of n seconds lasts n seconds. Scale makes it so, and RunAll
+// calls it; a pass longer than a minute is refused as not scaled.
 func Run(ctx context.Context, be Backend, sc scenario.Scenario, tenant string) (Observed, bool, error) {
-	r := &run{ctx: ctx, be: be, tenant: tenant}
 	var o Observed
+	for i, st := range sc.Steps {
+		if st.Call == nil && st.Together == nil && (st.Pass < 0 || st.Pass > maxPass) {
+			return o, false, fmt.Errorf("step %d: a pass of %s would be waited out in real time: scale the scenario to the test copy first (conformance.Scale)", i+1, st.PassText)
+		}
+	}
+	r := &run{ctx: ctx, be: be, tenant: tenant, base: time.Now()}
+	add := func(rs ...scenario.OpResult) {
+		for _, res := range rs {
+			o.Results = append(o.Results, res.Short())
+			o.Answers = append(o.Answers, res)
+		}
+	}
 	for _, st := range sc.Steps {
 		if err := r.brokenErr(); err != nil {
 			return o, r.late, err
 		}
 		switch {
 		case st.Call != nil:
-			o.Results = append(o.Results, r.one(st.Call))
+			add(r.one(st.Call))
 		case st.Together != nil:
-			o.Results = append(o.Results, r.together(st.Together)...)
+			add(r.together(st.Together)...)
 		default:
-			if err := r.pass(); err != nil {
+			if err := r.pass(st.Pass); err != nil {
 				return o, r.late, err
 			}
 		}
@@ -157,12 +188,21 @@ type run struct {
 	be     Backend
 	tenant string
 
-	mu        sync.Mutex
-	deadlines []time.Time // of holds made since the last pass
-	late      bool
+	mu    sync.Mutex
+	clock int64     // the copy's time, in seconds: the passes so far
+	base  time.Time // when the backend's time stood at clock
+	holds []madeHold
+	late  bool
 	// broken is the first error that says the driver, not the book,
 	// failed: counted as failed calls, it would read as a difference.
 	broken error
+}
+
+// madeHold is a hold made on the backend that may expire and that no
+// pass has reached yet.
+type madeHold struct {
+	at         int64     // the clock when it was made
+	sent, back time.Time // when its call went out and when the answer came
 }
 
 func (r *run) brokenErr() error {
@@ -171,42 +211,53 @@ func (r *run) brokenErr() error {
 	return r.broken
 }
 
-// checkLate notes whether a step comes after a hold's deadline, which the
-// interpreter (whose clock moves only with pass) would not see.
+// checkLate notes whether a step comes near the deadline of a hold that
+// no pass has reached, which the interpreter (whose clock moves only
+// with pass) would not see. The deadline is counted from when the
+// hold's call went out: the backend's is no earlier.
 func (r *run) checkLate() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	now := time.Now()
-	for _, d := range r.deadlines {
-		if now.After(d.Add(-margin)) {
+	for _, h := range r.holds {
+		if !now.Before(h.sent.Add(Lifetime - margin)) {
 			r.late = true
 		}
 	}
 }
 
-// one makes one call and writes its result as Observed does.
-func (r *run) one(c *scenario.Call) string {
+// one makes one call and returns its result.
+func (r *run) one(c *scenario.Call) scenario.OpResult {
 	if c.Bad != "" {
-		return "failed" // a client refuses to send it
+		return scenario.OpResult{Failed: c.Bad} // a client refuses to send it
 	}
 	r.checkLate()
+	sent := time.Now()
 	res, err := r.be.Call(r.ctx, c.Call, r.tenant)
+	back := time.Now()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var de *DriverError
 	if (errors.As(err, &de) || r.ctx.Err() != nil) && r.broken == nil {
 		r.broken = err
 	}
-	if err == nil && c.Op == book.Hold && res.Outcome == interp.Done {
-		r.deadlines = append(r.deadlines, time.Now().Add(Lifetime))
+	if err != nil {
+		msg := err.Error()
+		if msg == "" {
+			msg = "failed"
+		}
+		return scenario.OpResult{Failed: msg}
 	}
-	return ShortResult(res, err)
+	if p := c.Transfer.Pending; c.Op == book.Hold && res.Outcome == interp.Done && p != nil && p.Expires {
+		r.holds = append(r.holds, madeHold{at: r.clock, sent: sent, back: back})
+	}
+	return scenario.OpResult{Result: res}
 }
 
 // together runs each caller's calls in order, the callers at once, and
 // lists the results caller by caller.
-func (r *run) together(callers [][]*scenario.Call) []string {
-	out := make([][]string, len(callers))
+func (r *run) together(callers [][]*scenario.Call) []scenario.OpResult {
+	out := make([][]scenario.OpResult, len(callers))
 	var wg sync.WaitGroup
 	for ci, calls := range callers {
 		wg.Add(1)
@@ -218,25 +269,34 @@ func (r *run) together(callers [][]*scenario.Call) []string {
 		}()
 	}
 	wg.Wait()
-	var results []string
+	var results []scenario.OpResult
 	for _, rs := range out {
 		results = append(results, rs...)
 	}
 	return results
 }
 
-// pass waits for every hold made so far to reach its deadline, then has
-// the backend give them back.
-func (r *run) pass() error {
+// pass moves the copy's clock by secs: it lasts that long on the
+// backend, and at least until every hold whose deadline the clock now
+// reaches has reached it there too; then the backend gives holds back.
+// The backend's time keeps to the copy's (base), so that holds made in
+// different periods stay as far apart as the interpreter has them.
+func (r *run) pass(secs int64) error {
 	r.mu.Lock()
-	var last time.Time
-	for _, d := range r.deadlines {
-		if d.After(last) {
-			last = d
+	r.clock += secs
+	until := r.base.Add(time.Duration(secs) * time.Second)
+	keep := r.holds[:0]
+	for _, h := range r.holds {
+		if r.clock-h.at < copyLifetime {
+			keep = append(keep, h)
+		} else if d := h.back.Add(Lifetime + settle); d.After(until) {
+			until = d
 		}
 	}
+	r.holds = keep
+	r.base = until
 	r.mu.Unlock()
-	if wait := time.Until(last.Add(margin)); wait > 0 {
+	if wait := time.Until(until); wait > 0 {
 		select {
 		case <-r.ctx.Done():
 			return r.ctx.Err()
@@ -256,9 +316,6 @@ func (r *run) pass() error {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	r.mu.Lock()
-	r.deadlines = nil
-	r.mu.Unlock()
 	return nil
 }
 

@@ -85,26 +85,54 @@ func HeldPastDeadline(ctx context.Context, pool *pgxpool.Pool, b *book.Book, ten
 	return left, err
 }
 
-// PostgresLedger reads the accounts and holds of a tenant from the book's
-// tables.
+// PostgresLedger reads the accounts and holds of a tenant. Every account
+// the tables know is read through the book's own balance function, as a
+// caller would read it.
 func PostgresLedger(ctx context.Context, pool *pgxpool.Pool, b *book.Book, tenant string) ([]string, []string, error) {
 	s := postgres.Ident(b.Name)
-	rows, err := pool.Query(ctx, fmt.Sprintf(`select kind, args, posted, held_in, held_out from %s.accounts where tenant = $1`, s), tenant)
+	m, err := model.New(b, model.Postgres)
 	if err != nil {
 		return nil, nil, err
 	}
-	var accounts []string
+	rows, err := pool.Query(ctx, fmt.Sprintf(`select kind, args from %s.accounts where tenant = $1`, s), tenant)
+	if err != nil {
+		return nil, nil, err
+	}
+	type account struct {
+		kind string
+		args []string
+	}
+	var found []account
 	for rows.Next() {
-		var kind string
-		var args []string
-		var bal interp.Balance
-		if err := rows.Scan(&kind, &args, &bal.Posted, &bal.HeldIn, &bal.HeldOut); err != nil {
+		var a account
+		if err := rows.Scan(&a.kind, &a.args); err != nil {
 			return nil, nil, err
 		}
-		accounts = append(accounts, AccountLine(Name(kind, args), bal))
+		found = append(found, a)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, nil, err
+	}
+	var accounts []string
+	for _, a := range found {
+		var reader *model.Account
+		for _, ma := range m.Accounts {
+			if ma.Name == a.kind {
+				reader = ma
+			}
+		}
+		if reader == nil || len(reader.Params) != len(a.args) {
+			return nil, nil, fmt.Errorf("the tables hold an account %s the book does not have", Name(a.kind, a.args))
+		}
+		args := []any{tenant}
+		for _, v := range a.args {
+			args = append(args, v)
+		}
+		var bal interp.Balance
+		if err := pool.QueryRow(ctx, reader.Statement, args...).Scan(&bal.Posted, &bal.HeldIn, &bal.HeldOut); err != nil {
+			return nil, nil, err
+		}
+		accounts = append(accounts, AccountLine(Name(a.kind, a.args), bal))
 	}
 	rows, err = pool.Query(ctx, fmt.Sprintf(`select kind, key, state from %s.holds where tenant = $1`, s), tenant)
 	if err != nil {

@@ -13,8 +13,13 @@ import (
 
 // Job is one scenario to run on one backend.
 type Job struct {
-	Where    string     // names the book in messages
-	Book     *book.Book // the test copy the reference runs on
+	Where string     // names the book in messages
+	Book  *book.Book // the test copy: what the backend holds and the reference runs on
+	// Original is the book as written, whose time the scenario's passes
+	// are in (nil: Book itself). Its lifetimes say which holds each pass
+	// expires; see Scale.
+	Original *book.Book
+	// Scenario is as written or generated, bound to either book.
 	Scenario scenario.Scenario
 	Backend  Backend
 	Tenant   string // the scenario's tenant; a second try adds "-again"
@@ -35,10 +40,14 @@ type Reporter interface {
 }
 
 // RunAll runs the jobs, eight at a time, and reports through t every run
-// that is not one of the interpreter's outcomes. A run that differed
-// because a step came after a hold's deadline (a slow machine) gets one
-// more try, on a tenant of its own; late again, it fails. A broken
-// driver is reported in full once, then in one line per scenario.
+// that is not one of the interpreter's outcomes, and every scenario whose
+// `expect` or `outcomes` is not met, as `chobo run` checks them: by the
+// interpreter's outcomes, and by what the backend answered. Each
+// scenario's passes are scaled to the test copy first (Scale); one that
+// cannot be is reported instead of run. A run that differed because a
+// step came too near a hold's deadline (a slow machine) gets one more
+// try, on a tenant of its own; late again, it fails. A broken driver is
+// reported in full once, then in one line per scenario.
 func RunAll(t Reporter, jobs []Job) Stats {
 	if h, ok := t.(interface{ Helper() }); ok {
 		h.Helper()
@@ -69,13 +78,25 @@ type runAll struct {
 	told  map[*DriverError]bool // drivers whose failure was shown in full
 }
 
-// job runs one scenario, again when it came late, and reports a
-// difference from the interpreter.
+// job scales one scenario to the test copy and runs it, again when it
+// came late, and reports a difference from the interpreter and the
+// expectations it does not meet.
 func (a *runAll) job(ctx context.Context, j Job) {
-	refs := scenario.Run(j.Book, j.Scenario)
+	orig := j.Original
+	if orig == nil {
+		orig = j.Book
+	}
+	sc, err := Scale(orig, j.Book, j.Scenario)
+	if err != nil {
+		a.t.Errorf("%s %q: not run: %v", j.Where, j.Scenario.Name, err)
+		return
+	}
+	refs := scenario.Run(j.Book, sc)
 	tenant := j.Tenant
+	var got Observed
 	for attempt := 1; ; attempt++ {
-		got, late, err := Run(ctx, j.Backend, j.Scenario, tenant)
+		var late bool
+		got, late, err = Run(ctx, j.Backend, sc, tenant)
 		if err != nil {
 			a.failed(j, err)
 			return
@@ -87,7 +108,7 @@ func (a *runAll) job(ctx context.Context, j Job) {
 			a.mu.Lock()
 			a.stats.Again++
 			a.mu.Unlock()
-			a.t.Logf("run again: %s %q (a step came after a deadline)", j.Where, j.Scenario.Name)
+			a.t.Logf("run again: %s %q (a step came near a deadline no pass had reached)", j.Where, j.Scenario.Name)
 			tenant = j.Tenant + "-again"
 			continue
 		}
@@ -103,6 +124,7 @@ func (a *runAll) job(ctx context.Context, j Job) {
 			j.Where, j.Scenario.Name, word, got, strings.Join(want, "\n  "))
 		break
 	}
+	a.expectations(j, sc, refs, got)
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.stats.Total++
@@ -111,6 +133,26 @@ func (a *runAll) job(ctx context.Context, j Job) {
 			a.stats.Together++
 			break
 		}
+	}
+}
+
+// expectations reports the `expect` and `outcomes` of a scenario that
+// do not hold, checked by scenario.Failures as `chobo run` checks them:
+// on the interpreter's outcomes, so that a file `chobo run` fails fails
+// here too, and on the one run of the backend, whose answers must meet
+// every `expect` (the count of outcomes is the interpreter's to meet).
+func (a *runAll) expectations(j Job, sc scenario.Scenario, refs []scenario.Outcome, got Observed) {
+	var lines []string
+	for _, f := range scenario.Failures(sc, refs) {
+		lines = append(lines, "the interpreter: "+f)
+	}
+	one := sc
+	one.Outcomes = 0
+	for _, f := range scenario.Failures(one, []scenario.Outcome{{Results: got.Answers}}) {
+		lines = append(lines, "the backend: "+f)
+	}
+	if len(lines) > 0 {
+		a.t.Errorf("%s %q does not meet its expectations:\n  %s", j.Where, j.Scenario.Name, strings.Join(lines, "\n  "))
 	}
 }
 

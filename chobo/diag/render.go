@@ -18,6 +18,8 @@ var words = map[Lang]labels{
 
 // WriteText prints one diagnostic for people: the code and place, the
 // quoted line, notes, the operations that lead there, and the hint.
+// Everything that comes from the book or from a value goes through
+// Printable, so that what a file holds cannot act on the terminal.
 func WriteText(w io.Writer, d Diagnostic, lang Lang) {
 	lb := words[lang]
 	sev := lb.error
@@ -25,25 +27,25 @@ func WriteText(w io.Writer, d Diagnostic, lang Lang) {
 		sev = lb.warning
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s[%s]: %s: %s\n", sev, d.Code, place(d), d.Message.In(lang))
+	fmt.Fprintf(&b, "%s[%s]: %s: %s\n", sev, d.Code, Printable(place(d)), Printable(d.Message.In(lang)))
 	if d.Excerpt != "" && !d.NoExcerpt {
-		fmt.Fprintf(&b, "%6d | %s\n", d.Line, d.Excerpt)
+		fmt.Fprintf(&b, "%6d | %s\n", d.Line, Printable(d.Excerpt))
 	}
 	for _, n := range d.Notes {
-		fmt.Fprintf(&b, "  %s: %s\n", lb.note, n.In(lang))
+		fmt.Fprintf(&b, "  %s: %s\n", lb.note, Printable(n.In(lang)))
 	}
 	if len(d.Operations) > 0 {
 		fmt.Fprintf(&b, "  %s\n", lb.operations)
 		for _, op := range d.Operations {
 			if op.Outcome.IsZero() {
-				fmt.Fprintf(&b, "    %3d  %s\n", op.Step, op.Call)
+				fmt.Fprintf(&b, "    %3d  %s\n", op.Step, Printable(op.Call))
 			} else {
-				fmt.Fprintf(&b, "    %3d  %s  %s\n", op.Step, op.Call, op.Outcome.In(lang))
+				fmt.Fprintf(&b, "    %3d  %s  %s\n", op.Step, Printable(op.Call), Printable(op.Outcome.In(lang)))
 			}
 		}
 	}
 	if !d.Hint.IsZero() {
-		fmt.Fprintf(&b, "  %s: %s\n", lb.hint, d.Hint.In(lang))
+		fmt.Fprintf(&b, "  %s: %s\n", lb.hint, Printable(d.Hint.In(lang)))
 	}
 	io.WriteString(w, b.String())
 }
@@ -57,6 +59,7 @@ func place(d Diagnostic) string {
 
 // Summary is the closing line for one checked file.
 func Summary(file string, l List, lang Lang) string {
+	file = Printable(file)
 	e, w := l.Errors(), l.Warnings()
 	if e == 0 && w == 0 {
 		return file + ": ok"

@@ -6,8 +6,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/chobo-lang/chobo/chobo/book"
+	"github.com/chobo-lang/chobo/chobo/diag"
 )
 
 // Call is one operation on a transfer kind.
@@ -24,12 +26,15 @@ type Call struct {
 }
 
 // String writes the call as `reserve.hold(order: o-1, sku: s-1, qty: 2)`,
-// parameters in declaration order.
+// parameters in declaration order. A value holding what would not print
+// as itself (a NUL, another control, bytes that are not UTF-8) has it
+// escaped (diag.Printable): a call that fails for such a value is still
+// shown, and what people read and the goldens hold stays text.
 func (c Call) String() string {
 	var parts []string
 	for _, p := range c.Transfer.Params {
 		if v, ok := c.Strings[p.Name]; ok {
-			parts = append(parts, p.Name+": "+v)
+			parts = append(parts, p.Name+": "+diag.Printable(v))
 		} else if v, ok := c.Amounts[p.Name]; ok {
 			parts = append(parts, p.Name+": "+strconv.FormatInt(v, 10))
 		}
@@ -96,8 +101,10 @@ func validateArgs(c Call) error {
 			if v < 0 {
 				return failf("%s.%s: the amount %s is %d; amounts run from 0 to %d", t.Name, c.Op, p.Name, v, book.MaxAmount)
 			}
-		} else if _, ok := c.Strings[p.Name]; !ok {
+		} else if v, ok := c.Strings[p.Name]; !ok {
 			return failf("%s.%s: the value of %s is missing", t.Name, c.Op, p.Name)
+		} else if err := checkText(c, p.Name, v); err != nil {
+			return err
 		}
 	}
 	for name := range c.Strings {
@@ -118,14 +125,38 @@ func validateArgs(c Call) error {
 func validateKey(c Call) error {
 	t := c.Transfer
 	for _, p := range t.Key {
-		if _, ok := c.Strings[p.Name]; !ok {
+		v, ok := c.Strings[p.Name]
+		if !ok {
 			return failf("%s.%s: the key value %s is missing", t.Name, c.Op, p.Name)
+		}
+		if err := checkText(c, p.Name, v); err != nil {
+			return err
 		}
 	}
 	for name := range c.Strings {
 		if !slices.ContainsFunc(t.Key, func(p *book.Param) bool { return p.Name == name }) {
 			return failf("%s.%s takes the key parameters only; %s is not one", t.Name, c.Op, name)
 		}
+	}
+	return nil
+}
+
+// checkText fails for a string value that is not valid UTF-8 or holds a
+// NUL (U+0000). PostgreSQL's text cannot store either, and the Go client
+// refuses to send them (chobo.CheckText); the interpreter, which could
+// keep them, fails the same way so that every backend answers alike. A
+// NUL would also blur the interpreter's own keys, which join values with
+// NUL.
+func checkText(c Call, name, v string) error {
+	for i := 0; i < len(v); {
+		r, n := utf8.DecodeRuneInString(v[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			return failf("%s.%s: the value of %s is not valid UTF-8 (byte %d is 0x%02x); strings are UTF-8 text without NUL", c.Transfer.Name, c.Op, name, i, v[i])
+		case r == 0:
+			return failf("%s.%s: the value of %s holds a NUL character (U+0000) at byte %d; strings are UTF-8 text without NUL", c.Transfer.Name, c.Op, name, i)
+		}
+		i += n
 	}
 	return nil
 }

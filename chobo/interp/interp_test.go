@@ -1,6 +1,7 @@
 package interp_test
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/chobo-lang/chobo/chobo/book"
@@ -241,5 +242,66 @@ func TestCloneIsIndependent(t *testing.T) {
 	}
 	if len(st.Holds()) != 0 || st.Accounts()[0].Balance.HeldOut != 0 {
 		t.Fatalf("the original changed with its clone: %+v", st.Accounts())
+	}
+}
+
+// A string that is not valid UTF-8 or holds a NUL fails, wherever it is
+// given (a key, an account's argument, the key of a post or a void), and
+// changes nothing: PostgreSQL's text cannot hold it, so no backend could
+// answer otherwise.
+func TestTextValues(t *testing.T) {
+	runCases(t, []semanticsCase{
+		{"bad text fails and changes nothing", []step{
+			{tr: "receive", op: book.Do, strs: s("delivery", "d\x00-1", "sku", "s-1"), amts: q(1), want: "fail"},
+			{tr: "receive", op: book.Do, strs: s("delivery", "d-1", "sku", "s\x00"), amts: q(1), want: "fail"},
+			{tr: "receive", op: book.Do, strs: s("delivery", "d-1", "sku", "s-\xff"), amts: q(1), want: "fail"},
+			{tr: "receive", op: book.Do, strs: s("delivery", "\xe3\x81", "sku", "s-1"), amts: q(1), want: "fail"},
+			{tr: "receive", op: book.Do, strs: d1, amts: q(5), want: "done"},
+			{tr: "reserve", op: book.Hold, strs: s("order", "o-1\x00", "sku", "s-1"), amts: q(1), want: "fail",
+				balance: map[string]interp.Balance{"stock(s-1)": {Posted: 5}}},
+			{tr: "reserve", op: book.Hold, strs: o("o-1"), amts: q(1), want: "done"},
+			{tr: "reserve", op: book.Post, strs: s("order", "o-1", "sku", "s-1\x00"), want: "fail"},
+			{tr: "reserve", op: book.Void, strs: s("order", "o-1", "sku", "s-1\x80"), want: "fail"},
+			// the failed calls did not use their keys; text that merely
+			// looks odd (U+FFFD, other controls, any script) is fine
+			{tr: "receive", op: book.Do, strs: s("delivery", "d\x00-1", "sku", "s-1"), amts: q(1), want: "fail"},
+			{tr: "receive", op: book.Do, strs: s("delivery", "\ufffd\x01在庫", "sku", "s-1"), amts: q(1), want: "done"},
+			{tr: "reserve", op: book.Void, strs: o("o-1"), want: "done",
+				balance: map[string]interp.Balance{"stock(s-1)": {Posted: 6}}},
+		}},
+	})
+	b := load(t, shop)
+	for _, c := range []struct {
+		strs map[string]string
+		want string
+	}{
+		{s("delivery", "d\x00-1", "sku", "s-1"), "receive.do: the value of delivery holds a NUL character (U+0000) at byte 1; strings are UTF-8 text without NUL"},
+		{s("delivery", "d-1", "sku", "在\xff\x00"), "receive.do: the value of sku is not valid UTF-8 (byte 3 is 0xff); strings are UTF-8 text without NUL"},
+	} {
+		_, err := interp.New(b).Apply(interp.Call{Transfer: b.Transfer("receive"), Op: book.Do, Strings: c.strs, Amounts: q(1)})
+		var f *interp.Failure
+		if !errors.As(err, &f) || f.Msg != c.want {
+			t.Errorf("%q: got %v, want a Failure %q", c.strs, err, c.want)
+		}
+	}
+}
+
+// A call prints its values as they are, unless some of a value would not
+// print as itself.
+func TestCallString(t *testing.T) {
+	b := load(t, shop)
+	for in, want := range map[string]string{
+		"o-1":      "o-1",
+		"注文　1":     "注文　1",
+		"o 1":      "o 1",
+		"o\x00":    `o\x00`,
+		"o\t1":     `o\t1`,
+		"o\xff":    `o\xff`,
+		"o\u202e1": `o\u202e1`,
+	} {
+		c := interp.Call{Transfer: b.Transfer("keep"), Op: book.Void, Strings: s("order", in)}
+		if got := c.String(); got != "keep.void(order: "+want+")" {
+			t.Errorf("%q: %s", in, got)
+		}
 	}
 }

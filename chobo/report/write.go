@@ -9,7 +9,7 @@ import (
 	"github.com/chobo-lang/chobo/chobo/diag"
 )
 
-func (o Operation) name() string { return o.Transfer.Name + "." + string(o.Op) }
+func (o Operation) name() string { return diag.Printable(o.Transfer.Name + "." + string(o.Op)) }
 
 func (r Refusal) text(lang diag.Lang) string {
 	if r.Bound == "" {
@@ -36,7 +36,7 @@ func WriteText(w io.Writer, r Report, lang diag.Lang) {
 		}
 		var parts []string
 		for _, rf := range o.Refusals {
-			parts = append(parts, rf.text(lang))
+			parts = append(parts, diag.Printable(rf.text(lang)))
 		}
 		if lang == diag.Japanese {
 			fmt.Fprintf(&b, "  %s%s  拒否されうる理由: %s\n", o.name(), pad, strings.Join(parts, "、"))
@@ -45,7 +45,7 @@ func WriteText(w io.Writer, r Report, lang diag.Lang) {
 		}
 	}
 	for _, t := range r.Keys {
-		fmt.Fprintf(&b, "  %s\n", KeySentence(t).In(lang))
+		fmt.Fprintf(&b, "  %s\n", diag.Printable(KeySentence(t).In(lang)))
 	}
 	io.WriteString(w, b.String())
 }

@@ -22,9 +22,9 @@ func holdState(s interp.HoldState, lang diag.Lang) string {
 
 func resultText(r OpResult, lang diag.Lang) string {
 	if r.Failed != "" {
-		return diag.T("failed: ", "失敗: ").In(lang) + r.Failed
+		return diag.T("failed: ", "失敗: ").In(lang) + diag.Printable(r.Failed)
 	}
-	return r.Result.Text().In(lang)
+	return diag.Printable(r.Result.Text().In(lang))
 }
 
 func balanceText(b interp.Balance, lang diag.Lang) string {
@@ -38,7 +38,9 @@ func pad(s string, w int) string { return s + strings.Repeat(" ", max(0, w-diag.
 // row is one line of the step listing before it is aligned.
 type row struct{ left, right string }
 
-// WriteText prints one scenario's outcomes for people.
+// WriteText prints one scenario's outcomes for people. Names, values and
+// messages go through diag.Printable before they are measured and
+// aligned: a scenario or a book may hold any character.
 func WriteText(w io.Writer, file string, sc Scenario, outcomes []Outcome, lang diag.Lang) {
 	var b strings.Builder
 	steps := diag.T(fmt.Sprintf("%d steps", len(sc.Steps)), fmt.Sprintf("%d ステップ", len(sc.Steps))).In(lang)
@@ -48,7 +50,7 @@ func WriteText(w io.Writer, file string, sc Scenario, outcomes []Outcome, lang d
 	if len(outcomes) > 1 {
 		steps += diag.T(fmt.Sprintf(", %d possible outcomes", len(outcomes)), fmt.Sprintf("、とりうる結果は %d 通り", len(outcomes))).In(lang)
 	}
-	fmt.Fprintf(&b, "%s (%s): %s\n", file, sc.Name, steps)
+	fmt.Fprintf(&b, "%s (%s): %s\n", diag.Printable(file), diag.Printable(sc.Name), steps)
 	// Steps keep one indentation; with several outcomes, the accounts and
 	// holds of each move right under its heading.
 	const indent = "  "
@@ -73,24 +75,24 @@ func WriteText(w io.Writer, file string, sc Scenario, outcomes []Outcome, lang d
 		fmt.Fprintf(&b, "%s%s\n", sub, diag.T("accounts:", "勘定:").In(lang))
 		aw := 0
 		for _, a := range o.Accounts {
-			aw = max(aw, diag.Width(a.Account.String()))
+			aw = max(aw, diag.Width(diag.Printable(a.Account.String())))
 		}
 		for _, a := range o.Accounts {
-			fmt.Fprintf(&b, "%s%s  %s\n", list, pad(a.Account.String(), aw), balanceText(a.Balance, lang))
+			fmt.Fprintf(&b, "%s%s  %s\n", list, pad(diag.Printable(a.Account.String()), aw), balanceText(a.Balance, lang))
 		}
 		if len(o.Holds) > 0 {
 			fmt.Fprintf(&b, "%s%s\n", sub, diag.T("holds:", "仮押さえ:").In(lang))
 			hw := 0
 			for _, h := range o.Holds {
-				hw = max(hw, diag.Width(h.Name))
+				hw = max(hw, diag.Width(diag.Printable(h.Name)))
 			}
 			for _, h := range o.Holds {
-				fmt.Fprintf(&b, "%s%s  %s\n", list, pad(h.Name, hw), holdState(h.State, lang))
+				fmt.Fprintf(&b, "%s%s  %s\n", list, pad(diag.Printable(h.Name), hw), holdState(h.State, lang))
 			}
 		}
 	}
 	for _, f := range Failures(sc, outcomes) {
-		fmt.Fprintf(&b, "%s %s\n", diag.T("FAILED:", "不一致:").In(lang), f)
+		fmt.Fprintf(&b, "%s %s\n", diag.T("FAILED:", "不一致:").In(lang), diag.Printable(f))
 	}
 	io.WriteString(w, b.String())
 }
@@ -102,23 +104,23 @@ func stepRows(sc Scenario, o Outcome, lang diag.Lang) []row {
 		n := fmt.Sprintf("%3d  ", i+1)
 		switch {
 		case st.Call != nil:
-			rows = append(rows, row{n + st.Call.String(), resultText(o.Results[k], lang)})
+			rows = append(rows, row{n + diag.Printable(st.Call.String()), resultText(o.Results[k], lang)})
 			k++
 		case st.Together != nil:
 			rows = append(rows, row{n + "together", ""})
 			for ci, calls := range st.Together {
 				for _, c := range calls {
 					who := diag.T(fmt.Sprintf("caller %d: ", ci+1), fmt.Sprintf("呼び出し元 %d: ", ci+1)).In(lang)
-					rows = append(rows, row{"       " + who + c.String(), resultText(o.Results[k], lang)})
+					rows = append(rows, row{"       " + who + diag.Printable(c.String()), resultText(o.Results[k], lang)})
 					k++
 				}
 			}
 		default:
 			var note string
 			if names := o.Expired[i]; len(names) > 0 {
-				note = diag.T(strings.Join(names, ", ")+" expired", strings.Join(names, "、")+" が期限切れになる").In(lang)
+				note = diag.Printable(diag.T(strings.Join(names, ", ")+" expired", strings.Join(names, "、")+" が期限切れになる").In(lang))
 			}
-			rows = append(rows, row{n + "pass " + st.PassText, note})
+			rows = append(rows, row{n + "pass " + diag.Printable(st.PassText), note})
 		}
 	}
 	return rows

@@ -5,14 +5,14 @@
 package scenario
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"math/big"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/chobo-lang/chobo/chobo/book"
+	"github.com/chobo-lang/chobo/chobo/diag"
 	"github.com/chobo-lang/chobo/chobo/interp"
 	"github.com/chobo-lang/chobo/chobo/syntax"
 )
@@ -74,130 +74,205 @@ func (c *Call) String() string {
 }
 
 // Read parses a scenario file: one scenario object, or an array of them.
+// It is strict, as a file that runs must mean one thing: anything the
+// format does not allow is an *Error, in both languages, before a call
+// is made. An amount that is a whole number outside 0 to 2^63−1 is the
+// one exception: it is read, and the call fails when run, as a client
+// refuses to send it.
 func Read(b *book.Book, data []byte) ([]Scenario, error) {
-	data = bytes.TrimSpace(data)
-	var raws []json.RawMessage
-	if len(data) > 0 && data[0] == '[' {
-		if err := json.Unmarshal(data, &raws); err != nil {
-			return nil, fmt.Errorf("not a JSON array of scenarios: %v", err)
-		}
-	} else {
-		raws = []json.RawMessage{data}
+	top, err := parseJSON(data)
+	if err != nil {
+		return nil, err
+	}
+	objs := []*value{top}
+	switch top.kind {
+	case jsonObject:
+	case jsonArray:
+		objs = top.elems
+	default:
+		return nil, fail("the file holds %s; write one scenario object, or an array of them",
+			"ファイルの中身が%sです。シナリオのオブジェクト一つか、その配列を書いてください", top.kind.what())
 	}
 	var out []Scenario
-	for i, raw := range raws {
-		sc, err := readScenario(b, raw)
+	for i, v := range objs {
+		sc, err := readScenario(b, v)
 		if err != nil {
-			return nil, fmt.Errorf("scenario %d: %v", i+1, err)
+			return nil, within(fmt.Sprintf("scenario %d", i+1), fmt.Sprintf("シナリオ %d", i+1), err)
 		}
 		out = append(out, sc)
 	}
 	return out, nil
 }
 
-func strictUnmarshal(data []byte, v any) error {
-	d := json.NewDecoder(bytes.NewReader(data))
-	d.DisallowUnknownFields()
-	d.UseNumber()
-	return d.Decode(v)
+// fields checks that v is an object whose keys are all among allowed.
+func fields(v *value, what diag.Text, allowed ...string) *Error {
+	if v.kind != jsonObject {
+		return fail("%s is an object, not %s", "%sはオブジェクトで書きます(%sではなく)", what, v.kind.what())
+	}
+	for _, k := range v.keys {
+		if !slices.Contains(allowed, k) {
+			return fail("unknown field %q; %s has %s", "%q という項目はありません。%sの項目は %s です",
+				k, what, diag.T(quoteAll(allowed, ", "), quoteAll(allowed, "、")))
+		}
+	}
+	return nil
 }
 
-func readScenario(b *book.Book, raw []byte) (Scenario, error) {
-	var s struct {
-		Name     *string           `json:"name"`
-		TitleJa  string            `json:"title_ja"`
-		Tenant   string            `json:"tenant"`
-		Outcomes int               `json:"outcomes"`
-		Steps    []json.RawMessage `json:"steps"`
+func quoteAll(keys []string, sep string) string {
+	var q []string
+	for _, k := range keys {
+		q = append(q, fmt.Sprintf("%q", k))
 	}
-	if err := strictUnmarshal(raw, &s); err != nil {
+	return strings.Join(q, sep)
+}
+
+// text reads the string under key, or "" and false when it is absent.
+func text(v *value, key string) (string, bool, *Error) {
+	f := v.field(key)
+	if f == nil {
+		return "", false, nil
+	}
+	if f.kind != jsonString {
+		return "", false, fail("%q is a string, not %s", "%q は文字列で書きます(%sではなく)", key, f.kind.what())
+	}
+	return f.str, true, nil
+}
+
+var (
+	aScenario = diag.T("a scenario", "シナリオ")
+	aStep     = diag.T("a step", "ステップ")
+	aCall     = diag.T("a call", "呼び出し")
+)
+
+func readScenario(b *book.Book, v *value) (Scenario, *Error) {
+	if err := fields(v, aScenario, "name", "title_ja", "tenant", "outcomes", "steps"); err != nil {
 		return Scenario{}, err
 	}
-	if s.Name == nil {
-		return Scenario{}, fmt.Errorf(`"name" is missing`)
+	var sc Scenario
+	name, ok, err := text(v, "name")
+	if err != nil {
+		return sc, err
 	}
-	if s.Outcomes < 0 {
-		return Scenario{}, fmt.Errorf(`"outcomes" is a count, not %d`, s.Outcomes)
+	if !ok {
+		return sc, fail(`"name" is missing`, `"name" がありません`)
 	}
-	sc := Scenario{Name: *s.Name, TitleJa: s.TitleJa, Tenant: s.Tenant, Outcomes: s.Outcomes}
-	if s.Steps == nil {
-		return sc, fmt.Errorf("%q: \"steps\" is missing", sc.Name)
+	sc.Name = name
+	if sc.TitleJa, _, err = text(v, "title_ja"); err != nil {
+		return sc, err
 	}
-	for i, rs := range s.Steps {
-		st, err := readStep(b, rs)
+	if sc.Tenant, _, err = text(v, "tenant"); err != nil {
+		return sc, err
+	}
+	if o := v.field("outcomes"); o != nil {
+		n, convErr := strconv.Atoi(o.num)
+		if o.kind != jsonNumber || convErr != nil || n < 0 {
+			return sc, fail(`"outcomes" is a count: a whole number from 0, not %s`,
+				`"outcomes" は 0 以上の整数で書きます(%s ではなく)`, shown(o))
+		}
+		sc.Outcomes = n
+	}
+	here := func(err *Error) *Error { return within(fmt.Sprintf("%q", sc.Name), fmt.Sprintf("%q", sc.Name), err) }
+	steps := v.field("steps")
+	if steps == nil {
+		return sc, here(fail(`"steps" is missing`, `"steps" がありません`))
+	}
+	if steps.kind != jsonArray {
+		return sc, here(fail(`"steps" is an array, not %s`, `"steps" は配列で書きます(%sではなく)`, steps.kind.what()))
+	}
+	for i, sv := range steps.elems {
+		st, err := readStep(b, sv)
 		if err != nil {
-			return sc, fmt.Errorf("%q: step %d: %v", sc.Name, i+1, err)
+			return sc, here(within(fmt.Sprintf("step %d", i+1), fmt.Sprintf("ステップ %d", i+1), err))
 		}
 		sc.Steps = append(sc.Steps, st)
 	}
 	return sc, nil
 }
 
-type rawCall struct {
-	Op      string                     `json:"op"`
-	Args    map[string]json.RawMessage `json:"args"`
-	Amounts map[string]json.RawMessage `json:"amounts"`
+// shown writes a value found where a number was wanted, for messages.
+func shown(v *value) diag.Text {
+	if v.kind == jsonNumber {
+		return diag.T(v.num, v.num)
+	}
+	return v.kind.what()
 }
 
-func readStep(b *book.Book, raw []byte) (Step, error) {
-	var s struct {
-		rawCall
-		Expect   string              `json:"expect"`
-		Pass     *string             `json:"pass"`
-		Together [][]json.RawMessage `json:"together"`
-	}
-	if err := strictUnmarshal(raw, &s); err != nil {
+func readStep(b *book.Book, v *value) (Step, *Error) {
+	if err := fields(v, aStep, "op", "args", "amounts", "expect", "pass", "together"); err != nil {
 		return Step{}, err
 	}
-	kinds := 0
-	if s.Op != "" {
-		kinds++
+	var kinds []string
+	for _, k := range []string{"op", "pass", "together"} {
+		if v.field(k) != nil {
+			kinds = append(kinds, k)
+		}
 	}
-	if s.Pass != nil {
-		kinds++
+	if len(kinds) != 1 {
+		return Step{}, fail(`a step has exactly one of "op", "pass" or "together"`,
+			`ステップには "op"、"pass"、"together" のどれか一つだけを書きます`)
 	}
-	if s.Together != nil {
-		kinds++
+	if kinds[0] != "op" {
+		// What only a call takes would be silently dropped.
+		for _, k := range v.keys {
+			if k != kinds[0] {
+				return Step{}, fail(`%q belongs to a call; a %q step has nothing else`,
+					`%q は呼び出しに書くものです。%q のステップにはほかに何も書きません`, k, kinds[0])
+			}
+		}
 	}
-	if kinds != 1 {
-		return Step{}, fmt.Errorf(`a step has exactly one of "op", "pass" or "together"`)
-	}
-	switch {
-	case s.Pass != nil:
-		secs, err := ParseDuration(*s.Pass)
+	switch kinds[0] {
+	case "pass":
+		p, _, err := text(v, "pass")
 		if err != nil {
 			return Step{}, err
 		}
-		return Step{Pass: secs, PassText: *s.Pass}, nil
-	case s.Together != nil:
-		return readTogether(b, s.Together)
+		secs, err := parseDuration(p)
+		if err != nil {
+			return Step{}, err
+		}
+		return Step{Pass: secs, PassText: p}, nil
+	case "together":
+		return readTogether(b, v.field("together"))
 	}
-	c, err := readCall(b, s.rawCall)
+	c, err := readCall(b, v)
 	if err != nil {
 		return Step{}, err
 	}
-	if s.Expect != "" && !validExpect(s.Expect) {
-		return Step{}, fmt.Errorf(`expect %q: write "done", "done_before", "failed" or "refused: REASON"`, s.Expect)
+	expect, _, err := text(v, "expect")
+	if err != nil {
+		return Step{}, err
 	}
-	return Step{Call: c, Expect: s.Expect}, nil
+	if expect != "" && !validExpect(expect) {
+		return Step{}, fail(`expect %q: write "done", "done_before", "failed" or "refused: REASON"`,
+			`expect %q: "done"、"done_before"、"failed"、"refused: 理由" のどれかを書いてください`, expect)
+	}
+	return Step{Call: c, Expect: expect}, nil
 }
 
 // readTogether reads the callers of a `together` step, each a list of
 // calls made in order.
-func readTogether(b *book.Book, callers [][]json.RawMessage) (Step, error) {
+func readTogether(b *book.Book, v *value) (Step, *Error) {
+	if v.kind != jsonArray {
+		return Step{}, fail(`"together" is an array of callers, each an array of calls, not %s`,
+			`"together" は呼び出し元の配列で、呼び出し元はそれぞれ呼び出しの配列です(%sではなく)`, v.kind.what())
+	}
 	var st Step
 	n := 0
-	for ci, caller := range callers {
+	for ci, caller := range v.elems {
+		if caller.kind != jsonArray {
+			return Step{}, fail(`together, caller %d: a caller is an array of calls, not %s`,
+				`together の呼び出し元 %d: 呼び出し元は呼び出しの配列で書きます(%sではなく)`, ci+1, caller.kind.what())
+		}
 		var calls []*Call
-		for oi, rc := range caller {
-			var r rawCall
-			err := strictUnmarshal(rc, &r)
+		for oi, cv := range caller.elems {
+			err := fields(cv, aCall, "op", "args", "amounts")
 			var c *Call
 			if err == nil {
-				c, err = readCall(b, r)
+				c, err = readCall(b, cv)
 			}
 			if err != nil {
-				return Step{}, fmt.Errorf("together, caller %d, op %d: %v", ci+1, oi+1, err)
+				return Step{}, within(fmt.Sprintf("together, caller %d, op %d", ci+1, oi+1),
+					fmt.Sprintf("together の呼び出し元 %d の %d 番目", ci+1, oi+1), err)
 			}
 			calls = append(calls, c)
 			n++
@@ -205,10 +280,11 @@ func readTogether(b *book.Book, callers [][]json.RawMessage) (Step, error) {
 		st.Together = append(st.Together, calls)
 	}
 	if n == 0 {
-		return Step{}, fmt.Errorf("together holds no operation")
+		return Step{}, fail("together holds no operation", "together に呼び出しがありません")
 	}
 	if n > MaxTogether {
-		return Step{}, fmt.Errorf("together holds %d operations; at most %d are allowed, or the orders to explore grow too many", n, MaxTogether)
+		return Step{}, fail("together holds %d operations; at most %d are allowed, or the orders to explore grow too many",
+			"together に呼び出しが %d あります。順序が多くなりすぎないよう、%d までです", n, MaxTogether)
 	}
 	return st, nil
 }
@@ -222,8 +298,17 @@ func validExpect(e string) bool {
 	return ok && reason != ""
 }
 
-// ParseDuration reads "31 minutes", "1 day", "90 seconds".
+// ParseDuration reads "31 minutes", "1 day", "90 seconds". Its error is
+// an *Error.
 func ParseDuration(s string) (int64, error) {
+	n, err := parseDuration(s)
+	if err != nil {
+		return 0, err
+	}
+	return n, nil
+}
+
+func parseDuration(s string) (int64, *Error) {
 	if f := strings.Fields(s); len(f) == 2 {
 		per, ok := syntax.TimeUnitSeconds(f[1])
 		n, err := parseInt(f[0])
@@ -232,7 +317,7 @@ func ParseDuration(s string) (int64, error) {
 			return n * per, nil
 		}
 	}
-	return 0, fmt.Errorf("pass %q: write a whole number and %s", s, syntax.TimeWordChoice().En)
+	return 0, fail("pass %q: write a whole number and %s", "pass %q: 整数と単位(%s)を書いてください", s, syntax.TimeWordChoice())
 }
 
 func parseInt(s string) (int64, error) {
@@ -244,52 +329,82 @@ func parseInt(s string) (int64, error) {
 	return n, nil
 }
 
-func readCall(b *book.Book, r rawCall) (*Call, error) {
-	name, op, ok := strings.Cut(r.Op, ".")
+// readCall reads the "op", "args" and "amounts" of a call.
+func readCall(b *book.Book, v *value) (*Call, *Error) {
+	op, _, err := text(v, "op")
+	if err != nil {
+		return nil, err
+	}
+	name, o, ok := strings.Cut(op, ".")
 	if !ok {
-		return nil, fmt.Errorf("op %q: write TRANSFER.OPERATION, such as reserve.hold", r.Op)
+		return nil, fail("op %q: write TRANSFER.OPERATION, such as reserve.hold",
+			"op %q: 振替.操作 の形で書いてください(reserve.hold など)", op)
 	}
 	t := b.Transfer(name)
 	if t == nil {
-		return nil, fmt.Errorf("op %q: the book has no transfer %q", r.Op, name)
+		return nil, fail("op %q: the book has no transfer %q", "op %q: 帳簿に %q という振替はありません", op, name)
 	}
-	c := &Call{Call: interp.Call{Transfer: t, Op: book.Op(op), Strings: map[string]string{}}}
+	c := &Call{Call: interp.Call{Transfer: t, Op: book.Op(o), Strings: map[string]string{}}}
 	if !slices.Contains(t.Ops(), c.Op) {
-		return nil, fmt.Errorf("op %q: %s has the operations %v", r.Op, t.Name, t.Ops())
+		return nil, fail("op %q: %s has the operations %v", "op %q: %s の操作は %v です", op, t.Name, t.Ops())
 	}
-	if err := c.readArgs(r); err != nil {
-		return nil, err
+	inOp := func(err *Error) *Error { return within(fmt.Sprintf("op %q", op), fmt.Sprintf("op %q", op), err) }
+	if err := c.readArgs(v.field("args")); err != nil {
+		return nil, inOp(err)
 	}
-	if r.Amounts != nil {
-		if err := c.readPostAmounts(r); err != nil {
-			return nil, err
+	if am := v.field("amounts"); am != nil {
+		if err := c.readPostAmounts(am); err != nil {
+			return nil, inOp(err)
 		}
 	}
 	return c, nil
 }
 
-// readArgs reads "args": every string, and the amounts of a do or a hold.
-func (c *Call) readArgs(r rawCall) error {
+// readArgs reads "args": for a do or a hold every parameter, for a post
+// or a void the key, and nothing else. A missing value would only fail
+// when run, after the calls before it; the file says it at once.
+func (c *Call) readArgs(v *value) *Error {
 	t := c.Transfer
+	if v == nil {
+		v = &value{kind: jsonObject}
+	}
+	if v.kind != jsonObject {
+		return fail(`"args" is an object, not %s`, `"args" はオブジェクトで書きます(%sではなく)`, v.kind.what())
+	}
+	keyOnly := c.Op == book.Post || c.Op == book.Void
 	amounts := map[string]int64{}
-	for name, raw := range r.Args {
+	for i, name := range v.keys {
+		raw := v.elems[i]
 		p := t.Param(name)
-		if p == nil {
-			return fmt.Errorf("op %q: %s has no parameter %q", r.Op, t.Name, name)
-		}
-		if p.IsAmount() {
-			v, err := c.amount(name, raw)
+		switch {
+		case p == nil:
+			return fail("%s has no parameter %q", "%s に %q という引数はありません", t.Name, name)
+		case keyOnly && p.IsAmount() && c.Op == book.Post:
+			return fail(`give a post's amounts in "amounts", not in "args"`, `post の数量は "args" ではなく "amounts" に書きます`)
+		case keyOnly && !slices.Contains(t.Key, p):
+			return fail(`%s is not part of the key; a %s takes only the key (%s) in "args"`,
+				`%s はキーではありません。%s の "args" にはキー(%s)だけを書きます`, name, c.Op, paramNames(t.Key, ", "))
+		case p.IsAmount():
+			n, err := c.amount(name, raw)
 			if err != nil {
-				return fmt.Errorf("op %q: %s: %v", r.Op, name, err)
+				return within(name, name, err)
 			}
-			amounts[name] = v
-			continue
+			amounts[name] = n
+		case raw.kind != jsonString:
+			return fail("%s takes a string, not %s", "%s は文字列で渡します(%sではなく)", name, raw.kind.what())
+		default:
+			c.Strings[name] = raw.str
 		}
-		var s string
-		if err := json.Unmarshal(raw, &s); err != nil {
-			return fmt.Errorf("op %q: %s takes a string", r.Op, name)
+	}
+	need := t.Params
+	if keyOnly {
+		need = t.Key
+	}
+	for _, p := range need {
+		if !slices.Contains(v.keys, p.Name) {
+			return fail(`%s is missing from "args", which takes %s`, `"args" に %s がありません。%s を書きます`,
+				p.Name, diag.T(paramNames(need, ", "), paramNames(need, "、")))
 		}
-		c.Strings[name] = s
 	}
 	if len(amounts) > 0 {
 		c.Amounts = amounts
@@ -297,22 +412,42 @@ func (c *Call) readArgs(r rawCall) error {
 	return nil
 }
 
-// readPostAmounts reads the "amounts" of a partial post. They stand apart
-// from "args" so that a post's key and what it posts cannot be confused.
-func (c *Call) readPostAmounts(r rawCall) error {
+func paramNames(ps []*book.Param, sep string) string {
+	var names []string
+	for _, p := range ps {
+		names = append(names, p.Name)
+	}
+	return strings.Join(names, sep)
+}
+
+// readPostAmounts reads the "amounts" of a partial post: every amount its
+// moves use. They stand apart from "args" so that a post's key and what
+// it posts cannot be confused.
+func (c *Call) readPostAmounts(v *value) *Error {
 	if c.Op != book.Post {
-		return fmt.Errorf(`op %q: only post takes "amounts"`, r.Op)
+		return fail(`only post takes "amounts"`, `"amounts" を取るのは post だけです`)
 	}
-	if len(c.Amounts) > 0 {
-		return fmt.Errorf(`op %q: give a post's amounts in "amounts", not in "args"`, r.Op)
+	if v.kind != jsonObject {
+		return fail(`"amounts" is an object, not %s`, `"amounts" はオブジェクトで書きます(%sではなく)`, v.kind.what())
 	}
+	need := c.Transfer.PostAmounts()
 	c.Amounts = map[string]int64{}
-	for name, raw := range r.Amounts {
-		v, err := c.amount(name, raw)
-		if err != nil {
-			return fmt.Errorf("op %q: amounts: %s: %v", r.Op, name, err)
+	for i, name := range v.keys {
+		if !slices.ContainsFunc(need, func(p *book.Param) bool { return p.Name == name }) {
+			return fail("amounts: %q is not an amount the moves of %s use; give %s",
+				"amounts: %q は %s の移動が使う数量ではありません。%s を書きます",
+				name, c.Transfer.Name, diag.T(paramNames(need, ", "), paramNames(need, "、")))
 		}
-		c.Amounts[name] = v
+		n, err := c.amount(name, v.elems[i])
+		if err != nil {
+			return within("amounts: "+name, "amounts: "+name, err)
+		}
+		c.Amounts[name] = n
+	}
+	if len(c.Amounts) != len(need) {
+		return fail(`amounts: give every amount the moves use (%s), or leave "amounts" out to post the whole hold`,
+			`amounts: 移動が使う数量(%s)を全部書くか、"amounts" を書かずに押さえた全量を確定してください`,
+			diag.T(paramNames(need, ", "), paramNames(need, "、")))
 	}
 	return nil
 }
@@ -320,8 +455,8 @@ func (c *Call) readPostAmounts(r rawCall) error {
 // amount reads the amount named name. One that is a whole number but
 // cannot be sent is still read, as 0: the call is marked Bad, so running
 // it fails the way a client refuses to send it.
-func (c *Call) amount(name string, raw json.RawMessage) (int64, error) {
-	v, bad, err := readAmount(raw)
+func (c *Call) amount(name string, v *value) (int64, *Error) {
+	n, bad, err := readAmount(v)
 	if err != nil {
 		return 0, err
 	}
@@ -329,38 +464,28 @@ func (c *Call) amount(name string, raw json.RawMessage) (int64, error) {
 		if c.Bad == "" {
 			c.Bad = fmt.Sprintf("%s: %s", name, bad)
 		}
-		c.raw(name, raw)
+		if c.Raw == nil {
+			c.Raw = map[string]string{}
+		}
+		c.Raw[name] = v.num
 	}
-	return v, nil
-}
-
-func (c *Call) raw(name string, raw json.RawMessage) {
-	if c.Raw == nil {
-		c.Raw = map[string]string{}
-	}
-	c.Raw[name] = string(bytes.TrimSpace(raw))
+	return n, nil
 }
 
 // readAmount reads a JSON integer. A whole number outside 0..2^63-1 is
 // readable but cannot be sent: it comes back as bad.
-func readAmount(raw json.RawMessage) (v int64, bad string, err error) {
-	// json.Number also takes a string holding digits; an amount is a
-	// number in the JSON itself.
-	if t := bytes.TrimSpace(raw); len(t) == 0 || (t[0] != '-' && (t[0] < '0' || t[0] > '9')) {
-		return 0, "", fmt.Errorf("an amount is a JSON integer in the unit's smallest step")
+func readAmount(v *value) (n int64, bad string, err *Error) {
+	if v.kind != jsonNumber {
+		return 0, "", fail("an amount is a JSON integer in the unit's smallest step, not %s",
+			"数量は JSON の整数で、単位の最小の刻みで数えます(%sではなく)", v.kind.what())
 	}
-	var n json.Number
-	d := json.NewDecoder(bytes.NewReader(raw))
-	d.UseNumber()
-	if err := d.Decode(&n); err != nil {
-		return 0, "", fmt.Errorf("an amount is a JSON integer in the unit's smallest step")
-	}
-	i, ok := new(big.Int).SetString(n.String(), 10)
+	i, ok := new(big.Int).SetString(v.num, 10)
 	if !ok {
-		return 0, "", fmt.Errorf("an amount is a whole number in the unit's smallest step, not %s", n)
+		return 0, "", fail("an amount is a whole number in the unit's smallest step, not %s",
+			"数量は整数で、単位の最小の刻みで数えます(%s ではなく)", v.num)
 	}
 	if i.Sign() < 0 || i.Cmp(big.NewInt(book.MaxAmount)) > 0 {
-		return 0, fmt.Sprintf("the amount %s is outside 0 to %d", n, book.MaxAmount), nil
+		return 0, fmt.Sprintf("the amount %s is outside 0 to %d", v.num, book.MaxAmount), nil
 	}
 	return i.Int64(), "", nil
 }

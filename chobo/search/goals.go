@@ -125,7 +125,7 @@ func (s *Searcher) finish(run []Step) (Example, bool) {
 			if !ok {
 				continue
 			}
-			if strings.Contains(v, "\x00") {
+			if strings.Contains(v, freshMark) {
 				if names[v] == "" {
 					n++
 					names[v] = fmt.Sprintf("%s-%d", p.Name, n)

@@ -82,9 +82,15 @@ const maxFeedDepth = 3
 // maxCombos bounds the amount assignments tried for one goal.
 const maxCombos = 400
 
+// freshMark is in every fresh value and in nothing a person writes:
+// U+FDD0 is a noncharacter, set aside for a program's own use. It marks
+// the values finish renames. It must be valid text without NUL, or the
+// interpreter would fail every call that carries it.
+const freshMark = "\uFDD0"
+
 func (s *Searcher) value(param string) string {
 	s.fresh++
-	return fmt.Sprintf("%s\x00%d", param, s.fresh)
+	return fmt.Sprintf("%s%s%d", param, freshMark, s.fresh)
 }
 
 // mk builds a call of t with fresh strings and the given amount for each

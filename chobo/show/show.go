@@ -93,7 +93,7 @@ func Steps(m *model.Model, sc scenario.Scenario) ([]Step, error) {
 // WriteText prints the steps of one scenario for people.
 func WriteText(w io.Writer, file string, sc scenario.Scenario, steps []Step, lang diag.Lang) {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s (%s): %s\n", file, sc.Name, diag.T("what a client sends to PostgreSQL", "クライアントが PostgreSQL に送るもの").In(lang))
+	fmt.Fprintf(&b, "%s (%s): %s\n", diag.Printable(file), diag.Printable(sc.Name), diag.T("what a client sends to PostgreSQL", "クライアントが PostgreSQL に送るもの").In(lang))
 	for _, st := range steps {
 		args, _ := json.Marshal(st.Args)
 		who := ""
@@ -103,7 +103,8 @@ func WriteText(w io.Writer, file string, sc scenario.Scenario, steps []Step, lan
 		if st.Pass != "" {
 			who = "pass " + st.Pass + ": "
 		}
-		fmt.Fprintf(&b, "  %3d  %s%s  %s\n", st.Step, who, st.SQL, args)
+		// JSON escapes controls but leaves marks that reorder text.
+		fmt.Fprintf(&b, "  %3d  %s%s  %s\n", st.Step, diag.Printable(who), diag.Printable(st.SQL), diag.Printable(string(args)))
 	}
 	io.WriteString(w, b.String())
 }

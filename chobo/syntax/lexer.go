@@ -185,12 +185,9 @@ func badCharacter(pos Pos, r rune) *lexError {
 			"名前には文字、数字、`_` が使えます。文字列は二重引用符で囲み、コメントは `#` から書きます")}
 }
 
-func printable(r rune) string {
-	if unicode.IsPrint(r) {
-		return string(r)
-	}
-	return "?"
-}
+// printable shows r as diag.Printable does everywhere else: a control
+// or a mark that reorders text is written as its escape.
+func printable(r rune) string { return diag.Printable(string(r)) }
 
 func firstCombining(word string) (rune, int) {
 	at := 0

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/chobo-lang/chobo/chobo/book"
@@ -33,36 +34,66 @@ func Check(b *book.Book) diag.List {
 	var l diag.List
 	// One diagnostic per declaration: the first name of it found too long.
 	seen := map[book.Pos]bool{}
-	report := func(name string, pos book.Pos, what diag.Text) {
-		if len(name) <= MaxIdent || seen[pos] {
+	// The identifier is pre + name + post, where name is what the book
+	// writes: the hint gives the room left for name, which is what the
+	// user can change.
+	report := func(pre, name, post string, pos book.Pos, what diag.Text) {
+		ident := pre + name + post
+		if len(ident) <= MaxIdent || seen[pos] {
 			return
 		}
 		seen[pos] = true
 		l.Add(diag.Diagnostic{Code: "E061", Severity: diag.Error, File: b.File, Line: pos.Line, Col: pos.Col,
 			Message: diag.T(
-				fmt.Sprintf("%s `%s` is %d bytes; PostgreSQL keeps %d and would cut the rest without a word", what.En, name, len(name), MaxIdent),
-				fmt.Sprintf("%s `%s` は %d バイトあります。PostgreSQL は %d バイトまでしか持たず、残りを黙って切り捨てます", what.Ja, name, len(name), MaxIdent)),
-			Hint: diag.T("shorten the name in the book (in Japanese a character takes 3 bytes, so 21 characters fit)",
-				"帳簿の名前を短くしてください(日本語は一字 3 バイトなので 21 字まで)"),
+				fmt.Sprintf("%s `%s` is %d bytes; PostgreSQL keeps %d and would cut the rest without a word", what.En, ident, len(ident), MaxIdent),
+				fmt.Sprintf("%s `%s` は %d バイトあります。PostgreSQL は %d バイトまでしか持たず、残りを黙って切り捨てます", what.Ja, ident, len(ident), MaxIdent)),
+			Hint: lengthHint(pre, name, post),
 		})
 	}
-	report(b.Name, b.Pos, diag.T("the schema", "スキーマの名前"))
+	report("", b.Name, "", b.Pos, diag.T("the schema", "スキーマの名前"))
 	for _, t := range b.Transfers {
-		for _, op := range t.Ops() {
-			report(FuncName(t, string(op)), t.Pos, diag.T("the function", "関数の名前"))
-		}
+		ops := t.Ops()
 		if t.Pending != nil {
-			report(FuncName(t, "status"), t.Pos, diag.T("the function", "関数の名前"))
+			ops = append(ops, "status")
+		}
+		// Longest first: the one diagnostic of the transfer then names
+		// its longest function, and its hint the room that fits them all
+		// (`_status` leaves less than `_hold`).
+		slices.SortStableFunc(ops, func(a, b book.Op) int { return len(b) - len(a) })
+		for _, op := range ops {
+			report("", t.Name, strings.TrimPrefix(FuncName(t, string(op)), t.Name), t.Pos, diag.T("the function", "関数の名前"))
 		}
 		for _, p := range t.Params {
-			report(ParamName(p.Name), p.Pos, diag.T("the parameter", "引数の名前"))
+			report(strings.TrimSuffix(ParamName(p.Name), p.Name), p.Name, "", p.Pos, diag.T("the parameter", "引数の名前"))
 		}
 	}
 	for _, a := range b.Accounts {
-		report(BalanceName(a), a.Pos, diag.T("the function", "関数の名前"))
+		report(strings.TrimSuffix(BalanceName(a), a.Name), a.Name, "", a.Pos, diag.T("the function", "関数の名前"))
 		for i, p := range a.Params {
-			report(ParamName(p), a.ParamPos[i], diag.T("the parameter", "引数の名前"))
+			report(strings.TrimSuffix(ParamName(p), p), p, "", a.ParamPos[i], diag.T("the parameter", "引数の名前"))
 		}
 	}
 	return l
+}
+
+// lengthHint says how long the book's name may be once chobo has added
+// pre or post to it: in bytes, and in characters of ASCII and of
+// Japanese (3 bytes each in UTF-8), the two scripts books are written in.
+func lengthHint(pre, name, post string) diag.Text {
+	room := MaxIdent - len(pre) - len(post)
+	fit := fmt.Sprintf("%d bytes (%d ASCII characters, or %d Japanese characters of 3 bytes each)", room, room, room/3)
+	fitJa := fmt.Sprintf("%d バイト以内に縮めてください(英数字なら %d 字、一字 3 バイトの日本語なら %d 字まで)", room, room, room/3)
+	switch {
+	case pre != "":
+		return diag.T(
+			fmt.Sprintf("`%s` goes in front of `%s`, which leaves it %d of the %d bytes: shorten it in the book to %s", pre, name, room, MaxIdent, fit),
+			fmt.Sprintf("`%s` の前に `%s` が付き、%d バイトのうち %d バイトが残ります。帳簿で %s", name, pre, MaxIdent, room, fitJa))
+	case post != "":
+		return diag.T(
+			fmt.Sprintf("`%s` goes after `%s`, which leaves it %d of the %d bytes: shorten it in the book to %s", post, name, room, MaxIdent, fit),
+			fmt.Sprintf("`%s` の後に `%s` が付き、%d バイトのうち %d バイトが残ります。帳簿で %s", name, post, MaxIdent, room, fitJa))
+	}
+	return diag.T(
+		fmt.Sprintf("shorten `%s` in the book to %s", name, fit),
+		fmt.Sprintf("帳簿で `%s` を %s", name, fitJa))
 }

@@ -35,11 +35,12 @@ type argCheck struct {
 
 type moveView struct {
 	function
-	Hold     bool
-	Content  string // the arguments as a JSON array
-	Moves    []moveStep
-	Accounts []accountRow
-	IDs      string // every account of the call, as a uuid[] expression
+	Hold    bool
+	Content string // the arguments as a JSON array
+	Moves   []moveStep
+	// Accounts are the distinct accounts the moves name, each id computed
+	// once per call.
+	Accounts []*accountRow
 	Deadline string // of a hold
 	Entries  []string
 	// What a hold keeps of each move, in move order.
@@ -47,12 +48,13 @@ type moveView struct {
 }
 
 type moveStep struct {
-	Index        int
-	Text         string // the move as written, for a comment
-	FromID, ToID string // the accounts' id expressions
-	Amount       string
-	Same         bool // from and to are of one account kind: maybe one account
-	Lower, Upper *boundCheck
+	Index    int
+	Text     string // the move as written, for a comment
+	From, To *accountRow
+	Amount   string
+	Same     bool // from and to are of one account kind: maybe one account
+	Lower    *boundCheck
+	Upper    *boundCheck
 }
 
 type boundCheck struct {
@@ -63,11 +65,24 @@ type boundCheck struct {
 }
 
 type accountRow struct {
-	Var          string // v_from_1, v_to_1 …
+	Var          string // v_account_1 …
+	ID           string // the id expression
 	Kind, Unit   string // literals
 	Args         string // a text[] expression
 	Lower, Upper string // bigint literals or null
 }
+
+// ids writes the variables of rows as a uuid[] expression.
+func ids(rows []*accountRow) string {
+	var vs []string
+	for _, r := range rows {
+		vs = append(vs, r.Var)
+	}
+	return "array[" + strings.Join(vs, ", ") + "]"
+}
+
+// AllIDs are the call's accounts as a uuid[] expression.
+func (v moveView) AllIDs() string { return ids(v.Accounts) }
 
 type postView struct {
 	function
@@ -108,14 +123,24 @@ func newFunction(b *book.Book, t *book.Transfer, op string, params []*book.Param
 
 func newMoveView(b *book.Book, t *book.Transfer, op book.Op) moveView {
 	v := moveView{function: newFunction(b, t, string(op), t.Params, false), Hold: op == book.Hold}
-	var all, ids []string
+	var all []string
 	for _, p := range t.Params {
 		all = append(all, Ident(ParamName(p.Name)))
 	}
 	v.Content = strings.Join(all, ", ")
+	rows := map[string]*accountRow{} // by the reference as written
+	row := func(r book.AccountRef) *accountRow {
+		key := r.String()
+		if a, ok := rows[key]; ok {
+			return a
+		}
+		a := newAccountRow(fmt.Sprintf("v_account_%d", len(v.Accounts)+1), b, r)
+		rows[key] = a
+		v.Accounts = append(v.Accounts, a)
+		return a
+	}
 	for _, m := range t.Moves {
-		from, to := fmt.Sprintf("v_from_%d", m.Index), fmt.Sprintf("v_to_%d", m.Index)
-		st := moveStep{Index: m.Index, Text: moveText(m), FromID: accountID(b, m.From), ToID: accountID(b, m.To),
+		st := moveStep{Index: m.Index, Text: moveText(m), From: row(m.From), To: row(m.To),
 			Amount: amountExpr(m), Same: m.From.Account == m.To.Account}
 		if lo := m.From.Account.Lower; lo != nil {
 			st.Lower = &boundCheck{function: v.function, Value: lo.Value, Reason: Lit(lo.Reason), Amount: st.Amount}
@@ -124,20 +149,9 @@ func newMoveView(b *book.Book, t *book.Transfer, op book.Op) moveView {
 			st.Upper = &boundCheck{function: v.function, Value: up.Value, Reason: Lit(up.Reason), Amount: st.Amount}
 		}
 		v.Moves = append(v.Moves, st)
-		v.Accounts = append(v.Accounts, newAccountRow(from, m.From), newAccountRow(to, m.To))
-		ids = append(ids, from, to)
-		v.Froms, v.Tos, v.Amounts = append(v.Froms, from), append(v.Tos, to), append(v.Amounts, st.Amount)
-		if v.Hold {
-			v.Entries = append(v.Entries,
-				fmt.Sprintf("(%s, 0::bigint, 0::bigint, %s)", from, st.Amount),
-				fmt.Sprintf("(%s, 0::bigint, %s, 0::bigint)", to, st.Amount))
-		} else {
-			v.Entries = append(v.Entries,
-				fmt.Sprintf("(%s, -%s, 0::bigint, 0::bigint)", from, st.Amount),
-				fmt.Sprintf("(%s, %s, 0::bigint, 0::bigint)", to, st.Amount))
-		}
+		v.Froms, v.Tos, v.Amounts = append(v.Froms, st.From.Var), append(v.Tos, st.To.Var), append(v.Amounts, st.Amount)
+		v.Entries = append(v.Entries, entryRows(st, v.Hold)...)
 	}
-	v.IDs = "array[" + strings.Join(ids, ", ") + "]"
 	if v.Hold {
 		v.Deadline = "null::timestamptz"
 		if t.Pending.Expires {
@@ -147,12 +161,25 @@ func newMoveView(b *book.Book, t *book.Transfer, op book.Op) moveView {
 	return v
 }
 
-func newAccountRow(v string, r book.AccountRef) accountRow {
+// entryRows are the two entries of a move: what leaves one account and
+// what reaches the other, posted or held.
+func entryRows(st moveStep, hold bool) []string {
+	if hold {
+		return []string{
+			fmt.Sprintf("(%s, 0::bigint, 0::bigint, %s)", st.From.Var, st.Amount),
+			fmt.Sprintf("(%s, 0::bigint, %s, 0::bigint)", st.To.Var, st.Amount)}
+	}
+	return []string{
+		fmt.Sprintf("(%s, -%s, 0::bigint, 0::bigint)", st.From.Var, st.Amount),
+		fmt.Sprintf("(%s, %s, 0::bigint, 0::bigint)", st.To.Var, st.Amount)}
+}
+
+func newAccountRow(v string, b *book.Book, r book.AccountRef) *accountRow {
 	var args []string
 	for _, p := range r.Args {
 		args = append(args, Ident(ParamName(p.Name)))
 	}
-	return accountRow{Var: v, Kind: Lit(r.Account.Name), Unit: Lit(r.Account.Unit.Name),
+	return &accountRow{Var: v, ID: accountID(b, r), Kind: Lit(r.Account.Name), Unit: Lit(r.Account.Unit.Name),
 		Args:  "array[" + strings.Join(args, ", ") + "]::text[]",
 		Lower: boundLit(r.Account.Lower), Upper: boundLit(r.Account.Upper)}
 }

@@ -24,7 +24,21 @@ const RuntimeVersion = 1
 var templateFiles embed.FS
 
 var templates = map[string]*template.Template{
-	model.Postgres: template.Must(template.New("book.go.tmpl").ParseFS(templateFiles, "templates/postgres/*.tmpl")),
+	model.Postgres: template.Must(template.New("book.go.tmpl").Funcs(funcs).ParseFS(templateFiles, "templates/postgres/*.tmpl")),
+}
+
+var funcs = template.FuncMap{"checks": newChecks}
+
+// checksView is what the template "checks" reads: the checks that open a
+// method before it sends anything. Zero is what the method returns with
+// an error, Var the variable whose Fields are checked.
+type checksView struct {
+	Zero, Var string
+	Fields    []fieldView
+}
+
+func newChecks(zero, v string, fields []fieldView) checksView {
+	return checksView{Zero: zero, Var: v, Fields: fields}
 }
 
 // view is what the template of book.go reads: the model with its Go

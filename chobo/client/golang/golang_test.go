@@ -62,11 +62,19 @@ func TestGenerate(t *testing.T) {
 		"func (t X引当) Post(ctx context.Context, k X引当Key, amounts *X引当Amounts) (Result, error)",
 		"func (x Balances) X棚(ctx context.Context, a X棚Account) (Balance, error)",
 		`chobo.CheckAmount("数", a.X数)`,
+		`chobo.CheckText("注文", a.X注文)`,  // every string of the arguments,
+		`chobo.CheckText("注文", k.X注文)`,  // of a key,
+		`chobo.CheckText("sku", a.Sku)`, // and of an account
 		"`select result, reason from \"在庫\".\"引当_hold\"($1, $2, $3, $4)`",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the client lacks %q", want)
 		}
+	}
+	// Every string a method sends is checked: 引当's hold (注文, sku), post,
+	// void and status (注文 each), balance's do (note, sku), 棚 (sku).
+	if n := strings.Count(text, "chobo.CheckText("); n != 8 {
+		t.Errorf("the client checks %d strings, want 8", n)
 	}
 }
 

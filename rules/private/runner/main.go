@@ -2,8 +2,10 @@
 // book on a throwaway PostgreSQL cluster, through the book's SQL
 // functions and, when the rule was given a client, through that client
 // driven as a process (the driver protocol, docs/formats.md), and
-// compares each run with the reference interpreter. It prints one line
-// per backend whose every scenario agreed, and exits 1 on any difference.
+// compares each run with the reference interpreter; the `expect` and
+// `outcomes` a scenario file gives are checked as `chobo run` checks
+// them. It prints one line per backend whose every scenario agreed, and
+// exits 1 on any difference or unmet expectation.
 //
 // The rule passes everything through the environment, as runfiles paths:
 //
@@ -16,6 +18,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -41,8 +44,22 @@ func main() {
 		fmt.Fprintln(os.Stderr, "runner: CHOBO_CONFORMANCE_BOOK is not set; this program is run by chobo_conformance_test")
 		os.Exit(2)
 	}
-	r := &run{}
-	if err := r.main(); err != nil {
+	r := &run{out: os.Stdout, errOut: os.Stderr}
+	// A test that times out gets SIGTERM: the cluster and the driver go
+	// first, rather than wait for the next run's sweep.
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGTERM, syscall.SIGINT)
+	go func() {
+		s := <-sig
+		r.errorf("stopped by %v", s)
+		r.finish()
+		os.Exit(1)
+	}()
+	cfg, err := fromEnv()
+	if err == nil {
+		err = r.main(cfg)
+	}
+	if err != nil {
 		r.errorf("%v", err)
 	}
 	r.finish()
@@ -51,10 +68,55 @@ func main() {
 	}
 }
 
+// config is what the rule hands over, as paths valid from the working
+// directory.
+type config struct {
+	book      string   // the .book file
+	scenarios []string // hand-written scenario files
+	driver    string   // the driver program of the book's client; "" for none
+}
+
+// fromEnv reads the rule's environment and points pgtest at the
+// toolchain's server.
+func fromEnv() (config, error) {
+	var cfg config
+	var err error
+	if cfg.book, err = runfile(os.Getenv("CHOBO_CONFORMANCE_BOOK")); err != nil {
+		return cfg, err
+	}
+	// The server binaries: the toolchain hands over initdb; pgtest takes
+	// the directory it really lives in (the toolchain's files may be
+	// symlinks, and the server finds its share/ and lib/ from there).
+	initdb, err := runfile(os.Getenv("CHOBO_CONFORMANCE_INITDB"))
+	if err == nil {
+		initdb, err = filepath.EvalSymlinks(initdb)
+	}
+	if err != nil {
+		return cfg, fmt.Errorf("the PostgreSQL toolchain's initdb: %v", err)
+	}
+	os.Setenv("CHOBO_PG_BIN", filepath.Dir(initdb))
+	fmt.Printf("PostgreSQL server binaries: %s\n", filepath.Dir(initdb))
+	for _, p := range strings.Fields(os.Getenv("CHOBO_CONFORMANCE_SCENARIOS")) {
+		path, err := runfile(p)
+		if err != nil {
+			return cfg, err
+		}
+		cfg.scenarios = append(cfg.scenarios, path)
+	}
+	if d := os.Getenv("CHOBO_CONFORMANCE_DRIVER"); d != "" {
+		if cfg.driver, err = runfile(d); err != nil {
+			return cfg, err
+		}
+	}
+	return cfg, nil
+}
+
 // run is one run of the runner. Every difference is reported as it is
 // found and makes the exit status 1; an error that leaves nothing to go on
 // with ends the run, after what was started is stopped.
 type run struct {
+	out, errOut io.Writer
+
 	mu      sync.Mutex
 	failed  bool
 	cleanup []func()
@@ -64,7 +126,7 @@ func (r *run) errorf(format string, args ...any) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.failed = true
-	fmt.Fprintf(os.Stderr, "FAIL: "+format+"\n", args...)
+	fmt.Fprintf(r.errOut, "FAIL: "+format+"\n", args...)
 }
 
 // atEnd registers f to run at the end, the last registered first.
@@ -95,35 +157,9 @@ func runfile(p string) (string, error) {
 	return "", fmt.Errorf("neither RUNFILES_DIR nor TEST_SRCDIR is set: run this through bazel test")
 }
 
-func (r *run) main() error {
-	// A test that times out gets SIGTERM: the cluster and the driver go
-	// first, rather than wait for the next run's sweep.
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, syscall.SIGTERM, syscall.SIGINT)
-	go func() {
-		s := <-sig
-		r.errorf("stopped by %v", s)
-		r.finish()
-		os.Exit(1)
-	}()
-
-	bookPath, err := runfile(os.Getenv("CHOBO_CONFORMANCE_BOOK"))
-	if err != nil {
-		return err
-	}
-	// The server binaries: the toolchain hands over initdb; pgtest takes
-	// the directory it really lives in (the toolchain's files may be
-	// symlinks, and the server finds its share/ and lib/ from there).
-	initdb, err := runfile(os.Getenv("CHOBO_CONFORMANCE_INITDB"))
-	if err == nil {
-		initdb, err = filepath.EvalSymlinks(initdb)
-	}
-	if err != nil {
-		return fmt.Errorf("the PostgreSQL toolchain's initdb: %v", err)
-	}
-	os.Setenv("CHOBO_PG_BIN", filepath.Dir(initdb))
-	fmt.Printf("PostgreSQL server binaries: %s\n", filepath.Dir(initdb))
-
+// main runs every scenario of the book on every backend.
+func (r *run) main(cfg config) error {
+	bookPath := cfg.book
 	src, err := os.ReadFile(bookPath)
 	if err != nil {
 		return err
@@ -134,24 +170,21 @@ func (r *run) main() error {
 		return fmt.Errorf("%s does not check: %+v", name, res.Diags)
 	}
 	// Holds expire in real time on the server: run a copy of the book
-	// whose holds last seconds (see conformance.Shorten).
+	// whose holds last seconds (see conformance.Shorten). Scenarios stay
+	// in the book's time; RunAll scales each to the copy.
 	copySrc, cp, err := conformance.Shorten(res.Book, src)
 	if err != nil {
 		return err
 	}
 	scenarios := scenario.Generate(res.Book)
-	for _, p := range strings.Fields(os.Getenv("CHOBO_CONFORMANCE_SCENARIOS")) {
-		path, err := runfile(p)
-		if err != nil {
-			return err
-		}
+	for _, path := range cfg.scenarios {
 		data, err := os.ReadFile(path)
 		if err != nil {
 			return err
 		}
-		more, err := scenario.Read(cp, data)
+		more, err := scenario.Read(res.Book, data)
 		if err != nil {
-			return fmt.Errorf("%s: %v", p, err)
+			return fmt.Errorf("%s: %v", filepath.Base(path), err)
 		}
 		scenarios = append(scenarios, more...)
 	}
@@ -179,7 +212,7 @@ func (r *run) main() error {
 		return fmt.Errorf("%s: loading the SQL: %v", name, err)
 	}
 
-	backends, err := r.backends(srv, pool, cp, name, copySrc)
+	backends, err := r.backends(srv, pool, cp, name, copySrc, cfg.driver)
 	if err != nil {
 		return err
 	}
@@ -187,12 +220,12 @@ func (r *run) main() error {
 		rep := &reporter{run: r}
 		var jobs []conformance.Job
 		for i, sc := range scenarios {
-			jobs = append(jobs, conformance.Job{Where: name, Book: cp, Scenario: sc, Backend: be.backend,
+			jobs = append(jobs, conformance.Job{Where: name, Book: cp, Original: res.Book, Scenario: sc, Backend: be.backend,
 				Tenant: fmt.Sprintf("%s-s%d", be.name, i)})
 		}
 		st := conformance.RunAll(rep, jobs)
 		if !rep.failed {
-			fmt.Printf("%s: %d scenarios on %s, each equal to the interpreter\n", name, st.Total, be.name)
+			fmt.Fprintf(r.out, "%s: %d scenarios on %s, each equal to the interpreter\n", name, st.Total, be.name)
 		}
 	}
 	bad, err := conformance.EntriesBalance(ctx, pool, cp)
@@ -213,14 +246,13 @@ type namedBackend struct {
 // backends are the ways the book is reached: its SQL functions, and the
 // client the rule was given, through its driver. Backends share the
 // server, so the tenants of each carry its name.
-func (r *run) backends(srv *pgtest.Server, pool *pgxpool.Pool, cp *book.Book, name string, copySrc []byte) ([]namedBackend, error) {
+func (r *run) backends(srv *pgtest.Server, pool *pgxpool.Pool, cp *book.Book, name string, copySrc []byte, driverPath string) ([]namedBackend, error) {
 	sql, err := conformance.NewSQL(cp, pool)
 	if err != nil {
 		return nil, err
 	}
 	out := []namedBackend{{"postgres-sql", sql}}
-	driver := os.Getenv("CHOBO_CONFORMANCE_DRIVER")
-	if driver == "" {
+	if driverPath == "" {
 		return out, nil
 	}
 	// The driver opens the book whose SQL is loaded: the test copy.
@@ -231,10 +263,6 @@ func (r *run) backends(srv *pgtest.Server, pool *pgxpool.Pool, cp *book.Book, na
 	r.atEnd(func() { os.RemoveAll(dir) })
 	copyPath := filepath.Join(dir, name)
 	if err := os.WriteFile(copyPath, copySrc, 0o644); err != nil {
-		return nil, err
-	}
-	driverPath, err := runfile(driver)
-	if err != nil {
 		return nil, err
 	}
 	p, err := conformance.StartProcess(exec.Command(driverPath), copyPath, srv.ConnString(pgtest.DefaultDB),
@@ -272,5 +300,5 @@ func (p *reporter) Errorf(format string, args ...any) {
 }
 
 func (p *reporter) Logf(format string, args ...any) {
-	fmt.Printf(format+"\n", args...)
+	fmt.Fprintf(p.run.out, format+"\n", args...)
 }

@@ -7,7 +7,10 @@
 // nothing from it beyond the names the client re-exports.
 package chobo
 
-import "fmt"
+import (
+	"fmt"
+	"unicode/utf8"
+)
 
 // SupportPackageIsVersion1 is named by every client generated for version
 // 1 of this runtime. A client generated for another version names another
@@ -99,6 +102,40 @@ func (e *AmountError) Error() string {
 func CheckAmount(name string, v int64) error {
 	if v < 0 {
 		return &AmountError{Name: name, Value: v}
+	}
+	return nil
+}
+
+// TextError is a string argument that no backend can store, refused
+// before anything is sent: text that is not valid UTF-8, or that holds a
+// NUL character (U+0000). PostgreSQL's text type holds neither, so the
+// rule is the same on every backend and in the reference interpreter.
+type TextError struct {
+	Name   string // the string's parameter in the book
+	Value  string
+	Offset int  // the byte of Value where the problem starts
+	NUL    bool // a NUL character; otherwise a byte that is not UTF-8
+}
+
+func (e *TextError) Error() string {
+	if e.NUL {
+		return fmt.Sprintf("chobo: the value of %s holds a NUL character (U+0000) at byte %d; strings are UTF-8 text without NUL", e.Name, e.Offset)
+	}
+	return fmt.Sprintf("chobo: the value of %s is not valid UTF-8 (byte %d is 0x%02x); strings are UTF-8 text without NUL", e.Name, e.Offset, e.Value[e.Offset])
+}
+
+// CheckText returns a *TextError when v is not valid UTF-8 or holds a NUL
+// character; the first problem in v is the one reported.
+func CheckText(name, v string) error {
+	for i := 0; i < len(v); {
+		r, n := utf8.DecodeRuneInString(v[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			return &TextError{Name: name, Value: v, Offset: i}
+		case r == 0:
+			return &TextError{Name: name, Value: v, Offset: i, NUL: true}
+		}
+		i += n
 	}
 	return nil
 }

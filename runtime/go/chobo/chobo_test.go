@@ -65,3 +65,36 @@ func TestCheckAmount(t *testing.T) {
 		t.Errorf("message %q, want %q", err, want)
 	}
 }
+
+func TestCheckText(t *testing.T) {
+	for _, v := range []string{"", "o-1", "在庫-1", "\ufffd", "\x01\x7f", "\U0010ffff"} {
+		if err := CheckText("order", v); err != nil {
+			t.Errorf("CheckText(%q) = %v", v, err)
+		}
+	}
+	for _, c := range []struct {
+		v      string
+		offset int
+		nul    bool
+		msg    string
+	}{
+		{"o\x00-1", 1, true, "chobo: the value of order holds a NUL character (U+0000) at byte 1; strings are UTF-8 text without NUL"},
+		{"\x00", 0, true, ""},
+		{"在\xff", 3, false, "chobo: the value of order is not valid UTF-8 (byte 3 is 0xff); strings are UTF-8 text without NUL"},
+		{"\xe5\x9c", 0, false, ""},     // a sequence cut short
+		{"\xed\xa0\x80", 0, false, ""}, // a surrogate half
+		{"\xc0\x80", 0, false, ""},     // NUL written in two bytes
+		{"a\x80\x00", 1, false, ""},    // the first problem wins
+		{"a\x00\x80", 1, true, ""},
+	} {
+		err := CheckText("order", c.v)
+		var te *TextError
+		if !errors.As(err, &te) || te.Name != "order" || te.Value != c.v || te.Offset != c.offset || te.NUL != c.nul {
+			t.Errorf("CheckText(%q) = %#v, want a *TextError at %d (NUL %v)", c.v, err, c.offset, c.nul)
+			continue
+		}
+		if c.msg != "" && err.Error() != c.msg {
+			t.Errorf("CheckText(%q): message %q, want %q", c.v, err, c.msg)
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"math/rand/v2"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -24,7 +25,7 @@ type Querier interface {
 }
 
 // MaxAttempts bounds how often one call is sent when the server keeps
-// answering with a serialization failure.
+// answering with a retryable failure.
 const MaxAttempts = 30
 
 // Backoff is the longest wait before attempt n+1 (n from 0): 1, 2, 4 …
@@ -52,6 +53,11 @@ const (
 	// SerializationFailure comes only under REPEATABLE READ or
 	// SERIALIZABLE; nothing was written, so the same call may go again.
 	SerializationFailure = "40001"
+	// DeadlockDetected: the server broke a cycle of waiting transactions
+	// by failing this one. The book's functions lock in one order and
+	// should never meet it; it is retried all the same, and counted, so
+	// that a test can show it never happens.
+	DeadlockDetected = "40P01"
 	// InFailedTransaction: the caller's transaction failed earlier; every
 	// later statement gets this, and the first error is the telling one.
 	InFailedTransaction = "25P02"
@@ -62,7 +68,19 @@ const (
 
 // Retryable reports whether a call that failed with SQLSTATE code may be
 // sent again unchanged. The key of the call makes a second sending safe.
-func Retryable(code string) bool { return code == SerializationFailure }
+func Retryable(code string) bool { return code == SerializationFailure || code == DeadlockDetected }
+
+// retried counts the retries of this process, by SQLSTATE.
+var retried = map[string]*atomic.Int64{SerializationFailure: {}, DeadlockDetected: {}}
+
+// Retries says how often, in this process, a call was sent again after
+// failing with SQLSTATE code (a retryable one; 0 for any other).
+func Retries(code string) int64 {
+	if n, ok := retried[code]; ok {
+		return n.Load()
+	}
+	return 0
+}
 
 var (
 	// ErrBoundsChanged is wrapped by the error of a call that met an
@@ -95,8 +113,8 @@ func (w wrapped) Error() string   { return w.err.Error() }
 func (w wrapped) Unwrap() []error { return []error{w.kind, w.err} }
 
 // QueryRow sends one statement and scans its one row into dest. A
-// serialization failure is sent again after a random wait, up to
-// MaxAttempts times in all; inside a transaction the caller let fail, the
+// retryable failure is sent again after a random wait, up to MaxAttempts
+// times in all; inside a transaction the caller let fail, the
 // first error is returned rather than the 25P02 that follows it.
 func QueryRow(ctx context.Context, q Querier, sql string, args []any, dest ...any) error {
 	var first error
@@ -115,6 +133,7 @@ func QueryRow(ctx context.Context, q Querier, sql string, args []any, dest ...an
 		if !Retryable(code) || n+1 >= MaxAttempts {
 			return classify(err)
 		}
+		retried[code].Add(1)
 		wait := time.Duration(rand.Int64N(int64(Backoff(n)) + 1))
 		select {
 		case <-ctx.Done():

@@ -94,7 +94,7 @@ func TestCallGivesUpAfterMaxAttempts(t *testing.T) {
 }
 
 func TestCallDoesNotRetryOtherErrors(t *testing.T) {
-	for _, code := range []string{"40P01", "23505", "XX000"} {
+	for _, code := range []string{"23505", "XX000", "53300"} {
 		q := &script{answers: []any{pgErr(code), []any{str("done"), nil}}}
 		if _, err := Call(context.Background(), q, "select 1"); SQLState(err) != code {
 			t.Errorf("%s: err %v", code, err)
@@ -206,7 +206,23 @@ func TestBackoff(t *testing.T) {
 }
 
 func TestRetryable(t *testing.T) {
-	if !Retryable("40001") || Retryable("40P01") || Retryable("") {
-		t.Error("only 40001 is retried")
+	if !Retryable("40001") || !Retryable("40P01") || Retryable("") || Retryable("25P02") {
+		t.Error("only 40001 and 40P01 are retried")
+	}
+}
+
+func TestRetriesAreCounted(t *testing.T) {
+	for _, code := range []string{SerializationFailure, DeadlockDetected} {
+		before := Retries(code)
+		q := &script{answers: []any{pgErr(code), pgErr(code), []any{str("done"), nil}}}
+		if r, err := Call(context.Background(), q, "x"); err != nil || r.Outcome != chobo.Done {
+			t.Fatalf("%s: %v %v", code, r, err)
+		}
+		if got := Retries(code) - before; got != 2 {
+			t.Errorf("%s: %d retries counted, want 2", code, got)
+		}
+	}
+	if Retries("23505") != 0 {
+		t.Error("a code that is not retried has retries")
 	}
 }

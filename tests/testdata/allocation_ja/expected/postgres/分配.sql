@@ -122,10 +122,9 @@ declare
   v_upper bigint[];
   v_from integer;
   v_to integer;
-  v_from_1 uuid;
-  v_to_1 uuid;
-  v_from_2 uuid;
-  v_to_2 uuid;
+  v_account_1 uuid := "分配".chobo_id(array['account', '分配', p_tenant, '買い手']);
+  v_account_2 uuid := "分配".chobo_id(array['account', '分配', p_tenant, '店の売上', "p_店"]);
+  v_account_3 uuid := "分配".chobo_id(array['account', '分配', p_tenant, '手数料収入']);
 begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
@@ -148,10 +147,6 @@ begin
   if "p_手数料" < 0 then
     raise exception 'chobo: the amount 手数料 is %, below 0', "p_手数料" using errcode = '22003';
   end if;
-  v_from_1 := "分配".chobo_id(array['account', '分配', p_tenant, '買い手']);
-  v_to_1 := "分配".chobo_id(array['account', '分配', p_tenant, '店の売上', "p_店"]);
-  v_from_2 := "分配".chobo_id(array['account', '分配', p_tenant, '店の売上', "p_店"]);
-  v_to_2 := "分配".chobo_id(array['account', '分配', p_tenant, '手数料収入']);
 
   -- (0) a move between one account and itself: refused before the key is touched
 
@@ -170,49 +165,48 @@ begin
     return row('refused', 'key_conflict')::"分配".result;
   end if;
 
-  -- (2) the accounts, locked in id order; made first when missing
-  select coalesce(array_agg(a.id order by a.id), '{}'), coalesce(array_agg(a.posted order by a.id), '{}'),
-         coalesce(array_agg(a.held_in order by a.id), '{}'), coalesce(array_agg(a.held_out order by a.id), '{}'),
-         coalesce(array_agg(a.lower_bound order by a.id), '{}'), coalesce(array_agg(a.upper_bound order by a.id), '{}')
-    into v_ids, v_posted, v_held_in, v_held_out, v_lower, v_upper
-    from (select * from "分配".accounts where tenant = p_tenant and id = any(array[v_from_1, v_to_1, v_from_2, v_to_2]) order by id for update) a;
-  if not (v_from_1 = any(v_ids) and v_to_1 = any(v_ids) and v_from_2 = any(v_ids) and v_to_2 = any(v_ids)) then
+  -- (2) the accounts. Missing rows are made first, all of them, in id
+  -- order, before any row is locked: a row another call is making is
+  -- waited for here, so the lock below finds every row it needs and takes
+  -- them all in id order. (Locking the rows there were and making the
+  -- others afterwards took locks out of order, and deadlocked.)
+  if exists (select 1 from unnest(array[v_account_1, v_account_2, v_account_3]) as x (id)
+              where not exists (select 1 from "分配".accounts a where a.tenant = p_tenant and a.id = x.id)) then
     insert into "分配".accounts (tenant, id, kind, args, unit, lower_bound, upper_bound)
     select distinct on (x.id) p_tenant, x.id, x.kind, x.args, x.unit, x.lower_bound, x.upper_bound
-      from (values (v_from_1, '買い手', array[]::text[], '円', null::bigint, null::bigint),
-                   (v_to_1, '店の売上', array["p_店"]::text[], '円', 0::bigint, null::bigint),
-                   (v_from_2, '店の売上', array["p_店"]::text[], '円', 0::bigint, null::bigint),
-                   (v_to_2, '手数料収入', array[]::text[], '円', null::bigint, null::bigint))
+      from (values (v_account_1, '買い手', array[]::text[], '円', null::bigint, null::bigint),
+                   (v_account_2, '店の売上', array["p_店"]::text[], '円', 0::bigint, null::bigint),
+                   (v_account_3, '手数料収入', array[]::text[], '円', null::bigint, null::bigint))
            as x (id, kind, args, unit, lower_bound, upper_bound)
      order by x.id
     on conflict do nothing;
+  end if;
+
+  -- then every row is locked, in id order
   select coalesce(array_agg(a.id order by a.id), '{}'), coalesce(array_agg(a.posted order by a.id), '{}'),
          coalesce(array_agg(a.held_in order by a.id), '{}'), coalesce(array_agg(a.held_out order by a.id), '{}'),
          coalesce(array_agg(a.lower_bound order by a.id), '{}'), coalesce(array_agg(a.upper_bound order by a.id), '{}')
     into v_ids, v_posted, v_held_in, v_held_out, v_lower, v_upper
-    from (select * from "分配".accounts where tenant = p_tenant and id = any(array[v_from_1, v_to_1, v_from_2, v_to_2]) order by id for update) a;
-  end if;
-  if v_lower[array_position(v_ids, v_from_1)] is distinct from null::bigint
-     or v_upper[array_position(v_ids, v_from_1)] is distinct from null::bigint
-     or v_lower[array_position(v_ids, v_to_1)] is distinct from 0::bigint
-     or v_upper[array_position(v_ids, v_to_1)] is distinct from null::bigint
-     or v_lower[array_position(v_ids, v_from_2)] is distinct from 0::bigint
-     or v_upper[array_position(v_ids, v_from_2)] is distinct from null::bigint
-     or v_lower[array_position(v_ids, v_to_2)] is distinct from null::bigint
-     or v_upper[array_position(v_ids, v_to_2)] is distinct from null::bigint then
+    from (select * from "分配".accounts where tenant = p_tenant and id = any(array[v_account_1, v_account_2, v_account_3]) order by id for update) a;
+  if v_lower[array_position(v_ids, v_account_1)] is distinct from null::bigint
+     or v_upper[array_position(v_ids, v_account_1)] is distinct from null::bigint
+     or v_lower[array_position(v_ids, v_account_2)] is distinct from 0::bigint
+     or v_upper[array_position(v_ids, v_account_2)] is distinct from null::bigint
+     or v_lower[array_position(v_ids, v_account_3)] is distinct from null::bigint
+     or v_upper[array_position(v_ids, v_account_3)] is distinct from null::bigint then
     raise exception 'chobo: an account of % keeps bounds other than the book has now', '分配'
       using errcode = 'CB001', hint = 'bounds of existing accounts cannot change: make a new account kind and move the balance';
   end if;
 
   -- (3) every move, in the order written, on the locked values
   -- move 代金 from 買い手 to 店の売上(店)
-  v_from := array_position(v_ids, v_from_1);
-  v_to := array_position(v_ids, v_to_1);
+  v_from := array_position(v_ids, v_account_1);
+  v_to := array_position(v_ids, v_account_2);
   v_posted[v_from] := v_posted[v_from] - "p_代金";
   v_posted[v_to] := v_posted[v_to] + "p_代金";
   -- move 手数料 from 店の売上(店) to 手数料収入
-  v_from := array_position(v_ids, v_from_2);
-  v_to := array_position(v_ids, v_to_2);
+  v_from := array_position(v_ids, v_account_2);
+  v_to := array_position(v_ids, v_account_3);
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_手数料" < 0 then
     -- refused by a bound: nothing has moved, and the key stays used
     update "分配".keys k set result = 'refused', reason = '売上不足'
@@ -222,8 +216,8 @@ begin
   v_posted[v_from] := v_posted[v_from] - "p_手数料";
   v_posted[v_to] := v_posted[v_to] + "p_手数料";
 
-  -- (4) every move went through: the rows take what the moves left,
-  -- in one statement with the entries (and the hold)
+  -- (4) every move went through: the rows take what the moves left, in
+  -- one statement with the entries (and the hold)
   with written as (
     update "分配".accounts a set posted = x.posted, held_in = x.held_in, held_out = x.held_out
       from unnest(v_ids, v_posted, v_held_in, v_held_out) as x (id, posted, held_in, held_out)
@@ -231,10 +225,10 @@ begin
   )
   insert into "分配".entries (tenant, account, kind, op, key, posted, held_in, held_out)
   select p_tenant, x.account, '売上', 'do', v_key, x.posted, x.held_in, x.held_out
-    from (values (v_from_1, -"p_代金", 0::bigint, 0::bigint),
-                 (v_to_1, "p_代金", 0::bigint, 0::bigint),
-                 (v_from_2, -"p_手数料", 0::bigint, 0::bigint),
-                 (v_to_2, "p_手数料", 0::bigint, 0::bigint))
+    from (values (v_account_1, -"p_代金", 0::bigint, 0::bigint),
+                 (v_account_2, "p_代金", 0::bigint, 0::bigint),
+                 (v_account_2, -"p_手数料", 0::bigint, 0::bigint),
+                 (v_account_3, "p_手数料", 0::bigint, 0::bigint))
          as x (account, posted, held_in, held_out);
   return row('done', null)::"分配".result;
 end
@@ -255,8 +249,8 @@ declare
   v_upper bigint[];
   v_from integer;
   v_to integer;
-  v_from_1 uuid;
-  v_to_1 uuid;
+  v_account_1 uuid := "分配".chobo_id(array['account', '分配', p_tenant, '店の売上', "p_店"]);
+  v_account_2 uuid := "分配".chobo_id(array['account', '分配', p_tenant, '店の口座']);
 begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
@@ -273,8 +267,6 @@ begin
   if "p_額" < 0 then
     raise exception 'chobo: the amount 額 is %, below 0', "p_額" using errcode = '22003';
   end if;
-  v_from_1 := "分配".chobo_id(array['account', '分配', p_tenant, '店の売上', "p_店"]);
-  v_to_1 := "分配".chobo_id(array['account', '分配', p_tenant, '店の口座']);
 
   -- (0) a move between one account and itself: refused before the key is touched
 
@@ -293,38 +285,40 @@ begin
     return row('refused', 'key_conflict')::"分配".result;
   end if;
 
-  -- (2) the accounts, locked in id order; made first when missing
-  select coalesce(array_agg(a.id order by a.id), '{}'), coalesce(array_agg(a.posted order by a.id), '{}'),
-         coalesce(array_agg(a.held_in order by a.id), '{}'), coalesce(array_agg(a.held_out order by a.id), '{}'),
-         coalesce(array_agg(a.lower_bound order by a.id), '{}'), coalesce(array_agg(a.upper_bound order by a.id), '{}')
-    into v_ids, v_posted, v_held_in, v_held_out, v_lower, v_upper
-    from (select * from "分配".accounts where tenant = p_tenant and id = any(array[v_from_1, v_to_1]) order by id for update) a;
-  if not (v_from_1 = any(v_ids) and v_to_1 = any(v_ids)) then
+  -- (2) the accounts. Missing rows are made first, all of them, in id
+  -- order, before any row is locked: a row another call is making is
+  -- waited for here, so the lock below finds every row it needs and takes
+  -- them all in id order. (Locking the rows there were and making the
+  -- others afterwards took locks out of order, and deadlocked.)
+  if exists (select 1 from unnest(array[v_account_1, v_account_2]) as x (id)
+              where not exists (select 1 from "分配".accounts a where a.tenant = p_tenant and a.id = x.id)) then
     insert into "分配".accounts (tenant, id, kind, args, unit, lower_bound, upper_bound)
     select distinct on (x.id) p_tenant, x.id, x.kind, x.args, x.unit, x.lower_bound, x.upper_bound
-      from (values (v_from_1, '店の売上', array["p_店"]::text[], '円', 0::bigint, null::bigint),
-                   (v_to_1, '店の口座', array[]::text[], '円', null::bigint, null::bigint))
+      from (values (v_account_1, '店の売上', array["p_店"]::text[], '円', 0::bigint, null::bigint),
+                   (v_account_2, '店の口座', array[]::text[], '円', null::bigint, null::bigint))
            as x (id, kind, args, unit, lower_bound, upper_bound)
      order by x.id
     on conflict do nothing;
+  end if;
+
+  -- then every row is locked, in id order
   select coalesce(array_agg(a.id order by a.id), '{}'), coalesce(array_agg(a.posted order by a.id), '{}'),
          coalesce(array_agg(a.held_in order by a.id), '{}'), coalesce(array_agg(a.held_out order by a.id), '{}'),
          coalesce(array_agg(a.lower_bound order by a.id), '{}'), coalesce(array_agg(a.upper_bound order by a.id), '{}')
     into v_ids, v_posted, v_held_in, v_held_out, v_lower, v_upper
-    from (select * from "分配".accounts where tenant = p_tenant and id = any(array[v_from_1, v_to_1]) order by id for update) a;
-  end if;
-  if v_lower[array_position(v_ids, v_from_1)] is distinct from 0::bigint
-     or v_upper[array_position(v_ids, v_from_1)] is distinct from null::bigint
-     or v_lower[array_position(v_ids, v_to_1)] is distinct from null::bigint
-     or v_upper[array_position(v_ids, v_to_1)] is distinct from null::bigint then
+    from (select * from "分配".accounts where tenant = p_tenant and id = any(array[v_account_1, v_account_2]) order by id for update) a;
+  if v_lower[array_position(v_ids, v_account_1)] is distinct from 0::bigint
+     or v_upper[array_position(v_ids, v_account_1)] is distinct from null::bigint
+     or v_lower[array_position(v_ids, v_account_2)] is distinct from null::bigint
+     or v_upper[array_position(v_ids, v_account_2)] is distinct from null::bigint then
     raise exception 'chobo: an account of % keeps bounds other than the book has now', '分配'
       using errcode = 'CB001', hint = 'bounds of existing accounts cannot change: make a new account kind and move the balance';
   end if;
 
   -- (3) every move, in the order written, on the locked values
   -- move 額 from 店の売上(店) to 店の口座
-  v_from := array_position(v_ids, v_from_1);
-  v_to := array_position(v_ids, v_to_1);
+  v_from := array_position(v_ids, v_account_1);
+  v_to := array_position(v_ids, v_account_2);
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_額" < 0 then
     -- refused by a bound: nothing has moved, and the key stays used
     update "分配".keys k set result = 'refused', reason = '売上不足'
@@ -334,8 +328,8 @@ begin
   v_posted[v_from] := v_posted[v_from] - "p_額";
   v_posted[v_to] := v_posted[v_to] + "p_額";
 
-  -- (4) every move went through: the rows take what the moves left,
-  -- in one statement with the entries (and the hold)
+  -- (4) every move went through: the rows take what the moves left, in
+  -- one statement with the entries (and the hold)
   with written as (
     update "分配".accounts a set posted = x.posted, held_in = x.held_in, held_out = x.held_out
       from unnest(v_ids, v_posted, v_held_in, v_held_out) as x (id, posted, held_in, held_out)
@@ -343,8 +337,8 @@ begin
   )
   insert into "分配".entries (tenant, account, kind, op, key, posted, held_in, held_out)
   select p_tenant, x.account, '支払', 'do', v_key, x.posted, x.held_in, x.held_out
-    from (values (v_from_1, -"p_額", 0::bigint, 0::bigint),
-                 (v_to_1, "p_額", 0::bigint, 0::bigint))
+    from (values (v_account_1, -"p_額", 0::bigint, 0::bigint),
+                 (v_account_2, "p_額", 0::bigint, 0::bigint))
          as x (account, posted, held_in, held_out);
   return row('done', null)::"分配".result;
 end

@@ -122,8 +122,8 @@ declare
   v_upper bigint[];
   v_from integer;
   v_to integer;
-  v_from_1 uuid;
-  v_to_1 uuid;
+  v_account_1 uuid := "coop_credit".chobo_id(array['account', 'coop_credit', p_tenant, 'credit_line', "p_member"]);
+  v_account_2 uuid := "coop_credit".chobo_id(array['account', 'coop_credit', p_tenant, 'coop_store']);
 begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
@@ -140,8 +140,6 @@ begin
   if "p_amount" < 0 then
     raise exception 'chobo: the amount amount is %, below 0', "p_amount" using errcode = '22003';
   end if;
-  v_from_1 := "coop_credit".chobo_id(array['account', 'coop_credit', p_tenant, 'credit_line', "p_member"]);
-  v_to_1 := "coop_credit".chobo_id(array['account', 'coop_credit', p_tenant, 'coop_store']);
 
   -- (0) a move between one account and itself: refused before the key is touched
 
@@ -160,38 +158,40 @@ begin
     return row('refused', 'key_conflict')::"coop_credit".result;
   end if;
 
-  -- (2) the accounts, locked in id order; made first when missing
-  select coalesce(array_agg(a.id order by a.id), '{}'), coalesce(array_agg(a.posted order by a.id), '{}'),
-         coalesce(array_agg(a.held_in order by a.id), '{}'), coalesce(array_agg(a.held_out order by a.id), '{}'),
-         coalesce(array_agg(a.lower_bound order by a.id), '{}'), coalesce(array_agg(a.upper_bound order by a.id), '{}')
-    into v_ids, v_posted, v_held_in, v_held_out, v_lower, v_upper
-    from (select * from "coop_credit".accounts where tenant = p_tenant and id = any(array[v_from_1, v_to_1]) order by id for update) a;
-  if not (v_from_1 = any(v_ids) and v_to_1 = any(v_ids)) then
+  -- (2) the accounts. Missing rows are made first, all of them, in id
+  -- order, before any row is locked: a row another call is making is
+  -- waited for here, so the lock below finds every row it needs and takes
+  -- them all in id order. (Locking the rows there were and making the
+  -- others afterwards took locks out of order, and deadlocked.)
+  if exists (select 1 from unnest(array[v_account_1, v_account_2]) as x (id)
+              where not exists (select 1 from "coop_credit".accounts a where a.tenant = p_tenant and a.id = x.id)) then
     insert into "coop_credit".accounts (tenant, id, kind, args, unit, lower_bound, upper_bound)
     select distinct on (x.id) p_tenant, x.id, x.kind, x.args, x.unit, x.lower_bound, x.upper_bound
-      from (values (v_from_1, 'credit_line', array["p_member"]::text[], 'JPY', -50000::bigint, 0::bigint),
-                   (v_to_1, 'coop_store', array[]::text[], 'JPY', null::bigint, null::bigint))
+      from (values (v_account_1, 'credit_line', array["p_member"]::text[], 'JPY', -50000::bigint, 0::bigint),
+                   (v_account_2, 'coop_store', array[]::text[], 'JPY', null::bigint, null::bigint))
            as x (id, kind, args, unit, lower_bound, upper_bound)
      order by x.id
     on conflict do nothing;
+  end if;
+
+  -- then every row is locked, in id order
   select coalesce(array_agg(a.id order by a.id), '{}'), coalesce(array_agg(a.posted order by a.id), '{}'),
          coalesce(array_agg(a.held_in order by a.id), '{}'), coalesce(array_agg(a.held_out order by a.id), '{}'),
          coalesce(array_agg(a.lower_bound order by a.id), '{}'), coalesce(array_agg(a.upper_bound order by a.id), '{}')
     into v_ids, v_posted, v_held_in, v_held_out, v_lower, v_upper
-    from (select * from "coop_credit".accounts where tenant = p_tenant and id = any(array[v_from_1, v_to_1]) order by id for update) a;
-  end if;
-  if v_lower[array_position(v_ids, v_from_1)] is distinct from -50000::bigint
-     or v_upper[array_position(v_ids, v_from_1)] is distinct from 0::bigint
-     or v_lower[array_position(v_ids, v_to_1)] is distinct from null::bigint
-     or v_upper[array_position(v_ids, v_to_1)] is distinct from null::bigint then
+    from (select * from "coop_credit".accounts where tenant = p_tenant and id = any(array[v_account_1, v_account_2]) order by id for update) a;
+  if v_lower[array_position(v_ids, v_account_1)] is distinct from -50000::bigint
+     or v_upper[array_position(v_ids, v_account_1)] is distinct from 0::bigint
+     or v_lower[array_position(v_ids, v_account_2)] is distinct from null::bigint
+     or v_upper[array_position(v_ids, v_account_2)] is distinct from null::bigint then
     raise exception 'chobo: an account of % keeps bounds other than the book has now', 'coop_credit'
       using errcode = 'CB001', hint = 'bounds of existing accounts cannot change: make a new account kind and move the balance';
   end if;
 
   -- (3) every move, in the order written, on the locked values
   -- move amount from credit_line(member) to coop_store
-  v_from := array_position(v_ids, v_from_1);
-  v_to := array_position(v_ids, v_to_1);
+  v_from := array_position(v_ids, v_account_1);
+  v_to := array_position(v_ids, v_account_2);
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_amount" < -50000 then
     -- refused by a bound: nothing has moved, and the key stays used
     update "coop_credit".keys k set result = 'refused', reason = 'over_credit_limit'
@@ -201,8 +201,8 @@ begin
   v_posted[v_from] := v_posted[v_from] - "p_amount";
   v_posted[v_to] := v_posted[v_to] + "p_amount";
 
-  -- (4) every move went through: the rows take what the moves left,
-  -- in one statement with the entries (and the hold)
+  -- (4) every move went through: the rows take what the moves left, in
+  -- one statement with the entries (and the hold)
   with written as (
     update "coop_credit".accounts a set posted = x.posted, held_in = x.held_in, held_out = x.held_out
       from unnest(v_ids, v_posted, v_held_in, v_held_out) as x (id, posted, held_in, held_out)
@@ -210,8 +210,8 @@ begin
   )
   insert into "coop_credit".entries (tenant, account, kind, op, key, posted, held_in, held_out)
   select p_tenant, x.account, 'buy_on_credit', 'do', v_key, x.posted, x.held_in, x.held_out
-    from (values (v_from_1, -"p_amount", 0::bigint, 0::bigint),
-                 (v_to_1, "p_amount", 0::bigint, 0::bigint))
+    from (values (v_account_1, -"p_amount", 0::bigint, 0::bigint),
+                 (v_account_2, "p_amount", 0::bigint, 0::bigint))
          as x (account, posted, held_in, held_out);
   return row('done', null)::"coop_credit".result;
 end

@@ -122,8 +122,8 @@ declare
   v_upper bigint[];
   v_from integer;
   v_to integer;
-  v_from_1 uuid;
-  v_to_1 uuid;
+  v_account_1 uuid := "travel_desk".chobo_id(array['account', 'travel_desk', p_tenant, 'member_banks']);
+  v_account_2 uuid := "travel_desk".chobo_id(array['account', 'travel_desk', p_tenant, 'card', "p_member"]);
 begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
@@ -140,8 +140,6 @@ begin
   if "p_amount" < 0 then
     raise exception 'chobo: the amount amount is %, below 0', "p_amount" using errcode = '22003';
   end if;
-  v_from_1 := "travel_desk".chobo_id(array['account', 'travel_desk', p_tenant, 'member_banks']);
-  v_to_1 := "travel_desk".chobo_id(array['account', 'travel_desk', p_tenant, 'card', "p_member"]);
 
   -- (0) a move between one account and itself: refused before the key is touched
 
@@ -160,38 +158,40 @@ begin
     return row('refused', 'key_conflict')::"travel_desk".result;
   end if;
 
-  -- (2) the accounts, locked in id order; made first when missing
-  select coalesce(array_agg(a.id order by a.id), '{}'), coalesce(array_agg(a.posted order by a.id), '{}'),
-         coalesce(array_agg(a.held_in order by a.id), '{}'), coalesce(array_agg(a.held_out order by a.id), '{}'),
-         coalesce(array_agg(a.lower_bound order by a.id), '{}'), coalesce(array_agg(a.upper_bound order by a.id), '{}')
-    into v_ids, v_posted, v_held_in, v_held_out, v_lower, v_upper
-    from (select * from "travel_desk".accounts where tenant = p_tenant and id = any(array[v_from_1, v_to_1]) order by id for update) a;
-  if not (v_from_1 = any(v_ids) and v_to_1 = any(v_ids)) then
+  -- (2) the accounts. Missing rows are made first, all of them, in id
+  -- order, before any row is locked: a row another call is making is
+  -- waited for here, so the lock below finds every row it needs and takes
+  -- them all in id order. (Locking the rows there were and making the
+  -- others afterwards took locks out of order, and deadlocked.)
+  if exists (select 1 from unnest(array[v_account_1, v_account_2]) as x (id)
+              where not exists (select 1 from "travel_desk".accounts a where a.tenant = p_tenant and a.id = x.id)) then
     insert into "travel_desk".accounts (tenant, id, kind, args, unit, lower_bound, upper_bound)
     select distinct on (x.id) p_tenant, x.id, x.kind, x.args, x.unit, x.lower_bound, x.upper_bound
-      from (values (v_from_1, 'member_banks', array[]::text[], 'USD', null::bigint, null::bigint),
-                   (v_to_1, 'card', array["p_member"]::text[], 'USD', -5000::bigint, 200000::bigint))
+      from (values (v_account_1, 'member_banks', array[]::text[], 'USD', null::bigint, null::bigint),
+                   (v_account_2, 'card', array["p_member"]::text[], 'USD', -5000::bigint, 200000::bigint))
            as x (id, kind, args, unit, lower_bound, upper_bound)
      order by x.id
     on conflict do nothing;
+  end if;
+
+  -- then every row is locked, in id order
   select coalesce(array_agg(a.id order by a.id), '{}'), coalesce(array_agg(a.posted order by a.id), '{}'),
          coalesce(array_agg(a.held_in order by a.id), '{}'), coalesce(array_agg(a.held_out order by a.id), '{}'),
          coalesce(array_agg(a.lower_bound order by a.id), '{}'), coalesce(array_agg(a.upper_bound order by a.id), '{}')
     into v_ids, v_posted, v_held_in, v_held_out, v_lower, v_upper
-    from (select * from "travel_desk".accounts where tenant = p_tenant and id = any(array[v_from_1, v_to_1]) order by id for update) a;
-  end if;
-  if v_lower[array_position(v_ids, v_from_1)] is distinct from null::bigint
-     or v_upper[array_position(v_ids, v_from_1)] is distinct from null::bigint
-     or v_lower[array_position(v_ids, v_to_1)] is distinct from -5000::bigint
-     or v_upper[array_position(v_ids, v_to_1)] is distinct from 200000::bigint then
+    from (select * from "travel_desk".accounts where tenant = p_tenant and id = any(array[v_account_1, v_account_2]) order by id for update) a;
+  if v_lower[array_position(v_ids, v_account_1)] is distinct from null::bigint
+     or v_upper[array_position(v_ids, v_account_1)] is distinct from null::bigint
+     or v_lower[array_position(v_ids, v_account_2)] is distinct from -5000::bigint
+     or v_upper[array_position(v_ids, v_account_2)] is distinct from 200000::bigint then
     raise exception 'chobo: an account of % keeps bounds other than the book has now', 'travel_desk'
       using errcode = 'CB001', hint = 'bounds of existing accounts cannot change: make a new account kind and move the balance';
   end if;
 
   -- (3) every move, in the order written, on the locked values
   -- move amount from member_banks to card(member)
-  v_from := array_position(v_ids, v_from_1);
-  v_to := array_position(v_ids, v_to_1);
+  v_from := array_position(v_ids, v_account_1);
+  v_to := array_position(v_ids, v_account_2);
   if v_posted[v_to]::numeric + v_held_in[v_to] + "p_amount" > 200000 then
     -- refused by a bound: nothing has moved, and the key stays used
     update "travel_desk".keys k set result = 'refused', reason = 'card_full'
@@ -201,8 +201,8 @@ begin
   v_posted[v_from] := v_posted[v_from] - "p_amount";
   v_posted[v_to] := v_posted[v_to] + "p_amount";
 
-  -- (4) every move went through: the rows take what the moves left,
-  -- in one statement with the entries (and the hold)
+  -- (4) every move went through: the rows take what the moves left, in
+  -- one statement with the entries (and the hold)
   with written as (
     update "travel_desk".accounts a set posted = x.posted, held_in = x.held_in, held_out = x.held_out
       from unnest(v_ids, v_posted, v_held_in, v_held_out) as x (id, posted, held_in, held_out)
@@ -210,8 +210,8 @@ begin
   )
   insert into "travel_desk".entries (tenant, account, kind, op, key, posted, held_in, held_out)
   select p_tenant, x.account, 'top_up', 'do', v_key, x.posted, x.held_in, x.held_out
-    from (values (v_from_1, -"p_amount", 0::bigint, 0::bigint),
-                 (v_to_1, "p_amount", 0::bigint, 0::bigint))
+    from (values (v_account_1, -"p_amount", 0::bigint, 0::bigint),
+                 (v_account_2, "p_amount", 0::bigint, 0::bigint))
          as x (account, posted, held_in, held_out);
   return row('done', null)::"travel_desk".result;
 end
@@ -232,8 +232,8 @@ declare
   v_upper bigint[];
   v_from integer;
   v_to integer;
-  v_from_1 uuid;
-  v_to_1 uuid;
+  v_account_1 uuid := "travel_desk".chobo_id(array['account', 'travel_desk', p_tenant, 'operator']);
+  v_account_2 uuid := "travel_desk".chobo_id(array['account', 'travel_desk', p_tenant, 'free_seats', "p_tour", "p_day"]);
 begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
@@ -250,8 +250,6 @@ begin
   if "p_capacity" < 0 then
     raise exception 'chobo: the amount capacity is %, below 0', "p_capacity" using errcode = '22003';
   end if;
-  v_from_1 := "travel_desk".chobo_id(array['account', 'travel_desk', p_tenant, 'operator']);
-  v_to_1 := "travel_desk".chobo_id(array['account', 'travel_desk', p_tenant, 'free_seats', "p_tour", "p_day"]);
 
   -- (0) a move between one account and itself: refused before the key is touched
 
@@ -270,38 +268,40 @@ begin
     return row('refused', 'key_conflict')::"travel_desk".result;
   end if;
 
-  -- (2) the accounts, locked in id order; made first when missing
-  select coalesce(array_agg(a.id order by a.id), '{}'), coalesce(array_agg(a.posted order by a.id), '{}'),
-         coalesce(array_agg(a.held_in order by a.id), '{}'), coalesce(array_agg(a.held_out order by a.id), '{}'),
-         coalesce(array_agg(a.lower_bound order by a.id), '{}'), coalesce(array_agg(a.upper_bound order by a.id), '{}')
-    into v_ids, v_posted, v_held_in, v_held_out, v_lower, v_upper
-    from (select * from "travel_desk".accounts where tenant = p_tenant and id = any(array[v_from_1, v_to_1]) order by id for update) a;
-  if not (v_from_1 = any(v_ids) and v_to_1 = any(v_ids)) then
+  -- (2) the accounts. Missing rows are made first, all of them, in id
+  -- order, before any row is locked: a row another call is making is
+  -- waited for here, so the lock below finds every row it needs and takes
+  -- them all in id order. (Locking the rows there were and making the
+  -- others afterwards took locks out of order, and deadlocked.)
+  if exists (select 1 from unnest(array[v_account_1, v_account_2]) as x (id)
+              where not exists (select 1 from "travel_desk".accounts a where a.tenant = p_tenant and a.id = x.id)) then
     insert into "travel_desk".accounts (tenant, id, kind, args, unit, lower_bound, upper_bound)
     select distinct on (x.id) p_tenant, x.id, x.kind, x.args, x.unit, x.lower_bound, x.upper_bound
-      from (values (v_from_1, 'operator', array[]::text[], 'seats', null::bigint, null::bigint),
-                   (v_to_1, 'free_seats', array["p_tour", "p_day"]::text[], 'seats', 0::bigint, 40::bigint))
+      from (values (v_account_1, 'operator', array[]::text[], 'seats', null::bigint, null::bigint),
+                   (v_account_2, 'free_seats', array["p_tour", "p_day"]::text[], 'seats', 0::bigint, 40::bigint))
            as x (id, kind, args, unit, lower_bound, upper_bound)
      order by x.id
     on conflict do nothing;
+  end if;
+
+  -- then every row is locked, in id order
   select coalesce(array_agg(a.id order by a.id), '{}'), coalesce(array_agg(a.posted order by a.id), '{}'),
          coalesce(array_agg(a.held_in order by a.id), '{}'), coalesce(array_agg(a.held_out order by a.id), '{}'),
          coalesce(array_agg(a.lower_bound order by a.id), '{}'), coalesce(array_agg(a.upper_bound order by a.id), '{}')
     into v_ids, v_posted, v_held_in, v_held_out, v_lower, v_upper
-    from (select * from "travel_desk".accounts where tenant = p_tenant and id = any(array[v_from_1, v_to_1]) order by id for update) a;
-  end if;
-  if v_lower[array_position(v_ids, v_from_1)] is distinct from null::bigint
-     or v_upper[array_position(v_ids, v_from_1)] is distinct from null::bigint
-     or v_lower[array_position(v_ids, v_to_1)] is distinct from 0::bigint
-     or v_upper[array_position(v_ids, v_to_1)] is distinct from 40::bigint then
+    from (select * from "travel_desk".accounts where tenant = p_tenant and id = any(array[v_account_1, v_account_2]) order by id for update) a;
+  if v_lower[array_position(v_ids, v_account_1)] is distinct from null::bigint
+     or v_upper[array_position(v_ids, v_account_1)] is distinct from null::bigint
+     or v_lower[array_position(v_ids, v_account_2)] is distinct from 0::bigint
+     or v_upper[array_position(v_ids, v_account_2)] is distinct from 40::bigint then
     raise exception 'chobo: an account of % keeps bounds other than the book has now', 'travel_desk'
       using errcode = 'CB001', hint = 'bounds of existing accounts cannot change: make a new account kind and move the balance';
   end if;
 
   -- (3) every move, in the order written, on the locked values
   -- move capacity from operator to free_seats(tour, day)
-  v_from := array_position(v_ids, v_from_1);
-  v_to := array_position(v_ids, v_to_1);
+  v_from := array_position(v_ids, v_account_1);
+  v_to := array_position(v_ids, v_account_2);
   if v_posted[v_to]::numeric + v_held_in[v_to] + "p_capacity" > 40 then
     -- refused by a bound: nothing has moved, and the key stays used
     update "travel_desk".keys k set result = 'refused', reason = 'over_capacity'
@@ -311,8 +311,8 @@ begin
   v_posted[v_from] := v_posted[v_from] - "p_capacity";
   v_posted[v_to] := v_posted[v_to] + "p_capacity";
 
-  -- (4) every move went through: the rows take what the moves left,
-  -- in one statement with the entries (and the hold)
+  -- (4) every move went through: the rows take what the moves left, in
+  -- one statement with the entries (and the hold)
   with written as (
     update "travel_desk".accounts a set posted = x.posted, held_in = x.held_in, held_out = x.held_out
       from unnest(v_ids, v_posted, v_held_in, v_held_out) as x (id, posted, held_in, held_out)
@@ -320,8 +320,8 @@ begin
   )
   insert into "travel_desk".entries (tenant, account, kind, op, key, posted, held_in, held_out)
   select p_tenant, x.account, 'open_tour_day', 'do', v_key, x.posted, x.held_in, x.held_out
-    from (values (v_from_1, -"p_capacity", 0::bigint, 0::bigint),
-                 (v_to_1, "p_capacity", 0::bigint, 0::bigint))
+    from (values (v_account_1, -"p_capacity", 0::bigint, 0::bigint),
+                 (v_account_2, "p_capacity", 0::bigint, 0::bigint))
          as x (account, posted, held_in, held_out);
   return row('done', null)::"travel_desk".result;
 end
@@ -343,12 +343,10 @@ declare
   v_upper bigint[];
   v_from integer;
   v_to integer;
-  v_from_1 uuid;
-  v_to_1 uuid;
-  v_from_2 uuid;
-  v_to_2 uuid;
-  v_from_3 uuid;
-  v_to_3 uuid;
+  v_account_1 uuid := "travel_desk".chobo_id(array['account', 'travel_desk', p_tenant, 'free_seats', "p_tour", "p_day"]);
+  v_account_2 uuid := "travel_desk".chobo_id(array['account', 'travel_desk', p_tenant, 'travellers']);
+  v_account_3 uuid := "travel_desk".chobo_id(array['account', 'travel_desk', p_tenant, 'card', "p_member"]);
+  v_account_4 uuid := "travel_desk".chobo_id(array['account', 'travel_desk', p_tenant, 'tour_income']);
 begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
@@ -371,12 +369,6 @@ begin
   if "p_price" < 0 then
     raise exception 'chobo: the amount price is %, below 0', "p_price" using errcode = '22003';
   end if;
-  v_from_1 := "travel_desk".chobo_id(array['account', 'travel_desk', p_tenant, 'free_seats', "p_tour", "p_day"]);
-  v_to_1 := "travel_desk".chobo_id(array['account', 'travel_desk', p_tenant, 'travellers']);
-  v_from_2 := "travel_desk".chobo_id(array['account', 'travel_desk', p_tenant, 'card', "p_member"]);
-  v_to_2 := "travel_desk".chobo_id(array['account', 'travel_desk', p_tenant, 'tour_income']);
-  v_from_3 := "travel_desk".chobo_id(array['account', 'travel_desk', p_tenant, 'card', "p_member"]);
-  v_to_3 := "travel_desk".chobo_id(array['account', 'travel_desk', p_tenant, 'tour_income']);
 
   -- (0) a move between one account and itself: refused before the key is touched
 
@@ -395,50 +387,46 @@ begin
     return row('refused', 'key_conflict')::"travel_desk".result;
   end if;
 
-  -- (2) the accounts, locked in id order; made first when missing
-  select coalesce(array_agg(a.id order by a.id), '{}'), coalesce(array_agg(a.posted order by a.id), '{}'),
-         coalesce(array_agg(a.held_in order by a.id), '{}'), coalesce(array_agg(a.held_out order by a.id), '{}'),
-         coalesce(array_agg(a.lower_bound order by a.id), '{}'), coalesce(array_agg(a.upper_bound order by a.id), '{}')
-    into v_ids, v_posted, v_held_in, v_held_out, v_lower, v_upper
-    from (select * from "travel_desk".accounts where tenant = p_tenant and id = any(array[v_from_1, v_to_1, v_from_2, v_to_2, v_from_3, v_to_3]) order by id for update) a;
-  if not (v_from_1 = any(v_ids) and v_to_1 = any(v_ids) and v_from_2 = any(v_ids) and v_to_2 = any(v_ids) and v_from_3 = any(v_ids) and v_to_3 = any(v_ids)) then
+  -- (2) the accounts. Missing rows are made first, all of them, in id
+  -- order, before any row is locked: a row another call is making is
+  -- waited for here, so the lock below finds every row it needs and takes
+  -- them all in id order. (Locking the rows there were and making the
+  -- others afterwards took locks out of order, and deadlocked.)
+  if exists (select 1 from unnest(array[v_account_1, v_account_2, v_account_3, v_account_4]) as x (id)
+              where not exists (select 1 from "travel_desk".accounts a where a.tenant = p_tenant and a.id = x.id)) then
     insert into "travel_desk".accounts (tenant, id, kind, args, unit, lower_bound, upper_bound)
     select distinct on (x.id) p_tenant, x.id, x.kind, x.args, x.unit, x.lower_bound, x.upper_bound
-      from (values (v_from_1, 'free_seats', array["p_tour", "p_day"]::text[], 'seats', 0::bigint, 40::bigint),
-                   (v_to_1, 'travellers', array[]::text[], 'seats', null::bigint, null::bigint),
-                   (v_from_2, 'card', array["p_member"]::text[], 'USD', -5000::bigint, 200000::bigint),
-                   (v_to_2, 'tour_income', array[]::text[], 'USD', 0::bigint, null::bigint),
-                   (v_from_3, 'card', array["p_member"]::text[], 'USD', -5000::bigint, 200000::bigint),
-                   (v_to_3, 'tour_income', array[]::text[], 'USD', 0::bigint, null::bigint))
+      from (values (v_account_1, 'free_seats', array["p_tour", "p_day"]::text[], 'seats', 0::bigint, 40::bigint),
+                   (v_account_2, 'travellers', array[]::text[], 'seats', null::bigint, null::bigint),
+                   (v_account_3, 'card', array["p_member"]::text[], 'USD', -5000::bigint, 200000::bigint),
+                   (v_account_4, 'tour_income', array[]::text[], 'USD', 0::bigint, null::bigint))
            as x (id, kind, args, unit, lower_bound, upper_bound)
      order by x.id
     on conflict do nothing;
+  end if;
+
+  -- then every row is locked, in id order
   select coalesce(array_agg(a.id order by a.id), '{}'), coalesce(array_agg(a.posted order by a.id), '{}'),
          coalesce(array_agg(a.held_in order by a.id), '{}'), coalesce(array_agg(a.held_out order by a.id), '{}'),
          coalesce(array_agg(a.lower_bound order by a.id), '{}'), coalesce(array_agg(a.upper_bound order by a.id), '{}')
     into v_ids, v_posted, v_held_in, v_held_out, v_lower, v_upper
-    from (select * from "travel_desk".accounts where tenant = p_tenant and id = any(array[v_from_1, v_to_1, v_from_2, v_to_2, v_from_3, v_to_3]) order by id for update) a;
-  end if;
-  if v_lower[array_position(v_ids, v_from_1)] is distinct from 0::bigint
-     or v_upper[array_position(v_ids, v_from_1)] is distinct from 40::bigint
-     or v_lower[array_position(v_ids, v_to_1)] is distinct from null::bigint
-     or v_upper[array_position(v_ids, v_to_1)] is distinct from null::bigint
-     or v_lower[array_position(v_ids, v_from_2)] is distinct from -5000::bigint
-     or v_upper[array_position(v_ids, v_from_2)] is distinct from 200000::bigint
-     or v_lower[array_position(v_ids, v_to_2)] is distinct from 0::bigint
-     or v_upper[array_position(v_ids, v_to_2)] is distinct from null::bigint
-     or v_lower[array_position(v_ids, v_from_3)] is distinct from -5000::bigint
-     or v_upper[array_position(v_ids, v_from_3)] is distinct from 200000::bigint
-     or v_lower[array_position(v_ids, v_to_3)] is distinct from 0::bigint
-     or v_upper[array_position(v_ids, v_to_3)] is distinct from null::bigint then
+    from (select * from "travel_desk".accounts where tenant = p_tenant and id = any(array[v_account_1, v_account_2, v_account_3, v_account_4]) order by id for update) a;
+  if v_lower[array_position(v_ids, v_account_1)] is distinct from 0::bigint
+     or v_upper[array_position(v_ids, v_account_1)] is distinct from 40::bigint
+     or v_lower[array_position(v_ids, v_account_2)] is distinct from null::bigint
+     or v_upper[array_position(v_ids, v_account_2)] is distinct from null::bigint
+     or v_lower[array_position(v_ids, v_account_3)] is distinct from -5000::bigint
+     or v_upper[array_position(v_ids, v_account_3)] is distinct from 200000::bigint
+     or v_lower[array_position(v_ids, v_account_4)] is distinct from 0::bigint
+     or v_upper[array_position(v_ids, v_account_4)] is distinct from null::bigint then
     raise exception 'chobo: an account of % keeps bounds other than the book has now', 'travel_desk'
       using errcode = 'CB001', hint = 'bounds of existing accounts cannot change: make a new account kind and move the balance';
   end if;
 
   -- (3) every move, in the order written, on the locked values
   -- move 1 from free_seats(tour, day) to travellers
-  v_from := array_position(v_ids, v_from_1);
-  v_to := array_position(v_ids, v_to_1);
+  v_from := array_position(v_ids, v_account_1);
+  v_to := array_position(v_ids, v_account_2);
   if v_posted[v_from]::numeric - v_held_out[v_from] - 1::bigint < 0 then
     -- refused by a bound: nothing has moved, and the key stays used
     update "travel_desk".keys k set result = 'refused', reason = 'sold_out'
@@ -448,8 +436,8 @@ begin
   v_held_out[v_from] := v_held_out[v_from] + 1::bigint;
   v_held_in[v_to] := v_held_in[v_to] + 1::bigint;
   -- move price from card(member) to tour_income
-  v_from := array_position(v_ids, v_from_2);
-  v_to := array_position(v_ids, v_to_2);
+  v_from := array_position(v_ids, v_account_3);
+  v_to := array_position(v_ids, v_account_4);
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_price" < -5000 then
     -- refused by a bound: nothing has moved, and the key stays used
     update "travel_desk".keys k set result = 'refused', reason = 'overdrawn'
@@ -459,8 +447,8 @@ begin
   v_held_out[v_from] := v_held_out[v_from] + "p_price";
   v_held_in[v_to] := v_held_in[v_to] + "p_price";
   -- move 150 from card(member) to tour_income
-  v_from := array_position(v_ids, v_from_3);
-  v_to := array_position(v_ids, v_to_3);
+  v_from := array_position(v_ids, v_account_3);
+  v_to := array_position(v_ids, v_account_4);
   if v_posted[v_from]::numeric - v_held_out[v_from] - 150::bigint < -5000 then
     -- refused by a bound: nothing has moved, and the key stays used
     update "travel_desk".keys k set result = 'refused', reason = 'overdrawn'
@@ -470,8 +458,8 @@ begin
   v_held_out[v_from] := v_held_out[v_from] + 150::bigint;
   v_held_in[v_to] := v_held_in[v_to] + 150::bigint;
 
-  -- (4) every move went through: the rows take what the moves left,
-  -- in one statement with the entries (and the hold)
+  -- (4) every move went through: the rows take what the moves left, in
+  -- one statement with the entries (and the hold)
   with written as (
     update "travel_desk".accounts a set posted = x.posted, held_in = x.held_in, held_out = x.held_out
       from unnest(v_ids, v_posted, v_held_in, v_held_out) as x (id, posted, held_in, held_out)
@@ -479,16 +467,16 @@ begin
   )
   , made as (
     insert into "travel_desk".holds (tenant, id, kind, key, from_ids, to_ids, amounts, state, created_at, deadline)
-    values (p_tenant, "travel_desk".chobo_id(array['transfer', 'travel_desk', p_tenant, 'book_seat', 'hold', "p_booking", '0']), 'book_seat', v_key, array[v_from_1, v_from_2, v_from_3], array[v_to_1, v_to_2, v_to_3], array[1::bigint, "p_price", 150::bigint]::bigint[], 'held', v_now, v_now + interval '172800 seconds')
+    values (p_tenant, "travel_desk".chobo_id(array['transfer', 'travel_desk', p_tenant, 'book_seat', 'hold', "p_booking", '0']), 'book_seat', v_key, array[v_account_1, v_account_3, v_account_3], array[v_account_2, v_account_4, v_account_4], array[1::bigint, "p_price", 150::bigint]::bigint[], 'held', v_now, v_now + interval '172800 seconds')
   )
   insert into "travel_desk".entries (tenant, account, kind, op, key, posted, held_in, held_out)
   select p_tenant, x.account, 'book_seat', 'hold', v_key, x.posted, x.held_in, x.held_out
-    from (values (v_from_1, 0::bigint, 0::bigint, 1::bigint),
-                 (v_to_1, 0::bigint, 1::bigint, 0::bigint),
-                 (v_from_2, 0::bigint, 0::bigint, "p_price"),
-                 (v_to_2, 0::bigint, "p_price", 0::bigint),
-                 (v_from_3, 0::bigint, 0::bigint, 150::bigint),
-                 (v_to_3, 0::bigint, 150::bigint, 0::bigint))
+    from (values (v_account_1, 0::bigint, 0::bigint, 1::bigint),
+                 (v_account_2, 0::bigint, 1::bigint, 0::bigint),
+                 (v_account_3, 0::bigint, 0::bigint, "p_price"),
+                 (v_account_4, 0::bigint, "p_price", 0::bigint),
+                 (v_account_3, 0::bigint, 0::bigint, 150::bigint),
+                 (v_account_4, 0::bigint, 150::bigint, 0::bigint))
          as x (account, posted, held_in, held_out);
   return row('done', null)::"travel_desk".result;
 end
@@ -548,7 +536,9 @@ begin
   select coalesce(array_agg(a.id order by a.id), '{}'), coalesce(array_agg(a.posted order by a.id), '{}'),
          coalesce(array_agg(a.held_in order by a.id), '{}'), coalesce(array_agg(a.held_out order by a.id), '{}')
     into v_ids, v_posted, v_held_in, v_held_out
-    from (select * from "travel_desk".accounts where tenant = p_tenant and id = any(v_hold.from_ids || v_hold.to_ids) order by id for update) a;
+    from (select * from "travel_desk".accounts
+           where tenant = p_tenant and id = any(v_hold.from_ids || v_hold.to_ids)
+           order by id for update) a;
   for i in 1 .. array_length(v_hold.amounts, 1) loop
     v_from := array_position(v_ids, v_hold.from_ids[i]);
     v_to := array_position(v_ids, v_hold.to_ids[i]);
@@ -615,7 +605,9 @@ begin
   select coalesce(array_agg(a.id order by a.id), '{}'), coalesce(array_agg(a.posted order by a.id), '{}'),
          coalesce(array_agg(a.held_in order by a.id), '{}'), coalesce(array_agg(a.held_out order by a.id), '{}')
     into v_ids, v_posted, v_held_in, v_held_out
-    from (select * from "travel_desk".accounts where tenant = p_tenant and id = any(v_hold.from_ids || v_hold.to_ids) order by id for update) a;
+    from (select * from "travel_desk".accounts
+           where tenant = p_tenant and id = any(v_hold.from_ids || v_hold.to_ids)
+           order by id for update) a;
   for i in 1 .. array_length(v_hold.amounts, 1) loop
     v_from := array_position(v_ids, v_hold.from_ids[i]);
     v_to := array_position(v_ids, v_hold.to_ids[i]);
@@ -669,8 +661,8 @@ declare
   v_upper bigint[];
   v_from integer;
   v_to integer;
-  v_from_1 uuid;
-  v_to_1 uuid;
+  v_account_1 uuid := "travel_desk".chobo_id(array['account', 'travel_desk', p_tenant, 'free_seats', "p_tour", "p_day"]);
+  v_account_2 uuid := "travel_desk".chobo_id(array['account', 'travel_desk', p_tenant, 'travellers']);
 begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
@@ -690,8 +682,6 @@ begin
   if "p_count" < 0 then
     raise exception 'chobo: the amount count is %, below 0', "p_count" using errcode = '22003';
   end if;
-  v_from_1 := "travel_desk".chobo_id(array['account', 'travel_desk', p_tenant, 'free_seats', "p_tour", "p_day"]);
-  v_to_1 := "travel_desk".chobo_id(array['account', 'travel_desk', p_tenant, 'travellers']);
 
   -- (0) a move between one account and itself: refused before the key is touched
 
@@ -710,38 +700,40 @@ begin
     return row('refused', 'key_conflict')::"travel_desk".result;
   end if;
 
-  -- (2) the accounts, locked in id order; made first when missing
-  select coalesce(array_agg(a.id order by a.id), '{}'), coalesce(array_agg(a.posted order by a.id), '{}'),
-         coalesce(array_agg(a.held_in order by a.id), '{}'), coalesce(array_agg(a.held_out order by a.id), '{}'),
-         coalesce(array_agg(a.lower_bound order by a.id), '{}'), coalesce(array_agg(a.upper_bound order by a.id), '{}')
-    into v_ids, v_posted, v_held_in, v_held_out, v_lower, v_upper
-    from (select * from "travel_desk".accounts where tenant = p_tenant and id = any(array[v_from_1, v_to_1]) order by id for update) a;
-  if not (v_from_1 = any(v_ids) and v_to_1 = any(v_ids)) then
+  -- (2) the accounts. Missing rows are made first, all of them, in id
+  -- order, before any row is locked: a row another call is making is
+  -- waited for here, so the lock below finds every row it needs and takes
+  -- them all in id order. (Locking the rows there were and making the
+  -- others afterwards took locks out of order, and deadlocked.)
+  if exists (select 1 from unnest(array[v_account_1, v_account_2]) as x (id)
+              where not exists (select 1 from "travel_desk".accounts a where a.tenant = p_tenant and a.id = x.id)) then
     insert into "travel_desk".accounts (tenant, id, kind, args, unit, lower_bound, upper_bound)
     select distinct on (x.id) p_tenant, x.id, x.kind, x.args, x.unit, x.lower_bound, x.upper_bound
-      from (values (v_from_1, 'free_seats', array["p_tour", "p_day"]::text[], 'seats', 0::bigint, 40::bigint),
-                   (v_to_1, 'travellers', array[]::text[], 'seats', null::bigint, null::bigint))
+      from (values (v_account_1, 'free_seats', array["p_tour", "p_day"]::text[], 'seats', 0::bigint, 40::bigint),
+                   (v_account_2, 'travellers', array[]::text[], 'seats', null::bigint, null::bigint))
            as x (id, kind, args, unit, lower_bound, upper_bound)
      order by x.id
     on conflict do nothing;
+  end if;
+
+  -- then every row is locked, in id order
   select coalesce(array_agg(a.id order by a.id), '{}'), coalesce(array_agg(a.posted order by a.id), '{}'),
          coalesce(array_agg(a.held_in order by a.id), '{}'), coalesce(array_agg(a.held_out order by a.id), '{}'),
          coalesce(array_agg(a.lower_bound order by a.id), '{}'), coalesce(array_agg(a.upper_bound order by a.id), '{}')
     into v_ids, v_posted, v_held_in, v_held_out, v_lower, v_upper
-    from (select * from "travel_desk".accounts where tenant = p_tenant and id = any(array[v_from_1, v_to_1]) order by id for update) a;
-  end if;
-  if v_lower[array_position(v_ids, v_from_1)] is distinct from 0::bigint
-     or v_upper[array_position(v_ids, v_from_1)] is distinct from 40::bigint
-     or v_lower[array_position(v_ids, v_to_1)] is distinct from null::bigint
-     or v_upper[array_position(v_ids, v_to_1)] is distinct from null::bigint then
+    from (select * from "travel_desk".accounts where tenant = p_tenant and id = any(array[v_account_1, v_account_2]) order by id for update) a;
+  if v_lower[array_position(v_ids, v_account_1)] is distinct from 0::bigint
+     or v_upper[array_position(v_ids, v_account_1)] is distinct from 40::bigint
+     or v_lower[array_position(v_ids, v_account_2)] is distinct from null::bigint
+     or v_upper[array_position(v_ids, v_account_2)] is distinct from null::bigint then
     raise exception 'chobo: an account of % keeps bounds other than the book has now', 'travel_desk'
       using errcode = 'CB001', hint = 'bounds of existing accounts cannot change: make a new account kind and move the balance';
   end if;
 
   -- (3) every move, in the order written, on the locked values
   -- move count from free_seats(tour, day) to travellers
-  v_from := array_position(v_ids, v_from_1);
-  v_to := array_position(v_ids, v_to_1);
+  v_from := array_position(v_ids, v_account_1);
+  v_to := array_position(v_ids, v_account_2);
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_count" < 0 then
     -- refused by a bound: nothing has moved, and the key stays used
     update "travel_desk".keys k set result = 'refused', reason = 'sold_out'
@@ -751,8 +743,8 @@ begin
   v_held_out[v_from] := v_held_out[v_from] + "p_count";
   v_held_in[v_to] := v_held_in[v_to] + "p_count";
 
-  -- (4) every move went through: the rows take what the moves left,
-  -- in one statement with the entries (and the hold)
+  -- (4) every move went through: the rows take what the moves left, in
+  -- one statement with the entries (and the hold)
   with written as (
     update "travel_desk".accounts a set posted = x.posted, held_in = x.held_in, held_out = x.held_out
       from unnest(v_ids, v_posted, v_held_in, v_held_out) as x (id, posted, held_in, held_out)
@@ -760,12 +752,12 @@ begin
   )
   , made as (
     insert into "travel_desk".holds (tenant, id, kind, key, from_ids, to_ids, amounts, state, created_at, deadline)
-    values (p_tenant, "travel_desk".chobo_id(array['transfer', 'travel_desk', p_tenant, 'group_hold', 'hold', "p_group", "p_tour", "p_day", '0']), 'group_hold', v_key, array[v_from_1], array[v_to_1], array["p_count"]::bigint[], 'held', v_now, null::timestamptz)
+    values (p_tenant, "travel_desk".chobo_id(array['transfer', 'travel_desk', p_tenant, 'group_hold', 'hold', "p_group", "p_tour", "p_day", '0']), 'group_hold', v_key, array[v_account_1], array[v_account_2], array["p_count"]::bigint[], 'held', v_now, null::timestamptz)
   )
   insert into "travel_desk".entries (tenant, account, kind, op, key, posted, held_in, held_out)
   select p_tenant, x.account, 'group_hold', 'hold', v_key, x.posted, x.held_in, x.held_out
-    from (values (v_from_1, 0::bigint, 0::bigint, "p_count"),
-                 (v_to_1, 0::bigint, "p_count", 0::bigint))
+    from (values (v_account_1, 0::bigint, 0::bigint, "p_count"),
+                 (v_account_2, 0::bigint, "p_count", 0::bigint))
          as x (account, posted, held_in, held_out);
   return row('done', null)::"travel_desk".result;
 end
@@ -831,7 +823,9 @@ begin
   select coalesce(array_agg(a.id order by a.id), '{}'), coalesce(array_agg(a.posted order by a.id), '{}'),
          coalesce(array_agg(a.held_in order by a.id), '{}'), coalesce(array_agg(a.held_out order by a.id), '{}')
     into v_ids, v_posted, v_held_in, v_held_out
-    from (select * from "travel_desk".accounts where tenant = p_tenant and id = any(v_hold.from_ids || v_hold.to_ids) order by id for update) a;
+    from (select * from "travel_desk".accounts
+           where tenant = p_tenant and id = any(v_hold.from_ids || v_hold.to_ids)
+           order by id for update) a;
   for i in 1 .. array_length(v_hold.amounts, 1) loop
     v_from := array_position(v_ids, v_hold.from_ids[i]);
     v_to := array_position(v_ids, v_hold.to_ids[i]);
@@ -904,7 +898,9 @@ begin
   select coalesce(array_agg(a.id order by a.id), '{}'), coalesce(array_agg(a.posted order by a.id), '{}'),
          coalesce(array_agg(a.held_in order by a.id), '{}'), coalesce(array_agg(a.held_out order by a.id), '{}')
     into v_ids, v_posted, v_held_in, v_held_out
-    from (select * from "travel_desk".accounts where tenant = p_tenant and id = any(v_hold.from_ids || v_hold.to_ids) order by id for update) a;
+    from (select * from "travel_desk".accounts
+           where tenant = p_tenant and id = any(v_hold.from_ids || v_hold.to_ids)
+           order by id for update) a;
   for i in 1 .. array_length(v_hold.amounts, 1) loop
     v_from := array_position(v_ids, v_hold.from_ids[i]);
     v_to := array_position(v_ids, v_hold.to_ids[i]);
@@ -957,8 +953,8 @@ declare
   v_upper bigint[];
   v_from integer;
   v_to integer;
-  v_from_1 uuid;
-  v_to_1 uuid;
+  v_account_1 uuid := "travel_desk".chobo_id(array['account', 'travel_desk', p_tenant, 'tour_income']);
+  v_account_2 uuid := "travel_desk".chobo_id(array['account', 'travel_desk', p_tenant, 'operator_bank']);
 begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
@@ -972,8 +968,6 @@ begin
   if "p_amount" < 0 then
     raise exception 'chobo: the amount amount is %, below 0', "p_amount" using errcode = '22003';
   end if;
-  v_from_1 := "travel_desk".chobo_id(array['account', 'travel_desk', p_tenant, 'tour_income']);
-  v_to_1 := "travel_desk".chobo_id(array['account', 'travel_desk', p_tenant, 'operator_bank']);
 
   -- (0) a move between one account and itself: refused before the key is touched
 
@@ -992,38 +986,40 @@ begin
     return row('refused', 'key_conflict')::"travel_desk".result;
   end if;
 
-  -- (2) the accounts, locked in id order; made first when missing
-  select coalesce(array_agg(a.id order by a.id), '{}'), coalesce(array_agg(a.posted order by a.id), '{}'),
-         coalesce(array_agg(a.held_in order by a.id), '{}'), coalesce(array_agg(a.held_out order by a.id), '{}'),
-         coalesce(array_agg(a.lower_bound order by a.id), '{}'), coalesce(array_agg(a.upper_bound order by a.id), '{}')
-    into v_ids, v_posted, v_held_in, v_held_out, v_lower, v_upper
-    from (select * from "travel_desk".accounts where tenant = p_tenant and id = any(array[v_from_1, v_to_1]) order by id for update) a;
-  if not (v_from_1 = any(v_ids) and v_to_1 = any(v_ids)) then
+  -- (2) the accounts. Missing rows are made first, all of them, in id
+  -- order, before any row is locked: a row another call is making is
+  -- waited for here, so the lock below finds every row it needs and takes
+  -- them all in id order. (Locking the rows there were and making the
+  -- others afterwards took locks out of order, and deadlocked.)
+  if exists (select 1 from unnest(array[v_account_1, v_account_2]) as x (id)
+              where not exists (select 1 from "travel_desk".accounts a where a.tenant = p_tenant and a.id = x.id)) then
     insert into "travel_desk".accounts (tenant, id, kind, args, unit, lower_bound, upper_bound)
     select distinct on (x.id) p_tenant, x.id, x.kind, x.args, x.unit, x.lower_bound, x.upper_bound
-      from (values (v_from_1, 'tour_income', array[]::text[], 'USD', 0::bigint, null::bigint),
-                   (v_to_1, 'operator_bank', array[]::text[], 'USD', null::bigint, null::bigint))
+      from (values (v_account_1, 'tour_income', array[]::text[], 'USD', 0::bigint, null::bigint),
+                   (v_account_2, 'operator_bank', array[]::text[], 'USD', null::bigint, null::bigint))
            as x (id, kind, args, unit, lower_bound, upper_bound)
      order by x.id
     on conflict do nothing;
+  end if;
+
+  -- then every row is locked, in id order
   select coalesce(array_agg(a.id order by a.id), '{}'), coalesce(array_agg(a.posted order by a.id), '{}'),
          coalesce(array_agg(a.held_in order by a.id), '{}'), coalesce(array_agg(a.held_out order by a.id), '{}'),
          coalesce(array_agg(a.lower_bound order by a.id), '{}'), coalesce(array_agg(a.upper_bound order by a.id), '{}')
     into v_ids, v_posted, v_held_in, v_held_out, v_lower, v_upper
-    from (select * from "travel_desk".accounts where tenant = p_tenant and id = any(array[v_from_1, v_to_1]) order by id for update) a;
-  end if;
-  if v_lower[array_position(v_ids, v_from_1)] is distinct from 0::bigint
-     or v_upper[array_position(v_ids, v_from_1)] is distinct from null::bigint
-     or v_lower[array_position(v_ids, v_to_1)] is distinct from null::bigint
-     or v_upper[array_position(v_ids, v_to_1)] is distinct from null::bigint then
+    from (select * from "travel_desk".accounts where tenant = p_tenant and id = any(array[v_account_1, v_account_2]) order by id for update) a;
+  if v_lower[array_position(v_ids, v_account_1)] is distinct from 0::bigint
+     or v_upper[array_position(v_ids, v_account_1)] is distinct from null::bigint
+     or v_lower[array_position(v_ids, v_account_2)] is distinct from null::bigint
+     or v_upper[array_position(v_ids, v_account_2)] is distinct from null::bigint then
     raise exception 'chobo: an account of % keeps bounds other than the book has now', 'travel_desk'
       using errcode = 'CB001', hint = 'bounds of existing accounts cannot change: make a new account kind and move the balance';
   end if;
 
   -- (3) every move, in the order written, on the locked values
   -- move amount from tour_income to operator_bank
-  v_from := array_position(v_ids, v_from_1);
-  v_to := array_position(v_ids, v_to_1);
+  v_from := array_position(v_ids, v_account_1);
+  v_to := array_position(v_ids, v_account_2);
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_amount" < 0 then
     -- refused by a bound: nothing has moved, and the key stays used
     update "travel_desk".keys k set result = 'refused', reason = 'income_short'
@@ -1033,8 +1029,8 @@ begin
   v_posted[v_from] := v_posted[v_from] - "p_amount";
   v_posted[v_to] := v_posted[v_to] + "p_amount";
 
-  -- (4) every move went through: the rows take what the moves left,
-  -- in one statement with the entries (and the hold)
+  -- (4) every move went through: the rows take what the moves left, in
+  -- one statement with the entries (and the hold)
   with written as (
     update "travel_desk".accounts a set posted = x.posted, held_in = x.held_in, held_out = x.held_out
       from unnest(v_ids, v_posted, v_held_in, v_held_out) as x (id, posted, held_in, held_out)
@@ -1042,8 +1038,8 @@ begin
   )
   insert into "travel_desk".entries (tenant, account, kind, op, key, posted, held_in, held_out)
   select p_tenant, x.account, 'pay_operator', 'do', v_key, x.posted, x.held_in, x.held_out
-    from (values (v_from_1, -"p_amount", 0::bigint, 0::bigint),
-                 (v_to_1, "p_amount", 0::bigint, 0::bigint))
+    from (values (v_account_1, -"p_amount", 0::bigint, 0::bigint),
+                 (v_account_2, "p_amount", 0::bigint, 0::bigint))
          as x (account, posted, held_in, held_out);
   return row('done', null)::"travel_desk".result;
 end

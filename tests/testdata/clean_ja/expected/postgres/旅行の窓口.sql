@@ -122,8 +122,8 @@ declare
   v_upper bigint[];
   v_from integer;
   v_to integer;
-  v_from_1 uuid;
-  v_to_1 uuid;
+  v_account_1 uuid := "旅行の窓口".chobo_id(array['account', '旅行の窓口', p_tenant, '会員の銀行']);
+  v_account_2 uuid := "旅行の窓口".chobo_id(array['account', '旅行の窓口', p_tenant, 'カード', "p_会員"]);
 begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
@@ -140,8 +140,6 @@ begin
   if "p_額" < 0 then
     raise exception 'chobo: the amount 額 is %, below 0', "p_額" using errcode = '22003';
   end if;
-  v_from_1 := "旅行の窓口".chobo_id(array['account', '旅行の窓口', p_tenant, '会員の銀行']);
-  v_to_1 := "旅行の窓口".chobo_id(array['account', '旅行の窓口', p_tenant, 'カード', "p_会員"]);
 
   -- (0) a move between one account and itself: refused before the key is touched
 
@@ -160,38 +158,40 @@ begin
     return row('refused', 'key_conflict')::"旅行の窓口".result;
   end if;
 
-  -- (2) the accounts, locked in id order; made first when missing
-  select coalesce(array_agg(a.id order by a.id), '{}'), coalesce(array_agg(a.posted order by a.id), '{}'),
-         coalesce(array_agg(a.held_in order by a.id), '{}'), coalesce(array_agg(a.held_out order by a.id), '{}'),
-         coalesce(array_agg(a.lower_bound order by a.id), '{}'), coalesce(array_agg(a.upper_bound order by a.id), '{}')
-    into v_ids, v_posted, v_held_in, v_held_out, v_lower, v_upper
-    from (select * from "旅行の窓口".accounts where tenant = p_tenant and id = any(array[v_from_1, v_to_1]) order by id for update) a;
-  if not (v_from_1 = any(v_ids) and v_to_1 = any(v_ids)) then
+  -- (2) the accounts. Missing rows are made first, all of them, in id
+  -- order, before any row is locked: a row another call is making is
+  -- waited for here, so the lock below finds every row it needs and takes
+  -- them all in id order. (Locking the rows there were and making the
+  -- others afterwards took locks out of order, and deadlocked.)
+  if exists (select 1 from unnest(array[v_account_1, v_account_2]) as x (id)
+              where not exists (select 1 from "旅行の窓口".accounts a where a.tenant = p_tenant and a.id = x.id)) then
     insert into "旅行の窓口".accounts (tenant, id, kind, args, unit, lower_bound, upper_bound)
     select distinct on (x.id) p_tenant, x.id, x.kind, x.args, x.unit, x.lower_bound, x.upper_bound
-      from (values (v_from_1, '会員の銀行', array[]::text[], 'USD', null::bigint, null::bigint),
-                   (v_to_1, 'カード', array["p_会員"]::text[], 'USD', -5000::bigint, 200000::bigint))
+      from (values (v_account_1, '会員の銀行', array[]::text[], 'USD', null::bigint, null::bigint),
+                   (v_account_2, 'カード', array["p_会員"]::text[], 'USD', -5000::bigint, 200000::bigint))
            as x (id, kind, args, unit, lower_bound, upper_bound)
      order by x.id
     on conflict do nothing;
+  end if;
+
+  -- then every row is locked, in id order
   select coalesce(array_agg(a.id order by a.id), '{}'), coalesce(array_agg(a.posted order by a.id), '{}'),
          coalesce(array_agg(a.held_in order by a.id), '{}'), coalesce(array_agg(a.held_out order by a.id), '{}'),
          coalesce(array_agg(a.lower_bound order by a.id), '{}'), coalesce(array_agg(a.upper_bound order by a.id), '{}')
     into v_ids, v_posted, v_held_in, v_held_out, v_lower, v_upper
-    from (select * from "旅行の窓口".accounts where tenant = p_tenant and id = any(array[v_from_1, v_to_1]) order by id for update) a;
-  end if;
-  if v_lower[array_position(v_ids, v_from_1)] is distinct from null::bigint
-     or v_upper[array_position(v_ids, v_from_1)] is distinct from null::bigint
-     or v_lower[array_position(v_ids, v_to_1)] is distinct from -5000::bigint
-     or v_upper[array_position(v_ids, v_to_1)] is distinct from 200000::bigint then
+    from (select * from "旅行の窓口".accounts where tenant = p_tenant and id = any(array[v_account_1, v_account_2]) order by id for update) a;
+  if v_lower[array_position(v_ids, v_account_1)] is distinct from null::bigint
+     or v_upper[array_position(v_ids, v_account_1)] is distinct from null::bigint
+     or v_lower[array_position(v_ids, v_account_2)] is distinct from -5000::bigint
+     or v_upper[array_position(v_ids, v_account_2)] is distinct from 200000::bigint then
     raise exception 'chobo: an account of % keeps bounds other than the book has now', '旅行の窓口'
       using errcode = 'CB001', hint = 'bounds of existing accounts cannot change: make a new account kind and move the balance';
   end if;
 
   -- (3) every move, in the order written, on the locked values
   -- move 額 from 会員の銀行 to カード(会員)
-  v_from := array_position(v_ids, v_from_1);
-  v_to := array_position(v_ids, v_to_1);
+  v_from := array_position(v_ids, v_account_1);
+  v_to := array_position(v_ids, v_account_2);
   if v_posted[v_to]::numeric + v_held_in[v_to] + "p_額" > 200000 then
     -- refused by a bound: nothing has moved, and the key stays used
     update "旅行の窓口".keys k set result = 'refused', reason = 'カード上限'
@@ -201,8 +201,8 @@ begin
   v_posted[v_from] := v_posted[v_from] - "p_額";
   v_posted[v_to] := v_posted[v_to] + "p_額";
 
-  -- (4) every move went through: the rows take what the moves left,
-  -- in one statement with the entries (and the hold)
+  -- (4) every move went through: the rows take what the moves left, in
+  -- one statement with the entries (and the hold)
   with written as (
     update "旅行の窓口".accounts a set posted = x.posted, held_in = x.held_in, held_out = x.held_out
       from unnest(v_ids, v_posted, v_held_in, v_held_out) as x (id, posted, held_in, held_out)
@@ -210,8 +210,8 @@ begin
   )
   insert into "旅行の窓口".entries (tenant, account, kind, op, key, posted, held_in, held_out)
   select p_tenant, x.account, 'チャージ', 'do', v_key, x.posted, x.held_in, x.held_out
-    from (values (v_from_1, -"p_額", 0::bigint, 0::bigint),
-                 (v_to_1, "p_額", 0::bigint, 0::bigint))
+    from (values (v_account_1, -"p_額", 0::bigint, 0::bigint),
+                 (v_account_2, "p_額", 0::bigint, 0::bigint))
          as x (account, posted, held_in, held_out);
   return row('done', null)::"旅行の窓口".result;
 end
@@ -232,8 +232,8 @@ declare
   v_upper bigint[];
   v_from integer;
   v_to integer;
-  v_from_1 uuid;
-  v_to_1 uuid;
+  v_account_1 uuid := "旅行の窓口".chobo_id(array['account', '旅行の窓口', p_tenant, '催行会社']);
+  v_account_2 uuid := "旅行の窓口".chobo_id(array['account', '旅行の窓口', p_tenant, '空き席', "p_ツアー", "p_day"]);
 begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
@@ -250,8 +250,6 @@ begin
   if "p_定員" < 0 then
     raise exception 'chobo: the amount 定員 is %, below 0', "p_定員" using errcode = '22003';
   end if;
-  v_from_1 := "旅行の窓口".chobo_id(array['account', '旅行の窓口', p_tenant, '催行会社']);
-  v_to_1 := "旅行の窓口".chobo_id(array['account', '旅行の窓口', p_tenant, '空き席', "p_ツアー", "p_day"]);
 
   -- (0) a move between one account and itself: refused before the key is touched
 
@@ -270,38 +268,40 @@ begin
     return row('refused', 'key_conflict')::"旅行の窓口".result;
   end if;
 
-  -- (2) the accounts, locked in id order; made first when missing
-  select coalesce(array_agg(a.id order by a.id), '{}'), coalesce(array_agg(a.posted order by a.id), '{}'),
-         coalesce(array_agg(a.held_in order by a.id), '{}'), coalesce(array_agg(a.held_out order by a.id), '{}'),
-         coalesce(array_agg(a.lower_bound order by a.id), '{}'), coalesce(array_agg(a.upper_bound order by a.id), '{}')
-    into v_ids, v_posted, v_held_in, v_held_out, v_lower, v_upper
-    from (select * from "旅行の窓口".accounts where tenant = p_tenant and id = any(array[v_from_1, v_to_1]) order by id for update) a;
-  if not (v_from_1 = any(v_ids) and v_to_1 = any(v_ids)) then
+  -- (2) the accounts. Missing rows are made first, all of them, in id
+  -- order, before any row is locked: a row another call is making is
+  -- waited for here, so the lock below finds every row it needs and takes
+  -- them all in id order. (Locking the rows there were and making the
+  -- others afterwards took locks out of order, and deadlocked.)
+  if exists (select 1 from unnest(array[v_account_1, v_account_2]) as x (id)
+              where not exists (select 1 from "旅行の窓口".accounts a where a.tenant = p_tenant and a.id = x.id)) then
     insert into "旅行の窓口".accounts (tenant, id, kind, args, unit, lower_bound, upper_bound)
     select distinct on (x.id) p_tenant, x.id, x.kind, x.args, x.unit, x.lower_bound, x.upper_bound
-      from (values (v_from_1, '催行会社', array[]::text[], '席', null::bigint, null::bigint),
-                   (v_to_1, '空き席', array["p_ツアー", "p_day"]::text[], '席', 0::bigint, 40::bigint))
+      from (values (v_account_1, '催行会社', array[]::text[], '席', null::bigint, null::bigint),
+                   (v_account_2, '空き席', array["p_ツアー", "p_day"]::text[], '席', 0::bigint, 40::bigint))
            as x (id, kind, args, unit, lower_bound, upper_bound)
      order by x.id
     on conflict do nothing;
+  end if;
+
+  -- then every row is locked, in id order
   select coalesce(array_agg(a.id order by a.id), '{}'), coalesce(array_agg(a.posted order by a.id), '{}'),
          coalesce(array_agg(a.held_in order by a.id), '{}'), coalesce(array_agg(a.held_out order by a.id), '{}'),
          coalesce(array_agg(a.lower_bound order by a.id), '{}'), coalesce(array_agg(a.upper_bound order by a.id), '{}')
     into v_ids, v_posted, v_held_in, v_held_out, v_lower, v_upper
-    from (select * from "旅行の窓口".accounts where tenant = p_tenant and id = any(array[v_from_1, v_to_1]) order by id for update) a;
-  end if;
-  if v_lower[array_position(v_ids, v_from_1)] is distinct from null::bigint
-     or v_upper[array_position(v_ids, v_from_1)] is distinct from null::bigint
-     or v_lower[array_position(v_ids, v_to_1)] is distinct from 0::bigint
-     or v_upper[array_position(v_ids, v_to_1)] is distinct from 40::bigint then
+    from (select * from "旅行の窓口".accounts where tenant = p_tenant and id = any(array[v_account_1, v_account_2]) order by id for update) a;
+  if v_lower[array_position(v_ids, v_account_1)] is distinct from null::bigint
+     or v_upper[array_position(v_ids, v_account_1)] is distinct from null::bigint
+     or v_lower[array_position(v_ids, v_account_2)] is distinct from 0::bigint
+     or v_upper[array_position(v_ids, v_account_2)] is distinct from 40::bigint then
     raise exception 'chobo: an account of % keeps bounds other than the book has now', '旅行の窓口'
       using errcode = 'CB001', hint = 'bounds of existing accounts cannot change: make a new account kind and move the balance';
   end if;
 
   -- (3) every move, in the order written, on the locked values
   -- move 定員 from 催行会社 to 空き席(ツアー, day)
-  v_from := array_position(v_ids, v_from_1);
-  v_to := array_position(v_ids, v_to_1);
+  v_from := array_position(v_ids, v_account_1);
+  v_to := array_position(v_ids, v_account_2);
   if v_posted[v_to]::numeric + v_held_in[v_to] + "p_定員" > 40 then
     -- refused by a bound: nothing has moved, and the key stays used
     update "旅行の窓口".keys k set result = 'refused', reason = '定員超え'
@@ -311,8 +311,8 @@ begin
   v_posted[v_from] := v_posted[v_from] - "p_定員";
   v_posted[v_to] := v_posted[v_to] + "p_定員";
 
-  -- (4) every move went through: the rows take what the moves left,
-  -- in one statement with the entries (and the hold)
+  -- (4) every move went through: the rows take what the moves left, in
+  -- one statement with the entries (and the hold)
   with written as (
     update "旅行の窓口".accounts a set posted = x.posted, held_in = x.held_in, held_out = x.held_out
       from unnest(v_ids, v_posted, v_held_in, v_held_out) as x (id, posted, held_in, held_out)
@@ -320,8 +320,8 @@ begin
   )
   insert into "旅行の窓口".entries (tenant, account, kind, op, key, posted, held_in, held_out)
   select p_tenant, x.account, '催行日の設定', 'do', v_key, x.posted, x.held_in, x.held_out
-    from (values (v_from_1, -"p_定員", 0::bigint, 0::bigint),
-                 (v_to_1, "p_定員", 0::bigint, 0::bigint))
+    from (values (v_account_1, -"p_定員", 0::bigint, 0::bigint),
+                 (v_account_2, "p_定員", 0::bigint, 0::bigint))
          as x (account, posted, held_in, held_out);
   return row('done', null)::"旅行の窓口".result;
 end
@@ -343,12 +343,10 @@ declare
   v_upper bigint[];
   v_from integer;
   v_to integer;
-  v_from_1 uuid;
-  v_to_1 uuid;
-  v_from_2 uuid;
-  v_to_2 uuid;
-  v_from_3 uuid;
-  v_to_3 uuid;
+  v_account_1 uuid := "旅行の窓口".chobo_id(array['account', '旅行の窓口', p_tenant, '空き席', "p_ツアー", "p_day"]);
+  v_account_2 uuid := "旅行の窓口".chobo_id(array['account', '旅行の窓口', p_tenant, '旅行者']);
+  v_account_3 uuid := "旅行の窓口".chobo_id(array['account', '旅行の窓口', p_tenant, 'カード', "p_会員"]);
+  v_account_4 uuid := "旅行の窓口".chobo_id(array['account', '旅行の窓口', p_tenant, 'ツアー売上']);
 begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
@@ -371,12 +369,6 @@ begin
   if "p_代金" < 0 then
     raise exception 'chobo: the amount 代金 is %, below 0', "p_代金" using errcode = '22003';
   end if;
-  v_from_1 := "旅行の窓口".chobo_id(array['account', '旅行の窓口', p_tenant, '空き席', "p_ツアー", "p_day"]);
-  v_to_1 := "旅行の窓口".chobo_id(array['account', '旅行の窓口', p_tenant, '旅行者']);
-  v_from_2 := "旅行の窓口".chobo_id(array['account', '旅行の窓口', p_tenant, 'カード', "p_会員"]);
-  v_to_2 := "旅行の窓口".chobo_id(array['account', '旅行の窓口', p_tenant, 'ツアー売上']);
-  v_from_3 := "旅行の窓口".chobo_id(array['account', '旅行の窓口', p_tenant, 'カード', "p_会員"]);
-  v_to_3 := "旅行の窓口".chobo_id(array['account', '旅行の窓口', p_tenant, 'ツアー売上']);
 
   -- (0) a move between one account and itself: refused before the key is touched
 
@@ -395,50 +387,46 @@ begin
     return row('refused', 'key_conflict')::"旅行の窓口".result;
   end if;
 
-  -- (2) the accounts, locked in id order; made first when missing
-  select coalesce(array_agg(a.id order by a.id), '{}'), coalesce(array_agg(a.posted order by a.id), '{}'),
-         coalesce(array_agg(a.held_in order by a.id), '{}'), coalesce(array_agg(a.held_out order by a.id), '{}'),
-         coalesce(array_agg(a.lower_bound order by a.id), '{}'), coalesce(array_agg(a.upper_bound order by a.id), '{}')
-    into v_ids, v_posted, v_held_in, v_held_out, v_lower, v_upper
-    from (select * from "旅行の窓口".accounts where tenant = p_tenant and id = any(array[v_from_1, v_to_1, v_from_2, v_to_2, v_from_3, v_to_3]) order by id for update) a;
-  if not (v_from_1 = any(v_ids) and v_to_1 = any(v_ids) and v_from_2 = any(v_ids) and v_to_2 = any(v_ids) and v_from_3 = any(v_ids) and v_to_3 = any(v_ids)) then
+  -- (2) the accounts. Missing rows are made first, all of them, in id
+  -- order, before any row is locked: a row another call is making is
+  -- waited for here, so the lock below finds every row it needs and takes
+  -- them all in id order. (Locking the rows there were and making the
+  -- others afterwards took locks out of order, and deadlocked.)
+  if exists (select 1 from unnest(array[v_account_1, v_account_2, v_account_3, v_account_4]) as x (id)
+              where not exists (select 1 from "旅行の窓口".accounts a where a.tenant = p_tenant and a.id = x.id)) then
     insert into "旅行の窓口".accounts (tenant, id, kind, args, unit, lower_bound, upper_bound)
     select distinct on (x.id) p_tenant, x.id, x.kind, x.args, x.unit, x.lower_bound, x.upper_bound
-      from (values (v_from_1, '空き席', array["p_ツアー", "p_day"]::text[], '席', 0::bigint, 40::bigint),
-                   (v_to_1, '旅行者', array[]::text[], '席', null::bigint, null::bigint),
-                   (v_from_2, 'カード', array["p_会員"]::text[], 'USD', -5000::bigint, 200000::bigint),
-                   (v_to_2, 'ツアー売上', array[]::text[], 'USD', 0::bigint, null::bigint),
-                   (v_from_3, 'カード', array["p_会員"]::text[], 'USD', -5000::bigint, 200000::bigint),
-                   (v_to_3, 'ツアー売上', array[]::text[], 'USD', 0::bigint, null::bigint))
+      from (values (v_account_1, '空き席', array["p_ツアー", "p_day"]::text[], '席', 0::bigint, 40::bigint),
+                   (v_account_2, '旅行者', array[]::text[], '席', null::bigint, null::bigint),
+                   (v_account_3, 'カード', array["p_会員"]::text[], 'USD', -5000::bigint, 200000::bigint),
+                   (v_account_4, 'ツアー売上', array[]::text[], 'USD', 0::bigint, null::bigint))
            as x (id, kind, args, unit, lower_bound, upper_bound)
      order by x.id
     on conflict do nothing;
+  end if;
+
+  -- then every row is locked, in id order
   select coalesce(array_agg(a.id order by a.id), '{}'), coalesce(array_agg(a.posted order by a.id), '{}'),
          coalesce(array_agg(a.held_in order by a.id), '{}'), coalesce(array_agg(a.held_out order by a.id), '{}'),
          coalesce(array_agg(a.lower_bound order by a.id), '{}'), coalesce(array_agg(a.upper_bound order by a.id), '{}')
     into v_ids, v_posted, v_held_in, v_held_out, v_lower, v_upper
-    from (select * from "旅行の窓口".accounts where tenant = p_tenant and id = any(array[v_from_1, v_to_1, v_from_2, v_to_2, v_from_3, v_to_3]) order by id for update) a;
-  end if;
-  if v_lower[array_position(v_ids, v_from_1)] is distinct from 0::bigint
-     or v_upper[array_position(v_ids, v_from_1)] is distinct from 40::bigint
-     or v_lower[array_position(v_ids, v_to_1)] is distinct from null::bigint
-     or v_upper[array_position(v_ids, v_to_1)] is distinct from null::bigint
-     or v_lower[array_position(v_ids, v_from_2)] is distinct from -5000::bigint
-     or v_upper[array_position(v_ids, v_from_2)] is distinct from 200000::bigint
-     or v_lower[array_position(v_ids, v_to_2)] is distinct from 0::bigint
-     or v_upper[array_position(v_ids, v_to_2)] is distinct from null::bigint
-     or v_lower[array_position(v_ids, v_from_3)] is distinct from -5000::bigint
-     or v_upper[array_position(v_ids, v_from_3)] is distinct from 200000::bigint
-     or v_lower[array_position(v_ids, v_to_3)] is distinct from 0::bigint
-     or v_upper[array_position(v_ids, v_to_3)] is distinct from null::bigint then
+    from (select * from "旅行の窓口".accounts where tenant = p_tenant and id = any(array[v_account_1, v_account_2, v_account_3, v_account_4]) order by id for update) a;
+  if v_lower[array_position(v_ids, v_account_1)] is distinct from 0::bigint
+     or v_upper[array_position(v_ids, v_account_1)] is distinct from 40::bigint
+     or v_lower[array_position(v_ids, v_account_2)] is distinct from null::bigint
+     or v_upper[array_position(v_ids, v_account_2)] is distinct from null::bigint
+     or v_lower[array_position(v_ids, v_account_3)] is distinct from -5000::bigint
+     or v_upper[array_position(v_ids, v_account_3)] is distinct from 200000::bigint
+     or v_lower[array_position(v_ids, v_account_4)] is distinct from 0::bigint
+     or v_upper[array_position(v_ids, v_account_4)] is distinct from null::bigint then
     raise exception 'chobo: an account of % keeps bounds other than the book has now', '旅行の窓口'
       using errcode = 'CB001', hint = 'bounds of existing accounts cannot change: make a new account kind and move the balance';
   end if;
 
   -- (3) every move, in the order written, on the locked values
   -- move 1 from 空き席(ツアー, day) to 旅行者
-  v_from := array_position(v_ids, v_from_1);
-  v_to := array_position(v_ids, v_to_1);
+  v_from := array_position(v_ids, v_account_1);
+  v_to := array_position(v_ids, v_account_2);
   if v_posted[v_from]::numeric - v_held_out[v_from] - 1::bigint < 0 then
     -- refused by a bound: nothing has moved, and the key stays used
     update "旅行の窓口".keys k set result = 'refused', reason = '満席'
@@ -448,8 +436,8 @@ begin
   v_held_out[v_from] := v_held_out[v_from] + 1::bigint;
   v_held_in[v_to] := v_held_in[v_to] + 1::bigint;
   -- move 代金 from カード(会員) to ツアー売上
-  v_from := array_position(v_ids, v_from_2);
-  v_to := array_position(v_ids, v_to_2);
+  v_from := array_position(v_ids, v_account_3);
+  v_to := array_position(v_ids, v_account_4);
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_代金" < -5000 then
     -- refused by a bound: nothing has moved, and the key stays used
     update "旅行の窓口".keys k set result = 'refused', reason = '借り越し超過'
@@ -459,8 +447,8 @@ begin
   v_held_out[v_from] := v_held_out[v_from] + "p_代金";
   v_held_in[v_to] := v_held_in[v_to] + "p_代金";
   -- move 150 from カード(会員) to ツアー売上
-  v_from := array_position(v_ids, v_from_3);
-  v_to := array_position(v_ids, v_to_3);
+  v_from := array_position(v_ids, v_account_3);
+  v_to := array_position(v_ids, v_account_4);
   if v_posted[v_from]::numeric - v_held_out[v_from] - 150::bigint < -5000 then
     -- refused by a bound: nothing has moved, and the key stays used
     update "旅行の窓口".keys k set result = 'refused', reason = '借り越し超過'
@@ -470,8 +458,8 @@ begin
   v_held_out[v_from] := v_held_out[v_from] + 150::bigint;
   v_held_in[v_to] := v_held_in[v_to] + 150::bigint;
 
-  -- (4) every move went through: the rows take what the moves left,
-  -- in one statement with the entries (and the hold)
+  -- (4) every move went through: the rows take what the moves left, in
+  -- one statement with the entries (and the hold)
   with written as (
     update "旅行の窓口".accounts a set posted = x.posted, held_in = x.held_in, held_out = x.held_out
       from unnest(v_ids, v_posted, v_held_in, v_held_out) as x (id, posted, held_in, held_out)
@@ -479,16 +467,16 @@ begin
   )
   , made as (
     insert into "旅行の窓口".holds (tenant, id, kind, key, from_ids, to_ids, amounts, state, created_at, deadline)
-    values (p_tenant, "旅行の窓口".chobo_id(array['transfer', '旅行の窓口', p_tenant, '座席予約', 'hold', "p_予約番号", '0']), '座席予約', v_key, array[v_from_1, v_from_2, v_from_3], array[v_to_1, v_to_2, v_to_3], array[1::bigint, "p_代金", 150::bigint]::bigint[], 'held', v_now, v_now + interval '172800 seconds')
+    values (p_tenant, "旅行の窓口".chobo_id(array['transfer', '旅行の窓口', p_tenant, '座席予約', 'hold', "p_予約番号", '0']), '座席予約', v_key, array[v_account_1, v_account_3, v_account_3], array[v_account_2, v_account_4, v_account_4], array[1::bigint, "p_代金", 150::bigint]::bigint[], 'held', v_now, v_now + interval '172800 seconds')
   )
   insert into "旅行の窓口".entries (tenant, account, kind, op, key, posted, held_in, held_out)
   select p_tenant, x.account, '座席予約', 'hold', v_key, x.posted, x.held_in, x.held_out
-    from (values (v_from_1, 0::bigint, 0::bigint, 1::bigint),
-                 (v_to_1, 0::bigint, 1::bigint, 0::bigint),
-                 (v_from_2, 0::bigint, 0::bigint, "p_代金"),
-                 (v_to_2, 0::bigint, "p_代金", 0::bigint),
-                 (v_from_3, 0::bigint, 0::bigint, 150::bigint),
-                 (v_to_3, 0::bigint, 150::bigint, 0::bigint))
+    from (values (v_account_1, 0::bigint, 0::bigint, 1::bigint),
+                 (v_account_2, 0::bigint, 1::bigint, 0::bigint),
+                 (v_account_3, 0::bigint, 0::bigint, "p_代金"),
+                 (v_account_4, 0::bigint, "p_代金", 0::bigint),
+                 (v_account_3, 0::bigint, 0::bigint, 150::bigint),
+                 (v_account_4, 0::bigint, 150::bigint, 0::bigint))
          as x (account, posted, held_in, held_out);
   return row('done', null)::"旅行の窓口".result;
 end
@@ -548,7 +536,9 @@ begin
   select coalesce(array_agg(a.id order by a.id), '{}'), coalesce(array_agg(a.posted order by a.id), '{}'),
          coalesce(array_agg(a.held_in order by a.id), '{}'), coalesce(array_agg(a.held_out order by a.id), '{}')
     into v_ids, v_posted, v_held_in, v_held_out
-    from (select * from "旅行の窓口".accounts where tenant = p_tenant and id = any(v_hold.from_ids || v_hold.to_ids) order by id for update) a;
+    from (select * from "旅行の窓口".accounts
+           where tenant = p_tenant and id = any(v_hold.from_ids || v_hold.to_ids)
+           order by id for update) a;
   for i in 1 .. array_length(v_hold.amounts, 1) loop
     v_from := array_position(v_ids, v_hold.from_ids[i]);
     v_to := array_position(v_ids, v_hold.to_ids[i]);
@@ -615,7 +605,9 @@ begin
   select coalesce(array_agg(a.id order by a.id), '{}'), coalesce(array_agg(a.posted order by a.id), '{}'),
          coalesce(array_agg(a.held_in order by a.id), '{}'), coalesce(array_agg(a.held_out order by a.id), '{}')
     into v_ids, v_posted, v_held_in, v_held_out
-    from (select * from "旅行の窓口".accounts where tenant = p_tenant and id = any(v_hold.from_ids || v_hold.to_ids) order by id for update) a;
+    from (select * from "旅行の窓口".accounts
+           where tenant = p_tenant and id = any(v_hold.from_ids || v_hold.to_ids)
+           order by id for update) a;
   for i in 1 .. array_length(v_hold.amounts, 1) loop
     v_from := array_position(v_ids, v_hold.from_ids[i]);
     v_to := array_position(v_ids, v_hold.to_ids[i]);
@@ -669,8 +661,8 @@ declare
   v_upper bigint[];
   v_from integer;
   v_to integer;
-  v_from_1 uuid;
-  v_to_1 uuid;
+  v_account_1 uuid := "旅行の窓口".chobo_id(array['account', '旅行の窓口', p_tenant, '空き席', "p_ツアー", "p_day"]);
+  v_account_2 uuid := "旅行の窓口".chobo_id(array['account', '旅行の窓口', p_tenant, '旅行者']);
 begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
@@ -690,8 +682,6 @@ begin
   if "p_席数" < 0 then
     raise exception 'chobo: the amount 席数 is %, below 0', "p_席数" using errcode = '22003';
   end if;
-  v_from_1 := "旅行の窓口".chobo_id(array['account', '旅行の窓口', p_tenant, '空き席', "p_ツアー", "p_day"]);
-  v_to_1 := "旅行の窓口".chobo_id(array['account', '旅行の窓口', p_tenant, '旅行者']);
 
   -- (0) a move between one account and itself: refused before the key is touched
 
@@ -710,38 +700,40 @@ begin
     return row('refused', 'key_conflict')::"旅行の窓口".result;
   end if;
 
-  -- (2) the accounts, locked in id order; made first when missing
-  select coalesce(array_agg(a.id order by a.id), '{}'), coalesce(array_agg(a.posted order by a.id), '{}'),
-         coalesce(array_agg(a.held_in order by a.id), '{}'), coalesce(array_agg(a.held_out order by a.id), '{}'),
-         coalesce(array_agg(a.lower_bound order by a.id), '{}'), coalesce(array_agg(a.upper_bound order by a.id), '{}')
-    into v_ids, v_posted, v_held_in, v_held_out, v_lower, v_upper
-    from (select * from "旅行の窓口".accounts where tenant = p_tenant and id = any(array[v_from_1, v_to_1]) order by id for update) a;
-  if not (v_from_1 = any(v_ids) and v_to_1 = any(v_ids)) then
+  -- (2) the accounts. Missing rows are made first, all of them, in id
+  -- order, before any row is locked: a row another call is making is
+  -- waited for here, so the lock below finds every row it needs and takes
+  -- them all in id order. (Locking the rows there were and making the
+  -- others afterwards took locks out of order, and deadlocked.)
+  if exists (select 1 from unnest(array[v_account_1, v_account_2]) as x (id)
+              where not exists (select 1 from "旅行の窓口".accounts a where a.tenant = p_tenant and a.id = x.id)) then
     insert into "旅行の窓口".accounts (tenant, id, kind, args, unit, lower_bound, upper_bound)
     select distinct on (x.id) p_tenant, x.id, x.kind, x.args, x.unit, x.lower_bound, x.upper_bound
-      from (values (v_from_1, '空き席', array["p_ツアー", "p_day"]::text[], '席', 0::bigint, 40::bigint),
-                   (v_to_1, '旅行者', array[]::text[], '席', null::bigint, null::bigint))
+      from (values (v_account_1, '空き席', array["p_ツアー", "p_day"]::text[], '席', 0::bigint, 40::bigint),
+                   (v_account_2, '旅行者', array[]::text[], '席', null::bigint, null::bigint))
            as x (id, kind, args, unit, lower_bound, upper_bound)
      order by x.id
     on conflict do nothing;
+  end if;
+
+  -- then every row is locked, in id order
   select coalesce(array_agg(a.id order by a.id), '{}'), coalesce(array_agg(a.posted order by a.id), '{}'),
          coalesce(array_agg(a.held_in order by a.id), '{}'), coalesce(array_agg(a.held_out order by a.id), '{}'),
          coalesce(array_agg(a.lower_bound order by a.id), '{}'), coalesce(array_agg(a.upper_bound order by a.id), '{}')
     into v_ids, v_posted, v_held_in, v_held_out, v_lower, v_upper
-    from (select * from "旅行の窓口".accounts where tenant = p_tenant and id = any(array[v_from_1, v_to_1]) order by id for update) a;
-  end if;
-  if v_lower[array_position(v_ids, v_from_1)] is distinct from 0::bigint
-     or v_upper[array_position(v_ids, v_from_1)] is distinct from 40::bigint
-     or v_lower[array_position(v_ids, v_to_1)] is distinct from null::bigint
-     or v_upper[array_position(v_ids, v_to_1)] is distinct from null::bigint then
+    from (select * from "旅行の窓口".accounts where tenant = p_tenant and id = any(array[v_account_1, v_account_2]) order by id for update) a;
+  if v_lower[array_position(v_ids, v_account_1)] is distinct from 0::bigint
+     or v_upper[array_position(v_ids, v_account_1)] is distinct from 40::bigint
+     or v_lower[array_position(v_ids, v_account_2)] is distinct from null::bigint
+     or v_upper[array_position(v_ids, v_account_2)] is distinct from null::bigint then
     raise exception 'chobo: an account of % keeps bounds other than the book has now', '旅行の窓口'
       using errcode = 'CB001', hint = 'bounds of existing accounts cannot change: make a new account kind and move the balance';
   end if;
 
   -- (3) every move, in the order written, on the locked values
   -- move 席数 from 空き席(ツアー, day) to 旅行者
-  v_from := array_position(v_ids, v_from_1);
-  v_to := array_position(v_ids, v_to_1);
+  v_from := array_position(v_ids, v_account_1);
+  v_to := array_position(v_ids, v_account_2);
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_席数" < 0 then
     -- refused by a bound: nothing has moved, and the key stays used
     update "旅行の窓口".keys k set result = 'refused', reason = '満席'
@@ -751,8 +743,8 @@ begin
   v_held_out[v_from] := v_held_out[v_from] + "p_席数";
   v_held_in[v_to] := v_held_in[v_to] + "p_席数";
 
-  -- (4) every move went through: the rows take what the moves left,
-  -- in one statement with the entries (and the hold)
+  -- (4) every move went through: the rows take what the moves left, in
+  -- one statement with the entries (and the hold)
   with written as (
     update "旅行の窓口".accounts a set posted = x.posted, held_in = x.held_in, held_out = x.held_out
       from unnest(v_ids, v_posted, v_held_in, v_held_out) as x (id, posted, held_in, held_out)
@@ -760,12 +752,12 @@ begin
   )
   , made as (
     insert into "旅行の窓口".holds (tenant, id, kind, key, from_ids, to_ids, amounts, state, created_at, deadline)
-    values (p_tenant, "旅行の窓口".chobo_id(array['transfer', '旅行の窓口', p_tenant, '団体の仮押さえ', 'hold', "p_団体", "p_ツアー", "p_day", '0']), '団体の仮押さえ', v_key, array[v_from_1], array[v_to_1], array["p_席数"]::bigint[], 'held', v_now, null::timestamptz)
+    values (p_tenant, "旅行の窓口".chobo_id(array['transfer', '旅行の窓口', p_tenant, '団体の仮押さえ', 'hold', "p_団体", "p_ツアー", "p_day", '0']), '団体の仮押さえ', v_key, array[v_account_1], array[v_account_2], array["p_席数"]::bigint[], 'held', v_now, null::timestamptz)
   )
   insert into "旅行の窓口".entries (tenant, account, kind, op, key, posted, held_in, held_out)
   select p_tenant, x.account, '団体の仮押さえ', 'hold', v_key, x.posted, x.held_in, x.held_out
-    from (values (v_from_1, 0::bigint, 0::bigint, "p_席数"),
-                 (v_to_1, 0::bigint, "p_席数", 0::bigint))
+    from (values (v_account_1, 0::bigint, 0::bigint, "p_席数"),
+                 (v_account_2, 0::bigint, "p_席数", 0::bigint))
          as x (account, posted, held_in, held_out);
   return row('done', null)::"旅行の窓口".result;
 end
@@ -831,7 +823,9 @@ begin
   select coalesce(array_agg(a.id order by a.id), '{}'), coalesce(array_agg(a.posted order by a.id), '{}'),
          coalesce(array_agg(a.held_in order by a.id), '{}'), coalesce(array_agg(a.held_out order by a.id), '{}')
     into v_ids, v_posted, v_held_in, v_held_out
-    from (select * from "旅行の窓口".accounts where tenant = p_tenant and id = any(v_hold.from_ids || v_hold.to_ids) order by id for update) a;
+    from (select * from "旅行の窓口".accounts
+           where tenant = p_tenant and id = any(v_hold.from_ids || v_hold.to_ids)
+           order by id for update) a;
   for i in 1 .. array_length(v_hold.amounts, 1) loop
     v_from := array_position(v_ids, v_hold.from_ids[i]);
     v_to := array_position(v_ids, v_hold.to_ids[i]);
@@ -904,7 +898,9 @@ begin
   select coalesce(array_agg(a.id order by a.id), '{}'), coalesce(array_agg(a.posted order by a.id), '{}'),
          coalesce(array_agg(a.held_in order by a.id), '{}'), coalesce(array_agg(a.held_out order by a.id), '{}')
     into v_ids, v_posted, v_held_in, v_held_out
-    from (select * from "旅行の窓口".accounts where tenant = p_tenant and id = any(v_hold.from_ids || v_hold.to_ids) order by id for update) a;
+    from (select * from "旅行の窓口".accounts
+           where tenant = p_tenant and id = any(v_hold.from_ids || v_hold.to_ids)
+           order by id for update) a;
   for i in 1 .. array_length(v_hold.amounts, 1) loop
     v_from := array_position(v_ids, v_hold.from_ids[i]);
     v_to := array_position(v_ids, v_hold.to_ids[i]);
@@ -957,8 +953,8 @@ declare
   v_upper bigint[];
   v_from integer;
   v_to integer;
-  v_from_1 uuid;
-  v_to_1 uuid;
+  v_account_1 uuid := "旅行の窓口".chobo_id(array['account', '旅行の窓口', p_tenant, 'ツアー売上']);
+  v_account_2 uuid := "旅行の窓口".chobo_id(array['account', '旅行の窓口', p_tenant, '催行会社の口座']);
 begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
@@ -972,8 +968,6 @@ begin
   if "p_額" < 0 then
     raise exception 'chobo: the amount 額 is %, below 0', "p_額" using errcode = '22003';
   end if;
-  v_from_1 := "旅行の窓口".chobo_id(array['account', '旅行の窓口', p_tenant, 'ツアー売上']);
-  v_to_1 := "旅行の窓口".chobo_id(array['account', '旅行の窓口', p_tenant, '催行会社の口座']);
 
   -- (0) a move between one account and itself: refused before the key is touched
 
@@ -992,38 +986,40 @@ begin
     return row('refused', 'key_conflict')::"旅行の窓口".result;
   end if;
 
-  -- (2) the accounts, locked in id order; made first when missing
-  select coalesce(array_agg(a.id order by a.id), '{}'), coalesce(array_agg(a.posted order by a.id), '{}'),
-         coalesce(array_agg(a.held_in order by a.id), '{}'), coalesce(array_agg(a.held_out order by a.id), '{}'),
-         coalesce(array_agg(a.lower_bound order by a.id), '{}'), coalesce(array_agg(a.upper_bound order by a.id), '{}')
-    into v_ids, v_posted, v_held_in, v_held_out, v_lower, v_upper
-    from (select * from "旅行の窓口".accounts where tenant = p_tenant and id = any(array[v_from_1, v_to_1]) order by id for update) a;
-  if not (v_from_1 = any(v_ids) and v_to_1 = any(v_ids)) then
+  -- (2) the accounts. Missing rows are made first, all of them, in id
+  -- order, before any row is locked: a row another call is making is
+  -- waited for here, so the lock below finds every row it needs and takes
+  -- them all in id order. (Locking the rows there were and making the
+  -- others afterwards took locks out of order, and deadlocked.)
+  if exists (select 1 from unnest(array[v_account_1, v_account_2]) as x (id)
+              where not exists (select 1 from "旅行の窓口".accounts a where a.tenant = p_tenant and a.id = x.id)) then
     insert into "旅行の窓口".accounts (tenant, id, kind, args, unit, lower_bound, upper_bound)
     select distinct on (x.id) p_tenant, x.id, x.kind, x.args, x.unit, x.lower_bound, x.upper_bound
-      from (values (v_from_1, 'ツアー売上', array[]::text[], 'USD', 0::bigint, null::bigint),
-                   (v_to_1, '催行会社の口座', array[]::text[], 'USD', null::bigint, null::bigint))
+      from (values (v_account_1, 'ツアー売上', array[]::text[], 'USD', 0::bigint, null::bigint),
+                   (v_account_2, '催行会社の口座', array[]::text[], 'USD', null::bigint, null::bigint))
            as x (id, kind, args, unit, lower_bound, upper_bound)
      order by x.id
     on conflict do nothing;
+  end if;
+
+  -- then every row is locked, in id order
   select coalesce(array_agg(a.id order by a.id), '{}'), coalesce(array_agg(a.posted order by a.id), '{}'),
          coalesce(array_agg(a.held_in order by a.id), '{}'), coalesce(array_agg(a.held_out order by a.id), '{}'),
          coalesce(array_agg(a.lower_bound order by a.id), '{}'), coalesce(array_agg(a.upper_bound order by a.id), '{}')
     into v_ids, v_posted, v_held_in, v_held_out, v_lower, v_upper
-    from (select * from "旅行の窓口".accounts where tenant = p_tenant and id = any(array[v_from_1, v_to_1]) order by id for update) a;
-  end if;
-  if v_lower[array_position(v_ids, v_from_1)] is distinct from 0::bigint
-     or v_upper[array_position(v_ids, v_from_1)] is distinct from null::bigint
-     or v_lower[array_position(v_ids, v_to_1)] is distinct from null::bigint
-     or v_upper[array_position(v_ids, v_to_1)] is distinct from null::bigint then
+    from (select * from "旅行の窓口".accounts where tenant = p_tenant and id = any(array[v_account_1, v_account_2]) order by id for update) a;
+  if v_lower[array_position(v_ids, v_account_1)] is distinct from 0::bigint
+     or v_upper[array_position(v_ids, v_account_1)] is distinct from null::bigint
+     or v_lower[array_position(v_ids, v_account_2)] is distinct from null::bigint
+     or v_upper[array_position(v_ids, v_account_2)] is distinct from null::bigint then
     raise exception 'chobo: an account of % keeps bounds other than the book has now', '旅行の窓口'
       using errcode = 'CB001', hint = 'bounds of existing accounts cannot change: make a new account kind and move the balance';
   end if;
 
   -- (3) every move, in the order written, on the locked values
   -- move 額 from ツアー売上 to 催行会社の口座
-  v_from := array_position(v_ids, v_from_1);
-  v_to := array_position(v_ids, v_to_1);
+  v_from := array_position(v_ids, v_account_1);
+  v_to := array_position(v_ids, v_account_2);
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_額" < 0 then
     -- refused by a bound: nothing has moved, and the key stays used
     update "旅行の窓口".keys k set result = 'refused', reason = '売上不足'
@@ -1033,8 +1029,8 @@ begin
   v_posted[v_from] := v_posted[v_from] - "p_額";
   v_posted[v_to] := v_posted[v_to] + "p_額";
 
-  -- (4) every move went through: the rows take what the moves left,
-  -- in one statement with the entries (and the hold)
+  -- (4) every move went through: the rows take what the moves left, in
+  -- one statement with the entries (and the hold)
   with written as (
     update "旅行の窓口".accounts a set posted = x.posted, held_in = x.held_in, held_out = x.held_out
       from unnest(v_ids, v_posted, v_held_in, v_held_out) as x (id, posted, held_in, held_out)
@@ -1042,8 +1038,8 @@ begin
   )
   insert into "旅行の窓口".entries (tenant, account, kind, op, key, posted, held_in, held_out)
   select p_tenant, x.account, '催行会社への支払', 'do', v_key, x.posted, x.held_in, x.held_out
-    from (values (v_from_1, -"p_額", 0::bigint, 0::bigint),
-                 (v_to_1, "p_額", 0::bigint, 0::bigint))
+    from (values (v_account_1, -"p_額", 0::bigint, 0::bigint),
+                 (v_account_2, "p_額", 0::bigint, 0::bigint))
          as x (account, posted, held_in, held_out);
   return row('done', null)::"旅行の窓口".result;
 end

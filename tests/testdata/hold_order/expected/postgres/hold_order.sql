@@ -123,10 +123,9 @@ declare
   v_upper bigint[];
   v_from integer;
   v_to integer;
-  v_from_1 uuid;
-  v_to_1 uuid;
-  v_from_2 uuid;
-  v_to_2 uuid;
+  v_account_1 uuid := "hold_order".chobo_id(array['account', 'hold_order', p_tenant, 'buyers']);
+  v_account_2 uuid := "hold_order".chobo_id(array['account', 'hold_order', p_tenant, 'held', "p_order"]);
+  v_account_3 uuid := "hold_order".chobo_id(array['account', 'hold_order', p_tenant, 'shop_payout']);
 begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
@@ -140,10 +139,6 @@ begin
   if "p_price" < 0 then
     raise exception 'chobo: the amount price is %, below 0', "p_price" using errcode = '22003';
   end if;
-  v_from_1 := "hold_order".chobo_id(array['account', 'hold_order', p_tenant, 'buyers']);
-  v_to_1 := "hold_order".chobo_id(array['account', 'hold_order', p_tenant, 'held', "p_order"]);
-  v_from_2 := "hold_order".chobo_id(array['account', 'hold_order', p_tenant, 'held', "p_order"]);
-  v_to_2 := "hold_order".chobo_id(array['account', 'hold_order', p_tenant, 'shop_payout']);
 
   -- (0) a move between one account and itself: refused before the key is touched
 
@@ -162,49 +157,48 @@ begin
     return row('refused', 'key_conflict')::"hold_order".result;
   end if;
 
-  -- (2) the accounts, locked in id order; made first when missing
-  select coalesce(array_agg(a.id order by a.id), '{}'), coalesce(array_agg(a.posted order by a.id), '{}'),
-         coalesce(array_agg(a.held_in order by a.id), '{}'), coalesce(array_agg(a.held_out order by a.id), '{}'),
-         coalesce(array_agg(a.lower_bound order by a.id), '{}'), coalesce(array_agg(a.upper_bound order by a.id), '{}')
-    into v_ids, v_posted, v_held_in, v_held_out, v_lower, v_upper
-    from (select * from "hold_order".accounts where tenant = p_tenant and id = any(array[v_from_1, v_to_1, v_from_2, v_to_2]) order by id for update) a;
-  if not (v_from_1 = any(v_ids) and v_to_1 = any(v_ids) and v_from_2 = any(v_ids) and v_to_2 = any(v_ids)) then
+  -- (2) the accounts. Missing rows are made first, all of them, in id
+  -- order, before any row is locked: a row another call is making is
+  -- waited for here, so the lock below finds every row it needs and takes
+  -- them all in id order. (Locking the rows there were and making the
+  -- others afterwards took locks out of order, and deadlocked.)
+  if exists (select 1 from unnest(array[v_account_1, v_account_2, v_account_3]) as x (id)
+              where not exists (select 1 from "hold_order".accounts a where a.tenant = p_tenant and a.id = x.id)) then
     insert into "hold_order".accounts (tenant, id, kind, args, unit, lower_bound, upper_bound)
     select distinct on (x.id) p_tenant, x.id, x.kind, x.args, x.unit, x.lower_bound, x.upper_bound
-      from (values (v_from_1, 'buyers', array[]::text[], 'USD', null::bigint, null::bigint),
-                   (v_to_1, 'held', array["p_order"]::text[], 'USD', 0::bigint, null::bigint),
-                   (v_from_2, 'held', array["p_order"]::text[], 'USD', 0::bigint, null::bigint),
-                   (v_to_2, 'shop_payout', array[]::text[], 'USD', null::bigint, null::bigint))
+      from (values (v_account_1, 'buyers', array[]::text[], 'USD', null::bigint, null::bigint),
+                   (v_account_2, 'held', array["p_order"]::text[], 'USD', 0::bigint, null::bigint),
+                   (v_account_3, 'shop_payout', array[]::text[], 'USD', null::bigint, null::bigint))
            as x (id, kind, args, unit, lower_bound, upper_bound)
      order by x.id
     on conflict do nothing;
+  end if;
+
+  -- then every row is locked, in id order
   select coalesce(array_agg(a.id order by a.id), '{}'), coalesce(array_agg(a.posted order by a.id), '{}'),
          coalesce(array_agg(a.held_in order by a.id), '{}'), coalesce(array_agg(a.held_out order by a.id), '{}'),
          coalesce(array_agg(a.lower_bound order by a.id), '{}'), coalesce(array_agg(a.upper_bound order by a.id), '{}')
     into v_ids, v_posted, v_held_in, v_held_out, v_lower, v_upper
-    from (select * from "hold_order".accounts where tenant = p_tenant and id = any(array[v_from_1, v_to_1, v_from_2, v_to_2]) order by id for update) a;
-  end if;
-  if v_lower[array_position(v_ids, v_from_1)] is distinct from null::bigint
-     or v_upper[array_position(v_ids, v_from_1)] is distinct from null::bigint
-     or v_lower[array_position(v_ids, v_to_1)] is distinct from 0::bigint
-     or v_upper[array_position(v_ids, v_to_1)] is distinct from null::bigint
-     or v_lower[array_position(v_ids, v_from_2)] is distinct from 0::bigint
-     or v_upper[array_position(v_ids, v_from_2)] is distinct from null::bigint
-     or v_lower[array_position(v_ids, v_to_2)] is distinct from null::bigint
-     or v_upper[array_position(v_ids, v_to_2)] is distinct from null::bigint then
+    from (select * from "hold_order".accounts where tenant = p_tenant and id = any(array[v_account_1, v_account_2, v_account_3]) order by id for update) a;
+  if v_lower[array_position(v_ids, v_account_1)] is distinct from null::bigint
+     or v_upper[array_position(v_ids, v_account_1)] is distinct from null::bigint
+     or v_lower[array_position(v_ids, v_account_2)] is distinct from 0::bigint
+     or v_upper[array_position(v_ids, v_account_2)] is distinct from null::bigint
+     or v_lower[array_position(v_ids, v_account_3)] is distinct from null::bigint
+     or v_upper[array_position(v_ids, v_account_3)] is distinct from null::bigint then
     raise exception 'chobo: an account of % keeps bounds other than the book has now', 'hold_order'
       using errcode = 'CB001', hint = 'bounds of existing accounts cannot change: make a new account kind and move the balance';
   end if;
 
   -- (3) every move, in the order written, on the locked values
   -- move price from buyers to held(order)
-  v_from := array_position(v_ids, v_from_1);
-  v_to := array_position(v_ids, v_to_1);
+  v_from := array_position(v_ids, v_account_1);
+  v_to := array_position(v_ids, v_account_2);
   v_held_out[v_from] := v_held_out[v_from] + "p_price";
   v_held_in[v_to] := v_held_in[v_to] + "p_price";
   -- move price from held(order) to shop_payout
-  v_from := array_position(v_ids, v_from_2);
-  v_to := array_position(v_ids, v_to_2);
+  v_from := array_position(v_ids, v_account_2);
+  v_to := array_position(v_ids, v_account_3);
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_price" < 0 then
     -- refused by a bound: nothing has moved, and the key stays used
     update "hold_order".keys k set result = 'refused', reason = 'held_short'
@@ -214,8 +208,8 @@ begin
   v_held_out[v_from] := v_held_out[v_from] + "p_price";
   v_held_in[v_to] := v_held_in[v_to] + "p_price";
 
-  -- (4) every move went through: the rows take what the moves left,
-  -- in one statement with the entries (and the hold)
+  -- (4) every move went through: the rows take what the moves left, in
+  -- one statement with the entries (and the hold)
   with written as (
     update "hold_order".accounts a set posted = x.posted, held_in = x.held_in, held_out = x.held_out
       from unnest(v_ids, v_posted, v_held_in, v_held_out) as x (id, posted, held_in, held_out)
@@ -223,14 +217,14 @@ begin
   )
   , made as (
     insert into "hold_order".holds (tenant, id, kind, key, from_ids, to_ids, amounts, state, created_at, deadline)
-    values (p_tenant, "hold_order".chobo_id(array['transfer', 'hold_order', p_tenant, 'settle', 'hold', "p_order", '0']), 'settle', v_key, array[v_from_1, v_from_2], array[v_to_1, v_to_2], array["p_price", "p_price"]::bigint[], 'held', v_now, v_now + interval '86400 seconds')
+    values (p_tenant, "hold_order".chobo_id(array['transfer', 'hold_order', p_tenant, 'settle', 'hold', "p_order", '0']), 'settle', v_key, array[v_account_1, v_account_2], array[v_account_2, v_account_3], array["p_price", "p_price"]::bigint[], 'held', v_now, v_now + interval '86400 seconds')
   )
   insert into "hold_order".entries (tenant, account, kind, op, key, posted, held_in, held_out)
   select p_tenant, x.account, 'settle', 'hold', v_key, x.posted, x.held_in, x.held_out
-    from (values (v_from_1, 0::bigint, 0::bigint, "p_price"),
-                 (v_to_1, 0::bigint, "p_price", 0::bigint),
-                 (v_from_2, 0::bigint, 0::bigint, "p_price"),
-                 (v_to_2, 0::bigint, "p_price", 0::bigint))
+    from (values (v_account_1, 0::bigint, 0::bigint, "p_price"),
+                 (v_account_2, 0::bigint, "p_price", 0::bigint),
+                 (v_account_2, 0::bigint, 0::bigint, "p_price"),
+                 (v_account_3, 0::bigint, "p_price", 0::bigint))
          as x (account, posted, held_in, held_out);
   return row('done', null)::"hold_order".result;
 end
@@ -290,7 +284,9 @@ begin
   select coalesce(array_agg(a.id order by a.id), '{}'), coalesce(array_agg(a.posted order by a.id), '{}'),
          coalesce(array_agg(a.held_in order by a.id), '{}'), coalesce(array_agg(a.held_out order by a.id), '{}')
     into v_ids, v_posted, v_held_in, v_held_out
-    from (select * from "hold_order".accounts where tenant = p_tenant and id = any(v_hold.from_ids || v_hold.to_ids) order by id for update) a;
+    from (select * from "hold_order".accounts
+           where tenant = p_tenant and id = any(v_hold.from_ids || v_hold.to_ids)
+           order by id for update) a;
   for i in 1 .. array_length(v_hold.amounts, 1) loop
     v_from := array_position(v_ids, v_hold.from_ids[i]);
     v_to := array_position(v_ids, v_hold.to_ids[i]);
@@ -357,7 +353,9 @@ begin
   select coalesce(array_agg(a.id order by a.id), '{}'), coalesce(array_agg(a.posted order by a.id), '{}'),
          coalesce(array_agg(a.held_in order by a.id), '{}'), coalesce(array_agg(a.held_out order by a.id), '{}')
     into v_ids, v_posted, v_held_in, v_held_out
-    from (select * from "hold_order".accounts where tenant = p_tenant and id = any(v_hold.from_ids || v_hold.to_ids) order by id for update) a;
+    from (select * from "hold_order".accounts
+           where tenant = p_tenant and id = any(v_hold.from_ids || v_hold.to_ids)
+           order by id for update) a;
   for i in 1 .. array_length(v_hold.amounts, 1) loop
     v_from := array_position(v_ids, v_hold.from_ids[i]);
     v_to := array_position(v_ids, v_hold.to_ids[i]);

@@ -123,10 +123,9 @@ declare
   v_upper bigint[];
   v_from integer;
   v_to integer;
-  v_from_1 uuid;
-  v_to_1 uuid;
-  v_from_2 uuid;
-  v_to_2 uuid;
+  v_account_1 uuid := "仮押さえの順序".chobo_id(array['account', '仮押さえの順序', p_tenant, '買い手']);
+  v_account_2 uuid := "仮押さえの順序".chobo_id(array['account', '仮押さえの順序', p_tenant, '預り', "p_注文"]);
+  v_account_3 uuid := "仮押さえの順序".chobo_id(array['account', '仮押さえの順序', p_tenant, '店への支払']);
 begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
@@ -140,10 +139,6 @@ begin
   if "p_代金" < 0 then
     raise exception 'chobo: the amount 代金 is %, below 0', "p_代金" using errcode = '22003';
   end if;
-  v_from_1 := "仮押さえの順序".chobo_id(array['account', '仮押さえの順序', p_tenant, '買い手']);
-  v_to_1 := "仮押さえの順序".chobo_id(array['account', '仮押さえの順序', p_tenant, '預り', "p_注文"]);
-  v_from_2 := "仮押さえの順序".chobo_id(array['account', '仮押さえの順序', p_tenant, '預り', "p_注文"]);
-  v_to_2 := "仮押さえの順序".chobo_id(array['account', '仮押さえの順序', p_tenant, '店への支払']);
 
   -- (0) a move between one account and itself: refused before the key is touched
 
@@ -162,49 +157,48 @@ begin
     return row('refused', 'key_conflict')::"仮押さえの順序".result;
   end if;
 
-  -- (2) the accounts, locked in id order; made first when missing
-  select coalesce(array_agg(a.id order by a.id), '{}'), coalesce(array_agg(a.posted order by a.id), '{}'),
-         coalesce(array_agg(a.held_in order by a.id), '{}'), coalesce(array_agg(a.held_out order by a.id), '{}'),
-         coalesce(array_agg(a.lower_bound order by a.id), '{}'), coalesce(array_agg(a.upper_bound order by a.id), '{}')
-    into v_ids, v_posted, v_held_in, v_held_out, v_lower, v_upper
-    from (select * from "仮押さえの順序".accounts where tenant = p_tenant and id = any(array[v_from_1, v_to_1, v_from_2, v_to_2]) order by id for update) a;
-  if not (v_from_1 = any(v_ids) and v_to_1 = any(v_ids) and v_from_2 = any(v_ids) and v_to_2 = any(v_ids)) then
+  -- (2) the accounts. Missing rows are made first, all of them, in id
+  -- order, before any row is locked: a row another call is making is
+  -- waited for here, so the lock below finds every row it needs and takes
+  -- them all in id order. (Locking the rows there were and making the
+  -- others afterwards took locks out of order, and deadlocked.)
+  if exists (select 1 from unnest(array[v_account_1, v_account_2, v_account_3]) as x (id)
+              where not exists (select 1 from "仮押さえの順序".accounts a where a.tenant = p_tenant and a.id = x.id)) then
     insert into "仮押さえの順序".accounts (tenant, id, kind, args, unit, lower_bound, upper_bound)
     select distinct on (x.id) p_tenant, x.id, x.kind, x.args, x.unit, x.lower_bound, x.upper_bound
-      from (values (v_from_1, '買い手', array[]::text[], '円', null::bigint, null::bigint),
-                   (v_to_1, '預り', array["p_注文"]::text[], '円', 0::bigint, null::bigint),
-                   (v_from_2, '預り', array["p_注文"]::text[], '円', 0::bigint, null::bigint),
-                   (v_to_2, '店への支払', array[]::text[], '円', null::bigint, null::bigint))
+      from (values (v_account_1, '買い手', array[]::text[], '円', null::bigint, null::bigint),
+                   (v_account_2, '預り', array["p_注文"]::text[], '円', 0::bigint, null::bigint),
+                   (v_account_3, '店への支払', array[]::text[], '円', null::bigint, null::bigint))
            as x (id, kind, args, unit, lower_bound, upper_bound)
      order by x.id
     on conflict do nothing;
+  end if;
+
+  -- then every row is locked, in id order
   select coalesce(array_agg(a.id order by a.id), '{}'), coalesce(array_agg(a.posted order by a.id), '{}'),
          coalesce(array_agg(a.held_in order by a.id), '{}'), coalesce(array_agg(a.held_out order by a.id), '{}'),
          coalesce(array_agg(a.lower_bound order by a.id), '{}'), coalesce(array_agg(a.upper_bound order by a.id), '{}')
     into v_ids, v_posted, v_held_in, v_held_out, v_lower, v_upper
-    from (select * from "仮押さえの順序".accounts where tenant = p_tenant and id = any(array[v_from_1, v_to_1, v_from_2, v_to_2]) order by id for update) a;
-  end if;
-  if v_lower[array_position(v_ids, v_from_1)] is distinct from null::bigint
-     or v_upper[array_position(v_ids, v_from_1)] is distinct from null::bigint
-     or v_lower[array_position(v_ids, v_to_1)] is distinct from 0::bigint
-     or v_upper[array_position(v_ids, v_to_1)] is distinct from null::bigint
-     or v_lower[array_position(v_ids, v_from_2)] is distinct from 0::bigint
-     or v_upper[array_position(v_ids, v_from_2)] is distinct from null::bigint
-     or v_lower[array_position(v_ids, v_to_2)] is distinct from null::bigint
-     or v_upper[array_position(v_ids, v_to_2)] is distinct from null::bigint then
+    from (select * from "仮押さえの順序".accounts where tenant = p_tenant and id = any(array[v_account_1, v_account_2, v_account_3]) order by id for update) a;
+  if v_lower[array_position(v_ids, v_account_1)] is distinct from null::bigint
+     or v_upper[array_position(v_ids, v_account_1)] is distinct from null::bigint
+     or v_lower[array_position(v_ids, v_account_2)] is distinct from 0::bigint
+     or v_upper[array_position(v_ids, v_account_2)] is distinct from null::bigint
+     or v_lower[array_position(v_ids, v_account_3)] is distinct from null::bigint
+     or v_upper[array_position(v_ids, v_account_3)] is distinct from null::bigint then
     raise exception 'chobo: an account of % keeps bounds other than the book has now', '仮押さえの順序'
       using errcode = 'CB001', hint = 'bounds of existing accounts cannot change: make a new account kind and move the balance';
   end if;
 
   -- (3) every move, in the order written, on the locked values
   -- move 代金 from 買い手 to 預り(注文)
-  v_from := array_position(v_ids, v_from_1);
-  v_to := array_position(v_ids, v_to_1);
+  v_from := array_position(v_ids, v_account_1);
+  v_to := array_position(v_ids, v_account_2);
   v_held_out[v_from] := v_held_out[v_from] + "p_代金";
   v_held_in[v_to] := v_held_in[v_to] + "p_代金";
   -- move 代金 from 預り(注文) to 店への支払
-  v_from := array_position(v_ids, v_from_2);
-  v_to := array_position(v_ids, v_to_2);
+  v_from := array_position(v_ids, v_account_2);
+  v_to := array_position(v_ids, v_account_3);
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_代金" < 0 then
     -- refused by a bound: nothing has moved, and the key stays used
     update "仮押さえの順序".keys k set result = 'refused', reason = '預り不足'
@@ -214,8 +208,8 @@ begin
   v_held_out[v_from] := v_held_out[v_from] + "p_代金";
   v_held_in[v_to] := v_held_in[v_to] + "p_代金";
 
-  -- (4) every move went through: the rows take what the moves left,
-  -- in one statement with the entries (and the hold)
+  -- (4) every move went through: the rows take what the moves left, in
+  -- one statement with the entries (and the hold)
   with written as (
     update "仮押さえの順序".accounts a set posted = x.posted, held_in = x.held_in, held_out = x.held_out
       from unnest(v_ids, v_posted, v_held_in, v_held_out) as x (id, posted, held_in, held_out)
@@ -223,14 +217,14 @@ begin
   )
   , made as (
     insert into "仮押さえの順序".holds (tenant, id, kind, key, from_ids, to_ids, amounts, state, created_at, deadline)
-    values (p_tenant, "仮押さえの順序".chobo_id(array['transfer', '仮押さえの順序', p_tenant, '決済', 'hold', "p_注文", '0']), '決済', v_key, array[v_from_1, v_from_2], array[v_to_1, v_to_2], array["p_代金", "p_代金"]::bigint[], 'held', v_now, v_now + interval '86400 seconds')
+    values (p_tenant, "仮押さえの順序".chobo_id(array['transfer', '仮押さえの順序', p_tenant, '決済', 'hold', "p_注文", '0']), '決済', v_key, array[v_account_1, v_account_2], array[v_account_2, v_account_3], array["p_代金", "p_代金"]::bigint[], 'held', v_now, v_now + interval '86400 seconds')
   )
   insert into "仮押さえの順序".entries (tenant, account, kind, op, key, posted, held_in, held_out)
   select p_tenant, x.account, '決済', 'hold', v_key, x.posted, x.held_in, x.held_out
-    from (values (v_from_1, 0::bigint, 0::bigint, "p_代金"),
-                 (v_to_1, 0::bigint, "p_代金", 0::bigint),
-                 (v_from_2, 0::bigint, 0::bigint, "p_代金"),
-                 (v_to_2, 0::bigint, "p_代金", 0::bigint))
+    from (values (v_account_1, 0::bigint, 0::bigint, "p_代金"),
+                 (v_account_2, 0::bigint, "p_代金", 0::bigint),
+                 (v_account_2, 0::bigint, 0::bigint, "p_代金"),
+                 (v_account_3, 0::bigint, "p_代金", 0::bigint))
          as x (account, posted, held_in, held_out);
   return row('done', null)::"仮押さえの順序".result;
 end
@@ -290,7 +284,9 @@ begin
   select coalesce(array_agg(a.id order by a.id), '{}'), coalesce(array_agg(a.posted order by a.id), '{}'),
          coalesce(array_agg(a.held_in order by a.id), '{}'), coalesce(array_agg(a.held_out order by a.id), '{}')
     into v_ids, v_posted, v_held_in, v_held_out
-    from (select * from "仮押さえの順序".accounts where tenant = p_tenant and id = any(v_hold.from_ids || v_hold.to_ids) order by id for update) a;
+    from (select * from "仮押さえの順序".accounts
+           where tenant = p_tenant and id = any(v_hold.from_ids || v_hold.to_ids)
+           order by id for update) a;
   for i in 1 .. array_length(v_hold.amounts, 1) loop
     v_from := array_position(v_ids, v_hold.from_ids[i]);
     v_to := array_position(v_ids, v_hold.to_ids[i]);
@@ -357,7 +353,9 @@ begin
   select coalesce(array_agg(a.id order by a.id), '{}'), coalesce(array_agg(a.posted order by a.id), '{}'),
          coalesce(array_agg(a.held_in order by a.id), '{}'), coalesce(array_agg(a.held_out order by a.id), '{}')
     into v_ids, v_posted, v_held_in, v_held_out
-    from (select * from "仮押さえの順序".accounts where tenant = p_tenant and id = any(v_hold.from_ids || v_hold.to_ids) order by id for update) a;
+    from (select * from "仮押さえの順序".accounts
+           where tenant = p_tenant and id = any(v_hold.from_ids || v_hold.to_ids)
+           order by id for update) a;
   for i in 1 .. array_length(v_hold.amounts, 1) loop
     v_from := array_position(v_ids, v_hold.from_ids[i]);
     v_to := array_position(v_ids, v_hold.to_ids[i]);

@@ -122,8 +122,8 @@ declare
   v_upper bigint[];
   v_from integer;
   v_to integer;
-  v_from_1 uuid;
-  v_to_1 uuid;
+  v_account_1 uuid := "在庫".chobo_id(array['account', '在庫', p_tenant, '仕入先']);
+  v_account_2 uuid := "在庫".chobo_id(array['account', '在庫', p_tenant, '在庫', "p_sku"]);
 begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
@@ -140,8 +140,6 @@ begin
   if "p_数" < 0 then
     raise exception 'chobo: the amount 数 is %, below 0', "p_数" using errcode = '22003';
   end if;
-  v_from_1 := "在庫".chobo_id(array['account', '在庫', p_tenant, '仕入先']);
-  v_to_1 := "在庫".chobo_id(array['account', '在庫', p_tenant, '在庫', "p_sku"]);
 
   -- (0) a move between one account and itself: refused before the key is touched
 
@@ -160,43 +158,45 @@ begin
     return row('refused', 'key_conflict')::"在庫".result;
   end if;
 
-  -- (2) the accounts, locked in id order; made first when missing
-  select coalesce(array_agg(a.id order by a.id), '{}'), coalesce(array_agg(a.posted order by a.id), '{}'),
-         coalesce(array_agg(a.held_in order by a.id), '{}'), coalesce(array_agg(a.held_out order by a.id), '{}'),
-         coalesce(array_agg(a.lower_bound order by a.id), '{}'), coalesce(array_agg(a.upper_bound order by a.id), '{}')
-    into v_ids, v_posted, v_held_in, v_held_out, v_lower, v_upper
-    from (select * from "在庫".accounts where tenant = p_tenant and id = any(array[v_from_1, v_to_1]) order by id for update) a;
-  if not (v_from_1 = any(v_ids) and v_to_1 = any(v_ids)) then
+  -- (2) the accounts. Missing rows are made first, all of them, in id
+  -- order, before any row is locked: a row another call is making is
+  -- waited for here, so the lock below finds every row it needs and takes
+  -- them all in id order. (Locking the rows there were and making the
+  -- others afterwards took locks out of order, and deadlocked.)
+  if exists (select 1 from unnest(array[v_account_1, v_account_2]) as x (id)
+              where not exists (select 1 from "在庫".accounts a where a.tenant = p_tenant and a.id = x.id)) then
     insert into "在庫".accounts (tenant, id, kind, args, unit, lower_bound, upper_bound)
     select distinct on (x.id) p_tenant, x.id, x.kind, x.args, x.unit, x.lower_bound, x.upper_bound
-      from (values (v_from_1, '仕入先', array[]::text[], '個', null::bigint, null::bigint),
-                   (v_to_1, '在庫', array["p_sku"]::text[], '個', 0::bigint, null::bigint))
+      from (values (v_account_1, '仕入先', array[]::text[], '個', null::bigint, null::bigint),
+                   (v_account_2, '在庫', array["p_sku"]::text[], '個', 0::bigint, null::bigint))
            as x (id, kind, args, unit, lower_bound, upper_bound)
      order by x.id
     on conflict do nothing;
+  end if;
+
+  -- then every row is locked, in id order
   select coalesce(array_agg(a.id order by a.id), '{}'), coalesce(array_agg(a.posted order by a.id), '{}'),
          coalesce(array_agg(a.held_in order by a.id), '{}'), coalesce(array_agg(a.held_out order by a.id), '{}'),
          coalesce(array_agg(a.lower_bound order by a.id), '{}'), coalesce(array_agg(a.upper_bound order by a.id), '{}')
     into v_ids, v_posted, v_held_in, v_held_out, v_lower, v_upper
-    from (select * from "在庫".accounts where tenant = p_tenant and id = any(array[v_from_1, v_to_1]) order by id for update) a;
-  end if;
-  if v_lower[array_position(v_ids, v_from_1)] is distinct from null::bigint
-     or v_upper[array_position(v_ids, v_from_1)] is distinct from null::bigint
-     or v_lower[array_position(v_ids, v_to_1)] is distinct from 0::bigint
-     or v_upper[array_position(v_ids, v_to_1)] is distinct from null::bigint then
+    from (select * from "在庫".accounts where tenant = p_tenant and id = any(array[v_account_1, v_account_2]) order by id for update) a;
+  if v_lower[array_position(v_ids, v_account_1)] is distinct from null::bigint
+     or v_upper[array_position(v_ids, v_account_1)] is distinct from null::bigint
+     or v_lower[array_position(v_ids, v_account_2)] is distinct from 0::bigint
+     or v_upper[array_position(v_ids, v_account_2)] is distinct from null::bigint then
     raise exception 'chobo: an account of % keeps bounds other than the book has now', '在庫'
       using errcode = 'CB001', hint = 'bounds of existing accounts cannot change: make a new account kind and move the balance';
   end if;
 
   -- (3) every move, in the order written, on the locked values
   -- move 数 from 仕入先 to 在庫(sku)
-  v_from := array_position(v_ids, v_from_1);
-  v_to := array_position(v_ids, v_to_1);
+  v_from := array_position(v_ids, v_account_1);
+  v_to := array_position(v_ids, v_account_2);
   v_posted[v_from] := v_posted[v_from] - "p_数";
   v_posted[v_to] := v_posted[v_to] + "p_数";
 
-  -- (4) every move went through: the rows take what the moves left,
-  -- in one statement with the entries (and the hold)
+  -- (4) every move went through: the rows take what the moves left, in
+  -- one statement with the entries (and the hold)
   with written as (
     update "在庫".accounts a set posted = x.posted, held_in = x.held_in, held_out = x.held_out
       from unnest(v_ids, v_posted, v_held_in, v_held_out) as x (id, posted, held_in, held_out)
@@ -204,8 +204,8 @@ begin
   )
   insert into "在庫".entries (tenant, account, kind, op, key, posted, held_in, held_out)
   select p_tenant, x.account, '入荷', 'do', v_key, x.posted, x.held_in, x.held_out
-    from (values (v_from_1, -"p_数", 0::bigint, 0::bigint),
-                 (v_to_1, "p_数", 0::bigint, 0::bigint))
+    from (values (v_account_1, -"p_数", 0::bigint, 0::bigint),
+                 (v_account_2, "p_数", 0::bigint, 0::bigint))
          as x (account, posted, held_in, held_out);
   return row('done', null)::"在庫".result;
 end
@@ -227,8 +227,8 @@ declare
   v_upper bigint[];
   v_from integer;
   v_to integer;
-  v_from_1 uuid;
-  v_to_1 uuid;
+  v_account_1 uuid := "在庫".chobo_id(array['account', '在庫', p_tenant, '在庫', "p_sku"]);
+  v_account_2 uuid := "在庫".chobo_id(array['account', '在庫', p_tenant, '客']);
 begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
@@ -245,8 +245,6 @@ begin
   if "p_数" < 0 then
     raise exception 'chobo: the amount 数 is %, below 0', "p_数" using errcode = '22003';
   end if;
-  v_from_1 := "在庫".chobo_id(array['account', '在庫', p_tenant, '在庫', "p_sku"]);
-  v_to_1 := "在庫".chobo_id(array['account', '在庫', p_tenant, '客']);
 
   -- (0) a move between one account and itself: refused before the key is touched
 
@@ -265,38 +263,40 @@ begin
     return row('refused', 'key_conflict')::"在庫".result;
   end if;
 
-  -- (2) the accounts, locked in id order; made first when missing
-  select coalesce(array_agg(a.id order by a.id), '{}'), coalesce(array_agg(a.posted order by a.id), '{}'),
-         coalesce(array_agg(a.held_in order by a.id), '{}'), coalesce(array_agg(a.held_out order by a.id), '{}'),
-         coalesce(array_agg(a.lower_bound order by a.id), '{}'), coalesce(array_agg(a.upper_bound order by a.id), '{}')
-    into v_ids, v_posted, v_held_in, v_held_out, v_lower, v_upper
-    from (select * from "在庫".accounts where tenant = p_tenant and id = any(array[v_from_1, v_to_1]) order by id for update) a;
-  if not (v_from_1 = any(v_ids) and v_to_1 = any(v_ids)) then
+  -- (2) the accounts. Missing rows are made first, all of them, in id
+  -- order, before any row is locked: a row another call is making is
+  -- waited for here, so the lock below finds every row it needs and takes
+  -- them all in id order. (Locking the rows there were and making the
+  -- others afterwards took locks out of order, and deadlocked.)
+  if exists (select 1 from unnest(array[v_account_1, v_account_2]) as x (id)
+              where not exists (select 1 from "在庫".accounts a where a.tenant = p_tenant and a.id = x.id)) then
     insert into "在庫".accounts (tenant, id, kind, args, unit, lower_bound, upper_bound)
     select distinct on (x.id) p_tenant, x.id, x.kind, x.args, x.unit, x.lower_bound, x.upper_bound
-      from (values (v_from_1, '在庫', array["p_sku"]::text[], '個', 0::bigint, null::bigint),
-                   (v_to_1, '客', array[]::text[], '個', null::bigint, null::bigint))
+      from (values (v_account_1, '在庫', array["p_sku"]::text[], '個', 0::bigint, null::bigint),
+                   (v_account_2, '客', array[]::text[], '個', null::bigint, null::bigint))
            as x (id, kind, args, unit, lower_bound, upper_bound)
      order by x.id
     on conflict do nothing;
+  end if;
+
+  -- then every row is locked, in id order
   select coalesce(array_agg(a.id order by a.id), '{}'), coalesce(array_agg(a.posted order by a.id), '{}'),
          coalesce(array_agg(a.held_in order by a.id), '{}'), coalesce(array_agg(a.held_out order by a.id), '{}'),
          coalesce(array_agg(a.lower_bound order by a.id), '{}'), coalesce(array_agg(a.upper_bound order by a.id), '{}')
     into v_ids, v_posted, v_held_in, v_held_out, v_lower, v_upper
-    from (select * from "在庫".accounts where tenant = p_tenant and id = any(array[v_from_1, v_to_1]) order by id for update) a;
-  end if;
-  if v_lower[array_position(v_ids, v_from_1)] is distinct from 0::bigint
-     or v_upper[array_position(v_ids, v_from_1)] is distinct from null::bigint
-     or v_lower[array_position(v_ids, v_to_1)] is distinct from null::bigint
-     or v_upper[array_position(v_ids, v_to_1)] is distinct from null::bigint then
+    from (select * from "在庫".accounts where tenant = p_tenant and id = any(array[v_account_1, v_account_2]) order by id for update) a;
+  if v_lower[array_position(v_ids, v_account_1)] is distinct from 0::bigint
+     or v_upper[array_position(v_ids, v_account_1)] is distinct from null::bigint
+     or v_lower[array_position(v_ids, v_account_2)] is distinct from null::bigint
+     or v_upper[array_position(v_ids, v_account_2)] is distinct from null::bigint then
     raise exception 'chobo: an account of % keeps bounds other than the book has now', '在庫'
       using errcode = 'CB001', hint = 'bounds of existing accounts cannot change: make a new account kind and move the balance';
   end if;
 
   -- (3) every move, in the order written, on the locked values
   -- move 数 from 在庫(sku) to 客
-  v_from := array_position(v_ids, v_from_1);
-  v_to := array_position(v_ids, v_to_1);
+  v_from := array_position(v_ids, v_account_1);
+  v_to := array_position(v_ids, v_account_2);
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_数" < 0 then
     -- refused by a bound: nothing has moved, and the key stays used
     update "在庫".keys k set result = 'refused', reason = '在庫切れ'
@@ -306,8 +306,8 @@ begin
   v_held_out[v_from] := v_held_out[v_from] + "p_数";
   v_held_in[v_to] := v_held_in[v_to] + "p_数";
 
-  -- (4) every move went through: the rows take what the moves left,
-  -- in one statement with the entries (and the hold)
+  -- (4) every move went through: the rows take what the moves left, in
+  -- one statement with the entries (and the hold)
   with written as (
     update "在庫".accounts a set posted = x.posted, held_in = x.held_in, held_out = x.held_out
       from unnest(v_ids, v_posted, v_held_in, v_held_out) as x (id, posted, held_in, held_out)
@@ -315,12 +315,12 @@ begin
   )
   , made as (
     insert into "在庫".holds (tenant, id, kind, key, from_ids, to_ids, amounts, state, created_at, deadline)
-    values (p_tenant, "在庫".chobo_id(array['transfer', '在庫', p_tenant, '引当', 'hold', "p_注文", "p_sku", '0']), '引当', v_key, array[v_from_1], array[v_to_1], array["p_数"]::bigint[], 'held', v_now, v_now + interval '1800 seconds')
+    values (p_tenant, "在庫".chobo_id(array['transfer', '在庫', p_tenant, '引当', 'hold', "p_注文", "p_sku", '0']), '引当', v_key, array[v_account_1], array[v_account_2], array["p_数"]::bigint[], 'held', v_now, v_now + interval '1800 seconds')
   )
   insert into "在庫".entries (tenant, account, kind, op, key, posted, held_in, held_out)
   select p_tenant, x.account, '引当', 'hold', v_key, x.posted, x.held_in, x.held_out
-    from (values (v_from_1, 0::bigint, 0::bigint, "p_数"),
-                 (v_to_1, 0::bigint, "p_数", 0::bigint))
+    from (values (v_account_1, 0::bigint, 0::bigint, "p_数"),
+                 (v_account_2, 0::bigint, "p_数", 0::bigint))
          as x (account, posted, held_in, held_out);
   return row('done', null)::"在庫".result;
 end
@@ -383,7 +383,9 @@ begin
   select coalesce(array_agg(a.id order by a.id), '{}'), coalesce(array_agg(a.posted order by a.id), '{}'),
          coalesce(array_agg(a.held_in order by a.id), '{}'), coalesce(array_agg(a.held_out order by a.id), '{}')
     into v_ids, v_posted, v_held_in, v_held_out
-    from (select * from "在庫".accounts where tenant = p_tenant and id = any(v_hold.from_ids || v_hold.to_ids) order by id for update) a;
+    from (select * from "在庫".accounts
+           where tenant = p_tenant and id = any(v_hold.from_ids || v_hold.to_ids)
+           order by id for update) a;
   for i in 1 .. array_length(v_hold.amounts, 1) loop
     v_from := array_position(v_ids, v_hold.from_ids[i]);
     v_to := array_position(v_ids, v_hold.to_ids[i]);
@@ -453,7 +455,9 @@ begin
   select coalesce(array_agg(a.id order by a.id), '{}'), coalesce(array_agg(a.posted order by a.id), '{}'),
          coalesce(array_agg(a.held_in order by a.id), '{}'), coalesce(array_agg(a.held_out order by a.id), '{}')
     into v_ids, v_posted, v_held_in, v_held_out
-    from (select * from "在庫".accounts where tenant = p_tenant and id = any(v_hold.from_ids || v_hold.to_ids) order by id for update) a;
+    from (select * from "在庫".accounts
+           where tenant = p_tenant and id = any(v_hold.from_ids || v_hold.to_ids)
+           order by id for update) a;
   for i in 1 .. array_length(v_hold.amounts, 1) loop
     v_from := array_position(v_ids, v_hold.from_ids[i]);
     v_to := array_position(v_ids, v_hold.to_ids[i]);
@@ -506,8 +510,8 @@ declare
   v_upper bigint[];
   v_from integer;
   v_to integer;
-  v_from_1 uuid;
-  v_to_1 uuid;
+  v_account_1 uuid := "在庫".chobo_id(array['account', '在庫', p_tenant, '客']);
+  v_account_2 uuid := "在庫".chobo_id(array['account', '在庫', p_tenant, '在庫', "p_sku"]);
 begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
@@ -524,8 +528,6 @@ begin
   if "p_数" < 0 then
     raise exception 'chobo: the amount 数 is %, below 0', "p_数" using errcode = '22003';
   end if;
-  v_from_1 := "在庫".chobo_id(array['account', '在庫', p_tenant, '客']);
-  v_to_1 := "在庫".chobo_id(array['account', '在庫', p_tenant, '在庫', "p_sku"]);
 
   -- (0) a move between one account and itself: refused before the key is touched
 
@@ -544,43 +546,45 @@ begin
     return row('refused', 'key_conflict')::"在庫".result;
   end if;
 
-  -- (2) the accounts, locked in id order; made first when missing
-  select coalesce(array_agg(a.id order by a.id), '{}'), coalesce(array_agg(a.posted order by a.id), '{}'),
-         coalesce(array_agg(a.held_in order by a.id), '{}'), coalesce(array_agg(a.held_out order by a.id), '{}'),
-         coalesce(array_agg(a.lower_bound order by a.id), '{}'), coalesce(array_agg(a.upper_bound order by a.id), '{}')
-    into v_ids, v_posted, v_held_in, v_held_out, v_lower, v_upper
-    from (select * from "在庫".accounts where tenant = p_tenant and id = any(array[v_from_1, v_to_1]) order by id for update) a;
-  if not (v_from_1 = any(v_ids) and v_to_1 = any(v_ids)) then
+  -- (2) the accounts. Missing rows are made first, all of them, in id
+  -- order, before any row is locked: a row another call is making is
+  -- waited for here, so the lock below finds every row it needs and takes
+  -- them all in id order. (Locking the rows there were and making the
+  -- others afterwards took locks out of order, and deadlocked.)
+  if exists (select 1 from unnest(array[v_account_1, v_account_2]) as x (id)
+              where not exists (select 1 from "在庫".accounts a where a.tenant = p_tenant and a.id = x.id)) then
     insert into "在庫".accounts (tenant, id, kind, args, unit, lower_bound, upper_bound)
     select distinct on (x.id) p_tenant, x.id, x.kind, x.args, x.unit, x.lower_bound, x.upper_bound
-      from (values (v_from_1, '客', array[]::text[], '個', null::bigint, null::bigint),
-                   (v_to_1, '在庫', array["p_sku"]::text[], '個', 0::bigint, null::bigint))
+      from (values (v_account_1, '客', array[]::text[], '個', null::bigint, null::bigint),
+                   (v_account_2, '在庫', array["p_sku"]::text[], '個', 0::bigint, null::bigint))
            as x (id, kind, args, unit, lower_bound, upper_bound)
      order by x.id
     on conflict do nothing;
+  end if;
+
+  -- then every row is locked, in id order
   select coalesce(array_agg(a.id order by a.id), '{}'), coalesce(array_agg(a.posted order by a.id), '{}'),
          coalesce(array_agg(a.held_in order by a.id), '{}'), coalesce(array_agg(a.held_out order by a.id), '{}'),
          coalesce(array_agg(a.lower_bound order by a.id), '{}'), coalesce(array_agg(a.upper_bound order by a.id), '{}')
     into v_ids, v_posted, v_held_in, v_held_out, v_lower, v_upper
-    from (select * from "在庫".accounts where tenant = p_tenant and id = any(array[v_from_1, v_to_1]) order by id for update) a;
-  end if;
-  if v_lower[array_position(v_ids, v_from_1)] is distinct from null::bigint
-     or v_upper[array_position(v_ids, v_from_1)] is distinct from null::bigint
-     or v_lower[array_position(v_ids, v_to_1)] is distinct from 0::bigint
-     or v_upper[array_position(v_ids, v_to_1)] is distinct from null::bigint then
+    from (select * from "在庫".accounts where tenant = p_tenant and id = any(array[v_account_1, v_account_2]) order by id for update) a;
+  if v_lower[array_position(v_ids, v_account_1)] is distinct from null::bigint
+     or v_upper[array_position(v_ids, v_account_1)] is distinct from null::bigint
+     or v_lower[array_position(v_ids, v_account_2)] is distinct from 0::bigint
+     or v_upper[array_position(v_ids, v_account_2)] is distinct from null::bigint then
     raise exception 'chobo: an account of % keeps bounds other than the book has now', '在庫'
       using errcode = 'CB001', hint = 'bounds of existing accounts cannot change: make a new account kind and move the balance';
   end if;
 
   -- (3) every move, in the order written, on the locked values
   -- move 数 from 客 to 在庫(sku)
-  v_from := array_position(v_ids, v_from_1);
-  v_to := array_position(v_ids, v_to_1);
+  v_from := array_position(v_ids, v_account_1);
+  v_to := array_position(v_ids, v_account_2);
   v_posted[v_from] := v_posted[v_from] - "p_数";
   v_posted[v_to] := v_posted[v_to] + "p_数";
 
-  -- (4) every move went through: the rows take what the moves left,
-  -- in one statement with the entries (and the hold)
+  -- (4) every move went through: the rows take what the moves left, in
+  -- one statement with the entries (and the hold)
   with written as (
     update "在庫".accounts a set posted = x.posted, held_in = x.held_in, held_out = x.held_out
       from unnest(v_ids, v_posted, v_held_in, v_held_out) as x (id, posted, held_in, held_out)
@@ -588,8 +592,8 @@ begin
   )
   insert into "在庫".entries (tenant, account, kind, op, key, posted, held_in, held_out)
   select p_tenant, x.account, '返品', 'do', v_key, x.posted, x.held_in, x.held_out
-    from (values (v_from_1, -"p_数", 0::bigint, 0::bigint),
-                 (v_to_1, "p_数", 0::bigint, 0::bigint))
+    from (values (v_account_1, -"p_数", 0::bigint, 0::bigint),
+                 (v_account_2, "p_数", 0::bigint, 0::bigint))
          as x (account, posted, held_in, held_out);
   return row('done', null)::"在庫".result;
 end

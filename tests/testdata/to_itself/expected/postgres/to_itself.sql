@@ -122,8 +122,8 @@ declare
   v_upper bigint[];
   v_from integer;
   v_to integer;
-  v_from_1 uuid;
-  v_to_1 uuid;
+  v_account_1 uuid := "to_itself".chobo_id(array['account', 'to_itself', p_tenant, 'vendors']);
+  v_account_2 uuid := "to_itself".chobo_id(array['account', 'to_itself', p_tenant, 'bin', "p_place"]);
 begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
@@ -140,8 +140,6 @@ begin
   if "p_qty" < 0 then
     raise exception 'chobo: the amount qty is %, below 0', "p_qty" using errcode = '22003';
   end if;
-  v_from_1 := "to_itself".chobo_id(array['account', 'to_itself', p_tenant, 'vendors']);
-  v_to_1 := "to_itself".chobo_id(array['account', 'to_itself', p_tenant, 'bin', "p_place"]);
 
   -- (0) a move between one account and itself: refused before the key is touched
 
@@ -160,38 +158,40 @@ begin
     return row('refused', 'key_conflict')::"to_itself".result;
   end if;
 
-  -- (2) the accounts, locked in id order; made first when missing
-  select coalesce(array_agg(a.id order by a.id), '{}'), coalesce(array_agg(a.posted order by a.id), '{}'),
-         coalesce(array_agg(a.held_in order by a.id), '{}'), coalesce(array_agg(a.held_out order by a.id), '{}'),
-         coalesce(array_agg(a.lower_bound order by a.id), '{}'), coalesce(array_agg(a.upper_bound order by a.id), '{}')
-    into v_ids, v_posted, v_held_in, v_held_out, v_lower, v_upper
-    from (select * from "to_itself".accounts where tenant = p_tenant and id = any(array[v_from_1, v_to_1]) order by id for update) a;
-  if not (v_from_1 = any(v_ids) and v_to_1 = any(v_ids)) then
+  -- (2) the accounts. Missing rows are made first, all of them, in id
+  -- order, before any row is locked: a row another call is making is
+  -- waited for here, so the lock below finds every row it needs and takes
+  -- them all in id order. (Locking the rows there were and making the
+  -- others afterwards took locks out of order, and deadlocked.)
+  if exists (select 1 from unnest(array[v_account_1, v_account_2]) as x (id)
+              where not exists (select 1 from "to_itself".accounts a where a.tenant = p_tenant and a.id = x.id)) then
     insert into "to_itself".accounts (tenant, id, kind, args, unit, lower_bound, upper_bound)
     select distinct on (x.id) p_tenant, x.id, x.kind, x.args, x.unit, x.lower_bound, x.upper_bound
-      from (values (v_from_1, 'vendors', array[]::text[], 'pcs', null::bigint, null::bigint),
-                   (v_to_1, 'bin', array["p_place"]::text[], 'pcs', 0::bigint, 100::bigint))
+      from (values (v_account_1, 'vendors', array[]::text[], 'pcs', null::bigint, null::bigint),
+                   (v_account_2, 'bin', array["p_place"]::text[], 'pcs', 0::bigint, 100::bigint))
            as x (id, kind, args, unit, lower_bound, upper_bound)
      order by x.id
     on conflict do nothing;
+  end if;
+
+  -- then every row is locked, in id order
   select coalesce(array_agg(a.id order by a.id), '{}'), coalesce(array_agg(a.posted order by a.id), '{}'),
          coalesce(array_agg(a.held_in order by a.id), '{}'), coalesce(array_agg(a.held_out order by a.id), '{}'),
          coalesce(array_agg(a.lower_bound order by a.id), '{}'), coalesce(array_agg(a.upper_bound order by a.id), '{}')
     into v_ids, v_posted, v_held_in, v_held_out, v_lower, v_upper
-    from (select * from "to_itself".accounts where tenant = p_tenant and id = any(array[v_from_1, v_to_1]) order by id for update) a;
-  end if;
-  if v_lower[array_position(v_ids, v_from_1)] is distinct from null::bigint
-     or v_upper[array_position(v_ids, v_from_1)] is distinct from null::bigint
-     or v_lower[array_position(v_ids, v_to_1)] is distinct from 0::bigint
-     or v_upper[array_position(v_ids, v_to_1)] is distinct from 100::bigint then
+    from (select * from "to_itself".accounts where tenant = p_tenant and id = any(array[v_account_1, v_account_2]) order by id for update) a;
+  if v_lower[array_position(v_ids, v_account_1)] is distinct from null::bigint
+     or v_upper[array_position(v_ids, v_account_1)] is distinct from null::bigint
+     or v_lower[array_position(v_ids, v_account_2)] is distinct from 0::bigint
+     or v_upper[array_position(v_ids, v_account_2)] is distinct from 100::bigint then
     raise exception 'chobo: an account of % keeps bounds other than the book has now', 'to_itself'
       using errcode = 'CB001', hint = 'bounds of existing accounts cannot change: make a new account kind and move the balance';
   end if;
 
   -- (3) every move, in the order written, on the locked values
   -- move qty from vendors to bin(place)
-  v_from := array_position(v_ids, v_from_1);
-  v_to := array_position(v_ids, v_to_1);
+  v_from := array_position(v_ids, v_account_1);
+  v_to := array_position(v_ids, v_account_2);
   if v_posted[v_to]::numeric + v_held_in[v_to] + "p_qty" > 100 then
     -- refused by a bound: nothing has moved, and the key stays used
     update "to_itself".keys k set result = 'refused', reason = 'bin_full'
@@ -201,8 +201,8 @@ begin
   v_posted[v_from] := v_posted[v_from] - "p_qty";
   v_posted[v_to] := v_posted[v_to] + "p_qty";
 
-  -- (4) every move went through: the rows take what the moves left,
-  -- in one statement with the entries (and the hold)
+  -- (4) every move went through: the rows take what the moves left, in
+  -- one statement with the entries (and the hold)
   with written as (
     update "to_itself".accounts a set posted = x.posted, held_in = x.held_in, held_out = x.held_out
       from unnest(v_ids, v_posted, v_held_in, v_held_out) as x (id, posted, held_in, held_out)
@@ -210,8 +210,8 @@ begin
   )
   insert into "to_itself".entries (tenant, account, kind, op, key, posted, held_in, held_out)
   select p_tenant, x.account, 'stock_in', 'do', v_key, x.posted, x.held_in, x.held_out
-    from (values (v_from_1, -"p_qty", 0::bigint, 0::bigint),
-                 (v_to_1, "p_qty", 0::bigint, 0::bigint))
+    from (values (v_account_1, -"p_qty", 0::bigint, 0::bigint),
+                 (v_account_2, "p_qty", 0::bigint, 0::bigint))
          as x (account, posted, held_in, held_out);
   return row('done', null)::"to_itself".result;
 end
@@ -232,8 +232,8 @@ declare
   v_upper bigint[];
   v_from integer;
   v_to integer;
-  v_from_1 uuid;
-  v_to_1 uuid;
+  v_account_1 uuid := "to_itself".chobo_id(array['account', 'to_itself', p_tenant, 'bin', "p_source"]);
+  v_account_2 uuid := "to_itself".chobo_id(array['account', 'to_itself', p_tenant, 'bin', "p_target"]);
 begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
@@ -253,11 +253,9 @@ begin
   if "p_qty" < 0 then
     raise exception 'chobo: the amount qty is %, below 0', "p_qty" using errcode = '22003';
   end if;
-  v_from_1 := "to_itself".chobo_id(array['account', 'to_itself', p_tenant, 'bin', "p_source"]);
-  v_to_1 := "to_itself".chobo_id(array['account', 'to_itself', p_tenant, 'bin', "p_target"]);
 
   -- (0) a move between one account and itself: refused before the key is touched
-  if v_from_1 = v_to_1 then
+  if v_account_1 = v_account_2 then
     return row('refused', 'same_account')::"to_itself".result;
   end if;
 
@@ -276,38 +274,40 @@ begin
     return row('refused', 'key_conflict')::"to_itself".result;
   end if;
 
-  -- (2) the accounts, locked in id order; made first when missing
-  select coalesce(array_agg(a.id order by a.id), '{}'), coalesce(array_agg(a.posted order by a.id), '{}'),
-         coalesce(array_agg(a.held_in order by a.id), '{}'), coalesce(array_agg(a.held_out order by a.id), '{}'),
-         coalesce(array_agg(a.lower_bound order by a.id), '{}'), coalesce(array_agg(a.upper_bound order by a.id), '{}')
-    into v_ids, v_posted, v_held_in, v_held_out, v_lower, v_upper
-    from (select * from "to_itself".accounts where tenant = p_tenant and id = any(array[v_from_1, v_to_1]) order by id for update) a;
-  if not (v_from_1 = any(v_ids) and v_to_1 = any(v_ids)) then
+  -- (2) the accounts. Missing rows are made first, all of them, in id
+  -- order, before any row is locked: a row another call is making is
+  -- waited for here, so the lock below finds every row it needs and takes
+  -- them all in id order. (Locking the rows there were and making the
+  -- others afterwards took locks out of order, and deadlocked.)
+  if exists (select 1 from unnest(array[v_account_1, v_account_2]) as x (id)
+              where not exists (select 1 from "to_itself".accounts a where a.tenant = p_tenant and a.id = x.id)) then
     insert into "to_itself".accounts (tenant, id, kind, args, unit, lower_bound, upper_bound)
     select distinct on (x.id) p_tenant, x.id, x.kind, x.args, x.unit, x.lower_bound, x.upper_bound
-      from (values (v_from_1, 'bin', array["p_source"]::text[], 'pcs', 0::bigint, 100::bigint),
-                   (v_to_1, 'bin', array["p_target"]::text[], 'pcs', 0::bigint, 100::bigint))
+      from (values (v_account_1, 'bin', array["p_source"]::text[], 'pcs', 0::bigint, 100::bigint),
+                   (v_account_2, 'bin', array["p_target"]::text[], 'pcs', 0::bigint, 100::bigint))
            as x (id, kind, args, unit, lower_bound, upper_bound)
      order by x.id
     on conflict do nothing;
+  end if;
+
+  -- then every row is locked, in id order
   select coalesce(array_agg(a.id order by a.id), '{}'), coalesce(array_agg(a.posted order by a.id), '{}'),
          coalesce(array_agg(a.held_in order by a.id), '{}'), coalesce(array_agg(a.held_out order by a.id), '{}'),
          coalesce(array_agg(a.lower_bound order by a.id), '{}'), coalesce(array_agg(a.upper_bound order by a.id), '{}')
     into v_ids, v_posted, v_held_in, v_held_out, v_lower, v_upper
-    from (select * from "to_itself".accounts where tenant = p_tenant and id = any(array[v_from_1, v_to_1]) order by id for update) a;
-  end if;
-  if v_lower[array_position(v_ids, v_from_1)] is distinct from 0::bigint
-     or v_upper[array_position(v_ids, v_from_1)] is distinct from 100::bigint
-     or v_lower[array_position(v_ids, v_to_1)] is distinct from 0::bigint
-     or v_upper[array_position(v_ids, v_to_1)] is distinct from 100::bigint then
+    from (select * from "to_itself".accounts where tenant = p_tenant and id = any(array[v_account_1, v_account_2]) order by id for update) a;
+  if v_lower[array_position(v_ids, v_account_1)] is distinct from 0::bigint
+     or v_upper[array_position(v_ids, v_account_1)] is distinct from 100::bigint
+     or v_lower[array_position(v_ids, v_account_2)] is distinct from 0::bigint
+     or v_upper[array_position(v_ids, v_account_2)] is distinct from 100::bigint then
     raise exception 'chobo: an account of % keeps bounds other than the book has now', 'to_itself'
       using errcode = 'CB001', hint = 'bounds of existing accounts cannot change: make a new account kind and move the balance';
   end if;
 
   -- (3) every move, in the order written, on the locked values
   -- move qty from bin(source) to bin(target)
-  v_from := array_position(v_ids, v_from_1);
-  v_to := array_position(v_ids, v_to_1);
+  v_from := array_position(v_ids, v_account_1);
+  v_to := array_position(v_ids, v_account_2);
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_qty" < 0 then
     -- refused by a bound: nothing has moved, and the key stays used
     update "to_itself".keys k set result = 'refused', reason = 'bin_empty'
@@ -323,8 +323,8 @@ begin
   v_posted[v_from] := v_posted[v_from] - "p_qty";
   v_posted[v_to] := v_posted[v_to] + "p_qty";
 
-  -- (4) every move went through: the rows take what the moves left,
-  -- in one statement with the entries (and the hold)
+  -- (4) every move went through: the rows take what the moves left, in
+  -- one statement with the entries (and the hold)
   with written as (
     update "to_itself".accounts a set posted = x.posted, held_in = x.held_in, held_out = x.held_out
       from unnest(v_ids, v_posted, v_held_in, v_held_out) as x (id, posted, held_in, held_out)
@@ -332,8 +332,8 @@ begin
   )
   insert into "to_itself".entries (tenant, account, kind, op, key, posted, held_in, held_out)
   select p_tenant, x.account, 'relocate', 'do', v_key, x.posted, x.held_in, x.held_out
-    from (values (v_from_1, -"p_qty", 0::bigint, 0::bigint),
-                 (v_to_1, "p_qty", 0::bigint, 0::bigint))
+    from (values (v_account_1, -"p_qty", 0::bigint, 0::bigint),
+                 (v_account_2, "p_qty", 0::bigint, 0::bigint))
          as x (account, posted, held_in, held_out);
   return row('done', null)::"to_itself".result;
 end
@@ -355,8 +355,8 @@ declare
   v_upper bigint[];
   v_from integer;
   v_to integer;
-  v_from_1 uuid;
-  v_to_1 uuid;
+  v_account_1 uuid := "to_itself".chobo_id(array['account', 'to_itself', p_tenant, 'bin', "p_source"]);
+  v_account_2 uuid := "to_itself".chobo_id(array['account', 'to_itself', p_tenant, 'bin', "p_target"]);
 begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
@@ -376,11 +376,9 @@ begin
   if "p_qty" < 0 then
     raise exception 'chobo: the amount qty is %, below 0', "p_qty" using errcode = '22003';
   end if;
-  v_from_1 := "to_itself".chobo_id(array['account', 'to_itself', p_tenant, 'bin', "p_source"]);
-  v_to_1 := "to_itself".chobo_id(array['account', 'to_itself', p_tenant, 'bin', "p_target"]);
 
   -- (0) a move between one account and itself: refused before the key is touched
-  if v_from_1 = v_to_1 then
+  if v_account_1 = v_account_2 then
     return row('refused', 'same_account')::"to_itself".result;
   end if;
 
@@ -399,38 +397,40 @@ begin
     return row('refused', 'key_conflict')::"to_itself".result;
   end if;
 
-  -- (2) the accounts, locked in id order; made first when missing
-  select coalesce(array_agg(a.id order by a.id), '{}'), coalesce(array_agg(a.posted order by a.id), '{}'),
-         coalesce(array_agg(a.held_in order by a.id), '{}'), coalesce(array_agg(a.held_out order by a.id), '{}'),
-         coalesce(array_agg(a.lower_bound order by a.id), '{}'), coalesce(array_agg(a.upper_bound order by a.id), '{}')
-    into v_ids, v_posted, v_held_in, v_held_out, v_lower, v_upper
-    from (select * from "to_itself".accounts where tenant = p_tenant and id = any(array[v_from_1, v_to_1]) order by id for update) a;
-  if not (v_from_1 = any(v_ids) and v_to_1 = any(v_ids)) then
+  -- (2) the accounts. Missing rows are made first, all of them, in id
+  -- order, before any row is locked: a row another call is making is
+  -- waited for here, so the lock below finds every row it needs and takes
+  -- them all in id order. (Locking the rows there were and making the
+  -- others afterwards took locks out of order, and deadlocked.)
+  if exists (select 1 from unnest(array[v_account_1, v_account_2]) as x (id)
+              where not exists (select 1 from "to_itself".accounts a where a.tenant = p_tenant and a.id = x.id)) then
     insert into "to_itself".accounts (tenant, id, kind, args, unit, lower_bound, upper_bound)
     select distinct on (x.id) p_tenant, x.id, x.kind, x.args, x.unit, x.lower_bound, x.upper_bound
-      from (values (v_from_1, 'bin', array["p_source"]::text[], 'pcs', 0::bigint, 100::bigint),
-                   (v_to_1, 'bin', array["p_target"]::text[], 'pcs', 0::bigint, 100::bigint))
+      from (values (v_account_1, 'bin', array["p_source"]::text[], 'pcs', 0::bigint, 100::bigint),
+                   (v_account_2, 'bin', array["p_target"]::text[], 'pcs', 0::bigint, 100::bigint))
            as x (id, kind, args, unit, lower_bound, upper_bound)
      order by x.id
     on conflict do nothing;
+  end if;
+
+  -- then every row is locked, in id order
   select coalesce(array_agg(a.id order by a.id), '{}'), coalesce(array_agg(a.posted order by a.id), '{}'),
          coalesce(array_agg(a.held_in order by a.id), '{}'), coalesce(array_agg(a.held_out order by a.id), '{}'),
          coalesce(array_agg(a.lower_bound order by a.id), '{}'), coalesce(array_agg(a.upper_bound order by a.id), '{}')
     into v_ids, v_posted, v_held_in, v_held_out, v_lower, v_upper
-    from (select * from "to_itself".accounts where tenant = p_tenant and id = any(array[v_from_1, v_to_1]) order by id for update) a;
-  end if;
-  if v_lower[array_position(v_ids, v_from_1)] is distinct from 0::bigint
-     or v_upper[array_position(v_ids, v_from_1)] is distinct from 100::bigint
-     or v_lower[array_position(v_ids, v_to_1)] is distinct from 0::bigint
-     or v_upper[array_position(v_ids, v_to_1)] is distinct from 100::bigint then
+    from (select * from "to_itself".accounts where tenant = p_tenant and id = any(array[v_account_1, v_account_2]) order by id for update) a;
+  if v_lower[array_position(v_ids, v_account_1)] is distinct from 0::bigint
+     or v_upper[array_position(v_ids, v_account_1)] is distinct from 100::bigint
+     or v_lower[array_position(v_ids, v_account_2)] is distinct from 0::bigint
+     or v_upper[array_position(v_ids, v_account_2)] is distinct from 100::bigint then
     raise exception 'chobo: an account of % keeps bounds other than the book has now', 'to_itself'
       using errcode = 'CB001', hint = 'bounds of existing accounts cannot change: make a new account kind and move the balance';
   end if;
 
   -- (3) every move, in the order written, on the locked values
   -- move qty from bin(source) to bin(target)
-  v_from := array_position(v_ids, v_from_1);
-  v_to := array_position(v_ids, v_to_1);
+  v_from := array_position(v_ids, v_account_1);
+  v_to := array_position(v_ids, v_account_2);
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_qty" < 0 then
     -- refused by a bound: nothing has moved, and the key stays used
     update "to_itself".keys k set result = 'refused', reason = 'bin_empty'
@@ -446,8 +446,8 @@ begin
   v_held_out[v_from] := v_held_out[v_from] + "p_qty";
   v_held_in[v_to] := v_held_in[v_to] + "p_qty";
 
-  -- (4) every move went through: the rows take what the moves left,
-  -- in one statement with the entries (and the hold)
+  -- (4) every move went through: the rows take what the moves left, in
+  -- one statement with the entries (and the hold)
   with written as (
     update "to_itself".accounts a set posted = x.posted, held_in = x.held_in, held_out = x.held_out
       from unnest(v_ids, v_posted, v_held_in, v_held_out) as x (id, posted, held_in, held_out)
@@ -455,12 +455,12 @@ begin
   )
   , made as (
     insert into "to_itself".holds (tenant, id, kind, key, from_ids, to_ids, amounts, state, created_at, deadline)
-    values (p_tenant, "to_itself".chobo_id(array['transfer', 'to_itself', p_tenant, 'set_aside', 'hold', "p_ticket", '0']), 'set_aside', v_key, array[v_from_1], array[v_to_1], array["p_qty"]::bigint[], 'held', v_now, null::timestamptz)
+    values (p_tenant, "to_itself".chobo_id(array['transfer', 'to_itself', p_tenant, 'set_aside', 'hold', "p_ticket", '0']), 'set_aside', v_key, array[v_account_1], array[v_account_2], array["p_qty"]::bigint[], 'held', v_now, null::timestamptz)
   )
   insert into "to_itself".entries (tenant, account, kind, op, key, posted, held_in, held_out)
   select p_tenant, x.account, 'set_aside', 'hold', v_key, x.posted, x.held_in, x.held_out
-    from (values (v_from_1, 0::bigint, 0::bigint, "p_qty"),
-                 (v_to_1, 0::bigint, "p_qty", 0::bigint))
+    from (values (v_account_1, 0::bigint, 0::bigint, "p_qty"),
+                 (v_account_2, 0::bigint, "p_qty", 0::bigint))
          as x (account, posted, held_in, held_out);
   return row('done', null)::"to_itself".result;
 end
@@ -520,7 +520,9 @@ begin
   select coalesce(array_agg(a.id order by a.id), '{}'), coalesce(array_agg(a.posted order by a.id), '{}'),
          coalesce(array_agg(a.held_in order by a.id), '{}'), coalesce(array_agg(a.held_out order by a.id), '{}')
     into v_ids, v_posted, v_held_in, v_held_out
-    from (select * from "to_itself".accounts where tenant = p_tenant and id = any(v_hold.from_ids || v_hold.to_ids) order by id for update) a;
+    from (select * from "to_itself".accounts
+           where tenant = p_tenant and id = any(v_hold.from_ids || v_hold.to_ids)
+           order by id for update) a;
   for i in 1 .. array_length(v_hold.amounts, 1) loop
     v_from := array_position(v_ids, v_hold.from_ids[i]);
     v_to := array_position(v_ids, v_hold.to_ids[i]);
@@ -587,7 +589,9 @@ begin
   select coalesce(array_agg(a.id order by a.id), '{}'), coalesce(array_agg(a.posted order by a.id), '{}'),
          coalesce(array_agg(a.held_in order by a.id), '{}'), coalesce(array_agg(a.held_out order by a.id), '{}')
     into v_ids, v_posted, v_held_in, v_held_out
-    from (select * from "to_itself".accounts where tenant = p_tenant and id = any(v_hold.from_ids || v_hold.to_ids) order by id for update) a;
+    from (select * from "to_itself".accounts
+           where tenant = p_tenant and id = any(v_hold.from_ids || v_hold.to_ids)
+           order by id for update) a;
   for i in 1 .. array_length(v_hold.amounts, 1) loop
     v_from := array_position(v_ids, v_hold.from_ids[i]);
     v_to := array_position(v_ids, v_hold.to_ids[i]);

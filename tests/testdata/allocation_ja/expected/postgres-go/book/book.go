@@ -82,6 +82,12 @@ type X売上Args struct {
 
 // Do calls 売上.do.
 func (t X売上) Do(ctx context.Context, a X売上Args) (Result, error) {
+	if err := chobo.CheckText("注文", a.X注文); err != nil {
+		return Result{}, err
+	}
+	if err := chobo.CheckText("店", a.X店); err != nil {
+		return Result{}, err
+	}
 	if err := chobo.CheckAmount("代金", a.X代金); err != nil {
 		return Result{}, err
 	}
@@ -103,6 +109,12 @@ type X支払Args struct {
 
 // Do calls 支払.do.
 func (t X支払) Do(ctx context.Context, a X支払Args) (Result, error) {
+	if err := chobo.CheckText("支払番号", a.X支払番号); err != nil {
+		return Result{}, err
+	}
+	if err := chobo.CheckText("店", a.X店); err != nil {
+		return Result{}, err
+	}
 	if err := chobo.CheckAmount("額", a.X額); err != nil {
 		return Result{}, err
 	}
@@ -119,6 +131,9 @@ type X店の売上Account struct {
 
 // X店の売上 reads an account of 店の売上.
 func (x Balances) X店の売上(ctx context.Context, a X店の売上Account) (Balance, error) {
+	if err := chobo.CheckText("店", a.X店); err != nil {
+		return Balance{}, err
+	}
 	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "分配"."balance_店の売上"($1, $2)`, x.b.tenant, a.X店)
 }
 

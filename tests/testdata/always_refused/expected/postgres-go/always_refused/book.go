@@ -79,6 +79,12 @@ type RedeemArgs struct {
 
 // Do calls redeem.do.
 func (t Redeem) Do(ctx context.Context, a RedeemArgs) (Result, error) {
+	if err := chobo.CheckText("use", a.Use); err != nil {
+		return Result{}, err
+	}
+	if err := chobo.CheckText("member", a.Member); err != nil {
+		return Result{}, err
+	}
 	if err := chobo.CheckAmount("count", a.Count); err != nil {
 		return Result{}, err
 	}
@@ -95,6 +101,9 @@ type VoucherBalanceAccount struct {
 
 // VoucherBalance reads an account of voucher_balance.
 func (x Balances) VoucherBalance(ctx context.Context, a VoucherBalanceAccount) (Balance, error) {
+	if err := chobo.CheckText("member", a.Member); err != nil {
+		return Balance{}, err
+	}
 	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "always_refused"."balance_voucher_balance"($1, $2)`, x.b.tenant, a.Member)
 }
 

@@ -79,6 +79,12 @@ type X引き換えArgs struct {
 
 // Do calls 引き換え.do.
 func (t X引き換え) Do(ctx context.Context, a X引き換えArgs) (Result, error) {
+	if err := chobo.CheckText("利用", a.X利用); err != nil {
+		return Result{}, err
+	}
+	if err := chobo.CheckText("会員", a.X会員); err != nil {
+		return Result{}, err
+	}
 	if err := chobo.CheckAmount("枚数", a.X枚数); err != nil {
 		return Result{}, err
 	}
@@ -95,6 +101,9 @@ type X引換券Account struct {
 
 // X引換券 reads an account of 引換券.
 func (x Balances) X引換券(ctx context.Context, a X引換券Account) (Balance, error) {
+	if err := chobo.CheckText("会員", a.X会員); err != nil {
+		return Balance{}, err
+	}
 	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "いつも拒否"."balance_引換券"($1, $2)`, x.b.tenant, a.X会員)
 }
 

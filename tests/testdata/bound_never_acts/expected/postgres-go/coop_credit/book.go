@@ -79,6 +79,12 @@ type BuyOnCreditArgs struct {
 
 // Do calls buy_on_credit.do.
 func (t BuyOnCredit) Do(ctx context.Context, a BuyOnCreditArgs) (Result, error) {
+	if err := chobo.CheckText("receipt", a.Receipt); err != nil {
+		return Result{}, err
+	}
+	if err := chobo.CheckText("member", a.Member); err != nil {
+		return Result{}, err
+	}
 	if err := chobo.CheckAmount("amount", a.Amount); err != nil {
 		return Result{}, err
 	}
@@ -95,6 +101,9 @@ type CreditLineAccount struct {
 
 // CreditLine reads an account of credit_line.
 func (x Balances) CreditLine(ctx context.Context, a CreditLineAccount) (Balance, error) {
+	if err := chobo.CheckText("member", a.Member); err != nil {
+		return Balance{}, err
+	}
 	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "coop_credit"."balance_credit_line"($1, $2)`, x.b.tenant, a.Member)
 }
 

@@ -79,6 +79,12 @@ type X掛け買いArgs struct {
 
 // Do calls 掛け買い.do.
 func (t X掛け買い) Do(ctx context.Context, a X掛け買いArgs) (Result, error) {
+	if err := chobo.CheckText("レシート", a.Xレシート); err != nil {
+		return Result{}, err
+	}
+	if err := chobo.CheckText("組合員", a.X組合員); err != nil {
+		return Result{}, err
+	}
 	if err := chobo.CheckAmount("額", a.X額); err != nil {
 		return Result{}, err
 	}
@@ -95,6 +101,9 @@ type X与信枠Account struct {
 
 // X与信枠 reads an account of 与信枠.
 func (x Balances) X与信枠(ctx context.Context, a X与信枠Account) (Balance, error) {
+	if err := chobo.CheckText("組合員", a.X組合員); err != nil {
+		return Balance{}, err
+	}
 	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "生協の掛け払い"."balance_与信枠"($1, $2)`, x.b.tenant, a.X組合員)
 }
 

@@ -87,6 +87,12 @@ type TopUpArgs struct {
 
 // Do calls top_up.do.
 func (t TopUp) Do(ctx context.Context, a TopUpArgs) (Result, error) {
+	if err := chobo.CheckText("receipt", a.Receipt); err != nil {
+		return Result{}, err
+	}
+	if err := chobo.CheckText("member", a.Member); err != nil {
+		return Result{}, err
+	}
 	if err := chobo.CheckAmount("amount", a.Amount); err != nil {
 		return Result{}, err
 	}
@@ -105,6 +111,12 @@ type OpenTourDayArgs struct {
 
 // Do calls open_tour_day.do.
 func (t OpenTourDay) Do(ctx context.Context, a OpenTourDayArgs) (Result, error) {
+	if err := chobo.CheckText("tour", a.Tour); err != nil {
+		return Result{}, err
+	}
+	if err := chobo.CheckText("day", a.Day); err != nil {
+		return Result{}, err
+	}
 	if err := chobo.CheckAmount("capacity", a.Capacity); err != nil {
 		return Result{}, err
 	}
@@ -135,6 +147,18 @@ type BookSeatAmounts struct {
 
 // Hold calls book_seat.hold.
 func (t BookSeat) Hold(ctx context.Context, a BookSeatArgs) (Result, error) {
+	if err := chobo.CheckText("booking", a.Booking); err != nil {
+		return Result{}, err
+	}
+	if err := chobo.CheckText("member", a.Member); err != nil {
+		return Result{}, err
+	}
+	if err := chobo.CheckText("tour", a.Tour); err != nil {
+		return Result{}, err
+	}
+	if err := chobo.CheckText("day", a.Day); err != nil {
+		return Result{}, err
+	}
 	if err := chobo.CheckAmount("price", a.Price); err != nil {
 		return Result{}, err
 	}
@@ -143,6 +167,9 @@ func (t BookSeat) Hold(ctx context.Context, a BookSeatArgs) (Result, error) {
 
 // Post posts the hold: in full when amounts is nil.
 func (t BookSeat) Post(ctx context.Context, k BookSeatKey, amounts *BookSeatAmounts) (Result, error) {
+	if err := chobo.CheckText("booking", k.Booking); err != nil {
+		return Result{}, err
+	}
 	args := []any{t.b.tenant, k.Booking}
 	if amounts == nil {
 		args = append(args, nil)
@@ -157,11 +184,17 @@ func (t BookSeat) Post(ctx context.Context, k BookSeatKey, amounts *BookSeatAmou
 
 // Void cancels the hold.
 func (t BookSeat) Void(ctx context.Context, k BookSeatKey) (Result, error) {
+	if err := chobo.CheckText("booking", k.Booking); err != nil {
+		return Result{}, err
+	}
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "travel_desk"."book_seat_void"($1, $2)`, t.b.tenant, k.Booking)
 }
 
 // Status says where the hold stands; "" when there is none.
 func (t BookSeat) Status(ctx context.Context, k BookSeatKey) (HoldState, error) {
+	if err := chobo.CheckText("booking", k.Booking); err != nil {
+		return "", err
+	}
 	return chobopg.Status(ctx, t.b.q, `select "travel_desk"."book_seat_status"($1, $2)`, t.b.tenant, k.Booking)
 }
 
@@ -190,6 +223,15 @@ type GroupHoldAmounts struct {
 
 // Hold calls group_hold.hold.
 func (t GroupHold) Hold(ctx context.Context, a GroupHoldArgs) (Result, error) {
+	if err := chobo.CheckText("group", a.Group); err != nil {
+		return Result{}, err
+	}
+	if err := chobo.CheckText("tour", a.Tour); err != nil {
+		return Result{}, err
+	}
+	if err := chobo.CheckText("day", a.Day); err != nil {
+		return Result{}, err
+	}
 	if err := chobo.CheckAmount("count", a.Count); err != nil {
 		return Result{}, err
 	}
@@ -198,6 +240,15 @@ func (t GroupHold) Hold(ctx context.Context, a GroupHoldArgs) (Result, error) {
 
 // Post posts the hold: in full when amounts is nil.
 func (t GroupHold) Post(ctx context.Context, k GroupHoldKey, amounts *GroupHoldAmounts) (Result, error) {
+	if err := chobo.CheckText("group", k.Group); err != nil {
+		return Result{}, err
+	}
+	if err := chobo.CheckText("tour", k.Tour); err != nil {
+		return Result{}, err
+	}
+	if err := chobo.CheckText("day", k.Day); err != nil {
+		return Result{}, err
+	}
 	args := []any{t.b.tenant, k.Group, k.Tour, k.Day}
 	if amounts == nil {
 		args = append(args, nil)
@@ -212,11 +263,29 @@ func (t GroupHold) Post(ctx context.Context, k GroupHoldKey, amounts *GroupHoldA
 
 // Void cancels the hold.
 func (t GroupHold) Void(ctx context.Context, k GroupHoldKey) (Result, error) {
+	if err := chobo.CheckText("group", k.Group); err != nil {
+		return Result{}, err
+	}
+	if err := chobo.CheckText("tour", k.Tour); err != nil {
+		return Result{}, err
+	}
+	if err := chobo.CheckText("day", k.Day); err != nil {
+		return Result{}, err
+	}
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "travel_desk"."group_hold_void"($1, $2, $3, $4)`, t.b.tenant, k.Group, k.Tour, k.Day)
 }
 
 // Status says where the hold stands; "" when there is none.
 func (t GroupHold) Status(ctx context.Context, k GroupHoldKey) (HoldState, error) {
+	if err := chobo.CheckText("group", k.Group); err != nil {
+		return "", err
+	}
+	if err := chobo.CheckText("tour", k.Tour); err != nil {
+		return "", err
+	}
+	if err := chobo.CheckText("day", k.Day); err != nil {
+		return "", err
+	}
 	return chobopg.Status(ctx, t.b.q, `select "travel_desk"."group_hold_status"($1, $2, $3, $4)`, t.b.tenant, k.Group, k.Tour, k.Day)
 }
 
@@ -231,6 +300,9 @@ type PayOperatorArgs struct {
 
 // Do calls pay_operator.do.
 func (t PayOperator) Do(ctx context.Context, a PayOperatorArgs) (Result, error) {
+	if err := chobo.CheckText("statement", a.Statement); err != nil {
+		return Result{}, err
+	}
 	if err := chobo.CheckAmount("amount", a.Amount); err != nil {
 		return Result{}, err
 	}
@@ -247,6 +319,9 @@ type CardAccount struct {
 
 // Card reads an account of card.
 func (x Balances) Card(ctx context.Context, a CardAccount) (Balance, error) {
+	if err := chobo.CheckText("member", a.Member); err != nil {
+		return Balance{}, err
+	}
 	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "travel_desk"."balance_card"($1, $2)`, x.b.tenant, a.Member)
 }
 
@@ -273,6 +348,12 @@ type FreeSeatsAccount struct {
 
 // FreeSeats reads an account of free_seats.
 func (x Balances) FreeSeats(ctx context.Context, a FreeSeatsAccount) (Balance, error) {
+	if err := chobo.CheckText("tour", a.Tour); err != nil {
+		return Balance{}, err
+	}
+	if err := chobo.CheckText("day", a.Day); err != nil {
+		return Balance{}, err
+	}
 	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "travel_desk"."balance_free_seats"($1, $2, $3)`, x.b.tenant, a.Tour, a.Day)
 }
 

@@ -87,6 +87,12 @@ type XチャージArgs struct {
 
 // Do calls チャージ.do.
 func (t Xチャージ) Do(ctx context.Context, a XチャージArgs) (Result, error) {
+	if err := chobo.CheckText("受付番号", a.X受付番号); err != nil {
+		return Result{}, err
+	}
+	if err := chobo.CheckText("会員", a.X会員); err != nil {
+		return Result{}, err
+	}
 	if err := chobo.CheckAmount("額", a.X額); err != nil {
 		return Result{}, err
 	}
@@ -105,6 +111,12 @@ type X催行日の設定Args struct {
 
 // Do calls 催行日の設定.do.
 func (t X催行日の設定) Do(ctx context.Context, a X催行日の設定Args) (Result, error) {
+	if err := chobo.CheckText("ツアー", a.Xツアー); err != nil {
+		return Result{}, err
+	}
+	if err := chobo.CheckText("day", a.Day); err != nil {
+		return Result{}, err
+	}
 	if err := chobo.CheckAmount("定員", a.X定員); err != nil {
 		return Result{}, err
 	}
@@ -135,6 +147,18 @@ type X座席予約Amounts struct {
 
 // Hold calls 座席予約.hold.
 func (t X座席予約) Hold(ctx context.Context, a X座席予約Args) (Result, error) {
+	if err := chobo.CheckText("予約番号", a.X予約番号); err != nil {
+		return Result{}, err
+	}
+	if err := chobo.CheckText("会員", a.X会員); err != nil {
+		return Result{}, err
+	}
+	if err := chobo.CheckText("ツアー", a.Xツアー); err != nil {
+		return Result{}, err
+	}
+	if err := chobo.CheckText("day", a.Day); err != nil {
+		return Result{}, err
+	}
 	if err := chobo.CheckAmount("代金", a.X代金); err != nil {
 		return Result{}, err
 	}
@@ -143,6 +167,9 @@ func (t X座席予約) Hold(ctx context.Context, a X座席予約Args) (Result, e
 
 // Post posts the hold: in full when amounts is nil.
 func (t X座席予約) Post(ctx context.Context, k X座席予約Key, amounts *X座席予約Amounts) (Result, error) {
+	if err := chobo.CheckText("予約番号", k.X予約番号); err != nil {
+		return Result{}, err
+	}
 	args := []any{t.b.tenant, k.X予約番号}
 	if amounts == nil {
 		args = append(args, nil)
@@ -157,11 +184,17 @@ func (t X座席予約) Post(ctx context.Context, k X座席予約Key, amounts *X�
 
 // Void cancels the hold.
 func (t X座席予約) Void(ctx context.Context, k X座席予約Key) (Result, error) {
+	if err := chobo.CheckText("予約番号", k.X予約番号); err != nil {
+		return Result{}, err
+	}
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "旅行の窓口"."座席予約_void"($1, $2)`, t.b.tenant, k.X予約番号)
 }
 
 // Status says where the hold stands; "" when there is none.
 func (t X座席予約) Status(ctx context.Context, k X座席予約Key) (HoldState, error) {
+	if err := chobo.CheckText("予約番号", k.X予約番号); err != nil {
+		return "", err
+	}
 	return chobopg.Status(ctx, t.b.q, `select "旅行の窓口"."座席予約_status"($1, $2)`, t.b.tenant, k.X予約番号)
 }
 
@@ -190,6 +223,15 @@ type X団体の仮押さえAmounts struct {
 
 // Hold calls 団体の仮押さえ.hold.
 func (t X団体の仮押さえ) Hold(ctx context.Context, a X団体の仮押さえArgs) (Result, error) {
+	if err := chobo.CheckText("団体", a.X団体); err != nil {
+		return Result{}, err
+	}
+	if err := chobo.CheckText("ツアー", a.Xツアー); err != nil {
+		return Result{}, err
+	}
+	if err := chobo.CheckText("day", a.Day); err != nil {
+		return Result{}, err
+	}
 	if err := chobo.CheckAmount("席数", a.X席数); err != nil {
 		return Result{}, err
 	}
@@ -198,6 +240,15 @@ func (t X団体の仮押さえ) Hold(ctx context.Context, a X団体の仮押さ�
 
 // Post posts the hold: in full when amounts is nil.
 func (t X団体の仮押さえ) Post(ctx context.Context, k X団体の仮押さえKey, amounts *X団体の仮押さえAmounts) (Result, error) {
+	if err := chobo.CheckText("団体", k.X団体); err != nil {
+		return Result{}, err
+	}
+	if err := chobo.CheckText("ツアー", k.Xツアー); err != nil {
+		return Result{}, err
+	}
+	if err := chobo.CheckText("day", k.Day); err != nil {
+		return Result{}, err
+	}
 	args := []any{t.b.tenant, k.X団体, k.Xツアー, k.Day}
 	if amounts == nil {
 		args = append(args, nil)
@@ -212,11 +263,29 @@ func (t X団体の仮押さえ) Post(ctx context.Context, k X団体の仮押さ�
 
 // Void cancels the hold.
 func (t X団体の仮押さえ) Void(ctx context.Context, k X団体の仮押さえKey) (Result, error) {
+	if err := chobo.CheckText("団体", k.X団体); err != nil {
+		return Result{}, err
+	}
+	if err := chobo.CheckText("ツアー", k.Xツアー); err != nil {
+		return Result{}, err
+	}
+	if err := chobo.CheckText("day", k.Day); err != nil {
+		return Result{}, err
+	}
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "旅行の窓口"."団体の仮押さえ_void"($1, $2, $3, $4)`, t.b.tenant, k.X団体, k.Xツアー, k.Day)
 }
 
 // Status says where the hold stands; "" when there is none.
 func (t X団体の仮押さえ) Status(ctx context.Context, k X団体の仮押さえKey) (HoldState, error) {
+	if err := chobo.CheckText("団体", k.X団体); err != nil {
+		return "", err
+	}
+	if err := chobo.CheckText("ツアー", k.Xツアー); err != nil {
+		return "", err
+	}
+	if err := chobo.CheckText("day", k.Day); err != nil {
+		return "", err
+	}
 	return chobopg.Status(ctx, t.b.q, `select "旅行の窓口"."団体の仮押さえ_status"($1, $2, $3, $4)`, t.b.tenant, k.X団体, k.Xツアー, k.Day)
 }
 
@@ -231,6 +300,9 @@ type X催行会社への支払Args struct {
 
 // Do calls 催行会社への支払.do.
 func (t X催行会社への支払) Do(ctx context.Context, a X催行会社への支払Args) (Result, error) {
+	if err := chobo.CheckText("明細", a.X明細); err != nil {
+		return Result{}, err
+	}
 	if err := chobo.CheckAmount("額", a.X額); err != nil {
 		return Result{}, err
 	}
@@ -247,6 +319,9 @@ type XカードAccount struct {
 
 // Xカード reads an account of カード.
 func (x Balances) Xカード(ctx context.Context, a XカードAccount) (Balance, error) {
+	if err := chobo.CheckText("会員", a.X会員); err != nil {
+		return Balance{}, err
+	}
 	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "旅行の窓口"."balance_カード"($1, $2)`, x.b.tenant, a.X会員)
 }
 
@@ -273,6 +348,12 @@ type X空き席Account struct {
 
 // X空き席 reads an account of 空き席.
 func (x Balances) X空き席(ctx context.Context, a X空き席Account) (Balance, error) {
+	if err := chobo.CheckText("ツアー", a.Xツアー); err != nil {
+		return Balance{}, err
+	}
+	if err := chobo.CheckText("day", a.Day); err != nil {
+		return Balance{}, err
+	}
 	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "旅行の窓口"."balance_空き席"($1, $2, $3)`, x.b.tenant, a.Xツアー, a.Day)
 }
 

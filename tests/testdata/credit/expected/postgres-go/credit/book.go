@@ -91,6 +91,12 @@ type AuthorizeAmounts struct {
 
 // Hold calls authorize.hold.
 func (t Authorize) Hold(ctx context.Context, a AuthorizeArgs) (Result, error) {
+	if err := chobo.CheckText("approval", a.Approval); err != nil {
+		return Result{}, err
+	}
+	if err := chobo.CheckText("member", a.Member); err != nil {
+		return Result{}, err
+	}
 	if err := chobo.CheckAmount("amount", a.Amount); err != nil {
 		return Result{}, err
 	}
@@ -99,6 +105,9 @@ func (t Authorize) Hold(ctx context.Context, a AuthorizeArgs) (Result, error) {
 
 // Post posts the hold: in full when amounts is nil.
 func (t Authorize) Post(ctx context.Context, k AuthorizeKey, amounts *AuthorizeAmounts) (Result, error) {
+	if err := chobo.CheckText("approval", k.Approval); err != nil {
+		return Result{}, err
+	}
 	args := []any{t.b.tenant, k.Approval}
 	if amounts == nil {
 		args = append(args, nil)
@@ -113,11 +122,17 @@ func (t Authorize) Post(ctx context.Context, k AuthorizeKey, amounts *AuthorizeA
 
 // Void cancels the hold.
 func (t Authorize) Void(ctx context.Context, k AuthorizeKey) (Result, error) {
+	if err := chobo.CheckText("approval", k.Approval); err != nil {
+		return Result{}, err
+	}
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "credit"."authorize_void"($1, $2)`, t.b.tenant, k.Approval)
 }
 
 // Status says where the hold stands; "" when there is none.
 func (t Authorize) Status(ctx context.Context, k AuthorizeKey) (HoldState, error) {
+	if err := chobo.CheckText("approval", k.Approval); err != nil {
+		return "", err
+	}
 	return chobopg.Status(ctx, t.b.q, `select "credit"."authorize_status"($1, $2)`, t.b.tenant, k.Approval)
 }
 
@@ -133,6 +148,12 @@ type RepayArgs struct {
 
 // Do calls repay.do.
 func (t Repay) Do(ctx context.Context, a RepayArgs) (Result, error) {
+	if err := chobo.CheckText("payment", a.Payment); err != nil {
+		return Result{}, err
+	}
+	if err := chobo.CheckText("member", a.Member); err != nil {
+		return Result{}, err
+	}
 	if err := chobo.CheckAmount("amount", a.Amount); err != nil {
 		return Result{}, err
 	}
@@ -149,6 +170,9 @@ type CreditLineAccount struct {
 
 // CreditLine reads an account of credit_line.
 func (x Balances) CreditLine(ctx context.Context, a CreditLineAccount) (Balance, error) {
+	if err := chobo.CheckText("member", a.Member); err != nil {
+		return Balance{}, err
+	}
 	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "credit"."balance_credit_line"($1, $2)`, x.b.tenant, a.Member)
 }
 

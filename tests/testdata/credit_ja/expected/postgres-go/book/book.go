@@ -91,6 +91,12 @@ type X与信利用Amounts struct {
 
 // Hold calls 与信利用.hold.
 func (t X与信利用) Hold(ctx context.Context, a X与信利用Args) (Result, error) {
+	if err := chobo.CheckText("承認番号", a.X承認番号); err != nil {
+		return Result{}, err
+	}
+	if err := chobo.CheckText("会員", a.X会員); err != nil {
+		return Result{}, err
+	}
 	if err := chobo.CheckAmount("額", a.X額); err != nil {
 		return Result{}, err
 	}
@@ -99,6 +105,9 @@ func (t X与信利用) Hold(ctx context.Context, a X与信利用Args) (Result, e
 
 // Post posts the hold: in full when amounts is nil.
 func (t X与信利用) Post(ctx context.Context, k X与信利用Key, amounts *X与信利用Amounts) (Result, error) {
+	if err := chobo.CheckText("承認番号", k.X承認番号); err != nil {
+		return Result{}, err
+	}
 	args := []any{t.b.tenant, k.X承認番号}
 	if amounts == nil {
 		args = append(args, nil)
@@ -113,11 +122,17 @@ func (t X与信利用) Post(ctx context.Context, k X与信利用Key, amounts *X�
 
 // Void cancels the hold.
 func (t X与信利用) Void(ctx context.Context, k X与信利用Key) (Result, error) {
+	if err := chobo.CheckText("承認番号", k.X承認番号); err != nil {
+		return Result{}, err
+	}
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "与信"."与信利用_void"($1, $2)`, t.b.tenant, k.X承認番号)
 }
 
 // Status says where the hold stands; "" when there is none.
 func (t X与信利用) Status(ctx context.Context, k X与信利用Key) (HoldState, error) {
+	if err := chobo.CheckText("承認番号", k.X承認番号); err != nil {
+		return "", err
+	}
 	return chobopg.Status(ctx, t.b.q, `select "与信"."与信利用_status"($1, $2)`, t.b.tenant, k.X承認番号)
 }
 
@@ -133,6 +148,12 @@ type X返済Args struct {
 
 // Do calls 返済.do.
 func (t X返済) Do(ctx context.Context, a X返済Args) (Result, error) {
+	if err := chobo.CheckText("入金番号", a.X入金番号); err != nil {
+		return Result{}, err
+	}
+	if err := chobo.CheckText("会員", a.X会員); err != nil {
+		return Result{}, err
+	}
 	if err := chobo.CheckAmount("額", a.X額); err != nil {
 		return Result{}, err
 	}
@@ -149,6 +170,9 @@ type X与信Account struct {
 
 // X与信 reads an account of 与信.
 func (x Balances) X与信(ctx context.Context, a X与信Account) (Balance, error) {
+	if err := chobo.CheckText("会員", a.X会員); err != nil {
+		return Balance{}, err
+	}
 	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "与信"."balance_与信"($1, $2)`, x.b.tenant, a.X会員)
 }
 

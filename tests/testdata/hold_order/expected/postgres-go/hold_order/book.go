@@ -88,6 +88,9 @@ type SettleAmounts struct {
 
 // Hold calls settle.hold.
 func (t Settle) Hold(ctx context.Context, a SettleArgs) (Result, error) {
+	if err := chobo.CheckText("order", a.Order); err != nil {
+		return Result{}, err
+	}
 	if err := chobo.CheckAmount("price", a.Price); err != nil {
 		return Result{}, err
 	}
@@ -96,6 +99,9 @@ func (t Settle) Hold(ctx context.Context, a SettleArgs) (Result, error) {
 
 // Post posts the hold: in full when amounts is nil.
 func (t Settle) Post(ctx context.Context, k SettleKey, amounts *SettleAmounts) (Result, error) {
+	if err := chobo.CheckText("order", k.Order); err != nil {
+		return Result{}, err
+	}
 	args := []any{t.b.tenant, k.Order}
 	if amounts == nil {
 		args = append(args, nil)
@@ -110,11 +116,17 @@ func (t Settle) Post(ctx context.Context, k SettleKey, amounts *SettleAmounts) (
 
 // Void cancels the hold.
 func (t Settle) Void(ctx context.Context, k SettleKey) (Result, error) {
+	if err := chobo.CheckText("order", k.Order); err != nil {
+		return Result{}, err
+	}
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "hold_order"."settle_void"($1, $2)`, t.b.tenant, k.Order)
 }
 
 // Status says where the hold stands; "" when there is none.
 func (t Settle) Status(ctx context.Context, k SettleKey) (HoldState, error) {
+	if err := chobo.CheckText("order", k.Order); err != nil {
+		return "", err
+	}
 	return chobopg.Status(ctx, t.b.q, `select "hold_order"."settle_status"($1, $2)`, t.b.tenant, k.Order)
 }
 
@@ -128,6 +140,9 @@ type HeldAccount struct {
 
 // Held reads an account of held.
 func (x Balances) Held(ctx context.Context, a HeldAccount) (Balance, error) {
+	if err := chobo.CheckText("order", a.Order); err != nil {
+		return Balance{}, err
+	}
 	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "hold_order"."balance_held"($1, $2)`, x.b.tenant, a.Order)
 }
 

@@ -88,6 +88,9 @@ type X決済Amounts struct {
 
 // Hold calls 決済.hold.
 func (t X決済) Hold(ctx context.Context, a X決済Args) (Result, error) {
+	if err := chobo.CheckText("注文", a.X注文); err != nil {
+		return Result{}, err
+	}
 	if err := chobo.CheckAmount("代金", a.X代金); err != nil {
 		return Result{}, err
 	}
@@ -96,6 +99,9 @@ func (t X決済) Hold(ctx context.Context, a X決済Args) (Result, error) {
 
 // Post posts the hold: in full when amounts is nil.
 func (t X決済) Post(ctx context.Context, k X決済Key, amounts *X決済Amounts) (Result, error) {
+	if err := chobo.CheckText("注文", k.X注文); err != nil {
+		return Result{}, err
+	}
 	args := []any{t.b.tenant, k.X注文}
 	if amounts == nil {
 		args = append(args, nil)
@@ -110,11 +116,17 @@ func (t X決済) Post(ctx context.Context, k X決済Key, amounts *X決済Amounts
 
 // Void cancels the hold.
 func (t X決済) Void(ctx context.Context, k X決済Key) (Result, error) {
+	if err := chobo.CheckText("注文", k.X注文); err != nil {
+		return Result{}, err
+	}
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "仮押さえの順序"."決済_void"($1, $2)`, t.b.tenant, k.X注文)
 }
 
 // Status says where the hold stands; "" when there is none.
 func (t X決済) Status(ctx context.Context, k X決済Key) (HoldState, error) {
+	if err := chobo.CheckText("注文", k.X注文); err != nil {
+		return "", err
+	}
 	return chobopg.Status(ctx, t.b.q, `select "仮押さえの順序"."決済_status"($1, $2)`, t.b.tenant, k.X注文)
 }
 
@@ -128,6 +140,9 @@ type X預りAccount struct {
 
 // X預り reads an account of 預り.
 func (x Balances) X預り(ctx context.Context, a X預りAccount) (Balance, error) {
+	if err := chobo.CheckText("注文", a.X注文); err != nil {
+		return Balance{}, err
+	}
 	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "仮押さえの順序"."balance_預り"($1, $2)`, x.b.tenant, a.X注文)
 }
 

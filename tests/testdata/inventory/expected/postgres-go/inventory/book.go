@@ -83,6 +83,12 @@ type ReceiveArgs struct {
 
 // Do calls receive.do.
 func (t Receive) Do(ctx context.Context, a ReceiveArgs) (Result, error) {
+	if err := chobo.CheckText("delivery", a.Delivery); err != nil {
+		return Result{}, err
+	}
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return Result{}, err
+	}
 	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
 		return Result{}, err
 	}
@@ -112,6 +118,12 @@ type ReserveAmounts struct {
 
 // Hold calls reserve.hold.
 func (t Reserve) Hold(ctx context.Context, a ReserveArgs) (Result, error) {
+	if err := chobo.CheckText("order", a.Order); err != nil {
+		return Result{}, err
+	}
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return Result{}, err
+	}
 	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
 		return Result{}, err
 	}
@@ -120,6 +132,12 @@ func (t Reserve) Hold(ctx context.Context, a ReserveArgs) (Result, error) {
 
 // Post posts the hold: in full when amounts is nil.
 func (t Reserve) Post(ctx context.Context, k ReserveKey, amounts *ReserveAmounts) (Result, error) {
+	if err := chobo.CheckText("order", k.Order); err != nil {
+		return Result{}, err
+	}
+	if err := chobo.CheckText("sku", k.Sku); err != nil {
+		return Result{}, err
+	}
 	args := []any{t.b.tenant, k.Order, k.Sku}
 	if amounts == nil {
 		args = append(args, nil)
@@ -134,11 +152,23 @@ func (t Reserve) Post(ctx context.Context, k ReserveKey, amounts *ReserveAmounts
 
 // Void cancels the hold.
 func (t Reserve) Void(ctx context.Context, k ReserveKey) (Result, error) {
+	if err := chobo.CheckText("order", k.Order); err != nil {
+		return Result{}, err
+	}
+	if err := chobo.CheckText("sku", k.Sku); err != nil {
+		return Result{}, err
+	}
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "inventory"."reserve_void"($1, $2, $3)`, t.b.tenant, k.Order, k.Sku)
 }
 
 // Status says where the hold stands; "" when there is none.
 func (t Reserve) Status(ctx context.Context, k ReserveKey) (HoldState, error) {
+	if err := chobo.CheckText("order", k.Order); err != nil {
+		return "", err
+	}
+	if err := chobo.CheckText("sku", k.Sku); err != nil {
+		return "", err
+	}
 	return chobopg.Status(ctx, t.b.q, `select "inventory"."reserve_status"($1, $2, $3)`, t.b.tenant, k.Order, k.Sku)
 }
 
@@ -154,6 +184,12 @@ type TakeBackArgs struct {
 
 // Do calls take_back.do.
 func (t TakeBack) Do(ctx context.Context, a TakeBackArgs) (Result, error) {
+	if err := chobo.CheckText("return_id", a.ReturnId); err != nil {
+		return Result{}, err
+	}
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return Result{}, err
+	}
 	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
 		return Result{}, err
 	}
@@ -170,6 +206,9 @@ type StockAccount struct {
 
 // Stock reads an account of stock.
 func (x Balances) Stock(ctx context.Context, a StockAccount) (Balance, error) {
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return Balance{}, err
+	}
 	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "inventory"."balance_stock"($1, $2)`, x.b.tenant, a.Sku)
 }
 

@@ -79,6 +79,12 @@ type TipArgs struct {
 
 // Do calls tip.do.
 func (t Tip) Do(ctx context.Context, a TipArgs) (Result, error) {
+	if err := chobo.CheckText("bill", a.Bill); err != nil {
+		return Result{}, err
+	}
+	if err := chobo.CheckText("waiter", a.Waiter); err != nil {
+		return Result{}, err
+	}
 	if err := chobo.CheckAmount("amount", a.Amount); err != nil {
 		return Result{}, err
 	}
@@ -95,6 +101,9 @@ type TipsAccount struct {
 
 // Tips reads an account of tips.
 func (x Balances) Tips(ctx context.Context, a TipsAccount) (Balance, error) {
+	if err := chobo.CheckText("waiter", a.Waiter); err != nil {
+		return Balance{}, err
+	}
 	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "only_fills"."balance_tips"($1, $2)`, x.b.tenant, a.Waiter)
 }
 

@@ -79,6 +79,12 @@ type XチップArgs struct {
 
 // Do calls チップ.do.
 func (t Xチップ) Do(ctx context.Context, a XチップArgs) (Result, error) {
+	if err := chobo.CheckText("伝票", a.X伝票); err != nil {
+		return Result{}, err
+	}
+	if err := chobo.CheckText("給仕", a.X給仕); err != nil {
+		return Result{}, err
+	}
 	if err := chobo.CheckAmount("額", a.X額); err != nil {
 		return Result{}, err
 	}
@@ -95,6 +101,9 @@ type XチップAccount struct {
 
 // Xチップ reads an account of チップ.
 func (x Balances) Xチップ(ctx context.Context, a XチップAccount) (Balance, error) {
+	if err := chobo.CheckText("給仕", a.X給仕); err != nil {
+		return Balance{}, err
+	}
 	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "増える一方"."balance_チップ"($1, $2)`, x.b.tenant, a.X給仕)
 }
 

@@ -80,6 +80,12 @@ type SaleArgs struct {
 
 // Do calls sale.do.
 func (t Sale) Do(ctx context.Context, a SaleArgs) (Result, error) {
+	if err := chobo.CheckText("order", a.Order); err != nil {
+		return Result{}, err
+	}
+	if err := chobo.CheckText("shop", a.Shop); err != nil {
+		return Result{}, err
+	}
 	if err := chobo.CheckAmount("price", a.Price); err != nil {
 		return Result{}, err
 	}
@@ -99,6 +105,9 @@ type ShopSalesAccount struct {
 
 // ShopSales reads an account of shop_sales.
 func (x Balances) ShopSales(ctx context.Context, a ShopSalesAccount) (Balance, error) {
+	if err := chobo.CheckText("shop", a.Shop); err != nil {
+		return Balance{}, err
+	}
 	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "order"."balance_shop_sales"($1, $2)`, x.b.tenant, a.Shop)
 }
 

@@ -80,6 +80,12 @@ type X売上Args struct {
 
 // Do calls 売上.do.
 func (t X売上) Do(ctx context.Context, a X売上Args) (Result, error) {
+	if err := chobo.CheckText("注文", a.X注文); err != nil {
+		return Result{}, err
+	}
+	if err := chobo.CheckText("店", a.X店); err != nil {
+		return Result{}, err
+	}
 	if err := chobo.CheckAmount("代金", a.X代金); err != nil {
 		return Result{}, err
 	}
@@ -99,6 +105,9 @@ type X店の売上Account struct {
 
 // X店の売上 reads an account of 店の売上.
 func (x Balances) X店の売上(ctx context.Context, a X店の売上Account) (Balance, error) {
+	if err := chobo.CheckText("店", a.X店); err != nil {
+		return Balance{}, err
+	}
 	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "順序"."balance_店の売上"($1, $2)`, x.b.tenant, a.X店)
 }
 

@@ -81,6 +81,12 @@ type ReceiveGoodsArgs struct {
 
 // Do calls receive_goods.do.
 func (t ReceiveGoods) Do(ctx context.Context, a ReceiveGoodsArgs) (Result, error) {
+	if err := chobo.CheckText("delivery", a.Delivery); err != nil {
+		return Result{}, err
+	}
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return Result{}, err
+	}
 	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
 		return Result{}, err
 	}
@@ -110,6 +116,12 @@ type AllocateAmounts struct {
 
 // Hold calls allocate.hold.
 func (t Allocate) Hold(ctx context.Context, a AllocateArgs) (Result, error) {
+	if err := chobo.CheckText("order", a.Order); err != nil {
+		return Result{}, err
+	}
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return Result{}, err
+	}
 	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
 		return Result{}, err
 	}
@@ -118,6 +130,12 @@ func (t Allocate) Hold(ctx context.Context, a AllocateArgs) (Result, error) {
 
 // Post posts the hold: in full when amounts is nil.
 func (t Allocate) Post(ctx context.Context, k AllocateKey, amounts *AllocateAmounts) (Result, error) {
+	if err := chobo.CheckText("order", k.Order); err != nil {
+		return Result{}, err
+	}
+	if err := chobo.CheckText("sku", k.Sku); err != nil {
+		return Result{}, err
+	}
 	args := []any{t.b.tenant, k.Order, k.Sku}
 	if amounts == nil {
 		args = append(args, nil)
@@ -132,11 +150,23 @@ func (t Allocate) Post(ctx context.Context, k AllocateKey, amounts *AllocateAmou
 
 // Void cancels the hold.
 func (t Allocate) Void(ctx context.Context, k AllocateKey) (Result, error) {
+	if err := chobo.CheckText("order", k.Order); err != nil {
+		return Result{}, err
+	}
+	if err := chobo.CheckText("sku", k.Sku); err != nil {
+		return Result{}, err
+	}
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "safety_stock"."allocate_void"($1, $2, $3)`, t.b.tenant, k.Order, k.Sku)
 }
 
 // Status says where the hold stands; "" when there is none.
 func (t Allocate) Status(ctx context.Context, k AllocateKey) (HoldState, error) {
+	if err := chobo.CheckText("order", k.Order); err != nil {
+		return "", err
+	}
+	if err := chobo.CheckText("sku", k.Sku); err != nil {
+		return "", err
+	}
 	return chobopg.Status(ctx, t.b.q, `select "safety_stock"."allocate_status"($1, $2, $3)`, t.b.tenant, k.Order, k.Sku)
 }
 
@@ -150,6 +180,9 @@ type OnHandAccount struct {
 
 // OnHand reads an account of on_hand.
 func (x Balances) OnHand(ctx context.Context, a OnHandAccount) (Balance, error) {
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return Balance{}, err
+	}
 	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "safety_stock"."balance_on_hand"($1, $2)`, x.b.tenant, a.Sku)
 }
 

@@ -81,6 +81,12 @@ type X入荷Args struct {
 
 // Do calls 入荷.do.
 func (t X入荷) Do(ctx context.Context, a X入荷Args) (Result, error) {
+	if err := chobo.CheckText("納品書", a.X納品書); err != nil {
+		return Result{}, err
+	}
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return Result{}, err
+	}
 	if err := chobo.CheckAmount("数", a.X数); err != nil {
 		return Result{}, err
 	}
@@ -110,6 +116,12 @@ type X引当Amounts struct {
 
 // Hold calls 引当.hold.
 func (t X引当) Hold(ctx context.Context, a X引当Args) (Result, error) {
+	if err := chobo.CheckText("注文", a.X注文); err != nil {
+		return Result{}, err
+	}
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return Result{}, err
+	}
 	if err := chobo.CheckAmount("数", a.X数); err != nil {
 		return Result{}, err
 	}
@@ -118,6 +130,12 @@ func (t X引当) Hold(ctx context.Context, a X引当Args) (Result, error) {
 
 // Post posts the hold: in full when amounts is nil.
 func (t X引当) Post(ctx context.Context, k X引当Key, amounts *X引当Amounts) (Result, error) {
+	if err := chobo.CheckText("注文", k.X注文); err != nil {
+		return Result{}, err
+	}
+	if err := chobo.CheckText("sku", k.Sku); err != nil {
+		return Result{}, err
+	}
 	args := []any{t.b.tenant, k.X注文, k.Sku}
 	if amounts == nil {
 		args = append(args, nil)
@@ -132,11 +150,23 @@ func (t X引当) Post(ctx context.Context, k X引当Key, amounts *X引当Amounts
 
 // Void cancels the hold.
 func (t X引当) Void(ctx context.Context, k X引当Key) (Result, error) {
+	if err := chobo.CheckText("注文", k.X注文); err != nil {
+		return Result{}, err
+	}
+	if err := chobo.CheckText("sku", k.Sku); err != nil {
+		return Result{}, err
+	}
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "安全在庫"."引当_void"($1, $2, $3)`, t.b.tenant, k.X注文, k.Sku)
 }
 
 // Status says where the hold stands; "" when there is none.
 func (t X引当) Status(ctx context.Context, k X引当Key) (HoldState, error) {
+	if err := chobo.CheckText("注文", k.X注文); err != nil {
+		return "", err
+	}
+	if err := chobo.CheckText("sku", k.Sku); err != nil {
+		return "", err
+	}
 	return chobopg.Status(ctx, t.b.q, `select "安全在庫"."引当_status"($1, $2, $3)`, t.b.tenant, k.X注文, k.Sku)
 }
 
@@ -150,6 +180,9 @@ type X在庫Account struct {
 
 // X在庫 reads an account of 在庫.
 func (x Balances) X在庫(ctx context.Context, a X在庫Account) (Balance, error) {
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return Balance{}, err
+	}
 	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "安全在庫"."balance_在庫"($1, $2)`, x.b.tenant, a.Sku)
 }
 

@@ -81,6 +81,12 @@ type ReceiveArgs struct {
 
 // Do calls receive.do.
 func (t Receive) Do(ctx context.Context, a ReceiveArgs) (Result, error) {
+	if err := chobo.CheckText("delivery", a.Delivery); err != nil {
+		return Result{}, err
+	}
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return Result{}, err
+	}
 	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
 		return Result{}, err
 	}
@@ -99,6 +105,12 @@ type ShipArgs struct {
 
 // Do calls ship.do.
 func (t Ship) Do(ctx context.Context, a ShipArgs) (Result, error) {
+	if err := chobo.CheckText("order", a.Order); err != nil {
+		return Result{}, err
+	}
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return Result{}, err
+	}
 	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
 		return Result{}, err
 	}
@@ -115,6 +127,9 @@ type StockAccount struct {
 
 // Stock reads an account of stock.
 func (x Balances) Stock(ctx context.Context, a StockAccount) (Balance, error) {
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return Balance{}, err
+	}
 	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "warehouse_mirror"."balance_stock"($1, $2)`, x.b.tenant, a.Sku)
 }
 

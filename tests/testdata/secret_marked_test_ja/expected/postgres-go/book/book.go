@@ -81,6 +81,12 @@ type X入荷Args struct {
 
 // Do calls 入荷.do.
 func (t X入荷) Do(ctx context.Context, a X入荷Args) (Result, error) {
+	if err := chobo.CheckText("納品書", a.X納品書); err != nil {
+		return Result{}, err
+	}
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return Result{}, err
+	}
 	if err := chobo.CheckAmount("数", a.X数); err != nil {
 		return Result{}, err
 	}
@@ -99,6 +105,12 @@ type X出荷Args struct {
 
 // Do calls 出荷.do.
 func (t X出荷) Do(ctx context.Context, a X出荷Args) (Result, error) {
+	if err := chobo.CheckText("注文", a.X注文); err != nil {
+		return Result{}, err
+	}
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return Result{}, err
+	}
 	if err := chobo.CheckAmount("数", a.X数); err != nil {
 		return Result{}, err
 	}
@@ -115,6 +127,9 @@ type X在庫Account struct {
 
 // X在庫 reads an account of 在庫.
 func (x Balances) X在庫(ctx context.Context, a X在庫Account) (Balance, error) {
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return Balance{}, err
+	}
 	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "倉庫の写し"."balance_在庫"($1, $2)`, x.b.tenant, a.Sku)
 }
 

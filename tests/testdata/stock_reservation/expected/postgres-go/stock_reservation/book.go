@@ -83,6 +83,12 @@ type RestockArgs struct {
 
 // Do calls restock.do.
 func (t Restock) Do(ctx context.Context, a RestockArgs) (Result, error) {
+	if err := chobo.CheckText("delivery", a.Delivery); err != nil {
+		return Result{}, err
+	}
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return Result{}, err
+	}
 	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
 		return Result{}, err
 	}
@@ -112,6 +118,12 @@ type ReserveStockAmounts struct {
 
 // Hold calls reserve_stock.hold.
 func (t ReserveStock) Hold(ctx context.Context, a ReserveStockArgs) (Result, error) {
+	if err := chobo.CheckText("order", a.Order); err != nil {
+		return Result{}, err
+	}
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return Result{}, err
+	}
 	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
 		return Result{}, err
 	}
@@ -120,6 +132,12 @@ func (t ReserveStock) Hold(ctx context.Context, a ReserveStockArgs) (Result, err
 
 // Post posts the hold: in full when amounts is nil.
 func (t ReserveStock) Post(ctx context.Context, k ReserveStockKey, amounts *ReserveStockAmounts) (Result, error) {
+	if err := chobo.CheckText("order", k.Order); err != nil {
+		return Result{}, err
+	}
+	if err := chobo.CheckText("sku", k.Sku); err != nil {
+		return Result{}, err
+	}
 	args := []any{t.b.tenant, k.Order, k.Sku}
 	if amounts == nil {
 		args = append(args, nil)
@@ -134,11 +152,23 @@ func (t ReserveStock) Post(ctx context.Context, k ReserveStockKey, amounts *Rese
 
 // Void cancels the hold.
 func (t ReserveStock) Void(ctx context.Context, k ReserveStockKey) (Result, error) {
+	if err := chobo.CheckText("order", k.Order); err != nil {
+		return Result{}, err
+	}
+	if err := chobo.CheckText("sku", k.Sku); err != nil {
+		return Result{}, err
+	}
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "stock_reservation"."reserve_stock_void"($1, $2, $3)`, t.b.tenant, k.Order, k.Sku)
 }
 
 // Status says where the hold stands; "" when there is none.
 func (t ReserveStock) Status(ctx context.Context, k ReserveStockKey) (HoldState, error) {
+	if err := chobo.CheckText("order", k.Order); err != nil {
+		return "", err
+	}
+	if err := chobo.CheckText("sku", k.Sku); err != nil {
+		return "", err
+	}
 	return chobopg.Status(ctx, t.b.q, `select "stock_reservation"."reserve_stock_status"($1, $2, $3)`, t.b.tenant, k.Order, k.Sku)
 }
 
@@ -154,6 +184,12 @@ type GiveBackArgs struct {
 
 // Do calls give_back.do.
 func (t GiveBack) Do(ctx context.Context, a GiveBackArgs) (Result, error) {
+	if err := chobo.CheckText("return_slip", a.ReturnSlip); err != nil {
+		return Result{}, err
+	}
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return Result{}, err
+	}
 	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
 		return Result{}, err
 	}
@@ -170,6 +206,9 @@ type ShelfAccount struct {
 
 // Shelf reads an account of shelf.
 func (x Balances) Shelf(ctx context.Context, a ShelfAccount) (Balance, error) {
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return Balance{}, err
+	}
 	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "stock_reservation"."balance_shelf"($1, $2)`, x.b.tenant, a.Sku)
 }
 

@@ -83,6 +83,12 @@ type StockInArgs struct {
 
 // Do calls stock_in.do.
 func (t StockIn) Do(ctx context.Context, a StockInArgs) (Result, error) {
+	if err := chobo.CheckText("delivery", a.Delivery); err != nil {
+		return Result{}, err
+	}
+	if err := chobo.CheckText("place", a.Place); err != nil {
+		return Result{}, err
+	}
 	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
 		return Result{}, err
 	}
@@ -102,6 +108,15 @@ type RelocateArgs struct {
 
 // Do calls relocate.do.
 func (t Relocate) Do(ctx context.Context, a RelocateArgs) (Result, error) {
+	if err := chobo.CheckText("slip", a.Slip); err != nil {
+		return Result{}, err
+	}
+	if err := chobo.CheckText("source", a.Source); err != nil {
+		return Result{}, err
+	}
+	if err := chobo.CheckText("target", a.Target); err != nil {
+		return Result{}, err
+	}
 	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
 		return Result{}, err
 	}
@@ -131,6 +146,15 @@ type SetAsideAmounts struct {
 
 // Hold calls set_aside.hold.
 func (t SetAside) Hold(ctx context.Context, a SetAsideArgs) (Result, error) {
+	if err := chobo.CheckText("ticket", a.Ticket); err != nil {
+		return Result{}, err
+	}
+	if err := chobo.CheckText("source", a.Source); err != nil {
+		return Result{}, err
+	}
+	if err := chobo.CheckText("target", a.Target); err != nil {
+		return Result{}, err
+	}
 	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
 		return Result{}, err
 	}
@@ -139,6 +163,9 @@ func (t SetAside) Hold(ctx context.Context, a SetAsideArgs) (Result, error) {
 
 // Post posts the hold: in full when amounts is nil.
 func (t SetAside) Post(ctx context.Context, k SetAsideKey, amounts *SetAsideAmounts) (Result, error) {
+	if err := chobo.CheckText("ticket", k.Ticket); err != nil {
+		return Result{}, err
+	}
 	args := []any{t.b.tenant, k.Ticket}
 	if amounts == nil {
 		args = append(args, nil)
@@ -153,11 +180,17 @@ func (t SetAside) Post(ctx context.Context, k SetAsideKey, amounts *SetAsideAmou
 
 // Void cancels the hold.
 func (t SetAside) Void(ctx context.Context, k SetAsideKey) (Result, error) {
+	if err := chobo.CheckText("ticket", k.Ticket); err != nil {
+		return Result{}, err
+	}
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "to_itself"."set_aside_void"($1, $2)`, t.b.tenant, k.Ticket)
 }
 
 // Status says where the hold stands; "" when there is none.
 func (t SetAside) Status(ctx context.Context, k SetAsideKey) (HoldState, error) {
+	if err := chobo.CheckText("ticket", k.Ticket); err != nil {
+		return "", err
+	}
 	return chobopg.Status(ctx, t.b.q, `select "to_itself"."set_aside_status"($1, $2)`, t.b.tenant, k.Ticket)
 }
 
@@ -171,6 +204,9 @@ type BinAccount struct {
 
 // Bin reads an account of bin.
 func (x Balances) Bin(ctx context.Context, a BinAccount) (Balance, error) {
+	if err := chobo.CheckText("place", a.Place); err != nil {
+		return Balance{}, err
+	}
 	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "to_itself"."balance_bin"($1, $2)`, x.b.tenant, a.Place)
 }
 

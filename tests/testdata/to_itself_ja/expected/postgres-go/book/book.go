@@ -83,6 +83,12 @@ type X入荷Args struct {
 
 // Do calls 入荷.do.
 func (t X入荷) Do(ctx context.Context, a X入荷Args) (Result, error) {
+	if err := chobo.CheckText("納品書", a.X納品書); err != nil {
+		return Result{}, err
+	}
+	if err := chobo.CheckText("場所", a.X場所); err != nil {
+		return Result{}, err
+	}
 	if err := chobo.CheckAmount("数", a.X数); err != nil {
 		return Result{}, err
 	}
@@ -102,6 +108,15 @@ type X移し替えArgs struct {
 
 // Do calls 移し替え.do.
 func (t X移し替え) Do(ctx context.Context, a X移し替えArgs) (Result, error) {
+	if err := chobo.CheckText("伝票", a.X伝票); err != nil {
+		return Result{}, err
+	}
+	if err := chobo.CheckText("元", a.X元); err != nil {
+		return Result{}, err
+	}
+	if err := chobo.CheckText("先", a.X先); err != nil {
+		return Result{}, err
+	}
 	if err := chobo.CheckAmount("数", a.X数); err != nil {
 		return Result{}, err
 	}
@@ -131,6 +146,15 @@ type X取り置きAmounts struct {
 
 // Hold calls 取り置き.hold.
 func (t X取り置き) Hold(ctx context.Context, a X取り置きArgs) (Result, error) {
+	if err := chobo.CheckText("取り置き番号", a.X取り置き番号); err != nil {
+		return Result{}, err
+	}
+	if err := chobo.CheckText("元", a.X元); err != nil {
+		return Result{}, err
+	}
+	if err := chobo.CheckText("先", a.X先); err != nil {
+		return Result{}, err
+	}
 	if err := chobo.CheckAmount("数", a.X数); err != nil {
 		return Result{}, err
 	}
@@ -139,6 +163,9 @@ func (t X取り置き) Hold(ctx context.Context, a X取り置きArgs) (Result, e
 
 // Post posts the hold: in full when amounts is nil.
 func (t X取り置き) Post(ctx context.Context, k X取り置きKey, amounts *X取り置きAmounts) (Result, error) {
+	if err := chobo.CheckText("取り置き番号", k.X取り置き番号); err != nil {
+		return Result{}, err
+	}
 	args := []any{t.b.tenant, k.X取り置き番号}
 	if amounts == nil {
 		args = append(args, nil)
@@ -153,11 +180,17 @@ func (t X取り置き) Post(ctx context.Context, k X取り置きKey, amounts *X�
 
 // Void cancels the hold.
 func (t X取り置き) Void(ctx context.Context, k X取り置きKey) (Result, error) {
+	if err := chobo.CheckText("取り置き番号", k.X取り置き番号); err != nil {
+		return Result{}, err
+	}
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "自分あて"."取り置き_void"($1, $2)`, t.b.tenant, k.X取り置き番号)
 }
 
 // Status says where the hold stands; "" when there is none.
 func (t X取り置き) Status(ctx context.Context, k X取り置きKey) (HoldState, error) {
+	if err := chobo.CheckText("取り置き番号", k.X取り置き番号); err != nil {
+		return "", err
+	}
 	return chobopg.Status(ctx, t.b.q, `select "自分あて"."取り置き_status"($1, $2)`, t.b.tenant, k.X取り置き番号)
 }
 
@@ -171,6 +204,9 @@ type X棚Account struct {
 
 // X棚 reads an account of 棚.
 func (x Balances) X棚(ctx context.Context, a X棚Account) (Balance, error) {
+	if err := chobo.CheckText("場所", a.X場所); err != nil {
+		return Balance{}, err
+	}
 	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "自分あて"."balance_棚"($1, $2)`, x.b.tenant, a.X場所)
 }
 

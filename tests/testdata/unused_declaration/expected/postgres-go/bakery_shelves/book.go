@@ -81,6 +81,12 @@ type BakeArgs struct {
 
 // Do calls bake.do.
 func (t Bake) Do(ctx context.Context, a BakeArgs) (Result, error) {
+	if err := chobo.CheckText("batch", a.Batch); err != nil {
+		return Result{}, err
+	}
+	if err := chobo.CheckText("bread", a.Bread); err != nil {
+		return Result{}, err
+	}
 	if err := chobo.CheckAmount("count", a.Count); err != nil {
 		return Result{}, err
 	}
@@ -100,7 +106,16 @@ type SellArgs struct {
 
 // Do calls sell.do.
 func (t Sell) Do(ctx context.Context, a SellArgs) (Result, error) {
+	if err := chobo.CheckText("receipt", a.Receipt); err != nil {
+		return Result{}, err
+	}
+	if err := chobo.CheckText("bread", a.Bread); err != nil {
+		return Result{}, err
+	}
 	if err := chobo.CheckAmount("count", a.Count); err != nil {
+		return Result{}, err
+	}
+	if err := chobo.CheckText("cashier", a.Cashier); err != nil {
 		return Result{}, err
 	}
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "bakery_shelves"."sell_do"($1, $2, $3, $4, $5)`, t.b.tenant, a.Receipt, a.Bread, a.Count, a.Cashier)
@@ -116,6 +131,9 @@ type ShelfAccount struct {
 
 // Shelf reads an account of shelf.
 func (x Balances) Shelf(ctx context.Context, a ShelfAccount) (Balance, error) {
+	if err := chobo.CheckText("bread", a.Bread); err != nil {
+		return Balance{}, err
+	}
 	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "bakery_shelves"."balance_shelf"($1, $2)`, x.b.tenant, a.Bread)
 }
 

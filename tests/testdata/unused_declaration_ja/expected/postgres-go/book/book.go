@@ -81,6 +81,12 @@ type X焼成Args struct {
 
 // Do calls 焼成.do.
 func (t X焼成) Do(ctx context.Context, a X焼成Args) (Result, error) {
+	if err := chobo.CheckText("焼き番号", a.X焼き番号); err != nil {
+		return Result{}, err
+	}
+	if err := chobo.CheckText("パン", a.Xパン); err != nil {
+		return Result{}, err
+	}
 	if err := chobo.CheckAmount("数", a.X数); err != nil {
 		return Result{}, err
 	}
@@ -100,7 +106,16 @@ type X販売Args struct {
 
 // Do calls 販売.do.
 func (t X販売) Do(ctx context.Context, a X販売Args) (Result, error) {
+	if err := chobo.CheckText("レシート", a.Xレシート); err != nil {
+		return Result{}, err
+	}
+	if err := chobo.CheckText("パン", a.Xパン); err != nil {
+		return Result{}, err
+	}
 	if err := chobo.CheckAmount("数", a.X数); err != nil {
+		return Result{}, err
+	}
+	if err := chobo.CheckText("担当者", a.X担当者); err != nil {
 		return Result{}, err
 	}
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "パン屋の棚"."販売_do"($1, $2, $3, $4, $5)`, t.b.tenant, a.Xレシート, a.Xパン, a.X数, a.X担当者)
@@ -116,6 +131,9 @@ type X棚Account struct {
 
 // X棚 reads an account of 棚.
 func (x Balances) X棚(ctx context.Context, a X棚Account) (Balance, error) {
+	if err := chobo.CheckText("パン", a.Xパン); err != nil {
+		return Balance{}, err
+	}
 	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "パン屋の棚"."balance_棚"($1, $2)`, x.b.tenant, a.Xパン)
 }
 

@@ -83,6 +83,12 @@ type TopUpArgs struct {
 
 // Do calls top_up.do.
 func (t TopUp) Do(ctx context.Context, a TopUpArgs) (Result, error) {
+	if err := chobo.CheckText("top_up_id", a.TopUpId); err != nil {
+		return Result{}, err
+	}
+	if err := chobo.CheckText("member", a.Member); err != nil {
+		return Result{}, err
+	}
 	if err := chobo.CheckAmount("amount", a.Amount); err != nil {
 		return Result{}, err
 	}
@@ -111,6 +117,12 @@ type IncomingAmounts struct {
 
 // Hold calls incoming.hold.
 func (t Incoming) Hold(ctx context.Context, a IncomingArgs) (Result, error) {
+	if err := chobo.CheckText("remittance", a.Remittance); err != nil {
+		return Result{}, err
+	}
+	if err := chobo.CheckText("member", a.Member); err != nil {
+		return Result{}, err
+	}
 	if err := chobo.CheckAmount("amount", a.Amount); err != nil {
 		return Result{}, err
 	}
@@ -119,6 +131,9 @@ func (t Incoming) Hold(ctx context.Context, a IncomingArgs) (Result, error) {
 
 // Post posts the hold: in full when amounts is nil.
 func (t Incoming) Post(ctx context.Context, k IncomingKey, amounts *IncomingAmounts) (Result, error) {
+	if err := chobo.CheckText("remittance", k.Remittance); err != nil {
+		return Result{}, err
+	}
 	args := []any{t.b.tenant, k.Remittance}
 	if amounts == nil {
 		args = append(args, nil)
@@ -133,11 +148,17 @@ func (t Incoming) Post(ctx context.Context, k IncomingKey, amounts *IncomingAmou
 
 // Void cancels the hold.
 func (t Incoming) Void(ctx context.Context, k IncomingKey) (Result, error) {
+	if err := chobo.CheckText("remittance", k.Remittance); err != nil {
+		return Result{}, err
+	}
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "wallet"."incoming_void"($1, $2)`, t.b.tenant, k.Remittance)
 }
 
 // Status says where the hold stands; "" when there is none.
 func (t Incoming) Status(ctx context.Context, k IncomingKey) (HoldState, error) {
+	if err := chobo.CheckText("remittance", k.Remittance); err != nil {
+		return "", err
+	}
 	return chobopg.Status(ctx, t.b.q, `select "wallet"."incoming_status"($1, $2)`, t.b.tenant, k.Remittance)
 }
 
@@ -153,6 +174,12 @@ type PayArgs struct {
 
 // Do calls pay.do.
 func (t Pay) Do(ctx context.Context, a PayArgs) (Result, error) {
+	if err := chobo.CheckText("order", a.Order); err != nil {
+		return Result{}, err
+	}
+	if err := chobo.CheckText("member", a.Member); err != nil {
+		return Result{}, err
+	}
 	if err := chobo.CheckAmount("amount", a.Amount); err != nil {
 		return Result{}, err
 	}
@@ -169,6 +196,9 @@ type WalletAccount struct {
 
 // Wallet reads an account of wallet.
 func (x Balances) Wallet(ctx context.Context, a WalletAccount) (Balance, error) {
+	if err := chobo.CheckText("member", a.Member); err != nil {
+		return Balance{}, err
+	}
 	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "wallet"."balance_wallet"($1, $2)`, x.b.tenant, a.Member)
 }
 

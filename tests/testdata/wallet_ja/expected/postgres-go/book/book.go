@@ -83,6 +83,12 @@ type XチャージArgs struct {
 
 // Do calls チャージ.do.
 func (t Xチャージ) Do(ctx context.Context, a XチャージArgs) (Result, error) {
+	if err := chobo.CheckText("チャージ番号", a.Xチャージ番号); err != nil {
+		return Result{}, err
+	}
+	if err := chobo.CheckText("会員", a.X会員); err != nil {
+		return Result{}, err
+	}
 	if err := chobo.CheckAmount("額", a.X額); err != nil {
 		return Result{}, err
 	}
@@ -111,6 +117,12 @@ type X振込待ちAmounts struct {
 
 // Hold calls 振込待ち.hold.
 func (t X振込待ち) Hold(ctx context.Context, a X振込待ちArgs) (Result, error) {
+	if err := chobo.CheckText("振込番号", a.X振込番号); err != nil {
+		return Result{}, err
+	}
+	if err := chobo.CheckText("会員", a.X会員); err != nil {
+		return Result{}, err
+	}
 	if err := chobo.CheckAmount("額", a.X額); err != nil {
 		return Result{}, err
 	}
@@ -119,6 +131,9 @@ func (t X振込待ち) Hold(ctx context.Context, a X振込待ちArgs) (Result, e
 
 // Post posts the hold: in full when amounts is nil.
 func (t X振込待ち) Post(ctx context.Context, k X振込待ちKey, amounts *X振込待ちAmounts) (Result, error) {
+	if err := chobo.CheckText("振込番号", k.X振込番号); err != nil {
+		return Result{}, err
+	}
 	args := []any{t.b.tenant, k.X振込番号}
 	if amounts == nil {
 		args = append(args, nil)
@@ -133,11 +148,17 @@ func (t X振込待ち) Post(ctx context.Context, k X振込待ちKey, amounts *X�
 
 // Void cancels the hold.
 func (t X振込待ち) Void(ctx context.Context, k X振込待ちKey) (Result, error) {
+	if err := chobo.CheckText("振込番号", k.X振込番号); err != nil {
+		return Result{}, err
+	}
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "ウォレット"."振込待ち_void"($1, $2)`, t.b.tenant, k.X振込番号)
 }
 
 // Status says where the hold stands; "" when there is none.
 func (t X振込待ち) Status(ctx context.Context, k X振込待ちKey) (HoldState, error) {
+	if err := chobo.CheckText("振込番号", k.X振込番号); err != nil {
+		return "", err
+	}
 	return chobopg.Status(ctx, t.b.q, `select "ウォレット"."振込待ち_status"($1, $2)`, t.b.tenant, k.X振込番号)
 }
 
@@ -153,6 +174,12 @@ type X支払Args struct {
 
 // Do calls 支払.do.
 func (t X支払) Do(ctx context.Context, a X支払Args) (Result, error) {
+	if err := chobo.CheckText("注文", a.X注文); err != nil {
+		return Result{}, err
+	}
+	if err := chobo.CheckText("会員", a.X会員); err != nil {
+		return Result{}, err
+	}
 	if err := chobo.CheckAmount("額", a.X額); err != nil {
 		return Result{}, err
 	}
@@ -169,6 +196,9 @@ type XウォレットAccount struct {
 
 // Xウォレット reads an account of ウォレット.
 func (x Balances) Xウォレット(ctx context.Context, a XウォレットAccount) (Balance, error) {
+	if err := chobo.CheckText("会員", a.X会員); err != nil {
+		return Balance{}, err
+	}
 	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "ウォレット"."balance_ウォレット"($1, $2)`, x.b.tenant, a.X会員)
 }
 

@@ -1,0 +1,164 @@
+package tests
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"sync"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/chobo-lang/chobo/chobo/check"
+	"github.com/chobo-lang/chobo/chobo/client/model"
+	"github.com/chobo-lang/chobo/chobo/conformance/pgtest"
+	"github.com/chobo-lang/chobo/runtime/go/chobo"
+	"github.com/chobo-lang/chobo/runtime/go/chobopg"
+)
+
+// pointsBook has the shapes that deadlocked: a hold from a bounded
+// account to an account whose row does not exist yet when the callers
+// come, outside (redeem) or bounded itself (spend).
+const pointsBook = `book points v1
+unit pt
+account member_points(member: string) : pt
+  at least 0 refused as not_enough_points
+account spent(member: string) : pt
+  at most 1000000000 refused as too_much
+account issued : pt outside
+account redeemed : pt outside
+transfer grant(grant_id: string, member: string, amount: pt)
+  key grant_id
+  move amount from issued to member_points(member)
+transfer redeem(order: string, member: string, amount: pt)
+  key order
+  pending expires after 10 minutes
+  move amount from member_points(member) to redeemed
+transfer spend(order: string, member: string, amount: pt)
+  key order
+  pending expires after 10 minutes
+  move amount from member_points(member) to spent(member)
+`
+
+// raceRounds is how many rounds each race runs; CHOBO_RACE_ROUNDS sets
+// it (the default keeps the suite quick; 200 was the bar when the
+// deadlock was fixed).
+func raceRounds() int {
+	if n, err := strconv.Atoi(os.Getenv("CHOBO_RACE_ROUNDS")); err == nil && n > 0 {
+		return n
+	}
+	if testing.Short() {
+		return 5
+	}
+	return 40
+}
+
+// TestFirstUseRace: for a fresh tenant, 10 points are granted, then 16
+// callers, each on a connection of its own, are released at once to
+// redeem 1 point each. Exactly 10 are done and 6 refused, in every round,
+// with no deadlock: under READ COMMITTED and REPEATABLE READ, through the
+// SQL function directly and through the Go runtime the client calls it
+// with (which would retry a deadlock, so its retries are counted and must
+// stay at zero).
+func TestFirstUseRace(t *testing.T) {
+	res := check.Check("points.book", []byte(pointsBook))
+	if res.Book == nil {
+		t.Fatal(res.Diags)
+	}
+	m, err := model.New(res.Book, model.Postgres)
+	if err != nil {
+		t.Fatal(err)
+	}
+	grant := m.Transfer("grant").Operation("do").Statement
+	srv := pgtest.Start(t)
+	pool := srv.Pool(t, 2)
+	installSQL(t, pool, res.Book, []byte(pointsBook))
+	ctx := context.Background()
+	for _, iso := range []string{"read committed", "repeatable read"} {
+		for _, via := range []string{"sql", "client"} {
+			for _, transfer := range []string{"redeem", "spend"} {
+				hold := m.Transfer(transfer).Operation("hold").Statement
+				t.Run(iso+"/"+via+"/"+transfer, func(t *testing.T) {
+					conns := make([]*pgx.Conn, 16)
+					for i := range conns {
+						cfg, err := pgx.ParseConfig(srv.ConnString(pgtest.DefaultDB))
+						if err != nil {
+							t.Fatal(err)
+						}
+						cfg.RuntimeParams["default_transaction_isolation"] = iso
+						if conns[i], err = pgx.ConnectConfig(ctx, cfg); err != nil {
+							t.Fatal(err)
+						}
+						defer conns[i].Close(ctx)
+					}
+					before := chobopg.Retries(chobopg.DeadlockDetected)
+					for round := 0; round < raceRounds(); round++ {
+						tenant := fmt.Sprintf("%s-%s-%s-%d", iso, via, transfer, round)
+						if r, err := chobopg.Call(ctx, pool, grant, tenant, "g", "m1", int64(10)); err != nil || r.Outcome != chobo.Done {
+							t.Fatalf("round %d: grant: %v %v", round, r, err)
+						}
+						done, refused, failed := raceRound(ctx, conns, via, hold, tenant)
+						if done != 10 || refused != 6 || len(failed) > 0 {
+							t.Fatalf("round %d: %d done, %d refused, failures %v; want 10 done, 6 refused", round, done, refused, failed)
+						}
+					}
+					if n := chobopg.Retries(chobopg.DeadlockDetected) - before; n != 0 {
+						t.Errorf("the runtime retried %d deadlocks; the SQL must not deadlock at all", n)
+					}
+					t.Logf("%d rounds of 16 callers: no deadlock, 10 done in each", raceRounds())
+				})
+			}
+		}
+	}
+}
+
+// raceRound releases one caller per connection at once and counts what
+// they got.
+func raceRound(ctx context.Context, conns []*pgx.Conn, via, redeem, tenant string) (done, refused int, failed []string) {
+	var mu sync.Mutex
+	var ready, wg sync.WaitGroup
+	start := make(chan struct{})
+	for i, conn := range conns {
+		ready.Add(1)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ready.Done()
+			<-start
+			order := fmt.Sprintf("o%d", i)
+			var outcome string
+			var err error
+			if via == "sql" {
+				// Under REPEATABLE READ a caller of the function itself
+				// must send it again after a serialization failure, as
+				// the runtime does; a deadlock is never retried here.
+				for try := 0; try < chobopg.MaxAttempts; try++ {
+					var reason *string
+					err = conn.QueryRow(ctx, redeem, tenant, order, "m1", int64(1)).Scan(&outcome, &reason)
+					if chobopg.SQLState(err) != chobopg.SerializationFailure {
+						break
+					}
+				}
+			} else {
+				var r chobo.Result
+				r, err = chobopg.Call(ctx, conn, redeem, tenant, order, "m1", int64(1))
+				outcome = string(r.Outcome)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err != nil:
+				failed = append(failed, fmt.Sprintf("%s: %v", order, err))
+			case outcome == "done":
+				done++
+			case outcome == "refused":
+				refused++
+			}
+		}()
+	}
+	ready.Wait()
+	close(start)
+	wg.Wait()
+	return done, refused, failed
+}
