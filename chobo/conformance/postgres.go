@@ -94,47 +94,19 @@ func PostgresLedger(ctx context.Context, pool *pgxpool.Pool, b *book.Book, tenan
 	if err != nil {
 		return nil, nil, err
 	}
-	rows, err := pool.Query(ctx, fmt.Sprintf(`select kind, args from %s.accounts where tenant = $1`, s), tenant)
+	found, err := accountsOf(ctx, pool, s, tenant)
 	if err != nil {
-		return nil, nil, err
-	}
-	type account struct {
-		kind string
-		args []string
-	}
-	var found []account
-	for rows.Next() {
-		var a account
-		if err := rows.Scan(&a.kind, &a.args); err != nil {
-			return nil, nil, err
-		}
-		found = append(found, a)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, nil, err
 	}
 	var accounts []string
 	for _, a := range found {
-		var reader *model.Account
-		for _, ma := range m.Accounts {
-			if ma.Name == a.kind {
-				reader = ma
-			}
-		}
-		if reader == nil || len(reader.Params) != len(a.args) {
-			return nil, nil, fmt.Errorf("the tables hold an account %s the book does not have", Name(a.kind, a.args))
-		}
-		args := []any{tenant}
-		for _, v := range a.args {
-			args = append(args, v)
-		}
-		var bal interp.Balance
-		if err := pool.QueryRow(ctx, reader.Statement, args...).Scan(&bal.Posted, &bal.HeldIn, &bal.HeldOut); err != nil {
+		bal, err := readBalance(ctx, pool, m, tenant, a)
+		if err != nil {
 			return nil, nil, err
 		}
 		accounts = append(accounts, AccountLine(Name(a.kind, a.args), bal))
 	}
-	rows, err = pool.Query(ctx, fmt.Sprintf(`select kind, key, state from %s.holds where tenant = $1`, s), tenant)
+	rows, err := pool.Query(ctx, fmt.Sprintf(`select kind, key, state from %s.holds where tenant = $1`, s), tenant)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -148,6 +120,50 @@ func PostgresLedger(ctx context.Context, pool *pgxpool.Pool, b *book.Book, tenan
 		holds = append(holds, Name(kind, key)+" "+state)
 	}
 	return accounts, holds, rows.Err()
+}
+
+// storedAccount is an account row: its kind and argument values.
+type storedAccount struct {
+	kind string
+	args []string
+}
+
+// accountsOf lists the account rows of a tenant in the schema s.
+func accountsOf(ctx context.Context, pool *pgxpool.Pool, s, tenant string) ([]storedAccount, error) {
+	rows, err := pool.Query(ctx, fmt.Sprintf(`select kind, args from %s.accounts where tenant = $1`, s), tenant)
+	if err != nil {
+		return nil, err
+	}
+	var out []storedAccount
+	for rows.Next() {
+		var a storedAccount
+		if err := rows.Scan(&a.kind, &a.args); err != nil {
+			return nil, err
+		}
+		out = append(out, a)
+	}
+	return out, rows.Err()
+}
+
+// readBalance reads one account through the statement of its kind's
+// balance reader in the model.
+func readBalance(ctx context.Context, pool *pgxpool.Pool, m *model.Model, tenant string, a storedAccount) (interp.Balance, error) {
+	var bal interp.Balance
+	var reader *model.Account
+	for _, ma := range m.Accounts {
+		if ma.Name == a.kind {
+			reader = ma
+		}
+	}
+	if reader == nil || len(reader.Params) != len(a.args) {
+		return bal, fmt.Errorf("the tables hold an account %s the book does not have", Name(a.kind, a.args))
+	}
+	args := []any{tenant}
+	for _, v := range a.args {
+		args = append(args, v)
+	}
+	err := pool.QueryRow(ctx, reader.Statement, args...).Scan(&bal.Posted, &bal.HeldIn, &bal.HeldOut)
+	return bal, err
 }
 
 // EntriesBalance reports accounts of the book whose balance differs from

@@ -183,55 +183,10 @@ func (t *timeline) limits(outs []scenario.Outcome) []limit {
 	}
 	last := len(t.passes)
 	for _, o := range outs {
-		type made struct{ period, step int }
-		holds := map[string]made{}
-		var order []string
-		settled := map[string]int{}
-		k := 0
-		visit := func(i int, c *scenario.Call) {
-			r := o.Results[k]
-			k++
-			if r.Failed != "" || r.Outcome != interp.Done {
-				return
-			}
-			name := holdName(c)
-			switch c.Op {
-			case book.Hold:
-				if p := c.Transfer.Pending; p != nil && p.Expires {
-					if _, ok := holds[name]; !ok {
-						holds[name] = made{t.period[i], i + 1}
-						order = append(order, name)
-					}
-				}
-			case book.Post, book.Void:
-				// A done post or void settles a hold that exists, so it
-				// comes after the hold, whatever order a together took.
-				if e, ok := settled[name]; !ok || t.period[i] < e {
-					settled[name] = t.period[i]
-				}
-			}
-		}
-		for i, st := range t.sc.Steps {
-			switch {
-			case st.Call != nil:
-				visit(i, st.Call)
-			case st.Together != nil:
-				for _, calls := range st.Together {
-					for _, c := range calls {
-						visit(i, c)
-					}
-				}
-			}
-		}
-		expired := map[string]int{}
-		for i, names := range o.Expired {
-			for _, n := range names {
-				expired[n] = t.period[i] + 1
-			}
-		}
-		for _, name := range order {
-			h := holds[name]
-			if p, ok := expired[name]; ok {
+		life := t.lifeOf(o)
+		for _, name := range life.order {
+			h := life.made[name]
+			if p, ok := life.expired[name]; ok {
 				add(limit{made: h.period, pass: p, reach: true, hold: name, madeStep: h.step})
 				if p-1 > h.period {
 					add(limit{made: h.period, pass: p - 1, hold: name, madeStep: h.step})
@@ -239,7 +194,7 @@ func (t *timeline) limits(outs []scenario.Outcome) []limit {
 				continue
 			}
 			end := last
-			if e, ok := settled[name]; ok {
+			if e, ok := life.settled[name]; ok {
 				end = e
 			}
 			if end > h.period {
@@ -248,6 +203,67 @@ func (t *timeline) limits(outs []scenario.Outcome) []limit {
 		}
 	}
 	return out
+}
+
+// madeAt is where a hold was made: the period (passes before it) and
+// the step.
+type madeAt struct{ period, step int }
+
+// holdLife is what one outcome says of its expiring holds: where each
+// was made (in order of making), the first period a post or void settled
+// it, and the pass that expired it.
+type holdLife struct {
+	made    map[string]madeAt
+	order   []string
+	settled map[string]int
+	expired map[string]int
+}
+
+// lifeOf reads the holds of one outcome of the book's run.
+func (t *timeline) lifeOf(o scenario.Outcome) holdLife {
+	life := holdLife{made: map[string]madeAt{}, settled: map[string]int{}, expired: map[string]int{}}
+	k := 0
+	visit := func(i int, c *scenario.Call) {
+		r := o.Results[k]
+		k++
+		if r.Failed != "" || r.Outcome != interp.Done {
+			return
+		}
+		name := holdName(c)
+		switch c.Op {
+		case book.Hold:
+			if p := c.Transfer.Pending; p != nil && p.Expires {
+				if _, ok := life.made[name]; !ok {
+					life.made[name] = madeAt{t.period[i], i + 1}
+					life.order = append(life.order, name)
+				}
+			}
+		case book.Post, book.Void:
+			// A done post or void settles a hold that exists, so it
+			// comes after the hold, whatever order a together took.
+			if e, ok := life.settled[name]; !ok || t.period[i] < e {
+				life.settled[name] = t.period[i]
+			}
+		}
+	}
+	for i, st := range t.sc.Steps {
+		switch {
+		case st.Call != nil:
+			visit(i, st.Call)
+		case st.Together != nil:
+			for _, calls := range st.Together {
+				for _, c := range calls {
+					visit(i, c)
+				}
+			}
+		}
+	}
+	for i, names := range o.Expired {
+		for _, n := range names {
+			life.expired[n] = t.period[i] + 1
+		}
+	}
+	return life
 }
 
 // holdName names the hold a call makes or settles, as the interpreter

@@ -3,9 +3,10 @@
 //
 // Launch makes a fresh cluster in a temporary directory (initdb with fsync
 // off, reachable only through a unix socket) and starts it; Stop ends it
-// and removes its files. A cluster whose process was killed before it
-// could stop it is found through a small registry of records and removed
-// by the next Launch.
+// and removes its files; Restart stops and starts it on the same data, for
+// tests of what a client does when its server goes away and comes back. A
+// cluster whose process was killed before it could stop it is found
+// through a small registry of records and removed by the next Launch.
 //
 // Tests call Start instead, which stops the cluster in t.Cleanup, and the
 // Connect and Pool helpers, which close what they open at cleanup. Where
@@ -133,6 +134,14 @@ func (s *Server) start(uid, gid int) error {
 	if err := s.initCluster(uid, gid); err != nil {
 		return err
 	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.serve()
+}
+
+// serve starts the postmaster on the cluster's data directory and notes
+// its PID, in the Server and in the record. The caller holds s.mu.
+func (s *Server) serve() error {
 	// Dynamic shared memory as files in the data directory, so that even a
 	// killed server leaves nothing behind once its directory is removed.
 	// Room for 400 connections: a conformance run keeps one driver process
@@ -146,11 +155,34 @@ func (s *Server) start(uid, gid int) error {
 	if !isOurPostmaster(pid, s.Dir) {
 		return fmt.Errorf("started, but no postmaster for %s found (pid file says %d)\nserver log:\n%s", s.Dir, pid, s.logTail())
 	}
-	s.mu.Lock()
 	s.postmasterPID = pid
-	s.mu.Unlock()
 	if err := s.record(); err != nil {
 		return fmt.Errorf("updating the cluster record: %v", err)
+	}
+	return nil
+}
+
+// Restart stops the server and starts it again on the same data
+// directory, socket and port, as an operator's restart would: a fast
+// shutdown, which ends every session and writes a checkpoint, so all that
+// was committed is still there afterwards (the cluster runs with
+// synchronous_commit off, so a crash, unlike this, could lose the last
+// commits). Connections opened before are dead after it; new ones reach
+// the new postmaster at the same ConnString.
+func (s *Server) Restart() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stopped {
+		return errors.New("pgtest: Restart of a stopped server")
+	}
+	if out, err := s.run("pg_ctl", "-D", s.Dir, "-m", "fast", "-w", "-t", "60", "stop"); err != nil {
+		return fmt.Errorf("pgtest: pg_ctl stop: %v\n%s\nserver log:\n%s", err, out, s.logTail())
+	}
+	if isOurPostmaster(s.postmasterPID, s.Dir) {
+		return fmt.Errorf("pgtest: postmaster %d of %s did not stop", s.postmasterPID, s.Dir)
+	}
+	if err := s.serve(); err != nil {
+		return fmt.Errorf("pgtest: %v", err)
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package pgtest
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -134,6 +135,49 @@ func TestLaunchAndStopOutsideATest(t *testing.T) {
 		t.Errorf("a second Stop: %v", err)
 	}
 	checkGone(t, pid, s.rootDir, s.recPath)
+}
+
+// TestRestartKeepsData: what was committed before a restart is there
+// after it, at the same ConnString; a connection opened before is dead;
+// the record names the new postmaster, so that Stop (and the sweep of a
+// killed run) still find it; and a stopped server is not brought back.
+func TestRestartKeepsData(t *testing.T) {
+	s := Start(t)
+	before := s.Connect(t)
+	if _, err := before.Exec(ctx(t), "create table kept (x int); insert into kept values (3), (5)"); err != nil {
+		t.Fatal(err)
+	}
+	oldPID := s.postmasterPID
+	if err := s.Restart(); err != nil {
+		t.Fatal(err)
+	}
+	newPID := s.postmasterPID
+	if newPID == oldPID || !isOurPostmaster(newPID, s.Dir) {
+		t.Fatalf("after Restart the postmaster is %d (was %d); running: %v", newPID, oldPID, isOurPostmaster(newPID, s.Dir))
+	}
+	b, err := os.ReadFile(s.recPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec record
+	if err := json.Unmarshal(b, &rec); err != nil || rec.PostmasterPID != newPID {
+		t.Errorf("the record names postmaster %d, want %d (%v)", rec.PostmasterPID, newPID, err)
+	}
+	var n int
+	if err := before.QueryRow(ctx(t), "select 1").Scan(&n); err == nil {
+		t.Error("a connection opened before the restart still answers")
+	}
+	after := s.Connect(t)
+	if err := after.QueryRow(ctx(t), "select sum(x) from kept").Scan(&n); err != nil || n != 8 {
+		t.Fatalf("after the restart: sum %d, %v; want 8", n, err)
+	}
+	if err := s.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	checkGone(t, newPID, s.rootDir, s.recPath)
+	if err := s.Restart(); err == nil {
+		t.Error("Restart brought back a stopped server")
+	}
 }
 
 func TestLaunchWithoutBinaries(t *testing.T) {
