@@ -17,9 +17,11 @@ import (
 )
 
 // casesDir holds the test cases, one folder each: a book, optionally its
-// hand-written scenarios (scenarios.json), and under expected/ everything
-// chobo writes for it. Adding a case is adding a folder; the walker below
-// decides from the book which outputs there are.
+// hand-written scenarios (scenarios.json), optionally the deployed version
+// it is compared with (against.book, or the `chobo api` JSON of one as
+// against.api.json: check then runs with --against), and under expected/
+// everything chobo writes for it. Adding a case is adding a folder; the
+// walker below decides from the files there which outputs there are.
 const casesDir = "testdata"
 
 // jaSuffix marks a case as the Japanese twin of the case without it.
@@ -31,6 +33,21 @@ type testCase struct {
 	Dir       string
 	Book      string // the book's file name in Dir
 	Scenarios bool   // Dir has scenarios.json
+	Against   string // the previous version's file name in Dir, or ""
+}
+
+// againstFiles are the names a previous version may have in a case.
+var againstFiles = []string{"against.book", "against.api.json"}
+
+// checkArgs is `chobo check` of the case with more arguments: with
+// --against when the case has a previous version.
+func (c testCase) checkArgs(args ...string) []string {
+	out := append([]string{"check"}, args...)
+	out = append(out, c.Book)
+	if c.Against != "" {
+		out = append(out, "--against", c.Against)
+	}
+	return out
 }
 
 func (c testCase) expected(name string) string { return filepath.Join(c.Dir, "expected", name) }
@@ -52,13 +69,23 @@ func cases(t *testing.T) []testCase {
 			continue
 		}
 		dir := filepath.Join(casesDir, e.Name())
-		books, _ := filepath.Glob(filepath.Join(dir, "*.book"))
+		all, _ := filepath.Glob(filepath.Join(dir, "*.book"))
+		books := slices.DeleteFunc(all, func(p string) bool { return filepath.Base(p) == "against.book" })
 		if len(books) != 1 {
-			t.Errorf("%s holds %d books; a case holds exactly one", dir, len(books))
+			t.Errorf("%s holds %d books besides against.book; a case holds exactly one", dir, len(books))
 			continue
 		}
 		_, err := os.Stat(filepath.Join(dir, "scenarios.json"))
-		out = append(out, testCase{Name: e.Name(), Dir: dir, Book: filepath.Base(books[0]), Scenarios: err == nil})
+		c := testCase{Name: e.Name(), Dir: dir, Book: filepath.Base(books[0]), Scenarios: err == nil}
+		for _, f := range againstFiles {
+			if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
+				if c.Against != "" {
+					t.Errorf("%s holds both %s and %s; a case compares with one previous version", dir, c.Against, f)
+				}
+				c.Against = f
+			}
+		}
+		out = append(out, c)
 	}
 	if len(out) == 0 {
 		t.Fatal("no test cases")
@@ -130,9 +157,9 @@ func checkOutputs(t *testing.T, c testCase, out outputs) int {
 		name string
 		args []string
 	}{
-		{"check.txt", []string{"check", c.Book}},
-		{"check.ja.txt", []string{"check", "--lang", "ja", c.Book}},
-		{"check.json", []string{"check", "--format", "json", c.Book}},
+		{"check.txt", c.checkArgs()},
+		{"check.ja.txt", c.checkArgs("--lang", "ja")},
+		{"check.json", c.checkArgs("--format", "json")},
 	} {
 		stdout, stderr, code := run(c.Dir, nil, v.args...)
 		if code == cli.ExitUsage {

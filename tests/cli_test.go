@@ -24,6 +24,7 @@ func run(dir string, env map[string]string, args ...string) (stdout, stderr stri
 			}
 			return os.ReadFile(name)
 		},
+		Dir: dir,
 	})
 	return out.String(), errb.String(), code
 }

@@ -32,6 +32,16 @@ bash tests/gazelle_check.sh
 # server is really started and every scenario really sent to it.
 (cd "$e2e" && bazel build //ledger:stock_go_client //... &&
   bazel test --test_env=CI --nocache_test_results //ledger:conformance)
+# A book held against a deployed version it would break must not build.
+if out=$(cd "$e2e" && bazel build //ledger:stock_breaking_change 2>&1); then
+  echo "//ledger:stock_breaking_change built, but its baseline should stop it with E050" >&2
+  exit 1
+elif ! grep -q 'error\[E050\]' <<<"$out"; then
+  echo "//ledger:stock_breaking_change failed without E050:" >&2
+  echo "$out" >&2
+  exit 1
+fi
+echo "baseline: //ledger:stock_breaking_change stopped by E050, as it should be"
 if [ "${CHOBO_SKIP_DETERMINISM:-}" = 1 ]; then
   echo "SKIP: determinism check (CHOBO_SKIP_DETERMINISM=1)"
 else

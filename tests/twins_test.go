@@ -17,9 +17,9 @@ import (
 )
 
 // Every case has a Japanese twin, the case of the same name with _ja:
-// the same book with its names (and file name) in Japanese. Twins report
-// the same codes and, when they have hand-written scenarios, run them
-// alike.
+// the same book with its names (and file name) in Japanese, and the same
+// previous version, if any, likewise. Twins report the same codes and,
+// when they have hand-written scenarios, run them alike.
 
 type twin struct{ english, japanese testCase }
 
@@ -54,7 +54,7 @@ var codeInText = regexp.MustCompile(`(?m)^[^\s\[]+\[([EW]\d{3})\]`)
 // build of every target, and the exit status of check.
 func codesOf(t *testing.T, c testCase) ([]string, int) {
 	t.Helper()
-	out, errOut, code := run(c.Dir, nil, "check", "--format", "json", c.Book)
+	out, errOut, code := run(c.Dir, nil, c.checkArgs("--format", "json")...)
 	if code == cli.ExitUsage {
 		t.Fatalf("check %s: exit 2: %s", c.Name, errOut)
 	}
@@ -84,6 +84,9 @@ func codesOf(t *testing.T, c testCase) ([]string, int) {
 func TestTwinsReportAlike(t *testing.T) {
 	seen := map[string]bool{}
 	for _, tw := range twins(t) {
+		if tw.english.Against != tw.japanese.Against {
+			t.Errorf("%s compares with %q, its twin %s with %q", tw.english.Name, tw.english.Against, tw.japanese.Name, tw.japanese.Against)
+		}
 		en, enExit := codesOf(t, tw.english)
 		ja, jaExit := codesOf(t, tw.japanese)
 		if !slices.Equal(en, ja) || enExit != jaExit {

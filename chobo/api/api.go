@@ -10,7 +10,8 @@
 // The package sits at the end of the pipeline: it reads what the stages
 // computed (book, diag, report, search, scenario, interp, ids) and turns
 // it into plain structs with English keys. No stage imports it; the
-// command line calls it to encode.
+// command line calls it to encode, and the comparison with a deployed
+// version (evolve) decodes a Book to read that version back.
 //
 // Slices keep the book's order, and no shape holds a map, so the same
 // input always gives the same bytes.

@@ -121,6 +121,7 @@ type Transfer struct {
 	Description string
 	Params      []*Param
 	Key         []*Param
+	KeyPos      Pos      // the `key` line; zero when the book has none
 	Pending     *Pending // nil for a transfer that posts at once
 	Moves       []*Move
 }

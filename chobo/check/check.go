@@ -95,3 +95,19 @@ func Quote(ds diag.List, src []byte) {
 	f, _ := syntax.Parse("", src)
 	quote(ds, f.Lines)
 }
+
+// Extend adds diagnostics about the same file that a stage after Check
+// found (the comparison with the deployed version): quoted the way Check
+// quotes its own, sorted in among them, and, when one is an error, the
+// book and its report are dropped as for any book with errors.
+func (r *Result) Extend(src []byte, ds diag.List) {
+	if len(ds) == 0 {
+		return
+	}
+	Quote(ds, src)
+	r.Diags = append(r.Diags, ds...)
+	r.Diags.Sort()
+	if ds.Errors() > 0 {
+		r.Book, r.Report = nil, nil
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"github.com/chobo-lang/chobo/chobo/api"
 	"github.com/chobo-lang/chobo/chobo/check"
 	"github.com/chobo-lang/chobo/chobo/diag"
+	"github.com/chobo-lang/chobo/chobo/evolve"
 	"github.com/chobo-lang/chobo/chobo/report"
 )
 
@@ -24,10 +25,21 @@ func runCheck(inv *Invocation) int {
 		}
 		srcs[i] = src
 	}
+	// The previous versions are read up front too: a revision that does
+	// not exist is a wrong use of the command, said before any report.
+	prevs, ok := previousVersions(inv)
+	if !ok {
+		return ExitUsage
+	}
 	errors := 0
 	out := api.NewCheck()
 	for i, name := range inv.Args {
 		res := check.Check(name, srcs[i])
+		// The comparison needs the new book resolved; a book with errors
+		// stops where Check stopped, as every later analysis does.
+		if prevs[i] != nil && res.Book != nil {
+			res.Extend(srcs[i], evolve.Compare(prevs[i], res.Book))
+		}
 		errors += res.Diags.Errors()
 		if inv.Flags["format"] == "json" {
 			out.Files = append(out.Files, api.CheckFileOf(name, res.Diags, res.Report, inv.Lang))

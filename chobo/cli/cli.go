@@ -29,6 +29,10 @@ type Env struct {
 	Stderr   io.Writer
 	Getenv   func(string) string
 	ReadFile func(string) ([]byte, error)
+	// Dir is the directory relative file names are read from, for what
+	// goes past ReadFile: `check --diff-base` runs git in the directory
+	// of each book. Empty is the process's working directory.
+	Dir string
 }
 
 // OSEnv is the environment of the running process.

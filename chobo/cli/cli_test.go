@@ -26,6 +26,8 @@ const brokenBook = "book shop v1\nunit pcs\naccount stock : pieces\n  at least 0
 func testEnv(env map[string]string) (Env, *bytes.Buffer, *bytes.Buffer) {
 	var out, errb bytes.Buffer
 	files := map[string]string{"clean.book": cleanBook, "broken.book": brokenBook,
+		// The deployed version of clean.book, whose lower bound was 1.
+		"older.book": strings.Replace(cleanBook, "at least 0", "at least 1", 1),
 		"race.json": `{"name": "race", "steps": [
 			{"op": "receive.do", "args": {"delivery": "d-1", "sku": "s-1", "qty": 1}},
 			{"together": [[{"op": "sell.do", "args": {"order": "o-1", "sku": "s-1", "qty": 1}}],
@@ -136,6 +138,16 @@ func TestMain_exitCodes(t *testing.T) {
 		{name: "run output escapes a call", args: []string{"run", "clean.book", "--scenario", "escape.json"}, code: 0, stdout: `receive.do(delivery: \x1b[31mred, sku: s\u202e1, qty: 1)`},
 		{name: "run json keeps json escapes", args: []string{"run", "clean.book", "--scenario", "escape.json", "--format", "json"}, code: 0, stdout: "\"account\": \"stock(s\u202e1)\""},
 		{name: "explain escapes the code", args: []string{"explain", "\x1b[31m"}, code: 2, stderr: `no code \x1b[31m`},
+		{name: "against", args: []string{"check", "clean.book", "--against", "older.book"}, code: 1, stdout: "error[E050]: clean.book:4:3: the account kind `stock` changed its lower bound, `at least 1` → `at least 0`"},
+		{name: "against in japanese", args: []string{"check", "--lang", "ja", "clean.book", "--against", "older.book"}, code: 1, stdout: "エラー[E050]: clean.book:4:3: 勘定の種類 `stock` の下限が変わりました"},
+		{name: "against as json", args: []string{"check", "--format", "json", "clean.book", "--against", "older.book"}, code: 1, stdout: `"code": "E050"`},
+		{name: "against itself", args: []string{"check", "clean.book", "--against", "clean.book"}, code: 0, stdout: "clean.book: ok"},
+		{name: "against takes one book", args: []string{"check", "clean.book", "older.book", "--against", "older.book"}, code: 2, stderr: "--against compares one book with one previous version; 2 books are given", noStdout: true},
+		{name: "against needs a value", args: []string{"check", "clean.book", "--against"}, code: 2, stderr: "--against needs a value"},
+		{name: "against an unreadable file", args: []string{"check", "clean.book", "--against", "none.book"}, code: 2, stderr: "chobo check: cannot read none.book", noStdout: true},
+		{name: "against a book with errors", args: []string{"check", "clean.book", "--against", "broken.book"}, code: 2, stderr: "chobo check: the previous version broken.book has 1 error, so it cannot be what is deployed and there is nothing to compare with; the first: broken.book:3:17: E002", noStdout: true},
+		{name: "a book with errors is not compared", args: []string{"check", "broken.book", "--against", "clean.book"}, code: 1, stdout: "error[E002]"},
+		{name: "against and diff-base", args: []string{"check", "clean.book", "--against", "older.book", "--diff-base", "HEAD"}, code: 2, stderr: "give --against or --diff-base, not both", noStdout: true},
 		{name: "explain all markdown", args: []string{"explain", "--all", "--format", "markdown"}, code: 0, stdout: "| code | severity | what |"},
 	}
 	for _, tt := range tests {

@@ -10,8 +10,16 @@ func init() {
 		{
 			Name: "check", Args: "<file.book>...",
 			Summary: diag.T("check books and report what could go wrong", "帳簿を検査し、起こりうる誤りを言う"),
-			Flags: []Flag{{Name: "format", Choices: []string{"text", "json"},
-				Help: diag.T("text for people (default) or json for tools", "人向けの text(既定)か、ツール向けの json")}},
+			Flags: []Flag{
+				{Name: "format", Choices: []string{"text", "json"},
+					Help: diag.T("text for people (default) or json for tools", "人向けの text(既定)か、ツール向けの json")},
+				{Name: "against", Value: "<file>",
+					Help: diag.T("also compare the one book with its deployed version: a .book file, or the JSON `chobo api` printed for it (E050, E051, W107)",
+						"一つの帳簿を、デプロイしてあるバージョン(.book のファイルか、それを `chobo api` が出した JSON)とも比べる(E050、E051、W107)")},
+				{Name: "diff-base", Value: "<revision>",
+					Help: diag.T("also compare each book with its text at that git revision; a book the revision does not have is new",
+						"それぞれの帳簿を、git のそのリビジョンの中身とも比べる。そのリビジョンに無い帳簿は新しいものとする")},
+			},
 			MinArgs: 1, MaxArgs: -1, Run: runCheck,
 		},
 		{

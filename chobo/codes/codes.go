@@ -20,6 +20,10 @@ type Code struct {
 	// Target, for the codes a build reports, is the --target that shows
 	// the code on the repro book.
 	Target string
+	// Against, for the codes that compare a book with its deployed
+	// version, is that previous version as a book: the repro shows the
+	// code when checked with `--against against.book`.
+	Against string
 }
 
 // Lookup returns the code named c, if chobo knows it.

@@ -8,6 +8,7 @@ import (
 	"github.com/chobo-lang/chobo/chobo/check"
 	"github.com/chobo-lang/chobo/chobo/codes"
 	"github.com/chobo-lang/chobo/chobo/diag"
+	"github.com/chobo-lang/chobo/chobo/evolve"
 	"github.com/chobo-lang/chobo/chobo/gen"
 	"github.com/chobo-lang/chobo/chobo/target"
 )
@@ -29,6 +30,13 @@ func TestRepros(t *testing.T) {
 				}
 			}
 			res := check.Check("repro.book", []byte(c.Repro))
+			if c.Against != "" {
+				prev, err := evolve.Load("against.book", []byte(c.Against))
+				if err != nil || res.Book == nil {
+					t.Fatalf("cannot compare the repro of %s with its previous version: %v %+v", c.Code, err, res.Diags)
+				}
+				res.Extend([]byte(c.Repro), evolve.Compare(prev, res.Book))
+			}
 			diags := res.Diags
 			if c.Target != "" {
 				tg, ok := target.Lookup(c.Target)

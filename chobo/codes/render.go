@@ -43,6 +43,10 @@ func WriteText(w io.Writer, c Code, lang diag.Lang) {
 	b.WriteString(indent(printableLines(c.When.In(lang)), "    "))
 	fmt.Fprintf(&b, "  %s\n", diag.T("fix:", "直し方:").In(lang))
 	b.WriteString(indent(printableLines(c.Fix.In(lang)), "    "))
+	if c.Against != "" {
+		fmt.Fprintf(&b, "  %s\n", diag.T("previous version, given to --against:", "--against に渡す前のバージョン:").In(lang))
+		b.WriteString(indent(printableLines(c.Against), "    "))
+	}
 	fmt.Fprintf(&b, "  %s\n", diag.T("smallest book that shows it:", "これを出す最小の帳簿:").In(lang))
 	b.WriteString(indent(printableLines(c.Repro), "    "))
 	io.WriteString(w, b.String())
@@ -62,6 +66,10 @@ func WriteMarkdown(w io.Writer, list []Code, lang diag.Lang) {
 		fmt.Fprintf(&b, "%s: %s\n\n", severityWord(c.Severity, lang), c.Title.In(lang))
 		fmt.Fprintf(&b, "**%s** %s\n\n", diag.T("When:", "いつ出るか:").In(lang), c.When.In(lang))
 		fmt.Fprintf(&b, "**%s** %s\n\n", diag.T("Fix:", "直し方:").In(lang), c.Fix.In(lang))
+		if c.Against != "" {
+			fmt.Fprintf(&b, "%s\n\n```\n%s```\n\n", diag.T("Previous version (`against.book`, given to `--against`):", "前のバージョン(`against.book`。`--against` に渡す):").In(lang), c.Against)
+			fmt.Fprintf(&b, "%s\n\n", diag.T("The book (`repro.book`):", "帳簿(`repro.book`):").In(lang))
+		}
 		fmt.Fprintf(&b, "```\n%s```\n", c.Repro)
 	}
 	io.WriteString(w, b.String())

@@ -68,6 +68,7 @@ func (r *resolver) key(t *syntax.TransferDecl, tr *book.Transfer) {
 	for _, k := range t.Keys[1:] {
 		r.twice(k.Pos, diag.T("the key of "+name, name+" の key"), t.Keys[0].Pos)
 	}
+	tr.KeyPos = t.Keys[0].Pos
 	inKey := map[string]syntax.Pos{}
 	for _, id := range t.Keys[0].Names {
 		if !r.once(inKey, id, diag.T(quote(id.Name)+" in the key", "key の中の "+quote(id.Name))) {
