@@ -20,6 +20,8 @@ import (
 // driverEnv names the case whose client the driver program drives.
 const driverEnv = "CHOBO_TEST_DRIVER"
 
+var skipOnce sync.Once
+
 var drivers struct {
 	once sync.Once
 	dir  string // holds the program; removed when the tests end
@@ -54,6 +56,11 @@ func goDriver(t *testing.T) string {
 		}
 		drivers.path, drivers.err = buildDrivers(t, goBin)
 	})
+	if drivers.skip != "" {
+		// Printed, not only logged, so that the skip shows in a test log
+		// written without -test.v (Bazel's).
+		skipOnce.Do(func() { fmt.Println("SKIP: " + drivers.skip) })
+	}
 	if drivers.skip != "" {
 		if os.Getenv("CI") == "true" && os.Getenv("TEST_SRCDIR") == "" {
 			t.Fatalf("the Go clients cannot be built: %s", drivers.skip)
