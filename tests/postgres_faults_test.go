@@ -267,8 +267,11 @@ func TestBackendKilledMidCall(t *testing.T) {
 		terminate(t, pool, conn.PgConn().PID())
 		err = tx.Commit(ctx)
 		t.Logf("the commit's error: %v", err)
-		if chobopg.SQLState(err) != adminShutdown {
-			t.Fatalf("the commit of a killed session: %v; want the server's %s", err, adminShutdown)
+		// Which error depends on timing: the server's FATAL when the client
+		// reads it before writing the commit, or a failed write when the
+		// socket is gone first, in which case nothing was sent at all.
+		if chobopg.SQLState(err) != adminShutdown && !pgconn.SafeToRetry(err) {
+			t.Fatalf("the commit of a killed session: %v; want the server's %s, or a write that never left", err, adminShutdown)
 		}
 		wantBalances(t, c, "s", sr.Balance{Posted: 10}, sr.Balance{})
 		retry := sr.Postgres(srv.Pool(t, 1), tenant)
