@@ -74,15 +74,15 @@ func TestConformanceChecksExpectations(t *testing.T) {
 	}
 
 	l := loadForBackends(t, c)
-	l.scenarios = nil
-	scs, err := scenario.Read(l.orig, []byte(wrongExpectations))
+	l.Scenarios = nil
+	scs, err := scenario.Read(l.Book, []byte(wrongExpectations))
 	if err != nil {
 		t.Fatal(err)
 	}
-	l.scenarios = scs
+	l.Scenarios = scs
 	srv, pool := startPostgres(t, []loaded{l})
 	backends := map[string]conformance.Backend{}
-	sql, err := conformance.NewSQL(l.copy, pool)
+	sql, err := conformance.NewSQL(l.Copy, pool)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,11 +91,9 @@ func TestConformanceChecksExpectations(t *testing.T) {
 		backends["go driver"] = startDriver(t, driver, srv, pool, l)
 	}
 	for name, be := range backends {
-		var jobs []conformance.Job
-		for i, sc := range l.scenarios {
-			jobs = append(jobs, conformance.Job{Where: "wrong.json", Book: l.copy, Original: l.orig, Scenario: sc,
-				Backend: be, Tenant: fmt.Sprintf("expect-%s-%d", strings.ReplaceAll(name, " ", "-"), i)})
-		}
+		jobs := l.Jobs("wrong.json", be, func(i int) string {
+			return fmt.Sprintf("expect-%s-%d", strings.ReplaceAll(name, " ", "-"), i)
+		})
 		var r recorder
 		conformance.RunAll(&r, jobs)
 		all := strings.Join(r.errors, "\n")

@@ -11,13 +11,10 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/chobo-lang/chobo/chobo/backend/postgres"
 	"github.com/chobo-lang/chobo/chobo/book"
-	"github.com/chobo-lang/chobo/chobo/check"
 	"github.com/chobo-lang/chobo/chobo/conformance"
 	"github.com/chobo-lang/chobo/chobo/conformance/godriver"
 	"github.com/chobo-lang/chobo/chobo/conformance/pgtest"
-	"github.com/chobo-lang/chobo/chobo/gen"
 	"github.com/chobo-lang/chobo/chobo/interp"
 	"github.com/chobo-lang/chobo/chobo/scenario"
 )
@@ -38,15 +35,11 @@ func conformanceCases(t *testing.T) []testCase {
 	return out
 }
 
-// loaded is a book ready to run on a backend: its test copy, and every
-// scenario of it, generated and hand-written.
+// loaded is a book ready to run on a backend, and the case it is of.
 type loaded struct {
-	name      string // the case
-	path      string
-	orig      *book.Book // as written: the scenarios' passes are in its time
-	copy      *book.Book
-	copySrc   []byte
-	scenarios []scenario.Scenario
+	*conformance.Loaded
+	name string // the case
+	path string
 }
 
 func loadForBackends(t *testing.T, c testCase) loaded {
@@ -56,33 +49,22 @@ func loadForBackends(t *testing.T, c testCase) loaded {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := check.Check(filepath.Base(path), src)
-	if res.Book == nil {
-		t.Fatalf("%s does not check", path)
+	var more []conformance.File
+	if data, err := os.ReadFile(filepath.Join(c.Dir, "scenarios.json")); err == nil {
+		more = append(more, conformance.File{Name: filepath.Join(c.Dir, "scenarios.json"), Data: data})
 	}
-	copySrc, cp, err := conformance.Shorten(res.Book, src)
+	l, err := conformance.Load(conformance.File{Name: filepath.Base(path), Data: src}, more...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := loaded{name: c.Name, path: path, orig: res.Book, copy: cp, copySrc: copySrc}
 	// Generated scenarios must not depend on how long holds last: their
 	// passes go past every deadline.
-	for _, sc := range scenario.Generate(res.Book) {
-		a, b := scenario.Run(res.Book, sc), scenario.Run(cp, sc)
-		if !sameOutcomes(a, b) {
+	for _, sc := range scenario.Generate(l.Book) {
+		if !sameOutcomes(scenario.Run(l.Book, sc), scenario.Run(l.Copy, sc)) {
 			t.Errorf("%s: %q answers differently on the test copy", path, sc.Name)
 		}
-		l.scenarios = append(l.scenarios, sc)
 	}
-	more := filepath.Join(c.Dir, "scenarios.json")
-	if data, err := os.ReadFile(more); err == nil {
-		scs, err := scenario.Read(res.Book, data)
-		if err != nil {
-			t.Fatalf("%s: %v", more, err)
-		}
-		l.scenarios = append(l.scenarios, scs...)
-	}
-	return l
+	return loaded{Loaded: l, name: c.Name, path: path}
 }
 
 func sameOutcomes(a, b []scenario.Outcome) bool {
@@ -103,10 +85,8 @@ func runAll(t *testing.T, books []loaded, backend func(loaded) conformance.Backe
 	t.Helper()
 	var jobs []conformance.Job
 	for _, l := range books {
-		be := backend(l)
-		for _, sc := range l.scenarios {
-			jobs = append(jobs, conformance.Job{Where: l.path, Book: l.copy, Original: l.orig, Scenario: sc, Backend: be, Tenant: fmt.Sprintf("s%d", len(jobs))})
-		}
+		n := len(jobs)
+		jobs = append(jobs, l.Jobs(l.path, backend(l), func(i int) string { return fmt.Sprintf("s%d", n+i) })...)
 	}
 	return conformance.RunAll(t, jobs)
 }
@@ -118,12 +98,8 @@ func startPostgres(t *testing.T, books []loaded) (*pgtest.Server, *pgxpool.Pool)
 	srv := pgtest.Start(t)
 	pool := srv.Pool(t, 20)
 	for _, l := range books {
-		files, ds := postgres.Build(l.copy, gen.NewSource(filepath.Base(l.path), l.copySrc), gen.Options{})
-		if len(ds) > 0 {
-			t.Fatalf("%s: %+v", l.path, ds)
-		}
-		if _, err := pool.Exec(context.Background(), string(files[0].Data)); err != nil {
-			t.Fatalf("%s: loading the SQL: %v", l.path, err)
+		if err := l.InstallSQL(context.Background(), pool); err != nil {
+			t.Fatal(err)
 		}
 	}
 	return srv, pool
@@ -138,7 +114,7 @@ func TestPostgresConformance(t *testing.T) {
 	}
 	_, pool := startPostgres(t, books)
 	st := runAll(t, books, func(l loaded) conformance.Backend {
-		be, err := conformance.NewSQL(l.copy, pool)
+		be, err := conformance.NewSQL(l.Copy, pool)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -172,12 +148,12 @@ func startDriver(t *testing.T, driver string, srv *pgtest.Server, pool *pgxpool.
 	t.Helper()
 	// The driver reads the book whose SQL is loaded: the test copy.
 	bookPath := filepath.Join(t.TempDir(), filepath.Base(l.path))
-	if err := os.WriteFile(bookPath, l.copySrc, 0o644); err != nil {
+	if err := os.WriteFile(bookPath, l.CopySrc, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(driver)
 	cmd.Env = append(os.Environ(), driverEnv+"="+l.name)
-	p, err := conformance.StartProcess(cmd, bookPath, srv.ConnString(pgtest.DefaultDB), conformance.PostgresReader{Pool: pool, Book: l.copy})
+	p, err := conformance.StartProcess(cmd, bookPath, srv.ConnString(pgtest.DefaultDB), conformance.PostgresReader{Pool: pool, Book: l.Copy})
 	if err != nil {
 		t.Fatalf("%s: %v", l.path, err)
 	}
@@ -203,11 +179,11 @@ func TestGoDriverStatusAndBalance(t *testing.T) {
 	ctx := context.Background()
 	const tenant = "status-and-balance"
 	call := func(transfer string, op book.Op, strs map[string]string, amounts map[string]int64) interp.Call {
-		return interp.Call{Transfer: l.copy.Transfer(transfer), Op: op, Strings: strs, Amounts: amounts}
+		return interp.Call{Transfer: l.Copy.Transfer(transfer), Op: op, Strings: strs, Amounts: amounts}
 	}
 	key := map[string]string{"order": "o-1", "sku": "A-1"}
 	// What each call answers is the interpreter's to say.
-	ref := interp.New(l.copy)
+	ref := interp.New(l.Copy)
 	for i, c := range []interp.Call{
 		call("receive", book.Do, map[string]string{"delivery": "d-1", "sku": "A-1"}, map[string]int64{"qty": 5}),
 		call("reserve", book.Hold, key, map[string]int64{"qty": 3}),
@@ -259,7 +235,7 @@ func TestGoDriverStatusAndBalance(t *testing.T) {
 func checkEntries(t *testing.T, pool *pgxpool.Pool, books []loaded) {
 	t.Helper()
 	for _, l := range books {
-		bad, err := conformance.EntriesBalance(context.Background(), pool, l.copy)
+		bad, err := conformance.EntriesBalance(context.Background(), pool, l.Copy)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -130,9 +130,6 @@ type GoAccount struct {
 // tenantParam is the first parameter of every SQL function.
 const tenantParam = "p_tenant"
 
-// goMethods are the Go client's methods of each operation.
-var goMethods = map[string]string{"do": "Do", "hold": "Hold", "post": "Post", "void": "Void", "status": "Status"}
-
 func targetsOf(b *book.Book) Targets {
 	if len(postgres.Check(b)) > 0 {
 		return Targets{}
@@ -149,12 +146,9 @@ func targetsOf(b *book.Book) Targets {
 func sqlParams(params []model.Param, optional bool) []PostgresParam {
 	out := []PostgresParam{{Name: tenantParam, Type: "text"}}
 	for _, p := range params {
-		sp := PostgresParam{Name: postgres.ParamName(p.Name), Param: p.Name, Type: "text"}
-		if p.Amount {
-			sp.Type = "bigint"
-			if optional {
-				sp.Default = "null"
-			}
+		sp := PostgresParam{Name: postgres.ParamName(p.Name), Param: p.Name, Type: postgres.SQLType(p.Amount)}
+		if p.Amount && optional {
+			sp.Default = "null"
 		}
 		out = append(out, sp)
 	}
@@ -192,11 +186,7 @@ func postgresOf(b *book.Book, m *model.Model) *Postgres {
 func goFields(params []model.Param, names []string) []GoField {
 	out := []GoField{}
 	for i, p := range params {
-		ty := "string"
-		if p.Amount {
-			ty = "int64"
-		}
-		out = append(out, GoField{Param: p.Name, Name: names[i], Type: ty})
+		out = append(out, GoField{Param: p.Name, Name: names[i], Type: golang.FieldType(p)})
 	}
 	return out
 }
@@ -212,7 +202,7 @@ func postgresGoOf(b *book.Book, m *model.Model) *PostgresGo {
 		gt := GoTransfer{Transfer: t.Name, Field: n.Field, Type: n.Type, Methods: []GoMethod{},
 			Args: GoStruct{Type: n.Args, Fields: goFields(t.Args, n.ArgFields)}}
 		for _, op := range t.Operations {
-			gt.Methods = append(gt.Methods, GoMethod{Op: op.Name, Method: goMethods[op.Name]})
+			gt.Methods = append(gt.Methods, GoMethod{Op: op.Name, Method: golang.Method(op.Name)})
 		}
 		if t.Pending {
 			gt.Key = &GoStruct{Type: n.Key, Fields: goFields(t.Key, n.KeyFields)}

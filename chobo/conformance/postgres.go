@@ -38,17 +38,11 @@ func (s SQL) Call(ctx context.Context, c interp.Call, tenant string) (interp.Res
 	if err := s.Pool.QueryRow(ctx, st.SQL, st.Args...).Scan(&res, &reason); err != nil {
 		return interp.Result{}, err
 	}
-	r := interp.Result{}
-	switch *res {
-	case "done":
-		r.Outcome = interp.Done
-	case "done_before":
-		r.Outcome = interp.DoneBefore
-	case "refused":
-		r.Outcome = interp.Refused
-	default:
-		return r, fmt.Errorf("unknown result %q", *res)
+	o, ok := interp.ParseOutcome(*res)
+	if !ok {
+		return interp.Result{}, fmt.Errorf("unknown result %q", *res)
 	}
+	r := interp.Result{Outcome: o}
 	if reason != nil {
 		r.Reason = *reason
 	}
@@ -149,12 +143,7 @@ func accountsOf(ctx context.Context, pool *pgxpool.Pool, s, tenant string) ([]st
 // balance reader in the model.
 func readBalance(ctx context.Context, pool *pgxpool.Pool, m *model.Model, tenant string, a storedAccount) (interp.Balance, error) {
 	var bal interp.Balance
-	var reader *model.Account
-	for _, ma := range m.Accounts {
-		if ma.Name == a.kind {
-			reader = ma
-		}
-	}
+	reader := m.Account(a.kind)
 	if reader == nil || len(reader.Params) != len(a.args) {
 		return bal, fmt.Errorf("the tables hold an account %s the book does not have", Name(a.kind, a.args))
 	}

@@ -153,19 +153,13 @@ func (p *Process) Call(ctx context.Context, c interp.Call, tenant string) (inter
 	if res.Error != "" {
 		return interp.Result{}, errors.New(res.Error)
 	}
-	r := interp.Result{Reason: res.Reason}
-	switch res.Outcome {
-	case "done":
-		r.Outcome = interp.Done
-	case "done_before":
-		r.Outcome = interp.DoneBefore
-	case "refused":
-		r.Outcome = interp.Refused
-		if r.Reason == "" {
-			return r, p.fail(fmt.Sprintf("a refusal without a reason: %s", p.show(res)))
-		}
-	default:
+	o, ok := interp.ParseOutcome(res.Outcome)
+	r := interp.Result{Outcome: o, Reason: res.Reason}
+	switch {
+	case !ok:
 		return r, p.fail(fmt.Sprintf(`the answer to a call has no "outcome" of done, done_before or refused, nor an "error": %s`, p.show(res)))
+	case o == interp.Refused && r.Reason == "":
+		return r, p.fail(fmt.Sprintf("a refusal without a reason: %s", p.show(res)))
 	}
 	return r, nil
 }

@@ -25,6 +25,17 @@ func (o Outcome) String() string {
 	return "done"
 }
 
+// ParseOutcome reads an outcome as String writes it, the way every
+// backend and driver answers.
+func ParseOutcome(s string) (Outcome, bool) {
+	for _, o := range []Outcome{Done, DoneBefore, Refused} {
+		if o.String() == s {
+			return o, true
+		}
+	}
+	return 0, false
+}
+
 // Result is an outcome and, for a refusal, its reason.
 type Result struct {
 	Outcome Outcome

@@ -50,8 +50,8 @@ func Generate(b *book.Book, header []string) string {
 		}
 		exec("move.sql.tmpl", newMoveView(b, t, book.Hold))
 		exec("post.sql.tmpl", newPostView(b, t))
-		exec("void.sql.tmpl", newSettleView(b, t, "void", t.Key))
-		exec("status.sql.tmpl", newSettleView(b, t, "status", t.Key))
+		exec("void.sql.tmpl", newFunction(b, t, "void", t.Key, false))
+		exec("status.sql.tmpl", newFunction(b, t, "status", t.Key, false))
 	}
 	for _, a := range b.Accounts {
 		exec("balance.sql.tmpl", newBalanceView(b, a))

@@ -100,7 +100,7 @@ func newFunction(b *book.Book, t *book.Transfer, op string, params []*book.Param
 	args := []string{"p_tenant text"}
 	var checks []argCheck
 	for _, p := range params {
-		a := Ident(ParamName(p.Name)) + " " + sqlType(p)
+		a := Ident(ParamName(p.Name)) + " " + SQLType(p.IsAmount())
 		if amountDefaults && p.IsAmount() {
 			a += " default null"
 		}
@@ -203,10 +203,6 @@ func newPostView(b *book.Book, t *book.Transfer) postView {
 	return v
 }
 
-func newSettleView(b *book.Book, t *book.Transfer, op string, params []*book.Param) function {
-	return newFunction(b, t, op, params, false)
-}
-
 func newBalanceView(b *book.Book, a *book.Account) balanceView {
 	args := []string{"p_tenant text"}
 	parts := []string{Lit("account"), Lit(b.Name), "p_tenant", Lit(a.Name)}
@@ -246,8 +242,10 @@ func moveText(m *book.Move) string {
 	return fmt.Sprintf("move %s from %s to %s", amount, m.From, m.To)
 }
 
-func sqlType(p *book.Param) string {
-	if p.IsAmount() {
+// SQLType is the SQL type of a parameter: bigint for an amount, else
+// text.
+func SQLType(amount bool) string {
+	if amount {
 		return "bigint"
 	}
 	return "text"

@@ -118,11 +118,7 @@ func newView(m *model.Model, pkg string, header []string) view {
 func fields(ps []model.Param, names []string) []fieldView {
 	var out []fieldView
 	for i, p := range ps {
-		ty := "string"
-		if p.Amount {
-			ty = "int64"
-		}
-		out = append(out, fieldView{Name: p.Name, Field: names[i], Type: ty, Amount: p.Amount})
+		out = append(out, fieldView{Name: p.Name, Field: names[i], Type: FieldType(p), Amount: p.Amount})
 	}
 	return out
 }

@@ -27,6 +27,18 @@ func PackageName(b *book.Book) string {
 // connection: Postgres(q, tenant).
 const Constructor = "Postgres"
 
+// Method is the Go method of an operation on its transfer kind's field:
+// Do, Hold, Post, Void, Status.
+func Method(op string) string { return Exported(op) }
+
+// FieldType is the Go type of a parameter's field.
+func FieldType(p model.Param) string {
+	if p.Amount {
+		return "int64"
+	}
+	return "string"
+}
+
 // reserved are the names a generated package declares whatever the book:
 // the re-exported runtime names and the Book type. Book names never take
 // them.

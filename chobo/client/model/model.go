@@ -196,3 +196,13 @@ func (m *Model) Transfer(name string) *Transfer {
 	}
 	return nil
 }
+
+// Account returns an account kind by name, or nil.
+func (m *Model) Account(name string) *Account {
+	for _, a := range m.Accounts {
+		if a.Name == name {
+			return a
+		}
+	}
+	return nil
+}

@@ -112,6 +112,9 @@ func TestEnumsAndReaders(t *testing.T) {
 		m.Accounts[0].Statement != `select posted, held_in, held_out from "shop"."balance_stock"($1, $2)` {
 		t.Errorf("accounts %+v", m.Accounts[0])
 	}
+	if a := m.Account("shelf"); a == nil || a.Name != "shelf" || m.Account("nothing") != nil {
+		t.Errorf("Account(shelf) = %+v", a)
+	}
 	if m.Expire != `select "shop".expire($1)` {
 		t.Errorf("expire %q", m.Expire)
 	}

@@ -242,8 +242,8 @@ func fits(client reflect.Value, m *model.Model, names golang.Names) error {
 			return fmt.Errorf("no field %s for the transfer %s", names.Transfers[t.Name].Field, t.Name)
 		}
 		for _, op := range t.Operations {
-			if !f.MethodByName(exported(op.Name)).IsValid() {
-				return fmt.Errorf("no method %s.%s", names.Transfers[t.Name].Field, exported(op.Name))
+			if !f.MethodByName(golang.Method(op.Name)).IsValid() {
+				return fmt.Errorf("no method %s.%s", names.Transfers[t.Name].Field, golang.Method(op.Name))
 			}
 		}
 	}
@@ -305,9 +305,9 @@ func (s *server) call(ctx context.Context, req protocol.Request) (protocol.Respo
 		return protocol.Response{}, fmt.Errorf("%s has no operation %q", t.Name, req.Operation)
 	}
 	names := s.names.Transfers[t.Name]
-	method := s.client(req.Tenant).Elem().FieldByName(names.Field).MethodByName(exported(op.Name))
+	method := s.client(req.Tenant).Elem().FieldByName(names.Field).MethodByName(golang.Method(op.Name))
 	if !method.IsValid() {
-		return protocol.Response{}, fmt.Errorf("the client has no method %s.%s", names.Field, exported(op.Name))
+		return protocol.Response{}, fmt.Errorf("the client has no method %s.%s", names.Field, golang.Method(op.Name))
 	}
 	mt := method.Type()
 	args := []reflect.Value{reflect.ValueOf(ctx)}
@@ -384,12 +384,7 @@ func postAmounts(ptr reflect.Type, t *model.Transfer, names golang.TransferNames
 }
 
 func (s *server) balance(ctx context.Context, req protocol.Request) (protocol.Response, error) {
-	var acc *model.Account
-	for _, a := range s.model.Accounts {
-		if a.Name == req.Account {
-			acc = a
-		}
-	}
+	acc := s.model.Account(req.Account)
 	if acc == nil {
 		return protocol.Response{}, fmt.Errorf("the book has no account %q", req.Account)
 	}
@@ -465,10 +460,6 @@ func onlyKnown(args map[string]string, params, also []model.Param) error {
 func asError(v reflect.Value) error {
 	err, _ := v.Interface().(error)
 	return err
-}
-
-func exported(op string) string {
-	return strings.ToUpper(op[:1]) + op[1:]
 }
 
 func paramNames(ps []model.Param) string {

@@ -30,13 +30,9 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/chobo-lang/chobo/chobo/backend/postgres"
 	"github.com/chobo-lang/chobo/chobo/book"
-	"github.com/chobo-lang/chobo/chobo/check"
 	"github.com/chobo-lang/chobo/chobo/conformance"
 	"github.com/chobo-lang/chobo/chobo/conformance/pgtest"
-	"github.com/chobo-lang/chobo/chobo/gen"
-	"github.com/chobo-lang/chobo/chobo/scenario"
 )
 
 func main() {
@@ -159,35 +155,26 @@ func runfile(p string) (string, error) {
 
 // main runs every scenario of the book on every backend.
 func (r *run) main(cfg config) error {
-	bookPath := cfg.book
-	src, err := os.ReadFile(bookPath)
+	src, err := os.ReadFile(cfg.book)
 	if err != nil {
 		return err
 	}
-	name := filepath.Base(bookPath)
-	res := check.Check(name, src)
-	if res.Book == nil {
-		return fmt.Errorf("%s does not check: %+v", name, res.Diags)
-	}
-	// Holds expire in real time on the server: run a copy of the book
-	// whose holds last seconds (see conformance.Shorten). Scenarios stay
-	// in the book's time; RunAll scales each to the copy.
-	copySrc, cp, err := conformance.Shorten(res.Book, src)
-	if err != nil {
-		return err
-	}
-	scenarios := scenario.Generate(res.Book)
+	var files []conformance.File
 	for _, path := range cfg.scenarios {
 		data, err := os.ReadFile(path)
 		if err != nil {
 			return err
 		}
-		more, err := scenario.Read(res.Book, data)
-		if err != nil {
-			return fmt.Errorf("%s: %v", filepath.Base(path), err)
-		}
-		scenarios = append(scenarios, more...)
+		files = append(files, conformance.File{Name: filepath.Base(path), Data: data})
 	}
+	// Holds expire in real time on the server: the scenarios run on a copy
+	// of the book whose holds last seconds (see conformance.Shorten). They
+	// stay in the book's time; RunAll scales each to the copy.
+	l, err := conformance.Load(conformance.File{Name: filepath.Base(cfg.book), Data: src}, files...)
+	if err != nil {
+		return err
+	}
+	name, cp := l.Name, l.Copy
 
 	srv, err := pgtest.Launch()
 	if err != nil {
@@ -204,25 +191,17 @@ func (r *run) main(cfg config) error {
 		return err
 	}
 	r.atEnd(pool.Close)
-	files, ds := postgres.Build(cp, gen.NewSource(name, copySrc), gen.Options{})
-	if len(ds) > 0 {
-		return fmt.Errorf("%s: the SQL of the test copy: %+v", name, ds)
-	}
-	if _, err := pool.Exec(ctx, string(files[0].Data)); err != nil {
-		return fmt.Errorf("%s: loading the SQL: %v", name, err)
+	if err := l.InstallSQL(ctx, pool); err != nil {
+		return err
 	}
 
-	backends, err := r.backends(srv, pool, cp, name, copySrc, cfg.driver)
+	backends, err := r.backends(srv, pool, cp, name, l.CopySrc, cfg.driver)
 	if err != nil {
 		return err
 	}
 	for _, be := range backends {
 		rep := &reporter{run: r}
-		var jobs []conformance.Job
-		for i, sc := range scenarios {
-			jobs = append(jobs, conformance.Job{Where: name, Book: cp, Original: res.Book, Scenario: sc, Backend: be.backend,
-				Tenant: fmt.Sprintf("%s-s%d", be.name, i)})
-		}
+		jobs := l.Jobs(name, be.backend, func(i int) string { return fmt.Sprintf("%s-s%d", be.name, i) })
 		st := conformance.RunAll(rep, jobs)
 		if !rep.failed {
 			fmt.Fprintf(r.out, "%s: %d scenarios on %s, each equal to the interpreter\n", name, st.Total, be.name)
