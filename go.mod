@@ -2,7 +2,10 @@ module github.com/chobo-lang/chobo
 
 go 1.25.0
 
-require github.com/jackc/pgx/v5 v5.12.0
+require (
+	github.com/jackc/pgx/v5 v5.12.0
+	github.com/tigerbeetle/tigerbeetle-go v0.17.9
+)
 
 require (
 	github.com/jackc/pgpassfile v1.0.0 // indirect

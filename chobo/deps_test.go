@@ -49,17 +49,18 @@ codes             diag
 # client model, never the syntax tree, the interpreter, the scenario
 # runner, the search or the checker.
 gen               book version
-backend/...       book ids diag gen version client/model
+backend/...       book ids diag gen version client/model runtime/go/chobotb
 client/model      book ids backend/...
-client/...        book ids diag gen version client/model
+client/...        book ids diag gen version client/model backend/... runtime/go/chobotb
 target            book diag gen backend/... client/...
 
 # Scenarios shown in a backend's terms and run against what was built.
-show              book diag interp scenario backend/... client/model
+show              book diag ids interp scenario backend/... client/model runtime/go/...
 conformance/pgtest    -
+conformance/tbtest    ids runtime/go/chobotb/...
 conformance/protocol  -
-conformance/godriver  book check client/... conformance/protocol
-conformance/...       book diag ids version interp scenario search check show gen backend/... client/... target conformance/...
+conformance/godriver  book check client/... conformance/protocol runtime/go/chobotb
+conformance/...       book diag ids version interp scenario search check show gen backend/... client/... target conformance/... runtime/go/...
 
 # The JSON shapes, the command line and the binary. The comparison with
 # the deployed version reads that version back from the JSON of chobo
@@ -70,8 +71,9 @@ evolve            syntax resolve book diag api
 cli               * !cmd/...
 cmd/...           cli
 
-# The Go client runtime: generated code imports it, so it stands alone.
-runtime/go/...    runtime/go/...
+# The Go client runtime: generated code imports it, so it stands alone,
+# but for the ID scheme, which every backend and language shares.
+runtime/go/...    runtime/go/... ids
 `
 
 // rule is one line of depsRules, its names made module-relative.
@@ -280,6 +282,11 @@ func TestDependencyRules(t *testing.T) {
 		{"chobo/conformance/pgtest", "chobo/book", false},
 		{"runtime/go/chobopg", "runtime/go/chobo", true},
 		{"runtime/go/chobo", "chobo/book", false},
+		{"runtime/go/chobotb", "chobo/ids", true},
+		{"runtime/go/chobotb/tbgo", "runtime/go/chobotb", true},
+		{"runtime/go/chobotb", "chobo/conformance/tbtest", false},
+		{"chobo/conformance/tbtest", "runtime/go/chobotb/tbgo", true},
+		{"chobo/conformance/tbtest", "chobo/book", false},
 		{"chobo/diag", "chobo/syntax", false},
 		{"chobo/api", "chobo/evolve", false},
 		{"chobo/evolve", "chobo/check", false},

@@ -134,6 +134,20 @@ func runCase(t *testing.T, c testCase) outputs {
 			cliOut(t, c, out, f.name, cli.ExitOK, "run", c.Book, "--scenario", "scenarios.json", "--show", "postgres", "--format", f.format)
 		}
 	}
+	if out["build.tigerbeetle-go.txt"] == nil {
+		// What a client sends to TigerBeetle for every scenario chobo
+		// generates, and for the hand-written ones in text and JSON.
+		file := filepath.Join(t.TempDir(), "generated.json")
+		if err := os.WriteFile(file, out["scenarios.json"], 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cliOut(t, c, out, "scenarios.show.tigerbeetle.txt", cli.ExitOK, "run", c.Book, "--scenario", file, "--show", "tigerbeetle")
+		if c.Scenarios {
+			for _, f := range []struct{ name, format string }{{"show.tigerbeetle.txt", "text"}, {"show.tigerbeetle.json", "json"}} {
+				cliOut(t, c, out, f.name, cli.ExitOK, "run", c.Book, "--scenario", "scenarios.json", "--show", "tigerbeetle", "--format", f.format)
+			}
+		}
+	}
 	return out
 }
 

@@ -32,8 +32,10 @@ var drivers struct {
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if drivers.dir != "" {
-		os.RemoveAll(drivers.dir)
+	for _, dir := range []string{drivers.dir, tbDrivers.dir} {
+		if dir != "" {
+			os.RemoveAll(dir)
+		}
 	}
 	os.Exit(code)
 }

@@ -3,6 +3,7 @@ package tests
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"strconv"
 	"sync"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/chobo-lang/chobo/chobo/check"
 	"github.com/chobo-lang/chobo/chobo/client/model"
+	"github.com/chobo-lang/chobo/chobo/conformance"
 	"github.com/chobo-lang/chobo/chobo/conformance/pgtest"
 	"github.com/chobo-lang/chobo/runtime/go/chobo"
 	"github.com/chobo-lang/chobo/runtime/go/chobopg"
@@ -161,4 +163,71 @@ func raceRound(ctx context.Context, conns []*pgx.Conn, via, redeem, tenant strin
 	close(start)
 	wg.Wait()
 	return done, refused, failed
+}
+
+// TestUnboundedFoldsExactly: 8 callers at once grant 2^58 points each, 6
+// times, from the one outside account `issued`, which has room for 32 of
+// them in 64 bits (-2^63 is the least it can hold). Each grant moves more
+// than a shard's slice holds, so nearly every call folds the shards into
+// the account's row while the others wait or fold in turn: exactly 32
+// grants are done and 16 fail as the interpreter fails them (SQLSTATE
+// 22003), whatever the order; the balance is -2^63 and equals its entries;
+// no deadlock.
+func TestUnboundedFoldsExactly(t *testing.T) {
+	res := check.Check("points.book", []byte(pointsBook))
+	if res.Book == nil {
+		t.Fatal(res.Diags)
+	}
+	m, err := model.New(res.Book, model.Postgres)
+	if err != nil {
+		t.Fatal(err)
+	}
+	grant := m.Transfer("grant").Operation("do").Statement
+	srv := pgtest.Start(t)
+	pool := srv.Pool(t, 8)
+	installSQL(t, pool, res.Book, []byte(pointsBook))
+	ctx := context.Background()
+	before := chobopg.Retries(chobopg.DeadlockDetected)
+	serial := chobopg.Retries(chobopg.SerializationFailure)
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	done, overflow := 0, 0
+	for w := 0; w < 8; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 6; i++ {
+				r, err := chobopg.Call(ctx, pool, grant, "t", fmt.Sprintf("g-%d-%d", w, i), fmt.Sprintf("m-%d", w), int64(1)<<58)
+				mu.Lock()
+				switch {
+				case err == nil && r.Outcome == chobo.Done:
+					done++
+				case sqlState(err) == "22003":
+					overflow++
+				default:
+					t.Errorf("grant %d of caller %d: %+v %v", i, w, r, err)
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if done != 32 || overflow != 16 {
+		t.Errorf("%d grants done, %d failed past 64 bits; want 32 and 16", done, overflow)
+	}
+	var posted, heldIn, heldOut int64
+	if err := pool.QueryRow(ctx, `select posted, held_in, held_out from "points"."balance_issued"('t')`).Scan(&posted, &heldIn, &heldOut); err != nil {
+		t.Fatal(err)
+	}
+	if posted != math.MinInt64 || heldIn != 0 || heldOut != 0 {
+		t.Errorf("issued: posted %d, held in %d, held out %d; want %d, 0, 0", posted, heldIn, heldOut, int64(math.MinInt64))
+	}
+	if bad, err := conformance.EntriesBalance(ctx, pool, res.Book); err != nil || len(bad) > 0 {
+		t.Errorf("balances that differ from their entries: %v %v", bad, err)
+	}
+	if n := chobopg.Retries(chobopg.DeadlockDetected) - before; n != 0 {
+		t.Errorf("the runtime retried %d deadlocks; the SQL must not deadlock at all", n)
+	}
+	t.Logf("%d done, %d failed past 64 bits, %d calls sent again after a serialization failure",
+		done, overflow, chobopg.Retries(chobopg.SerializationFailure)-serial)
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/chobo-lang/chobo/chobo/diag"
 	"github.com/chobo-lang/chobo/chobo/evolve"
 	"github.com/chobo-lang/chobo/chobo/report"
+	"github.com/chobo-lang/chobo/chobo/target"
 )
 
 func runCheck(inv *Invocation) int {
@@ -39,6 +40,9 @@ func runCheck(inv *Invocation) int {
 		// stops where Check stopped, as every later analysis does.
 		if prevs[i] != nil && res.Book != nil {
 			res.Extend(srcs[i], evolve.Compare(prevs[i], res.Book))
+		}
+		if tg, ok := target.Lookup(inv.Flags["target"]); ok && res.Book != nil {
+			res.Extend(srcs[i], tg.Check(res.Book))
 		}
 		errors += res.Diags.Errors()
 		if inv.Flags["format"] == "json" {

@@ -1,6 +1,9 @@
 package cli
 
-import "github.com/chobo-lang/chobo/chobo/diag"
+import (
+	"github.com/chobo-lang/chobo/chobo/diag"
+	"github.com/chobo-lang/chobo/chobo/target"
+)
 
 // Commands is the table of subcommands, in the order --help lists them.
 var Commands []Command
@@ -19,6 +22,9 @@ func init() {
 				{Name: "diff-base", Value: "<revision>",
 					Help: diag.T("also compare each book with its text at that git revision; a book the revision does not have is new",
 						"それぞれの帳簿を、git のそのリビジョンの中身とも比べる。そのリビジョンに無い帳簿は新しいものとする")},
+				{Name: "target", Choices: target.Names(),
+					Help: diag.T("also report what that build target cannot take of each book (E060 for TigerBeetle, E061 for PostgreSQL)",
+						"それぞれの帳簿について、そのビルドのターゲットが受け取れないものも言う(TigerBeetle は E060、PostgreSQL は E061)")},
 			},
 			MinArgs: 1, MaxArgs: -1, Run: runCheck,
 		},
@@ -27,7 +33,7 @@ func init() {
 			Summary: diag.T("run scenarios on the reference interpreter", "シナリオを参照インタプリタで流す"),
 			Flags: []Flag{
 				{Name: "scenario", Value: "<file.json>", Help: diag.T("the scenario file: one scenario or an array of them", "シナリオのファイル(シナリオ一つか、その配列)")},
-				{Name: "show", Choices: []string{"postgres"}, Help: diag.T("instead of the answers, print what a client sends to that backend", "答えの代わりに、クライアントがその出力先へ送るものを出す")},
+				{Name: "show", Choices: []string{"postgres", "tigerbeetle"}, Help: diag.T("instead of the answers, print what a client sends to that backend", "答えの代わりに、クライアントがその出力先へ送るものを出す")},
 				{Name: "format", Choices: []string{"text", "json"},
 					Help: diag.T("text for people (default) or json for tools", "人向けの text(既定)か、ツール向けの json")},
 			},

@@ -6,6 +6,7 @@ import (
 
 	"github.com/chobo-lang/chobo/chobo/api"
 	"github.com/chobo-lang/chobo/chobo/backend/postgres"
+	"github.com/chobo-lang/chobo/chobo/backend/tigerbeetle"
 	"github.com/chobo-lang/chobo/chobo/book"
 	"github.com/chobo-lang/chobo/chobo/check"
 	"github.com/chobo-lang/chobo/chobo/client/model"
@@ -112,8 +113,12 @@ func textOf(err error) diag.Text {
 
 // runShow prints, instead of the answers, what a client sends.
 func runShow(inv *Invocation, b *book.Book, scs []scenario.Scenario, backend string) int {
-	if backend != "postgres" {
-		usageError(inv.Env, inv.Cmd, inv.Lang, diag.T("--show takes postgres", "--show には postgres を渡してください"))
+	switch backend {
+	case "postgres":
+	case "tigerbeetle":
+		return runShowTB(inv, b, scs)
+	default:
+		usageError(inv.Env, inv.Cmd, inv.Lang, diag.T("--show takes postgres or tigerbeetle", "--show には postgres か tigerbeetle を渡してください"))
 		return ExitUsage
 	}
 	if ds := postgres.Check(b); len(ds) > 0 {
@@ -146,6 +151,38 @@ func runShow(inv *Invocation, b *book.Book, scs []scenario.Scenario, backend str
 	}
 	for i, sc := range scs {
 		show.WriteText(inv.Env.Stdout, inv.Args[0], sc, steps[i], inv.Lang)
+	}
+	return ExitOK
+}
+
+// runShowTB prints what a client sends to TigerBeetle.
+func runShowTB(inv *Invocation, b *book.Book, scs []scenario.Scenario) int {
+	if ds := tigerbeetle.Check(b); len(ds) > 0 {
+		for _, d := range ds {
+			diag.WriteText(inv.Env.Stderr, d, inv.Lang)
+		}
+		return ExitError
+	}
+	steps := make([][]show.TBStep, len(scs))
+	for i, sc := range scs {
+		var err error
+		if steps[i], err = show.TigerBeetleSteps(b, sc, ""); err != nil {
+			fmt.Fprintf(inv.Env.Stderr, "chobo run: %s: %s\n", diag.Printable(sc.Name), diag.Printable(err.Error()))
+			return ExitError
+		}
+	}
+	if inv.Flags["format"] == "json" {
+		var names []string
+		for _, sc := range scs {
+			names = append(names, sc.Name)
+		}
+		if err := api.Write(inv.Env.Stdout, api.ShowTBOf(inv.Args[0], "tigerbeetle", names, steps)); err != nil {
+			return ExitUsage
+		}
+		return ExitOK
+	}
+	for i, sc := range scs {
+		show.WriteTigerBeetle(inv.Env.Stdout, inv.Args[0], sc, steps[i], inv.Lang)
 	}
 	return ExitOK
 }

@@ -212,6 +212,17 @@ var All = []Code{
 		Against: "book repro v1\nunit pcs\naccount shelf : pcs outside\naccount buyers : pcs outside\ntransfer sell(order: string, qty: pcs)\n  key order\n  move qty from shelf to buyers\n",
 	},
 	{
+		Code:     "E060",
+		Severity: diag.Error,
+		Title:    diag.T("a chain too long for one TigerBeetle request", "TigerBeetle の一つのリクエストに入らないチェーン"),
+		When: diag.T("Building for TigerBeetle, one operation of a transfer kind would send a linked chain of more than 253 transfers. A chain must go in one request to stay one write, and 253 events is what a replica started with --development takes (a replica started without it takes up to 8,189; chobo keeps the smaller limit so every book runs on the replica its tests can start). A move takes 1 to 6 transfers, depending on the bounds of the accounts it joins.",
+			"TigerBeetle へのビルドで、ある振替の種類の操作が、253 件を超える振替の linked チェーンを送ることになります。一度の書き込みにするにはチェーンを一つのリクエストで送る必要があり、--development で立てたレプリカが受け付けるのが 253 件です(--development なしのレプリカは 8,189 件まで受け付けますが、テストで立てられるレプリカで全部の帳簿が動くよう、chobo は小さい方に合わせます)。移動一つは、つなぐ勘定の境界に応じて 1 件から 6 件の振替になります。"),
+		Fix: diag.T("Split the transfer kind into several kinds with fewer moves each, and call them one after another.",
+			"振替の種類を、移動の少ないいくつかの種類に分け、順に呼んでください。"),
+		Repro:  "book repro v1\nunit pcs\naccount shelf : pcs\n  at least 1 refused as too_low\n  at most 500 refused as too_high\naccount bin : pcs\n  at least -5 refused as bin_low\n  at most 500 refused as bin_full\naccount world : pcs outside\ntransfer fill(id: string, qty: pcs)\n  key id\n  move qty from world to shelf\ntransfer spread(id: string, qty: pcs)\n  key id\n  move qty from shelf to bin\n  move qty from shelf to bin\n  move qty from shelf to bin\n  move qty from shelf to bin\n  move qty from shelf to bin\n  move qty from shelf to bin\n  move qty from shelf to bin\n  move qty from shelf to bin\n  move qty from shelf to bin\n  move qty from shelf to bin\n  move qty from shelf to bin\n  move qty from shelf to bin\n  move qty from shelf to bin\n  move qty from shelf to bin\n  move qty from shelf to bin\n  move qty from shelf to bin\n  move qty from shelf to bin\n  move qty from shelf to bin\n  move qty from shelf to bin\n  move qty from shelf to bin\n  move qty from shelf to bin\n  move qty from shelf to bin\n  move qty from shelf to bin\n  move qty from shelf to bin\n  move qty from shelf to bin\n  move qty from shelf to bin\n  move qty from shelf to bin\n  move qty from shelf to bin\n  move qty from shelf to bin\n  move qty from shelf to bin\n  move qty from shelf to bin\n  move qty from shelf to bin\n  move qty from shelf to bin\n  move qty from shelf to bin\n  move qty from shelf to bin\n  move qty from shelf to bin\n  move qty from shelf to bin\n  move qty from shelf to bin\n  move qty from shelf to bin\n  move qty from shelf to bin\n  move qty from shelf to bin\n  move qty from shelf to bin\n  move qty from shelf to bin\n",
+		Target: "tigerbeetle-go",
+	},
+	{
 		Code:     "E061",
 		Severity: diag.Error,
 		Title:    diag.T("a name too long for PostgreSQL", "PostgreSQL には長すぎる名前"),

@@ -155,8 +155,9 @@ func readBalance(ctx context.Context, pool *pgxpool.Pool, m *model.Model, tenant
 	return bal, err
 }
 
-// EntriesBalance reports accounts of the book whose balance differs from
-// the sum of their entries.
+// EntriesBalance reports accounts of the book whose balance (the row, and
+// the shards of an account without bounds) differs from the sum of their
+// entries.
 func EntriesBalance(ctx context.Context, pool *pgxpool.Pool, b *book.Book) ([]string, error) {
 	s := postgres.Ident(b.Name)
 	rows, err := pool.Query(ctx, fmt.Sprintf(`
@@ -165,7 +166,11 @@ select a.tenant, a.kind, a.args
   left join (select tenant, account, sum(posted) p, sum(held_in) hi, sum(held_out) ho
                from %[1]s.entries group by tenant, account) e
     on e.tenant = a.tenant and e.account = a.id
- where a.posted <> coalesce(e.p, 0) or a.held_in <> coalesce(e.hi, 0) or a.held_out <> coalesce(e.ho, 0)`, s))
+  left join (select tenant, id, sum(posted) p, sum(held_in) hi, sum(held_out) ho
+               from %[1]s.account_shards group by tenant, id) s
+    on s.tenant = a.tenant and s.id = a.id
+ where a.posted + coalesce(s.p, 0) <> coalesce(e.p, 0) or a.held_in + coalesce(s.hi, 0) <> coalesce(e.hi, 0)
+    or a.held_out + coalesce(s.ho, 0) <> coalesce(e.ho, 0)`, s))
 	if err != nil {
 		return nil, err
 	}

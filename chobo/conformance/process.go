@@ -94,6 +94,13 @@ const openTimeout = 60 * time.Second
 // holds are read through r. StartProcess sets cmd's Stdin, Stdout and
 // Stderr; the caller sets the rest (Path, Args, Env, Dir).
 func StartProcess(cmd *exec.Cmd, bookPath, dsn string, r Reader) (*Process, error) {
+	return StartProcessWith(cmd, protocol.Request{Op: protocol.Open, Book: bookPath, DSN: dsn}, r)
+}
+
+// StartProcessWith is StartProcess with the open request given whole: a
+// driver of a TigerBeetle client is told where TigerBeetle is instead of
+// a DSN.
+func StartProcessWith(cmd *exec.Cmd, open protocol.Request, r Reader) (*Process, error) {
 	p := &Process{
 		cmd: cmd, read: r, stderr: &tail{max: 8 << 10},
 		pending: map[int64]chan protocol.Response{}, done: make(chan struct{}),
@@ -117,7 +124,8 @@ func StartProcess(cmd *exec.Cmd, bookPath, dsn string, r Reader) (*Process, erro
 
 	ctx, cancel := context.WithTimeout(context.Background(), openTimeout)
 	defer cancel()
-	res, err := p.ask(ctx, protocol.Request{Op: protocol.Open, Book: bookPath, DSN: dsn})
+	open.Op = protocol.Open
+	res, err := p.ask(ctx, open)
 	switch {
 	case ctx.Err() != nil:
 		err = p.fail(fmt.Sprintf("did not answer open within %v", openTimeout))

@@ -378,6 +378,10 @@ func add(x, y int64) (int64, bool) {
 
 func (s *State) findHold(c Call) *Hold { return s.holds[holdID(c.Transfer, keyValues(c))] }
 
+// FindHold returns the hold a post or void call names, nil when there is
+// none: what a client that reads the hold first would find.
+func (s *State) FindHold(c Call) *Hold { return s.findHold(c) }
+
 func (s *State) deadlinePassed(h *Hold) bool { return h.expires() && s.Now >= h.Deadline }
 
 func (s *State) post(c Call) (Result, error) {

@@ -7,6 +7,7 @@ package target
 
 import (
 	"github.com/chobo-lang/chobo/chobo/backend/postgres"
+	"github.com/chobo-lang/chobo/chobo/backend/tigerbeetle"
 	"github.com/chobo-lang/chobo/chobo/book"
 	"github.com/chobo-lang/chobo/chobo/client/golang"
 	"github.com/chobo-lang/chobo/chobo/diag"
@@ -39,6 +40,12 @@ var All = []Target{
 		Summary: diag.T("a Go package that calls the PostgreSQL functions through pgx", "PostgreSQL の関数を pgx で呼ぶ Go のパッケージ"),
 		build:   golang.BuildPostgres,
 	},
+	{
+		Name: "tigerbeetle-go", Backend: "tigerbeetle", Language: "go",
+		Files:   []string{"<package>/book.go"},
+		Summary: diag.T("a Go package that sends each operation to TigerBeetle as one linked chain, through tigerbeetle-go", "操作ごとに一つのチェーンを tigerbeetle-go で TigerBeetle に送る Go のパッケージ"),
+		build:   golang.BuildTigerBeetle,
+	},
 }
 
 // Names lists the targets' names, in order.
@@ -69,11 +76,17 @@ func (t Target) Build(b *book.Book, src gen.Source, opt gen.Options) ([]gen.File
 	return t.build(b, src, opt)
 }
 
+// Check reports what the target's backend cannot take of a book (E060,
+// E061), as Build would, without writing anything.
+func (t Target) Check(b *book.Book) diag.List { return backendCheck(t.Backend, b) }
+
 // backendCheck reports what a backend cannot hold of a book.
 func backendCheck(backend string, b *book.Book) diag.List {
 	switch backend {
 	case "postgres":
 		return postgres.Check(b)
+	case "tigerbeetle":
+		return tigerbeetle.Check(b)
 	}
 	return nil
 }

@@ -125,7 +125,7 @@ func TestRegistry(t *testing.T) {
 	if _, ok := Lookup("nothing"); ok {
 		t.Error("Lookup found a target that does not exist")
 	}
-	if !slices.Equal(Names(), []string{"postgres", "postgres-go"}) {
+	if !slices.Equal(Names(), []string{"postgres", "postgres-go", "tigerbeetle-go"}) {
 		t.Errorf("Names() = %v", Names())
 	}
 }

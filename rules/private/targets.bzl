@@ -37,6 +37,18 @@ TARGETS = {
             Label("//runtime/go/chobopg"),
         ],
     ),
-    # Slots for later: "tigerbeetle-go" (deps on the official Go client),
-    # and the TypeScript and Python targets with their own LANGUAGES entries.
+    # The client builds its chains with the runtime and takes any
+    # chobotb.Client; the official client (cgo) comes in only through
+    # runtime/go/chobotb/tbgo, in the program that dials TigerBeetle.
+    "tigerbeetle-go": struct(
+        backend = "tigerbeetle",
+        language = "go",
+        files = ["book.go"],
+        deps = [
+            Label("//runtime/go/chobo"),
+            Label("//runtime/go/chobotb"),
+        ],
+    ),
+    # Slots for later: the TypeScript and Python targets with their own
+    # LANGUAGES entries.
 }

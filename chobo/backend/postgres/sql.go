@@ -43,6 +43,10 @@ func Generate(b *book.Book, header []string) string {
 		Header []string
 		S      string
 	}{header, s})
+	exec("unbounded.sql.tmpl", struct {
+		S, Book string
+		Shards  int
+	}{s, Lit(b.Name), Shards})
 	for _, t := range b.Transfers {
 		if t.Pending == nil {
 			exec("move.sql.tmpl", newMoveView(b, t, book.Do))
@@ -50,7 +54,7 @@ func Generate(b *book.Book, header []string) string {
 		}
 		exec("move.sql.tmpl", newMoveView(b, t, book.Hold))
 		exec("post.sql.tmpl", newPostView(b, t))
-		exec("void.sql.tmpl", newFunction(b, t, "void", t.Key, false))
+		exec("void.sql.tmpl", newVoidView(b, t))
 		exec("status.sql.tmpl", newFunction(b, t, "status", t.Key, false))
 	}
 	for _, a := range b.Accounts {

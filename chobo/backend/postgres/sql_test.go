@@ -87,3 +87,22 @@ func TestReasonLit(t *testing.T) {
 		t.Error("a bound's reason passed as chobo's own")
 	}
 }
+
+// TestUnboundedAccountsAreNotLocked: a call locks the rows of its
+// accounts with a bound only; the outside account goes through its
+// shards, and a bound's refusal after a move on it checks it first.
+func TestUnboundedAccountsAreNotLocked(t *testing.T) {
+	sql := build(t, holdBook)
+	for _, fn := range []string{"reserve_hold", "restock_do", "reserve_post", "reserve_void"} {
+		f := funcText(t, sql, fn)
+		if !strings.Contains(f, `"shop".chobo_unbounded(p_tenant, v_fids, v_fd, true)`) {
+			t.Errorf("%s does not change customers through its shards", fn)
+		}
+	}
+	if f := funcText(t, sql, "reserve_hold"); !strings.Contains(f, "id = any(array[v_account_1])") || strings.Contains(f, "v_fd, false") {
+		t.Errorf("reserve_hold locks more than stock, or checks customers before any move on it:\n%s", f)
+	}
+	if f := funcText(t, sql, "restock_do"); !strings.Contains(f, "id = any(array[v_account_2])") {
+		t.Errorf("restock_do locks more than the shelf:\n%s", f)
+	}
+}

@@ -39,10 +39,12 @@ type moveView struct {
 	Content string // the arguments as a JSON array
 	Moves   []moveStep
 	// Accounts are the distinct accounts the moves name, each id computed
-	// once per call.
-	Accounts []*accountRow
-	Deadline string // of a hold
-	Entries  []string
+	// once per call; Bounded are those with a bound (locked, in their
+	// rows), Free those without (changed through their shards).
+	Accounts, Bounded, Free []*accountRow
+	Vars                    settleVars // the position variables the moves use
+	Deadline                string     // of a hold
+	Entries                 []string
 	// What a hold keeps of each move, in move order.
 	Froms, Tos, Amounts []string
 }
@@ -55,6 +57,9 @@ type moveStep struct {
 	Same     bool // from and to are of one account kind: maybe one account
 	Lower    *boundCheck
 	Upper    *boundCheck
+	// Find are the statements that find the move's two accounts in the
+	// arrays of the call, Apply those that move the amount on them.
+	Find, Apply []string
 }
 
 type boundCheck struct {
@@ -62,6 +67,9 @@ type boundCheck struct {
 	Value  int64
 	Reason string // a literal
 	Amount string // what the move moves
+	// CheckFree: an earlier move changed an account without bounds; a
+	// refusal here first checks that none of its values left 64 bits.
+	CheckFree bool
 }
 
 type accountRow struct {
@@ -70,6 +78,79 @@ type accountRow struct {
 	Kind, Unit   string // literals
 	Args         string // a text[] expression
 	Lower, Upper string // bigint literals or null
+	Free         bool   // no bound: changed through its shards
+}
+
+// Shards is how many shards an account without bounds has.
+const Shards = 16
+
+// The fields of an account, as offsets into the nine numbers per account
+// that chobo_unbounded takes (change, lowest, highest).
+const (
+	fieldPosted  = 1
+	fieldHeldIn  = 4
+	fieldHeldOut = 7
+)
+
+// settleVars says which position variables a function's moves use, so
+// that it declares only those.
+type settleVars struct {
+	From, To, FreeFrom, FreeTo bool
+}
+
+// side is one side of a move: the expression of its account's id, and
+// whether the account is without bounds.
+type side struct {
+	id   string
+	free bool
+}
+
+// find is the statement that finds one side of a move in the arrays of
+// the call: its index in the bounded arrays, or its offset in v_fd.
+func find(s side, to bool, vars *settleVars) string {
+	switch {
+	case s.free && to:
+		vars.FreeTo = true
+		return fmt.Sprintf("v_fto := array_position(v_fids, %s) * 9 - 9;", s.id)
+	case s.free:
+		vars.FreeFrom = true
+		return fmt.Sprintf("v_ffrom := array_position(v_fids, %s) * 9 - 9;", s.id)
+	case to:
+		vars.To = true
+		return fmt.Sprintf("v_to := array_position(v_ids, %s);", s.id)
+	}
+	vars.From = true
+	return fmt.Sprintf("v_from := array_position(v_ids, %s);", s.id)
+}
+
+// change is the statements that add delta (an expression, with its sign)
+// to a field of one side of a move: on the bounded arrays, where bigint
+// arithmetic fails past 64 bits, or on the change of an account without
+// bounds, keeping the lowest or highest value it reaches.
+func change(s side, to bool, field int, plus bool, amount string) []string {
+	op := "-"
+	if plus {
+		op = "+"
+	}
+	if !s.free {
+		i := "v_from"
+		if to {
+			i = "v_to"
+		}
+		arr := map[int]string{fieldPosted: "v_posted", fieldHeldIn: "v_held_in", fieldHeldOut: "v_held_out"}[field]
+		return []string{fmt.Sprintf("%[1]s[%[2]s] := %[1]s[%[2]s] %[3]s %[4]s;", arr, i, op, amount)}
+	}
+	o := "v_ffrom"
+	if to {
+		o = "v_fto"
+	}
+	net := fmt.Sprintf("v_fd[%s + %d]", o, field)
+	if plus {
+		hi := fmt.Sprintf("v_fd[%s + %d]", o, field+2)
+		return []string{fmt.Sprintf("%s := %s + %s;", net, net, amount), fmt.Sprintf("%s := greatest(%s, %s);", hi, hi, net)}
+	}
+	lo := fmt.Sprintf("v_fd[%s + %d]", o, field+1)
+	return []string{fmt.Sprintf("%s := %s - %s;", net, net, amount), fmt.Sprintf("%s := least(%s, %s);", lo, lo, net)}
 }
 
 // ids writes the variables of rows as a uuid[] expression.
@@ -84,12 +165,87 @@ func ids(rows []*accountRow) string {
 // AllIDs are the call's accounts as a uuid[] expression.
 func (v moveView) AllIDs() string { return ids(v.Accounts) }
 
+// BoundedIDs are the call's accounts with a bound, FreeIDs those without.
+func (v moveView) BoundedIDs() string { return ids(v.Bounded) }
+func (v moveView) FreeIDs() string    { return ids(v.Free) }
+
+// WriteIDs are the call's accounts with a bound, as a list.
+func (v moveView) WriteIDs() string {
+	return strings.TrimSuffix(strings.TrimPrefix(ids(v.Bounded), "array["), "]")
+}
+
+// FreeSize is the length of v_fd: nine numbers per account without bounds.
+func (v moveView) FreeSize() int { return 9 * len(v.Free) }
+
 type postView struct {
 	function
 	Amounts      []string // the amount parameters of a partial post, quoted
 	Nulls, Given []string // "p is null", "p is not null" for each of them
 	PerMove      []string // what each move posts
+	Settle       settleView
 }
+
+type voidView struct {
+	function
+	Settle settleView
+}
+
+// settleView is what post and void do with the hold's accounts: the
+// bounded ones locked in id order, those without bounds changed through
+// their shards, and the hold's moves unrolled.
+type settleView struct {
+	S       string
+	Op      string // 'post' or 'void'
+	Bounded []string
+	Free    []string
+	Moves   []settleMove
+	Vars    settleVars
+	Post    bool
+}
+
+type settleMove struct {
+	Text        string
+	Find, Apply []string
+}
+
+func (v settleView) BoundedIDs() string { return "array[" + strings.Join(v.Bounded, ", ") + "]" }
+func (v settleView) FreeIDs() string    { return "array[" + strings.Join(v.Free, ", ") + "]" }
+func (v settleView) FreeSize() int      { return 9 * len(v.Free) }
+func (v settleView) WriteIDs() string   { return strings.Join(v.Bounded, ", ") }
+
+func newSettle(b *book.Book, t *book.Transfer, post bool) settleView {
+	v := settleView{S: Ident(b.Name), Op: "'void'", Post: post}
+	if post {
+		v.Op = "'post'"
+	}
+	for i, m := range t.Moves {
+		n := i + 1
+		from := side{fmt.Sprintf("v_hold.from_ids[%d]", n), free(m.From.Account)}
+		to := side{fmt.Sprintf("v_hold.to_ids[%d]", n), free(m.To.Account)}
+		for _, s := range []side{from, to} {
+			if s.free {
+				v.Free = append(v.Free, s.id)
+			} else {
+				v.Bounded = append(v.Bounded, s.id)
+			}
+		}
+		sm := settleMove{Text: moveText(m), Find: []string{find(from, false, &v.Vars), find(to, true, &v.Vars)}}
+		held := fmt.Sprintf("v_hold.amounts[%d]", n)
+		sm.Apply = append(sm.Apply, change(from, false, fieldHeldOut, false, held)...)
+		sm.Apply = append(sm.Apply, change(to, true, fieldHeldIn, false, held)...)
+		if post {
+			posted := fmt.Sprintf("v_amounts[%d]", n)
+			sm.Apply = append(sm.Apply, change(from, false, fieldPosted, false, posted)...)
+			sm.Apply = append(sm.Apply, change(to, true, fieldPosted, true, posted)...)
+		}
+		v.Moves = append(v.Moves, sm)
+	}
+	return v
+}
+
+// free says whether an account kind has no bound: its accounts are
+// changed through their shards, never locked by a call.
+func free(a *book.Account) bool { return a.Lower == nil && a.Upper == nil }
 
 type balanceView struct {
 	S, Func, Signature string
@@ -139,18 +295,34 @@ func newMoveView(b *book.Book, t *book.Transfer, op book.Op) moveView {
 		v.Accounts = append(v.Accounts, a)
 		return a
 	}
+	freeSeen := false
 	for _, m := range t.Moves {
 		st := moveStep{Index: m.Index, Text: moveText(m), From: row(m.From), To: row(m.To),
 			Amount: amountExpr(m), Same: m.From.Account == m.To.Account}
 		if lo := m.From.Account.Lower; lo != nil {
-			st.Lower = &boundCheck{function: v.function, Value: lo.Value, Reason: Lit(lo.Reason), Amount: st.Amount}
+			st.Lower = &boundCheck{function: v.function, Value: lo.Value, Reason: Lit(lo.Reason), Amount: st.Amount, CheckFree: freeSeen}
 		}
 		if up := m.To.Account.Upper; up != nil {
-			st.Upper = &boundCheck{function: v.function, Value: up.Value, Reason: Lit(up.Reason), Amount: st.Amount}
+			st.Upper = &boundCheck{function: v.function, Value: up.Value, Reason: Lit(up.Reason), Amount: st.Amount, CheckFree: freeSeen}
 		}
+		from, to := side{st.From.Var, st.From.Free}, side{st.To.Var, st.To.Free}
+		st.Find = []string{find(from, false, &v.Vars), find(to, true, &v.Vars)}
+		if v.Hold {
+			st.Apply = append(change(from, false, fieldHeldOut, true, st.Amount), change(to, true, fieldHeldIn, true, st.Amount)...)
+		} else {
+			st.Apply = append(change(from, false, fieldPosted, false, st.Amount), change(to, true, fieldPosted, true, st.Amount)...)
+		}
+		freeSeen = freeSeen || from.free || to.free
 		v.Moves = append(v.Moves, st)
 		v.Froms, v.Tos, v.Amounts = append(v.Froms, st.From.Var), append(v.Tos, st.To.Var), append(v.Amounts, st.Amount)
 		v.Entries = append(v.Entries, entryRows(st, v.Hold)...)
+	}
+	for _, a := range v.Accounts {
+		if a.Free {
+			v.Free = append(v.Free, a)
+		} else {
+			v.Bounded = append(v.Bounded, a)
+		}
 	}
 	if v.Hold {
 		v.Deadline = "null::timestamptz"
@@ -181,7 +353,7 @@ func newAccountRow(v string, b *book.Book, r book.AccountRef) *accountRow {
 	}
 	return &accountRow{Var: v, ID: accountID(b, r), Kind: Lit(r.Account.Name), Unit: Lit(r.Account.Unit.Name),
 		Args:  "array[" + strings.Join(args, ", ") + "]::text[]",
-		Lower: boundLit(r.Account.Lower), Upper: boundLit(r.Account.Upper)}
+		Lower: boundLit(r.Account.Lower), Upper: boundLit(r.Account.Upper), Free: free(r.Account)}
 }
 
 func newPostView(b *book.Book, t *book.Transfer) postView {
@@ -200,7 +372,12 @@ func newPostView(b *book.Book, t *book.Transfer) postView {
 			v.PerMove = append(v.PerMove, fmt.Sprintf("v_hold.amounts[%d]", i+1))
 		}
 	}
+	v.Settle = newSettle(b, t, true)
 	return v
+}
+
+func newVoidView(b *book.Book, t *book.Transfer) voidView {
+	return voidView{function: newFunction(b, t, "void", t.Key, false), Settle: newSettle(b, t, false)}
 }
 
 func newBalanceView(b *book.Book, a *book.Account) balanceView {

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"text/template"
 
+	"github.com/chobo-lang/chobo/chobo/backend/tigerbeetle"
 	"github.com/chobo-lang/chobo/chobo/client/model"
 )
 
@@ -24,7 +25,8 @@ const RuntimeVersion = 1
 var templateFiles embed.FS
 
 var templates = map[string]*template.Template{
-	model.Postgres: template.Must(template.New("book.go.tmpl").Funcs(funcs).ParseFS(templateFiles, "templates/postgres/*.tmpl")),
+	model.Postgres:    template.Must(template.New("book.go.tmpl").Funcs(funcs).ParseFS(templateFiles, "templates/postgres/*.tmpl")),
+	model.TigerBeetle: template.Must(template.New("book.go.tmpl").Funcs(funcs).ParseFS(templateFiles, "templates/tigerbeetle/*.tmpl")),
 }
 
 var funcs = template.FuncMap{"checks": newChecks}
@@ -49,6 +51,7 @@ type view struct {
 	BookName       string
 	RuntimeVersion int
 	Expire         string
+	Def            string // TigerBeetle: the chain definition, a Go expression
 	Transfers      []transferView
 	Accounts       []accountView
 }
@@ -56,6 +59,7 @@ type view struct {
 type transferView struct {
 	TransferNames
 	Name, Description            string
+	Index                        int // in the book's declaration order
 	Pending                      bool
 	ArgList, KeyList, AmountList []fieldView
 	Statements                   map[string]string // by operation
@@ -64,6 +68,7 @@ type transferView struct {
 type accountView struct {
 	AccountNames
 	Name      string
+	Index     int
 	FieldList []fieldView
 	Statement string
 }
@@ -97,9 +102,12 @@ func newView(m *model.Model, pkg string, header []string) view {
 	names := Naming(m)
 	v := view{Header: header, Package: pkg, BookName: m.Book.Name, RuntimeVersion: RuntimeVersion,
 		Expire: goString(m.Expire)}
-	for _, t := range m.Transfers {
+	if m.Backend == model.TigerBeetle {
+		v.Def = defLiteral(tigerbeetle.Def(m.Book))
+	}
+	for i, t := range m.Transfers {
 		tn := names.Transfers[t.Name]
-		tv := transferView{TransferNames: tn, Name: t.Name, Description: t.Description, Pending: t.Pending,
+		tv := transferView{TransferNames: tn, Name: t.Name, Description: t.Description, Pending: t.Pending, Index: i,
 			ArgList: fields(t.Args, tn.ArgFields), KeyList: fields(t.Key, tn.KeyFields),
 			AmountList: fields(t.Amounts, tn.AmountFields), Statements: map[string]string{}}
 		for _, op := range t.Operations {
@@ -107,9 +115,9 @@ func newView(m *model.Model, pkg string, header []string) view {
 		}
 		v.Transfers = append(v.Transfers, tv)
 	}
-	for _, a := range m.Accounts {
+	for i, a := range m.Accounts {
 		an := names.Accounts[a.Name]
-		v.Accounts = append(v.Accounts, accountView{AccountNames: an, Name: a.Name,
+		v.Accounts = append(v.Accounts, accountView{AccountNames: an, Name: a.Name, Index: i,
 			FieldList: fields(a.Params, an.Fields), Statement: goString(a.Statement)})
 	}
 	return v

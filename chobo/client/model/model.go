@@ -20,7 +20,8 @@ import (
 
 // Backends a model can be made for.
 const (
-	Postgres = "postgres"
+	Postgres    = "postgres"
+	TigerBeetle = "tigerbeetle"
 )
 
 // Model is a book as its clients on one backend see it.
@@ -77,7 +78,8 @@ type Operation struct {
 	// (a hold state, or none).
 	Answers string
 	// Statement is what a client sends (PostgreSQL: SQL whose $1 is the
-	// tenant and $2… are Params).
+	// tenant and $2… are Params). Empty on TigerBeetle, where the client
+	// builds a chain from the book's definition instead.
 	Statement string
 }
 
@@ -100,7 +102,7 @@ type Account struct {
 
 // New works out the model of b on a backend.
 func New(b *book.Book, backend string) (*Model, error) {
-	if backend != Postgres {
+	if backend != Postgres && backend != TigerBeetle {
 		return nil, fmt.Errorf("no client model for the backend %q", backend)
 	}
 	m := &Model{
@@ -108,13 +110,19 @@ func New(b *book.Book, backend string) (*Model, error) {
 		Outcomes:   []string{"done", "done_before", "refused"},
 		HoldStates: []string{"held", "posted", "voided", "expired"},
 		Reasons:    reasons(b),
-		Expire:     postgres.ExpireSQL(b),
+	}
+	pg := backend == Postgres
+	if pg {
+		m.Expire = postgres.ExpireSQL(b)
 	}
 	for _, t := range b.Transfers {
-		m.Transfers = append(m.Transfers, newTransfer(b, t))
+		m.Transfers = append(m.Transfers, newTransfer(b, t, pg))
 	}
 	for _, a := range b.Accounts {
-		acc := &Account{Name: a.Name, Description: a.Description, Statement: postgres.BalanceSQL(b, a)}
+		acc := &Account{Name: a.Name, Description: a.Description}
+		if pg {
+			acc.Statement = postgres.BalanceSQL(b, a)
+		}
 		for _, p := range a.Params {
 			acc.Params = append(acc.Params, Param{Name: p})
 		}
@@ -123,13 +131,15 @@ func New(b *book.Book, backend string) (*Model, error) {
 	return m, nil
 }
 
-func newTransfer(b *book.Book, t *book.Transfer) *Transfer {
+func newTransfer(b *book.Book, t *book.Transfer, pg bool) *Transfer {
 	tr := &Transfer{Name: t.Name, Description: t.Description, Pending: t.Pending != nil,
 		Args: params(t.Params), Key: params(t.Key), Amounts: params(t.PostAmounts())}
 	op := func(name, takes, answers string, ps []*book.Param, optional bool) {
-		tr.Operations = append(tr.Operations, &Operation{
-			Name: name, Takes: takes, Params: params(ps), AmountsOptional: optional, Answers: answers,
-			Statement: postgres.CallSQL(b, t, name)})
+		o := &Operation{Name: name, Takes: takes, Params: params(ps), AmountsOptional: optional, Answers: answers}
+		if pg {
+			o.Statement = postgres.CallSQL(b, t, name)
+		}
+		tr.Operations = append(tr.Operations, o)
 	}
 	if t.Pending == nil {
 		op("do", TakesArgs, AnswersResult, t.Params, false)

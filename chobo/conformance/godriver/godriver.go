@@ -30,11 +30,20 @@ import (
 	"github.com/chobo-lang/chobo/chobo/client/golang"
 	"github.com/chobo-lang/chobo/chobo/client/model"
 	"github.com/chobo-lang/chobo/chobo/conformance/protocol"
+	"github.com/chobo-lang/chobo/runtime/go/chobotb"
 )
 
 // Client is what this driver answers to open: the target whose code it
-// drives.
+// drives (TigerBeetleClient for a driver made by MainTigerBeetle).
 const Client = "postgres-go"
+
+// TigerBeetleClient is what a driver of a tigerbeetle-go client answers.
+const TigerBeetleClient = "tigerbeetle-go"
+
+// Dial connects a tigerbeetle-go driver to TigerBeetle at the address the
+// open request gives. The driver's main package provides it, so that this
+// package needs neither cgo nor the official client.
+type Dial func(address string) (chobotb.Client, func(), error)
 
 // MaxConns bounds the driver's connections. A runner keeps several
 // scenarios in flight, some with concurrent calls; more calls than this
@@ -45,7 +54,17 @@ const MaxConns = 8
 // constructor is given (a generated package's Postgres function), and
 // exits: 0 at the end of stdin, 2 when the protocol was broken.
 func Main(constructor any) {
-	if err := Serve(os.Stdin, os.Stdout, constructor); err != nil {
+	exit(Serve(os.Stdin, os.Stdout, constructor))
+}
+
+// MainTigerBeetle is Main for a generated tigerbeetle-go client: its
+// TigerBeetle function, with dial to reach TigerBeetle.
+func MainTigerBeetle(constructor any, dial Dial) {
+	exit(ServeTigerBeetle(os.Stdin, os.Stdout, constructor, dial))
+}
+
+func exit(err error) {
+	if err != nil {
 		fmt.Fprintf(os.Stderr, "chobo driver: %v\n", err)
 		os.Exit(2)
 	}
@@ -58,10 +77,22 @@ func Main(constructor any) {
 // requests in flight are answered, when a line is not a request or an
 // answer could not be written.
 func Serve(r io.Reader, w io.Writer, constructor any) error {
-	if err := checkConstructor(constructor); err != nil {
+	if err := checkConstructor(constructor, reflect.TypeOf((*pgxpool.Pool)(nil)), golang.Constructor); err != nil {
 		return err
 	}
-	s := &server{constructor: reflect.ValueOf(constructor), out: bufio.NewWriter(w)}
+	return serveWith(r, w, &server{constructor: reflect.ValueOf(constructor), backend: model.Postgres})
+}
+
+// ServeTigerBeetle is Serve for a generated tigerbeetle-go client.
+func ServeTigerBeetle(r io.Reader, w io.Writer, constructor any, dial Dial) error {
+	if err := checkConstructor(constructor, reflect.TypeOf((*chobotb.Client)(nil)).Elem(), "TigerBeetle"); err != nil {
+		return err
+	}
+	return serveWith(r, w, &server{constructor: reflect.ValueOf(constructor), backend: model.TigerBeetle, dial: dial})
+}
+
+func serveWith(r io.Reader, w io.Writer, s *server) error {
+	s.out = bufio.NewWriter(w)
 	defer s.close()
 	in := bufio.NewReader(r)
 	var wg sync.WaitGroup
@@ -122,21 +153,25 @@ func parse(line []byte) (protocol.Request, error) {
 
 // checkConstructor fails early, with the reason, for anything but a
 // func(Querier, string) *Book.
-func checkConstructor(c any) error {
+// checkConstructor makes sure c is a generated constructor whose first
+// argument takes what the driver will pass (first).
+func checkConstructor(c any, first reflect.Type, name string) error {
 	t := reflect.TypeOf(c)
 	if t == nil || t.Kind() != reflect.Func || t.NumIn() != 2 || t.NumOut() != 1 ||
 		t.In(0).Kind() != reflect.Interface || t.In(1).Kind() != reflect.String ||
 		t.Out(0).Kind() != reflect.Pointer || t.Out(0).Elem().Kind() != reflect.Struct {
-		return fmt.Errorf("the constructor must be a generated client's %s function, func(Querier, string) *Book; got %v", golang.Constructor, t)
+		return fmt.Errorf("the constructor must be a generated client's %s function, func(client, string) *Book; got %v", name, t)
 	}
-	if !reflect.TypeOf((*pgxpool.Pool)(nil)).Implements(t.In(0)) {
-		return fmt.Errorf("the constructor takes %v, which a *pgxpool.Pool is not", t.In(0))
+	if !first.Implements(t.In(0)) && first != t.In(0) {
+		return fmt.Errorf("the constructor takes %v, which a %v is not", t.In(0), first)
 	}
 	return nil
 }
 
 type server struct {
 	constructor reflect.Value
+	backend     string // model.Postgres or model.TigerBeetle
+	dial        Dial
 
 	outMu       sync.Mutex
 	out         *bufio.Writer
@@ -145,7 +180,14 @@ type server struct {
 	// Set by open, before any other request is read.
 	model *model.Model
 	names golang.Names
-	pool  *pgxpool.Pool
+	first reflect.Value // the constructor's first argument: the pool or the TigerBeetle client
+	done  func()
+
+	// books holds one client per tenant, made on first use and kept: a
+	// TigerBeetle book remembers the accounts it has made, as a program
+	// that keeps its book value would.
+	booksMu sync.Mutex
+	books   map[string]reflect.Value
 }
 
 func (s *server) answer(res protocol.Response) {
@@ -176,8 +218,8 @@ func (s *server) writeErr() error {
 }
 
 func (s *server) close() {
-	if s.pool != nil {
-		s.pool.Close()
+	if s.done != nil {
+		s.done()
 	}
 }
 
@@ -198,9 +240,23 @@ func (s *server) open(req protocol.Request) protocol.Response {
 	if res.Book == nil {
 		return fail("open: %s does not check", req.Book)
 	}
-	m, err := model.New(res.Book, model.Postgres)
+	m, err := model.New(res.Book, s.backend)
 	if err != nil {
 		return fail("open: %v", err)
+	}
+	if s.backend == model.TigerBeetle {
+		c, done, err := s.dial(req.TigerBeetle)
+		if err != nil {
+			return fail("open: connecting to TigerBeetle at %q: %v", req.TigerBeetle, err)
+		}
+		names := golang.Naming(m)
+		first := reflect.ValueOf(&c).Elem()
+		if err := fits(s.constructor.Call([]reflect.Value{first, reflect.ValueOf("")})[0], m, names, false); err != nil {
+			done()
+			return fail("open: the client compiled into this driver was not generated from %s: %v", req.Book, err)
+		}
+		s.model, s.names, s.first, s.done = m, names, first, done
+		return protocol.Response{ID: req.ID, OK: true, Client: TigerBeetleClient}
 	}
 	cfg, err := pgxpool.ParseConfig(req.DSN)
 	if err != nil {
@@ -223,18 +279,18 @@ func (s *server) open(req protocol.Request) protocol.Response {
 		return fail("open: connecting: %v", err)
 	}
 	names := golang.Naming(m)
-	if err := fits(s.constructor.Call([]reflect.Value{reflect.ValueOf(pool), reflect.ValueOf("")})[0], m, names); err != nil {
+	if err := fits(s.constructor.Call([]reflect.Value{reflect.ValueOf(pool), reflect.ValueOf("")})[0], m, names, true); err != nil {
 		pool.Close()
 		return fail("open: the client compiled into this driver was not generated from %s: %v", req.Book, err)
 	}
-	s.model, s.names, s.pool = m, names, pool
+	s.model, s.names, s.first, s.done = m, names, reflect.ValueOf(pool), pool.Close
 	return protocol.Response{ID: req.ID, OK: true, Client: Client}
 }
 
 // fits checks that a client has every member the model's names call for,
 // so that a driver built with another book's client stops at open
 // instead of at its first call.
-func fits(client reflect.Value, m *model.Model, names golang.Names) error {
+func fits(client reflect.Value, m *model.Model, names golang.Names, expire bool) error {
 	b := client.Elem()
 	for _, t := range m.Transfers {
 		f := b.FieldByName(names.Transfers[t.Name].Field)
@@ -256,7 +312,7 @@ func fits(client reflect.Value, m *model.Model, names golang.Names) error {
 			return fmt.Errorf("no method Balance.%s for the account %s", names.Accounts[a.Name].Method, a.Name)
 		}
 	}
-	if !client.MethodByName("Expire").IsValid() {
+	if expire && !client.MethodByName("Expire").IsValid() {
 		return fmt.Errorf("no method Expire")
 	}
 	return nil
@@ -278,6 +334,11 @@ func (s *server) do(req protocol.Request) (protocol.Response, error) {
 	case protocol.Call:
 		return s.call(ctx, req)
 	case protocol.Expire:
+		if s.backend == model.TigerBeetle {
+			// TigerBeetle gives expired holds back itself.
+			n := 0
+			return protocol.Response{Expired: &n}, nil
+		}
 		out := s.client("").MethodByName("Expire").Call([]reflect.Value{reflect.ValueOf(ctx), reflect.ValueOf(req.Max)})
 		if err := asError(out[1]); err != nil {
 			return protocol.Response{}, err
@@ -292,7 +353,17 @@ func (s *server) do(req protocol.Request) (protocol.Response, error) {
 
 // client is the generated Book for a tenant, over the driver's pool.
 func (s *server) client(tenant string) reflect.Value {
-	return s.constructor.Call([]reflect.Value{reflect.ValueOf(s.pool), reflect.ValueOf(tenant)})[0]
+	s.booksMu.Lock()
+	defer s.booksMu.Unlock()
+	if b, ok := s.books[tenant]; ok {
+		return b
+	}
+	if s.books == nil {
+		s.books = map[string]reflect.Value{}
+	}
+	b := s.constructor.Call([]reflect.Value{s.first, reflect.ValueOf(tenant)})[0]
+	s.books[tenant] = b
+	return b
 }
 
 func (s *server) call(ctx context.Context, req protocol.Request) (protocol.Response, error) {

@@ -9,9 +9,14 @@ import (
 	"go/token"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/chobo-lang/chobo/runtime/go/chobotb"
 
 	"github.com/jackc/pgx/v5"
 
@@ -65,14 +70,27 @@ func fakePostgres(q querier, tenant string) *fakeBook { return &fakeBook{} }
 
 func TestConstructorIsChecked(t *testing.T) {
 	for _, c := range []any{nil, 42, func() {}, func(q querier) *fakeBook { return nil }, func(s string, t string) *fakeBook { return nil }} {
-		if err := checkConstructor(c); err == nil {
+		if err := checkConstructor(c, poolType, "Postgres"); err == nil {
 			t.Errorf("%T accepted as a constructor", c)
 		}
 	}
-	if err := checkConstructor(fakePostgres); err != nil {
+	if err := checkConstructor(fakePostgres, poolType, "Postgres"); err != nil {
 		t.Errorf("a constructor of the generated shape: %v", err)
 	}
+	if err := checkConstructor(fakeTigerBeetle, tbType, "TigerBeetle"); err != nil {
+		t.Errorf("a TigerBeetle constructor of the generated shape: %v", err)
+	}
+	if err := checkConstructor(fakePostgres, tbType, "TigerBeetle"); err == nil {
+		t.Errorf("a PostgreSQL constructor accepted for a TigerBeetle client")
+	}
 }
+
+var (
+	poolType = reflect.TypeOf((*pgxpool.Pool)(nil))
+	tbType   = reflect.TypeOf((*chobotb.Client)(nil)).Elem()
+)
+
+func fakeTigerBeetle(c chobotb.Client, tenant string) *fakeBook { return &fakeBook{} }
 
 // serve runs Serve on the given lines and returns its answers by id.
 func serve(t *testing.T, lines ...string) (map[int64]protocol.Response, error) {

@@ -31,6 +31,9 @@ type Request struct {
 	// open
 	Book string `json:"book,omitempty"` // path of the .book file
 	DSN  string `json:"dsn,omitempty"`  // libpq connection string
+	// TigerBeetle is where a TigerBeetle client's driver finds TigerBeetle:
+	// a replica's address (host:port), or another address its Dial knows.
+	TigerBeetle string `json:"tigerbeetle,omitempty"`
 
 	// call and balance
 	Tenant    string `json:"tenant,omitempty"`

@@ -34,6 +34,32 @@ create table if not exists "coop_credit".accounts (
   constraint within_upper check (upper_bound is null or posted + held_in <= greatest(upper_bound, 0))
 );
 
+-- An account without bounds (an outside account) is not kept in its row
+-- alone: its balance is the row's plus the sum of its shards, so that
+-- calls on one such account (every sale credits the same `customers`)
+-- each change a shard of their own instead of queueing on one row. Each
+-- shard stays inside a slice of the room its row leaves in 64 bits, so
+-- the sum can never leave them; a call that would take a shard out of its
+-- slice folds every shard into the row first (chobo_unbounded).
+create table if not exists "coop_credit".account_shards (
+  tenant      text not null,
+  id          uuid not null,
+  shard       integer not null,
+  posted      bigint not null default 0,
+  held_in     bigint not null default 0,
+  held_out    bigint not null default 0,
+  posted_lo   bigint not null default 0,
+  posted_hi   bigint not null default 0,
+  held_in_lo  bigint not null default 0,
+  held_in_hi  bigint not null default 0,
+  held_out_lo bigint not null default 0,
+  held_out_hi bigint not null default 0,
+  primary key (tenant, id, shard),
+  constraint within_slice check (posted between posted_lo and posted_hi
+                                 and held_in between held_in_lo and held_in_hi
+                                 and held_out between held_out_lo and held_out_hi)
+);
+
 -- One row per hold: what each move holds, and where the hold stands.
 create table if not exists "coop_credit".holds (
   tenant         text not null,
@@ -107,6 +133,90 @@ begin
 end
 $fn$;
 
+-- What a call changes on accounts without bounds. p_d holds nine numbers
+-- per account of p_ids: for posted, held_in and held_out in turn, the
+-- change, and the lowest and highest the change reached move after move
+-- (0 at the start). With p_write, the change goes to the shard of this
+-- session when every value it passes stays inside the shard's slice;
+-- else the account's row and all its shards are locked, folded into the
+-- row, checked against 64 bits exactly, and given new slices. Without
+-- p_write (a call refused by a bound), it only checks that no value the
+-- earlier moves passed left 64 bits. Accounts are taken in id order,
+-- after the call has locked its bounded accounts: no deadlock.
+create or replace function "coop_credit".chobo_unbounded(p_tenant text, p_ids uuid[], p_d numeric[], p_write boolean)
+returns void language plpgsql as $fn$
+declare
+  v_shard constant integer := pg_backend_pid() % 16;
+  v_i integer;
+  v_o integer;
+  v_row record;
+  v_sum record;
+  v_new numeric[];
+begin
+  for v_i in select o.n::integer from unnest(p_ids) with ordinality as o (id, n) order by o.id, o.n loop
+    v_o := (v_i - 1) * 9;
+    continue when p_d[v_o + 2] = 0 and p_d[v_o + 3] = 0 and p_d[v_o + 5] = 0
+              and p_d[v_o + 6] = 0 and p_d[v_o + 8] = 0 and p_d[v_o + 9] = 0;
+    if p_write then
+      update "coop_credit".account_shards s
+         set posted = s.posted + p_d[v_o + 1], held_in = s.held_in + p_d[v_o + 4], held_out = s.held_out + p_d[v_o + 7]
+       where s.tenant = p_tenant and s.id = p_ids[v_i] and s.shard = v_shard
+         and s.posted + p_d[v_o + 2] >= s.posted_lo and s.posted + p_d[v_o + 3] <= s.posted_hi
+         and s.held_in + p_d[v_o + 5] >= s.held_in_lo and s.held_in + p_d[v_o + 6] <= s.held_in_hi
+         and s.held_out + p_d[v_o + 8] >= s.held_out_lo and s.held_out + p_d[v_o + 9] <= s.held_out_hi;
+      continue when found;
+      -- The shard has no room (or no rows yet). When this update waited
+      -- for another call and found no room once it had committed, it kept
+      -- the shard locked; locking the row now could wait in a cycle, so
+      -- the call is sent again instead.
+      if exists (select 1 from "coop_credit".account_shards s
+                  where s.tenant = p_tenant and s.id = p_ids[v_i] and s.shard = v_shard
+                    and s.xmax = pg_current_xact_id()::xid) then
+        raise exception 'chobo: another call changed an account at the same time'
+          using errcode = '40001', hint = 'send the call again';
+      end if;
+      select a.posted, a.held_in, a.held_out, a.lower_bound, a.upper_bound into v_row
+        from "coop_credit".accounts a where a.tenant = p_tenant and a.id = p_ids[v_i] for update;
+      if v_row.lower_bound is not null or v_row.upper_bound is not null then
+        raise exception 'chobo: an account of % keeps bounds other than the book has now', 'coop_credit'
+          using errcode = 'CB001', hint = 'bounds of existing accounts cannot change: make a new account kind and move the balance';
+      end if;
+      insert into "coop_credit".account_shards (tenant, id, shard)
+      select p_tenant, p_ids[v_i], n from generate_series(0, 16 - 1) as n
+      on conflict do nothing;
+      select v_row.posted + coalesce(sum(s.posted), 0) as posted, v_row.held_in + coalesce(sum(s.held_in), 0) as held_in,
+             v_row.held_out + coalesce(sum(s.held_out), 0) as held_out
+        into v_sum
+        from (select * from "coop_credit".account_shards s where s.tenant = p_tenant and s.id = p_ids[v_i] order by s.shard for update) s;
+    else
+      select a.posted + coalesce(sum(s.posted), 0) as posted, a.held_in + coalesce(sum(s.held_in), 0) as held_in,
+             a.held_out + coalesce(sum(s.held_out), 0) as held_out
+        into v_sum
+        from "coop_credit".accounts a
+        left join "coop_credit".account_shards s on s.tenant = a.tenant and s.id = a.id
+       where a.tenant = p_tenant and a.id = p_ids[v_i]
+       group by a.posted, a.held_in, a.held_out;
+    end if;
+    if v_sum.posted + p_d[v_o + 2] < -9223372036854775808 or v_sum.posted + p_d[v_o + 3] > 9223372036854775807
+       or v_sum.held_in + p_d[v_o + 5] < -9223372036854775808 or v_sum.held_in + p_d[v_o + 6] > 9223372036854775807
+       or v_sum.held_out + p_d[v_o + 8] < -9223372036854775808 or v_sum.held_out + p_d[v_o + 9] > 9223372036854775807 then
+      raise exception 'chobo: a move would take a balance out of 64 bits' using errcode = '22003';
+    end if;
+    if p_write then
+      v_new := array[v_sum.posted + p_d[v_o + 1], v_sum.held_in + p_d[v_o + 4], v_sum.held_out + p_d[v_o + 7]];
+      update "coop_credit".accounts a set posted = v_new[1], held_in = v_new[2], held_out = v_new[3]
+       where a.tenant = p_tenant and a.id = p_ids[v_i];
+      update "coop_credit".account_shards s
+         set posted = 0, held_in = 0, held_out = 0,
+             posted_lo = -div(v_new[1] + 9223372036854775808, 16), posted_hi = div(9223372036854775807 - v_new[1], 16),
+             held_in_lo = -div(v_new[2] + 9223372036854775808, 16), held_in_hi = div(9223372036854775807 - v_new[2], 16),
+             held_out_lo = -div(v_new[3] + 9223372036854775808, 16), held_out_hi = div(9223372036854775807 - v_new[3], 16)
+       where s.tenant = p_tenant and s.id = p_ids[v_i];
+    end if;
+  end loop;
+end
+$fn$;
+
 create or replace function "coop_credit"."buy_on_credit_do"(p_tenant text, "p_receipt" text, "p_member" text, "p_amount" bigint)
 returns "coop_credit".result language plpgsql as $fn$
 declare
@@ -121,9 +231,11 @@ declare
   v_lower bigint[];
   v_upper bigint[];
   v_from integer;
-  v_to integer;
+  v_fto integer;
   v_account_1 uuid := "coop_credit".chobo_id(array['account', 'coop_credit', p_tenant, 'credit_line', "p_member"]);
   v_account_2 uuid := "coop_credit".chobo_id(array['account', 'coop_credit', p_tenant, 'coop_store']);
+  v_fids constant uuid[] := array[v_account_2];
+  v_fd numeric[] := array_fill(0::numeric, array[9]);
 begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
@@ -174,24 +286,24 @@ begin
     on conflict do nothing;
   end if;
 
-  -- then every row is locked, in id order
+  -- then every row of an account with a bound is locked, in id order;
+  -- accounts without bounds are changed through their shards in (4)
   select coalesce(array_agg(a.id order by a.id), '{}'), coalesce(array_agg(a.posted order by a.id), '{}'),
          coalesce(array_agg(a.held_in order by a.id), '{}'), coalesce(array_agg(a.held_out order by a.id), '{}'),
          coalesce(array_agg(a.lower_bound order by a.id), '{}'), coalesce(array_agg(a.upper_bound order by a.id), '{}')
     into v_ids, v_posted, v_held_in, v_held_out, v_lower, v_upper
-    from (select * from "coop_credit".accounts where tenant = p_tenant and id = any(array[v_account_1, v_account_2]) order by id for update) a;
+    from (select * from "coop_credit".accounts where tenant = p_tenant and id = any(array[v_account_1]) order by id for update) a;
   if v_lower[array_position(v_ids, v_account_1)] is distinct from -50000::bigint
-     or v_upper[array_position(v_ids, v_account_1)] is distinct from 0::bigint
-     or v_lower[array_position(v_ids, v_account_2)] is distinct from null::bigint
-     or v_upper[array_position(v_ids, v_account_2)] is distinct from null::bigint then
+     or v_upper[array_position(v_ids, v_account_1)] is distinct from 0::bigint then
     raise exception 'chobo: an account of % keeps bounds other than the book has now', 'coop_credit'
       using errcode = 'CB001', hint = 'bounds of existing accounts cannot change: make a new account kind and move the balance';
   end if;
 
-  -- (3) every move, in the order written, on the locked values
+  -- (3) every move, in the order written, on the locked values (and, for
+  -- accounts without bounds, on what the call changes)
   -- move amount from credit_line(member) to coop_store
   v_from := array_position(v_ids, v_account_1);
-  v_to := array_position(v_ids, v_account_2);
+  v_fto := array_position(v_fids, v_account_2) * 9 - 9;
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_amount" < -50000 then
     -- refused by a bound: nothing has moved, and the key stays used
     update "coop_credit".keys k set result = 'refused', reason = 'over_credit_limit'
@@ -199,14 +311,17 @@ begin
     return row('refused', 'over_credit_limit')::"coop_credit".result;
   end if;
   v_posted[v_from] := v_posted[v_from] - "p_amount";
-  v_posted[v_to] := v_posted[v_to] + "p_amount";
+  v_fd[v_fto + 1] := v_fd[v_fto + 1] + "p_amount";
+  v_fd[v_fto + 3] := greatest(v_fd[v_fto + 3], v_fd[v_fto + 1]);
 
-  -- (4) every move went through: the rows take what the moves left, in
-  -- one statement with the entries (and the hold)
+  -- (4) every move went through: the accounts take what the moves left,
+  -- with the entries (and the hold)
+  perform "coop_credit".chobo_unbounded(p_tenant, v_fids, v_fd, true);
   with written as (
-    update "coop_credit".accounts a set posted = x.posted, held_in = x.held_in, held_out = x.held_out
-      from unnest(v_ids, v_posted, v_held_in, v_held_out) as x (id, posted, held_in, held_out)
-     where a.tenant = p_tenant and a.id = x.id
+    update "coop_credit".accounts a
+       set posted = v_posted[array_position(v_ids, a.id)], held_in = v_held_in[array_position(v_ids, a.id)],
+           held_out = v_held_out[array_position(v_ids, a.id)]
+     where a.tenant = p_tenant and a.id in (v_account_1)
   )
   insert into "coop_credit".entries (tenant, account, kind, op, key, posted, held_in, held_out)
   select p_tenant, x.account, 'buy_on_credit', 'do', v_key, x.posted, x.held_in, x.held_out
@@ -219,15 +334,23 @@ $fn$;
 
 create or replace function "coop_credit"."balance_credit_line"(p_tenant text, "p_member" text)
 returns "coop_credit".balance language sql stable as $fn$
-  select coalesce((select row(a.posted, a.held_in, a.held_out)::"coop_credit".balance from "coop_credit".accounts a
-                    where a.tenant = p_tenant and a.id = "coop_credit".chobo_id(array['account', 'coop_credit', p_tenant, 'credit_line', "p_member"])),
+  select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
+                              (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"coop_credit".balance
+                     from "coop_credit".accounts a
+                     left join "coop_credit".account_shards s on s.tenant = a.tenant and s.id = a.id
+                    where a.tenant = p_tenant and a.id = "coop_credit".chobo_id(array['account', 'coop_credit', p_tenant, 'credit_line', "p_member"])
+                    group by a.posted, a.held_in, a.held_out),
                   row(0, 0, 0)::"coop_credit".balance)
 $fn$;
 
 create or replace function "coop_credit"."balance_coop_store"(p_tenant text)
 returns "coop_credit".balance language sql stable as $fn$
-  select coalesce((select row(a.posted, a.held_in, a.held_out)::"coop_credit".balance from "coop_credit".accounts a
-                    where a.tenant = p_tenant and a.id = "coop_credit".chobo_id(array['account', 'coop_credit', p_tenant, 'coop_store'])),
+  select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
+                              (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"coop_credit".balance
+                     from "coop_credit".accounts a
+                     left join "coop_credit".account_shards s on s.tenant = a.tenant and s.id = a.id
+                    where a.tenant = p_tenant and a.id = "coop_credit".chobo_id(array['account', 'coop_credit', p_tenant, 'coop_store'])
+                    group by a.posted, a.held_in, a.held_out),
                   row(0, 0, 0)::"coop_credit".balance)
 $fn$;
 
@@ -238,6 +361,7 @@ declare
   v_hold record;
   v_tenants text[];
   v_ids uuid[];
+  v_free record;
   v_count integer := 0;
 begin
   select coalesce(array_agg(due.tenant order by due.deadline, due.tenant, due.id), '{}'),
@@ -252,6 +376,7 @@ begin
    where (a.tenant, a.id) in (select h.tenant, unnest(h.from_ids || h.to_ids)
                                 from "coop_credit".holds h, unnest(v_tenants, v_ids) as d (tenant, id)
                                where h.tenant = d.tenant and h.id = d.id)
+     and (a.lower_bound is not null or a.upper_bound is not null)
    order by a.tenant, a.id
    for update;
   for v_hold in select h.* from unnest(v_tenants, v_ids) with ordinality as d (tenant, id, n)
@@ -259,15 +384,40 @@ begin
                  order by d.n loop
     for i in 1 .. array_length(v_hold.amounts, 1) loop
       update "coop_credit".accounts a set held_out = a.held_out - v_hold.amounts[i]
-       where a.tenant = v_hold.tenant and a.id = v_hold.from_ids[i];
+       where a.tenant = v_hold.tenant and a.id = v_hold.from_ids[i]
+         and (a.lower_bound is not null or a.upper_bound is not null);
       update "coop_credit".accounts a set held_in = a.held_in - v_hold.amounts[i]
-       where a.tenant = v_hold.tenant and a.id = v_hold.to_ids[i];
+       where a.tenant = v_hold.tenant and a.id = v_hold.to_ids[i]
+         and (a.lower_bound is not null or a.upper_bound is not null);
       insert into "coop_credit".entries (tenant, account, kind, op, key, posted, held_in, held_out)
       values (v_hold.tenant, v_hold.from_ids[i], v_hold.kind, 'expire', v_hold.key, 0, 0, -v_hold.amounts[i]),
              (v_hold.tenant, v_hold.to_ids[i], v_hold.kind, 'expire', v_hold.key, 0, -v_hold.amounts[i], 0);
     end loop;
     update "coop_credit".holds h set state = 'expired' where h.tenant = v_hold.tenant and h.id = v_hold.id;
     v_count := v_count + 1;
+  end loop;
+  -- the accounts without bounds, all that a tenant's holds gave back at
+  -- once (giving back cannot leave 64 bits), through their shards
+  for v_free in
+    select f.tenant, array_agg(f.id order by f.id) filter (where u.k = 1) as ids, array_agg(u.v order by f.id, u.k) as d
+      from (select r.tenant, r.id, sum(r.held_in) as held_in, sum(r.held_out) as held_out
+              from (select h.tenant, m.to_id as id, m.amount as held_in, 0::bigint as held_out
+                      from "coop_credit".holds h, unnest(v_tenants, v_ids) as d (tenant, id),
+                           unnest(h.to_ids, h.amounts) as m (to_id, amount)
+                     where h.tenant = d.tenant and h.id = d.id
+                    union all
+                    select h.tenant, m.from_id, 0::bigint, m.amount
+                      from "coop_credit".holds h, unnest(v_tenants, v_ids) as d (tenant, id),
+                           unnest(h.from_ids, h.amounts) as m (from_id, amount)
+                     where h.tenant = d.tenant and h.id = d.id) r
+              join "coop_credit".accounts a on a.tenant = r.tenant and a.id = r.id
+             where a.lower_bound is null and a.upper_bound is null
+             group by r.tenant, r.id) f,
+           unnest(array[0, 0, 0, -f.held_in, -f.held_in, 0, -f.held_out, -f.held_out, 0]::numeric[]) with ordinality as u (v, k)
+     group by f.tenant
+     order by f.tenant
+  loop
+    perform "coop_credit".chobo_unbounded(v_free.tenant, v_free.ids, v_free.d, true);
   end loop;
   return v_count;
 end

@@ -1,0 +1,194 @@
+package conformance
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/chobo-lang/chobo/chobo/backend/tigerbeetle"
+	"github.com/chobo-lang/chobo/chobo/book"
+	"github.com/chobo-lang/chobo/chobo/ids"
+	"github.com/chobo-lang/chobo/chobo/interp"
+	"github.com/chobo-lang/chobo/runtime/go/chobotb"
+)
+
+// TigerBeetle is a TigerBeetle client under test (Calls, usually the
+// Process of a tigerbeetle-go driver) with what reads TigerBeetle beside
+// it (Raw: the model itself, or a client of its own to a replica), so
+// that the client does not vouch for its own writes.
+//
+// TigerBeetle cannot list the accounts of a tenant, so the ledger read
+// back covers the accounts and holds the scenario's calls named. It has
+// no notion of an account a call touched without moving anything, so
+// accounts at zero are left out on both sides (HidesZeroAccounts).
+type TigerBeetle struct {
+	Calls   Backend
+	Raw     chobotb.Client
+	Book    *book.Book
+	Replica bool // a real replica, which gives holds back on its own clock
+	// Pulse, when set, has the model give back holds past their deadline.
+	Pulse func()
+
+	def  *chobotb.Def
+	once sync.Once
+	mu   sync.Mutex
+	seen map[string]*named // by tenant
+}
+
+type named struct {
+	accounts map[string]namedAccount // by name
+	holds    map[string]namedHold    // by name
+}
+
+type namedAccount struct {
+	kind int
+	args []string
+}
+
+type namedHold struct {
+	kind int
+	key  []string
+}
+
+func (t *TigerBeetle) init() {
+	t.once.Do(func() {
+		t.def = tigerbeetle.Def(t.Book)
+		t.seen = map[string]*named{}
+	})
+}
+
+// HeldPastDeadline implements Reader: TigerBeetle gives holds back itself.
+func (t *TigerBeetle) HeldPastDeadline(context.Context, string) (bool, error) { return false, nil }
+
+// HidesZeroAccounts implements the option of the same name.
+func (t *TigerBeetle) HidesZeroAccounts() bool { return true }
+
+// Call notes the accounts and hold a call names, then makes it.
+func (t *TigerBeetle) Call(ctx context.Context, c interp.Call, tenant string) (interp.Result, error) {
+	t.init()
+	t.note(c, tenant)
+	return t.Calls.Call(ctx, c, tenant)
+}
+
+func (t *TigerBeetle) note(c interp.Call, tenant string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	n := t.seen[tenant]
+	if n == nil {
+		n = &named{accounts: map[string]namedAccount{}, holds: map[string]namedHold{}}
+		t.seen[tenant] = n
+	}
+	tr := c.Transfer
+	if c.Op == book.Do || c.Op == book.Hold {
+		for _, m := range tr.Moves {
+			for _, r := range []book.AccountRef{m.From, m.To} {
+				args := make([]string, len(r.Args))
+				for i, p := range r.Args {
+					args[i] = c.Strings[p.Name]
+				}
+				n.accounts[Name(r.Account.Name, args)] = namedAccount{r.Account.Index, args}
+			}
+		}
+	}
+	if tr.Pending != nil {
+		key := make([]string, len(tr.Key))
+		for i, p := range tr.Key {
+			if p.IsAmount() {
+				key[i] = fmt.Sprint(c.Amounts[p.Name])
+			} else {
+				key[i] = c.Strings[p.Name]
+			}
+		}
+		n.holds[Name(tr.Name, key)] = namedHold{tr.Index, key}
+	}
+}
+
+// Expire gives TigerBeetle the time to give back holds past their
+// deadline. The model does so at its next request; a replica within a
+// pulse of about 100 ms when idle.
+func (t *TigerBeetle) Expire(ctx context.Context, tenant string) (bool, error) {
+	t.init()
+	if t.Replica {
+		select {
+		case <-ctx.Done():
+			return false, ctx.Err()
+		case <-time.After(300 * time.Millisecond):
+		}
+	}
+	if t.Pulse != nil {
+		t.Pulse()
+	}
+	return false, nil
+}
+
+// Ledger reads the accounts and holds the tenant's calls named, straight
+// from TigerBeetle: accounts by their ids, holds by the status chain.
+func (t *TigerBeetle) Ledger(ctx context.Context, tenant string) ([]string, []string, error) {
+	t.init()
+	t.mu.Lock()
+	n := t.seen[tenant]
+	var accNames, holdNames []string
+	if n != nil {
+		for name := range n.accounts {
+			accNames = append(accNames, name)
+		}
+		for name := range n.holds {
+			holdNames = append(holdNames, name)
+		}
+	}
+	t.mu.Unlock()
+	sort.Strings(accNames)
+	sort.Strings(holdNames)
+	var accounts, holds []string
+	for _, name := range accNames {
+		a := n.accounts[name]
+		id := ids.Account(t.def.Book, tenant, t.def.Accounts[a.kind].Name, a.args...)
+		found, err := t.Raw.LookupAccounts(ctx, []ids.ID{id})
+		if err != nil {
+			return nil, nil, err
+		}
+		if len(found) == 0 {
+			continue
+		}
+		bal, err := chobotb.BalanceOf(name, found[0])
+		if err != nil {
+			return nil, nil, err
+		}
+		b := interp.Balance{Posted: bal.Posted, HeldIn: bal.HeldIn, HeldOut: bal.HeldOut}
+		if b != (interp.Balance{}) {
+			accounts = append(accounts, AccountLine(name, b))
+		}
+	}
+	reader := chobotb.NewBook(t.Raw, t.def, tenant)
+	for _, name := range holdNames {
+		h := n.holds[name]
+		key := make(chobotb.Values, len(h.key))
+		for i, v := range h.key {
+			key[i] = v
+		}
+		state, err := reader.Status(ctx, h.kind, key)
+		if err != nil {
+			return nil, nil, err
+		}
+		if state != "" {
+			holds = append(holds, name+" "+string(state))
+		}
+	}
+	return accounts, holds, nil
+}
+
+// withoutZeroAccounts drops the accounts at zero from an Observed, for a
+// backend that cannot tell them from accounts never touched.
+func withoutZeroAccounts(o Observed) Observed {
+	var keep []string
+	for _, a := range o.Accounts {
+		if !strings.HasSuffix(a, " posted 0 held_in 0 held_out 0") {
+			keep = append(keep, a)
+		}
+	}
+	o.Accounts = keep
+	return o
+}

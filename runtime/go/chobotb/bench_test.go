@@ -1,0 +1,88 @@
+package chobotb_test
+
+import (
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/chobo-lang/chobo/runtime/go/chobo"
+	"github.com/chobo-lang/chobo/runtime/go/chobotb"
+	"github.com/chobo-lang/chobo/runtime/go/chobotb/tbmodel"
+)
+
+// BenchmarkHold measures holds per second through chobotb.Book over the
+// model behind an imitation network (tbmodel.Network) with a round trip
+// of 500 µs, about what one request of one event costs against a real
+// replica here (tigerbeetle-observations.md §4: 0.5–2 ms). Every caller
+// holds from its own stock account (lower bound 0, so one event a hold)
+// to its own customer; the accounts are made before the timer starts, so
+// every hold is one create_transfers round trip unless packed with
+// others. With Pack, requests that wait while one is in flight go
+// together, as tigerbeetle-go 0.17.9 packs them.
+//
+// The figures measure the client runtime and the packing, not
+// TigerBeetle: the model applies a request in microseconds.
+func BenchmarkHold(b *testing.B) {
+	for _, pack := range []bool{false, true} {
+		for _, callers := range []int{1, 8, 64} {
+			b.Run(fmt.Sprintf("pack=%v/callers=%d", pack, callers), func(b *testing.B) {
+				benchHold(b, callers, pack)
+			})
+		}
+	}
+}
+
+func benchHold(b *testing.B, callers int, pack bool) {
+	m := tbmodel.New()
+	// The model's pulse looks at every pending transfer on every request;
+	// the holds pile up and would make the model the bottleneck. No hold
+	// expires within a run anyway.
+	m.SetPulse(false)
+	net := tbmodel.NewNetwork(m, 500*time.Microsecond, pack)
+	book := chobotb.NewBook(net, testDef(), "bench")
+	kind := kindOf("hold", aStock, aCust)
+	for i := range callers {
+		s, c := fmt.Sprint("s", i), fmt.Sprint("c", i)
+		r, err := book.Call(ctx, kindOf("do", aSupplier, aStock), "do", vals("fund-"+s, "x", s, 1<<40))
+		if err != nil || r.Outcome != chobo.Done {
+			b.Fatal(r, err)
+		}
+		// the first hold makes the customer's account
+		if r, err := book.Call(ctx, kind, "hold", vals("warm-"+s, s, c, 1)); err != nil || r.Outcome != chobo.Done {
+			b.Fatal(r, err)
+		}
+	}
+	before := net.Stats()
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	b.ResetTimer()
+	start := time.Now()
+	for i := range callers {
+		s, c := fmt.Sprint("s", i), fmt.Sprint("c", i)
+		wg.Go(func() {
+			for {
+				j := next.Add(1)
+				if j > int64(b.N) {
+					return
+				}
+				r, err := book.Call(ctx, kind, "hold", vals(fmt.Sprint("h", j), s, c, 1))
+				if err != nil || r.Outcome != chobo.Done {
+					b.Error(r, err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	b.StopTimer()
+	after := net.Stats()
+	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "ops/s")
+	b.ReportMetric(float64(after.RoundTrips-before.RoundTrips)/float64(b.N), "trips/op")
+	b.ReportMetric(float64(after.MaxPacked), "max-packed")
+	if trips := after.RoundTrips - before.RoundTrips; trips > 0 {
+		b.ReportMetric(float64((after.InFlight-before.InFlight).Microseconds())/float64(trips), "µs/trip")
+	}
+}

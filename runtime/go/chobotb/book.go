@@ -1,0 +1,407 @@
+package chobotb
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/chobo-lang/chobo/chobo/ids"
+	"github.com/chobo-lang/chobo/runtime/go/chobo"
+)
+
+// DefaultTimeout bounds a request whose context has no deadline of its
+// own. TigerBeetle's official clients wait for ever for a replica that
+// does not answer; a book never does.
+const DefaultTimeout = 30 * time.Second
+
+// ErrAccountChanged: an account the book uses exists in TigerBeetle with
+// other flags, ledger, code or kind, so the book's accounts changed since
+// it was made.
+var ErrAccountChanged = errors.New("chobotb: an account exists in TigerBeetle with another definition: the book's account kinds changed")
+
+// ErrBoundChanged: the opening transfer of a floor or room account exists
+// with another amount, so a bound of the book changed since the account
+// was opened.
+var ErrBoundChanged = errors.New("chobotb: a floor or room account was opened with another amount: a bound of the book changed")
+
+// Book sends the calls of one book, for one tenant, through a Client.
+// It is safe for concurrent use. It remembers which accounts and openings
+// it has made, so each is sent once per Book.
+type Book struct {
+	c      Client
+	def    *Def
+	tenant string
+
+	mu   sync.Mutex
+	made map[ids.ID]bool
+}
+
+// NewBook returns the book def over c for a tenant ("" by default).
+func NewBook(c Client, def *Def, tenant string) *Book {
+	return &Book{c: c, def: def, tenant: tenant, made: map[ids.ID]bool{}}
+}
+
+// Def returns the book's definition.
+func (b *Book) Def() *Def { return b.def }
+
+// Tenant returns the tenant the book calls for.
+func (b *Book) Tenant() string { return b.tenant }
+
+// bounded gives ctx a deadline when it has none.
+func bounded(ctx context.Context) (context.Context, context.CancelFunc) {
+	if _, ok := ctx.Deadline(); ok {
+		return ctx, func() {}
+	}
+	return context.WithTimeout(ctx, DefaultTimeout)
+}
+
+func (b *Book) createTransfers(ctx context.Context, ts []Transfer) ([]Status, error) {
+	ctx, cancel := bounded(ctx)
+	defer cancel()
+	st, err := b.c.CreateTransfers(ctx, ts)
+	if err == nil && len(st) != len(ts) {
+		err = fmt.Errorf("chobotb: %d statuses for %d transfers", len(st), len(ts))
+	}
+	return st, err
+}
+
+func (b *Book) sendChain(ctx context.Context, chain []Event) ([]Status, error) {
+	ts := make([]Transfer, len(chain))
+	for i, e := range chain {
+		ts[i] = e.Transfer
+	}
+	return b.createTransfers(ctx, ts)
+}
+
+// ensure makes the accounts and openings of a plan that this Book has not
+// made yet: accounts first, then openings, in requests of at most
+// MaxEvents, apart from the chain.
+func (b *Book) ensure(ctx context.Context, p *Plan) error {
+	b.mu.Lock()
+	var accounts []Account
+	var openings []Transfer
+	for _, a := range p.Accounts {
+		if !b.made[a.ID] {
+			accounts = append(accounts, a)
+		}
+	}
+	for _, o := range p.Openings {
+		if !b.made[o.ID] {
+			openings = append(openings, o)
+		}
+	}
+	b.mu.Unlock()
+	for len(accounts) > 0 {
+		n := min(len(accounts), MaxEvents)
+		st, err := func() ([]Status, error) {
+			ctx, cancel := bounded(ctx)
+			defer cancel()
+			return b.c.CreateAccounts(ctx, accounts[:n])
+		}()
+		if err == nil && len(st) != n {
+			err = fmt.Errorf("chobotb: %d statuses for %d accounts", len(st), n)
+		}
+		if err != nil {
+			return err
+		}
+		for i, s := range st {
+			switch {
+			case s == Created || s == Exists:
+			case s.ExistsWithDifferent():
+				return fmt.Errorf("%w (%s: %s)", ErrAccountChanged, accounts[i].ID.Hex(), s)
+			default:
+				return fmt.Errorf("chobotb: creating account %s: TigerBeetle answered %s", accounts[i].ID.Hex(), s)
+			}
+		}
+		b.remember(func(yield func(ids.ID)) {
+			for _, a := range accounts[:n] {
+				yield(a.ID)
+			}
+		})
+		accounts = accounts[n:]
+	}
+	for len(openings) > 0 {
+		n := min(len(openings), MaxEvents)
+		st, err := b.createTransfers(ctx, openings[:n])
+		if err != nil {
+			return err
+		}
+		for i, s := range st {
+			switch {
+			case s == Created || s == Exists:
+			case s.ExistsWithDifferent():
+				return fmt.Errorf("%w (opening %s: %s)", ErrBoundChanged, openings[i].ID.Hex(), s)
+			default:
+				return fmt.Errorf("chobotb: opening %s: TigerBeetle answered %s", openings[i].ID.Hex(), s)
+			}
+		}
+		b.remember(func(yield func(ids.ID)) {
+			for _, o := range openings[:n] {
+				yield(o.ID)
+			}
+		})
+		openings = openings[n:]
+	}
+	return nil
+}
+
+func (b *Book) remember(seq func(func(ids.ID))) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	seq(func(id ids.ID) { b.made[id] = true })
+}
+
+// Call sends a do or a hold of the transfer kind with its values in
+// declaration order.
+func (b *Book) Call(ctx context.Context, kind int, op string, vals Values) (chobo.Result, error) {
+	p, err := b.def.Build(b.tenant, kind, op, vals)
+	if err != nil {
+		return chobo.Result{}, err
+	}
+	if p.SameAccount {
+		return refused(ReasonSameAccount), nil
+	}
+	if len(p.Chain) > MaxEvents {
+		return chobo.Result{}, fmt.Errorf("chobotb: a chain of %d events does not fit one request of %d", len(p.Chain), MaxEvents)
+	}
+	if err := b.ensure(ctx, p); err != nil {
+		return chobo.Result{}, err
+	}
+	st, err := b.sendChain(ctx, p.Chain)
+	if err != nil {
+		return chobo.Result{}, err
+	}
+	return Read(p.Chain, st)
+}
+
+// held reads the amounts a hold holds, one per move; nil when there is no
+// hold.
+func (b *Book) held(ctx context.Context, kind int, key []string) ([]uint64, error) {
+	lookups, err := b.def.Lookups(b.tenant, kind, key)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := bounded(ctx)
+	defer cancel()
+	found, err := b.c.LookupTransfers(ctx, lookups)
+	if err != nil {
+		return nil, err
+	}
+	if len(found) == 0 {
+		return nil, nil
+	}
+	if len(found) != len(lookups) {
+		return nil, fmt.Errorf("chobotb: %d of the %d moves of a hold were found", len(found), len(lookups))
+	}
+	out := make([]uint64, len(found))
+	for i, t := range found {
+		if t.ID != lookups[i] || t.Amount.Hi != 0 {
+			return nil, fmt.Errorf("chobotb: the lookup of a hold answered another transfer")
+		}
+		out[i] = t.Amount.Lo
+	}
+	return out, nil
+}
+
+// Post posts a hold, named by its key's values in key order. amounts are
+// the transfer kind's post amounts in declaration order, or nil to post
+// the whole hold.
+func (b *Book) Post(ctx context.Context, kind int, key Values, amounts []int64) (chobo.Result, error) {
+	t, err := b.def.transfer(kind)
+	if err != nil {
+		return chobo.Result{}, err
+	}
+	if amounts != nil && len(amounts) != len(t.PostAmounts) {
+		return chobo.Result{}, fmt.Errorf("chobotb: a post of %s takes %d amounts, got %d", t.Name, len(t.PostAmounts), len(amounts))
+	}
+	for i, a := range amounts {
+		if err := chobo.CheckAmount(t.Params[t.PostAmounts[i]].Name, a); err != nil {
+			return chobo.Result{}, err
+		}
+	}
+	k := keyText(key)
+	held, err := b.held(ctx, kind, k)
+	if err != nil || held == nil {
+		return refused(ReasonNoSuchHold), err
+	}
+	want := held
+	if amounts != nil {
+		byParam := map[int]int64{}
+		for i, p := range t.PostAmounts {
+			byParam[p] = amounts[i]
+		}
+		want = make([]uint64, len(t.Moves))
+		for i, m := range t.Moves {
+			if m.Amount < 0 {
+				want[i] = held[i] // a literal amount always posts whole
+			} else {
+				want[i] = uint64(byParam[m.Amount])
+			}
+		}
+	}
+	for i := range want {
+		if want[i] > held[i] {
+			return b.overHold(ctx, kind, k)
+		}
+	}
+	chain, err := b.def.Finish(b.tenant, kind, "post", k, want)
+	if err != nil {
+		return chobo.Result{}, err
+	}
+	st, err := b.sendChain(ctx, chain)
+	if err != nil {
+		return chobo.Result{}, err
+	}
+	return Read(chain, st)
+}
+
+// overHold answers a post of more than the hold holds. TigerBeetle checks
+// the amount before the hold's state, the reference interpreter the state
+// first, so the client reads the state and answers as the interpreter.
+func (b *Book) overHold(ctx context.Context, kind int, key []string) (chobo.Result, error) {
+	s, err := b.status(ctx, kind, key)
+	if err != nil {
+		return chobo.Result{}, err
+	}
+	switch s {
+	case chobo.Held:
+		return refused(ReasonOverHold), nil
+	case chobo.Posted:
+		return refused(ReasonKeyConflict), nil
+	case chobo.Voided:
+		return refused(ReasonAlreadyVoided), nil
+	case chobo.Expired:
+		return refused(ReasonExpired), nil
+	}
+	return refused(ReasonNoSuchHold), nil
+}
+
+// Void voids a hold, named by its key's values in key order.
+func (b *Book) Void(ctx context.Context, kind int, key Values) (chobo.Result, error) {
+	k := keyText(key)
+	held, err := b.held(ctx, kind, k)
+	if err != nil || held == nil {
+		return refused(ReasonNoSuchHold), err
+	}
+	chain, err := b.def.Finish(b.tenant, kind, "void", k, nil)
+	if err != nil {
+		return chobo.Result{}, err
+	}
+	st, err := b.sendChain(ctx, chain)
+	if err != nil {
+		return chobo.Result{}, err
+	}
+	return Read(chain, st)
+}
+
+// Status reads where a hold stands, "" when there is none, writing nothing.
+func (b *Book) Status(ctx context.Context, kind int, key Values) (chobo.HoldState, error) {
+	return b.status(ctx, kind, keyText(key))
+}
+
+func (b *Book) status(ctx context.Context, kind int, key []string) (chobo.HoldState, error) {
+	var v, f ids.ID
+	if _, err := rand.Read(v[:]); err != nil {
+		return "", err
+	}
+	if _, err := rand.Read(f[:]); err != nil {
+		return "", err
+	}
+	chain, err := b.def.StatusChain(b.tenant, kind, key, valid(v), valid(f))
+	if err != nil {
+		return "", err
+	}
+	st, err := b.sendChain(ctx, chain)
+	if err != nil {
+		return "", err
+	}
+	return ReadStatus(st)
+}
+
+// valid keeps a random id off the two values TigerBeetle refuses.
+func valid(id ids.ID) ids.ID {
+	if id == (ids.ID{}) {
+		id[15] = 1
+	}
+	if id == (ids.ID{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}) {
+		id[15] = 0xfe
+	}
+	return id
+}
+
+func keyText(key Values) []string {
+	out := make([]string, len(key))
+	for i, v := range key {
+		out[i] = text(v)
+	}
+	return out
+}
+
+// BalanceError is a balance that does not fit 64 bits. TigerBeetle keeps
+// 128; the reference interpreter and PostgreSQL refuse the move that
+// would leave 64 bits, TigerBeetle lets it through, and the client says so
+// when the balance is read.
+type BalanceError struct {
+	Account string
+	Field   string
+	Value   string
+}
+
+func (e *BalanceError) Error() string {
+	return fmt.Sprintf("chobotb: the %s balance of %s is %s, outside 64 bits", e.Field, e.Account, e.Value)
+}
+
+// Balance reads an account of the kind, named by its arguments.
+func (b *Book) Balance(ctx context.Context, account int, args ...string) (chobo.Balance, error) {
+	if account < 0 || account >= len(b.def.Accounts) {
+		return chobo.Balance{}, fmt.Errorf("chobotb: the book %s has no account kind %d", b.def.Book, account)
+	}
+	name := b.def.Accounts[account].Name
+	id := ids.Account(b.def.Book, b.tenant, name, args...)
+	ctx, cancel := bounded(ctx)
+	defer cancel()
+	found, err := b.c.LookupAccounts(ctx, []ids.ID{id})
+	if err != nil || len(found) == 0 {
+		return chobo.Balance{}, err
+	}
+	return BalanceOf(name, found[0])
+}
+
+// BalanceOf reads the balance of an account record as chobo counts it:
+// posted is credits less debits; an error when a figure leaves 64 bits.
+func BalanceOf(name string, a Account) (chobo.Balance, error) {
+	fits := func(field string, v U128, neg bool) (int64, error) {
+		if v.Hi != 0 || v.Lo > 1<<63 || (v.Lo == 1<<63 && !neg) {
+			s := v.String()
+			if neg {
+				s = "-" + s
+			}
+			return 0, &BalanceError{Account: name, Field: field, Value: s}
+		}
+		if neg {
+			return -int64(v.Lo), nil
+		}
+		return int64(v.Lo), nil
+	}
+	var out chobo.Balance
+	var err error
+	if d, under := a.CreditsPosted.Sub(a.DebitsPosted); under {
+		neg, _ := a.DebitsPosted.Sub(a.CreditsPosted)
+		out.Posted, err = fits("posted", neg, true)
+	} else {
+		out.Posted, err = fits("posted", d, false)
+	}
+	if err != nil {
+		return chobo.Balance{}, err
+	}
+	if out.HeldIn, err = fits("held_in", a.CreditsPending, false); err != nil {
+		return chobo.Balance{}, err
+	}
+	if out.HeldOut, err = fits("held_out", a.DebitsPending, false); err != nil {
+		return chobo.Balance{}, err
+	}
+	return out, nil
+}

@@ -1,0 +1,378 @@
+package chobotb
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/chobo-lang/chobo/chobo/ids"
+)
+
+// Role says what an event of a chain is for.
+type Role string
+
+// The roles of the events of a hold or do chain, in the order one move
+// lays them out, then the roles of post, void and status chains.
+const (
+	// RoleMove is the move itself, from its account to the other.
+	RoleMove Role = "move"
+	// RoleProbe holds the lower bound L > 0 of the account a move takes
+	// from: it passes only when L is still there after the move.
+	RoleProbe Role = "lower_probe"
+	// RoleProbeVoid voids the probe at once.
+	RoleProbeVoid Role = "lower_probe_void"
+	// RoleFloorTake takes the amount from the floor account of an account
+	// whose lower bound is below zero.
+	RoleFloorTake Role = "floor_take"
+	// RoleRoomGive gives the amount back to the room account of an account
+	// with an upper bound that the move takes from.
+	RoleRoomGive Role = "room_give"
+	// RoleRoomTake takes the amount from the room account of an account
+	// with an upper bound that the move puts into.
+	RoleRoomTake Role = "room_take"
+	// RoleFloorGive gives the amount back to the floor account of an
+	// account whose lower bound is below zero that the move puts into.
+	RoleFloorGive Role = "floor_give"
+	// RolePost and RoleVoid end one pending event of a hold.
+	RolePost Role = "post"
+	RoleVoid Role = "void"
+	// RoleStatusVoid and RoleStatusFail make the status chain: a void
+	// linked to a transfer that always fails, so nothing is written and
+	// the void's answer tells where the hold stands.
+	RoleStatusVoid Role = "status_void"
+	RoleStatusFail Role = "status_fail"
+)
+
+// Event is one transfer of a chain and what it is for.
+type Event struct {
+	Transfer
+	Role Role
+	Move int // the move it belongs to, from 1; 0 for a status chain
+	// Reason is the refusal when TigerBeetle answers exceeds_credits for
+	// this event: the bound the event keeps. Empty for an event that no
+	// bound refuses.
+	Reason string
+}
+
+// Plan is everything a do or hold call sends: the accounts it touches
+// (floor, room and sink accounts included, each once, first use first),
+// the opening transfers of its floor and room accounts, and its chain.
+type Plan struct {
+	Accounts []Account
+	// Names name the accounts, one per account: stock(A-1),
+	// floor(stock(A-1)), room(…), sink(unit).
+	Names    []string
+	Openings []Transfer
+	Chain    []Event
+	// SameAccount: a move would go from an account to itself. Nothing is
+	// sent; the call is refused with same_account.
+	SameAccount bool
+}
+
+// slot is the place of an event in the chain of a kind, known from the
+// kind alone: post and void find the pending events of a hold by it.
+type slot struct {
+	role Role
+	move int
+}
+
+// layout lists the events one do or hold of t lays out, in order.
+func (d *Def) layout(t *TransferKind) []slot {
+	var out []slot
+	for i, m := range t.Moves {
+		from, to := &d.Accounts[m.From.Account], &d.Accounts[m.To.Account]
+		n := i + 1
+		out = append(out, slot{RoleMove, n})
+		if from.Lower != nil && from.Lower.Value > 0 {
+			out = append(out, slot{RoleProbe, n}, slot{RoleProbeVoid, n})
+		}
+		if from.Lower != nil && from.Lower.Value < 0 {
+			out = append(out, slot{RoleFloorTake, n})
+		}
+		if from.Upper != nil {
+			out = append(out, slot{RoleRoomGive, n})
+		}
+		if to.Upper != nil {
+			out = append(out, slot{RoleRoomTake, n})
+		}
+		if to.Lower != nil && to.Lower.Value < 0 {
+			out = append(out, slot{RoleFloorGive, n})
+		}
+	}
+	return out
+}
+
+// ChainLength is how many events the longest chain of a transfer kind
+// has: its do or hold chain. Post and void chains are shorter.
+func (d *Def) ChainLength(kind int) int { return len(d.layout(&d.Transfers[kind])) }
+
+// accountID is the id of the account a side of a move names.
+func (d *Def) accountID(tenant string, s Side, vals Values) ids.ID {
+	args := make([]string, len(s.Args))
+	for i, p := range s.Args {
+		args[i] = text(vals[p])
+	}
+	return ids.Account(d.Book, tenant, d.Accounts[s.Account].Name, args...)
+}
+
+// accountName writes the account a side names: stock(A-1), or the bare kind.
+func (d *Def) accountName(s Side, vals Values) string {
+	name := d.Accounts[s.Account].Name
+	if len(s.Args) == 0 {
+		return name
+	}
+	args := make([]string, len(s.Args))
+	for i, p := range s.Args {
+		args[i] = text(vals[p])
+	}
+	return name + "(" + strings.Join(args, ", ") + ")"
+}
+
+// accountFlags: a lower bound of 0 or more is kept by TigerBeetle's flag.
+func accountFlags(a *AccountKind) uint16 {
+	if a.Lower != nil && a.Lower.Value >= 0 {
+		return AccountDebitsMustNotExceedCredits
+	}
+	return 0
+}
+
+// Build lays out what a do or hold call of the transfer kind sends. Values
+// are the call's arguments in declaration order.
+func (d *Def) Build(tenant string, kind int, op string, vals Values) (*Plan, error) {
+	t, err := d.transfer(kind)
+	if err != nil {
+		return nil, err
+	}
+	if err := t.check(vals); err != nil {
+		return nil, err
+	}
+	pending := false
+	switch {
+	case op == "do" && !t.Pending:
+	case op == "hold" && t.Pending:
+		pending = true
+	default:
+		return nil, fmt.Errorf("chobotb: %s has no operation %s", t.Name, op)
+	}
+	p := &Plan{}
+	type side struct {
+		id   ids.ID
+		a    *AccountKind
+		name string
+	}
+	sides := make([][2]side, len(t.Moves))
+	for i, m := range t.Moves {
+		sides[i] = [2]side{
+			{d.accountID(tenant, m.From, vals), &d.Accounts[m.From.Account], d.accountName(m.From, vals)},
+			{d.accountID(tenant, m.To, vals), &d.Accounts[m.To.Account], d.accountName(m.To, vals)},
+		}
+		if sides[i][0].id == sides[i][1].id {
+			p.SameAccount = true
+		}
+	}
+	if p.SameAccount {
+		return p, nil
+	}
+
+	seen := map[ids.ID]bool{}
+	addAccount := func(a Account, name string) {
+		if !seen[a.ID] {
+			seen[a.ID] = true
+			p.Accounts = append(p.Accounts, a)
+			p.Names = append(p.Names, name)
+		}
+	}
+	sink := func(unit int) ids.ID {
+		u := d.Units[unit].Name
+		id := ids.Sink(d.Book, tenant, u)
+		addAccount(Account{ID: id, Ledger: d.ledger(unit), Code: ids.Code(d.Book, "sink", u)}, "sink("+u+")")
+		return id
+	}
+	// helper makes a floor or room account of an account and its opening.
+	helper := func(role string, owner side, id ids.ID, amount int64) (ids.ID, error) {
+		if amount < 0 {
+			return id, fmt.Errorf("chobotb: the bounds of %s cannot be kept in TigerBeetle: a room or floor would open below zero", owner.a.Name)
+		}
+		s := sink(owner.a.Unit)
+		if !seen[id] {
+			addAccount(Account{ID: id, UserData128: owner.id, Ledger: d.ledger(owner.a.Unit),
+				Code: ids.Code(d.Book, "account", owner.a.Name), Flags: AccountDebitsMustNotExceedCredits}, role+"("+owner.name+")")
+			p.Openings = append(p.Openings, Transfer{ID: ids.Opening(id), DebitAccountID: s, CreditAccountID: id,
+				Amount: U64(uint64(amount)), Ledger: d.ledger(owner.a.Unit), Code: ids.Code(d.Book, "sink", d.Units[owner.a.Unit].Name)})
+		}
+		return id, nil
+	}
+
+	code := ids.Code(d.Book, "transfer", t.Name)
+	keyVals := t.keyValues(vals)
+	user := ids.Content(d.Book, tenant, t.Name, op, t.Definition, Content(vals))
+	var timeout uint32
+	var flags uint16
+	if pending {
+		timeout, flags = t.Timeout, TransferPending
+	}
+	add := func(s slot, debit, credit ids.ID, amount uint64, fl uint16, to uint32, pendingID ids.ID, reason string) {
+		pos := len(p.Chain)
+		p.Chain = append(p.Chain, Event{Role: s.role, Move: s.move, Reason: reason, Transfer: Transfer{
+			ID: ids.Transfer(d.Book, tenant, t.Name, op, keyVals, pos), DebitAccountID: debit, CreditAccountID: credit,
+			Amount: U64(amount), PendingID: pendingID, UserData128: user, Timeout: to, Code: code, Flags: fl}})
+	}
+	for i, m := range t.Moves {
+		from, to := sides[i][0], sides[i][1]
+		for _, s := range []side{from, to} {
+			addAccount(Account{ID: s.id, UserData128: ids.Kind(d.Book, tenant, s.a.Name), Ledger: d.ledger(s.a.Unit),
+				Code: ids.Code(d.Book, "account", s.a.Name), Flags: accountFlags(s.a)}, s.name)
+		}
+		amount := m.Literal
+		if m.Amount >= 0 {
+			amount = vals[m.Amount].(int64)
+		}
+		if amount < 0 {
+			return nil, fmt.Errorf("chobotb: move %d of %s moves %d", i+1, t.Name, amount)
+		}
+		a, n := uint64(amount), i+1
+		reason := func(b *Bound) string {
+			if b == nil {
+				return ""
+			}
+			return b.Reason
+		}
+		lower := from.a.Lower
+		var lowerReason string
+		if lower != nil && lower.Value >= 0 {
+			lowerReason = lower.Reason
+		}
+		add(slot{RoleMove, n}, from.id, to.id, a, flags, timeout, ids.ID{}, lowerReason)
+		if lower != nil && lower.Value > 0 {
+			s := sink(from.a.Unit)
+			pos := len(p.Chain)
+			add(slot{RoleProbe, n}, from.id, s, uint64(lower.Value), TransferPending, 0, ids.ID{}, lower.Reason)
+			add(slot{RoleProbeVoid, n}, ids.ID{}, ids.ID{}, 0, TransferVoidPending, 0, p.Chain[pos].ID, "")
+		}
+		if lower != nil && lower.Value < 0 {
+			f, err := helper("floor", from, ids.Floor(from.id), -lower.Value)
+			if err != nil {
+				return nil, err
+			}
+			add(slot{RoleFloorTake, n}, f, sink(from.a.Unit), a, flags, timeout, ids.ID{}, lower.Reason)
+		}
+		if from.a.Upper != nil {
+			r, err := helper("room", from, ids.Room(from.id), from.a.Upper.Value)
+			if err != nil {
+				return nil, err
+			}
+			add(slot{RoleRoomGive, n}, sink(from.a.Unit), r, a, flags, timeout, ids.ID{}, "")
+		}
+		if to.a.Upper != nil {
+			r, err := helper("room", to, ids.Room(to.id), to.a.Upper.Value)
+			if err != nil {
+				return nil, err
+			}
+			add(slot{RoleRoomTake, n}, r, sink(to.a.Unit), a, flags, timeout, ids.ID{}, reason(to.a.Upper))
+		}
+		if to.a.Lower != nil && to.a.Lower.Value < 0 {
+			f, err := helper("floor", to, ids.Floor(to.id), -to.a.Lower.Value)
+			if err != nil {
+				return nil, err
+			}
+			add(slot{RoleFloorGive, n}, sink(to.a.Unit), f, a, flags, timeout, ids.ID{}, "")
+		}
+	}
+	for i := range p.Chain {
+		p.Chain[i].Ledger = d.ledger(d.Accounts[t.Moves[p.Chain[i].Move-1].From.Account].Unit)
+		if p.Chain[i].Role == RoleProbeVoid {
+			p.Chain[i].Ledger, p.Chain[i].Code = 0, 0
+		}
+	}
+	link(p.Chain)
+	return p, nil
+}
+
+// link sets the linked flag on every event but the last.
+func link(chain []Event) {
+	for i := range chain {
+		if i < len(chain)-1 {
+			chain[i].Flags |= TransferLinked
+		}
+	}
+}
+
+// Lookups are the ids of a hold's moves, one per move in order: what post
+// and void read before they send anything.
+func (d *Def) Lookups(tenant string, kind int, key []string) ([]ids.ID, error) {
+	t, err := d.transfer(kind)
+	if err != nil {
+		return nil, err
+	}
+	var out []ids.ID
+	for pos, s := range d.layout(t) {
+		if s.role == RoleMove {
+			out = append(out, ids.Transfer(d.Book, tenant, t.Name, "hold", key, pos))
+		}
+	}
+	return out, nil
+}
+
+// Finish lays out the chain that posts or voids a hold: one event per
+// pending event of the hold (the probes were voided already), in the
+// hold's order. amounts are what each move posts, in move order; a void
+// sends none.
+func (d *Def) Finish(tenant string, kind int, op string, key []string, amounts []uint64) ([]Event, error) {
+	t, err := d.transfer(kind)
+	if err != nil {
+		return nil, err
+	}
+	if !t.Pending || (op != "post" && op != "void") {
+		return nil, fmt.Errorf("chobotb: %s has no operation %s", t.Name, op)
+	}
+	if op == "post" && len(amounts) != len(t.Moves) {
+		return nil, fmt.Errorf("chobotb: a post of %s gives %d amounts for %d moves", t.Name, len(amounts), len(t.Moves))
+	}
+	content, role, flag := "", RoleVoid, TransferVoidPending
+	if op == "post" {
+		content, role, flag = PostContent(amounts), RolePost, TransferPostPending
+	}
+	user := ids.Content(d.Book, tenant, t.Name, op, t.Definition, content)
+	var chain []Event
+	for pos, s := range d.layout(t) {
+		if s.role == RoleProbe || s.role == RoleProbeVoid {
+			continue
+		}
+		e := Event{Role: role, Move: s.move, Transfer: Transfer{
+			ID:          ids.Transfer(d.Book, tenant, t.Name, op, key, len(chain)),
+			PendingID:   ids.Transfer(d.Book, tenant, t.Name, "hold", key, pos),
+			UserData128: user, Flags: flag}}
+		if op == "post" {
+			e.Amount = U64(amounts[s.move-1])
+		}
+		chain = append(chain, e)
+	}
+	link(chain)
+	return chain, nil
+}
+
+// StatusChain is the chain that reads where a hold stands without
+// writing anything: a void of the hold's first event, linked to a
+// transfer from an account to itself, which TigerBeetle always refuses.
+// The two ids are fresh random ones on every call, so no retry of a
+// status ever meets an earlier one.
+func (d *Def) StatusChain(tenant string, kind int, key []string, voidID, failID ids.ID) ([]Event, error) {
+	t, err := d.transfer(kind)
+	if err != nil {
+		return nil, err
+	}
+	if !t.Pending {
+		return nil, fmt.Errorf("chobotb: %s does not hold", t.Name)
+	}
+	held := ids.Transfer(d.Book, tenant, t.Name, "hold", key, 0)
+	unit := d.Accounts[t.Moves[0].From.Account].Unit
+	chain := []Event{
+		{Role: RoleStatusVoid, Transfer: Transfer{ID: voidID, PendingID: held, Flags: TransferVoidPending}},
+		{Role: RoleStatusFail, Transfer: Transfer{ID: failID, DebitAccountID: held, CreditAccountID: held,
+			Amount: U64(1), Ledger: d.ledger(unit), Code: ids.Code(d.Book, "transfer", t.Name)}},
+	}
+	link(chain)
+	return chain, nil
+}
+
+// KeyValues are the key's values of a call, as its ids hash them.
+func (d *Def) KeyValues(kind int, vals Values) []string { return d.Transfers[kind].keyValues(vals) }

@@ -1,0 +1,314 @@
+package tbmodel
+
+import (
+	"github.com/chobo-lang/chobo/chobo/ids"
+	"github.com/chobo-lang/chobo/runtime/go/chobotb"
+)
+
+const nsPerSecond = 1_000_000_000
+
+func isPostOrVoid(t chobotb.Transfer) bool {
+	return t.Flags&(chobotb.TransferPostPending|chobotb.TransferVoidPending) != 0
+}
+
+// createTransfer is TigerBeetle's create_transfer, in its order of checks.
+func (m *Model) createTransfer(t chobotb.Transfer, ts uint64) chobotb.Status {
+	if t.Flags&^transferKnown != 0 {
+		return ReservedFlag
+	}
+	if t.ID == (ids.ID{}) {
+		return IDMustNotBeZero
+	}
+	if t.ID == intMax {
+		return IDMustNotBeIntMax
+	}
+	// The id comes first: an existing transfer is compared field by field,
+	// a used-up id is refused whatever the content.
+	if e, ok := m.transfers[t.ID]; ok {
+		return m.createTransferExists(t, e)
+	}
+	if _, ok := m.failed[t.ID]; ok {
+		return chobotb.IDAlreadyFailed
+	}
+	if isPostOrVoid(t) {
+		return m.postOrVoidPendingTransfer(t, ts)
+	}
+
+	switch {
+	case t.DebitAccountID == (ids.ID{}):
+		return DebitAccountIDMustNotBeZero
+	case t.DebitAccountID == intMax:
+		return DebitAccountIDMustNotBeIntMax
+	case t.CreditAccountID == (ids.ID{}):
+		return CreditAccountIDMustNotBeZero
+	case t.CreditAccountID == intMax:
+		return CreditAccountIDMustNotBeIntMax
+	case t.CreditAccountID == t.DebitAccountID:
+		return chobotb.AccountsMustBeDifferent
+	case t.PendingID != (ids.ID{}):
+		return PendingIDMustBeZero
+	case t.Flags&chobotb.TransferPending == 0 && t.Timeout != 0:
+		return TimeoutReservedForPendingTransfer
+	case t.Ledger == 0:
+		return LedgerMustNotBeZero
+	case t.Code == 0:
+		return CodeMustNotBeZero
+	}
+
+	dr, ok := m.accounts[t.DebitAccountID]
+	if !ok {
+		return chobotb.DebitAccountNotFound
+	}
+	cr, ok := m.accounts[t.CreditAccountID]
+	if !ok {
+		return chobotb.CreditAccountNotFound
+	}
+	if dr.Ledger != cr.Ledger {
+		return AccountsMustHaveTheSameLedger
+	}
+	if t.Ledger != dr.Ledger {
+		return TransferMustHaveTheSameLedgerAsAccounts
+	}
+
+	amount := t.Amount
+	isPending := t.Flags&chobotb.TransferPending != 0
+	if isPending {
+		if _, o := amount.Add(dr.DebitsPending); o {
+			return OverflowsDebitsPending
+		}
+		if _, o := amount.Add(cr.CreditsPending); o {
+			return OverflowsCreditsPending
+		}
+	}
+	if _, o := amount.Add(dr.DebitsPosted); o {
+		return OverflowsDebitsPosted
+	}
+	if _, o := amount.Add(cr.CreditsPosted); o {
+		return OverflowsCreditsPosted
+	}
+	if sum, _ := dr.DebitsPending.Add(dr.DebitsPosted); overflows(amount, sum) {
+		return OverflowsDebits
+	}
+	if sum, _ := cr.CreditsPending.Add(cr.CreditsPosted); overflows(amount, sum) {
+		return OverflowsCredits
+	}
+	// TigerBeetle keeps timestamp + timeout within 63 bits.
+	if ts+uint64(t.Timeout)*nsPerSecond > 1<<63-1 {
+		return OverflowsTimeout
+	}
+	if debitsExceedCredits(dr, amount) {
+		return chobotb.ExceedsCredits
+	}
+	if creditsExceedDebits(cr, amount) {
+		return chobotb.ExceedsDebits
+	}
+
+	t.Timestamp = ts
+	m.putTransfer(t)
+	if isPending {
+		dr.DebitsPending, _ = dr.DebitsPending.Add(amount)
+		cr.CreditsPending, _ = cr.CreditsPending.Add(amount)
+		st := pendingState{status: pending}
+		if t.Timeout > 0 {
+			st.expiresAt = ts + uint64(t.Timeout)*nsPerSecond
+		}
+		m.putPending(t.ID, st)
+	} else {
+		dr.DebitsPosted, _ = dr.DebitsPosted.Add(amount)
+		cr.CreditsPosted, _ = cr.CreditsPosted.Add(amount)
+	}
+	m.putAccount(dr)
+	m.putAccount(cr)
+	return chobotb.Created
+}
+
+func overflows(a, b chobotb.U128) bool {
+	_, o := a.Add(b)
+	return o
+}
+
+// createTransferExists is TigerBeetle's create_transfer_exists: a transfer
+// sent again with an id already taken, compared field by field.
+func (m *Model) createTransferExists(t, e chobotb.Transfer) chobotb.Status {
+	switch {
+	case t.Flags != e.Flags:
+		return chobotb.ExistsWithDifferentFlags
+	case t.PendingID != e.PendingID:
+		return chobotb.ExistsWithDifferentPendingID
+	case t.Timeout != e.Timeout:
+		return chobotb.ExistsWithDifferentTimeout
+	}
+	if isPostOrVoid(t) {
+		return postOrVoidPendingTransferExists(t, e, m.transfers[t.PendingID])
+	}
+	switch {
+	case t.DebitAccountID != e.DebitAccountID:
+		return chobotb.ExistsWithDifferentDebitAccount
+	case t.CreditAccountID != e.CreditAccountID:
+		return chobotb.ExistsWithDifferentCreditAccount
+	case t.Amount != e.Amount:
+		return chobotb.ExistsWithDifferentAmount
+	case t.UserData128 != e.UserData128:
+		return chobotb.ExistsWithDifferentUserData128
+	case t.Ledger != e.Ledger:
+		return chobotb.ExistsWithDifferentLedger
+	case t.Code != e.Code:
+		return chobotb.ExistsWithDifferentCode
+	}
+	return chobotb.Exists
+}
+
+// postOrVoidPendingTransferExists is TigerBeetle's function of that name:
+// a post or void sent again (t) against the one recorded (e) for the
+// pending transfer p. Zero fields of t stand for "as the pending transfer".
+// A post with AmountMax is `exists` only when the whole was posted; any other
+// amount only when it equals the posted amount (observed on 0.17.9: the
+// reference docs' "greater than or equal" is not what the replica does).
+func postOrVoidPendingTransferExists(t, e, p chobotb.Transfer) chobotb.Status {
+	zero := ids.ID{}
+	if t.DebitAccountID != zero && t.DebitAccountID != e.DebitAccountID {
+		return chobotb.ExistsWithDifferentDebitAccount
+	}
+	if t.CreditAccountID != zero && t.CreditAccountID != e.CreditAccountID {
+		return chobotb.ExistsWithDifferentCreditAccount
+	}
+	if t.Flags&chobotb.TransferVoidPending != 0 {
+		if t.Amount.IsZero() {
+			if e.Amount != p.Amount {
+				return chobotb.ExistsWithDifferentAmount
+			}
+		} else if t.Amount != e.Amount {
+			return chobotb.ExistsWithDifferentAmount
+		}
+	}
+	if t.Flags&chobotb.TransferPostPending != 0 {
+		if t.Amount == chobotb.AmountMax {
+			if e.Amount != p.Amount {
+				return chobotb.ExistsWithDifferentAmount
+			}
+		} else if t.Amount != e.Amount {
+			return chobotb.ExistsWithDifferentAmount
+		}
+	}
+	if t.UserData128 == zero {
+		if e.UserData128 != p.UserData128 {
+			return chobotb.ExistsWithDifferentUserData128
+		}
+	} else if t.UserData128 != e.UserData128 {
+		return chobotb.ExistsWithDifferentUserData128
+	}
+	if t.Ledger != 0 && t.Ledger != e.Ledger {
+		return chobotb.ExistsWithDifferentLedger
+	}
+	if t.Code != 0 && t.Code != e.Code {
+		return chobotb.ExistsWithDifferentCode
+	}
+	return chobotb.Exists
+}
+
+// postOrVoidPendingTransfer is TigerBeetle's function of that name. Note
+// its order: the amount is checked before whether the pending transfer is
+// finished, and the deadline (expires_at <= the event's timestamp) is
+// checked even when the pulse has not released the hold yet.
+func (m *Model) postOrVoidPendingTransfer(t chobotb.Transfer, ts uint64) chobotb.Status {
+	post := t.Flags&chobotb.TransferPostPending != 0
+	void := t.Flags&chobotb.TransferVoidPending != 0
+	zero := ids.ID{}
+	switch {
+	case post && void:
+		return FlagsAreMutuallyExclusive
+	case t.Flags&chobotb.TransferPending != 0:
+		return FlagsAreMutuallyExclusive
+	case t.PendingID == zero:
+		return PendingIDMustNotBeZero
+	case t.PendingID == intMax:
+		return PendingIDMustNotBeIntMax
+	case t.PendingID == t.ID:
+		return PendingIDMustBeDifferent
+	case t.Timeout != 0:
+		return TimeoutReservedForPendingTransfer
+	}
+	p, ok := m.transfers[t.PendingID]
+	if !ok {
+		return chobotb.PendingTransferNotFound
+	}
+	if p.Flags&chobotb.TransferPending == 0 {
+		return PendingTransferNotPending
+	}
+	switch {
+	case t.DebitAccountID != zero && t.DebitAccountID != p.DebitAccountID:
+		return PendingTransferHasDifferentDebitAccount
+	case t.CreditAccountID != zero && t.CreditAccountID != p.CreditAccountID:
+		return PendingTransferHasDifferentCreditAccount
+	case t.Ledger != 0 && t.Ledger != p.Ledger:
+		return PendingTransferHasDifferentLedger
+	case t.Code != 0 && t.Code != p.Code:
+		return PendingTransferHasDifferentCode
+	}
+
+	var amount chobotb.U128
+	switch {
+	case void && !t.Amount.IsZero():
+		amount = t.Amount
+	case void:
+		amount = p.Amount
+	case t.Amount == chobotb.AmountMax:
+		amount = p.Amount
+	default:
+		amount = t.Amount
+	}
+	if amount.Cmp(p.Amount) > 0 {
+		return chobotb.ExceedsPendingTransferAmount
+	}
+	if void && amount.Cmp(p.Amount) < 0 {
+		return PendingTransferHasDifferentAmount
+	}
+
+	st := m.pending[p.ID]
+	switch st.status {
+	case posted:
+		return chobotb.PendingTransferAlreadyPosted
+	case voided:
+		return chobotb.PendingTransferAlreadyVoided
+	case expired:
+		return chobotb.PendingTransferExpired
+	}
+	if st.expiresAt != 0 && st.expiresAt <= ts {
+		return chobotb.PendingTransferExpired
+	}
+
+	t2 := chobotb.Transfer{
+		ID:              t.ID,
+		DebitAccountID:  p.DebitAccountID,
+		CreditAccountID: p.CreditAccountID,
+		Amount:          amount,
+		PendingID:       t.PendingID,
+		UserData128:     t.UserData128,
+		Timeout:         0,
+		Ledger:          p.Ledger,
+		Code:            p.Code,
+		Flags:           t.Flags,
+		Timestamp:       ts,
+	}
+	if t2.UserData128 == zero {
+		t2.UserData128 = p.UserData128
+	}
+	m.putTransfer(t2)
+	if post {
+		st.status = posted
+	} else {
+		st.status = voided
+	}
+	m.putPending(p.ID, st)
+
+	dr, cr := m.accounts[p.DebitAccountID], m.accounts[p.CreditAccountID]
+	dr.DebitsPending, _ = dr.DebitsPending.Sub(p.Amount)
+	cr.CreditsPending, _ = cr.CreditsPending.Sub(p.Amount)
+	if post {
+		dr.DebitsPosted, _ = dr.DebitsPosted.Add(amount)
+		cr.CreditsPosted, _ = cr.CreditsPosted.Add(amount)
+	}
+	m.putAccount(dr)
+	m.putAccount(cr)
+	return chobotb.Created
+}

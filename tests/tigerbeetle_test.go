@@ -1,0 +1,487 @@
+package tests
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"go/format"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chobo-lang/chobo/chobo/conformance"
+	"github.com/chobo-lang/chobo/chobo/conformance/godriver"
+	"github.com/chobo-lang/chobo/chobo/conformance/protocol"
+	"github.com/chobo-lang/chobo/chobo/conformance/tbwire"
+	"github.com/chobo-lang/chobo/chobo/gen"
+	"github.com/chobo-lang/chobo/chobo/scenario"
+	"github.com/chobo-lang/chobo/chobo/show"
+	"github.com/chobo-lang/chobo/chobo/target"
+	"github.com/chobo-lang/chobo/runtime/go/chobotb"
+	"github.com/chobo-lang/chobo/runtime/go/chobotb/tbmodel"
+)
+
+// TigerBeetle itself cannot be had on these machines. The tigerbeetle-go
+// clients of the cases are driven on the model of TigerBeetle (a test
+// double, runtime/go/chobotb/tbmodel) kept in this process and served to
+// the drivers over tbwire; when CHOBO_TIGERBEETLE names a tigerbeetle
+// binary, they are driven again on a real replica that the driver program,
+// run as a proxy, formats, starts and stops.
+
+const tbEnv = "CHOBO_TIGERBEETLE"
+
+// proxyEnv makes the driver program start a replica and serve it over
+// tbwire instead of driving a client.
+const proxyEnv = "CHOBO_TEST_TB_PROXY"
+
+var tbSkipOnce sync.Once
+
+var tbDrivers struct {
+	once sync.Once
+	dir  string // holds the program; removed when the tests end (TestMain)
+	path string
+	skip string
+	err  error
+}
+
+// tbDriver builds, once, the driver program of the tigerbeetle-go client
+// of every book's test copy: TigerBeetle counts a hold's lifetime itself,
+// from the timeout the client sends, so the client must be the copy's. It
+// needs cgo for the official client, which it links to reach a real
+// replica.
+func tbDriver(t *testing.T, books []loaded) string {
+	t.Helper()
+	tbDrivers.once.Do(func() {
+		if os.Getenv("TEST_SRCDIR") != "" {
+			tbDrivers.skip = "under Bazel the go command and the module cache are not at hand"
+			return
+		}
+		goBin, err := exec.LookPath("go")
+		if err != nil {
+			tbDrivers.skip = "no go command to build the Go clients with"
+			return
+		}
+		tbDrivers.path, tbDrivers.err = buildTBDrivers(t, goBin, books)
+	})
+	if tbDrivers.skip != "" {
+		tbSkipOnce.Do(func() { fmt.Println("SKIP: tigerbeetle-go clients: " + tbDrivers.skip) })
+		if os.Getenv("CI") == "true" && os.Getenv("TEST_SRCDIR") == "" {
+			t.Fatalf("the tigerbeetle-go clients cannot be built: %s", tbDrivers.skip)
+		}
+		t.Skip("SKIP: " + tbDrivers.skip)
+	}
+	if tbDrivers.err != nil {
+		t.Fatal(tbDrivers.err)
+	}
+	return tbDrivers.path
+}
+
+func buildTBDrivers(t *testing.T, goBin string, books []loaded) (string, error) {
+	src, err := os.MkdirTemp(".", "_drivers-")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(src)
+	tg, _ := target.Lookup("tigerbeetle-go")
+	var imports, entries bytes.Buffer
+	for i, l := range books {
+		c := testCase{Name: l.name}
+		pkg := fmt.Sprintf("c%d", i)
+		files, ds := tg.Build(l.Copy, gen.NewSource(filepath.Base(l.path), l.CopySrc), gen.Options{Package: pkg})
+		if len(ds) > 0 || len(files) != 1 {
+			return "", fmt.Errorf("%s: building the test copy's tigerbeetle-go client: %v", l.path, ds)
+		}
+		data := files[0].Data
+		if err := os.MkdirAll(filepath.Join(src, pkg), 0o755); err != nil {
+			return "", err
+		}
+		if err := os.WriteFile(filepath.Join(src, pkg, "book.go"), data, 0o644); err != nil {
+			return "", err
+		}
+		fmt.Fprintf(&imports, "\t%s \"github.com/chobo-lang/chobo/tests/%s/%s\"\n", pkg, filepath.Base(src), pkg)
+		fmt.Fprintf(&entries, "\t%q: %s.TigerBeetle,\n", c.Name, pkg)
+	}
+	main, err := format.Source(fmt.Appendf(nil, `// The driver of every case's tigerbeetle-go client, picked by $%[1]s;
+// with $%[2]s set, a proxy that starts a real replica and serves it.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/chobo-lang/chobo/chobo/conformance/godriver"
+	"github.com/chobo-lang/chobo/chobo/conformance/tbtest"
+	"github.com/chobo-lang/chobo/chobo/conformance/tbwire"
+	"github.com/chobo-lang/chobo/runtime/go/chobotb"
+	"github.com/chobo-lang/chobo/runtime/go/chobotb/tbgo"
+%[3]s)
+
+var clients = map[string]any{
+%[4]s}
+
+// dial reaches the model over tbwire ("wire:host:port") or a replica
+// through the official client ("host:port").
+func dial(addr string) (chobotb.Client, func(), error) {
+	if a, ok := strings.CutPrefix(addr, "wire:"); ok {
+		c, err := tbwire.Dial(a)
+		if err != nil {
+			return nil, nil, err
+		}
+		return c, func() { c.Close() }, nil
+	}
+	c, err := tbgo.Dial(chobotb.U128{}, addr)
+	if err != nil {
+		return nil, nil, err
+	}
+	return c, c.Close, nil
+}
+
+// proxy starts a replica, prints its address and the tbwire address that
+// reads it, and stops it when stdin ends.
+func proxy() {
+	srv, err := tbtest.Launch(context.Background())
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	addr, stop, err := tbwire.Listen(srv.Client)
+	if err != nil {
+		srv.Stop()
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	fmt.Println(srv.Address, addr)
+	io.Copy(io.Discard, os.Stdin)
+	stop()
+	if err := srv.Stop(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+}
+
+func main() {
+	if os.Getenv(%[2]q) != "" {
+		proxy()
+		return
+	}
+	client, ok := clients[os.Getenv(%[1]q)]
+	if !ok {
+		fmt.Fprintf(os.Stderr, "no tigerbeetle-go client for the case %%q\n", os.Getenv(%[1]q))
+		os.Exit(2)
+	}
+	godriver.MainTigerBeetle(client, dial)
+}
+`, driverEnv, proxyEnv, imports.String(), entries.String()))
+	if err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(filepath.Join(src, "main.go"), main, 0o644); err != nil {
+		return "", err
+	}
+	tbDrivers.dir, err = os.MkdirTemp("", "chobo-tb-drivers-")
+	if err != nil {
+		return "", err
+	}
+	bin := filepath.Join(tbDrivers.dir, "driver")
+	cmd := exec.Command(goBin, "build", "-o", bin, "./"+filepath.Base(src))
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("building the tigerbeetle-go clients' driver: %v\n%s", err, out)
+	}
+	return bin, nil
+}
+
+// tbBooks loads every case with a tigerbeetle-go client.
+func tbBooks(t *testing.T) []loaded {
+	t.Helper()
+	var out []loaded
+	for _, c := range tbCases(t) {
+		out = append(out, loadForBackends(t, c))
+	}
+	return out
+}
+
+// tbCases are the cases with a tigerbeetle-go client.
+func tbCases(t *testing.T) []testCase {
+	t.Helper()
+	var out []testCase
+	for _, c := range cases(t) {
+		if clients, _ := filepath.Glob(c.expected(filepath.Join("tigerbeetle-go", "*", "book.go"))); len(clients) == 1 {
+			out = append(out, c)
+		}
+	}
+	if len(out) < 12 {
+		t.Fatalf("found only %d cases that go to TigerBeetle", len(out))
+	}
+	return out
+}
+
+// leavesSixtyFourBits reports whether a balance leaves 64 bits in some run
+// of the scenario: the interpreter and PostgreSQL fail that call,
+// TigerBeetle keeps 128-bit balances and lets it through (design 4.4), so
+// the scenario is not one TigerBeetle can agree with.
+func leavesSixtyFourBits(refs []scenario.Outcome) bool {
+	for _, o := range refs {
+		for _, r := range o.Results {
+			if strings.Contains(r.Failed, "out of 64 bits") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// startTBDriver runs the driver of l's client, opened on the book file
+// written from src, against TigerBeetle at address.
+func startTBDriver(t *testing.T, driver string, l loaded, src []byte, address string, read conformance.Reader) *conformance.Process {
+	t.Helper()
+	bookPath := filepath.Join(t.TempDir(), filepath.Base(l.path))
+	if err := os.WriteFile(bookPath, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(driver)
+	cmd.Env = append(os.Environ(), driverEnv+"="+l.name)
+	p, err := conformance.StartProcessWith(cmd, protocol.Request{Book: bookPath, TigerBeetle: address}, read)
+	if err != nil {
+		t.Fatalf("%s: %v", l.path, err)
+	}
+	t.Cleanup(func() {
+		if err := p.Close(); err != nil {
+			t.Errorf("%s: %v", l.path, err)
+		}
+	})
+	if p.Client() != godriver.TigerBeetleClient {
+		t.Errorf("%s: the driver says it drives %q, want %q", l.path, p.Client(), godriver.TigerBeetleClient)
+	}
+	return p
+}
+
+// tbTarget is one TigerBeetle the conformance runs on.
+type tbTarget struct {
+	what    string // "model" or "real replica"
+	address string // what the driver dials
+	raw     chobotb.Client
+	pulse   func()
+	replica bool
+}
+
+// runTigerBeetle runs every scenario of every book through the
+// tigerbeetle-go clients on one TigerBeetle and says, per book, how many
+// were equal to the interpreter.
+func runTigerBeetle(t *testing.T, driver string, books []loaded, on tbTarget) {
+	t.Helper()
+	var jobs []conformance.Job
+	counts := map[string]int{}
+	left := 0
+	for _, l := range books {
+		tb := &conformance.TigerBeetle{Raw: on.raw, Book: l.Copy, Replica: on.replica, Pulse: on.pulse}
+		tb.Calls = startTBDriver(t, driver, l, l.CopySrc, on.address, tb)
+		n := len(jobs)
+		for _, j := range l.Jobs(l.path, tb, func(i int) string { return fmt.Sprintf("tb%d", n+i) }) {
+			if leavesSixtyFourBits(scenario.Run(l.Book, j.Scenario)) {
+				left++
+				continue
+			}
+			jobs = append(jobs, j)
+			counts[l.path]++
+		}
+	}
+	st := conformance.RunAll(t, jobs)
+	if t.Failed() {
+		return
+	}
+	for _, l := range books {
+		t.Logf("%s: %d scenarios on tigerbeetle-go (%s), each equal to the interpreter", l.path, counts[l.path], on.what)
+	}
+	t.Logf("%d scenarios of %d books on tigerbeetle-go (%s), %d with together, %d run again; %d left out because a balance leaves 64 bits, which TigerBeetle lets through",
+		st.Total, len(books), on.what, st.Together, st.Again, left)
+}
+
+// TestTigerBeetleConformance runs every scenario of every case through
+// the case's tigerbeetle-go client: on the model, and on a real replica
+// when CHOBO_TIGERBEETLE names a tigerbeetle binary.
+func TestTigerBeetleConformance(t *testing.T) {
+	books := tbBooks(t)
+	driver := tbDriver(t, books)
+
+	t.Run("model", func(t *testing.T) {
+		m := tbmodel.New()
+		m.FollowWallClock()
+		addr, stop, err := tbwire.Listen(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(stop)
+		runTigerBeetle(t, driver, books, tbTarget{what: "model", address: "wire:" + addr, raw: m, pulse: m.Pulse})
+	})
+
+	t.Run("replica", func(t *testing.T) {
+		if os.Getenv(tbEnv) == "" {
+			fmt.Println("SKIP: real TigerBeetle: CHOBO_TIGERBEETLE is not set")
+			t.Skip("SKIP: real TigerBeetle: CHOBO_TIGERBEETLE is not set")
+		}
+		replica, wire := startProxy(t, driver)
+		raw, err := tbwire.Dial(wire)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { raw.Close() })
+		runTigerBeetle(t, driver, books, tbTarget{what: "real replica", address: replica, raw: raw, replica: true})
+	})
+}
+
+// startProxy runs the driver program as a proxy: it formats and starts a
+// replica, and serves it over tbwire so that this process reads it
+// without the official client. Closing its stdin stops and removes it.
+func startProxy(t *testing.T, driver string) (replica, wire string) {
+	t.Helper()
+	cmd := exec.Command(driver)
+	cmd.Env = append(os.Environ(), proxyEnv+"=1")
+	cmd.Stderr = os.Stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		stdin.Close()
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("the replica proxy: %v", err)
+			}
+		case <-time.After(30 * time.Second):
+			cmd.Process.Kill()
+			t.Errorf("the replica proxy did not stop within 30 s")
+		}
+	})
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		t.Fatalf("the replica proxy did not start: %v", err)
+	}
+	f := strings.Fields(line)
+	if len(f) != 2 {
+		t.Fatalf("the replica proxy printed %q", line)
+	}
+	return f[0], f[1]
+}
+
+// TestTigerBeetleSendsWhatShowPrints is the check that what `chobo run
+// --show tigerbeetle` prints is what a client sends: every scenario of
+// every case without a together, one at a time through the case's
+// tigerbeetle-go client on a model of its own, compared request by
+// request (the two random ids of a status chain aside). Passes move the
+// model's clock; nothing is waited out.
+func TestTigerBeetleSendsWhatShowPrints(t *testing.T) {
+	books := tbBooks(t)
+	driver := tbDriver(t, books)
+	checked := 0
+	for _, l := range books {
+		m := tbmodel.New()
+		addr, stop, err := tbwire.Listen(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := startTBDriver(t, driver, l, l.CopySrc, "wire:"+addr, &conformance.TigerBeetle{Raw: m, Book: l.Copy})
+		ctx := context.Background()
+		for i, sc := range l.Scenarios {
+			if hasTogether(sc) {
+				continue
+			}
+			tenant := fmt.Sprintf("sent%d", i)
+			want, err := show.TigerBeetleSteps(l.Copy, sc, tenant)
+			if err != nil {
+				t.Fatalf("%s %q: %v", l.path, sc.Name, err)
+			}
+			m.ResetRequests()
+			for _, st := range sc.Steps {
+				switch {
+				case st.Call != nil:
+					if st.Call.Bad == "" {
+						p.Call(ctx, st.Call.Call, tenant) // the answers are the conformance test's to check
+					}
+				default:
+					m.Advance(time.Duration(st.Pass) * time.Second)
+				}
+			}
+			if diff := compareSent(expectedRequests(want), m.Requests()); diff != "" {
+				t.Errorf("%s %q: the client sent other than --show tigerbeetle prints: %s", l.path, sc.Name, diff)
+			}
+			checked++
+		}
+		stop()
+	}
+	t.Logf("%d scenarios: the tigerbeetle-go clients sent what --show tigerbeetle prints", checked)
+}
+
+func hasTogether(sc scenario.Scenario) bool {
+	for _, st := range sc.Steps {
+		if st.Together != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// expectedRequests flattens the steps --show prints into the requests a
+// client makes: accounts, openings, the lookup, the chain.
+func expectedRequests(steps []show.TBStep) []tbmodel.Request {
+	var out []tbmodel.Request
+	for _, st := range steps {
+		for i := 0; i < len(st.Accounts); i += chobotb.MaxEvents {
+			out = append(out, tbmodel.Request{Op: tbmodel.OpCreateAccounts, Accounts: st.Accounts[i:min(i+chobotb.MaxEvents, len(st.Accounts))]})
+		}
+		for i := 0; i < len(st.Openings); i += chobotb.MaxEvents {
+			out = append(out, tbmodel.Request{Op: tbmodel.OpCreateTransfers, Transfers: st.Openings[i:min(i+chobotb.MaxEvents, len(st.Openings))]})
+		}
+		if len(st.Lookup) > 0 {
+			out = append(out, tbmodel.Request{Op: tbmodel.OpLookupTransfers, IDs: st.Lookup})
+		}
+		if len(st.Chain) > 0 {
+			r := tbmodel.Request{Op: tbmodel.OpCreateTransfers}
+			for _, e := range st.Chain {
+				r.Transfers = append(r.Transfers, e.Transfer)
+			}
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// compareSent says how the requests sent differ from those expected; the
+// ids of a status chain's two events are drawn at random and not compared.
+func compareSent(want, got []tbmodel.Request) string {
+	text := func(r tbmodel.Request) string {
+		ts := append([]chobotb.Transfer(nil), r.Transfers...)
+		if len(ts) == 2 && ts[0].Flags&chobotb.TransferVoidPending != 0 && ts[1].DebitAccountID == ts[1].CreditAccountID {
+			ts[0].ID, ts[1].ID = [16]byte{}, [16]byte{}
+		}
+		return fmt.Sprintf("%s %v %v %v", r.Op, r.Accounts, ts, r.IDs)
+	}
+	for i := 0; i < max(len(want), len(got)); i++ {
+		switch {
+		case i >= len(got):
+			return fmt.Sprintf("request %d not sent: %s", i+1, text(want[i]))
+		case i >= len(want):
+			return fmt.Sprintf("request %d sent but not shown: %s", i+1, text(got[i]))
+		case text(want[i]) != text(got[i]):
+			return fmt.Sprintf("request %d:\n  shown %s\n  sent  %s", i+1, text(want[i]), text(got[i]))
+		}
+	}
+	return ""
+}
