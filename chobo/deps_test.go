@@ -59,7 +59,7 @@ show              book diag ids interp scenario backend/... client/model runtime
 conformance/pgtest    -
 conformance/tbtest    ids runtime/go/chobotb/...
 conformance/protocol  -
-conformance/godriver  book check client/... conformance/protocol runtime/go/chobotb
+conformance/godriver  book check client/... conformance/protocol conformance/tbwire runtime/go/chobotb
 conformance/...       book diag ids version interp scenario search check show gen backend/... client/... target conformance/... runtime/go/...
 
 # The JSON shapes, the command line and the binary. The comparison with

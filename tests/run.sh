@@ -30,7 +30,7 @@ bazel test --test_env=CI //...
 bash tests/gazelle_check.sh
 # The conformance test always runs here, never from a cached result, so a
 # server is really started and every scenario really sent to it.
-(cd "$e2e" && bazel build //ledger:stock_go_client //... &&
+(cd "$e2e" && bazel build //ledger:stock_go_client //ledger:stock_tb_client //... &&
   bazel test --test_env=CI --nocache_test_results //ledger:conformance)
 # A book held against a deployed version it would break must not build.
 if out=$(cd "$e2e" && bazel build //ledger:stock_breaking_change 2>&1); then
@@ -42,8 +42,20 @@ elif ! grep -q 'error\[E050\]' <<<"$out"; then
   exit 1
 fi
 echo "baseline: //ledger:stock_breaking_change stopped by E050, as it should be"
+# A user's module outside the checkout, as docs/bazel.md describes it: chobo
+# by local_path_override with no CHOBO_BAZEL_BIND, its own pgxpool, book
+# warnings in the build output, the conformance test under
+# --incompatible_strict_action_env, and no wait behind another workspace.
+bash tests/user_module_check.sh
 if [ "${CHOBO_SKIP_DETERMINISM:-}" = 1 ]; then
   echo "SKIP: determinism check (CHOBO_SKIP_DETERMINISM=1)"
 else
   bash tests/bazel_determinism.sh
+fi
+# A real remote cache server (BuildGrid, from tests/setup.sh): a second
+# checkout at another path builds entirely from what the first one put there.
+if [ "${CHOBO_SKIP_REMOTE_CACHE:-}" = 1 ]; then
+  echo "SKIP: remote cache check (CHOBO_SKIP_REMOTE_CACHE=1)"
+else
+  bash tests/remote_cache.sh
 fi

@@ -111,6 +111,33 @@ if [ -n "${CHOBO_PG_VERSION:-}" ]; then
   echo "setup: pinned PostgreSQL $("$pg_dest/native/bin/postgres" --version | awk '{print $3}') in $pg_dest/native/bin"
 fi
 
+# BuildGrid, pinned, the remote cache server of tests/remote_cache.sh: from
+# PyPI with pip, into a virtualenv of its own in a cache outside the
+# repository (keep the path in step with tests/remote_cache.sh). 0.4.4 is
+# the newest release that runs on Python 3.11.
+buildgrid_version=0.4.4
+if [ -n "${CHOBO_BUILDGRID_VENV:-}" ]; then
+  bg_venv=$CHOBO_BUILDGRID_VENV
+elif [ "$(id -u)" = 0 ]; then
+  bg_venv=/var/cache/chobo/buildgrid-venv
+else
+  bg_venv=${XDG_CACHE_HOME:-$HOME/.cache}/chobo/buildgrid-venv
+fi
+bg_have=$("$bg_venv/bin/python" -c 'import importlib.metadata as m; print(m.version("buildgrid"))' 2>/dev/null || true)
+if [ "$bg_have" != "$buildgrid_version" ]; then
+  echo "setup: installing BuildGrid $buildgrid_version with pip into $bg_venv"
+  if ! python3 -c 'import ensurepip, venv' >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv >/dev/null
+  fi
+  rm -rf "$bg_venv"
+  mkdir -p "$(dirname "$bg_venv")"
+  python3 -m venv "$bg_venv"
+  "$bg_venv/bin/pip" install --quiet --disable-pip-version-check "buildgrid==$buildgrid_version"
+fi
+"$bg_venv/bin/bgd" server start --help >/dev/null
+echo "setup: BuildGrid $buildgrid_version in $bg_venv"
+
 # buildifier, pinned, for tests/buildifier_check.sh (which knows the version
 # and where it goes): built with `go install`, since Debian has no package.
 bash tests/buildifier_check.sh --install

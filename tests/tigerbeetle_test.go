@@ -223,21 +223,6 @@ func tbCases(t *testing.T) []testCase {
 	return out
 }
 
-// leavesSixtyFourBits reports whether a balance leaves 64 bits in some run
-// of the scenario: the interpreter and PostgreSQL fail that call,
-// TigerBeetle keeps 128-bit balances and lets it through (design 4.4), so
-// the scenario is not one TigerBeetle can agree with.
-func leavesSixtyFourBits(refs []scenario.Outcome) bool {
-	for _, o := range refs {
-		for _, r := range o.Results {
-			if strings.Contains(r.Failed, "out of 64 bits") {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // startTBDriver runs the driver of l's client, opened on the book file
 // written from src, against TigerBeetle at address.
 func startTBDriver(t *testing.T, driver string, l loaded, src []byte, address string, read conformance.Reader) *conformance.Process {
@@ -285,7 +270,7 @@ func runTigerBeetle(t *testing.T, driver string, books []loaded, on tbTarget) {
 		tb.Calls = startTBDriver(t, driver, l, l.CopySrc, on.address, tb)
 		n := len(jobs)
 		for _, j := range l.Jobs(l.path, tb, func(i int) string { return fmt.Sprintf("tb%d", n+i) }) {
-			if leavesSixtyFourBits(scenario.Run(l.Book, j.Scenario)) {
+			if conformance.LeavesSixtyFourBits(scenario.Run(l.Book, j.Scenario)) {
 				left++
 				continue
 			}

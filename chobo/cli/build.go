@@ -47,7 +47,7 @@ func runBuild(inv *Invocation) int {
 	}
 	var out []outFile
 	for _, f := range files {
-		out = append(out, outFile{filepath.Join(dir, f.Path), f.Data})
+		out = append(out, outFile{env.path(filepath.Join(dir, f.Path)), f.Data})
 	}
 	// All or nothing: a build that stops half way must not leave one
 	// file new and the next old.

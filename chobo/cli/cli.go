@@ -8,6 +8,7 @@ import (
 	"github.com/chobo-lang/chobo/chobo/version"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/chobo-lang/chobo/chobo/diag"
@@ -33,6 +34,38 @@ type Env struct {
 	// goes past ReadFile: `check --diff-base` runs git in the directory
 	// of each book. Empty is the process's working directory.
 	Dir string
+}
+
+// atBuildWorkingDirectory is env for a chobo started by `bazel run`: Bazel
+// runs the program in its runfiles tree and names the directory the user
+// typed the command in by BUILD_WORKING_DIRECTORY, so relative file names
+// (books, --against, --out) are taken from there, as they would be by a
+// chobo run directly. Outside `bazel run`, or when the caller chose Dir,
+// env is returned as it is.
+func (env Env) atBuildWorkingDirectory() Env {
+	if env.Dir != "" || env.Getenv == nil {
+		return env
+	}
+	wd := env.Getenv("BUILD_WORKING_DIRECTORY")
+	if wd == "" {
+		return env
+	}
+	env.Dir = wd
+	if read := env.ReadFile; read != nil {
+		env.ReadFile = func(name string) ([]byte, error) { return read(resolve(wd, name)) }
+	}
+	return env
+}
+
+// path is the file name name refers to: relative names are taken from
+// Dir when it is set.
+func (env Env) path(name string) string { return resolve(env.Dir, name) }
+
+func resolve(dir, name string) string {
+	if dir == "" || name == "" || filepath.IsAbs(name) {
+		return name
+	}
+	return filepath.Join(dir, name)
 }
 
 // OSEnv is the environment of the running process.
@@ -96,6 +129,7 @@ var commonFlags = []Flag{langFlag, helpFlag}
 // Main runs chobo with args (without the program name) and returns the
 // exit code.
 func Main(args []string, env Env) int {
+	env = env.atBuildWorkingDirectory()
 	lang := envLang(env)
 	g, rest, ok := globalFlags(args, env, lang)
 	if !ok {

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -202,5 +204,62 @@ func TestRunBudget(t *testing.T) {
 		if out.Len() > 0 || !strings.Contains(errb.String(), v.want) {
 			t.Errorf("%s: stdout %q, stderr %q; want %q", v.lang, out, errb, v.want)
 		}
+	}
+}
+
+// Under `bazel run`, chobo runs in its runfiles tree; relative names are
+// the user's, from the directory Bazel names in BUILD_WORKING_DIRECTORY.
+func TestBuildWorkingDirectory(t *testing.T) {
+	wd := t.TempDir()
+	if err := os.WriteFile(filepath.Join(wd, "clean.book"), []byte(cleanBook), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(wd, "older.book"), []byte(strings.Replace(cleanBook, "at least 0", "at least 1", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The process's working directory holds no book: only wd does.
+	t.Chdir(t.TempDir())
+	run := func(bwd string, args ...string) (int, string, string) {
+		var out, errb bytes.Buffer
+		env := Env{Stdout: &out, Stderr: &errb, ReadFile: os.ReadFile,
+			Getenv: func(k string) string {
+				if k == "BUILD_WORKING_DIRECTORY" {
+					return bwd
+				}
+				return ""
+			}}
+		return Main(args, env), out.String(), errb.String()
+	}
+
+	code, out, errs := run(wd, "check", "clean.book")
+	if code != ExitOK || !strings.Contains(out, "clean.book: ") {
+		t.Fatalf("check under BUILD_WORKING_DIRECTORY: exit %d\nstdout: %s\nstderr: %s", code, out, errs)
+	}
+	// The name is printed as the user gave it, not as resolved.
+	if strings.Contains(out, wd) {
+		t.Errorf("check printed the resolved path:\n%s", out)
+	}
+	if code, out, errs := run(wd, "check", "clean.book", "--against", "older.book"); code == ExitUsage {
+		t.Fatalf("--against under BUILD_WORKING_DIRECTORY: exit %d\nstdout: %s\nstderr: %s", code, out, errs)
+	}
+	if code, _, errs := run(wd, "build", "clean.book", "--target", "postgres", "--out", "gen"); code != ExitOK {
+		t.Fatalf("build under BUILD_WORKING_DIRECTORY: exit %d\n%s", code, errs)
+	}
+	if m, _ := filepath.Glob(filepath.Join(wd, "gen", "*.sql")); len(m) != 1 {
+		t.Errorf("build --out gen wrote %v in %s, want one .sql file", m, filepath.Join(wd, "gen"))
+	}
+	if code, _, errs := run(wd, "scenarios", "clean.book", "--out", "gen"); code != ExitOK {
+		t.Fatalf("scenarios under BUILD_WORKING_DIRECTORY: exit %d\n%s", code, errs)
+	}
+	if _, err := os.Stat(filepath.Join(wd, "gen", "shop.scenarios.json")); err != nil {
+		t.Errorf("scenarios --out gen: %v", err)
+	}
+	// An absolute name stays as it is.
+	if code, _, errs := run(t.TempDir(), "check", filepath.Join(wd, "clean.book")); code != ExitOK {
+		t.Fatalf("absolute name under BUILD_WORKING_DIRECTORY: exit %d\n%s", code, errs)
+	}
+	// Without the variable, names are the process's own: here, none exists.
+	if code, _, errs := run("", "check", "clean.book"); code != ExitUsage || !strings.Contains(errs, "cannot read clean.book") {
+		t.Fatalf("check without BUILD_WORKING_DIRECTORY: exit %d, want %d and a read error\n%s", code, ExitUsage, errs)
 	}
 }

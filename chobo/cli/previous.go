@@ -79,10 +79,7 @@ func loadError(err error) diag.Text {
 // holding the book. found is false when the revision has no such file.
 // label names the text in messages: `HEAD~1:books/shop.book`.
 func gitPrevious(env Env, name, rev string) (data []byte, label string, found bool, problem diag.Text) {
-	path := name
-	if !filepath.IsAbs(path) && env.Dir != "" {
-		path = filepath.Join(env.Dir, path)
-	}
+	path := env.path(name)
 	dir, base := filepath.Dir(path), filepath.Base(path)
 	git := func(args ...string) ([]byte, string, error) {
 		var out, errb bytes.Buffer

@@ -19,7 +19,7 @@ func runScenarios(inv *Invocation) int {
 		inv.Env.Stdout.Write(data)
 		return ExitOK
 	}
-	path := filepath.Join(dir, b.Name+".scenarios.json")
+	path := inv.Env.path(filepath.Join(dir, b.Name+".scenarios.json"))
 	if err := writeFile(path, data); err != nil {
 		fmt.Fprintf(inv.Env.Stderr, "%s\n", diag.T(
 			fmt.Sprintf("chobo scenarios: cannot write %s: %v", err.Path, err.Err),

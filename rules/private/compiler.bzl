@@ -25,6 +25,8 @@ def run_chobo(ctx, *, inputs, outputs, script, arguments, mnemonic, progress_mes
     it, so nothing undeclared lands in the output tree. `quiet CMD...`
     runs a command and shows what it printed only when it fails, so a
     successful build stays silent and a failed one shows the diagnostics.
+    What a script writes to stderr on success Bazel prints as
+    "INFO: From <progress message>": chobo_book uses that for warnings.
     """
     ctx.actions.run_shell(
         inputs = inputs,

@@ -1,9 +1,10 @@
 """chobo_conformance_test: a book's scenarios on a real server, against the interpreter."""
 
 load("@rules_go//go:def.bzl", "GoInfo", "go_binary")
-load(":providers.bzl", "BookInfo")
+load(":providers.bzl", "BookInfo", "ChoboGeneratedInfo")
 
 _POSTGRES = Label("//toolchains/postgres:toolchain_type")
+_TIGERBEETLE = Label("//toolchains/tigerbeetle:toolchain_type")
 
 def _rlocation(ctx, f):
     # The runfiles path of a file: "<repo>/<path>", as RUNFILES_DIR holds it.
@@ -16,6 +17,7 @@ def _chobo_conformance_test_impl(ctx):
     pg = ctx.toolchains[_POSTGRES].postgres
     if pg.missing:
         fail("%s needs a PostgreSQL server: %s" % (ctx.label, pg.missing))
+    tb = ctx.toolchains[_TIGERBEETLE].tigerbeetle
 
     # The test is the shared runner itself; what it runs on comes in
     # through the environment (see rules/private/runner/main.go).
@@ -30,11 +32,18 @@ def _chobo_conformance_test_impl(ctx):
         "CHOBO_CONFORMANCE_BOOK": _rlocation(ctx, book.src),
         "CHOBO_CONFORMANCE_SCENARIOS": " ".join([_rlocation(ctx, f) for f in ctx.files.scenarios]),
         "CHOBO_CONFORMANCE_INITDB": _rlocation(ctx, pg.initdb),
+        "CHOBO_CONFORMANCE_TIGERBEETLE_MISSING": tb.missing,
     }
-    if ctx.attr.driver:
-        driver = ctx.executable.driver
-        runfiles = runfiles.merge(ctx.runfiles(files = [driver])).merge(ctx.attr.driver[DefaultInfo].default_runfiles)
-        env["CHOBO_CONFORMANCE_DRIVER"] = _rlocation(ctx, driver)
+    if tb.binary:
+        runfiles = runfiles.merge(ctx.runfiles(files = [tb.binary]))
+        env["CHOBO_CONFORMANCE_TIGERBEETLE"] = _rlocation(ctx, tb.binary)
+    drivers = []
+    for srcs, driver in zip(ctx.attr.client_srcs, ctx.attr.drivers):
+        target = srcs[ChoboGeneratedInfo].target
+        program = driver[DefaultInfo].files_to_run.executable
+        runfiles = runfiles.merge(ctx.runfiles(files = [program])).merge(driver[DefaultInfo].default_runfiles)
+        drivers.append("%s=%s" % (target, _rlocation(ctx, program)))
+    env["CHOBO_CONFORMANCE_DRIVERS"] = " ".join(drivers)
     return [
         DefaultInfo(executable = exe, runfiles = runfiles),
         RunEnvironmentInfo(environment = env),
@@ -42,20 +51,25 @@ def _chobo_conformance_test_impl(ctx):
 
 _chobo_conformance_test = rule(
     implementation = _chobo_conformance_test_impl,
-    doc = """Runs every scenario of a book on a throwaway PostgreSQL cluster and
+    doc = """Runs every scenario of a book on every backend and client given and
 compares each run with the reference interpreter.
 
 The scenarios are the ones chobo generates for the book, plus `scenarios`
-(hand-written JSON, the format of `chobo run --scenario`). The server comes
-from the PostgreSQL toolchain (toolchains/postgres). Holds are shortened to
+(hand-written JSON, the format of `chobo run --scenario`). PostgreSQL comes
+from its toolchain (toolchains/postgres); TigerBeetle clients run on
+chobo's model of TigerBeetle, and on a real replica when the TigerBeetle
+toolchain (toolchains/tigerbeetle) has a binary. Holds are shortened to
 seconds on a test copy of the book, as in the project's own tests.""",
     attrs = {
         "book": attr.label(providers = [BookInfo], mandatory = True, doc = "A chobo_book target."),
         "scenarios": attr.label_list(allow_files = [".json"], doc = "Hand-written scenario files."),
-        "driver": attr.label(
-            executable = True,
+        "drivers": attr.label_list(
             cfg = "target",
-            doc = "A program that drives the book's client through the driver protocol (docs/formats.md).",
+            doc = "Programs that drive the book's clients through the driver protocol (docs/formats.md).",
+        ),
+        "client_srcs": attr.label_list(
+            providers = [ChoboGeneratedInfo],
+            doc = "The generated sources of each driver's client, in the order of drivers: they say its target.",
         ),
         "_runner": attr.label(
             default = Label("//rules/private/runner"),
@@ -63,7 +77,7 @@ seconds on a test copy of the book, as in the project's own tests.""",
             cfg = "target",
         ),
     },
-    toolchains = [_POSTGRES],
+    toolchains = [_POSTGRES, _TIGERBEETLE],
     test = True,
 )
 
@@ -73,7 +87,7 @@ def _go_driver_main_impl(ctx):
     out = ctx.actions.declare_file(ctx.label.name + "/main.go")
     ctx.actions.run(
         executable = ctx.executable._drivermain,
-        arguments = [ctx.attr.client[GoInfo].importpath, out.path],
+        arguments = [ctx.attr.srcs[ChoboGeneratedInfo].target, ctx.attr.client[GoInfo].importpath, out.path],
         outputs = [out],
         mnemonic = "ChoboGoDriver",
         progress_message = "Writing the driver of %{label}",
@@ -82,9 +96,10 @@ def _go_driver_main_impl(ctx):
 
 _go_driver_main = rule(
     implementation = _go_driver_main_impl,
-    doc = "The main package of a Go client's driver: the client handed to godriver.Main.",
+    doc = "The main package of a Go client's driver: the client handed to godriver.Main (or MainTigerBeetle).",
     attrs = {
         "client": attr.label(providers = [GoInfo], mandatory = True),
+        "srcs": attr.label(providers = [ChoboGeneratedInfo], mandatory = True, doc = "The client's generated sources, which say its target."),
         "_drivermain": attr.label(
             default = Label("//rules/private/runner/drivermain"),
             executable = True,
@@ -93,49 +108,67 @@ _go_driver_main = rule(
     },
 )
 
-def chobo_conformance_test(name, book, scenarios = [], client = None, **kwargs):
-    """Checks a book's SQL (and Go client) on PostgreSQL against the interpreter.
+def _srcs_of(client):
+    # chobo_client makes <name>_srcs beside the library <name>.
+    if ":" in client:
+        return client + "_srcs"
+    return client + ":" + client.split("/")[-1] + "_srcs"
 
-    Runs every scenario of a book on a throwaway PostgreSQL cluster and
-    compares each run with the reference interpreter.
+def chobo_conformance_test(name, book, scenarios = [], client = None, clients = [], **kwargs):
+    """Checks a book on every backend and client given against the interpreter.
+
+    Runs every scenario of a book and compares each run with the reference
+    interpreter: on a throwaway PostgreSQL cluster through the book's SQL
+    functions, and through each client in `clients`, driven as a process
+    (`<name>_driver_<i>`, built here): a postgres-go client on the same
+    cluster, a tigerbeetle-go client on chobo's model of TigerBeetle and,
+    when the TigerBeetle toolchain has a binary, on a real replica (else
+    the log says SKIP). The log ends with one line per pair.
 
     The scenarios are the ones chobo generates for the book, plus
-    `scenarios` (hand-written JSON, the format of `chobo run --scenario`).
-    They run through the book's SQL functions and, when `client` names the
-    book's postgres-go chobo_client, through that client too, driven as a
-    process (`<name>_driver`, built here). The server comes from the
-    PostgreSQL toolchain (toolchains/postgres). Holds are shortened to
-    seconds on a test copy of the book, as in chobo's own tests.
+    `scenarios` (hand-written JSON, the format of `chobo run --scenario`),
+    whose `expect` and `outcomes` are checked on every pair. Holds are
+    shortened to seconds on a test copy of the book, as in chobo's own
+    tests.
 
     Args:
       name: the test's name.
       book: a chobo_book target.
       scenarios: hand-written scenario files.
-      client: optional; a postgres-go chobo_client of the same book.
-      **kwargs: passed to the test (size, tags, …).
+      client: optional; one chobo_client of the same book (the same as
+        clients = [client]).
+      clients: chobo_client targets of the same book (postgres-go,
+        tigerbeetle-go).
+      **kwargs: passed to the test (size, timeout, tags, …). The size is
+        small by default: a book's scenarios take seconds, and a larger
+        size only makes Bazel warn that it is too big.
     """
-    driver = None
-    if client:
+    kwargs.setdefault("size", "small")
+    all_clients = ([client] if client else []) + clients
+    drivers = []
+    for i, c in enumerate(all_clients):
         # testonly: a test may use a testonly client, and nothing but the
         # test needs these.
         _go_driver_main(
-            name = name + "_driver_main",
-            client = client,
+            name = "%s_driver_main_%d" % (name, i),
+            client = c,
+            srcs = _srcs_of(c),
             testonly = True,
             tags = ["manual"],
         )
         go_binary(
-            name = name + "_driver",
-            srcs = [":" + name + "_driver_main"],
-            deps = [client, Label("//chobo/conformance/godriver")],
+            name = "%s_driver_%d" % (name, i),
+            srcs = [":%s_driver_main_%d" % (name, i)],
+            deps = [c, Label("//chobo/conformance/godriver")],
             testonly = True,
             tags = ["manual"],
         )
-        driver = ":" + name + "_driver"
+        drivers.append(":%s_driver_%d" % (name, i))
     _chobo_conformance_test(
         name = name,
         book = book,
         scenarios = scenarios,
-        driver = driver,
+        drivers = drivers,
+        client_srcs = [_srcs_of(c) for c in all_clients],
         **kwargs
     )

@@ -81,9 +81,50 @@ def _postgres_local_repository_impl(rctx):
     # it really is, and the runner resolves the links before starting it.
     for t in _TOOLS:
         rctx.symlink(bin_dir.get_child(t), "bin/" + t)
+
+    # What the server reads besides its programs: its share directory
+    # (postgres.bki and the other initdb inputs, the extension scripts,
+    # the text-search files) and its library directory (plpgsql.so, the
+    # encoding conversions, every extension). Linked in whole, so the glob
+    # of the BUILD file declares each file: the toolchain's files are
+    # inputs of the tests (in their runfiles), and a change there, such as
+    # an upgraded extension, reruns them instead of serving a cached pass.
+    share, lib = _server_dirs(rctx, bin_dir)
+    if share:
+        rctx.symlink(share, "share")
+    if lib:
+        rctx.symlink(lib, "lib")
     res = rctx.execute([bin_dir.get_child("postgres"), "--version"])
     version = res.stdout.strip().split(" ")[-1] if res.return_code == 0 else ""
     _build_file(rctx, "bin", version)
+
+def _server_dirs(rctx, bin_dir):
+    """The share and library directories of the server in bin_dir (None when not found).
+
+    pg_config, next to the server, knows them (Debian: /usr/share/postgresql/N
+    and /usr/lib/postgresql/N/lib). Without it, the layouts of a source
+    build: PREFIX/share/postgresql or PREFIX/share, PREFIX/lib/postgresql or
+    PREFIX/lib.
+    """
+    prefix = bin_dir.dirname
+    share, lib = None, None
+    pg_config = bin_dir.get_child("pg_config")
+    if pg_config.exists:
+        res = rctx.execute([pg_config, "--sharedir", "--pkglibdir"])
+        lines = res.stdout.strip().split("\n") if res.return_code == 0 else []
+        if len(lines) == 2:
+            share, lib = rctx.path(lines[0].strip()), rctx.path(lines[1].strip())
+    if share == None or not share.exists:
+        share = _first_dir([prefix.get_child("share").get_child("postgresql"), prefix.get_child("share")], "postgres.bki")
+    if lib == None or not lib.exists:
+        lib = _first_dir([prefix.get_child("lib").get_child("postgresql"), prefix.get_child("lib")], "plpgsql.so")
+    return share, lib
+
+def _first_dir(candidates, marker):
+    for d in candidates:
+        if d.get_child(marker).exists:
+            return d
+    return None
 
 postgres_local_repository = repository_rule(
     implementation = _postgres_local_repository_impl,

@@ -17,7 +17,8 @@
 //
 // PostgreSQL refuses to run as root. Under root, the server programs run
 // as an unprivileged system user (postgres if it exists, else chobo-pg,
-// created on first use) through runuser, and the cluster's directories
+// created on first use), switched to by this process itself (no runuser or
+// su, so a PATH without /usr/sbin does), and the cluster's directories
 // belong to that user.
 package pgtest
 
@@ -64,6 +65,8 @@ type Server struct {
 
 	bin     string // directory of initdb, pg_ctl, postgres
 	runAs   string // unprivileged user the server runs as; "" = ourselves
+	uid     int    // runAs's user and group ids
+	gid     int
 	rootDir string // holds Dir, SocketDir and the server log
 	logFile string
 	recPath string // this cluster's record in the registry
@@ -102,6 +105,8 @@ func Launch() (*Server, error) {
 		Port:      5433 + rand.IntN(40000),
 		bin:       bin,
 		runAs:     runAs,
+		uid:       uid,
+		gid:       gid,
 		rootDir:   rootDir,
 		logFile:   filepath.Join(rootDir, "server.log"),
 		recPath:   filepath.Join(registryDir(), filepath.Base(rootDir)+".json"),
@@ -326,13 +331,18 @@ func (s *Server) record() error {
 
 // run runs one of the server programs, as the unprivileged user when the
 // tests run as root, and returns its combined output.
+//
+// The switch of user is made by this process (setgroups, setgid, setuid
+// in the child before it runs the program), not by runuser or su: those
+// live in /usr/sbin or /sbin, which the PATH of a test need not hold
+// (Bazel's --incompatible_strict_action_env gives /bin:/usr/bin:/usr/local/bin).
 func (s *Server) run(prog string, args ...string) ([]byte, error) {
-	path := filepath.Join(s.bin, prog)
-	var cmd *exec.Cmd
+	cmd := exec.Command(filepath.Join(s.bin, prog), args...)
 	if s.runAs != "" {
-		cmd = exec.Command("runuser", append([]string{"-u", s.runAs, "--", path}, args...)...)
-	} else {
-		cmd = exec.Command(path, args...)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{
+			Uid: uint32(s.uid), Gid: uint32(s.gid),
+			Groups: []uint32{}, // none of root's supplementary groups
+		}}
 	}
 	// A directory the server user can enter, and messages in English.
 	cmd.Dir = s.rootDir
@@ -370,7 +380,7 @@ func serverUser() (name string, uid, gid int, err error) {
 			return ids(u)
 		}
 	}
-	out, addErr := exec.Command("useradd", "--system", "--no-create-home",
+	out, addErr := exec.Command(sbin("useradd"), "--system", "--no-create-home",
 		"--shell", "/usr/sbin/nologin", "chobo-pg").CombinedOutput()
 	// Another test process may have created it at the same moment.
 	u, err := user.Lookup("chobo-pg")
@@ -378,6 +388,22 @@ func serverUser() (name string, uid, gid int, err error) {
 		return "", 0, 0, fmt.Errorf("running as root and no unprivileged user for the server: useradd chobo-pg: %v %s", addErr, strings.TrimSpace(string(out)))
 	}
 	return ids(u)
+}
+
+// sbin is the path of an administration program: found on PATH when it is
+// there, else in the usual system directories, which a strict PATH (such
+// as Bazel's /bin:/usr/bin:/usr/local/bin) leaves out.
+func sbin(name string) string {
+	if p, err := exec.LookPath(name); err == nil {
+		return p
+	}
+	for _, d := range []string{"/usr/sbin", "/sbin", "/usr/local/sbin"} {
+		p := filepath.Join(d, name)
+		if fi, err := os.Stat(p); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
+			return p
+		}
+	}
+	return name
 }
 
 func ids(u *user.User) (string, int, int, error) {

@@ -407,3 +407,29 @@ func BenchmarkStartStop(b *testing.B) {
 		}
 	}
 }
+
+// Under root, with the PATH Bazel gives actions and tests under
+// --incompatible_strict_action_env (no /usr/sbin, /sbin: no runuser, su
+// or useradd), initdb and the server still run as the unprivileged user.
+// No template: initdb itself must run under that PATH.
+func TestStrictPathAsRoot(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("SKIP: not root; the user switch is made only under root")
+	}
+	t.Setenv("PATH", "/bin:/usr/bin:/usr/local/bin")
+	t.Setenv("CHOBO_PGTEST_NO_TEMPLATE", "1")
+	s := Start(t)
+	var one int
+	if err := s.Connect(t).QueryRow(ctx(t), "select 1").Scan(&one); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", s.postmasterPID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) > 1 && f[0] == "Uid:" && f[1] == "0" {
+			t.Errorf("the postmaster runs as root: %s", line)
+		}
+	}
+}

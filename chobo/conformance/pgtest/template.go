@@ -101,7 +101,7 @@ func (s *Server) template(uid, gid int) (string, error) {
 			return "", err
 		}
 	}
-	b := &Server{bin: s.bin, runAs: s.runAs, rootDir: work}
+	b := &Server{bin: s.bin, runAs: s.runAs, uid: s.uid, gid: s.gid, rootDir: work}
 	if out, err := b.run("initdb", append([]string{"-D", filepath.Join(work, "data")}, initdbArgs...)...); err != nil {
 		return "", fmt.Errorf("initdb: %v\n%s", err, out)
 	}

@@ -1,18 +1,28 @@
 // The runner behind chobo_conformance_test: it runs every scenario of one
-// book on a throwaway PostgreSQL cluster, through the book's SQL
-// functions and, when the rule was given a client, through that client
-// driven as a process (the driver protocol, docs/formats.md), and
-// compares each run with the reference interpreter; the `expect` and
-// `outcomes` a scenario file gives are checked as `chobo run` checks
-// them. It prints one line per backend whose every scenario agreed, and
-// exits 1 on any difference or unmet expectation.
+// book on every backend and client it is given, and compares each run with
+// the reference interpreter; the `expect` and `outcomes` a scenario file
+// gives are checked as `chobo run` checks them, on every pair.
+//
+//   - PostgreSQL: a throwaway cluster, through the book's SQL functions and
+//     through each postgres-go client, driven as a process (the driver
+//     protocol, docs/formats.md).
+//   - TigerBeetle: each tigerbeetle-go client, driven as a process, on
+//     chobo's model of TigerBeetle (a test double) kept in this process,
+//     and on a real replica when the TigerBeetle toolchain has a binary
+//     (else one SKIP line). Drivers reach both through this process
+//     (tbwire), which shortens hold timeouts to the test copy's.
+//
+// It prints one line per pair whose every scenario agreed, and exits 1 on
+// any difference or unmet expectation.
 //
 // The rule passes everything through the environment, as runfiles paths:
 //
-//	CHOBO_CONFORMANCE_BOOK       the .book file
-//	CHOBO_CONFORMANCE_SCENARIOS  hand-written scenario files (.json), separated by spaces
-//	CHOBO_CONFORMANCE_INITDB     initdb of the PostgreSQL toolchain (its directory holds pg_ctl and postgres)
-//	CHOBO_CONFORMANCE_DRIVER     optional: the driver program of the book's client
+//	CHOBO_CONFORMANCE_BOOK          the .book file
+//	CHOBO_CONFORMANCE_SCENARIOS     hand-written scenario files (.json), separated by spaces
+//	CHOBO_CONFORMANCE_INITDB        initdb of the PostgreSQL toolchain (its directory holds pg_ctl and postgres)
+//	CHOBO_CONFORMANCE_DRIVERS       the driver programs of the book's clients, TARGET=PATH, separated by spaces
+//	CHOBO_CONFORMANCE_TIGERBEETLE   the TigerBeetle toolchain's binary, or empty
+//	CHOBO_CONFORMANCE_TIGERBEETLE_MISSING  why the toolchain has none
 package main
 
 import (
@@ -32,7 +42,14 @@ import (
 
 	"github.com/chobo-lang/chobo/chobo/book"
 	"github.com/chobo-lang/chobo/chobo/conformance"
+	"github.com/chobo-lang/chobo/chobo/conformance/godriver"
 	"github.com/chobo-lang/chobo/chobo/conformance/pgtest"
+	"github.com/chobo-lang/chobo/chobo/conformance/protocol"
+	"github.com/chobo-lang/chobo/chobo/conformance/tbtest"
+	"github.com/chobo-lang/chobo/chobo/conformance/tbwire"
+	"github.com/chobo-lang/chobo/chobo/scenario"
+	"github.com/chobo-lang/chobo/runtime/go/chobotb"
+	"github.com/chobo-lang/chobo/runtime/go/chobotb/tbmodel"
 )
 
 func main() {
@@ -67,9 +84,17 @@ func main() {
 // config is what the rule hands over, as paths valid from the working
 // directory.
 type config struct {
-	book      string   // the .book file
-	scenarios []string // hand-written scenario files
-	driver    string   // the driver program of the book's client; "" for none
+	book        string   // the .book file
+	scenarios   []string // hand-written scenario files
+	drivers     []driver // the driver programs of the book's clients
+	tigerbeetle string   // the tigerbeetle binary; "" for none
+	tbMissing   string   // why there is none
+}
+
+// driver is the driver program of one client.
+type driver struct {
+	target string // postgres-go or tigerbeetle-go
+	path   string
 }
 
 // fromEnv reads the rule's environment and points pgtest at the
@@ -99,11 +124,23 @@ func fromEnv() (config, error) {
 		}
 		cfg.scenarios = append(cfg.scenarios, path)
 	}
-	if d := os.Getenv("CHOBO_CONFORMANCE_DRIVER"); d != "" {
-		if cfg.driver, err = runfile(d); err != nil {
+	for _, d := range strings.Fields(os.Getenv("CHOBO_CONFORMANCE_DRIVERS")) {
+		target, p, ok := strings.Cut(d, "=")
+		if !ok {
+			return cfg, fmt.Errorf("CHOBO_CONFORMANCE_DRIVERS: %q is not TARGET=PATH", d)
+		}
+		path, err := runfile(p)
+		if err != nil {
+			return cfg, err
+		}
+		cfg.drivers = append(cfg.drivers, driver{target, path})
+	}
+	if tb := os.Getenv("CHOBO_CONFORMANCE_TIGERBEETLE"); tb != "" {
+		if cfg.tigerbeetle, err = runfile(tb); err != nil {
 			return cfg, err
 		}
 	}
+	cfg.tbMissing = os.Getenv("CHOBO_CONFORMANCE_TIGERBEETLE_MISSING")
 	return cfg, nil
 }
 
@@ -195,13 +232,32 @@ func (r *run) main(cfg config) error {
 		return err
 	}
 
-	backends, err := r.backends(srv, pool, cp, name, l.CopySrc, cfg.driver)
+	copyPath, err := r.writeCopy(name, l.CopySrc)
 	if err != nil {
 		return err
 	}
-	for _, be := range backends {
+	backends, err := r.backends(srv, pool, cp, name, copyPath, cfg.drivers)
+	if err != nil {
+		return err
+	}
+	tb, err := r.tigerbeetle(cfg, cp, name, copyPath)
+	if err != nil {
+		return err
+	}
+	for _, be := range append(backends, tb...) {
 		rep := &reporter{run: r}
-		jobs := l.Jobs(name, be.backend, func(i int) string { return fmt.Sprintf("%s-s%d", be.name, i) })
+		var jobs []conformance.Job
+		left := 0
+		for _, j := range l.Jobs(name, be.backend, func(i int) string { return fmt.Sprintf("%s-s%d", be.name, i) }) {
+			if be.tigerbeetle && conformance.LeavesSixtyFourBits(scenario.Run(l.Book, j.Scenario)) {
+				left++
+				continue
+			}
+			jobs = append(jobs, j)
+		}
+		if left > 0 {
+			fmt.Fprintf(r.out, "%s: %d scenarios not run on %s: a balance leaves 64 bits, which TigerBeetle lets through\n", name, left, be.name)
+		}
 		st := conformance.RunAll(rep, jobs)
 		if !rep.failed {
 			fmt.Fprintf(r.out, "%s: %d scenarios on %s, each equal to the interpreter\n", name, st.Total, be.name)
@@ -218,36 +274,27 @@ func (r *run) main(cfg config) error {
 }
 
 type namedBackend struct {
-	name    string
-	backend conformance.Backend
+	name        string
+	backend     conformance.Backend
+	tigerbeetle bool
 }
 
-// backends are the ways the book is reached: its SQL functions, and the
-// client the rule was given, through its driver. Backends share the
-// server, so the tenants of each carry its name.
-func (r *run) backends(srv *pgtest.Server, pool *pgxpool.Pool, cp *book.Book, name string, copySrc []byte, driverPath string) ([]namedBackend, error) {
-	sql, err := conformance.NewSQL(cp, pool)
-	if err != nil {
-		return nil, err
-	}
-	out := []namedBackend{{"postgres-sql", sql}}
-	if driverPath == "" {
-		return out, nil
-	}
-	// The driver opens the book whose SQL is loaded: the test copy.
+// writeCopy writes the test copy of the book where drivers can open it.
+func (r *run) writeCopy(name string, src []byte) (string, error) {
 	dir, err := os.MkdirTemp("", "chobo-conformance-")
 	if err != nil {
-		return nil, err
+		return "", err
 	}
 	r.atEnd(func() { os.RemoveAll(dir) })
-	copyPath := filepath.Join(dir, name)
-	if err := os.WriteFile(copyPath, copySrc, 0o644); err != nil {
-		return nil, err
-	}
-	p, err := conformance.StartProcess(exec.Command(driverPath), copyPath, srv.ConnString(pgtest.DefaultDB),
-		conformance.PostgresReader{Pool: pool, Book: cp})
+	path := filepath.Join(dir, name)
+	return path, os.WriteFile(path, src, 0o644)
+}
+
+// startDriver starts one driver, opened with open, and stops it at the end.
+func (r *run) startDriver(name string, d driver, open protocol.Request, read conformance.Reader) (*conformance.Process, error) {
+	p, err := conformance.StartProcessWith(exec.Command(d.path), open, read)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %v", name, err)
+		return nil, fmt.Errorf("%s: %s: %v", name, d.target, err)
 	}
 	r.atEnd(func() {
 		done := make(chan error, 1)
@@ -261,7 +308,92 @@ func (r *run) backends(srv *pgtest.Server, pool *pgxpool.Pool, cp *book.Book, na
 			r.errorf("%s: the driver did not stop", name)
 		}
 	})
-	return append(out, namedBackend{p.Client(), p}), nil
+	return p, nil
+}
+
+// backends are the ways the book is reached on PostgreSQL: its SQL
+// functions, and each postgres-go client, through its driver. Backends
+// share the server, so the tenants of each carry its name.
+func (r *run) backends(srv *pgtest.Server, pool *pgxpool.Pool, cp *book.Book, name, copyPath string, drivers []driver) ([]namedBackend, error) {
+	sql, err := conformance.NewSQL(cp, pool)
+	if err != nil {
+		return nil, err
+	}
+	out := []namedBackend{{name: "postgres-sql", backend: sql}}
+	for _, d := range drivers {
+		if d.target != godriver.Client {
+			continue
+		}
+		// The driver opens the book whose SQL is loaded: the test copy.
+		p, err := r.startDriver(name, d, protocol.Request{Book: copyPath, DSN: srv.ConnString(pgtest.DefaultDB)},
+			conformance.PostgresReader{Pool: pool, Book: cp})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, namedBackend{name: p.Client(), backend: p})
+	}
+	return out, nil
+}
+
+// tigerbeetle are the tigerbeetle-go clients on the model of TigerBeetle,
+// and on a real replica when the toolchain has a binary.
+func (r *run) tigerbeetle(cfg config, cp *book.Book, name, copyPath string) ([]namedBackend, error) {
+	var drivers []driver
+	for _, d := range cfg.drivers {
+		if d.target == godriver.TigerBeetleClient {
+			drivers = append(drivers, d)
+		}
+	}
+	if len(drivers) == 0 {
+		return nil, nil
+	}
+	var out []namedBackend
+	// on serves raw to the drivers, hold timeouts shortened to the test
+	// copy's, and starts one driver per client against it.
+	on := func(what string, raw chobotb.Client, pulse func(), replica bool) error {
+		addr, stop, err := tbwire.Listen(conformance.ShortenTimeouts(raw))
+		if err != nil {
+			return err
+		}
+		r.atEnd(stop)
+		for _, d := range drivers {
+			tb := &conformance.TigerBeetle{Raw: raw, Book: cp, Replica: replica, Pulse: pulse}
+			p, err := r.startDriver(name, d, protocol.Request{Book: copyPath, TigerBeetle: addr}, tb)
+			if err != nil {
+				return err
+			}
+			tb.Calls = p
+			out = append(out, namedBackend{name: fmt.Sprintf("%s (%s)", p.Client(), what), backend: tb, tigerbeetle: true})
+		}
+		return nil
+	}
+	m := tbmodel.New()
+	m.FollowWallClock()
+	if err := on("model", m, m.Pulse, false); err != nil {
+		return nil, err
+	}
+	if cfg.tigerbeetle == "" {
+		why := cfg.tbMissing
+		if why == "" {
+			why = "the TigerBeetle toolchain has no binary"
+		}
+		fmt.Fprintf(r.out, "SKIP: real TigerBeetle: %s\n", why)
+		return out, nil
+	}
+	os.Setenv("CHOBO_TIGERBEETLE", cfg.tigerbeetle)
+	srv, err := tbtest.Launch(context.Background())
+	if err != nil {
+		return nil, fmt.Errorf("starting a TigerBeetle replica: %v", err)
+	}
+	r.atEnd(func() {
+		if err := srv.Stop(); err != nil {
+			r.errorf("stopping the TigerBeetle replica: %v", err)
+		}
+	})
+	if err := on("real replica", srv.Client, nil, true); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // reporter takes what RunAll reports on one backend.

@@ -1,8 +1,9 @@
 // drivermain writes the main package of a Go client's driver
-// (godriver.MainSource): chobo_conformance_test runs it at build time, so
-// that the text of that package is written in one place only.
+// (godriver.MainSource, or MainSourceTigerBeetle for a tigerbeetle-go
+// client): chobo_conformance_test runs it at build time, so that the text
+// of that package is written in one place only.
 //
-//	drivermain IMPORTPATH OUT
+//	drivermain TARGET IMPORTPATH OUT
 package main
 
 import (
@@ -13,11 +14,21 @@ import (
 )
 
 func main() {
-	if len(os.Args) != 3 {
-		fmt.Fprintln(os.Stderr, "usage: drivermain IMPORTPATH OUT")
+	if len(os.Args) != 4 {
+		fmt.Fprintln(os.Stderr, "usage: drivermain TARGET IMPORTPATH OUT")
 		os.Exit(2)
 	}
-	if err := os.WriteFile(os.Args[2], godriver.MainSource(os.Args[1]), 0o644); err != nil {
+	var src []byte
+	switch os.Args[1] {
+	case godriver.Client:
+		src = godriver.MainSource(os.Args[2])
+	case godriver.TigerBeetleClient:
+		src = godriver.MainSourceTigerBeetle(os.Args[2])
+	default:
+		fmt.Fprintf(os.Stderr, "drivermain: no Go driver for the target %q\n", os.Args[1])
+		os.Exit(2)
+	}
+	if err := os.WriteFile(os.Args[3], src, 0o644); err != nil {
 		fmt.Fprintln(os.Stderr, "drivermain:", err)
 		os.Exit(1)
 	}

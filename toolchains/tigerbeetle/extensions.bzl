@@ -1,0 +1,73 @@
+"""The `tigerbeetle` module extension: which TigerBeetle binary tests may use.
+
+    tigerbeetle = use_extension("@chobo//toolchains/tigerbeetle:extensions.bzl", "tigerbeetle")
+    tigerbeetle.local()                                  # $CHOBO_TIGERBEETLE, else none
+    tigerbeetle.local(path = "/opt/tigerbeetle")         # a binary of your own
+    tigerbeetle.release(                                 # a release, for machines with network access
+        version = "0.17.9",
+        urls = ["https://…/tigerbeetle-x86_64-linux.zip"],
+        sha256 = "…",                                    # as the release page gives it
+    )
+
+The extension also makes @tigerbeetle_go, the official Go client built
+with cgo over its static library, which //runtime/go/chobotb/tbgo uses.
+
+The root module's tags win; when it has none, the tags of other modules
+(chobo itself asks for `local()`) are used. Releases come first, then
+local binaries, each in the order written. With no binary, the toolchain
+says so, and chobo_conformance_test runs TigerBeetle clients on chobo's
+model of TigerBeetle only, printing one SKIP line for the real replica.
+"""
+
+load(
+    ":repositories.bzl",
+    "tigerbeetle_go_repository",
+    "tigerbeetle_local_repository",
+    "tigerbeetle_release_repository",
+    "tigerbeetle_toolchains_repo",
+)
+
+_local = tag_class(
+    doc = "A binary on the machine.",
+    attrs = {"path": attr.string(doc = "The tigerbeetle binary; empty: $CHOBO_TIGERBEETLE.")},
+)
+
+_release = tag_class(
+    doc = "A release archive, downloaded and checked by sha256.",
+    attrs = {
+        "version": attr.string(mandatory = True),
+        "urls": attr.string_list(mandatory = True),
+        "sha256": attr.string(mandatory = True),
+    },
+)
+
+def _tigerbeetle_impl(mctx):
+    chosen = None
+    for mod in mctx.modules:
+        if mod.tags.local or mod.tags.release:
+            if mod.is_root or chosen == None:
+                chosen = mod
+            if mod.is_root:
+                break
+    if chosen:
+        tags = [("release", t) for t in chosen.tags.release] + [("local", t) for t in chosen.tags.local]
+    else:
+        tags = [("local", struct(path = ""))]
+    repos = []
+    for i, (kind, tag) in enumerate(tags):
+        repo = "tigerbeetle_%d_%s" % (i, kind)
+        if kind == "local":
+            tigerbeetle_local_repository(name = repo, path = tag.path)
+        else:
+            tigerbeetle_release_repository(name = repo, version = tag.version, urls = tag.urls, sha256 = tag.sha256)
+        repos.append(repo)
+    tigerbeetle_toolchains_repo(name = "tigerbeetle_toolchains", repos = repos)
+
+    # The official Go client, for the conformance runner and for programs
+    # that dial TigerBeetle through //runtime/go/chobotb/tbgo.
+    tigerbeetle_go_repository(name = "tigerbeetle_go")
+
+tigerbeetle = module_extension(
+    implementation = _tigerbeetle_impl,
+    tag_classes = {"local": _local, "release": _release},
+)

@@ -1,0 +1,29 @@
+"""The TigerBeetle toolchain rule and what it provides."""
+
+TigerBeetleInfo = provider(
+    doc = "A TigerBeetle server binary, or why there is none.",
+    fields = {
+        "binary": "File: the tigerbeetle program; None when missing.",
+        "version": "string: the version, as the binary reports it or as given.",
+        "missing": "string: why no binary is available (empty when one is).",
+    },
+)
+
+def _tigerbeetle_toolchain_impl(ctx):
+    return [platform_common.ToolchainInfo(tigerbeetle = TigerBeetleInfo(
+        binary = ctx.file.binary,
+        version = ctx.attr.version,
+        missing = ctx.attr.missing,
+    ))]
+
+tigerbeetle_toolchain = rule(
+    implementation = _tigerbeetle_toolchain_impl,
+    doc = "Describes one TigerBeetle binary. Made by the module extension; when " +
+          "none was found, `missing` says why and a conformance test runs its " +
+          "TigerBeetle clients on chobo's model of TigerBeetle only, with a SKIP line.",
+    attrs = {
+        "binary": attr.label(allow_single_file = True),
+        "version": attr.string(),
+        "missing": attr.string(),
+    },
+)
