@@ -18,12 +18,12 @@ import (
 // not name, so that a new package is placed on purpose.
 //
 // A line is a package and what it may import. A name is a folder under
-// chobo/, except those starting with runtime/ or tests/, which are
-// folders of the module root. "x/..." is x and every folder below it; on
-// the left, the longest name that matches a package is its rule. "*" is
-// every package this table covers (not tests/...), "!x" takes x back out
-// of what comes before it, and "-" is nothing. Only the imports of a
-// package's own files count, not those of its tests.
+// chobo/, except those starting with runtime/, tests/ or gazelle/, which
+// are folders of the module root. "x/..." is x and every folder below it;
+// on the left, the longest name that matches a package is its rule. "*"
+// is every package of chobo/ and runtime/ (not tests/... or gazelle/...),
+// "!x" takes x back out of what comes before it, and "-" is nothing. Only
+// the imports of a package's own files count, not those of its tests.
 const depsRules = `
 # The leaves: they import nothing of chobo, so every layer may use them.
 diag              -
@@ -74,6 +74,11 @@ cmd/...           cli
 # The Go client runtime: generated code imports it, so it stands alone,
 # but for the ID scheme, which every backend and language shares.
 runtime/go/...    runtime/go/... ids
+
+# The Gazelle language: it writes BUILD files from file names and a book's
+# first line, and runs inside a user's gazelle_binary, so it links none of
+# the compiler.
+gazelle/...       -
 `
 
 // rule is one line of depsRules, its names made module-relative.
@@ -111,8 +116,10 @@ func parseRules(t *testing.T) []rule {
 
 // rooted turns a name of the table into a path from the module root.
 func rooted(name string) string {
-	if strings.HasPrefix(name, "runtime/") || strings.HasPrefix(name, "tests/") {
-		return name
+	for _, top := range []string{"runtime", "tests", "gazelle"} {
+		if name == top || strings.HasPrefix(name, top+"/") {
+			return name
+		}
 	}
 	return "chobo/" + name
 }
@@ -168,12 +175,12 @@ func (r rule) allows(imp string) bool {
 	return ok
 }
 
-// modulePackages reads every package under chobo/ and runtime/ and the
+// modulePackages reads every package under chobo/, runtime/ and gazelle/ and the
 // module-internal imports of its own files, by module-relative path.
 func modulePackages(t *testing.T, root, module string) map[string][]string {
 	t.Helper()
 	pkgs := map[string][]string{}
-	for _, top := range []string{"chobo", "runtime"} {
+	for _, top := range []string{"chobo", "runtime", "gazelle"} {
 		if _, err := os.Stat(filepath.Join(root, top)); errors.Is(err, fs.ErrNotExist) {
 			continue // runtime/ may not exist yet
 		}
@@ -291,6 +298,9 @@ func TestDependencyRules(t *testing.T) {
 		{"chobo/api", "chobo/evolve", false},
 		{"chobo/evolve", "chobo/check", false},
 		{"chobo/evolve", "chobo/api", true},
+		{"gazelle", "chobo/syntax", false},
+		{"gazelle", "runtime/go/chobo", false},
+		{"chobo/cli", "gazelle", false},
 	} {
 		r, found := ruleFor(rules, tc.pkg)
 		if !found {

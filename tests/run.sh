@@ -28,6 +28,10 @@ trap '(cd "$e2e" && bazel shutdown) || true; (cd "$root" && bazel shutdown) || t
 # CI=true reaches the tests, so a missing PostgreSQL fails them instead of skipping.
 bazel test --test_env=CI //...
 bash tests/gazelle_check.sh
+# chobo's Gazelle language on a copy of examples/workspace: its BUILD files
+# are what Gazelle writes, and deleted, Gazelle writes them again so that
+# the workspace builds and its conformance test passes.
+bash tests/gazelle_e2e.sh
 # The conformance test always runs here, never from a cached result, so a
 # server is really started and every scenario really sent to it.
 (cd "$e2e" && bazel build //ledger:stock_go_client //ledger:stock_tb_client //... &&

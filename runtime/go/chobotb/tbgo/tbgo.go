@@ -76,52 +76,36 @@ func (c *Conn) Close() { c.raw.Close() }
 type client struct{ c tb.Client }
 
 func (c *client) CreateAccounts(ctx context.Context, accounts []chobotb.Account) ([]chobotb.Status, error) {
-	const op = "create_accounts"
-	if err := checkCount(op, len(accounts)); err != nil {
-		return nil, err
-	}
-	if len(accounts) == 0 {
-		return []chobotb.Status{}, nil
-	}
-	events := make([]tb.Account, len(accounts))
-	for i, a := range accounts {
-		events[i] = AccountToTB(a)
-	}
-	results, err := call(ctx, op, len(events), func() ([]tb.CreateAccountResult, error) {
-		return c.c.CreateAccounts(events)
-	})
-	if err != nil {
-		return nil, err
-	}
-	if len(results) != len(events) {
-		return nil, fmt.Errorf("tbgo: %s: %d results for %d events; TigerBeetle 0.17 answers one per event", op, len(results), len(events))
-	}
-	out := make([]chobotb.Status, len(results))
-	for i, r := range results {
-		s, ok := AccountStatus(r.Status)
-		if !ok {
-			return nil, fmt.Errorf("tbgo: %s: event %d: unknown result %s", op, i, r.Status)
-		}
-		out[i] = s
-	}
-	return out, nil
+	return create(ctx, "create_accounts", accounts, AccountToTB, c.c.CreateAccounts,
+		func(r tb.CreateAccountResult) (chobotb.Status, bool, string) {
+			s, ok := AccountStatus(r.Status)
+			return s, ok, r.Status.String()
+		})
 }
 
 func (c *client) CreateTransfers(ctx context.Context, transfers []chobotb.Transfer) ([]chobotb.Status, error) {
-	const op = "create_transfers"
-	if err := checkCount(op, len(transfers)); err != nil {
+	return create(ctx, "create_transfers", transfers, TransferToTB, c.c.CreateTransfers,
+		func(r tb.CreateTransferResult) (chobotb.Status, bool, string) {
+			s, ok := TransferStatus(r.Status)
+			return s, ok, r.Status.String()
+		})
+}
+
+// create sends the events of a create request through send, the official
+// client's call, and reads back exactly one status per event.
+func create[In, Event, Result any](ctx context.Context, op string, in []In, toTB func(In) Event,
+	send func([]Event) ([]Result, error), status func(Result) (chobotb.Status, bool, string)) ([]chobotb.Status, error) {
+	if err := checkCount(op, len(in)); err != nil {
 		return nil, err
 	}
-	if len(transfers) == 0 {
+	if len(in) == 0 {
 		return []chobotb.Status{}, nil
 	}
-	events := make([]tb.Transfer, len(transfers))
-	for i, t := range transfers {
-		events[i] = TransferToTB(t)
+	events := make([]Event, len(in))
+	for i, e := range in {
+		events[i] = toTB(e)
 	}
-	results, err := call(ctx, op, len(events), func() ([]tb.CreateTransferResult, error) {
-		return c.c.CreateTransfers(events)
-	})
+	results, err := call(ctx, op, len(events), func() ([]Result, error) { return send(events) })
 	if err != nil {
 		return nil, err
 	}
@@ -130,9 +114,9 @@ func (c *client) CreateTransfers(ctx context.Context, transfers []chobotb.Transf
 	}
 	out := make([]chobotb.Status, len(results))
 	for i, r := range results {
-		s, ok := TransferStatus(r.Status)
+		s, ok, name := status(r)
 		if !ok {
-			return nil, fmt.Errorf("tbgo: %s: event %d: unknown result %s", op, i, r.Status)
+			return nil, fmt.Errorf("tbgo: %s: event %d: unknown result %s", op, i, name)
 		}
 		out[i] = s
 	}

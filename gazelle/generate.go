@@ -1,0 +1,233 @@
+package gazelle
+
+import (
+	"log"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/bazelbuild/bazel-gazelle/language"
+	"github.com/bazelbuild/bazel-gazelle/rule"
+)
+
+// Files found next to a book by convention, <stem> being its file name
+// without .book.
+const (
+	// The `chobo api` JSON of the deployed version: the chobo_book's baseline.
+	baselineSuffix = ".deployed.api.json"
+)
+
+// scenarioSuffixes name the hand-written scenario files of a book, which
+// its chobo_conformance_test runs besides the generated ones.
+var scenarioSuffixes = []string{".more.json", ".scenarios.json"}
+
+// soleConformanceName is the name of the conformance test of a directory
+// that holds one book; with more, each is <book>_conformance.
+const soleConformanceName = "conformance"
+
+// book is one .book file of a directory and the names of its targets.
+type book struct {
+	file, stem, name string
+}
+
+// GenerateRules writes, for every .book file of the directory, a
+// chobo_book, a chobo_sql, one chobo_client per configured client target
+// and (unless turned off) a chobo_conformance_test; and empty rules for
+// the chobo targets of books that are gone, so that Gazelle deletes them.
+func (*choboLang) GenerateRules(args language.GenerateArgs) language.GenerateResult {
+	var res language.GenerateResult
+	cc := getConfig(args.Config)
+	if !cc.enabled {
+		return res
+	}
+	files := map[string]bool{}
+	for _, f := range args.RegularFiles {
+		files[f] = true
+	}
+	books := findBooks(args.Dir, args.RegularFiles)
+	base := baseImportPath(args.Config, args.Rel)
+	for _, b := range books {
+		for _, r := range bookRules(b, cc, base, files, len(books) == 1) {
+			res.Gen = append(res.Gen, r)
+			res.Imports = append(res.Imports, nil)
+		}
+	}
+	res.Empty = emptyRules(args.File, res.Gen, books, cc, files)
+	return res
+}
+
+// findBooks lists the books among a directory's files, sorted by file
+// name. A book whose name another book already took is left out, with a
+// message.
+func findBooks(dir string, regularFiles []string) []book {
+	var names []string
+	for _, f := range regularFiles {
+		if strings.HasSuffix(f, bookExt) && len(f) > len(bookExt) {
+			names = append(names, f)
+		}
+	}
+	sort.Strings(names)
+	taken := map[string]string{}
+	var out []book
+	for _, f := range names {
+		stem := strings.TrimSuffix(f, bookExt)
+		var source []byte
+		if !isASCII(stem) {
+			source, _ = os.ReadFile(filepath.Join(dir, f))
+		}
+		name := bookName(f, source)
+		if other, ok := taken[name]; ok {
+			log.Printf("%s: chobo: %s and %s both make targets named %s; %s gets none (rename one)", dir, other, f, name, f)
+			continue
+		}
+		taken[name] = f
+		out = append(out, book{file: f, stem: stem, name: name})
+	}
+	return out
+}
+
+// conformanceName is the name of b's conformance test.
+func conformanceName(b book, sole bool) string {
+	if sole && b.name != soleConformanceName {
+		return soleConformanceName
+	}
+	return b.name + "_conformance"
+}
+
+// clientName is the name of b's client for target t.
+func clientName(b book, t string) string {
+	return b.name + "_" + clientTargets[t].short + "_client"
+}
+
+// bookRules are the targets of one book.
+func bookRules(b book, cc *choboConfig, base string, files map[string]bool, sole bool) []*rule.Rule {
+	bk := rule.NewRule(bookKind, b.name)
+	bk.SetAttr("src", str(b.file))
+	if f := b.stem + baselineSuffix; files[f] {
+		bk.SetAttr("baseline", str(f))
+	}
+	out := []*rule.Rule{bk}
+
+	sql := rule.NewRule(sqlKind, b.name+"_sql")
+	sql.SetAttr("book", ":"+b.name)
+	out = append(out, sql)
+
+	var clients []string
+	for _, t := range cc.clients {
+		c := rule.NewRule(clientKind, clientName(b, t))
+		c.SetAttr("book", ":"+b.name)
+		imp := path.Join(base, b.name+clientTargets[t].importSuffix)
+		c.SetAttr("importpath", imp)
+		c.SetAttr("target", t)
+		if pkg := goPackage(b.name); pkg != goPackage(imp) {
+			c.SetAttr("package", pkg)
+		}
+		c.SetAttr("visibility", []string{"//visibility:public"})
+		out = append(out, c)
+		clients = append(clients, ":"+c.Name())
+	}
+
+	if cc.conformance {
+		t := rule.NewRule(conformanceKind, conformanceName(b, sole))
+		t.SetAttr("book", ":"+b.name)
+		if len(clients) > 0 {
+			t.SetAttr("clients", clients)
+		}
+		var scenarios []string
+		for _, s := range scenarioSuffixes {
+			if f := b.stem + s; files[f] {
+				scenarios = append(scenarios, f)
+			}
+		}
+		sort.Strings(scenarios)
+		if len(scenarios) > 0 {
+			t.SetAttr("scenarios", strList(scenarios))
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// emptyRules are the chobo rules of f that Gazelle wrote for a book and
+// would not write now: the targets of a book that was renamed or deleted,
+// a client whose target the directives no longer name, a conformance test
+// turned off. Gazelle merges each with the rule of the same name and
+// deletes what is left empty. Rules a user added (another chobo_book of a
+// book that is there, a client under another name) are not among them.
+func emptyRules(f *rule.File, gen []*rule.Rule, books []book, cc *choboConfig, files map[string]bool) []*rule.Rule {
+	if f == nil {
+		return nil
+	}
+	generated := map[string]bool{}
+	for _, r := range gen {
+		generated[r.Kind()+" "+r.Name()] = true
+	}
+	// A book target is alive when it is written now or when its source is
+	// there (a hand-written one).
+	alive := map[string]bool{}
+	for _, b := range books {
+		alive[b.name] = true
+	}
+	for _, r := range f.Rules {
+		if r.Kind() == bookKind && files[r.AttrString("src")] {
+			alive[r.Name()] = true
+		}
+	}
+	configured := map[string]bool{}
+	for _, t := range cc.clients {
+		configured[t] = true
+	}
+	var empty []*rule.Rule
+	for _, r := range f.Rules {
+		if _, ok := choboKinds[r.Kind()]; !ok || generated[r.Kind()+" "+r.Name()] {
+			continue
+		}
+		gone := false
+		switch r.Kind() {
+		case bookKind:
+			src := r.AttrString("src")
+			gone = isLocalFile(src) && strings.HasSuffix(src, bookExt) && !files[src]
+		default:
+			target, local := localTarget(r.AttrString("book"))
+			if !local {
+				continue
+			}
+			switch {
+			case !alive[target]:
+				gone = true
+			case r.Kind() == clientKind:
+				// A client Gazelle named (<book>_<short>_client) for a
+				// target it no longer writes.
+				t := r.AttrString("target")
+				if t == "" {
+					t = "postgres-go"
+				}
+				ct, known := clientTargets[t]
+				gone = known && !configured[t] && r.Name() == target+"_"+ct.short+"_client"
+			case r.Kind() == conformanceKind:
+				gone = !cc.conformance && (r.Name() == soleConformanceName || r.Name() == target+"_conformance")
+			}
+		}
+		if gone {
+			empty = append(empty, rule.NewRule(r.Kind(), r.Name()))
+		}
+	}
+	return empty
+}
+
+// isLocalFile reports whether a src attribute names a file of the
+// package itself by a plain relative path.
+func isLocalFile(src string) bool {
+	return src != "" && !strings.ContainsAny(src, ":@") && !strings.HasPrefix(src, "//")
+}
+
+// localTarget returns the target name of a label of the same package
+// (":x" or "x"), and false for any other label.
+func localTarget(l string) (string, bool) {
+	if l == "" || strings.HasPrefix(l, "@") || strings.HasPrefix(l, "//") {
+		return "", false
+	}
+	return strings.TrimPrefix(l, ":"), true
+}

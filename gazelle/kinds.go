@@ -1,0 +1,104 @@
+package gazelle
+
+import (
+	"sort"
+
+	"github.com/bazelbuild/bazel-gazelle/rule"
+)
+
+// The kinds this language writes, as @chobo//rules:defs.bzl defines them.
+const (
+	bookKind        = "chobo_book"
+	sqlKind         = "chobo_sql"
+	clientKind      = "chobo_client"
+	conformanceKind = "chobo_conformance_test"
+)
+
+// choboKinds says how Gazelle merges each kind with a rule already in a
+// BUILD file. Mergeable attributes are the ones Gazelle owns: it rewrites
+// them, and removes them when it no longer writes them. Every other
+// attribute (size, visibility, tags, timeout, ...) is the user's: written
+// once when the rule is new, then never touched. A rule whose non-empty
+// attribute is gone after merging with an empty rule is deleted.
+var choboKinds = map[string]rule.KindInfo{
+	bookKind: {
+		MatchAttrs:     []string{"src"},
+		NonEmptyAttrs:  map[string]bool{"src": true},
+		MergeableAttrs: map[string]bool{"src": true, "baseline": true},
+	},
+	sqlKind: {
+		MatchAttrs:      []string{"book"},
+		NonEmptyAttrs:   map[string]bool{"book": true},
+		SubstituteAttrs: map[string]bool{"book": true},
+		MergeableAttrs:  map[string]bool{"book": true},
+	},
+	clientKind: {
+		MatchAttrs:      []string{"importpath"},
+		NonEmptyAttrs:   map[string]bool{"book": true},
+		SubstituteAttrs: map[string]bool{"book": true},
+		MergeableAttrs:  map[string]bool{"book": true, "importpath": true, "target": true, "package": true},
+	},
+	conformanceKind: {
+		MatchAttrs:      []string{"book"},
+		NonEmptyAttrs:   map[string]bool{"book": true},
+		SubstituteAttrs: map[string]bool{"book": true, "clients": true},
+		MergeableAttrs:  map[string]bool{"book": true, "clients": true, "scenarios": true},
+	},
+}
+
+func (*choboLang) Kinds() map[string]rule.KindInfo { return choboKinds }
+
+// choboModule is the name of chobo's Bazel module.
+const choboModule = "chobo"
+
+// loadsFor is where the kinds come from, with repo the apparent name of
+// the chobo module ("" for chobo's own repository).
+func loadsFor(repo string) []rule.LoadInfo {
+	name := "//rules:defs.bzl"
+	if repo != "" {
+		name = "@" + repo + name
+	}
+	return []rule.LoadInfo{{
+		Name:    name,
+		Symbols: []string{bookKind, clientKind, conformanceKind, sqlKind},
+	}}
+}
+
+// Loads is for WORKSPACE builds, where chobo is @chobo.
+func (*choboLang) Loads() []rule.LoadInfo { return loadsFor(choboModule) }
+
+// ApparentLoads is for Bzlmod: the load names chobo by the name the root
+// module gives it (chobo unless its bazel_dep says repo_name).
+func (*choboLang) ApparentLoads(moduleToApparentName func(string) string) []rule.LoadInfo {
+	return loadsFor(apparentRepo(moduleToApparentName))
+}
+
+func apparentRepo(moduleToApparentName func(string) string) string {
+	if moduleToApparentName != nil {
+		if name := moduleToApparentName(choboModule); name != "" {
+			return name
+		}
+	}
+	return choboModule
+}
+
+// clientTarget is what Gazelle writes for one client target of chobo
+// (rules/private/targets.bzl): the target's name is <book>_<short>_client
+// and its import path <base>/<book><importSuffix>.
+type clientTarget struct {
+	short, importSuffix string
+}
+
+var clientTargets = map[string]clientTarget{
+	"postgres-go":    {short: "go"},
+	"tigerbeetle-go": {short: "tb", importSuffix: "tb"},
+}
+
+func knownClientTargets() []string {
+	out := make([]string, 0, len(clientTargets))
+	for t := range clientTargets {
+		out = append(out, t)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,122 @@
+package gazelle
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"strings"
+	"unicode/utf8"
+
+	bzl "github.com/bazelbuild/buildtools/build"
+)
+
+// bookExt is the extension of a book's source.
+const bookExt = ".book"
+
+// bookName is the base of every target name of a book, made from its file
+// name so that it is known without reading the book:
+//
+//   - an ASCII stem is kept, each character that is not a letter, digit or
+//     underscore made "_" (inventory.ja.book: inventory_ja);
+//   - a stem with other characters (在庫.book) takes the name the book
+//     declares on its `book` line when that is ASCII (book zaiko v1:
+//     zaiko), and otherwise book_ and the first 8 hex digits of the
+//     SHA-256 of the stem's UTF-8 bytes (book_1b4f0e98): the same on every
+//     machine, and a different book file gets a different name;
+//   - a name that would start with a digit starts with book_ instead, so
+//     that it is a Go package name too.
+//
+// source is the book's text, or nil when it cannot be read.
+func bookName(file string, source []byte) string {
+	stem := strings.TrimSuffix(file, bookExt)
+	if isASCII(stem) {
+		return identifier(stem)
+	}
+	if d := declaredName(source); d != "" && isASCII(d) {
+		return identifier(d)
+	}
+	sum := sha256.Sum256([]byte(stem))
+	return "book_" + hex.EncodeToString(sum[:4])
+}
+
+// identifier makes an ASCII string a target and Go package name.
+func identifier(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('_')
+		}
+	}
+	out := b.String()
+	if out == "" || out[0] >= '0' && out[0] <= '9' {
+		out = "book_" + out
+	}
+	return out
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// declaredName is the name on a book's `book <name> v<N>` line: the first
+// line that is neither blank nor a comment. "" when there is none.
+func declaredName(source []byte) string {
+	sc := bufio.NewScanner(bytes.NewReader(source))
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		f := strings.Fields(line)
+		if len(f) >= 2 && f[0] == "book" {
+			return f[1]
+		}
+		return ""
+	}
+	return ""
+}
+
+// goPackage is the package name chobo_client writes by default for an
+// import path: its last element, lower case, each character that is not a
+// letter or digit made "_" (rules/private/client.bzl, _default_package).
+func goPackage(importPath string) string {
+	p := strings.TrimRight(importPath, "/")
+	last := p[strings.LastIndex(p, "/")+1:]
+	var b strings.Builder
+	for _, r := range last {
+		if r < utf8.RuneSelf && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('_')
+		}
+	}
+	return strings.ToLower(b.String())
+}
+
+// str is a string for a BUILD file. Gazelle's printer writes every byte
+// above 0x7f as an octal escape ("\345\234\250" for 在); a file name in
+// Japanese is written as it is instead, which Bazel reads the same.
+func str(s string) bzl.Expr {
+	e := &bzl.StringExpr{Value: s}
+	if !isASCII(s) && utf8.ValidString(s) && !strings.ContainsAny(s, "\"\\\n\r\t") {
+		e.Token = `"` + s + `"`
+	}
+	return e
+}
+
+// strList is a list of strings for a BUILD file, each as str writes it.
+func strList(ss []string) bzl.Expr {
+	l := &bzl.ListExpr{}
+	for _, s := range ss {
+		l.List = append(l.List, str(s))
+	}
+	return l
+}

@@ -1,0 +1,85 @@
+package gazelle
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/bazelbuild/bazel-gazelle/config"
+	"github.com/bazelbuild/bazel-gazelle/label"
+	"github.com/bazelbuild/bazel-gazelle/resolve"
+	"github.com/bazelbuild/bazel-gazelle/rule"
+)
+
+func TestImports(t *testing.T) {
+	const build = `
+chobo_client(name = "a", book = ":b", importpath = "x/a")
+chobo_client(name = "t", book = ":b", importpath = "x/at", target = "tigerbeetle-go")
+chobo_client(name = "p", book = ":b", importpath = "x/ap", target = "postgres-go")
+chobo_client(name = "none", book = ":b")
+chobo_book(name = "b", src = "b.book")
+chobo_sql(name = "s", book = ":b")
+`
+	f, err := rule.LoadData("BUILD.bazel", "ledger", []byte(build))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]resolve.ImportSpec{
+		"a": {{Lang: "go", Imp: "x/a"}},
+		"t": {{Lang: "go", Imp: "x/at"}},
+		"p": {{Lang: "go", Imp: "x/ap"}},
+	}
+	c := config.New()
+	for _, r := range f.Rules {
+		if got := NewLanguage().Imports(c, r, f); !reflect.DeepEqual(got, want[r.Name()]) {
+			t.Errorf("%s: imports %v, want %v", r.Name(), got, want[r.Name()])
+		}
+	}
+}
+
+// The Go resolver asks the index for Go rules; a chobo_client is indexed
+// under chobo, and CrossResolve is what finds it.
+func TestCrossResolve(t *testing.T) {
+	lang := NewLanguage()
+	c := config.New()
+	c.RepoName = ""
+	c.ModuleToApparentName = func(m string) string { return map[string]string{"chobo": "chobo"}[m] }
+	ix := resolve.NewRuleIndex(func(r *rule.Rule, pkgRel string) resolve.Resolver {
+		if _, ok := choboKinds[r.Kind()]; ok {
+			return lang
+		}
+		return nil
+	}, lang)
+	f, err := rule.LoadData("ledger/BUILD.bazel", "ledger", []byte(`chobo_client(name = "stock_go_client", book = ":stock", importpath = "example.com/w/ledger/stock")`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range f.Rules {
+		ix.AddRule(c, r, f)
+	}
+	ix.Finish()
+	for _, tc := range []struct {
+		imp, lang string
+		want      []string
+	}{
+		{"example.com/w/ledger/stock", "go", []string{"//ledger:stock_go_client"}},
+		{"example.com/w/ledger/other", "go", nil},
+		{"example.com/w/ledger/stock", "proto", nil},
+		{"github.com/chobo-lang/chobo/runtime/go/chobotb", "go", []string{"@chobo//runtime/go/chobotb"}},
+		{"github.com/chobo-lang/chobo/runtime/go/chobotb/tbgo", "go", []string{"@chobo//runtime/go/chobotb/tbgo"}},
+		{"github.com/chobo-lang/chobo/chobo/book", "go", nil},
+	} {
+		var got []string
+		for _, r := range ix.FindRulesByImportWithConfig(c, resolve.ImportSpec{Lang: "go", Imp: tc.imp}, tc.lang) {
+			got = append(got, r.Label.String())
+		}
+		if !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s from %s: %v, want %v", tc.imp, tc.lang, got, tc.want)
+		}
+	}
+	// In chobo's own repository the runtime is local.
+	c.RepoName = "chobo"
+	got := lang.(resolve.CrossResolver).CrossResolve(c, ix, resolve.ImportSpec{Lang: "go", Imp: runtimePrefix + "/chobo"}, "go")
+	if len(got) != 1 || !got[0].Label.Equal(label.New("", "runtime/go/chobo", "chobo")) {
+		t.Errorf("in chobo: %v", got)
+	}
+}

@@ -1,0 +1,9 @@
+package main
+
+import (
+	"fmt"
+
+	"example.com/shop/ledger/stock"
+)
+
+func main() { fmt.Println(stock.Postgres) }
