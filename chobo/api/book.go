@@ -231,7 +231,7 @@ func accountOf(b *book.Book, a *book.Account) Account {
 func transferOf(b *book.Book, t *book.Transfer, ops []report.Operation, lang diag.Lang) Transfer {
 	out := Transfer{
 		Name: t.Name, Description: t.Description,
-		Params: []Param{}, Key: []string{}, KeyText: report.KeySentence(t).In(lang),
+		Params: []Param{}, Key: []string{}, KeyText: report.KeyText(t, ops).In(lang),
 		Moves: []Move{}, Operations: []TransferOp{},
 		Code:       ids.Code(b.Name, "transfer", t.Name),
 		Definition: t.Definition(),

@@ -129,7 +129,7 @@ func ReportOf(r report.Report, lang diag.Lang) Report {
 		out.Operations = append(out.Operations, jo)
 	}
 	for _, t := range r.Keys {
-		k := ReportKey{Transfer: t.Name, Key: []string{}, Text: report.KeySentence(t).In(lang)}
+		k := ReportKey{Transfer: t.Name, Key: []string{}, Text: report.KeyText(t, r.Operations).In(lang)}
 		for _, p := range t.Key {
 			k.Key = append(k.Key, p.Name)
 		}

@@ -155,6 +155,16 @@ func (t *Transfer) Ops() []Op {
 	return []Op{Hold, Post, Void}
 }
 
+// JoinOps writes operations as a list for people, sep between them:
+// "hold, post, void", never Go's "[hold post void]".
+func JoinOps(ops []Op, sep string) string {
+	parts := make([]string, len(ops))
+	for i, o := range ops {
+		parts[i] = string(o)
+	}
+	return strings.Join(parts, sep)
+}
+
 // Move is one line `move AMOUNT from ACCOUNT to ACCOUNT`.
 type Move struct {
 	Pos    Pos

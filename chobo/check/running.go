@@ -97,9 +97,11 @@ func AlwaysRefused(b *book.Book) diag.List {
 			if !ok {
 				continue
 			}
+			// The bound as the book writes it: at the unit's scale.
+			lower := book.FormatAmount(src.Lower.Value, src.Unit.Scale)
 			l.Add(withOps(warn(b, "W102", m.Pos,
-				diag.T(fmt.Sprintf("`%s` is always refused with %s: move %d takes from %s, which no move puts into, and it may not go below %d", t.Name, src.Lower.Reason, m.Index, m.From.String(), src.Lower.Value),
-					fmt.Sprintf("`%s` はいつも %s で拒否されます。%d つ目の移動が %s から取りますが、そこへ入れる移動がどこにもなく、%d を下回れません", t.Name, src.Lower.Reason, m.Index, m.From.String(), src.Lower.Value)),
+				diag.T(fmt.Sprintf("`%s` is always refused with %s: move %d takes from %s, which no move puts into, and it may not go below its lower bound %s", t.Name, src.Lower.Reason, m.Index, m.From.String(), lower),
+					fmt.Sprintf("`%s` はいつも %s で拒否されます。%d つ目の移動が %s から取りますが、そこへ入れる移動がどこにもないので、下限 %s を下回れません", t.Name, src.Lower.Reason, m.Index, m.From.String(), lower)),
 				diag.T(fmt.Sprintf("write the transfer that puts into `%s`", src.Name),
 					fmt.Sprintf("`%s` へ入れる振替を書いてください", src.Name))), ex))
 			break

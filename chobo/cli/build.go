@@ -53,8 +53,8 @@ func runBuild(inv *Invocation) int {
 	// file new and the next old.
 	if err := writeFiles(out); err != nil {
 		fmt.Fprintf(env.Stderr, "%s\n", diag.T(
-			fmt.Sprintf("chobo build: cannot write %s: %v; nothing was written", err.Path, err.Err),
-			fmt.Sprintf("chobo build: %s を書けません: %v。何も書いていません", err.Path, err.Err)).In(inv.Lang))
+			fmt.Sprintf("chobo build: cannot write %s: %s; nothing was written", err.Path, osReason(err.Err).En),
+			fmt.Sprintf("chobo build: %s を書けません(%s)。何も書いていません", err.Path, osReason(err.Err).Ja)).In(inv.Lang))
 		return ExitUsage
 	}
 	for _, f := range out {

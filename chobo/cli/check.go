@@ -19,9 +19,7 @@ func runCheck(inv *Invocation) int {
 	for i, name := range inv.Args {
 		src, err := env.ReadFile(name)
 		if err != nil {
-			fmt.Fprintf(env.Stderr, "%s\n", diag.Printable(diag.T(
-				fmt.Sprintf("chobo check: cannot read %s: %v", name, err),
-				fmt.Sprintf("chobo check: %s を読めません: %v", name, err)).In(inv.Lang)))
+			fmt.Fprintf(env.Stderr, "%s\n", diag.Printable(cannotRead("check", name, err).In(inv.Lang)))
 			return ExitUsage
 		}
 		srcs[i] = src

@@ -36,7 +36,7 @@ func previousVersions(inv *Invocation) ([]*evolve.Previous, bool) {
 		file := inv.Flags["against"]
 		data, err := env.ReadFile(file)
 		if err != nil {
-			say(diag.T(fmt.Sprintf("cannot read %s: %v", file, err), fmt.Sprintf("%s を読めません: %v", file, err)))
+			say(cannotRead("", file, err))
 			return nil, false
 		}
 		p, err := evolve.Load(file, data)

@@ -20,9 +20,7 @@ import (
 func loadBook(inv *Invocation, name string) (*book.Book, int) {
 	src, err := inv.Env.ReadFile(name)
 	if err != nil {
-		fmt.Fprintf(inv.Env.Stderr, "%s\n", diag.Printable(diag.T(
-			fmt.Sprintf("chobo %s: cannot read %s: %v", inv.Cmd.Name, name, err),
-			fmt.Sprintf("chobo %s: %s を読めません: %v", inv.Cmd.Name, name, err)).In(inv.Lang)))
+		fmt.Fprintf(inv.Env.Stderr, "%s\n", diag.Printable(cannotRead(inv.Cmd.Name, name, err).In(inv.Lang)))
 		return nil, ExitUsage
 	}
 	res := check.Check(name, src)
@@ -52,9 +50,7 @@ func runRun(inv *Invocation) int {
 	}
 	data, err := env.ReadFile(path)
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "%s\n", diag.Printable(diag.T(
-			fmt.Sprintf("chobo run: cannot read %s: %v", path, err),
-			fmt.Sprintf("chobo run: %s を読めません: %v", path, err)).In(inv.Lang)))
+		fmt.Fprintf(env.Stderr, "%s\n", diag.Printable(cannotRead("run", path, err).In(inv.Lang)))
 		return ExitUsage
 	}
 	scs, err := scenario.Read(b, data)

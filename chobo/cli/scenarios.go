@@ -22,8 +22,8 @@ func runScenarios(inv *Invocation) int {
 	path := inv.Env.path(filepath.Join(dir, b.Name+".scenarios.json"))
 	if err := writeFile(path, data); err != nil {
 		fmt.Fprintf(inv.Env.Stderr, "%s\n", diag.T(
-			fmt.Sprintf("chobo scenarios: cannot write %s: %v", err.Path, err.Err),
-			fmt.Sprintf("chobo scenarios: %s を書けません: %v", err.Path, err.Err)).In(inv.Lang))
+			fmt.Sprintf("chobo scenarios: cannot write %s: %s", err.Path, osReason(err.Err).En),
+			fmt.Sprintf("chobo scenarios: %s を書けません(%s)", err.Path, osReason(err.Err).Ja)).In(inv.Lang))
 		return ExitUsage
 	}
 	fmt.Fprintln(inv.Env.Stderr, path)

@@ -152,7 +152,7 @@ func TestBuildWritesNothingOnFailure(t *testing.T) {
 	if code := Main([]string{"build", "clean.book", "--target", "postgres-go", "--out", dir}, env); code != ExitUsage {
 		t.Fatalf("exit %d, want %d\n%s", code, ExitUsage, errb)
 	}
-	if want := "cannot write " + filepath.Join(dir, "shop", "book.go") + ": is a directory; nothing was written"; !strings.Contains(errb.String(), want) {
+	if want := "cannot write " + filepath.Join(dir, "shop", "book.go") + ": it is a directory; nothing was written"; !strings.Contains(errb.String(), want) {
 		t.Errorf("stderr %q lacks %q", errb, want)
 	}
 	sameTree(t, tree(t, dir), before)

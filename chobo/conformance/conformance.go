@@ -229,7 +229,7 @@ func (r *run) checkLate() {
 // one makes one call and returns its result.
 func (r *run) one(c *scenario.Call) scenario.OpResult {
 	if c.Bad != "" {
-		return scenario.OpResult{Failed: c.Bad} // a client refuses to send it
+		return scenario.OpResult{Failed: c.Bad, FailedJa: c.BadJa} // a client refuses to send it
 	}
 	r.checkLate()
 	sent := time.Now()

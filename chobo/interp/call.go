@@ -30,13 +30,26 @@ type Call struct {
 // as itself (a NUL, another control, bytes that are not UTF-8) has it
 // escaped (diag.Printable): a call that fails for such a value is still
 // shown, and what people read and the goldens hold stays text.
-func (c Call) String() string {
+func (c Call) String() string { return c.text(false) }
+
+// Display writes the call as String does, but with each amount at its
+// unit's scale (qty: 2.50 for 250 in a unit of scale 2), the way the book
+// writes amounts: what a diagnostic prints, next to bounds read the same
+// way. String keeps the smallest step, as a scenario file and a client
+// give it.
+func (c Call) Display() string { return c.text(true) }
+
+func (c Call) text(scaled bool) string {
 	var parts []string
 	for _, p := range c.Transfer.Params {
 		if v, ok := c.Strings[p.Name]; ok {
 			parts = append(parts, p.Name+": "+diag.Printable(v))
 		} else if v, ok := c.Amounts[p.Name]; ok {
-			parts = append(parts, p.Name+": "+strconv.FormatInt(v, 10))
+			n := strconv.FormatInt(v, 10)
+			if scaled && p.Unit != nil {
+				n = book.FormatAmount(v, p.Unit.Scale)
+			}
+			parts = append(parts, p.Name+": "+n)
 		}
 	}
 	return c.Transfer.Name + "." + string(c.Op) + "(" + strings.Join(parts, ", ") + ")"
@@ -44,11 +57,21 @@ func (c Call) String() string {
 
 // Failure is an error that is not a business answer: a malformed call or
 // a balance that would leave 64 bits. The ledger is left as it was.
-type Failure struct{ Msg string }
+// Msg is the English message, the one JSON output and the backends'
+// comparisons read; Ja says the same in Japanese, for people. The
+// Japanese leaves out the call, which every listing prints beside it.
+type Failure struct{ Msg, Ja string }
 
 func (f *Failure) Error() string { return f.Msg }
 
-func failf(format string, args ...any) error { return &Failure{fmt.Sprintf(format, args...)} }
+// Text is the message in both languages.
+func (f *Failure) Text() diag.Text { return diag.T(f.Msg, f.Ja) }
+
+// failT makes a Failure from an English and a Japanese format, both
+// given the same arguments (indexed verbs let the Japanese skip some).
+func failT(en, ja string, args ...any) error {
+	return &Failure{fmt.Sprintf(en, args...), fmt.Sprintf(ja, args...)}
+}
 
 // Apply performs one call. A refusal is a Result; an error means the call
 // failed and changed nothing.
@@ -70,7 +93,7 @@ func (s *State) Apply(c Call) (Result, error) {
 func (s *State) validate(c Call) error {
 	t := c.Transfer
 	if !slices.Contains(t.Ops(), c.Op) {
-		return failf("%s has no operation %q (it has %v)", t.Name, c.Op, t.Ops())
+		return failT("%s has no operation %q (it has %s)", "%[1]s に操作 %[2]q はありません(あるのは %[4]s です)", t.Name, c.Op, book.JoinOps(t.Ops(), ", "), book.JoinOps(t.Ops(), "、"))
 	}
 	switch c.Op {
 	case book.Do, book.Hold:
@@ -83,7 +106,7 @@ func (s *State) validate(c Call) error {
 		return nil
 	}
 	if c.Op == book.Void {
-		return failf("%s.void takes no amounts", t.Name)
+		return failT("%s.void takes no amounts", "%s.void には数量を渡せません", t.Name)
 	}
 	return validatePostAmounts(c)
 }
@@ -96,25 +119,25 @@ func validateArgs(c Call) error {
 		if p.IsAmount() {
 			v, ok := c.Amounts[p.Name]
 			if !ok {
-				return failf("%s.%s: the amount %s is missing", t.Name, c.Op, p.Name)
+				return failT("%s.%s: the amount %s is missing", "数量 %[3]s がありません", t.Name, c.Op, p.Name)
 			}
 			if v < 0 {
-				return failf("%s.%s: the amount %s is %d; amounts run from 0 to %d", t.Name, c.Op, p.Name, v, book.MaxAmount)
+				return failT("%s.%s: the amount %s is %d; amounts run from 0 to %d", "数量 %[3]s が %[4]d です。数量は 0 から %[5]d までです", t.Name, c.Op, p.Name, v, book.MaxAmount)
 			}
 		} else if v, ok := c.Strings[p.Name]; !ok {
-			return failf("%s.%s: the value of %s is missing", t.Name, c.Op, p.Name)
+			return failT("%s.%s: the value of %s is missing", "%[3]s の値がありません", t.Name, c.Op, p.Name)
 		} else if err := checkText(c, p.Name, v); err != nil {
 			return err
 		}
 	}
 	for name := range c.Strings {
 		if p := t.Param(name); p == nil || p.IsAmount() {
-			return failf("%s.%s: %s is not a string parameter", t.Name, c.Op, name)
+			return failT("%s.%s: %s is not a string parameter", "%[3]s は文字列の引数ではありません", t.Name, c.Op, name)
 		}
 	}
 	for name := range c.Amounts {
 		if p := t.Param(name); p == nil || !p.IsAmount() {
-			return failf("%s.%s: %s is not an amount parameter", t.Name, c.Op, name)
+			return failT("%s.%s: %s is not an amount parameter", "%[3]s は数量の引数ではありません", t.Name, c.Op, name)
 		}
 	}
 	return nil
@@ -127,7 +150,7 @@ func validateKey(c Call) error {
 	for _, p := range t.Key {
 		v, ok := c.Strings[p.Name]
 		if !ok {
-			return failf("%s.%s: the key value %s is missing", t.Name, c.Op, p.Name)
+			return failT("%s.%s: the key value %s is missing", "キーの値 %[3]s がありません", t.Name, c.Op, p.Name)
 		}
 		if err := checkText(c, p.Name, v); err != nil {
 			return err
@@ -135,7 +158,7 @@ func validateKey(c Call) error {
 	}
 	for name := range c.Strings {
 		if !slices.ContainsFunc(t.Key, func(p *book.Param) bool { return p.Name == name }) {
-			return failf("%s.%s takes the key parameters only; %s is not one", t.Name, c.Op, name)
+			return failT("%s.%s takes the key parameters only; %s is not one", "%[2]s に渡せるのはキーの引数だけです。%[3]s はキーにありません", t.Name, c.Op, name)
 		}
 	}
 	return nil
@@ -152,9 +175,9 @@ func checkText(c Call, name, v string) error {
 		r, n := utf8.DecodeRuneInString(v[i:])
 		switch {
 		case r == utf8.RuneError && n == 1:
-			return failf("%s.%s: the value of %s is not valid UTF-8 (byte %d is 0x%02x); strings are UTF-8 text without NUL", c.Transfer.Name, c.Op, name, i, v[i])
+			return failT("%s.%s: the value of %s is not valid UTF-8 (byte %d is 0x%02x); strings are UTF-8 text without NUL", "%[3]s の値が UTF-8 として正しくありません(%[4]d バイト目が 0x%02[5]x)。文字列は NUL を含まない UTF-8 です", c.Transfer.Name, c.Op, name, i, v[i])
 		case r == 0:
-			return failf("%s.%s: the value of %s holds a NUL character (U+0000) at byte %d; strings are UTF-8 text without NUL", c.Transfer.Name, c.Op, name, i)
+			return failT("%s.%s: the value of %s holds a NUL character (U+0000) at byte %d; strings are UTF-8 text without NUL", "%[3]s の値の %[4]d バイト目に NUL 文字(U+0000)があります。文字列は NUL を含まない UTF-8 です", c.Transfer.Name, c.Op, name, i)
 		}
 		i += n
 	}
@@ -171,14 +194,14 @@ func validatePostAmounts(c Call) error {
 	}
 	for name, v := range c.Amounts {
 		if !slices.Contains(need, name) {
-			return failf("%s.post: %s is not an amount its moves use", t.Name, name)
+			return failT("%s.post: %s is not an amount its moves use", "%[2]s は移動が使う数量ではありません", t.Name, name)
 		}
 		if v < 0 {
-			return failf("%s.post: the amount %s is %d; amounts run from 0 to %d", t.Name, name, v, book.MaxAmount)
+			return failT("%s.post: the amount %s is %d; amounts run from 0 to %d", "数量 %[2]s が %[3]d です。数量は 0 から %[4]d までです", t.Name, name, v, book.MaxAmount)
 		}
 	}
 	if len(c.Amounts) != len(need) {
-		return failf("%s.post: give every amount (%s) or none", t.Name, strings.Join(need, ", "))
+		return failT("%s.post: give every amount (%s) or none", "数量は全部(%[3]s)を渡すか、一つも渡さないでください", t.Name, strings.Join(need, ", "), strings.Join(need, "、"))
 	}
 	return nil
 }
@@ -334,7 +357,7 @@ func (s *State) tryMoves(c Call, from, to []Account, amts []int64) (map[string]*
 			tb.Posted, ok2 = add(tb.Posted, a)
 		}
 		if !ok1 || !ok2 {
-			return nil, nil, failf("%s: move %d would take a balance out of 64 bits", c, m.Index)
+			return nil, nil, failT("move %d would take a balance out of 64 bits", "%d つ目の移動で残高が 64 ビットの範囲を超えます", m.Index)
 		}
 	}
 	return scratch, nil, nil
@@ -419,7 +442,7 @@ func (s *State) post(c Call) (Result, error) {
 	}
 	next, ok := s.postedAfter(h, amts)
 	if !ok {
-		return Result{}, failf("%s: posting would take a balance out of 64 bits", c)
+		return Result{}, failT("posting would take a balance out of 64 bits", "確定すると残高が 64 ビットの範囲を超えます")
 	}
 	s.release(h)
 	for b, v := range next {

@@ -45,13 +45,31 @@ func WriteText(w io.Writer, r Report, lang diag.Lang) {
 		}
 	}
 	for _, t := range r.Keys {
-		fmt.Fprintf(&b, "  %s\n", diag.Printable(KeySentence(t).In(lang)))
+		fmt.Fprintf(&b, "  %s\n", diag.Printable(KeyText(t, r.Operations).In(lang)))
 	}
 	io.WriteString(w, b.String())
 }
 
-// KeySentence says what the key of t means for callers.
-func KeySentence(t *book.Transfer) diag.Text {
+// KeyText says what the key of t means for callers, promising
+// key_conflict only when ops, the report's operations, hold it for t's do
+// or hold: the key line and the reasons listed above it agree.
+func KeyText(t *book.Transfer, ops []Operation) diag.Text {
+	conflict := false
+	for _, o := range ops {
+		if o.Transfer != t || (o.Op != book.Do && o.Op != book.Hold) {
+			continue
+		}
+		for _, rf := range o.Refusals {
+			conflict = conflict || rf.Reason == book.KeyConflict
+		}
+	}
+	return KeySentence(t, conflict)
+}
+
+// KeySentence says what the key of t means for callers; conflict says
+// whether a second call with the same key and other content can be
+// refused with key_conflict (it cannot when no first call is ever done).
+func KeySentence(t *book.Transfer, conflict bool) diag.Text {
 	inKey := map[*book.Param]bool{}
 	var keys []string
 	for _, p := range t.Key {
@@ -68,6 +86,9 @@ func KeySentence(t *book.Transfer) diag.Text {
 	ja := fmt.Sprintf("キー: %s は、%s ごとに一度だけ動きます。", t.Name, strings.Join(keys, " と "))
 	if len(keys) > 1 {
 		ja = fmt.Sprintf("キー: %s は、%s の組ごとに一度だけ動きます。", t.Name, strings.Join(keys, " と "))
+	}
+	if !conflict {
+		others = nil
 	}
 	switch len(others) {
 	case 0:

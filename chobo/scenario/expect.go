@@ -1,6 +1,11 @@
 package scenario
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+
+	"github.com/chobo-lang/chobo/chobo/diag"
+)
 
 // Short writes a result the way Step.Expect does.
 func (r OpResult) Short() string {
@@ -10,13 +15,33 @@ func (r OpResult) Short() string {
 	return r.Result.Short()
 }
 
-// Failures lists the expectations of sc its outcomes do not meet: a call
-// whose answer differs from its Expect in some outcome, or a number of
-// outcomes other than sc.Outcomes.
+// Failures lists, in English, the expectations of sc its outcomes do not
+// meet: what JSON output and the conformance tests read.
 func Failures(sc Scenario, outcomes []Outcome) []string {
 	var out []string
+	for _, f := range FailureTexts(sc, outcomes) {
+		out = append(out, f.En)
+	}
+	return out
+}
+
+// gotJa says in Japanese what a call got, for a mismatch: the expected
+// answer is printed as the file writes it.
+func gotJa(got string) string {
+	if reason, ok := strings.CutPrefix(got, "refused: "); ok {
+		return reason + " で拒否されました"
+	}
+	return "結果は " + got + " でした"
+}
+
+// FailureTexts lists the expectations of sc its outcomes do not meet, in
+// both languages: a call whose answer differs from its Expect in some
+// outcome, or a number of outcomes other than sc.Outcomes.
+func FailureTexts(sc Scenario, outcomes []Outcome) []diag.Text {
+	var out []diag.Text
 	if sc.Outcomes > 0 && len(outcomes) != sc.Outcomes {
-		out = append(out, fmt.Sprintf("expected %d outcomes, got %d", sc.Outcomes, len(outcomes)))
+		out = append(out, diag.T(fmt.Sprintf("expected %d outcomes, got %d", sc.Outcomes, len(outcomes)),
+			fmt.Sprintf("とりうる結果は %d 通りのはずが、%d 通りでした", sc.Outcomes, len(outcomes))))
 	}
 	k := 0
 	for i, st := range sc.Steps {
@@ -25,11 +50,13 @@ func Failures(sc Scenario, outcomes []Outcome) []string {
 			if st.Expect != "" {
 				for oi, o := range outcomes {
 					if got := o.Results[k].Short(); got != st.Expect {
-						where := ""
+						where, whereJa := "", ""
 						if len(outcomes) > 1 {
 							where = fmt.Sprintf(" in outcome %d", oi+1)
+							whereJa = fmt.Sprintf("結果 %d で、", oi+1)
 						}
-						out = append(out, fmt.Sprintf("step %d: expected %s, got %s%s", i+1, st.Expect, got, where))
+						out = append(out, diag.T(fmt.Sprintf("step %d: expected %s, got %s%s", i+1, st.Expect, got, where),
+							fmt.Sprintf("ステップ %d: %s%s のはずが、%s", i+1, whereJa, st.Expect, gotJa(got))))
 						break
 					}
 				}

@@ -83,18 +83,20 @@ func boundVariants(name string, ref book.AccountRef, lower bool, bound *book.Bou
 	kind := ref.Account
 	shape := ref.String()
 	one := amt(kind, 1)
-	word, wordJa := "lower", "下限"
+	// In Japanese a bound is crossed downward (下回る) or upward (上回る),
+	// and the room left is on the other side.
+	word, wordJa, inside, cross := "lower", "下限", "上回って", "下回る"
 	if !lower {
-		word, wordJa = "upper", "上限"
+		word, wordJa, inside, cross = "upper", "上限", "下回って", "上回る"
 	}
 	bv := amt(kind, bound.Value)
 	return []boundVariant{
 		{room - 1, "done", fmt.Sprintf("%s: %s ends %s inside its %s bound %s", name, shape, one, word, bv),
-			fmt.Sprintf("%s: %s が%s %s より %s 内側で終わる", name, shape, wordJa, bv, one), 1},
+			fmt.Sprintf("%s: %s が%s %s を %s %s終わる", name, shape, wordJa, bv, one, inside), 1},
 		{room, "done", fmt.Sprintf("%s: %s ends exactly at its %s bound %s", name, shape, word, bv),
 			fmt.Sprintf("%s: %s がちょうど%s %s になる", name, shape, wordJa, bv), 0},
 		{room + 1, refused(bound.Reason), fmt.Sprintf("%s: %s would cross its %s bound %s by %s, refused with %s", name, shape, word, bv, one, bound.Reason),
-			fmt.Sprintf("%s: %s が%s %s を %s 越えるので %s で拒否される", name, shape, wordJa, bv, one, bound.Reason), room},
+			fmt.Sprintf("%s: %s が%s %s を %s %sので %s で拒否される", name, shape, wordJa, bv, one, cross, bound.Reason), room},
 	}
 }
 

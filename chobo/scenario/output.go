@@ -22,7 +22,7 @@ func holdState(s interp.HoldState, lang diag.Lang) string {
 
 func resultText(r OpResult, lang diag.Lang) string {
 	if r.Failed != "" {
-		return diag.T("failed: ", "失敗: ").In(lang) + diag.Printable(r.Failed)
+		return diag.T("failed: ", "失敗: ").In(lang) + diag.Printable(r.FailedText().In(lang))
 	}
 	return diag.Printable(r.Result.Text().In(lang))
 }
@@ -50,7 +50,7 @@ func WriteText(w io.Writer, file string, sc Scenario, outcomes []Outcome, lang d
 	if len(outcomes) > 1 {
 		steps += diag.T(fmt.Sprintf(", %d possible outcomes", len(outcomes)), fmt.Sprintf("、とりうる結果は %d 通り", len(outcomes))).In(lang)
 	}
-	fmt.Fprintf(&b, "%s (%s): %s\n", diag.Printable(file), diag.Printable(sc.Name), steps)
+	fmt.Fprintf(&b, "%s (%s): %s\n", diag.Printable(file), diag.Printable(sc.Title(lang)), steps)
 	// Steps keep one indentation; with several outcomes, the accounts and
 	// holds of each move right under its heading.
 	const indent = "  "
@@ -91,8 +91,8 @@ func WriteText(w io.Writer, file string, sc Scenario, outcomes []Outcome, lang d
 			}
 		}
 	}
-	for _, f := range Failures(sc, outcomes) {
-		fmt.Fprintf(&b, "%s %s\n", diag.T("FAILED:", "不一致:").In(lang), diag.Printable(f))
+	for _, f := range FailureTexts(sc, outcomes) {
+		fmt.Fprintf(&b, "%s %s\n", diag.T("FAILED:", "不一致:").In(lang), diag.Printable(f.In(lang)))
 	}
 	io.WriteString(w, b.String())
 }

@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -15,8 +16,13 @@ import (
 // message when the call failed (and changed nothing).
 type OpResult struct {
 	interp.Result
-	Failed string
+	Failed   string
+	FailedJa string // Failed in Japanese, when there is one
 }
+
+// FailedText is the failure in both languages; the Japanese falls back
+// to the English when the failure came without one (a driver's error).
+func (r OpResult) FailedText() diag.Text { return diag.T(r.Failed, r.FailedJa) }
 
 // Outcome is one way a scenario can end: the answer to every call, in
 // file order, what each pass expired, and the final ledger.
@@ -306,10 +312,14 @@ func (r *runner) together(s *interp.State, callers [][]*Call, parts map[look][]s
 
 func apply(s *interp.State, c *Call) OpResult {
 	if c.Bad != "" {
-		return OpResult{Failed: c.Bad}
+		return OpResult{Failed: c.Bad, FailedJa: c.BadJa}
 	}
 	res, err := s.Apply(c.Call)
 	if err != nil {
+		var f *interp.Failure
+		if errors.As(err, &f) {
+			return OpResult{Failed: f.Msg, FailedJa: f.Ja}
+		}
 		return OpResult{Failed: err.Error()}
 	}
 	res.Detail = nil // where a bound was met is for diagnostics, not outcomes

@@ -34,6 +34,12 @@ type Scenario struct {
 	Outcomes int
 }
 
+// Title is the scenario's title for people reading lang: its title_ja
+// in Japanese when it has one, else its name.
+func (sc Scenario) Title(lang diag.Lang) string {
+	return diag.T(sc.Name, sc.TitleJa).In(lang)
+}
+
 // Step is exactly one of: a call, time passing, or concurrent callers.
 type Step struct {
 	Call     *Call
@@ -50,7 +56,8 @@ type Step struct {
 // changes nothing, as the generated clients do.
 type Call struct {
 	interp.Call
-	Bad string
+	Bad   string
+	BadJa string // Bad in Japanese
 	// Raw keeps amounts as written when they do not fit, for display.
 	Raw map[string]string
 }
@@ -346,7 +353,8 @@ func readCall(b *book.Book, v *value) (*Call, *Error) {
 	}
 	c := &Call{Call: interp.Call{Transfer: t, Op: book.Op(o), Strings: map[string]string{}}}
 	if !slices.Contains(t.Ops(), c.Op) {
-		return nil, fail("op %q: %s has the operations %v", "op %q: %s の操作は %v です", op, t.Name, t.Ops())
+		return nil, fail("op %q: %s has the operations %s", "op %q: %s の操作は %s です", op, t.Name,
+			diag.T(book.JoinOps(t.Ops(), ", "), book.JoinOps(t.Ops(), "、")))
 	}
 	inOp := func(err *Error) *Error { return within(fmt.Sprintf("op %q", op), fmt.Sprintf("op %q", op), err) }
 	if err := c.readArgs(v.field("args")); err != nil {
@@ -460,9 +468,10 @@ func (c *Call) amount(name string, v *value) (int64, *Error) {
 	if err != nil {
 		return 0, err
 	}
-	if bad != "" {
+	if bad.En != "" {
 		if c.Bad == "" {
-			c.Bad = fmt.Sprintf("%s: %s", name, bad)
+			c.Bad = fmt.Sprintf("%s: %s", name, bad.En)
+			c.BadJa = fmt.Sprintf("%s の%s", name, bad.Ja)
 		}
 		if c.Raw == nil {
 			c.Raw = map[string]string{}
@@ -474,18 +483,19 @@ func (c *Call) amount(name string, v *value) (int64, *Error) {
 
 // readAmount reads a JSON integer. A whole number outside 0..2^63-1 is
 // readable but cannot be sent: it comes back as bad.
-func readAmount(v *value) (n int64, bad string, err *Error) {
+func readAmount(v *value) (n int64, bad diag.Text, err *Error) {
 	if v.kind != jsonNumber {
-		return 0, "", fail("an amount is a JSON integer in the unit's smallest step, not %s",
+		return 0, diag.Text{}, fail("an amount is a JSON integer in the unit's smallest step, not %s",
 			"数量は JSON の整数で、単位の最小の刻みで数えます(%sではなく)", v.kind.what())
 	}
 	i, ok := new(big.Int).SetString(v.num, 10)
 	if !ok {
-		return 0, "", fail("an amount is a whole number in the unit's smallest step, not %s",
+		return 0, diag.Text{}, fail("an amount is a whole number in the unit's smallest step, not %s",
 			"数量は整数で、単位の最小の刻みで数えます(%s ではなく)", v.num)
 	}
 	if i.Sign() < 0 || i.Cmp(big.NewInt(book.MaxAmount)) > 0 {
-		return 0, fmt.Sprintf("the amount %s is outside 0 to %d", v.num, book.MaxAmount), nil
+		return 0, diag.T(fmt.Sprintf("the amount %s is outside 0 to %d", v.num, book.MaxAmount),
+			fmt.Sprintf("値 %s が 0 から %d の範囲外です", v.num, book.MaxAmount)), nil
 	}
-	return i.Int64(), "", nil
+	return i.Int64(), diag.Text{}, nil
 }

@@ -172,6 +172,12 @@ func (s *Searcher) refusalOfMove(t *book.Transfer, reason string) (Example, bool
 	case book.KeyConflict:
 		base, ok := s.Success(t)
 		if !ok {
+			// No call with amounts above zero is done (a bound no
+			// transfer can make room under, or the search cannot): a
+			// call of zero may still be, and its key then conflicts.
+			base, ok = s.zeroSuccess(t)
+		}
+		if !ok {
 			return Example{}, false
 		}
 		return s.after(base, func(last interp.Call) []Step {
@@ -210,6 +216,17 @@ func (s *Searcher) refusalOfMove(t *book.Transfer, reason string) (Example, bool
 		}
 	}
 	return Example{}, false
+}
+
+// zeroSuccess is a first call of t with every amount zero, when it is
+// done: baseAmounts leave zero out, but a key is used by any call done.
+func (s *Searcher) zeroSuccess(t *book.Transfer) (Example, bool) {
+	c := s.withAmounts(t, firstOp(t), map[string]int64{})
+	run, _, ok := s.simulate([]Step{{Call: c}})
+	if !ok || run[len(run)-1].Result.Outcome != interp.Done {
+		return Example{}, false
+	}
+	return s.finish(run)
 }
 
 // OtherContent returns the same call with the same key and other content:

@@ -17,20 +17,23 @@ func ResultText(c interp.Call, r interp.Result) diag.Text {
 	}
 	b := d.Balance
 	hold := c.Op == book.Hold
+	// Amounts and balances at the unit's scale, as the book writes its
+	// bounds: 3.00, not 300.
+	v := func(n int64) string { return book.FormatAmount(n, d.Account.Kind.Unit.Scale) }
 	if d.Lower {
-		en := fmt.Sprintf("refused: %s (move %d takes %d from %s: posted %d, held out %d", r.Reason, d.Move, d.Amount, d.Account, b.Posted, b.HeldOut)
-		ja := fmt.Sprintf("%s で拒否される(%d つ目の移動が %s から %d を取ろうとしたときの残高は、確定 %d、出ていく仮押さえ %d", r.Reason, d.Move, d.Account, d.Amount, b.Posted, b.HeldOut)
+		en := fmt.Sprintf("refused: %s (move %d takes %s from %s: posted %s, held out %s", r.Reason, d.Move, v(d.Amount), d.Account, v(b.Posted), v(b.HeldOut))
+		ja := fmt.Sprintf("%s で拒否される(%d つ目の移動が %s から %s を取ろうとしたときの残高は、確定 %s、出ていく仮押さえ %s", r.Reason, d.Move, d.Account, v(d.Amount), v(b.Posted), v(b.HeldOut))
 		if hold {
-			en += fmt.Sprintf(", held in %d", b.HeldIn)
-			ja += fmt.Sprintf("、入ってくる仮押さえ %d", b.HeldIn)
+			en += fmt.Sprintf(", held in %s", v(b.HeldIn))
+			ja += fmt.Sprintf("、入ってくる仮押さえ %s", v(b.HeldIn))
 		}
 		return diag.T(en+")", ja+")")
 	}
-	en := fmt.Sprintf("refused: %s (move %d puts %d into %s: posted %d, held in %d", r.Reason, d.Move, d.Amount, d.Account, b.Posted, b.HeldIn)
-	ja := fmt.Sprintf("%s で拒否される(%d つ目の移動が %s へ %d を入れようとしたときの残高は、確定 %d、入ってくる仮押さえ %d", r.Reason, d.Move, d.Account, d.Amount, b.Posted, b.HeldIn)
+	en := fmt.Sprintf("refused: %s (move %d puts %s into %s: posted %s, held in %s", r.Reason, d.Move, v(d.Amount), d.Account, v(b.Posted), v(b.HeldIn))
+	ja := fmt.Sprintf("%s で拒否される(%d つ目の移動が %s へ %s を入れようとしたときの残高は、確定 %s、入ってくる仮押さえ %s", r.Reason, d.Move, d.Account, v(d.Amount), v(b.Posted), v(b.HeldIn))
 	if hold {
-		en += fmt.Sprintf(", held out %d", b.HeldOut)
-		ja += fmt.Sprintf("、出ていく仮押さえ %d", b.HeldOut)
+		en += fmt.Sprintf(", held out %s", v(b.HeldOut))
+		ja += fmt.Sprintf("、出ていく仮押さえ %s", v(b.HeldOut))
 	}
 	return diag.T(en+")", ja+")")
 }
@@ -43,7 +46,7 @@ func (e Example) Operations() []diag.Operation {
 			out = append(out, diag.Operation{Step: i + 1, Call: "pass " + syntax.FormatDuration(st.Pass)})
 			continue
 		}
-		out = append(out, diag.Operation{Step: i + 1, Call: st.Call.String(), Outcome: ResultText(st.Call, st.Result)})
+		out = append(out, diag.Operation{Step: i + 1, Call: st.Call.Display(), Outcome: ResultText(st.Call, st.Result)})
 	}
 	return out
 }

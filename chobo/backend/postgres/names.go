@@ -37,7 +37,7 @@ func Check(b *book.Book) diag.List {
 	// The identifier is pre + name + post, where name is what the book
 	// writes: the hint gives the room left for name, which is what the
 	// user can change.
-	report := func(pre, name, post string, pos book.Pos, what diag.Text) {
+	report := func(pre, name, post string, pos book.Pos, what, owner diag.Text) {
 		ident := pre + name + post
 		if len(ident) <= MaxIdent || seen[pos] {
 			return
@@ -47,10 +47,10 @@ func Check(b *book.Book) diag.List {
 			Message: diag.T(
 				fmt.Sprintf("%s `%s` is %d bytes; PostgreSQL keeps %d and would cut the rest without a word", what.En, ident, len(ident), MaxIdent),
 				fmt.Sprintf("%s `%s` は %d バイトあります。PostgreSQL は %d バイトまでしか持たず、残りを黙って切り捨てます", what.Ja, ident, len(ident), MaxIdent)),
-			Hint: lengthHint(pre, name, post),
+			Hint: lengthHint(pre, name, post, owner),
 		})
 	}
-	report("", b.Name, "", b.Pos, diag.T("the schema", "スキーマの名前"))
+	report("", b.Name, "", b.Pos, diag.T("the schema", "スキーマの名前"), diag.T("the book's name", "帳簿の名前"))
 	for _, t := range b.Transfers {
 		ops := t.Ops()
 		if t.Pending != nil {
@@ -61,39 +61,40 @@ func Check(b *book.Book) diag.List {
 		// (`_status` leaves less than `_hold`).
 		slices.SortStableFunc(ops, func(a, b book.Op) int { return len(b) - len(a) })
 		for _, op := range ops {
-			report("", t.Name, strings.TrimPrefix(FuncName(t, string(op)), t.Name), t.Pos, diag.T("the function", "関数の名前"))
+			report("", t.Name, strings.TrimPrefix(FuncName(t, string(op)), t.Name), t.Pos, diag.T("the function", "関数の名前"), diag.T("the transfer's name", "振替の名前"))
 		}
 		for _, p := range t.Params {
-			report(strings.TrimSuffix(ParamName(p.Name), p.Name), p.Name, "", p.Pos, diag.T("the parameter", "引数の名前"))
+			report(strings.TrimSuffix(ParamName(p.Name), p.Name), p.Name, "", p.Pos, diag.T("the parameter", "引数の名前"), diag.T("the parameter's name", "引数の名前"))
 		}
 	}
 	for _, a := range b.Accounts {
-		report(strings.TrimSuffix(BalanceName(a), a.Name), a.Name, "", a.Pos, diag.T("the function", "関数の名前"))
+		report(strings.TrimSuffix(BalanceName(a), a.Name), a.Name, "", a.Pos, diag.T("the function", "関数の名前"), diag.T("the account's name", "勘定の名前"))
 		for i, p := range a.Params {
-			report(strings.TrimSuffix(ParamName(p), p), p, "", a.ParamPos[i], diag.T("the parameter", "引数の名前"))
+			report(strings.TrimSuffix(ParamName(p), p), p, "", a.ParamPos[i], diag.T("the parameter", "引数の名前"), diag.T("the parameter's name", "引数の名前"))
 		}
 	}
 	return l
 }
 
-// lengthHint says how long the book's name may be once chobo has added
-// pre or post to it: in bytes, and in characters of ASCII and of
-// Japanese (3 bytes each in UTF-8), the two scripts books are written in.
-func lengthHint(pre, name, post string) diag.Text {
+// lengthHint says how long the name the book writes (owner says whose:
+// the transfer's, the account's…) may be once chobo has added pre or post
+// to it: in bytes, and in characters of ASCII and of Japanese (3 bytes
+// each in UTF-8), the two scripts books are written in.
+func lengthHint(pre, name, post string, owner diag.Text) diag.Text {
 	room := MaxIdent - len(pre) - len(post)
 	fit := fmt.Sprintf("%d bytes (%d ASCII characters, or %d Japanese characters of 3 bytes each)", room, room, room/3)
-	fitJa := fmt.Sprintf("%d バイト以内に縮めてください(英数字なら %d 字、一字 3 バイトの日本語なら %d 字まで)", room, room, room/3)
+	fitJa := fmt.Sprintf("%d バイト以内(英数字なら %d 字、一字 3 バイトの日本語なら %d 字)に縮めてください", room, room, room/3)
 	switch {
 	case pre != "":
 		return diag.T(
-			fmt.Sprintf("`%s` goes in front of `%s`, which leaves it %d of the %d bytes: shorten it in the book to %s", pre, name, room, MaxIdent, fit),
-			fmt.Sprintf("`%s` の前に `%s` が付き、%d バイトのうち %d バイトが残ります。帳簿で %s", name, pre, MaxIdent, room, fitJa))
+			fmt.Sprintf("`%s` goes in front of `%s`, which leaves it %d of the %d bytes: shorten %s to %s", pre, name, room, MaxIdent, owner.En, fit),
+			fmt.Sprintf("`%s` の前に `%s` が付くので、%d バイトのうち残りは %d バイトです。%sを %s", name, pre, MaxIdent, room, owner.Ja, fitJa))
 	case post != "":
 		return diag.T(
-			fmt.Sprintf("`%s` goes after `%s`, which leaves it %d of the %d bytes: shorten it in the book to %s", post, name, room, MaxIdent, fit),
-			fmt.Sprintf("`%s` の後に `%s` が付き、%d バイトのうち %d バイトが残ります。帳簿で %s", name, post, MaxIdent, room, fitJa))
+			fmt.Sprintf("`%s` goes after `%s`, which leaves it %d of the %d bytes: shorten %s to %s", post, name, room, MaxIdent, owner.En, fit),
+			fmt.Sprintf("`%s` の後に `%s` が付くので、%d バイトのうち残りは %d バイトです。%sを %s", name, post, MaxIdent, room, owner.Ja, fitJa))
 	}
 	return diag.T(
-		fmt.Sprintf("shorten `%s` in the book to %s", name, fit),
-		fmt.Sprintf("帳簿で `%s` を %s", name, fitJa))
+		fmt.Sprintf("shorten %s `%s` to %s", owner.En, name, fit),
+		fmt.Sprintf("%s `%s` を %s", owner.Ja, name, fitJa))
 }

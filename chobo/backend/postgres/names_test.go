@@ -33,7 +33,8 @@ func e061(t *testing.T, src string) diag.List {
 	return Check(res.Book)
 }
 
-// The hint of E061 gives the room the book's own name has once chobo's
+// The hint of E061 names whose name to shorten (the transfer's, not the
+// book's, for a function of a transfer) and gives the room the book's own name has once chobo's
 // prefix or suffix is added, and a name of exactly that length fits:
 // `_status` leaves 56 bytes (18 Japanese characters), `balance_` 55 (18),
 // `p_` 61 (20).
@@ -46,14 +47,14 @@ func TestNameLengthHint(t *testing.T) {
 	want := map[string][2]string{
 		// the longest function of the transfer is the one named
 		"`" + j(19) + "_status` is 64 bytes": {
-			"`_status` goes after `" + j(19) + "`, which leaves it 56 of the 63 bytes: shorten it in the book to 56 bytes (56 ASCII characters, or 18 Japanese characters of 3 bytes each)",
-			"`" + j(19) + "` の後に `_status` が付き、63 バイトのうち 56 バイトが残ります。帳簿で 56 バイト以内に縮めてください(英数字なら 56 字、一字 3 バイトの日本語なら 18 字まで)"},
+			"`_status` goes after `" + j(19) + "`, which leaves it 56 of the 63 bytes: shorten the transfer's name to 56 bytes (56 ASCII characters, or 18 Japanese characters of 3 bytes each)",
+			"`" + j(19) + "` の後に `_status` が付くので、63 バイトのうち残りは 56 バイトです。振替の名前を 56 バイト以内(英数字なら 56 字、一字 3 バイトの日本語なら 18 字)に縮めてください"},
 		"`balance_" + j(19) + "` is 65 bytes": {
-			"`balance_` goes in front of `" + j(19) + "`, which leaves it 55 of the 63 bytes: shorten it in the book to 55 bytes (55 ASCII characters, or 18 Japanese characters of 3 bytes each)",
-			"`" + j(19) + "` の前に `balance_` が付き、63 バイトのうち 55 バイトが残ります。帳簿で 55 バイト以内に縮めてください(英数字なら 55 字、一字 3 バイトの日本語なら 18 字まで)"},
+			"`balance_` goes in front of `" + j(19) + "`, which leaves it 55 of the 63 bytes: shorten the account's name to 55 bytes (55 ASCII characters, or 18 Japanese characters of 3 bytes each)",
+			"`" + j(19) + "` の前に `balance_` が付くので、63 バイトのうち残りは 55 バイトです。勘定の名前を 55 バイト以内(英数字なら 55 字、一字 3 バイトの日本語なら 18 字)に縮めてください"},
 		"`p_" + j(21) + "` is 65 bytes": {
-			"`p_` goes in front of `" + j(21) + "`, which leaves it 61 of the 63 bytes: shorten it in the book to 61 bytes (61 ASCII characters, or 20 Japanese characters of 3 bytes each)",
-			"`" + j(21) + "` の前に `p_` が付き、63 バイトのうち 61 バイトが残ります。帳簿で 61 バイト以内に縮めてください(英数字なら 61 字、一字 3 バイトの日本語なら 20 字まで)"},
+			"`p_` goes in front of `" + j(21) + "`, which leaves it 61 of the 63 bytes: shorten the parameter's name to 61 bytes (61 ASCII characters, or 20 Japanese characters of 3 bytes each)",
+			"`" + j(21) + "` の前に `p_` が付くので、63 バイトのうち残りは 61 バイトです。引数の名前を 61 バイト以内(英数字なら 61 字、一字 3 バイトの日本語なら 20 字)に縮めてください"},
 	}
 	found := 0
 	for _, d := range ds {
@@ -72,8 +73,8 @@ func TestNameLengthHint(t *testing.T) {
 	}
 	// The schema has no prefix or suffix: all 63 bytes are the book's.
 	ds = e061(t, strings.Replace(nameBook("a", "b", "c"), "帳簿", j(22), 1))
-	if len(ds) != 1 || ds[0].Hint.En != "shorten `"+j(22)+"` in the book to 63 bytes (63 ASCII characters, or 21 Japanese characters of 3 bytes each)" ||
-		ds[0].Hint.Ja != "帳簿で `"+j(22)+"` を 63 バイト以内に縮めてください(英数字なら 63 字、一字 3 バイトの日本語なら 21 字まで)" {
+	if len(ds) != 1 || ds[0].Hint.En != "shorten the book's name `"+j(22)+"` to 63 bytes (63 ASCII characters, or 21 Japanese characters of 3 bytes each)" ||
+		ds[0].Hint.Ja != "帳簿の名前 `"+j(22)+"` を 63 バイト以内(英数字なら 63 字、一字 3 バイトの日本語なら 21 字)に縮めてください" {
 		t.Errorf("the schema: %v", ds)
 	}
 }
