@@ -25,7 +25,7 @@ func TestCodesPage(t *testing.T) {
 
 // TestHelpGoldens keeps the help of every command in both languages.
 func TestHelpGoldens(t *testing.T) {
-	cases := [][]string{{"--help"}, {"check", "--help"}, {"run", "--help"}, {"scenarios", "--help"}, {"api", "--help"}, {"explain", "--help"}}
+	cases := [][]string{{"--help"}, {"check", "--help"}, {"run", "--help"}, {"scenarios", "--help"}, {"api", "--help"}, {"build", "--help"}, {"explain", "--help"}}
 	for _, args := range cases {
 		name := strings.ReplaceAll(strings.Join(args, "_"), "--", "")
 		for _, lang := range []string{"en", "ja"} {
@@ -82,5 +82,28 @@ func TestExamplesAreClean(t *testing.T) {
 		if code != 0 || !strings.HasSuffix(first, ": ok") {
 			t.Errorf("%s is not clean (exit %d):\n%s%s", b, code, out, errOut)
 		}
+	}
+}
+
+// TestReadmeBookIsClean checks the book the README shows first: a new
+// user copies it, so chobo must not call it useless.
+func TestReadmeBookIsClean(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(doc), "```\nbook ")
+	if !ok {
+		t.Fatal("README.md shows no book")
+	}
+	src, _, _ := strings.Cut("book "+rest, "```")
+	path := filepath.Join(t.TempDir(), "readme.book")
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := run(".", nil, "check", path)
+	first, _, _ := strings.Cut(out, "\n")
+	if code != 0 || !strings.HasSuffix(first, ": ok") {
+		t.Errorf("the README's book is not clean (exit %d):\n%s%s", code, out, errOut)
 	}
 }

@@ -70,9 +70,9 @@ func scanSecrets(name string, src []byte) diag.List {
 			Line: s.Line, Col: s.Col, NoExcerpt: true,
 			Message: diag.T(
 				fmt.Sprintf("a secret-shaped value (%s) is written in the book: %s…, %d characters", s.Kind.English(), s.Prefix, s.Length),
-				fmt.Sprintf("帳簿に鍵の形の値(%s)が書いてあります: %s…、%d 文字", s.Kind.Japanese(), s.Prefix, s.Length)),
+				fmt.Sprintf("帳簿にシークレットらしき値(%s)が書かれています: %s…、%d 文字", s.Kind.Japanese(), s.Prefix, s.Length)),
 			Hint: diag.T("take it out of the book and revoke it, since it may already be in version control; a value made up for a test is passed over when its line has the comment `# test secret`",
-				"帳簿から消し、すでにバージョン管理に入っているかもしれないので無効にしてください。テスト用に作った値なら、その行にコメント `# test secret` を書けば警告しません"),
+				"帳簿から消してください。すでにバージョン管理に入っているおそれがあるので、失効させて作り直してください。テスト用に作った値なら、その行にコメント `# test secret` を書けば警告しません"),
 		})
 	}
 	return l

@@ -121,7 +121,7 @@ var langFlag = Flag{Name: "lang", Choices: []string{"en", "ja"},
 	Help: diag.T("the language of the text (default: $CHOBO_LANG, then en); JSON keys stay English",
 		"出力の言語(無ければ $CHOBO_LANG、次に en)。JSON のキーは英語のまま")}
 
-var helpFlag = Flag{Name: "help", Help: diag.T("show this help", "この説明を出す")}
+var helpFlag = Flag{Name: "help", Help: diag.T("show this help", "このヘルプを表示する")}
 
 // commonFlags every command accepts.
 var commonFlags = []Flag{langFlag, helpFlag}
@@ -166,9 +166,7 @@ func Main(args []string, env Env) int {
 		return ExitOK
 	}
 	if len(inv.Args) < cmd.MinArgs || (cmd.MaxArgs >= 0 && len(inv.Args) > cmd.MaxArgs) {
-		usageError(env, cmd, inv.Lang, diag.T(
-			fmt.Sprintf("wrong number of arguments (%d)", len(inv.Args)),
-			fmt.Sprintf("引数の数が合いません(%d 個)", len(inv.Args))))
+		usageError(env, cmd, inv.Lang, argCountError(cmd, len(inv.Args)))
 		return ExitUsage
 	}
 	return cmd.Run(inv)
@@ -204,7 +202,7 @@ func globalFlags(args []string, env Env, lang diag.Lang) (global, []string, bool
 				}
 				fmt.Fprintf(env.Stderr, "%s\n\n", diag.T(
 					fmt.Sprintf("chobo: --lang takes one of en, ja, not %q", args[i+1]),
-					fmt.Sprintf("chobo: --lang の値は en、ja のどれかです(%q ではなく)", args[i+1])).In(g.lang))
+					"chobo: "+choiceJa("--lang", []string{"en", "ja"}, args[i+1])).In(g.lang))
 			} else {
 				fmt.Fprintf(env.Stderr, "%s\n\n", diag.T("chobo: --lang needs a value", "chobo: --lang には値が要ります").In(g.lang))
 			}
@@ -311,7 +309,7 @@ func parse(cmd *Command, args []string, env Env, lang diag.Lang) (*Invocation, b
 		if len(f.Choices) > 0 && !contains(f.Choices, v) {
 			usageError(env, cmd, inv.Lang, diag.T(
 				fmt.Sprintf("%s takes one of %s, not %q", a, strings.Join(f.Choices, ", "), v),
-				fmt.Sprintf("%s の値は %s のどれかです(%q ではなく)", a, strings.Join(f.Choices, "、"), v)))
+				choiceJa(a, f.Choices, v)))
 			return nil, false
 		}
 		inv.Flags[f.Name] = v
@@ -331,4 +329,34 @@ func contains(xs []string, x string) bool {
 func usageError(env Env, cmd *Command, lang diag.Lang, msg diag.Text) {
 	fmt.Fprintf(env.Stderr, "chobo %s: %s\n\n", cmd.Name, diag.Printable(msg.In(lang)))
 	writeCommandHelp(env.Stderr, cmd, lang)
+}
+
+// choiceJa says in Japanese which values a flag takes and that v is not
+// one of them.
+func choiceJa(flag string, choices []string, v string) string {
+	switch len(choices) {
+	case 1:
+		return fmt.Sprintf("%s に指定できるのは %s だけです(%q は使えません)", flag, choices[0], v)
+	case 2:
+		return fmt.Sprintf("%s には %s か %s を指定してください(%q は使えません)", flag, choices[0], choices[1], v)
+	}
+	return fmt.Sprintf("%s には %s のいずれかを指定してください(%q は使えません)", flag, strings.Join(choices, "、"), v)
+}
+
+// argCountError says what a command takes when it was given n arguments
+// it cannot take.
+func argCountError(cmd *Command, n int) diag.Text {
+	what := diag.T("one book file", "帳簿のファイルを一つ")
+	switch {
+	case cmd.Name == "explain":
+		what = diag.T("one code, or --all", "コードを一つ(または --all)")
+	case cmd.MaxArgs < 0:
+		what = diag.T("one or more book files", "帳簿のファイルを一つ以上")
+	}
+	if n < cmd.MinArgs {
+		return diag.T(fmt.Sprintf("wrong number of arguments (%d): give %s", n, what.En),
+			fmt.Sprintf("%s指定してください", what.Ja))
+	}
+	return diag.T(fmt.Sprintf("wrong number of arguments (%d): give %s", n, what.En),
+		fmt.Sprintf("%s指定してください(%d 個あります)", what.Ja, n))
 }

@@ -127,7 +127,7 @@ func TestMain_exitCodes(t *testing.T) {
 		{name: "duplicate key", args: []string{"run", "clean.book", "--scenario", "twice.json"}, code: 1, stderr: `line 1, column 15: the key "name" appears twice`},
 		{name: "duplicate key in japanese", args: []string{"run", "--lang", "ja", "clean.book", "--scenario", "twice.json"}, code: 1, stderr: `キー "name" が一つのオブジェクトに二度あります`},
 		{name: "byte order mark", args: []string{"run", "clean.book", "--scenario", "bom.json"}, code: 1, stderr: "bom.json: the file starts with a byte order mark (U+FEFF)"},
-		{name: "byte order mark in japanese", args: []string{"run", "--lang", "ja", "clean.book", "--scenario", "bom.json"}, code: 1, stderr: "バイト順マーク (U+FEFF) があります"},
+		{name: "byte order mark in japanese", args: []string{"run", "--lang", "ja", "clean.book", "--scenario", "bom.json"}, code: 1, stderr: "バイト順マーク(U+FEFF)があります"},
 		{name: "empty scenario file", args: []string{"run", "clean.book", "--scenario", "empty.json"}, code: 1, stderr: "empty.json: the file is empty"},
 		{name: "empty scenario file in japanese", args: []string{"run", "--lang", "ja", "clean.book", "--scenario", "empty.json"}, code: 1, stderr: "ファイルが空です"},
 		{name: "a number as the file", args: []string{"run", "clean.book", "--scenario", "number.json"}, code: 1, stderr: "number.json: the file holds a number; write one scenario object"},

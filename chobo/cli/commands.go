@@ -12,7 +12,7 @@ func init() {
 	Commands = []Command{
 		{
 			Name: "check", Args: "<file.book>...",
-			Summary: diag.T("check books and report what could go wrong", "帳簿を検査し、起こりうる誤りを言う"),
+			Summary: diag.T("check books and report what could go wrong", "帳簿を検査し、起こりうる問題を報告する"),
 			Flags: []Flag{
 				{Name: "format", Choices: []string{"text", "json"},
 					Help: diag.T("text for people (default) or json for tools", "人向けの text(既定)か、ツール向けの json")},
@@ -24,16 +24,16 @@ func init() {
 						"それぞれの帳簿を、git のそのリビジョンの中身とも比べる。そのリビジョンに無い帳簿は新しいものとする")},
 				{Name: "target", Choices: target.Names(),
 					Help: diag.T("also report what that build target cannot take of each book (E060 for TigerBeetle, E061 for PostgreSQL)",
-						"それぞれの帳簿について、そのビルドのターゲットが受け取れないものも言う(TigerBeetle は E060、PostgreSQL は E061)")},
+						"それぞれの帳簿について、そのビルドのターゲットが受け取れないものも報告する(TigerBeetle は E060、PostgreSQL は E061)")},
 			},
 			MinArgs: 1, MaxArgs: -1, Run: runCheck,
 		},
 		{
 			Name: "run", Args: "<file.book> --scenario <file.json>",
-			Summary: diag.T("run scenarios on the reference interpreter", "シナリオを参照インタプリタで流す"),
+			Summary: diag.T("run scenarios on the reference interpreter", "シナリオを参照インタプリタで実行する"),
 			Flags: []Flag{
 				{Name: "scenario", Value: "<file.json>", Help: diag.T("the scenario file: one scenario or an array of them", "シナリオのファイル(シナリオ一つか、その配列)")},
-				{Name: "show", Choices: []string{"postgres", "tigerbeetle"}, Help: diag.T("instead of the answers, print what a client sends to that backend", "答えの代わりに、クライアントがその出力先へ送るものを出す")},
+				{Name: "show", Choices: []string{"postgres", "tigerbeetle"}, Help: diag.T("instead of the answers, print what a client sends to that backend", "結果の代わりに、クライアントがそのバックエンドへ送るものを表示する")},
 				{Name: "format", Choices: []string{"text", "json"},
 					Help: diag.T("text for people (default) or json for tools", "人向けの text(既定)か、ツール向けの json")},
 			},
@@ -41,9 +41,9 @@ func init() {
 		},
 		{
 			Name: "scenarios", Args: "<file.book>",
-			Summary: diag.T("write the scenarios that exercise a book, as JSON", "帳簿を確かめるシナリオを JSON で書く"),
+			Summary: diag.T("write the scenarios that exercise a book, as JSON", "帳簿を確かめるシナリオを JSON で出力する"),
 			Flags: []Flag{{Name: "out", Value: "<dir>",
-				Help: diag.T("write <dir>/<book>.scenarios.json instead of printing", "標準出力ではなく <dir>/<帳簿>.scenarios.json に書く")}},
+				Help: diag.T("write <dir>/<book>.scenarios.json instead of printing", "標準出力ではなく <dir>/<帳簿>.scenarios.json に書き込む")}},
 			MinArgs: 1, MaxArgs: 1, Run: runScenarios,
 		},
 		{
@@ -51,19 +51,19 @@ func init() {
 			Summary: diag.T("write the book for a database or a client library", "帳簿をデータベースやクライアントのライブラリへ書き出す"),
 			Flags: []Flag{
 				{Name: "target", Choices: targetNames(), Help: diag.T("what to write", "書き出すもの")},
-				{Name: "out", Value: "<dir>", Help: diag.T("the directory to write into (default: the current one)", "書き込むディレクトリ(既定は今のディレクトリ)")},
-				{Name: "package", Value: "<name>", Help: diag.T("the package name of a Go client (default: the book's name when it is plain ASCII, else book)", "Go のクライアントのパッケージ名(既定は、帳簿の名前が ASCII ならその名前、ほかは book)")},
+				{Name: "out", Value: "<dir>", Help: diag.T("the directory to write into (default: the current one)", "書き込むディレクトリ(既定はカレントディレクトリ)")},
+				{Name: "package", Value: "<name>", Help: diag.T("the package name of a Go client (default: the book's name when it is plain ASCII, else book)", "Go のクライアントのパッケージ名(既定は、帳簿の名前が ASCII ならその名前、それ以外は book)")},
 			},
 			MinArgs: 1, MaxArgs: 1, Run: runBuild,
 		},
 		{
 			Name: "api", Args: "<file.book>",
-			Summary: diag.T("describe how to call a book, as JSON for tools", "帳簿の呼び方を、ツール向けの JSON で書く"),
+			Summary: diag.T("describe how to call a book, as JSON for tools", "帳簿の呼び方を、ツール向けの JSON で出力する"),
 			MinArgs: 1, MaxArgs: 1, Run: runAPI,
 		},
 		{
 			Name: "explain", Args: "<code> | --all",
-			Summary: diag.T("say when a diagnostic code fires and how to fix it", "診断のコードがいつ出るか、どう直すかを言う"),
+			Summary: diag.T("say when a diagnostic code fires and how to fix it", "診断のコードがいつ出るか、どう直すかを説明する"),
 			Flags: []Flag{
 				{Name: "all", Help: diag.T("explain every code", "全部のコードを説明する")},
 				{Name: "format", Choices: []string{"text", "markdown"},

@@ -38,7 +38,7 @@ func printableLines(s string) string {
 // WriteText prints one code for the terminal.
 func WriteText(w io.Writer, c Code, lang diag.Lang) {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s (%s): %s\n", c.Code, severityWord(c.Severity, lang), diag.Printable(c.Title.In(lang)))
+	fmt.Fprintf(&b, "%s: %s\n", diag.Paren(lang, c.Code, severityWord(c.Severity, lang)), diag.Printable(c.Title.In(lang)))
 	fmt.Fprintf(&b, "  %s\n", diag.T("when:", "いつ出るか:").In(lang))
 	b.WriteString(indent(printableLines(c.When.In(lang)), "    "))
 	fmt.Fprintf(&b, "  %s\n", diag.T("fix:", "直し方:").In(lang))
@@ -57,7 +57,7 @@ func WriteText(w io.Writer, c Code, lang diag.Lang) {
 func WriteMarkdown(w io.Writer, list []Code, lang diag.Lang) {
 	var b strings.Builder
 	b.WriteString(diag.T("# Diagnostic codes\n\n", "# 診断のコード\n\n").In(lang))
-	b.WriteString(diag.T("| code | severity | what |\n|---|---|---|\n", "| コード | 重さ | 内容 |\n|---|---|---|\n").In(lang))
+	b.WriteString(diag.T("| code | severity | what |\n|---|---|---|\n", "| コード | 重大度 | 内容 |\n|---|---|---|\n").In(lang))
 	for _, c := range list {
 		fmt.Fprintf(&b, "| [%s](#%s) | %s | %s |\n", c.Code, strings.ToLower(c.Code), severityWord(c.Severity, lang), c.Title.In(lang))
 	}

@@ -126,3 +126,12 @@ func (l List) Sort() {
 		)
 	})
 }
+
+// Paren writes "head (inner)" in English and "head(inner)" in Japanese,
+// where a sentence takes full-width brackets.
+func Paren(lang Lang, head, inner string) string {
+	if lang == Japanese {
+		return head + "(" + inner + ")"
+	}
+	return head + " (" + inner + ")"
+}

@@ -71,7 +71,7 @@ func (r Result) Text() diag.Text {
 	case Done:
 		return diag.T(r.Short(), "通る")
 	case DoneBefore:
-		return diag.T(r.Short(), "前に済んでいる (done_before)")
+		return diag.T(r.Short(), "前に済んでいる(done_before)")
 	}
 	return diag.T(r.Short(), r.Reason+" で拒否される")
 }

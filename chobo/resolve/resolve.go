@@ -120,8 +120,8 @@ func (r *resolver) units(us []*syntax.UnitDecl) {
 			r.report("E014", u.TaxPos,
 				diag.T(fmt.Sprintf("%s is marked %s, but it is not a money unit", quote(unit.Name), u.Tax),
 					fmt.Sprintf("%s に %s と書いていますが、お金の単位ではありません", quote(unit.Name), u.Tax)),
-				diag.T("only money takes incl_tax or excl_tax: at scale 0 a currency code, 円, 銭 or a code with c for its hundredth (USDc); at scale 2 a currency code other than JPY; remove the marking",
-					"incl_tax と excl_tax を書けるのはお金の単位だけです。scale 0 なら通貨コード、円、銭、百分の一を表す c 付きのコード(USDc)、scale 2 なら JPY 以外の通貨コードです。この印を消してください"))
+				diag.T(fmt.Sprintf("only money takes incl_tax or excl_tax: at scale 0 a currency code, 円, 銭 or a code with c for its hundredth (USDc); at scale 2 a currency code other than JPY (not 円); remove %s", u.Tax),
+					fmt.Sprintf("incl_tax と excl_tax を書けるのはお金の単位だけです。scale 0 なら通貨コード、円、銭、百分の一を表す c 付きのコード(USDc)、scale 2 なら JPY・円 以外の通貨コードです。%s を消してください", u.Tax)))
 		}
 		r.b.Units = append(r.b.Units, unit)
 	}
@@ -289,7 +289,7 @@ func (r *resolver) number(n syntax.Number, unit *book.Unit, signed bool) (int64,
 	case outOfRange:
 		r.report("E011", n.Pos,
 			diag.T(fmt.Sprintf("%s %s does not fit in 64 bits: amounts and bounds stay within ±9223372036854775807 of the unit's smallest step", n.Text, unit.Name),
-				fmt.Sprintf("%s %s は 64 ビットに収まりません。額と境界は、単位のいちばん小さい単位で ±9223372036854775807 までです", n.Text, unit.Name)),
+				fmt.Sprintf("%s %s は 64 ビットに収まりません。額と境界は、最小単位で数えて ±9223372036854775807 までです", n.Text, unit.Name)),
 			diag.T("use a smaller number", "小さい数にしてください"))
 		return 0, false
 	}

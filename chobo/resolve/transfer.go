@@ -134,8 +134,8 @@ func (r *resolver) pending(t *syntax.TransferDecl, tr *book.Transfer) {
 func (r *resolver) lifetime(p *syntax.PendingDecl) (int64, bool) {
 	per, _ := syntax.TimeUnitSeconds(p.TimeWord.Name)
 	text := p.Amount.Text + " " + p.TimeWord.Name
-	hint := diag.T(fmt.Sprintf("write a whole number of %s from 1 second to %d seconds (about 136 years): TigerBeetle keeps a hold's timeout in 32 bits", syntax.TimeWordChoice().En, book.MaxHoldSeconds),
-		fmt.Sprintf("1 秒から %d 秒(約 136 年)までを、%sの整数で書いてください。TigerBeetle は仮押さえの期限を 32 ビットで持ちます", book.MaxHoldSeconds, syntax.TimeUnitsJa()))
+	hint := diag.T(fmt.Sprintf("write a whole number of %s from 1 second to %d seconds (about 136 years), such as 90 minutes rather than 1.5 hours; every target keeps this range, because TigerBeetle keeps a hold's timeout in 32 bits", syntax.TimeWordChoice().En, book.MaxHoldSeconds),
+		fmt.Sprintf("%s のどれかで、1 秒から %d 秒(約 136 年)までの整数を書いてください(1.5 hours ではなく 90 minutes)。TigerBeetle が仮押さえの期限を 32 ビットで持つので、どのターゲットでもこの範囲です", syntax.TimeWords("・"), book.MaxHoldSeconds))
 	if strings.Contains(p.Amount.Text, ".") {
 		r.report("E041", p.Amount.Pos,
 			diag.T(fmt.Sprintf("the lifetime %s is not a whole number", text), fmt.Sprintf("有効期限 %s が整数ではありません", text)),
@@ -146,7 +146,7 @@ func (r *resolver) lifetime(p *syntax.PendingDecl) (int64, bool) {
 	if prob != numberOK || n > book.MaxHoldSeconds/per || n*per < 1 {
 		r.report("E041", p.Amount.Pos,
 			diag.T(fmt.Sprintf("the lifetime %s is outside 1 second to %d seconds", text, book.MaxHoldSeconds),
-				fmt.Sprintf("有効期限 %s が 1 秒から %d 秒の範囲の外です", text, book.MaxHoldSeconds)),
+				fmt.Sprintf("有効期限 %s が 1 秒から %d 秒の範囲外です", text, book.MaxHoldSeconds)),
 			hint)
 		return 0, false
 	}

@@ -102,7 +102,7 @@ func (v *value) field(key string) *value {
 func parseJSON(data []byte) (*value, *Error) {
 	if bytes.HasPrefix(data, []byte("\xef\xbb\xbf")) {
 		return nil, fail("the file starts with a byte order mark (U+FEFF); save it as UTF-8 without a byte order mark",
-			"ファイルの先頭にバイト順マーク (U+FEFF) があります。バイト順マークの無い UTF-8 で保存してください")
+			"ファイルの先頭にバイト順マーク(U+FEFF)があります。バイト順マークの無い UTF-8 で保存してください")
 	}
 	if i := invalidUTF8(data); i >= 0 {
 		line, col := position(data, i)

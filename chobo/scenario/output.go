@@ -50,7 +50,7 @@ func WriteText(w io.Writer, file string, sc Scenario, outcomes []Outcome, lang d
 	if len(outcomes) > 1 {
 		steps += diag.T(fmt.Sprintf(", %d possible outcomes", len(outcomes)), fmt.Sprintf("、とりうる結果は %d 通り", len(outcomes))).In(lang)
 	}
-	fmt.Fprintf(&b, "%s (%s): %s\n", diag.Printable(file), diag.Printable(sc.Title(lang)), steps)
+	fmt.Fprintf(&b, "%s: %s\n", diag.Paren(lang, diag.Printable(file), diag.Printable(sc.Title(lang))), steps)
 	// Steps keep one indentation; with several outcomes, the accounts and
 	// holds of each move right under its heading.
 	const indent = "  "

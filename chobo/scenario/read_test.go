@@ -21,7 +21,7 @@ func TestReadStrict(t *testing.T) {
 		{"duplicate key", `{"name": "x", "steps": [], "name": "y"}`, `line 1, column 28: the key "name" appears twice in one object`, `キー "name" が一つのオブジェクトに二度あります`},
 		{"duplicate key deep inside", `{"name": "x", "steps": [{"op": "receive.do", "args": {"qty": 1, "qty": 2}}]}`, `the key "qty" appears twice`, `キー "qty"`},
 		{"not utf-8", "{\"name\": \"\xff\", \"steps\": []}", "line 1, column 11: byte 0xff is not UTF-8", "1 行 11 列: バイト 0xff は UTF-8 ではありません"},
-		{"byte order mark", "\ufeff{\"name\": \"x\", \"steps\": []}", "byte order mark (U+FEFF)", "バイト順マーク (U+FEFF)"},
+		{"byte order mark", "\ufeff{\"name\": \"x\", \"steps\": []}", "byte order mark (U+FEFF)", "バイト順マーク(U+FEFF)"},
 		{"empty", "", "the file is empty", "ファイルが空です"},
 		{"only white space", " \n\t", "the file is empty", "ファイルが空です"},
 		{"a number", "12", "the file holds a number; write one scenario object", "ファイルの中身が数です"},

@@ -93,7 +93,7 @@ func Steps(m *model.Model, sc scenario.Scenario) ([]Step, error) {
 // WriteText prints the steps of one scenario for people.
 func WriteText(w io.Writer, file string, sc scenario.Scenario, steps []Step, lang diag.Lang) {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s (%s): %s\n", diag.Printable(file), diag.Printable(sc.Title(lang)), diag.T("what a client sends to PostgreSQL", "クライアントが PostgreSQL に送るもの").In(lang))
+	fmt.Fprintf(&b, "%s: %s\n", diag.Paren(lang, diag.Printable(file), diag.Printable(sc.Title(lang))), diag.T("what a client sends to PostgreSQL", "クライアントが PostgreSQL に送るもの").In(lang))
 	for _, st := range steps {
 		args, _ := json.Marshal(st.Args)
 		who := ""

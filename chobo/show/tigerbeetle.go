@@ -206,7 +206,7 @@ func IDText(id ids.ID, random bool) string {
 func WriteTigerBeetle(w io.Writer, file string, sc scenario.Scenario, steps []TBStep, lang diag.Lang) {
 	var b strings.Builder
 	tr := func(en, ja string) string { return diag.T(en, ja).In(lang) }
-	fmt.Fprintf(&b, "%s (%s): %s\n", diag.Printable(file), diag.Printable(sc.Title(lang)), tr("what a client sends to TigerBeetle", "クライアントが TigerBeetle に送るもの"))
+	fmt.Fprintf(&b, "%s: %s\n", diag.Paren(lang, diag.Printable(file), diag.Printable(sc.Title(lang))), tr("what a client sends to TigerBeetle", "クライアントが TigerBeetle に送るもの"))
 	for _, st := range steps {
 		if st.Pass != "" {
 			fmt.Fprintf(&b, "  %3d  pass %s: %s\n", st.Step, diag.Printable(st.Pass), tr("nothing sent; TigerBeetle gives expired holds back itself", "何も送らない。期限の切れた仮押さえは TigerBeetle が自分で戻す"))

@@ -180,7 +180,7 @@ func badCharacter(pos Pos, r rune) *lexError {
 	}
 	return &lexError{pos,
 		diag.T(fmt.Sprintf("unexpected character `%s` (U+%04X)", printable(r), r),
-			fmt.Sprintf("使えない文字 `%s` (U+%04X) があります", printable(r), r)),
+			fmt.Sprintf("使えない文字 `%s`(U+%04X)があります", printable(r), r)),
 		diag.T("names are letters, digits and `_`; text goes in double quotes; `#` starts a comment",
 			"名前には文字、数字、`_` が使えます。文字列は二重引用符で囲み、コメントは `#` から書きます")}
 }
@@ -204,8 +204,8 @@ func combiningError(pos Pos, word string, c rune) *lexError {
 	return &lexError{pos,
 		diag.T(fmt.Sprintf("the name `%s` holds the combining character U+%04X; names are compared as written, so it would differ from the same name written with one precomposed character", word, c),
 			fmt.Sprintf("名前 `%s` に結合文字 U+%04X があります。名前は書いたとおりに比べるので、合成済みの一文字で書いた同じ名前とは別の名前になります", word, c)),
-		diag.T("write the precomposed character instead (for example é, U+00E9, rather than e followed by U+0301)",
-			"合成済みの文字で書いてください(たとえば、か と U+3099 ではなく が)")}
+		diag.T("write the precomposed character instead (for example é, U+00E9, rather than e followed by U+0301; が rather than か followed by U+3099)",
+			"合成済みの一文字で書いてください(たとえば「か」+ U+3099 ではなく「が」、「e」+ U+0301 ではなく「é」)")}
 }
 
 // lexString reads a double-quoted string at the start of s. It returns

@@ -17,7 +17,7 @@ func Parse(name string, src []byte) (*File, diag.List) {
 	p := &parser{file: &File{Name: name}}
 	if bytes.HasPrefix(src, []byte("\uFEFF")) {
 		p.errorf(Pos{1, 1},
-			diag.T("the file starts with a byte order mark (U+FEFF)", "ファイルの先頭にバイト順マーク (U+FEFF) があります"),
+			diag.T("the file starts with a byte order mark (U+FEFF)", "ファイルの先頭にバイト順マーク(U+FEFF)があります"),
 			diag.T("save the file as UTF-8 without a byte order mark", "バイト順マークの無い UTF-8 で保存してください"))
 		src = src[3:]
 	}
@@ -143,9 +143,29 @@ func (p *parser) isWord(word string) bool {
 
 func expected(what diag.Text, found token) *lineErr {
 	f := found.describe()
+	ja := fmt.Sprintf("ここには%sが必要ですが、%sがあります", jaWord(what.Ja), strings.TrimLeft(jaWord(f.Ja), " "))
+	if found.kind == tEOL {
+		ja = fmt.Sprintf("ここには%sが必要ですが、行がここで終わっています", jaWord(what.Ja))
+	}
 	return &lineErr{pos: found.pos,
-		msg: diag.T(fmt.Sprintf("expected %s, found %s", what.En, f.En),
-			fmt.Sprintf("%sが来るところに%sがあります", what.Ja, f.Ja))}
+		msg: diag.T(fmt.Sprintf("expected %s, found %s", what.En, f.En), ja)}
+}
+
+// jaWord sets a word off for a Japanese sentence: a space on each side
+// that touches code or a Latin word (`docked` に), none beside kana or kanji.
+func jaWord(s string) string {
+	if s == "" {
+		return s
+	}
+	r, _ := utf8.DecodeRuneInString(s)
+	if r < utf8.RuneSelf {
+		s = " " + s
+	}
+	r, _ = utf8.DecodeLastRuneInString(s)
+	if r < utf8.RuneSelf {
+		s += " "
+	}
+	return s
 }
 
 func (p *parser) expectWord(word string) *lineErr {
@@ -173,7 +193,7 @@ func (p *parser) expectEOL() *lineErr {
 	f := t.describe()
 	return &lineErr{pos: t.pos,
 		msg: diag.T(fmt.Sprintf("unexpected %s; the line is complete before it", f.En),
-			fmt.Sprintf("%sは余分です。行はその前で終わっています", f.Ja)),
+			fmt.Sprintf("%sは余分です。行はその前で終わります", strings.TrimLeft(jaWord(f.Ja), " "))),
 		hint: diag.T("remove the rest of the line, or start a comment with `#`",
 			"行の残りを消すか、`#` でコメントにしてください")}
 }
@@ -258,7 +278,7 @@ func (p *parser) unknownStart(t token) *lineErr {
 	f := t.describe()
 	return &lineErr{pos: t.pos,
 		msg: diag.T(fmt.Sprintf("a line cannot start with %s", f.En),
-			fmt.Sprintf("%sで始まる行は書けません", f.Ja)),
+			fmt.Sprintf("%sで始まる行は書けません", strings.TrimLeft(jaWord(f.Ja), " "))),
 		hint: diag.T("a line starts with book, description, unit, account or transfer; inside a block with description, at least, at most, key, pending or move",
 			"行は book、description、unit、account、transfer のどれかで始めます。ブロックの中では description、at least、at most、key、pending、move です")}
 }
@@ -275,6 +295,12 @@ func (p *parser) bookLine() *lineErr {
 	}
 	v, ok := parseVersion(vt.text)
 	if !ok {
+		if strings.TrimLeft(vt.text, "v0") == "" && strings.HasPrefix(vt.text, "v") && len(vt.text) > 1 {
+			return &lineErr{pos: vt.pos,
+				msg: diag.T(fmt.Sprintf("expected a version such as `v1`, found `%s`: versions start at v1", vt.text),
+					fmt.Sprintf("バージョンは v1 から始まります(`%s` は使えません)", vt.text)),
+				hint: diag.T("write `v1` for the first version", "最初のバージョンは `v1` と書いてください")}
+		}
 		return expected(wVersion, vt)
 	}
 	if err := p.expectEOL(); err != nil {

@@ -64,6 +64,16 @@ func TimeWordChoice() diag.Text {
 		strings.Join(many, "、")+" のどれか")
 }
 
+// TimeWords lists the time words a book writes (their plural forms),
+// joined by sep: "seconds・minutes・hours・days".
+func TimeWords(sep string) string {
+	var many []string
+	for _, u := range timeUnits {
+		many = append(many, u.many)
+	}
+	return strings.Join(many, sep)
+}
+
 // TimeUnitsJa names the units in Japanese prose: "秒・分・時間・日".
 func TimeUnitsJa() string {
 	var ja []string
