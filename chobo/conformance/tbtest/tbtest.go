@@ -126,7 +126,7 @@ func Launch(ctx context.Context) (*Server, error) {
 func launch(ctx context.Context, bin string, probe probeFunc) (*Server, error) {
 	ctx, cancel := context.WithTimeout(ctx, DefaultStartTimeout)
 	defer cancel()
-	dir, err := os.MkdirTemp("", "chobo-tb-")
+	dir, err := os.MkdirTemp("", "chobo-tbreplica-")
 	if err != nil {
 		return nil, fmt.Errorf("tbtest: %v", err)
 	}

@@ -217,7 +217,7 @@ func TestNoAnswerTimesOut(t *testing.T) {
 }
 
 func tempDirs(t *testing.T) map[string]bool {
-	m, err := filepath.Glob(filepath.Join(os.TempDir(), "chobo-tb-*"))
+	m, err := filepath.Glob(filepath.Join(os.TempDir(), "chobo-tbreplica-*"))
 	if err != nil {
 		t.Fatal(err)
 	}
