@@ -23,14 +23,22 @@ import (
 // whose book goes to PostgreSQL.
 func conformanceCases(t *testing.T) []testCase {
 	t.Helper()
+	return casesWith(t, filepath.Join("postgres", "*.sql"), "PostgreSQL")
+}
+
+// casesWith lists the cases that chobo builds a file matching pattern
+// for (under expected/), and fails when there are too few of them to go
+// to the backend named: the goldens would have gone missing.
+func casesWith(t *testing.T, pattern, backend string) []testCase {
+	t.Helper()
 	var out []testCase
 	for _, c := range cases(t) {
-		if sql, _ := filepath.Glob(c.expected(filepath.Join("postgres", "*.sql"))); len(sql) == 1 {
+		if found, _ := filepath.Glob(c.expected(pattern)); len(found) == 1 {
 			out = append(out, c)
 		}
 	}
 	if len(out) < 12 {
-		t.Fatalf("found only %d cases that go to PostgreSQL", len(out))
+		t.Fatalf("found only %d cases that go to %s", len(out), backend)
 	}
 	return out
 }

@@ -2,10 +2,8 @@ package tests
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"fmt"
-	"go/format"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -82,31 +80,17 @@ func tbDriver(t *testing.T, books []loaded) string {
 }
 
 func buildTBDrivers(t *testing.T, goBin string, books []loaded) (string, error) {
-	src, err := os.MkdirTemp(".", "_drivers-")
-	if err != nil {
-		return "", err
-	}
-	defer os.RemoveAll(src)
 	tg, _ := target.Lookup("tigerbeetle-go")
-	var imports, entries bytes.Buffer
+	var clients []driverClient
 	for i, l := range books {
-		c := testCase{Name: l.name}
-		pkg := fmt.Sprintf("c%d", i)
-		files, ds := tg.Build(l.Copy, gen.NewSource(filepath.Base(l.path), l.CopySrc), gen.Options{Package: pkg})
+		files, ds := tg.Build(l.Copy, gen.NewSource(filepath.Base(l.path), l.CopySrc), gen.Options{Package: fmt.Sprintf("c%d", i)})
 		if len(ds) > 0 || len(files) != 1 {
 			return "", fmt.Errorf("%s: building the test copy's tigerbeetle-go client: %v", l.path, ds)
 		}
-		data := files[0].Data
-		if err := os.MkdirAll(filepath.Join(src, pkg), 0o755); err != nil {
-			return "", err
-		}
-		if err := os.WriteFile(filepath.Join(src, pkg, "book.go"), data, 0o644); err != nil {
-			return "", err
-		}
-		fmt.Fprintf(&imports, "\t%s \"github.com/chobo-lang/chobo/tests/%s/%s\"\n", pkg, filepath.Base(src), pkg)
-		fmt.Fprintf(&entries, "\t%q: %s.TigerBeetle,\n", c.Name, pkg)
+		clients = append(clients, driverClient{l.name, files[0].Data})
 	}
-	main, err := format.Source(fmt.Appendf(nil, `// The driver of every case's tigerbeetle-go client, picked by $%[1]s;
+	bin, dir, err := buildDriverProgram(goBin, "chobo-tb-drivers-", "TigerBeetle", clients, func(imports, entries string) string {
+		return fmt.Sprintf(`// The driver of every case's tigerbeetle-go client, picked by $%[1]s;
 // with $%[2]s set, a proxy that starts a real replica and serves it.
 package main
 
@@ -179,23 +163,10 @@ func main() {
 	}
 	godriver.MainTigerBeetle(client, dial)
 }
-`, driverEnv, proxyEnv, imports.String(), entries.String()))
-	if err != nil {
-		return "", err
-	}
-	if err := os.WriteFile(filepath.Join(src, "main.go"), main, 0o644); err != nil {
-		return "", err
-	}
-	tbDrivers.dir, err = os.MkdirTemp("", "chobo-tb-drivers-")
-	if err != nil {
-		return "", err
-	}
-	bin := filepath.Join(tbDrivers.dir, "driver")
-	cmd := exec.Command(goBin, "build", "-o", bin, "./"+filepath.Base(src))
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("building the tigerbeetle-go clients' driver: %v\n%s", err, out)
-	}
-	return bin, nil
+`, driverEnv, proxyEnv, imports, entries)
+	})
+	tbDrivers.dir = dir
+	return bin, err
 }
 
 // tbBooks loads every case with a tigerbeetle-go client.
@@ -211,16 +182,7 @@ func tbBooks(t *testing.T) []loaded {
 // tbCases are the cases with a tigerbeetle-go client.
 func tbCases(t *testing.T) []testCase {
 	t.Helper()
-	var out []testCase
-	for _, c := range cases(t) {
-		if clients, _ := filepath.Glob(c.expected(filepath.Join("tigerbeetle-go", "*", "book.go"))); len(clients) == 1 {
-			out = append(out, c)
-		}
-	}
-	if len(out) < 12 {
-		t.Fatalf("found only %d cases that go to TigerBeetle", len(out))
-	}
-	return out
+	return casesWith(t, filepath.Join("tigerbeetle-go", "*", "book.go"), "TigerBeetle")
 }
 
 // startTBDriver runs the driver of l's client, opened on the book file

@@ -10,7 +10,6 @@ import (
 
 	"github.com/chobo-lang/chobo/chobo/backend/tigerbeetle"
 	"github.com/chobo-lang/chobo/chobo/book"
-	"github.com/chobo-lang/chobo/chobo/ids"
 	"github.com/chobo-lang/chobo/chobo/interp"
 	"github.com/chobo-lang/chobo/chobo/scenario"
 	"github.com/chobo-lang/chobo/runtime/go/chobotb"
@@ -144,17 +143,11 @@ func (t *TigerBeetle) Ledger(ctx context.Context, tenant string) ([]string, []st
 	sort.Strings(accNames)
 	sort.Strings(holdNames)
 	var accounts, holds []string
+	reader := chobotb.NewBook(t.Raw, t.def, tenant)
 	for _, name := range accNames {
 		a := n.accounts[name]
-		id := ids.Account(t.def.Book, tenant, t.def.Accounts[a.kind].Name, a.args...)
-		found, err := t.Raw.LookupAccounts(ctx, []ids.ID{id})
-		if err != nil {
-			return nil, nil, err
-		}
-		if len(found) == 0 {
-			continue
-		}
-		bal, err := chobotb.BalanceOf(name, found[0])
+		// An account that is not there reads as zero, and zero is left out.
+		bal, err := reader.Balance(ctx, a.kind, a.args...)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -163,7 +156,6 @@ func (t *TigerBeetle) Ledger(ctx context.Context, tenant string) ([]string, []st
 			accounts = append(accounts, AccountLine(name, b))
 		}
 	}
-	reader := chobotb.NewBook(t.Raw, t.def, tenant)
 	for _, name := range holdNames {
 		h := n.holds[name]
 		key := make(chobotb.Values, len(h.key))

@@ -80,29 +80,37 @@ func (b *Book) sendChain(ctx context.Context, chain []Event) ([]Status, error) {
 // made yet: accounts first, then openings, in requests of at most
 // MaxEvents, apart from the chain.
 func (b *Book) ensure(ctx context.Context, p *Plan) error {
-	b.mu.Lock()
-	var accounts []Account
-	var openings []Transfer
-	for _, a := range p.Accounts {
-		if !b.made[a.ID] {
-			accounts = append(accounts, a)
-		}
+	err := makeOnce(ctx, b, p.Accounts, func(a Account) ids.ID { return a.ID },
+		func(ctx context.Context, as []Account) ([]Status, error) {
+			ctx, cancel := bounded(ctx)
+			defer cancel()
+			return b.c.CreateAccounts(ctx, as)
+		}, ErrAccountChanged, "account")
+	if err != nil {
+		return err
 	}
-	for _, o := range p.Openings {
-		if !b.made[o.ID] {
-			openings = append(openings, o)
+	return makeOnce(ctx, b, p.Openings, func(o Transfer) ids.ID { return o.ID },
+		b.createTransfers, ErrBoundChanged, "opening")
+}
+
+// makeOnce creates the records of items that b has not made yet, through
+// create, MaxEvents at a time, and remembers them. A record that exists
+// already is fine; one that exists with other fields is changed.
+func makeOnce[T any](ctx context.Context, b *Book, items []T, id func(T) ids.ID,
+	create func(context.Context, []T) ([]Status, error), changed error, what string) error {
+	b.mu.Lock()
+	var todo []T
+	for _, it := range items {
+		if !b.made[id(it)] {
+			todo = append(todo, it)
 		}
 	}
 	b.mu.Unlock()
-	for len(accounts) > 0 {
-		n := min(len(accounts), MaxEvents)
-		st, err := func() ([]Status, error) {
-			ctx, cancel := bounded(ctx)
-			defer cancel()
-			return b.c.CreateAccounts(ctx, accounts[:n])
-		}()
+	for len(todo) > 0 {
+		n := min(len(todo), MaxEvents)
+		st, err := create(ctx, todo[:n])
 		if err == nil && len(st) != n {
-			err = fmt.Errorf("chobotb: %d statuses for %d accounts", len(st), n)
+			err = fmt.Errorf("chobotb: %d statuses for %d %ss", len(st), n, what)
 		}
 		if err != nil {
 			return err
@@ -111,47 +119,19 @@ func (b *Book) ensure(ctx context.Context, p *Plan) error {
 			switch {
 			case s == Created || s == Exists:
 			case s.ExistsWithDifferent():
-				return fmt.Errorf("%w (%s: %s)", ErrAccountChanged, accounts[i].ID.Hex(), s)
+				return fmt.Errorf("%w (%s %s: %s)", changed, what, id(todo[i]).Hex(), s)
 			default:
-				return fmt.Errorf("chobotb: creating account %s: TigerBeetle answered %s", accounts[i].ID.Hex(), s)
+				return fmt.Errorf("chobotb: creating %s %s: TigerBeetle answered %s", what, id(todo[i]).Hex(), s)
 			}
 		}
-		b.remember(func(yield func(ids.ID)) {
-			for _, a := range accounts[:n] {
-				yield(a.ID)
-			}
-		})
-		accounts = accounts[n:]
-	}
-	for len(openings) > 0 {
-		n := min(len(openings), MaxEvents)
-		st, err := b.createTransfers(ctx, openings[:n])
-		if err != nil {
-			return err
+		b.mu.Lock()
+		for _, it := range todo[:n] {
+			b.made[id(it)] = true
 		}
-		for i, s := range st {
-			switch {
-			case s == Created || s == Exists:
-			case s.ExistsWithDifferent():
-				return fmt.Errorf("%w (opening %s: %s)", ErrBoundChanged, openings[i].ID.Hex(), s)
-			default:
-				return fmt.Errorf("chobotb: opening %s: TigerBeetle answered %s", openings[i].ID.Hex(), s)
-			}
-		}
-		b.remember(func(yield func(ids.ID)) {
-			for _, o := range openings[:n] {
-				yield(o.ID)
-			}
-		})
-		openings = openings[n:]
+		b.mu.Unlock()
+		todo = todo[n:]
 	}
 	return nil
-}
-
-func (b *Book) remember(seq func(func(ids.ID))) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	seq(func(id ids.ID) { b.made[id] = true })
 }
 
 // Call sends a do or a hold of the transfer kind with its values in

@@ -173,6 +173,15 @@ func (d *Def) Build(tenant string, kind int, op string, vals Values) (*Plan, err
 		return p, nil
 	}
 
+	// Each unit's ledger and sink id is hashed once per call, not once
+	// per event that names it.
+	ledgers := make([]uint32, len(d.Units))
+	ledger := func(unit int) uint32 {
+		if ledgers[unit] == 0 { // a ledger is never 0
+			ledgers[unit] = d.ledger(unit)
+		}
+		return ledgers[unit]
+	}
 	seen := map[ids.ID]bool{}
 	addAccount := func(a Account, name string) {
 		if !seen[a.ID] {
@@ -181,10 +190,15 @@ func (d *Def) Build(tenant string, kind int, op string, vals Values) (*Plan, err
 			p.Names = append(p.Names, name)
 		}
 	}
+	sinks := map[int]ids.ID{}
 	sink := func(unit int) ids.ID {
+		if id, ok := sinks[unit]; ok {
+			return id
+		}
 		u := d.Units[unit].Name
 		id := ids.Sink(d.Book, tenant, u)
-		addAccount(Account{ID: id, Ledger: d.ledger(unit), Code: ids.Code(d.Book, "sink", u)}, "sink("+u+")")
+		sinks[unit] = id
+		addAccount(Account{ID: id, Ledger: ledger(unit), Code: ids.Code(d.Book, "sink", u)}, "sink("+u+")")
 		return id
 	}
 	// helper makes a floor or room account of an account and its opening.
@@ -194,10 +208,10 @@ func (d *Def) Build(tenant string, kind int, op string, vals Values) (*Plan, err
 		}
 		s := sink(owner.a.Unit)
 		if !seen[id] {
-			addAccount(Account{ID: id, UserData128: owner.id, Ledger: d.ledger(owner.a.Unit),
+			addAccount(Account{ID: id, UserData128: owner.id, Ledger: ledger(owner.a.Unit),
 				Code: ids.Code(d.Book, "account", owner.a.Name), Flags: AccountDebitsMustNotExceedCredits}, role+"("+owner.name+")")
 			p.Openings = append(p.Openings, Transfer{ID: ids.Opening(id), DebitAccountID: s, CreditAccountID: id,
-				Amount: U64(uint64(amount)), Ledger: d.ledger(owner.a.Unit), Code: ids.Code(d.Book, "sink", d.Units[owner.a.Unit].Name)})
+				Amount: U64(uint64(amount)), Ledger: ledger(owner.a.Unit), Code: ids.Code(d.Book, "sink", d.Units[owner.a.Unit].Name)})
 		}
 		return id, nil
 	}
@@ -210,16 +224,24 @@ func (d *Def) Build(tenant string, kind int, op string, vals Values) (*Plan, err
 	if pending {
 		timeout, flags = t.Timeout, TransferPending
 	}
+	// Every event of a move is on the ledger of the account it takes from.
+	var moveLedger uint32
 	add := func(s slot, debit, credit ids.ID, amount uint64, fl uint16, to uint32, pendingID ids.ID, reason string) {
 		pos := len(p.Chain)
 		p.Chain = append(p.Chain, Event{Role: s.role, Move: s.move, Reason: reason, Transfer: Transfer{
 			ID: ids.Transfer(d.Book, tenant, t.Name, op, keyVals, pos), DebitAccountID: debit, CreditAccountID: credit,
-			Amount: U64(amount), PendingID: pendingID, UserData128: user, Timeout: to, Code: code, Flags: fl}})
+			Amount: U64(amount), PendingID: pendingID, UserData128: user, Timeout: to, Ledger: moveLedger, Code: code, Flags: fl}})
+	}
+	reason := func(b *Bound) string {
+		if b == nil {
+			return ""
+		}
+		return b.Reason
 	}
 	for i, m := range t.Moves {
 		from, to := sides[i][0], sides[i][1]
 		for _, s := range []side{from, to} {
-			addAccount(Account{ID: s.id, UserData128: ids.Kind(d.Book, tenant, s.a.Name), Ledger: d.ledger(s.a.Unit),
+			addAccount(Account{ID: s.id, UserData128: ids.Kind(d.Book, tenant, s.a.Name), Ledger: ledger(s.a.Unit),
 				Code: ids.Code(d.Book, "account", s.a.Name), Flags: accountFlags(s.a)}, s.name)
 		}
 		amount := m.Literal
@@ -230,12 +252,7 @@ func (d *Def) Build(tenant string, kind int, op string, vals Values) (*Plan, err
 			return nil, fmt.Errorf("chobotb: move %d of %s moves %d", i+1, t.Name, amount)
 		}
 		a, n := uint64(amount), i+1
-		reason := func(b *Bound) string {
-			if b == nil {
-				return ""
-			}
-			return b.Reason
-		}
+		moveLedger = ledger(from.a.Unit)
 		lower := from.a.Lower
 		var lowerReason string
 		if lower != nil && lower.Value >= 0 {
@@ -247,6 +264,9 @@ func (d *Def) Build(tenant string, kind int, op string, vals Values) (*Plan, err
 			pos := len(p.Chain)
 			add(slot{RoleProbe, n}, from.id, s, uint64(lower.Value), TransferPending, 0, ids.ID{}, lower.Reason)
 			add(slot{RoleProbeVoid, n}, ids.ID{}, ids.ID{}, 0, TransferVoidPending, 0, p.Chain[pos].ID, "")
+			// A void takes its ledger and code from the probe.
+			last := &p.Chain[len(p.Chain)-1]
+			last.Ledger, last.Code = 0, 0
 		}
 		if lower != nil && lower.Value < 0 {
 			f, err := helper("floor", from, ids.Floor(from.id), -lower.Value)
@@ -275,12 +295,6 @@ func (d *Def) Build(tenant string, kind int, op string, vals Values) (*Plan, err
 				return nil, err
 			}
 			add(slot{RoleFloorGive, n}, sink(to.a.Unit), f, a, flags, timeout, ids.ID{}, "")
-		}
-	}
-	for i := range p.Chain {
-		p.Chain[i].Ledger = d.ledger(d.Accounts[t.Moves[p.Chain[i].Move-1].From.Account].Unit)
-		if p.Chain[i].Role == RoleProbeVoid {
-			p.Chain[i].Ledger, p.Chain[i].Code = 0, 0
 		}
 	}
 	link(p.Chain)

@@ -124,51 +124,36 @@ func create[In, Event, Result any](ctx context.Context, op string, in []In, toTB
 }
 
 func (c *client) LookupAccounts(ctx context.Context, idList []ids.ID) ([]chobotb.Account, error) {
-	const op = "lookup_accounts"
-	if err := checkCount(op, len(idList)); err != nil {
-		return nil, err
-	}
-	if len(idList) == 0 {
-		return []chobotb.Account{}, nil
-	}
-	events := idsToTB(idList)
-	found, err := call(ctx, op, len(events), func() ([]tb.Account, error) {
-		return c.c.LookupAccounts(events)
-	})
-	if err != nil {
-		return nil, err
-	}
-	out := make([]chobotb.Account, 0, len(found))
-	for _, a := range found {
-		if a.ID == (tb.Uint128{}) {
-			continue // not there; 0.17 leaves it out, this guards a zeroed slot
-		}
-		out = append(out, AccountFromTB(a))
-	}
-	return out, nil
+	return lookup(ctx, "lookup_accounts", idList, c.c.LookupAccounts,
+		func(a tb.Account) (chobotb.Account, bool) { return AccountFromTB(a), a.ID != (tb.Uint128{}) })
 }
 
 func (c *client) LookupTransfers(ctx context.Context, idList []ids.ID) ([]chobotb.Transfer, error) {
-	const op = "lookup_transfers"
+	return lookup(ctx, "lookup_transfers", idList, c.c.LookupTransfers,
+		func(t tb.Transfer) (chobotb.Transfer, bool) { return TransferFromTB(t), t.ID != (tb.Uint128{}) })
+}
+
+// lookup asks the official client for the records of idList and converts
+// the ones found. 0.17 leaves out ids that are not there; a zeroed slot is
+// left out too (from reports whether the record is one).
+func lookup[Record, Out any](ctx context.Context, op string, idList []ids.ID,
+	send func([]tb.Uint128) ([]Record, error), from func(Record) (Out, bool)) ([]Out, error) {
 	if err := checkCount(op, len(idList)); err != nil {
 		return nil, err
 	}
 	if len(idList) == 0 {
-		return []chobotb.Transfer{}, nil
+		return []Out{}, nil
 	}
 	events := idsToTB(idList)
-	found, err := call(ctx, op, len(events), func() ([]tb.Transfer, error) {
-		return c.c.LookupTransfers(events)
-	})
+	found, err := call(ctx, op, len(events), func() ([]Record, error) { return send(events) })
 	if err != nil {
 		return nil, err
 	}
-	out := make([]chobotb.Transfer, 0, len(found))
-	for _, t := range found {
-		if t.ID == (tb.Uint128{}) {
-			continue
+	out := make([]Out, 0, len(found))
+	for _, r := range found {
+		if o, ok := from(r); ok {
+			out = append(out, o)
 		}
-		out = append(out, TransferFromTB(t))
 	}
 	return out, nil
 }
