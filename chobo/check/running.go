@@ -42,7 +42,7 @@ func SameAccount(b *book.Book) diag.List {
 				Line: m.Pos.Line, Col: m.Pos.Col,
 				Message: diag.T(
 					fmt.Sprintf("move %d takes from %s and puts into the same account: every call of `%s` is refused with same_account", m.Index, acc, t.Name),
-					fmt.Sprintf("%d つ目の移動は %s から取り、同じ勘定へ入れます。`%s` の呼び出しはどれも same_account で拒否されます", m.Index, acc, t.Name)),
+					fmt.Sprintf("%dつ目の移動は %s から取り、同じ勘定へ入れます。`%s` の呼び出しはどれも same_account で拒否されます", m.Index, acc, t.Name)),
 				Hint: diag.T("give the two sides different accounts, or different parameters as arguments",
 					"移動の元と先を別の勘定にするか、別の引数を渡してください"),
 			}, ex))
@@ -101,7 +101,7 @@ func AlwaysRefused(b *book.Book) diag.List {
 			lower := book.FormatAmount(src.Lower.Value, src.Unit.Scale)
 			l.Add(withOps(warn(b, "W102", m.Pos,
 				diag.T(fmt.Sprintf("`%s` is always refused with %s: move %d takes from %s, which no move puts into, and it may not go below its lower bound %s", t.Name, src.Lower.Reason, m.Index, m.From.String(), lower),
-					fmt.Sprintf("`%s` はいつも %s で拒否されます。%d つ目の移動が %s から取りますが、そこへ入れる移動がどこにもないので、下限 %s を下回れません", t.Name, src.Lower.Reason, m.Index, m.From.String(), lower)),
+					fmt.Sprintf("`%s` はいつも %s で拒否されます。%dつ目の移動が %s から取りますが、そこへ入れる移動がどこにもないので、下限 %s を下回れません", t.Name, src.Lower.Reason, m.Index, m.From.String(), lower)),
 				diag.T(fmt.Sprintf("write the transfer that puts into `%s`", src.Name),
 					fmt.Sprintf("`%s` へ入れる振替を書いてください", src.Name))), ex))
 			break
@@ -166,7 +166,7 @@ func takenBeforePut(s *search.Searcher, b *book.Book, t *book.Transfer, m, later
 		acc := m.From.String()
 		return withOps(warn(b, "W103", m.Pos,
 			diag.T(fmt.Sprintf("move %d takes from %s before move %d puts into it: when %s is short at that point, the call is refused with %s, even when the two moves together would leave enough", m.Index, acc, later.Index, acc, lo.Reason),
-				fmt.Sprintf("%d つ目の移動が %s から取ったあとで、%d つ目の移動がそこへ入れます。その時点で %s が足りなければ、二つの移動を合わせれば足りるときでも、%s で拒否されます", m.Index, acc, later.Index, acc, lo.Reason)),
+				fmt.Sprintf("%dつ目の移動が %s から取ったあとで、%dつ目の移動がそこへ入れます。その時点で %s が足りなければ、2つの移動を合わせれば足りるときでも、%s で拒否されます", m.Index, acc, later.Index, acc, lo.Reason)),
 			diag.T(fmt.Sprintf("write the move that puts into %s first", acc),
 				fmt.Sprintf("%s へ入れる移動を先に書いてください", acc))), ex), true
 	}
@@ -186,7 +186,7 @@ func putBeforeTaken(s *search.Searcher, b *book.Book, t *book.Transfer, m, later
 		acc := m.To.String()
 		return withOps(warn(b, "W103", m.Pos,
 			diag.T(fmt.Sprintf("move %d puts into %s before move %d takes from it: when %s is near its upper bound at that point, the call is refused with %s, even when the two moves together would stay within it", m.Index, acc, later.Index, acc, up.Reason),
-				fmt.Sprintf("%d つ目の移動が %s へ入れたあとで、%d つ目の移動がそこから取ります。その時点で %s が上限に近ければ、二つの移動を合わせれば収まるときでも、%s で拒否されます", m.Index, acc, later.Index, acc, up.Reason)),
+				fmt.Sprintf("%dつ目の移動が %s へ入れたあとで、%dつ目の移動がそこから取ります。その時点で %s が上限に近ければ、2つの移動を合わせれば収まるときでも、%s で拒否されます", m.Index, acc, later.Index, acc, up.Reason)),
 			diag.T(fmt.Sprintf("write the move that takes from %s first", acc),
 				fmt.Sprintf("%s から取る移動を先に書いてください", acc))), ex), true
 	}
@@ -227,7 +227,7 @@ func holdsOwn(s *search.Searcher, b *book.Book, t *book.Transfer, m, other *book
 		acc := m.From.String()
 		return withOps(warn(b, "W104", m.Pos,
 			diag.T(fmt.Sprintf("in a hold, what move %d puts into %s is held coming in, and does not count when move %d takes from %s: unless %s has enough already, the hold is refused with %s", other.Index, acc, m.Index, acc, acc, lo.Reason),
-				fmt.Sprintf("仮押さえでは、%d つ目の移動が %s へ入れる額は入ってくる仮押さえになり、%d つ目の移動が %s から取るときに数えられません。%s にはじめから足りるだけの残高が無ければ、%s で拒否されます", other.Index, acc, m.Index, acc, acc, lo.Reason)),
+				fmt.Sprintf("仮押さえでは、%dつ目の移動が %s へ入れる額は入ってくる仮押さえになり、%dつ目の移動が %s から取るときに数えられません。%s にはじめから足りるだけの残高が無ければ、%s で拒否されます", other.Index, acc, m.Index, acc, acc, lo.Reason)),
 			diag.T(fmt.Sprintf("have what it takes in %s beforehand, or take it in another transfer after the hold is posted", acc),
 				fmt.Sprintf("取る分をはじめから %s に入れておくか、確定のあとで取る別の振替にしてください", acc))), ex), true
 	}
@@ -239,7 +239,7 @@ func holdsOwn(s *search.Searcher, b *book.Book, t *book.Transfer, m, other *book
 		acc := m.To.String()
 		return withOps(warn(b, "W104", m.Pos,
 			diag.T(fmt.Sprintf("in a hold, what move %d takes from %s is held going out, and makes no room when move %d puts into %s: unless %s has room already, the hold is refused with %s", other.Index, acc, m.Index, acc, acc, up.Reason),
-				fmt.Sprintf("仮押さえでは、%d つ目の移動が %s から取る額は出ていく仮押さえになり、%d つ目の移動が %s へ入れるときの空きになりません。%s にはじめから空きが無ければ、%s で拒否されます", other.Index, acc, m.Index, acc, acc, up.Reason)),
+				fmt.Sprintf("仮押さえでは、%dつ目の移動が %s から取る額は出ていく仮押さえになり、%dつ目の移動が %s へ入れるときの空きになりません。%s にはじめから空きが無ければ、%s で拒否されます", other.Index, acc, m.Index, acc, acc, up.Reason)),
 			diag.T(fmt.Sprintf("keep room in %s beforehand, or put into it in another transfer after the hold is posted", acc),
 				fmt.Sprintf("%s の空きをはじめから作っておくか、確定のあとで入れる別の振替にしてください", acc))), ex), true
 	}

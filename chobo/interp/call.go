@@ -357,7 +357,7 @@ func (s *State) tryMoves(c Call, from, to []Account, amts []int64) (map[string]*
 			tb.Posted, ok2 = add(tb.Posted, a)
 		}
 		if !ok1 || !ok2 {
-			return nil, nil, failT("move %d would take a balance out of 64 bits", "%d つ目の移動で残高が 64 ビットの範囲を超えます", m.Index)
+			return nil, nil, failT("move %d would take a balance out of 64 bits", "%dつ目の移動で残高が 64 ビットの範囲を超えます", m.Index)
 		}
 	}
 	return scratch, nil, nil

@@ -45,7 +45,11 @@ func WriteText(w io.Writer, r Report, lang diag.Lang) {
 		}
 	}
 	for _, t := range r.Keys {
-		fmt.Fprintf(&b, "  %s\n", diag.Printable(KeyText(t, r.Operations).In(lang)))
+		label := "key: "
+		if lang == diag.Japanese {
+			label = "キー: "
+		}
+		fmt.Fprintf(&b, "  %s%s\n", label, diag.Printable(KeyText(t, r.Operations).In(lang)))
 	}
 	io.WriteString(w, b.String())
 }
@@ -82,10 +86,15 @@ func KeySentence(t *book.Transfer, conflict bool) diag.Text {
 			others = append(others, p.Name)
 		}
 	}
-	en := fmt.Sprintf("key: %s once per %s", t.Name, strings.Join(keys, ", "))
-	ja := fmt.Sprintf("キー: %s は、%s ごとに一度だけ動きます。", t.Name, strings.Join(keys, " と "))
-	if len(keys) > 1 {
-		ja = fmt.Sprintf("キー: %s は、%s の組ごとに一度だけ動きます。", t.Name, strings.Join(keys, " と "))
+	en := fmt.Sprintf("%s once per %s", t.Name, strings.Join(keys, ", "))
+	var ja string
+	switch len(keys) {
+	case 1:
+		ja = fmt.Sprintf("%s は、%s ごとに一度だけ動きます。", t.Name, keys[0])
+	case 2:
+		ja = fmt.Sprintf("%s は、%s と %s の組ごとに一度だけ動きます。", t.Name, keys[0], keys[1])
+	default:
+		ja = fmt.Sprintf("%s は、%s の組ごとに一度だけ動きます。", t.Name, strings.Join(keys, "・"))
 	}
 	if !conflict {
 		others = nil
@@ -98,7 +107,7 @@ func KeySentence(t *book.Transfer, conflict bool) diag.Text {
 	default:
 		en += fmt.Sprintf("; a second call that differs only in %s or %s is refused with key_conflict",
 			strings.Join(others[:len(others)-1], ", "), others[len(others)-1])
-		ja += fmt.Sprintf("キーが同じで %s のどれかが違う二度目の呼び出しは、key_conflict で拒否されます。", strings.Join(others, "、"))
+		ja += fmt.Sprintf("キーが同じで %s のいずれかが違う二度目の呼び出しは、key_conflict で拒否されます。", strings.Join(others, "、"))
 	}
 	if t.Pending != nil {
 		en += "; holding again with the same key after the hold has ended answers done_before and holds nothing"

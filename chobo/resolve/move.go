@@ -74,7 +74,7 @@ func (r *resolver) unitMismatch(m *syntax.Move, mv *book.Move) {
 	fromUnit, toUnit := mv.From.Account.Unit, mv.To.Account.Unit
 	en := fmt.Sprintf("the units of move %d do not match: from %s is in %s, to %s is in %s",
 		mv.Index, refText(m.From), quote(fromUnit.Name), refText(m.To), quote(toUnit.Name))
-	ja := fmt.Sprintf("%d つ目の移動の単位が合いません。元の %s は %s、先の %s は %s",
+	ja := fmt.Sprintf("%dつ目の移動の単位が合いません。元の勘定 %s は %s、先の勘定 %s は %s",
 		mv.Index, refText(m.From), quote(fromUnit.Name), refText(m.To), quote(toUnit.Name))
 	if p := mv.Amount.Param; p != nil {
 		en += fmt.Sprintf(", the amount %s is in %s", quote(p.Name), quote(p.Unit.Name))
@@ -117,10 +117,10 @@ func (r *resolver) accountRef(tr *book.Transfer, a syntax.AccountRef) (book.Acco
 			names = append(names, x.Name)
 		}
 		hint := diag.T(fmt.Sprintf("declare it with `account %s : UNIT`", a.Name.Name),
-			fmt.Sprintf("`account %s : 単位` と宣言してください", a.Name.Name))
+			fmt.Sprintf("`account %s : <単位>` と宣言してください", a.Name.Name))
 		if len(names) > 0 {
 			hint = diag.T(hint.En+", or use one of: "+strings.Join(names, ", "),
-				fmt.Sprintf("`account %s : 単位` と宣言するか、次のどれかを使ってください: %s", a.Name.Name, strings.Join(names, "、")))
+				fmt.Sprintf("`account %s : <単位>` と宣言するか、次のどれかを使ってください: %s", a.Name.Name, strings.Join(names, "、")))
 		}
 		r.report("E002", a.Name.Pos,
 			diag.T(fmt.Sprintf("there is no account named %s", quote(a.Name.Name)), fmt.Sprintf("勘定 %s はありません", quote(a.Name.Name))),

@@ -66,12 +66,12 @@ func (r *resolver) key(t *syntax.TransferDecl, tr *book.Transfer) {
 		return
 	}
 	for _, k := range t.Keys[1:] {
-		r.twice(k.Pos, diag.T("the key of "+name, name+" の key"), t.Keys[0].Pos)
+		r.twice(k.Pos, diag.T("the key of "+name, name+" の `key`"), t.Keys[0].Pos)
 	}
 	tr.KeyPos = t.Keys[0].Pos
 	inKey := map[string]syntax.Pos{}
 	for _, id := range t.Keys[0].Names {
-		if !r.once(inKey, id, diag.T(quote(id.Name)+" in the key", "key の中の "+quote(id.Name))) {
+		if !r.once(inKey, id, diag.T(quote(id.Name)+" in the key", "`key` の中の "+quote(id.Name))) {
 			continue
 		}
 		p := tr.Param(id.Name)
@@ -79,15 +79,15 @@ func (r *resolver) key(t *syntax.TransferDecl, tr *book.Transfer) {
 		case p == nil:
 			r.report("E030", id.Pos,
 				diag.T(fmt.Sprintf("the key names %s, which is not a parameter of %s", quote(id.Name), name),
-					fmt.Sprintf("key に書いた %s は、%s の引数にありません", quote(id.Name), name)),
+					fmt.Sprintf("`key` に書いた %s は、%s の引数にありません", quote(id.Name), name)),
 				diag.T("a key lists parameters of its transfer: "+paramNames(tr),
-					"key には振替の引数を書きます: "+jaList(paramNames(tr))))
+					"`key` には振替の引数を書きます: "+jaList(paramNames(tr))))
 		case p.IsAmount():
 			r.report("E031", id.Pos,
 				diag.T(fmt.Sprintf("the key holds the amount %s: two calls that differ only in the amount would both go through", quote(id.Name)),
-					fmt.Sprintf("key に額 %s があります。額だけが違う二つの呼び出しが、どちらも通ってしまいます", quote(id.Name))),
+					fmt.Sprintf("`key` に額 %s があります。額だけが違う二つの呼び出しが、どちらも通ってしまいます", quote(id.Name))),
 				diag.T("keep amounts out of the key; a second call with another amount is then refused with key_conflict",
-					"額は key から外してください。そうすれば、額の違う二度目の呼び出しは key_conflict で拒否されます"))
+					"額は `key` から外してください。そうすれば、額の違う二度目の呼び出しは key_conflict で拒否されます"))
 		default:
 			tr.Key = append(tr.Key, p)
 		}

@@ -281,7 +281,7 @@ func (g *gen) allOrNothing(t *book.Transfer) {
 	before := len(steps) - 1
 	g.add(Scenario{
 		Name:    fmt.Sprintf("%s refused at move %d with %s: no move happens", name, at.m.Index, at.b.Reason),
-		TitleJa: fmt.Sprintf("%s が %d つ目の移動で %s で拒否され、どの移動も行われない", name, at.m.Index, at.b.Reason),
+		TitleJa: fmt.Sprintf("%s が %dつ目の移動で %s で拒否され、どの移動も行われない", name, at.m.Index, at.b.Reason),
 		Steps:   steps,
 	}, func(sc Scenario, outs []Outcome) bool {
 		// The same ledger with and without the refused call.

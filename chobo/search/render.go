@@ -22,7 +22,7 @@ func ResultText(c interp.Call, r interp.Result) diag.Text {
 	v := func(n int64) string { return book.FormatAmount(n, d.Account.Kind.Unit.Scale) }
 	if d.Lower {
 		en := fmt.Sprintf("refused: %s (move %d takes %s from %s: posted %s, held out %s", r.Reason, d.Move, v(d.Amount), d.Account, v(b.Posted), v(b.HeldOut))
-		ja := fmt.Sprintf("%s で拒否される(%d つ目の移動が %s から %s を取ろうとしたときの残高は、確定 %s、出ていく仮押さえ %s", r.Reason, d.Move, d.Account, v(d.Amount), v(b.Posted), v(b.HeldOut))
+		ja := fmt.Sprintf("%s で拒否される(%dつ目の移動が %s から %s を取ろうとしたときの残高は、確定 %s、出ていく仮押さえ %s", r.Reason, d.Move, d.Account, v(d.Amount), v(b.Posted), v(b.HeldOut))
 		if hold {
 			en += fmt.Sprintf(", held in %s", v(b.HeldIn))
 			ja += fmt.Sprintf("、入ってくる仮押さえ %s", v(b.HeldIn))
@@ -30,7 +30,7 @@ func ResultText(c interp.Call, r interp.Result) diag.Text {
 		return diag.T(en+")", ja+")")
 	}
 	en := fmt.Sprintf("refused: %s (move %d puts %s into %s: posted %s, held in %s", r.Reason, d.Move, v(d.Amount), d.Account, v(b.Posted), v(b.HeldIn))
-	ja := fmt.Sprintf("%s で拒否される(%d つ目の移動が %s へ %s を入れようとしたときの残高は、確定 %s、入ってくる仮押さえ %s", r.Reason, d.Move, d.Account, v(d.Amount), v(b.Posted), v(b.HeldIn))
+	ja := fmt.Sprintf("%s で拒否される(%dつ目の移動が %s へ %s を入れようとしたときの残高は、確定 %s、入ってくる仮押さえ %s", r.Reason, d.Move, d.Account, v(d.Amount), v(b.Posted), v(b.HeldIn))
 	if hold {
 		en += fmt.Sprintf(", held out %s", v(b.HeldOut))
 		ja += fmt.Sprintf("、出ていく仮押さえ %s", v(b.HeldOut))
