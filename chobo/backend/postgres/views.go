@@ -177,6 +177,14 @@ func (v moveView) WriteIDs() string {
 // FreeSize is the length of v_fd: nine numbers per account without bounds.
 func (v moveView) FreeSize() int { return 9 * len(v.Free) }
 
+// OneFree says the call changes exactly one account without bounds, whose
+// shard the function then updates itself rather than through
+// chobo_unbounded: one statement instead of a function call and a loop.
+func (v moveView) OneFree() bool { return len(v.Free) == 1 }
+
+// Shards is how many shards each account without bounds has.
+func (moveView) Shards() int { return Shards }
+
 type postView struct {
 	function
 	Amounts      []string // the amount parameters of a partial post, quoted
@@ -211,6 +219,8 @@ type settleMove struct {
 func (v settleView) BoundedIDs() string { return "array[" + strings.Join(v.Bounded, ", ") + "]" }
 func (v settleView) FreeIDs() string    { return "array[" + strings.Join(v.Free, ", ") + "]" }
 func (v settleView) FreeSize() int      { return 9 * len(v.Free) }
+func (v settleView) OneFree() bool      { return len(v.Free) == 1 }
+func (settleView) Shards() int          { return Shards }
 func (v settleView) WriteIDs() string   { return strings.Join(v.Bounded, ", ") }
 
 func newSettle(b *book.Book, t *book.Transfer, post bool) settleView {

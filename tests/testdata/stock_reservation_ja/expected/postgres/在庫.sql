@@ -310,7 +310,20 @@ begin
 
   -- (4) every move went through: the accounts take what the moves left,
   -- with the entries (and the hold)
-  perform "在庫".chobo_unbounded(p_tenant, v_fids, v_fd, true);
+  -- one account without bounds, the usual case: its shard of this session
+  -- takes the change here when the change stays inside the shard's slice;
+  -- anything else (no shard rows yet, no room) goes to chobo_unbounded
+  if v_fd[2] <> 0 or v_fd[3] <> 0 or v_fd[5] <> 0 or v_fd[6] <> 0 or v_fd[8] <> 0 or v_fd[9] <> 0 then
+    update "在庫".account_shards s
+       set posted = s.posted + v_fd[1], held_in = s.held_in + v_fd[4], held_out = s.held_out + v_fd[7]
+     where s.tenant = p_tenant and s.id = v_fids[1] and s.shard = pg_backend_pid() % 16
+       and s.posted + v_fd[2] >= s.posted_lo and s.posted + v_fd[3] <= s.posted_hi
+       and s.held_in + v_fd[5] >= s.held_in_lo and s.held_in + v_fd[6] <= s.held_in_hi
+       and s.held_out + v_fd[8] >= s.held_out_lo and s.held_out + v_fd[9] <= s.held_out_hi;
+    if not found then
+      perform "在庫".chobo_unbounded(p_tenant, v_fids, v_fd, true);
+    end if;
+  end if;
   with written as (
     update "在庫".accounts a
        set posted = v_posted[array_position(v_ids, a.id)], held_in = v_held_in[array_position(v_ids, a.id)],
@@ -426,7 +439,20 @@ begin
 
   -- (4) every move went through: the accounts take what the moves left,
   -- with the entries (and the hold)
-  perform "在庫".chobo_unbounded(p_tenant, v_fids, v_fd, true);
+  -- one account without bounds, the usual case: its shard of this session
+  -- takes the change here when the change stays inside the shard's slice;
+  -- anything else (no shard rows yet, no room) goes to chobo_unbounded
+  if v_fd[2] <> 0 or v_fd[3] <> 0 or v_fd[5] <> 0 or v_fd[6] <> 0 or v_fd[8] <> 0 or v_fd[9] <> 0 then
+    update "在庫".account_shards s
+       set posted = s.posted + v_fd[1], held_in = s.held_in + v_fd[4], held_out = s.held_out + v_fd[7]
+     where s.tenant = p_tenant and s.id = v_fids[1] and s.shard = pg_backend_pid() % 16
+       and s.posted + v_fd[2] >= s.posted_lo and s.posted + v_fd[3] <= s.posted_hi
+       and s.held_in + v_fd[5] >= s.held_in_lo and s.held_in + v_fd[6] <= s.held_in_hi
+       and s.held_out + v_fd[8] >= s.held_out_lo and s.held_out + v_fd[9] <= s.held_out_hi;
+    if not found then
+      perform "在庫".chobo_unbounded(p_tenant, v_fids, v_fd, true);
+    end if;
+  end if;
   with written as (
     update "在庫".accounts a
        set posted = v_posted[array_position(v_ids, a.id)], held_in = v_held_in[array_position(v_ids, a.id)],
@@ -519,7 +545,20 @@ begin
   v_posted[v_from] := v_posted[v_from] - v_amounts[1];
   v_fd[v_fto + 1] := v_fd[v_fto + 1] + v_amounts[1];
   v_fd[v_fto + 3] := greatest(v_fd[v_fto + 3], v_fd[v_fto + 1]);
-  perform "在庫".chobo_unbounded(p_tenant, v_fids, v_fd, true);
+  -- one account without bounds, the usual case: its shard of this session
+  -- takes the change here when the change stays inside the shard's slice;
+  -- anything else (no shard rows yet, no room) goes to chobo_unbounded
+  if v_fd[2] <> 0 or v_fd[3] <> 0 or v_fd[5] <> 0 or v_fd[6] <> 0 or v_fd[8] <> 0 or v_fd[9] <> 0 then
+    update "在庫".account_shards s
+       set posted = s.posted + v_fd[1], held_in = s.held_in + v_fd[4], held_out = s.held_out + v_fd[7]
+     where s.tenant = p_tenant and s.id = v_fids[1] and s.shard = pg_backend_pid() % 16
+       and s.posted + v_fd[2] >= s.posted_lo and s.posted + v_fd[3] <= s.posted_hi
+       and s.held_in + v_fd[5] >= s.held_in_lo and s.held_in + v_fd[6] <= s.held_in_hi
+       and s.held_out + v_fd[8] >= s.held_out_lo and s.held_out + v_fd[9] <= s.held_out_hi;
+    if not found then
+      perform "在庫".chobo_unbounded(p_tenant, v_fids, v_fd, true);
+    end if;
+  end if;
   with written as (
     update "在庫".accounts a
        set posted = v_posted[array_position(v_ids, a.id)], held_in = v_held_in[array_position(v_ids, a.id)],
@@ -595,7 +634,20 @@ begin
   v_held_out[v_from] := v_held_out[v_from] - v_hold.amounts[1];
   v_fd[v_fto + 4] := v_fd[v_fto + 4] - v_hold.amounts[1];
   v_fd[v_fto + 5] := least(v_fd[v_fto + 5], v_fd[v_fto + 4]);
-  perform "在庫".chobo_unbounded(p_tenant, v_fids, v_fd, true);
+  -- one account without bounds, the usual case: its shard of this session
+  -- takes the change here when the change stays inside the shard's slice;
+  -- anything else (no shard rows yet, no room) goes to chobo_unbounded
+  if v_fd[2] <> 0 or v_fd[3] <> 0 or v_fd[5] <> 0 or v_fd[6] <> 0 or v_fd[8] <> 0 or v_fd[9] <> 0 then
+    update "在庫".account_shards s
+       set posted = s.posted + v_fd[1], held_in = s.held_in + v_fd[4], held_out = s.held_out + v_fd[7]
+     where s.tenant = p_tenant and s.id = v_fids[1] and s.shard = pg_backend_pid() % 16
+       and s.posted + v_fd[2] >= s.posted_lo and s.posted + v_fd[3] <= s.posted_hi
+       and s.held_in + v_fd[5] >= s.held_in_lo and s.held_in + v_fd[6] <= s.held_in_hi
+       and s.held_out + v_fd[8] >= s.held_out_lo and s.held_out + v_fd[9] <= s.held_out_hi;
+    if not found then
+      perform "在庫".chobo_unbounded(p_tenant, v_fids, v_fd, true);
+    end if;
+  end if;
   with written as (
     update "在庫".accounts a
        set posted = v_posted[array_position(v_ids, a.id)], held_in = v_held_in[array_position(v_ids, a.id)],
@@ -721,7 +773,20 @@ begin
 
   -- (4) every move went through: the accounts take what the moves left,
   -- with the entries (and the hold)
-  perform "在庫".chobo_unbounded(p_tenant, v_fids, v_fd, true);
+  -- one account without bounds, the usual case: its shard of this session
+  -- takes the change here when the change stays inside the shard's slice;
+  -- anything else (no shard rows yet, no room) goes to chobo_unbounded
+  if v_fd[2] <> 0 or v_fd[3] <> 0 or v_fd[5] <> 0 or v_fd[6] <> 0 or v_fd[8] <> 0 or v_fd[9] <> 0 then
+    update "在庫".account_shards s
+       set posted = s.posted + v_fd[1], held_in = s.held_in + v_fd[4], held_out = s.held_out + v_fd[7]
+     where s.tenant = p_tenant and s.id = v_fids[1] and s.shard = pg_backend_pid() % 16
+       and s.posted + v_fd[2] >= s.posted_lo and s.posted + v_fd[3] <= s.posted_hi
+       and s.held_in + v_fd[5] >= s.held_in_lo and s.held_in + v_fd[6] <= s.held_in_hi
+       and s.held_out + v_fd[8] >= s.held_out_lo and s.held_out + v_fd[9] <= s.held_out_hi;
+    if not found then
+      perform "在庫".chobo_unbounded(p_tenant, v_fids, v_fd, true);
+    end if;
+  end if;
   with written as (
     update "在庫".accounts a
        set posted = v_posted[array_position(v_ids, a.id)], held_in = v_held_in[array_position(v_ids, a.id)],

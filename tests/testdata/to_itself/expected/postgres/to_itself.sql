@@ -316,7 +316,20 @@ begin
 
   -- (4) every move went through: the accounts take what the moves left,
   -- with the entries (and the hold)
-  perform "to_itself".chobo_unbounded(p_tenant, v_fids, v_fd, true);
+  -- one account without bounds, the usual case: its shard of this session
+  -- takes the change here when the change stays inside the shard's slice;
+  -- anything else (no shard rows yet, no room) goes to chobo_unbounded
+  if v_fd[2] <> 0 or v_fd[3] <> 0 or v_fd[5] <> 0 or v_fd[6] <> 0 or v_fd[8] <> 0 or v_fd[9] <> 0 then
+    update "to_itself".account_shards s
+       set posted = s.posted + v_fd[1], held_in = s.held_in + v_fd[4], held_out = s.held_out + v_fd[7]
+     where s.tenant = p_tenant and s.id = v_fids[1] and s.shard = pg_backend_pid() % 16
+       and s.posted + v_fd[2] >= s.posted_lo and s.posted + v_fd[3] <= s.posted_hi
+       and s.held_in + v_fd[5] >= s.held_in_lo and s.held_in + v_fd[6] <= s.held_in_hi
+       and s.held_out + v_fd[8] >= s.held_out_lo and s.held_out + v_fd[9] <= s.held_out_hi;
+    if not found then
+      perform "to_itself".chobo_unbounded(p_tenant, v_fids, v_fd, true);
+    end if;
+  end if;
   with written as (
     update "to_itself".accounts a
        set posted = v_posted[array_position(v_ids, a.id)], held_in = v_held_in[array_position(v_ids, a.id)],
