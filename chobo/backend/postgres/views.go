@@ -44,7 +44,7 @@ type moveView struct {
 	Accounts, Bounded, Free []*accountRow
 	Vars                    settleVars // the position variables the moves use
 	Deadline                string     // of a hold
-	Entries                 []string
+	Entries                 entryArrays
 	// What a hold keeps of each move, in move order.
 	Froms, Tos, Amounts []string
 }
@@ -209,6 +209,7 @@ type settleView struct {
 	Moves   []settleMove
 	Vars    settleVars
 	Post    bool
+	Entries entryArrays // what the post or void changes, move by move
 }
 
 type settleMove struct {
@@ -241,6 +242,12 @@ func newSettle(b *book.Book, t *book.Transfer, post bool) settleView {
 		}
 		sm := settleMove{Text: moveText(m), Find: []string{find(from, false, &v.Vars), find(to, true, &v.Vars)}}
 		held := fmt.Sprintf("v_hold.amounts[%d]", n)
+		posted, gained := "0", "0"
+		if post {
+			posted, gained = fmt.Sprintf("-v_amounts[%d]", n), fmt.Sprintf("v_amounts[%d]", n)
+		}
+		v.Entries.add(from.id, posted, "0", "-"+held)
+		v.Entries.add(to.id, gained, "-"+held, "0")
 		sm.Apply = append(sm.Apply, change(from, false, fieldHeldOut, false, held)...)
 		sm.Apply = append(sm.Apply, change(to, true, fieldHeldIn, false, held)...)
 		if post {
@@ -325,7 +332,7 @@ func newMoveView(b *book.Book, t *book.Transfer, op book.Op) moveView {
 		freeSeen = freeSeen || from.free || to.free
 		v.Moves = append(v.Moves, st)
 		v.Froms, v.Tos, v.Amounts = append(v.Froms, st.From.Var), append(v.Tos, st.To.Var), append(v.Amounts, st.Amount)
-		v.Entries = append(v.Entries, entryRows(st, v.Hold)...)
+		v.Entries.moveEntries(st, v.Hold)
 	}
 	for _, a := range v.Accounts {
 		if a.Free {
@@ -343,17 +350,40 @@ func newMoveView(b *book.Book, t *book.Transfer, op book.Op) moveView {
 	return v
 }
 
-// entryRows are the two entries of a move: what leaves one account and
-// what reaches the other, posted or held.
-func entryRows(st moveStep, hold bool) []string {
+// entryArrays are the entries of a call as the four arrays of its key
+// row, one element per entry: the account, and what it changes.
+type entryArrays struct {
+	Accounts, Posted, HeldIn, HeldOut []string
+}
+
+func (e *entryArrays) add(account, posted, heldIn, heldOut string) {
+	e.Accounts = append(e.Accounts, account)
+	e.Posted = append(e.Posted, posted)
+	e.HeldIn = append(e.HeldIn, heldIn)
+	e.HeldOut = append(e.HeldOut, heldOut)
+}
+
+// moveEntries adds the two entries of a move of a do or a hold: what
+// leaves one account and what reaches the other, posted or held.
+func (e *entryArrays) moveEntries(st moveStep, hold bool) {
 	if hold {
-		return []string{
-			fmt.Sprintf("(%s, 0::bigint, 0::bigint, %s)", st.From.Var, st.Amount),
-			fmt.Sprintf("(%s, 0::bigint, %s, 0::bigint)", st.To.Var, st.Amount)}
+		e.add(st.From.Var, "0", "0", st.Amount)
+		e.add(st.To.Var, "0", st.Amount, "0")
+		return
 	}
-	return []string{
-		fmt.Sprintf("(%s, -%s, 0::bigint, 0::bigint)", st.From.Var, st.Amount),
-		fmt.Sprintf("(%s, %s, 0::bigint, 0::bigint)", st.To.Var, st.Amount)}
+	e.add(st.From.Var, "-"+st.Amount, "0", "0")
+	e.add(st.To.Var, st.Amount, "0", "0")
+}
+
+// Columns are the entry columns of the key row and Values their values,
+// for an insert.
+func (entryArrays) Columns() string {
+	return "entry_accounts, entry_posted, entry_held_in, entry_held_out"
+}
+
+func (e entryArrays) Values() string {
+	return fmt.Sprintf("array[%s], array[%s]::bigint[], array[%s]::bigint[], array[%s]::bigint[]",
+		strings.Join(e.Accounts, ", "), strings.Join(e.Posted, ", "), strings.Join(e.HeldIn, ", "), strings.Join(e.HeldOut, ", "))
 }
 
 func newAccountRow(v string, b *book.Book, r book.AccountRef) *accountRow {

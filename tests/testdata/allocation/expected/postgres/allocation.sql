@@ -60,52 +60,58 @@ create table if not exists "allocation".account_shards (
                                  and held_out between held_out_lo and held_out_hi)
 );
 
--- One row per hold: what each move holds, and where the hold stands.
-create table if not exists "allocation".holds (
+-- One row per key used, in the namespace of a transfer kind and an
+-- operation (do, hold, post, void, and expire for a hold given back by
+-- expire()): what it was used with, how it ended, and what the call
+-- changed. A call writes this one row and its accounts, nothing else:
+-- the entries of a call are arrays here, and a hold is the row of its
+-- hold call. Every extra row written per call was a measurable part of
+-- its cost.
+create table if not exists "allocation".keys (
   tenant         text not null,
-  id             uuid not null,
   kind           text not null,
+  op             text not null,
   key            text[] not null,
-  from_ids       uuid[] not null,
-  to_ids         uuid[] not null,
-  amounts        bigint[] not null,
-  state          text not null check (state in ('held', 'posted', 'voided', 'expired')),
-  created_at     timestamptz not null,
+  content        text not null,
+  definition     text not null,
+  result         text not null,
+  reason         text,
+  at             timestamptz not null default clock_timestamp(),
+  -- the entries: one change of one account per element, in step; they
+  -- count only when result is 'done'
+  entry_accounts uuid[] not null default '{}',
+  entry_posted   bigint[] not null default '{}',
+  entry_held_in  bigint[] not null default '{}',
+  entry_held_out bigint[] not null default '{}',
+  -- a hold (op 'hold' only): its id, what each move holds, where it
+  -- stands, its deadline, what was posted
+  hold_id        uuid,
+  from_ids       uuid[],
+  to_ids         uuid[],
+  amounts        bigint[],
+  state          text check (state in ('held', 'posted', 'voided', 'expired')),
   deadline       timestamptz,
   posted_amounts bigint[],
-  primary key (tenant, id)
-);
-create index if not exists holds_due on "allocation".holds (deadline, tenant, id) where state = 'held';
-
--- One row per key used, in the namespace of a transfer kind and an
--- operation, with what it was used for.
-create table if not exists "allocation".keys (
-  tenant     text not null,
-  kind       text not null,
-  op         text not null,
-  key        text[] not null,
-  content    text not null,
-  definition text not null,
-  result     text not null,
-  reason     text,
-  at         timestamptz not null default clock_timestamp(),
   primary key (tenant, kind, op, key)
 );
+create index if not exists keys_due on "allocation".keys (deadline, tenant, kind, key) where state = 'held';
 
--- Every change of every balance: a balance is the sum of its entries.
-create table if not exists "allocation".entries (
-  seq      bigserial primary key,
-  tenant   text not null,
-  account  uuid not null,
-  kind     text not null,
-  op       text not null,
-  key      text[] not null,
-  posted   bigint not null,
-  held_in  bigint not null,
-  held_out bigint not null,
-  at       timestamptz not null default clock_timestamp()
-);
-create index if not exists entries_account on "allocation".entries (tenant, account);
+-- One row per hold, as it was a table of its own before: the row of the
+-- hold call.
+create or replace view "allocation".holds as
+select k.tenant, k.hold_id as id, k.kind, k.key, k.from_ids, k.to_ids, k.amounts, k.state,
+       k.at as created_at, k.deadline, k.posted_amounts
+  from "allocation".keys k
+ where k.op = 'hold' and k.result = 'done';
+
+-- Every change of every balance: a balance is the sum of its entries
+-- (for an account without bounds, of its row and its shards).
+create or replace view "allocation".entries as
+select k.tenant, e.account, k.kind, k.op, k.key, e.posted, e.held_in, e.held_out, k.at
+  from "allocation".keys k
+       cross join lateral unnest(k.entry_accounts, k.entry_posted, k.entry_held_in, k.entry_held_out)
+         as e (account, posted, held_in, held_out)
+ where k.result = 'done';
 
 -- The id of an account or a transfer, the same in every backend and
 -- language: SHA-256 over length-prefixed UTF-8 parts, first 16 bytes.
@@ -224,6 +230,7 @@ declare
   v_content text := json_build_array("p_order", "p_shop", "p_price", "p_fee")::text;
   v_definition constant text := '3e1361a45bb8f296';
   v_prev record;
+  v_missing boolean;
   v_ids uuid[];
   v_posted bigint[];
   v_held_in bigint[];
@@ -264,10 +271,19 @@ begin
 
   -- (0) a move between one account and itself: refused before the key is touched
 
-  -- (1) the key: a second call with it waits here for the first to commit
-  insert into "allocation".keys (tenant, kind, op, key, content, definition, result)
-  values (p_tenant, 'sale', 'do', v_key, v_content, v_definition, 'done')
-  on conflict do nothing;
+  -- (1) the key: a second call with it waits here for the first to commit.
+  -- The row holds from the start what the call changes (and, for a hold,
+  -- what it holds); a refusal below marks it refused, and then none of it
+  -- counts. It answers whether any of the call's accounts has no row yet
+  -- (asked as exists, not as a count: a count was planned anew at every
+  -- call, the generic plan looking dearer than each custom one).
+  insert into "allocation".keys (tenant, kind, op, key, content, definition, result, entry_accounts, entry_posted, entry_held_in, entry_held_out)
+  values (p_tenant, 'sale', 'do', v_key, v_content, v_definition, 'done',
+          array[v_account_1, v_account_2, v_account_2, v_account_3], array[-"p_price", "p_price", -"p_fee", "p_fee"]::bigint[], array[0, 0, 0, 0]::bigint[], array[0, 0, 0, 0]::bigint[])
+  on conflict do nothing
+  returning exists (select 1 from unnest(array[v_account_1, v_account_2, v_account_3]) as x (id)
+                     where not exists (select 1 from "allocation".accounts a where a.tenant = p_tenant and a.id = x.id))
+  into v_missing;
   if not found then
     select k.content, k.definition, k.result into v_prev from "allocation".keys k
      where k.tenant = p_tenant and k.kind = 'sale' and k.op = 'do' and k.key = v_key;
@@ -284,8 +300,7 @@ begin
   -- waited for here, so the lock below finds every row it needs and takes
   -- them all in id order. (Locking the rows there were and making the
   -- others afterwards took locks out of order, and deadlocked.)
-  if exists (select 1 from unnest(array[v_account_1, v_account_2, v_account_3]) as x (id)
-              where not exists (select 1 from "allocation".accounts a where a.tenant = p_tenant and a.id = x.id)) then
+  if v_missing then
     insert into "allocation".accounts (tenant, id, kind, args, unit, lower_bound, upper_bound)
     select distinct on (x.id) p_tenant, x.id, x.kind, x.args, x.unit, x.lower_bound, x.upper_bound
       from (values (v_account_1, 'buyers', array[]::text[], 'USD', null::bigint, null::bigint),
@@ -323,8 +338,9 @@ begin
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_fee" < 0 then
     -- but a balance an earlier move took out of 64 bits fails the call first
     perform "allocation".chobo_unbounded(p_tenant, v_fids, v_fd, false);
-    -- refused by a bound: nothing has moved, and the key stays used
-    update "allocation".keys k set result = 'refused', reason = 'sales_short'
+    -- refused by a bound: nothing has moved, and the key stays used (its
+    -- entries and its hold no longer count)
+    update "allocation".keys k set result = 'refused', reason = 'sales_short', state = null
      where k.tenant = p_tenant and k.kind = 'sale' and k.op = 'do' and k.key = v_key;
     return row('refused', 'sales_short')::"allocation".result;
   end if;
@@ -332,22 +348,12 @@ begin
   v_fd[v_fto + 1] := v_fd[v_fto + 1] + "p_fee";
   v_fd[v_fto + 3] := greatest(v_fd[v_fto + 3], v_fd[v_fto + 1]);
 
-  -- (4) every move went through: the accounts take what the moves left,
-  -- with the entries (and the hold)
+  -- (4) every move went through: the accounts take what the moves left
   perform "allocation".chobo_unbounded(p_tenant, v_fids, v_fd, true);
-  with written as (
-    update "allocation".accounts a
-       set posted = v_posted[array_position(v_ids, a.id)], held_in = v_held_in[array_position(v_ids, a.id)],
-           held_out = v_held_out[array_position(v_ids, a.id)]
-     where a.tenant = p_tenant and a.id in (v_account_2)
-  )
-  insert into "allocation".entries (tenant, account, kind, op, key, posted, held_in, held_out)
-  select p_tenant, x.account, 'sale', 'do', v_key, x.posted, x.held_in, x.held_out
-    from (values (v_account_1, -"p_price", 0::bigint, 0::bigint),
-                 (v_account_2, "p_price", 0::bigint, 0::bigint),
-                 (v_account_2, -"p_fee", 0::bigint, 0::bigint),
-                 (v_account_3, "p_fee", 0::bigint, 0::bigint))
-         as x (account, posted, held_in, held_out);
+  update "allocation".accounts a
+     set posted = v_posted[array_position(v_ids, a.id)], held_in = v_held_in[array_position(v_ids, a.id)],
+         held_out = v_held_out[array_position(v_ids, a.id)]
+   where a.tenant = p_tenant and a.id in (v_account_2);
   return row('done', null)::"allocation".result;
 end
 $fn$;
@@ -359,6 +365,7 @@ declare
   v_content text := json_build_array("p_payout_id", "p_shop", "p_amount")::text;
   v_definition constant text := 'ec716698ddb290be';
   v_prev record;
+  v_missing boolean;
   v_ids uuid[];
   v_posted bigint[];
   v_held_in bigint[];
@@ -390,10 +397,19 @@ begin
 
   -- (0) a move between one account and itself: refused before the key is touched
 
-  -- (1) the key: a second call with it waits here for the first to commit
-  insert into "allocation".keys (tenant, kind, op, key, content, definition, result)
-  values (p_tenant, 'payout', 'do', v_key, v_content, v_definition, 'done')
-  on conflict do nothing;
+  -- (1) the key: a second call with it waits here for the first to commit.
+  -- The row holds from the start what the call changes (and, for a hold,
+  -- what it holds); a refusal below marks it refused, and then none of it
+  -- counts. It answers whether any of the call's accounts has no row yet
+  -- (asked as exists, not as a count: a count was planned anew at every
+  -- call, the generic plan looking dearer than each custom one).
+  insert into "allocation".keys (tenant, kind, op, key, content, definition, result, entry_accounts, entry_posted, entry_held_in, entry_held_out)
+  values (p_tenant, 'payout', 'do', v_key, v_content, v_definition, 'done',
+          array[v_account_1, v_account_2], array[-"p_amount", "p_amount"]::bigint[], array[0, 0]::bigint[], array[0, 0]::bigint[])
+  on conflict do nothing
+  returning exists (select 1 from unnest(array[v_account_1, v_account_2]) as x (id)
+                     where not exists (select 1 from "allocation".accounts a where a.tenant = p_tenant and a.id = x.id))
+  into v_missing;
   if not found then
     select k.content, k.definition, k.result into v_prev from "allocation".keys k
      where k.tenant = p_tenant and k.kind = 'payout' and k.op = 'do' and k.key = v_key;
@@ -410,8 +426,7 @@ begin
   -- waited for here, so the lock below finds every row it needs and takes
   -- them all in id order. (Locking the rows there were and making the
   -- others afterwards took locks out of order, and deadlocked.)
-  if exists (select 1 from unnest(array[v_account_1, v_account_2]) as x (id)
-              where not exists (select 1 from "allocation".accounts a where a.tenant = p_tenant and a.id = x.id)) then
+  if v_missing then
     insert into "allocation".accounts (tenant, id, kind, args, unit, lower_bound, upper_bound)
     select distinct on (x.id) p_tenant, x.id, x.kind, x.args, x.unit, x.lower_bound, x.upper_bound
       from (values (v_account_1, 'shop_sales', array["p_shop"]::text[], 'USD', 0::bigint, null::bigint),
@@ -440,8 +455,9 @@ begin
   v_from := array_position(v_ids, v_account_1);
   v_fto := array_position(v_fids, v_account_2) * 9 - 9;
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_amount" < 0 then
-    -- refused by a bound: nothing has moved, and the key stays used
-    update "allocation".keys k set result = 'refused', reason = 'sales_short'
+    -- refused by a bound: nothing has moved, and the key stays used (its
+    -- entries and its hold no longer count)
+    update "allocation".keys k set result = 'refused', reason = 'sales_short', state = null
      where k.tenant = p_tenant and k.kind = 'payout' and k.op = 'do' and k.key = v_key;
     return row('refused', 'sales_short')::"allocation".result;
   end if;
@@ -449,8 +465,7 @@ begin
   v_fd[v_fto + 1] := v_fd[v_fto + 1] + "p_amount";
   v_fd[v_fto + 3] := greatest(v_fd[v_fto + 3], v_fd[v_fto + 1]);
 
-  -- (4) every move went through: the accounts take what the moves left,
-  -- with the entries (and the hold)
+  -- (4) every move went through: the accounts take what the moves left
   -- one account without bounds, the usual case: its shard of this session
   -- takes the change here when the change stays inside the shard's slice;
   -- anything else (no shard rows yet, no room) goes to chobo_unbounded
@@ -465,17 +480,10 @@ begin
       perform "allocation".chobo_unbounded(p_tenant, v_fids, v_fd, true);
     end if;
   end if;
-  with written as (
-    update "allocation".accounts a
-       set posted = v_posted[array_position(v_ids, a.id)], held_in = v_held_in[array_position(v_ids, a.id)],
-           held_out = v_held_out[array_position(v_ids, a.id)]
-     where a.tenant = p_tenant and a.id in (v_account_1)
-  )
-  insert into "allocation".entries (tenant, account, kind, op, key, posted, held_in, held_out)
-  select p_tenant, x.account, 'payout', 'do', v_key, x.posted, x.held_in, x.held_out
-    from (values (v_account_1, -"p_amount", 0::bigint, 0::bigint),
-                 (v_account_2, "p_amount", 0::bigint, 0::bigint))
-         as x (account, posted, held_in, held_out);
+  update "allocation".accounts a
+     set posted = v_posted[array_position(v_ids, a.id)], held_in = v_held_in[array_position(v_ids, a.id)],
+         held_out = v_held_out[array_position(v_ids, a.id)]
+   where a.tenant = p_tenant and a.id in (v_account_1);
   return row('done', null)::"allocation".result;
 end
 $fn$;
@@ -528,58 +536,41 @@ create or replace function "allocation".expire(p_max integer default 1000)
 returns integer language plpgsql as $fn$
 declare
   v_now timestamptz := clock_timestamp();
+  v_due tid[];
+  v_tid tid;
   v_hold record;
-  v_tenants text[];
-  v_ids uuid[];
   v_free record;
   v_count integer := 0;
 begin
-  select coalesce(array_agg(due.tenant order by due.deadline, due.tenant, due.id), '{}'),
-         coalesce(array_agg(due.id order by due.deadline, due.tenant, due.id), '{}')
-    into v_tenants, v_ids
-    from (select h.tenant, h.id, h.deadline from "allocation".holds h
-           where h.state = 'held' and h.deadline is not null and h.deadline <= v_now
-           order by h.deadline, h.tenant, h.id
+  -- The holds taken, by the address of their rows: they stay locked by
+  -- this call, so the rows cannot move until it has marked them expired,
+  -- which it does last.
+  select coalesce(array_agg(due.ctid order by due.deadline, due.tenant, due.kind, due.key), '{}')
+    into v_due
+    from (select k.ctid, k.tenant, k.kind, k.key, k.deadline from "allocation".keys k
+           where k.state = 'held' and k.deadline is not null and k.deadline <= v_now
+           order by k.deadline, k.tenant, k.kind, k.key
            limit p_max
            for update skip locked) due;
   perform 1 from "allocation".accounts a
    where (a.tenant, a.id) in (select h.tenant, unnest(h.from_ids || h.to_ids)
-                                from "allocation".holds h, unnest(v_tenants, v_ids) as d (tenant, id)
-                               where h.tenant = d.tenant and h.id = d.id)
+                                from "allocation".keys h
+                               where h.ctid = any(v_due))
      and (a.lower_bound is not null or a.upper_bound is not null)
    order by a.tenant, a.id
    for update;
-  for v_hold in select h.* from unnest(v_tenants, v_ids) with ordinality as d (tenant, id, n)
-                   join "allocation".holds h on h.tenant = d.tenant and h.id = d.id
-                 order by d.n loop
-    for i in 1 .. array_length(v_hold.amounts, 1) loop
-      update "allocation".accounts a set held_out = a.held_out - v_hold.amounts[i]
-       where a.tenant = v_hold.tenant and a.id = v_hold.from_ids[i]
-         and (a.lower_bound is not null or a.upper_bound is not null);
-      update "allocation".accounts a set held_in = a.held_in - v_hold.amounts[i]
-       where a.tenant = v_hold.tenant and a.id = v_hold.to_ids[i]
-         and (a.lower_bound is not null or a.upper_bound is not null);
-      insert into "allocation".entries (tenant, account, kind, op, key, posted, held_in, held_out)
-      values (v_hold.tenant, v_hold.from_ids[i], v_hold.kind, 'expire', v_hold.key, 0, 0, -v_hold.amounts[i]),
-             (v_hold.tenant, v_hold.to_ids[i], v_hold.kind, 'expire', v_hold.key, 0, -v_hold.amounts[i], 0);
-    end loop;
-    update "allocation".holds h set state = 'expired' where h.tenant = v_hold.tenant and h.id = v_hold.id;
-    v_count := v_count + 1;
-  end loop;
-  -- the accounts without bounds, all that a tenant's holds gave back at
+  -- the accounts without bounds, all that a tenant's holds give back at
   -- once (giving back cannot leave 64 bits), through their shards
   for v_free in
     select f.tenant, array_agg(f.id order by f.id) filter (where u.k = 1) as ids, array_agg(u.v order by f.id, u.k) as d
       from (select r.tenant, r.id, sum(r.held_in) as held_in, sum(r.held_out) as held_out
               from (select h.tenant, m.to_id as id, m.amount as held_in, 0::bigint as held_out
-                      from "allocation".holds h, unnest(v_tenants, v_ids) as d (tenant, id),
-                           unnest(h.to_ids, h.amounts) as m (to_id, amount)
-                     where h.tenant = d.tenant and h.id = d.id
+                      from "allocation".keys h, unnest(h.to_ids, h.amounts) as m (to_id, amount)
+                     where h.ctid = any(v_due)
                     union all
                     select h.tenant, m.from_id, 0::bigint, m.amount
-                      from "allocation".holds h, unnest(v_tenants, v_ids) as d (tenant, id),
-                           unnest(h.from_ids, h.amounts) as m (from_id, amount)
-                     where h.tenant = d.tenant and h.id = d.id) r
+                      from "allocation".keys h, unnest(h.from_ids, h.amounts) as m (from_id, amount)
+                     where h.ctid = any(v_due)) r
               join "allocation".accounts a on a.tenant = r.tenant and a.id = r.id
              where a.lower_bound is null and a.upper_bound is null
              group by r.tenant, r.id) f,
@@ -588,6 +579,31 @@ begin
      order by f.tenant
   loop
     perform "allocation".chobo_unbounded(v_free.tenant, v_free.ids, v_free.d, true);
+  end loop;
+  foreach v_tid in array v_due loop
+    select h.tenant, h.kind, h.key, h.definition, h.from_ids, h.to_ids, h.amounts into v_hold
+      from "allocation".keys h where h.ctid = v_tid;
+    for i in 1 .. array_length(v_hold.amounts, 1) loop
+      update "allocation".accounts a set held_out = a.held_out - v_hold.amounts[i]
+       where a.tenant = v_hold.tenant and a.id = v_hold.from_ids[i]
+         and (a.lower_bound is not null or a.upper_bound is not null);
+      update "allocation".accounts a set held_in = a.held_in - v_hold.amounts[i]
+       where a.tenant = v_hold.tenant and a.id = v_hold.to_ids[i]
+         and (a.lower_bound is not null or a.upper_bound is not null);
+    end loop;
+    -- what expiring gives back is recorded as the entries of an 'expire'
+    -- key row of the hold's key
+    insert into "allocation".keys (tenant, kind, op, key, content, definition, result,
+                           entry_accounts, entry_posted, entry_held_in, entry_held_out)
+    select v_hold.tenant, v_hold.kind, 'expire', v_hold.key, '', v_hold.definition, 'done',
+           array_agg(x.account order by x.n), array_agg(x.posted order by x.n),
+           array_agg(x.held_in order by x.n), array_agg(x.held_out order by x.n)
+      from generate_series(1, array_length(v_hold.amounts, 1)) as i,
+           lateral (values (2 * i - 1, v_hold.from_ids[i], 0::bigint, 0::bigint, -v_hold.amounts[i]),
+                           (2 * i, v_hold.to_ids[i], 0::bigint, -v_hold.amounts[i], 0::bigint))
+           as x (n, account, posted, held_in, held_out);
+    update "allocation".keys h set state = 'expired' where h.ctid = v_tid;
+    v_count := v_count + 1;
   end loop;
   return v_count;
 end

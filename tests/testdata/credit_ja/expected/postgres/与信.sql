@@ -60,52 +60,58 @@ create table if not exists "与信".account_shards (
                                  and held_out between held_out_lo and held_out_hi)
 );
 
--- One row per hold: what each move holds, and where the hold stands.
-create table if not exists "与信".holds (
+-- One row per key used, in the namespace of a transfer kind and an
+-- operation (do, hold, post, void, and expire for a hold given back by
+-- expire()): what it was used with, how it ended, and what the call
+-- changed. A call writes this one row and its accounts, nothing else:
+-- the entries of a call are arrays here, and a hold is the row of its
+-- hold call. Every extra row written per call was a measurable part of
+-- its cost.
+create table if not exists "与信".keys (
   tenant         text not null,
-  id             uuid not null,
   kind           text not null,
+  op             text not null,
   key            text[] not null,
-  from_ids       uuid[] not null,
-  to_ids         uuid[] not null,
-  amounts        bigint[] not null,
-  state          text not null check (state in ('held', 'posted', 'voided', 'expired')),
-  created_at     timestamptz not null,
+  content        text not null,
+  definition     text not null,
+  result         text not null,
+  reason         text,
+  at             timestamptz not null default clock_timestamp(),
+  -- the entries: one change of one account per element, in step; they
+  -- count only when result is 'done'
+  entry_accounts uuid[] not null default '{}',
+  entry_posted   bigint[] not null default '{}',
+  entry_held_in  bigint[] not null default '{}',
+  entry_held_out bigint[] not null default '{}',
+  -- a hold (op 'hold' only): its id, what each move holds, where it
+  -- stands, its deadline, what was posted
+  hold_id        uuid,
+  from_ids       uuid[],
+  to_ids         uuid[],
+  amounts        bigint[],
+  state          text check (state in ('held', 'posted', 'voided', 'expired')),
   deadline       timestamptz,
   posted_amounts bigint[],
-  primary key (tenant, id)
-);
-create index if not exists holds_due on "与信".holds (deadline, tenant, id) where state = 'held';
-
--- One row per key used, in the namespace of a transfer kind and an
--- operation, with what it was used for.
-create table if not exists "与信".keys (
-  tenant     text not null,
-  kind       text not null,
-  op         text not null,
-  key        text[] not null,
-  content    text not null,
-  definition text not null,
-  result     text not null,
-  reason     text,
-  at         timestamptz not null default clock_timestamp(),
   primary key (tenant, kind, op, key)
 );
+create index if not exists keys_due on "与信".keys (deadline, tenant, kind, key) where state = 'held';
 
--- Every change of every balance: a balance is the sum of its entries.
-create table if not exists "与信".entries (
-  seq      bigserial primary key,
-  tenant   text not null,
-  account  uuid not null,
-  kind     text not null,
-  op       text not null,
-  key      text[] not null,
-  posted   bigint not null,
-  held_in  bigint not null,
-  held_out bigint not null,
-  at       timestamptz not null default clock_timestamp()
-);
-create index if not exists entries_account on "与信".entries (tenant, account);
+-- One row per hold, as it was a table of its own before: the row of the
+-- hold call.
+create or replace view "与信".holds as
+select k.tenant, k.hold_id as id, k.kind, k.key, k.from_ids, k.to_ids, k.amounts, k.state,
+       k.at as created_at, k.deadline, k.posted_amounts
+  from "与信".keys k
+ where k.op = 'hold' and k.result = 'done';
+
+-- Every change of every balance: a balance is the sum of its entries
+-- (for an account without bounds, of its row and its shards).
+create or replace view "与信".entries as
+select k.tenant, e.account, k.kind, k.op, k.key, e.posted, e.held_in, e.held_out, k.at
+  from "与信".keys k
+       cross join lateral unnest(k.entry_accounts, k.entry_posted, k.entry_held_in, k.entry_held_out)
+         as e (account, posted, held_in, held_out)
+ where k.result = 'done';
 
 -- The id of an account or a transfer, the same in every backend and
 -- language: SHA-256 over length-prefixed UTF-8 parts, first 16 bytes.
@@ -225,6 +231,7 @@ declare
   v_content text := json_build_array("p_承認番号", "p_会員", "p_額")::text;
   v_definition constant text := 'fe684c2981213378';
   v_prev record;
+  v_missing boolean;
   v_ids uuid[];
   v_posted bigint[];
   v_held_in bigint[];
@@ -256,10 +263,21 @@ begin
 
   -- (0) a move between one account and itself: refused before the key is touched
 
-  -- (1) the key: a second call with it waits here for the first to commit
-  insert into "与信".keys (tenant, kind, op, key, content, definition, result)
-  values (p_tenant, '与信利用', 'hold', v_key, v_content, v_definition, 'done')
-  on conflict do nothing;
+  -- (1) the key: a second call with it waits here for the first to commit.
+  -- The row holds from the start what the call changes (and, for a hold,
+  -- what it holds); a refusal below marks it refused, and then none of it
+  -- counts. It answers whether any of the call's accounts has no row yet
+  -- (asked as exists, not as a count: a count was planned anew at every
+  -- call, the generic plan looking dearer than each custom one).
+  insert into "与信".keys (tenant, kind, op, key, content, definition, result, entry_accounts, entry_posted, entry_held_in, entry_held_out,
+                         at, hold_id, from_ids, to_ids, amounts, state, deadline)
+  values (p_tenant, '与信利用', 'hold', v_key, v_content, v_definition, 'done',
+          array[v_account_1, v_account_2], array[0, 0]::bigint[], array[0, "p_額"]::bigint[], array["p_額", 0]::bigint[],
+          v_now, "与信".chobo_id(array['transfer', '与信', p_tenant, '与信利用', 'hold', "p_承認番号", '0']), array[v_account_1], array[v_account_2], array["p_額"]::bigint[], 'held', v_now + interval '604800 seconds')
+  on conflict do nothing
+  returning exists (select 1 from unnest(array[v_account_1, v_account_2]) as x (id)
+                     where not exists (select 1 from "与信".accounts a where a.tenant = p_tenant and a.id = x.id))
+  into v_missing;
   if not found then
     select k.content, k.definition, k.result into v_prev from "与信".keys k
      where k.tenant = p_tenant and k.kind = '与信利用' and k.op = 'hold' and k.key = v_key;
@@ -276,8 +294,7 @@ begin
   -- waited for here, so the lock below finds every row it needs and takes
   -- them all in id order. (Locking the rows there were and making the
   -- others afterwards took locks out of order, and deadlocked.)
-  if exists (select 1 from unnest(array[v_account_1, v_account_2]) as x (id)
-              where not exists (select 1 from "与信".accounts a where a.tenant = p_tenant and a.id = x.id)) then
+  if v_missing then
     insert into "与信".accounts (tenant, id, kind, args, unit, lower_bound, upper_bound)
     select distinct on (x.id) p_tenant, x.id, x.kind, x.args, x.unit, x.lower_bound, x.upper_bound
       from (values (v_account_1, '与信', array["p_会員"]::text[], '円', -500000::bigint, 0::bigint),
@@ -306,8 +323,9 @@ begin
   v_from := array_position(v_ids, v_account_1);
   v_fto := array_position(v_fids, v_account_2) * 9 - 9;
   if v_posted[v_from]::numeric - v_held_out[v_from] - "p_額" < -500000 then
-    -- refused by a bound: nothing has moved, and the key stays used
-    update "与信".keys k set result = 'refused', reason = '与信枠超え'
+    -- refused by a bound: nothing has moved, and the key stays used (its
+    -- entries and its hold no longer count)
+    update "与信".keys k set result = 'refused', reason = '与信枠超え', state = null
      where k.tenant = p_tenant and k.kind = '与信利用' and k.op = 'hold' and k.key = v_key;
     return row('refused', '与信枠超え')::"与信".result;
   end if;
@@ -315,8 +333,7 @@ begin
   v_fd[v_fto + 4] := v_fd[v_fto + 4] + "p_額";
   v_fd[v_fto + 6] := greatest(v_fd[v_fto + 6], v_fd[v_fto + 4]);
 
-  -- (4) every move went through: the accounts take what the moves left,
-  -- with the entries (and the hold)
+  -- (4) every move went through: the accounts take what the moves left
   -- one account without bounds, the usual case: its shard of this session
   -- takes the change here when the change stays inside the shard's slice;
   -- anything else (no shard rows yet, no room) goes to chobo_unbounded
@@ -331,21 +348,10 @@ begin
       perform "与信".chobo_unbounded(p_tenant, v_fids, v_fd, true);
     end if;
   end if;
-  with written as (
-    update "与信".accounts a
-       set posted = v_posted[array_position(v_ids, a.id)], held_in = v_held_in[array_position(v_ids, a.id)],
-           held_out = v_held_out[array_position(v_ids, a.id)]
-     where a.tenant = p_tenant and a.id in (v_account_1)
-  )
-  , made as (
-    insert into "与信".holds (tenant, id, kind, key, from_ids, to_ids, amounts, state, created_at, deadline)
-    values (p_tenant, "与信".chobo_id(array['transfer', '与信', p_tenant, '与信利用', 'hold', "p_承認番号", '0']), '与信利用', v_key, array[v_account_1], array[v_account_2], array["p_額"]::bigint[], 'held', v_now, v_now + interval '604800 seconds')
-  )
-  insert into "与信".entries (tenant, account, kind, op, key, posted, held_in, held_out)
-  select p_tenant, x.account, '与信利用', 'hold', v_key, x.posted, x.held_in, x.held_out
-    from (values (v_account_1, 0::bigint, 0::bigint, "p_額"),
-                 (v_account_2, 0::bigint, "p_額", 0::bigint))
-         as x (account, posted, held_in, held_out);
+  update "与信".accounts a
+     set posted = v_posted[array_position(v_ids, a.id)], held_in = v_held_in[array_position(v_ids, a.id)],
+         held_out = v_held_out[array_position(v_ids, a.id)]
+   where a.tenant = p_tenant and a.id in (v_account_1);
   return row('done', null)::"与信".result;
 end
 $fn$;
@@ -377,7 +383,9 @@ begin
   if "p_額" < 0 then
     raise exception 'chobo: the amount 額 is %, below 0', "p_額" using errcode = '22003';
   end if;
-  select * into v_hold from "与信".holds h where h.tenant = p_tenant and h.id = "与信".chobo_id(array['transfer', '与信', p_tenant, '与信利用', 'hold', "p_承認番号", '0']) for update;
+  select k.from_ids, k.to_ids, k.amounts, k.state, k.deadline into v_hold from "与信".keys k
+   where k.tenant = p_tenant and k.kind = '与信利用' and k.op = 'hold' and k.key = v_key and k.result = 'done'
+     for update;
   if not found then
     return row('refused', 'no_such_hold')::"与信".result;
   end if;
@@ -440,14 +448,12 @@ begin
            held_out = v_held_out[array_position(v_ids, a.id)]
      where a.tenant = p_tenant and a.id in (v_hold.from_ids[1])
   )
-  , ended as (update "与信".holds h set state = 'posted', posted_amounts = v_amounts where h.tenant = p_tenant and h.id = v_hold.id)
-  , used as (insert into "与信".keys (tenant, kind, op, key, content, definition, result) values (p_tenant, '与信利用', 'post', v_key, v_amounts::text, v_definition, 'done'))
-  insert into "与信".entries (tenant, account, kind, op, key, posted, held_in, held_out)
-  select p_tenant, x.account, '与信利用', 'post', v_key, x.posted, x.held_in, x.held_out
-    from generate_series(1, array_length(v_hold.amounts, 1)) as i,
-         lateral (values (v_hold.from_ids[i], -v_amounts[i], 0::bigint, -v_hold.amounts[i]),
-                         (v_hold.to_ids[i], v_amounts[i], -v_hold.amounts[i], 0::bigint))
-         as x (account, posted, held_in, held_out);
+  , ended as (
+    update "与信".keys h set state = 'posted', posted_amounts = v_amounts
+     where h.tenant = p_tenant and h.kind = '与信利用' and h.op = 'hold' and h.key = v_key
+  )
+  insert into "与信".keys (tenant, kind, op, key, content, definition, result, entry_accounts, entry_posted, entry_held_in, entry_held_out)
+  values (p_tenant, '与信利用', 'post', v_key, v_amounts::text, v_definition, 'done', array[v_hold.from_ids[1], v_hold.to_ids[1]], array[-v_amounts[1], v_amounts[1]]::bigint[], array[0, -v_hold.amounts[1]]::bigint[], array[-v_hold.amounts[1], 0]::bigint[]);
   return row('done', null)::"与信".result;
 end
 $fn$;
@@ -475,7 +481,9 @@ begin
   if "p_承認番号" is null then
     raise exception 'chobo: the value of 承認番号 is null' using errcode = '22004';
   end if;
-  select * into v_hold from "与信".holds h where h.tenant = p_tenant and h.id = "与信".chobo_id(array['transfer', '与信', p_tenant, '与信利用', 'hold', "p_承認番号", '0']) for update;
+  select k.from_ids, k.to_ids, k.amounts, k.state, k.deadline into v_hold from "与信".keys k
+   where k.tenant = p_tenant and k.kind = '与信利用' and k.op = 'hold' and k.key = v_key and k.result = 'done'
+     for update;
   if not found then
     return row('refused', 'no_such_hold')::"与信".result;
   end if;
@@ -526,14 +534,12 @@ begin
            held_out = v_held_out[array_position(v_ids, a.id)]
      where a.tenant = p_tenant and a.id in (v_hold.from_ids[1])
   )
-  , ended as (update "与信".holds h set state = 'voided' where h.tenant = p_tenant and h.id = v_hold.id)
-  , used as (insert into "与信".keys (tenant, kind, op, key, content, definition, result) values (p_tenant, '与信利用', 'void', v_key, '', v_definition, 'done'))
-  insert into "与信".entries (tenant, account, kind, op, key, posted, held_in, held_out)
-  select p_tenant, x.account, '与信利用', 'void', v_key, x.posted, x.held_in, x.held_out
-    from generate_series(1, array_length(v_hold.amounts, 1)) as i,
-         lateral (values (v_hold.from_ids[i], -0::bigint, 0::bigint, -v_hold.amounts[i]),
-                         (v_hold.to_ids[i], 0::bigint, -v_hold.amounts[i], 0::bigint))
-         as x (account, posted, held_in, held_out);
+  , ended as (
+    update "与信".keys h set state = 'voided'
+     where h.tenant = p_tenant and h.kind = '与信利用' and h.op = 'hold' and h.key = v_key
+  )
+  insert into "与信".keys (tenant, kind, op, key, content, definition, result, entry_accounts, entry_posted, entry_held_in, entry_held_out)
+  values (p_tenant, '与信利用', 'void', v_key, '', v_definition, 'done', array[v_hold.from_ids[1], v_hold.to_ids[1]], array[0, 0]::bigint[], array[0, -v_hold.amounts[1]]::bigint[], array[-v_hold.amounts[1], 0]::bigint[]);
   return row('done', null)::"与信".result;
 end
 $fn$;
@@ -541,10 +547,12 @@ $fn$;
 create or replace function "与信"."与信利用_status"(p_tenant text, "p_承認番号" text)
 returns text language plpgsql as $fn$
 declare
+  v_key text[] := array["p_承認番号"]::text[];
   v_state text;
   v_deadline timestamptz;
 begin
-  select h.state, h.deadline into v_state, v_deadline from "与信".holds h where h.tenant = p_tenant and h.id = "与信".chobo_id(array['transfer', '与信', p_tenant, '与信利用', 'hold', "p_承認番号", '0']);
+  select k.state, k.deadline into v_state, v_deadline from "与信".keys k
+   where k.tenant = p_tenant and k.kind = '与信利用' and k.op = 'hold' and k.key = v_key and k.result = 'done';
   if v_state = 'held' and v_deadline is not null and v_deadline <= clock_timestamp() then
     return 'expired';
   end if;
@@ -559,6 +567,7 @@ declare
   v_content text := json_build_array("p_入金番号", "p_会員", "p_額")::text;
   v_definition constant text := 'b395055d395eefdb';
   v_prev record;
+  v_missing boolean;
   v_ids uuid[];
   v_posted bigint[];
   v_held_in bigint[];
@@ -590,10 +599,19 @@ begin
 
   -- (0) a move between one account and itself: refused before the key is touched
 
-  -- (1) the key: a second call with it waits here for the first to commit
-  insert into "与信".keys (tenant, kind, op, key, content, definition, result)
-  values (p_tenant, '返済', 'do', v_key, v_content, v_definition, 'done')
-  on conflict do nothing;
+  -- (1) the key: a second call with it waits here for the first to commit.
+  -- The row holds from the start what the call changes (and, for a hold,
+  -- what it holds); a refusal below marks it refused, and then none of it
+  -- counts. It answers whether any of the call's accounts has no row yet
+  -- (asked as exists, not as a count: a count was planned anew at every
+  -- call, the generic plan looking dearer than each custom one).
+  insert into "与信".keys (tenant, kind, op, key, content, definition, result, entry_accounts, entry_posted, entry_held_in, entry_held_out)
+  values (p_tenant, '返済', 'do', v_key, v_content, v_definition, 'done',
+          array[v_account_1, v_account_2], array[-"p_額", "p_額"]::bigint[], array[0, 0]::bigint[], array[0, 0]::bigint[])
+  on conflict do nothing
+  returning exists (select 1 from unnest(array[v_account_1, v_account_2]) as x (id)
+                     where not exists (select 1 from "与信".accounts a where a.tenant = p_tenant and a.id = x.id))
+  into v_missing;
   if not found then
     select k.content, k.definition, k.result into v_prev from "与信".keys k
      where k.tenant = p_tenant and k.kind = '返済' and k.op = 'do' and k.key = v_key;
@@ -610,8 +628,7 @@ begin
   -- waited for here, so the lock below finds every row it needs and takes
   -- them all in id order. (Locking the rows there were and making the
   -- others afterwards took locks out of order, and deadlocked.)
-  if exists (select 1 from unnest(array[v_account_1, v_account_2]) as x (id)
-              where not exists (select 1 from "与信".accounts a where a.tenant = p_tenant and a.id = x.id)) then
+  if v_missing then
     insert into "与信".accounts (tenant, id, kind, args, unit, lower_bound, upper_bound)
     select distinct on (x.id) p_tenant, x.id, x.kind, x.args, x.unit, x.lower_bound, x.upper_bound
       from (values (v_account_1, '入金口', array[]::text[], '円', null::bigint, null::bigint),
@@ -640,8 +657,9 @@ begin
   v_ffrom := array_position(v_fids, v_account_1) * 9 - 9;
   v_to := array_position(v_ids, v_account_2);
   if v_posted[v_to]::numeric + v_held_in[v_to] + "p_額" > 0 then
-    -- refused by a bound: nothing has moved, and the key stays used
-    update "与信".keys k set result = 'refused', reason = '払いすぎ'
+    -- refused by a bound: nothing has moved, and the key stays used (its
+    -- entries and its hold no longer count)
+    update "与信".keys k set result = 'refused', reason = '払いすぎ', state = null
      where k.tenant = p_tenant and k.kind = '返済' and k.op = 'do' and k.key = v_key;
     return row('refused', '払いすぎ')::"与信".result;
   end if;
@@ -649,8 +667,7 @@ begin
   v_fd[v_ffrom + 2] := least(v_fd[v_ffrom + 2], v_fd[v_ffrom + 1]);
   v_posted[v_to] := v_posted[v_to] + "p_額";
 
-  -- (4) every move went through: the accounts take what the moves left,
-  -- with the entries (and the hold)
+  -- (4) every move went through: the accounts take what the moves left
   -- one account without bounds, the usual case: its shard of this session
   -- takes the change here when the change stays inside the shard's slice;
   -- anything else (no shard rows yet, no room) goes to chobo_unbounded
@@ -665,17 +682,10 @@ begin
       perform "与信".chobo_unbounded(p_tenant, v_fids, v_fd, true);
     end if;
   end if;
-  with written as (
-    update "与信".accounts a
-       set posted = v_posted[array_position(v_ids, a.id)], held_in = v_held_in[array_position(v_ids, a.id)],
-           held_out = v_held_out[array_position(v_ids, a.id)]
-     where a.tenant = p_tenant and a.id in (v_account_2)
-  )
-  insert into "与信".entries (tenant, account, kind, op, key, posted, held_in, held_out)
-  select p_tenant, x.account, '返済', 'do', v_key, x.posted, x.held_in, x.held_out
-    from (values (v_account_1, -"p_額", 0::bigint, 0::bigint),
-                 (v_account_2, "p_額", 0::bigint, 0::bigint))
-         as x (account, posted, held_in, held_out);
+  update "与信".accounts a
+     set posted = v_posted[array_position(v_ids, a.id)], held_in = v_held_in[array_position(v_ids, a.id)],
+         held_out = v_held_out[array_position(v_ids, a.id)]
+   where a.tenant = p_tenant and a.id in (v_account_2);
   return row('done', null)::"与信".result;
 end
 $fn$;
@@ -717,58 +727,41 @@ create or replace function "与信".expire(p_max integer default 1000)
 returns integer language plpgsql as $fn$
 declare
   v_now timestamptz := clock_timestamp();
+  v_due tid[];
+  v_tid tid;
   v_hold record;
-  v_tenants text[];
-  v_ids uuid[];
   v_free record;
   v_count integer := 0;
 begin
-  select coalesce(array_agg(due.tenant order by due.deadline, due.tenant, due.id), '{}'),
-         coalesce(array_agg(due.id order by due.deadline, due.tenant, due.id), '{}')
-    into v_tenants, v_ids
-    from (select h.tenant, h.id, h.deadline from "与信".holds h
-           where h.state = 'held' and h.deadline is not null and h.deadline <= v_now
-           order by h.deadline, h.tenant, h.id
+  -- The holds taken, by the address of their rows: they stay locked by
+  -- this call, so the rows cannot move until it has marked them expired,
+  -- which it does last.
+  select coalesce(array_agg(due.ctid order by due.deadline, due.tenant, due.kind, due.key), '{}')
+    into v_due
+    from (select k.ctid, k.tenant, k.kind, k.key, k.deadline from "与信".keys k
+           where k.state = 'held' and k.deadline is not null and k.deadline <= v_now
+           order by k.deadline, k.tenant, k.kind, k.key
            limit p_max
            for update skip locked) due;
   perform 1 from "与信".accounts a
    where (a.tenant, a.id) in (select h.tenant, unnest(h.from_ids || h.to_ids)
-                                from "与信".holds h, unnest(v_tenants, v_ids) as d (tenant, id)
-                               where h.tenant = d.tenant and h.id = d.id)
+                                from "与信".keys h
+                               where h.ctid = any(v_due))
      and (a.lower_bound is not null or a.upper_bound is not null)
    order by a.tenant, a.id
    for update;
-  for v_hold in select h.* from unnest(v_tenants, v_ids) with ordinality as d (tenant, id, n)
-                   join "与信".holds h on h.tenant = d.tenant and h.id = d.id
-                 order by d.n loop
-    for i in 1 .. array_length(v_hold.amounts, 1) loop
-      update "与信".accounts a set held_out = a.held_out - v_hold.amounts[i]
-       where a.tenant = v_hold.tenant and a.id = v_hold.from_ids[i]
-         and (a.lower_bound is not null or a.upper_bound is not null);
-      update "与信".accounts a set held_in = a.held_in - v_hold.amounts[i]
-       where a.tenant = v_hold.tenant and a.id = v_hold.to_ids[i]
-         and (a.lower_bound is not null or a.upper_bound is not null);
-      insert into "与信".entries (tenant, account, kind, op, key, posted, held_in, held_out)
-      values (v_hold.tenant, v_hold.from_ids[i], v_hold.kind, 'expire', v_hold.key, 0, 0, -v_hold.amounts[i]),
-             (v_hold.tenant, v_hold.to_ids[i], v_hold.kind, 'expire', v_hold.key, 0, -v_hold.amounts[i], 0);
-    end loop;
-    update "与信".holds h set state = 'expired' where h.tenant = v_hold.tenant and h.id = v_hold.id;
-    v_count := v_count + 1;
-  end loop;
-  -- the accounts without bounds, all that a tenant's holds gave back at
+  -- the accounts without bounds, all that a tenant's holds give back at
   -- once (giving back cannot leave 64 bits), through their shards
   for v_free in
     select f.tenant, array_agg(f.id order by f.id) filter (where u.k = 1) as ids, array_agg(u.v order by f.id, u.k) as d
       from (select r.tenant, r.id, sum(r.held_in) as held_in, sum(r.held_out) as held_out
               from (select h.tenant, m.to_id as id, m.amount as held_in, 0::bigint as held_out
-                      from "与信".holds h, unnest(v_tenants, v_ids) as d (tenant, id),
-                           unnest(h.to_ids, h.amounts) as m (to_id, amount)
-                     where h.tenant = d.tenant and h.id = d.id
+                      from "与信".keys h, unnest(h.to_ids, h.amounts) as m (to_id, amount)
+                     where h.ctid = any(v_due)
                     union all
                     select h.tenant, m.from_id, 0::bigint, m.amount
-                      from "与信".holds h, unnest(v_tenants, v_ids) as d (tenant, id),
-                           unnest(h.from_ids, h.amounts) as m (from_id, amount)
-                     where h.tenant = d.tenant and h.id = d.id) r
+                      from "与信".keys h, unnest(h.from_ids, h.amounts) as m (from_id, amount)
+                     where h.ctid = any(v_due)) r
               join "与信".accounts a on a.tenant = r.tenant and a.id = r.id
              where a.lower_bound is null and a.upper_bound is null
              group by r.tenant, r.id) f,
@@ -777,6 +770,31 @@ begin
      order by f.tenant
   loop
     perform "与信".chobo_unbounded(v_free.tenant, v_free.ids, v_free.d, true);
+  end loop;
+  foreach v_tid in array v_due loop
+    select h.tenant, h.kind, h.key, h.definition, h.from_ids, h.to_ids, h.amounts into v_hold
+      from "与信".keys h where h.ctid = v_tid;
+    for i in 1 .. array_length(v_hold.amounts, 1) loop
+      update "与信".accounts a set held_out = a.held_out - v_hold.amounts[i]
+       where a.tenant = v_hold.tenant and a.id = v_hold.from_ids[i]
+         and (a.lower_bound is not null or a.upper_bound is not null);
+      update "与信".accounts a set held_in = a.held_in - v_hold.amounts[i]
+       where a.tenant = v_hold.tenant and a.id = v_hold.to_ids[i]
+         and (a.lower_bound is not null or a.upper_bound is not null);
+    end loop;
+    -- what expiring gives back is recorded as the entries of an 'expire'
+    -- key row of the hold's key
+    insert into "与信".keys (tenant, kind, op, key, content, definition, result,
+                           entry_accounts, entry_posted, entry_held_in, entry_held_out)
+    select v_hold.tenant, v_hold.kind, 'expire', v_hold.key, '', v_hold.definition, 'done',
+           array_agg(x.account order by x.n), array_agg(x.posted order by x.n),
+           array_agg(x.held_in order by x.n), array_agg(x.held_out order by x.n)
+      from generate_series(1, array_length(v_hold.amounts, 1)) as i,
+           lateral (values (2 * i - 1, v_hold.from_ids[i], 0::bigint, 0::bigint, -v_hold.amounts[i]),
+                           (2 * i, v_hold.to_ids[i], 0::bigint, -v_hold.amounts[i], 0::bigint))
+           as x (n, account, posted, held_in, held_out);
+    update "与信".keys h set state = 'expired' where h.ctid = v_tid;
+    v_count := v_count + 1;
   end loop;
   return v_count;
 end
