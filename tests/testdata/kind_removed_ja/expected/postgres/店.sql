@@ -89,7 +89,7 @@ create table if not exists "店".keys (
   from_ids       uuid[],
   to_ids         uuid[],
   amounts        bigint[],
-  state          text check (state in ('held', 'posted', 'voided', 'expired')),
+  state          text, -- 'held', 'posted', 'voided' or 'expired'
   deadline       timestamptz,
   posted_amounts bigint[],
   primary key (tenant, kind, op, key)
@@ -303,9 +303,9 @@ begin
 
   -- then every row of an account with a bound is locked, in id order;
   -- accounts without bounds are changed through their shards in (4)
-  select coalesce(array_agg(a.id order by a.id), '{}'), coalesce(array_agg(a.posted order by a.id), '{}'),
-         coalesce(array_agg(a.held_in order by a.id), '{}'), coalesce(array_agg(a.held_out order by a.id), '{}'),
-         coalesce(array_agg(a.lower_bound order by a.id), '{}'), coalesce(array_agg(a.upper_bound order by a.id), '{}')
+  select coalesce(array_agg(a.id), '{}'), coalesce(array_agg(a.posted), '{}'),
+         coalesce(array_agg(a.held_in), '{}'), coalesce(array_agg(a.held_out), '{}'),
+         coalesce(array_agg(a.lower_bound), '{}'), coalesce(array_agg(a.upper_bound), '{}')
     into v_ids, v_posted, v_held_in, v_held_out, v_lower, v_upper
     from (select * from "店".accounts where tenant = p_tenant and id = any(array[v_account_2]) order by id for update) a;
   if v_lower[array_position(v_ids, v_account_2)] is distinct from 0::bigint
@@ -426,9 +426,9 @@ begin
 
   -- then every row of an account with a bound is locked, in id order;
   -- accounts without bounds are changed through their shards in (4)
-  select coalesce(array_agg(a.id order by a.id), '{}'), coalesce(array_agg(a.posted order by a.id), '{}'),
-         coalesce(array_agg(a.held_in order by a.id), '{}'), coalesce(array_agg(a.held_out order by a.id), '{}'),
-         coalesce(array_agg(a.lower_bound order by a.id), '{}'), coalesce(array_agg(a.upper_bound order by a.id), '{}')
+  select coalesce(array_agg(a.id), '{}'), coalesce(array_agg(a.posted), '{}'),
+         coalesce(array_agg(a.held_in), '{}'), coalesce(array_agg(a.held_out), '{}'),
+         coalesce(array_agg(a.lower_bound), '{}'), coalesce(array_agg(a.upper_bound), '{}')
     into v_ids, v_posted, v_held_in, v_held_out, v_lower, v_upper
     from (select * from "店".accounts where tenant = p_tenant and id = any(array[v_account_1]) order by id for update) a;
   if v_lower[array_position(v_ids, v_account_1)] is distinct from 0::bigint
