@@ -22,11 +22,37 @@ import (
 //go:embed templates/*.sql.tmpl
 var templateFiles embed.FS
 
-var templates = template.Must(template.New("").Funcs(template.FuncMap{
-	"join":   strings.Join,
-	"lit":    Lit,
-	"reason": reasonLit,
-}).ParseFS(templateFiles, "templates/*.sql.tmpl"))
+var templates *template.Template
+
+func init() {
+	templates = template.Must(template.New("").Funcs(template.FuncMap{
+		"join":    strings.Join,
+		"lit":     Lit,
+		"reason":  reasonLit,
+		"include": include,
+		"indent":  indent,
+	}).ParseFS(templateFiles, "templates/*.sql.tmpl"))
+}
+
+// include runs a shared template into a string, so that another template
+// can indent it where it nests it inside a block.
+func include(name string, data any) (string, error) {
+	var b strings.Builder
+	err := templates.ExecuteTemplate(&b, name, data)
+	return b.String(), err
+}
+
+// indent puts n more spaces in front of every line of s that is not
+// empty.
+func indent(n int, s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		if l != "" {
+			lines[i] = strings.Repeat(" ", n) + l
+		}
+	}
+	return strings.Join(lines, "\n")
+}
 
 // Generate returns the SQL of b. header is written first as comment lines.
 // The text is safe to run again on a database that has it already.

@@ -47,6 +47,21 @@ type moveView struct {
 	Entries                 entryArrays
 	// What a hold keeps of each move, in move order.
 	Froms, Tos, Amounts []string
+	// Fast is the path of a call with one move between an account with a
+	// bound and one without, when both rows are there; nil for others.
+	Fast *fastView
+}
+
+// fastView is what a call with one move, and one account with a bound,
+// does when both rows exist: one conditional update of the bounded row
+// both locks it and keeps the bound, instead of a locking select and an
+// update. When the update changes nothing, the general path finds out why.
+type fastView struct {
+	Var          string   // the bounded account
+	Set          string   // what the update sets
+	Lower, Upper string   // the bounds the row must keep (CB001 otherwise)
+	Conds        []string // the bound checks, on the row before the move
+	FreeApply    []string // the move on the account without bounds
 }
 
 type moveStep struct {
@@ -341,6 +356,9 @@ func newMoveView(b *book.Book, t *book.Transfer, op book.Op) moveView {
 			v.Bounded = append(v.Bounded, a)
 		}
 	}
+	if len(v.Moves) == 1 && len(v.Bounded) == 1 {
+		v.Fast = newFast(v.Moves[0], v.Hold)
+	}
 	if v.Hold {
 		v.Deadline = "null::timestamptz"
 		if t.Pending.Expires {
@@ -348,6 +366,49 @@ func newMoveView(b *book.Book, t *book.Transfer, op book.Op) moveView {
 		}
 	}
 	return v
+}
+
+// newFast writes the fast path of st, a move with exactly one side bounded.
+func newFast(st moveStep, hold bool) *fastView {
+	b, from := st.From, true
+	if b.Free {
+		b, from = st.To, false
+	}
+	f := &fastView{Var: b.Var, Lower: b.Lower, Upper: b.Upper}
+	switch {
+	case hold && from:
+		f.Set = "held_out = a.held_out + " + st.Amount
+	case hold:
+		f.Set = "held_in = a.held_in + " + st.Amount
+	case from:
+		f.Set = "posted = a.posted - " + st.Amount
+	default:
+		f.Set = "posted = a.posted + " + st.Amount
+	}
+	// The same checks the general path makes, written on the row.
+	if lo := st.Lower; lo != nil && from {
+		f.Conds = append(f.Conds, fmt.Sprintf("a.posted::numeric - a.held_out - %s >= %d", lo.Amount, lo.Value))
+	}
+	if up := st.Upper; up != nil && !from {
+		f.Conds = append(f.Conds, fmt.Sprintf("a.posted::numeric + a.held_in + %s <= %d", up.Amount, up.Value))
+	}
+	other := side{st.To.Var, true}
+	if !from {
+		other = side{st.From.Var, true}
+	}
+	f.FreeApply = []string{find(other, from, &settleVars{})}
+	field := fieldPosted
+	if hold {
+		field = fieldHeldOut
+		if from {
+			field = fieldHeldIn
+		}
+	}
+	// For a do the free side gains what the bounded side gives and gives
+	// what it gains; for a hold both sides hold more (in on one side, out
+	// on the other).
+	f.FreeApply = append(f.FreeApply, change(other, from, field, from || hold, st.Amount)...)
+	return f
 }
 
 // entryArrays are the entries of a call as the four arrays of its key

@@ -301,6 +301,38 @@ begin
     on conflict do nothing;
   end if;
 
+  -- one move between an account with a bound and one without, both rows
+  -- there: one conditional update of the bounded row locks it, keeps its
+  -- bound and moves the amount; when it changes nothing (the bound would
+  -- not hold, or the row keeps other bounds), the general path below
+  -- finds out why
+  if not v_missing then
+    update "bakery_shelves".accounts a set posted = a.posted + "p_count"
+     where a.tenant = p_tenant and a.id = v_account_2
+       and a.lower_bound is not distinct from 0::bigint and a.upper_bound is not distinct from 80::bigint
+       and a.posted::numeric + a.held_in + "p_count" <= 80;
+    if found then
+      v_ffrom := array_position(v_fids, v_account_1) * 9 - 9;
+      v_fd[v_ffrom + 1] := v_fd[v_ffrom + 1] - "p_count";
+      v_fd[v_ffrom + 2] := least(v_fd[v_ffrom + 2], v_fd[v_ffrom + 1]);
+      -- one account without bounds, the usual case: its shard of this session
+      -- takes the change here when the change stays inside the shard's slice;
+      -- anything else (no shard rows yet, no room) goes to chobo_unbounded
+      if v_fd[2] <> 0 or v_fd[3] <> 0 or v_fd[5] <> 0 or v_fd[6] <> 0 or v_fd[8] <> 0 or v_fd[9] <> 0 then
+        update "bakery_shelves".account_shards s
+           set posted = s.posted + v_fd[1], held_in = s.held_in + v_fd[4], held_out = s.held_out + v_fd[7]
+         where s.tenant = p_tenant and s.id = v_fids[1] and s.shard = pg_backend_pid() % 16
+           and s.posted + v_fd[2] >= s.posted_lo and s.posted + v_fd[3] <= s.posted_hi
+           and s.held_in + v_fd[5] >= s.held_in_lo and s.held_in + v_fd[6] <= s.held_in_hi
+           and s.held_out + v_fd[8] >= s.held_out_lo and s.held_out + v_fd[9] <= s.held_out_hi;
+        if not found then
+          perform "bakery_shelves".chobo_unbounded(p_tenant, v_fids, v_fd, true);
+        end if;
+      end if;
+      return row('done', null)::"bakery_shelves".result;
+    end if;
+  end if;
+
   -- then every row of an account with a bound is locked, in id order;
   -- accounts without bounds are changed through their shards in (4)
   select coalesce(array_agg(a.id), '{}'), coalesce(array_agg(a.posted), '{}'),
@@ -432,6 +464,38 @@ begin
            as x (id, kind, args, unit, lower_bound, upper_bound)
      order by x.id
     on conflict do nothing;
+  end if;
+
+  -- one move between an account with a bound and one without, both rows
+  -- there: one conditional update of the bounded row locks it, keeps its
+  -- bound and moves the amount; when it changes nothing (the bound would
+  -- not hold, or the row keeps other bounds), the general path below
+  -- finds out why
+  if not v_missing then
+    update "bakery_shelves".accounts a set posted = a.posted - "p_count"
+     where a.tenant = p_tenant and a.id = v_account_1
+       and a.lower_bound is not distinct from 0::bigint and a.upper_bound is not distinct from 80::bigint
+       and a.posted::numeric - a.held_out - "p_count" >= 0;
+    if found then
+      v_fto := array_position(v_fids, v_account_2) * 9 - 9;
+      v_fd[v_fto + 1] := v_fd[v_fto + 1] + "p_count";
+      v_fd[v_fto + 3] := greatest(v_fd[v_fto + 3], v_fd[v_fto + 1]);
+      -- one account without bounds, the usual case: its shard of this session
+      -- takes the change here when the change stays inside the shard's slice;
+      -- anything else (no shard rows yet, no room) goes to chobo_unbounded
+      if v_fd[2] <> 0 or v_fd[3] <> 0 or v_fd[5] <> 0 or v_fd[6] <> 0 or v_fd[8] <> 0 or v_fd[9] <> 0 then
+        update "bakery_shelves".account_shards s
+           set posted = s.posted + v_fd[1], held_in = s.held_in + v_fd[4], held_out = s.held_out + v_fd[7]
+         where s.tenant = p_tenant and s.id = v_fids[1] and s.shard = pg_backend_pid() % 16
+           and s.posted + v_fd[2] >= s.posted_lo and s.posted + v_fd[3] <= s.posted_hi
+           and s.held_in + v_fd[5] >= s.held_in_lo and s.held_in + v_fd[6] <= s.held_in_hi
+           and s.held_out + v_fd[8] >= s.held_out_lo and s.held_out + v_fd[9] <= s.held_out_hi;
+        if not found then
+          perform "bakery_shelves".chobo_unbounded(p_tenant, v_fids, v_fd, true);
+        end if;
+      end if;
+      return row('done', null)::"bakery_shelves".result;
+    end if;
   end if;
 
   -- then every row of an account with a bound is locked, in id order;
