@@ -66,9 +66,9 @@ func Generate(b *book.Book, header []string) string {
 	}
 	s := Ident(b.Name)
 	exec("schema.sql.tmpl", struct {
-		Header []string
-		S      string
-	}{header, s})
+		Header  []string
+		S, Book string
+	}{header, s, Lit(b.Name)})
 	exec("unbounded.sql.tmpl", struct {
 		S, Book string
 		Shards  int

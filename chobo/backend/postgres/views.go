@@ -21,7 +21,6 @@ type function struct {
 	Kind, Op  string // the transfer kind and the operation, as literals
 	KeyArray  string // the key as a text[] expression
 	Def       string // the definition hash, as a literal
-	HoldID    string // the hold's id expression (pending kinds)
 	Checks    []argCheck
 }
 
@@ -304,7 +303,6 @@ func newFunction(b *book.Book, t *book.Transfer, op string, params []*book.Param
 		Kind: Lit(t.Name), Op: Lit(op),
 		KeyArray: "array[" + strings.Join(key, ", ") + "]::text[]",
 		Def:      Lit(t.Definition()),
-		HoldID:   holdID(b, t),
 		Checks:   checks,
 	}
 }
@@ -498,17 +496,6 @@ func accountID(b *book.Book, r book.AccountRef) string {
 	for _, p := range r.Args {
 		parts = append(parts, Ident(ParamName(p.Name)))
 	}
-	return fmt.Sprintf("%s.chobo_id(array[%s])", Ident(b.Name), strings.Join(parts, ", "))
-}
-
-// holdID is the expression of a hold's id: the id of the first transfer
-// of its chain in TigerBeetle.
-func holdID(b *book.Book, t *book.Transfer) string {
-	parts := []string{Lit("transfer"), Lit(b.Name), "p_tenant", Lit(t.Name), Lit("hold")}
-	for _, p := range t.Key {
-		parts = append(parts, Ident(ParamName(p.Name)))
-	}
-	parts = append(parts, Lit("0"))
 	return fmt.Sprintf("%s.chobo_id(array[%s])", Ident(b.Name), strings.Join(parts, ", "))
 }
 

@@ -83,9 +83,8 @@ create table if not exists "増える一方".keys (
   entry_posted   bigint[] not null default '{}',
   entry_held_in  bigint[] not null default '{}',
   entry_held_out bigint[] not null default '{}',
-  -- a hold (op 'hold' only): its id, what each move holds, where it
-  -- stands, its deadline, what was posted
-  hold_id        uuid,
+  -- a hold (op 'hold' only): what each move holds, where it stands, its
+  -- deadline, what was posted
   from_ids       uuid[],
   to_ids         uuid[],
   amounts        bigint[],
@@ -95,23 +94,6 @@ create table if not exists "増える一方".keys (
   primary key (tenant, kind, op, key)
 );
 create index if not exists keys_due on "増える一方".keys (deadline, tenant, kind, key) where state = 'held';
-
--- One row per hold, as it was a table of its own before: the row of the
--- hold call.
-create or replace view "増える一方".holds as
-select k.tenant, k.hold_id as id, k.kind, k.key, k.from_ids, k.to_ids, k.amounts, k.state,
-       k.at as created_at, k.deadline, k.posted_amounts
-  from "増える一方".keys k
- where k.op = 'hold' and k.result = 'done';
-
--- Every change of every balance: a balance is the sum of its entries
--- (for an account without bounds, of its row and its shards).
-create or replace view "増える一方".entries as
-select k.tenant, e.account, k.kind, k.op, k.key, e.posted, e.held_in, e.held_out, k.at
-  from "増える一方".keys k
-       cross join lateral unnest(k.entry_accounts, k.entry_posted, k.entry_held_in, k.entry_held_out)
-         as e (account, posted, held_in, held_out)
- where k.result = 'done';
 
 -- The id of an account or a transfer, the same in every backend and
 -- language: SHA-256 over length-prefixed UTF-8 parts, first 16 bytes.
@@ -138,6 +120,23 @@ begin
   return encode(v_id, 'hex')::uuid;
 end
 $fn$;
+
+-- One row per hold: the row of its hold call. Its id, the same as in
+-- every backend, is worked out when read, not stored by every hold call.
+create or replace view "増える一方".holds as
+select k.tenant, "増える一方".chobo_id(array['transfer', '増える一方', k.tenant, k.kind, 'hold'] || k.key || array['0']) as id,
+       k.kind, k.key, k.from_ids, k.to_ids, k.amounts, k.state, k.at as created_at, k.deadline, k.posted_amounts
+  from "増える一方".keys k
+ where k.op = 'hold' and k.result = 'done';
+
+-- Every change of every balance: a balance is the sum of its entries
+-- (for an account without bounds, of its row and its shards).
+create or replace view "増える一方".entries as
+select k.tenant, e.account, k.kind, k.op, k.key, e.posted, e.held_in, e.held_out, k.at
+  from "増える一方".keys k
+       cross join lateral unnest(k.entry_accounts, k.entry_posted, k.entry_held_in, k.entry_held_out)
+         as e (account, posted, held_in, held_out)
+ where k.result = 'done';
 
 -- What a call changes on accounts without bounds. p_d holds nine numbers
 -- per account of p_ids: for posted, held_in and held_out in turn, the
