@@ -46,21 +46,51 @@ type moveView struct {
 	Entries                 entryArrays
 	// What a hold keeps of each move, in move order.
 	Froms, Tos, Amounts []string
-	// Fast is the path of a call with one move between an account with a
-	// bound and one without, when both rows are there; nil for others.
+	// Fast is the path of a call with one move and a bound on one or both
+	// of its accounts: nil for the others.
 	Fast *fastView
 }
 
-// fastView is what a call with one move, and one account with a bound,
-// does when both rows exist: one conditional update of the bounded row
-// both locks it and keeps the bound, instead of a locking select and an
-// update. When the update changes nothing, the general path finds out why.
+// fastView is the first try of a call with one move: in the statement
+// that inserts the key, the rows of the move's bounded accounts are
+// updated in id order, each only when its bound holds and it keeps the
+// book's bounds, and the shard of an account without bounds takes its
+// part. When every bounded row changed, the call is done; else the
+// general path finds out why, after putting back a row that did change.
 type fastView struct {
-	Var          string   // the bounded account
-	Set          string   // what the update sets
-	Lower, Upper string   // the bounds the row must keep (CB001 otherwise)
-	Conds        []string // the bound checks, on the row before the move
-	FreeApply    []string // the move on the account without bounds
+	Rows []fastRow
+	// Set is the update of a bounded row, Undo its reverse, Conds what
+	// the row must meet; all are written for either row of the move.
+	Set, Undo string
+	Conds     []string
+	Shard     *fastShard // the side without bounds, if any
+	FreeApply []string   // that side's change, for chobo_unbounded
+}
+
+// fastRow is one bounded row of the fast path: its CTE name, the id it
+// updates, and the CTE it waits for.
+type fastRow struct {
+	Name, ID, After string
+}
+
+// Moved is how many of the bounded rows changed, as an expression.
+func (f fastView) Moved() string {
+	var n []string
+	for _, r := range f.Rows {
+		n = append(n, "(select count(*) from "+r.Name+")")
+	}
+	return strings.Join(n, " + ")
+}
+
+// Last is the CTE of the last bounded row.
+func (f fastView) Last() string { return f.Rows[len(f.Rows)-1].Name }
+
+// fastShard is the change of the move's account without bounds on the
+// shard of this session; Room says the shard's slice has room for it (a
+// zero amount changes nothing and goes to chobo_unbounded, which passes
+// over it).
+type fastShard struct {
+	Var, Set, Room string
 }
 
 type moveStep struct {
@@ -354,7 +384,7 @@ func newMoveView(b *book.Book, t *book.Transfer, op book.Op) moveView {
 			v.Bounded = append(v.Bounded, a)
 		}
 	}
-	if len(v.Moves) == 1 && len(v.Bounded) == 1 {
+	if len(v.Moves) == 1 && len(v.Bounded) > 0 {
 		v.Fast = newFast(v.Moves[0], v.Hold)
 	}
 	if v.Hold {
@@ -366,46 +396,88 @@ func newMoveView(b *book.Book, t *book.Transfer, op book.Op) moveView {
 	return v
 }
 
-// newFast writes the fast path of st, a move with exactly one side bounded.
+// newFast writes the fast path of st, the one move of a call, of which
+// one or both sides have a bound.
 func newFast(st moveStep, hold bool) *fastView {
-	b, from := st.From, true
-	if b.Free {
-		b, from = st.To, false
-	}
-	f := &fastView{Var: b.Var, Lower: b.Lower, Upper: b.Upper}
-	switch {
-	case hold && from:
-		f.Set = "held_out = a.held_out + " + st.Amount
-	case hold:
-		f.Set = "held_in = a.held_in + " + st.Amount
-	case from:
-		f.Set = "posted = a.posted - " + st.Amount
-	default:
-		f.Set = "posted = a.posted + " + st.Amount
-	}
-	// The same checks the general path makes, written on the row.
-	if lo := st.Lower; lo != nil && from {
-		f.Conds = append(f.Conds, fmt.Sprintf("a.posted::numeric - a.held_out - %s >= %d", lo.Amount, lo.Value))
-	}
-	if up := st.Upper; up != nil && !from {
-		f.Conds = append(f.Conds, fmt.Sprintf("a.posted::numeric + a.held_in + %s <= %d", up.Amount, up.Value))
-	}
-	other := side{st.To.Var, true}
-	if !from {
-		other = side{st.From.Var, true}
-	}
-	f.FreeApply = []string{find(other, from, &settleVars{})}
-	field := fieldPosted
-	if hold {
-		field = fieldHeldOut
-		if from {
-			field = fieldHeldIn
+	f := &fastView{}
+	var bounded []*accountRow
+	for _, r := range []*accountRow{st.From, st.To} {
+		if !r.Free {
+			bounded = append(bounded, r)
 		}
 	}
-	// For a do the free side gains what the bounded side gives and gives
-	// what it gains; for a hold both sides hold more (in on one side, out
-	// on the other).
-	f.FreeApply = append(f.FreeApply, change(other, from, field, from || hold, st.Amount)...)
+	switch len(bounded) {
+	case 1:
+		f.Rows = []fastRow{{Name: "b1", ID: bounded[0].Var, After: "k"}}
+	case 2:
+		ids := st.From.Var + ", " + st.To.Var
+		f.Rows = []fastRow{{Name: "b1", ID: "least(" + ids + ")", After: "k"}, {Name: "b2", ID: "greatest(" + ids + ")", After: "b1"}}
+	}
+	// What each side gets, as an expression on the row a. With one
+	// bounded row the row is that side; with two, a case tells them apart.
+	amt := st.Amount
+	fromField, toField := "posted", "posted"
+	fromDelta, toDelta := "-"+amt, amt
+	if hold {
+		fromField, toField, fromDelta = "held_out", "held_in", amt
+	}
+	var set, undo []string
+	add := func(field, delta string, sides ...string) {
+		if len(bounded) == 1 {
+			set = append(set, fmt.Sprintf("%[1]s = a.%[1]s + %[2]s", field, delta))
+			undo = append(undo, fmt.Sprintf("%[1]s = a.%[1]s - %[2]s", field, delta))
+			return
+		}
+		set = append(set, fmt.Sprintf("%[1]s = a.%[1]s + case %[2]s else 0 end", field, strings.Join(sides, " ")))
+		undo = append(undo, fmt.Sprintf("%[1]s = a.%[1]s - case %[2]s else 0 end", field, strings.Join(sides, " ")))
+	}
+	when := func(r *accountRow, delta string) string { return fmt.Sprintf("when a.id = %s then %s", r.Var, delta) }
+	switch {
+	case hold && len(bounded) == 2:
+		add("held_out", amt, when(st.From, amt))
+		add("held_in", amt, when(st.To, amt))
+	case !hold && len(bounded) == 2:
+		add("posted", amt, when(st.From, "-"+amt), when(st.To, amt))
+	case !st.From.Free:
+		add(fromField, fromDelta)
+	default:
+		add(toField, toDelta)
+	}
+	f.Set, f.Undo = strings.Join(set, ", "), strings.Join(undo, ", ")
+	for _, r := range bounded {
+		c := fmt.Sprintf("a.lower_bound is not distinct from %s and a.upper_bound is not distinct from %s", r.Lower, r.Upper)
+		if lo := st.Lower; lo != nil && r == st.From {
+			c += fmt.Sprintf(" and a.posted::numeric - a.held_out - %s >= %d", lo.Amount, lo.Value)
+		}
+		if up := st.Upper; up != nil && r == st.To {
+			c += fmt.Sprintf(" and a.posted::numeric + a.held_in + %s <= %d", up.Amount, up.Value)
+		}
+		if len(bounded) == 2 {
+			c = fmt.Sprintf("(a.id <> %s or (%s))", r.Var, c)
+		}
+		f.Conds = append(f.Conds, c)
+	}
+	if len(bounded) == 1 {
+		// The side without bounds: the to side gains; the from side gives
+		// for a do and holds out for a hold.
+		free, field, plus := st.To, toField, true
+		if st.To == bounded[0] {
+			free, field, plus = st.From, fromField, hold
+		}
+		op, room := "+", fmt.Sprintf("%[2]s <> 0 and s.%[1]s + %[2]s <= s.%[1]s_hi", field, amt)
+		if !plus {
+			op, room = "-", fmt.Sprintf("%[2]s <> 0 and s.%[1]s - %[2]s >= s.%[1]s_lo", field, amt)
+		}
+		f.Shard = &fastShard{Var: free.Var, Set: fmt.Sprintf("%[1]s = s.%[1]s %[2]s %[3]s", field, op, amt), Room: room}
+		fd := fieldPosted
+		if hold && free == st.To {
+			fd = fieldHeldIn
+		} else if hold {
+			fd = fieldHeldOut
+		}
+		sd := side{free.Var, true}
+		f.FreeApply = append([]string{find(sd, free == st.To, &settleVars{})}, change(sd, free == st.To, fd, plus, amt)...)
+	}
 	return f
 }
 

@@ -230,6 +230,9 @@ declare
   v_definition constant text := 'c242f1aec0fa7733';
   v_prev record;
   v_missing boolean;
+  v_keyed boolean;
+  v_moved bigint;
+  v_sharded boolean;
   v_ids uuid[];
   v_posted bigint[];
   v_held_in bigint[];
@@ -264,17 +267,48 @@ begin
   -- (1) the key: a second call with it waits here for the first to commit.
   -- The row holds from the start what the call changes (and, for a hold,
   -- what it holds); a refusal below marks it refused, and then none of it
-  -- counts. It answers whether any of the call's accounts has no row yet
-  -- (asked as exists, not as a count: a count was planned anew at every
-  -- call, the generic plan looking dearer than each custom one).
-  insert into "いつも拒否".keys (tenant, kind, op, key, content, definition, result, entry_accounts, entry_posted, entry_held_in, entry_held_out)
-  values (p_tenant, '引き換え', 'do', v_key, v_content, v_definition, 'done',
-          array[v_account_1, v_account_2], array[-"p_枚数", "p_枚数"]::bigint[], array[0, 0]::bigint[], array[0, 0]::bigint[])
-  on conflict do nothing
-  returning exists (select 1 from unnest(array[v_account_1, v_account_2]) as x (id)
-                     where not exists (select 1 from "いつも拒否".accounts a where a.tenant = p_tenant and a.id = x.id))
-  into v_missing;
-  if not found then
+  -- counts.
+  -- One move: when every account of the call has its row, the same
+  -- statement then tries the move itself. Each row with a bound, in id
+  -- order, changes only when its bound holds and it keeps the book's
+  -- bounds; then the shard of this session of the account without bounds
+  -- takes its part, when its slice has room. Each step waits for
+  -- the one before it: the key is inserted first, and a row is locked
+  -- only when the rows before it changed. With a row missing, nothing is
+  -- locked here, and (2) makes the rows before it locks any.
+  with k as (
+    insert into "いつも拒否".keys (tenant, kind, op, key, content, definition, result, entry_accounts, entry_posted, entry_held_in, entry_held_out)
+    values (p_tenant, '引き換え', 'do', v_key, v_content, v_definition, 'done',
+            array[v_account_1, v_account_2], array[-"p_枚数", "p_枚数"]::bigint[], array[0, 0]::bigint[], array[0, 0]::bigint[])
+    on conflict do nothing
+    returning 1
+  ), b1 as (
+    update "いつも拒否".accounts a
+       set posted = a.posted + -"p_枚数"
+     where a.tenant = p_tenant and a.id = v_account_1 and exists (select 1 from k)
+       and not exists (select 1 from unnest(array[v_account_1, v_account_2]) as x (id)
+                        where not exists (select 1 from "いつも拒否".accounts m where m.tenant = p_tenant and m.id = x.id))
+       and a.lower_bound is not distinct from 0::bigint and a.upper_bound is not distinct from null::bigint and a.posted::numeric - a.held_out - "p_枚数" >= 0
+    returning 1
+  ), s as (
+    update "いつも拒否".account_shards s set posted = s.posted + "p_枚数"
+     where s.tenant = p_tenant and s.id = v_account_2 and s.shard = pg_backend_pid() % 16
+       and exists (select 1 from b1) and "p_枚数" <> 0 and s.posted + "p_枚数" <= s.posted_hi
+    returning 1
+  )
+  select exists (select 1 from k), (select count(*) from b1), exists (select 1 from s)
+    into v_keyed, v_moved, v_sharded;
+  if v_moved = 1 then
+    if not v_sharded then
+      -- no shard rows yet, or no room in this one: chobo_unbounded
+      v_fto := array_position(v_fids, v_account_2) * 9 - 9;
+      v_fd[v_fto + 1] := v_fd[v_fto + 1] + "p_枚数";
+      v_fd[v_fto + 3] := greatest(v_fd[v_fto + 3], v_fd[v_fto + 1]);
+      perform "いつも拒否".chobo_unbounded(p_tenant, v_fids, v_fd, true);
+    end if;
+    return row('done', null)::"いつも拒否".result;
+  end if;
+  if not v_keyed then
     select k.content, k.definition, k.result into v_prev from "いつも拒否".keys k
      where k.tenant = p_tenant and k.kind = '引き換え' and k.op = 'do' and k.key = v_key;
     if v_prev.result = 'refused' then
@@ -284,6 +318,8 @@ begin
     end if;
     return row('refused', 'key_conflict')::"いつも拒否".result;
   end if;
+  v_missing := exists (select 1 from unnest(array[v_account_1, v_account_2]) as x (id)
+                        where not exists (select 1 from "いつも拒否".accounts a where a.tenant = p_tenant and a.id = x.id));
 
   -- (2) the accounts. Missing rows are made first, all of them, in id
   -- order, before any row is locked: a row another call is making is
@@ -298,38 +334,6 @@ begin
            as x (id, kind, args, unit, lower_bound, upper_bound)
      order by x.id
     on conflict do nothing;
-  end if;
-
-  -- one move between an account with a bound and one without, both rows
-  -- there: one conditional update of the bounded row locks it, keeps its
-  -- bound and moves the amount; when it changes nothing (the bound would
-  -- not hold, or the row keeps other bounds), the general path below
-  -- finds out why
-  if not v_missing then
-    update "いつも拒否".accounts a set posted = a.posted - "p_枚数"
-     where a.tenant = p_tenant and a.id = v_account_1
-       and a.lower_bound is not distinct from 0::bigint and a.upper_bound is not distinct from null::bigint
-       and a.posted::numeric - a.held_out - "p_枚数" >= 0;
-    if found then
-      v_fto := array_position(v_fids, v_account_2) * 9 - 9;
-      v_fd[v_fto + 1] := v_fd[v_fto + 1] + "p_枚数";
-      v_fd[v_fto + 3] := greatest(v_fd[v_fto + 3], v_fd[v_fto + 1]);
-      -- one account without bounds, the usual case: its shard of this session
-      -- takes the change here when the change stays inside the shard's slice;
-      -- anything else (no shard rows yet, no room) goes to chobo_unbounded
-      if v_fd[2] <> 0 or v_fd[3] <> 0 or v_fd[5] <> 0 or v_fd[6] <> 0 or v_fd[8] <> 0 or v_fd[9] <> 0 then
-        update "いつも拒否".account_shards s
-           set posted = s.posted + v_fd[1], held_in = s.held_in + v_fd[4], held_out = s.held_out + v_fd[7]
-         where s.tenant = p_tenant and s.id = v_fids[1] and s.shard = pg_backend_pid() % 16
-           and s.posted + v_fd[2] >= s.posted_lo and s.posted + v_fd[3] <= s.posted_hi
-           and s.held_in + v_fd[5] >= s.held_in_lo and s.held_in + v_fd[6] <= s.held_in_hi
-           and s.held_out + v_fd[8] >= s.held_out_lo and s.held_out + v_fd[9] <= s.held_out_hi;
-        if not found then
-          perform "いつも拒否".chobo_unbounded(p_tenant, v_fids, v_fd, true);
-        end if;
-      end if;
-      return row('done', null)::"いつも拒否".result;
-    end if;
   end if;
 
   -- then every row of an account with a bound is locked, in id order;

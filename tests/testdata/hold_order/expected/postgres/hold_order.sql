@@ -231,6 +231,7 @@ declare
   v_definition constant text := 'd3deb361b8f8ed3b';
   v_prev record;
   v_missing boolean;
+  v_keyed boolean;
   v_ids uuid[];
   v_posted bigint[];
   v_held_in bigint[];
@@ -265,9 +266,10 @@ begin
   -- (1) the key: a second call with it waits here for the first to commit.
   -- The row holds from the start what the call changes (and, for a hold,
   -- what it holds); a refusal below marks it refused, and then none of it
-  -- counts. It answers whether any of the call's accounts has no row yet
-  -- (asked as exists, not as a count: a count was planned anew at every
-  -- call, the generic plan looking dearer than each custom one).
+  -- counts.
+  -- It answers whether any of the call's accounts has no row yet (asked
+  -- as exists, not as a count: a count was planned anew at every call,
+  -- the generic plan looking dearer than each custom one).
   insert into "hold_order".keys (tenant, kind, op, key, content, definition, result, entry_accounts, entry_posted, entry_held_in, entry_held_out,
                          at, from_ids, to_ids, amounts, state, deadline)
   values (p_tenant, 'settle', 'hold', v_key, v_content, v_definition, 'done',
@@ -277,7 +279,8 @@ begin
   returning exists (select 1 from unnest(array[v_account_1, v_account_2, v_account_3]) as x (id)
                      where not exists (select 1 from "hold_order".accounts a where a.tenant = p_tenant and a.id = x.id))
   into v_missing;
-  if not found then
+  v_keyed := found;
+  if not v_keyed then
     select k.content, k.definition, k.result into v_prev from "hold_order".keys k
      where k.tenant = p_tenant and k.kind = 'settle' and k.op = 'hold' and k.key = v_key;
     if v_prev.result = 'refused' then
