@@ -1,5 +1,6 @@
 // Package postgres writes a book as PostgreSQL: one schema per book, the
-// tables that hold balances, holds, used keys and entries, and one
+// tables that hold balances and used keys (with each call's entries and
+// holds, also seen through the views holds and entries), and one
 // function per transfer and operation. Every bound is kept inside one
 // function call: the rows are locked in id order, every move is checked
 // on the locked values in the order written, and nothing is written
