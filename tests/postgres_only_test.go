@@ -296,3 +296,87 @@ func TestChoboIDMatchesGo(t *testing.T) {
 		}
 	}
 }
+
+// TestOneMoveTryPutsBack: a call with one move between two bounded
+// accounts first tries the move on both rows, in id order, in the
+// statement that inserts its key. When the first row passes its bound and
+// the second does not, the first is put back before the general path
+// answers. Members are taken until that has happened both ways: a take
+// that passes before a put that is refused (too_much, when member_points
+// has the lower id), and a put that passes before a take that is refused
+// (not_enough_points, when spent has the lower id).
+func TestOneMoveTryPutsBack(t *testing.T) {
+	srv := pgtest.Start(t)
+	pool := srv.Pool(t, 2)
+	res := check.Check("points.book", []byte(pointsBook))
+	if res.Book == nil {
+		t.Fatal(res.Diags)
+	}
+	installSQL(t, pool, res.Book, []byte(pointsBook))
+	ctx := context.Background()
+	call := func(sql string, args ...any) string {
+		t.Helper()
+		var result string
+		var reason *string
+		if err := pool.QueryRow(ctx, `select result, reason from `+sql, args...).Scan(&result, &reason); err != nil {
+			t.Fatalf("%s %v: %v", sql, args, err)
+		}
+		if reason != nil {
+			result += ": " + *reason
+		}
+		return result
+	}
+	balances := func(member string) [2][3]int64 {
+		t.Helper()
+		var b [2][3]int64
+		for i, account := range []string{"balance_member_points", "balance_spent"} {
+			if err := pool.QueryRow(ctx, `select posted, held_in, held_out from "points".`+account+`('t', $1)`, member).Scan(&b[i][0], &b[i][1], &b[i][2]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return b
+	}
+	pointsFirst := func(member string) bool {
+		t.Helper()
+		var first bool
+		if err := pool.QueryRow(ctx, `select "points".chobo_id(array['account', 'points', 't', 'member_points', $1])
+			< "points".chobo_id(array['account', 'points', 't', 'spent', $1])`, member).Scan(&first); err != nil {
+			t.Fatal(err)
+		}
+		return first
+	}
+	// refused makes both rows of member, leaves member's points or spent
+	// room short by one, and wants the next hold of 1 refused with reason
+	// and nothing changed.
+	refused := func(member, reason string, points, hold int64) {
+		t.Helper()
+		if got := call(`"points".grant_do('t', $1, $2, $3)`, "g-"+member, member, points); got != "done" {
+			t.Fatalf("grant: %s", got)
+		}
+		if got := call(`"points".spend_hold('t', $1, $2, $3)`, "fill-"+member, member, hold); got != "done" {
+			t.Fatalf("fill: %s", got)
+		}
+		before := balances(member)
+		if got := call(`"points".spend_hold('t', $1, $2, 1)`, "one-"+member, member); got != "refused: "+reason {
+			t.Errorf("%s (member_points first: %v): %s, want refused: %s", member, pointsFirst(member), got, reason)
+		}
+		if after := balances(member); after != before {
+			t.Errorf("%s: a refused call changed balances: %v -> %v", member, before, after)
+		}
+	}
+	var takeFirst, putFirst bool
+	for i := 0; !(takeFirst && putFirst) && i < 64; i++ {
+		if m := fmt.Sprintf("full-%d", i); pointsFirst(m) {
+			takeFirst = true
+			refused(m, "too_much", 2000000000, 1000000000)
+		}
+		if m := fmt.Sprintf("empty-%d", i); !pointsFirst(m) {
+			putFirst = true
+			refused(m, "not_enough_points", 5, 5)
+		}
+	}
+	if !takeFirst || !putFirst {
+		t.Fatalf("the members tried did not give both id orders (take first %v, put first %v)", takeFirst, putFirst)
+	}
+	wantEntriesBalance(t, pool, res.Book)
+}
