@@ -32,6 +32,7 @@ func init() {
 		"reason":  reasonLit,
 		"include": include,
 		"indent":  indent,
+		"shard":   shardOf,
 	}).ParseFS(templateFiles, "templates/*.sql.tmpl"))
 }
 

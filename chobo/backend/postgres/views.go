@@ -63,8 +63,20 @@ type fastView struct {
 	// the row must meet; all are written for either row of the move.
 	Set, Undo string
 	Conds     []string
-	Shard     *fastShard // the side without bounds, if any
-	FreeApply []string   // that side's change, for chobo_unbounded
+	// Shard is the change of the side without bounds, if there is one,
+	// on the shard of this session: one column and the amount, which on
+	// the hot path is measurably cheaper than the nine numbers of v_fd.
+	// When the shard has no room, FreeApply works the change out into
+	// v_fd for chobo_unbounded, as the general path does.
+	Shard     *fastShard
+	FreeApply []string
+}
+
+// fastShard is the conditional update of that shard: what it sets, and
+// Room, the change is not zero (a zero change goes to chobo_unbounded,
+// which passes over it) and stays inside the shard's slice.
+type fastShard struct {
+	Var, Set, Room string
 }
 
 // fastRow is one bounded row of the fast path: its CTE name, the id it
@@ -85,12 +97,26 @@ func (f fastView) Moved() string {
 // Last is the CTE of the last bounded row.
 func (f fastView) Last() string { return f.Rows[len(f.Rows)-1].Name }
 
-// fastShard is the change of the move's account without bounds on the
-// shard of this session; Room says the shard's slice has room for it (a
-// zero amount changes nothing and goes to chobo_unbounded, which passes
-// over it).
-type fastShard struct {
-	Var, Set, Room string
+// shardArgs is what the conditional update of one shard reads: the
+// account's id, the shard, and the account's nine numbers (the change,
+// lowest and highest of posted, held in and held out, as chobo_unbounded
+// takes them), D(k) being number k.
+type shardArgs struct {
+	S, ID, Shard, format string
+}
+
+func shardOf(s, id, format, shard string) shardArgs { return shardArgs{s, id, shard, format} }
+
+func (a shardArgs) D(k int) string { return fmt.Sprintf(a.format, k) }
+
+// Changes says the nine numbers change something: a lowest or highest
+// value away from 0.
+func (a shardArgs) Changes() string {
+	var c []string
+	for _, k := range []int{2, 3, 5, 6, 8, 9} {
+		c = append(c, a.D(k)+" <> 0")
+	}
+	return strings.Join(c, " or ")
 }
 
 type moveStep struct {
@@ -102,8 +128,9 @@ type moveStep struct {
 	Lower    *boundCheck
 	Upper    *boundCheck
 	// Find are the statements that find the move's two accounts in the
-	// arrays of the call, Apply those that move the amount on them.
-	Find, Apply []string
+	// arrays of the call, Apply those that move the amount on them;
+	// FreeApply is both for the sides without bounds only.
+	Find, Apply, FreeApply []string
 }
 
 type boundCheck struct {
@@ -141,6 +168,28 @@ const (
 type settleVars struct {
 	From, To, FreeFrom, FreeTo bool
 }
+
+// effect is what a do or a hold does to one side of a move: the field it
+// changes, and whether it adds the amount (else it takes it away).
+type effect struct {
+	field int
+	plus  bool
+}
+
+func moveEffect(hold, to bool) effect {
+	switch {
+	case hold && to:
+		return effect{fieldHeldIn, true}
+	case hold:
+		return effect{fieldHeldOut, true}
+	case to:
+		return effect{fieldPosted, true}
+	}
+	return effect{fieldPosted, false}
+}
+
+// fieldColumns are the account columns of the fields.
+var fieldColumns = map[int]string{fieldPosted: "posted", fieldHeldIn: "held_in", fieldHeldOut: "held_out"}
 
 // side is one side of a move: the expression of its account's id, and
 // whether the account is without bounds.
@@ -181,7 +230,7 @@ func change(s side, to bool, field int, plus bool, amount string) []string {
 		if to {
 			i = "v_to"
 		}
-		arr := map[int]string{fieldPosted: "v_posted", fieldHeldIn: "v_held_in", fieldHeldOut: "v_held_out"}[field]
+		arr := "v_" + fieldColumns[field]
 		return []string{fmt.Sprintf("%[1]s[%[2]s] := %[1]s[%[2]s] %[3]s %[4]s;", arr, i, op, amount)}
 	}
 	o := "v_ffrom"
@@ -366,11 +415,14 @@ func newMoveView(b *book.Book, t *book.Transfer, op book.Op) moveView {
 			st.Upper = &boundCheck{function: v.function, Value: up.Value, Reason: Lit(up.Reason), Amount: st.Amount, CheckFree: freeSeen}
 		}
 		from, to := side{st.From.Var, st.From.Free}, side{st.To.Var, st.To.Free}
-		st.Find = []string{find(from, false, &v.Vars), find(to, true, &v.Vars)}
-		if v.Hold {
-			st.Apply = append(change(from, false, fieldHeldOut, true, st.Amount), change(to, true, fieldHeldIn, true, st.Amount)...)
-		} else {
-			st.Apply = append(change(from, false, fieldPosted, false, st.Amount), change(to, true, fieldPosted, true, st.Amount)...)
+		for i, sd := range []side{from, to} {
+			isTo := i == 1
+			e := moveEffect(v.Hold, isTo)
+			f, a := find(sd, isTo, &v.Vars), change(sd, isTo, e.field, e.plus, st.Amount)
+			st.Find, st.Apply = append(st.Find, f), append(st.Apply, a...)
+			if sd.free {
+				st.FreeApply = append(append(st.FreeApply, f), a...)
+			}
 		}
 		freeSeen = freeSeen || from.free || to.free
 		v.Moves = append(v.Moves, st)
@@ -399,51 +451,51 @@ func newMoveView(b *book.Book, t *book.Transfer, op book.Op) moveView {
 // newFast writes the fast path of st, the one move of a call, of which
 // one or both sides have a bound.
 func newFast(st moveStep, hold bool) *fastView {
-	f := &fastView{}
+	f := &fastView{FreeApply: st.FreeApply}
 	var bounded []*accountRow
-	for _, r := range []*accountRow{st.From, st.To} {
-		if !r.Free {
-			bounded = append(bounded, r)
+	var one effect              // what the move does to a lone bounded side
+	whens := map[int][]string{} // per field, how each bounded side changes it
+	var fields []int
+	for i, r := range []*accountRow{st.From, st.To} {
+		e := moveEffect(hold, i == 1)
+		col, op := fieldColumns[e.field], "+"
+		if !e.plus {
+			op = "-"
 		}
+		if r.Free {
+			room := fmt.Sprintf("%[2]s <> 0 and s.%[1]s + %[2]s <= s.%[1]s_hi", col, st.Amount)
+			if !e.plus {
+				room = fmt.Sprintf("%[2]s <> 0 and s.%[1]s - %[2]s >= s.%[1]s_lo", col, st.Amount)
+			}
+			f.Shard = &fastShard{Var: r.Var, Set: fmt.Sprintf("%[1]s = s.%[1]s %[2]s %[3]s", col, op, st.Amount), Room: room}
+			continue
+		}
+		bounded, one = append(bounded, r), e
+		if whens[e.field] == nil {
+			fields = append(fields, e.field)
+		}
+		whens[e.field] = append(whens[e.field], fmt.Sprintf("when a.id = %s then %s", r.Var, strings.TrimPrefix(op, "+")+st.Amount))
 	}
-	switch len(bounded) {
-	case 1:
-		f.Rows = []fastRow{{Name: "b1", ID: bounded[0].Var, After: "k"}}
-	case 2:
+	if len(bounded) == 2 {
+		var set, undo []string
+		for _, field := range fields {
+			cases := strings.Join(whens[field], " ")
+			set = append(set, fmt.Sprintf("%[1]s = a.%[1]s + case %[2]s else 0 end", fieldColumns[field], cases))
+			undo = append(undo, fmt.Sprintf("%[1]s = a.%[1]s - case %[2]s else 0 end", fieldColumns[field], cases))
+		}
+		f.Set, f.Undo = strings.Join(set, ", "), strings.Join(undo, ", ")
 		ids := st.From.Var + ", " + st.To.Var
 		f.Rows = []fastRow{{Name: "b1", ID: "least(" + ids + ")", After: "k"}, {Name: "b2", ID: "greatest(" + ids + ")", After: "b1"}}
-	}
-	// What each side gets, as an expression on the row a. With one
-	// bounded row the row is that side; with two, a case tells them apart.
-	amt := st.Amount
-	fromField, toField := "posted", "posted"
-	fromDelta, toDelta := "-"+amt, amt
-	if hold {
-		fromField, toField, fromDelta = "held_out", "held_in", amt
-	}
-	var set, undo []string
-	add := func(field, delta string, sides ...string) {
-		if len(bounded) == 1 {
-			set = append(set, fmt.Sprintf("%[1]s = a.%[1]s + %[2]s", field, delta))
-			undo = append(undo, fmt.Sprintf("%[1]s = a.%[1]s - %[2]s", field, delta))
-			return
+	} else {
+		// One bounded row is that side, and needs no case.
+		col, op, back := fieldColumns[one.field], "+", "-"
+		if !one.plus {
+			op, back = "-", "+"
 		}
-		set = append(set, fmt.Sprintf("%[1]s = a.%[1]s + case %[2]s else 0 end", field, strings.Join(sides, " ")))
-		undo = append(undo, fmt.Sprintf("%[1]s = a.%[1]s - case %[2]s else 0 end", field, strings.Join(sides, " ")))
+		f.Set = fmt.Sprintf("%[1]s = a.%[1]s %[2]s %[3]s", col, op, st.Amount)
+		f.Undo = fmt.Sprintf("%[1]s = a.%[1]s %[2]s %[3]s", col, back, st.Amount)
+		f.Rows = []fastRow{{Name: "b1", ID: bounded[0].Var, After: "k"}}
 	}
-	when := func(r *accountRow, delta string) string { return fmt.Sprintf("when a.id = %s then %s", r.Var, delta) }
-	switch {
-	case hold && len(bounded) == 2:
-		add("held_out", amt, when(st.From, amt))
-		add("held_in", amt, when(st.To, amt))
-	case !hold && len(bounded) == 2:
-		add("posted", amt, when(st.From, "-"+amt), when(st.To, amt))
-	case !st.From.Free:
-		add(fromField, fromDelta)
-	default:
-		add(toField, toDelta)
-	}
-	f.Set, f.Undo = strings.Join(set, ", "), strings.Join(undo, ", ")
 	for _, r := range bounded {
 		c := fmt.Sprintf("a.lower_bound is not distinct from %s and a.upper_bound is not distinct from %s", r.Lower, r.Upper)
 		if lo := st.Lower; lo != nil && r == st.From {
@@ -456,27 +508,6 @@ func newFast(st moveStep, hold bool) *fastView {
 			c = fmt.Sprintf("(a.id <> %s or (%s))", r.Var, c)
 		}
 		f.Conds = append(f.Conds, c)
-	}
-	if len(bounded) == 1 {
-		// The side without bounds: the to side gains; the from side gives
-		// for a do and holds out for a hold.
-		free, field, plus := st.To, toField, true
-		if st.To == bounded[0] {
-			free, field, plus = st.From, fromField, hold
-		}
-		op, room := "+", fmt.Sprintf("%[2]s <> 0 and s.%[1]s + %[2]s <= s.%[1]s_hi", field, amt)
-		if !plus {
-			op, room = "-", fmt.Sprintf("%[2]s <> 0 and s.%[1]s - %[2]s >= s.%[1]s_lo", field, amt)
-		}
-		f.Shard = &fastShard{Var: free.Var, Set: fmt.Sprintf("%[1]s = s.%[1]s %[2]s %[3]s", field, op, amt), Room: room}
-		fd := fieldPosted
-		if hold && free == st.To {
-			fd = fieldHeldIn
-		} else if hold {
-			fd = fieldHeldOut
-		}
-		sd := side{free.Var, true}
-		f.FreeApply = append([]string{find(sd, free == st.To, &settleVars{})}, change(sd, free == st.To, fd, plus, amt)...)
 	}
 	return f
 }

@@ -160,8 +160,7 @@ declare
 begin
   for v_i in select o.n::integer from unnest(p_ids) with ordinality as o (id, n) order by o.id, o.n loop
     v_o := (v_i - 1) * 9;
-    continue when p_d[v_o + 2] = 0 and p_d[v_o + 3] = 0 and p_d[v_o + 5] = 0
-              and p_d[v_o + 6] = 0 and p_d[v_o + 8] = 0 and p_d[v_o + 9] = 0;
+    continue when not (p_d[v_o + 2] <> 0 or p_d[v_o + 3] <> 0 or p_d[v_o + 5] <> 0 or p_d[v_o + 6] <> 0 or p_d[v_o + 8] <> 0 or p_d[v_o + 9] <> 0);
     if p_write then
       update "在庫管理".account_shards s
          set posted = s.posted + p_d[v_o + 1], held_in = s.held_in + p_d[v_o + 4], held_out = s.held_out + p_d[v_o + 7]
@@ -271,11 +270,12 @@ begin
   -- One move: when every account of the call has its row, the same
   -- statement then tries the move itself. Each row with a bound, in id
   -- order, changes only when its bound holds and it keeps the book's
-  -- bounds; then the shard of this session of the account without bounds
-  -- takes its part, when its slice has room. Each step waits for
-  -- the one before it: the key is inserted first, and a row is locked
-  -- only when the rows before it changed. With a row missing, nothing is
-  -- locked here, and (2) makes the rows before it locks any.
+  -- bounds. Each step waits for the one before it: the key is inserted
+  -- first, and a row is locked only when the rows before it changed.
+  -- With a row missing, nothing is locked here, and (2) makes the rows
+  -- before it locks any.
+  -- Last, the shard of this session of the account without bounds takes
+  -- its part, when its slice has room.
   with k as (
     insert into "在庫管理".keys (tenant, kind, op, key, content, definition, result, entry_accounts, entry_posted, entry_held_in, entry_held_out)
     values (p_tenant, '入荷', 'do', v_key, v_content, v_definition, 'done',
@@ -431,11 +431,12 @@ begin
   -- One move: when every account of the call has its row, the same
   -- statement then tries the move itself. Each row with a bound, in id
   -- order, changes only when its bound holds and it keeps the book's
-  -- bounds; then the shard of this session of the account without bounds
-  -- takes its part, when its slice has room. Each step waits for
-  -- the one before it: the key is inserted first, and a row is locked
-  -- only when the rows before it changed. With a row missing, nothing is
-  -- locked here, and (2) makes the rows before it locks any.
+  -- bounds. Each step waits for the one before it: the key is inserted
+  -- first, and a row is locked only when the rows before it changed.
+  -- With a row missing, nothing is locked here, and (2) makes the rows
+  -- before it locks any.
+  -- Last, the shard of this session of the account without bounds takes
+  -- its part, when its slice has room.
   with k as (
     insert into "在庫管理".keys (tenant, kind, op, key, content, definition, result, entry_accounts, entry_posted, entry_held_in, entry_held_out,
                            at, from_ids, to_ids, amounts, state, deadline)
@@ -809,11 +810,12 @@ begin
   -- One move: when every account of the call has its row, the same
   -- statement then tries the move itself. Each row with a bound, in id
   -- order, changes only when its bound holds and it keeps the book's
-  -- bounds; then the shard of this session of the account without bounds
-  -- takes its part, when its slice has room. Each step waits for
-  -- the one before it: the key is inserted first, and a row is locked
-  -- only when the rows before it changed. With a row missing, nothing is
-  -- locked here, and (2) makes the rows before it locks any.
+  -- bounds. Each step waits for the one before it: the key is inserted
+  -- first, and a row is locked only when the rows before it changed.
+  -- With a row missing, nothing is locked here, and (2) makes the rows
+  -- before it locks any.
+  -- Last, the shard of this session of the account without bounds takes
+  -- its part, when its slice has room.
   with k as (
     insert into "在庫管理".keys (tenant, kind, op, key, content, definition, result, entry_accounts, entry_posted, entry_held_in, entry_held_out)
     values (p_tenant, '返品', 'do', v_key, v_content, v_definition, 'done',

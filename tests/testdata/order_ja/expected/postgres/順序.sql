@@ -160,8 +160,7 @@ declare
 begin
   for v_i in select o.n::integer from unnest(p_ids) with ordinality as o (id, n) order by o.id, o.n loop
     v_o := (v_i - 1) * 9;
-    continue when p_d[v_o + 2] = 0 and p_d[v_o + 3] = 0 and p_d[v_o + 5] = 0
-              and p_d[v_o + 6] = 0 and p_d[v_o + 8] = 0 and p_d[v_o + 9] = 0;
+    continue when not (p_d[v_o + 2] <> 0 or p_d[v_o + 3] <> 0 or p_d[v_o + 5] <> 0 or p_d[v_o + 6] <> 0 or p_d[v_o + 8] <> 0 or p_d[v_o + 9] <> 0);
     if p_write then
       update "順序".account_shards s
          set posted = s.posted + p_d[v_o + 1], held_in = s.held_in + p_d[v_o + 4], held_out = s.held_out + p_d[v_o + 7]
