@@ -380,3 +380,160 @@ func TestOneMoveTryPutsBack(t *testing.T) {
 	}
 	wantEntriesBalance(t, pool, res.Book)
 }
+
+// TestEarlierLayoutMovesOver: a schema made by an earlier chobo, with
+// entries and holds in tables of their own, is carried over when today's
+// SQL is loaded over it. Balances, hold states, hold ids and the sum of
+// every account's entries read the same before and after; the keys used
+// before answer as they did; a hold made before can still be posted. An
+// entry that has no key row to move onto stops the load, and the schema
+// stays as it was.
+func TestEarlierLayoutMovesOver(t *testing.T) {
+	earlier, err := os.ReadFile(filepath.Join(casesDir, "earlier-layout.sql"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := check.Check("points.book", []byte(pointsBook))
+	if res.Book == nil {
+		t.Fatal(res.Diags)
+	}
+	ctx := context.Background()
+	srv := pgtest.Start(t)
+	exec := func(pool *pgxpool.Pool, sql string) {
+		t.Helper()
+		if _, err := pool.Exec(ctx, sql); err != nil {
+			t.Fatalf("%.60s: %v", sql, err)
+		}
+	}
+	call := func(pool *pgxpool.Pool, sql string) string {
+		t.Helper()
+		var result string
+		var reason *string
+		if err := pool.QueryRow(ctx, `select result, reason from "points".`+sql).Scan(&result, &reason); err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+		if reason != nil {
+			result += ": " + *reason
+		}
+		return result
+	}
+	// state reads everything a user can read, as one text.
+	state := func(pool *pgxpool.Pool) string {
+		t.Helper()
+		var b strings.Builder
+		for _, q := range []string{
+			`select "points".balance_member_points('t', 'm1')::text || "points".balance_member_points('t', 'm2')::text
+			     || "points".balance_redeemed('t')::text || "points".balance_spent('t', 'm2')::text || "points".balance_issued('t')::text`,
+			`select coalesce("points".redeem_status('t', 'r1'), '') || ' ' || coalesce("points".redeem_status('t', 'r2'), '') || ' '
+			     || coalesce("points".redeem_status('t', 'r3'), '') || ' ' || coalesce("points".spend_status('t', 's1'), '') || ' '
+			     || coalesce("points".spend_status('t', 's2'), '-')`,
+			`select string_agg(id::text || ' ' || kind || ' ' || key::text || ' ' || state || ' ' || amounts::text, '; ' order by id) from "points".holds`,
+			`select string_agg(account::text || ' ' || p || ' ' || i || ' ' || o, '; ' order by account)
+			   from (select account, sum(posted) p, sum(held_in) i, sum(held_out) o from "points".entries group by account) e`,
+		} {
+			var s string
+			if err := pool.QueryRow(ctx, q).Scan(&s); err != nil {
+				t.Fatalf("%.60s: %v", q, err)
+			}
+			b.WriteString(s + "\n")
+		}
+		return b.String()
+	}
+	earlierCalls := func(pool *pgxpool.Pool) {
+		t.Helper()
+		for _, c := range []struct{ sql, want string }{
+			{`grant_do('t', 'g1', 'm1', 100)`, "done"},
+			{`grant_do('t', 'g2', 'm2', 50)`, "done"},
+			{`redeem_hold('t', 'r1', 'm1', 10)`, "done"},
+			{`redeem_hold('t', 'r2', 'm1', 20)`, "done"},
+			{`redeem_hold('t', 'r3', 'm1', 5)`, "done"},
+			{`spend_hold('t', 's1', 'm2', 7)`, "done"},
+			{`spend_hold('t', 's2', 'm2', 500)`, "refused: not_enough_points"},
+			{`redeem_post('t', 'r1')`, "done"},
+			{`redeem_void('t', 'r2')`, "done"},
+		} {
+			if got := call(pool, c.sql); got != c.want {
+				t.Fatalf("before: %s = %s, want %s", c.sql, got, c.want)
+			}
+		}
+		exec(pool, `update "points".holds set deadline = clock_timestamp() where key = array['r3']`)
+		var n int
+		if err := pool.QueryRow(ctx, `select "points".expire()`).Scan(&n); err != nil || n != 1 {
+			t.Fatalf("expire() before: %d %v", n, err)
+		}
+	}
+	files, ds := postgres.Build(res.Book, gen.NewSource("points.book", []byte(pointsBook)), gen.Options{})
+	if len(ds) > 0 {
+		t.Fatalf("%+v", ds)
+	}
+	today := string(files[0].Data)
+
+	t.Run("moves", func(t *testing.T) {
+		pool := srv.Pool(t, 2)
+		exec(pool, string(earlier))
+		earlierCalls(pool)
+		before := state(pool)
+		exec(pool, today)
+		exec(pool, today) // a second load finds nothing left to move
+		if after := state(pool); after != before {
+			t.Fatalf("state changed in the move:\nbefore:\n%safter:\n%s", before, after)
+		}
+		for _, c := range []struct{ sql, want string }{
+			{`grant_do('t', 'g1', 'm1', 100)`, "done_before"},
+			{`redeem_hold('t', 'r1', 'm1', 10)`, "done_before"},
+			{`spend_hold('t', 's2', 'm2', 500)`, "refused: already_refused"},
+			{`redeem_post('t', 'r3')`, "refused: expired"},
+			{`spend_post('t', 's1')`, "done"},
+			{`redeem_hold('t', 'r4', 'm1', 1)`, "done"},
+		} {
+			if got := call(pool, c.sql); got != c.want {
+				t.Errorf("after: %s = %s, want %s", c.sql, got, c.want)
+			}
+		}
+		// Every bounded row equals the sum of its entries, and every
+		// balance read equals it too.
+		var bad string
+		if err := pool.QueryRow(ctx, `select coalesce(string_agg(a.kind, ', '), '')
+  from "points".accounts a
+  left join (select tenant, account, sum(posted) p, sum(held_in) i, sum(held_out) o from "points".entries group by 1, 2) e
+    on e.tenant = a.tenant and e.account = a.id
+ where (a.lower_bound is not null or a.upper_bound is not null)
+   and (a.posted, a.held_in, a.held_out) is distinct from (e.p, e.i, e.o)`).Scan(&bad); err != nil || bad != "" {
+			t.Errorf("rows that differ from their entries: %q %v", bad, err)
+		}
+		var m1, issued string
+		if err := pool.QueryRow(ctx, `select "points".balance_member_points('t', 'm1')::text, "points".balance_issued('t')::text`).Scan(&m1, &issued); err != nil {
+			t.Fatal(err)
+		}
+		if m1 != "(90,0,1)" || issued != "(-150,0,0)" {
+			t.Errorf("after: m1 %s, issued %s; want (90,0,1) and (-150,0,0)", m1, issued)
+		}
+	})
+
+	t.Run("entry without a key row", func(t *testing.T) {
+		pool := srv.Pool(t, 2)
+		exec(pool, `create database orphan`)
+		cfg := pool.Config().ConnConfig.Copy()
+		cfg.Database = "orphan"
+		conn, err := pgx.ConnectConfig(ctx, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close(ctx)
+		if _, err := conn.Exec(ctx, string(earlier)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := conn.Exec(ctx, `insert into "points".entries (tenant, account, kind, op, key, posted, held_in, held_out)
+values ('t', "points".chobo_id(array['account', 'points', 't', 'issued']), 'grant', 'do', array['ghost'], 5, 0, 0)`); err != nil {
+			t.Fatal(err)
+		}
+		_, err = conn.Exec(ctx, today)
+		if err == nil || !strings.Contains(err.Error(), "1 entries of \"points\".entries have no key row") {
+			t.Fatalf("loading over an entry without a key row: %v", err)
+		}
+		var kind string
+		if err := conn.QueryRow(ctx, `select relkind::text from pg_class where oid = to_regclass('"points".entries')`).Scan(&kind); err != nil || kind != "r" {
+			t.Fatalf("entries after the failed load: relkind %q %v, want the table kept", kind, err)
+		}
+	})
+}

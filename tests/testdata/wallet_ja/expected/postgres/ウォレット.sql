@@ -93,6 +93,69 @@ create table if not exists "ウォレット".keys (
   posted_amounts bigint[],
   primary key (tenant, kind, op, key)
 );
+
+-- A schema made by an earlier chobo kept entries and holds in tables of
+-- their own, one row per change and per hold. Here, once, their rows move
+-- onto the key rows they belong to (entries given back by expire() get
+-- an 'expire' key row, as expire() now writes), and the two tables give
+-- way to the views below. An entry with no key row to take it stops the
+-- whole move: nothing is dropped that was not carried over.
+do $migrate$
+declare
+  v_left bigint;
+begin
+  if to_regclass('"ウォレット".entries') is null
+     or (select c.relkind from pg_class c where c.oid = to_regclass('"ウォレット".entries')) <> 'r' then
+    return;
+  end if;
+  alter table "ウォレット".keys
+    add column if not exists entry_accounts uuid[] not null default '{}',
+    add column if not exists entry_posted   bigint[] not null default '{}',
+    add column if not exists entry_held_in  bigint[] not null default '{}',
+    add column if not exists entry_held_out bigint[] not null default '{}',
+    add column if not exists from_ids       uuid[],
+    add column if not exists to_ids         uuid[],
+    add column if not exists amounts        bigint[],
+    add column if not exists state          text,
+    add column if not exists deadline       timestamptz,
+    add column if not exists posted_amounts bigint[];
+  insert into "ウォレット".keys (tenant, kind, op, key, content, definition, result, at)
+  select e.tenant, e.kind, 'expire', e.key, '', h.definition, 'done', min(e.at)
+    from "ウォレット".entries e
+         join "ウォレット".keys h on h.tenant = e.tenant and h.kind = e.kind and h.op = 'hold' and h.key = e.key
+   where e.op = 'expire'
+   group by e.tenant, e.kind, e.key, h.definition
+  on conflict do nothing;
+  update "ウォレット".keys k
+     set entry_accounts = e.accounts, entry_posted = e.posted, entry_held_in = e.held_in, entry_held_out = e.held_out
+    from (select tenant, kind, op, key, array_agg(account order by seq) as accounts,
+                 array_agg(posted order by seq) as posted, array_agg(held_in order by seq) as held_in,
+                 array_agg(held_out order by seq) as held_out
+            from "ウォレット".entries
+           group by tenant, kind, op, key) e
+   where k.tenant = e.tenant and k.kind = e.kind and k.op = e.op and k.key = e.key;
+  select count(*) into v_left from "ウォレット".entries e
+   where not exists (select 1 from "ウォレット".keys k
+                      where k.tenant = e.tenant and k.kind = e.kind and k.op = e.op and k.key = e.key);
+  if v_left > 0 then
+    raise exception 'chobo: % entries of %.entries have no key row to move onto; the schema is left as it was', v_left, '"ウォレット"';
+  end if;
+  update "ウォレット".keys k
+     set from_ids = h.from_ids, to_ids = h.to_ids, amounts = h.amounts, state = h.state,
+         deadline = h.deadline, posted_amounts = h.posted_amounts
+    from "ウォレット".holds h
+   where k.tenant = h.tenant and k.kind = h.kind and k.op = 'hold' and k.key = h.key;
+  select count(*) into v_left from "ウォレット".holds h
+   where not exists (select 1 from "ウォレット".keys k
+                      where k.tenant = h.tenant and k.kind = h.kind and k.op = 'hold' and k.key = h.key);
+  if v_left > 0 then
+    raise exception 'chobo: % holds of %.holds have no key row to move onto; the schema is left as it was', v_left, '"ウォレット"';
+  end if;
+  drop table "ウォレット".entries;
+  drop table "ウォレット".holds;
+end
+$migrate$;
+
 create index if not exists keys_due on "ウォレット".keys (deadline, tenant, kind, key) where state = 'held';
 
 -- The id of an account or a transfer, the same in every backend and
