@@ -145,7 +145,8 @@ type boundCheck struct {
 
 type accountRow struct {
 	Var          string // v_account_1 …
-	ID           string // the id expression
+	ID           string // the id expression, written out inline
+	Call         string // the same id as a call of chobo_id, for a reader
 	Kind, Unit   string // literals
 	Args         string // a text[] expression
 	Lower, Upper string // bigint literals or null
@@ -553,7 +554,8 @@ func newAccountRow(v string, b *book.Book, r book.AccountRef) *accountRow {
 	for _, p := range r.Args {
 		args = append(args, Ident(ParamName(p.Name)))
 	}
-	return &accountRow{Var: v, ID: accountID(b, r), Kind: Lit(r.Account.Name), Unit: Lit(r.Account.Unit.Name),
+	call, inline := accountID(b, r)
+	return &accountRow{Var: v, ID: inline, Call: call, Kind: Lit(r.Account.Name), Unit: Lit(r.Account.Unit.Name),
 		Args:  "array[" + strings.Join(args, ", ") + "]::text[]",
 		Lower: boundLit(r.Account.Lower), Upper: boundLit(r.Account.Upper), Free: free(r.Account)}
 }
@@ -593,13 +595,17 @@ func newBalanceView(b *book.Book, a *book.Account) balanceView {
 		ID: fmt.Sprintf("%s.chobo_id(array[%s])", Ident(b.Name), strings.Join(parts, ", "))}
 }
 
-// accountID is the expression of the id of an account a move names.
-func accountID(b *book.Book, r book.AccountRef) string {
-	parts := []string{Lit("account"), Lit(b.Name), "p_tenant", Lit(r.Account.Name)}
+// accountID is the id of an account a move names: the call of chobo_id
+// that gives it, for a reader, and the same written out inline, for the
+// function (see inlineID).
+func accountID(b *book.Book, r book.AccountRef) (call, inline string) {
+	text := []string{Lit("account"), Lit(b.Name), "p_tenant", Lit(r.Account.Name)}
+	parts := []idPart{constPart("account"), constPart(b.Name), exprPart("p_tenant"), constPart(r.Account.Name)}
 	for _, p := range r.Args {
-		parts = append(parts, Ident(ParamName(p.Name)))
+		text = append(text, Ident(ParamName(p.Name)))
+		parts = append(parts, exprPart(Ident(ParamName(p.Name))))
 	}
-	return fmt.Sprintf("%s.chobo_id(array[%s])", Ident(b.Name), strings.Join(parts, ", "))
+	return fmt.Sprintf("%s.chobo_id(array[%s])", Ident(b.Name), strings.Join(text, ", ")), inlineID(parts)
 }
 
 func moveText(m *book.Move) string {

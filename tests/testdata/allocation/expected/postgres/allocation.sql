@@ -303,9 +303,12 @@ declare
   v_to integer;
   v_ffrom integer;
   v_fto integer;
-  v_account_1 uuid := "allocation".chobo_id(array['account', 'allocation', p_tenant, 'buyers']);
-  v_account_2 uuid := "allocation".chobo_id(array['account', 'allocation', p_tenant, 'shop_sales', "p_shop"]);
-  v_account_3 uuid := "allocation".chobo_id(array['account', 'allocation', p_tenant, 'fee_income']);
+  -- "allocation".chobo_id(array['account', 'allocation', p_tenant, 'buyers']), written out
+  v_account_1 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e740000000a616c6c6f636174696f6e'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x00000006627579657273'::bytea) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
+  -- "allocation".chobo_id(array['account', 'allocation', p_tenant, 'shop_sales', "p_shop"]), written out
+  v_account_2 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e740000000a616c6c6f636174696f6e'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x0000000a73686f705f73616c6573'::bytea || int4send(octet_length(convert_to("p_shop", 'UTF8'))) || convert_to("p_shop", 'UTF8')) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
+  -- "allocation".chobo_id(array['account', 'allocation', p_tenant, 'fee_income']), written out
+  v_account_3 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e740000000a616c6c6f636174696f6e'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x0000000a6665655f696e636f6d65'::bytea) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
   v_fids constant uuid[] := array[v_account_1, v_account_3];
   v_fd numeric[] := array_fill(0::numeric, array[18]);
 begin
@@ -441,8 +444,10 @@ declare
   v_upper bigint[];
   v_from integer;
   v_fto integer;
-  v_account_1 uuid := "allocation".chobo_id(array['account', 'allocation', p_tenant, 'shop_sales', "p_shop"]);
-  v_account_2 uuid := "allocation".chobo_id(array['account', 'allocation', p_tenant, 'shop_bank']);
+  -- "allocation".chobo_id(array['account', 'allocation', p_tenant, 'shop_sales', "p_shop"]), written out
+  v_account_1 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e740000000a616c6c6f636174696f6e'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x0000000a73686f705f73616c6573'::bytea || int4send(octet_length(convert_to("p_shop", 'UTF8'))) || convert_to("p_shop", 'UTF8')) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
+  -- "allocation".chobo_id(array['account', 'allocation', p_tenant, 'shop_bank']), written out
+  v_account_2 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e740000000a616c6c6f636174696f6e'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x0000000973686f705f62616e6b'::bytea) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
   v_fids constant uuid[] := array[v_account_2];
   v_fd numeric[] := array_fill(0::numeric, array[9]);
 begin

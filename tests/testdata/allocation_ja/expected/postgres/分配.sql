@@ -303,9 +303,12 @@ declare
   v_to integer;
   v_ffrom integer;
   v_fto integer;
-  v_account_1 uuid := "分配".chobo_id(array['account', '分配', p_tenant, '買い手']);
-  v_account_2 uuid := "分配".chobo_id(array['account', '分配', p_tenant, '店の売上', "p_店"]);
-  v_account_3 uuid := "分配".chobo_id(array['account', '分配', p_tenant, '手数料収入']);
+  -- "分配".chobo_id(array['account', '分配', p_tenant, '買い手']), written out
+  v_account_1 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e7400000006e58886e9858d'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x00000009e8b2b7e38184e6898b'::bytea) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
+  -- "分配".chobo_id(array['account', '分配', p_tenant, '店の売上', "p_店"]), written out
+  v_account_2 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e7400000006e58886e9858d'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x0000000ce5ba97e381aee5a3b2e4b88a'::bytea || int4send(octet_length(convert_to("p_店", 'UTF8'))) || convert_to("p_店", 'UTF8')) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
+  -- "分配".chobo_id(array['account', '分配', p_tenant, '手数料収入']), written out
+  v_account_3 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e7400000006e58886e9858d'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x0000000fe6898be695b0e69699e58f8ee585a5'::bytea) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
   v_fids constant uuid[] := array[v_account_1, v_account_3];
   v_fd numeric[] := array_fill(0::numeric, array[18]);
 begin
@@ -441,8 +444,10 @@ declare
   v_upper bigint[];
   v_from integer;
   v_fto integer;
-  v_account_1 uuid := "分配".chobo_id(array['account', '分配', p_tenant, '店の売上', "p_店"]);
-  v_account_2 uuid := "分配".chobo_id(array['account', '分配', p_tenant, '店の口座']);
+  -- "分配".chobo_id(array['account', '分配', p_tenant, '店の売上', "p_店"]), written out
+  v_account_1 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e7400000006e58886e9858d'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x0000000ce5ba97e381aee5a3b2e4b88a'::bytea || int4send(octet_length(convert_to("p_店", 'UTF8'))) || convert_to("p_店", 'UTF8')) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
+  -- "分配".chobo_id(array['account', '分配', p_tenant, '店の口座']), written out
+  v_account_2 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e7400000006e58886e9858d'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x0000000ce5ba97e381aee58fa3e5baa7'::bytea) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
   v_fids constant uuid[] := array[v_account_2];
   v_fd numeric[] := array_fill(0::numeric, array[9]);
 begin

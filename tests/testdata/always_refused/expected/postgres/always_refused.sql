@@ -303,8 +303,10 @@ declare
   v_upper bigint[];
   v_from integer;
   v_fto integer;
-  v_account_1 uuid := "always_refused".chobo_id(array['account', 'always_refused', p_tenant, 'voucher_balance', "p_member"]);
-  v_account_2 uuid := "always_refused".chobo_id(array['account', 'always_refused', p_tenant, 'redeemed']);
+  -- "always_refused".chobo_id(array['account', 'always_refused', p_tenant, 'voucher_balance', "p_member"]), written out
+  v_account_1 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e740000000e616c776179735f72656675736564'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x0000000f766f75636865725f62616c616e6365'::bytea || int4send(octet_length(convert_to("p_member", 'UTF8'))) || convert_to("p_member", 'UTF8')) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
+  -- "always_refused".chobo_id(array['account', 'always_refused', p_tenant, 'redeemed']), written out
+  v_account_2 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e740000000e616c776179735f72656675736564'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x0000000872656465656d6564'::bytea) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
   v_fids constant uuid[] := array[v_account_2];
   v_fd numeric[] := array_fill(0::numeric, array[9]);
 begin

@@ -303,8 +303,10 @@ declare
   v_upper bigint[];
   v_from integer;
   v_fto integer;
-  v_account_1 uuid := "いつも拒否".chobo_id(array['account', 'いつも拒否', p_tenant, '引換券', "p_会員"]);
-  v_account_2 uuid := "いつも拒否".chobo_id(array['account', 'いつも拒否', p_tenant, '使用済み']);
+  -- "いつも拒否".chobo_id(array['account', 'いつも拒否', p_tenant, '引換券', "p_会員"]), written out
+  v_account_1 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e740000000fe38184e381a4e38282e68b92e590a6'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x00000009e5bc95e68f9be588b8'::bytea || int4send(octet_length(convert_to("p_会員", 'UTF8'))) || convert_to("p_会員", 'UTF8')) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
+  -- "いつも拒否".chobo_id(array['account', 'いつも拒否', p_tenant, '使用済み']), written out
+  v_account_2 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e740000000fe38184e381a4e38282e68b92e590a6'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x0000000ce4bdbfe794a8e6b888e381bf'::bytea) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
   v_fids constant uuid[] := array[v_account_2];
   v_fd numeric[] := array_fill(0::numeric, array[9]);
 begin

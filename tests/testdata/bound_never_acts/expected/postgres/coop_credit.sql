@@ -303,8 +303,10 @@ declare
   v_upper bigint[];
   v_from integer;
   v_fto integer;
-  v_account_1 uuid := "coop_credit".chobo_id(array['account', 'coop_credit', p_tenant, 'credit_line', "p_member"]);
-  v_account_2 uuid := "coop_credit".chobo_id(array['account', 'coop_credit', p_tenant, 'coop_store']);
+  -- "coop_credit".chobo_id(array['account', 'coop_credit', p_tenant, 'credit_line', "p_member"]), written out
+  v_account_1 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e740000000b636f6f705f637265646974'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x0000000b6372656469745f6c696e65'::bytea || int4send(octet_length(convert_to("p_member", 'UTF8'))) || convert_to("p_member", 'UTF8')) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
+  -- "coop_credit".chobo_id(array['account', 'coop_credit', p_tenant, 'coop_store']), written out
+  v_account_2 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e740000000b636f6f705f637265646974'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x0000000a636f6f705f73746f7265'::bytea) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
   v_fids constant uuid[] := array[v_account_2];
   v_fd numeric[] := array_fill(0::numeric, array[9]);
 begin

@@ -303,8 +303,10 @@ declare
   v_upper bigint[];
   v_from integer;
   v_fto integer;
-  v_account_1 uuid := "生協の掛け払い".chobo_id(array['account', '生協の掛け払い', p_tenant, '与信枠', "p_組合員"]);
-  v_account_2 uuid := "生協の掛け払い".chobo_id(array['account', '生協の掛け払い', p_tenant, '生協の店']);
+  -- "生協の掛け払い".chobo_id(array['account', '生協の掛け払い', p_tenant, '与信枠', "p_組合員"]), written out
+  v_account_1 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e7400000015e7949fe58d94e381aee68e9be38191e68995e38184'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x00000009e4b88ee4bfa1e69ea0'::bytea || int4send(octet_length(convert_to("p_組合員", 'UTF8'))) || convert_to("p_組合員", 'UTF8')) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
+  -- "生協の掛け払い".chobo_id(array['account', '生協の掛け払い', p_tenant, '生協の店']), written out
+  v_account_2 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e7400000015e7949fe58d94e381aee68e9be38191e68995e38184'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x0000000ce7949fe58d94e381aee5ba97'::bytea) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
   v_fids constant uuid[] := array[v_account_2];
   v_fd numeric[] := array_fill(0::numeric, array[9]);
 begin

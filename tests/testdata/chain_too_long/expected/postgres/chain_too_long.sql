@@ -303,8 +303,10 @@ declare
   v_upper bigint[];
   v_to integer;
   v_ffrom integer;
-  v_account_1 uuid := "chain_too_long".chobo_id(array['account', 'chain_too_long', p_tenant, 'world']);
-  v_account_2 uuid := "chain_too_long".chobo_id(array['account', 'chain_too_long', p_tenant, 'shelf', "p_sku"]);
+  -- "chain_too_long".chobo_id(array['account', 'chain_too_long', p_tenant, 'world']), written out
+  v_account_1 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e740000000e636861696e5f746f6f5f6c6f6e67'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x00000005776f726c64'::bytea) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
+  -- "chain_too_long".chobo_id(array['account', 'chain_too_long', p_tenant, 'shelf', "p_sku"]), written out
+  v_account_2 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e740000000e636861696e5f746f6f5f6c6f6e67'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x000000057368656c66'::bytea || int4send(octet_length(convert_to("p_sku", 'UTF8'))) || convert_to("p_sku", 'UTF8')) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
   v_fids constant uuid[] := array[v_account_1];
   v_fd numeric[] := array_fill(0::numeric, array[9]);
 begin
@@ -468,8 +470,10 @@ declare
   v_upper bigint[];
   v_from integer;
   v_to integer;
-  v_account_1 uuid := "chain_too_long".chobo_id(array['account', 'chain_too_long', p_tenant, 'shelf', "p_sku"]);
-  v_account_2 uuid := "chain_too_long".chobo_id(array['account', 'chain_too_long', p_tenant, 'bin', "p_sku"]);
+  -- "chain_too_long".chobo_id(array['account', 'chain_too_long', p_tenant, 'shelf', "p_sku"]), written out
+  v_account_1 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e740000000e636861696e5f746f6f5f6c6f6e67'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x000000057368656c66'::bytea || int4send(octet_length(convert_to("p_sku", 'UTF8'))) || convert_to("p_sku", 'UTF8')) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
+  -- "chain_too_long".chobo_id(array['account', 'chain_too_long', p_tenant, 'bin', "p_sku"]), written out
+  v_account_2 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e740000000e636861696e5f746f6f5f6c6f6e67'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x0000000362696e'::bytea || int4send(octet_length(convert_to("p_sku", 'UTF8'))) || convert_to("p_sku", 'UTF8')) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
 begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';

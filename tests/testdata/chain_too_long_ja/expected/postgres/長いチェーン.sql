@@ -303,8 +303,10 @@ declare
   v_upper bigint[];
   v_to integer;
   v_ffrom integer;
-  v_account_1 uuid := "長いチェーン".chobo_id(array['account', '長いチェーン', p_tenant, '外']);
-  v_account_2 uuid := "長いチェーン".chobo_id(array['account', '長いチェーン', p_tenant, '棚', "p_sku"]);
+  -- "長いチェーン".chobo_id(array['account', '長いチェーン', p_tenant, '外']), written out
+  v_account_1 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e7400000012e995b7e38184e38381e382a7e383bce383b3'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x00000003e5a496'::bytea) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
+  -- "長いチェーン".chobo_id(array['account', '長いチェーン', p_tenant, '棚', "p_sku"]), written out
+  v_account_2 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e7400000012e995b7e38184e38381e382a7e383bce383b3'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x00000003e6a39a'::bytea || int4send(octet_length(convert_to("p_sku", 'UTF8'))) || convert_to("p_sku", 'UTF8')) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
   v_fids constant uuid[] := array[v_account_1];
   v_fd numeric[] := array_fill(0::numeric, array[9]);
 begin
@@ -468,8 +470,10 @@ declare
   v_upper bigint[];
   v_from integer;
   v_to integer;
-  v_account_1 uuid := "長いチェーン".chobo_id(array['account', '長いチェーン', p_tenant, '棚', "p_sku"]);
-  v_account_2 uuid := "長いチェーン".chobo_id(array['account', '長いチェーン', p_tenant, '箱', "p_sku"]);
+  -- "長いチェーン".chobo_id(array['account', '長いチェーン', p_tenant, '棚', "p_sku"]), written out
+  v_account_1 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e7400000012e995b7e38184e38381e382a7e383bce383b3'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x00000003e6a39a'::bytea || int4send(octet_length(convert_to("p_sku", 'UTF8'))) || convert_to("p_sku", 'UTF8')) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
+  -- "長いチェーン".chobo_id(array['account', '長いチェーン', p_tenant, '箱', "p_sku"]), written out
+  v_account_2 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e7400000012e995b7e38184e38381e382a7e383bce383b3'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x00000003e7aeb1'::bytea || int4send(octet_length(convert_to("p_sku", 'UTF8'))) || convert_to("p_sku", 'UTF8')) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
 begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';

@@ -303,8 +303,10 @@ declare
   v_upper bigint[];
   v_to integer;
   v_ffrom integer;
-  v_account_1 uuid := "travel_desk".chobo_id(array['account', 'travel_desk', p_tenant, 'member_banks']);
-  v_account_2 uuid := "travel_desk".chobo_id(array['account', 'travel_desk', p_tenant, 'card', "p_member"]);
+  -- "travel_desk".chobo_id(array['account', 'travel_desk', p_tenant, 'member_banks']), written out
+  v_account_1 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e740000000b74726176656c5f6465736b'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x0000000c6d656d6265725f62616e6b73'::bytea) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
+  -- "travel_desk".chobo_id(array['account', 'travel_desk', p_tenant, 'card', "p_member"]), written out
+  v_account_2 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e740000000b74726176656c5f6465736b'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x0000000463617264'::bytea || int4send(octet_length(convert_to("p_member", 'UTF8'))) || convert_to("p_member", 'UTF8')) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
   v_fids constant uuid[] := array[v_account_1];
   v_fd numeric[] := array_fill(0::numeric, array[9]);
 begin
@@ -470,8 +472,10 @@ declare
   v_upper bigint[];
   v_to integer;
   v_ffrom integer;
-  v_account_1 uuid := "travel_desk".chobo_id(array['account', 'travel_desk', p_tenant, 'operator']);
-  v_account_2 uuid := "travel_desk".chobo_id(array['account', 'travel_desk', p_tenant, 'free_seats', "p_tour", "p_day"]);
+  -- "travel_desk".chobo_id(array['account', 'travel_desk', p_tenant, 'operator']), written out
+  v_account_1 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e740000000b74726176656c5f6465736b'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x000000086f70657261746f72'::bytea) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
+  -- "travel_desk".chobo_id(array['account', 'travel_desk', p_tenant, 'free_seats', "p_tour", "p_day"]), written out
+  v_account_2 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e740000000b74726176656c5f6465736b'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x0000000a667265655f7365617473'::bytea || int4send(octet_length(convert_to("p_tour", 'UTF8'))) || convert_to("p_tour", 'UTF8') || int4send(octet_length(convert_to("p_day", 'UTF8'))) || convert_to("p_day", 'UTF8')) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
   v_fids constant uuid[] := array[v_account_1];
   v_fd numeric[] := array_fill(0::numeric, array[9]);
 begin
@@ -637,10 +641,14 @@ declare
   v_from integer;
   v_to integer;
   v_fto integer;
-  v_account_1 uuid := "travel_desk".chobo_id(array['account', 'travel_desk', p_tenant, 'free_seats', "p_tour", "p_day"]);
-  v_account_2 uuid := "travel_desk".chobo_id(array['account', 'travel_desk', p_tenant, 'travellers']);
-  v_account_3 uuid := "travel_desk".chobo_id(array['account', 'travel_desk', p_tenant, 'card', "p_member"]);
-  v_account_4 uuid := "travel_desk".chobo_id(array['account', 'travel_desk', p_tenant, 'tour_income']);
+  -- "travel_desk".chobo_id(array['account', 'travel_desk', p_tenant, 'free_seats', "p_tour", "p_day"]), written out
+  v_account_1 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e740000000b74726176656c5f6465736b'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x0000000a667265655f7365617473'::bytea || int4send(octet_length(convert_to("p_tour", 'UTF8'))) || convert_to("p_tour", 'UTF8') || int4send(octet_length(convert_to("p_day", 'UTF8'))) || convert_to("p_day", 'UTF8')) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
+  -- "travel_desk".chobo_id(array['account', 'travel_desk', p_tenant, 'travellers']), written out
+  v_account_2 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e740000000b74726176656c5f6465736b'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x0000000a74726176656c6c657273'::bytea) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
+  -- "travel_desk".chobo_id(array['account', 'travel_desk', p_tenant, 'card', "p_member"]), written out
+  v_account_3 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e740000000b74726176656c5f6465736b'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x0000000463617264'::bytea || int4send(octet_length(convert_to("p_member", 'UTF8'))) || convert_to("p_member", 'UTF8')) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
+  -- "travel_desk".chobo_id(array['account', 'travel_desk', p_tenant, 'tour_income']), written out
+  v_account_4 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e740000000b74726176656c5f6465736b'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x0000000b746f75725f696e636f6d65'::bytea) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
   v_fids constant uuid[] := array[v_account_2];
   v_fd numeric[] := array_fill(0::numeric, array[9]);
 begin
@@ -1047,8 +1055,10 @@ declare
   v_upper bigint[];
   v_from integer;
   v_fto integer;
-  v_account_1 uuid := "travel_desk".chobo_id(array['account', 'travel_desk', p_tenant, 'free_seats', "p_tour", "p_day"]);
-  v_account_2 uuid := "travel_desk".chobo_id(array['account', 'travel_desk', p_tenant, 'travellers']);
+  -- "travel_desk".chobo_id(array['account', 'travel_desk', p_tenant, 'free_seats', "p_tour", "p_day"]), written out
+  v_account_1 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e740000000b74726176656c5f6465736b'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x0000000a667265655f7365617473'::bytea || int4send(octet_length(convert_to("p_tour", 'UTF8'))) || convert_to("p_tour", 'UTF8') || int4send(octet_length(convert_to("p_day", 'UTF8'))) || convert_to("p_day", 'UTF8')) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
+  -- "travel_desk".chobo_id(array['account', 'travel_desk', p_tenant, 'travellers']), written out
+  v_account_2 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e740000000b74726176656c5f6465736b'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x0000000a74726176656c6c657273'::bytea) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
   v_fids constant uuid[] := array[v_account_2];
   v_fd numeric[] := array_fill(0::numeric, array[9]);
 begin
@@ -1435,8 +1445,10 @@ declare
   v_upper bigint[];
   v_from integer;
   v_fto integer;
-  v_account_1 uuid := "travel_desk".chobo_id(array['account', 'travel_desk', p_tenant, 'tour_income']);
-  v_account_2 uuid := "travel_desk".chobo_id(array['account', 'travel_desk', p_tenant, 'operator_bank']);
+  -- "travel_desk".chobo_id(array['account', 'travel_desk', p_tenant, 'tour_income']), written out
+  v_account_1 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e740000000b74726176656c5f6465736b'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x0000000b746f75725f696e636f6d65'::bytea) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
+  -- "travel_desk".chobo_id(array['account', 'travel_desk', p_tenant, 'operator_bank']), written out
+  v_account_2 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e740000000b74726176656c5f6465736b'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x0000000d6f70657261746f725f62616e6b'::bytea) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
   v_fids constant uuid[] := array[v_account_2];
   v_fd numeric[] := array_fill(0::numeric, array[9]);
 begin

@@ -303,8 +303,10 @@ declare
   v_upper bigint[];
   v_to integer;
   v_ffrom integer;
-  v_account_1 uuid := "旅行の窓口".chobo_id(array['account', '旅行の窓口', p_tenant, '会員の銀行']);
-  v_account_2 uuid := "旅行の窓口".chobo_id(array['account', '旅行の窓口', p_tenant, 'カード', "p_会員"]);
+  -- "旅行の窓口".chobo_id(array['account', '旅行の窓口', p_tenant, '会員の銀行']), written out
+  v_account_1 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e740000000fe69785e8a18ce381aee7aa93e58fa3'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x0000000fe4bc9ae593a1e381aee98a80e8a18c'::bytea) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
+  -- "旅行の窓口".chobo_id(array['account', '旅行の窓口', p_tenant, 'カード', "p_会員"]), written out
+  v_account_2 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e740000000fe69785e8a18ce381aee7aa93e58fa3'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x00000009e382abe383bce38389'::bytea || int4send(octet_length(convert_to("p_会員", 'UTF8'))) || convert_to("p_会員", 'UTF8')) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
   v_fids constant uuid[] := array[v_account_1];
   v_fd numeric[] := array_fill(0::numeric, array[9]);
 begin
@@ -470,8 +472,10 @@ declare
   v_upper bigint[];
   v_to integer;
   v_ffrom integer;
-  v_account_1 uuid := "旅行の窓口".chobo_id(array['account', '旅行の窓口', p_tenant, '催行会社']);
-  v_account_2 uuid := "旅行の窓口".chobo_id(array['account', '旅行の窓口', p_tenant, '空き席', "p_ツアー", "p_day"]);
+  -- "旅行の窓口".chobo_id(array['account', '旅行の窓口', p_tenant, '催行会社']), written out
+  v_account_1 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e740000000fe69785e8a18ce381aee7aa93e58fa3'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x0000000ce582ace8a18ce4bc9ae7a4be'::bytea) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
+  -- "旅行の窓口".chobo_id(array['account', '旅行の窓口', p_tenant, '空き席', "p_ツアー", "p_day"]), written out
+  v_account_2 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e740000000fe69785e8a18ce381aee7aa93e58fa3'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x00000009e7a9bae3818de5b8ad'::bytea || int4send(octet_length(convert_to("p_ツアー", 'UTF8'))) || convert_to("p_ツアー", 'UTF8') || int4send(octet_length(convert_to("p_day", 'UTF8'))) || convert_to("p_day", 'UTF8')) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
   v_fids constant uuid[] := array[v_account_1];
   v_fd numeric[] := array_fill(0::numeric, array[9]);
 begin
@@ -637,10 +641,14 @@ declare
   v_from integer;
   v_to integer;
   v_fto integer;
-  v_account_1 uuid := "旅行の窓口".chobo_id(array['account', '旅行の窓口', p_tenant, '空き席', "p_ツアー", "p_day"]);
-  v_account_2 uuid := "旅行の窓口".chobo_id(array['account', '旅行の窓口', p_tenant, '旅行者']);
-  v_account_3 uuid := "旅行の窓口".chobo_id(array['account', '旅行の窓口', p_tenant, 'カード', "p_会員"]);
-  v_account_4 uuid := "旅行の窓口".chobo_id(array['account', '旅行の窓口', p_tenant, 'ツアー売上']);
+  -- "旅行の窓口".chobo_id(array['account', '旅行の窓口', p_tenant, '空き席', "p_ツアー", "p_day"]), written out
+  v_account_1 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e740000000fe69785e8a18ce381aee7aa93e58fa3'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x00000009e7a9bae3818de5b8ad'::bytea || int4send(octet_length(convert_to("p_ツアー", 'UTF8'))) || convert_to("p_ツアー", 'UTF8') || int4send(octet_length(convert_to("p_day", 'UTF8'))) || convert_to("p_day", 'UTF8')) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
+  -- "旅行の窓口".chobo_id(array['account', '旅行の窓口', p_tenant, '旅行者']), written out
+  v_account_2 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e740000000fe69785e8a18ce381aee7aa93e58fa3'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x00000009e69785e8a18ce88085'::bytea) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
+  -- "旅行の窓口".chobo_id(array['account', '旅行の窓口', p_tenant, 'カード', "p_会員"]), written out
+  v_account_3 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e740000000fe69785e8a18ce381aee7aa93e58fa3'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x00000009e382abe383bce38389'::bytea || int4send(octet_length(convert_to("p_会員", 'UTF8'))) || convert_to("p_会員", 'UTF8')) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
+  -- "旅行の窓口".chobo_id(array['account', '旅行の窓口', p_tenant, 'ツアー売上']), written out
+  v_account_4 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e740000000fe69785e8a18ce381aee7aa93e58fa3'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x0000000fe38384e382a2e383bce5a3b2e4b88a'::bytea) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
   v_fids constant uuid[] := array[v_account_2];
   v_fd numeric[] := array_fill(0::numeric, array[9]);
 begin
@@ -1047,8 +1055,10 @@ declare
   v_upper bigint[];
   v_from integer;
   v_fto integer;
-  v_account_1 uuid := "旅行の窓口".chobo_id(array['account', '旅行の窓口', p_tenant, '空き席', "p_ツアー", "p_day"]);
-  v_account_2 uuid := "旅行の窓口".chobo_id(array['account', '旅行の窓口', p_tenant, '旅行者']);
+  -- "旅行の窓口".chobo_id(array['account', '旅行の窓口', p_tenant, '空き席', "p_ツアー", "p_day"]), written out
+  v_account_1 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e740000000fe69785e8a18ce381aee7aa93e58fa3'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x00000009e7a9bae3818de5b8ad'::bytea || int4send(octet_length(convert_to("p_ツアー", 'UTF8'))) || convert_to("p_ツアー", 'UTF8') || int4send(octet_length(convert_to("p_day", 'UTF8'))) || convert_to("p_day", 'UTF8')) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
+  -- "旅行の窓口".chobo_id(array['account', '旅行の窓口', p_tenant, '旅行者']), written out
+  v_account_2 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e740000000fe69785e8a18ce381aee7aa93e58fa3'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x00000009e69785e8a18ce88085'::bytea) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
   v_fids constant uuid[] := array[v_account_2];
   v_fd numeric[] := array_fill(0::numeric, array[9]);
 begin
@@ -1435,8 +1445,10 @@ declare
   v_upper bigint[];
   v_from integer;
   v_fto integer;
-  v_account_1 uuid := "旅行の窓口".chobo_id(array['account', '旅行の窓口', p_tenant, 'ツアー売上']);
-  v_account_2 uuid := "旅行の窓口".chobo_id(array['account', '旅行の窓口', p_tenant, '催行会社の口座']);
+  -- "旅行の窓口".chobo_id(array['account', '旅行の窓口', p_tenant, 'ツアー売上']), written out
+  v_account_1 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e740000000fe69785e8a18ce381aee7aa93e58fa3'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x0000000fe38384e382a2e383bce5a3b2e4b88a'::bytea) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
+  -- "旅行の窓口".chobo_id(array['account', '旅行の窓口', p_tenant, '催行会社の口座']), written out
+  v_account_2 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e740000000fe69785e8a18ce381aee7aa93e58fa3'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x00000015e582ace8a18ce4bc9ae7a4bee381aee58fa3e5baa7'::bytea) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
   v_fids constant uuid[] := array[v_account_2];
   v_fd numeric[] := array_fill(0::numeric, array[9]);
 begin

@@ -303,8 +303,10 @@ declare
   v_upper bigint[];
   v_to integer;
   v_ffrom integer;
-  v_account_1 uuid := "宅配ロッカー".chobo_id(array['account', '宅配ロッカー', p_tenant, '配達員']);
-  v_account_2 uuid := "宅配ロッカー".chobo_id(array['account', '宅配ロッカー', p_tenant, 'ロッカー', "p_場所"]);
+  -- "宅配ロッカー".chobo_id(array['account', '宅配ロッカー', p_tenant, '配達員']), written out
+  v_account_1 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e7400000012e5ae85e9858de383ade38383e382abe383bc'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x00000009e9858de98194e593a1'::bytea) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
+  -- "宅配ロッカー".chobo_id(array['account', '宅配ロッカー', p_tenant, 'ロッカー', "p_場所"]), written out
+  v_account_2 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e7400000012e5ae85e9858de383ade38383e382abe383bc'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x0000000ce383ade38383e382abe383bc'::bytea || int4send(octet_length(convert_to("p_場所", 'UTF8'))) || convert_to("p_場所", 'UTF8')) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
   v_fids constant uuid[] := array[v_account_1];
   v_fd numeric[] := array_fill(0::numeric, array[9]);
 begin
@@ -471,8 +473,10 @@ declare
   v_upper bigint[];
   v_from integer;
   v_fto integer;
-  v_account_1 uuid := "宅配ロッカー".chobo_id(array['account', '宅配ロッカー', p_tenant, 'ロッカー', "p_場所"]);
-  v_account_2 uuid := "宅配ロッカー".chobo_id(array['account', '宅配ロッカー', p_tenant, '受取人']);
+  -- "宅配ロッカー".chobo_id(array['account', '宅配ロッカー', p_tenant, 'ロッカー', "p_場所"]), written out
+  v_account_1 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e7400000012e5ae85e9858de383ade38383e382abe383bc'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x0000000ce383ade38383e382abe383bc'::bytea || int4send(octet_length(convert_to("p_場所", 'UTF8'))) || convert_to("p_場所", 'UTF8')) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
+  -- "宅配ロッカー".chobo_id(array['account', '宅配ロッカー', p_tenant, '受取人']), written out
+  v_account_2 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e7400000012e5ae85e9858de383ade38383e382abe383bc'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x00000009e58f97e58f96e4baba'::bytea) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
   v_fids constant uuid[] := array[v_account_2];
   v_fd numeric[] := array_fill(0::numeric, array[9]);
 begin

@@ -304,9 +304,12 @@ declare
   v_to integer;
   v_ffrom integer;
   v_fto integer;
-  v_account_1 uuid := "hold_order".chobo_id(array['account', 'hold_order', p_tenant, 'buyers']);
-  v_account_2 uuid := "hold_order".chobo_id(array['account', 'hold_order', p_tenant, 'held', "p_order"]);
-  v_account_3 uuid := "hold_order".chobo_id(array['account', 'hold_order', p_tenant, 'shop_payout']);
+  -- "hold_order".chobo_id(array['account', 'hold_order', p_tenant, 'buyers']), written out
+  v_account_1 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e740000000a686f6c645f6f72646572'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x00000006627579657273'::bytea) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
+  -- "hold_order".chobo_id(array['account', 'hold_order', p_tenant, 'held', "p_order"]), written out
+  v_account_2 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e740000000a686f6c645f6f72646572'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x0000000468656c64'::bytea || int4send(octet_length(convert_to("p_order", 'UTF8'))) || convert_to("p_order", 'UTF8')) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
+  -- "hold_order".chobo_id(array['account', 'hold_order', p_tenant, 'shop_payout']), written out
+  v_account_3 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e740000000a686f6c645f6f72646572'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x0000000b73686f705f7061796f7574'::bytea) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
   v_fids constant uuid[] := array[v_account_1, v_account_3];
   v_fd numeric[] := array_fill(0::numeric, array[18]);
 begin

@@ -304,9 +304,12 @@ declare
   v_to integer;
   v_ffrom integer;
   v_fto integer;
-  v_account_1 uuid := "仮押さえの順序".chobo_id(array['account', '仮押さえの順序', p_tenant, '買い手']);
-  v_account_2 uuid := "仮押さえの順序".chobo_id(array['account', '仮押さえの順序', p_tenant, '預り', "p_注文"]);
-  v_account_3 uuid := "仮押さえの順序".chobo_id(array['account', '仮押さえの順序', p_tenant, '店への支払']);
+  -- "仮押さえの順序".chobo_id(array['account', '仮押さえの順序', p_tenant, '買い手']), written out
+  v_account_1 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e7400000015e4bbaee68abce38195e38188e381aee9a086e5ba8f'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x00000009e8b2b7e38184e6898b'::bytea) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
+  -- "仮押さえの順序".chobo_id(array['account', '仮押さえの順序', p_tenant, '預り', "p_注文"]), written out
+  v_account_2 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e7400000015e4bbaee68abce38195e38188e381aee9a086e5ba8f'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x00000006e9a090e3828a'::bytea || int4send(octet_length(convert_to("p_注文", 'UTF8'))) || convert_to("p_注文", 'UTF8')) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
+  -- "仮押さえの順序".chobo_id(array['account', '仮押さえの順序', p_tenant, '店への支払']), written out
+  v_account_3 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e7400000015e4bbaee68abce38195e38188e381aee9a086e5ba8f'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x0000000fe5ba97e381b8e381aee694afe68995'::bytea) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
   v_fids constant uuid[] := array[v_account_1, v_account_3];
   v_fd numeric[] := array_fill(0::numeric, array[18]);
 begin

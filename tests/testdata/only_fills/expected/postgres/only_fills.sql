@@ -303,8 +303,10 @@ declare
   v_upper bigint[];
   v_to integer;
   v_ffrom integer;
-  v_account_1 uuid := "only_fills".chobo_id(array['account', 'only_fills', p_tenant, 'guests']);
-  v_account_2 uuid := "only_fills".chobo_id(array['account', 'only_fills', p_tenant, 'tips', "p_waiter"]);
+  -- "only_fills".chobo_id(array['account', 'only_fills', p_tenant, 'guests']), written out
+  v_account_1 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e740000000a6f6e6c795f66696c6c73'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x00000006677565737473'::bytea) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
+  -- "only_fills".chobo_id(array['account', 'only_fills', p_tenant, 'tips', "p_waiter"]), written out
+  v_account_2 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e740000000a6f6e6c795f66696c6c73'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x0000000474697073'::bytea || int4send(octet_length(convert_to("p_waiter", 'UTF8'))) || convert_to("p_waiter", 'UTF8')) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
   v_fids constant uuid[] := array[v_account_1];
   v_fd numeric[] := array_fill(0::numeric, array[9]);
 begin

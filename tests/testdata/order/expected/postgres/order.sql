@@ -303,9 +303,12 @@ declare
   v_to integer;
   v_ffrom integer;
   v_fto integer;
-  v_account_1 uuid := "order".chobo_id(array['account', 'order', p_tenant, 'shop_sales', "p_shop"]);
-  v_account_2 uuid := "order".chobo_id(array['account', 'order', p_tenant, 'fee_income']);
-  v_account_3 uuid := "order".chobo_id(array['account', 'order', p_tenant, 'buyers']);
+  -- "order".chobo_id(array['account', 'order', p_tenant, 'shop_sales', "p_shop"]), written out
+  v_account_1 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e74000000056f72646572'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x0000000a73686f705f73616c6573'::bytea || int4send(octet_length(convert_to("p_shop", 'UTF8'))) || convert_to("p_shop", 'UTF8')) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
+  -- "order".chobo_id(array['account', 'order', p_tenant, 'fee_income']), written out
+  v_account_2 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e74000000056f72646572'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x0000000a6665655f696e636f6d65'::bytea) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
+  -- "order".chobo_id(array['account', 'order', p_tenant, 'buyers']), written out
+  v_account_3 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e74000000056f72646572'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x00000006627579657273'::bytea) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
   v_fids constant uuid[] := array[v_account_2, v_account_3];
   v_fd numeric[] := array_fill(0::numeric, array[18]);
 begin

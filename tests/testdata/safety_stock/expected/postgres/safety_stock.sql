@@ -303,8 +303,10 @@ declare
   v_upper bigint[];
   v_to integer;
   v_ffrom integer;
-  v_account_1 uuid := "safety_stock".chobo_id(array['account', 'safety_stock', p_tenant, 'makers']);
-  v_account_2 uuid := "safety_stock".chobo_id(array['account', 'safety_stock', p_tenant, 'on_hand', "p_sku"]);
+  -- "safety_stock".chobo_id(array['account', 'safety_stock', p_tenant, 'makers']), written out
+  v_account_1 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e740000000c7361666574795f73746f636b'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x000000066d616b657273'::bytea) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
+  -- "safety_stock".chobo_id(array['account', 'safety_stock', p_tenant, 'on_hand', "p_sku"]), written out
+  v_account_2 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e740000000c7361666574795f73746f636b'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x000000076f6e5f68616e64'::bytea || int4send(octet_length(convert_to("p_sku", 'UTF8'))) || convert_to("p_sku", 'UTF8')) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
   v_fids constant uuid[] := array[v_account_1];
   v_fd numeric[] := array_fill(0::numeric, array[9]);
 begin
@@ -464,8 +466,10 @@ declare
   v_upper bigint[];
   v_from integer;
   v_fto integer;
-  v_account_1 uuid := "safety_stock".chobo_id(array['account', 'safety_stock', p_tenant, 'on_hand', "p_sku"]);
-  v_account_2 uuid := "safety_stock".chobo_id(array['account', 'safety_stock', p_tenant, 'buyers']);
+  -- "safety_stock".chobo_id(array['account', 'safety_stock', p_tenant, 'on_hand', "p_sku"]), written out
+  v_account_1 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e740000000c7361666574795f73746f636b'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x000000076f6e5f68616e64'::bytea || int4send(octet_length(convert_to("p_sku", 'UTF8'))) || convert_to("p_sku", 'UTF8')) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
+  -- "safety_stock".chobo_id(array['account', 'safety_stock', p_tenant, 'buyers']), written out
+  v_account_2 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e740000000c7361666574795f73746f636b'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x00000006627579657273'::bytea) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
   v_fids constant uuid[] := array[v_account_2];
   v_fd numeric[] := array_fill(0::numeric, array[9]);
 begin

@@ -303,8 +303,10 @@ declare
   v_upper bigint[];
   v_to integer;
   v_ffrom integer;
-  v_account_1 uuid := "warehouse_mirror".chobo_id(array['account', 'warehouse_mirror', p_tenant, 'suppliers']);
-  v_account_2 uuid := "warehouse_mirror".chobo_id(array['account', 'warehouse_mirror', p_tenant, 'stock', "p_sku"]);
+  -- "warehouse_mirror".chobo_id(array['account', 'warehouse_mirror', p_tenant, 'suppliers']), written out
+  v_account_1 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e740000001077617265686f7573655f6d6972726f72'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x00000009737570706c69657273'::bytea) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
+  -- "warehouse_mirror".chobo_id(array['account', 'warehouse_mirror', p_tenant, 'stock', "p_sku"]), written out
+  v_account_2 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e740000001077617265686f7573655f6d6972726f72'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x0000000573746f636b'::bytea || int4send(octet_length(convert_to("p_sku", 'UTF8'))) || convert_to("p_sku", 'UTF8')) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
   v_fids constant uuid[] := array[v_account_1];
   v_fd numeric[] := array_fill(0::numeric, array[9]);
 begin
@@ -463,8 +465,10 @@ declare
   v_upper bigint[];
   v_from integer;
   v_fto integer;
-  v_account_1 uuid := "warehouse_mirror".chobo_id(array['account', 'warehouse_mirror', p_tenant, 'stock', "p_sku"]);
-  v_account_2 uuid := "warehouse_mirror".chobo_id(array['account', 'warehouse_mirror', p_tenant, 'customers']);
+  -- "warehouse_mirror".chobo_id(array['account', 'warehouse_mirror', p_tenant, 'stock', "p_sku"]), written out
+  v_account_1 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e740000001077617265686f7573655f6d6972726f72'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x0000000573746f636b'::bytea || int4send(octet_length(convert_to("p_sku", 'UTF8'))) || convert_to("p_sku", 'UTF8')) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
+  -- "warehouse_mirror".chobo_id(array['account', 'warehouse_mirror', p_tenant, 'customers']), written out
+  v_account_2 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e740000001077617265686f7573655f6d6972726f72'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x00000009637573746f6d657273'::bytea) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
   v_fids constant uuid[] := array[v_account_2];
   v_fd numeric[] := array_fill(0::numeric, array[9]);
 begin

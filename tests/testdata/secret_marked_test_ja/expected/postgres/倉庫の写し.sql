@@ -303,8 +303,10 @@ declare
   v_upper bigint[];
   v_to integer;
   v_ffrom integer;
-  v_account_1 uuid := "倉庫の写し".chobo_id(array['account', '倉庫の写し', p_tenant, '仕入先']);
-  v_account_2 uuid := "倉庫の写し".chobo_id(array['account', '倉庫の写し', p_tenant, '在庫', "p_sku"]);
+  -- "倉庫の写し".chobo_id(array['account', '倉庫の写し', p_tenant, '仕入先']), written out
+  v_account_1 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e740000000fe58089e5baabe381aee58699e38197'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x00000009e4bb95e585a5e58588'::bytea) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
+  -- "倉庫の写し".chobo_id(array['account', '倉庫の写し', p_tenant, '在庫', "p_sku"]), written out
+  v_account_2 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e740000000fe58089e5baabe381aee58699e38197'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x00000006e59ca8e5baab'::bytea || int4send(octet_length(convert_to("p_sku", 'UTF8'))) || convert_to("p_sku", 'UTF8')) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
   v_fids constant uuid[] := array[v_account_1];
   v_fd numeric[] := array_fill(0::numeric, array[9]);
 begin
@@ -463,8 +465,10 @@ declare
   v_upper bigint[];
   v_from integer;
   v_fto integer;
-  v_account_1 uuid := "倉庫の写し".chobo_id(array['account', '倉庫の写し', p_tenant, '在庫', "p_sku"]);
-  v_account_2 uuid := "倉庫の写し".chobo_id(array['account', '倉庫の写し', p_tenant, '客']);
+  -- "倉庫の写し".chobo_id(array['account', '倉庫の写し', p_tenant, '在庫', "p_sku"]), written out
+  v_account_1 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e740000000fe58089e5baabe381aee58699e38197'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x00000006e59ca8e5baab'::bytea || int4send(octet_length(convert_to("p_sku", 'UTF8'))) || convert_to("p_sku", 'UTF8')) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
+  -- "倉庫の写し".chobo_id(array['account', '倉庫の写し', p_tenant, '客']), written out
+  v_account_2 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e740000000fe58089e5baabe381aee58699e38197'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x00000003e5aea2'::bytea) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
   v_fids constant uuid[] := array[v_account_2];
   v_fd numeric[] := array_fill(0::numeric, array[9]);
 begin

@@ -303,8 +303,10 @@ declare
   v_upper bigint[];
   v_to integer;
   v_ffrom integer;
-  v_account_1 uuid := "stock_reservation".chobo_id(array['account', 'stock_reservation', p_tenant, 'vendors']);
-  v_account_2 uuid := "stock_reservation".chobo_id(array['account', 'stock_reservation', p_tenant, 'shelf', "p_sku"]);
+  -- "stock_reservation".chobo_id(array['account', 'stock_reservation', p_tenant, 'vendors']), written out
+  v_account_1 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e740000001173746f636b5f7265736572766174696f6e'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x0000000776656e646f7273'::bytea) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
+  -- "stock_reservation".chobo_id(array['account', 'stock_reservation', p_tenant, 'shelf', "p_sku"]), written out
+  v_account_2 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e740000001173746f636b5f7265736572766174696f6e'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x000000057368656c66'::bytea || int4send(octet_length(convert_to("p_sku", 'UTF8'))) || convert_to("p_sku", 'UTF8')) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
   v_fids constant uuid[] := array[v_account_1];
   v_fd numeric[] := array_fill(0::numeric, array[9]);
 begin
@@ -464,8 +466,10 @@ declare
   v_upper bigint[];
   v_from integer;
   v_fto integer;
-  v_account_1 uuid := "stock_reservation".chobo_id(array['account', 'stock_reservation', p_tenant, 'shelf', "p_sku"]);
-  v_account_2 uuid := "stock_reservation".chobo_id(array['account', 'stock_reservation', p_tenant, 'shoppers']);
+  -- "stock_reservation".chobo_id(array['account', 'stock_reservation', p_tenant, 'shelf', "p_sku"]), written out
+  v_account_1 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e740000001173746f636b5f7265736572766174696f6e'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x000000057368656c66'::bytea || int4send(octet_length(convert_to("p_sku", 'UTF8'))) || convert_to("p_sku", 'UTF8')) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
+  -- "stock_reservation".chobo_id(array['account', 'stock_reservation', p_tenant, 'shoppers']), written out
+  v_account_2 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e740000001173746f636b5f7265736572766174696f6e'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x0000000873686f7070657273'::bytea) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
   v_fids constant uuid[] := array[v_account_2];
   v_fd numeric[] := array_fill(0::numeric, array[9]);
 begin
@@ -843,8 +847,10 @@ declare
   v_upper bigint[];
   v_to integer;
   v_ffrom integer;
-  v_account_1 uuid := "stock_reservation".chobo_id(array['account', 'stock_reservation', p_tenant, 'shoppers']);
-  v_account_2 uuid := "stock_reservation".chobo_id(array['account', 'stock_reservation', p_tenant, 'shelf', "p_sku"]);
+  -- "stock_reservation".chobo_id(array['account', 'stock_reservation', p_tenant, 'shoppers']), written out
+  v_account_1 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e740000001173746f636b5f7265736572766174696f6e'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x0000000873686f7070657273'::bytea) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
+  -- "stock_reservation".chobo_id(array['account', 'stock_reservation', p_tenant, 'shelf', "p_sku"]), written out
+  v_account_2 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e740000001173746f636b5f7265736572766174696f6e'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x000000057368656c66'::bytea || int4send(octet_length(convert_to("p_sku", 'UTF8'))) || convert_to("p_sku", 'UTF8')) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
   v_fids constant uuid[] := array[v_account_1];
   v_fd numeric[] := array_fill(0::numeric, array[9]);
 begin

@@ -303,8 +303,10 @@ declare
   v_upper bigint[];
   v_to integer;
   v_ffrom integer;
-  v_account_1 uuid := "to_itself".chobo_id(array['account', 'to_itself', p_tenant, 'vendors']);
-  v_account_2 uuid := "to_itself".chobo_id(array['account', 'to_itself', p_tenant, 'bin', "p_place"]);
+  -- "to_itself".chobo_id(array['account', 'to_itself', p_tenant, 'vendors']), written out
+  v_account_1 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e7400000009746f5f697473656c66'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x0000000776656e646f7273'::bytea) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
+  -- "to_itself".chobo_id(array['account', 'to_itself', p_tenant, 'bin', "p_place"]), written out
+  v_account_2 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e7400000009746f5f697473656c66'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x0000000362696e'::bytea || int4send(octet_length(convert_to("p_place", 'UTF8'))) || convert_to("p_place", 'UTF8')) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
   v_fids constant uuid[] := array[v_account_1];
   v_fd numeric[] := array_fill(0::numeric, array[9]);
 begin
@@ -469,8 +471,10 @@ declare
   v_upper bigint[];
   v_from integer;
   v_to integer;
-  v_account_1 uuid := "to_itself".chobo_id(array['account', 'to_itself', p_tenant, 'bin', "p_source"]);
-  v_account_2 uuid := "to_itself".chobo_id(array['account', 'to_itself', p_tenant, 'bin', "p_target"]);
+  -- "to_itself".chobo_id(array['account', 'to_itself', p_tenant, 'bin', "p_source"]), written out
+  v_account_1 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e7400000009746f5f697473656c66'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x0000000362696e'::bytea || int4send(octet_length(convert_to("p_source", 'UTF8'))) || convert_to("p_source", 'UTF8')) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
+  -- "to_itself".chobo_id(array['account', 'to_itself', p_tenant, 'bin', "p_target"]), written out
+  v_account_2 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e7400000009746f5f697473656c66'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x0000000362696e'::bytea || int4send(octet_length(convert_to("p_target", 'UTF8'))) || convert_to("p_target", 'UTF8')) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
 begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
@@ -635,8 +639,10 @@ declare
   v_upper bigint[];
   v_from integer;
   v_to integer;
-  v_account_1 uuid := "to_itself".chobo_id(array['account', 'to_itself', p_tenant, 'bin', "p_source"]);
-  v_account_2 uuid := "to_itself".chobo_id(array['account', 'to_itself', p_tenant, 'bin', "p_target"]);
+  -- "to_itself".chobo_id(array['account', 'to_itself', p_tenant, 'bin', "p_source"]), written out
+  v_account_1 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e7400000009746f5f697473656c66'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x0000000362696e'::bytea || int4send(octet_length(convert_to("p_source", 'UTF8'))) || convert_to("p_source", 'UTF8')) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
+  -- "to_itself".chobo_id(array['account', 'to_itself', p_tenant, 'bin', "p_target"]), written out
+  v_account_2 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e7400000009746f5f697473656c66'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x0000000362696e'::bytea || int4send(octet_length(convert_to("p_target", 'UTF8'))) || convert_to("p_target", 'UTF8')) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
 begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';

@@ -303,8 +303,10 @@ declare
   v_upper bigint[];
   v_to integer;
   v_ffrom integer;
-  v_account_1 uuid := "ticket_desk".chobo_id(array['account', 'ticket_desk', p_tenant, 'box_office']);
-  v_account_2 uuid := "ticket_desk".chobo_id(array['account', 'ticket_desk', p_tenant, 'hall', "p_show"]);
+  -- "ticket_desk".chobo_id(array['account', 'ticket_desk', p_tenant, 'box_office']), written out
+  v_account_1 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e740000000b7469636b65745f6465736b'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x0000000a626f785f6f6666696365'::bytea) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
+  -- "ticket_desk".chobo_id(array['account', 'ticket_desk', p_tenant, 'hall', "p_show"]), written out
+  v_account_2 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e740000000b7469636b65745f6465736b'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x0000000468616c6c'::bytea || int4send(octet_length(convert_to("p_show", 'UTF8'))) || convert_to("p_show", 'UTF8')) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
   v_fids constant uuid[] := array[v_account_1];
   v_fd numeric[] := array_fill(0::numeric, array[9]);
 begin
@@ -464,8 +466,10 @@ declare
   v_upper bigint[];
   v_from integer;
   v_fto integer;
-  v_account_1 uuid := "ticket_desk".chobo_id(array['account', 'ticket_desk', p_tenant, 'hall', "p_show"]);
-  v_account_2 uuid := "ticket_desk".chobo_id(array['account', 'ticket_desk', p_tenant, 'audience']);
+  -- "ticket_desk".chobo_id(array['account', 'ticket_desk', p_tenant, 'hall', "p_show"]), written out
+  v_account_1 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e740000000b7469636b65745f6465736b'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x0000000468616c6c'::bytea || int4send(octet_length(convert_to("p_show", 'UTF8'))) || convert_to("p_show", 'UTF8')) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
+  -- "ticket_desk".chobo_id(array['account', 'ticket_desk', p_tenant, 'audience']), written out
+  v_account_2 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e740000000b7469636b65745f6465736b'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x0000000861756469656e6365'::bytea) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
   v_fids constant uuid[] := array[v_account_2];
   v_fd numeric[] := array_fill(0::numeric, array[9]);
 begin

@@ -303,8 +303,10 @@ declare
   v_upper bigint[];
   v_to integer;
   v_ffrom integer;
-  v_account_1 uuid := "パン屋の棚".chobo_id(array['account', 'パン屋の棚', p_tenant, '窯']);
-  v_account_2 uuid := "パン屋の棚".chobo_id(array['account', 'パン屋の棚', p_tenant, '棚', "p_パン"]);
+  -- "パン屋の棚".chobo_id(array['account', 'パン屋の棚', p_tenant, '窯']), written out
+  v_account_1 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e740000000fe38391e383b3e5b18be381aee6a39a'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x00000003e7aaaf'::bytea) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
+  -- "パン屋の棚".chobo_id(array['account', 'パン屋の棚', p_tenant, '棚', "p_パン"]), written out
+  v_account_2 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e740000000fe38391e383b3e5b18be381aee6a39a'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x00000003e6a39a'::bytea || int4send(octet_length(convert_to("p_パン", 'UTF8'))) || convert_to("p_パン", 'UTF8')) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
   v_fids constant uuid[] := array[v_account_1];
   v_fd numeric[] := array_fill(0::numeric, array[9]);
 begin
@@ -470,8 +472,10 @@ declare
   v_upper bigint[];
   v_from integer;
   v_fto integer;
-  v_account_1 uuid := "パン屋の棚".chobo_id(array['account', 'パン屋の棚', p_tenant, '棚', "p_パン"]);
-  v_account_2 uuid := "パン屋の棚".chobo_id(array['account', 'パン屋の棚', p_tenant, 'お客さま']);
+  -- "パン屋の棚".chobo_id(array['account', 'パン屋の棚', p_tenant, '棚', "p_パン"]), written out
+  v_account_1 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e740000000fe38391e383b3e5b18be381aee6a39a'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x00000003e6a39a'::bytea || int4send(octet_length(convert_to("p_パン", 'UTF8'))) || convert_to("p_パン", 'UTF8')) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
+  -- "パン屋の棚".chobo_id(array['account', 'パン屋の棚', p_tenant, 'お客さま']), written out
+  v_account_2 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e740000000fe38391e383b3e5b18be381aee6a39a'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x0000000ce3818ae5aea2e38195e381be'::bytea) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
   v_fids constant uuid[] := array[v_account_2];
   v_fd numeric[] := array_fill(0::numeric, array[9]);
 begin

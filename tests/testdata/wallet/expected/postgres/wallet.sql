@@ -303,8 +303,10 @@ declare
   v_upper bigint[];
   v_to integer;
   v_ffrom integer;
-  v_account_1 uuid := "wallet".chobo_id(array['account', 'wallet', p_tenant, 'bank']);
-  v_account_2 uuid := "wallet".chobo_id(array['account', 'wallet', p_tenant, 'wallet', "p_member"]);
+  -- "wallet".chobo_id(array['account', 'wallet', p_tenant, 'bank']), written out
+  v_account_1 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e740000000677616c6c6574'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x0000000462616e6b'::bytea) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
+  -- "wallet".chobo_id(array['account', 'wallet', p_tenant, 'wallet', "p_member"]), written out
+  v_account_2 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e740000000677616c6c6574'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x0000000677616c6c6574'::bytea || int4send(octet_length(convert_to("p_member", 'UTF8'))) || convert_to("p_member", 'UTF8')) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
   v_fids constant uuid[] := array[v_account_1];
   v_fd numeric[] := array_fill(0::numeric, array[9]);
 begin
@@ -471,8 +473,10 @@ declare
   v_upper bigint[];
   v_to integer;
   v_ffrom integer;
-  v_account_1 uuid := "wallet".chobo_id(array['account', 'wallet', p_tenant, 'bank']);
-  v_account_2 uuid := "wallet".chobo_id(array['account', 'wallet', p_tenant, 'wallet', "p_member"]);
+  -- "wallet".chobo_id(array['account', 'wallet', p_tenant, 'bank']), written out
+  v_account_1 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e740000000677616c6c6574'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x0000000462616e6b'::bytea) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
+  -- "wallet".chobo_id(array['account', 'wallet', p_tenant, 'wallet', "p_member"]), written out
+  v_account_2 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e740000000677616c6c6574'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x0000000677616c6c6574'::bytea || int4send(octet_length(convert_to("p_member", 'UTF8'))) || convert_to("p_member", 'UTF8')) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
   v_fids constant uuid[] := array[v_account_1];
   v_fd numeric[] := array_fill(0::numeric, array[9]);
 begin
@@ -844,8 +848,10 @@ declare
   v_upper bigint[];
   v_from integer;
   v_fto integer;
-  v_account_1 uuid := "wallet".chobo_id(array['account', 'wallet', p_tenant, 'wallet', "p_member"]);
-  v_account_2 uuid := "wallet".chobo_id(array['account', 'wallet', p_tenant, 'shops']);
+  -- "wallet".chobo_id(array['account', 'wallet', p_tenant, 'wallet', "p_member"]), written out
+  v_account_1 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e740000000677616c6c6574'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x0000000677616c6c6574'::bytea || int4send(octet_length(convert_to("p_member", 'UTF8'))) || convert_to("p_member", 'UTF8')) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
+  -- "wallet".chobo_id(array['account', 'wallet', p_tenant, 'shops']), written out
+  v_account_2 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e740000000677616c6c6574'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x0000000573686f7073'::bytea) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
   v_fids constant uuid[] := array[v_account_2];
   v_fd numeric[] := array_fill(0::numeric, array[9]);
 begin

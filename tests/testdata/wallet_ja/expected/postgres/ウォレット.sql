@@ -303,8 +303,10 @@ declare
   v_upper bigint[];
   v_to integer;
   v_ffrom integer;
-  v_account_1 uuid := "ウォレット".chobo_id(array['account', 'ウォレット', p_tenant, '銀行']);
-  v_account_2 uuid := "ウォレット".chobo_id(array['account', 'ウォレット', p_tenant, 'ウォレット', "p_会員"]);
+  -- "ウォレット".chobo_id(array['account', 'ウォレット', p_tenant, '銀行']), written out
+  v_account_1 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e740000000fe382a6e382a9e383ace38383e38388'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x00000006e98a80e8a18c'::bytea) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
+  -- "ウォレット".chobo_id(array['account', 'ウォレット', p_tenant, 'ウォレット', "p_会員"]), written out
+  v_account_2 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e740000000fe382a6e382a9e383ace38383e38388'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x0000000fe382a6e382a9e383ace38383e38388'::bytea || int4send(octet_length(convert_to("p_会員", 'UTF8'))) || convert_to("p_会員", 'UTF8')) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
   v_fids constant uuid[] := array[v_account_1];
   v_fd numeric[] := array_fill(0::numeric, array[9]);
 begin
@@ -471,8 +473,10 @@ declare
   v_upper bigint[];
   v_to integer;
   v_ffrom integer;
-  v_account_1 uuid := "ウォレット".chobo_id(array['account', 'ウォレット', p_tenant, '銀行']);
-  v_account_2 uuid := "ウォレット".chobo_id(array['account', 'ウォレット', p_tenant, 'ウォレット', "p_会員"]);
+  -- "ウォレット".chobo_id(array['account', 'ウォレット', p_tenant, '銀行']), written out
+  v_account_1 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e740000000fe382a6e382a9e383ace38383e38388'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x00000006e98a80e8a18c'::bytea) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
+  -- "ウォレット".chobo_id(array['account', 'ウォレット', p_tenant, 'ウォレット', "p_会員"]), written out
+  v_account_2 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e740000000fe382a6e382a9e383ace38383e38388'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x0000000fe382a6e382a9e383ace38383e38388'::bytea || int4send(octet_length(convert_to("p_会員", 'UTF8'))) || convert_to("p_会員", 'UTF8')) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
   v_fids constant uuid[] := array[v_account_1];
   v_fd numeric[] := array_fill(0::numeric, array[9]);
 begin
@@ -844,8 +848,10 @@ declare
   v_upper bigint[];
   v_from integer;
   v_fto integer;
-  v_account_1 uuid := "ウォレット".chobo_id(array['account', 'ウォレット', p_tenant, 'ウォレット', "p_会員"]);
-  v_account_2 uuid := "ウォレット".chobo_id(array['account', 'ウォレット', p_tenant, '店']);
+  -- "ウォレット".chobo_id(array['account', 'ウォレット', p_tenant, 'ウォレット', "p_会員"]), written out
+  v_account_1 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e740000000fe382a6e382a9e383ace38383e38388'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x0000000fe382a6e382a9e383ace38383e38388'::bytea || int4send(octet_length(convert_to("p_会員", 'UTF8'))) || convert_to("p_会員", 'UTF8')) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
+  -- "ウォレット".chobo_id(array['account', 'ウォレット', p_tenant, '店']), written out
+  v_account_2 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e740000000fe382a6e382a9e383ace38383e38388'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x00000003e5ba97'::bytea) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
   v_fids constant uuid[] := array[v_account_2];
   v_fd numeric[] := array_fill(0::numeric, array[9]);
 begin
