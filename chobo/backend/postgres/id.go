@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"strings"
+
+	"github.com/chobo-lang/chobo/chobo/book"
 )
 
 // idPart is one part of an id: a constant known when the SQL is
@@ -15,6 +17,18 @@ type idPart struct {
 
 func constPart(s string) idPart { return idPart{text: s} }
 func exprPart(e string) idPart  { return idPart{expr: e} }
+
+// idCall is the call of the book's chobo_id that gives the id of parts.
+func idCall(b *book.Book, parts []idPart) string {
+	args := make([]string, len(parts))
+	for i, p := range parts {
+		args[i] = p.expr
+		if p.expr == "" {
+			args[i] = Lit(p.text)
+		}
+	}
+	return Ident(b.Name) + ".chobo_id(array[" + strings.Join(args, ", ") + "])"
+}
 
 // The two hashes chobo_id moves aside, and where it moves them.
 const (

@@ -586,26 +586,35 @@ func newVoidView(b *book.Book, t *book.Transfer) voidView {
 
 func newBalanceView(b *book.Book, a *book.Account) balanceView {
 	args := []string{"p_tenant text"}
-	parts := []string{Lit("account"), Lit(b.Name), "p_tenant", Lit(a.Name)}
+	var params []string
 	for _, p := range a.Params {
 		args = append(args, Ident(ParamName(p))+" text")
-		parts = append(parts, Ident(ParamName(p)))
+		params = append(params, Ident(ParamName(p)))
 	}
 	return balanceView{S: Ident(b.Name), Func: Ident(BalanceName(a)), Signature: strings.Join(args, ", "),
-		ID: fmt.Sprintf("%s.chobo_id(array[%s])", Ident(b.Name), strings.Join(parts, ", "))}
+		ID: idCall(b, accountParts(b, a, params))}
 }
 
 // accountID is the id of an account a move names: the call of chobo_id
 // that gives it, for a reader, and the same written out inline, for the
 // function (see inlineID).
 func accountID(b *book.Book, r book.AccountRef) (call, inline string) {
-	text := []string{Lit("account"), Lit(b.Name), "p_tenant", Lit(r.Account.Name)}
-	parts := []idPart{constPart("account"), constPart(b.Name), exprPart("p_tenant"), constPart(r.Account.Name)}
+	var params []string
 	for _, p := range r.Args {
-		text = append(text, Ident(ParamName(p.Name)))
-		parts = append(parts, exprPart(Ident(ParamName(p.Name))))
+		params = append(params, Ident(ParamName(p.Name)))
 	}
-	return fmt.Sprintf("%s.chobo_id(array[%s])", Ident(b.Name), strings.Join(text, ", ")), inlineID(parts)
+	parts := accountParts(b, r.Account, params)
+	return idCall(b, parts), inlineID(parts)
+}
+
+// accountParts are the parts of the id of an account of kind a whose
+// arguments are the text expressions args, in the call's tenant.
+func accountParts(b *book.Book, a *book.Account, args []string) []idPart {
+	parts := []idPart{constPart("account"), constPart(b.Name), exprPart("p_tenant"), constPart(a.Name)}
+	for _, e := range args {
+		parts = append(parts, exprPart(e))
+	}
+	return parts
 }
 
 func moveText(m *book.Move) string {

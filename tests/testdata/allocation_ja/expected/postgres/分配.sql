@@ -347,8 +347,7 @@ begin
   values (p_tenant, '売上', 'do', v_key, v_content, v_definition, 'done',
           array[v_account_1, v_account_2, v_account_2, v_account_3], array[-"p_代金", "p_代金", -"p_手数料", "p_手数料"]::bigint[], array[0, 0, 0, 0]::bigint[], array[0, 0, 0, 0]::bigint[])
   on conflict do nothing
-  returning exists (select 1 from unnest(array[v_account_1, v_account_2, v_account_3]) as x (id)
-                     where not exists (select 1 from "分配".accounts a where a.tenant = p_tenant and a.id = x.id))
+  returning exists (select 1 from unnest(array[v_account_1, v_account_2, v_account_3]) as x (id) where not exists (select 1 from "分配".accounts m where m.tenant = p_tenant and m.id = x.id))
   into v_missing;
   v_keyed := found;
   if not v_keyed then
@@ -492,8 +491,7 @@ begin
     update "分配".accounts a
        set posted = a.posted - "p_額"
      where a.tenant = p_tenant and a.id = v_account_1 and exists (select 1 from k)
-       and not exists (select 1 from unnest(array[v_account_1, v_account_2]) as x (id)
-                        where not exists (select 1 from "分配".accounts m where m.tenant = p_tenant and m.id = x.id))
+       and not exists (select 1 from unnest(array[v_account_1, v_account_2]) as x (id) where not exists (select 1 from "分配".accounts m where m.tenant = p_tenant and m.id = x.id))
        and a.lower_bound is not distinct from 0::bigint and a.upper_bound is not distinct from null::bigint and a.posted::numeric - a.held_out - "p_額" >= 0
     returning 1
   ), s as (
@@ -524,8 +522,7 @@ begin
     end if;
     return row('refused', 'key_conflict')::"分配".result;
   end if;
-  v_missing := exists (select 1 from unnest(array[v_account_1, v_account_2]) as x (id)
-                        where not exists (select 1 from "分配".accounts a where a.tenant = p_tenant and a.id = x.id));
+  v_missing := exists (select 1 from unnest(array[v_account_1, v_account_2]) as x (id) where not exists (select 1 from "分配".accounts m where m.tenant = p_tenant and m.id = x.id));
 
   -- (2) the accounts. Missing rows are made first, all of them, in id
   -- order, before any row is locked: a row another call is making is

@@ -351,8 +351,7 @@ begin
     update "長いチェーン".accounts a
        set posted = a.posted + "p_数"
      where a.tenant = p_tenant and a.id = v_account_2 and exists (select 1 from k)
-       and not exists (select 1 from unnest(array[v_account_1, v_account_2]) as x (id)
-                        where not exists (select 1 from "長いチェーン".accounts m where m.tenant = p_tenant and m.id = x.id))
+       and not exists (select 1 from unnest(array[v_account_1, v_account_2]) as x (id) where not exists (select 1 from "長いチェーン".accounts m where m.tenant = p_tenant and m.id = x.id))
        and a.lower_bound is not distinct from 1::bigint and a.upper_bound is not distinct from 500::bigint and a.posted::numeric + a.held_in + "p_数" <= 500
     returning 1
   ), s as (
@@ -383,8 +382,7 @@ begin
     end if;
     return row('refused', 'key_conflict')::"長いチェーン".result;
   end if;
-  v_missing := exists (select 1 from unnest(array[v_account_1, v_account_2]) as x (id)
-                        where not exists (select 1 from "長いチェーン".accounts a where a.tenant = p_tenant and a.id = x.id));
+  v_missing := exists (select 1 from unnest(array[v_account_1, v_account_2]) as x (id) where not exists (select 1 from "長いチェーン".accounts m where m.tenant = p_tenant and m.id = x.id));
 
   -- (2) the accounts. Missing rows are made first, all of them, in id
   -- order, before any row is locked: a row another call is making is
@@ -504,8 +502,7 @@ begin
   values (p_tenant, '配分', 'do', v_key, v_content, v_definition, 'done',
           array[v_account_1, v_account_2, v_account_1, v_account_2, v_account_1, v_account_2, v_account_1, v_account_2, v_account_1, v_account_2, v_account_1, v_account_2, v_account_1, v_account_2, v_account_1, v_account_2, v_account_1, v_account_2, v_account_1, v_account_2, v_account_1, v_account_2, v_account_1, v_account_2, v_account_1, v_account_2, v_account_1, v_account_2, v_account_1, v_account_2, v_account_1, v_account_2, v_account_1, v_account_2, v_account_1, v_account_2, v_account_1, v_account_2, v_account_1, v_account_2, v_account_1, v_account_2, v_account_1, v_account_2, v_account_1, v_account_2, v_account_1, v_account_2, v_account_1, v_account_2, v_account_1, v_account_2, v_account_1, v_account_2, v_account_1, v_account_2, v_account_1, v_account_2, v_account_1, v_account_2, v_account_1, v_account_2, v_account_1, v_account_2, v_account_1, v_account_2, v_account_1, v_account_2, v_account_1, v_account_2, v_account_1, v_account_2, v_account_1, v_account_2, v_account_1, v_account_2, v_account_1, v_account_2, v_account_1, v_account_2, v_account_1, v_account_2, v_account_1, v_account_2, v_account_1, v_account_2], array[-"p_数", "p_数", -"p_数", "p_数", -"p_数", "p_数", -"p_数", "p_数", -"p_数", "p_数", -"p_数", "p_数", -"p_数", "p_数", -"p_数", "p_数", -"p_数", "p_数", -"p_数", "p_数", -"p_数", "p_数", -"p_数", "p_数", -"p_数", "p_数", -"p_数", "p_数", -"p_数", "p_数", -"p_数", "p_数", -"p_数", "p_数", -"p_数", "p_数", -"p_数", "p_数", -"p_数", "p_数", -"p_数", "p_数", -"p_数", "p_数", -"p_数", "p_数", -"p_数", "p_数", -"p_数", "p_数", -"p_数", "p_数", -"p_数", "p_数", -"p_数", "p_数", -"p_数", "p_数", -"p_数", "p_数", -"p_数", "p_数", -"p_数", "p_数", -"p_数", "p_数", -"p_数", "p_数", -"p_数", "p_数", -"p_数", "p_数", -"p_数", "p_数", -"p_数", "p_数", -"p_数", "p_数", -"p_数", "p_数", -"p_数", "p_数", -"p_数", "p_数", -"p_数", "p_数"]::bigint[], array[0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]::bigint[], array[0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]::bigint[])
   on conflict do nothing
-  returning exists (select 1 from unnest(array[v_account_1, v_account_2]) as x (id)
-                     where not exists (select 1 from "長いチェーン".accounts a where a.tenant = p_tenant and a.id = x.id))
+  returning exists (select 1 from unnest(array[v_account_1, v_account_2]) as x (id) where not exists (select 1 from "長いチェーン".accounts m where m.tenant = p_tenant and m.id = x.id))
   into v_missing;
   v_keyed := found;
   if not v_keyed then

@@ -351,8 +351,7 @@ begin
     update "旅行の窓口".accounts a
        set posted = a.posted + "p_額"
      where a.tenant = p_tenant and a.id = v_account_2 and exists (select 1 from k)
-       and not exists (select 1 from unnest(array[v_account_1, v_account_2]) as x (id)
-                        where not exists (select 1 from "旅行の窓口".accounts m where m.tenant = p_tenant and m.id = x.id))
+       and not exists (select 1 from unnest(array[v_account_1, v_account_2]) as x (id) where not exists (select 1 from "旅行の窓口".accounts m where m.tenant = p_tenant and m.id = x.id))
        and a.lower_bound is not distinct from -5000::bigint and a.upper_bound is not distinct from 200000::bigint and a.posted::numeric + a.held_in + "p_額" <= 200000
     returning 1
   ), s as (
@@ -383,8 +382,7 @@ begin
     end if;
     return row('refused', 'key_conflict')::"旅行の窓口".result;
   end if;
-  v_missing := exists (select 1 from unnest(array[v_account_1, v_account_2]) as x (id)
-                        where not exists (select 1 from "旅行の窓口".accounts a where a.tenant = p_tenant and a.id = x.id));
+  v_missing := exists (select 1 from unnest(array[v_account_1, v_account_2]) as x (id) where not exists (select 1 from "旅行の窓口".accounts m where m.tenant = p_tenant and m.id = x.id));
 
   -- (2) the accounts. Missing rows are made first, all of them, in id
   -- order, before any row is locked: a row another call is making is
@@ -520,8 +518,7 @@ begin
     update "旅行の窓口".accounts a
        set posted = a.posted + "p_定員"
      where a.tenant = p_tenant and a.id = v_account_2 and exists (select 1 from k)
-       and not exists (select 1 from unnest(array[v_account_1, v_account_2]) as x (id)
-                        where not exists (select 1 from "旅行の窓口".accounts m where m.tenant = p_tenant and m.id = x.id))
+       and not exists (select 1 from unnest(array[v_account_1, v_account_2]) as x (id) where not exists (select 1 from "旅行の窓口".accounts m where m.tenant = p_tenant and m.id = x.id))
        and a.lower_bound is not distinct from 0::bigint and a.upper_bound is not distinct from 40::bigint and a.posted::numeric + a.held_in + "p_定員" <= 40
     returning 1
   ), s as (
@@ -552,8 +549,7 @@ begin
     end if;
     return row('refused', 'key_conflict')::"旅行の窓口".result;
   end if;
-  v_missing := exists (select 1 from unnest(array[v_account_1, v_account_2]) as x (id)
-                        where not exists (select 1 from "旅行の窓口".accounts a where a.tenant = p_tenant and a.id = x.id));
+  v_missing := exists (select 1 from unnest(array[v_account_1, v_account_2]) as x (id) where not exists (select 1 from "旅行の窓口".accounts m where m.tenant = p_tenant and m.id = x.id));
 
   -- (2) the accounts. Missing rows are made first, all of them, in id
   -- order, before any row is locked: a row another call is making is
@@ -689,8 +685,7 @@ begin
           array[v_account_1, v_account_2, v_account_3, v_account_4, v_account_3, v_account_4], array[0, 0, 0, 0, 0, 0]::bigint[], array[0, 1::bigint, 0, "p_代金", 0, 150::bigint]::bigint[], array[1::bigint, 0, "p_代金", 0, 150::bigint, 0]::bigint[],
           v_now, array[v_account_1, v_account_3, v_account_3], array[v_account_2, v_account_4, v_account_4], array[1::bigint, "p_代金", 150::bigint]::bigint[], 'held', v_now + interval '172800 seconds')
   on conflict do nothing
-  returning exists (select 1 from unnest(array[v_account_1, v_account_2, v_account_3, v_account_4]) as x (id)
-                     where not exists (select 1 from "旅行の窓口".accounts a where a.tenant = p_tenant and a.id = x.id))
+  returning exists (select 1 from unnest(array[v_account_1, v_account_2, v_account_3, v_account_4]) as x (id) where not exists (select 1 from "旅行の窓口".accounts m where m.tenant = p_tenant and m.id = x.id))
   into v_missing;
   v_keyed := found;
   if not v_keyed then
@@ -1108,8 +1103,7 @@ begin
     update "旅行の窓口".accounts a
        set held_out = a.held_out + "p_席数"
      where a.tenant = p_tenant and a.id = v_account_1 and exists (select 1 from k)
-       and not exists (select 1 from unnest(array[v_account_1, v_account_2]) as x (id)
-                        where not exists (select 1 from "旅行の窓口".accounts m where m.tenant = p_tenant and m.id = x.id))
+       and not exists (select 1 from unnest(array[v_account_1, v_account_2]) as x (id) where not exists (select 1 from "旅行の窓口".accounts m where m.tenant = p_tenant and m.id = x.id))
        and a.lower_bound is not distinct from 0::bigint and a.upper_bound is not distinct from 40::bigint and a.posted::numeric - a.held_out - "p_席数" >= 0
     returning 1
   ), s as (
@@ -1140,8 +1134,7 @@ begin
     end if;
     return row('refused', 'key_conflict')::"旅行の窓口".result;
   end if;
-  v_missing := exists (select 1 from unnest(array[v_account_1, v_account_2]) as x (id)
-                        where not exists (select 1 from "旅行の窓口".accounts a where a.tenant = p_tenant and a.id = x.id));
+  v_missing := exists (select 1 from unnest(array[v_account_1, v_account_2]) as x (id) where not exists (select 1 from "旅行の窓口".accounts m where m.tenant = p_tenant and m.id = x.id));
 
   -- (2) the accounts. Missing rows are made first, all of them, in id
   -- order, before any row is locked: a row another call is making is
@@ -1490,8 +1483,7 @@ begin
     update "旅行の窓口".accounts a
        set posted = a.posted - "p_額"
      where a.tenant = p_tenant and a.id = v_account_1 and exists (select 1 from k)
-       and not exists (select 1 from unnest(array[v_account_1, v_account_2]) as x (id)
-                        where not exists (select 1 from "旅行の窓口".accounts m where m.tenant = p_tenant and m.id = x.id))
+       and not exists (select 1 from unnest(array[v_account_1, v_account_2]) as x (id) where not exists (select 1 from "旅行の窓口".accounts m where m.tenant = p_tenant and m.id = x.id))
        and a.lower_bound is not distinct from 0::bigint and a.upper_bound is not distinct from null::bigint and a.posted::numeric - a.held_out - "p_額" >= 0
     returning 1
   ), s as (
@@ -1522,8 +1514,7 @@ begin
     end if;
     return row('refused', 'key_conflict')::"旅行の窓口".result;
   end if;
-  v_missing := exists (select 1 from unnest(array[v_account_1, v_account_2]) as x (id)
-                        where not exists (select 1 from "旅行の窓口".accounts a where a.tenant = p_tenant and a.id = x.id));
+  v_missing := exists (select 1 from unnest(array[v_account_1, v_account_2]) as x (id) where not exists (select 1 from "旅行の窓口".accounts m where m.tenant = p_tenant and m.id = x.id));
 
   -- (2) the accounts. Missing rows are made first, all of them, in id
   -- order, before any row is locked: a row another call is making is

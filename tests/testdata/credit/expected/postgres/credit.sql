@@ -354,8 +354,7 @@ begin
     update "credit".accounts a
        set held_out = a.held_out + "p_amount"
      where a.tenant = p_tenant and a.id = v_account_1 and exists (select 1 from k)
-       and not exists (select 1 from unnest(array[v_account_1, v_account_2]) as x (id)
-                        where not exists (select 1 from "credit".accounts m where m.tenant = p_tenant and m.id = x.id))
+       and not exists (select 1 from unnest(array[v_account_1, v_account_2]) as x (id) where not exists (select 1 from "credit".accounts m where m.tenant = p_tenant and m.id = x.id))
        and a.lower_bound is not distinct from -500000::bigint and a.upper_bound is not distinct from 0::bigint and a.posted::numeric - a.held_out - "p_amount" >= -500000
     returning 1
   ), s as (
@@ -386,8 +385,7 @@ begin
     end if;
     return row('refused', 'key_conflict')::"credit".result;
   end if;
-  v_missing := exists (select 1 from unnest(array[v_account_1, v_account_2]) as x (id)
-                        where not exists (select 1 from "credit".accounts a where a.tenant = p_tenant and a.id = x.id));
+  v_missing := exists (select 1 from unnest(array[v_account_1, v_account_2]) as x (id) where not exists (select 1 from "credit".accounts m where m.tenant = p_tenant and m.id = x.id));
 
   -- (2) the accounts. Missing rows are made first, all of them, in id
   -- order, before any row is locked: a row another call is making is
@@ -727,8 +725,7 @@ begin
     update "credit".accounts a
        set posted = a.posted + "p_amount"
      where a.tenant = p_tenant and a.id = v_account_2 and exists (select 1 from k)
-       and not exists (select 1 from unnest(array[v_account_1, v_account_2]) as x (id)
-                        where not exists (select 1 from "credit".accounts m where m.tenant = p_tenant and m.id = x.id))
+       and not exists (select 1 from unnest(array[v_account_1, v_account_2]) as x (id) where not exists (select 1 from "credit".accounts m where m.tenant = p_tenant and m.id = x.id))
        and a.lower_bound is not distinct from -500000::bigint and a.upper_bound is not distinct from 0::bigint and a.posted::numeric + a.held_in + "p_amount" <= 0
     returning 1
   ), s as (
@@ -759,8 +756,7 @@ begin
     end if;
     return row('refused', 'key_conflict')::"credit".result;
   end if;
-  v_missing := exists (select 1 from unnest(array[v_account_1, v_account_2]) as x (id)
-                        where not exists (select 1 from "credit".accounts a where a.tenant = p_tenant and a.id = x.id));
+  v_missing := exists (select 1 from unnest(array[v_account_1, v_account_2]) as x (id) where not exists (select 1 from "credit".accounts m where m.tenant = p_tenant and m.id = x.id));
 
   -- (2) the accounts. Missing rows are made first, all of them, in id
   -- order, before any row is locked: a row another call is making is

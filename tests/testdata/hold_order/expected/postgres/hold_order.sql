@@ -341,8 +341,7 @@ begin
           array[v_account_1, v_account_2, v_account_2, v_account_3], array[0, 0, 0, 0]::bigint[], array[0, "p_price", 0, "p_price"]::bigint[], array["p_price", 0, "p_price", 0]::bigint[],
           v_now, array[v_account_1, v_account_2], array[v_account_2, v_account_3], array["p_price", "p_price"]::bigint[], 'held', v_now + interval '86400 seconds')
   on conflict do nothing
-  returning exists (select 1 from unnest(array[v_account_1, v_account_2, v_account_3]) as x (id)
-                     where not exists (select 1 from "hold_order".accounts a where a.tenant = p_tenant and a.id = x.id))
+  returning exists (select 1 from unnest(array[v_account_1, v_account_2, v_account_3]) as x (id) where not exists (select 1 from "hold_order".accounts m where m.tenant = p_tenant and m.id = x.id))
   into v_missing;
   v_keyed := found;
   if not v_keyed then

@@ -347,8 +347,7 @@ begin
   values (p_tenant, 'sale', 'do', v_key, v_content, v_definition, 'done',
           array[v_account_1, v_account_2, v_account_3, v_account_1], array[-"p_fee", "p_fee", -"p_price", "p_price"]::bigint[], array[0, 0, 0, 0]::bigint[], array[0, 0, 0, 0]::bigint[])
   on conflict do nothing
-  returning exists (select 1 from unnest(array[v_account_1, v_account_2, v_account_3]) as x (id)
-                     where not exists (select 1 from "order".accounts a where a.tenant = p_tenant and a.id = x.id))
+  returning exists (select 1 from unnest(array[v_account_1, v_account_2, v_account_3]) as x (id) where not exists (select 1 from "order".accounts m where m.tenant = p_tenant and m.id = x.id))
   into v_missing;
   v_keyed := found;
   if not v_keyed then

@@ -347,8 +347,7 @@ begin
   values (p_tenant, '売上', 'do', v_key, v_content, v_definition, 'done',
           array[v_account_1, v_account_2, v_account_3, v_account_1], array[-"p_手数料", "p_手数料", -"p_代金", "p_代金"]::bigint[], array[0, 0, 0, 0]::bigint[], array[0, 0, 0, 0]::bigint[])
   on conflict do nothing
-  returning exists (select 1 from unnest(array[v_account_1, v_account_2, v_account_3]) as x (id)
-                     where not exists (select 1 from "順序".accounts a where a.tenant = p_tenant and a.id = x.id))
+  returning exists (select 1 from unnest(array[v_account_1, v_account_2, v_account_3]) as x (id) where not exists (select 1 from "順序".accounts m where m.tenant = p_tenant and m.id = x.id))
   into v_missing;
   v_keyed := found;
   if not v_keyed then

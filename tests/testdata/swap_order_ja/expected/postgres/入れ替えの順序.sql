@@ -351,8 +351,7 @@ begin
     update "入れ替えの順序".accounts a
        set posted = a.posted + "p_数"
      where a.tenant = p_tenant and a.id = v_account_2 and exists (select 1 from k)
-       and not exists (select 1 from unnest(array[v_account_1, v_account_2]) as x (id)
-                        where not exists (select 1 from "入れ替えの順序".accounts m where m.tenant = p_tenant and m.id = x.id))
+       and not exists (select 1 from unnest(array[v_account_1, v_account_2]) as x (id) where not exists (select 1 from "入れ替えの順序".accounts m where m.tenant = p_tenant and m.id = x.id))
        and a.lower_bound is not distinct from 0::bigint and a.upper_bound is not distinct from null::bigint
     returning 1
   ), s as (
@@ -383,8 +382,7 @@ begin
     end if;
     return row('refused', 'key_conflict')::"入れ替えの順序".result;
   end if;
-  v_missing := exists (select 1 from unnest(array[v_account_1, v_account_2]) as x (id)
-                        where not exists (select 1 from "入れ替えの順序".accounts a where a.tenant = p_tenant and a.id = x.id));
+  v_missing := exists (select 1 from unnest(array[v_account_1, v_account_2]) as x (id) where not exists (select 1 from "入れ替えの順序".accounts m where m.tenant = p_tenant and m.id = x.id));
 
   -- (2) the accounts. Missing rows are made first, all of them, in id
   -- order, before any row is locked: a row another call is making is
@@ -513,8 +511,7 @@ begin
     update "入れ替えの順序".accounts a
        set posted = a.posted + "p_数"
      where a.tenant = p_tenant and a.id = v_account_2 and exists (select 1 from k)
-       and not exists (select 1 from unnest(array[v_account_1, v_account_2]) as x (id)
-                        where not exists (select 1 from "入れ替えの順序".accounts m where m.tenant = p_tenant and m.id = x.id))
+       and not exists (select 1 from unnest(array[v_account_1, v_account_2]) as x (id) where not exists (select 1 from "入れ替えの順序".accounts m where m.tenant = p_tenant and m.id = x.id))
        and a.lower_bound is not distinct from 0::bigint and a.upper_bound is not distinct from 100::bigint and a.posted::numeric + a.held_in + "p_数" <= 100
     returning 1
   ), s as (
@@ -545,8 +542,7 @@ begin
     end if;
     return row('refused', 'key_conflict')::"入れ替えの順序".result;
   end if;
-  v_missing := exists (select 1 from unnest(array[v_account_1, v_account_2]) as x (id)
-                        where not exists (select 1 from "入れ替えの順序".accounts a where a.tenant = p_tenant and a.id = x.id));
+  v_missing := exists (select 1 from unnest(array[v_account_1, v_account_2]) as x (id) where not exists (select 1 from "入れ替えの順序".accounts m where m.tenant = p_tenant and m.id = x.id));
 
   -- (2) the accounts. Missing rows are made first, all of them, in id
   -- order, before any row is locked: a row another call is making is
@@ -682,8 +678,7 @@ begin
     update "入れ替えの順序".accounts a
        set posted = a.posted - "p_数"
      where a.tenant = p_tenant and a.id = v_account_1 and exists (select 1 from k)
-       and not exists (select 1 from unnest(array[v_account_1, v_account_2]) as x (id)
-                        where not exists (select 1 from "入れ替えの順序".accounts m where m.tenant = p_tenant and m.id = x.id))
+       and not exists (select 1 from unnest(array[v_account_1, v_account_2]) as x (id) where not exists (select 1 from "入れ替えの順序".accounts m where m.tenant = p_tenant and m.id = x.id))
        and a.lower_bound is not distinct from 0::bigint and a.upper_bound is not distinct from null::bigint and a.posted::numeric - a.held_out - "p_数" >= 0
     returning 1
   ), s as (
@@ -714,8 +709,7 @@ begin
     end if;
     return row('refused', 'key_conflict')::"入れ替えの順序".result;
   end if;
-  v_missing := exists (select 1 from unnest(array[v_account_1, v_account_2]) as x (id)
-                        where not exists (select 1 from "入れ替えの順序".accounts a where a.tenant = p_tenant and a.id = x.id));
+  v_missing := exists (select 1 from unnest(array[v_account_1, v_account_2]) as x (id) where not exists (select 1 from "入れ替えの順序".accounts m where m.tenant = p_tenant and m.id = x.id));
 
   -- (2) the accounts. Missing rows are made first, all of them, in id
   -- order, before any row is locked: a row another call is making is
@@ -841,8 +835,7 @@ begin
   values (p_tenant, '入れ替え', 'do', v_key, v_content, v_definition, 'done',
           array[v_account_1, v_account_2, v_account_2, v_account_1], array[-"p_古い数", "p_古い数", -"p_新しい数", "p_新しい数"]::bigint[], array[0, 0, 0, 0]::bigint[], array[0, 0, 0, 0]::bigint[])
   on conflict do nothing
-  returning exists (select 1 from unnest(array[v_account_1, v_account_2]) as x (id)
-                     where not exists (select 1 from "入れ替えの順序".accounts a where a.tenant = p_tenant and a.id = x.id))
+  returning exists (select 1 from unnest(array[v_account_1, v_account_2]) as x (id) where not exists (select 1 from "入れ替えの順序".accounts m where m.tenant = p_tenant and m.id = x.id))
   into v_missing;
   v_keyed := found;
   if not v_keyed then
