@@ -64,6 +64,21 @@ func onServer(t testing.TB, file string, conns int) *pgxpool.Pool {
 	return pool
 }
 
+// callSQL sends the statement "select result, reason from " + sql and
+// reads the answer as the scenarios write it: "done", or "refused: reason".
+func callSQL(t testing.TB, pool *pgxpool.Pool, sql string, args ...any) string {
+	t.Helper()
+	var result string
+	var reason *string
+	if err := pool.QueryRow(context.Background(), `select result, reason from `+sql, args...).Scan(&result, &reason); err != nil {
+		t.Fatalf("%s %v: %v", sql, args, err)
+	}
+	if reason != nil {
+		result += ": " + *reason
+	}
+	return result
+}
+
 func sqlState(err error) string {
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {
@@ -314,18 +329,6 @@ func TestOneMoveTryPutsBack(t *testing.T) {
 	}
 	installSQL(t, pool, res.Book, []byte(pointsBook))
 	ctx := context.Background()
-	call := func(sql string, args ...any) string {
-		t.Helper()
-		var result string
-		var reason *string
-		if err := pool.QueryRow(ctx, `select result, reason from `+sql, args...).Scan(&result, &reason); err != nil {
-			t.Fatalf("%s %v: %v", sql, args, err)
-		}
-		if reason != nil {
-			result += ": " + *reason
-		}
-		return result
-	}
 	balances := func(member string) [2][3]int64 {
 		t.Helper()
 		var b [2][3]int64
@@ -350,14 +353,14 @@ func TestOneMoveTryPutsBack(t *testing.T) {
 	// and nothing changed.
 	refused := func(member, reason string, points, hold int64) {
 		t.Helper()
-		if got := call(`"points".grant_do('t', $1, $2, $3)`, "g-"+member, member, points); got != "done" {
+		if got := callSQL(t, pool, `"points".grant_do('t', $1, $2, $3)`, "g-"+member, member, points); got != "done" {
 			t.Fatalf("grant: %s", got)
 		}
-		if got := call(`"points".spend_hold('t', $1, $2, $3)`, "fill-"+member, member, hold); got != "done" {
+		if got := callSQL(t, pool, `"points".spend_hold('t', $1, $2, $3)`, "fill-"+member, member, hold); got != "done" {
 			t.Fatalf("fill: %s", got)
 		}
 		before := balances(member)
-		if got := call(`"points".spend_hold('t', $1, $2, 1)`, "one-"+member, member); got != "refused: "+reason {
+		if got := callSQL(t, pool, `"points".spend_hold('t', $1, $2, 1)`, "one-"+member, member); got != "refused: "+reason {
 			t.Errorf("%s (member_points first: %v): %s, want refused: %s", member, pointsFirst(member), got, reason)
 		}
 		if after := balances(member); after != before {
@@ -405,18 +408,6 @@ func TestEarlierLayoutMovesOver(t *testing.T) {
 			t.Fatalf("%.60s: %v", sql, err)
 		}
 	}
-	call := func(pool *pgxpool.Pool, sql string) string {
-		t.Helper()
-		var result string
-		var reason *string
-		if err := pool.QueryRow(ctx, `select result, reason from "points".`+sql).Scan(&result, &reason); err != nil {
-			t.Fatalf("%s: %v", sql, err)
-		}
-		if reason != nil {
-			result += ": " + *reason
-		}
-		return result
-	}
 	// state reads everything a user can read, as one text.
 	state := func(pool *pgxpool.Pool) string {
 		t.Helper()
@@ -452,7 +443,7 @@ func TestEarlierLayoutMovesOver(t *testing.T) {
 			{`redeem_post('t', 'r1')`, "done"},
 			{`redeem_void('t', 'r2')`, "done"},
 		} {
-			if got := call(pool, c.sql); got != c.want {
+			if got := callSQL(t, pool, `"points".`+c.sql); got != c.want {
 				t.Fatalf("before: %s = %s, want %s", c.sql, got, c.want)
 			}
 		}
@@ -486,7 +477,7 @@ func TestEarlierLayoutMovesOver(t *testing.T) {
 			{`spend_post('t', 's1')`, "done"},
 			{`redeem_hold('t', 'r4', 'm1', 1)`, "done"},
 		} {
-			if got := call(pool, c.sql); got != c.want {
+			if got := callSQL(t, pool, `"points".`+c.sql); got != c.want {
 				t.Errorf("after: %s = %s, want %s", c.sql, got, c.want)
 			}
 		}
