@@ -3,6 +3,7 @@ package tests
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -15,6 +16,7 @@ import (
 	"github.com/chobo-lang/chobo/chobo/conformance"
 	"github.com/chobo-lang/chobo/chobo/conformance/godriver"
 	"github.com/chobo-lang/chobo/chobo/conformance/protocol"
+	"github.com/chobo-lang/chobo/chobo/conformance/tbtest"
 	"github.com/chobo-lang/chobo/chobo/conformance/tbwire"
 	"github.com/chobo-lang/chobo/chobo/gen"
 	"github.com/chobo-lang/chobo/chobo/scenario"
@@ -24,20 +26,43 @@ import (
 	"github.com/chobo-lang/chobo/runtime/go/chobotb/tbmodel"
 )
 
-// TigerBeetle itself cannot be had on these machines. The tigerbeetle-go
-// clients of the cases are driven on the model of TigerBeetle (a test
-// double, runtime/go/chobotb/tbmodel) kept in this process and served to
-// the drivers over tbwire; when CHOBO_TIGERBEETLE names a tigerbeetle
-// binary, they are driven again on a real replica that the driver program,
-// run as a proxy, formats, starts and stops.
-
-const tbEnv = "CHOBO_TIGERBEETLE"
+// The tigerbeetle-go clients of the cases are driven on the model of
+// TigerBeetle (a test double, runtime/go/chobotb/tbmodel) kept in this
+// process and served to the drivers over tbwire, and again on a real
+// replica when there is a tigerbeetle binary (tbtest.Bin: the one
+// CHOBO_TIGERBEETLE names, else the server beside the checkout), which the
+// driver program, run as a proxy, formats, starts and stops.
 
 // proxyEnv makes the driver program start a replica and serve it over
 // tbwire instead of driving a client.
 const proxyEnv = "CHOBO_TEST_TB_PROXY"
 
 var tbSkipOnce sync.Once
+
+// realTigerBeetle is the tigerbeetle binary the replica tests run, named in
+// the log with its version. Without one (no CHOBO_TIGERBEETLE and no
+// shared server beside the checkout) it prints SKIP once and skips t; a
+// binary that is named but not there fails t.
+func realTigerBeetle(t *testing.T) string {
+	t.Helper()
+	bin, err := tbtest.Bin()
+	if errors.Is(err, tbtest.ErrNoBinary) {
+		realSkipOnce.Do(func() { fmt.Println(tbtest.SkipMessage) })
+		t.Skip(tbtest.SkipMessage)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	version, err := tbtest.Version(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	realOnce.Do(func() { fmt.Printf("real TigerBeetle: %s (%s)\n", bin, version) })
+	t.Logf("real TigerBeetle: %s (%s)", bin, version)
+	return bin
+}
+
+var realOnce, realSkipOnce sync.Once
 
 var tbDrivers struct {
 	once sync.Once
@@ -253,7 +278,7 @@ func runTigerBeetle(t *testing.T, driver string, books []loaded, on tbTarget) {
 
 // TestTigerBeetleConformance runs every scenario of every case through
 // the case's tigerbeetle-go client: on the model, and on a real replica
-// when CHOBO_TIGERBEETLE names a tigerbeetle binary.
+// when there is a tigerbeetle binary (realTigerBeetle).
 func TestTigerBeetleConformance(t *testing.T) {
 	books := tbBooks(t)
 	driver := tbDriver(t, books)
@@ -270,11 +295,12 @@ func TestTigerBeetleConformance(t *testing.T) {
 	})
 
 	t.Run("replica", func(t *testing.T) {
-		if os.Getenv(tbEnv) == "" {
-			fmt.Println("SKIP: real TigerBeetle: CHOBO_TIGERBEETLE is not set")
-			t.Skip("SKIP: real TigerBeetle: CHOBO_TIGERBEETLE is not set")
+		bin := realTigerBeetle(t)
+		// One official client per book's driver, and the proxy's.
+		if len(books)+1 > tbtest.ClientsMax {
+			t.Fatalf("%d books need %d clients on the replica at once; it serves %d", len(books), len(books)+1, tbtest.ClientsMax)
 		}
-		replica, wire := startProxy(t, driver)
+		replica, wire := startProxy(t, driver, bin)
 		raw, err := tbwire.Dial(wire)
 		if err != nil {
 			t.Fatal(err)
@@ -287,10 +313,10 @@ func TestTigerBeetleConformance(t *testing.T) {
 // startProxy runs the driver program as a proxy: it formats and starts a
 // replica, and serves it over tbwire so that this process reads it
 // without the official client. Closing its stdin stops and removes it.
-func startProxy(t *testing.T, driver string) (replica, wire string) {
+func startProxy(t *testing.T, driver, bin string) (replica, wire string) {
 	t.Helper()
 	cmd := exec.Command(driver)
-	cmd.Env = append(os.Environ(), proxyEnv+"=1")
+	cmd.Env = append(os.Environ(), proxyEnv+"=1", tbtest.EnvVar+"="+bin)
 	cmd.Stderr = os.Stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {

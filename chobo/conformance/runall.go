@@ -3,6 +3,7 @@ package conformance
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"time"
@@ -120,8 +121,8 @@ func (a *runAll) job(ctx context.Context, j Job) {
 		if late {
 			word = " (late again)"
 		}
-		a.t.Errorf("%s %q differs from the interpreter%s:\n got  %s\n want one of:\n  %s",
-			j.Where, j.Scenario.Name, word, got, strings.Join(want, "\n  "))
+		a.t.Errorf("%s %q differs from the interpreter%s:\n got  %s\n want one of:\n  %s%s",
+			j.Where, j.Scenario.Name, word, got, strings.Join(want, "\n  "), failures(got))
 		break
 	}
 	a.expectations(j, sc, refs, got)
@@ -171,6 +172,19 @@ func (a *runAll) failed(j Job, err error) {
 		}
 	}
 	a.t.Errorf("%s %q: %v", j.Where, j.Scenario.Name, err)
+}
+
+// failures lists why each call of a run that failed failed: the result
+// compared is only "failed", and the error is what tells a broken
+// connection from a bug of the client.
+func failures(o Observed) string {
+	var b strings.Builder
+	for i, r := range o.Answers {
+		if r.Failed != "" {
+			fmt.Fprintf(&b, "\n call %d failed: %s", i+1, r.Failed)
+		}
+	}
+	return b.String()
 }
 
 // observedOn writes a reference outcome as backend be can show it.

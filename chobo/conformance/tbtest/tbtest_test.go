@@ -38,8 +38,11 @@ format)
 start)
 	if [ -n "$FAKE_TB_START_FAILS" ]; then echo "$FAKE_TB_START_FAILS" >&2; exit 1; fi
 	echo $$ > "$FAKE_TB_LOG.pid"
-	echo "listening" 
+	echo "info(main): 0: cluster=0: listening on 127.0.0.1"
 	exec sleep 300;;
+version)
+	echo "TigerBeetle version fake"
+	exit 0;;
 esac
 echo "unknown command $1" >&2
 exit 2
@@ -104,7 +107,7 @@ func alive(pid int) bool {
 
 func TestFormatThenStartThenCleanup(t *testing.T) {
 	f := newFake(t)
-	s, err := launch(context.Background(), f.bin, f.started)
+	s, err := launch(context.Background(), f.bin, 1, f.started)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,11 +122,15 @@ func TestFormatThenStartThenCleanup(t *testing.T) {
 	if s.Client == nil || s.Raw() == nil {
 		t.Error("no client")
 	}
+	if s.Version != "TigerBeetle version fake" || s.Bin != f.bin {
+		t.Errorf("Bin %q, Version %q", s.Bin, s.Version)
+	}
 	got := f.lines(t)
 	want := []string{
+		"version",
 		"format --cluster=0 --replica=0 --replica-count=1 --development " + data,
 		"tmpdir=" + s.Dir,
-		"start --addresses=127.0.0.1:" + port + " --development " + data,
+		"start --addresses=127.0.0.1:" + port + " --development --experimental --limit-pipeline-requests=56 " + data,
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("the fake ran\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
@@ -153,11 +160,11 @@ func TestFormatFails(t *testing.T) {
 	f := newFake(t)
 	t.Setenv("FAKE_TB_FORMAT_FAILS", "error: bad disk")
 	before := tempDirs(t)
-	_, err := launch(context.Background(), f.bin, f.started)
+	_, err := launch(context.Background(), f.bin, 1, f.started)
 	if err == nil || !strings.Contains(err.Error(), "bad disk") || !strings.Contains(err.Error(), "format") {
 		t.Fatalf("%v", err)
 	}
-	if lines := f.lines(t); len(lines) != 1 {
+	if lines := f.lines(t); len(lines) != 2 {
 		t.Errorf("ran %q after a failed format", lines)
 	}
 	checkNoNewTempDirs(t, before)
@@ -167,7 +174,7 @@ func TestStartExits(t *testing.T) {
 	f := newFake(t)
 	t.Setenv("FAKE_TB_START_FAILS", "error: something else")
 	before := tempDirs(t)
-	_, err := launch(context.Background(), f.bin, f.started)
+	_, err := launch(context.Background(), f.bin, 1, f.started)
 	if err == nil || !strings.Contains(err.Error(), "something else") || !strings.Contains(err.Error(), "exited before it answered") {
 		t.Fatalf("%v", err)
 	}
@@ -179,7 +186,7 @@ func TestStartExits(t *testing.T) {
 func TestPortTakenIsRetried(t *testing.T) {
 	f := newFake(t)
 	t.Setenv("FAKE_TB_START_FAILS", "error: AddressInUse")
-	_, err := launch(context.Background(), f.bin, f.started)
+	_, err := launch(context.Background(), f.bin, 1, f.started)
 	if err == nil || !strings.Contains(err.Error(), "port was taken") {
 		t.Fatalf("%v", err)
 	}
@@ -202,7 +209,7 @@ func TestNoAnswerTimesOut(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	_, err := launch(ctx, f.bin, probeLookup)
+	_, err := launch(ctx, f.bin, 1, probeLookup)
 	if err == nil || !strings.Contains(err.Error(), "did not answer") {
 		t.Fatalf("%v", err)
 	}
@@ -238,23 +245,61 @@ func checkNoNewTempDirs(t *testing.T, before map[string]bool) {
 }
 
 func TestBin(t *testing.T) {
-	t.Setenv(EnvVar, "")
-	if _, err := Bin(); !errors.Is(err, ErrNotSet) {
-		t.Errorf("unset: %v", err)
+	outside := t.TempDir()
+	if _, err := findBin("", outside); !errors.Is(err, ErrNoBinary) {
+		t.Errorf("unset, outside a checkout: %v", err)
 	}
 	dir := t.TempDir()
-	t.Setenv(EnvVar, dir)
-	if _, err := Bin(); err == nil || errors.Is(err, ErrNotSet) {
+	if _, err := findBin(dir, outside); err == nil || errors.Is(err, ErrNoBinary) {
 		t.Errorf("a directory: %v", err)
 	}
-	t.Setenv(EnvVar, filepath.Join(dir, "missing"))
-	if _, err := Bin(); err == nil || errors.Is(err, ErrNotSet) {
+	// A binary the user names and that is not there is an error, never a skip.
+	if _, err := findBin(filepath.Join(dir, "missing"), outside); err == nil || errors.Is(err, ErrNoBinary) || !strings.Contains(err.Error(), "missing") {
 		t.Errorf("missing: %v", err)
 	}
 	f := newFake(t)
-	t.Setenv(EnvVar, f.bin)
-	if got, err := Bin(); err != nil || got != f.bin {
+	if got, err := findBin(f.bin, outside); err != nil || got != f.bin {
 		t.Errorf("%q, %v", got, err)
+	}
+
+	// Without the variable: the shared server beside the checkout, found
+	// from any folder inside it.
+	top := t.TempDir()
+	root := filepath.Join(top, "clone")
+	sub := filepath.Join(root, "tests", "deeper")
+	shared := filepath.Join(top, "shared", "tools", "tigerbeetle")
+	for _, d := range []string{sub, shared} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(root, "go.mod"), []byte("module github.com/chobo-lang/chobo\n\ngo 1.25.0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := findBin("", sub); !errors.Is(err, ErrNoBinary) {
+		t.Errorf("no shared server yet: %v", err)
+	}
+	sharedBin := filepath.Join(shared, "tigerbeetle")
+	if err := os.WriteFile(sharedBin, []byte(fakeScript), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := findBin("", sub); err != nil || got != sharedBin {
+		t.Errorf("shared: %q, %v", got, err)
+	}
+	// The variable wins over the shared server.
+	if got, err := findBin(f.bin, sub); err != nil || got != f.bin {
+		t.Errorf("named beside shared: %q, %v", got, err)
+	}
+	// Another module's go.mod is not chobo's checkout.
+	other := filepath.Join(top, "other")
+	if err := os.MkdirAll(other, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(other, "go.mod"), []byte("module example.com/other\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := findBin("", other); !errors.Is(err, ErrNoBinary) {
+		t.Errorf("another module: %v", err)
 	}
 }
 
@@ -275,6 +320,7 @@ func (r *recordingTB) Fatal(args ...any) { r.TB.Fatal(args...) }
 
 func TestUnsetSkipsWithOneLine(t *testing.T) {
 	t.Setenv(EnvVar, "")
+	t.Chdir(t.TempDir()) // outside the checkout: no shared server either
 	r := &recordingTB{TB: t}
 	done := make(chan *Server)
 	go func() {
@@ -284,7 +330,7 @@ func TestUnsetSkipsWithOneLine(t *testing.T) {
 	if s := <-done; s != nil {
 		t.Error("Replica returned a server")
 	}
-	if len(r.skips) != 1 || r.skips[0] != "SKIP: real TigerBeetle: CHOBO_TIGERBEETLE is not set" || len(r.logs) != 0 {
+	if len(r.skips) != 1 || r.skips[0] != "SKIP: real TigerBeetle: CHOBO_TIGERBEETLE is not set and ../shared/tools/tigerbeetle/tigerbeetle is not there" || len(r.logs) != 0 {
 		t.Errorf("skips %q, logs %q", r.skips, r.logs)
 	}
 
