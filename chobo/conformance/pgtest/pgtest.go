@@ -183,8 +183,10 @@ func (s *Server) Restart() error {
 	if out, err := s.run("pg_ctl", "-D", s.Dir, "-m", "fast", "-w", "-t", "60", "stop"); err != nil {
 		return fmt.Errorf("pgtest: pg_ctl stop: %v\n%s\nserver log:\n%s", err, out, s.logTail())
 	}
-	if isOurPostmaster(s.postmasterPID, s.Dir) {
-		return fmt.Errorf("pgtest: postmaster %d of %s did not stop", s.postmasterPID, s.Dir)
+	// pg_ctl -w returns once the pid file is gone, which the postmaster
+	// removes before it has exited: wait for the process itself.
+	if !waitGone(s.postmasterPID, stopWait) && isOurPostmaster(s.postmasterPID, s.Dir) {
+		return fmt.Errorf("pgtest: postmaster %d of %s did not end within %v of pg_ctl stop", s.postmasterPID, s.Dir, stopWait)
 	}
 	if err := s.serve(); err != nil {
 		return fmt.Errorf("pgtest: %v", err)

@@ -125,14 +125,18 @@ func stopPostmaster(pid int, dataDir string) {
 		return
 	}
 	_ = syscall.Kill(pid, syscall.SIGQUIT)
-	if waitGone(pid, 5*time.Second) {
+	if waitGone(pid, stopWait) {
 		return
 	}
 	if isOurPostmaster(pid, dataDir) {
 		_ = syscall.Kill(pid, syscall.SIGKILL)
-		waitGone(pid, 5*time.Second)
+		waitGone(pid, stopWait)
 	}
 }
+
+// stopWait bounds the wait for a postmaster to exit once told to. A
+// loaded machine can take seconds; the wait ends as soon as it is gone.
+const stopWait = 60 * time.Second
 
 func waitGone(pid int, d time.Duration) bool {
 	deadline := time.Now().Add(d)

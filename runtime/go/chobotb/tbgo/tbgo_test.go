@@ -574,7 +574,7 @@ func TestDialWithoutServer(t *testing.T) {
 	if !errors.Is(err, ErrNoAnswer) {
 		t.Errorf("no server: %v", err)
 	}
-	if took := time.Since(start); took > 5*time.Second {
+	if took := time.Since(start); took > 30*time.Second {
 		t.Errorf("took %v", took)
 	}
 	conn.Close()
