@@ -89,12 +89,15 @@ func sameOutcomes(a, b []scenario.Outcome) bool {
 
 // runAll runs every scenario of every book on a backend, each for a
 // tenant of its own, and compares with the interpreter.
-func runAll(t *testing.T, books []loaded, backend func(loaded) conformance.Backend) conformance.Stats {
+func runAll(t *testing.T, books []loaded, pair string, backend func(loaded) conformance.Backend) conformance.Stats {
 	t.Helper()
 	var jobs []conformance.Job
 	for _, l := range books {
 		n := len(jobs)
-		jobs = append(jobs, l.Jobs(l.path, backend(l), func(i int) string { return fmt.Sprintf("s%d", n+i) })...)
+		for _, j := range l.Jobs(l.path, backend(l), func(i int) string { return fmt.Sprintf("s%d", n+i) }) {
+			j.Pair = pair
+			jobs = append(jobs, j)
+		}
 	}
 	return conformance.RunAll(t, jobs)
 }
@@ -121,7 +124,7 @@ func TestPostgresConformance(t *testing.T) {
 		books = append(books, loadForBackends(t, c))
 	}
 	_, pool := startPostgres(t, books)
-	st := runAll(t, books, func(l loaded) conformance.Backend {
+	st := runAll(t, books, "postgres", func(l loaded) conformance.Backend {
 		be, err := conformance.NewSQL(l.Copy, pool)
 		if err != nil {
 			t.Fatal(err)
@@ -143,7 +146,7 @@ func TestGoClientConformance(t *testing.T) {
 	}
 	driver := goDriver(t)
 	srv, pool := startPostgres(t, books)
-	st := runAll(t, books, func(l loaded) conformance.Backend {
+	st := runAll(t, books, "postgres-go", func(l loaded) conformance.Backend {
 		return startDriver(t, driver, srv, pool, l)
 	})
 	checkEntries(t, pool, books)

@@ -11,6 +11,23 @@ if [ -n "$unformatted" ]; then
 fi
 # Every Starlark file linted, warnings on (cheap, so before the long steps).
 bash tests/buildifier_check.sh
+
+# The real TigerBeetle server the project's own machines keep beside the
+# checkout, unless CHOBO_TIGERBEETLE names another: the Go tests find it
+# themselves, the Bazel toolchain through the variable.
+shared_tb="$PWD/../shared/tools/tigerbeetle/tigerbeetle"
+if [ -z "${CHOBO_TIGERBEETLE:-}" ] && [ -x "$shared_tb" ]; then
+  CHOBO_TIGERBEETLE="$(readlink -f "$shared_tb")"
+  export CHOBO_TIGERBEETLE
+fi
+if [ -n "${CHOBO_TIGERBEETLE:-}" ]; then
+  echo "real TigerBeetle: $CHOBO_TIGERBEETLE ($("$CHOBO_TIGERBEETLE" version 2>/dev/null | tail -n 1))"
+  # The Bazel wrapper runs Bazel in a chroot: make the binary visible there.
+  export CHOBO_BAZEL_BIND="${CHOBO_BAZEL_BIND:+$CHOBO_BAZEL_BIND:}$(dirname "$CHOBO_TIGERBEETLE")"
+else
+  echo "SKIP: real TigerBeetle: CHOBO_TIGERBEETLE is not set and ../shared/tools/tigerbeetle/tigerbeetle is not there; TigerBeetle runs on the model only"
+fi
+
 go vet ./...
 go test ./...
 
@@ -27,6 +44,18 @@ e2e=$root/examples/workspace
 trap '(cd "$e2e" && bazel shutdown) || true; (cd "$root" && bazel shutdown) || true' EXIT
 # CI=true reaches the tests, so a missing PostgreSQL fails them instead of skipping.
 bazel test --test_env=CI //...
+# Every conformance test that ran a tigerbeetle-go client on the model ran
+# it on the real replica too, when there is a binary.
+if [ -n "${CHOBO_TIGERBEETLE:-}" ]; then
+  for log in "$(bazel info bazel-testlogs)"/examples/*conformance/test.log; do
+    if grep -q "on tigerbeetle-go (model)" "$log" && ! grep -q "on tigerbeetle-go (real replica)" "$log"; then
+      echo "$log: tigerbeetle-go ran on the model only, with $CHOBO_TIGERBEETLE there:" >&2
+      cat "$log" >&2
+      exit 1
+    fi
+    grep "^PASS: .* on tigerbeetle-go (real replica)" "$log" || true
+  done
+fi
 bash tests/gazelle_check.sh
 # chobo's Gazelle language on a copy of examples/workspace: its BUILD files
 # are what Gazelle writes, and deleted, Gazelle writes them again so that
@@ -36,6 +65,19 @@ bash tests/gazelle_e2e.sh
 # server is really started and every scenario really sent to it.
 (cd "$e2e" && bazel build //ledger:stock_go_client //ledger:stock_tb_client //... &&
   bazel test --test_env=CI --nocache_test_results //ledger:conformance)
+# With a binary, the log must show that the real replica ran, not a skip.
+if [ -n "${CHOBO_TIGERBEETLE:-}" ]; then
+  e2e_log="$(cd "$e2e" && bazel info bazel-testlogs)/ledger/conformance/test.log"
+  if ! grep -q "^PASS: stock.book on tigerbeetle-go (real replica)" "$e2e_log"; then
+    echo "//ledger:conformance did not run on the real TigerBeetle replica:" >&2
+    cat "$e2e_log" >&2
+    exit 1
+  fi
+  grep "^PASS: \|^real TigerBeetle: " "$e2e_log"
+  # The toolchain kinds in a module outside the checkout: a release by
+  # version, a local archive by its sha256, a named binary.
+  bash tests/tigerbeetle_toolchain_check.sh "$CHOBO_TIGERBEETLE"
+fi
 # A book held against a deployed version it would break must not build.
 if out=$(cd "$e2e" && bazel build //ledger:stock_breaking_change 2>&1); then
   echo "//ledger:stock_breaking_change built, but its baseline should stop it with E050" >&2

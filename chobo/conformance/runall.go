@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/chobo-lang/chobo/chobo/book"
 	"github.com/chobo-lang/chobo/chobo/scenario"
+	"github.com/chobo-lang/chobo/runtime/go/chobotb"
 )
 
 // Job is one scenario to run on one backend.
@@ -23,7 +25,25 @@ type Job struct {
 	// Scenario is as written or generated, bound to either book.
 	Scenario scenario.Scenario
 	Backend  Backend
-	Tenant   string // the scenario's tenant; a second try adds "-again"
+	// Pair names the backend and the client in messages, such as
+	// "postgres-go" or "tigerbeetle-go (real replica)"; empty: "the backend".
+	Pair   string
+	Tenant string // the scenario's tenant; a second try adds "-again"
+}
+
+// where names the book and, when there is one, the pair.
+func (j Job) where() string {
+	if j.Pair == "" {
+		return j.Where
+	}
+	return j.Where + " on " + j.Pair
+}
+
+func (j Job) pair() string {
+	if j.Pair == "" {
+		return "the backend"
+	}
+	return j.Pair
 }
 
 // Stats counts what RunAll ran.
@@ -31,6 +51,11 @@ type Stats struct {
 	Total    int // scenarios run
 	Together int // of them, with a together
 	Again    int // run a second time because a step came late
+	Failed   int // of them, reported: not run, a difference or an expectation not met
+	// Wide counts the scenarios run on a backend that lets a balance leave
+	// 64 bits, up to the call where it does (see pastSixtyFourBits);
+	// NotRun those that could not be, each named in the log.
+	Wide, NotRun int
 }
 
 // Reporter is where RunAll reports: a *testing.T, or a program's own
@@ -89,12 +114,18 @@ func (a *runAll) job(ctx context.Context, j Job) {
 	}
 	sc, err := Scale(orig, j.Book, j.Scenario)
 	if err != nil {
-		a.t.Errorf("%s %q: not run: %v", j.Where, j.Scenario.Name, err)
+		a.t.Errorf("%s %q: not run: %v", j.where(), j.Scenario.Name, err)
+		a.fail()
 		return
 	}
 	refs := scenario.Run(j.Book, sc)
+	if lets64(j.Backend) && LeavesSixtyFourBits(refs) {
+		a.pastSixtyFourBits(ctx, j, sc, refs)
+		return
+	}
 	tenant := j.Tenant
 	var got Observed
+	bad := false
 	for attempt := 1; ; attempt++ {
 		var late bool
 		got, late, err = Run(ctx, j.Backend, sc, tenant)
@@ -109,7 +140,7 @@ func (a *runAll) job(ctx context.Context, j Job) {
 			a.mu.Lock()
 			a.stats.Again++
 			a.mu.Unlock()
-			a.t.Logf("run again: %s %q (a step came near a deadline no pass had reached)", j.Where, j.Scenario.Name)
+			a.t.Logf("run again: %s %q (a step came near a deadline no pass had reached)", j.where(), j.Scenario.Name)
 			tenant = j.Tenant + "-again"
 			continue
 		}
@@ -122,13 +153,19 @@ func (a *runAll) job(ctx context.Context, j Job) {
 			word = " (late again)"
 		}
 		a.t.Errorf("%s %q differs from the interpreter%s:\n got  %s\n want one of:\n  %s%s",
-			j.Where, j.Scenario.Name, word, got, strings.Join(want, "\n  "), failures(got))
+			j.where(), j.Scenario.Name, word, got, strings.Join(want, "\n  "), failures(got))
+		bad = true
 		break
 	}
-	a.expectations(j, sc, refs, got)
+	if a.expectations(j, sc, refs, got) {
+		bad = true
+	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.stats.Total++
+	if bad {
+		a.stats.Failed++
+	}
 	for _, st := range j.Scenario.Steps {
 		if st.Together != nil {
 			a.stats.Together++
@@ -142,7 +179,7 @@ func (a *runAll) job(ctx context.Context, j Job) {
 // on the interpreter's outcomes, so that a file `chobo run` fails fails
 // here too, and on the one run of the backend, whose answers must meet
 // every `expect` (the count of outcomes is the interpreter's to meet).
-func (a *runAll) expectations(j Job, sc scenario.Scenario, refs []scenario.Outcome, got Observed) {
+func (a *runAll) expectations(j Job, sc scenario.Scenario, refs []scenario.Outcome, got Observed) bool {
 	var lines []string
 	for _, f := range scenario.Failures(sc, refs) {
 		lines = append(lines, "the interpreter: "+f)
@@ -150,11 +187,18 @@ func (a *runAll) expectations(j Job, sc scenario.Scenario, refs []scenario.Outco
 	one := sc
 	one.Outcomes = 0
 	for _, f := range scenario.Failures(one, []scenario.Outcome{{Results: got.Answers}}) {
-		lines = append(lines, "the backend: "+f)
+		lines = append(lines, j.pair()+": "+f)
 	}
 	if len(lines) > 0 {
-		a.t.Errorf("%s %q does not meet its expectations:\n  %s", j.Where, j.Scenario.Name, strings.Join(lines, "\n  "))
+		a.t.Errorf("%s %q does not meet its expectations:\n  %s", j.where(), j.Scenario.Name, strings.Join(lines, "\n  "))
 	}
+	return len(lines) > 0
+}
+
+func (a *runAll) fail() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.stats.Failed++
 }
 
 // failed reports a scenario that could not run. A broken driver fails
@@ -167,11 +211,13 @@ func (a *runAll) failed(j Job, err error) {
 		a.told[de] = true
 		a.mu.Unlock()
 		if again {
-			a.t.Errorf("%s %q: not run: driver: %s (its stderr is shown above)", j.Where, j.Scenario.Name, de.Msg)
+			a.t.Errorf("%s %q: not run: driver: %s (its stderr is shown above)", j.where(), j.Scenario.Name, de.Msg)
+			a.fail()
 			return
 		}
 	}
-	a.t.Errorf("%s %q: %v", j.Where, j.Scenario.Name, err)
+	a.t.Errorf("%s %q: %v", j.where(), j.Scenario.Name, err)
+	a.fail()
 }
 
 // failures lists why each call of a run that failed failed: the result
@@ -185,6 +231,106 @@ func failures(o Observed) string {
 		}
 	}
 	return b.String()
+}
+
+// lets64 reports whether be keeps balances past 64 bits, as TigerBeetle
+// does (design 4.4): the call the interpreter fails passes there.
+func lets64(be Backend) bool {
+	w, ok := be.(interface{ LetsSixtyFourBitsThrough() bool })
+	return ok && w.LetsSixtyFourBitsThrough()
+}
+
+// pastSixtyFourBits runs a scenario that takes a balance out of 64 bits
+// on a backend that lets it through, up to the first call the interpreter
+// fails for it, and holds the backend to what the design says it does
+// there: every call before answers as on the interpreter, that call is
+// done, and reading the balances afterwards is an error that says a
+// balance is outside 64 bits. What comes after depends on a balance the
+// interpreter never has, so it is not run. A scenario whose first such
+// call is inside a together is not run at all, and said so.
+func (a *runAll) pastSixtyFourBits(ctx context.Context, j Job, sc scenario.Scenario, refs []scenario.Outcome) {
+	step, ok := firstWideStep(sc, refs)
+	if !ok {
+		a.t.Logf("not run: %s %q: the call that takes a balance out of 64 bits is inside a together", j.where(), j.Scenario.Name)
+		a.mu.Lock()
+		a.stats.NotRun++
+		a.mu.Unlock()
+		return
+	}
+	cut := sc
+	cut.Steps = sc.Steps[:step+1]
+	cut.Outcomes = 0
+	before := scenario.Run(j.Book, cut)
+	got, _, err := Run(ctx, j.Backend, cut, j.Tenant)
+	var problems []string
+	var be *chobotb.BalanceError
+	if !errors.As(err, &be) {
+		problems = append(problems, fmt.Sprintf("reading the balances afterwards gave %v, want an error that a balance is outside 64 bits", err))
+	}
+	n := len(got.Results)
+	switch {
+	case n == 0:
+		problems = append(problems, "no call was answered")
+	case got.Results[n-1] != "done":
+		problems = append(problems, fmt.Sprintf("the call that leaves 64 bits answered %s, want done", got.Results[n-1]))
+	}
+	if n > 0 && !prefixOfOne(got.Results[:n-1], before) {
+		var want []string
+		for _, r := range before {
+			want = append(want, fmt.Sprint(FromOutcome(r).Results[:n-1]))
+		}
+		problems = append(problems, fmt.Sprintf("the calls before answered %v, want one of %s", got.Results[:n-1], strings.Join(want, " ")))
+	}
+	a.mu.Lock()
+	a.stats.Total++
+	a.stats.Wide++
+	if len(problems) > 0 {
+		a.stats.Failed++
+	}
+	a.mu.Unlock()
+	if len(problems) > 0 {
+		a.t.Errorf("%s %q, where a balance leaves 64 bits, is not what TigerBeetle is said to do:\n  %s%s",
+			j.where(), j.Scenario.Name, strings.Join(problems, "\n  "), failures(got))
+	}
+}
+
+// firstWideStep is the step of the first call an outcome fails because a
+// balance would leave 64 bits, when it is a call of its own.
+func firstWideStep(sc scenario.Scenario, refs []scenario.Outcome) (int, bool) {
+	for _, o := range refs {
+		k := 0 // the result of the step's first call
+		for i, st := range sc.Steps {
+			switch {
+			case st.Call != nil:
+				if k < len(o.Results) && strings.Contains(o.Results[k].Failed, "out of 64 bits") {
+					return i, true
+				}
+				k++
+			case st.Together != nil:
+				for _, calls := range st.Together {
+					for range calls {
+						if k < len(o.Results) && strings.Contains(o.Results[k].Failed, "out of 64 bits") {
+							return 0, false
+						}
+						k++
+					}
+				}
+			}
+		}
+	}
+	return 0, false
+}
+
+// prefixOfOne reports whether results are the first answers of one of the
+// outcomes.
+func prefixOfOne(results []string, outs []scenario.Outcome) bool {
+	for _, o := range outs {
+		r := FromOutcome(o).Results
+		if len(r) >= len(results) && slices.Equal(r[:len(results)], results) {
+			return true
+		}
+	}
+	return false
 }
 
 // observedOn writes a reference outcome as backend be can show it.

@@ -33,6 +33,7 @@ def _chobo_conformance_test_impl(ctx):
         "CHOBO_CONFORMANCE_SCENARIOS": " ".join([_rlocation(ctx, f) for f in ctx.files.scenarios]),
         "CHOBO_CONFORMANCE_INITDB": _rlocation(ctx, pg.initdb),
         "CHOBO_CONFORMANCE_TIGERBEETLE_MISSING": tb.missing,
+        "CHOBO_CONFORMANCE_TIGERBEETLE_ERROR": tb.error,
     }
     if tb.binary:
         runfiles = runfiles.merge(ctx.runfiles(files = [tb.binary]))

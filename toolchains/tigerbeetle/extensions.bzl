@@ -3,11 +3,8 @@
     tigerbeetle = use_extension("@chobo//toolchains/tigerbeetle:extensions.bzl", "tigerbeetle")
     tigerbeetle.local()                                  # $CHOBO_TIGERBEETLE, else none
     tigerbeetle.local(path = "/opt/tigerbeetle")         # a binary of your own
-    tigerbeetle.release(                                 # a release, for machines with network access
-        version = "0.17.9",
-        urls = ["https://…/tigerbeetle-x86_64-linux.zip"],
-        sha256 = "…",                                    # as the release page gives it
-    )
+    tigerbeetle.release(version = "0.17.9")              # the official release, for machines with network access
+    tigerbeetle.release(version = "0.17.9", urls = [...], sha256 = "...")   # an archive of your own
 
 The extension also makes @tigerbeetle_go, the official Go client built
 with cgo over its static library, which //runtime/go/chobotb/tbgo uses.
@@ -33,11 +30,13 @@ _local = tag_class(
 )
 
 _release = tag_class(
-    doc = "A release archive, downloaded and checked by sha256.",
+    doc = "A release archive, downloaded and checked by sha256: with only a version, the official " +
+          "archive of the host platform, its sha256 pinned in chobo's table (repositories.bzl, RELEASES).",
     attrs = {
         "version": attr.string(mandatory = True),
-        "urls": attr.string_list(mandatory = True),
-        "sha256": attr.string(mandatory = True),
+        "urls": attr.string_list(),
+        "sha256": attr.string(),
+        "mirrors": attr.string_list(),
     },
 )
 
@@ -59,7 +58,7 @@ def _tigerbeetle_impl(mctx):
         if kind == "local":
             tigerbeetle_local_repository(name = repo, path = tag.path)
         else:
-            tigerbeetle_release_repository(name = repo, version = tag.version, urls = tag.urls, sha256 = tag.sha256)
+            tigerbeetle_release_repository(name = repo, version = tag.version, urls = tag.urls, sha256 = tag.sha256, mirrors = tag.mirrors)
         repos.append(repo)
     tigerbeetle_toolchains_repo(name = "tigerbeetle_toolchains", repos = repos)
 

@@ -4,14 +4,31 @@ Two kinds:
 
 - tigerbeetle_local_repository: a binary on the machine, by path, or the
   one $CHOBO_TIGERBEETLE names (the same variable chobo's Go tests read).
-- tigerbeetle_release_repository: a release archive the user names with
-  its urls and sha256. chobo pins no hash: nobody here could check one.
+- tigerbeetle_release_repository: an official release archive. With only
+  a version, the archive of the host platform and its sha256 come from
+  RELEASES; urls and sha256 given together replace them.
 """
 
-def _build_file(rctx, binary, version, missing = ""):
+# The official release archives chobo knows, by version and platform
+# (host os and cpu as Bazel names them): the file name under the release
+# and its sha256 as published. Each zip holds the tigerbeetle binary at its
+# top; macOS has one universal binary for both cpus.
+RELEASES = {
+    "0.17.9": {
+        "linux-x86_64": ("tigerbeetle-x86_64-linux.zip", "af71f2c0057e3b409bf79940fa94894b738187b0d4f1e711097bca15df5d8cd4"),
+        "linux-aarch64": ("tigerbeetle-aarch64-linux.zip", "413994920fe48b04f5aa86895b7a1d9d98d14803b29d4e91d2a6d0098fff4ef2"),
+        "macos-x86_64": ("tigerbeetle-universal-macos.zip", "4e085eaffc66c2ed82e7f94a8137c468256d2fb0b35152ccf903cc6676c22940"),
+        "macos-aarch64": ("tigerbeetle-universal-macos.zip", "4e085eaffc66c2ed82e7f94a8137c468256d2fb0b35152ccf903cc6676c22940"),
+    },
+}
+
+# Where a release's archives are: the version, then the file name.
+RELEASE_URL = "https://github.com/tigerbeetle/tigerbeetle/releases/download/{version}/{file}"
+
+def _build_file(rctx, binary, version, missing = "", error = ""):
     toolchain_bzl = str(Label("//toolchains/tigerbeetle:toolchain.bzl"))
-    if missing:
-        body = 'tigerbeetle_toolchain(\n    name = "tigerbeetle",\n    missing = %r,\n    visibility = ["//visibility:public"],\n)\n' % missing
+    if missing or error:
+        body = 'tigerbeetle_toolchain(\n    name = "tigerbeetle",\n    missing = %r,\n    error = %r,\n    visibility = ["//visibility:public"],\n)\n' % (missing, error)
     else:
         body = 'tigerbeetle_toolchain(\n    name = "tigerbeetle",\n    binary = %r,\n    version = %r,\n    visibility = ["//visibility:public"],\n)\n' % (binary, version)
     rctx.file("BUILD.bazel", 'load("%s", "tigerbeetle_toolchain")\n\n%s' % (toolchain_bzl, body))
@@ -29,11 +46,25 @@ def _tigerbeetle_local_repository_impl(rctx):
                                             "or set CHOBO_TIGERBEETLE, or use tigerbeetle.release(...)")
         return
     binary = rctx.path(path)
+
+    # The binary is watched, there or not: when it appears, changes or
+    # goes, this repository is made again, and so is every test that
+    # used what it said before (no result cached from a missing binary
+    # outlives it).
+    rctx.watch(binary)
+    where = "tigerbeetle.local(path = %r)" % path if rctx.attr.path else "CHOBO_TIGERBEETLE=%s" % path
     if not binary.exists:
-        _build_file(rctx, "", "", missing = "%s does not exist" % path)
+        _build_file(rctx, "", "", error = "%s: no such file (a binary that is named must be there)" % where)
+        return
+    if binary.is_dir:
+        _build_file(rctx, "", "", error = "%s is a directory, not the tigerbeetle binary" % where)
+        return
+    version = _version(rctx, binary)
+    if not version:
+        _build_file(rctx, "", "", error = "%s: `%s version` does not run" % (where, path))
         return
     rctx.symlink(binary, "bin/tigerbeetle")
-    _build_file(rctx, "bin/tigerbeetle", _version(rctx, binary))
+    _build_file(rctx, "bin/tigerbeetle", version)
 
 tigerbeetle_local_repository = repository_rule(
     implementation = _tigerbeetle_local_repository_impl,
@@ -45,20 +76,79 @@ tigerbeetle_local_repository = repository_rule(
     environ = ["CHOBO_TIGERBEETLE"],
 )
 
+def _host_platform(rctx):
+    name = rctx.os.name.lower()
+    if name.startswith("linux"):
+        os = "linux"
+    elif name.startswith("mac"):
+        os = "macos"
+    else:
+        os = name
+    arch = rctx.os.arch
+    if arch in ["amd64", "x86_64"]:
+        arch = "x86_64"
+    elif arch in ["arm64", "aarch64"]:
+        arch = "aarch64"
+    return "%s-%s" % (os, arch)
+
+def _release_archive(rctx):
+    """The urls and sha256 of the archive to fetch, and a name for messages."""
+    if rctx.attr.urls or rctx.attr.sha256:
+        if not (rctx.attr.urls and rctx.attr.sha256):
+            fail("tigerbeetle.release(version = %r): give urls and sha256 together, or neither " % rctx.attr.version +
+                 "(then the archive for this platform comes from chobo's table of releases)")
+        return rctx.attr.urls, rctx.attr.sha256, rctx.attr.urls[0]
+    if rctx.attr.version not in RELEASES:
+        fail("tigerbeetle.release(version = %r): chobo knows the archives of %s; " % (rctx.attr.version, ", ".join(sorted(RELEASES))) +
+             "for another version give urls and sha256")
+    platform = _host_platform(rctx)
+    archives = RELEASES[rctx.attr.version]
+    if platform not in archives:
+        fail("tigerbeetle.release(version = %r): no official archive for %s (there are: %s)" % (
+            rctx.attr.version,
+            platform,
+            ", ".join(sorted(archives)),
+        ))
+    file, sha256 = archives[platform]
+    url = RELEASE_URL.format(version = rctx.attr.version, file = file)
+    mirrors = [m.rstrip("/") + "/" + file for m in rctx.attr.mirrors]
+    return mirrors + [url], sha256, file
+
 def _tigerbeetle_release_repository_impl(rctx):
-    rctx.download_and_extract(url = rctx.attr.urls, sha256 = rctx.attr.sha256)
-    if not rctx.path("tigerbeetle").exists:
-        fail("the archive from %s holds no file named tigerbeetle at its top" % rctx.attr.urls[0])
-    rctx.execute(["chmod", "a+rx", "tigerbeetle"])
-    _build_file(rctx, "tigerbeetle", rctx.attr.version)
+    urls, sha256, name = _release_archive(rctx)
+    rctx.report_progress("fetching TigerBeetle %s (%s)" % (rctx.attr.version, name))
+    got = rctx.download(url = urls, output = "archive.zip", sha256 = sha256, allow_fail = True)
+    if not got.success:
+        # Fetched again without the check, to tell a wrong archive from one
+        # that cannot be had.
+        again = rctx.download(url = urls, output = "archive.zip", allow_fail = True)
+        if not again.success:
+            fail("TigerBeetle %s: could not fetch %s from %s" % (rctx.attr.version, name, ", ".join(urls)))
+        rctx.delete("archive.zip")
+        fail("TigerBeetle %s: the archive %s has sha256 %s, not the expected %s; refusing it" % (
+            rctx.attr.version,
+            name,
+            again.sha256,
+            sha256,
+        ))
+
+    # Under bin/: a file named like the toolchain target beside it would
+    # be the target's own input.
+    rctx.extract("archive.zip", output = "bin")
+    rctx.delete("archive.zip")
+    if not rctx.path("bin/tigerbeetle").exists:
+        fail("TigerBeetle %s: the archive %s holds no file named tigerbeetle at its top" % (rctx.attr.version, name))
+    rctx.execute(["chmod", "a+rx", "bin/tigerbeetle"])
+    _build_file(rctx, "bin/tigerbeetle", rctx.attr.version)
 
 tigerbeetle_release_repository = repository_rule(
     implementation = _tigerbeetle_release_repository_impl,
-    doc = "A TigerBeetle release archive (a zip with the tigerbeetle binary at its top), checked by sha256.",
+    doc = "An official TigerBeetle release archive (a zip with the tigerbeetle binary at its top), checked by sha256.",
     attrs = {
-        "version": attr.string(mandatory = True, doc = "The version, for messages (e.g. 0.17.9)."),
-        "urls": attr.string_list(mandatory = True, doc = "Where the archive for this platform is."),
-        "sha256": attr.string(mandatory = True, doc = "The archive's sha256, as its publisher gives it."),
+        "version": attr.string(mandatory = True, doc = "The release, e.g. 0.17.9."),
+        "urls": attr.string_list(doc = "Where the archive is; empty: the official one for this platform (RELEASES)."),
+        "sha256": attr.string(doc = "The archive's sha256, given with urls; empty: the one pinned in RELEASES."),
+        "mirrors": attr.string_list(doc = "Folders that hold the official archives by their file names, tried first."),
     },
 )
 

@@ -6,6 +6,7 @@ TigerBeetleInfo = provider(
         "binary": "File: the tigerbeetle program; None when missing.",
         "version": "string: the version, as the binary reports it or as given.",
         "missing": "string: why no binary is available (empty when one is).",
+        "error": "string: why the binary that was named cannot be used (empty when it can, or when none was named).",
     },
 )
 
@@ -14,16 +15,19 @@ def _tigerbeetle_toolchain_impl(ctx):
         binary = ctx.file.binary,
         version = ctx.attr.version,
         missing = ctx.attr.missing,
+        error = ctx.attr.error,
     ))]
 
 tigerbeetle_toolchain = rule(
     implementation = _tigerbeetle_toolchain_impl,
     doc = "Describes one TigerBeetle binary. Made by the module extension; when " +
           "none was found, `missing` says why and a conformance test runs its " +
-          "TigerBeetle clients on chobo's model of TigerBeetle only, with a SKIP line.",
+          "TigerBeetle clients on chobo's model of TigerBeetle only, with a SKIP line; " +
+          "when one was named but cannot be used, `error` says why and the test fails.",
     attrs = {
         "binary": attr.label(allow_single_file = True),
         "version": attr.string(),
         "missing": attr.string(),
+        "error": attr.string(),
     },
 )

@@ -23,6 +23,7 @@
 //	CHOBO_CONFORMANCE_DRIVERS       the driver programs of the book's clients, TARGET=PATH, separated by spaces
 //	CHOBO_CONFORMANCE_TIGERBEETLE   the TigerBeetle toolchain's binary, or empty
 //	CHOBO_CONFORMANCE_TIGERBEETLE_MISSING  why the toolchain has none
+//	CHOBO_CONFORMANCE_TIGERBEETLE_ERROR    why the binary the user named cannot be used (a failure, not a skip)
 package main
 
 import (
@@ -47,7 +48,6 @@ import (
 	"github.com/chobo-lang/chobo/chobo/conformance/protocol"
 	"github.com/chobo-lang/chobo/chobo/conformance/tbtest"
 	"github.com/chobo-lang/chobo/chobo/conformance/tbwire"
-	"github.com/chobo-lang/chobo/chobo/scenario"
 	"github.com/chobo-lang/chobo/runtime/go/chobotb"
 	"github.com/chobo-lang/chobo/runtime/go/chobotb/tbmodel"
 )
@@ -141,6 +141,9 @@ func fromEnv() (config, error) {
 		}
 	}
 	cfg.tbMissing = os.Getenv("CHOBO_CONFORMANCE_TIGERBEETLE_MISSING")
+	if e := os.Getenv("CHOBO_CONFORMANCE_TIGERBEETLE_ERROR"); e != "" {
+		return cfg, fmt.Errorf("real TigerBeetle: %s", e)
+	}
 	return cfg, nil
 }
 
@@ -244,24 +247,31 @@ func (r *run) main(cfg config) error {
 	if err != nil {
 		return err
 	}
+	var summary []string
 	for _, be := range append(backends, tb...) {
 		rep := &reporter{run: r}
 		var jobs []conformance.Job
-		left := 0
-		for _, j := range l.Jobs(name, be.backend, func(i int) string { return fmt.Sprintf("%s-s%d", be.name, i) }) {
-			if be.tigerbeetle && conformance.LeavesSixtyFourBits(scenario.Run(l.Book, j.Scenario)) {
-				left++
-				continue
-			}
+		for _, j := range l.Jobs(name, be.backend, func(i int) string { return fmt.Sprintf("%s-s%d", be.tenant, i) }) {
+			j.Pair = be.name
 			jobs = append(jobs, j)
 		}
-		if left > 0 {
-			fmt.Fprintf(r.out, "%s: %d scenarios not run on %s: a balance leaves 64 bits, which TigerBeetle lets through\n", name, left, be.name)
-		}
 		st := conformance.RunAll(rep, jobs)
-		if !rep.failed {
-			fmt.Fprintf(r.out, "%s: %d scenarios on %s, each equal to the interpreter\n", name, st.Total, be.name)
+		if st.Failed == 0 && !rep.failed {
+			line := fmt.Sprintf("PASS: %s on %s: %d scenarios, each equal to the interpreter", name, be.name, len(jobs)-st.NotRun)
+			if st.Wide > 0 {
+				line += fmt.Sprintf(" (%d where a balance leaves 64 bits, as TigerBeetle is said to answer there)", st.Wide)
+			}
+			if st.NotRun > 0 {
+				line += fmt.Sprintf("; %d not run, named above", st.NotRun)
+			}
+			summary = append(summary, line)
+		} else {
+			summary = append(summary, fmt.Sprintf("FAIL: %s on %s: %d of %d scenarios failed", name, be.name, max(st.Failed, 1), len(jobs)))
 		}
+	}
+	// One line per pair, at the end, where a reader of a long log looks.
+	for _, line := range summary {
+		fmt.Fprintln(r.out, line)
 	}
 	bad, err := conformance.EntriesBalance(ctx, pool, cp)
 	if err != nil {
@@ -274,7 +284,8 @@ func (r *run) main(cfg config) error {
 }
 
 type namedBackend struct {
-	name        string
+	name        string // the pair, as messages name it: postgres, postgres-go, tigerbeetle-go (model), …
+	tenant      string // the prefix of its tenants
 	backend     conformance.Backend
 	tigerbeetle bool
 }
@@ -319,7 +330,7 @@ func (r *run) backends(srv *pgtest.Server, pool *pgxpool.Pool, cp *book.Book, na
 	if err != nil {
 		return nil, err
 	}
-	out := []namedBackend{{name: "postgres-sql", backend: sql}}
+	out := []namedBackend{{name: "postgres", tenant: "postgres-sql", backend: sql}}
 	for _, d := range drivers {
 		if d.target != godriver.Client {
 			continue
@@ -330,7 +341,7 @@ func (r *run) backends(srv *pgtest.Server, pool *pgxpool.Pool, cp *book.Book, na
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, namedBackend{name: p.Client(), backend: p})
+		out = append(out, namedBackend{name: p.Client(), tenant: fmt.Sprintf("%s-%d", p.Client(), len(out)), backend: p})
 	}
 	return out, nil
 }
@@ -363,7 +374,7 @@ func (r *run) tigerbeetle(cfg config, cp *book.Book, name, copyPath string) ([]n
 				return err
 			}
 			tb.Calls = p
-			out = append(out, namedBackend{name: fmt.Sprintf("%s (%s)", p.Client(), what), backend: tb, tigerbeetle: true})
+			out = append(out, namedBackend{name: fmt.Sprintf("%s (%s)", p.Client(), what), tenant: fmt.Sprintf("%s-%s-%d", p.Client(), strings.ReplaceAll(what, " ", "-"), len(out)), backend: tb, tigerbeetle: true})
 		}
 		return nil
 	}
@@ -380,11 +391,12 @@ func (r *run) tigerbeetle(cfg config, cp *book.Book, name, copyPath string) ([]n
 		fmt.Fprintf(r.out, "SKIP: real TigerBeetle: %s\n", why)
 		return out, nil
 	}
-	os.Setenv("CHOBO_TIGERBEETLE", cfg.tigerbeetle)
+	os.Setenv(tbtest.EnvVar, cfg.tigerbeetle)
 	srv, err := tbtest.Launch(context.Background())
 	if err != nil {
 		return nil, fmt.Errorf("starting a TigerBeetle replica: %v", err)
 	}
+	fmt.Fprintf(r.out, "real TigerBeetle: %s\n", srv.Describe())
 	r.atEnd(func() {
 		if err := srv.Stop(); err != nil {
 			r.errorf("stopping the TigerBeetle replica: %v", err)

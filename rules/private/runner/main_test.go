@@ -86,9 +86,9 @@ func TestRunnerChecksExpectations(t *testing.T) {
 	}
 	fails := errOut.String()
 	for _, want := range []string{
-		`FAIL: shop.book "wrong: a hold above the stock is expected done" does not meet its expectations`,
-		"the backend: step 2: expected done, got refused: out_of_stock",
-		`FAIL: shop.book "wrong: a race said to end one way" does not meet its expectations`,
+		`FAIL: shop.book on postgres "wrong: a hold above the stock is expected done" does not meet its expectations`,
+		"postgres: step 2: expected done, got refused: out_of_stock",
+		`FAIL: shop.book on postgres "wrong: a race said to end one way" does not meet its expectations`,
 		"the interpreter: expected 1 outcomes, got 2",
 	} {
 		if !strings.Contains(fails, want) {
@@ -100,5 +100,10 @@ func TestRunnerChecksExpectations(t *testing.T) {
 	}
 	if strings.Contains(out.String(), "each equal to the interpreter") {
 		t.Errorf("the runner printed its success line:\n%s", out.String())
+	}
+	// The log ends with one line per pair.
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if last := lines[len(lines)-1]; !strings.HasPrefix(last, "FAIL: shop.book on postgres: 2 of ") || !strings.HasSuffix(last, " scenarios failed") {
+		t.Errorf("the last line is %q, want the summary of the one pair", last)
 	}
 }
