@@ -16,6 +16,7 @@ import (
 	"github.com/chobo-lang/chobo/chobo/conformance"
 	"github.com/chobo-lang/chobo/chobo/conformance/godriver"
 	"github.com/chobo-lang/chobo/chobo/conformance/protocol"
+	"github.com/chobo-lang/chobo/chobo/conformance/tbdiff"
 	"github.com/chobo-lang/chobo/chobo/conformance/tbtest"
 	"github.com/chobo-lang/chobo/chobo/conformance/tbwire"
 	"github.com/chobo-lang/chobo/chobo/gen"
@@ -303,6 +304,40 @@ func TestTigerBeetleConformance(t *testing.T) {
 		}
 		t.Cleanup(func() { raw.Close() })
 		runTigerBeetle(t, driver, books, tbTarget{what: "real replica", address: replica, raw: raw, replica: true})
+	})
+
+	// The model held to the real server: every request of every scenario
+	// goes to both, one at a time, and their answers and, at the end,
+	// every account and transfer record must be equal (timestamps aside).
+	t.Run("model against replica", func(t *testing.T) {
+		bin := realTigerBeetle(t)
+		_, wire := startProxy(t, driver, bin)
+		raw, err := tbwire.Dial(wire)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { raw.Close() })
+		m := tbmodel.New()
+		m.FollowWallClock()
+		tee := tbdiff.New(raw, m)
+		addr, stop, err := tbwire.Listen(tee)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(stop)
+		runTigerBeetle(t, driver, books, tbTarget{what: "real replica, the model beside it", address: "wire:" + addr, raw: tee, pulse: m.Pulse, replica: true})
+		n, err := tee.Records(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		diffs := tee.Diffs()
+		for _, d := range diffs {
+			t.Errorf("the model differs from the real replica: %s", d)
+		}
+		if tee.Requests() == 0 || n == 0 {
+			t.Fatalf("%d requests and %d records compared: nothing was held to the replica", tee.Requests(), n)
+		}
+		t.Logf("the model answered %d requests as the real replica did, and its %d account and transfer records are the replica's (timestamps aside)", tee.Requests(), n)
 	})
 }
 

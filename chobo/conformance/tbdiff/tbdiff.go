@@ -1,0 +1,206 @@
+// Package tbdiff holds chobo's model of TigerBeetle to a real replica: a
+// Tee is a chobotb.Client that sends every request to both, one request at
+// a time so that both see the same order, answers with what the real one
+// said, and notes every way the two answers differ. At the end, Records
+// reads back every account and transfer the requests created and compares
+// the records field by field.
+//
+// Timestamps are left out of every comparison: each side stamps events
+// with its own clock. Everything else (statuses per event, balances,
+// flags, amounts, timeouts, ids, user data, ledgers, codes) must be equal;
+// a difference is a bug of the model.
+package tbdiff
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/chobo-lang/chobo/chobo/ids"
+	"github.com/chobo-lang/chobo/runtime/go/chobotb"
+)
+
+// Tee sends each request to Real and then to Model.
+type Tee struct {
+	Real, Model chobotb.Client
+
+	mu        sync.Mutex
+	requests  int
+	diffs     []string
+	accounts  []ids.ID // created, in the order first sent
+	transfers []ids.ID
+	seenA     map[ids.ID]bool
+	seenT     map[ids.ID]bool
+}
+
+// New returns a Tee over a real TigerBeetle and the model.
+func New(real, model chobotb.Client) *Tee {
+	return &Tee{Real: real, Model: model, seenA: map[ids.ID]bool{}, seenT: map[ids.ID]bool{}}
+}
+
+// Requests is how many requests went to both.
+func (t *Tee) Requests() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.requests
+}
+
+// Diffs lists the differences found so far, each saying which request and
+// what each side answered.
+func (t *Tee) Diffs() []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return slices.Clone(t.diffs)
+}
+
+func (t *Tee) note(format string, args ...any) {
+	t.diffs = append(t.diffs, fmt.Sprintf(format, args...))
+}
+
+// CreateAccounts implements chobotb.Client.
+func (t *Tee) CreateAccounts(ctx context.Context, accounts []chobotb.Account) ([]chobotb.Status, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.requests++
+	real, rerr := t.Real.CreateAccounts(ctx, accounts)
+	model, merr := t.Model.CreateAccounts(ctx, accounts)
+	t.compareStatuses("create_accounts", describeAccounts(accounts), real, rerr, model, merr)
+	for i, a := range accounts {
+		if rerr == nil && i < len(real) && real[i] == chobotb.Created && !t.seenA[a.ID] {
+			t.seenA[a.ID] = true
+			t.accounts = append(t.accounts, a.ID)
+		}
+	}
+	return real, rerr
+}
+
+// CreateTransfers implements chobotb.Client.
+func (t *Tee) CreateTransfers(ctx context.Context, transfers []chobotb.Transfer) ([]chobotb.Status, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.requests++
+	real, rerr := t.Real.CreateTransfers(ctx, transfers)
+	model, merr := t.Model.CreateTransfers(ctx, transfers)
+	t.compareStatuses("create_transfers", describeTransfers(transfers), real, rerr, model, merr)
+	for i, tr := range transfers {
+		if rerr == nil && i < len(real) && real[i] == chobotb.Created && !t.seenT[tr.ID] {
+			t.seenT[tr.ID] = true
+			t.transfers = append(t.transfers, tr.ID)
+		}
+	}
+	return real, rerr
+}
+
+// LookupAccounts implements chobotb.Client.
+func (t *Tee) LookupAccounts(ctx context.Context, list []ids.ID) ([]chobotb.Account, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.requests++
+	real, rerr := t.Real.LookupAccounts(ctx, list)
+	model, merr := t.Model.LookupAccounts(ctx, list)
+	t.compareRecords("lookup_accounts", idList(list), accountTexts(real), rerr, accountTexts(model), merr)
+	return real, rerr
+}
+
+// LookupTransfers implements chobotb.Client.
+func (t *Tee) LookupTransfers(ctx context.Context, list []ids.ID) ([]chobotb.Transfer, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.requests++
+	real, rerr := t.Real.LookupTransfers(ctx, list)
+	model, merr := t.Model.LookupTransfers(ctx, list)
+	t.compareRecords("lookup_transfers", idList(list), transferTexts(real), rerr, transferTexts(model), merr)
+	return real, rerr
+}
+
+func (t *Tee) compareStatuses(op, request string, real []chobotb.Status, rerr error, model []chobotb.Status, merr error) {
+	switch {
+	case rerr != nil && merr != nil:
+		// Both refused the request; the errors are in different words.
+	case rerr != nil || merr != nil:
+		t.note("%s %s:\n  real:  %v %v\n  model: %v %v", op, request, real, rerr, model, merr)
+	case !slices.Equal(real, model):
+		t.note("%s %s:\n  real:  %v\n  model: %v", op, request, real, model)
+	}
+}
+
+func (t *Tee) compareRecords(op, request string, real []string, rerr error, model []string, merr error) {
+	switch {
+	case rerr != nil && merr != nil:
+	case rerr != nil || merr != nil:
+		t.note("%s %s:\n  real:  %v\n  model: %v", op, request, rerr, merr)
+	case !slices.Equal(real, model):
+		t.note("%s %s:\n  real:  %s\n  model: %s", op, request, strings.Join(real, "; "), strings.Join(model, "; "))
+	}
+}
+
+// Records reads every account and transfer the requests created from both
+// sides, in batches of chobotb.MaxEvents, and notes where the records
+// differ. It returns how many records it compared.
+func (t *Tee) Records(ctx context.Context) (int, error) {
+	t.mu.Lock()
+	accounts, transfers := slices.Clone(t.accounts), slices.Clone(t.transfers)
+	t.mu.Unlock()
+	n := 0
+	for i := 0; i < len(accounts); i += chobotb.MaxEvents {
+		batch := accounts[i:min(i+chobotb.MaxEvents, len(accounts))]
+		if _, err := t.LookupAccounts(ctx, batch); err != nil {
+			return n, err
+		}
+		n += len(batch)
+	}
+	for i := 0; i < len(transfers); i += chobotb.MaxEvents {
+		batch := transfers[i:min(i+chobotb.MaxEvents, len(transfers))]
+		if _, err := t.LookupTransfers(ctx, batch); err != nil {
+			return n, err
+		}
+		n += len(batch)
+	}
+	return n, nil
+}
+
+// accountText writes an account record without its timestamp.
+func accountText(a chobotb.Account) string {
+	return fmt.Sprintf("account %x debits %s/%s credits %s/%s user_data_128 %x ledger %d code %d flags %d",
+		a.ID, a.DebitsPending, a.DebitsPosted, a.CreditsPending, a.CreditsPosted, a.UserData128, a.Ledger, a.Code, a.Flags)
+}
+
+// transferText writes a transfer record without its timestamp.
+func transferText(tr chobotb.Transfer) string {
+	return fmt.Sprintf("transfer %x %x→%x amount %s pending %x user_data_128 %x timeout %d ledger %d code %d flags %d",
+		tr.ID, tr.DebitAccountID, tr.CreditAccountID, tr.Amount, tr.PendingID, tr.UserData128, tr.Timeout, tr.Ledger, tr.Code, tr.Flags)
+}
+
+func accountTexts(as []chobotb.Account) []string {
+	out := make([]string, len(as))
+	for i, a := range as {
+		out[i] = accountText(a)
+	}
+	return out
+}
+
+func transferTexts(ts []chobotb.Transfer) []string {
+	out := make([]string, len(ts))
+	for i, tr := range ts {
+		out[i] = transferText(tr)
+	}
+	return out
+}
+
+func idList(list []ids.ID) string {
+	parts := make([]string, len(list))
+	for i, id := range list {
+		parts[i] = fmt.Sprintf("%x", id)
+	}
+	return "[" + strings.Join(parts, " ") + "]"
+}
+
+func describeAccounts(as []chobotb.Account) string {
+	return "[" + strings.Join(accountTexts(as), "; ") + "]"
+}
+
+func describeTransfers(ts []chobotb.Transfer) string {
+	return "[" + strings.Join(transferTexts(ts), "; ") + "]"
+}
