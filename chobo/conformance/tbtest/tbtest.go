@@ -553,6 +553,26 @@ func (s *Server) Restart(ctx context.Context, i int) error {
 	return nil
 }
 
+// Primary is the replica whose log says, last, that it became the primary
+// of a view (TigerBeetle's "transition_to_normal… primary" line), or -1
+// when none says so yet. It is read from the logs, so it may be a view
+// behind the cluster.
+func (s *Server) Primary() int {
+	best, bestAt := -1, ""
+	for _, r := range s.replicas {
+		for _, line := range strings.Split(thisRun(r.logPath), "\n") {
+			if !strings.Contains(line, "transition_to_normal") {
+				continue
+			}
+			// Lines start with their time, so that later ones sort after.
+			if strings.HasSuffix(strings.TrimSpace(line), " primary") && line > bestAt {
+				best, bestAt = r.index, line
+			}
+		}
+	}
+	return best
+}
+
 // Pause stops replica i where it is (SIGSTOP): it keeps its connections
 // and answers nothing until Resume.
 func (s *Server) Pause(i int) error { return s.signal(i, syscall.SIGSTOP) }

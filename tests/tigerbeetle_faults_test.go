@@ -1,0 +1,301 @@
+package tests
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/chobo-lang/chobo/chobo/backend/tigerbeetle"
+	"github.com/chobo-lang/chobo/chobo/book"
+	"github.com/chobo-lang/chobo/chobo/check"
+	"github.com/chobo-lang/chobo/chobo/conformance"
+	"github.com/chobo-lang/chobo/chobo/conformance/tbtest"
+	"github.com/chobo-lang/chobo/chobo/conformance/tbwire"
+	"github.com/chobo-lang/chobo/runtime/go/chobo"
+	"github.com/chobo-lang/chobo/runtime/go/chobotb"
+	"github.com/chobo-lang/chobo/runtime/go/chobotb/tbgo"
+)
+
+// Faults on a real TigerBeetle: a replica killed and restarted in the
+// middle of concurrent calls, a replica paused past the client's
+// deadline, and a cluster of three replicas, whole and with one killed.
+// They run when there is a binary (see realTigerBeetle). The calls go
+// through chobotb.Book, the runtime every generated tigerbeetle-go client
+// calls, on the official client (tbgo).
+
+// tbFaultBook is the inventory case's book and its TigerBeetle definition.
+func tbFaultBook(t *testing.T) (*book.Book, *chobotb.Def) {
+	t.Helper()
+	path := filepath.Join(casesDir, "inventory", "inventory.book")
+	src, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := check.Check(path, src)
+	if res.Book == nil {
+		t.Fatalf("%s does not check", path)
+	}
+	return res.Book, tigerbeetle.Def(res.Book)
+}
+
+// kindIndex is the index of a transfer kind in the definition.
+func kindIndex(t *testing.T, def *chobotb.Def, name string) int {
+	t.Helper()
+	for i, k := range def.Transfers {
+		if k.Name == name {
+			return i
+		}
+	}
+	t.Fatalf("no transfer %s", name)
+	return -1
+}
+
+func accountIndex(t *testing.T, def *chobotb.Def, name string) int {
+	t.Helper()
+	for i, a := range def.Accounts {
+		if a.Name == name {
+			return i
+		}
+	}
+	t.Fatalf("no account %s", name)
+	return -1
+}
+
+// callUntilAnswered makes one call again and again, with the same
+// arguments, each try bounded by try, until TigerBeetle answers it or
+// the whole deadline passes.
+func callUntilAnswered(ctx context.Context, b *chobotb.Book, kind int, vals chobotb.Values, try time.Duration) (chobo.Result, int, error) {
+	for tries := 1; ; tries++ {
+		c, cancel := context.WithTimeout(ctx, try)
+		r, err := b.Call(c, kind, "do", vals)
+		cancel()
+		if err == nil {
+			return r, tries, nil
+		}
+		if ctx.Err() != nil {
+			return r, tries, fmt.Errorf("no answer after %d tries: %w", tries, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// A replica killed (SIGKILL) while 16 callers receive stock, and started
+// again on the same data file: every call, retried with the same
+// arguments, gets an answer, and each moves exactly once.
+func TestTigerBeetleReplicaKilledMidCalls(t *testing.T) {
+	realTigerBeetle(t)
+	srv := tbtest.Replica(t)
+	_, def := tbFaultBook(t)
+	conn, err := srv.Dial()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	b := chobotb.NewBook(conn, def, "killed")
+	receive := kindIndex(t, def, "receive")
+
+	const callers, each = 16, 20
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	var answered, retried atomic.Int64
+	results := make([][]chobo.Result, callers)
+	errs := make(chan error, callers)
+	var wg sync.WaitGroup
+	for c := 0; c < callers; c++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < each; i++ {
+				r, tries, err := callUntilAnswered(ctx, b, receive, chobotb.Values{fmt.Sprintf("d-%d-%d", c, i), "A-1", int64(1)}, time.Second)
+				if err != nil {
+					errs <- fmt.Errorf("caller %d, call %d: %w", c, i, err)
+					return
+				}
+				if tries > 1 {
+					retried.Add(1)
+				}
+				results[c] = append(results[c], r)
+				answered.Add(1)
+			}
+		}()
+	}
+	// Kill the replica once some calls are done and others are on their
+	// way, and start it again a moment later.
+	for answered.Load() < callers*each/4 && ctx.Err() == nil {
+		time.Sleep(5 * time.Millisecond)
+	}
+	before := answered.Load()
+	if err := srv.Kill(0); err != nil {
+		t.Fatal(err)
+	}
+	killed := time.Now()
+	// Down for longer than a try's deadline, so that calls on their way
+	// give up and are sent again.
+	time.Sleep(2 * time.Second)
+	if err := srv.Restart(ctx, 0); err != nil {
+		t.Fatal(err)
+	}
+	down := time.Since(killed)
+	atRestart := answered.Load()
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	if t.Failed() {
+		return
+	}
+	done, doneBefore := 0, 0
+	for _, rs := range results {
+		for _, r := range rs {
+			switch r.Outcome {
+			case chobo.Done:
+				done++
+			case chobo.DoneBefore:
+				doneBefore++ // a try whose answer was lost had moved it
+			default:
+				t.Errorf("a receive answered %s", r)
+			}
+		}
+	}
+	bal, err := b.Balance(ctx, accountIndex(t, def, "stock"), "A-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The interpreter's balance for these calls: each receives 1, once.
+	if bal.Posted != callers*each || bal.HeldIn != 0 || bal.HeldOut != 0 {
+		t.Errorf("stock(A-1) is %+v after %d calls of 1: a call moved twice or not at all", bal, callers*each)
+	}
+	if atRestart-before > callers {
+		t.Errorf("%d calls were answered while the replica was down: it was not killed", atRestart-before)
+	}
+	t.Logf("killed the replica after %d of %d calls, listening again %v later; %d calls were tried again, all %d answered (%d done, %d done_before), stock(A-1) = %d",
+		before, callers*each, down.Round(time.Millisecond), retried.Load(), done+doneBefore, done, doneBefore, bal.Posted)
+}
+
+// A replica paused (SIGSTOP) until the client's deadline passes: the call
+// fails with an error that says a retry is safe; after SIGCONT the retry
+// is answered and the amount moved once.
+func TestTigerBeetleReplicaPausedPastTheDeadline(t *testing.T) {
+	realTigerBeetle(t)
+	srv := tbtest.Replica(t)
+	_, def := tbFaultBook(t)
+	conn, err := srv.Dial()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	b := chobotb.NewBook(conn, def, "paused")
+	receive := kindIndex(t, def, "receive")
+	ctx := context.Background()
+	// The accounts first, so that the paused call is the chain itself.
+	if r, err := b.Call(ctx, receive, "do", chobotb.Values{"warm-up", "A-1", int64(1)}); err != nil || r.Outcome != chobo.Done {
+		t.Fatalf("warm-up: %v %v", r, err)
+	}
+	if err := srv.Pause(0); err != nil {
+		t.Fatal(err)
+	}
+	resumed := false
+	defer func() {
+		if !resumed {
+			srv.Resume(0)
+		}
+	}()
+	short, cancel := context.WithTimeout(ctx, time.Second)
+	_, err = b.Call(short, receive, "do", chobotb.Values{"d-1", "A-1", int64(5)})
+	cancel()
+	if !errors.Is(err, tbgo.ErrNoAnswer) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("a call to a paused replica: %v; want tbgo.ErrNoAnswer after the deadline", err)
+	}
+	for _, want := range []string{"no answer", "may still be applied later", "again is safe"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("the error %q does not say %q", err, want)
+		}
+	}
+	if err := srv.Resume(0); err != nil {
+		t.Fatal(err)
+	}
+	resumed = true
+	long, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	r, err := b.Call(long, receive, "do", chobotb.Values{"d-1", "A-1", int64(5)})
+	if err != nil || (r.Outcome != chobo.Done && r.Outcome != chobo.DoneBefore) {
+		t.Fatalf("the retry after SIGCONT: %v %v", r, err)
+	}
+	bal, err := b.Balance(long, accountIndex(t, def, "stock"), "A-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bal.Posted != 1+5 {
+		t.Errorf("stock(A-1) = %d, want 6: the 5 moved once", bal.Posted)
+	}
+	t.Logf("paused: %v; after SIGCONT the retry answered %s and stock(A-1) = %d", err, r, bal.Posted)
+}
+
+// A cluster of three replicas on loopback: the conformance scenarios of
+// one case pass on it; then again while one replica is killed in the
+// middle of the run and not started again.
+func TestTigerBeetleThreeReplicas(t *testing.T) {
+	realTigerBeetle(t)
+	books := tbBooks(t)
+	driver := tbDriver(t, books)
+	var l loaded
+	for _, b := range books {
+		if b.name == "inventory" {
+			l = b
+		}
+	}
+	if l.Loaded == nil {
+		t.Fatal("no inventory case")
+	}
+	srv := tbtest.Cluster(t, 3)
+	// The drivers reach the cluster through this process's client, which
+	// knows the three addresses.
+	addr, stop, err := tbwire.Listen(srv.Client)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(stop)
+	run := func(t *testing.T, tenant string, during func()) {
+		tb := &conformance.TigerBeetle{Raw: srv.Client, Book: l.Copy, Replica: true}
+		tb.Calls = startTBDriver(t, driver, l, l.CopySrc, "wire:"+addr, tb)
+		var jobs []conformance.Job
+		for _, j := range l.Jobs(l.path, tb, func(i int) string { return fmt.Sprintf("%s%d", tenant, i) }) {
+			j.Pair = "tigerbeetle-go (3 replicas)"
+			jobs = append(jobs, j)
+		}
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			if during != nil {
+				during()
+			}
+		}()
+		st := conformance.RunAll(t, jobs)
+		<-done
+		t.Logf("%s: %d scenarios on a cluster of 3 replicas, each equal to the interpreter (%d run again)", l.path, st.Total, st.Again)
+	}
+	t.Run("whole", func(t *testing.T) { run(t, "whole", nil) })
+	// The primary, when the logs say which it is: the cluster must
+	// change views as well as carry on without it.
+	t.Run("one killed", func(t *testing.T) {
+		run(t, "killed", func() {
+			time.Sleep(time.Second)
+			victim := srv.Primary()
+			if victim < 0 {
+				victim = 0
+			}
+			if err := srv.Kill(victim); err != nil {
+				t.Error(err)
+			}
+			t.Logf("killed replica %d (the primary: %v) in the middle of the run", victim, srv.Primary() == victim)
+		})
+	})
+}
