@@ -29,7 +29,9 @@ else
 fi
 
 go vet ./...
-go test ./...
+# The tests package runs every scenario on a real TigerBeetle too: more
+# than the default 10 minutes on a busy machine.
+go test -timeout 25m ./...
 
 # The Bazel ruleset: chobo's own targets and tests, BUILD files in step with
 # Gazelle, the example workspace built and tested the way a user would, and

@@ -10,16 +10,91 @@ package api
 
 import (
 	"github.com/chobo-lang/chobo/chobo/backend/postgres"
+	"github.com/chobo-lang/chobo/chobo/backend/tigerbeetle"
 	"github.com/chobo-lang/chobo/chobo/book"
 	"github.com/chobo-lang/chobo/chobo/client/golang"
 	"github.com/chobo-lang/chobo/chobo/client/model"
+	"github.com/chobo-lang/chobo/runtime/go/chobotb"
 )
 
 // Targets are the names each target gives the book's parts. A target is
 // null when the book cannot go to it (`chobo build` says why: E061).
 type Targets struct {
-	Postgres   *Postgres   `json:"postgres"`
-	PostgresGo *PostgresGo `json:"postgres-go"`
+	Postgres      *Postgres      `json:"postgres"`
+	PostgresGo    *PostgresGo    `json:"postgres-go"`
+	TigerBeetleGo *TigerBeetleGo `json:"tigerbeetle-go"`
+}
+
+// TigerBeetleGo is what `chobo build --target tigerbeetle-go` names in the
+// Go package it writes, the most events one request carries, and what
+// each operation sends.
+type TigerBeetleGo struct {
+	// Package is the default package name; `--package` may give another.
+	Package string `json:"package"`
+	// Constructor is the function that returns the book (*Book) over the
+	// official client (TigerBeetleClient) for a tenant.
+	Constructor string       `json:"constructor"`
+	Book        string       `json:"book"`
+	Balance     string       `json:"balance"`
+	Transfers   []GoTransfer `json:"transfers"`
+	Accounts    []GoAccount  `json:"accounts"`
+	// MaxEvents is how many events one request carries: accounts and
+	// openings are sent in requests of at most this many, and a chain
+	// must fit one.
+	MaxEvents  int           `json:"max_events"`
+	Operations []TBOperation `json:"operations"`
+}
+
+// TBOperation is what one operation sends, in the book's terms: accounts
+// by kind and the parameters that pick one (stock(sku)), the helper
+// accounts by what they keep (floor(stock(sku)), room(…), sink(pcs)).
+type TBOperation struct {
+	Transfer string `json:"transfer"`
+	Op       string `json:"op"`
+	// Accounts are made before the chain of a do or hold, each once;
+	// Openings put a floor's or room's distance to its bound into it.
+	Accounts []TBAccount `json:"accounts"`
+	Openings []TBOpening `json:"openings"`
+	// Lookups are the places in the hold's chain of the events a post or
+	// void reads first.
+	Lookups []int     `json:"lookups"`
+	Chain   []TBEvent `json:"chain"`
+}
+
+// TBAccount is an account an operation makes; role is "account", "floor",
+// "room" or "sink".
+type TBAccount struct {
+	Name string `json:"name"`
+	Role string `json:"role"`
+}
+
+// TBOpening is the transfer that opens a floor or room account.
+type TBOpening struct {
+	Account string `json:"account"`
+	Amount  int64  `json:"amount"`
+}
+
+// TBEvent is one transfer of a chain, in order.
+type TBEvent struct {
+	Role string `json:"role"`
+	Move int    `json:"move"`
+	// Debit and Credit are "" for an event that takes its accounts from
+	// the pending transfer it ends, and for status_fail, which names the
+	// hold's id as both sides so that TigerBeetle refuses it.
+	Debit  string `json:"debit"`
+	Credit string `json:"credit"`
+	// Amount is the parameter or number moved, "held" for a post (what the
+	// hold holds, or the part of it the call names), "" for a void or a
+	// status chain.
+	Amount  string `json:"amount"`
+	Pending bool   `json:"pending"`
+	Linked  bool   `json:"linked"`
+	// Ends is the place of the pending event it posts or voids (in the
+	// hold's chain, or this chain for a probe's void); null when none.
+	Ends *int `json:"ends"`
+	// Reason is the refusal when TigerBeetle finds no room for this event;
+	// "" when no bound refuses it.
+	Reason string `json:"reason"`
 }
 
 // Postgres is what `chobo build --target postgres` names: the schema and
@@ -131,14 +206,20 @@ type GoAccount struct {
 const tenantParam = "p_tenant"
 
 func targetsOf(b *book.Book) Targets {
-	if len(postgres.Check(b)) > 0 {
-		return Targets{}
+	var out Targets
+	if len(postgres.Check(b)) == 0 {
+		m, err := model.New(b, model.Postgres)
+		if err != nil {
+			panic("chobo: " + err.Error()) // every book has a PostgreSQL model
+		}
+		out.Postgres, out.PostgresGo = postgresOf(b, m), postgresGoOf(b, m)
 	}
-	m, err := model.New(b, model.Postgres)
-	if err != nil {
-		panic("chobo: " + err.Error()) // every book has a PostgreSQL model
+	if len(tigerbeetle.Check(b)) == 0 {
+		if m, err := model.New(b, model.TigerBeetle); err == nil {
+			out.TigerBeetleGo = tigerBeetleGoOf(b, m)
+		}
 	}
-	return Targets{Postgres: postgresOf(b, m), PostgresGo: postgresGoOf(b, m)}
+	return out
 }
 
 // sqlParams are the parameters of a function: the tenant, then params;
@@ -192,11 +273,54 @@ func goFields(params []model.Param, names []string) []GoField {
 }
 
 func postgresGoOf(b *book.Book, m *model.Model) *PostgresGo {
-	names := golang.Naming(m)
-	out := &PostgresGo{
+	transfers, accounts := goMembers(m)
+	return &PostgresGo{
 		Package: golang.PackageName(b), Constructor: golang.Constructor, Book: "Book", Balance: "Balance", Expire: "Expire",
-		Transfers: []GoTransfer{}, Accounts: []GoAccount{},
+		Transfers: transfers, Accounts: accounts,
 	}
+}
+
+func tigerBeetleGoOf(b *book.Book, m *model.Model) *TigerBeetleGo {
+	chains, err := tigerbeetle.Chains(b)
+	if err != nil {
+		return nil // a move from an account to itself whatever the call: E-coded by check
+	}
+	transfers, accounts := goMembers(m)
+	out := &TigerBeetleGo{
+		Package: golang.PackageName(b), Constructor: golang.TigerBeetleConstructor, Book: "Book", Balance: "Balance",
+		Transfers: transfers, Accounts: accounts, MaxEvents: chobotb.MaxEvents, Operations: []TBOperation{},
+	}
+	for _, c := range chains {
+		op := TBOperation{Transfer: c.Transfer, Op: c.Op, Accounts: []TBAccount{}, Openings: []TBOpening{}, Lookups: []int{}, Chain: []TBEvent{}}
+		for _, a := range c.Accounts {
+			op.Accounts = append(op.Accounts, TBAccount{Name: a.Name, Role: a.Role})
+		}
+		for _, o := range c.Openings {
+			op.Openings = append(op.Openings, TBOpening{Account: o.Account, Amount: o.Amount})
+		}
+		op.Lookups = append(op.Lookups, c.Lookups...)
+		for _, e := range c.Events {
+			ev := TBEvent{Role: e.Role, Move: e.Move, Debit: e.Debit, Credit: e.Credit, Amount: e.Amount,
+				Pending: e.Pending, Linked: e.Linked, Reason: e.Reason}
+			if e.Ends >= 0 {
+				ends := e.Ends
+				ev.Ends = &ends
+			}
+			op.Chain = append(op.Chain, ev)
+		}
+		out.Operations = append(out.Operations, op)
+	}
+	return out
+}
+
+// goMembers are the fields and methods of a Go client's book, the same on
+// both backends.
+func goMembers(m *model.Model) ([]GoTransfer, []GoAccount) {
+	names := golang.Naming(m)
+	out := struct {
+		Transfers []GoTransfer
+		Accounts  []GoAccount
+	}{[]GoTransfer{}, []GoAccount{}}
 	for _, t := range m.Transfers {
 		n := names.Transfers[t.Name]
 		gt := GoTransfer{Transfer: t.Name, Field: n.Field, Type: n.Type, Methods: []GoMethod{},
@@ -220,5 +344,5 @@ func postgresGoOf(b *book.Book, m *model.Model) *PostgresGo {
 		}
 		out.Accounts = append(out.Accounts, ga)
 	}
-	return out
+	return out.Transfers, out.Accounts
 }

@@ -27,6 +27,10 @@ func PackageName(b *book.Book) string {
 // connection: Postgres(q, tenant).
 const Constructor = "Postgres"
 
+// TigerBeetleConstructor is the function of a tigerbeetle-go client that
+// returns the book over the official client: TigerBeetle(c, tenant).
+const TigerBeetleConstructor = "TigerBeetle"
+
 // Method is the Go method of an operation on its transfer kind's field:
 // Do, Hold, Post, Void, Status.
 func Method(op string) string { return Exported(op) }
