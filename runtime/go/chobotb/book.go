@@ -190,24 +190,55 @@ func (b *Book) held(ctx context.Context, kind int, key []string) ([]uint64, erro
 // the transfer kind's post amounts in declaration order, or nil to post
 // the whole hold.
 func (b *Book) Post(ctx context.Context, kind int, key Values, amounts []int64) (chobo.Result, error) {
-	t, err := b.def.transfer(kind)
-	if err != nil {
+	if err := b.checkPostAmounts(kind, amounts); err != nil {
 		return chobo.Result{}, err
-	}
-	if amounts != nil && len(amounts) != len(t.PostAmounts) {
-		return chobo.Result{}, fmt.Errorf("chobotb: a post of %s takes %d amounts, got %d", t.Name, len(t.PostAmounts), len(amounts))
-	}
-	for i, a := range amounts {
-		if err := chobo.CheckAmount(t.Params[t.PostAmounts[i]].Name, a); err != nil {
-			return chobo.Result{}, err
-		}
 	}
 	k := keyText(key)
 	held, err := b.held(ctx, kind, k)
 	if err != nil || held == nil {
 		return refused(ReasonNoSuchHold), err
 	}
-	want := held
+	want, over := b.postAmounts(kind, held, amounts)
+	if over {
+		s, err := b.status(ctx, kind, k)
+		if err != nil {
+			return chobo.Result{}, err
+		}
+		return overHoldAnswer(s), nil
+	}
+	chain, err := b.def.Finish(b.tenant, kind, "post", k, want)
+	if err != nil {
+		return chobo.Result{}, err
+	}
+	st, err := b.sendChain(ctx, chain)
+	if err != nil {
+		return chobo.Result{}, err
+	}
+	return Read(chain, st)
+}
+
+// checkPostAmounts checks the amounts of a partial post (nil: in full).
+func (b *Book) checkPostAmounts(kind int, amounts []int64) error {
+	t, err := b.def.transfer(kind)
+	if err != nil {
+		return err
+	}
+	if amounts != nil && len(amounts) != len(t.PostAmounts) {
+		return fmt.Errorf("chobotb: a post of %s takes %d amounts, got %d", t.Name, len(t.PostAmounts), len(amounts))
+	}
+	for i, a := range amounts {
+		if err := chobo.CheckAmount(t.Params[t.PostAmounts[i]].Name, a); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// postAmounts is what a post sends for each move, given what the hold
+// holds, and whether that is more than it holds for some move.
+func (b *Book) postAmounts(kind int, held []uint64, amounts []int64) (want []uint64, over bool) {
+	t := &b.def.Transfers[kind]
+	want = held
 	if amounts != nil {
 		byParam := map[int]int64{}
 		for i, p := range t.PostAmounts {
@@ -224,39 +255,28 @@ func (b *Book) Post(ctx context.Context, kind int, key Values, amounts []int64) 
 	}
 	for i := range want {
 		if want[i] > held[i] {
-			return b.overHold(ctx, kind, k)
+			return want, true
 		}
 	}
-	chain, err := b.def.Finish(b.tenant, kind, "post", k, want)
-	if err != nil {
-		return chobo.Result{}, err
-	}
-	st, err := b.sendChain(ctx, chain)
-	if err != nil {
-		return chobo.Result{}, err
-	}
-	return Read(chain, st)
+	return want, false
 }
 
-// overHold answers a post of more than the hold holds. TigerBeetle checks
-// the amount before the hold's state, the reference interpreter the state
-// first, so the client reads the state and answers as the interpreter.
-func (b *Book) overHold(ctx context.Context, kind int, key []string) (chobo.Result, error) {
-	s, err := b.status(ctx, kind, key)
-	if err != nil {
-		return chobo.Result{}, err
-	}
+// overHoldAnswer answers a post of more than the hold holds from the
+// hold's state. TigerBeetle checks the amount before the hold's state,
+// the reference interpreter the state first, so the client reads the
+// state and answers as the interpreter.
+func overHoldAnswer(s chobo.HoldState) chobo.Result {
 	switch s {
 	case chobo.Held:
-		return refused(ReasonOverHold), nil
+		return refused(ReasonOverHold)
 	case chobo.Posted:
-		return refused(ReasonKeyConflict), nil
+		return refused(ReasonKeyConflict)
 	case chobo.Voided:
-		return refused(ReasonAlreadyVoided), nil
+		return refused(ReasonAlreadyVoided)
 	case chobo.Expired:
-		return refused(ReasonExpired), nil
+		return refused(ReasonExpired)
 	}
-	return refused(ReasonNoSuchHold), nil
+	return refused(ReasonNoSuchHold)
 }
 
 // Void voids a hold, named by its key's values in key order.
@@ -283,14 +303,7 @@ func (b *Book) Status(ctx context.Context, kind int, key Values) (chobo.HoldStat
 }
 
 func (b *Book) status(ctx context.Context, kind int, key []string) (chobo.HoldState, error) {
-	var v, f ids.ID
-	if _, err := rand.Read(v[:]); err != nil {
-		return "", err
-	}
-	if _, err := rand.Read(f[:]); err != nil {
-		return "", err
-	}
-	chain, err := b.def.StatusChain(b.tenant, kind, key, valid(v), valid(f))
+	chain, err := b.statusChain(kind, key)
 	if err != nil {
 		return "", err
 	}
@@ -299,6 +312,18 @@ func (b *Book) status(ctx context.Context, kind int, key []string) (chobo.HoldSt
 		return "", err
 	}
 	return ReadStatus(st)
+}
+
+// statusChain is a status chain with two fresh random ids.
+func (b *Book) statusChain(kind int, key []string) ([]Event, error) {
+	var v, f ids.ID
+	if _, err := rand.Read(v[:]); err != nil {
+		return nil, err
+	}
+	if _, err := rand.Read(f[:]); err != nil {
+		return nil, err
+	}
+	return b.def.StatusChain(b.tenant, kind, key, valid(v), valid(f))
 }
 
 // valid keeps a random id off the two values TigerBeetle refuses.

@@ -479,7 +479,71 @@ func TestBookScenarios(t *testing.T) {
 	}
 	for _, sc := range scenarios {
 		t.Run(sc.name, func(t *testing.T) { newEnv(t).runAll(sc.steps) })
+		// The same steps with every run of calls that do not read a hold
+		// made among them sent as one Bulk: the same answers.
+		t.Run(sc.name+"/bulk", func(t *testing.T) { newEnv(t).runBulk(sc.steps) })
 	}
+}
+
+// runBulk runs steps as runAll does, but sends each run of calls as one
+// Bulk; a run ends at a step that is not a call and before a post, void
+// or status of a hold held in it.
+func (e *env) runBulk(steps []step) {
+	t := e.t
+	t.Helper()
+	var group []int
+	held := map[string]bool{}
+	flush := func() {
+		if len(group) == 0 {
+			return
+		}
+		ops := make([]chobotb.Op, len(group))
+		for n, i := range group {
+			s := steps[i]
+			op := chobotb.Op{Kind: s.kind, Op: s.op, Values: chobotb.Values{s.key}, Amounts: s.amounts}
+			if s.op == "do" || s.op == "hold" {
+				op.Values = vals(s.key, s.from, s.to, s.n)
+			}
+			ops[n] = op
+		}
+		answers, err := e.b.Bulk(ctx, ops)
+		if err != nil {
+			t.Fatalf("bulk of steps %v: %v", group, err)
+		}
+		for n, i := range group {
+			s, a := steps[i], answers[n]
+			if a.Err != nil {
+				t.Fatalf("step %d (%s %s) in a bulk: %v", i+1, s.op, s.key, a.Err)
+			}
+			got := a.Result.String()
+			if s.op == "status" {
+				got = string(a.State)
+				if got == "" {
+					got = "none"
+				}
+			}
+			if got != s.want {
+				t.Fatalf("step %d (%s %s) in a bulk of %d: got %s, want %s", i+1, s.op, s.key, len(group), got, s.want)
+			}
+		}
+		group, held = nil, map[string]bool{}
+	}
+	for i, s := range steps {
+		switch s.op {
+		case "do", "hold", "post", "void", "status":
+			if s.op != "do" && s.op != "hold" && held[s.key] {
+				flush()
+			}
+			if s.op == "hold" {
+				held[s.key] = true
+			}
+			group = append(group, i)
+		default:
+			flush()
+			e.run(i, s)
+		}
+	}
+	flush()
 }
 
 // TestOrder holds a kind of two moves, one of a literal amount: a partial

@@ -107,6 +107,9 @@ func (d *Def) ChainLength(kind int) int { return len(d.layout(&d.Transfers[kind]
 
 // accountID is the id of the account a side of a move names.
 func (d *Def) accountID(tenant string, s Side, vals Values) ids.ID {
+	if len(s.Args) == 0 {
+		return d.tenantIDs(tenant).plain[s.Account]
+	}
 	args := make([]string, len(s.Args))
 	for i, p := range s.Args {
 		args[i] = text(vals[p])
@@ -156,14 +159,15 @@ func (d *Def) Build(tenant string, kind int, op string, vals Values) (*Plan, err
 	p := &Plan{}
 	type side struct {
 		id   ids.ID
+		kind int
 		a    *AccountKind
 		name string
 	}
 	sides := make([][2]side, len(t.Moves))
 	for i, m := range t.Moves {
 		sides[i] = [2]side{
-			{d.accountID(tenant, m.From, vals), &d.Accounts[m.From.Account], d.accountName(m.From, vals)},
-			{d.accountID(tenant, m.To, vals), &d.Accounts[m.To.Account], d.accountName(m.To, vals)},
+			{d.accountID(tenant, m.From, vals), m.From.Account, &d.Accounts[m.From.Account], d.accountName(m.From, vals)},
+			{d.accountID(tenant, m.To, vals), m.To.Account, &d.Accounts[m.To.Account], d.accountName(m.To, vals)},
 		}
 		if sides[i][0].id == sides[i][1].id {
 			p.SameAccount = true
@@ -173,15 +177,8 @@ func (d *Def) Build(tenant string, kind int, op string, vals Values) (*Plan, err
 		return p, nil
 	}
 
-	// Each unit's ledger and sink id is hashed once per call, not once
-	// per event that names it.
-	ledgers := make([]uint32, len(d.Units))
-	ledger := func(unit int) uint32 {
-		if ledgers[unit] == 0 { // a ledger is never 0
-			ledgers[unit] = d.ledger(unit)
-		}
-		return ledgers[unit]
-	}
+	fixed, tids := d.ids(), d.tenantIDs(tenant)
+	ledger := func(unit int) uint32 { return fixed.ledgers[unit] }
 	seen := map[ids.ID]bool{}
 	addAccount := func(a Account, name string) {
 		if !seen[a.ID] {
@@ -190,15 +187,11 @@ func (d *Def) Build(tenant string, kind int, op string, vals Values) (*Plan, err
 			p.Names = append(p.Names, name)
 		}
 	}
-	sinks := map[int]ids.ID{}
 	sink := func(unit int) ids.ID {
-		if id, ok := sinks[unit]; ok {
-			return id
+		id := tids.sinks[unit]
+		if !seen[id] {
+			addAccount(Account{ID: id, Ledger: ledger(unit), Code: fixed.sinkCodes[unit]}, "sink("+d.Units[unit].Name+")")
 		}
-		u := d.Units[unit].Name
-		id := ids.Sink(d.Book, tenant, u)
-		sinks[unit] = id
-		addAccount(Account{ID: id, Ledger: ledger(unit), Code: ids.Code(d.Book, "sink", u)}, "sink("+u+")")
 		return id
 	}
 	// helper makes a floor or room account of an account and its opening.
@@ -209,14 +202,14 @@ func (d *Def) Build(tenant string, kind int, op string, vals Values) (*Plan, err
 		s := sink(owner.a.Unit)
 		if !seen[id] {
 			addAccount(Account{ID: id, UserData128: owner.id, Ledger: ledger(owner.a.Unit),
-				Code: ids.Code(d.Book, "account", owner.a.Name), Flags: AccountDebitsMustNotExceedCredits}, role+"("+owner.name+")")
+				Code: fixed.accountCodes[owner.kind], Flags: AccountDebitsMustNotExceedCredits}, role+"("+owner.name+")")
 			p.Openings = append(p.Openings, Transfer{ID: ids.Opening(id), DebitAccountID: s, CreditAccountID: id,
-				Amount: U64(uint64(amount)), Ledger: ledger(owner.a.Unit), Code: ids.Code(d.Book, "sink", d.Units[owner.a.Unit].Name)})
+				Amount: U64(uint64(amount)), Ledger: ledger(owner.a.Unit), Code: fixed.sinkCodes[owner.a.Unit]})
 		}
 		return id, nil
 	}
 
-	code := ids.Code(d.Book, "transfer", t.Name)
+	code := fixed.transferCodes[kind]
 	keyVals := t.keyValues(vals)
 	user := ids.Content(d.Book, tenant, t.Name, op, t.Definition, Content(vals))
 	var timeout uint32
@@ -241,8 +234,8 @@ func (d *Def) Build(tenant string, kind int, op string, vals Values) (*Plan, err
 	for i, m := range t.Moves {
 		from, to := sides[i][0], sides[i][1]
 		for _, s := range []side{from, to} {
-			addAccount(Account{ID: s.id, UserData128: ids.Kind(d.Book, tenant, s.a.Name), Ledger: ledger(s.a.Unit),
-				Code: ids.Code(d.Book, "account", s.a.Name), Flags: accountFlags(s.a)}, s.name)
+			addAccount(Account{ID: s.id, UserData128: tids.kinds[s.kind], Ledger: ledger(s.a.Unit),
+				Code: fixed.accountCodes[s.kind], Flags: accountFlags(s.a)}, s.name)
 		}
 		amount := m.Literal
 		if m.Amount >= 0 {
@@ -382,7 +375,7 @@ func (d *Def) StatusChain(tenant string, kind int, key []string, voidID, failID 
 	chain := []Event{
 		{Role: RoleStatusVoid, Transfer: Transfer{ID: voidID, PendingID: held, Flags: TransferVoidPending}},
 		{Role: RoleStatusFail, Transfer: Transfer{ID: failID, DebitAccountID: held, CreditAccountID: held,
-			Amount: U64(1), Ledger: d.ledger(unit), Code: ids.Code(d.Book, "transfer", t.Name)}},
+			Amount: U64(1), Ledger: d.ledger(unit), Code: d.ids().transferCodes[kind]}},
 	}
 	link(chain)
 	return chain, nil

@@ -1,6 +1,7 @@
 package chobotb_test
 
 import (
+	"encoding/json"
 	"errors"
 	"slices"
 	"testing"
@@ -587,4 +588,23 @@ func TestBalanceOf(t *testing.T) {
 			t.Errorf("%s: %+v, %v; want a *BalanceError on %s", c.name, got, err, c.err)
 		}
 	}
+}
+
+// Content writes what encoding/json writes for the list, whatever the
+// strings hold: the bytes go into every content hash, which clients in
+// other languages must reproduce.
+func FuzzContentIsJSON(f *testing.F) {
+	for _, s := range []string{"", "A-1", "a\"b", "a\\b", "<&>", "\u2028", "日本", "\x00", "\xff", "tab\there"} {
+		f.Add(s, int64(3))
+	}
+	f.Fuzz(func(t *testing.T, s string, n int64) {
+		vals := chobotb.Values{s, n, "x" + s}
+		want, err := json.Marshal([]any(vals))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := chobotb.Content(vals); got != string(want) {
+			t.Errorf("Content(%q) = %s, want %s", vals, got, want)
+		}
+	})
 }

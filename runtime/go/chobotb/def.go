@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"sync"
 
 	"github.com/chobo-lang/chobo/chobo/ids"
 )
@@ -18,6 +19,64 @@ type Def struct {
 	Units     []Unit
 	Accounts  []AccountKind
 	Transfers []TransferKind
+
+	// What every call of the book would hash the same, worked out once:
+	// the codes and ledgers, and per tenant the kind and sink ids and the
+	// ids of accounts without parameters.
+	once    sync.Once
+	fixed   *fixedIDs
+	tenants sync.Map // tenant → *tenantIDs
+}
+
+type fixedIDs struct {
+	ledgers       []uint32 // by unit
+	sinkCodes     []uint16 // by unit
+	accountCodes  []uint16 // by account kind
+	transferCodes []uint16 // by transfer kind
+}
+
+type tenantIDs struct {
+	sinks []ids.ID // by unit
+	kinds []ids.ID // by account kind: what its accounts carry in user_data_128
+	plain []ids.ID // by account kind: the one account of a kind without parameters
+}
+
+func (d *Def) ids() *fixedIDs {
+	d.once.Do(func() {
+		f := &fixedIDs{}
+		for _, u := range d.Units {
+			f.ledgers = append(f.ledgers, ids.Ledger(u.Name, u.Scale))
+			f.sinkCodes = append(f.sinkCodes, ids.Code(d.Book, "sink", u.Name))
+		}
+		for _, a := range d.Accounts {
+			f.accountCodes = append(f.accountCodes, ids.Code(d.Book, "account", a.Name))
+		}
+		for _, t := range d.Transfers {
+			f.transferCodes = append(f.transferCodes, ids.Code(d.Book, "transfer", t.Name))
+		}
+		d.fixed = f
+	})
+	return d.fixed
+}
+
+func (d *Def) tenantIDs(tenant string) *tenantIDs {
+	if t, ok := d.tenants.Load(tenant); ok {
+		return t.(*tenantIDs)
+	}
+	t := &tenantIDs{}
+	for _, u := range d.Units {
+		t.sinks = append(t.sinks, ids.Sink(d.Book, tenant, u.Name))
+	}
+	for _, a := range d.Accounts {
+		t.kinds = append(t.kinds, ids.Kind(d.Book, tenant, a.Name))
+		var plain ids.ID
+		if a.Params == 0 {
+			plain = ids.Account(d.Book, tenant, a.Name)
+		}
+		t.plain = append(t.plain, plain)
+	}
+	got, _ := d.tenants.LoadOrStore(tenant, t)
+	return got.(*tenantIDs)
 }
 
 // Unit is a unit of count; its name and scale give the ledger.
@@ -137,11 +196,53 @@ func (t *TransferKind) keyValues(vals Values) []string {
 // user_data_128: for do and hold every value in declaration order, as a
 // compact JSON array (strings as JSON strings, amounts as numbers).
 func Content(vals Values) string {
-	js, err := json.Marshal([]any(vals))
-	if err != nil {
-		panic(err) // strings and int64 always marshal
+	// The bytes are encoding/json's for the list; strings of plain ASCII,
+	// which json writes as they are, and integers are written here
+	// without it (a call hashes its content every time), anything else
+	// through it.
+	b := make([]byte, 0, 64)
+	b = append(b, '[')
+	for i, v := range vals {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		switch x := v.(type) {
+		case int64:
+			b = strconv.AppendInt(b, x, 10)
+		case string:
+			if plainJSON(x) {
+				b = append(b, '"')
+				b = append(b, x...)
+				b = append(b, '"')
+				continue
+			}
+			js, err := json.Marshal(x)
+			if err != nil {
+				panic(err) // a string always marshals
+			}
+			b = append(b, js...)
+		default:
+			js, err := json.Marshal(v)
+			if err != nil {
+				panic(fmt.Sprintf("chobotb: a value of type %T in a call", v))
+			}
+			b = append(b, js...)
+		}
 	}
-	return string(js)
+	return string(append(b, ']'))
+}
+
+// plainJSON reports whether encoding/json writes s between quotes as it
+// is: printable ASCII without the quote, the backslash and the three
+// characters it escapes for HTML.
+func plainJSON(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			return false
+		}
+	}
+	return true
 }
 
 // PostContent is the content of a post: the amount each move posts, in
@@ -151,4 +252,4 @@ func PostContent(amounts []uint64) string {
 	return string(js)
 }
 
-func (d *Def) ledger(unit int) uint32 { return ids.Ledger(d.Units[unit].Name, d.Units[unit].Scale) }
+func (d *Def) ledger(unit int) uint32 { return d.ids().ledgers[unit] }

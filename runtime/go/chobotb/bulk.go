@@ -1,0 +1,274 @@
+package chobotb
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/chobo-lang/chobo/chobo/ids"
+	"github.com/chobo-lang/chobo/runtime/go/chobo"
+)
+
+// Op is one call of a Bulk: an operation of a transfer kind and what it
+// is given.
+type Op struct {
+	Kind int
+	Op   string // do, hold, post, void or status
+	// Values are, for do and hold, the transfer's values in declaration
+	// order; for post, void and status, the key's values in key order.
+	Values Values
+	// Amounts are a partial post's amounts (the kind's post amounts, in
+	// declaration order); nil posts the whole hold.
+	Amounts []int64
+}
+
+// Answer is what one call of a Bulk got: a Result (do, hold, post, void),
+// a State (status; "" when there is no hold), or Err when the call failed.
+// A failed call is as a failed single call: it may have been applied, and
+// sending it again is safe.
+type Answer struct {
+	Result chobo.Result
+	State  chobo.HoldState
+	Err    error
+}
+
+// Bulk sends many calls with as few requests as they fit: the accounts and
+// openings they need (each once, MaxEvents to a request), one lookup for
+// the holds that posts and voids read, then their chains, packed in order
+// into requests of at most MaxEvents events, a chain never split across
+// two. Each call gets its own answer, the one it would get alone.
+//
+// TigerBeetle applies the chains in order, as if the calls were made one
+// after another; what Bulk cannot do is let a call see another's answer
+// before it is sent: a post, void or status reads its hold before any
+// chain goes, so it must not name a hold that a hold of the same Bulk
+// makes. The error is for what stops every call (an account that changed);
+// a request that fails fails the calls it carried, in their Answers.
+func (b *Book) Bulk(ctx context.Context, ops []Op) ([]Answer, error) {
+	out := make([]Answer, len(ops))
+	// What each call sends, and how its statuses are read. A call whose
+	// answer is known without sending anything has no chain.
+	chains := make([][]Event, len(ops))
+	readState := make([]bool, len(ops))
+	overHold := make([]bool, len(ops)) // a post over its hold, sent as a status chain
+	var plans []*Plan
+	type finish struct {
+		i   int
+		key []string
+	}
+	var finishes []finish
+	for i, op := range ops {
+		switch op.Op {
+		case "do", "hold":
+			p, err := b.def.Build(b.tenant, op.Kind, op.Op, op.Values)
+			switch {
+			case err != nil:
+				out[i].Err = err
+			case p.SameAccount:
+				out[i].Result = refused(ReasonSameAccount)
+			case len(p.Chain) > MaxEvents:
+				out[i].Err = fmt.Errorf("chobotb: a chain of %d events does not fit one request of %d", len(p.Chain), MaxEvents)
+			default:
+				plans = append(plans, p)
+				chains[i] = p.Chain
+			}
+		case "post", "void":
+			if op.Op == "post" {
+				if err := b.checkPostAmounts(op.Kind, op.Amounts); err != nil {
+					out[i].Err = err
+					continue
+				}
+			}
+			finishes = append(finishes, finish{i, keyText(op.Values)})
+		case "status":
+			chain, err := b.statusChain(op.Kind, keyText(op.Values))
+			if err != nil {
+				out[i].Err = err
+				continue
+			}
+			chains[i], readState[i] = chain, true
+		default:
+			out[i].Err = fmt.Errorf("chobotb: no operation %q", op.Op)
+		}
+	}
+	if err := b.ensurePlans(ctx, plans); err != nil {
+		return nil, err
+	}
+	if len(finishes) > 0 {
+		var lookups [][]ids.ID
+		var all []ids.ID
+		for _, f := range finishes {
+			l, err := b.def.Lookups(b.tenant, ops[f.i].Kind, f.key)
+			if err != nil {
+				return nil, err
+			}
+			lookups = append(lookups, l)
+			all = append(all, l...)
+		}
+		found, err := b.lookupAll(ctx, all)
+		for n, f := range finishes {
+			i, op := f.i, ops[f.i]
+			if err != nil {
+				out[i].Err = err
+				continue
+			}
+			held, herr := heldOf(lookups[n], found)
+			switch {
+			case herr != nil:
+				out[i].Err = herr
+				continue
+			case held == nil:
+				out[i].Result = refused(ReasonNoSuchHold)
+				continue
+			}
+			var amounts []uint64
+			if op.Op == "post" {
+				want, over := b.postAmounts(op.Kind, held, op.Amounts)
+				if over {
+					chain, err := b.statusChain(op.Kind, f.key)
+					if err != nil {
+						out[i].Err = err
+						continue
+					}
+					chains[i], readState[i], overHold[i] = chain, true, true
+					continue
+				}
+				amounts = want
+			}
+			chain, err := b.def.Finish(b.tenant, op.Kind, op.Op, f.key, amounts)
+			if err != nil {
+				out[i].Err = err
+				continue
+			}
+			chains[i] = chain
+		}
+	}
+	statuses, errs := b.sendChains(ctx, chains)
+	for i, chain := range chains {
+		if chain == nil {
+			continue
+		}
+		if errs[i] != nil {
+			out[i].Err = errs[i]
+			continue
+		}
+		switch {
+		case overHold[i]:
+			s, err := ReadStatus(statuses[i])
+			out[i].Result, out[i].Err = overHoldAnswer(s), err
+		case readState[i]:
+			out[i].State, out[i].Err = ReadStatus(statuses[i])
+		default:
+			out[i].Result, out[i].Err = Read(chain, statuses[i])
+		}
+	}
+	return out, nil
+}
+
+// ensurePlans makes what the plans need and this Book has not made: their
+// accounts, then their openings, each once.
+func (b *Book) ensurePlans(ctx context.Context, plans []*Plan) error {
+	if len(plans) == 1 {
+		return b.ensure(ctx, plans[0])
+	}
+	all := &Plan{}
+	seen := map[ids.ID]bool{}
+	for _, p := range plans {
+		for _, a := range p.Accounts {
+			if !seen[a.ID] {
+				seen[a.ID] = true
+				all.Accounts = append(all.Accounts, a)
+			}
+		}
+		for _, o := range p.Openings {
+			if !seen[o.ID] {
+				seen[o.ID] = true
+				all.Openings = append(all.Openings, o)
+			}
+		}
+	}
+	return b.ensure(ctx, all)
+}
+
+// lookupAll looks up transfers, MaxEvents ids to a request, and returns
+// those found by id.
+func (b *Book) lookupAll(ctx context.Context, list []ids.ID) (map[ids.ID]Transfer, error) {
+	found := map[ids.ID]Transfer{}
+	for len(list) > 0 {
+		n := min(len(list), MaxEvents)
+		c, cancel := bounded(ctx)
+		ts, err := b.c.LookupTransfers(c, list[:n])
+		cancel()
+		if err != nil {
+			return nil, err
+		}
+		for _, t := range ts {
+			found[t.ID] = t
+		}
+		list = list[n:]
+	}
+	return found, nil
+}
+
+// heldOf reads what a hold holds from the transfers found: one amount per
+// move, nil when none of its moves is there.
+func heldOf(lookups []ids.ID, found map[ids.ID]Transfer) ([]uint64, error) {
+	out := make([]uint64, 0, len(lookups))
+	for _, id := range lookups {
+		t, ok := found[id]
+		if !ok {
+			continue
+		}
+		if t.Amount.Hi != 0 {
+			return nil, fmt.Errorf("chobotb: the lookup of a hold answered another transfer")
+		}
+		out = append(out, t.Amount.Lo)
+	}
+	switch len(out) {
+	case 0:
+		return nil, nil
+	case len(lookups):
+		return out, nil
+	}
+	return nil, fmt.Errorf("chobotb: %d of the %d moves of a hold were found", len(out), len(lookups))
+}
+
+// sendChains sends the chains, packed in order into requests of at most
+// MaxEvents events, none split. A nil chain sends nothing. A request that
+// fails gives its error to every chain it carried; the others go on.
+func (b *Book) sendChains(ctx context.Context, chains [][]Event) ([][]Status, []error) {
+	statuses := make([][]Status, len(chains))
+	errs := make([]error, len(chains))
+	var batch []Transfer
+	var members []int
+	flush := func() {
+		if len(batch) == 0 {
+			return
+		}
+		st, err := b.createTransfers(ctx, batch)
+		at := 0
+		for _, i := range members {
+			n := len(chains[i])
+			if err != nil {
+				errs[i] = err
+			} else {
+				statuses[i] = st[at : at+n]
+			}
+			at += n
+		}
+		batch, members = nil, nil
+	}
+	for i, chain := range chains {
+		if chain == nil {
+			continue
+		}
+		if len(batch)+len(chain) > MaxEvents {
+			flush()
+		}
+		for _, e := range chain {
+			batch = append(batch, e.Transfer)
+		}
+		members = append(members, i)
+	}
+	flush()
+	return statuses, errs
+}

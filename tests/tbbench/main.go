@@ -1,0 +1,240 @@
+// Command tbbench measures calls per second on a real TigerBeetle replica
+// (tbtest: CHOBO_TIGERBEETLE, else the server beside the checkout), in one
+// run, so that the figures can be read against each other on the same
+// machine at the same moment:
+//
+//   - raw-1 ×N: N goroutines sending one transfer per request through one
+//     official client (N = 1, 8, 64);
+//   - raw-253: one goroutine sending 253 transfers per request;
+//   - chobo ×N: N goroutines calling a book through chobotb.Book, the
+//     runtime every generated tigerbeetle-go client calls (a receive: one
+//     move into an account with a lower bound of 0, one event a call);
+//   - chobo bulk: one goroutine sending 253 calls at a time with Bulk.
+//
+// Every id is a hash, as chobo's are (TigerBeetle is faster with ids that
+// rise; neither side gets them here). Each mode runs for -for (default
+// 3 s) after a warm-up; the last column is the rate over raw-253's.
+//
+//	go run ./tests/tbbench [-for 3s]
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"runtime/pprof"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/chobo-lang/chobo/chobo/backend/tigerbeetle"
+	"github.com/chobo-lang/chobo/chobo/check"
+	"github.com/chobo-lang/chobo/chobo/conformance/tbtest"
+	"github.com/chobo-lang/chobo/chobo/ids"
+	"github.com/chobo-lang/chobo/runtime/go/chobo"
+	"github.com/chobo-lang/chobo/runtime/go/chobotb"
+)
+
+const bookSrc = `book tbbench v1
+unit pcs
+account stock(sku: string) : pcs
+  at least 0 refused as out_of_stock
+account suppliers : pcs outside
+transfer receive(delivery: string, sku: string, qty: pcs)
+  key delivery, sku
+  move qty from suppliers to stock(sku)
+`
+
+type mode struct {
+	name  string
+	calls func(ctx context.Context, run int, stop *atomic.Bool) (int64, error)
+}
+
+func main() {
+	dur := flag.Duration("for", 3*time.Second, "how long each mode runs")
+	profile := flag.String("cpuprofile", "", "write a CPU profile of this process to the file")
+	only := flag.String("only", "", "run only the modes whose name starts with this (raw-253 always runs)")
+	flag.Parse()
+	onlyPrefix = *only
+	if *profile != "" {
+		f, err := os.Create(*profile)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "tbbench:", err)
+			os.Exit(2)
+		}
+		pprof.StartCPUProfile(f)
+		defer pprof.StopCPUProfile()
+	}
+	if err := run(*dur); err != nil {
+		fmt.Fprintln(os.Stderr, "tbbench:", err)
+		pprof.StopCPUProfile()
+		os.Exit(1)
+	}
+}
+
+var onlyPrefix string
+
+func run(dur time.Duration) error {
+	ctx := context.Background()
+	srv, err := tbtest.Launch(ctx)
+	if err != nil {
+		return err
+	}
+	defer srv.Stop()
+	fmt.Printf("real TigerBeetle: %s\n", srv.Describe())
+	c := srv.Client
+
+	res := check.Check("tbbench.book", []byte(bookSrc))
+	if res.Book == nil {
+		return fmt.Errorf("the book does not check: %v", res.Diags)
+	}
+	def := tigerbeetle.Def(res.Book)
+
+	// Raw: two accounts, the first with chobo's flag for a lower bound of 0.
+	a := chobotb.Account{ID: ids.Sum("tbbench", "a"), Ledger: 1, Code: 1, Flags: chobotb.AccountDebitsMustNotExceedCredits}
+	s := chobotb.Account{ID: ids.Sum("tbbench", "s"), Ledger: 1, Code: 1}
+	if _, err := c.CreateAccounts(ctx, []chobotb.Account{a, s}); err != nil {
+		return err
+	}
+	var seq atomic.Int64
+	rawTransfer := func() chobotb.Transfer {
+		n := seq.Add(1)
+		return chobotb.Transfer{ID: ids.Sum("tbbench", "raw", fmt.Sprint(n)), DebitAccountID: s.ID, CreditAccountID: a.ID,
+			Amount: chobotb.U64(1), Ledger: 1, Code: 1}
+	}
+	raw1 := func(n int) mode {
+		return mode{fmt.Sprintf("raw-1 ×%d", n), func(ctx context.Context, _ int, stop *atomic.Bool) (int64, error) {
+			return parallel(n, stop, func() (int64, error) {
+				st, err := c.CreateTransfers(ctx, []chobotb.Transfer{rawTransfer()})
+				if err == nil && st[0] != chobotb.Created {
+					err = fmt.Errorf("raw transfer: %s", st[0])
+				}
+				return 1, err
+			})
+		}}
+	}
+	raw253 := mode{"raw-253 ×1", func(ctx context.Context, _ int, stop *atomic.Bool) (int64, error) {
+		return parallel(1, stop, func() (int64, error) {
+			ts := make([]chobotb.Transfer, chobotb.MaxEvents)
+			for i := range ts {
+				ts[i] = rawTransfer()
+			}
+			st, err := c.CreateTransfers(ctx, ts)
+			for _, x := range st {
+				if x != chobotb.Created && err == nil {
+					err = fmt.Errorf("raw batch: %s", x)
+				}
+			}
+			return int64(len(ts)), err
+		})
+	}}
+	// chobo: a fresh Book per mode (a tenant of its own), its accounts
+	// made by a first call before the clock starts.
+	book := func(run int) (*chobotb.Book, error) {
+		b := chobotb.NewBook(c, def, fmt.Sprint("run", run))
+		r, err := b.Call(ctx, 0, "do", chobotb.Values{"warm-up", "A-1", int64(1)})
+		if err == nil && r.Outcome != chobo.Done {
+			err = fmt.Errorf("warm-up: %s", r)
+		}
+		return b, err
+	}
+	calls := func(n int) mode {
+		return mode{fmt.Sprintf("chobo ×%d", n), func(ctx context.Context, run int, stop *atomic.Bool) (int64, error) {
+			b, err := book(run)
+			if err != nil {
+				return 0, err
+			}
+			return parallel(n, stop, func() (int64, error) {
+				r, err := b.Call(ctx, 0, "do", chobotb.Values{fmt.Sprint("d-", seq.Add(1)), "A-1", int64(1)})
+				if err == nil && r.Outcome != chobo.Done {
+					err = fmt.Errorf("receive: %s", r)
+				}
+				return 1, err
+			})
+		}}
+	}
+	bulk := mode{"chobo bulk ×1", func(ctx context.Context, run int, stop *atomic.Bool) (int64, error) {
+		b, err := book(run)
+		if err != nil {
+			return 0, err
+		}
+		return parallel(1, stop, func() (int64, error) {
+			ops := make([]chobotb.Op, chobotb.MaxEvents)
+			for i := range ops {
+				ops[i] = chobotb.Op{Kind: 0, Op: "do", Values: chobotb.Values{fmt.Sprint("d-", seq.Add(1)), "A-1", int64(1)}}
+			}
+			answers, err := b.Bulk(ctx, ops)
+			if err != nil {
+				return 0, err
+			}
+			for _, ans := range answers {
+				if ans.Err != nil {
+					return 0, ans.Err
+				}
+				if ans.Result.Outcome != chobo.Done {
+					return 0, fmt.Errorf("bulk receive: %s", ans.Result)
+				}
+			}
+			return int64(len(ops)), nil
+		})
+	}}
+	modes := []mode{raw253}
+	for _, m := range []mode{raw1(1), raw1(8), raw1(64), calls(1), calls(8), calls(64), bulk} {
+		if strings.HasPrefix(m.name, onlyPrefix) {
+			modes = append(modes, m)
+		}
+	}
+	rates := make([]float64, len(modes))
+	for i, m := range modes {
+		// A short run first, not counted: connections, caches, the JIT of
+		// the replica's own paths.
+		if _, err := timed(ctx, m, 1000+i, dur/5); err != nil {
+			return fmt.Errorf("%s: %v", m.name, err)
+		}
+		start := time.Now()
+		n, err := timed(ctx, m, i, dur)
+		if err != nil {
+			return fmt.Errorf("%s: %v", m.name, err)
+		}
+		rates[i] = float64(n) / time.Since(start).Seconds()
+	}
+	fmt.Printf("%-16s %12s %10s\n", "mode", "calls/s", "×raw-253")
+	for i, m := range modes {
+		fmt.Printf("%-16s %12.0f %10.2f\n", m.name, rates[i], rates[i]/rates[0])
+	}
+	return nil
+}
+
+// timed runs m for d and returns how many calls it made.
+func timed(ctx context.Context, m mode, run int, d time.Duration) (int64, error) {
+	var stop atomic.Bool
+	time.AfterFunc(d, func() { stop.Store(true) })
+	return m.calls(ctx, run, &stop)
+}
+
+// parallel runs f on n goroutines until stop, and adds up what they count.
+func parallel(n int, stop *atomic.Bool, f func() (int64, error)) (int64, error) {
+	var total atomic.Int64
+	var first error
+	var once sync.Once
+	var wg sync.WaitGroup
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for !stop.Load() {
+				k, err := f()
+				if err != nil {
+					once.Do(func() { first = err })
+					stop.Store(true)
+					return
+				}
+				total.Add(k)
+			}
+		}()
+	}
+	wg.Wait()
+	return total.Load(), first
+}
