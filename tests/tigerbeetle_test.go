@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chobo-lang/chobo/chobo/backend/tigerbeetle"
 	"github.com/chobo-lang/chobo/chobo/conformance"
 	"github.com/chobo-lang/chobo/chobo/conformance/godriver"
 	"github.com/chobo-lang/chobo/chobo/conformance/protocol"
@@ -304,6 +305,50 @@ func TestTigerBeetleConformance(t *testing.T) {
 		}
 		t.Cleanup(func() { raw.Close() })
 		runTigerBeetle(t, driver, books, tbTarget{what: "real replica", address: replica, raw: raw, replica: true})
+	})
+
+	// The bulk call: each run of a scenario's calls that do not read a hold
+	// made among them goes as one Bulk of chobotb.Book (in this process,
+	// over the official client), on the real replica, or on the model
+	// where there is none; every answer must be the interpreter's.
+	t.Run("bulk", func(t *testing.T) {
+		var client chobotb.Client
+		what := "model"
+		var raw chobotb.Client
+		var pulse func()
+		replica := false
+		if bin, err := tbtest.Bin(); err == nil {
+			t.Setenv(tbtest.EnvVar, bin)
+			srv := tbtest.Replica(t)
+			client, raw, what, replica = conformance.ShortenTimeouts(srv.Client), srv.Client, "real replica", true
+		} else {
+			m := tbmodel.New()
+			m.FollowWallClock()
+			client, raw, pulse = m, m, m.Pulse
+			t.Log(tbtest.SkipMessage)
+		}
+		var jobs []conformance.Job
+		var runtimes []*conformance.Runtime
+		for _, l := range books {
+			rt := &conformance.Runtime{Client: client, Def: tigerbeetle.Def(l.Copy)}
+			runtimes = append(runtimes, rt)
+			be := &conformance.TigerBeetle{Raw: raw, Book: l.Copy, Replica: replica, Pulse: pulse, Calls: rt}
+			n := len(jobs)
+			for _, j := range l.Jobs(l.path, be, func(i int) string { return fmt.Sprintf("bulk%d", n+i) }) {
+				j.Pair, j.Bulk = "tigerbeetle-go bulk ("+what+")", true
+				jobs = append(jobs, j)
+			}
+		}
+		st := conformance.RunAll(t, jobs)
+		bulks, calls := 0, 0
+		for _, rt := range runtimes {
+			bulks, calls = bulks+rt.Bulks, calls+rt.Calls
+		}
+		if bulks == 0 {
+			t.Fatal("no bulk call carried more than one call")
+		}
+		t.Logf("%d scenarios of %d books as bulk calls on %s, each equal to the interpreter (%d with together, %d run again); %d bulk calls carried %d calls",
+			st.Total, len(books), what, st.Together, st.Again, bulks, calls)
 	})
 
 	// The model held to the real server: every request of every scenario

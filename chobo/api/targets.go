@@ -33,11 +33,18 @@ type TigerBeetleGo struct {
 	Package string `json:"package"`
 	// Constructor is the function that returns the book (*Book) over the
 	// official client (TigerBeetleClient) for a tenant.
-	Constructor string       `json:"constructor"`
-	Book        string       `json:"book"`
-	Balance     string       `json:"balance"`
-	Transfers   []GoTransfer `json:"transfers"`
-	Accounts    []GoAccount  `json:"accounts"`
+	Constructor string `json:"constructor"`
+	Book        string `json:"book"`
+	Balance     string `json:"balance"`
+	// Bulk is the method that sends many calls in as few requests as they
+	// fit; each method of a transfer has a twin, its name and CallSuffix,
+	// that makes one call of it. Gather is the method that makes calls at
+	// the same time share requests.
+	Bulk       string       `json:"bulk"`
+	CallSuffix string       `json:"call_suffix"`
+	Gather     string       `json:"gather"`
+	Transfers  []GoTransfer `json:"transfers"`
+	Accounts   []GoAccount  `json:"accounts"`
 	// MaxEvents is how many events one request carries: accounts and
 	// openings are sent in requests of at most this many, and a chain
 	// must fit one.
@@ -288,6 +295,7 @@ func tigerBeetleGoOf(b *book.Book, m *model.Model) *TigerBeetleGo {
 	transfers, accounts := goMembers(m)
 	out := &TigerBeetleGo{
 		Package: golang.PackageName(b), Constructor: golang.TigerBeetleConstructor, Book: "Book", Balance: "Balance",
+		Bulk: "Bulk", CallSuffix: "Call", Gather: "Gather",
 		Transfers: transfers, Accounts: accounts, MaxEvents: chobotb.MaxEvents, Operations: []TBOperation{},
 	}
 	for _, c := range chains {

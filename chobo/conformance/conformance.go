@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -139,6 +140,20 @@ func ShortResult(r interp.Result, err error) string {
 // a pass of n seconds lasts n seconds. Scale makes it so, and RunAll
 // calls it; a pass longer than a minute is refused as not scaled.
 func Run(ctx context.Context, be Backend, sc scenario.Scenario, tenant string) (Observed, bool, error) {
+	return run1(ctx, be, sc, tenant, false)
+}
+
+// RunBulk is Run, but every run of calls that do not read a hold made
+// among them goes to the backend as one bulk call (be must be a
+// BulkCaller): the answers must be those of the calls one by one.
+func RunBulk(ctx context.Context, be Backend, sc scenario.Scenario, tenant string) (Observed, bool, error) {
+	if _, ok := be.(BulkCaller); !ok {
+		return Observed{}, false, fmt.Errorf("the backend cannot take bulk calls")
+	}
+	return run1(ctx, be, sc, tenant, true)
+}
+
+func run1(ctx context.Context, be Backend, sc scenario.Scenario, tenant string, bulk bool) (Observed, bool, error) {
 	var o Observed
 	for i, st := range sc.Steps {
 		if st.Call == nil && st.Together == nil && (st.Pass < 0 || st.Pass > maxPass) {
@@ -146,16 +161,42 @@ func Run(ctx context.Context, be Backend, sc scenario.Scenario, tenant string) (
 		}
 	}
 	r := &run{ctx: ctx, be: be, tenant: tenant, base: time.Now()}
+	if b, ok := be.(BulkCaller); ok && bulk {
+		r.bulk = b
+	}
 	add := func(rs ...scenario.OpResult) {
 		for _, res := range rs {
 			o.Results = append(o.Results, res.Short())
 			o.Answers = append(o.Answers, res)
 		}
 	}
+	var group []*scenario.Call
+	held := map[string]bool{}
+	flush := func() {
+		if len(group) > 0 {
+			add(r.many(group)...)
+		}
+		group, held = nil, map[string]bool{}
+	}
 	for _, st := range sc.Steps {
 		if err := r.brokenErr(); err != nil {
 			return o, r.late, err
 		}
+		if r.bulk != nil && st.Call != nil {
+			// A run of calls goes as one bulk call, but for a post, void
+			// or status of a hold held in it: that reads the hold first.
+			c := st.Call
+			k := c.Transfer.Name + "\x00" + strings.Join(keyOf(c.Call), "\x00")
+			if c.Op != book.Do && c.Op != book.Hold && held[k] {
+				flush()
+			}
+			if c.Op == book.Hold {
+				held[k] = true
+			}
+			group = append(group, c)
+			continue
+		}
+		flush()
 		switch {
 		case st.Call != nil:
 			add(r.one(st.Call))
@@ -167,6 +208,7 @@ func Run(ctx context.Context, be Backend, sc scenario.Scenario, tenant string) (
 			}
 		}
 	}
+	flush()
 	if err := r.brokenErr(); err != nil {
 		return o, r.late, err
 	}
@@ -186,6 +228,7 @@ func Run(ctx context.Context, be Backend, sc scenario.Scenario, tenant string) (
 type run struct {
 	ctx    context.Context
 	be     Backend
+	bulk   BulkCaller // set when runs of calls go as bulk calls
 	tenant string
 
 	mu    sync.Mutex
@@ -252,6 +295,72 @@ func (r *run) one(c *scenario.Call) scenario.OpResult {
 		r.holds = append(r.holds, madeHold{at: r.clock, sent: sent, back: back})
 	}
 	return scenario.OpResult{Result: res}
+}
+
+// BulkCaller is a backend that can send many calls as one bulk call and
+// answer each as it would be answered alone: results and errors, one per
+// call. The error stops the scenario, as a *DriverError does.
+type BulkCaller interface {
+	CallBulk(ctx context.Context, calls []interp.Call, tenant string) ([]interp.Result, []error, error)
+}
+
+// many makes calls as one bulk call and returns their results in order.
+// A call the client refuses to send is answered without being sent.
+func (r *run) many(calls []*scenario.Call) []scenario.OpResult {
+	out := make([]scenario.OpResult, len(calls))
+	var send []interp.Call
+	var at []int
+	for i, c := range calls {
+		if c.Bad != "" {
+			out[i] = scenario.OpResult{Failed: c.Bad, FailedJa: c.BadJa}
+			continue
+		}
+		send = append(send, c.Call)
+		at = append(at, i)
+	}
+	if len(send) == 0 {
+		return out
+	}
+	r.checkLate()
+	sent := time.Now()
+	res, errs, err := r.bulk.CallBulk(r.ctx, send, r.tenant)
+	back := time.Now()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err != nil {
+		if r.broken == nil {
+			r.broken = err
+		}
+		for _, i := range at {
+			out[i] = scenario.OpResult{Failed: err.Error()}
+		}
+		return out
+	}
+	for n, i := range at {
+		c := calls[i]
+		if errs[n] != nil {
+			out[i] = scenario.OpResult{Failed: errs[n].Error()}
+			continue
+		}
+		if p := c.Transfer.Pending; c.Op == book.Hold && res[n].Outcome == interp.Done && p != nil && p.Expires {
+			r.holds = append(r.holds, madeHold{at: r.clock, sent: sent, back: back})
+		}
+		out[i] = scenario.OpResult{Result: res[n]}
+	}
+	return out
+}
+
+// keyOf is a call's key values, as the ids hash them.
+func keyOf(c interp.Call) []string {
+	var out []string
+	for _, p := range c.Transfer.Key {
+		if p.IsAmount() {
+			out = append(out, fmt.Sprint(c.Amounts[p.Name]))
+		} else {
+			out = append(out, c.Strings[p.Name])
+		}
+	}
+	return out
 }
 
 // together runs each caller's calls in order, the callers at once, and

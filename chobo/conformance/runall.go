@@ -29,6 +29,9 @@ type Job struct {
 	// "postgres-go" or "tigerbeetle-go (real replica)"; empty: "the backend".
 	Pair   string
 	Tenant string // the scenario's tenant; a second try adds "-again"
+	// Bulk sends each run of calls that do not read a hold made among
+	// them as one bulk call; Backend must be a BulkCaller.
+	Bulk bool
 }
 
 // where names the book and, when there is one, the pair.
@@ -128,7 +131,11 @@ func (a *runAll) job(ctx context.Context, j Job) {
 	bad := false
 	for attempt := 1; ; attempt++ {
 		var late bool
-		got, late, err = Run(ctx, j.Backend, sc, tenant)
+		if j.Bulk {
+			got, late, err = RunBulk(ctx, j.Backend, sc, tenant)
+		} else {
+			got, late, err = Run(ctx, j.Backend, sc, tenant)
+		}
 		if err != nil {
 			a.failed(j, err)
 			return

@@ -12,6 +12,7 @@ import (
 	"github.com/chobo-lang/chobo/chobo/book"
 	"github.com/chobo-lang/chobo/chobo/interp"
 	"github.com/chobo-lang/chobo/chobo/scenario"
+	"github.com/chobo-lang/chobo/runtime/go/chobo"
 	"github.com/chobo-lang/chobo/runtime/go/chobotb"
 )
 
@@ -224,4 +225,135 @@ func LeavesSixtyFourBits(refs []scenario.Outcome) bool {
 		}
 	}
 	return false
+}
+
+// CallBulk notes the accounts and holds of every call, then sends them as
+// one bulk call when Calls can (see BulkCaller).
+func (t *TigerBeetle) CallBulk(ctx context.Context, calls []interp.Call, tenant string) ([]interp.Result, []error, error) {
+	t.init()
+	b, ok := t.Calls.(BulkCaller)
+	if !ok {
+		return nil, nil, &DriverError{Msg: "the TigerBeetle client under test takes no bulk calls"}
+	}
+	for _, c := range calls {
+		t.note(c, tenant)
+	}
+	return b.CallBulk(ctx, calls, tenant)
+}
+
+// Runtime calls a book through chobotb.Book, the runtime every generated
+// tigerbeetle-go client calls, in this process: one call at a time
+// (Call) or many as one Bulk (CallBulk).
+type Runtime struct {
+	Client chobotb.Client
+	Def    *chobotb.Def
+
+	mu    sync.Mutex
+	books map[string]*chobotb.Book // by tenant
+	// Bulks counts the bulk calls of more than one call, Calls the calls
+	// they carried.
+	Bulks, Calls int
+}
+
+func (r *Runtime) book(tenant string) *chobotb.Book {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.books == nil {
+		r.books = map[string]*chobotb.Book{}
+	}
+	b := r.books[tenant]
+	if b == nil {
+		b = chobotb.NewBook(r.Client, r.Def, tenant)
+		r.books[tenant] = b
+	}
+	return b
+}
+
+// Call implements Backend.
+func (r *Runtime) Call(ctx context.Context, c interp.Call, tenant string) (interp.Result, error) {
+	res, errs, err := r.CallBulk(ctx, []interp.Call{c}, tenant)
+	if err != nil {
+		return interp.Result{}, err
+	}
+	return res[0], errs[0]
+}
+
+// CallBulk implements BulkCaller.
+func (r *Runtime) CallBulk(ctx context.Context, calls []interp.Call, tenant string) ([]interp.Result, []error, error) {
+	ops := make([]chobotb.Op, len(calls))
+	for i, c := range calls {
+		ops[i] = RuntimeOp(c)
+	}
+	if len(calls) > 1 {
+		r.mu.Lock()
+		r.Bulks++
+		r.Calls += len(calls)
+		r.mu.Unlock()
+	}
+	answers, err := r.book(tenant).Bulk(ctx, ops)
+	if err != nil {
+		return nil, nil, err
+	}
+	res := make([]interp.Result, len(calls))
+	errs := make([]error, len(calls))
+	for i, a := range answers {
+		if errs[i] = a.Err; a.Err != nil {
+			continue
+		}
+		switch a.Result.Outcome {
+		case chobo.Done:
+			res[i] = interp.Result{Outcome: interp.Done}
+		case chobo.DoneBefore:
+			res[i] = interp.Result{Outcome: interp.DoneBefore}
+		case chobo.Refused:
+			res[i] = interp.Result{Outcome: interp.Refused, Reason: a.Result.Reason}
+		default:
+			errs[i] = fmt.Errorf("chobotb answered the outcome %q", a.Result.Outcome)
+		}
+	}
+	return res, errs, nil
+}
+
+// Expire and Ledger are the TigerBeetle reader's; Runtime only calls.
+func (r *Runtime) Expire(context.Context, string) (bool, error) { return false, nil }
+
+func (r *Runtime) Ledger(context.Context, string) ([]string, []string, error) { return nil, nil, nil }
+
+// RuntimeOp writes an interpreter call as a call of chobotb.Book.Bulk: a
+// do or hold with its values in declaration order, a post, void or status
+// with its key's values in key order and a partial post's amounts. Every
+// value is checked as the generated client's Call methods check it
+// (chobo.CheckText, chobo.CheckAmount): a value they refuse is the call's
+// Err, and nothing of it is sent.
+func RuntimeOp(c interp.Call) chobotb.Op {
+	t := c.Transfer
+	op := chobotb.Op{Kind: t.Index, Op: string(c.Op)}
+	value := func(p *book.Param) any {
+		if p.IsAmount() {
+			if err := chobo.CheckAmount(p.Name, c.Amounts[p.Name]); err != nil && op.Err == nil {
+				op.Err = err
+			}
+			return c.Amounts[p.Name]
+		}
+		if err := chobo.CheckText(p.Name, c.Strings[p.Name]); err != nil && op.Err == nil {
+			op.Err = err
+		}
+		return c.Strings[p.Name]
+	}
+	switch c.Op {
+	case book.Do, book.Hold:
+		for _, p := range t.Params {
+			op.Values = append(op.Values, value(p))
+		}
+	default:
+		for _, p := range t.Key {
+			op.Values = append(op.Values, value(p))
+		}
+		if c.Op == book.Post && len(c.Amounts) > 0 {
+			for _, p := range t.PostAmounts() {
+				op.Amounts = append(op.Amounts, c.Amounts[p.Name])
+			}
+		}
+	}
+	return op
 }

@@ -55,6 +55,7 @@ type mode struct {
 func main() {
 	dur := flag.Duration("for", 3*time.Second, "how long each mode runs")
 	profile := flag.String("cpuprofile", "", "write a CPU profile of this process to the file")
+	gather = flag.Duration("gather", time.Millisecond, "the window of the gathering modes (Book.Gather)")
 	only := flag.String("only", "", "run only the modes whose name starts with this (raw-253 always runs)")
 	flag.Parse()
 	onlyPrefix = *only
@@ -74,7 +75,10 @@ func main() {
 	}
 }
 
-var onlyPrefix string
+var (
+	onlyPrefix string
+	gather     *time.Duration
+)
 
 func run(dur time.Duration) error {
 	ctx := context.Background()
@@ -140,12 +144,17 @@ func run(dur time.Duration) error {
 		}
 		return b, err
 	}
-	calls := func(n int) mode {
-		return mode{fmt.Sprintf("chobo ×%d", n), func(ctx context.Context, run int, stop *atomic.Bool) (int64, error) {
+	calls := func(n int, gather time.Duration) mode {
+		name := fmt.Sprintf("chobo ×%d", n)
+		if gather > 0 {
+			name = fmt.Sprintf("chobo ×%d gather %v", n, gather)
+		}
+		return mode{name, func(ctx context.Context, run int, stop *atomic.Bool) (int64, error) {
 			b, err := book(run)
 			if err != nil {
 				return 0, err
 			}
+			b.Gather(gather)
 			return parallel(n, stop, func() (int64, error) {
 				r, err := b.Call(ctx, 0, "do", chobotb.Values{fmt.Sprint("d-", seq.Add(1)), "A-1", int64(1)})
 				if err == nil && r.Outcome != chobo.Done {
@@ -181,7 +190,8 @@ func run(dur time.Duration) error {
 		})
 	}}
 	modes := []mode{raw253}
-	for _, m := range []mode{raw1(1), raw1(8), raw1(64), calls(1), calls(8), calls(64), bulk} {
+	for _, m := range []mode{raw1(1), raw1(8), raw1(64), calls(1, 0), calls(8, 0), calls(64, 0),
+		calls(8, *gather), calls(64, *gather), bulk} {
 		if strings.HasPrefix(m.name, onlyPrefix) {
 			modes = append(modes, m)
 		}

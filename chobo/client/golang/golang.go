@@ -15,6 +15,7 @@ import (
 
 	"github.com/chobo-lang/chobo/chobo/backend/tigerbeetle"
 	"github.com/chobo-lang/chobo/chobo/client/model"
+	"github.com/chobo-lang/chobo/runtime/go/chobotb"
 )
 
 // RuntimeVersion is the version of runtime/go/chobo the generated code
@@ -52,6 +53,7 @@ type view struct {
 	RuntimeVersion int
 	Expire         string
 	Def            string // TigerBeetle: the chain definition, a Go expression
+	MaxEvents      int    // TigerBeetle: the events one request carries
 	Transfers      []transferView
 	Accounts       []accountView
 }
@@ -104,6 +106,7 @@ func newView(m *model.Model, pkg string, header []string) view {
 		Expire: goString(m.Expire)}
 	if m.Backend == model.TigerBeetle {
 		v.Def = defLiteral(tigerbeetle.Def(m.Book))
+		v.MaxEvents = chobotb.MaxEvents
 	}
 	for i, t := range m.Transfers {
 		tn := names.Transfers[t.Name]

@@ -47,7 +47,8 @@ func FieldType(p model.Param) string {
 // the re-exported runtime names and the Book type. Book names never take
 // them.
 var reserved = []string{"Querier", "Outcome", "Done", "DoneBefore", "Refused", "Result", "HoldState",
-	"Held", "Posted", "Voided", "Expired", "Balance", "Book", "Postgres", "Balances"}
+	"Held", "Posted", "Voided", "Expired", "Balance", "Book", "Postgres", "Balances",
+	"TigerBeetle", "TigerBeetleClient", "Call", "Answer"}
 
 // Names are the Go names a generated package gives a book's transfers,
 // accounts and parameters, by the names in the book. Drivers that call a
@@ -70,13 +71,14 @@ type AccountNames struct {
 }
 
 // Naming gives every name of a client. Names never collide: with each
-// other, with the reserved names, or with the Balance and Expire members.
+// other, with the reserved names, or with the book's own members
+// (Balance, Expire, and the Bulk and Gather of a tigerbeetle-go client).
 func Naming(m *model.Model) Names {
 	n := Names{Transfers: map[string]TransferNames{}, Accounts: map[string]AccountNames{}}
 	var types Set
 	types.Reserve(reserved...)
 	var fields Set
-	fields.Reserve("Balance", "Expire")
+	fields.Reserve("Balance", "Expire", "Bulk", "Gather")
 	for _, t := range m.Transfers {
 		e := Exported(t.Name)
 		n.Transfers[t.Name] = TransferNames{

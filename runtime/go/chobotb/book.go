@@ -35,8 +35,9 @@ type Book struct {
 	def    *Def
 	tenant string
 
-	mu   sync.Mutex
-	made map[ids.ID]bool
+	mu     sync.Mutex
+	made   map[ids.ID]bool
+	gather *gatherer // nil: every chain its own request
 }
 
 // NewBook returns the book def over c for a tenant ("" by default).
@@ -72,6 +73,9 @@ func (b *Book) sendChain(ctx context.Context, chain []Event) ([]Status, error) {
 	ts := make([]Transfer, len(chain))
 	for i, e := range chain {
 		ts[i] = e.Transfer
+	}
+	if g := b.gathering(); g != nil {
+		return g.send(ctx, ts)
 	}
 	return b.createTransfers(ctx, ts)
 }

@@ -19,6 +19,9 @@ type Op struct {
 	// Amounts are a partial post's amounts (the kind's post amounts, in
 	// declaration order); nil posts the whole hold.
 	Amounts []int64
+	// Err, when set, is why the client would not send the call (an
+	// argument it refused): its Answer is this error, and nothing is sent.
+	Err error
 }
 
 // Answer is what one call of a Bulk got: a Result (do, hold, post, void),
@@ -57,6 +60,10 @@ func (b *Book) Bulk(ctx context.Context, ops []Op) ([]Answer, error) {
 	}
 	var finishes []finish
 	for i, op := range ops {
+		if op.Err != nil {
+			out[i].Err = op.Err
+			continue
+		}
 		switch op.Op {
 		case "do", "hold":
 			p, err := b.def.Build(b.tenant, op.Kind, op.Op, op.Values)

@@ -7,6 +7,7 @@ package travel_desk
 
 import (
 	"context"
+	"time"
 
 	"github.com/chobo-lang/chobo/runtime/go/chobo"
 	"github.com/chobo-lang/chobo/runtime/go/chobotb"
@@ -68,6 +69,29 @@ func TigerBeetle(c TigerBeetleClient, tenant string) *Book {
 	b.Balance = Balances{b}
 	return b
 }
+
+// Call is one call of a Bulk, made by the Call methods of the transfers
+// (DoCall, HoldCall, PostCall, VoidCall, StatusCall).
+type Call = chobotb.Op
+
+// Answer is what one call of a Bulk got: its Result, the State a status
+// reads ("" when there is no hold), or Err when the call failed.
+type Answer = chobotb.Answer
+
+// Bulk sends many calls in as few requests as they fit (one request takes
+// 253 transfers; a call's chain is never split), and answers each as it
+// would be answered alone, in order. TigerBeetle applies them one after
+// another; what a Bulk cannot do is let a call see another's answer: a post,
+// void or status must not name a hold that a hold of the same Bulk makes.
+// The error stops every call; a request that fails fails only its calls.
+func (b *Book) Bulk(ctx context.Context, calls ...Call) ([]Answer, error) {
+	return b.tb.Bulk(ctx, calls)
+}
+
+// Gather makes the calls of this book that run at the same time wait up
+// to d for one another, so that they share requests; 0 (the default) sends
+// each call's chain at once. Each call still gets its own answer.
+func (b *Book) Gather(d time.Duration) { b.tb.Gather(d) }
 
 // definition is the book as the chains are built from it.
 var definition = &chobotb.Def{
@@ -155,6 +179,20 @@ func (t TopUp) Do(ctx context.Context, a TopUpArgs) (Result, error) {
 	return t.b.tb.Call(ctx, 0, "do", chobotb.Values{a.Receipt, a.Member, a.Amount})
 }
 
+// DoCall is Do as one call of a Bulk.
+func (t TopUp) DoCall(a TopUpArgs) Call {
+	if err := chobo.CheckText("receipt", a.Receipt); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("member", a.Member); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("amount", a.Amount); err != nil {
+		return Call{Err: err}
+	}
+	return Call{Kind: 0, Op: "do", Values: chobotb.Values{a.Receipt, a.Member, a.Amount}}
+}
+
 // OpenTourDay is the transfer open_tour_day.
 type OpenTourDay struct{ b *Book }
 
@@ -177,6 +215,20 @@ func (t OpenTourDay) Do(ctx context.Context, a OpenTourDayArgs) (Result, error) 
 		return Result{}, err
 	}
 	return t.b.tb.Call(ctx, 1, "do", chobotb.Values{a.Tour, a.Day, a.Capacity})
+}
+
+// DoCall is Do as one call of a Bulk.
+func (t OpenTourDay) DoCall(a OpenTourDayArgs) Call {
+	if err := chobo.CheckText("tour", a.Tour); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("day", a.Day); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("capacity", a.Capacity); err != nil {
+		return Call{Err: err}
+	}
+	return Call{Kind: 1, Op: "do", Values: chobotb.Values{a.Tour, a.Day, a.Capacity}}
 }
 
 // BookSeat is the transfer book_seat: a seat is held for two days while the member confirms
@@ -221,6 +273,26 @@ func (t BookSeat) Hold(ctx context.Context, a BookSeatArgs) (Result, error) {
 	return t.b.tb.Call(ctx, 2, "hold", chobotb.Values{a.Booking, a.Member, a.Tour, a.Day, a.Price})
 }
 
+// HoldCall is Hold as one call of a Bulk.
+func (t BookSeat) HoldCall(a BookSeatArgs) Call {
+	if err := chobo.CheckText("booking", a.Booking); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("member", a.Member); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("tour", a.Tour); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("day", a.Day); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("price", a.Price); err != nil {
+		return Call{Err: err}
+	}
+	return Call{Kind: 2, Op: "hold", Values: chobotb.Values{a.Booking, a.Member, a.Tour, a.Day, a.Price}}
+}
+
 // Post posts the hold: in full when amounts is nil.
 func (t BookSeat) Post(ctx context.Context, k BookSeatKey, amounts *BookSeatAmounts) (Result, error) {
 	if err := chobo.CheckText("booking", k.Booking); err != nil {
@@ -233,6 +305,18 @@ func (t BookSeat) Post(ctx context.Context, k BookSeatKey, amounts *BookSeatAmou
 	return t.b.tb.Post(ctx, 2, chobotb.Values{k.Booking}, post)
 }
 
+// PostCall is Post as one call of a Bulk.
+func (t BookSeat) PostCall(k BookSeatKey, amounts *BookSeatAmounts) Call {
+	if err := chobo.CheckText("booking", k.Booking); err != nil {
+		return Call{Err: err}
+	}
+	c := Call{Kind: 2, Op: "post", Values: chobotb.Values{k.Booking}}
+	if amounts != nil {
+		c.Amounts = []int64{amounts.Price}
+	}
+	return c
+}
+
 // Void cancels the hold.
 func (t BookSeat) Void(ctx context.Context, k BookSeatKey) (Result, error) {
 	if err := chobo.CheckText("booking", k.Booking); err != nil {
@@ -241,12 +325,28 @@ func (t BookSeat) Void(ctx context.Context, k BookSeatKey) (Result, error) {
 	return t.b.tb.Void(ctx, 2, chobotb.Values{k.Booking})
 }
 
+// VoidCall is Void as one call of a Bulk.
+func (t BookSeat) VoidCall(k BookSeatKey) Call {
+	if err := chobo.CheckText("booking", k.Booking); err != nil {
+		return Call{Err: err}
+	}
+	return Call{Kind: 2, Op: "void", Values: chobotb.Values{k.Booking}}
+}
+
 // Status says where the hold stands; "" when there is none. It writes nothing.
 func (t BookSeat) Status(ctx context.Context, k BookSeatKey) (HoldState, error) {
 	if err := chobo.CheckText("booking", k.Booking); err != nil {
 		return "", err
 	}
 	return t.b.tb.Status(ctx, 2, chobotb.Values{k.Booking})
+}
+
+// StatusCall is Status as one call of a Bulk; its Answer's State is the state.
+func (t BookSeat) StatusCall(k BookSeatKey) Call {
+	if err := chobo.CheckText("booking", k.Booking); err != nil {
+		return Call{Err: err}
+	}
+	return Call{Kind: 2, Op: "status", Values: chobotb.Values{k.Booking}}
 }
 
 // GroupHold is the transfer group_hold: held until the organiser confirms or gives the seats back
@@ -289,6 +389,23 @@ func (t GroupHold) Hold(ctx context.Context, a GroupHoldArgs) (Result, error) {
 	return t.b.tb.Call(ctx, 3, "hold", chobotb.Values{a.Group, a.Tour, a.Day, a.Count})
 }
 
+// HoldCall is Hold as one call of a Bulk.
+func (t GroupHold) HoldCall(a GroupHoldArgs) Call {
+	if err := chobo.CheckText("group", a.Group); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("tour", a.Tour); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("day", a.Day); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("count", a.Count); err != nil {
+		return Call{Err: err}
+	}
+	return Call{Kind: 3, Op: "hold", Values: chobotb.Values{a.Group, a.Tour, a.Day, a.Count}}
+}
+
 // Post posts the hold: in full when amounts is nil.
 func (t GroupHold) Post(ctx context.Context, k GroupHoldKey, amounts *GroupHoldAmounts) (Result, error) {
 	if err := chobo.CheckText("group", k.Group); err != nil {
@@ -307,6 +424,24 @@ func (t GroupHold) Post(ctx context.Context, k GroupHoldKey, amounts *GroupHoldA
 	return t.b.tb.Post(ctx, 3, chobotb.Values{k.Group, k.Tour, k.Day}, post)
 }
 
+// PostCall is Post as one call of a Bulk.
+func (t GroupHold) PostCall(k GroupHoldKey, amounts *GroupHoldAmounts) Call {
+	if err := chobo.CheckText("group", k.Group); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("tour", k.Tour); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("day", k.Day); err != nil {
+		return Call{Err: err}
+	}
+	c := Call{Kind: 3, Op: "post", Values: chobotb.Values{k.Group, k.Tour, k.Day}}
+	if amounts != nil {
+		c.Amounts = []int64{amounts.Count}
+	}
+	return c
+}
+
 // Void cancels the hold.
 func (t GroupHold) Void(ctx context.Context, k GroupHoldKey) (Result, error) {
 	if err := chobo.CheckText("group", k.Group); err != nil {
@@ -321,6 +456,20 @@ func (t GroupHold) Void(ctx context.Context, k GroupHoldKey) (Result, error) {
 	return t.b.tb.Void(ctx, 3, chobotb.Values{k.Group, k.Tour, k.Day})
 }
 
+// VoidCall is Void as one call of a Bulk.
+func (t GroupHold) VoidCall(k GroupHoldKey) Call {
+	if err := chobo.CheckText("group", k.Group); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("tour", k.Tour); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("day", k.Day); err != nil {
+		return Call{Err: err}
+	}
+	return Call{Kind: 3, Op: "void", Values: chobotb.Values{k.Group, k.Tour, k.Day}}
+}
+
 // Status says where the hold stands; "" when there is none. It writes nothing.
 func (t GroupHold) Status(ctx context.Context, k GroupHoldKey) (HoldState, error) {
 	if err := chobo.CheckText("group", k.Group); err != nil {
@@ -333,6 +482,20 @@ func (t GroupHold) Status(ctx context.Context, k GroupHoldKey) (HoldState, error
 		return "", err
 	}
 	return t.b.tb.Status(ctx, 3, chobotb.Values{k.Group, k.Tour, k.Day})
+}
+
+// StatusCall is Status as one call of a Bulk; its Answer's State is the state.
+func (t GroupHold) StatusCall(k GroupHoldKey) Call {
+	if err := chobo.CheckText("group", k.Group); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("tour", k.Tour); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("day", k.Day); err != nil {
+		return Call{Err: err}
+	}
+	return Call{Kind: 3, Op: "status", Values: chobotb.Values{k.Group, k.Tour, k.Day}}
 }
 
 // PayOperator is the transfer pay_operator.
@@ -353,6 +516,17 @@ func (t PayOperator) Do(ctx context.Context, a PayOperatorArgs) (Result, error) 
 		return Result{}, err
 	}
 	return t.b.tb.Call(ctx, 4, "do", chobotb.Values{a.Statement, a.Amount})
+}
+
+// DoCall is Do as one call of a Bulk.
+func (t PayOperator) DoCall(a PayOperatorArgs) Call {
+	if err := chobo.CheckText("statement", a.Statement); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("amount", a.Amount); err != nil {
+		return Call{Err: err}
+	}
+	return Call{Kind: 4, Op: "do", Values: chobotb.Values{a.Statement, a.Amount}}
 }
 
 // Balances reads accounts: posted, held coming in, held going out.

@@ -7,6 +7,7 @@ package book
 
 import (
 	"context"
+	"time"
 
 	"github.com/chobo-lang/chobo/runtime/go/chobo"
 	"github.com/chobo-lang/chobo/runtime/go/chobotb"
@@ -68,6 +69,29 @@ func TigerBeetle(c TigerBeetleClient, tenant string) *Book {
 	b.Balance = Balances{b}
 	return b
 }
+
+// Call is one call of a Bulk, made by the Call methods of the transfers
+// (DoCall, HoldCall, PostCall, VoidCall, StatusCall).
+type Call = chobotb.Op
+
+// Answer is what one call of a Bulk got: its Result, the State a status
+// reads ("" when there is no hold), or Err when the call failed.
+type Answer = chobotb.Answer
+
+// Bulk sends many calls in as few requests as they fit (one request takes
+// 253 transfers; a call's chain is never split), and answers each as it
+// would be answered alone, in order. TigerBeetle applies them one after
+// another; what a Bulk cannot do is let a call see another's answer: a post,
+// void or status must not name a hold that a hold of the same Bulk makes.
+// The error stops every call; a request that fails fails only its calls.
+func (b *Book) Bulk(ctx context.Context, calls ...Call) ([]Answer, error) {
+	return b.tb.Bulk(ctx, calls)
+}
+
+// Gather makes the calls of this book that run at the same time wait up
+// to d for one another, so that they share requests; 0 (the default) sends
+// each call's chain at once. Each call still gets its own answer.
+func (b *Book) Gather(d time.Duration) { b.tb.Gather(d) }
 
 // definition is the book as the chains are built from it.
 var definition = &chobotb.Def{
@@ -155,6 +179,20 @@ func (t Xチャージ) Do(ctx context.Context, a XチャージArgs) (Result, err
 	return t.b.tb.Call(ctx, 0, "do", chobotb.Values{a.X受付番号, a.X会員, a.X額})
 }
 
+// DoCall is Do as one call of a Bulk.
+func (t Xチャージ) DoCall(a XチャージArgs) Call {
+	if err := chobo.CheckText("受付番号", a.X受付番号); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("会員", a.X会員); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("額", a.X額); err != nil {
+		return Call{Err: err}
+	}
+	return Call{Kind: 0, Op: "do", Values: chobotb.Values{a.X受付番号, a.X会員, a.X額}}
+}
+
 // X催行日の設定 is the transfer 催行日の設定.
 type X催行日の設定 struct{ b *Book }
 
@@ -177,6 +215,20 @@ func (t X催行日の設定) Do(ctx context.Context, a X催行日の設定Args) 
 		return Result{}, err
 	}
 	return t.b.tb.Call(ctx, 1, "do", chobotb.Values{a.Xツアー, a.Day, a.X定員})
+}
+
+// DoCall is Do as one call of a Bulk.
+func (t X催行日の設定) DoCall(a X催行日の設定Args) Call {
+	if err := chobo.CheckText("ツアー", a.Xツアー); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("day", a.Day); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("定員", a.X定員); err != nil {
+		return Call{Err: err}
+	}
+	return Call{Kind: 1, Op: "do", Values: chobotb.Values{a.Xツアー, a.Day, a.X定員}}
 }
 
 // X座席予約 is the transfer 座席予約: 会員が確定するまで二日間、一席押さえる
@@ -221,6 +273,26 @@ func (t X座席予約) Hold(ctx context.Context, a X座席予約Args) (Result, e
 	return t.b.tb.Call(ctx, 2, "hold", chobotb.Values{a.X予約番号, a.X会員, a.Xツアー, a.Day, a.X代金})
 }
 
+// HoldCall is Hold as one call of a Bulk.
+func (t X座席予約) HoldCall(a X座席予約Args) Call {
+	if err := chobo.CheckText("予約番号", a.X予約番号); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("会員", a.X会員); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("ツアー", a.Xツアー); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("day", a.Day); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("代金", a.X代金); err != nil {
+		return Call{Err: err}
+	}
+	return Call{Kind: 2, Op: "hold", Values: chobotb.Values{a.X予約番号, a.X会員, a.Xツアー, a.Day, a.X代金}}
+}
+
 // Post posts the hold: in full when amounts is nil.
 func (t X座席予約) Post(ctx context.Context, k X座席予約Key, amounts *X座席予約Amounts) (Result, error) {
 	if err := chobo.CheckText("予約番号", k.X予約番号); err != nil {
@@ -233,6 +305,18 @@ func (t X座席予約) Post(ctx context.Context, k X座席予約Key, amounts *X�
 	return t.b.tb.Post(ctx, 2, chobotb.Values{k.X予約番号}, post)
 }
 
+// PostCall is Post as one call of a Bulk.
+func (t X座席予約) PostCall(k X座席予約Key, amounts *X座席予約Amounts) Call {
+	if err := chobo.CheckText("予約番号", k.X予約番号); err != nil {
+		return Call{Err: err}
+	}
+	c := Call{Kind: 2, Op: "post", Values: chobotb.Values{k.X予約番号}}
+	if amounts != nil {
+		c.Amounts = []int64{amounts.X代金}
+	}
+	return c
+}
+
 // Void cancels the hold.
 func (t X座席予約) Void(ctx context.Context, k X座席予約Key) (Result, error) {
 	if err := chobo.CheckText("予約番号", k.X予約番号); err != nil {
@@ -241,12 +325,28 @@ func (t X座席予約) Void(ctx context.Context, k X座席予約Key) (Result, er
 	return t.b.tb.Void(ctx, 2, chobotb.Values{k.X予約番号})
 }
 
+// VoidCall is Void as one call of a Bulk.
+func (t X座席予約) VoidCall(k X座席予約Key) Call {
+	if err := chobo.CheckText("予約番号", k.X予約番号); err != nil {
+		return Call{Err: err}
+	}
+	return Call{Kind: 2, Op: "void", Values: chobotb.Values{k.X予約番号}}
+}
+
 // Status says where the hold stands; "" when there is none. It writes nothing.
 func (t X座席予約) Status(ctx context.Context, k X座席予約Key) (HoldState, error) {
 	if err := chobo.CheckText("予約番号", k.X予約番号); err != nil {
 		return "", err
 	}
 	return t.b.tb.Status(ctx, 2, chobotb.Values{k.X予約番号})
+}
+
+// StatusCall is Status as one call of a Bulk; its Answer's State is the state.
+func (t X座席予約) StatusCall(k X座席予約Key) Call {
+	if err := chobo.CheckText("予約番号", k.X予約番号); err != nil {
+		return Call{Err: err}
+	}
+	return Call{Kind: 2, Op: "status", Values: chobotb.Values{k.X予約番号}}
 }
 
 // X団体の仮押さえ is the transfer 団体の仮押さえ: 幹事が確定するか、席を戻すまで押さえる
@@ -289,6 +389,23 @@ func (t X団体の仮押さえ) Hold(ctx context.Context, a X団体の仮押さ�
 	return t.b.tb.Call(ctx, 3, "hold", chobotb.Values{a.X団体, a.Xツアー, a.Day, a.X席数})
 }
 
+// HoldCall is Hold as one call of a Bulk.
+func (t X団体の仮押さえ) HoldCall(a X団体の仮押さえArgs) Call {
+	if err := chobo.CheckText("団体", a.X団体); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("ツアー", a.Xツアー); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("day", a.Day); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("席数", a.X席数); err != nil {
+		return Call{Err: err}
+	}
+	return Call{Kind: 3, Op: "hold", Values: chobotb.Values{a.X団体, a.Xツアー, a.Day, a.X席数}}
+}
+
 // Post posts the hold: in full when amounts is nil.
 func (t X団体の仮押さえ) Post(ctx context.Context, k X団体の仮押さえKey, amounts *X団体の仮押さえAmounts) (Result, error) {
 	if err := chobo.CheckText("団体", k.X団体); err != nil {
@@ -307,6 +424,24 @@ func (t X団体の仮押さえ) Post(ctx context.Context, k X団体の仮押さ�
 	return t.b.tb.Post(ctx, 3, chobotb.Values{k.X団体, k.Xツアー, k.Day}, post)
 }
 
+// PostCall is Post as one call of a Bulk.
+func (t X団体の仮押さえ) PostCall(k X団体の仮押さえKey, amounts *X団体の仮押さえAmounts) Call {
+	if err := chobo.CheckText("団体", k.X団体); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("ツアー", k.Xツアー); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("day", k.Day); err != nil {
+		return Call{Err: err}
+	}
+	c := Call{Kind: 3, Op: "post", Values: chobotb.Values{k.X団体, k.Xツアー, k.Day}}
+	if amounts != nil {
+		c.Amounts = []int64{amounts.X席数}
+	}
+	return c
+}
+
 // Void cancels the hold.
 func (t X団体の仮押さえ) Void(ctx context.Context, k X団体の仮押さえKey) (Result, error) {
 	if err := chobo.CheckText("団体", k.X団体); err != nil {
@@ -321,6 +456,20 @@ func (t X団体の仮押さえ) Void(ctx context.Context, k X団体の仮押さ�
 	return t.b.tb.Void(ctx, 3, chobotb.Values{k.X団体, k.Xツアー, k.Day})
 }
 
+// VoidCall is Void as one call of a Bulk.
+func (t X団体の仮押さえ) VoidCall(k X団体の仮押さえKey) Call {
+	if err := chobo.CheckText("団体", k.X団体); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("ツアー", k.Xツアー); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("day", k.Day); err != nil {
+		return Call{Err: err}
+	}
+	return Call{Kind: 3, Op: "void", Values: chobotb.Values{k.X団体, k.Xツアー, k.Day}}
+}
+
 // Status says where the hold stands; "" when there is none. It writes nothing.
 func (t X団体の仮押さえ) Status(ctx context.Context, k X団体の仮押さえKey) (HoldState, error) {
 	if err := chobo.CheckText("団体", k.X団体); err != nil {
@@ -333,6 +482,20 @@ func (t X団体の仮押さえ) Status(ctx context.Context, k X団体の仮押�
 		return "", err
 	}
 	return t.b.tb.Status(ctx, 3, chobotb.Values{k.X団体, k.Xツアー, k.Day})
+}
+
+// StatusCall is Status as one call of a Bulk; its Answer's State is the state.
+func (t X団体の仮押さえ) StatusCall(k X団体の仮押さえKey) Call {
+	if err := chobo.CheckText("団体", k.X団体); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("ツアー", k.Xツアー); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("day", k.Day); err != nil {
+		return Call{Err: err}
+	}
+	return Call{Kind: 3, Op: "status", Values: chobotb.Values{k.X団体, k.Xツアー, k.Day}}
 }
 
 // X催行会社への支払 is the transfer 催行会社への支払.
@@ -353,6 +516,17 @@ func (t X催行会社への支払) Do(ctx context.Context, a X催行会社への
 		return Result{}, err
 	}
 	return t.b.tb.Call(ctx, 4, "do", chobotb.Values{a.X明細, a.X額})
+}
+
+// DoCall is Do as one call of a Bulk.
+func (t X催行会社への支払) DoCall(a X催行会社への支払Args) Call {
+	if err := chobo.CheckText("明細", a.X明細); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("額", a.X額); err != nil {
+		return Call{Err: err}
+	}
+	return Call{Kind: 4, Op: "do", Values: chobotb.Values{a.X明細, a.X額}}
 }
 
 // Balances reads accounts: posted, held coming in, held going out.

@@ -7,6 +7,7 @@ package book
 
 import (
 	"context"
+	"time"
 
 	"github.com/chobo-lang/chobo/runtime/go/chobo"
 	"github.com/chobo-lang/chobo/runtime/go/chobotb"
@@ -63,6 +64,29 @@ func TigerBeetle(c TigerBeetleClient, tenant string) *Book {
 	return b
 }
 
+// Call is one call of a Bulk, made by the Call methods of the transfers
+// (DoCall, HoldCall, PostCall, VoidCall, StatusCall).
+type Call = chobotb.Op
+
+// Answer is what one call of a Bulk got: its Result, the State a status
+// reads ("" when there is no hold), or Err when the call failed.
+type Answer = chobotb.Answer
+
+// Bulk sends many calls in as few requests as they fit (one request takes
+// 253 transfers; a call's chain is never split), and answers each as it
+// would be answered alone, in order. TigerBeetle applies them one after
+// another; what a Bulk cannot do is let a call see another's answer: a post,
+// void or status must not name a hold that a hold of the same Bulk makes.
+// The error stops every call; a request that fails fails only its calls.
+func (b *Book) Bulk(ctx context.Context, calls ...Call) ([]Answer, error) {
+	return b.tb.Bulk(ctx, calls)
+}
+
+// Gather makes the calls of this book that run at the same time wait up
+// to d for one another, so that they share requests; 0 (the default) sends
+// each call's chain at once. Each call still gets its own answer.
+func (b *Book) Gather(d time.Duration) { b.tb.Gather(d) }
+
 // definition is the book as the chains are built from it.
 var definition = &chobotb.Def{
 	Book: "宅配ロッカー",
@@ -118,6 +142,20 @@ func (t X預け入れ) Do(ctx context.Context, a X預け入れArgs) (Result, err
 	return t.b.tb.Call(ctx, 0, "do", chobotb.Values{a.X伝票, a.X場所, a.X数})
 }
 
+// DoCall is Do as one call of a Bulk.
+func (t X預け入れ) DoCall(a X預け入れArgs) Call {
+	if err := chobo.CheckText("伝票", a.X伝票); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("場所", a.X場所); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("数", a.X数); err != nil {
+		return Call{Err: err}
+	}
+	return Call{Kind: 0, Op: "do", Values: chobotb.Values{a.X伝票, a.X場所, a.X数}}
+}
+
 // X受け取り is the transfer 受け取り: 扉が開けば確定、1 日で期限切れ
 type X受け取り struct{ b *Book }
 
@@ -153,6 +191,20 @@ func (t X受け取り) Hold(ctx context.Context, a X受け取りArgs) (Result, e
 	return t.b.tb.Call(ctx, 1, "hold", chobotb.Values{a.X暗証, a.X場所, a.X数})
 }
 
+// HoldCall is Hold as one call of a Bulk.
+func (t X受け取り) HoldCall(a X受け取りArgs) Call {
+	if err := chobo.CheckText("暗証", a.X暗証); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("場所", a.X場所); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("数", a.X数); err != nil {
+		return Call{Err: err}
+	}
+	return Call{Kind: 1, Op: "hold", Values: chobotb.Values{a.X暗証, a.X場所, a.X数}}
+}
+
 // Post posts the hold: in full when amounts is nil.
 func (t X受け取り) Post(ctx context.Context, k X受け取りKey, amounts *X受け取りAmounts) (Result, error) {
 	if err := chobo.CheckText("暗証", k.X暗証); err != nil {
@@ -168,6 +220,21 @@ func (t X受け取り) Post(ctx context.Context, k X受け取りKey, amounts *X�
 	return t.b.tb.Post(ctx, 1, chobotb.Values{k.X暗証, k.X場所}, post)
 }
 
+// PostCall is Post as one call of a Bulk.
+func (t X受け取り) PostCall(k X受け取りKey, amounts *X受け取りAmounts) Call {
+	if err := chobo.CheckText("暗証", k.X暗証); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("場所", k.X場所); err != nil {
+		return Call{Err: err}
+	}
+	c := Call{Kind: 1, Op: "post", Values: chobotb.Values{k.X暗証, k.X場所}}
+	if amounts != nil {
+		c.Amounts = []int64{amounts.X数}
+	}
+	return c
+}
+
 // Void cancels the hold.
 func (t X受け取り) Void(ctx context.Context, k X受け取りKey) (Result, error) {
 	if err := chobo.CheckText("暗証", k.X暗証); err != nil {
@@ -179,6 +246,17 @@ func (t X受け取り) Void(ctx context.Context, k X受け取りKey) (Result, er
 	return t.b.tb.Void(ctx, 1, chobotb.Values{k.X暗証, k.X場所})
 }
 
+// VoidCall is Void as one call of a Bulk.
+func (t X受け取り) VoidCall(k X受け取りKey) Call {
+	if err := chobo.CheckText("暗証", k.X暗証); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("場所", k.X場所); err != nil {
+		return Call{Err: err}
+	}
+	return Call{Kind: 1, Op: "void", Values: chobotb.Values{k.X暗証, k.X場所}}
+}
+
 // Status says where the hold stands; "" when there is none. It writes nothing.
 func (t X受け取り) Status(ctx context.Context, k X受け取りKey) (HoldState, error) {
 	if err := chobo.CheckText("暗証", k.X暗証); err != nil {
@@ -188,6 +266,17 @@ func (t X受け取り) Status(ctx context.Context, k X受け取りKey) (HoldStat
 		return "", err
 	}
 	return t.b.tb.Status(ctx, 1, chobotb.Values{k.X暗証, k.X場所})
+}
+
+// StatusCall is Status as one call of a Bulk; its Answer's State is the state.
+func (t X受け取り) StatusCall(k X受け取りKey) Call {
+	if err := chobo.CheckText("暗証", k.X暗証); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("場所", k.X場所); err != nil {
+		return Call{Err: err}
+	}
+	return Call{Kind: 1, Op: "status", Values: chobotb.Values{k.X暗証, k.X場所}}
 }
 
 // Balances reads accounts: posted, held coming in, held going out.

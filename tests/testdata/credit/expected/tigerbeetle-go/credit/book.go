@@ -7,6 +7,7 @@ package credit
 
 import (
 	"context"
+	"time"
 
 	"github.com/chobo-lang/chobo/runtime/go/chobo"
 	"github.com/chobo-lang/chobo/runtime/go/chobotb"
@@ -62,6 +63,29 @@ func TigerBeetle(c TigerBeetleClient, tenant string) *Book {
 	b.Balance = Balances{b}
 	return b
 }
+
+// Call is one call of a Bulk, made by the Call methods of the transfers
+// (DoCall, HoldCall, PostCall, VoidCall, StatusCall).
+type Call = chobotb.Op
+
+// Answer is what one call of a Bulk got: its Result, the State a status
+// reads ("" when there is no hold), or Err when the call failed.
+type Answer = chobotb.Answer
+
+// Bulk sends many calls in as few requests as they fit (one request takes
+// 253 transfers; a call's chain is never split), and answers each as it
+// would be answered alone, in order. TigerBeetle applies them one after
+// another; what a Bulk cannot do is let a call see another's answer: a post,
+// void or status must not name a hold that a hold of the same Bulk makes.
+// The error stops every call; a request that fails fails only its calls.
+func (b *Book) Bulk(ctx context.Context, calls ...Call) ([]Answer, error) {
+	return b.tb.Bulk(ctx, calls)
+}
+
+// Gather makes the calls of this book that run at the same time wait up
+// to d for one another, so that they share requests; 0 (the default) sends
+// each call's chain at once. Each call still gets its own answer.
+func (b *Book) Gather(d time.Duration) { b.tb.Gather(d) }
 
 // definition is the book as the chains are built from it.
 var definition = &chobotb.Def{
@@ -128,6 +152,20 @@ func (t Authorize) Hold(ctx context.Context, a AuthorizeArgs) (Result, error) {
 	return t.b.tb.Call(ctx, 0, "hold", chobotb.Values{a.Approval, a.Member, a.Amount})
 }
 
+// HoldCall is Hold as one call of a Bulk.
+func (t Authorize) HoldCall(a AuthorizeArgs) Call {
+	if err := chobo.CheckText("approval", a.Approval); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("member", a.Member); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("amount", a.Amount); err != nil {
+		return Call{Err: err}
+	}
+	return Call{Kind: 0, Op: "hold", Values: chobotb.Values{a.Approval, a.Member, a.Amount}}
+}
+
 // Post posts the hold: in full when amounts is nil.
 func (t Authorize) Post(ctx context.Context, k AuthorizeKey, amounts *AuthorizeAmounts) (Result, error) {
 	if err := chobo.CheckText("approval", k.Approval); err != nil {
@@ -140,6 +178,18 @@ func (t Authorize) Post(ctx context.Context, k AuthorizeKey, amounts *AuthorizeA
 	return t.b.tb.Post(ctx, 0, chobotb.Values{k.Approval}, post)
 }
 
+// PostCall is Post as one call of a Bulk.
+func (t Authorize) PostCall(k AuthorizeKey, amounts *AuthorizeAmounts) Call {
+	if err := chobo.CheckText("approval", k.Approval); err != nil {
+		return Call{Err: err}
+	}
+	c := Call{Kind: 0, Op: "post", Values: chobotb.Values{k.Approval}}
+	if amounts != nil {
+		c.Amounts = []int64{amounts.Amount}
+	}
+	return c
+}
+
 // Void cancels the hold.
 func (t Authorize) Void(ctx context.Context, k AuthorizeKey) (Result, error) {
 	if err := chobo.CheckText("approval", k.Approval); err != nil {
@@ -148,12 +198,28 @@ func (t Authorize) Void(ctx context.Context, k AuthorizeKey) (Result, error) {
 	return t.b.tb.Void(ctx, 0, chobotb.Values{k.Approval})
 }
 
+// VoidCall is Void as one call of a Bulk.
+func (t Authorize) VoidCall(k AuthorizeKey) Call {
+	if err := chobo.CheckText("approval", k.Approval); err != nil {
+		return Call{Err: err}
+	}
+	return Call{Kind: 0, Op: "void", Values: chobotb.Values{k.Approval}}
+}
+
 // Status says where the hold stands; "" when there is none. It writes nothing.
 func (t Authorize) Status(ctx context.Context, k AuthorizeKey) (HoldState, error) {
 	if err := chobo.CheckText("approval", k.Approval); err != nil {
 		return "", err
 	}
 	return t.b.tb.Status(ctx, 0, chobotb.Values{k.Approval})
+}
+
+// StatusCall is Status as one call of a Bulk; its Answer's State is the state.
+func (t Authorize) StatusCall(k AuthorizeKey) Call {
+	if err := chobo.CheckText("approval", k.Approval); err != nil {
+		return Call{Err: err}
+	}
+	return Call{Kind: 0, Op: "status", Values: chobotb.Values{k.Approval}}
 }
 
 // Repay is the transfer repay.
@@ -178,6 +244,20 @@ func (t Repay) Do(ctx context.Context, a RepayArgs) (Result, error) {
 		return Result{}, err
 	}
 	return t.b.tb.Call(ctx, 1, "do", chobotb.Values{a.Payment, a.Member, a.Amount})
+}
+
+// DoCall is Do as one call of a Bulk.
+func (t Repay) DoCall(a RepayArgs) Call {
+	if err := chobo.CheckText("payment", a.Payment); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("member", a.Member); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("amount", a.Amount); err != nil {
+		return Call{Err: err}
+	}
+	return Call{Kind: 1, Op: "do", Values: chobotb.Values{a.Payment, a.Member, a.Amount}}
 }
 
 // Balances reads accounts: posted, held coming in, held going out.

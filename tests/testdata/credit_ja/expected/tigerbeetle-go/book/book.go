@@ -7,6 +7,7 @@ package book
 
 import (
 	"context"
+	"time"
 
 	"github.com/chobo-lang/chobo/runtime/go/chobo"
 	"github.com/chobo-lang/chobo/runtime/go/chobotb"
@@ -62,6 +63,29 @@ func TigerBeetle(c TigerBeetleClient, tenant string) *Book {
 	b.Balance = Balances{b}
 	return b
 }
+
+// Call is one call of a Bulk, made by the Call methods of the transfers
+// (DoCall, HoldCall, PostCall, VoidCall, StatusCall).
+type Call = chobotb.Op
+
+// Answer is what one call of a Bulk got: its Result, the State a status
+// reads ("" when there is no hold), or Err when the call failed.
+type Answer = chobotb.Answer
+
+// Bulk sends many calls in as few requests as they fit (one request takes
+// 253 transfers; a call's chain is never split), and answers each as it
+// would be answered alone, in order. TigerBeetle applies them one after
+// another; what a Bulk cannot do is let a call see another's answer: a post,
+// void or status must not name a hold that a hold of the same Bulk makes.
+// The error stops every call; a request that fails fails only its calls.
+func (b *Book) Bulk(ctx context.Context, calls ...Call) ([]Answer, error) {
+	return b.tb.Bulk(ctx, calls)
+}
+
+// Gather makes the calls of this book that run at the same time wait up
+// to d for one another, so that they share requests; 0 (the default) sends
+// each call's chain at once. Each call still gets its own answer.
+func (b *Book) Gather(d time.Duration) { b.tb.Gather(d) }
 
 // definition is the book as the chains are built from it.
 var definition = &chobotb.Def{
@@ -128,6 +152,20 @@ func (t X与信利用) Hold(ctx context.Context, a X与信利用Args) (Result, e
 	return t.b.tb.Call(ctx, 0, "hold", chobotb.Values{a.X承認番号, a.X会員, a.X額})
 }
 
+// HoldCall is Hold as one call of a Bulk.
+func (t X与信利用) HoldCall(a X与信利用Args) Call {
+	if err := chobo.CheckText("承認番号", a.X承認番号); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("会員", a.X会員); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("額", a.X額); err != nil {
+		return Call{Err: err}
+	}
+	return Call{Kind: 0, Op: "hold", Values: chobotb.Values{a.X承認番号, a.X会員, a.X額}}
+}
+
 // Post posts the hold: in full when amounts is nil.
 func (t X与信利用) Post(ctx context.Context, k X与信利用Key, amounts *X与信利用Amounts) (Result, error) {
 	if err := chobo.CheckText("承認番号", k.X承認番号); err != nil {
@@ -140,6 +178,18 @@ func (t X与信利用) Post(ctx context.Context, k X与信利用Key, amounts *X�
 	return t.b.tb.Post(ctx, 0, chobotb.Values{k.X承認番号}, post)
 }
 
+// PostCall is Post as one call of a Bulk.
+func (t X与信利用) PostCall(k X与信利用Key, amounts *X与信利用Amounts) Call {
+	if err := chobo.CheckText("承認番号", k.X承認番号); err != nil {
+		return Call{Err: err}
+	}
+	c := Call{Kind: 0, Op: "post", Values: chobotb.Values{k.X承認番号}}
+	if amounts != nil {
+		c.Amounts = []int64{amounts.X額}
+	}
+	return c
+}
+
 // Void cancels the hold.
 func (t X与信利用) Void(ctx context.Context, k X与信利用Key) (Result, error) {
 	if err := chobo.CheckText("承認番号", k.X承認番号); err != nil {
@@ -148,12 +198,28 @@ func (t X与信利用) Void(ctx context.Context, k X与信利用Key) (Result, er
 	return t.b.tb.Void(ctx, 0, chobotb.Values{k.X承認番号})
 }
 
+// VoidCall is Void as one call of a Bulk.
+func (t X与信利用) VoidCall(k X与信利用Key) Call {
+	if err := chobo.CheckText("承認番号", k.X承認番号); err != nil {
+		return Call{Err: err}
+	}
+	return Call{Kind: 0, Op: "void", Values: chobotb.Values{k.X承認番号}}
+}
+
 // Status says where the hold stands; "" when there is none. It writes nothing.
 func (t X与信利用) Status(ctx context.Context, k X与信利用Key) (HoldState, error) {
 	if err := chobo.CheckText("承認番号", k.X承認番号); err != nil {
 		return "", err
 	}
 	return t.b.tb.Status(ctx, 0, chobotb.Values{k.X承認番号})
+}
+
+// StatusCall is Status as one call of a Bulk; its Answer's State is the state.
+func (t X与信利用) StatusCall(k X与信利用Key) Call {
+	if err := chobo.CheckText("承認番号", k.X承認番号); err != nil {
+		return Call{Err: err}
+	}
+	return Call{Kind: 0, Op: "status", Values: chobotb.Values{k.X承認番号}}
 }
 
 // X返済 is the transfer 返済.
@@ -178,6 +244,20 @@ func (t X返済) Do(ctx context.Context, a X返済Args) (Result, error) {
 		return Result{}, err
 	}
 	return t.b.tb.Call(ctx, 1, "do", chobotb.Values{a.X入金番号, a.X会員, a.X額})
+}
+
+// DoCall is Do as one call of a Bulk.
+func (t X返済) DoCall(a X返済Args) Call {
+	if err := chobo.CheckText("入金番号", a.X入金番号); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("会員", a.X会員); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("額", a.X額); err != nil {
+		return Call{Err: err}
+	}
+	return Call{Kind: 1, Op: "do", Values: chobotb.Values{a.X入金番号, a.X会員, a.X額}}
 }
 
 // Balances reads accounts: posted, held coming in, held going out.

@@ -7,6 +7,7 @@ package hold_order
 
 import (
 	"context"
+	"time"
 
 	"github.com/chobo-lang/chobo/runtime/go/chobo"
 	"github.com/chobo-lang/chobo/runtime/go/chobotb"
@@ -60,6 +61,29 @@ func TigerBeetle(c TigerBeetleClient, tenant string) *Book {
 	b.Balance = Balances{b}
 	return b
 }
+
+// Call is one call of a Bulk, made by the Call methods of the transfers
+// (DoCall, HoldCall, PostCall, VoidCall, StatusCall).
+type Call = chobotb.Op
+
+// Answer is what one call of a Bulk got: its Result, the State a status
+// reads ("" when there is no hold), or Err when the call failed.
+type Answer = chobotb.Answer
+
+// Bulk sends many calls in as few requests as they fit (one request takes
+// 253 transfers; a call's chain is never split), and answers each as it
+// would be answered alone, in order. TigerBeetle applies them one after
+// another; what a Bulk cannot do is let a call see another's answer: a post,
+// void or status must not name a hold that a hold of the same Bulk makes.
+// The error stops every call; a request that fails fails only its calls.
+func (b *Book) Bulk(ctx context.Context, calls ...Call) ([]Answer, error) {
+	return b.tb.Bulk(ctx, calls)
+}
+
+// Gather makes the calls of this book that run at the same time wait up
+// to d for one another, so that they share requests; 0 (the default) sends
+// each call's chain at once. Each call still gets its own answer.
+func (b *Book) Gather(d time.Duration) { b.tb.Gather(d) }
 
 // definition is the book as the chains are built from it.
 var definition = &chobotb.Def{
@@ -115,6 +139,17 @@ func (t Settle) Hold(ctx context.Context, a SettleArgs) (Result, error) {
 	return t.b.tb.Call(ctx, 0, "hold", chobotb.Values{a.Order, a.Price})
 }
 
+// HoldCall is Hold as one call of a Bulk.
+func (t Settle) HoldCall(a SettleArgs) Call {
+	if err := chobo.CheckText("order", a.Order); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("price", a.Price); err != nil {
+		return Call{Err: err}
+	}
+	return Call{Kind: 0, Op: "hold", Values: chobotb.Values{a.Order, a.Price}}
+}
+
 // Post posts the hold: in full when amounts is nil.
 func (t Settle) Post(ctx context.Context, k SettleKey, amounts *SettleAmounts) (Result, error) {
 	if err := chobo.CheckText("order", k.Order); err != nil {
@@ -127,6 +162,18 @@ func (t Settle) Post(ctx context.Context, k SettleKey, amounts *SettleAmounts) (
 	return t.b.tb.Post(ctx, 0, chobotb.Values{k.Order}, post)
 }
 
+// PostCall is Post as one call of a Bulk.
+func (t Settle) PostCall(k SettleKey, amounts *SettleAmounts) Call {
+	if err := chobo.CheckText("order", k.Order); err != nil {
+		return Call{Err: err}
+	}
+	c := Call{Kind: 0, Op: "post", Values: chobotb.Values{k.Order}}
+	if amounts != nil {
+		c.Amounts = []int64{amounts.Price}
+	}
+	return c
+}
+
 // Void cancels the hold.
 func (t Settle) Void(ctx context.Context, k SettleKey) (Result, error) {
 	if err := chobo.CheckText("order", k.Order); err != nil {
@@ -135,12 +182,28 @@ func (t Settle) Void(ctx context.Context, k SettleKey) (Result, error) {
 	return t.b.tb.Void(ctx, 0, chobotb.Values{k.Order})
 }
 
+// VoidCall is Void as one call of a Bulk.
+func (t Settle) VoidCall(k SettleKey) Call {
+	if err := chobo.CheckText("order", k.Order); err != nil {
+		return Call{Err: err}
+	}
+	return Call{Kind: 0, Op: "void", Values: chobotb.Values{k.Order}}
+}
+
 // Status says where the hold stands; "" when there is none. It writes nothing.
 func (t Settle) Status(ctx context.Context, k SettleKey) (HoldState, error) {
 	if err := chobo.CheckText("order", k.Order); err != nil {
 		return "", err
 	}
 	return t.b.tb.Status(ctx, 0, chobotb.Values{k.Order})
+}
+
+// StatusCall is Status as one call of a Bulk; its Answer's State is the state.
+func (t Settle) StatusCall(k SettleKey) Call {
+	if err := chobo.CheckText("order", k.Order); err != nil {
+		return Call{Err: err}
+	}
+	return Call{Kind: 0, Op: "status", Values: chobotb.Values{k.Order}}
 }
 
 // Balances reads accounts: posted, held coming in, held going out.

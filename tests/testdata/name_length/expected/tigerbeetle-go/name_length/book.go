@@ -7,6 +7,7 @@ package name_length
 
 import (
 	"context"
+	"time"
 
 	"github.com/chobo-lang/chobo/runtime/go/chobo"
 	"github.com/chobo-lang/chobo/runtime/go/chobotb"
@@ -63,6 +64,29 @@ func TigerBeetle(c TigerBeetleClient, tenant string) *Book {
 	return b
 }
 
+// Call is one call of a Bulk, made by the Call methods of the transfers
+// (DoCall, HoldCall, PostCall, VoidCall, StatusCall).
+type Call = chobotb.Op
+
+// Answer is what one call of a Bulk got: its Result, the State a status
+// reads ("" when there is no hold), or Err when the call failed.
+type Answer = chobotb.Answer
+
+// Bulk sends many calls in as few requests as they fit (one request takes
+// 253 transfers; a call's chain is never split), and answers each as it
+// would be answered alone, in order. TigerBeetle applies them one after
+// another; what a Bulk cannot do is let a call see another's answer: a post,
+// void or status must not name a hold that a hold of the same Bulk makes.
+// The error stops every call; a request that fails fails only its calls.
+func (b *Book) Bulk(ctx context.Context, calls ...Call) ([]Answer, error) {
+	return b.tb.Bulk(ctx, calls)
+}
+
+// Gather makes the calls of this book that run at the same time wait up
+// to d for one another, so that they share requests; 0 (the default) sends
+// each call's chain at once. Each call still gets its own answer.
+func (b *Book) Gather(d time.Duration) { b.tb.Gather(d) }
+
 // definition is the book as the chains are built from it.
 var definition = &chobotb.Def{
 	Book: "name_length",
@@ -118,6 +142,20 @@ func (t Receive) Do(ctx context.Context, a ReceiveArgs) (Result, error) {
 	return t.b.tb.Call(ctx, 0, "do", chobotb.Values{a.Delivery, a.Sku, a.Qty})
 }
 
+// DoCall is Do as one call of a Bulk.
+func (t Receive) DoCall(a ReceiveArgs) Call {
+	if err := chobo.CheckText("delivery", a.Delivery); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
+		return Call{Err: err}
+	}
+	return Call{Kind: 0, Op: "do", Values: chobotb.Values{a.Delivery, a.Sku, a.Qty}}
+}
+
 // ReserveForAnOrderPlacedByAWholesaleCustomerOvernight is the transfer reserve_for_an_order_placed_by_a_wholesale_customer_overnight.
 type ReserveForAnOrderPlacedByAWholesaleCustomerOvernight struct{ b *Book }
 
@@ -153,6 +191,20 @@ func (t ReserveForAnOrderPlacedByAWholesaleCustomerOvernight) Hold(ctx context.C
 	return t.b.tb.Call(ctx, 1, "hold", chobotb.Values{a.Order, a.Sku, a.Qty})
 }
 
+// HoldCall is Hold as one call of a Bulk.
+func (t ReserveForAnOrderPlacedByAWholesaleCustomerOvernight) HoldCall(a ReserveForAnOrderPlacedByAWholesaleCustomerOvernightArgs) Call {
+	if err := chobo.CheckText("order", a.Order); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
+		return Call{Err: err}
+	}
+	return Call{Kind: 1, Op: "hold", Values: chobotb.Values{a.Order, a.Sku, a.Qty}}
+}
+
 // Post posts the hold: in full when amounts is nil.
 func (t ReserveForAnOrderPlacedByAWholesaleCustomerOvernight) Post(ctx context.Context, k ReserveForAnOrderPlacedByAWholesaleCustomerOvernightKey, amounts *ReserveForAnOrderPlacedByAWholesaleCustomerOvernightAmounts) (Result, error) {
 	if err := chobo.CheckText("order", k.Order); err != nil {
@@ -168,6 +220,21 @@ func (t ReserveForAnOrderPlacedByAWholesaleCustomerOvernight) Post(ctx context.C
 	return t.b.tb.Post(ctx, 1, chobotb.Values{k.Order, k.Sku}, post)
 }
 
+// PostCall is Post as one call of a Bulk.
+func (t ReserveForAnOrderPlacedByAWholesaleCustomerOvernight) PostCall(k ReserveForAnOrderPlacedByAWholesaleCustomerOvernightKey, amounts *ReserveForAnOrderPlacedByAWholesaleCustomerOvernightAmounts) Call {
+	if err := chobo.CheckText("order", k.Order); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("sku", k.Sku); err != nil {
+		return Call{Err: err}
+	}
+	c := Call{Kind: 1, Op: "post", Values: chobotb.Values{k.Order, k.Sku}}
+	if amounts != nil {
+		c.Amounts = []int64{amounts.Qty}
+	}
+	return c
+}
+
 // Void cancels the hold.
 func (t ReserveForAnOrderPlacedByAWholesaleCustomerOvernight) Void(ctx context.Context, k ReserveForAnOrderPlacedByAWholesaleCustomerOvernightKey) (Result, error) {
 	if err := chobo.CheckText("order", k.Order); err != nil {
@@ -179,6 +246,17 @@ func (t ReserveForAnOrderPlacedByAWholesaleCustomerOvernight) Void(ctx context.C
 	return t.b.tb.Void(ctx, 1, chobotb.Values{k.Order, k.Sku})
 }
 
+// VoidCall is Void as one call of a Bulk.
+func (t ReserveForAnOrderPlacedByAWholesaleCustomerOvernight) VoidCall(k ReserveForAnOrderPlacedByAWholesaleCustomerOvernightKey) Call {
+	if err := chobo.CheckText("order", k.Order); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("sku", k.Sku); err != nil {
+		return Call{Err: err}
+	}
+	return Call{Kind: 1, Op: "void", Values: chobotb.Values{k.Order, k.Sku}}
+}
+
 // Status says where the hold stands; "" when there is none. It writes nothing.
 func (t ReserveForAnOrderPlacedByAWholesaleCustomerOvernight) Status(ctx context.Context, k ReserveForAnOrderPlacedByAWholesaleCustomerOvernightKey) (HoldState, error) {
 	if err := chobo.CheckText("order", k.Order); err != nil {
@@ -188,6 +266,17 @@ func (t ReserveForAnOrderPlacedByAWholesaleCustomerOvernight) Status(ctx context
 		return "", err
 	}
 	return t.b.tb.Status(ctx, 1, chobotb.Values{k.Order, k.Sku})
+}
+
+// StatusCall is Status as one call of a Bulk; its Answer's State is the state.
+func (t ReserveForAnOrderPlacedByAWholesaleCustomerOvernight) StatusCall(k ReserveForAnOrderPlacedByAWholesaleCustomerOvernightKey) Call {
+	if err := chobo.CheckText("order", k.Order); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("sku", k.Sku); err != nil {
+		return Call{Err: err}
+	}
+	return Call{Kind: 1, Op: "status", Values: chobotb.Values{k.Order, k.Sku}}
 }
 
 // Balances reads accounts: posted, held coming in, held going out.

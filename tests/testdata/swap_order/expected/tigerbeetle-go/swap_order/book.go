@@ -7,6 +7,7 @@ package swap_order
 
 import (
 	"context"
+	"time"
 
 	"github.com/chobo-lang/chobo/runtime/go/chobo"
 	"github.com/chobo-lang/chobo/runtime/go/chobotb"
@@ -66,6 +67,29 @@ func TigerBeetle(c TigerBeetleClient, tenant string) *Book {
 	b.Balance = Balances{b}
 	return b
 }
+
+// Call is one call of a Bulk, made by the Call methods of the transfers
+// (DoCall, HoldCall, PostCall, VoidCall, StatusCall).
+type Call = chobotb.Op
+
+// Answer is what one call of a Bulk got: its Result, the State a status
+// reads ("" when there is no hold), or Err when the call failed.
+type Answer = chobotb.Answer
+
+// Bulk sends many calls in as few requests as they fit (one request takes
+// 253 transfers; a call's chain is never split), and answers each as it
+// would be answered alone, in order. TigerBeetle applies them one after
+// another; what a Bulk cannot do is let a call see another's answer: a post,
+// void or status must not name a hold that a hold of the same Bulk makes.
+// The error stops every call; a request that fails fails only its calls.
+func (b *Book) Bulk(ctx context.Context, calls ...Call) ([]Answer, error) {
+	return b.tb.Bulk(ctx, calls)
+}
+
+// Gather makes the calls of this book that run at the same time wait up
+// to d for one another, so that they share requests; 0 (the default) sends
+// each call's chain at once. Each call still gets its own answer.
+func (b *Book) Gather(d time.Duration) { b.tb.Gather(d) }
 
 // definition is the book as the chains are built from it.
 var definition = &chobotb.Def{
@@ -140,6 +164,20 @@ func (t Receive) Do(ctx context.Context, a ReceiveArgs) (Result, error) {
 	return t.b.tb.Call(ctx, 0, "do", chobotb.Values{a.Delivery, a.Sku, a.Qty})
 }
 
+// DoCall is Do as one call of a Bulk.
+func (t Receive) DoCall(a ReceiveArgs) Call {
+	if err := chobo.CheckText("delivery", a.Delivery); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
+		return Call{Err: err}
+	}
+	return Call{Kind: 0, Op: "do", Values: chobotb.Values{a.Delivery, a.Sku, a.Qty}}
+}
+
 // PutAway is the transfer put_away: a delivery that goes to the back room
 type PutAway struct{ b *Book }
 
@@ -164,6 +202,20 @@ func (t PutAway) Do(ctx context.Context, a PutAwayArgs) (Result, error) {
 	return t.b.tb.Call(ctx, 1, "do", chobotb.Values{a.Delivery, a.Sku, a.Qty})
 }
 
+// DoCall is Do as one call of a Bulk.
+func (t PutAway) DoCall(a PutAwayArgs) Call {
+	if err := chobo.CheckText("delivery", a.Delivery); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
+		return Call{Err: err}
+	}
+	return Call{Kind: 1, Op: "do", Values: chobotb.Values{a.Delivery, a.Sku, a.Qty}}
+}
+
 // Sell is the transfer sell.
 type Sell struct{ b *Book }
 
@@ -186,6 +238,20 @@ func (t Sell) Do(ctx context.Context, a SellArgs) (Result, error) {
 		return Result{}, err
 	}
 	return t.b.tb.Call(ctx, 2, "do", chobotb.Values{a.Order, a.Sku, a.Qty})
+}
+
+// DoCall is Do as one call of a Bulk.
+func (t Sell) DoCall(a SellArgs) Call {
+	if err := chobo.CheckText("order", a.Order); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
+		return Call{Err: err}
+	}
+	return Call{Kind: 2, Op: "do", Values: chobotb.Values{a.Order, a.Sku, a.Qty}}
 }
 
 // Rotate is the transfer rotate: old pieces to the back room, fresh ones to the shelf
@@ -214,6 +280,23 @@ func (t Rotate) Do(ctx context.Context, a RotateArgs) (Result, error) {
 		return Result{}, err
 	}
 	return t.b.tb.Call(ctx, 3, "do", chobotb.Values{a.Rotation, a.Sku, a.Old, a.Fresh})
+}
+
+// DoCall is Do as one call of a Bulk.
+func (t Rotate) DoCall(a RotateArgs) Call {
+	if err := chobo.CheckText("rotation", a.Rotation); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("old", a.Old); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("fresh", a.Fresh); err != nil {
+		return Call{Err: err}
+	}
+	return Call{Kind: 3, Op: "do", Values: chobotb.Values{a.Rotation, a.Sku, a.Old, a.Fresh}}
 }
 
 // Balances reads accounts: posted, held coming in, held going out.

@@ -7,6 +7,7 @@ package to_itself
 
 import (
 	"context"
+	"time"
 
 	"github.com/chobo-lang/chobo/runtime/go/chobo"
 	"github.com/chobo-lang/chobo/runtime/go/chobotb"
@@ -64,6 +65,29 @@ func TigerBeetle(c TigerBeetleClient, tenant string) *Book {
 	b.Balance = Balances{b}
 	return b
 }
+
+// Call is one call of a Bulk, made by the Call methods of the transfers
+// (DoCall, HoldCall, PostCall, VoidCall, StatusCall).
+type Call = chobotb.Op
+
+// Answer is what one call of a Bulk got: its Result, the State a status
+// reads ("" when there is no hold), or Err when the call failed.
+type Answer = chobotb.Answer
+
+// Bulk sends many calls in as few requests as they fit (one request takes
+// 253 transfers; a call's chain is never split), and answers each as it
+// would be answered alone, in order. TigerBeetle applies them one after
+// another; what a Bulk cannot do is let a call see another's answer: a post,
+// void or status must not name a hold that a hold of the same Bulk makes.
+// The error stops every call; a request that fails fails only its calls.
+func (b *Book) Bulk(ctx context.Context, calls ...Call) ([]Answer, error) {
+	return b.tb.Bulk(ctx, calls)
+}
+
+// Gather makes the calls of this book that run at the same time wait up
+// to d for one another, so that they share requests; 0 (the default) sends
+// each call's chain at once. Each call still gets its own answer.
+func (b *Book) Gather(d time.Duration) { b.tb.Gather(d) }
 
 // definition is the book as the chains are built from it.
 var definition = &chobotb.Def{
@@ -127,6 +151,20 @@ func (t StockIn) Do(ctx context.Context, a StockInArgs) (Result, error) {
 	return t.b.tb.Call(ctx, 0, "do", chobotb.Values{a.Delivery, a.Place, a.Qty})
 }
 
+// DoCall is Do as one call of a Bulk.
+func (t StockIn) DoCall(a StockInArgs) Call {
+	if err := chobo.CheckText("delivery", a.Delivery); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("place", a.Place); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
+		return Call{Err: err}
+	}
+	return Call{Kind: 0, Op: "do", Values: chobotb.Values{a.Delivery, a.Place, a.Qty}}
+}
+
 // Relocate is the transfer relocate.
 type Relocate struct{ b *Book }
 
@@ -153,6 +191,23 @@ func (t Relocate) Do(ctx context.Context, a RelocateArgs) (Result, error) {
 		return Result{}, err
 	}
 	return t.b.tb.Call(ctx, 1, "do", chobotb.Values{a.Slip, a.Source, a.Target, a.Qty})
+}
+
+// DoCall is Do as one call of a Bulk.
+func (t Relocate) DoCall(a RelocateArgs) Call {
+	if err := chobo.CheckText("slip", a.Slip); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("source", a.Source); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("target", a.Target); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
+		return Call{Err: err}
+	}
+	return Call{Kind: 1, Op: "do", Values: chobotb.Values{a.Slip, a.Source, a.Target, a.Qty}}
 }
 
 // SetAside is the transfer set_aside: holds a relocation ahead of time; ends by a post or a void, never by time
@@ -193,6 +248,23 @@ func (t SetAside) Hold(ctx context.Context, a SetAsideArgs) (Result, error) {
 	return t.b.tb.Call(ctx, 2, "hold", chobotb.Values{a.Ticket, a.Source, a.Target, a.Qty})
 }
 
+// HoldCall is Hold as one call of a Bulk.
+func (t SetAside) HoldCall(a SetAsideArgs) Call {
+	if err := chobo.CheckText("ticket", a.Ticket); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("source", a.Source); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("target", a.Target); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
+		return Call{Err: err}
+	}
+	return Call{Kind: 2, Op: "hold", Values: chobotb.Values{a.Ticket, a.Source, a.Target, a.Qty}}
+}
+
 // Post posts the hold: in full when amounts is nil.
 func (t SetAside) Post(ctx context.Context, k SetAsideKey, amounts *SetAsideAmounts) (Result, error) {
 	if err := chobo.CheckText("ticket", k.Ticket); err != nil {
@@ -205,6 +277,18 @@ func (t SetAside) Post(ctx context.Context, k SetAsideKey, amounts *SetAsideAmou
 	return t.b.tb.Post(ctx, 2, chobotb.Values{k.Ticket}, post)
 }
 
+// PostCall is Post as one call of a Bulk.
+func (t SetAside) PostCall(k SetAsideKey, amounts *SetAsideAmounts) Call {
+	if err := chobo.CheckText("ticket", k.Ticket); err != nil {
+		return Call{Err: err}
+	}
+	c := Call{Kind: 2, Op: "post", Values: chobotb.Values{k.Ticket}}
+	if amounts != nil {
+		c.Amounts = []int64{amounts.Qty}
+	}
+	return c
+}
+
 // Void cancels the hold.
 func (t SetAside) Void(ctx context.Context, k SetAsideKey) (Result, error) {
 	if err := chobo.CheckText("ticket", k.Ticket); err != nil {
@@ -213,12 +297,28 @@ func (t SetAside) Void(ctx context.Context, k SetAsideKey) (Result, error) {
 	return t.b.tb.Void(ctx, 2, chobotb.Values{k.Ticket})
 }
 
+// VoidCall is Void as one call of a Bulk.
+func (t SetAside) VoidCall(k SetAsideKey) Call {
+	if err := chobo.CheckText("ticket", k.Ticket); err != nil {
+		return Call{Err: err}
+	}
+	return Call{Kind: 2, Op: "void", Values: chobotb.Values{k.Ticket}}
+}
+
 // Status says where the hold stands; "" when there is none. It writes nothing.
 func (t SetAside) Status(ctx context.Context, k SetAsideKey) (HoldState, error) {
 	if err := chobo.CheckText("ticket", k.Ticket); err != nil {
 		return "", err
 	}
 	return t.b.tb.Status(ctx, 2, chobotb.Values{k.Ticket})
+}
+
+// StatusCall is Status as one call of a Bulk; its Answer's State is the state.
+func (t SetAside) StatusCall(k SetAsideKey) Call {
+	if err := chobo.CheckText("ticket", k.Ticket); err != nil {
+		return Call{Err: err}
+	}
+	return Call{Kind: 2, Op: "status", Values: chobotb.Values{k.Ticket}}
 }
 
 // Balances reads accounts: posted, held coming in, held going out.

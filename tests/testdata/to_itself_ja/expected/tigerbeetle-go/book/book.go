@@ -7,6 +7,7 @@ package book
 
 import (
 	"context"
+	"time"
 
 	"github.com/chobo-lang/chobo/runtime/go/chobo"
 	"github.com/chobo-lang/chobo/runtime/go/chobotb"
@@ -64,6 +65,29 @@ func TigerBeetle(c TigerBeetleClient, tenant string) *Book {
 	b.Balance = Balances{b}
 	return b
 }
+
+// Call is one call of a Bulk, made by the Call methods of the transfers
+// (DoCall, HoldCall, PostCall, VoidCall, StatusCall).
+type Call = chobotb.Op
+
+// Answer is what one call of a Bulk got: its Result, the State a status
+// reads ("" when there is no hold), or Err when the call failed.
+type Answer = chobotb.Answer
+
+// Bulk sends many calls in as few requests as they fit (one request takes
+// 253 transfers; a call's chain is never split), and answers each as it
+// would be answered alone, in order. TigerBeetle applies them one after
+// another; what a Bulk cannot do is let a call see another's answer: a post,
+// void or status must not name a hold that a hold of the same Bulk makes.
+// The error stops every call; a request that fails fails only its calls.
+func (b *Book) Bulk(ctx context.Context, calls ...Call) ([]Answer, error) {
+	return b.tb.Bulk(ctx, calls)
+}
+
+// Gather makes the calls of this book that run at the same time wait up
+// to d for one another, so that they share requests; 0 (the default) sends
+// each call's chain at once. Each call still gets its own answer.
+func (b *Book) Gather(d time.Duration) { b.tb.Gather(d) }
 
 // definition is the book as the chains are built from it.
 var definition = &chobotb.Def{
@@ -127,6 +151,20 @@ func (t X入荷) Do(ctx context.Context, a X入荷Args) (Result, error) {
 	return t.b.tb.Call(ctx, 0, "do", chobotb.Values{a.X納品書, a.X場所, a.X数})
 }
 
+// DoCall is Do as one call of a Bulk.
+func (t X入荷) DoCall(a X入荷Args) Call {
+	if err := chobo.CheckText("納品書", a.X納品書); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("場所", a.X場所); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("数", a.X数); err != nil {
+		return Call{Err: err}
+	}
+	return Call{Kind: 0, Op: "do", Values: chobotb.Values{a.X納品書, a.X場所, a.X数}}
+}
+
 // X移し替え is the transfer 移し替え.
 type X移し替え struct{ b *Book }
 
@@ -153,6 +191,23 @@ func (t X移し替え) Do(ctx context.Context, a X移し替えArgs) (Result, err
 		return Result{}, err
 	}
 	return t.b.tb.Call(ctx, 1, "do", chobotb.Values{a.X伝票, a.X元, a.X先, a.X数})
+}
+
+// DoCall is Do as one call of a Bulk.
+func (t X移し替え) DoCall(a X移し替えArgs) Call {
+	if err := chobo.CheckText("伝票", a.X伝票); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("元", a.X元); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("先", a.X先); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("数", a.X数); err != nil {
+		return Call{Err: err}
+	}
+	return Call{Kind: 1, Op: "do", Values: chobotb.Values{a.X伝票, a.X元, a.X先, a.X数}}
 }
 
 // X取り置き is the transfer 取り置き: 移し替えを先に押さえておく。確定か取消で終わり、期限は無い
@@ -193,6 +248,23 @@ func (t X取り置き) Hold(ctx context.Context, a X取り置きArgs) (Result, e
 	return t.b.tb.Call(ctx, 2, "hold", chobotb.Values{a.X取り置き番号, a.X元, a.X先, a.X数})
 }
 
+// HoldCall is Hold as one call of a Bulk.
+func (t X取り置き) HoldCall(a X取り置きArgs) Call {
+	if err := chobo.CheckText("取り置き番号", a.X取り置き番号); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("元", a.X元); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("先", a.X先); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("数", a.X数); err != nil {
+		return Call{Err: err}
+	}
+	return Call{Kind: 2, Op: "hold", Values: chobotb.Values{a.X取り置き番号, a.X元, a.X先, a.X数}}
+}
+
 // Post posts the hold: in full when amounts is nil.
 func (t X取り置き) Post(ctx context.Context, k X取り置きKey, amounts *X取り置きAmounts) (Result, error) {
 	if err := chobo.CheckText("取り置き番号", k.X取り置き番号); err != nil {
@@ -205,6 +277,18 @@ func (t X取り置き) Post(ctx context.Context, k X取り置きKey, amounts *X�
 	return t.b.tb.Post(ctx, 2, chobotb.Values{k.X取り置き番号}, post)
 }
 
+// PostCall is Post as one call of a Bulk.
+func (t X取り置き) PostCall(k X取り置きKey, amounts *X取り置きAmounts) Call {
+	if err := chobo.CheckText("取り置き番号", k.X取り置き番号); err != nil {
+		return Call{Err: err}
+	}
+	c := Call{Kind: 2, Op: "post", Values: chobotb.Values{k.X取り置き番号}}
+	if amounts != nil {
+		c.Amounts = []int64{amounts.X数}
+	}
+	return c
+}
+
 // Void cancels the hold.
 func (t X取り置き) Void(ctx context.Context, k X取り置きKey) (Result, error) {
 	if err := chobo.CheckText("取り置き番号", k.X取り置き番号); err != nil {
@@ -213,12 +297,28 @@ func (t X取り置き) Void(ctx context.Context, k X取り置きKey) (Result, er
 	return t.b.tb.Void(ctx, 2, chobotb.Values{k.X取り置き番号})
 }
 
+// VoidCall is Void as one call of a Bulk.
+func (t X取り置き) VoidCall(k X取り置きKey) Call {
+	if err := chobo.CheckText("取り置き番号", k.X取り置き番号); err != nil {
+		return Call{Err: err}
+	}
+	return Call{Kind: 2, Op: "void", Values: chobotb.Values{k.X取り置き番号}}
+}
+
 // Status says where the hold stands; "" when there is none. It writes nothing.
 func (t X取り置き) Status(ctx context.Context, k X取り置きKey) (HoldState, error) {
 	if err := chobo.CheckText("取り置き番号", k.X取り置き番号); err != nil {
 		return "", err
 	}
 	return t.b.tb.Status(ctx, 2, chobotb.Values{k.X取り置き番号})
+}
+
+// StatusCall is Status as one call of a Bulk; its Answer's State is the state.
+func (t X取り置き) StatusCall(k X取り置きKey) Call {
+	if err := chobo.CheckText("取り置き番号", k.X取り置き番号); err != nil {
+		return Call{Err: err}
+	}
+	return Call{Kind: 2, Op: "status", Values: chobotb.Values{k.X取り置き番号}}
 }
 
 // Balances reads accounts: posted, held coming in, held going out.

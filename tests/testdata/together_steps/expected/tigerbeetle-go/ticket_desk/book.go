@@ -7,6 +7,7 @@ package ticket_desk
 
 import (
 	"context"
+	"time"
 
 	"github.com/chobo-lang/chobo/runtime/go/chobo"
 	"github.com/chobo-lang/chobo/runtime/go/chobotb"
@@ -63,6 +64,29 @@ func TigerBeetle(c TigerBeetleClient, tenant string) *Book {
 	return b
 }
 
+// Call is one call of a Bulk, made by the Call methods of the transfers
+// (DoCall, HoldCall, PostCall, VoidCall, StatusCall).
+type Call = chobotb.Op
+
+// Answer is what one call of a Bulk got: its Result, the State a status
+// reads ("" when there is no hold), or Err when the call failed.
+type Answer = chobotb.Answer
+
+// Bulk sends many calls in as few requests as they fit (one request takes
+// 253 transfers; a call's chain is never split), and answers each as it
+// would be answered alone, in order. TigerBeetle applies them one after
+// another; what a Bulk cannot do is let a call see another's answer: a post,
+// void or status must not name a hold that a hold of the same Bulk makes.
+// The error stops every call; a request that fails fails only its calls.
+func (b *Book) Bulk(ctx context.Context, calls ...Call) ([]Answer, error) {
+	return b.tb.Bulk(ctx, calls)
+}
+
+// Gather makes the calls of this book that run at the same time wait up
+// to d for one another, so that they share requests; 0 (the default) sends
+// each call's chain at once. Each call still gets its own answer.
+func (b *Book) Gather(d time.Duration) { b.tb.Gather(d) }
+
 // definition is the book as the chains are built from it.
 var definition = &chobotb.Def{
 	Book: "ticket_desk",
@@ -118,6 +142,20 @@ func (t Release) Do(ctx context.Context, a ReleaseArgs) (Result, error) {
 	return t.b.tb.Call(ctx, 0, "do", chobotb.Values{a.Batch, a.Show, a.Qty})
 }
 
+// DoCall is Do as one call of a Bulk.
+func (t Release) DoCall(a ReleaseArgs) Call {
+	if err := chobo.CheckText("batch", a.Batch); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("show", a.Show); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
+		return Call{Err: err}
+	}
+	return Call{Kind: 0, Op: "do", Values: chobotb.Values{a.Batch, a.Show, a.Qty}}
+}
+
 // Booking is the transfer booking: posted when paid, expired after 15 minutes
 type Booking struct{ b *Book }
 
@@ -153,6 +191,20 @@ func (t Booking) Hold(ctx context.Context, a BookingArgs) (Result, error) {
 	return t.b.tb.Call(ctx, 1, "hold", chobotb.Values{a.Ticket, a.Show, a.Qty})
 }
 
+// HoldCall is Hold as one call of a Bulk.
+func (t Booking) HoldCall(a BookingArgs) Call {
+	if err := chobo.CheckText("ticket", a.Ticket); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("show", a.Show); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
+		return Call{Err: err}
+	}
+	return Call{Kind: 1, Op: "hold", Values: chobotb.Values{a.Ticket, a.Show, a.Qty}}
+}
+
 // Post posts the hold: in full when amounts is nil.
 func (t Booking) Post(ctx context.Context, k BookingKey, amounts *BookingAmounts) (Result, error) {
 	if err := chobo.CheckText("ticket", k.Ticket); err != nil {
@@ -168,6 +220,21 @@ func (t Booking) Post(ctx context.Context, k BookingKey, amounts *BookingAmounts
 	return t.b.tb.Post(ctx, 1, chobotb.Values{k.Ticket, k.Show}, post)
 }
 
+// PostCall is Post as one call of a Bulk.
+func (t Booking) PostCall(k BookingKey, amounts *BookingAmounts) Call {
+	if err := chobo.CheckText("ticket", k.Ticket); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("show", k.Show); err != nil {
+		return Call{Err: err}
+	}
+	c := Call{Kind: 1, Op: "post", Values: chobotb.Values{k.Ticket, k.Show}}
+	if amounts != nil {
+		c.Amounts = []int64{amounts.Qty}
+	}
+	return c
+}
+
 // Void cancels the hold.
 func (t Booking) Void(ctx context.Context, k BookingKey) (Result, error) {
 	if err := chobo.CheckText("ticket", k.Ticket); err != nil {
@@ -179,6 +246,17 @@ func (t Booking) Void(ctx context.Context, k BookingKey) (Result, error) {
 	return t.b.tb.Void(ctx, 1, chobotb.Values{k.Ticket, k.Show})
 }
 
+// VoidCall is Void as one call of a Bulk.
+func (t Booking) VoidCall(k BookingKey) Call {
+	if err := chobo.CheckText("ticket", k.Ticket); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("show", k.Show); err != nil {
+		return Call{Err: err}
+	}
+	return Call{Kind: 1, Op: "void", Values: chobotb.Values{k.Ticket, k.Show}}
+}
+
 // Status says where the hold stands; "" when there is none. It writes nothing.
 func (t Booking) Status(ctx context.Context, k BookingKey) (HoldState, error) {
 	if err := chobo.CheckText("ticket", k.Ticket); err != nil {
@@ -188,6 +266,17 @@ func (t Booking) Status(ctx context.Context, k BookingKey) (HoldState, error) {
 		return "", err
 	}
 	return t.b.tb.Status(ctx, 1, chobotb.Values{k.Ticket, k.Show})
+}
+
+// StatusCall is Status as one call of a Bulk; its Answer's State is the state.
+func (t Booking) StatusCall(k BookingKey) Call {
+	if err := chobo.CheckText("ticket", k.Ticket); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("show", k.Show); err != nil {
+		return Call{Err: err}
+	}
+	return Call{Kind: 1, Op: "status", Values: chobotb.Values{k.Ticket, k.Show}}
 }
 
 // Balances reads accounts: posted, held coming in, held going out.

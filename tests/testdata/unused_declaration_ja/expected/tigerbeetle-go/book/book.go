@@ -7,6 +7,7 @@ package book
 
 import (
 	"context"
+	"time"
 
 	"github.com/chobo-lang/chobo/runtime/go/chobo"
 	"github.com/chobo-lang/chobo/runtime/go/chobotb"
@@ -62,6 +63,29 @@ func TigerBeetle(c TigerBeetleClient, tenant string) *Book {
 	b.Balance = Balances{b}
 	return b
 }
+
+// Call is one call of a Bulk, made by the Call methods of the transfers
+// (DoCall, HoldCall, PostCall, VoidCall, StatusCall).
+type Call = chobotb.Op
+
+// Answer is what one call of a Bulk got: its Result, the State a status
+// reads ("" when there is no hold), or Err when the call failed.
+type Answer = chobotb.Answer
+
+// Bulk sends many calls in as few requests as they fit (one request takes
+// 253 transfers; a call's chain is never split), and answers each as it
+// would be answered alone, in order. TigerBeetle applies them one after
+// another; what a Bulk cannot do is let a call see another's answer: a post,
+// void or status must not name a hold that a hold of the same Bulk makes.
+// The error stops every call; a request that fails fails only its calls.
+func (b *Book) Bulk(ctx context.Context, calls ...Call) ([]Answer, error) {
+	return b.tb.Bulk(ctx, calls)
+}
+
+// Gather makes the calls of this book that run at the same time wait up
+// to d for one another, so that they share requests; 0 (the default) sends
+// each call's chain at once. Each call still gets its own answer.
+func (b *Book) Gather(d time.Duration) { b.tb.Gather(d) }
 
 // definition is the book as the chains are built from it.
 var definition = &chobotb.Def{
@@ -120,6 +144,20 @@ func (t X焼成) Do(ctx context.Context, a X焼成Args) (Result, error) {
 	return t.b.tb.Call(ctx, 0, "do", chobotb.Values{a.X焼き番号, a.Xパン, a.X数})
 }
 
+// DoCall is Do as one call of a Bulk.
+func (t X焼成) DoCall(a X焼成Args) Call {
+	if err := chobo.CheckText("焼き番号", a.X焼き番号); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("パン", a.Xパン); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("数", a.X数); err != nil {
+		return Call{Err: err}
+	}
+	return Call{Kind: 0, Op: "do", Values: chobotb.Values{a.X焼き番号, a.Xパン, a.X数}}
+}
+
 // X販売 is the transfer 販売.
 type X販売 struct{ b *Book }
 
@@ -146,6 +184,23 @@ func (t X販売) Do(ctx context.Context, a X販売Args) (Result, error) {
 		return Result{}, err
 	}
 	return t.b.tb.Call(ctx, 1, "do", chobotb.Values{a.Xレシート, a.Xパン, a.X数, a.X担当者})
+}
+
+// DoCall is Do as one call of a Bulk.
+func (t X販売) DoCall(a X販売Args) Call {
+	if err := chobo.CheckText("レシート", a.Xレシート); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("パン", a.Xパン); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("数", a.X数); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("担当者", a.X担当者); err != nil {
+		return Call{Err: err}
+	}
+	return Call{Kind: 1, Op: "do", Values: chobotb.Values{a.Xレシート, a.Xパン, a.X数, a.X担当者}}
 }
 
 // Balances reads accounts: posted, held coming in, held going out.

@@ -7,6 +7,7 @@ package wallet
 
 import (
 	"context"
+	"time"
 
 	"github.com/chobo-lang/chobo/runtime/go/chobo"
 	"github.com/chobo-lang/chobo/runtime/go/chobotb"
@@ -64,6 +65,29 @@ func TigerBeetle(c TigerBeetleClient, tenant string) *Book {
 	b.Balance = Balances{b}
 	return b
 }
+
+// Call is one call of a Bulk, made by the Call methods of the transfers
+// (DoCall, HoldCall, PostCall, VoidCall, StatusCall).
+type Call = chobotb.Op
+
+// Answer is what one call of a Bulk got: its Result, the State a status
+// reads ("" when there is no hold), or Err when the call failed.
+type Answer = chobotb.Answer
+
+// Bulk sends many calls in as few requests as they fit (one request takes
+// 253 transfers; a call's chain is never split), and answers each as it
+// would be answered alone, in order. TigerBeetle applies them one after
+// another; what a Bulk cannot do is let a call see another's answer: a post,
+// void or status must not name a hold that a hold of the same Bulk makes.
+// The error stops every call; a request that fails fails only its calls.
+func (b *Book) Bulk(ctx context.Context, calls ...Call) ([]Answer, error) {
+	return b.tb.Bulk(ctx, calls)
+}
+
+// Gather makes the calls of this book that run at the same time wait up
+// to d for one another, so that they share requests; 0 (the default) sends
+// each call's chain at once. Each call still gets its own answer.
+func (b *Book) Gather(d time.Duration) { b.tb.Gather(d) }
 
 // definition is the book as the chains are built from it.
 var definition = &chobotb.Def{
@@ -128,6 +152,20 @@ func (t TopUp) Do(ctx context.Context, a TopUpArgs) (Result, error) {
 	return t.b.tb.Call(ctx, 0, "do", chobotb.Values{a.TopUpId, a.Member, a.Amount})
 }
 
+// DoCall is Do as one call of a Bulk.
+func (t TopUp) DoCall(a TopUpArgs) Call {
+	if err := chobo.CheckText("top_up_id", a.TopUpId); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("member", a.Member); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("amount", a.Amount); err != nil {
+		return Call{Err: err}
+	}
+	return Call{Kind: 0, Op: "do", Values: chobotb.Values{a.TopUpId, a.Member, a.Amount}}
+}
+
 // Incoming is the transfer incoming: posted when the money arrives, voided when the transfer is recalled, expired after 1 day
 type Incoming struct{ b *Book }
 
@@ -162,6 +200,20 @@ func (t Incoming) Hold(ctx context.Context, a IncomingArgs) (Result, error) {
 	return t.b.tb.Call(ctx, 1, "hold", chobotb.Values{a.Remittance, a.Member, a.Amount})
 }
 
+// HoldCall is Hold as one call of a Bulk.
+func (t Incoming) HoldCall(a IncomingArgs) Call {
+	if err := chobo.CheckText("remittance", a.Remittance); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("member", a.Member); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("amount", a.Amount); err != nil {
+		return Call{Err: err}
+	}
+	return Call{Kind: 1, Op: "hold", Values: chobotb.Values{a.Remittance, a.Member, a.Amount}}
+}
+
 // Post posts the hold: in full when amounts is nil.
 func (t Incoming) Post(ctx context.Context, k IncomingKey, amounts *IncomingAmounts) (Result, error) {
 	if err := chobo.CheckText("remittance", k.Remittance); err != nil {
@@ -174,6 +226,18 @@ func (t Incoming) Post(ctx context.Context, k IncomingKey, amounts *IncomingAmou
 	return t.b.tb.Post(ctx, 1, chobotb.Values{k.Remittance}, post)
 }
 
+// PostCall is Post as one call of a Bulk.
+func (t Incoming) PostCall(k IncomingKey, amounts *IncomingAmounts) Call {
+	if err := chobo.CheckText("remittance", k.Remittance); err != nil {
+		return Call{Err: err}
+	}
+	c := Call{Kind: 1, Op: "post", Values: chobotb.Values{k.Remittance}}
+	if amounts != nil {
+		c.Amounts = []int64{amounts.Amount}
+	}
+	return c
+}
+
 // Void cancels the hold.
 func (t Incoming) Void(ctx context.Context, k IncomingKey) (Result, error) {
 	if err := chobo.CheckText("remittance", k.Remittance); err != nil {
@@ -182,12 +246,28 @@ func (t Incoming) Void(ctx context.Context, k IncomingKey) (Result, error) {
 	return t.b.tb.Void(ctx, 1, chobotb.Values{k.Remittance})
 }
 
+// VoidCall is Void as one call of a Bulk.
+func (t Incoming) VoidCall(k IncomingKey) Call {
+	if err := chobo.CheckText("remittance", k.Remittance); err != nil {
+		return Call{Err: err}
+	}
+	return Call{Kind: 1, Op: "void", Values: chobotb.Values{k.Remittance}}
+}
+
 // Status says where the hold stands; "" when there is none. It writes nothing.
 func (t Incoming) Status(ctx context.Context, k IncomingKey) (HoldState, error) {
 	if err := chobo.CheckText("remittance", k.Remittance); err != nil {
 		return "", err
 	}
 	return t.b.tb.Status(ctx, 1, chobotb.Values{k.Remittance})
+}
+
+// StatusCall is Status as one call of a Bulk; its Answer's State is the state.
+func (t Incoming) StatusCall(k IncomingKey) Call {
+	if err := chobo.CheckText("remittance", k.Remittance); err != nil {
+		return Call{Err: err}
+	}
+	return Call{Kind: 1, Op: "status", Values: chobotb.Values{k.Remittance}}
 }
 
 // Pay is the transfer pay.
@@ -212,6 +292,20 @@ func (t Pay) Do(ctx context.Context, a PayArgs) (Result, error) {
 		return Result{}, err
 	}
 	return t.b.tb.Call(ctx, 2, "do", chobotb.Values{a.Order, a.Member, a.Amount})
+}
+
+// DoCall is Do as one call of a Bulk.
+func (t Pay) DoCall(a PayArgs) Call {
+	if err := chobo.CheckText("order", a.Order); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("member", a.Member); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("amount", a.Amount); err != nil {
+		return Call{Err: err}
+	}
+	return Call{Kind: 2, Op: "do", Values: chobotb.Values{a.Order, a.Member, a.Amount}}
 }
 
 // Balances reads accounts: posted, held coming in, held going out.

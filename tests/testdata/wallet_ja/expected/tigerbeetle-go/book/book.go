@@ -7,6 +7,7 @@ package book
 
 import (
 	"context"
+	"time"
 
 	"github.com/chobo-lang/chobo/runtime/go/chobo"
 	"github.com/chobo-lang/chobo/runtime/go/chobotb"
@@ -64,6 +65,29 @@ func TigerBeetle(c TigerBeetleClient, tenant string) *Book {
 	b.Balance = Balances{b}
 	return b
 }
+
+// Call is one call of a Bulk, made by the Call methods of the transfers
+// (DoCall, HoldCall, PostCall, VoidCall, StatusCall).
+type Call = chobotb.Op
+
+// Answer is what one call of a Bulk got: its Result, the State a status
+// reads ("" when there is no hold), or Err when the call failed.
+type Answer = chobotb.Answer
+
+// Bulk sends many calls in as few requests as they fit (one request takes
+// 253 transfers; a call's chain is never split), and answers each as it
+// would be answered alone, in order. TigerBeetle applies them one after
+// another; what a Bulk cannot do is let a call see another's answer: a post,
+// void or status must not name a hold that a hold of the same Bulk makes.
+// The error stops every call; a request that fails fails only its calls.
+func (b *Book) Bulk(ctx context.Context, calls ...Call) ([]Answer, error) {
+	return b.tb.Bulk(ctx, calls)
+}
+
+// Gather makes the calls of this book that run at the same time wait up
+// to d for one another, so that they share requests; 0 (the default) sends
+// each call's chain at once. Each call still gets its own answer.
+func (b *Book) Gather(d time.Duration) { b.tb.Gather(d) }
 
 // definition is the book as the chains are built from it.
 var definition = &chobotb.Def{
@@ -128,6 +152,20 @@ func (t Xチャージ) Do(ctx context.Context, a XチャージArgs) (Result, err
 	return t.b.tb.Call(ctx, 0, "do", chobotb.Values{a.Xチャージ番号, a.X会員, a.X額})
 }
 
+// DoCall is Do as one call of a Bulk.
+func (t Xチャージ) DoCall(a XチャージArgs) Call {
+	if err := chobo.CheckText("チャージ番号", a.Xチャージ番号); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("会員", a.X会員); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("額", a.X額); err != nil {
+		return Call{Err: err}
+	}
+	return Call{Kind: 0, Op: "do", Values: chobotb.Values{a.Xチャージ番号, a.X会員, a.X額}}
+}
+
 // X振込待ち is the transfer 振込待ち: 着金で確定、組戻しで取消、1 日で期限切れ
 type X振込待ち struct{ b *Book }
 
@@ -162,6 +200,20 @@ func (t X振込待ち) Hold(ctx context.Context, a X振込待ちArgs) (Result, e
 	return t.b.tb.Call(ctx, 1, "hold", chobotb.Values{a.X振込番号, a.X会員, a.X額})
 }
 
+// HoldCall is Hold as one call of a Bulk.
+func (t X振込待ち) HoldCall(a X振込待ちArgs) Call {
+	if err := chobo.CheckText("振込番号", a.X振込番号); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("会員", a.X会員); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("額", a.X額); err != nil {
+		return Call{Err: err}
+	}
+	return Call{Kind: 1, Op: "hold", Values: chobotb.Values{a.X振込番号, a.X会員, a.X額}}
+}
+
 // Post posts the hold: in full when amounts is nil.
 func (t X振込待ち) Post(ctx context.Context, k X振込待ちKey, amounts *X振込待ちAmounts) (Result, error) {
 	if err := chobo.CheckText("振込番号", k.X振込番号); err != nil {
@@ -174,6 +226,18 @@ func (t X振込待ち) Post(ctx context.Context, k X振込待ちKey, amounts *X�
 	return t.b.tb.Post(ctx, 1, chobotb.Values{k.X振込番号}, post)
 }
 
+// PostCall is Post as one call of a Bulk.
+func (t X振込待ち) PostCall(k X振込待ちKey, amounts *X振込待ちAmounts) Call {
+	if err := chobo.CheckText("振込番号", k.X振込番号); err != nil {
+		return Call{Err: err}
+	}
+	c := Call{Kind: 1, Op: "post", Values: chobotb.Values{k.X振込番号}}
+	if amounts != nil {
+		c.Amounts = []int64{amounts.X額}
+	}
+	return c
+}
+
 // Void cancels the hold.
 func (t X振込待ち) Void(ctx context.Context, k X振込待ちKey) (Result, error) {
 	if err := chobo.CheckText("振込番号", k.X振込番号); err != nil {
@@ -182,12 +246,28 @@ func (t X振込待ち) Void(ctx context.Context, k X振込待ちKey) (Result, er
 	return t.b.tb.Void(ctx, 1, chobotb.Values{k.X振込番号})
 }
 
+// VoidCall is Void as one call of a Bulk.
+func (t X振込待ち) VoidCall(k X振込待ちKey) Call {
+	if err := chobo.CheckText("振込番号", k.X振込番号); err != nil {
+		return Call{Err: err}
+	}
+	return Call{Kind: 1, Op: "void", Values: chobotb.Values{k.X振込番号}}
+}
+
 // Status says where the hold stands; "" when there is none. It writes nothing.
 func (t X振込待ち) Status(ctx context.Context, k X振込待ちKey) (HoldState, error) {
 	if err := chobo.CheckText("振込番号", k.X振込番号); err != nil {
 		return "", err
 	}
 	return t.b.tb.Status(ctx, 1, chobotb.Values{k.X振込番号})
+}
+
+// StatusCall is Status as one call of a Bulk; its Answer's State is the state.
+func (t X振込待ち) StatusCall(k X振込待ちKey) Call {
+	if err := chobo.CheckText("振込番号", k.X振込番号); err != nil {
+		return Call{Err: err}
+	}
+	return Call{Kind: 1, Op: "status", Values: chobotb.Values{k.X振込番号}}
 }
 
 // X支払 is the transfer 支払.
@@ -212,6 +292,20 @@ func (t X支払) Do(ctx context.Context, a X支払Args) (Result, error) {
 		return Result{}, err
 	}
 	return t.b.tb.Call(ctx, 2, "do", chobotb.Values{a.X注文, a.X会員, a.X額})
+}
+
+// DoCall is Do as one call of a Bulk.
+func (t X支払) DoCall(a X支払Args) Call {
+	if err := chobo.CheckText("注文", a.X注文); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("会員", a.X会員); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("額", a.X額); err != nil {
+		return Call{Err: err}
+	}
+	return Call{Kind: 2, Op: "do", Values: chobotb.Values{a.X注文, a.X会員, a.X額}}
 }
 
 // Balances reads accounts: posted, held coming in, held going out.
