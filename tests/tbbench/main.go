@@ -27,6 +27,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/chobo-lang/chobo/chobo/backend/tigerbeetle"
@@ -197,24 +198,36 @@ func run(dur time.Duration) error {
 		}
 	}
 	rates := make([]float64, len(modes))
+	cpu := make([]float64, len(modes)) // µs of this process's CPU per call
 	for i, m := range modes {
 		// A short run first, not counted: connections, caches, the JIT of
 		// the replica's own paths.
 		if _, err := timed(ctx, m, 1000+i, dur/5); err != nil {
 			return fmt.Errorf("%s: %v", m.name, err)
 		}
-		start := time.Now()
+		start, used := time.Now(), cpuTime()
 		n, err := timed(ctx, m, i, dur)
 		if err != nil {
 			return fmt.Errorf("%s: %v", m.name, err)
 		}
 		rates[i] = float64(n) / time.Since(start).Seconds()
+		cpu[i] = float64((cpuTime() - used).Microseconds()) / float64(n)
 	}
-	fmt.Printf("%-16s %12s %10s\n", "mode", "calls/s", "×raw-253")
+	fmt.Printf("%-22s %10s %9s %12s\n", "mode", "calls/s", "×raw-253", "CPU µs/call")
 	for i, m := range modes {
-		fmt.Printf("%-16s %12.0f %10.2f\n", m.name, rates[i], rates[i]/rates[0])
+		fmt.Printf("%-22s %10.0f %9.2f %12.1f\n", m.name, rates[i], rates[i]/rates[0], cpu[i])
 	}
+	fmt.Println("(CPU is this process's, user and system, with the official client's; the replica's is not in it)")
 	return nil
+}
+
+// cpuTime is the CPU this process has used, user and system.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // timed runs m for d and returns how many calls it made.
