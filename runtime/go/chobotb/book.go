@@ -141,7 +141,7 @@ func makeOnce[T any](ctx context.Context, b *Book, items []T, id func(T) ids.ID,
 // Call sends a do or a hold of the transfer kind with its values in
 // declaration order.
 func (b *Book) Call(ctx context.Context, kind int, op string, vals Values) (chobo.Result, error) {
-	p, err := b.def.Build(b.tenant, kind, op, vals)
+	p, err := b.def.build(b.tenant, kind, op, vals, false)
 	if err != nil {
 		return chobo.Result{}, err
 	}

@@ -66,7 +66,7 @@ func (b *Book) Bulk(ctx context.Context, ops []Op) ([]Answer, error) {
 		}
 		switch op.Op {
 		case "do", "hold":
-			p, err := b.def.Build(b.tenant, op.Kind, op.Op, op.Values)
+			p, err := b.def.build(b.tenant, op.Kind, op.Op, op.Values, false)
 			switch {
 			case err != nil:
 				out[i].Err = err

@@ -141,6 +141,12 @@ func accountFlags(a *AccountKind) uint16 {
 // Build lays out what a do or hold call of the transfer kind sends. Values
 // are the call's arguments in declaration order.
 func (d *Def) Build(tenant string, kind int, op string, vals Values) (*Plan, error) {
+	return d.build(tenant, kind, op, vals, true)
+}
+
+// build is Build; without named, the plan has no Names, which a call
+// never reads and which cost a string per account.
+func (d *Def) build(tenant string, kind int, op string, vals Values, named bool) (*Plan, error) {
 	t, err := d.transfer(kind)
 	if err != nil {
 		return nil, err
@@ -164,10 +170,16 @@ func (d *Def) Build(tenant string, kind int, op string, vals Values) (*Plan, err
 		name string
 	}
 	sides := make([][2]side, len(t.Moves))
+	name := func(s Side) string {
+		if !named {
+			return ""
+		}
+		return d.accountName(s, vals)
+	}
 	for i, m := range t.Moves {
 		sides[i] = [2]side{
-			{d.accountID(tenant, m.From, vals), m.From.Account, &d.Accounts[m.From.Account], d.accountName(m.From, vals)},
-			{d.accountID(tenant, m.To, vals), m.To.Account, &d.Accounts[m.To.Account], d.accountName(m.To, vals)},
+			{d.accountID(tenant, m.From, vals), m.From.Account, &d.Accounts[m.From.Account], name(m.From)},
+			{d.accountID(tenant, m.To, vals), m.To.Account, &d.Accounts[m.To.Account], name(m.To)},
 		}
 		if sides[i][0].id == sides[i][1].id {
 			p.SameAccount = true
@@ -184,7 +196,9 @@ func (d *Def) Build(tenant string, kind int, op string, vals Values) (*Plan, err
 		if !seen[a.ID] {
 			seen[a.ID] = true
 			p.Accounts = append(p.Accounts, a)
-			p.Names = append(p.Names, name)
+			if named {
+				p.Names = append(p.Names, name)
+			}
 		}
 	}
 	sink := func(unit int) ids.ID {
