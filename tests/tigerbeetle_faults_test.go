@@ -68,6 +68,21 @@ func accountIndex(t *testing.T, def *chobotb.Def, name string) int {
 	return -1
 }
 
+// faultReplica starts a replica and returns a book of the inventory case
+// on it, through a client of its own, for a tenant.
+func faultReplica(t *testing.T, tenant string) (*tbtest.Server, *chobotb.Book, *chobotb.Def) {
+	t.Helper()
+	realTigerBeetle(t)
+	srv := tbtest.Replica(t)
+	_, def := tbFaultBook(t)
+	conn, err := srv.Dial()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(conn.Close)
+	return srv, chobotb.NewBook(conn, def, tenant), def
+}
+
 // callUntilAnswered makes one call again and again, with the same
 // arguments, each try bounded by try, until TigerBeetle answers it or
 // the whole deadline passes.
@@ -90,15 +105,7 @@ func callUntilAnswered(ctx context.Context, b *chobotb.Book, kind int, vals chob
 // again on the same data file: every call, retried with the same
 // arguments, gets an answer, and each moves exactly once.
 func TestTigerBeetleReplicaKilledMidCalls(t *testing.T) {
-	realTigerBeetle(t)
-	srv := tbtest.Replica(t)
-	_, def := tbFaultBook(t)
-	conn, err := srv.Dial()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	b := chobotb.NewBook(conn, def, "killed")
+	srv, b, def := faultReplica(t, "killed")
 	receive := kindIndex(t, def, "receive")
 
 	const callers, each = 16, 20
@@ -184,15 +191,7 @@ func TestTigerBeetleReplicaKilledMidCalls(t *testing.T) {
 // fails with an error that says a retry is safe; after SIGCONT the retry
 // is answered and the amount moved once.
 func TestTigerBeetleReplicaPausedPastTheDeadline(t *testing.T) {
-	realTigerBeetle(t)
-	srv := tbtest.Replica(t)
-	_, def := tbFaultBook(t)
-	conn, err := srv.Dial()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	b := chobotb.NewBook(conn, def, "paused")
+	srv, b, def := faultReplica(t, "paused")
 	receive := kindIndex(t, def, "receive")
 	ctx := context.Background()
 	// The accounts first, so that the paused call is the chain itself.
@@ -209,7 +208,7 @@ func TestTigerBeetleReplicaPausedPastTheDeadline(t *testing.T) {
 		}
 	}()
 	short, cancel := context.WithTimeout(ctx, time.Second)
-	_, err = b.Call(short, receive, "do", chobotb.Values{"d-1", "A-1", int64(5)})
+	_, err := b.Call(short, receive, "do", chobotb.Values{"d-1", "A-1", int64(5)})
 	cancel()
 	if !errors.Is(err, tbgo.ErrNoAnswer) || !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("a call to a paused replica: %v; want tbgo.ErrNoAnswer after the deadline", err)

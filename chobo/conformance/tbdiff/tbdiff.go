@@ -61,33 +61,38 @@ func (t *Tee) note(format string, args ...any) {
 
 // CreateAccounts implements chobotb.Client.
 func (t *Tee) CreateAccounts(ctx context.Context, accounts []chobotb.Account) ([]chobotb.Status, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.requests++
-	real, rerr := t.Real.CreateAccounts(ctx, accounts)
-	model, merr := t.Model.CreateAccounts(ctx, accounts)
-	t.compareStatuses("create_accounts", describeAccounts(accounts), real, rerr, model, merr)
+	list := make([]ids.ID, len(accounts))
 	for i, a := range accounts {
-		if rerr == nil && i < len(real) && real[i] == chobotb.Created && !t.seenA[a.ID] {
-			t.seenA[a.ID] = true
-			t.accounts = append(t.accounts, a.ID)
-		}
+		list[i] = a.ID
 	}
-	return real, rerr
+	return t.create("create_accounts", describeAccounts(accounts), list, t.seenA, &t.accounts,
+		func(c chobotb.Client) ([]chobotb.Status, error) { return c.CreateAccounts(ctx, accounts) })
 }
 
 // CreateTransfers implements chobotb.Client.
 func (t *Tee) CreateTransfers(ctx context.Context, transfers []chobotb.Transfer) ([]chobotb.Status, error) {
+	list := make([]ids.ID, len(transfers))
+	for i, tr := range transfers {
+		list[i] = tr.ID
+	}
+	return t.create("create_transfers", describeTransfers(transfers), list, t.seenT, &t.transfers,
+		func(c chobotb.Client) ([]chobotb.Status, error) { return c.CreateTransfers(ctx, transfers) })
+}
+
+// create sends one create request to both sides, compares the statuses,
+// and notes the ids the real side created, for Records.
+func (t *Tee) create(op, request string, list []ids.ID, seen map[ids.ID]bool, created *[]ids.ID,
+	send func(chobotb.Client) ([]chobotb.Status, error)) ([]chobotb.Status, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.requests++
-	real, rerr := t.Real.CreateTransfers(ctx, transfers)
-	model, merr := t.Model.CreateTransfers(ctx, transfers)
-	t.compareStatuses("create_transfers", describeTransfers(transfers), real, rerr, model, merr)
-	for i, tr := range transfers {
-		if rerr == nil && i < len(real) && real[i] == chobotb.Created && !t.seenT[tr.ID] {
-			t.seenT[tr.ID] = true
-			t.transfers = append(t.transfers, tr.ID)
+	real, rerr := send(t.Real)
+	model, merr := send(t.Model)
+	t.compareStatuses(op, request, real, rerr, model, merr)
+	for i, id := range list {
+		if rerr == nil && i < len(real) && real[i] == chobotb.Created && !seen[id] {
+			seen[id] = true
+			*created = append(*created, id)
 		}
 	}
 	return real, rerr
