@@ -458,3 +458,31 @@ func expect(t *testing.T, what string, got []chobotb.Status, want ...chobotb.Sta
 		t.Errorf("%s: %v, want %v", what, got, want)
 	}
 }
+
+// Primary reads the latest "transition_to_normal … primary" line of the
+// logs of this run of each replica.
+func TestPrimaryFromTheLogs(t *testing.T) {
+	dir := t.TempDir()
+	logs := []string{
+		"--- tbtest: start\n2026-12-01 10:00:01.000Z info(replica): 0n: transition_to_normal_from_recovering_status: view=0 backup\n" +
+			"2026-12-01 10:00:05.000Z info(replica): 0n: transition_to_normal_from_view_change_status: view=3..3 primary\n",
+		"--- tbtest: start\n2026-12-01 10:00:02.000Z info(replica): 1N: transition_to_normal_from_view_change_status: view=1..1 primary\n" +
+			"2026-12-01 10:00:04.000Z info(replica): 1n: transition_to_normal_from_view_change_status: view=3..3 backup\n",
+		"--- tbtest: start\n2026-12-01 10:00:09.000Z info(replica): 2N: transition_to_normal_from_view_change_status: view=5..5 primary\n" +
+			"--- tbtest: start\n", // started again since: its earlier view does not count
+	}
+	s := &Server{}
+	for i, text := range logs {
+		p := filepath.Join(dir, fmt.Sprintf("%d.log", i))
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		s.replicas = append(s.replicas, &replica{index: i, logPath: p})
+	}
+	if got := s.Primary(); got != 0 {
+		t.Errorf("Primary() = %d, want 0", got)
+	}
+	if got := (&Server{}).Primary(); got != -1 {
+		t.Errorf("no replicas: %d", got)
+	}
+}
