@@ -35,6 +35,8 @@ type Book struct {
 	def    *Def
 	tenant string
 
+	tids *tenantIDs // the ids every call of the tenant shares
+
 	mu     sync.Mutex
 	made   map[ids.ID]bool
 	gather *gatherer // nil: every chain its own request
@@ -42,7 +44,7 @@ type Book struct {
 
 // NewBook returns the book def over c for a tenant ("" by default).
 func NewBook(c Client, def *Def, tenant string) *Book {
-	return &Book{c: c, def: def, tenant: tenant, made: map[ids.ID]bool{}}
+	return &Book{c: c, def: def, tenant: tenant, tids: def.tenantIDs(tenant), made: map[ids.ID]bool{}}
 }
 
 // Def returns the book's definition.
@@ -141,7 +143,7 @@ func makeOnce[T any](ctx context.Context, b *Book, items []T, id func(T) ids.ID,
 // Call sends a do or a hold of the transfer kind with its values in
 // declaration order.
 func (b *Book) Call(ctx context.Context, kind int, op string, vals Values) (chobo.Result, error) {
-	p, err := b.def.build(b.tenant, kind, op, vals, false)
+	p, err := b.def.build(b.tenant, b.tids, kind, op, vals, false)
 	if err != nil {
 		return chobo.Result{}, err
 	}
@@ -168,26 +170,11 @@ func (b *Book) held(ctx context.Context, kind int, key []string) ([]uint64, erro
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := bounded(ctx)
-	defer cancel()
-	found, err := b.c.LookupTransfers(ctx, lookups)
+	found, err := b.lookupAll(ctx, lookups)
 	if err != nil {
 		return nil, err
 	}
-	if len(found) == 0 {
-		return nil, nil
-	}
-	if len(found) != len(lookups) {
-		return nil, fmt.Errorf("chobotb: %d of the %d moves of a hold were found", len(found), len(lookups))
-	}
-	out := make([]uint64, len(found))
-	for i, t := range found {
-		if t.ID != lookups[i] || t.Amount.Hi != 0 {
-			return nil, fmt.Errorf("chobotb: the lookup of a hold answered another transfer")
-		}
-		out[i] = t.Amount.Lo
-	}
-	return out, nil
+	return heldOf(lookups, found)
 }
 
 // Post posts a hold, named by its key's values in key order. amounts are

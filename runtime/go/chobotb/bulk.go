@@ -66,7 +66,7 @@ func (b *Book) Bulk(ctx context.Context, ops []Op) ([]Answer, error) {
 		}
 		switch op.Op {
 		case "do", "hold":
-			p, err := b.def.build(b.tenant, op.Kind, op.Op, op.Values, false)
+			p, err := b.def.build(b.tenant, b.tids, op.Kind, op.Op, op.Values, false)
 			switch {
 			case err != nil:
 				out[i].Err = err
@@ -197,8 +197,12 @@ func (b *Book) ensurePlans(ctx context.Context, plans []*Plan) error {
 }
 
 // lookupAll looks up transfers, MaxEvents ids to a request, and returns
-// those found by id.
+// those found by id. A record that was not asked for is an error.
 func (b *Book) lookupAll(ctx context.Context, list []ids.ID) (map[ids.ID]Transfer, error) {
+	asked := make(map[ids.ID]bool, len(list))
+	for _, id := range list {
+		asked[id] = true
+	}
 	found := map[ids.ID]Transfer{}
 	for len(list) > 0 {
 		n := min(len(list), MaxEvents)
@@ -209,6 +213,9 @@ func (b *Book) lookupAll(ctx context.Context, list []ids.ID) (map[ids.ID]Transfe
 			return nil, err
 		}
 		for _, t := range ts {
+			if !asked[t.ID] {
+				return nil, fmt.Errorf("chobotb: the lookup of a hold answered another transfer")
+			}
 			found[t.ID] = t
 		}
 		list = list[n:]

@@ -106,9 +106,9 @@ func (d *Def) layout(t *TransferKind) []slot {
 func (d *Def) ChainLength(kind int) int { return len(d.layout(&d.Transfers[kind])) }
 
 // accountID is the id of the account a side of a move names.
-func (d *Def) accountID(tenant string, s Side, vals Values) ids.ID {
+func (d *Def) accountID(tenant string, tids *tenantIDs, s Side, vals Values) ids.ID {
 	if len(s.Args) == 0 {
-		return d.tenantIDs(tenant).plain[s.Account]
+		return tids.plain[s.Account]
 	}
 	args := make([]string, len(s.Args))
 	for i, p := range s.Args {
@@ -141,12 +141,13 @@ func accountFlags(a *AccountKind) uint16 {
 // Build lays out what a do or hold call of the transfer kind sends. Values
 // are the call's arguments in declaration order.
 func (d *Def) Build(tenant string, kind int, op string, vals Values) (*Plan, error) {
-	return d.build(tenant, kind, op, vals, true)
+	return d.build(tenant, d.tenantIDs(tenant), kind, op, vals, true)
 }
 
-// build is Build; without named, the plan has no Names, which a call
-// never reads and which cost a string per account.
-func (d *Def) build(tenant string, kind int, op string, vals Values, named bool) (*Plan, error) {
+// build is Build with the tenant's shared ids worked out already (a Book
+// keeps them); without named, the plan has no Names, which a call never
+// reads and which cost a string per account.
+func (d *Def) build(tenant string, tids *tenantIDs, kind int, op string, vals Values, named bool) (*Plan, error) {
 	t, err := d.transfer(kind)
 	if err != nil {
 		return nil, err
@@ -178,8 +179,8 @@ func (d *Def) build(tenant string, kind int, op string, vals Values, named bool)
 	}
 	for i, m := range t.Moves {
 		sides[i] = [2]side{
-			{d.accountID(tenant, m.From, vals), m.From.Account, &d.Accounts[m.From.Account], name(m.From)},
-			{d.accountID(tenant, m.To, vals), m.To.Account, &d.Accounts[m.To.Account], name(m.To)},
+			{d.accountID(tenant, tids, m.From, vals), m.From.Account, &d.Accounts[m.From.Account], name(m.From)},
+			{d.accountID(tenant, tids, m.To, vals), m.To.Account, &d.Accounts[m.To.Account], name(m.To)},
 		}
 		if sides[i][0].id == sides[i][1].id {
 			p.SameAccount = true
@@ -189,7 +190,7 @@ func (d *Def) build(tenant string, kind int, op string, vals Values, named bool)
 		return p, nil
 	}
 
-	fixed, tids := d.ids(), d.tenantIDs(tenant)
+	fixed := d.ids()
 	ledger := func(unit int) uint32 { return fixed.ledgers[unit] }
 	seen := map[ids.ID]bool{}
 	addAccount := func(a Account, name string) {

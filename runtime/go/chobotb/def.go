@@ -20,12 +20,11 @@ type Def struct {
 	Accounts  []AccountKind
 	Transfers []TransferKind
 
-	// What every call of the book would hash the same, worked out once:
-	// the codes and ledgers, and per tenant the kind and sink ids and the
-	// ids of accounts without parameters.
-	once    sync.Once
-	fixed   *fixedIDs
-	tenants sync.Map // tenant → *tenantIDs
+	// The codes and ledgers, which every call of the book would hash the
+	// same, worked out once. What is the same for every call of one
+	// tenant is kept by its Book (tenantIDs).
+	once  sync.Once
+	fixed *fixedIDs
 }
 
 type fixedIDs struct {
@@ -59,10 +58,8 @@ func (d *Def) ids() *fixedIDs {
 	return d.fixed
 }
 
+// tenantIDs works out the ids a tenant's calls share.
 func (d *Def) tenantIDs(tenant string) *tenantIDs {
-	if t, ok := d.tenants.Load(tenant); ok {
-		return t.(*tenantIDs)
-	}
 	t := &tenantIDs{}
 	for _, u := range d.Units {
 		t.sinks = append(t.sinks, ids.Sink(d.Book, tenant, u.Name))
@@ -75,8 +72,7 @@ func (d *Def) tenantIDs(tenant string) *tenantIDs {
 		}
 		t.plain = append(t.plain, plain)
 	}
-	got, _ := d.tenants.LoadOrStore(tenant, t)
-	return got.(*tenantIDs)
+	return t
 }
 
 // Unit is a unit of count; its name and scale give the ledger.
