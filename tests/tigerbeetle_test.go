@@ -298,12 +298,7 @@ func TestTigerBeetleConformance(t *testing.T) {
 		if len(books)+1 > tbtest.ClientsMax {
 			t.Fatalf("%d books need %d clients on the replica at once; it serves %d", len(books), len(books)+1, tbtest.ClientsMax)
 		}
-		replica, wire := startProxy(t, driver, bin)
-		raw, err := tbwire.Dial(wire)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { raw.Close() })
+		replica, raw := startProxy(t, driver, bin)
 		runTigerBeetle(t, driver, books, tbTarget{what: "real replica", address: replica, raw: raw, replica: true})
 	})
 
@@ -312,20 +307,16 @@ func TestTigerBeetleConformance(t *testing.T) {
 	// over the official client), on the real replica, or on the model
 	// where there is none; every answer must be the interpreter's.
 	t.Run("bulk", func(t *testing.T) {
-		var client chobotb.Client
-		what := "model"
-		var raw chobotb.Client
+		var client, raw chobotb.Client
 		var pulse func()
-		replica := false
-		if bin, err := tbtest.Bin(); err == nil {
-			t.Setenv(tbtest.EnvVar, bin)
-			srv := tbtest.Replica(t)
-			client, raw, what, replica = conformance.ShortenTimeouts(srv.Client), srv.Client, "real replica", true
+		what := "model"
+		srv, replica := tbtest.Optional(t) // a binary named and not there fails here
+		if replica {
+			client, raw, what = conformance.ShortenTimeouts(srv.Client), srv.Client, "real replica"
 		} else {
 			m := tbmodel.New()
 			m.FollowWallClock()
 			client, raw, pulse = m, m, m.Pulse
-			t.Log(tbtest.SkipMessage)
 		}
 		var jobs []conformance.Job
 		var runtimes []*conformance.Runtime
@@ -356,12 +347,7 @@ func TestTigerBeetleConformance(t *testing.T) {
 	// every account and transfer record must be equal (timestamps aside).
 	t.Run("model against replica", func(t *testing.T) {
 		bin := realTigerBeetle(t)
-		_, wire := startProxy(t, driver, bin)
-		raw, err := tbwire.Dial(wire)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { raw.Close() })
+		_, raw := startProxy(t, driver, bin)
 		m := tbmodel.New()
 		m.FollowWallClock()
 		tee := tbdiff.New(raw, m)
@@ -388,8 +374,10 @@ func TestTigerBeetleConformance(t *testing.T) {
 
 // startProxy runs the driver program as a proxy: it formats and starts a
 // replica, and serves it over tbwire so that this process reads it
-// without the official client. Closing its stdin stops and removes it.
-func startProxy(t *testing.T, driver, bin string) (replica, wire string) {
+// without the official client. It returns the replica's address and a
+// client of the proxy, which t's cleanup closes, and then the proxy's
+// stdin, which stops and removes the replica.
+func startProxy(t *testing.T, driver, bin string) (replica string, raw *tbwire.Client) {
 	t.Helper()
 	cmd := exec.Command(driver)
 	cmd.Env = append(os.Environ(), proxyEnv+"=1", tbtest.EnvVar+"="+bin)
@@ -427,7 +415,12 @@ func startProxy(t *testing.T, driver, bin string) (replica, wire string) {
 	if len(f) != 2 {
 		t.Fatalf("the replica proxy printed %q", line)
 	}
-	return f[0], f[1]
+	raw, err = tbwire.Dial(f[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { raw.Close() })
+	return f[0], raw
 }
 
 // TestTigerBeetleSendsWhatShowPrints is the check that what `chobo run

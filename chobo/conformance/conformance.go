@@ -140,30 +140,29 @@ func ShortResult(r interp.Result, err error) string {
 // a pass of n seconds lasts n seconds. Scale makes it so, and RunAll
 // calls it; a pass longer than a minute is refused as not scaled.
 func Run(ctx context.Context, be Backend, sc scenario.Scenario, tenant string) (Observed, bool, error) {
-	return run1(ctx, be, sc, tenant, false)
+	return run1(ctx, be, sc, tenant, nil)
 }
 
 // RunBulk is Run, but every run of calls that do not read a hold made
 // among them goes to the backend as one bulk call (be must be a
 // BulkCaller): the answers must be those of the calls one by one.
 func RunBulk(ctx context.Context, be Backend, sc scenario.Scenario, tenant string) (Observed, bool, error) {
-	if _, ok := be.(BulkCaller); !ok {
+	b, ok := be.(BulkCaller)
+	if !ok {
 		return Observed{}, false, fmt.Errorf("the backend cannot take bulk calls")
 	}
-	return run1(ctx, be, sc, tenant, true)
+	return run1(ctx, be, sc, tenant, b)
 }
 
-func run1(ctx context.Context, be Backend, sc scenario.Scenario, tenant string, bulk bool) (Observed, bool, error) {
+// run1 is Run; with bulk, runs of calls go through it.
+func run1(ctx context.Context, be Backend, sc scenario.Scenario, tenant string, bulk BulkCaller) (Observed, bool, error) {
 	var o Observed
 	for i, st := range sc.Steps {
 		if st.Call == nil && st.Together == nil && (st.Pass < 0 || st.Pass > maxPass) {
 			return o, false, fmt.Errorf("step %d: a pass of %s would be waited out in real time: scale the scenario to the test copy first (conformance.Scale)", i+1, st.PassText)
 		}
 	}
-	r := &run{ctx: ctx, be: be, tenant: tenant, base: time.Now()}
-	if b, ok := be.(BulkCaller); ok && bulk {
-		r.bulk = b
-	}
+	r := &run{ctx: ctx, be: be, bulk: bulk, tenant: tenant, base: time.Now()}
 	add := func(rs ...scenario.OpResult) {
 		for _, res := range rs {
 			o.Results = append(o.Results, res.Short())
@@ -280,6 +279,13 @@ func (r *run) one(c *scenario.Call) scenario.OpResult {
 	back := time.Now()
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	return r.answer(c, res, err, sent, back)
+}
+
+// answer is what a call sent at sent and answered at back got, as the
+// run records it: a failure, or the result and, for a hold that may
+// expire, when it was made. r.mu must be held.
+func (r *run) answer(c *scenario.Call, res interp.Result, err error, sent, back time.Time) scenario.OpResult {
 	var de *DriverError
 	if (errors.As(err, &de) || r.ctx.Err() != nil) && r.broken == nil {
 		r.broken = err
@@ -337,15 +343,7 @@ func (r *run) many(calls []*scenario.Call) []scenario.OpResult {
 		return out
 	}
 	for n, i := range at {
-		c := calls[i]
-		if errs[n] != nil {
-			out[i] = scenario.OpResult{Failed: errs[n].Error()}
-			continue
-		}
-		if p := c.Transfer.Pending; c.Op == book.Hold && res[n].Outcome == interp.Done && p != nil && p.Expires {
-			r.holds = append(r.holds, madeHold{at: r.clock, sent: sent, back: back})
-		}
-		out[i] = scenario.OpResult{Result: res[n]}
+		out[i] = r.answer(calls[i], res[n], errs[n], sent, back)
 	}
 	return out
 }

@@ -309,14 +309,14 @@ func firstWideStep(sc scenario.Scenario, refs []scenario.Outcome) (int, bool) {
 		for i, st := range sc.Steps {
 			switch {
 			case st.Call != nil:
-				if k < len(o.Results) && strings.Contains(o.Results[k].Failed, "out of 64 bits") {
+				if k < len(o.Results) && leaves64(o.Results[k]) {
 					return i, true
 				}
 				k++
 			case st.Together != nil:
 				for _, calls := range st.Together {
 					for range calls {
-						if k < len(o.Results) && strings.Contains(o.Results[k].Failed, "out of 64 bits") {
+						if k < len(o.Results) && leaves64(o.Results[k]) {
 							return 0, false
 						}
 						k++

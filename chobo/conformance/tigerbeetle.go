@@ -100,14 +100,7 @@ func (t *TigerBeetle) note(c interp.Call, tenant string) {
 		}
 	}
 	if tr.Pending != nil {
-		key := make([]string, len(tr.Key))
-		for i, p := range tr.Key {
-			if p.IsAmount() {
-				key[i] = fmt.Sprint(c.Amounts[p.Name])
-			} else {
-				key[i] = c.Strings[p.Name]
-			}
-		}
+		key := keyOf(c)
 		n.holds[Name(tr.Name, key)] = namedHold{tr.Index, key}
 	}
 }
@@ -219,13 +212,17 @@ func (s shortened) CreateTransfers(ctx context.Context, ts []chobotb.Transfer) (
 func LeavesSixtyFourBits(refs []scenario.Outcome) bool {
 	for _, o := range refs {
 		for _, r := range o.Results {
-			if strings.Contains(r.Failed, "out of 64 bits") {
+			if leaves64(r) {
 				return true
 			}
 		}
 	}
 	return false
 }
+
+// leaves64 reports whether the interpreter failed a call because a
+// balance would leave 64 bits.
+func leaves64(r scenario.OpResult) bool { return strings.Contains(r.Failed, "out of 64 bits") }
 
 // CallBulk notes the accounts and holds of every call, then sends them as
 // one bulk call when Calls can (see BulkCaller).

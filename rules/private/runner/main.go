@@ -251,7 +251,7 @@ func (r *run) main(cfg config) error {
 	for _, be := range append(backends, tb...) {
 		rep := &reporter{run: r}
 		var jobs []conformance.Job
-		for _, j := range l.Jobs(name, be.backend, func(i int) string { return fmt.Sprintf("%s-s%d", be.tenant, i) }) {
+		for _, j := range l.Jobs(name, be.backend, func(i int) string { return fmt.Sprintf("%s-s%d", be.name, i) }) {
 			j.Pair = be.name
 			jobs = append(jobs, j)
 		}
@@ -284,10 +284,8 @@ func (r *run) main(cfg config) error {
 }
 
 type namedBackend struct {
-	name        string // the pair, as messages name it: postgres, postgres-go, tigerbeetle-go (model), …
-	tenant      string // the prefix of its tenants
-	backend     conformance.Backend
-	tigerbeetle bool
+	name    string // the pair, as messages name it (postgres, postgres-go, tigerbeetle-go (model), …), and its tenants' prefix
+	backend conformance.Backend
 }
 
 // writeCopy writes the test copy of the book where drivers can open it.
@@ -330,7 +328,7 @@ func (r *run) backends(srv *pgtest.Server, pool *pgxpool.Pool, cp *book.Book, na
 	if err != nil {
 		return nil, err
 	}
-	out := []namedBackend{{name: "postgres", tenant: "postgres-sql", backend: sql}}
+	out := []namedBackend{{name: "postgres", backend: sql}}
 	for _, d := range drivers {
 		if d.target != godriver.Client {
 			continue
@@ -341,7 +339,7 @@ func (r *run) backends(srv *pgtest.Server, pool *pgxpool.Pool, cp *book.Book, na
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, namedBackend{name: p.Client(), tenant: fmt.Sprintf("%s-%d", p.Client(), len(out)), backend: p})
+		out = append(out, namedBackend{name: p.Client(), backend: p})
 	}
 	return out, nil
 }
@@ -374,7 +372,7 @@ func (r *run) tigerbeetle(cfg config, cp *book.Book, name, copyPath string) ([]n
 				return err
 			}
 			tb.Calls = p
-			out = append(out, namedBackend{name: fmt.Sprintf("%s (%s)", p.Client(), what), tenant: fmt.Sprintf("%s-%s-%d", p.Client(), strings.ReplaceAll(what, " ", "-"), len(out)), backend: tb, tigerbeetle: true})
+			out = append(out, namedBackend{name: fmt.Sprintf("%s (%s)", p.Client(), what), backend: tb})
 		}
 		return nil
 	}
