@@ -82,7 +82,7 @@ func Chains(b *book.Book) ([]Chain, error) {
 		if t.Pending != nil {
 			first = "hold"
 		}
-		c, err := made(d, b, i, first, vals)
+		c, plan, err := made(d, b, i, first, vals)
 		if err != nil {
 			return nil, err
 		}
@@ -95,11 +95,7 @@ func Chains(b *book.Book) ([]Chain, error) {
 		if err != nil {
 			return nil, err
 		}
-		holdEvents := map[ids.ID]int{}
-		plan, err := d.Build("", i, "hold", vals)
-		if err != nil {
-			return nil, err
-		}
+		holdEvents := map[ids.ID]int{} // the hold's events by id: their places
 		for pos, e := range plan.Chain {
 			holdEvents[e.ID] = pos
 		}
@@ -144,16 +140,16 @@ func Chains(b *book.Book) ([]Chain, error) {
 	return out, nil
 }
 
-// made lays out a do or hold.
-func made(d *chobotb.Def, b *book.Book, kind int, op string, vals chobotb.Values) (Chain, error) {
+// made lays out a do or hold, and returns the plan it read it from.
+func made(d *chobotb.Def, b *book.Book, kind int, op string, vals chobotb.Values) (Chain, *chobotb.Plan, error) {
 	t := b.Transfers[kind]
 	c := Chain{Transfer: t.Name, Op: op}
 	p, err := d.Build("", kind, op, vals)
 	if err != nil {
-		return c, err
+		return c, nil, err
 	}
 	if p.SameAccount {
-		return c, fmt.Errorf("%s: a move of %s goes from an account to itself whatever the call", b.File, t.Name)
+		return c, nil, fmt.Errorf("%s: a move of %s goes from an account to itself whatever the call", b.File, t.Name)
 	}
 	names := map[ids.ID]string{}
 	sinks := map[ids.ID]bool{}
@@ -194,7 +190,7 @@ func made(d *chobotb.Def, b *book.Book, kind int, op string, vals chobotb.Values
 			c.Events[i].Ends = i - 1
 		}
 	}
-	return c, nil
+	return c, p, nil
 }
 
 func moveAmount(m *book.Move) string {

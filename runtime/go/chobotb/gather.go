@@ -127,10 +127,7 @@ func (b *Book) sendGathered(batch []*gathered) {
 	}
 	ctx, cancel := context.WithDeadline(context.Background(), latest)
 	defer cancel()
-	st, err := b.c.CreateTransfers(ctx, ts)
-	if err == nil && len(st) != len(ts) {
-		err = fmt.Errorf("chobotb: %d statuses for %d transfers", len(st), len(ts))
-	}
+	st, err := b.createTransfers(ctx, ts)
 	at := 0
 	for _, w := range batch {
 		if err != nil {
