@@ -27,6 +27,16 @@ if [ -n "${CHOBO_TIGERBEETLE:-}" ]; then
 else
   echo "SKIP: real TigerBeetle: CHOBO_TIGERBEETLE is not set and ../shared/tools/tigerbeetle/tigerbeetle is not there; TigerBeetle runs on the model only"
 fi
+# ran_on_replica LOG [BOOK]: the conformance test log LOG shows that BOOK
+# (default: any) passed on the real replica (the line is printed), else
+# the log is shown and the run fails.
+ran_on_replica() {
+  if ! grep "^PASS: ${2:-.*} on tigerbeetle-go (real replica)" "$1"; then
+    echo "$1: tigerbeetle-go did not run on the real replica, with $CHOBO_TIGERBEETLE there:" >&2
+    cat "$1" >&2
+    exit 1
+  fi
+}
 
 go vet ./...
 # The tests package runs every scenario on a real TigerBeetle too: more
@@ -50,12 +60,9 @@ bazel test --test_env=CI //...
 # it on the real replica too, when there is a binary.
 if [ -n "${CHOBO_TIGERBEETLE:-}" ]; then
   for log in "$(bazel info bazel-testlogs)"/examples/*conformance/test.log; do
-    if grep -q "on tigerbeetle-go (model)" "$log" && ! grep -q "on tigerbeetle-go (real replica)" "$log"; then
-      echo "$log: tigerbeetle-go ran on the model only, with $CHOBO_TIGERBEETLE there:" >&2
-      cat "$log" >&2
-      exit 1
+    if grep -q "on tigerbeetle-go (model)" "$log"; then
+      ran_on_replica "$log"
     fi
-    grep "^PASS: .* on tigerbeetle-go (real replica)" "$log" || true
   done
 fi
 bash tests/gazelle_check.sh
@@ -69,13 +76,7 @@ bash tests/gazelle_e2e.sh
   bazel test --test_env=CI --nocache_test_results //ledger:conformance)
 # With a binary, the log must show that the real replica ran, not a skip.
 if [ -n "${CHOBO_TIGERBEETLE:-}" ]; then
-  e2e_log="$(cd "$e2e" && bazel info bazel-testlogs)/ledger/conformance/test.log"
-  if ! grep -q "^PASS: stock.book on tigerbeetle-go (real replica)" "$e2e_log"; then
-    echo "//ledger:conformance did not run on the real TigerBeetle replica:" >&2
-    cat "$e2e_log" >&2
-    exit 1
-  fi
-  grep "^PASS: \|^real TigerBeetle: " "$e2e_log"
+  ran_on_replica "$(cd "$e2e" && bazel info bazel-testlogs)/ledger/conformance/test.log" stock.book
   # The toolchain kinds in a module outside the checkout: a release by
   # version, a local archive by its sha256, a named binary.
   bash tests/tigerbeetle_toolchain_check.sh "$CHOBO_TIGERBEETLE"
