@@ -325,10 +325,7 @@ func tigerBeetleGoOf(b *book.Book, m *model.Model) *TigerBeetleGo {
 // both backends.
 func goMembers(m *model.Model) ([]GoTransfer, []GoAccount) {
 	names := golang.Naming(m)
-	out := struct {
-		Transfers []GoTransfer
-		Accounts  []GoAccount
-	}{[]GoTransfer{}, []GoAccount{}}
+	transfers, accounts := []GoTransfer{}, []GoAccount{}
 	for _, t := range m.Transfers {
 		n := names.Transfers[t.Name]
 		gt := GoTransfer{Transfer: t.Name, Field: n.Field, Type: n.Type, Methods: []GoMethod{},
@@ -342,7 +339,7 @@ func goMembers(m *model.Model) ([]GoTransfer, []GoAccount) {
 				gt.Amounts = &GoStruct{Type: n.Amounts, Fields: goFields(t.Amounts, n.AmountFields)}
 			}
 		}
-		out.Transfers = append(out.Transfers, gt)
+		transfers = append(transfers, gt)
 	}
 	for _, a := range m.Accounts {
 		n := names.Accounts[a.Name]
@@ -350,7 +347,7 @@ func goMembers(m *model.Model) ([]GoTransfer, []GoAccount) {
 		if len(a.Params) > 0 {
 			ga.Type = n.Type
 		}
-		out.Accounts = append(out.Accounts, ga)
+		accounts = append(accounts, ga)
 	}
-	return out.Transfers, out.Accounts
+	return transfers, accounts
 }
