@@ -80,15 +80,15 @@ func TestConformanceChecksExpectations(t *testing.T) {
 		t.Fatal(err)
 	}
 	l.Scenarios = scs
-	srv, pool := startPostgres(t, []loaded{l})
+	d := startPostgres(t, []loaded{l})
 	backends := map[string]conformance.Backend{}
-	sql, err := conformance.NewSQL(l.Copy, pool)
+	sql, err := conformance.NewSQL(l.Copy, d.app, d.admin)
 	if err != nil {
 		t.Fatal(err)
 	}
 	backends["sql"] = sql
 	if driver := goDriverOrEmpty(t); driver != "" {
-		backends["go driver"] = startDriver(t, driver, srv, pool, l)
+		backends["go driver"] = startDriver(t, driver, d, l)
 	}
 	for name, be := range backends {
 		jobs := l.Jobs("wrong.json", be, func(i int) string {

@@ -3,9 +3,13 @@ package tests
 import (
 	"context"
 	"fmt"
+	"regexp"
+	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/chobo-lang/chobo/chobo/check"
 	"github.com/chobo-lang/chobo/chobo/client/model"
@@ -28,6 +32,10 @@ import (
 // for the conflict and then written); fn/floor is what the function
 // adds to it (the account ids, the entries and hold on the key row, the
 // shard of an outside account, PL/pgSQL).
+//
+// fn/plain is what the function's safety costs: the function beside a
+// copy of it without SECURITY DEFINER and its SET search_path (as chobo
+// wrote it before it had them), the two taking turns in the same run.
 //
 // The accounts table is grown first (20,000 rows of other tenants), as in
 // any real deployment. Two shapes, each at 1 and 8 connections, every connection with a
@@ -77,14 +85,17 @@ analyze "points".accounts`); err != nil {
 					}
 					ids = append(ids, id)
 				}
-				run := func(each func(worker, i int) error) time.Duration {
+				// plain is the same function without the owner's rights and
+				// a path of its own, as chobo wrote it before it had them.
+				plain := plainCopy(b, pool, hold)
+				runPart := func(from, to int, each func(worker, i int) error) time.Duration {
 					start := time.Now()
 					var wg sync.WaitGroup
 					for w := 0; w < conns; w++ {
 						wg.Add(1)
 						go func() {
 							defer wg.Done()
-							for i := w; i < b.N; i += conns {
+							for i := from + w; i < to; i += conns {
 								if err := each(w, i); err != nil {
 									b.Error(err)
 									return
@@ -95,14 +106,25 @@ analyze "points".accounts`); err != nil {
 					wg.Wait()
 					return time.Since(start)
 				}
-				b.ResetTimer()
-				fn := run(func(w, i int) error {
-					r, err := chobopg.Call(ctx, pool, hold, "bench", fmt.Sprintf("o-%d", i), fmt.Sprintf("m-%d", w), int64(1))
-					if err == nil && r.Outcome != chobo.Done {
-						err = fmt.Errorf("hold %d: %+v", i, r)
+				run := func(each func(worker, i int) error) time.Duration { return runPart(0, b.N, each) }
+				holdVia := func(stmt, prefix string) func(w, i int) error {
+					return func(w, i int) error {
+						r, err := chobopg.Call(ctx, pool, stmt, "bench", fmt.Sprintf("%s-%d", prefix, i), fmt.Sprintf("m-%d", w), int64(1))
+						if err == nil && r.Outcome != chobo.Done {
+							err = fmt.Errorf("hold %d: %+v", i, r)
+						}
+						return err
 					}
-					return err
-				})
+				}
+				b.ResetTimer()
+				// The function as written and its plain copy take turns, half
+				// the calls each at a time, so that neither has the emptier
+				// table or the quieter minute to itself.
+				half := b.N / 2
+				fn := runPart(0, half, holdVia(hold, "o"))
+				unfixed := runPart(0, half, holdVia(plain, "p"))
+				fn += runPart(half, b.N, holdVia(hold, "o"))
+				unfixed += runPart(half, b.N, holdVia(plain, "p"))
 				update := run(func(w, i int) error {
 					tag, err := pool.Exec(ctx, `update "points".accounts set held_out = held_out + $3
  where tenant = $1 and id = $2 and posted - held_out - $3 >= 0`, "bench", ids[w], int64(1))
@@ -130,7 +152,42 @@ update "points".accounts set held_out = held_out + $3
 				b.ReportMetric(fn.Seconds()/update.Seconds(), "fn/update")
 				b.ReportMetric(floor.Seconds()/update.Seconds(), "floor/update")
 				b.ReportMetric(fn.Seconds()/floor.Seconds(), "fn/floor")
+				b.ReportMetric(fn.Seconds()/unfixed.Seconds(), "fn/plain")
 			})
 		}
 	}
+}
+
+// plainCopy makes a copy of the function the statement stmt calls, under
+// another name, without SECURITY DEFINER and its SET search_path, and
+// returns the statement that calls the copy.
+func plainCopy(b *testing.B, pool *pgxpool.Pool, stmt string) string {
+	b.Helper()
+	m := regexp.MustCompile(`from ("[^"]+")\.("[^"]+")\(`).FindStringSubmatch(stmt)
+	if m == nil {
+		b.Fatalf("no function in %q", stmt)
+	}
+	var def string
+	if err := pool.QueryRow(context.Background(), `select pg_get_functiondef(p.oid) from pg_proc p
+ where p.pronamespace = $1::regnamespace and p.proname = $2`, strings.Trim(m[1], `"`), strings.Trim(m[2], `"`)).Scan(&def); err != nil {
+		b.Fatal(err)
+	}
+	copyName := strings.TrimSuffix(m[2], `"`) + `_plain"`
+	var kept []string
+	dropped := 0
+	for _, line := range strings.Split(def, "\n") {
+		if t := strings.TrimSpace(line); t == "SECURITY DEFINER" || strings.HasPrefix(t, "SET search_path") {
+			dropped++
+			continue
+		}
+		kept = append(kept, line)
+	}
+	if dropped != 2 {
+		b.Fatalf("the function has %d of SECURITY DEFINER and SET search_path, want both:\n%s", dropped, def)
+	}
+	def = strings.Replace(strings.Join(kept, "\n"), "."+strings.Trim(m[2], `"`)+"(", "."+copyName+"(", 1)
+	if _, err := pool.Exec(context.Background(), def); err != nil {
+		b.Fatalf("the plain copy: %v\n%s", err, def)
+	}
+	return strings.Replace(stmt, m[1]+"."+m[2]+"(", m[1]+"."+copyName+"(", 1)
 }

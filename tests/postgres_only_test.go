@@ -18,6 +18,7 @@ import (
 	"github.com/chobo-lang/chobo/chobo/backend/postgres"
 	"github.com/chobo-lang/chobo/chobo/book"
 	"github.com/chobo-lang/chobo/chobo/check"
+	"github.com/chobo-lang/chobo/chobo/conformance/pgdeploy"
 	"github.com/chobo-lang/chobo/chobo/conformance/pgtest"
 	"github.com/chobo-lang/chobo/chobo/gen"
 	"github.com/chobo-lang/chobo/chobo/ids"
@@ -50,6 +51,16 @@ func installSQL(t testing.TB, pool *pgxpool.Pool, b *book.Book, src []byte) {
 	if _, err := pool.Exec(context.Background(), string(files[0].Data)); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// deployBook is deploy for one book, given as it is written.
+func deployBook(t testing.TB, b *book.Book, src []byte, conns int) pgDeployment {
+	t.Helper()
+	files, ds := postgres.Build(b, gen.NewSource("x.book", src), gen.Options{})
+	if len(ds) > 0 {
+		t.Fatalf("%+v", ds)
+	}
+	return deploy(t, []pgdeploy.Book{{Name: b.Name, SQL: string(files[0].Data)}}, conns)
 }
 
 // onServer starts a cluster, loads the SQL of the book of a case (the

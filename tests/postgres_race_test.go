@@ -14,6 +14,7 @@ import (
 	"github.com/chobo-lang/chobo/chobo/check"
 	"github.com/chobo-lang/chobo/chobo/client/model"
 	"github.com/chobo-lang/chobo/chobo/conformance"
+	"github.com/chobo-lang/chobo/chobo/conformance/pgdeploy"
 	"github.com/chobo-lang/chobo/chobo/conformance/pgtest"
 	"github.com/chobo-lang/chobo/runtime/go/chobo"
 	"github.com/chobo-lang/chobo/runtime/go/chobopg"
@@ -73,9 +74,10 @@ func TestFirstUseRace(t *testing.T) {
 		t.Fatal(err)
 	}
 	grant := m.Transfer("grant").Operation("do").Statement
-	srv := pgtest.Start(t)
-	pool := srv.Pool(t, 2)
-	installSQL(t, pool, res.Book, []byte(pointsBook))
+	// Every caller is the application's role, with only the grants an
+	// operator gives it.
+	d := deployBook(t, res.Book, []byte(pointsBook), 2)
+	pool := d.app
 	ctx := context.Background()
 	for _, iso := range []string{"read committed", "repeatable read"} {
 		for _, via := range []string{"sql", "client"} {
@@ -84,7 +86,7 @@ func TestFirstUseRace(t *testing.T) {
 				t.Run(iso+"/"+via+"/"+transfer, func(t *testing.T) {
 					conns := make([]*pgx.Conn, 16)
 					for i := range conns {
-						cfg, err := pgx.ParseConfig(srv.ConnString(pgtest.DefaultDB))
+						cfg, err := pgx.ParseConfig(d.srv.ConnStringAs(pgdeploy.App, pgtest.DefaultDB))
 						if err != nil {
 							t.Fatal(err)
 						}
@@ -183,9 +185,8 @@ func TestUnboundedFoldsExactly(t *testing.T) {
 		t.Fatal(err)
 	}
 	grant := m.Transfer("grant").Operation("do").Statement
-	srv := pgtest.Start(t)
-	pool := srv.Pool(t, 8)
-	installSQL(t, pool, res.Book, []byte(pointsBook))
+	d := deployBook(t, res.Book, []byte(pointsBook), 8)
+	pool := d.app
 	ctx := context.Background()
 	before := chobopg.Retries(chobopg.DeadlockDetected)
 	serial := chobopg.Retries(chobopg.SerializationFailure)
@@ -222,7 +223,7 @@ func TestUnboundedFoldsExactly(t *testing.T) {
 	if posted != math.MinInt64 || heldIn != 0 || heldOut != 0 {
 		t.Errorf("issued: posted %d, held in %d, held out %d; want %d, 0, 0", posted, heldIn, heldOut, int64(math.MinInt64))
 	}
-	if bad, err := conformance.EntriesBalance(ctx, pool, res.Book); err != nil || len(bad) > 0 {
+	if bad, err := conformance.EntriesBalance(ctx, d.admin, res.Book); err != nil || len(bad) > 0 {
 		t.Errorf("balances that differ from their entries: %v %v", bad, err)
 	}
 	if n := chobopg.Retries(chobopg.DeadlockDetected) - before; n != 0 {

@@ -8,12 +8,14 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/chobo-lang/chobo/chobo/book"
 	"github.com/chobo-lang/chobo/chobo/conformance"
 	"github.com/chobo-lang/chobo/chobo/conformance/godriver"
+	"github.com/chobo-lang/chobo/chobo/conformance/pgdeploy"
 	"github.com/chobo-lang/chobo/chobo/conformance/pgtest"
 	"github.com/chobo-lang/chobo/chobo/interp"
 	"github.com/chobo-lang/chobo/chobo/scenario"
@@ -102,18 +104,58 @@ func runAll(t *testing.T, books []loaded, pair string, backend func(loaded) conf
 	return conformance.RunAll(t, jobs)
 }
 
-// startPostgres starts a cluster and loads the SQL of every book's test
-// copy into it.
-func startPostgres(t *testing.T, books []loaded) (*pgtest.Server, *pgxpool.Pool) {
+// pgDeployment is a cluster set up as docs/targets.md deploys books
+// (pgdeploy): the SQL of every book's test copy loaded by an owner role,
+// an application role given only USAGE on each schema and EXECUTE on its
+// functions, and lookalikes of every built-in the SQL uses before
+// pg_catalog on the path of both. Every call goes through app, so a call
+// that needs any other right, or that resolves a name on the caller's
+// path, fails; admin, the superuser, reads what the tables hold.
+type pgDeployment struct {
+	srv   *pgtest.Server
+	admin *pgxpool.Pool
+	app   *pgxpool.Pool
+}
+
+// startPostgres starts a cluster and deploys every book on it.
+func startPostgres(t *testing.T, books []loaded) pgDeployment {
 	t.Helper()
-	srv := pgtest.Start(t)
-	pool := srv.Pool(t, 20)
+	var sqls []pgdeploy.Book
 	for _, l := range books {
-		if err := l.InstallSQL(context.Background(), pool); err != nil {
+		sql, err := l.SQL()
+		if err != nil {
 			t.Fatal(err)
 		}
+		sqls = append(sqls, pgdeploy.Book{Name: l.Copy.Name, SQL: sql})
 	}
-	return srv, pool
+	return deploy(t, sqls, 20)
+}
+
+// deploy starts a cluster and deploys the books on it (see
+// pgDeployment), with at most conns connections for the calls.
+func deploy(t testing.TB, books []pgdeploy.Book, conns int) pgDeployment {
+	t.Helper()
+	srv := pgtest.Start(t)
+	admin := srv.Pool(t, 20)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	app, planted, err := pgdeploy.Deploy(ctx, srv, admin, books, pgdeploy.Options{Trap: true, Conns: conns})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(app.Close)
+	if len(planted.Skipped) > 0 {
+		t.Errorf("built-ins without a lookalike: %q", planted.Skipped)
+	}
+	// The trap is armed: a built-in named on the application's path is
+	// a lookalike.
+	if _, err := app.Exec(ctx, `select convert_to('x', 'UTF8')`); !pgdeploy.Reached(err) {
+		t.Fatalf("a built-in called as the application's role on its path: %v; want a lookalike reached", err)
+	}
+	if bound, err := pgdeploy.Bound(ctx, admin); err != nil || len(bound) > 0 {
+		t.Errorf("bound to a lookalike when the SQL was loaded: %q %v", bound, err)
+	}
+	return pgDeployment{srv: srv, admin: admin, app: app}
 }
 
 // TestPostgresConformance runs every scenario of every book through the
@@ -123,15 +165,15 @@ func TestPostgresConformance(t *testing.T) {
 	for _, c := range conformanceCases(t) {
 		books = append(books, loadForBackends(t, c))
 	}
-	_, pool := startPostgres(t, books)
+	d := startPostgres(t, books)
 	st := runAll(t, books, "postgres", func(l loaded) conformance.Backend {
-		be, err := conformance.NewSQL(l.Copy, pool)
+		be, err := conformance.NewSQL(l.Copy, d.app, d.admin)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return be
 	})
-	checkEntries(t, pool, books)
+	checkEntries(t, d.admin, books)
 	t.Logf("%d scenarios of %d books on PostgreSQL through SQL (%d with together, %d run again)", st.Total, len(books), st.Together, st.Again)
 }
 
@@ -145,17 +187,18 @@ func TestGoClientConformance(t *testing.T) {
 		books = append(books, loadForBackends(t, c))
 	}
 	driver := goDriver(t)
-	srv, pool := startPostgres(t, books)
+	d := startPostgres(t, books)
 	st := runAll(t, books, "postgres-go", func(l loaded) conformance.Backend {
-		return startDriver(t, driver, srv, pool, l)
+		return startDriver(t, driver, d, l)
 	})
-	checkEntries(t, pool, books)
+	checkEntries(t, d.admin, books)
 	t.Logf("%d scenarios of %d books on PostgreSQL through the Go clients, each driven as a process (%d with together, %d run again)", st.Total, len(books), st.Together, st.Again)
 }
 
 // startDriver runs the driver program for the Go client of l's case, on
-// the test copy that srv holds. The driver stops at the end of the test.
-func startDriver(t *testing.T, driver string, srv *pgtest.Server, pool *pgxpool.Pool, l loaded) *conformance.Process {
+// the test copy that d holds, connected as the application's role. The
+// driver stops at the end of the test.
+func startDriver(t *testing.T, driver string, d pgDeployment, l loaded) *conformance.Process {
 	t.Helper()
 	// The driver reads the book whose SQL is loaded: the test copy.
 	bookPath := filepath.Join(t.TempDir(), filepath.Base(l.path))
@@ -164,7 +207,7 @@ func startDriver(t *testing.T, driver string, srv *pgtest.Server, pool *pgxpool.
 	}
 	cmd := exec.Command(driver)
 	cmd.Env = append(os.Environ(), driverEnv+"="+l.name)
-	p, err := conformance.StartProcess(cmd, bookPath, srv.ConnString(pgtest.DefaultDB), conformance.PostgresReader{Pool: pool, Book: l.Copy})
+	p, err := conformance.StartProcess(cmd, bookPath, d.srv.ConnStringAs(pgdeploy.App, pgtest.DefaultDB), conformance.PostgresReader{Pool: d.admin, Book: l.Copy})
 	if err != nil {
 		t.Fatalf("%s: %v", l.path, err)
 	}
@@ -185,8 +228,7 @@ func startDriver(t *testing.T, driver string, srv *pgtest.Server, pool *pgxpool.
 func TestGoDriverStatusAndBalance(t *testing.T) {
 	driver := goDriver(t)
 	l := loadForBackends(t, caseByName(t, "inventory"))
-	srv, pool := startPostgres(t, []loaded{l})
-	p := startDriver(t, driver, srv, pool, l)
+	p := startDriver(t, driver, startPostgres(t, []loaded{l}), l)
 	ctx := context.Background()
 	const tenant = "status-and-balance"
 	call := func(transfer string, op book.Op, strs map[string]string, amounts map[string]int64) interp.Call {

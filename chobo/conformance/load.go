@@ -52,13 +52,22 @@ func Load(src File, scenarios ...File) (*Loaded, error) {
 	return l, nil
 }
 
-// InstallSQL loads the SQL of the test copy into the database.
-func (l *Loaded) InstallSQL(ctx context.Context, pool *pgxpool.Pool) error {
+// SQL is what `chobo build --target postgres` writes for the test copy.
+func (l *Loaded) SQL() (string, error) {
 	files, ds := postgres.Build(l.Copy, gen.NewSource(l.Name, l.CopySrc), gen.Options{})
 	if len(ds) > 0 {
-		return fmt.Errorf("%s: the SQL of the test copy: %+v", l.Name, ds)
+		return "", fmt.Errorf("%s: the SQL of the test copy: %+v", l.Name, ds)
 	}
-	if _, err := pool.Exec(ctx, string(files[0].Data)); err != nil {
+	return string(files[0].Data), nil
+}
+
+// InstallSQL loads the SQL of the test copy into the database.
+func (l *Loaded) InstallSQL(ctx context.Context, pool *pgxpool.Pool) error {
+	sql, err := l.SQL()
+	if err != nil {
+		return err
+	}
+	if _, err := pool.Exec(ctx, sql); err != nil {
 		return fmt.Errorf("%s: loading the SQL: %v", l.Name, err)
 	}
 	return nil

@@ -15,17 +15,21 @@ import (
 
 // SQL calls the book's functions directly, each call on whatever
 // connection of the pool is free: the calls of a `together` run on
-// separate connections at once.
+// separate connections at once. What the tables hold is read over a pool
+// of its own, so that the calls can be made as a role that may call the
+// book and nothing more.
 type SQL struct {
 	Book  *book.Book
-	Model *model.Model // the book's PostgreSQL client model
-	Pool  *pgxpool.Pool
+	Model *model.Model  // the book's PostgreSQL client model
+	Pool  *pgxpool.Pool // the calls
+	Read  *pgxpool.Pool // the reads of the tables
 }
 
-// NewSQL calls b's functions over pool.
-func NewSQL(b *book.Book, pool *pgxpool.Pool) (SQL, error) {
+// NewSQL calls b's functions over calls and reads its tables over read,
+// which may be the same pool.
+func NewSQL(b *book.Book, calls, read *pgxpool.Pool) (SQL, error) {
 	m, err := model.New(b, model.Postgres)
-	return SQL{Book: b, Model: m, Pool: pool}, err
+	return SQL{Book: b, Model: m, Pool: calls, Read: read}, err
 }
 
 // Call implements Backend.
@@ -49,24 +53,20 @@ func (s SQL) Call(ctx context.Context, c interp.Call, tenant string) (interp.Res
 	return r, nil
 }
 
-// Expire implements Backend.
+// Expire implements Backend: it calls expire() once and says whether
+// holds of tenant past their deadline are still held (another expire()
+// may hold them).
 func (s SQL) Expire(ctx context.Context, tenant string) (bool, error) {
-	return PostgresExpire(ctx, s.Pool, s.Book, tenant)
+	var n int
+	if err := s.Pool.QueryRow(ctx, postgres.ExpireSQL(s.Book), 1000).Scan(&n); err != nil {
+		return false, err
+	}
+	return HeldPastDeadline(ctx, s.Read, s.Book, tenant)
 }
 
 // Ledger implements Backend.
 func (s SQL) Ledger(ctx context.Context, tenant string) ([]string, []string, error) {
-	return PostgresLedger(ctx, s.Pool, s.Book, tenant)
-}
-
-// PostgresExpire calls expire() once and says whether holds of tenant
-// past their deadline are still held (another expire() may hold them).
-func PostgresExpire(ctx context.Context, pool *pgxpool.Pool, b *book.Book, tenant string) (bool, error) {
-	var n int
-	if err := pool.QueryRow(ctx, postgres.ExpireSQL(b), 1000).Scan(&n); err != nil {
-		return false, err
-	}
-	return HeldPastDeadline(ctx, pool, b, tenant)
+	return PostgresLedger(ctx, s.Read, s.Book, tenant)
 }
 
 // HeldPastDeadline says whether holds of tenant past their deadline are

@@ -10,6 +10,8 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/chobo-lang/chobo/chobo/check"
+	"github.com/chobo-lang/chobo/chobo/conformance/pgdeploy"
+	"github.com/chobo-lang/chobo/chobo/conformance/pgtest"
 	"github.com/chobo-lang/chobo/chobo/gen"
 	"github.com/chobo-lang/chobo/chobo/target"
 	"github.com/chobo-lang/chobo/examples/lostupdate/inventory"
@@ -24,39 +26,50 @@ const bookFile = "inventory.book"
 var bookSrc []byte
 
 // bookSQL builds the PostgreSQL target of the book, as `chobo build
-// --target postgres` would write it.
-func bookSQL() (string, error) {
+// --target postgres` would write it, and says the book's name (its
+// schema).
+func bookSQL() (name, sql string, err error) {
 	res := check.Check(bookFile, bookSrc)
 	if res.Book == nil {
-		return "", fmt.Errorf("%s does not check: %v", bookFile, res.Diags)
+		return "", "", fmt.Errorf("%s does not check: %v", bookFile, res.Diags)
 	}
 	pg, _ := target.Lookup("postgres")
 	files, ds := pg.Build(res.Book, gen.NewSource(bookFile, bookSrc), gen.Options{})
 	if len(ds) > 0 || len(files) != 1 {
-		return "", fmt.Errorf("%s: building its SQL: %v", bookFile, ds)
+		return "", "", fmt.Errorf("%s: building its SQL: %v", bookFile, ds)
 	}
-	return string(files[0].Data), nil
+	return res.Book.Name, string(files[0].Data), nil
 }
 
 // naiveSQL is the stock as a program would keep it by hand: one number
-// per SKU, read, changed in Go and written back.
-const naiveSQL = `
+// per SKU, read, changed in Go and written back by the application's
+// role, which must therefore be given the table.
+var naiveSQL = `
 create schema if not exists naive;
 create table if not exists naive.stock (sku text primary key, qty bigint not null);
+grant usage on schema naive to ` + pgdeploy.App + `;
+grant select, insert, update on naive.stock to ` + pgdeploy.App + `;
 `
 
-// setUp loads both: the hand-kept table and the book's schema.
-func setUp(ctx context.Context, pool *pgxpool.Pool) error {
-	sql, err := bookSQL()
+// setUp loads both, each deployed as it would be: the hand-kept table,
+// and the book's schema, loaded by an owner role, of which the
+// application's role may only call the functions (docs/targets.md).
+// admin is a superuser's pool; the pool returned is the application's,
+// with at most conns connections, and the caller closes it.
+func setUp(ctx context.Context, srv *pgtest.Server, admin *pgxpool.Pool, conns int) (*pgxpool.Pool, error) {
+	name, sql, err := bookSQL()
 	if err != nil {
-		return err
+		return nil, err
 	}
-	for _, s := range []string{naiveSQL, sql} {
-		if _, err := pool.Exec(ctx, s); err != nil {
-			return err
-		}
+	app, _, err := pgdeploy.Deploy(ctx, srv, admin, []pgdeploy.Book{{Name: name, SQL: sql}}, pgdeploy.Options{Conns: conns})
+	if err != nil {
+		return nil, err
 	}
-	return nil
+	if _, err := admin.Exec(ctx, naiveSQL); err != nil {
+		app.Close()
+		return nil, err
+	}
+	return app, nil
 }
 
 // race runs one function per caller, each on a connection of its own,

@@ -48,10 +48,16 @@ func TestClientIsTheBuildOfTheBook(t *testing.T) {
 func TestDemo(t *testing.T) {
 	const callers, stock, rounds = 6, 3, 5
 	srv := pgtest.Start(t)
-	pool := srv.Pool(t, callers+1)
 	ctx := context.Background()
-	if err := setUp(ctx, pool); err != nil {
+	// Every call below is made as the application's role, which may call
+	// the book's functions and touch none of its tables.
+	pool, err := setUp(ctx, srv, srv.Pool(t, 1), callers+1)
+	if err != nil {
 		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	if _, err := pool.Exec(ctx, `update inventory.accounts set posted = posted + 1`); err == nil {
+		t.Fatal("the application's role could write the book's accounts itself")
 	}
 	lost := 0
 	for i := range rounds {

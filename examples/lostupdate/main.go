@@ -73,20 +73,23 @@ func demo(ctx context.Context, w io.Writer, s settings) (err error) {
 			err = e
 		}
 	}()
-	pool, err := srv.OpenPool(ctx, s.callers+1)
+	admin, err := srv.OpenPool(ctx, 1)
+	if err != nil {
+		return err
+	}
+	defer admin.Close()
+	pool, err := setUp(ctx, srv, admin, s.callers+1)
 	if err != nil {
 		return err
 	}
 	defer pool.Close()
-	if err := setUp(ctx, pool); err != nil {
-		return err
-	}
 	rounds := "rounds"
 	if s.rounds == 1 {
 		rounds = "round"
 	}
 	fmt.Fprintf(w, "%d callers reserve 1 unit each, all at once, from a stock of %d; %d %s each way,\n", s.callers, s.stock, s.rounds, rounds)
-	fmt.Fprintf(w, "on a throwaway PostgreSQL cluster (removed at the end).\n\n")
+	fmt.Fprintf(w, "on a throwaway PostgreSQL cluster (removed at the end), as a role that may use the naive\n")
+	fmt.Fprintf(w, "table and call the book's functions, and nothing else.\n\n")
 
 	fmt.Fprintf(w, "Read, subtract in Go, write back (SELECT qty, then UPDATE ... SET qty = <read - 1>):\n")
 	lost, oversold := 0, 0

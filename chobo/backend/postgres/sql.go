@@ -89,6 +89,7 @@ func Generate(b *book.Book, header []string) string {
 		exec("balance.sql.tmpl", newBalanceView(b, a))
 	}
 	exec("expire.sql.tmpl", struct{ S string }{s})
+	exec("close.sql.tmpl", struct{ S string }{s})
 	return out.String()
 }
 

@@ -217,10 +217,17 @@ func Start(t testing.TB) *Server {
 	return s
 }
 
-// ConnString returns a libpq-style connection string for database db.
+// ConnString returns a libpq-style connection string for database db, as
+// the superuser User.
 func (s *Server) ConnString(db string) string {
+	return s.ConnStringAs(User, db)
+}
+
+// ConnStringAs returns a libpq-style connection string for database db, as
+// the role user (which must be able to log in; authentication is trust).
+func (s *Server) ConnStringAs(user, db string) string {
 	return fmt.Sprintf("host=%s port=%d user=%s dbname=%s sslmode=disable",
-		quoteConnValue(s.SocketDir), s.Port, quoteConnValue(User), quoteConnValue(db))
+		quoteConnValue(s.SocketDir), s.Port, quoteConnValue(user), quoteConnValue(db))
 }
 
 // OpenConn opens a pgx connection to the default database (DefaultDB).
@@ -237,10 +244,15 @@ func (s *Server) OpenConn(ctx context.Context) (*pgx.Conn, error) {
 // maxConns connections, and checks that it reaches the server. The caller
 // closes it.
 func (s *Server) OpenPool(ctx context.Context, maxConns int) (*pgxpool.Pool, error) {
+	return s.OpenPoolAs(ctx, User, maxConns)
+}
+
+// OpenPoolAs is OpenPool with connections made as the role user.
+func (s *Server) OpenPoolAs(ctx context.Context, user string, maxConns int) (*pgxpool.Pool, error) {
 	if maxConns < 1 {
 		return nil, fmt.Errorf("pgtest: OpenPool: maxConns must be at least 1, got %d", maxConns)
 	}
-	cfg, err := pgxpool.ParseConfig(s.ConnString(DefaultDB))
+	cfg, err := pgxpool.ParseConfig(s.ConnStringAs(user, DefaultDB))
 	if err != nil {
 		return nil, fmt.Errorf("pgtest: pool config: %v", err)
 	}
@@ -276,9 +288,15 @@ func (s *Server) Connect(t testing.TB) *pgx.Conn {
 // Pool is OpenPool for a test: the pool is closed at cleanup.
 func (s *Server) Pool(t testing.TB, maxConns int) *pgxpool.Pool {
 	t.Helper()
+	return s.PoolAs(t, User, maxConns)
+}
+
+// PoolAs is OpenPoolAs for a test: the pool is closed at cleanup.
+func (s *Server) PoolAs(t testing.TB, user string, maxConns int) *pgxpool.Pool {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	pool, err := s.OpenPool(ctx, maxConns)
+	pool, err := s.OpenPoolAs(ctx, user, maxConns)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -44,6 +44,7 @@ import (
 	"github.com/chobo-lang/chobo/chobo/book"
 	"github.com/chobo-lang/chobo/chobo/conformance"
 	"github.com/chobo-lang/chobo/chobo/conformance/godriver"
+	"github.com/chobo-lang/chobo/chobo/conformance/pgdeploy"
 	"github.com/chobo-lang/chobo/chobo/conformance/pgtest"
 	"github.com/chobo-lang/chobo/chobo/conformance/protocol"
 	"github.com/chobo-lang/chobo/chobo/conformance/tbtest"
@@ -231,15 +232,32 @@ func (r *run) main(cfg config) error {
 		return err
 	}
 	r.atEnd(pool.Close)
-	if err := l.InstallSQL(ctx, pool); err != nil {
+	// The book is deployed as docs/targets.md tells an operator to: its
+	// owner loads the SQL, and every call is made as a role given only
+	// USAGE on the schema and EXECUTE on its functions, with lookalikes
+	// of the built-ins the SQL uses before pg_catalog on both paths. The
+	// superuser's pool reads what the tables hold.
+	sql, err := l.SQL()
+	if err != nil {
 		return err
+	}
+	app, planted, err := pgdeploy.Deploy(ctx, srv, pool, []pgdeploy.Book{{Name: cp.Name, SQL: sql}}, pgdeploy.Options{Trap: true, Conns: 20})
+	if err != nil {
+		return err
+	}
+	r.atEnd(app.Close)
+	for _, s := range planted.Skipped {
+		fmt.Fprintf(r.out, "note: no lookalike of %s\n", s)
+	}
+	if bound, err := pgdeploy.Bound(ctx, pool); err != nil || len(bound) > 0 {
+		return fmt.Errorf("the SQL was bound to lookalikes of built-ins when it was loaded: %q %v", bound, err)
 	}
 
 	copyPath, err := r.writeCopy(name, l.CopySrc)
 	if err != nil {
 		return err
 	}
-	backends, err := r.backends(srv, pool, cp, name, copyPath, cfg.drivers)
+	backends, err := r.backends(srv, app, pool, cp, name, copyPath, cfg.drivers)
 	if err != nil {
 		return err
 	}
@@ -321,10 +339,11 @@ func (r *run) startDriver(name string, d driver, open protocol.Request, read con
 }
 
 // backends are the ways the book is reached on PostgreSQL: its SQL
-// functions, and each postgres-go client, through its driver. Backends
-// share the server, so the tenants of each carry its name.
-func (r *run) backends(srv *pgtest.Server, pool *pgxpool.Pool, cp *book.Book, name, copyPath string, drivers []driver) ([]namedBackend, error) {
-	sql, err := conformance.NewSQL(cp, pool)
+// functions, and each postgres-go client, through its driver; all call as
+// the application's role (over app), and the tables are read over read.
+// Backends share the server, so the tenants of each carry its name.
+func (r *run) backends(srv *pgtest.Server, app, read *pgxpool.Pool, cp *book.Book, name, copyPath string, drivers []driver) ([]namedBackend, error) {
+	sql, err := conformance.NewSQL(cp, app, read)
 	if err != nil {
 		return nil, err
 	}
@@ -334,8 +353,8 @@ func (r *run) backends(srv *pgtest.Server, pool *pgxpool.Pool, cp *book.Book, na
 			continue
 		}
 		// The driver opens the book whose SQL is loaded: the test copy.
-		p, err := r.startDriver(name, d, protocol.Request{Book: copyPath, DSN: srv.ConnString(pgtest.DefaultDB)},
-			conformance.PostgresReader{Pool: pool, Book: cp})
+		p, err := r.startDriver(name, d, protocol.Request{Book: copyPath, DSN: srv.ConnStringAs(pgdeploy.App, pgtest.DefaultDB)},
+			conformance.PostgresReader{Pool: read, Book: cp})
 		if err != nil {
 			return nil, err
 		}

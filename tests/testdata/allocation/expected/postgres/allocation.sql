@@ -2,6 +2,16 @@
 -- Source: allocation.book (book allocation v1, sha256:932c7cd36b278341)
 -- PostgreSQL: schema, tables and functions. Safe to run again.
 
+-- While this file runs, names resolve in the catalog alone (and the book's
+-- objects by their schema), whatever path the session running it has: a
+-- lookalike of a built-in on that path would otherwise be bound into the
+-- defaults and views below, or run with the rights of whoever loads this.
+-- The session's own path is put back at the end.
+do $$ begin
+  perform pg_catalog.set_config('chobo.caller_search_path', pg_catalog.current_setting('search_path'), false);
+  perform pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', false);
+end $$;
+
 create schema if not exists "allocation";
 
 -- What every operation answers: done, done_before or refused with a reason.
@@ -163,7 +173,8 @@ create index if not exists keys_due on "allocation".keys (deadline, tenant, kind
 -- Stable, not immutable: convert_to, which makes the UTF-8 bytes, is
 -- stable in PostgreSQL.
 create or replace function "allocation".chobo_id(parts text[]) returns uuid
-language plpgsql stable strict as $fn$
+language plpgsql stable strict
+set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_buf bytea := int4send(7) || convert_to('chobo/1', 'UTF8');
   v_part text;
@@ -212,7 +223,8 @@ select k.tenant, e.account, k.kind, k.op, k.key, e.posted, e.held_in, e.held_out
 -- earlier moves passed left 64 bits. Accounts are taken in id order,
 -- after the call has locked its bounded accounts: no deadlock.
 create or replace function "allocation".chobo_unbounded(p_tenant text, p_ids uuid[], p_d numeric[], p_write boolean)
-returns void language plpgsql as $fn$
+returns void language plpgsql
+set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_shard constant integer := pg_backend_pid() % 16;
   v_i integer;
@@ -285,7 +297,8 @@ end
 $fn$;
 
 create or replace function "allocation"."sale_do"(p_tenant text, "p_order" text, "p_shop" text, "p_price" bigint, "p_fee" bigint)
-returns "allocation".result language plpgsql as $fn$
+returns "allocation".result language plpgsql
+security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_order"]::text[];
   v_content text := json_build_array("p_order", "p_shop", "p_price", "p_fee")::text;
@@ -425,7 +438,8 @@ end
 $fn$;
 
 create or replace function "allocation"."payout_do"(p_tenant text, "p_payout_id" text, "p_shop" text, "p_amount" bigint)
-returns "allocation".result language plpgsql as $fn$
+returns "allocation".result language plpgsql
+security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_payout_id"]::text[];
   v_content text := json_build_array("p_payout_id", "p_shop", "p_amount")::text;
@@ -592,7 +606,8 @@ end
 $fn$;
 
 create or replace function "allocation"."balance_shop_sales"(p_tenant text, "p_shop" text)
-returns "allocation".balance language sql stable as $fn$
+returns "allocation".balance language sql stable
+security definer set search_path = pg_catalog, pg_temp as $fn$
   select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"allocation".balance
                      from "allocation".accounts a
@@ -603,7 +618,8 @@ returns "allocation".balance language sql stable as $fn$
 $fn$;
 
 create or replace function "allocation"."balance_buyers"(p_tenant text)
-returns "allocation".balance language sql stable as $fn$
+returns "allocation".balance language sql stable
+security definer set search_path = pg_catalog, pg_temp as $fn$
   select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"allocation".balance
                      from "allocation".accounts a
@@ -614,7 +630,8 @@ returns "allocation".balance language sql stable as $fn$
 $fn$;
 
 create or replace function "allocation"."balance_fee_income"(p_tenant text)
-returns "allocation".balance language sql stable as $fn$
+returns "allocation".balance language sql stable
+security definer set search_path = pg_catalog, pg_temp as $fn$
   select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"allocation".balance
                      from "allocation".accounts a
@@ -625,7 +642,8 @@ returns "allocation".balance language sql stable as $fn$
 $fn$;
 
 create or replace function "allocation"."balance_shop_bank"(p_tenant text)
-returns "allocation".balance language sql stable as $fn$
+returns "allocation".balance language sql stable
+security definer set search_path = pg_catalog, pg_temp as $fn$
   select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"allocation".balance
                      from "allocation".accounts a
@@ -636,7 +654,8 @@ returns "allocation".balance language sql stable as $fn$
 $fn$;
 
 create or replace function "allocation".expire(p_max integer default 1000)
-returns integer language plpgsql as $fn$
+returns integer language plpgsql
+security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_due tid[];
@@ -711,3 +730,17 @@ begin
   return v_count;
 end
 $fn$;
+-- Nothing of the book is anyone's but its owner's until the owner grants
+-- it: a role that is to call the book gets USAGE on the schema and EXECUTE
+-- on its functions (docs/targets.md), and never a right on a table, so
+-- that every write goes through the functions and their bounds, keys and
+-- entries. PostgreSQL lets PUBLIC execute every new function; the
+-- functions that run with the owner's rights must not be open to every
+-- role that can see the schema.
+revoke all on all tables in schema "allocation" from public;
+revoke all on all functions in schema "allocation" from public;
+
+do $$ begin
+  perform pg_catalog.set_config('search_path', pg_catalog.current_setting('chobo.caller_search_path'), false);
+  perform pg_catalog.set_config('chobo.caller_search_path', '', false);
+end $$;

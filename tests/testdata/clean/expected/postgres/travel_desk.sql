@@ -2,6 +2,16 @@
 -- Source: clean.book (book travel_desk v1, sha256:4e79acdaeb02a8ce)
 -- PostgreSQL: schema, tables and functions. Safe to run again.
 
+-- While this file runs, names resolve in the catalog alone (and the book's
+-- objects by their schema), whatever path the session running it has: a
+-- lookalike of a built-in on that path would otherwise be bound into the
+-- defaults and views below, or run with the rights of whoever loads this.
+-- The session's own path is put back at the end.
+do $$ begin
+  perform pg_catalog.set_config('chobo.caller_search_path', pg_catalog.current_setting('search_path'), false);
+  perform pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', false);
+end $$;
+
 create schema if not exists "travel_desk";
 
 -- What every operation answers: done, done_before or refused with a reason.
@@ -163,7 +173,8 @@ create index if not exists keys_due on "travel_desk".keys (deadline, tenant, kin
 -- Stable, not immutable: convert_to, which makes the UTF-8 bytes, is
 -- stable in PostgreSQL.
 create or replace function "travel_desk".chobo_id(parts text[]) returns uuid
-language plpgsql stable strict as $fn$
+language plpgsql stable strict
+set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_buf bytea := int4send(7) || convert_to('chobo/1', 'UTF8');
   v_part text;
@@ -212,7 +223,8 @@ select k.tenant, e.account, k.kind, k.op, k.key, e.posted, e.held_in, e.held_out
 -- earlier moves passed left 64 bits. Accounts are taken in id order,
 -- after the call has locked its bounded accounts: no deadlock.
 create or replace function "travel_desk".chobo_unbounded(p_tenant text, p_ids uuid[], p_d numeric[], p_write boolean)
-returns void language plpgsql as $fn$
+returns void language plpgsql
+set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_shard constant integer := pg_backend_pid() % 16;
   v_i integer;
@@ -285,7 +297,8 @@ end
 $fn$;
 
 create or replace function "travel_desk"."top_up_do"(p_tenant text, "p_receipt" text, "p_member" text, "p_amount" bigint)
-returns "travel_desk".result language plpgsql as $fn$
+returns "travel_desk".result language plpgsql
+security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_receipt"]::text[];
   v_content text := json_build_array("p_receipt", "p_member", "p_amount")::text;
@@ -452,7 +465,8 @@ end
 $fn$;
 
 create or replace function "travel_desk"."open_tour_day_do"(p_tenant text, "p_tour" text, "p_day" text, "p_capacity" bigint)
-returns "travel_desk".result language plpgsql as $fn$
+returns "travel_desk".result language plpgsql
+security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_tour", "p_day"]::text[];
   v_content text := json_build_array("p_tour", "p_day", "p_capacity")::text;
@@ -619,7 +633,8 @@ end
 $fn$;
 
 create or replace function "travel_desk"."book_seat_hold"(p_tenant text, "p_booking" text, "p_member" text, "p_tour" text, "p_day" text, "p_price" bigint)
-returns "travel_desk".result language plpgsql as $fn$
+returns "travel_desk".result language plpgsql
+security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_booking"]::text[];
@@ -801,7 +816,8 @@ end
 $fn$;
 
 create or replace function "travel_desk"."book_seat_post"(p_tenant text, "p_booking" text, "p_price" bigint default null)
-returns "travel_desk".result language plpgsql as $fn$
+returns "travel_desk".result language plpgsql
+security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_booking"]::text[];
@@ -918,7 +934,8 @@ end
 $fn$;
 
 create or replace function "travel_desk"."book_seat_void"(p_tenant text, "p_booking" text)
-returns "travel_desk".result language plpgsql as $fn$
+returns "travel_desk".result language plpgsql
+security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_booking"]::text[];
@@ -1015,7 +1032,8 @@ end
 $fn$;
 
 create or replace function "travel_desk"."book_seat_status"(p_tenant text, "p_booking" text)
-returns text language plpgsql as $fn$
+returns text language plpgsql
+security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_booking"]::text[];
   v_state text;
@@ -1031,7 +1049,8 @@ end
 $fn$;
 
 create or replace function "travel_desk"."group_hold_hold"(p_tenant text, "p_group" text, "p_tour" text, "p_day" text, "p_count" bigint)
-returns "travel_desk".result language plpgsql as $fn$
+returns "travel_desk".result language plpgsql
+security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_group", "p_tour", "p_day"]::text[];
@@ -1204,7 +1223,8 @@ end
 $fn$;
 
 create or replace function "travel_desk"."group_hold_post"(p_tenant text, "p_group" text, "p_tour" text, "p_day" text, "p_count" bigint default null)
-returns "travel_desk".result language plpgsql as $fn$
+returns "travel_desk".result language plpgsql
+security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_group", "p_tour", "p_day"]::text[];
@@ -1312,7 +1332,8 @@ end
 $fn$;
 
 create or replace function "travel_desk"."group_hold_void"(p_tenant text, "p_group" text, "p_tour" text, "p_day" text)
-returns "travel_desk".result language plpgsql as $fn$
+returns "travel_desk".result language plpgsql
+security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_group", "p_tour", "p_day"]::text[];
@@ -1404,7 +1425,8 @@ end
 $fn$;
 
 create or replace function "travel_desk"."group_hold_status"(p_tenant text, "p_group" text, "p_tour" text, "p_day" text)
-returns text language plpgsql as $fn$
+returns text language plpgsql
+security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_group", "p_tour", "p_day"]::text[];
   v_state text;
@@ -1420,7 +1442,8 @@ end
 $fn$;
 
 create or replace function "travel_desk"."pay_operator_do"(p_tenant text, "p_statement" text, "p_amount" bigint)
-returns "travel_desk".result language plpgsql as $fn$
+returns "travel_desk".result language plpgsql
+security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_statement"]::text[];
   v_content text := json_build_array("p_statement", "p_amount")::text;
@@ -1584,7 +1607,8 @@ end
 $fn$;
 
 create or replace function "travel_desk"."balance_card"(p_tenant text, "p_member" text)
-returns "travel_desk".balance language sql stable as $fn$
+returns "travel_desk".balance language sql stable
+security definer set search_path = pg_catalog, pg_temp as $fn$
   select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"travel_desk".balance
                      from "travel_desk".accounts a
@@ -1595,7 +1619,8 @@ returns "travel_desk".balance language sql stable as $fn$
 $fn$;
 
 create or replace function "travel_desk"."balance_tour_income"(p_tenant text)
-returns "travel_desk".balance language sql stable as $fn$
+returns "travel_desk".balance language sql stable
+security definer set search_path = pg_catalog, pg_temp as $fn$
   select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"travel_desk".balance
                      from "travel_desk".accounts a
@@ -1606,7 +1631,8 @@ returns "travel_desk".balance language sql stable as $fn$
 $fn$;
 
 create or replace function "travel_desk"."balance_member_banks"(p_tenant text)
-returns "travel_desk".balance language sql stable as $fn$
+returns "travel_desk".balance language sql stable
+security definer set search_path = pg_catalog, pg_temp as $fn$
   select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"travel_desk".balance
                      from "travel_desk".accounts a
@@ -1617,7 +1643,8 @@ returns "travel_desk".balance language sql stable as $fn$
 $fn$;
 
 create or replace function "travel_desk"."balance_operator_bank"(p_tenant text)
-returns "travel_desk".balance language sql stable as $fn$
+returns "travel_desk".balance language sql stable
+security definer set search_path = pg_catalog, pg_temp as $fn$
   select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"travel_desk".balance
                      from "travel_desk".accounts a
@@ -1628,7 +1655,8 @@ returns "travel_desk".balance language sql stable as $fn$
 $fn$;
 
 create or replace function "travel_desk"."balance_free_seats"(p_tenant text, "p_tour" text, "p_day" text)
-returns "travel_desk".balance language sql stable as $fn$
+returns "travel_desk".balance language sql stable
+security definer set search_path = pg_catalog, pg_temp as $fn$
   select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"travel_desk".balance
                      from "travel_desk".accounts a
@@ -1639,7 +1667,8 @@ returns "travel_desk".balance language sql stable as $fn$
 $fn$;
 
 create or replace function "travel_desk"."balance_operator"(p_tenant text)
-returns "travel_desk".balance language sql stable as $fn$
+returns "travel_desk".balance language sql stable
+security definer set search_path = pg_catalog, pg_temp as $fn$
   select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"travel_desk".balance
                      from "travel_desk".accounts a
@@ -1650,7 +1679,8 @@ returns "travel_desk".balance language sql stable as $fn$
 $fn$;
 
 create or replace function "travel_desk"."balance_travellers"(p_tenant text)
-returns "travel_desk".balance language sql stable as $fn$
+returns "travel_desk".balance language sql stable
+security definer set search_path = pg_catalog, pg_temp as $fn$
   select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"travel_desk".balance
                      from "travel_desk".accounts a
@@ -1661,7 +1691,8 @@ returns "travel_desk".balance language sql stable as $fn$
 $fn$;
 
 create or replace function "travel_desk".expire(p_max integer default 1000)
-returns integer language plpgsql as $fn$
+returns integer language plpgsql
+security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_due tid[];
@@ -1736,3 +1767,17 @@ begin
   return v_count;
 end
 $fn$;
+-- Nothing of the book is anyone's but its owner's until the owner grants
+-- it: a role that is to call the book gets USAGE on the schema and EXECUTE
+-- on its functions (docs/targets.md), and never a right on a table, so
+-- that every write goes through the functions and their bounds, keys and
+-- entries. PostgreSQL lets PUBLIC execute every new function; the
+-- functions that run with the owner's rights must not be open to every
+-- role that can see the schema.
+revoke all on all tables in schema "travel_desk" from public;
+revoke all on all functions in schema "travel_desk" from public;
+
+do $$ begin
+  perform pg_catalog.set_config('search_path', pg_catalog.current_setting('chobo.caller_search_path'), false);
+  perform pg_catalog.set_config('chobo.caller_search_path', '', false);
+end $$;

@@ -2,6 +2,16 @@
 -- Source: 整った帳簿.book (book 旅行の窓口 v1, sha256:75cd9374ef251c8c)
 -- PostgreSQL: schema, tables and functions. Safe to run again.
 
+-- While this file runs, names resolve in the catalog alone (and the book's
+-- objects by their schema), whatever path the session running it has: a
+-- lookalike of a built-in on that path would otherwise be bound into the
+-- defaults and views below, or run with the rights of whoever loads this.
+-- The session's own path is put back at the end.
+do $$ begin
+  perform pg_catalog.set_config('chobo.caller_search_path', pg_catalog.current_setting('search_path'), false);
+  perform pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', false);
+end $$;
+
 create schema if not exists "旅行の窓口";
 
 -- What every operation answers: done, done_before or refused with a reason.
@@ -163,7 +173,8 @@ create index if not exists keys_due on "旅行の窓口".keys (deadline, tenant,
 -- Stable, not immutable: convert_to, which makes the UTF-8 bytes, is
 -- stable in PostgreSQL.
 create or replace function "旅行の窓口".chobo_id(parts text[]) returns uuid
-language plpgsql stable strict as $fn$
+language plpgsql stable strict
+set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_buf bytea := int4send(7) || convert_to('chobo/1', 'UTF8');
   v_part text;
@@ -212,7 +223,8 @@ select k.tenant, e.account, k.kind, k.op, k.key, e.posted, e.held_in, e.held_out
 -- earlier moves passed left 64 bits. Accounts are taken in id order,
 -- after the call has locked its bounded accounts: no deadlock.
 create or replace function "旅行の窓口".chobo_unbounded(p_tenant text, p_ids uuid[], p_d numeric[], p_write boolean)
-returns void language plpgsql as $fn$
+returns void language plpgsql
+set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_shard constant integer := pg_backend_pid() % 16;
   v_i integer;
@@ -285,7 +297,8 @@ end
 $fn$;
 
 create or replace function "旅行の窓口"."チャージ_do"(p_tenant text, "p_受付番号" text, "p_会員" text, "p_額" bigint)
-returns "旅行の窓口".result language plpgsql as $fn$
+returns "旅行の窓口".result language plpgsql
+security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_受付番号"]::text[];
   v_content text := json_build_array("p_受付番号", "p_会員", "p_額")::text;
@@ -452,7 +465,8 @@ end
 $fn$;
 
 create or replace function "旅行の窓口"."催行日の設定_do"(p_tenant text, "p_ツアー" text, "p_day" text, "p_定員" bigint)
-returns "旅行の窓口".result language plpgsql as $fn$
+returns "旅行の窓口".result language plpgsql
+security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_ツアー", "p_day"]::text[];
   v_content text := json_build_array("p_ツアー", "p_day", "p_定員")::text;
@@ -619,7 +633,8 @@ end
 $fn$;
 
 create or replace function "旅行の窓口"."座席予約_hold"(p_tenant text, "p_予約番号" text, "p_会員" text, "p_ツアー" text, "p_day" text, "p_代金" bigint)
-returns "旅行の窓口".result language plpgsql as $fn$
+returns "旅行の窓口".result language plpgsql
+security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_予約番号"]::text[];
@@ -801,7 +816,8 @@ end
 $fn$;
 
 create or replace function "旅行の窓口"."座席予約_post"(p_tenant text, "p_予約番号" text, "p_代金" bigint default null)
-returns "旅行の窓口".result language plpgsql as $fn$
+returns "旅行の窓口".result language plpgsql
+security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_予約番号"]::text[];
@@ -918,7 +934,8 @@ end
 $fn$;
 
 create or replace function "旅行の窓口"."座席予約_void"(p_tenant text, "p_予約番号" text)
-returns "旅行の窓口".result language plpgsql as $fn$
+returns "旅行の窓口".result language plpgsql
+security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_予約番号"]::text[];
@@ -1015,7 +1032,8 @@ end
 $fn$;
 
 create or replace function "旅行の窓口"."座席予約_status"(p_tenant text, "p_予約番号" text)
-returns text language plpgsql as $fn$
+returns text language plpgsql
+security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_予約番号"]::text[];
   v_state text;
@@ -1031,7 +1049,8 @@ end
 $fn$;
 
 create or replace function "旅行の窓口"."団体の仮押さえ_hold"(p_tenant text, "p_団体" text, "p_ツアー" text, "p_day" text, "p_席数" bigint)
-returns "旅行の窓口".result language plpgsql as $fn$
+returns "旅行の窓口".result language plpgsql
+security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_団体", "p_ツアー", "p_day"]::text[];
@@ -1204,7 +1223,8 @@ end
 $fn$;
 
 create or replace function "旅行の窓口"."団体の仮押さえ_post"(p_tenant text, "p_団体" text, "p_ツアー" text, "p_day" text, "p_席数" bigint default null)
-returns "旅行の窓口".result language plpgsql as $fn$
+returns "旅行の窓口".result language plpgsql
+security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_団体", "p_ツアー", "p_day"]::text[];
@@ -1312,7 +1332,8 @@ end
 $fn$;
 
 create or replace function "旅行の窓口"."団体の仮押さえ_void"(p_tenant text, "p_団体" text, "p_ツアー" text, "p_day" text)
-returns "旅行の窓口".result language plpgsql as $fn$
+returns "旅行の窓口".result language plpgsql
+security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_団体", "p_ツアー", "p_day"]::text[];
@@ -1404,7 +1425,8 @@ end
 $fn$;
 
 create or replace function "旅行の窓口"."団体の仮押さえ_status"(p_tenant text, "p_団体" text, "p_ツアー" text, "p_day" text)
-returns text language plpgsql as $fn$
+returns text language plpgsql
+security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_団体", "p_ツアー", "p_day"]::text[];
   v_state text;
@@ -1420,7 +1442,8 @@ end
 $fn$;
 
 create or replace function "旅行の窓口"."催行会社への支払_do"(p_tenant text, "p_明細" text, "p_額" bigint)
-returns "旅行の窓口".result language plpgsql as $fn$
+returns "旅行の窓口".result language plpgsql
+security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_明細"]::text[];
   v_content text := json_build_array("p_明細", "p_額")::text;
@@ -1584,7 +1607,8 @@ end
 $fn$;
 
 create or replace function "旅行の窓口"."balance_カード"(p_tenant text, "p_会員" text)
-returns "旅行の窓口".balance language sql stable as $fn$
+returns "旅行の窓口".balance language sql stable
+security definer set search_path = pg_catalog, pg_temp as $fn$
   select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"旅行の窓口".balance
                      from "旅行の窓口".accounts a
@@ -1595,7 +1619,8 @@ returns "旅行の窓口".balance language sql stable as $fn$
 $fn$;
 
 create or replace function "旅行の窓口"."balance_ツアー売上"(p_tenant text)
-returns "旅行の窓口".balance language sql stable as $fn$
+returns "旅行の窓口".balance language sql stable
+security definer set search_path = pg_catalog, pg_temp as $fn$
   select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"旅行の窓口".balance
                      from "旅行の窓口".accounts a
@@ -1606,7 +1631,8 @@ returns "旅行の窓口".balance language sql stable as $fn$
 $fn$;
 
 create or replace function "旅行の窓口"."balance_会員の銀行"(p_tenant text)
-returns "旅行の窓口".balance language sql stable as $fn$
+returns "旅行の窓口".balance language sql stable
+security definer set search_path = pg_catalog, pg_temp as $fn$
   select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"旅行の窓口".balance
                      from "旅行の窓口".accounts a
@@ -1617,7 +1643,8 @@ returns "旅行の窓口".balance language sql stable as $fn$
 $fn$;
 
 create or replace function "旅行の窓口"."balance_催行会社の口座"(p_tenant text)
-returns "旅行の窓口".balance language sql stable as $fn$
+returns "旅行の窓口".balance language sql stable
+security definer set search_path = pg_catalog, pg_temp as $fn$
   select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"旅行の窓口".balance
                      from "旅行の窓口".accounts a
@@ -1628,7 +1655,8 @@ returns "旅行の窓口".balance language sql stable as $fn$
 $fn$;
 
 create or replace function "旅行の窓口"."balance_空き席"(p_tenant text, "p_ツアー" text, "p_day" text)
-returns "旅行の窓口".balance language sql stable as $fn$
+returns "旅行の窓口".balance language sql stable
+security definer set search_path = pg_catalog, pg_temp as $fn$
   select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"旅行の窓口".balance
                      from "旅行の窓口".accounts a
@@ -1639,7 +1667,8 @@ returns "旅行の窓口".balance language sql stable as $fn$
 $fn$;
 
 create or replace function "旅行の窓口"."balance_催行会社"(p_tenant text)
-returns "旅行の窓口".balance language sql stable as $fn$
+returns "旅行の窓口".balance language sql stable
+security definer set search_path = pg_catalog, pg_temp as $fn$
   select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"旅行の窓口".balance
                      from "旅行の窓口".accounts a
@@ -1650,7 +1679,8 @@ returns "旅行の窓口".balance language sql stable as $fn$
 $fn$;
 
 create or replace function "旅行の窓口"."balance_旅行者"(p_tenant text)
-returns "旅行の窓口".balance language sql stable as $fn$
+returns "旅行の窓口".balance language sql stable
+security definer set search_path = pg_catalog, pg_temp as $fn$
   select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"旅行の窓口".balance
                      from "旅行の窓口".accounts a
@@ -1661,7 +1691,8 @@ returns "旅行の窓口".balance language sql stable as $fn$
 $fn$;
 
 create or replace function "旅行の窓口".expire(p_max integer default 1000)
-returns integer language plpgsql as $fn$
+returns integer language plpgsql
+security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_due tid[];
@@ -1736,3 +1767,17 @@ begin
   return v_count;
 end
 $fn$;
+-- Nothing of the book is anyone's but its owner's until the owner grants
+-- it: a role that is to call the book gets USAGE on the schema and EXECUTE
+-- on its functions (docs/targets.md), and never a right on a table, so
+-- that every write goes through the functions and their bounds, keys and
+-- entries. PostgreSQL lets PUBLIC execute every new function; the
+-- functions that run with the owner's rights must not be open to every
+-- role that can see the schema.
+revoke all on all tables in schema "旅行の窓口" from public;
+revoke all on all functions in schema "旅行の窓口" from public;
+
+do $$ begin
+  perform pg_catalog.set_config('search_path', pg_catalog.current_setting('chobo.caller_search_path'), false);
+  perform pg_catalog.set_config('chobo.caller_search_path', '', false);
+end $$;

@@ -2,6 +2,16 @@
 -- Source: inventory.ja.book (book 在庫管理 v1, sha256:70a0aa589a082d53)
 -- PostgreSQL: schema, tables and functions. Safe to run again.
 
+-- While this file runs, names resolve in the catalog alone (and the book's
+-- objects by their schema), whatever path the session running it has: a
+-- lookalike of a built-in on that path would otherwise be bound into the
+-- defaults and views below, or run with the rights of whoever loads this.
+-- The session's own path is put back at the end.
+do $$ begin
+  perform pg_catalog.set_config('chobo.caller_search_path', pg_catalog.current_setting('search_path'), false);
+  perform pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', false);
+end $$;
+
 create schema if not exists "在庫管理";
 
 -- What every operation answers: done, done_before or refused with a reason.
@@ -163,7 +173,8 @@ create index if not exists keys_due on "在庫管理".keys (deadline, tenant, ki
 -- Stable, not immutable: convert_to, which makes the UTF-8 bytes, is
 -- stable in PostgreSQL.
 create or replace function "在庫管理".chobo_id(parts text[]) returns uuid
-language plpgsql stable strict as $fn$
+language plpgsql stable strict
+set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_buf bytea := int4send(7) || convert_to('chobo/1', 'UTF8');
   v_part text;
@@ -212,7 +223,8 @@ select k.tenant, e.account, k.kind, k.op, k.key, e.posted, e.held_in, e.held_out
 -- earlier moves passed left 64 bits. Accounts are taken in id order,
 -- after the call has locked its bounded accounts: no deadlock.
 create or replace function "在庫管理".chobo_unbounded(p_tenant text, p_ids uuid[], p_d numeric[], p_write boolean)
-returns void language plpgsql as $fn$
+returns void language plpgsql
+set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_shard constant integer := pg_backend_pid() % 16;
   v_i integer;
@@ -285,7 +297,8 @@ end
 $fn$;
 
 create or replace function "在庫管理"."入荷_do"(p_tenant text, "p_納品書" text, "p_sku" text, "p_数" bigint)
-returns "在庫管理".result language plpgsql as $fn$
+returns "在庫管理".result language plpgsql
+security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_納品書", "p_sku"]::text[];
   v_content text := json_build_array("p_納品書", "p_sku", "p_数")::text;
@@ -445,7 +458,8 @@ end
 $fn$;
 
 create or replace function "在庫管理"."引当_hold"(p_tenant text, "p_注文" text, "p_sku" text, "p_数" bigint)
-returns "在庫管理".result language plpgsql as $fn$
+returns "在庫管理".result language plpgsql
+security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_注文", "p_sku"]::text[];
@@ -615,7 +629,8 @@ end
 $fn$;
 
 create or replace function "在庫管理"."引当_post"(p_tenant text, "p_注文" text, "p_sku" text, "p_数" bigint default null)
-returns "在庫管理".result language plpgsql as $fn$
+returns "在庫管理".result language plpgsql
+security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_注文", "p_sku"]::text[];
@@ -720,7 +735,8 @@ end
 $fn$;
 
 create or replace function "在庫管理"."引当_void"(p_tenant text, "p_注文" text, "p_sku" text)
-returns "在庫管理".result language plpgsql as $fn$
+returns "在庫管理".result language plpgsql
+security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_注文", "p_sku"]::text[];
@@ -809,7 +825,8 @@ end
 $fn$;
 
 create or replace function "在庫管理"."引当_status"(p_tenant text, "p_注文" text, "p_sku" text)
-returns text language plpgsql as $fn$
+returns text language plpgsql
+security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_注文", "p_sku"]::text[];
   v_state text;
@@ -825,7 +842,8 @@ end
 $fn$;
 
 create or replace function "在庫管理"."返品_do"(p_tenant text, "p_返品伝票" text, "p_sku" text, "p_数" bigint)
-returns "在庫管理".result language plpgsql as $fn$
+returns "在庫管理".result language plpgsql
+security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_返品伝票", "p_sku"]::text[];
   v_content text := json_build_array("p_返品伝票", "p_sku", "p_数")::text;
@@ -985,7 +1003,8 @@ end
 $fn$;
 
 create or replace function "在庫管理"."balance_在庫"(p_tenant text, "p_sku" text)
-returns "在庫管理".balance language sql stable as $fn$
+returns "在庫管理".balance language sql stable
+security definer set search_path = pg_catalog, pg_temp as $fn$
   select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"在庫管理".balance
                      from "在庫管理".accounts a
@@ -996,7 +1015,8 @@ returns "在庫管理".balance language sql stable as $fn$
 $fn$;
 
 create or replace function "在庫管理"."balance_仕入先"(p_tenant text)
-returns "在庫管理".balance language sql stable as $fn$
+returns "在庫管理".balance language sql stable
+security definer set search_path = pg_catalog, pg_temp as $fn$
   select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"在庫管理".balance
                      from "在庫管理".accounts a
@@ -1007,7 +1027,8 @@ returns "在庫管理".balance language sql stable as $fn$
 $fn$;
 
 create or replace function "在庫管理"."balance_客"(p_tenant text)
-returns "在庫管理".balance language sql stable as $fn$
+returns "在庫管理".balance language sql stable
+security definer set search_path = pg_catalog, pg_temp as $fn$
   select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"在庫管理".balance
                      from "在庫管理".accounts a
@@ -1018,7 +1039,8 @@ returns "在庫管理".balance language sql stable as $fn$
 $fn$;
 
 create or replace function "在庫管理".expire(p_max integer default 1000)
-returns integer language plpgsql as $fn$
+returns integer language plpgsql
+security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_due tid[];
@@ -1093,3 +1115,17 @@ begin
   return v_count;
 end
 $fn$;
+-- Nothing of the book is anyone's but its owner's until the owner grants
+-- it: a role that is to call the book gets USAGE on the schema and EXECUTE
+-- on its functions (docs/targets.md), and never a right on a table, so
+-- that every write goes through the functions and their bounds, keys and
+-- entries. PostgreSQL lets PUBLIC execute every new function; the
+-- functions that run with the owner's rights must not be open to every
+-- role that can see the schema.
+revoke all on all tables in schema "在庫管理" from public;
+revoke all on all functions in schema "在庫管理" from public;
+
+do $$ begin
+  perform pg_catalog.set_config('search_path', pg_catalog.current_setting('chobo.caller_search_path'), false);
+  perform pg_catalog.set_config('chobo.caller_search_path', '', false);
+end $$;

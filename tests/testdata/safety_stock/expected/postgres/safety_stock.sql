@@ -2,6 +2,16 @@
 -- Source: safety_stock.book (book safety_stock v1, sha256:05bd4c9d2e956214)
 -- PostgreSQL: schema, tables and functions. Safe to run again.
 
+-- While this file runs, names resolve in the catalog alone (and the book's
+-- objects by their schema), whatever path the session running it has: a
+-- lookalike of a built-in on that path would otherwise be bound into the
+-- defaults and views below, or run with the rights of whoever loads this.
+-- The session's own path is put back at the end.
+do $$ begin
+  perform pg_catalog.set_config('chobo.caller_search_path', pg_catalog.current_setting('search_path'), false);
+  perform pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', false);
+end $$;
+
 create schema if not exists "safety_stock";
 
 -- What every operation answers: done, done_before or refused with a reason.
@@ -163,7 +173,8 @@ create index if not exists keys_due on "safety_stock".keys (deadline, tenant, ki
 -- Stable, not immutable: convert_to, which makes the UTF-8 bytes, is
 -- stable in PostgreSQL.
 create or replace function "safety_stock".chobo_id(parts text[]) returns uuid
-language plpgsql stable strict as $fn$
+language plpgsql stable strict
+set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_buf bytea := int4send(7) || convert_to('chobo/1', 'UTF8');
   v_part text;
@@ -212,7 +223,8 @@ select k.tenant, e.account, k.kind, k.op, k.key, e.posted, e.held_in, e.held_out
 -- earlier moves passed left 64 bits. Accounts are taken in id order,
 -- after the call has locked its bounded accounts: no deadlock.
 create or replace function "safety_stock".chobo_unbounded(p_tenant text, p_ids uuid[], p_d numeric[], p_write boolean)
-returns void language plpgsql as $fn$
+returns void language plpgsql
+set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_shard constant integer := pg_backend_pid() % 16;
   v_i integer;
@@ -285,7 +297,8 @@ end
 $fn$;
 
 create or replace function "safety_stock"."receive_goods_do"(p_tenant text, "p_delivery" text, "p_sku" text, "p_qty" bigint)
-returns "safety_stock".result language plpgsql as $fn$
+returns "safety_stock".result language plpgsql
+security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_delivery", "p_sku"]::text[];
   v_content text := json_build_array("p_delivery", "p_sku", "p_qty")::text;
@@ -445,7 +458,8 @@ end
 $fn$;
 
 create or replace function "safety_stock"."allocate_hold"(p_tenant text, "p_order" text, "p_sku" text, "p_qty" bigint)
-returns "safety_stock".result language plpgsql as $fn$
+returns "safety_stock".result language plpgsql
+security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_order", "p_sku"]::text[];
@@ -615,7 +629,8 @@ end
 $fn$;
 
 create or replace function "safety_stock"."allocate_post"(p_tenant text, "p_order" text, "p_sku" text, "p_qty" bigint default null)
-returns "safety_stock".result language plpgsql as $fn$
+returns "safety_stock".result language plpgsql
+security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_order", "p_sku"]::text[];
@@ -720,7 +735,8 @@ end
 $fn$;
 
 create or replace function "safety_stock"."allocate_void"(p_tenant text, "p_order" text, "p_sku" text)
-returns "safety_stock".result language plpgsql as $fn$
+returns "safety_stock".result language plpgsql
+security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_order", "p_sku"]::text[];
@@ -809,7 +825,8 @@ end
 $fn$;
 
 create or replace function "safety_stock"."allocate_status"(p_tenant text, "p_order" text, "p_sku" text)
-returns text language plpgsql as $fn$
+returns text language plpgsql
+security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_order", "p_sku"]::text[];
   v_state text;
@@ -825,7 +842,8 @@ end
 $fn$;
 
 create or replace function "safety_stock"."balance_on_hand"(p_tenant text, "p_sku" text)
-returns "safety_stock".balance language sql stable as $fn$
+returns "safety_stock".balance language sql stable
+security definer set search_path = pg_catalog, pg_temp as $fn$
   select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"safety_stock".balance
                      from "safety_stock".accounts a
@@ -836,7 +854,8 @@ returns "safety_stock".balance language sql stable as $fn$
 $fn$;
 
 create or replace function "safety_stock"."balance_makers"(p_tenant text)
-returns "safety_stock".balance language sql stable as $fn$
+returns "safety_stock".balance language sql stable
+security definer set search_path = pg_catalog, pg_temp as $fn$
   select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"safety_stock".balance
                      from "safety_stock".accounts a
@@ -847,7 +866,8 @@ returns "safety_stock".balance language sql stable as $fn$
 $fn$;
 
 create or replace function "safety_stock"."balance_buyers"(p_tenant text)
-returns "safety_stock".balance language sql stable as $fn$
+returns "safety_stock".balance language sql stable
+security definer set search_path = pg_catalog, pg_temp as $fn$
   select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"safety_stock".balance
                      from "safety_stock".accounts a
@@ -858,7 +878,8 @@ returns "safety_stock".balance language sql stable as $fn$
 $fn$;
 
 create or replace function "safety_stock".expire(p_max integer default 1000)
-returns integer language plpgsql as $fn$
+returns integer language plpgsql
+security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_due tid[];
@@ -933,3 +954,17 @@ begin
   return v_count;
 end
 $fn$;
+-- Nothing of the book is anyone's but its owner's until the owner grants
+-- it: a role that is to call the book gets USAGE on the schema and EXECUTE
+-- on its functions (docs/targets.md), and never a right on a table, so
+-- that every write goes through the functions and their bounds, keys and
+-- entries. PostgreSQL lets PUBLIC execute every new function; the
+-- functions that run with the owner's rights must not be open to every
+-- role that can see the schema.
+revoke all on all tables in schema "safety_stock" from public;
+revoke all on all functions in schema "safety_stock" from public;
+
+do $$ begin
+  perform pg_catalog.set_config('search_path', pg_catalog.current_setting('chobo.caller_search_path'), false);
+  perform pg_catalog.set_config('chobo.caller_search_path', '', false);
+end $$;

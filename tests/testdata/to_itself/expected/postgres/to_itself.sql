@@ -2,6 +2,16 @@
 -- Source: to_itself.book (book to_itself v1, sha256:f8d72756ecd184c7)
 -- PostgreSQL: schema, tables and functions. Safe to run again.
 
+-- While this file runs, names resolve in the catalog alone (and the book's
+-- objects by their schema), whatever path the session running it has: a
+-- lookalike of a built-in on that path would otherwise be bound into the
+-- defaults and views below, or run with the rights of whoever loads this.
+-- The session's own path is put back at the end.
+do $$ begin
+  perform pg_catalog.set_config('chobo.caller_search_path', pg_catalog.current_setting('search_path'), false);
+  perform pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', false);
+end $$;
+
 create schema if not exists "to_itself";
 
 -- What every operation answers: done, done_before or refused with a reason.
@@ -163,7 +173,8 @@ create index if not exists keys_due on "to_itself".keys (deadline, tenant, kind,
 -- Stable, not immutable: convert_to, which makes the UTF-8 bytes, is
 -- stable in PostgreSQL.
 create or replace function "to_itself".chobo_id(parts text[]) returns uuid
-language plpgsql stable strict as $fn$
+language plpgsql stable strict
+set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_buf bytea := int4send(7) || convert_to('chobo/1', 'UTF8');
   v_part text;
@@ -212,7 +223,8 @@ select k.tenant, e.account, k.kind, k.op, k.key, e.posted, e.held_in, e.held_out
 -- earlier moves passed left 64 bits. Accounts are taken in id order,
 -- after the call has locked its bounded accounts: no deadlock.
 create or replace function "to_itself".chobo_unbounded(p_tenant text, p_ids uuid[], p_d numeric[], p_write boolean)
-returns void language plpgsql as $fn$
+returns void language plpgsql
+set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_shard constant integer := pg_backend_pid() % 16;
   v_i integer;
@@ -285,7 +297,8 @@ end
 $fn$;
 
 create or replace function "to_itself"."stock_in_do"(p_tenant text, "p_delivery" text, "p_place" text, "p_qty" bigint)
-returns "to_itself".result language plpgsql as $fn$
+returns "to_itself".result language plpgsql
+security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_delivery"]::text[];
   v_content text := json_build_array("p_delivery", "p_place", "p_qty")::text;
@@ -452,7 +465,8 @@ end
 $fn$;
 
 create or replace function "to_itself"."relocate_do"(p_tenant text, "p_slip" text, "p_source" text, "p_target" text, "p_qty" bigint)
-returns "to_itself".result language plpgsql as $fn$
+returns "to_itself".result language plpgsql
+security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_slip"]::text[];
   v_content text := json_build_array("p_slip", "p_source", "p_target", "p_qty")::text;
@@ -617,7 +631,8 @@ end
 $fn$;
 
 create or replace function "to_itself"."set_aside_hold"(p_tenant text, "p_ticket" text, "p_source" text, "p_target" text, "p_qty" bigint)
-returns "to_itself".result language plpgsql as $fn$
+returns "to_itself".result language plpgsql
+security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_ticket"]::text[];
@@ -785,7 +800,8 @@ end
 $fn$;
 
 create or replace function "to_itself"."set_aside_post"(p_tenant text, "p_ticket" text, "p_qty" bigint default null)
-returns "to_itself".result language plpgsql as $fn$
+returns "to_itself".result language plpgsql
+security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_ticket"]::text[];
@@ -867,7 +883,8 @@ end
 $fn$;
 
 create or replace function "to_itself"."set_aside_void"(p_tenant text, "p_ticket" text)
-returns "to_itself".result language plpgsql as $fn$
+returns "to_itself".result language plpgsql
+security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_ticket"]::text[];
@@ -934,7 +951,8 @@ end
 $fn$;
 
 create or replace function "to_itself"."set_aside_status"(p_tenant text, "p_ticket" text)
-returns text language plpgsql as $fn$
+returns text language plpgsql
+security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_ticket"]::text[];
   v_state text;
@@ -950,7 +968,8 @@ end
 $fn$;
 
 create or replace function "to_itself"."balance_bin"(p_tenant text, "p_place" text)
-returns "to_itself".balance language sql stable as $fn$
+returns "to_itself".balance language sql stable
+security definer set search_path = pg_catalog, pg_temp as $fn$
   select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"to_itself".balance
                      from "to_itself".accounts a
@@ -961,7 +980,8 @@ returns "to_itself".balance language sql stable as $fn$
 $fn$;
 
 create or replace function "to_itself"."balance_vendors"(p_tenant text)
-returns "to_itself".balance language sql stable as $fn$
+returns "to_itself".balance language sql stable
+security definer set search_path = pg_catalog, pg_temp as $fn$
   select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"to_itself".balance
                      from "to_itself".accounts a
@@ -972,7 +992,8 @@ returns "to_itself".balance language sql stable as $fn$
 $fn$;
 
 create or replace function "to_itself".expire(p_max integer default 1000)
-returns integer language plpgsql as $fn$
+returns integer language plpgsql
+security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_due tid[];
@@ -1047,3 +1068,17 @@ begin
   return v_count;
 end
 $fn$;
+-- Nothing of the book is anyone's but its owner's until the owner grants
+-- it: a role that is to call the book gets USAGE on the schema and EXECUTE
+-- on its functions (docs/targets.md), and never a right on a table, so
+-- that every write goes through the functions and their bounds, keys and
+-- entries. PostgreSQL lets PUBLIC execute every new function; the
+-- functions that run with the owner's rights must not be open to every
+-- role that can see the schema.
+revoke all on all tables in schema "to_itself" from public;
+revoke all on all functions in schema "to_itself" from public;
+
+do $$ begin
+  perform pg_catalog.set_config('search_path', pg_catalog.current_setting('chobo.caller_search_path'), false);
+  perform pg_catalog.set_config('chobo.caller_search_path', '', false);
+end $$;

@@ -2,6 +2,16 @@
 -- Source: 自分あて.book (book 自分あて v1, sha256:aed4cde03e9beeef)
 -- PostgreSQL: schema, tables and functions. Safe to run again.
 
+-- While this file runs, names resolve in the catalog alone (and the book's
+-- objects by their schema), whatever path the session running it has: a
+-- lookalike of a built-in on that path would otherwise be bound into the
+-- defaults and views below, or run with the rights of whoever loads this.
+-- The session's own path is put back at the end.
+do $$ begin
+  perform pg_catalog.set_config('chobo.caller_search_path', pg_catalog.current_setting('search_path'), false);
+  perform pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', false);
+end $$;
+
 create schema if not exists "自分あて";
 
 -- What every operation answers: done, done_before or refused with a reason.
@@ -163,7 +173,8 @@ create index if not exists keys_due on "自分あて".keys (deadline, tenant, ki
 -- Stable, not immutable: convert_to, which makes the UTF-8 bytes, is
 -- stable in PostgreSQL.
 create or replace function "自分あて".chobo_id(parts text[]) returns uuid
-language plpgsql stable strict as $fn$
+language plpgsql stable strict
+set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_buf bytea := int4send(7) || convert_to('chobo/1', 'UTF8');
   v_part text;
@@ -212,7 +223,8 @@ select k.tenant, e.account, k.kind, k.op, k.key, e.posted, e.held_in, e.held_out
 -- earlier moves passed left 64 bits. Accounts are taken in id order,
 -- after the call has locked its bounded accounts: no deadlock.
 create or replace function "自分あて".chobo_unbounded(p_tenant text, p_ids uuid[], p_d numeric[], p_write boolean)
-returns void language plpgsql as $fn$
+returns void language plpgsql
+set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_shard constant integer := pg_backend_pid() % 16;
   v_i integer;
@@ -285,7 +297,8 @@ end
 $fn$;
 
 create or replace function "自分あて"."入荷_do"(p_tenant text, "p_納品書" text, "p_場所" text, "p_数" bigint)
-returns "自分あて".result language plpgsql as $fn$
+returns "自分あて".result language plpgsql
+security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_納品書"]::text[];
   v_content text := json_build_array("p_納品書", "p_場所", "p_数")::text;
@@ -452,7 +465,8 @@ end
 $fn$;
 
 create or replace function "自分あて"."移し替え_do"(p_tenant text, "p_伝票" text, "p_元" text, "p_先" text, "p_数" bigint)
-returns "自分あて".result language plpgsql as $fn$
+returns "自分あて".result language plpgsql
+security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_伝票"]::text[];
   v_content text := json_build_array("p_伝票", "p_元", "p_先", "p_数")::text;
@@ -617,7 +631,8 @@ end
 $fn$;
 
 create or replace function "自分あて"."取り置き_hold"(p_tenant text, "p_取り置き番号" text, "p_元" text, "p_先" text, "p_数" bigint)
-returns "自分あて".result language plpgsql as $fn$
+returns "自分あて".result language plpgsql
+security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_取り置き番号"]::text[];
@@ -785,7 +800,8 @@ end
 $fn$;
 
 create or replace function "自分あて"."取り置き_post"(p_tenant text, "p_取り置き番号" text, "p_数" bigint default null)
-returns "自分あて".result language plpgsql as $fn$
+returns "自分あて".result language plpgsql
+security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_取り置き番号"]::text[];
@@ -867,7 +883,8 @@ end
 $fn$;
 
 create or replace function "自分あて"."取り置き_void"(p_tenant text, "p_取り置き番号" text)
-returns "自分あて".result language plpgsql as $fn$
+returns "自分あて".result language plpgsql
+security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_取り置き番号"]::text[];
@@ -934,7 +951,8 @@ end
 $fn$;
 
 create or replace function "自分あて"."取り置き_status"(p_tenant text, "p_取り置き番号" text)
-returns text language plpgsql as $fn$
+returns text language plpgsql
+security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_取り置き番号"]::text[];
   v_state text;
@@ -950,7 +968,8 @@ end
 $fn$;
 
 create or replace function "自分あて"."balance_棚"(p_tenant text, "p_場所" text)
-returns "自分あて".balance language sql stable as $fn$
+returns "自分あて".balance language sql stable
+security definer set search_path = pg_catalog, pg_temp as $fn$
   select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"自分あて".balance
                      from "自分あて".accounts a
@@ -961,7 +980,8 @@ returns "自分あて".balance language sql stable as $fn$
 $fn$;
 
 create or replace function "自分あて"."balance_仕入先"(p_tenant text)
-returns "自分あて".balance language sql stable as $fn$
+returns "自分あて".balance language sql stable
+security definer set search_path = pg_catalog, pg_temp as $fn$
   select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"自分あて".balance
                      from "自分あて".accounts a
@@ -972,7 +992,8 @@ returns "自分あて".balance language sql stable as $fn$
 $fn$;
 
 create or replace function "自分あて".expire(p_max integer default 1000)
-returns integer language plpgsql as $fn$
+returns integer language plpgsql
+security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_due tid[];
@@ -1047,3 +1068,17 @@ begin
   return v_count;
 end
 $fn$;
+-- Nothing of the book is anyone's but its owner's until the owner grants
+-- it: a role that is to call the book gets USAGE on the schema and EXECUTE
+-- on its functions (docs/targets.md), and never a right on a table, so
+-- that every write goes through the functions and their bounds, keys and
+-- entries. PostgreSQL lets PUBLIC execute every new function; the
+-- functions that run with the owner's rights must not be open to every
+-- role that can see the schema.
+revoke all on all tables in schema "自分あて" from public;
+revoke all on all functions in schema "自分あて" from public;
+
+do $$ begin
+  perform pg_catalog.set_config('search_path', pg_catalog.current_setting('chobo.caller_search_path'), false);
+  perform pg_catalog.set_config('chobo.caller_search_path', '', false);
+end $$;

@@ -2,6 +2,16 @@
 -- Source: 使われない宣言.book (book パン屋の棚 v1, sha256:f10674f09e6b6246)
 -- PostgreSQL: schema, tables and functions. Safe to run again.
 
+-- While this file runs, names resolve in the catalog alone (and the book's
+-- objects by their schema), whatever path the session running it has: a
+-- lookalike of a built-in on that path would otherwise be bound into the
+-- defaults and views below, or run with the rights of whoever loads this.
+-- The session's own path is put back at the end.
+do $$ begin
+  perform pg_catalog.set_config('chobo.caller_search_path', pg_catalog.current_setting('search_path'), false);
+  perform pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', false);
+end $$;
+
 create schema if not exists "パン屋の棚";
 
 -- What every operation answers: done, done_before or refused with a reason.
@@ -163,7 +173,8 @@ create index if not exists keys_due on "パン屋の棚".keys (deadline, tenant,
 -- Stable, not immutable: convert_to, which makes the UTF-8 bytes, is
 -- stable in PostgreSQL.
 create or replace function "パン屋の棚".chobo_id(parts text[]) returns uuid
-language plpgsql stable strict as $fn$
+language plpgsql stable strict
+set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_buf bytea := int4send(7) || convert_to('chobo/1', 'UTF8');
   v_part text;
@@ -212,7 +223,8 @@ select k.tenant, e.account, k.kind, k.op, k.key, e.posted, e.held_in, e.held_out
 -- earlier moves passed left 64 bits. Accounts are taken in id order,
 -- after the call has locked its bounded accounts: no deadlock.
 create or replace function "パン屋の棚".chobo_unbounded(p_tenant text, p_ids uuid[], p_d numeric[], p_write boolean)
-returns void language plpgsql as $fn$
+returns void language plpgsql
+set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_shard constant integer := pg_backend_pid() % 16;
   v_i integer;
@@ -285,7 +297,8 @@ end
 $fn$;
 
 create or replace function "パン屋の棚"."焼成_do"(p_tenant text, "p_焼き番号" text, "p_パン" text, "p_数" bigint)
-returns "パン屋の棚".result language plpgsql as $fn$
+returns "パン屋の棚".result language plpgsql
+security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_焼き番号", "p_パン"]::text[];
   v_content text := json_build_array("p_焼き番号", "p_パン", "p_数")::text;
@@ -452,7 +465,8 @@ end
 $fn$;
 
 create or replace function "パン屋の棚"."販売_do"(p_tenant text, "p_レシート" text, "p_パン" text, "p_数" bigint, "p_担当者" text)
-returns "パン屋の棚".result language plpgsql as $fn$
+returns "パン屋の棚".result language plpgsql
+security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_レシート", "p_パン"]::text[];
   v_content text := json_build_array("p_レシート", "p_パン", "p_数", "p_担当者")::text;
@@ -622,7 +636,8 @@ end
 $fn$;
 
 create or replace function "パン屋の棚"."balance_棚"(p_tenant text, "p_パン" text)
-returns "パン屋の棚".balance language sql stable as $fn$
+returns "パン屋の棚".balance language sql stable
+security definer set search_path = pg_catalog, pg_temp as $fn$
   select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"パン屋の棚".balance
                      from "パン屋の棚".accounts a
@@ -633,7 +648,8 @@ returns "パン屋の棚".balance language sql stable as $fn$
 $fn$;
 
 create or replace function "パン屋の棚"."balance_窯"(p_tenant text)
-returns "パン屋の棚".balance language sql stable as $fn$
+returns "パン屋の棚".balance language sql stable
+security definer set search_path = pg_catalog, pg_temp as $fn$
   select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"パン屋の棚".balance
                      from "パン屋の棚".accounts a
@@ -644,7 +660,8 @@ returns "パン屋の棚".balance language sql stable as $fn$
 $fn$;
 
 create or replace function "パン屋の棚"."balance_お客さま"(p_tenant text)
-returns "パン屋の棚".balance language sql stable as $fn$
+returns "パン屋の棚".balance language sql stable
+security definer set search_path = pg_catalog, pg_temp as $fn$
   select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"パン屋の棚".balance
                      from "パン屋の棚".accounts a
@@ -655,7 +672,8 @@ returns "パン屋の棚".balance language sql stable as $fn$
 $fn$;
 
 create or replace function "パン屋の棚"."balance_廃棄"(p_tenant text)
-returns "パン屋の棚".balance language sql stable as $fn$
+returns "パン屋の棚".balance language sql stable
+security definer set search_path = pg_catalog, pg_temp as $fn$
   select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"パン屋の棚".balance
                      from "パン屋の棚".accounts a
@@ -666,7 +684,8 @@ returns "パン屋の棚".balance language sql stable as $fn$
 $fn$;
 
 create or replace function "パン屋の棚".expire(p_max integer default 1000)
-returns integer language plpgsql as $fn$
+returns integer language plpgsql
+security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_due tid[];
@@ -741,3 +760,17 @@ begin
   return v_count;
 end
 $fn$;
+-- Nothing of the book is anyone's but its owner's until the owner grants
+-- it: a role that is to call the book gets USAGE on the schema and EXECUTE
+-- on its functions (docs/targets.md), and never a right on a table, so
+-- that every write goes through the functions and their bounds, keys and
+-- entries. PostgreSQL lets PUBLIC execute every new function; the
+-- functions that run with the owner's rights must not be open to every
+-- role that can see the schema.
+revoke all on all tables in schema "パン屋の棚" from public;
+revoke all on all functions in schema "パン屋の棚" from public;
+
+do $$ begin
+  perform pg_catalog.set_config('search_path', pg_catalog.current_setting('chobo.caller_search_path'), false);
+  perform pg_catalog.set_config('chobo.caller_search_path', '', false);
+end $$;

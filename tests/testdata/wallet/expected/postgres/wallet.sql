@@ -2,6 +2,16 @@
 -- Source: wallet.book (book wallet v1, sha256:a7a7319d017cc30a)
 -- PostgreSQL: schema, tables and functions. Safe to run again.
 
+-- While this file runs, names resolve in the catalog alone (and the book's
+-- objects by their schema), whatever path the session running it has: a
+-- lookalike of a built-in on that path would otherwise be bound into the
+-- defaults and views below, or run with the rights of whoever loads this.
+-- The session's own path is put back at the end.
+do $$ begin
+  perform pg_catalog.set_config('chobo.caller_search_path', pg_catalog.current_setting('search_path'), false);
+  perform pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', false);
+end $$;
+
 create schema if not exists "wallet";
 
 -- What every operation answers: done, done_before or refused with a reason.
@@ -163,7 +173,8 @@ create index if not exists keys_due on "wallet".keys (deadline, tenant, kind, ke
 -- Stable, not immutable: convert_to, which makes the UTF-8 bytes, is
 -- stable in PostgreSQL.
 create or replace function "wallet".chobo_id(parts text[]) returns uuid
-language plpgsql stable strict as $fn$
+language plpgsql stable strict
+set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_buf bytea := int4send(7) || convert_to('chobo/1', 'UTF8');
   v_part text;
@@ -212,7 +223,8 @@ select k.tenant, e.account, k.kind, k.op, k.key, e.posted, e.held_in, e.held_out
 -- earlier moves passed left 64 bits. Accounts are taken in id order,
 -- after the call has locked its bounded accounts: no deadlock.
 create or replace function "wallet".chobo_unbounded(p_tenant text, p_ids uuid[], p_d numeric[], p_write boolean)
-returns void language plpgsql as $fn$
+returns void language plpgsql
+set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_shard constant integer := pg_backend_pid() % 16;
   v_i integer;
@@ -285,7 +297,8 @@ end
 $fn$;
 
 create or replace function "wallet"."top_up_do"(p_tenant text, "p_top_up_id" text, "p_member" text, "p_amount" bigint)
-returns "wallet".result language plpgsql as $fn$
+returns "wallet".result language plpgsql
+security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_top_up_id"]::text[];
   v_content text := json_build_array("p_top_up_id", "p_member", "p_amount")::text;
@@ -452,7 +465,8 @@ end
 $fn$;
 
 create or replace function "wallet"."incoming_hold"(p_tenant text, "p_remittance" text, "p_member" text, "p_amount" bigint)
-returns "wallet".result language plpgsql as $fn$
+returns "wallet".result language plpgsql
+security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_remittance"]::text[];
@@ -622,7 +636,8 @@ end
 $fn$;
 
 create or replace function "wallet"."incoming_post"(p_tenant text, "p_remittance" text, "p_amount" bigint default null)
-returns "wallet".result language plpgsql as $fn$
+returns "wallet".result language plpgsql
+security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_remittance"]::text[];
@@ -724,7 +739,8 @@ end
 $fn$;
 
 create or replace function "wallet"."incoming_void"(p_tenant text, "p_remittance" text)
-returns "wallet".result language plpgsql as $fn$
+returns "wallet".result language plpgsql
+security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_key text[] := array["p_remittance"]::text[];
@@ -810,7 +826,8 @@ end
 $fn$;
 
 create or replace function "wallet"."incoming_status"(p_tenant text, "p_remittance" text)
-returns text language plpgsql as $fn$
+returns text language plpgsql
+security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_remittance"]::text[];
   v_state text;
@@ -826,7 +843,8 @@ end
 $fn$;
 
 create or replace function "wallet"."pay_do"(p_tenant text, "p_order" text, "p_member" text, "p_amount" bigint)
-returns "wallet".result language plpgsql as $fn$
+returns "wallet".result language plpgsql
+security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_key text[] := array["p_order"]::text[];
   v_content text := json_build_array("p_order", "p_member", "p_amount")::text;
@@ -993,7 +1011,8 @@ end
 $fn$;
 
 create or replace function "wallet"."balance_wallet"(p_tenant text, "p_member" text)
-returns "wallet".balance language sql stable as $fn$
+returns "wallet".balance language sql stable
+security definer set search_path = pg_catalog, pg_temp as $fn$
   select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"wallet".balance
                      from "wallet".accounts a
@@ -1004,7 +1023,8 @@ returns "wallet".balance language sql stable as $fn$
 $fn$;
 
 create or replace function "wallet"."balance_bank"(p_tenant text)
-returns "wallet".balance language sql stable as $fn$
+returns "wallet".balance language sql stable
+security definer set search_path = pg_catalog, pg_temp as $fn$
   select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"wallet".balance
                      from "wallet".accounts a
@@ -1015,7 +1035,8 @@ returns "wallet".balance language sql stable as $fn$
 $fn$;
 
 create or replace function "wallet"."balance_shops"(p_tenant text)
-returns "wallet".balance language sql stable as $fn$
+returns "wallet".balance language sql stable
+security definer set search_path = pg_catalog, pg_temp as $fn$
   select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"wallet".balance
                      from "wallet".accounts a
@@ -1026,7 +1047,8 @@ returns "wallet".balance language sql stable as $fn$
 $fn$;
 
 create or replace function "wallet".expire(p_max integer default 1000)
-returns integer language plpgsql as $fn$
+returns integer language plpgsql
+security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
   v_now timestamptz := clock_timestamp();
   v_due tid[];
@@ -1101,3 +1123,17 @@ begin
   return v_count;
 end
 $fn$;
+-- Nothing of the book is anyone's but its owner's until the owner grants
+-- it: a role that is to call the book gets USAGE on the schema and EXECUTE
+-- on its functions (docs/targets.md), and never a right on a table, so
+-- that every write goes through the functions and their bounds, keys and
+-- entries. PostgreSQL lets PUBLIC execute every new function; the
+-- functions that run with the owner's rights must not be open to every
+-- role that can see the schema.
+revoke all on all tables in schema "wallet" from public;
+revoke all on all functions in schema "wallet" from public;
+
+do $$ begin
+  perform pg_catalog.set_config('search_path', pg_catalog.current_setting('chobo.caller_search_path'), false);
+  perform pg_catalog.set_config('chobo.caller_search_path', '', false);
+end $$;
