@@ -106,3 +106,42 @@ func TestUnboundedAccountsAreNotLocked(t *testing.T) {
 		t.Errorf("restock_do locks more than the shelf:\n%s", f)
 	}
 }
+
+// TestEveryFunctionHasAFixedPath: every function runs with the catalog
+// alone on its path; those a caller calls run as the schema's owner, the
+// two helpers as their caller. The file gives PUBLIC nothing, and puts
+// back the path it set for its own run.
+func TestEveryFunctionHasAFixedPath(t *testing.T) {
+	sql := build(t, holdBook)
+	helpers := map[string]bool{`"shop".chobo_id`: true, `"shop".chobo_unbounded`: true}
+	n := 0
+	for _, part := range strings.Split(sql, "create or replace function ")[1:] {
+		name := part[:strings.Index(part, "(")]
+		head := part[:strings.Index(part, " as $fn$")]
+		n++
+		if !strings.HasSuffix(head, "set search_path = pg_catalog, pg_temp") {
+			t.Errorf("%s has no fixed path:\n%s", name, head)
+		}
+		if definer := strings.Contains(head, "security definer"); definer == helpers[name] {
+			t.Errorf("%s: security definer is %v:\n%s", name, definer, head)
+		}
+	}
+	// chobo_id, chobo_unbounded, reserve's hold, post, void and status,
+	// restock's do, three balances, expire.
+	if n != 11 {
+		t.Errorf("%d functions, want 11", n)
+	}
+	for _, want := range []string{
+		`revoke all on all tables in schema "shop" from public;`,
+		`revoke all on all functions in schema "shop" from public;`,
+		`perform pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', false);`,
+		`perform pg_catalog.set_config('search_path', pg_catalog.current_setting('chobo.caller_search_path'), false);`,
+	} {
+		if !strings.Contains(sql, want) {
+			t.Errorf("the SQL lacks %s", want)
+		}
+	}
+	if i, j := strings.Index(sql, "'pg_catalog, pg_temp', false"), strings.Index(sql, "create schema"); i > j {
+		t.Error("the path is set after the first statement that makes something")
+	}
+}

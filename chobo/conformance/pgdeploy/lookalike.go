@@ -118,9 +118,10 @@ select p.oid::regprocedure::text, p.proname, p.prokind, p.oid::text,
   from pg_proc p left join pg_aggregate a on a.aggfnoid = p.oid
  where p.pronamespace = 'pg_catalog'::regnamespace and p.proname = any($1)
    and (p.prokind = 'f' or p.prokind = 'a' and a.aggkind = 'n')
-   -- CREATE AGGREGATE cannot make an aggregate of anyenum (not even the
-   -- catalog's min and max); the books' SQL has no enum to call one on
-   and not (p.prokind = 'a' and 'anyenum'::regtype = any(p.proargtypes))
+   -- CREATE AGGREGATE cannot make an aggregate of anyenum or of record
+   -- (not even the catalog's min and max); the books' SQL has no enum or
+   -- record to call one on
+   and not (p.prokind = 'a' and p.proargtypes::oid[] && array['anyenum'::regtype, 'record'::regtype]::oid[])
  order by p.oid`, words)
 	if err != nil {
 		return fmt.Errorf("pgdeploy: reading the catalog's functions: %w", err)
