@@ -48,7 +48,7 @@ codes             diag
 # What chobo build writes. A generator reads the book model and the
 # client model, never the syntax tree, the interpreter, the scenario
 # runner, the search or the checker.
-gen               book version
+gen               book diag version
 backend/...       book ids diag gen version client/model runtime/go/chobotb
 client/model      book ids backend/...
 client/...        book ids diag gen version client/model backend/... runtime/go/chobotb

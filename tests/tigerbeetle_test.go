@@ -110,9 +110,9 @@ func buildTBDrivers(t *testing.T, goBin string, books []loaded) (string, error) 
 	tg, _ := target.Lookup("tigerbeetle-go")
 	var clients []driverClient
 	for i, l := range books {
-		files, ds := tg.Build(l.Copy, gen.NewSource(filepath.Base(l.path), l.CopySrc), gen.Options{Package: fmt.Sprintf("c%d", i)})
-		if len(ds) > 0 || len(files) != 1 {
-			return "", fmt.Errorf("%s: building the test copy's tigerbeetle-go client: %v", l.path, ds)
+		files, ds, err := tg.Build(l.Copy, gen.NewSource(filepath.Base(l.path), l.CopySrc), gen.Options{Package: fmt.Sprintf("c%d", i)})
+		if err != nil || len(ds) > 0 || len(files) != 1 {
+			return "", fmt.Errorf("%s: building the test copy's tigerbeetle-go client: %v %v", l.path, ds, err)
 		}
 		clients = append(clients, driverClient{l.name, files[0].Data})
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"go/token"
 	"path/filepath"
+	"strings"
 
 	"github.com/chobo-lang/chobo/chobo/check"
 	"github.com/chobo-lang/chobo/chobo/diag"
@@ -32,7 +33,15 @@ func runBuild(inv *Invocation) int {
 		usageError(env, inv.Cmd, inv.Lang, diag.T(fmt.Sprintf("--package %q is not a Go identifier", pkg), fmt.Sprintf("--package %q は Go の識別子ではありません", pkg)))
 		return ExitUsage
 	}
-	files, ds := tg.Build(b, gen.NewSource(filepath.Base(name), src), gen.Options{Package: pkg})
+	files, ds, err := tg.Build(b, gen.NewSource(filepath.Base(name), src), gen.Options{Package: pkg})
+	if err != nil {
+		// The first line says what failed; the book reproduces the rest.
+		msg, _, _ := strings.Cut(err.Error(), "\n")
+		fmt.Fprintf(env.Stderr, "%s\n", diag.T(
+			fmt.Sprintf("chobo build: %s: cannot write the %s target: %s; nothing was written (a bug in chobo: please report it with the book)", name, tname, msg),
+			fmt.Sprintf("chobo build: %s: %s の出力を書けません(%s)。何も書いていません(chobo の不具合です。帳簿を添えて知らせてください)", name, tname, msg)).In(inv.Lang))
+		return ExitUsage
+	}
 	if len(ds) > 0 {
 		check.Quote(ds, src)
 		for _, d := range ds {

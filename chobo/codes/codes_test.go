@@ -43,7 +43,10 @@ func TestRepros(t *testing.T) {
 				if !ok || res.Book == nil {
 					t.Fatalf("cannot build the repro of %s for %q: %+v", c.Code, c.Target, res.Diags)
 				}
-				_, diags = tg.Build(res.Book, gen.NewSource("repro.book", []byte(c.Repro)), gen.Options{})
+				var err error
+				if _, diags, err = tg.Build(res.Book, gen.NewSource("repro.book", []byte(c.Repro)), gen.Options{}); err != nil {
+					t.Fatal(err)
+				}
 			}
 			var got []string
 			for _, d := range diags {

@@ -97,6 +97,15 @@ func lexLine(line int, text string, col int) ([]token, *lexError) {
 			col++
 			continue
 		case r == '#':
+			// A comment reaches no output, but a control or a bidi mark in
+			// it still changes what the reader of the book sees.
+			c := col
+			for _, r := range text[i:] {
+				if Forbidden(r) {
+					return nil, forbiddenError(Pos{line, c}, r, diag.T("the comment", "コメント"))
+				}
+				c++
+			}
 			i = len(text)
 			continue
 		case r == '"':
@@ -177,6 +186,8 @@ func badCharacter(pos Pos, r rune) *lexError {
 			diag.T("replace the tab with spaces", "タブを空白に替えてください")}
 	case IsCombining(r):
 		return combiningError(pos, string(r), r)
+	case Forbidden(r):
+		return forbiddenError(pos, r, diag.T("the line", "行"))
 	}
 	return &lexError{pos,
 		diag.T(fmt.Sprintf("unexpected character `%s` (U+%04X)", printable(r), r),
@@ -216,6 +227,9 @@ func lexString(line int, s string, col int) (string, int, *lexError) {
 	c := col + 1
 	for i < len(s) {
 		r, size := utf8.DecodeRuneInString(s[i:])
+		if Forbidden(r) {
+			return "", 0, forbiddenError(Pos{line, c}, r, diag.T("the string", "文字列"))
+		}
 		switch r {
 		case '"':
 			return b.String(), i + 1, nil

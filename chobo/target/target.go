@@ -6,6 +6,8 @@
 package target
 
 import (
+	"fmt"
+
 	"github.com/chobo-lang/chobo/chobo/backend/postgres"
 	"github.com/chobo-lang/chobo/chobo/backend/tigerbeetle"
 	"github.com/chobo-lang/chobo/chobo/book"
@@ -68,12 +70,22 @@ func Lookup(name string) (Target, bool) {
 }
 
 // Build writes the target's files, or returns the diagnostics that stop
-// the book from going to its backend (E061 for PostgreSQL).
-func (t Target) Build(b *book.Book, src gen.Source, opt gen.Options) ([]gen.File, diag.List) {
+// the book from going to its backend (E061 for PostgreSQL). A book that
+// checks clean always builds; the error is a generator that could not
+// write valid output (a bug in chobo, never in the book), and then no
+// file is returned. A generator that panics is such an error too, so that
+// no input ends the program with a trace.
+func (t Target) Build(b *book.Book, src gen.Source, opt gen.Options) (files []gen.File, ds diag.List, err error) {
 	if ds := backendCheck(t.Backend, b); len(ds) > 0 {
-		return nil, ds
+		return nil, ds, nil
 	}
-	return t.build(b, src, opt)
+	defer func() {
+		if r := recover(); r != nil {
+			files, ds, err = nil, nil, fmt.Errorf("the %s generator failed on %s: %v", t.Name, src.File, r)
+		}
+	}()
+	files, ds = t.build(b, src, opt)
+	return files, ds, nil
 }
 
 // Check reports what the target's backend cannot take of a book (E060,

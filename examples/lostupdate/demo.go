@@ -34,9 +34,9 @@ func bookSQL() (name, sql string, err error) {
 		return "", "", fmt.Errorf("%s does not check: %v", bookFile, res.Diags)
 	}
 	pg, _ := target.Lookup("postgres")
-	files, ds := pg.Build(res.Book, gen.NewSource(bookFile, bookSrc), gen.Options{})
-	if len(ds) > 0 || len(files) != 1 {
-		return "", "", fmt.Errorf("%s: building its SQL: %v", bookFile, ds)
+	files, ds, err := pg.Build(res.Book, gen.NewSource(bookFile, bookSrc), gen.Options{})
+	if err != nil || len(ds) > 0 || len(files) != 1 {
+		return "", "", fmt.Errorf("%s: building its SQL: %v %v", bookFile, ds, err)
 	}
 	return res.Book.Name, string(files[0].Data), nil
 }
