@@ -147,6 +147,7 @@ func deploy(t testing.TB, books []pgdeploy.Book, conns int) pgDeployment {
 	if len(planted.Skipped) > 0 {
 		t.Errorf("built-ins without a lookalike: %q", planted.Skipped)
 	}
+	t.Logf("lookalikes before pg_catalog on the path of %s and %s: %s", pgdeploy.Owner, pgdeploy.App, planted)
 	// The trap is armed: a built-in named on the application's path is
 	// a lookalike.
 	if _, err := app.Exec(ctx, `select convert_to('x', 'UTF8')`); !pgdeploy.Reached(err) {
