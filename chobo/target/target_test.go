@@ -7,6 +7,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/chobo-lang/chobo/chobo/book"
+	"github.com/chobo-lang/chobo/chobo/diag"
+	"github.com/chobo-lang/chobo/chobo/gen"
 )
 
 // bzlTarget is one entry of TARGETS in rules/private/targets.bzl.
@@ -127,5 +131,23 @@ func TestRegistry(t *testing.T) {
 	}
 	if !slices.Equal(Names(), []string{"postgres", "postgres-go", "tigerbeetle-go"}) {
 		t.Errorf("Names() = %v", Names())
+	}
+}
+
+// TestBuildNeverPanics: a generator that panics is an error of Build that
+// names the target and the book's file, and no file is returned.
+func TestBuildNeverPanics(t *testing.T) {
+	tg := Target{Name: "broken", Backend: "none", Language: "go",
+		build: func(*book.Book, gen.Source, gen.Options) ([]gen.File, diag.List) {
+			panic("generated Go does not parse")
+		}}
+	files, ds, err := tg.Build(&book.Book{Name: "shop"}, gen.Source{File: "shop.book"}, gen.Options{})
+	if err == nil || files != nil || ds != nil {
+		t.Fatalf("Build = %v, %v, %v; want only an error", files, ds, err)
+	}
+	for _, want := range []string{"broken", "shop.book", "does not parse"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("the error %q does not say %q", err, want)
+		}
 	}
 }
