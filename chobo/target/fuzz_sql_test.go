@@ -36,7 +36,9 @@ func TestFuzzSeedsLoadIntoPostgres(t *testing.T) {
 		}
 	}
 	for _, s := range textSeeds {
-		books = append(books, textBook(s, "reason"), textBook(s, "理由"))
+		for _, name := range seedNames {
+			books = append(books, textBook(s, name))
+		}
 	}
 	for _, target := range []string{"FuzzBuild", "FuzzBuildText"} {
 		paths, _ := filepath.Glob(filepath.Join("testdata", "fuzz", target, "*"))

@@ -57,8 +57,9 @@ func FuzzBuild(f *testing.F) {
 // every input reaches every generator, as FuzzBuild's rarely do.
 func FuzzBuildText(f *testing.F) {
 	for _, s := range textSeeds {
-		f.Add(s, "reason")
-		f.Add(s, "理由")
+		for _, name := range seedNames {
+			f.Add(s, name)
+		}
 	}
 	f.Fuzz(func(t *testing.T, text, name string) {
 		buildAll(t, textBook(text, name))
@@ -67,6 +68,10 @@ func FuzzBuildText(f *testing.F) {
 
 // textSeeds are the delimiters of the languages a book is written into.
 var textSeeds = []string{"*/ /* `x` ${x} {{.X}} %s", `it's "q" \ $$ $fn$ -- ;`, "<!-- </script> ]]> &amp;", "全角　の空白 😀 שקל", ""}
+
+// seedNames are names in scripts that Go's identifiers do not all take:
+// Thai and Devanagari letters come with marks (Mn, Mc).
+var seedNames = []string{"reason", "理由", "สินค้า", "मूल्य"}
 
 // textBook is the book FuzzBuildText builds: text in every description
 // (written as a book string: \ and \" escaped), name in every name.
@@ -94,7 +99,7 @@ transfer take(id: string, k%[2]s: string, n: u%[2]s)
 // generators, so what it mutates starts from books that build.
 func TestTextSeedsCheckClean(t *testing.T) {
 	for _, s := range textSeeds {
-		for _, name := range []string{"reason", "理由"} {
+		for _, name := range seedNames {
 			if res := check.Check("fuzz.book", textBook(s, name)); res.Book == nil {
 				t.Errorf("text %q, name %q: %+v", s, name, res.Diags)
 			}
