@@ -1,10 +1,7 @@
 package conformance
 
 import (
-	"context"
 	"fmt"
-
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/chobo-lang/chobo/chobo/backend/postgres"
 	"github.com/chobo-lang/chobo/chobo/book"
@@ -59,18 +56,6 @@ func (l *Loaded) SQL() (string, error) {
 		return "", fmt.Errorf("%s: the SQL of the test copy: %+v", l.Name, ds)
 	}
 	return string(files[0].Data), nil
-}
-
-// InstallSQL loads the SQL of the test copy into the database.
-func (l *Loaded) InstallSQL(ctx context.Context, pool *pgxpool.Pool) error {
-	sql, err := l.SQL()
-	if err != nil {
-		return err
-	}
-	if _, err := pool.Exec(ctx, sql); err != nil {
-		return fmt.Errorf("%s: loading the SQL: %v", l.Name, err)
-	}
-	return nil
 }
 
 // Jobs are the scenarios of l on one backend, each for a tenant of its

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/chobo-lang/chobo/chobo/backend/postgres"
@@ -126,23 +127,15 @@ select p.oid::regprocedure::text, p.proname, p.prokind, p.oid::text,
 	if err != nil {
 		return fmt.Errorf("pgdeploy: reading the catalog's functions: %w", err)
 	}
-	type fn struct{ sig, name, kind, oid, args, identity, result, rettype string }
-	var fns []fn
-	for rows.Next() {
-		var f fn
-		if err := rows.Scan(&f.sig, &f.name, &f.kind, &f.oid, &f.args, &f.identity, &f.result, &f.rettype); err != nil {
-			return err
-		}
-		fns = append(fns, f)
-	}
-	if err := rows.Err(); err != nil {
+	fns, err := pgx.CollectRows(rows, pgx.RowToStructByPos[struct{ Sig, Name, Kind, OID, Args, Identity, Result, Rettype string }])
+	if err != nil {
 		return err
 	}
 	s := postgres.Ident(Lookalikes)
 	for _, f := range fns {
-		what := "pg_catalog." + f.sig
-		if f.kind == "f" {
-			borrowed, err := makeFunction(ctx, admin, fmt.Sprintf("%s.%s(%s)", s, postgres.Ident(f.name), f.args), f.result, what)
+		what := "pg_catalog." + f.Sig
+		if f.Kind == "f" {
+			borrowed, err := makeFunction(ctx, admin, fmt.Sprintf("%s.%s(%s)", s, postgres.Ident(f.Name), f.Args), f.Result, what)
 			if err != nil {
 				p.Skipped = append(p.Skipped, what+": "+err.Error())
 				continue
@@ -155,27 +148,27 @@ select p.oid::regprocedure::text, p.proname, p.prokind, p.oid::text,
 		}
 		// An aggregate: its state is of its result type; the step passes
 		// over the rows (or fails), and the final function always fails.
-		stepArgs := f.rettype
-		if f.identity != "" {
-			stepArgs += ", " + f.identity
+		stepArgs := f.Rettype
+		if f.Identity != "" {
+			stepArgs += ", " + f.Identity
 		}
-		step := fmt.Sprintf("%s.%s", s, postgres.Ident("chobo_step_"+f.oid))
-		borrowed, err := makeFunction(ctx, admin, step+"("+stepArgs+")", f.rettype, what)
+		step := fmt.Sprintf("%s.%s", s, postgres.Ident("chobo_step_"+f.OID))
+		borrowed, err := makeFunction(ctx, admin, step+"("+stepArgs+")", f.Rettype, what)
 		if err != nil {
 			p.Skipped = append(p.Skipped, what+": "+err.Error())
 			continue
 		}
-		final := fmt.Sprintf("%s.%s", s, postgres.Ident("chobo_final_"+f.oid))
-		if _, err := admin.Exec(ctx, fmt.Sprintf("create function %s(%s) returns %s language plpgsql as %s", final, f.rettype, f.rettype, raising(what))); err != nil {
+		final := fmt.Sprintf("%s.%s", s, postgres.Ident("chobo_final_"+f.OID))
+		if _, err := admin.Exec(ctx, fmt.Sprintf("create function %s(%s) returns %s language plpgsql as %s", final, f.Rettype, f.Rettype, raising(what))); err != nil {
 			p.Skipped = append(p.Skipped, what+": "+err.Error())
 			continue
 		}
-		args := f.identity
+		args := f.Identity
 		if args == "" {
 			args = "*"
 		}
 		if _, err := admin.Exec(ctx, fmt.Sprintf("create aggregate %s.%s(%s) (sfunc = %s, stype = %s, finalfunc = %s)",
-			s, postgres.Ident(f.name), args, step, f.rettype, final)); err != nil {
+			s, postgres.Ident(f.Name), args, step, f.Rettype, final)); err != nil {
 			p.Skipped = append(p.Skipped, what+": "+err.Error())
 			continue
 		}
@@ -197,33 +190,25 @@ select o.oid::regoperator::text, o.oprname, o.oid::text, o.oprleft <> 0,
 	if err != nil {
 		return fmt.Errorf("pgdeploy: reading the catalog's operators: %w", err)
 	}
-	type op struct {
-		sig, name, oid      string
-		infix               bool
-		left, right, result string
-	}
-	var list []op
-	for rows.Next() {
-		var o op
-		if err := rows.Scan(&o.sig, &o.name, &o.oid, &o.infix, &o.left, &o.right, &o.result); err != nil {
-			return err
-		}
-		list = append(list, o)
-	}
-	if err := rows.Err(); err != nil {
+	list, err := pgx.CollectRows(rows, pgx.RowToStructByPos[struct {
+		Sig, Name, OID      string
+		Infix               bool
+		Left, Right, Result string
+	}])
+	if err != nil {
 		return err
 	}
 	s := postgres.Ident(Lookalikes)
 	for _, o := range list {
-		what := "pg_catalog." + o.sig
-		fn := fmt.Sprintf("%s.%s", s, postgres.Ident("chobo_op_"+o.oid))
-		args, spec := o.right, "rightarg = "+o.right
-		if o.infix {
-			args, spec = o.left+", "+o.right, "leftarg = "+o.left+", "+spec
+		what := "pg_catalog." + o.Sig
+		fn := fmt.Sprintf("%s.%s", s, postgres.Ident("chobo_op_"+o.OID))
+		args, spec := o.Right, "rightarg = "+o.Right
+		if o.Infix {
+			args, spec = o.Left+", "+o.Right, "leftarg = "+o.Left+", "+spec
 		}
-		borrowed, err := makeFunction(ctx, admin, fn+"("+args+")", o.result, what)
+		borrowed, err := makeFunction(ctx, admin, fn+"("+args+")", o.Result, what)
 		if err == nil {
-			_, err = admin.Exec(ctx, fmt.Sprintf("create operator %s.%s (%s, function = %s)", s, o.name, spec, fn))
+			_, err = admin.Exec(ctx, fmt.Sprintf("create operator %s.%s (%s, function = %s)", s, o.Name, spec, fn))
 		}
 		if err != nil {
 			p.Skipped = append(p.Skipped, what+": "+err.Error())
@@ -245,15 +230,8 @@ select t.typname from pg_type t
 	if err != nil {
 		return fmt.Errorf("pgdeploy: reading the catalog's types: %w", err)
 	}
-	var names []string
-	for rows.Next() {
-		var n string
-		if err := rows.Scan(&n); err != nil {
-			return err
-		}
-		names = append(names, n)
-	}
-	if err := rows.Err(); err != nil {
+	names, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
 		return err
 	}
 	s := postgres.Ident(Lookalikes)
@@ -294,16 +272,7 @@ select distinct pg_describe_object(d.classid, d.objid, d.objsubid) || ' uses ' |
 	if err != nil {
 		return nil, fmt.Errorf("pgdeploy: reading what depends on the lookalikes: %w", err)
 	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			return nil, err
-		}
-		out = append(out, s)
-	}
-	return out, rows.Err()
+	return pgx.CollectRows(rows, pgx.RowTo[string])
 }
 
 var (

@@ -97,7 +97,8 @@ type Options struct {
 	// Trap plants lookalikes of every built-in the books' SQL uses
 	// (Plant), before the SQL is loaded, and puts them before pg_catalog
 	// on the path of both roles: of the owner loading the SQL, and of
-	// the application calling it.
+	// the application calling it. Deploy then fails when loading bound
+	// anything to a lookalike (Bound).
 	Trap bool
 	// Conns is the most connections of the application's pool.
 	Conns int
@@ -138,6 +139,15 @@ func Deploy(ctx context.Context, srv *pgtest.Server, admin DB, books []Book, opt
 		}
 		if err := Grant(ctx, owner, b.Name, App); err != nil {
 			return nil, planted, err
+		}
+	}
+	if opts.Trap {
+		bound, err := Bound(ctx, admin)
+		if err != nil {
+			return nil, planted, err
+		}
+		if len(bound) > 0 {
+			return nil, planted, fmt.Errorf("pgdeploy: loading the SQL bound it to lookalikes of built-ins: %q", bound)
 		}
 	}
 	pool, err := srv.OpenPoolAs(ctx, App, max(opts.Conns, 1))

@@ -249,9 +249,6 @@ func (r *run) main(cfg config) error {
 	for _, s := range planted.Skipped {
 		fmt.Fprintf(r.out, "note: no lookalike of %s\n", s)
 	}
-	if bound, err := pgdeploy.Bound(ctx, pool); err != nil || len(bound) > 0 {
-		return fmt.Errorf("the SQL was bound to lookalikes of built-ins when it was loaded: %q %v", bound, err)
-	}
 
 	copyPath, err := r.writeCopy(name, l.CopySrc)
 	if err != nil {
