@@ -42,13 +42,20 @@ func loadBook(t testing.TB, path string) (*book.Book, []byte) {
 	return res.Book, src
 }
 
-func installSQL(t testing.TB, pool *pgxpool.Pool, b *book.Book, src []byte) {
+// bookSQL is what `chobo build --target postgres` writes for b, whose
+// text is src.
+func bookSQL(t testing.TB, b *book.Book, src []byte) string {
 	t.Helper()
 	files, ds := postgres.Build(b, gen.NewSource("x.book", src), gen.Options{})
 	if len(ds) > 0 {
 		t.Fatalf("%+v", ds)
 	}
-	if _, err := pool.Exec(context.Background(), string(files[0].Data)); err != nil {
+	return string(files[0].Data)
+}
+
+func installSQL(t testing.TB, pool *pgxpool.Pool, b *book.Book, src []byte) {
+	t.Helper()
+	if _, err := pool.Exec(context.Background(), bookSQL(t, b, src)); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -56,11 +63,7 @@ func installSQL(t testing.TB, pool *pgxpool.Pool, b *book.Book, src []byte) {
 // deployBook is deploy for one book, given as it is written.
 func deployBook(t testing.TB, b *book.Book, src []byte, conns int) pgDeployment {
 	t.Helper()
-	files, ds := postgres.Build(b, gen.NewSource("x.book", src), gen.Options{})
-	if len(ds) > 0 {
-		t.Fatalf("%+v", ds)
-	}
-	return deploy(t, []pgdeploy.Book{{Name: b.Name, SQL: string(files[0].Data)}}, conns)
+	return deploy(t, []pgdeploy.Book{{Name: b.Name, SQL: bookSQL(t, b, src)}}, conns)
 }
 
 // onServer starts a cluster, loads the SQL of the book of a case (the

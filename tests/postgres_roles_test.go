@@ -15,7 +15,6 @@ import (
 	"github.com/chobo-lang/chobo/chobo/client/model"
 	"github.com/chobo-lang/chobo/chobo/conformance/pgdeploy"
 	"github.com/chobo-lang/chobo/chobo/conformance/pgtest"
-	"github.com/chobo-lang/chobo/chobo/gen"
 )
 
 // TestApplicationRole deploys every book of the cases as docs/targets.md
@@ -108,29 +107,21 @@ select c.relname, c.relkind::text, a.attname
 		if err != nil {
 			t.Fatal(err)
 		}
-		type rel struct{ name, kind, col string }
-		var rels []rel
-		for rows.Next() {
-			var r rel
-			if err := rows.Scan(&r.name, &r.kind, &r.col); err != nil {
-				t.Fatal(err)
-			}
-			rels = append(rels, r)
-		}
-		if err := rows.Err(); err != nil {
+		rels, err := pgx.CollectRows(rows, pgx.RowToStructByPos[struct{ Name, Kind, Col string }])
+		if err != nil {
 			t.Fatal(err)
 		}
 		if len(rels) < 5 {
 			t.Fatalf("%s: only %d tables and views in the schema: %v", l.path, len(rels), rels)
 		}
 		for _, r := range rels {
-			name, col := s+"."+postgres.Ident(r.name), postgres.Ident(r.col)
-			view := r.kind == "v"
+			name, col := s+"."+postgres.Ident(r.Name), postgres.Ident(r.Col)
+			view := r.Kind == "v"
 			refuse(pgdeploy.App, d.app, "select * from "+name+" limit 1")
 			refuseAs(pgdeploy.App, d.app, view, "insert into "+name+" default values")
 			refuseAs(pgdeploy.App, d.app, view, fmt.Sprintf("update %s set %s = %s", name, col, col))
 			refuseAs(pgdeploy.App, d.app, view, "delete from "+name)
-			if r.kind == "r" {
+			if r.Kind == "r" {
 				refuse(pgdeploy.App, d.app, "truncate "+name)
 			}
 		}
@@ -176,10 +167,7 @@ func TestDeploymentInDocs(t *testing.T) {
 	}
 
 	b, src := loadBook(t, filepath.Join("..", "examples", "inventory", "inventory.book"))
-	files, ds := postgres.Build(b, gen.NewSource("inventory.book", src), gen.Options{})
-	if len(ds) > 0 {
-		t.Fatal(ds)
-	}
+	sql := bookSQL(t, b, src)
 	srv := pgtest.Start(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -198,7 +186,7 @@ func TestDeploymentInDocs(t *testing.T) {
 		t.Fatalf("the setup in the docs: %v", err)
 	}
 	owner := as("ledger_owner")
-	if _, err := owner.Exec(ctx, string(files[0].Data)); err != nil {
+	if _, err := owner.Exec(ctx, sql); err != nil {
 		t.Fatalf("loading the SQL as ledger_owner: %v", err)
 	}
 	if _, err := owner.Exec(ctx, grants); err != nil {

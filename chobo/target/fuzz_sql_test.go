@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chobo-lang/chobo/chobo/backend/postgres"
 	"github.com/chobo-lang/chobo/chobo/check"
 	"github.com/chobo-lang/chobo/chobo/conformance/pgtest"
 	"github.com/chobo-lang/chobo/chobo/gen"
@@ -24,17 +25,7 @@ import (
 // server, one book after another, each schema dropped after its load. A
 // text that ended a literal or a body early would fail there.
 func TestFuzzSeedsLoadIntoPostgres(t *testing.T) {
-	var books [][]byte
-	for _, glob := range []string{"../../tests/testdata/*/*.book", "../../examples/*/*.book", "../../examples/*/*/*.book"} {
-		paths, _ := filepath.Glob(glob)
-		for _, p := range paths {
-			src, err := os.ReadFile(p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			books = append(books, src)
-		}
-	}
+	books := seedBooks(t)
 	for _, s := range textSeeds {
 		for _, name := range seedNames {
 			books = append(books, textBook(s, name))
@@ -77,7 +68,7 @@ func TestFuzzSeedsLoadIntoPostgres(t *testing.T) {
 			t.Errorf("seed %d (book %s): loading its SQL: %v", i, res.Book.Name, err)
 			continue
 		}
-		if _, err := conn.Exec(ctx, fmt.Sprintf(`drop schema %s cascade`, quoteIdent(res.Book.Name))); err != nil {
+		if _, err := conn.Exec(ctx, fmt.Sprintf(`drop schema %s cascade`, postgres.Ident(res.Book.Name))); err != nil {
 			t.Fatal(err)
 		}
 		loaded++
@@ -87,8 +78,6 @@ func TestFuzzSeedsLoadIntoPostgres(t *testing.T) {
 	}
 	t.Logf("the SQL of %d seeds loaded into PostgreSQL", loaded)
 }
-
-func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
 
 // readCorpusFile reads a file of Go's fuzzing corpus: a first line "go
 // test fuzz v1", then one value per line, here []byte("…") or

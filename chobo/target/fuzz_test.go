@@ -34,13 +34,8 @@ var validators = map[string]func(data []byte) error{
 // every test case and example book, and the corpus under
 // testdata/fuzz/FuzzBuild.
 func FuzzBuild(f *testing.F) {
-	for _, glob := range []string{"../../tests/testdata/*/*.book", "../../examples/*/*.book", "../../examples/*/*/*.book"} {
-		paths, _ := filepath.Glob(glob)
-		for _, p := range paths {
-			if src, err := os.ReadFile(p); err == nil {
-				f.Add(src)
-			}
-		}
+	for _, src := range seedBooks(f) {
+		f.Add(src)
 	}
 	for _, tg := range All {
 		if validators[tg.Language] == nil {
@@ -48,6 +43,22 @@ func FuzzBuild(f *testing.F) {
 		}
 	}
 	f.Fuzz(buildAll)
+}
+
+// seedBooks are the books of every test case and example.
+func seedBooks(tb testing.TB) [][]byte {
+	var out [][]byte
+	for _, glob := range []string{"../../tests/testdata/*/*.book", "../../examples/*/*.book", "../../examples/*/*/*.book"} {
+		paths, _ := filepath.Glob(glob)
+		for _, p := range paths {
+			src, err := os.ReadFile(p)
+			if err != nil {
+				tb.Fatal(err)
+			}
+			out = append(out, src)
+		}
+	}
+	return out
 }
 
 // FuzzBuildText puts arbitrary text where a book holds text of its own
