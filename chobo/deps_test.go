@@ -51,7 +51,7 @@ codes             diag
 gen               book diag version
 backend/...       book ids diag gen version client/model runtime/go/chobotb
 client/model      book ids backend/...
-client/...        book ids diag gen version client/model backend/... runtime/go/chobotb
+client/...        book ids diag gen version client/model backend/... runtime/go/chobotb runtime/typescript
 target            book diag gen backend/... client/...
 
 # Scenarios shown in a backend's terms and run against what was built.
@@ -74,6 +74,9 @@ cmd/...           cli
 # The Go client runtime: generated code imports it, so it stands alone,
 # but for the ID scheme, which every backend and language shares.
 runtime/go/...    runtime/go/... ids
+# The TypeScript runtime's sources, carried into the compiler to be
+# written into each TypeScript client.
+runtime/typescript  -
 
 # The Gazelle language: it writes BUILD files from file names and a book's
 # first line, and runs inside a user's gazelle_binary, so it links none of

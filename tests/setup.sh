@@ -142,6 +142,33 @@ echo "setup: BuildGrid $buildgrid_version in $bg_venv"
 # and where it goes): built with `go install`, since Debian has no package.
 bash tests/buildifier_check.sh --install
 
+# Node and the TypeScript runtime's packages, pinned in
+# runtime/typescript/package-lock.json (TypeScript, pg, tigerbeetle-node and
+# their types): for the runtime's unit tests and the TypeScript clients'
+# conformance tests. Node from Debian when there is none; npm ci installs
+# exactly the lock file, and only when it changed since the last install.
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+  if [ "$(id -u)" != 0 ]; then
+    echo "setup: no node or npm and not root: the TypeScript tests will be skipped"
+  else
+    echo "setup: installing Node and npm from Debian"
+    export DEBIAN_FRONTEND=noninteractive
+    if ! apt-get install -y -qq nodejs npm >/dev/null 2>&1; then
+      apt-get update -qq
+      apt-get install -y -qq nodejs npm >/dev/null
+    fi
+  fi
+fi
+if command -v npm >/dev/null 2>&1; then
+  ts_dir=runtime/typescript
+  if ! cmp -s "$ts_dir/package-lock.json" "$ts_dir/node_modules/.package-lock.json.installed" 2>/dev/null; then
+    echo "setup: npm ci in $ts_dir"
+    (cd "$ts_dir" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+    cp "$ts_dir/package-lock.json" "$ts_dir/node_modules/.package-lock.json.installed"
+  fi
+  echo "setup: node $(node --version), TypeScript $("$ts_dir/node_modules/.bin/tsc" --version | awk '{print $2}')"
+fi
+
 # Bazel 7 with bzlmod, offline, in a Debian sid chroot behind the `bazel`
 # wrapper (see tests/setup/README-bazel.md); about 4 minutes on a fresh
 # machine, well under a second when it is there. It needs root. The Bazel

@@ -190,7 +190,7 @@ func Describe(b *book.Book, rep report.Report, lang diag.Lang) Book {
 		Accounts:  []Account{},
 		Transfers: []Transfer{},
 		IDs:       idScheme(),
-		Targets:   targetsOf(b),
+		Targets:   TargetsOf(b),
 		Machines:  []Machine{},
 	}
 	for _, u := range b.Units {

@@ -14,6 +14,7 @@ import (
 	"github.com/chobo-lang/chobo/chobo/book"
 	"github.com/chobo-lang/chobo/chobo/client/golang"
 	"github.com/chobo-lang/chobo/chobo/client/model"
+	"github.com/chobo-lang/chobo/chobo/client/typescript"
 	"github.com/chobo-lang/chobo/runtime/go/chobotb"
 )
 
@@ -23,6 +24,69 @@ type Targets struct {
 	Postgres      *Postgres      `json:"postgres"`
 	PostgresGo    *PostgresGo    `json:"postgres-go"`
 	TigerBeetleGo *TigerBeetleGo `json:"tigerbeetle-go"`
+	// The TypeScript targets name the same members on both backends; the
+	// PostgreSQL one adds Expire.
+	PostgresTypeScript    *TypeScript `json:"postgres-typescript"`
+	TigerBeetleTypeScript *TypeScript `json:"tigerbeetle-typescript"`
+}
+
+// TypeScript is what `chobo build --target postgres-typescript` or
+// `tigerbeetle-typescript` names in the one file it writes. Parameters
+// keep the book's names: they are the properties of the objects a call
+// takes.
+type TypeScript struct {
+	File string `json:"file"`
+	// Constructor is the exported function that returns the book value
+	// (of type Book) over the connection or official client, with the
+	// tenant in its options: postgres(db, { tenant }).
+	Constructor string `json:"constructor"`
+	Book        string `json:"book"`
+	Reason      string `json:"reason"` // the union of every reason
+	Result      string `json:"result"`
+	Balance     string `json:"balance"`
+	// Expire is the member that gives back holds past their deadline; ""
+	// on TigerBeetle, which does that itself.
+	Expire    string       `json:"expire"`
+	Transfers []TSTransfer `json:"transfers"`
+	Accounts  []TSAccount  `json:"accounts"`
+}
+
+// TSTransfer is the member of the book value for one transfer kind: its
+// methods, one per operation and named as the operation (do, or hold,
+// post, void, status), and the types of what they take.
+type TSTransfer struct {
+	Transfer string   `json:"transfer"`
+	Member   string   `json:"member"`
+	Methods  []string `json:"methods"`
+	Args     TSType   `json:"args"`
+	// Key names a hold (post, void, status); null for a transfer that
+	// posts at once. Amounts are the second, optional argument of post;
+	// null when every move of the kind moves a literal amount.
+	Key     *TSType `json:"key"`
+	Amounts *TSType `json:"amounts"`
+}
+
+// TSType is an exported interface and its properties, in parameter order.
+type TSType struct {
+	Type   string    `json:"type"`
+	Fields []TSField `json:"fields"`
+}
+
+// TSField is the property of one book parameter: "string", or "bigint"
+// for an amount.
+type TSField struct {
+	Param string `json:"param"`
+	Type  string `json:"type"`
+}
+
+// TSAccount is the method of the book value's balance that reads one
+// account kind, and the interface that names an account of it ("" when
+// the kind has no parameters and the method takes none).
+type TSAccount struct {
+	Account string    `json:"account"`
+	Member  string    `json:"member"`
+	Type    string    `json:"type"`
+	Fields  []TSField `json:"fields"`
 }
 
 // TigerBeetleGo is what `chobo build --target tigerbeetle-go` names in the
@@ -212,7 +276,9 @@ type GoAccount struct {
 // tenantParam is the first parameter of every SQL function.
 const tenantParam = "p_tenant"
 
-func targetsOf(b *book.Book) Targets {
+// TargetsOf gives the names every target gives the book's parts: what
+// `chobo api` prints under "targets".
+func TargetsOf(b *book.Book) Targets {
 	var out Targets
 	if len(postgres.Check(b)) == 0 {
 		m, err := model.New(b, model.Postgres)
@@ -220,10 +286,14 @@ func targetsOf(b *book.Book) Targets {
 			panic("chobo: " + err.Error()) // every book has a PostgreSQL model
 		}
 		out.Postgres, out.PostgresGo = postgresOf(b, m), postgresGoOf(b, m)
+		out.PostgresTypeScript = typeScriptOf(b, m)
 	}
 	if len(tigerbeetle.Check(b)) == 0 {
 		if m, err := model.New(b, model.TigerBeetle); err == nil {
 			out.TigerBeetleGo = tigerBeetleGoOf(b, m)
+			if out.TigerBeetleGo != nil {
+				out.TigerBeetleTypeScript = typeScriptOf(b, m)
+			}
 		}
 	}
 	return out
@@ -350,4 +420,40 @@ func goMembers(m *model.Model) ([]GoTransfer, []GoAccount) {
 		accounts = append(accounts, ga)
 	}
 	return transfers, accounts
+}
+
+func typeScriptOf(b *book.Book, m *model.Model) *TypeScript {
+	names := typescript.ClientNames(m)
+	out := &TypeScript{File: typescript.FileName(b), Constructor: typescript.PostgresConstructor,
+		Book: typescript.BookType, Reason: typescript.ReasonType, Result: typescript.ResultType,
+		Balance: typescript.Balance, Expire: typescript.Expire, Transfers: []TSTransfer{}, Accounts: []TSAccount{}}
+	if m.Backend == model.TigerBeetle {
+		out.Constructor, out.Expire = typescript.TigerBeetleConstructor, ""
+	}
+	fields := func(ps []model.Param) []TSField {
+		out := []TSField{}
+		for _, p := range ps {
+			out = append(out, TSField{Param: p.Name, Type: typescript.FieldType(p)})
+		}
+		return out
+	}
+	for _, t := range m.Transfers {
+		n := names.Transfers[t.Name]
+		tt := TSTransfer{Transfer: t.Name, Member: n.Member, Methods: []string{}, Args: TSType{Type: n.Args, Fields: fields(t.Args)}}
+		for _, op := range t.Operations {
+			tt.Methods = append(tt.Methods, op.Name)
+		}
+		if n.Key != "" {
+			tt.Key = &TSType{Type: n.Key, Fields: fields(t.Key)}
+		}
+		if n.Amounts != "" {
+			tt.Amounts = &TSType{Type: n.Amounts, Fields: fields(t.Amounts)}
+		}
+		out.Transfers = append(out.Transfers, tt)
+	}
+	for _, a := range m.Accounts {
+		n := names.Accounts[a.Name]
+		out.Accounts = append(out.Accounts, TSAccount{Account: a.Name, Member: n.Member, Type: n.Type, Fields: fields(a.Params)})
+	}
+	return out
 }

@@ -14,6 +14,17 @@ import (
 
 func targetNames() []string { return target.Names() }
 
+// targetChoices lists the targets in build's help, with the files each
+// writes.
+func targetChoices() (diag.Text, []Choice) {
+	var out []Choice
+	for _, tg := range target.All {
+		files := strings.Join(tg.Files, ", ")
+		out = append(out, Choice{Name: tg.Name, Help: diag.T(tg.Summary.En+" ("+files+")", tg.Summary.Ja+"("+files+")")})
+	}
+	return diag.T("targets:", "ターゲット:"), out
+}
+
 func runBuild(inv *Invocation) int {
 	env := inv.Env
 	name := inv.Args[0]

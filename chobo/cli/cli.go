@@ -78,17 +78,17 @@ func OSEnv() Env {
 type Flag struct {
 	Name    string   // without the dashes
 	Value   string   // placeholder of the value; empty for a switch
-	Choices []string // allowed values, when the set is closed
+	Choices []string // allowed values, when the set is closed; listed unless Value is set
 	Help    diag.Text
 }
 
 func (f Flag) usage() string {
 	s := "--" + f.Name
 	switch {
-	case len(f.Choices) > 0:
-		s += " " + strings.Join(f.Choices, "|")
 	case f.Value != "":
 		s += " " + f.Value
+	case len(f.Choices) > 0:
+		s += " " + strings.Join(f.Choices, "|")
 	}
 	return s
 }
@@ -103,6 +103,15 @@ type Command struct {
 	// means any number.
 	MinArgs, MaxArgs int
 	Run              func(inv *Invocation) int
+	// Choices, when set, lists the values of a flag after the flags, one
+	// per line with what each means, under the heading it returns.
+	Choices func() (diag.Text, []Choice)
+}
+
+// Choice is one value a flag takes, as a command's help lists it.
+type Choice struct {
+	Name string
+	Help diag.Text
 }
 
 // Invocation is one parsed call of a command.

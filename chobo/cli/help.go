@@ -64,5 +64,16 @@ func writeCommandHelp(w io.Writer, c *Command, lang diag.Lang) {
 	for _, f := range flags {
 		fmt.Fprintf(&b, "  %-*s  %s\n", width, f.usage(), f.Help.In(lang))
 	}
+	if c.Choices != nil {
+		name, items := c.Choices()
+		fmt.Fprintf(&b, "\n%s\n", name.In(lang))
+		width = 0
+		for _, it := range items {
+			width = max(width, len(it.Name))
+		}
+		for _, it := range items {
+			fmt.Fprintf(&b, "  %-*s  %s\n", width, it.Name, it.Help.In(lang))
+		}
+	}
 	io.WriteString(w, b.String())
 }

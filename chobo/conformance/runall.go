@@ -256,7 +256,7 @@ func lets64(be Backend) bool {
 // interpreter never has, so it is not run. A scenario whose first such
 // call is inside a together is not run at all, and said so.
 func (a *runAll) pastSixtyFourBits(ctx context.Context, j Job, sc scenario.Scenario, refs []scenario.Outcome) {
-	step, ok := firstWideStep(sc, refs)
+	cut, ok := cutAtSixtyFourBits(sc, refs)
 	if !ok {
 		a.t.Logf("not run: %s %q: the call that takes a balance out of 64 bits is inside a together", j.where(), j.Scenario.Name)
 		a.mu.Lock()
@@ -264,9 +264,6 @@ func (a *runAll) pastSixtyFourBits(ctx context.Context, j Job, sc scenario.Scena
 		a.mu.Unlock()
 		return
 	}
-	cut := sc
-	cut.Steps = sc.Steps[:step+1]
-	cut.Outcomes = 0
 	before := scenario.Run(j.Book, cut)
 	got, _, err := Run(ctx, j.Backend, cut, j.Tenant)
 	var problems []string
@@ -299,6 +296,32 @@ func (a *runAll) pastSixtyFourBits(ctx context.Context, j Job, sc scenario.Scena
 		a.t.Errorf("%s %q, where a balance leaves 64 bits, is not what TigerBeetle is said to do:\n  %s%s",
 			j.where(), j.Scenario.Name, strings.Join(problems, "\n  "), failures(got))
 	}
+}
+
+// SixtyFourBitsCut is what RunAll runs of a scenario (bound to b, scaled
+// as RunAll scales it) on a backend that lets a balance leave 64 bits: sc
+// itself when no call takes a balance out of 64 bits, else its steps up
+// to that call. The bool is false when that call is inside a together and
+// nothing is run.
+func SixtyFourBitsCut(b *book.Book, sc scenario.Scenario) (scenario.Scenario, bool) {
+	refs := scenario.Run(b, sc)
+	if !LeavesSixtyFourBits(refs) {
+		return sc, true
+	}
+	return cutAtSixtyFourBits(sc, refs)
+}
+
+// cutAtSixtyFourBits is sc up to the first call that takes a balance out
+// of 64 bits, when that call is one of its own.
+func cutAtSixtyFourBits(sc scenario.Scenario, refs []scenario.Outcome) (scenario.Scenario, bool) {
+	step, ok := firstWideStep(sc, refs)
+	if !ok {
+		return sc, false
+	}
+	cut := sc
+	cut.Steps = sc.Steps[:step+1]
+	cut.Outcomes = 0
+	return cut, true
 }
 
 // firstWideStep is the step of the first call an outcome fails because a

@@ -19,8 +19,9 @@ import (
 // target of a language that has none here fails FuzzBuild: a new
 // language joins by adding its validator, a new target by being in All.
 var validators = map[string]func(data []byte) error{
-	"go":  validGo,
-	"sql": validSQL,
+	"go":         validGo,
+	"sql":        validSQL,
+	"typescript": validTS,
 }
 
 // FuzzBuild feeds arbitrary text to the checker and, when it checks

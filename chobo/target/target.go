@@ -12,6 +12,7 @@ import (
 	"github.com/chobo-lang/chobo/chobo/backend/tigerbeetle"
 	"github.com/chobo-lang/chobo/chobo/book"
 	"github.com/chobo-lang/chobo/chobo/client/golang"
+	"github.com/chobo-lang/chobo/chobo/client/typescript"
 	"github.com/chobo-lang/chobo/chobo/diag"
 	"github.com/chobo-lang/chobo/chobo/gen"
 )
@@ -47,6 +48,18 @@ var All = []Target{
 		Files:   []string{"<package>/book.go"},
 		Summary: diag.T("a Go package that sends each operation to TigerBeetle as one linked chain, through tigerbeetle-go", "操作ごとに一つのチェーンを tigerbeetle-go で TigerBeetle に送る Go のパッケージ"),
 		build:   golang.BuildTigerBeetle,
+	},
+	{
+		Name: "postgres-typescript", Backend: "postgres", Language: "typescript",
+		Files:   []string{"<book>.ts"},
+		Summary: diag.T("one TypeScript file that calls the PostgreSQL functions through pg, or anything with query(text, values)", "PostgreSQL の関数を pg(か query(text, values) を持つもの)で呼ぶ TypeScript のファイル一つ"),
+		build:   typescript.BuildPostgres,
+	},
+	{
+		Name: "tigerbeetle-typescript", Backend: "tigerbeetle", Language: "typescript",
+		Files:   []string{"<book>.ts"},
+		Summary: diag.T("one TypeScript file that sends each operation to TigerBeetle as one linked chain, through tigerbeetle-node", "操作ごとに一つのチェーンを tigerbeetle-node で TigerBeetle に送る TypeScript のファイル一つ"),
+		build:   typescript.BuildTigerBeetle,
 	},
 }
 

@@ -129,7 +129,7 @@ func TestRegistry(t *testing.T) {
 	if _, ok := Lookup("nothing"); ok {
 		t.Error("Lookup found a target that does not exist")
 	}
-	if !slices.Equal(Names(), []string{"postgres", "postgres-go", "tigerbeetle-go"}) {
+	if !slices.Equal(Names(), []string{"postgres", "postgres-go", "tigerbeetle-go", "postgres-typescript", "tigerbeetle-typescript"}) {
 		t.Errorf("Names() = %v", Names())
 	}
 }

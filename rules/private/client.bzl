@@ -10,12 +10,22 @@ def _chobo_client_srcs_impl(ctx):
     pkg = ctx.attr.package
 
     # Declared one by one (not as a directory) so that language rules see
-    # plain source files.
-    outs = [ctx.actions.declare_file("%s/%s/%s" % (ctx.label.name, pkg, f)) for f in spec.files]
-    copies = "\n".join([
-        'cp "$TMP_OUT/%s/%s" "%s"' % (pkg, f, out.path)
-        for f, out in zip(spec.files, outs)
-    ])
+    # plain source files. A file named after the book (<book>.ts) is named
+    # after the .book file here instead, or `out`: the book's own name is
+    # inside the file, and an output's name must be known before it is
+    # read.
+    outs = []
+    copies = []
+    for f in spec.files:
+        if f.startswith("<book>"):
+            name = ctx.attr.out or book.src.basename[:-len(".book")].split(".")[0] + f[len("<book>"):]
+            out = ctx.actions.declare_file("%s/%s" % (ctx.label.name, name))
+            copies.append('for f in "$TMP_OUT"/*%s; do cp "$f" "%s"; done' % (f[len("<book>"):], out.path))
+        else:
+            out = ctx.actions.declare_file("%s/%s/%s" % (ctx.label.name, pkg, f))
+            copies.append('cp "$TMP_OUT/%s/%s" "%s"' % (pkg, f, out.path))
+        outs.append(out)
+    copies = "\n".join(copies)
     run_chobo(
         ctx,
         inputs = [book.src, book.check_output],
@@ -43,6 +53,7 @@ chobo_client_srcs = rule(
         book = attr.label(providers = [BookInfo], mandatory = True),
         target = attr.string(mandatory = True, values = sorted(TARGETS.keys())),
         package = attr.string(mandatory = True),
+        out = attr.string(doc = "The file name of a client written as one file named after the book (the TypeScript targets); by default the .book file's name up to its first dot, with the target's extension."),
     ),
     provides = [ChoboGeneratedInfo],
 )
@@ -52,20 +63,23 @@ def _default_package(importpath):
     last = importpath.rstrip("/").split("/")[-1]
     return "".join([c if c.isalnum() else "_" for c in last.elems()]).lower()
 
-def chobo_client(name, book, target = "postgres-go", importpath = None, package = None, visibility = None, tags = None, **kwargs):
+def chobo_client(name, book, target = "postgres-go", importpath = None, package = None, out = None, visibility = None, tags = None, **kwargs):
     """A client library of a book, usable like a hand-written one.
 
     Makes `<name>_srcs` (the generated files) and `<name>`, a library of
-    the target's language (for postgres-go: a go_library with
-    `importpath`, already depending on pgx).
+    the target's language: for postgres-go a go_library with `importpath`,
+    already depending on pgx; for the TypeScript targets the one `.ts`
+    file, which a TypeScript rule or tsc takes as a source.
 
     Args:
       name: the library's name.
       book: a chobo_book target.
       target: a chobo client target; see TARGETS in rules/private/targets.bzl.
-      importpath: the library's import path (Go targets).
+      importpath: the library's import path (Go targets; required there).
       package: the package name written into the sources; by default the
-        last element of importpath.
+        last element of importpath (Go targets).
+      out: the file name of a TypeScript client; by default the .book
+        file's name up to its first dot, with ".ts" (stock.book: stock.ts).
       visibility: of the library.
       tags: of both targets.
       **kwargs: passed to the generating rule (e.g. testonly).
@@ -73,14 +87,15 @@ def chobo_client(name, book, target = "postgres-go", importpath = None, package 
     if target not in TARGETS:
         fail("chobo_client %s: unknown target %r; known: %s" % (name, target, ", ".join(sorted(TARGETS.keys()))))
     spec = TARGETS[target]
-    if not importpath:
-        fail("chobo_client %s: importpath is required" % name)
-    pkg = package or _default_package(importpath)
+    if spec.language == "go" and not importpath:
+        fail("chobo_client %s: importpath is required for the Go target %s" % (name, target))
+    pkg = package or (_default_package(importpath) if importpath else "book")
     chobo_client_srcs(
         name = name + "_srcs",
         book = book,
         target = target,
         package = pkg,
+        out = out,
         visibility = visibility,
         tags = tags,
         **kwargs

@@ -16,9 +16,21 @@ def _go_library(name, srcs, importpath, deps, visibility, tags):
         tags = tags,
     )
 
+def _typescript_sources(name, srcs, importpath, deps, visibility, tags):  # buildifier: disable=unused-variable
+    # A TypeScript client is one self-contained file; the user's own
+    # TypeScript rules (or tsc) take it as a source, so the library is
+    # the file itself. It has no import path and nothing to depend on.
+    native.filegroup(
+        name = name,
+        srcs = srcs,
+        visibility = visibility,
+        tags = tags,
+    )
+
 # language -> struct(library = macro(name, srcs, importpath, deps, visibility, tags))
 LANGUAGES = {
     "go": struct(library = _go_library),
+    "typescript": struct(library = _typescript_sources),
 }
 
 # chobo client target -> what it writes. The registry of targets in
@@ -49,6 +61,19 @@ TARGETS = {
             Label("//runtime/go/chobotb"),
         ],
     ),
-    # Slots for later: the TypeScript and Python targets with their own
-    # LANGUAGES entries.
+    # One file named after the book, which carries chobo's TypeScript
+    # runtime: nothing to depend on. chobo_client names the output after
+    # the .book file (stock.book -> stock.ts) unless `out` says otherwise.
+    "postgres-typescript": struct(
+        backend = "postgres",
+        language = "typescript",
+        files = ["<book>.ts"],
+        deps = [],
+    ),
+    "tigerbeetle-typescript": struct(
+        backend = "tigerbeetle",
+        language = "typescript",
+        files = ["<book>.ts"],
+        deps = [],
+    ),
 }

@@ -10,26 +10,16 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/chobo-lang/chobo/chobo/client/model"
 )
 
 // Exported returns the exported Go name of a book name: stock_level ->
 // StockLevel, sku -> Sku, 在庫 -> X在庫, éclair -> Xéclair.
 func Exported(name string) string {
-	var b strings.Builder
-	for _, part := range strings.Split(name, "_") {
-		if part == "" {
-			continue
-		}
-		// Only ASCII letters are raised: a name starting with any other
-		// letter keeps it as written and gets an X in front.
-		if c := part[0]; c >= 'a' && c <= 'z' {
-			b.WriteByte(c - 'a' + 'A')
-			b.WriteString(part[1:])
-		} else {
-			b.WriteString(part)
-		}
-	}
-	s := goRunes(b.String())
+	// Only ASCII letters are raised: a name starting with any other
+	// letter keeps it as written and gets an X in front.
+	s := goRunes(model.Joined(name))
 	r, _ := utf8.DecodeRuneInString(s)
 	if s == "" || !(r < utf8.RuneSelf && unicode.IsUpper(r)) {
 		s = "X" + s
@@ -68,28 +58,4 @@ func Local(name string, reserved map[string]bool) string {
 		name += "_"
 	}
 	return name
-}
-
-// Set hands out names and keeps them distinct: the second of two equal
-// names gets _2, the third _3.
-type Set struct{ used map[string]int }
-
-// Unique returns name, or name with a suffix when it was handed out.
-func (s *Set) Unique(name string) string {
-	if s.used == nil {
-		s.used = map[string]int{}
-	}
-	s.used[name]++
-	if n := s.used[name]; n > 1 {
-		name = fmt.Sprintf("%s_%d", name, n)
-		s.used[name]++
-	}
-	return name
-}
-
-// Reserve marks names as taken without handing them out.
-func (s *Set) Reserve(names ...string) {
-	for _, n := range names {
-		s.Unique(n)
-	}
 }

@@ -15,20 +15,6 @@ func TestExported(t *testing.T) {
 	}
 }
 
-func TestSet(t *testing.T) {
-	var s Set
-	s.Reserve("Balance")
-	if got := s.Unique("Balance"); got != "Balance_2" {
-		t.Error(got)
-	}
-	if got := s.Unique("Stock"); got != "Stock" {
-		t.Error(got)
-	}
-	if got := s.Unique("Stock"); got != "Stock_2" {
-		t.Error(got)
-	}
-}
-
 func TestLocal(t *testing.T) {
 	if Local("type", nil) != "type_" || Local("ctx", map[string]bool{"ctx": true}) != "ctx_" || Local("order", nil) != "order" || Local("sk\u0e31u", nil) != "skU0E31u" {
 		t.Error("Local")

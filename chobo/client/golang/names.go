@@ -75,9 +75,9 @@ type AccountNames struct {
 // (Balance, Expire, and the Bulk and Gather of a tigerbeetle-go client).
 func Naming(m *model.Model) Names {
 	n := Names{Transfers: map[string]TransferNames{}, Accounts: map[string]AccountNames{}}
-	var types Set
+	var types model.Set
 	types.Reserve(reserved...)
-	var fields Set
+	var fields model.Set
 	fields.Reserve("Balance", "Expire", "Bulk", "Gather")
 	for _, t := range m.Transfers {
 		e := Exported(t.Name)
@@ -92,7 +92,7 @@ func Naming(m *model.Model) Names {
 			AmountFields: structFields(t.Amounts),
 		}
 	}
-	var methods Set
+	var methods model.Set
 	for _, a := range m.Accounts {
 		n.Accounts[a.Name] = AccountNames{
 			Method: methods.Unique(Exported(a.Name)),
@@ -104,7 +104,7 @@ func Naming(m *model.Model) Names {
 }
 
 func structFields(params []model.Param) []string {
-	var s Set
+	var s model.Set
 	out := []string{}
 	for _, p := range params {
 		out = append(out, s.Unique(Exported(p.Name)))

@@ -1,0 +1,248 @@
+// Package typescript writes TypeScript clients of a book: one file,
+// <book>.ts, with a typed member per transfer kind and its operations,
+// over chobo's TypeScript runtime (runtime/typescript), which the file
+// carries. It reads the book's client model only (chobo/client/model);
+// the TypeScript text comes from the templates under templates/<backend>/.
+package typescript
+
+import (
+	"bytes"
+	"embed"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"text/template"
+
+	"github.com/chobo-lang/chobo/chobo/backend/tigerbeetle"
+	"github.com/chobo-lang/chobo/chobo/client/model"
+	"github.com/chobo-lang/chobo/runtime/go/chobotb"
+	tsruntime "github.com/chobo-lang/chobo/runtime/typescript"
+)
+
+//go:embed templates
+var templateFiles embed.FS
+
+var templates = map[string]*template.Template{
+	model.Postgres:    template.Must(template.New("book.ts.tmpl").Funcs(funcs).ParseFS(templateFiles, "templates/common.tmpl", "templates/postgres/*.tmpl")),
+	model.TigerBeetle: template.Must(template.New("book.ts.tmpl").Funcs(funcs).ParseFS(templateFiles, "templates/common.tmpl", "templates/tigerbeetle/*.tmpl")),
+}
+
+var funcs = template.FuncMap{
+	"str":    String,
+	"prop":   Property,
+	"doc":    doc,
+	"join":   strings.Join,
+	"values": newValues,
+}
+
+// valuesView is what the template "values" reads: the checks that read
+// each value of a call from the object Var, naming the call Where.
+type valuesView struct {
+	Where, Var string
+	Fields     []fieldView
+}
+
+func newValues(where, v string, fields []fieldView) valuesView {
+	return valuesView{Where: String(where), Var: v, Fields: fields}
+}
+
+// doc makes text safe inside a /** … */ comment.
+func doc(s string) string { return strings.ReplaceAll(s, "*/", "* /") }
+
+// view is what the templates read: the model with its TypeScript names.
+type view struct {
+	Header      []string
+	Imports     []string
+	BookName    string
+	Description string
+	Reasons     []string // as string literals
+	Runtime     []runtimeFile
+	Def         string // TigerBeetle: the chain definition, a TypeScript expression
+	Expire      string // PostgreSQL: the statement, a string literal
+	Transfers   []transferView
+	Accounts    []accountView
+}
+
+type runtimeFile struct {
+	Name string
+	Body string
+}
+
+type transferView struct {
+	TransferNames
+	Name, Description            string
+	Index                        int // in the book's declaration order
+	Pending                      bool
+	ArgList, KeyList, AmountList []fieldView
+	Statements                   map[string]string // by operation, as string literals
+}
+
+type accountView struct {
+	AccountNames
+	Name, Description string
+	Index             int
+	Fields            []fieldView
+	Statement         string
+}
+
+type fieldView struct {
+	Name   string // as the book writes it, a string literal
+	Prop   string // where a type declares it
+	Type   string // string or bigint
+	Amount bool
+}
+
+// Generate returns the source of <book>.ts for the model, starting with
+// header as comment lines.
+func Generate(m *model.Model, header []string) ([]byte, error) {
+	tmpl, ok := templates[m.Backend]
+	if !ok {
+		return nil, fmt.Errorf("no TypeScript client for the backend %q", m.Backend)
+	}
+	rt, imports, reserved, err := runtimeOf(m.Backend)
+	if err != nil {
+		return nil, err
+	}
+	names := Naming(m, reserved)
+	v := view{Header: header, Imports: imports, BookName: m.Book.Name, Description: m.Book.Description, Runtime: rt}
+	for _, r := range m.Reasons {
+		v.Reasons = append(v.Reasons, String(r))
+	}
+	if m.Backend == model.TigerBeetle {
+		v.Def = defLiteral(tigerbeetle.Def(m.Book))
+	} else {
+		v.Expire = String(m.Expire)
+	}
+	for i, t := range m.Transfers {
+		tv := transferView{TransferNames: names.Transfers[t.Name], Name: t.Name, Description: t.Description,
+			Index: i, Pending: t.Pending, ArgList: fields(t.Args), KeyList: fields(t.Key), AmountList: fields(t.Amounts),
+			Statements: map[string]string{}}
+		for _, op := range t.Operations {
+			tv.Statements[op.Name] = String(op.Statement)
+		}
+		v.Transfers = append(v.Transfers, tv)
+	}
+	for i, a := range m.Accounts {
+		v.Accounts = append(v.Accounts, accountView{AccountNames: names.Accounts[a.Name], Name: a.Name,
+			Description: a.Description, Index: i, Fields: fields(a.Params), Statement: String(a.Statement)})
+	}
+	var buf bytes.Buffer
+	if err := tmpl.Execute(&buf, v); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+func fields(ps []model.Param) []fieldView {
+	var out []fieldView
+	for _, p := range ps {
+		out = append(out, fieldView{Name: String(p.Name), Prop: Property(p.Name), Type: FieldType(p), Amount: p.Amount})
+	}
+	return out
+}
+
+// FieldType is the TypeScript type of a parameter's property.
+func FieldType(p model.Param) string {
+	if p.Amount {
+		return "bigint"
+	}
+	return "string"
+}
+
+// ClientNames are the names Generate gives the model's transfers and
+// accounts.
+func ClientNames(m *model.Model) Names {
+	_, _, reserved, err := runtimeOf(m.Backend)
+	if err != nil {
+		panic("chobo: " + err.Error()) // the runtime is compiled in
+	}
+	return Naming(m, reserved)
+}
+
+var (
+	// importLine matches one import declaration, over as many lines as it
+	// takes; the runtime's files write nothing else that starts a line
+	// with "import".
+	importLine = regexp.MustCompile(`(?ms)^import [^;]*? from "([^"]+)";\n`)
+	// exportedType matches what a runtime file declares in the type space.
+	exportedType = regexp.MustCompile(`(?m)^export (?:interface|type|class) ([A-Za-z_$][A-Za-z0-9_$]*)`)
+)
+
+// runtimeOf reads the runtime's files for a backend. Their imports of one
+// another go (the files end up in one), and their imports of Node's
+// modules are gathered at the top of the client. It also returns the type
+// names the runtime declares, which the book's types must not take.
+func runtimeOf(backend string) (files []runtimeFile, imports, types []string, err error) {
+	names, err := tsruntime.Files(backend)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	seen := map[string]bool{}
+	for _, name := range names {
+		src, err := tsruntime.Source(name)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		body := importLine.ReplaceAllStringFunc(string(src), func(decl string) string {
+			from := importLine.FindStringSubmatch(decl)[1]
+			if !strings.HasPrefix(from, "./") && !seen[decl] {
+				seen[decl] = true
+				imports = append(imports, strings.TrimSuffix(decl, "\n"))
+			}
+			return ""
+		})
+		for _, m := range exportedType.FindAllStringSubmatch(body, -1) {
+			types = append(types, m[1])
+		}
+		files = append(files, runtimeFile{Name: name, Body: strings.TrimSpace(body)})
+	}
+	return files, imports, types, nil
+}
+
+// defLiteral writes a book's chain definition as a TypeScript expression
+// of the runtime's type Def, one account and one move per line, so that a
+// diff of two clients reads as a diff of two books.
+func defLiteral(d *chobotb.Def) string {
+	var b strings.Builder
+	ints := func(xs []int) string {
+		s := make([]string, len(xs))
+		for i, x := range xs {
+			s[i] = strconv.Itoa(x)
+		}
+		return "[" + strings.Join(s, ", ") + "]"
+	}
+	bound := func(x *chobotb.Bound) string {
+		if x == nil {
+			return "null"
+		}
+		return fmt.Sprintf("{ value: %dn, reason: %s }", x.Value, String(x.Reason))
+	}
+	fmt.Fprintf(&b, "{\n  book: %s,\n  units: [\n", String(d.Book))
+	for _, u := range d.Units {
+		fmt.Fprintf(&b, "    { name: %s, scale: %d },\n", String(u.Name), u.Scale)
+	}
+	b.WriteString("  ],\n  accounts: [\n")
+	for _, a := range d.Accounts {
+		fmt.Fprintf(&b, "    { name: %s, unit: %d, params: %d, outside: %t, lower: %s, upper: %s },\n",
+			String(a.Name), a.Unit, a.Params, a.Outside, bound(a.Lower), bound(a.Upper))
+	}
+	b.WriteString("  ],\n  transfers: [\n")
+	for _, t := range d.Transfers {
+		fmt.Fprintf(&b, "    {\n      name: %s, definition: %s, pending: %t, timeout: %d,\n      params: [", String(t.Name), String(t.Definition), t.Pending, t.Timeout)
+		for i, p := range t.Params {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			fmt.Fprintf(&b, "{ name: %s, amount: %t }", String(p.Name), p.Amount)
+		}
+		fmt.Fprintf(&b, "],\n      key: %s, postAmounts: %s,\n      moves: [\n", ints(t.Key), ints(t.PostAmounts))
+		for _, m := range t.Moves {
+			fmt.Fprintf(&b, "        { amount: %d, literal: %dn, from: { account: %d, args: %s }, to: { account: %d, args: %s } },\n",
+				m.Amount, m.Literal, m.From.Account, ints(m.From.Args), m.To.Account, ints(m.To.Args))
+		}
+		b.WriteString("      ],\n    },\n")
+	}
+	b.WriteString("  ],\n}")
+	return b.String()
+}

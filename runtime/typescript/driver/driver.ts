@@ -1,0 +1,362 @@
+// The driver of a generated TypeScript client: it serves chobo's driver
+// protocol (docs/formats.md, "Driver protocol") on stdin and stdout, so
+// that the conformance runner drives a TypeScript client the way it
+// drives a client in any other language.
+//
+//   node driver.js --client <book>.js --names <names>.json
+//
+// --client is the generated client, compiled to JavaScript; --names is
+// what `chobo api` says of its target (under "targets"), with the
+// target's name: {"target": "postgres-typescript", "names": {…}}. The
+// driver reads no book: it calls the members those names give.
+//
+// With CHOBO_DRIVER_RECORD set to a file, every request the client hands
+// to pg or to tigerbeetle-node is appended to that file as one JSON line,
+// before it is sent, so that a test can hold what the client sends to
+// what `chobo run --show` prints.
+
+import { appendFileSync, readFileSync } from "node:fs";
+import { createInterface } from "node:readline";
+import { parseArgs } from "node:util";
+import pg from "pg";
+import { createClient } from "tigerbeetle-node";
+
+/** The TypeScript entry of `chobo api`'s targets, as far as the driver reads it. */
+interface Names {
+  constructor: string;
+  expire: string;
+  transfers: {
+    transfer: string;
+    member: string;
+    methods: string[];
+    args: Struct;
+    key: Struct | null;
+    amounts: Struct | null;
+  }[];
+  accounts: { account: string; member: string; fields: Field[] }[];
+}
+
+interface Struct {
+  type: string;
+  fields: Field[];
+}
+
+interface Field {
+  param: string;
+  type: "string" | "bigint";
+}
+
+interface Request {
+  id?: unknown;
+  op?: string;
+  dsn?: string;
+  tigerbeetle?: string;
+  tenant?: string;
+  transfer?: string;
+  operation?: string;
+  account?: string;
+  args?: Record<string, string>;
+  max?: number;
+}
+
+type Response = Record<string, unknown> & { id: number };
+
+// A book value, called by the names above: members hold methods.
+type Callable = (...args: unknown[]) => Promise<unknown>;
+type BookValue = Record<string, Record<string, Callable> | Callable>;
+type Constructor = (connection: unknown, options: { tenant: string }) => BookValue;
+
+/** The most connections of the driver's pool: more calls at once wait their turn. */
+const MAX_CONNS = 8;
+
+const record = process.env["CHOBO_DRIVER_RECORD"] ?? "";
+
+function write(line: unknown): void {
+  appendFileSync(record, JSON.stringify(line, (_, v) => (typeof v === "bigint" ? v.toString() : v)) + "\n");
+}
+
+/** hex writes an id as TigerBeetle's tools do: 32 hex digits. */
+function hex(v: unknown): unknown {
+  return typeof v === "bigint" ? v.toString(16).padStart(32, "0") : v;
+}
+
+const idFields = new Set(["id", "debit_account_id", "credit_account_id", "pending_id", "user_data_128"]);
+
+function records(batch: readonly object[]): unknown[] {
+  return batch.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, idFields.has(k) ? hex(v) : v])));
+}
+
+/** recordedPool hands each statement of one tenant's book to the pool, writing it down first. */
+function recordedPool(pool: pg.Pool, tenant: string): unknown {
+  return {
+    query(text: string, values: unknown[]) {
+      write({ tenant, sql: text, args: values.map((v) => (typeof v === "bigint" ? { amount: v.toString() } : v)) });
+      return pool.query(text, values);
+    },
+  };
+}
+
+type TBClient = ReturnType<typeof createClient>;
+
+/** recordedClient hands each request of one tenant's book to the official client, writing it down first. */
+function recordedClient(c: TBClient, tenant: string): unknown {
+  return {
+    createAccounts(batch: Parameters<TBClient["createAccounts"]>[0]) {
+      write({ tenant, op: "create_accounts", accounts: records(batch) });
+      return c.createAccounts(batch);
+    },
+    createTransfers(batch: Parameters<TBClient["createTransfers"]>[0]) {
+      write({ tenant, op: "create_transfers", transfers: records(batch) });
+      return c.createTransfers(batch);
+    },
+    lookupAccounts(ids: bigint[]) {
+      write({ tenant, op: "lookup_accounts", ids: ids.map(hex) });
+      return c.lookupAccounts(ids);
+    },
+    lookupTransfers(ids: bigint[]) {
+      write({ tenant, op: "lookup_transfers", ids: ids.map(hex) });
+      return c.lookupTransfers(ids);
+    },
+  };
+}
+
+/** libpq reads a connection string of key=value pairs, values quoted with ' when they must be. */
+export function libpq(dsn: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const re = /\s*([A-Za-z_]+)\s*=\s*(?:'((?:[^'\\]|\\.)*)'|(\S*))/y;
+  let end = 0;
+  let m: RegExpExecArray | null;
+  while ((m = re.exec(dsn)) !== null) {
+    out[m[1]!] = m[2] !== undefined ? m[2].replace(/\\(.)/g, "$1") : m[3]!;
+    end = re.lastIndex;
+  }
+  if (dsn.slice(end).trim() !== "") {
+    throw new Error(`the dsn ${JSON.stringify(dsn)} is not a libpq connection string`);
+  }
+  return out;
+}
+
+class Driver {
+  readonly #target: string;
+  readonly #names: Names;
+  readonly #make: Constructor;
+  #connection: unknown;
+  #pool: pg.Pool | undefined;
+  #tb: TBClient | undefined;
+  readonly #books = new Map<string, BookValue>();
+
+  constructor(target: string, names: Names, module: Record<string, unknown>) {
+    this.#target = target;
+    this.#names = names;
+    const c = module[names.constructor];
+    if (typeof c !== "function") {
+      throw new Error(`the client exports no function ${names.constructor}`);
+    }
+    this.#make = c as Constructor;
+  }
+
+  get isOpen(): boolean {
+    return this.#connection !== undefined;
+  }
+
+  async open(req: Request): Promise<Response> {
+    if (this.isOpen) {
+      throw new Error("open: already open");
+    }
+    if (this.#target === "tigerbeetle-typescript") {
+      if (!req.tigerbeetle) {
+        throw new Error('open: no "tigerbeetle" address');
+      }
+      this.#tb = createClient({ cluster_id: 0n, replica_addresses: [req.tigerbeetle] });
+      this.#connection = this.#tb;
+    } else {
+      const p = libpq(req.dsn ?? "");
+      this.#pool = new pg.Pool({
+        host: p["host"], port: p["port"] ? Number(p["port"]) : undefined, user: p["user"], password: p["password"],
+        database: p["dbname"], max: MAX_CONNS, idleTimeoutMillis: 1000,
+      });
+      await this.#pool.query("select 1");
+      this.#connection = this.#pool;
+    }
+    this.#fits(this.#book(""));
+    return { id: Number(req.id), ok: true, client: this.#target };
+  }
+
+  /** fits checks that the client has every member the names call for, so that a driver of another book stops at open. */
+  #fits(book: BookValue): void {
+    for (const t of this.#names.transfers) {
+      const m = book[t.member];
+      for (const op of t.methods) {
+        if (typeof m !== "object" || typeof m[op] !== "function") {
+          throw new Error(`open: the client has no ${t.member}.${op}`);
+        }
+      }
+    }
+    for (const a of this.#names.accounts) {
+      const b = book["balance"];
+      if (typeof b !== "object" || typeof b[a.member] !== "function") {
+        throw new Error(`open: the client has no balance.${a.member}`);
+      }
+    }
+  }
+
+  #book(tenant: string): BookValue {
+    let b = this.#books.get(tenant);
+    if (b === undefined) {
+      let c = this.#connection;
+      if (record !== "") {
+        c = this.#pool !== undefined ? recordedPool(this.#pool, tenant) : recordedClient(this.#tb!, tenant);
+      }
+      b = this.#make(c, { tenant });
+      this.#books.set(tenant, b);
+    }
+    return b;
+  }
+
+  async handle(req: Request): Promise<Response> {
+    const id = Number(req.id);
+    switch (req.op) {
+      case "call":
+        return { id, ...(await this.#call(req)) };
+      case "balance":
+        return { id, ...(await this.#balance(req)) };
+      case "expire": {
+        if (this.#names.expire === "") {
+          return { id, expired: 0 };
+        }
+        const expire = this.#book("")[this.#names.expire] as Callable;
+        return { id, expired: await expire(req.max ?? 1000) };
+      }
+    }
+    throw new Error(`unknown op ${JSON.stringify(req.op)}`);
+  }
+
+  async #call(req: Request): Promise<Record<string, unknown>> {
+    const t = this.#names.transfers.find((x) => x.transfer === req.transfer);
+    if (t === undefined) {
+      throw new Error(`the book has no transfer ${JSON.stringify(req.transfer)}`);
+    }
+    const op = req.operation ?? "";
+    if (!t.methods.includes(op)) {
+      throw new Error(`${t.transfer} has no operation ${JSON.stringify(op)}`);
+    }
+    const member = this.#book(req.tenant ?? "")[t.member] as Record<string, Callable>;
+    const args = req.args ?? {};
+    let res: unknown;
+    switch (op) {
+      case "do":
+      case "hold":
+        res = await member[op]!(values(t.args.fields, args));
+        break;
+      case "post": {
+        const amounts = t.amounts?.fields.filter((f) => f.param in args) ?? [];
+        res = amounts.length === 0 ? await member["post"]!(values(t.key!.fields, args)) : await member["post"]!(values(t.key!.fields, args), values(amounts, args));
+        break;
+      }
+      default:
+        res = await member[op]!(values(t.key!.fields, args));
+    }
+    if (op === "status") {
+      return { state: res ?? "" };
+    }
+    const r = res as { result: string; reason?: string };
+    return r.result === "refused" ? { outcome: r.result, reason: r.reason } : { outcome: r.result };
+  }
+
+  async #balance(req: Request): Promise<Record<string, unknown>> {
+    const a = this.#names.accounts.find((x) => x.account === req.account);
+    if (a === undefined) {
+      throw new Error(`the book has no account ${JSON.stringify(req.account)}`);
+    }
+    const balance = this.#book(req.tenant ?? "")["balance"] as Record<string, Callable>;
+    const read = balance[a.member]!;
+    const b = (await (a.fields.length === 0 ? read() : read(values(a.fields, req.args ?? {})))) as Record<string, bigint>;
+    return { posted: String(b["posted"]), held_in: String(b["held_in"]), held_out: String(b["held_out"]) };
+  }
+
+  async close(): Promise<void> {
+    await this.#pool?.end();
+    this.#tb?.destroy();
+  }
+}
+
+/** values makes the object a call takes from the protocol's strings; amounts become bigints. */
+function values(fields: Field[], args: Record<string, string>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const f of fields) {
+    const v = args[f.param];
+    if (v === undefined) {
+      continue; // the client says what is missing
+    }
+    if (f.type === "bigint") {
+      if (!/^-?[0-9]+$/.test(v)) {
+        throw new Error(`${JSON.stringify(v)} is not an amount (decimal digits, in a string)`);
+      }
+      out[f.param] = BigInt(v);
+    } else {
+      out[f.param] = v;
+    }
+  }
+  return out;
+}
+
+function message(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+async function main(): Promise<number> {
+  const { values: flags } = parseArgs({ options: { client: { type: "string" }, names: { type: "string" } } });
+  if (!flags.client || !flags.names) {
+    process.stderr.write("usage: node driver.js --client <book>.js --names <names>.json\n");
+    return 2;
+  }
+  const spec = JSON.parse(readFileSync(flags.names, "utf8")) as { target: string; names: Names };
+  const module = (await import(new URL(flags.client, `file://${process.cwd()}/`).href)) as Record<string, unknown>;
+  const driver = new Driver(spec.target, spec.names, module);
+  const inFlight = new Set<Promise<void>>();
+  const answer = (r: Response) => process.stdout.write(JSON.stringify(r) + "\n");
+  let broken = "";
+  let opening: Promise<void> = Promise.resolve();
+  const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
+  for await (const line of lines) {
+    if (line.trim() === "") {
+      continue;
+    }
+    let req: Request;
+    try {
+      req = JSON.parse(line) as Request;
+    } catch (err) {
+      broken = `a line that is not a JSON object (${message(err)}): ${JSON.stringify(line)}`;
+      break;
+    }
+    if (typeof req !== "object" || req === null || typeof req.id !== "number") {
+      broken = `a request without a numeric "id": ${JSON.stringify(line)}`;
+      break;
+    }
+    const id = req.id;
+    if (req.op === "open") {
+      // Answered before the next request is read: every other one needs it.
+      opening = driver.open(req).then((r) => void answer(r), (err) => void answer({ id, error: message(err) }));
+      await opening;
+      continue;
+    }
+    await opening;
+    if (!driver.isOpen) {
+      answer({ id, error: 'not open: the first request must be "open"' });
+      continue;
+    }
+    const p: Promise<void> = driver.handle(req)
+      .then((r) => void answer(r), (err) => void answer({ id, error: message(err) }))
+      .then(() => void inFlight.delete(p));
+    inFlight.add(p);
+  }
+  await Promise.all(inFlight);
+  await driver.close();
+  if (broken !== "") {
+    process.stderr.write(`chobo driver: ${broken}\n`);
+    return 2;
+  }
+  return 0;
+}
+
+process.exitCode = await main();

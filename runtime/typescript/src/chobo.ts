@@ -1,0 +1,186 @@
+// The part of every TypeScript client of a chobo book that depends neither
+// on the book nor on the backend: the answers an operation gets, what an
+// account holds, the error a failed call throws, and the checks every
+// argument passes before anything is sent.
+//
+// chobo build writes this file, and the file of the client's backend,
+// into every generated client without their import lines, so that a
+// client is one file that needs no package of chobo's.
+
+/** How an operation ended. */
+export type Outcome = "done" | "done_before" | "refused";
+
+/**
+ * The answer to an operation. A refusal is an answer, not an exception:
+ * nothing changed, and `reason` says why. `done_before` means the same
+ * call, with the same key and content, took effect earlier.
+ */
+export type ResultOf<R extends string> =
+  | { result: "done" }
+  | { result: "done_before" }
+  | { result: "refused"; reason: R };
+
+/** Where a hold stands. A status call answers null when there is none. */
+export type HoldState = "held" | "posted" | "voided" | "expired";
+
+/** What an account holds, in the smallest step of its unit. */
+export interface Balance {
+  posted: bigint;
+  held_in: bigint;
+  held_out: bigint;
+}
+
+/**
+ * The codes of ChoboError, one per way a call can fail. A failure is not
+ * an answer: the call was not made, or its answer could not be read.
+ */
+export type ChoboErrorCode =
+  | "CHOBO_BAD_ARGUMENT" // an argument of the wrong type, or a value no backend stores
+  | "CHOBO_BAD_CALL" // PostgreSQL rejected the call as malformed (SQLSTATE class 22)
+  | "CHOBO_BOUNDS_CHANGED" // an account keeps bounds other than the book's (CB001)
+  | "CHOBO_ACCOUNT_CHANGED" // a TigerBeetle account exists with another definition
+  | "CHOBO_BOUND_CHANGED" // a floor or room account was opened with another amount
+  | "CHOBO_BALANCE_OVERFLOW" // a TigerBeetle balance outside 64 bits
+  | "CHOBO_TIMEOUT" // no answer within the time a request may take
+  | "CHOBO_UNEXPECTED"; // an answer chobo's statements or chains never get
+
+/**
+ * The exception every failed call of a chobo client throws. `cause` is the
+ * error of the driver underneath, when there is one.
+ */
+export class ChoboError extends Error {
+  readonly code: ChoboErrorCode;
+
+  constructor(code: ChoboErrorCode, message: string, options?: { cause?: unknown }) {
+    super("chobo: " + message, options);
+    this.name = "ChoboError";
+    this.code = code;
+  }
+}
+
+/** The largest amount: amounts are 64-bit integers from 0 up. */
+export const AMOUNT_MAX = (1n << 63n) - 1n;
+
+/**
+ * argsOf returns the object a call's values are read from, or throws when
+ * the caller passed something else. `where` names the call
+ * (`reserve.hold`) in the message.
+ */
+export function argsOf(where: string, what: string, v: unknown): Record<string, unknown> {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) {
+    throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: the ${what} must be an object, got ${describe(v)}`);
+  }
+  return v as Record<string, unknown>;
+}
+
+/**
+ * field reads one value of a call. Only the object's own properties
+ * count, so that a parameter named like a property every object inherits
+ * (toString, __proto__) is never read from the prototype.
+ */
+export function field(args: Record<string, unknown>, name: string): unknown {
+  return Object.prototype.hasOwnProperty.call(args, name) ? args[name] : undefined;
+}
+
+/**
+ * checkAmount returns v when it is an amount: a bigint from 0 to
+ * 2^63 - 1. Anything else throws, naming the parameter.
+ */
+export function checkAmount(where: string, name: string, v: unknown): bigint {
+  if (typeof v !== "bigint") {
+    throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: the amount ${name} must be a bigint, got ${describe(v)}`);
+  }
+  if (v < 0n || v > AMOUNT_MAX) {
+    throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: the amount ${name} is ${v}; amounts run from 0 to ${AMOUNT_MAX}`);
+  }
+  return v;
+}
+
+/**
+ * checkText returns v when it is a string every backend can store: one
+ * that is valid Unicode (no lone surrogate, so it has a UTF-8 form) and
+ * holds no NUL character. PostgreSQL's text type holds neither, so the
+ * rule is the same on every backend and in the reference interpreter.
+ */
+export function checkText(where: string, name: string, v: unknown): string {
+  if (typeof v !== "string") {
+    throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: ${name} must be a string, got ${describe(v)}`);
+  }
+  for (let i = 0; i < v.length; i++) {
+    const c = v.charCodeAt(i);
+    if (c === 0) {
+      throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: ${name} holds a NUL character (U+0000) at index ${i}; strings are Unicode text without NUL`);
+    }
+    if (c >= 0xd800 && c <= 0xdbff) {
+      const next = i + 1 < v.length ? v.charCodeAt(i + 1) : 0;
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        i++;
+        continue;
+      }
+    }
+    if (c >= 0xd800 && c <= 0xdfff) {
+      throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: ${name} has a lone surrogate (U+${hex4(c)}) at index ${i}, which is not text UTF-8 can carry; strings are Unicode text without NUL`);
+    }
+  }
+  return v;
+}
+
+function hex4(c: number): string {
+  return c.toString(16).toUpperCase().padStart(4, "0");
+}
+
+/** describe writes a value for an error message: its type, and itself when short. */
+export function describe(v: unknown): string {
+  switch (typeof v) {
+    case "undefined":
+      return "nothing";
+    case "string":
+      return v.length > 40 ? `a string of ${v.length} characters` : `the string ${JSON.stringify(v)}`;
+    case "number":
+      return `the number ${v}`;
+    case "bigint":
+      return `the bigint ${v}n`;
+    case "boolean":
+      return `${v}`;
+    case "object":
+      return v === null ? "null" : Array.isArray(v) ? "an array" : "an object";
+  }
+  return `a ${typeof v}`;
+}
+
+/** parseOutcome reads an outcome as a backend writes it. */
+export function parseOutcome(s: unknown): Outcome {
+  if (s === "done" || s === "done_before" || s === "refused") {
+    return s;
+  }
+  throw new ChoboError("CHOBO_UNEXPECTED", `unknown outcome ${describe(s)}`);
+}
+
+/** parseHoldState reads a hold state as a backend writes it; null is no hold. */
+export function parseHoldState(s: unknown): HoldState | null {
+  if (s === null || s === undefined) {
+    return null;
+  }
+  if (s === "held" || s === "posted" || s === "voided" || s === "expired") {
+    return s;
+  }
+  throw new ChoboError("CHOBO_UNEXPECTED", `unknown hold state ${describe(s)}`);
+}
+
+/** refused is the answer of a refusal. */
+export function refused<R extends string>(reason: R): ResultOf<R> {
+  return { result: "refused", reason };
+}
+
+/**
+ * withTimeout waits for p at most ms milliseconds. The official
+ * TigerBeetle client waits for ever for a replica that does not answer;
+ * a chobo client never does.
+ */
+export function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new ChoboError("CHOBO_TIMEOUT", `${what}: no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([p, late]).finally(() => clearTimeout(timer));
+}

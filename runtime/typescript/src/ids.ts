@@ -1,0 +1,85 @@
+// The ids chobo gives accounts, holds and transfers, the same in every
+// backend and language (docs/formats.md, "Ids"): a key always names the
+// same 128-bit number, so that a retry from any client, in any language,
+// names the same transfer.
+//
+//   id = the first 16 bytes, big-endian, of
+//        SHA-256(enc("chobo/1") ‖ enc(role) ‖ enc(part 1) ‖ …)
+//   enc(s) = the length of s in UTF-8 as a big-endian uint32 ‖ s in UTF-8
+//
+// Zero and 2^128 - 1 are not valid TigerBeetle ids; they become 1 and
+// 2^128 - 2.
+
+import { createHash } from "node:crypto";
+
+const ID_MAX = (1n << 128n) - 1n;
+
+/** digest hashes a role and its parts as the scheme says. */
+export function digest(role: string, parts: readonly string[]): Buffer {
+  const h = createHash("sha256");
+  for (const s of ["chobo/1", role, ...parts]) {
+    const bytes = Buffer.from(s, "utf8");
+    const len = Buffer.alloc(4);
+    len.writeUInt32BE(bytes.length);
+    h.update(len);
+    h.update(bytes);
+  }
+  return h.digest();
+}
+
+/** sum is the id of a role and its parts. */
+export function sum(role: string, ...parts: string[]): bigint {
+  const id = BigInt("0x" + digest(role, parts).subarray(0, 16).toString("hex"));
+  if (id === 0n) {
+    return 1n;
+  }
+  return id === ID_MAX ? ID_MAX - 1n : id;
+}
+
+/** hex writes an id as 32 lowercase hex digits, as ids are hashed into other ids. */
+export function hex(id: bigint): string {
+  return id.toString(16).padStart(32, "0");
+}
+
+export function accountId(book: string, tenant: string, kind: string, args: readonly string[]): bigint {
+  return sum("account", book, tenant, kind, ...args);
+}
+
+/** transferId names the event at pos of the chain an operation sends; 0 is the hold itself. */
+export function transferId(book: string, tenant: string, kind: string, op: string, key: readonly string[], pos: number): bigint {
+  return sum("transfer", book, tenant, kind, op, ...key, String(pos));
+}
+
+export function floorId(account: bigint): bigint {
+  return sum("floor", hex(account));
+}
+
+export function roomId(account: bigint): bigint {
+  return sum("room", hex(account));
+}
+
+export function sinkId(book: string, tenant: string, unit: string): bigint {
+  return sum("sink", book, tenant, unit);
+}
+
+export function openingId(helper: bigint): bigint {
+  return sum("opening", hex(helper));
+}
+
+export function kindId(book: string, tenant: string, kind: string): bigint {
+  return sum("kind", book, tenant, kind);
+}
+
+export function contentId(book: string, tenant: string, kind: string, op: string, definition: string, content: string): bigint {
+  return sum("content", book, tenant, kind, op, definition, content);
+}
+
+/** ledgerOf is the 32-bit ledger of a unit: 1 when the hash starts with four zero bytes. */
+export function ledgerOf(unit: string, scale: number): number {
+  return digest("ledger", [unit, String(scale)]).readUInt32BE(0) || 1;
+}
+
+/** codeOf is the 16-bit code of an account kind, a transfer kind or a sink. */
+export function codeOf(book: string, category: "account" | "transfer" | "sink", name: string): number {
+  return digest("code", [book, category, name]).readUInt16BE(0) || 1;
+}

@@ -1,0 +1,825 @@
+// How a TypeScript client keeps a chobo book in TigerBeetle, the same for
+// every book: an operation becomes the accounts it needs, the openings of
+// their floor and room accounts, and one linked chain of transfers sent in
+// one request, so that every bound is kept in one write; the per-event
+// answers of the chain become chobo's answer. It is the Go runtime
+// (runtime/go/chobotb) written again, and the tests check that both send
+// the same bytes for every operation of every test book.
+
+import { randomBytes } from "node:crypto";
+import {
+  type Balance,
+  ChoboError,
+  type HoldState,
+  type ResultOf,
+  refused,
+  withTimeout,
+} from "./chobo.ts";
+import {
+  accountId,
+  codeOf,
+  contentId,
+  floorId,
+  hex,
+  kindId,
+  ledgerOf,
+  openingId,
+  roomId,
+  sinkId,
+  transferId,
+} from "./ids.ts";
+
+/** The events one request carries: what a --development replica of TigerBeetle 0.17.9 takes. */
+export const MAX_EVENTS = 253;
+
+/** How long one request may take, in milliseconds, unless the book is given another figure. */
+export const DEFAULT_TIMEOUT_MS = 30_000;
+
+/** TigerBeetle's account record, as tigerbeetle-node 0.17.9 writes it. */
+export interface TigerBeetleAccount {
+  id: bigint;
+  debits_pending: bigint;
+  debits_posted: bigint;
+  credits_pending: bigint;
+  credits_posted: bigint;
+  user_data_128: bigint;
+  user_data_64: bigint;
+  user_data_32: number;
+  reserved: number;
+  ledger: number;
+  code: number;
+  flags: number;
+  timestamp: bigint;
+}
+
+/** TigerBeetle's transfer record, as tigerbeetle-node 0.17.9 writes it. */
+export interface TigerBeetleTransfer {
+  id: bigint;
+  debit_account_id: bigint;
+  credit_account_id: bigint;
+  amount: bigint;
+  pending_id: bigint;
+  user_data_128: bigint;
+  user_data_64: bigint;
+  user_data_32: number;
+  timeout: number;
+  ledger: number;
+  code: number;
+  flags: number;
+  timestamp: bigint;
+}
+
+/**
+ * What a book sends its requests through: the four requests of the
+ * official client (tigerbeetle-node 0.17.9, createClient) that chobo uses.
+ * Every create answers one status per event, in order, "created" included.
+ */
+export interface TigerBeetleClient {
+  createAccounts(batch: TigerBeetleAccount[]): Promise<{ status: number }[]>;
+  createTransfers(batch: TigerBeetleTransfer[]): Promise<{ status: number }[]>;
+  lookupAccounts(batch: bigint[]): Promise<TigerBeetleAccount[]>;
+  lookupTransfers(batch: bigint[]): Promise<TigerBeetleTransfer[]>;
+}
+
+// Flags, with TigerBeetle's bit values.
+export const ACCOUNT_DEBITS_MUST_NOT_EXCEED_CREDITS = 1 << 1;
+export const TRANSFER_LINKED = 1 << 0;
+export const TRANSFER_PENDING = 1 << 1;
+export const TRANSFER_POST_PENDING = 1 << 2;
+export const TRANSFER_VOID_PENDING = 1 << 3;
+
+/** The whole of a pending transfer, as an amount to post. */
+export const AMOUNT_MAX_128 = (1n << 128n) - 1n;
+
+// The statuses of tigerbeetle-node 0.17.9 by number (CreateTransferStatus,
+// CreateAccountStatus), so that a client needs the package only to make
+// its connection. A unit test holds them against the package's own.
+const CREATED = 0xffffffff;
+const transferStatuses: Record<number, string> = {
+  [CREATED]: "created", 1: "linked_event_failed", 2: "linked_event_chain_open", 3: "timestamp_must_be_zero",
+  4: "reserved_flag", 5: "id_must_not_be_zero", 6: "id_must_not_be_int_max", 7: "flags_are_mutually_exclusive",
+  8: "debit_account_id_must_not_be_zero", 9: "debit_account_id_must_not_be_int_max",
+  10: "credit_account_id_must_not_be_zero", 11: "credit_account_id_must_not_be_int_max",
+  12: "accounts_must_be_different", 13: "pending_id_must_be_zero", 14: "pending_id_must_not_be_zero",
+  15: "pending_id_must_not_be_int_max", 16: "pending_id_must_be_different", 17: "timeout_reserved_for_pending_transfer",
+  19: "ledger_must_not_be_zero", 20: "code_must_not_be_zero", 21: "debit_account_not_found",
+  22: "credit_account_not_found", 23: "accounts_must_have_the_same_ledger",
+  24: "transfer_must_have_the_same_ledger_as_accounts", 25: "pending_transfer_not_found",
+  26: "pending_transfer_not_pending", 27: "pending_transfer_has_different_debit_account_id",
+  28: "pending_transfer_has_different_credit_account_id", 29: "pending_transfer_has_different_ledger",
+  30: "pending_transfer_has_different_code", 31: "exceeds_pending_transfer_amount",
+  32: "pending_transfer_has_different_amount", 33: "pending_transfer_already_posted",
+  34: "pending_transfer_already_voided", 35: "pending_transfer_expired", 36: "exists_with_different_flags",
+  37: "exists_with_different_debit_account_id", 38: "exists_with_different_credit_account_id",
+  39: "exists_with_different_amount", 40: "exists_with_different_pending_id", 41: "exists_with_different_user_data_128",
+  42: "exists_with_different_user_data_64", 43: "exists_with_different_user_data_32",
+  44: "exists_with_different_timeout", 45: "exists_with_different_code", 46: "exists", 47: "overflows_debits_pending",
+  48: "overflows_credits_pending", 49: "overflows_debits_posted", 50: "overflows_credits_posted",
+  51: "overflows_debits", 52: "overflows_credits", 53: "overflows_timeout", 54: "exceeds_credits",
+  55: "exceeds_debits", 56: "imported_event_expected", 57: "imported_event_not_expected",
+  58: "imported_event_timestamp_out_of_range", 59: "imported_event_timestamp_must_not_advance",
+  60: "imported_event_timestamp_must_not_regress", 61: "imported_event_timestamp_must_postdate_debit_account",
+  62: "imported_event_timestamp_must_postdate_credit_account", 63: "imported_event_timeout_must_be_zero",
+  64: "closing_transfer_must_be_pending", 65: "debit_account_already_closed", 66: "credit_account_already_closed",
+  67: "exists_with_different_ledger", 68: "id_already_failed",
+};
+const accountStatuses: Record<number, string> = {
+  [CREATED]: "created", 1: "linked_event_failed", 2: "linked_event_chain_open", 3: "timestamp_must_be_zero",
+  4: "reserved_field", 5: "reserved_flag", 6: "id_must_not_be_zero", 7: "id_must_not_be_int_max",
+  8: "flags_are_mutually_exclusive", 9: "debits_pending_must_be_zero", 10: "debits_posted_must_be_zero",
+  11: "credits_pending_must_be_zero", 12: "credits_posted_must_be_zero", 13: "ledger_must_not_be_zero",
+  14: "code_must_not_be_zero", 15: "exists_with_different_flags", 16: "exists_with_different_user_data_128",
+  17: "exists_with_different_user_data_64", 18: "exists_with_different_user_data_32",
+  19: "exists_with_different_ledger", 20: "exists_with_different_code", 21: "exists",
+  22: "imported_event_expected", 23: "imported_event_not_expected", 24: "imported_event_timestamp_out_of_range",
+  25: "imported_event_timestamp_must_not_advance", 26: "imported_event_timestamp_must_not_regress",
+};
+
+/** transferStatus names a status of create_transfers as TigerBeetle's documentation does. */
+export function transferStatus(n: number): string {
+  return transferStatuses[n] ?? `status ${n}`;
+}
+
+/** accountStatus names a status of create_accounts. */
+export function accountStatus(n: number): string {
+  return accountStatuses[n] ?? `status ${n}`;
+}
+
+// The definition of a book, as a generated client carries it: what the
+// chains are built from. Indexes refer to the lists of the Def. `chobo
+// run --show tigerbeetle` builds the same value from the book.
+
+export interface Unit {
+  name: string;
+  scale: number;
+}
+
+export interface Bound {
+  value: bigint;
+  reason: string;
+}
+
+export interface AccountKind {
+  name: string;
+  unit: number; // index in units
+  params: number; // how many string arguments name one account
+  outside: boolean;
+  lower: Bound | null;
+  upper: Bound | null;
+}
+
+export interface Param {
+  name: string;
+  amount: boolean;
+}
+
+export interface Side {
+  account: number;
+  args: number[]; // indexes in the transfer kind's params
+}
+
+export interface Move {
+  amount: number; // index in params of the amount, or -1 for literal
+  literal: bigint;
+  from: Side;
+  to: Side;
+}
+
+export interface TransferKind {
+  name: string;
+  /** The hash of the kind's definition, part of every content hash. */
+  definition: string;
+  params: Param[];
+  key: number[]; // indexes in params, in key order
+  pending: boolean;
+  timeout: number; // seconds; 0 for never
+  moves: Move[];
+  postAmounts: number[]; // the amount params a partial post gives, in declaration order
+}
+
+export interface Def {
+  book: string;
+  units: Unit[];
+  accounts: AccountKind[];
+  transfers: TransferKind[];
+}
+
+/** A value of a call: a string, or a bigint for an amount. */
+export type Value = string | bigint;
+
+/** What an event of a chain is for; `chobo run --show tigerbeetle` prints the same names. */
+export type Role =
+  | "move"
+  | "lower_probe"
+  | "lower_probe_void"
+  | "floor_take"
+  | "room_give"
+  | "room_take"
+  | "floor_give"
+  | "post"
+  | "void"
+  | "status_void"
+  | "status_fail";
+
+/** One transfer of a chain, what it is for, and the reason when TigerBeetle answers exceeds_credits for it. */
+export interface ChainEvent {
+  transfer: TigerBeetleTransfer;
+  role: Role;
+  move: number; // from 1; 0 in a status chain
+  reason: string;
+}
+
+/** Everything a do or hold sends: its accounts (first use first), the openings, the chain. */
+export interface Plan {
+  accounts: TigerBeetleAccount[];
+  openings: TigerBeetleTransfer[];
+  chain: ChainEvent[];
+  /** A move from an account to itself: nothing is sent, the call is refused with same_account. */
+  sameAccount: boolean;
+}
+
+function account(id: bigint, userData: bigint, ledger: number, code: number, flags: number): TigerBeetleAccount {
+  return {
+    id, debits_pending: 0n, debits_posted: 0n, credits_pending: 0n, credits_posted: 0n,
+    user_data_128: userData, user_data_64: 0n, user_data_32: 0, reserved: 0, ledger, code, flags, timestamp: 0n,
+  };
+}
+
+function transfer(fields: Partial<TigerBeetleTransfer> & { id: bigint }): TigerBeetleTransfer {
+  return {
+    debit_account_id: 0n, credit_account_id: 0n, amount: 0n, pending_id: 0n, user_data_128: 0n,
+    user_data_64: 0n, user_data_32: 0, timeout: 0, ledger: 0, code: 0, flags: 0, timestamp: 0n, ...fields,
+  };
+}
+
+/** text writes a value as an id part: a string as itself, an amount in decimal. */
+function text(v: Value): string {
+  return typeof v === "bigint" ? v.toString() : v;
+}
+
+/**
+ * content is what a key is compared on, hashed into user_data_128: every
+ * value of a do or hold in declaration order, as a compact JSON array.
+ * Strings are escaped as Go's encoding/json escapes them (the HTML
+ * characters and U+2028, U+2029 included), so that clients of every
+ * language hash the same bytes.
+ */
+export function content(vals: readonly Value[]): string {
+  return "[" + vals.map((v) => (typeof v === "bigint" ? v.toString() : jsonString(v))).join(",") + "]";
+}
+
+const shortEscapes: Record<number, string> = { 0x08: "\\b", 0x0c: "\\f", 0x0a: "\\n", 0x0d: "\\r", 0x09: "\\t", 0x22: '\\"', 0x5c: "\\\\" };
+
+/** jsonString writes s as a JSON string, as Go's json.Marshal does. */
+export function jsonString(s: string): string {
+  let out = '"';
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    const short = shortEscapes[c];
+    if (short !== undefined) {
+      out += short;
+    } else if (c < 0x20 || c === 0x3c || c === 0x3e || c === 0x26 || c === 0x2028 || c === 0x2029) {
+      out += "\\u" + c.toString(16).padStart(4, "0");
+    } else {
+      out += s[i];
+    }
+  }
+  return out + '"';
+}
+
+/** postContent is the content of a post: what each move posts, in move order. */
+export function postContent(amounts: readonly bigint[]): string {
+  return "[" + amounts.join(",") + "]";
+}
+
+interface Slot {
+  role: Role;
+  move: number;
+}
+
+/** layout lists the events a do or hold of a kind lays out, in order. */
+function layout(d: Def, t: TransferKind): Slot[] {
+  const out: Slot[] = [];
+  t.moves.forEach((m, i) => {
+    const from = d.accounts[m.from.account]!;
+    const to = d.accounts[m.to.account]!;
+    const move = i + 1;
+    out.push({ role: "move", move });
+    if (from.lower !== null && from.lower.value > 0n) {
+      out.push({ role: "lower_probe", move }, { role: "lower_probe_void", move });
+    }
+    if (from.lower !== null && from.lower.value < 0n) {
+      out.push({ role: "floor_take", move });
+    }
+    if (from.upper !== null) {
+      out.push({ role: "room_give", move });
+    }
+    if (to.upper !== null) {
+      out.push({ role: "room_take", move });
+    }
+    if (to.lower !== null && to.lower.value < 0n) {
+      out.push({ role: "floor_give", move });
+    }
+  });
+  return out;
+}
+
+function kindOf(d: Def, kind: number): TransferKind {
+  const t = d.transfers[kind];
+  if (t === undefined) {
+    throw new ChoboError("CHOBO_UNEXPECTED", `the book ${d.book} has no transfer kind ${kind}`);
+  }
+  return t;
+}
+
+function accountIdOf(d: Def, tenant: string, s: Side, vals: readonly Value[]): bigint {
+  return accountId(d.book, tenant, d.accounts[s.account]!.name, s.args.map((p) => text(vals[p]!)));
+}
+
+/** keyValues picks the key's values out of a call's values, as its ids hash them. */
+export function keyValues(t: TransferKind, vals: readonly Value[]): string[] {
+  return t.key.map((k) => text(vals[k]!));
+}
+
+function link(chain: ChainEvent[]): void {
+  chain.forEach((e, i) => {
+    if (i < chain.length - 1) {
+      e.transfer.flags |= TRANSFER_LINKED;
+    }
+  });
+}
+
+/** plan lays out what a do or hold of a kind sends; vals are its values in declaration order. */
+export function plan(d: Def, tenant: string, kind: number, op: "do" | "hold", vals: readonly Value[]): Plan {
+  const t = kindOf(d, kind);
+  if ((op === "hold") !== t.pending) {
+    throw new ChoboError("CHOBO_UNEXPECTED", `${t.name} has no operation ${op}`);
+  }
+  const p: Plan = { accounts: [], openings: [], chain: [], sameAccount: false };
+  interface Place {
+    id: bigint;
+    kind: number;
+    a: AccountKind;
+  }
+  const sides: [Place, Place][] = t.moves.map((m) => [
+    { id: accountIdOf(d, tenant, m.from, vals), kind: m.from.account, a: d.accounts[m.from.account]! },
+    { id: accountIdOf(d, tenant, m.to, vals), kind: m.to.account, a: d.accounts[m.to.account]! },
+  ]);
+  if (sides.some(([from, to]) => from.id === to.id)) {
+    p.sameAccount = true;
+    return p;
+  }
+  const ledger = (unit: number) => ledgerOf(d.units[unit]!.name, d.units[unit]!.scale);
+  const seen = new Set<bigint>();
+  const addAccount = (a: TigerBeetleAccount) => {
+    if (!seen.has(a.id)) {
+      seen.add(a.id);
+      p.accounts.push(a);
+    }
+  };
+  const sinkCode = (unit: number) => codeOf(d.book, "sink", d.units[unit]!.name);
+  const sink = (unit: number) => {
+    const id = sinkId(d.book, tenant, d.units[unit]!.name);
+    addAccount(account(id, 0n, ledger(unit), sinkCode(unit), 0));
+    return id;
+  };
+  // helper makes a floor or room account of an account, and its opening.
+  const helper = (owner: Place, id: bigint, amount: bigint) => {
+    if (amount < 0n) {
+      throw new ChoboError("CHOBO_UNEXPECTED", `the bounds of ${owner.a.name} cannot be kept in TigerBeetle: a room or floor would open below zero`);
+    }
+    const s = sink(owner.a.unit);
+    if (!seen.has(id)) {
+      addAccount(account(id, owner.id, ledger(owner.a.unit), codeOf(d.book, "account", d.accounts[owner.kind]!.name), ACCOUNT_DEBITS_MUST_NOT_EXCEED_CREDITS));
+      p.openings.push(transfer({
+        id: openingId(id), debit_account_id: s, credit_account_id: id, amount,
+        ledger: ledger(owner.a.unit), code: sinkCode(owner.a.unit),
+      }));
+    }
+    return id;
+  };
+
+  const code = codeOf(d.book, "transfer", t.name);
+  const key = keyValues(t, vals);
+  const user = contentId(d.book, tenant, t.name, op, t.definition, content(vals));
+  const pending = op === "hold";
+  const timeout = pending ? t.timeout : 0;
+  const flags = pending ? TRANSFER_PENDING : 0;
+  let moveLedger = 0;
+  const add = (s: Slot, debit: bigint, credit: bigint, amount: bigint, fl: number, to: number, pendingId: bigint, reason: string) => {
+    p.chain.push({
+      role: s.role, move: s.move, reason,
+      transfer: transfer({
+        id: transferId(d.book, tenant, t.name, op, key, p.chain.length), debit_account_id: debit,
+        credit_account_id: credit, amount, pending_id: pendingId, user_data_128: user, timeout: to,
+        ledger: moveLedger, code, flags: fl,
+      }),
+    });
+  };
+  t.moves.forEach((m, i) => {
+    const [from, to] = sides[i]!;
+    for (const s of [from, to]) {
+      const flag = s.a.lower !== null && s.a.lower.value >= 0n ? ACCOUNT_DEBITS_MUST_NOT_EXCEED_CREDITS : 0;
+      addAccount(account(s.id, kindId(d.book, tenant, s.a.name), ledger(s.a.unit), codeOf(d.book, "account", s.a.name), flag));
+    }
+    const amount = m.amount >= 0 ? (vals[m.amount] as bigint) : m.literal;
+    const n = i + 1;
+    moveLedger = ledger(from.a.unit);
+    const lower = from.a.lower;
+    add({ role: "move", move: n }, from.id, to.id, amount, flags, timeout, 0n, lower !== null && lower.value >= 0n ? lower.reason : "");
+    if (lower !== null && lower.value > 0n) {
+      const s = sink(from.a.unit);
+      const probe = p.chain.length;
+      add({ role: "lower_probe", move: n }, from.id, s, lower.value, TRANSFER_PENDING, 0, 0n, lower.reason);
+      add({ role: "lower_probe_void", move: n }, 0n, 0n, 0n, TRANSFER_VOID_PENDING, 0, p.chain[probe]!.transfer.id, "");
+      // A void takes its ledger and code from the probe.
+      const last = p.chain[p.chain.length - 1]!.transfer;
+      last.ledger = 0;
+      last.code = 0;
+    }
+    if (lower !== null && lower.value < 0n) {
+      const f = helper(from, floorId(from.id), -lower.value);
+      add({ role: "floor_take", move: n }, f, sink(from.a.unit), amount, flags, timeout, 0n, lower.reason);
+    }
+    if (from.a.upper !== null) {
+      const r = helper(from, roomId(from.id), from.a.upper.value);
+      add({ role: "room_give", move: n }, sink(from.a.unit), r, amount, flags, timeout, 0n, "");
+    }
+    if (to.a.upper !== null) {
+      const r = helper(to, roomId(to.id), to.a.upper.value);
+      add({ role: "room_take", move: n }, r, sink(to.a.unit), amount, flags, timeout, 0n, to.a.upper.reason);
+    }
+    if (to.a.lower !== null && to.a.lower.value < 0n) {
+      const f = helper(to, floorId(to.id), -to.a.lower.value);
+      add({ role: "floor_give", move: n }, sink(to.a.unit), f, amount, flags, timeout, 0n, "");
+    }
+  });
+  link(p.chain);
+  return p;
+}
+
+/** lookups are the ids of a hold's moves, in order: what post and void read first. */
+export function lookups(d: Def, tenant: string, kind: number, key: readonly string[]): bigint[] {
+  const t = kindOf(d, kind);
+  const out: bigint[] = [];
+  layout(d, t).forEach((s, pos) => {
+    if (s.role === "move") {
+      out.push(transferId(d.book, tenant, t.name, "hold", key, pos));
+    }
+  });
+  return out;
+}
+
+/**
+ * finish lays out the chain that posts or voids a hold: one event per
+ * pending event of the hold (the probes were voided already), in the
+ * hold's order. amounts are what each move posts; a void sends none.
+ */
+export function finish(d: Def, tenant: string, kind: number, op: "post" | "void", key: readonly string[], amounts: readonly bigint[]): ChainEvent[] {
+  const t = kindOf(d, kind);
+  if (!t.pending) {
+    throw new ChoboError("CHOBO_UNEXPECTED", `${t.name} has no operation ${op}`);
+  }
+  const post = op === "post";
+  const user = contentId(d.book, tenant, t.name, op, t.definition, post ? postContent(amounts) : "");
+  const chain: ChainEvent[] = [];
+  layout(d, t).forEach((s, pos) => {
+    if (s.role === "lower_probe" || s.role === "lower_probe_void") {
+      return;
+    }
+    chain.push({
+      role: op, move: s.move, reason: "",
+      transfer: transfer({
+        id: transferId(d.book, tenant, t.name, op, key, chain.length),
+        pending_id: transferId(d.book, tenant, t.name, "hold", key, pos),
+        amount: post ? amounts[s.move - 1]! : 0n, user_data_128: user,
+        flags: post ? TRANSFER_POST_PENDING : TRANSFER_VOID_PENDING,
+      }),
+    });
+  });
+  link(chain);
+  return chain;
+}
+
+/**
+ * statusChain reads where a hold stands without writing anything: a void
+ * of the hold's first event linked to a transfer from an account to
+ * itself, which TigerBeetle always refuses. The two ids are fresh random
+ * ones, so that no status ever meets an earlier one.
+ */
+export function statusChain(d: Def, tenant: string, kind: number, key: readonly string[], voidId: bigint, failId: bigint): ChainEvent[] {
+  const t = kindOf(d, kind);
+  const held = transferId(d.book, tenant, t.name, "hold", key, 0);
+  const unit = d.accounts[t.moves[0]!.from.account]!.unit;
+  const chain: ChainEvent[] = [
+    { role: "status_void", move: 0, reason: "", transfer: transfer({ id: voidId, pending_id: held, flags: TRANSFER_VOID_PENDING }) },
+    {
+      role: "status_fail", move: 0, reason: "",
+      transfer: transfer({
+        id: failId, debit_account_id: held, credit_account_id: held, amount: 1n,
+        ledger: ledgerOf(d.units[unit]!.name, d.units[unit]!.scale), code: codeOf(d.book, "transfer", t.name),
+      }),
+    },
+  ];
+  link(chain);
+  return chain;
+}
+
+/** randomId is a random id, kept off the two values TigerBeetle refuses. */
+export function randomId(): bigint {
+  const id = BigInt("0x" + randomBytes(16).toString("hex"));
+  if (id === 0n) {
+    return 1n;
+  }
+  return id === AMOUNT_MAX_128 ? AMOUNT_MAX_128 - 1n : id;
+}
+
+/**
+ * read turns the statuses of a chain into chobo's answer. The first status
+ * that is neither created nor linked_event_failed decides: TigerBeetle
+ * marks every other event of a failed chain, earlier ones too, as
+ * linked_event_failed.
+ */
+export function read<R extends string>(chain: readonly ChainEvent[], statuses: readonly number[]): ResultOf<R> {
+  if (statuses.length !== chain.length) {
+    throw new ChoboError("CHOBO_UNEXPECTED", `${statuses.length} statuses for a chain of ${chain.length} events`);
+  }
+  const as = (reason: string) => refused(reason as R);
+  for (let i = 0; i < statuses.length; i++) {
+    const s = transferStatus(statuses[i]!);
+    switch (s) {
+      case "created":
+      case "linked_event_failed":
+        continue;
+      case "exists":
+        // Only a later event is there: another definition of the kind made the chain.
+        return i === 0 ? { result: "done_before" } : as("key_conflict");
+      case "id_already_failed":
+        return as("already_refused");
+      case "exceeds_credits":
+        if (chain[i]!.reason === "") {
+          throw unexpected(chain, i, s);
+        }
+        return as(chain[i]!.reason);
+      case "accounts_must_be_different":
+        return as("same_account");
+      case "pending_transfer_already_posted":
+        return as("already_posted");
+      case "pending_transfer_already_voided":
+        return as("already_voided");
+      case "pending_transfer_expired":
+        return as("expired");
+      case "exceeds_pending_transfer_amount":
+        return as("over_hold");
+    }
+    if (s.startsWith("exists_with_different_")) {
+      return as("key_conflict");
+    }
+    throw unexpected(chain, i, s);
+  }
+  for (let i = 0; i < statuses.length; i++) {
+    if (statuses[i] !== CREATED) {
+      throw unexpected(chain, i, transferStatus(statuses[i]!));
+    }
+  }
+  return { result: "done" };
+}
+
+function unexpected(chain: readonly ChainEvent[], i: number, status: string): ChoboError {
+  return new ChoboError("CHOBO_UNEXPECTED", `TigerBeetle answered ${status} for event ${i} (${chain[i]!.role}) of a chain`);
+}
+
+/** readStatus turns the answer to a status chain into where the hold stands; null when there is none. */
+export function readStatus(statuses: readonly number[]): HoldState | null {
+  if (statuses.length !== 2) {
+    throw new ChoboError("CHOBO_UNEXPECTED", `${statuses.length} statuses for a status chain`);
+  }
+  const [first, second] = [transferStatus(statuses[0]!), transferStatus(statuses[1]!)];
+  if (first === "linked_event_failed" && second === "accounts_must_be_different") {
+    return "held";
+  }
+  if (second === "linked_event_failed") {
+    switch (first) {
+      case "pending_transfer_already_posted":
+        return "posted";
+      case "pending_transfer_already_voided":
+        return "voided";
+      case "pending_transfer_expired":
+        return "expired";
+      case "pending_transfer_not_found":
+        return null;
+    }
+  }
+  throw new ChoboError("CHOBO_UNEXPECTED", `a status chain answered ${first}, ${second}`);
+}
+
+/**
+ * balanceOf reads an account record as chobo counts it: posted is credits
+ * less debits. TigerBeetle keeps 128 bits, chobo's other backends 64; a
+ * figure outside 64 bits throws (design 4.4).
+ */
+export function balanceOf(name: string, a: TigerBeetleAccount): Balance {
+  const fits = (field: string, v: bigint) => {
+    if (v < -(1n << 63n) || v >= 1n << 63n) {
+      throw new ChoboError("CHOBO_BALANCE_OVERFLOW", `the ${field} balance of ${name} is ${v}, outside 64 bits`);
+    }
+    return v;
+  };
+  return {
+    posted: fits("posted", a.credits_posted - a.debits_posted),
+    held_in: fits("held_in", a.credits_pending),
+    held_out: fits("held_out", a.debits_pending),
+  };
+}
+
+/** A request as the book sends it, for a caller that records them (the conformance tests do). */
+export type Request =
+  | { op: "create_accounts"; accounts: TigerBeetleAccount[] }
+  | { op: "create_transfers"; transfers: TigerBeetleTransfer[] }
+  | { op: "lookup_accounts" | "lookup_transfers"; ids: bigint[] };
+
+/** Options of a book over TigerBeetle. */
+export interface TigerBeetleOptions {
+  /** The tenant whose balances the book keeps; "" by default. */
+  tenant?: string;
+  /** How long one request may take, in milliseconds (30 000 by default). */
+  timeoutMs?: number;
+}
+
+/**
+ * TigerBeetleBook sends the calls of one book, for one tenant. It
+ * remembers the accounts and openings it has made, so that each is sent
+ * once per book value: keep one value per tenant rather than making one
+ * per call.
+ */
+export class TigerBeetleBook {
+  readonly def: Def;
+  readonly tenant: string;
+  readonly #client: TigerBeetleClient;
+  readonly #timeoutMs: number;
+  readonly #made = new Set<bigint>();
+
+  constructor(client: TigerBeetleClient, def: Def, options: TigerBeetleOptions = {}) {
+    if (typeof client !== "object" || client === null || typeof client.createTransfers !== "function") {
+      throw new ChoboError("CHOBO_BAD_ARGUMENT", "tigerbeetle: the client must be a tigerbeetle-node client (createClient)");
+    }
+    this.#client = client;
+    this.def = def;
+    this.tenant = options.tenant ?? "";
+    this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  }
+
+  async #createTransfers(ts: TigerBeetleTransfer[]): Promise<number[]> {
+    const res = await withTimeout(this.#client.createTransfers(ts), this.#timeoutMs, "TigerBeetle create_transfers");
+    if (res.length !== ts.length) {
+      throw new ChoboError("CHOBO_UNEXPECTED", `${res.length} statuses for ${ts.length} transfers`);
+    }
+    return res.map((r) => r.status);
+  }
+
+  async #sendChain(chain: readonly ChainEvent[]): Promise<number[]> {
+    return this.#createTransfers(chain.map((e) => e.transfer));
+  }
+
+  /** ensure makes the accounts, then the openings, of a plan that this book has not made yet. */
+  async #ensure(p: Plan): Promise<void> {
+    await this.#makeOnce(p.accounts, async (as) => {
+      const res = await withTimeout(this.#client.createAccounts(as), this.#timeoutMs, "TigerBeetle create_accounts");
+      return res.map((r) => accountStatus(r.status));
+    }, "CHOBO_ACCOUNT_CHANGED", "an account exists in TigerBeetle with another definition: the book's account kinds changed", "account");
+    await this.#makeOnce(p.openings, async (ts) => (await this.#createTransfers(ts)).map(transferStatus),
+      "CHOBO_BOUND_CHANGED", "a floor or room account was opened with another amount: a bound of the book changed", "opening");
+  }
+
+  async #makeOnce<T extends { id: bigint }>(items: T[], create: (batch: T[]) => Promise<string[]>,
+    code: "CHOBO_ACCOUNT_CHANGED" | "CHOBO_BOUND_CHANGED", changed: string, what: string): Promise<void> {
+    let todo = items.filter((it) => !this.#made.has(it.id));
+    while (todo.length > 0) {
+      const batch = todo.slice(0, MAX_EVENTS);
+      const st = await create(batch);
+      if (st.length !== batch.length) {
+        throw new ChoboError("CHOBO_UNEXPECTED", `${st.length} statuses for ${batch.length} ${what}s`);
+      }
+      st.forEach((s, i) => {
+        if (s.startsWith("exists_with_different_")) {
+          throw new ChoboError(code, `${changed} (${what} ${hex(batch[i]!.id)}: ${s})`);
+        }
+        if (s !== "created" && s !== "exists") {
+          throw new ChoboError("CHOBO_UNEXPECTED", `creating ${what} ${hex(batch[i]!.id)}: TigerBeetle answered ${s}`);
+        }
+      });
+      for (const it of batch) {
+        this.#made.add(it.id);
+      }
+      todo = todo.slice(batch.length);
+    }
+  }
+
+  /** call sends a do or a hold with its values in declaration order. */
+  async call<R extends string>(kind: number, op: "do" | "hold", vals: readonly Value[]): Promise<ResultOf<R>> {
+    const p = plan(this.def, this.tenant, kind, op, vals);
+    if (p.sameAccount) {
+      return refused("same_account" as R);
+    }
+    if (p.chain.length > MAX_EVENTS) {
+      throw new ChoboError("CHOBO_UNEXPECTED", `a chain of ${p.chain.length} events does not fit one request of ${MAX_EVENTS}`);
+    }
+    await this.#ensure(p);
+    return read<R>(p.chain, await this.#sendChain(p.chain));
+  }
+
+  /** held reads what a hold holds, one amount per move; null when there is no hold. */
+  async #held(kind: number, key: readonly string[]): Promise<bigint[] | null> {
+    const ids = lookups(this.def, this.tenant, kind, key);
+    const found = new Map<bigint, TigerBeetleTransfer>();
+    for (let i = 0; i < ids.length; i += MAX_EVENTS) {
+      const batch = ids.slice(i, i + MAX_EVENTS);
+      for (const t of await withTimeout(this.#client.lookupTransfers(batch), this.#timeoutMs, "TigerBeetle lookup_transfers")) {
+        if (!batch.includes(t.id)) {
+          throw new ChoboError("CHOBO_UNEXPECTED", "the lookup of a hold answered another transfer");
+        }
+        found.set(t.id, t);
+      }
+    }
+    const out = ids.flatMap((id) => {
+      const t = found.get(id);
+      return t === undefined ? [] : [t.amount];
+    });
+    if (out.length === 0) {
+      return null;
+    }
+    if (out.length !== ids.length) {
+      throw new ChoboError("CHOBO_UNEXPECTED", `${out.length} of the ${ids.length} moves of a hold were found`);
+    }
+    return out;
+  }
+
+  /**
+   * post posts a hold named by its key's values in key order. amounts are
+   * the kind's post amounts in declaration order, or null for the whole hold.
+   */
+  async post<R extends string>(kind: number, keyVals: readonly Value[], amounts: readonly bigint[] | null): Promise<ResultOf<R>> {
+    const t = kindOf(this.def, kind);
+    const key = keyVals.map(text);
+    const held = await this.#held(kind, key);
+    if (held === null) {
+      return refused("no_such_hold" as R);
+    }
+    let want = held;
+    if (amounts !== null) {
+      const byParam = new Map<number, bigint>(t.postAmounts.map((p, i) => [p, amounts[i]!]));
+      want = t.moves.map((m, i) => (m.amount < 0 ? held[i]! : byParam.get(m.amount)!));
+    }
+    if (want.some((w, i) => w > held[i]!)) {
+      // TigerBeetle checks the amount before the hold's state, the
+      // reference interpreter the state first: answer from the state.
+      switch (await this.#status(kind, key)) {
+        case "held":
+          return refused("over_hold" as R);
+        case "posted":
+          return refused("key_conflict" as R);
+        case "voided":
+          return refused("already_voided" as R);
+        case "expired":
+          return refused("expired" as R);
+      }
+      return refused("no_such_hold" as R);
+    }
+    const chain = finish(this.def, this.tenant, kind, "post", key, want);
+    return read<R>(chain, await this.#sendChain(chain));
+  }
+
+  /** void voids a hold named by its key's values in key order. */
+  async void<R extends string>(kind: number, keyVals: readonly Value[]): Promise<ResultOf<R>> {
+    const key = keyVals.map(text);
+    if ((await this.#held(kind, key)) === null) {
+      return refused("no_such_hold" as R);
+    }
+    const chain = finish(this.def, this.tenant, kind, "void", key, []);
+    return read<R>(chain, await this.#sendChain(chain));
+  }
+
+  /** status reads where a hold stands, null when there is none, writing nothing. */
+  async status(kind: number, keyVals: readonly Value[]): Promise<HoldState | null> {
+    return this.#status(kind, keyVals.map(text));
+  }
+
+  async #status(kind: number, key: readonly string[]): Promise<HoldState | null> {
+    const chain = statusChain(this.def, this.tenant, kind, key, randomId(), randomId());
+    return readStatus(await this.#sendChain(chain));
+  }
+
+  /** balance reads an account of a kind, named by its arguments. */
+  async balance(account: number, args: readonly string[]): Promise<Balance> {
+    const a = this.def.accounts[account];
+    if (a === undefined) {
+      throw new ChoboError("CHOBO_UNEXPECTED", `the book ${this.def.book} has no account kind ${account}`);
+    }
+    const id = accountId(this.def.book, this.tenant, a.name, args);
+    const found = await withTimeout(this.#client.lookupAccounts([id]), this.#timeoutMs, "TigerBeetle lookup_accounts");
+    if (found.length === 0) {
+      return { posted: 0n, held_in: 0n, held_out: 0n };
+    }
+    return balanceOf(a.name, found[0]!);
+  }
+}

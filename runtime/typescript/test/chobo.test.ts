@@ -1,0 +1,60 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { AMOUNT_MAX, ChoboError, argsOf, checkAmount, checkText, field, parseHoldState, parseOutcome, withTimeout } from "../src/chobo.ts";
+
+function fails(f: () => unknown, code: string, ...parts: string[]): void {
+  assert.throws(f, (e: unknown) => {
+    assert.ok(e instanceof ChoboError, `not a ChoboError: ${String(e)}`);
+    assert.equal(e.code, code);
+    for (const p of parts) {
+      assert.ok(e.message.includes(p), `${JSON.stringify(e.message)} does not say ${JSON.stringify(p)}`);
+    }
+    return true;
+  });
+}
+
+test("amounts run from 0 to 2^63 - 1, as bigints", () => {
+  assert.equal(checkAmount("t.do", "qty", 0n), 0n);
+  assert.equal(checkAmount("t.do", "qty", AMOUNT_MAX), 9223372036854775807n);
+  fails(() => checkAmount("t.do", "qty", -1n), "CHOBO_BAD_ARGUMENT", "t.do", "qty", "-1");
+  fails(() => checkAmount("t.do", "qty", AMOUNT_MAX + 1n), "CHOBO_BAD_ARGUMENT", "9223372036854775808");
+  fails(() => checkAmount("t.do", "qty", 3), "CHOBO_BAD_ARGUMENT", "must be a bigint", "the number 3");
+  fails(() => checkAmount("t.do", "qty", undefined), "CHOBO_BAD_ARGUMENT", "got nothing");
+  fails(() => checkAmount("t.do", "qty", "3"), "CHOBO_BAD_ARGUMENT", 'the string "3"');
+});
+
+test("strings must be Unicode text without NUL", () => {
+  for (const ok of ["", "sku-1", "在庫", "😀", "tab\there", "\u{10FFFF}"]) {
+    assert.equal(checkText("t.do", "sku", ok), ok);
+  }
+  fails(() => checkText("t.do", "sku", "a\u0000b"), "CHOBO_BAD_ARGUMENT", "NUL", "index 1");
+  fails(() => checkText("t.do", "sku", "a\uD800"), "CHOBO_BAD_ARGUMENT", "lone surrogate", "U+D800", "index 1");
+  fails(() => checkText("t.do", "sku", "\uDC00x"), "CHOBO_BAD_ARGUMENT", "U+DC00", "index 0");
+  fails(() => checkText("t.do", "sku", "\uDBFF\uDBFF\uDC00"), "CHOBO_BAD_ARGUMENT", "U+DBFF", "index 0");
+  fails(() => checkText("t.do", "sku", 7n), "CHOBO_BAD_ARGUMENT", "must be a string", "the bigint 7n");
+  fails(() => checkText("t.do", "sku", null), "CHOBO_BAD_ARGUMENT", "null");
+});
+
+test("arguments come in an object, and only its own properties count", () => {
+  fails(() => argsOf("t.do", "arguments", null), "CHOBO_BAD_ARGUMENT", "must be an object", "null");
+  fails(() => argsOf("t.do", "arguments", ["a"]), "CHOBO_BAD_ARGUMENT", "an array");
+  fails(() => argsOf("t.do", "key", "o-1"), "CHOBO_BAD_ARGUMENT", "the key must be an object");
+  const a = argsOf("t.do", "arguments", JSON.parse('{"__proto__": "x", "sku": "s"}'));
+  assert.equal(field(a, "__proto__"), "x");
+  assert.equal(field(a, "sku"), "s");
+  assert.equal(field(a, "toString"), undefined);
+  assert.equal(field({}, "__proto__"), undefined);
+});
+
+test("outcomes and states are read strictly", () => {
+  assert.equal(parseOutcome("done_before"), "done_before");
+  assert.throws(() => parseOutcome("ok"), ChoboError);
+  assert.equal(parseHoldState(null), null);
+  assert.equal(parseHoldState("expired"), "expired");
+  assert.throws(() => parseHoldState("gone"), ChoboError);
+});
+
+test("a request that does not answer in time fails with CHOBO_TIMEOUT", async () => {
+  await assert.rejects(withTimeout(new Promise(() => {}), 20, "lookup"), (e: unknown) => e instanceof ChoboError && e.code === "CHOBO_TIMEOUT" && e.message.includes("lookup"));
+  assert.equal(await withTimeout(Promise.resolve(4), 1000, "x"), 4);
+});

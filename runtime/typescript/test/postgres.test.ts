@@ -1,0 +1,79 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import pg from "pg";
+import { ChoboError } from "../src/chobo.ts";
+import { type Queryable, backoff, balance, call, expire, queryRow, retriesOf, status } from "../src/postgres.ts";
+
+// What pg gives a book must be a Queryable: the check is the compiler's.
+export const clients: Queryable[] = [new pg.Client(), new pg.Pool()];
+export async function poolClient(p: pg.Pool): Promise<Queryable> {
+  return p.connect();
+}
+
+function pgError(code: string, message = "failed"): Error {
+  return Object.assign(new Error(message), { code });
+}
+
+/** scripted answers each query with the next of its steps: rows, or an error to throw. */
+function scripted(...steps: (unknown[] | Error)[]): Queryable & { sent: { text: string; values: unknown[] }[] } {
+  const sent: { text: string; values: unknown[] }[] = [];
+  return {
+    sent,
+    async query(text: string, values: unknown[] = []) {
+      sent.push({ text, values });
+      const step = steps.shift();
+      if (step === undefined) {
+        throw new Error("no more steps");
+      }
+      if (step instanceof Error) {
+        throw step;
+      }
+      return { rows: step };
+    },
+  };
+}
+
+test("the backoff doubles from 1 ms up to 128 ms", () => {
+  assert.deepEqual([0, 1, 2, 6, 7, 20].map(backoff), [1, 2, 4, 64, 128, 128]);
+});
+
+test("a serialization failure or a deadlock is sent again, and counted", async () => {
+  const before = retriesOf("40001") + retriesOf("40P01");
+  const db = scripted(pgError("40001"), pgError("40P01"), [{ result: "done", reason: null }]);
+  assert.deepEqual(await call(db, "t.do", "select 1", ["", "a"]), { result: "done" });
+  assert.equal(db.sent.length, 3);
+  assert.deepEqual(db.sent[2], { text: "select 1", values: ["", "a"] });
+  assert.equal(retriesOf("40001") + retriesOf("40P01"), before + 2);
+});
+
+test("inside a failed transaction the first error is the one thrown", async () => {
+  const first = pgError("40001", "could not serialize");
+  const db = scripted(first, pgError("25P02", "current transaction is aborted"));
+  await assert.rejects(call(db, "t.do", "select 1", []), (e: unknown) => e === first);
+});
+
+test("other failures are not sent again; chobo's own SQLSTATEs become ChoboErrors", async () => {
+  await assert.rejects(call(scripted(pgError("23505")), "t.do", "x", []), (e: unknown) => !(e instanceof ChoboError) && (e as { code: string }).code === "23505");
+  await assert.rejects(call(scripted(pgError("CB001", "bounds")), "t.do", "x", []), (e: unknown) => e instanceof ChoboError && e.code === "CHOBO_BOUNDS_CHANGED" && e.cause instanceof Error);
+  await assert.rejects(call(scripted(pgError("22023", "negative")), "t.do", "x", []), (e: unknown) => e instanceof ChoboError && e.code === "CHOBO_BAD_CALL" && e.message.includes("negative"));
+});
+
+test("a call that keeps failing stops after MAX_ATTEMPTS", async () => {
+  const steps = Array.from({ length: 30 }, () => pgError("40001"));
+  const db = scripted(...steps);
+  await assert.rejects(queryRow(db, "t.do", "x", []), (e: unknown) => (e as { code: string }).code === "40001");
+  assert.equal(db.sent.length, 30);
+});
+
+test("answers are read by position, bigint columns from pg's strings", async () => {
+  assert.deepEqual(await call(scripted([{ result: "refused", reason: "out_of_stock" }]), "t.do", "x", []), { result: "refused", reason: "out_of_stock" });
+  assert.deepEqual(await call(scripted([{ result: "done_before", reason: null }]), "t.do", "x", []), { result: "done_before" });
+  assert.equal(await status(scripted([{ t_status: null }]), "t.status", "x", []), null);
+  assert.equal(await status(scripted([{ t_status: "held" }]), "t.status", "x", []), "held");
+  assert.deepEqual(await balance(scripted([{ posted: "-9223372036854775808", held_in: "0", held_out: "5" }]), "balance.a", "x", [""]),
+    { posted: -9223372036854775808n, held_in: 0n, held_out: 5n });
+  assert.equal(await expire(scripted([{ expire: 3 }]), "select expire($1)", 10), 3);
+  await assert.rejects(call(scripted([]), "t.do", "x", []), (e: unknown) => e instanceof ChoboError && e.message.includes("no row"));
+  await assert.rejects(call(scripted([{ result: "maybe", reason: null }]), "t.do", "x", []), ChoboError);
+  await assert.rejects(expire(scripted(), "x", -1), (e: unknown) => e instanceof ChoboError && e.code === "CHOBO_BAD_ARGUMENT");
+});

@@ -1,0 +1,178 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { type Client, CreateAccountStatus, CreateTransferStatus } from "tigerbeetle-node";
+import { ChoboError } from "../src/chobo.ts";
+import {
+  type ChainEvent, type Def, type TigerBeetleAccount, type TigerBeetleClient, type TigerBeetleTransfer,
+  TigerBeetleBook, accountStatus, balanceOf, content, finish, jsonString, lookups, plan, read, readStatus,
+  statusChain, transferStatus,
+} from "../src/tigerbeetle.ts";
+
+// The official client must be what a book takes: the check is the compiler's.
+export function takes(c: Client): TigerBeetleClient {
+  return c;
+}
+
+test("the status numbers are tigerbeetle-node 0.17.9's", () => {
+  const transfers = Object.entries(CreateTransferStatus).filter(([, v]) => typeof v === "number");
+  const accounts = Object.entries(CreateAccountStatus).filter(([, v]) => typeof v === "number");
+  assert.ok(transfers.length > 60 && accounts.length > 20);
+  for (const [name, n] of transfers) {
+    assert.equal(transferStatus(n as number), name);
+  }
+  for (const [name, n] of accounts) {
+    assert.equal(accountStatus(n as number), name);
+  }
+  assert.equal(transferStatus(9999), "status 9999");
+});
+
+test("content is JSON as Go's encoding/json writes it", () => {
+  assert.equal(content(["o-1", 3n, ""]), '["o-1",3,""]');
+  assert.equal(jsonString('a"b\\c'), '"a\\"b\\\\c"');
+  assert.equal(jsonString("<&>"), '"\\u003c\\u0026\\u003e"');
+  assert.equal(jsonString("\b\f\n\r\t\u0001\u001f\u007f"), '"\\b\\f\\n\\r\\t\\u0001\\u001f\u007f"');
+  assert.equal(jsonString("\u2028\u2029在庫😀"), '"\\u2028\\u2029在庫😀"');
+});
+
+// A book of one bounded account and one outside one, with a hold of two moves.
+const def: Def = {
+  book: "shop", units: [{ name: "pcs", scale: 0 }],
+  accounts: [
+    { name: "stock", unit: 0, params: 1, outside: false, lower: { value: 2n, reason: "low" }, upper: { value: 100n, reason: "full" } },
+    { name: "out", unit: 0, params: 0, outside: true, lower: null, upper: null },
+    { name: "debt", unit: 0, params: 0, outside: false, lower: { value: -50n, reason: "limit" }, upper: null },
+  ],
+  transfers: [
+    {
+      name: "take", definition: "00", pending: true, timeout: 60,
+      params: [{ name: "sku", amount: false }, { name: "qty", amount: true }], key: [0], postAmounts: [1],
+      moves: [
+        { amount: 1, literal: 0n, from: { account: 0, args: [0] }, to: { account: 1, args: [] } },
+        { amount: -1, literal: 1n, from: { account: 2, args: [] }, to: { account: 1, args: [] } },
+      ],
+    },
+    {
+      name: "loop", definition: "01", pending: false, timeout: 0,
+      params: [{ name: "a", amount: false }, { name: "b", amount: false }], key: [0, 1], postAmounts: [],
+      moves: [{ amount: -1, literal: 1n, from: { account: 0, args: [0] }, to: { account: 0, args: [1] } }],
+    },
+  ],
+};
+
+test("a hold lays out probes, floors and rooms in move order, linked", () => {
+  const p = plan(def, "", 0, "hold", ["A", 5n]);
+  assert.deepEqual(p.chain.map((e) => `${e.role}/${e.move}`), ["move/1", "lower_probe/1", "lower_probe_void/1", "room_give/1", "move/2", "floor_take/2"]);
+  assert.deepEqual(p.chain.map((e) => e.reason), ["low", "low", "", "", "", "limit"]);
+  assert.ok(p.chain.slice(0, -1).every((e) => (e.transfer.flags & 1) === 1) && (p.chain.at(-1)!.transfer.flags & 1) === 0);
+  assert.equal(p.chain[0]!.transfer.amount, 5n);
+  assert.equal(p.chain[0]!.transfer.timeout, 60);
+  assert.equal(p.chain[1]!.transfer.timeout, 0, "a probe never expires on its own");
+  assert.equal(p.chain[2]!.transfer.pending_id, p.chain[1]!.transfer.id);
+  assert.equal(p.accounts.length, 6, "stock, out, sink, room(stock), debt, floor(debt)");
+  assert.deepEqual(p.openings.map((o) => o.amount), [100n, 50n]);
+  assert.equal(new Set(p.chain.map((e) => e.transfer.id)).size, p.chain.length);
+  assert.deepEqual(plan(def, "", 0, "hold", ["A", 5n]), p, "the same call, the same bytes");
+  assert.notEqual(plan(def, "t2", 0, "hold", ["A", 5n]).chain[0]!.transfer.id, p.chain[0]!.transfer.id, "tenants apart");
+  assert.equal(plan(def, "", 1, "do", ["A", "A"]).sameAccount, true);
+  assert.throws(() => plan(def, "", 1, "hold", ["A", "B"]), ChoboError);
+});
+
+test("post and void end the hold's pending events; the lookups are its moves", () => {
+  const hold = plan(def, "", 0, "hold", ["A", 5n]).chain;
+  const ids = lookups(def, "", 0, ["A"]);
+  assert.deepEqual(ids, [hold[0]!.transfer.id, hold[4]!.transfer.id]);
+  const post = finish(def, "", 0, "post", ["A"], [3n, 1n]);
+  assert.deepEqual(post.map((e) => e.transfer.pending_id), [hold[0], hold[3], hold[4], hold[5]].map((e) => e!.transfer.id));
+  assert.deepEqual(post.map((e) => e.transfer.amount), [3n, 3n, 1n, 1n]);
+  assert.ok(post.every((e) => (e.transfer.flags & 4) === 4));
+  const v = finish(def, "", 0, "void", ["A"], []);
+  assert.ok(v.every((e) => e.transfer.amount === 0n && (e.transfer.flags & 8) === 8));
+  const s = statusChain(def, "", 0, ["A"], 7n, 8n);
+  assert.equal(s[0]!.transfer.pending_id, hold[0]!.transfer.id);
+  assert.equal(s[1]!.transfer.debit_account_id, s[1]!.transfer.credit_account_id);
+});
+
+const CREATED = 0xffffffff;
+const chain = (reasons: string[]): ChainEvent[] => reasons.map((reason) => ({ role: "move", move: 1, reason, transfer: {} as TigerBeetleTransfer }));
+
+test("the first status that decides gives the answer", () => {
+  const n = (s: string) => Number(Object.entries(CreateTransferStatus).find(([k]) => k === s)![1]);
+  assert.deepEqual(read(chain(["", ""]), [CREATED, CREATED]), { result: "done" });
+  assert.deepEqual(read(chain(["", ""]), [n("exists"), n("linked_event_failed")]), { result: "done_before" });
+  assert.deepEqual(read(chain(["", ""]), [n("linked_event_failed"), n("exists")]), { result: "refused", reason: "key_conflict" });
+  assert.deepEqual(read(chain(["", "low"]), [n("linked_event_failed"), n("exceeds_credits")]), { result: "refused", reason: "low" });
+  assert.deepEqual(read(chain([""]), [n("id_already_failed")]), { result: "refused", reason: "already_refused" });
+  assert.deepEqual(read(chain([""]), [n("exists_with_different_amount")]), { result: "refused", reason: "key_conflict" });
+  assert.deepEqual(read(chain([""]), [n("pending_transfer_expired")]), { result: "refused", reason: "expired" });
+  assert.throws(() => read(chain([""]), [n("exceeds_credits")]), (e: unknown) => e instanceof ChoboError && e.code === "CHOBO_UNEXPECTED");
+  assert.throws(() => read(chain([""]), [n("debit_account_not_found")]), /debit_account_not_found/);
+  assert.throws(() => read(chain(["", ""]), [CREATED]), ChoboError);
+  assert.equal(readStatus([n("linked_event_failed"), n("accounts_must_be_different")]), "held");
+  assert.equal(readStatus([n("pending_transfer_already_posted"), n("linked_event_failed")]), "posted");
+  assert.equal(readStatus([n("pending_transfer_not_found"), n("linked_event_failed")]), null);
+  assert.throws(() => readStatus([CREATED, CREATED]), ChoboError);
+});
+
+test("a balance outside 64 bits is an error, not a wrong number", () => {
+  const a = (cp: bigint, dp: bigint, pend = 0n) => ({ credits_posted: cp, debits_posted: dp, credits_pending: pend, debits_pending: 0n } as TigerBeetleAccount);
+  assert.deepEqual(balanceOf("x", a(5n, 7n, 1n)), { posted: -2n, held_in: 1n, held_out: 0n });
+  assert.equal(balanceOf("x", a(0n, 1n << 63n)).posted, -(1n << 63n));
+  assert.throws(() => balanceOf("x", a(1n << 63n, 0n)), (e: unknown) => e instanceof ChoboError && e.code === "CHOBO_BALANCE_OVERFLOW" && e.message.includes("posted"));
+  assert.throws(() => balanceOf("x", a(0n, 0n, 1n << 64n)), /held_in/);
+});
+
+/** fake answers every create with created and records what was sent. */
+function fake(answer: (ts: TigerBeetleTransfer[]) => number[] = (ts) => ts.map(() => CREATED)) {
+  const sent: string[] = [];
+  const transfers = new Map<bigint, TigerBeetleTransfer>();
+  const client: TigerBeetleClient = {
+    async createAccounts(as) { sent.push(`accounts ${as.length}`); return as.map(() => ({ status: CREATED })); },
+    async createTransfers(ts) {
+      sent.push(`transfers ${ts.length}`);
+      const st = answer(ts);
+      ts.forEach((t, i) => { if (st[i] === CREATED) transfers.set(t.id, t); });
+      return st.map((status) => ({ status }));
+    },
+    async lookupAccounts(ids) { sent.push(`lookup accounts ${ids.length}`); return []; },
+    async lookupTransfers(ids) { sent.push(`lookup transfers ${ids.length}`); return ids.flatMap((id) => transfers.has(id) ? [transfers.get(id)!] : []); },
+  };
+  return { client, sent };
+}
+
+test("a book makes each account and opening once, then sends the chain", async () => {
+  const { client, sent } = fake();
+  const book = new TigerBeetleBook(client, def);
+  assert.deepEqual(await book.call(0, "hold", ["A", 5n]), { result: "done" });
+  assert.deepEqual(await book.call(0, "hold", ["A", 5n]), { result: "done" });
+  assert.deepEqual(sent, ["accounts 6", "transfers 2", "transfers 6", "transfers 6"]);
+  sent.length = 0;
+  assert.deepEqual(await book.post(0, ["A"], [2n]), { result: "done" });
+  assert.deepEqual(sent, ["lookup transfers 2", "transfers 4"]);
+  sent.length = 0;
+  // More than the hold holds: the state decides, read by a status chain
+  // (which this fake cannot answer as TigerBeetle would).
+  await assert.rejects(book.post(0, ["A"], [6n]), /status chain/);
+  assert.deepEqual(sent, ["lookup transfers 2", "transfers 2"]);
+});
+
+test("post with no hold is no_such_hold, without sending a chain", async () => {
+  const { client, sent } = fake();
+  const book = new TigerBeetleBook(client, def);
+  assert.deepEqual(await book.post(0, ["none"], null), { result: "refused", reason: "no_such_hold" });
+  assert.deepEqual(await book.void(0, ["none"]), { result: "refused", reason: "no_such_hold" });
+  assert.deepEqual(sent, ["lookup transfers 2", "lookup transfers 2"]);
+  assert.deepEqual(await book.balance(1, []), { posted: 0n, held_in: 0n, held_out: 0n });
+  assert.deepEqual(await book.call(1, "do", ["A", "A"]), { result: "refused", reason: "same_account" });
+  assert.throws(() => new TigerBeetleBook({} as TigerBeetleClient, def), ChoboError);
+});
+
+test("an account of another definition stops the call", async () => {
+  const exists = Number(CreateAccountStatus.exists_with_different_flags);
+  const client: TigerBeetleClient = { ...fake().client, async createAccounts(as) { return as.map(() => ({ status: exists })); } };
+  await assert.rejects(new TigerBeetleBook(client, def).call(0, "hold", ["A", 1n]), (e: unknown) => e instanceof ChoboError && e.code === "CHOBO_ACCOUNT_CHANGED");
+});
+
+test("a replica that never answers is a timeout", async () => {
+  const client: TigerBeetleClient = { ...fake().client, createAccounts: () => new Promise(() => {}) };
+  await assert.rejects(new TigerBeetleBook(client, def, { timeoutMs: 20 }).call(0, "hold", ["A", 1n]), (e: unknown) => e instanceof ChoboError && e.code === "CHOBO_TIMEOUT");
+});
