@@ -118,11 +118,15 @@ func bookRules(b book, cc *choboConfig, base string, files map[string]bool, sole
 	for _, t := range cc.clients {
 		c := rule.NewRule(clientKind, clientName(b, t))
 		c.SetAttr("book", ":"+b.name)
-		imp := path.Join(base, b.name+clientTargets[t].importSuffix)
-		c.SetAttr("importpath", imp)
-		c.SetAttr("target", t)
-		if pkg := goPackage(b.name); pkg != goPackage(imp) {
-			c.SetAttr("package", pkg)
+		if clientTargets[t].goPackage {
+			imp := path.Join(base, b.name+clientTargets[t].importSuffix)
+			c.SetAttr("importpath", imp)
+			c.SetAttr("target", t)
+			if pkg := goPackage(b.name); pkg != goPackage(imp) {
+				c.SetAttr("package", pkg)
+			}
+		} else {
+			c.SetAttr("target", t)
 		}
 		c.SetAttr("visibility", []string{"//visibility:public"})
 		out = append(out, c)

@@ -84,14 +84,18 @@ func apparentRepo(moduleToApparentName func(string) string) string {
 
 // clientTarget is what Gazelle writes for one client target of chobo
 // (rules/private/targets.bzl): the target's name is <book>_<short>_client
-// and its import path <base>/<book><importSuffix>.
+// and, for a Go client, its import path <base>/<book><importSuffix>. A
+// TypeScript client is one file and has no import path.
 type clientTarget struct {
 	short, importSuffix string
+	goPackage           bool
 }
 
 var clientTargets = map[string]clientTarget{
-	"postgres-go":    {short: "go"},
-	"tigerbeetle-go": {short: "tb", importSuffix: "tb"},
+	"postgres-go":            {short: "go", goPackage: true},
+	"tigerbeetle-go":         {short: "tb", importSuffix: "tb", goPackage: true},
+	"postgres-typescript":    {short: "ts"},
+	"tigerbeetle-typescript": {short: "tb_ts"},
 }
 
 func knownClientTargets() []string {

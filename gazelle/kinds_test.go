@@ -53,7 +53,7 @@ func TestLoadsFor(t *testing.T) {
 }
 
 func TestKnownClientTargets(t *testing.T) {
-	if got, want := knownClientTargets(), []string{"postgres-go", "tigerbeetle-go"}; !reflect.DeepEqual(got, want) {
+	if got, want := knownClientTargets(), []string{"postgres-go", "postgres-typescript", "tigerbeetle-go", "tigerbeetle-typescript"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("got %v, want %v", got, want)
 	}
 }

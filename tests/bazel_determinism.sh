@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../examples/workspace"
 
-targets=(//ledger:stock_sql //ledger:stock_go_client_srcs //ledger:stock_go_client //ledger:stock_tb_client_srcs //ledger:stock_tb_client)
+targets=(//ledger:stock_sql //ledger:stock_go_client_srcs //ledger:stock_go_client //ledger:stock_tb_client_srcs //ledger:stock_tb_client //ledger:stock_ts_client_srcs //ledger:stock_tb_ts_client_srcs)
 # What the targets write, under bazel-bin.
 outputs=(
   ledger/stock_sql.sql
@@ -14,6 +14,8 @@ outputs=(
   ledger/stock_go_client.a
   ledger/stock_tb_client_srcs/stock/book.go
   ledger/stock_tb_client.a
+  ledger/stock_ts_client_srcs/stock.ts
+  ledger/stock_tb_ts_client_srcs/stock.ts
   ledger/stock.check.txt
 )
 

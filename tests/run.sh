@@ -74,9 +74,21 @@ bash tests/gazelle_e2e.sh
 # server is really started and every scenario really sent to it.
 (cd "$e2e" && bazel build //ledger:stock_go_client //ledger:stock_tb_client //... &&
   bazel test --test_env=CI --nocache_test_results //ledger:conformance)
+e2e_log="$(cd "$e2e" && bazel info bazel-testlogs)/ledger/conformance/test.log"
+# The TypeScript client ran on PostgreSQL, compiled and driven on Node.
+if ! grep "^PASS: stock.book on postgres-typescript:" "$e2e_log"; then
+  echo "$e2e_log: postgres-typescript did not pass:" >&2
+  cat "$e2e_log" >&2
+  exit 1
+fi
 # With a binary, the log must show that the real replica ran, not a skip.
 if [ -n "${CHOBO_TIGERBEETLE:-}" ]; then
-  ran_on_replica "$(cd "$e2e" && bazel info bazel-testlogs)/ledger/conformance/test.log" stock.book
+  ran_on_replica "$e2e_log" stock.book
+  if ! grep "^PASS: stock.book on tigerbeetle-typescript (real replica):" "$e2e_log"; then
+    echo "$e2e_log: tigerbeetle-typescript did not pass on the real replica:" >&2
+    cat "$e2e_log" >&2
+    exit 1
+  fi
   # The toolchain kinds in a module outside the checkout: a release by
   # version, a local archive by its sha256, a named binary.
   bash tests/tigerbeetle_toolchain_check.sh "$CHOBO_TIGERBEETLE"

@@ -87,11 +87,21 @@ chobo_client(
     visibility = ["//visibility:public"],
 )
 
+chobo_client(
+    name = "mirror_ts_client",
+    book = ":mirror",
+    target = "postgres-typescript",
+    visibility = ["//visibility:public"],
+)
+
 chobo_conformance_test(
     name = "conformance",
     size = "medium",
     book = ":mirror",
-    client = ":mirror_go_client",
+    clients = [
+        ":mirror_go_client",
+        ":mirror_ts_client",
+    ],
 )
 
 sh_binary(
@@ -180,10 +190,18 @@ grep -q 'warning\[W901\]' <<<"$out" || {
   fail "bazel build did not print the book's W901 warning"
 }
 echo "user module: bazel build prints W901, and //cmd/mirrord (own pgxpool) builds"
+ts="$(bazel info bazel-bin)/mirror_ts_client_srcs/mirror.ts"
+grep -q '^export function postgres(' "$ts" || fail "//:mirror_ts_client did not write $ts with a postgres constructor"
+echo "user module: //:mirror_ts_client builds one TypeScript file, $(wc -c <"$ts") bytes"
 
 # The conformance test under --incompatible_strict_action_env (the .bazelrc), as whoever runs this.
+log="$(bazel info bazel-testlogs)/conformance/test.log"
 bazel test --nocache_test_results //:conformance
-echo "user module: conformance test passes with --incompatible_strict_action_env (user $(id -un))"
+grep -q '^PASS: mirror.book on postgres-typescript:' "$log" || {
+  cat "$log" >&2
+  fail "the conformance test did not pass the TypeScript client"
+}
+echo "user module: conformance test passes with --incompatible_strict_action_env (user $(id -un)), the TypeScript client too"
 
 # A command of another workspace does not wait for a running one.
 bazel build //:wait >/dev/null 2>&1 || fail "bazel build //:wait failed"

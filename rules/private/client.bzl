@@ -1,6 +1,8 @@
 """chobo_client: a client library generated from a book."""
 
+load("@rules_go//go:def.bzl", "go_binary")
 load(":compiler.bzl", "COMPILER_ATTRS", "run_chobo")
+load(":driver.bzl", "go_driver_main")
 load(":providers.bzl", "BookInfo", "ChoboGeneratedInfo")
 load(":targets.bzl", "LANGUAGES", "TARGETS")
 
@@ -108,3 +110,34 @@ def chobo_client(name, book, target = "postgres-go", importpath = None, package 
         visibility = visibility,
         tags = tags,
     )
+
+    # <name>_driver: what chobo_conformance_test drives the client with.
+    # For a Go client a program, built only when a test needs it; a
+    # TypeScript client is driven by chobo's TypeScript driver, compiled
+    # with it by the test, so its driver is its source.
+    driver_tags = (tags or []) + ["manual"]
+    if spec.language == "go":
+        go_driver_main(
+            name = name + "_driver_main",
+            client = ":" + name,
+            srcs = ":" + name + "_srcs",
+            testonly = True,
+            tags = driver_tags,
+            visibility = ["//visibility:private"],
+        )
+        go_binary(
+            name = name + "_driver",
+            srcs = [":" + name + "_driver_main"],
+            deps = [":" + name, Label("//chobo/conformance/godriver")],
+            testonly = True,
+            tags = driver_tags,
+            visibility = visibility,
+        )
+    else:
+        native.alias(
+            name = name + "_driver",
+            actual = ":" + name + "_srcs",
+            testonly = True,
+            tags = driver_tags,
+            visibility = visibility,
+        )

@@ -1,10 +1,10 @@
 """chobo_conformance_test: a book's scenarios on a real server, against the interpreter."""
 
-load("@rules_go//go:def.bzl", "GoInfo", "go_binary")
 load(":providers.bzl", "BookInfo", "ChoboGeneratedInfo")
 
 _POSTGRES = Label("//toolchains/postgres:toolchain_type")
 _TIGERBEETLE = Label("//toolchains/tigerbeetle:toolchain_type")
+_NODE = Label("//toolchains/node:toolchain_type")
 
 def _rlocation(ctx, f):
     # The runfiles path of a file: "<repo>/<path>", as RUNFILES_DIR holds it.
@@ -39,11 +39,28 @@ def _chobo_conformance_test_impl(ctx):
         runfiles = runfiles.merge(ctx.runfiles(files = [tb.binary]))
         env["CHOBO_CONFORMANCE_TIGERBEETLE"] = _rlocation(ctx, tb.binary)
     drivers = []
+    typescript = []
     for srcs, driver in zip(ctx.attr.client_srcs, ctx.attr.drivers):
-        target = srcs[ChoboGeneratedInfo].target
+        gen = srcs[ChoboGeneratedInfo]
+        if gen.language == "typescript":
+            # Compiled with chobo's TypeScript driver by the runner.
+            typescript.append(gen)
+            runfiles = runfiles.merge(ctx.runfiles(files = gen.srcs))
+            drivers.append("%s=%s" % (gen.target, _rlocation(ctx, gen.srcs[0])))
+            continue
         program = driver[DefaultInfo].files_to_run.executable
+        if program == None:
+            fail("%s: %s is not a client's driver (<client>_driver, made by chobo_client)" % (ctx.label, driver.label))
         runfiles = runfiles.merge(ctx.runfiles(files = [program])).merge(driver[DefaultInfo].default_runfiles)
-        drivers.append("%s=%s" % (target, _rlocation(ctx, program)))
+        drivers.append("%s=%s" % (gen.target, _rlocation(ctx, program)))
+    if typescript:
+        node = ctx.toolchains[_NODE]
+        if node == None or node.node.missing:
+            fail("%s drives a TypeScript client and needs Node: %s" % (ctx.label, node.node.missing if node else "no Node toolchain is registered (toolchains/node)"))
+        runfiles = runfiles.merge(ctx.runfiles(files = [ctx.file._ts_driver], transitive_files = node.node.files))
+        env["CHOBO_CONFORMANCE_NODE"] = _rlocation(ctx, node.node.node)
+        env["CHOBO_CONFORMANCE_NODE_MODULES"] = _rlocation(ctx, node.node.modules)
+        env["CHOBO_CONFORMANCE_TS_DRIVER"] = _rlocation(ctx, ctx.file._ts_driver)
     env["CHOBO_CONFORMANCE_DRIVERS"] = " ".join(drivers)
     return [
         DefaultInfo(executable = exe, runfiles = runfiles),
@@ -66,11 +83,15 @@ seconds on a test copy of the book, as in the project's own tests.""",
         "scenarios": attr.label_list(allow_files = [".json"], doc = "Hand-written scenario files."),
         "drivers": attr.label_list(
             cfg = "target",
-            doc = "Programs that drive the book's clients through the driver protocol (docs/formats.md).",
+            doc = "What drives each client: <client>_driver, made by chobo_client (a program that speaks the driver protocol, docs/formats.md, or a TypeScript client's source).",
         ),
         "client_srcs": attr.label_list(
             providers = [ChoboGeneratedInfo],
-            doc = "The generated sources of each driver's client, in the order of drivers: they say its target.",
+            doc = "The generated sources of each client, in the order of drivers: they say its target and language.",
+        ),
+        "_ts_driver": attr.label(
+            default = Label("//runtime/typescript:driver/driver.ts"),
+            allow_single_file = True,
         ),
         "_runner": attr.label(
             default = Label("//rules/private/runner"),
@@ -78,42 +99,15 @@ seconds on a test copy of the book, as in the project's own tests.""",
             cfg = "target",
         ),
     },
-    toolchains = [_POSTGRES, _TIGERBEETLE],
+    toolchains = [_POSTGRES, _TIGERBEETLE, config_common.toolchain_type(_NODE, mandatory = False)],
     test = True,
 )
 
-def _go_driver_main_impl(ctx):
-    # The text comes from godriver.MainSource, through a small tool, so it
-    # is written in Go in one place and not again here.
-    out = ctx.actions.declare_file(ctx.label.name + "/main.go")
-    ctx.actions.run(
-        executable = ctx.executable._drivermain,
-        arguments = [ctx.attr.srcs[ChoboGeneratedInfo].target, ctx.attr.client[GoInfo].importpath, out.path],
-        outputs = [out],
-        mnemonic = "ChoboGoDriver",
-        progress_message = "Writing the driver of %{label}",
-    )
-    return [DefaultInfo(files = depset([out]))]
-
-_go_driver_main = rule(
-    implementation = _go_driver_main_impl,
-    doc = "The main package of a Go client's driver: the client handed to godriver.Main (or MainTigerBeetle).",
-    attrs = {
-        "client": attr.label(providers = [GoInfo], mandatory = True),
-        "srcs": attr.label(providers = [ChoboGeneratedInfo], mandatory = True, doc = "The client's generated sources, which say its target."),
-        "_drivermain": attr.label(
-            default = Label("//rules/private/runner/drivermain"),
-            executable = True,
-            cfg = "exec",
-        ),
-    },
-)
-
-def _srcs_of(client):
-    # chobo_client makes <name>_srcs beside the library <name>.
+def _beside(client, suffix):
+    # chobo_client makes <name>_srcs and <name>_driver beside the library <name>.
     if ":" in client:
-        return client + "_srcs"
-    return client + ":" + client.split("/")[-1] + "_srcs"
+        return client + suffix
+    return client + ":" + client.split("/")[-1] + suffix
 
 def chobo_conformance_test(name, book, scenarios = [], client = None, clients = [], **kwargs):
     """Checks a book on every backend and client given against the interpreter.
@@ -121,10 +115,14 @@ def chobo_conformance_test(name, book, scenarios = [], client = None, clients = 
     Runs every scenario of a book and compares each run with the reference
     interpreter: on a throwaway PostgreSQL cluster through the book's SQL
     functions, and through each client in `clients`, driven as a process
-    (`<name>_driver_<i>`, built here): a postgres-go client on the same
-    cluster, a tigerbeetle-go client on chobo's model of TigerBeetle and,
-    when the TigerBeetle toolchain has a binary, on a real replica (else
-    the log says SKIP). The log ends with one line per pair.
+    (`<client>_driver`, which chobo_client makes): a postgres-go or
+    postgres-typescript client on the same cluster, a tigerbeetle-go client
+    on chobo's model of TigerBeetle and, when the TigerBeetle toolchain has
+    a binary, on a real replica (else the log says SKIP), where a
+    tigerbeetle-typescript client runs too (tigerbeetle-node reaches only a
+    real replica). A TypeScript client is compiled with tsc and driven by
+    chobo's TypeScript driver on the Node toolchain (toolchains/node). The
+    log ends with one line per pair.
 
     The scenarios are the ones chobo generates for the book, plus
     `scenarios` (hand-written JSON, the format of `chobo run --scenario`),
@@ -139,37 +137,18 @@ def chobo_conformance_test(name, book, scenarios = [], client = None, clients = 
       client: optional; one chobo_client of the same book (the same as
         clients = [client]).
       clients: chobo_client targets of the same book (postgres-go,
-        tigerbeetle-go).
+        tigerbeetle-go, postgres-typescript, tigerbeetle-typescript).
       **kwargs: passed to the test (size, timeout, tags, …). The size is
         small by default: a book's scenarios take seconds, and a larger
         size only makes Bazel warn that it is too big.
     """
     kwargs.setdefault("size", "small")
     all_clients = ([client] if client else []) + clients
-    drivers = []
-    for i, c in enumerate(all_clients):
-        # testonly: a test may use a testonly client, and nothing but the
-        # test needs these.
-        _go_driver_main(
-            name = "%s_driver_main_%d" % (name, i),
-            client = c,
-            srcs = _srcs_of(c),
-            testonly = True,
-            tags = ["manual"],
-        )
-        go_binary(
-            name = "%s_driver_%d" % (name, i),
-            srcs = [":%s_driver_main_%d" % (name, i)],
-            deps = [c, Label("//chobo/conformance/godriver")],
-            testonly = True,
-            tags = ["manual"],
-        )
-        drivers.append(":%s_driver_%d" % (name, i))
     _chobo_conformance_test(
         name = name,
         book = book,
         scenarios = scenarios,
-        drivers = drivers,
-        client_srcs = [_srcs_of(c) for c in all_clients],
+        drivers = [_beside(c, "_driver") for c in all_clients],
+        client_srcs = [_beside(c, "_srcs") for c in all_clients],
         **kwargs
     )

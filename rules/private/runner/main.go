@@ -24,6 +24,9 @@
 //	CHOBO_CONFORMANCE_TIGERBEETLE   the TigerBeetle toolchain's binary, or empty
 //	CHOBO_CONFORMANCE_TIGERBEETLE_MISSING  why the toolchain has none
 //	CHOBO_CONFORMANCE_TIGERBEETLE_ERROR    why the binary the user named cannot be used (a failure, not a skip)
+//	CHOBO_CONFORMANCE_NODE          node, when a client is a TypeScript one (its driver entry is then TARGET=the client's .ts)
+//	CHOBO_CONFORMANCE_NODE_MODULES  node_modules/.package-lock.json of the Node toolchain's pinned packages
+//	CHOBO_CONFORMANCE_TS_DRIVER     chobo's TypeScript driver (runtime/typescript/driver/driver.ts)
 package main
 
 import (
@@ -90,12 +93,21 @@ type config struct {
 	drivers     []driver // the driver programs of the book's clients
 	tigerbeetle string   // the tigerbeetle binary; "" for none
 	tbMissing   string   // why there is none
+	node        node     // for TypeScript clients
+}
+
+// node is what a TypeScript client is compiled and driven with.
+type node struct {
+	program, modules, driver string // node, the node_modules directory, driver.ts
 }
 
 // driver is the driver program of one client.
 type driver struct {
-	target string // postgres-go or tigerbeetle-go
-	path   string
+	target string // postgres-go, tigerbeetle-go, postgres-typescript, tigerbeetle-typescript
+	path   string // the program; for a TypeScript client, its .ts file
+	// command starts the driver when it is not the program at path: a
+	// TypeScript client's, once compiled.
+	command func() *exec.Cmd
 }
 
 // fromEnv reads the rule's environment and points pgtest at the
@@ -134,7 +146,7 @@ func fromEnv() (config, error) {
 		if err != nil {
 			return cfg, err
 		}
-		cfg.drivers = append(cfg.drivers, driver{target, path})
+		cfg.drivers = append(cfg.drivers, driver{target: target, path: path})
 	}
 	if tb := os.Getenv("CHOBO_CONFORMANCE_TIGERBEETLE"); tb != "" {
 		if cfg.tigerbeetle, err = runfile(tb); err != nil {
@@ -142,6 +154,22 @@ func fromEnv() (config, error) {
 		}
 	}
 	cfg.tbMissing = os.Getenv("CHOBO_CONFORMANCE_TIGERBEETLE_MISSING")
+	if n := os.Getenv("CHOBO_CONFORMANCE_NODE"); n != "" {
+		if cfg.node.program, err = runfile(n); err != nil {
+			return cfg, err
+		}
+		marker, err := runfile(os.Getenv("CHOBO_CONFORMANCE_NODE_MODULES"))
+		if err == nil {
+			marker, err = filepath.EvalSymlinks(marker)
+		}
+		if err != nil {
+			return cfg, fmt.Errorf("the Node toolchain's packages: %v", err)
+		}
+		cfg.node.modules = filepath.Dir(marker)
+		if cfg.node.driver, err = runfile(os.Getenv("CHOBO_CONFORMANCE_TS_DRIVER")); err != nil {
+			return cfg, err
+		}
+	}
 	if e := os.Getenv("CHOBO_CONFORMANCE_TIGERBEETLE_ERROR"); e != "" {
 		return cfg, fmt.Errorf("real TigerBeetle: %s", e)
 	}
@@ -254,6 +282,9 @@ func (r *run) main(cfg config) error {
 	if err != nil {
 		return err
 	}
+	if err := r.compileTypeScript(&cfg, l.Book); err != nil {
+		return err
+	}
 	backends, err := r.backends(srv, app, pool, cp, name, copyPath, cfg.drivers)
 	if err != nil {
 		return err
@@ -316,7 +347,11 @@ func (r *run) writeCopy(name string, src []byte) (string, error) {
 
 // startDriver starts one driver, opened with open, and stops it at the end.
 func (r *run) startDriver(name string, d driver, open protocol.Request, read conformance.Reader) (*conformance.Process, error) {
-	p, err := conformance.StartProcessWith(exec.Command(d.path), open, read)
+	cmd := exec.Command(d.path)
+	if d.command != nil {
+		cmd = d.command()
+	}
+	p, err := conformance.StartProcessWith(cmd, open, read)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %s: %v", name, d.target, err)
 	}
@@ -346,7 +381,7 @@ func (r *run) backends(srv *pgtest.Server, app, read *pgxpool.Pool, cp *book.Boo
 	}
 	out := []namedBackend{{name: "postgres", backend: sql}}
 	for _, d := range drivers {
-		if d.target != godriver.Client {
+		if d.target != godriver.Client && d.target != tsPostgres {
 			continue
 		}
 		// The driver opens the book whose SQL is loaded: the test copy.
@@ -363,13 +398,16 @@ func (r *run) backends(srv *pgtest.Server, app, read *pgxpool.Pool, cp *book.Boo
 // tigerbeetle are the tigerbeetle-go clients on the model of TigerBeetle,
 // and on a real replica when the toolchain has a binary.
 func (r *run) tigerbeetle(cfg config, cp *book.Book, name, copyPath string) ([]namedBackend, error) {
-	var drivers []driver
+	var drivers, ts []driver
 	for _, d := range cfg.drivers {
-		if d.target == godriver.TigerBeetleClient {
+		switch d.target {
+		case godriver.TigerBeetleClient:
 			drivers = append(drivers, d)
+		case tsTigerBeetle:
+			ts = append(ts, d)
 		}
 	}
-	if len(drivers) == 0 {
+	if len(drivers) == 0 && len(ts) == 0 {
 		return nil, nil
 	}
 	var out []namedBackend
@@ -403,6 +441,9 @@ func (r *run) tigerbeetle(cfg config, cp *book.Book, name, copyPath string) ([]n
 			why = "the TigerBeetle toolchain has no binary"
 		}
 		fmt.Fprintf(r.out, "SKIP: real TigerBeetle: %s\n", why)
+		if len(ts) > 0 {
+			fmt.Fprintf(r.out, "SKIP: %s: tigerbeetle-node reaches only a real replica, and there is none\n", tsTigerBeetle)
+		}
 		return out, nil
 	}
 	os.Setenv(tbtest.EnvVar, cfg.tigerbeetle)
@@ -418,6 +459,17 @@ func (r *run) tigerbeetle(cfg config, cp *book.Book, name, copyPath string) ([]n
 	})
 	if err := on("real replica", srv.Client, nil, true); err != nil {
 		return nil, err
+	}
+	// The official Node client dials the replica itself; its driver cuts
+	// the timeouts of holds to the test copy's, as tbwire does above.
+	for _, d := range ts {
+		tb := &conformance.TigerBeetle{Raw: srv.Client, Book: cp, Replica: true}
+		p, err := r.startDriver(name, d, protocol.Request{Book: copyPath, TigerBeetle: srv.Address}, tb)
+		if err != nil {
+			return nil, err
+		}
+		tb.Calls = p
+		out = append(out, namedBackend{name: fmt.Sprintf("%s (real replica)", p.Client()), backend: tb})
 	}
 	return out, nil
 }

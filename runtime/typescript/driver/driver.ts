@@ -3,12 +3,16 @@
 // that the conformance runner drives a TypeScript client the way it
 // drives a client in any other language.
 //
-//   node driver.js --client <book>.js --names <names>.json
+//   node driver.js --client <book>.js --names <names>.json [--hold-seconds N]
 //
 // --client is the generated client, compiled to JavaScript; --names is
 // what `chobo api` says of its target (under "targets"), with the
 // target's name: {"target": "postgres-typescript", "names": {…}}. The
-// driver reads no book: it calls the members those names give.
+// driver reads no book: it calls the members those names give. With
+// --hold-seconds, every hold that expires is sent with a timeout of N
+// seconds instead of the book's: TigerBeetle counts a hold's life from the
+// timeout the client sends, and the conformance runner's test copy of a
+// book gives holds seconds.
 //
 // With CHOBO_DRIVER_RECORD set to a file, every request the client hands
 // to pg or to tigerbeetle-node is appended to that file as one JSON line,
@@ -98,6 +102,16 @@ function recordedPool(pool: pg.Pool, tenant: string): unknown {
 
 type TBClient = ReturnType<typeof createClient>;
 
+/** shortened hands requests to c with the timeout of every hold that expires cut to secs. */
+function shortened(c: TBClient, secs: number): TBClient {
+  return {
+    ...c,
+    createTransfers(batch) {
+      return c.createTransfers(batch.map((t) => ((t.flags & 2) !== 0 && t.timeout > 0 ? { ...t, timeout: secs } : t)));
+    },
+  };
+}
+
 /** recordedClient hands each request of one tenant's book to the official client, writing it down first. */
 function recordedClient(c: TBClient, tenant: string): unknown {
   return {
@@ -145,8 +159,11 @@ class Driver {
   #tb: TBClient | undefined;
   readonly #books = new Map<string, BookValue>();
 
-  constructor(target: string, names: Names, module: Record<string, unknown>) {
+  readonly #holdSeconds: number;
+
+  constructor(target: string, names: Names, module: Record<string, unknown>, holdSeconds: number) {
     this.#target = target;
+    this.#holdSeconds = holdSeconds;
     this.#names = names;
     const c = module[names.constructor];
     if (typeof c !== "function") {
@@ -168,6 +185,9 @@ class Driver {
         throw new Error('open: no "tigerbeetle" address');
       }
       this.#tb = createClient({ cluster_id: 0n, replica_addresses: [req.tigerbeetle] });
+      if (this.#holdSeconds > 0) {
+        this.#tb = shortened(this.#tb, this.#holdSeconds);
+      }
       this.#connection = this.#tb;
     } else {
       const p = libpq(req.dsn ?? "");
@@ -305,14 +325,15 @@ function message(err: unknown): string {
 }
 
 async function main(): Promise<number> {
-  const { values: flags } = parseArgs({ options: { client: { type: "string" }, names: { type: "string" } } });
-  if (!flags.client || !flags.names) {
-    process.stderr.write("usage: node driver.js --client <book>.js --names <names>.json\n");
+  const { values: flags } = parseArgs({ options: { client: { type: "string" }, names: { type: "string" }, "hold-seconds": { type: "string" } } });
+  const holdSeconds = Number(flags["hold-seconds"] ?? "0");
+  if (!flags.client || !flags.names || !Number.isSafeInteger(holdSeconds) || holdSeconds < 0) {
+    process.stderr.write("usage: node driver.js --client <book>.js --names <names>.json [--hold-seconds N]\n");
     return 2;
   }
   const spec = JSON.parse(readFileSync(flags.names, "utf8")) as { target: string; names: Names };
   const module = (await import(new URL(flags.client, `file://${process.cwd()}/`).href)) as Record<string, unknown>;
-  const driver = new Driver(spec.target, spec.names, module);
+  const driver = new Driver(spec.target, spec.names, module, holdSeconds);
   const inFlight = new Set<Promise<void>>();
   const answer = (r: Response) => process.stdout.write(JSON.stringify(r) + "\n");
   let broken = "";
