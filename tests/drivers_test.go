@@ -32,7 +32,7 @@ var drivers struct {
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	for _, dir := range []string{drivers.dir, tbDrivers.dir} {
+	for _, dir := range []string{drivers.dir, tbDrivers.dir, tsBuilt.dir} {
 		if dir != "" {
 			os.RemoveAll(dir)
 		}

@@ -29,6 +29,7 @@ import (
 	"github.com/chobo-lang/chobo/runtime/go/chobo"
 	"github.com/chobo-lang/chobo/runtime/go/chobotb"
 	"github.com/chobo-lang/chobo/runtime/go/chobotb/tbmodel"
+	tsruntime "github.com/chobo-lang/chobo/runtime/typescript"
 )
 
 // The TypeScript clients of the cases are compiled here, with tsc, into
@@ -39,64 +40,52 @@ import (
 // are written from each book's test copy, since TigerBeetle counts a
 // hold's lifetime from the timeout the client sends.
 
-// tsClient is one compiled client and what the driver reads of it.
+// tsClient is one client, compiled in the folder of tsBuilt, and what the
+// driver reads of it.
 type tsClient struct {
-	module string // the compiled client
+	module string // the client's source, relative to the folder
 	names  string // {"target", "names"}: its entry of chobo api's targets
 }
 
 var tsBuilt struct {
 	once    sync.Once
+	node    tsruntime.Node
 	dir     string
-	driver  string
 	clients map[string]tsClient // by case name and target: "inventory postgres-typescript"
 	err     error
 }
 
 // tsDrivers compiles, once per test binary, the driver and the clients of
-// every case on both backends, and returns node's arguments for the
-// driver and the clients.
-func tsDrivers(t *testing.T) (node string, clients map[string]tsClient, driver string) {
+// every case on both backends (see TestMain for the folder's removal).
+func tsDrivers(t *testing.T) (tsruntime.Node, string, map[string]tsClient) {
 	t.Helper()
-	node, tsc := typeScript(t)
+	node, _ := typeScript(t)
 	tsBuilt.once.Do(func() {
-		tsBuilt.dir, tsBuilt.clients, tsBuilt.err = buildTSClients(t, tsc)
-		tsBuilt.driver = filepath.Join(tsBuilt.dir, "dist", "driver", "driver.js")
+		modules, _ := filepath.Abs(filepath.Join(tsRuntimeDir, "node_modules"))
+		tsBuilt.node = tsruntime.Node{Program: node, Modules: modules}
+		tsBuilt.dir, tsBuilt.clients, tsBuilt.err = buildTSClients(t, tsBuilt.node)
 	})
 	if tsBuilt.err != nil {
 		t.Fatal(tsBuilt.err)
 	}
-	return node, tsBuilt.clients, tsBuilt.driver
+	return tsBuilt.node, tsBuilt.dir, tsBuilt.clients
 }
 
-func buildTSClients(t *testing.T, tsc string) (string, map[string]tsClient, error) {
+func buildTSClients(t *testing.T, n tsruntime.Node) (string, map[string]tsClient, error) {
 	dir, err := os.MkdirTemp("", "chobo-ts-")
 	if err != nil {
 		return "", nil, err
 	}
 	clients := map[string]tsClient{}
-	var files []string
+	files := map[string][]byte{}
 	add := func(caseName, tg string, file string, data []byte, names *api.TypeScript) error {
-		src := filepath.Join(dir, "clients", caseName, tg, file)
-		if err := os.MkdirAll(filepath.Dir(src), 0o755); err != nil {
-			return err
-		}
-		if err := os.WriteFile(src, data, 0o644); err != nil {
-			return err
-		}
 		spec, err := json.Marshal(map[string]any{"target": tg, "names": names})
 		if err != nil {
 			return err
 		}
-		namesPath := filepath.Join(dir, "clients", caseName, tg, "names.json")
-		if err := os.WriteFile(namesPath, spec, 0o644); err != nil {
-			return err
-		}
-		files = append(files, src)
-		clients[caseName+" "+tg] = tsClient{
-			module: filepath.Join(dir, "dist", "clients", caseName, tg, strings.TrimSuffix(file, ".ts")+".js"),
-			names:  namesPath,
-		}
+		rel := "clients/" + caseName + "/" + tg + "/"
+		files[rel+file], files[rel+"names.json"] = data, spec
+		clients[caseName+" "+tg] = tsClient{module: rel + file, names: filepath.Join(dir, filepath.FromSlash(rel), "names.json")}
 		return nil
 	}
 	for _, c := range cases(t) {
@@ -123,32 +112,7 @@ func buildTSClients(t *testing.T, tsc string) (string, map[string]tsClient, erro
 			}
 		}
 	}
-	driverSrc, err := os.ReadFile(filepath.Join(tsRuntimeDir, "driver", "driver.ts"))
-	if err != nil {
-		return dir, nil, err
-	}
-	if err := os.MkdirAll(filepath.Join(dir, "driver"), 0o755); err != nil {
-		return dir, nil, err
-	}
-	if err := os.WriteFile(filepath.Join(dir, "driver", "driver.ts"), driverSrc, 0o644); err != nil {
-		return dir, nil, err
-	}
-	files = append(files, filepath.Join(dir, "driver", "driver.ts"))
-	modules, _ := filepath.Abs(filepath.Join(tsRuntimeDir, "node_modules"))
-	if err := os.Symlink(modules, filepath.Join(dir, "node_modules")); err != nil {
-		return dir, nil, err
-	}
-	if err := os.WriteFile(filepath.Join(dir, "package.json"), []byte(`{"type": "module"}`+"\n"), 0o644); err != nil {
-		return dir, nil, err
-	}
-	args := append(append([]string{}, tsFlags...), "--target", "es2022", "--module", "nodenext",
-		"--types", "node", "--typeRoots", filepath.Join(modules, "@types"), "--rootDir", dir, "--outDir", filepath.Join(dir, "dist"))
-	cmd := exec.Command(tsc, append(args, files...)...)
-	cmd.Dir = dir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return dir, nil, fmt.Errorf("tsc over the driver and %d clients: %v\n%s", len(files)-1, err, out)
-	}
-	return dir, clients, nil
+	return dir, clients, tsruntime.Compile(n, dir, files)
 }
 
 // startTSDriver runs the driver of l's client of a TypeScript target, with
@@ -157,7 +121,7 @@ func buildTSClients(t *testing.T, tsc string) (string, map[string]tsClient, erro
 // down every request its client sends into that file.
 func startTSDriver(t *testing.T, l loaded, tg string, open protocol.Request, read conformance.Reader, record string) *conformance.Process {
 	t.Helper()
-	node, clients, driver := tsDrivers(t)
+	node, dir, clients := tsDrivers(t)
 	c, ok := clients[l.name+" "+tg]
 	if !ok {
 		t.Fatalf("%s: no %s client", l.path, tg)
@@ -167,7 +131,7 @@ func startTSDriver(t *testing.T, l loaded, tg string, open protocol.Request, rea
 		t.Fatal(err)
 	}
 	open.Book = bookPath
-	cmd := exec.Command(node, driver, "--client", c.module, "--names", c.names)
+	cmd := exec.Command(node.Program, tsruntime.DriverArgs(dir, c.module, c.names, 0)...)
 	cmd.Env = os.Environ()
 	if record != "" {
 		cmd.Env = append(cmd.Env, "CHOBO_DRIVER_RECORD="+record)
@@ -535,4 +499,69 @@ func tbRequest(t *testing.T, r map[string]json.RawMessage) tbmodel.Request {
 		t.Fatalf("a recorded request of op %q", op)
 	}
 	return out
+}
+
+// TestTypeScriptExampleInDocs runs the postgres-typescript example of
+// docs/targets.md as it stands, with the inventory example's client, on a
+// real server as the application's role, and holds what it prints to the
+// block after it.
+func TestTypeScriptExampleInDocs(t *testing.T) {
+	node, tsc := typeScript(t)
+	doc, err := os.ReadFile(filepath.Join("..", "docs", "targets.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(doc)
+	i := strings.Index(text, "## `postgres-typescript` and `tigerbeetle-typescript`")
+	if i < 0 {
+		t.Fatal("docs/targets.md has no section on the TypeScript targets")
+	}
+	block := func(from int, fence string) (string, int) {
+		start := strings.Index(text[from:], fence)
+		if start < 0 {
+			t.Fatalf("no %q block after the section's start", fence)
+		}
+		start += from + len(fence)
+		end := strings.Index(text[start:], "```\n")
+		return text[start : start+end], start + end + 4
+	}
+	program, next := block(i, "```ts\n")
+	want, _ := block(next, "```\n")
+
+	b, src := loadBook(t, filepath.Join("..", "examples", "inventory", "inventory.book"))
+	d := deployBook(t, b, src, 4)
+	dir := t.TempDir()
+	client, err := os.ReadFile(filepath.Join(casesDir, "inventory", "expected", "postgres-typescript", "inventory.ts"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	modules, _ := filepath.Abs(filepath.Join(tsRuntimeDir, "node_modules"))
+	for name, data := range map[string][]byte{"main.ts": []byte(program), "inventory.ts": client,
+		"package.json": []byte(`{"type": "module"}` + "\n")} {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(modules, filepath.Join(dir, "node_modules")); err != nil {
+		t.Fatal(err)
+	}
+	args := append(append([]string{}, tsFlags...), "--target", "es2022", "--module", "nodenext", "--types", "node",
+		"--typeRoots", filepath.Join(modules, "@types"), "--allowImportingTsExtensions", "--rewriteRelativeImportExtensions",
+		"--outDir", filepath.Join(dir, "dist"), filepath.Join(dir, "main.ts"), filepath.Join(dir, "inventory.ts"))
+	cmd := exec.Command(tsc, args...)
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("tsc over the example: %v\n%s", err, out)
+	}
+	cmd = exec.Command(node, filepath.Join(dir, "dist", "main.js"))
+	cmd.Env = append(os.Environ(), "PGHOST="+d.srv.SocketDir, fmt.Sprintf("PGPORT=%d", d.srv.Port),
+		"PGUSER="+pgdeploy.App, "PGDATABASE="+pgtest.DefaultDB)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("node: %v\n%s", err, stderr.String())
+	}
+	if got := stdout.String(); got != want {
+		t.Errorf("the example printed\n%s\nbut docs/targets.md shows\n%s", got, want)
+	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/chobo-lang/chobo/chobo/ids"
 	"github.com/chobo-lang/chobo/runtime/go/chobotb"
+	tsruntime "github.com/chobo-lang/chobo/runtime/typescript"
 	"github.com/chobo-lang/chobo/tests/golden"
 )
 
@@ -27,7 +28,7 @@ import (
 const tsRuntimeDir = "../runtime/typescript"
 
 // tsFlags are the flags the generated clients must pass.
-var tsFlags = []string{"--strict", "--erasableSyntaxOnly", "--noUnusedLocals"}
+var tsFlags = tsruntime.ClientFlags
 
 var tsTools struct {
 	once      sync.Once
@@ -174,7 +175,8 @@ func TestTypeScriptRuntime(t *testing.T) {
 
 // TestTypeScriptClientsCompile runs tsc with the flags every generated
 // client must pass over the expected clients of every case, both targets,
-// as users would: each file as it is, with Node's and the drivers' types.
+// as users would: each file as it is, with Node's types; and again with the
+// checks of the strictest projects.
 func TestTypeScriptClientsCompile(t *testing.T) {
 	_, tsc := typeScript(t)
 	var files []string
@@ -187,16 +189,25 @@ func TestTypeScriptClientsCompile(t *testing.T) {
 	if len(files) < 20 {
 		t.Fatalf("found only %d TypeScript clients", len(files))
 	}
-	// One compilation would see every client's exports in one space; each
-	// file is a module, so one program of them all is still each file alone.
+	// Each file is a module, so one program of them all still checks
+	// each file alone.
 	types, _ := filepath.Abs(filepath.Join(tsRuntimeDir, "node_modules", "@types"))
 	args := append(append([]string{}, tsFlags...), "--noEmit", "--target", "es2022", "--module", "nodenext",
 		"--types", "node", "--typeRoots", types)
-	cmd := exec.Command(tsc, append(args, files...)...)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("tsc %s over %d clients: %v\n%s", strings.Join(tsFlags, " "), len(files), err, out.String())
+	// The flags every client must pass, then those of the
+	// strictest projects, which a client must not make them give up.
+	for _, flags := range [][]string{nil, strictest} {
+		cmd := exec.Command(tsc, append(append(args, flags...), files...)...)
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("tsc %s over %d clients: %v\n%s", strings.Join(append(tsFlags, flags...), " "), len(files), err, out.String())
+		}
+		t.Logf("tsc %s: %d clients compile", strings.Join(append(tsFlags, flags...), " "), len(files))
 	}
-	t.Logf("tsc %s: %d clients compile", strings.Join(tsFlags, " "), len(files))
 }
+
+// strictest are the checks strict projects turn on beyond --strict.
+var strictest = []string{"--noUnusedParameters", "--noImplicitReturns", "--noFallthroughCasesInSwitch",
+	"--exactOptionalPropertyTypes", "--noUncheckedIndexedAccess", "--noPropertyAccessFromIndexSignature",
+	"--isolatedModules", "--noImplicitOverride"}

@@ -57,10 +57,9 @@ def _chobo_conformance_test_impl(ctx):
         node = ctx.toolchains[_NODE]
         if node == None or node.node.missing:
             fail("%s drives a TypeScript client and needs Node: %s" % (ctx.label, node.node.missing if node else "no Node toolchain is registered (toolchains/node)"))
-        runfiles = runfiles.merge(ctx.runfiles(files = [ctx.file._ts_driver], transitive_files = node.node.files))
+        runfiles = runfiles.merge(ctx.runfiles(transitive_files = node.node.files))
         env["CHOBO_CONFORMANCE_NODE"] = _rlocation(ctx, node.node.node)
         env["CHOBO_CONFORMANCE_NODE_MODULES"] = _rlocation(ctx, node.node.modules)
-        env["CHOBO_CONFORMANCE_TS_DRIVER"] = _rlocation(ctx, ctx.file._ts_driver)
     env["CHOBO_CONFORMANCE_DRIVERS"] = " ".join(drivers)
     return [
         DefaultInfo(executable = exe, runfiles = runfiles),
@@ -88,10 +87,6 @@ seconds on a test copy of the book, as in the project's own tests.""",
         "client_srcs": attr.label_list(
             providers = [ChoboGeneratedInfo],
             doc = "The generated sources of each client, in the order of drivers: they say its target and language.",
-        ),
-        "_ts_driver": attr.label(
-            default = Label("//runtime/typescript:driver/driver.ts"),
-            allow_single_file = True,
         ),
         "_runner": attr.label(
             default = Label("//rules/private/runner"),

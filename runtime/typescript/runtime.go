@@ -1,9 +1,10 @@
 // Package typescript holds the TypeScript runtime of chobo's clients:
 // the part of every generated TypeScript client that is the same for every
 // book. The runtime is a TypeScript package of its own (package.json,
-// src/, test/); this Go package only carries its sources into the
-// compiler, which writes them into each client it generates, so that a
-// client is one file.
+// src/, test/); this Go package carries its sources into the compiler,
+// which writes them into each client it generates, so that a client is
+// one file; and the driver (driver/driver.ts), with what compiles a client
+// with it, for the conformance tests.
 package typescript
 
 import (

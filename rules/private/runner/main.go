@@ -26,7 +26,6 @@
 //	CHOBO_CONFORMANCE_TIGERBEETLE_ERROR    why the binary the user named cannot be used (a failure, not a skip)
 //	CHOBO_CONFORMANCE_NODE          node, when a client is a TypeScript one (its driver entry is then TARGET=the client's .ts)
 //	CHOBO_CONFORMANCE_NODE_MODULES  node_modules/.package-lock.json of the Node toolchain's pinned packages
-//	CHOBO_CONFORMANCE_TS_DRIVER     chobo's TypeScript driver (runtime/typescript/driver/driver.ts)
 package main
 
 import (
@@ -54,6 +53,7 @@ import (
 	"github.com/chobo-lang/chobo/chobo/conformance/tbwire"
 	"github.com/chobo-lang/chobo/runtime/go/chobotb"
 	"github.com/chobo-lang/chobo/runtime/go/chobotb/tbmodel"
+	tsruntime "github.com/chobo-lang/chobo/runtime/typescript"
 )
 
 func main() {
@@ -88,17 +88,12 @@ func main() {
 // config is what the rule hands over, as paths valid from the working
 // directory.
 type config struct {
-	book        string   // the .book file
-	scenarios   []string // hand-written scenario files
-	drivers     []driver // the driver programs of the book's clients
-	tigerbeetle string   // the tigerbeetle binary; "" for none
-	tbMissing   string   // why there is none
-	node        node     // for TypeScript clients
-}
-
-// node is what a TypeScript client is compiled and driven with.
-type node struct {
-	program, modules, driver string // node, the node_modules directory, driver.ts
+	book        string         // the .book file
+	scenarios   []string       // hand-written scenario files
+	drivers     []driver       // the driver programs of the book's clients
+	tigerbeetle string         // the tigerbeetle binary; "" for none
+	tbMissing   string         // why there is none
+	node        tsruntime.Node // what TypeScript clients are compiled and driven with
 }
 
 // driver is the driver program of one client.
@@ -155,7 +150,7 @@ func fromEnv() (config, error) {
 	}
 	cfg.tbMissing = os.Getenv("CHOBO_CONFORMANCE_TIGERBEETLE_MISSING")
 	if n := os.Getenv("CHOBO_CONFORMANCE_NODE"); n != "" {
-		if cfg.node.program, err = runfile(n); err != nil {
+		if cfg.node.Program, err = runfile(n); err != nil {
 			return cfg, err
 		}
 		marker, err := runfile(os.Getenv("CHOBO_CONFORMANCE_NODE_MODULES"))
@@ -165,10 +160,7 @@ func fromEnv() (config, error) {
 		if err != nil {
 			return cfg, fmt.Errorf("the Node toolchain's packages: %v", err)
 		}
-		cfg.node.modules = filepath.Dir(marker)
-		if cfg.node.driver, err = runfile(os.Getenv("CHOBO_CONFORMANCE_TS_DRIVER")); err != nil {
-			return cfg, err
-		}
+		cfg.node.Modules = filepath.Dir(marker)
 	}
 	if e := os.Getenv("CHOBO_CONFORMANCE_TIGERBEETLE_ERROR"); e != "" {
 		return cfg, fmt.Errorf("real TigerBeetle: %s", e)
