@@ -21,6 +21,7 @@ import (
 	"github.com/chobo-lang/chobo/chobo/conformance/pgdeploy"
 	"github.com/chobo-lang/chobo/chobo/conformance/pgtest"
 	"github.com/chobo-lang/chobo/chobo/conformance/protocol"
+	"github.com/chobo-lang/chobo/chobo/conformance/tbtest"
 	"github.com/chobo-lang/chobo/chobo/gen"
 	"github.com/chobo-lang/chobo/chobo/ids"
 	"github.com/chobo-lang/chobo/chobo/interp"
@@ -188,6 +189,10 @@ func TestTypeScriptConformance(t *testing.T) {
 		books := tsCases(t, "tigerbeetle-typescript")
 		tsDrivers(t)
 		bin := realTigerBeetle(t)
+		// One official client per book's driver, and the proxy's.
+		if len(books)+1 > tbtest.ClientsMax {
+			t.Fatalf("%d books need %d clients on the replica at once; it serves %d", len(books), len(books)+1, tbtest.ClientsMax)
+		}
 		replica, raw := startProxy(t, tbDriver(t, tbBooks(t)), bin)
 		var jobs []conformance.Job
 		records := map[*conformance.Loaded]string{}
