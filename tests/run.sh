@@ -40,8 +40,8 @@ ran_on_replica() {
 
 go vet ./...
 # The tests package runs every scenario on a real TigerBeetle too, and
-# through the TypeScript clients: about 14 minutes on a quiet machine of 2
-# cores, far more than the default 10 on a busy one.
+# through the TypeScript clients: about 10 minutes on a quiet machine of 2
+# cores, the default limit, and far more on a busy one.
 go test -timeout 40m ./...
 
 # The Bazel ruleset: chobo's own targets and tests, BUILD files in step with
