@@ -121,13 +121,11 @@ func bookRules(b book, cc *choboConfig, base string, files map[string]bool, sole
 		if clientTargets[t].goPackage {
 			imp := path.Join(base, b.name+clientTargets[t].importSuffix)
 			c.SetAttr("importpath", imp)
-			c.SetAttr("target", t)
 			if pkg := goPackage(b.name); pkg != goPackage(imp) {
 				c.SetAttr("package", pkg)
 			}
-		} else {
-			c.SetAttr("target", t)
 		}
+		c.SetAttr("target", t)
 		c.SetAttr("visibility", []string{"//visibility:public"})
 		out = append(out, c)
 		clients = append(clients, ":"+c.Name())

@@ -39,12 +39,12 @@ def _chobo_conformance_test_impl(ctx):
         runfiles = runfiles.merge(ctx.runfiles(files = [tb.binary]))
         env["CHOBO_CONFORMANCE_TIGERBEETLE"] = _rlocation(ctx, tb.binary)
     drivers = []
-    typescript = []
+    typescript = False
     for srcs, driver in zip(ctx.attr.client_srcs, ctx.attr.drivers):
         gen = srcs[ChoboGeneratedInfo]
         if gen.language == "typescript":
             # Compiled with chobo's TypeScript driver by the runner.
-            typescript.append(gen)
+            typescript = True
             runfiles = runfiles.merge(ctx.runfiles(files = gen.srcs))
             drivers.append("%s=%s" % (gen.target, _rlocation(ctx, gen.srcs[0])))
             continue

@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"text/template"
 
 	"github.com/chobo-lang/chobo/chobo/backend/tigerbeetle"
@@ -32,7 +33,6 @@ var funcs = template.FuncMap{
 	"str":    String,
 	"prop":   Property,
 	"doc":    doc,
-	"join":   strings.Join,
 	"values": newValues,
 }
 
@@ -169,11 +169,41 @@ var (
 	exportedType = regexp.MustCompile(`(?m)^export (?:interface|type|class) ([A-Za-z_$][A-Za-z0-9_$]*)`)
 )
 
-// runtimeOf reads the runtime's files for a backend. Their imports of one
-// another go (the files end up in one), and their imports of Node's
-// modules are gathered at the top of the client. It also returns the type
-// names the runtime declares, which the book's types must not take.
+// runtimeParts is the runtime as a client of one backend carries it.
+type runtimeParts struct {
+	files   []runtimeFile
+	imports []string
+	types   []string // the type names the runtime declares
+	err     error
+}
+
+// runtimes holds the runtime's parts by backend, worked out once: the
+// sources are compiled in, and every client of a backend carries the same.
+var runtimes = sync.OnceValue(func() map[string]runtimeParts {
+	out := map[string]runtimeParts{}
+	for _, backend := range []string{model.Postgres, model.TigerBeetle} {
+		var p runtimeParts
+		p.files, p.imports, p.types, p.err = readRuntime(backend)
+		out[backend] = p
+	}
+	return out
+})
+
+// runtimeOf returns the runtime's files for a backend, its imports of
+// Node's modules, and the type names it declares, which the book's types
+// must not take.
 func runtimeOf(backend string) (files []runtimeFile, imports, types []string, err error) {
+	p, ok := runtimes()[backend]
+	if !ok {
+		return nil, nil, nil, fmt.Errorf("no TypeScript runtime for the backend %q", backend)
+	}
+	return p.files, p.imports, p.types, p.err
+}
+
+// readRuntime reads the runtime's files for a backend. Their imports of
+// one another go (the files end up in one), and their imports of Node's
+// modules are gathered at the top of the client.
+func readRuntime(backend string) (files []runtimeFile, imports, types []string, err error) {
 	names, err := tsruntime.Files(backend)
 	if err != nil {
 		return nil, nil, nil, err
