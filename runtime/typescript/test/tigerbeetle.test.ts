@@ -5,7 +5,7 @@ import { ChoboError } from "../src/chobo.ts";
 import {
   type ChainEvent, type Def, type TigerBeetleAccount, type TigerBeetleClient, type TigerBeetleTransfer,
   TigerBeetleBook, accountStatus, balanceOf, content, finish, jsonString, lookups, plan, read, readStatus,
-  statusChain, transferStatus,
+  statusChain, tenantIdsOf, transferStatus,
 } from "../src/tigerbeetle.ts";
 
 // The official client must be what a book takes: the check is the compiler's.
@@ -72,6 +72,7 @@ test("a hold lays out probes, floors and rooms in move order, linked", () => {
   assert.deepEqual(p.openings.map((o) => o.amount), [100n, 50n]);
   assert.equal(new Set(p.chain.map((e) => e.transfer.id)).size, p.chain.length);
   assert.deepEqual(plan(def, "", 0, "hold", ["A", 5n]), p, "the same call, the same bytes");
+  assert.deepEqual(plan(def, "", 0, "hold", ["A", 5n], tenantIdsOf(def, "")), p, "a book's ids worked out once, the same bytes");
   assert.notEqual(plan(def, "t2", 0, "hold", ["A", 5n]).chain[0]!.transfer.id, p.chain[0]!.transfer.id, "tenants apart");
   assert.equal(plan(def, "", 1, "do", ["A", "A"]).sameAccount, true);
   assert.throws(() => plan(def, "", 1, "hold", ["A", "B"]), ChoboError);

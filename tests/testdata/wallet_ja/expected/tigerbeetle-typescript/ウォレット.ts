@@ -786,7 +786,54 @@ function kindOf(d: Def, kind: number): TransferKind {
   return t;
 }
 
-function accountIdOf(d: Def, tenant: string, s: Side, vals: readonly Value[]): bigint {
+/** The codes and ledgers of a book, which every call would hash the same. */
+interface FixedIds {
+  ledgers: number[]; // by unit
+  sinkCodes: number[]; // by unit
+  accountCodes: number[]; // by account kind
+  transferCodes: number[]; // by transfer kind
+}
+
+const fixedIds = new WeakMap<Def, FixedIds>();
+
+/** fixedOf works out a book's codes and ledgers once per definition. */
+function fixedOf(d: Def): FixedIds {
+  let f = fixedIds.get(d);
+  if (f === undefined) {
+    f = {
+      ledgers: d.units.map((u) => ledgerOf(u.name, u.scale)),
+      sinkCodes: d.units.map((u) => codeOf(d.book, "sink", u.name)),
+      accountCodes: d.accounts.map((a) => codeOf(d.book, "account", a.name)),
+      transferCodes: d.transfers.map((t) => codeOf(d.book, "transfer", t.name)),
+    };
+    fixedIds.set(d, f);
+  }
+  return f;
+}
+
+/**
+ * The ids every call of one tenant shares: a TigerBeetleBook works them
+ * out once, so that a call hashes only what depends on it.
+ */
+export interface TenantIds {
+  sinks: bigint[]; // by unit
+  kinds: bigint[]; // by account kind: what its accounts carry in user_data_128
+  plain: (bigint | null)[]; // by account kind: the one account of a kind without parameters
+}
+
+/** tenantIdsOf works out the ids a tenant's calls share. */
+export function tenantIdsOf(d: Def, tenant: string): TenantIds {
+  return {
+    sinks: d.units.map((u) => sinkId(d.book, tenant, u.name)),
+    kinds: d.accounts.map((a) => kindId(d.book, tenant, a.name)),
+    plain: d.accounts.map((a) => (a.params === 0 ? accountId(d.book, tenant, a.name, []) : null)),
+  };
+}
+
+function accountIdOf(d: Def, tenant: string, tids: TenantIds, s: Side, vals: readonly Value[]): bigint {
+  if (s.args.length === 0) {
+    return tids.plain[s.account]!;
+  }
   return accountId(d.book, tenant, d.accounts[s.account]!.name, s.args.map((p) => text(vals[p]!)));
 }
 
@@ -803,8 +850,11 @@ function link(chain: ChainEvent[]): void {
   });
 }
 
-/** plan lays out what a do or hold of a kind sends; vals are its values in declaration order. */
-export function plan(d: Def, tenant: string, kind: number, op: "do" | "hold", vals: readonly Value[]): Plan {
+/**
+ * plan lays out what a do or hold of a kind sends; vals are its values in
+ * declaration order, tids the tenant's shared ids (tenantIdsOf).
+ */
+export function plan(d: Def, tenant: string, kind: number, op: "do" | "hold", vals: readonly Value[], tids: TenantIds = tenantIdsOf(d, tenant)): Plan {
   const t = kindOf(d, kind);
   if ((op === "hold") !== t.pending) {
     throw new ChoboError("CHOBO_UNEXPECTED", `${t.name} has no operation ${op}`);
@@ -816,14 +866,15 @@ export function plan(d: Def, tenant: string, kind: number, op: "do" | "hold", va
     a: AccountKind;
   }
   const sides: [Place, Place][] = t.moves.map((m) => [
-    { id: accountIdOf(d, tenant, m.from, vals), kind: m.from.account, a: d.accounts[m.from.account]! },
-    { id: accountIdOf(d, tenant, m.to, vals), kind: m.to.account, a: d.accounts[m.to.account]! },
+    { id: accountIdOf(d, tenant, tids, m.from, vals), kind: m.from.account, a: d.accounts[m.from.account]! },
+    { id: accountIdOf(d, tenant, tids, m.to, vals), kind: m.to.account, a: d.accounts[m.to.account]! },
   ]);
   if (sides.some(([from, to]) => from.id === to.id)) {
     p.sameAccount = true;
     return p;
   }
-  const ledger = (unit: number) => ledgerOf(d.units[unit]!.name, d.units[unit]!.scale);
+  const fixed = fixedOf(d);
+  const ledger = (unit: number) => fixed.ledgers[unit]!;
   const seen = new Set<bigint>();
   const addAccount = (a: TigerBeetleAccount) => {
     if (!seen.has(a.id)) {
@@ -831,9 +882,9 @@ export function plan(d: Def, tenant: string, kind: number, op: "do" | "hold", va
       p.accounts.push(a);
     }
   };
-  const sinkCode = (unit: number) => codeOf(d.book, "sink", d.units[unit]!.name);
+  const sinkCode = (unit: number) => fixed.sinkCodes[unit]!;
   const sink = (unit: number) => {
-    const id = sinkId(d.book, tenant, d.units[unit]!.name);
+    const id = tids.sinks[unit]!;
     addAccount(account(id, 0n, ledger(unit), sinkCode(unit), 0));
     return id;
   };
@@ -844,7 +895,7 @@ export function plan(d: Def, tenant: string, kind: number, op: "do" | "hold", va
     }
     const s = sink(owner.a.unit);
     if (!seen.has(id)) {
-      addAccount(account(id, owner.id, ledger(owner.a.unit), codeOf(d.book, "account", d.accounts[owner.kind]!.name), ACCOUNT_DEBITS_MUST_NOT_EXCEED_CREDITS));
+      addAccount(account(id, owner.id, ledger(owner.a.unit), fixed.accountCodes[owner.kind]!, ACCOUNT_DEBITS_MUST_NOT_EXCEED_CREDITS));
       p.openings.push(transfer({
         id: openingId(id), debit_account_id: s, credit_account_id: id, amount,
         ledger: ledger(owner.a.unit), code: sinkCode(owner.a.unit),
@@ -853,7 +904,7 @@ export function plan(d: Def, tenant: string, kind: number, op: "do" | "hold", va
     return id;
   };
 
-  const code = codeOf(d.book, "transfer", t.name);
+  const code = fixed.transferCodes[kind]!;
   const key = keyValues(t, vals);
   const user = contentId(d.book, tenant, t.name, op, t.definition, content(vals));
   const pending = op === "hold";
@@ -874,7 +925,7 @@ export function plan(d: Def, tenant: string, kind: number, op: "do" | "hold", va
     const [from, to] = sides[i]!;
     for (const s of [from, to]) {
       const flag = s.a.lower !== null && s.a.lower.value >= 0n ? ACCOUNT_DEBITS_MUST_NOT_EXCEED_CREDITS : 0;
-      addAccount(account(s.id, kindId(d.book, tenant, s.a.name), ledger(s.a.unit), codeOf(d.book, "account", s.a.name), flag));
+      addAccount(account(s.id, tids.kinds[s.kind]!, ledger(s.a.unit), fixed.accountCodes[s.kind]!, flag));
     }
     const amount = m.amount >= 0 ? (vals[m.amount] as bigint) : m.literal;
     const n = i + 1;
@@ -965,13 +1016,14 @@ export function statusChain(d: Def, tenant: string, kind: number, key: readonly 
   const t = kindOf(d, kind);
   const held = transferId(d.book, tenant, t.name, "hold", key, 0);
   const unit = d.accounts[t.moves[0]!.from.account]!.unit;
+  const fixed = fixedOf(d);
   const chain: ChainEvent[] = [
     { role: "status_void", move: 0, reason: "", transfer: transfer({ id: voidId, pending_id: held, flags: TRANSFER_VOID_PENDING }) },
     {
       role: "status_fail", move: 0, reason: "",
       transfer: transfer({
         id: failId, debit_account_id: held, credit_account_id: held, amount: 1n,
-        ledger: ledgerOf(d.units[unit]!.name, d.units[unit]!.scale), code: codeOf(d.book, "transfer", t.name),
+        ledger: fixed.ledgers[unit]!, code: fixed.transferCodes[kind]!,
       }),
     },
   ];
@@ -1112,6 +1164,7 @@ export class TigerBeetleBook {
   readonly #client: TigerBeetleClient;
   readonly #timeoutMs: number;
   readonly #made = new Set<bigint>();
+  readonly #tids: TenantIds;
 
   constructor(client: TigerBeetleClient, def: Def, options: TigerBeetleOptions = {}) {
     if (typeof client !== "object" || client === null || typeof client.createTransfers !== "function") {
@@ -1121,6 +1174,7 @@ export class TigerBeetleBook {
     this.def = def;
     this.tenant = options.tenant ?? "";
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.#tids = tenantIdsOf(def, this.tenant);
   }
 
   async #createTransfers(ts: TigerBeetleTransfer[]): Promise<number[]> {
@@ -1171,7 +1225,7 @@ export class TigerBeetleBook {
 
   /** call sends a do or a hold with its values in declaration order. */
   async call<R extends string>(kind: number, op: "do" | "hold", vals: readonly Value[]): Promise<ResultOf<R>> {
-    const p = plan(this.def, this.tenant, kind, op, vals);
+    const p = plan(this.def, this.tenant, kind, op, vals, this.#tids);
     if (p.sameAccount) {
       return refused("same_account" as R);
     }
