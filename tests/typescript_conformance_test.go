@@ -90,25 +90,29 @@ func buildTSClients(t *testing.T, n tsruntime.Node) (string, map[string]tsClient
 		return nil
 	}
 	for _, c := range cases(t) {
-		found, _ := filepath.Glob(c.expected(filepath.Join("postgres-typescript", "*.ts")))
-		if len(found) == 1 {
-			l := loadForBackends(t, c)
-			data, err := os.ReadFile(found[0])
+		pg, _ := filepath.Glob(c.expected(filepath.Join("postgres-typescript", "*.ts")))
+		tb, _ := filepath.Glob(c.expected(filepath.Join("tigerbeetle-typescript", "*.ts")))
+		if len(pg) != 1 && len(tb) != 1 {
+			continue
+		}
+		l := loadForBackends(t, c)
+		targets := api.TargetsOf(l.Copy)
+		if len(pg) == 1 {
+			data, err := os.ReadFile(pg[0])
 			if err != nil {
 				return dir, nil, err
 			}
-			if err := add(c.Name, "postgres-typescript", filepath.Base(found[0]), data, api.TargetsOf(l.Copy).PostgresTypeScript); err != nil {
+			if err := add(c.Name, "postgres-typescript", filepath.Base(pg[0]), data, targets.PostgresTypeScript); err != nil {
 				return dir, nil, err
 			}
 		}
-		if found, _ := filepath.Glob(c.expected(filepath.Join("tigerbeetle-typescript", "*.ts"))); len(found) == 1 {
-			l := loadForBackends(t, c)
+		if len(tb) == 1 {
 			tg, _ := target.Lookup("tigerbeetle-typescript")
 			out, ds, err := tg.Build(l.Copy, gen.Source{File: filepath.Base(l.path)}, gen.Options{})
 			if err != nil || len(ds) > 0 || len(out) != 1 {
 				return dir, nil, fmt.Errorf("%s: building the test copy's TypeScript client: %v %v", l.path, err, ds)
 			}
-			if err := add(c.Name, "tigerbeetle-typescript", out[0].Path, out[0].Data, api.TargetsOf(l.Copy).TigerBeetleTypeScript); err != nil {
+			if err := add(c.Name, "tigerbeetle-typescript", out[0].Path, out[0].Data, targets.TigerBeetleTypeScript); err != nil {
 				return dir, nil, err
 			}
 		}
