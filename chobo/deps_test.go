@@ -68,6 +68,10 @@ conformance/...       book diag ids version interp scenario search check show ge
 # not know it, the command line puts the two together.
 api               * !cli !cmd/... !evolve
 evolve            syntax resolve book diag api
+# The page for people who run the ledger: what api says, the scenarios
+# traced on the interpreter, drawn by its own SVG package.
+doc/draw          -
+doc               syntax book diag interp search report scenario api doc/draw
 cli               * !cmd/...
 cmd/...           cli
 

@@ -116,12 +116,24 @@ func runCase(t *testing.T, c testCase) outputs {
 	out := outputs{}
 	code := checkOutputs(t, c, out)
 	if code != cli.ExitOK {
-		return out // a book with errors goes no further than check
+		// A book with errors goes no further than check: it has no page.
+		// (Errors that come from the comparison with a previous version
+		// are not the book's.)
+		if stdout, _, code := run(c.Dir, nil, "doc", c.Book); c.Against == "" && (code != cli.ExitError || stdout != "") {
+			t.Errorf("chobo doc of a book with errors: exit %d, %d bytes written; want exit 1 and nothing", code, len(stdout))
+		}
+		return out
 	}
 	if doc := cliOut(t, c, out, "api.json", cli.ExitOK, "api", c.Book); doc != cliOut(t, c, outputs{}, "", cli.ExitOK, "api", c.Book) {
 		t.Error("two runs of chobo api differ")
 	}
 	generatedOutputs(t, c, out)
+	for name, args := range map[string][]string{
+		"doc.md": nil, "doc.ja.md": {"--lang", "ja"},
+		"doc.html": {"--format", "html"}, "doc.ja.html": {"--format", "html", "--lang", "ja"},
+	} {
+		cliOut(t, c, out, name, cli.ExitOK, append([]string{"doc", c.Book}, args...)...)
+	}
 	if c.Scenarios {
 		// Exit 0: every expectation written in the scenarios holds.
 		for name, extra := range map[string][]string{"runs.txt": nil, "runs.ja.txt": {"--lang", "ja"}, "runs.json": {"--format", "json"}} {

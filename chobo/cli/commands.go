@@ -62,6 +62,19 @@ func init() {
 			MinArgs: 1, MaxArgs: 1, Run: runAPI,
 		},
 		{
+			Name: "doc", Args: "<file.book>",
+			Summary: diag.T("write a page on a book for the people who run the ledger",
+				"台帳を運用する人向けに、帳簿を説明するページを書く"),
+			Flags: []Flag{
+				{Name: "format", Choices: []string{"markdown", "html"},
+					Help: diag.T("markdown with Mermaid diagrams (default), or html: one page that loads nothing from elsewhere",
+						"Mermaid の図を入れた markdown(既定)か、html(外から何も読み込まない一つのページ)")},
+				{Name: "out", Value: "<dir>",
+					Help: diag.T("write <dir>/<file name>.md or .html instead of printing", "標準出力ではなく <dir>/<ファイル名>.md か .html に書き込む")},
+			},
+			MinArgs: 1, MaxArgs: 1, Run: runDoc,
+		},
+		{
 			Name: "explain", Args: "<code> | --all",
 			Summary: diag.T("say when a diagnostic code fires and how to fix it", "診断のコードがいつ出るか、どう直すかを説明する"),
 			Flags: []Flag{

@@ -12,7 +12,7 @@ import (
 
 // FuzzCommands runs every command that reads a book on arbitrary text,
 // as a user would from the shell: check (text, JSON, Japanese),
-// api, scenarios, run of those scenarios (answers, and what a client
+// api, doc (Markdown and HTML), scenarios, run of those scenarios (answers, and what a client
 // sends to each backend), and build for every registered target, for
 // books of at most maxFuzzMoves moves. Whatever the
 // book, each must end with exit 0 or 1 (the book's own errors), never 2
@@ -62,6 +62,8 @@ func FuzzCommands(f *testing.F) {
 		call("check", "--format", "json", "fuzz.book")
 		call("check", "--lang", "ja", "fuzz.book")
 		call("api", "fuzz.book")
+		call("doc", "fuzz.book")
+		call("doc", "fuzz.book", "--format", "html", "--lang", "ja")
 		for _, tg := range target.All {
 			call("build", "fuzz.book", "--target", tg.Name, "--out", filepath.Join(out, tg.Name))
 		}

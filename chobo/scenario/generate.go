@@ -179,3 +179,9 @@ func balanceAfter(g *gen, steps []search.Step, a interp.Account) (interp.Balance
 	}
 	return st.Balance(a), true
 }
+
+// FromExample is the scenario of an example the search found: its steps,
+// each expecting the answer it got there.
+func FromExample(name string, e search.Example) Scenario {
+	return Scenario{Name: name, Steps: fromSearch(e.Steps)}
+}

@@ -125,3 +125,9 @@ func stepRows(sc Scenario, o Outcome, lang diag.Lang) []row {
 	}
 	return rows
 }
+
+// ResultText is an answer as the listings write it, in lang.
+func ResultText(r OpResult, lang diag.Lang) string { return resultText(r, lang) }
+
+// HoldStateText is a hold's state as the listings write it, in lang.
+func HoldStateText(s interp.HoldState, lang diag.Lang) string { return holdState(s, lang) }

@@ -31,6 +31,16 @@ type Outcome struct {
 	Expired  map[int][]string // step index → holds that expired at that pass
 	Accounts []interp.AccountBalance
 	Holds    []HoldView
+	// Trace is the ledger after each step, one entry per step, on the way
+	// this outcome was first found; only Trace fills it.
+	Trace []Snapshot
+}
+
+// Snapshot is the ledger as a step left it: every account touched so
+// far and every hold made so far.
+type Snapshot struct {
+	Accounts []interp.AccountBalance
+	Holds    []HoldView
 }
 
 // HoldView is a hold as reported: its name and state.
@@ -91,6 +101,15 @@ type branch struct {
 	// answers and gone write results and expired as the merge compares
 	// them, grown step by step instead of rewritten for every branch.
 	answers, gone string
+	// trace, when tracing, is the ledger after each step so far, newest
+	// first; branches share their common past.
+	trace *traced
+}
+
+// traced is one step's ledger in a branch's past.
+type traced struct {
+	state *interp.State
+	prev  *traced
 }
 
 // look is what an outcome reports of a ledger, numbered: outcomes that
@@ -126,6 +145,7 @@ type ending struct {
 
 // runner holds what one run counts and numbers.
 type runner struct {
+	trace  bool // keep every step's ledger in each outcome
 	budget int
 	step   int
 	stats  Stats
@@ -153,7 +173,19 @@ func Run(b *book.Book, sc Scenario) []Outcome {
 // progress is explored once. Only the answers so far, which outcomes
 // report, are kept apart per path.
 func Explore(b *book.Book, sc Scenario, budget int) ([]Outcome, Stats, error) {
-	r := &runner{budget: budget, answerIDs: map[OpResult]uint64{}, shownIDs: map[string]int{}}
+	return explore(b, sc, budget, false)
+}
+
+// Trace runs sc as Explore does, and each outcome also carries the ledger
+// after every step (Outcome.Trace) on one way that leads to it: what a
+// page that steps through a scenario shows. The outcomes are Explore's,
+// in the same order.
+func Trace(b *book.Book, sc Scenario, budget int) ([]Outcome, Stats, error) {
+	return explore(b, sc, budget, true)
+}
+
+func explore(b *book.Book, sc Scenario, budget int, trace bool) ([]Outcome, Stats, error) {
+	r := &runner{trace: trace, budget: budget, answerIDs: map[OpResult]uint64{}, shownIDs: map[string]int{}}
 	start := interp.New(b)
 	branches := []branch{{state: start, expired: map[int][]string{}, look: r.lookOf(start)}}
 	type merged struct {
@@ -179,6 +211,9 @@ func Explore(b *book.Book, sc Scenario, budget int) ([]Outcome, Stats, error) {
 				nb := branch{state: e.state, expired: br.expired, look: e.look,
 					results: slices.Concat(br.results, e.results),
 					answers: br.answers + e.answers, gone: br.gone}
+				if r.trace {
+					nb.trace = &traced{state: e.state, prev: br.trace}
+				}
 				if len(e.expired) > 0 {
 					// Branches share the map until one writes to it.
 					m := make(map[int][]string, len(br.expired)+1)
@@ -405,9 +440,19 @@ func (r *runner) interleave(s *interp.State, callers [][]*Call) ([]ending, error
 }
 
 func outcomeOf(br branch) Outcome {
-	o := Outcome{Results: br.results, Expired: br.expired, Accounts: br.state.Accounts()}
-	for _, h := range br.state.Holds() {
-		o.Holds = append(o.Holds, HoldView{h.Name(), h.State})
+	snap := snapshotOf(br.state)
+	o := Outcome{Results: br.results, Expired: br.expired, Accounts: snap.Accounts, Holds: snap.Holds}
+	for t := br.trace; t != nil; t = t.prev {
+		o.Trace = append(o.Trace, snapshotOf(t.state))
 	}
+	slices.Reverse(o.Trace)
 	return o
+}
+
+func snapshotOf(s *interp.State) Snapshot {
+	out := Snapshot{Accounts: s.Accounts()}
+	for _, h := range s.Holds() {
+		out.Holds = append(out.Holds, HoldView{h.Name(), h.State})
+	}
+	return out
 }

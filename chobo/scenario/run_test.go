@@ -7,6 +7,7 @@ import (
 
 	"github.com/chobo-lang/chobo/chobo/book"
 	"github.com/chobo-lang/chobo/chobo/check"
+	"github.com/chobo-lang/chobo/chobo/interp"
 	"github.com/chobo-lang/chobo/chobo/scenario"
 )
 
@@ -151,4 +152,67 @@ func BenchmarkTogether4x2(b *testing.B) {
 		n = len(scenario.Run(bk, scs[0]))
 	}
 	b.ReportMetric(float64(n), "outcomes")
+}
+
+// Every step of a trace is a ledger the scenario cut after that step can
+// end in, and the last is the outcome's own; Trace finds Explore's
+// outcomes, in Explore's order.
+func TestTraceStepsAreReachable(t *testing.T) {
+	b := load(t)
+	scs := scenario.Generate(b)
+	scs = append(scs, read(t, b, `{"name": "race then more", "steps": [
+		{"op": "receive.do", "args": {"delivery": "d-1", "sku": "s-1", "qty": 2}},
+		{"together": [[`+hold("o-1", 2)+`], [`+hold("o-2", 1)+`, `+hold("o-3", 1)+`]]},
+		{"op": "reserve.post", "args": {"order": "o-2", "sku": "s-1"}},
+		{"pass": "31 minutes"}]}`)...)
+	traced := 0
+	for _, sc := range scs {
+		outs, _, err := scenario.Trace(b, sc, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		plain := scenario.Run(b, sc)
+		if len(outs) != len(plain) {
+			t.Fatalf("%s: Trace found %d outcomes, Explore %d", sc.Name, len(outs), len(plain))
+		}
+		for i, o := range outs {
+			if got, want := ledgerText(o.Accounts, o.Holds), ledgerText(plain[i].Accounts, plain[i].Holds); got != want {
+				t.Errorf("%s: outcome %d is %s by Trace, %s by Explore", sc.Name, i+1, got, want)
+			}
+			if len(o.Trace) != len(sc.Steps) {
+				t.Fatalf("%s: %d steps traced of %d", sc.Name, len(o.Trace), len(sc.Steps))
+			}
+			last := o.Trace[len(o.Trace)-1]
+			if ledgerText(last.Accounts, last.Holds) != ledgerText(o.Accounts, o.Holds) {
+				t.Errorf("%s: the last step's ledger is not the outcome's", sc.Name)
+			}
+			for k, snap := range o.Trace {
+				cut := sc
+				cut.Steps = sc.Steps[:k+1]
+				found := false
+				for _, c := range scenario.Run(b, cut) {
+					found = found || ledgerText(c.Accounts, c.Holds) == ledgerText(snap.Accounts, snap.Holds)
+				}
+				if !found {
+					t.Errorf("%s, outcome %d, step %d: %s is no ledger the first %d steps end in",
+						sc.Name, i+1, k+1, ledgerText(snap.Accounts, snap.Holds), k+1)
+				}
+				traced++
+			}
+		}
+	}
+	if traced < 50 {
+		t.Fatalf("only %d steps traced", traced)
+	}
+}
+
+func ledgerText(accs []interp.AccountBalance, holds []scenario.HoldView) string {
+	var sb strings.Builder
+	for _, a := range accs {
+		fmt.Fprintf(&sb, "%s=%d/%d/%d ", a.Account, a.Balance.Posted, a.Balance.HeldOut, a.Balance.HeldIn)
+	}
+	for _, h := range holds {
+		fmt.Fprintf(&sb, "%s:%s ", h.Name, h.State)
+	}
+	return sb.String()
 }

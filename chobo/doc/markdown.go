@@ -1,0 +1,178 @@
+package doc
+
+import (
+	"bytes"
+	"embed"
+	"fmt"
+	"html"
+	"strings"
+	"text/template"
+	"unicode"
+
+	"github.com/chobo-lang/chobo/chobo/diag"
+)
+
+//go:embed templates
+var templates embed.FS
+
+// funcs are the helpers every template of the page may call; lang picks
+// the language of t.
+func funcs(lang diag.Lang) template.FuncMap {
+	return template.FuncMap{
+		"t":    func(en, ja string) string { return diag.T(en, ja).In(lang) },
+		"md":   md,
+		"cell": cell,
+		"html": func(s string) string { return html.EscapeString(diag.Printable(s)) },
+		"lines": func(list []string) string {
+			parts := make([]string, len(list))
+			for i, s := range list {
+				parts[i] = cell(s)
+			}
+			return strings.Join(parts, "<br>")
+		},
+		"inc":         func(i int) int { return i + 1 },
+		"mermaidFlow": mermaidFlow,
+		"mermaidLife": func(h *HoldView, name string) string { return mermaidLife(h, name, lang) },
+		"count": func(n int, en, ja string) string {
+			return diag.T(fmt.Sprintf(en, n), fmt.Sprintf(ja, n)).In(lang)
+		},
+		"ledger":  func(rows []LedgerRow) string { return ledgerCell(rows) },
+		"holds":   holdsCell,
+		"hasHold": func(o OutcomeView) bool { return hasHold(o) },
+	}
+}
+
+// Markdown writes the page as Markdown, with Mermaid diagrams that
+// GitHub draws.
+func Markdown(p *Page) ([]byte, error) {
+	tmpl, err := template.New("page.md.tmpl").Funcs(funcs(p.Lang)).ParseFS(templates, "templates/page.md.tmpl")
+	if err != nil {
+		return nil, err
+	}
+	var out bytes.Buffer
+	if err := tmpl.Execute(&out, p); err != nil {
+		return nil, err
+	}
+	return out.Bytes(), nil
+}
+
+// md makes text from a book safe in running Markdown: controls made
+// visible, and every character that could start markup (or math, which
+// GitHub draws between dollars) escaped.
+func md(s string) string {
+	var b strings.Builder
+	rs := []rune(diag.Printable(s))
+	word := func(i int) bool { return i >= 0 && i < len(rs) && (unicode.IsLetter(rs[i]) || unicode.IsDigit(rs[i])) }
+	for i, r := range rs {
+		switch r {
+		case '_':
+			// Inside a word an underscore never starts emphasis:
+			// out_of_stock stays readable in the source.
+			if !word(i-1) || !word(i+1) {
+				b.WriteByte('\\')
+			}
+		case '\\', '`', '*', '[', ']', '<', '>', '|', '~', '&', '$', '#', '!':
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// cell is md for a table cell, where a line break would end the row.
+func cell(s string) string {
+	return strings.NewReplacer("\n", " ", "\r", " ").Replace(md(s))
+}
+
+func ledgerCell(rows []LedgerRow) string {
+	parts := make([]string, len(rows))
+	for i, r := range rows {
+		parts[i] = cell(r.Account) + ": " + cell(r.Text)
+	}
+	return strings.Join(parts, "<br>")
+}
+
+func holdsCell(holds [][2]string) string {
+	parts := make([]string, len(holds))
+	for i, h := range holds {
+		parts[i] = cell(h[0]) + ": " + cell(h[1])
+	}
+	return strings.Join(parts, "<br>")
+}
+
+func hasHold(o OutcomeView) bool {
+	for _, s := range o.Steps {
+		if len(s.Holds) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// mermaidText writes a label for Mermaid: letters, digits and a few
+// harmless marks as they are, everything else as an entity code, which
+// Mermaid reads inside quoted labels.
+func mermaidText(s string) string {
+	var b strings.Builder
+	for _, r := range diag.Printable(s) {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune(" (),.:-_·", r) {
+			b.WriteRune(r)
+			continue
+		}
+		fmt.Fprintf(&b, "#%d;", r)
+	}
+	return b.String()
+}
+
+func mermaidFlow(f Flow) string {
+	var b strings.Builder
+	b.WriteString("flowchart LR\n")
+	for i, n := range f.Nodes {
+		lines := []string{mermaidText(n.Title)}
+		for _, l := range n.Lines {
+			lines = append(lines, mermaidText(l))
+		}
+		label := strings.Join(lines, "<br>")
+		if n.Outside {
+			fmt.Fprintf(&b, "    a%d([\"%s\"])\n", i, label)
+		} else {
+			fmt.Fprintf(&b, "    a%d[\"%s\"]\n", i, label)
+		}
+	}
+	for _, e := range f.Edges {
+		arrow := "-->"
+		if e.Held {
+			arrow = "-.->"
+		}
+		fmt.Fprintf(&b, "    a%d %s|\"%s\"| a%d\n", e.From, arrow, mermaidText(e.Label), e.To)
+	}
+	return b.String()
+}
+
+func mermaidLife(h *HoldView, name string, lang diag.Lang) string {
+	st := func(en, ja string) string { return mermaidText(diag.T(en, ja).In(lang)) }
+	var b strings.Builder
+	b.WriteString("stateDiagram-v2\n")
+	fmt.Fprintf(&b, "    state \"%s\" as held\n", st("held", "押さえ中"))
+	fmt.Fprintf(&b, "    state \"%s\" as posted\n", st("posted", "確定"))
+	fmt.Fprintf(&b, "    state \"%s\" as voided\n", st("voided", "取消"))
+	if h.Expires {
+		fmt.Fprintf(&b, "    state \"%s\" as expired\n", st("expired", "期限切れ"))
+	}
+	fmt.Fprintf(&b, "    [*] --> held: %s\n", mermaidText(name+".hold"))
+	b.WriteString("    held --> posted: post\n")
+	b.WriteString("    held --> voided: void\n")
+	if h.Expires {
+		fmt.Fprintf(&b, "    held --> expired: %s\n", st("after "+h.Lifetime, h.Lifetime+" 後"))
+	}
+	fmt.Fprintf(&b, "    posted --> posted: %s\n", mermaidText("void: already_posted"))
+	fmt.Fprintf(&b, "    voided --> voided: %s\n", mermaidText("post: already_voided"))
+	if h.Expires {
+		fmt.Fprintf(&b, "    expired --> expired: %s\n", mermaidText("post, void: expired"))
+	}
+	b.WriteString("    posted --> [*]\n    voided --> [*]\n")
+	if h.Expires {
+		b.WriteString("    expired --> [*]\n")
+	}
+	return b.String()
+}

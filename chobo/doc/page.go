@@ -1,0 +1,539 @@
+// Package doc builds the page `chobo doc` writes for the people who run a
+// ledger: what the accounts are, where amounts flow, how a hold ends, why
+// a call is refused, and every generated scenario step by step. Build
+// turns a book into a Page, the one content both formats share; Markdown
+// writes it with Mermaid diagrams, HTML as one self-contained file whose
+// diagrams come from package draw and whose stepper reads the per-step
+// ledgers embedded as JSON.
+//
+// The page says nothing of the backends (no floor or room accounts, no
+// chains, no tables): its readers check the rules of the book, not the
+// database. Amounts are written at their unit's scale, as the book
+// writes them.
+package doc
+
+import (
+	"bytes"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/chobo-lang/chobo/chobo/api"
+	"github.com/chobo-lang/chobo/chobo/book"
+	"github.com/chobo-lang/chobo/chobo/diag"
+	"github.com/chobo-lang/chobo/chobo/interp"
+	"github.com/chobo-lang/chobo/chobo/report"
+	"github.com/chobo-lang/chobo/chobo/scenario"
+	"github.com/chobo-lang/chobo/chobo/syntax"
+)
+
+// Page is everything the page says, in one language, ready to write.
+type Page struct {
+	Lang        diag.Lang
+	File        string // the book's file name, without its folder
+	Name        string
+	Version     int
+	Description string
+	Accounts    []AccountRow
+	Flow        Flow
+	Transfers   []TransferSection
+	Scenarios   []ScenarioView
+	// Warnings is what `chobo check` prints for the book's warnings, in
+	// the page's language; empty when there are none.
+	Warnings string
+}
+
+// AccountRow is one account kind in the accounts table.
+type AccountRow struct {
+	Name        string // the kind and its parameters: stock(sku)
+	Params      string // what one account is per, or "—"
+	Unit        string
+	Bounds      string // each bound and its reason, or that it is outside
+	Description string
+	Outside     bool
+}
+
+// Flow is the diagram of where amounts flow: one node per account kind,
+// one edge per move, in the book's order.
+type Flow struct {
+	Nodes []FlowNode
+	Edges []FlowEdge
+}
+
+// FlowNode is an account kind as a box.
+type FlowNode struct {
+	Title   string
+	Lines   []string
+	Outside bool
+}
+
+// FlowEdge is one move of a transfer kind.
+type FlowEdge struct {
+	From, To int
+	Label    string
+	Held     bool
+	Transfer int
+}
+
+// TransferSection is what the page says of one transfer kind.
+type TransferSection struct {
+	Index       int
+	Name        string
+	Description string
+	Signature   string   // receive(delivery, sku, qty: pcs)
+	Moves       []string // each move in words, in order
+	// Together says the moves happen in order, all or none: set when
+	// there are two or more.
+	Together string
+	Key      string
+	Ends     string     // how a call of it ends: at once, or how its holds end
+	Hold     *HoldView  // nil for a transfer that posts at once
+	Ops      []OpReport // the operations and what each may be refused with
+}
+
+// HoldView is the life of one transfer kind's holds.
+type HoldView struct {
+	Expires  bool
+	Lifetime string // "30 minutes", at the unit of time the book wrote
+	// Rows is what post and void answer in each state, as the table on
+	// the page writes it: state, post, void, expiry.
+	Rows [][4]string
+}
+
+// OpReport is one operation's refusals.
+type OpReport struct {
+	Op       string // receive.do
+	Refusals []RefusalView
+}
+
+// RefusalView is one reason an operation may be refused with, what it
+// means, and calls that end refused with it.
+type RefusalView struct {
+	Reason  string
+	Bound   string // the bound behind a bound's reason, else empty
+	Meaning string
+	KeyUsed bool
+	Steps   []ExampleStep
+	// Ledger is the ledger at the refusal: the refused call moved
+	// nothing, so it is also the ledger after it.
+	Ledger []LedgerRow
+}
+
+// ExampleStep is one call (or pass) of an example and its answer.
+type ExampleStep struct {
+	Call   string
+	Answer string
+}
+
+// LedgerRow is one account's balance as the page writes it.
+type LedgerRow struct {
+	Account string
+	Posted  string
+	HeldOut string // "0" when nothing is held
+	HeldIn  string
+	// Text is the balance in one cell: posted, and what is held in
+	// parentheses when anything is.
+	Text string
+}
+
+// ScenarioView is one generated scenario with each of its outcomes
+// traced step by step.
+type ScenarioView struct {
+	Number   int // from 1, as the fragment URL counts
+	Title    string
+	Steps    []StepView
+	Outcomes []OutcomeView
+}
+
+// StepView is one step as the scenario writes it.
+type StepView struct {
+	Label string // the call, "pass 31 minutes", or "together"
+	// Calls are the calls of a `together`, one line per call with its
+	// caller.
+	Calls []string
+	// Transfers are the transfer kinds the step calls (indexes).
+	Transfers []int
+}
+
+// OutcomeView is one way the scenario can end, with the ledger after
+// every step on the way.
+type OutcomeView struct {
+	Steps []StepState
+}
+
+// StepState is one step of one outcome: its answers and the ledger after
+// it.
+type StepState struct {
+	Answers []string // one per call; for a pass, what expired
+	// Refused names, per transfer called in this step, whether every
+	// call of it was refused (for the arrows on the diagram).
+	Refused map[int]bool `json:"-"`
+	Ledger  []LedgerRow
+	Holds   [][2]string // hold name, state
+	Changed []bool      // per ledger row: differs from the step before
+}
+
+// Build makes the page of b in lang. diags are the book's diagnostics
+// (warnings only: a book with errors has no page) and rep its refusal
+// report.
+func Build(b *book.Book, diags diag.List, rep report.Report, lang diag.Lang) (*Page, error) {
+	d := api.Describe(b, rep, lang)
+	p := &Page{
+		Lang: lang, File: filepath.Base(b.File), Name: b.Name, Version: b.Version, Description: b.Description,
+	}
+	for _, a := range b.Accounts {
+		p.Accounts = append(p.Accounts, accountRow(a, lang))
+	}
+	p.Flow = flowOf(b, lang)
+	ops := map[*book.Transfer][]report.Operation{}
+	for _, o := range rep.Operations {
+		ops[o.Transfer] = append(ops[o.Transfer], o)
+	}
+	for i, t := range b.Transfers {
+		sec, err := transferSection(b, t, d.Transfers[i], ops[t], lang)
+		if err != nil {
+			return nil, err
+		}
+		p.Transfers = append(p.Transfers, sec)
+	}
+	for i, sc := range scenario.Generate(b) {
+		v, err := scenarioView(b, i+1, sc, lang)
+		if err != nil {
+			return nil, err
+		}
+		p.Scenarios = append(p.Scenarios, v)
+	}
+	var w bytes.Buffer
+	for _, dg := range diags {
+		if dg.Severity != diag.Error {
+			diag.WriteText(&w, dg, lang)
+		}
+	}
+	p.Warnings = w.String()
+	return p, nil
+}
+
+func accountRow(a *book.Account, lang diag.Lang) AccountRow {
+	r := AccountRow{Name: a.Shape(), Unit: a.Unit.Name, Description: a.Description, Outside: a.Outside, Params: "—"}
+	if len(a.Params) > 0 {
+		r.Params = strings.Join(a.Params, ", ")
+	}
+	r.Bounds = boundsText(a, lang)
+	return r
+}
+
+// boundsText writes an account's bounds with their reasons, or says it
+// has none.
+func boundsText(a *book.Account, lang diag.Lang) string {
+	if a.Outside {
+		return T("outside the ledger: no bounds", "帳簿の外: 境界なし").In(lang)
+	}
+	var parts []string
+	if a.Lower != nil {
+		parts = append(parts, fmt.Sprintf("at least %s (%s)", book.FormatAmount(a.Lower.Value, a.Unit.Scale), a.Lower.Reason))
+	}
+	if a.Upper != nil {
+		parts = append(parts, fmt.Sprintf("at most %s (%s)", book.FormatAmount(a.Upper.Value, a.Unit.Scale), a.Upper.Reason))
+	}
+	if len(parts) == 0 {
+		return T("no bounds", "境界なし").In(lang)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func flowOf(b *book.Book, lang diag.Lang) Flow {
+	var f Flow
+	for _, a := range b.Accounts {
+		n := FlowNode{Title: a.Shape(), Outside: a.Outside}
+		if a.Outside {
+			n.Lines = []string{a.Unit.Name + T(" · outside", " · 外").In(lang)}
+		} else {
+			n.Lines = []string{a.Unit.Name}
+			if a.Lower != nil {
+				n.Lines = append(n.Lines, fmt.Sprintf("at least %s (%s)", book.FormatAmount(a.Lower.Value, a.Unit.Scale), a.Lower.Reason))
+			}
+			if a.Upper != nil {
+				n.Lines = append(n.Lines, fmt.Sprintf("at most %s (%s)", book.FormatAmount(a.Upper.Value, a.Unit.Scale), a.Upper.Reason))
+			}
+		}
+		f.Nodes = append(f.Nodes, n)
+	}
+	for _, t := range b.Transfers {
+		for _, m := range t.Moves {
+			label := t.Name
+			if len(t.Moves) > 1 {
+				label = diag.Paren(diag.English, t.Name, amountText(m))
+			}
+			f.Edges = append(f.Edges, FlowEdge{From: m.From.Account.Index, To: m.To.Account.Index,
+				Label: label, Held: t.Pending != nil, Transfer: t.Index})
+		}
+	}
+	return f
+}
+
+// amountText is what a move carries: its parameter, or its literal at
+// the unit's scale.
+func amountText(m *book.Move) string {
+	if m.Amount.Param != nil {
+		return m.Amount.Param.Name
+	}
+	return book.FormatAmount(m.Amount.Literal, m.From.Account.Unit.Scale)
+}
+
+func signature(t *book.Transfer) string {
+	var parts []string
+	for _, p := range t.Params {
+		if p.IsAmount() {
+			parts = append(parts, p.Name+": "+p.Unit.Name)
+		} else {
+			parts = append(parts, p.Name)
+		}
+	}
+	return t.Name + "(" + strings.Join(parts, ", ") + ")"
+}
+
+func transferSection(b *book.Book, t *book.Transfer, d api.Transfer, ops []report.Operation, lang diag.Lang) (TransferSection, error) {
+	s := TransferSection{Index: t.Index, Name: t.Name, Description: t.Description, Signature: signature(t), Key: d.KeyText}
+	for _, m := range t.Moves {
+		s.Moves = append(s.Moves, T(
+			fmt.Sprintf("%s from %s to %s", amountText(m), m.From, m.To),
+			fmt.Sprintf("%s を %s から %s へ", amountText(m), m.From, m.To)).In(lang))
+	}
+	if len(t.Moves) > 1 {
+		s.Together = T("The moves happen in the order written, all or none: when one is refused, none of them moves anything.",
+			"移動は書いた順に行い、全部行うか一つも行わないかのどちらかです。一つが拒否されると、どの移動も何も動かしません。").In(lang)
+	}
+	switch {
+	case t.Pending == nil:
+		s.Ends = T("A call moves the amounts at once (do).", "呼び出すと、その場で額が動きます(do)。").In(lang)
+	case t.Pending.Expires:
+		life := syntax.FormatDuration(t.Pending.Seconds)
+		s.Ends = T(
+			fmt.Sprintf("A call holds the amounts first (hold): they count against the bounds but have not moved. post moves them, in full or in part; void gives them back; a hold neither posted nor voided within %s expires and gives them back.", life),
+			fmt.Sprintf("呼び出すと、まず額を押さえます(hold)。押さえた額は境界に数えますが、まだ動いていません。post で全部か一部を動かし、void で戻します。%s のうちに確定も取消もされない仮押さえは期限切れになり、額が戻ります。", life)).In(lang)
+		s.Hold = holdView(t, lang)
+	default:
+		s.Ends = T(
+			"A call holds the amounts first (hold): they count against the bounds but have not moved. post moves them, in full or in part; void gives them back. The hold never expires: only post or void ends it.",
+			"呼び出すと、まず額を押さえます(hold)。押さえた額は境界に数えますが、まだ動いていません。post で全部か一部を動かし、void で戻します。この仮押さえは期限切れになりません。終わらせるのは post か void だけです。").In(lang)
+		s.Hold = holdView(t, lang)
+	}
+	for oi, o := range ops {
+		or := OpReport{Op: t.Name + "." + string(o.Op)}
+		for ri, rf := range o.Refusals {
+			v, err := refusalView(b, rf, d.Operations[oi].Refusals[ri], lang)
+			if err != nil {
+				return s, err
+			}
+			or.Refusals = append(or.Refusals, v)
+		}
+		s.Ops = append(s.Ops, or)
+	}
+	return s, nil
+}
+
+func holdView(t *book.Transfer, lang diag.Lang) *HoldView {
+	h := &HoldView{Expires: t.Pending.Expires}
+	deadline := T("", "").In(lang)
+	if h.Expires {
+		h.Lifetime = syntax.FormatDuration(t.Pending.Seconds)
+		deadline = T(
+			fmt.Sprintf("; refused with expired once %s have passed", h.Lifetime),
+			fmt.Sprintf("。%s が過ぎていれば expired で拒否", h.Lifetime)).In(lang)
+	}
+	st := func(s interp.HoldState) string { return scenario.HoldStateText(s, lang) }
+	never := T("cannot happen", "起きない").In(lang)
+	expiry := never
+	if h.Expires {
+		expiry = T(fmt.Sprintf("after %s: expired, the amounts go back", h.Lifetime),
+			fmt.Sprintf("%s 後に期限切れになり、額が戻る", h.Lifetime)).In(lang)
+	}
+	h.Rows = [][4]string{
+		{st(interp.Held), T("posted", "確定").In(lang) + deadline, T("voided", "取消").In(lang) + deadline, expiry},
+		{st(interp.Posted), T("the same amounts: done_before; others: key_conflict", "同じ額なら done_before、違えば key_conflict").In(lang), book.AlreadyPosted, never},
+		{st(interp.Voided), book.AlreadyVoided, "done_before", never},
+	}
+	if h.Expires {
+		h.Rows = append(h.Rows, [4]string{st(interp.HoldExpired), book.Expired, book.Expired, never})
+	}
+	h.Rows = append(h.Rows, [4]string{T("no such hold", "無い").In(lang), book.NoSuchHold, book.NoSuchHold, never})
+	return h
+}
+
+func refusalView(b *book.Book, rf report.Refusal, d api.Refusal, lang diag.Lang) (RefusalView, error) {
+	v := RefusalView{Reason: rf.Reason, Bound: rf.Bound, KeyUsed: d.KeyUsed, Meaning: meaning(rf, lang)}
+	sc := scenario.FromExample(rf.Reason, rf.Example)
+	outs, _, err := scenario.Trace(b, sc, scenario.Budget)
+	if err != nil {
+		return v, err
+	}
+	if len(outs) != 1 {
+		return v, fmt.Errorf("the example of %s has %d outcomes", rf.Reason, len(outs))
+	}
+	o := outs[0]
+	k := 0
+	for i, st := range sc.Steps {
+		if st.Call == nil {
+			var note string
+			if names := o.Expired[i]; len(names) > 0 {
+				note = T(strings.Join(names, ", ")+" expired", strings.Join(names, "、")+" が期限切れになる").In(lang)
+			}
+			v.Steps = append(v.Steps, ExampleStep{Call: "pass " + st.PassText, Answer: note})
+			continue
+		}
+		v.Steps = append(v.Steps, ExampleStep{Call: st.Call.Call.Display(), Answer: scenario.ResultText(o.Results[k], lang)})
+		k++
+	}
+	v.Ledger = ledgerOf(o.Accounts, lang)
+	return v, nil
+}
+
+// meaning says what a refusal means for the caller.
+func meaning(rf report.Refusal, lang diag.Lang) string {
+	if rf.Account != nil {
+		return T(
+			fmt.Sprintf("the call would take %s past its bound (%s); nothing moves, and the key stays refused", rf.Account.Name, rf.Bound),
+			fmt.Sprintf("呼び出すと %s が境界(%s)を越えます。何も動かず、このキーは拒否されたままになります", rf.Account.Name, rf.Bound)).In(lang)
+	}
+	if m, ok := meanings[rf.Reason]; ok {
+		return m.In(lang)
+	}
+	return ""
+}
+
+var meanings = map[string]diag.Text{
+	book.KeyConflict: T("a call with the same key was made before with other content; the first one stands",
+		"同じキーで中身の違う呼び出しが前にありました。前のものがそのまま残ります"),
+	book.AlreadyRefused: T("the same key was refused at a bound before; it stays refused, even after the balance would allow it: retry with a new key",
+		"同じキーが前に境界で拒否されています。あとで残高が足りても拒否されたままです。やり直すなら新しいキーで"),
+	book.SameAccount: T("a move would take from and put into the same account (equal arguments)",
+		"一つの移動の元と先が同じ勘定になります(引数が同じ)"),
+	book.NoSuchHold:    T("there is no hold with that key", "そのキーの仮押さえがありません"),
+	book.AlreadyPosted: T("the hold was posted; it can no longer be voided", "仮押さえは確定済みで、もう取り消せません"),
+	book.AlreadyVoided: T("the hold was voided; it can no longer be posted", "仮押さえは取消済みで、もう確定できません"),
+	book.Expired:       T("the hold expired; its amounts went back", "仮押さえは期限切れで、額は戻っています"),
+	book.OverHold:      T("the post asks for more than the hold holds", "押さえた額を超えて確定しようとしています"),
+}
+
+// T is diag.T, short for the many texts of the page.
+func T(en, ja string) diag.Text { return diag.T(en, ja) }
+
+func amountOf(a interp.Account, v int64) string { return book.FormatAmount(v, a.Kind.Unit.Scale) }
+
+// ledgerOf writes the accounts of one ledger.
+func ledgerOf(accs []interp.AccountBalance, lang diag.Lang) []LedgerRow {
+	var out []LedgerRow
+	for _, a := range accs {
+		r := LedgerRow{Account: a.Account.String(), Posted: amountOf(a.Account, a.Balance.Posted),
+			HeldOut: amountOf(a.Account, a.Balance.HeldOut), HeldIn: amountOf(a.Account, a.Balance.HeldIn)}
+		r.Text = r.Posted
+		var held []string
+		if a.Balance.HeldOut != 0 {
+			held = append(held, T("held out ", "出ていく仮押さえ ").In(lang)+r.HeldOut)
+		}
+		if a.Balance.HeldIn != 0 {
+			held = append(held, T("held in ", "入ってくる仮押さえ ").In(lang)+r.HeldIn)
+		}
+		if len(held) > 0 {
+			r.Text = diag.Paren(lang, r.Posted, strings.Join(held, T(", ", "、").In(lang)))
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+func scenarioView(b *book.Book, n int, sc scenario.Scenario, lang diag.Lang) (ScenarioView, error) {
+	v := ScenarioView{Number: n, Title: sc.Title(lang)}
+	for _, st := range sc.Steps {
+		switch {
+		case st.Call != nil:
+			v.Steps = append(v.Steps, StepView{Label: st.Call.Call.Display(), Transfers: []int{st.Call.Transfer.Index}})
+		case st.Together != nil:
+			sv := StepView{Label: "together"}
+			for ci, calls := range st.Together {
+				for _, c := range calls {
+					sv.Calls = append(sv.Calls, T(fmt.Sprintf("caller %d: ", ci+1), fmt.Sprintf("呼び出し元 %d: ", ci+1)).In(lang)+c.Call.Display())
+					if !containsInt(sv.Transfers, c.Transfer.Index) {
+						sv.Transfers = append(sv.Transfers, c.Transfer.Index)
+					}
+				}
+			}
+			v.Steps = append(v.Steps, sv)
+		default:
+			v.Steps = append(v.Steps, StepView{Label: "pass " + st.PassText})
+		}
+	}
+	outs, _, err := scenario.Trace(b, sc, scenario.Budget)
+	if err != nil {
+		return v, fmt.Errorf("scenario %q: %w", sc.Name, err)
+	}
+	for _, o := range outs {
+		v.Outcomes = append(v.Outcomes, outcomeView(sc, o, lang))
+	}
+	return v, nil
+}
+
+func containsInt(list []int, v int) bool {
+	for _, x := range list {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+func outcomeView(sc scenario.Scenario, o scenario.Outcome, lang diag.Lang) OutcomeView {
+	var ov OutcomeView
+	k := 0
+	var prev []LedgerRow
+	for i, st := range sc.Steps {
+		ss := StepState{Refused: map[int]bool{}}
+		var calls []*scenario.Call
+		switch {
+		case st.Call != nil:
+			calls = []*scenario.Call{st.Call}
+		case st.Together != nil:
+			for _, cs := range st.Together {
+				calls = append(calls, cs...)
+			}
+		default:
+			if names := o.Expired[i]; len(names) > 0 {
+				ss.Answers = []string{T(strings.Join(names, ", ")+" expired", strings.Join(names, "、")+" が期限切れになる").In(lang)}
+			}
+		}
+		done := map[int]bool{}
+		for _, c := range calls {
+			r := o.Results[k]
+			k++
+			ss.Answers = append(ss.Answers, scenario.ResultText(r, lang))
+			if r.Failed == "" && r.Outcome != interp.Refused {
+				done[c.Transfer.Index] = true
+			}
+			ss.Refused[c.Transfer.Index] = !done[c.Transfer.Index]
+		}
+		snap := o.Trace[i]
+		ss.Ledger = ledgerOf(snap.Accounts, lang)
+		for _, h := range snap.Holds {
+			ss.Holds = append(ss.Holds, [2]string{h.Name, scenario.HoldStateText(h.State, lang)})
+		}
+		ss.Changed = changed(prev, ss.Ledger)
+		prev = ss.Ledger
+		ov.Steps = append(ov.Steps, ss)
+	}
+	return ov
+}
+
+// changed marks the rows of now that differ from the step before: a new
+// account, or another balance.
+func changed(before, now []LedgerRow) []bool {
+	old := map[string]LedgerRow{}
+	for _, r := range before {
+		old[r.Account] = r
+	}
+	out := make([]bool, len(now))
+	for i, r := range now {
+		o, ok := old[r.Account]
+		out[i] = !ok || o != r
+	}
+	return out
+}

@@ -1,0 +1,245 @@
+package tests
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/chobo-lang/chobo/chobo/book"
+	"github.com/chobo-lang/chobo/chobo/check"
+	"github.com/chobo-lang/chobo/chobo/cli"
+	"github.com/chobo-lang/chobo/chobo/scenario"
+	"github.com/chobo-lang/chobo/tests/golden"
+)
+
+// pageData is the part of the JSON a page carries that this test reads.
+type pageData struct {
+	Scenarios []struct {
+		Title string `json:"title"`
+		Steps []struct {
+			Label string `json:"label"`
+		} `json:"steps"`
+		Outcomes []struct {
+			Steps []struct {
+				Ledger []struct {
+					Account string `json:"account"`
+					Posted  string `json:"posted"`
+					HeldOut string `json:"held_out"`
+					HeldIn  string `json:"held_in"`
+				} `json:"ledger"`
+				Holds [][2]string `json:"holds"`
+			} `json:"steps"`
+		} `json:"outcomes"`
+	} `json:"scenarios"`
+}
+
+var pageJSON = regexp.MustCompile(`<script type="application/json" id="chobo-data">([^<]*)</script>`)
+
+// readPage takes the JSON out of a page written by chobo doc.
+func readPage(t *testing.T, html string) pageData {
+	t.Helper()
+	m := pageJSON.FindStringSubmatch(html)
+	if m == nil {
+		t.Fatal("the page carries no scenario data")
+	}
+	var d pageData
+	if err := json.Unmarshal([]byte(m[1]), &d); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// ledgerKey writes accounts as the page does (at their unit's scale).
+func ledgerKey(rows []string) string { return strings.Join(rows, "; ") }
+
+// TestDocBalancesAreTheInterpreters reads the balances every step of
+// every outcome of every scenario shows on each case's HTML page, and
+// runs the scenario cut after that step on the interpreter afresh: the
+// page's ledger must be one the cut scenario ends in, and the page's
+// outcomes, at their last step, the full scenario's, in its order.
+func TestDocBalancesAreTheInterpreters(t *testing.T) {
+	steps, scenarios := 0, 0
+	for _, c := range cases(t) {
+		src, err := os.ReadFile(c.path())
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := check.Check(c.Book, src)
+		if res.Book == nil {
+			continue
+		}
+		b := res.Book
+		for _, lang := range []string{"en", "ja"} {
+			html, stderr, code := run(c.Dir, nil, "doc", c.Book, "--format", "html", "--lang", lang)
+			if code != cli.ExitOK {
+				t.Fatalf("%s: chobo doc: exit %d: %s", c.Name, code, stderr)
+			}
+			page := readPage(t, html)
+			scs := scenario.Generate(b)
+			if len(page.Scenarios) != len(scs) {
+				t.Fatalf("%s: the page has %d scenarios, chobo scenarios makes %d", c.Name, len(page.Scenarios), len(scs))
+			}
+			for i, sc := range scs {
+				ps := page.Scenarios[i]
+				full := scenario.Run(b, sc)
+				if len(ps.Outcomes) != len(full) {
+					t.Errorf("%s: scenario %d: %d outcomes on the page, %d on the interpreter", c.Name, i+1, len(ps.Outcomes), len(full))
+					continue
+				}
+				for k := range sc.Steps {
+					cut := sc
+					cut.Steps = sc.Steps[:k+1]
+					ends := map[string]bool{}
+					for _, o := range scenario.Run(b, cut) {
+						ends[ledgerOfOutcome(o)] = true
+					}
+					for oi, po := range ps.Outcomes {
+						var rows []string
+						for _, r := range po.Steps[k].Ledger {
+							rows = append(rows, r.Account+"="+r.Posted+"/"+r.HeldOut+"/"+r.HeldIn)
+						}
+						got := ledgerKey(rows)
+						if !ends[got] {
+							t.Errorf("%s (%s): scenario %d, outcome %d, step %d: the page shows %s, which the first %d steps never end in",
+								c.Name, lang, i+1, oi+1, k+1, got, k+1)
+						}
+						if k == len(sc.Steps)-1 && got != ledgerOfOutcome(full[oi]) {
+							t.Errorf("%s (%s): scenario %d, outcome %d ends with %s on the page, %s on the interpreter",
+								c.Name, lang, i+1, oi+1, got, ledgerOfOutcome(full[oi]))
+						}
+						steps++
+					}
+				}
+				scenarios++
+			}
+		}
+	}
+	if steps == 0 {
+		t.Fatal("no step was compared")
+	}
+	t.Logf("%d steps of %d scenarios (both languages) on the pages are the interpreter's", steps, scenarios)
+}
+
+func ledgerOfOutcome(o scenario.Outcome) string {
+	var rows []string
+	for _, a := range o.Accounts {
+		sc := a.Account.Kind.Unit.Scale
+		rows = append(rows, a.Account.String()+"="+book.FormatAmount(a.Balance.Posted, sc)+"/"+
+			book.FormatAmount(a.Balance.HeldOut, sc)+"/"+book.FormatAmount(a.Balance.HeldIn, sc))
+	}
+	return ledgerKey(rows)
+}
+
+// TestDocOut writes pages under --out, named after the file: the English
+// and the Japanese book of one folder do not collide, and a book with
+// errors writes nothing.
+func TestDocOut(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{"inventory.book", "inventory.ja.book"} {
+		data, err := os.ReadFile(filepath.Join("..", "examples", "inventory", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, f), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := filepath.Join(dir, "pages")
+	for _, v := range []struct{ file, format, want string }{
+		{"inventory.book", "markdown", "inventory.md"},
+		{"inventory.ja.book", "markdown", "inventory.ja.md"},
+		{"inventory.book", "html", "inventory.html"},
+		{"inventory.ja.book", "html", "inventory.ja.html"},
+	} {
+		stdout, stderr, code := run(dir, nil, "doc", v.file, "--format", v.format, "--out", out)
+		if code != cli.ExitOK || stdout != "" {
+			t.Fatalf("chobo doc %s --format %s --out: exit %d, stdout %q: %s", v.file, v.format, code, stdout, stderr)
+		}
+		want := filepath.Join(out, v.want)
+		if strings.TrimSpace(stderr) != want {
+			t.Errorf("chobo doc said %q, want the path written, %q", stderr, want)
+		}
+		if _, err := os.Stat(want); err != nil {
+			t.Error(err)
+		}
+	}
+	bad := filepath.Join(dir, "bad.book")
+	if err := os.WriteFile(bad, []byte("book bad v1\nunit pcs\naccount a : nosuchunit\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code := run(dir, nil, "doc", "bad.book", "--out", out)
+	if code != cli.ExitError || stdout != "" || !strings.Contains(stderr, "nosuchunit") {
+		t.Errorf("a book with errors: exit %d, stdout %q, stderr %q; want exit 1 and its diagnostics", code, stdout, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(out, "bad.md")); err == nil {
+		t.Error("a book with errors got a page")
+	}
+	if _, _, code := run(dir, nil, "doc", "inventory.book", "--format", "pdf"); code != cli.ExitUsage {
+		t.Errorf("an unknown format: exit %d, want 2", code)
+	}
+}
+
+// TestDocLoadsNothingFromElsewhere reads each page for anything that
+// would make the browser ask for a resource: every src and href, url(),
+// @import, and a policy that allows any.
+func TestDocLoadsNothingFromElsewhere(t *testing.T) {
+	external := regexp.MustCompile(`(?i)\b(src|href|srcset|action|poster|data)\s*=|url\([^#]|@import|//[a-z0-9.-]+\.[a-z]{2,}/`)
+	stepperScript := regexp.MustCompile(`(?s)<script>.*?</script>`)
+	fetches := regexp.MustCompile(`fetch\(|XMLHttpRequest|WebSocket|EventSource|sendBeacon|import\(|importScripts|\.src\b|new Image|window\.open`)
+	pages := 0
+	for _, c := range cases(t) {
+		html, _, code := run(c.Dir, nil, "doc", c.Book, "--format", "html")
+		if code != cli.ExitOK {
+			continue
+		}
+		pages++
+		body := pageJSON.ReplaceAllString(html, "")
+		script := stepperScript.FindString(body)
+		if script == "" {
+			t.Errorf("%s: the page has no stepper", c.Name)
+		}
+		if m := fetches.FindString(script); m != "" {
+			t.Errorf("%s: the stepper may ask for something: %q", c.Name, m)
+		}
+		body = strings.Replace(body, script, "", 1)
+		body = strings.ReplaceAll(body, "http://www.w3.org/2000/svg", "")
+		if m := external.FindString(body); m != "" {
+			t.Errorf("%s: the page may load something from elsewhere: %q", c.Name, m)
+		}
+		if !strings.Contains(html, `<meta http-equiv="Content-Security-Policy" content="default-src 'none';`) {
+			t.Errorf("%s: the page has no policy that refuses everything by default", c.Name)
+		}
+	}
+	if pages == 0 {
+		t.Fatal("no page read")
+	}
+}
+
+// TestExampleDocs keeps the page beside each example book in step with
+// what chobo doc writes: doc.md for the English book, doc.ja.md, in
+// Japanese, for its Japanese twin. The golden switch rewrites them.
+func TestExampleDocs(t *testing.T) {
+	books, _ := filepath.Glob(filepath.Join("..", "examples", "*", "*.book"))
+	n := 0
+	for _, p := range books {
+		dir, file := filepath.Split(p)
+		name, args := "doc.md", []string{"doc", file}
+		if strings.HasSuffix(file, ".ja.book") {
+			name, args = "doc.ja.md", append(args, "--lang", "ja")
+		} else if _, err := os.Stat(filepath.Join(dir, strings.TrimSuffix(file, ".book")+".ja.book")); err != nil {
+			continue // a book without a twin (examples/lostupdate) is no example of the pages
+		}
+		out, stderr, code := run(dir, nil, args...)
+		if code != cli.ExitOK {
+			t.Fatalf("chobo %s: exit %d: %s", strings.Join(args, " "), code, stderr)
+		}
+		golden.Check(t, filepath.Join(dir, name), []byte(out))
+		n++
+	}
+	if n < 2 {
+		t.Fatalf("only %d example pages", n)
+	}
+}
