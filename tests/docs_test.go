@@ -25,7 +25,7 @@ func TestCodesPage(t *testing.T) {
 
 // TestHelpGoldens keeps the help of every command in both languages.
 func TestHelpGoldens(t *testing.T) {
-	cases := [][]string{{"--help"}, {"check", "--help"}, {"run", "--help"}, {"scenarios", "--help"}, {"api", "--help"}, {"build", "--help"}, {"explain", "--help"}}
+	cases := [][]string{{"--help"}, {"check", "--help"}, {"run", "--help"}, {"scenarios", "--help"}, {"api", "--help"}, {"build", "--help"}, {"doc", "--help"}, {"explain", "--help"}}
 	for _, args := range cases {
 		name := strings.ReplaceAll(strings.Join(args, "_"), "--", "")
 		for _, lang := range []string{"en", "ja"} {

@@ -155,10 +155,12 @@ func (b *svg) open(class string, w, h float64, label string) {
 }
 
 // marker writes the arrowhead every arrow of the diagram ends with.
+// Its size is in the diagram's units, not the stroke's: an arrow drawn
+// thicker to stand out keeps the same head.
 func (b *svg) marker(id string) {
 	b.raw(`<defs><marker id="`)
 	b.text(id)
-	b.raw(`" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="8" markerHeight="8" orient="auto">`,
+	b.raw(`" viewBox="0 0 10 10" refX="10" refY="5" markerUnits="userSpaceOnUse" markerWidth="11" markerHeight="11" orient="auto">`,
 		`<path d="M0,1 L10,5 L0,9 z" fill="context-stroke"/></marker></defs>`, "\n")
 }
 
