@@ -347,18 +347,35 @@ func (g *gen) race(t *book.Transfer, op book.Op, m *book.Move, lower bool, bound
 			return
 		}
 	}
+	if g.raceFrom(t, op, ref, lower, bound, prefix, first, second) {
+		return
+	}
+	// From an empty account the first caller alone did not leave it at
+	// its bound: a lower bound below zero (a credit line), an upper
+	// bound with no room until something is taken out (a line at most
+	// zero), feeders that bring more than asked. Bring the account to
+	// one step from its bound, taking from it or putting into it with
+	// calls that get done, and race for that step.
+	if prefix, ok = g.level(nil, acc, lower, bound, 1); ok {
+		g.raceFrom(t, op, ref, lower, bound, prefix, first, second)
+	}
+}
+
+// raceFrom adds the race of first and second after prefix, and reports
+// whether it was kept.
+func (g *gen) raceFrom(t *book.Transfer, op book.Op, ref book.AccountRef, lower bool, bound *book.Bound, prefix []search.Step, first, second interp.Call) bool {
 	// Let the first caller through alone: what it needs is then there for
 	// one of the two, and not for both.
-	steps, ok := g.s.Prepare(append(prefix, search.Step{Call: first}), len(t.Moves)+1)
+	steps, ok := g.s.Prepare(append(slices.Clone(prefix), search.Step{Call: first}), len(t.Moves)+1)
 	if !ok || steps[len(steps)-1].Result.Outcome != interp.Done {
-		return
+		return false
 	}
 	feeders := fromSearch(steps[:len(steps)-1])
 	en, ja := raceTitles(opName(t, op), ref, lower)
 	sc := Scenario{Name: en, TitleJa: ja, Outcomes: 2,
 		Steps: append(feeders, Step{Together: [][]*Call{{{Call: first}}, {{Call: second}}}})}
 	k := len(feeders)
-	g.add(sc, func(_ Scenario, outs []Outcome) bool {
+	return g.add(sc, func(_ Scenario, outs []Outcome) bool {
 		// In each outcome one caller is done and the other meets the bound.
 		for _, o := range outs {
 			a, b := o.Results[k], o.Results[k+1]
