@@ -42,17 +42,29 @@ func (g *gen) boundFamily(t *book.Transfer, op book.Op, m *book.Move, lower bool
 	if !ok {
 		return
 	}
-	// room is how much the move can carry before the account sits
+	// left is how much the move can carry before the account sits
 	// exactly at its bound.
-	var room int64
-	if lower {
-		room = bal.Posted - bal.HeldOut - bound.Value
-	} else {
-		room = bound.Value - bal.Posted - bal.HeldIn
+	left := room(bal, lower, bound)
+	variants := boundVariants(opName(t, op), ref, lower, bound, left)
+	// With too little room to land inside the bound, or at it, with an
+	// amount above zero (an upper bound at zero that only opens once
+	// something has been taken out: a credit line, drawn on by a hold
+	// that is then posted), those variants start from two steps of room,
+	// made with calls that get done. The ones that can be shown from
+	// where the account is start there.
+	var opened []search.Step
+	var more []boundVariant
+	if variants[0].amount < 1 {
+		if opened, ok = g.level(prefix, acc, lower, bound, 2); ok {
+			more = boundVariants(opName(t, op), ref, lower, bound, 2)
+		}
 	}
-	for _, v := range boundVariants(opName(t, op), ref, lower, bound, room) {
-		if v.amount >= 1 {
+	for i, v := range variants {
+		switch {
+		case v.amount >= 1:
 			g.addBoundVariant(c, m, ref, lower, bound, prefix, v)
+		case more != nil:
+			g.addBoundVariant(c, m, ref, lower, bound, opened, more[i])
 		}
 	}
 }

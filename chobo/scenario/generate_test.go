@@ -106,9 +106,21 @@ func TestGenerateBringsTheAccountNextToItsBound(t *testing.T) {
 			"buy.do 499: done; together(buy.do 1 | buy.do 1)"},
 		// An upper bound at zero has room only once a hold that took
 		// from the line is posted.
+		{creditLine, "repay.do: line(member) ends 1 inside its upper bound 0",
+			"spend.hold 2: done; spend.post: done; repay.do 1: done"},
+		{creditLine, "repay.do: line(member) ends exactly at its upper bound 0",
+			"spend.hold 2: done; spend.post: done; repay.do 2: done"},
+		{creditLine, "repay.do: line(member) would cross its upper bound 0 by 1, refused with overpaid",
+			"repay.do 1: refused: overpaid"},
 		{creditLine, "two callers take the last room of 1 in line(member) with repay.do",
 			"spend.hold 1: done; spend.post: done; together(repay.do 1 | repay.do 1)"},
-		// The same for a hold into the line.
+		// The same for a hold into the line: it counts as held in.
+		{creditLine, "refund.hold: line(member) ends 1 inside its upper bound 0",
+			"spend.hold 2: done; spend.post: done; refund.hold 1: done"},
+		{creditLine, "refund.hold: line(member) ends exactly at its upper bound 0",
+			"spend.hold 2: done; spend.post: done; refund.hold 2: done"},
+		{creditLine, "refund.hold: line(member) would cross its upper bound 0 by 1, refused with overpaid",
+			"refund.hold 1: refused: overpaid"},
 		{creditLine, "two callers take the last room of 1 in line(member) with refund.hold",
 			"spend.hold 1: done; spend.post: done; together(refund.hold 1 | refund.hold 1)"},
 		// A feeder that brings more than asked: what is left over is
