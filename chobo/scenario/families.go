@@ -116,11 +116,15 @@ func boundVariants(name string, ref book.AccountRef, lower bool, bound *book.Bou
 // it when the account ends where the variant says.
 func (g *gen) addBoundVariant(c interp.Call, m *book.Move, ref book.AccountRef, lower bool, bound *book.Bound, prefix []search.Step, v boundVariant) {
 	target := withAmount(c, m, v.amount)
-	// Feed the other moves (for a refusal, the ones before this move);
-	// the account of this move stays as set.
+	// Feed the other moves (for a refusal, the ones before this move, and
+	// for an upper bound the lower bound of this move too: it is checked
+	// first); the account of this move stays as set.
 	upto := len(c.Transfer.Moves) + 1
 	if v.expect != "done" {
 		upto = m.Index
+		if !lower {
+			upto++
+		}
 	}
 	steps, ok := g.s.Prepare(append(append([]search.Step{}, prefix...), search.Step{Call: target}), upto)
 	if !ok {
@@ -381,6 +385,29 @@ func (g *gen) raceFrom(t *book.Transfer, op book.Op, ref book.AccountRef, lower 
 	steps, ok := g.s.Prepare(append(slices.Clone(prefix), search.Step{Call: first}), len(t.Moves)+1)
 	if !ok || steps[len(steps)-1].Result.Outcome != interp.Done {
 		return false
+	}
+	// The second caller must meet the raced bound and nothing else: what
+	// it needs from another account (the source of a move into the raced
+	// one) is put there for both.
+	acc := accountOf(ref, first)
+	for range 2 * len(t.Moves) {
+		run, _, ok := g.s.Simulate(append(slices.Clone(steps), search.Step{Call: second}))
+		if !ok {
+			return false
+		}
+		r := run[len(run)-1].Result
+		d := r.Detail
+		if r.Outcome != interp.Refused || d == nil || !d.Lower || d.Account.String() == acc.String() {
+			break
+		}
+		need := d.Amount - (d.Balance.Posted - d.Balance.HeldOut - d.Account.Kind.Lower.Value)
+		fed, ok := g.s.Feed(steps[:len(steps)-1], d.Account, need)
+		if !ok {
+			return false
+		}
+		if steps, ok = g.s.Prepare(append(fed, search.Step{Call: first}), len(t.Moves)+1); !ok || steps[len(steps)-1].Result.Outcome != interp.Done {
+			return false
+		}
 	}
 	feeders := fromSearch(steps[:len(steps)-1])
 	en, ja := raceTitles(opName(t, op), ref, lower)

@@ -60,6 +60,22 @@ transfer pay_out(statement: string, amount: USD)
   move amount from income to bank
 `
 
+// Moving between two bins: the target's upper bound is met after the
+// source's lower one, in the same move.
+const bins = `book bins v1
+unit pcs
+account bin(place: string) : pcs
+  at least 0 refused as bin_empty
+  at most 100 refused as bin_full
+account vendors : pcs outside
+transfer stock_in(delivery: string, place: string, qty: pcs)
+  key delivery
+  move qty from vendors to bin(place)
+transfer relocate(slip: string, source: string, target: string, qty: pcs)
+  key slip
+  move qty from bin(source) to bin(target)
+`
+
 // shape writes a scenario's steps in short: each call with its amounts
 // and what it expects, a together with its callers.
 func shape(sc scenario.Scenario) string {
@@ -127,6 +143,12 @@ func TestGenerateBringsTheAccountNextToItsBound(t *testing.T) {
 		// taken out first.
 		{withFee, "two callers take the last 0.01 of income with pay_out.do",
 			"sell.do 1: done; pay_out.do 150: done; together(pay_out.do 1 | pay_out.do 1)"},
+		// The target's upper bound is met only once the source, met
+		// first in the same move, has enough; in a race, for both.
+		{bins, "relocate.do: bin(target) would cross its upper bound 100 by 1, refused with bin_full",
+			"stock_in.do 98: done; stock_in.do 3: done; relocate.do 3: refused: bin_full"},
+		{bins, "two callers take the last room of 1 in bin(target) with relocate.do",
+			"stock_in.do 99: done; stock_in.do 1: done; stock_in.do 1: done; together(relocate.do 1 | relocate.do 1)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
