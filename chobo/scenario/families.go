@@ -42,17 +42,29 @@ func (g *gen) boundFamily(t *book.Transfer, op book.Op, m *book.Move, lower bool
 	if !ok {
 		return
 	}
-	// room is how much the move can carry before the account sits
+	// left is how much the move can carry before the account sits
 	// exactly at its bound.
-	var room int64
-	if lower {
-		room = bal.Posted - bal.HeldOut - bound.Value
-	} else {
-		room = bound.Value - bal.Posted - bal.HeldIn
+	left := room(bal, lower, bound)
+	variants := boundVariants(opName(t, op), ref, lower, bound, left)
+	// With too little room to land inside the bound, or at it, with an
+	// amount above zero (an upper bound at zero that only opens once
+	// something has been taken out: a credit line, drawn on by a hold
+	// that is then posted), those variants start from two steps of room,
+	// made with calls that get done. The ones that can be shown from
+	// where the account is start there.
+	var opened []search.Step
+	var more []boundVariant
+	if variants[0].amount < 1 {
+		if opened, ok = g.level(prefix, acc, lower, bound, 2); ok {
+			more = boundVariants(opName(t, op), ref, lower, bound, 2)
+		}
 	}
-	for _, v := range boundVariants(opName(t, op), ref, lower, bound, room) {
-		if v.amount >= 1 {
+	for i, v := range variants {
+		switch {
+		case v.amount >= 1:
 			g.addBoundVariant(c, m, ref, lower, bound, prefix, v)
+		case more != nil:
+			g.addBoundVariant(c, m, ref, lower, bound, opened, more[i])
 		}
 	}
 }
@@ -104,11 +116,15 @@ func boundVariants(name string, ref book.AccountRef, lower bool, bound *book.Bou
 // it when the account ends where the variant says.
 func (g *gen) addBoundVariant(c interp.Call, m *book.Move, ref book.AccountRef, lower bool, bound *book.Bound, prefix []search.Step, v boundVariant) {
 	target := withAmount(c, m, v.amount)
-	// Feed the other moves (for a refusal, the ones before this move);
-	// the account of this move stays as set.
+	// Feed the other moves (for a refusal, the ones before this move, and
+	// for an upper bound the lower bound of this move too: it is checked
+	// first); the account of this move stays as set.
 	upto := len(c.Transfer.Moves) + 1
 	if v.expect != "done" {
 		upto = m.Index
+		if !lower {
+			upto++
+		}
 	}
 	steps, ok := g.s.Prepare(append(append([]search.Step{}, prefix...), search.Step{Call: target}), upto)
 	if !ok {
@@ -347,18 +363,58 @@ func (g *gen) race(t *book.Transfer, op book.Op, m *book.Move, lower bool, bound
 			return
 		}
 	}
+	if g.raceFrom(t, op, ref, lower, bound, prefix, first, second) {
+		return
+	}
+	// From an empty account the first caller alone did not leave it at
+	// its bound: a lower bound below zero (a credit line), an upper
+	// bound with no room until something is taken out (a line at most
+	// zero), feeders that bring more than asked. Bring the account to
+	// one step from its bound, taking from it or putting into it with
+	// calls that get done, and race for that step.
+	if prefix, ok = g.level(nil, acc, lower, bound, 1); ok {
+		g.raceFrom(t, op, ref, lower, bound, prefix, first, second)
+	}
+}
+
+// raceFrom adds the race of first and second after prefix, and reports
+// whether it was kept.
+func (g *gen) raceFrom(t *book.Transfer, op book.Op, ref book.AccountRef, lower bool, bound *book.Bound, prefix []search.Step, first, second interp.Call) bool {
 	// Let the first caller through alone: what it needs is then there for
 	// one of the two, and not for both.
-	steps, ok := g.s.Prepare(append(prefix, search.Step{Call: first}), len(t.Moves)+1)
+	steps, ok := g.s.Prepare(append(slices.Clone(prefix), search.Step{Call: first}), len(t.Moves)+1)
 	if !ok || steps[len(steps)-1].Result.Outcome != interp.Done {
-		return
+		return false
+	}
+	// The second caller must meet the raced bound and nothing else: what
+	// it needs from another account (the source of a move into the raced
+	// one) is put there for both.
+	acc := accountOf(ref, first)
+	for range 2 * len(t.Moves) {
+		run, _, ok := g.s.Simulate(append(slices.Clone(steps), search.Step{Call: second}))
+		if !ok {
+			return false
+		}
+		r := run[len(run)-1].Result
+		d := r.Detail
+		if r.Outcome != interp.Refused || d == nil || !d.Lower || d.Account.String() == acc.String() {
+			break
+		}
+		need := d.Amount - (d.Balance.Posted - d.Balance.HeldOut - d.Account.Kind.Lower.Value)
+		fed, ok := g.s.Feed(steps[:len(steps)-1], d.Account, need)
+		if !ok {
+			return false
+		}
+		if steps, ok = g.s.Prepare(append(fed, search.Step{Call: first}), len(t.Moves)+1); !ok || steps[len(steps)-1].Result.Outcome != interp.Done {
+			return false
+		}
 	}
 	feeders := fromSearch(steps[:len(steps)-1])
 	en, ja := raceTitles(opName(t, op), ref, lower)
 	sc := Scenario{Name: en, TitleJa: ja, Outcomes: 2,
 		Steps: append(feeders, Step{Together: [][]*Call{{{Call: first}}, {{Call: second}}}})}
 	k := len(feeders)
-	g.add(sc, func(_ Scenario, outs []Outcome) bool {
+	return g.add(sc, func(_ Scenario, outs []Outcome) bool {
 		// In each outcome one caller is done and the other meets the bound.
 		for _, o := range outs {
 			a, b := o.Results[k], o.Results[k+1]

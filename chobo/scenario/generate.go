@@ -79,19 +79,20 @@ func pass(secs int64) Step { return Step{Pass: secs, PassText: syntax.FormatDura
 
 // add renames the values of sc, runs it, and keeps it when every
 // expectation holds and ok (when given) approves the renamed scenario's
-// outcomes.
-func (g *gen) add(sc Scenario, ok func(sc Scenario, outs []Outcome) bool) {
+// outcomes. It reports whether sc was kept.
+func (g *gen) add(sc Scenario, ok func(sc Scenario, outs []Outcome) bool) bool {
 	if g.names[sc.Name] {
-		return
+		return false
 	}
 	sc.Steps = append([]Step{}, sc.Steps...)
 	rename(&sc)
 	outs := Run(g.b, sc)
 	if len(Failures(sc, outs)) > 0 || (ok != nil && !ok(sc, outs)) {
-		return
+		return false
 	}
 	g.names[sc.Name] = true
 	g.out = append(g.out, sc)
+	return true
 }
 
 // rename gives every value the name `param-N`, N counted over the whole
@@ -184,4 +185,52 @@ func balanceAfter(g *gen, steps []search.Step, a interp.Account) (interp.Balance
 // each expecting the answer it got there.
 func FromExample(name string, e search.Example) Scenario {
 	return Scenario{Name: name, Steps: fromSearch(e.Steps)}
+}
+
+// room is how much a move can still carry out of acc (lower) or into it
+// before it sits exactly at its bound, as the interpreter counts: a
+// hold counts against the bound as soon as it is made.
+func room(b interp.Balance, lower bool, bound *book.Bound) int64 {
+	if lower {
+		return b.Posted - b.HeldOut - bound.Value
+	}
+	return bound.Value - b.Posted - b.HeldIn
+}
+
+// level brings acc, after prefix, to exactly want of room under its
+// bound: calls that put into it when there is too little room to take
+// (a lower bound), calls that take from it when there is too much, and
+// the other way round for an upper bound. Takers that are holds are
+// posted, so that what they took stays taken.
+func (g *gen) level(prefix []search.Step, acc interp.Account, lower bool, bound *book.Bound, want int64) ([]search.Step, bool) {
+	steps := prefix
+	for range 2 {
+		bal, ok := balanceAfter(g, steps, acc)
+		if !ok {
+			return nil, false
+		}
+		gap := room(bal, lower, bound) - want
+		if gap == 0 {
+			return steps, true
+		}
+		// For a lower bound, putting in makes room and taking out
+		// uses it; for an upper bound, the other way round.
+		if (gap < 0) == lower {
+			steps, ok = g.s.Feed(steps, acc, abs(gap))
+		} else {
+			steps, ok = g.s.Take(steps, acc, abs(gap))
+		}
+		if !ok {
+			return nil, false
+		}
+	}
+	bal, ok := balanceAfter(g, steps, acc)
+	return steps, ok && room(bal, lower, bound) == want
+}
+
+func abs(v int64) int64 {
+	if v < 0 {
+		return -v
+	}
+	return v
 }

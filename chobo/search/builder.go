@@ -27,6 +27,12 @@ func (s *Searcher) Feed(prefix []Step, acc interp.Account, amount int64) ([]Step
 	return s.feed(prefix, acc, amount, 0)
 }
 
+// Take returns prefix followed by calls, each done, that take exactly
+// amount from acc's posted balance; a hold among them is posted.
+func (s *Searcher) Take(prefix []Step, acc interp.Account, amount int64) ([]Step, bool) {
+	return s.take(prefix, acc, amount)
+}
+
 // Prepare puts feeders before the last step until it gets past every
 // lower bound before move upto (1-based; len(moves)+1 for all of them).
 func (s *Searcher) Prepare(steps []Step, upto int) ([]Step, bool) {

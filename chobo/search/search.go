@@ -367,3 +367,76 @@ func deficit(b interp.Balance, amount, lower int64) int64 {
 	}
 	return v.Int64()
 }
+
+// take returns prefix followed by calls, each done, that take exactly
+// amount from acc's posted balance: the mirror of feed, for an account
+// that must come down (a credit line drawn on, a jar emptied part way).
+// A hold that takes is posted at once: then what it took counts against
+// the upper bound as well as the lower one, and no deadline gives it
+// back. False when no transfer takes exactly that much.
+func (s *Searcher) take(prefix []Step, acc interp.Account, amount int64) ([]Step, bool) {
+	_, st, ok := s.simulate(prefix)
+	if !ok || amount <= 0 {
+		return nil, false
+	}
+	start := st.Balance(acc).Posted
+	for _, t := range s.b.Transfers {
+		for _, m := range t.Moves {
+			if m.From.Account != acc.Kind {
+				continue
+			}
+			for _, other := range []int64{0, 1} {
+				out, ok := s.takeWith(prefix, t, m, acc, amount, other)
+				if !ok {
+					continue
+				}
+				_, st, ok := s.simulate(out)
+				if ok && start-st.Balance(acc).Posted == amount {
+					return out, true
+				}
+			}
+		}
+	}
+	return nil, false
+}
+
+func (s *Searcher) takeWith(prefix []Step, t *book.Transfer, m *book.Move, acc interp.Account, amount, other int64) ([]Step, bool) {
+	per, times := amount, int64(1)
+	if m.Amount.Param == nil {
+		per = m.Amount.Literal
+		if per <= 0 || amount%per != 0 || amount/per > 10 {
+			return nil, false
+		}
+		times = amount / per
+	}
+	steps := slices.Clone(prefix)
+	for range times {
+		c := s.mk(t, firstOp(t), func(p *book.Param) int64 {
+			if p == m.Amount.Param {
+				return per
+			}
+			return other
+		})
+		pointed := map[string]bool{}
+		for i, p := range m.From.Args {
+			if pointed[p.Name] && c.Strings[p.Name] != acc.Args[i] {
+				return nil, false
+			}
+			c.Strings[p.Name] = acc.Args[i]
+			pointed[p.Name] = true
+		}
+		var ok bool
+		steps, ok = s.prepare(append(steps, Step{Call: c}), len(t.Moves)+1, 1)
+		if !ok || steps[len(steps)-1].Result.Outcome != interp.Done {
+			return nil, false
+		}
+		if c.Op == book.Hold {
+			steps = append(steps, Step{Call: keyOnly(c, book.Post)})
+		}
+	}
+	run, _, ok := s.simulate(steps)
+	if !ok || run[len(run)-1].Result.Outcome != interp.Done {
+		return nil, false
+	}
+	return run, true
+}
