@@ -32,6 +32,11 @@ const (
 	// # gazelle:chobo_conformance on|off
 	// Whether each book gets a chobo_conformance_test. On by default.
 	directiveConformance = "chobo_conformance"
+	// # gazelle:chobo_doc markdown html
+	// The pages written for each book with chobo_doc, one per format, in
+	// this order; "off" (or "none") for none, "on" for the default,
+	// markdown.
+	directiveDoc = "chobo_doc"
 )
 
 // choboConfig is what the directives say for one directory.
@@ -39,6 +44,8 @@ type choboConfig struct {
 	enabled     bool
 	clients     []string
 	conformance bool
+	// docs are the formats of the chobo_doc targets of each book.
+	docs []string
 	// importPath, when set, is the import path of the directory
 	// importPathRel (relative to the repository root).
 	importPath, importPathRel string
@@ -48,12 +55,13 @@ type choboConfig struct {
 }
 
 func defaultConfig() *choboConfig {
-	return &choboConfig{enabled: true, clients: []string{"postgres-go"}, conformance: true}
+	return &choboConfig{enabled: true, clients: []string{"postgres-go"}, conformance: true, docs: []string{"markdown"}}
 }
 
 func (cc *choboConfig) clone() *choboConfig {
 	c := *cc
 	c.clients = append([]string(nil), cc.clients...)
+	c.docs = append([]string(nil), cc.docs...)
 	return &c
 }
 
@@ -73,7 +81,7 @@ func (*choboLang) RegisterFlags(fs *flag.FlagSet, cmd string, c *config.Config) 
 func (*choboLang) CheckFlags(fs *flag.FlagSet, c *config.Config) error { return nil }
 
 func (*choboLang) KnownDirectives() []string {
-	return []string{directiveChobo, directiveClient, directiveImportPath, directiveConformance}
+	return []string{directiveChobo, directiveClient, directiveImportPath, directiveConformance, directiveDoc}
 }
 
 // Configure reads the directives of the BUILD file of rel (f may be nil).
@@ -112,6 +120,12 @@ func (cc *choboConfig) apply(key, value, rel string) error {
 			return fmt.Errorf("gazelle:%s: %v", key, err)
 		}
 		cc.clients = clients
+	case directiveDoc:
+		docs, err := parseDocs(value)
+		if err != nil {
+			return fmt.Errorf("gazelle:%s: %v", key, err)
+		}
+		cc.docs = docs
 	case directiveImportPath:
 		cc.importPath = strings.Trim(value, "/")
 		cc.importPathRel = rel
@@ -145,6 +159,36 @@ func parseClients(value string) ([]string, error) {
 	for _, f := range fields {
 		if _, ok := clientTargets[f]; !ok {
 			return nil, fmt.Errorf("unknown client target %q; known: %s", f, strings.Join(knownClientTargets(), ", "))
+		}
+		if seen[f] {
+			continue
+		}
+		seen[f] = true
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+// parseDocs reads the list of a chobo_doc directive: known page formats,
+// each once; "off" or "none" for none; "on" for markdown alone.
+func parseDocs(value string) ([]string, error) {
+	fields := strings.Fields(value)
+	if len(fields) == 0 {
+		return nil, fmt.Errorf("names no format; write off for none")
+	}
+	if len(fields) == 1 {
+		switch strings.ToLower(fields[0]) {
+		case "off", "none":
+			return []string{}, nil
+		case "on":
+			return []string{"markdown"}, nil
+		}
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, f := range fields {
+		if _, ok := docFormats[f]; !ok {
+			return nil, fmt.Errorf("unknown page format %q; known: %s, or off", f, strings.Join(knownDocFormats(), ", "))
 		}
 		if seen[f] {
 			continue

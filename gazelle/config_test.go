@@ -9,34 +9,47 @@ import (
 )
 
 func TestDirectives(t *testing.T) {
+	md := []string{"markdown"}
 	for _, tc := range []struct {
 		name, key, value string
 		want             choboConfig
 		wantErr          bool
 	}{
 		{name: "off", key: "chobo", value: "off",
-			want: choboConfig{clients: []string{"postgres-go"}, conformance: true}},
+			want: choboConfig{docs: md, clients: []string{"postgres-go"}, conformance: true}},
 		{name: "on", key: "chobo", value: "true",
-			want: choboConfig{enabled: true, clients: []string{"postgres-go"}, conformance: true}},
+			want: choboConfig{docs: md, enabled: true, clients: []string{"postgres-go"}, conformance: true}},
 		{name: "bad on/off", key: "chobo", value: "maybe", wantErr: true,
 			want: *defaultConfig()},
 		{name: "conformance off", key: "chobo_conformance", value: "off",
-			want: choboConfig{enabled: true, clients: []string{"postgres-go"}}},
+			want: choboConfig{docs: md, enabled: true, clients: []string{"postgres-go"}}},
 		{name: "two clients in order", key: "chobo_client", value: "tigerbeetle-go postgres-go",
-			want: choboConfig{enabled: true, clients: []string{"tigerbeetle-go", "postgres-go"}, conformance: true}},
+			want: choboConfig{docs: md, enabled: true, clients: []string{"tigerbeetle-go", "postgres-go"}, conformance: true}},
 		{name: "a client twice", key: "chobo_client", value: "postgres-go postgres-go",
-			want: choboConfig{enabled: true, clients: []string{"postgres-go"}, conformance: true}},
+			want: choboConfig{docs: md, enabled: true, clients: []string{"postgres-go"}, conformance: true}},
 		{name: "no client", key: "chobo_client", value: "none",
-			want: choboConfig{enabled: true, clients: []string{}, conformance: true}},
+			want: choboConfig{docs: md, enabled: true, clients: []string{}, conformance: true}},
 		{name: "unknown client", key: "chobo_client", value: "postgres-rust", wantErr: true,
 			want: *defaultConfig()},
 		{name: "empty client list", key: "chobo_client", value: "", wantErr: true,
 			want: *defaultConfig()},
+		{name: "pages in order", key: "chobo_doc", value: "html markdown html",
+			want: choboConfig{enabled: true, clients: []string{"postgres-go"}, conformance: true, docs: []string{"html", "markdown"}}},
+		{name: "no pages", key: "chobo_doc", value: "off",
+			want: choboConfig{enabled: true, clients: []string{"postgres-go"}, conformance: true, docs: []string{}}},
+		{name: "no pages, none", key: "chobo_doc", value: "none",
+			want: choboConfig{enabled: true, clients: []string{"postgres-go"}, conformance: true, docs: []string{}}},
+		{name: "pages on", key: "chobo_doc", value: "on",
+			want: choboConfig{enabled: true, clients: []string{"postgres-go"}, conformance: true, docs: md}},
+		{name: "unknown page format", key: "chobo_doc", value: "markdown pdf", wantErr: true,
+			want: *defaultConfig()},
+		{name: "empty page list", key: "chobo_doc", value: "", wantErr: true,
+			want: *defaultConfig()},
 		{name: "import path", key: "chobo_importpath", value: "example.com/books/",
-			want: choboConfig{enabled: true, clients: []string{"postgres-go"}, conformance: true,
+			want: choboConfig{docs: md, enabled: true, clients: []string{"postgres-go"}, conformance: true,
 				importPath: "example.com/books", importPathRel: "ledger", importPathSet: true}},
 		{name: "import path reset", key: "chobo_importpath", value: "",
-			want: choboConfig{enabled: true, clients: []string{"postgres-go"}, conformance: true, importPathRel: "ledger"}},
+			want: choboConfig{docs: md, enabled: true, clients: []string{"postgres-go"}, conformance: true, importPathRel: "ledger"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cc := defaultConfig()

@@ -33,9 +33,10 @@ type book struct {
 }
 
 // GenerateRules writes, for every .book file of the directory, a
-// chobo_book, a chobo_sql, one chobo_client per configured client target
-// and (unless turned off) a chobo_conformance_test; and empty rules for
-// the chobo targets of books that are gone, so that Gazelle deletes them.
+// chobo_book, a chobo_sql, one chobo_client per configured client target,
+// one chobo_doc per configured page format and (unless turned off) a
+// chobo_conformance_test; and empty rules for the chobo targets of books
+// that are gone, so that Gazelle deletes them.
 func (*choboLang) GenerateRules(args language.GenerateArgs) language.GenerateResult {
 	var res language.GenerateResult
 	cc := getConfig(args.Config)
@@ -101,6 +102,14 @@ func clientName(b book, t string) string {
 	return b.name + "_" + clientTargets[t].short + "_client"
 }
 
+// docName is the name of the page in format f of the book named book.
+func docName(book, f string) string {
+	if short := docFormats[f].short; short != "" {
+		return book + "_" + short + "_doc"
+	}
+	return book + "_doc"
+}
+
 // bookRules are the targets of one book.
 func bookRules(b book, cc *choboConfig, base string, files map[string]bool, sole bool) []*rule.Rule {
 	bk := rule.NewRule(bookKind, b.name)
@@ -131,6 +140,16 @@ func bookRules(b book, cc *choboConfig, base string, files map[string]bool, sole
 		clients = append(clients, ":"+c.Name())
 	}
 
+	for _, f := range cc.docs {
+		d := rule.NewRule(docKind, docName(b.name, f))
+		d.SetAttr("book", ":"+b.name)
+		d.SetAttr("format", f)
+		if l := bookLang(b.file); l != defaultLang {
+			d.SetAttr("lang", l)
+		}
+		out = append(out, d)
+	}
+
 	if cc.conformance {
 		t := rule.NewRule(conformanceKind, conformanceName(b, sole))
 		t.SetAttr("book", ":"+b.name)
@@ -154,10 +173,11 @@ func bookRules(b book, cc *choboConfig, base string, files map[string]bool, sole
 
 // emptyRules are the chobo rules of f that Gazelle wrote for a book and
 // would not write now: the targets of a book that was renamed or deleted,
-// a client whose target the directives no longer name, a conformance test
-// turned off. Gazelle merges each with the rule of the same name and
-// deletes what is left empty. Rules a user added (another chobo_book of a
-// book that is there, a client under another name) are not among them.
+// a client whose target the directives no longer name, a page of a format
+// they no longer name, a conformance test turned off. Gazelle merges each
+// with the rule of the same name and deletes what is left empty. Rules a
+// user added (another chobo_book of a book that is there, a client or a
+// page under another name) are not among them.
 func emptyRules(f *rule.File, gen []*rule.Rule, books []book, cc *choboConfig, files map[string]bool) []*rule.Rule {
 	if f == nil {
 		return nil
@@ -180,6 +200,10 @@ func emptyRules(f *rule.File, gen []*rule.Rule, books []book, cc *choboConfig, f
 	configured := map[string]bool{}
 	for _, t := range cc.clients {
 		configured[t] = true
+	}
+	docs := map[string]bool{}
+	for _, d := range cc.docs {
+		docs[d] = true
 	}
 	var empty []*rule.Rule
 	for _, r := range f.Rules {
@@ -208,6 +232,15 @@ func emptyRules(f *rule.File, gen []*rule.Rule, books []book, cc *choboConfig, f
 				}
 				ct, known := clientTargets[t]
 				gone = known && !configured[t] && r.Name() == target+"_"+ct.short+"_client"
+			case r.Kind() == docKind:
+				// A page Gazelle named (<book>_doc, <book>_html_doc) in a
+				// format it no longer writes.
+				f := r.AttrString("format")
+				if f == "" {
+					f = "markdown"
+				}
+				_, known := docFormats[f]
+				gone = known && !docs[f] && r.Name() == docName(target, f)
 			case r.Kind() == conformanceKind:
 				gone = !cc.conformance && (r.Name() == soleConformanceName || r.Name() == target+"_conformance")
 			}

@@ -63,19 +63,25 @@ func TestGenerateRules(t *testing.T) {
 	}{
 		{name: "no book", files: map[string]string{"main.go": ""}},
 		{name: "one book", files: map[string]string{"stock.book": "book stock v1"},
-			want: []string{"chobo_book stock", "chobo_sql stock_sql", "chobo_client stock_go_client", "chobo_conformance_test conformance"}},
+			want: []string{"chobo_book stock", "chobo_sql stock_sql", "chobo_client stock_go_client", "chobo_doc stock_doc", "chobo_conformance_test conformance"}},
 		{name: "two books, sorted", files: map[string]string{"b.book": "", "a.book": ""},
 			want: []string{
-				"chobo_book a", "chobo_sql a_sql", "chobo_client a_go_client", "chobo_conformance_test a_conformance",
-				"chobo_book b", "chobo_sql b_sql", "chobo_client b_go_client", "chobo_conformance_test b_conformance"}},
+				"chobo_book a", "chobo_sql a_sql", "chobo_client a_go_client", "chobo_doc a_doc", "chobo_conformance_test a_conformance",
+				"chobo_book b", "chobo_sql b_sql", "chobo_client b_go_client", "chobo_doc b_doc", "chobo_conformance_test b_conformance"}},
 		{name: "a book called conformance", files: map[string]string{"conformance.book": ""},
-			want: []string{"chobo_book conformance", "chobo_sql conformance_sql", "chobo_client conformance_go_client", "chobo_conformance_test conformance_conformance"}},
+			want: []string{"chobo_book conformance", "chobo_sql conformance_sql", "chobo_client conformance_go_client", "chobo_doc conformance_doc", "chobo_conformance_test conformance_conformance"}},
 		{name: "clients and no test", files: map[string]string{"stock.book": ""},
 			directives: []string{"chobo_client", "tigerbeetle-go postgres-go", "chobo_conformance", "off"},
-			want:       []string{"chobo_book stock", "chobo_sql stock_sql", "chobo_client stock_tb_client", "chobo_client stock_go_client"}},
+			want:       []string{"chobo_book stock", "chobo_sql stock_sql", "chobo_client stock_tb_client", "chobo_client stock_go_client", "chobo_doc stock_doc"}},
+		{name: "pages in two formats, no client", files: map[string]string{"stock.book": ""},
+			directives: []string{"chobo_doc", "html markdown", "chobo_client", "none"},
+			want:       []string{"chobo_book stock", "chobo_sql stock_sql", "chobo_doc stock_html_doc", "chobo_doc stock_doc", "chobo_conformance_test conformance"}},
+		{name: "no pages", files: map[string]string{"stock.book": ""},
+			directives: []string{"chobo_doc", "off"},
+			want:       []string{"chobo_book stock", "chobo_sql stock_sql", "chobo_client stock_go_client", "chobo_conformance_test conformance"}},
 		{name: "off", files: map[string]string{"stock.book": ""}, directives: []string{"chobo", "off"}},
 		{name: "two files, one name", files: map[string]string{"a-b.book": "", "a_b.book": ""},
-			want: []string{"chobo_book a_b", "chobo_sql a_b_sql", "chobo_client a_b_go_client", "chobo_conformance_test conformance"}},
+			want: []string{"chobo_book a_b", "chobo_sql a_b_sql", "chobo_client a_b_go_client", "chobo_doc a_b_doc", "chobo_conformance_test conformance"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res := generate(t, tc.files, "", tc.directives...)
@@ -93,7 +99,8 @@ func TestGenerateAttrs(t *testing.T) {
 		"stock.scenarios.json":    "[]",
 		"stock.deployed.api.json": "{}",
 		"other.more.json":         "[]",
-	}, "", "chobo_client", "postgres-go tigerbeetle-go", "chobo_importpath", "example.com/books")
+		"stock.ja.book":           "book stock v1",
+	}, "", "chobo_client", "postgres-go tigerbeetle-go", "chobo_importpath", "example.com/books", "chobo_doc", "markdown html")
 	byName := map[string]*rule.Rule{}
 	for _, r := range res.Gen {
 		byName[r.Name()] = r
@@ -111,8 +118,15 @@ func TestGenerateAttrs(t *testing.T) {
 		{"stock_tb_client", "importpath", "example.com/books/stocktb"},
 		{"stock_tb_client", "package", "stock"},
 		{"stock_tb_client", "visibility", []string{"//visibility:public"}},
-		{"conformance", "clients", []string{":stock_go_client", ":stock_tb_client"}},
-		{"conformance", "scenarios", []string{"stock.more.json", "stock.scenarios.json"}},
+		{"stock_conformance", "clients", []string{":stock_go_client", ":stock_tb_client"}},
+		{"stock_doc", "book", ":stock"},
+		{"stock_doc", "format", "markdown"},
+		{"stock_doc", "lang", ""},
+		{"stock_html_doc", "format", "html"},
+		{"stock_ja_doc", "lang", "ja"},
+		{"stock_ja_html_doc", "format", "html"},
+		{"stock_ja_html_doc", "lang", "ja"},
+		{"stock_conformance", "scenarios", []string{"stock.more.json", "stock.scenarios.json"}},
 	} {
 		r := byName[tc.rule]
 		if r == nil {
@@ -159,5 +173,20 @@ chobo_book(name = "generated_elsewhere", src = ":gen")
 		"chobo_conformance", "off")
 	if got := names(res.Empty); !reflect.DeepEqual(got, []string{"chobo_conformance_test conformance"}) {
 		t.Errorf("conformance off: empty %q", got)
+	}
+	// A page of a format no longer named goes; one named otherwise stays.
+	const pages = `
+chobo_doc(name = "stock_doc", book = ":stock")
+chobo_doc(name = "stock_html_doc", book = ":stock", format = "html")
+chobo_doc(name = "stock_page", book = ":stock", format = "html")
+chobo_doc(name = "old_doc", book = ":old")
+`
+	res = generate(t, map[string]string{"stock.book": ""}, pages, "chobo_doc", "markdown")
+	if got, want := names(res.Empty), []string{"chobo_doc stock_html_doc", "chobo_doc old_doc"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("markdown pages only: empty %q, want %q", got, want)
+	}
+	res = generate(t, map[string]string{"stock.book": ""}, pages, "chobo_doc", "off")
+	if got, want := names(res.Empty), []string{"chobo_doc stock_doc", "chobo_doc stock_html_doc", "chobo_doc old_doc"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("pages off: empty %q, want %q", got, want)
 	}
 }

@@ -12,6 +12,7 @@ const (
 	sqlKind         = "chobo_sql"
 	clientKind      = "chobo_client"
 	conformanceKind = "chobo_conformance_test"
+	docKind         = "chobo_doc"
 )
 
 // choboKinds says how Gazelle merges each kind with a rule already in a
@@ -44,6 +45,16 @@ var choboKinds = map[string]rule.KindInfo{
 		SubstituteAttrs: map[string]bool{"book": true, "clients": true},
 		MergeableAttrs:  map[string]bool{"book": true, "clients": true, "scenarios": true},
 	},
+	// A book has one page per format, so a page is matched by name only:
+	// matched by book, the page of a format newly turned on would be
+	// merged into the page of another. lang is the user's: Gazelle writes
+	// it when it creates the rule (from the file name) and keeps what is
+	// there after.
+	docKind: {
+		NonEmptyAttrs:   map[string]bool{"book": true},
+		SubstituteAttrs: map[string]bool{"book": true},
+		MergeableAttrs:  map[string]bool{"book": true, "format": true},
+	},
 }
 
 func (*choboLang) Kinds() map[string]rule.KindInfo { return choboKinds }
@@ -60,7 +71,7 @@ func loadsFor(repo string) []rule.LoadInfo {
 	}
 	return []rule.LoadInfo{{
 		Name:    name,
-		Symbols: []string{bookKind, clientKind, conformanceKind, sqlKind},
+		Symbols: []string{bookKind, clientKind, conformanceKind, docKind, sqlKind},
 	}}
 }
 
@@ -102,6 +113,27 @@ func knownClientTargets() []string {
 	out := make([]string, 0, len(clientTargets))
 	for t := range clientTargets {
 		out = append(out, t)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// docFormat is what Gazelle writes for one format of chobo_doc: the
+// target's name is <book>_doc for markdown, <book>_<short>_doc for the
+// others.
+type docFormat struct {
+	short string
+}
+
+var docFormats = map[string]docFormat{
+	"markdown": {},
+	"html":     {short: "html"},
+}
+
+func knownDocFormats() []string {
+	out := make([]string, 0, len(docFormats))
+	for f := range docFormats {
+		out = append(out, f)
 	}
 	sort.Strings(out)
 	return out

@@ -57,3 +57,14 @@ func TestKnownClientTargets(t *testing.T) {
 		t.Errorf("got %v, want %v", got, want)
 	}
 }
+
+func TestDocNames(t *testing.T) {
+	if got, want := knownDocFormats(), []string{"html", "markdown"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
+	for f, want := range map[string]string{"markdown": "stock_doc", "html": "stock_html_doc"} {
+		if got := docName("stock", f); got != want {
+			t.Errorf("docName(stock, %s) = %s, want %s", f, got, want)
+		}
+	}
+}

@@ -1,8 +1,8 @@
 // Package gazelle is chobo's language for Gazelle: it writes the chobo
 // targets of every .book file (chobo_book, chobo_sql, chobo_client,
-// chobo_conformance_test) and lets Go rules that import a generated
-// client depend on its chobo_client. Add it to a gazelle_binary next to
-// the Go language (docs/bazel.md, "Gazelle").
+// chobo_doc, chobo_conformance_test) and lets Go rules that import a
+// generated client depend on its chobo_client. Add it to a gazelle_binary
+// next to the Go language (docs/bazel.md, "Gazelle").
 //
 // The files follow Gazelle's own language/proto: config.go (directives),
 // kinds.go (kinds and loads), names.go (target names), generate.go,

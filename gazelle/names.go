@@ -14,6 +14,20 @@ import (
 // bookExt is the extension of a book's source.
 const bookExt = ".book"
 
+// defaultLang is the language chobo_doc writes a page in when it is not
+// told otherwise.
+const defaultLang = "en"
+
+// bookLang is the language of the page Gazelle asks for a book: ja for a
+// file whose name ends in .ja.book (inventory.ja.book), else en. The
+// book's text is not read for it.
+func bookLang(file string) string {
+	if strings.HasSuffix(file, ".ja"+bookExt) {
+		return "ja"
+	}
+	return defaultLang
+}
+
 // bookName is the base of every target name of a book, made from its file
 // name so that it is known without reading the book:
 //

@@ -26,6 +26,20 @@ func TestBookName(t *testing.T) {
 	}
 }
 
+func TestBookLang(t *testing.T) {
+	for _, tc := range []struct{ file, want string }{
+		{"stock.book", "en"},
+		{"inventory.ja.book", "ja"},
+		{"ja.book", "en"},
+		{"在庫.book", "en"},
+		{"stock.JA.book", "en"},
+	} {
+		if got := bookLang(tc.file); got != tc.want {
+			t.Errorf("bookLang(%q) = %q, want %q", tc.file, got, tc.want)
+		}
+	}
+}
+
 func TestDeclaredName(t *testing.T) {
 	for _, tc := range []struct{ source, want string }{
 		{"book stock v1\n", "stock"},

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# Builds the example workspace's SQL and Go clients in two fresh output bases,
+# Builds the example workspace's SQL, clients and page in two fresh output bases,
 # without the shared disk cache, and fails unless every output has the same
 # sha256 both times. That is what lets a remote cache share the outputs.
 # Takes a few minutes: each build starts a Bazel server and builds from scratch.
 set -euo pipefail
 cd "$(dirname "$0")/../examples/workspace"
 
-targets=(//ledger:stock_sql //ledger:stock_go_client_srcs //ledger:stock_go_client //ledger:stock_tb_client_srcs //ledger:stock_tb_client //ledger:stock_ts_client_srcs //ledger:stock_tb_ts_client_srcs)
+targets=(//ledger:stock_sql //ledger:stock_go_client_srcs //ledger:stock_go_client //ledger:stock_tb_client_srcs //ledger:stock_tb_client //ledger:stock_ts_client_srcs //ledger:stock_tb_ts_client_srcs //ledger:stock_doc)
 # What the targets write, under bazel-bin.
 outputs=(
   ledger/stock_sql.sql
@@ -16,6 +16,7 @@ outputs=(
   ledger/stock_tb_client.a
   ledger/stock_ts_client_srcs/stock.ts
   ledger/stock_tb_ts_client_srcs/stock.ts
+  ledger/stock_doc/stock.md
   ledger/stock.check.txt
 )
 

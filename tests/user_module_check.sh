@@ -11,6 +11,7 @@
 # - its book holds a secret, and `bazel build` must print W901;
 # - a program of its own opens a pgxpool (gazelle's go_deps, use_repo, a
 #   go.mod), next to the generated client;
+# - a chobo_doc target writes the book's HTML page;
 # - while a command of this module runs (`bazel run` of a program that
 #   waits), a command in another workspace (this checkout) must not wait
 #   for it: the wrapper locks per output base, not per machine.
@@ -73,7 +74,7 @@ common --incompatible_strict_action_env
 build --test_env=CI
 EOF
 cat >"$ws/BUILD.bazel" <<'EOF'
-load("@chobo//rules:defs.bzl", "chobo_book", "chobo_client", "chobo_conformance_test")
+load("@chobo//rules:defs.bzl", "chobo_book", "chobo_client", "chobo_conformance_test", "chobo_doc")
 
 chobo_book(
     name = "mirror",
@@ -92,6 +93,12 @@ chobo_client(
     book = ":mirror",
     target = "postgres-typescript",
     visibility = ["//visibility:public"],
+)
+
+chobo_doc(
+    name = "mirror_doc",
+    book = ":mirror",
+    format = "html",
 )
 
 chobo_conformance_test(
@@ -193,6 +200,10 @@ echo "user module: bazel build prints W901, and //cmd/mirrord (own pgxpool) buil
 ts="$(bazel info bazel-bin)/mirror_ts_client_srcs/mirror.ts"
 grep -q '^export function postgres(' "$ts" || fail "//:mirror_ts_client did not write $ts with a postgres constructor"
 echo "user module: //:mirror_ts_client builds one TypeScript file, $(wc -c <"$ts") bytes"
+page="$(bazel info bazel-bin)/mirror_doc/mirror.html"
+grep -q '^<!DOCTYPE html>' "$page" || fail "//:mirror_doc did not write the HTML page $page"
+grep -q 'id="chobo-data"' "$page" || fail "the page $page carries no scenario data"
+echo "user module: //:mirror_doc writes one HTML page, $(wc -c <"$page") bytes"
 
 # The conformance test under --incompatible_strict_action_env (the .bazelrc), as whoever runs this.
 log="$(bazel info bazel-testlogs)/conformance/test.log"
