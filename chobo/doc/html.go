@@ -12,6 +12,8 @@ import (
 
 	"github.com/chobo-lang/chobo/chobo/diag"
 	"github.com/chobo-lang/chobo/chobo/doc/draw"
+	"github.com/chobo-lang/chobo/chobo/interp"
+	"github.com/chobo-lang/chobo/chobo/scenario"
 )
 
 // htmlView is what the HTML template reads beside the page: the parts
@@ -98,13 +100,7 @@ func HTML(p *Page) ([]byte, error) {
 	// Written whole, so that the quotes of the policy read as quotes.
 	v.CSP = template.HTML(`<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src '` + hash(style) +
 		`'; script-src '` + hash(script) + `'; img-src 'none'; font-src 'none'; connect-src 'none'; base-uri 'none'; form-action 'none'">`)
-	tmpl, err := template.New("page.html.tmpl").Funcs(template.FuncMap{
-		"t":   func(en, ja string) string { return diag.T(en, ja).In(p.Lang) },
-		"inc": func(i int) int { return i + 1 },
-		"count": func(n int, en, ja string) string {
-			return diag.T(fmt.Sprintf(en, n), fmt.Sprintf(ja, n)).In(p.Lang)
-		},
-	}).ParseFS(templates, "templates/page.html.tmpl")
+	tmpl, err := template.New("page.html.tmpl").Funcs(template.FuncMap(words(p.Lang))).ParseFS(templates, "templates/page.html.tmpl")
 	if err != nil {
 		return nil, err
 	}
@@ -138,14 +134,14 @@ func lifeOf(t TransferSection, lang diag.Lang) string {
 	l := draw.Life{
 		Label:  diag.T("the life of a hold of ", "仮押さえのライフサイクル: ").In(lang) + t.Name,
 		ID:     fmt.Sprintf("chobo-life-%d", t.Index),
-		Held:   diag.T("held", "押さえ中").In(lang),
-		Posted: diag.T("posted", "確定").In(lang),
-		Voided: diag.T("voided", "取消").In(lang),
+		Held:   scenario.HoldStateText(interp.Held, lang),
+		Posted: scenario.HoldStateText(interp.Posted, lang),
+		Voided: scenario.HoldStateText(interp.Voided, lang),
 		Post:   "post", Void: "void",
 		Expires: t.Hold.Expires,
 	}
 	if t.Hold.Expires {
-		l.Expired = diag.T("expired", "期限切れ").In(lang)
+		l.Expired = scenario.HoldStateText(interp.HoldExpired, lang)
 		l.Expire = diag.T("after "+t.Hold.Lifetime, t.Hold.Lifetime+" 後").In(lang)
 	}
 	return draw.Lifecycle(l)

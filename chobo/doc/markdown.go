@@ -10,16 +10,30 @@ import (
 	"unicode"
 
 	"github.com/chobo-lang/chobo/chobo/diag"
+	"github.com/chobo-lang/chobo/chobo/interp"
+	"github.com/chobo-lang/chobo/chobo/scenario"
 )
 
 //go:embed templates
 var templates embed.FS
 
-// funcs are the helpers every template of the page may call; lang picks
-// the language of t.
+// words are the helpers of both templates: t picks the text in lang,
+// count puts a number into a text, inc counts from 1.
+func words(lang diag.Lang) map[string]any {
+	return map[string]any{
+		"t":   func(en, ja string) string { return diag.T(en, ja).In(lang) },
+		"inc": func(i int) int { return i + 1 },
+		"count": func(n int, en, ja string) string {
+			return diag.T(fmt.Sprintf(en, n), fmt.Sprintf(ja, n)).In(lang)
+		},
+	}
+}
+
+// funcs are the helpers of the Markdown template: words, and what makes
+// text and diagrams safe in Markdown.
 func funcs(lang diag.Lang) template.FuncMap {
-	return template.FuncMap{
-		"t":    func(en, ja string) string { return diag.T(en, ja).In(lang) },
+	f := template.FuncMap(words(lang))
+	more := map[string]any{
 		"md":   md,
 		"cell": cell,
 		"html": func(s string) string { return html.EscapeString(diag.Printable(s)) },
@@ -30,16 +44,16 @@ func funcs(lang diag.Lang) template.FuncMap {
 			}
 			return strings.Join(parts, "<br>")
 		},
-		"inc":         func(i int) int { return i + 1 },
 		"mermaidFlow": mermaidFlow,
 		"mermaidLife": func(h *HoldView, name string) string { return mermaidLife(h, name, lang) },
-		"count": func(n int, en, ja string) string {
-			return diag.T(fmt.Sprintf(en, n), fmt.Sprintf(ja, n)).In(lang)
-		},
-		"ledger":  func(rows []LedgerRow) string { return ledgerCell(rows) },
-		"holds":   holdsCell,
-		"hasHold": func(o OutcomeView) bool { return hasHold(o) },
+		"ledger":      ledgerCell,
+		"holds":       holdsCell,
+		"hasHold":     hasHold,
 	}
+	for k, v := range more {
+		f[k] = v
+	}
+	return f
 }
 
 // Markdown writes the page as Markdown, with Mermaid diagrams that
@@ -150,20 +164,20 @@ func mermaidFlow(f Flow) string {
 }
 
 func mermaidLife(h *HoldView, name string, lang diag.Lang) string {
-	st := func(en, ja string) string { return mermaidText(diag.T(en, ja).In(lang)) }
+	st := func(s interp.HoldState) string { return mermaidText(scenario.HoldStateText(s, lang)) }
 	var b strings.Builder
 	b.WriteString("stateDiagram-v2\n")
-	fmt.Fprintf(&b, "    state \"%s\" as held\n", st("held", "押さえ中"))
-	fmt.Fprintf(&b, "    state \"%s\" as posted\n", st("posted", "確定"))
-	fmt.Fprintf(&b, "    state \"%s\" as voided\n", st("voided", "取消"))
+	fmt.Fprintf(&b, "    state \"%s\" as held\n", st(interp.Held))
+	fmt.Fprintf(&b, "    state \"%s\" as posted\n", st(interp.Posted))
+	fmt.Fprintf(&b, "    state \"%s\" as voided\n", st(interp.Voided))
 	if h.Expires {
-		fmt.Fprintf(&b, "    state \"%s\" as expired\n", st("expired", "期限切れ"))
+		fmt.Fprintf(&b, "    state \"%s\" as expired\n", st(interp.HoldExpired))
 	}
 	fmt.Fprintf(&b, "    [*] --> held: %s\n", mermaidText(name+".hold"))
 	b.WriteString("    held --> posted: post\n")
 	b.WriteString("    held --> voided: void\n")
 	if h.Expires {
-		fmt.Fprintf(&b, "    held --> expired: %s\n", st("after "+h.Lifetime, h.Lifetime+" 後"))
+		fmt.Fprintf(&b, "    held --> expired: %s\n", mermaidText(diag.T("after "+h.Lifetime, h.Lifetime+" 後").In(lang)))
 	}
 	fmt.Fprintf(&b, "    posted --> posted: %s\n", mermaidText("void: already_posted"))
 	fmt.Fprintf(&b, "    voided --> voided: %s\n", mermaidText("post: already_voided"))

@@ -16,6 +16,7 @@ import (
 	"bytes"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/chobo-lang/chobo/chobo/api"
@@ -363,7 +364,7 @@ func holdView(t *book.Transfer, lang diag.Lang) *HoldView {
 func refusalView(b *book.Book, rf report.Refusal, d api.Refusal, lang diag.Lang) (RefusalView, error) {
 	v := RefusalView{Reason: rf.Reason, Bound: rf.Bound, KeyUsed: d.KeyUsed, Meaning: meaning(rf, lang)}
 	sc := scenario.FromExample(rf.Reason, rf.Example)
-	outs, _, err := scenario.Trace(b, sc, scenario.Budget)
+	outs, _, err := scenario.Explore(b, sc, scenario.Budget)
 	if err != nil {
 		return v, err
 	}
@@ -376,7 +377,7 @@ func refusalView(b *book.Book, rf report.Refusal, d api.Refusal, lang diag.Lang)
 		if st.Call == nil {
 			var note string
 			if names := o.Expired[i]; len(names) > 0 {
-				note = T(strings.Join(names, ", ")+" expired", strings.Join(names, "、")+" が期限切れになる").In(lang)
+				note = scenario.ExpiredText(names, lang)
 			}
 			v.Steps = append(v.Steps, ExampleStep{Call: "pass " + st.PassText, Answer: note})
 			continue
@@ -453,7 +454,7 @@ func scenarioView(b *book.Book, n int, sc scenario.Scenario, lang diag.Lang) (Sc
 			for ci, calls := range st.Together {
 				for _, c := range calls {
 					sv.Calls = append(sv.Calls, T(fmt.Sprintf("caller %d: ", ci+1), fmt.Sprintf("呼び出し元 %d: ", ci+1)).In(lang)+c.Call.Display())
-					if !containsInt(sv.Transfers, c.Transfer.Index) {
+					if !slices.Contains(sv.Transfers, c.Transfer.Index) {
 						sv.Transfers = append(sv.Transfers, c.Transfer.Index)
 					}
 				}
@@ -473,15 +474,6 @@ func scenarioView(b *book.Book, n int, sc scenario.Scenario, lang diag.Lang) (Sc
 	return v, nil
 }
 
-func containsInt(list []int, v int) bool {
-	for _, x := range list {
-		if x == v {
-			return true
-		}
-	}
-	return false
-}
-
 func outcomeView(sc scenario.Scenario, o scenario.Outcome, lang diag.Lang) OutcomeView {
 	var ov OutcomeView
 	k := 0
@@ -498,7 +490,7 @@ func outcomeView(sc scenario.Scenario, o scenario.Outcome, lang diag.Lang) Outco
 			}
 		default:
 			if names := o.Expired[i]; len(names) > 0 {
-				ss.Answers = []string{T(strings.Join(names, ", ")+" expired", strings.Join(names, "、")+" が期限切れになる").In(lang)}
+				ss.Answers = []string{scenario.ExpiredText(names, lang)}
 			}
 		}
 		done := map[int]bool{}

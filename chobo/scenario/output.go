@@ -118,7 +118,7 @@ func stepRows(sc Scenario, o Outcome, lang diag.Lang) []row {
 		default:
 			var note string
 			if names := o.Expired[i]; len(names) > 0 {
-				note = diag.Printable(diag.T(strings.Join(names, ", ")+" expired", strings.Join(names, "、")+" が期限切れになる").In(lang))
+				note = diag.Printable(ExpiredText(names, lang))
 			}
 			rows = append(rows, row{n + "pass " + diag.Printable(st.PassText), note})
 		}
@@ -131,3 +131,8 @@ func ResultText(r OpResult, lang diag.Lang) string { return resultText(r, lang) 
 
 // HoldStateText is a hold's state as the listings write it, in lang.
 func HoldStateText(s interp.HoldState, lang diag.Lang) string { return holdState(s, lang) }
+
+// ExpiredText says which holds a pass expired, as the listings write it.
+func ExpiredText(names []string, lang diag.Lang) string {
+	return diag.T(strings.Join(names, ", ")+" expired", strings.Join(names, "、")+" が期限切れになる").In(lang)
+}
