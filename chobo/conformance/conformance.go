@@ -216,6 +216,11 @@ func run1(ctx context.Context, be Backend, sc scenario.Scenario, tenant string, 
 	if err != nil {
 		return o, r.late, err
 	}
+	// The ledger is read in several requests: the last may come after a
+	// deadline the first was well before.
+	r.mu.Lock()
+	r.lateAt(time.Now(), 0)
+	r.mu.Unlock()
 	slices.Sort(accounts)
 	slices.Sort(holds)
 	o.Accounts, o.Holds = accounts, holds
@@ -260,9 +265,17 @@ func (r *run) brokenErr() error {
 func (r *run) checkLate() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	now := time.Now()
+	r.lateAt(time.Now(), margin)
+}
+
+// lateAt notes whether t is within m of the deadline of a hold that no
+// pass has reached, or past it. Before a step it is asked with the
+// margin; after an answer, with none: an answer that comes back after a
+// deadline may have been made after it on a busy machine, however early
+// the call went out. r.mu must be held.
+func (r *run) lateAt(t time.Time, m time.Duration) {
 	for _, h := range r.holds {
-		if !now.Before(h.sent.Add(Lifetime - margin)) {
+		if !t.Before(h.sent.Add(Lifetime - m)) {
 			r.late = true
 		}
 	}
@@ -286,6 +299,7 @@ func (r *run) one(c *scenario.Call) scenario.OpResult {
 // run records it: a failure, or the result and, for a hold that may
 // expire, when it was made. r.mu must be held.
 func (r *run) answer(c *scenario.Call, res interp.Result, err error, sent, back time.Time) scenario.OpResult {
+	r.lateAt(back, 0)
 	var de *DriverError
 	if (errors.As(err, &de) || r.ctx.Err() != nil) && r.broken == nil {
 		r.broken = err

@@ -28,7 +28,7 @@ type Job struct {
 	// Pair names the backend and the client in messages, such as
 	// "postgres-go" or "tigerbeetle-go (real replica)"; empty: "the backend".
 	Pair   string
-	Tenant string // the scenario's tenant; a second try adds "-again"
+	Tenant string // the scenario's tenant; a try after a late one adds "-again" and its number
 	// Bulk sends each run of calls that do not read a hold made among
 	// them as one bulk call; Backend must be a BulkCaller.
 	Bulk bool
@@ -53,7 +53,7 @@ func (j Job) pair() string {
 type Stats struct {
 	Total    int // scenarios run
 	Together int // of them, with a together
-	Again    int // run a second time because a step came late
+	Again    int // runs again because a step came late
 	Failed   int // of them, reported: not run, a difference or an expectation not met
 	// Wide counts the scenarios run on a backend that lets a balance leave
 	// 64 bits, up to the call where it does (see pastSixtyFourBits);
@@ -74,8 +74,9 @@ type Reporter interface {
 // interpreter's outcomes, and by what the backend answered. Each
 // scenario's passes are scaled to the test copy first (Scale); one that
 // cannot be is reported instead of run. A run that differed because a
-// step came too near a hold's deadline (a slow machine) gets one more
-// try, on a tenant of its own; late again, it fails. A broken driver is
+// step came too near a hold's deadline (a slow machine) is tried again,
+// up to lateTries runs in all, each on a tenant of its own; late every
+// time, it fails. A broken driver is
 // reported in full once, then in one line per scenario.
 func RunAll(t Reporter, jobs []Job) Stats {
 	if h, ok := t.(interface{ Helper() }); ok {
@@ -106,6 +107,13 @@ type runAll struct {
 	stats Stats
 	told  map[*DriverError]bool // drivers whose failure was shown in full
 }
+
+// lateTries is how many times in all a scenario that came near a
+// deadline and differs is run, each time on a new tenant: on a busy
+// machine the same steps can be slow twice in a row, and a late run says
+// nothing of the backend. One that differs without being late fails at
+// once.
+const lateTries = 3
 
 // job scales one scenario to the test copy and runs it, again when it
 // came late, and reports a difference from the interpreter and the
@@ -143,12 +151,12 @@ func (a *runAll) job(ctx context.Context, j Job) {
 		if matchesOn(j.Backend, got, refs) {
 			break
 		}
-		if late && attempt == 1 {
+		if late && attempt < lateTries {
 			a.mu.Lock()
 			a.stats.Again++
 			a.mu.Unlock()
 			a.t.Logf("run again: %s %q (a step came near a deadline no pass had reached)", j.where(), j.Scenario.Name)
-			tenant = j.Tenant + "-again"
+			tenant = fmt.Sprintf("%s-again%d", j.Tenant, attempt)
 			continue
 		}
 		var want []string
