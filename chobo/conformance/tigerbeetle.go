@@ -106,19 +106,38 @@ func (t *TigerBeetle) note(c interp.Call, tenant string) {
 }
 
 // Expire gives TigerBeetle the time to give back holds past their
-// deadline. The model does so at its next request; a replica within a
-// pulse of about 100 ms when idle.
+// deadline. The model does so at its next request; a replica at its next
+// pulse, about 100 ms after a deadline when idle and later when the
+// machine is busy. A replica has given them back for certain only when
+// its accounts hold nothing more than the holds still held: while every
+// hold of the tenant has ended and an account still counts something as
+// held, the holds remain (and the pass asks again).
 func (t *TigerBeetle) Expire(ctx context.Context, tenant string) (bool, error) {
 	t.init()
-	if t.Replica {
-		select {
-		case <-ctx.Done():
-			return false, ctx.Err()
-		case <-time.After(300 * time.Millisecond):
-		}
-	}
 	if t.Pulse != nil {
 		t.Pulse()
+	}
+	if !t.Replica {
+		return false, nil
+	}
+	select {
+	case <-ctx.Done():
+		return false, ctx.Err()
+	case <-time.After(300 * time.Millisecond):
+	}
+	accounts, holds, err := t.read(ctx, tenant)
+	if err != nil {
+		return false, err
+	}
+	for _, h := range holds {
+		if h.state == chobo.Held {
+			return false, nil // what it holds cannot be told from the rest
+		}
+	}
+	for _, a := range accounts {
+		if a.bal.HeldIn != 0 || a.bal.HeldOut != 0 {
+			return true, nil
+		}
 	}
 	return false, nil
 }
@@ -126,6 +145,38 @@ func (t *TigerBeetle) Expire(ctx context.Context, tenant string) (bool, error) {
 // Ledger reads the accounts and holds the tenant's calls named, straight
 // from TigerBeetle: accounts by their ids, holds by the status chain.
 func (t *TigerBeetle) Ledger(ctx context.Context, tenant string) ([]string, []string, error) {
+	accounts, holds, err := t.read(ctx, tenant)
+	if err != nil {
+		return nil, nil, err
+	}
+	var accLines, holdLines []string
+	for _, a := range accounts {
+		// An account that is not there reads as zero, and zero is left out.
+		if a.bal != (interp.Balance{}) {
+			accLines = append(accLines, AccountLine(a.name, a.bal))
+		}
+	}
+	for _, h := range holds {
+		if h.state != "" {
+			holdLines = append(holdLines, h.name+" "+string(h.state))
+		}
+	}
+	return accLines, holdLines, nil
+}
+
+type readAccount struct {
+	name string
+	bal  interp.Balance
+}
+
+type readHold struct {
+	name  string
+	state chobo.HoldState
+}
+
+// read looks up every account and hold the tenant's calls named, in
+// the order of their names.
+func (t *TigerBeetle) read(ctx context.Context, tenant string) ([]readAccount, []readHold, error) {
 	t.init()
 	t.mu.Lock()
 	n := t.seen[tenant]
@@ -141,19 +192,16 @@ func (t *TigerBeetle) Ledger(ctx context.Context, tenant string) ([]string, []st
 	t.mu.Unlock()
 	sort.Strings(accNames)
 	sort.Strings(holdNames)
-	var accounts, holds []string
+	var accounts []readAccount
+	var holds []readHold
 	reader := chobotb.NewBook(t.Raw, t.def, tenant)
 	for _, name := range accNames {
 		a := n.accounts[name]
-		// An account that is not there reads as zero, and zero is left out.
 		bal, err := reader.Balance(ctx, a.kind, a.args...)
 		if err != nil {
 			return nil, nil, err
 		}
-		b := interp.Balance{Posted: bal.Posted, HeldIn: bal.HeldIn, HeldOut: bal.HeldOut}
-		if b != (interp.Balance{}) {
-			accounts = append(accounts, AccountLine(name, b))
-		}
+		accounts = append(accounts, readAccount{name, interp.Balance{Posted: bal.Posted, HeldIn: bal.HeldIn, HeldOut: bal.HeldOut}})
 	}
 	for _, name := range holdNames {
 		h := n.holds[name]
@@ -165,9 +213,7 @@ func (t *TigerBeetle) Ledger(ctx context.Context, tenant string) ([]string, []st
 		if err != nil {
 			return nil, nil, err
 		}
-		if state != "" {
-			holds = append(holds, name+" "+string(state))
-		}
+		holds = append(holds, readHold{name, state})
 	}
 	return accounts, holds, nil
 }
