@@ -43,6 +43,12 @@ go vet ./...
 # through the TypeScript clients: about 10 minutes on a quiet machine of 2
 # cores, the default limit, and far more on a busy one.
 go test -timeout 40m ./...
+# The pages' screenshots that tests/browser_test.go took in this run.
+shots="${CHOBO_SCREENSHOTS:-tests/browser/screenshots}"
+if compgen -G "$shots/*.png" >/dev/null; then
+  echo "browser screenshots in $shots:"
+  (cd "$shots" && ls -l -- *.png | awk '{print "  " $NF " (" $5 " bytes)"}')
+fi
 
 # The Bazel ruleset: chobo's own targets and tests, BUILD files in step with
 # Gazelle, the example workspace built and tested the way a user would, and

@@ -169,6 +169,49 @@ if command -v npm >/dev/null 2>&1; then
   echo "setup: node $(node --version), TypeScript $("$ts_dir/node_modules/.bin/tsc" --version | awk '{print $2}')"
 fi
 
+# Headless Chromium for tests/browser_test.go, which drives the HTML pages of
+# `chobo doc` and renders their Mermaid blocks: Debian's package, since no
+# browser may be downloaded here. tests/browser's npm packages
+# (playwright-core, which only drives a browser it is given, and Mermaid)
+# are pinned in its lock file; the download hooks are turned off anyway.
+if ! command -v chromium >/dev/null 2>&1; then
+  if [ "$(id -u)" != 0 ]; then
+    echo "setup: no chromium and not root: the browser tests will be skipped"
+  else
+    echo "setup: installing Chromium from Debian"
+    export DEBIAN_FRONTEND=noninteractive
+    if ! apt-get install -y -qq chromium >/dev/null 2>&1; then
+      apt-get update -qq
+      apt-get install -y -qq chromium >/dev/null
+    fi
+  fi
+fi
+# The Japanese pages' screenshots need a font with Japanese glyphs.
+if command -v chromium >/dev/null 2>&1 && [ -z "$(fc-list :lang=ja 2>/dev/null | head -n 1)" ]; then
+  if [ "$(id -u)" != 0 ]; then
+    echo "setup: no Japanese font and not root: the Japanese screenshots will show boxes"
+  else
+    echo "setup: installing fonts-noto-cjk from Debian"
+    export DEBIAN_FRONTEND=noninteractive
+    if ! apt-get install -y -qq fonts-noto-cjk >/dev/null 2>&1; then
+      apt-get update -qq
+      apt-get install -y -qq fonts-noto-cjk >/dev/null
+    fi
+  fi
+fi
+if command -v npm >/dev/null 2>&1; then
+  browser_dir=tests/browser
+  if ! cmp -s "$browser_dir/package-lock.json" "$browser_dir/node_modules/.package-lock.json.installed" 2>/dev/null; then
+    echo "setup: npm ci in $browser_dir"
+    (cd "$browser_dir" && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 PUPPETEER_SKIP_DOWNLOAD=1 \
+      npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+    cp "$browser_dir/package-lock.json" "$browser_dir/node_modules/.package-lock.json.installed"
+  fi
+  if command -v chromium >/dev/null 2>&1; then
+    echo "setup: $(chromium --version 2>/dev/null | head -n 1)"
+  fi
+fi
+
 # Bazel 7 with bzlmod, offline, in a Debian sid chroot behind the `bazel`
 # wrapper (see tests/setup/README-bazel.md); about 4 minutes on a fresh
 # machine, well under a second when it is there. It needs root. The Bazel
