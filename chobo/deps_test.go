@@ -34,7 +34,9 @@ version           -
 # The front end, in pipeline order. Nothing here knows a backend, a
 # client language or the command line.
 syntax            diag
-book              syntax
+# The model has its own Pos and Tax, so that a generator, which reads
+# only the model, never depends on the parser.
+book              -
 resolve           syntax book diag
 interp            book diag
 search            syntax book diag interp

@@ -7,12 +7,15 @@ package book
 import (
 	"strconv"
 	"strings"
-
-	"github.com/chobo-lang/chobo/chobo/syntax"
 )
 
-// Pos is a place in the book's file.
-type Pos = syntax.Pos
+// Pos is a place in the book's file: 1-based line, and 1-based column in
+// characters. It has the fields of the parser's position, so resolution
+// converts one to the other, and the model does not depend on the parser.
+type Pos struct {
+	Line int
+	Col  int
+}
 
 // Book is one resolved book. Slices keep source order; the maps index
 // them by name.
@@ -61,7 +64,24 @@ func (b *Book) Index() {
 }
 
 // Tax marks a money unit as including or excluding tax.
-type Tax = syntax.Tax
+type Tax int
+
+const (
+	NoTax Tax = iota
+	InclTax
+	ExclTax
+)
+
+// String is the keyword a book writes the marking with ("" for none).
+func (t Tax) String() string {
+	switch t {
+	case InclTax:
+		return "incl_tax"
+	case ExclTax:
+		return "excl_tax"
+	}
+	return ""
+}
 
 // Unit is a unit of count. Amounts are integers in its smallest step;
 // Scale is how many decimals a literal may have.

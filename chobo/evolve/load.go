@@ -117,9 +117,9 @@ func FromAPI(name string, doc api.Book) (*Previous, error) {
 		unit := &book.Unit{Name: u.Name, Scale: u.Scale}
 		switch u.Tax {
 		case "incl_tax":
-			unit.Tax = syntax.InclTax
+			unit.Tax = book.InclTax
 		case "excl_tax":
-			unit.Tax = syntax.ExclTax
+			unit.Tax = book.ExclTax
 		}
 		units[u.Name] = unit
 		b.Units = append(b.Units, unit)

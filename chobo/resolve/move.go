@@ -12,7 +12,7 @@ import (
 // move resolves one move line. It returns nil when any part of it could
 // not be resolved; the diagnostics say why.
 func (r *resolver) move(tr *book.Transfer, index int, m *syntax.Move) *book.Move {
-	mv := &book.Move{Pos: m.Pos, Index: index}
+	mv := &book.Move{Pos: book.Pos(m.Pos), Index: index}
 	from, okFrom := r.accountRef(tr, m.From)
 	to, okTo := r.accountRef(tr, m.To)
 	mv.From, mv.To = from, to
@@ -109,7 +109,7 @@ func (r *resolver) unknownParam(tr *book.Transfer, id syntax.Ident) {
 }
 
 func (r *resolver) accountRef(tr *book.Transfer, a syntax.AccountRef) (book.AccountRef, bool) {
-	ref := book.AccountRef{Pos: a.Name.Pos}
+	ref := book.AccountRef{Pos: book.Pos(a.Name.Pos)}
 	acc := r.b.Account(a.Name.Name)
 	if acc == nil {
 		var names []string

@@ -20,7 +20,7 @@ func Resolve(f *syntax.File) (*book.Book, diag.List) {
 	r := &resolver{file: f.Name, b: &book.Book{File: f.Name},
 		badScale: map[*book.Unit]bool{}, untyped: map[*book.Param]bool{}}
 	if f.Book != nil {
-		r.b.Pos = f.Book.Pos
+		r.b.Pos = book.Pos(f.Book.Pos)
 		r.b.Name = f.Book.Name.Name
 		r.b.Version = f.Book.Version
 	}
@@ -101,7 +101,7 @@ func (r *resolver) units(us []*syntax.UnitDecl) {
 		if !r.once(seen, u.Name, named("the unit", "単位", u.Name.Name)) {
 			continue
 		}
-		unit := &book.Unit{Pos: u.Pos, Name: u.Name.Name, Tax: u.Tax}
+		unit := &book.Unit{Pos: book.Pos(u.Pos), Name: u.Name.Name, Tax: book.Tax(u.Tax)}
 		if u.Scale != nil {
 			n, err := strconv.Atoi(u.Scale.Text)
 			if err != nil || n < 0 || n > 18 {
@@ -159,7 +159,7 @@ func (r *resolver) accounts(as []*syntax.AccountDecl) {
 		if !r.once(seen, a.Name, what) {
 			continue
 		}
-		acc := &book.Account{Pos: a.Pos, Name: a.Name.Name, Outside: a.Outside}
+		acc := &book.Account{Pos: book.Pos(a.Pos), Name: a.Name.Name, Outside: a.Outside}
 		acc.Description = r.description(a.Descriptions, what)
 		params := map[string]syntax.Pos{}
 		for _, p := range a.Params {
@@ -174,7 +174,7 @@ func (r *resolver) accounts(as []*syntax.AccountDecl) {
 						fmt.Sprintf("`%s: string` と書いてください。額で勘定を選ぶことはできません", p.Name.Name)))
 			}
 			acc.Params = append(acc.Params, p.Name.Name)
-			acc.ParamPos = append(acc.ParamPos, p.Name.Pos)
+			acc.ParamPos = append(acc.ParamPos, book.Pos(p.Name.Pos))
 		}
 		acc.Unit = r.b.Unit(a.Unit.Name)
 		if acc.Unit == nil {
@@ -239,7 +239,7 @@ func (r *resolver) bounds(a *syntax.AccountDecl, acc *book.Account) {
 }
 
 func (r *resolver) bound(b *syntax.Bound, unit *book.Unit) *book.Bound {
-	out := &book.Bound{Pos: b.Pos}
+	out := &book.Bound{Pos: book.Pos(b.Pos)}
 	if b.Reason == nil {
 		r.report("E023", b.Pos,
 			diag.T(fmt.Sprintf("the bound `%s` has no `refused as`: a refused call needs a reason to answer with", boundText(b)),

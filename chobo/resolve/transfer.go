@@ -21,14 +21,14 @@ func (r *resolver) transfers(ts []*syntax.TransferDecl) {
 
 func (r *resolver) transfer(t *syntax.TransferDecl) *book.Transfer {
 	name := quote(t.Name.Name)
-	tr := &book.Transfer{Pos: t.Pos, Name: t.Name.Name}
+	tr := &book.Transfer{Pos: book.Pos(t.Pos), Name: t.Name.Name}
 	tr.Description = r.description(t.Descriptions, named("the transfer", "振替", t.Name.Name))
 	seen := map[string]syntax.Pos{}
 	for _, p := range t.Params {
 		if !r.once(seen, p.Name, named("the parameter", "引数", p.Name.Name)) {
 			continue
 		}
-		param := &book.Param{Pos: p.Name.Pos, Name: p.Name.Name, Index: len(tr.Params)}
+		param := &book.Param{Pos: book.Pos(p.Name.Pos), Name: p.Name.Name, Index: len(tr.Params)}
 		if p.Type.Name != "string" {
 			param.Unit = r.b.Unit(p.Type.Name)
 			if param.Unit == nil {
@@ -68,7 +68,7 @@ func (r *resolver) key(t *syntax.TransferDecl, tr *book.Transfer) {
 	for _, k := range t.Keys[1:] {
 		r.twice(k.Pos, diag.T("the key of "+name, name+" の `key`"), t.Keys[0].Pos)
 	}
-	tr.KeyPos = t.Keys[0].Pos
+	tr.KeyPos = book.Pos(t.Keys[0].Pos)
 	inKey := map[string]syntax.Pos{}
 	for _, id := range t.Keys[0].Names {
 		if !r.once(inKey, id, diag.T(quote(id.Name)+" in the key", "`key` の中の "+quote(id.Name))) {
@@ -113,7 +113,7 @@ func (r *resolver) pending(t *syntax.TransferDecl, tr *book.Transfer) {
 		r.twice(p.Pos, diag.T("`pending` of "+quote(t.Name.Name), quote(t.Name.Name)+" の `pending`"), t.Pendings[0].Pos)
 	}
 	p := t.Pendings[0]
-	tr.Pending = &book.Pending{Pos: p.Pos}
+	tr.Pending = &book.Pending{Pos: book.Pos(p.Pos)}
 	switch {
 	case !p.Ends:
 		r.report("E040", p.Pos,
