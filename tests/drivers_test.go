@@ -127,8 +127,8 @@ type driverClient struct {
 // buildDriverProgram writes each client as a package of a folder under
 // tests/ (removed afterwards) and a main package that main writes from
 // the import lines and the map entries (case name: package.constructor),
-// and builds the program into a new temporary directory whose name starts
-// with prefix. It returns the program and that directory, which the
+// builds the program into a new temporary directory whose name starts
+// with prefix, and runs go vet on the clients and the program. It returns the program and that directory, which the
 // caller removes.
 func buildDriverProgram(goBin, prefix, constructor string, clients []driverClient, main func(imports, entries string) string) (bin, dir string, err error) {
 	src, err := os.MkdirTemp(".", "_drivers-")
@@ -162,6 +162,18 @@ func buildDriverProgram(goBin, prefix, constructor string, clients []driverClien
 	cmd := exec.Command(goBin, "build", "-o", bin, "./"+filepath.Base(src))
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", dir, fmt.Errorf("building the driver of the %s clients: %v\n%s", constructor, err, out)
+	}
+	// Users run go vet on code that includes the generated clients: what
+	// vet reports there would be reported against their build.
+	// The packages are named one by one: ./... skips a folder whose name
+	// starts with "_".
+	pkgs := []string{"./" + filepath.Base(src)}
+	for i := range clients {
+		pkgs = append(pkgs, fmt.Sprintf("./%s/c%d", filepath.Base(src), i))
+	}
+	vet := exec.Command(goBin, append([]string{"vet"}, pkgs...)...)
+	if out, err := vet.CombinedOutput(); err != nil {
+		return "", dir, fmt.Errorf("go vet on the %s clients: %v\n%s", constructor, err, out)
 	}
 	return bin, dir, nil
 }
