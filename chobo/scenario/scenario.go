@@ -222,8 +222,12 @@ func readStep(b *book.Book, v *value) (Step, *Error) {
 		// What only a call takes would be silently dropped.
 		for _, k := range v.keys {
 			if k != kinds[0] {
-				return Step{}, fail(`%q belongs to a call; a %q step has nothing else`,
+				err := fail(`%q belongs to a call; a %q step has nothing else`,
 					`%q は呼び出しに書くものです。%q のステップにはほかに何も書きません`, k, kinds[0])
+				if k == "expect" && kinds[0] == "together" {
+					err = withOutcomesHint(err)
+				}
+				return Step{}, err
 			}
 		}
 	}
@@ -272,7 +276,11 @@ func readTogether(b *book.Book, v *value) (Step, *Error) {
 		}
 		var calls []*Call
 		for oi, cv := range caller.elems {
-			err := fields(cv, aCall, "op", "args", "amounts")
+			callFields := []string{"op", "args", "amounts"}
+			err := fields(cv, aCall, callFields...)
+			if err != nil && firstUnknown(cv, callFields) == "expect" {
+				err = withOutcomesHint(err)
+			}
 			var c *Call
 			if err == nil {
 				c, err = readCall(b, cv)
@@ -294,6 +302,28 @@ func readTogether(b *book.Book, v *value) (Step, *Error) {
 			"together に呼び出しが %d あります。順序が多くなりすぎないよう、%d までです", n, MaxTogether)
 	}
 	return st, nil
+}
+
+// withOutcomesHint adds to err what to write instead of an expect in a
+// together: which caller gets which answer depends on the order, so a
+// race is checked by how many outcomes it has.
+func withOutcomesHint(err *Error) *Error {
+	return &Error{diag.T(err.Msg.En+`; inside "together" the answers depend on the order, so write "outcomes" (how many outcomes the run must have) on the scenario instead`,
+		err.Msg.Ja+`。together の中の答えは順序で変わるので、expect は書けません。シナリオに "outcomes"(とりうる結果の数)を書いてください`)}
+}
+
+// firstUnknown is the first key of v that allowed does not hold, the one
+// fields reports; "" when there is none or v is not an object.
+func firstUnknown(v *value, allowed []string) string {
+	if v.kind != jsonObject {
+		return ""
+	}
+	for _, k := range v.keys {
+		if !slices.Contains(allowed, k) {
+			return k
+		}
+	}
+	return ""
 }
 
 func validExpect(e string) bool {
