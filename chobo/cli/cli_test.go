@@ -34,6 +34,10 @@ func testEnv(env map[string]string) (Env, *bytes.Buffer, *bytes.Buffer) {
 			{"op": "receive.do", "args": {"delivery": "d-1", "sku": "s-1", "qty": 1}},
 			{"together": [[{"op": "sell.do", "args": {"order": "o-1", "sku": "s-1", "qty": 1}}],
 			              [{"op": "sell.do", "args": {"order": "o-2", "sku": "s-1", "qty": 1}}]]}]}`,
+		"tenant.json": `{"name": "for one tenant", "tenant": "shop-1", "steps": [
+			{"op": "receive.do", "args": {"delivery": "d-1", "sku": "s-1", "qty": 1}}]}`,
+		"no_tenant.json": `{"name": "for one tenant", "steps": [
+			{"op": "receive.do", "args": {"delivery": "d-1", "sku": "s-1", "qty": 1}}]}`,
 		"bad.json":      `{"name": "bad", "steps": [{"op": "nothing.do", "args": {}}]}`,
 		"trailing.json": `{"name": "x", "steps": []} {"name": "y", "steps": []}`,
 		"twice.json":    `{"name": "x", "name": "y", "steps": []}`,
@@ -169,6 +173,27 @@ func TestMain_exitCodes(t *testing.T) {
 				t.Errorf("stdout should be empty:\n%s", out)
 			}
 		})
+	}
+}
+
+// A scenario's tenant is what --show sends the calls for: the first
+// argument of every function, and a part of every TigerBeetle id.
+func TestShowUsesTheTenant(t *testing.T) {
+	show := func(file, backend string) string {
+		env, out, errb := testEnv(nil)
+		if code := Main([]string{"run", "clean.book", "--scenario", file, "--show", backend}, env); code != ExitOK {
+			t.Fatalf("--show %s with %s: exit %d\n%s", backend, file, code, errb)
+		}
+		return out.String()
+	}
+	if got := show("tenant.json", "postgres"); !strings.Contains(got, `["shop-1","d-1","s-1",1]`) {
+		t.Errorf("--show postgres does not send the scenario's tenant:\n%s", got)
+	}
+	if got := show("no_tenant.json", "postgres"); !strings.Contains(got, `["","d-1","s-1",1]`) {
+		t.Errorf("--show postgres without a tenant does not send the empty one:\n%s", got)
+	}
+	if show("tenant.json", "tigerbeetle") == show("no_tenant.json", "tigerbeetle") {
+		t.Error("--show tigerbeetle gives the same ids for two tenants")
 	}
 }
 

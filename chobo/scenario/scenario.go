@@ -23,7 +23,11 @@ const MaxTogether = 8
 
 // Scenario is a named list of steps.
 type Scenario struct {
-	Name   string
+	Name string
+	// Tenant is the tenant the calls are for, which `chobo run --show`
+	// sends. The interpreter keeps one ledger per scenario whatever it
+	// is, and the conformance runner gives each run a fresh tenant of its
+	// own, so that it starts from an empty ledger on a shared database.
 	Tenant string
 	// TitleJa is the Japanese title of the scenario (`chobo scenarios`
 	// writes one); the English title is the name.

@@ -40,10 +40,11 @@ type TBStep struct {
 }
 
 // TigerBeetleSteps lists what a TigerBeetle client sends for every step
-// of a scenario, for a tenant ("" in `chobo run --show`). Post and void read the hold
-// first; what they send next depends on what they find, which is taken
-// from the reference interpreter run alongside. The callers of a
-// together are taken in order, one of the orders the interpreter allows.
+// of a scenario, for a tenant (the scenario's own in `chobo run --show`).
+// Post and void read the hold first; what they send next depends on what
+// they find, which is taken from the reference interpreter run alongside.
+// The callers of a together are taken in order, one of the orders the
+// interpreter allows.
 func TigerBeetleSteps(b *book.Book, sc scenario.Scenario, tenant string) ([]TBStep, error) {
 	d := tigerbeetle.Def(b)
 	st := interp.New(b)
