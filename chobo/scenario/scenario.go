@@ -66,22 +66,60 @@ type Call struct {
 	Raw map[string]string
 }
 
-// String writes the call as the scenario gave it.
-func (c *Call) String() string {
+// String writes the call as the scenario gave it, amounts in the
+// smallest step.
+func (c *Call) String() string { return c.text(false) }
+
+// Display writes the call with each amount at its unit's scale, as the
+// book writes amounts: what the text of a run prints, beside titles and
+// diagnostics that read amounts the same way.
+func (c *Call) Display() string { return c.text(true) }
+
+func (c *Call) text(scaled bool) string {
 	if len(c.Raw) == 0 {
+		if scaled {
+			return c.Call.Display()
+		}
 		return c.Call.String()
 	}
-	shown := c.Call
-	shown.Amounts = map[string]int64{}
-	for k, v := range c.Amounts {
-		shown.Amounts[k] = v
-	}
-	s := shown.String()
 	// Amounts that did not fit were read as 0: show them as written.
-	for name, raw := range c.Raw {
-		s = strings.Replace(s, name+": 0", name+": "+raw, 1)
+	var parts []string
+	for _, p := range c.Transfer.Params {
+		if v, ok := c.Strings[p.Name]; ok {
+			parts = append(parts, p.Name+": "+diag.Printable(v))
+			continue
+		}
+		n, ok := c.Raw[p.Name]
+		if !ok {
+			v, given := c.Amounts[p.Name]
+			if !given {
+				continue
+			}
+			n = strconv.FormatInt(v, 10)
+		}
+		if scaled {
+			n = scaleDigits(n, p.Unit.Scale)
+		}
+		parts = append(parts, p.Name+": "+n)
 	}
-	return s
+	return c.Transfer.Name + "." + string(c.Op) + "(" + strings.Join(parts, ", ") + ")"
+}
+
+// scaleDigits writes a whole number given as decimal digits (perhaps
+// beyond 64 bits, perhaps negative) with scale decimals, as
+// book.FormatAmount does for one that fits.
+func scaleDigits(digits string, scale int) string {
+	sign, d := "", digits
+	if rest, ok := strings.CutPrefix(d, "-"); ok {
+		sign, d = "-", rest
+	}
+	if scale <= 0 {
+		return sign + d
+	}
+	for len(d) <= scale {
+		d = "0" + d
+	}
+	return sign + d[:len(d)-scale] + "." + d[len(d)-scale:]
 }
 
 // Read parses a scenario file: one scenario object, or an array of them.
@@ -498,7 +536,11 @@ func (c *Call) readPostAmounts(v *value) *Error {
 // cannot be sent is still read, as 0: the call is marked Bad, so running
 // it fails the way a client refuses to send it.
 func (c *Call) amount(name string, v *value) (int64, *Error) {
-	n, bad, err := readAmount(v)
+	scale := 0
+	if p := c.Transfer.Param(name); p != nil && p.Unit != nil {
+		scale = p.Unit.Scale
+	}
+	n, bad, err := readAmount(v, scale)
 	if err != nil {
 		return 0, err
 	}
@@ -516,8 +558,9 @@ func (c *Call) amount(name string, v *value) (int64, *Error) {
 }
 
 // readAmount reads a JSON integer. A whole number outside 0..2^63-1 is
-// readable but cannot be sent: it comes back as bad.
-func readAmount(v *value) (n int64, bad diag.Text, err *Error) {
+// readable but cannot be sent: it comes back as bad, which says the
+// amount and the limit at scale, as the listing beside it shows the call.
+func readAmount(v *value, scale int) (n int64, bad diag.Text, err *Error) {
 	if v.kind != jsonNumber {
 		return 0, diag.Text{}, fail("an amount is a JSON integer in the unit's smallest step, not %s",
 			"数量は JSON の整数で、単位の最小の刻みで数えます(%sではなく)", v.kind.what())
@@ -528,8 +571,9 @@ func readAmount(v *value) (n int64, bad diag.Text, err *Error) {
 			"数量は整数で、単位の最小の刻みで数えます(%s ではなく)", v.num)
 	}
 	if i.Sign() < 0 || i.Cmp(big.NewInt(book.MaxAmount)) > 0 {
-		return 0, diag.T(fmt.Sprintf("the amount %s is outside 0 to %d", v.num, book.MaxAmount),
-			fmt.Sprintf("値 %s が 0 から %d の範囲外です", v.num, book.MaxAmount)), nil
+		shown, limit := scaleDigits(v.num, scale), book.FormatAmount(book.MaxAmount, scale)
+		return 0, diag.T(fmt.Sprintf("the amount %s is outside 0 to %s", shown, limit),
+			fmt.Sprintf("値 %s が 0 から %s の範囲外です", shown, limit)), nil
 	}
 	return i.Int64(), diag.Text{}, nil
 }

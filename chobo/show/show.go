@@ -102,7 +102,7 @@ func WriteText(w io.Writer, file string, sc scenario.Scenario, steps []Step, lan
 			who = diag.T(fmt.Sprintf("caller %d: ", st.Caller), fmt.Sprintf("呼び出し元 %d: ", st.Caller)).In(lang)
 		}
 		if st.Pass != "" {
-			who = "pass " + st.Pass + ": "
+			who = scenario.PassText(st.Pass, lang) + ": "
 		}
 		// JSON escapes controls but leaves marks that reorder text.
 		fmt.Fprintf(&b, "  %3d  %s%s  %s\n", st.Step, diag.Printable(who), diag.Printable(st.SQL), diag.Printable(string(args)))
