@@ -558,8 +558,9 @@ func (c *Call) amount(name string, v *value) (int64, *Error) {
 }
 
 // readAmount reads a JSON integer. A whole number outside 0..2^63-1 is
-// readable but cannot be sent: it comes back as bad, which says the
-// amount and the limit at scale, as the listing beside it shows the call.
+// readable but cannot be sent: it comes back as bad. The limit is one of
+// the smallest step, as the file and a client count; in a unit with
+// decimals, where a listing shows the call at scale, bad says so.
 func readAmount(v *value, scale int) (n int64, bad diag.Text, err *Error) {
 	if v.kind != jsonNumber {
 		return 0, diag.Text{}, fail("an amount is a JSON integer in the unit's smallest step, not %s",
@@ -571,9 +572,12 @@ func readAmount(v *value, scale int) (n int64, bad diag.Text, err *Error) {
 			"数量は整数で、単位の最小の刻みで数えます(%s ではなく)", v.num)
 	}
 	if i.Sign() < 0 || i.Cmp(big.NewInt(book.MaxAmount)) > 0 {
-		shown, limit := scaleDigits(v.num, scale), book.FormatAmount(book.MaxAmount, scale)
-		return 0, diag.T(fmt.Sprintf("the amount %s is outside 0 to %s", shown, limit),
-			fmt.Sprintf("値 %s が 0 から %s の範囲外です", shown, limit)), nil
+		if scale > 0 {
+			return 0, diag.T(fmt.Sprintf("the amount %s, counted in the unit's smallest step, is outside 0 to %d", v.num, book.MaxAmount),
+				fmt.Sprintf("値 %s(最小単位で数えたもの)が 0 から %d の範囲外です", v.num, book.MaxAmount)), nil
+		}
+		return 0, diag.T(fmt.Sprintf("the amount %s is outside 0 to %d", v.num, book.MaxAmount),
+			fmt.Sprintf("値 %s が 0 から %d の範囲外です", v.num, book.MaxAmount)), nil
 	}
 	return i.Int64(), diag.Text{}, nil
 }
