@@ -342,6 +342,8 @@ func TestEnglishSentenceHeuristic(t *testing.T) {
 // scale 2, each such number has two decimals.
 func TestBoundsAtTheUnitsScale(t *testing.T) {
 	amount := regexp.MustCompile(`(?:at least|at most|bound|下限|上限|takes|puts|posted|held out|held in|確定|出ていく仮押さえ|入ってくる仮押さえ|から|へ|amount:) (-?[0-9][0-9.]*)`)
+	// An amount argument of a call as a listing writes it: `qty: 2.50`.
+	callAmount := regexp.MustCompile(`(?:\(|, )[^:(),\s]+: (-?[0-9][0-9.]*)[,)]`)
 	seen := 0
 	// A book every running diagnostic fires on, in dollars: W102 (always
 	// refused, lower bound 3.00), W103 (move order) and W104 (a hold's own
@@ -389,13 +391,26 @@ transfer settle(id: string, member: string, amount: USD)
 			continue
 		}
 		seen++
-		for _, lang := range []string{"en", "ja"} {
-			stdout, stderr, _ := run(c.Dir, nil, append(c.checkArgs(), "--lang", lang)...)
-			for _, m := range amount.FindAllStringSubmatch(stdout+stderr, -1) {
+		atScale := func(what, text string, re *regexp.Regexp) {
+			for _, m := range re.FindAllStringSubmatch(text, -1) {
 				n := strings.TrimRight(m[1], ".")
 				if i := strings.IndexByte(n, '.'); i < 0 || len(n)-i-1 != scale {
-					t.Errorf("%s --lang %s: %q is not at the unit's scale %d", c.Name, lang, m[0], scale)
+					t.Errorf("%s %s: %q is not at the unit's scale %d", c.Name, what, m[0], scale)
 				}
+			}
+		}
+		for _, lang := range []string{"en", "ja"} {
+			stdout, stderr, _ := run(c.Dir, nil, append(c.checkArgs(), "--lang", lang)...)
+			atScale("check --lang "+lang, stdout+stderr, amount)
+			// The text of a run reads amounts as check does: the calls it
+			// lists and the balances they leave.
+			for _, file := range []string{"scenarios.json", filepath.Join("expected", "scenarios.json")} {
+				if _, err := os.Stat(filepath.Join(c.Dir, file)); err != nil {
+					continue
+				}
+				stdout, stderr, _ := run(c.Dir, nil, "run", c.Book, "--scenario", file, "--lang", lang)
+				atScale("run --scenario "+file+" --lang "+lang, stdout+stderr, amount)
+				atScale("run --scenario "+file+" --lang "+lang, stdout, callAmount)
 			}
 		}
 	}

@@ -97,6 +97,11 @@ func TestTwinsReportAlike(t *testing.T) {
 		}
 	}
 	for _, c := range codes.All {
+		// A code raised by a database while it runs is no diagnostic:
+		// chobo/codes builds its repro instead.
+		if c.Raised != "" {
+			continue
+		}
 		if !seen[c.Code] {
 			t.Errorf("no case reports %s: add one (and its twin) under %s", c.Code, casesDir)
 		}

@@ -21,7 +21,7 @@ const Version = version.Version
 const (
 	ExitOK    = 0 // clean, or warnings only
 	ExitError = 1 // the input has errors
-	ExitUsage = 2 // wrong use of the command, or an internal failure
+	ExitUsage = 2 // wrong use of the command, a file that cannot be read, or an internal failure
 )
 
 // Env is what a command may touch of the world. Tests give their own.
@@ -74,9 +74,11 @@ func OSEnv() Env {
 }
 
 // Flag is one flag of a command. Only words that start with "--" are
-// flags; "--format=json" is one unknown word, not a flag with a value.
+// flags, and -h; a flag's value is the next word, so "--format=json" is
+// refused with a message that says to write "--format json".
 type Flag struct {
 	Name    string   // without the dashes
+	Short   string   // a one-letter spelling such as "-h", or empty
 	Value   string   // placeholder of the value; empty for a switch
 	Choices []string // allowed values, when the set is closed; listed unless Value is set
 	Help    diag.Text
@@ -84,6 +86,9 @@ type Flag struct {
 
 func (f Flag) usage() string {
 	s := "--" + f.Name
+	if f.Short != "" {
+		s += ", " + f.Short
+	}
 	switch {
 	case f.Value != "":
 		s += " " + f.Value
@@ -130,7 +135,12 @@ var langFlag = Flag{Name: "lang", Choices: []string{"en", "ja"},
 	Help: diag.T("the language of the text (default: $CHOBO_LANG, then en); JSON keys stay English",
 		"出力の言語(無ければ $CHOBO_LANG、次に en)。JSON のキーは英語のまま")}
 
-var helpFlag = Flag{Name: "help", Help: diag.T("show this help", "このヘルプを表示する")}
+var helpFlag = Flag{Name: "help", Short: "-h", Help: diag.T("show this help", "このヘルプを表示する")}
+
+var versionFlag = Flag{Name: "version", Help: diag.T("print the version", "バージョンを表示する")}
+
+// topFlags are the flags that may come before the command.
+var topFlags = []Flag{versionFlag, helpFlag, langFlag}
 
 // commonFlags every command accepts.
 var commonFlags = []Flag{langFlag, helpFlag}
@@ -158,6 +168,9 @@ func Main(args []string, env Env) int {
 		return ExitUsage
 	}
 	first := rest[0]
+	if first == "help" {
+		return runHelp(env, lang, rest[1:])
+	}
 	cmd := find(first)
 	if cmd == nil {
 		fmt.Fprintf(env.Stderr, "%s\n\n", diag.T(
@@ -194,12 +207,12 @@ type global struct {
 func globalFlags(args []string, env Env, lang diag.Lang) (global, []string, bool) {
 	g := global{lang: flagLang(leadingFlags(args), lang)}
 	i := 0
-	for ; i < len(args) && strings.HasPrefix(args[i], "--"); i++ {
+	for ; i < len(args) && isFlag(args[i]); i++ {
 		switch args[i] {
 		case "--version":
 			g.version = true
 			continue
-		case "--help":
+		case "--help", "-h":
 			g.help = true
 			continue
 		case "--lang":
@@ -216,9 +229,11 @@ func globalFlags(args []string, env Env, lang diag.Lang) (global, []string, bool
 				fmt.Fprintf(env.Stderr, "%s\n\n", diag.T("chobo: --lang needs a value", "chobo: --lang には値が要ります").In(g.lang))
 			}
 		default:
-			fmt.Fprintf(env.Stderr, "%s\n\n", diag.T(
-				fmt.Sprintf("chobo: unknown flag %s", diag.Printable(args[i])),
-				fmt.Sprintf("chobo: %s というフラグはありません", diag.Printable(args[i]))).In(g.lang))
+			msg, ok := withEquals(args[i], findFlag(topFlags, args[i]))
+			if !ok {
+				msg = unknownFlag(args[i])
+			}
+			fmt.Fprintf(env.Stderr, "chobo: %s\n\n", diag.Printable(msg.In(g.lang)))
 		}
 		writeTopHelp(env.Stderr, g.lang)
 		return g, nil, false
@@ -232,29 +247,130 @@ func leadingFlags(args []string) []string {
 		switch {
 		case args[i] == "--lang":
 			i++
-		case !strings.HasPrefix(args[i], "--"):
+		case !isFlag(args[i]):
 			return args[:i]
 		}
 	}
 	return args
 }
 
+// isFlag reports whether word is read as a flag: "--" and a name, or -h.
+// Any other word starting with one dash is an argument, a file name.
+func isFlag(word string) bool { return strings.HasPrefix(word, "--") || word == "-h" }
+
+// envLang reads CHOBO_LANG. A locale name counts by its language, as a
+// desktop sets it: ja_JP.UTF-8 or ja-JP is ja.
 func envLang(env Env) diag.Lang {
-	if l, ok := diag.ParseLang(env.Getenv("CHOBO_LANG")); ok {
+	v := strings.ToLower(env.Getenv("CHOBO_LANG"))
+	if i := strings.IndexAny(v, "_-.@"); i >= 0 {
+		v = v[:i]
+	}
+	if l, ok := diag.ParseLang(v); ok {
 		return l
 	}
 	return diag.English
 }
 
+// findFlag is the flag of flags that word names, "--name" or
+// "--name=value", or nil.
+func findFlag(flags []Flag, word string) *Flag {
+	name, _, _ := strings.Cut(strings.TrimPrefix(word, "--"), "=")
+	for i := range flags {
+		if flags[i].Name == name {
+			return &flags[i]
+		}
+	}
+	return nil
+}
+
+// withEquals says how to write word, a known flag f given as
+// --name=value: the value is the next word, and a switch takes none. It
+// returns false when word has no "=" or f is nil.
+func withEquals(word string, f *Flag) (diag.Text, bool) {
+	name, value, ok := strings.Cut(strings.TrimPrefix(word, "--"), "=")
+	if !ok || f == nil || !strings.HasPrefix(word, "--") {
+		return diag.Text{}, false
+	}
+	if f.Value == "" && len(f.Choices) == 0 {
+		return diag.T(fmt.Sprintf("%s is not accepted: --%s takes no value; write `--%s`", word, name, name),
+			fmt.Sprintf("%s は使えません。--%s は値を取りません。`--%s` と書いてください", word, name, name)), true
+	}
+	return diag.T(fmt.Sprintf("%s is not accepted: a flag's value is the next word; write `--%s %s`", word, name, value),
+		fmt.Sprintf("%s は使えません。フラグの値は次の語に書きます。`--%s %s` と書いてください", word, name, value)), true
+}
+
+func unknownFlag(word string) diag.Text {
+	return diag.T(fmt.Sprintf("unknown flag %s", word), fmt.Sprintf("%s というフラグはありません", word))
+}
+
+// runHelp is `chobo help` and `chobo help <command>`: the same as
+// `chobo --help` and `chobo <command> --help`, as other tools take it.
+func runHelp(env Env, lang diag.Lang, args []string) int {
+	lang = flagLang(args, lang)
+	var names []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--help" || a == "-h":
+		case a == "--lang" && i+1 < len(args):
+			if _, ok := diag.ParseLang(args[i+1]); !ok {
+				fmt.Fprintf(env.Stderr, "chobo help: %s\n", diag.Printable(diag.T(
+					fmt.Sprintf("--lang takes one of en, ja, not %q", args[i+1]),
+					choiceJa("--lang", []string{"en", "ja"}, args[i+1])).In(lang)))
+				return ExitUsage
+			}
+			i++
+		case isFlag(a):
+			msg, ok := withEquals(a, findFlag(topFlags, a))
+			if !ok {
+				msg = unknownFlag(a)
+			}
+			fmt.Fprintf(env.Stderr, "chobo help: %s\n", diag.Printable(msg.In(lang)))
+			return ExitUsage
+		default:
+			names = append(names, a)
+		}
+	}
+	switch len(names) {
+	case 0:
+		writeTopHelp(env.Stdout, lang)
+		return ExitOK
+	case 1:
+		if cmd := find(names[0]); cmd != nil {
+			writeCommandHelp(env.Stdout, cmd, lang)
+			return ExitOK
+		}
+		fmt.Fprintf(env.Stderr, "%s\n\n", diag.Printable(diag.T(
+			fmt.Sprintf("chobo help: unknown command %q", names[0]),
+			fmt.Sprintf("chobo help: %q というコマンドはありません", names[0])).In(lang)))
+	default:
+		fmt.Fprintf(env.Stderr, "%s\n\n", diag.T(
+			fmt.Sprintf("chobo help: give one command, not %d", len(names)),
+			fmt.Sprintf("chobo help: コマンドは一つだけ指定してください(%d 個あります)", len(names))).In(lang))
+	}
+	writeTopHelp(env.Stderr, lang)
+	return ExitUsage
+}
+
 // flagLang returns the language --lang asks for, or lang when it is
 // absent; it is read before anything else so that every message, errors
 // included, comes in that language.
+//
+// "--lang=ja" is refused, but the message that says so comes in Japanese:
+// the one reading it asked for that.
 func flagLang(args []string, lang diag.Lang) diag.Lang {
-	for i := 0; i+1 < len(args); i++ {
-		if args[i] == "--lang" {
-			if l, ok := diag.ParseLang(args[i+1]); ok {
-				lang = l
-			}
+	for i, a := range args {
+		v, ok := "", false
+		if a == "--lang" && i+1 < len(args) {
+			v, ok = args[i+1], true
+		} else {
+			v, ok = strings.CutPrefix(a, "--lang=")
+		}
+		if !ok {
+			continue
+		}
+		if l, known := diag.ParseLang(v); known {
+			lang = l
 		}
 	}
 	return lang
@@ -289,14 +405,20 @@ func parse(cmd *Command, args []string, env Env, lang diag.Lang) (*Invocation, b
 	inv := &Invocation{Env: env, Cmd: cmd, Flags: map[string]string{}, Lang: flagLang(args, lang)}
 	for i := 0; i < len(args); i++ {
 		a := args[i]
-		if !strings.HasPrefix(a, "--") {
+		if a == "-h" {
+			a = "--help"
+		}
+		if !isFlag(a) {
 			inv.Args = append(inv.Args, a)
 			continue
 		}
+		if msg, ok := withEquals(a, cmd.flag(strings.SplitN(strings.TrimPrefix(a, "--"), "=", 2)[0])); ok {
+			usageError(env, cmd, inv.Lang, msg)
+			return nil, false
+		}
 		f := cmd.flag(strings.TrimPrefix(a, "--"))
 		if f == nil {
-			usageError(env, cmd, inv.Lang, diag.T(
-				fmt.Sprintf("unknown flag %s", a), fmt.Sprintf("%s というフラグはありません", a)))
+			usageError(env, cmd, inv.Lang, unknownFlag(a))
 			return nil, false
 		}
 		if _, dup := inv.Flags[f.Name]; dup {

@@ -34,6 +34,10 @@ func testEnv(env map[string]string) (Env, *bytes.Buffer, *bytes.Buffer) {
 			{"op": "receive.do", "args": {"delivery": "d-1", "sku": "s-1", "qty": 1}},
 			{"together": [[{"op": "sell.do", "args": {"order": "o-1", "sku": "s-1", "qty": 1}}],
 			              [{"op": "sell.do", "args": {"order": "o-2", "sku": "s-1", "qty": 1}}]]}]}`,
+		"tenant.json": `{"name": "for one tenant", "tenant": "shop-1", "steps": [
+			{"op": "receive.do", "args": {"delivery": "d-1", "sku": "s-1", "qty": 1}}]}`,
+		"no_tenant.json": `{"name": "for one tenant", "steps": [
+			{"op": "receive.do", "args": {"delivery": "d-1", "sku": "s-1", "qty": 1}}]}`,
 		"bad.json":      `{"name": "bad", "steps": [{"op": "nothing.do", "args": {}}]}`,
 		"trailing.json": `{"name": "x", "steps": []} {"name": "y", "steps": []}`,
 		"twice.json":    `{"name": "x", "name": "y", "steps": []}`,
@@ -75,7 +79,11 @@ func TestMain_exitCodes(t *testing.T) {
 		{name: "several files", args: []string{"check", "clean.book", "broken.book"}, code: 1, stdout: "clean.book: ok"},
 		{name: "unknown flag", args: []string{"check", "--strict", "clean.book"}, code: 2, stderr: "unknown flag --strict", noStdout: true},
 		{name: "usage follows an unknown flag", args: []string{"check", "--strict", "clean.book"}, code: 2, stderr: "chobo check <file.book>...", noStdout: true},
-		{name: "flag=value is one unknown word", args: []string{"check", "--format=json", "clean.book"}, code: 2, stderr: "unknown flag --format=json"},
+		{name: "flag=value says how to write it", args: []string{"check", "--format=json", "clean.book"}, code: 2, stderr: "--format=json is not accepted: a flag's value is the next word; write `--format json`", noStdout: true},
+		{name: "lang=ja says so in japanese", args: []string{"check", "--lang=ja", "clean.book"}, code: 2, stderr: "--lang=ja は使えません。フラグの値は次の語に書きます。`--lang ja` と書いてください", noStdout: true},
+		{name: "lang=ja before the command", args: []string{"--lang=ja", "check", "clean.book"}, code: 2, stderr: "chobo: --lang=ja は使えません", noStdout: true},
+		{name: "a switch takes no value", args: []string{"explain", "--all=yes"}, code: 2, stderr: "--all=yes is not accepted: --all takes no value; write `--all`"},
+		{name: "an unknown flag with a value", args: []string{"check", "--strict=yes", "clean.book"}, code: 2, stderr: "unknown flag --strict=yes"},
 		{name: "bad choice", args: []string{"check", "--format", "yaml", "clean.book"}, code: 2, stderr: "--format takes one of text, json"},
 		{name: "missing value", args: []string{"check", "clean.book", "--format"}, code: 2, stderr: "--format needs a value"},
 		{name: "value may not be a flag", args: []string{"check", "--format", "--lang", "clean.book"}, code: 2, stderr: "--format needs a value"},
@@ -86,12 +94,23 @@ func TestMain_exitCodes(t *testing.T) {
 		{name: "single dash is an argument", args: []string{"check", "-x"}, code: 2, stderr: "cannot read -x"},
 		{name: "version", args: []string{"--version"}, code: 0, stdout: "chobo " + Version},
 		{name: "help", args: []string{"--help"}, code: 0, stdout: "commands:"},
+		{name: "help as a command", args: []string{"help"}, code: 0, stdout: "commands:"},
+		{name: "-h", args: []string{"-h"}, code: 0, stdout: "commands:"},
+		{name: "help of a command", args: []string{"help", "check"}, code: 0, stdout: "--format text|json"},
+		{name: "help of a command in japanese", args: []string{"help", "run", "--lang", "ja"}, code: 0, stdout: "シナリオのファイル"},
+		{name: "-h after a command", args: []string{"check", "-h"}, code: 0, stdout: "--format text|json"},
+		{name: "-h before a command", args: []string{"-h", "run"}, code: 0, stdout: "--scenario <file.json>"},
+		{name: "help of an unknown command", args: []string{"help", "frobnicate"}, code: 2, stderr: `chobo help: unknown command "frobnicate"`, noStdout: true},
+		{name: "help of two commands", args: []string{"help", "check", "run"}, code: 2, stderr: "give one command, not 2", noStdout: true},
 		{name: "no arguments", args: nil, code: 2, stderr: "usage:"},
 		{name: "unknown command", args: []string{"frobnicate"}, code: 2, stderr: "unknown command"},
 		{name: "unknown top flag", args: []string{"--verbose"}, code: 2, stderr: "unknown flag --verbose"},
 		{name: "command help", args: []string{"check", "--help"}, code: 0, stdout: "--format text|json"},
 		{name: "japanese by flag", args: []string{"check", "--lang", "ja", "broken.book"}, code: 1, stdout: "エラー[E002]"},
 		{name: "japanese by environment", args: []string{"check", "broken.book"}, env: map[string]string{"CHOBO_LANG": "ja"}, code: 1, stdout: "エラー[E002]"},
+		{name: "japanese by locale name", args: []string{"check", "broken.book"}, env: map[string]string{"CHOBO_LANG": "ja_JP.UTF-8"}, code: 1, stdout: "エラー[E002]"},
+		{name: "japanese by language tag", args: []string{"check", "broken.book"}, env: map[string]string{"CHOBO_LANG": "ja-JP"}, code: 1, stdout: "エラー[E002]"},
+		{name: "english by locale name", args: []string{"check", "broken.book"}, env: map[string]string{"CHOBO_LANG": "en_US.UTF-8"}, code: 1, stdout: "error[E002]"},
 		{name: "flag beats environment", args: []string{"check", "--lang", "en", "broken.book"}, env: map[string]string{"CHOBO_LANG": "ja"}, code: 1, stdout: "error[E002]"},
 		{name: "japanese usage error", args: []string{"check", "--lang", "ja", "--nope", "clean.book"}, code: 2, stderr: "--nope というフラグはありません"},
 		{name: "json", args: []string{"check", "--format", "json", "broken.book"}, code: 1, stdout: `"code": "E002"`},
@@ -169,6 +188,27 @@ func TestMain_exitCodes(t *testing.T) {
 				t.Errorf("stdout should be empty:\n%s", out)
 			}
 		})
+	}
+}
+
+// A scenario's tenant is what --show sends the calls for: the first
+// argument of every function, and a part of every TigerBeetle id.
+func TestShowUsesTheTenant(t *testing.T) {
+	show := func(file, backend string) string {
+		env, out, errb := testEnv(nil)
+		if code := Main([]string{"run", "clean.book", "--scenario", file, "--show", backend}, env); code != ExitOK {
+			t.Fatalf("--show %s with %s: exit %d\n%s", backend, file, code, errb)
+		}
+		return out.String()
+	}
+	if got := show("tenant.json", "postgres"); !strings.Contains(got, `["shop-1","d-1","s-1",1]`) {
+		t.Errorf("--show postgres does not send the scenario's tenant:\n%s", got)
+	}
+	if got := show("no_tenant.json", "postgres"); !strings.Contains(got, `["","d-1","s-1",1]`) {
+		t.Errorf("--show postgres without a tenant does not send the empty one:\n%s", got)
+	}
+	if show("tenant.json", "tigerbeetle") == show("no_tenant.json", "tigerbeetle") {
+		t.Error("--show tigerbeetle gives the same ids for two tenants")
 	}
 }
 

@@ -12,8 +12,8 @@ import (
 
 // FuzzCommands runs every command that reads a book on arbitrary text,
 // as a user would from the shell: check (text, JSON, Japanese),
-// api, doc (Markdown and HTML), scenarios, run of those scenarios (answers, and what a client
-// sends to each backend), and build for every registered target, for
+// api, doc (Markdown and HTML), scenarios, run of those scenarios (answers
+// in both languages, and what a client sends to each backend), and build for every registered target, for
 // books of at most maxFuzzMoves moves. Whatever the
 // book, each must end with exit 0 or 1 (the book's own errors), never 2
 // (a failure of chobo) and never a panic.
@@ -73,6 +73,7 @@ func FuzzCommands(f *testing.F) {
 		}
 		files["scenarios.json"] = []byte(scenarios)
 		call("run", "fuzz.book", "--scenario", "scenarios.json")
+		call("run", "fuzz.book", "--scenario", "scenarios.json", "--lang", "ja")
 		call("run", "fuzz.book", "--scenario", "scenarios.json", "--format", "json")
 		call("run", "fuzz.book", "--scenario", "scenarios.json", "--show", "postgres")
 		call("run", "fuzz.book", "--scenario", "scenarios.json", "--show", "tigerbeetle")

@@ -42,12 +42,16 @@ func writeTopHelp(w io.Writer, lang diag.Lang) {
 		fmt.Fprintf(&b, "  %-*s  %s\n", width, c.Name, c.Summary.In(lang))
 	}
 	b.WriteString("\n" + diag.T("flags:", "フラグ:").In(lang) + "\n")
-	fmt.Fprintf(&b, "  --version      %s\n", diag.T("print the version", "バージョンを表示する").In(lang))
-	fmt.Fprintf(&b, "  --help         %s\n", helpFlag.Help.In(lang))
-	fmt.Fprintf(&b, "  --lang en|ja   %s\n", langFlag.Help.In(lang))
+	width = 0
+	for _, f := range topFlags {
+		width = max(width, len(f.usage()))
+	}
+	for _, f := range topFlags {
+		fmt.Fprintf(&b, "  %-*s  %s\n", width, f.usage(), f.Help.In(lang))
+	}
 	b.WriteString("\n" + diag.T(
-		"Exit status: 0 clean or warnings only, 1 errors in the input, 2 wrong use or internal failure.\nRun `chobo <command> --help` for the flags of a command.",
-		"終了コード: 0 は問題なしか警告だけ、1 は入力のエラー、2 は使い方の誤りか内部の異常です。\n各コマンドのフラグは `chobo <command> --help` で表示されます。").In(lang) + "\n")
+		"Exit status: 0 clean or warnings only, 1 errors in the input, 2 wrong use, a file that cannot be read, or an internal failure.\nRun `chobo help <command>` or `chobo <command> --help` for the flags of a command.",
+		"終了コード: 0 は問題なしか警告だけ、1 は入力のエラー、2 は使い方の誤り、読めないファイル、内部の異常です。\n各コマンドのフラグは `chobo help <command>` か `chobo <command> --help` で表示されます。").In(lang) + "\n")
 	io.WriteString(w, b.String())
 }
 

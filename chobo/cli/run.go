@@ -162,7 +162,7 @@ func runShowTB(inv *Invocation, b *book.Book, scs []scenario.Scenario) int {
 	steps := make([][]show.TBStep, len(scs))
 	for i, sc := range scs {
 		var err error
-		if steps[i], err = show.TigerBeetleSteps(b, sc, ""); err != nil {
+		if steps[i], err = show.TigerBeetleSteps(b, sc, sc.Tenant); err != nil {
 			fmt.Fprintf(inv.Env.Stderr, "chobo run: %s: %s\n", diag.Printable(sc.Name), diag.Printable(err.Error()))
 			return ExitError
 		}

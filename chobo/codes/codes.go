@@ -24,6 +24,14 @@ type Code struct {
 	// version, is that previous version as a book: the repro shows the
 	// code when checked with `--against against.book`.
 	Against string
+	// Raised, for a code that is no diagnostic but an error the code a
+	// target writes raises while it runs (a PostgreSQL SQLSTATE), names
+	// that target. Against is then the deployed version and Repro the
+	// new one, whose calls raise the code on what the deployed one made;
+	// CheckedAs is the diagnostic `chobo check --against` gives for that
+	// change before it is deployed.
+	Raised    string
+	CheckedAs string
 }
 
 // Lookup returns the code named c, if chobo knows it.

@@ -3,6 +3,7 @@ package codes_test
 import (
 	"slices"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/chobo-lang/chobo/chobo/check"
@@ -38,6 +39,10 @@ func TestRepros(t *testing.T) {
 				res.Extend([]byte(c.Repro), evolve.Compare(prev, res.Book))
 			}
 			diags := res.Diags
+			if c.Raised != "" {
+				raisedAtRunTime(t, c, diags)
+				return
+			}
 			if c.Target != "" {
 				tg, ok := target.Lookup(c.Target)
 				if !ok || res.Book == nil {
@@ -60,6 +65,40 @@ func TestRepros(t *testing.T) {
 			}
 		})
 	}
+}
+
+// raisedAtRunTime checks a code that the output of a target raises while
+// it runs: the checker gives CheckedAs for the change from the deployed
+// version, and what the target writes for the new one raises the code.
+func raisedAtRunTime(t *testing.T, c codes.Code, diags []diag.Diagnostic) {
+	t.Helper()
+	if c.Against == "" || c.CheckedAs == "" {
+		t.Fatalf("%s is raised at run time but names no deployed version or no diagnostic for the change", c.Code)
+	}
+	if !slices.ContainsFunc(diags, func(d diag.Diagnostic) bool { return d.Code == c.CheckedAs }) {
+		t.Errorf("the change %s stands for gives no %s: %+v", c.Code, c.CheckedAs, diags)
+	}
+	tg, ok := target.Lookup(c.Raised)
+	if !ok {
+		t.Fatalf("%s: no target %q", c.Code, c.Raised)
+	}
+	// Compared with the deployed version the book has errors; on its own
+	// it has none, and builds.
+	res := check.Check("repro.book", []byte(c.Repro))
+	if res.Book == nil {
+		t.Fatalf("the repro of %s does not check on its own: %+v", c.Code, res.Diags)
+	}
+	files, ds, err := tg.Build(res.Book, gen.NewSource("repro.book", []byte(c.Repro)), gen.Options{})
+	if err != nil || len(ds) > 0 {
+		t.Fatalf("cannot build the repro of %s for %q: %v %+v", c.Code, c.Raised, err, ds)
+	}
+	raise := "errcode = '" + c.Code + "'"
+	for _, f := range files {
+		if strings.Contains(string(f.Data), raise) {
+			return
+		}
+	}
+	t.Errorf("nothing %q writes for the repro of %s holds %s", c.Raised, c.Code, raise)
 }
 
 func TestLookup(t *testing.T) {

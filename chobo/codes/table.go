@@ -10,6 +10,19 @@ const fakeAWSKey = "AKIA" + "IOSFODNN7EXAMPLE"
 // All lists every code this version of chobo reports, in code order.
 var All = []Code{
 	{
+		Code:     "CB001",
+		Severity: diag.Error,
+		Title:    diag.T("an account's stored bounds differ from the book's", "データベースにある勘定の境界が帳簿と違う"),
+		When: diag.T("Not from `chobo check`: the SQL of `chobo build --target postgres` raises it while it runs, as SQLSTATE CB001. Each account row keeps the bounds it was made with; a call that reaches a row whose bounds differ from the ones the loaded book has now stops with this error, not a refusal, and writes nothing. This happens when a new version of the book changed an account kind's bounds (E050) and was loaded anyway over the accounts the old one made. The Go client returns it as chobopg.ErrBoundsChanged, the TypeScript client as CHOBO_BOUNDS_CHANGED.",
+			"`chobo check` ではなく、`chobo build --target postgres` の SQL が実行中に SQLSTATE CB001 として出すエラーです。勘定の行は作ったときの境界を持っています。呼び出しが触った行の境界が、いま読み込んである帳簿の境界と違うと、拒否ではなくこのエラーで止まり、何も書きません。帳簿の新しいバージョンで勘定の種類の境界を変え(E050)、そのまま古いバージョンが作った勘定のあるデータベースに読み込むと起きます。Go のクライアントは chobopg.ErrBoundsChanged、TypeScript のクライアントは CHOBO_BOUNDS_CHANGED として返します。"),
+		Fix: diag.T("Load the version of the book whose bounds the accounts were made with, and check every new version with `chobo check --against` before loading it: E050 names the change. For new bounds, declare an account kind under a new name and write a transfer that moves the balance into it.",
+			"勘定を作ったときの境界を持つバージョンの帳簿を読み込み直してください。新しいバージョンは、読み込む前に `chobo check --against` で検査します。E050 が変更を示します。新しい境界が要るなら、新しい名前の勘定の種類を宣言し、そこへ残高を移す振替を書きます。"),
+		Repro:     "book repro v1\nunit pcs\naccount shelf : pcs\n  at most 20 refused as full\naccount world : pcs outside\ntransfer fill(id: string, qty: pcs)\n  key id\n  move qty from world to shelf\n",
+		Against:   "book repro v1\nunit pcs\naccount shelf : pcs\n  at most 10 refused as full\naccount world : pcs outside\ntransfer fill(id: string, qty: pcs)\n  key id\n  move qty from world to shelf\n",
+		Raised:    "postgres",
+		CheckedAs: "E050",
+	},
+	{
 		Code:     "E001",
 		Severity: diag.Error,
 		Title:    diag.T("a line that cannot be read", "読めない行"),
@@ -193,8 +206,8 @@ var All = []Code{
 		Code:     "E050",
 		Severity: diag.Error,
 		Title:    diag.T("a deployed account kind changed", "デプロイ済みの勘定の種類の変更"),
-		When: diag.T("Compared with the previous version (`chobo check --against` or `--diff-base`), an account kind that existed before has another unit, another scale of its unit, has become or stopped being `outside`, has other parameters, or has another bound value: a bound added, removed, raised or lowered. Accounts already in the database keep the unit and bounds they were made with, so a call that touches one fails with an error rather than a refusal. A bound that keeps its value and changes only its reason is E051: no account stores the reason, but the definition hash of every transfer through it does.",
-			"前のバージョン(`chobo check --against` か `--diff-base`)と比べて、前からある勘定の種類の単位、単位の scale、`outside` かどうか、引数、境界の値のどれかが変わっています(境界を足した、消した、上げた、下げた)。データベースにある勘定は作ったときの単位と境界のままなので、その勘定に触る呼び出しは、拒否ではなくエラーになります。境界の値はそのままで理由だけを変えたときは E051 です。理由は勘定には記録されませんが、そこを通る振替の定義のハッシュに入るからです。"),
+		When: diag.T("Compared with the previous version (`chobo check --against` or `--diff-base`), an account kind that existed before has another unit, another scale of its unit, has become or stopped being `outside`, has other parameters, or has another bound value: a bound added, removed, raised or lowered. Accounts already in the database keep the unit and bounds they were made with, so a call that touches one fails with an error rather than a refusal (CB001 in PostgreSQL). A bound that keeps its value and changes only its reason is E051: no account stores the reason, but the definition hash of every transfer through it does.",
+			"前のバージョン(`chobo check --against` か `--diff-base`)と比べて、前からある勘定の種類の単位、単位の scale、`outside` かどうか、引数、境界の値のどれかが変わっています(境界を足した、消した、上げた、下げた)。データベースにある勘定は作ったときの単位と境界のままなので、その勘定に触る呼び出しは、拒否ではなくエラーになります(PostgreSQL では CB001)。境界の値はそのままで理由だけを変えたときは E051 です。理由は勘定には記録されませんが、そこを通る振替の定義のハッシュに入るからです。"),
 		Fix: diag.T("Put the account kind back as it was. For the new shape, declare an account kind under a new name and write a transfer that moves the balance from the old kind into it; remove the old kind (W107) once its balances are 0. A limit that is meant to change belongs in an account from the start: keep the room left as an account's balance, and raising the limit is a transfer into it.",
 			"勘定の種類を元に戻してください。新しい形が要るなら、新しい名前の勘定の種類を宣言し、古い種類からそこへ残高を移す振替を書きます。古い種類は、残高が 0 になってから消します(W107)。変わりうる限度は、はじめから勘定にしておきます。残りの枠を勘定の残高にしておけば、限度を上げるのはそこへ入れる振替一つです。"),
 		Repro:   "book repro v1\nunit pcs\naccount shelf : pcs\n  at most 20 refused as full\n",

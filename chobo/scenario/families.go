@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/chobo-lang/chobo/chobo/book"
+	"github.com/chobo-lang/chobo/chobo/diag"
 	"github.com/chobo-lang/chobo/chobo/interp"
 	"github.com/chobo-lang/chobo/chobo/search"
 )
@@ -255,7 +256,8 @@ func (g *gen) holds(t *book.Transfer) {
 			partial.Amounts[a.Name] = hold.Amounts[a.Name] - 1
 			over.Amounts[a.Name] = hold.Amounts[a.Name] + 1
 		}
-		g.add(Scenario{Name: n + ": post one less than held, the rest goes back", TitleJa: n + ": 押さえた額より 1 少なく確定し、残りは戻る",
+		less := lessText(amounts)
+		g.add(Scenario{Name: n + ": post " + less.En + " less than held, the rest goes back", TitleJa: n + ": 押さえた額より " + less.Ja + "少なく確定し、残りは戻る",
 			Steps: seq(call(partial, "done"))}, nil)
 		g.add(Scenario{Name: n + ": post more than held: over_hold", TitleJa: n + ": 押さえた額を超えて確定すると over_hold",
 			Steps: seq(call(over, refused(book.OverHold)), call(void, "done"))}, nil)
@@ -469,4 +471,21 @@ func (g *gen) sameAccount(t *book.Transfer) {
 		TitleJa: name + " で移動の元と先が同じ勘定になると same_account",
 		Steps:   fromSearch(ex.Steps),
 	}, nil)
+}
+
+// lessText says how much less than held the partial post takes: one
+// smallest step of each amount, written at its unit's scale ("0.01")
+// when the amounts share one, as a title names every other amount.
+func lessText(amounts []*book.Param) diag.Text {
+	scale := amounts[0].Unit.Scale
+	for _, a := range amounts[1:] {
+		if a.Unit.Scale != scale {
+			return diag.T("one smallest step", "最小単位一つ分")
+		}
+	}
+	if scale == 0 {
+		return diag.T("one", "1 ")
+	}
+	one := book.FormatAmount(1, scale)
+	return diag.T(one, one+" ")
 }

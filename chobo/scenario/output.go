@@ -5,8 +5,10 @@ import (
 	"io"
 	"strings"
 
+	"github.com/chobo-lang/chobo/chobo/book"
 	"github.com/chobo-lang/chobo/chobo/diag"
 	"github.com/chobo-lang/chobo/chobo/interp"
+	"github.com/chobo-lang/chobo/chobo/syntax"
 )
 
 var stateJa = map[interp.HoldState]string{
@@ -27,10 +29,33 @@ func resultText(r OpResult, lang diag.Lang) string {
 	return diag.Printable(r.Result.Text().In(lang))
 }
 
-func balanceText(b interp.Balance, lang diag.Lang) string {
+// balanceText writes a balance at the unit's scale of its account, as
+// the book writes amounts.
+func balanceText(a interp.AccountBalance, lang diag.Lang) string {
+	v := func(n int64) string { return book.FormatAmount(n, a.Account.Kind.Unit.Scale) }
+	b := a.Balance
 	return diag.T(
-		fmt.Sprintf("posted %d, held out %d, held in %d", b.Posted, b.HeldOut, b.HeldIn),
-		fmt.Sprintf("確定 %d、出ていく仮押さえ %d、入ってくる仮押さえ %d", b.Posted, b.HeldOut, b.HeldIn)).In(lang)
+		fmt.Sprintf("posted %s, held out %s, held in %s", v(b.Posted), v(b.HeldOut), v(b.HeldIn)),
+		fmt.Sprintf("確定 %s、出ていく仮押さえ %s、入ってくる仮押さえ %s", v(b.Posted), v(b.HeldOut), v(b.HeldIn))).In(lang)
+}
+
+// PassText is a pass step as the listings write it: the scenario's own
+// words, and in Japanese what they mean beside them ("pass 31
+// minutes(31 分経過)").
+func PassText(text string, lang diag.Lang) string {
+	s := "pass " + diag.Printable(text)
+	if lang != diag.Japanese {
+		return s
+	}
+	f := strings.Fields(text)
+	if len(f) != 2 {
+		return s
+	}
+	unit, ok := syntax.TimeWordJa(f[1])
+	if !ok {
+		return s
+	}
+	return diag.Paren(lang, s, diag.Printable(f[0])+" "+unit+"経過")
 }
 
 func pad(s string, w int) string { return s + strings.Repeat(" ", max(0, w-diag.Width(s))) }
@@ -72,13 +97,18 @@ func WriteText(w io.Writer, file string, sc Scenario, outcomes []Outcome, lang d
 				fmt.Fprintf(&b, "%s%s  %s\n", indent, pad(r.left, width), r.right)
 			}
 		}
-		fmt.Fprintf(&b, "%s%s\n", sub, diag.T("accounts:", "勘定:").In(lang))
+		if len(o.Accounts) == 0 {
+			// A header with nothing under it reads as if the list were cut off.
+			fmt.Fprintf(&b, "%s%s\n", sub, diag.T("accounts: none", "勘定: なし").In(lang))
+		} else {
+			fmt.Fprintf(&b, "%s%s\n", sub, diag.T("accounts:", "勘定:").In(lang))
+		}
 		aw := 0
 		for _, a := range o.Accounts {
 			aw = max(aw, diag.Width(diag.Printable(a.Account.String())))
 		}
 		for _, a := range o.Accounts {
-			fmt.Fprintf(&b, "%s%s  %s\n", list, pad(diag.Printable(a.Account.String()), aw), balanceText(a.Balance, lang))
+			fmt.Fprintf(&b, "%s%s  %s\n", list, pad(diag.Printable(a.Account.String()), aw), balanceText(a, lang))
 		}
 		if len(o.Holds) > 0 {
 			fmt.Fprintf(&b, "%s%s\n", sub, diag.T("holds:", "仮押さえ:").In(lang))
@@ -104,14 +134,14 @@ func stepRows(sc Scenario, o Outcome, lang diag.Lang) []row {
 		n := fmt.Sprintf("%3d  ", i+1)
 		switch {
 		case st.Call != nil:
-			rows = append(rows, row{n + diag.Printable(st.Call.String()), resultText(o.Results[k], lang)})
+			rows = append(rows, row{n + diag.Printable(st.Call.Display()), resultText(o.Results[k], lang)})
 			k++
 		case st.Together != nil:
 			rows = append(rows, row{n + "together", ""})
 			for ci, calls := range st.Together {
 				for _, c := range calls {
 					who := diag.T(fmt.Sprintf("caller %d: ", ci+1), fmt.Sprintf("呼び出し元 %d: ", ci+1)).In(lang)
-					rows = append(rows, row{"       " + who + diag.Printable(c.String()), resultText(o.Results[k], lang)})
+					rows = append(rows, row{"       " + who + diag.Printable(c.Display()), resultText(o.Results[k], lang)})
 					k++
 				}
 			}
@@ -120,7 +150,7 @@ func stepRows(sc Scenario, o Outcome, lang diag.Lang) []row {
 			if names := o.Expired[i]; len(names) > 0 {
 				note = diag.Printable(ExpiredText(names, lang))
 			}
-			rows = append(rows, row{n + "pass " + diag.Printable(st.PassText), note})
+			rows = append(rows, row{n + PassText(st.PassText, lang), note})
 		}
 	}
 	return rows

@@ -7,6 +7,7 @@ import (
 
 	"github.com/chobo-lang/chobo/chobo/book"
 	"github.com/chobo-lang/chobo/chobo/check"
+	"github.com/chobo-lang/chobo/chobo/diag"
 	"github.com/chobo-lang/chobo/chobo/interp"
 	"github.com/chobo-lang/chobo/chobo/scenario"
 )
@@ -132,6 +133,35 @@ func TestAmountOutsideRangeFails(t *testing.T) {
 	outs := scenario.Run(b, scs[0])
 	if outs[0].Results[0].Failed == "" || outs[0].Results[1].Outcome.String() != "done" {
 		t.Fatalf("%+v", outs[0].Results)
+	}
+}
+
+// The text of a run writes amounts at the unit's scale, those that do not
+// fit in 64 bits too, while String keeps the scenario file's integers.
+func TestRunTextAtScale(t *testing.T) {
+	res := check.Check("usd.book", []byte(strings.NewReplacer("unit pcs", "unit USD scale 2", ": pcs", ": USD").Replace(shop)))
+	if res.Book == nil {
+		t.Fatalf("%+v", res.Diags)
+	}
+	scs := read(t, res.Book, `{"name": "cents", "steps": [
+		{"op": "receive.do", "args": {"delivery": "d-1", "sku": "s-1", "qty": 1250}},
+		{"op": "receive.do", "args": {"delivery": "d-2", "sku": "s-1", "qty": -5}},
+		{"op": "receive.do", "args": {"delivery": "d-3", "sku": "s-1", "qty": 9223372036854775808}}]}`)
+	steps := scs[0].Steps
+	for i, want := range []struct{ display, plain string }{
+		{"qty: 12.50)", "qty: 1250)"}, {"qty: -0.05)", "qty: -5)"}, {"qty: 92233720368547758.08)", "qty: 9223372036854775808)"},
+	} {
+		if got := steps[i].Call.Display(); !strings.HasSuffix(got, want.display) {
+			t.Errorf("step %d: Display %q, want it to end in %q", i+1, got, want.display)
+		}
+		if got := steps[i].Call.String(); !strings.HasSuffix(got, want.plain) {
+			t.Errorf("step %d: String %q, want it to end in %q", i+1, got, want.plain)
+		}
+	}
+	var b strings.Builder
+	scenario.WriteText(&b, "usd.book", scs[0], scenario.Run(res.Book, scs[0]), diag.English)
+	if !strings.Contains(b.String(), "stock(s-1)  posted 12.50, held out 0.00, held in 0.00") {
+		t.Errorf("the balance is not at scale:\n%s", b.String())
 	}
 }
 

@@ -23,7 +23,11 @@ const MaxTogether = 8
 
 // Scenario is a named list of steps.
 type Scenario struct {
-	Name   string
+	Name string
+	// Tenant is the tenant the calls are for, which `chobo run --show`
+	// sends. The interpreter keeps one ledger per scenario whatever it
+	// is, and the conformance runner gives each run a fresh tenant of its
+	// own, so that it starts from an empty ledger on a shared database.
 	Tenant string
 	// TitleJa is the Japanese title of the scenario (`chobo scenarios`
 	// writes one); the English title is the name.
@@ -62,22 +66,60 @@ type Call struct {
 	Raw map[string]string
 }
 
-// String writes the call as the scenario gave it.
-func (c *Call) String() string {
+// String writes the call as the scenario gave it, amounts in the
+// smallest step.
+func (c *Call) String() string { return c.text(false) }
+
+// Display writes the call with each amount at its unit's scale, as the
+// book writes amounts: what the text of a run prints, beside titles and
+// diagnostics that read amounts the same way.
+func (c *Call) Display() string { return c.text(true) }
+
+func (c *Call) text(scaled bool) string {
 	if len(c.Raw) == 0 {
+		if scaled {
+			return c.Call.Display()
+		}
 		return c.Call.String()
 	}
-	shown := c.Call
-	shown.Amounts = map[string]int64{}
-	for k, v := range c.Amounts {
-		shown.Amounts[k] = v
-	}
-	s := shown.String()
 	// Amounts that did not fit were read as 0: show them as written.
-	for name, raw := range c.Raw {
-		s = strings.Replace(s, name+": 0", name+": "+raw, 1)
+	var parts []string
+	for _, p := range c.Transfer.Params {
+		if v, ok := c.Strings[p.Name]; ok {
+			parts = append(parts, p.Name+": "+diag.Printable(v))
+			continue
+		}
+		n, ok := c.Raw[p.Name]
+		if !ok {
+			v, given := c.Amounts[p.Name]
+			if !given {
+				continue
+			}
+			n = strconv.FormatInt(v, 10)
+		}
+		if scaled {
+			n = scaleDigits(n, p.Unit.Scale)
+		}
+		parts = append(parts, p.Name+": "+n)
 	}
-	return s
+	return c.Transfer.Name + "." + string(c.Op) + "(" + strings.Join(parts, ", ") + ")"
+}
+
+// scaleDigits writes a whole number given as decimal digits (perhaps
+// beyond 64 bits, perhaps negative) with scale decimals, as
+// book.FormatAmount does for one that fits.
+func scaleDigits(digits string, scale int) string {
+	sign, d := "", digits
+	if rest, ok := strings.CutPrefix(d, "-"); ok {
+		sign, d = "-", rest
+	}
+	if scale <= 0 {
+		return sign + d
+	}
+	for len(d) <= scale {
+		d = "0" + d
+	}
+	return sign + d[:len(d)-scale] + "." + d[len(d)-scale:]
 }
 
 // Read parses a scenario file: one scenario object, or an array of them.
@@ -222,8 +264,12 @@ func readStep(b *book.Book, v *value) (Step, *Error) {
 		// What only a call takes would be silently dropped.
 		for _, k := range v.keys {
 			if k != kinds[0] {
-				return Step{}, fail(`%q belongs to a call; a %q step has nothing else`,
+				err := fail(`%q belongs to a call; a %q step has nothing else`,
 					`%q は呼び出しに書くものです。%q のステップにはほかに何も書きません`, k, kinds[0])
+				if k == "expect" && kinds[0] == "together" {
+					err = withOutcomesHint(err)
+				}
+				return Step{}, err
 			}
 		}
 	}
@@ -272,7 +318,11 @@ func readTogether(b *book.Book, v *value) (Step, *Error) {
 		}
 		var calls []*Call
 		for oi, cv := range caller.elems {
-			err := fields(cv, aCall, "op", "args", "amounts")
+			callFields := []string{"op", "args", "amounts"}
+			err := fields(cv, aCall, callFields...)
+			if err != nil && firstUnknown(cv, callFields) == "expect" {
+				err = withOutcomesHint(err)
+			}
 			var c *Call
 			if err == nil {
 				c, err = readCall(b, cv)
@@ -294,6 +344,28 @@ func readTogether(b *book.Book, v *value) (Step, *Error) {
 			"together に呼び出しが %d あります。順序が多くなりすぎないよう、%d までです", n, MaxTogether)
 	}
 	return st, nil
+}
+
+// withOutcomesHint adds to err what to write instead of an expect in a
+// together: which caller gets which answer depends on the order, so a
+// race is checked by how many outcomes it has.
+func withOutcomesHint(err *Error) *Error {
+	return &Error{diag.T(err.Msg.En+`; inside "together" the answers depend on the order, so write "outcomes" (how many outcomes the run must have) on the scenario instead`,
+		err.Msg.Ja+`。together の中の答えは順序で変わるので、expect は書けません。シナリオに "outcomes"(とりうる結果の数)を書いてください`)}
+}
+
+// firstUnknown is the first key of v that allowed does not hold, the one
+// fields reports; "" when there is none or v is not an object.
+func firstUnknown(v *value, allowed []string) string {
+	if v.kind != jsonObject {
+		return ""
+	}
+	for _, k := range v.keys {
+		if !slices.Contains(allowed, k) {
+			return k
+		}
+	}
+	return ""
 }
 
 func validExpect(e string) bool {
@@ -464,7 +536,11 @@ func (c *Call) readPostAmounts(v *value) *Error {
 // cannot be sent is still read, as 0: the call is marked Bad, so running
 // it fails the way a client refuses to send it.
 func (c *Call) amount(name string, v *value) (int64, *Error) {
-	n, bad, err := readAmount(v)
+	scale := 0
+	if p := c.Transfer.Param(name); p != nil && p.Unit != nil {
+		scale = p.Unit.Scale
+	}
+	n, bad, err := readAmount(v, scale)
 	if err != nil {
 		return 0, err
 	}
@@ -482,8 +558,10 @@ func (c *Call) amount(name string, v *value) (int64, *Error) {
 }
 
 // readAmount reads a JSON integer. A whole number outside 0..2^63-1 is
-// readable but cannot be sent: it comes back as bad.
-func readAmount(v *value) (n int64, bad diag.Text, err *Error) {
+// readable but cannot be sent: it comes back as bad. The limit is one of
+// the smallest step, as the file and a client count; in a unit with
+// decimals, where a listing shows the call at scale, bad says so.
+func readAmount(v *value, scale int) (n int64, bad diag.Text, err *Error) {
 	if v.kind != jsonNumber {
 		return 0, diag.Text{}, fail("an amount is a JSON integer in the unit's smallest step, not %s",
 			"数量は JSON の整数で、単位の最小の刻みで数えます(%sではなく)", v.kind.what())
@@ -494,6 +572,10 @@ func readAmount(v *value) (n int64, bad diag.Text, err *Error) {
 			"数量は整数で、単位の最小の刻みで数えます(%s ではなく)", v.num)
 	}
 	if i.Sign() < 0 || i.Cmp(big.NewInt(book.MaxAmount)) > 0 {
+		if scale > 0 {
+			return 0, diag.T(fmt.Sprintf("the amount %s, counted in the unit's smallest step, is outside 0 to %d", v.num, book.MaxAmount),
+				fmt.Sprintf("値 %s(最小単位で数えたもの)が 0 から %d の範囲外です", v.num, book.MaxAmount)), nil
+		}
 		return 0, diag.T(fmt.Sprintf("the amount %s is outside 0 to %d", v.num, book.MaxAmount),
 			fmt.Sprintf("値 %s が 0 から %d の範囲外です", v.num, book.MaxAmount)), nil
 	}

@@ -60,12 +60,13 @@ func Statement(m *model.Model, c interp.Call, tenant string) (Sent, error) {
 	return Sent{SQL: op.Statement, Args: Args(op, c, tenant)}, nil
 }
 
-// Steps lists what a client sends for every step of a scenario, with the
-// empty tenant. A pass is a call of the book's expire.
+// Steps lists what a client sends for every step of a scenario, for the
+// scenario's tenant (empty when it names none). A pass is a call of the
+// book's expire, which serves every tenant at once.
 func Steps(m *model.Model, sc scenario.Scenario) ([]Step, error) {
 	var out []Step
 	add := func(step, caller int, c interp.Call) error {
-		s, err := Statement(m, c, "")
+		s, err := Statement(m, c, sc.Tenant)
 		out = append(out, Step{Step: step, Caller: caller, Sent: s})
 		return err
 	}
@@ -101,7 +102,7 @@ func WriteText(w io.Writer, file string, sc scenario.Scenario, steps []Step, lan
 			who = diag.T(fmt.Sprintf("caller %d: ", st.Caller), fmt.Sprintf("呼び出し元 %d: ", st.Caller)).In(lang)
 		}
 		if st.Pass != "" {
-			who = "pass " + st.Pass + ": "
+			who = scenario.PassText(st.Pass, lang) + ": "
 		}
 		// JSON escapes controls but leaves marks that reorder text.
 		fmt.Fprintf(&b, "  %3d  %s%s  %s\n", st.Step, diag.Printable(who), diag.Printable(st.SQL), diag.Printable(string(args)))

@@ -40,10 +40,11 @@ type TBStep struct {
 }
 
 // TigerBeetleSteps lists what a TigerBeetle client sends for every step
-// of a scenario, for a tenant ("" in `chobo run --show`). Post and void read the hold
-// first; what they send next depends on what they find, which is taken
-// from the reference interpreter run alongside. The callers of a
-// together are taken in order, one of the orders the interpreter allows.
+// of a scenario, for a tenant (the scenario's own in `chobo run --show`).
+// Post and void read the hold first; what they send next depends on what
+// they find, which is taken from the reference interpreter run alongside.
+// The callers of a together are taken in order, one of the orders the
+// interpreter allows.
 func TigerBeetleSteps(b *book.Book, sc scenario.Scenario, tenant string) ([]TBStep, error) {
 	d := tigerbeetle.Def(b)
 	st := interp.New(b)
@@ -209,7 +210,7 @@ func WriteTigerBeetle(w io.Writer, file string, sc scenario.Scenario, steps []TB
 	fmt.Fprintf(&b, "%s: %s\n", diag.Paren(lang, diag.Printable(file), diag.Printable(sc.Title(lang))), tr("what a client sends to TigerBeetle", "クライアントが TigerBeetle に送るもの"))
 	for _, st := range steps {
 		if st.Pass != "" {
-			fmt.Fprintf(&b, "  %3d  pass %s: %s\n", st.Step, diag.Printable(st.Pass), tr("nothing sent; TigerBeetle gives expired holds back itself", "何も送らない。期限の切れた仮押さえは TigerBeetle が自分で戻す"))
+			fmt.Fprintf(&b, "  %3d  %s: %s\n", st.Step, scenario.PassText(st.Pass, lang), tr("nothing sent; TigerBeetle gives expired holds back itself", "何も送らない。期限の切れた仮押さえは TigerBeetle が自分で戻す"))
 			continue
 		}
 		who := ""
@@ -224,7 +225,7 @@ func WriteTigerBeetle(w io.Writer, file string, sc scenario.Scenario, steps []TB
 			}
 		}
 		if len(st.Openings) > 0 {
-			fmt.Fprintf(&b, "       create_transfers (%s)\n", tr("openings", "開始の振替"))
+			fmt.Fprintf(&b, "       %s\n", diag.Paren(lang, "create_transfers", tr("openings", "開始の振替")))
 			for _, o := range st.Openings {
 				writeTransfer(&b, "         ", o, false)
 			}
@@ -236,13 +237,17 @@ func WriteTigerBeetle(w io.Writer, file string, sc scenario.Scenario, steps []TB
 			}
 		}
 		if len(st.Chain) > 0 {
-			fmt.Fprintf(&b, "       create_transfers (%s)\n", tr("chain", "チェーン"))
+			fmt.Fprintf(&b, "       %s\n", diag.Paren(lang, "create_transfers", tr("chain", "チェーン")))
 			for i, e := range st.Chain {
+				// The reason is how a refusal of this event would be
+				// answered; whether it is refused depends on the balance.
 				reason := ""
 				if e.Reason != "" {
-					reason = "  exceeds_credits: " + diag.Printable(e.Reason)
+					r := diag.Printable(e.Reason)
+					reason = "  " + tr("(on exceeds_credits: "+r+")", "(exceeds_credits なら "+r+")")
 				}
-				fmt.Fprintf(&b, "         %d %s (move %d)%s\n", i, e.Role, e.Move, reason)
+				move := diag.Paren(lang, string(e.Role), tr(fmt.Sprintf("move %d", e.Move), fmt.Sprintf("%dつ目の移動", e.Move)))
+				fmt.Fprintf(&b, "         %d %s%s\n", i, move, reason)
 				writeTransfer(&b, "           ", e.Transfer, st.Random)
 			}
 		}

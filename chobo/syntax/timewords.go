@@ -74,6 +74,17 @@ func TimeWords(sep string) string {
 	return strings.Join(many, sep)
 }
 
+// TimeWordJa is how Japanese text names the unit a time word stands
+// for ("minutes" is 分), and false when word is not a time word.
+func TimeWordJa(word string) (string, bool) {
+	for _, u := range timeUnits {
+		if word == u.one || word == u.many {
+			return u.ja, true
+		}
+	}
+	return "", false
+}
+
 // TimeUnitsJa names the units in Japanese prose: "秒・分・時間・日".
 func TimeUnitsJa() string {
 	var ja []string
