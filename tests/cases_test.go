@@ -353,14 +353,17 @@ func TestCasesWithScenariosAreClean(t *testing.T) {
 }
 
 // TestExamplesAreCases keeps every example book under test: each is the
-// book of a case, byte for byte.
+// book of a case, byte for byte. An example's hand-written scenarios
+// (<stem>.more.json beside the book) are that case's scenarios.json, so
+// the cases' conformance runs them on every backend too.
 func TestExamplesAreCases(t *testing.T) {
 	examples, _ := filepath.Glob(filepath.Join("..", "examples", "*", "*.book"))
 	if len(examples) == 0 {
 		t.Fatal("no example books")
 	}
+	all := cases(t)
 	var books [][]byte
-	for _, c := range cases(t) {
+	for _, c := range all {
 		data, err := os.ReadFile(c.path())
 		if err != nil {
 			t.Fatal(err)
@@ -372,8 +375,18 @@ func TestExamplesAreCases(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !slices.ContainsFunc(books, func(b []byte) bool { return bytes.Equal(b, data) }) {
+		i := slices.IndexFunc(books, func(b []byte) bool { return bytes.Equal(b, data) })
+		if i < 0 {
 			t.Errorf("%s is the book of no case under %s: copy it into one", p, casesDir)
+			continue
+		}
+		more, err := os.ReadFile(strings.TrimSuffix(p, ".book") + ".more.json")
+		if err != nil {
+			continue
+		}
+		got, err := os.ReadFile(filepath.Join(all[i].Dir, "scenarios.json"))
+		if err != nil || !bytes.Equal(got, more) {
+			t.Errorf("%s: the scenarios beside it are not %s: copy them there", p, filepath.Join(all[i].Dir, "scenarios.json"))
 		}
 	}
 }
