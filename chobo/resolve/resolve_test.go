@@ -2,8 +2,10 @@ package resolve
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
+	"github.com/chobo-lang/chobo/chobo/diag"
 	"github.com/chobo-lang/chobo/chobo/syntax"
 )
 
@@ -63,6 +65,48 @@ transfer t(id: string, w: kg)
 		t.Run(tt.name, func(t *testing.T) {
 			if got := codes(t, tt.src); !slices.Equal(got, tt.want) {
 				t.Errorf("got %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+// diagnostics resolves src and returns what it reports.
+func diagnostics(t *testing.T, src string) diag.List {
+	t.Helper()
+	f, ds := syntax.Parse("t.book", []byte(src))
+	if ds.Errors() > 0 {
+		t.Fatalf("parse errors: %+v", ds)
+	}
+	_, ds = Resolve(f)
+	return ds
+}
+
+// messageCase holds the wording of a message and hint that say more than
+// the code: the first diagnostic of src has the code and holds the words
+// given, in both languages.
+type messageCase struct {
+	name, src, code string
+	msg, hint       diag.Text
+}
+
+func checkMessages(t *testing.T, tests []messageCase) {
+	t.Helper()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ds := diagnostics(t, tt.src)
+			if len(ds) == 0 {
+				t.Fatal("no diagnostic")
+			}
+			d := ds[0]
+			if d.Code != tt.code {
+				t.Fatalf("got %s %q, want %s", d.Code, d.Message.En, tt.code)
+			}
+			for _, c := range []struct{ got, want string }{
+				{d.Message.En, tt.msg.En}, {d.Message.Ja, tt.msg.Ja}, {d.Hint.En, tt.hint.En}, {d.Hint.Ja, tt.hint.Ja},
+			} {
+				if !strings.Contains(c.got, c.want) {
+					t.Errorf("%q does not hold %q", c.got, c.want)
+				}
 			}
 		})
 	}
