@@ -111,3 +111,17 @@ func checkMessages(t *testing.T, tests []messageCase) {
 		})
 	}
 }
+
+// TestKeyHint: the hint of an unknown key name offers the string
+// parameters only, since E031 refuses an amount in the key.
+func TestKeyHint(t *testing.T) {
+	const stock = "book r v1\nunit 個\naccount 在庫 : 個\n  at least 0 refused as 空\naccount 客 : 個 outside\n"
+	checkMessages(t, []messageCase{
+		{"key candidates are strings", stock + "transfer t(注文: string, sku: string, 数: 個)\n  key 注文番号\n  move 数 from 在庫 to 客\n", "E030",
+			diag.T("the key names `注文番号`", "`key` に書いた `注文番号` は"),
+			diag.T("a key lists string parameters of its transfer: 注文, sku", "`key` には振替の string の引数を書きます: 注文、sku")},
+		{"no string to key on", stock + "transfer t(数: 個)\n  key id\n  move 数 from 在庫 to 客\n", "E030",
+			diag.T("the key names `id`", "`key` に書いた `id` は"),
+			diag.T("`t` has none: add one that tells calls apart", "`t` にはありません。呼び出しを見分ける引数")},
+	})
+}
