@@ -15,6 +15,18 @@ import (
 // error the file must not be resolved.
 func Parse(name string, src []byte) (*File, diag.List) {
 	p := &parser{file: &File{Name: name}}
+	// A file in another encoding would fail on every line that is not
+	// ASCII, and then lack its `book` line: one error says it all. It
+	// quotes no line, since none of them reads.
+	if enc := guessEncoding(src); enc != "" {
+		p.diags.Add(diag.Diagnostic{
+			Code: "E001", Severity: diag.Error, File: name, Line: 1, Col: 1, NoExcerpt: true,
+			Message: diag.T(fmt.Sprintf("the file is not UTF-8 (it looks like %s)", enc),
+				fmt.Sprintf("ファイルが UTF-8 ではありません(%s のようです)", enc)),
+			Hint: diag.T("save it as UTF-8 without a byte order mark", "UTF-8(BOM なし)で保存し直してください"),
+		})
+		return p.file, p.diags
+	}
 	if bytes.HasPrefix(src, []byte("\uFEFF")) {
 		p.errorf(Pos{1, 1},
 			diag.T("the file starts with a byte order mark (U+FEFF)", "ファイルの先頭にバイト順マーク(U+FEFF)があります"),
