@@ -106,9 +106,11 @@ func (p *parser) line(n int, text string) {
 	toks, lerr := lexLine(n, text[indent:], indent+1)
 	if lerr != nil {
 		p.errorf(lerr.pos, lerr.msg, lerr.hint)
-		if indent == 0 {
-			// The line may have opened a block; its indented lines
-			// cannot be read against the block before it.
+		// A line indented with full-width spaces was meant to be inside
+		// the block, which goes on; any other line at the left margin may
+		// have opened a block, whose indented lines cannot be read
+		// against the block before it.
+		if indent == 0 && !strings.HasPrefix(text, "\u3000") {
 			p.account, p.transfer, p.blockIndent, p.skipBlock = nil, nil, 0, true
 		}
 		return
@@ -303,10 +305,20 @@ func (p *parser) bookLine() *lineErr {
 	}
 	vt, err := p.expectKind(tIdent, wVersion)
 	if err != nil {
+		if vt.kind == tNumber {
+			err.hint = diag.T(fmt.Sprintf("write a `v` before the number: `v%s`", vt.text),
+				fmt.Sprintf("数の前に `v` を付けてください: `v%s`", vt.text))
+		}
 		return err
 	}
 	v, ok := parseVersion(vt.text)
 	if !ok {
+		if _, ok := parseVersion(strings.ToLower(FoldWidth(vt.text))); ok {
+			err := expected(wVersion, vt)
+			err.hint = diag.T(fmt.Sprintf("write the version in half-width lowercase letters and digits: `%s`", strings.ToLower(FoldWidth(vt.text))),
+				fmt.Sprintf("バージョンは半角の小文字と数字で書きます: `%s`", strings.ToLower(FoldWidth(vt.text))))
+			return err
+		}
 		if strings.TrimLeft(vt.text, "v0") == "" && strings.HasPrefix(vt.text, "v") && len(vt.text) > 1 {
 			return &lineErr{pos: vt.pos,
 				msg: diag.T(fmt.Sprintf("expected a version such as `v1`, found `%s`: versions start at v1", vt.text),
