@@ -144,6 +144,19 @@ func (r *resolver) unitNames() string {
 	return strings.Join(names, ", ")
 }
 
+// missing reports code (E002, or E030 for a key) for the name id, which
+// msg says is not there. When a declared name differs from it only in
+// full-width or half-width characters, which look alike in many fonts,
+// the message says so and the hint names that name instead of hint.
+func (r *resolver) missing(code string, id syntax.Ident, declared []string, msg, hint diag.Text) {
+	if twin, ok := syntax.WidthTwin(id.Name, declared); ok {
+		note := syntax.WidthNote(id.Name, twin)
+		msg = diag.T(msg.En+"; "+note.En, msg.Ja+"。"+note.Ja)
+		hint = syntax.WidthHint(twin)
+	}
+	r.report(code, id.Pos, msg, hint)
+}
+
 // jaList joins names the Japanese way.
 func jaList(s string) string { return strings.ReplaceAll(s, ", ", "、") }
 
@@ -153,7 +166,11 @@ func (r *resolver) unknownUnit(id syntax.Ident) {
 		hint = diag.T(fmt.Sprintf("declare it with `unit %s`, or use one of: %s", id.Name, names),
 			fmt.Sprintf("`unit %s` と宣言するか、次のどれかを使ってください: %s", id.Name, jaList(names)))
 	}
-	r.report("E002", id.Pos,
+	var declared []string
+	for _, u := range r.b.Units {
+		declared = append(declared, u.Name)
+	}
+	r.missing("E002", id, declared,
 		diag.T(fmt.Sprintf("there is no unit named %s", quote(id.Name)), fmt.Sprintf("単位 %s はありません", quote(id.Name))),
 		hint)
 }

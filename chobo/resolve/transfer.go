@@ -92,7 +92,7 @@ func (r *resolver) key(t *syntax.TransferDecl, tr *book.Transfer) {
 				hint = diag.T(fmt.Sprintf("a key lists string parameters of its transfer, and %s has none: add one that tells calls apart, such as `order: string`", name),
 					fmt.Sprintf("`key` には振替の string の引数を書きますが、%s にはありません。呼び出しを見分ける引数(`注文: string` など)を足してください", name))
 			}
-			r.report("E030", id.Pos, msg, hint)
+			r.missing("E030", id, strs, msg, hint)
 		case p.IsAmount():
 			r.report("E031", id.Pos,
 				diag.T(fmt.Sprintf("the key holds the amount %s: two calls that differ only in the amount would both go through", quote(id.Name)),
