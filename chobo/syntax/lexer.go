@@ -74,6 +74,16 @@ func isNamePart(r rune) bool {
 
 func isDigit(r rune) bool { return r >= '0' && r <= '9' }
 
+// isName reports whether s reads as one name that is not a keyword.
+func isName(s string) bool {
+	for i, r := range s {
+		if (i == 0 && !isNameStart(r)) || !isNamePart(r) || IsCombining(r) {
+			return false
+		}
+	}
+	return s != "" && !Reserved(s)
+}
+
 // lexLine splits the text of one line, starting at column col, into
 // tokens. It stops at a comment. It returns the first problem found.
 func lexLine(line int, text string, col int) ([]token, *lexError) {
