@@ -99,9 +99,15 @@ func AlwaysRefused(b *book.Book) diag.List {
 			}
 			// The bound as the book writes it: at the unit's scale.
 			lower := book.FormatAmount(src.Lower.Value, src.Unit.Scale)
+			// A call that moves 0 goes through; only a move of a fixed
+			// amount is refused every time.
+			always := diag.T("for any amount above 0 ", " 0 より大きい額では")
+			if m.Amount.Param == nil {
+				always = diag.Text{}
+			}
 			l.Add(withOps(warn(b, "W102", m.Pos,
-				diag.T(fmt.Sprintf("`%s` is always refused with %s: move %d takes from %s, which no move puts into, and it may not go below its lower bound %s", t.Name, src.Lower.Reason, m.Index, m.From.String(), lower),
-					fmt.Sprintf("`%s` はいつも %s で拒否されます。%dつ目の移動が %s から取りますが、そこへ入れる移動がどこにもないので、下限 %s を下回れません", t.Name, src.Lower.Reason, m.Index, m.From.String(), lower)),
+				diag.T(fmt.Sprintf("`%s` is always refused %swith %s: move %d takes from %s, which no move puts into, and it may not go below its lower bound %s", t.Name, always.En, src.Lower.Reason, m.Index, m.From.String(), lower),
+					fmt.Sprintf("`%s` は%sいつも %s で拒否されます。%dつ目の移動が %s から取りますが、そこへ入れる移動がどこにもないので、下限 %s を下回れません", t.Name, always.Ja, src.Lower.Reason, m.Index, m.From.String(), lower)),
 				diag.T(fmt.Sprintf("write the transfer that puts into `%s`", src.Name),
 					fmt.Sprintf("`%s` へ入れる振替を書いてください", src.Name))), ex))
 			break

@@ -54,6 +54,7 @@ func runBuild(inv *Invocation) int {
 		return ExitUsage
 	}
 	if len(ds) > 0 {
+		ds.Sort() // by place, the order check prints them in
 		check.Quote(ds, src)
 		for _, d := range ds {
 			diag.WriteText(env.Stderr, d, inv.Lang)

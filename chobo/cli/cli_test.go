@@ -303,3 +303,21 @@ func TestBuildWorkingDirectory(t *testing.T) {
 		t.Fatalf("check without BUILD_WORKING_DIRECTORY: exit %d, want %d and a read error\n%s", code, ExitUsage, errs)
 	}
 }
+
+// TestBuildSortsItsDiagnostics: a target reports in the order it walks
+// the book; build prints by place, as check does.
+func TestBuildSortsItsDiagnostics(t *testing.T) {
+	long := strings.Repeat("a", 70)
+	book := "book shop v1\nunit pcs\naccount stock_" + long + " : pcs\n  at least 0 refused as out\naccount world : pcs outside\n" +
+		"transfer receive(delivery: string, sku_" + long + ": string, qty: pcs)\n  key delivery, sku_" + long + "\n  move qty from world to stock_" + long + "\n"
+	var out, errb bytes.Buffer
+	env := Env{Stdout: &out, Stderr: &errb, Getenv: func(string) string { return "" },
+		ReadFile: func(string) ([]byte, error) { return []byte(book), nil }}
+	if code := Main([]string{"build", "long.book", "--target", "postgres", "--out", t.TempDir()}, env); code != ExitError {
+		t.Fatalf("exit %d\n%s", code, errb.String())
+	}
+	first, second := strings.Index(errb.String(), "long.book:3:"), strings.Index(errb.String(), "long.book:6:")
+	if first < 0 || second < 0 || first > second {
+		t.Errorf("want line 3 before line 6:\n%s", errb.String())
+	}
+}

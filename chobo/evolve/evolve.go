@@ -175,8 +175,17 @@ func (c *comparer) throughAccount(account string) (names []string, holds bool) {
 	return names, holds
 }
 
+// change says what changed in an account kind, for the hint of E050.
+type change int
+
+const (
+	otherChange change = iota
+	boundChange
+	scaleChange
+)
+
 // accountChange reports one E050 on the account kind na.
-func (c *comparer) accountChange(oa, na *book.Account, pos book.Pos, msg diag.Text, old []string, bounds bool) {
+func (c *comparer) accountChange(oa, na *book.Account, pos book.Pos, msg diag.Text, old []string, what change) {
 	first := !c.accountChanged[na.Name]
 	c.accountChanged[na.Name] = true
 	notes := []diag.Text{before(append([]string{accountLine(oa)}, old...)...)}
@@ -202,9 +211,21 @@ func (c *comparer) accountChange(oa, na *book.Account, pos book.Pos, msg diag.Te
 			q(na.Name), q(na.Name+"_2"), q(na.Name)),
 		fmt.Sprintf("%s は前のままにしてください。新しい形が要るなら、新しい名前の勘定の種類(%s など)を宣言し、%s の残高をそこへ移す振替を書きます",
 			q(na.Name), q(na.Name+"_2"), q(na.Name)))
-	if bounds {
+	switch what {
+	case boundChange:
 		hint = diag.T(hint.En+"; a limit that is meant to change belongs in an account from the start, where raising it is a transfer",
 			hint.Ja+"。変わりうる限度は、はじめから勘定にしておけば、引き上げは振替一つで済みます")
+	case scaleChange:
+		// A new account kind in the same unit would have the new scale
+		// too; the finer step needs a unit of its own, and a move stays
+		// within one unit, so the balance crosses through outside
+		// accounts.
+		u, nu := na.Unit.Name, fmt.Sprintf("%s_%d", na.Unit.Name, na.Unit.Scale)
+		hint = diag.T(
+			fmt.Sprintf("keep the unit %s at scale %d; for the finer step, declare a new unit (such as `unit %s scale %d`) and new account kinds in it, and move each balance out to an outside account of %s and in from an outside account of %s",
+				q(u), oa.Unit.Scale, nu, na.Unit.Scale, q(u), q(nu)),
+			fmt.Sprintf("単位 %s は scale %d のままにしてください。刻みを変えるなら、新しい単位(`unit %s scale %d` など)とその単位の新しい勘定の種類を宣言し、残高は %s の外の勘定へ出して %s の外の勘定から入れる、二つの移動で移します",
+				q(u), oa.Unit.Scale, nu, na.Unit.Scale, q(u), q(nu)))
 	}
 	c.add("E050", pos, msg, notes, hint)
 }
@@ -218,7 +239,7 @@ func (c *comparer) account(oa, na *book.Account) {
 		ch := arrow(oa.Unit.Name, na.Unit.Name)
 		c.accountChange(oa, na, na.Pos, diag.T(
 			fmt.Sprintf("%s changed its unit, %s: the balances already in the database are amounts of %s", subject.En, ch.En, q(oa.Unit.Name)),
-			fmt.Sprintf("%s の単位が変わりました(%s)。データベースにある残高は %s で数えた額です", subject.Ja, ch.Ja, q(oa.Unit.Name))), nil, false)
+			fmt.Sprintf("%s の単位が変わりました(%s)。データベースにある残高は %s で数えた額です", subject.Ja, ch.Ja, q(oa.Unit.Name))), nil, otherChange)
 	case oa.Unit.Scale != na.Unit.Scale:
 		one := int64(math.Pow10(oa.Unit.Scale))
 		was, now := book.FormatAmount(one, oa.Unit.Scale), book.FormatAmount(one, na.Unit.Scale)
@@ -226,7 +247,7 @@ func (c *comparer) account(oa, na *book.Account) {
 			fmt.Sprintf("the unit %s of %s changed its scale, %d → %d: balances already in the database count the old smallest step, so %s would read as %s",
 				q(na.Unit.Name), subject.En, oa.Unit.Scale, na.Unit.Scale, was, now),
 			fmt.Sprintf("%s の単位 %s の scale が変わりました(%d → %d)。データベースにある残高は前のいちばん小さい刻みで数えてあるので、%s が %s と読まれます",
-				subject.Ja, q(na.Unit.Name), oa.Unit.Scale, na.Unit.Scale, was, now)), []string{unitLine(oa.Unit)}, false)
+				subject.Ja, q(na.Unit.Name), oa.Unit.Scale, na.Unit.Scale, was, now)), []string{unitLine(oa.Unit)}, scaleChange)
 	default:
 		sameUnit = true
 	}
@@ -239,13 +260,13 @@ func (c *comparer) account(oa, na *book.Account) {
 				fmt.Sprintf("%s is no longer %s: %s were made without bounds", subject.En, q("outside"), rows.En),
 				fmt.Sprintf("%s が %s でなくなりました。%sは境界なしで作ってあります", subject.Ja, q("outside"), rows.Ja))
 		}
-		c.accountChange(oa, na, na.Pos, msg, nil, false)
+		c.accountChange(oa, na, na.Pos, msg, nil, otherChange)
 	}
 	if !slices.Equal(oa.Params, na.Params) {
 		ch := arrow(oa.Shape(), na.Shape())
 		c.accountChange(oa, na, na.Pos, diag.T(
 			fmt.Sprintf("%s changed its parameters, %s: %s are named by the old arguments, and the new ones find none of them", subject.En, ch.En, rows.En),
-			fmt.Sprintf("%s の引数が変わりました(%s)。%sは前の引数で名前が付いていて、新しい引数からはどれも見つかりません", subject.Ja, ch.Ja, rows.Ja)), nil, false)
+			fmt.Sprintf("%s の引数が変わりました(%s)。%sは前の引数で名前が付いていて、新しい引数からはどれも見つかりません", subject.Ja, ch.Ja, rows.Ja)), nil, otherChange)
 	}
 	// Bounds are compared as stored: the value, in the unit's smallest
 	// step. After a change of unit or of outside, that one diagnostic
@@ -271,7 +292,7 @@ func (c *comparer) account(oa, na *book.Account) {
 			fmt.Sprintf("%s changed its %s, %s: %s keep the bound they were made with, and every call that touches one of them fails",
 				subject.En, side.En, ch.En, rows.En),
 			fmt.Sprintf("%s の%sが変わりました(%s)。%sは作ったときの境界のままで、その勘定に触る呼び出しはどれもエラーになります",
-				subject.Ja, side.Ja, ch.Ja, rows.Ja)), []string{boundLine(oa, lower)}, true)
+				subject.Ja, side.Ja, ch.Ja, rows.Ja)), []string{boundLine(oa, lower)}, boundChange)
 	}
 }
 

@@ -398,3 +398,34 @@ func TestLoad(t *testing.T) {
 		})
 	}
 }
+
+// TestAccountChangeHints: the hint of E050 fits what changed. A scale
+// cannot change under a new account kind of the same unit, so it asks for
+// a unit of its own; a bound, for the limit to be an account.
+func TestAccountChangeHints(t *testing.T) {
+	old := resolved(t, "old.book", base)
+	for _, tt := range []struct {
+		name  string
+		pairs []string
+		hint  diag.Text
+	}{
+		{"scale", []string{"unit USD scale 2", "unit USD scale 3"},
+			diag.T("keep the unit `USD` at scale 2; for the finer step, declare a new unit (such as `unit USD_3 scale 3`) and new account kinds in it",
+				"単位 `USD` は scale 2 のままにしてください。刻みを変えるなら、新しい単位(`unit USD_3 scale 3` など)とその単位の新しい勘定の種類を宣言し")},
+		{"bound", []string{"at most 100", "at most 500"},
+			diag.T("a limit that is meant to change belongs in an account",
+				"新しい名前の勘定の種類(`shelf_2` など)を宣言し、`shelf` の残高をそこへ移す振替を書きます。変わりうる限度は")},
+		{"outside", []string{"account world : pcs outside", "account world : pcs\n  at least 0 refused as none_left"},
+			diag.T("(such as `world_2`)", "(`world_2` など)")},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got := evolve.Compare(evolve.FromBook(old), resolved(t, "new.book", edit(t, tt.pairs...)))
+			if len(got) == 0 || got[0].Code != "E050" {
+				t.Fatalf("want E050 first, got:\n%s", dump(got))
+			}
+			if h := got[0].Hint; !strings.Contains(h.En, tt.hint.En) || !strings.Contains(h.Ja, tt.hint.Ja) {
+				t.Errorf("hint %q / %q; want %q / %q", h.En, h.Ja, tt.hint.En, tt.hint.Ja)
+			}
+		})
+	}
+}

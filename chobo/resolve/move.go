@@ -101,7 +101,11 @@ func refText(a syntax.AccountRef) string {
 }
 
 func (r *resolver) unknownParam(tr *book.Transfer, id syntax.Ident) {
-	r.report("E002", id.Pos,
+	var declared []string
+	for _, p := range tr.Params {
+		declared = append(declared, p.Name)
+	}
+	r.missing("E002", id, declared,
 		diag.T(fmt.Sprintf("%s is not a parameter of %s", quote(id.Name), quote(tr.Name)),
 			fmt.Sprintf("%s は %s の引数にありません", quote(id.Name), quote(tr.Name))),
 		diag.T("the parameters of "+quote(tr.Name)+" are: "+paramNames(tr),
@@ -122,7 +126,7 @@ func (r *resolver) accountRef(tr *book.Transfer, a syntax.AccountRef) (book.Acco
 			hint = diag.T(hint.En+", or use one of: "+strings.Join(names, ", "),
 				fmt.Sprintf("`account %s : <単位>` と宣言するか、次のどれかを使ってください: %s", a.Name.Name, strings.Join(names, "、")))
 		}
-		r.report("E002", a.Name.Pos,
+		r.missing("E002", a.Name, names,
 			diag.T(fmt.Sprintf("there is no account named %s", quote(a.Name.Name)), fmt.Sprintf("勘定 %s はありません", quote(a.Name.Name))),
 			hint)
 		return ref, false

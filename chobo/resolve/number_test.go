@@ -1,6 +1,10 @@
 package resolve
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/chobo-lang/chobo/chobo/diag"
+)
 
 func TestScaled(t *testing.T) {
 	tests := []struct {
@@ -32,4 +36,30 @@ func TestScaled(t *testing.T) {
 			t.Errorf("scaled(%q, %d) = %d, %v; want %d, %v", tt.text, tt.scale, got, prob, tt.want, tt.prob)
 		}
 	}
+}
+
+// TestNumberMessages: E011 gives the 64-bit limit at the unit's scale,
+// and a hint that fits the number and the scale.
+func TestNumberMessages(t *testing.T) {
+	checkMessages(t, []messageCase{
+		{"too large at scale 2", "book r v1\nunit USD scale 2\naccount a : USD\n  at most 92233720368547758.08 refused as x\n", "E011",
+			diag.T("92233720368547758.08 USD does not fit in 64 bits: amounts and bounds in USD (scale 2) stay within ±92233720368547758.07",
+				"92233720368547758.08 USD は 64 ビットに収まりません。USD(scale 2)の額と境界は ±92233720368547758.07 までです"),
+			diag.T("use a smaller number", "小さい数にしてください")},
+		{"too negative", "book r v1\nunit 個\naccount a : 個\n  at least -9223372036854775808 refused as x\n", "E011",
+			diag.T("amounts and bounds in 個 (scale 0) stay within ±9223372036854775807", "個(scale 0)の額と境界は ±9223372036854775807 までです"),
+			diag.T("bring it closer to 0", "絶対値を小さくしてください")},
+		{"decimals at scale 0", "book r v1\nunit 個\naccount a : 個\n  at least 0.5 refused as x\n", "E011",
+			diag.T("0.5 has more decimals than the unit `個` allows (scale 0)", "0.5 の小数の桁が"),
+			diag.T("this unit (scale 0) takes no decimals", "この単位(scale 0)に小数は書けません")},
+		{"decimals at scale 2", "book r v1\nunit USD scale 2\naccount a : USD\n  at least 0.005 refused as x\n", "E011",
+			diag.T("", ""), diag.T("write at most 2 decimals", "小数は 2 桁までにするか")},
+		{"negative scale", "book r v1\nunit USD scale -1\n", "E011",
+			diag.T("the scale -1 is not a whole number from 0 to 18", "scale -1 は 0 から 18 までの整数ではありません"),
+			diag.T("so it cannot be negative", "負にはできません")},
+		{"scale with decimals", "book r v1\nunit USD scale 1.5\n", "E011",
+			diag.T("", ""), diag.T("so it is a whole number", "それ自体も整数です")},
+		{"scale above 18", "book r v1\nunit USD scale 19\n", "E011",
+			diag.T("", ""), diag.T("with more than 18", "18 を超えると")},
+	})
 }

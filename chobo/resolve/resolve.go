@@ -105,11 +105,20 @@ func (r *resolver) units(us []*syntax.UnitDecl) {
 		if u.Scale != nil {
 			n, err := strconv.Atoi(u.Scale.Text)
 			if err != nil || n < 0 || n > 18 {
+				hint := diag.T("a scale counts decimals, 2 for cents; with more than 18, amounts of a few units no longer fit in 64 bits",
+					"scale は小数の桁数です(セントなら 2)。18 を超えると、わずかな額でも 64 ビットに収まりません")
+				switch {
+				case strings.HasPrefix(u.Scale.Text, "-"):
+					hint = diag.T("a scale counts decimals, 0 for whole numbers and 2 for cents, so it cannot be negative",
+						"scale は小数の桁数なので(整数だけなら 0、セントなら 2)、負にはできません")
+				case strings.Contains(u.Scale.Text, "."):
+					hint = diag.T("a scale counts decimals, so it is a whole number: 0 for whole numbers, 2 for cents",
+						"scale は小数の桁数なので、それ自体も整数です(整数だけなら 0、セントなら 2)")
+				}
 				r.report("E011", u.Scale.Pos,
 					diag.T(fmt.Sprintf("the scale %s is not a whole number from 0 to 18", u.Scale.Text),
 						fmt.Sprintf("scale %s は 0 から 18 までの整数ではありません", u.Scale.Text)),
-					diag.T("a scale counts decimals, 2 for cents; with more than 18, amounts of a few units no longer fit in 64 bits",
-						"scale は小数の桁数です(セントなら 2)。18 を超えると、わずかな額でも 64 ビットに収まりません"))
+					hint)
 				r.badScale[unit] = true
 			} else {
 				unit.Scale = n
@@ -135,6 +144,19 @@ func (r *resolver) unitNames() string {
 	return strings.Join(names, ", ")
 }
 
+// missing reports code (E002, or E030 for a key) for the name id, which
+// msg says is not there. When a declared name differs from it only in
+// full-width or half-width characters, which look alike in many fonts,
+// the message says so and the hint names that name instead of hint.
+func (r *resolver) missing(code string, id syntax.Ident, declared []string, msg, hint diag.Text) {
+	if twin, ok := syntax.WidthTwin(id.Name, declared); ok {
+		note := syntax.WidthNote(id.Name, twin)
+		msg = diag.T(msg.En+"; "+note.En, msg.Ja+"。"+note.Ja)
+		hint = syntax.WidthHint(twin)
+	}
+	r.report(code, id.Pos, msg, hint)
+}
+
 // jaList joins names the Japanese way.
 func jaList(s string) string { return strings.ReplaceAll(s, ", ", "、") }
 
@@ -144,7 +166,11 @@ func (r *resolver) unknownUnit(id syntax.Ident) {
 		hint = diag.T(fmt.Sprintf("declare it with `unit %s`, or use one of: %s", id.Name, names),
 			fmt.Sprintf("`unit %s` と宣言するか、次のどれかを使ってください: %s", id.Name, jaList(names)))
 	}
-	r.report("E002", id.Pos,
+	var declared []string
+	for _, u := range r.b.Units {
+		declared = append(declared, u.Name)
+	}
+	r.missing("E002", id, declared,
 		diag.T(fmt.Sprintf("there is no unit named %s", quote(id.Name)), fmt.Sprintf("単位 %s はありません", quote(id.Name))),
 		hint)
 }
@@ -280,17 +306,29 @@ func (r *resolver) number(n syntax.Number, unit *book.Unit, signed bool) (int64,
 	v, prob := scaled(n.Text, unit.Scale)
 	switch prob {
 	case tooManyDecimals:
+		hint := diag.T(fmt.Sprintf("write at most %d decimals, or raise the unit's scale", unit.Scale),
+			fmt.Sprintf("小数は %d 桁までにするか、単位の scale を上げてください", unit.Scale))
+		if unit.Scale == 0 {
+			hint = diag.T("this unit (scale 0) takes no decimals: write a whole number, or give the unit a scale",
+				"この単位(scale 0)に小数は書けません。整数で書くか、単位に scale を付けてください")
+		}
 		r.report("E011", n.Pos,
 			diag.T(fmt.Sprintf("%s has more decimals than the unit %s allows (scale %d)", n.Text, quote(unit.Name), unit.Scale),
 				fmt.Sprintf("%s の小数の桁が、単位 %s の scale %d より多くなっています", n.Text, quote(unit.Name), unit.Scale)),
-			diag.T(fmt.Sprintf("write at most %d decimals, or raise the unit's scale", unit.Scale),
-				fmt.Sprintf("小数は %d 桁までにするか、単位の scale を上げてください", unit.Scale)))
+			hint)
 		return 0, false
 	case outOfRange:
+		// The limit as the book writes amounts of this unit, not in the
+		// smallest step no book line shows.
+		limit := book.FormatAmount(book.MaxAmount, unit.Scale)
+		hint := diag.T("use a smaller number", "小さい数にしてください")
+		if strings.HasPrefix(n.Text, "-") {
+			hint = diag.T("bring it closer to 0", "絶対値を小さくしてください")
+		}
 		r.report("E011", n.Pos,
-			diag.T(fmt.Sprintf("%s %s does not fit in 64 bits: amounts and bounds stay within ±9223372036854775807 of the unit's smallest step", n.Text, unit.Name),
-				fmt.Sprintf("%s %s は 64 ビットに収まりません。額と境界は、最小単位で数えて ±9223372036854775807 までです", n.Text, unit.Name)),
-			diag.T("use a smaller number", "小さい数にしてください"))
+			diag.T(fmt.Sprintf("%s %s does not fit in 64 bits: amounts and bounds in %s (scale %d) stay within ±%s", n.Text, unit.Name, unit.Name, unit.Scale, limit),
+				fmt.Sprintf("%s %s は 64 ビットに収まりません。%s(scale %d)の額と境界は ±%s までです", n.Text, unit.Name, unit.Name, unit.Scale, limit)),
+			hint)
 		return 0, false
 	}
 	return v, true

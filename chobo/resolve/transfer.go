@@ -77,11 +77,22 @@ func (r *resolver) key(t *syntax.TransferDecl, tr *book.Transfer) {
 		p := tr.Param(id.Name)
 		switch {
 		case p == nil:
-			r.report("E030", id.Pos,
-				diag.T(fmt.Sprintf("the key names %s, which is not a parameter of %s", quote(id.Name), name),
-					fmt.Sprintf("`key` に書いた %s は、%s の引数にありません", quote(id.Name), name)),
-				diag.T("a key lists parameters of its transfer: "+paramNames(tr),
-					"`key` には振替の引数を書きます: "+jaList(paramNames(tr))))
+			// Amounts are left out of the choice: E031 refuses them.
+			var strs []string
+			for _, p := range tr.Params {
+				if !p.IsAmount() && !r.untyped[p] {
+					strs = append(strs, p.Name)
+				}
+			}
+			msg := diag.T(fmt.Sprintf("the key names %s, which is not a parameter of %s", quote(id.Name), name),
+				fmt.Sprintf("`key` に書いた %s は、%s の引数にありません", quote(id.Name), name))
+			hint := diag.T("a key lists string parameters of its transfer: "+strings.Join(strs, ", "),
+				"`key` には振替の string の引数を書きます: "+strings.Join(strs, "、"))
+			if len(strs) == 0 {
+				hint = diag.T(fmt.Sprintf("a key lists string parameters of its transfer, and %s has none: add one that tells calls apart, such as `order: string`", name),
+					fmt.Sprintf("`key` には振替の string の引数を書きますが、%s にはありません。呼び出しを見分ける引数(`注文: string` など)を足してください", name))
+			}
+			r.missing("E030", id, strs, msg, hint)
 		case p.IsAmount():
 			r.report("E031", id.Pos,
 				diag.T(fmt.Sprintf("the key holds the amount %s: two calls that differ only in the amount would both go through", quote(id.Name)),

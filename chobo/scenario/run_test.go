@@ -107,6 +107,7 @@ func TestReadErrors(t *testing.T) {
 	tests := []struct{ js, want string }{
 		{`{"name": "x", "steps": [{"together": [` + strings.Join(nine, ",") + `]}]}`, "at most 8"},
 		{`{"name": "x", "steps": [{"op": "nope.do", "args": {}}]}`, "no transfer"},
+		{`{"name": "x", "steps": [{"op": "ｒｅｃｅｉｖｅ.do", "args": {}}]}`, "`receive` is declared, but here the name is in full-width characters"},
 		{`{"name": "x", "steps": [{"op": "receive.hold", "args": {}}]}`, "has the operations"},
 		{`{"name": "x", "steps": [{"op": "receive.do", "args": {"qty": 1.5}}]}`, "whole number"},
 		{`{"name": "x", "steps": [{"op": "receive.do", "args": {"qty": "2"}}]}`, "JSON integer"},

@@ -421,6 +421,14 @@ func readCall(b *book.Book, v *value) (*Call, *Error) {
 	}
 	t := b.Transfer(name)
 	if t == nil {
+		var names []string
+		for _, t := range b.Transfers {
+			names = append(names, t.Name)
+		}
+		if twin, ok := syntax.WidthTwin(name, names); ok {
+			note := syntax.WidthNote(name, twin)
+			return nil, fail("op %q: the book has no transfer %q; %s", "op %q: 帳簿に %q という振替はありません。%s", op, name, note)
+		}
 		return nil, fail("op %q: the book has no transfer %q", "op %q: 帳簿に %q という振替はありません", op, name)
 	}
 	c := &Call{Call: interp.Call{Transfer: t, Op: book.Op(o), Strings: map[string]string{}}}

@@ -74,6 +74,16 @@ func isNamePart(r rune) bool {
 
 func isDigit(r rune) bool { return r >= '0' && r <= '9' }
 
+// isName reports whether s reads as one name that is not a keyword.
+func isName(s string) bool {
+	for i, r := range s {
+		if (i == 0 && !isNameStart(r)) || !isNamePart(r) || IsCombining(r) {
+			return false
+		}
+	}
+	return s != "" && !Reserved(s)
+}
+
 // lexLine splits the text of one line, starting at column col, into
 // tokens. It stops at a comment. It returns the first problem found.
 func lexLine(line int, text string, col int) ([]token, *lexError) {
@@ -119,7 +129,7 @@ func lexLine(line int, text string, col int) ([]token, *lexError) {
 			t, err = lexName(pos, text[i:])
 			n = len(t.text)
 		default:
-			err = badCharacter(pos, r)
+			err = badCharacter(pos, r, text[i:])
 		}
 		if err != nil {
 			return nil, err
@@ -177,7 +187,7 @@ func lexName(pos Pos, s string) (token, *lexError) {
 
 // badCharacter explains a character that starts no token. Tabs and lone
 // combining marks get their own words: both look like something else.
-func badCharacter(pos Pos, r rune) *lexError {
+func badCharacter(pos Pos, r rune, rest string) *lexError {
 	switch {
 	case r == '\t':
 		return &lexError{pos,
@@ -189,11 +199,52 @@ func badCharacter(pos Pos, r rune) *lexError {
 	case Forbidden(r):
 		return forbiddenError(pos, r, diag.T("the line", "行"))
 	}
+	hint, ok := characterHint(r, rest)
+	if !ok {
+		hint = diag.T("names are letters, digits and `_`; text goes in double quotes; `#` starts a comment",
+			"名前には文字、数字、`_` が使えます。文字列は二重引用符で囲み、コメントは `#` から書きます")
+	}
 	return &lexError{pos,
 		diag.T(fmt.Sprintf("unexpected character `%s` (U+%04X)", printable(r), r),
 			fmt.Sprintf("使えない文字 `%s`(U+%04X)があります", printable(r), r)),
-		diag.T("names are letters, digits and `_`; text goes in double quotes; `#` starts a comment",
-			"名前には文字、数字、`_` が使えます。文字列は二重引用符で囲み、コメントは `#` から書きます")}
+		hint}
+}
+
+// characterHint names what the user most likely meant by r, a character
+// that starts no token, for the characters a Japanese input method types
+// in place of the ASCII ones a book is written in. rest is the text from
+// r on.
+func characterHint(r rune, rest string) (diag.Text, bool) {
+	switch r {
+	case '\u3000':
+		return diag.T("this is a full-width space; indent and separate words with half-width spaces",
+			"全角スペースです。字下げと区切りは半角スペースで書きます"), true
+	case '、', '，', '､':
+		return diag.T("the separator is the half-width `,`", "区切りは半角の `,` です"), true
+	case '・', '･':
+		return diag.T("a name cannot hold `・`: write `_` in its place, or leave it out",
+			"名前に「・」は使えません(`_` を使うか、取ってください)"), true
+	case '「', '」', '『', '』', '“', '”', '｢', '｣':
+		return diag.T("text goes in half-width double quotes: `\"…\"`",
+			"文字列は半角の二重引用符で囲みます: `\"…\"`"), true
+	case '。', '｡':
+		return diag.T("a line needs no `。`; remove it", "行の終わりに「。」は要りません。消してください"), true
+	}
+	if r >= '０' && r <= '９' {
+		run := rest
+		for i, c := range rest {
+			if !(c >= '０' && c <= '９' || c == '．' || isDigit(c) || c == '.') {
+				run = rest[:i]
+				break
+			}
+		}
+		return diag.T(fmt.Sprintf("write numbers with half-width digits: `%s`, not `%s`; full-width digits may stand only in a name, and not as its first character", FoldWidth(run), run),
+			fmt.Sprintf("数は半角の数字で書きます(`%s` ではなく `%s`)。全角の数字を書けるのは、名前の二文字目からだけです", run, FoldWidth(run))), true
+	}
+	if f, w := foldRune(r); w == fullWidth {
+		return diag.T(fmt.Sprintf("use the half-width `%c`", f), fmt.Sprintf("半角の `%c` にしてください", f)), true
+	}
+	return diag.Text{}, false
 }
 
 // printable shows r as diag.Printable does everywhere else: a control

@@ -15,6 +15,18 @@ import (
 // error the file must not be resolved.
 func Parse(name string, src []byte) (*File, diag.List) {
 	p := &parser{file: &File{Name: name}}
+	// A file in another encoding would fail on every line that is not
+	// ASCII, and then lack its `book` line: one error says it all. It
+	// quotes no line, since none of them reads.
+	if enc := guessEncoding(src); enc != "" {
+		p.diags.Add(diag.Diagnostic{
+			Code: "E001", Severity: diag.Error, File: name, Line: 1, Col: 1, NoExcerpt: true,
+			Message: diag.T(fmt.Sprintf("the file is not UTF-8 (it looks like %s)", enc),
+				fmt.Sprintf("ファイルが UTF-8 ではありません(%s のようです)", enc)),
+			Hint: diag.T("save it as UTF-8 without a byte order mark", "UTF-8(BOM なし)で保存し直してください"),
+		})
+		return p.file, p.diags
+	}
 	if bytes.HasPrefix(src, []byte("\uFEFF")) {
 		p.errorf(Pos{1, 1},
 			diag.T("the file starts with a byte order mark (U+FEFF)", "ファイルの先頭にバイト順マーク(U+FEFF)があります"),
@@ -94,9 +106,11 @@ func (p *parser) line(n int, text string) {
 	toks, lerr := lexLine(n, text[indent:], indent+1)
 	if lerr != nil {
 		p.errorf(lerr.pos, lerr.msg, lerr.hint)
-		if indent == 0 {
-			// The line may have opened a block; its indented lines
-			// cannot be read against the block before it.
+		// A line indented with full-width spaces was meant to be inside
+		// the block, which goes on; any other line at the left margin may
+		// have opened a block, whose indented lines cannot be read
+		// against the block before it.
+		if indent == 0 && !strings.HasPrefix(text, "\u3000") {
 			p.account, p.transfer, p.blockIndent, p.skipBlock = nil, nil, 0, true
 		}
 		return
@@ -109,7 +123,10 @@ func (p *parser) line(n int, text string) {
 	if indent == 0 {
 		p.account, p.transfer, p.blockIndent, p.skipBlock = nil, nil, 0, false
 		err = p.topLine()
-		if err != nil && (p.peekWord("account") || p.peekWord("transfer")) {
+		// Whatever the line was meant to open, the lines indented under
+		// it are its own: reported as orphans they would only repeat the
+		// one mistake.
+		if err != nil {
 			p.skipBlock = true
 		}
 	} else {
@@ -118,12 +135,6 @@ func (p *parser) line(n int, text string) {
 	if err != nil {
 		p.errorf(err.pos, err.msg, err.hint)
 	}
-}
-
-// peekWord reports whether the line starts with word (used after an error
-// to decide whether the failed line opened a block).
-func (p *parser) peekWord(word string) bool {
-	return len(p.toks) > 0 && p.toks[0].kind == tIdent && p.toks[0].text == word
 }
 
 func (p *parser) peek() token { return p.toks[p.at] }
@@ -174,7 +185,9 @@ func (p *parser) expectWord(word string) *lineErr {
 		return nil
 	}
 	q := "`" + word + "`"
-	return expected(diag.T(q, q), p.peek())
+	err := expected(diag.T(q, q), p.peek())
+	err.hint, _ = keywordHint(p.peek(), word)
+	return err
 }
 
 func (p *parser) expectKind(k tokenKind, what diag.Text) (token, *lineErr) {
@@ -185,24 +198,35 @@ func (p *parser) expectKind(k tokenKind, what diag.Text) (token, *lineErr) {
 	return p.next(), nil
 }
 
-func (p *parser) expectEOL() *lineErr {
+// expectEOL ends the line; cands are the words that could still have
+// stood here, which a word left over may be a typo of.
+func (p *parser) expectEOL(cands ...string) *lineErr {
 	t := p.peek()
 	if t.kind == tEOL {
 		return nil
 	}
 	f := t.describe()
+	hint, ok := suggest(t, cands)
+	if !ok {
+		hint = diag.T("remove the rest of the line, or start a comment with `#`",
+			"行の残りを消すか、`#` でコメントにしてください")
+	}
 	return &lineErr{pos: t.pos,
 		msg: diag.T(fmt.Sprintf("unexpected %s; the line is complete before it", f.En),
 			fmt.Sprintf("%sは余分です。行はその前で終わります", strings.TrimLeft(jaWord(f.Ja), " "))),
-		hint: diag.T("remove the rest of the line, or start a comment with `#`",
-			"行の残りを消すか、`#` でコメントにしてください")}
+		hint: hint}
 }
 
 // name reads a name; what says what it names ("a unit", "単位").
 func (p *parser) name(what diag.Text) (Ident, *lineErr) {
 	t := p.peek()
 	if t.kind != tIdent {
-		return Ident{}, expected(diag.T(what.En+" name", what.Ja+"の名前"), t)
+		err := expected(diag.T(what.En+" name", what.Ja+"の名前"), t)
+		if t.kind == tNumber {
+			err.hint = diag.T("a name cannot start with a digit: put a letter or `_` first",
+				"名前は数字で始められません。先頭に文字か `_` を置いてください")
+		}
+		return Ident{}, err
 	}
 	if Reserved(t.text) {
 		return Ident{}, &lineErr{pos: t.pos,
@@ -235,7 +259,7 @@ var (
 func (p *parser) topLine() *lineErr {
 	t := p.peek()
 	if t.kind != tIdent {
-		return p.unknownStart(t)
+		return p.unknownStart(t, nil)
 	}
 	if t.text != "book" {
 		if t.text == "description" || t.text == "unit" || t.text == "account" || t.text == "transfer" {
@@ -271,16 +295,22 @@ func (p *parser) topLine() *lineErr {
 			hint: diag.T("indent the line under the account it belongs to",
 				"属する勘定の下に字下げしてください")}
 	}
-	return p.unknownStart(t)
+	return p.unknownStart(t, topStarts)
 }
 
-func (p *parser) unknownStart(t token) *lineErr {
+// unknownStart reports a line that starts with no keyword; cands are the
+// keywords that may open a line there, which a mistyped one is told.
+func (p *parser) unknownStart(t token, cands []string) *lineErr {
 	f := t.describe()
+	hint, ok := suggest(t, cands)
+	if !ok {
+		hint = diag.T("a line starts with book, description, unit, account or transfer; inside a block with description, at least, at most, key, pending or move",
+			"行は book、description、unit、account、transfer のどれかで始めます。ブロックの中では description、at least、at most、key、pending、move です")
+	}
 	return &lineErr{pos: t.pos,
 		msg: diag.T(fmt.Sprintf("a line cannot start with %s", f.En),
 			fmt.Sprintf("%sで始まる行は書けません", strings.TrimLeft(jaWord(f.Ja), " "))),
-		hint: diag.T("a line starts with book, description, unit, account or transfer; inside a block with description, at least, at most, key, pending or move",
-			"行は book、description、unit、account、transfer のどれかで始めます。ブロックの中では description、at least、at most、key、pending、move です")}
+		hint: hint}
 }
 
 func (p *parser) bookLine() *lineErr {
@@ -291,10 +321,20 @@ func (p *parser) bookLine() *lineErr {
 	}
 	vt, err := p.expectKind(tIdent, wVersion)
 	if err != nil {
+		if vt.kind == tNumber {
+			err.hint = diag.T(fmt.Sprintf("write a `v` before the number: `v%s`", vt.text),
+				fmt.Sprintf("数の前に `v` を付けてください: `v%s`", vt.text))
+		}
 		return err
 	}
 	v, ok := parseVersion(vt.text)
 	if !ok {
+		if _, ok := parseVersion(strings.ToLower(FoldWidth(vt.text))); ok {
+			err := expected(wVersion, vt)
+			err.hint = diag.T(fmt.Sprintf("write the version in half-width lowercase letters and digits: `%s`", strings.ToLower(FoldWidth(vt.text))),
+				fmt.Sprintf("バージョンは半角の小文字と数字で書きます: `%s`", strings.ToLower(FoldWidth(vt.text))))
+			return err
+		}
 		if strings.TrimLeft(vt.text, "v0") == "" && strings.HasPrefix(vt.text, "v") && len(vt.text) > 1 {
 			return &lineErr{pos: vt.pos,
 				msg: diag.T(fmt.Sprintf("expected a version such as `v1`, found `%s`: versions start at v1", vt.text),
@@ -371,7 +411,7 @@ func (p *parser) unitLine() *lineErr {
 			u.Tax = ExclTax
 		}
 	}
-	if err := p.expectEOL(); err != nil {
+	if err := p.expectEOL("scale", "incl_tax", "excl_tax"); err != nil {
 		return err
 	}
 	p.file.Units = append(p.file.Units, u)
@@ -435,7 +475,7 @@ func (p *parser) accountLine() *lineErr {
 		a.Outside = true
 		a.OutsidePos = p.next().pos
 	}
-	if err := p.expectEOL(); err != nil {
+	if err := p.expectEOL("outside"); err != nil {
 		return err
 	}
 	p.file.Accounts = append(p.file.Accounts, a)
@@ -483,7 +523,7 @@ func (p *parser) blockLine(indent int) *lineErr {
 				"ブロックの行はどれも同じ数の空白で字下げしてください")}
 	}
 	if first.kind != tIdent {
-		return p.unknownStart(first)
+		return p.unknownStart(first, nil)
 	}
 	if p.account != nil {
 		return p.accountBlockLine(first)
@@ -491,10 +531,12 @@ func (p *parser) blockLine(indent int) *lineErr {
 	return p.transferBlockLine(first)
 }
 
-func misplaced(t token, owner diag.Text) *lineErr {
+// misplaced reports the keyword phrase at t, which opens lines of another
+// kind of block than owner.
+func misplaced(t token, phrase string, owner diag.Text) *lineErr {
 	return &lineErr{pos: t.pos,
-		msg: diag.T(fmt.Sprintf("`%s` cannot stand under %s", t.text, owner.En),
-			fmt.Sprintf("`%s` は%sの下には書けません", t.text, owner.Ja)),
+		msg: diag.T(fmt.Sprintf("`%s` cannot stand under %s", phrase, owner.En),
+			fmt.Sprintf("`%s` は%sの下には書けません", phrase, owner.Ja)),
 		hint: diag.T("under an account: description, at least, at most; under a transfer: description, key, pending, move",
 			"勘定の下には description、at least、at most、振替の下には description、key、pending、move を書きます")}
 }
@@ -515,9 +557,9 @@ func (p *parser) accountBlockLine(first token) *lineErr {
 		}
 		return err
 	case "key", "pending", "move":
-		return misplaced(first, wAccount)
+		return misplaced(first, first.text, wAccount)
 	}
-	return p.unknownStart(first)
+	return p.unknownStart(first, accountStarts)
 }
 
 // boundLine reads `at least|at most N [refused as REASON]`.
@@ -530,7 +572,13 @@ func (p *parser) boundLine(first token) (*Bound, *lineErr) {
 	case p.isWord("most"):
 		b.Kind = AtMost
 	default:
-		return nil, expected(wBoundWord, p.peek())
+		err := expected(wBoundWord, p.peek())
+		if w := p.peek(); w.kind == tIdent {
+			if kw, ok := closest(w.text, []string{"least", "most"}); ok {
+				err.hint = didYouMean(w.text, kw, "at "+kw)
+			}
+		}
+		return nil, err
 	}
 	p.next()
 	n, err := p.expectKind(tNumber, wNumber)
@@ -543,11 +591,28 @@ func (p *parser) boundLine(first token) (*Bound, *lineErr) {
 		if err := p.expectWord("as"); err != nil {
 			return nil, err
 		}
+		if s := p.peek(); s.kind == tString {
+			err := expected(wReason, s)
+			en, ja := "out_of_stock", "在庫切れ"
+			if n := strings.ReplaceAll(s.text, " ", "_"); isName(n) {
+				en, ja = n, n
+			}
+			err.hint = diag.T(fmt.Sprintf("write the reason as a name, without quotes: `refused as %s`", en),
+				fmt.Sprintf("理由は引用符で囲まずに、名前として書きます: `refused as %s`", ja))
+			return nil, err
+		}
 		r, err := p.name(wReason)
 		if err != nil {
 			return nil, err
 		}
 		b.Reason = &r
+	}
+	if t := p.peek(); t.kind == tIdent && t.text != "refused" {
+		if kw, ok := closest(t.text, []string{"refused"}); ok {
+			err := p.expectEOL()
+			err.hint = didYouMean(t.text, kw, kw+" as")
+			return nil, err
+		}
 	}
 	return b, p.expectEOL()
 }
@@ -580,9 +645,13 @@ func (p *parser) transferBlockLine(first token) *lineErr {
 		}
 		return err
 	case "at":
-		return misplaced(first, wTransfer)
+		phrase := "at"
+		if next := p.toks[min(p.at+1, len(p.toks)-1)]; next.kind == tIdent && (next.text == "least" || next.text == "most") {
+			phrase = "at " + next.text
+		}
+		return misplaced(first, phrase, wTransfer)
 	}
-	return p.unknownStart(first)
+	return p.unknownStart(first, transferStarts)
 }
 
 // keyLine reads `key a, b`.
@@ -619,6 +688,13 @@ func (p *parser) pendingLine(first token) (*PendingDecl, *lineErr) {
 	case p.isWord("expires"):
 		p.next()
 		if err := p.expectWord("after"); err != nil {
+			// `expires in 1 day`: the hint shows the line's own lifetime.
+			if n, w := p.toks[min(p.at+1, len(p.toks)-1)], p.toks[min(p.at+2, len(p.toks)-1)]; p.peek().kind == tIdent && n.kind == tNumber && w.kind == tIdent {
+				if _, ok := insteadOfWord(p.peek().text, "after"); ok {
+					shape := "pending expires after " + n.text + " " + w.text
+					err.hint = diag.T(fmt.Sprintf("the word here is `after`: `%s`", shape), fmt.Sprintf("ここは `after` と書きます: `%s`", shape))
+				}
+			}
 			return nil, err
 		}
 		n, err := p.expectKind(tNumber, wNumber)
@@ -627,14 +703,22 @@ func (p *parser) pendingLine(first token) (*PendingDecl, *lineErr) {
 		}
 		w := p.peek()
 		if _, ok := TimeUnitSeconds(w.text); w.kind != tIdent || !ok {
-			return nil, expected(wTimeWord, w)
+			err := expected(wTimeWord, w)
+			err.hint, _ = timeWordHint(n.text, w)
+			return nil, err
 		}
 		p.next()
 		d.Ends = true
 		d.Amount = Number{Pos: n.pos, Text: n.text}
 		d.TimeWord = Ident{Pos: w.pos, Name: w.text}
 	case p.peek().kind != tEOL:
-		return nil, expected(wPendEnd, p.peek())
+		err := expected(wPendEnd, p.peek())
+		if w := p.peek(); w.kind == tIdent {
+			if kw, ok := closest(w.text, []string{"expires", "never"}); ok {
+				err.hint = didYouMean(w.text, kw, map[string]string{"expires": "expires after", "never": "never expires"}[kw])
+			}
+		}
+		return nil, err
 	}
 	return d, p.expectEOL()
 }

@@ -78,11 +78,11 @@ func Check(b *book.Book) diag.List {
 		call := exampleCall(t)
 		l.Add(diag.Diagnostic{Code: "E060", Severity: diag.Error, File: b.File, Line: t.Pos.Line, Col: t.Pos.Col,
 			Message: diag.T(
-				fmt.Sprintf("`%s` sends a chain of %d transfers to TigerBeetle, and one request takes at most %d: %s", t.Name, n, chobotb.MaxEvents, call),
-				fmt.Sprintf("`%s` は TigerBeetle に %d 件の振替のチェーンを送りますが、一つのリクエストに入るのは %d 件までです: %s", t.Name, n, chobotb.MaxEvents, call)),
+				fmt.Sprintf("`%s` sends a chain of %d TigerBeetle transfers, and one request takes at most %d (for example %s)", t.Name, n, chobotb.MaxEvents, call),
+				fmt.Sprintf("`%s` は TigerBeetle の transfer %d 件のチェーンを送りますが、一つのリクエストに入るのは %d 件までです(例: %s)", t.Name, n, chobotb.MaxEvents, call)),
 			Hint: diag.T(
-				fmt.Sprintf("split `%s` into transfer kinds with fewer moves: a move takes 1 to 6 transfers, depending on the bounds of the accounts it joins", t.Name),
-				fmt.Sprintf("`%s` を、移動の少ないいくつかの振替の種類に分けてください。移動一つは、つなぐ勘定の境界に応じて 1 件から 6 件の振替になります", t.Name)),
+				fmt.Sprintf("split `%s` into transfer kinds with fewer moves: a move takes 1 to 6 TigerBeetle transfers, depending on the bounds of the accounts it joins", t.Name),
+				fmt.Sprintf("`%s` を、移動の少ないいくつかの振替の種類に分けてください。移動一つは、つなぐ勘定の境界に応じて TigerBeetle の transfer 1 件から 6 件になります", t.Name)),
 		})
 	}
 	return l
