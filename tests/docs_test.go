@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chobo-lang/chobo/chobo/codes"
+	"github.com/chobo-lang/chobo/chobo/diag"
 	"github.com/chobo-lang/chobo/chobo/syntax"
 	"github.com/chobo-lang/chobo/tests/golden"
 )
@@ -20,6 +22,37 @@ func TestCodesPage(t *testing.T) {
 			t.Fatalf("explain: exit %d: %s", code, errOut)
 		}
 		golden.Check(t, filepath.Join("..", "docs", v.file), []byte(out))
+	}
+}
+
+// TestCodesLinkConcepts holds every link from a code to the concepts
+// page to a heading the page has, in both languages.
+func TestCodesLinkConcepts(t *testing.T) {
+	n := 0
+	for _, lang := range []diag.Lang{diag.English, diag.Japanese} {
+		page, err := os.ReadFile(filepath.Join("..", codes.ConceptPage(lang)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		anchors := map[string]bool{}
+		for _, line := range strings.Split(string(page), "\n") {
+			if h := strings.TrimLeft(line, "#"); h != line && strings.HasPrefix(h, " ") {
+				anchors[codes.Anchor(strings.TrimSpace(h))] = true
+			}
+		}
+		for _, c := range codes.All {
+			h := c.Concept.In(lang)
+			if h == "" {
+				continue
+			}
+			n++
+			if !anchors[codes.Anchor(h)] {
+				t.Errorf("%s links %s#%s, a heading the page does not have", c.Code, codes.ConceptPage(lang), codes.Anchor(h))
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("no code links the concepts page")
 	}
 }
 

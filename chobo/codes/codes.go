@@ -4,6 +4,9 @@
 package codes
 
 import (
+	"strings"
+	"unicode"
+
 	"github.com/chobo-lang/chobo/chobo/diag"
 )
 
@@ -32,6 +35,34 @@ type Code struct {
 	// change before it is deployed.
 	Raised    string
 	CheckedAs string
+	// Concept, when set, is the heading of the section of the concepts
+	// page (docs/concepts.md, docs/concepts.ja.md) that explains the
+	// idea behind the code, in each language.
+	Concept diag.Text
+}
+
+// ConceptPage is the concepts page in lang, from the repository's root.
+func ConceptPage(lang diag.Lang) string {
+	if lang == diag.Japanese {
+		return "docs/concepts.ja.md"
+	}
+	return "docs/concepts.md"
+}
+
+// Anchor is the fragment GitHub gives a Markdown heading: lower case,
+// spaces as hyphens, and every other mark that is not a letter, a digit,
+// "-" or "_" dropped.
+func Anchor(heading string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(heading) {
+		switch {
+		case r == ' ':
+			b.WriteRune('-')
+		case r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r):
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
 
 // Lookup returns the code named c, if chobo knows it.

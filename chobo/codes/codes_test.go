@@ -109,3 +109,18 @@ func TestLookup(t *testing.T) {
 		t.Error("E999 found")
 	}
 }
+
+func TestAnchor(t *testing.T) {
+	for _, tc := range []struct{ heading, want string }{
+		{"Keys", "keys"},
+		{"chobo's own reasons", "chobos-own-reasons"},
+		{"Callers at the same time (`together`)", "callers-at-the-same-time-together"},
+		{"Post in full or in part, void", "post-in-full-or-in-part-void"},
+		{"同時に来る呼び出し(`together`)", "同時に来る呼び出しtogether"},
+		{"chobo が決めている拒否の理由", "chobo-が決めている拒否の理由"},
+	} {
+		if got := codes.Anchor(tc.heading); got != tc.want {
+			t.Errorf("Anchor(%q) = %q, want %q", tc.heading, got, tc.want)
+		}
+	}
+}

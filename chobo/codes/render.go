@@ -56,6 +56,9 @@ func WriteText(w io.Writer, c Code, lang diag.Lang) {
 		fmt.Fprintf(&b, "  %s\n", diag.T("smallest book that shows it:", "これを出す最小の帳簿:").In(lang))
 	}
 	b.WriteString(indent(printableLines(c.Repro), "    "))
+	if h := c.Concept.In(lang); h != "" {
+		fmt.Fprintf(&b, "  %s %s#%s\n", diag.T("more:", "詳しく:").In(lang), ConceptPage(lang), Anchor(h))
+	}
 	io.WriteString(w, b.String())
 }
 
@@ -82,6 +85,11 @@ func WriteMarkdown(w io.Writer, list []Code, lang diag.Lang) {
 			fmt.Fprintf(&b, "%s\n\n", diag.T("The book (`repro.book`):", "帳簿(`repro.book`):").In(lang))
 		}
 		fmt.Fprintf(&b, "```\n%s```\n", c.Repro)
+		if h := c.Concept.In(lang); h != "" {
+			// The codes pages sit beside the concepts pages in docs/.
+			page := strings.TrimPrefix(ConceptPage(lang), "docs/")
+			fmt.Fprintf(&b, "\n%s [%s](%s#%s)\n", diag.T("More:", "詳しく:").In(lang), h, page, Anchor(h))
+		}
 	}
 	io.WriteString(w, b.String())
 }

@@ -130,7 +130,8 @@ var All = []Code{
 			"中の勘定に `at least` も `at most` もありません。帳簿が守る条件は境界だけなので、これでは何も守りません。"),
 		Fix: diag.T("Add a bound with a reason, such as `at least 0 refused as out_of_stock`, or mark the account `outside` when it stands for the world beyond the book (suppliers, customers, a bank).",
 			"`at least 0 refused as 在庫切れ` のように理由の付いた境界を足すか、仕入先、客、銀行のように帳簿の外を表す勘定なら `outside` を付けてください。"),
-		Repro: "book repro v1\nunit pcs\naccount shelf : pcs\n",
+		Repro:   "book repro v1\nunit pcs\naccount shelf : pcs\n",
+		Concept: diag.T("Outside accounts", "外の勘定"),
 	},
 	{
 		Code:     "E021",
@@ -140,7 +141,8 @@ var All = []Code{
 			"`outside` の勘定に `at least` か `at most` があります。外の勘定は帳簿の外の世界を表し、残高はどちらへ動いてもかまいません。"),
 		Fix: diag.T("Delete the bound, or drop `outside` if the book is meant to guard this account.",
 			"境界を消すか、帳簿で守るべき勘定なら `outside` を外してください。"),
-		Repro: "book repro v1\nunit pcs\naccount suppliers : pcs outside\n  at least 0 refused as empty\n",
+		Repro:   "book repro v1\nunit pcs\naccount suppliers : pcs outside\n  at least 0 refused as empty\n",
+		Concept: diag.T("Outside accounts", "外の勘定"),
 	},
 	{
 		Code:     "E022",
@@ -160,7 +162,8 @@ var All = []Code{
 			"境界に `refused as` が無いか、理由の名前が chobo が自分で返す理由(key_conflict、expired など)と同じで、呼ぶ側が見分けられません。"),
 		Fix: diag.T("Write `refused as NAME` with a name that says which bound refused, such as out_of_stock or over_credit_limit.",
 			"`refused as 名前` を書き、どの境界で拒否したかが分かる名前(在庫切れ、与信超過 など)にしてください。"),
-		Repro: "book repro v1\nunit pcs\naccount shelf : pcs\n  at least 0\n",
+		Repro:   "book repro v1\nunit pcs\naccount shelf : pcs\n  at least 0\n",
+		Concept: diag.T("chobo's own reasons", "chobo が決めている拒否の理由"),
 	},
 	{
 		Code:     "E030",
@@ -170,7 +173,8 @@ var All = []Code{
 			"振替に `key` の行が無いか、`key` に書いた名前がその振替の引数にありません。キーが無いと、リトライした呼び出しが二重に動きます。"),
 		Fix: diag.T("Add `key` with the parameters that tell one call from another, such as an order or receipt number, spelled as in the parameter list.",
 			"注文番号や伝票番号のように呼び出しを一つずつ見分ける引数を、引数の一覧と同じ綴りで `key` に書いてください。"),
-		Repro: "book repro v1\nunit pcs\naccount shelf : pcs outside\naccount buyers : pcs outside\ntransfer sell\n  move 1 from shelf to buyers\n",
+		Repro:   "book repro v1\nunit pcs\naccount shelf : pcs outside\naccount buyers : pcs outside\ntransfer sell\n  move 1 from shelf to buyers\n",
+		Concept: diag.T("Keys", "キー"),
 	},
 	{
 		Code:     "E031",
@@ -180,7 +184,8 @@ var All = []Code{
 			"`key` に額の引数が入っています。額だけが違う二つの呼び出しが別々の振替とみなされ、どちらも通ってしまいます。"),
 		Fix: diag.T("Take the amount out of the key. A second call with the same key and another amount is then refused with key_conflict.",
 			"額を `key` から外してください。そうすれば、キーが同じで額だけ違う二度目の呼び出しは key_conflict で拒否されます。"),
-		Repro: "book repro v1\nunit pcs\naccount shelf : pcs outside\naccount buyers : pcs outside\ntransfer sell(order: string, qty: pcs)\n  key order, qty\n  move qty from shelf to buyers\n",
+		Repro:   "book repro v1\nunit pcs\naccount shelf : pcs outside\naccount buyers : pcs outside\ntransfer sell(order: string, qty: pcs)\n  key order, qty\n  move qty from shelf to buyers\n",
+		Concept: diag.T("Keys", "キー"),
 	},
 	{
 		Code:     "E040",
@@ -190,7 +195,8 @@ var All = []Code{
 			"`pending` の行に `expires after` も `never expires` もありません。仮押さえは確定、取消、期限切れのどれかで終わるので、期限切れがあるかどうかを帳簿に書く必要があります。"),
 		Fix: diag.T("Write a lifetime such as `pending expires after 30 minutes` (seconds, hours and days work too), or `pending never expires` when only a post or a void should end the hold.",
 			"`pending expires after 30 minutes` のように期限を書くか(seconds、hours、days も使えます)、確定か取消でしか終わらせないなら `pending never expires` と書いてください。"),
-		Repro: "book repro v1\nunit pcs\naccount shelf : pcs outside\naccount buyers : pcs outside\ntransfer reserve(order: string)\n  key order\n  pending\n  move 1 from shelf to buyers\n",
+		Repro:   "book repro v1\nunit pcs\naccount shelf : pcs outside\naccount buyers : pcs outside\ntransfer reserve(order: string)\n  key order\n  pending\n  move 1 from shelf to buyers\n",
+		Concept: diag.T("The life of a hold", "仮押さえのライフサイクル"),
 	},
 	{
 		Code:     "E041",
@@ -200,7 +206,8 @@ var All = []Code{
 			"`expires after` のあとの有効期限が整数でないか、1 秒より短いか、2³² − 1 秒(約 136 年)より長くなっています。上限は、ターゲットの一つである TigerBeetle が持てる最長の期限です。どのターゲットにも同じ範囲を求めるので、帳簿はどのターゲットにもビルドできます。"),
 		Fix: diag.T("Write a whole number between 1 second and about 136 years, switching to a smaller time word when needed: 90 minutes rather than 1.5 hours.",
 			"1 秒から約 136 年までを、seconds・minutes・hours・days の整数で書いてください。端数が出るなら小さい単位に直します(1.5 hours ではなく 90 minutes)。"),
-		Repro: "book repro v1\nunit pcs\naccount shelf : pcs outside\naccount buyers : pcs outside\ntransfer reserve(order: string)\n  key order\n  pending expires after 0 minutes\n  move 1 from shelf to buyers\n",
+		Repro:   "book repro v1\nunit pcs\naccount shelf : pcs outside\naccount buyers : pcs outside\ntransfer reserve(order: string)\n  key order\n  pending expires after 0 minutes\n  move 1 from shelf to buyers\n",
+		Concept: diag.T("Expiry", "期限切れ"),
 	},
 	{
 		Code:     "E050",
@@ -284,7 +291,8 @@ var All = []Code{
 			"仮押さえの中で、ある移動が、同じ仮押さえのほかの移動が入れる勘定から取っています(または、ほかの移動が取る勘定へ入れています)。仮押さえが入れる額は確定していないので数えられず、移動の順序を変えても通りません。"),
 		Fix: diag.T("Have the amount in the account before the hold, or do the second step in another transfer once the hold is posted.",
 			"仮押さえの前にその勘定へ入れておくか、確定のあとに別の振替で動かしてください。"),
-		Repro: "book repro v1\nunit pcs\naccount escrow(order: string) : pcs\n  at least 0 refused as escrow_short\naccount buyers : pcs outside\naccount shops : pcs outside\ntransfer settle(order: string, price: pcs)\n  key order\n  pending expires after 1 day\n  move price from buyers to escrow(order)\n  move price from escrow(order) to shops\n",
+		Repro:   "book repro v1\nunit pcs\naccount escrow(order: string) : pcs\n  at least 0 refused as escrow_short\naccount buyers : pcs outside\naccount shops : pcs outside\ntransfer settle(order: string, price: pcs)\n  key order\n  pending expires after 1 day\n  move price from buyers to escrow(order)\n  move price from escrow(order) to shops\n",
+		Concept: diag.T("Bounds and holds", "境界と仮押さえ"),
 	},
 	{
 		Code:     "W105",
