@@ -132,9 +132,8 @@ func TestReadmeBookIsClean(t *testing.T) {
 	}
 }
 
-// readmeBook is the book the README shows first: the first fenced block
-// whose text starts with a `book` line.
-func readmeBook(t *testing.T) string {
+// readmeFences is every fenced block of the README, in order.
+func readmeFences(t *testing.T) []fence {
 	t.Helper()
 	doc, err := os.ReadFile(filepath.Join("..", "README.md"))
 	if err != nil {
@@ -144,7 +143,14 @@ func readmeBook(t *testing.T) string {
 	if err != nil {
 		t.Fatalf("README.md: %v", err)
 	}
-	for _, f := range fences {
+	return fences
+}
+
+// readmeBook is the book the README shows first: the first fenced block
+// whose text starts with a `book` line.
+func readmeBook(t *testing.T) string {
+	t.Helper()
+	for _, f := range readmeFences(t) {
 		if len(f.body) > 0 && strings.HasPrefix(f.body[0], "book ") {
 			return strings.Join(f.body, "\n") + "\n"
 		}

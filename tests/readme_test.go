@@ -30,14 +30,7 @@ func TestReadmeGoProgram(t *testing.T) {
 		}
 		t.Skip("SKIP: no go command")
 	}
-	doc, err := os.ReadFile(filepath.Join("..", "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	fences, err := parseFences(string(doc))
-	if err != nil {
-		t.Fatalf("README.md: %v", err)
-	}
+	fences := readmeFences(t)
 	var program, shown string
 	for i, f := range fences {
 		if f.info == "go" {
