@@ -101,11 +101,7 @@ func refText(a syntax.AccountRef) string {
 }
 
 func (r *resolver) unknownParam(tr *book.Transfer, id syntax.Ident) {
-	var declared []string
-	for _, p := range tr.Params {
-		declared = append(declared, p.Name)
-	}
-	r.missing("E002", id, declared,
+	r.missing("E002", id, paramList(tr),
 		diag.T(fmt.Sprintf("%s is not a parameter of %s", quote(id.Name), quote(tr.Name)),
 			fmt.Sprintf("%s は %s の引数にありません", quote(id.Name), quote(tr.Name))),
 		diag.T("the parameters of "+quote(tr.Name)+" are: "+paramNames(tr),

@@ -136,12 +136,13 @@ func (r *resolver) units(us []*syntax.UnitDecl) {
 	}
 }
 
-func (r *resolver) unitNames() string {
+// unitNames lists the units declared so far.
+func (r *resolver) unitNames() []string {
 	var names []string
 	for _, u := range r.b.Units {
 		names = append(names, u.Name)
 	}
-	return strings.Join(names, ", ")
+	return names
 }
 
 // missing reports code (E002, or E030 for a key) for the name id, which
@@ -162,13 +163,10 @@ func jaList(s string) string { return strings.ReplaceAll(s, ", ", "、") }
 
 func (r *resolver) unknownUnit(id syntax.Ident) {
 	hint := diag.T(fmt.Sprintf("declare it with `unit %s`", id.Name), fmt.Sprintf("`unit %s` と宣言してください", id.Name))
-	if names := r.unitNames(); names != "" {
+	declared := r.unitNames()
+	if names := strings.Join(declared, ", "); names != "" {
 		hint = diag.T(fmt.Sprintf("declare it with `unit %s`, or use one of: %s", id.Name, names),
 			fmt.Sprintf("`unit %s` と宣言するか、次のどれかを使ってください: %s", id.Name, jaList(names)))
-	}
-	var declared []string
-	for _, u := range r.b.Units {
-		declared = append(declared, u.Name)
 	}
 	r.missing("E002", id, declared,
 		diag.T(fmt.Sprintf("there is no unit named %s", quote(id.Name)), fmt.Sprintf("単位 %s はありません", quote(id.Name))),

@@ -106,14 +106,20 @@ func (r *resolver) key(t *syntax.TransferDecl, tr *book.Transfer) {
 }
 
 func paramNames(tr *book.Transfer) string {
-	var names []string
-	for _, p := range tr.Params {
-		names = append(names, p.Name)
-	}
+	names := paramList(tr)
 	if len(names) == 0 {
 		return "-"
 	}
 	return strings.Join(names, ", ")
+}
+
+// paramList lists the parameters of tr resolved so far.
+func paramList(tr *book.Transfer) []string {
+	var names []string
+	for _, p := range tr.Params {
+		names = append(names, p.Name)
+	}
+	return names
 }
 
 func (r *resolver) pending(t *syntax.TransferDecl, tr *book.Transfer) {

@@ -139,6 +139,10 @@ func (p *parser) line(n int, text string) {
 
 func (p *parser) peek() token { return p.toks[p.at] }
 
+// peekAhead returns the token k places after the next one, or the end of
+// the line when there are fewer.
+func (p *parser) peekAhead(k int) token { return p.toks[min(p.at+k, len(p.toks)-1)] }
+
 func (p *parser) next() token {
 	t := p.toks[p.at]
 	if t.kind != tEOL {
@@ -646,7 +650,7 @@ func (p *parser) transferBlockLine(first token) *lineErr {
 		return err
 	case "at":
 		phrase := "at"
-		if next := p.toks[min(p.at+1, len(p.toks)-1)]; next.kind == tIdent && (next.text == "least" || next.text == "most") {
+		if next := p.peekAhead(1); next.kind == tIdent && (next.text == "least" || next.text == "most") {
 			phrase = "at " + next.text
 		}
 		return misplaced(first, phrase, wTransfer)
@@ -689,10 +693,10 @@ func (p *parser) pendingLine(first token) (*PendingDecl, *lineErr) {
 		p.next()
 		if err := p.expectWord("after"); err != nil {
 			// `expires in 1 day`: the hint shows the line's own lifetime.
-			if n, w := p.toks[min(p.at+1, len(p.toks)-1)], p.toks[min(p.at+2, len(p.toks)-1)]; p.peek().kind == tIdent && n.kind == tNumber && w.kind == tIdent {
+			if n, w := p.peekAhead(1), p.peekAhead(2); p.peek().kind == tIdent && n.kind == tNumber && w.kind == tIdent {
 				if _, ok := insteadOfWord(p.peek().text, "after"); ok {
 					shape := "pending expires after " + n.text + " " + w.text
-					err.hint = diag.T(fmt.Sprintf("the word here is `after`: `%s`", shape), fmt.Sprintf("ここは `after` と書きます: `%s`", shape))
+					err.hint = wordHere("after", diag.T(shape, shape))
 				}
 			}
 			return nil, err

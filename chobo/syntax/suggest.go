@@ -149,10 +149,16 @@ func keywordHint(t token, kw string) (diag.Text, bool) {
 		return diag.Text{}, false
 	}
 	if shape, ok := insteadOfWord(t.text, kw); ok {
-		return diag.T(fmt.Sprintf("the word here is `%s`: `%s`", kw, shape.En),
-			fmt.Sprintf("ここは `%s` と書きます: `%s`", kw, shape.Ja)), true
+		return wordHere(kw, shape), true
 	}
 	return suggest(t, []string{kw})
+}
+
+// wordHere is the hint that names the keyword kw to write in place of
+// another word, with a line that shows it.
+func wordHere(kw string, shape diag.Text) diag.Text {
+	return diag.T(fmt.Sprintf("the word here is `%s`: `%s`", kw, shape.En),
+		fmt.Sprintf("ここは `%s` と書きます: `%s`", kw, shape.Ja))
 }
 
 // insteadOfWord reports whether word is one said in place of kw, and the
