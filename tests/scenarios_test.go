@@ -21,10 +21,12 @@ func generatedFor(t *testing.T, name string) string {
 
 // TestGeneratedFamilies checks that the families design calls for appear
 // on the books that have what they need: bounds, keys, every hold path,
-// all or nothing, races for the last unit and the last room, same account.
+// all or nothing, a refused key retried after an earlier move stopped
+// fitting and with other content, races for the last unit and the last
+// room, same account.
 func TestGeneratedFamilies(t *testing.T) {
 	all := ""
-	for _, stem := range []string{"stock_reservation", "wallet", "to_itself", "allocation", "credit", "safety_stock"} {
+	for _, stem := range []string{"stock_reservation", "wallet", "to_itself", "allocation", "credit", "safety_stock", "retry_after_refusal"} {
 		all += generatedFor(t, stem)
 	}
 	for _, want := range []string{
@@ -39,6 +41,7 @@ func TestGeneratedFamilies(t *testing.T) {
 		"hold again with the same key after expiry: done_before, nothing held",
 		"hold again with the same key after a void: done_before, nothing held",
 		"no move happens",
+		"alone would be refused with", "then the same key with other content: already_refused",
 		"two callers take the last 1 of", "two callers take the last room of",
 		"with the same account on both sides: same_account",
 	} {

@@ -21,6 +21,7 @@ import (
 	"github.com/chobo-lang/chobo/runtime/go/chobo"
 	"github.com/chobo-lang/chobo/runtime/go/chobotb"
 	"github.com/chobo-lang/chobo/runtime/go/chobotb/tbgo"
+	"github.com/chobo-lang/chobo/runtime/go/chobotb/tbmodel"
 )
 
 // Faults on a real TigerBeetle: a replica killed and restarted in the
@@ -296,5 +297,96 @@ func TestTigerBeetleThreeReplicas(t *testing.T) {
 			}
 			t.Logf("killed replica %d (the primary: %v) in the middle of the run", victim, srv.Primary() == victim)
 		})
+	})
+}
+
+// TestTigerBeetleKeyRefusedBeforeTheGuard names the one window the key
+// guard leaves: a key a bound refused while calls were sent without the
+// guard (clients of chobo before it) has only the refused event's id used
+// up. Its first retry from a client with the guard can stop at an earlier
+// move that no longer fits, with that move's reason (nothing moves); that
+// refusal uses the key up, and every later retry is already_refused. A
+// key refused by a client with the guard never shows that reason. On the
+// model and, when there is a binary, on a real replica.
+func TestTigerBeetleKeyRefusedBeforeTheGuard(t *testing.T) {
+	path := filepath.Join(casesDir, "retry_after_refusal", "retry_after_refusal.book")
+	src, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := check.Check(path, src)
+	if res.Book == nil {
+		t.Fatalf("%s does not check", path)
+	}
+	def := tigerbeetle.Def(res.Book)
+	stock, spare, ship := kindIndex(t, def, "stock"), kindIndex(t, def, "restock_spare"), kindIndex(t, def, "ship")
+	if !def.Guarded(ship) {
+		t.Fatal("ship has no key guard")
+	}
+	run := func(t *testing.T, c chobotb.Client) {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		b := chobotb.NewBook(c, def, "before-the-guard")
+		call := func(kind int, vals ...any) string {
+			t.Helper()
+			r, err := b.Call(ctx, kind, "do", chobotb.Values(vals))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return r.String()
+		}
+		want := func(got, want string) {
+			t.Helper()
+			if got != want {
+				t.Fatalf("got %s, want %s", got, want)
+			}
+		}
+		want(call(stock, "d-1", "A", int64(5)), "done")
+		// The accounts of a ship, made by a call with a key of its own.
+		want(call(ship, "o-0", "A", int64(1), int64(1)), "refused(no_spare)")
+		want(call(ship, "o-3", "A", int64(1), int64(1)), "refused(no_spare)")
+		// o-1 as a client without the guard sent it: the chain alone.
+		p, err := def.Build("before-the-guard", ship, "do", chobotb.Values{"o-1", "A", int64(1), int64(1)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		chain := p.Chain[:len(p.Chain)-1]
+		ts := make([]chobotb.Transfer, len(chain))
+		for i, e := range chain {
+			ts[i] = e.Transfer
+		}
+		st, err := c.CreateTransfers(ctx, ts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := chobotb.Read(chain, st)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want(r.String(), "refused(no_spare)")
+		// The shelf is emptied: the first move alone no longer fits.
+		want(call(spare, "s-1", int64(1)), "done")
+		want(call(ship, "o-2", "A", int64(5), int64(1)), "done")
+		// The window: o-1's first retry meets the first move's bound.
+		want(call(ship, "o-1", "A", int64(1), int64(1)), "refused(shelf_empty)")
+		want(call(ship, "o-1", "A", int64(1), int64(1)), "refused(already_refused)")
+		want(call(ship, "o-1", "A", int64(2), int64(0)), "refused(already_refused)")
+		// o-3, refused with its guard: already_refused from the first retry.
+		want(call(ship, "o-3", "A", int64(1), int64(1)), "refused(already_refused)")
+		want(call(ship, "o-3", "A", int64(2), int64(0)), "refused(already_refused)")
+		if bal, err := b.Balance(ctx, accountIndex(t, def, "shelf"), "A"); err != nil || bal.Posted != 0 || bal.HeldOut != 0 {
+			t.Fatalf("shelf(A): %+v, %v; want nothing left and nothing held", bal, err)
+		}
+	}
+	t.Run("model", func(t *testing.T) { run(t, tbmodel.New()) })
+	t.Run("replica", func(t *testing.T) {
+		realTigerBeetle(t)
+		srv := tbtest.Replica(t)
+		conn, err := srv.Dial()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(conn.Close)
+		run(t, conn)
 	})
 }

@@ -166,6 +166,11 @@ type TBEvent struct {
 	// Reason is the refusal when TigerBeetle finds no room for this event;
 	// "" when no bound refuses it.
 	Reason string `json:"reason"`
+	// IDOf is the place in this chain of the event whose id this one
+	// carries too: the key guard after a do or hold carries the first
+	// event's, so that a key a bound refused stays refused. Null when the
+	// event's id is its own.
+	IDOf *int `json:"id_of"`
 }
 
 // Postgres is what `chobo build --target postgres` names: the schema and
@@ -383,6 +388,10 @@ func tigerBeetleGoOf(b *book.Book, m *model.Model) *TigerBeetleGo {
 			if e.Ends >= 0 {
 				ends := e.Ends
 				ev.Ends = &ends
+			}
+			if e.IDOf >= 0 {
+				of := e.IDOf
+				ev.IDOf = &of
 			}
 			op.Chain = append(op.Chain, ev)
 		}

@@ -96,6 +96,11 @@ func Sink(book, tenant, unit string) ID { return Sum("sink", book, tenant, unit)
 // Opening identifies the transfer that opens a floor or room account.
 func Opening(helper ID) ID { return Sum("opening", helper.Hex()) }
 
+// Never identifies a transfer chobo never makes. The key guard of a do or
+// hold voids it: a void of a transfer that is not there is refused, which
+// uses up the guard's id whenever the guard is reached at all.
+func Never() ID { return Sum("never") }
+
 // Kind is what an account of a kind carries to say which kind it is.
 func Kind(book, tenant, kind string) ID { return Sum("kind", book, tenant, kind) }
 

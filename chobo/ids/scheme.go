@@ -41,6 +41,7 @@ var Roles = []Role{
 	{Name: "opening", Parts: parts("helper_id_hex"), Bits: 128},
 	{Name: "transfer", Parts: append(append(parts("book", "tenant", "transfer_kind", "op"), many("key")), Part{Name: "position"}), Bits: 128},
 	{Name: "kind", Parts: parts("book", "tenant", "account_kind"), Bits: 128},
+	{Name: "never", Parts: []Part{}, Bits: 128},
 	{Name: "content", Parts: parts("book", "tenant", "transfer_kind", "op", "definition", "content"), Bits: 128},
 	{Name: "ledger", Parts: parts("unit", "scale"), Bits: 32},
 	{Name: "code", Parts: parts("book", "category", "name"), Bits: 16},

@@ -18,6 +18,7 @@ func TestRolesMatchFunctions(t *testing.T) {
 		"sink":    func() ([]string, []byte) { id := Sink("b", "t", "u"); return []string{"b", "t", "u"}, id[:] },
 		"opening": func() ([]string, []byte) { id := Opening(helper); return []string{helper.Hex()}, id[:] },
 		"kind":    func() ([]string, []byte) { id := Kind("b", "t", "k"); return []string{"b", "t", "k"}, id[:] },
+		"never":   func() ([]string, []byte) { id := Never(); return nil, id[:] },
 		"content": func() ([]string, []byte) {
 			id := Content("b", "t", "x", "do", "d", "c")
 			return []string{"b", "t", "x", "do", "d", "c"}, id[:]

@@ -22,6 +22,7 @@ var Vectors = []struct {
 	{"sink", []string{"inventory", "", "pcs"}, "c6cdb7999fdcd9fb13c63c6bbd265a9e"},
 	{"opening", []string{"ffffffffffffffffffffffffffffffff"}, "ebd9ea078671e304a648a861a5898506"},
 	{"kind", []string{"wallet", "t-1", "wallet"}, "69b6e4a4e2d6e9c159daefe6de8ad919"},
+	{"never", []string{}, "d4dd20cdd290ea3f39c5c7b0d822fbe7"},
 	{"content", []string{"wallet", "", "pay", "do", "0f1e2d3c4b5a6978", "{\"amount\":5}"}, "b7a0b758db42d883efafc01e7c53db97"},
 	{"x", []string{"a:b", "c"}, "75cf08ebecf0b813738062b031a37828"},
 	{"x", []string{"a", "b:c"}, "9ec72900c58537bb35a13200ab93848a"},

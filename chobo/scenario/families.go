@@ -192,6 +192,110 @@ func (g *gen) keys(t *book.Transfer) {
 	}, nil)
 }
 
+// refusedKeys: a key a bound refused stays refused, whatever comes after.
+// For a transfer of two moves or more, a call refused by a later move,
+// then an earlier move's account changes so that this move alone would
+// now be refused by its own bound, and the same call again: still
+// already_refused, not the earlier bound's reason. For every transfer, a
+// call refused by a bound and the same key with other content:
+// already_refused.
+func (g *gen) refusedKeys(t *book.Transfer) {
+	name := opName(t, firstOp(t))
+	later, hasLater := atBound{}, false
+	if len(t.Moves) >= 2 {
+		later, hasLater = g.firstAtBound(t, t.Moves[1:])
+	}
+	if hasLater {
+		g.earlierMoveChanges(t, name, later)
+	}
+	at, ok := later, hasLater
+	if !ok {
+		if at, ok = g.firstAtBound(t, t.Moves); !ok {
+			return
+		}
+	}
+	other, ok := g.s.OtherContent(at.ex.Last().Call)
+	if !ok {
+		return
+	}
+	g.add(Scenario{
+		Name:    fmt.Sprintf("%s refused with %s, then the same key with other content: already_refused", name, at.b.Reason),
+		TitleJa: fmt.Sprintf("%s が %s で拒否されたあと、同じキーで中身を変えて呼んでも already_refused", name, at.b.Reason),
+		Steps:   append(fromSearch(at.ex.Steps), call(other, refused(book.AlreadyRefused))),
+	}, nil)
+}
+
+// earlierMoveChanges adds the scenario of the first move before at.m
+// whose bound can be made to refuse the call on its own after at's
+// refusal: the account it takes from is drawn down (a lower bound), or
+// the account it puts into filled up (an upper bound).
+func (g *gen) earlierMoveChanges(t *book.Transfer, name string, at atBound) {
+	refusedCall := at.ex.Last().Call
+	before := at.ex.Steps[:len(at.ex.Steps)-1]
+	_, st, ok := g.s.Simulate(at.ex.Steps)
+	if !ok {
+		return
+	}
+	for _, m := range t.Moves[:at.m.Index-1] {
+		for _, lower := range []bool{true, false} {
+			b := m.Bound(lower)
+			if b == nil {
+				continue
+			}
+			ref := m.To
+			if lower {
+				ref = m.From
+			}
+			acc := accountOf(ref, refusedCall)
+			amount := m.Amount.Literal
+			if m.Amount.Param != nil {
+				amount = refusedCall.Amounts[m.Amount.Param.Name]
+			}
+			// What to take out or put in so that less room is left than
+			// the move carries.
+			short := room(st.Balance(acc), lower, b) - amount + 1
+			if short <= 0 {
+				continue
+			}
+			var changed []search.Step
+			if lower {
+				changed, ok = g.s.Take(at.ex.Steps, acc, short)
+			} else {
+				changed, ok = g.s.Feed(at.ex.Steps, acc, short)
+			}
+			if !ok {
+				continue
+			}
+			// Without the refusal before it, the same call would now be
+			// refused by this move's bound: the change is one the retry
+			// must not be answered by.
+			change := changed[len(at.ex.Steps):]
+			alone, _, ok := g.s.Simulate(append(append(slices.Clone(before), change...), search.Step{Call: refusedCall}))
+			if !ok {
+				continue
+			}
+			d := alone[len(alone)-1].Result.Detail
+			if d == nil || d.Move != m.Index || d.Lower != lower {
+				continue
+			}
+			word, wordJa := "comes down", "減って"
+			if !lower {
+				word, wordJa = "fills up", "増えて"
+			}
+			kept := g.add(Scenario{
+				Name: fmt.Sprintf("%s refused at move %d with %s; then %s %s until move %d alone would be refused with %s; the same call again: already_refused",
+					name, at.m.Index, at.b.Reason, ref.String(), word, m.Index, b.Reason),
+				TitleJa: fmt.Sprintf("%s が %dつ目の移動で %s で拒否され、%s が%s %dつ目の移動だけでも %s で拒否されるようになったあと、同じ呼び出しは already_refused",
+					name, at.m.Index, at.b.Reason, ref.String(), wordJa, m.Index, b.Reason),
+				Steps: append(fromSearch(changed), call(refusedCall, refused(book.AlreadyRefused))),
+			}, nil)
+			if kept {
+				return
+			}
+		}
+	}
+}
+
 // atBound is a call refused by bound b of move m (its lower bound when
 // lower), with the calls that lead there.
 type atBound struct {

@@ -21,6 +21,7 @@ func Generate(b *book.Book) []Scenario {
 	for _, t := range b.Transfers {
 		g.bounds(t)
 		g.keys(t)
+		g.refusedKeys(t)
 		if t.Pending != nil {
 			g.holds(t)
 		}

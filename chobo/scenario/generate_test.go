@@ -110,10 +110,35 @@ func shape(sc scenario.Scenario) string {
 	return strings.Join(out, "; ")
 }
 
+// shapeCase is a scenario Generate must write for a book: its name and
+// its steps in short.
+type shapeCase struct{ book, name, want string }
+
+func checkShapes(t *testing.T, tests []shapeCase) {
+	t.Helper()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := check.Check("test.book", []byte(tt.book))
+			if res.Book == nil {
+				t.Fatalf("%+v", res.Diags)
+			}
+			var names []string
+			for _, sc := range scenario.Generate(res.Book) {
+				if sc.Name == tt.name {
+					if got := shape(sc); got != tt.want {
+						t.Errorf("steps:\n got %s\nwant %s", got, tt.want)
+					}
+					return
+				}
+				names = append(names, sc.Name)
+			}
+			t.Errorf("no scenario %q among:\n%s", tt.name, strings.Join(names, "\n"))
+		})
+	}
+}
+
 func TestGenerateBringsTheAccountNextToItsBound(t *testing.T) {
-	tests := []struct {
-		book, name, want string
-	}{
+	tests := []shapeCase{
 		// A lower bound below zero: the line is drawn on, by a hold
 		// that is posted, down to one above it; then two race.
 		{creditLine, "two callers take the last 1 of line(member) with spend.hold",
@@ -150,23 +175,63 @@ func TestGenerateBringsTheAccountNextToItsBound(t *testing.T) {
 		{bins, "two callers take the last room of 1 in bin(target) with relocate.do",
 			"stock_in.do 99: done; stock_in.do 1: done; stock_in.do 1: done; together(relocate.do 1 | relocate.do 1)"},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			res := check.Check("test.book", []byte(tt.book))
-			if res.Book == nil {
-				t.Fatalf("%+v", res.Diags)
+	checkShapes(t, tests)
+}
+
+// Two moves out of two accounts, each at least 0: the second refuses a
+// call while the first still fits.
+const twoShort = `book take v1
+unit pcs
+account a : pcs
+  at least 0 refused as a_short
+account b : pcs
+  at least 0 refused as b_short
+account world : pcs outside
+transfer fill_a(id: string, n: pcs)
+  key id
+  move n from world to a
+transfer take(t: string, x: pcs, y: pcs)
+  key t
+  move x from a to world
+  move y from b to world
+`
+
+// Into a capped account, then out of one at least 0.
+const capThenShort = `book park v1
+unit pcs
+account bin : pcs
+  at most 5 refused as bin_full
+account spare : pcs
+  at least 0 refused as no_spare
+account world : pcs outside
+transfer park(t: string, x: pcs, y: pcs)
+  key t
+  pending expires after 10 minutes
+  move x from world to bin
+  move y from spare to world
+`
+
+func TestGenerateRefusedKeys(t *testing.T) {
+	tests := []shapeCase{
+		// Refused by b; a drawn down to where move 1 alone is refused;
+		// the same call again stays already_refused.
+		{twoShort, "take.do refused at move 2 with b_short; then a comes down until move 1 alone would be refused with a_short; the same call again: already_refused",
+			"fill_a.do 1: done; take.do 1 1: refused: b_short; take.do 1 0: done; take.do 1 1: refused: already_refused"},
+		{twoShort, "take.do refused with b_short, then the same key with other content: already_refused",
+			"fill_a.do 1: done; take.do 1 1: refused: b_short; take.do 2 1: refused: already_refused"},
+		// An upper bound: the bin is filled up by other calls.
+		{capThenShort, "park.hold refused at move 2 with no_spare; then bin fills up until move 1 alone would be refused with bin_full; the same call again: already_refused",
+			"park.hold 1 1: refused: no_spare; park.hold 5 0: done; park.post: done; park.hold 1 1: refused: already_refused"},
+	}
+	checkShapes(t, tests)
+	// Where no earlier move can refuse (the first move comes from outside,
+	// or there is one move), there is nothing for an earlier move to show.
+	for _, src := range []string{withFee, bins, creditAtOnce} {
+		res := check.Check("test.book", []byte(src))
+		for _, sc := range scenario.Generate(res.Book) {
+			if strings.Contains(sc.Name, "alone would be refused") {
+				t.Errorf("%s: %q", res.Book.Name, sc.Name)
 			}
-			var names []string
-			for _, sc := range scenario.Generate(res.Book) {
-				if sc.Name == tt.name {
-					if got := shape(sc); got != tt.want {
-						t.Errorf("steps:\n got %s\nwant %s", got, tt.want)
-					}
-					return
-				}
-				names = append(names, sc.Name)
-			}
-			t.Errorf("no scenario %q among:\n%s", tt.name, strings.Join(names, "\n"))
-		})
+		}
 	}
 }

@@ -247,6 +247,9 @@ func WriteTigerBeetle(w io.Writer, file string, sc scenario.Scenario, steps []TB
 					reason = "  " + tr("(on exceeds_credits: "+r+")", "(exceeds_credits なら "+r+")")
 				}
 				move := diag.Paren(lang, string(e.Role), tr(fmt.Sprintf("move %d", e.Move), fmt.Sprintf("%dつ目の移動", e.Move)))
+				if e.Role == chobotb.RoleKeyGuard {
+					move = diag.Paren(lang, string(e.Role), tr("after the chain, with the id of event 0", "チェーンのあと、0 番の振替の ID で"))
+				}
 				fmt.Fprintf(&b, "         %d %s%s\n", i, move, reason)
 				writeTransfer(&b, "           ", e.Transfer, st.Random)
 			}

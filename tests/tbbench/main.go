@@ -9,7 +9,14 @@
 //   - chobo ×N: N goroutines calling a book through chobotb.Book, the
 //     runtime every generated tigerbeetle-go client calls (a receive: one
 //     move into an account with a lower bound of 0, one event a call);
-//   - chobo bulk: one goroutine sending 253 calls at a time with Bulk.
+//   - chobo bulk: one goroutine sending 253 calls at a time with Bulk;
+//   - chain ×N and chain unguarded ×N: the chain of a call that two
+//     bounds may refuse (a shelve: out of stock, at least 0, into a bin
+//     with an upper bound; two events), built by the runtime, sent with
+//     its key guard (as a Book sends it) and without (as calls were sent
+//     before the guard), one call a request;
+//     chain packed and chain unguarded packed: as many whole chains as fit
+//     one request. The last lines give each guarded rate over its twin.
 //
 // Every id is a hash, as chobo's are (TigerBeetle is faster with ids that
 // rise; neither side gets them here). Each mode runs for -for (default
@@ -43,9 +50,14 @@ unit pcs
 account stock(sku: string) : pcs
   at least 0 refused as out_of_stock
 account suppliers : pcs outside
+account bin(sku: string) : pcs
+  at most 1000000000000000 refused as bin_full
 transfer receive(delivery: string, sku: string, qty: pcs)
   key delivery, sku
   move qty from suppliers to stock(sku)
+transfer shelve(ref: string, sku: string, qty: pcs)
+  key ref
+  move qty from stock(sku) to bin(sku)
 `
 
 type mode struct {
@@ -190,9 +202,110 @@ func run(dur time.Duration) error {
 			return int64(len(ops)), nil
 		})
 	}}
+	// The key guard's cost: the chain a Book sends for one call, built by
+	// the same code, sent with its guard (as every call is) and without it
+	// (as calls were before there was one), one chain a request or as
+	// many whole chains as fit one request.
+	// The call is a shelve: out of stock(sku), at least 0, into bin(sku),
+	// at most 10^15; either bound may refuse it, so it has a guard.
+	const shelve = 1
+	if !def.Guarded(shelve) {
+		return fmt.Errorf("shelve has no key guard")
+	}
+	stocked := func(run int) error {
+		b, err := book(run)
+		if err != nil {
+			return err
+		}
+		// Stock for every call to come; one shelve makes its accounts.
+		r, err := b.Call(ctx, 0, "do", chobotb.Values{"stock", "A-1", int64(1) << 40})
+		if err == nil && r.Outcome == chobo.Done {
+			r, err = b.Call(ctx, shelve, "do", chobotb.Values{"warm-up", "A-1", int64(1)})
+		}
+		if err == nil && r.Outcome != chobo.Done {
+			err = fmt.Errorf("stocking: %s", r)
+		}
+		return err
+	}
+	chainOf := func(run int, guarded bool) ([]chobotb.Event, error) {
+		p, err := def.Build(fmt.Sprint("run", run), shelve, "do", chobotb.Values{fmt.Sprint("s-", seq.Add(1)), "A-1", int64(1)})
+		if err != nil {
+			return nil, err
+		}
+		if !guarded {
+			return p.Chain[:len(p.Chain)-1], nil
+		}
+		return p.Chain, nil
+	}
+	send := func(ctx context.Context, chains [][]chobotb.Event) error {
+		var ts []chobotb.Transfer
+		for _, ch := range chains {
+			for _, e := range ch {
+				ts = append(ts, e.Transfer)
+			}
+		}
+		st, err := c.CreateTransfers(ctx, ts)
+		if err != nil {
+			return err
+		}
+		for _, ch := range chains {
+			r, err := chobotb.Read(ch, st[:len(ch)])
+			if err == nil && r.Outcome != chobo.Done {
+				err = fmt.Errorf("receive: %s", r)
+			}
+			if err != nil {
+				return err
+			}
+			st = st[len(ch):]
+		}
+		return nil
+	}
+	chainName := func(guarded bool) string {
+		if guarded {
+			return "chain"
+		}
+		return "chain unguarded"
+	}
+	chains := func(n int, guarded bool) mode {
+		return mode{fmt.Sprintf("%s ×%d", chainName(guarded), n), func(ctx context.Context, run int, stop *atomic.Bool) (int64, error) {
+			if err := stocked(run); err != nil {
+				return 0, err
+			}
+			return parallel(n, stop, func() (int64, error) {
+				ch, err := chainOf(run, guarded)
+				if err != nil {
+					return 0, err
+				}
+				return 1, send(ctx, [][]chobotb.Event{ch})
+			})
+		}}
+	}
+	packed := func(guarded bool) mode {
+		return mode{chainName(guarded) + " packed", func(ctx context.Context, run int, stop *atomic.Bool) (int64, error) {
+			if err := stocked(run); err != nil {
+				return 0, err
+			}
+			return parallel(1, stop, func() (int64, error) {
+				var batch [][]chobotb.Event
+				for events := 0; ; {
+					ch, err := chainOf(run, guarded)
+					if err != nil {
+						return 0, err
+					}
+					if events+len(ch) > chobotb.MaxEvents {
+						break
+					}
+					batch, events = append(batch, ch), events+len(ch)
+				}
+				return int64(len(batch)), send(ctx, batch)
+			})
+		}}
+	}
 	modes := []mode{raw253}
 	for _, m := range []mode{raw1(1), raw1(8), raw1(64), calls(1, 0), calls(8, 0), calls(64, 0),
-		calls(8, *gather), calls(64, *gather), bulk} {
+		calls(8, *gather), calls(64, *gather), bulk,
+		chains(1, false), chains(1, true), chains(8, false), chains(8, true), chains(64, false), chains(64, true),
+		packed(false), packed(true)} {
 		if strings.HasPrefix(m.name, onlyPrefix) {
 			modes = append(modes, m)
 		}
@@ -213,9 +326,19 @@ func run(dur time.Duration) error {
 		rates[i] = float64(n) / time.Since(start).Seconds()
 		cpu[i] = float64((cpuTime() - used).Microseconds()) / float64(n)
 	}
-	fmt.Printf("%-22s %10s %9s %12s\n", "mode", "calls/s", "×raw-253", "CPU µs/call")
+	fmt.Printf("%-24s %10s %9s %12s\n", "mode", "calls/s", "×raw-253", "CPU µs/call")
 	for i, m := range modes {
-		fmt.Printf("%-22s %10.0f %9.2f %12.1f\n", m.name, rates[i], rates[i]/rates[0], cpu[i])
+		fmt.Printf("%-24s %10.0f %9.2f %12.1f\n", m.name, rates[i], rates[i]/rates[0], cpu[i])
+	}
+	// Each guarded mode against its unguarded twin, measured in this run.
+	for i, m := range modes {
+		if before, ok := strings.CutPrefix(m.name, "chain "); ok && !strings.HasPrefix(before, "unguarded") {
+			for j, u := range modes {
+				if u.name == "chain unguarded "+before {
+					fmt.Printf("key guard, %-13s %.2f× the calls/s without it\n", before+":", rates[i]/rates[j])
+				}
+			}
+		}
 	}
 	fmt.Println("(CPU is this process's, user and system, with the official client's; the replica's is not in it)")
 	return nil

@@ -62,6 +62,10 @@ type ChainEvent struct {
 	Ends int
 	// Reason is the refusal when TigerBeetle finds no room for this event.
 	Reason string
+	// IDOf is the place in this chain of the event whose id this one
+	// carries too (the key guard carries the first event's); -1 when its
+	// id is its own.
+	IDOf int
 }
 
 // Chains lays out every operation of every transfer kind of b, in the
@@ -97,7 +101,9 @@ func Chains(b *book.Book) ([]Chain, error) {
 		}
 		holdEvents := map[ids.ID]int{} // the hold's events by id: their places
 		for pos, e := range plan.Chain {
-			holdEvents[e.ID] = pos
+			if e.Role != chobotb.RoleKeyGuard { // it carries the id of the first
+				holdEvents[e.ID] = pos
+			}
 		}
 		var places []int
 		for _, id := range lookups {
@@ -179,6 +185,8 @@ func made(d *chobotb.Def, b *book.Book, kind int, op string, vals chobotb.Values
 			ce.Amount = strconv.FormatUint(e.Amount.Lo, 10)
 		case chobotb.RoleProbeVoid:
 			ce.Amount = ""
+		case chobotb.RoleKeyGuard:
+			ce.Amount, ce.IDOf = "", 0
 		default:
 			ce.Amount = moveAmount(t.Moves[e.Move-1])
 		}
@@ -208,5 +216,6 @@ func event(e chobotb.Event, names map[ids.ID]string) ChainEvent {
 		Linked:  e.Flags&chobotb.TransferLinked != 0,
 		Ends:    -1,
 		Reason:  e.Reason,
+		IDOf:    -1,
 	}
 }

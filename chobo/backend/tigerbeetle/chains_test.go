@@ -56,6 +56,9 @@ func line(e ChainEvent) string {
 	if e.Reason != "" {
 		s += " refused as " + e.Reason
 	}
+	if e.IDOf >= 0 {
+		s += fmt.Sprintf(" id of %d", e.IDOf)
+	}
 	return s
 }
 
@@ -84,6 +87,7 @@ func TestChainsSayWhatEachOperationSends(t *testing.T) {
 				"lower_probe_void 1 → linked ends 1",
 				"room_give 1 sink(pcs)→room(bin(from_place)) qty linked",
 				"room_take 1 room(bin(to_place))→sink(pcs) qty refused as bin_full",
+				"key_guard 0 → id of 0",
 			}},
 		{cs[1],
 			"credit(member) account, world account, sink(pcs) sink, floor(credit(member)) floor",

@@ -76,10 +76,15 @@ func Check(b *book.Book) diag.List {
 			continue
 		}
 		call := exampleCall(t)
+		sends := diag.T(fmt.Sprintf("a chain of %d TigerBeetle transfers", n), fmt.Sprintf("TigerBeetle の transfer %d 件のチェーン", n))
+		if d.Guarded(i) {
+			sends = diag.T(fmt.Sprintf("%d TigerBeetle transfers, a chain of %d and the key guard after it,", n, n-1),
+				fmt.Sprintf("TigerBeetle の transfer %d 件(%d 件のチェーンとそのあとのキーの見張り)", n, n-1))
+		}
 		l.Add(diag.Diagnostic{Code: "E060", Severity: diag.Error, File: b.File, Line: t.Pos.Line, Col: t.Pos.Col,
 			Message: diag.T(
-				fmt.Sprintf("`%s` sends a chain of %d TigerBeetle transfers, and one request takes at most %d (for example %s)", t.Name, n, chobotb.MaxEvents, call),
-				fmt.Sprintf("`%s` は TigerBeetle の transfer %d 件のチェーンを送りますが、一つのリクエストに入るのは %d 件までです(例: %s)", t.Name, n, chobotb.MaxEvents, call)),
+				fmt.Sprintf("`%s` sends %s in one request, and one request takes at most %d (for example %s)", t.Name, sends.En, chobotb.MaxEvents, call),
+				fmt.Sprintf("`%s` は一つのリクエストで %sを送りますが、一つのリクエストに入るのは %d 件までです(例: %s)", t.Name, sends.Ja, chobotb.MaxEvents, call)),
 			Hint: diag.T(
 				fmt.Sprintf("split `%s` into transfer kinds with fewer moves: a move takes 1 to 6 TigerBeetle transfers, depending on the bounds of the accounts it joins", t.Name),
 				fmt.Sprintf("`%s` を、移動の少ないいくつかの振替の種類に分けてください。移動一つは、つなぐ勘定の境界に応じて TigerBeetle の transfer 1 件から 6 件になります", t.Name)),

@@ -714,7 +714,7 @@ func TestAccountsMadeOnce(t *testing.T) {
 	// A new account makes only what is new: dst(q), its room and floor, and their openings.
 	e.m.ResetRequests()
 	e.runAll([]step{doS(aSrc, aDst, "m1", "p", "q", 1, done)})
-	if got := ops(e.m.Requests()); !slices.Equal(got, []string{"create_accounts:3", "create_transfers:2", "create_transfers:6"}) {
+	if got := ops(e.m.Requests()); !slices.Equal(got, []string{"create_accounts:3", "create_transfers:2", "create_transfers:7"}) {
 		t.Fatalf("a new account sent %v", got)
 	}
 	// Another Book on the same model makes them again, and TigerBeetle says exists.
@@ -790,6 +790,7 @@ func TestChainTooLong(t *testing.T) {
 
 func TestChainOfMaxEvents(t *testing.T) {
 	d := testDef()
+	// No event of it may be refused by a bound: no key guard.
 	d.Transfers[kLong].Moves = d.Transfers[kLong].Moves[:chobotb.MaxEvents]
 	m := tbmodel.New()
 	b := chobotb.NewBook(m, d, "")
@@ -799,6 +800,42 @@ func TestChainOfMaxEvents(t *testing.T) {
 	}
 	if bal, err := b.Balance(ctx, aCust, "c"); err != nil || bal.Posted != chobotb.MaxEvents {
 		t.Fatal(bal, err)
+	}
+}
+
+// TestGuardedChainOfMaxEvents: a chain with its key guard must fit one
+// request: MaxEvents-1 moves out of a bounded account do, one more does
+// not, and is not sent.
+func TestGuardedChainOfMaxEvents(t *testing.T) {
+	for _, moves := range []int{chobotb.MaxEvents - 1, chobotb.MaxEvents} {
+		d := testDef()
+		k := oneMove("drain", aStock, aCust, false)
+		for len(k.Moves) < moves {
+			k.Moves = append(k.Moves, k.Moves[0])
+		}
+		d.Transfers = append(d.Transfers, k)
+		kind := len(d.Transfers) - 1
+		if n := d.ChainLength(kind); n != moves+1 {
+			t.Fatalf("%d moves: ChainLength %d", moves, n)
+		}
+		m := tbmodel.New()
+		b := chobotb.NewBook(m, d, "")
+		if r, err := b.Call(ctx, kindOf("do", aSupplier, aStock), "do", vals("f", "x", "s", 1000)); err != nil || r.Outcome != chobo.Done {
+			t.Fatal(r, err)
+		}
+		r, err := b.Call(ctx, kind, "do", vals("l1", "s", "c", 1))
+		if moves == chobotb.MaxEvents {
+			if err == nil || !strings.Contains(err.Error(), "does not fit") {
+				t.Fatalf("%d moves: %s, %v; want an error", moves, r, err)
+			}
+			continue
+		}
+		if err != nil || r.Outcome != chobo.Done {
+			t.Fatalf("%d moves: %s, %v", moves, r, err)
+		}
+		if got := ops(m.Requests()); got[len(got)-1] != fmt.Sprint("create_transfers:", chobotb.MaxEvents) {
+			t.Fatalf("sent %v", got)
+		}
 	}
 }
 
@@ -971,7 +1008,7 @@ func TestManyAccounts(t *testing.T) {
 	if err != nil || r.Outcome != chobo.Done {
 		t.Fatal(r, err)
 	}
-	want := []string{"create_accounts:253", "create_accounts:48", "create_transfers:200", "create_transfers:250"}
+	want := []string{"create_accounts:253", "create_accounts:48", "create_transfers:200", "create_transfers:251"}
 	if got := ops(m.Requests()); !slices.Equal(got, want) {
 		t.Fatalf("sent %v, want %v", got, want)
 	}
@@ -1001,7 +1038,7 @@ func TestTwoMovesOneBound(t *testing.T) {
 	if len(p.Openings) != 1 || len(p.Accounts) != 4 {
 		t.Fatalf("openings %d, accounts %v", len(p.Openings), p.Names)
 	}
-	if got := roles(p.Chain); !slices.Equal(got, []chobotb.Role{chobotb.RoleMove, chobotb.RoleRoomTake, chobotb.RoleMove, chobotb.RoleRoomTake}) {
+	if got := roles(p.Chain); !slices.Equal(got, []chobotb.Role{chobotb.RoleMove, chobotb.RoleRoomTake, chobotb.RoleMove, chobotb.RoleRoomTake, chobotb.RoleKeyGuard}) {
 		t.Fatalf("roles %v", got)
 	}
 	if p.Chain[2].Move != 2 || p.Chain[3].Move != 2 {
@@ -1047,4 +1084,77 @@ func TestExpiredBeforeRelease(t *testing.T) {
 		statusS(aStock, aCust, "h1", "expired"),
 		doS(aStock, aCust, "o2", "s", "c", 7, done),
 	})
+}
+
+// TestRefusedKeyStaysRefused: once a bound refuses a key, every later
+// call with it answers already_refused, with the same content or other,
+// even after an earlier move of the chain stopped fitting on its own
+// (design 2.3). The kinds have two moves: the first out of or into an
+// account of each kind of bound, the second out of stock(b), empty, so
+// that the first call is refused by the second move.
+func TestRefusedKeyStaysRefused(t *testing.T) {
+	params := []chobotb.Param{{Name: "id"}, {Name: "a"}, {Name: "b"}, {Name: "n", Amount: true}}
+	second := chobotb.Move{Amount: 3, From: chobotb.Side{Account: aStock, Args: []int{2}}, To: chobotb.Side{Account: aCust, Args: []int{2}}}
+	for _, c := range []struct {
+		name   string
+		first  chobotb.Move
+		reason string // what the first move alone answers once it stopped fitting
+		// fill makes the first move fit before the refusal (puts into
+		// the account it takes from); spoil then makes it not fit.
+		fill, spoil func(e *env)
+	}{
+		{"lower 0", chobotb.Move{Amount: 3, From: chobotb.Side{Account: aStock, Args: []int{1}}, To: chobotb.Side{Account: aCust, Args: []int{1}}}, "out_of_stock",
+			func(e *env) { e.runAll([]step{doS(aSupplier, aStock, "f", "x", "a", 5, done)}) },
+			func(e *env) { e.runAll([]step{doS(aStock, aCust, "s", "a", "c", 5, done)}) }},
+		{"lower above 0", chobotb.Move{Amount: 3, From: chobotb.Side{Account: aSafety, Args: []int{1}}, To: chobotb.Side{Account: aCust, Args: []int{1}}}, "below_safety",
+			func(e *env) { e.runAll([]step{doS(aSupplier, aSafety, "f", "x", "a", 5, done)}) },
+			func(e *env) { e.runAll([]step{doS(aSafety, aCust, "s", "a", "c", 2, done)}) }},
+		{"lower below 0", chobotb.Move{Amount: 3, From: chobotb.Side{Account: aCredit, Args: []int{1}}, To: chobotb.Side{Account: aCust, Args: []int{1}}}, "over_limit",
+			func(*env) {},
+			func(e *env) { e.runAll([]step{doS(aCredit, aCust, "s", "a", "c", 5, done)}) }},
+		{"upper", chobotb.Move{Amount: 3, From: chobotb.Side{Account: aSupplier, Args: []int{1}}, To: chobotb.Side{Account: aCapped, Args: []int{1}}}, "full",
+			func(*env) {},
+			func(e *env) { e.runAll([]step{doS(aSupplier, aCapped, "s", "x", "a", 10, done)}) }},
+	} {
+		for _, op := range []string{"do", "hold"} {
+			t.Run(c.name+"/"+op, func(t *testing.T) {
+				d := testDef()
+				k := chobotb.TransferKind{Name: "two", Definition: "two", Params: params, Key: []int{0},
+					Moves: []chobotb.Move{c.first, second}}
+				if op == "hold" {
+					k.Pending, k.Timeout, k.PostAmounts = true, 60, []int{3}
+				}
+				d.Transfers = append(d.Transfers, k)
+				kind := len(d.Transfers) - 1
+				m := tbmodel.New()
+				e := &env{t: t, m: m, b: chobotb.NewBook(m, d, "tenant")}
+				call := func(key string, n int64) string {
+					t.Helper()
+					r, err := e.b.Call(ctx, kind, op, chobotb.Values{key, "a", "b", n})
+					if err != nil {
+						t.Fatal(err)
+					}
+					return r.String()
+				}
+				c.fill(e)
+				if got := call("t-1", 1); got != ref("out_of_stock") {
+					t.Fatalf("first call: %s, want it refused by the second move", got)
+				}
+				c.spoil(e)
+				if got := call("fresh", 1); got != ref(c.reason) {
+					t.Fatalf("a fresh key: %s, want the first move refused with %s", got, c.reason)
+				}
+				for _, n := range []int64{1, 2, 1} {
+					if got := call("t-1", n); got != ref("already_refused") {
+						t.Fatalf("t-1 again with %d: %s, want already_refused", n, got)
+					}
+				}
+				// Room for the whole call now: the key still stays refused.
+				e.runAll([]step{doS(aSupplier, aStock, "f2", "x", "b", 10, done)})
+				if got := call("t-1", 1); got != ref("already_refused") {
+					t.Fatalf("t-1 once the call fits: %s, want already_refused", got)
+				}
+			})
+		}
+	}
 }

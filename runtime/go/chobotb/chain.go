@@ -32,6 +32,16 @@ const (
 	// RoleFloorGive gives the amount back to the floor account of an
 	// account whose lower bound is below zero that the move puts into.
 	RoleFloorGive Role = "floor_give"
+	// RoleKeyGuard comes after the chain of a do or hold in which two
+	// events or more may be refused by a bound, outside the chain, with
+	// the id of the chain's first event: a void of a transfer that never
+	// exists (ids.Never). When the chain was written, now or before, the id
+	// is taken and the guard is answered exists_with_different_flags,
+	// writing nothing. When it was not, the guard is refused with
+	// pending_transfer_not_found, which uses the id up, so every later call
+	// with the key stops at the chain's first event with id_already_failed
+	// (already_refused) before any bound is looked at again.
+	RoleKeyGuard Role = "key_guard"
 	// RolePost and RoleVoid end one pending event of a hold.
 	RolePost Role = "post"
 	RoleVoid Role = "void"
@@ -98,11 +108,41 @@ func (d *Def) layout(t *TransferKind) []slot {
 			out = append(out, slot{RoleFloorGive, n})
 		}
 	}
+	if d.guarded(t) {
+		out = append(out, slot{RoleKeyGuard, 0})
+	}
 	return out
 }
 
-// ChainLength is how many events the longest chain of a transfer kind
-// has: its do or hold chain. Post and void chains are shorter.
+// Guarded reports whether a do or hold of the transfer kind sends a key
+// guard after its chain.
+func (d *Def) Guarded(kind int) bool { return d.guarded(&d.Transfers[kind]) }
+
+// guarded reports whether a do or hold of t sends a key guard: when two
+// events of its chain or more may be refused by a bound. With one, a
+// retry always reaches that event again, and its id, used up by the
+// refusal, answers id_already_failed; with two, an earlier one could be
+// refused first by its own bound, and answer with its reason.
+func (d *Def) guarded(t *TransferKind) bool {
+	n := 0
+	for _, m := range t.Moves {
+		from, to := &d.Accounts[m.From.Account], &d.Accounts[m.To.Account]
+		if l := from.Lower; l != nil {
+			n++ // the move itself, its floor_take, or its probe
+			if l.Value > 0 {
+				n++ // the move and its probe
+			}
+		}
+		if to.Upper != nil {
+			n++ // room_take
+		}
+	}
+	return n >= 2
+}
+
+// ChainLength is how many events the longest request of one call of a
+// transfer kind carries: its do or hold chain and the key guard after it,
+// if it has one. Post and void chains are shorter.
 func (d *Def) ChainLength(kind int) int { return len(d.layout(&d.Transfers[kind])) }
 
 // accountID is the id of the account a side of a move names.
@@ -306,7 +346,15 @@ func (d *Def) build(tenant string, tids *tenantIDs, kind int, op string, vals Va
 		}
 	}
 	link(p.Chain)
+	if d.guarded(t) {
+		p.Chain = append(p.Chain, guard(p.Chain[0].ID))
+	}
 	return p, nil
+}
+
+// guard is the key guard of a chain whose first event has the id first.
+func guard(first ids.ID) Event {
+	return Event{Role: RoleKeyGuard, Transfer: Transfer{ID: first, PendingID: ids.Never(), Flags: TransferVoidPending}}
 }
 
 // link sets the linked flag on every event but the last.
@@ -356,7 +404,7 @@ func (d *Def) Finish(tenant string, kind int, op string, key []string, amounts [
 	user := ids.Content(d.Book, tenant, t.Name, op, t.Definition, content)
 	var chain []Event
 	for pos, s := range d.layout(t) {
-		if s.role == RoleProbe || s.role == RoleProbeVoid {
+		if s.role == RoleProbe || s.role == RoleProbeVoid || s.role == RoleKeyGuard {
 			continue
 		}
 		e := Event{Role: role, Move: s.move, Transfer: Transfer{

@@ -161,13 +161,14 @@ func TestBuildRoles(t *testing.T) {
 				if p.SameAccount {
 					t.Fatal("SameAccount")
 				}
-				if got := roles(p.Chain); !slices.Equal(got, c.roles) {
-					t.Fatalf("roles %v, want %v", got, c.roles)
-				}
 				if d.ChainLength(kind) != len(p.Chain) {
 					t.Errorf("ChainLength %d, chain %d", d.ChainLength(kind), len(p.Chain))
 				}
-				for i, e := range p.Chain {
+				chain := unguarded(t, p.Chain)
+				if got := roles(chain); !slices.Equal(got, c.roles) {
+					t.Fatalf("roles %v, want %v", got, c.roles)
+				}
+				for i, e := range chain {
 					if e.Reason != c.reasons[i] {
 						t.Errorf("event %d (%s): reason %q, want %q", i, e.Role, e.Reason, c.reasons[i])
 					}
@@ -175,7 +176,7 @@ func TestBuildRoles(t *testing.T) {
 						t.Errorf("event %d: move %d", i, e.Move)
 					}
 					linked := e.Flags&chobotb.TransferLinked != 0
-					if linked != (i < len(p.Chain)-1) {
+					if linked != (i < len(chain)-1) {
 						t.Errorf("event %d: linked %v", i, linked)
 					}
 					if want := ids.Transfer("testbook", "t1", d.Transfers[kind].Name, op, []string{"k1"}, i); e.ID != want {
@@ -218,6 +219,48 @@ func TestBuildRoles(t *testing.T) {
 	}
 }
 
+// unguarded returns the chain of a do or hold without its key guard, and
+// checks that the guard is there exactly when two events of the chain or
+// more may be refused by a bound.
+func unguarded(t *testing.T, chain []chobotb.Event) []chobotb.Event {
+	t.Helper()
+	refusable := 0
+	for _, e := range chain {
+		if e.Reason != "" {
+			refusable++
+		}
+	}
+	guarded := len(chain) > 0 && chain[len(chain)-1].Role == chobotb.RoleKeyGuard
+	if guarded != (refusable >= 2) {
+		t.Fatalf("%d events a bound may refuse, and a key guard: %v", refusable, guarded)
+	}
+	if !guarded {
+		return chain
+	}
+	checkGuard(t, chain)
+	return chain[:len(chain)-1]
+}
+
+// checkGuard checks that a do or hold chain ends with its key guard: an
+// event outside the chain (the chain's last event is not linked to it),
+// with the id of the chain's first event, voiding a transfer chobo never
+// makes.
+func checkGuard(t *testing.T, chain []chobotb.Event) {
+	t.Helper()
+	n := len(chain) - 1
+	if n < 1 {
+		t.Fatalf("a chain of %d events has no room for a guard", len(chain))
+	}
+	g := chain[n]
+	want := chobotb.Transfer{ID: chain[0].ID, PendingID: ids.Never(), Flags: chobotb.TransferVoidPending}
+	if g.Role != chobotb.RoleKeyGuard || g.Move != 0 || g.Reason != "" || g.Transfer != want {
+		t.Errorf("last event %+v, want the key guard %+v", g, want)
+	}
+	if chain[n-1].Flags&chobotb.TransferLinked != 0 {
+		t.Errorf("the chain's last event (%s) is linked to the guard", chain[n-1].Role)
+	}
+}
+
 func TestBuildAccounts(t *testing.T) {
 	d := testDef()
 	p, err := d.Build("t1", kindOf("do", aSrc, aDst), "do", vals("k", "a", "b", 1))
@@ -247,8 +290,10 @@ func TestBuildAccounts(t *testing.T) {
 			t.Errorf("opening %d: %+v", i, o)
 		}
 	}
-	// The chain: move, probe, probe void, room give, room take, floor give.
-	c := p.Chain
+	// The chain: move, probe, probe void, room give, room take, floor give;
+	// then the key guard.
+	checkGuard(t, p.Chain)
+	c := p.Chain[:len(p.Chain)-1]
 	pairs := [][2]ids.ID{{src, dst}, {src, sink}, {}, {sink, ids.Room(src)}, {ids.Room(dst), sink}, {sink, ids.Floor(dst)}}
 	for i, e := range c {
 		if e.DebitAccountID != pairs[i][0] || e.CreditAccountID != pairs[i][1] {
@@ -356,7 +401,7 @@ func TestLookupsAndFinish(t *testing.T) {
 				if e.Role == chobotb.RoleMove {
 					moves = append(moves, e.ID)
 				}
-				if e.Role != chobotb.RoleProbe && e.Role != chobotb.RoleProbeVoid {
+				if e.Role != chobotb.RoleProbe && e.Role != chobotb.RoleProbeVoid && e.Role != chobotb.RoleKeyGuard {
 					held = append(held, e)
 				}
 			}
@@ -519,6 +564,56 @@ func TestRead(t *testing.T) {
 			}
 			if r.String() != c.want {
 				t.Fatalf("got %s, want %s", r, c.want)
+			}
+		})
+	}
+}
+
+// TestReadGuard: the key guard after a chain never decides the answer,
+// and any status it cannot get is an error of the client.
+func TestReadGuard(t *testing.T) {
+	chain := []chobotb.Event{
+		{Role: chobotb.RoleMove, Reason: "a_short"},
+		{Role: chobotb.RoleMove, Reason: "b_short"},
+		{Role: chobotb.RoleKeyGuard},
+	}
+	const (
+		C    = chobotb.Created
+		LF   = chobotb.LinkedEventFailed
+		EWDF = chobotb.ExistsWithDifferentFlags
+		PTNF = chobotb.PendingTransferNotFound
+		IAF  = chobotb.IDAlreadyFailed
+	)
+	S := func(s ...chobotb.Status) []chobotb.Status { return s }
+	cases := []struct {
+		name string
+		st   []chobotb.Status
+		want string
+	}{
+		{"written now", S(C, C, EWDF), "done"},
+		{"written before", S(chobotb.Exists, LF, EWDF), "done_before"},
+		{"written before with other content", S(chobotb.ExistsWithDifferentAmount, LF, EWDF), "refused(key_conflict)"},
+		{"refused by the second move: the guard uses the key up", S(LF, chobotb.ExceedsCredits, PTNF), "refused(b_short)"},
+		{"refused by the first move: its id was the guard's", S(chobotb.ExceedsCredits, LF, IAF), "refused(a_short)"},
+		{"a used-up key", S(IAF, LF, IAF), "refused(already_refused)"},
+		{"a key a client without the guard used up", S(LF, IAF, PTNF), "refused(already_refused)"},
+		{"the guard created", S(C, C, C), "error"},
+		{"the guard exists", S(C, C, chobotb.Exists), "error"},
+		{"the guard with other amounts", S(C, C, chobotb.ExistsWithDifferentAmount), "error"},
+		{"the guard linked", S(C, C, LF), "error"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r, err := chobotb.Read(chain, c.st)
+			if c.want == "error" {
+				var ue *chobotb.UnexpectedError
+				if !errors.As(err, &ue) || ue.Role != chobotb.RoleKeyGuard {
+					t.Fatalf("got %s, %v; want an *UnexpectedError of the guard", r, err)
+				}
+				return
+			}
+			if err != nil || r.String() != c.want {
+				t.Fatalf("got %s, %v; want %s", r, err, c.want)
 			}
 		})
 	}

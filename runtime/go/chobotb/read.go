@@ -36,9 +36,20 @@ func refused(reason string) chobo.Result { return chobo.Result{Outcome: chobo.Re
 // first status that is neither created nor linked_event_failed decides:
 // TigerBeetle marks every other event of a failed chain, earlier ones
 // too, as linked_event_failed.
+//
+// A key guard after the chain does not take part in the answer; its status
+// must be one of the three it can get (see RoleKeyGuard).
 func Read(chain []Event, statuses []Status) (chobo.Result, error) {
 	if len(statuses) != len(chain) {
 		return chobo.Result{}, fmt.Errorf("chobotb: %d statuses for a chain of %d events", len(statuses), len(chain))
+	}
+	if n := len(chain) - 1; n > 0 && chain[n].Role == RoleKeyGuard {
+		switch statuses[n] {
+		case ExistsWithDifferentFlags, PendingTransferNotFound, IDAlreadyFailed:
+		default:
+			return chobo.Result{}, &UnexpectedError{n, chain[n].Role, statuses[n]}
+		}
+		chain, statuses = chain[:n], statuses[:n]
 	}
 	for i, s := range statuses {
 		switch s {

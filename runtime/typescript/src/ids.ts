@@ -66,6 +66,11 @@ export function openingId(helper: bigint): bigint {
   return sum("opening", hex(helper));
 }
 
+/** neverId names a transfer chobo never makes: the key guard of a do or hold voids it. */
+export function neverId(): bigint {
+  return sum("never");
+}
+
 export function kindId(book: string, tenant: string, kind: string): bigint {
   return sum("kind", book, tenant, kind);
 }

@@ -7,6 +7,7 @@ import {
   TigerBeetleBook, accountStatus, balanceOf, content, finish, jsonString, lookups, plan, read, readStatus,
   statusChain, tenantIdsOf, transferStatus,
 } from "../src/tigerbeetle.ts";
+import { neverId } from "../src/ids.ts";
 
 // The official client must be what a book takes: the check is the compiler's.
 export function takes(c: Client): TigerBeetleClient {
@@ -56,21 +57,42 @@ const def: Def = {
       params: [{ name: "a", amount: false }, { name: "b", amount: false }], key: [0, 1], postAmounts: [],
       moves: [{ amount: -1, literal: 1n, from: { account: 0, args: [0] }, to: { account: 0, args: [1] } }],
     },
+    {
+      name: "lend", definition: "02", pending: false, timeout: 0,
+      params: [{ name: "ref", amount: false }, { name: "qty", amount: true }], key: [0], postAmounts: [],
+      moves: [
+        { amount: 1, literal: 0n, from: { account: 1, args: [] }, to: { account: 2, args: [] } },
+        { amount: 1, literal: 0n, from: { account: 1, args: [] }, to: { account: 0, args: [0] } },
+      ],
+    },
   ],
 };
 
+test("only a chain that two bounds may refuse has a key guard", () => {
+  // Into debt (a floor to give back, nothing to refuse), then into stock (its room may refuse).
+  assert.deepEqual(plan(def, "", 2, "do", ["r", 1n]).chain.map((e) => e.role), ["move", "floor_give", "move", "room_take"]);
+  assert.equal(plan(def, "", 0, "hold", ["A", 1n]).chain.at(-1)!.role, "key_guard");
+});
+
 test("a hold lays out probes, floors and rooms in move order, linked", () => {
   const p = plan(def, "", 0, "hold", ["A", 5n]);
-  assert.deepEqual(p.chain.map((e) => `${e.role}/${e.move}`), ["move/1", "lower_probe/1", "lower_probe_void/1", "room_give/1", "move/2", "floor_take/2"]);
-  assert.deepEqual(p.chain.map((e) => e.reason), ["low", "low", "", "", "", "limit"]);
-  assert.ok(p.chain.slice(0, -1).every((e) => (e.transfer.flags & 1) === 1) && (p.chain.at(-1)!.transfer.flags & 1) === 0);
+  assert.deepEqual(p.chain.map((e) => `${e.role}/${e.move}`), ["move/1", "lower_probe/1", "lower_probe_void/1", "room_give/1", "move/2", "floor_take/2", "key_guard/0"]);
+  assert.deepEqual(p.chain.map((e) => e.reason), ["low", "low", "", "", "", "limit", ""]);
+  const linked = p.chain.slice(0, -1);
+  assert.ok(linked.slice(0, -1).every((e) => (e.transfer.flags & 1) === 1) && (linked.at(-1)!.transfer.flags & 1) === 0);
+  // The key guard: outside the chain, the first event's id, a void of a transfer chobo never makes.
+  const g = p.chain.at(-1)!.transfer;
+  assert.equal(g.id, p.chain[0]!.transfer.id);
+  assert.equal(g.pending_id, neverId());
+  assert.equal(g.flags, 8);
+  assert.deepEqual([g.debit_account_id, g.credit_account_id, g.amount, g.user_data_128, g.ledger, g.code, g.timeout], [0n, 0n, 0n, 0n, 0, 0, 0]);
   assert.equal(p.chain[0]!.transfer.amount, 5n);
   assert.equal(p.chain[0]!.transfer.timeout, 60);
   assert.equal(p.chain[1]!.transfer.timeout, 0, "a probe never expires on its own");
   assert.equal(p.chain[2]!.transfer.pending_id, p.chain[1]!.transfer.id);
   assert.equal(p.accounts.length, 6, "stock, out, sink, room(stock), debt, floor(debt)");
   assert.deepEqual(p.openings.map((o) => o.amount), [100n, 50n]);
-  assert.equal(new Set(p.chain.map((e) => e.transfer.id)).size, p.chain.length);
+  assert.equal(new Set(p.chain.map((e) => e.transfer.id)).size, p.chain.length - 1);
   assert.deepEqual(plan(def, "", 0, "hold", ["A", 5n]), p, "the same call, the same bytes");
   assert.deepEqual(plan(def, "", 0, "hold", ["A", 5n], tenantIdsOf(def, "")), p, "a book's ids worked out once, the same bytes");
   assert.notEqual(plan(def, "t2", 0, "hold", ["A", 5n]).chain[0]!.transfer.id, p.chain[0]!.transfer.id, "tenants apart");
@@ -114,6 +136,24 @@ test("the first status that decides gives the answer", () => {
   assert.throws(() => readStatus([CREATED, CREATED]), ChoboError);
 });
 
+test("the key guard never decides the answer", () => {
+  const n = (s: string) => Number(Object.entries(CreateTransferStatus).find(([k]) => k === s)![1]);
+  const guarded: ChainEvent[] = [...chain(["a_short", "b_short"]), { role: "key_guard", move: 0, reason: "", transfer: {} as TigerBeetleTransfer }];
+  const LF = n("linked_event_failed");
+  const EWDF = n("exists_with_different_flags");
+  const PTNF = n("pending_transfer_not_found");
+  const IAF = n("id_already_failed");
+  assert.deepEqual(read(guarded, [CREATED, CREATED, EWDF]), { result: "done" });
+  assert.deepEqual(read(guarded, [n("exists"), LF, EWDF]), { result: "done_before" });
+  assert.deepEqual(read(guarded, [LF, n("exceeds_credits"), PTNF]), { result: "refused", reason: "b_short" });
+  assert.deepEqual(read(guarded, [n("exceeds_credits"), LF, IAF]), { result: "refused", reason: "a_short" });
+  assert.deepEqual(read(guarded, [IAF, LF, IAF]), { result: "refused", reason: "already_refused" });
+  assert.deepEqual(read(guarded, [LF, IAF, PTNF]), { result: "refused", reason: "already_refused" });
+  for (const s of [CREATED, n("exists"), n("exists_with_different_amount"), LF]) {
+    assert.throws(() => read(guarded, [CREATED, CREATED, s]), /key_guard/);
+  }
+});
+
 test("a balance outside 64 bits is an error, not a wrong number", () => {
   const a = (cp: bigint, dp: bigint, pend = 0n) => ({ credits_posted: cp, debits_posted: dp, credits_pending: pend, debits_pending: 0n } as TigerBeetleAccount);
   assert.deepEqual(balanceOf("x", a(5n, 7n, 1n)), { posted: -2n, held_in: 1n, held_out: 0n });
@@ -123,14 +163,17 @@ test("a balance outside 64 bits is an error, not a wrong number", () => {
 });
 
 /** fake answers every create with created and records what was sent. */
-function fake(answer: (ts: TigerBeetleTransfer[]) => number[] = (ts) => ts.map(() => CREATED)) {
+// The key guard is answered as TigerBeetle would: its id is the first
+// event's, taken when that was created, and the transfer it voids never exists.
+function fake(answer?: (ts: TigerBeetleTransfer[]) => number[]) {
   const sent: string[] = [];
   const transfers = new Map<bigint, TigerBeetleTransfer>();
   const client: TigerBeetleClient = {
     async createAccounts(as) { sent.push(`accounts ${as.length}`); return as.map(() => ({ status: CREATED })); },
     async createTransfers(ts) {
       sent.push(`transfers ${ts.length}`);
-      const st = answer(ts);
+      const st = answer !== undefined ? answer(ts) : ts.map((t) => t.pending_id !== neverId() ? CREATED
+        : transfers.has(t.id) ? Number(CreateTransferStatus.exists_with_different_flags) : Number(CreateTransferStatus.pending_transfer_not_found));
       ts.forEach((t, i) => { if (st[i] === CREATED) transfers.set(t.id, t); });
       return st.map((status) => ({ status }));
     },
@@ -145,7 +188,7 @@ test("a book makes each account and opening once, then sends the chain", async (
   const book = new TigerBeetleBook(client, def);
   assert.deepEqual(await book.call(0, "hold", ["A", 5n]), { result: "done" });
   assert.deepEqual(await book.call(0, "hold", ["A", 5n]), { result: "done" });
-  assert.deepEqual(sent, ["accounts 6", "transfers 2", "transfers 6", "transfers 6"]);
+  assert.deepEqual(sent, ["accounts 6", "transfers 2", "transfers 7", "transfers 7"]);
   sent.length = 0;
   assert.deepEqual(await book.post(0, ["A"], [2n]), { result: "done" });
   assert.deepEqual(sent, ["lookup transfers 2", "transfers 4"]);

@@ -429,6 +429,11 @@ export function openingId(helper: bigint): bigint {
   return sum("opening", hex(helper));
 }
 
+/** neverId names a transfer chobo never makes: the key guard of a do or hold voids it. */
+export function neverId(): bigint {
+  return sum("never");
+}
+
 export function kindId(book: string, tenant: string, kind: string): bigint {
   return sum("kind", book, tenant, kind);
 }
@@ -649,13 +654,14 @@ export type Role =
   | "post"
   | "void"
   | "status_void"
-  | "status_fail";
+  | "status_fail"
+  | "key_guard";
 
 /** One transfer of a chain, what it is for, and the reason when TigerBeetle answers exceeds_credits for it. */
 export interface ChainEvent {
   transfer: TigerBeetleTransfer;
   role: Role;
-  move: number; // from 1; 0 in a status chain
+  move: number; // from 1; 0 in a status chain and for the key guard
   reason: string;
 }
 
@@ -751,7 +757,44 @@ function layout(d: Def, t: TransferKind): Slot[] {
       out.push({ role: "floor_give", move });
     }
   });
+  if (guarded(d, t)) {
+    out.push({ role: "key_guard", move: 0 });
+  }
   return out;
+}
+
+/**
+ * guarded says whether a do or hold of t sends a key guard: when two
+ * events of its chain or more may be refused by a bound. With one, a retry
+ * always reaches that event again, and its used-up id answers
+ * id_already_failed; with two, an earlier one could be refused first, by
+ * its own bound.
+ */
+function guarded(d: Def, t: TransferKind): boolean {
+  let n = 0;
+  for (const m of t.moves) {
+    const lower = d.accounts[m.from.account]!.lower;
+    if (lower !== null) {
+      n += lower.value > 0n ? 2 : 1; // the move, its probe, or its floor_take
+    }
+    if (d.accounts[m.to.account]!.upper !== null) {
+      n++; // room_take
+    }
+  }
+  return n >= 2;
+}
+
+/**
+ * guard is the key guard sent after the chain of a guarded do or hold, outside it,
+ * with the id of the chain's first event: a void of a transfer that never
+ * exists. When the chain was written, now or before, the id is taken and
+ * the guard gets exists_with_different_flags, writing nothing. When it was
+ * not, the guard is refused with pending_transfer_not_found, which uses
+ * the id up: every later call with the key stops at the first event with
+ * id_already_failed (already_refused) before any bound is looked at.
+ */
+function guard(first: bigint): ChainEvent {
+  return { role: "key_guard", move: 0, reason: "", transfer: transfer({ id: first, pending_id: neverId(), flags: TRANSFER_VOID_PENDING }) };
 }
 
 function kindOf(d: Def, kind: number): TransferKind {
@@ -936,6 +979,9 @@ export function plan(d: Def, tenant: string, kind: number, op: "do" | "hold", va
     }
   });
   link(p.chain);
+  if (guarded(d, t)) {
+    p.chain.push(guard(p.chain[0]!.transfer.id));
+  }
   return p;
 }
 
@@ -965,7 +1011,7 @@ export function finish(d: Def, tenant: string, kind: number, op: "post" | "void"
   const user = contentId(d.book, tenant, t.name, op, t.definition, post ? postContent(amounts) : "");
   const chain: ChainEvent[] = [];
   layout(d, t).forEach((s, pos) => {
-    if (s.role === "lower_probe" || s.role === "lower_probe_void") {
+    if (s.role === "lower_probe" || s.role === "lower_probe_void" || s.role === "key_guard") {
       return;
     }
     chain.push({
@@ -1025,6 +1071,16 @@ export function randomId(): bigint {
 export function read<R extends string>(chain: readonly ChainEvent[], statuses: readonly number[]): ResultOf<R> {
   if (statuses.length !== chain.length) {
     throw new ChoboError("CHOBO_UNEXPECTED", `${statuses.length} statuses for a chain of ${chain.length} events`);
+  }
+  // A key guard after the chain never decides the answer; it can get one of three statuses.
+  const n = chain.length - 1;
+  if (n > 0 && chain[n]!.role === "key_guard") {
+    const g = transferStatus(statuses[n]!);
+    if (g !== "exists_with_different_flags" && g !== "pending_transfer_not_found" && g !== "id_already_failed") {
+      throw unexpected(chain, n, g);
+    }
+    chain = chain.slice(0, n);
+    statuses = statuses.slice(0, n);
   }
   const as = (reason: string) => refused(reason as R);
   for (let i = 0; i < statuses.length; i++) {
