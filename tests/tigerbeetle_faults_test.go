@@ -69,6 +69,19 @@ func accountIndex(t *testing.T, def *chobotb.Def, name string) int {
 	return -1
 }
 
+// replicaClient starts a replica for t, when there is a binary, and
+// returns an official client of it, closed when t ends.
+func replicaClient(t *testing.T) chobotb.Client {
+	t.Helper()
+	realTigerBeetle(t)
+	conn, err := tbtest.Replica(t).Dial()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(conn.Close)
+	return conn
+}
+
 // faultReplica starts a replica and returns a book of the inventory case
 // on it, through a client of its own, for a tenant.
 func faultReplica(t *testing.T, tenant string) (*tbtest.Server, *chobotb.Book, *chobotb.Def) {
@@ -379,14 +392,64 @@ func TestTigerBeetleKeyRefusedBeforeTheGuard(t *testing.T) {
 		}
 	}
 	t.Run("model", func(t *testing.T) { run(t, tbmodel.New()) })
-	t.Run("replica", func(t *testing.T) {
-		realTigerBeetle(t)
-		srv := tbtest.Replica(t)
-		conn, err := srv.Dial()
-		if err != nil {
-			t.Fatal(err)
+	t.Run("replica", func(t *testing.T) { run(t, replicaClient(t)) })
+}
+
+// TestTigerBeetleHoldsOfAnotherDefinition is TestUpgradeClosesWhatIsGone's
+// rule on TigerBeetle: holds made by the wallet's v1 client can be
+// neither posted nor voided by v2's (key_conflict, nothing sent but the
+// lookup, nothing moved), and a hold of v2 is posted as ever. On the
+// model and, when there is a binary, on a real replica.
+func TestTigerBeetleHoldsOfAnotherDefinition(t *testing.T) {
+	defOf := func(src string) *chobotb.Def {
+		res := check.Check("wallet.book", []byte(src))
+		if res.Book == nil {
+			t.Fatalf("the wallet does not check: %v", res.Diags)
 		}
-		t.Cleanup(conn.Close)
-		run(t, conn)
-	})
+		return tigerbeetle.Def(res.Book)
+	}
+	v1, v2 := defOf(walletV1), defOf(walletV2)
+	run := func(t *testing.T, c chobotb.Client) {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		b1, b2 := chobotb.NewBook(c, v1, "upgrade"), chobotb.NewBook(c, v2, "upgrade")
+		want := func(r chobo.Result, err error, want string) {
+			t.Helper()
+			if err != nil || r.String() != want {
+				t.Fatalf("got %s, %v; want %s", r, err, want)
+			}
+		}
+		r, err := b1.Call(ctx, kindIndex(t, v1, "give"), "do", chobotb.Values{"g-1", "m", int64(100)})
+		want(r, err, "done")
+		for _, o := range []string{"o-1", "o-2"} {
+			r, err = b1.Call(ctx, kindIndex(t, v1, "buy"), "hold", chobotb.Values{o, "m", int64(20)})
+			want(r, err, "done")
+		}
+		before, err := b2.Balance(ctx, accountIndex(t, v2, "wallet"), "m")
+		if err != nil || before.HeldOut != 42 {
+			t.Fatalf("wallet(m) %+v, %v", before, err)
+		}
+		buy := kindIndex(t, v2, "buy")
+		r, err = b2.Void(ctx, buy, chobotb.Values{"o-1"})
+		want(r, err, "refused(key_conflict)")
+		r, err = b2.Post(ctx, buy, chobotb.Values{"o-2"}, nil)
+		want(r, err, "refused(key_conflict)")
+		r, err = b2.Post(ctx, buy, chobotb.Values{"o-2"}, []int64{5, 1})
+		want(r, err, "refused(key_conflict)")
+		if st, err := b2.Status(ctx, buy, chobotb.Values{"o-1"}); err != nil || st != chobo.Held {
+			t.Fatalf("status of an old hold: %q, %v", st, err)
+		}
+		if after, err := b2.Balance(ctx, accountIndex(t, v2, "wallet"), "m"); err != nil || after != before {
+			t.Fatalf("wallet(m) went from %+v to %+v (%v)", before, after, err)
+		}
+		r, err = b2.Call(ctx, buy, "hold", chobotb.Values{"o-3", "m", int64(10), int64(1)})
+		want(r, err, "done")
+		r, err = b2.Post(ctx, buy, chobotb.Values{"o-3"}, nil)
+		want(r, err, "done")
+		// v1's own client still ends its holds.
+		r, err = b1.Void(ctx, kindIndex(t, v1, "buy"), chobotb.Values{"o-1"})
+		want(r, err, "done")
+	}
+	t.Run("model", func(t *testing.T) { run(t, tbmodel.New()) })
+	t.Run("replica", func(t *testing.T) { run(t, replicaClient(t)) })
 }

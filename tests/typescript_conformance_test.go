@@ -491,10 +491,10 @@ func tbRequest(t *testing.T, r map[string]json.RawMessage) tbmodel.Request {
 		out.Op = tbmodel.OpCreateTransfers
 		json.Unmarshal(r["transfers"], &list)
 		for _, x := range list {
-			zero(x, "user_data_64", "user_data_32", "timestamp")
+			zero(x, "user_data_32", "timestamp")
 			out.Transfers = append(out.Transfers, chobotb.Transfer{ID: id(x["id"]), DebitAccountID: id(x["debit_account_id"]),
 				CreditAccountID: id(x["credit_account_id"]), Amount: u128(x["amount"]), PendingID: id(x["pending_id"]),
-				UserData128: id(x["user_data_128"]), Timeout: uint32(num(x["timeout"])), Ledger: uint32(num(x["ledger"])),
+				UserData128: id(x["user_data_128"]), UserData64: u128(x["user_data_64"]).Lo, Timeout: uint32(num(x["timeout"])), Ledger: uint32(num(x["ledger"])),
 				Code: uint16(num(x["code"])), Flags: uint16(num(x["flags"]))})
 		}
 	case "lookup_transfers", "lookup_accounts":

@@ -99,10 +99,13 @@ type ShowTBTransfer struct {
 	Amount      string `json:"amount"`
 	PendingID   string `json:"pending_id"`
 	UserData128 string `json:"user_data_128"`
-	Timeout     uint32 `json:"timeout"`
-	Ledger      uint32 `json:"ledger"`
-	Code        uint16 `json:"code"`
-	Flags       string `json:"flags"`
+	// UserData64 is 16 hex digits, or - for none: on the events of a
+	// hold, the definition hash of its transfer kind.
+	UserData64 string `json:"user_data_64"`
+	Timeout    uint32 `json:"timeout"`
+	Ledger     uint32 `json:"ledger"`
+	Code       uint16 `json:"code"`
+	Flags      string `json:"flags"`
 }
 
 // ShowTBOf converts the steps of each scenario, named in order by names.
@@ -111,7 +114,7 @@ func ShowTBOf(file, target string, names []string, steps [][]show.TBStep) ShowTB
 	transfer := func(t chobotb.Transfer, random bool) ShowTBTransfer {
 		return ShowTBTransfer{ID: show.IDText(t.ID, random), Debit: show.IDText(t.DebitAccountID, random),
 			Credit: show.IDText(t.CreditAccountID, random), Amount: t.Amount.String(), PendingID: show.IDText(t.PendingID, false),
-			UserData128: show.IDText(t.UserData128, false), Timeout: t.Timeout, Ledger: t.Ledger, Code: t.Code, Flags: show.TBFlags(t.Flags, true)}
+			UserData128: show.IDText(t.UserData128, false), UserData64: show.Tag64Text(t.UserData64), Timeout: t.Timeout, Ledger: t.Ledger, Code: t.Code, Flags: show.TBFlags(t.Flags, true)}
 	}
 	for i, name := range names {
 		sc := ShowTBScenario{Name: name, Steps: []ShowTBStep{}}

@@ -254,6 +254,17 @@ var All = []Code{
 		Target: "postgres",
 	},
 	{
+		Code:     "E062",
+		Severity: diag.Error,
+		Title:    diag.T("one name for two things in the generated code", "生成するコードで二つのものが一つの名前になる"),
+		When: diag.T("Building for a target, two different things of the book would get the same name in what it writes. In PostgreSQL, a balance function is `balance_` and the account's name and an operation's function is the transfer's name, `_` and the operation, so an account `do` and a transfer `balance` both make `balance_do`; the second would replace the first, or the SQL would not load.",
+			"ある出力先へのビルドで、帳簿の別々のものが、書き出すコードの中で同じ名前になります。PostgreSQL では、残高の関数は `balance_` と勘定の名前、操作の関数は振替の名前と `_` と操作の名前なので、勘定 `do` と振替 `balance` がどちらも `balance_do` になります。後の方が前の方を置き換えるか、SQL が読み込めなくなります。"),
+		Fix: diag.T("Rename one of the two declarations the message names. If the book is deployed, a new name is a new account or transfer kind: see E051 and W107.",
+			"メッセージが示す二つの宣言の、どちらかの名前を変えてください。デプロイ済みの帳簿なら、名前を変えると新しい勘定や振替の種類になります(E051、W107)。"),
+		Repro:  "book repro v1\nunit pcs\naccount do : pcs\n  at least 0 refused as empty\naccount world : pcs outside\ntransfer balance(id: string, qty: pcs)\n  key id\n  move qty from world to do\n",
+		Target: "postgres",
+	},
+	{
 		Code:     "W101",
 		Severity: diag.Warning,
 		Title:    diag.T("an account that only fills", "増える一方の勘定"),

@@ -203,6 +203,14 @@ func IDText(id ids.ID, random bool) string {
 	return id.Hex()
 }
 
+// Tag64Text writes a user_data_64 as its 16 hex digits, - for none.
+func Tag64Text(v uint64) string {
+	if v == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%016x", v)
+}
+
 // WriteTigerBeetle prints the steps of one scenario for people.
 func WriteTigerBeetle(w io.Writer, file string, sc scenario.Scenario, steps []TBStep, lang diag.Lang) {
 	var b strings.Builder
@@ -264,6 +272,6 @@ func WriteTigerBeetle(w io.Writer, file string, sc scenario.Scenario, steps []TB
 func writeTransfer(b *strings.Builder, indent string, t chobotb.Transfer, random bool) {
 	fmt.Fprintf(b, "%sid %s  debit %s  credit %s  amount %s  pending_id %s\n", indent,
 		IDText(t.ID, random), IDText(t.DebitAccountID, random), IDText(t.CreditAccountID, random), t.Amount, IDText(t.PendingID, false))
-	fmt.Fprintf(b, "%s  user_data_128 %s  timeout %d  ledger %d  code %d  flags %s\n", indent,
-		IDText(t.UserData128, false), t.Timeout, t.Ledger, t.Code, TBFlags(t.Flags, true))
+	fmt.Fprintf(b, "%s  user_data_128 %s  user_data_64 %s  timeout %d  ledger %d  code %d  flags %s\n", indent,
+		IDText(t.UserData128, false), Tag64Text(t.UserData64), t.Timeout, t.Ledger, t.Code, TBFlags(t.Flags, true))
 }

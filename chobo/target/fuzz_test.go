@@ -158,7 +158,7 @@ func validGo(data []byte) error {
 }
 
 // sqlStatements are the first words of the statements chobo writes at
-// the top level of a file.
+// the top level of a file, between its begin and its commit.
 var sqlStatements = map[string]bool{"do": true, "create": true, "revoke": true}
 
 // validSQL reads the SQL as PostgreSQL's lexer does, as far as chobo's
@@ -176,7 +176,18 @@ func validSQL(data []byte) error {
 	if err != nil {
 		return err
 	}
-	for _, st := range stmts {
+	// The file is one transaction: it opens it and sets its path first,
+	// and commits last; nothing else may begin, set or commit.
+	frame := []string{"begin", "set local search_path = pg_catalog, pg_temp"}
+	if len(stmts) < len(frame)+1 || strings.TrimSpace(stmts[len(stmts)-1].text) != "commit" {
+		return fmt.Errorf("the SQL does not end with its commit")
+	}
+	for i, want := range frame {
+		if got := strings.TrimSpace(stmts[i].text); got != want {
+			return fmt.Errorf("statement %d is %.80q, want %q", i+1, got, want)
+		}
+	}
+	for _, st := range stmts[len(frame) : len(stmts)-1] {
 		word := strings.ToLower(firstWord(st.text))
 		if !sqlStatements[word] {
 			return fmt.Errorf("a statement at the top level starts with %q: %.80q", word, st.text)
@@ -304,8 +315,17 @@ func TestValidSQL(t *testing.T) {
 		{"create function f() returns text as $fn$ select 'x; $fn$;", false},
 		{"create table \"a\"\"b\" (c text);", true},
 		{"create table x (a text);\x00", false},
+		// the frame of one transaction, and nothing else begins or commits
+		{"begin; create table x (a text); commit;", false},
+		{"begin; set local search_path = public; create table x (a text); commit;", false},
+		{"begin; set local search_path = pg_catalog, pg_temp; create table x (a text);", false},
+		{"begin; set local search_path = pg_catalog, pg_temp; create table x (a text); commit; create table y (a text); commit;", false},
 	} {
-		if err := validSQL([]byte(c.sql)); (err == nil) != c.ok {
+		sql := c.sql
+		if !strings.HasPrefix(sql, "begin") {
+			sql = "begin; set local search_path = pg_catalog, pg_temp;\n" + sql + "\ncommit;\n"
+		}
+		if err := validSQL([]byte(sql)); (err == nil) != c.ok {
 			t.Errorf("validSQL(%q) = %v, want ok %v", c.sql, err, c.ok)
 		}
 	}

@@ -25,8 +25,16 @@ func FuncName(t *book.Transfer, op string) string { return t.Name + "_" + op }
 // BalanceName is the SQL function that reads an account kind.
 func BalanceName(a *book.Account) string { return "balance_" + a.Name }
 
-// ParamName is the SQL name of a book parameter.
-func ParamName(name string) string { return "p_" + name }
+// ParamName is the SQL name of a book parameter: p_ and its name. Every
+// function's first parameter, the tenant, is chobo's own p_tenant, so a
+// book parameter named tenant takes a $ after it, a character no name of
+// a book has.
+func ParamName(name string) string {
+	if name == "tenant" {
+		return "p_tenant$"
+	}
+	return "p_" + name
+}
 
 // Check reports every identifier the SQL would hold that PostgreSQL would
 // cut (E061): the schema (the book's name), functions and parameters.
@@ -72,6 +80,49 @@ func Check(b *book.Book) diag.List {
 		for i, p := range a.Params {
 			report(strings.TrimSuffix(ParamName(p), p), p, "", a.ParamPos[i], diag.T("the parameter", "引数の名前"), diag.T("the parameter's name", "引数の名前"))
 		}
+	}
+	l = append(l, sameFunctionName(b)...)
+	return l
+}
+
+// sameFunctionName reports two functions of the SQL that would get one
+// name (E062): the balance of an account `do` and the do of a transfer
+// `balance` are both balance_do. Only a transfer's name and an account's
+// can meet this way; the later declaration is named.
+func sameFunctionName(b *book.Book) diag.List {
+	type owner struct {
+		what diag.Text
+		pos  book.Pos
+	}
+	byName := map[string]owner{}
+	for _, t := range b.Transfers {
+		ops := t.Ops()
+		if t.Pending != nil {
+			ops = append(ops, "status")
+		}
+		for _, op := range ops {
+			byName[FuncName(t, string(op))] = owner{diag.T(fmt.Sprintf("the %s of transfer `%s`", op, t.Name), fmt.Sprintf("振替 `%s` の %s の関数", t.Name, op)), t.Pos}
+		}
+	}
+	var l diag.List
+	for _, a := range b.Accounts {
+		name := BalanceName(a)
+		first, ok := byName[name]
+		if !ok {
+			continue
+		}
+		pos, other := a.Pos, first.what
+		if first.pos.Line > pos.Line {
+			pos = first.pos
+		}
+		l.Add(diag.Diagnostic{Code: "E062", Severity: diag.Error, File: b.File, Line: pos.Line, Col: pos.Col,
+			Message: diag.T(
+				fmt.Sprintf("the SQL function `%s` would be both the balance of account `%s` and %s", name, a.Name, other.En),
+				fmt.Sprintf("SQL の関数 `%s` が、勘定 `%s` の残高の関数と、%sの両方になります", name, a.Name, other.Ja)),
+			Hint: diag.T(
+				fmt.Sprintf("rename the account `%s` or the transfer: a balance function is `balance_` and the account's name, an operation's the transfer's name, `_` and the operation", a.Name),
+				fmt.Sprintf("勘定 `%s` か振替の名前を変えてください。残高の関数は `balance_` と勘定の名前、操作の関数は振替の名前と `_` と操作の名前です", a.Name)),
+		})
 	}
 	return l
 }

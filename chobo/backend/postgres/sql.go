@@ -89,8 +89,46 @@ func Generate(b *book.Book, header []string) string {
 		exec("balance.sql.tmpl", newBalanceView(b, a))
 	}
 	exec("expire.sql.tmpl", struct{ S string }{s})
-	exec("close.sql.tmpl", struct{ S string }{s})
+	exec("close.sql.tmpl", struct {
+		S         string
+		Functions []string
+	}{s, Functions(b)})
 	return out.String()
+}
+
+// Functions lists every function the SQL of b writes, as PostgreSQL names
+// a function with its argument types (the text of a regprocedure): the
+// loaded file keeps these and drops any other function of the schema.
+func Functions(b *book.Book) []string {
+	s := Ident(b.Name)
+	sig := func(name string, types ...string) string {
+		return s + "." + Ident(name) + "(" + strings.Join(types, ", ") + ")"
+	}
+	out := []string{
+		sig("chobo_id", "text[]"),
+		sig("chobo_unbounded", "text", "uuid[]", "numeric[]", "boolean"),
+	}
+	for _, t := range b.Transfers {
+		ops := t.Ops()
+		if t.Pending != nil {
+			ops = append(ops, "status")
+		}
+		for _, op := range ops {
+			types := []string{"text"}
+			for _, p := range Params(t, string(op)) {
+				types = append(types, SQLType(p.IsAmount()))
+			}
+			out = append(out, sig(FuncName(t, string(op)), types...))
+		}
+	}
+	for _, a := range b.Accounts {
+		types := []string{"text"}
+		for range a.Params {
+			types = append(types, "text")
+		}
+		out = append(out, sig(BalanceName(a), types...))
+	}
+	return append(out, sig("expire", "integer"))
 }
 
 // reasonLit writes one of chobo's own refusal reasons as a literal. The

@@ -109,8 +109,9 @@ func TestUnboundedAccountsAreNotLocked(t *testing.T) {
 
 // TestEveryFunctionHasAFixedPath: every function runs with the catalog
 // alone on its path; those a caller calls run as the schema's owner, the
-// two helpers as their caller. The file gives PUBLIC nothing, and puts
-// back the path it set for its own run.
+// two helpers as their caller. The file is one transaction, sets the
+// path for that transaction alone, and gives PUBLIC nothing before it
+// commits; Functions names every function it writes.
 func TestEveryFunctionHasAFixedPath(t *testing.T) {
 	sql := build(t, holdBook)
 	helpers := map[string]bool{`"shop".chobo_id`: true, `"shop".chobo_unbounded`: true}
@@ -132,16 +133,23 @@ func TestEveryFunctionHasAFixedPath(t *testing.T) {
 		t.Errorf("%d functions, want 11", n)
 	}
 	for _, want := range []string{
+		"\nbegin;\n",
+		"\nset local search_path = pg_catalog, pg_temp;\n",
 		`revoke all on all tables in schema "shop" from public;`,
 		`revoke all on all functions in schema "shop" from public;`,
-		`perform pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', false);`,
-		`perform pg_catalog.set_config('search_path', pg_catalog.current_setting('chobo.caller_search_path'), false);`,
 	} {
 		if !strings.Contains(sql, want) {
-			t.Errorf("the SQL lacks %s", want)
+			t.Errorf("the SQL lacks %q", want)
 		}
 	}
-	if i, j := strings.Index(sql, "'pg_catalog, pg_temp', false"), strings.Index(sql, "create schema"); i > j {
-		t.Error("the path is set after the first statement that makes something")
+	if !strings.HasSuffix(sql, "\ncommit;\n") {
+		t.Error("the SQL does not end with its commit")
+	}
+	begin, path, first := strings.Index(sql, "\nbegin;\n"), strings.Index(sql, "set local search_path"), strings.Index(sql, "create schema")
+	if begin > path || path > first {
+		t.Error("the transaction or the path starts after the first statement that makes something")
+	}
+	if got := len(Functions(check.Check("shop.book", []byte(holdBook)).Book)); got != n {
+		t.Errorf("Functions lists %d functions, the SQL writes %d", got, n)
 	}
 }

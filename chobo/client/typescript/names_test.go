@@ -1,6 +1,7 @@
 package typescript
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/chobo-lang/chobo/chobo/client/model"
@@ -81,9 +82,19 @@ func TestRuntimeLosesOnlyItsImports(t *testing.T) {
 				t.Errorf("%s: %s keeps an import", backend, f.Name)
 			}
 		}
+		// Each name comes in once: two runtime files importing one name
+		// would declare it twice in the one file a client is.
+		imported := map[string]bool{}
 		for _, im := range imports {
 			if !importLine.MatchString(im+"\n") || importLine.FindStringSubmatch(im + "\n")[1] != "node:crypto" {
 				t.Errorf("%s: the import %q is not of node:crypto", backend, im)
+			}
+			names := im[strings.Index(im, "{")+1 : strings.Index(im, "}")]
+			for _, n := range strings.Split(names, ",") {
+				if n = strings.TrimSpace(n); imported[n] {
+					t.Errorf("%s: %s is imported twice", backend, n)
+				}
+				imported[strings.TrimSpace(n)] = true
 			}
 		}
 		found := map[string]bool{}

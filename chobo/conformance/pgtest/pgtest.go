@@ -76,6 +76,23 @@ type Server struct {
 	stopped       bool
 }
 
+// Psql is the psql program of the server's own binaries, else the one on
+// PATH; "" when there is neither (the pinned server binaries have none).
+func (s *Server) Psql() string {
+	if p := filepath.Join(s.bin, "psql"); executable(p) {
+		return p
+	}
+	if p, err := exec.LookPath("psql"); err == nil {
+		return p
+	}
+	return ""
+}
+
+func executable(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0
+}
+
 // Launch makes a fresh cluster and starts it. It first cleans up the
 // clusters of earlier processes that were killed. The caller must Stop
 // the server; until then its record keeps a later Launch from touching

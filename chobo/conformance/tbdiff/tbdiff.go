@@ -197,8 +197,8 @@ func accountText(a chobotb.Account) string {
 
 // transferText writes a transfer record without its timestamp.
 func transferText(tr chobotb.Transfer) string {
-	return fmt.Sprintf("transfer %x %x→%x amount %s pending %x user_data_128 %x timeout %d ledger %d code %d flags %d",
-		tr.ID, tr.DebitAccountID, tr.CreditAccountID, tr.Amount, tr.PendingID, tr.UserData128, tr.Timeout, tr.Ledger, tr.Code, tr.Flags)
+	return fmt.Sprintf("transfer %x %x→%x amount %s pending %x user_data_128 %x user_data_64 %x timeout %d ledger %d code %d flags %d",
+		tr.ID, tr.DebitAccountID, tr.CreditAccountID, tr.Amount, tr.PendingID, tr.UserData128, tr.UserData64, tr.Timeout, tr.Ledger, tr.Code, tr.Flags)
 }
 
 func accountTexts(as []chobotb.Account) []string {

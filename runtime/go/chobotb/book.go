@@ -174,7 +174,7 @@ func (b *Book) held(ctx context.Context, kind int, key []string) ([]uint64, erro
 	if err != nil {
 		return nil, err
 	}
-	return heldOf(lookups, found)
+	return heldOf(lookups, found, b.def.tag(kind))
 }
 
 // Post posts a hold, named by its key's values in key order. amounts are
@@ -186,6 +186,9 @@ func (b *Book) Post(ctx context.Context, kind int, key Values, amounts []int64) 
 	}
 	k := keyText(key)
 	held, err := b.held(ctx, kind, k)
+	if errors.Is(err, errOtherDefinition) {
+		return refused(ReasonKeyConflict), nil
+	}
 	if err != nil || held == nil {
 		return refused(ReasonNoSuchHold), err
 	}
@@ -274,6 +277,9 @@ func overHoldAnswer(s chobo.HoldState) chobo.Result {
 func (b *Book) Void(ctx context.Context, kind int, key Values) (chobo.Result, error) {
 	k := keyText(key)
 	held, err := b.held(ctx, kind, k)
+	if errors.Is(err, errOtherDefinition) {
+		return refused(ReasonKeyConflict), nil
+	}
 	if err != nil || held == nil {
 		return refused(ReasonNoSuchHold), err
 	}

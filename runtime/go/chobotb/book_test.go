@@ -1158,3 +1158,85 @@ func TestRefusedKeyStaysRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestHoldOfAnotherDefinition: a hold made under one definition of its
+// transfer kind is neither posted nor voided under another, one move
+// fewer or only another hash: key_conflict, nothing sent, nothing moved,
+// alone or in a bulk. Its status reads as ever, and under its own
+// definition it is posted.
+func TestHoldOfAnotherDefinition(t *testing.T) {
+	m := tbmodel.New()
+	v1 := testDef()
+	b1 := chobotb.NewBook(m, v1, "tenant")
+	for _, c := range []struct {
+		kind int
+		op   string
+		vals chobotb.Values
+	}{
+		{kindOf("do", aSupplier, aStock), "do", vals("r1", "x", "s", 20)},
+		{kOrder, "hold", vals("o1", "s", "c", 3)},
+		{kOrder, "hold", vals("o2", "s", "c", 4)},
+	} {
+		if r, err := b1.Call(ctx, c.kind, c.op, c.vals); err != nil || r.Outcome != chobo.Done {
+			t.Fatal(r, err)
+		}
+	}
+	held := func() chobo.Balance {
+		t.Helper()
+		bal, err := b1.Balance(ctx, aStock, "s")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return bal
+	}
+	before := held()
+	for _, c := range []struct {
+		name   string
+		change func(k *chobotb.TransferKind)
+	}{
+		{"one move fewer", func(k *chobotb.TransferKind) { k.Moves, k.Definition = k.Moves[:1], "order-v2" }},
+		{"another hash only", func(k *chobotb.TransferKind) { k.Definition = "order-v3" }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			v2 := testDef()
+			c.change(&v2.Transfers[kOrder])
+			b2 := chobotb.NewBook(m, v2, "tenant")
+			m.ResetRequests()
+			for _, op := range []string{"post", "void"} {
+				var r chobo.Result
+				var err error
+				if op == "post" {
+					r, err = b2.Post(ctx, kOrder, chobotb.Values{"o1"}, nil)
+				} else {
+					r, err = b2.Void(ctx, kOrder, chobotb.Values{"o1"})
+				}
+				if err != nil || r.String() != ref("key_conflict") {
+					t.Fatalf("%s: %s, %v; want key_conflict", op, r, err)
+				}
+			}
+			answers, err := b2.Bulk(ctx, []chobotb.Op{{Kind: kOrder, Op: "void", Values: chobotb.Values{"o2"}}, {Kind: kOrder, Op: "post", Values: chobotb.Values{"o2"}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, a := range answers {
+				if a.Err != nil || a.Result.String() != ref("key_conflict") {
+					t.Fatalf("bulk: %+v; want key_conflict", a)
+				}
+			}
+			for _, r := range m.Requests() {
+				if r.Op != "lookup_transfers" {
+					t.Errorf("sent %s", r.Op)
+				}
+			}
+			if st, err := b2.Status(ctx, kOrder, chobotb.Values{"o1"}); err != nil || st != chobo.Held {
+				t.Fatalf("status %q, %v", st, err)
+			}
+			if got := held(); got != before {
+				t.Fatalf("stock(s) went from %+v to %+v", before, got)
+			}
+		})
+	}
+	if r, err := b1.Post(ctx, kOrder, chobotb.Values{"o1"}, nil); err != nil || r.Outcome != chobo.Done {
+		t.Fatalf("post under its own definition: %s, %v", r, err)
+	}
+}

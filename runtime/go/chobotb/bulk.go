@@ -2,6 +2,7 @@ package chobotb
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/chobo-lang/chobo/chobo/ids"
@@ -118,8 +119,11 @@ func (b *Book) Bulk(ctx context.Context, ops []Op) ([]Answer, error) {
 				out[i].Err = err
 				continue
 			}
-			held, herr := heldOf(lookups[n], found)
+			held, herr := heldOf(lookups[n], found, b.def.tag(op.Kind))
 			switch {
+			case errors.Is(herr, errOtherDefinition):
+				out[i].Result = refused(ReasonKeyConflict)
+				continue
 			case herr != nil:
 				out[i].Err = herr
 				continue
@@ -223,14 +227,25 @@ func (b *Book) lookupAll(ctx context.Context, list []ids.ID) (map[ids.ID]Transfe
 	return found, nil
 }
 
+// errOtherDefinition: the hold was made under another definition of its
+// transfer kind. Post and void answer key_conflict and send nothing: the
+// hold's events need not be where this definition looks for them, and
+// ending only those found would leave the others held.
+var errOtherDefinition = errors.New("chobotb: the hold was made under another definition of its transfer kind")
+
 // heldOf reads what a hold holds from the transfers found: one amount per
-// move, nil when none of its moves is there.
-func heldOf(lookups []ids.ID, found map[ids.ID]Transfer) ([]uint64, error) {
+// move, nil when none of its moves is there. Any of them tagged with
+// another definition than tag is errOtherDefinition; one with no tag was
+// made by a client that did not tag holds, and is taken as it is.
+func heldOf(lookups []ids.ID, found map[ids.ID]Transfer, tag uint64) ([]uint64, error) {
 	out := make([]uint64, 0, len(lookups))
 	for _, id := range lookups {
 		t, ok := found[id]
 		if !ok {
 			continue
+		}
+		if t.UserData64 != 0 && t.UserData64 != tag {
+			return nil, errOtherDefinition
 		}
 		if t.Amount.Hi != 0 {
 			return nil, fmt.Errorf("chobotb: the lookup of a hold answered another transfer")

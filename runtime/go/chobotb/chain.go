@@ -1,7 +1,10 @@
 package chobotb
 
 import (
+	"crypto/sha256"
+	"encoding/binary"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/chobo-lang/chobo/chobo/ids"
@@ -112,6 +115,14 @@ func (d *Def) layout(t *TransferKind) []slot {
 		out = append(out, slot{RoleKeyGuard, 0})
 	}
 	return out
+}
+
+// tag is the DefinitionTag of a transfer kind, 0 for a kind there is not.
+func (d *Def) tag(kind int) uint64 {
+	if kind < 0 || kind >= len(d.Transfers) {
+		return 0
+	}
+	return DefinitionTag(d.Transfers[kind].Definition)
 }
 
 // Guarded reports whether a do or hold of the transfer kind sends a key
@@ -269,8 +280,9 @@ func (d *Def) build(tenant string, tids *tenantIDs, kind int, op string, vals Va
 	user := ids.Content(d.Book, tenant, t.Name, op, t.Definition, Content(vals))
 	var timeout uint32
 	var flags uint16
+	var tag uint64
 	if pending {
-		timeout, flags = t.Timeout, TransferPending
+		timeout, flags, tag = t.Timeout, TransferPending, DefinitionTag(t.Definition)
 	}
 	// Every event of a move is on the ledger of the account it takes from.
 	var moveLedger uint32
@@ -278,7 +290,7 @@ func (d *Def) build(tenant string, tids *tenantIDs, kind int, op string, vals Va
 		pos := len(p.Chain)
 		p.Chain = append(p.Chain, Event{Role: s.role, Move: s.move, Reason: reason, Transfer: Transfer{
 			ID: ids.Transfer(d.Book, tenant, t.Name, op, keyVals, pos), DebitAccountID: debit, CreditAccountID: credit,
-			Amount: U64(amount), PendingID: pendingID, UserData128: user, Timeout: to, Ledger: moveLedger, Code: code, Flags: fl}})
+			Amount: U64(amount), PendingID: pendingID, UserData128: user, UserData64: tag, Timeout: to, Ledger: moveLedger, Code: code, Flags: fl}})
 	}
 	reason := func(b *Bound) string {
 		if b == nil {
@@ -355,6 +367,24 @@ func (d *Def) build(tenant string, tids *tenantIDs, kind int, op string, vals Va
 // guard is the key guard of a chain whose first event has the id first.
 func guard(first ids.ID) Event {
 	return Event{Role: RoleKeyGuard, Transfer: Transfer{ID: first, PendingID: ids.Never(), Flags: TransferVoidPending}}
+}
+
+// DefinitionTag is what every event of a hold's chain carries in
+// user_data_64: the definition hash of the transfer kind (8 bytes, as
+// hex), as a number; 1 when the hash is zero, since 0 means none. Post
+// and void compare it with their own, so that a hold made under another
+// definition is never ended by this one's chain.
+func DefinitionTag(definition string) uint64 {
+	v, err := strconv.ParseUint(definition, 16, 64)
+	if err != nil || len(definition) != 16 {
+		// Not a hash as chobo writes them: the first 8 bytes of its SHA-256.
+		sum := sha256.Sum256([]byte(definition))
+		v = binary.BigEndian.Uint64(sum[:8])
+	}
+	if v == 0 {
+		v = 1
+	}
+	return v
 }
 
 // link sets the linked flag on every event but the last.

@@ -115,11 +115,15 @@ type Transfer struct {
 	Amount          U128
 	PendingID       ids.ID
 	UserData128     ids.ID
-	Timeout         uint32 // seconds; pending transfers only, 0 for none
-	Ledger          uint32
-	Code            uint16
-	Flags           uint16
-	Timestamp       uint64 // set by TigerBeetle; zero when creating
+	// UserData64 is, on every event of a hold's chain, the definition hash
+	// of its transfer kind (DefinitionTag): post and void read it to tell
+	// a hold made under another definition. 0 elsewhere.
+	UserData64 uint64
+	Timeout    uint32 // seconds; pending transfers only, 0 for none
+	Ledger     uint32
+	Code       uint16
+	Flags      uint16
+	Timestamp  uint64 // set by TigerBeetle; zero when creating
 }
 
 // Status is TigerBeetle's result for one event of create_accounts or
@@ -144,6 +148,7 @@ const (
 	ExistsWithDifferentFlags         Status = "exists_with_different_flags"
 	ExistsWithDifferentAmount        Status = "exists_with_different_amount"
 	ExistsWithDifferentUserData128   Status = "exists_with_different_user_data_128"
+	ExistsWithDifferentUserData64    Status = "exists_with_different_user_data_64"
 	ExistsWithDifferentLedger        Status = "exists_with_different_ledger"
 	ExistsWithDifferentCode          Status = "exists_with_different_code"
 	ExistsWithDifferentPendingID     Status = "exists_with_different_pending_id"

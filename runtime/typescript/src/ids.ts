@@ -66,6 +66,11 @@ export function openingId(helper: bigint): bigint {
   return sum("opening", hex(helper));
 }
 
+/** sha256 is the SHA-256 of a string's UTF-8. */
+export function sha256(s: string): Buffer {
+  return createHash("sha256").update(s, "utf8").digest();
+}
+
 /** neverId names a transfer chobo never makes: the key guard of a do or hold voids it. */
 export function neverId(): bigint {
   return sum("never");

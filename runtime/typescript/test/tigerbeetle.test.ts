@@ -4,7 +4,7 @@ import { type Client, CreateAccountStatus, CreateTransferStatus } from "tigerbee
 import { ChoboError } from "../src/chobo.ts";
 import {
   type ChainEvent, type Def, type TigerBeetleAccount, type TigerBeetleClient, type TigerBeetleTransfer,
-  TigerBeetleBook, accountStatus, balanceOf, content, finish, jsonString, lookups, plan, read, readStatus,
+  TigerBeetleBook, accountStatus, balanceOf, content, definitionTag, finish, jsonString, lookups, plan, read, readStatus,
   statusChain, tenantIdsOf, transferStatus,
 } from "../src/tigerbeetle.ts";
 import { neverId } from "../src/ids.ts";
@@ -219,4 +219,23 @@ test("an account of another definition stops the call", async () => {
 test("a replica that never answers is a timeout", async () => {
   const client: TigerBeetleClient = { ...fake().client, createAccounts: () => new Promise(() => {}) };
   await assert.rejects(new TigerBeetleBook(client, def, { timeoutMs: 20 }).call(0, "hold", ["A", 1n]), (e: unknown) => e instanceof ChoboError && e.code === "CHOBO_TIMEOUT");
+});
+
+test("a hold carries its definition, and another definition neither posts nor voids it", async () => {
+  assert.equal(definitionTag("00000000000000ff"), 255n);
+  assert.equal(definitionTag("0000000000000000"), 1n);
+  assert.equal(definitionTag("00"), 0xf1534392279bddbfn, "not a hash of chobo's: SHA-256, as Go");
+  const hold = plan(def, "", 0, "hold", ["A", 5n]).chain;
+  assert.ok(hold.slice(0, -1).every((e) => e.transfer.user_data_64 === definitionTag("00")));
+  assert.equal(hold.at(-1)!.transfer.user_data_64, 0n, "the key guard carries none");
+  assert.ok(plan(def, "", 2, "do", ["r", 1n]).chain.every((e) => e.transfer.user_data_64 === 0n), "a do carries none");
+  const { client, sent } = fake();
+  assert.deepEqual(await new TigerBeetleBook(client, def).call(0, "hold", ["A", 5n]), { result: "done" });
+  const other: Def = { ...def, transfers: def.transfers.map((t, i) => (i === 0 ? { ...t, definition: "ff" } : t)) };
+  const book = new TigerBeetleBook(client, other);
+  sent.length = 0;
+  assert.deepEqual(await book.void(0, ["A"]), { result: "refused", reason: "key_conflict" });
+  assert.deepEqual(await book.post(0, ["A"], null), { result: "refused", reason: "key_conflict" });
+  assert.deepEqual(sent, ["lookup transfers 2", "lookup transfers 2"], "nothing but the lookups");
+  assert.deepEqual(await new TigerBeetleBook(client, def).void(0, ["A"]), { result: "done" });
 });

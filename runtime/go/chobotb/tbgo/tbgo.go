@@ -282,8 +282,8 @@ func AccountFromTB(a tb.Account) chobotb.Account {
 	}
 }
 
-// TransferToTB converts a transfer to the official record (user_data_64
-// and user_data_32 zero).
+// TransferToTB converts a transfer to the official record (user_data_32
+// zero).
 func TransferToTB(t chobotb.Transfer) tb.Transfer {
 	return tb.Transfer{
 		ID:              IDToTB(t.ID),
@@ -292,6 +292,7 @@ func TransferToTB(t chobotb.Transfer) tb.Transfer {
 		Amount:          FromU128(t.Amount),
 		PendingID:       IDToTB(t.PendingID),
 		UserData128:     IDToTB(t.UserData128),
+		UserData64:      t.UserData64,
 		Timeout:         t.Timeout,
 		Ledger:          t.Ledger,
 		Code:            t.Code,
@@ -300,7 +301,8 @@ func TransferToTB(t chobotb.Transfer) tb.Transfer {
 	}
 }
 
-// TransferFromTB converts an official transfer to chobo's.
+// TransferFromTB converts an official transfer to chobo's; user_data_32,
+// which chobo never sets, is dropped.
 func TransferFromTB(t tb.Transfer) chobotb.Transfer {
 	return chobotb.Transfer{
 		ID:              IDFromTB(t.ID),
@@ -309,6 +311,7 @@ func TransferFromTB(t tb.Transfer) chobotb.Transfer {
 		Amount:          ToU128(t.Amount),
 		PendingID:       IDFromTB(t.PendingID),
 		UserData128:     IDFromTB(t.UserData128),
+		UserData64:      t.UserData64,
 		Timeout:         t.Timeout,
 		Ledger:          t.Ledger,
 		Code:            t.Code,

@@ -167,6 +167,7 @@ func TestRecordsRoundTrip(t *testing.T) {
 		Amount:          chobotb.U64(500),
 		PendingID:       ids.Sum("p"),
 		UserData128:     ids.Sum("u"),
+		UserData64:      0x0102030405060708,
 		Timeout:         60,
 		Ledger:          1,
 		Code:            2,
@@ -180,7 +181,7 @@ func TestRecordsRoundTrip(t *testing.T) {
 	if f := ot.TransferFlags(); !f.Linked || !f.PostPendingTransfer || f.Pending || f.VoidPendingTransfer {
 		t.Errorf("transfer flags read by the official client: %+v", f)
 	}
-	if ot.Timeout != 60 || ot.Amount != tb.ToUint128(500) || ot.DebitAccountID != IDToTB(tr.DebitAccountID) {
+	if ot.Timeout != 60 || ot.Amount != tb.ToUint128(500) || ot.DebitAccountID != IDToTB(tr.DebitAccountID) || ot.UserData64 != 0x0102030405060708 || ot.UserData32 != 0 {
 		t.Errorf("transfer fields: %+v", ot)
 	}
 	f := tb.TransferFlags{Pending: true}.ToUint16()

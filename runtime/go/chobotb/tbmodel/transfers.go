@@ -150,6 +150,8 @@ func (m *Model) createTransferExists(t, e chobotb.Transfer) chobotb.Status {
 		return chobotb.ExistsWithDifferentAmount
 	case t.UserData128 != e.UserData128:
 		return chobotb.ExistsWithDifferentUserData128
+	case t.UserData64 != e.UserData64:
+		return chobotb.ExistsWithDifferentUserData64
 	case t.Ledger != e.Ledger:
 		return chobotb.ExistsWithDifferentLedger
 	case t.Code != e.Code:
@@ -196,6 +198,13 @@ func postOrVoidPendingTransferExists(t, e, p chobotb.Transfer) chobotb.Status {
 		}
 	} else if t.UserData128 != e.UserData128 {
 		return chobotb.ExistsWithDifferentUserData128
+	}
+	if t.UserData64 == 0 {
+		if e.UserData64 != p.UserData64 {
+			return chobotb.ExistsWithDifferentUserData64
+		}
+	} else if t.UserData64 != e.UserData64 {
+		return chobotb.ExistsWithDifferentUserData64
 	}
 	if t.Ledger != 0 && t.Ledger != e.Ledger {
 		return chobotb.ExistsWithDifferentLedger
@@ -284,6 +293,7 @@ func (m *Model) postOrVoidPendingTransfer(t chobotb.Transfer, ts uint64) chobotb
 		Amount:          amount,
 		PendingID:       t.PendingID,
 		UserData128:     t.UserData128,
+		UserData64:      t.UserData64,
 		Timeout:         0,
 		Ledger:          p.Ledger,
 		Code:            p.Code,
@@ -292,6 +302,9 @@ func (m *Model) postOrVoidPendingTransfer(t chobotb.Transfer, ts uint64) chobotb
 	}
 	if t2.UserData128 == zero {
 		t2.UserData128 = p.UserData128
+	}
+	if t2.UserData64 == 0 {
+		t2.UserData64 = p.UserData64
 	}
 	m.putTransfer(t2)
 	if post {

@@ -2,15 +2,20 @@
 -- Source: allocation.book (book allocation v1, sha256:932c7cd36b278341)
 -- PostgreSQL: schema, tables and functions. Safe to run again.
 
+-- The whole file is one transaction. No other session sees anything of
+-- it before the commit at the end, and by then every function has lost
+-- the EXECUTE PostgreSQL gives PUBLIC on a new function, so no role ever
+-- holds a right the book does not grant, not even while the file loads.
+-- A load that stops part-way commits nothing: the version loaded before
+-- stays as it was.
+begin;
+
 -- While this file runs, names resolve in the catalog alone (and the book's
 -- objects by their schema), whatever path the session running it has: a
 -- lookalike of a built-in on that path would otherwise be bound into the
 -- defaults and views below, or run with the rights of whoever loads this.
--- The session's own path is put back at the end.
-do $$ begin
-  perform pg_catalog.set_config('chobo.caller_search_path', pg_catalog.current_setting('search_path'), false);
-  perform pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', false);
-end $$;
+-- The session's own path comes back with the end of the transaction.
+set local search_path = pg_catalog, pg_temp;
 
 create schema if not exists "allocation";
 
@@ -166,7 +171,14 @@ begin
 end
 $migrate$;
 
-create index if not exists keys_due on "allocation".keys (deadline, tenant, kind, key) where state = 'held';
+-- Made once: even with "if not exists", making an index locks the table
+-- against writes until the transaction ends, and calls would wait for
+-- the whole load.
+do $$ begin
+  if to_regclass('"allocation".keys_due') is null then
+    create index keys_due on "allocation".keys (deadline, tenant, kind, key) where state = 'held';
+  end if;
+end $$;
 
 -- The id of an account or a transfer, the same in every backend and
 -- language: SHA-256 over length-prefixed UTF-8 parts, first 16 bytes.
@@ -730,6 +742,34 @@ begin
   return v_count;
 end
 $fn$;
+-- The schema is the book's: a function in it that this version does not
+-- write is one of a transfer kind or an operation the book no longer has,
+-- or an overload left by parameters that changed. Each is dropped, so that
+-- no call reaches a definition the loaded book does not contain. (Should
+-- anything else depend on one, the drop fails, and with it the load.)
+do $$
+declare
+  v_fn regprocedure;
+begin
+  for v_fn in
+    select p.oid::regprocedure from pg_proc p
+     where p.pronamespace = '"allocation"'::regnamespace and p.prokind = 'f'
+       and p.oid <> all (array[
+             '"allocation"."chobo_id"(text[])'::regprocedure,
+             '"allocation"."chobo_unbounded"(text, uuid[], numeric[], boolean)'::regprocedure,
+             '"allocation"."sale_do"(text, text, text, bigint, bigint)'::regprocedure,
+             '"allocation"."payout_do"(text, text, text, bigint)'::regprocedure,
+             '"allocation"."balance_shop_sales"(text, text)'::regprocedure,
+             '"allocation"."balance_buyers"(text)'::regprocedure,
+             '"allocation"."balance_fee_income"(text)'::regprocedure,
+             '"allocation"."balance_shop_bank"(text)'::regprocedure,
+             '"allocation"."expire"(integer)'::regprocedure]::oid[])
+     order by p.oid
+  loop
+    execute 'drop function ' || v_fn::text;
+  end loop;
+end $$;
+
 -- Nothing of the book is anyone's but its owner's until the owner grants
 -- it: a role that is to call the book gets USAGE on the schema and EXECUTE
 -- on its functions (docs/targets.md), and never a right on a table, so
@@ -740,7 +780,4 @@ $fn$;
 revoke all on all tables in schema "allocation" from public;
 revoke all on all functions in schema "allocation" from public;
 
-do $$ begin
-  perform pg_catalog.set_config('search_path', pg_catalog.current_setting('chobo.caller_search_path'), false);
-  perform pg_catalog.set_config('chobo.caller_search_path', '', false);
-end $$;
+commit;

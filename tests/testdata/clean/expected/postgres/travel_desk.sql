@@ -2,15 +2,20 @@
 -- Source: clean.book (book travel_desk v1, sha256:4e79acdaeb02a8ce)
 -- PostgreSQL: schema, tables and functions. Safe to run again.
 
+-- The whole file is one transaction. No other session sees anything of
+-- it before the commit at the end, and by then every function has lost
+-- the EXECUTE PostgreSQL gives PUBLIC on a new function, so no role ever
+-- holds a right the book does not grant, not even while the file loads.
+-- A load that stops part-way commits nothing: the version loaded before
+-- stays as it was.
+begin;
+
 -- While this file runs, names resolve in the catalog alone (and the book's
 -- objects by their schema), whatever path the session running it has: a
 -- lookalike of a built-in on that path would otherwise be bound into the
 -- defaults and views below, or run with the rights of whoever loads this.
--- The session's own path is put back at the end.
-do $$ begin
-  perform pg_catalog.set_config('chobo.caller_search_path', pg_catalog.current_setting('search_path'), false);
-  perform pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', false);
-end $$;
+-- The session's own path comes back with the end of the transaction.
+set local search_path = pg_catalog, pg_temp;
 
 create schema if not exists "travel_desk";
 
@@ -166,7 +171,14 @@ begin
 end
 $migrate$;
 
-create index if not exists keys_due on "travel_desk".keys (deadline, tenant, kind, key) where state = 'held';
+-- Made once: even with "if not exists", making an index locks the table
+-- against writes until the transaction ends, and calls would wait for
+-- the whole load.
+do $$ begin
+  if to_regclass('"travel_desk".keys_due') is null then
+    create index keys_due on "travel_desk".keys (deadline, tenant, kind, key) where state = 'held';
+  end if;
+end $$;
 
 -- The id of an account or a transfer, the same in every backend and
 -- language: SHA-256 over length-prefixed UTF-8 parts, first 16 bytes.
@@ -844,11 +856,18 @@ begin
   if "p_price" < 0 then
     raise exception 'chobo: the amount price is %, below 0', "p_price" using errcode = '22003';
   end if;
-  select k.from_ids, k.to_ids, k.amounts, k.state, k.deadline into v_hold from "travel_desk".keys k
+  select k.from_ids, k.to_ids, k.amounts, k.state, k.deadline, k.definition into v_hold from "travel_desk".keys k
    where k.tenant = p_tenant and k.kind = 'book_seat' and k.op = 'hold' and k.key = v_key and k.result = 'done'
      for update;
   if not found then
     return row('refused', 'no_such_hold')::"travel_desk".result;
+  end if;
+  -- A hold made under another definition of the transfer kind (its moves,
+  -- accounts, bounds or lifetime changed since) is not this book's to end:
+  -- its moves may not be the ones written here, and ending some of them
+  -- would leave the others held. It ends at its deadline, in full.
+  if v_hold.definition <> v_definition then
+    return row('refused', 'key_conflict')::"travel_desk".result;
   end if;
   if not (("p_price" is null) or ("p_price" is not null)) then
     raise exception 'chobo: give every amount of a partial post, or none for the full hold' using errcode = '22023';
@@ -958,11 +977,18 @@ begin
   if "p_booking" is null then
     raise exception 'chobo: the value of booking is null' using errcode = '22004';
   end if;
-  select k.from_ids, k.to_ids, k.amounts, k.state, k.deadline into v_hold from "travel_desk".keys k
+  select k.from_ids, k.to_ids, k.amounts, k.state, k.deadline, k.definition into v_hold from "travel_desk".keys k
    where k.tenant = p_tenant and k.kind = 'book_seat' and k.op = 'hold' and k.key = v_key and k.result = 'done'
      for update;
   if not found then
     return row('refused', 'no_such_hold')::"travel_desk".result;
+  end if;
+  -- A hold made under another definition of the transfer kind (its moves,
+  -- accounts, bounds or lifetime changed since) is not this book's to end:
+  -- its moves may not be the ones written here, and ending some of them
+  -- would leave the others held. It ends at its deadline, in full.
+  if v_hold.definition <> v_definition then
+    return row('refused', 'key_conflict')::"travel_desk".result;
   end if;
   if v_hold.state = 'posted' then
     return row('refused', 'already_posted')::"travel_desk".result;
@@ -1256,11 +1282,18 @@ begin
   if "p_count" < 0 then
     raise exception 'chobo: the amount count is %, below 0', "p_count" using errcode = '22003';
   end if;
-  select k.from_ids, k.to_ids, k.amounts, k.state, k.deadline into v_hold from "travel_desk".keys k
+  select k.from_ids, k.to_ids, k.amounts, k.state, k.deadline, k.definition into v_hold from "travel_desk".keys k
    where k.tenant = p_tenant and k.kind = 'group_hold' and k.op = 'hold' and k.key = v_key and k.result = 'done'
      for update;
   if not found then
     return row('refused', 'no_such_hold')::"travel_desk".result;
+  end if;
+  -- A hold made under another definition of the transfer kind (its moves,
+  -- accounts, bounds or lifetime changed since) is not this book's to end:
+  -- its moves may not be the ones written here, and ending some of them
+  -- would leave the others held. It ends at its deadline, in full.
+  if v_hold.definition <> v_definition then
+    return row('refused', 'key_conflict')::"travel_desk".result;
   end if;
   if not (("p_count" is null) or ("p_count" is not null)) then
     raise exception 'chobo: give every amount of a partial post, or none for the full hold' using errcode = '22023';
@@ -1361,11 +1394,18 @@ begin
   if "p_day" is null then
     raise exception 'chobo: the value of day is null' using errcode = '22004';
   end if;
-  select k.from_ids, k.to_ids, k.amounts, k.state, k.deadline into v_hold from "travel_desk".keys k
+  select k.from_ids, k.to_ids, k.amounts, k.state, k.deadline, k.definition into v_hold from "travel_desk".keys k
    where k.tenant = p_tenant and k.kind = 'group_hold' and k.op = 'hold' and k.key = v_key and k.result = 'done'
      for update;
   if not found then
     return row('refused', 'no_such_hold')::"travel_desk".result;
+  end if;
+  -- A hold made under another definition of the transfer kind (its moves,
+  -- accounts, bounds or lifetime changed since) is not this book's to end:
+  -- its moves may not be the ones written here, and ending some of them
+  -- would leave the others held. It ends at its deadline, in full.
+  if v_hold.definition <> v_definition then
+    return row('refused', 'key_conflict')::"travel_desk".result;
   end if;
   if v_hold.state = 'posted' then
     return row('refused', 'already_posted')::"travel_desk".result;
@@ -1767,6 +1807,46 @@ begin
   return v_count;
 end
 $fn$;
+-- The schema is the book's: a function in it that this version does not
+-- write is one of a transfer kind or an operation the book no longer has,
+-- or an overload left by parameters that changed. Each is dropped, so that
+-- no call reaches a definition the loaded book does not contain. (Should
+-- anything else depend on one, the drop fails, and with it the load.)
+do $$
+declare
+  v_fn regprocedure;
+begin
+  for v_fn in
+    select p.oid::regprocedure from pg_proc p
+     where p.pronamespace = '"travel_desk"'::regnamespace and p.prokind = 'f'
+       and p.oid <> all (array[
+             '"travel_desk"."chobo_id"(text[])'::regprocedure,
+             '"travel_desk"."chobo_unbounded"(text, uuid[], numeric[], boolean)'::regprocedure,
+             '"travel_desk"."top_up_do"(text, text, text, bigint)'::regprocedure,
+             '"travel_desk"."open_tour_day_do"(text, text, text, bigint)'::regprocedure,
+             '"travel_desk"."book_seat_hold"(text, text, text, text, text, bigint)'::regprocedure,
+             '"travel_desk"."book_seat_post"(text, text, bigint)'::regprocedure,
+             '"travel_desk"."book_seat_void"(text, text)'::regprocedure,
+             '"travel_desk"."book_seat_status"(text, text)'::regprocedure,
+             '"travel_desk"."group_hold_hold"(text, text, text, text, bigint)'::regprocedure,
+             '"travel_desk"."group_hold_post"(text, text, text, text, bigint)'::regprocedure,
+             '"travel_desk"."group_hold_void"(text, text, text, text)'::regprocedure,
+             '"travel_desk"."group_hold_status"(text, text, text, text)'::regprocedure,
+             '"travel_desk"."pay_operator_do"(text, text, bigint)'::regprocedure,
+             '"travel_desk"."balance_card"(text, text)'::regprocedure,
+             '"travel_desk"."balance_tour_income"(text)'::regprocedure,
+             '"travel_desk"."balance_member_banks"(text)'::regprocedure,
+             '"travel_desk"."balance_operator_bank"(text)'::regprocedure,
+             '"travel_desk"."balance_free_seats"(text, text, text)'::regprocedure,
+             '"travel_desk"."balance_operator"(text)'::regprocedure,
+             '"travel_desk"."balance_travellers"(text)'::regprocedure,
+             '"travel_desk"."expire"(integer)'::regprocedure]::oid[])
+     order by p.oid
+  loop
+    execute 'drop function ' || v_fn::text;
+  end loop;
+end $$;
+
 -- Nothing of the book is anyone's but its owner's until the owner grants
 -- it: a role that is to call the book gets USAGE on the schema and EXECUTE
 -- on its functions (docs/targets.md), and never a right on a table, so
@@ -1777,7 +1857,4 @@ $fn$;
 revoke all on all tables in schema "travel_desk" from public;
 revoke all on all functions in schema "travel_desk" from public;
 
-do $$ begin
-  perform pg_catalog.set_config('search_path', pg_catalog.current_setting('chobo.caller_search_path'), false);
-  perform pg_catalog.set_config('chobo.caller_search_path', '', false);
-end $$;
+commit;

@@ -2,15 +2,20 @@
 -- Source: parcels.book (book parcels v1, sha256:8da317ae34ae9507)
 -- PostgreSQL: schema, tables and functions. Safe to run again.
 
+-- The whole file is one transaction. No other session sees anything of
+-- it before the commit at the end, and by then every function has lost
+-- the EXECUTE PostgreSQL gives PUBLIC on a new function, so no role ever
+-- holds a right the book does not grant, not even while the file loads.
+-- A load that stops part-way commits nothing: the version loaded before
+-- stays as it was.
+begin;
+
 -- While this file runs, names resolve in the catalog alone (and the book's
 -- objects by their schema), whatever path the session running it has: a
 -- lookalike of a built-in on that path would otherwise be bound into the
 -- defaults and views below, or run with the rights of whoever loads this.
--- The session's own path is put back at the end.
-do $$ begin
-  perform pg_catalog.set_config('chobo.caller_search_path', pg_catalog.current_setting('search_path'), false);
-  perform pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', false);
-end $$;
+-- The session's own path comes back with the end of the transaction.
+set local search_path = pg_catalog, pg_temp;
 
 create schema if not exists "parcels";
 
@@ -166,7 +171,14 @@ begin
 end
 $migrate$;
 
-create index if not exists keys_due on "parcels".keys (deadline, tenant, kind, key) where state = 'held';
+-- Made once: even with "if not exists", making an index locks the table
+-- against writes until the transaction ends, and calls would wait for
+-- the whole load.
+do $$ begin
+  if to_regclass('"parcels".keys_due') is null then
+    create index keys_due on "parcels".keys (deadline, tenant, kind, key) where state = 'held';
+  end if;
+end $$;
 
 -- The id of an account or a transfer, the same in every backend and
 -- language: SHA-256 over length-prefixed UTF-8 parts, first 16 bytes.
@@ -666,11 +678,18 @@ begin
   if "p_qty" < 0 then
     raise exception 'chobo: the amount qty is %, below 0', "p_qty" using errcode = '22003';
   end if;
-  select k.from_ids, k.to_ids, k.amounts, k.state, k.deadline into v_hold from "parcels".keys k
+  select k.from_ids, k.to_ids, k.amounts, k.state, k.deadline, k.definition into v_hold from "parcels".keys k
    where k.tenant = p_tenant and k.kind = 'pick_up' and k.op = 'hold' and k.key = v_key and k.result = 'done'
      for update;
   if not found then
     return row('refused', 'no_such_hold')::"parcels".result;
+  end if;
+  -- A hold made under another definition of the transfer kind (its moves,
+  -- accounts, bounds or lifetime changed since) is not this book's to end:
+  -- its moves may not be the ones written here, and ending some of them
+  -- would leave the others held. It ends at its deadline, in full.
+  if v_hold.definition <> v_definition then
+    return row('refused', 'key_conflict')::"parcels".result;
   end if;
   if not (("p_qty" is null) or ("p_qty" is not null)) then
     raise exception 'chobo: give every amount of a partial post, or none for the full hold' using errcode = '22023';
@@ -768,11 +787,18 @@ begin
   if "p_site" is null then
     raise exception 'chobo: the value of site is null' using errcode = '22004';
   end if;
-  select k.from_ids, k.to_ids, k.amounts, k.state, k.deadline into v_hold from "parcels".keys k
+  select k.from_ids, k.to_ids, k.amounts, k.state, k.deadline, k.definition into v_hold from "parcels".keys k
    where k.tenant = p_tenant and k.kind = 'pick_up' and k.op = 'hold' and k.key = v_key and k.result = 'done'
      for update;
   if not found then
     return row('refused', 'no_such_hold')::"parcels".result;
+  end if;
+  -- A hold made under another definition of the transfer kind (its moves,
+  -- accounts, bounds or lifetime changed since) is not this book's to end:
+  -- its moves may not be the ones written here, and ending some of them
+  -- would leave the others held. It ends at its deadline, in full.
+  if v_hold.definition <> v_definition then
+    return row('refused', 'key_conflict')::"parcels".result;
   end if;
   if v_hold.state = 'posted' then
     return row('refused', 'already_posted')::"parcels".result;
@@ -961,6 +987,36 @@ begin
   return v_count;
 end
 $fn$;
+-- The schema is the book's: a function in it that this version does not
+-- write is one of a transfer kind or an operation the book no longer has,
+-- or an overload left by parameters that changed. Each is dropped, so that
+-- no call reaches a definition the loaded book does not contain. (Should
+-- anything else depend on one, the drop fails, and with it the load.)
+do $$
+declare
+  v_fn regprocedure;
+begin
+  for v_fn in
+    select p.oid::regprocedure from pg_proc p
+     where p.pronamespace = '"parcels"'::regnamespace and p.prokind = 'f'
+       and p.oid <> all (array[
+             '"parcels"."chobo_id"(text[])'::regprocedure,
+             '"parcels"."chobo_unbounded"(text, uuid[], numeric[], boolean)'::regprocedure,
+             '"parcels"."drop_off_do"(text, text, text, bigint)'::regprocedure,
+             '"parcels"."pick_up_hold"(text, text, text, bigint)'::regprocedure,
+             '"parcels"."pick_up_post"(text, text, text, bigint)'::regprocedure,
+             '"parcels"."pick_up_void"(text, text, text)'::regprocedure,
+             '"parcels"."pick_up_status"(text, text, text)'::regprocedure,
+             '"parcels"."balance_locker"(text, text)'::regprocedure,
+             '"parcels"."balance_couriers"(text)'::regprocedure,
+             '"parcels"."balance_recipients"(text)'::regprocedure,
+             '"parcels"."expire"(integer)'::regprocedure]::oid[])
+     order by p.oid
+  loop
+    execute 'drop function ' || v_fn::text;
+  end loop;
+end $$;
+
 -- Nothing of the book is anyone's but its owner's until the owner grants
 -- it: a role that is to call the book gets USAGE on the schema and EXECUTE
 -- on its functions (docs/targets.md), and never a right on a table, so
@@ -971,7 +1027,4 @@ $fn$;
 revoke all on all tables in schema "parcels" from public;
 revoke all on all functions in schema "parcels" from public;
 
-do $$ begin
-  perform pg_catalog.set_config('search_path', pg_catalog.current_setting('chobo.caller_search_path'), false);
-  perform pg_catalog.set_config('chobo.caller_search_path', '', false);
-end $$;
+commit;

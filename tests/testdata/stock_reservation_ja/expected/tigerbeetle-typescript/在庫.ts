@@ -453,6 +453,11 @@ export function openingId(helper: bigint): bigint {
   return sum("opening", hex(helper));
 }
 
+/** sha256 is the SHA-256 of a string's UTF-8. */
+export function sha256(s: string): Buffer {
+  return createHash("sha256").update(s, "utf8").digest();
+}
+
 /** neverId names a transfer chobo never makes: the key guard of a do or hold voids it. */
 export function neverId(): bigint {
   return sum("never");
@@ -885,6 +890,23 @@ export function keyValues(t: TransferKind, vals: readonly Value[]): string[] {
   return t.key.map((k) => text(vals[k]!));
 }
 
+/**
+ * definitionTag is what every event of a hold's chain carries in
+ * user_data_64: the kind's definition hash (8 bytes, as hex) as a number;
+ * 1 when it is zero, since 0 means none. Post and void compare it with
+ * their own. A definition that is not such a hash takes the first 8 bytes
+ * of its SHA-256.
+ */
+export function definitionTag(definition: string): bigint {
+  let v = /^[0-9a-f]{16}$/i.test(definition)
+    ? BigInt("0x" + definition)
+    : sha256(definition).readBigUInt64BE(0);
+  if (v === 0n) {
+    v = 1n;
+  }
+  return v;
+}
+
 function link(chain: ChainEvent[]): void {
   chain.forEach((e, i) => {
     if (i < chain.length - 1) {
@@ -953,13 +975,14 @@ export function plan(d: Def, tenant: string, kind: number, op: "do" | "hold", va
   const pending = op === "hold";
   const timeout = pending ? t.timeout : 0;
   const flags = pending ? TRANSFER_PENDING : 0;
+  const tag = pending ? definitionTag(t.definition) : 0n;
   let moveLedger = 0;
   const add = (s: Slot, debit: bigint, credit: bigint, amount: bigint, fl: number, to: number, pendingId: bigint, reason: string) => {
     p.chain.push({
       role: s.role, move: s.move, reason,
       transfer: transfer({
         id: transferId(d.book, tenant, t.name, op, key, p.chain.length), debit_account_id: debit,
-        credit_account_id: credit, amount, pending_id: pendingId, user_data_128: user, timeout: to,
+        credit_account_id: credit, amount, pending_id: pendingId, user_data_128: user, user_data_64: tag, timeout: to,
         ledger: moveLedger, code, flags: fl,
       }),
     });
@@ -1292,8 +1315,13 @@ export class TigerBeetleBook {
     return read<R>(p.chain, await this.#sendChain(p.chain));
   }
 
-  /** held reads what a hold holds, one amount per move; null when there is no hold. */
-  async #held(kind: number, key: readonly string[]): Promise<bigint[] | null> {
+  /**
+   * held reads what a hold holds, one amount per move; null when there is
+   * no hold, "other" when it was made under another definition of its
+   * kind (an event tagged with another definition; an untagged one was
+   * made by a client that did not tag holds, and is taken as it is).
+   */
+  async #held(kind: number, key: readonly string[]): Promise<bigint[] | null | "other"> {
     const ids = lookups(this.def, this.tenant, kind, key);
     const found = new Map<bigint, TigerBeetleTransfer>();
     for (let i = 0; i < ids.length; i += MAX_EVENTS) {
@@ -1304,6 +1332,10 @@ export class TigerBeetleBook {
         }
         found.set(t.id, t);
       }
+    }
+    const tag = definitionTag(kindOf(this.def, kind).definition);
+    if ([...found.values()].some((t) => t.user_data_64 !== 0n && t.user_data_64 !== tag)) {
+      return "other";
     }
     const out = ids.flatMap((id) => {
       const t = found.get(id);
@@ -1328,6 +1360,9 @@ export class TigerBeetleBook {
     const held = await this.#held(kind, key);
     if (held === null) {
       return refused("no_such_hold" as R);
+    }
+    if (held === "other") {
+      return refused("key_conflict" as R);
     }
     let want = held;
     if (amounts !== null) {
@@ -1356,8 +1391,12 @@ export class TigerBeetleBook {
   /** void voids a hold named by its key's values in key order. */
   async void<R extends string>(kind: number, keyVals: readonly Value[]): Promise<ResultOf<R>> {
     const key = keyVals.map(text);
-    if ((await this.#held(kind, key)) === null) {
+    const held = await this.#held(kind, key);
+    if (held === null) {
       return refused("no_such_hold" as R);
+    }
+    if (held === "other") {
+      return refused("key_conflict" as R);
     }
     const chain = finish(this.def, this.tenant, kind, "void", key, []);
     return read<R>(chain, await this.#sendChain(chain));

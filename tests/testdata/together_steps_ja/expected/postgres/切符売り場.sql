@@ -2,15 +2,20 @@
 -- Source: 切符売り場.book (book 切符売り場 v1, sha256:fc9492b92acc9d87)
 -- PostgreSQL: schema, tables and functions. Safe to run again.
 
+-- The whole file is one transaction. No other session sees anything of
+-- it before the commit at the end, and by then every function has lost
+-- the EXECUTE PostgreSQL gives PUBLIC on a new function, so no role ever
+-- holds a right the book does not grant, not even while the file loads.
+-- A load that stops part-way commits nothing: the version loaded before
+-- stays as it was.
+begin;
+
 -- While this file runs, names resolve in the catalog alone (and the book's
 -- objects by their schema), whatever path the session running it has: a
 -- lookalike of a built-in on that path would otherwise be bound into the
 -- defaults and views below, or run with the rights of whoever loads this.
--- The session's own path is put back at the end.
-do $$ begin
-  perform pg_catalog.set_config('chobo.caller_search_path', pg_catalog.current_setting('search_path'), false);
-  perform pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', false);
-end $$;
+-- The session's own path comes back with the end of the transaction.
+set local search_path = pg_catalog, pg_temp;
 
 create schema if not exists "切符売り場";
 
@@ -166,7 +171,14 @@ begin
 end
 $migrate$;
 
-create index if not exists keys_due on "切符売り場".keys (deadline, tenant, kind, key) where state = 'held';
+-- Made once: even with "if not exists", making an index locks the table
+-- against writes until the transaction ends, and calls would wait for
+-- the whole load.
+do $$ begin
+  if to_regclass('"切符売り場".keys_due') is null then
+    create index keys_due on "切符売り場".keys (deadline, tenant, kind, key) where state = 'held';
+  end if;
+end $$;
 
 -- The id of an account or a transfer, the same in every backend and
 -- language: SHA-256 over length-prefixed UTF-8 parts, first 16 bytes.
@@ -659,11 +671,18 @@ begin
   if "p_数" < 0 then
     raise exception 'chobo: the amount 数 is %, below 0', "p_数" using errcode = '22003';
   end if;
-  select k.from_ids, k.to_ids, k.amounts, k.state, k.deadline into v_hold from "切符売り場".keys k
+  select k.from_ids, k.to_ids, k.amounts, k.state, k.deadline, k.definition into v_hold from "切符売り場".keys k
    where k.tenant = p_tenant and k.kind = '予約' and k.op = 'hold' and k.key = v_key and k.result = 'done'
      for update;
   if not found then
     return row('refused', 'no_such_hold')::"切符売り場".result;
+  end if;
+  -- A hold made under another definition of the transfer kind (its moves,
+  -- accounts, bounds or lifetime changed since) is not this book's to end:
+  -- its moves may not be the ones written here, and ending some of them
+  -- would leave the others held. It ends at its deadline, in full.
+  if v_hold.definition <> v_definition then
+    return row('refused', 'key_conflict')::"切符売り場".result;
   end if;
   if not (("p_数" is null) or ("p_数" is not null)) then
     raise exception 'chobo: give every amount of a partial post, or none for the full hold' using errcode = '22023';
@@ -761,11 +780,18 @@ begin
   if "p_公演" is null then
     raise exception 'chobo: the value of 公演 is null' using errcode = '22004';
   end if;
-  select k.from_ids, k.to_ids, k.amounts, k.state, k.deadline into v_hold from "切符売り場".keys k
+  select k.from_ids, k.to_ids, k.amounts, k.state, k.deadline, k.definition into v_hold from "切符売り場".keys k
    where k.tenant = p_tenant and k.kind = '予約' and k.op = 'hold' and k.key = v_key and k.result = 'done'
      for update;
   if not found then
     return row('refused', 'no_such_hold')::"切符売り場".result;
+  end if;
+  -- A hold made under another definition of the transfer kind (its moves,
+  -- accounts, bounds or lifetime changed since) is not this book's to end:
+  -- its moves may not be the ones written here, and ending some of them
+  -- would leave the others held. It ends at its deadline, in full.
+  if v_hold.definition <> v_definition then
+    return row('refused', 'key_conflict')::"切符売り場".result;
   end if;
   if v_hold.state = 'posted' then
     return row('refused', 'already_posted')::"切符売り場".result;
@@ -954,6 +980,36 @@ begin
   return v_count;
 end
 $fn$;
+-- The schema is the book's: a function in it that this version does not
+-- write is one of a transfer kind or an operation the book no longer has,
+-- or an overload left by parameters that changed. Each is dropped, so that
+-- no call reaches a definition the loaded book does not contain. (Should
+-- anything else depend on one, the drop fails, and with it the load.)
+do $$
+declare
+  v_fn regprocedure;
+begin
+  for v_fn in
+    select p.oid::regprocedure from pg_proc p
+     where p.pronamespace = '"切符売り場"'::regnamespace and p.prokind = 'f'
+       and p.oid <> all (array[
+             '"切符売り場"."chobo_id"(text[])'::regprocedure,
+             '"切符売り場"."chobo_unbounded"(text, uuid[], numeric[], boolean)'::regprocedure,
+             '"切符売り場"."放出_do"(text, text, text, bigint)'::regprocedure,
+             '"切符売り場"."予約_hold"(text, text, text, bigint)'::regprocedure,
+             '"切符売り場"."予約_post"(text, text, text, bigint)'::regprocedure,
+             '"切符売り場"."予約_void"(text, text, text)'::regprocedure,
+             '"切符売り場"."予約_status"(text, text, text)'::regprocedure,
+             '"切符売り場"."balance_客席"(text, text)'::regprocedure,
+             '"切符売り場"."balance_窓口"(text)'::regprocedure,
+             '"切符売り場"."balance_観客"(text)'::regprocedure,
+             '"切符売り場"."expire"(integer)'::regprocedure]::oid[])
+     order by p.oid
+  loop
+    execute 'drop function ' || v_fn::text;
+  end loop;
+end $$;
+
 -- Nothing of the book is anyone's but its owner's until the owner grants
 -- it: a role that is to call the book gets USAGE on the schema and EXECUTE
 -- on its functions (docs/targets.md), and never a right on a table, so
@@ -964,7 +1020,4 @@ $fn$;
 revoke all on all tables in schema "切符売り場" from public;
 revoke all on all functions in schema "切符売り場" from public;
 
-do $$ begin
-  perform pg_catalog.set_config('search_path', pg_catalog.current_setting('chobo.caller_search_path'), false);
-  perform pg_catalog.set_config('chobo.caller_search_path', '', false);
-end $$;
+commit;
