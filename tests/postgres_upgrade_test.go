@@ -16,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/chobo-lang/chobo/chobo/backend/postgres"
+	"github.com/chobo-lang/chobo/chobo/book"
 	"github.com/chobo-lang/chobo/chobo/check"
 	"github.com/chobo-lang/chobo/chobo/client/model"
 	"github.com/chobo-lang/chobo/chobo/conformance/pgdeploy"
@@ -493,4 +494,77 @@ func TestBookTakesChobosNames(t *testing.T) {
 	}
 	calls := callEveryFunction(t, ctx, d.app, m, "names", res.Book.Name)
 	t.Logf("%d calls answered", calls)
+}
+
+// TestTextLimitsAndNulls: the SQL refuses what the clients refuse before
+// sending (a tenant past book.MaxTenant bytes, text values past
+// book.MaxTexts), and every function a caller calls, status and balance
+// included, fails on a NULL tenant or key as the operations do.
+func TestTextLimitsAndNulls(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	u := startUpgradeServer(t, ctx)
+	long := strings.Repeat("t", book.MaxTenant+1)
+	key := strings.Repeat("k", book.MaxTexts-2*book.TextOverhead) // with the member's "m", one byte past
+	for _, c := range []struct {
+		stmt string
+		args []any
+		want string
+	}{
+		{`select * from "wallet".give_do($1, 'g-1', 'm', 1)`, []any{long}, "error 22001"},
+		{`select * from "wallet".give_do($1, 'g-1', 'm', 1)`, []any{long[1:]}, "done"},
+		{`select * from "wallet".give_do('', $1, 'm', 1)`, []any{key}, "error 22001"},
+		{`select * from "wallet".give_do('', $1, '', 1)`, []any{key}, "done"},
+		{`select * from "wallet".buy_hold('', $1, 'm', 1)`, []any{key}, "error 22001"},
+		{`select * from "wallet".buy_void('', $1)`, []any{strings.Repeat("k", book.MaxTexts-book.TextOverhead+1)}, "error 22001"},
+		{`select * from "wallet".buy_void('', $1)`, []any{strings.Repeat("k", book.MaxTexts-book.TextOverhead)}, "refused: no_such_hold"},
+	} {
+		if got := call(ctx, u.app, c.stmt, c.args...); got != c.want {
+			t.Errorf("%s with a value of %d bytes: %s, want %s", c.stmt, len(c.args[0].(string)), got, c.want)
+		}
+	}
+	for _, c := range []struct {
+		stmt string
+		args []any
+		want string
+	}{
+		{`select "wallet".buy_status($1, 'o-1')::text`, []any{nil}, "22004"},
+		{`select "wallet".buy_status('', $1)::text`, []any{nil}, "22004"},
+		{`select "wallet".buy_status($1, 'o-1')::text`, []any{long}, "22001"},
+		{`select "wallet".balance_wallet($1, 'm')::text`, []any{nil}, "22004"},
+		{`select "wallet".balance_wallet('', $1)::text`, []any{nil}, "22004"},
+		{`select "wallet".balance_wallet($1, 'm')::text`, []any{long}, "22001"},
+		{`select "wallet".balance_wallet('', $1)::text`, []any{strings.Repeat("m", book.MaxTexts)}, "22001"},
+	} {
+		var out *string
+		err := u.app.QueryRow(ctx, c.stmt, c.args...).Scan(&out)
+		if got := sqlState(err); got != c.want {
+			t.Errorf("%s with %v: %v (SQLSTATE %q), want %s", c.stmt, c.args, err, got, c.want)
+		}
+	}
+}
+
+// TestUpgradeRenamesAParameter: a version that renames a parameter of a
+// transfer kind (E051, loaded anyway) loads over the one before, though
+// PostgreSQL replaces no function whose arguments are named otherwise:
+// the file drops it first, in its transaction, and makes it again.
+func TestUpgradeRenamesAParameter(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	u := startUpgradeServer(t, ctx)
+	renamed := strings.Replace(walletV1, "transfer give(ref: string, member: string, amount: pts)\n  key ref",
+		"transfer give(reference: string, member: string, amount: pts)\n  key reference", 1)
+	if renamed == walletV1 {
+		t.Fatal("the rename did not take")
+	}
+	u.load(t, ctx, walletSQL(t, renamed))
+	u.grant(t, ctx)
+	var args string
+	if err := u.admin.QueryRow(ctx, `select array_to_string(proargnames, ' ') from pg_proc
+ where oid = to_regprocedure('"wallet".give_do(text, text, text, bigint)')`).Scan(&args); err != nil || args != "p_tenant p_reference p_member p_amount" {
+		t.Fatalf("give_do's arguments: %q, %v", args, err)
+	}
+	if got := call(ctx, u.app, `select * from "wallet".give_do('', 'g-1', 'm', 5)`); got != "done" {
+		t.Errorf("give after the rename: %s", got)
+	}
 }

@@ -351,12 +351,18 @@ func TestTypeScriptSendsWhatShowPrints(t *testing.T) {
 }
 
 // sendable says whether a client sends a call at all: one with a string
-// no backend stores, or a negative amount, fails before anything goes.
+// no backend stores, more text than they store, or a negative amount,
+// fails before anything goes.
 func sendable(c interp.Call) bool {
+	var texts []string
 	for name, v := range c.Strings {
 		if chobo.CheckText(name, v) != nil {
 			return false
 		}
+		texts = append(texts, v)
+	}
+	if chobo.CheckSize("", texts...) != nil {
+		return false
 	}
 	for name, v := range c.Amounts {
 		if chobo.CheckAmount(name, v) != nil {

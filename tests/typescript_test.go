@@ -12,7 +12,9 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/chobo-lang/chobo/chobo/book"
 	"github.com/chobo-lang/chobo/chobo/ids"
+	"github.com/chobo-lang/chobo/runtime/go/chobo"
 	"github.com/chobo-lang/chobo/runtime/go/chobotb"
 	tsruntime "github.com/chobo-lang/chobo/runtime/typescript"
 	"github.com/chobo-lang/chobo/tests/golden"
@@ -101,11 +103,21 @@ func TestTypeScriptVectors(t *testing.T) {
 		Values []any  `json:"values"`
 		JSON   string `json:"json"`
 	}
+	type limits struct {
+		MaxTenant    int `json:"max_tenant"`
+		MaxTexts     int `json:"max_texts"`
+		TextOverhead int `json:"text_overhead"`
+	}
 	var v struct {
 		IDs      []idVector      `json:"ids"`
 		Ledgers  []ledgerVector  `json:"ledgers"`
 		Codes    []codeVector    `json:"codes"`
 		Contents []contentVector `json:"contents"`
+		Limits   limits          `json:"limits"`
+	}
+	v.Limits = limits{book.MaxTenant, book.MaxTexts, book.TextOverhead}
+	if v.Limits != (limits{chobo.MaxTenant, chobo.MaxTexts, chobo.TextOverhead}) {
+		t.Errorf("the Go runtime's limits %d, %d, %d are not the book's %+v", chobo.MaxTenant, chobo.MaxTexts, chobo.TextOverhead, v.Limits)
 	}
 	for _, x := range ids.Vectors {
 		v.IDs = append(v.IDs, idVector{x.Role, append([]string{}, x.Parts...), x.Hex})

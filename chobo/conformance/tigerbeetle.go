@@ -197,6 +197,9 @@ func (t *TigerBeetle) read(ctx context.Context, tenant string) ([]readAccount, [
 	reader := chobotb.NewBook(t.Raw, t.def, tenant)
 	for _, name := range accNames {
 		a := n.accounts[name]
+		if chobo.CheckSize(tenant, a.args...) != nil {
+			continue // named by a call no client sends: never made
+		}
 		bal, err := reader.Balance(ctx, a.kind, a.args...)
 		if err != nil {
 			return nil, nil, err
@@ -205,6 +208,9 @@ func (t *TigerBeetle) read(ctx context.Context, tenant string) ([]readAccount, [
 	}
 	for _, name := range holdNames {
 		h := n.holds[name]
+		if chobo.CheckSize(tenant, h.key...) != nil {
+			continue // named by a call no client sends: never made
+		}
 		key := make(chobotb.Values, len(h.key))
 		for i, v := range h.key {
 			key[i] = v

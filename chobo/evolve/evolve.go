@@ -47,6 +47,7 @@ func Compare(prev *Previous, b *book.Book) diag.List {
 	}
 	c.reasons()
 	c.hashes()
+	c.names()
 	c.l.Sort()
 	return c.l
 }

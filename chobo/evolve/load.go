@@ -22,11 +22,16 @@ type Previous struct {
 	// deployed backends hold with their keys, even if the chobo that wrote
 	// it hashed differently.
 	Definitions map[string]string
+	// Targets are the names that version's clients gave its transfers and
+	// accounts: worked out again for a book read from source, as printed
+	// for `chobo api` JSON, which is what the deployed clients were built
+	// with.
+	Targets api.Targets
 }
 
 // FromBook takes a resolved book as the previous version.
 func FromBook(b *book.Book) *Previous {
-	p := &Previous{Book: b, Definitions: map[string]string{}}
+	p := &Previous{Book: b, Definitions: map[string]string{}, Targets: api.TargetsOf(b)}
 	for _, t := range b.Transfers {
 		p.Definitions[t.Name] = t.Definition()
 	}
@@ -141,7 +146,7 @@ func FromAPI(name string, doc api.Book) (*Previous, error) {
 		accounts[a.Name] = acc
 		b.Accounts = append(b.Accounts, acc)
 	}
-	p := &Previous{Book: b, Definitions: map[string]string{}}
+	p := &Previous{Book: b, Definitions: map[string]string{}, Targets: doc.Targets}
 	for _, t := range doc.Transfers {
 		if _, twice := p.Definitions[t.Name]; twice {
 			return nil, bad(fmt.Sprintf("the transfer kind %s is listed twice", t.Name), fmt.Sprintf("振替の種類 %s が二度あります", t.Name))

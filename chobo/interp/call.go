@@ -135,6 +135,9 @@ func validateArgs(c Call) error {
 			return failT("%s.%s: %s is not a string parameter", "%[3]s は文字列の引数ではありません", t.Name, c.Op, name)
 		}
 	}
+	if err := checkSize(c, t.Params); err != nil {
+		return err
+	}
 	for name := range c.Amounts {
 		if p := t.Param(name); p == nil || !p.IsAmount() {
 			return failT("%s.%s: %s is not an amount parameter", "%[3]s は数量の引数ではありません", t.Name, c.Op, name)
@@ -160,6 +163,25 @@ func validateKey(c Call) error {
 		if !slices.ContainsFunc(t.Key, func(p *book.Param) bool { return p.Name == name }) {
 			return failT("%s.%s takes the key parameters only; %s is not one", "%[2]s に渡せるのはキーの引数だけです。%[3]s はキーにありません", t.Name, c.Op, name)
 		}
+	}
+	return checkSize(c, t.Key)
+}
+
+// checkSize fails a call whose text values, those of params, take more
+// than every backend stores (book.MaxTexts). The tenant, which the
+// interpreter does not see, is held to book.MaxTenant where a scenario
+// names it and by every client.
+func checkSize(c Call, params []*book.Param) error {
+	var vals []string
+	for _, p := range params {
+		if !p.IsAmount() {
+			vals = append(vals, c.Strings[p.Name])
+		}
+	}
+	if n := book.TextsSize(vals...); n > book.MaxTexts {
+		return failT("%s.%s: the text values of the call take %d bytes; they take at most %d together, each counted with %d bytes more than its UTF-8",
+			"呼び出しの文字列の値が合わせて %[3]d バイトあります。値は合わせて %[4]d バイトまでです(値ごとに、UTF-8 のバイト数に %[5]d バイトを足して数えます)",
+			c.Transfer.Name, c.Op, n, book.MaxTexts, book.TextOverhead)
 	}
 	return nil
 }

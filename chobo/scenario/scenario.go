@@ -212,6 +212,10 @@ func readScenario(b *book.Book, v *value) (Scenario, *Error) {
 	if sc.Tenant, _, err = text(v, "tenant"); err != nil {
 		return sc, err
 	}
+	if len(sc.Tenant) > book.MaxTenant {
+		return sc, fail(`"tenant" is %d bytes; a tenant is at most %d bytes of UTF-8`,
+			`"tenant" が %d バイトあります。テナントは UTF-8 で %d バイトまでです`, len(sc.Tenant), book.MaxTenant)
+	}
 	if o := v.field("outcomes"); o != nil {
 		n, convErr := strconv.Atoi(o.num)
 		if o.kind != jsonNumber || convErr != nil || n < 0 {

@@ -105,13 +105,19 @@ func tbCall(d *chobotb.Def, st *interp.State, made map[ids.ID]bool, sc *scenario
 		s.Unsent = sc.Bad
 		return s, nil
 	}
+	var texts []string
 	for _, p := range t.Params {
 		if v, ok := c.Strings[p.Name]; ok {
 			if err := chobo.CheckText(p.Name, v); err != nil {
 				s.Unsent = err.Error()
 				return s, nil
 			}
+			texts = append(texts, v)
 		}
+	}
+	if err := chobo.CheckSize(tenant, texts...); err != nil {
+		s.Unsent = err.Error()
+		return s, nil
 	}
 	vals := values(t, c)
 	switch c.Op {

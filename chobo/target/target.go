@@ -12,6 +12,7 @@ import (
 	"github.com/chobo-lang/chobo/chobo/backend/tigerbeetle"
 	"github.com/chobo-lang/chobo/chobo/book"
 	"github.com/chobo-lang/chobo/chobo/client/golang"
+	"github.com/chobo-lang/chobo/chobo/client/model"
 	"github.com/chobo-lang/chobo/chobo/client/typescript"
 	"github.com/chobo-lang/chobo/chobo/diag"
 	"github.com/chobo-lang/chobo/chobo/gen"
@@ -89,7 +90,7 @@ func Lookup(name string) (Target, bool) {
 // file is returned. A generator that panics is such an error too, so that
 // no input ends the program with a trace.
 func (t Target) Build(b *book.Book, src gen.Source, opt gen.Options) (files []gen.File, ds diag.List, err error) {
-	if ds := backendCheck(t.Backend, b); len(ds) > 0 {
+	if ds := t.Check(b); len(ds) > 0 {
 		return nil, ds, nil
 	}
 	defer func() {
@@ -101,9 +102,92 @@ func (t Target) Build(b *book.Book, src gen.Source, opt gen.Options) (files []ge
 	return files, ds, nil
 }
 
-// Check reports what the target's backend cannot take of a book (E060,
-// E061), as Build would, without writing anything.
-func (t Target) Check(b *book.Book) diag.List { return backendCheck(t.Backend, b) }
+// Check reports what the target's backend and language cannot take of a
+// book (E060, E061, E062), as Build would, without writing anything.
+func (t Target) Check(b *book.Book) diag.List {
+	return append(backendCheck(t.Backend, b), clientCheck(t, b)...)
+}
+
+// clientCheck reports the names a client language cannot tell apart but
+// by their order (E062).
+func clientCheck(t Target, b *book.Book) diag.List {
+	var collisions func(*model.Model) []model.Collision
+	switch t.Language {
+	case "go":
+		collisions = golang.Collisions
+	case "typescript":
+		collisions = typescript.Collisions
+	default:
+		return nil
+	}
+	m, err := model.New(b, t.Backend)
+	if err != nil {
+		return nil
+	}
+	var l diag.List
+	seen := map[[2]model.Owner]bool{} // one diagnostic for each two things, at its first name
+	for _, c := range collisions(m) {
+		pair := [2]model.Owner{c.First, c.Second}
+		pair[0].What, pair[0].WhatJa, pair[1].What, pair[1].WhatJa = "", "", "", ""
+		if seen[pair] {
+			continue
+		}
+		seen[pair] = true
+		// At the later of the two declarations: the one that came second.
+		pos := ownerPos(b, c.Second)
+		if p := ownerPos(b, c.First); p.Line > pos.Line {
+			pos = p
+		}
+		l.Add(diag.Diagnostic{Code: "E062", Severity: diag.Error, File: b.File, Line: pos.Line, Col: pos.Col,
+			Message: diag.T(
+				fmt.Sprintf("in the %s client, `%s` would be both %s and %s", c.Language, c.Name, ownerText(c.First).En, ownerText(c.Second).En),
+				fmt.Sprintf("%s のクライアントで、`%s` が%sと%sの両方になります", c.Language, c.Name, ownerText(c.First).Ja, ownerText(c.Second).Ja)),
+			Hint: diag.T(
+				fmt.Sprintf("rename `%s` or `%s`: chobo never tells two names apart by the order they are declared in, so that a declaration added later can never take a name code already calls", c.First.Name, c.Second.Name),
+				fmt.Sprintf("`%s` か `%s` の名前を変えてください。chobo は二つの名前を宣言の順で区別しません。あとから足した宣言が、コードがすでに呼んでいる名前を取ることがないようにするためです", c.First.Name, c.Second.Name)),
+		})
+	}
+	return l
+}
+
+// ownerText says what of a book a generated name stands for.
+func ownerText(o model.Owner) diag.Text {
+	switch o.Kind {
+	case "account":
+		return diag.T(fmt.Sprintf("the %s of account `%s`", o.What, o.Name), fmt.Sprintf("勘定 `%s` の%s", o.Name, o.WhatJa))
+	case "parameter":
+		return diag.T(fmt.Sprintf("the %s for parameter `%s`", o.What, o.Name), fmt.Sprintf("%s(引数 `%s`)", o.WhatJa, o.Name))
+	}
+	return diag.T(fmt.Sprintf("the %s of transfer `%s`", o.What, o.Name), fmt.Sprintf("振替 `%s` の%s", o.Name, o.WhatJa))
+}
+
+// ownerPos is where the book declares what o stands for.
+func ownerPos(b *book.Book, o model.Owner) book.Pos {
+	switch o.Kind {
+	case "transfer":
+		if t := b.Transfer(o.Name); t != nil {
+			return t.Pos
+		}
+	case "account":
+		if a := b.Account(o.Name); a != nil {
+			return a.Pos
+		}
+	case "parameter":
+		if t := b.Transfer(o.Of); t != nil {
+			if p := t.Param(o.Name); p != nil {
+				return p.Pos
+			}
+		}
+		if a := b.Account(o.Of); a != nil {
+			for i, p := range a.Params {
+				if p == o.Name {
+					return a.ParamPos[i]
+				}
+			}
+		}
+	}
+	return b.Pos
+}
 
 // backendCheck reports what a backend cannot hold of a book.
 func backendCheck(backend string, b *book.Book) diag.List {

@@ -71,6 +71,10 @@ func Generate(b *book.Book, header []string) string {
 		Header  []string
 		S, Book string
 	}{header, s, Lit(b.Name)})
+	exec("replace.sql.tmpl", struct {
+		S         string
+		Functions []Function
+	}{s, Functions(b)})
 	exec("unbounded.sql.tmpl", struct {
 		S, Book string
 		Shards  int
@@ -91,22 +95,49 @@ func Generate(b *book.Book, header []string) string {
 	exec("expire.sql.tmpl", struct{ S string }{s})
 	exec("close.sql.tmpl", struct {
 		S         string
-		Functions []string
+		Functions []Function
 	}{s, Functions(b)})
 	return out.String()
 }
 
-// Functions lists every function the SQL of b writes, as PostgreSQL names
-// a function with its argument types (the text of a regprocedure): the
-// loaded file keeps these and drops any other function of the schema.
-func Functions(b *book.Book) []string {
-	s := Ident(b.Name)
-	sig := func(name string, types ...string) string {
-		return s + "." + Ident(name) + "(" + strings.Join(types, ", ") + ")"
+// Function is one function the SQL of a book writes: as PostgreSQL names
+// it with its argument types (the text of a regprocedure), and the names
+// of its arguments.
+type Function struct {
+	Signature string
+	Args      []string
+}
+
+// ArgArray writes the argument names as a text[] literal.
+func (f Function) ArgArray() string {
+	names := make([]string, len(f.Args))
+	for i, a := range f.Args {
+		names[i] = Lit(a)
 	}
-	out := []string{
-		sig("chobo_id", "text[]"),
-		sig("chobo_unbounded", "text", "uuid[]", "numeric[]", "boolean"),
+	return "array[" + strings.Join(names, ", ") + "]::text[]"
+}
+
+// Functions lists every function the SQL of b writes. The loaded file
+// keeps these and drops any other function of the schema, and it drops
+// first one of these whose arguments an earlier version named otherwise,
+// since PostgreSQL renames no argument in place.
+func Functions(b *book.Book) []Function {
+	s := Ident(b.Name)
+	fn := func(name string, args ...[2]string) Function {
+		f := Function{}
+		var types []string
+		for _, a := range args {
+			f.Args = append(f.Args, a[0])
+			types = append(types, a[1])
+		}
+		f.Signature = s + "." + Ident(name) + "(" + strings.Join(types, ", ") + ")"
+		return f
+	}
+	arg := func(name, typ string) [2]string { return [2]string{name, typ} }
+	tenant := arg("p_tenant", "text")
+	out := []Function{
+		fn("chobo_id", arg("parts", "text[]")),
+		fn("chobo_unbounded", tenant, arg("p_ids", "uuid[]"), arg("p_d", "numeric[]"), arg("p_write", "boolean")),
 	}
 	for _, t := range b.Transfers {
 		ops := t.Ops()
@@ -114,21 +145,21 @@ func Functions(b *book.Book) []string {
 			ops = append(ops, "status")
 		}
 		for _, op := range ops {
-			types := []string{"text"}
+			args := [][2]string{tenant}
 			for _, p := range Params(t, string(op)) {
-				types = append(types, SQLType(p.IsAmount()))
+				args = append(args, arg(ParamName(p.Name), SQLType(p.IsAmount())))
 			}
-			out = append(out, sig(FuncName(t, string(op)), types...))
+			out = append(out, fn(FuncName(t, string(op)), args...))
 		}
 	}
 	for _, a := range b.Accounts {
-		types := []string{"text"}
-		for range a.Params {
-			types = append(types, "text")
+		args := [][2]string{tenant}
+		for _, p := range a.Params {
+			args = append(args, arg(ParamName(p), "text"))
 		}
-		out = append(out, sig(BalanceName(a), types...))
+		out = append(out, fn(BalanceName(a), args...))
 	}
-	return append(out, sig("expire", "integer"))
+	return append(out, fn("expire", arg("p_max", "integer")))
 }
 
 // reasonLit writes one of chobo's own refusal reasons as a literal. The

@@ -21,7 +21,31 @@ type function struct {
 	Kind, Op  string // the transfer kind and the operation, as literals
 	KeyArray  string // the key as a text[] expression
 	Def       string // the definition hash, as a literal
-	Checks    []argCheck
+	Checks    checks
+}
+
+// checks are what a function checks of its arguments before anything
+// else: each argument, then the size of its text values together.
+type checks struct {
+	Args []argCheck
+	// Texts is what the text arguments take, as book.MaxTexts counts
+	// it, as an expression; "" when there are none.
+	Texts string
+	// MaxTenant, MaxTexts and TextOverhead are the book's limits.
+	MaxTenant, MaxTexts, TextOverhead int
+}
+
+// newChecks checks args, in order, and the size of the text ones.
+func newChecks(args []argCheck) checks {
+	c := checks{Args: args, MaxTenant: book.MaxTenant, MaxTexts: book.MaxTexts, TextOverhead: book.TextOverhead}
+	var texts []string
+	for _, a := range args {
+		if !a.Amount {
+			texts = append(texts, fmt.Sprintf("octet_length(%s) + %d", a.Ident, book.TextOverhead))
+		}
+	}
+	c.Texts = strings.Join(texts, " + ")
+	return c
 }
 
 // argCheck is the check of one argument at the start of a function.
@@ -361,29 +385,30 @@ func free(a *book.Account) bool { return a.Lower == nil && a.Upper == nil }
 type balanceView struct {
 	S, Func, Signature string
 	ID                 string // the account's id expression
+	Checks             checks
 }
 
 func newFunction(b *book.Book, t *book.Transfer, op string, params []*book.Param, amountDefaults bool) function {
-	args := []string{"p_tenant text"}
-	var checks []argCheck
+	sig := []string{"p_tenant text"}
+	var args []argCheck
 	for _, p := range params {
 		a := Ident(ParamName(p.Name)) + " " + SQLType(p.IsAmount())
 		if amountDefaults && p.IsAmount() {
 			a += " default null"
 		}
-		args = append(args, a)
-		checks = append(checks, argCheck{Name: p.Name, Ident: Ident(ParamName(p.Name)), Amount: p.IsAmount(), MayBeNull: amountDefaults})
+		sig = append(sig, a)
+		args = append(args, argCheck{Name: p.Name, Ident: Ident(ParamName(p.Name)), Amount: p.IsAmount(), MayBeNull: amountDefaults})
 	}
 	var key []string
 	for _, p := range t.Key {
 		key = append(key, Ident(ParamName(p.Name)))
 	}
 	return function{
-		S: Ident(b.Name), Book: Lit(b.Name), Func: Ident(FuncName(t, op)), Signature: strings.Join(args, ", "),
+		S: Ident(b.Name), Book: Lit(b.Name), Func: Ident(FuncName(t, op)), Signature: strings.Join(sig, ", "),
 		Kind: Lit(t.Name), Op: Lit(op),
 		KeyArray: "array[" + strings.Join(key, ", ") + "]::text[]",
 		Def:      Lit(t.Definition()),
-		Checks:   checks,
+		Checks:   newChecks(args),
 	}
 }
 
@@ -587,12 +612,14 @@ func newVoidView(b *book.Book, t *book.Transfer) voidView {
 func newBalanceView(b *book.Book, a *book.Account) balanceView {
 	args := []string{"p_tenant text"}
 	var params []string
+	var checked []argCheck
 	for _, p := range a.Params {
 		args = append(args, Ident(ParamName(p))+" text")
 		params = append(params, Ident(ParamName(p)))
+		checked = append(checked, argCheck{Name: p, Ident: Ident(ParamName(p))})
 	}
 	return balanceView{S: Ident(b.Name), Func: Ident(BalanceName(a)), Signature: strings.Join(args, ", "),
-		ID: idCall(b, accountParts(b, a, params))}
+		ID: idCall(b, accountParts(b, a, params)), Checks: newChecks(checked)}
 }
 
 // accountID is the id of an account a move names: the call of chobo_id

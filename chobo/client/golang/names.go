@@ -111,3 +111,54 @@ func structFields(params []model.Param) []string {
 	}
 	return out
 }
+
+// Collisions lists the Go names two things of a book would both take, in
+// the namespaces Naming hands them out in. A book name that meets a name
+// the package declares itself (Book, Balance, …) is renamed the same way
+// whatever else the book holds; two of the book's own things taking one
+// name could only be told apart by the order they are declared in, so
+// the Go targets refuse them (E062).
+func Collisions(m *model.Model) []model.Collision {
+	types := model.Claims{Language: "Go"}
+	fields := model.Claims{Language: "Go"}
+	methods := model.Claims{Language: "Go"}
+	var inStructs []model.Collision
+	structOf := func(params []model.Param, kind, of string) {
+		s := model.Claims{Language: "Go"}
+		for _, p := range params {
+			s.Claim(Exported(p.Name), model.Owner{Kind: "parameter", Name: p.Name, Of: of,
+				What: "struct field of " + kind + " `" + of + "`", WhatJa: kindJa(kind) + " `" + of + "` の構造体のフィールド"})
+		}
+		inStructs = append(inStructs, s.Collisions...)
+	}
+	for _, t := range m.Transfers {
+		e := Exported(t.Name)
+		owner := func(what, ja string) model.Owner {
+			return model.Owner{Kind: "transfer", Name: t.Name, What: what, WhatJa: ja}
+		}
+		fields.Claim(e, owner("Book field", "Book のフィールド"))
+		types.Claim(e, owner("type", "型"))
+		types.Claim(e+"Args", owner("arguments type", "引数の型"))
+		types.Claim(e+"Key", owner("key type", "キーの型"))
+		types.Claim(e+"Amounts", owner("amounts type", "数量の型"))
+		structOf(t.Args, "transfer", t.Name)
+	}
+	for _, a := range m.Accounts {
+		e := Exported(a.Name)
+		owner := func(what, ja string) model.Owner {
+			return model.Owner{Kind: "account", Name: a.Name, What: what, WhatJa: ja}
+		}
+		methods.Claim(e, owner("Balances method", "Balances のメソッド"))
+		types.Claim(e+"Account", owner("type", "型"))
+		structOf(a.Params, "account", a.Name)
+	}
+	out := append(append(append(types.Collisions, fields.Collisions...), methods.Collisions...), inStructs...)
+	return out
+}
+
+func kindJa(kind string) string {
+	if kind == "account" {
+		return "勘定"
+	}
+	return "振替"
+}

@@ -50,3 +50,47 @@ func Joined(name string) string {
 	}
 	return b.String()
 }
+
+// Owner is what of a book a generated name stands for: a transfer kind,
+// an account kind, or a parameter of one (Of names the transfer or
+// account it belongs to). What says which of its names it is, in English
+// and Japanese ("type", "型"), for messages.
+type Owner struct {
+	Kind         string // "transfer", "account" or "parameter"
+	Name         string // as the book writes it
+	Of           string // for a parameter: the transfer or account kind
+	What, WhatJa string
+}
+
+// Collision is one generated name that two things of a book would both
+// take. A generator would have to tell them apart by the order they are
+// declared in, and a name would then move to another transfer or account
+// when a declaration is added above it; the target refuses the book
+// instead (E062).
+type Collision struct {
+	Language string // "Go", "TypeScript"
+	Name     string
+	First    Owner
+	Second   Owner
+}
+
+// Claims records who takes each name of one namespace, and which names
+// two of a book's things take.
+type Claims struct {
+	Language   string
+	by         map[string]Owner
+	Collisions []Collision
+}
+
+// Claim gives name to o; a name that another owner has already is a
+// collision.
+func (c *Claims) Claim(name string, o Owner) {
+	if c.by == nil {
+		c.by = map[string]Owner{}
+	}
+	if prev, ok := c.by[name]; ok {
+		c.Collisions = append(c.Collisions, Collision{Language: c.Language, Name: name, First: prev, Second: o})
+		return
+	}
+	c.by[name] = o
+}

@@ -172,3 +172,32 @@ func String(s string) string {
 	b.WriteByte('"')
 	return b.String()
 }
+
+// Collisions lists the TypeScript type names two things of a book would
+// both take (members keep the book's names, which are distinct). A name
+// that meets one the file declares itself is renamed the same way
+// whatever else the book holds; two of the book's own things taking one
+// name could only be told apart by their order, so the TypeScript
+// targets refuse them (E062).
+func Collisions(m *model.Model) []model.Collision {
+	types := model.Claims{Language: "TypeScript"}
+	for _, t := range m.Transfers {
+		p := Pascal(t.Name)
+		owner := func(what, ja string) model.Owner {
+			return model.Owner{Kind: "transfer", Name: t.Name, What: what, WhatJa: ja}
+		}
+		types.Claim(p+"Args", owner("arguments type", "引数の型"))
+		if t.Pending {
+			types.Claim(p+"Key", owner("key type", "キーの型"))
+			if len(t.Amounts) > 0 {
+				types.Claim(p+"Amounts", owner("amounts type", "数量の型"))
+			}
+		}
+	}
+	for _, a := range m.Accounts {
+		if len(a.Params) > 0 {
+			types.Claim(Pascal(a.Name)+"Account", model.Owner{Kind: "account", Name: a.Name, What: "type", WhatJa: "型"})
+		}
+	}
+	return types.Collisions
+}

@@ -139,3 +139,51 @@ func CheckText(name, v string) error {
 	}
 	return nil
 }
+
+// The most text a call may carry, the same on every backend and in the
+// reference interpreter, refused before anything is sent or written. A
+// key and its tenant are stored in an index of PostgreSQL's, whose rows
+// hold about 2.7 kB at the most; these leave room for the rest of a row.
+const (
+	// MaxTenant is the most bytes of UTF-8 a tenant has.
+	MaxTenant = 256
+	// MaxTexts is the most bytes the text values of one call take
+	// together: the UTF-8 of each, and TextOverhead more for each value.
+	MaxTexts     = 2048
+	TextOverhead = 8
+)
+
+// SizeError is a tenant, or the text values of one call, longer than
+// every backend takes.
+type SizeError struct {
+	Tenant bool // the tenant; otherwise the text values together
+	Size   int  // in bytes, as the limit counts them
+}
+
+func (e *SizeError) Error() string {
+	if e.Tenant {
+		return fmt.Sprintf("chobo: the tenant is %d bytes; a tenant is at most %d bytes of UTF-8", e.Size, MaxTenant)
+	}
+	return fmt.Sprintf("chobo: the text values of the call take %d bytes; they take at most %d together, each counted with %d bytes more than its UTF-8", e.Size, MaxTexts, TextOverhead)
+}
+
+// TextsSize is what the text values of one call take, as MaxTexts counts.
+func TextsSize(values ...string) int {
+	n := 0
+	for _, v := range values {
+		n += len(v) + TextOverhead
+	}
+	return n
+}
+
+// CheckSize returns a *SizeError when the tenant or the text values of a
+// call are longer than every backend takes.
+func CheckSize(tenant string, values ...string) error {
+	if len(tenant) > MaxTenant {
+		return &SizeError{Tenant: true, Size: len(tenant)}
+	}
+	if n := TextsSize(values...); n > MaxTexts {
+		return &SizeError{Size: n}
+	}
+	return nil
+}

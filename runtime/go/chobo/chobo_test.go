@@ -2,6 +2,7 @@ package chobo
 
 import (
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -95,6 +96,34 @@ func TestCheckText(t *testing.T) {
 		}
 		if c.msg != "" && err.Error() != c.msg {
 			t.Errorf("CheckText(%q): message %q, want %q", c.v, err, c.msg)
+		}
+	}
+}
+
+func TestCheckSize(t *testing.T) {
+	long := func(n int) string { return strings.Repeat("x", n) }
+	for _, c := range []struct {
+		name   string
+		tenant string
+		values []string
+		err    string
+	}{
+		{"nothing", "", nil, ""},
+		{"a tenant at the limit", long(MaxTenant), nil, ""},
+		{"a tenant past it", long(MaxTenant + 1), nil, "the tenant is 257 bytes"},
+		{"a tenant counts bytes", strings.Repeat("在", 86), nil, "the tenant is 258 bytes"},
+		{"one value at the limit", "", []string{long(MaxTexts - TextOverhead)}, ""},
+		{"one value past it", "", []string{long(MaxTexts - TextOverhead + 1)}, "take 2049 bytes"},
+		{"values add up", "t", []string{long(1000), long(1000), long(33)}, "take 2057 bytes"},
+		{"empty values count too", "", make([]string, MaxTexts/TextOverhead+1), "take 2056 bytes"},
+	} {
+		err := CheckSize(c.tenant, c.values...)
+		var se *SizeError
+		switch {
+		case c.err == "" && err != nil:
+			t.Errorf("%s: %v", c.name, err)
+		case c.err != "" && (!errors.As(err, &se) || !strings.Contains(err.Error(), c.err)):
+			t.Errorf("%s: %v, want a *SizeError saying %q", c.name, err, c.err)
 		}
 	}
 }

@@ -143,9 +143,28 @@ func QueryRow(ctx context.Context, q Querier, sql string, args []any, dest ...an
 	}
 }
 
+// checkSize refuses, before anything is sent, a call whose tenant (its
+// first argument) or text values are longer than every backend stores.
+func checkSize(args []any) error {
+	if len(args) == 0 {
+		return nil
+	}
+	tenant, _ := args[0].(string)
+	var texts []string
+	for _, a := range args[1:] {
+		if s, ok := a.(string); ok {
+			texts = append(texts, s)
+		}
+	}
+	return chobo.CheckSize(tenant, texts...)
+}
+
 // Call sends an operation (do, hold, post, void), whose statement answers
 // one row of (result, reason).
 func Call(ctx context.Context, q Querier, sql string, args ...any) (chobo.Result, error) {
+	if err := checkSize(args); err != nil {
+		return chobo.Result{}, err
+	}
 	var outcome, reason *string
 	if err := QueryRow(ctx, q, sql, args, &outcome, &reason); err != nil {
 		return chobo.Result{}, err
@@ -167,6 +186,9 @@ func Call(ctx context.Context, q Querier, sql string, args ...any) (chobo.Result
 // Status sends a status statement, which answers the state of a hold or
 // null when there is none.
 func Status(ctx context.Context, q Querier, sql string, args ...any) (chobo.HoldState, error) {
+	if err := checkSize(args); err != nil {
+		return "", err
+	}
 	var s *string
 	if err := QueryRow(ctx, q, sql, args, &s); err != nil {
 		return "", err
@@ -179,6 +201,9 @@ func Status(ctx context.Context, q Querier, sql string, args ...any) (chobo.Hold
 
 // ReadBalance sends a balance statement: posted, held in, held out.
 func ReadBalance(ctx context.Context, q Querier, sql string, args ...any) (chobo.Balance, error) {
+	if err := checkSize(args); err != nil {
+		return chobo.Balance{}, err
+	}
 	var b chobo.Balance
 	err := QueryRow(ctx, q, sql, args, &b.Posted, &b.HeldIn, &b.HeldOut)
 	return b, err

@@ -143,6 +143,9 @@ func makeOnce[T any](ctx context.Context, b *Book, items []T, id func(T) ids.ID,
 // Call sends a do or a hold of the transfer kind with its values in
 // declaration order.
 func (b *Book) Call(ctx context.Context, kind int, op string, vals Values) (chobo.Result, error) {
+	if err := b.checkSize(vals); err != nil {
+		return chobo.Result{}, err
+	}
 	p, err := b.def.build(b.tenant, b.tids, kind, op, vals, false)
 	if err != nil {
 		return chobo.Result{}, err
@@ -182,6 +185,9 @@ func (b *Book) held(ctx context.Context, kind int, key []string) ([]uint64, erro
 // the whole hold.
 func (b *Book) Post(ctx context.Context, kind int, key Values, amounts []int64) (chobo.Result, error) {
 	if err := b.checkPostAmounts(kind, amounts); err != nil {
+		return chobo.Result{}, err
+	}
+	if err := b.checkSize(key); err != nil {
 		return chobo.Result{}, err
 	}
 	k := keyText(key)
@@ -275,6 +281,9 @@ func overHoldAnswer(s chobo.HoldState) chobo.Result {
 
 // Void voids a hold, named by its key's values in key order.
 func (b *Book) Void(ctx context.Context, kind int, key Values) (chobo.Result, error) {
+	if err := b.checkSize(key); err != nil {
+		return chobo.Result{}, err
+	}
 	k := keyText(key)
 	held, err := b.held(ctx, kind, k)
 	if errors.Is(err, errOtherDefinition) {
@@ -296,7 +305,22 @@ func (b *Book) Void(ctx context.Context, kind int, key Values) (chobo.Result, er
 
 // Status reads where a hold stands, "" when there is none, writing nothing.
 func (b *Book) Status(ctx context.Context, kind int, key Values) (chobo.HoldState, error) {
+	if err := b.checkSize(key); err != nil {
+		return "", err
+	}
 	return b.status(ctx, kind, keyText(key))
+}
+
+// checkSize refuses, before anything is sent, a call whose tenant or
+// text values are longer than every backend stores (chobo.CheckSize).
+func (b *Book) checkSize(vals Values) error {
+	var texts []string
+	for _, v := range vals {
+		if s, ok := v.(string); ok {
+			texts = append(texts, s)
+		}
+	}
+	return chobo.CheckSize(b.tenant, texts...)
 }
 
 func (b *Book) status(ctx context.Context, kind int, key []string) (chobo.HoldState, error) {
@@ -360,6 +384,9 @@ func (e *BalanceError) Error() string {
 func (b *Book) Balance(ctx context.Context, account int, args ...string) (chobo.Balance, error) {
 	if account < 0 || account >= len(b.def.Accounts) {
 		return chobo.Balance{}, fmt.Errorf("chobotb: the book %s has no account kind %d", b.def.Book, account)
+	}
+	if err := chobo.CheckSize(b.tenant, args...); err != nil {
+		return chobo.Balance{}, err
 	}
 	name := b.def.Accounts[account].Name
 	id := ids.Account(b.def.Book, b.tenant, name, args...)

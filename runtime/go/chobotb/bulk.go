@@ -61,6 +61,9 @@ func (b *Book) Bulk(ctx context.Context, ops []Op) ([]Answer, error) {
 	}
 	var finishes []finish
 	for i, op := range ops {
+		if op.Err == nil {
+			op.Err = b.checkSize(op.Values)
+		}
 		if op.Err != nil {
 			out[i].Err = op.Err
 			continue

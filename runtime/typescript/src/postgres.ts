@@ -6,6 +6,7 @@
 import {
   type Balance,
   ChoboError,
+  checkSize,
   type HoldState,
   type ResultOf,
   describe,
@@ -115,6 +116,7 @@ export async function queryRow(db: Queryable, where: string, text: string, value
 
 /** call sends an operation (do, hold, post, void), whose statement answers (result, reason). */
 export async function call<R extends string>(db: Queryable, where: string, text: string, values: unknown[]): Promise<ResultOf<R>> {
+  checkSize(where, values[0], values.slice(1));
   const [outcome, reason] = await queryRow(db, where, text, values);
   switch (parseOutcome(outcome)) {
     case "done":
@@ -130,6 +132,7 @@ export async function call<R extends string>(db: Queryable, where: string, text:
 
 /** status sends a status statement, which answers the state of a hold or null. */
 export async function status(db: Queryable, where: string, text: string, values: unknown[]): Promise<HoldState | null> {
+  checkSize(where, values[0], values.slice(1));
   const [state] = await queryRow(db, where, text, values);
   return parseHoldState(state);
 }
@@ -147,6 +150,7 @@ function int64(where: string, v: unknown): bigint {
 
 /** balance sends a balance statement: posted, held in, held out. */
 export async function balance(db: Queryable, where: string, text: string, values: unknown[]): Promise<Balance> {
+  checkSize(where, values[0], values.slice(1));
   const [posted, heldIn, heldOut] = await queryRow(db, where, text, values);
   return { posted: int64(where, posted), held_in: int64(where, heldIn), held_out: int64(where, heldOut) };
 }

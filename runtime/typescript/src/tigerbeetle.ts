@@ -10,6 +10,7 @@ import { randomBytes } from "node:crypto";
 import {
   type Balance,
   ChoboError,
+  checkSize,
   type HoldState,
   type ResultOf,
   refused,
@@ -842,6 +843,7 @@ export class TigerBeetleBook {
 
   /** call sends a do or a hold with its values in declaration order. */
   async call<R extends string>(kind: number, op: "do" | "hold", vals: readonly Value[]): Promise<ResultOf<R>> {
+    checkSize(`${kindOf(this.def, kind).name}.${op}`, this.tenant, vals);
     const p = plan(this.def, this.tenant, kind, op, vals, this.#tids);
     if (p.sameAccount) {
       return refused("same_account" as R);
@@ -893,6 +895,7 @@ export class TigerBeetleBook {
    * the kind's post amounts in declaration order, or null for the whole hold.
    */
   async post<R extends string>(kind: number, keyVals: readonly Value[], amounts: readonly bigint[] | null): Promise<ResultOf<R>> {
+    checkSize(`${kindOf(this.def, kind).name}.post`, this.tenant, keyVals);
     const t = kindOf(this.def, kind);
     const key = keyVals.map(text);
     const held = await this.#held(kind, key);
@@ -928,6 +931,7 @@ export class TigerBeetleBook {
 
   /** void voids a hold named by its key's values in key order. */
   async void<R extends string>(kind: number, keyVals: readonly Value[]): Promise<ResultOf<R>> {
+    checkSize(`${kindOf(this.def, kind).name}.void`, this.tenant, keyVals);
     const key = keyVals.map(text);
     const held = await this.#held(kind, key);
     if (held === null) {
@@ -942,6 +946,7 @@ export class TigerBeetleBook {
 
   /** status reads where a hold stands, null when there is none, writing nothing. */
   async status(kind: number, keyVals: readonly Value[]): Promise<HoldState | null> {
+    checkSize(`${kindOf(this.def, kind).name}.status`, this.tenant, keyVals);
     return this.#status(kind, keyVals.map(text));
   }
 
@@ -952,6 +957,7 @@ export class TigerBeetleBook {
 
   /** balance reads an account of a kind, named by its arguments. */
   async balance(account: number, args: readonly string[]): Promise<Balance> {
+    checkSize(`balance of ${this.def.accounts[account]?.name ?? account}`, this.tenant, args);
     const a = this.def.accounts[account];
     if (a === undefined) {
       throw new ChoboError("CHOBO_UNEXPECTED", `the book ${this.def.book} has no account kind ${account}`);

@@ -223,6 +223,33 @@ select k.tenant, e.account, k.kind, k.op, k.key, e.posted, e.held_in, e.held_out
        cross join lateral unnest(k.entry_accounts, k.entry_posted, k.entry_held_in, k.entry_held_out)
          as e (account, posted, held_in, held_out)
  where k.result = 'done';
+-- PostgreSQL replaces a function in place only when its arguments keep
+-- their names. One that an earlier version of the book made with other
+-- names (a parameter renamed) is dropped here and made anew below, in this
+-- same transaction, so that no session ever finds it missing; its grants
+-- go with it and are given again after the load (docs/targets.md).
+do $$
+declare
+  v_fn regprocedure;
+begin
+  for v_fn in
+    select p.oid::regprocedure
+      from (values
+              ('"allocation"."chobo_id"(text[])', array['parts']::text[]),
+              ('"allocation"."chobo_unbounded"(text, uuid[], numeric[], boolean)', array['p_tenant', 'p_ids', 'p_d', 'p_write']::text[]),
+              ('"allocation"."sale_do"(text, text, text, bigint, bigint)', array['p_tenant', 'p_order', 'p_shop', 'p_price', 'p_fee']::text[]),
+              ('"allocation"."payout_do"(text, text, text, bigint)', array['p_tenant', 'p_payout_id', 'p_shop', 'p_amount']::text[]),
+              ('"allocation"."balance_shop_sales"(text, text)', array['p_tenant', 'p_shop']::text[]),
+              ('"allocation"."balance_buyers"(text)', array['p_tenant']::text[]),
+              ('"allocation"."balance_fee_income"(text)', array['p_tenant']::text[]),
+              ('"allocation"."balance_shop_bank"(text)', array['p_tenant']::text[]),
+              ('"allocation"."expire"(integer)', array['p_max']::text[])) as w (sig, args)
+      join pg_proc p on p.oid = to_regprocedure(w.sig)
+     where p.proargnames is distinct from w.args
+  loop
+    execute 'drop function ' || v_fn::text;
+  end loop;
+end $$;
 
 -- What a call changes on accounts without bounds. p_d holds nine numbers
 -- per account of p_ids: for posted, held_in and held_out in turn, the
@@ -340,6 +367,9 @@ begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
   end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
   if "p_order" is null then
     raise exception 'chobo: the value of order is null' using errcode = '22004';
   end if;
@@ -357,6 +387,9 @@ begin
   end if;
   if "p_fee" < 0 then
     raise exception 'chobo: the amount fee is %, below 0', "p_fee" using errcode = '22003';
+  end if;
+  if octet_length("p_order") + 8 + octet_length("p_shop") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_order") + 8 + octet_length("p_shop") + 8 using errcode = '22001';
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -479,6 +512,9 @@ begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
   end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
   if "p_payout_id" is null then
     raise exception 'chobo: the value of payout_id is null' using errcode = '22004';
   end if;
@@ -490,6 +526,9 @@ begin
   end if;
   if "p_amount" < 0 then
     raise exception 'chobo: the amount amount is %, below 0', "p_amount" using errcode = '22003';
+  end if;
+  if octet_length("p_payout_id") + 8 + octet_length("p_shop") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_payout_id") + 8 + octet_length("p_shop") + 8 using errcode = '22001';
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -618,51 +657,89 @@ end
 $fn$;
 
 create or replace function "allocation"."balance_shop_sales"(p_tenant text, "p_shop" text)
-returns "allocation".balance language sql stable
+returns "allocation".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
-  select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
+begin
+  if p_tenant is null then
+    raise exception 'chobo: the tenant is null' using errcode = '22004';
+  end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
+  if "p_shop" is null then
+    raise exception 'chobo: the value of shop is null' using errcode = '22004';
+  end if;
+  if octet_length("p_shop") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_shop") + 8 using errcode = '22001';
+  end if;
+  return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"allocation".balance
                      from "allocation".accounts a
                      left join "allocation".account_shards s on s.tenant = a.tenant and s.id = a.id
                     where a.tenant = p_tenant and a.id = "allocation".chobo_id(array['account', 'allocation', p_tenant, 'shop_sales', "p_shop"])
                     group by a.posted, a.held_in, a.held_out),
-                  row(0, 0, 0)::"allocation".balance)
+                  row(0, 0, 0)::"allocation".balance);
+end
 $fn$;
 
 create or replace function "allocation"."balance_buyers"(p_tenant text)
-returns "allocation".balance language sql stable
+returns "allocation".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
-  select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
+begin
+  if p_tenant is null then
+    raise exception 'chobo: the tenant is null' using errcode = '22004';
+  end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
+  return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"allocation".balance
                      from "allocation".accounts a
                      left join "allocation".account_shards s on s.tenant = a.tenant and s.id = a.id
                     where a.tenant = p_tenant and a.id = "allocation".chobo_id(array['account', 'allocation', p_tenant, 'buyers'])
                     group by a.posted, a.held_in, a.held_out),
-                  row(0, 0, 0)::"allocation".balance)
+                  row(0, 0, 0)::"allocation".balance);
+end
 $fn$;
 
 create or replace function "allocation"."balance_fee_income"(p_tenant text)
-returns "allocation".balance language sql stable
+returns "allocation".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
-  select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
+begin
+  if p_tenant is null then
+    raise exception 'chobo: the tenant is null' using errcode = '22004';
+  end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
+  return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"allocation".balance
                      from "allocation".accounts a
                      left join "allocation".account_shards s on s.tenant = a.tenant and s.id = a.id
                     where a.tenant = p_tenant and a.id = "allocation".chobo_id(array['account', 'allocation', p_tenant, 'fee_income'])
                     group by a.posted, a.held_in, a.held_out),
-                  row(0, 0, 0)::"allocation".balance)
+                  row(0, 0, 0)::"allocation".balance);
+end
 $fn$;
 
 create or replace function "allocation"."balance_shop_bank"(p_tenant text)
-returns "allocation".balance language sql stable
+returns "allocation".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
-  select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
+begin
+  if p_tenant is null then
+    raise exception 'chobo: the tenant is null' using errcode = '22004';
+  end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
+  return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"allocation".balance
                      from "allocation".accounts a
                      left join "allocation".account_shards s on s.tenant = a.tenant and s.id = a.id
                     where a.tenant = p_tenant and a.id = "allocation".chobo_id(array['account', 'allocation', p_tenant, 'shop_bank'])
                     group by a.posted, a.held_in, a.held_out),
-                  row(0, 0, 0)::"allocation".balance)
+                  row(0, 0, 0)::"allocation".balance);
+end
 $fn$;
 
 create or replace function "allocation".expire(p_max integer default 1000)

@@ -223,6 +223,33 @@ select k.tenant, e.account, k.kind, k.op, k.key, e.posted, e.held_in, e.held_out
        cross join lateral unnest(k.entry_accounts, k.entry_posted, k.entry_held_in, k.entry_held_out)
          as e (account, posted, held_in, held_out)
  where k.result = 'done';
+-- PostgreSQL replaces a function in place only when its arguments keep
+-- their names. One that an earlier version of the book made with other
+-- names (a parameter renamed) is dropped here and made anew below, in this
+-- same transaction, so that no session ever finds it missing; its grants
+-- go with it and are given again after the load (docs/targets.md).
+do $$
+declare
+  v_fn regprocedure;
+begin
+  for v_fn in
+    select p.oid::regprocedure
+      from (values
+              ('"分配"."chobo_id"(text[])', array['parts']::text[]),
+              ('"分配"."chobo_unbounded"(text, uuid[], numeric[], boolean)', array['p_tenant', 'p_ids', 'p_d', 'p_write']::text[]),
+              ('"分配"."売上_do"(text, text, text, bigint, bigint)', array['p_tenant', 'p_注文', 'p_店', 'p_代金', 'p_手数料']::text[]),
+              ('"分配"."支払_do"(text, text, text, bigint)', array['p_tenant', 'p_支払番号', 'p_店', 'p_額']::text[]),
+              ('"分配"."balance_店の売上"(text, text)', array['p_tenant', 'p_店']::text[]),
+              ('"分配"."balance_買い手"(text)', array['p_tenant']::text[]),
+              ('"分配"."balance_手数料収入"(text)', array['p_tenant']::text[]),
+              ('"分配"."balance_店の口座"(text)', array['p_tenant']::text[]),
+              ('"分配"."expire"(integer)', array['p_max']::text[])) as w (sig, args)
+      join pg_proc p on p.oid = to_regprocedure(w.sig)
+     where p.proargnames is distinct from w.args
+  loop
+    execute 'drop function ' || v_fn::text;
+  end loop;
+end $$;
 
 -- What a call changes on accounts without bounds. p_d holds nine numbers
 -- per account of p_ids: for posted, held_in and held_out in turn, the
@@ -340,6 +367,9 @@ begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
   end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
   if "p_注文" is null then
     raise exception 'chobo: the value of 注文 is null' using errcode = '22004';
   end if;
@@ -357,6 +387,9 @@ begin
   end if;
   if "p_手数料" < 0 then
     raise exception 'chobo: the amount 手数料 is %, below 0', "p_手数料" using errcode = '22003';
+  end if;
+  if octet_length("p_注文") + 8 + octet_length("p_店") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_注文") + 8 + octet_length("p_店") + 8 using errcode = '22001';
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -479,6 +512,9 @@ begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
   end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
   if "p_支払番号" is null then
     raise exception 'chobo: the value of 支払番号 is null' using errcode = '22004';
   end if;
@@ -490,6 +526,9 @@ begin
   end if;
   if "p_額" < 0 then
     raise exception 'chobo: the amount 額 is %, below 0', "p_額" using errcode = '22003';
+  end if;
+  if octet_length("p_支払番号") + 8 + octet_length("p_店") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_支払番号") + 8 + octet_length("p_店") + 8 using errcode = '22001';
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -618,51 +657,89 @@ end
 $fn$;
 
 create or replace function "分配"."balance_店の売上"(p_tenant text, "p_店" text)
-returns "分配".balance language sql stable
+returns "分配".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
-  select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
+begin
+  if p_tenant is null then
+    raise exception 'chobo: the tenant is null' using errcode = '22004';
+  end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
+  if "p_店" is null then
+    raise exception 'chobo: the value of 店 is null' using errcode = '22004';
+  end if;
+  if octet_length("p_店") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_店") + 8 using errcode = '22001';
+  end if;
+  return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"分配".balance
                      from "分配".accounts a
                      left join "分配".account_shards s on s.tenant = a.tenant and s.id = a.id
                     where a.tenant = p_tenant and a.id = "分配".chobo_id(array['account', '分配', p_tenant, '店の売上', "p_店"])
                     group by a.posted, a.held_in, a.held_out),
-                  row(0, 0, 0)::"分配".balance)
+                  row(0, 0, 0)::"分配".balance);
+end
 $fn$;
 
 create or replace function "分配"."balance_買い手"(p_tenant text)
-returns "分配".balance language sql stable
+returns "分配".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
-  select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
+begin
+  if p_tenant is null then
+    raise exception 'chobo: the tenant is null' using errcode = '22004';
+  end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
+  return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"分配".balance
                      from "分配".accounts a
                      left join "分配".account_shards s on s.tenant = a.tenant and s.id = a.id
                     where a.tenant = p_tenant and a.id = "分配".chobo_id(array['account', '分配', p_tenant, '買い手'])
                     group by a.posted, a.held_in, a.held_out),
-                  row(0, 0, 0)::"分配".balance)
+                  row(0, 0, 0)::"分配".balance);
+end
 $fn$;
 
 create or replace function "分配"."balance_手数料収入"(p_tenant text)
-returns "分配".balance language sql stable
+returns "分配".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
-  select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
+begin
+  if p_tenant is null then
+    raise exception 'chobo: the tenant is null' using errcode = '22004';
+  end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
+  return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"分配".balance
                      from "分配".accounts a
                      left join "分配".account_shards s on s.tenant = a.tenant and s.id = a.id
                     where a.tenant = p_tenant and a.id = "分配".chobo_id(array['account', '分配', p_tenant, '手数料収入'])
                     group by a.posted, a.held_in, a.held_out),
-                  row(0, 0, 0)::"分配".balance)
+                  row(0, 0, 0)::"分配".balance);
+end
 $fn$;
 
 create or replace function "分配"."balance_店の口座"(p_tenant text)
-returns "分配".balance language sql stable
+returns "分配".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
-  select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
+begin
+  if p_tenant is null then
+    raise exception 'chobo: the tenant is null' using errcode = '22004';
+  end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
+  return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"分配".balance
                      from "分配".accounts a
                      left join "分配".account_shards s on s.tenant = a.tenant and s.id = a.id
                     where a.tenant = p_tenant and a.id = "分配".chobo_id(array['account', '分配', p_tenant, '店の口座'])
                     group by a.posted, a.held_in, a.held_out),
-                  row(0, 0, 0)::"分配".balance)
+                  row(0, 0, 0)::"分配".balance);
+end
 $fn$;
 
 create or replace function "分配".expire(p_max integer default 1000)

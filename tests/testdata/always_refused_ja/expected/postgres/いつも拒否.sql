@@ -223,6 +223,30 @@ select k.tenant, e.account, k.kind, k.op, k.key, e.posted, e.held_in, e.held_out
        cross join lateral unnest(k.entry_accounts, k.entry_posted, k.entry_held_in, k.entry_held_out)
          as e (account, posted, held_in, held_out)
  where k.result = 'done';
+-- PostgreSQL replaces a function in place only when its arguments keep
+-- their names. One that an earlier version of the book made with other
+-- names (a parameter renamed) is dropped here and made anew below, in this
+-- same transaction, so that no session ever finds it missing; its grants
+-- go with it and are given again after the load (docs/targets.md).
+do $$
+declare
+  v_fn regprocedure;
+begin
+  for v_fn in
+    select p.oid::regprocedure
+      from (values
+              ('"いつも拒否"."chobo_id"(text[])', array['parts']::text[]),
+              ('"いつも拒否"."chobo_unbounded"(text, uuid[], numeric[], boolean)', array['p_tenant', 'p_ids', 'p_d', 'p_write']::text[]),
+              ('"いつも拒否"."引き換え_do"(text, text, text, bigint)', array['p_tenant', 'p_利用', 'p_会員', 'p_枚数']::text[]),
+              ('"いつも拒否"."balance_引換券"(text, text)', array['p_tenant', 'p_会員']::text[]),
+              ('"いつも拒否"."balance_使用済み"(text)', array['p_tenant']::text[]),
+              ('"いつも拒否"."expire"(integer)', array['p_max']::text[])) as w (sig, args)
+      join pg_proc p on p.oid = to_regprocedure(w.sig)
+     where p.proargnames is distinct from w.args
+  loop
+    execute 'drop function ' || v_fn::text;
+  end loop;
+end $$;
 
 -- What a call changes on accounts without bounds. p_d holds nine numbers
 -- per account of p_ids: for posted, held_in and held_out in turn, the
@@ -338,6 +362,9 @@ begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
   end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
   if "p_利用" is null then
     raise exception 'chobo: the value of 利用 is null' using errcode = '22004';
   end if;
@@ -349,6 +376,9 @@ begin
   end if;
   if "p_枚数" < 0 then
     raise exception 'chobo: the amount 枚数 is %, below 0', "p_枚数" using errcode = '22003';
+  end if;
+  if octet_length("p_利用") + 8 + octet_length("p_会員") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_利用") + 8 + octet_length("p_会員") + 8 using errcode = '22001';
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -477,27 +507,49 @@ end
 $fn$;
 
 create or replace function "いつも拒否"."balance_引換券"(p_tenant text, "p_会員" text)
-returns "いつも拒否".balance language sql stable
+returns "いつも拒否".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
-  select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
+begin
+  if p_tenant is null then
+    raise exception 'chobo: the tenant is null' using errcode = '22004';
+  end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
+  if "p_会員" is null then
+    raise exception 'chobo: the value of 会員 is null' using errcode = '22004';
+  end if;
+  if octet_length("p_会員") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_会員") + 8 using errcode = '22001';
+  end if;
+  return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"いつも拒否".balance
                      from "いつも拒否".accounts a
                      left join "いつも拒否".account_shards s on s.tenant = a.tenant and s.id = a.id
                     where a.tenant = p_tenant and a.id = "いつも拒否".chobo_id(array['account', 'いつも拒否', p_tenant, '引換券', "p_会員"])
                     group by a.posted, a.held_in, a.held_out),
-                  row(0, 0, 0)::"いつも拒否".balance)
+                  row(0, 0, 0)::"いつも拒否".balance);
+end
 $fn$;
 
 create or replace function "いつも拒否"."balance_使用済み"(p_tenant text)
-returns "いつも拒否".balance language sql stable
+returns "いつも拒否".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
-  select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
+begin
+  if p_tenant is null then
+    raise exception 'chobo: the tenant is null' using errcode = '22004';
+  end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
+  return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"いつも拒否".balance
                      from "いつも拒否".accounts a
                      left join "いつも拒否".account_shards s on s.tenant = a.tenant and s.id = a.id
                     where a.tenant = p_tenant and a.id = "いつも拒否".chobo_id(array['account', 'いつも拒否', p_tenant, '使用済み'])
                     group by a.posted, a.held_in, a.held_out),
-                  row(0, 0, 0)::"いつも拒否".balance)
+                  row(0, 0, 0)::"いつも拒否".balance);
+end
 $fn$;
 
 create or replace function "いつも拒否".expire(p_max integer default 1000)

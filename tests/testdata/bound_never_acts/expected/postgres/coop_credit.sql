@@ -223,6 +223,30 @@ select k.tenant, e.account, k.kind, k.op, k.key, e.posted, e.held_in, e.held_out
        cross join lateral unnest(k.entry_accounts, k.entry_posted, k.entry_held_in, k.entry_held_out)
          as e (account, posted, held_in, held_out)
  where k.result = 'done';
+-- PostgreSQL replaces a function in place only when its arguments keep
+-- their names. One that an earlier version of the book made with other
+-- names (a parameter renamed) is dropped here and made anew below, in this
+-- same transaction, so that no session ever finds it missing; its grants
+-- go with it and are given again after the load (docs/targets.md).
+do $$
+declare
+  v_fn regprocedure;
+begin
+  for v_fn in
+    select p.oid::regprocedure
+      from (values
+              ('"coop_credit"."chobo_id"(text[])', array['parts']::text[]),
+              ('"coop_credit"."chobo_unbounded"(text, uuid[], numeric[], boolean)', array['p_tenant', 'p_ids', 'p_d', 'p_write']::text[]),
+              ('"coop_credit"."buy_on_credit_do"(text, text, text, bigint)', array['p_tenant', 'p_receipt', 'p_member', 'p_amount']::text[]),
+              ('"coop_credit"."balance_credit_line"(text, text)', array['p_tenant', 'p_member']::text[]),
+              ('"coop_credit"."balance_coop_store"(text)', array['p_tenant']::text[]),
+              ('"coop_credit"."expire"(integer)', array['p_max']::text[])) as w (sig, args)
+      join pg_proc p on p.oid = to_regprocedure(w.sig)
+     where p.proargnames is distinct from w.args
+  loop
+    execute 'drop function ' || v_fn::text;
+  end loop;
+end $$;
 
 -- What a call changes on accounts without bounds. p_d holds nine numbers
 -- per account of p_ids: for posted, held_in and held_out in turn, the
@@ -338,6 +362,9 @@ begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
   end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
   if "p_receipt" is null then
     raise exception 'chobo: the value of receipt is null' using errcode = '22004';
   end if;
@@ -349,6 +376,9 @@ begin
   end if;
   if "p_amount" < 0 then
     raise exception 'chobo: the amount amount is %, below 0', "p_amount" using errcode = '22003';
+  end if;
+  if octet_length("p_receipt") + 8 + octet_length("p_member") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_receipt") + 8 + octet_length("p_member") + 8 using errcode = '22001';
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -477,27 +507,49 @@ end
 $fn$;
 
 create or replace function "coop_credit"."balance_credit_line"(p_tenant text, "p_member" text)
-returns "coop_credit".balance language sql stable
+returns "coop_credit".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
-  select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
+begin
+  if p_tenant is null then
+    raise exception 'chobo: the tenant is null' using errcode = '22004';
+  end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
+  if "p_member" is null then
+    raise exception 'chobo: the value of member is null' using errcode = '22004';
+  end if;
+  if octet_length("p_member") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_member") + 8 using errcode = '22001';
+  end if;
+  return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"coop_credit".balance
                      from "coop_credit".accounts a
                      left join "coop_credit".account_shards s on s.tenant = a.tenant and s.id = a.id
                     where a.tenant = p_tenant and a.id = "coop_credit".chobo_id(array['account', 'coop_credit', p_tenant, 'credit_line', "p_member"])
                     group by a.posted, a.held_in, a.held_out),
-                  row(0, 0, 0)::"coop_credit".balance)
+                  row(0, 0, 0)::"coop_credit".balance);
+end
 $fn$;
 
 create or replace function "coop_credit"."balance_coop_store"(p_tenant text)
-returns "coop_credit".balance language sql stable
+returns "coop_credit".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
-  select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
+begin
+  if p_tenant is null then
+    raise exception 'chobo: the tenant is null' using errcode = '22004';
+  end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
+  return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"coop_credit".balance
                      from "coop_credit".accounts a
                      left join "coop_credit".account_shards s on s.tenant = a.tenant and s.id = a.id
                     where a.tenant = p_tenant and a.id = "coop_credit".chobo_id(array['account', 'coop_credit', p_tenant, 'coop_store'])
                     group by a.posted, a.held_in, a.held_out),
-                  row(0, 0, 0)::"coop_credit".balance)
+                  row(0, 0, 0)::"coop_credit".balance);
+end
 $fn$;
 
 create or replace function "coop_credit".expire(p_max integer default 1000)

@@ -223,6 +223,45 @@ select k.tenant, e.account, k.kind, k.op, k.key, e.posted, e.held_in, e.held_out
        cross join lateral unnest(k.entry_accounts, k.entry_posted, k.entry_held_in, k.entry_held_out)
          as e (account, posted, held_in, held_out)
  where k.result = 'done';
+-- PostgreSQL replaces a function in place only when its arguments keep
+-- their names. One that an earlier version of the book made with other
+-- names (a parameter renamed) is dropped here and made anew below, in this
+-- same transaction, so that no session ever finds it missing; its grants
+-- go with it and are given again after the load (docs/targets.md).
+do $$
+declare
+  v_fn regprocedure;
+begin
+  for v_fn in
+    select p.oid::regprocedure
+      from (values
+              ('"travel_desk"."chobo_id"(text[])', array['parts']::text[]),
+              ('"travel_desk"."chobo_unbounded"(text, uuid[], numeric[], boolean)', array['p_tenant', 'p_ids', 'p_d', 'p_write']::text[]),
+              ('"travel_desk"."top_up_do"(text, text, text, bigint)', array['p_tenant', 'p_receipt', 'p_member', 'p_amount']::text[]),
+              ('"travel_desk"."open_tour_day_do"(text, text, text, bigint)', array['p_tenant', 'p_tour', 'p_day', 'p_capacity']::text[]),
+              ('"travel_desk"."book_seat_hold"(text, text, text, text, text, bigint)', array['p_tenant', 'p_booking', 'p_member', 'p_tour', 'p_day', 'p_price']::text[]),
+              ('"travel_desk"."book_seat_post"(text, text, bigint)', array['p_tenant', 'p_booking', 'p_price']::text[]),
+              ('"travel_desk"."book_seat_void"(text, text)', array['p_tenant', 'p_booking']::text[]),
+              ('"travel_desk"."book_seat_status"(text, text)', array['p_tenant', 'p_booking']::text[]),
+              ('"travel_desk"."group_hold_hold"(text, text, text, text, bigint)', array['p_tenant', 'p_group', 'p_tour', 'p_day', 'p_count']::text[]),
+              ('"travel_desk"."group_hold_post"(text, text, text, text, bigint)', array['p_tenant', 'p_group', 'p_tour', 'p_day', 'p_count']::text[]),
+              ('"travel_desk"."group_hold_void"(text, text, text, text)', array['p_tenant', 'p_group', 'p_tour', 'p_day']::text[]),
+              ('"travel_desk"."group_hold_status"(text, text, text, text)', array['p_tenant', 'p_group', 'p_tour', 'p_day']::text[]),
+              ('"travel_desk"."pay_operator_do"(text, text, bigint)', array['p_tenant', 'p_statement', 'p_amount']::text[]),
+              ('"travel_desk"."balance_card"(text, text)', array['p_tenant', 'p_member']::text[]),
+              ('"travel_desk"."balance_tour_income"(text)', array['p_tenant']::text[]),
+              ('"travel_desk"."balance_member_banks"(text)', array['p_tenant']::text[]),
+              ('"travel_desk"."balance_operator_bank"(text)', array['p_tenant']::text[]),
+              ('"travel_desk"."balance_free_seats"(text, text, text)', array['p_tenant', 'p_tour', 'p_day']::text[]),
+              ('"travel_desk"."balance_operator"(text)', array['p_tenant']::text[]),
+              ('"travel_desk"."balance_travellers"(text)', array['p_tenant']::text[]),
+              ('"travel_desk"."expire"(integer)', array['p_max']::text[])) as w (sig, args)
+      join pg_proc p on p.oid = to_regprocedure(w.sig)
+     where p.proargnames is distinct from w.args
+  loop
+    execute 'drop function ' || v_fn::text;
+  end loop;
+end $$;
 
 -- What a call changes on accounts without bounds. p_d holds nine numbers
 -- per account of p_ids: for posted, held_in and held_out in turn, the
@@ -338,6 +377,9 @@ begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
   end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
   if "p_receipt" is null then
     raise exception 'chobo: the value of receipt is null' using errcode = '22004';
   end if;
@@ -349,6 +391,9 @@ begin
   end if;
   if "p_amount" < 0 then
     raise exception 'chobo: the amount amount is %, below 0', "p_amount" using errcode = '22003';
+  end if;
+  if octet_length("p_receipt") + 8 + octet_length("p_member") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_receipt") + 8 + octet_length("p_member") + 8 using errcode = '22001';
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -506,6 +551,9 @@ begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
   end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
   if "p_tour" is null then
     raise exception 'chobo: the value of tour is null' using errcode = '22004';
   end if;
@@ -517,6 +565,9 @@ begin
   end if;
   if "p_capacity" < 0 then
     raise exception 'chobo: the amount capacity is %, below 0', "p_capacity" using errcode = '22003';
+  end if;
+  if octet_length("p_tour") + 8 + octet_length("p_day") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_tour") + 8 + octet_length("p_day") + 8 using errcode = '22001';
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -678,6 +729,9 @@ begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
   end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
   if "p_booking" is null then
     raise exception 'chobo: the value of booking is null' using errcode = '22004';
   end if;
@@ -695,6 +749,9 @@ begin
   end if;
   if "p_price" < 0 then
     raise exception 'chobo: the amount price is %, below 0', "p_price" using errcode = '22003';
+  end if;
+  if octet_length("p_booking") + 8 + octet_length("p_member") + 8 + octet_length("p_tour") + 8 + octet_length("p_day") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_booking") + 8 + octet_length("p_member") + 8 + octet_length("p_tour") + 8 + octet_length("p_day") + 8 using errcode = '22001';
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -850,11 +907,17 @@ begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
   end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
   if "p_booking" is null then
     raise exception 'chobo: the value of booking is null' using errcode = '22004';
   end if;
   if "p_price" < 0 then
     raise exception 'chobo: the amount price is %, below 0', "p_price" using errcode = '22003';
+  end if;
+  if octet_length("p_booking") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_booking") + 8 using errcode = '22001';
   end if;
   select k.from_ids, k.to_ids, k.amounts, k.state, k.deadline, k.definition into v_hold from "travel_desk".keys k
    where k.tenant = p_tenant and k.kind = 'book_seat' and k.op = 'hold' and k.key = v_key and k.result = 'done'
@@ -974,8 +1037,14 @@ begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
   end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
   if "p_booking" is null then
     raise exception 'chobo: the value of booking is null' using errcode = '22004';
+  end if;
+  if octet_length("p_booking") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_booking") + 8 using errcode = '22001';
   end if;
   select k.from_ids, k.to_ids, k.amounts, k.state, k.deadline, k.definition into v_hold from "travel_desk".keys k
    where k.tenant = p_tenant and k.kind = 'book_seat' and k.op = 'hold' and k.key = v_key and k.result = 'done'
@@ -1065,6 +1134,18 @@ declare
   v_state text;
   v_deadline timestamptz;
 begin
+  if p_tenant is null then
+    raise exception 'chobo: the tenant is null' using errcode = '22004';
+  end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
+  if "p_booking" is null then
+    raise exception 'chobo: the value of booking is null' using errcode = '22004';
+  end if;
+  if octet_length("p_booking") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_booking") + 8 using errcode = '22001';
+  end if;
   select k.state, k.deadline into v_state, v_deadline from "travel_desk".keys k
    where k.tenant = p_tenant and k.kind = 'book_seat' and k.op = 'hold' and k.key = v_key and k.result = 'done';
   if v_state = 'held' and v_deadline is not null and v_deadline <= clock_timestamp() then
@@ -1105,6 +1186,9 @@ begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
   end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
   if "p_group" is null then
     raise exception 'chobo: the value of group is null' using errcode = '22004';
   end if;
@@ -1119,6 +1203,9 @@ begin
   end if;
   if "p_count" < 0 then
     raise exception 'chobo: the amount count is %, below 0', "p_count" using errcode = '22003';
+  end if;
+  if octet_length("p_group") + 8 + octet_length("p_tour") + 8 + octet_length("p_day") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_group") + 8 + octet_length("p_tour") + 8 + octet_length("p_day") + 8 using errcode = '22001';
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -1270,6 +1357,9 @@ begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
   end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
   if "p_group" is null then
     raise exception 'chobo: the value of group is null' using errcode = '22004';
   end if;
@@ -1281,6 +1371,9 @@ begin
   end if;
   if "p_count" < 0 then
     raise exception 'chobo: the amount count is %, below 0', "p_count" using errcode = '22003';
+  end if;
+  if octet_length("p_group") + 8 + octet_length("p_tour") + 8 + octet_length("p_day") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_group") + 8 + octet_length("p_tour") + 8 + octet_length("p_day") + 8 using errcode = '22001';
   end if;
   select k.from_ids, k.to_ids, k.amounts, k.state, k.deadline, k.definition into v_hold from "travel_desk".keys k
    where k.tenant = p_tenant and k.kind = 'group_hold' and k.op = 'hold' and k.key = v_key and k.result = 'done'
@@ -1385,6 +1478,9 @@ begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
   end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
   if "p_group" is null then
     raise exception 'chobo: the value of group is null' using errcode = '22004';
   end if;
@@ -1393,6 +1489,9 @@ begin
   end if;
   if "p_day" is null then
     raise exception 'chobo: the value of day is null' using errcode = '22004';
+  end if;
+  if octet_length("p_group") + 8 + octet_length("p_tour") + 8 + octet_length("p_day") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_group") + 8 + octet_length("p_tour") + 8 + octet_length("p_day") + 8 using errcode = '22001';
   end if;
   select k.from_ids, k.to_ids, k.amounts, k.state, k.deadline, k.definition into v_hold from "travel_desk".keys k
    where k.tenant = p_tenant and k.kind = 'group_hold' and k.op = 'hold' and k.key = v_key and k.result = 'done'
@@ -1472,6 +1571,24 @@ declare
   v_state text;
   v_deadline timestamptz;
 begin
+  if p_tenant is null then
+    raise exception 'chobo: the tenant is null' using errcode = '22004';
+  end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
+  if "p_group" is null then
+    raise exception 'chobo: the value of group is null' using errcode = '22004';
+  end if;
+  if "p_tour" is null then
+    raise exception 'chobo: the value of tour is null' using errcode = '22004';
+  end if;
+  if "p_day" is null then
+    raise exception 'chobo: the value of day is null' using errcode = '22004';
+  end if;
+  if octet_length("p_group") + 8 + octet_length("p_tour") + 8 + octet_length("p_day") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_group") + 8 + octet_length("p_tour") + 8 + octet_length("p_day") + 8 using errcode = '22001';
+  end if;
   select k.state, k.deadline into v_state, v_deadline from "travel_desk".keys k
    where k.tenant = p_tenant and k.kind = 'group_hold' and k.op = 'hold' and k.key = v_key and k.result = 'done';
   if v_state = 'held' and v_deadline is not null and v_deadline <= clock_timestamp() then
@@ -1511,6 +1628,9 @@ begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
   end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
   if "p_statement" is null then
     raise exception 'chobo: the value of statement is null' using errcode = '22004';
   end if;
@@ -1519,6 +1639,9 @@ begin
   end if;
   if "p_amount" < 0 then
     raise exception 'chobo: the amount amount is %, below 0', "p_amount" using errcode = '22003';
+  end if;
+  if octet_length("p_statement") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_statement") + 8 using errcode = '22001';
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -1647,87 +1770,158 @@ end
 $fn$;
 
 create or replace function "travel_desk"."balance_card"(p_tenant text, "p_member" text)
-returns "travel_desk".balance language sql stable
+returns "travel_desk".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
-  select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
+begin
+  if p_tenant is null then
+    raise exception 'chobo: the tenant is null' using errcode = '22004';
+  end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
+  if "p_member" is null then
+    raise exception 'chobo: the value of member is null' using errcode = '22004';
+  end if;
+  if octet_length("p_member") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_member") + 8 using errcode = '22001';
+  end if;
+  return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"travel_desk".balance
                      from "travel_desk".accounts a
                      left join "travel_desk".account_shards s on s.tenant = a.tenant and s.id = a.id
                     where a.tenant = p_tenant and a.id = "travel_desk".chobo_id(array['account', 'travel_desk', p_tenant, 'card', "p_member"])
                     group by a.posted, a.held_in, a.held_out),
-                  row(0, 0, 0)::"travel_desk".balance)
+                  row(0, 0, 0)::"travel_desk".balance);
+end
 $fn$;
 
 create or replace function "travel_desk"."balance_tour_income"(p_tenant text)
-returns "travel_desk".balance language sql stable
+returns "travel_desk".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
-  select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
+begin
+  if p_tenant is null then
+    raise exception 'chobo: the tenant is null' using errcode = '22004';
+  end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
+  return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"travel_desk".balance
                      from "travel_desk".accounts a
                      left join "travel_desk".account_shards s on s.tenant = a.tenant and s.id = a.id
                     where a.tenant = p_tenant and a.id = "travel_desk".chobo_id(array['account', 'travel_desk', p_tenant, 'tour_income'])
                     group by a.posted, a.held_in, a.held_out),
-                  row(0, 0, 0)::"travel_desk".balance)
+                  row(0, 0, 0)::"travel_desk".balance);
+end
 $fn$;
 
 create or replace function "travel_desk"."balance_member_banks"(p_tenant text)
-returns "travel_desk".balance language sql stable
+returns "travel_desk".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
-  select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
+begin
+  if p_tenant is null then
+    raise exception 'chobo: the tenant is null' using errcode = '22004';
+  end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
+  return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"travel_desk".balance
                      from "travel_desk".accounts a
                      left join "travel_desk".account_shards s on s.tenant = a.tenant and s.id = a.id
                     where a.tenant = p_tenant and a.id = "travel_desk".chobo_id(array['account', 'travel_desk', p_tenant, 'member_banks'])
                     group by a.posted, a.held_in, a.held_out),
-                  row(0, 0, 0)::"travel_desk".balance)
+                  row(0, 0, 0)::"travel_desk".balance);
+end
 $fn$;
 
 create or replace function "travel_desk"."balance_operator_bank"(p_tenant text)
-returns "travel_desk".balance language sql stable
+returns "travel_desk".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
-  select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
+begin
+  if p_tenant is null then
+    raise exception 'chobo: the tenant is null' using errcode = '22004';
+  end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
+  return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"travel_desk".balance
                      from "travel_desk".accounts a
                      left join "travel_desk".account_shards s on s.tenant = a.tenant and s.id = a.id
                     where a.tenant = p_tenant and a.id = "travel_desk".chobo_id(array['account', 'travel_desk', p_tenant, 'operator_bank'])
                     group by a.posted, a.held_in, a.held_out),
-                  row(0, 0, 0)::"travel_desk".balance)
+                  row(0, 0, 0)::"travel_desk".balance);
+end
 $fn$;
 
 create or replace function "travel_desk"."balance_free_seats"(p_tenant text, "p_tour" text, "p_day" text)
-returns "travel_desk".balance language sql stable
+returns "travel_desk".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
-  select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
+begin
+  if p_tenant is null then
+    raise exception 'chobo: the tenant is null' using errcode = '22004';
+  end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
+  if "p_tour" is null then
+    raise exception 'chobo: the value of tour is null' using errcode = '22004';
+  end if;
+  if "p_day" is null then
+    raise exception 'chobo: the value of day is null' using errcode = '22004';
+  end if;
+  if octet_length("p_tour") + 8 + octet_length("p_day") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_tour") + 8 + octet_length("p_day") + 8 using errcode = '22001';
+  end if;
+  return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"travel_desk".balance
                      from "travel_desk".accounts a
                      left join "travel_desk".account_shards s on s.tenant = a.tenant and s.id = a.id
                     where a.tenant = p_tenant and a.id = "travel_desk".chobo_id(array['account', 'travel_desk', p_tenant, 'free_seats', "p_tour", "p_day"])
                     group by a.posted, a.held_in, a.held_out),
-                  row(0, 0, 0)::"travel_desk".balance)
+                  row(0, 0, 0)::"travel_desk".balance);
+end
 $fn$;
 
 create or replace function "travel_desk"."balance_operator"(p_tenant text)
-returns "travel_desk".balance language sql stable
+returns "travel_desk".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
-  select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
+begin
+  if p_tenant is null then
+    raise exception 'chobo: the tenant is null' using errcode = '22004';
+  end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
+  return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"travel_desk".balance
                      from "travel_desk".accounts a
                      left join "travel_desk".account_shards s on s.tenant = a.tenant and s.id = a.id
                     where a.tenant = p_tenant and a.id = "travel_desk".chobo_id(array['account', 'travel_desk', p_tenant, 'operator'])
                     group by a.posted, a.held_in, a.held_out),
-                  row(0, 0, 0)::"travel_desk".balance)
+                  row(0, 0, 0)::"travel_desk".balance);
+end
 $fn$;
 
 create or replace function "travel_desk"."balance_travellers"(p_tenant text)
-returns "travel_desk".balance language sql stable
+returns "travel_desk".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
-  select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
+begin
+  if p_tenant is null then
+    raise exception 'chobo: the tenant is null' using errcode = '22004';
+  end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
+  return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"travel_desk".balance
                      from "travel_desk".accounts a
                      left join "travel_desk".account_shards s on s.tenant = a.tenant and s.id = a.id
                     where a.tenant = p_tenant and a.id = "travel_desk".chobo_id(array['account', 'travel_desk', p_tenant, 'travellers'])
                     group by a.posted, a.held_in, a.held_out),
-                  row(0, 0, 0)::"travel_desk".balance)
+                  row(0, 0, 0)::"travel_desk".balance);
+end
 $fn$;
 
 create or replace function "travel_desk".expire(p_max integer default 1000)

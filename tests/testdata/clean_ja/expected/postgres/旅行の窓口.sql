@@ -223,6 +223,45 @@ select k.tenant, e.account, k.kind, k.op, k.key, e.posted, e.held_in, e.held_out
        cross join lateral unnest(k.entry_accounts, k.entry_posted, k.entry_held_in, k.entry_held_out)
          as e (account, posted, held_in, held_out)
  where k.result = 'done';
+-- PostgreSQL replaces a function in place only when its arguments keep
+-- their names. One that an earlier version of the book made with other
+-- names (a parameter renamed) is dropped here and made anew below, in this
+-- same transaction, so that no session ever finds it missing; its grants
+-- go with it and are given again after the load (docs/targets.md).
+do $$
+declare
+  v_fn regprocedure;
+begin
+  for v_fn in
+    select p.oid::regprocedure
+      from (values
+              ('"旅行の窓口"."chobo_id"(text[])', array['parts']::text[]),
+              ('"旅行の窓口"."chobo_unbounded"(text, uuid[], numeric[], boolean)', array['p_tenant', 'p_ids', 'p_d', 'p_write']::text[]),
+              ('"旅行の窓口"."チャージ_do"(text, text, text, bigint)', array['p_tenant', 'p_受付番号', 'p_会員', 'p_額']::text[]),
+              ('"旅行の窓口"."催行日の設定_do"(text, text, text, bigint)', array['p_tenant', 'p_ツアー', 'p_day', 'p_定員']::text[]),
+              ('"旅行の窓口"."座席予約_hold"(text, text, text, text, text, bigint)', array['p_tenant', 'p_予約番号', 'p_会員', 'p_ツアー', 'p_day', 'p_代金']::text[]),
+              ('"旅行の窓口"."座席予約_post"(text, text, bigint)', array['p_tenant', 'p_予約番号', 'p_代金']::text[]),
+              ('"旅行の窓口"."座席予約_void"(text, text)', array['p_tenant', 'p_予約番号']::text[]),
+              ('"旅行の窓口"."座席予約_status"(text, text)', array['p_tenant', 'p_予約番号']::text[]),
+              ('"旅行の窓口"."団体の仮押さえ_hold"(text, text, text, text, bigint)', array['p_tenant', 'p_団体', 'p_ツアー', 'p_day', 'p_席数']::text[]),
+              ('"旅行の窓口"."団体の仮押さえ_post"(text, text, text, text, bigint)', array['p_tenant', 'p_団体', 'p_ツアー', 'p_day', 'p_席数']::text[]),
+              ('"旅行の窓口"."団体の仮押さえ_void"(text, text, text, text)', array['p_tenant', 'p_団体', 'p_ツアー', 'p_day']::text[]),
+              ('"旅行の窓口"."団体の仮押さえ_status"(text, text, text, text)', array['p_tenant', 'p_団体', 'p_ツアー', 'p_day']::text[]),
+              ('"旅行の窓口"."催行会社への支払_do"(text, text, bigint)', array['p_tenant', 'p_明細', 'p_額']::text[]),
+              ('"旅行の窓口"."balance_カード"(text, text)', array['p_tenant', 'p_会員']::text[]),
+              ('"旅行の窓口"."balance_ツアー売上"(text)', array['p_tenant']::text[]),
+              ('"旅行の窓口"."balance_会員の銀行"(text)', array['p_tenant']::text[]),
+              ('"旅行の窓口"."balance_催行会社の口座"(text)', array['p_tenant']::text[]),
+              ('"旅行の窓口"."balance_空き席"(text, text, text)', array['p_tenant', 'p_ツアー', 'p_day']::text[]),
+              ('"旅行の窓口"."balance_催行会社"(text)', array['p_tenant']::text[]),
+              ('"旅行の窓口"."balance_旅行者"(text)', array['p_tenant']::text[]),
+              ('"旅行の窓口"."expire"(integer)', array['p_max']::text[])) as w (sig, args)
+      join pg_proc p on p.oid = to_regprocedure(w.sig)
+     where p.proargnames is distinct from w.args
+  loop
+    execute 'drop function ' || v_fn::text;
+  end loop;
+end $$;
 
 -- What a call changes on accounts without bounds. p_d holds nine numbers
 -- per account of p_ids: for posted, held_in and held_out in turn, the
@@ -338,6 +377,9 @@ begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
   end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
   if "p_受付番号" is null then
     raise exception 'chobo: the value of 受付番号 is null' using errcode = '22004';
   end if;
@@ -349,6 +391,9 @@ begin
   end if;
   if "p_額" < 0 then
     raise exception 'chobo: the amount 額 is %, below 0', "p_額" using errcode = '22003';
+  end if;
+  if octet_length("p_受付番号") + 8 + octet_length("p_会員") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_受付番号") + 8 + octet_length("p_会員") + 8 using errcode = '22001';
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -506,6 +551,9 @@ begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
   end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
   if "p_ツアー" is null then
     raise exception 'chobo: the value of ツアー is null' using errcode = '22004';
   end if;
@@ -517,6 +565,9 @@ begin
   end if;
   if "p_定員" < 0 then
     raise exception 'chobo: the amount 定員 is %, below 0', "p_定員" using errcode = '22003';
+  end if;
+  if octet_length("p_ツアー") + 8 + octet_length("p_day") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_ツアー") + 8 + octet_length("p_day") + 8 using errcode = '22001';
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -678,6 +729,9 @@ begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
   end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
   if "p_予約番号" is null then
     raise exception 'chobo: the value of 予約番号 is null' using errcode = '22004';
   end if;
@@ -695,6 +749,9 @@ begin
   end if;
   if "p_代金" < 0 then
     raise exception 'chobo: the amount 代金 is %, below 0', "p_代金" using errcode = '22003';
+  end if;
+  if octet_length("p_予約番号") + 8 + octet_length("p_会員") + 8 + octet_length("p_ツアー") + 8 + octet_length("p_day") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_予約番号") + 8 + octet_length("p_会員") + 8 + octet_length("p_ツアー") + 8 + octet_length("p_day") + 8 using errcode = '22001';
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -850,11 +907,17 @@ begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
   end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
   if "p_予約番号" is null then
     raise exception 'chobo: the value of 予約番号 is null' using errcode = '22004';
   end if;
   if "p_代金" < 0 then
     raise exception 'chobo: the amount 代金 is %, below 0', "p_代金" using errcode = '22003';
+  end if;
+  if octet_length("p_予約番号") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_予約番号") + 8 using errcode = '22001';
   end if;
   select k.from_ids, k.to_ids, k.amounts, k.state, k.deadline, k.definition into v_hold from "旅行の窓口".keys k
    where k.tenant = p_tenant and k.kind = '座席予約' and k.op = 'hold' and k.key = v_key and k.result = 'done'
@@ -974,8 +1037,14 @@ begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
   end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
   if "p_予約番号" is null then
     raise exception 'chobo: the value of 予約番号 is null' using errcode = '22004';
+  end if;
+  if octet_length("p_予約番号") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_予約番号") + 8 using errcode = '22001';
   end if;
   select k.from_ids, k.to_ids, k.amounts, k.state, k.deadline, k.definition into v_hold from "旅行の窓口".keys k
    where k.tenant = p_tenant and k.kind = '座席予約' and k.op = 'hold' and k.key = v_key and k.result = 'done'
@@ -1065,6 +1134,18 @@ declare
   v_state text;
   v_deadline timestamptz;
 begin
+  if p_tenant is null then
+    raise exception 'chobo: the tenant is null' using errcode = '22004';
+  end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
+  if "p_予約番号" is null then
+    raise exception 'chobo: the value of 予約番号 is null' using errcode = '22004';
+  end if;
+  if octet_length("p_予約番号") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_予約番号") + 8 using errcode = '22001';
+  end if;
   select k.state, k.deadline into v_state, v_deadline from "旅行の窓口".keys k
    where k.tenant = p_tenant and k.kind = '座席予約' and k.op = 'hold' and k.key = v_key and k.result = 'done';
   if v_state = 'held' and v_deadline is not null and v_deadline <= clock_timestamp() then
@@ -1105,6 +1186,9 @@ begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
   end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
   if "p_団体" is null then
     raise exception 'chobo: the value of 団体 is null' using errcode = '22004';
   end if;
@@ -1119,6 +1203,9 @@ begin
   end if;
   if "p_席数" < 0 then
     raise exception 'chobo: the amount 席数 is %, below 0', "p_席数" using errcode = '22003';
+  end if;
+  if octet_length("p_団体") + 8 + octet_length("p_ツアー") + 8 + octet_length("p_day") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_団体") + 8 + octet_length("p_ツアー") + 8 + octet_length("p_day") + 8 using errcode = '22001';
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -1270,6 +1357,9 @@ begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
   end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
   if "p_団体" is null then
     raise exception 'chobo: the value of 団体 is null' using errcode = '22004';
   end if;
@@ -1281,6 +1371,9 @@ begin
   end if;
   if "p_席数" < 0 then
     raise exception 'chobo: the amount 席数 is %, below 0', "p_席数" using errcode = '22003';
+  end if;
+  if octet_length("p_団体") + 8 + octet_length("p_ツアー") + 8 + octet_length("p_day") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_団体") + 8 + octet_length("p_ツアー") + 8 + octet_length("p_day") + 8 using errcode = '22001';
   end if;
   select k.from_ids, k.to_ids, k.amounts, k.state, k.deadline, k.definition into v_hold from "旅行の窓口".keys k
    where k.tenant = p_tenant and k.kind = '団体の仮押さえ' and k.op = 'hold' and k.key = v_key and k.result = 'done'
@@ -1385,6 +1478,9 @@ begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
   end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
   if "p_団体" is null then
     raise exception 'chobo: the value of 団体 is null' using errcode = '22004';
   end if;
@@ -1393,6 +1489,9 @@ begin
   end if;
   if "p_day" is null then
     raise exception 'chobo: the value of day is null' using errcode = '22004';
+  end if;
+  if octet_length("p_団体") + 8 + octet_length("p_ツアー") + 8 + octet_length("p_day") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_団体") + 8 + octet_length("p_ツアー") + 8 + octet_length("p_day") + 8 using errcode = '22001';
   end if;
   select k.from_ids, k.to_ids, k.amounts, k.state, k.deadline, k.definition into v_hold from "旅行の窓口".keys k
    where k.tenant = p_tenant and k.kind = '団体の仮押さえ' and k.op = 'hold' and k.key = v_key and k.result = 'done'
@@ -1472,6 +1571,24 @@ declare
   v_state text;
   v_deadline timestamptz;
 begin
+  if p_tenant is null then
+    raise exception 'chobo: the tenant is null' using errcode = '22004';
+  end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
+  if "p_団体" is null then
+    raise exception 'chobo: the value of 団体 is null' using errcode = '22004';
+  end if;
+  if "p_ツアー" is null then
+    raise exception 'chobo: the value of ツアー is null' using errcode = '22004';
+  end if;
+  if "p_day" is null then
+    raise exception 'chobo: the value of day is null' using errcode = '22004';
+  end if;
+  if octet_length("p_団体") + 8 + octet_length("p_ツアー") + 8 + octet_length("p_day") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_団体") + 8 + octet_length("p_ツアー") + 8 + octet_length("p_day") + 8 using errcode = '22001';
+  end if;
   select k.state, k.deadline into v_state, v_deadline from "旅行の窓口".keys k
    where k.tenant = p_tenant and k.kind = '団体の仮押さえ' and k.op = 'hold' and k.key = v_key and k.result = 'done';
   if v_state = 'held' and v_deadline is not null and v_deadline <= clock_timestamp() then
@@ -1511,6 +1628,9 @@ begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
   end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
   if "p_明細" is null then
     raise exception 'chobo: the value of 明細 is null' using errcode = '22004';
   end if;
@@ -1519,6 +1639,9 @@ begin
   end if;
   if "p_額" < 0 then
     raise exception 'chobo: the amount 額 is %, below 0', "p_額" using errcode = '22003';
+  end if;
+  if octet_length("p_明細") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_明細") + 8 using errcode = '22001';
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -1647,87 +1770,158 @@ end
 $fn$;
 
 create or replace function "旅行の窓口"."balance_カード"(p_tenant text, "p_会員" text)
-returns "旅行の窓口".balance language sql stable
+returns "旅行の窓口".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
-  select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
+begin
+  if p_tenant is null then
+    raise exception 'chobo: the tenant is null' using errcode = '22004';
+  end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
+  if "p_会員" is null then
+    raise exception 'chobo: the value of 会員 is null' using errcode = '22004';
+  end if;
+  if octet_length("p_会員") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_会員") + 8 using errcode = '22001';
+  end if;
+  return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"旅行の窓口".balance
                      from "旅行の窓口".accounts a
                      left join "旅行の窓口".account_shards s on s.tenant = a.tenant and s.id = a.id
                     where a.tenant = p_tenant and a.id = "旅行の窓口".chobo_id(array['account', '旅行の窓口', p_tenant, 'カード', "p_会員"])
                     group by a.posted, a.held_in, a.held_out),
-                  row(0, 0, 0)::"旅行の窓口".balance)
+                  row(0, 0, 0)::"旅行の窓口".balance);
+end
 $fn$;
 
 create or replace function "旅行の窓口"."balance_ツアー売上"(p_tenant text)
-returns "旅行の窓口".balance language sql stable
+returns "旅行の窓口".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
-  select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
+begin
+  if p_tenant is null then
+    raise exception 'chobo: the tenant is null' using errcode = '22004';
+  end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
+  return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"旅行の窓口".balance
                      from "旅行の窓口".accounts a
                      left join "旅行の窓口".account_shards s on s.tenant = a.tenant and s.id = a.id
                     where a.tenant = p_tenant and a.id = "旅行の窓口".chobo_id(array['account', '旅行の窓口', p_tenant, 'ツアー売上'])
                     group by a.posted, a.held_in, a.held_out),
-                  row(0, 0, 0)::"旅行の窓口".balance)
+                  row(0, 0, 0)::"旅行の窓口".balance);
+end
 $fn$;
 
 create or replace function "旅行の窓口"."balance_会員の銀行"(p_tenant text)
-returns "旅行の窓口".balance language sql stable
+returns "旅行の窓口".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
-  select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
+begin
+  if p_tenant is null then
+    raise exception 'chobo: the tenant is null' using errcode = '22004';
+  end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
+  return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"旅行の窓口".balance
                      from "旅行の窓口".accounts a
                      left join "旅行の窓口".account_shards s on s.tenant = a.tenant and s.id = a.id
                     where a.tenant = p_tenant and a.id = "旅行の窓口".chobo_id(array['account', '旅行の窓口', p_tenant, '会員の銀行'])
                     group by a.posted, a.held_in, a.held_out),
-                  row(0, 0, 0)::"旅行の窓口".balance)
+                  row(0, 0, 0)::"旅行の窓口".balance);
+end
 $fn$;
 
 create or replace function "旅行の窓口"."balance_催行会社の口座"(p_tenant text)
-returns "旅行の窓口".balance language sql stable
+returns "旅行の窓口".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
-  select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
+begin
+  if p_tenant is null then
+    raise exception 'chobo: the tenant is null' using errcode = '22004';
+  end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
+  return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"旅行の窓口".balance
                      from "旅行の窓口".accounts a
                      left join "旅行の窓口".account_shards s on s.tenant = a.tenant and s.id = a.id
                     where a.tenant = p_tenant and a.id = "旅行の窓口".chobo_id(array['account', '旅行の窓口', p_tenant, '催行会社の口座'])
                     group by a.posted, a.held_in, a.held_out),
-                  row(0, 0, 0)::"旅行の窓口".balance)
+                  row(0, 0, 0)::"旅行の窓口".balance);
+end
 $fn$;
 
 create or replace function "旅行の窓口"."balance_空き席"(p_tenant text, "p_ツアー" text, "p_day" text)
-returns "旅行の窓口".balance language sql stable
+returns "旅行の窓口".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
-  select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
+begin
+  if p_tenant is null then
+    raise exception 'chobo: the tenant is null' using errcode = '22004';
+  end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
+  if "p_ツアー" is null then
+    raise exception 'chobo: the value of ツアー is null' using errcode = '22004';
+  end if;
+  if "p_day" is null then
+    raise exception 'chobo: the value of day is null' using errcode = '22004';
+  end if;
+  if octet_length("p_ツアー") + 8 + octet_length("p_day") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_ツアー") + 8 + octet_length("p_day") + 8 using errcode = '22001';
+  end if;
+  return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"旅行の窓口".balance
                      from "旅行の窓口".accounts a
                      left join "旅行の窓口".account_shards s on s.tenant = a.tenant and s.id = a.id
                     where a.tenant = p_tenant and a.id = "旅行の窓口".chobo_id(array['account', '旅行の窓口', p_tenant, '空き席', "p_ツアー", "p_day"])
                     group by a.posted, a.held_in, a.held_out),
-                  row(0, 0, 0)::"旅行の窓口".balance)
+                  row(0, 0, 0)::"旅行の窓口".balance);
+end
 $fn$;
 
 create or replace function "旅行の窓口"."balance_催行会社"(p_tenant text)
-returns "旅行の窓口".balance language sql stable
+returns "旅行の窓口".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
-  select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
+begin
+  if p_tenant is null then
+    raise exception 'chobo: the tenant is null' using errcode = '22004';
+  end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
+  return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"旅行の窓口".balance
                      from "旅行の窓口".accounts a
                      left join "旅行の窓口".account_shards s on s.tenant = a.tenant and s.id = a.id
                     where a.tenant = p_tenant and a.id = "旅行の窓口".chobo_id(array['account', '旅行の窓口', p_tenant, '催行会社'])
                     group by a.posted, a.held_in, a.held_out),
-                  row(0, 0, 0)::"旅行の窓口".balance)
+                  row(0, 0, 0)::"旅行の窓口".balance);
+end
 $fn$;
 
 create or replace function "旅行の窓口"."balance_旅行者"(p_tenant text)
-returns "旅行の窓口".balance language sql stable
+returns "旅行の窓口".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
-  select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
+begin
+  if p_tenant is null then
+    raise exception 'chobo: the tenant is null' using errcode = '22004';
+  end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
+  return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"旅行の窓口".balance
                      from "旅行の窓口".accounts a
                      left join "旅行の窓口".account_shards s on s.tenant = a.tenant and s.id = a.id
                     where a.tenant = p_tenant and a.id = "旅行の窓口".chobo_id(array['account', '旅行の窓口', p_tenant, '旅行者'])
                     group by a.posted, a.held_in, a.held_out),
-                  row(0, 0, 0)::"旅行の窓口".balance)
+                  row(0, 0, 0)::"旅行の窓口".balance);
+end
 $fn$;
 
 create or replace function "旅行の窓口".expire(p_max integer default 1000)

@@ -223,6 +223,35 @@ select k.tenant, e.account, k.kind, k.op, k.key, e.posted, e.held_in, e.held_out
        cross join lateral unnest(k.entry_accounts, k.entry_posted, k.entry_held_in, k.entry_held_out)
          as e (account, posted, held_in, held_out)
  where k.result = 'done';
+-- PostgreSQL replaces a function in place only when its arguments keep
+-- their names. One that an earlier version of the book made with other
+-- names (a parameter renamed) is dropped here and made anew below, in this
+-- same transaction, so that no session ever finds it missing; its grants
+-- go with it and are given again after the load (docs/targets.md).
+do $$
+declare
+  v_fn regprocedure;
+begin
+  for v_fn in
+    select p.oid::regprocedure
+      from (values
+              ('"parcels"."chobo_id"(text[])', array['parts']::text[]),
+              ('"parcels"."chobo_unbounded"(text, uuid[], numeric[], boolean)', array['p_tenant', 'p_ids', 'p_d', 'p_write']::text[]),
+              ('"parcels"."drop_off_do"(text, text, text, bigint)', array['p_tenant', 'p_slip', 'p_site', 'p_qty']::text[]),
+              ('"parcels"."pick_up_hold"(text, text, text, bigint)', array['p_tenant', 'p_code', 'p_site', 'p_qty']::text[]),
+              ('"parcels"."pick_up_post"(text, text, text, bigint)', array['p_tenant', 'p_code', 'p_site', 'p_qty']::text[]),
+              ('"parcels"."pick_up_void"(text, text, text)', array['p_tenant', 'p_code', 'p_site']::text[]),
+              ('"parcels"."pick_up_status"(text, text, text)', array['p_tenant', 'p_code', 'p_site']::text[]),
+              ('"parcels"."balance_locker"(text, text)', array['p_tenant', 'p_site']::text[]),
+              ('"parcels"."balance_couriers"(text)', array['p_tenant']::text[]),
+              ('"parcels"."balance_recipients"(text)', array['p_tenant']::text[]),
+              ('"parcels"."expire"(integer)', array['p_max']::text[])) as w (sig, args)
+      join pg_proc p on p.oid = to_regprocedure(w.sig)
+     where p.proargnames is distinct from w.args
+  loop
+    execute 'drop function ' || v_fn::text;
+  end loop;
+end $$;
 
 -- What a call changes on accounts without bounds. p_d holds nine numbers
 -- per account of p_ids: for posted, held_in and held_out in turn, the
@@ -338,6 +367,9 @@ begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
   end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
   if "p_slip" is null then
     raise exception 'chobo: the value of slip is null' using errcode = '22004';
   end if;
@@ -349,6 +381,9 @@ begin
   end if;
   if "p_qty" < 0 then
     raise exception 'chobo: the amount qty is %, below 0', "p_qty" using errcode = '22003';
+  end if;
+  if octet_length("p_slip") + 8 + octet_length("p_site") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_slip") + 8 + octet_length("p_site") + 8 using errcode = '22001';
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -507,6 +542,9 @@ begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
   end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
   if "p_code" is null then
     raise exception 'chobo: the value of code is null' using errcode = '22004';
   end if;
@@ -518,6 +556,9 @@ begin
   end if;
   if "p_qty" < 0 then
     raise exception 'chobo: the amount qty is %, below 0', "p_qty" using errcode = '22003';
+  end if;
+  if octet_length("p_code") + 8 + octet_length("p_site") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_code") + 8 + octet_length("p_site") + 8 using errcode = '22001';
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -669,6 +710,9 @@ begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
   end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
   if "p_code" is null then
     raise exception 'chobo: the value of code is null' using errcode = '22004';
   end if;
@@ -677,6 +721,9 @@ begin
   end if;
   if "p_qty" < 0 then
     raise exception 'chobo: the amount qty is %, below 0', "p_qty" using errcode = '22003';
+  end if;
+  if octet_length("p_code") + 8 + octet_length("p_site") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_code") + 8 + octet_length("p_site") + 8 using errcode = '22001';
   end if;
   select k.from_ids, k.to_ids, k.amounts, k.state, k.deadline, k.definition into v_hold from "parcels".keys k
    where k.tenant = p_tenant and k.kind = 'pick_up' and k.op = 'hold' and k.key = v_key and k.result = 'done'
@@ -781,11 +828,17 @@ begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
   end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
   if "p_code" is null then
     raise exception 'chobo: the value of code is null' using errcode = '22004';
   end if;
   if "p_site" is null then
     raise exception 'chobo: the value of site is null' using errcode = '22004';
+  end if;
+  if octet_length("p_code") + 8 + octet_length("p_site") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_code") + 8 + octet_length("p_site") + 8 using errcode = '22001';
   end if;
   select k.from_ids, k.to_ids, k.amounts, k.state, k.deadline, k.definition into v_hold from "parcels".keys k
    where k.tenant = p_tenant and k.kind = 'pick_up' and k.op = 'hold' and k.key = v_key and k.result = 'done'
@@ -865,6 +918,21 @@ declare
   v_state text;
   v_deadline timestamptz;
 begin
+  if p_tenant is null then
+    raise exception 'chobo: the tenant is null' using errcode = '22004';
+  end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
+  if "p_code" is null then
+    raise exception 'chobo: the value of code is null' using errcode = '22004';
+  end if;
+  if "p_site" is null then
+    raise exception 'chobo: the value of site is null' using errcode = '22004';
+  end if;
+  if octet_length("p_code") + 8 + octet_length("p_site") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_code") + 8 + octet_length("p_site") + 8 using errcode = '22001';
+  end if;
   select k.state, k.deadline into v_state, v_deadline from "parcels".keys k
    where k.tenant = p_tenant and k.kind = 'pick_up' and k.op = 'hold' and k.key = v_key and k.result = 'done';
   if v_state = 'held' and v_deadline is not null and v_deadline <= clock_timestamp() then
@@ -875,39 +943,69 @@ end
 $fn$;
 
 create or replace function "parcels"."balance_locker"(p_tenant text, "p_site" text)
-returns "parcels".balance language sql stable
+returns "parcels".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
-  select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
+begin
+  if p_tenant is null then
+    raise exception 'chobo: the tenant is null' using errcode = '22004';
+  end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
+  if "p_site" is null then
+    raise exception 'chobo: the value of site is null' using errcode = '22004';
+  end if;
+  if octet_length("p_site") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_site") + 8 using errcode = '22001';
+  end if;
+  return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"parcels".balance
                      from "parcels".accounts a
                      left join "parcels".account_shards s on s.tenant = a.tenant and s.id = a.id
                     where a.tenant = p_tenant and a.id = "parcels".chobo_id(array['account', 'parcels', p_tenant, 'locker', "p_site"])
                     group by a.posted, a.held_in, a.held_out),
-                  row(0, 0, 0)::"parcels".balance)
+                  row(0, 0, 0)::"parcels".balance);
+end
 $fn$;
 
 create or replace function "parcels"."balance_couriers"(p_tenant text)
-returns "parcels".balance language sql stable
+returns "parcels".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
-  select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
+begin
+  if p_tenant is null then
+    raise exception 'chobo: the tenant is null' using errcode = '22004';
+  end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
+  return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"parcels".balance
                      from "parcels".accounts a
                      left join "parcels".account_shards s on s.tenant = a.tenant and s.id = a.id
                     where a.tenant = p_tenant and a.id = "parcels".chobo_id(array['account', 'parcels', p_tenant, 'couriers'])
                     group by a.posted, a.held_in, a.held_out),
-                  row(0, 0, 0)::"parcels".balance)
+                  row(0, 0, 0)::"parcels".balance);
+end
 $fn$;
 
 create or replace function "parcels"."balance_recipients"(p_tenant text)
-returns "parcels".balance language sql stable
+returns "parcels".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
-  select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
+begin
+  if p_tenant is null then
+    raise exception 'chobo: the tenant is null' using errcode = '22004';
+  end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
+  return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"parcels".balance
                      from "parcels".accounts a
                      left join "parcels".account_shards s on s.tenant = a.tenant and s.id = a.id
                     where a.tenant = p_tenant and a.id = "parcels".chobo_id(array['account', 'parcels', p_tenant, 'recipients'])
                     group by a.posted, a.held_in, a.held_out),
-                  row(0, 0, 0)::"parcels".balance)
+                  row(0, 0, 0)::"parcels".balance);
+end
 $fn$;
 
 create or replace function "parcels".expire(p_max integer default 1000)

@@ -223,6 +223,35 @@ select k.tenant, e.account, k.kind, k.op, k.key, e.posted, e.held_in, e.held_out
        cross join lateral unnest(k.entry_accounts, k.entry_posted, k.entry_held_in, k.entry_held_out)
          as e (account, posted, held_in, held_out)
  where k.result = 'done';
+-- PostgreSQL replaces a function in place only when its arguments keep
+-- their names. One that an earlier version of the book made with other
+-- names (a parameter renamed) is dropped here and made anew below, in this
+-- same transaction, so that no session ever finds it missing; its grants
+-- go with it and are given again after the load (docs/targets.md).
+do $$
+declare
+  v_fn regprocedure;
+begin
+  for v_fn in
+    select p.oid::regprocedure
+      from (values
+              ('"宅配ロッカー"."chobo_id"(text[])', array['parts']::text[]),
+              ('"宅配ロッカー"."chobo_unbounded"(text, uuid[], numeric[], boolean)', array['p_tenant', 'p_ids', 'p_d', 'p_write']::text[]),
+              ('"宅配ロッカー"."預け入れ_do"(text, text, text, bigint)', array['p_tenant', 'p_伝票', 'p_場所', 'p_数']::text[]),
+              ('"宅配ロッカー"."受け取り_hold"(text, text, text, bigint)', array['p_tenant', 'p_暗証', 'p_場所', 'p_数']::text[]),
+              ('"宅配ロッカー"."受け取り_post"(text, text, text, bigint)', array['p_tenant', 'p_暗証', 'p_場所', 'p_数']::text[]),
+              ('"宅配ロッカー"."受け取り_void"(text, text, text)', array['p_tenant', 'p_暗証', 'p_場所']::text[]),
+              ('"宅配ロッカー"."受け取り_status"(text, text, text)', array['p_tenant', 'p_暗証', 'p_場所']::text[]),
+              ('"宅配ロッカー"."balance_ロッカー"(text, text)', array['p_tenant', 'p_場所']::text[]),
+              ('"宅配ロッカー"."balance_配達員"(text)', array['p_tenant']::text[]),
+              ('"宅配ロッカー"."balance_受取人"(text)', array['p_tenant']::text[]),
+              ('"宅配ロッカー"."expire"(integer)', array['p_max']::text[])) as w (sig, args)
+      join pg_proc p on p.oid = to_regprocedure(w.sig)
+     where p.proargnames is distinct from w.args
+  loop
+    execute 'drop function ' || v_fn::text;
+  end loop;
+end $$;
 
 -- What a call changes on accounts without bounds. p_d holds nine numbers
 -- per account of p_ids: for posted, held_in and held_out in turn, the
@@ -338,6 +367,9 @@ begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
   end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
   if "p_伝票" is null then
     raise exception 'chobo: the value of 伝票 is null' using errcode = '22004';
   end if;
@@ -349,6 +381,9 @@ begin
   end if;
   if "p_数" < 0 then
     raise exception 'chobo: the amount 数 is %, below 0', "p_数" using errcode = '22003';
+  end if;
+  if octet_length("p_伝票") + 8 + octet_length("p_場所") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_伝票") + 8 + octet_length("p_場所") + 8 using errcode = '22001';
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -507,6 +542,9 @@ begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
   end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
   if "p_暗証" is null then
     raise exception 'chobo: the value of 暗証 is null' using errcode = '22004';
   end if;
@@ -518,6 +556,9 @@ begin
   end if;
   if "p_数" < 0 then
     raise exception 'chobo: the amount 数 is %, below 0', "p_数" using errcode = '22003';
+  end if;
+  if octet_length("p_暗証") + 8 + octet_length("p_場所") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_暗証") + 8 + octet_length("p_場所") + 8 using errcode = '22001';
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -669,6 +710,9 @@ begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
   end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
   if "p_暗証" is null then
     raise exception 'chobo: the value of 暗証 is null' using errcode = '22004';
   end if;
@@ -677,6 +721,9 @@ begin
   end if;
   if "p_数" < 0 then
     raise exception 'chobo: the amount 数 is %, below 0', "p_数" using errcode = '22003';
+  end if;
+  if octet_length("p_暗証") + 8 + octet_length("p_場所") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_暗証") + 8 + octet_length("p_場所") + 8 using errcode = '22001';
   end if;
   select k.from_ids, k.to_ids, k.amounts, k.state, k.deadline, k.definition into v_hold from "宅配ロッカー".keys k
    where k.tenant = p_tenant and k.kind = '受け取り' and k.op = 'hold' and k.key = v_key and k.result = 'done'
@@ -781,11 +828,17 @@ begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
   end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
   if "p_暗証" is null then
     raise exception 'chobo: the value of 暗証 is null' using errcode = '22004';
   end if;
   if "p_場所" is null then
     raise exception 'chobo: the value of 場所 is null' using errcode = '22004';
+  end if;
+  if octet_length("p_暗証") + 8 + octet_length("p_場所") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_暗証") + 8 + octet_length("p_場所") + 8 using errcode = '22001';
   end if;
   select k.from_ids, k.to_ids, k.amounts, k.state, k.deadline, k.definition into v_hold from "宅配ロッカー".keys k
    where k.tenant = p_tenant and k.kind = '受け取り' and k.op = 'hold' and k.key = v_key and k.result = 'done'
@@ -865,6 +918,21 @@ declare
   v_state text;
   v_deadline timestamptz;
 begin
+  if p_tenant is null then
+    raise exception 'chobo: the tenant is null' using errcode = '22004';
+  end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
+  if "p_暗証" is null then
+    raise exception 'chobo: the value of 暗証 is null' using errcode = '22004';
+  end if;
+  if "p_場所" is null then
+    raise exception 'chobo: the value of 場所 is null' using errcode = '22004';
+  end if;
+  if octet_length("p_暗証") + 8 + octet_length("p_場所") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_暗証") + 8 + octet_length("p_場所") + 8 using errcode = '22001';
+  end if;
   select k.state, k.deadline into v_state, v_deadline from "宅配ロッカー".keys k
    where k.tenant = p_tenant and k.kind = '受け取り' and k.op = 'hold' and k.key = v_key and k.result = 'done';
   if v_state = 'held' and v_deadline is not null and v_deadline <= clock_timestamp() then
@@ -875,39 +943,69 @@ end
 $fn$;
 
 create or replace function "宅配ロッカー"."balance_ロッカー"(p_tenant text, "p_場所" text)
-returns "宅配ロッカー".balance language sql stable
+returns "宅配ロッカー".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
-  select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
+begin
+  if p_tenant is null then
+    raise exception 'chobo: the tenant is null' using errcode = '22004';
+  end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
+  if "p_場所" is null then
+    raise exception 'chobo: the value of 場所 is null' using errcode = '22004';
+  end if;
+  if octet_length("p_場所") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_場所") + 8 using errcode = '22001';
+  end if;
+  return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"宅配ロッカー".balance
                      from "宅配ロッカー".accounts a
                      left join "宅配ロッカー".account_shards s on s.tenant = a.tenant and s.id = a.id
                     where a.tenant = p_tenant and a.id = "宅配ロッカー".chobo_id(array['account', '宅配ロッカー', p_tenant, 'ロッカー', "p_場所"])
                     group by a.posted, a.held_in, a.held_out),
-                  row(0, 0, 0)::"宅配ロッカー".balance)
+                  row(0, 0, 0)::"宅配ロッカー".balance);
+end
 $fn$;
 
 create or replace function "宅配ロッカー"."balance_配達員"(p_tenant text)
-returns "宅配ロッカー".balance language sql stable
+returns "宅配ロッカー".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
-  select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
+begin
+  if p_tenant is null then
+    raise exception 'chobo: the tenant is null' using errcode = '22004';
+  end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
+  return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"宅配ロッカー".balance
                      from "宅配ロッカー".accounts a
                      left join "宅配ロッカー".account_shards s on s.tenant = a.tenant and s.id = a.id
                     where a.tenant = p_tenant and a.id = "宅配ロッカー".chobo_id(array['account', '宅配ロッカー', p_tenant, '配達員'])
                     group by a.posted, a.held_in, a.held_out),
-                  row(0, 0, 0)::"宅配ロッカー".balance)
+                  row(0, 0, 0)::"宅配ロッカー".balance);
+end
 $fn$;
 
 create or replace function "宅配ロッカー"."balance_受取人"(p_tenant text)
-returns "宅配ロッカー".balance language sql stable
+returns "宅配ロッカー".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
-  select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
+begin
+  if p_tenant is null then
+    raise exception 'chobo: the tenant is null' using errcode = '22004';
+  end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
+  return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"宅配ロッカー".balance
                      from "宅配ロッカー".accounts a
                      left join "宅配ロッカー".account_shards s on s.tenant = a.tenant and s.id = a.id
                     where a.tenant = p_tenant and a.id = "宅配ロッカー".chobo_id(array['account', '宅配ロッカー', p_tenant, '受取人'])
                     group by a.posted, a.held_in, a.held_out),
-                  row(0, 0, 0)::"宅配ロッカー".balance)
+                  row(0, 0, 0)::"宅配ロッカー".balance);
+end
 $fn$;
 
 create or replace function "宅配ロッカー".expire(p_max integer default 1000)

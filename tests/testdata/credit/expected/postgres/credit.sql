@@ -223,6 +223,35 @@ select k.tenant, e.account, k.kind, k.op, k.key, e.posted, e.held_in, e.held_out
        cross join lateral unnest(k.entry_accounts, k.entry_posted, k.entry_held_in, k.entry_held_out)
          as e (account, posted, held_in, held_out)
  where k.result = 'done';
+-- PostgreSQL replaces a function in place only when its arguments keep
+-- their names. One that an earlier version of the book made with other
+-- names (a parameter renamed) is dropped here and made anew below, in this
+-- same transaction, so that no session ever finds it missing; its grants
+-- go with it and are given again after the load (docs/targets.md).
+do $$
+declare
+  v_fn regprocedure;
+begin
+  for v_fn in
+    select p.oid::regprocedure
+      from (values
+              ('"credit"."chobo_id"(text[])', array['parts']::text[]),
+              ('"credit"."chobo_unbounded"(text, uuid[], numeric[], boolean)', array['p_tenant', 'p_ids', 'p_d', 'p_write']::text[]),
+              ('"credit"."authorize_hold"(text, text, text, bigint)', array['p_tenant', 'p_approval', 'p_member', 'p_amount']::text[]),
+              ('"credit"."authorize_post"(text, text, bigint)', array['p_tenant', 'p_approval', 'p_amount']::text[]),
+              ('"credit"."authorize_void"(text, text)', array['p_tenant', 'p_approval']::text[]),
+              ('"credit"."authorize_status"(text, text)', array['p_tenant', 'p_approval']::text[]),
+              ('"credit"."repay_do"(text, text, text, bigint)', array['p_tenant', 'p_payment', 'p_member', 'p_amount']::text[]),
+              ('"credit"."balance_credit_line"(text, text)', array['p_tenant', 'p_member']::text[]),
+              ('"credit"."balance_merchants"(text)', array['p_tenant']::text[]),
+              ('"credit"."balance_bank"(text)', array['p_tenant']::text[]),
+              ('"credit"."expire"(integer)', array['p_max']::text[])) as w (sig, args)
+      join pg_proc p on p.oid = to_regprocedure(w.sig)
+     where p.proargnames is distinct from w.args
+  loop
+    execute 'drop function ' || v_fn::text;
+  end loop;
+end $$;
 
 -- What a call changes on accounts without bounds. p_d holds nine numbers
 -- per account of p_ids: for posted, held_in and held_out in turn, the
@@ -339,6 +368,9 @@ begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
   end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
   if "p_approval" is null then
     raise exception 'chobo: the value of approval is null' using errcode = '22004';
   end if;
@@ -350,6 +382,9 @@ begin
   end if;
   if "p_amount" < 0 then
     raise exception 'chobo: the amount amount is %, below 0', "p_amount" using errcode = '22003';
+  end if;
+  if octet_length("p_approval") + 8 + octet_length("p_member") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_approval") + 8 + octet_length("p_member") + 8 using errcode = '22001';
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -501,11 +536,17 @@ begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
   end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
   if "p_approval" is null then
     raise exception 'chobo: the value of approval is null' using errcode = '22004';
   end if;
   if "p_amount" < 0 then
     raise exception 'chobo: the amount amount is %, below 0', "p_amount" using errcode = '22003';
+  end if;
+  if octet_length("p_approval") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_approval") + 8 using errcode = '22001';
   end if;
   select k.from_ids, k.to_ids, k.amounts, k.state, k.deadline, k.definition into v_hold from "credit".keys k
    where k.tenant = p_tenant and k.kind = 'authorize' and k.op = 'hold' and k.key = v_key and k.result = 'done'
@@ -610,8 +651,14 @@ begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
   end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
   if "p_approval" is null then
     raise exception 'chobo: the value of approval is null' using errcode = '22004';
+  end if;
+  if octet_length("p_approval") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_approval") + 8 using errcode = '22001';
   end if;
   select k.from_ids, k.to_ids, k.amounts, k.state, k.deadline, k.definition into v_hold from "credit".keys k
    where k.tenant = p_tenant and k.kind = 'authorize' and k.op = 'hold' and k.key = v_key and k.result = 'done'
@@ -691,6 +738,18 @@ declare
   v_state text;
   v_deadline timestamptz;
 begin
+  if p_tenant is null then
+    raise exception 'chobo: the tenant is null' using errcode = '22004';
+  end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
+  if "p_approval" is null then
+    raise exception 'chobo: the value of approval is null' using errcode = '22004';
+  end if;
+  if octet_length("p_approval") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_approval") + 8 using errcode = '22001';
+  end if;
   select k.state, k.deadline into v_state, v_deadline from "credit".keys k
    where k.tenant = p_tenant and k.kind = 'authorize' and k.op = 'hold' and k.key = v_key and k.result = 'done';
   if v_state = 'held' and v_deadline is not null and v_deadline <= clock_timestamp() then
@@ -730,6 +789,9 @@ begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
   end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
   if "p_payment" is null then
     raise exception 'chobo: the value of payment is null' using errcode = '22004';
   end if;
@@ -741,6 +803,9 @@ begin
   end if;
   if "p_amount" < 0 then
     raise exception 'chobo: the amount amount is %, below 0', "p_amount" using errcode = '22003';
+  end if;
+  if octet_length("p_payment") + 8 + octet_length("p_member") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_payment") + 8 + octet_length("p_member") + 8 using errcode = '22001';
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -869,39 +934,69 @@ end
 $fn$;
 
 create or replace function "credit"."balance_credit_line"(p_tenant text, "p_member" text)
-returns "credit".balance language sql stable
+returns "credit".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
-  select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
+begin
+  if p_tenant is null then
+    raise exception 'chobo: the tenant is null' using errcode = '22004';
+  end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
+  if "p_member" is null then
+    raise exception 'chobo: the value of member is null' using errcode = '22004';
+  end if;
+  if octet_length("p_member") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_member") + 8 using errcode = '22001';
+  end if;
+  return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"credit".balance
                      from "credit".accounts a
                      left join "credit".account_shards s on s.tenant = a.tenant and s.id = a.id
                     where a.tenant = p_tenant and a.id = "credit".chobo_id(array['account', 'credit', p_tenant, 'credit_line', "p_member"])
                     group by a.posted, a.held_in, a.held_out),
-                  row(0, 0, 0)::"credit".balance)
+                  row(0, 0, 0)::"credit".balance);
+end
 $fn$;
 
 create or replace function "credit"."balance_merchants"(p_tenant text)
-returns "credit".balance language sql stable
+returns "credit".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
-  select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
+begin
+  if p_tenant is null then
+    raise exception 'chobo: the tenant is null' using errcode = '22004';
+  end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
+  return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"credit".balance
                      from "credit".accounts a
                      left join "credit".account_shards s on s.tenant = a.tenant and s.id = a.id
                     where a.tenant = p_tenant and a.id = "credit".chobo_id(array['account', 'credit', p_tenant, 'merchants'])
                     group by a.posted, a.held_in, a.held_out),
-                  row(0, 0, 0)::"credit".balance)
+                  row(0, 0, 0)::"credit".balance);
+end
 $fn$;
 
 create or replace function "credit"."balance_bank"(p_tenant text)
-returns "credit".balance language sql stable
+returns "credit".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
-  select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
+begin
+  if p_tenant is null then
+    raise exception 'chobo: the tenant is null' using errcode = '22004';
+  end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
+  return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"credit".balance
                      from "credit".accounts a
                      left join "credit".account_shards s on s.tenant = a.tenant and s.id = a.id
                     where a.tenant = p_tenant and a.id = "credit".chobo_id(array['account', 'credit', p_tenant, 'bank'])
                     group by a.posted, a.held_in, a.held_out),
-                  row(0, 0, 0)::"credit".balance)
+                  row(0, 0, 0)::"credit".balance);
+end
 $fn$;
 
 create or replace function "credit".expire(p_max integer default 1000)

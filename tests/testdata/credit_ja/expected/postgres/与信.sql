@@ -223,6 +223,35 @@ select k.tenant, e.account, k.kind, k.op, k.key, e.posted, e.held_in, e.held_out
        cross join lateral unnest(k.entry_accounts, k.entry_posted, k.entry_held_in, k.entry_held_out)
          as e (account, posted, held_in, held_out)
  where k.result = 'done';
+-- PostgreSQL replaces a function in place only when its arguments keep
+-- their names. One that an earlier version of the book made with other
+-- names (a parameter renamed) is dropped here and made anew below, in this
+-- same transaction, so that no session ever finds it missing; its grants
+-- go with it and are given again after the load (docs/targets.md).
+do $$
+declare
+  v_fn regprocedure;
+begin
+  for v_fn in
+    select p.oid::regprocedure
+      from (values
+              ('"与信"."chobo_id"(text[])', array['parts']::text[]),
+              ('"与信"."chobo_unbounded"(text, uuid[], numeric[], boolean)', array['p_tenant', 'p_ids', 'p_d', 'p_write']::text[]),
+              ('"与信"."与信利用_hold"(text, text, text, bigint)', array['p_tenant', 'p_承認番号', 'p_会員', 'p_額']::text[]),
+              ('"与信"."与信利用_post"(text, text, bigint)', array['p_tenant', 'p_承認番号', 'p_額']::text[]),
+              ('"与信"."与信利用_void"(text, text)', array['p_tenant', 'p_承認番号']::text[]),
+              ('"与信"."与信利用_status"(text, text)', array['p_tenant', 'p_承認番号']::text[]),
+              ('"与信"."返済_do"(text, text, text, bigint)', array['p_tenant', 'p_入金番号', 'p_会員', 'p_額']::text[]),
+              ('"与信"."balance_与信"(text, text)', array['p_tenant', 'p_会員']::text[]),
+              ('"与信"."balance_加盟店"(text)', array['p_tenant']::text[]),
+              ('"与信"."balance_入金口"(text)', array['p_tenant']::text[]),
+              ('"与信"."expire"(integer)', array['p_max']::text[])) as w (sig, args)
+      join pg_proc p on p.oid = to_regprocedure(w.sig)
+     where p.proargnames is distinct from w.args
+  loop
+    execute 'drop function ' || v_fn::text;
+  end loop;
+end $$;
 
 -- What a call changes on accounts without bounds. p_d holds nine numbers
 -- per account of p_ids: for posted, held_in and held_out in turn, the
@@ -339,6 +368,9 @@ begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
   end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
   if "p_承認番号" is null then
     raise exception 'chobo: the value of 承認番号 is null' using errcode = '22004';
   end if;
@@ -350,6 +382,9 @@ begin
   end if;
   if "p_額" < 0 then
     raise exception 'chobo: the amount 額 is %, below 0', "p_額" using errcode = '22003';
+  end if;
+  if octet_length("p_承認番号") + 8 + octet_length("p_会員") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_承認番号") + 8 + octet_length("p_会員") + 8 using errcode = '22001';
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -501,11 +536,17 @@ begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
   end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
   if "p_承認番号" is null then
     raise exception 'chobo: the value of 承認番号 is null' using errcode = '22004';
   end if;
   if "p_額" < 0 then
     raise exception 'chobo: the amount 額 is %, below 0', "p_額" using errcode = '22003';
+  end if;
+  if octet_length("p_承認番号") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_承認番号") + 8 using errcode = '22001';
   end if;
   select k.from_ids, k.to_ids, k.amounts, k.state, k.deadline, k.definition into v_hold from "与信".keys k
    where k.tenant = p_tenant and k.kind = '与信利用' and k.op = 'hold' and k.key = v_key and k.result = 'done'
@@ -610,8 +651,14 @@ begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
   end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
   if "p_承認番号" is null then
     raise exception 'chobo: the value of 承認番号 is null' using errcode = '22004';
+  end if;
+  if octet_length("p_承認番号") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_承認番号") + 8 using errcode = '22001';
   end if;
   select k.from_ids, k.to_ids, k.amounts, k.state, k.deadline, k.definition into v_hold from "与信".keys k
    where k.tenant = p_tenant and k.kind = '与信利用' and k.op = 'hold' and k.key = v_key and k.result = 'done'
@@ -691,6 +738,18 @@ declare
   v_state text;
   v_deadline timestamptz;
 begin
+  if p_tenant is null then
+    raise exception 'chobo: the tenant is null' using errcode = '22004';
+  end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
+  if "p_承認番号" is null then
+    raise exception 'chobo: the value of 承認番号 is null' using errcode = '22004';
+  end if;
+  if octet_length("p_承認番号") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_承認番号") + 8 using errcode = '22001';
+  end if;
   select k.state, k.deadline into v_state, v_deadline from "与信".keys k
    where k.tenant = p_tenant and k.kind = '与信利用' and k.op = 'hold' and k.key = v_key and k.result = 'done';
   if v_state = 'held' and v_deadline is not null and v_deadline <= clock_timestamp() then
@@ -730,6 +789,9 @@ begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
   end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
   if "p_入金番号" is null then
     raise exception 'chobo: the value of 入金番号 is null' using errcode = '22004';
   end if;
@@ -741,6 +803,9 @@ begin
   end if;
   if "p_額" < 0 then
     raise exception 'chobo: the amount 額 is %, below 0', "p_額" using errcode = '22003';
+  end if;
+  if octet_length("p_入金番号") + 8 + octet_length("p_会員") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_入金番号") + 8 + octet_length("p_会員") + 8 using errcode = '22001';
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -869,39 +934,69 @@ end
 $fn$;
 
 create or replace function "与信"."balance_与信"(p_tenant text, "p_会員" text)
-returns "与信".balance language sql stable
+returns "与信".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
-  select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
+begin
+  if p_tenant is null then
+    raise exception 'chobo: the tenant is null' using errcode = '22004';
+  end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
+  if "p_会員" is null then
+    raise exception 'chobo: the value of 会員 is null' using errcode = '22004';
+  end if;
+  if octet_length("p_会員") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_会員") + 8 using errcode = '22001';
+  end if;
+  return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"与信".balance
                      from "与信".accounts a
                      left join "与信".account_shards s on s.tenant = a.tenant and s.id = a.id
                     where a.tenant = p_tenant and a.id = "与信".chobo_id(array['account', '与信', p_tenant, '与信', "p_会員"])
                     group by a.posted, a.held_in, a.held_out),
-                  row(0, 0, 0)::"与信".balance)
+                  row(0, 0, 0)::"与信".balance);
+end
 $fn$;
 
 create or replace function "与信"."balance_加盟店"(p_tenant text)
-returns "与信".balance language sql stable
+returns "与信".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
-  select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
+begin
+  if p_tenant is null then
+    raise exception 'chobo: the tenant is null' using errcode = '22004';
+  end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
+  return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"与信".balance
                      from "与信".accounts a
                      left join "与信".account_shards s on s.tenant = a.tenant and s.id = a.id
                     where a.tenant = p_tenant and a.id = "与信".chobo_id(array['account', '与信', p_tenant, '加盟店'])
                     group by a.posted, a.held_in, a.held_out),
-                  row(0, 0, 0)::"与信".balance)
+                  row(0, 0, 0)::"与信".balance);
+end
 $fn$;
 
 create or replace function "与信"."balance_入金口"(p_tenant text)
-returns "与信".balance language sql stable
+returns "与信".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
-  select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
+begin
+  if p_tenant is null then
+    raise exception 'chobo: the tenant is null' using errcode = '22004';
+  end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
+  return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"与信".balance
                      from "与信".accounts a
                      left join "与信".account_shards s on s.tenant = a.tenant and s.id = a.id
                     where a.tenant = p_tenant and a.id = "与信".chobo_id(array['account', '与信', p_tenant, '入金口'])
                     group by a.posted, a.held_in, a.held_out),
-                  row(0, 0, 0)::"与信".balance)
+                  row(0, 0, 0)::"与信".balance);
+end
 $fn$;
 
 create or replace function "与信".expire(p_max integer default 1000)

@@ -223,6 +223,34 @@ select k.tenant, e.account, k.kind, k.op, k.key, e.posted, e.held_in, e.held_out
        cross join lateral unnest(k.entry_accounts, k.entry_posted, k.entry_held_in, k.entry_held_out)
          as e (account, posted, held_in, held_out)
  where k.result = 'done';
+-- PostgreSQL replaces a function in place only when its arguments keep
+-- their names. One that an earlier version of the book made with other
+-- names (a parameter renamed) is dropped here and made anew below, in this
+-- same transaction, so that no session ever finds it missing; its grants
+-- go with it and are given again after the load (docs/targets.md).
+do $$
+declare
+  v_fn regprocedure;
+begin
+  for v_fn in
+    select p.oid::regprocedure
+      from (values
+              ('"hold_order"."chobo_id"(text[])', array['parts']::text[]),
+              ('"hold_order"."chobo_unbounded"(text, uuid[], numeric[], boolean)', array['p_tenant', 'p_ids', 'p_d', 'p_write']::text[]),
+              ('"hold_order"."settle_hold"(text, text, bigint)', array['p_tenant', 'p_order', 'p_price']::text[]),
+              ('"hold_order"."settle_post"(text, text, bigint)', array['p_tenant', 'p_order', 'p_price']::text[]),
+              ('"hold_order"."settle_void"(text, text)', array['p_tenant', 'p_order']::text[]),
+              ('"hold_order"."settle_status"(text, text)', array['p_tenant', 'p_order']::text[]),
+              ('"hold_order"."balance_held"(text, text)', array['p_tenant', 'p_order']::text[]),
+              ('"hold_order"."balance_buyers"(text)', array['p_tenant']::text[]),
+              ('"hold_order"."balance_shop_payout"(text)', array['p_tenant']::text[]),
+              ('"hold_order"."expire"(integer)', array['p_max']::text[])) as w (sig, args)
+      join pg_proc p on p.oid = to_regprocedure(w.sig)
+     where p.proargnames is distinct from w.args
+  loop
+    execute 'drop function ' || v_fn::text;
+  end loop;
+end $$;
 
 -- What a call changes on accounts without bounds. p_d holds nine numbers
 -- per account of p_ids: for posted, held_in and held_out in turn, the
@@ -341,6 +369,9 @@ begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
   end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
   if "p_order" is null then
     raise exception 'chobo: the value of order is null' using errcode = '22004';
   end if;
@@ -349,6 +380,9 @@ begin
   end if;
   if "p_price" < 0 then
     raise exception 'chobo: the amount price is %, below 0', "p_price" using errcode = '22003';
+  end if;
+  if octet_length("p_order") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_order") + 8 using errcode = '22001';
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -467,11 +501,17 @@ begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
   end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
   if "p_order" is null then
     raise exception 'chobo: the value of order is null' using errcode = '22004';
   end if;
   if "p_price" < 0 then
     raise exception 'chobo: the amount price is %, below 0', "p_price" using errcode = '22003';
+  end if;
+  if octet_length("p_order") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_order") + 8 using errcode = '22001';
   end if;
   select k.from_ids, k.to_ids, k.amounts, k.state, k.deadline, k.definition into v_hold from "hold_order".keys k
    where k.tenant = p_tenant and k.kind = 'settle' and k.op = 'hold' and k.key = v_key and k.result = 'done'
@@ -574,8 +614,14 @@ begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
   end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
   if "p_order" is null then
     raise exception 'chobo: the value of order is null' using errcode = '22004';
+  end if;
+  if octet_length("p_order") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_order") + 8 using errcode = '22001';
   end if;
   select k.from_ids, k.to_ids, k.amounts, k.state, k.deadline, k.definition into v_hold from "hold_order".keys k
    where k.tenant = p_tenant and k.kind = 'settle' and k.op = 'hold' and k.key = v_key and k.result = 'done'
@@ -648,6 +694,18 @@ declare
   v_state text;
   v_deadline timestamptz;
 begin
+  if p_tenant is null then
+    raise exception 'chobo: the tenant is null' using errcode = '22004';
+  end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
+  if "p_order" is null then
+    raise exception 'chobo: the value of order is null' using errcode = '22004';
+  end if;
+  if octet_length("p_order") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_order") + 8 using errcode = '22001';
+  end if;
   select k.state, k.deadline into v_state, v_deadline from "hold_order".keys k
    where k.tenant = p_tenant and k.kind = 'settle' and k.op = 'hold' and k.key = v_key and k.result = 'done';
   if v_state = 'held' and v_deadline is not null and v_deadline <= clock_timestamp() then
@@ -658,39 +716,69 @@ end
 $fn$;
 
 create or replace function "hold_order"."balance_held"(p_tenant text, "p_order" text)
-returns "hold_order".balance language sql stable
+returns "hold_order".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
-  select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
+begin
+  if p_tenant is null then
+    raise exception 'chobo: the tenant is null' using errcode = '22004';
+  end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
+  if "p_order" is null then
+    raise exception 'chobo: the value of order is null' using errcode = '22004';
+  end if;
+  if octet_length("p_order") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_order") + 8 using errcode = '22001';
+  end if;
+  return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"hold_order".balance
                      from "hold_order".accounts a
                      left join "hold_order".account_shards s on s.tenant = a.tenant and s.id = a.id
                     where a.tenant = p_tenant and a.id = "hold_order".chobo_id(array['account', 'hold_order', p_tenant, 'held', "p_order"])
                     group by a.posted, a.held_in, a.held_out),
-                  row(0, 0, 0)::"hold_order".balance)
+                  row(0, 0, 0)::"hold_order".balance);
+end
 $fn$;
 
 create or replace function "hold_order"."balance_buyers"(p_tenant text)
-returns "hold_order".balance language sql stable
+returns "hold_order".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
-  select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
+begin
+  if p_tenant is null then
+    raise exception 'chobo: the tenant is null' using errcode = '22004';
+  end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
+  return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"hold_order".balance
                      from "hold_order".accounts a
                      left join "hold_order".account_shards s on s.tenant = a.tenant and s.id = a.id
                     where a.tenant = p_tenant and a.id = "hold_order".chobo_id(array['account', 'hold_order', p_tenant, 'buyers'])
                     group by a.posted, a.held_in, a.held_out),
-                  row(0, 0, 0)::"hold_order".balance)
+                  row(0, 0, 0)::"hold_order".balance);
+end
 $fn$;
 
 create or replace function "hold_order"."balance_shop_payout"(p_tenant text)
-returns "hold_order".balance language sql stable
+returns "hold_order".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
-  select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
+begin
+  if p_tenant is null then
+    raise exception 'chobo: the tenant is null' using errcode = '22004';
+  end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
+  return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"hold_order".balance
                      from "hold_order".accounts a
                      left join "hold_order".account_shards s on s.tenant = a.tenant and s.id = a.id
                     where a.tenant = p_tenant and a.id = "hold_order".chobo_id(array['account', 'hold_order', p_tenant, 'shop_payout'])
                     group by a.posted, a.held_in, a.held_out),
-                  row(0, 0, 0)::"hold_order".balance)
+                  row(0, 0, 0)::"hold_order".balance);
+end
 $fn$;
 
 create or replace function "hold_order".expire(p_max integer default 1000)

@@ -223,6 +223,32 @@ select k.tenant, e.account, k.kind, k.op, k.key, e.posted, e.held_in, e.held_out
        cross join lateral unnest(k.entry_accounts, k.entry_posted, k.entry_held_in, k.entry_held_out)
          as e (account, posted, held_in, held_out)
  where k.result = 'done';
+-- PostgreSQL replaces a function in place only when its arguments keep
+-- their names. One that an earlier version of the book made with other
+-- names (a parameter renamed) is dropped here and made anew below, in this
+-- same transaction, so that no session ever finds it missing; its grants
+-- go with it and are given again after the load (docs/targets.md).
+do $$
+declare
+  v_fn regprocedure;
+begin
+  for v_fn in
+    select p.oid::regprocedure
+      from (values
+              ('"shop"."chobo_id"(text[])', array['parts']::text[]),
+              ('"shop"."chobo_unbounded"(text, uuid[], numeric[], boolean)', array['p_tenant', 'p_ids', 'p_d', 'p_write']::text[]),
+              ('"shop"."receive_do"(text, text, text, bigint)', array['p_tenant', 'p_delivery', 'p_sku', 'p_qty']::text[]),
+              ('"shop"."ship_do"(text, text, text, bigint)', array['p_tenant', 'p_order', 'p_sku', 'p_qty']::text[]),
+              ('"shop"."balance_shelf"(text, text)', array['p_tenant', 'p_sku']::text[]),
+              ('"shop"."balance_suppliers"(text)', array['p_tenant']::text[]),
+              ('"shop"."balance_customers"(text)', array['p_tenant']::text[]),
+              ('"shop"."expire"(integer)', array['p_max']::text[])) as w (sig, args)
+      join pg_proc p on p.oid = to_regprocedure(w.sig)
+     where p.proargnames is distinct from w.args
+  loop
+    execute 'drop function ' || v_fn::text;
+  end loop;
+end $$;
 
 -- What a call changes on accounts without bounds. p_d holds nine numbers
 -- per account of p_ids: for posted, held_in and held_out in turn, the
@@ -338,6 +364,9 @@ begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
   end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
   if "p_delivery" is null then
     raise exception 'chobo: the value of delivery is null' using errcode = '22004';
   end if;
@@ -349,6 +378,9 @@ begin
   end if;
   if "p_qty" < 0 then
     raise exception 'chobo: the amount qty is %, below 0', "p_qty" using errcode = '22003';
+  end if;
+  if octet_length("p_delivery") + 8 + octet_length("p_sku") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_delivery") + 8 + octet_length("p_sku") + 8 using errcode = '22001';
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -499,6 +531,9 @@ begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
   end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
   if "p_order" is null then
     raise exception 'chobo: the value of order is null' using errcode = '22004';
   end if;
@@ -510,6 +545,9 @@ begin
   end if;
   if "p_qty" < 0 then
     raise exception 'chobo: the amount qty is %, below 0', "p_qty" using errcode = '22003';
+  end if;
+  if octet_length("p_order") + 8 + octet_length("p_sku") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_order") + 8 + octet_length("p_sku") + 8 using errcode = '22001';
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -638,39 +676,69 @@ end
 $fn$;
 
 create or replace function "shop"."balance_shelf"(p_tenant text, "p_sku" text)
-returns "shop".balance language sql stable
+returns "shop".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
-  select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
+begin
+  if p_tenant is null then
+    raise exception 'chobo: the tenant is null' using errcode = '22004';
+  end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
+  if "p_sku" is null then
+    raise exception 'chobo: the value of sku is null' using errcode = '22004';
+  end if;
+  if octet_length("p_sku") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_sku") + 8 using errcode = '22001';
+  end if;
+  return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"shop".balance
                      from "shop".accounts a
                      left join "shop".account_shards s on s.tenant = a.tenant and s.id = a.id
                     where a.tenant = p_tenant and a.id = "shop".chobo_id(array['account', 'shop', p_tenant, 'shelf', "p_sku"])
                     group by a.posted, a.held_in, a.held_out),
-                  row(0, 0, 0)::"shop".balance)
+                  row(0, 0, 0)::"shop".balance);
+end
 $fn$;
 
 create or replace function "shop"."balance_suppliers"(p_tenant text)
-returns "shop".balance language sql stable
+returns "shop".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
-  select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
+begin
+  if p_tenant is null then
+    raise exception 'chobo: the tenant is null' using errcode = '22004';
+  end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
+  return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"shop".balance
                      from "shop".accounts a
                      left join "shop".account_shards s on s.tenant = a.tenant and s.id = a.id
                     where a.tenant = p_tenant and a.id = "shop".chobo_id(array['account', 'shop', p_tenant, 'suppliers'])
                     group by a.posted, a.held_in, a.held_out),
-                  row(0, 0, 0)::"shop".balance)
+                  row(0, 0, 0)::"shop".balance);
+end
 $fn$;
 
 create or replace function "shop"."balance_customers"(p_tenant text)
-returns "shop".balance language sql stable
+returns "shop".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
-  select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
+begin
+  if p_tenant is null then
+    raise exception 'chobo: the tenant is null' using errcode = '22004';
+  end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
+  return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"shop".balance
                      from "shop".accounts a
                      left join "shop".account_shards s on s.tenant = a.tenant and s.id = a.id
                     where a.tenant = p_tenant and a.id = "shop".chobo_id(array['account', 'shop', p_tenant, 'customers'])
                     group by a.posted, a.held_in, a.held_out),
-                  row(0, 0, 0)::"shop".balance)
+                  row(0, 0, 0)::"shop".balance);
+end
 $fn$;
 
 create or replace function "shop".expire(p_max integer default 1000)

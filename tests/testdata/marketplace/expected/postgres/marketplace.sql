@@ -223,6 +223,37 @@ select k.tenant, e.account, k.kind, k.op, k.key, e.posted, e.held_in, e.held_out
        cross join lateral unnest(k.entry_accounts, k.entry_posted, k.entry_held_in, k.entry_held_out)
          as e (account, posted, held_in, held_out)
  where k.result = 'done';
+-- PostgreSQL replaces a function in place only when its arguments keep
+-- their names. One that an earlier version of the book made with other
+-- names (a parameter renamed) is dropped here and made anew below, in this
+-- same transaction, so that no session ever finds it missing; its grants
+-- go with it and are given again after the load (docs/targets.md).
+do $$
+declare
+  v_fn regprocedure;
+begin
+  for v_fn in
+    select p.oid::regprocedure
+      from (values
+              ('"marketplace"."chobo_id"(text[])', array['parts']::text[]),
+              ('"marketplace"."chobo_unbounded"(text, uuid[], numeric[], boolean)', array['p_tenant', 'p_ids', 'p_d', 'p_write']::text[]),
+              ('"marketplace"."sale_do"(text, text, text, bigint, bigint)', array['p_tenant', 'p_order', 'p_shop', 'p_proceeds', 'p_fee']::text[]),
+              ('"marketplace"."payout_hold"(text, text, text, bigint)', array['p_tenant', 'p_payout_id', 'p_shop', 'p_amount']::text[]),
+              ('"marketplace"."payout_post"(text, text, bigint)', array['p_tenant', 'p_payout_id', 'p_amount']::text[]),
+              ('"marketplace"."payout_void"(text, text)', array['p_tenant', 'p_payout_id']::text[]),
+              ('"marketplace"."payout_status"(text, text)', array['p_tenant', 'p_payout_id']::text[]),
+              ('"marketplace"."refund_do"(text, text, text, bigint, bigint)', array['p_tenant', 'p_order', 'p_shop', 'p_proceeds', 'p_fee']::text[]),
+              ('"marketplace"."balance_shop_sales"(text, text)', array['p_tenant', 'p_shop']::text[]),
+              ('"marketplace"."balance_platform_fees"(text)', array['p_tenant']::text[]),
+              ('"marketplace"."balance_buyers"(text)', array['p_tenant']::text[]),
+              ('"marketplace"."balance_shop_banks"(text)', array['p_tenant']::text[]),
+              ('"marketplace"."expire"(integer)', array['p_max']::text[])) as w (sig, args)
+      join pg_proc p on p.oid = to_regprocedure(w.sig)
+     where p.proargnames is distinct from w.args
+  loop
+    execute 'drop function ' || v_fn::text;
+  end loop;
+end $$;
 
 -- What a call changes on accounts without bounds. p_d holds nine numbers
 -- per account of p_ids: for posted, held_in and held_out in turn, the
@@ -338,6 +369,9 @@ begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
   end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
   if "p_order" is null then
     raise exception 'chobo: the value of order is null' using errcode = '22004';
   end if;
@@ -355,6 +389,9 @@ begin
   end if;
   if "p_fee" < 0 then
     raise exception 'chobo: the amount fee is %, below 0', "p_fee" using errcode = '22003';
+  end if;
+  if octet_length("p_order") + 8 + octet_length("p_shop") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_order") + 8 + octet_length("p_shop") + 8 using errcode = '22001';
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -484,6 +521,9 @@ begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
   end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
   if "p_payout_id" is null then
     raise exception 'chobo: the value of payout_id is null' using errcode = '22004';
   end if;
@@ -495,6 +535,9 @@ begin
   end if;
   if "p_amount" < 0 then
     raise exception 'chobo: the amount amount is %, below 0', "p_amount" using errcode = '22003';
+  end if;
+  if octet_length("p_payout_id") + 8 + octet_length("p_shop") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_payout_id") + 8 + octet_length("p_shop") + 8 using errcode = '22001';
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -646,11 +689,17 @@ begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
   end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
   if "p_payout_id" is null then
     raise exception 'chobo: the value of payout_id is null' using errcode = '22004';
   end if;
   if "p_amount" < 0 then
     raise exception 'chobo: the amount amount is %, below 0', "p_amount" using errcode = '22003';
+  end if;
+  if octet_length("p_payout_id") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_payout_id") + 8 using errcode = '22001';
   end if;
   select k.from_ids, k.to_ids, k.amounts, k.state, k.deadline, k.definition into v_hold from "marketplace".keys k
    where k.tenant = p_tenant and k.kind = 'payout' and k.op = 'hold' and k.key = v_key and k.result = 'done'
@@ -755,8 +804,14 @@ begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
   end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
   if "p_payout_id" is null then
     raise exception 'chobo: the value of payout_id is null' using errcode = '22004';
+  end if;
+  if octet_length("p_payout_id") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_payout_id") + 8 using errcode = '22001';
   end if;
   select k.from_ids, k.to_ids, k.amounts, k.state, k.deadline, k.definition into v_hold from "marketplace".keys k
    where k.tenant = p_tenant and k.kind = 'payout' and k.op = 'hold' and k.key = v_key and k.result = 'done'
@@ -836,6 +891,18 @@ declare
   v_state text;
   v_deadline timestamptz;
 begin
+  if p_tenant is null then
+    raise exception 'chobo: the tenant is null' using errcode = '22004';
+  end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
+  if "p_payout_id" is null then
+    raise exception 'chobo: the value of payout_id is null' using errcode = '22004';
+  end if;
+  if octet_length("p_payout_id") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_payout_id") + 8 using errcode = '22001';
+  end if;
   select k.state, k.deadline into v_state, v_deadline from "marketplace".keys k
    where k.tenant = p_tenant and k.kind = 'payout' and k.op = 'hold' and k.key = v_key and k.result = 'done';
   if v_state = 'held' and v_deadline is not null and v_deadline <= clock_timestamp() then
@@ -875,6 +942,9 @@ begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
   end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
   if "p_order" is null then
     raise exception 'chobo: the value of order is null' using errcode = '22004';
   end if;
@@ -892,6 +962,9 @@ begin
   end if;
   if "p_fee" < 0 then
     raise exception 'chobo: the amount fee is %, below 0', "p_fee" using errcode = '22003';
+  end if;
+  if octet_length("p_order") + 8 + octet_length("p_shop") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_order") + 8 + octet_length("p_shop") + 8 using errcode = '22001';
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -1007,51 +1080,89 @@ end
 $fn$;
 
 create or replace function "marketplace"."balance_shop_sales"(p_tenant text, "p_shop" text)
-returns "marketplace".balance language sql stable
+returns "marketplace".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
-  select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
+begin
+  if p_tenant is null then
+    raise exception 'chobo: the tenant is null' using errcode = '22004';
+  end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
+  if "p_shop" is null then
+    raise exception 'chobo: the value of shop is null' using errcode = '22004';
+  end if;
+  if octet_length("p_shop") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_shop") + 8 using errcode = '22001';
+  end if;
+  return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"marketplace".balance
                      from "marketplace".accounts a
                      left join "marketplace".account_shards s on s.tenant = a.tenant and s.id = a.id
                     where a.tenant = p_tenant and a.id = "marketplace".chobo_id(array['account', 'marketplace', p_tenant, 'shop_sales', "p_shop"])
                     group by a.posted, a.held_in, a.held_out),
-                  row(0, 0, 0)::"marketplace".balance)
+                  row(0, 0, 0)::"marketplace".balance);
+end
 $fn$;
 
 create or replace function "marketplace"."balance_platform_fees"(p_tenant text)
-returns "marketplace".balance language sql stable
+returns "marketplace".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
-  select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
+begin
+  if p_tenant is null then
+    raise exception 'chobo: the tenant is null' using errcode = '22004';
+  end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
+  return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"marketplace".balance
                      from "marketplace".accounts a
                      left join "marketplace".account_shards s on s.tenant = a.tenant and s.id = a.id
                     where a.tenant = p_tenant and a.id = "marketplace".chobo_id(array['account', 'marketplace', p_tenant, 'platform_fees'])
                     group by a.posted, a.held_in, a.held_out),
-                  row(0, 0, 0)::"marketplace".balance)
+                  row(0, 0, 0)::"marketplace".balance);
+end
 $fn$;
 
 create or replace function "marketplace"."balance_buyers"(p_tenant text)
-returns "marketplace".balance language sql stable
+returns "marketplace".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
-  select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
+begin
+  if p_tenant is null then
+    raise exception 'chobo: the tenant is null' using errcode = '22004';
+  end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
+  return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"marketplace".balance
                      from "marketplace".accounts a
                      left join "marketplace".account_shards s on s.tenant = a.tenant and s.id = a.id
                     where a.tenant = p_tenant and a.id = "marketplace".chobo_id(array['account', 'marketplace', p_tenant, 'buyers'])
                     group by a.posted, a.held_in, a.held_out),
-                  row(0, 0, 0)::"marketplace".balance)
+                  row(0, 0, 0)::"marketplace".balance);
+end
 $fn$;
 
 create or replace function "marketplace"."balance_shop_banks"(p_tenant text)
-returns "marketplace".balance language sql stable
+returns "marketplace".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
-  select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
+begin
+  if p_tenant is null then
+    raise exception 'chobo: the tenant is null' using errcode = '22004';
+  end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
+  return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"marketplace".balance
                      from "marketplace".accounts a
                      left join "marketplace".account_shards s on s.tenant = a.tenant and s.id = a.id
                     where a.tenant = p_tenant and a.id = "marketplace".chobo_id(array['account', 'marketplace', p_tenant, 'shop_banks'])
                     group by a.posted, a.held_in, a.held_out),
-                  row(0, 0, 0)::"marketplace".balance)
+                  row(0, 0, 0)::"marketplace".balance);
+end
 $fn$;
 
 create or replace function "marketplace".expire(p_max integer default 1000)

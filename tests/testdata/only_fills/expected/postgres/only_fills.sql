@@ -223,6 +223,30 @@ select k.tenant, e.account, k.kind, k.op, k.key, e.posted, e.held_in, e.held_out
        cross join lateral unnest(k.entry_accounts, k.entry_posted, k.entry_held_in, k.entry_held_out)
          as e (account, posted, held_in, held_out)
  where k.result = 'done';
+-- PostgreSQL replaces a function in place only when its arguments keep
+-- their names. One that an earlier version of the book made with other
+-- names (a parameter renamed) is dropped here and made anew below, in this
+-- same transaction, so that no session ever finds it missing; its grants
+-- go with it and are given again after the load (docs/targets.md).
+do $$
+declare
+  v_fn regprocedure;
+begin
+  for v_fn in
+    select p.oid::regprocedure
+      from (values
+              ('"only_fills"."chobo_id"(text[])', array['parts']::text[]),
+              ('"only_fills"."chobo_unbounded"(text, uuid[], numeric[], boolean)', array['p_tenant', 'p_ids', 'p_d', 'p_write']::text[]),
+              ('"only_fills"."tip_do"(text, text, text, bigint)', array['p_tenant', 'p_bill', 'p_waiter', 'p_amount']::text[]),
+              ('"only_fills"."balance_tips"(text, text)', array['p_tenant', 'p_waiter']::text[]),
+              ('"only_fills"."balance_guests"(text)', array['p_tenant']::text[]),
+              ('"only_fills"."expire"(integer)', array['p_max']::text[])) as w (sig, args)
+      join pg_proc p on p.oid = to_regprocedure(w.sig)
+     where p.proargnames is distinct from w.args
+  loop
+    execute 'drop function ' || v_fn::text;
+  end loop;
+end $$;
 
 -- What a call changes on accounts without bounds. p_d holds nine numbers
 -- per account of p_ids: for posted, held_in and held_out in turn, the
@@ -338,6 +362,9 @@ begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
   end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
   if "p_bill" is null then
     raise exception 'chobo: the value of bill is null' using errcode = '22004';
   end if;
@@ -349,6 +376,9 @@ begin
   end if;
   if "p_amount" < 0 then
     raise exception 'chobo: the amount amount is %, below 0', "p_amount" using errcode = '22003';
+  end if;
+  if octet_length("p_bill") + 8 + octet_length("p_waiter") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_bill") + 8 + octet_length("p_waiter") + 8 using errcode = '22001';
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -477,27 +507,49 @@ end
 $fn$;
 
 create or replace function "only_fills"."balance_tips"(p_tenant text, "p_waiter" text)
-returns "only_fills".balance language sql stable
+returns "only_fills".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
-  select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
+begin
+  if p_tenant is null then
+    raise exception 'chobo: the tenant is null' using errcode = '22004';
+  end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
+  if "p_waiter" is null then
+    raise exception 'chobo: the value of waiter is null' using errcode = '22004';
+  end if;
+  if octet_length("p_waiter") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_waiter") + 8 using errcode = '22001';
+  end if;
+  return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"only_fills".balance
                      from "only_fills".accounts a
                      left join "only_fills".account_shards s on s.tenant = a.tenant and s.id = a.id
                     where a.tenant = p_tenant and a.id = "only_fills".chobo_id(array['account', 'only_fills', p_tenant, 'tips', "p_waiter"])
                     group by a.posted, a.held_in, a.held_out),
-                  row(0, 0, 0)::"only_fills".balance)
+                  row(0, 0, 0)::"only_fills".balance);
+end
 $fn$;
 
 create or replace function "only_fills"."balance_guests"(p_tenant text)
-returns "only_fills".balance language sql stable
+returns "only_fills".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
-  select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
+begin
+  if p_tenant is null then
+    raise exception 'chobo: the tenant is null' using errcode = '22004';
+  end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
+  return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"only_fills".balance
                      from "only_fills".accounts a
                      left join "only_fills".account_shards s on s.tenant = a.tenant and s.id = a.id
                     where a.tenant = p_tenant and a.id = "only_fills".chobo_id(array['account', 'only_fills', p_tenant, 'guests'])
                     group by a.posted, a.held_in, a.held_out),
-                  row(0, 0, 0)::"only_fills".balance)
+                  row(0, 0, 0)::"only_fills".balance);
+end
 $fn$;
 
 create or replace function "only_fills".expire(p_max integer default 1000)

@@ -223,6 +223,31 @@ select k.tenant, e.account, k.kind, k.op, k.key, e.posted, e.held_in, e.held_out
        cross join lateral unnest(k.entry_accounts, k.entry_posted, k.entry_held_in, k.entry_held_out)
          as e (account, posted, held_in, held_out)
  where k.result = 'done';
+-- PostgreSQL replaces a function in place only when its arguments keep
+-- their names. One that an earlier version of the book made with other
+-- names (a parameter renamed) is dropped here and made anew below, in this
+-- same transaction, so that no session ever finds it missing; its grants
+-- go with it and are given again after the load (docs/targets.md).
+do $$
+declare
+  v_fn regprocedure;
+begin
+  for v_fn in
+    select p.oid::regprocedure
+      from (values
+              ('"order"."chobo_id"(text[])', array['parts']::text[]),
+              ('"order"."chobo_unbounded"(text, uuid[], numeric[], boolean)', array['p_tenant', 'p_ids', 'p_d', 'p_write']::text[]),
+              ('"order"."sale_do"(text, text, text, bigint, bigint)', array['p_tenant', 'p_order', 'p_shop', 'p_price', 'p_fee']::text[]),
+              ('"order"."balance_shop_sales"(text, text)', array['p_tenant', 'p_shop']::text[]),
+              ('"order"."balance_buyers"(text)', array['p_tenant']::text[]),
+              ('"order"."balance_fee_income"(text)', array['p_tenant']::text[]),
+              ('"order"."expire"(integer)', array['p_max']::text[])) as w (sig, args)
+      join pg_proc p on p.oid = to_regprocedure(w.sig)
+     where p.proargnames is distinct from w.args
+  loop
+    execute 'drop function ' || v_fn::text;
+  end loop;
+end $$;
 
 -- What a call changes on accounts without bounds. p_d holds nine numbers
 -- per account of p_ids: for posted, held_in and held_out in turn, the
@@ -340,6 +365,9 @@ begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
   end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
   if "p_order" is null then
     raise exception 'chobo: the value of order is null' using errcode = '22004';
   end if;
@@ -357,6 +385,9 @@ begin
   end if;
   if "p_fee" < 0 then
     raise exception 'chobo: the amount fee is %, below 0', "p_fee" using errcode = '22003';
+  end if;
+  if octet_length("p_order") + 8 + octet_length("p_shop") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_order") + 8 + octet_length("p_shop") + 8 using errcode = '22001';
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -448,39 +479,69 @@ end
 $fn$;
 
 create or replace function "order"."balance_shop_sales"(p_tenant text, "p_shop" text)
-returns "order".balance language sql stable
+returns "order".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
-  select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
+begin
+  if p_tenant is null then
+    raise exception 'chobo: the tenant is null' using errcode = '22004';
+  end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
+  if "p_shop" is null then
+    raise exception 'chobo: the value of shop is null' using errcode = '22004';
+  end if;
+  if octet_length("p_shop") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_shop") + 8 using errcode = '22001';
+  end if;
+  return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"order".balance
                      from "order".accounts a
                      left join "order".account_shards s on s.tenant = a.tenant and s.id = a.id
                     where a.tenant = p_tenant and a.id = "order".chobo_id(array['account', 'order', p_tenant, 'shop_sales', "p_shop"])
                     group by a.posted, a.held_in, a.held_out),
-                  row(0, 0, 0)::"order".balance)
+                  row(0, 0, 0)::"order".balance);
+end
 $fn$;
 
 create or replace function "order"."balance_buyers"(p_tenant text)
-returns "order".balance language sql stable
+returns "order".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
-  select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
+begin
+  if p_tenant is null then
+    raise exception 'chobo: the tenant is null' using errcode = '22004';
+  end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
+  return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"order".balance
                      from "order".accounts a
                      left join "order".account_shards s on s.tenant = a.tenant and s.id = a.id
                     where a.tenant = p_tenant and a.id = "order".chobo_id(array['account', 'order', p_tenant, 'buyers'])
                     group by a.posted, a.held_in, a.held_out),
-                  row(0, 0, 0)::"order".balance)
+                  row(0, 0, 0)::"order".balance);
+end
 $fn$;
 
 create or replace function "order"."balance_fee_income"(p_tenant text)
-returns "order".balance language sql stable
+returns "order".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
-  select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
+begin
+  if p_tenant is null then
+    raise exception 'chobo: the tenant is null' using errcode = '22004';
+  end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
+  return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"order".balance
                      from "order".accounts a
                      left join "order".account_shards s on s.tenant = a.tenant and s.id = a.id
                     where a.tenant = p_tenant and a.id = "order".chobo_id(array['account', 'order', p_tenant, 'fee_income'])
                     group by a.posted, a.held_in, a.held_out),
-                  row(0, 0, 0)::"order".balance)
+                  row(0, 0, 0)::"order".balance);
+end
 $fn$;
 
 create or replace function "order".expire(p_max integer default 1000)

@@ -223,6 +223,39 @@ select k.tenant, e.account, k.kind, k.op, k.key, e.posted, e.held_in, e.held_out
        cross join lateral unnest(k.entry_accounts, k.entry_posted, k.entry_held_in, k.entry_held_out)
          as e (account, posted, held_in, held_out)
  where k.result = 'done';
+-- PostgreSQL replaces a function in place only when its arguments keep
+-- their names. One that an earlier version of the book made with other
+-- names (a parameter renamed) is dropped here and made anew below, in this
+-- same transaction, so that no session ever finds it missing; its grants
+-- go with it and are given again after the load (docs/targets.md).
+do $$
+declare
+  v_fn regprocedure;
+begin
+  for v_fn in
+    select p.oid::regprocedure
+      from (values
+              ('"ポイント"."chobo_id"(text[])', array['parts']::text[]),
+              ('"ポイント"."chobo_unbounded"(text, uuid[], numeric[], boolean)', array['p_tenant', 'p_ids', 'p_d', 'p_write']::text[]),
+              ('"ポイント"."付与_hold"(text, text, text, bigint)', array['p_tenant', 'p_購入', 'p_会員', 'p_点数']::text[]),
+              ('"ポイント"."付与_post"(text, text, bigint)', array['p_tenant', 'p_購入', 'p_点数']::text[]),
+              ('"ポイント"."付与_void"(text, text)', array['p_tenant', 'p_購入']::text[]),
+              ('"ポイント"."付与_status"(text, text)', array['p_tenant', 'p_購入']::text[]),
+              ('"ポイント"."利用_hold"(text, text, text, bigint)', array['p_tenant', 'p_会計', 'p_会員', 'p_点数']::text[]),
+              ('"ポイント"."利用_post"(text, text, bigint)', array['p_tenant', 'p_会計', 'p_点数']::text[]),
+              ('"ポイント"."利用_void"(text, text)', array['p_tenant', 'p_会計']::text[]),
+              ('"ポイント"."利用_status"(text, text)', array['p_tenant', 'p_会計']::text[]),
+              ('"ポイント"."失効_do"(text, text, text, bigint)', array['p_tenant', 'p_処理', 'p_会員', 'p_点数']::text[]),
+              ('"ポイント"."balance_ポイント"(text, text)', array['p_tenant', 'p_会員']::text[]),
+              ('"ポイント"."balance_発行元"(text)', array['p_tenant']::text[]),
+              ('"ポイント"."balance_利用済み"(text)', array['p_tenant']::text[]),
+              ('"ポイント"."expire"(integer)', array['p_max']::text[])) as w (sig, args)
+      join pg_proc p on p.oid = to_regprocedure(w.sig)
+     where p.proargnames is distinct from w.args
+  loop
+    execute 'drop function ' || v_fn::text;
+  end loop;
+end $$;
 
 -- What a call changes on accounts without bounds. p_d holds nine numbers
 -- per account of p_ids: for posted, held_in and held_out in turn, the
@@ -339,6 +372,9 @@ begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
   end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
   if "p_購入" is null then
     raise exception 'chobo: the value of 購入 is null' using errcode = '22004';
   end if;
@@ -350,6 +386,9 @@ begin
   end if;
   if "p_点数" < 0 then
     raise exception 'chobo: the amount 点数 is %, below 0', "p_点数" using errcode = '22003';
+  end if;
+  if octet_length("p_購入") + 8 + octet_length("p_会員") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_購入") + 8 + octet_length("p_会員") + 8 using errcode = '22001';
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -501,11 +540,17 @@ begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
   end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
   if "p_購入" is null then
     raise exception 'chobo: the value of 購入 is null' using errcode = '22004';
   end if;
   if "p_点数" < 0 then
     raise exception 'chobo: the amount 点数 is %, below 0', "p_点数" using errcode = '22003';
+  end if;
+  if octet_length("p_購入") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_購入") + 8 using errcode = '22001';
   end if;
   select k.from_ids, k.to_ids, k.amounts, k.state, k.deadline, k.definition into v_hold from "ポイント".keys k
    where k.tenant = p_tenant and k.kind = '付与' and k.op = 'hold' and k.key = v_key and k.result = 'done'
@@ -610,8 +655,14 @@ begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
   end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
   if "p_購入" is null then
     raise exception 'chobo: the value of 購入 is null' using errcode = '22004';
+  end if;
+  if octet_length("p_購入") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_購入") + 8 using errcode = '22001';
   end if;
   select k.from_ids, k.to_ids, k.amounts, k.state, k.deadline, k.definition into v_hold from "ポイント".keys k
    where k.tenant = p_tenant and k.kind = '付与' and k.op = 'hold' and k.key = v_key and k.result = 'done'
@@ -691,6 +742,18 @@ declare
   v_state text;
   v_deadline timestamptz;
 begin
+  if p_tenant is null then
+    raise exception 'chobo: the tenant is null' using errcode = '22004';
+  end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
+  if "p_購入" is null then
+    raise exception 'chobo: the value of 購入 is null' using errcode = '22004';
+  end if;
+  if octet_length("p_購入") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_購入") + 8 using errcode = '22001';
+  end if;
   select k.state, k.deadline into v_state, v_deadline from "ポイント".keys k
    where k.tenant = p_tenant and k.kind = '付与' and k.op = 'hold' and k.key = v_key and k.result = 'done';
   if v_state = 'held' and v_deadline is not null and v_deadline <= clock_timestamp() then
@@ -731,6 +794,9 @@ begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
   end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
   if "p_会計" is null then
     raise exception 'chobo: the value of 会計 is null' using errcode = '22004';
   end if;
@@ -742,6 +808,9 @@ begin
   end if;
   if "p_点数" < 0 then
     raise exception 'chobo: the amount 点数 is %, below 0', "p_点数" using errcode = '22003';
+  end if;
+  if octet_length("p_会計") + 8 + octet_length("p_会員") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_会計") + 8 + octet_length("p_会員") + 8 using errcode = '22001';
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -893,11 +962,17 @@ begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
   end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
   if "p_会計" is null then
     raise exception 'chobo: the value of 会計 is null' using errcode = '22004';
   end if;
   if "p_点数" < 0 then
     raise exception 'chobo: the amount 点数 is %, below 0', "p_点数" using errcode = '22003';
+  end if;
+  if octet_length("p_会計") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_会計") + 8 using errcode = '22001';
   end if;
   select k.from_ids, k.to_ids, k.amounts, k.state, k.deadline, k.definition into v_hold from "ポイント".keys k
    where k.tenant = p_tenant and k.kind = '利用' and k.op = 'hold' and k.key = v_key and k.result = 'done'
@@ -1002,8 +1077,14 @@ begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
   end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
   if "p_会計" is null then
     raise exception 'chobo: the value of 会計 is null' using errcode = '22004';
+  end if;
+  if octet_length("p_会計") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_会計") + 8 using errcode = '22001';
   end if;
   select k.from_ids, k.to_ids, k.amounts, k.state, k.deadline, k.definition into v_hold from "ポイント".keys k
    where k.tenant = p_tenant and k.kind = '利用' and k.op = 'hold' and k.key = v_key and k.result = 'done'
@@ -1083,6 +1164,18 @@ declare
   v_state text;
   v_deadline timestamptz;
 begin
+  if p_tenant is null then
+    raise exception 'chobo: the tenant is null' using errcode = '22004';
+  end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
+  if "p_会計" is null then
+    raise exception 'chobo: the value of 会計 is null' using errcode = '22004';
+  end if;
+  if octet_length("p_会計") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_会計") + 8 using errcode = '22001';
+  end if;
   select k.state, k.deadline into v_state, v_deadline from "ポイント".keys k
    where k.tenant = p_tenant and k.kind = '利用' and k.op = 'hold' and k.key = v_key and k.result = 'done';
   if v_state = 'held' and v_deadline is not null and v_deadline <= clock_timestamp() then
@@ -1122,6 +1215,9 @@ begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
   end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
   if "p_処理" is null then
     raise exception 'chobo: the value of 処理 is null' using errcode = '22004';
   end if;
@@ -1133,6 +1229,9 @@ begin
   end if;
   if "p_点数" < 0 then
     raise exception 'chobo: the amount 点数 is %, below 0', "p_点数" using errcode = '22003';
+  end if;
+  if octet_length("p_処理") + 8 + octet_length("p_会員") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_処理") + 8 + octet_length("p_会員") + 8 using errcode = '22001';
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -1261,39 +1360,69 @@ end
 $fn$;
 
 create or replace function "ポイント"."balance_ポイント"(p_tenant text, "p_会員" text)
-returns "ポイント".balance language sql stable
+returns "ポイント".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
-  select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
+begin
+  if p_tenant is null then
+    raise exception 'chobo: the tenant is null' using errcode = '22004';
+  end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
+  if "p_会員" is null then
+    raise exception 'chobo: the value of 会員 is null' using errcode = '22004';
+  end if;
+  if octet_length("p_会員") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_会員") + 8 using errcode = '22001';
+  end if;
+  return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"ポイント".balance
                      from "ポイント".accounts a
                      left join "ポイント".account_shards s on s.tenant = a.tenant and s.id = a.id
                     where a.tenant = p_tenant and a.id = "ポイント".chobo_id(array['account', 'ポイント', p_tenant, 'ポイント', "p_会員"])
                     group by a.posted, a.held_in, a.held_out),
-                  row(0, 0, 0)::"ポイント".balance)
+                  row(0, 0, 0)::"ポイント".balance);
+end
 $fn$;
 
 create or replace function "ポイント"."balance_発行元"(p_tenant text)
-returns "ポイント".balance language sql stable
+returns "ポイント".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
-  select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
+begin
+  if p_tenant is null then
+    raise exception 'chobo: the tenant is null' using errcode = '22004';
+  end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
+  return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"ポイント".balance
                      from "ポイント".accounts a
                      left join "ポイント".account_shards s on s.tenant = a.tenant and s.id = a.id
                     where a.tenant = p_tenant and a.id = "ポイント".chobo_id(array['account', 'ポイント', p_tenant, '発行元'])
                     group by a.posted, a.held_in, a.held_out),
-                  row(0, 0, 0)::"ポイント".balance)
+                  row(0, 0, 0)::"ポイント".balance);
+end
 $fn$;
 
 create or replace function "ポイント"."balance_利用済み"(p_tenant text)
-returns "ポイント".balance language sql stable
+returns "ポイント".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
-  select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
+begin
+  if p_tenant is null then
+    raise exception 'chobo: the tenant is null' using errcode = '22004';
+  end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
+  return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"ポイント".balance
                      from "ポイント".accounts a
                      left join "ポイント".account_shards s on s.tenant = a.tenant and s.id = a.id
                     where a.tenant = p_tenant and a.id = "ポイント".chobo_id(array['account', 'ポイント', p_tenant, '利用済み'])
                     group by a.posted, a.held_in, a.held_out),
-                  row(0, 0, 0)::"ポイント".balance)
+                  row(0, 0, 0)::"ポイント".balance);
+end
 $fn$;
 
 create or replace function "ポイント".expire(p_max integer default 1000)

@@ -223,6 +223,34 @@ select k.tenant, e.account, k.kind, k.op, k.key, e.posted, e.held_in, e.held_out
        cross join lateral unnest(k.entry_accounts, k.entry_posted, k.entry_held_in, k.entry_held_out)
          as e (account, posted, held_in, held_out)
  where k.result = 'done';
+-- PostgreSQL replaces a function in place only when its arguments keep
+-- their names. One that an earlier version of the book made with other
+-- names (a parameter renamed) is dropped here and made anew below, in this
+-- same transaction, so that no session ever finds it missing; its grants
+-- go with it and are given again after the load (docs/targets.md).
+do $$
+declare
+  v_fn regprocedure;
+begin
+  for v_fn in
+    select p.oid::regprocedure
+      from (values
+              ('"返金"."chobo_id"(text[])', array['parts']::text[]),
+              ('"返金"."chobo_unbounded"(text, uuid[], numeric[], boolean)', array['p_tenant', 'p_ids', 'p_d', 'p_write']::text[]),
+              ('"返金"."売上_do"(text, text, bigint)', array['p_tenant', 'p_注文', 'p_額']::text[]),
+              ('"返金"."返金_hold"(text, text, text, bigint)', array['p_tenant', 'p_返金番号', 'p_注文', 'p_額']::text[]),
+              ('"返金"."返金_post"(text, text, bigint)', array['p_tenant', 'p_返金番号', 'p_額']::text[]),
+              ('"返金"."返金_void"(text, text)', array['p_tenant', 'p_返金番号']::text[]),
+              ('"返金"."返金_status"(text, text)', array['p_tenant', 'p_返金番号']::text[]),
+              ('"返金"."balance_返金できる残り"(text, text)', array['p_tenant', 'p_注文']::text[]),
+              ('"返金"."balance_客"(text)', array['p_tenant']::text[]),
+              ('"返金"."expire"(integer)', array['p_max']::text[])) as w (sig, args)
+      join pg_proc p on p.oid = to_regprocedure(w.sig)
+     where p.proargnames is distinct from w.args
+  loop
+    execute 'drop function ' || v_fn::text;
+  end loop;
+end $$;
 
 -- What a call changes on accounts without bounds. p_d holds nine numbers
 -- per account of p_ids: for posted, held_in and held_out in turn, the
@@ -338,6 +366,9 @@ begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
   end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
   if "p_注文" is null then
     raise exception 'chobo: the value of 注文 is null' using errcode = '22004';
   end if;
@@ -346,6 +377,9 @@ begin
   end if;
   if "p_額" < 0 then
     raise exception 'chobo: the amount 額 is %, below 0', "p_額" using errcode = '22003';
+  end if;
+  if octet_length("p_注文") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_注文") + 8 using errcode = '22001';
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -497,6 +531,9 @@ begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
   end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
   if "p_返金番号" is null then
     raise exception 'chobo: the value of 返金番号 is null' using errcode = '22004';
   end if;
@@ -508,6 +545,9 @@ begin
   end if;
   if "p_額" < 0 then
     raise exception 'chobo: the amount 額 is %, below 0', "p_額" using errcode = '22003';
+  end if;
+  if octet_length("p_返金番号") + 8 + octet_length("p_注文") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_返金番号") + 8 + octet_length("p_注文") + 8 using errcode = '22001';
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -659,11 +699,17 @@ begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
   end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
   if "p_返金番号" is null then
     raise exception 'chobo: the value of 返金番号 is null' using errcode = '22004';
   end if;
   if "p_額" < 0 then
     raise exception 'chobo: the amount 額 is %, below 0', "p_額" using errcode = '22003';
+  end if;
+  if octet_length("p_返金番号") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_返金番号") + 8 using errcode = '22001';
   end if;
   select k.from_ids, k.to_ids, k.amounts, k.state, k.deadline, k.definition into v_hold from "返金".keys k
    where k.tenant = p_tenant and k.kind = '返金' and k.op = 'hold' and k.key = v_key and k.result = 'done'
@@ -768,8 +814,14 @@ begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
   end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
   if "p_返金番号" is null then
     raise exception 'chobo: the value of 返金番号 is null' using errcode = '22004';
+  end if;
+  if octet_length("p_返金番号") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_返金番号") + 8 using errcode = '22001';
   end if;
   select k.from_ids, k.to_ids, k.amounts, k.state, k.deadline, k.definition into v_hold from "返金".keys k
    where k.tenant = p_tenant and k.kind = '返金' and k.op = 'hold' and k.key = v_key and k.result = 'done'
@@ -849,6 +901,18 @@ declare
   v_state text;
   v_deadline timestamptz;
 begin
+  if p_tenant is null then
+    raise exception 'chobo: the tenant is null' using errcode = '22004';
+  end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
+  if "p_返金番号" is null then
+    raise exception 'chobo: the value of 返金番号 is null' using errcode = '22004';
+  end if;
+  if octet_length("p_返金番号") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_返金番号") + 8 using errcode = '22001';
+  end if;
   select k.state, k.deadline into v_state, v_deadline from "返金".keys k
    where k.tenant = p_tenant and k.kind = '返金' and k.op = 'hold' and k.key = v_key and k.result = 'done';
   if v_state = 'held' and v_deadline is not null and v_deadline <= clock_timestamp() then
@@ -859,27 +923,49 @@ end
 $fn$;
 
 create or replace function "返金"."balance_返金できる残り"(p_tenant text, "p_注文" text)
-returns "返金".balance language sql stable
+returns "返金".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
-  select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
+begin
+  if p_tenant is null then
+    raise exception 'chobo: the tenant is null' using errcode = '22004';
+  end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
+  if "p_注文" is null then
+    raise exception 'chobo: the value of 注文 is null' using errcode = '22004';
+  end if;
+  if octet_length("p_注文") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_注文") + 8 using errcode = '22001';
+  end if;
+  return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"返金".balance
                      from "返金".accounts a
                      left join "返金".account_shards s on s.tenant = a.tenant and s.id = a.id
                     where a.tenant = p_tenant and a.id = "返金".chobo_id(array['account', '返金', p_tenant, '返金できる残り', "p_注文"])
                     group by a.posted, a.held_in, a.held_out),
-                  row(0, 0, 0)::"返金".balance)
+                  row(0, 0, 0)::"返金".balance);
+end
 $fn$;
 
 create or replace function "返金"."balance_客"(p_tenant text)
-returns "返金".balance language sql stable
+returns "返金".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
-  select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
+begin
+  if p_tenant is null then
+    raise exception 'chobo: the tenant is null' using errcode = '22004';
+  end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
+  return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"返金".balance
                      from "返金".accounts a
                      left join "返金".account_shards s on s.tenant = a.tenant and s.id = a.id
                     where a.tenant = p_tenant and a.id = "返金".chobo_id(array['account', '返金', p_tenant, '客'])
                     group by a.posted, a.held_in, a.held_out),
-                  row(0, 0, 0)::"返金".balance)
+                  row(0, 0, 0)::"返金".balance);
+end
 $fn$;
 
 create or replace function "返金".expire(p_max integer default 1000)

@@ -292,6 +292,35 @@ export function checkText(where: string, name: string, v: unknown): string {
   return v;
 }
 
+/**
+ * The most text a call may carry, the same on every backend and in the
+ * reference interpreter: a tenant of at most MAX_TENANT bytes of UTF-8,
+ * and text values of one call taking at most MAX_TEXTS bytes together,
+ * each counted with TEXT_OVERHEAD bytes more than its UTF-8. A key and
+ * its tenant are stored in an index of PostgreSQL's, whose rows hold
+ * about 2.7 kB at the most.
+ */
+export const MAX_TENANT = 256;
+export const MAX_TEXTS = 2048;
+export const TEXT_OVERHEAD = 8;
+
+/** checkSize refuses, before anything is sent, a tenant or text values longer than every backend stores. */
+export function checkSize(where: string, tenant: unknown, values: readonly unknown[]): void {
+  const t = typeof tenant === "string" ? Buffer.byteLength(tenant, "utf8") : 0;
+  if (t > MAX_TENANT) {
+    throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: the tenant is ${t} bytes; a tenant is at most ${MAX_TENANT} bytes of UTF-8`);
+  }
+  let n = 0;
+  for (const v of values) {
+    if (typeof v === "string") {
+      n += Buffer.byteLength(v, "utf8") + TEXT_OVERHEAD;
+    }
+  }
+  if (n > MAX_TEXTS) {
+    throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: the text values of the call take ${n} bytes; they take at most ${MAX_TEXTS} together, each counted with ${TEXT_OVERHEAD} bytes more than its UTF-8`);
+  }
+}
+
 function hex4(c: number): string {
   return c.toString(16).toUpperCase().padStart(4, "0");
 }
@@ -1273,6 +1302,7 @@ export class TigerBeetleBook {
 
   /** call sends a do or a hold with its values in declaration order. */
   async call<R extends string>(kind: number, op: "do" | "hold", vals: readonly Value[]): Promise<ResultOf<R>> {
+    checkSize(`${kindOf(this.def, kind).name}.${op}`, this.tenant, vals);
     const p = plan(this.def, this.tenant, kind, op, vals, this.#tids);
     if (p.sameAccount) {
       return refused("same_account" as R);
@@ -1324,6 +1354,7 @@ export class TigerBeetleBook {
    * the kind's post amounts in declaration order, or null for the whole hold.
    */
   async post<R extends string>(kind: number, keyVals: readonly Value[], amounts: readonly bigint[] | null): Promise<ResultOf<R>> {
+    checkSize(`${kindOf(this.def, kind).name}.post`, this.tenant, keyVals);
     const t = kindOf(this.def, kind);
     const key = keyVals.map(text);
     const held = await this.#held(kind, key);
@@ -1359,6 +1390,7 @@ export class TigerBeetleBook {
 
   /** void voids a hold named by its key's values in key order. */
   async void<R extends string>(kind: number, keyVals: readonly Value[]): Promise<ResultOf<R>> {
+    checkSize(`${kindOf(this.def, kind).name}.void`, this.tenant, keyVals);
     const key = keyVals.map(text);
     const held = await this.#held(kind, key);
     if (held === null) {
@@ -1373,6 +1405,7 @@ export class TigerBeetleBook {
 
   /** status reads where a hold stands, null when there is none, writing nothing. */
   async status(kind: number, keyVals: readonly Value[]): Promise<HoldState | null> {
+    checkSize(`${kindOf(this.def, kind).name}.status`, this.tenant, keyVals);
     return this.#status(kind, keyVals.map(text));
   }
 
@@ -1383,6 +1416,7 @@ export class TigerBeetleBook {
 
   /** balance reads an account of a kind, named by its arguments. */
   async balance(account: number, args: readonly string[]): Promise<Balance> {
+    checkSize(`balance of ${this.def.accounts[account]?.name ?? account}`, this.tenant, args);
     const a = this.def.accounts[account];
     if (a === undefined) {
       throw new ChoboError("CHOBO_UNEXPECTED", `the book ${this.def.book} has no account kind ${account}`);

@@ -223,6 +223,46 @@ select k.tenant, e.account, k.kind, k.op, k.key, e.posted, e.held_in, e.held_out
        cross join lateral unnest(k.entry_accounts, k.entry_posted, k.entry_held_in, k.entry_held_out)
          as e (account, posted, held_in, held_out)
  where k.result = 'done';
+-- PostgreSQL replaces a function in place only when its arguments keep
+-- their names. One that an earlier version of the book made with other
+-- names (a parameter renamed) is dropped here and made anew below, in this
+-- same transaction, so that no session ever finds it missing; its grants
+-- go with it and are given again after the load (docs/targets.md).
+do $$
+declare
+  v_fn regprocedure;
+begin
+  for v_fn in
+    select p.oid::regprocedure
+      from (values
+              ('"retry_after_refusal"."chobo_id"(text[])', array['parts']::text[]),
+              ('"retry_after_refusal"."chobo_unbounded"(text, uuid[], numeric[], boolean)', array['p_tenant', 'p_ids', 'p_d', 'p_write']::text[]),
+              ('"retry_after_refusal"."stock_do"(text, text, text, bigint)', array['p_tenant', 'p_delivery', 'p_sku', 'p_qty']::text[]),
+              ('"retry_after_refusal"."restock_spare_do"(text, text, bigint)', array['p_tenant', 'p_delivery', 'p_qty']::text[]),
+              ('"retry_after_refusal"."ship_do"(text, text, text, bigint, bigint)', array['p_tenant', 'p_order', 'p_sku', 'p_qty', 'p_extra']::text[]),
+              ('"retry_after_refusal"."reserve_hold"(text, text, text, bigint, bigint)', array['p_tenant', 'p_order', 'p_sku', 'p_qty', 'p_extra']::text[]),
+              ('"retry_after_refusal"."reserve_post"(text, text, bigint, bigint)', array['p_tenant', 'p_order', 'p_qty', 'p_extra']::text[]),
+              ('"retry_after_refusal"."reserve_void"(text, text)', array['p_tenant', 'p_order']::text[]),
+              ('"retry_after_refusal"."reserve_status"(text, text)', array['p_tenant', 'p_order']::text[]),
+              ('"retry_after_refusal"."lend_do"(text, text, text, bigint, bigint)', array['p_tenant', 'p_loan', 'p_member', 'p_qty', 'p_extra']::text[]),
+              ('"retry_after_refusal"."park_hold"(text, text, text, bigint, bigint)', array['p_tenant', 'p_ticket', 'p_sku', 'p_qty', 'p_extra']::text[]),
+              ('"retry_after_refusal"."park_post"(text, text, bigint, bigint)', array['p_tenant', 'p_ticket', 'p_qty', 'p_extra']::text[]),
+              ('"retry_after_refusal"."park_void"(text, text)', array['p_tenant', 'p_ticket']::text[]),
+              ('"retry_after_refusal"."park_status"(text, text)', array['p_tenant', 'p_ticket']::text[]),
+              ('"retry_after_refusal"."clear_bin_do"(text, text, text, bigint)', array['p_tenant', 'p_ticket', 'p_sku', 'p_qty']::text[]),
+              ('"retry_after_refusal"."balance_shelf"(text, text)', array['p_tenant', 'p_sku']::text[]),
+              ('"retry_after_refusal"."balance_spare"(text)', array['p_tenant']::text[]),
+              ('"retry_after_refusal"."balance_safety"(text, text)', array['p_tenant', 'p_sku']::text[]),
+              ('"retry_after_refusal"."balance_credit"(text, text)', array['p_tenant', 'p_member']::text[]),
+              ('"retry_after_refusal"."balance_bin"(text, text)', array['p_tenant', 'p_sku']::text[]),
+              ('"retry_after_refusal"."balance_world"(text)', array['p_tenant']::text[]),
+              ('"retry_after_refusal"."expire"(integer)', array['p_max']::text[])) as w (sig, args)
+      join pg_proc p on p.oid = to_regprocedure(w.sig)
+     where p.proargnames is distinct from w.args
+  loop
+    execute 'drop function ' || v_fn::text;
+  end loop;
+end $$;
 
 -- What a call changes on accounts without bounds. p_d holds nine numbers
 -- per account of p_ids: for posted, held_in and held_out in turn, the
@@ -338,6 +378,9 @@ begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
   end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
   if "p_delivery" is null then
     raise exception 'chobo: the value of delivery is null' using errcode = '22004';
   end if;
@@ -349,6 +392,9 @@ begin
   end if;
   if "p_qty" < 0 then
     raise exception 'chobo: the amount qty is %, below 0', "p_qty" using errcode = '22003';
+  end if;
+  if octet_length("p_delivery") + 8 + octet_length("p_sku") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_delivery") + 8 + octet_length("p_sku") + 8 using errcode = '22001';
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -477,6 +523,9 @@ begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
   end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
   if "p_delivery" is null then
     raise exception 'chobo: the value of delivery is null' using errcode = '22004';
   end if;
@@ -485,6 +534,9 @@ begin
   end if;
   if "p_qty" < 0 then
     raise exception 'chobo: the amount qty is %, below 0', "p_qty" using errcode = '22003';
+  end if;
+  if octet_length("p_delivery") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_delivery") + 8 using errcode = '22001';
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -635,6 +687,9 @@ begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
   end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
   if "p_order" is null then
     raise exception 'chobo: the value of order is null' using errcode = '22004';
   end if;
@@ -652,6 +707,9 @@ begin
   end if;
   if "p_extra" < 0 then
     raise exception 'chobo: the amount extra is %, below 0', "p_extra" using errcode = '22003';
+  end if;
+  if octet_length("p_order") + 8 + octet_length("p_sku") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_order") + 8 + octet_length("p_sku") + 8 using errcode = '22001';
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -797,6 +855,9 @@ begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
   end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
   if "p_order" is null then
     raise exception 'chobo: the value of order is null' using errcode = '22004';
   end if;
@@ -814,6 +875,9 @@ begin
   end if;
   if "p_extra" < 0 then
     raise exception 'chobo: the amount extra is %, below 0', "p_extra" using errcode = '22003';
+  end if;
+  if octet_length("p_order") + 8 + octet_length("p_sku") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_order") + 8 + octet_length("p_sku") + 8 using errcode = '22001';
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -952,6 +1016,9 @@ begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
   end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
   if "p_order" is null then
     raise exception 'chobo: the value of order is null' using errcode = '22004';
   end if;
@@ -960,6 +1027,9 @@ begin
   end if;
   if "p_extra" < 0 then
     raise exception 'chobo: the amount extra is %, below 0', "p_extra" using errcode = '22003';
+  end if;
+  if octet_length("p_order") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_order") + 8 using errcode = '22001';
   end if;
   select k.from_ids, k.to_ids, k.amounts, k.state, k.deadline, k.definition into v_hold from "retry_after_refusal".keys k
    where k.tenant = p_tenant and k.kind = 'reserve' and k.op = 'hold' and k.key = v_key and k.result = 'done'
@@ -1060,8 +1130,14 @@ begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
   end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
   if "p_order" is null then
     raise exception 'chobo: the value of order is null' using errcode = '22004';
+  end if;
+  if octet_length("p_order") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_order") + 8 using errcode = '22001';
   end if;
   select k.from_ids, k.to_ids, k.amounts, k.state, k.deadline, k.definition into v_hold from "retry_after_refusal".keys k
    where k.tenant = p_tenant and k.kind = 'reserve' and k.op = 'hold' and k.key = v_key and k.result = 'done'
@@ -1134,6 +1210,18 @@ declare
   v_state text;
   v_deadline timestamptz;
 begin
+  if p_tenant is null then
+    raise exception 'chobo: the tenant is null' using errcode = '22004';
+  end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
+  if "p_order" is null then
+    raise exception 'chobo: the value of order is null' using errcode = '22004';
+  end if;
+  if octet_length("p_order") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_order") + 8 using errcode = '22001';
+  end if;
   select k.state, k.deadline into v_state, v_deadline from "retry_after_refusal".keys k
    where k.tenant = p_tenant and k.kind = 'reserve' and k.op = 'hold' and k.key = v_key and k.result = 'done';
   if v_state = 'held' and v_deadline is not null and v_deadline <= clock_timestamp() then
@@ -1173,6 +1261,9 @@ begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
   end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
   if "p_loan" is null then
     raise exception 'chobo: the value of loan is null' using errcode = '22004';
   end if;
@@ -1190,6 +1281,9 @@ begin
   end if;
   if "p_extra" < 0 then
     raise exception 'chobo: the amount extra is %, below 0', "p_extra" using errcode = '22003';
+  end if;
+  if octet_length("p_loan") + 8 + octet_length("p_member") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_loan") + 8 + octet_length("p_member") + 8 using errcode = '22001';
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -1337,6 +1431,9 @@ begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
   end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
   if "p_ticket" is null then
     raise exception 'chobo: the value of ticket is null' using errcode = '22004';
   end if;
@@ -1354,6 +1451,9 @@ begin
   end if;
   if "p_extra" < 0 then
     raise exception 'chobo: the amount extra is %, below 0', "p_extra" using errcode = '22003';
+  end if;
+  if octet_length("p_ticket") + 8 + octet_length("p_sku") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_ticket") + 8 + octet_length("p_sku") + 8 using errcode = '22001';
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -1494,6 +1594,9 @@ begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
   end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
   if "p_ticket" is null then
     raise exception 'chobo: the value of ticket is null' using errcode = '22004';
   end if;
@@ -1502,6 +1605,9 @@ begin
   end if;
   if "p_extra" < 0 then
     raise exception 'chobo: the amount extra is %, below 0', "p_extra" using errcode = '22003';
+  end if;
+  if octet_length("p_ticket") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_ticket") + 8 using errcode = '22001';
   end if;
   select k.from_ids, k.to_ids, k.amounts, k.state, k.deadline, k.definition into v_hold from "retry_after_refusal".keys k
    where k.tenant = p_tenant and k.kind = 'park' and k.op = 'hold' and k.key = v_key and k.result = 'done'
@@ -1604,8 +1710,14 @@ begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
   end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
   if "p_ticket" is null then
     raise exception 'chobo: the value of ticket is null' using errcode = '22004';
+  end if;
+  if octet_length("p_ticket") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_ticket") + 8 using errcode = '22001';
   end if;
   select k.from_ids, k.to_ids, k.amounts, k.state, k.deadline, k.definition into v_hold from "retry_after_refusal".keys k
    where k.tenant = p_tenant and k.kind = 'park' and k.op = 'hold' and k.key = v_key and k.result = 'done'
@@ -1678,6 +1790,18 @@ declare
   v_state text;
   v_deadline timestamptz;
 begin
+  if p_tenant is null then
+    raise exception 'chobo: the tenant is null' using errcode = '22004';
+  end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
+  if "p_ticket" is null then
+    raise exception 'chobo: the value of ticket is null' using errcode = '22004';
+  end if;
+  if octet_length("p_ticket") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_ticket") + 8 using errcode = '22001';
+  end if;
   select k.state, k.deadline into v_state, v_deadline from "retry_after_refusal".keys k
    where k.tenant = p_tenant and k.kind = 'park' and k.op = 'hold' and k.key = v_key and k.result = 'done';
   if v_state = 'held' and v_deadline is not null and v_deadline <= clock_timestamp() then
@@ -1717,6 +1841,9 @@ begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
   end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
   if "p_ticket" is null then
     raise exception 'chobo: the value of ticket is null' using errcode = '22004';
   end if;
@@ -1728,6 +1855,9 @@ begin
   end if;
   if "p_qty" < 0 then
     raise exception 'chobo: the amount qty is %, below 0', "p_qty" using errcode = '22003';
+  end if;
+  if octet_length("p_ticket") + 8 + octet_length("p_sku") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_ticket") + 8 + octet_length("p_sku") + 8 using errcode = '22001';
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -1849,75 +1979,147 @@ end
 $fn$;
 
 create or replace function "retry_after_refusal"."balance_shelf"(p_tenant text, "p_sku" text)
-returns "retry_after_refusal".balance language sql stable
+returns "retry_after_refusal".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
-  select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
+begin
+  if p_tenant is null then
+    raise exception 'chobo: the tenant is null' using errcode = '22004';
+  end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
+  if "p_sku" is null then
+    raise exception 'chobo: the value of sku is null' using errcode = '22004';
+  end if;
+  if octet_length("p_sku") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_sku") + 8 using errcode = '22001';
+  end if;
+  return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"retry_after_refusal".balance
                      from "retry_after_refusal".accounts a
                      left join "retry_after_refusal".account_shards s on s.tenant = a.tenant and s.id = a.id
                     where a.tenant = p_tenant and a.id = "retry_after_refusal".chobo_id(array['account', 'retry_after_refusal', p_tenant, 'shelf', "p_sku"])
                     group by a.posted, a.held_in, a.held_out),
-                  row(0, 0, 0)::"retry_after_refusal".balance)
+                  row(0, 0, 0)::"retry_after_refusal".balance);
+end
 $fn$;
 
 create or replace function "retry_after_refusal"."balance_spare"(p_tenant text)
-returns "retry_after_refusal".balance language sql stable
+returns "retry_after_refusal".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
-  select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
+begin
+  if p_tenant is null then
+    raise exception 'chobo: the tenant is null' using errcode = '22004';
+  end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
+  return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"retry_after_refusal".balance
                      from "retry_after_refusal".accounts a
                      left join "retry_after_refusal".account_shards s on s.tenant = a.tenant and s.id = a.id
                     where a.tenant = p_tenant and a.id = "retry_after_refusal".chobo_id(array['account', 'retry_after_refusal', p_tenant, 'spare'])
                     group by a.posted, a.held_in, a.held_out),
-                  row(0, 0, 0)::"retry_after_refusal".balance)
+                  row(0, 0, 0)::"retry_after_refusal".balance);
+end
 $fn$;
 
 create or replace function "retry_after_refusal"."balance_safety"(p_tenant text, "p_sku" text)
-returns "retry_after_refusal".balance language sql stable
+returns "retry_after_refusal".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
-  select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
+begin
+  if p_tenant is null then
+    raise exception 'chobo: the tenant is null' using errcode = '22004';
+  end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
+  if "p_sku" is null then
+    raise exception 'chobo: the value of sku is null' using errcode = '22004';
+  end if;
+  if octet_length("p_sku") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_sku") + 8 using errcode = '22001';
+  end if;
+  return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"retry_after_refusal".balance
                      from "retry_after_refusal".accounts a
                      left join "retry_after_refusal".account_shards s on s.tenant = a.tenant and s.id = a.id
                     where a.tenant = p_tenant and a.id = "retry_after_refusal".chobo_id(array['account', 'retry_after_refusal', p_tenant, 'safety', "p_sku"])
                     group by a.posted, a.held_in, a.held_out),
-                  row(0, 0, 0)::"retry_after_refusal".balance)
+                  row(0, 0, 0)::"retry_after_refusal".balance);
+end
 $fn$;
 
 create or replace function "retry_after_refusal"."balance_credit"(p_tenant text, "p_member" text)
-returns "retry_after_refusal".balance language sql stable
+returns "retry_after_refusal".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
-  select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
+begin
+  if p_tenant is null then
+    raise exception 'chobo: the tenant is null' using errcode = '22004';
+  end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
+  if "p_member" is null then
+    raise exception 'chobo: the value of member is null' using errcode = '22004';
+  end if;
+  if octet_length("p_member") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_member") + 8 using errcode = '22001';
+  end if;
+  return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"retry_after_refusal".balance
                      from "retry_after_refusal".accounts a
                      left join "retry_after_refusal".account_shards s on s.tenant = a.tenant and s.id = a.id
                     where a.tenant = p_tenant and a.id = "retry_after_refusal".chobo_id(array['account', 'retry_after_refusal', p_tenant, 'credit', "p_member"])
                     group by a.posted, a.held_in, a.held_out),
-                  row(0, 0, 0)::"retry_after_refusal".balance)
+                  row(0, 0, 0)::"retry_after_refusal".balance);
+end
 $fn$;
 
 create or replace function "retry_after_refusal"."balance_bin"(p_tenant text, "p_sku" text)
-returns "retry_after_refusal".balance language sql stable
+returns "retry_after_refusal".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
-  select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
+begin
+  if p_tenant is null then
+    raise exception 'chobo: the tenant is null' using errcode = '22004';
+  end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
+  if "p_sku" is null then
+    raise exception 'chobo: the value of sku is null' using errcode = '22004';
+  end if;
+  if octet_length("p_sku") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_sku") + 8 using errcode = '22001';
+  end if;
+  return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"retry_after_refusal".balance
                      from "retry_after_refusal".accounts a
                      left join "retry_after_refusal".account_shards s on s.tenant = a.tenant and s.id = a.id
                     where a.tenant = p_tenant and a.id = "retry_after_refusal".chobo_id(array['account', 'retry_after_refusal', p_tenant, 'bin', "p_sku"])
                     group by a.posted, a.held_in, a.held_out),
-                  row(0, 0, 0)::"retry_after_refusal".balance)
+                  row(0, 0, 0)::"retry_after_refusal".balance);
+end
 $fn$;
 
 create or replace function "retry_after_refusal"."balance_world"(p_tenant text)
-returns "retry_after_refusal".balance language sql stable
+returns "retry_after_refusal".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
-  select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
+begin
+  if p_tenant is null then
+    raise exception 'chobo: the tenant is null' using errcode = '22004';
+  end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
+  return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"retry_after_refusal".balance
                      from "retry_after_refusal".accounts a
                      left join "retry_after_refusal".account_shards s on s.tenant = a.tenant and s.id = a.id
                     where a.tenant = p_tenant and a.id = "retry_after_refusal".chobo_id(array['account', 'retry_after_refusal', p_tenant, 'world'])
                     group by a.posted, a.held_in, a.held_out),
-                  row(0, 0, 0)::"retry_after_refusal".balance)
+                  row(0, 0, 0)::"retry_after_refusal".balance);
+end
 $fn$;
 
 create or replace function "retry_after_refusal".expire(p_max integer default 1000)

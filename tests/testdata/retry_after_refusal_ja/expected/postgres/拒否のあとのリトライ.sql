@@ -223,6 +223,46 @@ select k.tenant, e.account, k.kind, k.op, k.key, e.posted, e.held_in, e.held_out
        cross join lateral unnest(k.entry_accounts, k.entry_posted, k.entry_held_in, k.entry_held_out)
          as e (account, posted, held_in, held_out)
  where k.result = 'done';
+-- PostgreSQL replaces a function in place only when its arguments keep
+-- their names. One that an earlier version of the book made with other
+-- names (a parameter renamed) is dropped here and made anew below, in this
+-- same transaction, so that no session ever finds it missing; its grants
+-- go with it and are given again after the load (docs/targets.md).
+do $$
+declare
+  v_fn regprocedure;
+begin
+  for v_fn in
+    select p.oid::regprocedure
+      from (values
+              ('"拒否のあとのリトライ"."chobo_id"(text[])', array['parts']::text[]),
+              ('"拒否のあとのリトライ"."chobo_unbounded"(text, uuid[], numeric[], boolean)', array['p_tenant', 'p_ids', 'p_d', 'p_write']::text[]),
+              ('"拒否のあとのリトライ"."入荷_do"(text, text, text, bigint)', array['p_tenant', 'p_納品書', 'p_品番', 'p_数']::text[]),
+              ('"拒否のあとのリトライ"."予備入荷_do"(text, text, bigint)', array['p_tenant', 'p_納品書', 'p_数']::text[]),
+              ('"拒否のあとのリトライ"."出荷_do"(text, text, text, bigint, bigint)', array['p_tenant', 'p_注文', 'p_品番', 'p_数', 'p_追加']::text[]),
+              ('"拒否のあとのリトライ"."引当_hold"(text, text, text, bigint, bigint)', array['p_tenant', 'p_注文', 'p_品番', 'p_数', 'p_追加']::text[]),
+              ('"拒否のあとのリトライ"."引当_post"(text, text, bigint, bigint)', array['p_tenant', 'p_注文', 'p_数', 'p_追加']::text[]),
+              ('"拒否のあとのリトライ"."引当_void"(text, text)', array['p_tenant', 'p_注文']::text[]),
+              ('"拒否のあとのリトライ"."引当_status"(text, text)', array['p_tenant', 'p_注文']::text[]),
+              ('"拒否のあとのリトライ"."貸出_do"(text, text, text, bigint, bigint)', array['p_tenant', 'p_貸出番号', 'p_会員', 'p_数', 'p_追加']::text[]),
+              ('"拒否のあとのリトライ"."預け_hold"(text, text, text, bigint, bigint)', array['p_tenant', 'p_預り番号', 'p_品番', 'p_数', 'p_追加']::text[]),
+              ('"拒否のあとのリトライ"."預け_post"(text, text, bigint, bigint)', array['p_tenant', 'p_預り番号', 'p_数', 'p_追加']::text[]),
+              ('"拒否のあとのリトライ"."預け_void"(text, text)', array['p_tenant', 'p_預り番号']::text[]),
+              ('"拒否のあとのリトライ"."預け_status"(text, text)', array['p_tenant', 'p_預り番号']::text[]),
+              ('"拒否のあとのリトライ"."片付け_do"(text, text, text, bigint)', array['p_tenant', 'p_預り番号', 'p_品番', 'p_数']::text[]),
+              ('"拒否のあとのリトライ"."balance_棚"(text, text)', array['p_tenant', 'p_品番']::text[]),
+              ('"拒否のあとのリトライ"."balance_予備"(text)', array['p_tenant']::text[]),
+              ('"拒否のあとのリトライ"."balance_安全在庫"(text, text)', array['p_tenant', 'p_品番']::text[]),
+              ('"拒否のあとのリトライ"."balance_貸出枠"(text, text)', array['p_tenant', 'p_会員']::text[]),
+              ('"拒否のあとのリトライ"."balance_置き場"(text, text)', array['p_tenant', 'p_品番']::text[]),
+              ('"拒否のあとのリトライ"."balance_外"(text)', array['p_tenant']::text[]),
+              ('"拒否のあとのリトライ"."expire"(integer)', array['p_max']::text[])) as w (sig, args)
+      join pg_proc p on p.oid = to_regprocedure(w.sig)
+     where p.proargnames is distinct from w.args
+  loop
+    execute 'drop function ' || v_fn::text;
+  end loop;
+end $$;
 
 -- What a call changes on accounts without bounds. p_d holds nine numbers
 -- per account of p_ids: for posted, held_in and held_out in turn, the
@@ -338,6 +378,9 @@ begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
   end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
   if "p_納品書" is null then
     raise exception 'chobo: the value of 納品書 is null' using errcode = '22004';
   end if;
@@ -349,6 +392,9 @@ begin
   end if;
   if "p_数" < 0 then
     raise exception 'chobo: the amount 数 is %, below 0', "p_数" using errcode = '22003';
+  end if;
+  if octet_length("p_納品書") + 8 + octet_length("p_品番") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_納品書") + 8 + octet_length("p_品番") + 8 using errcode = '22001';
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -477,6 +523,9 @@ begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
   end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
   if "p_納品書" is null then
     raise exception 'chobo: the value of 納品書 is null' using errcode = '22004';
   end if;
@@ -485,6 +534,9 @@ begin
   end if;
   if "p_数" < 0 then
     raise exception 'chobo: the amount 数 is %, below 0', "p_数" using errcode = '22003';
+  end if;
+  if octet_length("p_納品書") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_納品書") + 8 using errcode = '22001';
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -635,6 +687,9 @@ begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
   end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
   if "p_注文" is null then
     raise exception 'chobo: the value of 注文 is null' using errcode = '22004';
   end if;
@@ -652,6 +707,9 @@ begin
   end if;
   if "p_追加" < 0 then
     raise exception 'chobo: the amount 追加 is %, below 0', "p_追加" using errcode = '22003';
+  end if;
+  if octet_length("p_注文") + 8 + octet_length("p_品番") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_注文") + 8 + octet_length("p_品番") + 8 using errcode = '22001';
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -797,6 +855,9 @@ begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
   end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
   if "p_注文" is null then
     raise exception 'chobo: the value of 注文 is null' using errcode = '22004';
   end if;
@@ -814,6 +875,9 @@ begin
   end if;
   if "p_追加" < 0 then
     raise exception 'chobo: the amount 追加 is %, below 0', "p_追加" using errcode = '22003';
+  end if;
+  if octet_length("p_注文") + 8 + octet_length("p_品番") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_注文") + 8 + octet_length("p_品番") + 8 using errcode = '22001';
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -952,6 +1016,9 @@ begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
   end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
   if "p_注文" is null then
     raise exception 'chobo: the value of 注文 is null' using errcode = '22004';
   end if;
@@ -960,6 +1027,9 @@ begin
   end if;
   if "p_追加" < 0 then
     raise exception 'chobo: the amount 追加 is %, below 0', "p_追加" using errcode = '22003';
+  end if;
+  if octet_length("p_注文") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_注文") + 8 using errcode = '22001';
   end if;
   select k.from_ids, k.to_ids, k.amounts, k.state, k.deadline, k.definition into v_hold from "拒否のあとのリトライ".keys k
    where k.tenant = p_tenant and k.kind = '引当' and k.op = 'hold' and k.key = v_key and k.result = 'done'
@@ -1060,8 +1130,14 @@ begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
   end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
   if "p_注文" is null then
     raise exception 'chobo: the value of 注文 is null' using errcode = '22004';
+  end if;
+  if octet_length("p_注文") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_注文") + 8 using errcode = '22001';
   end if;
   select k.from_ids, k.to_ids, k.amounts, k.state, k.deadline, k.definition into v_hold from "拒否のあとのリトライ".keys k
    where k.tenant = p_tenant and k.kind = '引当' and k.op = 'hold' and k.key = v_key and k.result = 'done'
@@ -1134,6 +1210,18 @@ declare
   v_state text;
   v_deadline timestamptz;
 begin
+  if p_tenant is null then
+    raise exception 'chobo: the tenant is null' using errcode = '22004';
+  end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
+  if "p_注文" is null then
+    raise exception 'chobo: the value of 注文 is null' using errcode = '22004';
+  end if;
+  if octet_length("p_注文") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_注文") + 8 using errcode = '22001';
+  end if;
   select k.state, k.deadline into v_state, v_deadline from "拒否のあとのリトライ".keys k
    where k.tenant = p_tenant and k.kind = '引当' and k.op = 'hold' and k.key = v_key and k.result = 'done';
   if v_state = 'held' and v_deadline is not null and v_deadline <= clock_timestamp() then
@@ -1173,6 +1261,9 @@ begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
   end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
   if "p_貸出番号" is null then
     raise exception 'chobo: the value of 貸出番号 is null' using errcode = '22004';
   end if;
@@ -1190,6 +1281,9 @@ begin
   end if;
   if "p_追加" < 0 then
     raise exception 'chobo: the amount 追加 is %, below 0', "p_追加" using errcode = '22003';
+  end if;
+  if octet_length("p_貸出番号") + 8 + octet_length("p_会員") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_貸出番号") + 8 + octet_length("p_会員") + 8 using errcode = '22001';
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -1337,6 +1431,9 @@ begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
   end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
   if "p_預り番号" is null then
     raise exception 'chobo: the value of 預り番号 is null' using errcode = '22004';
   end if;
@@ -1354,6 +1451,9 @@ begin
   end if;
   if "p_追加" < 0 then
     raise exception 'chobo: the amount 追加 is %, below 0', "p_追加" using errcode = '22003';
+  end if;
+  if octet_length("p_預り番号") + 8 + octet_length("p_品番") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_預り番号") + 8 + octet_length("p_品番") + 8 using errcode = '22001';
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -1494,6 +1594,9 @@ begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
   end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
   if "p_預り番号" is null then
     raise exception 'chobo: the value of 預り番号 is null' using errcode = '22004';
   end if;
@@ -1502,6 +1605,9 @@ begin
   end if;
   if "p_追加" < 0 then
     raise exception 'chobo: the amount 追加 is %, below 0', "p_追加" using errcode = '22003';
+  end if;
+  if octet_length("p_預り番号") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_預り番号") + 8 using errcode = '22001';
   end if;
   select k.from_ids, k.to_ids, k.amounts, k.state, k.deadline, k.definition into v_hold from "拒否のあとのリトライ".keys k
    where k.tenant = p_tenant and k.kind = '預け' and k.op = 'hold' and k.key = v_key and k.result = 'done'
@@ -1604,8 +1710,14 @@ begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
   end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
   if "p_預り番号" is null then
     raise exception 'chobo: the value of 預り番号 is null' using errcode = '22004';
+  end if;
+  if octet_length("p_預り番号") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_預り番号") + 8 using errcode = '22001';
   end if;
   select k.from_ids, k.to_ids, k.amounts, k.state, k.deadline, k.definition into v_hold from "拒否のあとのリトライ".keys k
    where k.tenant = p_tenant and k.kind = '預け' and k.op = 'hold' and k.key = v_key and k.result = 'done'
@@ -1678,6 +1790,18 @@ declare
   v_state text;
   v_deadline timestamptz;
 begin
+  if p_tenant is null then
+    raise exception 'chobo: the tenant is null' using errcode = '22004';
+  end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
+  if "p_預り番号" is null then
+    raise exception 'chobo: the value of 預り番号 is null' using errcode = '22004';
+  end if;
+  if octet_length("p_預り番号") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_預り番号") + 8 using errcode = '22001';
+  end if;
   select k.state, k.deadline into v_state, v_deadline from "拒否のあとのリトライ".keys k
    where k.tenant = p_tenant and k.kind = '預け' and k.op = 'hold' and k.key = v_key and k.result = 'done';
   if v_state = 'held' and v_deadline is not null and v_deadline <= clock_timestamp() then
@@ -1717,6 +1841,9 @@ begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
   end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
   if "p_預り番号" is null then
     raise exception 'chobo: the value of 預り番号 is null' using errcode = '22004';
   end if;
@@ -1728,6 +1855,9 @@ begin
   end if;
   if "p_数" < 0 then
     raise exception 'chobo: the amount 数 is %, below 0', "p_数" using errcode = '22003';
+  end if;
+  if octet_length("p_預り番号") + 8 + octet_length("p_品番") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_預り番号") + 8 + octet_length("p_品番") + 8 using errcode = '22001';
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -1849,75 +1979,147 @@ end
 $fn$;
 
 create or replace function "拒否のあとのリトライ"."balance_棚"(p_tenant text, "p_品番" text)
-returns "拒否のあとのリトライ".balance language sql stable
+returns "拒否のあとのリトライ".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
-  select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
+begin
+  if p_tenant is null then
+    raise exception 'chobo: the tenant is null' using errcode = '22004';
+  end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
+  if "p_品番" is null then
+    raise exception 'chobo: the value of 品番 is null' using errcode = '22004';
+  end if;
+  if octet_length("p_品番") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_品番") + 8 using errcode = '22001';
+  end if;
+  return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"拒否のあとのリトライ".balance
                      from "拒否のあとのリトライ".accounts a
                      left join "拒否のあとのリトライ".account_shards s on s.tenant = a.tenant and s.id = a.id
                     where a.tenant = p_tenant and a.id = "拒否のあとのリトライ".chobo_id(array['account', '拒否のあとのリトライ', p_tenant, '棚', "p_品番"])
                     group by a.posted, a.held_in, a.held_out),
-                  row(0, 0, 0)::"拒否のあとのリトライ".balance)
+                  row(0, 0, 0)::"拒否のあとのリトライ".balance);
+end
 $fn$;
 
 create or replace function "拒否のあとのリトライ"."balance_予備"(p_tenant text)
-returns "拒否のあとのリトライ".balance language sql stable
+returns "拒否のあとのリトライ".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
-  select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
+begin
+  if p_tenant is null then
+    raise exception 'chobo: the tenant is null' using errcode = '22004';
+  end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
+  return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"拒否のあとのリトライ".balance
                      from "拒否のあとのリトライ".accounts a
                      left join "拒否のあとのリトライ".account_shards s on s.tenant = a.tenant and s.id = a.id
                     where a.tenant = p_tenant and a.id = "拒否のあとのリトライ".chobo_id(array['account', '拒否のあとのリトライ', p_tenant, '予備'])
                     group by a.posted, a.held_in, a.held_out),
-                  row(0, 0, 0)::"拒否のあとのリトライ".balance)
+                  row(0, 0, 0)::"拒否のあとのリトライ".balance);
+end
 $fn$;
 
 create or replace function "拒否のあとのリトライ"."balance_安全在庫"(p_tenant text, "p_品番" text)
-returns "拒否のあとのリトライ".balance language sql stable
+returns "拒否のあとのリトライ".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
-  select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
+begin
+  if p_tenant is null then
+    raise exception 'chobo: the tenant is null' using errcode = '22004';
+  end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
+  if "p_品番" is null then
+    raise exception 'chobo: the value of 品番 is null' using errcode = '22004';
+  end if;
+  if octet_length("p_品番") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_品番") + 8 using errcode = '22001';
+  end if;
+  return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"拒否のあとのリトライ".balance
                      from "拒否のあとのリトライ".accounts a
                      left join "拒否のあとのリトライ".account_shards s on s.tenant = a.tenant and s.id = a.id
                     where a.tenant = p_tenant and a.id = "拒否のあとのリトライ".chobo_id(array['account', '拒否のあとのリトライ', p_tenant, '安全在庫', "p_品番"])
                     group by a.posted, a.held_in, a.held_out),
-                  row(0, 0, 0)::"拒否のあとのリトライ".balance)
+                  row(0, 0, 0)::"拒否のあとのリトライ".balance);
+end
 $fn$;
 
 create or replace function "拒否のあとのリトライ"."balance_貸出枠"(p_tenant text, "p_会員" text)
-returns "拒否のあとのリトライ".balance language sql stable
+returns "拒否のあとのリトライ".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
-  select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
+begin
+  if p_tenant is null then
+    raise exception 'chobo: the tenant is null' using errcode = '22004';
+  end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
+  if "p_会員" is null then
+    raise exception 'chobo: the value of 会員 is null' using errcode = '22004';
+  end if;
+  if octet_length("p_会員") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_会員") + 8 using errcode = '22001';
+  end if;
+  return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"拒否のあとのリトライ".balance
                      from "拒否のあとのリトライ".accounts a
                      left join "拒否のあとのリトライ".account_shards s on s.tenant = a.tenant and s.id = a.id
                     where a.tenant = p_tenant and a.id = "拒否のあとのリトライ".chobo_id(array['account', '拒否のあとのリトライ', p_tenant, '貸出枠', "p_会員"])
                     group by a.posted, a.held_in, a.held_out),
-                  row(0, 0, 0)::"拒否のあとのリトライ".balance)
+                  row(0, 0, 0)::"拒否のあとのリトライ".balance);
+end
 $fn$;
 
 create or replace function "拒否のあとのリトライ"."balance_置き場"(p_tenant text, "p_品番" text)
-returns "拒否のあとのリトライ".balance language sql stable
+returns "拒否のあとのリトライ".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
-  select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
+begin
+  if p_tenant is null then
+    raise exception 'chobo: the tenant is null' using errcode = '22004';
+  end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
+  if "p_品番" is null then
+    raise exception 'chobo: the value of 品番 is null' using errcode = '22004';
+  end if;
+  if octet_length("p_品番") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_品番") + 8 using errcode = '22001';
+  end if;
+  return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"拒否のあとのリトライ".balance
                      from "拒否のあとのリトライ".accounts a
                      left join "拒否のあとのリトライ".account_shards s on s.tenant = a.tenant and s.id = a.id
                     where a.tenant = p_tenant and a.id = "拒否のあとのリトライ".chobo_id(array['account', '拒否のあとのリトライ', p_tenant, '置き場', "p_品番"])
                     group by a.posted, a.held_in, a.held_out),
-                  row(0, 0, 0)::"拒否のあとのリトライ".balance)
+                  row(0, 0, 0)::"拒否のあとのリトライ".balance);
+end
 $fn$;
 
 create or replace function "拒否のあとのリトライ"."balance_外"(p_tenant text)
-returns "拒否のあとのリトライ".balance language sql stable
+returns "拒否のあとのリトライ".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
-  select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
+begin
+  if p_tenant is null then
+    raise exception 'chobo: the tenant is null' using errcode = '22004';
+  end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
+  return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"拒否のあとのリトライ".balance
                      from "拒否のあとのリトライ".accounts a
                      left join "拒否のあとのリトライ".account_shards s on s.tenant = a.tenant and s.id = a.id
                     where a.tenant = p_tenant and a.id = "拒否のあとのリトライ".chobo_id(array['account', '拒否のあとのリトライ', p_tenant, '外'])
                     group by a.posted, a.held_in, a.held_out),
-                  row(0, 0, 0)::"拒否のあとのリトライ".balance)
+                  row(0, 0, 0)::"拒否のあとのリトライ".balance);
+end
 $fn$;
 
 create or replace function "拒否のあとのリトライ".expire(p_max integer default 1000)

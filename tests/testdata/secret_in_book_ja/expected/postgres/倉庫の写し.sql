@@ -223,6 +223,32 @@ select k.tenant, e.account, k.kind, k.op, k.key, e.posted, e.held_in, e.held_out
        cross join lateral unnest(k.entry_accounts, k.entry_posted, k.entry_held_in, k.entry_held_out)
          as e (account, posted, held_in, held_out)
  where k.result = 'done';
+-- PostgreSQL replaces a function in place only when its arguments keep
+-- their names. One that an earlier version of the book made with other
+-- names (a parameter renamed) is dropped here and made anew below, in this
+-- same transaction, so that no session ever finds it missing; its grants
+-- go with it and are given again after the load (docs/targets.md).
+do $$
+declare
+  v_fn regprocedure;
+begin
+  for v_fn in
+    select p.oid::regprocedure
+      from (values
+              ('"倉庫の写し"."chobo_id"(text[])', array['parts']::text[]),
+              ('"倉庫の写し"."chobo_unbounded"(text, uuid[], numeric[], boolean)', array['p_tenant', 'p_ids', 'p_d', 'p_write']::text[]),
+              ('"倉庫の写し"."入荷_do"(text, text, text, bigint)', array['p_tenant', 'p_納品書', 'p_sku', 'p_数']::text[]),
+              ('"倉庫の写し"."出荷_do"(text, text, text, bigint)', array['p_tenant', 'p_注文', 'p_sku', 'p_数']::text[]),
+              ('"倉庫の写し"."balance_在庫"(text, text)', array['p_tenant', 'p_sku']::text[]),
+              ('"倉庫の写し"."balance_仕入先"(text)', array['p_tenant']::text[]),
+              ('"倉庫の写し"."balance_客"(text)', array['p_tenant']::text[]),
+              ('"倉庫の写し"."expire"(integer)', array['p_max']::text[])) as w (sig, args)
+      join pg_proc p on p.oid = to_regprocedure(w.sig)
+     where p.proargnames is distinct from w.args
+  loop
+    execute 'drop function ' || v_fn::text;
+  end loop;
+end $$;
 
 -- What a call changes on accounts without bounds. p_d holds nine numbers
 -- per account of p_ids: for posted, held_in and held_out in turn, the
@@ -338,6 +364,9 @@ begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
   end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
   if "p_納品書" is null then
     raise exception 'chobo: the value of 納品書 is null' using errcode = '22004';
   end if;
@@ -349,6 +378,9 @@ begin
   end if;
   if "p_数" < 0 then
     raise exception 'chobo: the amount 数 is %, below 0', "p_数" using errcode = '22003';
+  end if;
+  if octet_length("p_納品書") + 8 + octet_length("p_sku") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_納品書") + 8 + octet_length("p_sku") + 8 using errcode = '22001';
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -499,6 +531,9 @@ begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
   end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
   if "p_注文" is null then
     raise exception 'chobo: the value of 注文 is null' using errcode = '22004';
   end if;
@@ -510,6 +545,9 @@ begin
   end if;
   if "p_数" < 0 then
     raise exception 'chobo: the amount 数 is %, below 0', "p_数" using errcode = '22003';
+  end if;
+  if octet_length("p_注文") + 8 + octet_length("p_sku") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_注文") + 8 + octet_length("p_sku") + 8 using errcode = '22001';
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -638,39 +676,69 @@ end
 $fn$;
 
 create or replace function "倉庫の写し"."balance_在庫"(p_tenant text, "p_sku" text)
-returns "倉庫の写し".balance language sql stable
+returns "倉庫の写し".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
-  select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
+begin
+  if p_tenant is null then
+    raise exception 'chobo: the tenant is null' using errcode = '22004';
+  end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
+  if "p_sku" is null then
+    raise exception 'chobo: the value of sku is null' using errcode = '22004';
+  end if;
+  if octet_length("p_sku") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_sku") + 8 using errcode = '22001';
+  end if;
+  return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"倉庫の写し".balance
                      from "倉庫の写し".accounts a
                      left join "倉庫の写し".account_shards s on s.tenant = a.tenant and s.id = a.id
                     where a.tenant = p_tenant and a.id = "倉庫の写し".chobo_id(array['account', '倉庫の写し', p_tenant, '在庫', "p_sku"])
                     group by a.posted, a.held_in, a.held_out),
-                  row(0, 0, 0)::"倉庫の写し".balance)
+                  row(0, 0, 0)::"倉庫の写し".balance);
+end
 $fn$;
 
 create or replace function "倉庫の写し"."balance_仕入先"(p_tenant text)
-returns "倉庫の写し".balance language sql stable
+returns "倉庫の写し".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
-  select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
+begin
+  if p_tenant is null then
+    raise exception 'chobo: the tenant is null' using errcode = '22004';
+  end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
+  return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"倉庫の写し".balance
                      from "倉庫の写し".accounts a
                      left join "倉庫の写し".account_shards s on s.tenant = a.tenant and s.id = a.id
                     where a.tenant = p_tenant and a.id = "倉庫の写し".chobo_id(array['account', '倉庫の写し', p_tenant, '仕入先'])
                     group by a.posted, a.held_in, a.held_out),
-                  row(0, 0, 0)::"倉庫の写し".balance)
+                  row(0, 0, 0)::"倉庫の写し".balance);
+end
 $fn$;
 
 create or replace function "倉庫の写し"."balance_客"(p_tenant text)
-returns "倉庫の写し".balance language sql stable
+returns "倉庫の写し".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
-  select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
+begin
+  if p_tenant is null then
+    raise exception 'chobo: the tenant is null' using errcode = '22004';
+  end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
+  return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"倉庫の写し".balance
                      from "倉庫の写し".accounts a
                      left join "倉庫の写し".account_shards s on s.tenant = a.tenant and s.id = a.id
                     where a.tenant = p_tenant and a.id = "倉庫の写し".chobo_id(array['account', '倉庫の写し', p_tenant, '客'])
                     group by a.posted, a.held_in, a.held_out),
-                  row(0, 0, 0)::"倉庫の写し".balance)
+                  row(0, 0, 0)::"倉庫の写し".balance);
+end
 $fn$;
 
 create or replace function "倉庫の写し".expire(p_max integer default 1000)

@@ -223,6 +223,35 @@ select k.tenant, e.account, k.kind, k.op, k.key, e.posted, e.held_in, e.held_out
        cross join lateral unnest(k.entry_accounts, k.entry_posted, k.entry_held_in, k.entry_held_out)
          as e (account, posted, held_in, held_out)
  where k.result = 'done';
+-- PostgreSQL replaces a function in place only when its arguments keep
+-- their names. One that an earlier version of the book made with other
+-- names (a parameter renamed) is dropped here and made anew below, in this
+-- same transaction, so that no session ever finds it missing; its grants
+-- go with it and are given again after the load (docs/targets.md).
+do $$
+declare
+  v_fn regprocedure;
+begin
+  for v_fn in
+    select p.oid::regprocedure
+      from (values
+              ('"to_itself"."chobo_id"(text[])', array['parts']::text[]),
+              ('"to_itself"."chobo_unbounded"(text, uuid[], numeric[], boolean)', array['p_tenant', 'p_ids', 'p_d', 'p_write']::text[]),
+              ('"to_itself"."stock_in_do"(text, text, text, bigint)', array['p_tenant', 'p_delivery', 'p_place', 'p_qty']::text[]),
+              ('"to_itself"."relocate_do"(text, text, text, text, bigint)', array['p_tenant', 'p_slip', 'p_source', 'p_target', 'p_qty']::text[]),
+              ('"to_itself"."set_aside_hold"(text, text, text, text, bigint)', array['p_tenant', 'p_ticket', 'p_source', 'p_target', 'p_qty']::text[]),
+              ('"to_itself"."set_aside_post"(text, text, bigint)', array['p_tenant', 'p_ticket', 'p_qty']::text[]),
+              ('"to_itself"."set_aside_void"(text, text)', array['p_tenant', 'p_ticket']::text[]),
+              ('"to_itself"."set_aside_status"(text, text)', array['p_tenant', 'p_ticket']::text[]),
+              ('"to_itself"."balance_bin"(text, text)', array['p_tenant', 'p_place']::text[]),
+              ('"to_itself"."balance_vendors"(text)', array['p_tenant']::text[]),
+              ('"to_itself"."expire"(integer)', array['p_max']::text[])) as w (sig, args)
+      join pg_proc p on p.oid = to_regprocedure(w.sig)
+     where p.proargnames is distinct from w.args
+  loop
+    execute 'drop function ' || v_fn::text;
+  end loop;
+end $$;
 
 -- What a call changes on accounts without bounds. p_d holds nine numbers
 -- per account of p_ids: for posted, held_in and held_out in turn, the
@@ -338,6 +367,9 @@ begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
   end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
   if "p_delivery" is null then
     raise exception 'chobo: the value of delivery is null' using errcode = '22004';
   end if;
@@ -349,6 +381,9 @@ begin
   end if;
   if "p_qty" < 0 then
     raise exception 'chobo: the amount qty is %, below 0', "p_qty" using errcode = '22003';
+  end if;
+  if octet_length("p_delivery") + 8 + octet_length("p_place") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_delivery") + 8 + octet_length("p_place") + 8 using errcode = '22001';
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -503,6 +538,9 @@ begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
   end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
   if "p_slip" is null then
     raise exception 'chobo: the value of slip is null' using errcode = '22004';
   end if;
@@ -517,6 +555,9 @@ begin
   end if;
   if "p_qty" < 0 then
     raise exception 'chobo: the amount qty is %, below 0', "p_qty" using errcode = '22003';
+  end if;
+  if octet_length("p_slip") + 8 + octet_length("p_source") + 8 + octet_length("p_target") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_slip") + 8 + octet_length("p_source") + 8 + octet_length("p_target") + 8 using errcode = '22001';
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -670,6 +711,9 @@ begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
   end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
   if "p_ticket" is null then
     raise exception 'chobo: the value of ticket is null' using errcode = '22004';
   end if;
@@ -684,6 +728,9 @@ begin
   end if;
   if "p_qty" < 0 then
     raise exception 'chobo: the amount qty is %, below 0', "p_qty" using errcode = '22003';
+  end if;
+  if octet_length("p_ticket") + 8 + octet_length("p_source") + 8 + octet_length("p_target") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_ticket") + 8 + octet_length("p_source") + 8 + octet_length("p_target") + 8 using errcode = '22001';
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -831,11 +878,17 @@ begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
   end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
   if "p_ticket" is null then
     raise exception 'chobo: the value of ticket is null' using errcode = '22004';
   end if;
   if "p_qty" < 0 then
     raise exception 'chobo: the amount qty is %, below 0', "p_qty" using errcode = '22003';
+  end if;
+  if octet_length("p_ticket") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_ticket") + 8 using errcode = '22001';
   end if;
   select k.from_ids, k.to_ids, k.amounts, k.state, k.deadline, k.definition into v_hold from "to_itself".keys k
    where k.tenant = p_tenant and k.kind = 'set_aside' and k.op = 'hold' and k.key = v_key and k.result = 'done'
@@ -920,8 +973,14 @@ begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
   end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
   if "p_ticket" is null then
     raise exception 'chobo: the value of ticket is null' using errcode = '22004';
+  end if;
+  if octet_length("p_ticket") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_ticket") + 8 using errcode = '22001';
   end if;
   select k.from_ids, k.to_ids, k.amounts, k.state, k.deadline, k.definition into v_hold from "to_itself".keys k
    where k.tenant = p_tenant and k.kind = 'set_aside' and k.op = 'hold' and k.key = v_key and k.result = 'done'
@@ -984,6 +1043,18 @@ declare
   v_state text;
   v_deadline timestamptz;
 begin
+  if p_tenant is null then
+    raise exception 'chobo: the tenant is null' using errcode = '22004';
+  end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
+  if "p_ticket" is null then
+    raise exception 'chobo: the value of ticket is null' using errcode = '22004';
+  end if;
+  if octet_length("p_ticket") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_ticket") + 8 using errcode = '22001';
+  end if;
   select k.state, k.deadline into v_state, v_deadline from "to_itself".keys k
    where k.tenant = p_tenant and k.kind = 'set_aside' and k.op = 'hold' and k.key = v_key and k.result = 'done';
   if v_state = 'held' and v_deadline is not null and v_deadline <= clock_timestamp() then
@@ -994,27 +1065,49 @@ end
 $fn$;
 
 create or replace function "to_itself"."balance_bin"(p_tenant text, "p_place" text)
-returns "to_itself".balance language sql stable
+returns "to_itself".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
-  select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
+begin
+  if p_tenant is null then
+    raise exception 'chobo: the tenant is null' using errcode = '22004';
+  end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
+  if "p_place" is null then
+    raise exception 'chobo: the value of place is null' using errcode = '22004';
+  end if;
+  if octet_length("p_place") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_place") + 8 using errcode = '22001';
+  end if;
+  return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"to_itself".balance
                      from "to_itself".accounts a
                      left join "to_itself".account_shards s on s.tenant = a.tenant and s.id = a.id
                     where a.tenant = p_tenant and a.id = "to_itself".chobo_id(array['account', 'to_itself', p_tenant, 'bin', "p_place"])
                     group by a.posted, a.held_in, a.held_out),
-                  row(0, 0, 0)::"to_itself".balance)
+                  row(0, 0, 0)::"to_itself".balance);
+end
 $fn$;
 
 create or replace function "to_itself"."balance_vendors"(p_tenant text)
-returns "to_itself".balance language sql stable
+returns "to_itself".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
-  select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
+begin
+  if p_tenant is null then
+    raise exception 'chobo: the tenant is null' using errcode = '22004';
+  end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
+  return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"to_itself".balance
                      from "to_itself".accounts a
                      left join "to_itself".account_shards s on s.tenant = a.tenant and s.id = a.id
                     where a.tenant = p_tenant and a.id = "to_itself".chobo_id(array['account', 'to_itself', p_tenant, 'vendors'])
                     group by a.posted, a.held_in, a.held_out),
-                  row(0, 0, 0)::"to_itself".balance)
+                  row(0, 0, 0)::"to_itself".balance);
+end
 $fn$;
 
 create or replace function "to_itself".expire(p_max integer default 1000)

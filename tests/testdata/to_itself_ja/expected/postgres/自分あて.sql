@@ -223,6 +223,35 @@ select k.tenant, e.account, k.kind, k.op, k.key, e.posted, e.held_in, e.held_out
        cross join lateral unnest(k.entry_accounts, k.entry_posted, k.entry_held_in, k.entry_held_out)
          as e (account, posted, held_in, held_out)
  where k.result = 'done';
+-- PostgreSQL replaces a function in place only when its arguments keep
+-- their names. One that an earlier version of the book made with other
+-- names (a parameter renamed) is dropped here and made anew below, in this
+-- same transaction, so that no session ever finds it missing; its grants
+-- go with it and are given again after the load (docs/targets.md).
+do $$
+declare
+  v_fn regprocedure;
+begin
+  for v_fn in
+    select p.oid::regprocedure
+      from (values
+              ('"自分あて"."chobo_id"(text[])', array['parts']::text[]),
+              ('"自分あて"."chobo_unbounded"(text, uuid[], numeric[], boolean)', array['p_tenant', 'p_ids', 'p_d', 'p_write']::text[]),
+              ('"自分あて"."入荷_do"(text, text, text, bigint)', array['p_tenant', 'p_納品書', 'p_場所', 'p_数']::text[]),
+              ('"自分あて"."移し替え_do"(text, text, text, text, bigint)', array['p_tenant', 'p_伝票', 'p_元', 'p_先', 'p_数']::text[]),
+              ('"自分あて"."取り置き_hold"(text, text, text, text, bigint)', array['p_tenant', 'p_取り置き番号', 'p_元', 'p_先', 'p_数']::text[]),
+              ('"自分あて"."取り置き_post"(text, text, bigint)', array['p_tenant', 'p_取り置き番号', 'p_数']::text[]),
+              ('"自分あて"."取り置き_void"(text, text)', array['p_tenant', 'p_取り置き番号']::text[]),
+              ('"自分あて"."取り置き_status"(text, text)', array['p_tenant', 'p_取り置き番号']::text[]),
+              ('"自分あて"."balance_棚"(text, text)', array['p_tenant', 'p_場所']::text[]),
+              ('"自分あて"."balance_仕入先"(text)', array['p_tenant']::text[]),
+              ('"自分あて"."expire"(integer)', array['p_max']::text[])) as w (sig, args)
+      join pg_proc p on p.oid = to_regprocedure(w.sig)
+     where p.proargnames is distinct from w.args
+  loop
+    execute 'drop function ' || v_fn::text;
+  end loop;
+end $$;
 
 -- What a call changes on accounts without bounds. p_d holds nine numbers
 -- per account of p_ids: for posted, held_in and held_out in turn, the
@@ -338,6 +367,9 @@ begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
   end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
   if "p_納品書" is null then
     raise exception 'chobo: the value of 納品書 is null' using errcode = '22004';
   end if;
@@ -349,6 +381,9 @@ begin
   end if;
   if "p_数" < 0 then
     raise exception 'chobo: the amount 数 is %, below 0', "p_数" using errcode = '22003';
+  end if;
+  if octet_length("p_納品書") + 8 + octet_length("p_場所") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_納品書") + 8 + octet_length("p_場所") + 8 using errcode = '22001';
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -503,6 +538,9 @@ begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
   end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
   if "p_伝票" is null then
     raise exception 'chobo: the value of 伝票 is null' using errcode = '22004';
   end if;
@@ -517,6 +555,9 @@ begin
   end if;
   if "p_数" < 0 then
     raise exception 'chobo: the amount 数 is %, below 0', "p_数" using errcode = '22003';
+  end if;
+  if octet_length("p_伝票") + 8 + octet_length("p_元") + 8 + octet_length("p_先") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_伝票") + 8 + octet_length("p_元") + 8 + octet_length("p_先") + 8 using errcode = '22001';
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -670,6 +711,9 @@ begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
   end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
   if "p_取り置き番号" is null then
     raise exception 'chobo: the value of 取り置き番号 is null' using errcode = '22004';
   end if;
@@ -684,6 +728,9 @@ begin
   end if;
   if "p_数" < 0 then
     raise exception 'chobo: the amount 数 is %, below 0', "p_数" using errcode = '22003';
+  end if;
+  if octet_length("p_取り置き番号") + 8 + octet_length("p_元") + 8 + octet_length("p_先") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_取り置き番号") + 8 + octet_length("p_元") + 8 + octet_length("p_先") + 8 using errcode = '22001';
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -831,11 +878,17 @@ begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
   end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
   if "p_取り置き番号" is null then
     raise exception 'chobo: the value of 取り置き番号 is null' using errcode = '22004';
   end if;
   if "p_数" < 0 then
     raise exception 'chobo: the amount 数 is %, below 0', "p_数" using errcode = '22003';
+  end if;
+  if octet_length("p_取り置き番号") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_取り置き番号") + 8 using errcode = '22001';
   end if;
   select k.from_ids, k.to_ids, k.amounts, k.state, k.deadline, k.definition into v_hold from "自分あて".keys k
    where k.tenant = p_tenant and k.kind = '取り置き' and k.op = 'hold' and k.key = v_key and k.result = 'done'
@@ -920,8 +973,14 @@ begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
   end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
   if "p_取り置き番号" is null then
     raise exception 'chobo: the value of 取り置き番号 is null' using errcode = '22004';
+  end if;
+  if octet_length("p_取り置き番号") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_取り置き番号") + 8 using errcode = '22001';
   end if;
   select k.from_ids, k.to_ids, k.amounts, k.state, k.deadline, k.definition into v_hold from "自分あて".keys k
    where k.tenant = p_tenant and k.kind = '取り置き' and k.op = 'hold' and k.key = v_key and k.result = 'done'
@@ -984,6 +1043,18 @@ declare
   v_state text;
   v_deadline timestamptz;
 begin
+  if p_tenant is null then
+    raise exception 'chobo: the tenant is null' using errcode = '22004';
+  end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
+  if "p_取り置き番号" is null then
+    raise exception 'chobo: the value of 取り置き番号 is null' using errcode = '22004';
+  end if;
+  if octet_length("p_取り置き番号") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_取り置き番号") + 8 using errcode = '22001';
+  end if;
   select k.state, k.deadline into v_state, v_deadline from "自分あて".keys k
    where k.tenant = p_tenant and k.kind = '取り置き' and k.op = 'hold' and k.key = v_key and k.result = 'done';
   if v_state = 'held' and v_deadline is not null and v_deadline <= clock_timestamp() then
@@ -994,27 +1065,49 @@ end
 $fn$;
 
 create or replace function "自分あて"."balance_棚"(p_tenant text, "p_場所" text)
-returns "自分あて".balance language sql stable
+returns "自分あて".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
-  select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
+begin
+  if p_tenant is null then
+    raise exception 'chobo: the tenant is null' using errcode = '22004';
+  end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
+  if "p_場所" is null then
+    raise exception 'chobo: the value of 場所 is null' using errcode = '22004';
+  end if;
+  if octet_length("p_場所") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_場所") + 8 using errcode = '22001';
+  end if;
+  return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"自分あて".balance
                      from "自分あて".accounts a
                      left join "自分あて".account_shards s on s.tenant = a.tenant and s.id = a.id
                     where a.tenant = p_tenant and a.id = "自分あて".chobo_id(array['account', '自分あて', p_tenant, '棚', "p_場所"])
                     group by a.posted, a.held_in, a.held_out),
-                  row(0, 0, 0)::"自分あて".balance)
+                  row(0, 0, 0)::"自分あて".balance);
+end
 $fn$;
 
 create or replace function "自分あて"."balance_仕入先"(p_tenant text)
-returns "自分あて".balance language sql stable
+returns "自分あて".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
-  select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
+begin
+  if p_tenant is null then
+    raise exception 'chobo: the tenant is null' using errcode = '22004';
+  end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
+  return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"自分あて".balance
                      from "自分あて".accounts a
                      left join "自分あて".account_shards s on s.tenant = a.tenant and s.id = a.id
                     where a.tenant = p_tenant and a.id = "自分あて".chobo_id(array['account', '自分あて', p_tenant, '仕入先'])
                     group by a.posted, a.held_in, a.held_out),
-                  row(0, 0, 0)::"自分あて".balance)
+                  row(0, 0, 0)::"自分あて".balance);
+end
 $fn$;
 
 create or replace function "自分あて".expire(p_max integer default 1000)

@@ -292,6 +292,35 @@ export function checkText(where: string, name: string, v: unknown): string {
   return v;
 }
 
+/**
+ * The most text a call may carry, the same on every backend and in the
+ * reference interpreter: a tenant of at most MAX_TENANT bytes of UTF-8,
+ * and text values of one call taking at most MAX_TEXTS bytes together,
+ * each counted with TEXT_OVERHEAD bytes more than its UTF-8. A key and
+ * its tenant are stored in an index of PostgreSQL's, whose rows hold
+ * about 2.7 kB at the most.
+ */
+export const MAX_TENANT = 256;
+export const MAX_TEXTS = 2048;
+export const TEXT_OVERHEAD = 8;
+
+/** checkSize refuses, before anything is sent, a tenant or text values longer than every backend stores. */
+export function checkSize(where: string, tenant: unknown, values: readonly unknown[]): void {
+  const t = typeof tenant === "string" ? Buffer.byteLength(tenant, "utf8") : 0;
+  if (t > MAX_TENANT) {
+    throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: the tenant is ${t} bytes; a tenant is at most ${MAX_TENANT} bytes of UTF-8`);
+  }
+  let n = 0;
+  for (const v of values) {
+    if (typeof v === "string") {
+      n += Buffer.byteLength(v, "utf8") + TEXT_OVERHEAD;
+    }
+  }
+  if (n > MAX_TEXTS) {
+    throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: the text values of the call take ${n} bytes; they take at most ${MAX_TEXTS} together, each counted with ${TEXT_OVERHEAD} bytes more than its UTF-8`);
+  }
+}
+
 function hex4(c: number): string {
   return c.toString(16).toUpperCase().padStart(4, "0");
 }
@@ -463,6 +492,7 @@ export async function queryRow(db: Queryable, where: string, text: string, value
 
 /** call sends an operation (do, hold, post, void), whose statement answers (result, reason). */
 export async function call<R extends string>(db: Queryable, where: string, text: string, values: unknown[]): Promise<ResultOf<R>> {
+  checkSize(where, values[0], values.slice(1));
   const [outcome, reason] = await queryRow(db, where, text, values);
   switch (parseOutcome(outcome)) {
     case "done":
@@ -478,6 +508,7 @@ export async function call<R extends string>(db: Queryable, where: string, text:
 
 /** status sends a status statement, which answers the state of a hold or null. */
 export async function status(db: Queryable, where: string, text: string, values: unknown[]): Promise<HoldState | null> {
+  checkSize(where, values[0], values.slice(1));
   const [state] = await queryRow(db, where, text, values);
   return parseHoldState(state);
 }
@@ -495,6 +526,7 @@ function int64(where: string, v: unknown): bigint {
 
 /** balance sends a balance statement: posted, held in, held out. */
 export async function balance(db: Queryable, where: string, text: string, values: unknown[]): Promise<Balance> {
+  checkSize(where, values[0], values.slice(1));
   const [posted, heldIn, heldOut] = await queryRow(db, where, text, values);
   return { posted: int64(where, posted), held_in: int64(where, heldIn), held_out: int64(where, heldOut) };
 }

@@ -223,6 +223,36 @@ select k.tenant, e.account, k.kind, k.op, k.key, e.posted, e.held_in, e.held_out
        cross join lateral unnest(k.entry_accounts, k.entry_posted, k.entry_held_in, k.entry_held_out)
          as e (account, posted, held_in, held_out)
  where k.result = 'done';
+-- PostgreSQL replaces a function in place only when its arguments keep
+-- their names. One that an earlier version of the book made with other
+-- names (a parameter renamed) is dropped here and made anew below, in this
+-- same transaction, so that no session ever finds it missing; its grants
+-- go with it and are given again after the load (docs/targets.md).
+do $$
+declare
+  v_fn regprocedure;
+begin
+  for v_fn in
+    select p.oid::regprocedure
+      from (values
+              ('"wallet"."chobo_id"(text[])', array['parts']::text[]),
+              ('"wallet"."chobo_unbounded"(text, uuid[], numeric[], boolean)', array['p_tenant', 'p_ids', 'p_d', 'p_write']::text[]),
+              ('"wallet"."top_up_do"(text, text, text, bigint)', array['p_tenant', 'p_top_up_id', 'p_member', 'p_amount']::text[]),
+              ('"wallet"."incoming_hold"(text, text, text, bigint)', array['p_tenant', 'p_remittance', 'p_member', 'p_amount']::text[]),
+              ('"wallet"."incoming_post"(text, text, bigint)', array['p_tenant', 'p_remittance', 'p_amount']::text[]),
+              ('"wallet"."incoming_void"(text, text)', array['p_tenant', 'p_remittance']::text[]),
+              ('"wallet"."incoming_status"(text, text)', array['p_tenant', 'p_remittance']::text[]),
+              ('"wallet"."pay_do"(text, text, text, bigint)', array['p_tenant', 'p_order', 'p_member', 'p_amount']::text[]),
+              ('"wallet"."balance_wallet"(text, text)', array['p_tenant', 'p_member']::text[]),
+              ('"wallet"."balance_bank"(text)', array['p_tenant']::text[]),
+              ('"wallet"."balance_shops"(text)', array['p_tenant']::text[]),
+              ('"wallet"."expire"(integer)', array['p_max']::text[])) as w (sig, args)
+      join pg_proc p on p.oid = to_regprocedure(w.sig)
+     where p.proargnames is distinct from w.args
+  loop
+    execute 'drop function ' || v_fn::text;
+  end loop;
+end $$;
 
 -- What a call changes on accounts without bounds. p_d holds nine numbers
 -- per account of p_ids: for posted, held_in and held_out in turn, the
@@ -338,6 +368,9 @@ begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
   end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
   if "p_top_up_id" is null then
     raise exception 'chobo: the value of top_up_id is null' using errcode = '22004';
   end if;
@@ -349,6 +382,9 @@ begin
   end if;
   if "p_amount" < 0 then
     raise exception 'chobo: the amount amount is %, below 0', "p_amount" using errcode = '22003';
+  end if;
+  if octet_length("p_top_up_id") + 8 + octet_length("p_member") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_top_up_id") + 8 + octet_length("p_member") + 8 using errcode = '22001';
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -507,6 +543,9 @@ begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
   end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
   if "p_remittance" is null then
     raise exception 'chobo: the value of remittance is null' using errcode = '22004';
   end if;
@@ -518,6 +557,9 @@ begin
   end if;
   if "p_amount" < 0 then
     raise exception 'chobo: the amount amount is %, below 0', "p_amount" using errcode = '22003';
+  end if;
+  if octet_length("p_remittance") + 8 + octet_length("p_member") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_remittance") + 8 + octet_length("p_member") + 8 using errcode = '22001';
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -669,11 +711,17 @@ begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
   end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
   if "p_remittance" is null then
     raise exception 'chobo: the value of remittance is null' using errcode = '22004';
   end if;
   if "p_amount" < 0 then
     raise exception 'chobo: the amount amount is %, below 0', "p_amount" using errcode = '22003';
+  end if;
+  if octet_length("p_remittance") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_remittance") + 8 using errcode = '22001';
   end if;
   select k.from_ids, k.to_ids, k.amounts, k.state, k.deadline, k.definition into v_hold from "wallet".keys k
    where k.tenant = p_tenant and k.kind = 'incoming' and k.op = 'hold' and k.key = v_key and k.result = 'done'
@@ -778,8 +826,14 @@ begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
   end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
   if "p_remittance" is null then
     raise exception 'chobo: the value of remittance is null' using errcode = '22004';
+  end if;
+  if octet_length("p_remittance") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_remittance") + 8 using errcode = '22001';
   end if;
   select k.from_ids, k.to_ids, k.amounts, k.state, k.deadline, k.definition into v_hold from "wallet".keys k
    where k.tenant = p_tenant and k.kind = 'incoming' and k.op = 'hold' and k.key = v_key and k.result = 'done'
@@ -859,6 +913,18 @@ declare
   v_state text;
   v_deadline timestamptz;
 begin
+  if p_tenant is null then
+    raise exception 'chobo: the tenant is null' using errcode = '22004';
+  end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
+  if "p_remittance" is null then
+    raise exception 'chobo: the value of remittance is null' using errcode = '22004';
+  end if;
+  if octet_length("p_remittance") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_remittance") + 8 using errcode = '22001';
+  end if;
   select k.state, k.deadline into v_state, v_deadline from "wallet".keys k
    where k.tenant = p_tenant and k.kind = 'incoming' and k.op = 'hold' and k.key = v_key and k.result = 'done';
   if v_state = 'held' and v_deadline is not null and v_deadline <= clock_timestamp() then
@@ -898,6 +964,9 @@ begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
   end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
   if "p_order" is null then
     raise exception 'chobo: the value of order is null' using errcode = '22004';
   end if;
@@ -909,6 +978,9 @@ begin
   end if;
   if "p_amount" < 0 then
     raise exception 'chobo: the amount amount is %, below 0', "p_amount" using errcode = '22003';
+  end if;
+  if octet_length("p_order") + 8 + octet_length("p_member") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_order") + 8 + octet_length("p_member") + 8 using errcode = '22001';
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -1037,39 +1109,69 @@ end
 $fn$;
 
 create or replace function "wallet"."balance_wallet"(p_tenant text, "p_member" text)
-returns "wallet".balance language sql stable
+returns "wallet".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
-  select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
+begin
+  if p_tenant is null then
+    raise exception 'chobo: the tenant is null' using errcode = '22004';
+  end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
+  if "p_member" is null then
+    raise exception 'chobo: the value of member is null' using errcode = '22004';
+  end if;
+  if octet_length("p_member") + 8 > 2048 then
+    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_member") + 8 using errcode = '22001';
+  end if;
+  return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"wallet".balance
                      from "wallet".accounts a
                      left join "wallet".account_shards s on s.tenant = a.tenant and s.id = a.id
                     where a.tenant = p_tenant and a.id = "wallet".chobo_id(array['account', 'wallet', p_tenant, 'wallet', "p_member"])
                     group by a.posted, a.held_in, a.held_out),
-                  row(0, 0, 0)::"wallet".balance)
+                  row(0, 0, 0)::"wallet".balance);
+end
 $fn$;
 
 create or replace function "wallet"."balance_bank"(p_tenant text)
-returns "wallet".balance language sql stable
+returns "wallet".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
-  select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
+begin
+  if p_tenant is null then
+    raise exception 'chobo: the tenant is null' using errcode = '22004';
+  end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
+  return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"wallet".balance
                      from "wallet".accounts a
                      left join "wallet".account_shards s on s.tenant = a.tenant and s.id = a.id
                     where a.tenant = p_tenant and a.id = "wallet".chobo_id(array['account', 'wallet', p_tenant, 'bank'])
                     group by a.posted, a.held_in, a.held_out),
-                  row(0, 0, 0)::"wallet".balance)
+                  row(0, 0, 0)::"wallet".balance);
+end
 $fn$;
 
 create or replace function "wallet"."balance_shops"(p_tenant text)
-returns "wallet".balance language sql stable
+returns "wallet".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
-  select coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
+begin
+  if p_tenant is null then
+    raise exception 'chobo: the tenant is null' using errcode = '22004';
+  end if;
+  if octet_length(p_tenant) > 256 then
+    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  end if;
+  return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"wallet".balance
                      from "wallet".accounts a
                      left join "wallet".account_shards s on s.tenant = a.tenant and s.id = a.id
                     where a.tenant = p_tenant and a.id = "wallet".chobo_id(array['account', 'wallet', p_tenant, 'shops'])
                     group by a.posted, a.held_in, a.held_out),
-                  row(0, 0, 0)::"wallet".balance)
+                  row(0, 0, 0)::"wallet".balance);
+end
 $fn$;
 
 create or replace function "wallet".expire(p_max integer default 1000)
