@@ -45,6 +45,8 @@ scenario          syntax book diag interp search
 scenario/gen      syntax book diag interp search scenario
 analysis          book diag interp search
 check             syntax resolve book diag secrets interp search report analysis
+# Books for the tests and benchmarks of time: text alone.
+check/checktest   -
 codes             diag
 
 # What chobo build writes. A generator reads the book model and the

@@ -454,7 +454,7 @@ func TestTigerBeetleSendsWhatShowPrints(t *testing.T) {
 				continue
 			}
 			tenant := fmt.Sprintf("sent%d", i)
-			want, err := show.TigerBeetleSteps(l.Copy, sc, tenant)
+			want, err := show.TigerBeetleSteps(l.Copy, tigerbeetle.Def(l.Copy), sc, tenant)
 			if err != nil {
 				t.Fatalf("%s %q: %v", l.path, sc.Name, err)
 			}

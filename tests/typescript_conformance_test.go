@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/chobo-lang/chobo/chobo/api"
+	"github.com/chobo-lang/chobo/chobo/backend/tigerbeetle"
 	"github.com/chobo-lang/chobo/chobo/client/model"
 	"github.com/chobo-lang/chobo/chobo/conformance"
 	"github.com/chobo-lang/chobo/chobo/conformance/pgdeploy"
@@ -242,7 +243,7 @@ func TestTypeScriptConformance(t *testing.T) {
 			if sc, ok = conformance.SixtyFourBitsCut(j.Book, sc); !ok {
 				continue
 			}
-			want, err := show.TigerBeetleSteps(j.Book, sc, tenant)
+			want, err := show.TigerBeetleSteps(j.Book, tigerbeetle.Def(j.Book), sc, tenant)
 			if err != nil {
 				t.Fatalf("%s %q: %v", j.Where, j.Scenario.Name, err)
 			}

@@ -228,6 +228,13 @@ func accountOf(b *book.Book, a *book.Account) Account {
 	return out
 }
 
+// TransferOf describes one transfer kind of b as Describe does, for a
+// caller that needs its transfers and not the rest (the page of `chobo
+// doc`): ops are the report's operations of t.
+func TransferOf(b *book.Book, t *book.Transfer, ops []report.Operation, lang diag.Lang) Transfer {
+	return transferOf(b, t, ops, lang)
+}
+
 func transferOf(b *book.Book, t *book.Transfer, ops []report.Operation, lang diag.Lang) Transfer {
 	out := Transfer{
 		Name: t.Name, Description: t.Description,

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"testing"
+
+	"github.com/chobo-lang/chobo/chobo/check/checktest"
 )
 
 // bigBook writes a clean book of about n lines: units, bounded accounts
@@ -35,5 +37,40 @@ func BenchmarkCheck5000Lines(b *testing.B) {
 		if res := Check("big.book", src); res.Book == nil {
 			b.Fatal("not clean")
 		}
+	}
+}
+
+// TestHostileBooks checks every book of checktest.Hostile: the search's
+// work is bounded, so each check ends; where it gave up, W109 says on
+// what, and the report is still there. The shapes the search reasons its
+// way through (moves back and forth that post at once; holds of up to
+// 320 moves) are searched to the end.
+func TestHostileBooks(t *testing.T) {
+	searchedThrough := map[string]bool{
+		"lines-5000": true, "shop-100": true,
+		"alternating-80": true, "alternating-320": true, "alternating-2000": true,
+		"swaps-80": true, "swaps-320": true, "swaps-2000": true,
+		"alternating-held-80": true, "alternating-held-320": true,
+		"swaps-held-80": true, "swaps-held-320": true, "swaps-held-2000": true,
+	}
+	for _, bk := range checktest.Hostile() {
+		t.Run(bk.Name, func(t *testing.T) {
+			res := Check(bk.Name+".book", bk.Src)
+			if res.Book == nil || res.Report == nil {
+				t.Fatalf("no book or no report: %+v", res.Diags)
+			}
+			var ranOut []string
+			for _, d := range res.Diags {
+				if d.Code == "W109" {
+					ranOut = append(ranOut, d.Message.En)
+				}
+			}
+			if searchedThrough[bk.Name] && len(ranOut) > 0 {
+				t.Errorf("the search ran out: %q", ranOut)
+			}
+			if !searchedThrough[bk.Name] && len(ranOut) == 0 {
+				t.Errorf("the search was expected to run out here, and did not: move the book into searchedThrough")
+			}
+		})
 	}
 }

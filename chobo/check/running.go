@@ -25,9 +25,8 @@ func withOps(d diag.Diagnostic, ex search.Example) diag.Diagnostic {
 
 // SameAccount reports moves whose two sides are always one account
 // (E012): same kind, same arguments. Every call is refused.
-func SameAccount(b *book.Book) diag.List {
+func SameAccount(b *book.Book, s *search.Searcher) diag.List {
 	var l diag.List
-	s := search.New(b)
 	for _, t := range b.Transfers {
 		for _, m := range t.Moves {
 			if !sameRef(m.From, m.To) {
@@ -53,10 +52,9 @@ func SameAccount(b *book.Book) diag.List {
 
 // OnlyFilled reports accounts inside the book that moves put into and
 // none takes from (W101): their balance can only grow.
-func OnlyFilled(b *book.Book) diag.List {
+func OnlyFilled(b *book.Book, s *search.Searcher) diag.List {
 	var l diag.List
 	f := flowsOf(b)
-	s := search.New(b)
 	for _, a := range b.Accounts {
 		if !f.onlyFills(a) {
 			continue
@@ -83,10 +81,9 @@ func OnlyFilled(b *book.Book) diag.List {
 // AlwaysRefused reports transfers that every call with an amount above
 // zero is refused (W102): a move takes from an account that nothing puts
 // into, and whose lower bound is zero or more.
-func AlwaysRefused(b *book.Book) diag.List {
+func AlwaysRefused(b *book.Book, s *search.Searcher) diag.List {
 	var l diag.List
 	f := flowsOf(b)
-	s := search.New(b)
 	for _, t := range b.Transfers {
 		for _, m := range t.Moves {
 			src := m.From.Account
@@ -120,9 +117,8 @@ func AlwaysRefused(b *book.Book) diag.List {
 // because of the order of their moves (W103): a move takes from an
 // account that a later move puts into (lower bound), or puts into one a
 // later move takes from (upper bound).
-func MoveOrder(b *book.Book) diag.List {
+func MoveOrder(b *book.Book, s *search.Searcher) diag.List {
 	var l diag.List
-	s := search.New(b)
 	for _, t := range b.Transfers {
 		if t.Pending != nil {
 			continue
@@ -133,11 +129,23 @@ func MoveOrder(b *book.Book) diag.List {
 			// gets its own warning, with the first later move that shows
 			// it, so that one pair of moves (a swap: 1 takes from A and
 			// puts into B, 2 takes from B and puts into A) gives both.
+			//
+			// What a later move is asked about is only the amount it
+			// moves: a later move that moves the amount of one asked
+			// about before gets the same answer, and is skipped.
 			for _, side := range []orderCheck{takenBeforePut, putBeforeTaken} {
+				asked := map[book.Amount]bool{}
 				for _, later := range t.Moves[i+1:] {
-					if d, ok := side(s, b, t, m, later); ok {
+					if asked[later.Amount] {
+						continue
+					}
+					d, ok, searched := side(s, b, t, m, later)
+					if ok {
 						l.Add(d)
 						break
+					}
+					if searched {
+						asked[later.Amount] = true
 					}
 				}
 			}
@@ -147,8 +155,11 @@ func MoveOrder(b *book.Book) diag.List {
 }
 
 // orderCheck looks for one order problem of move m with a later move of
-// the same transfer.
-type orderCheck func(s *search.Searcher, b *book.Book, t *book.Transfer, m, later *book.Move) (diag.Diagnostic, bool)
+// the same transfer; searched reports whether the pair was one to search.
+// Before it asks for an example that later's amount would have covered,
+// it asks for any refusal at m, which the searcher keeps: when there is
+// none, no later move need be asked about.
+type orderCheck func(s *search.Searcher, b *book.Book, t *book.Transfer, m, later *book.Move) (d diag.Diagnostic, ok, searched bool)
 
 // moved is what move mv moves in call c.
 func moved(c interp.Call, mv *book.Move) int64 {
@@ -160,51 +171,56 @@ func moved(c interp.Call, mv *book.Move) int64 {
 
 // takenBeforePut: m takes from an account with a lower bound that later
 // puts into.
-func takenBeforePut(s *search.Searcher, b *book.Book, t *book.Transfer, m, later *book.Move) (diag.Diagnostic, bool) {
+func takenBeforePut(s *search.Searcher, b *book.Book, t *book.Transfer, m, later *book.Move) (diag.Diagnostic, bool, bool) {
 	if lo := m.From.Account.Lower; lo != nil && sameRef(m.From, later.To) {
+		if _, any := s.AtMove(t, m.Index, true, nil); !any {
+			return diag.Diagnostic{}, false, true
+		}
 		// Refused at m although what later brings would cover it.
 		ex, ok := s.AtMove(t, m.Index, true, func(c interp.Call, d *interp.BoundDetail) bool {
 			return d.Balance.Posted-d.Balance.HeldOut-d.Amount+moved(c, later) >= lo.Value
 		})
 		if !ok {
-			return diag.Diagnostic{}, false
+			return diag.Diagnostic{}, false, true
 		}
 		acc := m.From.String()
 		return withOps(warn(b, "W103", m.Pos,
 			diag.T(fmt.Sprintf("move %d takes from %s before move %d puts into it: when %s is short at that point, the call is refused with %s, even when the two moves together would leave enough", m.Index, acc, later.Index, acc, lo.Reason),
 				fmt.Sprintf("%dつ目の移動が %s から取ったあとで、%dつ目の移動がそこへ入れます。その時点で %s が足りなければ、2つの移動を合わせれば足りるときでも、%s で拒否されます", m.Index, acc, later.Index, acc, lo.Reason)),
 			diag.T(fmt.Sprintf("write the move that puts into %s first", acc),
-				fmt.Sprintf("%s へ入れる移動を先に書いてください", acc))), ex), true
+				fmt.Sprintf("%s へ入れる移動を先に書いてください", acc))), ex), true, true
 	}
-	return diag.Diagnostic{}, false
+	return diag.Diagnostic{}, false, false
 }
 
 // putBeforeTaken: m puts into an account with an upper bound that later
 // takes from.
-func putBeforeTaken(s *search.Searcher, b *book.Book, t *book.Transfer, m, later *book.Move) (diag.Diagnostic, bool) {
+func putBeforeTaken(s *search.Searcher, b *book.Book, t *book.Transfer, m, later *book.Move) (diag.Diagnostic, bool, bool) {
 	if up := m.To.Account.Upper; up != nil && sameRef(m.To, later.From) {
+		if _, any := s.AtMove(t, m.Index, false, nil); !any {
+			return diag.Diagnostic{}, false, true
+		}
 		ex, ok := s.AtMove(t, m.Index, false, func(c interp.Call, d *interp.BoundDetail) bool {
 			return d.Balance.Posted+d.Balance.HeldIn+d.Amount-moved(c, later) <= up.Value
 		})
 		if !ok {
-			return diag.Diagnostic{}, false
+			return diag.Diagnostic{}, false, true
 		}
 		acc := m.To.String()
 		return withOps(warn(b, "W103", m.Pos,
 			diag.T(fmt.Sprintf("move %d puts into %s before move %d takes from it: when %s is near its upper bound at that point, the call is refused with %s, even when the two moves together would stay within it", m.Index, acc, later.Index, acc, up.Reason),
 				fmt.Sprintf("%dつ目の移動が %s へ入れたあとで、%dつ目の移動がそこから取ります。その時点で %s が上限に近ければ、2つの移動を合わせれば収まるときでも、%s で拒否されます", m.Index, acc, later.Index, acc, up.Reason)),
 			diag.T(fmt.Sprintf("write the move that takes from %s first", acc),
-				fmt.Sprintf("%s から取る移動を先に書いてください", acc))), ex), true
+				fmt.Sprintf("%s から取る移動を先に書いてください", acc))), ex), true, true
 	}
-	return diag.Diagnostic{}, false
+	return diag.Diagnostic{}, false, false
 }
 
 // HoldsOwnMoves reports holds in which a move relies on what another move
 // of the same hold brings (W104): held amounts do not count, whichever
 // order the moves are in.
-func HoldsOwnMoves(b *book.Book) diag.List {
+func HoldsOwnMoves(b *book.Book, s *search.Searcher) diag.List {
 	var l diag.List
-	s := search.New(b)
 	for _, t := range b.Transfers {
 		if t.Pending == nil {
 			continue

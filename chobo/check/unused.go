@@ -5,6 +5,7 @@ import (
 
 	"github.com/chobo-lang/chobo/chobo/book"
 	"github.com/chobo-lang/chobo/chobo/diag"
+	"github.com/chobo-lang/chobo/chobo/search"
 )
 
 // flows records which account kinds some move takes from or puts into.
@@ -40,7 +41,7 @@ func warn(b *book.Book, code string, pos book.Pos, msg, hint diag.Text) diag.Dia
 // Unused reports declarations nothing uses (W105): a unit no account or
 // parameter is counted in, an account no move touches, a parameter that
 // is neither in the key nor in a move.
-func Unused(b *book.Book) diag.List {
+func Unused(b *book.Book, _ *search.Searcher) diag.List {
 	var l diag.List
 	unitUsed := map[*book.Unit]bool{}
 	for _, a := range b.Accounts {
@@ -101,7 +102,7 @@ func Unused(b *book.Book) diag.List {
 // bound on an account nothing is put into, a lower bound on one nothing
 // is taken from. Accounts that W105 (unused) or W101 (only filled) speak
 // of are left to those.
-func IneffectiveBounds(b *book.Book) diag.List {
+func IneffectiveBounds(b *book.Book, _ *search.Searcher) diag.List {
 	var l diag.List
 	f := flowsOf(b)
 	for _, a := range b.Accounts {

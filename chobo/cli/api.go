@@ -13,6 +13,8 @@ func runAPI(inv *Invocation) int {
 	if b == nil {
 		return code
 	}
+	// The report's search is bounded in work as check's is (W109 there
+	// names what it gave up on).
 	doc := api.Describe(b, report.Build(b), inv.Lang)
 	if err := api.Write(inv.Env.Stdout, doc); err != nil {
 		fmt.Fprintf(inv.Env.Stderr, "chobo api: %v\n", err)

@@ -23,7 +23,7 @@ func loadBook(inv *Invocation, name string) (*book.Book, int) {
 		fmt.Fprintf(inv.Env.Stderr, "%s\n", diag.Printable(cannotRead(inv.Cmd.Name, name, err).In(inv.Lang)))
 		return nil, ExitUsage
 	}
-	res := check.Check(name, src)
+	res := check.Errors(name, src)
 	if res.Book == nil {
 		for _, d := range res.Diags {
 			diag.WriteText(inv.Env.Stderr, d, inv.Lang)
@@ -160,9 +160,10 @@ func runShowTB(inv *Invocation, b *book.Book, scs []scenario.Scenario) int {
 		return ExitError
 	}
 	steps := make([][]show.TBStep, len(scs))
+	d := tigerbeetle.Def(b)
 	for i, sc := range scs {
 		var err error
-		if steps[i], err = show.TigerBeetleSteps(b, sc, sc.Tenant); err != nil {
+		if steps[i], err = show.TigerBeetleSteps(b, d, sc, sc.Tenant); err != nil {
 			fmt.Fprintf(inv.Env.Stderr, "chobo run: %s: %s\n", diag.Printable(sc.Name), diag.Printable(err.Error()))
 			return ExitError
 		}

@@ -13,7 +13,15 @@ func runScenarios(inv *Invocation) int {
 	if b == nil {
 		return code
 	}
-	data := scenario.Encode(scenario.Generate(b))
+	scs, ranOut := scenario.GenerateAll(b)
+	data := scenario.Encode(scs)
+	// What the generator gave up on goes to standard error: the JSON on
+	// standard output stays a scenario file.
+	for _, op := range ranOut {
+		fmt.Fprintf(inv.Env.Stderr, "%s\n", diag.T(
+			fmt.Sprintf("note: %s: the scenarios of `%s` ran out of work before they were all made; some are missing", inv.Args[0], op),
+			fmt.Sprintf("注: %s: `%s` のシナリオは、全部を作る前に手間の上限に達しました。足りないものがあります", inv.Args[0], op)).In(inv.Lang))
+	}
 	dir, ok := inv.Flags["out"]
 	if !ok {
 		inv.Env.Stdout.Write(data)

@@ -22,7 +22,7 @@ import (
 // characters comes out unchanged. Every text chobo prints for people goes
 // through here; JSON output has its own escaping.
 func Printable(s string) string {
-	if !strings.ContainsFunc(s, hidden) && utf8.ValidString(s) {
+	if plainASCII(s) || !strings.ContainsFunc(s, hidden) && utf8.ValidString(s) {
 		return s
 	}
 	var b strings.Builder
@@ -58,4 +58,15 @@ func Printable(s string) string {
 // separator.
 func hidden(r rune) bool {
 	return unicode.In(r, unicode.Cc, unicode.Cf, unicode.Zl, unicode.Zp)
+}
+
+// plainASCII reports whether s is printable ASCII alone, which Printable
+// leaves as it is: the common case, answered without decoding runes.
+func plainASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] > 0x7e {
+			return false
+		}
+	}
+	return true
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/chobo-lang/chobo/chobo/check"
+	"github.com/chobo-lang/chobo/chobo/check/checktest"
 	"github.com/chobo-lang/chobo/chobo/diag"
 )
 
@@ -108,8 +109,8 @@ func TestPagesOfTheCases(t *testing.T) {
 	}
 }
 
-// FuzzPage builds both pages of arbitrary books: never a panic, and
-// what checkPage holds.
+// FuzzPage builds both pages of arbitrary books, of any number of moves:
+// never a panic, and what checkPage holds.
 func FuzzPage(f *testing.F) {
 	for _, glob := range []string{"../../tests/testdata/*/*.book", "../../examples/*/*.book"} {
 		paths, _ := filepath.Glob(glob)
@@ -119,10 +120,10 @@ func FuzzPage(f *testing.F) {
 			}
 		}
 	}
-	f.Fuzz(func(t *testing.T, src []byte) {
-		if strings.Count(string(src), "move") > 8 {
-			return // the scenarios grow with the moves; FuzzCheck covers big books
+	for _, b := range checktest.Hostile() {
+		if b.Seed {
+			f.Add(b.Src)
 		}
-		checkPage(t, src)
-	})
+	}
+	f.Fuzz(func(t *testing.T, src []byte) { checkPage(t, src) })
 }

@@ -59,15 +59,35 @@ func funcs(lang diag.Lang) template.FuncMap {
 // Markdown writes the page as Markdown, with Mermaid diagrams that
 // GitHub draws.
 func Markdown(p *Page) ([]byte, error) {
-	tmpl, err := template.New("page.md.tmpl").Funcs(funcs(p.Lang)).ParseFS(templates, "templates/page.md.tmpl")
+	tmpl, err := template.New("page.md.tmpl").Funcs(funcs(p.Lang)).ParseFS(templates, "templates/page.md.tmpl", "templates/scenario.md.tmpl")
+	if err != nil {
+		return nil, err
+	}
+	// The scenarios are most of a large page, and each is written on its
+	// own, so they are written side by side first.
+	v := markdownView{Page: p, Rendered: make([]string, len(p.Scenarios))}
+	err = eachAtOnce(len(p.Scenarios), func(i int) error {
+		var b strings.Builder
+		if err := tmpl.ExecuteTemplate(&b, "scenario", p.Scenarios[i]); err != nil {
+			return err
+		}
+		v.Rendered[i] = b.String()
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
 	var out bytes.Buffer
-	if err := tmpl.Execute(&out, p); err != nil {
+	if err := tmpl.Execute(&out, v); err != nil {
 		return nil, err
 	}
 	return out.Bytes(), nil
+}
+
+// markdownView is the page with its scenarios already written.
+type markdownView struct {
+	*Page
+	Rendered []string
 }
 
 // md makes text from a book safe in running Markdown: controls made
@@ -75,6 +95,23 @@ func Markdown(p *Page) ([]byte, error) {
 // GitHub draws between dollars) escaped.
 func md(s string) string {
 	var b strings.Builder
+	if plainASCII(s) {
+		// Byte by byte: the same as below, without the runes.
+		word := func(i int) bool { return i >= 0 && i < len(s) && isWordByte(s[i]) }
+		b.Grow(len(s) + 8)
+		for i := 0; i < len(s); i++ {
+			switch c := s[i]; c {
+			case '_':
+				if !word(i-1) || !word(i+1) {
+					b.WriteByte('\\')
+				}
+			case '\\', '`', '*', '[', ']', '<', '>', '|', '~', '&', '$', '#', '!':
+				b.WriteByte('\\')
+			}
+			b.WriteByte(s[i])
+		}
+		return b.String()
+	}
 	rs := []rune(diag.Printable(s))
 	word := func(i int) bool { return i >= 0 && i < len(rs) && (unicode.IsLetter(rs[i]) || unicode.IsDigit(rs[i])) }
 	for i, r := range rs {
@@ -94,8 +131,23 @@ func md(s string) string {
 }
 
 // cell is md for a table cell, where a line break would end the row.
-func cell(s string) string {
-	return strings.NewReplacer("\n", " ", "\r", " ").Replace(md(s))
+func cell(s string) string { return lineBreaks.Replace(md(s)) }
+
+var lineBreaks = strings.NewReplacer("\n", " ", "\r", " ")
+
+// plainASCII reports whether s is printable ASCII alone, which md can
+// escape byte by byte.
+func plainASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
+func isWordByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
 }
 
 func ledgerCell(rows []LedgerRow) string {

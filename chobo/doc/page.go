@@ -16,8 +16,11 @@ import (
 	"bytes"
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/chobo-lang/chobo/chobo/api"
 	"github.com/chobo-lang/chobo/chobo/book"
@@ -178,7 +181,6 @@ type StepState struct {
 // (warnings only: a book with errors has no page) and rep its refusal
 // report.
 func Build(b *book.Book, diags diag.List, rep report.Report, lang diag.Lang) (*Page, error) {
-	d := api.Describe(b, rep, lang)
 	p := &Page{
 		Lang: lang, File: filepath.Base(b.File), Name: b.Name, Version: b.Version, Description: b.Description,
 	}
@@ -190,19 +192,23 @@ func Build(b *book.Book, diags diag.List, rep report.Report, lang diag.Lang) (*P
 	for _, o := range rep.Operations {
 		ops[o.Transfer] = append(ops[o.Transfer], o)
 	}
-	for i, t := range b.Transfers {
-		sec, err := transferSection(b, t, d.Transfers[i], ops[t], lang)
-		if err != nil {
-			return nil, err
-		}
-		p.Transfers = append(p.Transfers, sec)
+	p.Transfers = make([]TransferSection, len(b.Transfers))
+	err := eachAtOnce(len(b.Transfers), func(i int) (err error) {
+		t := b.Transfers[i]
+		p.Transfers[i], err = transferSection(b, t, api.TransferOf(b, t, ops[t], lang), ops[t], lang)
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
-	for i, sc := range scenario.Generate(b) {
-		v, err := scenarioView(b, i+1, sc, lang)
-		if err != nil {
-			return nil, err
-		}
-		p.Scenarios = append(p.Scenarios, v)
+	scs := scenario.Generate(b)
+	p.Scenarios = make([]ScenarioView, len(scs))
+	err = eachAtOnce(len(scs), func(i int) (err error) {
+		p.Scenarios[i], err = scenarioView(b, i+1, scs[i], lang)
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
 	var w bytes.Buffer
 	for _, dg := range diags {
@@ -528,4 +534,34 @@ func changed(before, now []LedgerRow) []bool {
 		out[i] = !ok || o != r
 	}
 	return out
+}
+
+// eachAtOnce calls f for 0…n-1, on as many goroutines as there are
+// processors: the sections of a page are worked out apart from each other,
+// each into its own place, so the page is the same whatever order they
+// finish in. The error is the one of the lowest index.
+func eachAtOnce(n int, f func(i int) error) error {
+	errs := make([]error, n)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), n) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= n {
+					return
+				}
+				errs[i] = f(i)
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }

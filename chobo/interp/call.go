@@ -2,6 +2,7 @@ package interp
 
 import (
 	"fmt"
+	"math"
 	"math/big"
 	"slices"
 	"strconv"
@@ -260,15 +261,16 @@ func amountOf(m *book.Move, c Call) int64 {
 
 // content is what a key is compared on for do and hold: every argument.
 func content(c Call) string {
-	var b strings.Builder
+	var b []byte
 	for _, p := range c.Transfer.Params {
 		if p.IsAmount() {
-			fmt.Fprintf(&b, "%d\x00", c.Amounts[p.Name])
+			b = strconv.AppendInt(b, c.Amounts[p.Name], 10)
 		} else {
-			b.WriteString(c.Strings[p.Name] + "\x00")
+			b = append(b, c.Strings[p.Name]...)
 		}
+		b = append(b, 0)
 	}
-	return b.String()
+	return string(b)
 }
 
 func amountsContent(amts []int64) string {
@@ -284,8 +286,9 @@ func amountsContent(amts []int64) string {
 func (s *State) move(c Call) (Result, error) {
 	t := c.Transfer
 	from, to, amts := sides(c)
+	fromID, toID := ids(from), ids(to)
 	for i := range from {
-		if from[i].id() == to[i].id() {
+		if fromID[i] == toID[i] {
 			return Result{Outcome: Refused, Reason: book.SameAccount}, nil
 		}
 	}
@@ -295,17 +298,17 @@ func (s *State) move(c Call) (Result, error) {
 	if r, used := s.keyUsed(kid, body); used {
 		return r, nil
 	}
-	next, refusal, err := s.tryMoves(c, from, to, amts)
+	next, refusal, err := s.tryMoves(c, from, to, fromID, toID, amts)
 	if err != nil {
 		return Result{}, err
 	}
-	s.touchAll(from, to)
+	s.touchAll(from, to, fromID, toID)
 	if refusal != nil {
 		s.keys[kid] = keyRecord{content: body, boundRefusal: true}
 		return *refusal, nil
 	}
-	for id, b := range next {
-		*s.balances[id] = *b
+	for _, sb := range next {
+		*s.balances[sb.id] = sb.b
 	}
 	s.keys[kid] = keyRecord{content: body}
 	if c.Op == book.Hold {
@@ -328,6 +331,30 @@ func sides(c Call) (from, to []Account, amts []int64) {
 	return from, to, amts
 }
 
+// ids gives the id of each account. A transfer names the same few
+// accounts over and over, so the ids of accounts without arguments, the
+// most common, are built once per kind.
+func ids(accs []Account) []string {
+	out := make([]string, len(accs))
+	var plain map[*book.Account]string
+	for i, a := range accs {
+		if len(a.Args) > 0 {
+			out[i] = a.id()
+			continue
+		}
+		id, ok := plain[a.Kind]
+		if !ok {
+			if plain == nil {
+				plain = map[*book.Account]string{}
+			}
+			id = a.id()
+			plain[a.Kind] = id
+		}
+		out[i] = id
+	}
+	return out
+}
+
 // keyUsed says what a call answers when its key was used before, and
 // false when the key is new.
 func (s *State) keyUsed(kid, body string) (Result, bool) {
@@ -347,20 +374,46 @@ func (s *State) keyUsed(kid, body string) (Result, bool) {
 // refusal or a failure part way leaves the ledger as it was. It returns
 // the new balances, or the refusal of the first bound crossed, or the
 // failure of a balance leaving 64 bits.
-func (s *State) tryMoves(c Call, from, to []Account, amts []int64) (map[string]*Balance, *Result, error) {
-	scratch := map[string]*Balance{}
-	get := func(a Account) *Balance {
-		id := a.id()
-		if b := scratch[id]; b != nil {
-			return b
+func (s *State) tryMoves(c Call, from, to []Account, fromID, toID []string, amts []int64) ([]scratchBalance, *Result, error) {
+	// The copies are few (a transfer names a few accounts), so they are
+	// kept in a slice and found by looking through it; past a handful, a
+	// map finds them instead.
+	scratch := make([]scratchBalance, 0, 4)
+	var index map[string]int
+	// at returns where id's copy is, making it first; a pointer into
+	// scratch is taken only once both sides of a move have theirs, since
+	// making one may move the slice.
+	at := func(id string) int {
+		if index != nil {
+			if i, ok := index[id]; ok {
+				return i
+			}
+		} else {
+			for i := range scratch {
+				if scratch[i].id == id {
+					return i
+				}
+			}
 		}
-		b := s.Balance(a)
-		scratch[id] = &b
-		return &b
+		var b Balance
+		if was := s.balances[id]; was != nil {
+			b = *was
+		}
+		scratch = append(scratch, scratchBalance{id, b})
+		if index == nil && len(scratch) > 8 {
+			index = map[string]int{}
+			for i := range scratch {
+				index[scratch[i].id] = i
+			}
+		} else if index != nil {
+			index[id] = len(scratch) - 1
+		}
+		return len(scratch) - 1
 	}
 	hold := c.Op == book.Hold
 	for i, m := range c.Transfer.Moves {
-		fb, tb := get(from[i]), get(to[i])
+		fi, ti := at(fromID[i]), at(toID[i])
+		fb, tb := &scratch[fi].b, &scratch[ti].b
 		a := amts[i]
 		if lo := m.From.Account.Lower; lo != nil && !fromKeepsLower(fb, a, lo.Value) {
 			return nil, &Result{Outcome: Refused, Reason: lo.Reason,
@@ -385,19 +438,30 @@ func (s *State) tryMoves(c Call, from, to []Account, amts []int64) (map[string]*
 	return scratch, nil, nil
 }
 
+// scratchBalance is a balance as a call would leave it, by account id.
+type scratchBalance struct {
+	id string
+	b  Balance
+}
+
 // touchAll records the accounts a call reached the bounds with, so that
 // they are listed even when the call is refused (a database creates their
 // rows before it locks and checks them).
-func (s *State) touchAll(from, to []Account) {
+func (s *State) touchAll(from, to []Account, fromID, toID []string) {
 	for i := range from {
-		s.touch(from[i])
-		s.touch(to[i])
+		s.touchID(from[i], fromID[i])
+		s.touchID(to[i], toID[i])
 	}
 }
 
 // fromKeepsLower checks posted - held_out - a >= lower without overflow:
 // held in does not count, it may never arrive.
 func fromKeepsLower(b *Balance, a, lower int64) bool {
+	if v, ok := add(b.Posted, -b.HeldOut); ok && b.HeldOut != math.MinInt64 {
+		if w, ok := add(v, -a); ok && a != math.MinInt64 {
+			return w >= lower
+		}
+	}
 	v := new(big.Int).SetInt64(b.Posted)
 	v.Sub(v, big.NewInt(b.HeldOut))
 	v.Sub(v, big.NewInt(a))
@@ -407,6 +471,11 @@ func fromKeepsLower(b *Balance, a, lower int64) bool {
 // toKeepsUpper checks posted + held_in + a <= upper without overflow:
 // held out does not count, it may come back.
 func toKeepsUpper(b *Balance, a, upper int64) bool {
+	if v, ok := add(b.Posted, b.HeldIn); ok {
+		if w, ok := add(v, a); ok {
+			return w <= upper
+		}
+	}
 	v := new(big.Int).SetInt64(b.Posted)
 	v.Add(v, big.NewInt(b.HeldIn))
 	v.Add(v, big.NewInt(a))

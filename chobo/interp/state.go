@@ -125,8 +125,10 @@ func (s *State) Balance(a Account) Balance {
 	return Balance{}
 }
 
-func (s *State) touch(a Account) *Balance {
-	id := a.id()
+func (s *State) touch(a Account) *Balance { return s.touchID(a, a.id()) }
+
+// touchID is touch for an account whose id is known.
+func (s *State) touchID(a Account, id string) *Balance {
 	b := s.balances[id]
 	if b == nil {
 		b = &Balance{}

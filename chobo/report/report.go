@@ -37,8 +37,11 @@ type Report struct {
 
 // Build searches every candidate reason of every operation and keeps
 // those the search reached.
-func Build(b *book.Book) Report {
-	s := search.New(b)
+func Build(b *book.Book) Report { return BuildWith(b, search.New(b)) }
+
+// BuildWith is Build with a searcher that has searched the book before,
+// whose findings it reuses.
+func BuildWith(b *book.Book, s *search.Searcher) Report {
 	var r Report
 	for _, t := range b.Transfers {
 		for _, op := range t.Ops() {

@@ -23,6 +23,7 @@ func Resolve(f *syntax.File) (*book.Book, diag.List) {
 		r.b.Pos = book.Pos(f.Book.Pos)
 		r.b.Name = f.Book.Name.Name
 		r.b.Version = f.Book.Version
+		r.mixedScripts(f.Book.Name)
 	}
 	for _, extra := range f.ExtraBooks {
 		r.report("E003", extra.Pos,
@@ -80,6 +81,29 @@ func (r *resolver) once(seen map[string]syntax.Pos, id syntax.Ident, what diag.T
 	return true
 }
 
+// declare is once for a name the book declares: it also warns when the
+// name mixes scripts with a letter that passes for one of another (W108).
+func (r *resolver) declare(seen map[string]syntax.Pos, id syntax.Ident, what diag.Text) bool {
+	if !r.once(seen, id, what) {
+		return false
+	}
+	r.mixedScripts(id)
+	return true
+}
+
+// mixedScripts warns about a declared name that looks like a name
+// written in one script and is not (W108).
+func (r *resolver) mixedScripts(id syntax.Ident) {
+	l, ok := syntax.MixedLookalike(id.Name)
+	if !ok {
+		return
+	}
+	r.diags.Add(diag.Diagnostic{Code: "W108", Severity: diag.Warning, File: r.file, Line: id.Pos.Line, Col: id.Pos.Col,
+		Message: syntax.MixedNote(id.Name, l),
+		Hint: diag.T(fmt.Sprintf("write the name in one script: `%c` rather than `%c`, if it is meant to read as Latin", l.Looks, l.Letter),
+			fmt.Sprintf("名前は一つの文字体系で書いてください。ラテン文字として読ませるなら `%c` ではなく `%c` です", l.Letter, l.Looks))})
+}
+
 // named says what a declaration is in both languages: "the unit `pcs`".
 func named(en, ja, name string) diag.Text { return diag.T(en+" "+quote(name), ja+" "+quote(name)) }
 
@@ -98,7 +122,7 @@ func quote(s string) string { return "`" + s + "`" }
 func (r *resolver) units(us []*syntax.UnitDecl) {
 	seen := map[string]syntax.Pos{}
 	for _, u := range us {
-		if !r.once(seen, u.Name, named("the unit", "単位", u.Name.Name)) {
+		if !r.declare(seen, u.Name, named("the unit", "単位", u.Name.Name)) {
 			continue
 		}
 		unit := &book.Unit{Pos: book.Pos(u.Pos), Name: u.Name.Name, Tax: book.Tax(u.Tax)}
@@ -154,6 +178,10 @@ func (r *resolver) missing(code string, id syntax.Ident, declared []string, msg,
 		note := syntax.WidthNote(id.Name, twin)
 		msg = diag.T(msg.En+"; "+note.En, msg.Ja+"。"+note.Ja)
 		hint = syntax.WidthHint(twin)
+	} else if twin, ok := syntax.LookalikeTwin(id.Name, declared); ok {
+		note := syntax.LookalikeNote(id.Name, twin)
+		msg = diag.T(msg.En+"; "+note.En, msg.Ja+"。"+note.Ja)
+		hint = syntax.WidthHint(twin)
 	}
 	r.report(code, id.Pos, msg, hint)
 }
@@ -180,14 +208,14 @@ func (r *resolver) accounts(as []*syntax.AccountDecl) {
 	seen := map[string]syntax.Pos{}
 	for _, a := range as {
 		what := named("the account", "勘定", a.Name.Name)
-		if !r.once(seen, a.Name, what) {
+		if !r.declare(seen, a.Name, what) {
 			continue
 		}
 		acc := &book.Account{Pos: book.Pos(a.Pos), Name: a.Name.Name, Outside: a.Outside}
 		acc.Description = r.description(a.Descriptions, what)
 		params := map[string]syntax.Pos{}
 		for _, p := range a.Params {
-			if !r.once(params, p.Name, named("the parameter", "引数", p.Name.Name)) {
+			if !r.declare(params, p.Name, named("the parameter", "引数", p.Name.Name)) {
 				continue
 			}
 			if p.Type.Name != "string" {

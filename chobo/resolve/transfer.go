@@ -12,7 +12,7 @@ import (
 func (r *resolver) transfers(ts []*syntax.TransferDecl) {
 	seen := map[string]syntax.Pos{}
 	for _, t := range ts {
-		if !r.once(seen, t.Name, named("the transfer", "振替", t.Name.Name)) {
+		if !r.declare(seen, t.Name, named("the transfer", "振替", t.Name.Name)) {
 			continue
 		}
 		r.b.Transfers = append(r.b.Transfers, r.transfer(t))
@@ -25,7 +25,7 @@ func (r *resolver) transfer(t *syntax.TransferDecl) *book.Transfer {
 	tr.Description = r.description(t.Descriptions, named("the transfer", "振替", t.Name.Name))
 	seen := map[string]syntax.Pos{}
 	for _, p := range t.Params {
-		if !r.once(seen, p.Name, named("the parameter", "引数", p.Name.Name)) {
+		if !r.declare(seen, p.Name, named("the parameter", "引数", p.Name.Name)) {
 			continue
 		}
 		param := &book.Param{Pos: book.Pos(p.Name.Pos), Name: p.Name.Name, Index: len(tr.Params)}

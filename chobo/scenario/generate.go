@@ -17,6 +17,14 @@ import (
 // what its name says. Values are distinct within a scenario and numbered
 // by first appearance.
 func Generate(b *book.Book) []Scenario {
+	out, _ := GenerateAll(b)
+	return out
+}
+
+// GenerateAll is Generate, and the operations whose scenarios it gave up
+// on for want of work: the search and the runs of one book together may
+// spend search.TotalWork, so that no book keeps the generator long.
+func GenerateAll(b *book.Book) ([]Scenario, []string) {
 	g := &gen{b: b, s: search.New(b), names: map[string]bool{}}
 	for _, t := range b.Transfers {
 		g.bounds(t)
@@ -29,7 +37,7 @@ func Generate(b *book.Book) []Scenario {
 		g.races(t)
 		g.sameAccount(t)
 	}
-	return g.out
+	return g.out, g.s.RanOut()
 }
 
 type gen struct {
@@ -86,6 +94,9 @@ func (g *gen) add(sc Scenario, ok func(sc Scenario, outs []Outcome) bool) bool {
 		return false
 	}
 	sc.Steps = append([]Step{}, sc.Steps...)
+	if !g.s.Afford(runOp(sc), runWork(sc)) {
+		return false
+	}
 	rename(&sc)
 	outs := Run(g.b, sc)
 	if len(Failures(sc, outs)) > 0 || (ok != nil && !ok(sc, outs)) {
@@ -234,4 +245,40 @@ func abs(v int64) int64 {
 		return -v
 	}
 	return v
+}
+
+// runOp names the operation a scenario is built for: that of its last
+// call.
+func runOp(sc Scenario) string {
+	for i := len(sc.Steps) - 1; i >= 0; i-- {
+		st := sc.Steps[i]
+		if st.Call != nil {
+			return st.Call.Transfer.Name + "." + string(st.Call.Op)
+		}
+		for _, cs := range st.Together {
+			if len(cs) > 0 {
+				return cs[0].Transfer.Name + "." + string(cs[0].Op)
+			}
+		}
+	}
+	return ""
+}
+
+// runWork is what running a scenario costs, as the search counts work:
+// each call the moves of its transfer and one more, every order of a
+// together counted.
+func runWork(sc Scenario) int64 {
+	var n int64
+	for _, st := range sc.Steps {
+		n++
+		if st.Call != nil {
+			n += int64(len(st.Call.Transfer.Moves))
+		}
+		for _, cs := range st.Together {
+			for _, c := range cs {
+				n += int64(len(c.Transfer.Moves)+1) * 40 // every interleaving runs it again
+			}
+		}
+	}
+	return n
 }

@@ -433,6 +433,10 @@ func readCall(b *book.Book, v *value) (*Call, *Error) {
 			note := syntax.WidthNote(name, twin)
 			return nil, fail("op %q: the book has no transfer %q; %s", "op %q: 帳簿に %q という振替はありません。%s", op, name, note)
 		}
+		if twin, ok := syntax.LookalikeTwin(name, names); ok {
+			note := syntax.LookalikeNote(name, twin)
+			return nil, fail("op %q: the book has no transfer %q; %s", "op %q: 帳簿に %q という振替はありません。%s", op, name, note)
+		}
 		return nil, fail("op %q: the book has no transfer %q", "op %q: 帳簿に %q という振替はありません", op, name)
 	}
 	c := &Call{Call: interp.Call{Transfer: t, Op: book.Op(o), Strings: map[string]string{}}}

@@ -8,6 +8,8 @@ import (
 	"github.com/chobo-lang/chobo/chobo/interp"
 )
 
+func opName(t *book.Transfer, op book.Op) string { return t.Name + "." + string(op) }
+
 func firstOp(t *book.Transfer) book.Op {
 	if t.Pending != nil {
 		return book.Hold
@@ -17,6 +19,11 @@ func firstOp(t *book.Transfer) book.Op {
 
 // Success finds calls that end with t's do (or hold) done.
 func (s *Searcher) Success(t *book.Transfer) (Example, bool) {
+	leave, ok := s.enter(opName(t, firstOp(t)))
+	defer leave()
+	if !ok {
+		return Example{}, false
+	}
 	if m, ok := s.success[t]; ok {
 		return m.ex, m.ok
 	}
@@ -26,9 +33,8 @@ func (s *Searcher) Success(t *book.Transfer) (Example, bool) {
 }
 
 func (s *Searcher) findSuccess(t *book.Transfer) (Example, bool) {
-	for _, amts := range s.assignments(t) {
-		c := s.withAmounts(t, firstOp(t), amts)
-		run, ok := s.prepare([]Step{{Call: c}}, len(t.Moves)+1, 0)
+	for i := range s.assignments(t) {
+		_, run, ok := s.reach(t, i, len(t.Moves)+1)
 		if ok && run[len(run)-1].Result.Outcome == interp.Done {
 			return s.finish(run)
 		}
@@ -40,10 +46,23 @@ func (s *Searcher) findSuccess(t *book.Transfer) (Example, bool) {
 // by the lower bound of the account it takes from (lower) or the upper
 // bound of the account it puts into, and that accept also approves.
 func (s *Searcher) AtMove(t *book.Transfer, move int, lower bool, accept func(c interp.Call, d *interp.BoundDetail) bool) (Example, bool) {
+	leave, ok := s.enter(opName(t, firstOp(t)))
+	defer leave()
+	if !ok {
+		return Example{}, false
+	}
+	k := atMoveKey{t, move, lower}
+	sh, known := s.shadow[k]
+	if !known {
+		sh = shadowed(t, move, lower)
+		s.shadow[k] = sh
+	}
+	if sh {
+		return Example{}, false
+	}
 	if accept != nil {
 		return s.findAtMove(t, move, lower, accept)
 	}
-	k := atMoveKey{t, move, lower}
 	if m, ok := s.atMove[k]; ok {
 		return m.ex, m.ok
 	}
@@ -65,9 +84,8 @@ func (s *Searcher) findAtMove(t *book.Transfer, move int, lower bool, accept fun
 	if !lower {
 		upto = move + 1
 	}
-	for _, amts := range s.assignments(t) {
-		c := s.withAmounts(t, firstOp(t), amts)
-		if run, ok := s.prepare([]Step{{Call: c}}, upto, 0); ok && hit(run, c) {
+	for i := range s.assignments(t) {
+		if c, run, ok := s.reach(t, i, upto); ok && hit(run, c) {
 			return s.finish(run)
 		}
 	}
@@ -156,6 +174,11 @@ func (s *Searcher) finish(run []Step) (Example, bool) {
 // Refusal finds calls that end with op of t refused with reason: a bound's
 // reason, or one of chobo's own. It is what the refusal report lists.
 func (s *Searcher) Refusal(t *book.Transfer, op book.Op, reason string) (Example, bool) {
+	leave, ok := s.enter(opName(t, op))
+	defer leave()
+	if !ok {
+		return Example{}, false
+	}
 	switch op {
 	case book.Do, book.Hold:
 		return s.refusalOfMove(t, reason)
@@ -264,6 +287,11 @@ func (s *Searcher) OtherContent(c interp.Call) (interp.Call, bool) {
 // SameAccount finds a call refused with same_account: the two sides of a
 // move between accounts of one kind given equal values.
 func (s *Searcher) SameAccount(t *book.Transfer) (Example, bool) {
+	leave, ok := s.enter(opName(t, firstOp(t)))
+	defer leave()
+	if !ok {
+		return Example{}, false
+	}
 	for _, m := range t.Moves {
 		if m.From.Account != m.To.Account {
 			continue

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"math/big"
 	"slices"
+	"strings"
 
 	"github.com/chobo-lang/chobo/chobo/book"
 	"github.com/chobo-lang/chobo/chobo/interp"
@@ -48,7 +49,96 @@ type Searcher struct {
 	amounts map[*book.Transfer][]map[string]int64
 	success map[*book.Transfer]memo
 	atMove  map[atMoveKey]memo
+	shadow  map[atMoveKey]bool // whether a refusal there is shadowed
+	movers  map[moversKey][]transferMove
+	// trajectories keep, for each call of a transfer the goals try, the
+	// rounds of feeding that get it past its lower bounds.
+	trajectories map[trajectoryKey]*trajectory
+	work         work
 }
+
+// The search's work is counted in steps of the interpreter: a call it
+// runs counts the moves of its transfer and callWork more (checking and
+// recording a call costs about as much as that many moves), a pass one. Each
+// goal (a success, a refusal at a move, a refusal with a reason; what the
+// scenario generator asks for) may spend GoalWork; one searcher, all its
+// goals together, TotalWork. A goal whose work runs out is not found, and
+// the searcher remembers it (RanOut). Counting work rather than time
+// keeps every output the same on every machine.
+const (
+	GoalWork  = 500_000
+	TotalWork = 1_000_000
+	callWork  = 4
+)
+
+// work is what the searcher has spent, and on what.
+type work struct {
+	depth  int    // goals entered and not left: nested ones are their outer goal's
+	goal   string // the outer goal, as the operation it is for
+	spent  int64  // on that goal
+	total  int64  // on every goal
+	ranOut []string
+	seen   map[string]bool
+}
+
+// enter starts a goal of what (an operation, "reserve.hold"), unless one
+// is going on, whose part it then is; the function it returns leaves it.
+// It reports false, and starts nothing, when the searcher has no work
+// left at all: the goal is then noted as given up on at once.
+func (s *Searcher) enter(what string) (func(), bool) {
+	if s.work.depth == 0 {
+		s.work.goal, s.work.spent = what, 0
+		if s.work.total > TotalWork {
+			s.spend(0)
+			return func() {}, false
+		}
+	}
+	s.work.depth++
+	return func() { s.work.depth-- }, true
+}
+
+// spend counts n steps of work on the current goal; false when that goal
+// or the searcher has no work left.
+func (s *Searcher) spend(n int64) bool {
+	s.work.spent += n
+	s.work.total += n
+
+	if s.work.spent <= GoalWork && s.work.total <= TotalWork {
+		return true
+	}
+	if s.work.seen == nil {
+		s.work.seen = map[string]bool{}
+	}
+	if g := s.work.goal; g != "" && !s.work.seen[g] {
+		s.work.seen[g] = true
+		s.work.ranOut = append(s.work.ranOut, g)
+	}
+	return false
+}
+
+// starved reports whether the current goal, or the searcher, has spent
+// all the work it may: what failed then may not have failed for good.
+func (s *Searcher) starved() bool {
+	return s.work.spent > GoalWork || s.work.total > TotalWork
+}
+
+// Afford counts n steps of work that the caller does on the searcher's
+// behalf (the scenario generator runs what it built), on the goal of
+// what; false when there is no work left for them, and the caller should
+// not do it.
+func (s *Searcher) Afford(what string, n int64) bool {
+	leave, ok := s.enter(what)
+	defer leave()
+	return ok && s.spend(n)
+}
+
+// RanOut lists, in the order it happened, the operations some goal of
+// which the search gave up on for want of work: what it did not find
+// there may exist.
+func (s *Searcher) RanOut() []string { return s.work.ranOut }
+
+// Spent is how many steps of work the searcher has spent.
+func (s *Searcher) Spent() int64 { return s.work.total }
 
 type memo struct {
 	ex Example
@@ -67,6 +157,10 @@ func New(b *book.Book) *Searcher {
 		amounts: map[*book.Transfer][]map[string]int64{},
 		success: map[*book.Transfer]memo{},
 		atMove:  map[atMoveKey]memo{},
+		shadow:  map[atMoveKey]bool{},
+		movers:  map[moversKey][]transferMove{},
+
+		trajectories: map[trajectoryKey]*trajectory{},
 	}
 }
 
@@ -122,6 +216,16 @@ func keyOnly(c interp.Call, op book.Op) interp.Call {
 // simulate runs steps on a fresh ledger and records each answer. A step
 // that fails (rather than being refused) makes the whole run unusable.
 func (s *Searcher) simulate(steps []Step) ([]Step, *interp.State, bool) {
+	var cost int64
+	for _, step := range steps {
+		cost++
+		if !step.IsPass() {
+			cost += callWork + int64(len(step.Call.Transfer.Moves))
+		}
+	}
+	if !s.spend(cost) {
+		return nil, nil, false
+	}
 	st := interp.New(s.b)
 	out := slices.Clone(steps)
 	for i := range out {
@@ -287,21 +391,87 @@ func (s *Searcher) feedOnce(prefix []Step, acc interp.Account, amount int64, dep
 	if depth >= maxFeedDepth {
 		return nil, false
 	}
-	for _, t := range s.b.Transfers {
-		for _, m := range t.Moves {
-			if m.To.Account != acc.Kind {
+	tried := map[string]bool{}
+	for _, m := range s.movesOf(acc.Kind, false) {
+		// Other amounts of the feeder are 0 first, so that it brings what
+		// it can without taking anything back; then 1.
+		for _, other := range []int64{0, 1} {
+			if !firstTry(tried, m.t, m.m, m.m.To, other) {
 				continue
 			}
-			// Other amounts of the feeder are 0 first, so that it brings
-			// what it can without taking anything back; then 1.
-			for _, other := range []int64{0, 1} {
-				if out, ok := s.feedWith(prefix, t, m, acc, amount, other, depth); ok {
-					return out, true
-				}
+			if out, ok := s.feedWith(prefix, m.t, m.m, acc, amount, other, depth); ok {
+				return out, true
 			}
 		}
 	}
 	return nil, false
+}
+
+// transferMove is a move with its transfer.
+type transferMove struct {
+	t *book.Transfer
+	m *book.Move
+}
+
+// movesOf lists, in the book's order, the moves that put into accounts of
+// kind a, or that take from them (from): the feeders and the takers the
+// search tries, looked up once per kind rather than on every feed.
+func (s *Searcher) movesOf(a *book.Account, from bool) []transferMove {
+	k := moversKey{a, from}
+	if l, ok := s.movers[k]; ok {
+		return l
+	}
+	var l []transferMove
+	for _, t := range s.b.Transfers {
+		for _, m := range t.Moves {
+			side := m.To
+			if from {
+				side = m.From
+			}
+			if side.Account == a {
+				l = append(l, transferMove{t, m})
+			}
+		}
+	}
+	s.movers[k] = l
+	return l
+}
+
+type moversKey struct {
+	a    *book.Account
+	from bool
+}
+
+// firstTry reports whether calling t through move m, with side pointed at
+// the account and other for its other amounts, makes a call not tried
+// before (in tried): two moves that point the same parameters and move
+// the same amount make the same call, up to fresh values, and get the
+// same answer. A transfer whose moves go back and forth through one
+// account would otherwise be tried once for each of them, at every depth
+// of feeding.
+func firstTry(tried map[string]bool, t *book.Transfer, m *book.Move, side book.AccountRef, other int64) bool {
+	var k strings.Builder
+	fmt.Fprintf(&k, "%d", t.Index)
+	for _, p := range side.Args {
+		fmt.Fprintf(&k, ",%d", p.Index)
+	}
+	if m.Amount.Param != nil {
+		fmt.Fprintf(&k, "|p%d", m.Amount.Param.Index)
+	} else {
+		fmt.Fprintf(&k, "|l%d", m.Amount.Literal)
+	}
+	otherUsed := false
+	for _, p := range t.Params {
+		otherUsed = otherUsed || (p.IsAmount() && p != m.Amount.Param)
+	}
+	if otherUsed {
+		fmt.Fprintf(&k, "|o%d", other)
+	}
+	if tried[k.String()] {
+		return false
+	}
+	tried[k.String()] = true
+	return true
 }
 
 func (s *Searcher) feedWith(prefix []Step, t *book.Transfer, m *book.Move, acc interp.Account, amount, other int64, depth int) ([]Step, bool) {
@@ -380,20 +550,20 @@ func (s *Searcher) take(prefix []Step, acc interp.Account, amount int64) ([]Step
 		return nil, false
 	}
 	start := st.Balance(acc).Posted
-	for _, t := range s.b.Transfers {
-		for _, m := range t.Moves {
-			if m.From.Account != acc.Kind {
+	tried := map[string]bool{}
+	for _, tm := range s.movesOf(acc.Kind, true) {
+		t, m := tm.t, tm.m
+		for _, other := range []int64{0, 1} {
+			if !firstTry(tried, t, m, m.From, other) {
 				continue
 			}
-			for _, other := range []int64{0, 1} {
-				out, ok := s.takeWith(prefix, t, m, acc, amount, other)
-				if !ok {
-					continue
-				}
-				_, st, ok := s.simulate(out)
-				if ok && start-st.Balance(acc).Posted == amount {
-					return out, true
-				}
+			out, ok := s.takeWith(prefix, t, m, acc, amount, other)
+			if !ok {
+				continue
+			}
+			_, st, ok := s.simulate(out)
+			if ok && start-st.Balance(acc).Posted == amount {
+				return out, true
 			}
 		}
 	}

@@ -5,7 +5,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/chobo-lang/chobo/chobo/backend/tigerbeetle"
 	"github.com/chobo-lang/chobo/chobo/book"
 	"github.com/chobo-lang/chobo/chobo/diag"
 	"github.com/chobo-lang/chobo/chobo/ids"
@@ -44,9 +43,9 @@ type TBStep struct {
 // Post and void read the hold first; what they send next depends on what
 // they find, which is taken from the reference interpreter run alongside.
 // The callers of a together are taken in order, one of the orders the
-// interpreter allows.
-func TigerBeetleSteps(b *book.Book, sc scenario.Scenario, tenant string) ([]TBStep, error) {
-	d := tigerbeetle.Def(b)
+// interpreter allows. d is what tigerbeetle.Def makes of b, made once for
+// all the scenarios of a book.
+func TigerBeetleSteps(b *book.Book, d *chobotb.Def, sc scenario.Scenario, tenant string) ([]TBStep, error) {
 	st := interp.New(b)
 	made := map[ids.ID]bool{}
 	var out []TBStep

@@ -56,12 +56,31 @@ type lexError struct {
 	hint diag.Text
 }
 
-// IsCombining reports whether r is one of the combining characters chobo
-// refuses in names: the combining diacritics block and the kana voicing
-// marks. Names are compared byte for byte, so a decomposed "か + ゛" would
-// silently differ from the precomposed "が".
+// IsCombining reports whether r is a character chobo refuses in names
+// because it draws nothing of its own or only changes how the character
+// before it is drawn: the combining marks that belong to no script (the
+// combining diacritics and their supplements and extensions, the marks
+// for symbols, the half marks, the kana voicing marks), the variation
+// selectors, and the fillers that draw blank. Names are compared byte for
+// byte, so "か" followed by U+3099 would differ from "が", and `wallet`
+// followed by a filler from `wallet`, though each pair looks the same.
+// The marks of a script's own spelling (Thai, Devanagari, Arabic vowel
+// signs…) are letters' companions there and stay allowed.
 func IsCombining(r rune) bool {
-	return (r >= 0x0300 && r <= 0x036F) || r == 0x3099 || r == 0x309A
+	switch {
+	case r >= 0x0300 && r <= 0x036F, // combining diacritical marks
+		r >= 0x1AB0 && r <= 0x1AFF, // their extension
+		r >= 0x1DC0 && r <= 0x1DFF, // their supplement
+		r >= 0x20D0 && r <= 0x20FF, // combining marks for symbols
+		r >= 0xFE20 && r <= 0xFE2F, // combining half marks
+		r == 0x3099 || r == 0x309A, // kana voicing marks
+		r >= 0xFE00 && r <= 0xFE0F, // variation selectors
+		r >= 0xE0100 && r <= 0xE01EF,
+		r >= 0x180B && r <= 0x180F,                               // Mongolian variation selectors
+		r == 0x115F || r == 0x1160 || r == 0x3164 || r == 0xFFA0: // Hangul fillers
+		return true
+	}
+	return unicode.Is(unicode.Me, r) // enclosing marks draw around what comes before
 }
 
 func isNameStart(r rune) bool {
@@ -263,6 +282,12 @@ func firstCombining(word string) (rune, int) {
 }
 
 func combiningError(pos Pos, word string, c rune) *lexError {
+	if !(c >= 0x0300 && c <= 0x036F) && c != 0x3099 && c != 0x309A {
+		return &lexError{pos,
+			diag.T(fmt.Sprintf("the name `%s` holds U+%04X, which draws nothing of its own or only changes how the character before it draws; the name would look the same as one without it, and differ from it", word, c),
+				fmt.Sprintf("名前 `%s` に U+%04X があります。それ自身は何も描かないか、前の文字の描き方を変えるだけの文字で、これの無い名前と同じに見えるのに、別の名前になります", word, c)),
+			diag.T("delete the character: names hold only what they show", "その文字を消してください。名前には目に見える文字だけを書きます")}
+	}
 	return &lexError{pos,
 		diag.T(fmt.Sprintf("the name `%s` holds the combining character U+%04X; names are compared as written, so it would differ from the same name written with one precomposed character", word, c),
 			fmt.Sprintf("名前 `%s` に結合文字 U+%04X があります。名前は書いたとおりに比べるので、合成済みの一文字で書いた同じ名前とは別の名前になります", word, c)),

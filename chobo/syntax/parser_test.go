@@ -81,6 +81,14 @@ func TestParseErrors(t *testing.T) {
 		{"unknown character", "book b v1\nunit pcs;\n", Pos{2, 9}, "unexpected character `;`"},
 		{"combining mark", "book b v1\nunit cafe\u0301\n", Pos{2, 10}, "combining character U+0301"},
 		{"kana voicing mark", "book b v1\nunit か\u3099\n", Pos{2, 7}, "combining character U+3099"},
+		{"Hangul filler", "book b v1\nunit wallet\u3164\n", Pos{2, 12}, "holds U+3164, which draws nothing"},
+		{"half-width Hangul filler", "book b v1\nunit a\uFFA0\n", Pos{2, 7}, "holds U+FFA0"},
+		{"variation selector", "book b v1\nunit 在\uFE0F\n", Pos{2, 7}, "holds U+FE0F"},
+		{"variation selector supplement", "book b v1\nunit 在\U000E0100\n", Pos{2, 7}, "holds U+E0100"},
+		{"combining mark for symbols", "book b v1\nunit a\u20D7\n", Pos{2, 7}, "holds U+20D7"},
+		{"combining diacritics supplement", "book b v1\nunit a\u1DC4\n", Pos{2, 7}, "holds U+1DC4"},
+		{"enclosing mark", "book b v1\nunit a\u20DD\n", Pos{2, 7}, "holds U+20DD"},
+		{"Mongolian variation selector", "book b v1\nunit ᠠ\u180B\n", Pos{2, 7}, "holds U+180B"},
 		{"unknown start", "book b v1\nledger x\n", Pos{2, 1}, "cannot start with `ledger`"},
 		{"move at top level", "book b v1\nmove 1 from a to b\n", Pos{2, 1}, "belongs inside a transfer"},
 		{"indent without block", "book b v1\nunit pcs\n  at least 0\n", Pos{3, 3}, "no account or transfer comes before it"},
@@ -146,5 +154,24 @@ func TestKeywords(t *testing.T) {
 			t.Errorf("%q is listed twice", k.Phrase)
 		}
 		seen[k.Phrase] = true
+	}
+}
+
+// TestOrdinaryMarksStayNames: the marks of a script's own spelling are
+// part of its names, and a name in it reads whole.
+func TestOrdinaryMarksStayNames(t *testing.T) {
+	for _, name := range []string{
+		"สินค้า", "ราคา", "ยอดคงเหลือ", // Thai vowel and tone marks
+		"मूल्य", "खाता", "शेष", // Devanagari vowel signs and virama
+		"在庫", "ポイント", "引当_済み", "ｶｰﾄﾞ", // Japanese
+		"재고", "포인트", "잔액", // Korean
+		"رصيد", "مخزون", // Arabic
+		"café", "Ärger", "ζυγός", "склад", // precomposed Latin, Greek, Cyrillic
+	} {
+		src := "book b v1\nunit " + name + "\n"
+		f, ds := Parse("t.book", []byte(src))
+		if len(ds) > 0 || len(f.Units) != 1 || f.Units[0].Name.Name != name {
+			t.Errorf("%q: %v", name, ds)
+		}
 	}
 }

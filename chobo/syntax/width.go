@@ -147,10 +147,16 @@ func describeVariants(s string) (d diag.Text, whole, ok bool) {
 // WidthTwin returns the name among declared that differs from name only
 // in width variants (`在庫２` for `在庫2`), if there is exactly one.
 func WidthTwin(name string, declared []string) (string, bool) {
-	folded := FoldWidth(name)
+	return onlyTwin(name, declared, FoldWidth)
+}
+
+// onlyTwin returns the one name among declared, other than name, that
+// fold makes the same as name; false when there is none, or more than one.
+func onlyTwin(name string, declared []string, fold func(string) string) (string, bool) {
+	folded := fold(name)
 	twin, found := "", 0
 	for _, d := range declared {
-		if d != name && FoldWidth(d) == folded {
+		if d != name && fold(d) == folded {
 			twin, found = d, found+1
 		}
 	}

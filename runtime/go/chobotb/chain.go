@@ -159,7 +159,7 @@ func (d *Def) ChainLength(kind int) int { return len(d.layout(&d.Transfers[kind]
 // accountID is the id of the account a side of a move names.
 func (d *Def) accountID(tenant string, tids *tenantIDs, s Side, vals Values) ids.ID {
 	if len(s.Args) == 0 {
-		return tids.plain[s.Account]
+		return tids.plainID(s.Account)
 	}
 	args := make([]string, len(s.Args))
 	for i, p := range s.Args {
@@ -192,7 +192,9 @@ func accountFlags(a *AccountKind) uint16 {
 // Build lays out what a do or hold call of the transfer kind sends. Values
 // are the call's arguments in declaration order.
 func (d *Def) Build(tenant string, kind int, op string, vals Values) (*Plan, error) {
-	return d.build(tenant, d.tenantIDs(tenant), kind, op, vals, true)
+	// One call needs the ids of the few kinds it names: they are worked
+	// out as it asks for them, not those of every kind of the book.
+	return d.build(tenant, &tenantIDs{d: d, tenant: tenant}, kind, op, vals, true)
 }
 
 // build is Build with the tenant's shared ids worked out already (a Book
@@ -254,7 +256,7 @@ func (d *Def) build(tenant string, tids *tenantIDs, kind int, op string, vals Va
 		}
 	}
 	sink := func(unit int) ids.ID {
-		id := tids.sinks[unit]
+		id := tids.sink(unit)
 		if !seen[id] {
 			addAccount(Account{ID: id, Ledger: ledger(unit), Code: fixed.sinkCodes[unit]}, "sink("+d.Units[unit].Name+")")
 		}
@@ -301,7 +303,7 @@ func (d *Def) build(tenant string, tids *tenantIDs, kind int, op string, vals Va
 	for i, m := range t.Moves {
 		from, to := sides[i][0], sides[i][1]
 		for _, s := range []side{from, to} {
-			addAccount(Account{ID: s.id, UserData128: tids.kinds[s.kind], Ledger: ledger(s.a.Unit),
+			addAccount(Account{ID: s.id, UserData128: tids.kind(s.kind), Ledger: ledger(s.a.Unit),
 				Code: fixed.accountCodes[s.kind], Flags: accountFlags(s.a)}, s.name)
 		}
 		amount := m.Literal

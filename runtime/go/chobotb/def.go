@@ -34,10 +34,36 @@ type fixedIDs struct {
 	transferCodes []uint16 // by transfer kind
 }
 
+// tenantIDs are the ids a tenant's calls share. A Book works them all out
+// once (eager); a single call of Def.Build asks for the few it needs.
 type tenantIDs struct {
-	sinks []ids.ID // by unit
-	kinds []ids.ID // by account kind: what its accounts carry in user_data_128
-	plain []ids.ID // by account kind: the one account of a kind without parameters
+	d      *Def
+	tenant string
+	eager  bool
+	sinks  []ids.ID // by unit
+	kinds  []ids.ID // by account kind: what its accounts carry in user_data_128
+	plain  []ids.ID // by account kind: the one account of a kind without parameters
+}
+
+func (t *tenantIDs) sink(unit int) ids.ID {
+	if t.eager {
+		return t.sinks[unit]
+	}
+	return ids.Sink(t.d.Book, t.tenant, t.d.Units[unit].Name)
+}
+
+func (t *tenantIDs) kind(a int) ids.ID {
+	if t.eager {
+		return t.kinds[a]
+	}
+	return ids.Kind(t.d.Book, t.tenant, t.d.Accounts[a].Name)
+}
+
+func (t *tenantIDs) plainID(a int) ids.ID {
+	if t.eager {
+		return t.plain[a]
+	}
+	return ids.Account(t.d.Book, t.tenant, t.d.Accounts[a].Name)
 }
 
 func (d *Def) ids() *fixedIDs {
@@ -60,7 +86,7 @@ func (d *Def) ids() *fixedIDs {
 
 // tenantIDs works out the ids a tenant's calls share.
 func (d *Def) tenantIDs(tenant string) *tenantIDs {
-	t := &tenantIDs{}
+	t := &tenantIDs{d: d, tenant: tenant, eager: true}
 	for _, u := range d.Units {
 		t.sinks = append(t.sinks, ids.Sink(d.Book, tenant, u.Name))
 	}
