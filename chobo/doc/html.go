@@ -9,6 +9,7 @@ import (
 	"html/template"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/chobo-lang/chobo/chobo/diag"
 	"github.com/chobo-lang/chobo/chobo/doc/draw"
@@ -27,6 +28,16 @@ type htmlView struct {
 	Flow     template.HTML
 	Lives    []template.HTML // per transfer; empty for one that posts at once
 	Data     template.HTML
+	// RenderedTransfers are the transfers' sections, written side by side
+	// before the page.
+	RenderedTransfers []template.HTML
+}
+
+// htmlTransfer is what the template of one transfer's section reads.
+type htmlTransfer struct {
+	Index    int
+	Life     template.HTML
+	Transfer TransferSection
 }
 
 // stepperData is the JSON the stepper reads: texts it writes itself, and
@@ -100,7 +111,21 @@ func HTML(p *Page) ([]byte, error) {
 	// Written whole, so that the quotes of the policy read as quotes.
 	v.CSP = template.HTML(`<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src '` + hash(style) +
 		`'; script-src '` + hash(script) + `'; img-src 'none'; font-src 'none'; connect-src 'none'; base-uri 'none'; form-action 'none'">`)
-	tmpl, err := template.New("page.html.tmpl").Funcs(template.FuncMap(words(p.Lang))).ParseFS(templates, "templates/page.html.tmpl")
+	tmpl, err := template.New("page.html.tmpl").Funcs(template.FuncMap(words(p.Lang))).ParseFS(templates, "templates/page.html.tmpl", "templates/transfer.html.tmpl")
+	if err != nil {
+		return nil, err
+	}
+	// Each section is escaped by the template as it is written; the page
+	// takes it as it is.
+	v.RenderedTransfers = make([]template.HTML, len(p.Transfers))
+	err = eachAtOnce(len(p.Transfers), func(i int) error {
+		var b strings.Builder
+		if err := tmpl.ExecuteTemplate(&b, "transfer", htmlTransfer{Index: i, Life: v.Lives[i], Transfer: p.Transfers[i]}); err != nil {
+			return err
+		}
+		v.RenderedTransfers[i] = template.HTML(b.String())
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}

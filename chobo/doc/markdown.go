@@ -59,22 +59,18 @@ func funcs(lang diag.Lang) template.FuncMap {
 // Markdown writes the page as Markdown, with Mermaid diagrams that
 // GitHub draws.
 func Markdown(p *Page) ([]byte, error) {
-	tmpl, err := template.New("page.md.tmpl").Funcs(funcs(p.Lang)).ParseFS(templates, "templates/page.md.tmpl", "templates/scenario.md.tmpl")
+	tmpl, err := template.New("page.md.tmpl").Funcs(funcs(p.Lang)).ParseFS(templates,
+		"templates/page.md.tmpl", "templates/transfer.md.tmpl", "templates/scenario.md.tmpl")
 	if err != nil {
 		return nil, err
 	}
-	// The scenarios are most of a large page, and each is written on its
-	// own, so they are written side by side first.
-	v := markdownView{Page: p, Rendered: make([]string, len(p.Scenarios))}
-	err = eachAtOnce(len(p.Scenarios), func(i int) error {
-		var b strings.Builder
-		if err := tmpl.ExecuteTemplate(&b, "scenario", p.Scenarios[i]); err != nil {
-			return err
-		}
-		v.Rendered[i] = b.String()
-		return nil
-	})
-	if err != nil {
+	// The transfers and the scenarios are most of a large page, and each
+	// is written on its own, so they are written side by side first.
+	v := markdownView{Page: p}
+	if v.RenderedTransfers, err = renderEach(tmpl, "transfer", p.Transfers); err != nil {
+		return nil, err
+	}
+	if v.RenderedScenarios, err = renderEach(tmpl, "scenario", p.Scenarios); err != nil {
 		return nil, err
 	}
 	var out bytes.Buffer
@@ -84,10 +80,26 @@ func Markdown(p *Page) ([]byte, error) {
 	return out.Bytes(), nil
 }
 
-// markdownView is the page with its scenarios already written.
+// markdownView is the page with its transfers and scenarios already
+// written.
 type markdownView struct {
 	*Page
-	Rendered []string
+	RenderedTransfers []string
+	RenderedScenarios []string
+}
+
+// renderEach writes each of items with the template named name.
+func renderEach[T any](tmpl *template.Template, name string, items []T) ([]string, error) {
+	out := make([]string, len(items))
+	err := eachAtOnce(len(items), func(i int) error {
+		var b strings.Builder
+		if err := tmpl.ExecuteTemplate(&b, name, items[i]); err != nil {
+			return err
+		}
+		out[i] = b.String()
+		return nil
+	})
+	return out, err
 }
 
 // md makes text from a book safe in running Markdown: controls made

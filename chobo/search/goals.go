@@ -2,6 +2,7 @@ package search
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/chobo-lang/chobo/chobo/book"
@@ -113,12 +114,22 @@ func (s *Searcher) findAtMove(t *book.Transfer, move int, lower bool, accept fun
 // After runs a found example further: then adds steps built from its
 // last call, and the result must end with want.
 func (s *Searcher) after(base Example, then func(last interp.Call) []Step, want interp.Outcome, reason string) (Example, bool) {
-	steps := append([]Step{}, base.Steps...)
-	steps = append(steps, then(base.Last().Call)...)
-	run, _, ok := s.simulate(steps)
+	end, ok := s.ends[&base.Steps[0]]
+	if !ok {
+		if _, end, ok = s.simulate(base.Steps); !ok {
+			return Example{}, false
+		}
+		s.ends[&base.Steps[0]] = end
+	}
+	more := then(base.Last().Call)
+	if !s.spend(workOf(more)) {
+		return Example{}, false
+	}
+	added, _, ok := s.runOn(end.Clone(), more)
 	if !ok {
 		return Example{}, false
 	}
+	run := append(slices.Clone(base.Steps), added...)
 	r := run[len(run)-1].Result
 	if r.Outcome != want || r.Reason != reason {
 		return Example{}, false
@@ -127,48 +138,72 @@ func (s *Searcher) after(base Example, then func(last interp.Call) []Step, want 
 }
 
 // finish renames the values of an example by first appearance
-// (`order-1`, `sku-2`) and replays it: an example whose answers change
-// on replay is dropped.
+// (`order-1`, `sku-2`), in its calls and in the accounts its answers
+// name. The answers stay as they were run: the interpreter compares
+// values only for equality and holds them to a limit of length, and the
+// renaming keeps equal values equal, different ones different (a new
+// name is never a value already there), and the names it gives are
+// short, far within every limit, so running the renamed calls again would
+// answer the same.
 func (s *Searcher) finish(run []Step) (Example, bool) {
+	// Values named before (the calls of an example that steps were added
+	// to) keep their names, and no new name may be one of them.
+	taken := map[string]bool{}
+	for _, st := range run {
+		for _, v := range st.Call.Strings {
+			if !strings.Contains(v, freshMark) {
+				taken[v] = true
+			}
+		}
+	}
 	names := map[string]string{}
 	n := 0
-	rename := func(c interp.Call) interp.Call {
+	name := func(param, v string) string {
+		if !strings.Contains(v, freshMark) {
+			return v
+		}
+		for names[v] == "" {
+			n++
+			if nm := fmt.Sprintf("%s-%d", param, n); !taken[nm] {
+				names[v] = nm
+			}
+		}
+		return names[v]
+	}
+	steps := make([]Step, len(run))
+	for i, st := range run {
+		steps[i] = st
+		c := st.Call
 		if c.Transfer == nil {
-			return c
+			continue
 		}
 		out := c
 		out.Strings = map[string]string{}
 		for _, p := range c.Transfer.Params {
-			v, ok := c.Strings[p.Name]
-			if !ok {
-				continue
+			if v, ok := c.Strings[p.Name]; ok {
+				out.Strings[p.Name] = name(p.Name, v)
 			}
-			if strings.Contains(v, freshMark) {
-				if names[v] == "" {
-					n++
-					names[v] = fmt.Sprintf("%s-%d", p.Name, n)
-				}
-				v = names[v]
+		}
+		steps[i].Call = out
+	}
+	// The accounts an answer names take their values from the calls, so
+	// every fresh value among them was named above.
+	for i := range steps {
+		d := steps[i].Result.Detail
+		if d == nil {
+			continue
+		}
+		renamed := *d
+		renamed.Account.Args = make([]string, len(d.Account.Args))
+		for j, v := range d.Account.Args {
+			if strings.Contains(v, freshMark) && names[v] == "" {
+				return Example{}, false
 			}
-			out.Strings[p.Name] = v
+			renamed.Account.Args[j] = name("", v)
 		}
-		return out
+		steps[i].Result.Detail = &renamed
 	}
-	steps := make([]Step, len(run))
-	for i, st := range run {
-		steps[i] = Step{Call: rename(st.Call), Pass: st.Pass}
-	}
-	replay, _, ok := s.simulate(steps)
-	if !ok {
-		return Example{}, false
-	}
-	for i := range run {
-		a, b := run[i].Result, replay[i].Result
-		if a.Outcome != b.Outcome || a.Reason != b.Reason {
-			return Example{}, false
-		}
-	}
-	return Example{Steps: replay}, true
+	return Example{Steps: steps}, true
 }
 
 // Refusal finds calls that end with op of t refused with reason: a bound's

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/chobo-lang/chobo/chobo/book"
+	"github.com/chobo-lang/chobo/chobo/interp"
 	"github.com/chobo-lang/chobo/chobo/resolve"
 	"github.com/chobo-lang/chobo/chobo/syntax"
 )
@@ -110,5 +111,30 @@ func TestShadowedIsNeverFound(t *testing.T) {
 	}
 	if n < 3 {
 		t.Fatalf("only %d moves are shadowed; the test needs the takes 3 and 5 and the put 4", n)
+	}
+}
+
+// TestFinishKeepsValuesApart: steps added to a found example bring fresh
+// values, which finish names without taking a name the example uses.
+func TestFinishKeepsValuesApart(t *testing.T) {
+	b := resolved(t, reachHead+"transfer fill(id: string, x: string, n: pcs)\n  key id\n  move n from world to a(x)\n")
+	fill := b.Transfer("fill")
+	s := New(b)
+	named := interp.Call{Transfer: fill, Op: book.Do, Strings: map[string]string{"id": "id-1", "x": "x-2"}, Amounts: map[string]int64{"n": 1}}
+	fresh := interp.Call{Transfer: fill, Op: book.Do, Strings: map[string]string{"id": s.value("id"), "x": s.value("x")}, Amounts: map[string]int64{"n": 1}}
+	run, _, ok := s.simulate([]Step{{Call: named}, {Call: fresh}})
+	if !ok {
+		t.Fatal("the run failed")
+	}
+	ex, ok := s.finish(run)
+	if !ok {
+		t.Fatal("finish refused the run")
+	}
+	got := ex.Steps[1].Call.Strings
+	if got["id"] == "id-1" || got["x"] == "x-2" || got["id"] == got["x"] {
+		t.Errorf("the fresh values were named %v, alongside %v", got, ex.Steps[0].Call.Strings)
+	}
+	if ex.Steps[0].Call.Strings["id"] != "id-1" {
+		t.Errorf("a value named before was renamed: %v", ex.Steps[0].Call.Strings)
 	}
 }

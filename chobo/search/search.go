@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"math/big"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/chobo-lang/chobo/chobo/book"
@@ -54,7 +55,11 @@ type Searcher struct {
 	// trajectories keep, for each call of a transfer the goals try, the
 	// rounds of feeding that get it past its lower bounds.
 	trajectories map[trajectoryKey]*trajectory
-	work         work
+	// ends keep the ledger after each found example that steps are
+	// added to (a success, then a retry with other content, a post after
+	// a void…), by its first step: it is run once, not once per addition.
+	ends map[*Step]*interp.State
+	work work
 }
 
 // The search's work is counted in steps of the interpreter: a call it
@@ -161,6 +166,7 @@ func New(b *book.Book) *Searcher {
 		movers:  map[moversKey][]transferMove{},
 
 		trajectories: map[trajectoryKey]*trajectory{},
+		ends:         map[*Step]*interp.State{},
 	}
 }
 
@@ -216,17 +222,15 @@ func keyOnly(c interp.Call, op book.Op) interp.Call {
 // simulate runs steps on a fresh ledger and records each answer. A step
 // that fails (rather than being refused) makes the whole run unusable.
 func (s *Searcher) simulate(steps []Step) ([]Step, *interp.State, bool) {
-	var cost int64
-	for _, step := range steps {
-		cost++
-		if !step.IsPass() {
-			cost += callWork + int64(len(step.Call.Transfer.Moves))
-		}
-	}
-	if !s.spend(cost) {
+	if !s.spend(workOf(steps)) {
 		return nil, nil, false
 	}
-	st := interp.New(s.b)
+	return s.runOn(interp.New(s.b), steps)
+}
+
+// runOn runs steps on st, which it changes, and records each answer; the
+// caller has counted their work.
+func (s *Searcher) runOn(st *interp.State, steps []Step) ([]Step, *interp.State, bool) {
 	out := slices.Clone(steps)
 	for i := range out {
 		if out[i].IsPass() {
@@ -242,6 +246,18 @@ func (s *Searcher) simulate(steps []Step) ([]Step, *interp.State, bool) {
 		out[i].Result = r
 	}
 	return out, st, true
+}
+
+// workOf is what running steps costs.
+func workOf(steps []Step) int64 {
+	var cost int64
+	for _, step := range steps {
+		cost++
+		if !step.IsPass() {
+			cost += callWork + int64(len(step.Call.Transfer.Moves))
+		}
+	}
+	return cost
 }
 
 // amountCandidates lists the amounts worth trying for t: the base list
@@ -286,7 +302,11 @@ func assignments(t *book.Transfer) []map[string]int64 {
 	var out []map[string]int64
 	seen := map[string]bool{}
 	add := func(m map[string]int64) {
-		k := fmt.Sprint(m)
+		var kb []byte
+		for _, p := range params {
+			kb = strconv.AppendInt(append(kb, ','), m[p], 10)
+		}
+		k := string(kb)
 		if !seen[k] && len(out) < maxCombos {
 			seen[k] = true
 			out = append(out, m)
