@@ -2,22 +2,15 @@ package tests
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
 
-	"github.com/chobo-lang/chobo/chobo/book"
-	"github.com/chobo-lang/chobo/chobo/ids"
-	"github.com/chobo-lang/chobo/runtime/go/chobo"
-	"github.com/chobo-lang/chobo/runtime/go/chobotb"
 	tsruntime "github.com/chobo-lang/chobo/runtime/typescript"
-	"github.com/chobo-lang/chobo/tests/golden"
 )
 
 // The TypeScript side: chobo's TypeScript runtime (runtime/typescript, a
@@ -74,98 +67,38 @@ func typeScript(t *testing.T) (node, tsc string) {
 	return tsTools.node, tsTools.tsc
 }
 
-// TestTypeScriptVectors writes the ids, ledgers, codes and contents the Go
-// implementation gives into the runtime's test data, where its unit tests
-// read them: the golden switch rewrites the file, and a stale one fails.
-func TestTypeScriptVectors(t *testing.T) {
-	type idVector struct {
-		Role  string   `json:"role"`
-		Parts []string `json:"parts"`
-		Hex   string   `json:"hex"`
-	}
-	type ledgerVector struct {
-		Unit   string `json:"unit"`
-		Scale  int    `json:"scale"`
-		Ledger uint32 `json:"ledger"`
-	}
-	type codeVector struct {
-		Book     string `json:"book"`
-		Category string `json:"category"`
-		Name     string `json:"name"`
-		Code     uint16 `json:"code"`
-	}
-	// An amount is written as a string in an object of its own, so that
-	// JSON numbers never carry one past 2^53.
-	type amount struct {
-		Amount string `json:"amount"`
-	}
-	type contentVector struct {
-		Values []any  `json:"values"`
-		JSON   string `json:"json"`
-	}
-	type limits struct {
-		MaxTenant    int `json:"max_tenant"`
-		MaxTexts     int `json:"max_texts"`
-		TextOverhead int `json:"text_overhead"`
-	}
-	var v struct {
-		IDs      []idVector      `json:"ids"`
-		Ledgers  []ledgerVector  `json:"ledgers"`
-		Codes    []codeVector    `json:"codes"`
-		Contents []contentVector `json:"contents"`
-		Limits   limits          `json:"limits"`
-	}
-	v.Limits = limits{book.MaxTenant, book.MaxTexts, book.TextOverhead}
-	if v.Limits != (limits{chobo.MaxTenant, chobo.MaxTexts, chobo.TextOverhead}) {
-		t.Errorf("the Go runtime's limits %d, %d, %d are not the book's %+v", chobo.MaxTenant, chobo.MaxTexts, chobo.TextOverhead, v.Limits)
-	}
-	for _, x := range ids.Vectors {
-		v.IDs = append(v.IDs, idVector{x.Role, append([]string{}, x.Parts...), x.Hex})
-	}
-	for _, u := range []ledgerVector{{Unit: "pcs"}, {Unit: "USD", Scale: 2}, {Unit: "円"}, {}} {
-		u.Ledger = ids.Ledger(u.Unit, u.Scale)
-		v.Ledgers = append(v.Ledgers, u)
-	}
-	for _, c := range []codeVector{{"inventory", "account", "stock", 0}, {"在庫管理", "transfer", "引当", 0}, {"b", "sink", "pcs", 0}} {
-		c.Code = ids.Code(c.Book, c.Category, c.Name)
-		v.Codes = append(v.Codes, c)
-	}
-	for _, s := range []string{"o-1", "", "在庫", "<a&b>", `q"\`, "\b\f\n\r\t\x01\x1f\x7f", "\u2028\u2029", "😀", "é\u0301"} {
-		v.Contents = append(v.Contents, contentVector{[]any{s, amount{"3"}, "x"}, chobotb.Content(chobotb.Values{s, int64(3), "x"})})
-	}
-	const max = int64(9223372036854775807)
-	v.Contents = append(v.Contents, contentVector{[]any{amount{"0"}, amount{strconv.FormatInt(max, 10)}}, chobotb.Content(chobotb.Values{int64(0), max})})
-	data, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	golden.Check(t, filepath.Join(tsRuntimeDir, "test", "vectors.json"), append(data, '\n'))
-}
-
 // TestTypeScriptRuntime compiles the runtime with its own configuration
 // (which is stricter than what clients must pass) and runs its unit tests.
 func TestTypeScriptRuntime(t *testing.T) {
 	node, tsc := typeScript(t)
-	// Laid out as the package is: dist/ beside test/, whose vectors.json
-	// the compiled tests read.
+	// Laid out as the repository is: the package's dist/ beside its
+	// node_modules, and testdata/vectors.json two folders above the
+	// compiled tests, where they look for it.
 	out := t.TempDir()
-	cmd := exec.Command(tsc, "-p", tsRuntimeDir, "--outDir", filepath.Join(out, "dist"))
+	pkg := filepath.Join(out, "typescript")
+	cmd := exec.Command(tsc, "-p", tsRuntimeDir, "--outDir", filepath.Join(pkg, "dist"))
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("tsc -p runtime/typescript: %v\n%s", err, b)
 	}
-	if err := os.CopyFS(filepath.Join(out, "test"), os.DirFS(filepath.Join(tsRuntimeDir, "test"))); err != nil {
+	vec, err := os.ReadFile(vectorsFile)
+	if err != nil {
 		t.Fatal(err)
 	}
-	link := filepath.Join(out, "node_modules")
+	if err := os.MkdirAll(filepath.Join(out, "testdata"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(out, "testdata", "vectors.json"), vec, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	abs, _ := filepath.Abs(filepath.Join(tsRuntimeDir, "node_modules"))
-	if err := os.Symlink(abs, link); err != nil {
+	if err := os.Symlink(abs, filepath.Join(pkg, "node_modules")); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(out, "package.json"), []byte(`{"type": "module"}`+"\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(pkg, "package.json"), []byte(`{"type": "module"}`+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	tests, _ := filepath.Glob(filepath.Join(out, "dist", "test", "*.test.js"))
-	if len(tests) < 4 {
+	tests, _ := filepath.Glob(filepath.Join(pkg, "dist", "test", "*.test.js"))
+	if len(tests) < 5 {
 		t.Fatalf("found %d compiled test files", len(tests))
 	}
 	cmd = exec.Command(node, append([]string{"--test", "--test-reporter=tap"}, tests...)...)
