@@ -200,6 +200,11 @@ func (d *Def) Build(tenant string, kind int, op string, vals Values) (*Plan, err
 // build is Build with the tenant's shared ids worked out already (a Book
 // keeps them); without named, the plan has no Names, which a call never
 // reads and which cost a string per account.
+//
+// A call is laid out in three steps: the accounts each move names, which
+// decide alone whether anything is sent (same_account); then, move by
+// move, the move and the events that keep its accounts' bounds, in the
+// order of layout; then the links and the key guard.
 func (d *Def) build(tenant string, tids *tenantIDs, kind int, op string, vals Values, named bool) (*Plan, error) {
 	t, err := d.transfer(kind)
 	if err != nil {
@@ -208,162 +213,221 @@ func (d *Def) build(tenant string, tids *tenantIDs, kind int, op string, vals Va
 	if err := t.check(vals); err != nil {
 		return nil, err
 	}
-	pending := false
 	switch {
 	case op == "do" && !t.Pending:
 	case op == "hold" && t.Pending:
-		pending = true
 	default:
 		return nil, fmt.Errorf("chobotb: %s has no operation %s", t.Name, op)
 	}
-	p := &Plan{}
-	type side struct {
-		id   ids.ID
-		kind int
-		a    *AccountKind
-		name string
+	b := &planner{d: d, t: t, tenant: tenant, tids: tids, vals: vals, named: named, p: &Plan{}}
+	sides := b.sides()
+	if b.p.SameAccount {
+		return b.p, nil
 	}
-	sides := make([][2]side, len(t.Moves))
-	name := func(s Side) string {
-		if !named {
-			return ""
-		}
-		return d.accountName(s, vals)
-	}
+	b.start(kind, op)
 	for i, m := range t.Moves {
-		sides[i] = [2]side{
-			{d.accountID(tenant, tids, m.From, vals), m.From.Account, &d.Accounts[m.From.Account], name(m.From)},
-			{d.accountID(tenant, tids, m.To, vals), m.To.Account, &d.Accounts[m.To.Account], name(m.To)},
-		}
-		if sides[i][0].id == sides[i][1].id {
-			p.SameAccount = true
+		if err := b.move(i+1, m, sides[i][0], sides[i][1]); err != nil {
+			return nil, err
 		}
 	}
-	if p.SameAccount {
-		return p, nil
-	}
-
-	fixed := d.ids()
-	ledger := func(unit int) uint32 { return fixed.ledgers[unit] }
-	seen := map[ids.ID]bool{}
-	addAccount := func(a Account, name string) {
-		if !seen[a.ID] {
-			seen[a.ID] = true
-			p.Accounts = append(p.Accounts, a)
-			if named {
-				p.Names = append(p.Names, name)
-			}
-		}
-	}
-	sink := func(unit int) ids.ID {
-		id := tids.sink(unit)
-		if !seen[id] {
-			addAccount(Account{ID: id, Ledger: ledger(unit), Code: fixed.sinkCodes[unit]}, "sink("+d.Units[unit].Name+")")
-		}
-		return id
-	}
-	// helper makes a floor or room account of an account and its opening.
-	helper := func(role string, owner side, id ids.ID, amount int64) (ids.ID, error) {
-		if amount < 0 {
-			return id, fmt.Errorf("chobotb: the bounds of %s cannot be kept in TigerBeetle: a room or floor would open below zero", owner.a.Name)
-		}
-		s := sink(owner.a.Unit)
-		if !seen[id] {
-			addAccount(Account{ID: id, UserData128: owner.id, Ledger: ledger(owner.a.Unit),
-				Code: fixed.accountCodes[owner.kind], Flags: AccountDebitsMustNotExceedCredits}, role+"("+owner.name+")")
-			p.Openings = append(p.Openings, Transfer{ID: ids.Opening(id), DebitAccountID: s, CreditAccountID: id,
-				Amount: U64(uint64(amount)), Ledger: ledger(owner.a.Unit), Code: fixed.sinkCodes[owner.a.Unit]})
-		}
-		return id, nil
-	}
-
-	code := fixed.transferCodes[kind]
-	keyVals := t.keyValues(vals)
-	user := ids.Content(d.Book, tenant, t.Name, op, t.Definition, Content(vals))
-	var timeout uint32
-	var flags uint16
-	var tag uint64
-	if pending {
-		timeout, flags, tag = t.Timeout, TransferPending, DefinitionTag(t.Definition)
-	}
-	// Every event of a move is on the ledger of the account it takes from.
-	var moveLedger uint32
-	add := func(s slot, debit, credit ids.ID, amount uint64, fl uint16, to uint32, pendingID ids.ID, reason string) {
-		pos := len(p.Chain)
-		p.Chain = append(p.Chain, Event{Role: s.role, Move: s.move, Reason: reason, Transfer: Transfer{
-			ID: ids.Transfer(d.Book, tenant, t.Name, op, keyVals, pos), DebitAccountID: debit, CreditAccountID: credit,
-			Amount: U64(amount), PendingID: pendingID, UserData128: user, UserData64: tag, Timeout: to, Ledger: moveLedger, Code: code, Flags: fl}})
-	}
-	reason := func(b *Bound) string {
-		if b == nil {
-			return ""
-		}
-		return b.Reason
-	}
-	for i, m := range t.Moves {
-		from, to := sides[i][0], sides[i][1]
-		for _, s := range []side{from, to} {
-			addAccount(Account{ID: s.id, UserData128: tids.kind(s.kind), Ledger: ledger(s.a.Unit),
-				Code: fixed.accountCodes[s.kind], Flags: accountFlags(s.a)}, s.name)
-		}
-		amount := m.Literal
-		if m.Amount >= 0 {
-			amount = vals[m.Amount].(int64)
-		}
-		if amount < 0 {
-			return nil, fmt.Errorf("chobotb: move %d of %s moves %d", i+1, t.Name, amount)
-		}
-		a, n := uint64(amount), i+1
-		moveLedger = ledger(from.a.Unit)
-		lower := from.a.Lower
-		var lowerReason string
-		if lower != nil && lower.Value >= 0 {
-			lowerReason = lower.Reason
-		}
-		add(slot{RoleMove, n}, from.id, to.id, a, flags, timeout, ids.ID{}, lowerReason)
-		if lower != nil && lower.Value > 0 {
-			s := sink(from.a.Unit)
-			pos := len(p.Chain)
-			add(slot{RoleProbe, n}, from.id, s, uint64(lower.Value), TransferPending, 0, ids.ID{}, lower.Reason)
-			add(slot{RoleProbeVoid, n}, ids.ID{}, ids.ID{}, 0, TransferVoidPending, 0, p.Chain[pos].ID, "")
-			// A void takes its ledger and code from the probe.
-			last := &p.Chain[len(p.Chain)-1]
-			last.Ledger, last.Code = 0, 0
-		}
-		if lower != nil && lower.Value < 0 {
-			f, err := helper("floor", from, ids.Floor(from.id), -lower.Value)
-			if err != nil {
-				return nil, err
-			}
-			add(slot{RoleFloorTake, n}, f, sink(from.a.Unit), a, flags, timeout, ids.ID{}, lower.Reason)
-		}
-		if from.a.Upper != nil {
-			r, err := helper("room", from, ids.Room(from.id), from.a.Upper.Value)
-			if err != nil {
-				return nil, err
-			}
-			add(slot{RoleRoomGive, n}, sink(from.a.Unit), r, a, flags, timeout, ids.ID{}, "")
-		}
-		if to.a.Upper != nil {
-			r, err := helper("room", to, ids.Room(to.id), to.a.Upper.Value)
-			if err != nil {
-				return nil, err
-			}
-			add(slot{RoleRoomTake, n}, r, sink(to.a.Unit), a, flags, timeout, ids.ID{}, reason(to.a.Upper))
-		}
-		if to.a.Lower != nil && to.a.Lower.Value < 0 {
-			f, err := helper("floor", to, ids.Floor(to.id), -to.a.Lower.Value)
-			if err != nil {
-				return nil, err
-			}
-			add(slot{RoleFloorGive, n}, sink(to.a.Unit), f, a, flags, timeout, ids.ID{}, "")
-		}
-	}
-	link(p.Chain)
+	link(b.p.Chain)
 	if d.guarded(t) {
-		p.Chain = append(p.Chain, guard(p.Chain[0].ID))
+		b.p.Chain = append(b.p.Chain, guard(b.p.Chain[0].ID))
 	}
-	return p, nil
+	return b.p, nil
+}
+
+// planner is what build keeps while it lays out one call.
+type planner struct {
+	d      *Def
+	t      *TransferKind
+	tenant string
+	tids   *tenantIDs
+	vals   Values
+	named  bool
+	p      *Plan
+	fixed  *fixedIDs
+	seen   map[ids.ID]bool // the accounts of the plan so far
+
+	// What every event of the call's chain carries.
+	op      string
+	keyVals []string
+	user    ids.ID // the content's id, in user_data_128
+	code    uint16
+	flags   uint16 // pending on a hold
+	timeout uint32 // the kind's, on a hold
+	tag     uint64 // DefinitionTag, on a hold
+	// ledger is that of the account the current move takes from: every
+	// event of a move is on it.
+	ledger uint32
+}
+
+// side is one end of a move: the account, its kind and its name.
+type side struct {
+	id   ids.ID
+	kind int
+	a    *AccountKind
+	name string
+}
+
+// sides works out the accounts at both ends of every move, and whether
+// one goes from an account to itself.
+func (b *planner) sides() [][2]side {
+	d := b.d
+	out := make([][2]side, len(b.t.Moves))
+	end := func(s Side) side {
+		e := side{id: d.accountID(b.tenant, b.tids, s, b.vals), kind: s.Account, a: &d.Accounts[s.Account]}
+		if b.named {
+			e.name = d.accountName(s, b.vals)
+		}
+		return e
+	}
+	for i, m := range b.t.Moves {
+		out[i] = [2]side{end(m.From), end(m.To)}
+		if out[i][0].id == out[i][1].id {
+			b.p.SameAccount = true
+		}
+	}
+	return out
+}
+
+// start works out what every event of the call carries.
+func (b *planner) start(kind int, op string) {
+	b.fixed = b.d.ids()
+	b.seen = map[ids.ID]bool{}
+	b.op, b.code, b.keyVals = op, b.fixed.transferCodes[kind], b.t.keyValues(b.vals)
+	b.user = ids.Content(b.d.Book, b.tenant, b.t.Name, op, b.t.Definition, Content(b.vals))
+	if op == "hold" {
+		b.timeout, b.flags, b.tag = b.t.Timeout, TransferPending, DefinitionTag(b.t.Definition)
+	}
+}
+
+// account adds an account to the plan the first time it is named.
+func (b *planner) account(a Account, name string) {
+	if b.seen[a.ID] {
+		return
+	}
+	b.seen[a.ID] = true
+	b.p.Accounts = append(b.p.Accounts, a)
+	if b.named {
+		b.p.Names = append(b.p.Names, name)
+	}
+}
+
+// sink is the tenant's sink account of a unit, added to the plan.
+func (b *planner) sink(unit int) ids.ID {
+	id := b.tids.sink(unit)
+	if !b.seen[id] {
+		b.account(Account{ID: id, Ledger: b.fixed.ledgers[unit], Code: b.fixed.sinkCodes[unit]}, "sink("+b.d.Units[unit].Name+")")
+	}
+	return id
+}
+
+// opened is a floor or room account of owner (role says which), added to
+// the plan with the opening that puts amount into it from the sink: the
+// distance from zero to the bound it keeps.
+func (b *planner) opened(role string, owner side, id ids.ID, amount int64) (ids.ID, error) {
+	if amount < 0 {
+		return id, fmt.Errorf("chobotb: the bounds of %s cannot be kept in TigerBeetle: a room or floor would open below zero", owner.a.Name)
+	}
+	unit := owner.a.Unit
+	s := b.sink(unit)
+	if !b.seen[id] {
+		b.account(Account{ID: id, UserData128: owner.id, Ledger: b.fixed.ledgers[unit],
+			Code: b.fixed.accountCodes[owner.kind], Flags: AccountDebitsMustNotExceedCredits}, role+"("+owner.name+")")
+		b.p.Openings = append(b.p.Openings, Transfer{ID: ids.Opening(id), DebitAccountID: s, CreditAccountID: id,
+			Amount: U64(uint64(amount)), Ledger: b.fixed.ledgers[unit], Code: b.fixed.sinkCodes[unit]})
+	}
+	return id, nil
+}
+
+// add appends an event to the chain; its id is its place in the chain.
+func (b *planner) add(s slot, debit, credit ids.ID, amount uint64, flags uint16, timeout uint32, pendingID ids.ID, reason string) {
+	pos := len(b.p.Chain)
+	b.p.Chain = append(b.p.Chain, Event{Role: s.role, Move: s.move, Reason: reason, Transfer: Transfer{
+		ID: ids.Transfer(b.d.Book, b.tenant, b.t.Name, b.op, b.keyVals, pos), DebitAccountID: debit, CreditAccountID: credit,
+		Amount: U64(amount), PendingID: pendingID, UserData128: b.user, UserData64: b.tag, Timeout: timeout,
+		Ledger: b.ledger, Code: b.code, Flags: flags}})
+}
+
+// move lays out move n (from 1) and the events that keep the bounds of
+// its two accounts, in the order of layout.
+func (b *planner) move(n int, m Move, from, to side) error {
+	for _, s := range []side{from, to} {
+		b.account(Account{ID: s.id, UserData128: b.tids.kind(s.kind), Ledger: b.fixed.ledgers[s.a.Unit],
+			Code: b.fixed.accountCodes[s.kind], Flags: accountFlags(s.a)}, s.name)
+	}
+	amount := m.Literal
+	if m.Amount >= 0 {
+		amount = b.vals[m.Amount].(int64)
+	}
+	if amount < 0 {
+		return fmt.Errorf("chobotb: move %d of %s moves %d", n, b.t.Name, amount)
+	}
+	a := uint64(amount)
+	b.ledger = b.fixed.ledgers[from.a.Unit]
+	// A lower bound of 0 or more is kept by the account's own flag: the
+	// move itself is the event TigerBeetle refuses.
+	lower := from.a.Lower
+	var reason string
+	if lower != nil && lower.Value >= 0 {
+		reason = lower.Reason
+	}
+	b.add(slot{RoleMove, n}, from.id, to.id, a, b.flags, b.timeout, ids.ID{}, reason)
+	if lower != nil && lower.Value > 0 {
+		b.probe(n, from)
+	}
+	return b.floorsAndRooms(n, a, from, to)
+}
+
+// floorsAndRooms lays out the events of move n that keep the bounds a
+// flag or a probe cannot: each moves the amount a between a floor or room
+// account and the sink in step with the move, so that the helper holds
+// the distance from its account's balance to the bound, and its own flag
+// refuses the event that would cross it.
+func (b *planner) floorsAndRooms(n int, a uint64, from, to side) error {
+	if lower := from.a.Lower; lower != nil && lower.Value < 0 {
+		f, err := b.opened("floor", from, ids.Floor(from.id), -lower.Value)
+		if err != nil {
+			return err
+		}
+		b.add(slot{RoleFloorTake, n}, f, b.sink(from.a.Unit), a, b.flags, b.timeout, ids.ID{}, lower.Reason)
+	}
+	if from.a.Upper != nil {
+		r, err := b.opened("room", from, ids.Room(from.id), from.a.Upper.Value)
+		if err != nil {
+			return err
+		}
+		b.add(slot{RoleRoomGive, n}, b.sink(from.a.Unit), r, a, b.flags, b.timeout, ids.ID{}, "")
+	}
+	if to.a.Upper != nil {
+		r, err := b.opened("room", to, ids.Room(to.id), to.a.Upper.Value)
+		if err != nil {
+			return err
+		}
+		b.add(slot{RoleRoomTake, n}, r, b.sink(to.a.Unit), a, b.flags, b.timeout, ids.ID{}, to.a.Upper.Reason)
+	}
+	if to.a.Lower != nil && to.a.Lower.Value < 0 {
+		f, err := b.opened("floor", to, ids.Floor(to.id), -to.a.Lower.Value)
+		if err != nil {
+			return err
+		}
+		b.add(slot{RoleFloorGive, n}, b.sink(to.a.Unit), f, a, b.flags, b.timeout, ids.ID{}, "")
+	}
+	return nil
+}
+
+// probe keeps a lower bound L > 0 of the account a move takes from: after
+// the move, a pending transfer of L from it must still pass, and is
+// voided at once, so that nothing stays held.
+func (b *planner) probe(n int, from side) {
+	lower := from.a.Lower
+	pos := len(b.p.Chain)
+	b.add(slot{RoleProbe, n}, from.id, b.sink(from.a.Unit), uint64(lower.Value), TransferPending, 0, ids.ID{}, lower.Reason)
+	b.add(slot{RoleProbeVoid, n}, ids.ID{}, ids.ID{}, 0, TransferVoidPending, 0, b.p.Chain[pos].ID, "")
+	// A void takes its ledger and code from the probe.
+	last := &b.p.Chain[len(b.p.Chain)-1]
+	last.Ledger, last.Code = 0, 0
 }
 
 // guard is the key guard of a chain whose first event has the id first.
