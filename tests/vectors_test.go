@@ -51,8 +51,8 @@ func TestVectors(t *testing.T) {
 		vals := chobotb.Values{s, int64(3), "x"}
 		v.Contents = append(v.Contents, vecContent{vecValues(vals), chobotb.Content(vals)})
 	}
-	max := chobotb.Values{int64(0), int64(9223372036854775807)}
-	v.Contents = append(v.Contents, vecContent{vecValues(max), chobotb.Content(max)})
+	extremes := chobotb.Values{int64(0), int64(9223372036854775807)}
+	v.Contents = append(v.Contents, vecContent{vecValues(extremes), chobotb.Content(extremes)})
 
 	for _, c := range cases(t) {
 		d := tigerBeetleDef(t, c)
@@ -88,19 +88,12 @@ func TestVectors(t *testing.T) {
 	}
 	// The file is large: name the first line that differs, not both whole.
 	got, old := strings.Split(out.String(), "\n"), strings.Split(string(want), "\n")
-	for i := range max2(len(got), len(old)) {
+	for i := range max(len(got), len(old)) {
 		g, w := lineAt(got, i), lineAt(old, i)
 		if g != w {
 			t.Fatalf("%s is stale from line %d (run with CHOBO_BLESS=1 to rewrite, then review the diff)\n got: %.300s\nwant: %.300s", vectorsFile, i+1, g, w)
 		}
 	}
-}
-
-func max2(a, b int) int {
-	if a > b {
-		return a
-	}
-	return b
 }
 
 func lineAt(lines []string, i int) string {
