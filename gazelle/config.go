@@ -55,7 +55,7 @@ type choboConfig struct {
 }
 
 func defaultConfig() *choboConfig {
-	return &choboConfig{enabled: true, clients: []string{"postgres-go"}, conformance: true, docs: []string{"markdown"}}
+	return &choboConfig{enabled: true, clients: []string{defaultClient}, conformance: true, docs: []string{"markdown"}}
 }
 
 func (cc *choboConfig) clone() *choboConfig {

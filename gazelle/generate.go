@@ -127,7 +127,7 @@ func bookRules(b book, cc *choboConfig, base string, files map[string]bool, sole
 	for _, t := range cc.clients {
 		c := rule.NewRule(clientKind, clientName(b, t))
 		c.SetAttr("book", ":"+b.name)
-		if clientTargets[t].goPackage {
+		if clientTargets[t].language == goLang {
 			imp := path.Join(base, b.name+clientTargets[t].importSuffix)
 			c.SetAttr("importpath", imp)
 			if pkg := goPackage(b.name); pkg != goPackage(imp) {
@@ -226,10 +226,7 @@ func emptyRules(f *rule.File, gen []*rule.Rule, books []book, cc *choboConfig, f
 			case r.Kind() == clientKind:
 				// A client Gazelle named (<book>_<short>_client) for a
 				// target it no longer writes.
-				t := r.AttrString("target")
-				if t == "" {
-					t = "postgres-go"
-				}
+				t := clientTargetOf(r)
 				ct, known := clientTargets[t]
 				gone = known && !configured[t] && r.Name() == target+"_"+ct.short+"_client"
 			case r.Kind() == docKind:

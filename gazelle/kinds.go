@@ -93,20 +93,40 @@ func apparentRepo(moduleToApparentName func(string) string) string {
 	return choboModule
 }
 
-// clientTarget is what Gazelle writes for one client target of chobo
-// (rules/private/targets.bzl): the target's name is <book>_<short>_client
-// and, for a Go client, its import path <base>/<book><importSuffix>. A
-// TypeScript client is one file and has no import path.
+// clientTarget is what Gazelle writes for one client target of chobo:
+// the target's name is <book>_<short>_client and, for a Go client, its
+// import path <base>/<book><importSuffix>. A TypeScript client is one
+// file and has no import path. The table follows the compiler's registry
+// of targets (chobo/target), which Gazelle may not link: a test there
+// reads this file and fails when the two disagree on a target's name or
+// language, so its entries are plain literals.
 type clientTarget struct {
 	short, importSuffix string
-	goPackage           bool
+	// language is the one of the registry, which is also the Lang of the
+	// import specs Gazelle indexes the client under ("go" for Go).
+	language string
 }
 
 var clientTargets = map[string]clientTarget{
-	"postgres-go":            {short: "go", goPackage: true},
-	"tigerbeetle-go":         {short: "tb", importSuffix: "tb", goPackage: true},
-	"postgres-typescript":    {short: "ts"},
-	"tigerbeetle-typescript": {short: "tb_ts"},
+	"postgres-go":            {short: "go", language: "go"},
+	"tigerbeetle-go":         {short: "tb", importSuffix: "tb", language: "go"},
+	"postgres-typescript":    {short: "ts", language: "typescript"},
+	"tigerbeetle-typescript": {short: "tb_ts", language: "typescript"},
+}
+
+// defaultClient is the target of a chobo_client that names none, as
+// chobo_client's own default in rules/private/client.bzl says (a test in
+// chobo/target holds the two together), and the client Gazelle writes
+// for each book unless a directive names others.
+const defaultClient = "postgres-go"
+
+// clientTargetOf is the client target of r, a chobo_client, with the
+// default filled in.
+func clientTargetOf(r *rule.Rule) string {
+	if t := r.AttrString("target"); t != "" {
+		return t
+	}
+	return defaultClient
 }
 
 func knownClientTargets() []string {

@@ -2,6 +2,7 @@ package gazelle
 
 import (
 	"reflect"
+	"sort"
 	"testing"
 )
 
@@ -52,9 +53,40 @@ func TestLoadsFor(t *testing.T) {
 	}
 }
 
-func TestKnownClientTargets(t *testing.T) {
-	if got, want := knownClientTargets(), []string{"postgres-go", "postgres-typescript", "tigerbeetle-go", "tigerbeetle-typescript"}; !reflect.DeepEqual(got, want) {
-		t.Errorf("got %v, want %v", got, want)
+// The registry's names and languages are held to chobo/target by a test
+// there; what is Gazelle's own is that no two targets of a book get one
+// rule name, nor two Go clients one import path.
+func TestClientTargets(t *testing.T) {
+	known := knownClientTargets()
+	if len(known) != len(clientTargets) || !sort.StringsAreSorted(known) {
+		t.Errorf("knownClientTargets() = %v, for %d targets", known, len(clientTargets))
+	}
+	if _, ok := clientTargets[defaultClient]; !ok {
+		t.Errorf("the default client %s is not in the table", defaultClient)
+	}
+	names := map[string]string{}
+	imports := map[string]string{}
+	for _, name := range known {
+		ct := clientTargets[name]
+		if ct.short == "" || ct.language == "" {
+			t.Errorf("%s: %+v lacks a short name or a language", name, ct)
+		}
+		b := book{name: "stock"}
+		rule := clientName(b, name)
+		if other, ok := names[rule]; ok {
+			t.Errorf("%s and %s are both named %s", other, name, rule)
+		}
+		names[rule] = name
+		if ct.language != goLang {
+			if ct.importSuffix != "" {
+				t.Errorf("%s has an import suffix but is no Go package", name)
+			}
+			continue
+		}
+		if other, ok := imports[ct.importSuffix]; ok {
+			t.Errorf("%s and %s both import as <book>%s", other, name, ct.importSuffix)
+		}
+		imports[ct.importSuffix] = name
 	}
 }
 

@@ -25,11 +25,7 @@ func (*choboLang) Imports(c *config.Config, r *rule.Rule, f *rule.File) []resolv
 	if r.Kind() != clientKind {
 		return nil
 	}
-	target := r.AttrString("target")
-	if target == "" {
-		target = "postgres-go"
-	}
-	if !strings.HasSuffix(target, "-go") {
+	if clientTargets[clientTargetOf(r)].language != goLang {
 		return nil
 	}
 	imp := r.AttrString("importpath")

@@ -12,7 +12,8 @@ targets, which chobo registers. Without Node, only a conformance test of a
 TypeScript client fails, and says why.
 """
 
-load(":repositories.bzl", "node_local_repository", "node_toolchains_repo")
+load("//toolchains/private:local_tool.bzl", "make_installations")
+load(":repositories.bzl", "node_local_repository")
 
 _local = tag_class(
     doc = "Node installed on the machine.",
@@ -21,21 +22,17 @@ _local = tag_class(
     },
 )
 
+def _local_repository(name, tag):
+    node_local_repository(name = name, path = tag.path)
+
 def _node_impl(mctx):
-    chosen = None
-    for mod in mctx.modules:
-        if mod.tags.local:
-            if mod.is_root or chosen == None:
-                chosen = mod
-            if mod.is_root:
-                break
-    tags = chosen.tags.local if chosen else [struct(path = "")]
-    names = []
-    for i, tag in enumerate(tags):
-        repo = "node_%d_local" % i
-        node_local_repository(name = repo, path = tag.path)
-        names.append(repo)
-    node_toolchains_repo(name = "node_toolchains", names = names, repos = names)
+    make_installations(
+        mctx,
+        tool = "node",
+        toolchain_type = str(Label("//toolchains/node:toolchain_type")),
+        kinds = {"local": _local_repository},
+        default = [("local", struct(path = ""))],
+    )
 
 node = module_extension(
     implementation = _node_impl,

@@ -8,64 +8,53 @@ and integrity hash: TypeScript for tsc, pg and tigerbeetle-node for the
 driver of a client, and their types.
 """
 
+load(
+    "//toolchains/private:local_tool.bzl",
+    "find_beside",
+    "find_tool",
+    "install_pinned",
+    "tool_version",
+    "write_missing_tool_build",
+    "write_tool_build",
+)
+
 _PACKAGE_JSON = Label("//runtime/typescript:package.json")
 _PACKAGE_LOCK = Label("//runtime/typescript:package-lock.json")
-
-def _build_file(rctx, version, missing = ""):
-    toolchain_bzl = str(Label("//toolchains/node:toolchain.bzl"))
-    if missing:
-        body = 'node_toolchain(\n    name = "node",\n    missing = %r,\n    visibility = ["//visibility:public"],\n)\n' % missing
-    else:
-        body = """node_toolchain(
-    name = "node",
-    node = "bin/node",
-    modules = "node_modules/.package-lock.json",
-    files = glob(["node_modules/**"]),
-    version = {version},
-    visibility = ["//visibility:public"],
-)
-""".format(version = repr(version))
-    rctx.file("BUILD.bazel", 'load("%s", "node_toolchain")\n\n%s' % (toolchain_bzl, body))
+_TOOLCHAIN_BZL = str(Label("//toolchains/node:toolchain.bzl"))
 
 def _node_local_repository_impl(rctx):
-    if rctx.attr.path:
-        node = rctx.path(rctx.attr.path)
-        where = rctx.attr.path
-        if not node.exists:
-            node = None
-    else:
-        node = rctx.which("node")
-        where = "PATH"
+    node, where = find_tool(rctx, rctx.attr.path, "node")
     if node == None:
-        _build_file(rctx, "", missing = "no node program in %s; install Node 20 or newer (Debian: apt-get install nodejs npm) or name one with node.local(path = ...)" % where)
+        write_missing_tool_build(rctx, _TOOLCHAIN_BZL, "node", "no node program in %s; install Node 20 or newer (Debian: apt-get install nodejs npm) or name one with node.local(path = ...)" % where)
         return
-    res = rctx.execute([node, "--version"])
-    if res.return_code != 0:
-        _build_file(rctx, "", missing = "%s --version failed: %s" % (node, res.stderr.strip()))
+    version, failed = tool_version(rctx, node)
+    if version == None:
+        write_missing_tool_build(rctx, _TOOLCHAIN_BZL, "node", "%s --version failed: %s" % (node, failed))
         return
-    version = res.stdout.strip()
     rctx.symlink(node, "bin/node")
 
-    npm = node.dirname.get_child("npm")
-    if not npm.exists:
-        npm = rctx.which("npm")
+    npm = find_beside(rctx, node, "npm")
     if npm == None:
-        _build_file(rctx, version, missing = "no npm beside %s or on PATH, to install the pinned packages (Debian: apt-get install npm)" % node)
+        write_missing_tool_build(rctx, _TOOLCHAIN_BZL, "node", "no npm beside %s or on PATH, to install the pinned packages (Debian: apt-get install npm)" % node)
         return
-    rctx.symlink(_PACKAGE_JSON, "package.json")
-    rctx.symlink(_PACKAGE_LOCK, "package-lock.json")
 
     # npm ci installs exactly what the lock file pins, checking each
     # package's integrity hash, and runs no package's scripts.
-    res = rctx.execute(
+    failed = install_pinned(
+        rctx,
+        {_PACKAGE_JSON: "package.json", _PACKAGE_LOCK: "package-lock.json"},
         [npm, "ci", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"],
         environment = {"npm_config_update_notifier": "false"},
-        timeout = 600,
     )
-    if res.return_code != 0:
-        _build_file(rctx, version, missing = "npm ci of the pinned TypeScript packages failed: %s" % (res.stderr.strip()[-2000:] or res.stdout.strip()[-2000:]))
+    if failed != None:
+        write_missing_tool_build(rctx, _TOOLCHAIN_BZL, "node", "npm ci of the pinned TypeScript packages failed: %s" % failed)
         return
-    _build_file(rctx, version)
+    write_tool_build(rctx, _TOOLCHAIN_BZL, "node", [
+        ("node", repr("bin/node")),
+        ("modules", repr("node_modules/.package-lock.json")),
+        ("files", 'glob(["node_modules/**"])'),
+        ("version", repr(version)),
+    ])
 
 node_local_repository = repository_rule(
     implementation = _node_local_repository_impl,
@@ -74,25 +63,4 @@ node_local_repository = repository_rule(
         "path": attr.string(doc = "The node program; empty: the first node on PATH."),
     },
     environ = ["PATH"],
-)
-
-def _node_toolchains_repo_impl(rctx):
-    toolchain_type = str(Label("//toolchains/node:toolchain_type"))
-    lines = []
-    for name, repo in zip(rctx.attr.names, rctx.attr.repos):
-        lines.append("""toolchain(
-    name = {name},
-    toolchain = "@{repo}//:node",
-    toolchain_type = "{type}",
-)
-""".format(name = repr(name), repo = repo, type = toolchain_type))
-    rctx.file("BUILD.bazel", "\n".join(lines))
-
-node_toolchains_repo = repository_rule(
-    implementation = _node_toolchains_repo_impl,
-    doc = "The toolchain() targets of every Node, in order of preference.",
-    attrs = {
-        "names": attr.string_list(),
-        "repos": attr.string_list(),
-    },
 )

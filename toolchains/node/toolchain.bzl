@@ -1,5 +1,7 @@
 """The Node toolchain rule and what it provides."""
 
+load("//toolchains/private:local_tool.bzl", "TOOL_ATTRS", "tool_files")
+
 NodeInfo = provider(
     doc = "Node and the npm packages a TypeScript client's conformance test needs.",
     fields = {
@@ -12,14 +14,10 @@ NodeInfo = provider(
 )
 
 def _node_toolchain_impl(ctx):
-    files = depset(
-        [f for f in [ctx.file.node, ctx.file.modules] if f],
-        transitive = [depset(ctx.files.files)],
-    )
     info = NodeInfo(
         node = ctx.file.node,
         modules = ctx.file.modules,
-        files = files,
+        files = tool_files(ctx, [ctx.file.node, ctx.file.modules]),
         version = ctx.attr.version,
         missing = ctx.attr.missing,
     )
@@ -30,11 +28,10 @@ node_toolchain = rule(
     doc = "Describes Node and the pinned npm packages. Made by the module extension; " +
           "when Node or the packages could not be had, `missing` says why and the files are unset, " +
           "so only the targets that need Node fail, with that reason.",
-    attrs = {
-        "node": attr.label(allow_single_file = True),
-        "modules": attr.label(allow_single_file = True),
-        "files": attr.label_list(allow_files = True),
-        "version": attr.string(),
-        "missing": attr.string(),
-    },
+    attrs = dict(
+        TOOL_ATTRS,
+        node = attr.label(allow_single_file = True),
+        modules = attr.label(allow_single_file = True),
+        files = attr.label_list(allow_files = True),
+    ),
 )

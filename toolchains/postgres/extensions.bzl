@@ -13,12 +13,8 @@ of its own, and `@postgres_toolchains` holds their toolchain() targets,
 which chobo registers.
 """
 
-load(
-    ":repositories.bzl",
-    "postgres_local_repository",
-    "postgres_npm_repository",
-    "postgres_toolchains_repo",
-)
+load("//toolchains/private:local_tool.bzl", "make_installations")
+load(":repositories.bzl", "postgres_local_repository", "postgres_npm_repository")
 
 _local = tag_class(
     doc = "A server installed on the machine.",
@@ -35,33 +31,24 @@ _pinned = tag_class(
     },
 )
 
+def _local_repository(name, tag):
+    postgres_local_repository(name = name, path = tag.path)
+
+def _pinned_repository(name, tag):
+    postgres_npm_repository(name = name, version = tag.version, sha256 = tag.sha256)
+
 def _postgres_impl(mctx):
-    chosen = None
-    for mod in mctx.modules:
-        if mod.tags.local or mod.tags.pinned:
-            if mod.is_root or chosen == None:
-                chosen = mod
-            if mod.is_root:
-                break
-    names, repos, compat = [], [], {}
-    if chosen:
-        tags = [("pinned", t) for t in chosen.tags.pinned] + [("local", t) for t in chosen.tags.local]
-    else:
-        tags = [("local", struct(path = ""))]
-    for i, (kind, tag) in enumerate(tags):
-        repo = "postgres_%d_%s" % (i, kind)
-        if kind == "local":
-            postgres_local_repository(name = repo, path = tag.path)
-        else:
-            postgres_npm_repository(name = repo, version = tag.version, sha256 = tag.sha256)
-            compat[repo] = repr([str(Label("@platforms//os:linux")), str(Label("@platforms//cpu:x86_64"))])
-        names.append(repo)
-        repos.append(repo)
-    postgres_toolchains_repo(
-        name = "postgres_toolchains",
-        names = names,
-        repos = repos,
-        target_compatible_with = compat,
+    make_installations(
+        mctx,
+        tool = "postgres",
+        toolchain_type = str(Label("//toolchains/postgres:toolchain_type")),
+        kinds = {"pinned": _pinned_repository, "local": _local_repository},
+        default = [("local", struct(path = ""))],
+        # The pinned builds are those of the npm package for x86_64 Linux.
+        target_compatible_with = {"pinned": [
+            str(Label("@platforms//os:linux")),
+            str(Label("@platforms//cpu:x86_64")),
+        ]},
     )
 
 postgres = module_extension(

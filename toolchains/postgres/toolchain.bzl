@@ -1,5 +1,7 @@
 """The PostgreSQL toolchain rule and what it provides."""
 
+load("//toolchains/private:local_tool.bzl", "TOOL_ATTRS", "tool_files")
+
 PostgresInfo = provider(
     doc = "A PostgreSQL server installation.",
     fields = {
@@ -13,15 +15,11 @@ PostgresInfo = provider(
 )
 
 def _postgres_toolchain_impl(ctx):
-    files = depset(
-        [f for f in [ctx.file.initdb, ctx.file.pg_ctl, ctx.file.postgres] if f],
-        transitive = [depset(ctx.files.files)],
-    )
     info = PostgresInfo(
         initdb = ctx.file.initdb,
         pg_ctl = ctx.file.pg_ctl,
         postgres = ctx.file.postgres,
-        files = files,
+        files = tool_files(ctx, [ctx.file.initdb, ctx.file.pg_ctl, ctx.file.postgres]),
         version = ctx.attr.version,
         missing = ctx.attr.missing,
     )
@@ -32,12 +30,11 @@ postgres_toolchain = rule(
     doc = "Describes one PostgreSQL installation. Made by the module extension; " +
           "when no server was found, `missing` says why and the programs are unset, " +
           "so only the targets that need a server fail, with that reason.",
-    attrs = {
-        "initdb": attr.label(allow_single_file = True),
-        "pg_ctl": attr.label(allow_single_file = True),
-        "postgres": attr.label(allow_single_file = True),
-        "files": attr.label_list(allow_files = True),
-        "version": attr.string(),
-        "missing": attr.string(),
-    },
+    attrs = dict(
+        TOOL_ATTRS,
+        initdb = attr.label(allow_single_file = True),
+        pg_ctl = attr.label(allow_single_file = True),
+        postgres = attr.label(allow_single_file = True),
+        files = attr.label_list(allow_files = True),
+    ),
 )

@@ -16,12 +16,12 @@ says so, and chobo_conformance_test runs TigerBeetle clients on chobo's
 model of TigerBeetle only, printing one SKIP line for the real replica.
 """
 
+load("//toolchains/private:local_tool.bzl", "make_installations")
 load(
     ":repositories.bzl",
     "tigerbeetle_go_repository",
     "tigerbeetle_local_repository",
     "tigerbeetle_release_repository",
-    "tigerbeetle_toolchains_repo",
 )
 
 _local = tag_class(
@@ -40,27 +40,20 @@ _release = tag_class(
     },
 )
 
+def _local_repository(name, tag):
+    tigerbeetle_local_repository(name = name, path = tag.path)
+
+def _release_repository(name, tag):
+    tigerbeetle_release_repository(name = name, version = tag.version, urls = tag.urls, sha256 = tag.sha256, mirrors = tag.mirrors)
+
 def _tigerbeetle_impl(mctx):
-    chosen = None
-    for mod in mctx.modules:
-        if mod.tags.local or mod.tags.release:
-            if mod.is_root or chosen == None:
-                chosen = mod
-            if mod.is_root:
-                break
-    if chosen:
-        tags = [("release", t) for t in chosen.tags.release] + [("local", t) for t in chosen.tags.local]
-    else:
-        tags = [("local", struct(path = ""))]
-    repos = []
-    for i, (kind, tag) in enumerate(tags):
-        repo = "tigerbeetle_%d_%s" % (i, kind)
-        if kind == "local":
-            tigerbeetle_local_repository(name = repo, path = tag.path)
-        else:
-            tigerbeetle_release_repository(name = repo, version = tag.version, urls = tag.urls, sha256 = tag.sha256, mirrors = tag.mirrors)
-        repos.append(repo)
-    tigerbeetle_toolchains_repo(name = "tigerbeetle_toolchains", repos = repos)
+    make_installations(
+        mctx,
+        tool = "tigerbeetle",
+        toolchain_type = str(Label("//toolchains/tigerbeetle:toolchain_type")),
+        kinds = {"release": _release_repository, "local": _local_repository},
+        default = [("local", struct(path = ""))],
+    )
 
     # The official Go client, for the conformance runner and for programs
     # that dial TigerBeetle through //runtime/go/chobotb/tbgo.

@@ -9,6 +9,8 @@ Two kinds:
   RELEASES; urls and sha256 given together replace them.
 """
 
+load("//toolchains/private:local_tool.bzl", "tool_version", "write_missing_tool_build", "write_tool_build")
+
 # The official release archives chobo knows, by version and platform
 # (host os and cpu as Bazel names them): the file name under the release
 # and its sha256 as published. Each zip holds the tigerbeetle binary at its
@@ -25,25 +27,25 @@ RELEASES = {
 # Where a release's archives are: the version, then the file name.
 RELEASE_URL = "https://github.com/tigerbeetle/tigerbeetle/releases/download/{version}/{file}"
 
-def _build_file(rctx, binary, version, missing = "", error = ""):
-    toolchain_bzl = str(Label("//toolchains/tigerbeetle:toolchain.bzl"))
-    if missing or error:
-        body = 'tigerbeetle_toolchain(\n    name = "tigerbeetle",\n    missing = %r,\n    error = %r,\n    visibility = ["//visibility:public"],\n)\n' % (missing, error)
-    else:
-        body = 'tigerbeetle_toolchain(\n    name = "tigerbeetle",\n    binary = %r,\n    version = %r,\n    visibility = ["//visibility:public"],\n)\n' % (binary, version)
-    rctx.file("BUILD.bazel", 'load("%s", "tigerbeetle_toolchain")\n\n%s' % (toolchain_bzl, body))
+_TOOLCHAIN_BZL = str(Label("//toolchains/tigerbeetle:toolchain.bzl"))
+
+def _build_file(rctx, binary, version):
+    write_tool_build(rctx, _TOOLCHAIN_BZL, "tigerbeetle", [("binary", repr(binary)), ("version", repr(version))])
+
+def _error_build_file(rctx, error):
+    # A binary was named but cannot be used: unlike a missing one, the
+    # test fails rather than skips.
+    write_tool_build(rctx, _TOOLCHAIN_BZL, "tigerbeetle", [("error", repr(error))])
 
 def _version(rctx, binary):
-    res = rctx.execute([binary, "version"])
-    if res.return_code != 0:
-        return ""
-    return res.stdout.strip().split("\n")[0].split(" ")[-1]
+    version, _ = tool_version(rctx, binary, ["version"])
+    return version.split(" ")[-1] if version != None else ""
 
 def _tigerbeetle_local_repository_impl(rctx):
     path = rctx.attr.path or rctx.os.environ.get("CHOBO_TIGERBEETLE", "")
     if not path:
-        _build_file(rctx, "", "", missing = "no TigerBeetle binary: give tigerbeetle.local(path = ...) " +
-                                            "or set CHOBO_TIGERBEETLE, or use tigerbeetle.release(...)")
+        write_missing_tool_build(rctx, _TOOLCHAIN_BZL, "tigerbeetle", "no TigerBeetle binary: give tigerbeetle.local(path = ...) " +
+                                                                      "or set CHOBO_TIGERBEETLE, or use tigerbeetle.release(...)")
         return
     binary = rctx.path(path)
 
@@ -54,14 +56,14 @@ def _tigerbeetle_local_repository_impl(rctx):
     rctx.watch(binary)
     where = "tigerbeetle.local(path = %r)" % path if rctx.attr.path else "CHOBO_TIGERBEETLE=%s" % path
     if not binary.exists:
-        _build_file(rctx, "", "", error = "%s: no such file (a binary that is named must be there)" % where)
+        _error_build_file(rctx, "%s: no such file (a binary that is named must be there)" % where)
         return
     if binary.is_dir:
-        _build_file(rctx, "", "", error = "%s is a directory, not the tigerbeetle binary" % where)
+        _error_build_file(rctx, "%s is a directory, not the tigerbeetle binary" % where)
         return
     version = _version(rctx, binary)
     if not version:
-        _build_file(rctx, "", "", error = "%s: `%s version` does not run" % (where, path))
+        _error_build_file(rctx, "%s: `%s version` does not run" % (where, path))
         return
     rctx.symlink(binary, "bin/tigerbeetle")
     _build_file(rctx, "bin/tigerbeetle", version)
@@ -150,24 +152,6 @@ tigerbeetle_release_repository = repository_rule(
         "sha256": attr.string(doc = "The archive's sha256, given with urls; empty: the one pinned in RELEASES."),
         "mirrors": attr.string_list(doc = "Folders that hold the official archives by their file names, tried first."),
     },
-)
-
-def _tigerbeetle_toolchains_repo_impl(rctx):
-    toolchain_type = str(Label("//toolchains/tigerbeetle:toolchain_type"))
-    lines = []
-    for repo in rctx.attr.repos:
-        lines.append("""toolchain(
-    name = {name},
-    toolchain = "@{repo}//:tigerbeetle",
-    toolchain_type = "{type}",
-)
-""".format(name = repr(repo), repo = repo, type = toolchain_type))
-    rctx.file("BUILD.bazel", "\n".join(lines))
-
-tigerbeetle_toolchains_repo = repository_rule(
-    implementation = _tigerbeetle_toolchains_repo_impl,
-    doc = "The toolchain() targets of every TigerBeetle binary, in order of preference.",
-    attrs = {"repos": attr.string_list()},
 )
 
 # The official Go client, whose cgo needs a static library that the BUILD

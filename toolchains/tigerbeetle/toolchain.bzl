@@ -1,5 +1,7 @@
 """The TigerBeetle toolchain rule and what it provides."""
 
+load("//toolchains/private:local_tool.bzl", "TOOL_ATTRS")
+
 TigerBeetleInfo = provider(
     doc = "A TigerBeetle server binary, or why there is none.",
     fields = {
@@ -24,10 +26,9 @@ tigerbeetle_toolchain = rule(
           "none was found, `missing` says why and a conformance test runs its " +
           "TigerBeetle clients on chobo's model of TigerBeetle only, with a SKIP line; " +
           "when one was named but cannot be used, `error` says why and the test fails.",
-    attrs = {
-        "binary": attr.label(allow_single_file = True),
-        "version": attr.string(),
-        "missing": attr.string(),
-        "error": attr.string(),
-    },
+    attrs = dict(
+        TOOL_ATTRS,
+        binary = attr.label(allow_single_file = True),
+        error = attr.string(),
+    ),
 )
