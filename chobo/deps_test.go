@@ -59,7 +59,7 @@ backend/...       book ids diag gen version client/model runtime/go/chobotb
 # a new language never learns a backend's internals.
 client/model      book ids backend/... runtime/go/chobotb
 client/lit        runtime/go/chobotb
-client/...        book ids diag gen version client/model client/lit runtime/typescript
+client/...        book ids diag gen version client client/model client/lit runtime/typescript
 target            book diag gen backend/... client/...
 
 # Scenarios shown in a backend's terms and run against what was built.

@@ -1,0 +1,34 @@
+// Package client says what a client language gives chobo: its name, the
+// files it writes, its generator, and the checks of the names it hands
+// out. The registry of targets (chobo/target) pairs every language with
+// every backend, so a new language is one value of this type and a folder
+// beside client/golang, not an edit in each place that lists targets.
+package client
+
+import (
+	"github.com/chobo-lang/chobo/chobo/client/model"
+	"github.com/chobo-lang/chobo/chobo/diag"
+	"github.com/chobo-lang/chobo/chobo/gen"
+)
+
+// Language is one client language.
+type Language struct {
+	// Name is the second half of its targets' names (postgres-go) and
+	// what the Bazel rules and the tests call the language.
+	Name string
+	// Files are the paths a client is written to under --out, the same on
+	// every backend; <book> stands for the book's name and <package> for
+	// the client's package.
+	Files []string
+	// Generate writes the client of a model. The book has passed its
+	// backend's checks and Collisions found nothing; an error is a bug of
+	// the generator, never of the book.
+	Generate func(m *model.Model, src gen.Source, opt gen.Options) ([]gen.File, error)
+	// ValidPackage says why a name cannot be a client's package (--package),
+	// or nothing when it can. Nil for a language whose clients have no
+	// package name, which then leaves --package unread.
+	ValidPackage func(name string) diag.Text
+	// Collisions lists the names two things of a book would both take in
+	// the language's client (E062).
+	Collisions func(m *model.Model) []model.Collision
+}
