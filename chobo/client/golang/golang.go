@@ -25,8 +25,8 @@ const RuntimeVersion = 1
 var templateFiles embed.FS
 
 var templates = map[string]*template.Template{
-	model.Postgres:    template.Must(template.New("book.go.tmpl").Funcs(funcs).ParseFS(templateFiles, "templates/postgres/*.tmpl")),
-	model.TigerBeetle: template.Must(template.New("book.go.tmpl").Funcs(funcs).ParseFS(templateFiles, "templates/tigerbeetle/*.tmpl")),
+	model.Postgres:    template.Must(template.New("book.go.tmpl").Funcs(funcs).ParseFS(templateFiles, "templates/common.tmpl", "templates/postgres/*.tmpl")),
+	model.TigerBeetle: template.Must(template.New("book.go.tmpl").Funcs(funcs).ParseFS(templateFiles, "templates/common.tmpl", "templates/tigerbeetle/*.tmpl")),
 }
 
 var funcs = template.FuncMap{"checks": newChecks}
