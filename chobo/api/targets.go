@@ -357,7 +357,7 @@ func goFields(params []model.Param, names []string) []GoField {
 func postgresGoOf(b *book.Book, m *model.Model) *PostgresGo {
 	transfers, accounts := goMembers(m)
 	return &PostgresGo{
-		Package: golang.PackageName(b), Constructor: golang.Constructor, Book: "Book", Balance: "Balance", Expire: "Expire",
+		Package: golang.PackageName(b), Constructor: golang.PostgresConstructor, Book: "Book", Balance: "Balance", Expire: "Expire",
 		Transfers: transfers, Accounts: accounts,
 	}
 }

@@ -27,11 +27,17 @@ var templates = map[string]*template.Template{
 	model.TigerBeetle: template.Must(template.New("book.ts.tmpl").Funcs(funcs).ParseFS(templateFiles, "templates/common.tmpl", "templates/tigerbeetle/*.tmpl")),
 }
 
+// RuntimeMarker starts the line above each of the runtime's files in a
+// client. What comes after it is chobo's own text, compiled by chobo's
+// tests, so a reader of what a book made of a client may stop there.
+const RuntimeMarker = "// ---- chobo's TypeScript runtime:"
+
 var funcs = template.FuncMap{
-	"str":    String,
-	"prop":   Property,
-	"doc":    doc,
-	"values": newValues,
+	"runtimeMarker": func() string { return RuntimeMarker },
+	"str":           String,
+	"prop":          Property,
+	"doc":           doc,
+	"values":        newValues,
 }
 
 // valuesView is what the template "values" reads: the checks that read
