@@ -31,4 +31,25 @@ type Language struct {
 	// Collisions lists the names two things of a book would both take in
 	// the language's client (E062).
 	Collisions func(m *model.Model) []model.Collision
+	// Describe says what the client of a model names, for `chobo api`;
+	// Read reads that JSON back, as a deployed version printed it.
+	Describe func(m *model.Model) Described
+	Read     func(data []byte) (Described, error)
+}
+
+// Described is what `chobo api` says of one client: the names it gives,
+// as a value that encodes to the JSON the language documents.
+type Described interface {
+	// Names lists every name the client gives the book's transfer and
+	// account kinds and their parameters, transfers first, in the book's
+	// order, so that the names of two versions can be compared.
+	Names() []Name
+}
+
+// Name is one name a client gives a part of a book.
+type Name struct {
+	Kind  string // "transfer" or "account"
+	Owner string // the transfer or account kind, by its name in the book
+	What  string // what of the client it names: "type", "key field of sku", …
+	Name  string
 }

@@ -132,6 +132,9 @@ func (t Target) Build(b *book.Book, src gen.Source, opt gen.Options) (files []ge
 	return files, ds, nil
 }
 
+// Client is the language of a client target; nil for the schema.
+func (t Target) Client() *client.Language { return t.client }
+
 // ValidPackage says why name cannot be the package of the target's
 // client, or nothing when it can or when the target's files have no
 // package name.
@@ -145,7 +148,7 @@ func (t Target) ValidPackage(name string) diag.Text {
 // Check reports what the target's backend and language cannot take of a
 // book (E060, E061, E062), as Build would, without writing anything.
 func (t Target) Check(b *book.Book) diag.List {
-	return append(backendCheck(t.Backend, b), clientCheck(t, b)...)
+	return append(BackendCheck(t.Backend, b), clientCheck(t, b)...)
 }
 
 // clientCheck reports the names a client language cannot tell apart but
@@ -223,8 +226,9 @@ func ownerPos(b *book.Book, o model.Owner) book.Pos {
 	return b.Pos
 }
 
-// backendCheck reports what a backend cannot hold of a book.
-func backendCheck(backend string, b *book.Book) diag.List {
+// BackendCheck reports what a backend cannot hold of a book (E060,
+// E061): where it says anything, no target of the backend is built.
+func BackendCheck(backend string, b *book.Book) diag.List {
 	for _, be := range backends {
 		if be.name == backend {
 			return be.check(b)

@@ -17,6 +17,8 @@ var Language = client.Language{
 	Generate:     generate,
 	ValidPackage: validPackage,
 	Collisions:   Collisions,
+	Describe:     describe,
+	Read:         readAPI,
 }
 
 func generate(m *model.Model, src gen.Source, opt gen.Options) ([]gen.File, error) {

@@ -15,6 +15,8 @@ var Language = client.Language{
 	Files:      []string{"<book>.ts"},
 	Generate:   generate,
 	Collisions: Collisions,
+	Describe:   describe,
+	Read:       readAPI,
 }
 
 // FileName is the file a client is written to.
