@@ -1,6 +1,6 @@
 // Package client says what a client language gives chobo: its name, the
-// files it writes, its generator, and the checks of the names it hands
-// out. The registry of targets (chobo/target) pairs every language with
+// files it writes, its generator, the checks of the names it hands out,
+// and what `chobo api` says of its clients. The registry of targets (chobo/target) pairs every language with
 // every backend, so a new language is one value of this type and a folder
 // beside client/golang, not an edit in each place that lists targets.
 package client

@@ -126,6 +126,11 @@ func TestRegistry(t *testing.T) {
 			t.Errorf("Lookup(%s) = %v, %v", tg.Name, got.Name, ok)
 		}
 	}
+	for name := range summaries {
+		if !seen[name] {
+			t.Errorf("a summary for %s, which is no target", name)
+		}
+	}
 	if _, ok := Lookup("nothing"); ok {
 		t.Error("Lookup found a target that does not exist")
 	}
