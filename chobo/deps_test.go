@@ -54,8 +54,12 @@ codes             diag
 # runner, the search or the checker.
 gen               book diag version
 backend/...       book ids diag gen version client/model runtime/go/chobotb
-client/model      book ids backend/...
-client/...        book ids diag gen version client/model backend/... runtime/go/chobotb runtime/typescript
+# The client model is where the backends meet the languages: it alone
+# reads a backend, so that a language generator reads the model only and
+# a new language never learns a backend's internals.
+client/model      book ids backend/... runtime/go/chobotb
+client/lit        runtime/go/chobotb
+client/...        book ids diag gen version client client/model client/lit runtime/typescript
 target            book diag gen backend/... client/...
 
 # Scenarios shown in a backend's terms and run against what was built.
@@ -289,6 +293,10 @@ func TestDependencyRules(t *testing.T) {
 		{"chobo/client/golang", "chobo/scenario", false},
 		{"chobo/client/model", "chobo/backend/postgres", true},
 		{"chobo/client/model", "chobo/diag", false},
+		{"chobo/client/golang", "chobo/backend/tigerbeetle", false},
+		{"chobo/client/typescript", "runtime/go/chobotb", false},
+		{"chobo/client/typescript", "runtime/typescript", true},
+		{"chobo/client/lit", "chobo/client/model", false},
 		{"chobo/api", "chobo/scenario", true},
 		{"chobo/api", "chobo/cli", false},
 		{"chobo/cli", "chobo/api", true},

@@ -137,7 +137,7 @@ func compareAPI(t *testing.T, doc api.Book, b *book.Book, reported []report.Oper
 	}
 	// A book PostgreSQL cannot hold (E061) has no postgres names.
 	if len(postgres.Check(b)) > 0 {
-		if doc.Targets.Postgres != nil || doc.Targets.PostgresGo != nil {
+		if doc.Targets.Postgres != nil || doc.Targets.Client("postgres-go") != nil {
 			t.Errorf("targets for a book PostgreSQL cannot hold: %+v", doc.Targets)
 		}
 	} else if doc.Targets.Postgres == nil || doc.Targets.Postgres.Schema != b.Name {

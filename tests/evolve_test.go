@@ -203,7 +203,7 @@ func TestAgainstErrors(t *testing.T) {
 		{[]string{"check", "shop.book", "shop.book", "--against", "shop.book"}, "--against compares one book with one previous version; 2 books are given"},
 		{[]string{"check", "shop.book", "--against", "broken.book"}, "chobo check: the previous version broken.book has 2 errors, so it cannot be what is deployed and there is nothing to compare with; the first: broken.book:2:17: E002"},
 		{[]string{"check", "--lang", "ja", "shop.book", "--against", "broken.book"}, "chobo check: 前のバージョン broken.book にはエラーが 2 件あり"},
-		{[]string{"check", "shop.book", "--against", "newer.json"}, "chobo check: the previous version newer.json is `chobo api` output of version 99; this chobo reads version 1"},
+		{[]string{"check", "shop.book", "--against", "newer.json"}, "chobo check: the previous version newer.json is `chobo api` output of version 99; this chobo reads versions 1 to 2"},
 		{[]string{"check", "shop.book", "--against", "odd.json"}, "chobo check: the previous version odd.json is JSON but not the output of `chobo api`"},
 	} {
 		stdout, stderr, code := run(dir, nil, tt.args...)

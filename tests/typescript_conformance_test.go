@@ -80,7 +80,7 @@ func buildTSClients(t *testing.T, n tsruntime.Node) (string, map[string]tsClient
 	}
 	clients := map[string]tsClient{}
 	files := map[string][]byte{}
-	add := func(caseName, tg string, file string, data []byte, names *api.TypeScript) error {
+	add := func(caseName, tg string, file string, data []byte, names any) error {
 		spec, err := json.Marshal(map[string]any{"target": tg, "names": names})
 		if err != nil {
 			return err
@@ -103,7 +103,7 @@ func buildTSClients(t *testing.T, n tsruntime.Node) (string, map[string]tsClient
 			if err != nil {
 				return dir, nil, err
 			}
-			if err := add(c.Name, "postgres-typescript", filepath.Base(pg[0]), data, targets.PostgresTypeScript); err != nil {
+			if err := add(c.Name, "postgres-typescript", filepath.Base(pg[0]), data, targets.Client("postgres-typescript")); err != nil {
 				return dir, nil, err
 			}
 		}
@@ -113,7 +113,7 @@ func buildTSClients(t *testing.T, n tsruntime.Node) (string, map[string]tsClient
 			if err != nil || len(ds) > 0 || len(out) != 1 {
 				return dir, nil, fmt.Errorf("%s: building the test copy's TypeScript client: %v %v", l.path, err, ds)
 			}
-			if err := add(c.Name, "tigerbeetle-typescript", out[0].Path, out[0].Data, targets.TigerBeetleTypeScript); err != nil {
+			if err := add(c.Name, "tigerbeetle-typescript", out[0].Path, out[0].Data, targets.Client("tigerbeetle-typescript")); err != nil {
 				return dir, nil, err
 			}
 		}

@@ -25,7 +25,7 @@ import (
 // Version is the "v" of every JSON document chobo prints. It goes up only
 // when a key is removed or changes meaning; a new key may appear without
 // it changing.
-const Version = 1
+const Version = 2
 
 // Write encodes v the way every chobo JSON document is written: indented
 // by two spaces, with a final newline, and without escaping <, > and &

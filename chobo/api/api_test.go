@@ -10,9 +10,11 @@ import (
 
 	"github.com/chobo-lang/chobo/chobo/book"
 	"github.com/chobo-lang/chobo/chobo/check"
+	"github.com/chobo-lang/chobo/chobo/client/golang"
 	"github.com/chobo-lang/chobo/chobo/diag"
 	"github.com/chobo-lang/chobo/chobo/interp"
 	"github.com/chobo-lang/chobo/chobo/report"
+	"github.com/chobo-lang/chobo/chobo/target"
 )
 
 // shop has a money unit marked as tax-included and one without a mark,
@@ -421,7 +423,8 @@ func TestMachines(t *testing.T) {
 func TestTargets(t *testing.T) {
 	doc := describe(t, shop, diag.English)
 	pg := doc.Targets.Postgres
-	if pg == nil || doc.Targets.PostgresGo == nil {
+	g, _ := doc.Targets.Client("postgres-go").(*golang.API)
+	if pg == nil || g == nil {
 		t.Fatal("a book that fits PostgreSQL has both targets")
 	}
 	if pg.Schema != "shop" {
@@ -450,7 +453,6 @@ func TestTargets(t *testing.T) {
 	if pg.Balances[0].Function != "balance_stock" || pg.Expire.Function != "expire" {
 		t.Errorf("balances %+v expire %+v", pg.Balances[0], pg.Expire)
 	}
-	g := doc.Targets.PostgresGo
 	if g.Package != "shop" || g.Constructor != "Postgres" {
 		t.Errorf("package %s constructor %s", g.Package, g.Constructor)
 	}
@@ -463,7 +465,7 @@ func TestTargets(t *testing.T) {
 
 	// A name PostgreSQL would cut leaves both targets out.
 	long := strings.Replace(shop, "book shop v2", "book "+strings.Repeat("x", 64)+" v1", 1)
-	if doc := describe(t, long, diag.English); doc.Targets.Postgres != nil || doc.Targets.PostgresGo != nil {
+	if doc := describe(t, long, diag.English); doc.Targets.Postgres != nil || doc.Targets.Client("postgres-go") != nil {
 		t.Error("a book PostgreSQL cannot take still has targets")
 	}
 }
@@ -492,5 +494,77 @@ func TestLanguageChangesTextsOnly(t *testing.T) {
 	blank(&ja)
 	if a, b := mustJSON(t, en), mustJSON(t, ja); !bytes.Equal(a, b) {
 		t.Error("the two languages differ beyond their texts")
+	}
+}
+
+// TestTargetsOrderAndRoundTrip: the entries of targets are the backends,
+// then every client target of the registry in its order, and reading the
+// JSON back gives each client's names as its language wrote them. A
+// backend the book cannot go to nulls its clients, and only them.
+func TestTargetsOrderAndRoundTrip(t *testing.T) {
+	long := strings.Replace(shop, "book shop v2", "book "+strings.Repeat("x", 64)+" v1", 1)
+	for _, tc := range []struct {
+		name, src string
+		nullPG    bool
+	}{{"both backends", shop, false}, {"no PostgreSQL", long, true}} {
+		doc := describe(t, tc.src, diag.English)
+		var buf bytes.Buffer
+		if err := Write(&buf, doc.Targets); err != nil {
+			t.Fatal(err)
+		}
+		// The keys and values in the order written, which a map would lose.
+		dec := json.NewDecoder(bytes.NewReader(buf.Bytes()))
+		if _, err := dec.Token(); err != nil {
+			t.Fatal(err)
+		}
+		var keys []string
+		for dec.More() {
+			k, err := dec.Token()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var v json.RawMessage
+			if err := dec.Decode(&v); err != nil {
+				t.Fatal(err)
+			}
+			keys = append(keys, k.(string), string(v))
+		}
+		want := []string{"postgres", "tigerbeetle"}
+		for _, tg := range target.All {
+			if tg.Client() != nil {
+				want = append(want, tg.Name)
+			}
+		}
+		var got []string
+		for i := 0; i < len(keys); i += 2 {
+			got = append(got, keys[i])
+			tg, _ := target.Lookup(keys[i])
+			if null := keys[i+1] == "null"; null != (tc.nullPG && tg.Backend == "postgres") {
+				t.Errorf("%s: %s is null: %v", tc.name, keys[i], null)
+			}
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: keys %v, want %v", tc.name, got, want)
+		}
+		var back Targets
+		if err := json.Unmarshal(buf.Bytes(), &back); err != nil {
+			t.Fatal(err)
+		}
+		if len(back.Clients) != len(doc.Targets.Clients) {
+			t.Fatalf("%s: read %d clients back, wrote %d", tc.name, len(back.Clients), len(doc.Targets.Clients))
+		}
+		for i, c := range doc.Targets.Clients {
+			b := back.Clients[i]
+			if b.Target != c.Target || (b.Names == nil) != (c.Names == nil) {
+				t.Errorf("%s: read %s back as %s (nil %v)", tc.name, c.Target, b.Target, b.Names == nil)
+				continue
+			}
+			if c.Names != nil && !slices.Equal(b.Names.Names(), c.Names.Names()) {
+				t.Errorf("%s: %s's names differ once read back", tc.name, c.Target)
+			}
+			if c.Names != nil && len(c.Names.Names()) == 0 {
+				t.Errorf("%s: %s names nothing", tc.name, c.Target)
+			}
+		}
 	}
 }

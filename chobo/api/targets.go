@@ -1,114 +1,132 @@
 package api
 
-// This file is the only one in the package that knows the code
-// generators: every name a target gives is asked of the generator that
-// gives it, here, so that moving the generators means changing this file
-// alone. What the generators write by hand rather than compute (the
-// tenant parameter, the expire function, the Go method of each operation)
-// is written here once, next to the calls, and docs/targets.md describes
-// the same.
+// This file is the only one in the package that knows the targets. The
+// backends' entries are worked out here; each client target's is asked
+// of its language through the registry, so that a new language changes
+// nothing here. What the SQL generator writes by hand rather than
+// computes (the tenant parameter, the expire function) is written here
+// once, next to the calls, and docs/targets.md describes the same.
 
 import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
 	"github.com/chobo-lang/chobo/chobo/backend/postgres"
 	"github.com/chobo-lang/chobo/chobo/backend/tigerbeetle"
 	"github.com/chobo-lang/chobo/chobo/book"
-	"github.com/chobo-lang/chobo/chobo/client/golang"
+	"github.com/chobo-lang/chobo/chobo/client"
 	"github.com/chobo-lang/chobo/chobo/client/model"
-	"github.com/chobo-lang/chobo/chobo/client/typescript"
-	"github.com/chobo-lang/chobo/runtime/go/chobotb"
+	"github.com/chobo-lang/chobo/chobo/target"
 )
 
-// Targets are the names each target gives the book's parts. A target is
-// null when the book cannot go to it (`chobo build` says why: E061).
+// Targets are the names each target gives the book's parts, and what
+// each backend does in the book's terms. An entry is null when the book
+// cannot go to its backend (`chobo build` says why: E060, E061).
+//
+// In JSON it is one object: the backends first (postgres, whose entry is
+// also that of the target postgres, then tigerbeetle), then every client
+// target in the registry's order, each as its language describes it.
 type Targets struct {
-	Postgres      *Postgres      `json:"postgres"`
-	PostgresGo    *PostgresGo    `json:"postgres-go"`
-	TigerBeetleGo *TigerBeetleGo `json:"tigerbeetle-go"`
-	// The TypeScript targets name the same members on both backends; the
-	// PostgreSQL one adds Expire.
-	PostgresTypeScript    *TypeScript `json:"postgres-typescript"`
-	TigerBeetleTypeScript *TypeScript `json:"tigerbeetle-typescript"`
+	Postgres    *Postgres
+	TigerBeetle *TigerBeetle
+	Clients     []Client
 }
 
-// TypeScript is what `chobo build --target postgres-typescript` or
-// `tigerbeetle-typescript` names in the one file it writes. Parameters
-// keep the book's names: they are the properties of the objects a call
-// takes.
-type TypeScript struct {
-	File string `json:"file"`
-	// Constructor is the exported function that returns the book value
-	// (of type Book) over the connection or official client, with the
-	// tenant in its options: postgres(db, { tenant }).
-	Constructor string `json:"constructor"`
-	Book        string `json:"book"`
-	Reason      string `json:"reason"` // the union of every reason
-	Result      string `json:"result"`
-	Balance     string `json:"balance"`
-	// Expire is the member that gives back holds past their deadline; ""
-	// on TigerBeetle, which does that itself.
-	Expire    string       `json:"expire"`
-	Transfers []TSTransfer `json:"transfers"`
-	Accounts  []TSAccount  `json:"accounts"`
+// Client is what one client target names; Names is nil when the book
+// cannot go to the target's backend.
+type Client struct {
+	Target string
+	Names  client.Described
 }
 
-// TSTransfer is the member of the book value for one transfer kind: its
-// methods, one per operation and named as the operation (do, or hold,
-// post, void, status), and the types of what they take.
-type TSTransfer struct {
-	Transfer string   `json:"transfer"`
-	Member   string   `json:"member"`
-	Methods  []string `json:"methods"`
-	Args     TSType   `json:"args"`
-	// Key names a hold (post, void, status); null for a transfer that
-	// posts at once. Amounts are the second, optional argument of post;
-	// null when every move of the kind moves a literal amount.
-	Key     *TSType `json:"key"`
-	Amounts *TSType `json:"amounts"`
+// Client returns what the client target of that name names, or nil.
+func (t Targets) Client(name string) client.Described {
+	for _, c := range t.Clients {
+		if c.Target == name {
+			return c.Names
+		}
+	}
+	return nil
 }
 
-// TSType is an exported interface and its properties, in parameter order.
-type TSType struct {
-	Type   string    `json:"type"`
-	Fields []TSField `json:"fields"`
+// MarshalJSON writes the entries in the order Targets gives.
+func (t Targets) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	entry := func(key string, v any) error {
+		if b.Len() > 1 {
+			b.WriteByte(',')
+		}
+		k, _ := json.Marshal(key)
+		b.Write(k)
+		b.WriteByte(':')
+		// As Write encodes the whole document: names may quote <, > and &.
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(v); err != nil {
+			return err
+		}
+		b.Truncate(b.Len() - 1) // Encode's newline
+		return nil
+	}
+	if err := entry(model.Postgres, t.Postgres); err != nil {
+		return nil, err
+	}
+	if err := entry(model.TigerBeetle, t.TigerBeetle); err != nil {
+		return nil, err
+	}
+	for _, c := range t.Clients {
+		if err := entry(c.Target, c.Names); err != nil {
+			return nil, err
+		}
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
 }
 
-// TSField is the property of one book parameter: "string", or "bigint"
-// for an amount.
-type TSField struct {
-	Param string `json:"param"`
-	Type  string `json:"type"`
+// UnmarshalJSON reads the entries back, each client target by its
+// language; a key this version of chobo has no target for is skipped.
+func (t *Targets) UnmarshalJSON(data []byte) error {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return err
+	}
+	*t = Targets{}
+	if err := json.Unmarshal(orNull(raw[model.Postgres]), &t.Postgres); err != nil {
+		return err
+	}
+	if err := json.Unmarshal(orNull(raw[model.TigerBeetle]), &t.TigerBeetle); err != nil {
+		return err
+	}
+	for _, tg := range target.All {
+		l := tg.Client()
+		if l == nil {
+			continue
+		}
+		c := Client{Target: tg.Name}
+		if r := orNull(raw[tg.Name]); string(bytes.TrimSpace(r)) != "null" {
+			names, err := l.Read(r)
+			if err != nil {
+				return fmt.Errorf("targets %s: %v", tg.Name, err)
+			}
+			c.Names = names
+		}
+		t.Clients = append(t.Clients, c)
+	}
+	return nil
 }
 
-// TSAccount is the method of the book value's balance that reads one
-// account kind, and the interface that names an account of it ("" when
-// the kind has no parameters and the method takes none).
-type TSAccount struct {
-	Account string    `json:"account"`
-	Member  string    `json:"member"`
-	Type    string    `json:"type"`
-	Fields  []TSField `json:"fields"`
+func orNull(r json.RawMessage) json.RawMessage {
+	if r == nil {
+		return json.RawMessage("null")
+	}
+	return r
 }
 
-// TigerBeetleGo is what `chobo build --target tigerbeetle-go` names in the
-// Go package it writes, the most events one request carries, and what
-// each operation sends.
-type TigerBeetleGo struct {
-	// Package is the default package name; `--package` may give another.
-	Package string `json:"package"`
-	// Constructor is the function that returns the book (*Book) over the
-	// official client (TigerBeetleClient) for a tenant.
-	Constructor string `json:"constructor"`
-	Book        string `json:"book"`
-	Balance     string `json:"balance"`
-	// Bulk is the method that sends many calls in as few requests as they
-	// fit; each method of a transfer has a twin, its name and CallSuffix,
-	// that makes one call of it. Gather is the method that makes calls at
-	// the same time share requests.
-	Bulk       string       `json:"bulk"`
-	CallSuffix string       `json:"call_suffix"`
-	Gather     string       `json:"gather"`
-	Transfers  []GoTransfer `json:"transfers"`
-	Accounts   []GoAccount  `json:"accounts"`
+// TigerBeetle is what each operation sends to TigerBeetle, whatever the
+// language of the client that sends it.
+type TigerBeetle struct {
 	// MaxEvents is how many events one request carries: accounts and
 	// openings are sent in requests of at most this many, and a chain
 	// must fit one.
@@ -219,65 +237,6 @@ type PostgresBalance struct {
 	PostgresFunction
 }
 
-// PostgresGo is what `chobo build --target postgres-go` names in the Go
-// package it writes.
-type PostgresGo struct {
-	// Package is the default package name; `--package` may give another.
-	Package string `json:"package"`
-	// Constructor is the function that returns the book (*Book) over a
-	// Querier for a tenant.
-	Constructor string       `json:"constructor"`
-	Book        string       `json:"book"`
-	Balance     string       `json:"balance"`
-	Expire      string       `json:"expire"`
-	Transfers   []GoTransfer `json:"transfers"`
-	Accounts    []GoAccount  `json:"accounts"`
-}
-
-// GoTransfer is the field of the book for one transfer kind, its type,
-// its methods, and the structs its methods take.
-type GoTransfer struct {
-	Transfer string     `json:"transfer"`
-	Field    string     `json:"field"`
-	Type     string     `json:"type"`
-	Methods  []GoMethod `json:"methods"`
-	Args     GoStruct   `json:"args"`
-	// Key names a hold (post, void, status); null for a transfer that
-	// posts at once. Amounts are the amounts of a partial post; null
-	// when there is no such post.
-	Key     *GoStruct `json:"key"`
-	Amounts *GoStruct `json:"amounts"`
-}
-
-// GoMethod is the method of one operation.
-type GoMethod struct {
-	Op     string `json:"op"`
-	Method string `json:"method"`
-}
-
-// GoStruct is a struct type and its fields, in parameter order.
-type GoStruct struct {
-	Type   string    `json:"type"`
-	Fields []GoField `json:"fields"`
-}
-
-// GoField is the field of one book parameter.
-type GoField struct {
-	Param string `json:"param"`
-	Name  string `json:"name"`
-	Type  string `json:"type"`
-}
-
-// GoAccount is the method of Balance that reads one account kind, and the
-// struct that names an account of it ("" when the kind has no
-// parameters and the method takes none).
-type GoAccount struct {
-	Account string    `json:"account"`
-	Method  string    `json:"method"`
-	Type    string    `json:"type"`
-	Fields  []GoField `json:"fields"`
-}
-
 // tenantParam is the first parameter of every SQL function.
 const tenantParam = "p_tenant"
 
@@ -285,21 +244,31 @@ const tenantParam = "p_tenant"
 // `chobo api` prints under "targets".
 func TargetsOf(b *book.Book) Targets {
 	var out Targets
-	if len(postgres.Check(b)) == 0 {
+	models := map[string]*model.Model{}
+	if len(target.BackendCheck(model.Postgres, b)) == 0 {
 		m, err := model.New(b, model.Postgres)
 		if err != nil {
 			panic("chobo: " + err.Error()) // every book has a PostgreSQL model
 		}
-		out.Postgres, out.PostgresGo = postgresOf(b, m), postgresGoOf(b, m)
-		out.PostgresTypeScript = typeScriptOf(b, m)
+		out.Postgres, models[model.Postgres] = postgresOf(b, m), m
 	}
-	if len(tigerbeetle.Check(b)) == 0 {
+	if len(target.BackendCheck(model.TigerBeetle, b)) == 0 {
 		if m, err := model.New(b, model.TigerBeetle); err == nil {
-			out.TigerBeetleGo = tigerBeetleGoOf(b, m)
-			if out.TigerBeetleGo != nil {
-				out.TigerBeetleTypeScript = typeScriptOf(b, m)
+			if out.TigerBeetle = tigerBeetleOf(b, m); out.TigerBeetle != nil {
+				models[model.TigerBeetle] = m
 			}
 		}
+	}
+	for _, tg := range target.All {
+		l := tg.Client()
+		if l == nil {
+			continue
+		}
+		c := Client{Target: tg.Name}
+		if m := models[tg.Backend]; m != nil {
+			c.Names = l.Describe(m)
+		}
+		out.Clients = append(out.Clients, c)
 	}
 	return out
 }
@@ -346,33 +315,12 @@ func postgresOf(b *book.Book, m *model.Model) *Postgres {
 	return out
 }
 
-func goFields(params []model.Param, names []string) []GoField {
-	out := []GoField{}
-	for i, p := range params {
-		out = append(out, GoField{Param: p.Name, Name: names[i], Type: golang.FieldType(p)})
-	}
-	return out
-}
-
-func postgresGoOf(b *book.Book, m *model.Model) *PostgresGo {
-	transfers, accounts := goMembers(m)
-	return &PostgresGo{
-		Package: golang.PackageName(b), Constructor: golang.Constructor, Book: "Book", Balance: "Balance", Expire: "Expire",
-		Transfers: transfers, Accounts: accounts,
-	}
-}
-
-func tigerBeetleGoOf(b *book.Book, m *model.Model) *TigerBeetleGo {
+func tigerBeetleOf(b *book.Book, m *model.Model) *TigerBeetle {
 	chains, err := tigerbeetle.Chains(b)
 	if err != nil {
 		return nil // a move from an account to itself whatever the call: E-coded by check
 	}
-	transfers, accounts := goMembers(m)
-	out := &TigerBeetleGo{
-		Package: golang.PackageName(b), Constructor: golang.TigerBeetleConstructor, Book: "Book", Balance: "Balance",
-		Bulk: "Bulk", CallSuffix: "Call", Gather: "Gather",
-		Transfers: transfers, Accounts: accounts, MaxEvents: chobotb.MaxEvents, Operations: []TBOperation{},
-	}
+	out := &TigerBeetle{MaxEvents: m.MaxEvents, Operations: []TBOperation{}}
 	for _, c := range chains {
 		op := TBOperation{Transfer: c.Transfer, Op: c.Op, Accounts: []TBAccount{}, Openings: []TBOpening{}, Lookups: []int{}, Chain: []TBEvent{}}
 		for _, a := range c.Accounts {
@@ -396,73 +344,6 @@ func tigerBeetleGoOf(b *book.Book, m *model.Model) *TigerBeetleGo {
 			op.Chain = append(op.Chain, ev)
 		}
 		out.Operations = append(out.Operations, op)
-	}
-	return out
-}
-
-// goMembers are the fields and methods of a Go client's book, the same on
-// both backends.
-func goMembers(m *model.Model) ([]GoTransfer, []GoAccount) {
-	names := golang.Naming(m)
-	transfers, accounts := []GoTransfer{}, []GoAccount{}
-	for _, t := range m.Transfers {
-		n := names.Transfers[t.Name]
-		gt := GoTransfer{Transfer: t.Name, Field: n.Field, Type: n.Type, Methods: []GoMethod{},
-			Args: GoStruct{Type: n.Args, Fields: goFields(t.Args, n.ArgFields)}}
-		for _, op := range t.Operations {
-			gt.Methods = append(gt.Methods, GoMethod{Op: op.Name, Method: golang.Method(op.Name)})
-		}
-		if t.Pending {
-			gt.Key = &GoStruct{Type: n.Key, Fields: goFields(t.Key, n.KeyFields)}
-			if len(t.Amounts) > 0 {
-				gt.Amounts = &GoStruct{Type: n.Amounts, Fields: goFields(t.Amounts, n.AmountFields)}
-			}
-		}
-		transfers = append(transfers, gt)
-	}
-	for _, a := range m.Accounts {
-		n := names.Accounts[a.Name]
-		ga := GoAccount{Account: a.Name, Method: n.Method, Fields: goFields(a.Params, n.Fields)}
-		if len(a.Params) > 0 {
-			ga.Type = n.Type
-		}
-		accounts = append(accounts, ga)
-	}
-	return transfers, accounts
-}
-
-func typeScriptOf(b *book.Book, m *model.Model) *TypeScript {
-	names := typescript.ClientNames(m)
-	out := &TypeScript{File: typescript.FileName(b), Constructor: typescript.PostgresConstructor,
-		Book: typescript.BookType, Reason: typescript.ReasonType, Result: typescript.ResultType,
-		Balance: typescript.Balance, Expire: typescript.Expire, Transfers: []TSTransfer{}, Accounts: []TSAccount{}}
-	if m.Backend == model.TigerBeetle {
-		out.Constructor, out.Expire = typescript.TigerBeetleConstructor, ""
-	}
-	fields := func(ps []model.Param) []TSField {
-		out := []TSField{}
-		for _, p := range ps {
-			out = append(out, TSField{Param: p.Name, Type: typescript.FieldType(p)})
-		}
-		return out
-	}
-	for _, t := range m.Transfers {
-		n := names.Transfers[t.Name]
-		tt := TSTransfer{Transfer: t.Name, Member: n.Member, Methods: []string{}, Args: TSType{Type: n.Args, Fields: fields(t.Args)}}
-		for _, op := range t.Operations {
-			tt.Methods = append(tt.Methods, op.Name)
-		}
-		if n.Key != "" {
-			tt.Key = &TSType{Type: n.Key, Fields: fields(t.Key)}
-		}
-		if n.Amounts != "" {
-			tt.Amounts = &TSType{Type: n.Amounts, Fields: fields(t.Amounts)}
-		}
-		out.Transfers = append(out.Transfers, tt)
-	}
-	for _, a := range m.Accounts {
-		n := names.Accounts[a.Name]
-		out.Accounts = append(out.Accounts, TSAccount{Account: a.Name, Member: n.Member, Type: n.Type, Fields: fields(a.Params)})
 	}
 	return out
 }

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"go/token"
 	"path/filepath"
 	"strings"
 
@@ -40,9 +39,11 @@ func runBuild(inv *Invocation) int {
 	tg, _ := target.Lookup(tname) // the flag's choices are the registry's names
 	src, _ := env.ReadFile(name)  // loadBook has read it already
 	pkg := inv.Flags["package"]
-	if pkg != "" && !token.IsIdentifier(pkg) {
-		usageError(env, inv.Cmd, inv.Lang, diag.T(fmt.Sprintf("--package %q is not a Go identifier", pkg), fmt.Sprintf("--package %q は Go の識別子ではありません", pkg)))
-		return ExitUsage
+	if pkg != "" {
+		if why := tg.ValidPackage(pkg); !why.IsZero() {
+			usageError(env, inv.Cmd, inv.Lang, diag.T(fmt.Sprintf("--package %q is %s", pkg, why.En), fmt.Sprintf("--package %q は %s", pkg, why.Ja)))
+			return ExitUsage
+		}
 	}
 	files, ds, err := tg.Build(b, gen.NewSource(filepath.Base(name), src), gen.Options{Package: pkg})
 	if err != nil {

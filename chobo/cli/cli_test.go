@@ -321,3 +321,35 @@ func TestBuildSortsItsDiagnostics(t *testing.T) {
 		t.Errorf("want line 3 before line 6:\n%s", errb.String())
 	}
 }
+
+// TestBuildPackage: --package is checked by the rules of the target's
+// language, in the language of the messages, and a language whose
+// clients have no package name leaves it unread.
+func TestBuildPackage(t *testing.T) {
+	for _, tc := range []struct {
+		target, pkg string
+		lang        string
+		code        int
+		stderr      string
+	}{
+		{"postgres-go", "stock", "en", ExitOK, ""},
+		{"postgres-go", "stock-2", "en", ExitUsage, `--package "stock-2" is not a Go identifier`},
+		{"tigerbeetle-go", "stock-2", "ja", ExitUsage, `--package "stock-2" は Go の識別子ではありません`},
+		{"postgres-typescript", "stock-2", "en", ExitOK, ""},
+		{"postgres", "stock-2", "en", ExitOK, ""},
+	} {
+		var out, errb bytes.Buffer
+		env := Env{Stdout: &out, Stderr: &errb, Getenv: func(string) string { return "" },
+			ReadFile: func(string) ([]byte, error) { return []byte(cleanBook), nil }}
+		dir := t.TempDir()
+		code := Main([]string{"build", "clean.book", "--target", tc.target, "--package", tc.pkg, "--lang", tc.lang, "--out", dir}, env)
+		if code != tc.code || !strings.Contains(errb.String(), tc.stderr) {
+			t.Errorf("%s --package %s: exit %d, want %d and %q\n%s", tc.target, tc.pkg, code, tc.code, tc.stderr, errb.String())
+		}
+		if tc.code == ExitOK && tc.target == "postgres-go" {
+			if _, err := os.Stat(filepath.Join(dir, tc.pkg, "book.go")); err != nil {
+				t.Errorf("%s --package %s: %v", tc.target, tc.pkg, err)
+			}
+		}
+	}
+}

@@ -97,6 +97,12 @@ func Load(name string, data []byte) (*Previous, error) {
 	return nil, fail("the previous version "+name+" cannot be read", "前のバージョン "+name+" を読めません")
 }
 
+// oldestAPI is the oldest output of `chobo api` a deployed version is
+// read from. Version 2 moved the TigerBeetle chains from the Go target to
+// a backend entry of their own; the comparison reads neither, so a
+// version saved before then still compares.
+const oldestAPI = 1
+
 // FromAPI rebuilds the model of a book from what `chobo api` printed for
 // it. Everything the comparison looks at is in that document: units with
 // their scales, account kinds with parameters, unit, outside and bounds,
@@ -106,9 +112,9 @@ func FromAPI(name string, doc api.Book) (*Previous, error) {
 		return fail(fmt.Sprintf("the previous version %s is not a book that `chobo api` could have printed: %s", name, en),
 			fmt.Sprintf("前のバージョン %s は、`chobo api` が出したはずの帳簿になっていません: %s", name, ja))
 	}
-	if doc.V != api.Version {
-		return nil, fail(fmt.Sprintf("the previous version %s is `chobo api` output of version %d; this chobo reads version %d", name, doc.V, api.Version),
-			fmt.Sprintf("前のバージョン %s は `chobo api` のバージョン %d の出力です。この chobo が読めるのはバージョン %d です", name, doc.V, api.Version))
+	if doc.V < oldestAPI || doc.V > api.Version {
+		return nil, fail(fmt.Sprintf("the previous version %s is `chobo api` output of version %d; this chobo reads versions %d to %d", name, doc.V, oldestAPI, api.Version),
+			fmt.Sprintf("前のバージョン %s は `chobo api` のバージョン %d の出力です。この chobo が読めるのはバージョン %d から %d です", name, doc.V, oldestAPI, api.Version))
 	}
 	if doc.Book.Name == "" {
 		return nil, bad("the book has no name", "帳簿に名前がありません")

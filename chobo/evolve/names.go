@@ -42,70 +42,18 @@ func whatJa(what string) string {
 	return what
 }
 
-// clientNames lists every name the Go and TypeScript targets give the
-// book's transfer and account kinds and their parameters.
+// clientNames lists every name the client targets give the book's
+// transfer and account kinds and their parameters, target by target.
 func clientNames(ts api.Targets) []clientName {
 	var out []clientName
-	add := func(target, kind, owner, what, name string) {
-		if name != "" {
-			out = append(out, clientName{target, kind, owner, what, name, whatJa(what)})
+	for _, c := range ts.Clients {
+		if c.Names == nil {
+			continue
+		}
+		for _, n := range c.Names.Names() {
+			out = append(out, clientName{c.Target, n.Kind, n.Owner, n.What, n.Name, whatJa(n.What)})
 		}
 	}
-	goStruct := func(target, kind, owner, what string, s *api.GoStruct) {
-		if s == nil {
-			return
-		}
-		add(target, kind, owner, what+" type", s.Type)
-		for _, f := range s.Fields {
-			add(target, kind, owner, what+" field of "+f.Param, f.Name)
-		}
-	}
-	goNames := func(target string, transfers []api.GoTransfer, accounts []api.GoAccount) {
-		for _, t := range transfers {
-			add(target, "transfer", t.Transfer, "Book field", t.Field)
-			add(target, "transfer", t.Transfer, "type", t.Type)
-			for _, m := range t.Methods {
-				add(target, "transfer", t.Transfer, "method of "+m.Op, m.Method)
-			}
-			goStruct(target, "transfer", t.Transfer, "arguments", &t.Args)
-			goStruct(target, "transfer", t.Transfer, "key", t.Key)
-			goStruct(target, "transfer", t.Transfer, "amounts", t.Amounts)
-		}
-		for _, a := range accounts {
-			add(target, "account", a.Account, "Balances method", a.Method)
-			add(target, "account", a.Account, "type", a.Type)
-			for _, f := range a.Fields {
-				add(target, "account", a.Account, "field of "+f.Param, f.Name)
-			}
-		}
-	}
-	if g := ts.PostgresGo; g != nil {
-		goNames("postgres-go", g.Transfers, g.Accounts)
-	}
-	if g := ts.TigerBeetleGo; g != nil {
-		goNames("tigerbeetle-go", g.Transfers, g.Accounts)
-	}
-	tsNames := func(target string, x *api.TypeScript) {
-		if x == nil {
-			return
-		}
-		for _, t := range x.Transfers {
-			add(target, "transfer", t.Transfer, "member", t.Member)
-			add(target, "transfer", t.Transfer, "arguments type", t.Args.Type)
-			if t.Key != nil {
-				add(target, "transfer", t.Transfer, "key type", t.Key.Type)
-			}
-			if t.Amounts != nil {
-				add(target, "transfer", t.Transfer, "amounts type", t.Amounts.Type)
-			}
-		}
-		for _, a := range x.Accounts {
-			add(target, "account", a.Account, "balance member", a.Member)
-			add(target, "account", a.Account, "type", a.Type)
-		}
-	}
-	tsNames("postgres-typescript", ts.PostgresTypeScript)
-	tsNames("tigerbeetle-typescript", ts.TigerBeetleTypeScript)
 	return out
 }
 

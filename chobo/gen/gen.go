@@ -50,6 +50,7 @@ type File struct {
 
 // Options are the settings some targets take.
 type Options struct {
-	// Package is the package name of a Go client ("" for the default).
+	// Package is the package name of a client, for a language whose
+	// clients have one ("" for the language's default).
 	Package string
 }

@@ -23,7 +23,7 @@ func validTS(data []byte) error {
 	}
 	// The runtime's text is chobo's own, compiled by its tests; only
 	// the part written from the book is read here.
-	if i := strings.Index(src, "\n// ---- chobo's TypeScript runtime:"); i >= 0 {
+	if i := strings.Index(src, "\n"+typescript.RuntimeMarker); i >= 0 {
 		src = src[:i]
 	}
 	var stack []rune

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/chobo-lang/chobo/chobo/check"
+	"github.com/chobo-lang/chobo/chobo/client"
 	"github.com/chobo-lang/chobo/chobo/client/golang"
 	"github.com/chobo-lang/chobo/chobo/client/model"
 	"github.com/chobo-lang/chobo/chobo/client/typescript"
@@ -66,9 +67,9 @@ func TestNamesStayPut(t *testing.T) {
 		if res.Book == nil {
 			continue
 		}
-		for _, backend := range []string{model.Postgres, model.TigerBeetle} {
-			m, err := model.New(res.Book, backend)
-			if err != nil || len(golang.Collisions(m)) > 0 || len(typescript.Collisions(m)) > 0 {
+		for _, be := range backends {
+			m, err := model.New(res.Book, be.name)
+			if err != nil || slices.ContainsFunc(languages, func(l *client.Language) bool { return len(l.Collisions(m)) > 0 }) {
 				continue
 			}
 			r := *m

@@ -11,6 +11,7 @@ import (
 	"github.com/chobo-lang/chobo/chobo/backend/postgres"
 	"github.com/chobo-lang/chobo/chobo/backend/tigerbeetle"
 	"github.com/chobo-lang/chobo/chobo/book"
+	"github.com/chobo-lang/chobo/chobo/client"
 	"github.com/chobo-lang/chobo/chobo/client/golang"
 	"github.com/chobo-lang/chobo/chobo/client/model"
 	"github.com/chobo-lang/chobo/chobo/client/typescript"
@@ -20,48 +21,74 @@ import (
 
 // Target is one value of --target.
 type Target struct {
-	Name     string
-	Backend  string // the database the output runs on or calls
-	Language string // of the files: "sql", "go"
+	Name    string
+	Backend string // the database the output runs on or calls
+	// Language is "sql" for the schema, else the client language's Name.
+	Language string
 	// Files are the paths written under --out; <book> stands for the
 	// book's name and <package> for the client's package.
 	Files   []string
 	Summary diag.Text
-	build   func(*book.Book, gen.Source, gen.Options) ([]gen.File, diag.List)
+	client  *client.Language // nil for the schema
+	build   func(*book.Book, gen.Source, gen.Options) ([]gen.File, diag.List, error)
 }
 
-// All lists the targets in the order help shows them.
-var All = []Target{
-	{
-		Name: "postgres", Backend: "postgres", Language: "sql",
+// backends are the databases a book can go to, in the order help lists
+// each language's targets.
+var backends = []struct {
+	name  string
+	check func(*book.Book) diag.List
+}{
+	{model.Postgres, postgres.Check},
+	{model.TigerBeetle, tigerbeetle.Check},
+}
+
+// languages are the client languages, in the order help lists them.
+var languages = []*client.Language{&golang.Language, &typescript.Language}
+
+// summaries say what each target writes, for help.
+var summaries = map[string]diag.Text{
+	"postgres":               diag.T("PostgreSQL schema, tables and functions", "PostgreSQL のスキーマ、テーブル、関数"),
+	"postgres-go":            diag.T("a Go package that calls the PostgreSQL functions through pgx", "PostgreSQL の関数を pgx で呼ぶ Go のパッケージ"),
+	"tigerbeetle-go":         diag.T("a Go package that sends each operation to TigerBeetle as one linked chain, through tigerbeetle-go", "操作ごとに一つのチェーンを tigerbeetle-go で TigerBeetle に送る Go のパッケージ"),
+	"postgres-typescript":    diag.T("one TypeScript file that calls the PostgreSQL functions through pg, or anything with query(text, values)", "PostgreSQL の関数を pg(か query(text, values) を持つもの)で呼ぶ TypeScript のファイル一つ"),
+	"tigerbeetle-typescript": diag.T("one TypeScript file that sends each operation to TigerBeetle as one linked chain, through tigerbeetle-node", "操作ごとに一つのチェーンを tigerbeetle-node で TigerBeetle に送る TypeScript のファイル一つ"),
+}
+
+// All lists the targets in the order help shows them: the schema, then
+// every language's client on every backend.
+var All = registry()
+
+func registry() []Target {
+	all := []Target{{
+		Name: "postgres", Backend: model.Postgres, Language: "sql",
 		Files:   []string{"<book>.sql"},
-		Summary: diag.T("PostgreSQL schema, tables and functions", "PostgreSQL のスキーマ、テーブル、関数"),
-		build:   postgres.Build,
-	},
-	{
-		Name: "postgres-go", Backend: "postgres", Language: "go",
-		Files:   []string{"<package>/book.go"},
-		Summary: diag.T("a Go package that calls the PostgreSQL functions through pgx", "PostgreSQL の関数を pgx で呼ぶ Go のパッケージ"),
-		build:   golang.BuildPostgres,
-	},
-	{
-		Name: "tigerbeetle-go", Backend: "tigerbeetle", Language: "go",
-		Files:   []string{"<package>/book.go"},
-		Summary: diag.T("a Go package that sends each operation to TigerBeetle as one linked chain, through tigerbeetle-go", "操作ごとに一つのチェーンを tigerbeetle-go で TigerBeetle に送る Go のパッケージ"),
-		build:   golang.BuildTigerBeetle,
-	},
-	{
-		Name: "postgres-typescript", Backend: "postgres", Language: "typescript",
-		Files:   []string{"<book>.ts"},
-		Summary: diag.T("one TypeScript file that calls the PostgreSQL functions through pg, or anything with query(text, values)", "PostgreSQL の関数を pg(か query(text, values) を持つもの)で呼ぶ TypeScript のファイル一つ"),
-		build:   typescript.BuildPostgres,
-	},
-	{
-		Name: "tigerbeetle-typescript", Backend: "tigerbeetle", Language: "typescript",
-		Files:   []string{"<book>.ts"},
-		Summary: diag.T("one TypeScript file that sends each operation to TigerBeetle as one linked chain, through tigerbeetle-node", "操作ごとに一つのチェーンを tigerbeetle-node で TigerBeetle に送る TypeScript のファイル一つ"),
-		build:   typescript.BuildTigerBeetle,
-	},
+		Summary: summaries["postgres"],
+		build: func(b *book.Book, src gen.Source, opt gen.Options) ([]gen.File, diag.List, error) {
+			files, ds := postgres.Build(b, src, opt)
+			return files, ds, nil
+		},
+	}}
+	for _, l := range languages {
+		for _, be := range backends {
+			name := be.name + "-" + l.Name
+			all = append(all, Target{Name: name, Backend: be.name, Language: l.Name,
+				Files: l.Files, Summary: summaries[name], client: l, build: clientBuild(l, be.name)})
+		}
+	}
+	return all
+}
+
+// clientBuild writes a language's client of a book on a backend.
+func clientBuild(l *client.Language, backend string) func(*book.Book, gen.Source, gen.Options) ([]gen.File, diag.List, error) {
+	return func(b *book.Book, src gen.Source, opt gen.Options) ([]gen.File, diag.List, error) {
+		m, err := model.New(b, backend)
+		if err != nil {
+			return nil, nil, err
+		}
+		files, err := l.Generate(m, src, opt)
+		return files, nil, err
+	}
 }
 
 // Names lists the targets' names, in order.
@@ -98,26 +125,36 @@ func (t Target) Build(b *book.Book, src gen.Source, opt gen.Options) (files []ge
 			files, ds, err = nil, nil, fmt.Errorf("the %s generator failed on %s: %v", t.Name, src.File, r)
 		}
 	}()
-	files, ds = t.build(b, src, opt)
+	files, ds, err = t.build(b, src, opt)
+	if err != nil {
+		return nil, nil, fmt.Errorf("the %s generator failed on %s: %v", t.Name, src.File, err)
+	}
 	return files, ds, nil
+}
+
+// Client is the language of a client target; nil for the schema.
+func (t Target) Client() *client.Language { return t.client }
+
+// ValidPackage says why name cannot be the package of the target's
+// client, or nothing when it can or when the target's files have no
+// package name.
+func (t Target) ValidPackage(name string) diag.Text {
+	if t.client == nil || t.client.ValidPackage == nil {
+		return diag.Text{}
+	}
+	return t.client.ValidPackage(name)
 }
 
 // Check reports what the target's backend and language cannot take of a
 // book (E060, E061, E062), as Build would, without writing anything.
 func (t Target) Check(b *book.Book) diag.List {
-	return append(backendCheck(t.Backend, b), clientCheck(t, b)...)
+	return append(BackendCheck(t.Backend, b), clientCheck(t, b)...)
 }
 
 // clientCheck reports the names a client language cannot tell apart but
 // by their order (E062).
 func clientCheck(t Target, b *book.Book) diag.List {
-	var collisions func(*model.Model) []model.Collision
-	switch t.Language {
-	case "go":
-		collisions = golang.Collisions
-	case "typescript":
-		collisions = typescript.Collisions
-	default:
+	if t.client == nil {
 		return nil
 	}
 	m, err := model.New(b, t.Backend)
@@ -126,7 +163,7 @@ func clientCheck(t Target, b *book.Book) diag.List {
 	}
 	var l diag.List
 	seen := map[[2]model.Owner]bool{} // one diagnostic for each two things, at its first name
-	for _, c := range collisions(m) {
+	for _, c := range t.client.Collisions(m) {
 		pair := [2]model.Owner{c.First, c.Second}
 		pair[0].What, pair[0].WhatJa, pair[1].What, pair[1].WhatJa = "", "", "", ""
 		if seen[pair] {
@@ -189,13 +226,13 @@ func ownerPos(b *book.Book, o model.Owner) book.Pos {
 	return b.Pos
 }
 
-// backendCheck reports what a backend cannot hold of a book.
-func backendCheck(backend string, b *book.Book) diag.List {
-	switch backend {
-	case "postgres":
-		return postgres.Check(b)
-	case "tigerbeetle":
-		return tigerbeetle.Check(b)
+// BackendCheck reports what a backend cannot hold of a book (E060,
+// E061): where it says anything, no target of the backend is built.
+func BackendCheck(backend string, b *book.Book) diag.List {
+	for _, be := range backends {
+		if be.name == backend {
+			return be.check(b)
+		}
 	}
 	return nil
 }

@@ -126,6 +126,11 @@ func TestRegistry(t *testing.T) {
 			t.Errorf("Lookup(%s) = %v, %v", tg.Name, got.Name, ok)
 		}
 	}
+	for name := range summaries {
+		if !seen[name] {
+			t.Errorf("a summary for %s, which is no target", name)
+		}
+	}
 	if _, ok := Lookup("nothing"); ok {
 		t.Error("Lookup found a target that does not exist")
 	}
@@ -134,11 +139,41 @@ func TestRegistry(t *testing.T) {
 	}
 }
 
+// TestValidPackage: --package is checked by the rules of the target's
+// language, and only a language with package names checks it at all.
+func TestValidPackage(t *testing.T) {
+	for _, tc := range []struct {
+		target, pkg string
+		ok          bool
+	}{
+		{"postgres-go", "stock", true},
+		{"tigerbeetle-go", "在庫", true},
+		{"postgres-go", "stock-2", false},
+		{"tigerbeetle-go", "2stock", false},
+		{"postgres-go", "book.go", false},
+		{"postgres-typescript", "stock-2", true}, // a module is named by its file
+		{"tigerbeetle-typescript", "book", true},
+		{"postgres", "stock-2", true},
+	} {
+		tg, found := Lookup(tc.target)
+		if !found {
+			t.Fatalf("no target %s", tc.target)
+		}
+		why := tg.ValidPackage(tc.pkg)
+		if why.IsZero() != tc.ok {
+			t.Errorf("%s: ValidPackage(%q) = %q, want ok %v", tc.target, tc.pkg, why.En, tc.ok)
+		}
+		if !why.IsZero() && why.Ja == "" {
+			t.Errorf("%s: ValidPackage(%q) says why in English only", tc.target, tc.pkg)
+		}
+	}
+}
+
 // TestBuildNeverPanics: a generator that panics is an error of Build that
 // names the target and the book's file, and no file is returned.
 func TestBuildNeverPanics(t *testing.T) {
 	tg := Target{Name: "broken", Backend: "none", Language: "go",
-		build: func(*book.Book, gen.Source, gen.Options) ([]gen.File, diag.List) {
+		build: func(*book.Book, gen.Source, gen.Options) ([]gen.File, diag.List, error) {
 			panic("generated Go does not parse")
 		}}
 	files, ds, err := tg.Build(&book.Book{Name: "shop"}, gen.Source{File: "shop.book"}, gen.Options{})

@@ -1,38 +1,41 @@
 package golang
 
 import (
-	"github.com/chobo-lang/chobo/chobo/book"
+	"go/token"
+
+	"github.com/chobo-lang/chobo/chobo/client"
 	"github.com/chobo-lang/chobo/chobo/client/model"
 	"github.com/chobo-lang/chobo/chobo/diag"
 	"github.com/chobo-lang/chobo/chobo/gen"
 )
 
-// BuildPostgres is the postgres-go target: <package>/book.go, where the
-// package is opt.Package, or PackageName when that is empty. The book has
-// passed the PostgreSQL backend's checks (chobo/target runs them).
-func BuildPostgres(b *book.Book, src gen.Source, opt gen.Options) ([]gen.File, diag.List) {
-	return build(b, src, opt, model.Postgres)
+// Language is Go as a client language: one package, <package>/book.go,
+// whose name is --package, or PackageName when that is empty.
+var Language = client.Language{
+	Name:         "go",
+	Files:        []string{"<package>/book.go"},
+	Generate:     generate,
+	ValidPackage: validPackage,
+	Collisions:   Collisions,
+	Describe:     describe,
+	Read:         readAPI,
 }
 
-// BuildTigerBeetle is the tigerbeetle-go target: <package>/book.go, as
-// BuildPostgres, over runtime/go/chobotb. The book has passed the
-// TigerBeetle backend's checks (E060).
-func BuildTigerBeetle(b *book.Book, src gen.Source, opt gen.Options) ([]gen.File, diag.List) {
-	return build(b, src, opt, model.TigerBeetle)
-}
-
-func build(b *book.Book, src gen.Source, opt gen.Options, backend string) ([]gen.File, diag.List) {
+func generate(m *model.Model, src gen.Source, opt gen.Options) ([]gen.File, error) {
 	pkg := opt.Package
 	if pkg == "" {
-		pkg = PackageName(b)
+		pkg = PackageName(m.Book)
 	}
-	m, err := model.New(b, backend)
+	data, err := Generate(m, pkg, gen.Header(m.Book, src))
 	if err != nil {
-		panic("chobo: " + err.Error()) // every book has a model on every backend
-	}
-	data, err := Generate(m, pkg, gen.Header(b, src))
-	if err != nil {
-		panic("chobo: " + err.Error())
+		return nil, err
 	}
 	return []gen.File{{Path: pkg + "/book.go", Data: data}}, nil
+}
+
+func validPackage(name string) diag.Text {
+	if token.IsIdentifier(name) {
+		return diag.Text{}
+	}
+	return diag.T("not a Go identifier", "Go の識別子ではありません")
 }

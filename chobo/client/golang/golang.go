@@ -13,9 +13,8 @@ import (
 	"strings"
 	"text/template"
 
-	"github.com/chobo-lang/chobo/chobo/backend/tigerbeetle"
+	"github.com/chobo-lang/chobo/chobo/client/lit"
 	"github.com/chobo-lang/chobo/chobo/client/model"
-	"github.com/chobo-lang/chobo/runtime/go/chobotb"
 )
 
 // RuntimeVersion is the version of runtime/go/chobo the generated code
@@ -26,8 +25,8 @@ const RuntimeVersion = 1
 var templateFiles embed.FS
 
 var templates = map[string]*template.Template{
-	model.Postgres:    template.Must(template.New("book.go.tmpl").Funcs(funcs).ParseFS(templateFiles, "templates/postgres/*.tmpl")),
-	model.TigerBeetle: template.Must(template.New("book.go.tmpl").Funcs(funcs).ParseFS(templateFiles, "templates/tigerbeetle/*.tmpl")),
+	model.Postgres:    template.Must(template.New("book.go.tmpl").Funcs(funcs).ParseFS(templateFiles, "templates/common.tmpl", "templates/postgres/*.tmpl")),
+	model.TigerBeetle: template.Must(template.New("book.go.tmpl").Funcs(funcs).ParseFS(templateFiles, "templates/common.tmpl", "templates/tigerbeetle/*.tmpl")),
 }
 
 var funcs = template.FuncMap{"checks": newChecks}
@@ -104,9 +103,9 @@ func newView(m *model.Model, pkg string, header []string) view {
 	names := Naming(m)
 	v := view{Header: header, Package: pkg, BookName: m.Book.Name, RuntimeVersion: RuntimeVersion,
 		Expire: goString(m.Expire)}
-	if m.Backend == model.TigerBeetle {
-		v.Def = defLiteral(tigerbeetle.Def(m.Book))
-		v.MaxEvents = chobotb.MaxEvents
+	if m.Def != nil {
+		v.Def = lit.Write(m.Def, defSyntax)
+		v.MaxEvents = m.MaxEvents
 	}
 	for i, t := range m.Transfers {
 		tn := names.Transfers[t.Name]

@@ -23,13 +23,13 @@ func PackageName(b *book.Book) string {
 	return n
 }
 
-// Constructor is the function that returns a book over a backend's
-// connection: Postgres(q, tenant).
-const Constructor = "Postgres"
-
-// TigerBeetleConstructor is the function of a tigerbeetle-go client that
-// returns the book over the official client: TigerBeetle(c, tenant).
-const TigerBeetleConstructor = "TigerBeetle"
+// The constructors of the two targets, which return the book over a
+// backend's connection: Postgres(q, tenant) and TigerBeetle(c, tenant),
+// c being the official client.
+const (
+	PostgresConstructor    = "Postgres"
+	TigerBeetleConstructor = "TigerBeetle"
+)
 
 // Method is the Go method of an operation on its transfer kind's field:
 // Do, Hold, Post, Void, Status.

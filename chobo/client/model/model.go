@@ -15,7 +15,9 @@ import (
 	"fmt"
 
 	"github.com/chobo-lang/chobo/chobo/backend/postgres"
+	"github.com/chobo-lang/chobo/chobo/backend/tigerbeetle"
 	"github.com/chobo-lang/chobo/chobo/book"
+	"github.com/chobo-lang/chobo/runtime/go/chobotb"
 )
 
 // Backends a model can be made for.
@@ -39,6 +41,13 @@ type Model struct {
 	// Expire gives back holds past their deadline; its one argument is
 	// how many at most. Empty on a backend that expires holds itself.
 	Expire string
+	// Def is what a TigerBeetle client builds each operation's chain
+	// from, carried in its source as a literal (client/lit). Nil on
+	// PostgreSQL, whose statements do that work on the server.
+	Def *chobotb.Def
+	// MaxEvents is how many events one TigerBeetle request carries, so a
+	// client can say where it splits a bulk call. Zero on PostgreSQL.
+	MaxEvents int
 }
 
 // Param is one value a call sends.
@@ -114,6 +123,9 @@ func New(b *book.Book, backend string) (*Model, error) {
 	pg := backend == Postgres
 	if pg {
 		m.Expire = postgres.ExpireSQL(b)
+	} else {
+		m.Def = tigerbeetle.Def(b)
+		m.MaxEvents = chobotb.MaxEvents
 	}
 	for _, t := range b.Transfers {
 		m.Transfers = append(m.Transfers, newTransfer(b, t, pg))

@@ -10,14 +10,12 @@ import (
 	"embed"
 	"fmt"
 	"regexp"
-	"strconv"
 	"strings"
 	"sync"
 	"text/template"
 
-	"github.com/chobo-lang/chobo/chobo/backend/tigerbeetle"
+	"github.com/chobo-lang/chobo/chobo/client/lit"
 	"github.com/chobo-lang/chobo/chobo/client/model"
-	"github.com/chobo-lang/chobo/runtime/go/chobotb"
 	tsruntime "github.com/chobo-lang/chobo/runtime/typescript"
 )
 
@@ -29,11 +27,17 @@ var templates = map[string]*template.Template{
 	model.TigerBeetle: template.Must(template.New("book.ts.tmpl").Funcs(funcs).ParseFS(templateFiles, "templates/common.tmpl", "templates/tigerbeetle/*.tmpl")),
 }
 
+// RuntimeMarker starts the line above each of the runtime's files in a
+// client. What comes after it is chobo's own text, compiled by chobo's
+// tests, so a reader of what a book made of a client may stop there.
+const RuntimeMarker = "// ---- chobo's TypeScript runtime:"
+
 var funcs = template.FuncMap{
-	"str":    String,
-	"prop":   Property,
-	"doc":    doc,
-	"values": newValues,
+	"runtimeMarker": func() string { return RuntimeMarker },
+	"str":           String,
+	"prop":          Property,
+	"doc":           doc,
+	"values":        newValues,
 }
 
 // valuesView is what the template "values" reads: the checks that read
@@ -109,8 +113,8 @@ func Generate(m *model.Model, header []string) ([]byte, error) {
 	for _, r := range m.Reasons {
 		v.Reasons = append(v.Reasons, String(r))
 	}
-	if m.Backend == model.TigerBeetle {
-		v.Def = defLiteral(tigerbeetle.Def(m.Book))
+	if m.Def != nil {
+		v.Def = lit.Write(m.Def, defSyntax)
 	} else {
 		v.Expire = String(m.Expire)
 	}
@@ -230,49 +234,23 @@ func readRuntime(backend string) (files []runtimeFile, imports, types []string, 
 	return files, imports, types, nil
 }
 
-// defLiteral writes a book's chain definition as a TypeScript expression
-// of the runtime's type Def, one account and one move per line, so that a
-// diff of two clients reads as a diff of two books.
-func defLiteral(d *chobotb.Def) string {
-	var b strings.Builder
-	ints := func(xs []int) string {
-		s := make([]string, len(xs))
-		for i, x := range xs {
-			s[i] = strconv.Itoa(x)
-		}
-		return "[" + strings.Join(s, ", ") + "]"
-	}
-	bound := func(x *chobotb.Bound) string {
-		if x == nil {
-			return "null"
-		}
-		return fmt.Sprintf("{ value: %dn, reason: %s }", x.Value, String(x.Reason))
-	}
-	fmt.Fprintf(&b, "{\n  book: %s,\n  units: [\n", String(d.Book))
-	for _, u := range d.Units {
-		fmt.Fprintf(&b, "    { name: %s, scale: %d },\n", String(u.Name), u.Scale)
-	}
-	b.WriteString("  ],\n  accounts: [\n")
-	for _, a := range d.Accounts {
-		fmt.Fprintf(&b, "    { name: %s, unit: %d, params: %d, outside: %t, lower: %s, upper: %s },\n",
-			String(a.Name), a.Unit, a.Params, a.Outside, bound(a.Lower), bound(a.Upper))
-	}
-	b.WriteString("  ],\n  transfers: [\n")
-	for _, t := range d.Transfers {
-		fmt.Fprintf(&b, "    {\n      name: %s, definition: %s, pending: %t, timeout: %d,\n      params: [", String(t.Name), String(t.Definition), t.Pending, t.Timeout)
-		for i, p := range t.Params {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			fmt.Fprintf(&b, "{ name: %s, amount: %t }", String(p.Name), p.Amount)
-		}
-		fmt.Fprintf(&b, "],\n      key: %s, postAmounts: %s,\n      moves: [\n", ints(t.Key), ints(t.PostAmounts))
-		for _, m := range t.Moves {
-			fmt.Fprintf(&b, "        { amount: %d, literal: %dn, from: { account: %d, args: %s }, to: { account: %d, args: %s } },\n",
-				m.Amount, m.Literal, m.From.Account, ints(m.From.Args), m.To.Account, ints(m.To.Args))
-		}
-		b.WriteString("      ],\n    },\n")
-	}
-	b.WriteString("  ],\n}")
-	return b.String()
+// defSyntax writes the chain definition as a TypeScript expression of
+// the runtime's type Def. Its 64-bit integers are bigints, as the runtime
+// reads them.
+var defSyntax = lit.Syntax{
+	Indent:    "  ",
+	Struct:    func(string, bool, bool) string { return "{" },
+	Close:     "}",
+	Pad:       " ",
+	List:      func(string) string { return "[" },
+	ListClose: "]",
+	Field: func(name string) string {
+		return strings.ToLower(name[:1]) + name[1:] // the runtime's properties are camelCase
+	},
+	Bind:   ": ",
+	String: String,
+	True:   "true",
+	False:  "false",
+	Null:   "null",
+	Big:    "n",
 }

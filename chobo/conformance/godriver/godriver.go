@@ -78,7 +78,7 @@ func exit(err error) {
 // requests in flight are answered, when a line is not a request or an
 // answer could not be written.
 func Serve(r io.Reader, w io.Writer, constructor any) error {
-	if err := checkConstructor(constructor, reflect.TypeOf((*pgxpool.Pool)(nil)), golang.Constructor); err != nil {
+	if err := checkConstructor(constructor, reflect.TypeOf((*pgxpool.Pool)(nil)), golang.PostgresConstructor); err != nil {
 		return err
 	}
 	return serveWith(r, w, &server{constructor: reflect.ValueOf(constructor), backend: model.Postgres})
@@ -564,7 +564,7 @@ func MainSourceTigerBeetle(importpath string) []byte {
 // main package that hands the client's constructor to Main. The bytes
 // depend on importpath only, so a build that writes them is reproducible.
 func MainSource(importpath string) []byte {
-	return mainSource(importpath, "client", "godriver.Main(client."+golang.Constructor+")")
+	return mainSource(importpath, "client", "godriver.Main(client."+golang.PostgresConstructor+")")
 }
 
 // mainSource writes the driver program that runs call with the client at

@@ -30,18 +30,17 @@ func (r *run) compileTypeScript(cfg *config, b *book.Book) error {
 	targets := api.TargetsOf(b)
 	for i := range cfg.drivers {
 		d := &cfg.drivers[i]
-		var names *api.TypeScript
 		hold := 0
 		switch d.target {
 		case tsPostgres:
-			names = targets.PostgresTypeScript
 		case tsTigerBeetle:
 			// TigerBeetle counts a hold's life from the timeout the
 			// client sends: the driver cuts it to the test copy's.
-			names, hold = targets.TigerBeetleTypeScript, int(conformance.Lifetime/time.Second)
+			hold = int(conformance.Lifetime / time.Second)
 		default:
 			continue
 		}
+		names := targets.Client(d.target)
 		if cfg.node.Program == "" {
 			return fmt.Errorf("%s: a TypeScript client, and no Node toolchain was handed over", d.target)
 		}

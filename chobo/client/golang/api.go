@@ -1,0 +1,167 @@
+package golang
+
+import (
+	"encoding/json"
+
+	"github.com/chobo-lang/chobo/chobo/client"
+	"github.com/chobo-lang/chobo/chobo/client/model"
+)
+
+// API is what `chobo api` says of a Go client: the names of the package
+// it writes. Parameters are struct fields, so they are named here too.
+type API struct {
+	// Package is the default package name; `--package` may give another.
+	Package string `json:"package"`
+	// Constructor is the function that returns the book (*Book) over the
+	// backend's connection for a tenant.
+	Constructor string `json:"constructor"`
+	Book        string `json:"book"`
+	Balance     string `json:"balance"`
+	// Expire gives back holds past their deadline: PostgreSQL only, as
+	// TigerBeetle does that itself.
+	Expire string `json:"expire,omitempty"`
+	// Bulk is the method of a TigerBeetle client that sends many calls in
+	// as few requests as they fit; each method of a transfer has a twin,
+	// its name and CallSuffix, that makes one call of it. Gather is the
+	// method that makes calls at the same time share requests.
+	Bulk       string        `json:"bulk,omitempty"`
+	CallSuffix string        `json:"call_suffix,omitempty"`
+	Gather     string        `json:"gather,omitempty"`
+	Transfers  []APITransfer `json:"transfers"`
+	Accounts   []APIAccount  `json:"accounts"`
+}
+
+// APITransfer is the field of the book for one transfer kind, its type,
+// its methods, and the structs its methods take.
+type APITransfer struct {
+	Transfer string      `json:"transfer"`
+	Field    string      `json:"field"`
+	Type     string      `json:"type"`
+	Methods  []APIMethod `json:"methods"`
+	Args     APIStruct   `json:"args"`
+	// Key names a hold (post, void, status); null for a transfer that
+	// posts at once. Amounts are the amounts of a partial post; null
+	// when there is no such post.
+	Key     *APIStruct `json:"key"`
+	Amounts *APIStruct `json:"amounts"`
+}
+
+// APIMethod is the method of one operation.
+type APIMethod struct {
+	Op     string `json:"op"`
+	Method string `json:"method"`
+}
+
+// APIStruct is a struct type and its fields, in parameter order.
+type APIStruct struct {
+	Type   string     `json:"type"`
+	Fields []APIField `json:"fields"`
+}
+
+// APIField is the field of one book parameter.
+type APIField struct {
+	Param string `json:"param"`
+	Name  string `json:"name"`
+	Type  string `json:"type"`
+}
+
+// APIAccount is the method of Balance that reads one account kind, and
+// the struct that names an account of it ("" when the kind has no
+// parameters and the method takes none).
+type APIAccount struct {
+	Account string     `json:"account"`
+	Method  string     `json:"method"`
+	Type    string     `json:"type"`
+	Fields  []APIField `json:"fields"`
+}
+
+// Describe says what the Go client of a model names.
+func Describe(m *model.Model) *API {
+	out := &API{Package: PackageName(m.Book), Book: "Book", Balance: "Balance"}
+	if m.Backend == model.TigerBeetle {
+		out.Constructor, out.Bulk, out.CallSuffix, out.Gather = TigerBeetleConstructor, "Bulk", "Call", "Gather"
+	} else {
+		out.Constructor, out.Expire = PostgresConstructor, "Expire"
+	}
+	names := Naming(m)
+	out.Transfers, out.Accounts = []APITransfer{}, []APIAccount{}
+	for _, t := range m.Transfers {
+		n := names.Transfers[t.Name]
+		gt := APITransfer{Transfer: t.Name, Field: n.Field, Type: n.Type, Methods: []APIMethod{},
+			Args: APIStruct{Type: n.Args, Fields: apiFields(t.Args, n.ArgFields)}}
+		for _, op := range t.Operations {
+			gt.Methods = append(gt.Methods, APIMethod{Op: op.Name, Method: Method(op.Name)})
+		}
+		if t.Pending {
+			gt.Key = &APIStruct{Type: n.Key, Fields: apiFields(t.Key, n.KeyFields)}
+			if len(t.Amounts) > 0 {
+				gt.Amounts = &APIStruct{Type: n.Amounts, Fields: apiFields(t.Amounts, n.AmountFields)}
+			}
+		}
+		out.Transfers = append(out.Transfers, gt)
+	}
+	for _, a := range m.Accounts {
+		n := names.Accounts[a.Name]
+		ga := APIAccount{Account: a.Name, Method: n.Method, Fields: apiFields(a.Params, n.Fields)}
+		if len(a.Params) > 0 {
+			ga.Type = n.Type
+		}
+		out.Accounts = append(out.Accounts, ga)
+	}
+	return out
+}
+
+func apiFields(params []model.Param, names []string) []APIField {
+	out := []APIField{}
+	for i, p := range params {
+		out = append(out, APIField{Param: p.Name, Name: names[i], Type: FieldType(p)})
+	}
+	return out
+}
+
+// Names lists every name of the client, in the order Describe gives them.
+func (x *API) Names() []client.Name {
+	var out []client.Name
+	add := func(kind, owner, what, name string) {
+		if name != "" {
+			out = append(out, client.Name{Kind: kind, Owner: owner, What: what, Name: name})
+		}
+	}
+	structOf := func(owner, what string, s *APIStruct) {
+		if s == nil {
+			return
+		}
+		add("transfer", owner, what+" type", s.Type)
+		for _, f := range s.Fields {
+			add("transfer", owner, what+" field of "+f.Param, f.Name)
+		}
+	}
+	for _, t := range x.Transfers {
+		add("transfer", t.Transfer, "Book field", t.Field)
+		add("transfer", t.Transfer, "type", t.Type)
+		for _, m := range t.Methods {
+			add("transfer", t.Transfer, "method of "+m.Op, m.Method)
+		}
+		structOf(t.Transfer, "arguments", &t.Args)
+		structOf(t.Transfer, "key", t.Key)
+		structOf(t.Transfer, "amounts", t.Amounts)
+	}
+	for _, a := range x.Accounts {
+		add("account", a.Account, "Balances method", a.Method)
+		add("account", a.Account, "type", a.Type)
+		for _, f := range a.Fields {
+			add("account", a.Account, "field of "+f.Param, f.Name)
+		}
+	}
+	return out
+}
+
+func describe(m *model.Model) client.Described { return Describe(m) }
+
+func readAPI(data []byte) (client.Described, error) {
+	var x API
+	if err := json.Unmarshal(data, &x); err != nil {
+		return nil, err
+	}
+	return &x, nil
+}
