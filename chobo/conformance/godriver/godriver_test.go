@@ -7,8 +7,6 @@ import (
 	"go/format"
 	"go/parser"
 	"go/token"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strconv"
 	"strings"
@@ -53,10 +51,12 @@ func TestMainSource(t *testing.T) {
 	}
 }
 
-func TestClientIsATarget(t *testing.T) {
-	tg, ok := target.Lookup(Client)
-	if !ok || tg.Language != "go" {
-		t.Errorf("%s is not a Go target of chobo build", Client)
+func TestTargetsAreGoTargets(t *testing.T) {
+	for _, c := range []struct{ name, backend string }{{PostgresTarget, "postgres"}, {TigerBeetleTarget, "tigerbeetle"}} {
+		tg, ok := target.Lookup(c.name)
+		if !ok || tg.Language != "go" || tg.Backend != c.backend {
+			t.Errorf("%s is not a Go target of chobo build on %s", c.name, c.backend)
+		}
 	}
 }
 
@@ -112,20 +112,17 @@ func serve(t *testing.T, lines ...string) (map[int64]protocol.Response, error) {
 }
 
 func TestServeAnswersErrorsByID(t *testing.T) {
-	dir := t.TempDir()
-	bad := filepath.Join(dir, "bad.book")
-	if err := os.WriteFile(bad, []byte("book\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	answers, err := serve(t,
 		`{"id":7,"op":"call","transfer":"reserve","operation":"hold"}`,
-		`{"id":0,"op":"open","book":"`+filepath.Join(dir, "missing.book")+`","dsn":""}`,
-		`{"id":1,"op":"open","book":"`+bad+`","dsn":""}`,
+		`{"id":0,"op":"open","target":"tigerbeetle-go","names":{},"dsn":""}`,
+		`{"id":1,"op":"open","target":"postgres-go","dsn":""}`,
+		`{"id":2,"op":"open","target":"postgres-go","names":[1],"dsn":""}`,
+		`{"id":3,"op":"open","target":"postgres-go","names":{},"dsn":"port=none"}`,
 	)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for id, want := range map[int64]string{7: "not open", 0: "missing.book", 1: "does not check"} {
+	for id, want := range map[int64]string{7: "not open", 0: "not \"tigerbeetle-go\"", 1: `no "names"`, 2: "the names", 3: "the dsn"} {
 		if !strings.Contains(answers[id].Error, want) {
 			t.Errorf("answer %d: %+v, want an error with %q", id, answers[id], want)
 		}

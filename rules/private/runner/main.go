@@ -274,7 +274,7 @@ func (r *run) main(cfg config) error {
 	if err != nil {
 		return err
 	}
-	if err := r.compileTypeScript(&cfg, l.Book); err != nil {
+	if err := r.compileTypeScript(&cfg); err != nil {
 		return err
 	}
 	backends, err := r.backends(srv, app, pool, cp, name, copyPath, cfg.drivers)
@@ -337,8 +337,15 @@ func (r *run) writeCopy(name string, src []byte) (string, error) {
 	return path, os.WriteFile(path, src, 0o644)
 }
 
-// startDriver starts one driver, opened with open, and stops it at the end.
-func (r *run) startDriver(name string, d driver, open protocol.Request, read conformance.Reader) (*conformance.Process, error) {
+// startDriver starts one driver of a client of b, opened on the test copy
+// at copyPath with what at says of where the backend is, and stops it at
+// the end.
+func (r *run) startDriver(name string, d driver, b *book.Book, copyPath string, at protocol.Request, read conformance.Reader) (*conformance.Process, error) {
+	open, err := conformance.Open(b, d.target)
+	if err != nil {
+		return nil, err
+	}
+	open.Book, open.DSN, open.TigerBeetle, open.HoldSeconds = copyPath, at.DSN, at.TigerBeetle, at.HoldSeconds
 	cmd := exec.Command(d.path)
 	if d.command != nil {
 		cmd = d.command()
@@ -373,11 +380,11 @@ func (r *run) backends(srv *pgtest.Server, app, read *pgxpool.Pool, cp *book.Boo
 	}
 	out := []namedBackend{{name: "postgres", backend: sql}}
 	for _, d := range drivers {
-		if d.target != godriver.Client && d.target != tsPostgres {
+		if d.target != godriver.PostgresTarget && d.target != tsPostgres {
 			continue
 		}
 		// The driver opens the book whose SQL is loaded: the test copy.
-		p, err := r.startDriver(name, d, protocol.Request{Book: copyPath, DSN: srv.ConnStringAs(pgdeploy.App, pgtest.DefaultDB)},
+		p, err := r.startDriver(name, d, cp, copyPath, protocol.Request{DSN: srv.ConnStringAs(pgdeploy.App, pgtest.DefaultDB)},
 			conformance.PostgresReader{Pool: read, Book: cp})
 		if err != nil {
 			return nil, err
@@ -393,7 +400,7 @@ func (r *run) tigerbeetle(cfg config, cp *book.Book, name, copyPath string) ([]n
 	var drivers, ts []driver
 	for _, d := range cfg.drivers {
 		switch d.target {
-		case godriver.TigerBeetleClient:
+		case godriver.TigerBeetleTarget:
 			drivers = append(drivers, d)
 		case tsTigerBeetle:
 			ts = append(ts, d)
@@ -413,7 +420,7 @@ func (r *run) tigerbeetle(cfg config, cp *book.Book, name, copyPath string) ([]n
 		r.atEnd(stop)
 		for _, d := range drivers {
 			tb := &conformance.TigerBeetle{Raw: raw, Book: cp, Replica: replica, Pulse: pulse}
-			p, err := r.startDriver(name, d, protocol.Request{Book: copyPath, TigerBeetle: addr}, tb)
+			p, err := r.startDriver(name, d, cp, copyPath, protocol.Request{TigerBeetle: addr}, tb)
 			if err != nil {
 				return err
 			}
@@ -456,7 +463,7 @@ func (r *run) tigerbeetle(cfg config, cp *book.Book, name, copyPath string) ([]n
 	// the timeouts of holds to the test copy's, as tbwire does above.
 	for _, d := range ts {
 		tb := &conformance.TigerBeetle{Raw: srv.Client, Book: cp, Replica: true}
-		p, err := r.startDriver(name, d, protocol.Request{Book: copyPath, TigerBeetle: srv.Address}, tb)
+		p, err := r.startDriver(name, d, cp, copyPath, protocol.Request{TigerBeetle: srv.Address, HoldSeconds: int(conformance.Lifetime / time.Second)}, tb)
 		if err != nil {
 			return nil, err
 		}

@@ -20,9 +20,9 @@ func main() {
 	}
 	var src []byte
 	switch os.Args[1] {
-	case godriver.Client:
+	case godriver.PostgresTarget:
 		src = godriver.MainSource(os.Args[2])
-	case godriver.TigerBeetleClient:
+	case godriver.TigerBeetleTarget:
 		src = godriver.MainSourceTigerBeetle(os.Args[2])
 	default:
 		fmt.Fprintf(os.Stderr, "drivermain: no Go driver for the target %q\n", os.Args[1])
