@@ -15,7 +15,6 @@ import (
 
 	"github.com/chobo-lang/chobo/chobo/backend/tigerbeetle"
 	"github.com/chobo-lang/chobo/chobo/conformance"
-	"github.com/chobo-lang/chobo/chobo/conformance/godriver"
 	"github.com/chobo-lang/chobo/chobo/conformance/tbdiff"
 	"github.com/chobo-lang/chobo/chobo/conformance/tbtest"
 	"github.com/chobo-lang/chobo/chobo/conformance/tbwire"
@@ -25,6 +24,7 @@ import (
 	"github.com/chobo-lang/chobo/chobo/target"
 	"github.com/chobo-lang/chobo/runtime/go/chobotb"
 	"github.com/chobo-lang/chobo/runtime/go/chobotb/tbmodel"
+	godriver "github.com/chobo-lang/chobo/runtime/go/driver"
 )
 
 // The tigerbeetle-go clients of the cases are driven on the model of
@@ -127,11 +127,11 @@ import (
 	"os"
 	"strings"
 
-	"github.com/chobo-lang/chobo/chobo/conformance/godriver"
 	"github.com/chobo-lang/chobo/chobo/conformance/tbtest"
 	"github.com/chobo-lang/chobo/chobo/conformance/tbwire"
 	"github.com/chobo-lang/chobo/runtime/go/chobotb"
 	"github.com/chobo-lang/chobo/runtime/go/chobotb/tbgo"
+	"github.com/chobo-lang/chobo/runtime/go/driver"
 %[3]s)
 
 var clients = map[string]any{
@@ -187,7 +187,7 @@ func main() {
 		fmt.Fprintf(os.Stderr, "no tigerbeetle-go client for the case %%q\n", os.Getenv(%[1]q))
 		os.Exit(2)
 	}
-	godriver.MainTigerBeetle(client, dial)
+	driver.MainTigerBeetle(client, dial)
 }
 `, driverEnv, proxyEnv, imports, entries)
 	})

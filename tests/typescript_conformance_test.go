@@ -30,7 +30,7 @@ import (
 	"github.com/chobo-lang/chobo/runtime/go/chobo"
 	"github.com/chobo-lang/chobo/runtime/go/chobotb"
 	"github.com/chobo-lang/chobo/runtime/go/chobotb/tbmodel"
-	tsruntime "github.com/chobo-lang/chobo/runtime/typescript"
+	tsdriver "github.com/chobo-lang/chobo/runtime/typescript/driver"
 )
 
 // The TypeScript clients of the cases are compiled here, with tsc, into
@@ -48,7 +48,7 @@ type tsClient struct {
 
 var tsBuilt struct {
 	once    sync.Once
-	node    tsruntime.Node
+	node    tsdriver.Node
 	dir     string
 	clients map[string]tsClient // by case name and target: "inventory postgres-typescript"
 	err     error
@@ -56,12 +56,12 @@ var tsBuilt struct {
 
 // tsDrivers compiles, once per test binary, the driver and the clients of
 // every case on both backends (see TestMain for the folder's removal).
-func tsDrivers(t *testing.T) (tsruntime.Node, string, map[string]tsClient) {
+func tsDrivers(t *testing.T) (tsdriver.Node, string, map[string]tsClient) {
 	t.Helper()
 	node, _ := typeScript(t)
 	tsBuilt.once.Do(func() {
 		modules, _ := filepath.Abs(filepath.Join(tsRuntimeDir, "node_modules"))
-		tsBuilt.node = tsruntime.Node{Program: node, Modules: modules}
+		tsBuilt.node = tsdriver.Node{Program: node, Modules: modules}
 		tsBuilt.dir, tsBuilt.clients, tsBuilt.err = buildTSClients(t, tsBuilt.node)
 	})
 	if tsBuilt.err != nil {
@@ -70,7 +70,7 @@ func tsDrivers(t *testing.T) (tsruntime.Node, string, map[string]tsClient) {
 	return tsBuilt.node, tsBuilt.dir, tsBuilt.clients
 }
 
-func buildTSClients(t *testing.T, n tsruntime.Node) (string, map[string]tsClient, error) {
+func buildTSClients(t *testing.T, n tsdriver.Node) (string, map[string]tsClient, error) {
 	dir, err := os.MkdirTemp("", "chobo-ts-")
 	if err != nil {
 		return "", nil, err
@@ -105,7 +105,7 @@ func buildTSClients(t *testing.T, n tsruntime.Node) (string, map[string]tsClient
 			add(c.Name, "tigerbeetle-typescript", out[0].Path, out[0].Data)
 		}
 	}
-	return dir, clients, tsruntime.Compile(n, dir, files)
+	return dir, clients, tsdriver.Compile(n, dir, files)
 }
 
 // startTSDriver runs the driver of l's client of a TypeScript target,
@@ -129,7 +129,7 @@ func startTSDriver(t *testing.T, l loaded, tg string, at protocol.Request, read 
 		t.Fatalf("%s: %v", l.path, err)
 	}
 	open.Book, open.DSN, open.TigerBeetle = bookPath, at.DSN, at.TigerBeetle
-	cmd := exec.Command(node.Program, tsruntime.DriverArgs(dir, c.module)...)
+	cmd := exec.Command(node.Program, tsdriver.DriverArgs(dir, c.module)...)
 	cmd.Env = os.Environ()
 	if record != "" {
 		cmd.Env = append(cmd.Env, "CHOBO_DRIVER_RECORD="+record)

@@ -16,7 +16,7 @@ import (
 	"github.com/chobo-lang/chobo/chobo/ids"
 	"github.com/chobo-lang/chobo/runtime/go/chobo"
 	"github.com/chobo-lang/chobo/runtime/go/chobotb"
-	tsruntime "github.com/chobo-lang/chobo/runtime/typescript"
+	tsdriver "github.com/chobo-lang/chobo/runtime/typescript/driver"
 	"github.com/chobo-lang/chobo/tests/golden"
 )
 
@@ -30,7 +30,7 @@ import (
 const tsRuntimeDir = "../runtime/typescript"
 
 // tsFlags are the flags the generated clients must pass.
-var tsFlags = tsruntime.ClientFlags
+var tsFlags = tsdriver.ClientFlags
 
 var tsTools struct {
 	once      sync.Once

@@ -128,7 +128,7 @@ def chobo_client(name, book, target = "postgres-go", importpath = None, package 
         go_binary(
             name = name + "_driver",
             srcs = [":" + name + "_driver_main"],
-            deps = [":" + name, Label("//chobo/conformance/godriver")],
+            deps = [":" + name, Label("//runtime/go/driver")],
             testonly = True,
             tags = driver_tags,
             visibility = visibility,

@@ -4,7 +4,7 @@ load("@rules_go//go:def.bzl", "GoInfo")
 load(":providers.bzl", "ChoboGeneratedInfo")
 
 def _go_driver_main_impl(ctx):
-    # The text comes from godriver.MainSource, through a small tool, so it
+    # The text comes from driver.MainSource, through a small tool, so it
     # is written in Go in one place and not again here.
     out = ctx.actions.declare_file(ctx.label.name + "/main.go")
     ctx.actions.run(
@@ -18,12 +18,12 @@ def _go_driver_main_impl(ctx):
 
 go_driver_main = rule(
     implementation = _go_driver_main_impl,
-    doc = "The main package of a Go client's driver: the client handed to godriver.Main (or MainTigerBeetle).",
+    doc = "The main package of a Go client's driver: the client handed to driver.Main (or MainTigerBeetle).",
     attrs = {
         "client": attr.label(providers = [GoInfo], mandatory = True),
         "srcs": attr.label(providers = [ChoboGeneratedInfo], mandatory = True, doc = "The client's generated sources, which say its target."),
         "_drivermain": attr.label(
-            default = Label("//rules/private/runner/drivermain"),
+            default = Label("//runtime/go/driver/drivermain"),
             executable = True,
             cfg = "exec",
         ),

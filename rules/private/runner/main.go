@@ -45,7 +45,6 @@ import (
 
 	"github.com/chobo-lang/chobo/chobo/book"
 	"github.com/chobo-lang/chobo/chobo/conformance"
-	"github.com/chobo-lang/chobo/chobo/conformance/godriver"
 	"github.com/chobo-lang/chobo/chobo/conformance/pgdeploy"
 	"github.com/chobo-lang/chobo/chobo/conformance/pgtest"
 	"github.com/chobo-lang/chobo/chobo/conformance/protocol"
@@ -53,7 +52,8 @@ import (
 	"github.com/chobo-lang/chobo/chobo/conformance/tbwire"
 	"github.com/chobo-lang/chobo/runtime/go/chobotb"
 	"github.com/chobo-lang/chobo/runtime/go/chobotb/tbmodel"
-	tsruntime "github.com/chobo-lang/chobo/runtime/typescript"
+	godriver "github.com/chobo-lang/chobo/runtime/go/driver"
+	tsdriver "github.com/chobo-lang/chobo/runtime/typescript/driver"
 )
 
 func main() {
@@ -88,12 +88,12 @@ func main() {
 // config is what the rule hands over, as paths valid from the working
 // directory.
 type config struct {
-	book        string         // the .book file
-	scenarios   []string       // hand-written scenario files
-	drivers     []driver       // the driver programs of the book's clients
-	tigerbeetle string         // the tigerbeetle binary; "" for none
-	tbMissing   string         // why there is none
-	node        tsruntime.Node // what TypeScript clients are compiled and driven with
+	book        string        // the .book file
+	scenarios   []string      // hand-written scenario files
+	drivers     []driver      // the driver programs of the book's clients
+	tigerbeetle string        // the tigerbeetle binary; "" for none
+	tbMissing   string        // why there is none
+	node        tsdriver.Node // what TypeScript clients are compiled and driven with
 }
 
 // driver is the driver program of one client.

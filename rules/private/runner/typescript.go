@@ -6,7 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 
-	tsruntime "github.com/chobo-lang/chobo/runtime/typescript"
+	tsdriver "github.com/chobo-lang/chobo/runtime/typescript/driver"
 )
 
 // The TypeScript targets, whose clients the runner compiles with chobo's
@@ -39,10 +39,10 @@ func (r *run) compileTypeScript(cfg *config) error {
 			return err
 		}
 		client := "client/" + filepath.Base(d.path)
-		if err := tsruntime.Compile(cfg.node, dir, map[string][]byte{client: src}); err != nil {
+		if err := tsdriver.Compile(cfg.node, dir, map[string][]byte{client: src}); err != nil {
 			return fmt.Errorf("%s: %v", d.target, err)
 		}
-		program, args := cfg.node.Program, tsruntime.DriverArgs(dir, client)
+		program, args := cfg.node.Program, tsdriver.DriverArgs(dir, client)
 		d.command = func() *exec.Cmd { return exec.Command(program, args...) }
 	}
 	return nil

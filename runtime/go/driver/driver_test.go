@@ -1,4 +1,4 @@
-package godriver
+package driver
 
 import (
 	"bytes"
@@ -43,10 +43,10 @@ func TestMainSource(t *testing.T) {
 		p, _ := strconv.Unquote(im.Path.Value)
 		imports = append(imports, p)
 	}
-	if want := []string{path, "github.com/chobo-lang/chobo/chobo/conformance/godriver"}; strings.Join(imports, " ") != strings.Join(want, " ") {
+	if want := []string{path, "github.com/chobo-lang/chobo/runtime/go/driver"}; strings.Join(imports, " ") != strings.Join(want, " ") {
 		t.Errorf("imports %v, want %v", imports, want)
 	}
-	if !bytes.Contains(src, []byte("godriver.Main(client.Postgres)")) {
+	if !bytes.Contains(src, []byte("driver.Main(client.Postgres)")) {
 		t.Errorf("does not hand the constructor to Main:\n%s", src)
 	}
 }

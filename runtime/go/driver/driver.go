@@ -1,4 +1,4 @@
-// Package godriver serves the driver protocol (docs/formats.md, "Driver
+// Package driver serves the driver protocol (docs/formats.md, "Driver
 // protocol") for a generated postgres-go client, so that the conformance
 // runner drives the Go client the way it drives a client in any other
 // language: as a process, through its stdin and stdout.
@@ -8,7 +8,7 @@
 // package). The client's methods and fields are found by reflection,
 // under the names the open request carries (the target's entry of `chobo
 // api`), so one driver serves every book and reads none.
-package godriver
+package driver
 
 import (
 	"bufio"
@@ -634,14 +634,14 @@ func DialWire(address string) (chobotb.Client, func(), error) {
 // MainSourceTigerBeetle is MainSource for a tigerbeetle-go client: its
 // TigerBeetle constructor handed to MainTigerBeetle, over DialWire.
 func MainSourceTigerBeetle(importpath string) []byte {
-	return mainSource(importpath, "tigerbeetle-go client", "godriver.MainTigerBeetle(client.TigerBeetle, godriver.DialWire)")
+	return mainSource(importpath, "tigerbeetle-go client", "driver.MainTigerBeetle(client.TigerBeetle, driver.DialWire)")
 }
 
 // MainSource is a whole driver program for the client at importpath: a
 // main package that hands the client's constructor to Main. The bytes
 // depend on importpath only, so a build that writes them is reproducible.
 func MainSource(importpath string) []byte {
-	return mainSource(importpath, "client", "godriver.Main(client."+golang.Constructor+")")
+	return mainSource(importpath, "client", "driver.Main(client."+golang.Constructor+")")
 }
 
 // mainSource writes the driver program that runs call with the client at
@@ -656,7 +656,7 @@ package main
 import (
 	client %q
 
-	"github.com/chobo-lang/chobo/chobo/conformance/godriver"
+	"github.com/chobo-lang/chobo/runtime/go/driver"
 )
 
 func main() {

@@ -1,4 +1,9 @@
-package typescript
+// Package driver holds chobo's TypeScript driver (driver.ts) and what
+// compiles a generated TypeScript client with it, for the conformance
+// runner and chobo's own tests. It is apart from runtime/typescript, which
+// the compiler links, so that chobo itself carries no driver and starts
+// no tsc.
+package driver
 
 import (
 	_ "embed"
@@ -10,7 +15,7 @@ import (
 	"strings"
 )
 
-//go:embed driver/driver.ts
+//go:embed driver.ts
 var driverSource []byte
 
 // ClientFlags are the flags of tsc every generated client passes.
