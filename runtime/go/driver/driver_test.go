@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"go/format"
 	"go/parser"
 	"go/token"
@@ -133,6 +134,69 @@ func TestServeStopsAtALineWithoutID(t *testing.T) {
 	for _, line := range []string{`not json`, `{"op":"expire","max":1}`, `{"id":"one","op":"expire"}`} {
 		if _, err := serve(t, line); err == nil {
 			t.Errorf("%s: Serve went on", line)
+		}
+	}
+}
+
+type (
+	fakeArgs struct {
+		Order, SKU string
+		Qty        int64
+	}
+	fakeKey     struct{ Order, SKU string }
+	fakeAmounts struct{ Qty int64 }
+)
+
+// callArgs reads what an operation takes from the names alone: every
+// parameter for a hold, the key for the others, and a post's amounts
+// only when they are given.
+func TestCallArgs(t *testing.T) {
+	var tr transfer
+	names := `{"transfer":"reserve","field":"Reserve",
+	 "args":{"fields":[{"param":"order","name":"Order","type":"string"},{"param":"sku","name":"SKU","type":"string"},{"param":"qty","name":"Qty","type":"int64"}]},
+	 "key":{"fields":[{"param":"order","name":"Order","type":"string"},{"param":"sku","name":"SKU","type":"string"}]},
+	 "amounts":{"fields":[{"param":"qty","name":"Qty","type":"int64"}]}}`
+	if err := json.Unmarshal([]byte(names), &tr); err != nil {
+		t.Fatal(err)
+	}
+	hold := reflect.TypeOf(func(context.Context, fakeArgs) {})
+	post := reflect.TypeOf(func(context.Context, fakeKey, *fakeAmounts) {})
+	void := reflect.TypeOf(func(context.Context, fakeKey) {})
+	key := map[string]string{"order": "o-1", "sku": "A-1"}
+	with := func(k, v string) map[string]string {
+		m := map[string]string{k: v}
+		for a, b := range key {
+			m[a] = b
+		}
+		return m
+	}
+	for _, c := range []struct {
+		op   string
+		mt   reflect.Type
+		args map[string]string
+		want string // the arguments, %+v, or the error
+	}{
+		{"hold", hold, with("qty", "3"), "[{Order:o-1 SKU:A-1 Qty:3}]"},
+		{"hold", hold, key, "the value of qty is missing"},
+		{"hold", hold, with("qty", "3.5"), `qty: "3.5" is not an amount`},
+		{"post", post, key, "[{Order:o-1 SKU:A-1} <nil>]"},
+		{"post", post, with("qty", "2"), "[{Order:o-1 SKU:A-1} &{Qty:2}]"},
+		{"void", void, with("qty", "2"), "qty is not one of its parameters"},
+		{"status", void, key, "[{Order:o-1 SKU:A-1}]"},
+	} {
+		vs, err := callArgs(c.mt, &tr, c.op, c.args)
+		got := ""
+		if err != nil {
+			got = err.Error()
+		} else {
+			var parts []string
+			for _, v := range vs {
+				parts = append(parts, fmt.Sprintf("%+v", v.Interface()))
+			}
+			got = "[" + strings.Join(parts, " ") + "]"
+		}
+		if !strings.Contains(got, c.want) {
+			t.Errorf("%s %v: got %s, want %s", c.op, c.args, got, c.want)
 		}
 	}
 }
