@@ -88,7 +88,7 @@ def chobo_client(name, book, target = "postgres-go", importpath = None, package 
       out: the file name of a TypeScript client; by default the .book
         file's name up to its first dot, with ".ts" (stock.book: stock.ts).
       visibility: of the library.
-      tags: of both targets.
+      tags: of every target it makes.
       **kwargs: passed to the generating rule (e.g. testonly).
     """
     if target not in TARGETS:

@@ -1,7 +1,8 @@
 """What each `chobo build` client target writes, and how its library is made.
 
 A new client target is one entry in TARGETS (and, for a new language, one
-entry in LANGUAGES); chobo_client itself has no branch per language.
+entry in LANGUAGES); neither chobo_client nor chobo_conformance_test has a
+branch per language.
 """
 
 load("@rules_go//go:def.bzl", "go_binary", "go_library")
