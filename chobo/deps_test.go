@@ -63,18 +63,19 @@ client/...        book ids diag gen version client client/model client/lit runti
 target            book diag gen backend/... client/...
 
 # Scenarios shown in a backend's terms and run against what was built.
-show              book diag ids interp scenario backend/... client/model runtime/go/...
+show              book diag ids interp scenario backend/... client/model runtime/go/... !runtime/go/driver/...
 conformance/pgtest    -
 conformance/tbtest    ids runtime/go/chobotb/...
 conformance/protocol  -
-conformance/godriver  book check client/... conformance/protocol conformance/tbwire runtime/go/chobotb
-conformance/...       book diag ids version interp scenario search check show gen backend/... client/... target conformance/... runtime/go/...
+# The runner opens a driver with the names chobo api gives its client,
+# so the conformance packages come after api, which must not know them.
+conformance/...       book diag ids version interp scenario search check show gen backend/... client/... target api conformance/... runtime/go/... !runtime/go/driver/...
 
 # The JSON shapes, the command line and the binary. The comparison with
 # the deployed version reads that version back from the JSON of chobo
 # api as well as from a book, so it comes after api; the checker does
 # not know it, the command line puts the two together.
-api               * !cli !cmd/... !evolve
+api               * !cli !cmd/... !evolve !conformance/...
 evolve            syntax resolve book diag api
 # The page for people who run the ledger: what api says, the scenarios
 # traced on the interpreter, drawn by its own SVG package.
@@ -85,10 +86,16 @@ cmd/...           cli
 
 # The Go client runtime: generated code imports it, so it stands alone,
 # but for the ID scheme, which every backend and language shares.
-runtime/go/...    runtime/go/... ids
+runtime/go/...    runtime/go/... !runtime/go/driver/... ids
 # The TypeScript runtime's sources, carried into the compiler to be
 # written into each TypeScript client.
 runtime/typescript  -
+# The drivers sit beside their runtimes and are linked by the runner and
+# the tests only: the Go one calls the client it has compiled in by the
+# names the protocol hands it, and reaches TigerBeetle through the wire;
+# the TypeScript one compiles a client with tsc.
+runtime/go/driver/...      runtime/go/chobotb runtime/go/driver client/golang conformance/protocol conformance/tbwire
+runtime/typescript/driver  -
 
 # The Gazelle language: it writes BUILD files from file names and a book's
 # first line, and runs inside a user's gazelle_binary, so it links none of
@@ -304,7 +311,14 @@ func TestDependencyRules(t *testing.T) {
 		{"chobo/cli", "tests/golden", false},
 		{"chobo/conformance", "tests/golden", false},
 		{"chobo/conformance", "chobo/conformance/pgtest", true},
-		{"chobo/conformance/godriver", "chobo/conformance", false},
+		{"runtime/go/driver", "chobo/conformance", false},
+		{"runtime/go/driver", "chobo/check", false},
+		{"runtime/go/driver", "chobo/conformance/protocol", true},
+		{"runtime/go/driver/drivermain", "runtime/go/driver", true},
+		{"runtime/go/chobopg", "runtime/go/driver", false},
+		{"chobo/conformance", "runtime/go/driver", false},
+		{"runtime/typescript", "runtime/typescript/driver", false},
+		{"chobo/client/typescript", "runtime/typescript/driver", false},
 		{"chobo/conformance/pgtest", "chobo/book", false},
 		{"runtime/go/chobopg", "runtime/go/chobo", true},
 		{"runtime/go/chobo", "chobo/book", false},

@@ -13,7 +13,7 @@ import (
 
 // The Go clients under test are the cases' expected clients
 // (expected/postgres-go/<package>/book.go). They are compiled here, at
-// test time, into one driver program (chobo/conformance/godriver) that
+// test time, into one driver program (runtime/go/driver) that
 // drives the client a variable names: so a new case needs no Go or
 // Starlark list, only its folder.
 
@@ -98,7 +98,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/chobo-lang/chobo/chobo/conformance/godriver"
+	"github.com/chobo-lang/chobo/runtime/go/driver"
 %s)
 
 var clients = map[string]any{
@@ -110,7 +110,7 @@ func main() {
 		fmt.Fprintf(os.Stderr, "no Go client for the case %%q\n", os.Getenv(%q))
 		os.Exit(2)
 	}
-	godriver.Main(client)
+	driver.Main(client)
 }
 `, driverEnv, imports, entries, driverEnv, driverEnv)
 	})

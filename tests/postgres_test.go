@@ -14,11 +14,11 @@ import (
 
 	"github.com/chobo-lang/chobo/chobo/book"
 	"github.com/chobo-lang/chobo/chobo/conformance"
-	"github.com/chobo-lang/chobo/chobo/conformance/godriver"
 	"github.com/chobo-lang/chobo/chobo/conformance/pgdeploy"
 	"github.com/chobo-lang/chobo/chobo/conformance/pgtest"
 	"github.com/chobo-lang/chobo/chobo/interp"
 	"github.com/chobo-lang/chobo/chobo/scenario"
+	godriver "github.com/chobo-lang/chobo/runtime/go/driver"
 )
 
 // conformanceCases are the cases every backend must agree on: those
@@ -205,7 +205,12 @@ func startDriver(t *testing.T, driver string, d pgDeployment, l loaded) *conform
 	}
 	cmd := exec.Command(driver)
 	cmd.Env = append(os.Environ(), driverEnv+"="+l.name)
-	p, err := conformance.StartProcess(cmd, bookPath, d.srv.ConnStringAs(pgdeploy.App, pgtest.DefaultDB), conformance.PostgresReader{Pool: d.admin, Book: l.Copy})
+	open, err := conformance.Open(l.Copy, godriver.PostgresTarget)
+	if err != nil {
+		t.Fatalf("%s: %v", l.path, err)
+	}
+	open.Book, open.DSN = bookPath, d.srv.ConnStringAs(pgdeploy.App, pgtest.DefaultDB)
+	p, err := conformance.StartProcessWith(cmd, open, conformance.PostgresReader{Pool: d.admin, Book: l.Copy})
 	if err != nil {
 		t.Fatalf("%s: %v", l.path, err)
 	}
@@ -214,8 +219,8 @@ func startDriver(t *testing.T, driver string, d pgDeployment, l loaded) *conform
 			t.Errorf("%s: %v", l.path, err)
 		}
 	})
-	if p.Client() != godriver.Client {
-		t.Errorf("%s: the driver says it drives %q, want %q", l.path, p.Client(), godriver.Client)
+	if p.Client() != godriver.PostgresTarget {
+		t.Errorf("%s: the driver says it drives %q, want %q", l.path, p.Client(), godriver.PostgresTarget)
 	}
 	return p
 }

@@ -15,8 +15,6 @@ import (
 
 	"github.com/chobo-lang/chobo/chobo/backend/tigerbeetle"
 	"github.com/chobo-lang/chobo/chobo/conformance"
-	"github.com/chobo-lang/chobo/chobo/conformance/godriver"
-	"github.com/chobo-lang/chobo/chobo/conformance/protocol"
 	"github.com/chobo-lang/chobo/chobo/conformance/tbdiff"
 	"github.com/chobo-lang/chobo/chobo/conformance/tbtest"
 	"github.com/chobo-lang/chobo/chobo/conformance/tbwire"
@@ -26,6 +24,7 @@ import (
 	"github.com/chobo-lang/chobo/chobo/target"
 	"github.com/chobo-lang/chobo/runtime/go/chobotb"
 	"github.com/chobo-lang/chobo/runtime/go/chobotb/tbmodel"
+	godriver "github.com/chobo-lang/chobo/runtime/go/driver"
 )
 
 // The tigerbeetle-go clients of the cases are driven on the model of
@@ -128,11 +127,11 @@ import (
 	"os"
 	"strings"
 
-	"github.com/chobo-lang/chobo/chobo/conformance/godriver"
 	"github.com/chobo-lang/chobo/chobo/conformance/tbtest"
 	"github.com/chobo-lang/chobo/chobo/conformance/tbwire"
 	"github.com/chobo-lang/chobo/runtime/go/chobotb"
 	"github.com/chobo-lang/chobo/runtime/go/chobotb/tbgo"
+	"github.com/chobo-lang/chobo/runtime/go/driver"
 %[3]s)
 
 var clients = map[string]any{
@@ -188,7 +187,7 @@ func main() {
 		fmt.Fprintf(os.Stderr, "no tigerbeetle-go client for the case %%q\n", os.Getenv(%[1]q))
 		os.Exit(2)
 	}
-	godriver.MainTigerBeetle(client, dial)
+	driver.MainTigerBeetle(client, dial)
 }
 `, driverEnv, proxyEnv, imports, entries)
 	})
@@ -222,7 +221,12 @@ func startTBDriver(t *testing.T, driver string, l loaded, src []byte, address st
 	}
 	cmd := exec.Command(driver)
 	cmd.Env = append(os.Environ(), driverEnv+"="+l.name)
-	p, err := conformance.StartProcessWith(cmd, protocol.Request{Book: bookPath, TigerBeetle: address}, read)
+	open, err := conformance.Open(l.Copy, godriver.TigerBeetleTarget)
+	if err != nil {
+		t.Fatalf("%s: %v", l.path, err)
+	}
+	open.Book, open.TigerBeetle = bookPath, address
+	p, err := conformance.StartProcessWith(cmd, open, read)
 	if err != nil {
 		t.Fatalf("%s: %v", l.path, err)
 	}
@@ -231,8 +235,8 @@ func startTBDriver(t *testing.T, driver string, l loaded, src []byte, address st
 			t.Errorf("%s: %v", l.path, err)
 		}
 	})
-	if p.Client() != godriver.TigerBeetleClient {
-		t.Errorf("%s: the driver says it drives %q, want %q", l.path, p.Client(), godriver.TigerBeetleClient)
+	if p.Client() != godriver.TigerBeetleTarget {
+		t.Errorf("%s: the driver says it drives %q, want %q", l.path, p.Client(), godriver.TigerBeetleTarget)
 	}
 	return p
 }

@@ -15,7 +15,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/chobo-lang/chobo/chobo/api"
 	"github.com/chobo-lang/chobo/chobo/backend/tigerbeetle"
 	"github.com/chobo-lang/chobo/chobo/client/model"
 	"github.com/chobo-lang/chobo/chobo/conformance"
@@ -31,7 +30,7 @@ import (
 	"github.com/chobo-lang/chobo/runtime/go/chobo"
 	"github.com/chobo-lang/chobo/runtime/go/chobotb"
 	"github.com/chobo-lang/chobo/runtime/go/chobotb/tbmodel"
-	tsruntime "github.com/chobo-lang/chobo/runtime/typescript"
+	tsdriver "github.com/chobo-lang/chobo/runtime/typescript/driver"
 )
 
 // The TypeScript clients of the cases are compiled here, with tsc, into
@@ -42,16 +41,14 @@ import (
 // are written from each book's test copy, since TigerBeetle counts a
 // hold's lifetime from the timeout the client sends.
 
-// tsClient is one client, compiled in the folder of tsBuilt, and what the
-// driver reads of it.
+// tsClient is one client, compiled in the folder of tsBuilt.
 type tsClient struct {
 	module string // the client's source, relative to the folder
-	names  string // {"target", "names"}: its entry of chobo api's targets
 }
 
 var tsBuilt struct {
 	once    sync.Once
-	node    tsruntime.Node
+	node    tsdriver.Node
 	dir     string
 	clients map[string]tsClient // by case name and target: "inventory postgres-typescript"
 	err     error
@@ -59,12 +56,12 @@ var tsBuilt struct {
 
 // tsDrivers compiles, once per test binary, the driver and the clients of
 // every case on both backends (see TestMain for the folder's removal).
-func tsDrivers(t *testing.T) (tsruntime.Node, string, map[string]tsClient) {
+func tsDrivers(t *testing.T) (tsdriver.Node, string, map[string]tsClient) {
 	t.Helper()
 	node, _ := typeScript(t)
 	tsBuilt.once.Do(func() {
 		modules, _ := filepath.Abs(filepath.Join(tsRuntimeDir, "node_modules"))
-		tsBuilt.node = tsruntime.Node{Program: node, Modules: modules}
+		tsBuilt.node = tsdriver.Node{Program: node, Modules: modules}
 		tsBuilt.dir, tsBuilt.clients, tsBuilt.err = buildTSClients(t, tsBuilt.node)
 	})
 	if tsBuilt.err != nil {
@@ -73,22 +70,17 @@ func tsDrivers(t *testing.T) (tsruntime.Node, string, map[string]tsClient) {
 	return tsBuilt.node, tsBuilt.dir, tsBuilt.clients
 }
 
-func buildTSClients(t *testing.T, n tsruntime.Node) (string, map[string]tsClient, error) {
+func buildTSClients(t *testing.T, n tsdriver.Node) (string, map[string]tsClient, error) {
 	dir, err := os.MkdirTemp("", "chobo-ts-")
 	if err != nil {
 		return "", nil, err
 	}
 	clients := map[string]tsClient{}
 	files := map[string][]byte{}
-	add := func(caseName, tg string, file string, data []byte, names any) error {
-		spec, err := json.Marshal(map[string]any{"target": tg, "names": names})
-		if err != nil {
-			return err
-		}
+	add := func(caseName, tg string, file string, data []byte) {
 		rel := "clients/" + caseName + "/" + tg + "/"
-		files[rel+file], files[rel+"names.json"] = data, spec
-		clients[caseName+" "+tg] = tsClient{module: rel + file, names: filepath.Join(dir, filepath.FromSlash(rel), "names.json")}
-		return nil
+		files[rel+file] = data
+		clients[caseName+" "+tg] = tsClient{module: rel + file}
 	}
 	for _, c := range cases(t) {
 		pg, _ := filepath.Glob(c.expected(filepath.Join("postgres-typescript", "*.ts")))
@@ -97,15 +89,12 @@ func buildTSClients(t *testing.T, n tsruntime.Node) (string, map[string]tsClient
 			continue
 		}
 		l := loadForBackends(t, c)
-		targets := api.TargetsOf(l.Copy)
 		if len(pg) == 1 {
 			data, err := os.ReadFile(pg[0])
 			if err != nil {
 				return dir, nil, err
 			}
-			if err := add(c.Name, "postgres-typescript", filepath.Base(pg[0]), data, targets.Client("postgres-typescript")); err != nil {
-				return dir, nil, err
-			}
+			add(c.Name, "postgres-typescript", filepath.Base(pg[0]), data)
 		}
 		if len(tb) == 1 {
 			tg, _ := target.Lookup("tigerbeetle-typescript")
@@ -113,19 +102,18 @@ func buildTSClients(t *testing.T, n tsruntime.Node) (string, map[string]tsClient
 			if err != nil || len(ds) > 0 || len(out) != 1 {
 				return dir, nil, fmt.Errorf("%s: building the test copy's TypeScript client: %v %v", l.path, err, ds)
 			}
-			if err := add(c.Name, "tigerbeetle-typescript", out[0].Path, out[0].Data, targets.Client("tigerbeetle-typescript")); err != nil {
-				return dir, nil, err
-			}
+			add(c.Name, "tigerbeetle-typescript", out[0].Path, out[0].Data)
 		}
 	}
-	return dir, clients, tsruntime.Compile(n, dir, files)
+	return dir, clients, tsdriver.Compile(n, dir, files)
 }
 
-// startTSDriver runs the driver of l's client of a TypeScript target, with
-// the open request given (the book, and the dsn or TigerBeetle's address),
+// startTSDriver runs the driver of l's client of a TypeScript target,
+// opened with what at gives of where the backend is (the dsn or
+// TigerBeetle's address),
 // reading the backend through read. With record set, the driver writes
 // down every request its client sends into that file.
-func startTSDriver(t *testing.T, l loaded, tg string, open protocol.Request, read conformance.Reader, record string) *conformance.Process {
+func startTSDriver(t *testing.T, l loaded, tg string, at protocol.Request, read conformance.Reader, record string) *conformance.Process {
 	t.Helper()
 	node, dir, clients := tsDrivers(t)
 	c, ok := clients[l.name+" "+tg]
@@ -136,8 +124,12 @@ func startTSDriver(t *testing.T, l loaded, tg string, open protocol.Request, rea
 	if err := os.WriteFile(bookPath, l.CopySrc, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	open.Book = bookPath
-	cmd := exec.Command(node.Program, tsruntime.DriverArgs(dir, c.module, c.names, 0)...)
+	open, err := conformance.Open(l.Copy, tg)
+	if err != nil {
+		t.Fatalf("%s: %v", l.path, err)
+	}
+	open.Book, open.DSN, open.TigerBeetle = bookPath, at.DSN, at.TigerBeetle
+	cmd := exec.Command(node.Program, tsdriver.DriverArgs(dir, c.module)...)
 	cmd.Env = os.Environ()
 	if record != "" {
 		cmd.Env = append(cmd.Env, "CHOBO_DRIVER_RECORD="+record)

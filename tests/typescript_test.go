@@ -10,7 +10,7 @@ import (
 	"sync"
 	"testing"
 
-	tsruntime "github.com/chobo-lang/chobo/runtime/typescript"
+	tsdriver "github.com/chobo-lang/chobo/runtime/typescript/driver"
 )
 
 // The TypeScript side: chobo's TypeScript runtime (runtime/typescript, a
@@ -23,7 +23,7 @@ import (
 const tsRuntimeDir = "../runtime/typescript"
 
 // tsFlags are the flags the generated clients must pass.
-var tsFlags = tsruntime.ClientFlags
+var tsFlags = tsdriver.ClientFlags
 
 var tsTools struct {
 	once      sync.Once

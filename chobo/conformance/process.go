@@ -14,6 +14,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/chobo-lang/chobo/chobo/api"
 	"github.com/chobo-lang/chobo/chobo/book"
 	"github.com/chobo-lang/chobo/chobo/conformance/protocol"
 	"github.com/chobo-lang/chobo/chobo/interp"
@@ -97,9 +98,36 @@ func StartProcess(cmd *exec.Cmd, bookPath, dsn string, r Reader) (*Process, erro
 	return StartProcessWith(cmd, protocol.Request{Op: protocol.Open, Book: bookPath, DSN: dsn}, r)
 }
 
-// StartProcessWith is StartProcess with the open request given whole: a
-// driver of a TigerBeetle client is told where TigerBeetle is instead of
-// a DSN.
+// Open is the open request of a driver of b's client of target: the
+// target, and its names as `chobo api` gives them under "targets". The
+// caller adds the book's path and where the backend is (DSN, or
+// TigerBeetle and HoldSeconds). It fails for a target the book cannot
+// go to.
+func Open(b *book.Book, target string) (protocol.Request, error) {
+	// Read through JSON, by the key `chobo api` prints, so that what a
+	// driver gets is that document and nothing the Go types add.
+	all, err := json.Marshal(api.TargetsOf(b))
+	if err != nil {
+		return protocol.Request{}, err
+	}
+	var byTarget map[string]json.RawMessage
+	if err := json.Unmarshal(all, &byTarget); err != nil {
+		return protocol.Request{}, err
+	}
+	names, ok := byTarget[target]
+	if !ok {
+		return protocol.Request{}, fmt.Errorf("chobo api names no target %q", target)
+	}
+	if string(names) == "null" {
+		return protocol.Request{}, fmt.Errorf("%s: the book cannot go to that target (chobo build says why)", target)
+	}
+	return protocol.Request{Op: protocol.Open, Target: target, Names: names}, nil
+}
+
+// StartProcessWith is StartProcess with the open request given whole, as
+// Open begins it: a driver that cannot read a book learns its client's
+// names there, and a driver of a TigerBeetle client is told where
+// TigerBeetle is instead of a DSN.
 func StartProcessWith(cmd *exec.Cmd, open protocol.Request, r Reader) (*Process, error) {
 	p := &Process{
 		cmd: cmd, read: r, stderr: &tail{max: 8 << 10},

@@ -338,3 +338,42 @@ func TestRunAllStopsAtABrokenDriver(t *testing.T) {
 		t.Errorf("the driver's stderr shown %d times, want once: %q", full, r.errors)
 	}
 }
+
+// Open carries what `chobo api` says of the target, under the keys the
+// drivers read, and nothing for a target chobo build does not know.
+func TestOpenCarriesTheTargetsNames(t *testing.T) {
+	b := shopBook(t)
+	for _, c := range []struct {
+		target, constructor string
+	}{
+		{"postgres-go", "Postgres"},
+		{"tigerbeetle-go", "TigerBeetle"},
+		{"postgres-typescript", "postgres"},
+		{"tigerbeetle-typescript", "tigerbeetle"},
+	} {
+		open, err := Open(b, c.target)
+		if err != nil {
+			t.Errorf("%s: %v", c.target, err)
+			continue
+		}
+		var names struct {
+			Constructor string `json:"constructor"`
+			Transfers   []struct {
+				Transfer string `json:"transfer"`
+			} `json:"transfers"`
+		}
+		if err := json.Unmarshal(open.Names, &names); err != nil {
+			t.Errorf("%s: the names are not an object: %v", c.target, err)
+		}
+		if open.Op != "open" || open.Target != c.target || names.Constructor != c.constructor || len(names.Transfers) != 1 || names.Transfers[0].Transfer != "reserve" {
+			t.Errorf("%s: got %s %s, names %s", c.target, open.Op, open.Target, open.Names)
+		}
+		line, _ := json.Marshal(open)
+		if !strings.Contains(string(line), `"target":"`+c.target+`","names":{`) {
+			t.Errorf("%s: written as %s", c.target, line)
+		}
+	}
+	if _, err := Open(b, "cobol"); err == nil {
+		t.Error("a target chobo build does not know was opened")
+	}
+}

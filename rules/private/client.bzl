@@ -1,8 +1,6 @@
 """chobo_client: a client library generated from a book."""
 
-load("@rules_go//go:def.bzl", "go_binary")
 load(":compiler.bzl", "COMPILER_ATTRS", "run_chobo")
-load(":driver.bzl", "go_driver_main")
 load(":providers.bzl", "BookInfo", "ChoboGeneratedInfo")
 load(":targets.bzl", "LANGUAGES", "TARGETS")
 
@@ -28,11 +26,14 @@ def _chobo_client_srcs_impl(ctx):
             copies.append('cp "$TMP_OUT/%s/%s" "%s"' % (pkg, f, out.path))
         outs.append(out)
     copies = "\n".join(copies)
+
+    # Only a language whose files declare a package takes --package.
+    package = ' --package "$4"' if LANGUAGES[spec.language].importpath else ""
     run_chobo(
         ctx,
         inputs = [book.src, book.check_output],
         outputs = outs,
-        script = 'quiet "$1" build "$2" --target "$3" --package "$4" --out "$TMP_OUT"\n' + copies,
+        script = 'quiet "$1" build "$2" --target "$3"' + package + ' --out "$TMP_OUT"\n' + copies,
         arguments = [book.src.path, ctx.attr.target, pkg],
         mnemonic = "ChoboClient",
         progress_message = "Writing the %s client of %%{label}" % ctx.attr.target,
@@ -68,29 +69,34 @@ def _default_package(importpath):
 def chobo_client(name, book, target = "postgres-go", importpath = None, package = None, out = None, visibility = None, tags = None, **kwargs):
     """A client library of a book, usable like a hand-written one.
 
-    Makes `<name>_srcs` (the generated files) and `<name>`, a library of
-    the target's language: for postgres-go a go_library with `importpath`,
-    already depending on pgx; for the TypeScript targets the one `.ts`
-    file, which a TypeScript rule or tsc takes as a source.
+    Makes `<name>_srcs` (the generated files), `<name>`, a library of
+    the target's language (its `library` in LANGUAGES, targets.bzl): for a
+    Go target a go_library with `importpath`, already depending on the Go
+    runtime; for a TypeScript target the one `.ts` file, which a
+    TypeScript rule or tsc takes as a source; and `<name>_driver`, what
+    chobo_conformance_test drives the client with.
 
     Args:
       name: the library's name.
       book: a chobo_book target.
-      target: a chobo client target; see TARGETS in rules/private/targets.bzl.
-      importpath: the library's import path (Go targets; required there).
-      package: the package name written into the sources; by default the
-        last element of importpath (Go targets).
+      target: a chobo client target; see TARGETS in rules/private/targets.bzl,
+        which the registry of targets (chobo/target) holds a test to.
+      importpath: the library's import path, required by a language whose
+        library has one (Go), ignored by the others.
+      package: the package name written into the sources, where the
+        language has packages; by default the last element of importpath.
       out: the file name of a TypeScript client; by default the .book
         file's name up to its first dot, with ".ts" (stock.book: stock.ts).
       visibility: of the library.
-      tags: of both targets.
+      tags: of every target it makes.
       **kwargs: passed to the generating rule (e.g. testonly).
     """
     if target not in TARGETS:
         fail("chobo_client %s: unknown target %r; known: %s" % (name, target, ", ".join(sorted(TARGETS.keys()))))
     spec = TARGETS[target]
-    if spec.language == "go" and not importpath:
-        fail("chobo_client %s: importpath is required for the Go target %s" % (name, target))
+    lang = LANGUAGES[spec.language]
+    if lang.importpath and not importpath:
+        fail("chobo_client %s: importpath is required for the %s target %s" % (name, spec.language, target))
     pkg = package or (_default_package(importpath) if importpath else "book")
     chobo_client_srcs(
         name = name + "_srcs",
@@ -102,7 +108,7 @@ def chobo_client(name, book, target = "postgres-go", importpath = None, package 
         tags = tags,
         **kwargs
     )
-    LANGUAGES[spec.language].library(
+    lang.library(
         name = name,
         srcs = [":" + name + "_srcs"],
         importpath = importpath,
@@ -110,34 +116,10 @@ def chobo_client(name, book, target = "postgres-go", importpath = None, package 
         visibility = visibility,
         tags = tags,
     )
-
-    # <name>_driver: what chobo_conformance_test drives the client with.
-    # For a Go client a program, built only when a test needs it; a
-    # TypeScript client is driven by chobo's TypeScript driver, compiled
-    # with it by the test, so its driver is its source.
-    driver_tags = (tags or []) + ["manual"]
-    if spec.language == "go":
-        go_driver_main(
-            name = name + "_driver_main",
-            client = ":" + name,
-            srcs = ":" + name + "_srcs",
-            testonly = True,
-            tags = driver_tags,
-            visibility = ["//visibility:private"],
-        )
-        go_binary(
-            name = name + "_driver",
-            srcs = [":" + name + "_driver_main"],
-            deps = [":" + name, Label("//chobo/conformance/godriver")],
-            testonly = True,
-            tags = driver_tags,
-            visibility = visibility,
-        )
-    else:
-        native.alias(
-            name = name + "_driver",
-            actual = ":" + name + "_srcs",
-            testonly = True,
-            tags = driver_tags,
-            visibility = visibility,
-        )
+    lang.driver(
+        name = name + "_driver",
+        client = ":" + name,
+        srcs = ":" + name + "_srcs",
+        visibility = visibility,
+        tags = (tags or []) + ["manual"],
+    )

@@ -1,10 +1,14 @@
 """chobo_conformance_test: a book's scenarios on a real server, against the interpreter."""
 
-load(":providers.bzl", "BookInfo", "ChoboGeneratedInfo")
+load(":providers.bzl", "BookInfo", "ChoboDriverInfo")
+load(":targets.bzl", "LANGUAGES")
 
 _POSTGRES = Label("//toolchains/postgres:toolchain_type")
 _TIGERBEETLE = Label("//toolchains/tigerbeetle:toolchain_type")
-_NODE = Label("//toolchains/node:toolchain_type")
+
+# The toolchains the drivers of every language run on. Each is optional
+# here: a test asks for one only when it drives a client of its language.
+_DRIVER_TOOLCHAINS = {lang.toolchain: name for name, lang in LANGUAGES.items() if lang.toolchain}
 
 def _rlocation(ctx, f):
     # The runfiles path of a file: "<repo>/<path>", as RUNFILES_DIR holds it.
@@ -39,27 +43,17 @@ def _chobo_conformance_test_impl(ctx):
         runfiles = runfiles.merge(ctx.runfiles(files = [tb.binary]))
         env["CHOBO_CONFORMANCE_TIGERBEETLE"] = _rlocation(ctx, tb.binary)
     drivers = []
-    typescript = False
-    for srcs, driver in zip(ctx.attr.client_srcs, ctx.attr.drivers):
-        gen = srcs[ChoboGeneratedInfo]
-        if gen.language == "typescript":
-            # Compiled with chobo's TypeScript driver by the runner.
-            typescript = True
-            runfiles = runfiles.merge(ctx.runfiles(files = gen.srcs))
-            drivers.append("%s=%s" % (gen.target, _rlocation(ctx, gen.srcs[0])))
-            continue
-        program = driver[DefaultInfo].files_to_run.executable
-        if program == None:
-            fail("%s: %s is not a client's driver (<client>_driver, made by chobo_client)" % (ctx.label, driver.label))
-        runfiles = runfiles.merge(ctx.runfiles(files = [program])).merge(driver[DefaultInfo].default_runfiles)
-        drivers.append("%s=%s" % (gen.target, _rlocation(ctx, program)))
-    if typescript:
-        node = ctx.toolchains[_NODE]
-        if node == None or node.node.missing:
-            fail("%s drives a TypeScript client and needs Node: %s" % (ctx.label, node.node.missing if node else "no Node toolchain is registered (toolchains/node)"))
-        runfiles = runfiles.merge(ctx.runfiles(transitive_files = node.node.files))
-        env["CHOBO_CONFORMANCE_NODE"] = _rlocation(ctx, node.node.node)
-        env["CHOBO_CONFORMANCE_NODE_MODULES"] = _rlocation(ctx, node.node.modules)
+    languages = {}
+    for driver in ctx.attr.drivers:
+        info = driver[ChoboDriverInfo]
+        runfiles = runfiles.merge(info.runfiles)
+        drivers.append("%s=%s" % (info.target, _rlocation(ctx, info.entry)))
+        if info.toolchain:
+            languages[info.language] = info.toolchain
+    for language, toolchain in languages.items():
+        handed = LANGUAGES[language].toolchain_env(ctx.label, ctx.toolchains[toolchain], lambda f: _rlocation(ctx, f))
+        runfiles = runfiles.merge(ctx.runfiles(transitive_files = handed.files))
+        env.update(handed.env)
     env["CHOBO_CONFORMANCE_DRIVERS"] = " ".join(drivers)
     return [
         DefaultInfo(executable = exe, runfiles = runfiles),
@@ -82,11 +76,8 @@ seconds on a test copy of the book, as in the project's own tests.""",
         "scenarios": attr.label_list(allow_files = [".json"], doc = "Hand-written scenario files."),
         "drivers": attr.label_list(
             cfg = "target",
-            doc = "What drives each client: <client>_driver, made by chobo_client (a program that speaks the driver protocol, docs/formats.md, or a TypeScript client's source).",
-        ),
-        "client_srcs": attr.label_list(
-            providers = [ChoboGeneratedInfo],
-            doc = "The generated sources of each client, in the order of drivers: they say its target and language.",
+            providers = [ChoboDriverInfo],
+            doc = "What drives each client: <client>_driver, made by chobo_client (a program that speaks the driver protocol, docs/formats.md, or a client's source its language's driver is compiled with).",
         ),
         "_runner": attr.label(
             default = Label("//rules/private/runner"),
@@ -94,12 +85,12 @@ seconds on a test copy of the book, as in the project's own tests.""",
             cfg = "target",
         ),
     },
-    toolchains = [_POSTGRES, _TIGERBEETLE, config_common.toolchain_type(_NODE, mandatory = False)],
+    toolchains = [_POSTGRES, _TIGERBEETLE] + [config_common.toolchain_type(t, mandatory = False) for t in _DRIVER_TOOLCHAINS],
     test = True,
 )
 
 def _beside(client, suffix):
-    # chobo_client makes <name>_srcs and <name>_driver beside the library <name>.
+    # chobo_client makes <name>_driver beside the library <name>.
     if ":" in client:
         return client + suffix
     return client + ":" + client.split("/")[-1] + suffix
@@ -131,8 +122,8 @@ def chobo_conformance_test(name, book, scenarios = [], client = None, clients = 
       scenarios: hand-written scenario files.
       client: optional; one chobo_client of the same book (the same as
         clients = [client]).
-      clients: chobo_client targets of the same book (postgres-go,
-        tigerbeetle-go, postgres-typescript, tigerbeetle-typescript).
+      clients: chobo_client targets of the same book, of any client
+        target (TARGETS in rules/private/targets.bzl).
       **kwargs: passed to the test (size, timeout, tags, …). The size is
         small by default: a book's scenarios take seconds, and a larger
         size only makes Bazel warn that it is too big.
@@ -144,6 +135,5 @@ def chobo_conformance_test(name, book, scenarios = [], client = None, clients = 
         book = book,
         scenarios = scenarios,
         drivers = [_beside(c, "_driver") for c in all_clients],
-        client_srcs = [_beside(c, "_srcs") for c in all_clients],
         **kwargs
     )

@@ -17,3 +17,14 @@ ChoboGeneratedInfo = provider(
         "srcs": "list of File: the generated sources.",
     },
 )
+
+ChoboDriverInfo = provider(
+    doc = "What chobo_conformance_test drives one client with (chobo_driver).",
+    fields = {
+        "target": "string: the client's chobo target.",
+        "language": "string: its language, a key of LANGUAGES in targets.bzl.",
+        "entry": "File: what the runner is handed for the client: the driver program, or the client's source, which the runner compiles with its language's driver.",
+        "runfiles": "runfiles: what entry needs when the test runs.",
+        "toolchain": "Label or None: the toolchain type the driver runs on; the test resolves it and hands it over as the language's entry in LANGUAGES says.",
+    },
+)

@@ -1,10 +1,12 @@
 """What each `chobo build` client target writes, and how its library is made.
 
 A new client target is one entry in TARGETS (and, for a new language, one
-entry in LANGUAGES); chobo_client itself has no branch per language.
+entry in LANGUAGES); neither chobo_client nor chobo_conformance_test has a
+branch per language.
 """
 
-load("@rules_go//go:def.bzl", "go_library")
+load("@rules_go//go:def.bzl", "go_binary", "go_library")
+load(":driver.bzl", "chobo_driver", "go_driver_main")
 
 def _go_library(name, srcs, importpath, deps, visibility, tags):
     go_library(
@@ -27,10 +29,85 @@ def _typescript_sources(name, srcs, importpath, deps, visibility, tags):  # buil
         tags = tags,
     )
 
-# language -> struct(library = macro(name, srcs, importpath, deps, visibility, tags))
+def _go_driver(name, client, srcs, visibility, tags):
+    # A program with the client compiled in, built only when a test
+    # needs it.
+    go_driver_main(
+        name = name + "_main",
+        client = client,
+        srcs = srcs,
+        testonly = True,
+        tags = tags,
+        visibility = ["//visibility:private"],
+    )
+    go_binary(
+        name = name + "_program",
+        srcs = [":" + name + "_main"],
+        deps = [client, Label("//runtime/go/driver")],
+        testonly = True,
+        tags = tags,
+        visibility = ["//visibility:private"],
+    )
+    chobo_driver(
+        name = name,
+        srcs = srcs,
+        program = ":" + name + "_program",
+        testonly = True,
+        tags = tags,
+        visibility = visibility,
+    )
+
+_NODE = Label("//toolchains/node:toolchain_type")
+
+def _typescript_driver(name, client, srcs, visibility, tags):  # buildifier: disable=unused-variable
+    # chobo's TypeScript driver, compiled with the client by the runner:
+    # the driver of a client is its source.
+    chobo_driver(
+        name = name,
+        srcs = srcs,
+        toolchain = _NODE,
+        testonly = True,
+        tags = tags,
+        visibility = visibility,
+    )
+
+def _node_env(label, node, rlocation):
+    # Node and the pinned packages, for the runner's TypeScript row.
+    if node == None or node.node.missing:
+        fail("%s drives a TypeScript client and needs Node: %s" % (label, node.node.missing if node else "no Node toolchain is registered (toolchains/node)"))
+    return struct(
+        env = {
+            "CHOBO_CONFORMANCE_NODE": rlocation(node.node.node),
+            "CHOBO_CONFORMANCE_NODE_MODULES": rlocation(node.node.modules),
+        },
+        files = node.node.files,
+    )
+
+# language -> struct(
+#   library = macro(name, srcs, importpath, deps, visibility, tags),
+#   importpath = whether the library has an import path, from which the
+#     files' --package is named (required then, and never passed else),
+#   driver = macro(name, client, srcs, visibility, tags) making a
+#     chobo_driver: what chobo_conformance_test drives the client with,
+#   toolchain = the toolchain type the driver runs on, or None,
+#   toolchain_env = function(label, toolchain info or None, rlocation)
+#     -> struct(env, files): what the runner is handed of that toolchain.
+# )
 LANGUAGES = {
-    "go": struct(library = _go_library),
-    "typescript": struct(library = _typescript_sources),
+    "go": struct(
+        library = _go_library,
+        importpath = True,
+        driver = _go_driver,
+        toolchain = None,
+        toolchain_env = None,
+    ),
+    "typescript": struct(
+        library = _typescript_sources,
+        importpath = False,
+        driver = _typescript_driver,
+        toolchain = _NODE,
+        toolchain_env = _node_env,
+    ),
 }
 
 # chobo client target -> what it writes. The registry of targets in

@@ -3,8 +3,8 @@
 // book. The runtime is a TypeScript package of its own (package.json,
 // src/, test/); this Go package carries its sources into the compiler,
 // which writes them into each client it generates, so that a client is
-// one file; and the driver (driver/driver.ts), with what compiles a client
-// with it, for the conformance tests.
+// one file. The driver and what compiles a client with it are in
+// runtime/typescript/driver.
 package typescript
 
 import (

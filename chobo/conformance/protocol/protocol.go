@@ -4,10 +4,11 @@
 // writes one JSON answer per line on stdout. docs/formats.md ("Driver
 // protocol") is the description drivers in other languages are written
 // from; these types are the Go side of it, shared by the runner
-// (conformance.Process) and the Go driver (conformance/godriver).
+// (conformance.Process) and the Go driver (runtime/go/driver).
 package protocol
 
 import (
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -30,10 +31,22 @@ type Request struct {
 
 	// open
 	Book string `json:"book,omitempty"` // path of the .book file
-	DSN  string `json:"dsn,omitempty"`  // libpq connection string
+	// Target is the chobo build target of the client driven; the driver
+	// answers it back as Response.Client.
+	Target string `json:"target,omitempty"`
+	// Names is the target's entry under "targets" in `chobo api` for the
+	// book: the names the client gives the book's parts, which is all a
+	// driver needs to call it without reading the book.
+	Names json.RawMessage `json:"names,omitempty"`
+	DSN   string          `json:"dsn,omitempty"` // libpq connection string
 	// TigerBeetle is where a TigerBeetle client's driver finds TigerBeetle:
 	// a replica's address (host:port), or another address its Dial knows.
 	TigerBeetle string `json:"tigerbeetle,omitempty"`
+	// HoldSeconds, when above 0, is the timeout a TigerBeetle driver sends
+	// with every hold that expires, in place of the book's: TigerBeetle
+	// counts a hold's life from the timeout it is sent, and the runner
+	// cannot shorten what a driver sends to a replica it dials itself.
+	HoldSeconds int `json:"hold_seconds,omitempty"`
 
 	// call and balance
 	Tenant    string `json:"tenant,omitempty"`

@@ -4,13 +4,17 @@
 // gives are checked as `chobo run` checks them, on every pair.
 //
 //   - PostgreSQL: a throwaway cluster, through the book's SQL functions and
-//     through each postgres-go client, driven as a process (the driver
-//     protocol, docs/formats.md).
-//   - TigerBeetle: each tigerbeetle-go client, driven as a process, on
-//     chobo's model of TigerBeetle (a test double) kept in this process,
-//     and on a real replica when the TigerBeetle toolchain has a binary
-//     (else one SKIP line). Drivers reach both through this process
-//     (tbwire), which shortens hold timeouts to the test copy's.
+//     through each client whose target's backend is PostgreSQL, driven as
+//     a process (the driver protocol, docs/formats.md).
+//   - TigerBeetle: each client whose target's backend is TigerBeetle,
+//     driven as a process, on a real replica when the TigerBeetle
+//     toolchain has a binary (else one SKIP line), and, when its language
+//     reaches TigerBeetle through this process (tbwire, which shortens
+//     hold timeouts to the test copy's), on chobo's model of TigerBeetle
+//     (a test double) kept here too.
+//
+// A client's backend and language come from the registry of targets
+// (chobo/target); what differs by language is one row of languages.
 //
 // It prints one line per pair whose every scenario agreed, and exits 1 on
 // any difference or unmet expectation.
@@ -24,8 +28,9 @@
 //	CHOBO_CONFORMANCE_TIGERBEETLE   the TigerBeetle toolchain's binary, or empty
 //	CHOBO_CONFORMANCE_TIGERBEETLE_MISSING  why the toolchain has none
 //	CHOBO_CONFORMANCE_TIGERBEETLE_ERROR    why the binary the user named cannot be used (a failure, not a skip)
-//	CHOBO_CONFORMANCE_NODE          node, when a client is a TypeScript one (its driver entry is then TARGET=the client's .ts)
-//	CHOBO_CONFORMANCE_NODE_MODULES  node_modules/.package-lock.json of the Node toolchain's pinned packages
+//
+// and what a client language needs besides, which its row of languages
+// reads (for TypeScript, typescript.go).
 package main
 
 import (
@@ -45,15 +50,14 @@ import (
 
 	"github.com/chobo-lang/chobo/chobo/book"
 	"github.com/chobo-lang/chobo/chobo/conformance"
-	"github.com/chobo-lang/chobo/chobo/conformance/godriver"
 	"github.com/chobo-lang/chobo/chobo/conformance/pgdeploy"
 	"github.com/chobo-lang/chobo/chobo/conformance/pgtest"
 	"github.com/chobo-lang/chobo/chobo/conformance/protocol"
 	"github.com/chobo-lang/chobo/chobo/conformance/tbtest"
 	"github.com/chobo-lang/chobo/chobo/conformance/tbwire"
+	"github.com/chobo-lang/chobo/chobo/target"
 	"github.com/chobo-lang/chobo/runtime/go/chobotb"
 	"github.com/chobo-lang/chobo/runtime/go/chobotb/tbmodel"
-	tsruntime "github.com/chobo-lang/chobo/runtime/typescript"
 )
 
 func main() {
@@ -88,21 +92,56 @@ func main() {
 // config is what the rule hands over, as paths valid from the working
 // directory.
 type config struct {
-	book        string         // the .book file
-	scenarios   []string       // hand-written scenario files
-	drivers     []driver       // the driver programs of the book's clients
-	tigerbeetle string         // the tigerbeetle binary; "" for none
-	tbMissing   string         // why there is none
-	node        tsruntime.Node // what TypeScript clients are compiled and driven with
+	book        string   // the .book file
+	scenarios   []string // hand-written scenario files
+	drivers     []driver // the driver programs of the book's clients
+	tigerbeetle string   // the tigerbeetle binary; "" for none
+	tbMissing   string   // why there is none
 }
 
 // driver is the driver program of one client.
 type driver struct {
-	target string // postgres-go, tigerbeetle-go, postgres-typescript, tigerbeetle-typescript
-	path   string // the program; for a TypeScript client, its .ts file
-	// command starts the driver when it is not the program at path: a
-	// TypeScript client's, once compiled.
+	target string // a client target of the registry (chobo/target)
+	// backend and language are the target's, as the registry gives them.
+	backend, language string
+	path              string // what the rule hands over: a program, or a client its language compiles
+	// command starts the driver when it is not the program at path, as
+	// its language's prepare sets it.
 	command func() *exec.Cmd
+}
+
+// language is what the runner knows of a client language.
+type language struct {
+	// prepare makes d ready to start (it may compile the client, and
+	// reads what the language's toolchain hands over), or fails.
+	prepare func(r *run, d *driver) error
+	// viaWire says the driver reaches TigerBeetle through this process
+	// (tbwire), on the model as on a real replica, with hold timeouts
+	// shortened on the way. A driver without it dials a real replica
+	// itself and is told the test copy's hold lifetime in open.
+	viaWire bool
+}
+
+// languages is every client language the runner drives, by the
+// registry's name of it; a client of another language fails at once.
+var languages = map[string]language{
+	// A Go client's driver is a program built by Bazel, its client
+	// compiled in.
+	"go":         {prepare: func(*run, *driver) error { return nil }, viaWire: true},
+	"typescript": {prepare: (*run).compileTypeScript},
+}
+
+// newDriver is the driver entry TARGET=PATH of the rule, checked against
+// the registry and the table of languages.
+func newDriver(tg, path string) (driver, error) {
+	t, ok := target.Lookup(tg)
+	if !ok {
+		return driver{}, fmt.Errorf("CHOBO_CONFORMANCE_DRIVERS: %q is not a chobo build target", tg)
+	}
+	if _, ok := languages[t.Language]; !ok {
+		return driver{}, fmt.Errorf("CHOBO_CONFORMANCE_DRIVERS: %s: no driver for %s clients", tg, t.Language)
+	}
+	return driver{target: tg, backend: t.Backend, language: t.Language, path: path}, nil
 }
 
 // fromEnv reads the rule's environment and points pgtest at the
@@ -141,7 +180,11 @@ func fromEnv() (config, error) {
 		if err != nil {
 			return cfg, err
 		}
-		cfg.drivers = append(cfg.drivers, driver{target: target, path: path})
+		d, err := newDriver(target, path)
+		if err != nil {
+			return cfg, err
+		}
+		cfg.drivers = append(cfg.drivers, d)
 	}
 	if tb := os.Getenv("CHOBO_CONFORMANCE_TIGERBEETLE"); tb != "" {
 		if cfg.tigerbeetle, err = runfile(tb); err != nil {
@@ -149,19 +192,6 @@ func fromEnv() (config, error) {
 		}
 	}
 	cfg.tbMissing = os.Getenv("CHOBO_CONFORMANCE_TIGERBEETLE_MISSING")
-	if n := os.Getenv("CHOBO_CONFORMANCE_NODE"); n != "" {
-		if cfg.node.Program, err = runfile(n); err != nil {
-			return cfg, err
-		}
-		marker, err := runfile(os.Getenv("CHOBO_CONFORMANCE_NODE_MODULES"))
-		if err == nil {
-			marker, err = filepath.EvalSymlinks(marker)
-		}
-		if err != nil {
-			return cfg, fmt.Errorf("the Node toolchain's packages: %v", err)
-		}
-		cfg.node.Modules = filepath.Dir(marker)
-	}
 	if e := os.Getenv("CHOBO_CONFORMANCE_TIGERBEETLE_ERROR"); e != "" {
 		return cfg, fmt.Errorf("real TigerBeetle: %s", e)
 	}
@@ -216,66 +246,23 @@ func runfile(p string) (string, error) {
 
 // main runs every scenario of the book on every backend.
 func (r *run) main(cfg config) error {
-	src, err := os.ReadFile(cfg.book)
-	if err != nil {
-		return err
-	}
-	var files []conformance.File
-	for _, path := range cfg.scenarios {
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		files = append(files, conformance.File{Name: filepath.Base(path), Data: data})
-	}
-	// Holds expire in real time on the server: the scenarios run on a copy
-	// of the book whose holds last seconds (see conformance.Shorten). They
-	// stay in the book's time; RunAll scales each to the copy.
-	l, err := conformance.Load(conformance.File{Name: filepath.Base(cfg.book), Data: src}, files...)
+	l, err := load(cfg)
 	if err != nil {
 		return err
 	}
 	name, cp := l.Name, l.Copy
-
-	srv, err := pgtest.Launch()
+	srv, app, pool, err := r.deploy(l)
 	if err != nil {
 		return err
 	}
-	r.atEnd(func() {
-		if err := srv.Stop(); err != nil {
-			r.errorf("%v", err)
-		}
-	})
-	ctx := context.Background()
-	pool, err := srv.OpenPool(ctx, 20)
-	if err != nil {
-		return err
-	}
-	r.atEnd(pool.Close)
-	// The book is deployed as docs/targets.md tells an operator to: its
-	// owner loads the SQL, and every call is made as a role given only
-	// USAGE on the schema and EXECUTE on its functions, with lookalikes
-	// of the built-ins the SQL uses before pg_catalog on both paths. The
-	// superuser's pool reads what the tables hold.
-	sql, err := l.SQL()
-	if err != nil {
-		return err
-	}
-	app, planted, err := pgdeploy.Deploy(ctx, srv, pool, []pgdeploy.Book{{Name: cp.Name, SQL: sql}}, pgdeploy.Options{Trap: true, Conns: 20})
-	if err != nil {
-		return err
-	}
-	r.atEnd(app.Close)
-	for _, s := range planted.Skipped {
-		fmt.Fprintf(r.out, "note: no lookalike of %s\n", s)
-	}
-
 	copyPath, err := r.writeCopy(name, l.CopySrc)
 	if err != nil {
 		return err
 	}
-	if err := r.compileTypeScript(&cfg, l.Book); err != nil {
-		return err
+	for i := range cfg.drivers {
+		if err := languages[cfg.drivers[i].language].prepare(r, &cfg.drivers[i]); err != nil {
+			return err
+		}
 	}
 	backends, err := r.backends(srv, app, pool, cp, name, copyPath, cfg.drivers)
 	if err != nil {
@@ -287,31 +274,13 @@ func (r *run) main(cfg config) error {
 	}
 	var summary []string
 	for _, be := range append(backends, tb...) {
-		rep := &reporter{run: r}
-		var jobs []conformance.Job
-		for _, j := range l.Jobs(name, be.backend, func(i int) string { return fmt.Sprintf("%s-s%d", be.name, i) }) {
-			j.Pair = be.name
-			jobs = append(jobs, j)
-		}
-		st := conformance.RunAll(rep, jobs)
-		if st.Failed == 0 && !rep.failed {
-			line := fmt.Sprintf("PASS: %s on %s: %d scenarios, each equal to the interpreter", name, be.name, len(jobs)-st.NotRun)
-			if st.Wide > 0 {
-				line += fmt.Sprintf(" (%d where a balance leaves 64 bits, as TigerBeetle is said to answer there)", st.Wide)
-			}
-			if st.NotRun > 0 {
-				line += fmt.Sprintf("; %d not run, named above", st.NotRun)
-			}
-			summary = append(summary, line)
-		} else {
-			summary = append(summary, fmt.Sprintf("FAIL: %s on %s: %d of %d scenarios failed", name, be.name, max(st.Failed, 1), len(jobs)))
-		}
+		summary = append(summary, r.runOn(l, be))
 	}
 	// One line per pair, at the end, where a reader of a long log looks.
 	for _, line := range summary {
 		fmt.Fprintln(r.out, line)
 	}
-	bad, err := conformance.EntriesBalance(ctx, pool, cp)
+	bad, err := conformance.EntriesBalance(context.Background(), pool, cp)
 	if err != nil {
 		return err
 	}
@@ -319,6 +288,86 @@ func (r *run) main(cfg config) error {
 		r.errorf("balances that are not the sum of their entries: %v", bad)
 	}
 	return nil
+}
+
+// load reads the book and the hand-written scenarios. Holds expire in
+// real time on the server: the scenarios run on a copy of the book whose
+// holds last seconds (see conformance.Shorten). They stay in the book's
+// time; RunAll scales each to the copy.
+func load(cfg config) (*conformance.Loaded, error) {
+	src, err := os.ReadFile(cfg.book)
+	if err != nil {
+		return nil, err
+	}
+	var files []conformance.File
+	for _, path := range cfg.scenarios {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, conformance.File{Name: filepath.Base(path), Data: data})
+	}
+	return conformance.Load(conformance.File{Name: filepath.Base(cfg.book), Data: src}, files...)
+}
+
+// deploy starts a PostgreSQL server and loads the test copy's SQL. It
+// returns the server, the application's pool and the superuser's.
+func (r *run) deploy(l *conformance.Loaded) (*pgtest.Server, *pgxpool.Pool, *pgxpool.Pool, error) {
+	srv, err := pgtest.Launch()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	r.atEnd(func() {
+		if err := srv.Stop(); err != nil {
+			r.errorf("%v", err)
+		}
+	})
+	ctx := context.Background()
+	pool, err := srv.OpenPool(ctx, 20)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	r.atEnd(pool.Close)
+	// The book is deployed as docs/targets.md tells an operator to: its
+	// owner loads the SQL, and every call is made as a role given only
+	// USAGE on the schema and EXECUTE on its functions, with lookalikes
+	// of the built-ins the SQL uses before pg_catalog on both paths. The
+	// superuser's pool reads what the tables hold.
+	sql, err := l.SQL()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	app, planted, err := pgdeploy.Deploy(ctx, srv, pool, []pgdeploy.Book{{Name: l.Copy.Name, SQL: sql}}, pgdeploy.Options{Trap: true, Conns: 20})
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	r.atEnd(app.Close)
+	for _, s := range planted.Skipped {
+		fmt.Fprintf(r.out, "note: no lookalike of %s\n", s)
+	}
+	return srv, app, pool, nil
+}
+
+// runOn runs every scenario on one backend and returns its summary line.
+func (r *run) runOn(l *conformance.Loaded, be namedBackend) string {
+	rep := &reporter{run: r}
+	var jobs []conformance.Job
+	for _, j := range l.Jobs(l.Name, be.backend, func(i int) string { return fmt.Sprintf("%s-s%d", be.name, i) }) {
+		j.Pair = be.name
+		jobs = append(jobs, j)
+	}
+	st := conformance.RunAll(rep, jobs)
+	if st.Failed != 0 || rep.failed {
+		return fmt.Sprintf("FAIL: %s on %s: %d of %d scenarios failed", l.Name, be.name, max(st.Failed, 1), len(jobs))
+	}
+	line := fmt.Sprintf("PASS: %s on %s: %d scenarios, each equal to the interpreter", l.Name, be.name, len(jobs)-st.NotRun)
+	if st.Wide > 0 {
+		line += fmt.Sprintf(" (%d where a balance leaves 64 bits, as TigerBeetle is said to answer there)", st.Wide)
+	}
+	if st.NotRun > 0 {
+		line += fmt.Sprintf("; %d not run, named above", st.NotRun)
+	}
+	return line
 }
 
 type namedBackend struct {
@@ -337,8 +386,15 @@ func (r *run) writeCopy(name string, src []byte) (string, error) {
 	return path, os.WriteFile(path, src, 0o644)
 }
 
-// startDriver starts one driver, opened with open, and stops it at the end.
-func (r *run) startDriver(name string, d driver, open protocol.Request, read conformance.Reader) (*conformance.Process, error) {
+// startDriver starts one driver of a client of b, opened on the test copy
+// at copyPath with what at says of where the backend is, and stops it at
+// the end.
+func (r *run) startDriver(name string, d driver, b *book.Book, copyPath string, at protocol.Request, read conformance.Reader) (*conformance.Process, error) {
+	open, err := conformance.Open(b, d.target)
+	if err != nil {
+		return nil, err
+	}
+	open.Book, open.DSN, open.TigerBeetle, open.HoldSeconds = copyPath, at.DSN, at.TigerBeetle, at.HoldSeconds
 	cmd := exec.Command(d.path)
 	if d.command != nil {
 		cmd = d.command()
@@ -373,11 +429,11 @@ func (r *run) backends(srv *pgtest.Server, app, read *pgxpool.Pool, cp *book.Boo
 	}
 	out := []namedBackend{{name: "postgres", backend: sql}}
 	for _, d := range drivers {
-		if d.target != godriver.Client && d.target != tsPostgres {
+		if d.backend != "postgres" {
 			continue
 		}
 		// The driver opens the book whose SQL is loaded: the test copy.
-		p, err := r.startDriver(name, d, protocol.Request{Book: copyPath, DSN: srv.ConnStringAs(pgdeploy.App, pgtest.DefaultDB)},
+		p, err := r.startDriver(name, d, cp, copyPath, protocol.Request{DSN: srv.ConnStringAs(pgdeploy.App, pgtest.DefaultDB)},
 			conformance.PostgresReader{Pool: read, Book: cp})
 		if err != nil {
 			return nil, err
@@ -387,44 +443,26 @@ func (r *run) backends(srv *pgtest.Server, app, read *pgxpool.Pool, cp *book.Boo
 	return out, nil
 }
 
-// tigerbeetle are the tigerbeetle-go clients on the model of TigerBeetle,
+// tigerbeetle are the TigerBeetle clients on the model of TigerBeetle,
 // and on a real replica when the toolchain has a binary.
 func (r *run) tigerbeetle(cfg config, cp *book.Book, name, copyPath string) ([]namedBackend, error) {
-	var drivers, ts []driver
+	var wire, direct []driver
 	for _, d := range cfg.drivers {
-		switch d.target {
-		case godriver.TigerBeetleClient:
-			drivers = append(drivers, d)
-		case tsTigerBeetle:
-			ts = append(ts, d)
+		switch {
+		case d.backend != "tigerbeetle":
+		case languages[d.language].viaWire:
+			wire = append(wire, d)
+		default:
+			direct = append(direct, d)
 		}
 	}
-	if len(drivers) == 0 && len(ts) == 0 {
+	if len(wire) == 0 && len(direct) == 0 {
 		return nil, nil
-	}
-	var out []namedBackend
-	// on serves raw to the drivers, hold timeouts shortened to the test
-	// copy's, and starts one driver per client against it.
-	on := func(what string, raw chobotb.Client, pulse func(), replica bool) error {
-		addr, stop, err := tbwire.Listen(conformance.ShortenTimeouts(raw))
-		if err != nil {
-			return err
-		}
-		r.atEnd(stop)
-		for _, d := range drivers {
-			tb := &conformance.TigerBeetle{Raw: raw, Book: cp, Replica: replica, Pulse: pulse}
-			p, err := r.startDriver(name, d, protocol.Request{Book: copyPath, TigerBeetle: addr}, tb)
-			if err != nil {
-				return err
-			}
-			tb.Calls = p
-			out = append(out, namedBackend{name: fmt.Sprintf("%s (%s)", p.Client(), what), backend: tb})
-		}
-		return nil
 	}
 	m := tbmodel.New()
 	m.FollowWallClock()
-	if err := on("model", m, m.Pulse, false); err != nil {
+	out, err := r.onWire(wire, "model", m, m.Pulse, false, cp, name, copyPath)
+	if err != nil {
 		return nil, err
 	}
 	if cfg.tigerbeetle == "" {
@@ -433,12 +471,64 @@ func (r *run) tigerbeetle(cfg config, cp *book.Book, name, copyPath string) ([]n
 			why = "the TigerBeetle toolchain has no binary"
 		}
 		fmt.Fprintf(r.out, "SKIP: real TigerBeetle: %s\n", why)
-		if len(ts) > 0 {
-			fmt.Fprintf(r.out, "SKIP: %s: tigerbeetle-node reaches only a real replica, and there is none\n", tsTigerBeetle)
+		for _, d := range direct {
+			fmt.Fprintf(r.out, "SKIP: %s: its driver reaches only a real replica, and there is none\n", d.target)
 		}
 		return out, nil
 	}
-	os.Setenv(tbtest.EnvVar, cfg.tigerbeetle)
+	srv, err := r.replica(cfg.tigerbeetle)
+	if err != nil {
+		return nil, err
+	}
+	on, err := r.onWire(wire, "real replica", srv.Client, nil, true, cp, name, copyPath)
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, on...)
+	// These drivers dial the replica themselves; open tells them to cut
+	// the timeouts of holds to the test copy's, as tbwire does for the
+	// others.
+	for _, d := range direct {
+		tb := &conformance.TigerBeetle{Raw: srv.Client, Book: cp, Replica: true}
+		p, err := r.startDriver(name, d, cp, copyPath, protocol.Request{TigerBeetle: srv.Address, HoldSeconds: int(conformance.Lifetime / time.Second)}, tb)
+		if err != nil {
+			return nil, err
+		}
+		tb.Calls = p
+		out = append(out, namedBackend{name: fmt.Sprintf("%s (real replica)", p.Client()), backend: tb})
+	}
+	return out, nil
+}
+
+// onWire serves raw to drivers over tbwire, hold timeouts shortened to
+// the test copy's, and starts one driver per client against it; what
+// names the TigerBeetle in the pairs' names.
+func (r *run) onWire(drivers []driver, what string, raw chobotb.Client, pulse func(), replica bool, cp *book.Book, name, copyPath string) ([]namedBackend, error) {
+	if len(drivers) == 0 {
+		return nil, nil
+	}
+	addr, stop, err := tbwire.Listen(conformance.ShortenTimeouts(raw))
+	if err != nil {
+		return nil, err
+	}
+	r.atEnd(stop)
+	var out []namedBackend
+	for _, d := range drivers {
+		tb := &conformance.TigerBeetle{Raw: raw, Book: cp, Replica: replica, Pulse: pulse}
+		p, err := r.startDriver(name, d, cp, copyPath, protocol.Request{TigerBeetle: addr}, tb)
+		if err != nil {
+			return nil, err
+		}
+		tb.Calls = p
+		out = append(out, namedBackend{name: fmt.Sprintf("%s (%s)", p.Client(), what), backend: tb})
+	}
+	return out, nil
+}
+
+// replica starts a TigerBeetle replica of the binary and stops it at the
+// end.
+func (r *run) replica(binary string) (*tbtest.Server, error) {
+	os.Setenv(tbtest.EnvVar, binary)
 	srv, err := tbtest.Launch(context.Background())
 	if err != nil {
 		return nil, fmt.Errorf("starting a TigerBeetle replica: %v", err)
@@ -449,21 +539,7 @@ func (r *run) tigerbeetle(cfg config, cp *book.Book, name, copyPath string) ([]n
 			r.errorf("stopping the TigerBeetle replica: %v", err)
 		}
 	})
-	if err := on("real replica", srv.Client, nil, true); err != nil {
-		return nil, err
-	}
-	// The official Node client dials the replica itself; its driver cuts
-	// the timeouts of holds to the test copy's, as tbwire does above.
-	for _, d := range ts {
-		tb := &conformance.TigerBeetle{Raw: srv.Client, Book: cp, Replica: true}
-		p, err := r.startDriver(name, d, protocol.Request{Book: copyPath, TigerBeetle: srv.Address}, tb)
-		if err != nil {
-			return nil, err
-		}
-		tb.Calls = p
-		out = append(out, namedBackend{name: fmt.Sprintf("%s (real replica)", p.Client()), backend: tb})
-	}
-	return out, nil
+	return srv, nil
 }
 
 // reporter takes what RunAll reports on one backend.

@@ -3,25 +3,26 @@
 // that the conformance runner drives a TypeScript client the way it
 // drives a client in any other language.
 //
-//   node driver.js --client <book>.js --names <names>.json [--hold-seconds N]
+//   node driver.js <book>.js
 //
-// --client is the generated client, compiled to JavaScript; --names is
-// what `chobo api` says of its target (under "targets"), with the
-// target's name: {"target": "postgres-typescript", "names": {…}}. The
-// driver reads no book: it calls the members those names give. With
-// --hold-seconds, every hold that expires is sent with a timeout of N
-// seconds instead of the book's: TigerBeetle counts a hold's life from the
-// timeout the client sends, and the conformance runner's test copy of a
-// book gives holds seconds.
+// <book>.js is the generated client, compiled to JavaScript. Everything
+// else comes in the open request: the target, what `chobo api` says of it
+// (its "names": the driver reads no book, it calls the members those
+// names give), and where the backend is. A "tigerbeetle" address means
+// a TigerBeetle client, reached with tigerbeetle-node; a "dsn" a
+// PostgreSQL one, reached with pg. With "hold_seconds", every hold that
+// expires is sent with a timeout of that many seconds instead of the
+// book's: TigerBeetle counts a hold's life from the timeout the client
+// sends, and the conformance runner's test copy of a book gives holds
+// seconds.
 //
 // With CHOBO_DRIVER_RECORD set to a file, every request the client hands
 // to pg or to tigerbeetle-node is appended to that file as one JSON line,
 // before it is sent, so that a test can hold what the client sends to
 // what `chobo run --show` prints.
 
-import { appendFileSync, readFileSync } from "node:fs";
+import { appendFileSync } from "node:fs";
 import { createInterface } from "node:readline";
-import { parseArgs } from "node:util";
 import pg from "pg";
 import { createClient } from "tigerbeetle-node";
 
@@ -53,8 +54,11 @@ interface Field {
 interface Request {
   id?: unknown;
   op?: string;
+  target?: string;
+  names?: Names;
   dsn?: string;
   tigerbeetle?: string;
+  hold_seconds?: number;
   tenant?: string;
   transfer?: string;
   operation?: string;
@@ -151,25 +155,16 @@ export function libpq(dsn: string): Record<string, string> {
 }
 
 class Driver {
-  readonly #target: string;
-  readonly #names: Names;
-  readonly #make: Constructor;
+  readonly #module: Record<string, unknown>;
+  #names: Names = { constructor: "", expire: "", transfers: [], accounts: [] };
+  #make: Constructor | undefined;
   #connection: unknown;
   #pool: pg.Pool | undefined;
   #tb: TBClient | undefined;
   readonly #books = new Map<string, BookValue>();
 
-  readonly #holdSeconds: number;
-
-  constructor(target: string, names: Names, module: Record<string, unknown>, holdSeconds: number) {
-    this.#target = target;
-    this.#holdSeconds = holdSeconds;
-    this.#names = names;
-    const c = module[names.constructor];
-    if (typeof c !== "function") {
-      throw new Error(`the client exports no function ${names.constructor}`);
-    }
-    this.#make = c as Constructor;
+  constructor(module: Record<string, unknown>) {
+    this.#module = module;
   }
 
   get isOpen(): boolean {
@@ -180,13 +175,23 @@ class Driver {
     if (this.isOpen) {
       throw new Error("open: already open");
     }
-    if (this.#target === "tigerbeetle-typescript") {
-      if (!req.tigerbeetle) {
-        throw new Error('open: no "tigerbeetle" address');
-      }
+    if (!req.target || typeof req.names !== "object" || req.names === null) {
+      throw new Error('open: no "target" and "names"');
+    }
+    const holdSeconds = req.hold_seconds ?? 0;
+    if (!Number.isSafeInteger(holdSeconds) || holdSeconds < 0) {
+      throw new Error(`open: "hold_seconds" ${JSON.stringify(req.hold_seconds)} is not a number of seconds`);
+    }
+    const c = this.#module[req.names.constructor];
+    if (typeof c !== "function") {
+      throw new Error(`open: the client exports no function ${req.names.constructor}`);
+    }
+    this.#names = req.names;
+    this.#make = c as Constructor;
+    if (req.tigerbeetle) {
       this.#tb = createClient({ cluster_id: 0n, replica_addresses: [req.tigerbeetle] });
-      if (this.#holdSeconds > 0) {
-        this.#tb = shortened(this.#tb, this.#holdSeconds);
+      if (holdSeconds > 0) {
+        this.#tb = shortened(this.#tb, holdSeconds);
       }
       this.#connection = this.#tb;
     } else {
@@ -199,7 +204,7 @@ class Driver {
       this.#connection = this.#pool;
     }
     this.#fits(this.#book(""));
-    return { id: Number(req.id), ok: true, client: this.#target };
+    return { id: Number(req.id), ok: true, client: req.target };
   }
 
   /** fits checks that the client has every member the names call for, so that a driver of another book stops at open. */
@@ -227,7 +232,7 @@ class Driver {
       if (record !== "") {
         c = this.#pool !== undefined ? recordedPool(this.#pool, tenant) : recordedClient(this.#tb!, tenant);
       }
-      b = this.#make(c, { tenant });
+      b = this.#make!(c, { tenant });
       this.#books.set(tenant, b);
     }
     return b;
@@ -325,15 +330,13 @@ function message(err: unknown): string {
 }
 
 async function main(): Promise<number> {
-  const { values: flags } = parseArgs({ options: { client: { type: "string" }, names: { type: "string" }, "hold-seconds": { type: "string" } } });
-  const holdSeconds = Number(flags["hold-seconds"] ?? "0");
-  if (!flags.client || !flags.names || !Number.isSafeInteger(holdSeconds) || holdSeconds < 0) {
-    process.stderr.write("usage: node driver.js --client <book>.js --names <names>.json [--hold-seconds N]\n");
+  const args = process.argv.slice(2);
+  if (args.length !== 1 || args[0]!.startsWith("-")) {
+    process.stderr.write("usage: node driver.js <book>.js\n");
     return 2;
   }
-  const spec = JSON.parse(readFileSync(flags.names, "utf8")) as { target: string; names: Names };
-  const module = (await import(new URL(flags.client, `file://${process.cwd()}/`).href)) as Record<string, unknown>;
-  const driver = new Driver(spec.target, spec.names, module, holdSeconds);
+  const module = (await import(new URL(args[0]!, `file://${process.cwd()}/`).href)) as Record<string, unknown>;
+  const driver = new Driver(module);
   const inFlight = new Set<Promise<void>>();
   const answer = (r: Response) => process.stdout.write(JSON.stringify(r) + "\n");
   let broken = "";

@@ -1,14 +1,13 @@
-package godriver
+package driver
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"go/format"
 	"go/parser"
 	"go/token"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strconv"
 	"strings"
@@ -45,18 +44,20 @@ func TestMainSource(t *testing.T) {
 		p, _ := strconv.Unquote(im.Path.Value)
 		imports = append(imports, p)
 	}
-	if want := []string{path, "github.com/chobo-lang/chobo/chobo/conformance/godriver"}; strings.Join(imports, " ") != strings.Join(want, " ") {
+	if want := []string{path, "github.com/chobo-lang/chobo/runtime/go/driver"}; strings.Join(imports, " ") != strings.Join(want, " ") {
 		t.Errorf("imports %v, want %v", imports, want)
 	}
-	if !bytes.Contains(src, []byte("godriver.Main(client.Postgres)")) {
+	if !bytes.Contains(src, []byte("driver.Main(client.Postgres)")) {
 		t.Errorf("does not hand the constructor to Main:\n%s", src)
 	}
 }
 
-func TestClientIsATarget(t *testing.T) {
-	tg, ok := target.Lookup(Client)
-	if !ok || tg.Language != "go" {
-		t.Errorf("%s is not a Go target of chobo build", Client)
+func TestTargetsAreGoTargets(t *testing.T) {
+	for _, c := range []struct{ name, backend string }{{PostgresTarget, "postgres"}, {TigerBeetleTarget, "tigerbeetle"}} {
+		tg, ok := target.Lookup(c.name)
+		if !ok || tg.Language != "go" || tg.Backend != c.backend {
+			t.Errorf("%s is not a Go target of chobo build on %s", c.name, c.backend)
+		}
 	}
 }
 
@@ -112,20 +113,17 @@ func serve(t *testing.T, lines ...string) (map[int64]protocol.Response, error) {
 }
 
 func TestServeAnswersErrorsByID(t *testing.T) {
-	dir := t.TempDir()
-	bad := filepath.Join(dir, "bad.book")
-	if err := os.WriteFile(bad, []byte("book\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	answers, err := serve(t,
 		`{"id":7,"op":"call","transfer":"reserve","operation":"hold"}`,
-		`{"id":0,"op":"open","book":"`+filepath.Join(dir, "missing.book")+`","dsn":""}`,
-		`{"id":1,"op":"open","book":"`+bad+`","dsn":""}`,
+		`{"id":0,"op":"open","target":"tigerbeetle-go","names":{},"dsn":""}`,
+		`{"id":1,"op":"open","target":"postgres-go","dsn":""}`,
+		`{"id":2,"op":"open","target":"postgres-go","names":[1],"dsn":""}`,
+		`{"id":3,"op":"open","target":"postgres-go","names":{},"dsn":"port=none"}`,
 	)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for id, want := range map[int64]string{7: "not open", 0: "missing.book", 1: "does not check"} {
+	for id, want := range map[int64]string{7: "not open", 0: "not \"tigerbeetle-go\"", 1: `no "names"`, 2: "the names", 3: "the dsn"} {
 		if !strings.Contains(answers[id].Error, want) {
 			t.Errorf("answer %d: %+v, want an error with %q", id, answers[id], want)
 		}
@@ -136,6 +134,69 @@ func TestServeStopsAtALineWithoutID(t *testing.T) {
 	for _, line := range []string{`not json`, `{"op":"expire","max":1}`, `{"id":"one","op":"expire"}`} {
 		if _, err := serve(t, line); err == nil {
 			t.Errorf("%s: Serve went on", line)
+		}
+	}
+}
+
+type (
+	fakeArgs struct {
+		Order, SKU string
+		Qty        int64
+	}
+	fakeKey     struct{ Order, SKU string }
+	fakeAmounts struct{ Qty int64 }
+)
+
+// callArgs reads what an operation takes from the names alone: every
+// parameter for a hold, the key for the others, and a post's amounts
+// only when they are given.
+func TestCallArgs(t *testing.T) {
+	var tr transfer
+	names := `{"transfer":"reserve","field":"Reserve",
+	 "args":{"fields":[{"param":"order","name":"Order","type":"string"},{"param":"sku","name":"SKU","type":"string"},{"param":"qty","name":"Qty","type":"int64"}]},
+	 "key":{"fields":[{"param":"order","name":"Order","type":"string"},{"param":"sku","name":"SKU","type":"string"}]},
+	 "amounts":{"fields":[{"param":"qty","name":"Qty","type":"int64"}]}}`
+	if err := json.Unmarshal([]byte(names), &tr); err != nil {
+		t.Fatal(err)
+	}
+	hold := reflect.TypeOf(func(context.Context, fakeArgs) {})
+	post := reflect.TypeOf(func(context.Context, fakeKey, *fakeAmounts) {})
+	void := reflect.TypeOf(func(context.Context, fakeKey) {})
+	key := map[string]string{"order": "o-1", "sku": "A-1"}
+	with := func(k, v string) map[string]string {
+		m := map[string]string{k: v}
+		for a, b := range key {
+			m[a] = b
+		}
+		return m
+	}
+	for _, c := range []struct {
+		op   string
+		mt   reflect.Type
+		args map[string]string
+		want string // the arguments, %+v, or the error
+	}{
+		{"hold", hold, with("qty", "3"), "[{Order:o-1 SKU:A-1 Qty:3}]"},
+		{"hold", hold, key, "the value of qty is missing"},
+		{"hold", hold, with("qty", "3.5"), `qty: "3.5" is not an amount`},
+		{"post", post, key, "[{Order:o-1 SKU:A-1} <nil>]"},
+		{"post", post, with("qty", "2"), "[{Order:o-1 SKU:A-1} &{Qty:2}]"},
+		{"void", void, with("qty", "2"), "qty is not one of its parameters"},
+		{"status", void, key, "[{Order:o-1 SKU:A-1}]"},
+	} {
+		vs, err := callArgs(c.mt, &tr, c.op, c.args)
+		got := ""
+		if err != nil {
+			got = err.Error()
+		} else {
+			var parts []string
+			for _, v := range vs {
+				parts = append(parts, fmt.Sprintf("%+v", v.Interface()))
+			}
+			got = "[" + strings.Join(parts, " ") + "]"
+		}
+		if !strings.Contains(got, c.want) {
+			t.Errorf("%s %v: got %s, want %s", c.op, c.args, got, c.want)
 		}
 	}
 }

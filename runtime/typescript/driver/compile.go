@@ -1,4 +1,9 @@
-package typescript
+// Package driver holds chobo's TypeScript driver (driver.ts) and what
+// compiles a generated TypeScript client with it, for the conformance
+// runner and chobo's own tests. It is apart from runtime/typescript, which
+// the compiler links, so that chobo itself carries no driver and starts
+// no tsc.
+package driver
 
 import (
 	_ "embed"
@@ -10,7 +15,7 @@ import (
 	"strings"
 )
 
-//go:embed driver/driver.ts
+//go:embed driver.ts
 var driverSource []byte
 
 // ClientFlags are the flags of tsc every generated client passes.
@@ -67,15 +72,9 @@ func Compile(n Node, dir string, files map[string][]byte) error {
 }
 
 // DriverArgs are node's arguments to drive the client compiled from the
-// file client (relative to dir) with the names in the file names (the
-// client's entry of `chobo api`'s targets, with "target" beside it, as
-// driver.ts reads it). holdSeconds > 0 cuts every hold that expires to
-// that many seconds.
-func DriverArgs(dir, client, names string, holdSeconds int) []string {
+// file client (relative to dir): the driver, and the client's JavaScript.
+// Everything else the driver learns from the open request.
+func DriverArgs(dir, client string) []string {
 	js := strings.TrimSuffix(client, ".ts") + ".js"
-	args := []string{filepath.Join(dir, "dist", "driver", "driver.js"), "--client", filepath.Join(dir, "dist", filepath.FromSlash(js)), "--names", names}
-	if holdSeconds > 0 {
-		args = append(args, "--hold-seconds", fmt.Sprint(holdSeconds))
-	}
-	return args
+	return []string{filepath.Join(dir, "dist", "driver", "driver.js"), filepath.Join(dir, "dist", filepath.FromSlash(js))}
 }

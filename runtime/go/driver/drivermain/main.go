@@ -1,5 +1,5 @@
 // drivermain writes the main package of a Go client's driver
-// (godriver.MainSource, or MainSourceTigerBeetle for a tigerbeetle-go
+// (driver.MainSource, or MainSourceTigerBeetle for a tigerbeetle-go
 // client): chobo_conformance_test runs it at build time, so that the text
 // of that package is written in one place only.
 //
@@ -10,7 +10,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/chobo-lang/chobo/chobo/conformance/godriver"
+	"github.com/chobo-lang/chobo/runtime/go/driver"
 )
 
 func main() {
@@ -20,10 +20,10 @@ func main() {
 	}
 	var src []byte
 	switch os.Args[1] {
-	case godriver.Client:
-		src = godriver.MainSource(os.Args[2])
-	case godriver.TigerBeetleClient:
-		src = godriver.MainSourceTigerBeetle(os.Args[2])
+	case driver.PostgresTarget:
+		src = driver.MainSource(os.Args[2])
+	case driver.TigerBeetleTarget:
+		src = driver.MainSourceTigerBeetle(os.Args[2])
 	default:
 		fmt.Fprintf(os.Stderr, "drivermain: no Go driver for the target %q\n", os.Args[1])
 		os.Exit(2)

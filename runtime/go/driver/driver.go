@@ -1,4 +1,4 @@
-// Package godriver serves the driver protocol (docs/formats.md, "Driver
+// Package driver serves the driver protocol (docs/formats.md, "Driver
 // protocol") for a generated postgres-go client, so that the conformance
 // runner drives the Go client the way it drives a client in any other
 // language: as a process, through its stdin and stdout.
@@ -6,9 +6,9 @@
 // The client is compiled in: a driver is a small main package that
 // imports it and hands its constructor to Main (MainSource writes that
 // package). The client's methods and fields are found by reflection,
-// under the names the generator gave them (golang.Naming), so one driver
-// serves every book.
-package godriver
+// under the names the open request carries (the target's entry of `chobo
+// api`), so one driver serves every book and reads none.
+package driver
 
 import (
 	"bufio"
@@ -18,7 +18,6 @@ import (
 	"go/format"
 	"io"
 	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"sync"
@@ -26,20 +25,18 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/chobo-lang/chobo/chobo/check"
 	"github.com/chobo-lang/chobo/chobo/client/golang"
-	"github.com/chobo-lang/chobo/chobo/client/model"
 	"github.com/chobo-lang/chobo/chobo/conformance/protocol"
 	"github.com/chobo-lang/chobo/chobo/conformance/tbwire"
 	"github.com/chobo-lang/chobo/runtime/go/chobotb"
 )
 
-// Client is what this driver answers to open: the target whose code it
-// drives (TigerBeetleClient for a driver made by MainTigerBeetle).
-const Client = "postgres-go"
+// PostgresTarget is the target whose clients Main drives: an open
+// request must name it, and the answer does.
+const PostgresTarget = "postgres-go"
 
-// TigerBeetleClient is what a driver of a tigerbeetle-go client answers.
-const TigerBeetleClient = "tigerbeetle-go"
+// TigerBeetleTarget is the target whose clients MainTigerBeetle drives.
+const TigerBeetleTarget = "tigerbeetle-go"
 
 // Dial connects a tigerbeetle-go driver to TigerBeetle at the address the
 // open request gives. The driver's main package provides it, so that this
@@ -81,7 +78,7 @@ func Serve(r io.Reader, w io.Writer, constructor any) error {
 	if err := checkConstructor(constructor, reflect.TypeOf((*pgxpool.Pool)(nil)), golang.PostgresConstructor); err != nil {
 		return err
 	}
-	return serveWith(r, w, &server{constructor: reflect.ValueOf(constructor), backend: model.Postgres})
+	return serveWith(r, w, &server{constructor: reflect.ValueOf(constructor), target: PostgresTarget})
 }
 
 // ServeTigerBeetle is Serve for a generated tigerbeetle-go client.
@@ -89,7 +86,7 @@ func ServeTigerBeetle(r io.Reader, w io.Writer, constructor any, dial Dial) erro
 	if err := checkConstructor(constructor, reflect.TypeOf((*chobotb.Client)(nil)).Elem(), "TigerBeetle"); err != nil {
 		return err
 	}
-	return serveWith(r, w, &server{constructor: reflect.ValueOf(constructor), backend: model.TigerBeetle, dial: dial})
+	return serveWith(r, w, &server{constructor: reflect.ValueOf(constructor), target: TigerBeetleTarget, dial: dial})
 }
 
 func serveWith(r io.Reader, w io.Writer, s *server) error {
@@ -110,7 +107,7 @@ func serveWith(r io.Reader, w io.Writer, s *server) error {
 				// Handled before the next line is read: every other
 				// request needs what it opens.
 				s.answer(s.open(req))
-			case s.model == nil:
+			case s.names == nil:
 				s.answer(protocol.Response{ID: req.ID, Error: `not open: the first request must be "open"`})
 			default:
 				wg.Add(1)
@@ -152,8 +149,6 @@ func parse(line []byte) (protocol.Request, error) {
 	return req, nil
 }
 
-// checkConstructor fails early, with the reason, for anything but a
-// func(Querier, string) *Book.
 // checkConstructor makes sure c is a generated constructor whose first
 // argument takes what the driver will pass (first).
 func checkConstructor(c any, first reflect.Type, name string) error {
@@ -171,7 +166,7 @@ func checkConstructor(c any, first reflect.Type, name string) error {
 
 type server struct {
 	constructor reflect.Value
-	backend     string // model.Postgres or model.TigerBeetle
+	target      string // PostgresTarget or TigerBeetleTarget
 	dial        Dial
 
 	outMu       sync.Mutex
@@ -179,8 +174,7 @@ type server struct {
 	failedWrite error
 
 	// Set by open, before any other request is read.
-	model *model.Model
-	names golang.Names
+	names *names
 	first reflect.Value // the constructor's first argument: the pool or the TigerBeetle client
 	done  func()
 
@@ -189,6 +183,55 @@ type server struct {
 	// that keeps its book value would.
 	booksMu sync.Mutex
 	books   map[string]reflect.Value
+}
+
+// names is what the driver reads of its target's entry in `chobo api`'s
+// targets, which the open request carries (docs/formats.md).
+type names struct {
+	Balance   string     `json:"balance"`
+	Expire    string     `json:"expire"` // "" on TigerBeetle, which expires holds itself
+	Transfers []transfer `json:"transfers"`
+	Accounts  []account  `json:"accounts"`
+}
+
+type transfer struct {
+	Transfer string `json:"transfer"`
+	Field    string `json:"field"`
+	Methods  []struct {
+		Op     string `json:"op"`
+		Method string `json:"method"`
+	} `json:"methods"`
+	Args    structType  `json:"args"`
+	Key     *structType `json:"key"`
+	Amounts *structType `json:"amounts"`
+}
+
+type structType struct {
+	Fields []field `json:"fields"`
+}
+
+// field is the struct field of one book parameter; Type is "int64" for
+// an amount, "string" otherwise.
+type field struct {
+	Param string `json:"param"`
+	Name  string `json:"name"`
+	Type  string `json:"type"`
+}
+
+type account struct {
+	Account string  `json:"account"`
+	Method  string  `json:"method"`
+	Fields  []field `json:"fields"`
+}
+
+// method is the Go method of op on t, or "".
+func (t *transfer) method(op string) string {
+	for _, m := range t.Methods {
+		if m.Op == op {
+			return m.Method
+		}
+	}
+	return ""
 }
 
 func (s *server) answer(res protocol.Response) {
@@ -224,44 +267,53 @@ func (s *server) close() {
 	}
 }
 
-// open reads and checks the book, works out the client's names, and
-// connects.
+// open reads the client's names from the request, connects, and checks
+// that the client compiled in has every member the names call for.
 func (s *server) open(req protocol.Request) protocol.Response {
 	fail := func(format string, args ...any) protocol.Response {
 		return protocol.Response{ID: req.ID, Error: fmt.Sprintf(format, args...)}
 	}
-	if s.model != nil {
+	if s.names != nil {
 		return fail("open: already open")
 	}
-	src, err := os.ReadFile(req.Book)
+	if req.Target != s.target {
+		return fail("open: this driver drives a %s client, not %q", s.target, req.Target)
+	}
+	if len(req.Names) == 0 {
+		return fail(`open: no "names"`)
+	}
+	var n names
+	if err := json.Unmarshal(req.Names, &n); err != nil {
+		return fail("open: the names: %v", err)
+	}
+	first, done, err := s.connect(req)
 	if err != nil {
 		return fail("open: %v", err)
 	}
-	res := check.Check(filepath.Base(req.Book), src)
-	if res.Book == nil {
-		return fail("open: %s does not check", req.Book)
+	if err := fits(s.constructor.Call([]reflect.Value{first, reflect.ValueOf("")})[0], &n); err != nil {
+		done()
+		return fail("open: the client compiled into this driver is not the one the names describe (%s): %v", req.Book, err)
 	}
-	m, err := model.New(res.Book, s.backend)
-	if err != nil {
-		return fail("open: %v", err)
-	}
-	if s.backend == model.TigerBeetle {
+	s.names, s.first, s.done = &n, first, done
+	return protocol.Response{ID: req.ID, OK: true, Client: s.target}
+}
+
+// connect reaches the backend the request names and returns what the
+// constructor takes first, and what closes it.
+func (s *server) connect(req protocol.Request) (reflect.Value, func(), error) {
+	if s.target == TigerBeetleTarget {
 		c, done, err := s.dial(req.TigerBeetle)
 		if err != nil {
-			return fail("open: connecting to TigerBeetle at %q: %v", req.TigerBeetle, err)
+			return reflect.Value{}, nil, fmt.Errorf("connecting to TigerBeetle at %q: %v", req.TigerBeetle, err)
 		}
-		names := golang.Naming(m)
-		first := reflect.ValueOf(&c).Elem()
-		if err := fits(s.constructor.Call([]reflect.Value{first, reflect.ValueOf("")})[0], m, names, false); err != nil {
-			done()
-			return fail("open: the client compiled into this driver was not generated from %s: %v", req.Book, err)
+		if req.HoldSeconds > 0 {
+			c = shortened{c, uint32(req.HoldSeconds)}
 		}
-		s.model, s.names, s.first, s.done = m, names, first, done
-		return protocol.Response{ID: req.ID, OK: true, Client: TigerBeetleClient}
+		return reflect.ValueOf(&c).Elem(), done, nil
 	}
 	cfg, err := pgxpool.ParseConfig(req.DSN)
 	if err != nil {
-		return fail("open: the dsn: %v", err)
+		return reflect.Value{}, nil, fmt.Errorf("the dsn: %v", err)
 	}
 	cfg.MaxConns = MaxConns
 	// Idle connections go soon: a runner may start a driver per book on
@@ -277,44 +329,56 @@ func (s *server) open(req protocol.Request) protocol.Response {
 		}
 	}
 	if err != nil {
-		return fail("open: connecting: %v", err)
+		return reflect.Value{}, nil, fmt.Errorf("connecting: %v", err)
 	}
-	names := golang.Naming(m)
-	if err := fits(s.constructor.Call([]reflect.Value{reflect.ValueOf(pool), reflect.ValueOf("")})[0], m, names, true); err != nil {
-		pool.Close()
-		return fail("open: the client compiled into this driver was not generated from %s: %v", req.Book, err)
-	}
-	s.model, s.names, s.first, s.done = m, names, reflect.ValueOf(pool), pool.Close
-	return protocol.Response{ID: req.ID, OK: true, Client: Client}
+	return reflect.ValueOf(pool), pool.Close, nil
 }
 
-// fits checks that a client has every member the model's names call for,
-// so that a driver built with another book's client stops at open
-// instead of at its first call.
-func fits(client reflect.Value, m *model.Model, names golang.Names, expire bool) error {
-	b := client.Elem()
-	for _, t := range m.Transfers {
-		f := b.FieldByName(names.Transfers[t.Name].Field)
-		if !f.IsValid() {
-			return fmt.Errorf("no field %s for the transfer %s", names.Transfers[t.Name].Field, t.Name)
+// shortened sends every hold that expires with the open request's
+// hold_seconds as its timeout.
+type shortened struct {
+	chobotb.Client
+	secs uint32
+}
+
+func (s shortened) CreateTransfers(ctx context.Context, ts []chobotb.Transfer) ([]chobotb.Status, error) {
+	out := make([]chobotb.Transfer, len(ts))
+	for i, t := range ts {
+		if t.Flags&chobotb.TransferPending != 0 && t.Timeout > 0 {
+			t.Timeout = s.secs
 		}
-		for _, op := range t.Operations {
-			if !f.MethodByName(golang.Method(op.Name)).IsValid() {
-				return fmt.Errorf("no method %s.%s", names.Transfers[t.Name].Field, golang.Method(op.Name))
+		out[i] = t
+	}
+	return s.Client.CreateTransfers(ctx, out)
+}
+
+// fits checks that a client has every member the names call for, so
+// that a driver built with another book's client stops at open instead
+// of at its first call.
+func fits(client reflect.Value, n *names) error {
+	b := client.Elem()
+	for _, t := range n.Transfers {
+		f := b.FieldByName(t.Field)
+		if !f.IsValid() {
+			return fmt.Errorf("no field %s for the transfer %s", t.Field, t.Transfer)
+		}
+		for _, m := range t.Methods {
+			if !f.MethodByName(m.Method).IsValid() {
+				return fmt.Errorf("no method %s.%s", t.Field, m.Method)
 			}
 		}
 	}
-	bal := b.FieldByName("Balance")
+	bal := b.FieldByName(n.Balance)
 	if !bal.IsValid() {
-		return fmt.Errorf("no field Balance")
+		return fmt.Errorf("no field %s", n.Balance)
 	}
-	for _, a := range m.Accounts {
-		if !bal.MethodByName(names.Accounts[a.Name].Method).IsValid() {
-			return fmt.Errorf("no method Balance.%s for the account %s", names.Accounts[a.Name].Method, a.Name)
+	for _, a := range n.Accounts {
+		if !bal.MethodByName(a.Method).IsValid() {
+			return fmt.Errorf("no method %s.%s for the account %s", n.Balance, a.Method, a.Account)
 		}
 	}
-	if expire && !client.MethodByName("Expire").IsValid() {
-		return fmt.Errorf("no method Expire")
+	if n.Expire != "" && !client.MethodByName(n.Expire).IsValid() {
+		return fmt.Errorf("no method %s", n.Expire)
 	}
 	return nil
 }
@@ -335,12 +399,12 @@ func (s *server) do(req protocol.Request) (protocol.Response, error) {
 	case protocol.Call:
 		return s.call(ctx, req)
 	case protocol.Expire:
-		if s.backend == model.TigerBeetle {
+		if s.names.Expire == "" {
 			// TigerBeetle gives expired holds back itself.
 			n := 0
 			return protocol.Response{Expired: &n}, nil
 		}
-		out := s.client("").MethodByName("Expire").Call([]reflect.Value{reflect.ValueOf(ctx), reflect.ValueOf(req.Max)})
+		out := s.client("").MethodByName(s.names.Expire).Call([]reflect.Value{reflect.ValueOf(ctx), reflect.ValueOf(req.Max)})
 		if err := asError(out[1]); err != nil {
 			return protocol.Response{}, err
 		}
@@ -368,55 +432,33 @@ func (s *server) client(tenant string) reflect.Value {
 }
 
 func (s *server) call(ctx context.Context, req protocol.Request) (protocol.Response, error) {
-	t := s.model.Transfer(req.Transfer)
+	var t *transfer
+	for i := range s.names.Transfers {
+		if s.names.Transfers[i].Transfer == req.Transfer {
+			t = &s.names.Transfers[i]
+		}
+	}
 	if t == nil {
 		return protocol.Response{}, fmt.Errorf("the book has no transfer %q", req.Transfer)
 	}
-	op := t.Operation(req.Operation)
-	if op == nil {
-		return protocol.Response{}, fmt.Errorf("%s has no operation %q", t.Name, req.Operation)
+	op := req.Operation
+	name := t.method(op)
+	if name == "" {
+		return protocol.Response{}, fmt.Errorf("%s has no operation %q", t.Transfer, op)
 	}
-	names := s.names.Transfers[t.Name]
-	method := s.client(req.Tenant).Elem().FieldByName(names.Field).MethodByName(golang.Method(op.Name))
+	method := s.client(req.Tenant).Elem().FieldByName(t.Field).MethodByName(name)
 	if !method.IsValid() {
-		return protocol.Response{}, fmt.Errorf("the client has no method %s.%s", names.Field, golang.Method(op.Name))
+		return protocol.Response{}, fmt.Errorf("the client has no method %s.%s", t.Field, name)
 	}
-	mt := method.Type()
-	args := []reflect.Value{reflect.ValueOf(ctx)}
-	switch op.Takes {
-	case model.TakesArgs:
-		v, err := fill(mt.In(1), t.Args, names.ArgFields, req.Args, nil)
-		if err != nil {
-			return protocol.Response{}, fmt.Errorf("%s.%s: %v", t.Name, op.Name, err)
-		}
-		args = append(args, v)
-	case model.TakesKey:
-		v, err := fill(mt.In(1), t.Key, names.KeyFields, req.Args, nil)
-		if err != nil {
-			return protocol.Response{}, fmt.Errorf("%s.%s: %v", t.Name, op.Name, err)
-		}
-		args = append(args, v)
-	case model.TakesKeyAndAmounts:
-		key, err := fill(mt.In(1), t.Key, names.KeyFields, req.Args, t.Amounts)
-		if err != nil {
-			return protocol.Response{}, fmt.Errorf("%s.%s: %v", t.Name, op.Name, err)
-		}
-		args = append(args, key)
-		if mt.NumIn() == 3 {
-			amounts, err := postAmounts(mt.In(2), t, names, req.Args)
-			if err != nil {
-				return protocol.Response{}, fmt.Errorf("%s.%s: %v", t.Name, op.Name, err)
-			}
-			args = append(args, amounts)
-		}
-	default:
-		return protocol.Response{}, fmt.Errorf("%s.%s takes %q, which this driver does not know", t.Name, op.Name, op.Takes)
+	args, err := callArgs(method.Type(), t, op, req.Args)
+	if err != nil {
+		return protocol.Response{}, fmt.Errorf("%s.%s: %v", t.Transfer, op, err)
 	}
-	out := method.Call(args)
+	out := method.Call(append([]reflect.Value{reflect.ValueOf(ctx)}, args...))
 	if err := asError(out[1]); err != nil {
 		return protocol.Response{}, err
 	}
-	if op.Answers == model.AnswersState {
+	if op == "status" {
 		state := out[0].String()
 		return protocol.Response{State: &state}, nil
 	}
@@ -426,27 +468,58 @@ func (s *server) call(ctx context.Context, req protocol.Request) (protocol.Respo
 	}, nil
 }
 
+// callArgs are the arguments after the context of the method mt of op,
+// as the protocol says what each operation takes: a do or hold every
+// parameter, the others the hold's key, and a post the amounts too when
+// args give them.
+func callArgs(mt reflect.Type, t *transfer, op string, args map[string]string) ([]reflect.Value, error) {
+	if op == "do" || op == "hold" {
+		v, err := fill(mt.In(1), t.Args.Fields, args, nil)
+		return []reflect.Value{v}, err
+	}
+	if t.Key == nil {
+		return nil, fmt.Errorf("%s names no hold", t.Transfer)
+	}
+	var amounts []field
+	if op == "post" && t.Amounts != nil {
+		amounts = t.Amounts.Fields
+	}
+	key, err := fill(mt.In(1), t.Key.Fields, args, amounts)
+	if err != nil {
+		return nil, err
+	}
+	out := []reflect.Value{key}
+	if op == "post" && mt.NumIn() == 3 {
+		v, err := postAmounts(mt.In(2), amounts, args)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
 // postAmounts is the amounts argument of a post: nil (post the whole
 // hold) when args give none of the amounts, else every one of them.
-func postAmounts(ptr reflect.Type, t *model.Transfer, names golang.TransferNames, args map[string]string) (reflect.Value, error) {
+func postAmounts(ptr reflect.Type, amounts []field, args map[string]string) (reflect.Value, error) {
 	var given []string
-	for _, p := range t.Amounts {
-		if _, ok := args[p.Name]; ok {
-			given = append(given, p.Name)
+	for _, f := range amounts {
+		if _, ok := args[f.Param]; ok {
+			given = append(given, f.Param)
 		}
 	}
 	if len(given) == 0 {
 		return reflect.Zero(ptr), nil
 	}
 	only := map[string]string{}
-	for _, p := range t.Amounts {
-		v, ok := args[p.Name]
+	for _, f := range amounts {
+		v, ok := args[f.Param]
 		if !ok {
-			return reflect.Value{}, fmt.Errorf("give every amount (%s) or none", paramNames(t.Amounts))
+			return reflect.Value{}, fmt.Errorf("give every amount (%s) or none", paramNames(amounts))
 		}
-		only[p.Name] = v
+		only[f.Param] = v
 	}
-	v, err := fill(ptr.Elem(), t.Amounts, names.AmountFields, only, nil)
+	v, err := fill(ptr.Elem(), amounts, only, nil)
 	if err != nil {
 		return reflect.Value{}, err
 	}
@@ -456,24 +529,28 @@ func postAmounts(ptr reflect.Type, t *model.Transfer, names golang.TransferNames
 }
 
 func (s *server) balance(ctx context.Context, req protocol.Request) (protocol.Response, error) {
-	acc := s.model.Account(req.Account)
-	if acc == nil {
+	var a *account
+	for i := range s.names.Accounts {
+		if s.names.Accounts[i].Account == req.Account {
+			a = &s.names.Accounts[i]
+		}
+	}
+	if a == nil {
 		return protocol.Response{}, fmt.Errorf("the book has no account %q", req.Account)
 	}
-	names := s.names.Accounts[acc.Name]
-	method := s.client(req.Tenant).Elem().FieldByName("Balance").MethodByName(names.Method)
+	method := s.client(req.Tenant).Elem().FieldByName(s.names.Balance).MethodByName(a.Method)
 	if !method.IsValid() {
-		return protocol.Response{}, fmt.Errorf("the client has no method Balance.%s", names.Method)
+		return protocol.Response{}, fmt.Errorf("the client has no method %s.%s", s.names.Balance, a.Method)
 	}
 	args := []reflect.Value{reflect.ValueOf(ctx)}
 	if method.Type().NumIn() == 2 {
-		v, err := fill(method.Type().In(1), acc.Params, names.Fields, req.Args, nil)
+		v, err := fill(method.Type().In(1), a.Fields, req.Args, nil)
 		if err != nil {
-			return protocol.Response{}, fmt.Errorf("balance %s: %v", acc.Name, err)
+			return protocol.Response{}, fmt.Errorf("balance %s: %v", a.Account, err)
 		}
 		args = append(args, v)
 	} else if err := onlyKnown(req.Args, nil, nil); err != nil {
-		return protocol.Response{}, fmt.Errorf("balance %s: %v", acc.Name, err)
+		return protocol.Response{}, fmt.Errorf("balance %s: %v", a.Account, err)
 	}
 	out := method.Call(args)
 	if err := asError(out[1]); err != nil {
@@ -490,21 +567,21 @@ func (s *server) balance(ctx context.Context, req protocol.Request) (protocol.Re
 // fill makes a struct of type ty whose fields hold the values of params
 // from args. Every param must be given; args may hold nothing else but
 // the names in also (a post's amounts, beside its key).
-func fill(ty reflect.Type, params []model.Param, fields []string, args map[string]string, also []model.Param) (reflect.Value, error) {
+func fill(ty reflect.Type, params []field, args map[string]string, also []field) (reflect.Value, error) {
 	v := reflect.New(ty).Elem()
-	for i, p := range params {
-		text, ok := args[p.Name]
+	for _, p := range params {
+		text, ok := args[p.Param]
 		if !ok {
-			return v, fmt.Errorf("the value of %s is missing", p.Name)
+			return v, fmt.Errorf("the value of %s is missing", p.Param)
 		}
-		f := v.FieldByName(fields[i])
+		f := v.FieldByName(p.Name)
 		if !f.IsValid() {
-			return v, fmt.Errorf("the client's %v has no field %s", ty, fields[i])
+			return v, fmt.Errorf("the client's %v has no field %s", ty, p.Name)
 		}
-		if p.Amount {
+		if p.Type == "int64" {
 			n, err := protocol.ParseAmount(text)
 			if err != nil {
-				return v, fmt.Errorf("%s: %v", p.Name, err)
+				return v, fmt.Errorf("%s: %v", p.Param, err)
 			}
 			f.SetInt(n)
 		} else {
@@ -516,11 +593,11 @@ func fill(ty reflect.Type, params []model.Param, fields []string, args map[strin
 
 // onlyKnown fails for a value of args that names no parameter of the
 // operation: a misspelt name would otherwise be dropped in silence.
-func onlyKnown(args map[string]string, params, also []model.Param) error {
+func onlyKnown(args map[string]string, params, also []field) error {
 	for name := range args {
 		known := false
-		for _, p := range append(append([]model.Param(nil), params...), also...) {
-			known = known || p.Name == name
+		for _, p := range append(append([]field(nil), params...), also...) {
+			known = known || p.Param == name
 		}
 		if !known {
 			return fmt.Errorf("%s is not one of its parameters", name)
@@ -534,10 +611,10 @@ func asError(v reflect.Value) error {
 	return err
 }
 
-func paramNames(ps []model.Param) string {
+func paramNames(fs []field) string {
 	var out []string
-	for _, p := range ps {
-		out = append(out, p.Name)
+	for _, f := range fs {
+		out = append(out, f.Param)
 	}
 	return strings.Join(out, ", ")
 }
@@ -557,14 +634,14 @@ func DialWire(address string) (chobotb.Client, func(), error) {
 // MainSourceTigerBeetle is MainSource for a tigerbeetle-go client: its
 // TigerBeetle constructor handed to MainTigerBeetle, over DialWire.
 func MainSourceTigerBeetle(importpath string) []byte {
-	return mainSource(importpath, "tigerbeetle-go client", "godriver.MainTigerBeetle(client.TigerBeetle, godriver.DialWire)")
+	return mainSource(importpath, "tigerbeetle-go client", "driver.MainTigerBeetle(client.TigerBeetle, driver.DialWire)")
 }
 
 // MainSource is a whole driver program for the client at importpath: a
 // main package that hands the client's constructor to Main. The bytes
 // depend on importpath only, so a build that writes them is reproducible.
 func MainSource(importpath string) []byte {
-	return mainSource(importpath, "client", "godriver.Main(client."+golang.PostgresConstructor+")")
+	return mainSource(importpath, "client", "driver.Main(client."+golang.PostgresConstructor+")")
 }
 
 // mainSource writes the driver program that runs call with the client at
@@ -579,7 +656,7 @@ package main
 import (
 	client %q
 
-	"github.com/chobo-lang/chobo/chobo/conformance/godriver"
+	"github.com/chobo-lang/chobo/runtime/go/driver"
 )
 
 func main() {
