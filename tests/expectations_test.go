@@ -87,8 +87,8 @@ func TestConformanceChecksExpectations(t *testing.T) {
 		t.Fatal(err)
 	}
 	backends["sql"] = sql
-	if driver := goDriverOrEmpty(t); driver != "" {
-		backends["go driver"] = startDriver(t, driver, d, l)
+	if goDriverAtHand(t) {
+		backends["go driver"] = startPostgresClient(t, "postgres-go", d, l)
 	}
 	for name, be := range backends {
 		jobs := l.Jobs("wrong.json", be, func(i int) string {
@@ -113,13 +113,14 @@ func TestConformanceChecksExpectations(t *testing.T) {
 	}
 }
 
-// goDriverOrEmpty is goDriver, but leaves the driver out (with a log
-// line) where it cannot be built, so that the SQL half still runs.
-func goDriverOrEmpty(t *testing.T) string {
-	var path string
-	t.Run("driver", func(t *testing.T) { path = goDriver(t) })
-	if path == "" {
+// goDriverAtHand says whether the postgres-go driver is built, leaving it
+// out (with a log line) where it cannot be, so that the SQL half still
+// runs.
+func goDriverAtHand(t *testing.T) bool {
+	ok := false
+	t.Run("driver", func(t *testing.T) { driversOf(t, "postgres-go"); ok = true })
+	if !ok {
 		t.Log("the Go driver is not at hand: checked through SQL only")
 	}
-	return path
+	return ok
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -18,7 +17,6 @@ import (
 	"github.com/chobo-lang/chobo/chobo/conformance/pgtest"
 	"github.com/chobo-lang/chobo/chobo/interp"
 	"github.com/chobo-lang/chobo/chobo/scenario"
-	godriver "github.com/chobo-lang/chobo/runtime/go/driver"
 )
 
 // conformanceCases are the cases every backend must agree on: those
@@ -175,63 +173,32 @@ func TestPostgresConformance(t *testing.T) {
 	t.Logf("%d scenarios of %d books on PostgreSQL through SQL (%d with together, %d run again)", st.Total, len(books), st.Together, st.Again)
 }
 
-// TestGoClientConformance runs every scenario of every book through the
-// generated Go clients on a real PostgreSQL server. Each client is driven
-// as a process, through the driver protocol, as the Bazel rule and
-// clients in other languages are (see drivers_test.go).
-func TestGoClientConformance(t *testing.T) {
-	var books []loaded
-	for _, c := range conformanceCases(t) {
-		books = append(books, loadForBackends(t, c))
+// TestClientConformance runs every scenario of every case through each
+// client language's PostgreSQL client of it, on a real server as the
+// application's role. Each client is driven as a process, through the
+// driver protocol, as the Bazel rule drives it (see languages_test.go).
+func TestClientConformance(t *testing.T) {
+	for _, tg := range targetsOn("postgres") {
+		t.Run(tg, func(t *testing.T) {
+			books := clientCases(t, tg)
+			driversOf(t, tg) // skips here, before a server starts, when the language is not set up
+			d := startPostgres(t, books)
+			st := runAll(t, books, tg, func(l loaded) conformance.Backend {
+				return startPostgresClient(t, tg, d, l)
+			})
+			checkEntries(t, d.admin, books)
+			t.Logf("%d scenarios of %d books on PostgreSQL through the %s clients, each driven as a process (%d with together, %d run again)", st.Total, len(books), tg, st.Together, st.Again)
+		})
 	}
-	driver := goDriver(t)
-	d := startPostgres(t, books)
-	st := runAll(t, books, "postgres-go", func(l loaded) conformance.Backend {
-		return startDriver(t, driver, d, l)
-	})
-	checkEntries(t, d.admin, books)
-	t.Logf("%d scenarios of %d books on PostgreSQL through the Go clients, each driven as a process (%d with together, %d run again)", st.Total, len(books), st.Together, st.Again)
-}
-
-// startDriver runs the driver program for the Go client of l's case, on
-// the test copy that d holds, connected as the application's role. The
-// driver stops at the end of the test.
-func startDriver(t *testing.T, driver string, d pgDeployment, l loaded) *conformance.Process {
-	t.Helper()
-	// The driver reads the book whose SQL is loaded: the test copy.
-	bookPath := filepath.Join(t.TempDir(), filepath.Base(l.path))
-	if err := os.WriteFile(bookPath, l.CopySrc, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(driver)
-	cmd.Env = append(os.Environ(), driverEnv+"="+l.name)
-	open, err := conformance.Open(l.Copy, godriver.PostgresTarget)
-	if err != nil {
-		t.Fatalf("%s: %v", l.path, err)
-	}
-	open.Book, open.DSN = bookPath, d.srv.ConnStringAs(pgdeploy.App, pgtest.DefaultDB)
-	p, err := conformance.StartProcessWith(cmd, open, conformance.PostgresReader{Pool: d.admin, Book: l.Copy})
-	if err != nil {
-		t.Fatalf("%s: %v", l.path, err)
-	}
-	t.Cleanup(func() {
-		if err := p.Close(); err != nil {
-			t.Errorf("%s: %v", l.path, err)
-		}
-	})
-	if p.Client() != godriver.PostgresTarget {
-		t.Errorf("%s: the driver says it drives %q, want %q", l.path, p.Client(), godriver.PostgresTarget)
-	}
-	return p
 }
 
 // TestGoDriverStatusAndBalance covers what the scenarios do not ask a
 // driver for: status, balance, a partial post, and a call the client
 // must refuse to make.
 func TestGoDriverStatusAndBalance(t *testing.T) {
-	driver := goDriver(t)
+	driversOf(t, "postgres-go")
 	l := loadForBackends(t, caseByName(t, "inventory"))
-	p := startDriver(t, driver, startPostgres(t, []loaded{l}), l)
+	p := startPostgresClient(t, "postgres-go", startPostgres(t, []loaded{l}), l)
 	ctx := context.Background()
 	const tenant = "status-and-balance"
 	call := func(transfer string, op book.Op, strs map[string]string, amounts map[string]int64) interp.Call {

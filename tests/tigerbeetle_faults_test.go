@@ -16,6 +16,7 @@ import (
 	"github.com/chobo-lang/chobo/chobo/book"
 	"github.com/chobo-lang/chobo/chobo/check"
 	"github.com/chobo-lang/chobo/chobo/conformance"
+	"github.com/chobo-lang/chobo/chobo/conformance/protocol"
 	"github.com/chobo-lang/chobo/chobo/conformance/tbtest"
 	"github.com/chobo-lang/chobo/chobo/conformance/tbwire"
 	"github.com/chobo-lang/chobo/runtime/go/chobo"
@@ -257,8 +258,8 @@ func TestTigerBeetleReplicaPausedPastTheDeadline(t *testing.T) {
 // middle of the run and not started again.
 func TestTigerBeetleThreeReplicas(t *testing.T) {
 	realTigerBeetle(t)
-	books := tbBooks(t)
-	driver := tbDriver(t, books)
+	books := clientCases(t, "tigerbeetle-go")
+	driversOf(t, "tigerbeetle-go")
 	var l loaded
 	for _, b := range books {
 		if b.name == "inventory" {
@@ -278,7 +279,7 @@ func TestTigerBeetleThreeReplicas(t *testing.T) {
 	t.Cleanup(stop)
 	run := func(t *testing.T, tenant string, during func()) {
 		tb := &conformance.TigerBeetle{Raw: srv.Client, Book: l.Copy, Replica: true}
-		tb.Calls = startTBDriver(t, driver, l, l.CopySrc, "wire:"+addr, tb)
+		tb.Calls = startClient(t, "tigerbeetle-go", l, protocol.Request{TigerBeetle: "wire:" + addr}, tb, "")
 		var jobs []conformance.Job
 		for _, j := range l.Jobs(l.path, tb, func(i int) string { return fmt.Sprintf("%s%d", tenant, i) }) {
 			j.Pair = "tigerbeetle-go (3 replicas)"

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -15,30 +14,23 @@ import (
 
 	"github.com/chobo-lang/chobo/chobo/backend/tigerbeetle"
 	"github.com/chobo-lang/chobo/chobo/conformance"
+	"github.com/chobo-lang/chobo/chobo/conformance/protocol"
 	"github.com/chobo-lang/chobo/chobo/conformance/tbdiff"
 	"github.com/chobo-lang/chobo/chobo/conformance/tbtest"
 	"github.com/chobo-lang/chobo/chobo/conformance/tbwire"
-	"github.com/chobo-lang/chobo/chobo/gen"
 	"github.com/chobo-lang/chobo/chobo/scenario"
 	"github.com/chobo-lang/chobo/chobo/show"
-	"github.com/chobo-lang/chobo/chobo/target"
 	"github.com/chobo-lang/chobo/runtime/go/chobotb"
 	"github.com/chobo-lang/chobo/runtime/go/chobotb/tbmodel"
-	godriver "github.com/chobo-lang/chobo/runtime/go/driver"
 )
 
-// The tigerbeetle-go clients of the cases are driven on the model of
-// TigerBeetle (a test double, runtime/go/chobotb/tbmodel) kept in this
-// process and served to the drivers over tbwire, and again on a real
-// replica when there is a tigerbeetle binary (tbtest.Bin: the one
+// Every client language's tigerbeetle client of each case is driven on a
+// real replica when there is a tigerbeetle binary (tbtest.Bin: the one
 // CHOBO_TIGERBEETLE names, else the server beside the checkout), which the
-// driver program, run as a proxy, formats, starts and stops.
-
-// proxyEnv makes the driver program start a replica and serve it over
-// tbwire instead of driving a client.
-const proxyEnv = "CHOBO_TEST_TB_PROXY"
-
-var tbSkipOnce sync.Once
+// tigerbeetle-go driver program, run as a proxy, formats, starts and
+// stops; a language whose driver also reaches tbwire (viaWire) runs on the
+// model of TigerBeetle (a test double, runtime/go/chobotb/tbmodel) kept in
+// this process too.
 
 // realTigerBeetle is the tigerbeetle binary the replica tests run, named in
 // the log with its version. Without one (no CHOBO_TIGERBEETLE and no
@@ -65,182 +57,6 @@ func realTigerBeetle(t *testing.T) string {
 
 var realOnce, realSkipOnce sync.Once
 
-var tbDrivers struct {
-	once sync.Once
-	dir  string // holds the program; removed when the tests end (TestMain)
-	path string
-	skip string
-	err  error
-}
-
-// tbDriver builds, once, the driver program of the tigerbeetle-go client
-// of every book's test copy: TigerBeetle counts a hold's lifetime itself,
-// from the timeout the client sends, so the client must be the copy's. It
-// needs cgo for the official client, which it links to reach a real
-// replica.
-func tbDriver(t *testing.T, books []loaded) string {
-	t.Helper()
-	tbDrivers.once.Do(func() {
-		if os.Getenv("TEST_SRCDIR") != "" {
-			tbDrivers.skip = "under Bazel the go command and the module cache are not at hand"
-			return
-		}
-		goBin, err := exec.LookPath("go")
-		if err != nil {
-			tbDrivers.skip = "no go command to build the Go clients with"
-			return
-		}
-		tbDrivers.path, tbDrivers.err = buildTBDrivers(t, goBin, books)
-	})
-	if tbDrivers.skip != "" {
-		tbSkipOnce.Do(func() { fmt.Println("SKIP: tigerbeetle-go clients: " + tbDrivers.skip) })
-		if os.Getenv("CI") == "true" && os.Getenv("TEST_SRCDIR") == "" {
-			t.Fatalf("the tigerbeetle-go clients cannot be built: %s", tbDrivers.skip)
-		}
-		t.Skip("SKIP: " + tbDrivers.skip)
-	}
-	if tbDrivers.err != nil {
-		t.Fatal(tbDrivers.err)
-	}
-	return tbDrivers.path
-}
-
-func buildTBDrivers(t *testing.T, goBin string, books []loaded) (string, error) {
-	tg, _ := target.Lookup("tigerbeetle-go")
-	var clients []driverClient
-	for i, l := range books {
-		files, ds, err := tg.Build(l.Copy, gen.NewSource(filepath.Base(l.path), l.CopySrc), gen.Options{Package: fmt.Sprintf("c%d", i)})
-		if err != nil || len(ds) > 0 || len(files) != 1 {
-			return "", fmt.Errorf("%s: building the test copy's tigerbeetle-go client: %v %v", l.path, ds, err)
-		}
-		clients = append(clients, driverClient{l.name, files[0].Data})
-	}
-	bin, dir, err := buildDriverProgram(goBin, "chobo-tb-drivers-", "TigerBeetle", clients, func(imports, entries string) string {
-		return fmt.Sprintf(`// The driver of every case's tigerbeetle-go client, picked by $%[1]s;
-// with $%[2]s set, a proxy that starts a real replica and serves it.
-package main
-
-import (
-	"context"
-	"fmt"
-	"io"
-	"os"
-	"strings"
-
-	"github.com/chobo-lang/chobo/chobo/conformance/tbtest"
-	"github.com/chobo-lang/chobo/chobo/conformance/tbwire"
-	"github.com/chobo-lang/chobo/runtime/go/chobotb"
-	"github.com/chobo-lang/chobo/runtime/go/chobotb/tbgo"
-	"github.com/chobo-lang/chobo/runtime/go/driver"
-%[3]s)
-
-var clients = map[string]any{
-%[4]s}
-
-// dial reaches the model over tbwire ("wire:host:port") or a replica
-// through the official client ("host:port").
-func dial(addr string) (chobotb.Client, func(), error) {
-	if a, ok := strings.CutPrefix(addr, "wire:"); ok {
-		c, err := tbwire.Dial(a)
-		if err != nil {
-			return nil, nil, err
-		}
-		return c, func() { c.Close() }, nil
-	}
-	c, err := tbgo.Dial(chobotb.U128{}, addr)
-	if err != nil {
-		return nil, nil, err
-	}
-	return c, c.Close, nil
-}
-
-// proxy starts a replica, prints its address and the tbwire address that
-// reads it, and stops it when stdin ends.
-func proxy() {
-	srv, err := tbtest.Launch(context.Background())
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	addr, stop, err := tbwire.Listen(srv.Client)
-	if err != nil {
-		srv.Stop()
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	fmt.Println(srv.Address, addr)
-	io.Copy(io.Discard, os.Stdin)
-	stop()
-	if err := srv.Stop(); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-}
-
-func main() {
-	if os.Getenv(%[2]q) != "" {
-		proxy()
-		return
-	}
-	client, ok := clients[os.Getenv(%[1]q)]
-	if !ok {
-		fmt.Fprintf(os.Stderr, "no tigerbeetle-go client for the case %%q\n", os.Getenv(%[1]q))
-		os.Exit(2)
-	}
-	driver.MainTigerBeetle(client, dial)
-}
-`, driverEnv, proxyEnv, imports, entries)
-	})
-	tbDrivers.dir = dir
-	return bin, err
-}
-
-// tbBooks loads every case with a tigerbeetle-go client.
-func tbBooks(t *testing.T) []loaded {
-	t.Helper()
-	var out []loaded
-	for _, c := range tbCases(t) {
-		out = append(out, loadForBackends(t, c))
-	}
-	return out
-}
-
-// tbCases are the cases with a tigerbeetle-go client.
-func tbCases(t *testing.T) []testCase {
-	t.Helper()
-	return casesWith(t, filepath.Join("tigerbeetle-go", "*", "book.go"), "TigerBeetle")
-}
-
-// startTBDriver runs the driver of l's client, opened on the book file
-// written from src, against TigerBeetle at address.
-func startTBDriver(t *testing.T, driver string, l loaded, src []byte, address string, read conformance.Reader) *conformance.Process {
-	t.Helper()
-	bookPath := filepath.Join(t.TempDir(), filepath.Base(l.path))
-	if err := os.WriteFile(bookPath, src, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(driver)
-	cmd.Env = append(os.Environ(), driverEnv+"="+l.name)
-	open, err := conformance.Open(l.Copy, godriver.TigerBeetleTarget)
-	if err != nil {
-		t.Fatalf("%s: %v", l.path, err)
-	}
-	open.Book, open.TigerBeetle = bookPath, address
-	p, err := conformance.StartProcessWith(cmd, open, read)
-	if err != nil {
-		t.Fatalf("%s: %v", l.path, err)
-	}
-	t.Cleanup(func() {
-		if err := p.Close(); err != nil {
-			t.Errorf("%s: %v", l.path, err)
-		}
-	})
-	if p.Client() != godriver.TigerBeetleTarget {
-		t.Errorf("%s: the driver says it drives %q, want %q", l.path, p.Client(), godriver.TigerBeetleTarget)
-	}
-	return p
-}
-
 // tbTarget is one TigerBeetle the conformance runs on.
 type tbTarget struct {
 	what    string // "model" or "real replica"
@@ -250,19 +66,25 @@ type tbTarget struct {
 	replica bool
 }
 
-// runTigerBeetle runs every scenario of every book through the
-// tigerbeetle-go clients on one TigerBeetle and says, per book, how many
-// were equal to the interpreter.
-func runTigerBeetle(t *testing.T, driver string, books []loaded, on tbTarget) {
+// runTigerBeetle runs every scenario of every book through the clients
+// of target tg on one TigerBeetle and says, per book, how many were equal
+// to the interpreter. A driver that writes down what its client sends is
+// held to what `chobo run --show tigerbeetle` prints.
+func runTigerBeetle(t *testing.T, tg string, books []loaded, on tbTarget) {
 	t.Helper()
+	_, lang := languageOf(t, tg)
 	var jobs []conformance.Job
 	counts := map[string]int{}
+	records := map[*conformance.Loaded]string{}
 	for _, l := range books {
 		tb := &conformance.TigerBeetle{Raw: on.raw, Book: l.Copy, Replica: on.replica, Pulse: on.pulse}
-		tb.Calls = startTBDriver(t, driver, l, l.CopySrc, on.address, tb)
+		if lang.record != "" {
+			records[l.Loaded] = filepath.Join(t.TempDir(), "sent.jsonl")
+		}
+		tb.Calls = startClient(t, tg, l, protocol.Request{TigerBeetle: on.address}, tb, records[l.Loaded])
 		n := len(jobs)
 		for _, j := range l.Jobs(l.path, tb, func(i int) string { return fmt.Sprintf("tb%d", n+i) }) {
-			j.Pair = "tigerbeetle-go (" + on.what + ")"
+			j.Pair = tg + " (" + on.what + ")"
 			jobs = append(jobs, j)
 			counts[l.path]++
 		}
@@ -272,45 +94,55 @@ func runTigerBeetle(t *testing.T, driver string, books []loaded, on tbTarget) {
 		return
 	}
 	for _, l := range books {
-		t.Logf("%s: %d scenarios on tigerbeetle-go (%s), each equal to the interpreter", l.path, counts[l.path], on.what)
+		t.Logf("%s: %d scenarios on %s (%s), each equal to the interpreter", l.path, counts[l.path], tg, on.what)
 	}
-	t.Logf("%d scenarios of %d books on tigerbeetle-go (%s), %d with together, %d run again; %d where a balance leaves 64 bits, run up to that call and held to what TigerBeetle does there (done, then an error reading the balance); %d not run (named above)",
-		st.Total, len(books), on.what, st.Together, st.Again, st.Wide, st.NotRun)
+	t.Logf("%d scenarios of %d books on %s (%s), %d with together, %d run again; %d where a balance leaves 64 bits, run up to that call and held to what TigerBeetle does there (done, then an error reading the balance); %d not run (named above)",
+		st.Total, len(books), tg, on.what, st.Together, st.Again, st.Wide, st.NotRun)
+	if len(records) > 0 {
+		sentAsShown(t, tg, books, jobs, records)
+	}
 }
 
 // TestTigerBeetleConformance runs every scenario of every case through
-// the case's tigerbeetle-go client: on the model, and on a real replica
-// when there is a tigerbeetle binary (realTigerBeetle).
+// each client language's TigerBeetle client of it: on a real replica when
+// there is a tigerbeetle binary (realTigerBeetle), and on the model for a
+// language whose driver reaches it.
 func TestTigerBeetleConformance(t *testing.T) {
-	books := tbBooks(t)
-	driver := tbDriver(t, books)
-
-	t.Run("model", func(t *testing.T) {
-		m := tbmodel.New()
-		m.FollowWallClock()
-		addr, stop, err := tbwire.Listen(m)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(stop)
-		runTigerBeetle(t, driver, books, tbTarget{what: "model", address: "wire:" + addr, raw: m, pulse: m.Pulse})
-	})
-
-	t.Run("replica", func(t *testing.T) {
-		bin := realTigerBeetle(t)
-		// One official client per book's driver, and the proxy's.
-		if len(books)+1 > tbtest.ClientsMax {
-			t.Fatalf("%d books need %d clients on the replica at once; it serves %d", len(books), len(books)+1, tbtest.ClientsMax)
-		}
-		replica, raw := startProxy(t, driver, bin)
-		runTigerBeetle(t, driver, books, tbTarget{what: "real replica", address: replica, raw: raw, replica: true})
-	})
+	for _, tg := range targetsOn("tigerbeetle") {
+		t.Run(tg, func(t *testing.T) {
+			_, lang := languageOf(t, tg)
+			books := clientCases(t, tg)
+			driversOf(t, tg)
+			if lang.viaWire {
+				t.Run("model", func(t *testing.T) {
+					m := tbmodel.New()
+					m.FollowWallClock()
+					addr, stop, err := tbwire.Listen(m)
+					if err != nil {
+						t.Fatal(err)
+					}
+					t.Cleanup(stop)
+					runTigerBeetle(t, tg, books, tbTarget{what: "model", address: "wire:" + addr, raw: m, pulse: m.Pulse})
+				})
+			}
+			t.Run("replica", func(t *testing.T) {
+				bin := realTigerBeetle(t)
+				// One official client per book's driver, and the proxy's.
+				if len(books)+1 > tbtest.ClientsMax {
+					t.Fatalf("%d books need %d clients on the replica at once; it serves %d", len(books), len(books)+1, tbtest.ClientsMax)
+				}
+				replica, raw := startProxy(t, bin)
+				runTigerBeetle(t, tg, books, tbTarget{what: "real replica", address: replica, raw: raw, replica: true})
+			})
+		})
+	}
 
 	// The bulk call: each run of a scenario's calls that do not read a hold
 	// made among them goes as one Bulk of chobotb.Book (in this process,
 	// over the official client), on the real replica, or on the model
 	// where there is none; every answer must be the interpreter's.
 	t.Run("bulk", func(t *testing.T) {
+		books := clientCases(t, "tigerbeetle-go")
 		var client, raw chobotb.Client
 		var pulse func()
 		what := "model"
@@ -346,53 +178,64 @@ func TestTigerBeetleConformance(t *testing.T) {
 			st.Total, len(books), what, st.Together, st.Again, bulks, calls)
 	})
 
-	// The model held to the real server: every request of every scenario
-	// goes to both, one at a time, and their answers and, at the end,
-	// every account and transfer record must be equal (timestamps aside).
+	// The model held to the real server: every request of every scenario,
+	// as the clients that reach tbwire send it, goes to both, one at a
+	// time, and their answers and, at the end, every account and transfer
+	// record must be equal (timestamps aside).
 	t.Run("model against replica", func(t *testing.T) {
 		bin := realTigerBeetle(t)
-		_, raw := startProxy(t, driver, bin)
-		m := tbmodel.New()
-		m.FollowWallClock()
-		tee := tbdiff.New(raw, m)
-		// A hold past its deadline goes back on the replica at its pulse,
-		// which a busy machine delays, and on the model at its next
-		// create: a lookup between the two is asked again once both
-		// have had the time.
-		tee.Settle = func() {
-			time.Sleep(300 * time.Millisecond)
-			m.Pulse()
+		for _, tg := range targetsOn("tigerbeetle") {
+			if _, lang := languageOf(t, tg); !lang.viaWire {
+				continue
+			}
+			t.Run(tg, func(t *testing.T) {
+				books := clientCases(t, tg)
+				driversOf(t, tg)
+				_, raw := startProxy(t, bin)
+				m := tbmodel.New()
+				m.FollowWallClock()
+				tee := tbdiff.New(raw, m)
+				// A hold past its deadline goes back on the replica at its
+				// pulse, which a busy machine delays, and on the model at its
+				// next create: a lookup between the two is asked again once
+				// both have had the time.
+				tee.Settle = func() {
+					time.Sleep(300 * time.Millisecond)
+					m.Pulse()
+				}
+				addr, stop, err := tbwire.Listen(tee)
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(stop)
+				runTigerBeetle(t, tg, books, tbTarget{what: "real replica, the model beside it", address: "wire:" + addr, raw: tee, pulse: m.Pulse, replica: true})
+				n, err := tee.Records(context.Background())
+				if err != nil {
+					t.Fatal(err)
+				}
+				diffs := tee.Diffs()
+				for _, d := range diffs {
+					t.Errorf("the model differs from the real replica: %s", d)
+				}
+				if tee.Requests() == 0 || n == 0 {
+					t.Fatalf("%d requests and %d records compared: nothing was held to the replica", tee.Requests(), n)
+				}
+				t.Logf("the model answered %d requests as the real replica did, and its %d account and transfer records are the replica's (timestamps aside)", tee.Requests(), n)
+			})
 		}
-		addr, stop, err := tbwire.Listen(tee)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(stop)
-		runTigerBeetle(t, driver, books, tbTarget{what: "real replica, the model beside it", address: "wire:" + addr, raw: tee, pulse: m.Pulse, replica: true})
-		n, err := tee.Records(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		diffs := tee.Diffs()
-		for _, d := range diffs {
-			t.Errorf("the model differs from the real replica: %s", d)
-		}
-		if tee.Requests() == 0 || n == 0 {
-			t.Fatalf("%d requests and %d records compared: nothing was held to the replica", tee.Requests(), n)
-		}
-		t.Logf("the model answered %d requests as the real replica did, and its %d account and transfer records are the replica's (timestamps aside)", tee.Requests(), n)
 	})
 }
 
-// startProxy runs the driver program as a proxy: it formats and starts a
+// startProxy runs the tigerbeetle-go driver program, which links the
+// official client, as a proxy: it formats and starts a
 // replica, and serves it over tbwire so that this process reads it
 // without the official client. It returns the replica's address and a
 // client of the proxy, which t's cleanup closes, and then the proxy's
 // stdin, which stops and removes the replica.
-func startProxy(t *testing.T, driver, bin string) (replica string, raw *tbwire.Client) {
+func startProxy(t *testing.T, bin string) (replica string, raw *tbwire.Client) {
 	t.Helper()
-	cmd := exec.Command(driver)
-	cmd.Env = append(os.Environ(), proxyEnv+"=1", tbtest.EnvVar+"="+bin)
+	cmd := driversOf(t, "tigerbeetle-go")("")
+	cmd.Env = append(cmd.Env, proxyEnv+"=1", tbtest.EnvVar+"="+bin)
 	cmd.Stderr = os.Stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -437,50 +280,59 @@ func startProxy(t *testing.T, driver, bin string) (replica string, raw *tbwire.C
 
 // TestTigerBeetleSendsWhatShowPrints is the check that what `chobo run
 // --show tigerbeetle` prints is what a client sends: every scenario of
-// every case without a together, one at a time through the case's
-// tigerbeetle-go client on a model of its own, compared request by
-// request (the two random ids of a status chain aside). Passes move the
-// model's clock; nothing is waited out.
+// every case without a together, one at a time through the case's client
+// of each language whose driver reaches the model, on a model of its own,
+// compared request by request (the two random ids of a status chain
+// aside). Passes move the model's clock; nothing is waited out. A client
+// that reaches only a real replica is held to the same in
+// TestTigerBeetleConformance, if its driver writes down what it sends.
 func TestTigerBeetleSendsWhatShowPrints(t *testing.T) {
-	books := tbBooks(t)
-	driver := tbDriver(t, books)
-	checked := 0
-	for _, l := range books {
-		m := tbmodel.New()
-		addr, stop, err := tbwire.Listen(m)
-		if err != nil {
-			t.Fatal(err)
+	for _, tg := range targetsOn("tigerbeetle") {
+		if _, lang := languageOf(t, tg); !lang.viaWire {
+			continue
 		}
-		p := startTBDriver(t, driver, l, l.CopySrc, "wire:"+addr, &conformance.TigerBeetle{Raw: m, Book: l.Copy})
-		ctx := context.Background()
-		for i, sc := range l.Scenarios {
-			if hasTogether(sc) {
-				continue
-			}
-			tenant := fmt.Sprintf("sent%d", i)
-			want, err := show.TigerBeetleSteps(l.Copy, tigerbeetle.Def(l.Copy), sc, tenant)
-			if err != nil {
-				t.Fatalf("%s %q: %v", l.path, sc.Name, err)
-			}
-			m.ResetRequests()
-			for _, st := range sc.Steps {
-				switch {
-				case st.Call != nil:
-					if st.Call.Bad == "" {
-						p.Call(ctx, st.Call.Call, tenant) // the answers are the conformance test's to check
-					}
-				default:
-					m.Advance(time.Duration(st.Pass) * time.Second)
+		t.Run(tg, func(t *testing.T) {
+			books := clientCases(t, tg)
+			driversOf(t, tg)
+			checked := 0
+			for _, l := range books {
+				m := tbmodel.New()
+				addr, stop, err := tbwire.Listen(m)
+				if err != nil {
+					t.Fatal(err)
 				}
+				p := startClient(t, tg, l, protocol.Request{TigerBeetle: "wire:" + addr}, &conformance.TigerBeetle{Raw: m, Book: l.Copy}, "")
+				ctx := context.Background()
+				for i, sc := range l.Scenarios {
+					if hasTogether(sc) {
+						continue
+					}
+					tenant := fmt.Sprintf("sent%d", i)
+					want, err := show.TigerBeetleSteps(l.Copy, tigerbeetle.Def(l.Copy), sc, tenant)
+					if err != nil {
+						t.Fatalf("%s %q: %v", l.path, sc.Name, err)
+					}
+					m.ResetRequests()
+					for _, st := range sc.Steps {
+						switch {
+						case st.Call != nil:
+							if st.Call.Bad == "" {
+								p.Call(ctx, st.Call.Call, tenant) // the answers are the conformance test's to check
+							}
+						default:
+							m.Advance(time.Duration(st.Pass) * time.Second)
+						}
+					}
+					if diff := compareSent(expectedRequests(want), m.Requests()); diff != "" {
+						t.Errorf("%s %q: the client sent other than --show tigerbeetle prints: %s", l.path, sc.Name, diff)
+					}
+					checked++
+				}
+				stop()
 			}
-			if diff := compareSent(expectedRequests(want), m.Requests()); diff != "" {
-				t.Errorf("%s %q: the client sent other than --show tigerbeetle prints: %s", l.path, sc.Name, diff)
-			}
-			checked++
-		}
-		stop()
+			t.Logf("%d scenarios: the %s clients sent what --show tigerbeetle prints", checked, tg)
+		})
 	}
-	t.Logf("%d scenarios: the tigerbeetle-go clients sent what --show tigerbeetle prints", checked)
 }
 
 func hasTogether(sc scenario.Scenario) bool {

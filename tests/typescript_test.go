@@ -7,16 +7,18 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
+	"github.com/chobo-lang/chobo/chobo/conformance/pgdeploy"
+	"github.com/chobo-lang/chobo/chobo/conformance/pgtest"
 	tsdriver "github.com/chobo-lang/chobo/runtime/typescript/driver"
 )
 
 // The TypeScript side: chobo's TypeScript runtime (runtime/typescript, a
 // package with its own tests), the clients of every case compiled with
-// tsc, and, in typescript_conformance_test.go, those clients driven on
-// real servers. Node and the runtime's pinned packages come from
+// tsc, and the example of docs/targets.md run. The clients are driven on
+// real servers by the conformance tests, as a row of clientLanguages
+// (languages_test.go). Node and the runtime's pinned packages come from
 // tests/setup.sh (npm ci in runtime/typescript).
 
 // tsRuntimeDir is the TypeScript runtime's package, from tests/.
@@ -25,45 +27,12 @@ const tsRuntimeDir = "../runtime/typescript"
 // tsFlags are the flags the generated clients must pass.
 var tsFlags = tsdriver.ClientFlags
 
-var tsTools struct {
-	once      sync.Once
-	node, tsc string
-	skip      string
-}
-
-var tsSkipOnce sync.Once
-
 // typeScript returns node and the runtime's pinned tsc, or skips t (with
 // a SKIP line) when they are not installed; under CI they must be.
 func typeScript(t *testing.T) (node, tsc string) {
 	t.Helper()
-	tsTools.once.Do(func() {
-		if os.Getenv("TEST_SRCDIR") != "" {
-			tsTools.skip = "under Bazel the runtime's npm packages are not at hand; the Bazel rules' own tests drive TypeScript there"
-			return
-		}
-		node, err := exec.LookPath("node")
-		if err != nil {
-			tsTools.skip = "no node command: install Node 20 (tests/setup.sh does)"
-			return
-		}
-		tsc, err := filepath.Abs(filepath.Join(tsRuntimeDir, "node_modules", ".bin", "tsc"))
-		if err == nil {
-			_, err = os.Stat(tsc)
-		}
-		if err != nil {
-			tsTools.skip = "the TypeScript runtime's packages are not installed: run npm ci in runtime/typescript (tests/setup.sh does)"
-			return
-		}
-		tsTools.node, tsTools.tsc = node, tsc
-	})
-	if tsTools.skip != "" {
-		tsSkipOnce.Do(func() { fmt.Println("SKIP: " + tsTools.skip) })
-		if os.Getenv("CI") == "true" && os.Getenv("TEST_SRCDIR") == "" {
-			t.Fatalf("TypeScript is not set up: %s", tsTools.skip)
-		}
-		t.Skip("SKIP: " + tsTools.skip)
-	}
+	_, lang := languageOf(t, "postgres-typescript")
+	useLanguage(t, lang)
 	return tsTools.node, tsTools.tsc
 }
 
@@ -156,3 +125,68 @@ func TestTypeScriptClientsCompile(t *testing.T) {
 var strictest = []string{"--noUnusedParameters", "--noImplicitReturns", "--noFallthroughCasesInSwitch",
 	"--exactOptionalPropertyTypes", "--noUncheckedIndexedAccess", "--noPropertyAccessFromIndexSignature",
 	"--isolatedModules", "--noImplicitOverride"}
+
+// TestTypeScriptExampleInDocs runs the postgres-typescript example of
+// docs/targets.md as it stands, with the inventory example's client, on a
+// real server as the application's role, and holds what it prints to the
+// block after it.
+func TestTypeScriptExampleInDocs(t *testing.T) {
+	node, tsc := typeScript(t)
+	doc, err := os.ReadFile(filepath.Join("..", "docs", "targets.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(doc)
+	i := strings.Index(text, "## `postgres-typescript` and `tigerbeetle-typescript`")
+	if i < 0 {
+		t.Fatal("docs/targets.md has no section on the TypeScript targets")
+	}
+	block := func(from int, fence string) (string, int) {
+		start := strings.Index(text[from:], fence)
+		if start < 0 {
+			t.Fatalf("no %q block after the section's start", fence)
+		}
+		start += from + len(fence)
+		end := strings.Index(text[start:], "```\n")
+		return text[start : start+end], start + end + 4
+	}
+	program, next := block(i, "```ts\n")
+	want, _ := block(next, "```\n")
+
+	b, src := loadBook(t, filepath.Join("..", "examples", "inventory", "inventory.book"))
+	d := deployBook(t, b, src, 4)
+	dir := t.TempDir()
+	client, err := os.ReadFile(filepath.Join(casesDir, "inventory", "expected", "postgres-typescript", "inventory.ts"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	modules, _ := filepath.Abs(filepath.Join(tsRuntimeDir, "node_modules"))
+	for name, data := range map[string][]byte{"main.ts": []byte(program), "inventory.ts": client,
+		"package.json": []byte(`{"type": "module"}` + "\n")} {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(modules, filepath.Join(dir, "node_modules")); err != nil {
+		t.Fatal(err)
+	}
+	args := append(append([]string{}, tsFlags...), "--target", "es2022", "--module", "nodenext", "--types", "node",
+		"--typeRoots", filepath.Join(modules, "@types"), "--allowImportingTsExtensions", "--rewriteRelativeImportExtensions",
+		"--outDir", filepath.Join(dir, "dist"), filepath.Join(dir, "main.ts"), filepath.Join(dir, "inventory.ts"))
+	cmd := exec.Command(tsc, args...)
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("tsc over the example: %v\n%s", err, out)
+	}
+	cmd = exec.Command(node, filepath.Join(dir, "dist", "main.js"))
+	cmd.Env = append(os.Environ(), "PGHOST="+d.srv.SocketDir, fmt.Sprintf("PGPORT=%d", d.srv.Port),
+		"PGUSER="+pgdeploy.App, "PGDATABASE="+pgtest.DefaultDB)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("node: %v\n%s", err, stderr.String())
+	}
+	if got := stdout.String(); got != want {
+		t.Errorf("the example printed\n%s\nbut docs/targets.md shows\n%s", got, want)
+	}
+}

@@ -1,0 +1,375 @@
+package tests
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/chobo-lang/chobo/chobo/conformance"
+	"github.com/chobo-lang/chobo/chobo/conformance/pgdeploy"
+	"github.com/chobo-lang/chobo/chobo/conformance/pgtest"
+	"github.com/chobo-lang/chobo/chobo/conformance/protocol"
+	"github.com/chobo-lang/chobo/chobo/gen"
+	"github.com/chobo-lang/chobo/chobo/target"
+	tsdriver "github.com/chobo-lang/chobo/runtime/typescript/driver"
+)
+
+// The conformance tests drive every client language the same way: its
+// client of each case, beside the language's driver, as a process
+// speaking the driver protocol, opened with what conformance.Open says of
+// the target. So they range over this table and the backends, and a new
+// language is one row and its driver, not a copy of the tests.
+
+// clientLanguage is one client language as these tests drive it.
+type clientLanguage struct {
+	name string // as the registry of targets names it (target.Target.Language)
+	// setup finds the language's toolchain, once per test binary, and
+	// says why its clients cannot be driven here; "" when they can.
+	setup func() (why string)
+	// build compiles the drivers of the clients of target tg, one per
+	// case, in dir, and returns how to start the one of a case (nil for
+	// a case it was not given).
+	build func(tg target.Target, dir string, clients []caseClient) (start func(caseName string) *exec.Cmd, err error)
+	// viaWire says the driver also reaches TigerBeetle through tbwire,
+	// served by this process, when the address it is opened with starts
+	// with "wire:": its client then runs on the model of TigerBeetle too,
+	// which sees every request it sends. Without it, a client reaches
+	// only a real replica, through its official client.
+	viaWire bool
+	// record is the variable with which the driver writes down every
+	// request its client hands to pg or to TigerBeetle's client, one JSON
+	// line each into the file it names, as driver.ts writes them; "" for
+	// a driver that does not. What a recording driver sends is held to
+	// `chobo run --show` wherever it runs.
+	record string
+}
+
+// clientLanguages are the languages the conformance tests drive.
+var clientLanguages = []clientLanguage{
+	{name: "go", setup: goSetup, build: buildGoDrivers, viaWire: true},
+	{name: "typescript", setup: tsSetup, build: buildTSDrivers, record: "CHOBO_DRIVER_RECORD"},
+}
+
+// caseClient is the client of one case for one target.
+type caseClient struct {
+	caseName string
+	file     gen.File
+}
+
+// languageOf is the row of a client target's language.
+func languageOf(t *testing.T, tg string) (target.Target, clientLanguage) {
+	t.Helper()
+	g, ok := target.Lookup(tg)
+	if !ok || g.Client() == nil {
+		t.Fatalf("%q is not a client target", tg)
+	}
+	for _, l := range clientLanguages {
+		if l.name == g.Language {
+			return g, l
+		}
+	}
+	t.Fatalf("no row of clientLanguages for %s clients", g.Language)
+	return g, clientLanguage{}
+}
+
+// targetsOn lists the client targets of a backend whose language has a
+// row, in the registry's order.
+func targetsOn(backend string) []string {
+	var out []string
+	for _, g := range target.All {
+		if g.Backend != backend || g.Client() == nil {
+			continue
+		}
+		for _, l := range clientLanguages {
+			if l.name == g.Language {
+				out = append(out, g.Name)
+			}
+		}
+	}
+	return out
+}
+
+var languageSetups struct {
+	mu   sync.Mutex
+	done map[string]string // why not, by language; "" when set up
+}
+
+// useLanguage sets the language up once, or skips t with a SKIP line
+// printed once (so that it shows in a log written without -test.v, as
+// Bazel's is); under CI, outside Bazel, a missing toolchain fails t.
+func useLanguage(t *testing.T, lang clientLanguage) {
+	t.Helper()
+	languageSetups.mu.Lock()
+	why, done := languageSetups.done[lang.name]
+	if !done {
+		why = lang.setup()
+		if languageSetups.done == nil {
+			languageSetups.done = map[string]string{}
+		}
+		languageSetups.done[lang.name] = why
+		if why != "" {
+			fmt.Println("SKIP: " + lang.name + " clients: " + why)
+		}
+	}
+	languageSetups.mu.Unlock()
+	if why == "" {
+		return
+	}
+	if os.Getenv("CI") == "true" && os.Getenv("TEST_SRCDIR") == "" {
+		t.Fatalf("the %s clients cannot be driven here: %s", lang.name, why)
+	}
+	t.Skip("SKIP: " + why)
+}
+
+// built are the drivers of one target's clients.
+type built struct {
+	once  sync.Once
+	dir   string // removed when the tests end (TestMain)
+	start func(caseName string) *exec.Cmd
+	err   error
+}
+
+var builtDrivers struct {
+	mu    sync.Mutex
+	by    map[string]*built // by target
+	dirs  []string
+	books map[string][]loaded
+}
+
+// driversOf builds, once per test binary, the drivers of the clients of
+// target tg of every case that has one, and returns how to start the one
+// of a case. It skips t where the language is not set up.
+func driversOf(t *testing.T, tg string) func(caseName string) *exec.Cmd {
+	t.Helper()
+	g, lang := languageOf(t, tg)
+	useLanguage(t, lang)
+	builtDrivers.mu.Lock()
+	if builtDrivers.by == nil {
+		builtDrivers.by = map[string]*built{}
+	}
+	b := builtDrivers.by[tg]
+	if b == nil {
+		b = &built{}
+		builtDrivers.by[tg] = b
+	}
+	builtDrivers.mu.Unlock()
+	b.once.Do(func() {
+		var clients []caseClient
+		for i, l := range clientCases(t, tg) {
+			f, err := clientOf(g, l, i)
+			if err != nil {
+				b.err = err
+				return
+			}
+			clients = append(clients, caseClient{l.name, f})
+		}
+		b.dir, b.err = os.MkdirTemp("", "chobo-"+tg+"-")
+		if b.err != nil {
+			return
+		}
+		builtDrivers.mu.Lock()
+		builtDrivers.dirs = append(builtDrivers.dirs, b.dir)
+		builtDrivers.mu.Unlock()
+		b.start, b.err = lang.build(g, b.dir, clients)
+	})
+	if b.err != nil {
+		t.Fatal(b.err)
+	}
+	if b.start == nil {
+		t.Fatalf("the drivers of the %s clients were not built (see the test that first asked for them)", tg)
+	}
+	return b.start
+}
+
+// removeDrivers removes what driversOf built.
+func removeDrivers() {
+	for _, dir := range builtDrivers.dirs {
+		os.RemoveAll(dir)
+	}
+}
+
+// clientGlob is the pattern of the client of target tg among a case's
+// expected files.
+func clientGlob(g target.Target) string {
+	var files []string
+	for _, f := range g.Files {
+		f = strings.ReplaceAll(strings.ReplaceAll(f, "<book>", "*"), "<package>", "*")
+		files = append(files, filepath.Join(g.Name, filepath.FromSlash(f)))
+	}
+	if len(files) != 1 {
+		panic(fmt.Sprintf("%s writes %d files; the tests drive clients of one", g.Name, len(files)))
+	}
+	return files[0]
+}
+
+// clientCases are the cases with a client of target tg, loaded.
+func clientCases(t *testing.T, tg string) []loaded {
+	t.Helper()
+	g, _ := target.Lookup(tg)
+	var out []loaded
+	for _, c := range casesWith(t, clientGlob(g), tg) {
+		out = append(out, loadForBackends(t, c))
+	}
+	return out
+}
+
+// clientOf is the client of target g that the tests drive for l, the
+// i-th case: on PostgreSQL the case's expected client; on TigerBeetle one
+// written from the book's test copy, since TigerBeetle counts a hold's
+// lifetime from the timeout the client sends. A language with packages
+// gets one of its own per case.
+func clientOf(g target.Target, l loaded, i int) (gen.File, error) {
+	if g.Backend == "postgres" {
+		found, _ := filepath.Glob(filepath.Join(filepath.Dir(l.path), "expected", clientGlob(g)))
+		if len(found) != 1 {
+			return gen.File{}, fmt.Errorf("%s: %d expected %s clients", l.path, len(found), g.Name)
+		}
+		data, err := os.ReadFile(found[0])
+		return gen.File{Path: filepath.Base(found[0]), Data: data}, err
+	}
+	files, ds, err := g.Build(l.Copy, gen.NewSource(filepath.Base(l.path), l.CopySrc), gen.Options{Package: fmt.Sprintf("c%d", i)})
+	if err != nil || len(ds) > 0 || len(files) != 1 {
+		return gen.File{}, fmt.Errorf("%s: building the test copy's %s client: %v %v", l.path, g.Name, ds, err)
+	}
+	return files[0], nil
+}
+
+// startClient runs the driver of l's client of target tg, opened on the
+// test copy with what at says of where the backend is, reading the
+// backend through read. With record set, the driver writes down every
+// request its client sends into that file. The driver stops at the end
+// of the test.
+func startClient(t *testing.T, tg string, l loaded, at protocol.Request, read conformance.Reader, record string) *conformance.Process {
+	t.Helper()
+	start := driversOf(t, tg)
+	_, lang := languageOf(t, tg)
+	// The driver opens the book whose SQL is loaded, or whose hold
+	// lifetimes the TigerBeetle client was written from: the test copy.
+	bookPath := filepath.Join(t.TempDir(), filepath.Base(l.path))
+	if err := os.WriteFile(bookPath, l.CopySrc, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	open, err := conformance.Open(l.Copy, tg)
+	if err != nil {
+		t.Fatalf("%s: %v", l.path, err)
+	}
+	open.Book, open.DSN, open.TigerBeetle = bookPath, at.DSN, at.TigerBeetle
+	cmd := start(l.name)
+	if cmd == nil {
+		t.Fatalf("%s: no %s client", l.path, tg)
+	}
+	if cmd.Env == nil {
+		cmd.Env = os.Environ()
+	}
+	if record != "" {
+		if lang.record == "" {
+			t.Fatalf("the %s driver writes nothing down", lang.name)
+		}
+		cmd.Env = append(cmd.Env, lang.record+"="+record)
+	}
+	p, err := conformance.StartProcessWith(cmd, open, read)
+	if err != nil {
+		t.Fatalf("%s: %v", l.path, err)
+	}
+	t.Cleanup(func() {
+		if err := p.Close(); err != nil {
+			t.Errorf("%s: %v", l.path, err)
+		}
+	})
+	if p.Client() != tg {
+		t.Errorf("%s: the driver says it drives %q, want %q", l.path, p.Client(), tg)
+	}
+	return p
+}
+
+// startPostgresClient runs the driver of l's client of tg on d, as the
+// application's role.
+func startPostgresClient(t *testing.T, tg string, d pgDeployment, l loaded) *conformance.Process {
+	t.Helper()
+	return startClient(t, tg, l, protocol.Request{DSN: d.srv.ConnStringAs(pgdeploy.App, pgtest.DefaultDB)},
+		conformance.PostgresReader{Pool: d.admin, Book: l.Copy}, "")
+}
+
+// The Go row: the clients of a target compiled, with go build, into one
+// driver program (runtime/go/driver) that drives the client a variable
+// names; see drivers_test.go.
+
+var goTool string // the go command
+
+func goSetup() string {
+	if os.Getenv("TEST_SRCDIR") != "" {
+		return "under Bazel the go command and the module cache are not at hand; //examples:inventory_conformance drives a Go client there"
+	}
+	bin, err := exec.LookPath("go")
+	if err != nil {
+		return "no go command to build the Go clients with"
+	}
+	goTool = bin
+	return ""
+}
+
+// The TypeScript row: the clients of a target compiled with tsc into one
+// folder beside the driver (runtime/typescript/driver), each driven by
+// node. Node and the runtime's pinned packages come from tests/setup.sh
+// (npm ci in runtime/typescript).
+
+var tsTools struct{ node, tsc string }
+
+func tsSetup() string {
+	if os.Getenv("TEST_SRCDIR") != "" {
+		return "under Bazel the runtime's npm packages are not at hand; the Bazel rules' own tests drive TypeScript there"
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		return "no node command: install Node 20 (tests/setup.sh does)"
+	}
+	tsc, err := filepath.Abs(filepath.Join(tsRuntimeDir, "node_modules", ".bin", "tsc"))
+	if err == nil {
+		_, err = os.Stat(tsc)
+	}
+	if err != nil {
+		return "the TypeScript runtime's packages are not installed: run npm ci in runtime/typescript (tests/setup.sh does)"
+	}
+	tsTools.node, tsTools.tsc = node, tsc
+	return ""
+}
+
+func buildTSDrivers(tg target.Target, dir string, clients []caseClient) (func(string) *exec.Cmd, error) {
+	modules, err := filepath.Abs(filepath.Join(tsRuntimeDir, "node_modules"))
+	if err != nil {
+		return nil, err
+	}
+	n := tsdriver.Node{Program: tsTools.node, Modules: modules}
+	files := map[string][]byte{}
+	modulesOf := map[string]string{}
+	for _, c := range clients {
+		rel := "clients/" + c.caseName + "/" + tg.Name + "/" + c.file.Path
+		files[rel] = c.file.Data
+		modulesOf[c.caseName] = rel
+	}
+	if err := tsdriver.Compile(n, dir, files); err != nil {
+		return nil, err
+	}
+	return func(caseName string) *exec.Cmd {
+		rel, ok := modulesOf[caseName]
+		if !ok {
+			return nil
+		}
+		return exec.Command(n.Program, tsdriver.DriverArgs(dir, rel)...)
+	}, nil
+}
+
+// TestEveryClientLanguageIsDriven fails for a language of the registry
+// without a row here: its clients would otherwise go untested on every
+// backend without a word.
+func TestEveryClientLanguageIsDriven(t *testing.T) {
+	for _, g := range target.All {
+		if g.Client() != nil {
+			languageOf(t, g.Name)
+		}
+	}
+}
