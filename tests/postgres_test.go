@@ -192,13 +192,20 @@ func TestClientConformance(t *testing.T) {
 	}
 }
 
-// TestGoDriverStatusAndBalance covers what the scenarios do not ask a
-// driver for: status, balance, a partial post, and a call the client
-// must refuse to make.
-func TestGoDriverStatusAndBalance(t *testing.T) {
-	driversOf(t, "postgres-go")
+// TestDriverStatusAndBalance covers, for every PostgreSQL client, what
+// the scenarios do not ask a driver for: status, balance, a partial post,
+// a call the client must refuse to make, and a request naming a
+// parameter the operation does not have.
+func TestDriverStatusAndBalance(t *testing.T) {
 	l := loadForBackends(t, caseByName(t, "inventory"))
-	p := startPostgresClient(t, "postgres-go", startPostgres(t, []loaded{l}), l)
+	for _, tg := range targetsOn("postgres") {
+		t.Run(tg, func(t *testing.T) { statusAndBalance(t, tg, l) })
+	}
+}
+
+func statusAndBalance(t *testing.T, tg string, l loaded) {
+	driversOf(t, tg)
+	p := startPostgresClient(t, tg, startPostgres(t, []loaded{l}), l)
 	ctx := context.Background()
 	const tenant = "status-and-balance"
 	call := func(transfer string, op book.Op, strs map[string]string, amounts map[string]int64) interp.Call {
@@ -250,6 +257,10 @@ func TestGoDriverStatusAndBalance(t *testing.T) {
 	}
 	if _, err := p.Balance(ctx, tenant, "stock", map[string]string{"sku": "A-1", "colour": "red"}); err == nil {
 		t.Errorf("balance with a parameter the account does not have: no error")
+	}
+	misspelt := call("reserve", book.Void, map[string]string{"order": "o-2", "sku": "A-1", "colour": "red"}, nil)
+	if r, err := p.Call(ctx, misspelt, tenant); err == nil {
+		t.Errorf("void with a parameter the transfer does not have: %v, no error", r)
 	}
 }
 

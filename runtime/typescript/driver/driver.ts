@@ -267,6 +267,7 @@ class Driver {
     }
     const member = this.#book(req.tenant ?? "")[t.member] as Record<string, Callable>;
     const args = req.args ?? {};
+    onlyKnown(args, op === "do" || op === "hold" ? t.args.fields : t.key!.fields, op === "post" ? (t.amounts?.fields ?? []) : []);
     let res: unknown;
     switch (op) {
       case "do":
@@ -295,6 +296,7 @@ class Driver {
     }
     const balance = this.#book(req.tenant ?? "")["balance"] as Record<string, Callable>;
     const read = balance[a.member]!;
+    onlyKnown(req.args ?? {}, a.fields, []);
     const b = (await (a.fields.length === 0 ? read() : read(values(a.fields, req.args ?? {})))) as Record<string, bigint>;
     return { posted: String(b["posted"]), held_in: String(b["held_in"]), held_out: String(b["held_out"]) };
   }
@@ -323,6 +325,18 @@ function values(fields: Field[], args: Record<string, string>): Record<string, u
     }
   }
   return out;
+}
+
+// onlyKnown fails for an argument that names no parameter of the
+// operation, as the Go driver does: a misspelt name would otherwise be
+// dropped in silence and the client would report the value as missing,
+// or not at all.
+function onlyKnown(args: Record<string, string>, fields: Field[], also: Field[]): void {
+  for (const name of Object.keys(args)) {
+    if (!fields.some((f) => f.param === name) && !also.some((f) => f.param === name)) {
+      throw new Error(`${name} is not one of its parameters`);
+    }
+  }
 }
 
 function message(err: unknown): string {
