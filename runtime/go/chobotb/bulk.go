@@ -48,24 +48,57 @@ type Answer struct {
 // makes. The error is for what stops every call (an account that changed);
 // a request that fails fails the calls it carried, in their Answers.
 func (b *Book) Bulk(ctx context.Context, ops []Op) ([]Answer, error) {
-	out := make([]Answer, len(ops))
-	// What each call sends, and how its statuses are read. A call whose
-	// answer is known without sending anything has no chain.
-	chains := make([][]Event, len(ops))
-	readState := make([]bool, len(ops))
-	overHold := make([]bool, len(ops)) // a post over its hold, sent as a status chain
-	var plans []*Plan
-	type finish struct {
-		i   int
-		key []string
+	r := &bulk{b: b, ops: ops, out: make([]Answer, len(ops)), chains: make([][]Event, len(ops)), reads: make([]reading, len(ops))}
+	r.plan()
+	if err := b.ensurePlans(ctx, r.plans); err != nil {
+		return nil, err
 	}
-	var finishes []finish
-	for i, op := range ops {
+	if err := r.finish(ctx); err != nil {
+		return nil, err
+	}
+	statuses, errs := b.sendChains(ctx, r.chains)
+	r.read(statuses, errs)
+	return r.out, nil
+}
+
+// reading is how the statuses of a call's chain become its answer.
+type reading int
+
+const (
+	readResult   reading = iota // a do, hold, post or void: Read
+	readState                   // a status: ReadStatus
+	readOverHold                // a post over its hold, sent as a status chain
+)
+
+// bulk is one Bulk under way: what each call sends, and how its statuses
+// are read. A call whose answer is known without sending anything has no
+// chain.
+type bulk struct {
+	b        *Book
+	ops      []Op
+	out      []Answer
+	chains   [][]Event
+	reads    []reading
+	plans    []*Plan
+	finishes []pending // the posts and voids, which read their holds first
+}
+
+// pending is a post or void of a Bulk and the key of its hold.
+type pending struct {
+	i   int
+	key []string
+}
+
+// plan builds the chains of the calls that need no lookup, and sets aside
+// the posts and voids, which do.
+func (r *bulk) plan() {
+	b := r.b
+	for i, op := range r.ops {
 		if op.Err == nil {
 			op.Err = b.checkSize(op.Values)
 		}
 		if op.Err != nil {
-			out[i].Err = op.Err
+			r.out[i].Err = op.Err
 			continue
 		}
 		switch op.Op {
@@ -73,109 +106,121 @@ func (b *Book) Bulk(ctx context.Context, ops []Op) ([]Answer, error) {
 			p, err := b.def.build(b.tenant, b.tids, op.Kind, op.Op, op.Values, false)
 			switch {
 			case err != nil:
-				out[i].Err = err
+				r.out[i].Err = err
 			case p.SameAccount:
-				out[i].Result = refused(ReasonSameAccount)
+				r.out[i].Result = refused(ReasonSameAccount)
 			case len(p.Chain) > MaxEvents:
-				out[i].Err = fmt.Errorf("chobotb: a chain of %d events does not fit one request of %d", len(p.Chain), MaxEvents)
+				r.out[i].Err = fmt.Errorf("chobotb: a chain of %d events does not fit one request of %d", len(p.Chain), MaxEvents)
 			default:
-				plans = append(plans, p)
-				chains[i] = p.Chain
+				r.plans = append(r.plans, p)
+				r.chains[i] = p.Chain
 			}
 		case "post", "void":
 			if op.Op == "post" {
 				if err := b.checkPostAmounts(op.Kind, op.Amounts); err != nil {
-					out[i].Err = err
+					r.out[i].Err = err
 					continue
 				}
 			}
-			finishes = append(finishes, finish{i, keyText(op.Values)})
+			r.finishes = append(r.finishes, pending{i, keyText(op.Values)})
 		case "status":
-			chain, err := b.statusChain(op.Kind, keyText(op.Values))
-			if err != nil {
-				out[i].Err = err
-				continue
-			}
-			chains[i], readState[i] = chain, true
+			r.statusOf(i, keyText(op.Values), readState)
 		default:
-			out[i].Err = fmt.Errorf("chobotb: no operation %q", op.Op)
+			r.out[i].Err = fmt.Errorf("chobotb: no operation %q", op.Op)
 		}
 	}
-	if err := b.ensurePlans(ctx, plans); err != nil {
-		return nil, err
+}
+
+// statusOf makes call i send the status chain of its key.
+func (r *bulk) statusOf(i int, key []string, how reading) {
+	chain, err := r.b.statusChain(r.ops[i].Kind, key)
+	if err != nil {
+		r.out[i].Err = err
+		return
 	}
-	if len(finishes) > 0 {
-		var lookups [][]ids.ID
-		var all []ids.ID
-		for _, f := range finishes {
-			l, err := b.def.Lookups(b.tenant, ops[f.i].Kind, f.key)
-			if err != nil {
-				return nil, err
-			}
-			lookups = append(lookups, l)
-			all = append(all, l...)
-		}
-		found, err := b.lookupAll(ctx, all)
-		for n, f := range finishes {
-			i, op := f.i, ops[f.i]
-			if err != nil {
-				out[i].Err = err
-				continue
-			}
-			held, herr := heldOf(lookups[n], found, b.def.tag(op.Kind))
-			switch {
-			case errors.Is(herr, errOtherDefinition):
-				out[i].Result = refused(ReasonKeyConflict)
-				continue
-			case herr != nil:
-				out[i].Err = herr
-				continue
-			case held == nil:
-				out[i].Result = refused(ReasonNoSuchHold)
-				continue
-			}
-			var amounts []uint64
-			if op.Op == "post" {
-				want, over := b.postAmounts(op.Kind, held, op.Amounts)
-				if over {
-					chain, err := b.statusChain(op.Kind, f.key)
-					if err != nil {
-						out[i].Err = err
-						continue
-					}
-					chains[i], readState[i], overHold[i] = chain, true, true
-					continue
-				}
-				amounts = want
-			}
-			chain, err := b.def.Finish(b.tenant, op.Kind, op.Op, f.key, amounts)
-			if err != nil {
-				out[i].Err = err
-				continue
-			}
-			chains[i] = chain
-		}
+	r.chains[i], r.reads[i] = chain, how
+}
+
+// finish looks up the holds of every post and void in one request, then
+// builds the chain each sends, or its answer when the hold alone gives it.
+func (r *bulk) finish(ctx context.Context) error {
+	if len(r.finishes) == 0 {
+		return nil
 	}
-	statuses, errs := b.sendChains(ctx, chains)
-	for i, chain := range chains {
+	b := r.b
+	var lookups [][]ids.ID
+	var all []ids.ID
+	for _, f := range r.finishes {
+		l, err := b.def.Lookups(b.tenant, r.ops[f.i].Kind, f.key)
+		if err != nil {
+			return err
+		}
+		lookups = append(lookups, l)
+		all = append(all, l...)
+	}
+	found, err := b.lookupAll(ctx, all)
+	for n, f := range r.finishes {
+		if err != nil {
+			r.out[f.i].Err = err
+			continue
+		}
+		r.finishOne(f, lookups[n], found)
+	}
+	return nil
+}
+
+// finishOne is finish for one post or void, its hold's ids looked up.
+func (r *bulk) finishOne(f pending, lookups []ids.ID, found map[ids.ID]Transfer) {
+	b, i, op := r.b, f.i, r.ops[f.i]
+	held, err := heldOf(lookups, found, b.def.tag(op.Kind))
+	switch {
+	case errors.Is(err, errOtherDefinition):
+		r.out[i].Result = refused(ReasonKeyConflict)
+		return
+	case err != nil:
+		r.out[i].Err = err
+		return
+	case held == nil:
+		r.out[i].Result = refused(ReasonNoSuchHold)
+		return
+	}
+	var amounts []uint64
+	if op.Op == "post" {
+		want, over := b.postAmounts(op.Kind, held, op.Amounts)
+		if over {
+			r.statusOf(i, f.key, readOverHold)
+			return
+		}
+		amounts = want
+	}
+	chain, err := b.def.Finish(b.tenant, op.Kind, op.Op, f.key, amounts)
+	if err != nil {
+		r.out[i].Err = err
+		return
+	}
+	r.chains[i] = chain
+}
+
+// read makes each sent chain's statuses its call's answer.
+func (r *bulk) read(statuses [][]Status, errs []error) {
+	for i, chain := range r.chains {
 		if chain == nil {
 			continue
 		}
 		if errs[i] != nil {
-			out[i].Err = errs[i]
+			r.out[i].Err = errs[i]
 			continue
 		}
-		switch {
-		case overHold[i]:
+		switch r.reads[i] {
+		case readOverHold:
 			s, err := ReadStatus(statuses[i])
-			out[i].Result, out[i].Err = overHoldAnswer(s), err
-		case readState[i]:
-			out[i].State, out[i].Err = ReadStatus(statuses[i])
+			r.out[i].Result, r.out[i].Err = overHoldAnswer(s), err
+		case readState:
+			r.out[i].State, r.out[i].Err = ReadStatus(statuses[i])
 		default:
-			out[i].Result, out[i].Err = Read(chain, statuses[i])
+			r.out[i].Result, r.out[i].Err = Read(chain, statuses[i])
 		}
 	}
-	return out, nil
 }
 
 // ensurePlans makes what the plans need and this Book has not made: their
