@@ -1,0 +1,170 @@
+"""The part of every Python client of a chobo book that depends neither on
+the book nor on the backend: the answers an operation gets, what an account
+holds, the error a failed call raises, and the checks every argument passes
+before anything is sent."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal, TypeAlias
+
+Outcome: TypeAlias = Literal["done", "done_before", "refused"]
+"""How an operation ended."""
+
+HoldState: TypeAlias = Literal["held", "posted", "voided", "expired"]
+"""Where a hold stands. A status call answers None when there is none."""
+
+ChoboErrorCode: TypeAlias = Literal[
+    "CHOBO_BAD_ARGUMENT",  # an argument of the wrong type, or a value no backend stores
+    "CHOBO_BAD_CALL",  # PostgreSQL rejected the call as malformed (SQLSTATE class 22)
+    "CHOBO_BOUNDS_CHANGED",  # an account keeps bounds other than the book's (CB001)
+    "CHOBO_ACCOUNT_CHANGED",  # a TigerBeetle account exists with another definition
+    "CHOBO_BOUND_CHANGED",  # a floor or room account was opened with another amount
+    "CHOBO_BALANCE_OVERFLOW",  # a TigerBeetle balance outside 64 bits
+    "CHOBO_TIMEOUT",  # no answer within the time a request may take
+    "CHOBO_UNEXPECTED",  # an answer chobo's statements or chains never get
+]
+
+
+@dataclass(frozen=True)
+class Result:
+    """The answer to an operation. A refusal is an answer, not an exception:
+    nothing changed, and reason says why. done_before means the same call,
+    with the same key and content, took effect earlier."""
+
+    result: Outcome
+    reason: str | None = None
+
+
+DONE = Result("done")
+DONE_BEFORE = Result("done_before")
+
+
+def refused(reason: str) -> Result:
+    """The answer of a refusal."""
+    return Result("refused", reason)
+
+
+@dataclass(frozen=True)
+class Balance:
+    """What an account holds, in the smallest step of its unit."""
+
+    posted: int
+    held_in: int
+    held_out: int
+
+
+class ChoboError(Exception):
+    """The exception every failed call of a chobo client raises. A failure is
+    not an answer: the call was not made, or its answer could not be read.
+    The driver's own error, when there is one, is the __cause__."""
+
+    code: ChoboErrorCode
+
+    def __init__(self, code: ChoboErrorCode, message: str) -> None:
+        super().__init__("chobo: " + message)
+        self.code = code
+
+
+AMOUNT_MAX = (1 << 63) - 1
+"""The largest amount: amounts are 64-bit integers from 0 up."""
+
+# The most text a call may carry, the same on every backend and in the
+# reference interpreter: a tenant of at most MAX_TENANT bytes of UTF-8, and
+# text values of one call taking at most MAX_TEXTS bytes together, each
+# counted with TEXT_OVERHEAD bytes more than its UTF-8. A key and its tenant
+# are stored in an index of PostgreSQL's, whose rows hold about 2.7 kB at
+# the most.
+MAX_TENANT = 256
+MAX_TEXTS = 2048
+TEXT_OVERHEAD = 8
+
+
+def describe(v: object) -> str:
+    """A value for an error message: its type, and itself when short."""
+    if v is None:
+        return "None"
+    if isinstance(v, bool):
+        return str(v)
+    if isinstance(v, str):
+        return f"a string of {len(v)} characters" if len(v) > 40 else f"the string {v!r}"
+    if isinstance(v, int):
+        return f"the int {v}"
+    return f"a {type(v).__name__}"
+
+
+def check_amount(where: str, name: str, v: object) -> int:
+    """v when it is an amount: an int from 0 to 2^63 - 1. A bool is an int to
+    Python but never an amount; anything else raises, naming the parameter."""
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise ChoboError("CHOBO_BAD_ARGUMENT", f"{where}: the amount {name} must be an int, got {describe(v)}")
+    if v < 0 or v > AMOUNT_MAX:
+        raise ChoboError("CHOBO_BAD_ARGUMENT", f"{where}: the amount {name} is {v}; amounts run from 0 to {AMOUNT_MAX}")
+    return v
+
+
+def check_text(where: str, name: str, v: object) -> str:
+    """v when it is a string every backend can store: valid Unicode (no lone
+    surrogate, so it has a UTF-8 form) holding no NUL character. PostgreSQL's
+    text type holds neither, so the rule is the same on every backend and in
+    the reference interpreter."""
+    if not isinstance(v, str):
+        raise ChoboError("CHOBO_BAD_ARGUMENT", f"{where}: {name} must be a string, got {describe(v)}")
+    for i, ch in enumerate(v):
+        c = ord(ch)
+        if c == 0:
+            raise ChoboError(
+                "CHOBO_BAD_ARGUMENT",
+                f"{where}: {name} holds a NUL character (U+0000) at index {i}; strings are Unicode text without NUL",
+            )
+        if 0xD800 <= c <= 0xDFFF:
+            raise ChoboError(
+                "CHOBO_BAD_ARGUMENT",
+                f"{where}: {name} has a lone surrogate (U+{c:04X}) at index {i}, which is not text UTF-8 can carry; "
+                "strings are Unicode text without NUL",
+            )
+    return v
+
+
+def check_size(where: str, tenant: object, values: Sequence[object]) -> None:
+    """Refuses, before anything is sent, a tenant or text values longer than
+    every backend stores. Values that are not strings take no room."""
+    t = len(tenant.encode("utf-8")) if isinstance(tenant, str) else 0
+    if t > MAX_TENANT:
+        raise ChoboError(
+            "CHOBO_BAD_ARGUMENT", f"{where}: the tenant is {t} bytes; a tenant is at most {MAX_TENANT} bytes of UTF-8"
+        )
+    n = sum(len(v.encode("utf-8")) + TEXT_OVERHEAD for v in values if isinstance(v, str))
+    if n > MAX_TEXTS:
+        raise ChoboError(
+            "CHOBO_BAD_ARGUMENT",
+            f"{where}: the text values of the call take {n} bytes; they take at most {MAX_TEXTS} together, "
+            f"each counted with {TEXT_OVERHEAD} bytes more than its UTF-8",
+        )
+
+
+def parse_outcome(s: object) -> Outcome:
+    """An outcome as a backend writes it."""
+    if s == "done":
+        return "done"
+    if s == "done_before":
+        return "done_before"
+    if s == "refused":
+        return "refused"
+    raise ChoboError("CHOBO_UNEXPECTED", f"unknown outcome {describe(s)}")
+
+
+def parse_hold_state(s: object) -> HoldState | None:
+    """A hold state as a backend writes it; None is no hold."""
+    if s is None:
+        return None
+    if s == "held":
+        return "held"
+    if s == "posted":
+        return "posted"
+    if s == "voided":
+        return "voided"
+    if s == "expired":
+        return "expired"
+    raise ChoboError("CHOBO_UNEXPECTED", f"unknown hold state {describe(s)}")
