@@ -115,6 +115,19 @@ fi
 # PyPI with pip, into a virtualenv of its own in a cache outside the
 # repository (keep the path in step with tests/remote_cache.sh). 0.4.4 is
 # the newest release that runs on Python 3.11.
+# Python 3.11 or newer: the Python runtime's unit tests (runtime/python)
+# run on it, and BuildGrid below is installed with it.
+if ! python3 -c 'import sys; sys.exit(sys.version_info < (3, 11))' >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ]; then
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3 >/dev/null
+  fi
+  python3 -c 'import sys; sys.exit(sys.version_info < (3, 11))' || {
+    echo "setup: Python 3.11 or newer is needed (python3 is $(python3 --version 2>&1))" >&2
+    exit 1
+  }
+fi
+echo "setup: $(python3 --version)"
 buildgrid_version=0.4.4
 if [ -n "${CHOBO_BUILDGRID_VENV:-}" ]; then
   bg_venv=$CHOBO_BUILDGRID_VENV
