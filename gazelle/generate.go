@@ -186,67 +186,82 @@ func emptyRules(f *rule.File, gen []*rule.Rule, books []book, cc *choboConfig, f
 	for _, r := range gen {
 		generated[r.Kind()+" "+r.Name()] = true
 	}
-	// A book target is alive when it is written now or when its source is
-	// there (a hand-written one).
-	alive := map[string]bool{}
-	for _, b := range books {
-		alive[b.name] = true
-	}
-	for _, r := range f.Rules {
-		if r.Kind() == bookKind && files[r.AttrString("src")] {
-			alive[r.Name()] = true
-		}
-	}
-	configured := map[string]bool{}
-	for _, t := range cc.clients {
-		configured[t] = true
-	}
-	docs := map[string]bool{}
-	for _, d := range cc.docs {
-		docs[d] = true
-	}
+	w := wantedOf(f, books, cc, files)
 	var empty []*rule.Rule
 	for _, r := range f.Rules {
 		if _, ok := choboKinds[r.Kind()]; !ok || generated[r.Kind()+" "+r.Name()] {
 			continue
 		}
-		gone := false
-		switch r.Kind() {
-		case bookKind:
-			src := r.AttrString("src")
-			gone = isLocalFile(src) && strings.HasSuffix(src, bookExt) && !files[src]
-		default:
-			target, local := localTarget(r.AttrString("book"))
-			if !local {
-				continue
-			}
-			switch {
-			case !alive[target]:
-				gone = true
-			case r.Kind() == clientKind:
-				// A client Gazelle named (<book>_<short>_client) for a
-				// target it no longer writes.
-				t := clientTargetOf(r)
-				ct, known := clientTargets[t]
-				gone = known && !configured[t] && r.Name() == target+"_"+ct.short+"_client"
-			case r.Kind() == docKind:
-				// A page Gazelle named (<book>_doc, <book>_html_doc) in a
-				// format it no longer writes.
-				f := r.AttrString("format")
-				if f == "" {
-					f = "markdown"
-				}
-				_, known := docFormats[f]
-				gone = known && !docs[f] && r.Name() == docName(target, f)
-			case r.Kind() == conformanceKind:
-				gone = !cc.conformance && (r.Name() == soleConformanceName || r.Name() == target+"_conformance")
-			}
-		}
-		if gone {
+		if w.gone(r) {
 			empty = append(empty, rule.NewRule(r.Kind(), r.Name()))
 		}
 	}
 	return empty
+}
+
+// wanted is what the directives and the package's files ask Gazelle for
+// now, against which an old rule is judged.
+type wanted struct {
+	files   map[string]bool // the package's files
+	alive   map[string]bool // book targets, by name
+	clients map[string]bool // client targets the directives name
+	docs    map[string]bool // page formats the directives name
+	cc      *choboConfig
+}
+
+func wantedOf(f *rule.File, books []book, cc *choboConfig, files map[string]bool) wanted {
+	w := wanted{files: files, alive: map[string]bool{}, clients: map[string]bool{}, docs: map[string]bool{}, cc: cc}
+	// A book target is alive when it is written now or when its source is
+	// there (a hand-written one).
+	for _, b := range books {
+		w.alive[b.name] = true
+	}
+	for _, r := range f.Rules {
+		if r.Kind() == bookKind && files[r.AttrString("src")] {
+			w.alive[r.Name()] = true
+		}
+	}
+	for _, t := range cc.clients {
+		w.clients[t] = true
+	}
+	for _, d := range cc.docs {
+		w.docs[d] = true
+	}
+	return w
+}
+
+// gone reports whether r is a rule Gazelle wrote that it would not write
+// now. Rules of a book of another package are never gone.
+func (w wanted) gone(r *rule.Rule) bool {
+	if r.Kind() == bookKind {
+		src := r.AttrString("src")
+		return isLocalFile(src) && strings.HasSuffix(src, bookExt) && !w.files[src]
+	}
+	target, local := localTarget(r.AttrString("book"))
+	switch {
+	case !local:
+		return false
+	case !w.alive[target]:
+		return true
+	case r.Kind() == clientKind:
+		// A client Gazelle named (<book>_<short>_client) for a target it
+		// no longer writes.
+		t := clientTargetOf(r)
+		ct, known := clientTargets[t]
+		return known && !w.clients[t] && r.Name() == target+"_"+ct.short+"_client"
+	case r.Kind() == docKind:
+		// A page Gazelle named (<book>_doc, <book>_html_doc) in a format
+		// it no longer writes.
+		f := r.AttrString("format")
+		if f == "" {
+			f = "markdown"
+		}
+		_, known := docFormats[f]
+		return known && !w.docs[f] && r.Name() == docName(target, f)
+	case r.Kind() == conformanceKind:
+		return !w.cc.conformance && (r.Name() == soleConformanceName || r.Name() == target+"_conformance")
+	}
+	return false
 }
 
 // isLocalFile reports whether a src attribute names a file of the
