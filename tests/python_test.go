@@ -68,3 +68,33 @@ func TestPythonRuntime(t *testing.T) {
 	}
 	t.Logf("runtime/python: %s", ran)
 }
+
+// TestPythonRuntimeTypes holds the Python runtime and its tests to mypy
+// --strict, at the version runtime/python/requirements-dev.txt pins, from
+// the virtual environment tests/setup.sh makes beside them. Without it,
+// the test skips with a SKIP line; under CI it must be there.
+func TestPythonRuntimeTypes(t *testing.T) {
+	python3(t)
+	mypy, err := filepath.Abs(filepath.Join(pyRuntimeDir, ".venv", "bin", "mypy"))
+	if err == nil {
+		_, err = os.Stat(mypy)
+	}
+	if err != nil {
+		why := "runtime/python/.venv has no mypy: run tests/setup.sh"
+		if os.Getenv("CI") == "true" {
+			t.Fatal(why)
+		}
+		fmt.Println("SKIP: " + why)
+		t.Skip("SKIP: " + why)
+	}
+	// The cache goes to a temporary folder, so that a check never reads
+	// what an earlier one left in the source tree.
+	cmd := exec.Command(mypy, "--strict", "--cache-dir", t.TempDir(), "src", "tests")
+	cmd.Dir = pyRuntimeDir
+	cmd.Env = append(os.Environ(), "PYTHONDONTWRITEBYTECODE=1", "MYPYPATH=src")
+	b, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("mypy --strict on runtime/python: %v\n%s", err, b)
+	}
+	t.Logf("runtime/python: %s", strings.TrimSpace(string(b)))
+}

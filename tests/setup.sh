@@ -128,6 +128,21 @@ if ! python3 -c 'import sys; sys.exit(sys.version_info < (3, 11))' >/dev/null 2>
   }
 fi
 echo "setup: $(python3 --version)"
+# The Python runtime's checks (mypy), pinned in its requirements-dev.txt,
+# in a virtual environment beside it, as npm ci fills node_modules below.
+py_dir=runtime/python
+if ! cmp -s "$py_dir/requirements-dev.txt" "$py_dir/.venv/requirements-dev.txt.installed" 2>/dev/null; then
+  echo "setup: pip install -r $py_dir/requirements-dev.txt into $py_dir/.venv"
+  if ! python3 -c 'import ensurepip, venv' >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv >/dev/null
+  fi
+  rm -rf "$py_dir/.venv"
+  python3 -m venv "$py_dir/.venv"
+  "$py_dir/.venv/bin/pip" install --quiet --disable-pip-version-check -r "$py_dir/requirements-dev.txt"
+  cp "$py_dir/requirements-dev.txt" "$py_dir/.venv/requirements-dev.txt.installed"
+fi
+echo "setup: $("$py_dir/.venv/bin/mypy" --version)"
 buildgrid_version=0.4.4
 if [ -n "${CHOBO_BUILDGRID_VENV:-}" ]; then
   bg_venv=$CHOBO_BUILDGRID_VENV
