@@ -18,6 +18,7 @@ import (
 	"github.com/chobo-lang/chobo/chobo/book"
 	"github.com/chobo-lang/chobo/chobo/conformance/protocol"
 	"github.com/chobo-lang/chobo/chobo/interp"
+	"github.com/chobo-lang/chobo/chobo/target"
 )
 
 // Reader reads what a backend holds without going through the client
@@ -98,30 +99,24 @@ func StartProcess(cmd *exec.Cmd, bookPath, dsn string, r Reader) (*Process, erro
 	return StartProcessWith(cmd, protocol.Request{Op: protocol.Open, Book: bookPath, DSN: dsn}, r)
 }
 
-// Open is the open request of a driver of b's client of target: the
+// Open is the open request of a driver of b's client of the target name: the
 // target, and its names as `chobo api` gives them under "targets". The
 // caller adds the book's path and where the backend is (DSN, or
 // TigerBeetle and HoldSeconds). It fails for a target the book cannot
 // go to.
-func Open(b *book.Book, target string) (protocol.Request, error) {
-	// Read through JSON, by the key `chobo api` prints, so that what a
-	// driver gets is that document and nothing the Go types add.
-	all, err := json.Marshal(api.TargetsOf(b))
+func Open(b *book.Book, name string) (protocol.Request, error) {
+	if tg, ok := target.Lookup(name); !ok || tg.Client() == nil {
+		return protocol.Request{}, fmt.Errorf("%q is not a client target of chobo build", name)
+	}
+	described := api.TargetsOf(b).Client(name)
+	if described == nil {
+		return protocol.Request{}, fmt.Errorf("%s: the book cannot go to that target (chobo build says why)", name)
+	}
+	names, err := json.Marshal(described)
 	if err != nil {
 		return protocol.Request{}, err
 	}
-	var byTarget map[string]json.RawMessage
-	if err := json.Unmarshal(all, &byTarget); err != nil {
-		return protocol.Request{}, err
-	}
-	names, ok := byTarget[target]
-	if !ok {
-		return protocol.Request{}, fmt.Errorf("chobo api names no target %q", target)
-	}
-	if string(names) == "null" {
-		return protocol.Request{}, fmt.Errorf("%s: the book cannot go to that target (chobo build says why)", target)
-	}
-	return protocol.Request{Op: protocol.Open, Target: target, Names: names}, nil
+	return protocol.Request{Op: protocol.Open, Target: name, Names: names}, nil
 }
 
 // StartProcessWith is StartProcess with the open request given whole, as
