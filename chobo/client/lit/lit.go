@@ -57,22 +57,23 @@ type field struct{ name, value string }
 
 func (w *writer) f(name, value string) field { return field{w.s.Field(name), value} }
 
-// inline writes a struct on one line.
-func (w *writer) inline(open string, fs ...field) string {
+// fields writes fields one after another, as on one line.
+func (w *writer) fields(fs []field) string {
 	parts := make([]string, len(fs))
 	for i, f := range fs {
 		parts[i] = f.name + w.s.Bind + f.value
 	}
-	return open + w.s.Pad + strings.Join(parts, ", ") + w.s.Pad + w.s.Close
+	return strings.Join(parts, ", ")
+}
+
+// inline writes a struct on one line.
+func (w *writer) inline(open string, fs ...field) string {
+	return open + w.s.Pad + w.fields(fs) + w.s.Pad + w.s.Close
 }
 
 // line writes fields on one line at depth, ending it with a comma.
 func (w *writer) line(depth int, fs ...field) {
-	parts := make([]string, len(fs))
-	for i, f := range fs {
-		parts[i] = f.name + w.s.Bind + f.value
-	}
-	w.b.WriteString(strings.Repeat(w.s.Indent, depth) + strings.Join(parts, ", ") + ",\n")
+	w.b.WriteString(strings.Repeat(w.s.Indent, depth) + w.fields(fs) + ",\n")
 }
 
 // open starts a field whose value spans lines; close ends it.
