@@ -253,11 +253,6 @@ func startClient(t *testing.T, tg string, l loaded, at protocol.Request, read co
 	if err := os.WriteFile(bookPath, l.CopySrc, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	open, err := conformance.Open(l.Copy, tg)
-	if err != nil {
-		t.Fatalf("%s: %v", l.path, err)
-	}
-	open.Book, open.DSN, open.TigerBeetle = bookPath, at.DSN, at.TigerBeetle
 	cmd := start(l.name)
 	if cmd == nil {
 		t.Fatalf("%s: no %s client", l.path, tg)
@@ -271,7 +266,7 @@ func startClient(t *testing.T, tg string, l loaded, at protocol.Request, read co
 		}
 		cmd.Env = append(cmd.Env, lang.record+"="+record)
 	}
-	p, err := conformance.StartProcessWith(cmd, open, read)
+	p, err := conformance.StartDriver(cmd, l.Copy, tg, bookPath, at, read)
 	if err != nil {
 		t.Fatalf("%s: %v", l.path, err)
 	}

@@ -99,8 +99,8 @@ func StartProcess(cmd *exec.Cmd, bookPath, dsn string, r Reader) (*Process, erro
 	return StartProcessWith(cmd, protocol.Request{Op: protocol.Open, Book: bookPath, DSN: dsn}, r)
 }
 
-// Open is the open request of a driver of b's client of the target name: the
-// target, and its names as `chobo api` gives them under "targets". The
+// Open is the open request of a driver of b's client of the target
+// name: the target, and its names as `chobo api` gives them under "targets". The
 // caller adds the book's path and where the backend is (DSN, or
 // TigerBeetle and HoldSeconds). It fails for a target the book cannot
 // go to.
@@ -117,6 +117,19 @@ func Open(b *book.Book, name string) (protocol.Request, error) {
 		return protocol.Request{}, err
 	}
 	return protocol.Request{Op: protocol.Open, Target: name, Names: names}, nil
+}
+
+// StartDriver starts cmd as the driver of b's client of the target name,
+// opened on the book file at bookPath with what at says of where the
+// backend is (DSN, or TigerBeetle and HoldSeconds), reading the backend
+// through r.
+func StartDriver(cmd *exec.Cmd, b *book.Book, name, bookPath string, at protocol.Request, r Reader) (*Process, error) {
+	open, err := Open(b, name)
+	if err != nil {
+		return nil, err
+	}
+	open.Book, open.DSN, open.TigerBeetle, open.HoldSeconds = bookPath, at.DSN, at.TigerBeetle, at.HoldSeconds
+	return StartProcessWith(cmd, open, r)
 }
 
 // StartProcessWith is StartProcess with the open request given whole, as

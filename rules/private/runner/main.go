@@ -390,16 +390,11 @@ func (r *run) writeCopy(name string, src []byte) (string, error) {
 // at copyPath with what at says of where the backend is, and stops it at
 // the end.
 func (r *run) startDriver(name string, d driver, b *book.Book, copyPath string, at protocol.Request, read conformance.Reader) (*conformance.Process, error) {
-	open, err := conformance.Open(b, d.target)
-	if err != nil {
-		return nil, err
-	}
-	open.Book, open.DSN, open.TigerBeetle, open.HoldSeconds = copyPath, at.DSN, at.TigerBeetle, at.HoldSeconds
 	cmd := exec.Command(d.path)
 	if d.command != nil {
 		cmd = d.command()
 	}
-	p, err := conformance.StartProcessWith(cmd, open, read)
+	p, err := conformance.StartDriver(cmd, b, d.target, copyPath, at, read)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %s: %v", name, d.target, err)
 	}
