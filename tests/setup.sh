@@ -128,7 +128,7 @@ if ! python3 -c 'import sys; sys.exit(sys.version_info < (3, 11))' >/dev/null 2>
   }
 fi
 echo "setup: $(python3 --version)"
-# The Python runtime's checks (mypy), pinned in its requirements-dev.txt,
+# The Python runtime's checks (mypy), psycopg and the tigerbeetle package, pinned in its requirements-dev.txt,
 # in a virtual environment beside it, as npm ci fills node_modules below.
 py_dir=runtime/python
 if ! cmp -s "$py_dir/requirements-dev.txt" "$py_dir/.venv/requirements-dev.txt.installed" 2>/dev/null; then
