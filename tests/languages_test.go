@@ -15,6 +15,7 @@ import (
 	"github.com/chobo-lang/chobo/chobo/conformance/protocol"
 	"github.com/chobo-lang/chobo/chobo/gen"
 	"github.com/chobo-lang/chobo/chobo/target"
+	pydriver "github.com/chobo-lang/chobo/runtime/python/driver"
 	tsdriver "github.com/chobo-lang/chobo/runtime/typescript/driver"
 )
 
@@ -52,6 +53,7 @@ type clientLanguage struct {
 var clientLanguages = []clientLanguage{
 	{name: "go", setup: goSetup, build: buildGoDrivers, viaWire: true},
 	{name: "typescript", setup: tsSetup, build: buildTSDrivers, record: "CHOBO_DRIVER_RECORD"},
+	{name: "python", setup: pySetup, build: buildPyDrivers, record: "CHOBO_DRIVER_RECORD"},
 }
 
 // caseClient is the client of one case for one target.
@@ -355,6 +357,55 @@ func buildTSDrivers(tg target.Target, dir string, clients []caseClient) (func(st
 			return nil
 		}
 		return exec.Command(n.Program, tsdriver.DriverArgs(dir, rel)...)
+	}, nil
+}
+
+// The Python row: the clients of a target laid out in one folder beside
+// the driver (runtime/python/driver), each driven by the interpreter of
+// the runtime's virtual environment, which holds the pinned psycopg and
+// tigerbeetle packages (tests/setup.sh makes it). The driver sends
+// requests with an even id through the client's sync book and the others
+// through its async one, so that both answer every scenario.
+
+var pyTools struct{ python string }
+
+func pySetup() string {
+	if os.Getenv("TEST_SRCDIR") != "" {
+		return "under Bazel the runtime's virtual environment is not at hand; the Bazel rules' own tests drive Python there"
+	}
+	py, err := filepath.Abs(filepath.Join(pyRuntimeDir, ".venv", "bin", "python"))
+	if err == nil {
+		_, err = os.Stat(py)
+	}
+	if err != nil {
+		return "the Python runtime's virtual environment is not there: run tests/setup.sh"
+	}
+	if out, err := exec.Command(py, "-c", "import psycopg, psycopg2, tigerbeetle").CombinedOutput(); err != nil {
+		return fmt.Sprintf("the Python runtime's virtual environment lacks psycopg, psycopg2 or tigerbeetle (run tests/setup.sh): %v\n%s", err, out)
+	}
+	pyTools.python = py
+	return ""
+}
+
+func buildPyDrivers(tg target.Target, dir string, clients []caseClient) (func(string) *exec.Cmd, error) {
+	files := map[string][]byte{}
+	fileOf := map[string]string{}
+	for _, c := range clients {
+		rel := "clients/" + c.caseName + "/" + tg.Name + "/" + c.file.Path
+		files[rel] = c.file.Data
+		fileOf[c.caseName] = rel
+	}
+	if err := pydriver.Layout(dir, files); err != nil {
+		return nil, err
+	}
+	return func(caseName string) *exec.Cmd {
+		rel, ok := fileOf[caseName]
+		if !ok {
+			return nil
+		}
+		cmd := exec.Command(pyTools.python, pydriver.Args(dir, rel, "alternate")...)
+		cmd.Env = append(os.Environ(), "PYTHONDONTWRITEBYTECODE=1", "PYTHONPATH=")
+		return cmd
 	}, nil
 }
 

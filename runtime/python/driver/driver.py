@@ -1,0 +1,509 @@
+"""chobo's Python driver: it serves the driver protocol (docs/formats.md,
+"Driver protocol") on stdin and stdout, so that the conformance runner
+drives a generated Python client the way it drives one in any other
+language.
+
+    python driver.py [--mode alternate|sync|async] <book>.py
+
+<book>.py is the generated client. Everything else comes in the open
+request: the target, what `chobo api` says of it ("names": the driver reads
+no book and calls the members those names give), and where the backend is.
+A "tigerbeetle" address means a TigerBeetle client, reached with the
+official tigerbeetle package; a "dsn" a PostgreSQL one, reached with
+psycopg 3, or with psycopg2 for the sync book when CHOBO_DRIVER_PSYCOPG2=1.
+
+Every client has a sync book and an asyncio one. --mode alternate (the
+default) sends requests with an even id through the sync book, on a worker
+thread, and the others through the async one, so that every scenario runs
+through both at once and on the same data; sync and async use one of them
+only.
+
+With "hold_seconds", every hold that expires is sent with a timeout of that
+many seconds instead of the book's. With CHOBO_DRIVER_RECORD set to a file,
+every request the client hands to psycopg or to the TigerBeetle client is
+appended to that file as one JSON line before it is sent, so that a test
+can hold what the client sends to what `chobo run --show` prints.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import concurrent.futures
+import contextvars
+import importlib.util
+import json
+import os
+import re
+import sys
+import threading
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from types import ModuleType
+from typing import Any
+
+MAX_CONNS = 8
+"""The most connections of each of the driver's pools: more calls at once wait their turn."""
+
+_AMOUNT = re.compile(r"-?[0-9]+")
+_ID_FIELDS = ("id", "debit_account_id", "credit_account_id", "pending_id", "user_data_128")
+
+
+class _Recorder:
+    """Writes what a client sends, one JSON line each, into the file CHOBO_DRIVER_RECORD names."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.lock = threading.Lock()
+
+    def write(self, line: dict[str, Any]) -> None:
+        data = json.dumps(line, ensure_ascii=False, separators=(",", ":")) + "\n"
+        with self.lock, open(self.path, "a", encoding="utf-8") as f:
+            f.write(data)
+
+
+def _hex(v: int) -> str:
+    return format(v, "032x")
+
+
+_BIG_FIELDS = ("amount", "user_data_64", "timestamp", "debits_pending", "debits_posted", "credits_pending",
+               "credits_posted")
+# Set while the driver runs an expire: its one argument is a count, not an amount.
+_counting: contextvars.ContextVar[bool] = contextvars.ContextVar("counting", default=False)
+
+
+def _records(batch: list[Any]) -> list[dict[str, Any]]:
+    """The records of a request as the other drivers write them: ids in 32
+    hex digits, 64- and 128-bit numbers as decimal strings."""
+    out = []
+    for r in batch:
+        d: dict[str, Any] = {}
+        for k, v in vars(r).items():
+            if k in _ID_FIELDS:
+                d[k] = _hex(int(v))
+            elif k in _BIG_FIELDS:
+                d[k] = str(int(v))
+            else:
+                d[k] = int(v)
+        out.append(d)
+    return out
+
+
+def _sql_args(params: Any) -> list[Any]:
+    if _counting.get():
+        return list(params)
+    return [{"amount": str(v)} if isinstance(v, int) and not isinstance(v, bool) else v for v in params]
+
+
+def _dollars(sql: str) -> str:
+    """The statement as PostgreSQL gets it: psycopg 3 sends %s as $1, $2 ...
+    and %% as %; the statements chobo writes hold no other % form."""
+    n = 0
+
+    def repl(m: re.Match[str]) -> str:
+        nonlocal n
+        if m.group(0) == "%%":
+            return "%"
+        n += 1
+        return f"${n}"
+
+    return re.sub(r"%%|%s", repl, sql)
+
+
+class _RecordedCursor:
+    def __init__(self, cur: Any, rec: _Recorder, tenant: str) -> None:
+        self._cur, self._rec, self._tenant = cur, rec, tenant
+
+    def execute(self, sql: str, params: Any = None) -> Any:
+        self._rec.write({"tenant": self._tenant, "sql": _dollars(sql), "args": _sql_args(params or [])})
+        return self._cur.execute(sql, params)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._cur, name)
+
+    def __enter__(self) -> _RecordedCursor:
+        self._cur.__enter__()
+        return self
+
+    def __exit__(self, *exc: Any) -> Any:
+        return self._cur.__exit__(*exc)
+
+
+class _RecordedAsyncCursor(_RecordedCursor):
+    async def execute(self, sql: str, params: Any = None) -> Any:  # type: ignore[override]
+        self._rec.write({"tenant": self._tenant, "sql": _dollars(sql), "args": _sql_args(params or [])})
+        return await self._cur.execute(sql, params)
+
+    async def __aenter__(self) -> _RecordedAsyncCursor:
+        await self._cur.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc: Any) -> Any:
+        return await self._cur.__aexit__(*exc)
+
+
+class _RecordedConnection:
+    """A connection that writes down each statement before its cursor sends it."""
+
+    def __init__(self, conn: Any, rec: _Recorder, tenant: str, is_async: bool) -> None:
+        self._conn, self._rec, self._tenant, self._async = conn, rec, tenant, is_async
+
+    def cursor(self, *a: Any, **kw: Any) -> Any:
+        cur = self._conn.cursor(*a, **kw)
+        if self._async:
+            return _RecordedAsyncCursor(cur, self._rec, self._tenant)
+        return _RecordedCursor(cur, self._rec, self._tenant)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._conn, name)
+
+
+class _TBClient:
+    """Hands requests to the official client, writing each down first when
+    recording, and cutting the timeout of every hold that expires to
+    hold_seconds when that is set. The tigerbeetle package's classes are
+    what the client is typed with, so this wraps one rather than stands in
+    for it; the generated client only calls these four methods."""
+
+    def __init__(self, client: Any, rec: _Recorder | None, tenant: str, hold_seconds: int, is_async: bool) -> None:
+        self._c, self._rec, self._tenant, self._hold, self._async = client, rec, tenant, hold_seconds, is_async
+
+    def _note(self, op: str, key: str, value: Any) -> None:
+        if self._rec is not None:
+            self._rec.write({"tenant": self._tenant, "op": op, key: value})
+
+    def _shorten(self, batch: list[Any]) -> list[Any]:
+        if self._hold <= 0:
+            return batch
+        import dataclasses
+
+        return [
+            dataclasses.replace(t, timeout=self._hold) if (int(t.flags) & 2) != 0 and t.timeout > 0 else t
+            for t in batch
+        ]
+
+    def create_accounts(self, batch: list[Any]) -> Any:
+        self._note("create_accounts", "accounts", _records(batch))
+        return self._c.create_accounts(batch)
+
+    def create_transfers(self, batch: list[Any]) -> Any:
+        self._note("create_transfers", "transfers", _records(batch))
+        return self._c.create_transfers(self._shorten(batch))
+
+    def lookup_accounts(self, ids: list[int]) -> Any:
+        self._note("lookup_accounts", "ids", [_hex(i) for i in ids])
+        return self._c.lookup_accounts(ids)
+
+    def lookup_transfers(self, ids: list[int]) -> Any:
+        self._note("lookup_transfers", "ids", [_hex(i) for i in ids])
+        return self._c.lookup_transfers(ids)
+
+
+@dataclass
+class _Pool:
+    """Connections made as calls need them, up to MAX_CONNS; a call waits for a free one."""
+
+    make: Callable[[], Awaitable[Any]]
+    free: asyncio.Queue[Any] = field(default_factory=asyncio.Queue)
+    made: list[Any] = field(default_factory=list)
+
+    async def take(self) -> Any:
+        if self.free.empty() and len(self.made) < MAX_CONNS:
+            c = await self.make()
+            self.made.append(c)
+            return c
+        return await self.free.get()
+
+    def give(self, c: Any) -> None:
+        self.free.put_nowait(c)
+
+
+class Driver:
+    def __init__(self, module: ModuleType, mode: str) -> None:
+        self.module = module
+        self.mode = mode
+        self.names: dict[str, Any] = {}
+        self.open_ = False
+        self.rec = _Recorder(os.environ["CHOBO_DRIVER_RECORD"]) if os.environ.get("CHOBO_DRIVER_RECORD") else None
+        self.books: dict[tuple[bool, str, int], Any] = {}
+        self.tb_sync: Any = None
+        self.tb_async: Any = None
+        self.pools: dict[bool, _Pool] = {}
+        self.hold_seconds = 0
+
+    # open
+
+    async def open(self, req: dict[str, Any]) -> dict[str, Any]:
+        if self.open_:
+            raise ValueError("open: already open")
+        names = req.get("names")
+        if not req.get("target") or not isinstance(names, dict):
+            raise ValueError('open: no "target" and "names"')
+        hold = req.get("hold_seconds", 0)
+        if not isinstance(hold, int) or isinstance(hold, bool) or hold < 0:
+            raise ValueError(f'open: "hold_seconds" {hold!r} is not a number of seconds')
+        self.hold_seconds = hold
+        self.names = names
+        for c in self._constructors():
+            if not callable(getattr(self.module, c, None)):
+                raise ValueError(f"open: the client has no function {c}")
+        if req.get("tigerbeetle"):
+            import tigerbeetle as tb
+
+            addr = str(req["tigerbeetle"])
+            if self.mode != "async":
+                self.tb_sync = tb.ClientSync(cluster_id=0, replica_addresses=addr)
+            if self.mode != "sync":
+                self.tb_async = tb.ClientAsync(cluster_id=0, replica_addresses=addr)
+        else:
+            dsn = str(req.get("dsn", ""))
+            self.pools[False] = _Pool(lambda: asyncio.to_thread(self._connect_sync, dsn))
+            self.pools[True] = _Pool(lambda: self._connect_async(dsn))
+            # Reached once now, so that a wrong dsn fails the open.
+            for is_async in self._modes():
+                c = await self.pools[is_async].take()
+                self.pools[is_async].give(c)
+        self.open_ = True
+        for is_async in self._modes():
+            await self._with_book(is_async, "", self._fits)
+        return {"id": req["id"], "ok": True, "client": req["target"]}
+
+    def _modes(self) -> list[bool]:
+        return {"sync": [False], "async": [True]}.get(self.mode, [False, True])
+
+    def _constructors(self) -> list[str]:
+        out = []
+        for is_async in self._modes():
+            out.append(self.names["async_constructor"] if is_async else self.names["constructor"])
+        return out
+
+    @staticmethod
+    def _connect_sync(dsn: str) -> Any:
+        # psycopg and psycopg2 both read a libpq connection string as it is.
+        if os.environ.get("CHOBO_DRIVER_PSYCOPG2") == "1":
+            import psycopg2
+
+            c = psycopg2.connect(dsn)
+            c.autocommit = True
+            return c
+        import psycopg
+
+        return psycopg.connect(dsn, autocommit=True)
+
+    @staticmethod
+    async def _connect_async(dsn: str) -> Any:
+        import psycopg
+
+        return await psycopg.AsyncConnection.connect(dsn, autocommit=True)
+
+    def _fits(self, book: Any) -> None:
+        """Fails the open when the client lacks a member the names call for: a driver of another book."""
+        for t in self.names["transfers"]:
+            m = getattr(book, t["member"], None)
+            for op in t["methods"]:
+                if m is None or not callable(getattr(m, op, None)):
+                    raise ValueError(f"open: the client has no {t['member']}.{op}")
+        for a in self.names["accounts"]:
+            if not callable(getattr(getattr(book, "balance", None), a["member"], None)):
+                raise ValueError(f"open: the client has no balance.{a['member']}")
+
+    # books
+
+    def _book(self, is_async: bool, tenant: str, conn: Any) -> Any:
+        key = (is_async, tenant, id(conn))
+        b = self.books.get(key)
+        if b is None:
+            make = getattr(self.module, self.names["async_constructor"] if is_async else self.names["constructor"])
+            if conn is None:
+                c: Any = _TBClient(self.tb_async if is_async else self.tb_sync, self.rec, tenant, self.hold_seconds,
+                                   is_async)
+            elif self.rec is not None:
+                c = _RecordedConnection(conn, self.rec, tenant, is_async)
+            else:
+                c = conn
+            b = make(c, tenant)
+            self.books[key] = b
+        return b
+
+    async def _with_book(self, is_async: bool, tenant: str, use: Callable[[Any], Any]) -> Any:
+        """Runs use(book) on a book of the tenant: the async book on this
+        loop (use answers an awaitable), the sync one on a worker thread."""
+        pool = self.pools.get(is_async)
+        conn = await pool.take() if pool is not None else None
+        try:
+            book = self._book(is_async, tenant, conn)
+            if is_async:
+                r = use(book)
+                return await r if asyncio.iscoroutine(r) else r
+            return await asyncio.to_thread(use, book)
+        finally:
+            if pool is not None:
+                pool.give(conn)
+
+    # requests
+
+    async def handle(self, req: dict[str, Any]) -> dict[str, Any]:
+        op = req.get("op")
+        is_async = {"sync": False, "async": True}.get(self.mode, req["id"] % 2 == 1)
+        if op == "call":
+            return await self._call(req, is_async)
+        if op == "balance":
+            return await self._balance(req, is_async)
+        if op == "expire":
+            expire = self.names.get("expire", "")
+            if not expire:
+                return {"expired": 0}
+            mx = req.get("max", 1000)
+            _counting.set(True)  # this task's own context, copied into a worker thread
+            n = await self._with_book(is_async, "", lambda b: getattr(b, expire)(mx))
+            return {"expired": n}
+        raise ValueError(f"unknown op {json.dumps(op)}")
+
+    async def _call(self, req: dict[str, Any], is_async: bool) -> dict[str, Any]:
+        t = next((x for x in self.names["transfers"] if x["transfer"] == req.get("transfer")), None)
+        if t is None:
+            raise ValueError(f"the book has no transfer {json.dumps(req.get('transfer'))}")
+        op = req.get("operation", "")
+        if op not in t["methods"]:
+            raise ValueError(f"{t['transfer']} has no operation {json.dumps(op)}")
+        args = req.get("args") or {}
+        fields = t["args"]["fields"] if op in ("do", "hold") else t["key"]["fields"]
+        amounts = (t.get("amounts") or {}).get("fields", []) if op == "post" else []
+        _only_known(args, fields + amounts)
+        kw = _values(fields + amounts, args)
+        res = await self._with_book(is_async, req.get("tenant", ""), lambda b: getattr(getattr(b, t["member"]), op)(**kw))
+        if op == "status":
+            return {"state": res or ""}
+        if res.result == "refused":
+            return {"outcome": res.result, "reason": res.reason}
+        return {"outcome": res.result}
+
+    async def _balance(self, req: dict[str, Any], is_async: bool) -> dict[str, Any]:
+        a = next((x for x in self.names["accounts"] if x["account"] == req.get("account")), None)
+        if a is None:
+            raise ValueError(f"the book has no account {json.dumps(req.get('account'))}")
+        args = req.get("args") or {}
+        _only_known(args, a["fields"])
+        kw = _values(a["fields"], args)
+        b = await self._with_book(is_async, req.get("tenant", ""), lambda bk: getattr(bk.balance, a["member"])(**kw))
+        return {"posted": str(b.posted), "held_in": str(b.held_in), "held_out": str(b.held_out)}
+
+    async def close(self) -> None:
+        for is_async, pool in self.pools.items():
+            for c in pool.made:
+                if is_async:
+                    await c.close()
+                else:
+                    c.close()
+        if self.tb_sync is not None:
+            self.tb_sync.close()
+        if self.tb_async is not None:
+            await self.tb_async.close()
+
+
+def _values(fields: list[dict[str, Any]], args: dict[str, str]) -> dict[str, Any]:
+    """The keyword arguments of a call from the protocol's strings; amounts become ints.
+    A missing value is left out: the client says what is missing."""
+    out: dict[str, Any] = {}
+    for f in fields:
+        v = args.get(f["param"])
+        if v is None:
+            continue
+        if f["type"] == "int":
+            if not isinstance(v, str) or not _AMOUNT.fullmatch(v):
+                raise ValueError(f"{json.dumps(v)} is not an amount (decimal digits, in a string)")
+            out[f["name"]] = int(v)
+        else:
+            out[f["name"]] = v
+    return out
+
+
+def _only_known(args: dict[str, str], fields: list[dict[str, Any]]) -> None:
+    """Fails for an argument that names no parameter of the operation, as the
+    other drivers do: a misspelt name would otherwise be dropped in silence."""
+    known = {f["param"] for f in fields}
+    for name in args:
+        if name not in known:
+            raise ValueError(f"{name} is not one of its parameters")
+
+
+def _load(path: str) -> ModuleType:
+    name = os.path.splitext(os.path.basename(path))[0]
+    spec = importlib.util.spec_from_file_location(f"chobo_client_{abs(hash(name))}", path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load {path}")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+async def _serve(driver: Driver) -> str:
+    loop = asyncio.get_running_loop()
+    loop.set_default_executor(concurrent.futures.ThreadPoolExecutor(max_workers=4 * MAX_CONNS))
+    reader = asyncio.StreamReader(limit=1 << 26)
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    out = sys.stdout
+
+    def answer(r: dict[str, Any]) -> None:
+        out.write(json.dumps(r, ensure_ascii=False, separators=(",", ":")) + "\n")
+        out.flush()
+
+    async def run(req: dict[str, Any]) -> None:
+        try:
+            r = await driver.handle(req)
+            answer({"id": req["id"], **r})
+        except Exception as e:  # a failed call is an answer, not a broken driver
+            answer({"id": req["id"], "error": str(e) or type(e).__name__})
+
+    tasks: set[asyncio.Task[None]] = set()
+    broken = ""
+    while True:
+        raw = await reader.readline()
+        if not raw:
+            break
+        line = raw.decode("utf-8").strip()
+        if line == "":
+            continue
+        try:
+            req = json.loads(line)
+        except ValueError as e:
+            broken = f"a line that is not a JSON object ({e}): {line!r}"
+            break
+        if not isinstance(req, dict) or not isinstance(req.get("id"), int) or isinstance(req.get("id"), bool):
+            broken = f'a request without a numeric "id": {line!r}'
+            break
+        if req.get("op") == "open":
+            # Answered before the next request is read: every other one needs it.
+            try:
+                answer(await driver.open(req))
+            except Exception as e:
+                answer({"id": req["id"], "error": str(e) or type(e).__name__})
+            continue
+        if not driver.open_:
+            answer({"id": req["id"], "error": 'not open: the first request must be "open"'})
+            continue
+        task = asyncio.create_task(run(req))
+        tasks.add(task)
+        task.add_done_callback(tasks.discard)
+    if tasks:
+        await asyncio.gather(*tasks)
+    await driver.close()
+    return broken
+
+
+def main(argv: list[str]) -> int:
+    ap = argparse.ArgumentParser(prog="driver.py", description="Drives a generated Python client of a chobo book over the driver protocol.")
+    ap.add_argument("--mode", choices=["alternate", "sync", "async"], default="alternate",
+                    help="which book answers: even ids the sync one and odd the async one (alternate), or one of them")
+    ap.add_argument("client", help="the generated client, <book>.py")
+    ns = ap.parse_args(argv)
+    driver = Driver(_load(ns.client), ns.mode)
+    broken = asyncio.run(_serve(driver))
+    if broken:
+        sys.stderr.write(f"chobo driver: {broken}\n")
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
