@@ -95,9 +95,11 @@ runtime/python      -
 # The drivers sit beside their runtimes and are linked by the runner and
 # the tests only: the Go one calls the client it has compiled in by the
 # names the protocol hands it, and reaches TigerBeetle through the wire;
-# the TypeScript one compiles a client with tsc.
+# the TypeScript one compiles a client with tsc; the Python one lays a
+# client out beside driver.py.
 runtime/go/driver/...      runtime/go/chobotb runtime/go/driver client/golang conformance/protocol conformance/tbwire
 runtime/typescript/driver  -
+runtime/python/driver      -
 
 # The Gazelle language: it writes BUILD files from file names and a book's
 # first line, and runs inside a user's gazelle_binary, so it links none of

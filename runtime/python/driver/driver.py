@@ -320,9 +320,10 @@ class Driver:
             for op in t["methods"]:
                 if m is None or not callable(getattr(m, op, None)):
                     raise ValueError(f"open: the client has no {t['member']}.{op}")
+        balance = self.names["balance"]
         for a in self.names["accounts"]:
-            if not callable(getattr(getattr(book, "balance", None), a["member"], None)):
-                raise ValueError(f"open: the client has no balance.{a['member']}")
+            if not callable(getattr(getattr(book, balance, None), a["member"], None)):
+                raise ValueError(f"open: the client has no {balance}.{a['member']}")
 
     # books
 
@@ -384,8 +385,8 @@ class Driver:
         if op not in t["methods"]:
             raise ValueError(f"{t['transfer']} has no operation {json.dumps(op)}")
         args = req.get("args") or {}
-        fields = t["args"]["fields"] if op in ("do", "hold") else t["key"]["fields"]
-        amounts = (t.get("amounts") or {}).get("fields", []) if op == "post" else []
+        fields = t["args"] if op in ("do", "hold") else t["key"]
+        amounts = (t.get("amounts") or []) if op == "post" else []
         _only_known(args, fields + amounts)
         kw = _values(fields + amounts, args)
         res = await self._with_book(is_async, req.get("tenant", ""), lambda b: getattr(getattr(b, t["member"]), op)(**kw))
@@ -400,9 +401,10 @@ class Driver:
         if a is None:
             raise ValueError(f"the book has no account {json.dumps(req.get('account'))}")
         args = req.get("args") or {}
-        _only_known(args, a["fields"])
-        kw = _values(a["fields"], args)
-        b = await self._with_book(is_async, req.get("tenant", ""), lambda bk: getattr(bk.balance, a["member"])(**kw))
+        _only_known(args, a["args"])
+        kw = _values(a["args"], args)
+        balance = self.names["balance"]
+        b = await self._with_book(is_async, req.get("tenant", ""), lambda bk: getattr(getattr(bk, balance), a["member"])(**kw))
         return {"posted": str(b.posted), "held_in": str(b.held_in), "held_out": str(b.held_out)}
 
     async def close(self) -> None:
@@ -429,9 +431,9 @@ def _values(fields: list[dict[str, Any]], args: dict[str, str]) -> dict[str, Any
         if f["type"] == "int":
             if not isinstance(v, str) or not _AMOUNT.fullmatch(v):
                 raise ValueError(f"{json.dumps(v)} is not an amount (decimal digits, in a string)")
-            out[f["name"]] = int(v)
+            out[f["keyword"]] = int(v)
         else:
-            out[f["name"]] = v
+            out[f["keyword"]] = v
     return out
 
 

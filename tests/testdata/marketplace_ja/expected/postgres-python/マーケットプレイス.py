@@ -3,9 +3,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import asyncio
+import inspect
+import random
+import re
+import threading
+import time
+from collections.abc import Generator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, TypeAlias
+from typing import Any, Literal, Protocol, TypeAlias, TypeVar, cast
 
 # The client of the book マーケットプレイス kept in PostgreSQL: each operation is
 # one call of the book's SQL function (マーケットプレイス.sql), in one statement.
@@ -36,9 +42,8 @@ Reason: TypeAlias = Literal[
 class 売上:
     """売上: 注文の代金を呼ぶ側が分けたもの。取り分は店へ、手数料はプラットフォームへ."""
 
-    def __init__(self, backend: PostgresBook, tenant: str) -> None:
+    def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
-        self._tenant = tenant
 
     def do(self, *, 注文: str, 店: str, 取り分: int, 手数料: int) -> Result:
         """Moves the amounts."""
@@ -46,7 +51,6 @@ class 売上:
             "売上.do",
             'select result, reason from "マーケットプレイス"."売上_do"(%s, %s, %s, %s, %s)',
             [
-                self._tenant,
                 check_text("売上.do", "注文", 注文),
                 check_text("売上.do", "店", 店),
                 check_amount("売上.do", "取り分", 取り分),
@@ -58,9 +62,8 @@ class 売上:
 class 振込:
     """振込: 店の口座への振込。銀行が着金を確かめれば確定し、戻ってくれば取り消す。銀行が何日かかっても待つ."""
 
-    def __init__(self, backend: PostgresBook, tenant: str) -> None:
+    def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
-        self._tenant = tenant
 
     def hold(self, *, 振込番号: str, 店: str, 額: int) -> Result:
         """Holds the amounts; post or void ends the hold."""
@@ -68,7 +71,6 @@ class 振込:
             "振込.hold",
             'select result, reason from "マーケットプレイス"."振込_hold"(%s, %s, %s, %s)',
             [
-                self._tenant,
                 check_text("振込.hold", "振込番号", 振込番号),
                 check_text("振込.hold", "店", 店),
                 check_amount("振込.hold", "額", 額),
@@ -81,7 +83,6 @@ class 振込:
             "振込.post",
             'select result, reason from "マーケットプレイス"."振込_post"(%s, %s, %s)',
             [
-                self._tenant,
                 check_text("振込.post", "振込番号", 振込番号),
                 *_post_values("振込.post", ("額", 額)),
             ],
@@ -93,7 +94,6 @@ class 振込:
             "振込.void",
             'select result, reason from "マーケットプレイス"."振込_void"(%s, %s)',
             [
-                self._tenant,
                 check_text("振込.void", "振込番号", 振込番号),
             ],
         )
@@ -104,7 +104,6 @@ class 振込:
             "振込.status",
             'select "マーケットプレイス"."振込_status"(%s, %s)',
             [
-                self._tenant,
                 check_text("振込.status", "振込番号", 振込番号),
             ],
         )
@@ -113,9 +112,8 @@ class 振込:
 class 返金:
     """返金: 注文の代金を買い手に戻す。注文ごとに一度。取り分は店から、手数料はプラットフォームから."""
 
-    def __init__(self, backend: PostgresBook, tenant: str) -> None:
+    def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
-        self._tenant = tenant
 
     def do(self, *, 注文: str, 店: str, 取り分: int, 手数料: int) -> Result:
         """Moves the amounts."""
@@ -123,7 +121,6 @@ class 返金:
             "返金.do",
             'select result, reason from "マーケットプレイス"."返金_do"(%s, %s, %s, %s, %s)',
             [
-                self._tenant,
                 check_text("返金.do", "注文", 注文),
                 check_text("返金.do", "店", 店),
                 check_amount("返金.do", "取り分", 取り分),
@@ -135,9 +132,8 @@ class 返金:
 class Balances:
     """Reads accounts: posted, held coming in, held going out."""
 
-    def __init__(self, backend: PostgresBook, tenant: str) -> None:
+    def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
-        self._tenant = tenant
 
     def 店の売上金(self, *, 店: str) -> Balance:
         """店の売上金: 店が稼いで、まだ振り込んでいない額."""
@@ -145,7 +141,6 @@ class Balances:
             "balance.店の売上金",
             'select posted, held_in, held_out from "マーケットプレイス"."balance_店の売上金"(%s, %s)',
             [
-                self._tenant,
                 check_text("balance.店の売上金", "店", 店),
             ],
         )
@@ -156,7 +151,6 @@ class Balances:
             "balance.手数料収入",
             'select posted, held_in, held_out from "マーケットプレイス"."balance_手数料収入"(%s)',
             [
-                self._tenant,
             ],
         )
 
@@ -166,7 +160,6 @@ class Balances:
             "balance.買い手",
             'select posted, held_in, held_out from "マーケットプレイス"."balance_買い手"(%s)',
             [
-                self._tenant,
             ],
         )
 
@@ -176,7 +169,6 @@ class Balances:
             "balance.店の口座",
             'select posted, held_in, held_out from "マーケットプレイス"."balance_店の口座"(%s)',
             [
-                self._tenant,
             ],
         )
 
@@ -184,15 +176,15 @@ class Balances:
 class Book:
     """The book マーケットプレイス: マーケットプレイスの売上。代金を店の取り分と手数料にどう分けるかは呼ぶ側が計算し、売上は二つを両方とも記録するか、どちらも記録しない。店への振込は、期限を付けずに、銀行が着金を確かめるまで押さえる。返金は、売上の二つを両方とも戻すか、どちらも戻さない。店にもう振り込んだ分を戻すことになる返金は拒否される."""
 
-    def __init__(self, backend: PostgresBook, tenant: str) -> None:
+    def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
-        self.売上 = 売上(backend, tenant)
+        self.売上 = 売上(backend)
         """売上: 注文の代金を呼ぶ側が分けたもの。取り分は店へ、手数料はプラットフォームへ."""
-        self.振込 = 振込(backend, tenant)
+        self.振込 = 振込(backend)
         """振込: 店の口座への振込。銀行が着金を確かめれば確定し、戻ってくれば取り消す。銀行が何日かかっても待つ."""
-        self.返金 = 返金(backend, tenant)
+        self.返金 = 返金(backend)
         """返金: 注文の代金を買い手に戻す。注文ごとに一度。取り分は店から、手数料はプラットフォームから."""
-        self.balance = Balances(backend, tenant)
+        self.balance = Balances(backend)
         """Reads accounts: posted, held coming in, held going out."""
 
     def expire(self, max: int = 1000) -> int:
@@ -205,9 +197,8 @@ class Book:
 class Async売上:
     """売上: 注文の代金を呼ぶ側が分けたもの。取り分は店へ、手数料はプラットフォームへ."""
 
-    def __init__(self, backend: AsyncPostgresBook, tenant: str) -> None:
+    def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
-        self._tenant = tenant
 
     async def do(self, *, 注文: str, 店: str, 取り分: int, 手数料: int) -> Result:
         """Moves the amounts."""
@@ -215,7 +206,6 @@ class Async売上:
             "売上.do",
             'select result, reason from "マーケットプレイス"."売上_do"(%s, %s, %s, %s, %s)',
             [
-                self._tenant,
                 check_text("売上.do", "注文", 注文),
                 check_text("売上.do", "店", 店),
                 check_amount("売上.do", "取り分", 取り分),
@@ -227,9 +217,8 @@ class Async売上:
 class Async振込:
     """振込: 店の口座への振込。銀行が着金を確かめれば確定し、戻ってくれば取り消す。銀行が何日かかっても待つ."""
 
-    def __init__(self, backend: AsyncPostgresBook, tenant: str) -> None:
+    def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
-        self._tenant = tenant
 
     async def hold(self, *, 振込番号: str, 店: str, 額: int) -> Result:
         """Holds the amounts; post or void ends the hold."""
@@ -237,7 +226,6 @@ class Async振込:
             "振込.hold",
             'select result, reason from "マーケットプレイス"."振込_hold"(%s, %s, %s, %s)',
             [
-                self._tenant,
                 check_text("振込.hold", "振込番号", 振込番号),
                 check_text("振込.hold", "店", 店),
                 check_amount("振込.hold", "額", 額),
@@ -250,7 +238,6 @@ class Async振込:
             "振込.post",
             'select result, reason from "マーケットプレイス"."振込_post"(%s, %s, %s)',
             [
-                self._tenant,
                 check_text("振込.post", "振込番号", 振込番号),
                 *_post_values("振込.post", ("額", 額)),
             ],
@@ -262,7 +249,6 @@ class Async振込:
             "振込.void",
             'select result, reason from "マーケットプレイス"."振込_void"(%s, %s)',
             [
-                self._tenant,
                 check_text("振込.void", "振込番号", 振込番号),
             ],
         )
@@ -273,7 +259,6 @@ class Async振込:
             "振込.status",
             'select "マーケットプレイス"."振込_status"(%s, %s)',
             [
-                self._tenant,
                 check_text("振込.status", "振込番号", 振込番号),
             ],
         )
@@ -282,9 +267,8 @@ class Async振込:
 class Async返金:
     """返金: 注文の代金を買い手に戻す。注文ごとに一度。取り分は店から、手数料はプラットフォームから."""
 
-    def __init__(self, backend: AsyncPostgresBook, tenant: str) -> None:
+    def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
-        self._tenant = tenant
 
     async def do(self, *, 注文: str, 店: str, 取り分: int, 手数料: int) -> Result:
         """Moves the amounts."""
@@ -292,7 +276,6 @@ class Async返金:
             "返金.do",
             'select result, reason from "マーケットプレイス"."返金_do"(%s, %s, %s, %s, %s)',
             [
-                self._tenant,
                 check_text("返金.do", "注文", 注文),
                 check_text("返金.do", "店", 店),
                 check_amount("返金.do", "取り分", 取り分),
@@ -304,9 +287,8 @@ class Async返金:
 class AsyncBalances:
     """Reads accounts: posted, held coming in, held going out."""
 
-    def __init__(self, backend: AsyncPostgresBook, tenant: str) -> None:
+    def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
-        self._tenant = tenant
 
     async def 店の売上金(self, *, 店: str) -> Balance:
         """店の売上金: 店が稼いで、まだ振り込んでいない額."""
@@ -314,7 +296,6 @@ class AsyncBalances:
             "balance.店の売上金",
             'select posted, held_in, held_out from "マーケットプレイス"."balance_店の売上金"(%s, %s)',
             [
-                self._tenant,
                 check_text("balance.店の売上金", "店", 店),
             ],
         )
@@ -325,7 +306,6 @@ class AsyncBalances:
             "balance.手数料収入",
             'select posted, held_in, held_out from "マーケットプレイス"."balance_手数料収入"(%s)',
             [
-                self._tenant,
             ],
         )
 
@@ -335,7 +315,6 @@ class AsyncBalances:
             "balance.買い手",
             'select posted, held_in, held_out from "マーケットプレイス"."balance_買い手"(%s)',
             [
-                self._tenant,
             ],
         )
 
@@ -345,7 +324,6 @@ class AsyncBalances:
             "balance.店の口座",
             'select posted, held_in, held_out from "マーケットプレイス"."balance_店の口座"(%s)',
             [
-                self._tenant,
             ],
         )
 
@@ -353,15 +331,15 @@ class AsyncBalances:
 class AsyncBook:
     """The book マーケットプレイス: マーケットプレイスの売上。代金を店の取り分と手数料にどう分けるかは呼ぶ側が計算し、売上は二つを両方とも記録するか、どちらも記録しない。店への振込は、期限を付けずに、銀行が着金を確かめるまで押さえる。返金は、売上の二つを両方とも戻すか、どちらも戻さない。店にもう振り込んだ分を戻すことになる返金は拒否される. Every method is awaited."""
 
-    def __init__(self, backend: AsyncPostgresBook, tenant: str) -> None:
+    def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
-        self.売上 = Async売上(backend, tenant)
+        self.売上 = Async売上(backend)
         """売上: 注文の代金を呼ぶ側が分けたもの。取り分は店へ、手数料はプラットフォームへ."""
-        self.振込 = Async振込(backend, tenant)
+        self.振込 = Async振込(backend)
         """振込: 店の口座への振込。銀行が着金を確かめれば確定し、戻ってくれば取り消す。銀行が何日かかっても待つ."""
-        self.返金 = Async返金(backend, tenant)
+        self.返金 = Async返金(backend)
         """返金: 注文の代金を買い手に戻す。注文ごとに一度。取り分は店から、手数料はプラットフォームから."""
-        self.balance = AsyncBalances(backend, tenant)
+        self.balance = AsyncBalances(backend)
         """Reads accounts: posted, held coming in, held going out."""
 
     async def expire(self, max: int = 1000) -> int:
@@ -398,7 +376,7 @@ def postgres(conn: Any, tenant: str = "") -> Book:
     of psycopg 3 or psycopg2. The book never commits or rolls back; inside
     the caller's transaction, its writes commit with it."""
     tenant = check_text("postgres", "the tenant", tenant)
-    return Book(PostgresBook(conn, tenant), tenant)
+    return Book(PostgresBook(conn, tenant))
 
 
 def postgres_async(conn: Any, tenant: str = "") -> AsyncBook:
@@ -406,7 +384,7 @@ def postgres_async(conn: Any, tenant: str = "") -> AsyncBook:
     tenant ("" by default). The book never commits or rolls back; inside
     the caller's transaction, its writes commit with it."""
     tenant = check_text("postgres_async", "the tenant", tenant)
-    return AsyncBook(AsyncPostgresBook(conn, tenant), tenant)
+    return AsyncBook(AsyncPostgresBook(conn, tenant))
 
 
 # ---- chobo's Python runtime: chobo.py, as the runtime's source has it
@@ -583,10 +561,19 @@ def parse_hold_state(s: object) -> HoldState | None:
 # (runtime/python/src/chobo/postgres.py), without its imports, with its
 # docstring as this comment.
 #
-# What a Python client of a chobo book kept in PostgreSQL shares with the
-# clients of every other language: how often a call is sent again, how long
-# it waits between attempts, and which SQLSTATEs it acts on. The driver part
-# comes with the clients.
+# How a Python client calls a chobo book kept in PostgreSQL, the same for
+# every book: one statement per operation, the call of one of the book's SQL
+# functions, sent again when the server could not serialize it, with the
+# answer read into chobo's types. It is the TypeScript runtime's postgres.ts
+# (and the Go runtime's chobopg) written again.
+#
+# Each operation is written once, as a generator that yields the step it
+# needs (a statement to send, a pause before sending it again) and is handed
+# what came of it; PostgresBook runs those generators over a DB-API 2
+# connection (psycopg 3 or psycopg2), AsyncPostgresBook over psycopg 3's
+# AsyncConnection. Neither driver is imported here: a connection is used
+# only through the few methods every DB-API 2 driver has, so that a client
+# over psycopg2 needs no psycopg 3, and the other way round.
 
 MAX_ATTEMPTS = 30
 """How often one call is sent at most while the server keeps answering
@@ -616,47 +603,355 @@ def retryable(code: str) -> bool:
     return code in (SERIALIZATION_FAILURE, DEADLOCK_DETECTED)
 
 
-# Placeholder: the signatures a generated client calls, which the runtime's
-# own classes will keep.
+_SQLSTATE = re.compile(r"[0-9A-Z]{5}")
 
 
-class PostgresBook:
-    """Placeholder."""
+def sqlstate_of(err: object) -> str:
+    """The SQLSTATE of a driver's error, or "": psycopg 3 keeps it in
+    sqlstate, psycopg2 in pgcode. Errors raised by the driver itself, before
+    the server answered, have none."""
+    for attr in ("sqlstate", "pgcode"):
+        code = getattr(err, attr, None)
+        if isinstance(code, str) and _SQLSTATE.fullmatch(code):
+            return code
+    return ""
 
-    def __init__(self, conn: Any, tenant: str) -> None:
-        self.conn = conn
+
+_pg_retried: dict[str, int] = {SERIALIZATION_FAILURE: 0, DEADLOCK_DETECTED: 0}
+_pg_retried_lock = threading.Lock()
+
+
+def retries_of(code: str) -> int:
+    """How often, in this process, a call was sent again after failing with
+    the SQLSTATE (a retryable one; 0 for any other). The book's functions
+    lock in one order, so a test can show that deadlocks never happen."""
+    with _pg_retried_lock:
+        return _pg_retried.get(code, 0)
+
+
+def _pg_count_retry(code: str) -> None:
+    with _pg_retried_lock:
+        _pg_retried[code] = _pg_retried.get(code, 0) + 1
+
+
+class PgCursor(Protocol):
+    """What a book uses of a DB-API 2 cursor. Statements take %s
+    placeholders, as psycopg 3 and psycopg2 both read them."""
+
+    def execute(self, query: str, params: Sequence[object], /) -> object: ...
+
+    def fetchone(self) -> object: ...
+
+    # None, not object: an async cursor's close answers a coroutine, so
+    # that a type checker tells the two kinds of connection apart.
+    def close(self) -> None: ...
+
+
+class PgConnection(Protocol):
+    """A DB-API 2 connection: psycopg 3's Connection, psycopg2's connection."""
+
+    def cursor(self) -> PgCursor: ...
+
+
+class AsyncPgCursor(Protocol):
+    """What a book uses of psycopg 3's AsyncCursor."""
+
+    async def execute(self, query: str, params: Sequence[object], /) -> object: ...
+
+    async def fetchone(self) -> object: ...
+
+    async def close(self) -> object: ...
+
+
+class AsyncPgConnection(Protocol):
+    """psycopg 3's AsyncConnection, or anything whose cursors are awaited the same way."""
+
+    def cursor(self) -> AsyncPgCursor: ...
+
+
+@dataclass(frozen=True)
+class _PgQuery:
+    """A step: send the statement, answer its first row (None for none)."""
+
+    statement: str
+    params: tuple[object, ...]
+
+
+@dataclass(frozen=True)
+class _PgPause:
+    """A step: wait so long before the next attempt."""
+
+    seconds: float
+
+
+_PgStep: TypeAlias = "_PgQuery | _PgPause"
+_PgT = TypeVar("_PgT")
+_PgFlow: TypeAlias = Generator[_PgStep, object, _PgT]
+"""An operation as the drivers run it: it yields steps, is sent the row a
+query fetched (None after a pause), or has the driver's error thrown in,
+and returns the operation's answer."""
+
+
+def _pg_classify(where: str, err: Exception) -> Exception:
+    """The error a failed call raises: chobo's own for the SQLSTATEs it
+    knows, keeping the driver's error as the cause; any other as it is."""
+    code = sqlstate_of(err)
+    if code == BOUNDS_CHANGED:
+        e = ChoboError("CHOBO_BOUNDS_CHANGED", f"{where}: an account keeps bounds other than the book has now: {err}")
+    elif code.startswith("22"):
+        e = ChoboError("CHOBO_BAD_CALL", f"{where}: the function rejected the call: {err}")
+    else:
+        return err
+    e.__cause__ = err
+    return e
+
+
+def _pg_row_flow(where: str, statement: str, params: tuple[object, ...]) -> _PgFlow[tuple[object, ...]]:
+    """Sends one statement and answers the values of its one row, in column
+    order. A failure that may be retried is sent again after a random wait,
+    up to MAX_ATTEMPTS times in all. Inside a transaction of the caller's
+    that failed, every later statement gets 25P02, so the first error is
+    raised instead: it says what went wrong."""
+    first: Exception | None = None
+    n = 0
+    while True:
+        err: Exception
+        try:
+            fetched = yield _PgQuery(statement, params)
+        except Exception as e:
+            err = e
+        else:
+            return _pg_values(where, fetched)
+        # Raised out here rather than in the except clause, so that an error
+        # that goes out unchanged is not given the one it replaces as context.
+        if first is None:
+            first = err
+        code = sqlstate_of(err)
+        if code == IN_FAILED_TRANSACTION:
+            raise _pg_classify(where, first)
+        if not retryable(code) or n + 1 >= MAX_ATTEMPTS:
+            raise _pg_classify(where, err)
+        _pg_count_retry(code)
+        yield _PgPause(random.random() * backoff(n) / 1000)
+        n += 1
+
+
+def _pg_values(where: str, fetched: object) -> tuple[object, ...]:
+    """A fetched row as its values in column order. Rows are tuples unless
+    the caller chose another row factory; a dict row keeps its columns in
+    order too."""
+    if fetched is None:
+        raise ChoboError("CHOBO_UNEXPECTED", f"{where}: the statement answered no row")
+    if isinstance(fetched, Mapping):
+        return tuple(fetched.values())
+    if isinstance(fetched, Sequence) and not isinstance(fetched, (str, bytes)):
+        return tuple(fetched)
+    raise ChoboError("CHOBO_UNEXPECTED", f"{where}: the statement answered {describe(fetched)} for a row")
+
+
+def _pg_column(row: tuple[object, ...], i: int) -> object:
+    return row[i] if i < len(row) else None
+
+
+def _pg_int64(where: str, v: object) -> int:
+    """A bigint column. Both drivers hand it over as an int; a string of
+    digits is taken too, as the other runtimes take it."""
+    if isinstance(v, int) and not isinstance(v, bool):
+        return v
+    if isinstance(v, str) and re.fullmatch(r"-?[0-9]+", v):
+        return int(v)
+    raise ChoboError("CHOBO_UNEXPECTED", f"{where}: a balance of {describe(v)}")
+
+
+def _pg_call_flow(where: str, statement: str, params: tuple[object, ...]) -> _PgFlow[Result]:
+    row = yield from _pg_row_flow(where, statement, params)
+    outcome = parse_outcome(_pg_column(row, 0))
+    if outcome == "done":
+        return DONE
+    if outcome == "done_before":
+        return DONE_BEFORE
+    reason = _pg_column(row, 1)
+    if not isinstance(reason, str):
+        raise ChoboError("CHOBO_UNEXPECTED", f"{where}: a refusal without a reason")
+    return refused(reason)
+
+
+def _pg_status_flow(where: str, statement: str, params: tuple[object, ...]) -> _PgFlow[HoldState | None]:
+    row = yield from _pg_row_flow(where, statement, params)
+    return parse_hold_state(_pg_column(row, 0))
+
+
+def _pg_balance_flow(where: str, statement: str, params: tuple[object, ...]) -> _PgFlow[Balance]:
+    row = yield from _pg_row_flow(where, statement, params)
+    return Balance(
+        posted=_pg_int64(where, _pg_column(row, 0)),
+        held_in=_pg_int64(where, _pg_column(row, 1)),
+        held_out=_pg_int64(where, _pg_column(row, 2)),
+    )
+
+
+def _pg_expire_flow(statement: str, max: int) -> _PgFlow[int]:
+    if isinstance(max, bool) or not isinstance(max, int) or max < 0:
+        raise ChoboError("CHOBO_BAD_ARGUMENT", f"expire: max must be a whole number from 0, got {describe(max)}")
+    row = yield from _pg_row_flow("expire", statement, (max,))
+    return _pg_int64("expire", _pg_column(row, 0))
+
+
+def _pg_pause(seconds: float) -> None:
+    """The wait before a retry of PostgresBook; the tests replace it."""
+    time.sleep(seconds)
+
+
+async def _pg_pause_async(seconds: float) -> None:
+    """The wait before a retry of AsyncPostgresBook; the tests replace it."""
+    await asyncio.sleep(seconds)
+
+
+def _pg_check_conn(conn: object, what: str) -> None:
+    if not callable(getattr(conn, "cursor", None)):
+        raise ChoboError(
+            "CHOBO_BAD_ARGUMENT", f"postgres: the connection must be {what}, with cursor(); got {describe(conn)}"
+        )
+
+
+class _PgBase:
+    """What both books keep, and the checks every call passes before
+    anything is sent."""
+
+    tenant: str
+
+    def __init__(self, conn: object, tenant: str, what: str) -> None:
+        _pg_check_conn(conn, what)
         self.tenant = check_text("postgres", "the tenant", tenant)
 
+    def _params(self, where: str, values: Sequence[object]) -> tuple[object, ...]:
+        """The statement's parameters: the tenant, then the call's values."""
+        check_size(where, self.tenant, values)
+        return (self.tenant, *values)
+
+
+class PostgresBook(_PgBase):
+    """Sends the statements of one book, for one tenant, over a DB-API 2
+    connection (psycopg 3's Connection or a psycopg2 connection). The book
+    opens a cursor per statement and never commits or rolls back: with
+    autocommit on, each call is its own transaction, and one the server
+    could not serialize is sent again; inside the caller's transaction, its
+    writes commit with it, and a failure is raised for the caller to roll
+    back (a retry there only meets 25P02, so the first error is raised).
+
+    Every method takes the statement of the operation, with %s placeholders
+    of which the first is the tenant, and the call's values without it."""
+
+    def __init__(self, conn: PgConnection, tenant: str = "") -> None:
+        super().__init__(conn, tenant, "a DB-API 2 connection (psycopg or psycopg2)")
+        self._conn = conn
+
+    def _run(self, flow: _PgFlow[_PgT]) -> _PgT:
+        try:
+            step = next(flow)
+            while True:
+                answer: object = None
+                error: Exception | None = None
+                if isinstance(step, _PgPause):
+                    _pg_pause(step.seconds)
+                else:
+                    try:
+                        answer = self._fetch(step)
+                    except Exception as e:
+                        error = e
+                # Thrown in out here, not in the except clause, so that what
+                # the flow raises is not chained to the error it replaces.
+                step = flow.send(answer) if error is None else flow.throw(error)
+        except StopIteration as stop:
+            return cast(_PgT, stop.value)
+        finally:
+            flow.close()
+
+    def _fetch(self, q: _PgQuery) -> object:
+        cur = self._conn.cursor()
+        # Checked before anything is sent: an async cursor's execute would
+        # only make a coroutine, which nothing awaits.
+        if inspect.iscoroutinefunction(cur.execute):
+            raise ChoboError("CHOBO_BAD_ARGUMENT", "postgres: an async connection needs AsyncPostgresBook")
+        try:
+            cur.execute(q.statement, q.params)
+            return cur.fetchone()
+        finally:
+            cur.close()
+
     def call(self, where: str, statement: str, values: Sequence[object]) -> Result:
-        check_size(where, values[0], values[1:])
-        raise ChoboError("CHOBO_UNEXPECTED", f"{where}: a placeholder")
+        """Sends an operation (do, hold, post, void), whose row is (outcome, reason)."""
+        return self._run(_pg_call_flow(where, statement, self._params(where, values)))
 
     def status(self, where: str, statement: str, values: Sequence[object]) -> HoldState | None:
-        raise ChoboError("CHOBO_UNEXPECTED", f"{where}: a placeholder")
+        """Sends a status statement, whose row holds the state of a hold, None when there is none."""
+        return self._run(_pg_status_flow(where, statement, self._params(where, values)))
 
     def balance(self, where: str, statement: str, values: Sequence[object]) -> Balance:
-        raise ChoboError("CHOBO_UNEXPECTED", f"{where}: a placeholder")
+        """Sends a balance statement, whose row is (posted, held_in, held_out)."""
+        return self._run(_pg_balance_flow(where, statement, self._params(where, values)))
 
     def expire(self, statement: str, max: int) -> int:
-        raise ChoboError("CHOBO_UNEXPECTED", "expire: a placeholder")
+        """Sends the book's expire statement, whose one parameter is max (no
+        tenant: it gives back holds of every tenant), and answers how many
+        holds past their deadline it gave back."""
+        return self._run(_pg_expire_flow(statement, max))
 
 
-class AsyncPostgresBook:
-    """Placeholder."""
+class AsyncPostgresBook(_PgBase):
+    """PostgresBook over psycopg 3's AsyncConnection: the same calls, awaited."""
 
-    def __init__(self, conn: Any, tenant: str) -> None:
-        self.conn = conn
-        self.tenant = check_text("postgres_async", "the tenant", tenant)
+    def __init__(self, conn: AsyncPgConnection, tenant: str = "") -> None:
+        super().__init__(conn, tenant, "psycopg's AsyncConnection")
+        self._conn = conn
+
+    async def _run(self, flow: _PgFlow[_PgT]) -> _PgT:
+        try:
+            step = next(flow)
+            while True:
+                answer: object = None
+                error: Exception | None = None
+                if isinstance(step, _PgPause):
+                    await _pg_pause_async(step.seconds)
+                else:
+                    try:
+                        answer = await self._fetch(step)
+                    except Exception as e:
+                        error = e
+                # Thrown in out here, not in the except clause, so that what
+                # the flow raises is not chained to the error it replaces.
+                step = flow.send(answer) if error is None else flow.throw(error)
+        except StopIteration as stop:
+            return cast(_PgT, stop.value)
+        finally:
+            flow.close()
+
+    async def _fetch(self, q: _PgQuery) -> object:
+        cur = self._conn.cursor()
+        # Checked before anything is sent: a blocking cursor's execute would
+        # run the statement, and only then fail to be awaited.
+        if not inspect.iscoroutinefunction(cur.execute):
+            raise ChoboError("CHOBO_BAD_ARGUMENT", "postgres: a connection that is not async needs PostgresBook")
+        try:
+            await cur.execute(q.statement, q.params)
+            return await cur.fetchone()
+        finally:
+            await cur.close()
 
     async def call(self, where: str, statement: str, values: Sequence[object]) -> Result:
-        raise ChoboError("CHOBO_UNEXPECTED", f"{where}: a placeholder")
+        """Sends an operation (do, hold, post, void), whose row is (outcome, reason)."""
+        return await self._run(_pg_call_flow(where, statement, self._params(where, values)))
 
     async def status(self, where: str, statement: str, values: Sequence[object]) -> HoldState | None:
-        raise ChoboError("CHOBO_UNEXPECTED", f"{where}: a placeholder")
+        """Sends a status statement, whose row holds the state of a hold, None when there is none."""
+        return await self._run(_pg_status_flow(where, statement, self._params(where, values)))
 
     async def balance(self, where: str, statement: str, values: Sequence[object]) -> Balance:
-        raise ChoboError("CHOBO_UNEXPECTED", f"{where}: a placeholder")
+        """Sends a balance statement, whose row is (posted, held_in, held_out)."""
+        return await self._run(_pg_balance_flow(where, statement, self._params(where, values)))
 
     async def expire(self, statement: str, max: int) -> int:
-        raise ChoboError("CHOBO_UNEXPECTED", "expire: a placeholder")
+        """Sends the book's expire statement, whose one parameter is max, and
+        answers how many holds past their deadline it gave back."""
+        return await self._run(_pg_expire_flow(statement, max))
 
