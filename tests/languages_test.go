@@ -390,10 +390,19 @@ func pySetup() string {
 func buildPyDrivers(tg target.Target, dir string, clients []caseClient) (func(string) *exec.Cmd, error) {
 	files := map[string][]byte{}
 	fileOf := map[string]string{}
-	for _, c := range clients {
+	modeOf := map[string]string{}
+	for i, c := range clients {
 		rel := "clients/" + c.caseName + "/" + tg.Name + "/" + c.file.Path
 		files[rel] = c.file.Data
 		fileOf[c.caseName] = rel
+		// A driver in alternate mode holds two clients of TigerBeetle,
+		// and a replica serves 64 at a time: with a driver per book
+		// running at once, the TigerBeetle ones take turns instead, every
+		// other book's driving the sync book and the rest the async one.
+		modeOf[c.caseName] = "alternate"
+		if tg.Backend == "tigerbeetle" {
+			modeOf[c.caseName] = [2]string{"sync", "async"}[i%2]
+		}
 	}
 	if err := pydriver.Layout(dir, files); err != nil {
 		return nil, err
@@ -403,7 +412,7 @@ func buildPyDrivers(tg target.Target, dir string, clients []caseClient) (func(st
 		if !ok {
 			return nil
 		}
-		cmd := exec.Command(pyTools.python, pydriver.Args(dir, rel, "alternate")...)
+		cmd := exec.Command(pyTools.python, pydriver.Args(dir, rel, modeOf[caseName])...)
 		cmd.Env = append(os.Environ(), "PYTHONDONTWRITEBYTECODE=1", "PYTHONPATH=")
 		return cmd
 	}, nil

@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
@@ -9,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/chobo-lang/chobo/chobo/check"
+	"github.com/chobo-lang/chobo/chobo/conformance/pgdeploy"
+	"github.com/chobo-lang/chobo/chobo/conformance/pgtest"
 	"github.com/chobo-lang/chobo/chobo/gen"
 	"github.com/chobo-lang/chobo/chobo/target"
 )
@@ -239,4 +242,66 @@ for name in sys.argv[1:]:
 `
 	run("importing", "python", append([]string{"-B", "-c", script}, modules...)...)
 	t.Logf("%d Python clients type-check, compile and import", len(modules))
+}
+
+// TestPythonExampleInDocs runs the postgres-python example of
+// docs/targets.md as it stands, with the inventory example's client, on a
+// real server as the application's role, and holds what it prints to the
+// block after it.
+func TestPythonExampleInDocs(t *testing.T) {
+	_, lang := languageOf(t, "postgres-python")
+	useLanguage(t, lang)
+	doc, err := os.ReadFile(filepath.Join("..", "docs", "targets.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(doc)
+	i := strings.Index(text, "## `postgres-python` and `tigerbeetle-python`")
+	if i < 0 {
+		t.Fatal("docs/targets.md has no section on the Python targets")
+	}
+	block := func(from int, fence string) (string, int) {
+		start := strings.Index(text[from:], fence)
+		if start < 0 {
+			t.Fatalf("no %q block after the section's start", fence)
+		}
+		start += from + len(fence)
+		end := strings.Index(text[start:], "```\n")
+		return text[start : start+end], start + end + 4
+	}
+	program, next := block(i, "```python\n")
+	want, _ := block(next, "```\n")
+
+	b, src := loadBook(t, filepath.Join("..", "examples", "inventory", "inventory.book"))
+	d := deployBook(t, b, src, 4)
+	dir := t.TempDir()
+	client, err := os.ReadFile(filepath.Join(casesDir, "inventory", "expected", "postgres-python", "inventory.py"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range map[string][]byte{"main.py": []byte(program), "inventory.py": client} {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := exec.Command(pyTools.python, "-B", filepath.Join(dir, "main.py"))
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "PGHOST="+d.srv.SocketDir, fmt.Sprintf("PGPORT=%d", d.srv.Port),
+		"PGUSER="+pgdeploy.App, "PGDATABASE="+pgtest.DefaultDB, "PYTHONPATH=")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("python: %v\n%s", err, stderr.String())
+	}
+	if got := stdout.String(); got != want {
+		t.Errorf("the example printed\n%s\nbut docs/targets.md shows\n%s", got, want)
+	}
+}
+
+// TestPythonClientOnPsycopg2 drives the postgres-python client with its
+// sync book on a psycopg2 connection (the async one stays on psycopg 3),
+// through the calls, states and balances of TestDriverStatusAndBalance.
+func TestPythonClientOnPsycopg2(t *testing.T) {
+	t.Setenv("CHOBO_DRIVER_PSYCOPG2", "1")
+	statusAndBalance(t, "postgres-python", loadForBackends(t, caseByName(t, "inventory")))
 }

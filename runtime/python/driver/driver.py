@@ -31,6 +31,7 @@ import argparse
 import asyncio
 import concurrent.futures
 import contextvars
+import dataclasses
 import importlib.util
 import json
 import os
@@ -78,7 +79,8 @@ def _records(batch: list[Any]) -> list[dict[str, Any]]:
     out = []
     for r in batch:
         d: dict[str, Any] = {}
-        for k, v in vars(r).items():
+        for f in dataclasses.fields(r):
+            k, v = f.name, getattr(r, f.name)
             if k in _ID_FIELDS:
                 d[k] = _hex(int(v))
             elif k in _BIG_FIELDS:
@@ -175,8 +177,6 @@ class _TBClient:
     def _shorten(self, batch: list[Any]) -> list[Any]:
         if self._hold <= 0:
             return batch
-        import dataclasses
-
         return [
             dataclasses.replace(t, timeout=self._hold) if (int(t.flags) & 2) != 0 and t.timeout > 0 else t
             for t in batch
@@ -462,8 +462,9 @@ def _load(path: str) -> ModuleType:
 async def _serve(driver: Driver) -> str:
     loop = asyncio.get_running_loop()
     loop.set_default_executor(concurrent.futures.ThreadPoolExecutor(max_workers=4 * MAX_CONNS))
-    reader = asyncio.StreamReader(limit=1 << 26)
-    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    # stdin is read on a thread of its own, so that it may be a pipe, a
+    # file or a terminal alike.
+    stdin = concurrent.futures.ThreadPoolExecutor(max_workers=1)
     out = sys.stdout
 
     def answer(r: dict[str, Any]) -> None:
@@ -480,7 +481,7 @@ async def _serve(driver: Driver) -> str:
     tasks: set[asyncio.Task[None]] = set()
     broken = ""
     while True:
-        raw = await reader.readline()
+        raw = await loop.run_in_executor(stdin, sys.stdin.buffer.readline)
         if not raw:
             break
         line = raw.decode("utf-8").strip()
