@@ -98,3 +98,58 @@ func TestReadmeGoProgram(t *testing.T) {
 		t.Errorf("the README's program printed, run twice:\n%s\nbut README.md shows:\n%s", got.String(), shown)
 	}
 }
+
+// TestReadmePythonProgram runs the Python program of the README as a user
+// would: beside the postgres-python client the README's command writes,
+// on the interpreter of the Python runtime's virtual environment (which
+// holds the psycopg the README pins), twice, on a real server where the
+// book's SQL is deployed, as the application's role, and holds what the
+// two runs print to the block the README shows after the program.
+func TestReadmePythonProgram(t *testing.T) {
+	_, lang := languageOf(t, "postgres-python")
+	useLanguage(t, lang)
+	fences := readmeFences(t)
+	var program, shown string
+	for i, f := range fences {
+		if f.info == "python" {
+			if i+1 >= len(fences) || fences[i+1].info != "text" {
+				t.Fatalf("README.md:%d: the Python program is not followed by a text block of what it prints", f.line)
+			}
+			program = strings.Join(f.body, "\n") + "\n"
+			shown = strings.Join(fences[i+1].body, "\n") + "\n"
+			break
+		}
+	}
+	if program == "" {
+		t.Fatal("README.md shows no Python program")
+	}
+	dir := t.TempDir()
+	bookPath := filepath.Join(dir, "inventory.book")
+	if err := os.WriteFile(bookPath, []byte(readmeBook(t)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, errOut, code := run(dir, nil, "build", "inventory.book", "--target", "postgres-python", "--out", "."); code != 0 {
+		t.Fatalf("chobo build: exit %d: %s", code, errOut)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "shop.py"), []byte(program), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b, src := loadBook(t, bookPath)
+	d := deployBook(t, b, src, 4)
+	dsn := fmt.Sprintf("host=%s port=%d user=%s dbname=%s sslmode=disable", d.srv.SocketDir, d.srv.Port, pgdeploy.App, pgtest.DefaultDB)
+	var got strings.Builder
+	for range 2 {
+		cmd := exec.Command(pyTools.python, "-B", "shop.py")
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "DATABASE_URL="+dsn, "PYTHONPATH=")
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("the README's program: %v\n%s%s", err, stdout.String(), stderr.String())
+		}
+		got.WriteString("$ python shop.py\n" + stdout.String())
+	}
+	if got.String() != shown {
+		t.Errorf("the README's program printed, run twice:\n%s\nbut README.md shows:\n%s", got.String(), shown)
+	}
+}
