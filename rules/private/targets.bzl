@@ -117,11 +117,16 @@ def _python_driver(name, client, srcs, visibility, tags):  # buildifier: disable
 
 def _python_env(label, python, rlocation):
     # The interpreter, with psycopg and tigerbeetle, for the runner's
-    # Python row.
+    # Python row. The packages are not among the test's inputs (they live
+    # where the interpreter is installed); their versions are handed over
+    # with it, so that a test whose packages change runs again.
     if python == None or python.python.missing:
         fail("%s drives a Python client and needs Python: %s" % (label, python.python.missing if python else "no Python toolchain is registered (toolchains/python)"))
     return struct(
-        env = {"CHOBO_CONFORMANCE_PYTHON": rlocation(python.python.interpreter)},
+        env = {
+            "CHOBO_CONFORMANCE_PYTHON": rlocation(python.python.interpreter),
+            "CHOBO_CONFORMANCE_PYTHON_VERSION": python.python.version,
+        },
         files = python.python.files,
     )
 

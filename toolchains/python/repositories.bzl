@@ -72,11 +72,13 @@ def _python_local_repository_impl(rctx):
         write_missing_tool_build(rctx, _TOOLCHAIN_BZL, "python", "%s (%s): %s; %s" % (python, found["version"], found["missing"], _NEEDS))
         return
 
-    # A script that runs the interpreter by the path it was found at, not
-    # a link to it: a virtual environment's python finds its packages from
-    # the path it is started by (its pyvenv.cfg beside it), which a link
-    # under another directory would lose.
-    rctx.file("bin/python", "#!/bin/sh\nexec '%s' \"$@\"\n" % str(python).replace("'", "'\\''"), executable = True)
+    # A link to the interpreter by the path it was found at, so that a
+    # test's inputs hold the interpreter's bytes and no path of the
+    # machine (two checkouts share cached results). A virtual
+    # environment's python finds its packages from the path it is started
+    # by (its pyvenv.cfg one folder up), which a link elsewhere loses: the
+    # runner follows the link back to that path (runner/python.go).
+    rctx.symlink(python, "bin/python")
     write_tool_build(rctx, _TOOLCHAIN_BZL, "python", [
         ("interpreter", repr("bin/python")),
         ("version", repr(found["version"])),

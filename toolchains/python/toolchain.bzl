@@ -5,8 +5,8 @@ load("//toolchains/private:local_tool.bzl", "TOOL_ATTRS", "tool_files")
 PythonInfo = provider(
     doc = "A Python interpreter with the packages a Python client's conformance test needs.",
     fields = {
-        "interpreter": "File: runs the interpreter (a script that starts it by the path it was found at).",
-        "files": "depset of File: the interpreter's script.",
+        "interpreter": "File: a link to the interpreter, by the path it was found at (a virtual environment's bin/python, say).",
+        "files": "depset of File: the interpreter.",
         "version": "string: the interpreter's version and its packages', as the check found them.",
         "missing": "string: why there is no fit interpreter (empty when there is one).",
     },

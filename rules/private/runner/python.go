@@ -10,23 +10,65 @@ import (
 )
 
 // The Python toolchain, which the rule hands over when a client is a
-// Python one, as a runfiles path:
+// Python one:
 //
-//	CHOBO_CONFORMANCE_PYTHON  the interpreter, with psycopg 3, psycopg2 and tigerbeetle (a Python client's driver entry is then TARGET=the client's .py)
-const pythonEnv = "CHOBO_CONFORMANCE_PYTHON"
+//	CHOBO_CONFORMANCE_PYTHON          the interpreter, a runfiles path (a Python client's driver entry is then TARGET=the client's .py)
+//	CHOBO_CONFORMANCE_PYTHON_VERSION  its version and its packages', as the toolchain found them
+const (
+	pythonEnv        = "CHOBO_CONFORMANCE_PYTHON"
+	pythonVersionEnv = "CHOBO_CONFORMANCE_PYTHON_VERSION"
+)
 
 // pythonMode is how the driver calls the client: requests with an even id
 // through its sync book and the others through its async one, so that
 // both answer every scenario, on the same data.
 const pythonMode = "alternate"
 
-// pythonFromEnv reads the interpreter the rule handed over.
+// venvMarker is the file beside a virtual environment's bin/ by which its
+// python finds its packages.
+const venvMarker = "pyvenv.cfg"
+
+// pythonFromEnv reads the interpreter the rule handed over, and follows
+// it to where it can run.
 func pythonFromEnv() (string, error) {
 	p := os.Getenv(pythonEnv)
 	if p == "" {
 		return "", fmt.Errorf("no Python toolchain was handed over")
 	}
-	return runfile(p)
+	path, err := runfile(p)
+	if err != nil {
+		return "", err
+	}
+	return interpreter(path)
+}
+
+// interpreter is the path to start the interpreter at path by. The
+// toolchain hands over a link (runfiles link to the repository's link to
+// the interpreter), so that a test's inputs hold no path of the machine;
+// but the python of a virtual environment finds its packages from the
+// path it is started by, with pyvenv.cfg one folder up, not from the file
+// it links to. The links are followed one at a time, and the first path
+// that has the marker there is the one; with none, path itself (an
+// interpreter outside any virtual environment finds its own).
+func interpreter(path string) (string, error) {
+	p := path
+	for range 40 {
+		if _, err := os.Stat(filepath.Join(filepath.Dir(filepath.Dir(p)), venvMarker)); err == nil {
+			return p, nil
+		}
+		to, err := os.Readlink(p)
+		if err != nil {
+			break // not a link: the interpreter itself
+		}
+		if !filepath.IsAbs(to) {
+			to = filepath.Join(filepath.Dir(p), to)
+		}
+		p = to
+	}
+	if _, err := os.Stat(path); err != nil {
+		return "", fmt.Errorf("the Python toolchain's interpreter: %v", err)
+	}
+	return path, nil
 }
 
 // preparePython lays out a Python client beside chobo's Python driver, in
@@ -38,6 +80,7 @@ func (r *run) preparePython(d *driver) error {
 	if err != nil {
 		return fmt.Errorf("%s: a Python client: %v", d.target, err)
 	}
+	fmt.Fprintf(r.out, "%s: %s (%s)\n", d.target, python, os.Getenv(pythonVersionEnv))
 	dir, err := os.MkdirTemp(os.Getenv("TEST_TMPDIR"), "chobo-"+d.target+"-")
 	if err != nil {
 		return err

@@ -20,11 +20,14 @@ func TestPreparePython(t *testing.T) {
 	tmp := t.TempDir()
 	t.Setenv("TEST_TMPDIR", tmp)
 	t.Setenv(pythonEnv, "python_0_local/bin/python")
+	t.Setenv(pythonVersionEnv, "Python 3.11.7; psycopg 3.3.9")
+	touch(t, filepath.Join(runfiles, "python_0_local/bin/python"))
 	client := filepath.Join(t.TempDir(), "driver.py") // a book named like the driver
 	if err := os.WriteFile(client, []byte("# the client\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r := &run{out: &bytes.Buffer{}, errOut: &bytes.Buffer{}}
+	var out bytes.Buffer
+	r := &run{out: &out, errOut: &bytes.Buffer{}}
 	d := driver{target: "postgres-python", backend: "postgres", language: "python", path: client}
 	if err := languages[d.language].prepare(r, &d); err != nil {
 		t.Fatal(err)
@@ -51,6 +54,9 @@ func TestPreparePython(t *testing.T) {
 	}
 	if got, err := os.ReadFile(filepath.Join(dir, pydriver.File)); err != nil || !strings.Contains(string(got), "driver protocol") {
 		t.Errorf("the driver laid out is not chobo's: %v", err)
+	}
+	if !strings.Contains(out.String(), "postgres-python: "+cmd.Path+" (Python 3.11.7; psycopg 3.3.9)\n") {
+		t.Errorf("the log does not name the interpreter and its version:\n%s", out.String())
 	}
 	if !slices.Contains(cmd.Env, "PYTHONPATH=") {
 		t.Error("the test's PYTHONPATH reaches the interpreter")
@@ -95,5 +101,54 @@ func TestPythonTigerBeetleSkipsWithoutReplica(t *testing.T) {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("the log lacks %q:\n%s", want, out.String())
 		}
+	}
+}
+
+// The interpreter is started by the path of a virtual environment's
+// python, where it finds its packages, however many links lead there;
+// one outside any virtual environment by the path handed over.
+func TestInterpreter(t *testing.T) {
+	root := t.TempDir()
+	base := filepath.Join(root, "base", "bin", "python3.11")
+	touch(t, base)
+	venv := filepath.Join(root, "checkout", ".venv")
+	touch(t, filepath.Join(venv, venvMarker))
+	link(t, base, filepath.Join(venv, "bin", "python3"))
+	link(t, "python3", filepath.Join(venv, "bin", "python")) // relative, as venv makes it
+	repo := filepath.Join(root, "external", "python_0_local", "bin", "python")
+	link(t, filepath.Join(venv, "bin", "python"), repo)
+	inRunfiles := filepath.Join(root, "runfiles", "python_0_local", "bin", "python")
+	link(t, repo, inRunfiles)
+	if got, err := interpreter(inRunfiles); err != nil || got != filepath.Join(venv, "bin", "python") {
+		t.Errorf("a virtual environment's python: got %s, %v; want %s", got, err, filepath.Join(venv, "bin", "python"))
+	}
+
+	system := filepath.Join(root, "runfiles", "python_1_local", "bin", "python")
+	link(t, base, system)
+	if got, err := interpreter(system); err != nil || got != system {
+		t.Errorf("a python of no virtual environment: got %s, %v; want %s", got, err, system)
+	}
+	if _, err := interpreter(filepath.Join(root, "nothing")); err == nil {
+		t.Error("an interpreter that is not there was taken")
+	}
+}
+
+func touch(t *testing.T, path string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, nil, 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func link(t *testing.T, to, at string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(at), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(to, at); err != nil {
+		t.Fatal(err)
 	}
 }
