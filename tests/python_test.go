@@ -13,13 +13,21 @@ import (
 const pyRuntimeDir = "../runtime/python"
 
 // python3 returns the interpreter the Python runtime's tests run with, or
-// skips t with a SKIP line when there is none to run them with. Under
-// Bazel the runtime's sources are not in the test's sandbox, so it always
-// skips there; under CI elsewhere the interpreter must be installed.
+// skips t with a SKIP line when there is none to run them with: the one of
+// runtime/python/.venv when tests/setup.sh made it, since it has the
+// drivers the tests of the TigerBeetle books need (without them those
+// tests skip), else python3 from PATH. Under Bazel the runtime's sources
+// are not in the test's sandbox, so it always skips there; under CI
+// elsewhere the interpreter must be installed.
 func python3(t *testing.T) string {
 	t.Helper()
 	why := ""
 	py, err := exec.LookPath("python3")
+	if venv, verr := filepath.Abs(filepath.Join(pyRuntimeDir, ".venv", "bin", "python")); verr == nil {
+		if _, serr := os.Stat(venv); serr == nil {
+			py, err = venv, nil
+		}
+	}
 	switch {
 	case os.Getenv("TEST_SRCDIR") != "":
 		why = "the Python runtime's sources are not in the Bazel sandbox; go test runs its tests"

@@ -1,9 +1,43 @@
-"""What a Python client of a chobo book kept in PostgreSQL shares with the
-clients of every other language: how often a call is sent again, how long
-it waits between attempts, and which SQLSTATEs it acts on. The driver part
-comes with the clients."""
+"""How a Python client calls a chobo book kept in PostgreSQL, the same for
+every book: one statement per operation, the call of one of the book's SQL
+functions, sent again when the server could not serialize it, with the
+answer read into chobo's types. It is the TypeScript runtime's postgres.ts
+(and the Go runtime's chobopg) written again.
+
+Each operation is written once, as a generator that yields the step it
+needs (a statement to send, a pause before sending it again) and is handed
+what came of it; PostgresBook runs those generators over a DB-API 2
+connection (psycopg 3 or psycopg2), AsyncPostgresBook over psycopg 3's
+AsyncConnection. Neither driver is imported here: a connection is used
+only through the few methods every DB-API 2 driver has, so that a client
+over psycopg2 needs no psycopg 3, and the other way round."""
 
 from __future__ import annotations
+
+import asyncio
+import inspect
+import random
+import re
+import threading
+import time
+from collections.abc import Generator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Protocol, TypeAlias, TypeVar, cast
+
+from .chobo import (
+    DONE,
+    DONE_BEFORE,
+    Balance,
+    ChoboError,
+    HoldState,
+    Result,
+    check_size,
+    check_text,
+    describe,
+    parse_hold_state,
+    parse_outcome,
+    refused,
+)
 
 MAX_ATTEMPTS = 30
 """How often one call is sent at most while the server keeps answering
@@ -31,3 +65,356 @@ def retryable(code: str) -> bool:
     """Whether a call that failed with the SQLSTATE may be sent again
     unchanged; its key makes that safe."""
     return code in (SERIALIZATION_FAILURE, DEADLOCK_DETECTED)
+
+
+_SQLSTATE = re.compile(r"[0-9A-Z]{5}")
+
+
+def sqlstate_of(err: object) -> str:
+    """The SQLSTATE of a driver's error, or "": psycopg 3 keeps it in
+    sqlstate, psycopg2 in pgcode. Errors raised by the driver itself, before
+    the server answered, have none."""
+    for attr in ("sqlstate", "pgcode"):
+        code = getattr(err, attr, None)
+        if isinstance(code, str) and _SQLSTATE.fullmatch(code):
+            return code
+    return ""
+
+
+_pg_retried: dict[str, int] = {SERIALIZATION_FAILURE: 0, DEADLOCK_DETECTED: 0}
+_pg_retried_lock = threading.Lock()
+
+
+def retries_of(code: str) -> int:
+    """How often, in this process, a call was sent again after failing with
+    the SQLSTATE (a retryable one; 0 for any other). The book's functions
+    lock in one order, so a test can show that deadlocks never happen."""
+    with _pg_retried_lock:
+        return _pg_retried.get(code, 0)
+
+
+def _pg_count_retry(code: str) -> None:
+    with _pg_retried_lock:
+        _pg_retried[code] = _pg_retried.get(code, 0) + 1
+
+
+class PgCursor(Protocol):
+    """What a book uses of a DB-API 2 cursor. Statements take %s
+    placeholders, as psycopg 3 and psycopg2 both read them."""
+
+    def execute(self, query: str, params: Sequence[object], /) -> object: ...
+
+    def fetchone(self) -> object: ...
+
+    # None, not object: an async cursor's close answers a coroutine, so
+    # that a type checker tells the two kinds of connection apart.
+    def close(self) -> None: ...
+
+
+class PgConnection(Protocol):
+    """A DB-API 2 connection: psycopg 3's Connection, psycopg2's connection."""
+
+    def cursor(self) -> PgCursor: ...
+
+
+class AsyncPgCursor(Protocol):
+    """What a book uses of psycopg 3's AsyncCursor."""
+
+    async def execute(self, query: str, params: Sequence[object], /) -> object: ...
+
+    async def fetchone(self) -> object: ...
+
+    async def close(self) -> object: ...
+
+
+class AsyncPgConnection(Protocol):
+    """psycopg 3's AsyncConnection, or anything whose cursors are awaited the same way."""
+
+    def cursor(self) -> AsyncPgCursor: ...
+
+
+@dataclass(frozen=True)
+class _PgQuery:
+    """A step: send the statement, answer its first row (None for none)."""
+
+    statement: str
+    params: tuple[object, ...]
+
+
+@dataclass(frozen=True)
+class _PgPause:
+    """A step: wait so long before the next attempt."""
+
+    seconds: float
+
+
+_PgStep: TypeAlias = "_PgQuery | _PgPause"
+_PgT = TypeVar("_PgT")
+_PgFlow: TypeAlias = Generator[_PgStep, object, _PgT]
+"""An operation as the drivers run it: it yields steps, is sent the row a
+query fetched (None after a pause), or has the driver's error thrown in,
+and returns the operation's answer."""
+
+
+def _pg_classify(where: str, err: Exception) -> Exception:
+    """The error a failed call raises: chobo's own for the SQLSTATEs it
+    knows, keeping the driver's error as the cause; any other as it is."""
+    code = sqlstate_of(err)
+    if code == BOUNDS_CHANGED:
+        e = ChoboError("CHOBO_BOUNDS_CHANGED", f"{where}: an account keeps bounds other than the book has now: {err}")
+    elif code.startswith("22"):
+        e = ChoboError("CHOBO_BAD_CALL", f"{where}: the function rejected the call: {err}")
+    else:
+        return err
+    e.__cause__ = err
+    return e
+
+
+def _pg_row_flow(where: str, statement: str, params: tuple[object, ...]) -> _PgFlow[tuple[object, ...]]:
+    """Sends one statement and answers the values of its one row, in column
+    order. A failure that may be retried is sent again after a random wait,
+    up to MAX_ATTEMPTS times in all. Inside a transaction of the caller's
+    that failed, every later statement gets 25P02, so the first error is
+    raised instead: it says what went wrong."""
+    first: Exception | None = None
+    n = 0
+    while True:
+        err: Exception
+        try:
+            fetched = yield _PgQuery(statement, params)
+        except Exception as e:
+            err = e
+        else:
+            return _pg_values(where, fetched)
+        # Raised out here rather than in the except clause, so that an error
+        # that goes out unchanged is not given the one it replaces as context.
+        if first is None:
+            first = err
+        code = sqlstate_of(err)
+        if code == IN_FAILED_TRANSACTION:
+            raise _pg_classify(where, first)
+        if not retryable(code) or n + 1 >= MAX_ATTEMPTS:
+            raise _pg_classify(where, err)
+        _pg_count_retry(code)
+        yield _PgPause(random.random() * backoff(n) / 1000)
+        n += 1
+
+
+def _pg_values(where: str, fetched: object) -> tuple[object, ...]:
+    """A fetched row as its values in column order. Rows are tuples unless
+    the caller chose another row factory; a dict row keeps its columns in
+    order too."""
+    if fetched is None:
+        raise ChoboError("CHOBO_UNEXPECTED", f"{where}: the statement answered no row")
+    if isinstance(fetched, Mapping):
+        return tuple(fetched.values())
+    if isinstance(fetched, Sequence) and not isinstance(fetched, (str, bytes)):
+        return tuple(fetched)
+    raise ChoboError("CHOBO_UNEXPECTED", f"{where}: the statement answered {describe(fetched)} for a row")
+
+
+def _pg_column(row: tuple[object, ...], i: int) -> object:
+    return row[i] if i < len(row) else None
+
+
+def _pg_int64(where: str, v: object) -> int:
+    """A bigint column. Both drivers hand it over as an int; a string of
+    digits is taken too, as the other runtimes take it."""
+    if isinstance(v, int) and not isinstance(v, bool):
+        return v
+    if isinstance(v, str) and re.fullmatch(r"-?[0-9]+", v):
+        return int(v)
+    raise ChoboError("CHOBO_UNEXPECTED", f"{where}: a balance of {describe(v)}")
+
+
+def _pg_call_flow(where: str, statement: str, params: tuple[object, ...]) -> _PgFlow[Result]:
+    row = yield from _pg_row_flow(where, statement, params)
+    outcome = parse_outcome(_pg_column(row, 0))
+    if outcome == "done":
+        return DONE
+    if outcome == "done_before":
+        return DONE_BEFORE
+    reason = _pg_column(row, 1)
+    if not isinstance(reason, str):
+        raise ChoboError("CHOBO_UNEXPECTED", f"{where}: a refusal without a reason")
+    return refused(reason)
+
+
+def _pg_status_flow(where: str, statement: str, params: tuple[object, ...]) -> _PgFlow[HoldState | None]:
+    row = yield from _pg_row_flow(where, statement, params)
+    return parse_hold_state(_pg_column(row, 0))
+
+
+def _pg_balance_flow(where: str, statement: str, params: tuple[object, ...]) -> _PgFlow[Balance]:
+    row = yield from _pg_row_flow(where, statement, params)
+    return Balance(
+        posted=_pg_int64(where, _pg_column(row, 0)),
+        held_in=_pg_int64(where, _pg_column(row, 1)),
+        held_out=_pg_int64(where, _pg_column(row, 2)),
+    )
+
+
+def _pg_expire_flow(statement: str, max: int) -> _PgFlow[int]:
+    if isinstance(max, bool) or not isinstance(max, int) or max < 0:
+        raise ChoboError("CHOBO_BAD_ARGUMENT", f"expire: max must be a whole number from 0, got {describe(max)}")
+    row = yield from _pg_row_flow("expire", statement, (max,))
+    return _pg_int64("expire", _pg_column(row, 0))
+
+
+def _pg_pause(seconds: float) -> None:
+    """The wait before a retry of PostgresBook; the tests replace it."""
+    time.sleep(seconds)
+
+
+async def _pg_pause_async(seconds: float) -> None:
+    """The wait before a retry of AsyncPostgresBook; the tests replace it."""
+    await asyncio.sleep(seconds)
+
+
+def _pg_check_conn(conn: object, what: str) -> None:
+    if not callable(getattr(conn, "cursor", None)):
+        raise ChoboError(
+            "CHOBO_BAD_ARGUMENT", f"postgres: the connection must be {what}, with cursor(); got {describe(conn)}"
+        )
+
+
+class _PgBase:
+    """What both books keep, and the checks every call passes before
+    anything is sent."""
+
+    tenant: str
+
+    def __init__(self, conn: object, tenant: str, what: str) -> None:
+        _pg_check_conn(conn, what)
+        self.tenant = check_text("postgres", "the tenant", tenant)
+
+    def _params(self, where: str, values: Sequence[object]) -> tuple[object, ...]:
+        """The statement's parameters: the tenant, then the call's values."""
+        check_size(where, self.tenant, values)
+        return (self.tenant, *values)
+
+
+class PostgresBook(_PgBase):
+    """Sends the statements of one book, for one tenant, over a DB-API 2
+    connection (psycopg 3's Connection or a psycopg2 connection). The book
+    opens a cursor per statement and never commits or rolls back: with
+    autocommit on, each call is its own transaction, and one the server
+    could not serialize is sent again; inside the caller's transaction, its
+    writes commit with it, and a failure is raised for the caller to roll
+    back (a retry there only meets 25P02, so the first error is raised).
+
+    Every method takes the statement of the operation, with %s placeholders
+    of which the first is the tenant, and the call's values without it."""
+
+    def __init__(self, conn: PgConnection, tenant: str = "") -> None:
+        super().__init__(conn, tenant, "a DB-API 2 connection (psycopg or psycopg2)")
+        self._conn = conn
+
+    def _run(self, flow: _PgFlow[_PgT]) -> _PgT:
+        try:
+            step = next(flow)
+            while True:
+                answer: object = None
+                error: Exception | None = None
+                if isinstance(step, _PgPause):
+                    _pg_pause(step.seconds)
+                else:
+                    try:
+                        answer = self._fetch(step)
+                    except Exception as e:
+                        error = e
+                # Thrown in out here, not in the except clause, so that what
+                # the flow raises is not chained to the error it replaces.
+                step = flow.send(answer) if error is None else flow.throw(error)
+        except StopIteration as stop:
+            return cast(_PgT, stop.value)
+        finally:
+            flow.close()
+
+    def _fetch(self, q: _PgQuery) -> object:
+        cur = self._conn.cursor()
+        # Checked before anything is sent: an async cursor's execute would
+        # only make a coroutine, which nothing awaits.
+        if inspect.iscoroutinefunction(cur.execute):
+            raise ChoboError("CHOBO_BAD_ARGUMENT", "postgres: an async connection needs AsyncPostgresBook")
+        try:
+            cur.execute(q.statement, q.params)
+            return cur.fetchone()
+        finally:
+            cur.close()
+
+    def call(self, where: str, statement: str, values: Sequence[object]) -> Result:
+        """Sends an operation (do, hold, post, void), whose row is (outcome, reason)."""
+        return self._run(_pg_call_flow(where, statement, self._params(where, values)))
+
+    def status(self, where: str, statement: str, values: Sequence[object]) -> HoldState | None:
+        """Sends a status statement, whose row holds the state of a hold, None when there is none."""
+        return self._run(_pg_status_flow(where, statement, self._params(where, values)))
+
+    def balance(self, where: str, statement: str, values: Sequence[object]) -> Balance:
+        """Sends a balance statement, whose row is (posted, held_in, held_out)."""
+        return self._run(_pg_balance_flow(where, statement, self._params(where, values)))
+
+    def expire(self, statement: str, max: int) -> int:
+        """Sends the book's expire statement, whose one parameter is max (no
+        tenant: it gives back holds of every tenant), and answers how many
+        holds past their deadline it gave back."""
+        return self._run(_pg_expire_flow(statement, max))
+
+
+class AsyncPostgresBook(_PgBase):
+    """PostgresBook over psycopg 3's AsyncConnection: the same calls, awaited."""
+
+    def __init__(self, conn: AsyncPgConnection, tenant: str = "") -> None:
+        super().__init__(conn, tenant, "psycopg's AsyncConnection")
+        self._conn = conn
+
+    async def _run(self, flow: _PgFlow[_PgT]) -> _PgT:
+        try:
+            step = next(flow)
+            while True:
+                answer: object = None
+                error: Exception | None = None
+                if isinstance(step, _PgPause):
+                    await _pg_pause_async(step.seconds)
+                else:
+                    try:
+                        answer = await self._fetch(step)
+                    except Exception as e:
+                        error = e
+                # Thrown in out here, not in the except clause, so that what
+                # the flow raises is not chained to the error it replaces.
+                step = flow.send(answer) if error is None else flow.throw(error)
+        except StopIteration as stop:
+            return cast(_PgT, stop.value)
+        finally:
+            flow.close()
+
+    async def _fetch(self, q: _PgQuery) -> object:
+        cur = self._conn.cursor()
+        # Checked before anything is sent: a blocking cursor's execute would
+        # run the statement, and only then fail to be awaited.
+        if not inspect.iscoroutinefunction(cur.execute):
+            raise ChoboError("CHOBO_BAD_ARGUMENT", "postgres: a connection that is not async needs PostgresBook")
+        try:
+            await cur.execute(q.statement, q.params)
+            return await cur.fetchone()
+        finally:
+            await cur.close()
+
+    async def call(self, where: str, statement: str, values: Sequence[object]) -> Result:
+        """Sends an operation (do, hold, post, void), whose row is (outcome, reason)."""
+        return await self._run(_pg_call_flow(where, statement, self._params(where, values)))
+
+    async def status(self, where: str, statement: str, values: Sequence[object]) -> HoldState | None:
+        """Sends a status statement, whose row holds the state of a hold, None when there is none."""
+        return await self._run(_pg_status_flow(where, statement, self._params(where, values)))
+
+    async def balance(self, where: str, statement: str, values: Sequence[object]) -> Balance:
+        """Sends a balance statement, whose row is (posted, held_in, held_out)."""
+        return await self._run(_pg_balance_flow(where, statement, self._params(where, values)))
+
+    async def expire(self, statement: str, max: int) -> int:
+        """Sends the book's expire statement, whose one parameter is max, and
+        answers how many holds past their deadline it gave back."""
+        return await self._run(_pg_expire_flow(statement, max))

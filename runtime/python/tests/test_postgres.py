@@ -1,0 +1,396 @@
+"""PostgresBook and AsyncPostgresBook over scripted connections: each
+statement is answered with a row, or with an error carrying a SQLSTATE as
+psycopg 3 (sqlstate) or psycopg2 (pgcode) would raise it. Every case runs
+against both books, which share one implementation and must answer alike."""
+
+from __future__ import annotations
+
+import asyncio
+import unittest
+from collections.abc import Callable, Coroutine, Sequence
+from typing import Any, Protocol, TypeVar
+from unittest import mock
+
+import vectors  # noqa: F401  first: it puts the sources on the path
+
+from chobo import postgres
+from chobo.chobo import DONE, DONE_BEFORE, Balance, ChoboError, HoldState, Result, refused
+from chobo.postgres import AsyncPostgresBook, PostgresBook, retries_of
+
+_T = TypeVar("_T")
+
+
+class Pg3Error(Exception):
+    """An error as psycopg 3 raises it: the SQLSTATE in sqlstate."""
+
+    def __init__(self, sqlstate: str | None, message: str = "server error") -> None:
+        super().__init__(message)
+        self.sqlstate = sqlstate
+
+
+class Pg2Error(Exception):
+    """An error as psycopg2 raises it: the SQLSTATE in pgcode."""
+
+    def __init__(self, pgcode: str | None, message: str = "server error") -> None:
+        super().__init__(message)
+        self.pgcode = pgcode
+
+
+class Script:
+    """What the server answers, statement by statement: a row (a tuple, a
+    dict, None for no row) or an exception to raise; and what was sent."""
+
+    def __init__(self, *answers: object) -> None:
+        self.answers = list(answers)
+        self.sent: list[tuple[str, tuple[object, ...]]] = []
+        self.opened = 0
+        self.closed = 0
+        self.ended: list[str] = []  # commit or rollback, which a book must never call
+
+    def answer(self, statement: str, params: Sequence[object]) -> object:
+        self.sent.append((statement, tuple(params)))
+        if not self.answers:
+            raise AssertionError(f"no answer scripted for {statement!r}")
+        a = self.answers.pop(0)
+        if isinstance(a, BaseException):
+            raise a
+        return a
+
+
+class FakeCursor:
+    def __init__(self, s: Script) -> None:
+        self.s = s
+        self.row: object = None
+        s.opened += 1
+
+    def execute(self, query: str, params: Sequence[object], /) -> FakeCursor:
+        self.row = self.s.answer(query, params)
+        return self
+
+    def fetchone(self) -> object:
+        return self.row
+
+    def close(self) -> None:
+        self.s.closed += 1
+
+
+class FakeConn:
+    def __init__(self, s: Script) -> None:
+        self.s = s
+
+    def cursor(self) -> FakeCursor:
+        return FakeCursor(self.s)
+
+    def commit(self) -> None:
+        self.s.ended.append("commit")
+        raise AssertionError("the book committed the caller's connection")
+
+    def rollback(self) -> None:
+        self.s.ended.append("rollback")
+        raise AssertionError("the book rolled the caller's connection back")
+
+
+class FakeAsyncCursor:
+    def __init__(self, s: Script) -> None:
+        self.s = s
+        self.row: object = None
+        s.opened += 1
+
+    async def execute(self, query: str, params: Sequence[object], /) -> FakeAsyncCursor:
+        await asyncio.sleep(0)
+        self.row = self.s.answer(query, params)
+        return self
+
+    async def fetchone(self) -> object:
+        return self.row
+
+    async def close(self) -> None:
+        self.s.closed += 1
+
+
+class FakeAsyncConn:
+    def __init__(self, s: Script) -> None:
+        self.s = s
+
+    def cursor(self) -> FakeAsyncCursor:
+        return FakeAsyncCursor(self.s)
+
+    async def commit(self) -> None:
+        self.s.ended.append("commit")
+        raise AssertionError("the book committed the caller's connection")
+
+    async def rollback(self) -> None:
+        self.s.ended.append("rollback")
+        raise AssertionError("the book rolled the caller's connection back")
+
+
+class Book(Protocol):
+    """Either book, called as if it blocked."""
+
+    def call(self, where: str, statement: str, values: Sequence[object]) -> Result: ...
+
+    def status(self, where: str, statement: str, values: Sequence[object]) -> HoldState | None: ...
+
+    def balance(self, where: str, statement: str, values: Sequence[object]) -> Balance: ...
+
+    def expire(self, statement: str, max: Any) -> int: ...
+
+
+class Awaited:
+    """AsyncPostgresBook with each call run to its end in a loop of its own."""
+
+    def __init__(self, b: AsyncPostgresBook) -> None:
+        self.b = b
+
+    @staticmethod
+    def run(c: Coroutine[Any, Any, _T]) -> _T:
+        return asyncio.run(c)
+
+    def call(self, where: str, statement: str, values: Sequence[object]) -> Result:
+        return self.run(self.b.call(where, statement, values))
+
+    def status(self, where: str, statement: str, values: Sequence[object]) -> HoldState | None:
+        return self.run(self.b.status(where, statement, values))
+
+    def balance(self, where: str, statement: str, values: Sequence[object]) -> Balance:
+        return self.run(self.b.balance(where, statement, values))
+
+    def expire(self, statement: str, max: Any) -> int:
+        return self.run(self.b.expire(statement, max))
+
+
+CALL = "select result, reason from b.t_do(%s, %s, %s)"
+
+
+class _Cases:
+    """Holds the cases out of the module's namespace, so that only the sync
+    and async classes below run them."""
+
+    class PostgresCases(unittest.TestCase):
+        is_async = False
+
+        def book(self, s: Script, tenant: str = "acme") -> Book:
+            raise NotImplementedError
+
+        def setUp(self) -> None:
+            self.pauses: list[float] = []
+
+            def pause(seconds: float) -> None:
+                self.pauses.append(seconds)
+
+            async def pause_async(seconds: float) -> None:
+                self.pauses.append(seconds)
+
+            for p in (mock.patch.object(postgres, "_pg_pause", pause),
+                      mock.patch.object(postgres, "_pg_pause_async", pause_async)):
+                p.start()
+                self.addCleanup(p.stop)
+
+        def ran(self, s: Script, n: int) -> None:
+            """n statements went out, each through a cursor closed after it,
+            and the caller's transaction was left to the caller."""
+            self.assertEqual(len(s.sent), n)
+            self.assertEqual((s.opened, s.closed), (n, n))
+            self.assertEqual(s.ended, [])
+
+        def fails(self, f: Callable[[], object], code: str) -> ChoboError:
+            with self.assertRaises(ChoboError) as cm:
+                f()
+            self.assertEqual(cm.exception.code, code, str(cm.exception))
+            return cm.exception
+
+        def test_answers(self) -> None:
+            s = Script(("done", None), ("done_before", None), ("refused", "sold_out"), {"result": "done", "reason": None})
+            b = self.book(s)
+            self.assertEqual(b.call("t.do", CALL, ["k1", 5]), DONE)
+            self.assertEqual(b.call("t.do", CALL, ["k1", 5]), DONE_BEFORE)
+            self.assertEqual(b.call("t.do", CALL, ["k2", 500]), refused("sold_out"))
+            self.assertEqual(b.call("t.do", CALL, ["k3", 1]), DONE, "a dict row is read in column order")
+            self.assertEqual(s.sent[0], (CALL, ("acme", "k1", 5)), "the tenant goes first, then the values")
+            self.ran(s, 4)
+
+        def test_unexpected_answers(self) -> None:
+            s = Script(None, ("refused", None), ("maybe", None), ())
+            b = self.book(s)
+            self.assertIn("answered no row", str(self.fails(lambda: b.call("t.do", CALL, ["k", 1]), "CHOBO_UNEXPECTED")))
+            self.assertIn("without a reason", str(self.fails(lambda: b.call("t.do", CALL, ["k", 1]), "CHOBO_UNEXPECTED")))
+            self.fails(lambda: b.call("t.do", CALL, ["k", 1]), "CHOBO_UNEXPECTED")
+            self.fails(lambda: b.call("t.do", CALL, ["k", 1]), "CHOBO_UNEXPECTED")
+            self.ran(s, 4)
+
+        def test_status(self) -> None:
+            s = Script(("held",), (None,), ("expired",), ("lost",))
+            b = self.book(s)
+            st = "select b.t_status(%s, %s)"
+            self.assertEqual(b.status("t.status", st, ["k"]), "held")
+            self.assertIsNone(b.status("t.status", st, ["k"]))
+            self.assertEqual(b.status("t.status", st, ["k"]), "expired")
+            self.fails(lambda: b.status("t.status", st, ["k"]), "CHOBO_UNEXPECTED")
+            self.assertEqual(s.sent[0], (st, ("acme", "k")))
+            self.ran(s, 4)
+
+        def test_balance(self) -> None:
+            s = Script((7, 2, 3), (-5, "0", 0), (1, 2.5, 3))
+            b = self.book(s, tenant="")
+            st = "select posted, held_in, held_out from b.balance_shelf(%s, %s)"
+            self.assertEqual(b.balance("balance.shelf", st, ["sku"]), Balance(7, 2, 3))
+            self.assertEqual(b.balance("balance.shelf", st, ["sku"]), Balance(-5, 0, 0))
+            self.fails(lambda: b.balance("balance.shelf", st, ["sku"]), "CHOBO_UNEXPECTED")
+            self.assertEqual(s.sent[0], (st, ("", "sku")))
+            self.ran(s, 3)
+
+        def test_expire(self) -> None:
+            s = Script((3,), (0,))
+            b = self.book(s)
+            st = "select b.expire(%s)"
+            self.assertEqual(b.expire(st, 100), 3)
+            self.assertEqual(b.expire(st, 0), 0)
+            self.assertEqual(s.sent, [(st, (100,)), (st, (0,))], "expire takes max alone, no tenant")
+            for bad in (-1, True, "3", 2.0, None):
+                with self.subTest(max=bad):
+                    self.fails(lambda: b.expire(st, bad), "CHOBO_BAD_ARGUMENT")
+            self.ran(s, 2)
+
+        def test_retry_then_success(self) -> None:
+            before = (retries_of("40001"), retries_of("40P01"))
+            s = Script(Pg3Error("40001"), Pg2Error("40P01"), Pg3Error("40001"), ("done", None))
+            b = self.book(s)
+            self.assertEqual(b.call("t.do", CALL, ["k", 1]), DONE)
+            self.ran(s, 4)
+            self.assertEqual(len(set(s.sent)), 1, "every attempt sends the same statement")
+            self.assertEqual((retries_of("40001"), retries_of("40P01")), (before[0] + 2, before[1] + 1))
+            self.assertEqual(len(self.pauses), 3)
+            for n, p in enumerate(self.pauses):
+                self.assertTrue(0 <= p <= postgres.backoff(n) / 1000, (n, p))
+            self.assertEqual(retries_of("23505"), 0)
+
+        def test_attempts_run_out(self) -> None:
+            errs = [Pg3Error("40001", f"attempt {i}") for i in range(postgres.MAX_ATTEMPTS)]
+            s = Script(*errs)
+            b = self.book(s)
+            with self.assertRaises(Pg3Error) as cm:
+                b.call("t.do", CALL, ["k", 1])
+            self.assertIs(cm.exception, errs[-1], "the last error goes out as the driver raised it")
+            self.ran(s, postgres.MAX_ATTEMPTS)
+            self.assertEqual(len(self.pauses), postgres.MAX_ATTEMPTS - 1)
+
+        def test_failed_transaction_raises_the_first_error(self) -> None:
+            first = Pg3Error("40001", "could not serialize access")
+            s = Script(first, Pg3Error("25P02", "current transaction is aborted"))
+            b = self.book(s)
+            with self.assertRaises(Pg3Error) as cm:
+                b.call("t.do", CALL, ["k", 1])
+            self.assertIs(cm.exception, first)
+            self.ran(s, 2)
+
+        def test_failed_transaction_classifies_the_first_error(self) -> None:
+            first = Pg2Error("40P01")
+            s = Script(first, Pg2Error("25P02"))
+            with self.assertRaises(Pg2Error) as cm:
+                self.book(s).call("t.do", CALL, ["k", 1])
+            self.assertIs(cm.exception, first)
+            # A caller's transaction that failed before the book's statement
+            # raises the 25P02 itself, the only error there is.
+            only = Pg3Error("25P02")
+            s = Script(only)
+            with self.assertRaises(Pg3Error) as cm3:
+                self.book(s).call("t.do", CALL, ["k", 1])
+            self.assertIs(cm3.exception, only)
+            self.ran(s, 1)
+
+        def test_classified(self) -> None:
+            cases: list[tuple[Exception, str]] = [
+                (Pg3Error("CB001", "bounds"), "CHOBO_BOUNDS_CHANGED"),
+                (Pg2Error("CB001", "bounds"), "CHOBO_BOUNDS_CHANGED"),
+                (Pg3Error("22023", "invalid parameter"), "CHOBO_BAD_CALL"),
+                (Pg2Error("22P02", "invalid text"), "CHOBO_BAD_CALL"),
+                (Pg3Error("22004", "null value"), "CHOBO_BAD_CALL"),
+            ]
+            for err, code in cases:
+                with self.subTest(err=repr(err)):
+                    s = Script(err)
+                    e = self.fails(lambda: self.book(s).call("t.do", CALL, ["k", 1]), code)
+                    self.assertIs(e.__cause__, err)
+                    self.assertTrue(str(e).startswith("chobo: t.do: "), str(e))
+                    self.assertIn(str(err), str(e))
+                    self.ran(s, 1)
+            # A class 22 error after a retry is classified too.
+            s = Script(Pg3Error("40001"), Pg3Error("22003"))
+            self.fails(lambda: self.book(s).call("t.do", CALL, ["k", 1]), "CHOBO_BAD_CALL")
+            # CB001 as the first error of a failed transaction.
+            s = Script(Pg3Error("CB001"), Pg3Error("25P02"))
+            self.fails(lambda: self.book(s).call("t.do", CALL, ["k", 1]), "CHOBO_BOUNDS_CHANGED")
+
+        def test_other_errors_unchanged(self) -> None:
+            cases: list[Exception] = [
+                Pg3Error("23505", "unique violation"), Pg2Error("42883", "no such function"),
+                Pg3Error(None, "connection lost"), Pg3Error("22", "too short for a SQLSTATE"),
+                Pg2Error("cb001", "lower case is no SQLSTATE"), OSError("socket closed"),
+            ]
+            for err in cases:
+                with self.subTest(err=repr(err)):
+                    s = Script(err)
+                    with self.assertRaises(type(err)) as cm:
+                        self.book(s).call("t.do", CALL, ["k", 1])
+                    self.assertIs(cm.exception, err)
+                    self.ran(s, 1)
+            self.assertEqual(self.pauses, [])
+
+        def test_checks_before_sending(self) -> None:
+            s = Script()
+            b = self.book(s)
+            self.fails(lambda: b.call("t.do", CALL, ["x" * 3000, 1]), "CHOBO_BAD_ARGUMENT")
+            self.fails(lambda: b.status("t.status", CALL, ["x" * 3000]), "CHOBO_BAD_ARGUMENT")
+            self.fails(lambda: b.balance("balance.a", CALL, ["x" * 3000]), "CHOBO_BAD_ARGUMENT")
+            self.fails(lambda: self.book(s, tenant="t" * 257).call("t.do", CALL, ["k", 1]), "CHOBO_BAD_ARGUMENT")
+            self.ran(s, 0)
+
+        def test_constructor_checks(self) -> None:
+            s = Script()
+            self.fails(lambda: self.book(s, tenant="a\x00b"), "CHOBO_BAD_ARGUMENT")
+            cls = AsyncPostgresBook if self.is_async else PostgresBook
+            for conn in (None, "dsn=...", object()):
+                with self.subTest(conn=repr(conn)):
+                    self.fails(lambda: cls(conn, ""), "CHOBO_BAD_ARGUMENT")  # type: ignore[arg-type]
+            self.fails(lambda: cls(FakeConn(s), 7), "CHOBO_BAD_ARGUMENT")  # type: ignore[arg-type]
+
+
+class PostgresBookTest(_Cases.PostgresCases):
+    def book(self, s: Script, tenant: str = "acme") -> Book:
+        return PostgresBook(FakeConn(s), tenant)
+
+    def test_async_connection_refused(self) -> None:
+        s = Script(("done", None))
+        b = PostgresBook(FakeAsyncConn(s), "")  # type: ignore[arg-type]
+        self.fails(lambda: b.call("t.do", CALL, ["k", 1]), "CHOBO_BAD_ARGUMENT")
+        self.assertEqual(s.sent, [], "nothing was sent")
+
+
+class AsyncPostgresBookTest(_Cases.PostgresCases):
+    is_async = True
+
+    def book(self, s: Script, tenant: str = "acme") -> Book:
+        return Awaited(AsyncPostgresBook(FakeAsyncConn(s), tenant))
+
+    def test_sync_connection_refused(self) -> None:
+        s = Script(("done", None))
+        b = Awaited(AsyncPostgresBook(FakeConn(s), ""))  # type: ignore[arg-type]
+        self.fails(lambda: b.call("t.do", CALL, ["k", 1]), "CHOBO_BAD_ARGUMENT")
+        self.assertEqual(s.sent, [], "nothing was sent")
+
+    def test_concurrent_calls(self) -> None:
+        """Calls awaited together each run their own statements and retries."""
+        s = Script(Pg3Error("40001"), ("done", None), ("refused", "r"), ("done_before", None))
+        b = AsyncPostgresBook(FakeAsyncConn(s), "t")
+
+        async def both() -> list[Result]:
+            return list(await asyncio.gather(b.call("a", CALL, ["1"]), b.call("b", CALL, ["2"]),
+                                             b.call("c", CALL, ["3"])))
+
+        got = asyncio.run(both())
+        self.assertEqual(len(s.sent), 4)
+        self.assertEqual(sorted(r.result for r in got), ["done", "done_before", "refused"])
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,138 @@
+"""Both PostgreSQL books against a real server, through psycopg 3 (blocking
+and async) and psycopg2: the book of tests/testdata/stock_reservation,
+loaded into the database $CHOBO_PG_DSN names (its SQL is safe to load
+again), each run under a tenant of its own. Without the variable the tests
+skip."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import unittest
+import uuid
+from pathlib import Path
+from typing import Any
+
+import vectors  # noqa: F401  first: it puts the sources on the path
+
+from chobo.chobo import DONE, DONE_BEFORE, Balance, ChoboError, refused
+from chobo.postgres import AsyncPostgresBook, PostgresBook
+
+DSN = os.environ.get("CHOBO_PG_DSN", "")
+SQL = (Path(__file__).resolve().parents[3] / "tests" / "testdata" / "stock_reservation" / "expected" / "postgres"
+       / "stock_reservation.sql")
+
+S = '"stock_reservation"'
+RESTOCK = f"select result, reason from {S}.\"restock_do\"(%s, %s, %s, %s)"
+HOLD = f"select result, reason from {S}.\"reserve_stock_hold\"(%s, %s, %s, %s)"
+POST = f"select result, reason from {S}.\"reserve_stock_post\"(%s, %s, %s, %s)"
+VOID = f"select result, reason from {S}.\"reserve_stock_void\"(%s, %s, %s)"
+STATUS = f"select {S}.\"reserve_stock_status\"(%s, %s, %s)"
+SHELF = f"select posted, held_in, held_out from {S}.\"balance_shelf\"(%s, %s)"
+SHOPPERS = f"select posted, held_in, held_out from {S}.\"balance_shoppers\"(%s)"
+EXPIRE = f"select {S}.expire(%s)"
+
+# Each step: the method, its arguments, what it must answer.
+STORY: list[tuple[str, tuple[Any, ...], object]] = [
+    ("call", ("restock.do", RESTOCK, ["d1", "A", 10]), DONE),
+    ("call", ("restock.do", RESTOCK, ["d1", "A", 10]), DONE_BEFORE),
+    ("call", ("reserve_stock.hold", HOLD, ["o1", "A", 4]), DONE),
+    ("status", ("reserve_stock.status", STATUS, ["o1", "A"]), "held"),
+    ("balance", ("balance.shelf", SHELF, ["A"]), Balance(10, 0, 4)),
+    ("call", ("reserve_stock.hold", HOLD, ["o9", "A", 100]), refused("sold_out")),
+    ("call", ("reserve_stock.post", POST, ["o1", "A", 3]), DONE),
+    ("status", ("reserve_stock.status", STATUS, ["o1", "A"]), "posted"),
+    ("call", ("reserve_stock.hold", HOLD, ["o2", "A", 2]), DONE),
+    ("call", ("reserve_stock.void", VOID, ["o2", "A"]), DONE),
+    ("status", ("reserve_stock.status", STATUS, ["o2", "A"]), "voided"),
+    ("call", ("reserve_stock.void", VOID, ["o3", "A"]), refused("no_such_hold")),
+    ("status", ("reserve_stock.status", STATUS, ["o3", "A"]), None),
+    ("call", ("reserve_stock.hold", HOLD, ["o4", "A", 7]), DONE),
+    ("call", ("reserve_stock.post", POST, ["o4", "A", None]), DONE),
+    ("balance", ("balance.shelf", SHELF, ["A"]), Balance(0, 0, 0)),
+    ("balance", ("balance.shoppers", SHOPPERS, []), Balance(10, 0, 0)),
+]
+
+
+def tenant() -> str:
+    return "py-" + uuid.uuid4().hex
+
+
+@unittest.skipUnless(DSN, "SKIP: real PostgreSQL: CHOBO_PG_DSN is not set")
+class RealPostgresTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls) -> None:
+        import psycopg
+
+        with psycopg.connect(DSN, autocommit=True) as conn:
+            conn.execute(SQL.read_text(encoding="utf-8"))
+
+    def bad_call(self, b: PostgresBook) -> None:
+        with self.assertRaises(ChoboError) as cm:
+            b.call("restock.do", RESTOCK, ["d2", "A", None])
+        self.assertEqual(cm.exception.code, "CHOBO_BAD_CALL")
+        self.assertIsNotNone(cm.exception.__cause__)
+
+    def test_psycopg(self) -> None:
+        import psycopg
+
+        with psycopg.connect(DSN, autocommit=True) as conn:
+            b = PostgresBook(conn, tenant())
+            for i, (name, args, want) in enumerate(STORY):
+                self.assertEqual(getattr(b, name)(*args), want, f"step {i}: {name}{args}")
+            self.bad_call(b)
+            self.assertGreaterEqual(b.expire(EXPIRE, 10), 0)
+
+    def test_psycopg_in_the_callers_transaction(self) -> None:
+        import psycopg
+
+        t = tenant()
+        with psycopg.connect(DSN) as conn:
+            b = PostgresBook(conn, t)
+            self.assertEqual(b.call("restock.do", RESTOCK, ["d1", "A", 10]), DONE)
+            conn.rollback()  # the caller's to end: the book left it open
+            self.assertEqual(b.balance("balance.shelf", SHELF, ["A"]), Balance(0, 0, 0))
+            self.assertEqual(b.call("restock.do", RESTOCK, ["d1", "A", 10]), DONE)
+            self.bad_call(b)
+            # The transaction failed: what comes next is refused with 25P02,
+            # and the book raises the first error, which it cannot know here,
+            # so the 25P02 itself goes out as psycopg raised it.
+            with self.assertRaises(psycopg.errors.InFailedSqlTransaction):
+                b.balance("balance.shelf", SHELF, ["A"])
+            conn.rollback()
+            self.assertEqual(b.balance("balance.shelf", SHELF, ["A"]), Balance(0, 0, 0))
+            conn.commit()
+
+    def test_psycopg_async(self) -> None:
+        import psycopg
+
+        async def run() -> None:
+            async with await psycopg.AsyncConnection.connect(DSN, autocommit=True) as conn:
+                b = AsyncPostgresBook(conn, tenant())
+                for i, (name, args, want) in enumerate(STORY):
+                    self.assertEqual(await getattr(b, name)(*args), want, f"step {i}: {name}{args}")
+                with self.assertRaises(ChoboError) as cm:
+                    await b.call("restock.do", RESTOCK, ["d2", "A", None])
+                self.assertEqual(cm.exception.code, "CHOBO_BAD_CALL")
+                self.assertGreaterEqual(await b.expire(EXPIRE, 10), 0)
+
+        asyncio.run(run())
+
+    def test_psycopg2(self) -> None:
+        try:
+            import psycopg2  # type: ignore[import-untyped]
+        except ModuleNotFoundError:
+            self.skipTest("SKIP: psycopg2 is not installed")
+        conn = psycopg2.connect(DSN)
+        try:
+            conn.autocommit = True
+            b = PostgresBook(conn, tenant())
+            for i, (name, args, want) in enumerate(STORY):
+                self.assertEqual(getattr(b, name)(*args), want, f"step {i}: {name}{args}")
+            self.bad_call(b)
+        finally:
+            conn.close()
+
+
+if __name__ == "__main__":
+    unittest.main()
