@@ -433,6 +433,9 @@ def _load(path: str) -> ModuleType:
     if spec is None or spec.loader is None:
         raise ImportError(f"cannot load {path}")
     module = importlib.util.module_from_spec(spec)
+    # Registered before it runs, as an import would: a dataclass of the
+    # client looks its module up in sys.modules to read its annotations.
+    sys.modules[spec.name] = module
     spec.loader.exec_module(module)
     return module
 
