@@ -7,6 +7,7 @@ require (
 	github.com/bazelbuild/buildtools v0.0.0-20240313121412-66c605173954
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/tigerbeetle/tigerbeetle-go v0.17.9
+	golang.org/x/text v0.41.0
 )
 
 require (
@@ -17,6 +18,5 @@ require (
 	golang.org/x/mod v0.38.0 // indirect
 	golang.org/x/sync v0.22.0 // indirect
 	golang.org/x/sys v0.18.0 // indirect
-	golang.org/x/text v0.41.0 // indirect
 	golang.org/x/tools/go/vcs v0.1.0-deprecated // indirect
 )

@@ -59,7 +59,7 @@ backend/...       book ids diag gen version client/model runtime/go/chobotb
 # a new language never learns a backend's internals.
 client/model      book ids backend/... runtime/go/chobotb
 client/lit        runtime/go/chobotb
-client/...        book ids diag gen version client client/model client/lit runtime/typescript
+client/...        book ids diag gen version client client/model client/lit runtime/typescript runtime/python
 target            book diag gen backend/... client/...
 
 # Scenarios shown in a backend's terms and run against what was built.
@@ -90,6 +90,8 @@ runtime/go/...    runtime/go/... !runtime/go/driver/... ids
 # The TypeScript runtime's sources, carried into the compiler to be
 # written into each TypeScript client.
 runtime/typescript  -
+# The Python runtime's sources, carried in the same way.
+runtime/python      -
 # The drivers sit beside their runtimes and are linked by the runner and
 # the tests only: the Go one calls the client it has compiled in by the
 # names the protocol hands it, and reaches TigerBeetle through the wire;

@@ -112,6 +112,8 @@ var clientTargets = map[string]clientTarget{
 	"tigerbeetle-go":         {short: "tb", importSuffix: "tb", language: "go"},
 	"postgres-typescript":    {short: "ts", language: "typescript"},
 	"tigerbeetle-typescript": {short: "tb_ts", language: "typescript"},
+	"postgres-python":        {short: "py", language: "python"},
+	"tigerbeetle-python":     {short: "tb_py", language: "python"},
 }
 
 // defaultClient is the target of a chobo_client that names none, as

@@ -7,6 +7,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/chobo-lang/chobo/chobo/check"
+	"github.com/chobo-lang/chobo/chobo/gen"
+	"github.com/chobo-lang/chobo/chobo/target"
 )
 
 // pyRuntimeDir is the Python runtime's package, from tests/.
@@ -105,4 +109,134 @@ func TestPythonRuntimeTypes(t *testing.T) {
 		t.Fatalf("mypy --strict on runtime/python: %v\n%s", err, b)
 	}
 	t.Logf("runtime/python: %s", strings.TrimSpace(string(b)))
+}
+
+// pyClientTargets are the Python client targets whose clients every
+// case's expected output holds.
+var pyClientTargets = []string{"postgres-python", "tigerbeetle-python"}
+
+// hostileBook is a book whose every text and name is one a Python client
+// must write with care: descriptions that would end a docstring or start
+// an escape, keywords and soft keywords, a name NFKC changes, names the
+// file keeps for itself or writes in its annotations, built-in names,
+// Japanese. Its clients are type-checked beside
+// the cases'.
+const hostileBook = `book hostile v1
+description "ends \"\"\" or ''' and \\ or \\N{BULLET} or {x} %s $1 */ \"\"\"\""
+unit pcs
+account 在庫(ｓｋｕ: string, match: string) : pcs
+  description "a backslash at the end \\"
+  at least 0 refused as 在庫切れ
+account balance : pcs outside
+transfer import(class: string, ｓｋｕ: string, match: string, type: pcs, self: pcs)
+  description "\"\"\"; import os; \"\"\""
+  key class
+  move type from balance to 在庫(ｓｋｕ, match)
+  move self from balance to 在庫(ｓｋｕ, match)
+transfer none(check_text: string, ｓｋｕ: string, match: string, n: pcs)
+  key check_text
+  pending expires after 1 minute
+  move n from 在庫(ｓｋｕ, match) to balance
+transfer expire(_backend: string, ｓｋｕ: string, match: string)
+  key _backend
+  pending expires after 1 minute
+  move 1 from 在庫(ｓｋｕ, match) to balance
+account Balance : pcs outside
+account str : pcs outside
+transfer exception(r: string, int: pcs, str: pcs)
+  key r
+  pending expires after 1 minute
+  move int from Balance to str
+  move str from Balance to str
+transfer Balances(r: string)
+  key r
+  move 1 from Balance to str
+transfer str(r: string)
+  key r
+  move 1 from Balance to str
+`
+
+// TestPythonClientsTypeCheck holds the Python clients of every case,
+// both targets, and those of hostileBook to mypy --strict, compiles them
+// with py_compile and imports each, which runs what a client declares at
+// its top level (the runtime's too) and, on TigerBeetle, builds the
+// book's definition. mypy, psycopg and the tigerbeetle package come from
+// the Python runtime's virtual environment (tests/setup.sh); without it
+// the test skips with a SKIP line, and under CI it must be there.
+func TestPythonClientsTypeCheck(t *testing.T) {
+	python3(t)
+	venv, err := filepath.Abs(filepath.Join(pyRuntimeDir, ".venv", "bin"))
+	if err == nil {
+		_, err = os.Stat(filepath.Join(venv, "mypy"))
+	}
+	if err != nil {
+		why := "runtime/python/.venv has no mypy: run tests/setup.sh"
+		if os.Getenv("CI") == "true" {
+			t.Fatal(why)
+		}
+		fmt.Println("SKIP: " + why)
+		t.Skip("SKIP: " + why)
+	}
+	// Clients of one book share a module name, so each is copied under
+	// a name of its own: its case's and its target's.
+	dir := t.TempDir()
+	var modules []string
+	add := func(module string, data []byte) {
+		if err := os.WriteFile(filepath.Join(dir, module+".py"), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		modules = append(modules, module)
+	}
+	for _, c := range cases(t) {
+		for _, tg := range pyClientTargets {
+			found, _ := filepath.Glob(c.expected(filepath.Join(tg, "*.py")))
+			for _, f := range found {
+				data, err := os.ReadFile(f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				add(c.Name+"__"+strings.ReplaceAll(tg, "-", "_"), data)
+			}
+		}
+	}
+	if len(modules) < 20 {
+		t.Fatalf("found only %d Python clients", len(modules))
+	}
+	res := check.Check("hostile.book", []byte(hostileBook))
+	if res.Book == nil {
+		t.Fatalf("the hostile book does not check: %v", res.Diags)
+	}
+	for _, tg := range pyClientTargets {
+		g, _ := target.Lookup(tg)
+		files, ds, err := g.Build(res.Book, gen.NewSource("hostile.book", []byte(hostileBook)), gen.Options{})
+		if err != nil || len(ds) > 0 || len(files) != 1 {
+			t.Fatalf("%s of the hostile book: %v %v", tg, err, ds)
+		}
+		add("hostile__"+strings.ReplaceAll(tg, "-", "_"), files[0].Data)
+	}
+	var paths []string
+	for _, m := range modules {
+		paths = append(paths, filepath.Join(dir, m+".py"))
+	}
+	env := append(os.Environ(), "PYTHONDONTWRITEBYTECODE=1", "PYTHONPATH="+dir)
+	run := func(what string, name string, args ...string) string {
+		t.Helper()
+		cmd := exec.Command(filepath.Join(venv, name), args...)
+		cmd.Dir, cmd.Env = dir, env
+		b, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s over %d Python clients: %v\n%s", what, len(modules), err, b)
+		}
+		return strings.TrimSpace(string(b))
+	}
+	t.Logf("mypy --strict: %s", run("mypy --strict", "mypy", append([]string{"--strict", "--cache-dir", t.TempDir()}, paths...)...))
+	run("py_compile", "python", append([]string{"-m", "py_compile"}, paths...)...)
+	script := `import importlib, sys
+for name in sys.argv[1:]:
+    m = importlib.import_module(name)
+    if hasattr(m, "_definition"):
+        m._definition()
+`
+	run("importing", "python", append([]string{"-B", "-c", script}, modules...)...)
+	t.Logf("%d Python clients type-check, compile and import", len(modules))
 }

@@ -19,7 +19,7 @@ type clientName struct {
 func whatJa(what string) string {
 	for _, w := range []struct{ en, ja string }{
 		{"Book field", "Book のフィールド"}, {"Balances method", "Balances のメソッド"}, {"balance member", "balance のメンバー"},
-		{"member", "メンバー"}, {"type", "型"},
+		{"member", "メンバー"}, {"type", "型"}, {"class", "クラス"}, {"asyncio class", "asyncio のクラス"},
 	} {
 		if what == w.en {
 			return w.ja
@@ -38,6 +38,9 @@ func whatJa(what string) string {
 	}
 	if param, ok := strings.CutPrefix(what, "field of "); ok {
 		return "引数 " + param + " のフィールド"
+	}
+	if param, ok := strings.CutPrefix(what, "keyword of "); ok {
+		return "引数 " + param + " のキーワード"
 	}
 	return what
 }

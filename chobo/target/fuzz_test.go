@@ -21,6 +21,7 @@ var validators = map[string]func(data []byte) error{
 	"go":         validGo,
 	"sql":        validSQL,
 	"typescript": validTS,
+	"python":     validPython,
 }
 
 // FuzzBuild feeds arbitrary text to the checker and, when it checks

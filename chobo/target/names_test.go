@@ -10,6 +10,7 @@ import (
 	"github.com/chobo-lang/chobo/chobo/client"
 	"github.com/chobo-lang/chobo/chobo/client/golang"
 	"github.com/chobo-lang/chobo/chobo/client/model"
+	"github.com/chobo-lang/chobo/chobo/client/python"
 	"github.com/chobo-lang/chobo/chobo/client/typescript"
 	"github.com/chobo-lang/chobo/chobo/gen"
 )
@@ -24,11 +25,15 @@ func TestCollisionsAreRefused(t *testing.T) {
 		want map[string]string
 	}{
 		{"snake and camel case", head + "transfer pay_out(r: string, member: string, n: pts)\n  key r\n  move n from wallet(member) to bank\ntransfer payOut(r: string, member: string, n: pts)\n  key r\n  move n from bank to wallet(member)\n",
-			map[string]string{"postgres": "", "postgres-go": "PayOut", "tigerbeetle-go": "PayOut", "postgres-typescript": "PayOutArgs", "tigerbeetle-typescript": "PayOutArgs"}},
+			map[string]string{"postgres": "", "postgres-go": "PayOut", "tigerbeetle-go": "PayOut", "postgres-typescript": "PayOutArgs", "tigerbeetle-typescript": "PayOutArgs", "postgres-python": "PayOut", "tigerbeetle-python": "PayOut"}},
 		{"a transfer's type and an account's", head + "transfer wallet_account(r: string, member: string)\n  key r\n  move 1 from bank to wallet(member)\n",
 			map[string]string{"postgres": "", "postgres-go": "WalletAccount", "postgres-typescript": ""}},
 		{"two parameters of one transfer", head + "transfer give(r: string, a_b: string, aB: string)\n  key r, aB\n  move 1 from bank to wallet(a_b)\n",
-			map[string]string{"postgres": "", "postgres-go": "AB", "postgres-typescript": ""}},
+			map[string]string{"postgres": "", "postgres-go": "AB", "postgres-typescript": "", "postgres-python": ""}},
+		// Python reads names in NFKC: ｑｔｙ is qty, and ｉｆ the keyword
+		// if; a name with two underscores in front is a class's private.
+		{"names Python reads as others", head + "transfer give(r: string, ｑｔｙ: pts, qty: pts)\n  key r\n  move qty from bank to wallet(r)\n  move ｑｔｙ from bank to wallet(r)\ntransfer ｉｆ(r: string, __n: pts)\n  key r\n  move __n from bank to wallet(r)\n",
+			map[string]string{"postgres": "", "postgres-go": "", "postgres-typescript": "", "postgres-python": "ｉｆ __n qty", "tigerbeetle-python": "ｉｆ __n qty"}},
 		{"a transfer and a balance in SQL", "book b v1\nunit pts\naccount do : pts\n  at least 0 refused as short\naccount bank : pts outside\ntransfer balance(r: string, n: pts)\n  key r\n  move n from bank to do\ntransfer take(r: string, n: pts)\n  key r\n  move n from do to bank\n",
 			map[string]string{"postgres": "balance_do", "postgres-go": "balance_do", "postgres-typescript": "balance_do", "tigerbeetle-go": "", "tigerbeetle-typescript": ""}},
 	} {
@@ -81,6 +86,9 @@ func TestNamesStayPut(t *testing.T) {
 			}
 			if a, b := typescript.ClientNames(m), typescript.ClientNames(&r); !reflect.DeepEqual(a, b) {
 				t.Errorf("%s: TypeScript names depend on the order:\n%+v\n%+v", res.Book.Name, a, b)
+			}
+			if a, b := python.ClientNames(m), python.ClientNames(&r); !reflect.DeepEqual(a, b) {
+				t.Errorf("%s: Python names depend on the order:\n%+v\n%+v", res.Book.Name, a, b)
 			}
 			named++
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/chobo-lang/chobo/chobo/client"
 	"github.com/chobo-lang/chobo/chobo/client/golang"
 	"github.com/chobo-lang/chobo/chobo/client/model"
+	"github.com/chobo-lang/chobo/chobo/client/python"
 	"github.com/chobo-lang/chobo/chobo/client/typescript"
 	"github.com/chobo-lang/chobo/chobo/diag"
 	"github.com/chobo-lang/chobo/chobo/gen"
@@ -44,7 +45,7 @@ var backends = []struct {
 }
 
 // languages are the client languages, in the order help lists them.
-var languages = []*client.Language{&golang.Language, &typescript.Language}
+var languages = []*client.Language{&golang.Language, &typescript.Language, &python.Language}
 
 // summaries say what each target writes, for help.
 var summaries = map[string]diag.Text{
@@ -53,6 +54,8 @@ var summaries = map[string]diag.Text{
 	"tigerbeetle-go":         diag.T("a Go package that sends each operation to TigerBeetle as one linked chain, through tigerbeetle-go", "操作ごとに一つのチェーンを tigerbeetle-go で TigerBeetle に送る Go のパッケージ"),
 	"postgres-typescript":    diag.T("one TypeScript file that calls the PostgreSQL functions through pg, or anything with query(text, values)", "PostgreSQL の関数を pg(か query(text, values) を持つもの)で呼ぶ TypeScript のファイル一つ"),
 	"tigerbeetle-typescript": diag.T("one TypeScript file that sends each operation to TigerBeetle as one linked chain, through tigerbeetle-node", "操作ごとに一つのチェーンを tigerbeetle-node で TigerBeetle に送る TypeScript のファイル一つ"),
+	"postgres-python":        diag.T("one Python file that calls the PostgreSQL functions through psycopg 3 or psycopg2, blocking or with asyncio", "PostgreSQL の関数を psycopg 3 か psycopg2 で呼ぶ Python のファイル一つ。同期でも asyncio でも呼べる"),
+	"tigerbeetle-python":     diag.T("one Python file that sends each operation to TigerBeetle as one linked chain, through the official tigerbeetle package, blocking or with asyncio", "操作ごとに一つのチェーンを公式の tigerbeetle パッケージで TigerBeetle に送る Python のファイル一つ。同期でも asyncio でも呼べる"),
 }
 
 // All lists the targets in the order help shows them: the schema, then
@@ -170,18 +173,38 @@ func clientCheck(t Target, b *book.Book) diag.List {
 			continue
 		}
 		seen[pair] = true
+		if c.Alone() {
+			pos := ownerPos(b, c.First)
+			l.Add(diag.Diagnostic{Code: "E062", Severity: diag.Error, File: b.File, Line: pos.Line, Col: pos.Col,
+				Message: diag.T(
+					fmt.Sprintf("in the %s client, %s cannot be written: %s", c.Language, ownerText(c.First).En, c.Why),
+					fmt.Sprintf("%s のクライアントで、%sを書けません。%s", c.Language, ownerText(c.First).Ja, c.WhyJa)),
+				Hint: diag.T(
+					fmt.Sprintf("rename `%s` to a name that %s reads as it is written", c.First.Name, c.Language),
+					fmt.Sprintf("`%s` の名前を、%s が書いたとおりに読む名前に変えてください", c.First.Name, c.Language)),
+			})
+			continue
+		}
 		// At the later of the two declarations: the one that came second.
 		pos := ownerPos(b, c.Second)
 		if p := ownerPos(b, c.First); p.Line > pos.Line {
 			pos = p
 		}
+		hint := diag.T(
+			fmt.Sprintf("rename `%s` or `%s`: chobo never tells two names apart by the order they are declared in, so that a declaration added later can never take a name code already calls", c.First.Name, c.Second.Name),
+			fmt.Sprintf("`%s` か `%s` の名前を変えてください。chobo は二つの名前を宣言の順で区別しません。あとから足した宣言が、コードがすでに呼んでいる名前を取ることがないようにするためです", c.First.Name, c.Second.Name))
+		if c.Why != "" {
+			// The language itself cannot tell the two apart, whatever
+			// their order: saying so is the whole of the advice.
+			hint = diag.T(
+				fmt.Sprintf("%s: rename `%s` or `%s`", c.Why, c.First.Name, c.Second.Name),
+				fmt.Sprintf("%s。`%s` か `%s` の名前を変えてください", c.WhyJa, c.First.Name, c.Second.Name))
+		}
 		l.Add(diag.Diagnostic{Code: "E062", Severity: diag.Error, File: b.File, Line: pos.Line, Col: pos.Col,
 			Message: diag.T(
 				fmt.Sprintf("in the %s client, `%s` would be both %s and %s", c.Language, c.Name, ownerText(c.First).En, ownerText(c.Second).En),
 				fmt.Sprintf("%s のクライアントで、`%s` が%sと%sの両方になります", c.Language, c.Name, ownerText(c.First).Ja, ownerText(c.Second).Ja)),
-			Hint: diag.T(
-				fmt.Sprintf("rename `%s` or `%s`: chobo never tells two names apart by the order they are declared in, so that a declaration added later can never take a name code already calls", c.First.Name, c.Second.Name),
-				fmt.Sprintf("`%s` か `%s` の名前を変えてください。chobo は二つの名前を宣言の順で区別しません。あとから足した宣言が、コードがすでに呼んでいる名前を取ることがないようにするためです", c.First.Name, c.Second.Name)),
+			Hint: hint,
 		})
 	}
 	return l

@@ -134,7 +134,7 @@ func TestRegistry(t *testing.T) {
 	if _, ok := Lookup("nothing"); ok {
 		t.Error("Lookup found a target that does not exist")
 	}
-	if !slices.Equal(Names(), []string{"postgres", "postgres-go", "tigerbeetle-go", "postgres-typescript", "tigerbeetle-typescript"}) {
+	if !slices.Equal(Names(), []string{"postgres", "postgres-go", "tigerbeetle-go", "postgres-typescript", "tigerbeetle-typescript", "postgres-python", "tigerbeetle-python"}) {
 		t.Errorf("Names() = %v", Names())
 	}
 }
@@ -153,6 +153,7 @@ func TestValidPackage(t *testing.T) {
 		{"postgres-go", "book.go", false},
 		{"postgres-typescript", "stock-2", true}, // a module is named by its file
 		{"tigerbeetle-typescript", "book", true},
+		{"postgres-python", "stock-2", true}, // so is a Python one
 		{"postgres", "stock-2", true},
 	} {
 		tg, found := Lookup(tc.target)

@@ -207,4 +207,18 @@ TARGETS = {
         files = ["<book>.ts"],
         deps = [],
     ),
+    # One file named after the book, which carries chobo's Python runtime;
+    # what it imports besides (psycopg or tigerbeetle) is the user's.
+    "postgres-python": struct(
+        backend = "postgres",
+        language = "python",
+        files = ["<book>.py"],
+        deps = [],
+    ),
+    "tigerbeetle-python": struct(
+        backend = "tigerbeetle",
+        language = "python",
+        files = ["<book>.py"],
+        deps = [],
+    ),
 }

@@ -30,12 +30,16 @@ type Syntax struct {
 	// List opens a list of elem; ListClose closes it.
 	List      func(elem string) string
 	ListClose string
-	Field     func(name string) string // a field's name as the language writes it
-	Bind      string                   // between a field's name and its value
-	String    func(s string) string    // a string literal
-	True      string
-	False     string
-	Null      string // an absent reference
+	// Lone follows the element of a list of one written on one line, in
+	// a language that would otherwise read the brackets as grouping it
+	// (Python's tuples: (1,) is a tuple, (1) is 1).
+	Lone   string
+	Field  func(name string) string // a field's name as the language writes it
+	Bind   string                   // between a field's name and its value
+	String func(s string) string    // a string literal
+	True   string
+	False  string
+	Null   string // an absent reference
 	// Big follows a 64-bit integer that the language would otherwise
 	// read as a float or a narrower integer.
 	Big string
@@ -106,7 +110,16 @@ func (w *writer) ints(xs []int) string {
 	for i, x := range xs {
 		s[i] = strconv.Itoa(x)
 	}
-	return w.s.List("int") + strings.Join(s, ", ") + w.s.ListClose
+	return w.list("int", s)
+}
+
+// list writes a list of elem on one line.
+func (w *writer) list(elem string, items []string) string {
+	lone := ""
+	if len(items) == 1 {
+		lone = w.s.Lone
+	}
+	return w.s.List(elem) + strings.Join(items, ", ") + lone + w.s.ListClose
 }
 
 func (w *writer) bound(x *chobotb.Bound) string {
@@ -144,7 +157,7 @@ func (w *writer) def(d *chobotb.Def) string {
 		for i, p := range t.Params {
 			params[i] = w.inline(s.Struct("Param", true, false), w.f("Name", s.String(p.Name)), w.f("Amount", w.bool(p.Amount)))
 		}
-		w.line(3, w.f("Params", s.List("Param")+strings.Join(params, ", ")+s.ListClose))
+		w.line(3, w.f("Params", w.list("Param", params)))
 		w.line(3, w.f("Key", w.ints(t.Key)), w.f("PostAmounts", w.ints(t.PostAmounts)))
 		w.open(3, "Moves", s.List("Move"))
 		for _, m := range t.Moves {

@@ -99,6 +99,31 @@ func TestWrite(t *testing.T) {
   },
  >,
 }`},
+		{"tuples", func() Syntax {
+			s := calls
+			s.List, s.ListClose, s.Lone = func(string) string { return "(" }, ")", ","
+			return s
+		}(), `Def(
+    book="shop",
+    units=(
+        Unit(name="JPY", scale=0),
+    ),
+    accounts=(
+        AccountKind(name="stock", unit=0, params=1, outside=False, lower=Bound(value=0, reason="out of \"stock\""), upper=None),
+        AccountKind(name="world", unit=0, params=0, outside=True, lower=None, upper=None),
+    ),
+    transfers=(
+        TransferKind(
+            name="buy", definition="transfer buy", pending=True, timeout=60,
+            params=(Param(name="sku", amount=False), Param(name="n", amount=True)),
+            key=(0,), postamounts=(1,),
+            moves=(
+                Move(amount=1, literal=0, from=Side(account=0, args=(0,)), to=Side(account=1, args=())),
+                Move(amount=-1, literal=9007199254740993, from=Side(account=1, args=()), to=Side(account=0, args=(0,))),
+            ),
+        ),
+    ),
+)`},
 	} {
 		if got := Write(def, tc.s); got != tc.want {
 			t.Errorf("%s:\n%s\nwant\n%s", tc.name, got, tc.want)

@@ -67,12 +67,26 @@ type Owner struct {
 // declared in, and a name would then move to another transfer or account
 // when a declaration is added above it; the target refuses the book
 // instead (E062).
+//
+// It is also a name of one thing that the language cannot hold as the
+// book writes it, because the language would read it as another name
+// (Python reads `ｉｆ` as the keyword `if`): Second is then the zero
+// Owner. Either way the book is refused rather than given a name its
+// reader would not recognise.
 type Collision struct {
-	Language string // "Go", "TypeScript"
+	Language string // "Go", "TypeScript", "Python"
 	Name     string
 	First    Owner
 	Second   Owner
+	// Why says what of the language makes the two one name, or the one
+	// name unusable, when that is more than both being spelled the same
+	// (Python reads `ｑｔｙ` as `qty`); "" when it is not.
+	Why, WhyJa string
 }
+
+// Alone reports whether the collision is one thing's name that the
+// language cannot hold, rather than a name two things take.
+func (c Collision) Alone() bool { return c.Second == Owner{} }
 
 // Claims records who takes each name of one namespace, and which names
 // two of a book's things take.
