@@ -31,6 +31,7 @@ import argparse
 import asyncio
 import concurrent.futures
 import contextvars
+import dataclasses
 import importlib.util
 import json
 import os
@@ -78,7 +79,9 @@ def _records(batch: list[Any]) -> list[dict[str, Any]]:
     out = []
     for r in batch:
         d: dict[str, Any] = {}
-        for k, v in vars(r).items():
+        # The tigerbeetle package's records are dataclasses with slots,
+        # which have no __dict__.
+        for k, v in ((f.name, getattr(r, f.name)) for f in dataclasses.fields(r)):
             if k in _ID_FIELDS:
                 d[k] = _hex(int(v))
             elif k in _BIG_FIELDS:
@@ -168,35 +171,51 @@ class _TBClient:
     def __init__(self, client: Any, rec: _Recorder | None, tenant: str, hold_seconds: int, is_async: bool) -> None:
         self._c, self._rec, self._tenant, self._hold, self._async = client, rec, tenant, hold_seconds, is_async
 
-    def _note(self, op: str, key: str, value: Any) -> None:
+    def _note(self, op: str, key: str, value: Callable[[], Any]) -> None:
+        # value is made only when recording: most runs never write it.
         if self._rec is not None:
-            self._rec.write({"tenant": self._tenant, "op": op, key: value})
+            self._rec.write({"tenant": self._tenant, "op": op, key: value()})
 
     def _shorten(self, batch: list[Any]) -> list[Any]:
         if self._hold <= 0:
             return batch
-        import dataclasses
-
         return [
             dataclasses.replace(t, timeout=self._hold) if (int(t.flags) & 2) != 0 and t.timeout > 0 else t
             for t in batch
         ]
 
     def create_accounts(self, batch: list[Any]) -> Any:
-        self._note("create_accounts", "accounts", _records(batch))
+        self._note("create_accounts", "accounts", lambda: _records(batch))
         return self._c.create_accounts(batch)
 
     def create_transfers(self, batch: list[Any]) -> Any:
-        self._note("create_transfers", "transfers", _records(batch))
+        self._note("create_transfers", "transfers", lambda: _records(batch))
         return self._c.create_transfers(self._shorten(batch))
 
     def lookup_accounts(self, ids: list[int]) -> Any:
-        self._note("lookup_accounts", "ids", [_hex(i) for i in ids])
+        self._note("lookup_accounts", "ids", lambda: [_hex(i) for i in ids])
         return self._c.lookup_accounts(ids)
 
     def lookup_transfers(self, ids: list[int]) -> Any:
-        self._note("lookup_transfers", "ids", [_hex(i) for i in ids])
+        self._note("lookup_transfers", "ids", lambda: [_hex(i) for i in ids])
         return self._c.lookup_transfers(ids)
+
+
+class _AsyncTBClient(_TBClient):
+    """_TBClient over tigerbeetle.ClientAsync: its methods are coroutine
+    functions, as the async book checks that a ClientAsync's are."""
+
+    async def create_accounts(self, batch: list[Any]) -> Any:
+        return await super().create_accounts(batch)
+
+    async def create_transfers(self, batch: list[Any]) -> Any:
+        return await super().create_transfers(batch)
+
+    async def lookup_accounts(self, ids: list[int]) -> Any:
+        return await super().lookup_accounts(ids)
+
+    async def lookup_transfers(self, ids: list[int]) -> Any:
+        return await super().lookup_transfers(ids)
 
 
 @dataclass
@@ -303,9 +322,10 @@ class Driver:
             for op in t["methods"]:
                 if m is None or not callable(getattr(m, op, None)):
                     raise ValueError(f"open: the client has no {t['member']}.{op}")
+        balance = self.names.get("balance", "balance")
         for a in self.names["accounts"]:
-            if not callable(getattr(getattr(book, "balance", None), a["member"], None)):
-                raise ValueError(f"open: the client has no balance.{a['member']}")
+            if not callable(getattr(getattr(book, balance, None), a["member"], None)):
+                raise ValueError(f"open: the client has no {balance}.{a['member']}")
 
     # books
 
@@ -315,8 +335,8 @@ class Driver:
         if b is None:
             make = getattr(self.module, self.names["async_constructor"] if is_async else self.names["constructor"])
             if conn is None:
-                c: Any = _TBClient(self.tb_async if is_async else self.tb_sync, self.rec, tenant, self.hold_seconds,
-                                   is_async)
+                c: Any = (_AsyncTBClient if is_async else _TBClient)(self.tb_async if is_async else self.tb_sync,
+                                                                     self.rec, tenant, self.hold_seconds, is_async)
             elif self.rec is not None:
                 c = _RecordedConnection(conn, self.rec, tenant, is_async)
             else:
@@ -367,8 +387,10 @@ class Driver:
         if op not in t["methods"]:
             raise ValueError(f"{t['transfer']} has no operation {json.dumps(op)}")
         args = req.get("args") or {}
-        fields = t["args"]["fields"] if op in ("do", "hold") else t["key"]["fields"]
-        amounts = (t.get("amounts") or {}).get("fields", []) if op == "post" else []
+        # `chobo api`'s names: args for do and hold, key for the others,
+        # and amounts besides for post (null where there are none).
+        fields = t["args"] if op in ("do", "hold") else (t.get("key") or [])
+        amounts = (t.get("amounts") or []) if op == "post" else []
         _only_known(args, fields + amounts)
         kw = _values(fields + amounts, args)
         res = await self._with_book(is_async, req.get("tenant", ""), lambda b: getattr(getattr(b, t["member"]), op)(**kw))
@@ -383,9 +405,11 @@ class Driver:
         if a is None:
             raise ValueError(f"the book has no account {json.dumps(req.get('account'))}")
         args = req.get("args") or {}
-        _only_known(args, a["fields"])
-        kw = _values(a["fields"], args)
-        b = await self._with_book(is_async, req.get("tenant", ""), lambda bk: getattr(bk.balance, a["member"])(**kw))
+        _only_known(args, a["args"])
+        kw = _values(a["args"], args)
+        balance = self.names.get("balance", "balance")
+        b = await self._with_book(is_async, req.get("tenant", ""),
+                                  lambda bk: getattr(getattr(bk, balance), a["member"])(**kw))
         return {"posted": str(b.posted), "held_in": str(b.held_in), "held_out": str(b.held_out)}
 
     async def close(self) -> None:
@@ -402,8 +426,9 @@ class Driver:
 
 
 def _values(fields: list[dict[str, Any]], args: dict[str, str]) -> dict[str, Any]:
-    """The keyword arguments of a call from the protocol's strings; amounts become ints.
-    A missing value is left out: the client says what is missing."""
+    """The keyword arguments of a call from the protocol's strings, by the
+    keyword `chobo api` gives each parameter; amounts become ints. A missing
+    value is left out: the client says what is missing."""
     out: dict[str, Any] = {}
     for f in fields:
         v = args.get(f["param"])
@@ -412,9 +437,9 @@ def _values(fields: list[dict[str, Any]], args: dict[str, str]) -> dict[str, Any
         if f["type"] == "int":
             if not isinstance(v, str) or not _AMOUNT.fullmatch(v):
                 raise ValueError(f"{json.dumps(v)} is not an amount (decimal digits, in a string)")
-            out[f["name"]] = int(v)
+            out[f["keyword"]] = int(v)
         else:
-            out[f["name"]] = v
+            out[f["keyword"]] = v
     return out
 
 
