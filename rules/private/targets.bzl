@@ -207,8 +207,11 @@ TARGETS = {
         files = ["<book>.ts"],
         deps = [],
     ),
-    # One file named after the book, which carries chobo's Python runtime;
-    # what it imports besides (psycopg or tigerbeetle) is the user's.
+    # One module named after the book (stock.book -> stock.py, imported as
+    # `stock`), which carries chobo's Python runtime: nothing of chobo to
+    # depend on. It imports psycopg or psycopg2 (PostgreSQL) or the
+    # official tigerbeetle package (TigerBeetle), which the user's Python
+    # environment provides.
     "postgres-python": struct(
         backend = "postgres",
         language = "python",
