@@ -95,9 +95,10 @@ func apparentRepo(moduleToApparentName func(string) string) string {
 
 // clientTarget is what Gazelle writes for one client target of chobo:
 // the target's name is <book>_<short>_client and, for a Go client, its
-// import path <base>/<book><importSuffix>. A TypeScript client is one
-// file and has no import path. The table follows the compiler's registry
-// of targets (chobo/target), which Gazelle may not link: a test there
+// import path <base>/<book><importSuffix>. A TypeScript or Python client
+// is one file and has no import path (a Python one is imported by the
+// book's name). The table follows the compiler's registry of targets
+// (chobo/target), which Gazelle may not link: a test there
 // reads this file and fails when the two disagree on a target's name or
 // language, so its entries are plain literals.
 type clientTarget struct {

@@ -18,6 +18,8 @@ chobo_client(name = "p", book = ":b", importpath = "x/ap", target = "postgres-go
 chobo_client(name = "none", book = ":b")
 chobo_client(name = "ts", book = ":b", importpath = "x/ts", target = "postgres-typescript")
 chobo_client(name = "tbts", book = ":b", importpath = "x/tbts", target = "tigerbeetle-typescript")
+chobo_client(name = "py", book = ":b", target = "postgres-python")
+chobo_client(name = "tbpy", book = ":b", importpath = "x/tbpy", target = "tigerbeetle-python")
 chobo_client(name = "unknown", book = ":b", importpath = "x/u", target = "nosuch-go")
 chobo_book(name = "b", src = "b.book")
 chobo_sql(name = "s", book = ":b")

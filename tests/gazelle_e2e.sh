@@ -24,9 +24,10 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# The workspace without its bazel-* links; chobo from this checkout.
+# The workspace without its bazel-* links; chobo from this checkout, and
+# every other path it names in the checkout (the Python interpreter) too.
 (cd "$root/examples/workspace" && tar --exclude='./bazel-*' -cf - .) | (cd "$ws" && tar -xf -)
-sed -i "s|path = \"\\.\\./\\.\\.\"|path = \"$root\"|" "$ws/MODULE.bazel"
+sed -i "s|path = \"\\.\\./\\.\\.\\([/\"]\\)|path = \"$root\\1|" "$ws/MODULE.bazel"
 grep -q "path = \"$root\"" "$ws/MODULE.bazel" || {
   echo "gazelle e2e: could not point the copy's local_path_override at $root" >&2
   exit 1

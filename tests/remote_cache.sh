@@ -63,6 +63,13 @@ git ls-files -z --cached --others --exclude-standard |
     if [ -e "$f" ] || [ -L "$f" ]; then printf '%s\0' "$f"; fi
   done |
   tar -c --null -T - -f - | tar -x -f - -C "$copy"
+# The Python runtime's virtual environment is no file of a clone
+# (tests/setup.sh makes one in each, the same packages pinned): the copy
+# takes this checkout's. A conformance test's inputs hold the interpreter,
+# not its path, so the copy's Python tests still come from the cache.
+if [ -d runtime/python/.venv ]; then
+  ln -s "$root/runtime/python/.venv" "$copy/runtime/python/.venv"
+fi
 
 free_port() {
   python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'

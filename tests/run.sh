@@ -38,6 +38,27 @@ ran_on_replica() {
   fi
 }
 
+# ran_python LOG BOOK: the conformance test log LOG shows that BOOK passed
+# through postgres-python and, with a binary, through tigerbeetle-python
+# on the real replica; without one, that tigerbeetle-python was skipped
+# with a SKIP line, not passed over in silence (the lines are printed).
+ran_python() {
+  local want=("^PASS: $2 on postgres-python:")
+  if [ -n "${CHOBO_TIGERBEETLE:-}" ]; then
+    want+=("^PASS: $2 on tigerbeetle-python (real replica):")
+  else
+    want+=("^SKIP: tigerbeetle-python: ")
+  fi
+  local w
+  for w in "${want[@]}"; do
+    if ! grep "$w" "$1"; then
+      echo "$1: no line matching $w:" >&2
+      cat "$1" >&2
+      exit 1
+    fi
+  done
+}
+
 go vet ./...
 # The tests package runs every scenario on a real TigerBeetle too, and
 # through the TypeScript clients: about 10 minutes on a quiet machine of 2
@@ -82,6 +103,7 @@ if [ -n "${CHOBO_TIGERBEETLE:-}" ]; then
     fi
   done
 fi
+ran_python "$(bazel info bazel-testlogs)/examples/inventory_conformance/test.log" inventory.book
 bash tests/gazelle_check.sh
 # chobo's Gazelle language on a copy of examples/workspace: its BUILD files
 # are what Gazelle writes, and deleted, Gazelle writes them again so that
@@ -89,8 +111,9 @@ bash tests/gazelle_check.sh
 bash tests/gazelle_e2e.sh
 # The conformance test always runs here, never from a cached result, so a
 # server is really started and every scenario really sent to it.
+# stockpy's test imports the Python client the way a user's program does.
 (cd "$e2e" && bazel build //ledger:stock_go_client //ledger:stock_tb_client //... &&
-  bazel test --test_env=CI --nocache_test_results //ledger:conformance)
+  bazel test --test_env=CI --nocache_test_results //ledger:conformance //stockpy:reserve_test)
 e2e_log="$(cd "$e2e" && bazel info bazel-testlogs)/ledger/conformance/test.log"
 # The TypeScript client ran on PostgreSQL, compiled and driven on Node.
 if ! grep "^PASS: stock.book on postgres-typescript:" "$e2e_log"; then
@@ -98,6 +121,8 @@ if ! grep "^PASS: stock.book on postgres-typescript:" "$e2e_log"; then
   cat "$e2e_log" >&2
   exit 1
 fi
+# The Python clients ran on the Python toolchain's interpreter.
+ran_python "$e2e_log" stock.book
 # With a binary, the log must show that the real replica ran, not a skip.
 if [ -n "${CHOBO_TIGERBEETLE:-}" ]; then
   ran_on_replica "$e2e_log" stock.book

@@ -6,6 +6,7 @@ branch per language.
 """
 
 load("@rules_go//go:def.bzl", "go_binary", "go_library")
+load("@rules_python//python:defs.bzl", "py_library")
 load(":driver.bzl", "chobo_driver", "go_driver_main")
 
 def _go_library(name, srcs, importpath, deps, visibility, tags):
@@ -25,6 +26,22 @@ def _typescript_sources(name, srcs, importpath, deps, visibility, tags):  # buil
     native.filegroup(
         name = name,
         srcs = srcs,
+        visibility = visibility,
+        tags = tags,
+    )
+
+def _python_library(name, srcs, importpath, deps, visibility, tags):  # buildifier: disable=unused-variable
+    # A Python client is one self-contained module named after the book;
+    # chobo_client_srcs writes it under a directory named after itself
+    # (<name>_srcs), which `imports` puts on sys.path so that a py_binary
+    # or py_test that depends on the library imports it by the book's name
+    # (import stock). What it imports besides the standard library
+    # (psycopg, or the tigerbeetle package) is the user's to provide.
+    py_library(
+        name = name,
+        srcs = srcs,
+        imports = [name + "_srcs"],
+        deps = deps,
         visibility = visibility,
         tags = tags,
     )
@@ -83,6 +100,36 @@ def _node_env(label, node, rlocation):
         files = node.node.files,
     )
 
+_PYTHON = Label("//toolchains/python:toolchain_type")
+
+def _python_driver(name, client, srcs, visibility, tags):  # buildifier: disable=unused-variable
+    # chobo's Python driver, laid out beside the client by the runner and
+    # run on the Python toolchain: as for TypeScript, the driver of a
+    # client is its source.
+    chobo_driver(
+        name = name,
+        srcs = srcs,
+        toolchain = _PYTHON,
+        testonly = True,
+        tags = tags,
+        visibility = visibility,
+    )
+
+def _python_env(label, python, rlocation):
+    # The interpreter, with psycopg and tigerbeetle, for the runner's
+    # Python row. The packages are not among the test's inputs (they live
+    # where the interpreter is installed); their versions are handed over
+    # with it, so that a test whose packages change runs again.
+    if python == None or python.python.missing:
+        fail("%s drives a Python client and needs Python: %s" % (label, python.python.missing if python else "no Python toolchain is registered (toolchains/python)"))
+    return struct(
+        env = {
+            "CHOBO_CONFORMANCE_PYTHON": rlocation(python.python.interpreter),
+            "CHOBO_CONFORMANCE_PYTHON_VERSION": python.python.version,
+        },
+        files = python.python.files,
+    )
+
 # language -> struct(
 #   library = macro(name, srcs, importpath, deps, visibility, tags),
 #   importpath = whether the library has an import path, from which the
@@ -107,6 +154,13 @@ LANGUAGES = {
         driver = _typescript_driver,
         toolchain = _NODE,
         toolchain_env = _node_env,
+    ),
+    "python": struct(
+        library = _python_library,
+        importpath = False,
+        driver = _python_driver,
+        toolchain = _PYTHON,
+        toolchain_env = _python_env,
     ),
 }
 
@@ -153,8 +207,11 @@ TARGETS = {
         files = ["<book>.ts"],
         deps = [],
     ),
-    # One file named after the book, which carries chobo's Python runtime;
-    # what it imports besides (psycopg or tigerbeetle) is the user's.
+    # One module named after the book (stock.book -> stock.py, imported as
+    # `stock`), which carries chobo's Python runtime: nothing of chobo to
+    # depend on. It imports psycopg or psycopg2 (PostgreSQL) or the
+    # official tigerbeetle package (TigerBeetle), which the user's Python
+    # environment provides.
     "postgres-python": struct(
         backend = "postgres",
         language = "python",

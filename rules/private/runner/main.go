@@ -30,7 +30,7 @@
 //	CHOBO_CONFORMANCE_TIGERBEETLE_ERROR    why the binary the user named cannot be used (a failure, not a skip)
 //
 // and what a client language needs besides, which its row of languages
-// reads (for TypeScript, typescript.go).
+// reads (for TypeScript, typescript.go; for Python, python.go).
 package main
 
 import (
@@ -129,6 +129,10 @@ var languages = map[string]language{
 	// compiled in.
 	"go":         {prepare: func(*run, *driver) error { return nil }, viaWire: true},
 	"typescript": {prepare: (*run).compileTypeScript},
+	// A Python client is laid out beside chobo's Python driver, which
+	// dials PostgreSQL with psycopg and a real TigerBeetle replica with
+	// the official tigerbeetle package (never the model).
+	"python": {prepare: (*run).preparePython},
 }
 
 // newDriver is the driver entry TARGET=PATH of the rule, checked against

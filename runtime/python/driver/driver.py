@@ -170,9 +170,9 @@ class _TBClient:
     def __init__(self, client: Any, rec: _Recorder | None, tenant: str, hold_seconds: int) -> None:
         self._c, self._rec, self._tenant, self._hold = client, rec, tenant, hold_seconds
 
-    def _note(self, op: str, key: str, value: Any) -> None:
+    def _note(self, op: str, key: str, value: Callable[[], Any]) -> None:
         if self._rec is not None:
-            self._rec.write({"tenant": self._tenant, "op": op, key: value})
+            self._rec.write({"tenant": self._tenant, "op": op, key: value()})
 
     def _shorten(self, batch: list[Any]) -> list[Any]:
         if self._hold <= 0:
@@ -183,19 +183,19 @@ class _TBClient:
         ]
 
     def create_accounts(self, batch: list[Any]) -> Any:
-        self._note("create_accounts", "accounts", _records(batch))
+        self._note("create_accounts", "accounts", lambda: _records(batch))
         return self._c.create_accounts(batch)
 
     def create_transfers(self, batch: list[Any]) -> Any:
-        self._note("create_transfers", "transfers", _records(batch))
+        self._note("create_transfers", "transfers", lambda: _records(batch))
         return self._c.create_transfers(self._shorten(batch))
 
     def lookup_accounts(self, ids: list[int]) -> Any:
-        self._note("lookup_accounts", "ids", [_hex(i) for i in ids])
+        self._note("lookup_accounts", "ids", lambda: [_hex(i) for i in ids])
         return self._c.lookup_accounts(ids)
 
     def lookup_transfers(self, ids: list[int]) -> Any:
-        self._note("lookup_transfers", "ids", [_hex(i) for i in ids])
+        self._note("lookup_transfers", "ids", lambda: [_hex(i) for i in ids])
         return self._c.lookup_transfers(ids)
 
 
