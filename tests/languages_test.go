@@ -42,16 +42,18 @@ type clientLanguage struct {
 	// only a real replica, through its official client.
 	viaWire bool
 	// record is the variable with which the driver writes down every
-	// request its client hands to pg or to TigerBeetle's client, one JSON
-	// line each into the file it names, as driver.ts writes them; "" for
-	// a driver that does not. What a recording driver sends is held to
-	// `chobo run --show` wherever it runs.
+	// request its client hands to its PostgreSQL driver or to
+	// TigerBeetle's client, one JSON line each into the file it names, as
+	// driver.ts writes them; "" for a driver that does not. What a
+	// recording driver sends is held to `chobo run --show` wherever it
+	// runs; a driver that reaches TigerBeetle through tbwire writes down
+	// only its statements, since the model sees its requests there.
 	record string
 }
 
 // clientLanguages are the languages the conformance tests drive.
 var clientLanguages = []clientLanguage{
-	{name: "go", setup: goSetup, build: buildGoDrivers, viaWire: true},
+	{name: "go", setup: goSetup, build: buildGoDrivers, viaWire: true, record: "CHOBO_DRIVER_RECORD"},
 	{name: "typescript", setup: tsSetup, build: buildTSDrivers, record: "CHOBO_DRIVER_RECORD"},
 	{name: "python", setup: pySetup, build: buildPyDrivers, record: "CHOBO_DRIVER_RECORD"},
 }

@@ -78,7 +78,7 @@ func runTigerBeetle(t *testing.T, tg string, books []loaded, on tbTarget) {
 	records := map[*conformance.Loaded]string{}
 	for _, l := range books {
 		tb := &conformance.TigerBeetle{Raw: on.raw, Book: l.Copy, Replica: on.replica, Pulse: on.pulse}
-		if lang.record != "" {
+		if lang.record != "" && !lang.viaWire {
 			records[l.Loaded] = filepath.Join(t.TempDir(), "sent.jsonl")
 		}
 		tb.Calls = startClient(t, tg, l, protocol.Request{TigerBeetle: on.address}, tb, records[l.Loaded])

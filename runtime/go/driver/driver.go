@@ -19,10 +19,12 @@ import (
 	"io"
 	"os"
 	"reflect"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/chobo-lang/chobo/chobo/client/golang"
@@ -319,6 +321,9 @@ func (s *server) connect(req protocol.Request) (reflect.Value, func(), error) {
 	// Idle connections go soon: a runner may start a driver per book on
 	// one server, and their pools together must stay under its limit.
 	cfg.MaxConnIdleTime = time.Second
+	if path := os.Getenv(RecordEnv); path != "" {
+		cfg.ConnConfig.Tracer = &recorder{path: path}
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
@@ -671,3 +676,59 @@ func main() {
 	}
 	return out
 }
+
+// RecordEnv names the file into which a PostgreSQL driver writes down
+// every statement pgx sends for its client, one JSON line each, before it
+// goes: {"tenant", "sql", "args"}, amounts as {"amount": "N"}, as the other
+// languages' drivers write them, so that a test can hold what the client
+// sends to what `chobo run --show postgres` prints.
+const RecordEnv = "CHOBO_DRIVER_RECORD"
+
+// recorder is a pgx tracer: it sees each statement as pgx is about to
+// send it, with its arguments, so what it writes is what went to the
+// server rather than what the client meant to send.
+type recorder struct {
+	mu   sync.Mutex
+	path string
+}
+
+func (r *recorder) TraceQueryStart(ctx context.Context, _ *pgx.Conn, q pgx.TraceQueryStartData) context.Context {
+	if q.SQL == ";" || strings.HasPrefix(q.SQL, "-- ping") {
+		return ctx // pgxpool's ping, not the client's
+	}
+	line := struct {
+		Tenant string `json:"tenant"`
+		SQL    string `json:"sql"`
+		Args   []any  `json:"args"`
+	}{SQL: q.SQL, Args: []any{}}
+	for i, a := range q.Args {
+		switch v := a.(type) {
+		case int64:
+			a = map[string]string{"amount": strconv.FormatInt(v, 10)}
+		case *int64:
+			if v != nil {
+				a = map[string]string{"amount": strconv.FormatInt(*v, 10)}
+			}
+		case string:
+			if i == 0 {
+				line.Tenant = v // every statement but the expire's starts with the tenant
+			}
+		}
+		line.Args = append(line.Args, a)
+	}
+	data, err := json.Marshal(line)
+	if err != nil {
+		return ctx
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	f, err := os.OpenFile(r.path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return ctx
+	}
+	f.Write(append(data, '\n'))
+	f.Close()
+	return ctx
+}
+
+func (r *recorder) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
