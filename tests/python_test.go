@@ -89,19 +89,7 @@ func TestPythonRuntime(t *testing.T) {
 // the virtual environment tests/setup.sh makes beside them. Without it,
 // the test skips with a SKIP line; under CI it must be there.
 func TestPythonRuntimeTypes(t *testing.T) {
-	python3(t)
-	mypy, err := filepath.Abs(filepath.Join(pyRuntimeDir, ".venv", "bin", "mypy"))
-	if err == nil {
-		_, err = os.Stat(mypy)
-	}
-	if err != nil {
-		why := "runtime/python/.venv has no mypy: run tests/setup.sh"
-		if os.Getenv("CI") == "true" {
-			t.Fatal(why)
-		}
-		fmt.Println("SKIP: " + why)
-		t.Skip("SKIP: " + why)
-	}
+	mypy := filepath.Join(venvBin(t), "mypy")
 	// The cache goes to a temporary folder, so that a check never reads
 	// what an earlier one left in the source tree.
 	cmd := exec.Command(mypy, "--strict", "--cache-dir", t.TempDir(), "src", "tests")
@@ -112,6 +100,27 @@ func TestPythonRuntimeTypes(t *testing.T) {
 		t.Fatalf("mypy --strict on runtime/python: %v\n%s", err, b)
 	}
 	t.Logf("runtime/python: %s", strings.TrimSpace(string(b)))
+}
+
+// venvBin is the bin folder of the Python runtime's virtual environment
+// (tests/setup.sh makes it), which holds the pinned mypy; without it t
+// skips with a SKIP line, and under CI fails.
+func venvBin(t *testing.T) string {
+	t.Helper()
+	python3(t)
+	bin, err := filepath.Abs(filepath.Join(pyRuntimeDir, ".venv", "bin"))
+	if err == nil {
+		_, err = os.Stat(filepath.Join(bin, "mypy"))
+	}
+	if err != nil {
+		why := "runtime/python/.venv has no mypy: run tests/setup.sh"
+		if os.Getenv("CI") == "true" {
+			t.Fatal(why)
+		}
+		fmt.Println("SKIP: " + why)
+		t.Skip("SKIP: " + why)
+	}
+	return bin
 }
 
 // pyClientTargets are the Python client targets whose clients every
@@ -167,19 +176,7 @@ transfer str(r: string)
 // the Python runtime's virtual environment (tests/setup.sh); without it
 // the test skips with a SKIP line, and under CI it must be there.
 func TestPythonClientsTypeCheck(t *testing.T) {
-	python3(t)
-	venv, err := filepath.Abs(filepath.Join(pyRuntimeDir, ".venv", "bin"))
-	if err == nil {
-		_, err = os.Stat(filepath.Join(venv, "mypy"))
-	}
-	if err != nil {
-		why := "runtime/python/.venv has no mypy: run tests/setup.sh"
-		if os.Getenv("CI") == "true" {
-			t.Fatal(why)
-		}
-		fmt.Println("SKIP: " + why)
-		t.Skip("SKIP: " + why)
-	}
+	venv := venvBin(t)
 	// Clients of one book share a module name, so each is copied under
 	// a name of its own: its case's and its target's.
 	dir := t.TempDir()
@@ -251,26 +248,7 @@ for name in sys.argv[1:]:
 func TestPythonExampleInDocs(t *testing.T) {
 	_, lang := languageOf(t, "postgres-python")
 	useLanguage(t, lang)
-	doc, err := os.ReadFile(filepath.Join("..", "docs", "targets.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	text := string(doc)
-	i := strings.Index(text, "## `postgres-python` and `tigerbeetle-python`")
-	if i < 0 {
-		t.Fatal("docs/targets.md has no section on the Python targets")
-	}
-	block := func(from int, fence string) (string, int) {
-		start := strings.Index(text[from:], fence)
-		if start < 0 {
-			t.Fatalf("no %q block after the section's start", fence)
-		}
-		start += from + len(fence)
-		end := strings.Index(text[start:], "```\n")
-		return text[start : start+end], start + end + 4
-	}
-	program, next := block(i, "```python\n")
-	want, _ := block(next, "```\n")
+	program, want := targetsExample(t, "## `postgres-python` and `tigerbeetle-python`", "python")
 
 	b, src := loadBook(t, filepath.Join("..", "examples", "inventory", "inventory.book"))
 	d := deployBook(t, b, src, 4)

@@ -13,6 +13,24 @@ import (
 	"github.com/chobo-lang/chobo/chobo/conformance/pgtest"
 )
 
+// readmeProgram is the README's first block of language lang and the
+// text block after it, which shows what the program prints.
+func readmeProgram(t *testing.T, lang string) (program, shown string) {
+	t.Helper()
+	fences := readmeFences(t)
+	for i, f := range fences {
+		if f.info != lang {
+			continue
+		}
+		if i+1 >= len(fences) || fences[i+1].info != "text" {
+			t.Fatalf("README.md:%d: the %s program is not followed by a text block of what it prints", f.line, lang)
+		}
+		return strings.Join(f.body, "\n") + "\n", strings.Join(fences[i+1].body, "\n") + "\n"
+	}
+	t.Fatalf("README.md shows no %s program", lang)
+	return "", ""
+}
+
 // TestReadmeGoProgram builds the Go program of the README as a user
 // would: in a module of its own (example.com/shop) that holds the
 // postgres-go client of the README's book and takes chobo from this
@@ -30,21 +48,7 @@ func TestReadmeGoProgram(t *testing.T) {
 		}
 		t.Skip("SKIP: no go command")
 	}
-	fences := readmeFences(t)
-	var program, shown string
-	for i, f := range fences {
-		if f.info == "go" {
-			if i+1 >= len(fences) || fences[i+1].info != "text" {
-				t.Fatalf("README.md:%d: the Go program is not followed by a text block of what it prints", f.line)
-			}
-			program = strings.Join(f.body, "\n") + "\n"
-			shown = strings.Join(fences[i+1].body, "\n") + "\n"
-			break
-		}
-	}
-	if program == "" {
-		t.Fatal("README.md shows no Go program")
-	}
+	program, shown := readmeProgram(t, "go")
 
 	repo, err := filepath.Abs("..")
 	if err != nil {
@@ -108,21 +112,7 @@ func TestReadmeGoProgram(t *testing.T) {
 func TestReadmePythonProgram(t *testing.T) {
 	_, lang := languageOf(t, "postgres-python")
 	useLanguage(t, lang)
-	fences := readmeFences(t)
-	var program, shown string
-	for i, f := range fences {
-		if f.info == "python" {
-			if i+1 >= len(fences) || fences[i+1].info != "text" {
-				t.Fatalf("README.md:%d: the Python program is not followed by a text block of what it prints", f.line)
-			}
-			program = strings.Join(f.body, "\n") + "\n"
-			shown = strings.Join(fences[i+1].body, "\n") + "\n"
-			break
-		}
-	}
-	if program == "" {
-		t.Fatal("README.md shows no Python program")
-	}
+	program, shown := readmeProgram(t, "python")
 	dir := t.TempDir()
 	bookPath := filepath.Join(dir, "inventory.book")
 	if err := os.WriteFile(bookPath, []byte(readmeBook(t)), 0o644); err != nil {

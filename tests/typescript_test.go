@@ -126,32 +126,41 @@ var strictest = []string{"--noUnusedParameters", "--noImplicitReturns", "--noFal
 	"--exactOptionalPropertyTypes", "--noUncheckedIndexedAccess", "--noPropertyAccessFromIndexSignature",
 	"--isolatedModules", "--noImplicitOverride"}
 
+// targetsExample reads the first block of language lang in the section
+// of docs/targets.md that starts with heading, and the block after it,
+// which shows what it prints.
+func targetsExample(t *testing.T, heading, lang string) (program, printed string) {
+	t.Helper()
+	doc, err := os.ReadFile(filepath.Join("..", "docs", "targets.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(doc)
+	i := strings.Index(text, heading)
+	if i < 0 {
+		t.Fatalf("docs/targets.md has no section %q", heading)
+	}
+	block := func(from int, fence string) (string, int) {
+		start := strings.Index(text[from:], fence)
+		if start < 0 {
+			t.Fatalf("docs/targets.md: no %q block after %q", fence, heading)
+		}
+		start += from + len(fence)
+		end := strings.Index(text[start:], "```\n")
+		return text[start : start+end], start + end + 4
+	}
+	program, next := block(i, "```"+lang+"\n")
+	printed, _ = block(next, "```\n")
+	return program, printed
+}
+
 // TestTypeScriptExampleInDocs runs the postgres-typescript example of
 // docs/targets.md as it stands, with the inventory example's client, on a
 // real server as the application's role, and holds what it prints to the
 // block after it.
 func TestTypeScriptExampleInDocs(t *testing.T) {
 	node, tsc := typeScript(t)
-	doc, err := os.ReadFile(filepath.Join("..", "docs", "targets.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	text := string(doc)
-	i := strings.Index(text, "## `postgres-typescript` and `tigerbeetle-typescript`")
-	if i < 0 {
-		t.Fatal("docs/targets.md has no section on the TypeScript targets")
-	}
-	block := func(from int, fence string) (string, int) {
-		start := strings.Index(text[from:], fence)
-		if start < 0 {
-			t.Fatalf("no %q block after the section's start", fence)
-		}
-		start += from + len(fence)
-		end := strings.Index(text[start:], "```\n")
-		return text[start : start+end], start + end + 4
-	}
-	program, next := block(i, "```ts\n")
-	want, _ := block(next, "```\n")
+	program, want := targetsExample(t, "## `postgres-typescript` and `tigerbeetle-typescript`", "ts")
 
 	b, src := loadBook(t, filepath.Join("..", "examples", "inventory", "inventory.book"))
 	d := deployBook(t, b, src, 4)

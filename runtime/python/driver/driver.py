@@ -261,7 +261,7 @@ class Driver:
             raise ValueError(f'open: "hold_seconds" {hold!r} is not a number of seconds')
         self.hold_seconds = hold
         self.names = names
-        for c in self._constructors():
+        for c in map(self._constructor, self._modes()):
             if not callable(getattr(self.module, c, None)):
                 raise ValueError(f"open: the client has no function {c}")
         if req.get("tigerbeetle"):
@@ -288,11 +288,9 @@ class Driver:
     def _modes(self) -> list[bool]:
         return {"sync": [False], "async": [True]}.get(self.mode, [False, True])
 
-    def _constructors(self) -> list[str]:
-        out = []
-        for is_async in self._modes():
-            out.append(self.names["async_constructor"] if is_async else self.names["constructor"])
-        return out
+    def _constructor(self, is_async: bool) -> str:
+        """The name of the client's function that makes the book."""
+        return str(self.names["async_constructor"] if is_async else self.names["constructor"])
 
     @staticmethod
     def _connect_sync(dsn: str) -> Any:
@@ -331,7 +329,7 @@ class Driver:
         key = (is_async, tenant, id(conn))
         b = self.books.get(key)
         if b is None:
-            make = getattr(self.module, self.names["async_constructor"] if is_async else self.names["constructor"])
+            make = getattr(self.module, self._constructor(is_async))
             if conn is None:
                 wrap = _AsyncTBClient if is_async else _TBClient
                 c: Any = wrap(self.tb_async if is_async else self.tb_sync, self.rec, tenant, self.hold_seconds)
@@ -447,8 +445,8 @@ def _only_known(args: dict[str, str], fields: list[dict[str, Any]]) -> None:
 
 
 def _load(path: str) -> ModuleType:
-    name = os.path.splitext(os.path.basename(path))[0]
-    spec = importlib.util.spec_from_file_location(f"chobo_client_{abs(hash(name))}", path)
+    # A name of the driver's own: the book's could be a module already loaded.
+    spec = importlib.util.spec_from_file_location("chobo_client", path)
     if spec is None or spec.loader is None:
         raise ImportError(f"cannot load {path}")
     module = importlib.util.module_from_spec(spec)
