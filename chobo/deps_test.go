@@ -97,7 +97,7 @@ runtime/python      -
 # names the protocol hands it, and reaches TigerBeetle through the wire;
 # the TypeScript one compiles a client with tsc; the Python one lays a
 # client out beside driver.py.
-runtime/go/driver/...      runtime/go/chobotb runtime/go/driver client/golang conformance/protocol conformance/tbwire
+runtime/go/driver/...      runtime/go/chobotb runtime/go/driver ids client/golang conformance/protocol conformance/tbwire
 runtime/typescript/driver  -
 runtime/python/driver      -
 

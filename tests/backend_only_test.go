@@ -2,7 +2,9 @@ package tests
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -15,6 +17,8 @@ import (
 	"github.com/chobo-lang/chobo/chobo/conformance"
 	"github.com/chobo-lang/chobo/chobo/conformance/pgdeploy"
 	"github.com/chobo-lang/chobo/chobo/conformance/pgtest"
+	"github.com/chobo-lang/chobo/chobo/conformance/protocol"
+	"github.com/chobo-lang/chobo/chobo/gen"
 	"github.com/chobo-lang/chobo/chobo/interp"
 	"github.com/chobo-lang/chobo/chobo/show"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -23,7 +27,8 @@ import (
 // What only one backend does, held for the client of every language on
 // a real server through its driver, as the conformance tests drive them:
 // the retry of a serialization failure and the refusal of a row whose
-// bounds changed on PostgreSQL.
+// bounds changed on PostgreSQL; a bound changed under an account and a
+// post or void of no hold on TigerBeetle.
 
 // TestRepeatableReadRetriesInEveryClient runs 200 calls that all add to
 // one account, eight at a time, through each PostgreSQL client whose
@@ -147,6 +152,163 @@ func TestBoundsChangedInEveryClient(t *testing.T) {
 				t.Fatalf("a new account after the change: %s", conformance.ShortResult(r, err))
 			}
 			t.Logf("%s: %v", tg, err)
+		})
+	}
+}
+
+// shelvesBook has a room (an upper bound) and a floor (a lower bound
+// below zero), which TigerBeetle keeps with an account opened by a
+// transfer of the bound's amount, and a hold.
+const shelvesBook = `book shelves v1
+
+unit pcs
+
+account shelf(sku: string) : pcs
+  at least 0 refused as out_of_stock
+  at most 500 refused as shelf_full
+account credit(shop: string) : pcs
+  at least -100 refused as over_limit
+account suppliers : pcs outside
+account customers : pcs outside
+
+transfer receive(delivery: string, sku: string, qty: pcs)
+  key delivery, sku
+  move qty from suppliers to shelf(sku)
+
+transfer reserve(order: string, sku: string, qty: pcs)
+  key order, sku
+  pending expires after 30 minutes
+  move qty from shelf(sku) to customers
+
+transfer lend(loan: string, shop: string, qty: pcs)
+  key loan, shop
+  move qty from credit(shop) to customers
+`
+
+// TestTigerBeetleOnlyInEveryClient holds what only a TigerBeetle client
+// does, through each language's driver on a real replica: a room or floor
+// account opened under another bound fails the call, saying a bound of
+// the book changed, rather than keep either bound (an account made after
+// the change works); and a post or void of a hold that does not exist is
+// refused as no_such_hold after lookups alone, nothing created.
+func TestTigerBeetleOnlyInEveryClient(t *testing.T) {
+	changed := strings.NewReplacer("at most 500", "at most 400", "at least -100", "at least -50").Replace(shelvesBook)
+	type version struct {
+		name string
+		src  string
+		book *book.Book
+	}
+	versions := []*version{{name: "before", src: shelvesBook}, {name: "after", src: changed}}
+	for _, v := range versions {
+		res := check.Check("shelves.book", []byte(v.src))
+		if res.Book == nil {
+			t.Fatalf("%s: %+v", v.name, res.Diags)
+		}
+		v.book = res.Book
+	}
+	for _, tg := range targetsOn("tigerbeetle") {
+		t.Run(tg, func(t *testing.T) {
+			g, lang := languageOf(t, tg)
+			useLanguage(t, lang)
+			bin := realTigerBeetle(t)
+			var clients []caseClient
+			for i, v := range versions {
+				files, ds, err := g.Build(v.book, gen.NewSource("shelves.book", []byte(v.src)), gen.Options{Package: fmt.Sprintf("c%d", i)})
+				if err != nil || len(ds) > 0 || len(files) != 1 {
+					t.Fatalf("%s: %v %v", v.name, ds, err)
+				}
+				clients = append(clients, caseClient{v.name, files[0]})
+			}
+			start, err := lang.build(g, t.TempDir(), clients)
+			if err != nil {
+				t.Fatal(err)
+			}
+			replica, raw := startProxy(t, bin)
+			ctx := context.Background()
+			sent := filepath.Join(t.TempDir(), "sent.jsonl")
+			open := func(v *version, record string) *conformance.Process {
+				return startDriver(t, tg, start(v.name), v.book, "shelves.book", []byte(v.src),
+					protocol.Request{TigerBeetle: replica}, &conformance.TigerBeetle{Raw: raw, Book: v.book, Replica: true}, record)
+			}
+			before, after := open(versions[0], sent), open(versions[1], "")
+			call := func(p *conformance.Process, v *version, kind string, op book.Op, strs map[string]string, qty int64) (interp.Result, error) {
+				c := interp.Call{Transfer: v.book.Transfer(kind), Op: op, Strings: strs}
+				if qty > 0 {
+					c.Amounts = map[string]int64{"qty": qty}
+				}
+				return p.Call(ctx, c, "shop")
+			}
+			want := func(what string, r interp.Result, err error, outcome interp.Outcome, reason string) {
+				t.Helper()
+				if err != nil || r.Outcome != outcome || r.Reason != reason {
+					t.Fatalf("%s: %s (%v); want %s %s", what, conformance.ShortResult(r, err), err, outcome, reason)
+				}
+			}
+			wantChanged := func(what string, r interp.Result, err error) {
+				t.Helper()
+				if err == nil || !strings.Contains(err.Error(), "a bound of the book changed") {
+					t.Fatalf("%s: %s (%v); want a failure that says a bound of the book changed", what, conformance.ShortResult(r, err), err)
+				}
+			}
+
+			// The room and the floor, opened under the old bounds.
+			r, err := call(before, versions[0], "receive", book.Do, map[string]string{"delivery": "d-1", "sku": "a"}, 5)
+			want("a receive before the change", r, err, interp.Done, "")
+			r, err = call(before, versions[0], "lend", book.Do, map[string]string{"loan": "l-1", "shop": "s"}, 10)
+			want("a loan before the change", r, err, interp.Done, "")
+			r, err = call(after, versions[1], "receive", book.Do, map[string]string{"delivery": "d-2", "sku": "a"}, 5)
+			wantChanged("a receive into a shelf opened under the old room", r, err)
+			r, err = call(after, versions[1], "lend", book.Do, map[string]string{"loan": "l-2", "shop": "s"}, 10)
+			wantChanged("a loan from credit opened under the old floor", r, err)
+			r, err = call(after, versions[1], "receive", book.Do, map[string]string{"delivery": "d-3", "sku": "b"}, 450)
+			want("a receive into a shelf opened after the change", r, err, interp.Refused, "shelf_full")
+			r, err = call(after, versions[1], "receive", book.Do, map[string]string{"delivery": "d-4", "sku": "b"}, 400)
+			want("a receive into a shelf opened after the change", r, err, interp.Done, "")
+			for _, acc := range []struct {
+				name string
+				args map[string]string
+				want int64
+			}{{"shelf", map[string]string{"sku": "a"}, 5}, {"credit", map[string]string{"shop": "s"}, -10}} {
+				bal, err := before.Balance(ctx, "shop", acc.name, acc.args)
+				if err != nil || bal.Posted != acc.want {
+					t.Fatalf("%s%v after the refused calls: %+v, %v; want %d posted", acc.name, acc.args, bal, err, acc.want)
+				}
+			}
+
+			// Post and void of a hold never made: lookups, then the answer.
+			recorded(t, sent)
+			for _, op := range []book.Op{book.Post, book.Void} {
+				r, err := call(before, versions[0], "reserve", op, map[string]string{"order": "o-9", "sku": "a"}, 0)
+				want(string(op)+" of no hold", r, err, interp.Refused, book.NoSuchHold)
+			}
+			lines := recorded(t, sent)
+			if len(lines) == 0 {
+				t.Fatal("the driver wrote down no request of the post and void of no hold")
+			}
+			for _, l := range lines {
+				var op string
+				json.Unmarshal(l["op"], &op)
+				if !strings.HasPrefix(op, "lookup_") {
+					t.Errorf("the post or void of no hold sent a %s", op)
+				}
+			}
+			// The same hold made, then posted: the post creates.
+			r, err = call(before, versions[0], "reserve", book.Hold, map[string]string{"order": "o-9", "sku": "a"}, 2)
+			want("a hold", r, err, interp.Done, "")
+			r, err = call(before, versions[0], "reserve", book.Post, map[string]string{"order": "o-9", "sku": "a"}, 0)
+			want("its post", r, err, interp.Done, "")
+			creates := 0
+			for _, l := range recorded(t, sent) {
+				var op string
+				json.Unmarshal(l["op"], &op)
+				if op == "create_transfers" {
+					creates++
+				}
+			}
+			if creates < 2 {
+				t.Errorf("a hold and its post sent %d create_transfers; want one each at least", creates)
+			}
+			t.Logf("%s: %d requests for a post and a void of no hold, none creating", tg, len(lines))
 		})
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/chobo-lang/chobo/chobo/book"
 	"github.com/chobo-lang/chobo/chobo/conformance"
 	"github.com/chobo-lang/chobo/chobo/conformance/pgdeploy"
 	"github.com/chobo-lang/chobo/chobo/conformance/pgtest"
@@ -46,8 +47,8 @@ type clientLanguage struct {
 	// TigerBeetle's client, one JSON line each into the file it names, as
 	// driver.ts writes them; "" for a driver that does not. What a
 	// recording driver sends is held to `chobo run --show` wherever it
-	// runs; a driver that reaches TigerBeetle through tbwire writes down
-	// only its statements, since the model sees its requests there.
+	// runs but on the model of TigerBeetle, which sees every request
+	// itself.
 	record string
 }
 
@@ -249,17 +250,24 @@ func clientOf(g target.Target, l loaded, i int) (gen.File, error) {
 // of the test.
 func startClient(t *testing.T, tg string, l loaded, at protocol.Request, read conformance.Reader, record string) *conformance.Process {
 	t.Helper()
-	start := driversOf(t, tg)
-	_, lang := languageOf(t, tg)
-	// The driver opens the book whose SQL is loaded, or whose hold
-	// lifetimes the TigerBeetle client was written from: the test copy.
-	bookPath := filepath.Join(t.TempDir(), filepath.Base(l.path))
-	if err := os.WriteFile(bookPath, l.CopySrc, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cmd := start(l.name)
+	cmd := driversOf(t, tg)(l.name)
 	if cmd == nil {
 		t.Fatalf("%s: no %s client", l.path, tg)
+	}
+	// The driver opens the book whose SQL is loaded, or whose hold
+	// lifetimes the TigerBeetle client was written from: the test copy.
+	return startDriver(t, tg, cmd, l.Copy, filepath.Base(l.path), l.CopySrc, at, read, record)
+}
+
+// startDriver runs cmd, a driver of a client of target tg written from
+// b, whose source src it is given as a file of that name; the rest is as
+// startClient says.
+func startDriver(t *testing.T, tg string, cmd *exec.Cmd, b *book.Book, name string, src []byte, at protocol.Request, read conformance.Reader, record string) *conformance.Process {
+	t.Helper()
+	_, lang := languageOf(t, tg)
+	bookPath := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(bookPath, src, 0o644); err != nil {
+		t.Fatal(err)
 	}
 	if cmd.Env == nil {
 		cmd.Env = os.Environ()
@@ -270,17 +278,17 @@ func startClient(t *testing.T, tg string, l loaded, at protocol.Request, read co
 		}
 		cmd.Env = append(cmd.Env, lang.record+"="+record)
 	}
-	p, err := conformance.StartDriver(cmd, l.Copy, tg, bookPath, at, read)
+	p, err := conformance.StartDriver(cmd, b, tg, bookPath, at, read)
 	if err != nil {
-		t.Fatalf("%s: %v", l.path, err)
+		t.Fatalf("%s: %v", name, err)
 	}
 	t.Cleanup(func() {
 		if err := p.Close(); err != nil {
-			t.Errorf("%s: %v", l.path, err)
+			t.Errorf("%s: %v", name, err)
 		}
 	})
 	if p.Client() != tg {
-		t.Errorf("%s: the driver says it drives %q, want %q", l.path, p.Client(), tg)
+		t.Errorf("%s: the driver says it drives %q, want %q", name, p.Client(), tg)
 	}
 	return p
 }
@@ -393,6 +401,7 @@ func buildPyDrivers(tg target.Target, dir string, clients []caseClient) (func(st
 	files := map[string][]byte{}
 	fileOf := map[string]string{}
 	modeOf := map[string]string{}
+	psycopg2 := map[string]bool{}
 	for i, c := range clients {
 		rel := "clients/" + c.caseName + "/" + tg.Name + "/" + c.file.Path
 		files[rel] = c.file.Data
@@ -405,6 +414,10 @@ func buildPyDrivers(tg target.Target, dir string, clients []caseClient) (func(st
 		if tg.Backend == "tigerbeetle" {
 			modeOf[c.caseName] = [2]string{"sync", "async"}[i%2]
 		}
+		// On PostgreSQL the sync book of every other book's driver goes
+		// over psycopg2, the rest over psycopg 3: both DB-API drivers
+		// meet every kind of scenario.
+		psycopg2[c.caseName] = tg.Backend == "postgres" && i%2 == 1
 	}
 	if err := pydriver.Layout(dir, files); err != nil {
 		return nil, err
@@ -416,6 +429,9 @@ func buildPyDrivers(tg target.Target, dir string, clients []caseClient) (func(st
 		}
 		cmd := exec.Command(pyTools.python, pydriver.Args(dir, rel, modeOf[caseName])...)
 		cmd.Env = append(os.Environ(), "PYTHONDONTWRITEBYTECODE=1", "PYTHONPATH=")
+		if psycopg2[caseName] {
+			cmd.Env = append(cmd.Env, "CHOBO_DRIVER_PSYCOPG2=1")
+		}
 		return cmd
 	}, nil
 }

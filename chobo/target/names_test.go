@@ -34,6 +34,9 @@ func TestCollisionsAreRefused(t *testing.T) {
 		// if; a name with two underscores in front is a class's private.
 		{"names Python reads as others", head + "transfer give(r: string, ｑｔｙ: pts, qty: pts)\n  key r\n  move qty from bank to wallet(r)\n  move ｑｔｙ from bank to wallet(r)\ntransfer ｉｆ(r: string, __n: pts)\n  key r\n  move __n from bank to wallet(r)\n",
 			map[string]string{"postgres": "", "postgres-go": "", "postgres-typescript": "", "postgres-python": "ｉｆ __n qty", "tigerbeetle-python": "ｉｆ __n qty"}},
+		// The client is <book>.py, imported by the book's name.
+		{"a book named as a module the client imports", strings.Replace(head, "book b", "book asyncio", 1) + "transfer give(r: string, n: pts)\n  key r\n  move n from bank to wallet(r)\n",
+			map[string]string{"postgres": "", "postgres-go": "", "postgres-typescript": "", "postgres-python": "asyncio", "tigerbeetle-python": "asyncio"}},
 		{"a transfer and a balance in SQL", "book b v1\nunit pts\naccount do : pts\n  at least 0 refused as short\naccount bank : pts outside\ntransfer balance(r: string, n: pts)\n  key r\n  move n from bank to do\ntransfer take(r: string, n: pts)\n  key r\n  move n from do to bank\n",
 			map[string]string{"postgres": "balance_do", "postgres-go": "balance_do", "postgres-typescript": "balance_do", "tigerbeetle-go": "", "tigerbeetle-typescript": ""}},
 	} {

@@ -173,6 +173,17 @@ func clientCheck(t Target, b *book.Book) diag.List {
 			continue
 		}
 		seen[pair] = true
+		if c.Alone() && c.First.Kind == "book" {
+			l.Add(diag.Diagnostic{Code: "E062", Severity: diag.Error, File: b.File, Line: b.Pos.Line, Col: b.Pos.Col,
+				Message: diag.T(
+					fmt.Sprintf("the %s client of book `%s` cannot be imported by its name: %s", c.Language, c.Name, c.Why),
+					fmt.Sprintf("book `%s` の %s クライアントを、その名前で読み込めません。%s", c.Name, c.Language, c.WhyJa)),
+				Hint: diag.T(
+					fmt.Sprintf("rename the book (`book %s`, and the file a client is written to with it) to a name %s can import as it is written", c.Name, c.Language),
+					fmt.Sprintf("book の名前(`book %s`。クライアントのファイル名もこれに従います)を、%s が書いたとおりに読み込める名前に変えてください", c.Name, c.Language)),
+			})
+			continue
+		}
 		if c.Alone() {
 			pos := ownerPos(b, c.First)
 			l.Add(diag.Diagnostic{Code: "E062", Severity: diag.Error, File: b.File, Line: pos.Line, Col: pos.Col,

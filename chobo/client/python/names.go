@@ -165,6 +165,37 @@ func unreadable(s string) (why, whyJa string) {
 	return "", ""
 }
 
+// unimportable says why a client written to s.py cannot be imported by
+// an import statement that names s, in English and Japanese, or "" when
+// it can: Python finds a module by the NFKC form of the name, so the file
+// must be named by that form; a keyword cannot follow import; a name
+// like __main__ is Python's own; and a file named as a module the client
+// itself imports would be loaded in that module's place.
+func unimportable(s string) (why, whyJa string) {
+	n := NFKC(s)
+	switch {
+	case n != s || !Identifier(n):
+		if why, ja := unreadable(s); why != "" {
+			return why, ja
+		}
+		return fmt.Sprintf("Python reads a name in its NFKC form, where `%s` is `%s`, so `import %s` looks for %s.py, not %s.py", s, n, s, n, s),
+			fmt.Sprintf("Python は名前を NFKC に直して読み、`%s` は `%s` になるので、`import %s` は %s.py ではなく %s.py を探します", s, n, s, s, n)
+	case Keyword(n):
+		return fmt.Sprintf("`%s` is a keyword of Python's, so no import statement can name %s.py", n, n),
+			fmt.Sprintf("`%s` は Python のキーワードなので、%s.py を import 文で読み込めません", n, n)
+	case strings.HasPrefix(n, "__") && strings.HasSuffix(n, "__"):
+		return fmt.Sprintf("Python keeps the names that start and end with two underscores, `%s` among them, for its own", n),
+			fmt.Sprintf("Python は前後に二つの下線がある名前(`%s` も)を自分のものにしています", n)
+	}
+	for _, backend := range []string{model.Postgres, model.TigerBeetle} {
+		if p, err := runtimeOf(backend); err == nil && slices.Contains(p.imports.modules(), n) {
+			return fmt.Sprintf("the client imports the module `%s` itself, and %s.py beside a program would be imported in its place", n, n),
+				fmt.Sprintf("クライアント自身がモジュール `%s` を読み込むので、プログラムのそばの %s.py がその代わりに読み込まれてしまいます", n, n)
+		}
+	}
+	return "", ""
+}
+
 // Pascal is the start of the class names of a book name, made from its
 // NFKC form: reserve_stock -> ReserveStock, 引当 -> 引当. Only ASCII letters
 // are raised; a name that would not start as an identifier gets T in
@@ -254,6 +285,13 @@ func naming(m *model.Model, reserved []string) (Names, []model.Collision) {
 	check := func(name string, o model.Owner) {
 		if why, ja := unreadable(name); why != "" {
 			alone = append(alone, model.Collision{Language: "Python", Name: NFKC(name), First: o, Why: why, WhyJa: ja})
+		}
+	}
+	// The client is the file <book>.py, imported by the book's name.
+	if m.Book != nil {
+		if why, ja := unimportable(m.Book.Name); why != "" {
+			alone = append(alone, model.Collision{Language: "Python", Name: m.Book.Name,
+				First: model.Owner{Kind: "book", Name: m.Book.Name, What: "module", WhatJa: "モジュール"}, Why: why, WhyJa: ja})
 		}
 	}
 	top := newScope(append(append([]string{BookClass, AsyncBookClass, BalancesClass, AsyncBalancesClass, ReasonType,

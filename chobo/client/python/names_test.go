@@ -61,6 +61,37 @@ func TestUnreadable(t *testing.T) {
 	}
 }
 
+func TestUnimportable(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want string // a part of the reason; "" for a module name an import finds
+	}{
+		{"stock", ""},
+		{"倉庫", ""},
+		{"_x", ""},
+		{"__x", ""}, // private in a class, not at an import
+		{"json", ""},
+		{"class", "is a keyword"},
+		{"match", ""}, // a soft keyword: import match works
+		{"ｓｔｏｃｋ", "looks for stock.py"},
+		{"ｉｆ", "the keyword `if`"},
+		{"__main__", "two underscores"},
+		{"asyncio", "imports the module `asyncio`"},
+		{"tigerbeetle", "imports the module `tigerbeetle`"},
+		{"typing", "imports the module `typing`"},
+		{"__future__", "two underscores"},
+		{"a-b", "not a Python identifier"},
+	} {
+		why, ja := unimportable(c.in)
+		if c.want == "" && why != "" || !strings.Contains(why, c.want) {
+			t.Errorf("unimportable(%q) = %q, want %q", c.in, why, c.want)
+		}
+		if (why == "") != (ja == "") {
+			t.Errorf("unimportable(%q): %q in English, %q in Japanese", c.in, why, ja)
+		}
+	}
+}
+
 func TestIdentifier(t *testing.T) {
 	for s, want := range map[string]bool{
 		"sku": true, "引当": true, "_a": true, "a1": true, "1a": false, "": false, "$a": false,

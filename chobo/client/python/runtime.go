@@ -263,6 +263,26 @@ func (im imports) lines() []string {
 	return out
 }
 
+// modules lists the top-level modules the statements import, and the
+// future import the template writes: a client named as one of them
+// would be imported in its place.
+func (im imports) modules() []string {
+	out := []string{"__future__"}
+	top := func(mod string) string {
+		mod, _, _ = strings.Cut(mod, " as ")
+		first, _, _ := strings.Cut(strings.TrimSpace(mod), ".")
+		return first
+	}
+	for it := range im.plain {
+		out = append(out, top(it))
+	}
+	for mod := range im.from {
+		out = append(out, top(mod))
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
 // bound lists the names the statements bind in the module.
 func (im imports) bound() []string {
 	var out []string

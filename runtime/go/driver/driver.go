@@ -13,10 +13,12 @@ package driver
 import (
 	"bufio"
 	"context"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"go/format"
 	"io"
+	"math/big"
 	"os"
 	"reflect"
 	"strconv"
@@ -30,6 +32,7 @@ import (
 	"github.com/chobo-lang/chobo/chobo/client/golang"
 	"github.com/chobo-lang/chobo/chobo/conformance/protocol"
 	"github.com/chobo-lang/chobo/chobo/conformance/tbwire"
+	"github.com/chobo-lang/chobo/chobo/ids"
 	"github.com/chobo-lang/chobo/runtime/go/chobotb"
 )
 
@@ -322,7 +325,7 @@ func (s *server) connect(req protocol.Request) (reflect.Value, func(), error) {
 	// one server, and their pools together must stay under its limit.
 	cfg.MaxConnIdleTime = time.Second
 	if path := os.Getenv(RecordEnv); path != "" {
-		cfg.ConnConfig.Tracer = &recorder{path: path}
+		cfg.ConnConfig.Tracer = &recorder{file: recordLogAt(path)}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -431,7 +434,14 @@ func (s *server) client(tenant string) reflect.Value {
 	if s.books == nil {
 		s.books = map[string]reflect.Value{}
 	}
-	b := s.constructor.Call([]reflect.Value{s.first, reflect.ValueOf(tenant)})[0]
+	first := s.first
+	if path := os.Getenv(RecordEnv); path != "" && s.target == TigerBeetleTarget {
+		// Outside the shortened client, so that what is written down is
+		// what the generated client handed over.
+		var c chobotb.Client = &tbRecorder{Client: s.first.Interface().(chobotb.Client), tenant: tenant, file: recordLogAt(path)}
+		first = reflect.ValueOf(&c).Elem()
+	}
+	b := s.constructor.Call([]reflect.Value{first, reflect.ValueOf(tenant)})[0]
 	s.books[tenant] = b
 	return b
 }
@@ -677,19 +687,53 @@ func main() {
 	return out
 }
 
-// RecordEnv names the file into which a PostgreSQL driver writes down
-// every statement pgx sends for its client, one JSON line each, before it
-// goes: {"tenant", "sql", "args"}, amounts as {"amount": "N"}, as the other
-// languages' drivers write them, so that a test can hold what the client
-// sends to what `chobo run --show postgres` prints.
+// RecordEnv names the file into which a driver writes down every
+// request its client hands over, one JSON line each, before it goes, as
+// the other languages' drivers write them, so that a test can hold what
+// the client sends to what `chobo run --show` prints. On PostgreSQL a
+// line is a statement pgx sends, {"tenant", "sql", "args"} with amounts
+// as {"amount": "N"}; on TigerBeetle a request to the client,
+// {"tenant", "op", "accounts" | "transfers" | "ids"} with ids in 32 hex
+// digits and 64- and 128-bit numbers as decimal strings.
 const RecordEnv = "CHOBO_DRIVER_RECORD"
+
+// recordLog is the file a driver writes down what its client sends in;
+// one per path in a process, so that lines of concurrent calls never
+// interleave.
+type recordLog struct {
+	mu   sync.Mutex
+	path string
+}
+
+var recordFiles sync.Map // path → *recordLog
+
+func recordLogAt(path string) *recordLog {
+	f, _ := recordFiles.LoadOrStore(path, &recordLog{path: path})
+	return f.(*recordLog)
+}
+
+// write appends one line. A line that cannot be written is left out:
+// the test that reads the file then finds a request missing.
+func (r *recordLog) write(line any) {
+	data, err := json.Marshal(line)
+	if err != nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	f, err := os.OpenFile(r.path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return
+	}
+	f.Write(append(data, '\n'))
+	f.Close()
+}
 
 // recorder is a pgx tracer: it sees each statement as pgx is about to
 // send it, with its arguments, so what it writes is what went to the
 // server rather than what the client meant to send.
 type recorder struct {
-	mu   sync.Mutex
-	path string
+	file *recordLog
 }
 
 func (r *recorder) TraceQueryStart(ctx context.Context, _ *pgx.Conn, q pgx.TraceQueryStartData) context.Context {
@@ -716,19 +760,78 @@ func (r *recorder) TraceQueryStart(ctx context.Context, _ *pgx.Conn, q pgx.Trace
 		}
 		line.Args = append(line.Args, a)
 	}
-	data, err := json.Marshal(line)
-	if err != nil {
-		return ctx
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	f, err := os.OpenFile(r.path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-	if err != nil {
-		return ctx
-	}
-	f.Write(append(data, '\n'))
-	f.Close()
+	r.file.write(line)
 	return ctx
 }
 
 func (r *recorder) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
+
+// tbRecorder writes down each request a tenant's client hands to
+// TigerBeetle's, then hands it on.
+type tbRecorder struct {
+	chobotb.Client
+	tenant string
+	file   *recordLog
+}
+
+type tbLine struct {
+	Tenant    string           `json:"tenant"`
+	Op        string           `json:"op"`
+	Accounts  []map[string]any `json:"accounts,omitempty"`
+	Transfers []map[string]any `json:"transfers,omitempty"`
+	IDs       []string         `json:"ids,omitempty"`
+}
+
+func hexID(id ids.ID) string { return hex.EncodeToString(id[:]) }
+
+// dec is a 128-bit number in decimal.
+func dec(u chobotb.U128) string {
+	v := new(big.Int).SetUint64(u.Hi)
+	return v.Lsh(v, 64).Or(v, new(big.Int).SetUint64(u.Lo)).String()
+}
+
+func (r *tbRecorder) CreateAccounts(ctx context.Context, as []chobotb.Account) ([]chobotb.Status, error) {
+	line := tbLine{Tenant: r.tenant, Op: "create_accounts", Accounts: []map[string]any{}}
+	for _, a := range as {
+		line.Accounts = append(line.Accounts, map[string]any{
+			"id": hexID(a.ID), "user_data_128": hexID(a.UserData128), "ledger": a.Ledger, "code": a.Code, "flags": a.Flags,
+			"debits_pending": dec(a.DebitsPending), "debits_posted": dec(a.DebitsPosted),
+			"credits_pending": dec(a.CreditsPending), "credits_posted": dec(a.CreditsPosted),
+			"timestamp": strconv.FormatUint(a.Timestamp, 10),
+		})
+	}
+	r.file.write(line)
+	return r.Client.CreateAccounts(ctx, as)
+}
+
+func (r *tbRecorder) CreateTransfers(ctx context.Context, ts []chobotb.Transfer) ([]chobotb.Status, error) {
+	line := tbLine{Tenant: r.tenant, Op: "create_transfers", Transfers: []map[string]any{}}
+	for _, t := range ts {
+		line.Transfers = append(line.Transfers, map[string]any{
+			"id": hexID(t.ID), "debit_account_id": hexID(t.DebitAccountID), "credit_account_id": hexID(t.CreditAccountID),
+			"amount": dec(t.Amount), "pending_id": hexID(t.PendingID), "user_data_128": hexID(t.UserData128),
+			"user_data_64": strconv.FormatUint(t.UserData64, 10), "timeout": t.Timeout, "ledger": t.Ledger,
+			"code": t.Code, "flags": t.Flags, "timestamp": strconv.FormatUint(t.Timestamp, 10),
+		})
+	}
+	r.file.write(line)
+	return r.Client.CreateTransfers(ctx, ts)
+}
+
+func (r *tbRecorder) LookupAccounts(ctx context.Context, of []ids.ID) ([]chobotb.Account, error) {
+	r.lookup("lookup_accounts", of)
+	return r.Client.LookupAccounts(ctx, of)
+}
+
+func (r *tbRecorder) LookupTransfers(ctx context.Context, of []ids.ID) ([]chobotb.Transfer, error) {
+	r.lookup("lookup_transfers", of)
+	return r.Client.LookupTransfers(ctx, of)
+}
+
+func (r *tbRecorder) lookup(op string, of []ids.ID) {
+	line := tbLine{Tenant: r.tenant, Op: op, IDs: []string{}}
+	for _, id := range of {
+		line.IDs = append(line.IDs, hexID(id))
+	}
+	r.file.write(line)
+}
