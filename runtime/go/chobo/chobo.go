@@ -50,6 +50,10 @@ func ParseOutcome(s string) (Outcome, error) {
 type Result struct {
 	Outcome Outcome
 	Reason  string // set when Outcome is Refused
+	// Resent says the answer is that of the call sent again, with the same
+	// arguments, after its connection was lost while it was out: a
+	// done_before then says the first sending had been applied.
+	Resent bool
 }
 
 // String writes a result as chobo's tools do: done, done_before, or

@@ -7,8 +7,12 @@ package chobopg
 import (
 	"context"
 	"errors"
+	"io"
 	"math/rand/v2"
+	"net"
+	"strings"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -92,7 +96,82 @@ var (
 	ErrBadCall = errors.New("chobo: the function rejected the call")
 	// ErrNoAnswer: the function answered no outcome.
 	ErrNoAnswer = errors.New("chobo: the function answered no result")
+	// ErrOutcomeUnknown is wrapped by the error of a call whose connection
+	// broke, or whose server shut down, after the call was sent: it may
+	// have been applied or not. Sending it again with the same arguments
+	// is safe (its key makes a second sending change nothing) and its
+	// answer says which: done_before when the first sending was applied.
+	// Outside a transaction of the caller's, a client sends it again
+	// itself for a while first (Resend).
+	ErrOutcomeUnknown = errors.New("chobo: the connection was lost after the call was sent, so it may or may not have been applied; sending it again with the same arguments is safe, and its answer says which")
+	// ErrNotSent is wrapped by the error of a call that never reached the
+	// server: no connection could be made or used. Nothing was applied.
+	ErrNotSent = errors.New("chobo: the call was not sent: no connection to the server could be used")
 )
+
+// resends counts, by kind, the sendings again after a lost connection.
+var resends = map[error]*atomic.Int64{ErrOutcomeUnknown: {}, ErrNotSent: {}}
+
+// Resent says how often, in this process, a call was sent again after its
+// connection was lost while it was out (ErrOutcomeUnknown) or before it
+// went (ErrNotSent).
+func Resent(kind error) int64 {
+	if n, ok := resends[kind]; ok {
+		return n.Load()
+	}
+	return 0
+}
+
+// DefaultResendFor is how long a client keeps sending a call again after
+// its connection was lost, unless told otherwise (Resend): long enough
+// for a standby to be promoted, short enough that a caller waiting on an
+// answer hears of a server that is gone.
+const DefaultResendFor = 30 * time.Second
+
+// Option changes how a book's calls are sent; a generated constructor
+// takes any number.
+type Option func(*options)
+
+type options struct {
+	resendFor time.Duration
+}
+
+// Resend sets how long a call whose connection was lost is sent again,
+// with the same arguments, before its error is returned; 0 returns the
+// error at once. The answer that settles it is returned with
+// Result.Resent set. Inside a transaction of the caller's a call is never
+// sent again. The context's deadline, when sooner, ends the resending.
+func Resend(d time.Duration) Option {
+	return func(o *options) { o.resendFor = max(d, 0) }
+}
+
+// With returns q with opts, for a generated constructor to keep.
+func With(q Querier, opts ...Option) Querier {
+	o := optionsOf(q)
+	for _, f := range opts {
+		f(&o)
+	}
+	return configured{unwrap(q), o}
+}
+
+type configured struct {
+	Querier
+	o options
+}
+
+func optionsOf(q Querier) options {
+	if c, ok := q.(configured); ok {
+		return c.o
+	}
+	return options{resendFor: DefaultResendFor}
+}
+
+func unwrap(q Querier) Querier {
+	if c, ok := q.(configured); ok {
+		return c.Querier
+	}
+	return q
+}
 
 // classify wraps err with the runtime's error for its SQLSTATE, keeping
 // the PostgreSQL error reachable through errors.As.
@@ -115,32 +194,118 @@ func (w wrapped) Unwrap() []error { return []error{w.kind, w.err} }
 // QueryRow sends one statement and scans its one row into dest. A
 // retryable failure is sent again after a random wait, up to MaxAttempts
 // times in all; inside a transaction the caller let fail, the
-// first error is returned rather than the 25P02 that follows it.
+// first error is returned rather than the 25P02 that follows it. A
+// statement whose connection was lost is sent again as the options of q
+// say (With, Resend).
 func QueryRow(ctx context.Context, q Querier, sql string, args []any, dest ...any) error {
+	_, err := send(ctx, q, sql, args, dest...)
+	return err
+}
+
+// send is QueryRow, saying also whether the answer is that of a
+// statement sent again after its connection was lost.
+func send(ctx context.Context, q Querier, sql string, args []any, dest ...any) (resent bool, err error) {
+	o := optionsOf(q)
+	q = unwrap(q)
+	// A lost connection takes the caller's transaction with it: no
+	// sending again there, the error is the caller's to handle.
+	if inTransaction(q) {
+		o.resendFor = 0
+	}
+	var until time.Time
+	if o.resendFor > 0 {
+		until = time.Now().Add(o.resendFor)
+	}
 	var first error
-	for n := 0; ; n++ {
+	lostOnce := false
+	for n, lostTries := 0, 0; ; n++ {
 		err := q.QueryRow(ctx, sql, args...).Scan(dest...)
 		if err == nil {
-			return nil
+			return lostOnce, nil
 		}
 		if first == nil {
 			first = err
 		}
 		code := SQLState(err)
 		if code == InFailedTransaction {
-			return classify(first)
+			return false, classify(first)
+		}
+		if kind := connectionFailure(err); kind != nil {
+			lostOnce = lostOnce || kind == ErrOutcomeUnknown
+			if until.IsZero() || ctx.Err() != nil || !time.Now().Before(until) {
+				if lostOnce {
+					kind = ErrOutcomeUnknown // an earlier sending may have been applied
+				}
+				return false, wrapped{kind, err}
+			}
+			resends[kind].Add(1)
+			if !sleep(ctx, time.Duration(rand.Int64N(int64(Backoff(lostTries))+1))) {
+				return false, wrapped{ErrOutcomeUnknown, err}
+			}
+			lostTries++
+			continue
 		}
 		if !Retryable(code) || n+1 >= MaxAttempts {
-			return classify(err)
+			if lostOnce {
+				return false, wrapped{ErrOutcomeUnknown, classify(err)}
+			}
+			return false, classify(err)
 		}
 		retried[code].Add(1)
-		wait := time.Duration(rand.Int64N(int64(Backoff(n)) + 1))
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(wait):
+		if !sleep(ctx, time.Duration(rand.Int64N(int64(Backoff(n))+1))) {
+			return false, ctx.Err()
 		}
 	}
+}
+
+func sleep(ctx context.Context, d time.Duration) bool {
+	select {
+	case <-ctx.Done():
+		return false
+	case <-time.After(d):
+		return true
+	}
+}
+
+// connectionFailure says how a statement failed when the connection,
+// not the server's answer to it, was the cause: ErrNotSent when nothing
+// of it reached the server (a connection that could not be made, one
+// found closed before use), ErrOutcomeUnknown when it may have (the
+// connection broke, or the server shut down, while it was out). nil for
+// an answer of the server's or an error of the caller's.
+func connectionFailure(err error) error {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		// 57P01-57P05: the server or an administrator ended the session.
+		// Class 08: the connection failed.
+		if strings.HasPrefix(pe.Code, "57P") || strings.HasPrefix(pe.Code, "08") {
+			return ErrOutcomeUnknown
+		}
+		return nil
+	}
+	var ce *pgconn.ConnectError
+	if errors.As(err, &ce) || pgconn.SafeToRetry(err) {
+		return ErrNotSent
+	}
+	var ne net.Error
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) || errors.As(err, &ne) ||
+		pgconn.Timeout(err) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return ErrOutcomeUnknown
+	}
+	return nil
+}
+
+// inTransaction reports whether q sends inside a transaction of the
+// caller's: a pgx.Tx, or a connection on which one was begun.
+func inTransaction(q Querier) bool {
+	switch c := q.(type) {
+	case pgx.Tx:
+		return true
+	case interface{ PgConn() *pgconn.PgConn }:
+		return c.PgConn() != nil && c.PgConn().TxStatus() != 'I'
+	}
+	return false
 }
 
 // checkSize refuses, before anything is sent, a call whose tenant (its
@@ -166,7 +331,8 @@ func Call(ctx context.Context, q Querier, sql string, args ...any) (chobo.Result
 		return chobo.Result{}, err
 	}
 	var outcome, reason *string
-	if err := QueryRow(ctx, q, sql, args, &outcome, &reason); err != nil {
+	again, err := send(ctx, q, sql, args, &outcome, &reason)
+	if err != nil {
 		return chobo.Result{}, err
 	}
 	if outcome == nil {
@@ -176,7 +342,7 @@ func Call(ctx context.Context, q Querier, sql string, args ...any) (chobo.Result
 	if err != nil {
 		return chobo.Result{}, err
 	}
-	r := chobo.Result{Outcome: o}
+	r := chobo.Result{Outcome: o, Resent: again}
 	if reason != nil {
 		r.Reason = *reason
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"testing"
 	"time"
 
@@ -224,5 +225,82 @@ func TestRetriesAreCounted(t *testing.T) {
 	}
 	if Retries("23505") != 0 {
 		t.Error("a code that is not retried has retries")
+	}
+}
+
+// txScript is a script that is also a transaction of the caller's.
+type txScript struct {
+	pgx.Tx
+	s *script
+}
+
+func (t txScript) QueryRow(ctx context.Context, sql string, args ...any) pgx.Row {
+	return t.s.QueryRow(ctx, sql, args...)
+}
+
+func TestConnectionLost(t *testing.T) {
+	lost := fmt.Errorf("reading the answer: %w", io.ErrUnexpectedEOF)
+	refused := &pgconn.ConnectError{}
+	done, doneBefore := []any{str("done"), nil}, []any{str("done_before"), nil}
+	for _, c := range []struct {
+		name    string
+		answers []any
+		opts    []Option
+		tx      bool
+		want    string // the result, or the kind of error
+		sent    int
+	}{
+		{"lost, then applied by the second sending", []any{lost, done}, nil, false, "done resent", 2},
+		{"lost after it was applied", []any{lost, doneBefore}, nil, false, "done_before resent", 2},
+		{"the server shut down", []any{pgErr("57P01"), doneBefore}, nil, false, "done_before resent", 2},
+		{"a refused connection, then sent", []any{refused, done}, nil, false, "done", 2},
+		{"lost, then a refused connection, then sent", []any{lost, refused, doneBefore}, nil, false, "done_before resent", 3},
+		{"lost, not sent again", []any{lost, done}, []Option{Resend(0)}, false, "unknown", 1},
+		{"not sent, not sent again", []any{refused, done}, []Option{Resend(0)}, false, "not sent", 1},
+		{"lost, then refused until the deadline", []any{lost, refused}, []Option{Resend(30 * time.Millisecond)}, false, "unknown", -1},
+		{"inside the caller's transaction", []any{lost, done}, nil, true, "unknown", 1},
+		{"a statement cancelled by the server is an answer", []any{pgErr("57014"), done}, nil, false, "57014", 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := &script{answers: c.answers}
+			var q Querier = s
+			if c.tx {
+				q = txScript{s: s}
+			}
+			r, err := Call(context.Background(), With(q, c.opts...), "select 1", "t")
+			var got string
+			switch {
+			case errors.Is(err, ErrOutcomeUnknown):
+				got = "unknown"
+			case errors.Is(err, ErrNotSent):
+				got = "not sent"
+			case err != nil:
+				got = SQLState(err)
+			default:
+				got = string(r.Outcome)
+				if r.Resent {
+					got += " resent"
+				}
+			}
+			if got != c.want {
+				t.Errorf("got %s (%v), want %s", got, err, c.want)
+			}
+			if c.sent >= 0 && s.sent != c.sent {
+				t.Errorf("sent %d times, want %d", s.sent, c.sent)
+			}
+		})
+	}
+}
+
+func TestCancelledWhileOut(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	s := &script{answers: []any{context.Canceled}}
+	_, err := Call(ctx, s, "select 1")
+	if !errors.Is(err, ErrOutcomeUnknown) || !errors.Is(err, context.Canceled) {
+		t.Fatalf("err %v, want ErrOutcomeUnknown wrapping the cancellation", err)
+	}
+	if s.sent != 1 {
+		t.Errorf("sent %d times", s.sent)
 	}
 }

@@ -158,10 +158,13 @@ func parse(line []byte) (protocol.Request, error) {
 // argument takes what the driver will pass (first).
 func checkConstructor(c any, first reflect.Type, name string) error {
 	t := reflect.TypeOf(c)
-	if t == nil || t.Kind() != reflect.Func || t.NumIn() != 2 || t.NumOut() != 1 ||
+	// A PostgreSQL constructor also takes options, which the driver
+	// leaves at their defaults.
+	variadic := t != nil && t.Kind() == reflect.Func && t.IsVariadic() && t.NumIn() == 3
+	if t == nil || t.Kind() != reflect.Func || (t.NumIn() != 2 && !variadic) || t.NumOut() != 1 ||
 		t.In(0).Kind() != reflect.Interface || t.In(1).Kind() != reflect.String ||
 		t.Out(0).Kind() != reflect.Pointer || t.Out(0).Elem().Kind() != reflect.Struct {
-		return fmt.Errorf("the constructor must be a generated client's %s function, func(client, string) *Book; got %v", name, t)
+		return fmt.Errorf("the constructor must be a generated client's %s function, func(client, string[, ...option]) *Book; got %v", name, t)
 	}
 	if !first.Implements(t.In(0)) && first != t.In(0) {
 		return fmt.Errorf("the constructor takes %v, which a %v is not", t.In(0), first)

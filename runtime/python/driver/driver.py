@@ -226,12 +226,22 @@ class _Pool:
 
     async def take(self) -> Any:
         if self.free.empty() and len(self.made) < MAX_CONNS:
-            c = await self.make()
-            self.made.append(c)
-            return c
-        return await self.free.get()
+            return await self._new()
+        c = await self.free.get()
+        return c if c is not None else await self._new()
+
+    async def _new(self) -> Any:
+        c = await self.make()
+        self.made.append(c)
+        return c
 
     def give(self, c: Any) -> None:
+        # A connection the server or the network closed is dropped, as an
+        # application's pool drops it, and its place (None) goes to the
+        # next call, which makes a new one.
+        if c is not None and getattr(c, "closed", False):
+            self.made.remove(c)
+            c = None
         self.free.put_nowait(c)
 
 
