@@ -16,9 +16,9 @@ export type Outcome = "done" | "done_before" | "refused";
  * call, with the same key and content, took effect earlier.
  */
 export type ResultOf<R extends string> =
-  | { result: "done" }
-  | { result: "done_before" }
-  | { result: "refused"; reason: R };
+  | { result: "done"; resent?: true }
+  | { result: "done_before"; resent?: true }
+  | { result: "refused"; reason: R; resent?: true };
 
 /** Where a hold stands. A status call answers null when there is none. */
 export type HoldState = "held" | "posted" | "voided" | "expired";
@@ -42,6 +42,8 @@ export type ChoboErrorCode =
   | "CHOBO_BOUND_CHANGED" // a floor or room account was opened with another amount
   | "CHOBO_BALANCE_OVERFLOW" // a TigerBeetle balance outside 64 bits
   | "CHOBO_TIMEOUT" // no answer within the time a request may take
+  | "CHOBO_OUTCOME_UNKNOWN" // the connection was lost while the call was out: it may have been applied
+  | "CHOBO_NOT_SENT" // no connection could be used: the call never went
   | "CHOBO_UNEXPECTED"; // an answer chobo's statements or chains never get
 
 /**

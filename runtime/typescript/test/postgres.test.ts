@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import pg from "pg";
 import { ChoboError } from "../src/chobo.ts";
-import { type Queryable, backoff, balance, call, expire, queryRow, retriesOf, status } from "../src/postgres.ts";
+import { type Queryable, backoff, balance, call, configure, expire, queryRow, retriesOf, status } from "../src/postgres.ts";
 
 // What pg gives a book must be a Queryable: the check is the compiler's.
 export const clients: Queryable[] = [new pg.Client(), new pg.Pool()];
@@ -76,4 +76,56 @@ test("answers are read by position, bigint columns from pg's strings", async () 
   await assert.rejects(call(scripted([]), "t.do", "x", []), (e: unknown) => e instanceof ChoboError && e.message.includes("no row"));
   await assert.rejects(call(scripted([{ result: "maybe", reason: null }]), "t.do", "x", []), ChoboError);
   await assert.rejects(expire(scripted(), "x", -1), (e: unknown) => e instanceof ChoboError && e.code === "CHOBO_BAD_ARGUMENT");
+});
+
+function sysError(code: string, message = "socket"): Error {
+  return Object.assign(new Error(message), { code });
+}
+
+test("a call whose connection was lost is sent again, and its answer says so", async () => {
+  const db = scripted(new Error("Connection terminated unexpectedly"), sysError("ECONNREFUSED"), [{ result: "done_before", reason: null }]);
+  assert.deepEqual(await call(configure(db, {}), "t.do", "select 1", ["", "a"]), { result: "done_before", resent: true });
+  assert.equal(db.sent.length, 3);
+});
+
+test("a call that was never sent is sent again without saying so", async () => {
+  const db = scripted(sysError("ECONNREFUSED"), [{ result: "done", reason: null }]);
+  assert.deepEqual(await call(db, "t.do", "select 1", []), { result: "done" });
+});
+
+test("with resendMs 0 a lost call is a CHOBO_OUTCOME_UNKNOWN, a call not sent a CHOBO_NOT_SENT", async () => {
+  const kinds: [Error, string][] = [
+    [new Error("Connection terminated unexpectedly"), "CHOBO_OUTCOME_UNKNOWN"],
+    [pgError("57P01", "terminating connection due to administrator command"), "CHOBO_OUTCOME_UNKNOWN"],
+    [sysError("ECONNRESET"), "CHOBO_OUTCOME_UNKNOWN"],
+    [sysError("EPIPE"), "CHOBO_OUTCOME_UNKNOWN"],
+    [sysError("ECONNREFUSED"), "CHOBO_NOT_SENT"],
+    [pgError("57P03", "the database system is starting up"), "CHOBO_NOT_SENT"],
+  ];
+  for (const [err, kind] of kinds) {
+    const db = scripted(err, [{ result: "done", reason: null }]);
+    await assert.rejects(call(configure(db, { resendMs: 0 }), "t.do", "x", []), (e: unknown) => e instanceof ChoboError && e.code === kind && e.cause === err, kind);
+    assert.equal(db.sent.length, 1);
+  }
+  // A statement the server cancelled is its answer: not sent again.
+  await assert.rejects(call(scripted(pgError("57014", "canceling statement")), "t.do", "x", []), (e: unknown) => (e as { code: string }).code === "57014");
+});
+
+test("a lost call is never sent again inside the caller's transaction", async () => {
+  const db = Object.assign(scripted(new Error("Connection terminated unexpectedly"), [{ result: "done", reason: null }]), { getTransactionStatus: () => "T" });
+  await assert.rejects(call(db, "t.do", "x", []), (e: unknown) => e instanceof ChoboError && e.code === "CHOBO_OUTCOME_UNKNOWN");
+  assert.equal(db.sent.length, 1);
+});
+
+test("resending stops at resendMs", async () => {
+  const db = scripted(...Array.from({ length: 500 }, () => sysError("ECONNRESET")));
+  const t0 = Date.now();
+  await assert.rejects(call(configure(db, { resendMs: 40 }), "t.do", "x", []), (e: unknown) => e instanceof ChoboError && e.code === "CHOBO_OUTCOME_UNKNOWN");
+  assert.ok(db.sent.length > 1 && Date.now() - t0 < 5000);
+});
+
+test("resendMs must be a number from 0", () => {
+  for (const v of [-1, Number.NaN, "1"]) {
+    assert.throws(() => configure(scripted(), { resendMs: v as number }), (e: unknown) => e instanceof ChoboError && e.code === "CHOBO_BAD_ARGUMENT");
+  }
 });

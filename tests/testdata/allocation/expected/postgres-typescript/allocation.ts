@@ -73,13 +73,16 @@ export interface Book {
  * postgres returns the book over db for a tenant ("" by default): a pg
  * Client, Pool or PoolClient, or anything else with query(text, values).
  * The book never commits or rolls back; inside the caller's transaction,
- * its writes commit with it.
+ * its writes commit with it. A call whose connection is lost while it is
+ * out is sent again for resendMs (30 s by default; 0 never), outside a
+ * transaction of the caller's.
  */
-export function postgres(db: Queryable, options: { tenant?: string } = {}): Book {
+export function postgres(db: Queryable, options: { tenant?: string; resendMs?: number } = {}): Book {
   if (typeof db !== "object" || db === null || typeof db.query !== "function") {
     throw new ChoboError("CHOBO_BAD_ARGUMENT", "postgres: db must have query(text, values), as pg's Client and Pool do; got " + describe(db));
   }
   const tenant = checkText("postgres", "the tenant", options.tenant ?? "");
+  db = configure(db, options);
   return {
     sale: {
       async do(args: SaleArgs): Promise<Result> {
@@ -135,9 +138,9 @@ export type Outcome = "done" | "done_before" | "refused";
  * call, with the same key and content, took effect earlier.
  */
 export type ResultOf<R extends string> =
-  | { result: "done" }
-  | { result: "done_before" }
-  | { result: "refused"; reason: R };
+  | { result: "done"; resent?: true }
+  | { result: "done_before"; resent?: true }
+  | { result: "refused"; reason: R; resent?: true };
 
 /** Where a hold stands. A status call answers null when there is none. */
 export type HoldState = "held" | "posted" | "voided" | "expired";
@@ -161,6 +164,8 @@ export type ChoboErrorCode =
   | "CHOBO_BOUND_CHANGED" // a floor or room account was opened with another amount
   | "CHOBO_BALANCE_OVERFLOW" // a TigerBeetle balance outside 64 bits
   | "CHOBO_TIMEOUT" // no answer within the time a request may take
+  | "CHOBO_OUTCOME_UNKNOWN" // the connection was lost while the call was out: it may have been applied
+  | "CHOBO_NOT_SENT" // no connection could be used: the call never went
   | "CHOBO_UNEXPECTED"; // an answer chobo's statements or chains never get
 
 /**
@@ -409,13 +414,126 @@ function classify(where: string, err: unknown): unknown {
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
+ * How long, in milliseconds, a call whose connection was lost is sent
+ * again with the same arguments, unless the book was made with another
+ * resendMs: long enough for a standby to be promoted, short enough that a
+ * caller hears of a server that is gone. Its key makes a second sending
+ * safe, and its answer says whether the first had been applied
+ * (done_before).
+ */
+export const DEFAULT_RESEND_MS = 30_000;
+
+const SETTINGS = Symbol("chobo settings");
+
+interface Settings {
+  db: Queryable;
+  resendMs: number;
+}
+
+/**
+ * configure gives db the book's settings, for a generated constructor to
+ * keep: resendMs (0: a lost call's error is thrown at once).
+ */
+export function configure(db: Queryable, options: { resendMs?: number }): Queryable {
+  const inner = settingsOf(db).db;
+  const resendMs = options.resendMs ?? DEFAULT_RESEND_MS;
+  if (typeof resendMs !== "number" || !Number.isFinite(resendMs) || resendMs < 0) {
+    throw new ChoboError("CHOBO_BAD_ARGUMENT", `postgres: resendMs must be a number of milliseconds from 0, got ${describe(resendMs)}`);
+  }
+  const settings: Settings = { db: inner, resendMs };
+  return Object.assign({ query: (text: string, values?: unknown[]) => inner.query(text, values) }, { [SETTINGS]: settings });
+}
+
+function settingsOf(db: Queryable): Settings {
+  const s = (db as { [SETTINGS]?: Settings })[SETTINGS];
+  return s ?? { db, resendMs: DEFAULT_RESEND_MS };
+}
+
+/** inTransaction says whether db is a pg Client inside a transaction of the caller's. */
+function inTransaction(db: Queryable): boolean {
+  const c = db as { getTransactionStatus?: () => string | null };
+  if (typeof c.getTransactionStatus !== "function") {
+    return false;
+  }
+  const st = c.getTransactionStatus();
+  return st === "T" || st === "E";
+}
+
+/** The errors of Node's sockets that come before anything is sent. */
+const NOT_CONNECTED = new Set(["ECONNREFUSED", "ENOENT", "EHOSTUNREACH", "ENETUNREACH", "ENOTFOUND", "EAI_AGAIN"]);
+/** Those of a connection that broke, maybe while a statement was out. */
+const BROKEN = new Set(["ECONNRESET", "EPIPE", "ETIMEDOUT", "ECONNABORTED"]);
+
+/**
+ * connectionFailure says how a statement failed when the connection, not
+ * the server's answer, was the cause: CHOBO_NOT_SENT when nothing of it
+ * went (no connection could be made or used), CHOBO_OUTCOME_UNKNOWN when it
+ * may have (the connection broke, or the server shut down, while it was
+ * out). null for an answer of the server's.
+ */
+export function connectionFailure(err: unknown): "CHOBO_NOT_SENT" | "CHOBO_OUTCOME_UNKNOWN" | null {
+  const sys = typeof err === "object" && err !== null && "code" in err && typeof err.code === "string" ? err.code : "";
+  if (NOT_CONNECTED.has(sys)) {
+    return "CHOBO_NOT_SENT";
+  }
+  if (BROKEN.has(sys)) {
+    return "CHOBO_OUTCOME_UNKNOWN";
+  }
+  const code = sqlState(err);
+  if (code === "57P03") {
+    return "CHOBO_NOT_SENT"; // the server takes no connections yet: said at the start of one
+  }
+  if (code.startsWith("57P") || code.startsWith("08")) {
+    return "CHOBO_OUTCOME_UNKNOWN";
+  }
+  if (code !== "") {
+    return null;
+  }
+  const message = err instanceof Error ? err.message : "";
+  if (/not queryable|timeout exceeded when trying to connect/i.test(message)) {
+    return "CHOBO_NOT_SENT";
+  }
+  if (/connection terminated|connection error|connection is closed/i.test(message)) {
+    return "CHOBO_OUTCOME_UNKNOWN";
+  }
+  return null;
+}
+
+const lostMessages = {
+  CHOBO_OUTCOME_UNKNOWN: "the connection was lost after the call was sent, so it may or may not have been applied; sending it again with the same arguments is safe, and its answer says which",
+  CHOBO_NOT_SENT: "the call was not sent: no connection to the server could be used",
+};
+
+const resent = new Map<string, number>([["CHOBO_OUTCOME_UNKNOWN", 0], ["CHOBO_NOT_SENT", 0]]);
+
+/** resentOf says how often, in this process, a call was sent again after its connection was lost while it was out (CHOBO_OUTCOME_UNKNOWN) or before it went (CHOBO_NOT_SENT). */
+export function resentOf(kind: "CHOBO_OUTCOME_UNKNOWN" | "CHOBO_NOT_SENT"): number {
+  return resent.get(kind) ?? 0;
+}
+
+/**
  * queryRow sends one statement and answers the values of its one row, in
  * column order. A failure that may be retried is sent again after a
  * random wait, up to MAX_ATTEMPTS times in all; inside a transaction the
  * caller let fail, the first error is thrown rather than the 25P02 after it.
  */
 export async function queryRow(db: Queryable, where: string, text: string, values: unknown[]): Promise<unknown[]> {
+  return (await send(db, where, text, values)).row;
+}
+
+/**
+ * send is queryRow, saying also whether the answer is that of the
+ * statement sent again after its connection was lost while it was out.
+ * Such a statement is sent again, with the same values, for the book's
+ * resendMs, never inside a transaction of the caller's, which the lost
+ * connection took with it.
+ */
+async function send(configured: Queryable, where: string, text: string, values: unknown[]): Promise<{ row: unknown[]; resent: boolean }> {
+  const { db, resendMs } = settingsOf(configured);
+  const until = inTransaction(db) || resendMs <= 0 ? 0 : Date.now() + resendMs;
   let first: unknown;
+  let lostOnce = false;
+  let lostTries = 0;
   for (let n = 0; ; n++) {
     try {
       const res = await db.query(text, values);
@@ -423,10 +541,23 @@ export async function queryRow(db: Queryable, where: string, text: string, value
       if (typeof row !== "object" || row === null) {
         throw new ChoboError("CHOBO_UNEXPECTED", `${where}: the statement answered no row`);
       }
-      return Object.values(row);
+      return { row: Object.values(row), resent: lostOnce };
     } catch (err) {
       if (err instanceof ChoboError) {
         throw err;
+      }
+      let kind = connectionFailure(err);
+      if (kind !== null) {
+        lostOnce ||= kind === "CHOBO_OUTCOME_UNKNOWN";
+        if (Date.now() >= until) {
+          // An earlier sending may have been applied.
+          kind = lostOnce ? "CHOBO_OUTCOME_UNKNOWN" : kind;
+          const message = err instanceof Error ? err.message : String(err);
+          throw new ChoboError(kind, `${where}: ${lostMessages[kind]}: ${message}`, { cause: err });
+        }
+        resent.set(kind, (resent.get(kind) ?? 0) + 1);
+        await sleep(Math.random() * backoff(lostTries++));
+        continue;
       }
       first ??= err;
       const code = sqlState(err);
@@ -434,6 +565,10 @@ export async function queryRow(db: Queryable, where: string, text: string, value
         throw classify(where, first);
       }
       if (!retryable(code) || n + 1 >= MAX_ATTEMPTS) {
+        if (lostOnce) {
+          const message = err instanceof Error ? err.message : String(err);
+          throw new ChoboError("CHOBO_OUTCOME_UNKNOWN", `${where}: ${lostMessages.CHOBO_OUTCOME_UNKNOWN}: ${message}`, { cause: err });
+        }
         throw classify(where, err);
       }
       retries.set(code, (retries.get(code) ?? 0) + 1);
@@ -445,17 +580,19 @@ export async function queryRow(db: Queryable, where: string, text: string, value
 /** call sends an operation (do, hold, post, void), whose statement answers (result, reason). */
 export async function call<R extends string>(db: Queryable, where: string, text: string, values: unknown[]): Promise<ResultOf<R>> {
   checkSize(where, values[0], values.slice(1));
-  const [outcome, reason] = await queryRow(db, where, text, values);
+  const { row, resent } = await send(db, where, text, values);
+  const [outcome, reason] = row;
+  const again = resent ? { resent: true as const } : {};
   switch (parseOutcome(outcome)) {
     case "done":
-      return { result: "done" };
+      return { result: "done", ...again };
     case "done_before":
-      return { result: "done_before" };
+      return { result: "done_before", ...again };
   }
   if (typeof reason !== "string") {
     throw new ChoboError("CHOBO_UNEXPECTED", `${where}: a refusal without a reason`);
   }
-  return { result: "refused", reason: reason as R };
+  return { result: "refused", reason: reason as R, ...again };
 }
 
 /** status sends a status statement, which answers the state of a hold or null. */
