@@ -77,6 +77,7 @@ class FakeCursor:
 class FakeConn:
     def __init__(self, s: Script) -> None:
         self.s = s
+        self.closed: bool | int = False
 
     def cursor(self) -> FakeCursor:
         return FakeCursor(self.s)
@@ -111,6 +112,7 @@ class FakeAsyncCursor:
 class FakeAsyncConn:
     def __init__(self, s: Script) -> None:
         self.s = s
+        self.closed: bool | int = False
 
     def cursor(self) -> FakeAsyncCursor:
         return FakeAsyncCursor(self.s)
@@ -335,6 +337,44 @@ class _Cases:
                     self.assertIs(cm.exception, err)
                     self.ran(s, 1)
             self.assertEqual(self.pauses, [])
+
+        def test_connection_lost(self) -> None:
+            class OperationalError(Exception):
+                """As psycopg and psycopg2 name what a broken connection raises."""
+
+            cases: list[Exception] = [
+                OperationalError("server closed the connection unexpectedly"),
+                Pg3Error("57P01", "terminating connection due to administrator command"),
+                Pg2Error("08006", "connection failure"),
+            ]
+            for err in cases:
+                with self.subTest(err=repr(err)):
+                    s = Script(err, ("done", None))
+                    e = self.fails(lambda: self.book(s).call("t.do", CALL, ["k", 1]), "CHOBO_OUTCOME_UNKNOWN")
+                    self.assertIs(e.__cause__, err)
+                    self.assertIn("may or may not have been applied", str(e))
+                    self.ran(s, 1)
+            # A statement the server cancelled is its answer, not a lost connection.
+            s = Script(Pg3Error("57014", "canceling statement due to statement timeout"))
+            with self.assertRaises(Pg3Error):
+                self.book(s).call("t.do", CALL, ["k", 1])
+            self.assertEqual(self.pauses, [])
+
+        def test_closed_connection_sends_nothing(self) -> None:
+            for closed in (True, 2):
+                with self.subTest(closed=closed):
+                    s = Script(("done", None))
+                    b: Book
+                    if self.is_async:
+                        ac = FakeAsyncConn(s)
+                        ac.closed = closed
+                        b = Awaited(AsyncPostgresBook(ac))
+                    else:
+                        c = FakeConn(s)
+                        c.closed = closed
+                        b = PostgresBook(c)
+                    self.fails(lambda: b.call("t.do", CALL, ["k", 1]), "CHOBO_NOT_SENT")
+                    self.ran(s, 0)
 
         def test_checks_before_sending(self) -> None:
             s = Script()

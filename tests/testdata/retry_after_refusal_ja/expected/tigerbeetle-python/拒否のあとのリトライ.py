@@ -711,6 +711,8 @@ ChoboErrorCode: TypeAlias = Literal[
     "CHOBO_BOUND_CHANGED",  # a floor or room account was opened with another amount
     "CHOBO_BALANCE_OVERFLOW",  # a TigerBeetle balance outside 64 bits
     "CHOBO_TIMEOUT",  # no answer within the time a request may take
+    "CHOBO_OUTCOME_UNKNOWN",  # the connection was lost while the call was out: it may have been applied
+    "CHOBO_NOT_SENT",  # the connection was closed before the call: it never went
     "CHOBO_UNEXPECTED",  # an answer chobo's statements or chains never get
 ]
 

@@ -278,6 +278,8 @@ ChoboErrorCode: TypeAlias = Literal[
     "CHOBO_BOUND_CHANGED",  # a floor or room account was opened with another amount
     "CHOBO_BALANCE_OVERFLOW",  # a TigerBeetle balance outside 64 bits
     "CHOBO_TIMEOUT",  # no answer within the time a request may take
+    "CHOBO_OUTCOME_UNKNOWN",  # the connection was lost while the call was out: it may have been applied
+    "CHOBO_NOT_SENT",  # the connection was closed before the call: it never went
     "CHOBO_UNEXPECTED",  # an answer chobo's statements or chains never get
 ]
 
@@ -574,6 +576,28 @@ def _pg_classify(where: str, err: Exception) -> Exception:
     return e
 
 
+_PG_LOST = (
+    "the connection was lost after the call was sent, so it may or may not have been applied; "
+    "sending it again with the same arguments, on a new connection, is safe, and its answer says which"
+)
+
+
+def _pg_lost(where: str, err: Exception) -> Exception | None:
+    """CHOBO_OUTCOME_UNKNOWN for an error that says the connection broke, or
+    the server shut down, while the statement was out (SQLSTATE 57P01-57P05
+    or class 08, or a driver's OperationalError or InterfaceError that
+    carries none); None for an answer of the server's."""
+    code = sqlstate_of(err)
+    if code:
+        if not (code.startswith("57P") or code.startswith("08")):
+            return None
+    elif not any(c.__name__ in ("OperationalError", "InterfaceError") for c in type(err).__mro__):
+        return None
+    e = ChoboError("CHOBO_OUTCOME_UNKNOWN", f"{where}: {_PG_LOST}: {err}")
+    e.__cause__ = err
+    return e
+
+
 def _pg_row_flow(where: str, statement: str, params: tuple[object, ...]) -> _PgFlow[tuple[object, ...]]:
     """Sends one statement and answers the values of its one row, in column
     order. A failure that may be retried is sent again after a random wait,
@@ -592,6 +616,13 @@ def _pg_row_flow(where: str, statement: str, params: tuple[object, ...]) -> _PgF
             return _pg_values(where, fetched)
         # Raised out here rather than in the except clause, so that an error
         # that goes out unchanged is not given the one it replaces as context.
+        if isinstance(err, ChoboError):
+            raise err
+        lost = _pg_lost(where, err)
+        if lost is not None:
+            # The book has this one connection, which is gone: the caller
+            # sends the call again on a new one.
+            raise lost
         if first is None:
             first = err
         code = sqlstate_of(err)
@@ -682,6 +713,13 @@ def _pg_check_conn(conn: object, what: str) -> None:
         )
 
 
+def _pg_check_open(conn: object) -> None:
+    """CHOBO_NOT_SENT for a connection already closed (psycopg's closed is
+    a bool, psycopg2's a number, 0 while open): nothing goes."""
+    if getattr(conn, "closed", False):
+        raise ChoboError("CHOBO_NOT_SENT", "the call was not sent: the connection is closed; open a new one")
+
+
 class _PgBase:
     """What both books keep, and the checks every call passes before
     anything is sent."""
@@ -736,6 +774,7 @@ class PostgresBook(_PgBase):
             flow.close()
 
     def _fetch(self, q: _PgQuery) -> object:
+        _pg_check_open(self._conn)
         cur = self._conn.cursor()
         # Checked before anything is sent: an async cursor's execute would
         # only make a coroutine, which nothing awaits.
@@ -795,6 +834,7 @@ class AsyncPostgresBook(_PgBase):
             flow.close()
 
     async def _fetch(self, q: _PgQuery) -> object:
+        _pg_check_open(self._conn)
         cur = self._conn.cursor()
         # Checked before anything is sent: a blocking cursor's execute would
         # run the statement, and only then fail to be awaited.
