@@ -139,12 +139,13 @@ func wantAnswer(t *testing.T, what string, r sr.Result, err error, outcome sr.Ou
 
 // TestBackendKilledMidCall: the session of a call is ended by the server
 // (pg_terminate_backend) while the call is inside the book's function.
-// The caller gets the server's FATAL 57P01 as the call's error, and its
-// connection is closed; the client does not send the call again (57P01 is
-// not a failure it retries). Nothing of the killed call stays: sending it
-// again with the same key on a new connection answers done when the
-// killed call was the only one, and done_before when another sending of
-// it committed; either way the amount moved once.
+// The caller, on a connection of its own, gets the server's FATAL 57P01
+// as the call's error, marked chobopg.ErrOutcomeUnknown, and its
+// connection is closed, so the client has none to send the call again on.
+// Nothing of the killed call stays: sending it again with the same key on
+// a new connection answers done when the killed call was the only one, and
+// done_before when another sending of it committed; either way the amount
+// moved once.
 func TestBackendKilledMidCall(t *testing.T) {
 	srv, pool, b := faultBook(t)
 	ctx := context.Background()
@@ -174,6 +175,9 @@ func TestBackendKilledMidCall(t *testing.T) {
 		}
 		if !victim.IsClosed() {
 			t.Errorf("the connection of the killed call is still open")
+		}
+		if !errors.Is(a.err, chobopg.ErrOutcomeUnknown) {
+			t.Errorf("the killed call's error %v is not marked ErrOutcomeUnknown", a.err)
 		}
 		return a.err
 	}
@@ -285,11 +289,13 @@ func TestBackendKilledMidCall(t *testing.T) {
 // TestServerRestartBetweenCalls: calls are made, the server restarts
 // (a fast shutdown, then a start on the same data), and the same calls go
 // again. A fresh pool gets done_before and nothing moves twice. What was
-// open across the restart is dead: a *pgx.Conn, or a pool connection that
-// pgxpool does not check, fails the first call with an error; pgxpool
-// checks (pings) a connection that was idle for more than a second before
-// it hands it out, drops it when dead and dials anew, so then the first
-// call goes through. Either way the retry with the same key is safe.
+// open across the restart is dead: a *pgx.Conn fails the first call with
+// an error that says nothing was sent (ErrNotSent); a pool connection
+// that pgxpool does not check fails the same way, and the client sends the
+// call again itself on a new one of the pool; pgxpool checks (pings) a
+// connection that was idle for more than a second before it hands it out,
+// drops it when dead and dials anew, so then the first call goes through.
+// Either way the retry with the same key is safe.
 func TestServerRestartBetweenCalls(t *testing.T) {
 	srv, _, b := faultBook(t)
 	ctx := context.Background()
@@ -338,25 +344,40 @@ func TestServerRestartBetweenCalls(t *testing.T) {
 
 	// The single connection: the call fails when pgx writes it to a
 	// socket whose server end is gone, before anything went out, and the
-	// client returns that error as it is (not a failure it retries). The
-	// call never reached a server, so its retry on a new connection is done.
+	// client, with no other connection, returns that error marked
+	// ErrNotSent. The call never reached a server, so its retry on a new
+	// connection is done.
 	_, err = sr.Postgres(single, tenant).ReserveStock.Hold(ctx, holdSingle)
 	t.Logf("a *pgx.Conn opened before the restart: %v", err)
 	wantUnsent(t, "a *pgx.Conn opened before the restart", err)
+	if !errors.Is(err, chobopg.ErrNotSent) {
+		t.Errorf("a *pgx.Conn opened before the restart: %v is not marked ErrNotSent", err)
+	}
 	if !single.IsClosed() {
 		t.Error("the dead connection is still open")
 	}
 	r, err = fresh.ReserveStock.Hold(ctx, holdSingle)
 	wantAnswer(t, "the retry of the single connection's call", r, err, sr.Done)
 
-	// The pool that does not check: the first call fails the same way,
-	// the pool drops the dead connection, and the retry on the same pool
-	// dials anew and finds the key.
-	_, err = sr.Postgres(unchecked, tenant).ReserveStock.Hold(ctx, holdUnchecked)
-	t.Logf("a pool connection not pinged: %v", err)
-	wantUnsent(t, "a pool connection not pinged", err)
+	// The pool that does not check: the first sending fails the same way,
+	// the pool drops the dead connection, and the client sends the call
+	// again on the pool, which dials anew: the key answers. The first
+	// sending never went, so the answer is not marked as a resend.
 	r, err = sr.Postgres(unchecked, tenant).ReserveStock.Hold(ctx, holdUnchecked)
-	wantAnswer(t, "the retry on the same pool", r, err, sr.DoneBefore)
+	wantAnswer(t, "a pool connection not pinged", r, err, sr.DoneBefore)
+	if r.Resent {
+		t.Errorf("a call whose first sending never went is marked resent")
+	}
+	// With resending off, the error goes to the caller.
+	if err := srv.Restart(); err != nil {
+		t.Fatal(err)
+	}
+	_, err = sr.Postgres(unchecked, tenant, chobopg.Resend(0)).ReserveStock.Hold(ctx, holdUnchecked)
+	t.Logf("a pool connection not pinged, resending off: %v", err)
+	wantUnsent(t, "a pool connection not pinged, resending off", err)
+	if !errors.Is(err, chobopg.ErrNotSent) {
+		t.Errorf("a pool connection not pinged, resending off: %v is not marked ErrNotSent", err)
+	}
 
 	// The pool as it comes: once its connection has been idle for more
 	// than a second, pgxpool pings it, finds it dead and dials anew, so

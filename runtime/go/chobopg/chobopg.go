@@ -186,6 +186,13 @@ func classify(err error) error {
 	return err
 }
 
+// lost is the error of a call whose connection failed: it says what
+// that means for the call, then what the driver said.
+type lost struct{ kind, err error }
+
+func (l lost) Error() string   { return l.kind.Error() + ": " + l.err.Error() }
+func (l lost) Unwrap() []error { return []error{l.kind, l.err} }
+
 type wrapped struct{ kind, err error }
 
 func (w wrapped) Error() string   { return w.err.Error() }
@@ -232,22 +239,25 @@ func send(ctx context.Context, q Querier, sql string, args []any, dest ...any) (
 		}
 		if kind := connectionFailure(err); kind != nil {
 			lostOnce = lostOnce || kind == ErrOutcomeUnknown
-			if until.IsZero() || ctx.Err() != nil || !time.Now().Before(until) {
+			// A single connection (*pgx.Conn) that broke stays closed:
+			// only a pool has another to send the call on.
+			c, single := q.(interface{ IsClosed() bool })
+			if until.IsZero() || ctx.Err() != nil || !time.Now().Before(until) || single && c.IsClosed() {
 				if lostOnce {
 					kind = ErrOutcomeUnknown // an earlier sending may have been applied
 				}
-				return false, wrapped{kind, err}
+				return false, lost{kind, err}
 			}
 			resends[kind].Add(1)
 			if !sleep(ctx, time.Duration(rand.Int64N(int64(Backoff(lostTries))+1))) {
-				return false, wrapped{ErrOutcomeUnknown, err}
+				return false, lost{ErrOutcomeUnknown, err}
 			}
 			lostTries++
 			continue
 		}
 		if !Retryable(code) || n+1 >= MaxAttempts {
 			if lostOnce {
-				return false, wrapped{ErrOutcomeUnknown, classify(err)}
+				return false, lost{ErrOutcomeUnknown, classify(err)}
 			}
 			return false, classify(err)
 		}

@@ -55,9 +55,11 @@ type Book struct {
 	tenant string
 }
 
-// Postgres returns the book over q for a tenant ("" by default).
-func Postgres(q Querier, tenant string) *Book {
-	b := &Book{q: q, tenant: tenant}
+// Postgres returns the book over q for a tenant ("" by default). A call
+// whose connection is lost while it is out is sent again for 30 s, unless
+// an option says otherwise (chobopg.Resend).
+func Postgres(q Querier, tenant string, opts ...chobopg.Option) *Book {
+	b := &Book{q: chobopg.With(q, opts...), tenant: tenant}
 	b.Restock = Restock{b}
 	b.ReserveStock = ReserveStock{b}
 	b.GiveBack = GiveBack{b}
