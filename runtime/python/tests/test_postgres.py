@@ -434,3 +434,87 @@ class AsyncPostgresBookTest(_Cases.PostgresCases):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class OperationalError(Exception):
+    """As psycopg and psycopg2 name what a broken connection raises."""
+
+
+class FakePool:
+    """A pool that lends FakeConn over one script, committing at the end of
+    a lending and rolling back on an error, as psycopg_pool's does; each
+    entry of refusals, while any is left, fails a lending instead."""
+
+    def __init__(self, s: Script, refusals: int = 0) -> None:
+        self.s, self.refusals, self.ends = s, refusals, []  # type: ignore[var-annotated]
+
+    def connection(self) -> Any:
+        pool = self
+
+        class Lending:
+            def __enter__(self) -> FakeConn:
+                if pool.refusals > 0:
+                    pool.refusals -= 1
+                    raise OperationalError("connection refused")
+                return FakeConn(pool.s)
+
+            def __exit__(self, t: Any, e: Any, tb: Any) -> None:
+                pool.ends.append("rollback" if e is not None else "commit")
+
+            async def __aenter__(self) -> FakeAsyncConn:
+                if pool.refusals > 0:
+                    pool.refusals -= 1
+                    raise OperationalError("connection refused")
+                return FakeAsyncConn(pool.s)
+
+            async def __aexit__(self, t: Any, e: Any, tb: Any) -> None:
+                self.__exit__(t, e, tb)
+
+        return Lending()
+
+
+class PoolTest(unittest.TestCase):
+    def setUp(self) -> None:
+        for p in (mock.patch.object(postgres, "_pg_pause", lambda s: None),
+                  mock.patch.object(postgres, "_pg_pause_async", mock.AsyncMock())):
+            p.start()
+            self.addCleanup(p.stop)
+
+    def both(self, pool: FakePool, resend_for: float = 30.0) -> list[Callable[[], Result]]:
+        sync = PostgresBook(pool, "acme", resend_for)
+        asy = AsyncPostgresBook(pool, "acme", resend_for)
+        return [lambda: sync.call("t.do", CALL, ["k", 1]), lambda: asyncio.run(asy.call("t.do", CALL, ["k", 1]))]
+
+    def test_lost_call_goes_again_on_another_connection(self) -> None:
+        for i in range(2):
+            with self.subTest(book=["sync", "async"][i]):
+                pool = FakePool(Script(OperationalError("server closed the connection unexpectedly"), ("done_before", None)))
+                r = self.both(pool)[i]()
+                self.assertEqual((r.result, r.resent), ("done_before", True))
+                self.assertEqual(pool.ends, ["rollback", "commit"])
+                self.assertEqual(len(pool.s.sent), 2)
+
+    def test_a_lending_refused_is_not_sent_and_goes_again(self) -> None:
+        for i in range(2):
+            with self.subTest(book=["sync", "async"][i]):
+                pool = FakePool(Script(("done", None)), refusals=2)
+                r = self.both(pool)[i]()
+                self.assertEqual((r, r.resent), (DONE, False))
+                self.assertEqual(len(pool.s.sent), 1)
+
+    def test_resend_for_zero_raises_at_once(self) -> None:
+        for i in range(2):
+            with self.subTest(book=["sync", "async"][i]):
+                pool = FakePool(Script(OperationalError("gone"), ("done", None)))
+                with self.assertRaises(ChoboError) as cm:
+                    self.both(pool, 0)[i]()
+                self.assertEqual(cm.exception.code, "CHOBO_OUTCOME_UNKNOWN")
+                pool = FakePool(Script(("done", None)), refusals=1)
+                with self.assertRaises(ChoboError) as cm:
+                    self.both(pool, 0)[i]()
+                self.assertEqual(cm.exception.code, "CHOBO_NOT_SENT")
+
+    def test_resend_for_is_checked(self) -> None:
+        for bad in (-1, float("nan"), "1", True):
+            with self.assertRaises(ChoboError):
+                PostgresBook(FakePool(Script()), "", bad)  # type: ignore[arg-type]

@@ -6,7 +6,7 @@ before anything is sent."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal, TypeAlias
 
 Outcome: TypeAlias = Literal["done", "done_before", "refused"]
@@ -37,6 +37,11 @@ class Result:
 
     result: Outcome
     reason: str | None = None
+    resent: bool = field(default=False, compare=False, repr=False)
+    """The answer is that of the call sent again, with the same arguments,
+    after its connection was lost while it was out: done_before then says
+    the first sending had been applied. It is not part of the answer: a
+    result equals the one the call would have had sent once."""
 
 
 DONE = Result("done")

@@ -361,6 +361,11 @@ class Result:
 
     result: Outcome
     reason: str | None = None
+    resent: bool = field(default=False, compare=False, repr=False)
+    """The answer is that of the call sent again, with the same arguments,
+    after its connection was lost while it was out: done_before then says
+    the first sending had been applied. It is not part of the answer: a
+    result equals the one the call would have had sent once."""
 
 
 DONE = Result("done")

@@ -10,7 +10,8 @@ import re
 import threading
 import time
 from collections.abc import Generator, Mapping, Sequence
-from dataclasses import dataclass
+from contextlib import AbstractAsyncContextManager, AbstractContextManager
+from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, TypeAlias, TypeVar, cast
 
 # The client of the book 倉庫の写し kept in PostgreSQL: each operation is
@@ -218,20 +219,24 @@ class AsyncBook:
         return await self._backend.expire('select "倉庫の写し".expire(%s)', max)
 
 
-def postgres(conn: Any, tenant: str = "") -> Book:
+def postgres(conn: Any, tenant: str = "", *, resend_for: float | None = None) -> Book:
     """The book over conn for a tenant ("" by default): a DB-API connection
-    of psycopg 3 or psycopg2. The book never commits or rolls back; inside
-    the caller's transaction, its writes commit with it."""
+    of psycopg 3 or psycopg2, or a psycopg_pool ConnectionPool. The book
+    never commits or rolls back a connection; inside the caller's
+    transaction, its writes commit with it. Over a pool, each call is a
+    transaction of a lent connection, and a call whose connection is lost
+    while it is out goes again on another for resend_for seconds (30 by
+    default; 0: never)."""
     tenant = check_text("postgres", "the tenant", tenant)
-    return Book(PostgresBook(conn, tenant))
+    return Book(PostgresBook(conn, tenant, resend_for))
 
 
-def postgres_async(conn: Any, tenant: str = "") -> AsyncBook:
-    """The book for asyncio over conn, a psycopg 3 AsyncConnection, for a
-    tenant ("" by default). The book never commits or rolls back; inside
-    the caller's transaction, its writes commit with it."""
+def postgres_async(conn: Any, tenant: str = "", *, resend_for: float | None = None) -> AsyncBook:
+    """The book for asyncio over conn, a psycopg 3 AsyncConnection or a
+    psycopg_pool AsyncConnectionPool, for a tenant ("" by default), as
+    postgres() says."""
     tenant = check_text("postgres_async", "the tenant", tenant)
-    return AsyncBook(AsyncPostgresBook(conn, tenant))
+    return AsyncBook(AsyncPostgresBook(conn, tenant, resend_for))
 
 
 # ---- chobo's Python runtime: chobo.py, as the runtime's source has it
@@ -271,6 +276,11 @@ class Result:
 
     result: Outcome
     reason: str | None = None
+    resent: bool = field(default=False, compare=False, repr=False)
+    """The answer is that of the call sent again, with the same arguments,
+    after its connection was lost while it was out: done_before then says
+    the first sending had been applied. It is not part of the answer: a
+    result equals the one the call would have had sent once."""
 
 
 DONE = Result("done")
@@ -518,6 +528,21 @@ class AsyncPgConnection(Protocol):
     def cursor(self) -> AsyncPgCursor: ...
 
 
+class PgPool(Protocol):
+    """What PostgresBook needs of a pool: connection(), a context manager
+    that lends one connection and commits (or rolls back) at its end, as
+    psycopg_pool's ConnectionPool has."""
+
+    def connection(self) -> AbstractContextManager[PgConnection]: ...
+
+
+class AsyncPgPool(Protocol):
+    """What AsyncPostgresBook needs of a pool: psycopg_pool's
+    AsyncConnectionPool."""
+
+    def connection(self) -> AbstractAsyncContextManager[AsyncPgConnection]: ...
+
+
 @dataclass(frozen=True)
 class _PgQuery:
     """A step: send the statement, answer its first row (None for none)."""
@@ -577,14 +602,29 @@ def _pg_lost(where: str, err: Exception) -> Exception | None:
     return e
 
 
-def _pg_row_flow(where: str, statement: str, params: tuple[object, ...]) -> _PgFlow[tuple[object, ...]]:
+DEFAULT_RESEND_FOR = 30.0
+"""How long, in seconds, a book over a pool sends a call whose connection
+was lost again, with the same arguments, unless made with another
+resend_for: long enough for a standby to be promoted, short enough that a
+caller hears of a server that is gone. A book over one connection cannot:
+the lost connection is closed."""
+
+
+def _pg_row_flow(
+    where: str, statement: str, params: tuple[object, ...], resend_for: float = 0.0
+) -> _PgFlow[tuple[tuple[object, ...], bool]]:
     """Sends one statement and answers the values of its one row, in column
-    order. A failure that may be retried is sent again after a random wait,
-    up to MAX_ATTEMPTS times in all. Inside a transaction of the caller's
-    that failed, every later statement gets 25P02, so the first error is
-    raised instead: it says what went wrong."""
+    order, and whether they are those of a sending again after a lost
+    connection. A failure that may be retried is sent again after a random
+    wait, up to MAX_ATTEMPTS times in all. Inside a transaction of the
+    caller's that failed, every later statement gets 25P02, so the first
+    error is raised instead: it says what went wrong. A statement whose
+    connection was lost is sent again for resend_for seconds (0: never)."""
     first: Exception | None = None
     n = 0
+    lost_tries = 0
+    lost_once = False
+    until = time.monotonic() + resend_for if resend_for > 0 else 0.0
     while True:
         err: Exception
         try:
@@ -592,16 +632,30 @@ def _pg_row_flow(where: str, statement: str, params: tuple[object, ...]) -> _PgF
         except Exception as e:
             err = e
         else:
-            return _pg_values(where, fetched)
+            return _pg_values(where, fetched), lost_once
         # Raised out here rather than in the except clause, so that an error
         # that goes out unchanged is not given the one it replaces as context.
+        lost: Exception | None = None
         if isinstance(err, ChoboError):
-            raise err
-        lost = _pg_lost(where, err)
+            if err.code != "CHOBO_NOT_SENT":
+                raise err
+            lost = err
+        else:
+            lost = _pg_lost(where, err)
         if lost is not None:
-            # The book has this one connection, which is gone: the caller
-            # sends the call again on a new one.
-            raise lost
+            unknown = isinstance(lost, ChoboError) and lost.code == "CHOBO_OUTCOME_UNKNOWN"
+            lost_once = lost_once or unknown
+            if until == 0.0 or time.monotonic() >= until:
+                if lost_once and not unknown:
+                    # An earlier sending may have been applied.
+                    unknown_err = ChoboError("CHOBO_OUTCOME_UNKNOWN", f"{where}: {_PG_LOST}: {lost}")
+                    unknown_err.__cause__ = lost
+                    raise unknown_err
+                raise lost
+            _pg_count_resend("CHOBO_OUTCOME_UNKNOWN" if unknown else "CHOBO_NOT_SENT")
+            yield _PgPause(random.random() * backoff(lost_tries) / 1000)
+            lost_tries += 1
+            continue
         if first is None:
             first = err
         code = sqlstate_of(err)
@@ -612,6 +666,22 @@ def _pg_row_flow(where: str, statement: str, params: tuple[object, ...]) -> _PgF
         _pg_count_retry(code)
         yield _PgPause(random.random() * backoff(n) / 1000)
         n += 1
+
+
+_pg_resent: dict[str, int] = {"CHOBO_OUTCOME_UNKNOWN": 0, "CHOBO_NOT_SENT": 0}
+
+
+def resent_of(kind: str) -> int:
+    """How often, in this process, a call was sent again after its
+    connection was lost while it was out (CHOBO_OUTCOME_UNKNOWN) or before it
+    went (CHOBO_NOT_SENT)."""
+    with _pg_retried_lock:
+        return _pg_resent.get(kind, 0)
+
+
+def _pg_count_resend(kind: str) -> None:
+    with _pg_retried_lock:
+        _pg_resent[kind] = _pg_resent.get(kind, 0) + 1
 
 
 def _pg_values(where: str, fetched: object) -> tuple[object, ...]:
@@ -641,26 +711,28 @@ def _pg_int64(where: str, v: object) -> int:
     raise ChoboError("CHOBO_UNEXPECTED", f"{where}: a balance of {describe(v)}")
 
 
-def _pg_call_flow(where: str, statement: str, params: tuple[object, ...]) -> _PgFlow[Result]:
-    row = yield from _pg_row_flow(where, statement, params)
+def _pg_call_flow(where: str, statement: str, params: tuple[object, ...], resend_for: float = 0.0) -> _PgFlow[Result]:
+    row, again = yield from _pg_row_flow(where, statement, params, resend_for)
     outcome = parse_outcome(_pg_column(row, 0))
     if outcome == "done":
-        return DONE
-    if outcome == "done_before":
-        return DONE_BEFORE
-    reason = _pg_column(row, 1)
-    if not isinstance(reason, str):
-        raise ChoboError("CHOBO_UNEXPECTED", f"{where}: a refusal without a reason")
-    return refused(reason)
+        r = DONE
+    elif outcome == "done_before":
+        r = DONE_BEFORE
+    else:
+        reason = _pg_column(row, 1)
+        if not isinstance(reason, str):
+            raise ChoboError("CHOBO_UNEXPECTED", f"{where}: a refusal without a reason")
+        r = refused(reason)
+    return Result(r.result, r.reason, resent=True) if again else r
 
 
-def _pg_status_flow(where: str, statement: str, params: tuple[object, ...]) -> _PgFlow[HoldState | None]:
-    row = yield from _pg_row_flow(where, statement, params)
+def _pg_status_flow(where: str, statement: str, params: tuple[object, ...], resend_for: float = 0.0) -> _PgFlow[HoldState | None]:
+    row, _ = yield from _pg_row_flow(where, statement, params, resend_for)
     return parse_hold_state(_pg_column(row, 0))
 
 
-def _pg_balance_flow(where: str, statement: str, params: tuple[object, ...]) -> _PgFlow[Balance]:
-    row = yield from _pg_row_flow(where, statement, params)
+def _pg_balance_flow(where: str, statement: str, params: tuple[object, ...], resend_for: float = 0.0) -> _PgFlow[Balance]:
+    row, _ = yield from _pg_row_flow(where, statement, params, resend_for)
     return Balance(
         posted=_pg_int64(where, _pg_column(row, 0)),
         held_in=_pg_int64(where, _pg_column(row, 1)),
@@ -668,10 +740,10 @@ def _pg_balance_flow(where: str, statement: str, params: tuple[object, ...]) -> 
     )
 
 
-def _pg_expire_flow(statement: str, max: int) -> _PgFlow[int]:
+def _pg_expire_flow(statement: str, max: int, resend_for: float = 0.0) -> _PgFlow[int]:
     if isinstance(max, bool) or not isinstance(max, int) or max < 0:
         raise ChoboError("CHOBO_BAD_ARGUMENT", f"expire: max must be a whole number from 0, got {describe(max)}")
-    row = yield from _pg_row_flow("expire", statement, (max,))
+    row, _ = yield from _pg_row_flow("expire", statement, (max,), resend_for)
     return _pg_int64("expire", _pg_column(row, 0))
 
 
@@ -685,11 +757,31 @@ async def _pg_pause_async(seconds: float) -> None:
     await asyncio.sleep(seconds)
 
 
+def _pg_is_pool(conn: object) -> bool:
+    """A pool (psycopg_pool's ConnectionPool or AsyncConnectionPool) lends
+    a connection per statement through connection(); a connection has
+    cursor()."""
+    return callable(getattr(conn, "connection", None)) and not callable(getattr(conn, "cursor", None))
+
+
 def _pg_check_conn(conn: object, what: str) -> None:
-    if not callable(getattr(conn, "cursor", None)):
+    if not callable(getattr(conn, "cursor", None)) and not _pg_is_pool(conn):
         raise ChoboError(
-            "CHOBO_BAD_ARGUMENT", f"postgres: the connection must be {what}, with cursor(); got {describe(conn)}"
+            "CHOBO_BAD_ARGUMENT",
+            f"postgres: the connection must be {what}, with cursor(), or a pool with connection(); got {describe(conn)}",
         )
+
+
+def _pg_not_sent(err: Exception) -> ChoboError:
+    e = ChoboError("CHOBO_NOT_SENT", f"the call was not sent: the pool lent no connection: {err}")
+    e.__cause__ = err
+    return e
+
+
+def _pg_check_resend_for(resend_for: object) -> float:
+    if isinstance(resend_for, bool) or not isinstance(resend_for, (int, float)) or not resend_for >= 0:
+        raise ChoboError("CHOBO_BAD_ARGUMENT", f"postgres: resend_for must be a number of seconds from 0, got {describe(resend_for)}")
+    return float(resend_for)
 
 
 def _pg_check_open(conn: object) -> None:
@@ -705,9 +797,13 @@ class _PgBase:
 
     tenant: str
 
-    def __init__(self, conn: object, tenant: str, what: str) -> None:
+    def __init__(self, conn: object, tenant: str, what: str, resend_for: float | None) -> None:
         _pg_check_conn(conn, what)
         self.tenant = check_text("postgres", "the tenant", tenant)
+        resend_for = DEFAULT_RESEND_FOR if resend_for is None else _pg_check_resend_for(resend_for)
+        # Over one connection a lost call cannot go again: the connection
+        # is closed. Over a pool it goes on another.
+        self._resend_for = resend_for if _pg_is_pool(conn) else 0.0
 
     def _params(self, where: str, values: Sequence[object]) -> tuple[object, ...]:
         """The statement's parameters: the tenant, then the call's values."""
@@ -727,8 +823,8 @@ class PostgresBook(_PgBase):
     Every method takes the statement of the operation, with %s placeholders
     of which the first is the tenant, and the call's values without it."""
 
-    def __init__(self, conn: PgConnection, tenant: str = "") -> None:
-        super().__init__(conn, tenant, "a DB-API 2 connection (psycopg or psycopg2)")
+    def __init__(self, conn: PgConnection | PgPool, tenant: str = "", resend_for: float | None = None) -> None:
+        super().__init__(conn, tenant, "a DB-API 2 connection (psycopg or psycopg2)", resend_for)
         self._conn = conn
 
     def _run(self, flow: _PgFlow[_PgT]) -> _PgT:
@@ -753,8 +849,26 @@ class PostgresBook(_PgBase):
             flow.close()
 
     def _fetch(self, q: _PgQuery) -> object:
-        _pg_check_open(self._conn)
-        cur = self._conn.cursor()
+        if _pg_is_pool(self._conn):
+            # One transaction of a lent connection, committed when the
+            # block ends; a commit that fails there is a lost call.
+            try:
+                lending = cast(PgPool, self._conn).connection()
+                conn = lending.__enter__()
+            except Exception as e:
+                raise _pg_not_sent(e) from None
+            try:
+                row = self._fetch_on(conn, q)
+            except BaseException as e:
+                lending.__exit__(type(e), e, e.__traceback__)
+                raise
+            lending.__exit__(None, None, None)
+            return row
+        return self._fetch_on(cast(PgConnection, self._conn), q)
+
+    def _fetch_on(self, conn: PgConnection, q: _PgQuery) -> object:
+        _pg_check_open(conn)
+        cur = conn.cursor()
         # Checked before anything is sent: an async cursor's execute would
         # only make a coroutine, which nothing awaits.
         if inspect.iscoroutinefunction(cur.execute):
@@ -767,28 +881,28 @@ class PostgresBook(_PgBase):
 
     def call(self, where: str, statement: str, values: Sequence[object]) -> Result:
         """Sends an operation (do, hold, post, void), whose row is (outcome, reason)."""
-        return self._run(_pg_call_flow(where, statement, self._params(where, values)))
+        return self._run(_pg_call_flow(where, statement, self._params(where, values), self._resend_for))
 
     def status(self, where: str, statement: str, values: Sequence[object]) -> HoldState | None:
         """Sends a status statement, whose row holds the state of a hold, None when there is none."""
-        return self._run(_pg_status_flow(where, statement, self._params(where, values)))
+        return self._run(_pg_status_flow(where, statement, self._params(where, values), self._resend_for))
 
     def balance(self, where: str, statement: str, values: Sequence[object]) -> Balance:
         """Sends a balance statement, whose row is (posted, held_in, held_out)."""
-        return self._run(_pg_balance_flow(where, statement, self._params(where, values)))
+        return self._run(_pg_balance_flow(where, statement, self._params(where, values), self._resend_for))
 
     def expire(self, statement: str, max: int) -> int:
         """Sends the book's expire statement, whose one parameter is max (no
         tenant: it gives back holds of every tenant), and answers how many
         holds past their deadline it gave back."""
-        return self._run(_pg_expire_flow(statement, max))
+        return self._run(_pg_expire_flow(statement, max, self._resend_for))
 
 
 class AsyncPostgresBook(_PgBase):
     """PostgresBook over psycopg 3's AsyncConnection: the same calls, awaited."""
 
-    def __init__(self, conn: AsyncPgConnection, tenant: str = "") -> None:
-        super().__init__(conn, tenant, "psycopg's AsyncConnection")
+    def __init__(self, conn: AsyncPgConnection | AsyncPgPool, tenant: str = "", resend_for: float | None = None) -> None:
+        super().__init__(conn, tenant, "psycopg's AsyncConnection", resend_for)
         self._conn = conn
 
     async def _run(self, flow: _PgFlow[_PgT]) -> _PgT:
@@ -813,8 +927,24 @@ class AsyncPostgresBook(_PgBase):
             flow.close()
 
     async def _fetch(self, q: _PgQuery) -> object:
-        _pg_check_open(self._conn)
-        cur = self._conn.cursor()
+        if _pg_is_pool(self._conn):
+            try:
+                lending = cast(AsyncPgPool, self._conn).connection()
+                conn = await lending.__aenter__()
+            except Exception as e:
+                raise _pg_not_sent(e) from None
+            try:
+                row = await self._fetch_on(conn, q)
+            except BaseException as e:
+                await lending.__aexit__(type(e), e, e.__traceback__)
+                raise
+            await lending.__aexit__(None, None, None)
+            return row
+        return await self._fetch_on(cast(AsyncPgConnection, self._conn), q)
+
+    async def _fetch_on(self, conn: AsyncPgConnection, q: _PgQuery) -> object:
+        _pg_check_open(conn)
+        cur = conn.cursor()
         # Checked before anything is sent: a blocking cursor's execute would
         # run the statement, and only then fail to be awaited.
         if not inspect.iscoroutinefunction(cur.execute):
@@ -827,18 +957,18 @@ class AsyncPostgresBook(_PgBase):
 
     async def call(self, where: str, statement: str, values: Sequence[object]) -> Result:
         """Sends an operation (do, hold, post, void), whose row is (outcome, reason)."""
-        return await self._run(_pg_call_flow(where, statement, self._params(where, values)))
+        return await self._run(_pg_call_flow(where, statement, self._params(where, values), self._resend_for))
 
     async def status(self, where: str, statement: str, values: Sequence[object]) -> HoldState | None:
         """Sends a status statement, whose row holds the state of a hold, None when there is none."""
-        return await self._run(_pg_status_flow(where, statement, self._params(where, values)))
+        return await self._run(_pg_status_flow(where, statement, self._params(where, values), self._resend_for))
 
     async def balance(self, where: str, statement: str, values: Sequence[object]) -> Balance:
         """Sends a balance statement, whose row is (posted, held_in, held_out)."""
-        return await self._run(_pg_balance_flow(where, statement, self._params(where, values)))
+        return await self._run(_pg_balance_flow(where, statement, self._params(where, values), self._resend_for))
 
     async def expire(self, statement: str, max: int) -> int:
         """Sends the book's expire statement, whose one parameter is max, and
         answers how many holds past their deadline it gave back."""
-        return await self._run(_pg_expire_flow(statement, max))
+        return await self._run(_pg_expire_flow(statement, max, self._resend_for))
 
