@@ -60,7 +60,7 @@ func checkPage(t *testing.T, src []byte) {
 		return
 	}
 	for _, lang := range []diag.Lang{diag.English, diag.Japanese} {
-		p, err := Build(res.Book, res.Diags, *res.Report, lang)
+		p, err := Build(res.Book, res.Diags, *res.Report, nil, lang)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -41,7 +41,10 @@ type Page struct {
 	Accounts    []AccountRow
 	Flow        Flow
 	Transfers   []TransferSection
-	Scenarios   []ScenarioView
+	// Own are the scenarios the team wrote, file by file, in the order
+	// given; they come before the generated ones and are numbered first.
+	Own       []ScenarioFile
+	Scenarios []ScenarioView
 	// Warnings is what `chobo check` prints for the book's warnings, in
 	// the page's language; empty when there are none.
 	Warnings string
@@ -140,13 +143,28 @@ type LedgerRow struct {
 	Text string
 }
 
-// ScenarioView is one generated scenario with each of its outcomes
-// traced step by step.
+// ScenarioFile is one scenario file of the team's and its scenarios.
+type ScenarioFile struct {
+	File      string // the file's name, without its folder
+	Scenarios []ScenarioView
+}
+
+// OwnFile is a scenario file the team wrote, as read for the page.
+type OwnFile struct {
+	File      string
+	Scenarios []scenario.Scenario
+}
+
+// ScenarioView is one scenario with each of its outcomes traced step by
+// step.
 type ScenarioView struct {
 	Number   int // from 1, as the fragment URL counts
 	Title    string
 	Steps    []StepView
 	Outcomes []OutcomeView
+	// Unmet are the expectations the scenario writes that its outcomes
+	// do not meet (a team's scenario; a generated one meets its own).
+	Unmet []string
 }
 
 // StepView is one step as the scenario writes it.
@@ -178,9 +196,9 @@ type StepState struct {
 }
 
 // Build makes the page of b in lang. diags are the book's diagnostics
-// (warnings only: a book with errors has no page) and rep its refusal
-// report.
-func Build(b *book.Book, diags diag.List, rep report.Report, lang diag.Lang) (*Page, error) {
+// (warnings only: a book with errors has no page), rep its refusal
+// report, and own the team's scenario files, already read.
+func Build(b *book.Book, diags diag.List, rep report.Report, own []OwnFile, lang diag.Lang) (*Page, error) {
 	p := &Page{
 		Lang: lang, File: filepath.Base(b.File), Name: b.Name, Version: b.Version, Description: b.Description,
 	}
@@ -201,10 +219,24 @@ func Build(b *book.Book, diags diag.List, rep report.Report, lang diag.Lang) (*P
 	if err != nil {
 		return nil, err
 	}
+	n := 0
+	for _, f := range own {
+		sf := ScenarioFile{File: filepath.Base(f.File), Scenarios: make([]ScenarioView, len(f.Scenarios))}
+		first := n
+		err = eachAtOnce(len(f.Scenarios), func(i int) (err error) {
+			sf.Scenarios[i], err = scenarioView(b, first+i+1, f.Scenarios[i], lang)
+			return err
+		})
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", f.File, err)
+		}
+		n += len(f.Scenarios)
+		p.Own = append(p.Own, sf)
+	}
 	scs := scenario.Generate(b)
 	p.Scenarios = make([]ScenarioView, len(scs))
 	err = eachAtOnce(len(scs), func(i int) (err error) {
-		p.Scenarios[i], err = scenarioView(b, i+1, scs[i], lang)
+		p.Scenarios[i], err = scenarioView(b, n+i+1, scs[i], lang)
 		return err
 	})
 	if err != nil {
@@ -477,6 +509,9 @@ func scenarioView(b *book.Book, n int, sc scenario.Scenario, lang diag.Lang) (Sc
 	for _, o := range outs {
 		v.Outcomes = append(v.Outcomes, outcomeView(sc, o, lang))
 	}
+	for _, f := range scenario.FailureTexts(sc, outs) {
+		v.Unmet = append(v.Unmet, diag.Printable(f.In(lang)))
+	}
 	return v, nil
 }
 
@@ -564,4 +599,14 @@ func eachAtOnce(n int, f func(i int) error) error {
 		}
 	}
 	return nil
+}
+
+// All is every scenario of the page in the stepper's order: the team's,
+// then the generated ones.
+func (p *Page) All() []ScenarioView {
+	var out []ScenarioView
+	for _, f := range p.Own {
+		out = append(out, f.Scenarios...)
+	}
+	return append(out, p.Scenarios...)
 }
