@@ -127,3 +127,22 @@ func FuzzPage(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, src []byte) { checkPage(t, src) })
 }
+
+func TestLifetimeText(t *testing.T) {
+	for _, c := range []struct {
+		secs int64
+		lang diag.Lang
+		want string
+	}{
+		{1800, diag.English, "30 minutes"},
+		{1800, diag.Japanese, "30 分"},
+		{3600, diag.Japanese, "1 時間"},
+		{86400 * 7, diag.Japanese, "7 日"},
+		{90, diag.Japanese, "90 秒"},
+		{1, diag.English, "1 second"},
+	} {
+		if got := lifetimeText(c.secs, c.lang); got != c.want {
+			t.Errorf("lifetimeText(%d, %v) = %q, want %q", c.secs, c.lang, got, c.want)
+		}
+	}
+}

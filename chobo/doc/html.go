@@ -167,7 +167,7 @@ func lifeOf(t TransferSection, lang diag.Lang) string {
 	}
 	if t.Hold.Expires {
 		l.Expired = scenario.HoldStateText(interp.HoldExpired, lang)
-		l.Expire = diag.T("after "+t.Hold.Lifetime, t.Hold.Lifetime+" 後").In(lang)
+		l.Expire = diag.T("after "+t.Hold.Lifetime, t.Hold.Lifetime+"後").In(lang)
 	}
 	return draw.Lifecycle(l)
 }

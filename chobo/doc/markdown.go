@@ -257,7 +257,7 @@ func mermaidLife(h *HoldView, name string, lang diag.Lang) string {
 	b.WriteString("    held --> posted: post\n")
 	b.WriteString("    held --> voided: void\n")
 	if h.Expires {
-		fmt.Fprintf(&b, "    held --> expired: %s\n", mermaidText(diag.T("after "+h.Lifetime, h.Lifetime+" 後").In(lang)))
+		fmt.Fprintf(&b, "    held --> expired: %s\n", mermaidText(diag.T("after "+h.Lifetime, h.Lifetime+"後").In(lang)))
 	}
 	fmt.Fprintf(&b, "    posted --> posted: %s\n", mermaidText("void: already_posted"))
 	fmt.Fprintf(&b, "    voided --> voided: %s\n", mermaidText("post: already_voided"))

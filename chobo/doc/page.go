@@ -101,7 +101,7 @@ type TransferSection struct {
 // HoldView is the life of one transfer kind's holds.
 type HoldView struct {
 	Expires  bool
-	Lifetime string // "30 minutes", at the unit of time the book wrote
+	Lifetime string // "30 minutes" ("30 分" in Japanese), in the largest unit that divides it
 	// Rows is what post and void answer in each state, as the table on
 	// the page writes it: state, post, void, expiry.
 	Rows [][4]string
@@ -346,10 +346,10 @@ func transferSection(b *book.Book, t *book.Transfer, d api.Transfer, ops []repor
 	case t.Pending == nil:
 		s.Ends = T("A call moves the amounts at once (do).", "呼び出すと、その場で額が動きます(do)。").In(lang)
 	case t.Pending.Expires:
-		life := syntax.FormatDuration(t.Pending.Seconds)
+		life := lifetimeText(t.Pending.Seconds, lang)
 		s.Ends = T(
 			fmt.Sprintf("A call holds the amounts first (hold): they count against the bounds but have not moved. post moves them, in full or in part; void gives them back; a hold neither posted nor voided within %s expires and gives them back.", life),
-			fmt.Sprintf("呼び出すと、まず額を押さえます(hold)。押さえた額は境界に数えますが、まだ動いていません。post で全部か一部を動かし、void で戻します。%s のうちに確定も取消もされない仮押さえは期限切れになり、額が戻ります。", life)).In(lang)
+			fmt.Sprintf("呼び出すと、まず額を押さえます(hold)。押さえた額は境界に数えますが、まだ動いていません。post で全部か一部を動かし、void で戻します。%sのうちに確定も取消もされない仮押さえは期限切れになり、額が戻ります。", life)).In(lang)
 		s.Hold = holdView(t, lang)
 	default:
 		s.Ends = T(
@@ -375,17 +375,17 @@ func holdView(t *book.Transfer, lang diag.Lang) *HoldView {
 	h := &HoldView{Expires: t.Pending.Expires}
 	deadline := T("", "").In(lang)
 	if h.Expires {
-		h.Lifetime = syntax.FormatDuration(t.Pending.Seconds)
+		h.Lifetime = lifetimeText(t.Pending.Seconds, lang)
 		deadline = T(
 			fmt.Sprintf("; refused with expired once %s have passed", h.Lifetime),
-			fmt.Sprintf("。%s が過ぎていれば expired で拒否", h.Lifetime)).In(lang)
+			fmt.Sprintf("。%sが過ぎていれば expired で拒否", h.Lifetime)).In(lang)
 	}
 	st := func(s interp.HoldState) string { return scenario.HoldStateText(s, lang) }
 	never := T("cannot happen", "起きない").In(lang)
 	expiry := never
 	if h.Expires {
 		expiry = T(fmt.Sprintf("after %s: expired, the amounts go back", h.Lifetime),
-			fmt.Sprintf("%s 後に期限切れになり、額が戻る", h.Lifetime)).In(lang)
+			fmt.Sprintf("%s後に期限切れになり、額が戻る", h.Lifetime)).In(lang)
 	}
 	h.Rows = [][4]string{
 		{st(interp.Held), T("posted", "確定").In(lang) + deadline, T("voided", "取消").In(lang) + deadline, expiry},
@@ -417,7 +417,7 @@ func refusalView(b *book.Book, rf report.Refusal, d api.Refusal, lang diag.Lang)
 			if names := o.Expired[i]; len(names) > 0 {
 				note = scenario.ExpiredText(names, lang)
 			}
-			v.Steps = append(v.Steps, ExampleStep{Call: "pass " + st.PassText, Answer: note})
+			v.Steps = append(v.Steps, ExampleStep{Call: scenario.PassText(st.PassText, lang), Answer: note})
 			continue
 		}
 		v.Steps = append(v.Steps, ExampleStep{Call: st.Call.Call.Display(), Answer: scenario.ResultText(o.Results[k], lang)})
@@ -452,6 +452,21 @@ var meanings = map[string]diag.Text{
 	book.AlreadyVoided: T("the hold was voided; it can no longer be posted", "仮押さえは取消済みで、もう確定できません"),
 	book.Expired:       T("the hold expired; its amounts went back", "仮押さえは期限切れで、額は戻っています"),
 	book.OverHold:      T("the post asks for more than the hold holds", "押さえた額を超えて確定しようとしています"),
+}
+
+// lifetimeText writes a length of time as the book would, with the unit
+// in the page's language: a Japanese sentence reads "30 分", as chobo run
+// writes it beside a pass.
+func lifetimeText(secs int64, lang diag.Lang) string {
+	s := syntax.FormatDuration(secs)
+	if lang != diag.Japanese {
+		return s
+	}
+	n, word, ok := strings.Cut(s, " ")
+	if unit, known := syntax.TimeWordJa(word); ok && known {
+		return n + " " + unit
+	}
+	return s
 }
 
 // T is diag.T, short for the many texts of the page.
@@ -499,7 +514,7 @@ func scenarioView(b *book.Book, n int, sc scenario.Scenario, lang diag.Lang) (Sc
 			}
 			v.Steps = append(v.Steps, sv)
 		default:
-			v.Steps = append(v.Steps, StepView{Label: "pass " + st.PassText})
+			v.Steps = append(v.Steps, StepView{Label: scenario.PassText(st.PassText, lang)})
 		}
 	}
 	outs, _, err := scenario.Trace(b, sc, scenario.Budget)
