@@ -9,7 +9,9 @@
 // The page says nothing of the backends (no floor or room accounts, no
 // chains, no tables): its readers check the rules of the book, not the
 // database. Amounts are written at their unit's scale, as the book
-// writes them.
+// writes them, their digits grouped in threes where people read them;
+// calls keep them as they are typed, and the data the stepper reads
+// keeps them plain.
 package doc
 
 import (
@@ -135,11 +137,14 @@ type ExampleStep struct {
 // LedgerRow is one account's balance as the page writes it.
 type LedgerRow struct {
 	Account string
+	// Posted, HeldOut and HeldIn are plain, as the data the stepper
+	// reads keeps them ("0" when nothing is held); the stepper groups
+	// their digits when it shows them.
 	Posted  string
-	HeldOut string // "0" when nothing is held
+	HeldOut string
 	HeldIn  string
-	// Text is the balance in one cell: posted, and what is held in
-	// parentheses when anything is.
+	// Text is the balance in one cell, its digits grouped: posted, and
+	// what is held in parentheses when anything is.
 	Text string
 }
 
@@ -269,10 +274,10 @@ func boundsText(a *book.Account, lang diag.Lang) string {
 	}
 	var parts []string
 	if a.Lower != nil {
-		parts = append(parts, fmt.Sprintf("at least %s (%s)", book.FormatAmount(a.Lower.Value, a.Unit.Scale), a.Lower.Reason))
+		parts = append(parts, fmt.Sprintf("at least %s (%s)", amount(a.Lower.Value, a.Unit.Scale), a.Lower.Reason))
 	}
 	if a.Upper != nil {
-		parts = append(parts, fmt.Sprintf("at most %s (%s)", book.FormatAmount(a.Upper.Value, a.Unit.Scale), a.Upper.Reason))
+		parts = append(parts, fmt.Sprintf("at most %s (%s)", amount(a.Upper.Value, a.Unit.Scale), a.Upper.Reason))
 	}
 	if len(parts) == 0 {
 		return T("no bounds", "境界なし").In(lang)
@@ -289,10 +294,10 @@ func flowOf(b *book.Book, lang diag.Lang) Flow {
 		} else {
 			n.Lines = []string{a.Unit.Name}
 			if a.Lower != nil {
-				n.Lines = append(n.Lines, fmt.Sprintf("at least %s (%s)", book.FormatAmount(a.Lower.Value, a.Unit.Scale), a.Lower.Reason))
+				n.Lines = append(n.Lines, fmt.Sprintf("at least %s (%s)", amount(a.Lower.Value, a.Unit.Scale), a.Lower.Reason))
 			}
 			if a.Upper != nil {
-				n.Lines = append(n.Lines, fmt.Sprintf("at most %s (%s)", book.FormatAmount(a.Upper.Value, a.Unit.Scale), a.Upper.Reason))
+				n.Lines = append(n.Lines, fmt.Sprintf("at most %s (%s)", amount(a.Upper.Value, a.Unit.Scale), a.Upper.Reason))
 			}
 		}
 		f.Nodes = append(f.Nodes, n)
@@ -316,7 +321,7 @@ func amountText(m *book.Move) string {
 	if m.Amount.Param != nil {
 		return m.Amount.Param.Name
 	}
-	return book.FormatAmount(m.Amount.Literal, m.From.Account.Unit.Scale)
+	return amount(m.Amount.Literal, m.From.Account.Unit.Scale)
 }
 
 func signature(t *book.Transfer) string {
@@ -400,7 +405,7 @@ func holdView(t *book.Transfer, lang diag.Lang) *HoldView {
 }
 
 func refusalView(b *book.Book, rf report.Refusal, d api.Refusal, lang diag.Lang) (RefusalView, error) {
-	v := RefusalView{Reason: rf.Reason, Bound: rf.Bound, KeyUsed: d.KeyUsed, Meaning: meaning(rf, lang)}
+	v := RefusalView{Reason: rf.Reason, Bound: boundText(rf), KeyUsed: d.KeyUsed, Meaning: meaning(rf, lang)}
 	sc := scenario.FromExample(rf.Reason, rf.Example)
 	outs, _, err := scenario.Explore(b, sc, scenario.Budget)
 	if err != nil {
@@ -431,8 +436,8 @@ func refusalView(b *book.Book, rf report.Refusal, d api.Refusal, lang diag.Lang)
 func meaning(rf report.Refusal, lang diag.Lang) string {
 	if rf.Account != nil {
 		return T(
-			fmt.Sprintf("the call would take %s past its bound (%s); nothing moves, and the key stays refused", rf.Account.Name, rf.Bound),
-			fmt.Sprintf("呼び出すと %s が境界(%s)を越えます。何も動かず、このキーは拒否されたままになります", rf.Account.Name, rf.Bound)).In(lang)
+			fmt.Sprintf("the call would take %s past its bound (%s); nothing moves, and the key stays refused", rf.Account.Name, boundText(rf)),
+			fmt.Sprintf("呼び出すと %s が境界(%s)を越えます。何も動かず、このキーは拒否されたままになります", rf.Account.Name, boundText(rf))).In(lang)
 	}
 	if m, ok := meanings[rf.Reason]; ok {
 		return m.In(lang)
@@ -469,6 +474,58 @@ func lifetimeText(secs int64, lang diag.Lang) string {
 	return s
 }
 
+// amount writes an amount at its unit's scale for people to read: the
+// integer part in groups of three digits, 1,234,567.89. English and
+// Japanese pages write it alike.
+func amount(v int64, scale int) string { return group(book.FormatAmount(v, scale)) }
+
+// group puts a comma between each three digits of the integer part of a
+// number written as book.FormatAmount writes it; the sign and the
+// fraction stay as they are.
+func group(s string) string {
+	sign, rest := "", s
+	if strings.HasPrefix(rest, "-") {
+		sign, rest = "-", rest[1:]
+	}
+	whole, frac, dot := strings.Cut(rest, ".")
+	if len(whole) <= 3 {
+		return s
+	}
+	var b strings.Builder
+	b.WriteString(sign)
+	head := len(whole) % 3
+	if head == 0 {
+		head = 3
+	}
+	b.WriteString(whole[:head])
+	for i := head; i < len(whole); i += 3 {
+		b.WriteByte(',')
+		b.WriteString(whole[i : i+3])
+	}
+	if dot {
+		b.WriteByte('.')
+		b.WriteString(frac)
+	}
+	return b.String()
+}
+
+// boundText is the bound behind a refusal, its amount grouped as the
+// page writes amounts.
+func boundText(rf report.Refusal) string {
+	a := rf.Account
+	if a == nil {
+		return rf.Bound
+	}
+	b, word := a.Upper, "at most"
+	if rf.Lower {
+		b, word = a.Lower, "at least"
+	}
+	if b == nil {
+		return rf.Bound
+	}
+	return a.Shape() + " " + word + " " + amount(b.Value, a.Unit.Scale)
+}
+
 // T is diag.T, short for the many texts of the page.
 func T(en, ja string) diag.Text { return diag.T(en, ja) }
 
@@ -480,16 +537,17 @@ func ledgerOf(accs []interp.AccountBalance, lang diag.Lang) []LedgerRow {
 	for _, a := range accs {
 		r := LedgerRow{Account: a.Account.String(), Posted: amountOf(a.Account, a.Balance.Posted),
 			HeldOut: amountOf(a.Account, a.Balance.HeldOut), HeldIn: amountOf(a.Account, a.Balance.HeldIn)}
-		r.Text = r.Posted
+		sc := a.Account.Kind.Unit.Scale
+		r.Text = amount(a.Balance.Posted, sc)
 		var held []string
 		if a.Balance.HeldOut != 0 {
-			held = append(held, T("held out ", "出ていく仮押さえ ").In(lang)+r.HeldOut)
+			held = append(held, T("held out ", "出ていく仮押さえ ").In(lang)+amount(a.Balance.HeldOut, sc))
 		}
 		if a.Balance.HeldIn != 0 {
-			held = append(held, T("held in ", "入ってくる仮押さえ ").In(lang)+r.HeldIn)
+			held = append(held, T("held in ", "入ってくる仮押さえ ").In(lang)+amount(a.Balance.HeldIn, sc))
 		}
 		if len(held) > 0 {
-			r.Text = diag.Paren(lang, r.Posted, strings.Join(held, T(", ", "、").In(lang)))
+			r.Text = diag.Paren(lang, r.Text, strings.Join(held, T(", ", "、").In(lang)))
 		}
 		out = append(out, r)
 	}

@@ -46,6 +46,14 @@
     if (location.hash !== h) { history.replaceState(null, "", h); }
   }
 
+  // group writes an amount as the rest of the page does, a comma between
+  // each three digits of its integer part; the data keeps it plain.
+  function group(amount) {
+    var m = /^(-?)(\d+)(\.\d+)?$/.exec(amount);
+    if (!m) { return amount; }
+    return m[1] + m[2].replace(/\B(?=(\d{3})+$)/g, ",") + (m[3] || "");
+  }
+
   function cell(row, text) {
     var td = document.createElement("td");
     td.textContent = text;
@@ -113,9 +121,9 @@
       var tr = document.createElement("tr");
       if (row.changed) { tr.className = "changed"; }
       cell(tr, row.account);
-      cell(tr, row.posted);
-      cell(tr, row.held_out);
-      cell(tr, row.held_in);
+      cell(tr, group(row.posted));
+      cell(tr, group(row.held_out));
+      cell(tr, group(row.held_in));
       cell(tr, row.changed ? texts.changed : "");
       ledgerBody.appendChild(tr);
     });
