@@ -5,6 +5,12 @@
 // the URL fragment: #scenario=3&step=2&outcome=1.
 (function () {
   "use strict";
+  // The floor of a diagram shrunk to fit (page.css): 70% of the width it
+  // was drawn at.
+  document.querySelectorAll(".diagram svg").forEach(function (svg) {
+    var w = parseFloat(svg.getAttribute("width"));
+    if (w > 0) { svg.style.minWidth = (w * 0.7) + "px"; }
+  });
   var data = JSON.parse(document.getElementById("chobo-data").textContent);
   if (data.scenarios.length === 0) { return; }
   var texts = data.texts;
