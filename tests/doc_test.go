@@ -221,7 +221,8 @@ func TestDocLoadsNothingFromElsewhere(t *testing.T) {
 
 // TestExampleDocs keeps the page beside each example book in step with
 // what chobo doc writes: doc.md for the English book, doc.ja.md, in
-// Japanese, for its Japanese twin. The golden switch rewrites them.
+// Japanese, for its Japanese twin, each with the book's <stem>.more.json
+// when it has one. The golden switch rewrites them.
 func TestExampleDocs(t *testing.T) {
 	books, _ := filepath.Glob(filepath.Join("..", "examples", "*", "*.book"))
 	n := 0
@@ -232,6 +233,11 @@ func TestExampleDocs(t *testing.T) {
 			name, args = "doc.ja.md", append(args, "--lang", "ja")
 		} else if _, err := os.Stat(filepath.Join(dir, strings.TrimSuffix(file, ".book")+".ja.book")); err != nil {
 			continue // a book without a twin (examples/lostupdate) is no example of the pages
+		}
+		// The page shows the team's scenarios beside the book, as the
+		// chobo_doc Gazelle writes for it does.
+		if more := strings.TrimSuffix(file, ".book") + ".more.json"; fileExists(filepath.Join(dir, more)) {
+			args = append(args, "--scenario", more)
 		}
 		out, stderr, code := run(dir, nil, args...)
 		if code != cli.ExitOK {
@@ -342,4 +348,9 @@ func TestDocOwnScenarios(t *testing.T) {
 	if !strings.Contains(md, "Expectation not met: step 1: expected refused: nosuch, got done") {
 		t.Errorf("the page does not say the expectation is not met:\n%s", md)
 	}
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
