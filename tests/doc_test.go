@@ -192,7 +192,11 @@ func TestDocLoadsNothingFromElsewhere(t *testing.T) {
 	fetches := regexp.MustCompile(`fetch\(|XMLHttpRequest|WebSocket|EventSource|sendBeacon|import\(|importScripts|\.src\b|new Image|window\.open`)
 	pages := 0
 	for _, c := range cases(t) {
-		html, _, code := run(c.Dir, nil, "doc", c.Book, "--format", "html")
+		args := []string{"doc", c.Book, "--format", "html"}
+		if c.Scenarios {
+			args = append(args, "--scenario", "scenarios.json")
+		}
+		html, _, code := run(c.Dir, nil, args...)
 		if code != cli.ExitOK {
 			continue
 		}
