@@ -21,7 +21,11 @@ const (
 
 // scenarioSuffixes name the hand-written scenario files of a book, which
 // its chobo_conformance_test runs besides the generated ones.
-var scenarioSuffixes = []string{".more.json", ".scenarios.json"}
+var scenarioSuffixes = []string{docScenarioSuffix, ".scenarios.json"}
+
+// docScenarioSuffix names the scenario file the team writes by hand
+// beside a book, which its pages show too.
+const docScenarioSuffix = ".more.json"
 
 // soleConformanceName is the name of the conformance test of a directory
 // that holds one book; with more, each is <book>_conformance.
@@ -146,6 +150,11 @@ func bookRules(b book, cc *choboConfig, base string, files map[string]bool, sole
 		d.SetAttr("format", f)
 		if l := bookLang(b.file); l != defaultLang {
 			d.SetAttr("lang", l)
+		}
+		// The page shows the team's scenarios, not a list that chobo
+		// scenarios wrote: those are on it already.
+		if f := b.stem + docScenarioSuffix; files[f] {
+			d.SetAttr("scenarios", strList([]string{f}))
 		}
 		out = append(out, d)
 	}

@@ -127,6 +127,11 @@ func TestGenerateAttrs(t *testing.T) {
 		{"stock_ja_html_doc", "format", "html"},
 		{"stock_ja_html_doc", "lang", "ja"},
 		{"stock_conformance", "scenarios", []string{"stock.more.json", "stock.scenarios.json"}},
+		// A page shows the hand-written file, not a generated list, and
+		// a book without one (stock.ja) gets none.
+		{"stock_doc", "scenarios", []string{"stock.more.json"}},
+		{"stock_html_doc", "scenarios", []string{"stock.more.json"}},
+		{"stock_ja_doc", "scenarios", []string(nil)},
 	} {
 		r := byName[tc.rule]
 		if r == nil {

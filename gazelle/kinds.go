@@ -53,7 +53,7 @@ var choboKinds = map[string]rule.KindInfo{
 	docKind: {
 		NonEmptyAttrs:   map[string]bool{"book": true},
 		SubstituteAttrs: map[string]bool{"book": true},
-		MergeableAttrs:  map[string]bool{"book": true, "format": true},
+		MergeableAttrs:  map[string]bool{"book": true, "format": true, "scenarios": true},
 	},
 }
 

@@ -44,6 +44,11 @@ for run in 1 2; do
   rm -f "$ob.log"
   bin=$(bazel --output_base="$ob" info bazel-bin 2>/dev/null)
   sums+=("$(cd "$bin" && sha256sum "${outputs[@]}")")
+  # The page's scenarios attribute (stock.more.json) reaches chobo doc.
+  grep -q '^#### stock.more.json$' "$bin/ledger/stock_doc/stock.md" || {
+    echo "determinism: ledger/stock_doc/stock.md does not show the scenarios of stock.more.json" >&2
+    exit 1
+  }
   echo "determinism: build $run took $((SECONDS - start)) s"
 done
 

@@ -128,11 +128,16 @@ func runCase(t *testing.T, c testCase) outputs {
 		t.Error("two runs of chobo api differ")
 	}
 	generatedOutputs(t, c, out)
+	doc := []string{"doc", c.Book}
+	if c.Scenarios {
+		// The page of a case with scenarios of its own shows them first.
+		doc = append(doc, "--scenario", "scenarios.json")
+	}
 	for name, args := range map[string][]string{
 		"doc.md": nil, "doc.ja.md": {"--lang", "ja"},
 		"doc.html": {"--format", "html"}, "doc.ja.html": {"--format", "html", "--lang", "ja"},
 	} {
-		cliOut(t, c, out, name, cli.ExitOK, append([]string{"doc", c.Book}, args...)...)
+		cliOut(t, c, out, name, cli.ExitOK, append(slices.Clone(doc), args...)...)
 	}
 	if c.Scenarios {
 		// Exit 0: every expectation written in the scenarios holds.

@@ -11,6 +11,7 @@ import (
 	"github.com/chobo-lang/chobo/chobo/book"
 	"github.com/chobo-lang/chobo/chobo/check"
 	"github.com/chobo-lang/chobo/chobo/cli"
+	"github.com/chobo-lang/chobo/chobo/diag"
 	"github.com/chobo-lang/chobo/chobo/scenario"
 	"github.com/chobo-lang/chobo/tests/golden"
 )
@@ -191,7 +192,11 @@ func TestDocLoadsNothingFromElsewhere(t *testing.T) {
 	fetches := regexp.MustCompile(`fetch\(|XMLHttpRequest|WebSocket|EventSource|sendBeacon|import\(|importScripts|\.src\b|new Image|window\.open`)
 	pages := 0
 	for _, c := range cases(t) {
-		html, _, code := run(c.Dir, nil, "doc", c.Book, "--format", "html")
+		args := []string{"doc", c.Book, "--format", "html"}
+		if c.Scenarios {
+			args = append(args, "--scenario", "scenarios.json")
+		}
+		html, _, code := run(c.Dir, nil, args...)
 		if code != cli.ExitOK {
 			continue
 		}
@@ -220,7 +225,8 @@ func TestDocLoadsNothingFromElsewhere(t *testing.T) {
 
 // TestExampleDocs keeps the page beside each example book in step with
 // what chobo doc writes: doc.md for the English book, doc.ja.md, in
-// Japanese, for its Japanese twin. The golden switch rewrites them.
+// Japanese, for its Japanese twin, each with the book's <stem>.more.json
+// when it has one. The golden switch rewrites them.
 func TestExampleDocs(t *testing.T) {
 	books, _ := filepath.Glob(filepath.Join("..", "examples", "*", "*.book"))
 	n := 0
@@ -232,6 +238,11 @@ func TestExampleDocs(t *testing.T) {
 		} else if _, err := os.Stat(filepath.Join(dir, strings.TrimSuffix(file, ".book")+".ja.book")); err != nil {
 			continue // a book without a twin (examples/lostupdate) is no example of the pages
 		}
+		// The page shows the team's scenarios beside the book, as the
+		// chobo_doc Gazelle writes for it does.
+		if more := strings.TrimSuffix(file, ".book") + ".more.json"; fileExists(filepath.Join(dir, more)) {
+			args = append(args, "--scenario", more)
+		}
 		out, stderr, code := run(dir, nil, args...)
 		if code != cli.ExitOK {
 			t.Fatalf("chobo %s: exit %d: %s", strings.Join(args, " "), code, stderr)
@@ -242,4 +253,108 @@ func TestExampleDocs(t *testing.T) {
 	if n < 2 {
 		t.Fatalf("only %d example pages", n)
 	}
+}
+
+// TestDocOwnScenarios gives each case's own scenario file to chobo doc,
+// twice: the page's stepper must hold both copies first, each ending in
+// the interpreter's ledgers, then the generated scenarios. A file that
+// cannot be read or does not fit the book stops the page with its name
+// and writes nothing; an expectation the book does not meet is on the
+// page.
+func TestDocOwnScenarios(t *testing.T) {
+	compared := 0
+	for _, c := range cases(t) {
+		if !c.Scenarios {
+			continue
+		}
+		src, err := os.ReadFile(c.path())
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := check.Check(c.Book, src).Book
+		data, err := os.ReadFile(filepath.Join(c.Dir, "scenarios.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		own, err := scenario.Read(b, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		html, stderr, code := run(c.Dir, nil, "doc", c.Book, "--format", "html", "--scenario", "scenarios.json", "--scenario", "scenarios.json")
+		if code != cli.ExitOK {
+			t.Fatalf("%s: exit %d: %s", c.Name, code, stderr)
+		}
+		page := readPage(t, html)
+		gen := scenario.Generate(b)
+		if len(page.Scenarios) != 2*len(own)+len(gen) {
+			t.Fatalf("%s: the page has %d scenarios, want %d of the file twice and %d generated", c.Name, len(page.Scenarios), len(own), len(gen))
+		}
+		for i, ps := range page.Scenarios {
+			want := gen[max(0, i-2*len(own))]
+			if i < 2*len(own) {
+				want = own[i%len(own)]
+			}
+			if ps.Title != want.Title(diag.English) {
+				t.Errorf("%s: scenario %d is %q on the page, want %q", c.Name, i+1, ps.Title, want.Title(diag.English))
+			}
+			full := scenario.Run(b, want)
+			if len(ps.Outcomes) != len(full) {
+				t.Errorf("%s: scenario %d: %d outcomes on the page, %d on the interpreter", c.Name, i+1, len(ps.Outcomes), len(full))
+				continue
+			}
+			for oi, po := range ps.Outcomes {
+				last := po.Steps[len(po.Steps)-1]
+				var rows []string
+				for _, r := range last.Ledger {
+					rows = append(rows, r.Account+"="+r.Posted+"/"+r.HeldOut+"/"+r.HeldIn)
+				}
+				if got := ledgerKey(rows); got != ledgerOfOutcome(full[oi]) {
+					t.Errorf("%s: scenario %d, outcome %d ends with %s on the page, %s on the interpreter", c.Name, i+1, oi+1, got, ledgerOfOutcome(full[oi]))
+				}
+				compared++
+			}
+		}
+	}
+	if compared == 0 {
+		t.Fatal("no case has scenarios of its own")
+	}
+
+	c := caseByName(t, "refunds")
+	dir := t.TempDir()
+	out := filepath.Join(dir, "pages")
+	bad := filepath.Join(dir, "bad.json")
+	if err := os.WriteFile(bad, []byte(`[{"name": "x", "steps": [{"op": "nosuch.do", "args": {}}]}]`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []struct {
+		file string
+		code int
+	}{{bad, cli.ExitError}, {filepath.Join(dir, "missing.json"), cli.ExitUsage}} {
+		for _, lang := range []string{"en", "ja"} {
+			stdout, stderr, code := run(c.Dir, nil, "doc", c.Book, "--scenario", "scenarios.json", "--scenario", v.file, "--out", out, "--lang", lang)
+			if code != v.code || stdout != "" || !strings.Contains(stderr, filepath.Base(v.file)) || strings.Contains(stderr, "panic") {
+				t.Errorf("doc --scenario %s (%s): exit %d, stdout %q, stderr %q; want exit %d and the file named", v.file, lang, code, stdout, stderr, v.code)
+			}
+		}
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("a bad scenario file still wrote a page")
+	}
+
+	unmet := filepath.Join(dir, "unmet.json")
+	if err := os.WriteFile(unmet, []byte(`{"name": "a sale refused", "steps": [{"op": "sale.do", "args": {"order": "o", "amount": 100}, "expect": "refused: nosuch"}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	md, stderr, code := run(c.Dir, nil, "doc", c.Book, "--scenario", unmet)
+	if code != cli.ExitOK {
+		t.Fatalf("doc --scenario with an unmet expectation: exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(md, "Expectation not met: step 1: expected refused: nosuch, got done") {
+		t.Errorf("the page does not say the expectation is not met:\n%s", md)
+	}
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }

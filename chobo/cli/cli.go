@@ -82,6 +82,9 @@ type Flag struct {
 	Value   string   // placeholder of the value; empty for a switch
 	Choices []string // allowed values, when the set is closed; listed unless Value is set
 	Help    diag.Text
+	// Repeat lets the flag be given more than once; Invocation.Lists
+	// keeps every value in order.
+	Repeat bool
 }
 
 func (f Flag) usage() string {
@@ -124,7 +127,9 @@ type Invocation struct {
 	Env   Env
 	Cmd   *Command
 	Args  []string
-	Flags map[string]string // switches map to "true"
+	Flags map[string]string // switches map to "true"; a repeated flag to its last value
+	// Lists holds every value of a flag that may be repeated, in order.
+	Lists map[string][]string
 	Lang  diag.Lang
 }
 
@@ -402,7 +407,7 @@ func (c *Command) flag(name string) *Flag {
 // parse reads the arguments of cmd. On a usage error it prints the
 // message and the command's usage, and returns false.
 func parse(cmd *Command, args []string, env Env, lang diag.Lang) (*Invocation, bool) {
-	inv := &Invocation{Env: env, Cmd: cmd, Flags: map[string]string{}, Lang: flagLang(args, lang)}
+	inv := &Invocation{Env: env, Cmd: cmd, Flags: map[string]string{}, Lists: map[string][]string{}, Lang: flagLang(args, lang)}
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if a == "-h" {
@@ -421,7 +426,7 @@ func parse(cmd *Command, args []string, env Env, lang diag.Lang) (*Invocation, b
 			usageError(env, cmd, inv.Lang, unknownFlag(a))
 			return nil, false
 		}
-		if _, dup := inv.Flags[f.Name]; dup {
+		if _, dup := inv.Flags[f.Name]; dup && !f.Repeat {
 			usageError(env, cmd, inv.Lang, diag.T(
 				fmt.Sprintf("%s is given twice", a), fmt.Sprintf("%s が二度あります", a)))
 			return nil, false
@@ -444,6 +449,9 @@ func parse(cmd *Command, args []string, env Env, lang diag.Lang) (*Invocation, b
 			return nil, false
 		}
 		inv.Flags[f.Name] = v
+		if f.Repeat {
+			inv.Lists[f.Name] = append(inv.Lists[f.Name], v)
+		}
 	}
 	return inv, true
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/chobo-lang/chobo/chobo/check"
 	"github.com/chobo-lang/chobo/chobo/diag"
 	"github.com/chobo-lang/chobo/chobo/doc"
+	"github.com/chobo-lang/chobo/chobo/scenario"
 )
 
 // runDoc writes the page of a book for the people who run the ledger.
@@ -27,7 +28,23 @@ func runDoc(inv *Invocation) int {
 		fmt.Fprintln(env.Stderr, diag.Summary(name, res.Diags, inv.Lang))
 		return ExitError
 	}
-	page, err := doc.Build(res.Book, res.Diags, *res.Report, inv.Lang)
+	// The team's scenarios are read before anything is written: a file
+	// that cannot be read or run stops the page.
+	var own []doc.OwnFile
+	for _, path := range inv.Lists["scenario"] {
+		data, err := env.ReadFile(path)
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "%s\n", diag.Printable(cannotRead("doc", path, err).In(inv.Lang)))
+			return ExitUsage
+		}
+		scs, err := scenario.Read(res.Book, data)
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "chobo doc: %s: %s\n", diag.Printable(path), diag.Printable(textOf(err).In(inv.Lang)))
+			return ExitError
+		}
+		own = append(own, doc.OwnFile{File: path, Scenarios: scs})
+	}
+	page, err := doc.Build(res.Book, res.Diags, *res.Report, own, inv.Lang)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "chobo doc: %s: %v\n", diag.Printable(name), err)
 		return ExitUsage

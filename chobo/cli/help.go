@@ -19,7 +19,11 @@ func usageLine(c *Command) string {
 		if strings.Contains(c.Args, "--"+f.Name) {
 			continue
 		}
-		parts = append(parts, "["+f.usage()+"]")
+		part := "[" + f.usage() + "]"
+		if f.Repeat {
+			part += "..."
+		}
+		parts = append(parts, part)
 	}
 	return strings.Join(parts, " ")
 }

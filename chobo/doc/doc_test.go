@@ -60,7 +60,7 @@ func checkPage(t *testing.T, src []byte) {
 		return
 	}
 	for _, lang := range []diag.Lang{diag.English, diag.Japanese} {
-		p, err := Build(res.Book, res.Diags, *res.Report, lang)
+		p, err := Build(res.Book, res.Diags, *res.Report, nil, lang)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -126,4 +126,41 @@ func FuzzPage(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, src []byte) { checkPage(t, src) })
+}
+
+func TestLifetimeText(t *testing.T) {
+	for _, c := range []struct {
+		secs int64
+		lang diag.Lang
+		want string
+	}{
+		{1800, diag.English, "30 minutes"},
+		{1800, diag.Japanese, "30 分"},
+		{3600, diag.Japanese, "1 時間"},
+		{86400 * 7, diag.Japanese, "7 日"},
+		{90, diag.Japanese, "90 秒"},
+		{1, diag.English, "1 second"},
+	} {
+		if got := lifetimeText(c.secs, c.lang); got != c.want {
+			t.Errorf("lifetimeText(%d, %v) = %q, want %q", c.secs, c.lang, got, c.want)
+		}
+	}
+}
+
+func TestGroup(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"0", "0"},
+		{"999", "999"},
+		{"1000", "1,000"},
+		{"-1000", "-1,000"},
+		{"1000000", "1,000,000"},
+		{"123456.78", "123,456.78"},
+		{"-0.01", "-0.01"},
+		{"12345678901234567.890", "12,345,678,901,234,567.890"},
+		{"-9223372036854775808", "-9,223,372,036,854,775,808"},
+	} {
+		if got := group(c.in); got != c.want {
+			t.Errorf("group(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
 }

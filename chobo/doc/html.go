@@ -167,7 +167,7 @@ func lifeOf(t TransferSection, lang diag.Lang) string {
 	}
 	if t.Hold.Expires {
 		l.Expired = scenario.HoldStateText(interp.HoldExpired, lang)
-		l.Expire = diag.T("after "+t.Hold.Lifetime, t.Hold.Lifetime+" 後").In(lang)
+		l.Expire = diag.T("after "+t.Hold.Lifetime, t.Hold.Lifetime+"後").In(lang)
 	}
 	return draw.Lifecycle(l)
 }
@@ -178,7 +178,7 @@ func stepperJSON(p *Page) ([]byte, error) {
 		"outcomeOf": diag.T("Outcome %1 of %2", "結果 %1 / %2").In(p.Lang),
 		"changed":   diag.T("changed", "変わった").In(p.Lang),
 	}, Scenarios: []jsonScenario{}}
-	for _, sc := range p.Scenarios {
+	for _, sc := range p.All() {
 		js := jsonScenario{Number: sc.Number, Title: sc.Title}
 		for _, st := range sc.Steps {
 			js.Steps = append(js.Steps, jsonStep{Label: st.Label, Calls: nonNil(st.Calls), Transfers: nonNilInts(st.Transfers)})

@@ -23,6 +23,7 @@ func words(lang diag.Lang) map[string]any {
 	return map[string]any{
 		"t":   func(en, ja string) string { return diag.T(en, ja).In(lang) },
 		"inc": func(i int) int { return i + 1 },
+		"dec": func(i int) int { return i - 1 },
 		"count": func(n int, en, ja string) string {
 			return diag.T(fmt.Sprintf(en, n), fmt.Sprintf(ja, n)).In(lang)
 		},
@@ -73,6 +74,13 @@ func Markdown(p *Page) ([]byte, error) {
 	if v.RenderedScenarios, err = renderEach(tmpl, "scenario", p.Scenarios); err != nil {
 		return nil, err
 	}
+	for _, f := range p.Own {
+		r, err := renderEach(tmpl, "scenario", f.Scenarios)
+		if err != nil {
+			return nil, err
+		}
+		v.RenderedOwn = append(v.RenderedOwn, renderedFile{File: f.File, Scenarios: r})
+	}
 	var out bytes.Buffer
 	if err := tmpl.Execute(&out, v); err != nil {
 		return nil, err
@@ -86,6 +94,14 @@ type markdownView struct {
 	*Page
 	RenderedTransfers []string
 	RenderedScenarios []string
+	RenderedOwn       []renderedFile
+}
+
+// renderedFile is one of the team's scenario files, its scenarios
+// already written.
+type renderedFile struct {
+	File      string
+	Scenarios []string
 }
 
 // renderEach writes each of items with the template named name.
@@ -241,7 +257,7 @@ func mermaidLife(h *HoldView, name string, lang diag.Lang) string {
 	b.WriteString("    held --> posted: post\n")
 	b.WriteString("    held --> voided: void\n")
 	if h.Expires {
-		fmt.Fprintf(&b, "    held --> expired: %s\n", mermaidText(diag.T("after "+h.Lifetime, h.Lifetime+" 後").In(lang)))
+		fmt.Fprintf(&b, "    held --> expired: %s\n", mermaidText(diag.T("after "+h.Lifetime, h.Lifetime+"後").In(lang)))
 	}
 	fmt.Fprintf(&b, "    posted --> posted: %s\n", mermaidText("void: already_posted"))
 	fmt.Fprintf(&b, "    voided --> voided: %s\n", mermaidText("post: already_voided"))

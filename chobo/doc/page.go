@@ -9,7 +9,9 @@
 // The page says nothing of the backends (no floor or room accounts, no
 // chains, no tables): its readers check the rules of the book, not the
 // database. Amounts are written at their unit's scale, as the book
-// writes them.
+// writes them, their digits grouped in threes where people read them;
+// calls keep them as they are typed, and the data the stepper reads
+// keeps them plain.
 package doc
 
 import (
@@ -41,7 +43,10 @@ type Page struct {
 	Accounts    []AccountRow
 	Flow        Flow
 	Transfers   []TransferSection
-	Scenarios   []ScenarioView
+	// Own are the scenarios the team wrote, file by file, in the order
+	// given; they come before the generated ones and are numbered first.
+	Own       []ScenarioFile
+	Scenarios []ScenarioView
 	// Warnings is what `chobo check` prints for the book's warnings, in
 	// the page's language; empty when there are none.
 	Warnings string
@@ -98,7 +103,7 @@ type TransferSection struct {
 // HoldView is the life of one transfer kind's holds.
 type HoldView struct {
 	Expires  bool
-	Lifetime string // "30 minutes", at the unit of time the book wrote
+	Lifetime string // "30 minutes" ("30 分" in Japanese), in the largest unit that divides it
 	// Rows is what post and void answer in each state, as the table on
 	// the page writes it: state, post, void, expiry.
 	Rows [][4]string
@@ -132,21 +137,39 @@ type ExampleStep struct {
 // LedgerRow is one account's balance as the page writes it.
 type LedgerRow struct {
 	Account string
+	// Posted, HeldOut and HeldIn are plain, as the data the stepper
+	// reads keeps them ("0" when nothing is held); the stepper groups
+	// their digits when it shows them.
 	Posted  string
-	HeldOut string // "0" when nothing is held
+	HeldOut string
 	HeldIn  string
-	// Text is the balance in one cell: posted, and what is held in
-	// parentheses when anything is.
+	// Text is the balance in one cell, its digits grouped: posted, and
+	// what is held in parentheses when anything is.
 	Text string
 }
 
-// ScenarioView is one generated scenario with each of its outcomes
-// traced step by step.
+// ScenarioFile is one scenario file of the team's and its scenarios.
+type ScenarioFile struct {
+	File      string // the file's name, without its folder
+	Scenarios []ScenarioView
+}
+
+// OwnFile is a scenario file the team wrote, as read for the page.
+type OwnFile struct {
+	File      string
+	Scenarios []scenario.Scenario
+}
+
+// ScenarioView is one scenario with each of its outcomes traced step by
+// step.
 type ScenarioView struct {
 	Number   int // from 1, as the fragment URL counts
 	Title    string
 	Steps    []StepView
 	Outcomes []OutcomeView
+	// Unmet are the expectations the scenario writes that its outcomes
+	// do not meet (a team's scenario; a generated one meets its own).
+	Unmet []string
 }
 
 // StepView is one step as the scenario writes it.
@@ -178,9 +201,9 @@ type StepState struct {
 }
 
 // Build makes the page of b in lang. diags are the book's diagnostics
-// (warnings only: a book with errors has no page) and rep its refusal
-// report.
-func Build(b *book.Book, diags diag.List, rep report.Report, lang diag.Lang) (*Page, error) {
+// (warnings only: a book with errors has no page), rep its refusal
+// report, and own the team's scenario files, already read.
+func Build(b *book.Book, diags diag.List, rep report.Report, own []OwnFile, lang diag.Lang) (*Page, error) {
 	p := &Page{
 		Lang: lang, File: filepath.Base(b.File), Name: b.Name, Version: b.Version, Description: b.Description,
 	}
@@ -201,10 +224,24 @@ func Build(b *book.Book, diags diag.List, rep report.Report, lang diag.Lang) (*P
 	if err != nil {
 		return nil, err
 	}
+	n := 0
+	for _, f := range own {
+		sf := ScenarioFile{File: filepath.Base(f.File), Scenarios: make([]ScenarioView, len(f.Scenarios))}
+		first := n
+		err = eachAtOnce(len(f.Scenarios), func(i int) (err error) {
+			sf.Scenarios[i], err = scenarioView(b, first+i+1, f.Scenarios[i], lang)
+			return err
+		})
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", f.File, err)
+		}
+		n += len(f.Scenarios)
+		p.Own = append(p.Own, sf)
+	}
 	scs := scenario.Generate(b)
 	p.Scenarios = make([]ScenarioView, len(scs))
 	err = eachAtOnce(len(scs), func(i int) (err error) {
-		p.Scenarios[i], err = scenarioView(b, i+1, scs[i], lang)
+		p.Scenarios[i], err = scenarioView(b, n+i+1, scs[i], lang)
 		return err
 	})
 	if err != nil {
@@ -237,10 +274,10 @@ func boundsText(a *book.Account, lang diag.Lang) string {
 	}
 	var parts []string
 	if a.Lower != nil {
-		parts = append(parts, fmt.Sprintf("at least %s (%s)", book.FormatAmount(a.Lower.Value, a.Unit.Scale), a.Lower.Reason))
+		parts = append(parts, fmt.Sprintf("at least %s (%s)", amount(a.Lower.Value, a.Unit.Scale), a.Lower.Reason))
 	}
 	if a.Upper != nil {
-		parts = append(parts, fmt.Sprintf("at most %s (%s)", book.FormatAmount(a.Upper.Value, a.Unit.Scale), a.Upper.Reason))
+		parts = append(parts, fmt.Sprintf("at most %s (%s)", amount(a.Upper.Value, a.Unit.Scale), a.Upper.Reason))
 	}
 	if len(parts) == 0 {
 		return T("no bounds", "境界なし").In(lang)
@@ -257,10 +294,10 @@ func flowOf(b *book.Book, lang diag.Lang) Flow {
 		} else {
 			n.Lines = []string{a.Unit.Name}
 			if a.Lower != nil {
-				n.Lines = append(n.Lines, fmt.Sprintf("at least %s (%s)", book.FormatAmount(a.Lower.Value, a.Unit.Scale), a.Lower.Reason))
+				n.Lines = append(n.Lines, fmt.Sprintf("at least %s (%s)", amount(a.Lower.Value, a.Unit.Scale), a.Lower.Reason))
 			}
 			if a.Upper != nil {
-				n.Lines = append(n.Lines, fmt.Sprintf("at most %s (%s)", book.FormatAmount(a.Upper.Value, a.Unit.Scale), a.Upper.Reason))
+				n.Lines = append(n.Lines, fmt.Sprintf("at most %s (%s)", amount(a.Upper.Value, a.Unit.Scale), a.Upper.Reason))
 			}
 		}
 		f.Nodes = append(f.Nodes, n)
@@ -284,7 +321,7 @@ func amountText(m *book.Move) string {
 	if m.Amount.Param != nil {
 		return m.Amount.Param.Name
 	}
-	return book.FormatAmount(m.Amount.Literal, m.From.Account.Unit.Scale)
+	return amount(m.Amount.Literal, m.From.Account.Unit.Scale)
 }
 
 func signature(t *book.Transfer) string {
@@ -314,10 +351,10 @@ func transferSection(b *book.Book, t *book.Transfer, d api.Transfer, ops []repor
 	case t.Pending == nil:
 		s.Ends = T("A call moves the amounts at once (do).", "呼び出すと、その場で額が動きます(do)。").In(lang)
 	case t.Pending.Expires:
-		life := syntax.FormatDuration(t.Pending.Seconds)
+		life := lifetimeText(t.Pending.Seconds, lang)
 		s.Ends = T(
 			fmt.Sprintf("A call holds the amounts first (hold): they count against the bounds but have not moved. post moves them, in full or in part; void gives them back; a hold neither posted nor voided within %s expires and gives them back.", life),
-			fmt.Sprintf("呼び出すと、まず額を押さえます(hold)。押さえた額は境界に数えますが、まだ動いていません。post で全部か一部を動かし、void で戻します。%s のうちに確定も取消もされない仮押さえは期限切れになり、額が戻ります。", life)).In(lang)
+			fmt.Sprintf("呼び出すと、まず額を押さえます(hold)。押さえた額は境界に数えますが、まだ動いていません。post で全部か一部を動かし、void で戻します。%sのうちに確定も取消もされない仮押さえは期限切れになり、額が戻ります。", life)).In(lang)
 		s.Hold = holdView(t, lang)
 	default:
 		s.Ends = T(
@@ -343,17 +380,17 @@ func holdView(t *book.Transfer, lang diag.Lang) *HoldView {
 	h := &HoldView{Expires: t.Pending.Expires}
 	deadline := T("", "").In(lang)
 	if h.Expires {
-		h.Lifetime = syntax.FormatDuration(t.Pending.Seconds)
+		h.Lifetime = lifetimeText(t.Pending.Seconds, lang)
 		deadline = T(
 			fmt.Sprintf("; refused with expired once %s have passed", h.Lifetime),
-			fmt.Sprintf("。%s が過ぎていれば expired で拒否", h.Lifetime)).In(lang)
+			fmt.Sprintf("。%sが過ぎていれば expired で拒否", h.Lifetime)).In(lang)
 	}
 	st := func(s interp.HoldState) string { return scenario.HoldStateText(s, lang) }
 	never := T("cannot happen", "起きない").In(lang)
 	expiry := never
 	if h.Expires {
 		expiry = T(fmt.Sprintf("after %s: expired, the amounts go back", h.Lifetime),
-			fmt.Sprintf("%s 後に期限切れになり、額が戻る", h.Lifetime)).In(lang)
+			fmt.Sprintf("%s後に期限切れになり、額が戻る", h.Lifetime)).In(lang)
 	}
 	h.Rows = [][4]string{
 		{st(interp.Held), T("posted", "確定").In(lang) + deadline, T("voided", "取消").In(lang) + deadline, expiry},
@@ -368,7 +405,7 @@ func holdView(t *book.Transfer, lang diag.Lang) *HoldView {
 }
 
 func refusalView(b *book.Book, rf report.Refusal, d api.Refusal, lang diag.Lang) (RefusalView, error) {
-	v := RefusalView{Reason: rf.Reason, Bound: rf.Bound, KeyUsed: d.KeyUsed, Meaning: meaning(rf, lang)}
+	v := RefusalView{Reason: rf.Reason, Bound: boundText(rf), KeyUsed: d.KeyUsed, Meaning: meaning(rf, lang)}
 	sc := scenario.FromExample(rf.Reason, rf.Example)
 	outs, _, err := scenario.Explore(b, sc, scenario.Budget)
 	if err != nil {
@@ -385,7 +422,7 @@ func refusalView(b *book.Book, rf report.Refusal, d api.Refusal, lang diag.Lang)
 			if names := o.Expired[i]; len(names) > 0 {
 				note = scenario.ExpiredText(names, lang)
 			}
-			v.Steps = append(v.Steps, ExampleStep{Call: "pass " + st.PassText, Answer: note})
+			v.Steps = append(v.Steps, ExampleStep{Call: scenario.PassText(st.PassText, lang), Answer: note})
 			continue
 		}
 		v.Steps = append(v.Steps, ExampleStep{Call: st.Call.Call.Display(), Answer: scenario.ResultText(o.Results[k], lang)})
@@ -399,8 +436,8 @@ func refusalView(b *book.Book, rf report.Refusal, d api.Refusal, lang diag.Lang)
 func meaning(rf report.Refusal, lang diag.Lang) string {
 	if rf.Account != nil {
 		return T(
-			fmt.Sprintf("the call would take %s past its bound (%s); nothing moves, and the key stays refused", rf.Account.Name, rf.Bound),
-			fmt.Sprintf("呼び出すと %s が境界(%s)を越えます。何も動かず、このキーは拒否されたままになります", rf.Account.Name, rf.Bound)).In(lang)
+			fmt.Sprintf("the call would take %s past its bound (%s); nothing moves, and the key stays refused", rf.Account.Name, boundText(rf)),
+			fmt.Sprintf("呼び出すと %s が境界(%s)を越えます。何も動かず、このキーは拒否されたままになります", rf.Account.Name, boundText(rf))).In(lang)
 	}
 	if m, ok := meanings[rf.Reason]; ok {
 		return m.In(lang)
@@ -422,6 +459,73 @@ var meanings = map[string]diag.Text{
 	book.OverHold:      T("the post asks for more than the hold holds", "押さえた額を超えて確定しようとしています"),
 }
 
+// lifetimeText writes a length of time as the book would, with the unit
+// in the page's language: a Japanese sentence reads "30 分", as chobo run
+// writes it beside a pass.
+func lifetimeText(secs int64, lang diag.Lang) string {
+	s := syntax.FormatDuration(secs)
+	if lang != diag.Japanese {
+		return s
+	}
+	n, word, ok := strings.Cut(s, " ")
+	if unit, known := syntax.TimeWordJa(word); ok && known {
+		return n + " " + unit
+	}
+	return s
+}
+
+// amount writes an amount at its unit's scale for people to read: the
+// integer part in groups of three digits, 1,234,567.89. English and
+// Japanese pages write it alike.
+func amount(v int64, scale int) string { return group(book.FormatAmount(v, scale)) }
+
+// group puts a comma between each three digits of the integer part of a
+// number written as book.FormatAmount writes it; the sign and the
+// fraction stay as they are.
+func group(s string) string {
+	sign, rest := "", s
+	if strings.HasPrefix(rest, "-") {
+		sign, rest = "-", rest[1:]
+	}
+	whole, frac, dot := strings.Cut(rest, ".")
+	if len(whole) <= 3 {
+		return s
+	}
+	var b strings.Builder
+	b.WriteString(sign)
+	head := len(whole) % 3
+	if head == 0 {
+		head = 3
+	}
+	b.WriteString(whole[:head])
+	for i := head; i < len(whole); i += 3 {
+		b.WriteByte(',')
+		b.WriteString(whole[i : i+3])
+	}
+	if dot {
+		b.WriteByte('.')
+		b.WriteString(frac)
+	}
+	return b.String()
+}
+
+// boundText is the bound behind a refusal, its amount grouped as the
+// page writes amounts.
+func boundText(rf report.Refusal) string {
+	a := rf.Account
+	if a == nil {
+		return rf.Bound
+	}
+	b, word := a.Upper, "at most"
+	if rf.Lower {
+		b, word = a.Lower, "at least"
+	}
+	if b == nil {
+		return rf.Bound
+	}
+	return a.Shape() + " " + word + " " + amount(b.Value, a.Unit.Scale)
+}
+
 // T is diag.T, short for the many texts of the page.
 func T(en, ja string) diag.Text { return diag.T(en, ja) }
 
@@ -433,16 +537,17 @@ func ledgerOf(accs []interp.AccountBalance, lang diag.Lang) []LedgerRow {
 	for _, a := range accs {
 		r := LedgerRow{Account: a.Account.String(), Posted: amountOf(a.Account, a.Balance.Posted),
 			HeldOut: amountOf(a.Account, a.Balance.HeldOut), HeldIn: amountOf(a.Account, a.Balance.HeldIn)}
-		r.Text = r.Posted
+		sc := a.Account.Kind.Unit.Scale
+		r.Text = amount(a.Balance.Posted, sc)
 		var held []string
 		if a.Balance.HeldOut != 0 {
-			held = append(held, T("held out ", "出ていく仮押さえ ").In(lang)+r.HeldOut)
+			held = append(held, T("held out ", "出ていく仮押さえ ").In(lang)+amount(a.Balance.HeldOut, sc))
 		}
 		if a.Balance.HeldIn != 0 {
-			held = append(held, T("held in ", "入ってくる仮押さえ ").In(lang)+r.HeldIn)
+			held = append(held, T("held in ", "入ってくる仮押さえ ").In(lang)+amount(a.Balance.HeldIn, sc))
 		}
 		if len(held) > 0 {
-			r.Text = diag.Paren(lang, r.Posted, strings.Join(held, T(", ", "、").In(lang)))
+			r.Text = diag.Paren(lang, r.Text, strings.Join(held, T(", ", "、").In(lang)))
 		}
 		out = append(out, r)
 	}
@@ -467,7 +572,7 @@ func scenarioView(b *book.Book, n int, sc scenario.Scenario, lang diag.Lang) (Sc
 			}
 			v.Steps = append(v.Steps, sv)
 		default:
-			v.Steps = append(v.Steps, StepView{Label: "pass " + st.PassText})
+			v.Steps = append(v.Steps, StepView{Label: scenario.PassText(st.PassText, lang)})
 		}
 	}
 	outs, _, err := scenario.Trace(b, sc, scenario.Budget)
@@ -476,6 +581,9 @@ func scenarioView(b *book.Book, n int, sc scenario.Scenario, lang diag.Lang) (Sc
 	}
 	for _, o := range outs {
 		v.Outcomes = append(v.Outcomes, outcomeView(sc, o, lang))
+	}
+	for _, f := range scenario.FailureTexts(sc, outs) {
+		v.Unmet = append(v.Unmet, diag.Printable(f.In(lang)))
 	}
 	return v, nil
 }
@@ -564,4 +672,14 @@ func eachAtOnce(n int, f func(i int) error) error {
 		}
 	}
 	return nil
+}
+
+// All is every scenario of the page in the stepper's order: the team's,
+// then the generated ones.
+func (p *Page) All() []ScenarioView {
+	var out []ScenarioView
+	for _, f := range p.Own {
+		out = append(out, f.Scenarios...)
+	}
+	return append(out, p.Scenarios...)
 }

@@ -22,14 +22,23 @@ def _chobo_doc_impl(ctx):
     if name.startswith("/") or ".." in name.split("/"):
         fail("chobo_doc %s: out must be a relative file name, not %r" % (ctx.label.name, name))
     out = ctx.actions.declare_file("%s/%s" % (ctx.label.name, name))
+
+    scenarios = ctx.files.scenarios
     run_chobo(
         ctx,
         # The check output is an input so that a book with errors stops
         # at chobo_book, with its diagnostics, before anything is built.
-        inputs = [book.src, book.check_output],
+        inputs = [book.src, book.check_output] + scenarios,
         outputs = [out],
-        script = 'quiet "$1" doc "$2" --format "$3" --lang "$4" --out "$TMP_OUT"\ncp "$TMP_OUT/$5" "$6"',
-        arguments = [book.src.path, ctx.attr.format, ctx.attr.lang, written, out.path],
+        # Each scenario path left after the fixed arguments becomes
+        # `--scenario <path>`, quoted as it is.
+        script = "\n".join([
+            'chobo="$1"; book="$2"; format="$3"; lang="$4"; written="$5"; page="$6"; shift 6',
+            'for s in "$@"; do set -- "$@" --scenario "$s"; shift; done',
+            'quiet "$chobo" doc "$book" --format "$format" --lang "$lang" --out "$TMP_OUT" "$@"',
+            'cp "$TMP_OUT/$written" "$page"',
+        ]),
+        arguments = [book.src.path, ctx.attr.format, ctx.attr.lang, written, out.path] + [s.path for s in scenarios],
         mnemonic = "ChoboDoc",
         progress_message = "Writing the %s page of %%{label}" % ctx.attr.format,
     )
@@ -59,6 +68,10 @@ name without `.book` (inventory.ja.book: inventory.ja.md).""",
         ),
         out = attr.string(
             doc = "The page's file name, inside the folder `<name>/`; by default the .book file's name with `.md` or `.html` for `.book`.",
+        ),
+        scenarios = attr.label_list(
+            allow_files = [".json"],
+            doc = "The team's own scenario files (as `chobo run --scenario` reads them), shown on the page before the generated scenarios, in this order.",
         ),
     ),
 )

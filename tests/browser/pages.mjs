@@ -33,6 +33,17 @@ function say(template, a, b) {
   return template.replace("%1", String(a)).replace("%2", String(b));
 }
 
+// grouped is how the page shows an amount the data keeps plain: its
+// integer part in groups of three, worked out here with BigInt so that
+// the check does not share the stepper's code.
+function grouped(amount) {
+  const m = /^(-?)(\d+)(\.\d+)?$/.exec(amount);
+  if (!m) {
+    return amount;
+  }
+  return m[1] + BigInt(m[2]).toLocaleString("en-US") + (m[3] || "");
+}
+
 function placeName(s, o, k) {
   return `scenario ${s + 1} outcome ${o + 1} step ${k + 1}`;
 }
@@ -171,7 +182,7 @@ function differences(data, s, o, k, dom) {
     if (!got) {
       return;
     }
-    want(`ledger row ${i + 1}`, got.cells.slice(0, 4), [row.account, row.posted, row.held_out, row.held_in]);
+    want(`ledger row ${i + 1}`, got.cells.slice(0, 4), [row.account, grouped(row.posted), grouped(row.held_out), grouped(row.held_in)]);
     want(`ledger row ${i + 1} (${row.account}) changed`, got.changed, row.changed);
     want(`ledger row ${i + 1} (${row.account}) changed mark`, got.cells[4], row.changed ? data.texts.changed : "");
   });
@@ -530,8 +541,70 @@ async function checkLayout(page, where) {
             wide.push(`${name} to ${Math.round(r.right)}px ("${(el.textContent || "").trim().slice(0, 40)}")`);
           }
         }
+        // The labels of the flow diagram, as drawn: an arrow's label is its
+        // background and its text; a box is its frame and its lines. Each
+        // text must stay inside its own background or frame (the widths
+        // are estimated when the diagram is drawn, the browser measures
+        // them), and no label may cover another label or a box. A text's
+        // own box is taller than its letters (the font's ascent and
+        // descent), so texts are compared with where they belong, and
+        // labels with each other by their backgrounds.
+        const rectOf = (e) => {
+          const r = e.getBoundingClientRect();
+          return { left: r.left, right: r.right, top: r.top, bottom: r.bottom };
+        };
+        const meets = (a, b) => a.left < b.right - 0.5 && b.left < a.right - 0.5 && a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5;
+        const within = (t, r) => t.left >= r.left - 0.5 && t.right <= r.right + 0.5;
+        const labels = [...document.querySelectorAll("#flow-diagram svg g.edge")].map((g) => ({
+          text: g.querySelector("text.label").textContent,
+          bg: rectOf(g.querySelector("rect.label-bg")),
+          ink: rectOf(g.querySelector("text.label")),
+        }));
+        const boxes = [...document.querySelectorAll("#flow-diagram svg g.node")].map((g) => ({
+          text: g.querySelector("text").textContent,
+          frame: rectOf(g.querySelector("rect.box")),
+          lines: [...g.querySelectorAll("text")].map((t) => ({ text: t.textContent, ink: rectOf(t) })),
+        }));
+        const overlaps = [];
+        for (const l of labels) {
+          if (!within(l.ink, l.bg)) {
+            overlaps.push(`label "${l.text}" is wider than its background`);
+          }
+          for (const b of boxes) {
+            if (meets(l.bg, b.frame)) {
+              overlaps.push(`label "${l.text}" covers the box of "${b.text}"`);
+            }
+          }
+        }
+        for (let i = 0; i < labels.length; i++) {
+          for (let j = i + 1; j < labels.length; j++) {
+            if (meets(labels[i].bg, labels[j].bg)) {
+              overlaps.push(`labels "${labels[i].text}" and "${labels[j].text}" overlap`);
+            }
+          }
+        }
+        for (const b of boxes) {
+          for (const line of b.lines) {
+            if (!within(line.ink, b.frame)) {
+              overlaps.push(`"${line.text}" sticks out of its box`);
+            }
+          }
+        }
+        // On a wide screen tables wrap to fit: none of their frames
+        // scrolls (diagrams may).
+        const tableFrames = [...document.querySelectorAll(".scroll")]
+          .filter((f) => f.querySelector("table") && f.offsetParent !== null && f.scrollWidth > f.clientWidth + 1)
+          .map((f) => `${f.getAttribute("aria-label") || f.getAttribute("aria-labelledby") || "a table"} (${f.scrollWidth}px in ${f.clientWidth}px)`);
+        const svg = document.querySelector("#flow-diagram svg");
         resolve({
           vw,
+          scrolling: document.scrollingElement.scrollWidth,
+          tableFrames,
+          labels: labels.length,
+          boxes: boxes.length,
+          overlaps,
+          drawn: svg ? Math.round(svg.getBoundingClientRect().width) : 0,
+          natural: svg ? Math.round(parseFloat(svg.getAttribute("width"))) : 0,
           doc: document.documentElement.scrollWidth,
           body: document.body.scrollWidth,
           bg: getComputedStyle(document.body).backgroundColor,
@@ -541,6 +614,9 @@ async function checkLayout(page, where) {
       })));
       backgrounds[scheme] = m.bg;
       const problems = [];
+      if (m.scrolling > m.vw) {
+        problems.push(`the page scrolls: document.scrollingElement.scrollWidth is ${m.scrolling}px in a ${m.vw}px window`);
+      }
       if (m.doc > m.vw) {
         problems.push(`document is ${m.doc}px wide in a ${m.vw}px window`);
       }
@@ -554,6 +630,13 @@ async function checkLayout(page, where) {
         problems.push(`prefers-color-scheme: dark is ${m.dark}`);
       }
       report.check(where, `${width}px ${scheme}: no horizontal overflow (document ${m.doc}px, body ${m.body}px)`, problems);
+      if (scheme === schemes[0] && width >= 1280) {
+        report.check(where, `${width}px: every table fits the page`, m.tableFrames.slice(0, 5));
+      }
+      if (scheme === schemes[0]) {
+        report.check(where, `${width}px: the ${m.labels} arrow labels and ${m.boxes} boxes of the flow diagram do not overlap (drawn ${m.drawn}px wide of ${m.natural}px)`,
+          m.boxes > 0 ? m.overlaps.slice(0, 10) : ["the flow diagram has no box"]);
+      }
       const shot = path.resolve(args.opts.out, `${base}-${width}-${scheme}.png`);
       await page.screenshot({ path: shot, fullPage: true });
       console.log(`screenshot ${shot}`);

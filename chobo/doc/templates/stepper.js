@@ -5,6 +5,12 @@
 // the URL fragment: #scenario=3&step=2&outcome=1.
 (function () {
   "use strict";
+  // The floor of a diagram shrunk to fit (page.css): 70% of the width it
+  // was drawn at.
+  document.querySelectorAll(".diagram svg").forEach(function (svg) {
+    var w = parseFloat(svg.getAttribute("width"));
+    if (w > 0) { svg.style.minWidth = (w * 0.7) + "px"; }
+  });
   var data = JSON.parse(document.getElementById("chobo-data").textContent);
   if (data.scenarios.length === 0) { return; }
   var texts = data.texts;
@@ -44,6 +50,14 @@
   function toHash() {
     var h = "#scenario=" + (at.s + 1) + "&step=" + (at.k + 1) + "&outcome=" + (at.o + 1);
     if (location.hash !== h) { history.replaceState(null, "", h); }
+  }
+
+  // group writes an amount as the rest of the page does, a comma between
+  // each three digits of its integer part; the data keeps it plain.
+  function group(amount) {
+    var m = /^(-?)(\d+)(\.\d+)?$/.exec(amount);
+    if (!m) { return amount; }
+    return m[1] + m[2].replace(/\B(?=(\d{3})+$)/g, ",") + (m[3] || "");
   }
 
   function cell(row, text) {
@@ -113,9 +127,9 @@
       var tr = document.createElement("tr");
       if (row.changed) { tr.className = "changed"; }
       cell(tr, row.account);
-      cell(tr, row.posted);
-      cell(tr, row.held_out);
-      cell(tr, row.held_in);
+      cell(tr, group(row.posted));
+      cell(tr, group(row.held_out));
+      cell(tr, group(row.held_in));
       cell(tr, row.changed ? texts.changed : "");
       ledgerBody.appendChild(tr);
     });
