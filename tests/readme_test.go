@@ -2,15 +2,21 @@ package tests
 
 import (
 	"bytes"
+	"context"
 	"fmt"
+	"net"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chobo-lang/chobo/chobo/conformance/pgtest"
+	"github.com/chobo-lang/chobo/chobo/ids"
+	"github.com/chobo-lang/chobo/runtime/go/chobotb"
+	"github.com/chobo-lang/chobo/runtime/go/chobotb/tbgo"
 )
 
 // The walk of a README ("From a book to a call") is held by following it:
@@ -254,4 +260,82 @@ func TestReadmeWalk(t *testing.T) {
 	if transcripts < 3 || commands < 10 {
 		t.Errorf("the walk ran %d commands and %d transcripts; it should reach the Go, Python and TypeScript programs", commands, transcripts)
 	}
+}
+
+// TestTigerBeetleReplicaInDocs formats and starts a replica with the two
+// lines docs/targets.md gives, the port changed to a free one, and makes a
+// request of it through the official Go client.
+func TestTigerBeetleReplicaInDocs(t *testing.T) {
+	bin := realTigerBeetle(t)
+	var lines []string
+	for _, f := range walkSection(t, filepath.Join("docs", "targets.md"), "## `tigerbeetle-go`") {
+		if f.info == "sh" {
+			lines = append(lines, f.body...)
+			break
+		}
+	}
+	if len(lines) != 2 || !strings.HasPrefix(lines[0], "tigerbeetle format ") || !strings.HasPrefix(lines[1], "tigerbeetle start ") {
+		t.Fatalf("docs/targets.md, `tigerbeetle-go`: the first sh block should be the format and start lines, not %q", lines)
+	}
+	port := freePort(t)
+	start := strings.Replace(lines[1], "--addresses=3000", fmt.Sprintf("--addresses=%d", port), 1)
+	if start == lines[1] {
+		t.Fatalf("the start line %q does not name --addresses=3000", lines[1])
+	}
+	dir, binDir := t.TempDir(), t.TempDir()
+	if err := os.Symlink(bin, filepath.Join(binDir, "tigerbeetle")); err != nil {
+		t.Fatal(err)
+	}
+	env := append(os.Environ(), "PATH="+binDir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	format := exec.Command("bash", "-c", lines[0])
+	format.Dir, format.Env = dir, env
+	if out, err := format.CombinedOutput(); err != nil {
+		t.Fatalf("`%s`: %v\n%s", lines[0], err, out)
+	}
+	var log bytes.Buffer
+	replica := exec.Command("bash", "-c", "exec "+start)
+	replica.Dir, replica.Env, replica.Stdout, replica.Stderr = dir, env, &log, &log
+	if err := replica.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = replica.Process.Kill()
+		_ = replica.Wait()
+	})
+	// The official client would log every refused connection while the
+	// replica opens its data file; wait for the port first.
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		if c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port)); err == nil {
+			c.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the replica does not listen on %d after a minute:\n%s", port, log.String())
+		}
+	}
+	conn, err := tbgo.Dial(chobotb.U128{}, fmt.Sprint(port))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	found, err := conn.LookupAccounts(ctx, []ids.ID{{1}})
+	if err != nil {
+		t.Fatalf("a lookup on the replica the doc starts: %v\n%s", err, log.String())
+	}
+	if len(found) != 0 {
+		t.Errorf("a fresh replica holds %d accounts", len(found))
+	}
+}
+
+// freePort is a TCP port of the loopback nobody listens on now.
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
 }
