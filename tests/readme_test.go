@@ -339,3 +339,14 @@ func freePort(t *testing.T) int {
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port
 }
+
+// TestReadmeJaWalk follows 「帳簿から呼び出しまで」 of README.ja.md, the
+// Japanese walk on a book written in Japanese, the same way.
+func TestReadmeJaWalk(t *testing.T) {
+	w := newWalker(t, "README.ja.md")
+	commands, transcripts := w.follow(walkSection(t, "README.ja.md", "## 帳簿から呼び出しまで"))
+	t.Logf("README.ja.md: %d commands and %d transcripts followed", commands, transcripts)
+	if transcripts < 3 || commands < 10 {
+		t.Errorf("the walk ran %d commands and %d transcripts; it should reach the Go, Python and TypeScript programs", commands, transcripts)
+	}
+}
