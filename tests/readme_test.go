@@ -263,17 +263,22 @@ func TestReadmeWalk(t *testing.T) {
 }
 
 // TestTigerBeetleReplicaInDocs formats and starts a replica with the two
-// lines docs/targets.md gives, the port changed to a free one, and makes a
+// lines docs/targets.md (and, the same, docs/targets.ja.md) gives, the port changed to a free one, and makes a
 // request of it through the official Go client.
 func TestTigerBeetleReplicaInDocs(t *testing.T) {
-	bin := realTigerBeetle(t)
-	var lines []string
-	for _, f := range walkSection(t, filepath.Join("docs", "targets.md"), "## `tigerbeetle-go`") {
-		if f.info == "sh" {
-			lines = append(lines, f.body...)
-			break
+	firstSh := func(file, heading string) []string {
+		for _, f := range walkSection(t, filepath.Join("docs", file), heading) {
+			if f.info == "sh" {
+				return f.body
+			}
 		}
+		return nil
 	}
+	lines := firstSh("targets.md", "## `tigerbeetle-go`")
+	if ja := firstSh("targets.ja.md", "## TigerBeetle"); strings.Join(ja, "\n") != strings.Join(lines, "\n") {
+		t.Errorf("docs/targets.ja.md starts a replica with\n%s\nand docs/targets.md with\n%s", strings.Join(ja, "\n"), strings.Join(lines, "\n"))
+	}
+	bin := realTigerBeetle(t)
 	if len(lines) != 2 || !strings.HasPrefix(lines[0], "tigerbeetle format ") || !strings.HasPrefix(lines[1], "tigerbeetle start ") {
 		t.Fatalf("docs/targets.md, `tigerbeetle-go`: the first sh block should be the format and start lines, not %q", lines)
 	}
