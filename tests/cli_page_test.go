@@ -36,7 +36,7 @@ var cliPageText = map[string]struct {
 			"`--diff-base` finds a change the database cannot follow (E050, E051), or when a run does not give\n" +
 			"what its `expect` says; 2 for a wrong use of the command, a file that cannot be read, a previous\n" +
 			"version that cannot be used, or an internal failure, with nothing on standard output.",
-		env:      "## Environment variables",
+		env: "## Environment variables",
 		envBody: "| variable | read by | what it does |\n|---|---|---|\n" +
 			"| `CHOBO_LANG` | every command | the language of the text when `--lang` is not given: `ja`, or a locale name such as `ja_JP.UTF-8` or `ja-JP`, gives Japanese; any other value, or none, English |\n" +
 			"| `BUILD_WORKING_DIRECTORY` | every command, under `bazel run` | set by Bazel: file names on the command line are taken from that directory, where the command was typed |\n" +
@@ -59,7 +59,7 @@ var cliPageText = map[string]struct {
 			"1 は帳簿やシナリオのファイルにエラーがある、`check --against` や `--diff-base` がデータベースのついて\n" +
 			"いけない変更(E050、E051)を見つけた、実行が `expect` のとおりにならなかった。2 はコマンドの使い方の\n" +
 			"誤り、読めないファイル、使えない前のバージョン、内部の異常で、このときは標準出力に何も出しません。",
-		env:      "## 環境変数",
+		env: "## 環境変数",
 		envBody: "| 変数 | 読むもの | はたらき |\n|---|---|---|\n" +
 			"| `CHOBO_LANG` | どのコマンドも | `--lang` がないときの出力の言語。`ja`、または `ja_JP.UTF-8` や `ja-JP` のようなロケール名なら日本語、ほかの値や空なら英語 |\n" +
 			"| `BUILD_WORKING_DIRECTORY` | `bazel run` で動かしたどのコマンドも | Bazel が入れる変数。コマンドラインのファイル名を、コマンドを打ったこのフォルダーから読みます |\n" +
