@@ -83,6 +83,9 @@ func findBooks(dir string, regularFiles []string) []book {
 			source, _ = os.ReadFile(filepath.Join(dir, f))
 		}
 		name := bookName(f, source)
+		if !isASCII(f) {
+			log.Print(renameWarning(dir, f, name))
+		}
 		if other, ok := taken[name]; ok {
 			log.Printf("%s: chobo: %s and %s both make targets named %s; %s gets none (rename one)", dir, other, f, name, f)
 			continue

@@ -5,6 +5,8 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
+	"path/filepath"
 	"strings"
 	"unicode/utf8"
 
@@ -52,6 +54,16 @@ func bookName(file string, source []byte) string {
 	}
 	sum := sha256.Sum256([]byte(stem))
 	return "book_" + hex.EncodeToString(sum[:4])
+}
+
+// renameWarning says why a book whose file name is not ASCII will not
+// build, and the name to give the file: Bazel 7 reads such a name in a
+// BUILD file differently from the name on disk and stops at "missing input
+// file". The name offered is the book's target name, so renaming keeps
+// every target as it is.
+func renameWarning(dir, file, name string) string {
+	return fmt.Sprintf("%s: chobo: Bazel 7 cannot take a file name that is not ASCII as a source, so the build of %s would stop at `missing input file`; rename the file to %s%s (the book keeps the name on its book line, and its targets keep theirs)",
+		filepath.Join(dir, file), file, name, bookExt)
 }
 
 // identifier makes an ASCII string a target and Go package name.

@@ -1,6 +1,10 @@
 package gazelle
 
 import (
+	"bytes"
+	"log"
+	"os"
+	"strings"
 	"testing"
 
 	bzl "github.com/bazelbuild/buildtools/build"
@@ -76,5 +80,44 @@ func TestStr(t *testing.T) {
 		if got := bzl.FormatString(str(tc.value)); got != tc.want {
 			t.Errorf("str(%q) prints %s, want %s", tc.value, got, tc.want)
 		}
+	}
+}
+
+// TestRenameWarning runs Gazelle over folders of books and reads what it
+// logs: a book whose file name is not ASCII is told the name to rename it
+// to, which is its target name, and an ASCII one is not mentioned.
+func TestRenameWarning(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		files map[string]string
+		want  []string // parts of the log, in order; none: the log is empty
+	}{
+		{"ascii", map[string]string{"stock.book": "book stock v1\n", "inventory.ja.book": "book 在庫管理 v1\n"}, nil},
+		{"japanese, declared ascii", map[string]string{"注文.book": "book orders v1\n"},
+			[]string{"注文.book: chobo: Bazel 7 cannot take a file name that is not ASCII", "rename the file to orders.book"}},
+		{"japanese, declared japanese", map[string]string{"在庫.book": "book 在庫 v1\n"},
+			[]string{"在庫.book: chobo:", "`missing input file`", "rename the file to book_ee34caad.book"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var logged bytes.Buffer
+			log.SetOutput(&logged)
+			defer log.SetOutput(os.Stderr)
+			res := generate(t, tc.files, "")
+			if len(res.Gen) == 0 {
+				t.Fatal("no rules")
+			}
+			got := logged.String()
+			if len(tc.want) == 0 && got != "" {
+				t.Errorf("logged %q, want nothing", got)
+			}
+			rest := got
+			for _, w := range tc.want {
+				i := strings.Index(rest, w)
+				if i < 0 {
+					t.Fatalf("the log lacks %q (in order):\n%s", w, got)
+				}
+				rest = rest[i+len(w):]
+			}
+		})
 	}
 }

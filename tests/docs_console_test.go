@@ -3,7 +3,7 @@ package tests
 // Console blocks: the docs show what chobo prints, and this file runs
 // every such example again so that the docs cannot drift from the tool.
 //
-// The convention, for README.md and docs/*.md (except the generated
+// The convention, for README.md, README.ja.md and docs/*.md (except the generated
 // codes pages):
 //
 //   - A fenced block whose info string is `console` is a terminal session.
@@ -380,7 +380,7 @@ func consoleDocs(t *testing.T, repo string) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	files := []string{"README.md"}
+	files := []string{"README.md", "README.ja.md"}
 	for _, d := range docs {
 		if base := filepath.Base(d); !strings.HasPrefix(base, "codes") {
 			files = append(files, filepath.Join("docs", base))

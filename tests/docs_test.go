@@ -78,32 +78,52 @@ func TestHelpGoldens(t *testing.T) {
 const keywordsBegin = "<!-- keywords: begin -->"
 const keywordsEnd = "<!-- keywords: end -->"
 
+// placeJa is where a keyword is one, as the Japanese reference says it.
+var placeJa = map[syntax.Place]string{
+	syntax.LineStart: "行の頭",
+	syntax.Modifier:  "修飾",
+	syntax.TypeWord:  "型",
+	syntax.TimeWord:  "時間の単位",
+}
+
 // keywordTable renders syntax.Keywords as the Markdown table the language
-// reference shows.
-func keywordTable() string {
+// reference of lang shows.
+func keywordTable(t *testing.T, lang string) string {
 	var b strings.Builder
-	b.WriteString("| keyword | where it is a keyword |\n|---|---|\n")
+	if lang == "ja" {
+		b.WriteString("| キーワード | キーワードになる場所 |\n|---|---|\n")
+	} else {
+		b.WriteString("| keyword | where it is a keyword |\n|---|---|\n")
+	}
 	for _, k := range syntax.Keywords {
-		fmt.Fprintf(&b, "| `%s` | %s |\n", k.Phrase, k.Place)
+		place := k.Place.String()
+		if lang == "ja" {
+			if place = placeJa[k.Place]; place == "" {
+				t.Fatalf("no Japanese word for the place %q of %q", k.Place, k.Phrase)
+			}
+		}
+		fmt.Fprintf(&b, "| `%s` | %s |\n", k.Phrase, place)
 	}
 	return b.String()
 }
 
-// TestKeywordTableInDocs keeps the keyword table of docs/language.md equal
-// to the one the parser uses.
+// TestKeywordTableInDocs keeps the keyword tables of docs/language.md and
+// docs/language.ja.md equal to the one the parser uses.
 func TestKeywordTableInDocs(t *testing.T) {
-	path := filepath.Join("..", "docs", "language.md")
-	doc, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
+	for _, v := range []struct{ lang, file string }{{"en", "language.md"}, {"ja", "language.ja.md"}} {
+		path := filepath.Join("..", "docs", v.file)
+		doc, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := string(doc)
+		i, j := strings.Index(s, keywordsBegin), strings.Index(s, keywordsEnd)
+		if i < 0 || j < i {
+			t.Fatalf("%s lacks the keyword markers", path)
+		}
+		want := s[:i+len(keywordsBegin)] + "\n" + keywordTable(t, v.lang) + s[j:]
+		golden.Check(t, path, []byte(want))
 	}
-	s := string(doc)
-	i, j := strings.Index(s, keywordsBegin), strings.Index(s, keywordsEnd)
-	if i < 0 || j < i {
-		t.Fatalf("%s lacks the keyword markers", path)
-	}
-	want := s[:i+len(keywordsBegin)] + "\n" + keywordTable() + s[j:]
-	golden.Check(t, path, []byte(want))
 }
 
 // TestExamplesAreClean checks every example book: no diagnostic at all,

@@ -326,7 +326,7 @@ func TestEnglishSentenceHeuristic(t *testing.T) {
 		"失敗: 入荷.do(納品書: 納品書-3): move 1 would take a balance out of 64 bits":            true,
 		"不一致: step 1: expected done, got refused: out_of_stock":                        true,
 		"chobo check: nosuch.book を読めません: open nosuch.book: no such file or directory": true,
-		"  キー: redeem は、use ごとに一度だけ動きます。":                                              false,
+		"  キー: redeem は、use ごとに一度だけ実行されます。":                                            false,
 		"  引き換え.do  拒否されうる理由: 引換券なし(引換券(会員) at least 0)、already_refused":               false,
 		"`the book's name is here` は使えません":                                             false,
 		"ヒント: 1 秒から 4294967295 秒までを、seconds・minutes・hours・days の整数で":                   false,

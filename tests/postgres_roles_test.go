@@ -146,20 +146,39 @@ func callEveryFunction(t *testing.T, ctx context.Context, db pgdeploy.DB, m *mod
 	return calls
 }
 
-// TestDeploymentInDocs runs the statements docs/targets.md gives an
-// operator, as it says to run them, on the inventory example: the roles,
-// the load as the owner, the two grants. The application's role can then
-// reserve stock and read it, and not write the stock itself. The grants
-// shown are the ones every other test deploys with (pgdeploy.Grants).
+// deploymentDocs are the pages that show an operator how to deploy, each
+// with the inventory example in its language and the names of that book.
+var deploymentDocs = []struct {
+	file, heading, asOwner, book, schema string
+	receive, reserve, stock              string
+}{
+	{"targets.md", "### Deploying with an application role", "-- as ledger_owner", "inventory.book", "inventory", "receive", "reserve", "stock"},
+	{"targets.ja.md", "### 呼び出ししかできないアプリケーションのロールでデプロイする", "-- ledger_owner として", "inventory.ja.book", "在庫管理", "入荷", "引当", "在庫"},
+}
+
+// TestDeploymentInDocs runs the statements docs/targets.md (and its
+// Japanese twin) gives an operator, as it says to run them, on the
+// inventory example: the roles, the load as the owner, the two grants.
+// The application's role can then reserve stock and read it, and not
+// write the stock itself. The grants shown are the ones every other test
+// deploys with (pgdeploy.Grants).
 func TestDeploymentInDocs(t *testing.T) {
-	doc, err := os.ReadFile(filepath.Join("..", "docs", "targets.md"))
+	for _, d := range deploymentDocs {
+		t.Run(d.file, func(t *testing.T) {
+			testDeploymentInDoc(t, d.file, d.heading, d.asOwner, d.book, d.schema, d.receive, d.reserve, d.stock)
+		})
+	}
+}
+
+func testDeploymentInDoc(t *testing.T, file, heading, ownerLine, bookFile, schema, receive, reserve, stock string) {
+	doc, err := os.ReadFile(filepath.Join("..", "docs", file))
 	if err != nil {
 		t.Fatal(err)
 	}
 	text := string(doc)
-	i := strings.Index(text, "### Deploying with an application role")
+	i := strings.Index(text, heading)
 	if i < 0 {
-		t.Fatal("docs/targets.md has no section on deploying with an application role")
+		t.Fatalf("docs/%s has no section %q", file, heading)
 	}
 	block := text[i:]
 	start := strings.Index(block, "```sql\n")
@@ -168,16 +187,16 @@ func TestDeploymentInDocs(t *testing.T) {
 		t.Fatal("the section has no sql block")
 	}
 	block = block[start+len("```sql\n") : start+1+end]
-	asOwner := strings.Index(block, "-- as ledger_owner")
+	asOwner := strings.Index(block, ownerLine)
 	if asOwner < 0 {
 		t.Fatalf("the block does not say what runs as ledger_owner:\n%s", block)
 	}
 	setup, grants := block[:asOwner], block[asOwner:]
-	if !strings.Contains(grants, pgdeploy.Grants("inventory", "app")) {
-		t.Errorf("the grants in the docs:\n%s\nare not those the tests deploy with:\n%s", grants, pgdeploy.Grants("inventory", "app"))
+	if !strings.Contains(grants, pgdeploy.Grants(schema, "app")) {
+		t.Errorf("the grants in the docs:\n%s\nare not those the tests deploy with:\n%s", grants, pgdeploy.Grants(schema, "app"))
 	}
 
-	b, src := loadBook(t, filepath.Join("..", "examples", "inventory", "inventory.book"))
+	b, src := loadBook(t, filepath.Join("..", "examples", "inventory", bookFile))
 	sql := bookSQL(t, b, src)
 	srv := pgtest.Start(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -214,9 +233,9 @@ func TestDeploymentInDocs(t *testing.T) {
 		args []any
 		want string
 	}{
-		{m.Transfer("receive").Operation("do").Statement, []any{"shop-1", "d-1", "A-1", int64(3)}, "done"},
-		{m.Transfer("reserve").Operation("hold").Statement, []any{"shop-1", "o-1", "A-1", int64(5)}, "refused"},
-		{m.Transfer("reserve").Operation("hold").Statement, []any{"shop-1", "o-2", "A-1", int64(2)}, "done"},
+		{m.Transfer(receive).Operation("do").Statement, []any{"shop-1", "d-1", "A-1", int64(3)}, "done"},
+		{m.Transfer(reserve).Operation("hold").Statement, []any{"shop-1", "o-1", "A-1", int64(5)}, "refused"},
+		{m.Transfer(reserve).Operation("hold").Statement, []any{"shop-1", "o-2", "A-1", int64(2)}, "done"},
 	} {
 		var result string
 		var reason *string
@@ -225,10 +244,10 @@ func TestDeploymentInDocs(t *testing.T) {
 		}
 	}
 	var posted, heldOut int64
-	if err := app.QueryRow(ctx, m.Account("stock").Statement, "shop-1", "A-1").Scan(&posted, new(int64), &heldOut); err != nil || posted != 3 || heldOut != 2 {
+	if err := app.QueryRow(ctx, m.Account(stock).Statement, "shop-1", "A-1").Scan(&posted, new(int64), &heldOut); err != nil || posted != 3 || heldOut != 2 {
 		t.Errorf("the stock as app: posted %d, held out %d, %v; want 3 and 2", posted, heldOut, err)
 	}
-	_, err = app.Exec(ctx, `update "inventory".accounts set posted = posted + 100`)
+	_, err = app.Exec(ctx, `update "`+schema+`".accounts set posted = posted + 100`)
 	if sqlState(err) != "42501" {
 		t.Errorf("app setting the stock itself: %v; want it refused (42501)", err)
 	}

@@ -2,144 +2,356 @@ package tests
 
 import (
 	"bytes"
+	"context"
 	"fmt"
+	"net"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
-	"github.com/chobo-lang/chobo/chobo/conformance/pgdeploy"
 	"github.com/chobo-lang/chobo/chobo/conformance/pgtest"
+	"github.com/chobo-lang/chobo/chobo/ids"
+	"github.com/chobo-lang/chobo/runtime/go/chobotb"
+	"github.com/chobo-lang/chobo/runtime/go/chobotb/tbgo"
 )
 
-// readmeProgram is the README's first block of language lang and the
-// text block after it, which shows what the program prints.
-func readmeProgram(t *testing.T, lang string) (program, shown string) {
+// The walk of a README ("From a book to a call") is held by following it:
+// its files are written from the named blocks, every line of its `sh`
+// blocks is run by bash, and every command of a `text` block that starts
+// with "$ " is run and what it prints compared with the block. Only the
+// steps a test cannot take as a user would are stood in for, each named in
+// walkStandIn; every other line runs as the README writes it.
+
+// walkSection is the fenced blocks of the section of a Markdown file that
+// starts with heading, up to the next heading of the same level, after
+// the files the text above it names (the walk starts with "save the book
+// above").
+func walkSection(t *testing.T, file, heading string) []fence {
 	t.Helper()
-	fences := readmeFences(t)
-	for i, f := range fences {
-		if f.info != lang {
-			continue
-		}
-		if i+1 >= len(fences) || fences[i+1].info != "text" {
-			t.Fatalf("README.md:%d: the %s program is not followed by a text block of what it prints", f.line, lang)
-		}
-		return strings.Join(f.body, "\n") + "\n", strings.Join(fences[i+1].body, "\n") + "\n"
+	doc, err := os.ReadFile(filepath.Join("..", file))
+	if err != nil {
+		t.Fatal(err)
 	}
-	t.Fatalf("README.md shows no %s program", lang)
-	return "", ""
+	text := string(doc)
+	i := strings.Index(text, "\n"+heading+"\n")
+	if i < 0 {
+		t.Fatalf("%s has no section %q", file, heading)
+	}
+	before, err := parseFences(text[:i+1])
+	if err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
+	var fences []fence
+	for _, f := range before {
+		if namedFile(f.info) != "" {
+			fences = append(fences, f)
+		}
+	}
+	rest := text[i+1+len(heading):]
+	if j := strings.Index(rest, "\n## "); j >= 0 {
+		rest = rest[:j+1]
+	}
+	section, err := parseFences(rest)
+	if err != nil {
+		t.Fatalf("%s, %s: %v", file, heading, err)
+	}
+	offset := strings.Count(text[:i+1+len(heading)], "\n")
+	for k := range section {
+		section[k].line += offset
+	}
+	return append(fences, section...)
 }
 
-// TestReadmeGoProgram builds the Go program of the README as a user
-// would: in a module of its own (example.com/shop) that holds the
-// postgres-go client of the README's book and takes chobo from this
-// checkout. It then runs the program twice on a real server where the
-// book's SQL is deployed, as the application's role, and holds what the
-// two runs print to the block the README shows after the program.
-func TestReadmeGoProgram(t *testing.T) {
+// walker follows a README's walk in dir with env.
+type walker struct {
+	t    *testing.T
+	file string
+	repo string
+	dir  string
+	env  []string
+	pg   *pgtest.Server
+}
+
+// setenv sets one variable of the environment the walk's commands get.
+func (w *walker) setenv(key, value string) {
+	for i, kv := range w.env {
+		if strings.HasPrefix(kv, key+"=") {
+			w.env[i] = key + "=" + value
+			return
+		}
+	}
+	w.env = append(w.env, key+"="+value)
+}
+
+// walkStandIn takes the steps of the walk that a test cannot take as
+// written: it says whether it took line, so that it is not run as well.
+func (w *walker) walkStandIn(line string) bool {
+	switch {
+	case strings.HasPrefix(line, "docker run "):
+		// A server of the test's own, and its address in DATABASE_URL,
+		// in place of the container and the export after it.
+		w.pg = pgtest.Start(w.t)
+		w.setenv("DATABASE_URL", fmt.Sprintf("postgres://%s@/%s?host=%s&port=%d&sslmode=disable",
+			pgtest.User, pgtest.DefaultDB, url.QueryEscape(w.pg.SocketDir), w.pg.Port))
+		if psql := w.pg.Psql(); psql != "" {
+			w.setenv("PATH", filepath.Dir(psql)+string(os.PathListSeparator)+w.getenv("PATH"))
+		}
+		return true
+	case strings.HasPrefix(line, "export DATABASE_URL="):
+		if w.pg == nil {
+			w.t.Fatalf("%s: DATABASE_URL is set before any server is started", w.file)
+		}
+		return true
+	case strings.HasPrefix(line, "npm install "):
+		// Offline: the packages the TypeScript runtime pins, the
+		// versions the README names.
+		modules, err := filepath.Abs(filepath.Join(tsRuntimeDir, "node_modules"))
+		if err != nil {
+			w.t.Fatal(err)
+		}
+		if err := os.Symlink(modules, filepath.Join(w.dir, "node_modules")); err != nil {
+			w.t.Fatal(err)
+		}
+		return true
+	}
+	return false
+}
+
+func (w *walker) getenv(key string) string {
+	for _, kv := range w.env {
+		if v, ok := strings.CutPrefix(kv, key+"="); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// sh runs one command line through bash in the walk's folder.
+func (w *walker) sh(line string) (stdout, stderr string, err error) {
+	cmd := exec.Command("bash", "-c", line)
+	cmd.Dir, cmd.Env = w.dir, w.env
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err = cmd.Run()
+	return out.String(), errb.String(), err
+}
+
+// step runs one line of an `sh` block.
+func (w *walker) step(at int, line string) {
+	if w.walkStandIn(line) {
+		return
+	}
+	if out, errOut, err := w.sh(line); err != nil {
+		w.t.Fatalf("%s:%d: `%s`: %v\n%s%s", w.file, at, line, err, out, errOut)
+	}
+	if strings.HasPrefix(line, "go mod init ") {
+		// chobo is not fetched from its public address here: the
+		// module is this checkout, which `go get .` then finds.
+		if out, errOut, err := w.sh("go mod edit -replace github.com/chobo-lang/chobo=" + w.repo); err != nil {
+			w.t.Fatalf("go mod edit: %v\n%s%s", err, out, errOut)
+		}
+	}
+}
+
+// transcript runs the commands of a `text` block and holds what they
+// print to it.
+func (w *walker) transcript(f fence) {
+	var got strings.Builder
+	for i, l := range f.body {
+		cmd, ok := strings.CutPrefix(l, "$ ")
+		if !ok {
+			continue
+		}
+		out, errOut, err := w.sh(cmd)
+		if err != nil {
+			w.t.Fatalf("%s:%d: `%s`: %v\n%s%s", w.file, f.line+1+i, cmd, err, out, errOut)
+		}
+		got.WriteString(l + "\n" + out)
+	}
+	want := strings.Join(f.body, "\n") + "\n"
+	if got.String() != want {
+		w.t.Errorf("%s:%d: the commands printed\n%s\nbut the block shows\n%s", w.file, f.line, got.String(), want)
+	}
+}
+
+// follow takes every step of a walk in order.
+func (w *walker) follow(fences []fence) (commands, transcripts int) {
+	for _, f := range fences {
+		if name := namedFile(f.info); name != "" {
+			if err := os.WriteFile(filepath.Join(w.dir, name), []byte(strings.Join(f.body, "\n")+"\n"), 0o644); err != nil {
+				w.t.Fatal(err)
+			}
+			continue
+		}
+		switch {
+		case f.info == "sh":
+			for i, l := range f.body {
+				if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
+					w.step(f.line+1+i, l)
+					commands++
+				}
+			}
+		case f.info == "text" && len(f.body) > 0 && strings.HasPrefix(f.body[0], "$ "):
+			w.transcript(f)
+			transcripts++
+		}
+	}
+	return commands, transcripts
+}
+
+// newWalker prepares an empty folder and the environment of a walk: chobo
+// built from this checkout and the Python runtime's virtual environment
+// first on PATH, Go's modules from the local module cache only, pip and
+// npm offline.
+func newWalker(t *testing.T, file string) *walker {
 	if os.Getenv("TEST_SRCDIR") != "" {
-		t.Skip("SKIP: under Bazel the go command and the module cache are not at hand")
+		t.Skip("SKIP: under Bazel the go command, the module cache and the language runtimes are not at hand")
 	}
 	goBin, err := exec.LookPath("go")
 	if err != nil {
 		if os.Getenv("CI") == "true" {
-			t.Fatal("no go command to build the README's program with")
+			t.Fatal("no go command to follow the README with")
 		}
 		t.Skip("SKIP: no go command")
 	}
-	program, shown := readmeProgram(t, "go")
-
+	for _, target := range []string{"postgres-python", "postgres-typescript"} {
+		_, lang := languageOf(t, target)
+		useLanguage(t, lang)
+	}
 	repo, err := filepath.Abs("..")
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	bookPath := filepath.Join(dir, "inventory.book")
-	if err := os.WriteFile(bookPath, []byte(readmeBook(t)), 0o644); err != nil {
-		t.Fatal(err)
+	bin := t.TempDir()
+	build := exec.Command(goBin, "build", "-o", filepath.Join(bin, "chobo"), "./chobo/cmd/chobo")
+	build.Dir = repo
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build chobo: %v\n%s", err, out)
 	}
-	// The client as the README's command writes it.
-	if _, errOut, code := run(dir, nil, "build", "inventory.book", "--target", "postgres-go", "--out", "."); code != 0 {
-		t.Fatalf("chobo build: exit %d: %s", code, errOut)
-	}
-	sum, err := os.ReadFile(filepath.Join(repo, "go.sum"))
+	cache, err := exec.Command(goBin, "env", "GOMODCACHE").Output()
 	if err != nil {
 		t.Fatal(err)
 	}
-	mod := fmt.Sprintf("module example.com/shop\n\ngo 1.25.0\n\nrequire github.com/chobo-lang/chobo v0.0.0\n\nreplace github.com/chobo-lang/chobo => %s\n", repo)
-	for name, data := range map[string][]byte{"go.mod": []byte(mod), "go.sum": sum, "main.go": []byte(program)} {
-		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	// Offline: what the module needs beyond chobo (pgx and what it
-	// brings) is what chobo's own go.mod asks for, already in the module
-	// cache for this test to have been built.
-	bin := filepath.Join(dir, "shop")
-	cmd := exec.Command(goBin, "build", "-o", bin, ".")
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build of the README's program: %v\n%s", err, out)
-	}
+	w := &walker{t: t, file: file, repo: repo, dir: t.TempDir(), env: os.Environ()}
+	sep := string(os.PathListSeparator)
+	w.setenv("PATH", bin+sep+filepath.Dir(pyTools.python)+sep+filepath.Dir(goBin)+sep+w.getenv("PATH"))
+	w.setenv("GOPROXY", "file://"+filepath.Join(strings.TrimSpace(string(cache)), "cache", "download"))
+	w.setenv("GOSUMDB", "off")
+	w.setenv("GOFLAGS", "")
+	w.setenv("GOWORK", "off")
+	w.setenv("PIP_NO_INDEX", "1")
+	w.setenv("PIP_DISABLE_PIP_VERSION_CHECK", "1")
+	w.setenv("npm_config_offline", "true")
+	w.setenv("npm_config_update_notifier", "false")
+	w.setenv("CHOBO_LANG", "")
+	return w
+}
 
-	b, src := loadBook(t, bookPath)
-	d := deployBook(t, b, src, 4)
-	dsn := fmt.Sprintf("host=%s port=%d user=%s dbname=%s sslmode=disable", d.srv.SocketDir, d.srv.Port, pgdeploy.App, pgtest.DefaultDB)
-	var got strings.Builder
-	for range 2 {
-		cmd := exec.Command(bin)
-		cmd.Env = append(os.Environ(), "DATABASE_URL="+dsn)
-		var stdout, stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		if err := cmd.Run(); err != nil {
-			t.Fatalf("the README's program: %v\n%s%s", err, stdout.String(), stderr.String())
-		}
-		got.WriteString("$ go run .\n" + stdout.String())
-	}
-	if got.String() != shown {
-		t.Errorf("the README's program printed, run twice:\n%s\nbut README.md shows:\n%s", got.String(), shown)
+// TestReadmeWalk follows "From a book to a call" of README.md in an empty
+// folder, to the programs in Go, Python and TypeScript, each run twice.
+func TestReadmeWalk(t *testing.T) {
+	w := newWalker(t, "README.md")
+	commands, transcripts := w.follow(walkSection(t, "README.md", "## From a book to a call"))
+	t.Logf("README.md: %d commands and %d transcripts followed", commands, transcripts)
+	if transcripts < 3 || commands < 10 {
+		t.Errorf("the walk ran %d commands and %d transcripts; it should reach the Go, Python and TypeScript programs", commands, transcripts)
 	}
 }
 
-// TestReadmePythonProgram runs the Python program of the README as a user
-// would: beside the postgres-python client the README's command writes,
-// on the interpreter of the Python runtime's virtual environment (which
-// holds the psycopg the README pins), twice, on a real server where the
-// book's SQL is deployed, as the application's role, and holds what the
-// two runs print to the block the README shows after the program.
-func TestReadmePythonProgram(t *testing.T) {
-	_, lang := languageOf(t, "postgres-python")
-	useLanguage(t, lang)
-	program, shown := readmeProgram(t, "python")
-	dir := t.TempDir()
-	bookPath := filepath.Join(dir, "inventory.book")
-	if err := os.WriteFile(bookPath, []byte(readmeBook(t)), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if _, errOut, code := run(dir, nil, "build", "inventory.book", "--target", "postgres-python", "--out", "."); code != 0 {
-		t.Fatalf("chobo build: exit %d: %s", code, errOut)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "shop.py"), []byte(program), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	b, src := loadBook(t, bookPath)
-	d := deployBook(t, b, src, 4)
-	dsn := fmt.Sprintf("host=%s port=%d user=%s dbname=%s sslmode=disable", d.srv.SocketDir, d.srv.Port, pgdeploy.App, pgtest.DefaultDB)
-	var got strings.Builder
-	for range 2 {
-		cmd := exec.Command(pyTools.python, "-B", "shop.py")
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "DATABASE_URL="+dsn, "PYTHONPATH=")
-		var stdout, stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		if err := cmd.Run(); err != nil {
-			t.Fatalf("the README's program: %v\n%s%s", err, stdout.String(), stderr.String())
+// TestTigerBeetleReplicaInDocs formats and starts a replica with the two
+// lines docs/targets.md (and, the same, docs/targets.ja.md) gives, the port changed to a free one, and makes a
+// request of it through the official Go client.
+func TestTigerBeetleReplicaInDocs(t *testing.T) {
+	firstSh := func(file, heading string) []string {
+		for _, f := range walkSection(t, filepath.Join("docs", file), heading) {
+			if f.info == "sh" {
+				return f.body
+			}
 		}
-		got.WriteString("$ python shop.py\n" + stdout.String())
+		return nil
 	}
-	if got.String() != shown {
-		t.Errorf("the README's program printed, run twice:\n%s\nbut README.md shows:\n%s", got.String(), shown)
+	lines := firstSh("targets.md", "## `tigerbeetle-go`")
+	if ja := firstSh("targets.ja.md", "## TigerBeetle"); strings.Join(ja, "\n") != strings.Join(lines, "\n") {
+		t.Errorf("docs/targets.ja.md starts a replica with\n%s\nand docs/targets.md with\n%s", strings.Join(ja, "\n"), strings.Join(lines, "\n"))
+	}
+	bin := realTigerBeetle(t)
+	if len(lines) != 2 || !strings.HasPrefix(lines[0], "tigerbeetle format ") || !strings.HasPrefix(lines[1], "tigerbeetle start ") {
+		t.Fatalf("docs/targets.md, `tigerbeetle-go`: the first sh block should be the format and start lines, not %q", lines)
+	}
+	port := freePort(t)
+	start := strings.Replace(lines[1], "--addresses=3000", fmt.Sprintf("--addresses=%d", port), 1)
+	if start == lines[1] {
+		t.Fatalf("the start line %q does not name --addresses=3000", lines[1])
+	}
+	dir, binDir := t.TempDir(), t.TempDir()
+	if err := os.Symlink(bin, filepath.Join(binDir, "tigerbeetle")); err != nil {
+		t.Fatal(err)
+	}
+	env := append(os.Environ(), "PATH="+binDir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	format := exec.Command("bash", "-c", lines[0])
+	format.Dir, format.Env = dir, env
+	if out, err := format.CombinedOutput(); err != nil {
+		t.Fatalf("`%s`: %v\n%s", lines[0], err, out)
+	}
+	var log bytes.Buffer
+	replica := exec.Command("bash", "-c", "exec "+start)
+	replica.Dir, replica.Env, replica.Stdout, replica.Stderr = dir, env, &log, &log
+	if err := replica.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = replica.Process.Kill()
+		_ = replica.Wait()
+	})
+	// The official client would log every refused connection while the
+	// replica opens its data file; wait for the port first.
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		if c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port)); err == nil {
+			c.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the replica does not listen on %d after a minute:\n%s", port, log.String())
+		}
+	}
+	conn, err := tbgo.Dial(chobotb.U128{}, fmt.Sprint(port))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	found, err := conn.LookupAccounts(ctx, []ids.ID{{1}})
+	if err != nil {
+		t.Fatalf("a lookup on the replica the doc starts: %v\n%s", err, log.String())
+	}
+	if len(found) != 0 {
+		t.Errorf("a fresh replica holds %d accounts", len(found))
+	}
+}
+
+// freePort is a TCP port of the loopback nobody listens on now.
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// TestReadmeJaWalk follows 「帳簿から呼び出しまで」 of README.ja.md, the
+// Japanese walk on a book written in Japanese, the same way.
+func TestReadmeJaWalk(t *testing.T) {
+	w := newWalker(t, "README.ja.md")
+	commands, transcripts := w.follow(walkSection(t, "README.ja.md", "## 帳簿から呼び出しまで"))
+	t.Logf("README.ja.md: %d commands and %d transcripts followed", commands, transcripts)
+	if transcripts < 3 || commands < 10 {
+		t.Errorf("the walk ran %d commands and %d transcripts; it should reach the Go, Python and TypeScript programs", commands, transcripts)
 	}
 }

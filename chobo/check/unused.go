@@ -91,7 +91,7 @@ func Unused(b *book.Book, _ *search.Searcher) diag.List {
 					diag.T(fmt.Sprintf("the parameter `%s` of `%s` is not used: it is neither in the key nor in a move", p.Name, t.Name),
 						fmt.Sprintf("`%s` の引数 `%s` は使われていません。`key` にも移動にもありません", t.Name, p.Name)),
 					diag.T("remove the parameter, or use it in the key or a move",
-						"引数を消すか、key か移動で使ってください")))
+						"引数を消すか、`key` か移動で使ってください")))
 			}
 		}
 	}

@@ -109,7 +109,7 @@ var All = []Code{
 		When: diag.T("A transfer has no `move` line, so calling it would change nothing.",
 			"振替に `move` の行が一つも無く、呼んでも何も動きません。"),
 		Fix: diag.T("Add at least one `move AMOUNT from ACCOUNT to ACCOUNT` line, or leave the transfer out until it has something to move.",
-			"`move 額 from 勘定 to 勘定` の行を一つ以上足すか、動かすものが決まるまで振替ごと外しておいてください。"),
+			"`move <額> from <勘定> to <勘定>` の行を一つ以上足すか、動かすものが決まるまで振替ごと外しておいてください。"),
 		Repro: "book repro v1\ntransfer refund(order: string)\n  key order\n",
 	},
 	{

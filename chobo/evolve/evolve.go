@@ -225,7 +225,7 @@ func (c *comparer) accountChange(oa, na *book.Account, pos book.Pos, msg diag.Te
 		hint = diag.T(
 			fmt.Sprintf("keep the unit %s at scale %d; for the finer step, declare a new unit (such as `unit %s scale %d`) and new account kinds in it, and move each balance out to an outside account of %s and in from an outside account of %s",
 				q(u), oa.Unit.Scale, nu, na.Unit.Scale, q(u), q(nu)),
-			fmt.Sprintf("単位 %s は scale %d のままにしてください。刻みを変えるなら、新しい単位(`unit %s scale %d` など)とその単位の新しい勘定の種類を宣言し、残高は %s の外の勘定へ出して %s の外の勘定から入れる、二つの移動で移します",
+			fmt.Sprintf("単位 %s は scale %d のままにしてください。最小単位を変えるなら、新しい単位(`unit %s scale %d` など)とその単位の新しい勘定の種類を宣言し、残高は %s の外の勘定へ出して %s の外の勘定から入れる、二つの移動で移します",
 				q(u), oa.Unit.Scale, nu, na.Unit.Scale, q(u), q(nu)))
 	}
 	c.add("E050", pos, msg, notes, hint)
@@ -247,7 +247,7 @@ func (c *comparer) account(oa, na *book.Account) {
 		c.accountChange(oa, na, na.Unit.Pos, diag.T(
 			fmt.Sprintf("the unit %s of %s changed its scale, %d → %d: balances already in the database count the old smallest step, so %s would read as %s",
 				q(na.Unit.Name), subject.En, oa.Unit.Scale, na.Unit.Scale, was, now),
-			fmt.Sprintf("%s の単位 %s の scale が変わりました(%d → %d)。データベースにある残高は前のいちばん小さい刻みで数えてあるので、%s が %s と読まれます",
+			fmt.Sprintf("%s の単位 %s の scale が変わりました(%d → %d)。データベースにある残高は前の最小単位で数えてあるので、%s が %s と読まれます",
 				subject.Ja, q(na.Unit.Name), oa.Unit.Scale, na.Unit.Scale, was, now)), []string{unitLine(oa.Unit)}, scaleChange)
 	default:
 		sameUnit = true

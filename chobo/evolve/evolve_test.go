@@ -414,7 +414,7 @@ func TestAccountChangeHints(t *testing.T) {
 	}{
 		{"scale", []string{"unit USD scale 2", "unit USD scale 3"},
 			diag.T("keep the unit `USD` at scale 2; for the finer step, declare a new unit (such as `unit USD_3 scale 3`) and new account kinds in it",
-				"単位 `USD` は scale 2 のままにしてください。刻みを変えるなら、新しい単位(`unit USD_3 scale 3` など)とその単位の新しい勘定の種類を宣言し")},
+				"単位 `USD` は scale 2 のままにしてください。最小単位を変えるなら、新しい単位(`unit USD_3 scale 3` など)とその単位の新しい勘定の種類を宣言し")},
 		{"bound", []string{"at most 100", "at most 500"},
 			diag.T("a limit that is meant to change belongs in an account",
 				"新しい名前の勘定の種類(`shelf_2` など)を宣言し、`shelf` の残高をそこへ移す振替を書きます。変わりうる限度は")},

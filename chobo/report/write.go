@@ -90,11 +90,11 @@ func KeySentence(t *book.Transfer, conflict bool) diag.Text {
 	var ja string
 	switch len(keys) {
 	case 1:
-		ja = fmt.Sprintf("%s は、%s ごとに一度だけ動きます。", t.Name, keys[0])
+		ja = fmt.Sprintf("%s は、%s ごとに一度だけ実行されます。", t.Name, keys[0])
 	case 2:
-		ja = fmt.Sprintf("%s は、%s と %s の組ごとに一度だけ動きます。", t.Name, keys[0], keys[1])
+		ja = fmt.Sprintf("%s は、%s と %s の組ごとに一度だけ実行されます。", t.Name, keys[0], keys[1])
 	default:
-		ja = fmt.Sprintf("%s は、%s の組ごとに一度だけ動きます。", t.Name, strings.Join(keys, "・"))
+		ja = fmt.Sprintf("%s は、%s の組ごとに一度だけ実行されます。", t.Name, strings.Join(keys, "・"))
 	}
 	if !conflict {
 		others = nil

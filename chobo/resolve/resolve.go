@@ -303,7 +303,7 @@ func (r *resolver) bound(b *syntax.Bound, unit *book.Unit) *book.Bound {
 			diag.T(fmt.Sprintf("%s is a reason chobo gives on its own; a bound cannot use it", quote(b.Reason.Name)),
 				fmt.Sprintf("%s は chobo が自分で返す理由なので、境界には使えません", quote(b.Reason.Name))),
 			diag.T("choose a name that says which bound refused, such as out_of_stock; chobo's own reasons are "+strings.Join(book.BuiltinReasons, ", "),
-				"どの境界で拒否したかが分かる名前(out_of_stock など)にしてください。chobo の理由は "+strings.Join(book.BuiltinReasons, "、")+" です"))
+				"どの境界で拒否したかが分かる名前(在庫切れ、与信超過 など)にしてください。chobo の理由は "+strings.Join(book.BuiltinReasons, "、")+" です"))
 	} else {
 		out.Reason = b.Reason.Name
 	}

@@ -45,7 +45,7 @@ func (r *resolver) transfer(t *syntax.TransferDecl) *book.Transfer {
 			diag.T(fmt.Sprintf("the transfer %s has no `move` line, so it would move nothing", name),
 				fmt.Sprintf("振替 %s に `move` の行がなく、何も動かしません", name)),
 			diag.T("add a line `move AMOUNT from ACCOUNT to ACCOUNT` under the transfer",
-				"振替の下に `move 額 from 勘定 to 勘定` の行を足してください"))
+				"振替の下に `move <額> from <勘定> to <勘定>` の行を足してください"))
 	}
 	for i, m := range t.Moves {
 		if mv := r.move(tr, i+1, m); mv != nil {

@@ -168,8 +168,27 @@ func (p *parser) syntax(err error, at int) *Error {
 	}
 	line, col := position(p.data, at)
 	r, _ := utf8.DecodeRune(p.data[at:])
+	if looksLikeBook(p.data) {
+		// The most likely slip: the book's file given where the
+		// scenario's belongs, which deserves more than a column.
+		return fail("line %d, column %d: the file is not valid JSON here (%s); it looks like a book: --scenario takes a JSON scenario file",
+			"%d 行 %d 列: ここが JSON として読めません(%s)。帳簿のファイルのようです。--scenario には JSON のシナリオのファイルを渡します", line, col, diag.Printable(string(r)))
+	}
 	return fail("line %d, column %d: the file is not valid JSON here (%s)",
 		"%d 行 %d 列: ここが JSON として読めません(%s)", line, col, diag.Printable(string(r)))
+}
+
+// looksLikeBook says whether data reads as a book: its first line that is
+// neither blank nor a comment is a `book` line.
+func looksLikeBook(data []byte) bool {
+	for _, line := range bytes.Split(data, []byte("\n")) {
+		line = bytes.TrimSpace(line)
+		if len(line) == 0 || line[0] == '#' {
+			continue
+		}
+		return bytes.HasPrefix(line, []byte("book "))
+	}
+	return false
 }
 
 func (p *parser) value() (*value, *Error) {

@@ -156,7 +156,7 @@ func Read(b *book.Book, data []byte) ([]Scenario, error) {
 // fields checks that v is an object whose keys are all among allowed.
 func fields(v *value, what diag.Text, allowed ...string) *Error {
 	if v.kind != jsonObject {
-		return fail("%s is an object, not %s", "%sはオブジェクトで書きます(%sではなく)", what, v.kind.what())
+		return fail("%s is an object, not %s", "%sにはオブジェクトを書きます(ここは%sです)", what, v.kind.what())
 	}
 	for _, k := range v.keys {
 		if !slices.Contains(allowed, k) {
@@ -182,7 +182,7 @@ func text(v *value, key string) (string, bool, *Error) {
 		return "", false, nil
 	}
 	if f.kind != jsonString {
-		return "", false, fail("%q is a string, not %s", "%q は文字列で書きます(%sではなく)", key, f.kind.what())
+		return "", false, fail("%q is a string, not %s", "%q には文字列を書きます(ここは%sです)", key, f.kind.what())
 	}
 	return f.str, true, nil
 }
@@ -220,7 +220,7 @@ func readScenario(b *book.Book, v *value) (Scenario, *Error) {
 		n, convErr := strconv.Atoi(o.num)
 		if o.kind != jsonNumber || convErr != nil || n < 0 {
 			return sc, fail(`"outcomes" is a count: a whole number from 0, not %s`,
-				`"outcomes" は 0 以上の整数で書きます(%s ではなく)`, shown(o))
+				`"outcomes" には 0 以上の整数を書きます(ここは %s です)`, shown(o))
 		}
 		sc.Outcomes = n
 	}
@@ -230,7 +230,7 @@ func readScenario(b *book.Book, v *value) (Scenario, *Error) {
 		return sc, here(fail(`"steps" is missing`, `"steps" がありません`))
 	}
 	if steps.kind != jsonArray {
-		return sc, here(fail(`"steps" is an array, not %s`, `"steps" は配列で書きます(%sではなく)`, steps.kind.what()))
+		return sc, here(fail(`"steps" is an array, not %s`, `"steps" には配列を書きます(ここは%sです)`, steps.kind.what()))
 	}
 	for i, sv := range steps.elems {
 		st, err := readStep(b, sv)
@@ -311,14 +311,14 @@ func readStep(b *book.Book, v *value) (Step, *Error) {
 func readTogether(b *book.Book, v *value) (Step, *Error) {
 	if v.kind != jsonArray {
 		return Step{}, fail(`"together" is an array of callers, each an array of calls, not %s`,
-			`"together" は呼び出し元の配列で、呼び出し元はそれぞれ呼び出しの配列です(%sではなく)`, v.kind.what())
+			`"together" には呼び出し元の配列を書き、呼び出し元はそれぞれ呼び出しの配列にします(ここは%sです)`, v.kind.what())
 	}
 	var st Step
 	n := 0
 	for ci, caller := range v.elems {
 		if caller.kind != jsonArray {
 			return Step{}, fail(`together, caller %d: a caller is an array of calls, not %s`,
-				`together の呼び出し元 %d: 呼び出し元は呼び出しの配列で書きます(%sではなく)`, ci+1, caller.kind.what())
+				`together の呼び出し元 %d: 呼び出し元には呼び出しの配列を書きます(ここは%sです)`, ci+1, caller.kind.what())
 		}
 		var calls []*Call
 		for oi, cv := range caller.elems {
@@ -345,7 +345,7 @@ func readTogether(b *book.Book, v *value) (Step, *Error) {
 	}
 	if n > MaxTogether {
 		return Step{}, fail("together holds %d operations; at most %d are allowed, or the orders to explore grow too many",
-			"together に呼び出しが %d あります。順序が多くなりすぎないよう、%d までです", n, MaxTogether)
+			"together に呼び出しが %d 件あります。順序が多くなりすぎないよう、%d 件までです", n, MaxTogether)
 	}
 	return st, nil
 }
@@ -465,7 +465,7 @@ func (c *Call) readArgs(v *value) *Error {
 		v = &value{kind: jsonObject}
 	}
 	if v.kind != jsonObject {
-		return fail(`"args" is an object, not %s`, `"args" はオブジェクトで書きます(%sではなく)`, v.kind.what())
+		return fail(`"args" is an object, not %s`, `"args" にはオブジェクトを書きます(ここは%sです)`, v.kind.what())
 	}
 	keyOnly := c.Op == book.Post || c.Op == book.Void
 	amounts := map[string]int64{}
@@ -476,7 +476,7 @@ func (c *Call) readArgs(v *value) *Error {
 		case p == nil:
 			return fail("%s has no parameter %q", "%s に %q という引数はありません", t.Name, name)
 		case keyOnly && p.IsAmount() && c.Op == book.Post:
-			return fail(`give a post's amounts in "amounts", not in "args"`, `post の数量は "args" ではなく "amounts" に書きます`)
+			return fail(`give a post's amounts in "amounts", not in "args"`, `post の額は "args" ではなく "amounts" に書きます`)
 		case keyOnly && !slices.Contains(t.Key, p):
 			return fail(`%s is not part of the key; a %s takes only the key (%s) in "args"`,
 				`%s はキーではありません。%s の "args" にはキー(%s)だけを書きます`, name, c.Op, paramNames(t.Key, ", "))
@@ -487,7 +487,7 @@ func (c *Call) readArgs(v *value) *Error {
 			}
 			amounts[name] = n
 		case raw.kind != jsonString:
-			return fail("%s takes a string, not %s", "%s は文字列で渡します(%sではなく)", name, raw.kind.what())
+			return fail("%s takes a string, not %s", "%s には文字列を渡します(ここは%sです)", name, raw.kind.what())
 		default:
 			c.Strings[name] = raw.str
 		}
@@ -524,14 +524,14 @@ func (c *Call) readPostAmounts(v *value) *Error {
 		return fail(`only post takes "amounts"`, `"amounts" を取るのは post だけです`)
 	}
 	if v.kind != jsonObject {
-		return fail(`"amounts" is an object, not %s`, `"amounts" はオブジェクトで書きます(%sではなく)`, v.kind.what())
+		return fail(`"amounts" is an object, not %s`, `"amounts" にはオブジェクトを書きます(ここは%sです)`, v.kind.what())
 	}
 	need := c.Transfer.PostAmounts()
 	c.Amounts = map[string]int64{}
 	for i, name := range v.keys {
 		if !slices.ContainsFunc(need, func(p *book.Param) bool { return p.Name == name }) {
 			return fail("amounts: %q is not an amount the moves of %s use; give %s",
-				"amounts: %q は %s の移動が使う数量ではありません。%s を書きます",
+				"amounts: %q は %s の移動が使う額ではありません。%s を書きます",
 				name, c.Transfer.Name, diag.T(paramNames(need, ", "), paramNames(need, "、")))
 		}
 		n, err := c.amount(name, v.elems[i])
@@ -542,7 +542,7 @@ func (c *Call) readPostAmounts(v *value) *Error {
 	}
 	if len(c.Amounts) != len(need) {
 		return fail(`amounts: give every amount the moves use (%s), or leave "amounts" out to post the whole hold`,
-			`amounts: 移動が使う数量(%s)を全部書くか、"amounts" を書かずに押さえた全量を確定してください`,
+			`amounts: 移動が使う額(%s)を全部書くか、"amounts" を書かずに押さえた全額を確定してください`,
 			diag.T(paramNames(need, ", "), paramNames(need, "、")))
 	}
 	return nil
@@ -580,12 +580,12 @@ func (c *Call) amount(name string, v *value) (int64, *Error) {
 func readAmount(v *value, scale int) (n int64, bad diag.Text, err *Error) {
 	if v.kind != jsonNumber {
 		return 0, diag.Text{}, fail("an amount is a JSON integer in the unit's smallest step, not %s",
-			"数量は JSON の整数で、単位の最小の刻みで数えます(%sではなく)", v.kind.what())
+			"額は最小単位で数えた JSON の整数で書きます(ここは%sです)", v.kind.what())
 	}
 	i, ok := new(big.Int).SetString(v.num, 10)
 	if !ok {
 		return 0, diag.Text{}, fail("an amount is a whole number in the unit's smallest step, not %s",
-			"数量は整数で、単位の最小の刻みで数えます(%s ではなく)", v.num)
+			"額は最小単位で数えた整数で書きます(%s は書けません)", v.num)
 	}
 	if i.Sign() < 0 || i.Cmp(big.NewInt(book.MaxAmount)) > 0 {
 		if scale > 0 {

@@ -48,7 +48,7 @@ func Parse(name string, src []byte) (*File, diag.List) {
 	if p.file.Book == nil && !p.triedBook {
 		p.errorf(Pos{1, 1},
 			diag.T("the book has no `book` line", "帳簿に `book` の行がありません"),
-			diag.T("start the file with `book NAME v1`", "ファイルを `book 名前 v1` の行で始めてください"))
+			diag.T("start the file with `book NAME v1`", "ファイルを `book <名前> v1` の行で始めてください"))
 	}
 	return p.file, p.diags
 }

@@ -139,7 +139,7 @@ var insteadOf = map[string]struct {
 	words []string
 	shape diag.Text
 }{
-	"to":    {[]string{"into", "onto"}, diag.T("move AMOUNT from ACCOUNT to ACCOUNT", "move 額 from 勘定 to 勘定")},
+	"to":    {[]string{"into", "onto"}, diag.T("move AMOUNT from ACCOUNT to ACCOUNT", "move <額> from <勘定> to <勘定>")},
 	"after": {[]string{"in", "within"}, diag.T("pending expires after 30 minutes", "pending expires after 30 minutes")},
 }
 

@@ -16,7 +16,16 @@ def _rlocation(ctx, f):
         return f.short_path[3:]
     return ctx.workspace_name + "/" + f.short_path
 
+# The attribute takes any target and a .book file, so that what is not a
+# chobo_book gets this message rather than Bazel's list of missing
+# providers, which does not say what to write instead.
+_NOT_A_BOOK = """%s: book = %s is not a chobo_book target. chobo_conformance_test wants the chobo_book of the book, which checks it, for example:
+    chobo_book(name = "stock", src = "stock.book")
+    chobo_conformance_test(name = "conformance", book = ":stock", clients = [...])"""
+
 def _chobo_conformance_test_impl(ctx):
+    if BookInfo not in ctx.attr.book:
+        fail(_NOT_A_BOOK % (ctx.label, ctx.attr.book.label))
     book = ctx.attr.book[BookInfo]
     pg = ctx.toolchains[_POSTGRES].postgres
     if pg.missing:
@@ -72,7 +81,7 @@ chobo's model of TigerBeetle, and on a real replica when the TigerBeetle
 toolchain (toolchains/tigerbeetle) has a binary. Holds are shortened to
 seconds on a test copy of the book, as in the project's own tests.""",
     attrs = {
-        "book": attr.label(providers = [BookInfo], mandatory = True, doc = "A chobo_book target."),
+        "book": attr.label(allow_files = True, mandatory = True, doc = "A chobo_book target (anything else fails with a message that says so)."),
         "scenarios": attr.label_list(allow_files = [".json"], doc = "Hand-written scenario files."),
         "drivers": attr.label_list(
             cfg = "target",

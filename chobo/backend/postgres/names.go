@@ -54,7 +54,7 @@ func Check(b *book.Book) diag.List {
 		l.Add(diag.Diagnostic{Code: "E061", Severity: diag.Error, File: b.File, Line: pos.Line, Col: pos.Col,
 			Message: diag.T(
 				fmt.Sprintf("%s `%s` is %d bytes; PostgreSQL keeps %d and would cut the rest without a word", what.En, ident, len(ident), MaxIdent),
-				fmt.Sprintf("%s `%s` は %d バイトあります。PostgreSQL は %d バイトまでしか持たず、残りを黙って切り捨てます", what.Ja, ident, len(ident), MaxIdent)),
+				fmt.Sprintf("%s `%s` は %d バイトあります。PostgreSQL の識別子は %d バイトまでで、超えた分は黙って切り捨てられます", what.Ja, ident, len(ident), MaxIdent)),
 			Hint: lengthHint(pre, name, post, owner),
 		})
 	}
