@@ -108,8 +108,11 @@ func main() {
 	connList := flag.String("conns", "1,8", "connection counts")
 	modeList := flag.String("modes", "single,pipelined", "ways of sending")
 	stats := flag.Bool("stats", false, "print the statements that took the most server time (pg_stat_statements)")
+	sysList := flag.String("systems", strings.Join(systems, ","), "systems to run (for a profile of one; the ratios need all three)")
+	pidFile := flag.String("pidfile", "", "write the server process ids of the connections here, then wait 2 s (to attach perf)")
 	flag.Parse()
-	if err := run(*calls, *reps, *batch, strings.Split(*shapeList, ","), ints(*connList), strings.Split(*modeList, ","), *stats); err != nil {
+	systems = strings.Split(*sysList, ",")
+	if err := run(*calls, *reps, *batch, strings.Split(*shapeList, ","), ints(*connList), strings.Split(*modeList, ","), *stats, *pidFile); err != nil {
 		fmt.Fprintln(os.Stderr, "pgbench:", err)
 		os.Exit(1)
 	}
@@ -128,7 +131,7 @@ func ints(s string) []int {
 	return out
 }
 
-func run(calls, reps, batch int, shapes []string, connCounts []int, modes []string, stats bool) error {
+func run(calls, reps, batch int, shapes []string, connCounts []int, modes []string, stats bool, pidFile string) error {
 	ctx := context.Background()
 	res := check.Check("bench.book", []byte(bookSrc))
 	if res.Book == nil {
@@ -188,6 +191,16 @@ func run(calls, reps, batch int, shapes []string, connCounts []int, modes []stri
 				}
 			}
 		}
+	}
+	if pidFile != "" {
+		var pids []string
+		for _, w := range workers {
+			pids = append(pids, strconv.Itoa(int(w.conn.PgConn().PID())))
+		}
+		if err := os.WriteFile(pidFile, []byte(strings.Join(pids, ",")+"\n"), 0o644); err != nil {
+			return err
+		}
+		time.Sleep(2 * time.Second)
 	}
 	fmt.Printf("pgbench: %d operations per measure, %d repetitions, pipelined %d statements a round trip\n", calls, reps, batch)
 	fmt.Printf("%-9s %-8s %5s %10s %10s %10s %12s %12s\n", "mode", "shape", "conns", "chobo/s", "bare/s", "floor/s", "chobo/bare", "chobo/floor")
@@ -506,16 +519,11 @@ func loadStats(ctx context.Context, srv *pgtest.Server) error {
 	if err != nil {
 		return err
 	}
-	for _, s := range []string{
-		`alter system set shared_preload_libraries = 'pg_stat_statements'`,
-		`alter system set pg_stat_statements.track = 'all'`,
-	} {
-		if _, err := c.Exec(ctx, s); err != nil {
-			c.Close(ctx)
-			return err
-		}
-	}
+	_, err = c.Exec(ctx, `alter system set shared_preload_libraries = 'pg_stat_statements'`)
 	c.Close(ctx)
+	if err != nil {
+		return err
+	}
 	if err := srv.Restart(); err != nil {
 		return err
 	}
@@ -524,8 +532,14 @@ func loadStats(ctx context.Context, srv *pgtest.Server) error {
 		return err
 	}
 	defer c.Close(ctx)
-	_, err = c.Exec(ctx, `create extension pg_stat_statements`)
-	return err
+	// the setting is known only once the library is loaded
+	for _, s := range []string{`create extension pg_stat_statements`,
+		`alter system set pg_stat_statements.track = 'all'`, `select pg_reload_conf()`} {
+		if _, err := c.Exec(ctx, s); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func printStats(ctx context.Context, c *pgx.Conn) error {
