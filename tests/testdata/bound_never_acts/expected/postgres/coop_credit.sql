@@ -374,26 +374,35 @@ declare
   v_fids constant uuid[] := array[v_account_2];
   v_fd numeric[] := array_fill(0::numeric, array[9]);
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_receipt" is null then
-    raise exception 'chobo: the value of receipt is null' using errcode = '22004';
-  end if;
-  if "p_member" is null then
-    raise exception 'chobo: the value of member is null' using errcode = '22004';
-  end if;
-  if "p_amount" is null then
-    raise exception 'chobo: the amount amount is null' using errcode = '22004';
-  end if;
-  if "p_amount" < 0 then
-    raise exception 'chobo: the amount amount is %, below 0', "p_amount" using errcode = '22003';
-  end if;
-  if octet_length("p_receipt") + 8 + octet_length("p_member") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_receipt") + 8 + octet_length("p_member") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_receipt" is null
+     or "p_member" is null
+     or "p_amount" is null
+     or "p_amount" < 0
+     or octet_length("p_receipt") + 8 + octet_length("p_member") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_receipt" is null then
+      raise exception 'chobo: the value of receipt is null' using errcode = '22004';
+    end if;
+    if "p_member" is null then
+      raise exception 'chobo: the value of member is null' using errcode = '22004';
+    end if;
+    if "p_amount" is null then
+      raise exception 'chobo: the amount amount is null' using errcode = '22004';
+    end if;
+    if "p_amount" < 0 then
+      raise exception 'chobo: the amount amount is %, below 0', "p_amount" using errcode = '22003';
+    end if;
+    if octet_length("p_receipt") + 8 + octet_length("p_member") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_receipt") + 8 + octet_length("p_member") + 8 using errcode = '22001';
+    end if;
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -525,17 +534,23 @@ create or replace function "coop_credit"."balance_credit_line"(p_tenant text, "p
 returns "coop_credit".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_member" is null then
-    raise exception 'chobo: the value of member is null' using errcode = '22004';
-  end if;
-  if octet_length("p_member") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_member") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_member" is null
+     or octet_length("p_member") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_member" is null then
+      raise exception 'chobo: the value of member is null' using errcode = '22004';
+    end if;
+    if octet_length("p_member") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_member") + 8 using errcode = '22001';
+    end if;
   end if;
   return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"coop_credit".balance
@@ -551,11 +566,15 @@ create or replace function "coop_credit"."balance_coop_store"(p_tenant text)
 returns "coop_credit".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
   end if;
   return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"coop_credit".balance

@@ -374,26 +374,35 @@ declare
   v_fids constant uuid[] := array[v_account_2];
   v_fd numeric[] := array_fill(0::numeric, array[9]);
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_レシート" is null then
-    raise exception 'chobo: the value of レシート is null' using errcode = '22004';
-  end if;
-  if "p_組合員" is null then
-    raise exception 'chobo: the value of 組合員 is null' using errcode = '22004';
-  end if;
-  if "p_額" is null then
-    raise exception 'chobo: the amount 額 is null' using errcode = '22004';
-  end if;
-  if "p_額" < 0 then
-    raise exception 'chobo: the amount 額 is %, below 0', "p_額" using errcode = '22003';
-  end if;
-  if octet_length("p_レシート") + 8 + octet_length("p_組合員") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_レシート") + 8 + octet_length("p_組合員") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_レシート" is null
+     or "p_組合員" is null
+     or "p_額" is null
+     or "p_額" < 0
+     or octet_length("p_レシート") + 8 + octet_length("p_組合員") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_レシート" is null then
+      raise exception 'chobo: the value of レシート is null' using errcode = '22004';
+    end if;
+    if "p_組合員" is null then
+      raise exception 'chobo: the value of 組合員 is null' using errcode = '22004';
+    end if;
+    if "p_額" is null then
+      raise exception 'chobo: the amount 額 is null' using errcode = '22004';
+    end if;
+    if "p_額" < 0 then
+      raise exception 'chobo: the amount 額 is %, below 0', "p_額" using errcode = '22003';
+    end if;
+    if octet_length("p_レシート") + 8 + octet_length("p_組合員") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_レシート") + 8 + octet_length("p_組合員") + 8 using errcode = '22001';
+    end if;
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -525,17 +534,23 @@ create or replace function "生協の掛け払い"."balance_与信枠"(p_tenant 
 returns "生協の掛け払い".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_組合員" is null then
-    raise exception 'chobo: the value of 組合員 is null' using errcode = '22004';
-  end if;
-  if octet_length("p_組合員") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_組合員") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_組合員" is null
+     or octet_length("p_組合員") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_組合員" is null then
+      raise exception 'chobo: the value of 組合員 is null' using errcode = '22004';
+    end if;
+    if octet_length("p_組合員") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_組合員") + 8 using errcode = '22001';
+    end if;
   end if;
   return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"生協の掛け払い".balance
@@ -551,11 +566,15 @@ create or replace function "生協の掛け払い"."balance_生協の店"(p_tena
 returns "生協の掛け払い".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
   end if;
   return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"生協の掛け払い".balance

@@ -389,26 +389,35 @@ declare
   v_fids constant uuid[] := array[v_account_1];
   v_fd numeric[] := array_fill(0::numeric, array[9]);
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_receipt" is null then
-    raise exception 'chobo: the value of receipt is null' using errcode = '22004';
-  end if;
-  if "p_member" is null then
-    raise exception 'chobo: the value of member is null' using errcode = '22004';
-  end if;
-  if "p_amount" is null then
-    raise exception 'chobo: the amount amount is null' using errcode = '22004';
-  end if;
-  if "p_amount" < 0 then
-    raise exception 'chobo: the amount amount is %, below 0', "p_amount" using errcode = '22003';
-  end if;
-  if octet_length("p_receipt") + 8 + octet_length("p_member") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_receipt") + 8 + octet_length("p_member") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_receipt" is null
+     or "p_member" is null
+     or "p_amount" is null
+     or "p_amount" < 0
+     or octet_length("p_receipt") + 8 + octet_length("p_member") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_receipt" is null then
+      raise exception 'chobo: the value of receipt is null' using errcode = '22004';
+    end if;
+    if "p_member" is null then
+      raise exception 'chobo: the value of member is null' using errcode = '22004';
+    end if;
+    if "p_amount" is null then
+      raise exception 'chobo: the amount amount is null' using errcode = '22004';
+    end if;
+    if "p_amount" < 0 then
+      raise exception 'chobo: the amount amount is %, below 0', "p_amount" using errcode = '22003';
+    end if;
+    if octet_length("p_receipt") + 8 + octet_length("p_member") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_receipt") + 8 + octet_length("p_member") + 8 using errcode = '22001';
+    end if;
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -563,26 +572,35 @@ declare
   v_fids constant uuid[] := array[v_account_1];
   v_fd numeric[] := array_fill(0::numeric, array[9]);
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_tour" is null then
-    raise exception 'chobo: the value of tour is null' using errcode = '22004';
-  end if;
-  if "p_day" is null then
-    raise exception 'chobo: the value of day is null' using errcode = '22004';
-  end if;
-  if "p_capacity" is null then
-    raise exception 'chobo: the amount capacity is null' using errcode = '22004';
-  end if;
-  if "p_capacity" < 0 then
-    raise exception 'chobo: the amount capacity is %, below 0', "p_capacity" using errcode = '22003';
-  end if;
-  if octet_length("p_tour") + 8 + octet_length("p_day") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_tour") + 8 + octet_length("p_day") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_tour" is null
+     or "p_day" is null
+     or "p_capacity" is null
+     or "p_capacity" < 0
+     or octet_length("p_tour") + 8 + octet_length("p_day") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_tour" is null then
+      raise exception 'chobo: the value of tour is null' using errcode = '22004';
+    end if;
+    if "p_day" is null then
+      raise exception 'chobo: the value of day is null' using errcode = '22004';
+    end if;
+    if "p_capacity" is null then
+      raise exception 'chobo: the amount capacity is null' using errcode = '22004';
+    end if;
+    if "p_capacity" < 0 then
+      raise exception 'chobo: the amount capacity is %, below 0', "p_capacity" using errcode = '22003';
+    end if;
+    if octet_length("p_tour") + 8 + octet_length("p_day") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_tour") + 8 + octet_length("p_day") + 8 using errcode = '22001';
+    end if;
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -741,32 +759,43 @@ declare
   v_fids constant uuid[] := array[v_account_2];
   v_fd numeric[] := array_fill(0::numeric, array[9]);
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_booking" is null then
-    raise exception 'chobo: the value of booking is null' using errcode = '22004';
-  end if;
-  if "p_member" is null then
-    raise exception 'chobo: the value of member is null' using errcode = '22004';
-  end if;
-  if "p_tour" is null then
-    raise exception 'chobo: the value of tour is null' using errcode = '22004';
-  end if;
-  if "p_day" is null then
-    raise exception 'chobo: the value of day is null' using errcode = '22004';
-  end if;
-  if "p_price" is null then
-    raise exception 'chobo: the amount price is null' using errcode = '22004';
-  end if;
-  if "p_price" < 0 then
-    raise exception 'chobo: the amount price is %, below 0', "p_price" using errcode = '22003';
-  end if;
-  if octet_length("p_booking") + 8 + octet_length("p_member") + 8 + octet_length("p_tour") + 8 + octet_length("p_day") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_booking") + 8 + octet_length("p_member") + 8 + octet_length("p_tour") + 8 + octet_length("p_day") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_booking" is null
+     or "p_member" is null
+     or "p_tour" is null
+     or "p_day" is null
+     or "p_price" is null
+     or "p_price" < 0
+     or octet_length("p_booking") + 8 + octet_length("p_member") + 8 + octet_length("p_tour") + 8 + octet_length("p_day") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_booking" is null then
+      raise exception 'chobo: the value of booking is null' using errcode = '22004';
+    end if;
+    if "p_member" is null then
+      raise exception 'chobo: the value of member is null' using errcode = '22004';
+    end if;
+    if "p_tour" is null then
+      raise exception 'chobo: the value of tour is null' using errcode = '22004';
+    end if;
+    if "p_day" is null then
+      raise exception 'chobo: the value of day is null' using errcode = '22004';
+    end if;
+    if "p_price" is null then
+      raise exception 'chobo: the amount price is null' using errcode = '22004';
+    end if;
+    if "p_price" < 0 then
+      raise exception 'chobo: the amount price is %, below 0', "p_price" using errcode = '22003';
+    end if;
+    if octet_length("p_booking") + 8 + octet_length("p_member") + 8 + octet_length("p_tour") + 8 + octet_length("p_day") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_booking") + 8 + octet_length("p_member") + 8 + octet_length("p_tour") + 8 + octet_length("p_day") + 8 using errcode = '22001';
+    end if;
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -919,20 +948,27 @@ declare
   v_to integer;
   v_fto integer;
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_booking" is null then
-    raise exception 'chobo: the value of booking is null' using errcode = '22004';
-  end if;
-  if "p_price" < 0 then
-    raise exception 'chobo: the amount price is %, below 0', "p_price" using errcode = '22003';
-  end if;
-  if octet_length("p_booking") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_booking") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_booking" is null
+     or "p_price" < 0
+     or octet_length("p_booking") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_booking" is null then
+      raise exception 'chobo: the value of booking is null' using errcode = '22004';
+    end if;
+    if "p_price" < 0 then
+      raise exception 'chobo: the amount price is %, below 0', "p_price" using errcode = '22003';
+    end if;
+    if octet_length("p_booking") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_booking") + 8 using errcode = '22001';
+    end if;
   end if;
   select k.from_ids, k.to_ids, k.amounts, k.state, k.deadline, k.definition into v_hold from "travel_desk".keys k
    where k.tenant = p_tenant and k.kind = 'book_seat' and k.op = 'hold' and k.key = v_key and k.result = 'done'
@@ -1049,17 +1085,23 @@ declare
   v_to integer;
   v_fto integer;
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_booking" is null then
-    raise exception 'chobo: the value of booking is null' using errcode = '22004';
-  end if;
-  if octet_length("p_booking") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_booking") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_booking" is null
+     or octet_length("p_booking") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_booking" is null then
+      raise exception 'chobo: the value of booking is null' using errcode = '22004';
+    end if;
+    if octet_length("p_booking") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_booking") + 8 using errcode = '22001';
+    end if;
   end if;
   select k.from_ids, k.to_ids, k.amounts, k.state, k.deadline, k.definition into v_hold from "travel_desk".keys k
    where k.tenant = p_tenant and k.kind = 'book_seat' and k.op = 'hold' and k.key = v_key and k.result = 'done'
@@ -1149,17 +1191,23 @@ declare
   v_state text;
   v_deadline timestamptz;
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_booking" is null then
-    raise exception 'chobo: the value of booking is null' using errcode = '22004';
-  end if;
-  if octet_length("p_booking") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_booking") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_booking" is null
+     or octet_length("p_booking") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_booking" is null then
+      raise exception 'chobo: the value of booking is null' using errcode = '22004';
+    end if;
+    if octet_length("p_booking") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_booking") + 8 using errcode = '22001';
+    end if;
   end if;
   select k.state, k.deadline into v_state, v_deadline from "travel_desk".keys k
    where k.tenant = p_tenant and k.kind = 'book_seat' and k.op = 'hold' and k.key = v_key and k.result = 'done';
@@ -1198,29 +1246,39 @@ declare
   v_fids constant uuid[] := array[v_account_2];
   v_fd numeric[] := array_fill(0::numeric, array[9]);
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_group" is null then
-    raise exception 'chobo: the value of group is null' using errcode = '22004';
-  end if;
-  if "p_tour" is null then
-    raise exception 'chobo: the value of tour is null' using errcode = '22004';
-  end if;
-  if "p_day" is null then
-    raise exception 'chobo: the value of day is null' using errcode = '22004';
-  end if;
-  if "p_count" is null then
-    raise exception 'chobo: the amount count is null' using errcode = '22004';
-  end if;
-  if "p_count" < 0 then
-    raise exception 'chobo: the amount count is %, below 0', "p_count" using errcode = '22003';
-  end if;
-  if octet_length("p_group") + 8 + octet_length("p_tour") + 8 + octet_length("p_day") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_group") + 8 + octet_length("p_tour") + 8 + octet_length("p_day") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_group" is null
+     or "p_tour" is null
+     or "p_day" is null
+     or "p_count" is null
+     or "p_count" < 0
+     or octet_length("p_group") + 8 + octet_length("p_tour") + 8 + octet_length("p_day") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_group" is null then
+      raise exception 'chobo: the value of group is null' using errcode = '22004';
+    end if;
+    if "p_tour" is null then
+      raise exception 'chobo: the value of tour is null' using errcode = '22004';
+    end if;
+    if "p_day" is null then
+      raise exception 'chobo: the value of day is null' using errcode = '22004';
+    end if;
+    if "p_count" is null then
+      raise exception 'chobo: the amount count is null' using errcode = '22004';
+    end if;
+    if "p_count" < 0 then
+      raise exception 'chobo: the amount count is %, below 0', "p_count" using errcode = '22003';
+    end if;
+    if octet_length("p_group") + 8 + octet_length("p_tour") + 8 + octet_length("p_day") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_group") + 8 + octet_length("p_tour") + 8 + octet_length("p_day") + 8 using errcode = '22001';
+    end if;
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -1369,26 +1427,35 @@ declare
   v_from integer;
   v_fto integer;
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_group" is null then
-    raise exception 'chobo: the value of group is null' using errcode = '22004';
-  end if;
-  if "p_tour" is null then
-    raise exception 'chobo: the value of tour is null' using errcode = '22004';
-  end if;
-  if "p_day" is null then
-    raise exception 'chobo: the value of day is null' using errcode = '22004';
-  end if;
-  if "p_count" < 0 then
-    raise exception 'chobo: the amount count is %, below 0', "p_count" using errcode = '22003';
-  end if;
-  if octet_length("p_group") + 8 + octet_length("p_tour") + 8 + octet_length("p_day") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_group") + 8 + octet_length("p_tour") + 8 + octet_length("p_day") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_group" is null
+     or "p_tour" is null
+     or "p_day" is null
+     or "p_count" < 0
+     or octet_length("p_group") + 8 + octet_length("p_tour") + 8 + octet_length("p_day") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_group" is null then
+      raise exception 'chobo: the value of group is null' using errcode = '22004';
+    end if;
+    if "p_tour" is null then
+      raise exception 'chobo: the value of tour is null' using errcode = '22004';
+    end if;
+    if "p_day" is null then
+      raise exception 'chobo: the value of day is null' using errcode = '22004';
+    end if;
+    if "p_count" < 0 then
+      raise exception 'chobo: the amount count is %, below 0', "p_count" using errcode = '22003';
+    end if;
+    if octet_length("p_group") + 8 + octet_length("p_tour") + 8 + octet_length("p_day") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_group") + 8 + octet_length("p_tour") + 8 + octet_length("p_day") + 8 using errcode = '22001';
+    end if;
   end if;
   select k.from_ids, k.to_ids, k.amounts, k.state, k.deadline, k.definition into v_hold from "travel_desk".keys k
    where k.tenant = p_tenant and k.kind = 'group_hold' and k.op = 'hold' and k.key = v_key and k.result = 'done'
@@ -1490,23 +1557,31 @@ declare
   v_from integer;
   v_fto integer;
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_group" is null then
-    raise exception 'chobo: the value of group is null' using errcode = '22004';
-  end if;
-  if "p_tour" is null then
-    raise exception 'chobo: the value of tour is null' using errcode = '22004';
-  end if;
-  if "p_day" is null then
-    raise exception 'chobo: the value of day is null' using errcode = '22004';
-  end if;
-  if octet_length("p_group") + 8 + octet_length("p_tour") + 8 + octet_length("p_day") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_group") + 8 + octet_length("p_tour") + 8 + octet_length("p_day") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_group" is null
+     or "p_tour" is null
+     or "p_day" is null
+     or octet_length("p_group") + 8 + octet_length("p_tour") + 8 + octet_length("p_day") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_group" is null then
+      raise exception 'chobo: the value of group is null' using errcode = '22004';
+    end if;
+    if "p_tour" is null then
+      raise exception 'chobo: the value of tour is null' using errcode = '22004';
+    end if;
+    if "p_day" is null then
+      raise exception 'chobo: the value of day is null' using errcode = '22004';
+    end if;
+    if octet_length("p_group") + 8 + octet_length("p_tour") + 8 + octet_length("p_day") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_group") + 8 + octet_length("p_tour") + 8 + octet_length("p_day") + 8 using errcode = '22001';
+    end if;
   end if;
   select k.from_ids, k.to_ids, k.amounts, k.state, k.deadline, k.definition into v_hold from "travel_desk".keys k
    where k.tenant = p_tenant and k.kind = 'group_hold' and k.op = 'hold' and k.key = v_key and k.result = 'done'
@@ -1586,23 +1661,31 @@ declare
   v_state text;
   v_deadline timestamptz;
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_group" is null then
-    raise exception 'chobo: the value of group is null' using errcode = '22004';
-  end if;
-  if "p_tour" is null then
-    raise exception 'chobo: the value of tour is null' using errcode = '22004';
-  end if;
-  if "p_day" is null then
-    raise exception 'chobo: the value of day is null' using errcode = '22004';
-  end if;
-  if octet_length("p_group") + 8 + octet_length("p_tour") + 8 + octet_length("p_day") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_group") + 8 + octet_length("p_tour") + 8 + octet_length("p_day") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_group" is null
+     or "p_tour" is null
+     or "p_day" is null
+     or octet_length("p_group") + 8 + octet_length("p_tour") + 8 + octet_length("p_day") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_group" is null then
+      raise exception 'chobo: the value of group is null' using errcode = '22004';
+    end if;
+    if "p_tour" is null then
+      raise exception 'chobo: the value of tour is null' using errcode = '22004';
+    end if;
+    if "p_day" is null then
+      raise exception 'chobo: the value of day is null' using errcode = '22004';
+    end if;
+    if octet_length("p_group") + 8 + octet_length("p_tour") + 8 + octet_length("p_day") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_group") + 8 + octet_length("p_tour") + 8 + octet_length("p_day") + 8 using errcode = '22001';
+    end if;
   end if;
   select k.state, k.deadline into v_state, v_deadline from "travel_desk".keys k
    where k.tenant = p_tenant and k.kind = 'group_hold' and k.op = 'hold' and k.key = v_key and k.result = 'done';
@@ -1640,23 +1723,31 @@ declare
   v_fids constant uuid[] := array[v_account_2];
   v_fd numeric[] := array_fill(0::numeric, array[9]);
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_statement" is null then
-    raise exception 'chobo: the value of statement is null' using errcode = '22004';
-  end if;
-  if "p_amount" is null then
-    raise exception 'chobo: the amount amount is null' using errcode = '22004';
-  end if;
-  if "p_amount" < 0 then
-    raise exception 'chobo: the amount amount is %, below 0', "p_amount" using errcode = '22003';
-  end if;
-  if octet_length("p_statement") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_statement") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_statement" is null
+     or "p_amount" is null
+     or "p_amount" < 0
+     or octet_length("p_statement") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_statement" is null then
+      raise exception 'chobo: the value of statement is null' using errcode = '22004';
+    end if;
+    if "p_amount" is null then
+      raise exception 'chobo: the amount amount is null' using errcode = '22004';
+    end if;
+    if "p_amount" < 0 then
+      raise exception 'chobo: the amount amount is %, below 0', "p_amount" using errcode = '22003';
+    end if;
+    if octet_length("p_statement") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_statement") + 8 using errcode = '22001';
+    end if;
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -1788,17 +1879,23 @@ create or replace function "travel_desk"."balance_card"(p_tenant text, "p_member
 returns "travel_desk".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_member" is null then
-    raise exception 'chobo: the value of member is null' using errcode = '22004';
-  end if;
-  if octet_length("p_member") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_member") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_member" is null
+     or octet_length("p_member") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_member" is null then
+      raise exception 'chobo: the value of member is null' using errcode = '22004';
+    end if;
+    if octet_length("p_member") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_member") + 8 using errcode = '22001';
+    end if;
   end if;
   return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"travel_desk".balance
@@ -1814,11 +1911,15 @@ create or replace function "travel_desk"."balance_tour_income"(p_tenant text)
 returns "travel_desk".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
   end if;
   return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"travel_desk".balance
@@ -1834,11 +1935,15 @@ create or replace function "travel_desk"."balance_member_banks"(p_tenant text)
 returns "travel_desk".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
   end if;
   return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"travel_desk".balance
@@ -1854,11 +1959,15 @@ create or replace function "travel_desk"."balance_operator_bank"(p_tenant text)
 returns "travel_desk".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
   end if;
   return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"travel_desk".balance
@@ -1874,20 +1983,27 @@ create or replace function "travel_desk"."balance_free_seats"(p_tenant text, "p_
 returns "travel_desk".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_tour" is null then
-    raise exception 'chobo: the value of tour is null' using errcode = '22004';
-  end if;
-  if "p_day" is null then
-    raise exception 'chobo: the value of day is null' using errcode = '22004';
-  end if;
-  if octet_length("p_tour") + 8 + octet_length("p_day") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_tour") + 8 + octet_length("p_day") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_tour" is null
+     or "p_day" is null
+     or octet_length("p_tour") + 8 + octet_length("p_day") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_tour" is null then
+      raise exception 'chobo: the value of tour is null' using errcode = '22004';
+    end if;
+    if "p_day" is null then
+      raise exception 'chobo: the value of day is null' using errcode = '22004';
+    end if;
+    if octet_length("p_tour") + 8 + octet_length("p_day") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_tour") + 8 + octet_length("p_day") + 8 using errcode = '22001';
+    end if;
   end if;
   return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"travel_desk".balance
@@ -1903,11 +2019,15 @@ create or replace function "travel_desk"."balance_operator"(p_tenant text)
 returns "travel_desk".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
   end if;
   return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"travel_desk".balance
@@ -1923,11 +2043,15 @@ create or replace function "travel_desk"."balance_travellers"(p_tenant text)
 returns "travel_desk".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
   end if;
   return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"travel_desk".balance

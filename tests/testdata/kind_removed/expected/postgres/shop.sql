@@ -376,26 +376,35 @@ declare
   v_fids constant uuid[] := array[v_account_1];
   v_fd numeric[] := array_fill(0::numeric, array[9]);
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_delivery" is null then
-    raise exception 'chobo: the value of delivery is null' using errcode = '22004';
-  end if;
-  if "p_sku" is null then
-    raise exception 'chobo: the value of sku is null' using errcode = '22004';
-  end if;
-  if "p_qty" is null then
-    raise exception 'chobo: the amount qty is null' using errcode = '22004';
-  end if;
-  if "p_qty" < 0 then
-    raise exception 'chobo: the amount qty is %, below 0', "p_qty" using errcode = '22003';
-  end if;
-  if octet_length("p_delivery") + 8 + octet_length("p_sku") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_delivery") + 8 + octet_length("p_sku") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_delivery" is null
+     or "p_sku" is null
+     or "p_qty" is null
+     or "p_qty" < 0
+     or octet_length("p_delivery") + 8 + octet_length("p_sku") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_delivery" is null then
+      raise exception 'chobo: the value of delivery is null' using errcode = '22004';
+    end if;
+    if "p_sku" is null then
+      raise exception 'chobo: the value of sku is null' using errcode = '22004';
+    end if;
+    if "p_qty" is null then
+      raise exception 'chobo: the amount qty is null' using errcode = '22004';
+    end if;
+    if "p_qty" < 0 then
+      raise exception 'chobo: the amount qty is %, below 0', "p_qty" using errcode = '22003';
+    end if;
+    if octet_length("p_delivery") + 8 + octet_length("p_sku") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_delivery") + 8 + octet_length("p_sku") + 8 using errcode = '22001';
+    end if;
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -543,26 +552,35 @@ declare
   v_fids constant uuid[] := array[v_account_2];
   v_fd numeric[] := array_fill(0::numeric, array[9]);
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_order" is null then
-    raise exception 'chobo: the value of order is null' using errcode = '22004';
-  end if;
-  if "p_sku" is null then
-    raise exception 'chobo: the value of sku is null' using errcode = '22004';
-  end if;
-  if "p_qty" is null then
-    raise exception 'chobo: the amount qty is null' using errcode = '22004';
-  end if;
-  if "p_qty" < 0 then
-    raise exception 'chobo: the amount qty is %, below 0', "p_qty" using errcode = '22003';
-  end if;
-  if octet_length("p_order") + 8 + octet_length("p_sku") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_order") + 8 + octet_length("p_sku") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_order" is null
+     or "p_sku" is null
+     or "p_qty" is null
+     or "p_qty" < 0
+     or octet_length("p_order") + 8 + octet_length("p_sku") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_order" is null then
+      raise exception 'chobo: the value of order is null' using errcode = '22004';
+    end if;
+    if "p_sku" is null then
+      raise exception 'chobo: the value of sku is null' using errcode = '22004';
+    end if;
+    if "p_qty" is null then
+      raise exception 'chobo: the amount qty is null' using errcode = '22004';
+    end if;
+    if "p_qty" < 0 then
+      raise exception 'chobo: the amount qty is %, below 0', "p_qty" using errcode = '22003';
+    end if;
+    if octet_length("p_order") + 8 + octet_length("p_sku") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_order") + 8 + octet_length("p_sku") + 8 using errcode = '22001';
+    end if;
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -694,17 +712,23 @@ create or replace function "shop"."balance_shelf"(p_tenant text, "p_sku" text)
 returns "shop".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_sku" is null then
-    raise exception 'chobo: the value of sku is null' using errcode = '22004';
-  end if;
-  if octet_length("p_sku") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_sku") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_sku" is null
+     or octet_length("p_sku") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_sku" is null then
+      raise exception 'chobo: the value of sku is null' using errcode = '22004';
+    end if;
+    if octet_length("p_sku") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_sku") + 8 using errcode = '22001';
+    end if;
   end if;
   return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"shop".balance
@@ -720,11 +744,15 @@ create or replace function "shop"."balance_suppliers"(p_tenant text)
 returns "shop".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
   end if;
   return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"shop".balance
@@ -740,11 +768,15 @@ create or replace function "shop"."balance_customers"(p_tenant text)
 returns "shop".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
   end if;
   return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"shop".balance

@@ -375,26 +375,35 @@ declare
   v_fids constant uuid[] := array[v_account_1];
   v_fd numeric[] := array_fill(0::numeric, array[9]);
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_ref" is null then
-    raise exception 'chobo: the value of ref is null' using errcode = '22004';
-  end if;
-  if "p_member" is null then
-    raise exception 'chobo: the value of member is null' using errcode = '22004';
-  end if;
-  if "p_n" is null then
-    raise exception 'chobo: the amount n is null' using errcode = '22004';
-  end if;
-  if "p_n" < 0 then
-    raise exception 'chobo: the amount n is %, below 0', "p_n" using errcode = '22003';
-  end if;
-  if octet_length("p_ref") + 8 + octet_length("p_member") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_ref") + 8 + octet_length("p_member") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_ref" is null
+     or "p_member" is null
+     or "p_n" is null
+     or "p_n" < 0
+     or octet_length("p_ref") + 8 + octet_length("p_member") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_ref" is null then
+      raise exception 'chobo: the value of ref is null' using errcode = '22004';
+    end if;
+    if "p_member" is null then
+      raise exception 'chobo: the value of member is null' using errcode = '22004';
+    end if;
+    if "p_n" is null then
+      raise exception 'chobo: the amount n is null' using errcode = '22004';
+    end if;
+    if "p_n" < 0 then
+      raise exception 'chobo: the amount n is %, below 0', "p_n" using errcode = '22003';
+    end if;
+    if octet_length("p_ref") + 8 + octet_length("p_member") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_ref") + 8 + octet_length("p_member") + 8 using errcode = '22001';
+    end if;
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -542,26 +551,35 @@ declare
   v_fids constant uuid[] := array[v_account_2];
   v_fd numeric[] := array_fill(0::numeric, array[9]);
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_ref" is null then
-    raise exception 'chobo: the value of ref is null' using errcode = '22004';
-  end if;
-  if "p_member" is null then
-    raise exception 'chobo: the value of member is null' using errcode = '22004';
-  end if;
-  if "p_n" is null then
-    raise exception 'chobo: the amount n is null' using errcode = '22004';
-  end if;
-  if "p_n" < 0 then
-    raise exception 'chobo: the amount n is %, below 0', "p_n" using errcode = '22003';
-  end if;
-  if octet_length("p_ref") + 8 + octet_length("p_member") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_ref") + 8 + octet_length("p_member") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_ref" is null
+     or "p_member" is null
+     or "p_n" is null
+     or "p_n" < 0
+     or octet_length("p_ref") + 8 + octet_length("p_member") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_ref" is null then
+      raise exception 'chobo: the value of ref is null' using errcode = '22004';
+    end if;
+    if "p_member" is null then
+      raise exception 'chobo: the value of member is null' using errcode = '22004';
+    end if;
+    if "p_n" is null then
+      raise exception 'chobo: the amount n is null' using errcode = '22004';
+    end if;
+    if "p_n" < 0 then
+      raise exception 'chobo: the amount n is %, below 0', "p_n" using errcode = '22003';
+    end if;
+    if octet_length("p_ref") + 8 + octet_length("p_member") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_ref") + 8 + octet_length("p_member") + 8 using errcode = '22001';
+    end if;
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -693,17 +711,23 @@ create or replace function "gift"."balance_cаrd"(p_tenant text, "p_member" text
 returns "gift".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_member" is null then
-    raise exception 'chobo: the value of member is null' using errcode = '22004';
-  end if;
-  if octet_length("p_member") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_member") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_member" is null
+     or octet_length("p_member") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_member" is null then
+      raise exception 'chobo: the value of member is null' using errcode = '22004';
+    end if;
+    if octet_length("p_member") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_member") + 8 using errcode = '22001';
+    end if;
   end if;
   return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"gift".balance
@@ -719,11 +743,15 @@ create or replace function "gift"."balance_shop"(p_tenant text)
 returns "gift".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
   end if;
   return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"gift".balance

@@ -374,26 +374,35 @@ declare
   v_fids constant uuid[] := array[v_account_1];
   v_fd numeric[] := array_fill(0::numeric, array[9]);
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_bill" is null then
-    raise exception 'chobo: the value of bill is null' using errcode = '22004';
-  end if;
-  if "p_waiter" is null then
-    raise exception 'chobo: the value of waiter is null' using errcode = '22004';
-  end if;
-  if "p_amount" is null then
-    raise exception 'chobo: the amount amount is null' using errcode = '22004';
-  end if;
-  if "p_amount" < 0 then
-    raise exception 'chobo: the amount amount is %, below 0', "p_amount" using errcode = '22003';
-  end if;
-  if octet_length("p_bill") + 8 + octet_length("p_waiter") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_bill") + 8 + octet_length("p_waiter") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_bill" is null
+     or "p_waiter" is null
+     or "p_amount" is null
+     or "p_amount" < 0
+     or octet_length("p_bill") + 8 + octet_length("p_waiter") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_bill" is null then
+      raise exception 'chobo: the value of bill is null' using errcode = '22004';
+    end if;
+    if "p_waiter" is null then
+      raise exception 'chobo: the value of waiter is null' using errcode = '22004';
+    end if;
+    if "p_amount" is null then
+      raise exception 'chobo: the amount amount is null' using errcode = '22004';
+    end if;
+    if "p_amount" < 0 then
+      raise exception 'chobo: the amount amount is %, below 0', "p_amount" using errcode = '22003';
+    end if;
+    if octet_length("p_bill") + 8 + octet_length("p_waiter") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_bill") + 8 + octet_length("p_waiter") + 8 using errcode = '22001';
+    end if;
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -525,17 +534,23 @@ create or replace function "only_fills"."balance_tips"(p_tenant text, "p_waiter"
 returns "only_fills".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_waiter" is null then
-    raise exception 'chobo: the value of waiter is null' using errcode = '22004';
-  end if;
-  if octet_length("p_waiter") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_waiter") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_waiter" is null
+     or octet_length("p_waiter") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_waiter" is null then
+      raise exception 'chobo: the value of waiter is null' using errcode = '22004';
+    end if;
+    if octet_length("p_waiter") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_waiter") + 8 using errcode = '22001';
+    end if;
   end if;
   return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"only_fills".balance
@@ -551,11 +566,15 @@ create or replace function "only_fills"."balance_guests"(p_tenant text)
 returns "only_fills".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
   end if;
   return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"only_fills".balance

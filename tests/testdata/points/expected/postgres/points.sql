@@ -384,26 +384,35 @@ declare
   v_fids constant uuid[] := array[v_account_1];
   v_fd numeric[] := array_fill(0::numeric, array[9]);
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_purchase" is null then
-    raise exception 'chobo: the value of purchase is null' using errcode = '22004';
-  end if;
-  if "p_member" is null then
-    raise exception 'chobo: the value of member is null' using errcode = '22004';
-  end if;
-  if "p_amount" is null then
-    raise exception 'chobo: the amount amount is null' using errcode = '22004';
-  end if;
-  if "p_amount" < 0 then
-    raise exception 'chobo: the amount amount is %, below 0', "p_amount" using errcode = '22003';
-  end if;
-  if octet_length("p_purchase") + 8 + octet_length("p_member") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_purchase") + 8 + octet_length("p_member") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_purchase" is null
+     or "p_member" is null
+     or "p_amount" is null
+     or "p_amount" < 0
+     or octet_length("p_purchase") + 8 + octet_length("p_member") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_purchase" is null then
+      raise exception 'chobo: the value of purchase is null' using errcode = '22004';
+    end if;
+    if "p_member" is null then
+      raise exception 'chobo: the value of member is null' using errcode = '22004';
+    end if;
+    if "p_amount" is null then
+      raise exception 'chobo: the amount amount is null' using errcode = '22004';
+    end if;
+    if "p_amount" < 0 then
+      raise exception 'chobo: the amount amount is %, below 0', "p_amount" using errcode = '22003';
+    end if;
+    if octet_length("p_purchase") + 8 + octet_length("p_member") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_purchase") + 8 + octet_length("p_member") + 8 using errcode = '22001';
+    end if;
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -552,20 +561,27 @@ declare
   v_to integer;
   v_ffrom integer;
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_purchase" is null then
-    raise exception 'chobo: the value of purchase is null' using errcode = '22004';
-  end if;
-  if "p_amount" < 0 then
-    raise exception 'chobo: the amount amount is %, below 0', "p_amount" using errcode = '22003';
-  end if;
-  if octet_length("p_purchase") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_purchase") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_purchase" is null
+     or "p_amount" < 0
+     or octet_length("p_purchase") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_purchase" is null then
+      raise exception 'chobo: the value of purchase is null' using errcode = '22004';
+    end if;
+    if "p_amount" < 0 then
+      raise exception 'chobo: the amount amount is %, below 0', "p_amount" using errcode = '22003';
+    end if;
+    if octet_length("p_purchase") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_purchase") + 8 using errcode = '22001';
+    end if;
   end if;
   select k.from_ids, k.to_ids, k.amounts, k.state, k.deadline, k.definition into v_hold from "points".keys k
    where k.tenant = p_tenant and k.kind = 'grant' and k.op = 'hold' and k.key = v_key and k.result = 'done'
@@ -667,17 +683,23 @@ declare
   v_to integer;
   v_ffrom integer;
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_purchase" is null then
-    raise exception 'chobo: the value of purchase is null' using errcode = '22004';
-  end if;
-  if octet_length("p_purchase") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_purchase") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_purchase" is null
+     or octet_length("p_purchase") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_purchase" is null then
+      raise exception 'chobo: the value of purchase is null' using errcode = '22004';
+    end if;
+    if octet_length("p_purchase") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_purchase") + 8 using errcode = '22001';
+    end if;
   end if;
   select k.from_ids, k.to_ids, k.amounts, k.state, k.deadline, k.definition into v_hold from "points".keys k
    where k.tenant = p_tenant and k.kind = 'grant' and k.op = 'hold' and k.key = v_key and k.result = 'done'
@@ -757,17 +779,23 @@ declare
   v_state text;
   v_deadline timestamptz;
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_purchase" is null then
-    raise exception 'chobo: the value of purchase is null' using errcode = '22004';
-  end if;
-  if octet_length("p_purchase") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_purchase") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_purchase" is null
+     or octet_length("p_purchase") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_purchase" is null then
+      raise exception 'chobo: the value of purchase is null' using errcode = '22004';
+    end if;
+    if octet_length("p_purchase") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_purchase") + 8 using errcode = '22001';
+    end if;
   end if;
   select k.state, k.deadline into v_state, v_deadline from "points".keys k
    where k.tenant = p_tenant and k.kind = 'grant' and k.op = 'hold' and k.key = v_key and k.result = 'done';
@@ -806,26 +834,35 @@ declare
   v_fids constant uuid[] := array[v_account_2];
   v_fd numeric[] := array_fill(0::numeric, array[9]);
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_checkout" is null then
-    raise exception 'chobo: the value of checkout is null' using errcode = '22004';
-  end if;
-  if "p_member" is null then
-    raise exception 'chobo: the value of member is null' using errcode = '22004';
-  end if;
-  if "p_amount" is null then
-    raise exception 'chobo: the amount amount is null' using errcode = '22004';
-  end if;
-  if "p_amount" < 0 then
-    raise exception 'chobo: the amount amount is %, below 0', "p_amount" using errcode = '22003';
-  end if;
-  if octet_length("p_checkout") + 8 + octet_length("p_member") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_checkout") + 8 + octet_length("p_member") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_checkout" is null
+     or "p_member" is null
+     or "p_amount" is null
+     or "p_amount" < 0
+     or octet_length("p_checkout") + 8 + octet_length("p_member") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_checkout" is null then
+      raise exception 'chobo: the value of checkout is null' using errcode = '22004';
+    end if;
+    if "p_member" is null then
+      raise exception 'chobo: the value of member is null' using errcode = '22004';
+    end if;
+    if "p_amount" is null then
+      raise exception 'chobo: the amount amount is null' using errcode = '22004';
+    end if;
+    if "p_amount" < 0 then
+      raise exception 'chobo: the amount amount is %, below 0', "p_amount" using errcode = '22003';
+    end if;
+    if octet_length("p_checkout") + 8 + octet_length("p_member") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_checkout") + 8 + octet_length("p_member") + 8 using errcode = '22001';
+    end if;
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -974,20 +1011,27 @@ declare
   v_from integer;
   v_fto integer;
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_checkout" is null then
-    raise exception 'chobo: the value of checkout is null' using errcode = '22004';
-  end if;
-  if "p_amount" < 0 then
-    raise exception 'chobo: the amount amount is %, below 0', "p_amount" using errcode = '22003';
-  end if;
-  if octet_length("p_checkout") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_checkout") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_checkout" is null
+     or "p_amount" < 0
+     or octet_length("p_checkout") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_checkout" is null then
+      raise exception 'chobo: the value of checkout is null' using errcode = '22004';
+    end if;
+    if "p_amount" < 0 then
+      raise exception 'chobo: the amount amount is %, below 0', "p_amount" using errcode = '22003';
+    end if;
+    if octet_length("p_checkout") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_checkout") + 8 using errcode = '22001';
+    end if;
   end if;
   select k.from_ids, k.to_ids, k.amounts, k.state, k.deadline, k.definition into v_hold from "points".keys k
    where k.tenant = p_tenant and k.kind = 'redeem' and k.op = 'hold' and k.key = v_key and k.result = 'done'
@@ -1089,17 +1133,23 @@ declare
   v_from integer;
   v_fto integer;
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_checkout" is null then
-    raise exception 'chobo: the value of checkout is null' using errcode = '22004';
-  end if;
-  if octet_length("p_checkout") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_checkout") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_checkout" is null
+     or octet_length("p_checkout") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_checkout" is null then
+      raise exception 'chobo: the value of checkout is null' using errcode = '22004';
+    end if;
+    if octet_length("p_checkout") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_checkout") + 8 using errcode = '22001';
+    end if;
   end if;
   select k.from_ids, k.to_ids, k.amounts, k.state, k.deadline, k.definition into v_hold from "points".keys k
    where k.tenant = p_tenant and k.kind = 'redeem' and k.op = 'hold' and k.key = v_key and k.result = 'done'
@@ -1179,17 +1229,23 @@ declare
   v_state text;
   v_deadline timestamptz;
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_checkout" is null then
-    raise exception 'chobo: the value of checkout is null' using errcode = '22004';
-  end if;
-  if octet_length("p_checkout") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_checkout") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_checkout" is null
+     or octet_length("p_checkout") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_checkout" is null then
+      raise exception 'chobo: the value of checkout is null' using errcode = '22004';
+    end if;
+    if octet_length("p_checkout") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_checkout") + 8 using errcode = '22001';
+    end if;
   end if;
   select k.state, k.deadline into v_state, v_deadline from "points".keys k
    where k.tenant = p_tenant and k.kind = 'redeem' and k.op = 'hold' and k.key = v_key and k.result = 'done';
@@ -1227,26 +1283,35 @@ declare
   v_fids constant uuid[] := array[v_account_2];
   v_fd numeric[] := array_fill(0::numeric, array[9]);
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_batch" is null then
-    raise exception 'chobo: the value of batch is null' using errcode = '22004';
-  end if;
-  if "p_member" is null then
-    raise exception 'chobo: the value of member is null' using errcode = '22004';
-  end if;
-  if "p_amount" is null then
-    raise exception 'chobo: the amount amount is null' using errcode = '22004';
-  end if;
-  if "p_amount" < 0 then
-    raise exception 'chobo: the amount amount is %, below 0', "p_amount" using errcode = '22003';
-  end if;
-  if octet_length("p_batch") + 8 + octet_length("p_member") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_batch") + 8 + octet_length("p_member") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_batch" is null
+     or "p_member" is null
+     or "p_amount" is null
+     or "p_amount" < 0
+     or octet_length("p_batch") + 8 + octet_length("p_member") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_batch" is null then
+      raise exception 'chobo: the value of batch is null' using errcode = '22004';
+    end if;
+    if "p_member" is null then
+      raise exception 'chobo: the value of member is null' using errcode = '22004';
+    end if;
+    if "p_amount" is null then
+      raise exception 'chobo: the amount amount is null' using errcode = '22004';
+    end if;
+    if "p_amount" < 0 then
+      raise exception 'chobo: the amount amount is %, below 0', "p_amount" using errcode = '22003';
+    end if;
+    if octet_length("p_batch") + 8 + octet_length("p_member") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_batch") + 8 + octet_length("p_member") + 8 using errcode = '22001';
+    end if;
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -1378,17 +1443,23 @@ create or replace function "points"."balance_points"(p_tenant text, "p_member" t
 returns "points".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_member" is null then
-    raise exception 'chobo: the value of member is null' using errcode = '22004';
-  end if;
-  if octet_length("p_member") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_member") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_member" is null
+     or octet_length("p_member") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_member" is null then
+      raise exception 'chobo: the value of member is null' using errcode = '22004';
+    end if;
+    if octet_length("p_member") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_member") + 8 using errcode = '22001';
+    end if;
   end if;
   return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"points".balance
@@ -1404,11 +1475,15 @@ create or replace function "points"."balance_program"(p_tenant text)
 returns "points".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
   end if;
   return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"points".balance
@@ -1424,11 +1499,15 @@ create or replace function "points"."balance_redeemed"(p_tenant text)
 returns "points".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
   end if;
   return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"points".balance

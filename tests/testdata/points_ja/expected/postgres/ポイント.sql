@@ -384,26 +384,35 @@ declare
   v_fids constant uuid[] := array[v_account_1];
   v_fd numeric[] := array_fill(0::numeric, array[9]);
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_購入" is null then
-    raise exception 'chobo: the value of 購入 is null' using errcode = '22004';
-  end if;
-  if "p_会員" is null then
-    raise exception 'chobo: the value of 会員 is null' using errcode = '22004';
-  end if;
-  if "p_点数" is null then
-    raise exception 'chobo: the amount 点数 is null' using errcode = '22004';
-  end if;
-  if "p_点数" < 0 then
-    raise exception 'chobo: the amount 点数 is %, below 0', "p_点数" using errcode = '22003';
-  end if;
-  if octet_length("p_購入") + 8 + octet_length("p_会員") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_購入") + 8 + octet_length("p_会員") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_購入" is null
+     or "p_会員" is null
+     or "p_点数" is null
+     or "p_点数" < 0
+     or octet_length("p_購入") + 8 + octet_length("p_会員") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_購入" is null then
+      raise exception 'chobo: the value of 購入 is null' using errcode = '22004';
+    end if;
+    if "p_会員" is null then
+      raise exception 'chobo: the value of 会員 is null' using errcode = '22004';
+    end if;
+    if "p_点数" is null then
+      raise exception 'chobo: the amount 点数 is null' using errcode = '22004';
+    end if;
+    if "p_点数" < 0 then
+      raise exception 'chobo: the amount 点数 is %, below 0', "p_点数" using errcode = '22003';
+    end if;
+    if octet_length("p_購入") + 8 + octet_length("p_会員") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_購入") + 8 + octet_length("p_会員") + 8 using errcode = '22001';
+    end if;
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -552,20 +561,27 @@ declare
   v_to integer;
   v_ffrom integer;
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_購入" is null then
-    raise exception 'chobo: the value of 購入 is null' using errcode = '22004';
-  end if;
-  if "p_点数" < 0 then
-    raise exception 'chobo: the amount 点数 is %, below 0', "p_点数" using errcode = '22003';
-  end if;
-  if octet_length("p_購入") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_購入") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_購入" is null
+     or "p_点数" < 0
+     or octet_length("p_購入") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_購入" is null then
+      raise exception 'chobo: the value of 購入 is null' using errcode = '22004';
+    end if;
+    if "p_点数" < 0 then
+      raise exception 'chobo: the amount 点数 is %, below 0', "p_点数" using errcode = '22003';
+    end if;
+    if octet_length("p_購入") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_購入") + 8 using errcode = '22001';
+    end if;
   end if;
   select k.from_ids, k.to_ids, k.amounts, k.state, k.deadline, k.definition into v_hold from "ポイント".keys k
    where k.tenant = p_tenant and k.kind = '付与' and k.op = 'hold' and k.key = v_key and k.result = 'done'
@@ -667,17 +683,23 @@ declare
   v_to integer;
   v_ffrom integer;
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_購入" is null then
-    raise exception 'chobo: the value of 購入 is null' using errcode = '22004';
-  end if;
-  if octet_length("p_購入") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_購入") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_購入" is null
+     or octet_length("p_購入") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_購入" is null then
+      raise exception 'chobo: the value of 購入 is null' using errcode = '22004';
+    end if;
+    if octet_length("p_購入") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_購入") + 8 using errcode = '22001';
+    end if;
   end if;
   select k.from_ids, k.to_ids, k.amounts, k.state, k.deadline, k.definition into v_hold from "ポイント".keys k
    where k.tenant = p_tenant and k.kind = '付与' and k.op = 'hold' and k.key = v_key and k.result = 'done'
@@ -757,17 +779,23 @@ declare
   v_state text;
   v_deadline timestamptz;
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_購入" is null then
-    raise exception 'chobo: the value of 購入 is null' using errcode = '22004';
-  end if;
-  if octet_length("p_購入") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_購入") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_購入" is null
+     or octet_length("p_購入") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_購入" is null then
+      raise exception 'chobo: the value of 購入 is null' using errcode = '22004';
+    end if;
+    if octet_length("p_購入") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_購入") + 8 using errcode = '22001';
+    end if;
   end if;
   select k.state, k.deadline into v_state, v_deadline from "ポイント".keys k
    where k.tenant = p_tenant and k.kind = '付与' and k.op = 'hold' and k.key = v_key and k.result = 'done';
@@ -806,26 +834,35 @@ declare
   v_fids constant uuid[] := array[v_account_2];
   v_fd numeric[] := array_fill(0::numeric, array[9]);
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_会計" is null then
-    raise exception 'chobo: the value of 会計 is null' using errcode = '22004';
-  end if;
-  if "p_会員" is null then
-    raise exception 'chobo: the value of 会員 is null' using errcode = '22004';
-  end if;
-  if "p_点数" is null then
-    raise exception 'chobo: the amount 点数 is null' using errcode = '22004';
-  end if;
-  if "p_点数" < 0 then
-    raise exception 'chobo: the amount 点数 is %, below 0', "p_点数" using errcode = '22003';
-  end if;
-  if octet_length("p_会計") + 8 + octet_length("p_会員") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_会計") + 8 + octet_length("p_会員") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_会計" is null
+     or "p_会員" is null
+     or "p_点数" is null
+     or "p_点数" < 0
+     or octet_length("p_会計") + 8 + octet_length("p_会員") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_会計" is null then
+      raise exception 'chobo: the value of 会計 is null' using errcode = '22004';
+    end if;
+    if "p_会員" is null then
+      raise exception 'chobo: the value of 会員 is null' using errcode = '22004';
+    end if;
+    if "p_点数" is null then
+      raise exception 'chobo: the amount 点数 is null' using errcode = '22004';
+    end if;
+    if "p_点数" < 0 then
+      raise exception 'chobo: the amount 点数 is %, below 0', "p_点数" using errcode = '22003';
+    end if;
+    if octet_length("p_会計") + 8 + octet_length("p_会員") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_会計") + 8 + octet_length("p_会員") + 8 using errcode = '22001';
+    end if;
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -974,20 +1011,27 @@ declare
   v_from integer;
   v_fto integer;
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_会計" is null then
-    raise exception 'chobo: the value of 会計 is null' using errcode = '22004';
-  end if;
-  if "p_点数" < 0 then
-    raise exception 'chobo: the amount 点数 is %, below 0', "p_点数" using errcode = '22003';
-  end if;
-  if octet_length("p_会計") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_会計") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_会計" is null
+     or "p_点数" < 0
+     or octet_length("p_会計") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_会計" is null then
+      raise exception 'chobo: the value of 会計 is null' using errcode = '22004';
+    end if;
+    if "p_点数" < 0 then
+      raise exception 'chobo: the amount 点数 is %, below 0', "p_点数" using errcode = '22003';
+    end if;
+    if octet_length("p_会計") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_会計") + 8 using errcode = '22001';
+    end if;
   end if;
   select k.from_ids, k.to_ids, k.amounts, k.state, k.deadline, k.definition into v_hold from "ポイント".keys k
    where k.tenant = p_tenant and k.kind = '利用' and k.op = 'hold' and k.key = v_key and k.result = 'done'
@@ -1089,17 +1133,23 @@ declare
   v_from integer;
   v_fto integer;
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_会計" is null then
-    raise exception 'chobo: the value of 会計 is null' using errcode = '22004';
-  end if;
-  if octet_length("p_会計") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_会計") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_会計" is null
+     or octet_length("p_会計") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_会計" is null then
+      raise exception 'chobo: the value of 会計 is null' using errcode = '22004';
+    end if;
+    if octet_length("p_会計") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_会計") + 8 using errcode = '22001';
+    end if;
   end if;
   select k.from_ids, k.to_ids, k.amounts, k.state, k.deadline, k.definition into v_hold from "ポイント".keys k
    where k.tenant = p_tenant and k.kind = '利用' and k.op = 'hold' and k.key = v_key and k.result = 'done'
@@ -1179,17 +1229,23 @@ declare
   v_state text;
   v_deadline timestamptz;
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_会計" is null then
-    raise exception 'chobo: the value of 会計 is null' using errcode = '22004';
-  end if;
-  if octet_length("p_会計") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_会計") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_会計" is null
+     or octet_length("p_会計") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_会計" is null then
+      raise exception 'chobo: the value of 会計 is null' using errcode = '22004';
+    end if;
+    if octet_length("p_会計") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_会計") + 8 using errcode = '22001';
+    end if;
   end if;
   select k.state, k.deadline into v_state, v_deadline from "ポイント".keys k
    where k.tenant = p_tenant and k.kind = '利用' and k.op = 'hold' and k.key = v_key and k.result = 'done';
@@ -1227,26 +1283,35 @@ declare
   v_fids constant uuid[] := array[v_account_2];
   v_fd numeric[] := array_fill(0::numeric, array[9]);
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_処理" is null then
-    raise exception 'chobo: the value of 処理 is null' using errcode = '22004';
-  end if;
-  if "p_会員" is null then
-    raise exception 'chobo: the value of 会員 is null' using errcode = '22004';
-  end if;
-  if "p_点数" is null then
-    raise exception 'chobo: the amount 点数 is null' using errcode = '22004';
-  end if;
-  if "p_点数" < 0 then
-    raise exception 'chobo: the amount 点数 is %, below 0', "p_点数" using errcode = '22003';
-  end if;
-  if octet_length("p_処理") + 8 + octet_length("p_会員") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_処理") + 8 + octet_length("p_会員") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_処理" is null
+     or "p_会員" is null
+     or "p_点数" is null
+     or "p_点数" < 0
+     or octet_length("p_処理") + 8 + octet_length("p_会員") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_処理" is null then
+      raise exception 'chobo: the value of 処理 is null' using errcode = '22004';
+    end if;
+    if "p_会員" is null then
+      raise exception 'chobo: the value of 会員 is null' using errcode = '22004';
+    end if;
+    if "p_点数" is null then
+      raise exception 'chobo: the amount 点数 is null' using errcode = '22004';
+    end if;
+    if "p_点数" < 0 then
+      raise exception 'chobo: the amount 点数 is %, below 0', "p_点数" using errcode = '22003';
+    end if;
+    if octet_length("p_処理") + 8 + octet_length("p_会員") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_処理") + 8 + octet_length("p_会員") + 8 using errcode = '22001';
+    end if;
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -1378,17 +1443,23 @@ create or replace function "ポイント"."balance_ポイント"(p_tenant text, 
 returns "ポイント".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_会員" is null then
-    raise exception 'chobo: the value of 会員 is null' using errcode = '22004';
-  end if;
-  if octet_length("p_会員") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_会員") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_会員" is null
+     or octet_length("p_会員") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_会員" is null then
+      raise exception 'chobo: the value of 会員 is null' using errcode = '22004';
+    end if;
+    if octet_length("p_会員") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_会員") + 8 using errcode = '22001';
+    end if;
   end if;
   return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"ポイント".balance
@@ -1404,11 +1475,15 @@ create or replace function "ポイント"."balance_発行元"(p_tenant text)
 returns "ポイント".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
   end if;
   return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"ポイント".balance
@@ -1424,11 +1499,15 @@ create or replace function "ポイント"."balance_利用済み"(p_tenant text)
 returns "ポイント".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
   end if;
   return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"ポイント".balance

@@ -378,23 +378,31 @@ declare
   v_fids constant uuid[] := array[v_account_1];
   v_fd numeric[] := array_fill(0::numeric, array[9]);
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_order" is null then
-    raise exception 'chobo: the value of order is null' using errcode = '22004';
-  end if;
-  if "p_amount" is null then
-    raise exception 'chobo: the amount amount is null' using errcode = '22004';
-  end if;
-  if "p_amount" < 0 then
-    raise exception 'chobo: the amount amount is %, below 0', "p_amount" using errcode = '22003';
-  end if;
-  if octet_length("p_order") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_order") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_order" is null
+     or "p_amount" is null
+     or "p_amount" < 0
+     or octet_length("p_order") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_order" is null then
+      raise exception 'chobo: the value of order is null' using errcode = '22004';
+    end if;
+    if "p_amount" is null then
+      raise exception 'chobo: the amount amount is null' using errcode = '22004';
+    end if;
+    if "p_amount" < 0 then
+      raise exception 'chobo: the amount amount is %, below 0', "p_amount" using errcode = '22003';
+    end if;
+    if octet_length("p_order") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_order") + 8 using errcode = '22001';
+    end if;
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -543,26 +551,35 @@ declare
   v_fids constant uuid[] := array[v_account_2];
   v_fd numeric[] := array_fill(0::numeric, array[9]);
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_refund_id" is null then
-    raise exception 'chobo: the value of refund_id is null' using errcode = '22004';
-  end if;
-  if "p_order" is null then
-    raise exception 'chobo: the value of order is null' using errcode = '22004';
-  end if;
-  if "p_amount" is null then
-    raise exception 'chobo: the amount amount is null' using errcode = '22004';
-  end if;
-  if "p_amount" < 0 then
-    raise exception 'chobo: the amount amount is %, below 0', "p_amount" using errcode = '22003';
-  end if;
-  if octet_length("p_refund_id") + 8 + octet_length("p_order") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_refund_id") + 8 + octet_length("p_order") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_refund_id" is null
+     or "p_order" is null
+     or "p_amount" is null
+     or "p_amount" < 0
+     or octet_length("p_refund_id") + 8 + octet_length("p_order") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_refund_id" is null then
+      raise exception 'chobo: the value of refund_id is null' using errcode = '22004';
+    end if;
+    if "p_order" is null then
+      raise exception 'chobo: the value of order is null' using errcode = '22004';
+    end if;
+    if "p_amount" is null then
+      raise exception 'chobo: the amount amount is null' using errcode = '22004';
+    end if;
+    if "p_amount" < 0 then
+      raise exception 'chobo: the amount amount is %, below 0', "p_amount" using errcode = '22003';
+    end if;
+    if octet_length("p_refund_id") + 8 + octet_length("p_order") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_refund_id") + 8 + octet_length("p_order") + 8 using errcode = '22001';
+    end if;
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -711,20 +728,27 @@ declare
   v_from integer;
   v_fto integer;
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_refund_id" is null then
-    raise exception 'chobo: the value of refund_id is null' using errcode = '22004';
-  end if;
-  if "p_amount" < 0 then
-    raise exception 'chobo: the amount amount is %, below 0', "p_amount" using errcode = '22003';
-  end if;
-  if octet_length("p_refund_id") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_refund_id") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_refund_id" is null
+     or "p_amount" < 0
+     or octet_length("p_refund_id") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_refund_id" is null then
+      raise exception 'chobo: the value of refund_id is null' using errcode = '22004';
+    end if;
+    if "p_amount" < 0 then
+      raise exception 'chobo: the amount amount is %, below 0', "p_amount" using errcode = '22003';
+    end if;
+    if octet_length("p_refund_id") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_refund_id") + 8 using errcode = '22001';
+    end if;
   end if;
   select k.from_ids, k.to_ids, k.amounts, k.state, k.deadline, k.definition into v_hold from "refunds".keys k
    where k.tenant = p_tenant and k.kind = 'refund' and k.op = 'hold' and k.key = v_key and k.result = 'done'
@@ -826,17 +850,23 @@ declare
   v_from integer;
   v_fto integer;
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_refund_id" is null then
-    raise exception 'chobo: the value of refund_id is null' using errcode = '22004';
-  end if;
-  if octet_length("p_refund_id") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_refund_id") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_refund_id" is null
+     or octet_length("p_refund_id") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_refund_id" is null then
+      raise exception 'chobo: the value of refund_id is null' using errcode = '22004';
+    end if;
+    if octet_length("p_refund_id") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_refund_id") + 8 using errcode = '22001';
+    end if;
   end if;
   select k.from_ids, k.to_ids, k.amounts, k.state, k.deadline, k.definition into v_hold from "refunds".keys k
    where k.tenant = p_tenant and k.kind = 'refund' and k.op = 'hold' and k.key = v_key and k.result = 'done'
@@ -916,17 +946,23 @@ declare
   v_state text;
   v_deadline timestamptz;
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_refund_id" is null then
-    raise exception 'chobo: the value of refund_id is null' using errcode = '22004';
-  end if;
-  if octet_length("p_refund_id") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_refund_id") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_refund_id" is null
+     or octet_length("p_refund_id") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_refund_id" is null then
+      raise exception 'chobo: the value of refund_id is null' using errcode = '22004';
+    end if;
+    if octet_length("p_refund_id") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_refund_id") + 8 using errcode = '22001';
+    end if;
   end if;
   select k.state, k.deadline into v_state, v_deadline from "refunds".keys k
    where k.tenant = p_tenant and k.kind = 'refund' and k.op = 'hold' and k.key = v_key and k.result = 'done';
@@ -941,17 +977,23 @@ create or replace function "refunds"."balance_refundable"(p_tenant text, "p_orde
 returns "refunds".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_order" is null then
-    raise exception 'chobo: the value of order is null' using errcode = '22004';
-  end if;
-  if octet_length("p_order") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_order") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_order" is null
+     or octet_length("p_order") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_order" is null then
+      raise exception 'chobo: the value of order is null' using errcode = '22004';
+    end if;
+    if octet_length("p_order") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_order") + 8 using errcode = '22001';
+    end if;
   end if;
   return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"refunds".balance
@@ -967,11 +1009,15 @@ create or replace function "refunds"."balance_customers"(p_tenant text)
 returns "refunds".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
   end if;
   return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"refunds".balance

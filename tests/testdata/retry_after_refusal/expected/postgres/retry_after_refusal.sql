@@ -390,26 +390,35 @@ declare
   v_fids constant uuid[] := array[v_account_1];
   v_fd numeric[] := array_fill(0::numeric, array[9]);
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_delivery" is null then
-    raise exception 'chobo: the value of delivery is null' using errcode = '22004';
-  end if;
-  if "p_sku" is null then
-    raise exception 'chobo: the value of sku is null' using errcode = '22004';
-  end if;
-  if "p_qty" is null then
-    raise exception 'chobo: the amount qty is null' using errcode = '22004';
-  end if;
-  if "p_qty" < 0 then
-    raise exception 'chobo: the amount qty is %, below 0', "p_qty" using errcode = '22003';
-  end if;
-  if octet_length("p_delivery") + 8 + octet_length("p_sku") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_delivery") + 8 + octet_length("p_sku") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_delivery" is null
+     or "p_sku" is null
+     or "p_qty" is null
+     or "p_qty" < 0
+     or octet_length("p_delivery") + 8 + octet_length("p_sku") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_delivery" is null then
+      raise exception 'chobo: the value of delivery is null' using errcode = '22004';
+    end if;
+    if "p_sku" is null then
+      raise exception 'chobo: the value of sku is null' using errcode = '22004';
+    end if;
+    if "p_qty" is null then
+      raise exception 'chobo: the amount qty is null' using errcode = '22004';
+    end if;
+    if "p_qty" < 0 then
+      raise exception 'chobo: the amount qty is %, below 0', "p_qty" using errcode = '22003';
+    end if;
+    if octet_length("p_delivery") + 8 + octet_length("p_sku") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_delivery") + 8 + octet_length("p_sku") + 8 using errcode = '22001';
+    end if;
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -535,23 +544,31 @@ declare
   v_fids constant uuid[] := array[v_account_1];
   v_fd numeric[] := array_fill(0::numeric, array[9]);
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_delivery" is null then
-    raise exception 'chobo: the value of delivery is null' using errcode = '22004';
-  end if;
-  if "p_qty" is null then
-    raise exception 'chobo: the amount qty is null' using errcode = '22004';
-  end if;
-  if "p_qty" < 0 then
-    raise exception 'chobo: the amount qty is %, below 0', "p_qty" using errcode = '22003';
-  end if;
-  if octet_length("p_delivery") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_delivery") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_delivery" is null
+     or "p_qty" is null
+     or "p_qty" < 0
+     or octet_length("p_delivery") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_delivery" is null then
+      raise exception 'chobo: the value of delivery is null' using errcode = '22004';
+    end if;
+    if "p_qty" is null then
+      raise exception 'chobo: the amount qty is null' using errcode = '22004';
+    end if;
+    if "p_qty" < 0 then
+      raise exception 'chobo: the amount qty is %, below 0', "p_qty" using errcode = '22003';
+    end if;
+    if octet_length("p_delivery") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_delivery") + 8 using errcode = '22001';
+    end if;
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -699,32 +716,43 @@ declare
   v_fids constant uuid[] := array[v_account_2];
   v_fd numeric[] := array_fill(0::numeric, array[9]);
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_order" is null then
-    raise exception 'chobo: the value of order is null' using errcode = '22004';
-  end if;
-  if "p_sku" is null then
-    raise exception 'chobo: the value of sku is null' using errcode = '22004';
-  end if;
-  if "p_qty" is null then
-    raise exception 'chobo: the amount qty is null' using errcode = '22004';
-  end if;
-  if "p_qty" < 0 then
-    raise exception 'chobo: the amount qty is %, below 0', "p_qty" using errcode = '22003';
-  end if;
-  if "p_extra" is null then
-    raise exception 'chobo: the amount extra is null' using errcode = '22004';
-  end if;
-  if "p_extra" < 0 then
-    raise exception 'chobo: the amount extra is %, below 0', "p_extra" using errcode = '22003';
-  end if;
-  if octet_length("p_order") + 8 + octet_length("p_sku") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_order") + 8 + octet_length("p_sku") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_order" is null
+     or "p_sku" is null
+     or "p_qty" is null
+     or "p_qty" < 0
+     or "p_extra" is null
+     or "p_extra" < 0
+     or octet_length("p_order") + 8 + octet_length("p_sku") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_order" is null then
+      raise exception 'chobo: the value of order is null' using errcode = '22004';
+    end if;
+    if "p_sku" is null then
+      raise exception 'chobo: the value of sku is null' using errcode = '22004';
+    end if;
+    if "p_qty" is null then
+      raise exception 'chobo: the amount qty is null' using errcode = '22004';
+    end if;
+    if "p_qty" < 0 then
+      raise exception 'chobo: the amount qty is %, below 0', "p_qty" using errcode = '22003';
+    end if;
+    if "p_extra" is null then
+      raise exception 'chobo: the amount extra is null' using errcode = '22004';
+    end if;
+    if "p_extra" < 0 then
+      raise exception 'chobo: the amount extra is %, below 0', "p_extra" using errcode = '22003';
+    end if;
+    if octet_length("p_order") + 8 + octet_length("p_sku") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_order") + 8 + octet_length("p_sku") + 8 using errcode = '22001';
+    end if;
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -867,32 +895,43 @@ declare
   v_fids constant uuid[] := array[v_account_2];
   v_fd numeric[] := array_fill(0::numeric, array[9]);
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_order" is null then
-    raise exception 'chobo: the value of order is null' using errcode = '22004';
-  end if;
-  if "p_sku" is null then
-    raise exception 'chobo: the value of sku is null' using errcode = '22004';
-  end if;
-  if "p_qty" is null then
-    raise exception 'chobo: the amount qty is null' using errcode = '22004';
-  end if;
-  if "p_qty" < 0 then
-    raise exception 'chobo: the amount qty is %, below 0', "p_qty" using errcode = '22003';
-  end if;
-  if "p_extra" is null then
-    raise exception 'chobo: the amount extra is null' using errcode = '22004';
-  end if;
-  if "p_extra" < 0 then
-    raise exception 'chobo: the amount extra is %, below 0', "p_extra" using errcode = '22003';
-  end if;
-  if octet_length("p_order") + 8 + octet_length("p_sku") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_order") + 8 + octet_length("p_sku") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_order" is null
+     or "p_sku" is null
+     or "p_qty" is null
+     or "p_qty" < 0
+     or "p_extra" is null
+     or "p_extra" < 0
+     or octet_length("p_order") + 8 + octet_length("p_sku") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_order" is null then
+      raise exception 'chobo: the value of order is null' using errcode = '22004';
+    end if;
+    if "p_sku" is null then
+      raise exception 'chobo: the value of sku is null' using errcode = '22004';
+    end if;
+    if "p_qty" is null then
+      raise exception 'chobo: the amount qty is null' using errcode = '22004';
+    end if;
+    if "p_qty" < 0 then
+      raise exception 'chobo: the amount qty is %, below 0', "p_qty" using errcode = '22003';
+    end if;
+    if "p_extra" is null then
+      raise exception 'chobo: the amount extra is null' using errcode = '22004';
+    end if;
+    if "p_extra" < 0 then
+      raise exception 'chobo: the amount extra is %, below 0', "p_extra" using errcode = '22003';
+    end if;
+    if octet_length("p_order") + 8 + octet_length("p_sku") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_order") + 8 + octet_length("p_sku") + 8 using errcode = '22001';
+    end if;
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -1028,23 +1067,31 @@ declare
   v_from integer;
   v_fto integer;
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_order" is null then
-    raise exception 'chobo: the value of order is null' using errcode = '22004';
-  end if;
-  if "p_qty" < 0 then
-    raise exception 'chobo: the amount qty is %, below 0', "p_qty" using errcode = '22003';
-  end if;
-  if "p_extra" < 0 then
-    raise exception 'chobo: the amount extra is %, below 0', "p_extra" using errcode = '22003';
-  end if;
-  if octet_length("p_order") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_order") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_order" is null
+     or "p_qty" < 0
+     or "p_extra" < 0
+     or octet_length("p_order") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_order" is null then
+      raise exception 'chobo: the value of order is null' using errcode = '22004';
+    end if;
+    if "p_qty" < 0 then
+      raise exception 'chobo: the amount qty is %, below 0', "p_qty" using errcode = '22003';
+    end if;
+    if "p_extra" < 0 then
+      raise exception 'chobo: the amount extra is %, below 0', "p_extra" using errcode = '22003';
+    end if;
+    if octet_length("p_order") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_order") + 8 using errcode = '22001';
+    end if;
   end if;
   select k.from_ids, k.to_ids, k.amounts, k.state, k.deadline, k.definition into v_hold from "retry_after_refusal".keys k
    where k.tenant = p_tenant and k.kind = 'reserve' and k.op = 'hold' and k.key = v_key and k.result = 'done'
@@ -1142,17 +1189,23 @@ declare
   v_from integer;
   v_fto integer;
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_order" is null then
-    raise exception 'chobo: the value of order is null' using errcode = '22004';
-  end if;
-  if octet_length("p_order") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_order") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_order" is null
+     or octet_length("p_order") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_order" is null then
+      raise exception 'chobo: the value of order is null' using errcode = '22004';
+    end if;
+    if octet_length("p_order") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_order") + 8 using errcode = '22001';
+    end if;
   end if;
   select k.from_ids, k.to_ids, k.amounts, k.state, k.deadline, k.definition into v_hold from "retry_after_refusal".keys k
    where k.tenant = p_tenant and k.kind = 'reserve' and k.op = 'hold' and k.key = v_key and k.result = 'done'
@@ -1225,17 +1278,23 @@ declare
   v_state text;
   v_deadline timestamptz;
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_order" is null then
-    raise exception 'chobo: the value of order is null' using errcode = '22004';
-  end if;
-  if octet_length("p_order") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_order") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_order" is null
+     or octet_length("p_order") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_order" is null then
+      raise exception 'chobo: the value of order is null' using errcode = '22004';
+    end if;
+    if octet_length("p_order") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_order") + 8 using errcode = '22001';
+    end if;
   end if;
   select k.state, k.deadline into v_state, v_deadline from "retry_after_refusal".keys k
    where k.tenant = p_tenant and k.kind = 'reserve' and k.op = 'hold' and k.key = v_key and k.result = 'done';
@@ -1273,32 +1332,43 @@ declare
   v_fids constant uuid[] := array[v_account_2];
   v_fd numeric[] := array_fill(0::numeric, array[9]);
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_loan" is null then
-    raise exception 'chobo: the value of loan is null' using errcode = '22004';
-  end if;
-  if "p_member" is null then
-    raise exception 'chobo: the value of member is null' using errcode = '22004';
-  end if;
-  if "p_qty" is null then
-    raise exception 'chobo: the amount qty is null' using errcode = '22004';
-  end if;
-  if "p_qty" < 0 then
-    raise exception 'chobo: the amount qty is %, below 0', "p_qty" using errcode = '22003';
-  end if;
-  if "p_extra" is null then
-    raise exception 'chobo: the amount extra is null' using errcode = '22004';
-  end if;
-  if "p_extra" < 0 then
-    raise exception 'chobo: the amount extra is %, below 0', "p_extra" using errcode = '22003';
-  end if;
-  if octet_length("p_loan") + 8 + octet_length("p_member") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_loan") + 8 + octet_length("p_member") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_loan" is null
+     or "p_member" is null
+     or "p_qty" is null
+     or "p_qty" < 0
+     or "p_extra" is null
+     or "p_extra" < 0
+     or octet_length("p_loan") + 8 + octet_length("p_member") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_loan" is null then
+      raise exception 'chobo: the value of loan is null' using errcode = '22004';
+    end if;
+    if "p_member" is null then
+      raise exception 'chobo: the value of member is null' using errcode = '22004';
+    end if;
+    if "p_qty" is null then
+      raise exception 'chobo: the amount qty is null' using errcode = '22004';
+    end if;
+    if "p_qty" < 0 then
+      raise exception 'chobo: the amount qty is %, below 0', "p_qty" using errcode = '22003';
+    end if;
+    if "p_extra" is null then
+      raise exception 'chobo: the amount extra is null' using errcode = '22004';
+    end if;
+    if "p_extra" < 0 then
+      raise exception 'chobo: the amount extra is %, below 0', "p_extra" using errcode = '22003';
+    end if;
+    if octet_length("p_loan") + 8 + octet_length("p_member") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_loan") + 8 + octet_length("p_member") + 8 using errcode = '22001';
+    end if;
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -1443,32 +1513,43 @@ declare
   v_fids constant uuid[] := array[v_account_1];
   v_fd numeric[] := array_fill(0::numeric, array[9]);
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_ticket" is null then
-    raise exception 'chobo: the value of ticket is null' using errcode = '22004';
-  end if;
-  if "p_sku" is null then
-    raise exception 'chobo: the value of sku is null' using errcode = '22004';
-  end if;
-  if "p_qty" is null then
-    raise exception 'chobo: the amount qty is null' using errcode = '22004';
-  end if;
-  if "p_qty" < 0 then
-    raise exception 'chobo: the amount qty is %, below 0', "p_qty" using errcode = '22003';
-  end if;
-  if "p_extra" is null then
-    raise exception 'chobo: the amount extra is null' using errcode = '22004';
-  end if;
-  if "p_extra" < 0 then
-    raise exception 'chobo: the amount extra is %, below 0', "p_extra" using errcode = '22003';
-  end if;
-  if octet_length("p_ticket") + 8 + octet_length("p_sku") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_ticket") + 8 + octet_length("p_sku") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_ticket" is null
+     or "p_sku" is null
+     or "p_qty" is null
+     or "p_qty" < 0
+     or "p_extra" is null
+     or "p_extra" < 0
+     or octet_length("p_ticket") + 8 + octet_length("p_sku") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_ticket" is null then
+      raise exception 'chobo: the value of ticket is null' using errcode = '22004';
+    end if;
+    if "p_sku" is null then
+      raise exception 'chobo: the value of sku is null' using errcode = '22004';
+    end if;
+    if "p_qty" is null then
+      raise exception 'chobo: the amount qty is null' using errcode = '22004';
+    end if;
+    if "p_qty" < 0 then
+      raise exception 'chobo: the amount qty is %, below 0', "p_qty" using errcode = '22003';
+    end if;
+    if "p_extra" is null then
+      raise exception 'chobo: the amount extra is null' using errcode = '22004';
+    end if;
+    if "p_extra" < 0 then
+      raise exception 'chobo: the amount extra is %, below 0', "p_extra" using errcode = '22003';
+    end if;
+    if octet_length("p_ticket") + 8 + octet_length("p_sku") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_ticket") + 8 + octet_length("p_sku") + 8 using errcode = '22001';
+    end if;
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -1606,23 +1687,31 @@ declare
   v_ffrom integer;
   v_fto integer;
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_ticket" is null then
-    raise exception 'chobo: the value of ticket is null' using errcode = '22004';
-  end if;
-  if "p_qty" < 0 then
-    raise exception 'chobo: the amount qty is %, below 0', "p_qty" using errcode = '22003';
-  end if;
-  if "p_extra" < 0 then
-    raise exception 'chobo: the amount extra is %, below 0', "p_extra" using errcode = '22003';
-  end if;
-  if octet_length("p_ticket") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_ticket") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_ticket" is null
+     or "p_qty" < 0
+     or "p_extra" < 0
+     or octet_length("p_ticket") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_ticket" is null then
+      raise exception 'chobo: the value of ticket is null' using errcode = '22004';
+    end if;
+    if "p_qty" < 0 then
+      raise exception 'chobo: the amount qty is %, below 0', "p_qty" using errcode = '22003';
+    end if;
+    if "p_extra" < 0 then
+      raise exception 'chobo: the amount extra is %, below 0', "p_extra" using errcode = '22003';
+    end if;
+    if octet_length("p_ticket") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_ticket") + 8 using errcode = '22001';
+    end if;
   end if;
   select k.from_ids, k.to_ids, k.amounts, k.state, k.deadline, k.definition into v_hold from "retry_after_refusal".keys k
    where k.tenant = p_tenant and k.kind = 'park' and k.op = 'hold' and k.key = v_key and k.result = 'done'
@@ -1722,17 +1811,23 @@ declare
   v_ffrom integer;
   v_fto integer;
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_ticket" is null then
-    raise exception 'chobo: the value of ticket is null' using errcode = '22004';
-  end if;
-  if octet_length("p_ticket") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_ticket") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_ticket" is null
+     or octet_length("p_ticket") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_ticket" is null then
+      raise exception 'chobo: the value of ticket is null' using errcode = '22004';
+    end if;
+    if octet_length("p_ticket") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_ticket") + 8 using errcode = '22001';
+    end if;
   end if;
   select k.from_ids, k.to_ids, k.amounts, k.state, k.deadline, k.definition into v_hold from "retry_after_refusal".keys k
    where k.tenant = p_tenant and k.kind = 'park' and k.op = 'hold' and k.key = v_key and k.result = 'done'
@@ -1805,17 +1900,23 @@ declare
   v_state text;
   v_deadline timestamptz;
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_ticket" is null then
-    raise exception 'chobo: the value of ticket is null' using errcode = '22004';
-  end if;
-  if octet_length("p_ticket") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_ticket") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_ticket" is null
+     or octet_length("p_ticket") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_ticket" is null then
+      raise exception 'chobo: the value of ticket is null' using errcode = '22004';
+    end if;
+    if octet_length("p_ticket") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_ticket") + 8 using errcode = '22001';
+    end if;
   end if;
   select k.state, k.deadline into v_state, v_deadline from "retry_after_refusal".keys k
    where k.tenant = p_tenant and k.kind = 'park' and k.op = 'hold' and k.key = v_key and k.result = 'done';
@@ -1853,26 +1954,35 @@ declare
   v_fids constant uuid[] := array[v_account_2];
   v_fd numeric[] := array_fill(0::numeric, array[9]);
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_ticket" is null then
-    raise exception 'chobo: the value of ticket is null' using errcode = '22004';
-  end if;
-  if "p_sku" is null then
-    raise exception 'chobo: the value of sku is null' using errcode = '22004';
-  end if;
-  if "p_qty" is null then
-    raise exception 'chobo: the amount qty is null' using errcode = '22004';
-  end if;
-  if "p_qty" < 0 then
-    raise exception 'chobo: the amount qty is %, below 0', "p_qty" using errcode = '22003';
-  end if;
-  if octet_length("p_ticket") + 8 + octet_length("p_sku") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_ticket") + 8 + octet_length("p_sku") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_ticket" is null
+     or "p_sku" is null
+     or "p_qty" is null
+     or "p_qty" < 0
+     or octet_length("p_ticket") + 8 + octet_length("p_sku") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_ticket" is null then
+      raise exception 'chobo: the value of ticket is null' using errcode = '22004';
+    end if;
+    if "p_sku" is null then
+      raise exception 'chobo: the value of sku is null' using errcode = '22004';
+    end if;
+    if "p_qty" is null then
+      raise exception 'chobo: the amount qty is null' using errcode = '22004';
+    end if;
+    if "p_qty" < 0 then
+      raise exception 'chobo: the amount qty is %, below 0', "p_qty" using errcode = '22003';
+    end if;
+    if octet_length("p_ticket") + 8 + octet_length("p_sku") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_ticket") + 8 + octet_length("p_sku") + 8 using errcode = '22001';
+    end if;
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -1997,17 +2107,23 @@ create or replace function "retry_after_refusal"."balance_shelf"(p_tenant text, 
 returns "retry_after_refusal".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_sku" is null then
-    raise exception 'chobo: the value of sku is null' using errcode = '22004';
-  end if;
-  if octet_length("p_sku") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_sku") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_sku" is null
+     or octet_length("p_sku") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_sku" is null then
+      raise exception 'chobo: the value of sku is null' using errcode = '22004';
+    end if;
+    if octet_length("p_sku") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_sku") + 8 using errcode = '22001';
+    end if;
   end if;
   return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"retry_after_refusal".balance
@@ -2023,11 +2139,15 @@ create or replace function "retry_after_refusal"."balance_spare"(p_tenant text)
 returns "retry_after_refusal".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
   end if;
   return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"retry_after_refusal".balance
@@ -2043,17 +2163,23 @@ create or replace function "retry_after_refusal"."balance_safety"(p_tenant text,
 returns "retry_after_refusal".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_sku" is null then
-    raise exception 'chobo: the value of sku is null' using errcode = '22004';
-  end if;
-  if octet_length("p_sku") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_sku") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_sku" is null
+     or octet_length("p_sku") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_sku" is null then
+      raise exception 'chobo: the value of sku is null' using errcode = '22004';
+    end if;
+    if octet_length("p_sku") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_sku") + 8 using errcode = '22001';
+    end if;
   end if;
   return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"retry_after_refusal".balance
@@ -2069,17 +2195,23 @@ create or replace function "retry_after_refusal"."balance_credit"(p_tenant text,
 returns "retry_after_refusal".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_member" is null then
-    raise exception 'chobo: the value of member is null' using errcode = '22004';
-  end if;
-  if octet_length("p_member") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_member") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_member" is null
+     or octet_length("p_member") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_member" is null then
+      raise exception 'chobo: the value of member is null' using errcode = '22004';
+    end if;
+    if octet_length("p_member") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_member") + 8 using errcode = '22001';
+    end if;
   end if;
   return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"retry_after_refusal".balance
@@ -2095,17 +2227,23 @@ create or replace function "retry_after_refusal"."balance_bin"(p_tenant text, "p
 returns "retry_after_refusal".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_sku" is null then
-    raise exception 'chobo: the value of sku is null' using errcode = '22004';
-  end if;
-  if octet_length("p_sku") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_sku") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_sku" is null
+     or octet_length("p_sku") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_sku" is null then
+      raise exception 'chobo: the value of sku is null' using errcode = '22004';
+    end if;
+    if octet_length("p_sku") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_sku") + 8 using errcode = '22001';
+    end if;
   end if;
   return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"retry_after_refusal".balance
@@ -2121,11 +2259,15 @@ create or replace function "retry_after_refusal"."balance_world"(p_tenant text)
 returns "retry_after_refusal".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
   end if;
   return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"retry_after_refusal".balance

@@ -390,26 +390,35 @@ declare
   v_fids constant uuid[] := array[v_account_1];
   v_fd numeric[] := array_fill(0::numeric, array[9]);
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_納品書" is null then
-    raise exception 'chobo: the value of 納品書 is null' using errcode = '22004';
-  end if;
-  if "p_品番" is null then
-    raise exception 'chobo: the value of 品番 is null' using errcode = '22004';
-  end if;
-  if "p_数" is null then
-    raise exception 'chobo: the amount 数 is null' using errcode = '22004';
-  end if;
-  if "p_数" < 0 then
-    raise exception 'chobo: the amount 数 is %, below 0', "p_数" using errcode = '22003';
-  end if;
-  if octet_length("p_納品書") + 8 + octet_length("p_品番") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_納品書") + 8 + octet_length("p_品番") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_納品書" is null
+     or "p_品番" is null
+     or "p_数" is null
+     or "p_数" < 0
+     or octet_length("p_納品書") + 8 + octet_length("p_品番") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_納品書" is null then
+      raise exception 'chobo: the value of 納品書 is null' using errcode = '22004';
+    end if;
+    if "p_品番" is null then
+      raise exception 'chobo: the value of 品番 is null' using errcode = '22004';
+    end if;
+    if "p_数" is null then
+      raise exception 'chobo: the amount 数 is null' using errcode = '22004';
+    end if;
+    if "p_数" < 0 then
+      raise exception 'chobo: the amount 数 is %, below 0', "p_数" using errcode = '22003';
+    end if;
+    if octet_length("p_納品書") + 8 + octet_length("p_品番") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_納品書") + 8 + octet_length("p_品番") + 8 using errcode = '22001';
+    end if;
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -535,23 +544,31 @@ declare
   v_fids constant uuid[] := array[v_account_1];
   v_fd numeric[] := array_fill(0::numeric, array[9]);
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_納品書" is null then
-    raise exception 'chobo: the value of 納品書 is null' using errcode = '22004';
-  end if;
-  if "p_数" is null then
-    raise exception 'chobo: the amount 数 is null' using errcode = '22004';
-  end if;
-  if "p_数" < 0 then
-    raise exception 'chobo: the amount 数 is %, below 0', "p_数" using errcode = '22003';
-  end if;
-  if octet_length("p_納品書") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_納品書") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_納品書" is null
+     or "p_数" is null
+     or "p_数" < 0
+     or octet_length("p_納品書") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_納品書" is null then
+      raise exception 'chobo: the value of 納品書 is null' using errcode = '22004';
+    end if;
+    if "p_数" is null then
+      raise exception 'chobo: the amount 数 is null' using errcode = '22004';
+    end if;
+    if "p_数" < 0 then
+      raise exception 'chobo: the amount 数 is %, below 0', "p_数" using errcode = '22003';
+    end if;
+    if octet_length("p_納品書") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_納品書") + 8 using errcode = '22001';
+    end if;
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -699,32 +716,43 @@ declare
   v_fids constant uuid[] := array[v_account_2];
   v_fd numeric[] := array_fill(0::numeric, array[9]);
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_注文" is null then
-    raise exception 'chobo: the value of 注文 is null' using errcode = '22004';
-  end if;
-  if "p_品番" is null then
-    raise exception 'chobo: the value of 品番 is null' using errcode = '22004';
-  end if;
-  if "p_数" is null then
-    raise exception 'chobo: the amount 数 is null' using errcode = '22004';
-  end if;
-  if "p_数" < 0 then
-    raise exception 'chobo: the amount 数 is %, below 0', "p_数" using errcode = '22003';
-  end if;
-  if "p_追加" is null then
-    raise exception 'chobo: the amount 追加 is null' using errcode = '22004';
-  end if;
-  if "p_追加" < 0 then
-    raise exception 'chobo: the amount 追加 is %, below 0', "p_追加" using errcode = '22003';
-  end if;
-  if octet_length("p_注文") + 8 + octet_length("p_品番") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_注文") + 8 + octet_length("p_品番") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_注文" is null
+     or "p_品番" is null
+     or "p_数" is null
+     or "p_数" < 0
+     or "p_追加" is null
+     or "p_追加" < 0
+     or octet_length("p_注文") + 8 + octet_length("p_品番") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_注文" is null then
+      raise exception 'chobo: the value of 注文 is null' using errcode = '22004';
+    end if;
+    if "p_品番" is null then
+      raise exception 'chobo: the value of 品番 is null' using errcode = '22004';
+    end if;
+    if "p_数" is null then
+      raise exception 'chobo: the amount 数 is null' using errcode = '22004';
+    end if;
+    if "p_数" < 0 then
+      raise exception 'chobo: the amount 数 is %, below 0', "p_数" using errcode = '22003';
+    end if;
+    if "p_追加" is null then
+      raise exception 'chobo: the amount 追加 is null' using errcode = '22004';
+    end if;
+    if "p_追加" < 0 then
+      raise exception 'chobo: the amount 追加 is %, below 0', "p_追加" using errcode = '22003';
+    end if;
+    if octet_length("p_注文") + 8 + octet_length("p_品番") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_注文") + 8 + octet_length("p_品番") + 8 using errcode = '22001';
+    end if;
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -867,32 +895,43 @@ declare
   v_fids constant uuid[] := array[v_account_2];
   v_fd numeric[] := array_fill(0::numeric, array[9]);
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_注文" is null then
-    raise exception 'chobo: the value of 注文 is null' using errcode = '22004';
-  end if;
-  if "p_品番" is null then
-    raise exception 'chobo: the value of 品番 is null' using errcode = '22004';
-  end if;
-  if "p_数" is null then
-    raise exception 'chobo: the amount 数 is null' using errcode = '22004';
-  end if;
-  if "p_数" < 0 then
-    raise exception 'chobo: the amount 数 is %, below 0', "p_数" using errcode = '22003';
-  end if;
-  if "p_追加" is null then
-    raise exception 'chobo: the amount 追加 is null' using errcode = '22004';
-  end if;
-  if "p_追加" < 0 then
-    raise exception 'chobo: the amount 追加 is %, below 0', "p_追加" using errcode = '22003';
-  end if;
-  if octet_length("p_注文") + 8 + octet_length("p_品番") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_注文") + 8 + octet_length("p_品番") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_注文" is null
+     or "p_品番" is null
+     or "p_数" is null
+     or "p_数" < 0
+     or "p_追加" is null
+     or "p_追加" < 0
+     or octet_length("p_注文") + 8 + octet_length("p_品番") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_注文" is null then
+      raise exception 'chobo: the value of 注文 is null' using errcode = '22004';
+    end if;
+    if "p_品番" is null then
+      raise exception 'chobo: the value of 品番 is null' using errcode = '22004';
+    end if;
+    if "p_数" is null then
+      raise exception 'chobo: the amount 数 is null' using errcode = '22004';
+    end if;
+    if "p_数" < 0 then
+      raise exception 'chobo: the amount 数 is %, below 0', "p_数" using errcode = '22003';
+    end if;
+    if "p_追加" is null then
+      raise exception 'chobo: the amount 追加 is null' using errcode = '22004';
+    end if;
+    if "p_追加" < 0 then
+      raise exception 'chobo: the amount 追加 is %, below 0', "p_追加" using errcode = '22003';
+    end if;
+    if octet_length("p_注文") + 8 + octet_length("p_品番") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_注文") + 8 + octet_length("p_品番") + 8 using errcode = '22001';
+    end if;
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -1028,23 +1067,31 @@ declare
   v_from integer;
   v_fto integer;
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_注文" is null then
-    raise exception 'chobo: the value of 注文 is null' using errcode = '22004';
-  end if;
-  if "p_数" < 0 then
-    raise exception 'chobo: the amount 数 is %, below 0', "p_数" using errcode = '22003';
-  end if;
-  if "p_追加" < 0 then
-    raise exception 'chobo: the amount 追加 is %, below 0', "p_追加" using errcode = '22003';
-  end if;
-  if octet_length("p_注文") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_注文") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_注文" is null
+     or "p_数" < 0
+     or "p_追加" < 0
+     or octet_length("p_注文") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_注文" is null then
+      raise exception 'chobo: the value of 注文 is null' using errcode = '22004';
+    end if;
+    if "p_数" < 0 then
+      raise exception 'chobo: the amount 数 is %, below 0', "p_数" using errcode = '22003';
+    end if;
+    if "p_追加" < 0 then
+      raise exception 'chobo: the amount 追加 is %, below 0', "p_追加" using errcode = '22003';
+    end if;
+    if octet_length("p_注文") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_注文") + 8 using errcode = '22001';
+    end if;
   end if;
   select k.from_ids, k.to_ids, k.amounts, k.state, k.deadline, k.definition into v_hold from "拒否のあとのリトライ".keys k
    where k.tenant = p_tenant and k.kind = '引当' and k.op = 'hold' and k.key = v_key and k.result = 'done'
@@ -1142,17 +1189,23 @@ declare
   v_from integer;
   v_fto integer;
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_注文" is null then
-    raise exception 'chobo: the value of 注文 is null' using errcode = '22004';
-  end if;
-  if octet_length("p_注文") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_注文") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_注文" is null
+     or octet_length("p_注文") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_注文" is null then
+      raise exception 'chobo: the value of 注文 is null' using errcode = '22004';
+    end if;
+    if octet_length("p_注文") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_注文") + 8 using errcode = '22001';
+    end if;
   end if;
   select k.from_ids, k.to_ids, k.amounts, k.state, k.deadline, k.definition into v_hold from "拒否のあとのリトライ".keys k
    where k.tenant = p_tenant and k.kind = '引当' and k.op = 'hold' and k.key = v_key and k.result = 'done'
@@ -1225,17 +1278,23 @@ declare
   v_state text;
   v_deadline timestamptz;
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_注文" is null then
-    raise exception 'chobo: the value of 注文 is null' using errcode = '22004';
-  end if;
-  if octet_length("p_注文") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_注文") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_注文" is null
+     or octet_length("p_注文") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_注文" is null then
+      raise exception 'chobo: the value of 注文 is null' using errcode = '22004';
+    end if;
+    if octet_length("p_注文") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_注文") + 8 using errcode = '22001';
+    end if;
   end if;
   select k.state, k.deadline into v_state, v_deadline from "拒否のあとのリトライ".keys k
    where k.tenant = p_tenant and k.kind = '引当' and k.op = 'hold' and k.key = v_key and k.result = 'done';
@@ -1273,32 +1332,43 @@ declare
   v_fids constant uuid[] := array[v_account_2];
   v_fd numeric[] := array_fill(0::numeric, array[9]);
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_貸出番号" is null then
-    raise exception 'chobo: the value of 貸出番号 is null' using errcode = '22004';
-  end if;
-  if "p_会員" is null then
-    raise exception 'chobo: the value of 会員 is null' using errcode = '22004';
-  end if;
-  if "p_数" is null then
-    raise exception 'chobo: the amount 数 is null' using errcode = '22004';
-  end if;
-  if "p_数" < 0 then
-    raise exception 'chobo: the amount 数 is %, below 0', "p_数" using errcode = '22003';
-  end if;
-  if "p_追加" is null then
-    raise exception 'chobo: the amount 追加 is null' using errcode = '22004';
-  end if;
-  if "p_追加" < 0 then
-    raise exception 'chobo: the amount 追加 is %, below 0', "p_追加" using errcode = '22003';
-  end if;
-  if octet_length("p_貸出番号") + 8 + octet_length("p_会員") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_貸出番号") + 8 + octet_length("p_会員") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_貸出番号" is null
+     or "p_会員" is null
+     or "p_数" is null
+     or "p_数" < 0
+     or "p_追加" is null
+     or "p_追加" < 0
+     or octet_length("p_貸出番号") + 8 + octet_length("p_会員") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_貸出番号" is null then
+      raise exception 'chobo: the value of 貸出番号 is null' using errcode = '22004';
+    end if;
+    if "p_会員" is null then
+      raise exception 'chobo: the value of 会員 is null' using errcode = '22004';
+    end if;
+    if "p_数" is null then
+      raise exception 'chobo: the amount 数 is null' using errcode = '22004';
+    end if;
+    if "p_数" < 0 then
+      raise exception 'chobo: the amount 数 is %, below 0', "p_数" using errcode = '22003';
+    end if;
+    if "p_追加" is null then
+      raise exception 'chobo: the amount 追加 is null' using errcode = '22004';
+    end if;
+    if "p_追加" < 0 then
+      raise exception 'chobo: the amount 追加 is %, below 0', "p_追加" using errcode = '22003';
+    end if;
+    if octet_length("p_貸出番号") + 8 + octet_length("p_会員") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_貸出番号") + 8 + octet_length("p_会員") + 8 using errcode = '22001';
+    end if;
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -1443,32 +1513,43 @@ declare
   v_fids constant uuid[] := array[v_account_1];
   v_fd numeric[] := array_fill(0::numeric, array[9]);
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_預り番号" is null then
-    raise exception 'chobo: the value of 預り番号 is null' using errcode = '22004';
-  end if;
-  if "p_品番" is null then
-    raise exception 'chobo: the value of 品番 is null' using errcode = '22004';
-  end if;
-  if "p_数" is null then
-    raise exception 'chobo: the amount 数 is null' using errcode = '22004';
-  end if;
-  if "p_数" < 0 then
-    raise exception 'chobo: the amount 数 is %, below 0', "p_数" using errcode = '22003';
-  end if;
-  if "p_追加" is null then
-    raise exception 'chobo: the amount 追加 is null' using errcode = '22004';
-  end if;
-  if "p_追加" < 0 then
-    raise exception 'chobo: the amount 追加 is %, below 0', "p_追加" using errcode = '22003';
-  end if;
-  if octet_length("p_預り番号") + 8 + octet_length("p_品番") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_預り番号") + 8 + octet_length("p_品番") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_預り番号" is null
+     or "p_品番" is null
+     or "p_数" is null
+     or "p_数" < 0
+     or "p_追加" is null
+     or "p_追加" < 0
+     or octet_length("p_預り番号") + 8 + octet_length("p_品番") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_預り番号" is null then
+      raise exception 'chobo: the value of 預り番号 is null' using errcode = '22004';
+    end if;
+    if "p_品番" is null then
+      raise exception 'chobo: the value of 品番 is null' using errcode = '22004';
+    end if;
+    if "p_数" is null then
+      raise exception 'chobo: the amount 数 is null' using errcode = '22004';
+    end if;
+    if "p_数" < 0 then
+      raise exception 'chobo: the amount 数 is %, below 0', "p_数" using errcode = '22003';
+    end if;
+    if "p_追加" is null then
+      raise exception 'chobo: the amount 追加 is null' using errcode = '22004';
+    end if;
+    if "p_追加" < 0 then
+      raise exception 'chobo: the amount 追加 is %, below 0', "p_追加" using errcode = '22003';
+    end if;
+    if octet_length("p_預り番号") + 8 + octet_length("p_品番") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_預り番号") + 8 + octet_length("p_品番") + 8 using errcode = '22001';
+    end if;
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -1606,23 +1687,31 @@ declare
   v_ffrom integer;
   v_fto integer;
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_預り番号" is null then
-    raise exception 'chobo: the value of 預り番号 is null' using errcode = '22004';
-  end if;
-  if "p_数" < 0 then
-    raise exception 'chobo: the amount 数 is %, below 0', "p_数" using errcode = '22003';
-  end if;
-  if "p_追加" < 0 then
-    raise exception 'chobo: the amount 追加 is %, below 0', "p_追加" using errcode = '22003';
-  end if;
-  if octet_length("p_預り番号") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_預り番号") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_預り番号" is null
+     or "p_数" < 0
+     or "p_追加" < 0
+     or octet_length("p_預り番号") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_預り番号" is null then
+      raise exception 'chobo: the value of 預り番号 is null' using errcode = '22004';
+    end if;
+    if "p_数" < 0 then
+      raise exception 'chobo: the amount 数 is %, below 0', "p_数" using errcode = '22003';
+    end if;
+    if "p_追加" < 0 then
+      raise exception 'chobo: the amount 追加 is %, below 0', "p_追加" using errcode = '22003';
+    end if;
+    if octet_length("p_預り番号") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_預り番号") + 8 using errcode = '22001';
+    end if;
   end if;
   select k.from_ids, k.to_ids, k.amounts, k.state, k.deadline, k.definition into v_hold from "拒否のあとのリトライ".keys k
    where k.tenant = p_tenant and k.kind = '預け' and k.op = 'hold' and k.key = v_key and k.result = 'done'
@@ -1722,17 +1811,23 @@ declare
   v_ffrom integer;
   v_fto integer;
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_預り番号" is null then
-    raise exception 'chobo: the value of 預り番号 is null' using errcode = '22004';
-  end if;
-  if octet_length("p_預り番号") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_預り番号") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_預り番号" is null
+     or octet_length("p_預り番号") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_預り番号" is null then
+      raise exception 'chobo: the value of 預り番号 is null' using errcode = '22004';
+    end if;
+    if octet_length("p_預り番号") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_預り番号") + 8 using errcode = '22001';
+    end if;
   end if;
   select k.from_ids, k.to_ids, k.amounts, k.state, k.deadline, k.definition into v_hold from "拒否のあとのリトライ".keys k
    where k.tenant = p_tenant and k.kind = '預け' and k.op = 'hold' and k.key = v_key and k.result = 'done'
@@ -1805,17 +1900,23 @@ declare
   v_state text;
   v_deadline timestamptz;
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_預り番号" is null then
-    raise exception 'chobo: the value of 預り番号 is null' using errcode = '22004';
-  end if;
-  if octet_length("p_預り番号") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_預り番号") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_預り番号" is null
+     or octet_length("p_預り番号") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_預り番号" is null then
+      raise exception 'chobo: the value of 預り番号 is null' using errcode = '22004';
+    end if;
+    if octet_length("p_預り番号") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_預り番号") + 8 using errcode = '22001';
+    end if;
   end if;
   select k.state, k.deadline into v_state, v_deadline from "拒否のあとのリトライ".keys k
    where k.tenant = p_tenant and k.kind = '預け' and k.op = 'hold' and k.key = v_key and k.result = 'done';
@@ -1853,26 +1954,35 @@ declare
   v_fids constant uuid[] := array[v_account_2];
   v_fd numeric[] := array_fill(0::numeric, array[9]);
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_預り番号" is null then
-    raise exception 'chobo: the value of 預り番号 is null' using errcode = '22004';
-  end if;
-  if "p_品番" is null then
-    raise exception 'chobo: the value of 品番 is null' using errcode = '22004';
-  end if;
-  if "p_数" is null then
-    raise exception 'chobo: the amount 数 is null' using errcode = '22004';
-  end if;
-  if "p_数" < 0 then
-    raise exception 'chobo: the amount 数 is %, below 0', "p_数" using errcode = '22003';
-  end if;
-  if octet_length("p_預り番号") + 8 + octet_length("p_品番") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_預り番号") + 8 + octet_length("p_品番") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_預り番号" is null
+     or "p_品番" is null
+     or "p_数" is null
+     or "p_数" < 0
+     or octet_length("p_預り番号") + 8 + octet_length("p_品番") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_預り番号" is null then
+      raise exception 'chobo: the value of 預り番号 is null' using errcode = '22004';
+    end if;
+    if "p_品番" is null then
+      raise exception 'chobo: the value of 品番 is null' using errcode = '22004';
+    end if;
+    if "p_数" is null then
+      raise exception 'chobo: the amount 数 is null' using errcode = '22004';
+    end if;
+    if "p_数" < 0 then
+      raise exception 'chobo: the amount 数 is %, below 0', "p_数" using errcode = '22003';
+    end if;
+    if octet_length("p_預り番号") + 8 + octet_length("p_品番") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_預り番号") + 8 + octet_length("p_品番") + 8 using errcode = '22001';
+    end if;
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -1997,17 +2107,23 @@ create or replace function "拒否のあとのリトライ"."balance_棚"(p_tena
 returns "拒否のあとのリトライ".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_品番" is null then
-    raise exception 'chobo: the value of 品番 is null' using errcode = '22004';
-  end if;
-  if octet_length("p_品番") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_品番") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_品番" is null
+     or octet_length("p_品番") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_品番" is null then
+      raise exception 'chobo: the value of 品番 is null' using errcode = '22004';
+    end if;
+    if octet_length("p_品番") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_品番") + 8 using errcode = '22001';
+    end if;
   end if;
   return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"拒否のあとのリトライ".balance
@@ -2023,11 +2139,15 @@ create or replace function "拒否のあとのリトライ"."balance_予備"(p_t
 returns "拒否のあとのリトライ".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
   end if;
   return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"拒否のあとのリトライ".balance
@@ -2043,17 +2163,23 @@ create or replace function "拒否のあとのリトライ"."balance_安全在�
 returns "拒否のあとのリトライ".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_品番" is null then
-    raise exception 'chobo: the value of 品番 is null' using errcode = '22004';
-  end if;
-  if octet_length("p_品番") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_品番") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_品番" is null
+     or octet_length("p_品番") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_品番" is null then
+      raise exception 'chobo: the value of 品番 is null' using errcode = '22004';
+    end if;
+    if octet_length("p_品番") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_品番") + 8 using errcode = '22001';
+    end if;
   end if;
   return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"拒否のあとのリトライ".balance
@@ -2069,17 +2195,23 @@ create or replace function "拒否のあとのリトライ"."balance_貸出枠"(
 returns "拒否のあとのリトライ".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_会員" is null then
-    raise exception 'chobo: the value of 会員 is null' using errcode = '22004';
-  end if;
-  if octet_length("p_会員") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_会員") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_会員" is null
+     or octet_length("p_会員") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_会員" is null then
+      raise exception 'chobo: the value of 会員 is null' using errcode = '22004';
+    end if;
+    if octet_length("p_会員") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_会員") + 8 using errcode = '22001';
+    end if;
   end if;
   return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"拒否のあとのリトライ".balance
@@ -2095,17 +2227,23 @@ create or replace function "拒否のあとのリトライ"."balance_置き場"(
 returns "拒否のあとのリトライ".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_品番" is null then
-    raise exception 'chobo: the value of 品番 is null' using errcode = '22004';
-  end if;
-  if octet_length("p_品番") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_品番") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_品番" is null
+     or octet_length("p_品番") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_品番" is null then
+      raise exception 'chobo: the value of 品番 is null' using errcode = '22004';
+    end if;
+    if octet_length("p_品番") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_品番") + 8 using errcode = '22001';
+    end if;
   end if;
   return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"拒否のあとのリトライ".balance
@@ -2121,11 +2259,15 @@ create or replace function "拒否のあとのリトライ"."balance_外"(p_tena
 returns "拒否のあとのリトライ".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
   end if;
   return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"拒否のあとのリトライ".balance

@@ -379,26 +379,35 @@ declare
   v_fids constant uuid[] := array[v_account_1];
   v_fd numeric[] := array_fill(0::numeric, array[9]);
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_納品書" is null then
-    raise exception 'chobo: the value of 納品書 is null' using errcode = '22004';
-  end if;
-  if "p_場所" is null then
-    raise exception 'chobo: the value of 場所 is null' using errcode = '22004';
-  end if;
-  if "p_数" is null then
-    raise exception 'chobo: the amount 数 is null' using errcode = '22004';
-  end if;
-  if "p_数" < 0 then
-    raise exception 'chobo: the amount 数 is %, below 0', "p_数" using errcode = '22003';
-  end if;
-  if octet_length("p_納品書") + 8 + octet_length("p_場所") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_納品書") + 8 + octet_length("p_場所") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_納品書" is null
+     or "p_場所" is null
+     or "p_数" is null
+     or "p_数" < 0
+     or octet_length("p_納品書") + 8 + octet_length("p_場所") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_納品書" is null then
+      raise exception 'chobo: the value of 納品書 is null' using errcode = '22004';
+    end if;
+    if "p_場所" is null then
+      raise exception 'chobo: the value of 場所 is null' using errcode = '22004';
+    end if;
+    if "p_数" is null then
+      raise exception 'chobo: the amount 数 is null' using errcode = '22004';
+    end if;
+    if "p_数" < 0 then
+      raise exception 'chobo: the amount 数 is %, below 0', "p_数" using errcode = '22003';
+    end if;
+    if octet_length("p_納品書") + 8 + octet_length("p_場所") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_納品書") + 8 + octet_length("p_場所") + 8 using errcode = '22001';
+    end if;
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -550,29 +559,39 @@ declare
   -- "自分あて".chobo_id(array['account', '自分あて', p_tenant, '棚', "p_先"]), written out
   v_account_2 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e740000000ce887aae58886e38182e381a6'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x00000003e6a39a'::bytea || int4send(octet_length(convert_to("p_先", 'UTF8'))) || convert_to("p_先", 'UTF8')) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_伝票" is null then
-    raise exception 'chobo: the value of 伝票 is null' using errcode = '22004';
-  end if;
-  if "p_元" is null then
-    raise exception 'chobo: the value of 元 is null' using errcode = '22004';
-  end if;
-  if "p_先" is null then
-    raise exception 'chobo: the value of 先 is null' using errcode = '22004';
-  end if;
-  if "p_数" is null then
-    raise exception 'chobo: the amount 数 is null' using errcode = '22004';
-  end if;
-  if "p_数" < 0 then
-    raise exception 'chobo: the amount 数 is %, below 0', "p_数" using errcode = '22003';
-  end if;
-  if octet_length("p_伝票") + 8 + octet_length("p_元") + 8 + octet_length("p_先") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_伝票") + 8 + octet_length("p_元") + 8 + octet_length("p_先") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_伝票" is null
+     or "p_元" is null
+     or "p_先" is null
+     or "p_数" is null
+     or "p_数" < 0
+     or octet_length("p_伝票") + 8 + octet_length("p_元") + 8 + octet_length("p_先") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_伝票" is null then
+      raise exception 'chobo: the value of 伝票 is null' using errcode = '22004';
+    end if;
+    if "p_元" is null then
+      raise exception 'chobo: the value of 元 is null' using errcode = '22004';
+    end if;
+    if "p_先" is null then
+      raise exception 'chobo: the value of 先 is null' using errcode = '22004';
+    end if;
+    if "p_数" is null then
+      raise exception 'chobo: the amount 数 is null' using errcode = '22004';
+    end if;
+    if "p_数" < 0 then
+      raise exception 'chobo: the amount 数 is %, below 0', "p_数" using errcode = '22003';
+    end if;
+    if octet_length("p_伝票") + 8 + octet_length("p_元") + 8 + octet_length("p_先") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_伝票") + 8 + octet_length("p_元") + 8 + octet_length("p_先") + 8 using errcode = '22001';
+    end if;
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -723,29 +742,39 @@ declare
   -- "自分あて".chobo_id(array['account', '自分あて', p_tenant, '棚', "p_先"]), written out
   v_account_2 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e740000000ce887aae58886e38182e381a6'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x00000003e6a39a'::bytea || int4send(octet_length(convert_to("p_先", 'UTF8'))) || convert_to("p_先", 'UTF8')) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_取り置き番号" is null then
-    raise exception 'chobo: the value of 取り置き番号 is null' using errcode = '22004';
-  end if;
-  if "p_元" is null then
-    raise exception 'chobo: the value of 元 is null' using errcode = '22004';
-  end if;
-  if "p_先" is null then
-    raise exception 'chobo: the value of 先 is null' using errcode = '22004';
-  end if;
-  if "p_数" is null then
-    raise exception 'chobo: the amount 数 is null' using errcode = '22004';
-  end if;
-  if "p_数" < 0 then
-    raise exception 'chobo: the amount 数 is %, below 0', "p_数" using errcode = '22003';
-  end if;
-  if octet_length("p_取り置き番号") + 8 + octet_length("p_元") + 8 + octet_length("p_先") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_取り置き番号") + 8 + octet_length("p_元") + 8 + octet_length("p_先") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_取り置き番号" is null
+     or "p_元" is null
+     or "p_先" is null
+     or "p_数" is null
+     or "p_数" < 0
+     or octet_length("p_取り置き番号") + 8 + octet_length("p_元") + 8 + octet_length("p_先") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_取り置き番号" is null then
+      raise exception 'chobo: the value of 取り置き番号 is null' using errcode = '22004';
+    end if;
+    if "p_元" is null then
+      raise exception 'chobo: the value of 元 is null' using errcode = '22004';
+    end if;
+    if "p_先" is null then
+      raise exception 'chobo: the value of 先 is null' using errcode = '22004';
+    end if;
+    if "p_数" is null then
+      raise exception 'chobo: the amount 数 is null' using errcode = '22004';
+    end if;
+    if "p_数" < 0 then
+      raise exception 'chobo: the amount 数 is %, below 0', "p_数" using errcode = '22003';
+    end if;
+    if octet_length("p_取り置き番号") + 8 + octet_length("p_元") + 8 + octet_length("p_先") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_取り置き番号") + 8 + octet_length("p_元") + 8 + octet_length("p_先") + 8 using errcode = '22001';
+    end if;
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -890,20 +919,27 @@ declare
   v_from integer;
   v_to integer;
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_取り置き番号" is null then
-    raise exception 'chobo: the value of 取り置き番号 is null' using errcode = '22004';
-  end if;
-  if "p_数" < 0 then
-    raise exception 'chobo: the amount 数 is %, below 0', "p_数" using errcode = '22003';
-  end if;
-  if octet_length("p_取り置き番号") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_取り置き番号") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_取り置き番号" is null
+     or "p_数" < 0
+     or octet_length("p_取り置き番号") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_取り置き番号" is null then
+      raise exception 'chobo: the value of 取り置き番号 is null' using errcode = '22004';
+    end if;
+    if "p_数" < 0 then
+      raise exception 'chobo: the amount 数 is %, below 0', "p_数" using errcode = '22003';
+    end if;
+    if octet_length("p_取り置き番号") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_取り置き番号") + 8 using errcode = '22001';
+    end if;
   end if;
   select k.from_ids, k.to_ids, k.amounts, k.state, k.deadline, k.definition into v_hold from "自分あて".keys k
    where k.tenant = p_tenant and k.kind = '取り置き' and k.op = 'hold' and k.key = v_key and k.result = 'done'
@@ -985,17 +1021,23 @@ declare
   v_from integer;
   v_to integer;
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_取り置き番号" is null then
-    raise exception 'chobo: the value of 取り置き番号 is null' using errcode = '22004';
-  end if;
-  if octet_length("p_取り置き番号") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_取り置き番号") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_取り置き番号" is null
+     or octet_length("p_取り置き番号") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_取り置き番号" is null then
+      raise exception 'chobo: the value of 取り置き番号 is null' using errcode = '22004';
+    end if;
+    if octet_length("p_取り置き番号") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_取り置き番号") + 8 using errcode = '22001';
+    end if;
   end if;
   select k.from_ids, k.to_ids, k.amounts, k.state, k.deadline, k.definition into v_hold from "自分あて".keys k
    where k.tenant = p_tenant and k.kind = '取り置き' and k.op = 'hold' and k.key = v_key and k.result = 'done'
@@ -1058,17 +1100,23 @@ declare
   v_state text;
   v_deadline timestamptz;
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_取り置き番号" is null then
-    raise exception 'chobo: the value of 取り置き番号 is null' using errcode = '22004';
-  end if;
-  if octet_length("p_取り置き番号") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_取り置き番号") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_取り置き番号" is null
+     or octet_length("p_取り置き番号") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_取り置き番号" is null then
+      raise exception 'chobo: the value of 取り置き番号 is null' using errcode = '22004';
+    end if;
+    if octet_length("p_取り置き番号") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_取り置き番号") + 8 using errcode = '22001';
+    end if;
   end if;
   select k.state, k.deadline into v_state, v_deadline from "自分あて".keys k
    where k.tenant = p_tenant and k.kind = '取り置き' and k.op = 'hold' and k.key = v_key and k.result = 'done';
@@ -1083,17 +1131,23 @@ create or replace function "自分あて"."balance_棚"(p_tenant text, "p_場所
 returns "自分あて".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_場所" is null then
-    raise exception 'chobo: the value of 場所 is null' using errcode = '22004';
-  end if;
-  if octet_length("p_場所") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_場所") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_場所" is null
+     or octet_length("p_場所") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_場所" is null then
+      raise exception 'chobo: the value of 場所 is null' using errcode = '22004';
+    end if;
+    if octet_length("p_場所") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_場所") + 8 using errcode = '22001';
+    end if;
   end if;
   return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"自分あて".balance
@@ -1109,11 +1163,15 @@ create or replace function "自分あて"."balance_仕入先"(p_tenant text)
 returns "自分あて".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
   end if;
   return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"自分あて".balance

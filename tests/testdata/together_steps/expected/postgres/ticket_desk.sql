@@ -379,26 +379,35 @@ declare
   v_fids constant uuid[] := array[v_account_1];
   v_fd numeric[] := array_fill(0::numeric, array[9]);
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_batch" is null then
-    raise exception 'chobo: the value of batch is null' using errcode = '22004';
-  end if;
-  if "p_show" is null then
-    raise exception 'chobo: the value of show is null' using errcode = '22004';
-  end if;
-  if "p_qty" is null then
-    raise exception 'chobo: the amount qty is null' using errcode = '22004';
-  end if;
-  if "p_qty" < 0 then
-    raise exception 'chobo: the amount qty is %, below 0', "p_qty" using errcode = '22003';
-  end if;
-  if octet_length("p_batch") + 8 + octet_length("p_show") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_batch") + 8 + octet_length("p_show") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_batch" is null
+     or "p_show" is null
+     or "p_qty" is null
+     or "p_qty" < 0
+     or octet_length("p_batch") + 8 + octet_length("p_show") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_batch" is null then
+      raise exception 'chobo: the value of batch is null' using errcode = '22004';
+    end if;
+    if "p_show" is null then
+      raise exception 'chobo: the value of show is null' using errcode = '22004';
+    end if;
+    if "p_qty" is null then
+      raise exception 'chobo: the amount qty is null' using errcode = '22004';
+    end if;
+    if "p_qty" < 0 then
+      raise exception 'chobo: the amount qty is %, below 0', "p_qty" using errcode = '22003';
+    end if;
+    if octet_length("p_batch") + 8 + octet_length("p_show") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_batch") + 8 + octet_length("p_show") + 8 using errcode = '22001';
+    end if;
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -547,26 +556,35 @@ declare
   v_fids constant uuid[] := array[v_account_2];
   v_fd numeric[] := array_fill(0::numeric, array[9]);
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_ticket" is null then
-    raise exception 'chobo: the value of ticket is null' using errcode = '22004';
-  end if;
-  if "p_show" is null then
-    raise exception 'chobo: the value of show is null' using errcode = '22004';
-  end if;
-  if "p_qty" is null then
-    raise exception 'chobo: the amount qty is null' using errcode = '22004';
-  end if;
-  if "p_qty" < 0 then
-    raise exception 'chobo: the amount qty is %, below 0', "p_qty" using errcode = '22003';
-  end if;
-  if octet_length("p_ticket") + 8 + octet_length("p_show") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_ticket") + 8 + octet_length("p_show") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_ticket" is null
+     or "p_show" is null
+     or "p_qty" is null
+     or "p_qty" < 0
+     or octet_length("p_ticket") + 8 + octet_length("p_show") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_ticket" is null then
+      raise exception 'chobo: the value of ticket is null' using errcode = '22004';
+    end if;
+    if "p_show" is null then
+      raise exception 'chobo: the value of show is null' using errcode = '22004';
+    end if;
+    if "p_qty" is null then
+      raise exception 'chobo: the amount qty is null' using errcode = '22004';
+    end if;
+    if "p_qty" < 0 then
+      raise exception 'chobo: the amount qty is %, below 0', "p_qty" using errcode = '22003';
+    end if;
+    if octet_length("p_ticket") + 8 + octet_length("p_show") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_ticket") + 8 + octet_length("p_show") + 8 using errcode = '22001';
+    end if;
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -715,23 +733,31 @@ declare
   v_from integer;
   v_fto integer;
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_ticket" is null then
-    raise exception 'chobo: the value of ticket is null' using errcode = '22004';
-  end if;
-  if "p_show" is null then
-    raise exception 'chobo: the value of show is null' using errcode = '22004';
-  end if;
-  if "p_qty" < 0 then
-    raise exception 'chobo: the amount qty is %, below 0', "p_qty" using errcode = '22003';
-  end if;
-  if octet_length("p_ticket") + 8 + octet_length("p_show") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_ticket") + 8 + octet_length("p_show") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_ticket" is null
+     or "p_show" is null
+     or "p_qty" < 0
+     or octet_length("p_ticket") + 8 + octet_length("p_show") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_ticket" is null then
+      raise exception 'chobo: the value of ticket is null' using errcode = '22004';
+    end if;
+    if "p_show" is null then
+      raise exception 'chobo: the value of show is null' using errcode = '22004';
+    end if;
+    if "p_qty" < 0 then
+      raise exception 'chobo: the amount qty is %, below 0', "p_qty" using errcode = '22003';
+    end if;
+    if octet_length("p_ticket") + 8 + octet_length("p_show") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_ticket") + 8 + octet_length("p_show") + 8 using errcode = '22001';
+    end if;
   end if;
   select k.from_ids, k.to_ids, k.amounts, k.state, k.deadline, k.definition into v_hold from "ticket_desk".keys k
    where k.tenant = p_tenant and k.kind = 'booking' and k.op = 'hold' and k.key = v_key and k.result = 'done'
@@ -833,20 +859,27 @@ declare
   v_from integer;
   v_fto integer;
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_ticket" is null then
-    raise exception 'chobo: the value of ticket is null' using errcode = '22004';
-  end if;
-  if "p_show" is null then
-    raise exception 'chobo: the value of show is null' using errcode = '22004';
-  end if;
-  if octet_length("p_ticket") + 8 + octet_length("p_show") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_ticket") + 8 + octet_length("p_show") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_ticket" is null
+     or "p_show" is null
+     or octet_length("p_ticket") + 8 + octet_length("p_show") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_ticket" is null then
+      raise exception 'chobo: the value of ticket is null' using errcode = '22004';
+    end if;
+    if "p_show" is null then
+      raise exception 'chobo: the value of show is null' using errcode = '22004';
+    end if;
+    if octet_length("p_ticket") + 8 + octet_length("p_show") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_ticket") + 8 + octet_length("p_show") + 8 using errcode = '22001';
+    end if;
   end if;
   select k.from_ids, k.to_ids, k.amounts, k.state, k.deadline, k.definition into v_hold from "ticket_desk".keys k
    where k.tenant = p_tenant and k.kind = 'booking' and k.op = 'hold' and k.key = v_key and k.result = 'done'
@@ -926,20 +959,27 @@ declare
   v_state text;
   v_deadline timestamptz;
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_ticket" is null then
-    raise exception 'chobo: the value of ticket is null' using errcode = '22004';
-  end if;
-  if "p_show" is null then
-    raise exception 'chobo: the value of show is null' using errcode = '22004';
-  end if;
-  if octet_length("p_ticket") + 8 + octet_length("p_show") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_ticket") + 8 + octet_length("p_show") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_ticket" is null
+     or "p_show" is null
+     or octet_length("p_ticket") + 8 + octet_length("p_show") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_ticket" is null then
+      raise exception 'chobo: the value of ticket is null' using errcode = '22004';
+    end if;
+    if "p_show" is null then
+      raise exception 'chobo: the value of show is null' using errcode = '22004';
+    end if;
+    if octet_length("p_ticket") + 8 + octet_length("p_show") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_ticket") + 8 + octet_length("p_show") + 8 using errcode = '22001';
+    end if;
   end if;
   select k.state, k.deadline into v_state, v_deadline from "ticket_desk".keys k
    where k.tenant = p_tenant and k.kind = 'booking' and k.op = 'hold' and k.key = v_key and k.result = 'done';
@@ -954,17 +994,23 @@ create or replace function "ticket_desk"."balance_hall"(p_tenant text, "p_show" 
 returns "ticket_desk".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_show" is null then
-    raise exception 'chobo: the value of show is null' using errcode = '22004';
-  end if;
-  if octet_length("p_show") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_show") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_show" is null
+     or octet_length("p_show") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_show" is null then
+      raise exception 'chobo: the value of show is null' using errcode = '22004';
+    end if;
+    if octet_length("p_show") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_show") + 8 using errcode = '22001';
+    end if;
   end if;
   return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"ticket_desk".balance
@@ -980,11 +1026,15 @@ create or replace function "ticket_desk"."balance_box_office"(p_tenant text)
 returns "ticket_desk".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
   end if;
   return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"ticket_desk".balance
@@ -1000,11 +1050,15 @@ create or replace function "ticket_desk"."balance_audience"(p_tenant text)
 returns "ticket_desk".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
   end if;
   return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"ticket_desk".balance

@@ -377,26 +377,35 @@ declare
   v_fids constant uuid[] := array[v_account_1];
   v_fd numeric[] := array_fill(0::numeric, array[9]);
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_batch" is null then
-    raise exception 'chobo: the value of batch is null' using errcode = '22004';
-  end if;
-  if "p_bread" is null then
-    raise exception 'chobo: the value of bread is null' using errcode = '22004';
-  end if;
-  if "p_count" is null then
-    raise exception 'chobo: the amount count is null' using errcode = '22004';
-  end if;
-  if "p_count" < 0 then
-    raise exception 'chobo: the amount count is %, below 0', "p_count" using errcode = '22003';
-  end if;
-  if octet_length("p_batch") + 8 + octet_length("p_bread") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_batch") + 8 + octet_length("p_bread") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_batch" is null
+     or "p_bread" is null
+     or "p_count" is null
+     or "p_count" < 0
+     or octet_length("p_batch") + 8 + octet_length("p_bread") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_batch" is null then
+      raise exception 'chobo: the value of batch is null' using errcode = '22004';
+    end if;
+    if "p_bread" is null then
+      raise exception 'chobo: the value of bread is null' using errcode = '22004';
+    end if;
+    if "p_count" is null then
+      raise exception 'chobo: the amount count is null' using errcode = '22004';
+    end if;
+    if "p_count" < 0 then
+      raise exception 'chobo: the amount count is %, below 0', "p_count" using errcode = '22003';
+    end if;
+    if octet_length("p_batch") + 8 + octet_length("p_bread") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_batch") + 8 + octet_length("p_bread") + 8 using errcode = '22001';
+    end if;
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -551,29 +560,39 @@ declare
   v_fids constant uuid[] := array[v_account_2];
   v_fd numeric[] := array_fill(0::numeric, array[9]);
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_receipt" is null then
-    raise exception 'chobo: the value of receipt is null' using errcode = '22004';
-  end if;
-  if "p_bread" is null then
-    raise exception 'chobo: the value of bread is null' using errcode = '22004';
-  end if;
-  if "p_count" is null then
-    raise exception 'chobo: the amount count is null' using errcode = '22004';
-  end if;
-  if "p_count" < 0 then
-    raise exception 'chobo: the amount count is %, below 0', "p_count" using errcode = '22003';
-  end if;
-  if "p_cashier" is null then
-    raise exception 'chobo: the value of cashier is null' using errcode = '22004';
-  end if;
-  if octet_length("p_receipt") + 8 + octet_length("p_bread") + 8 + octet_length("p_cashier") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_receipt") + 8 + octet_length("p_bread") + 8 + octet_length("p_cashier") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_receipt" is null
+     or "p_bread" is null
+     or "p_count" is null
+     or "p_count" < 0
+     or "p_cashier" is null
+     or octet_length("p_receipt") + 8 + octet_length("p_bread") + 8 + octet_length("p_cashier") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_receipt" is null then
+      raise exception 'chobo: the value of receipt is null' using errcode = '22004';
+    end if;
+    if "p_bread" is null then
+      raise exception 'chobo: the value of bread is null' using errcode = '22004';
+    end if;
+    if "p_count" is null then
+      raise exception 'chobo: the amount count is null' using errcode = '22004';
+    end if;
+    if "p_count" < 0 then
+      raise exception 'chobo: the amount count is %, below 0', "p_count" using errcode = '22003';
+    end if;
+    if "p_cashier" is null then
+      raise exception 'chobo: the value of cashier is null' using errcode = '22004';
+    end if;
+    if octet_length("p_receipt") + 8 + octet_length("p_bread") + 8 + octet_length("p_cashier") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_receipt") + 8 + octet_length("p_bread") + 8 + octet_length("p_cashier") + 8 using errcode = '22001';
+    end if;
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -705,17 +724,23 @@ create or replace function "bakery_shelves"."balance_shelf"(p_tenant text, "p_br
 returns "bakery_shelves".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_bread" is null then
-    raise exception 'chobo: the value of bread is null' using errcode = '22004';
-  end if;
-  if octet_length("p_bread") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_bread") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_bread" is null
+     or octet_length("p_bread") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_bread" is null then
+      raise exception 'chobo: the value of bread is null' using errcode = '22004';
+    end if;
+    if octet_length("p_bread") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_bread") + 8 using errcode = '22001';
+    end if;
   end if;
   return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"bakery_shelves".balance
@@ -731,11 +756,15 @@ create or replace function "bakery_shelves"."balance_ovens"(p_tenant text)
 returns "bakery_shelves".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
   end if;
   return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"bakery_shelves".balance
@@ -751,11 +780,15 @@ create or replace function "bakery_shelves"."balance_customers"(p_tenant text)
 returns "bakery_shelves".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
   end if;
   return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"bakery_shelves".balance
@@ -771,11 +804,15 @@ create or replace function "bakery_shelves"."balance_waste_bin"(p_tenant text)
 returns "bakery_shelves".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
   end if;
   return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"bakery_shelves".balance

@@ -377,26 +377,35 @@ declare
   v_fids constant uuid[] := array[v_account_1];
   v_fd numeric[] := array_fill(0::numeric, array[9]);
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_焼き番号" is null then
-    raise exception 'chobo: the value of 焼き番号 is null' using errcode = '22004';
-  end if;
-  if "p_パン" is null then
-    raise exception 'chobo: the value of パン is null' using errcode = '22004';
-  end if;
-  if "p_数" is null then
-    raise exception 'chobo: the amount 数 is null' using errcode = '22004';
-  end if;
-  if "p_数" < 0 then
-    raise exception 'chobo: the amount 数 is %, below 0', "p_数" using errcode = '22003';
-  end if;
-  if octet_length("p_焼き番号") + 8 + octet_length("p_パン") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_焼き番号") + 8 + octet_length("p_パン") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_焼き番号" is null
+     or "p_パン" is null
+     or "p_数" is null
+     or "p_数" < 0
+     or octet_length("p_焼き番号") + 8 + octet_length("p_パン") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_焼き番号" is null then
+      raise exception 'chobo: the value of 焼き番号 is null' using errcode = '22004';
+    end if;
+    if "p_パン" is null then
+      raise exception 'chobo: the value of パン is null' using errcode = '22004';
+    end if;
+    if "p_数" is null then
+      raise exception 'chobo: the amount 数 is null' using errcode = '22004';
+    end if;
+    if "p_数" < 0 then
+      raise exception 'chobo: the amount 数 is %, below 0', "p_数" using errcode = '22003';
+    end if;
+    if octet_length("p_焼き番号") + 8 + octet_length("p_パン") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_焼き番号") + 8 + octet_length("p_パン") + 8 using errcode = '22001';
+    end if;
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -551,29 +560,39 @@ declare
   v_fids constant uuid[] := array[v_account_2];
   v_fd numeric[] := array_fill(0::numeric, array[9]);
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_レシート" is null then
-    raise exception 'chobo: the value of レシート is null' using errcode = '22004';
-  end if;
-  if "p_パン" is null then
-    raise exception 'chobo: the value of パン is null' using errcode = '22004';
-  end if;
-  if "p_数" is null then
-    raise exception 'chobo: the amount 数 is null' using errcode = '22004';
-  end if;
-  if "p_数" < 0 then
-    raise exception 'chobo: the amount 数 is %, below 0', "p_数" using errcode = '22003';
-  end if;
-  if "p_担当者" is null then
-    raise exception 'chobo: the value of 担当者 is null' using errcode = '22004';
-  end if;
-  if octet_length("p_レシート") + 8 + octet_length("p_パン") + 8 + octet_length("p_担当者") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_レシート") + 8 + octet_length("p_パン") + 8 + octet_length("p_担当者") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_レシート" is null
+     or "p_パン" is null
+     or "p_数" is null
+     or "p_数" < 0
+     or "p_担当者" is null
+     or octet_length("p_レシート") + 8 + octet_length("p_パン") + 8 + octet_length("p_担当者") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_レシート" is null then
+      raise exception 'chobo: the value of レシート is null' using errcode = '22004';
+    end if;
+    if "p_パン" is null then
+      raise exception 'chobo: the value of パン is null' using errcode = '22004';
+    end if;
+    if "p_数" is null then
+      raise exception 'chobo: the amount 数 is null' using errcode = '22004';
+    end if;
+    if "p_数" < 0 then
+      raise exception 'chobo: the amount 数 is %, below 0', "p_数" using errcode = '22003';
+    end if;
+    if "p_担当者" is null then
+      raise exception 'chobo: the value of 担当者 is null' using errcode = '22004';
+    end if;
+    if octet_length("p_レシート") + 8 + octet_length("p_パン") + 8 + octet_length("p_担当者") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_レシート") + 8 + octet_length("p_パン") + 8 + octet_length("p_担当者") + 8 using errcode = '22001';
+    end if;
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -705,17 +724,23 @@ create or replace function "パン屋の棚"."balance_棚"(p_tenant text, "p_パ
 returns "パン屋の棚".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_パン" is null then
-    raise exception 'chobo: the value of パン is null' using errcode = '22004';
-  end if;
-  if octet_length("p_パン") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_パン") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_パン" is null
+     or octet_length("p_パン") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_パン" is null then
+      raise exception 'chobo: the value of パン is null' using errcode = '22004';
+    end if;
+    if octet_length("p_パン") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_パン") + 8 using errcode = '22001';
+    end if;
   end if;
   return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"パン屋の棚".balance
@@ -731,11 +756,15 @@ create or replace function "パン屋の棚"."balance_窯"(p_tenant text)
 returns "パン屋の棚".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
   end if;
   return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"パン屋の棚".balance
@@ -751,11 +780,15 @@ create or replace function "パン屋の棚"."balance_お客さま"(p_tenant tex
 returns "パン屋の棚".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
   end if;
   return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"パン屋の棚".balance
@@ -771,11 +804,15 @@ create or replace function "パン屋の棚"."balance_廃棄"(p_tenant text)
 returns "パン屋の棚".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
   end if;
   return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"パン屋の棚".balance
