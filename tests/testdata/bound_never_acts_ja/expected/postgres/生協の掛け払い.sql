@@ -430,7 +430,7 @@ begin
     update "生協の掛け払い".accounts a
        set posted = a.posted - "p_額"
      where a.tenant = p_tenant and a.id = v_account_1 and exists (select 1 from k)
-       and not exists (select 1 from unnest(array[v_account_1, v_account_2]) as x (id) where not exists (select 1 from "生協の掛け払い".accounts m where m.tenant = p_tenant and m.id = x.id))
+       and exists (select 1 from "生協の掛け払い".accounts m where m.tenant = p_tenant and m.id = v_account_2)
        and a.lower_bound is not distinct from -50000::bigint and a.upper_bound is not distinct from 0::bigint and a.posted::numeric - a.held_out - "p_額" >= -50000
     returning 1
   ), s as (

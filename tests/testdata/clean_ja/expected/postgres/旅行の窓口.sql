@@ -445,7 +445,7 @@ begin
     update "旅行の窓口".accounts a
        set posted = a.posted + "p_額"
      where a.tenant = p_tenant and a.id = v_account_2 and exists (select 1 from k)
-       and not exists (select 1 from unnest(array[v_account_1, v_account_2]) as x (id) where not exists (select 1 from "旅行の窓口".accounts m where m.tenant = p_tenant and m.id = x.id))
+       and exists (select 1 from "旅行の窓口".accounts m where m.tenant = p_tenant and m.id = v_account_1)
        and a.lower_bound is not distinct from -5000::bigint and a.upper_bound is not distinct from 200000::bigint and a.posted::numeric + a.held_in + "p_額" <= 200000
     returning 1
   ), s as (
@@ -628,7 +628,7 @@ begin
     update "旅行の窓口".accounts a
        set posted = a.posted + "p_定員"
      where a.tenant = p_tenant and a.id = v_account_2 and exists (select 1 from k)
-       and not exists (select 1 from unnest(array[v_account_1, v_account_2]) as x (id) where not exists (select 1 from "旅行の窓口".accounts m where m.tenant = p_tenant and m.id = x.id))
+       and exists (select 1 from "旅行の窓口".accounts m where m.tenant = p_tenant and m.id = v_account_1)
        and a.lower_bound is not distinct from 0::bigint and a.upper_bound is not distinct from 40::bigint and a.posted::numeric + a.held_in + "p_定員" <= 40
     returning 1
   ), s as (
@@ -1308,7 +1308,7 @@ begin
     update "旅行の窓口".accounts a
        set held_out = a.held_out + "p_席数"
      where a.tenant = p_tenant and a.id = v_account_1 and exists (select 1 from k)
-       and not exists (select 1 from unnest(array[v_account_1, v_account_2]) as x (id) where not exists (select 1 from "旅行の窓口".accounts m where m.tenant = p_tenant and m.id = x.id))
+       and exists (select 1 from "旅行の窓口".accounts m where m.tenant = p_tenant and m.id = v_account_2)
        and a.lower_bound is not distinct from 0::bigint and a.upper_bound is not distinct from 40::bigint and a.posted::numeric - a.held_out - "p_席数" >= 0
     returning 1
   ), s as (
@@ -1775,7 +1775,7 @@ begin
     update "旅行の窓口".accounts a
        set posted = a.posted - "p_額"
      where a.tenant = p_tenant and a.id = v_account_1 and exists (select 1 from k)
-       and not exists (select 1 from unnest(array[v_account_1, v_account_2]) as x (id) where not exists (select 1 from "旅行の窓口".accounts m where m.tenant = p_tenant and m.id = x.id))
+       and exists (select 1 from "旅行の窓口".accounts m where m.tenant = p_tenant and m.id = v_account_2)
        and a.lower_bound is not distinct from 0::bigint and a.upper_bound is not distinct from null::bigint and a.posted::numeric - a.held_out - "p_額" >= 0
     returning 1
   ), s as (

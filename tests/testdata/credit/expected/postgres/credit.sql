@@ -438,7 +438,7 @@ begin
     update "credit".accounts a
        set held_out = a.held_out + "p_amount"
      where a.tenant = p_tenant and a.id = v_account_1 and exists (select 1 from k)
-       and not exists (select 1 from unnest(array[v_account_1, v_account_2]) as x (id) where not exists (select 1 from "credit".accounts m where m.tenant = p_tenant and m.id = x.id))
+       and exists (select 1 from "credit".accounts m where m.tenant = p_tenant and m.id = v_account_2)
        and a.lower_bound is not distinct from -500000::bigint and a.upper_bound is not distinct from 0::bigint and a.posted::numeric - a.held_out - "p_amount" >= -500000
     returning 1
   ), s as (
@@ -885,7 +885,7 @@ begin
     update "credit".accounts a
        set posted = a.posted + "p_amount"
      where a.tenant = p_tenant and a.id = v_account_2 and exists (select 1 from k)
-       and not exists (select 1 from unnest(array[v_account_1, v_account_2]) as x (id) where not exists (select 1 from "credit".accounts m where m.tenant = p_tenant and m.id = x.id))
+       and exists (select 1 from "credit".accounts m where m.tenant = p_tenant and m.id = v_account_1)
        and a.lower_bound is not distinct from -500000::bigint and a.upper_bound is not distinct from 0::bigint and a.posted::numeric + a.held_in + "p_amount" <= 0
     returning 1
   ), s as (

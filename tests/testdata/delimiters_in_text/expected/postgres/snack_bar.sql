@@ -435,7 +435,7 @@ begin
     update "snack_bar".accounts a
        set posted = a.posted + "p_qty"
      where a.tenant = p_tenant and a.id = v_account_2 and exists (select 1 from k)
-       and not exists (select 1 from unnest(array[v_account_1, v_account_2]) as x (id) where not exists (select 1 from "snack_bar".accounts m where m.tenant = p_tenant and m.id = x.id))
+       and exists (select 1 from "snack_bar".accounts m where m.tenant = p_tenant and m.id = v_account_1)
        and a.lower_bound is not distinct from 0::bigint and a.upper_bound is not distinct from null::bigint
     returning 1
   ), s as (
@@ -614,7 +614,7 @@ begin
     update "snack_bar".accounts a
        set held_out = a.held_out + "p_qty"
      where a.tenant = p_tenant and a.id = v_account_1 and exists (select 1 from k)
-       and not exists (select 1 from unnest(array[v_account_1, v_account_2]) as x (id) where not exists (select 1 from "snack_bar".accounts m where m.tenant = p_tenant and m.id = x.id))
+       and exists (select 1 from "snack_bar".accounts m where m.tenant = p_tenant and m.id = v_account_2)
        and a.lower_bound is not distinct from 0::bigint and a.upper_bound is not distinct from null::bigint and a.posted::numeric - a.held_out - "p_qty" >= 0
     returning 1
   ), s as (

@@ -435,7 +435,7 @@ begin
     update "入れ替えの順序".accounts a
        set posted = a.posted + "p_数"
      where a.tenant = p_tenant and a.id = v_account_2 and exists (select 1 from k)
-       and not exists (select 1 from unnest(array[v_account_1, v_account_2]) as x (id) where not exists (select 1 from "入れ替えの順序".accounts m where m.tenant = p_tenant and m.id = x.id))
+       and exists (select 1 from "入れ替えの順序".accounts m where m.tenant = p_tenant and m.id = v_account_1)
        and a.lower_bound is not distinct from 0::bigint and a.upper_bound is not distinct from null::bigint
     returning 1
   ), s as (
@@ -611,7 +611,7 @@ begin
     update "入れ替えの順序".accounts a
        set posted = a.posted + "p_数"
      where a.tenant = p_tenant and a.id = v_account_2 and exists (select 1 from k)
-       and not exists (select 1 from unnest(array[v_account_1, v_account_2]) as x (id) where not exists (select 1 from "入れ替えの順序".accounts m where m.tenant = p_tenant and m.id = x.id))
+       and exists (select 1 from "入れ替えの順序".accounts m where m.tenant = p_tenant and m.id = v_account_1)
        and a.lower_bound is not distinct from 0::bigint and a.upper_bound is not distinct from 100::bigint and a.posted::numeric + a.held_in + "p_数" <= 100
     returning 1
   ), s as (
@@ -794,7 +794,7 @@ begin
     update "入れ替えの順序".accounts a
        set posted = a.posted - "p_数"
      where a.tenant = p_tenant and a.id = v_account_1 and exists (select 1 from k)
-       and not exists (select 1 from unnest(array[v_account_1, v_account_2]) as x (id) where not exists (select 1 from "入れ替えの順序".accounts m where m.tenant = p_tenant and m.id = x.id))
+       and exists (select 1 from "入れ替えの順序".accounts m where m.tenant = p_tenant and m.id = v_account_2)
        and a.lower_bound is not distinct from 0::bigint and a.upper_bound is not distinct from null::bigint and a.posted::numeric - a.held_out - "p_数" >= 0
     returning 1
   ), s as (

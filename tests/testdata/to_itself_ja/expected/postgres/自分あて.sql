@@ -435,7 +435,7 @@ begin
     update "自分あて".accounts a
        set posted = a.posted + "p_数"
      where a.tenant = p_tenant and a.id = v_account_2 and exists (select 1 from k)
-       and not exists (select 1 from unnest(array[v_account_1, v_account_2]) as x (id) where not exists (select 1 from "自分あて".accounts m where m.tenant = p_tenant and m.id = x.id))
+       and exists (select 1 from "自分あて".accounts m where m.tenant = p_tenant and m.id = v_account_1)
        and a.lower_bound is not distinct from 0::bigint and a.upper_bound is not distinct from 100::bigint and a.posted::numeric + a.held_in + "p_数" <= 100
     returning 1
   ), s as (
@@ -620,7 +620,7 @@ begin
     update "自分あて".accounts a
        set posted = a.posted + case when a.id = v_account_1 then -"p_数" when a.id = v_account_2 then "p_数" else 0 end
      where a.tenant = p_tenant and a.id = least(v_account_1, v_account_2) and exists (select 1 from k)
-       and not exists (select 1 from unnest(array[v_account_1, v_account_2]) as x (id) where not exists (select 1 from "自分あて".accounts m where m.tenant = p_tenant and m.id = x.id))
+       and exists (select 1 from "自分あて".accounts m where m.tenant = p_tenant and m.id = greatest(v_account_1, v_account_2))
        and (a.id <> v_account_1 or (a.lower_bound is not distinct from 0::bigint and a.upper_bound is not distinct from 100::bigint and a.posted::numeric - a.held_out - "p_数" >= 0))
        and (a.id <> v_account_2 or (a.lower_bound is not distinct from 0::bigint and a.upper_bound is not distinct from 100::bigint and a.posted::numeric + a.held_in + "p_数" <= 100))
     returning 1
@@ -805,7 +805,7 @@ begin
     update "自分あて".accounts a
        set held_out = a.held_out + case when a.id = v_account_1 then "p_数" else 0 end, held_in = a.held_in + case when a.id = v_account_2 then "p_数" else 0 end
      where a.tenant = p_tenant and a.id = least(v_account_1, v_account_2) and exists (select 1 from k)
-       and not exists (select 1 from unnest(array[v_account_1, v_account_2]) as x (id) where not exists (select 1 from "自分あて".accounts m where m.tenant = p_tenant and m.id = x.id))
+       and exists (select 1 from "自分あて".accounts m where m.tenant = p_tenant and m.id = greatest(v_account_1, v_account_2))
        and (a.id <> v_account_1 or (a.lower_bound is not distinct from 0::bigint and a.upper_bound is not distinct from 100::bigint and a.posted::numeric - a.held_out - "p_数" >= 0))
        and (a.id <> v_account_2 or (a.lower_bound is not distinct from 0::bigint and a.upper_bound is not distinct from 100::bigint and a.posted::numeric + a.held_in + "p_数" <= 100))
     returning 1

@@ -433,7 +433,7 @@ begin
     update "bakery_shelves".accounts a
        set posted = a.posted + "p_count"
      where a.tenant = p_tenant and a.id = v_account_2 and exists (select 1 from k)
-       and not exists (select 1 from unnest(array[v_account_1, v_account_2]) as x (id) where not exists (select 1 from "bakery_shelves".accounts m where m.tenant = p_tenant and m.id = x.id))
+       and exists (select 1 from "bakery_shelves".accounts m where m.tenant = p_tenant and m.id = v_account_1)
        and a.lower_bound is not distinct from 0::bigint and a.upper_bound is not distinct from 80::bigint and a.posted::numeric + a.held_in + "p_count" <= 80
     returning 1
   ), s as (
@@ -620,7 +620,7 @@ begin
     update "bakery_shelves".accounts a
        set posted = a.posted - "p_count"
      where a.tenant = p_tenant and a.id = v_account_1 and exists (select 1 from k)
-       and not exists (select 1 from unnest(array[v_account_1, v_account_2]) as x (id) where not exists (select 1 from "bakery_shelves".accounts m where m.tenant = p_tenant and m.id = x.id))
+       and exists (select 1 from "bakery_shelves".accounts m where m.tenant = p_tenant and m.id = v_account_2)
        and a.lower_bound is not distinct from 0::bigint and a.upper_bound is not distinct from 80::bigint and a.posted::numeric - a.held_out - "p_count" >= 0
     returning 1
   ), s as (
