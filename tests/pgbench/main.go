@@ -203,7 +203,8 @@ func run(calls, reps, batch int, shapes []string, connCounts []int, modes []stri
 		time.Sleep(2 * time.Second)
 	}
 	fmt.Printf("pgbench: %d operations per measure, %d repetitions, pipelined %d statements a round trip\n", calls, reps, batch)
-	fmt.Printf("%-9s %-8s %5s %10s %10s %10s %12s %12s\n", "mode", "shape", "conns", "chobo/s", "bare/s", "floor/s", "chobo/bare", "chobo/floor")
+	fmt.Printf("%-9s %-8s %5s %10s %10s %10s %12s %12s %10s %10s %9s\n", "mode", "shape", "conns", "chobo/s", "bare/s", "floor/s",
+		"chobo/bare", "chobo/floor", "chobo cpu", "bare cpu", "cpu b/c")
 	seq := 0
 	for _, mode := range modes {
 		for _, shape := range shapes {
@@ -213,7 +214,8 @@ func run(calls, reps, batch int, shapes []string, connCounts []int, modes []stri
 			}
 			for _, conns := range connCounts {
 				rates := map[string][]float64{}
-				var vsBare, vsFloor []float64
+				var vsBare, vsFloor, cpuRatio []float64
+				cpu := map[string][]float64{}
 				for r := 0; r < reps; r++ {
 					rate := map[string]float64{}
 					for i := range systems {
@@ -222,6 +224,7 @@ func run(calls, reps, batch int, shapes []string, connCounts []int, modes []stri
 						prefix := fmt.Sprintf("%s-%d", sys, seq)
 						var d time.Duration
 						var err error
+						used := serverCPU(workers[:conns])
 						if mode == "pipelined" {
 							d, err = measure(workers[:conns], calls, func(w *worker, from, to int) error {
 								return pipelined(ctx, w, shape, sys, ops[sys], prefix, from, to, batch)
@@ -234,18 +237,27 @@ func run(calls, reps, batch int, shapes []string, connCounts []int, modes []stri
 						if err != nil {
 							return fmt.Errorf("%s %s %s conns=%d: %v", mode, shape, sys, conns, err)
 						}
+						if used >= 0 {
+							used = serverCPU(workers[:conns]) - used
+						}
 						rate[sys] = float64(calls) / d.Seconds()
 						rates[sys] = append(rates[sys], rate[sys])
+						cpu[sys] = append(cpu[sys], used.Seconds()*1e6/float64(calls))
 					}
 					vsBare = append(vsBare, rate["chobo"]/rate["bare"])
 					vsFloor = append(vsFloor, rate["chobo"]/rate["floor"])
+					n := len(cpu["bare"]) - 1
+					cpuRatio = append(cpuRatio, cpu["bare"][n]/cpu["chobo"][n])
 				}
-				fmt.Printf("%-9s %-8s %5d %10.0f %10.0f %10.0f %12.2f %12.2f\n", mode, shape, conns,
-					median(rates["chobo"]), median(rates["bare"]), median(rates["floor"]), median(vsBare), median(vsFloor))
+				fmt.Printf("%-9s %-8s %5d %10.0f %10.0f %10.0f %12.2f %12.2f %10.1f %10.1f %9.2f\n", mode, shape, conns,
+					median(rates["chobo"]), median(rates["bare"]), median(rates["floor"]), median(vsBare), median(vsFloor),
+					median(cpu["chobo"]), median(cpu["bare"]), median(cpuRatio))
 			}
 		}
 	}
 	fmt.Println("(hold: one operation is a hold and its post, two calls)")
+	fmt.Println("(cpu: microseconds of CPU the connections' server processes spent per operation, from /proc;")
+	fmt.Println(" cpu b/c is bare's over chobo's, the ratio of rates a server short of CPU would reach whatever else runs on the machine)")
 	if stats {
 		return printStats(ctx, setup)
 	}
@@ -421,6 +433,30 @@ func measure(ws []*worker, calls int, each func(w *worker, from, to int) error) 
 	}
 	wg.Wait()
 	return time.Since(start), errors.Join(errs...)
+}
+
+// serverCPU is the CPU time the server processes of ws have spent so
+// far (the scheduler's count, in nanoseconds), or -1 where it cannot be
+// read. Unlike the time a measure takes, it hardly moves when other
+// programs share the machine.
+func serverCPU(ws []*worker) time.Duration {
+	var sum time.Duration
+	for _, w := range ws {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/schedstat", w.conn.PgConn().PID()))
+		if err != nil {
+			return -1
+		}
+		f := strings.Fields(string(b))
+		if len(f) == 0 {
+			return -1
+		}
+		ns, err := strconv.ParseInt(f[0], 10, 64)
+		if err != nil {
+			return -1
+		}
+		sum += time.Duration(ns)
+	}
+	return sum
 }
 
 // single sends each statement of operations from..to-1 in a round trip
