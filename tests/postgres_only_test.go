@@ -513,6 +513,23 @@ func TestEarlierLayoutMovesOver(t *testing.T) {
 		if m1 != "(90,0,1)" || issued != "(-150,0,0)" {
 			t.Errorf("after: m1 %s, issued %s; want (90,0,1) and (-150,0,0)", m1, issued)
 		}
+		// The two checks of the earlier schema are one now, and it still
+		// stops a write past either bound that bypasses the functions.
+		var checks string
+		if err := pool.QueryRow(ctx, `select string_agg(conname, ' ' order by conname) from pg_constraint
+ where conrelid = '"points".accounts'::regclass and contype = 'c'`).Scan(&checks); err != nil || checks != "within_bounds" {
+			t.Errorf("checks of accounts after the move: %q %v, want within_bounds alone", checks, err)
+		}
+		for _, bypass := range []string{
+			`update "points".accounts set posted = -1 where tenant = 't' and kind = 'member_points' and args = array['m1']`,
+			`update "points".accounts set posted = 1000000001 where tenant = 't' and kind = 'spent' and args = array['m2']`,
+		} {
+			_, err := pool.Exec(ctx, bypass)
+			var pgErr *pgconn.PgError
+			if !errors.As(err, &pgErr) || pgErr.Code != "23514" || pgErr.ConstraintName != "within_bounds" {
+				t.Errorf("%s: %v, want a violation of within_bounds", bypass, err)
+			}
+		}
 	})
 
 	t.Run("entry without a key row", func(t *testing.T) {

@@ -94,6 +94,11 @@ type fastView struct {
 	// v_fd for chobo_unbounded, as the general path does.
 	Shard     *fastShard
 	FreeApply []string
+	// Other is the id of the account of the move whose row the first
+	// update does not find itself: its row must be there before that
+	// update locks anything (the first update finds its own row or does
+	// nothing, so asking for both rows asked one twice).
+	Other string
 }
 
 // fastShard is the conditional update of that shard: what it sets, and
@@ -494,6 +499,7 @@ func newFast(st moveStep, hold bool) *fastView {
 				room = fmt.Sprintf("%[2]s <> 0 and s.%[1]s - %[2]s >= s.%[1]s_lo", col, st.Amount)
 			}
 			f.Shard = &fastShard{Var: r.Var, Set: fmt.Sprintf("%[1]s = s.%[1]s %[2]s %[3]s", col, op, st.Amount), Room: room}
+			f.Other = r.Var
 			continue
 		}
 		bounded, one = append(bounded, r), e
@@ -512,6 +518,7 @@ func newFast(st moveStep, hold bool) *fastView {
 		f.Set, f.Undo = strings.Join(set, ", "), strings.Join(undo, ", ")
 		ids := st.From.Var + ", " + st.To.Var
 		f.Rows = []fastRow{{Name: "b1", ID: "least(" + ids + ")", After: "k"}, {Name: "b2", ID: "greatest(" + ids + ")", After: "b1"}}
+		f.Other = f.Rows[1].ID
 	} else {
 		// One bounded row is that side, and needs no case.
 		col, op, back := fieldColumns[one.field], "+", "-"

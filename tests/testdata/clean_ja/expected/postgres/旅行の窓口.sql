@@ -32,7 +32,10 @@ end $$;
 
 -- One row per account, created on first use. The bounds are those of the
 -- book when the row was made; a function finding others stops (CB001).
--- The checks are the last guard against writes that bypass the functions.
+-- The check is the last guard against writes that bypass the functions.
+-- Both bounds are one check: PostgreSQL rebuilds every check of a table
+-- from its stored text each time a statement that writes the table
+-- starts, and two checks took twice that time from every call.
 create table if not exists "旅行の窓口".accounts (
   tenant      text not null,
   id          uuid not null,
@@ -45,9 +48,21 @@ create table if not exists "旅行の窓口".accounts (
   held_in     bigint not null default 0,
   held_out    bigint not null default 0,
   primary key (tenant, id),
-  constraint within_lower check (lower_bound is null or posted - held_out >= least(lower_bound, 0)),
-  constraint within_upper check (upper_bound is null or posted + held_in <= greatest(upper_bound, 0))
+  constraint within_bounds check ((lower_bound is null or posted - held_out >= least(lower_bound, 0)) and (upper_bound is null or posted + held_in <= greatest(upper_bound, 0)))
 );
+
+-- An earlier chobo kept the two bounds in two checks (within_lower and
+-- within_upper): here they become the one above. The rows kept both, so
+-- they keep it; the table is read once to prove it.
+do $$ begin
+  if exists (select 1 from pg_constraint
+              where conrelid = '"旅行の窓口".accounts'::regclass and conname in ('within_lower', 'within_upper')) then
+    alter table "旅行の窓口".accounts
+      drop constraint if exists within_lower,
+      drop constraint if exists within_upper,
+      add constraint within_bounds check ((lower_bound is null or posted - held_out >= least(lower_bound, 0)) and (upper_bound is null or posted + held_in <= greatest(upper_bound, 0)));
+  end if;
+end $$;
 
 -- An account without bounds (an outside account) is not kept in its row
 -- alone: its balance is the row's plus the sum of its shards, so that
@@ -374,26 +389,35 @@ declare
   v_fids constant uuid[] := array[v_account_1];
   v_fd numeric[] := array_fill(0::numeric, array[9]);
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_受付番号" is null then
-    raise exception 'chobo: the value of 受付番号 is null' using errcode = '22004';
-  end if;
-  if "p_会員" is null then
-    raise exception 'chobo: the value of 会員 is null' using errcode = '22004';
-  end if;
-  if "p_額" is null then
-    raise exception 'chobo: the amount 額 is null' using errcode = '22004';
-  end if;
-  if "p_額" < 0 then
-    raise exception 'chobo: the amount 額 is %, below 0', "p_額" using errcode = '22003';
-  end if;
-  if octet_length("p_受付番号") + 8 + octet_length("p_会員") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_受付番号") + 8 + octet_length("p_会員") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_受付番号" is null
+     or "p_会員" is null
+     or "p_額" is null
+     or "p_額" < 0
+     or octet_length("p_受付番号") + 8 + octet_length("p_会員") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_受付番号" is null then
+      raise exception 'chobo: the value of 受付番号 is null' using errcode = '22004';
+    end if;
+    if "p_会員" is null then
+      raise exception 'chobo: the value of 会員 is null' using errcode = '22004';
+    end if;
+    if "p_額" is null then
+      raise exception 'chobo: the amount 額 is null' using errcode = '22004';
+    end if;
+    if "p_額" < 0 then
+      raise exception 'chobo: the amount 額 is %, below 0', "p_額" using errcode = '22003';
+    end if;
+    if octet_length("p_受付番号") + 8 + octet_length("p_会員") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_受付番号") + 8 + octet_length("p_会員") + 8 using errcode = '22001';
+    end if;
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -421,7 +445,7 @@ begin
     update "旅行の窓口".accounts a
        set posted = a.posted + "p_額"
      where a.tenant = p_tenant and a.id = v_account_2 and exists (select 1 from k)
-       and not exists (select 1 from unnest(array[v_account_1, v_account_2]) as x (id) where not exists (select 1 from "旅行の窓口".accounts m where m.tenant = p_tenant and m.id = x.id))
+       and exists (select 1 from "旅行の窓口".accounts m where m.tenant = p_tenant and m.id = v_account_1)
        and a.lower_bound is not distinct from -5000::bigint and a.upper_bound is not distinct from 200000::bigint and a.posted::numeric + a.held_in + "p_額" <= 200000
     returning 1
   ), s as (
@@ -548,26 +572,35 @@ declare
   v_fids constant uuid[] := array[v_account_1];
   v_fd numeric[] := array_fill(0::numeric, array[9]);
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_ツアー" is null then
-    raise exception 'chobo: the value of ツアー is null' using errcode = '22004';
-  end if;
-  if "p_day" is null then
-    raise exception 'chobo: the value of day is null' using errcode = '22004';
-  end if;
-  if "p_定員" is null then
-    raise exception 'chobo: the amount 定員 is null' using errcode = '22004';
-  end if;
-  if "p_定員" < 0 then
-    raise exception 'chobo: the amount 定員 is %, below 0', "p_定員" using errcode = '22003';
-  end if;
-  if octet_length("p_ツアー") + 8 + octet_length("p_day") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_ツアー") + 8 + octet_length("p_day") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_ツアー" is null
+     or "p_day" is null
+     or "p_定員" is null
+     or "p_定員" < 0
+     or octet_length("p_ツアー") + 8 + octet_length("p_day") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_ツアー" is null then
+      raise exception 'chobo: the value of ツアー is null' using errcode = '22004';
+    end if;
+    if "p_day" is null then
+      raise exception 'chobo: the value of day is null' using errcode = '22004';
+    end if;
+    if "p_定員" is null then
+      raise exception 'chobo: the amount 定員 is null' using errcode = '22004';
+    end if;
+    if "p_定員" < 0 then
+      raise exception 'chobo: the amount 定員 is %, below 0', "p_定員" using errcode = '22003';
+    end if;
+    if octet_length("p_ツアー") + 8 + octet_length("p_day") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_ツアー") + 8 + octet_length("p_day") + 8 using errcode = '22001';
+    end if;
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -595,7 +628,7 @@ begin
     update "旅行の窓口".accounts a
        set posted = a.posted + "p_定員"
      where a.tenant = p_tenant and a.id = v_account_2 and exists (select 1 from k)
-       and not exists (select 1 from unnest(array[v_account_1, v_account_2]) as x (id) where not exists (select 1 from "旅行の窓口".accounts m where m.tenant = p_tenant and m.id = x.id))
+       and exists (select 1 from "旅行の窓口".accounts m where m.tenant = p_tenant and m.id = v_account_1)
        and a.lower_bound is not distinct from 0::bigint and a.upper_bound is not distinct from 40::bigint and a.posted::numeric + a.held_in + "p_定員" <= 40
     returning 1
   ), s as (
@@ -726,32 +759,43 @@ declare
   v_fids constant uuid[] := array[v_account_2];
   v_fd numeric[] := array_fill(0::numeric, array[9]);
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_予約番号" is null then
-    raise exception 'chobo: the value of 予約番号 is null' using errcode = '22004';
-  end if;
-  if "p_会員" is null then
-    raise exception 'chobo: the value of 会員 is null' using errcode = '22004';
-  end if;
-  if "p_ツアー" is null then
-    raise exception 'chobo: the value of ツアー is null' using errcode = '22004';
-  end if;
-  if "p_day" is null then
-    raise exception 'chobo: the value of day is null' using errcode = '22004';
-  end if;
-  if "p_代金" is null then
-    raise exception 'chobo: the amount 代金 is null' using errcode = '22004';
-  end if;
-  if "p_代金" < 0 then
-    raise exception 'chobo: the amount 代金 is %, below 0', "p_代金" using errcode = '22003';
-  end if;
-  if octet_length("p_予約番号") + 8 + octet_length("p_会員") + 8 + octet_length("p_ツアー") + 8 + octet_length("p_day") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_予約番号") + 8 + octet_length("p_会員") + 8 + octet_length("p_ツアー") + 8 + octet_length("p_day") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_予約番号" is null
+     or "p_会員" is null
+     or "p_ツアー" is null
+     or "p_day" is null
+     or "p_代金" is null
+     or "p_代金" < 0
+     or octet_length("p_予約番号") + 8 + octet_length("p_会員") + 8 + octet_length("p_ツアー") + 8 + octet_length("p_day") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_予約番号" is null then
+      raise exception 'chobo: the value of 予約番号 is null' using errcode = '22004';
+    end if;
+    if "p_会員" is null then
+      raise exception 'chobo: the value of 会員 is null' using errcode = '22004';
+    end if;
+    if "p_ツアー" is null then
+      raise exception 'chobo: the value of ツアー is null' using errcode = '22004';
+    end if;
+    if "p_day" is null then
+      raise exception 'chobo: the value of day is null' using errcode = '22004';
+    end if;
+    if "p_代金" is null then
+      raise exception 'chobo: the amount 代金 is null' using errcode = '22004';
+    end if;
+    if "p_代金" < 0 then
+      raise exception 'chobo: the amount 代金 is %, below 0', "p_代金" using errcode = '22003';
+    end if;
+    if octet_length("p_予約番号") + 8 + octet_length("p_会員") + 8 + octet_length("p_ツアー") + 8 + octet_length("p_day") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_予約番号") + 8 + octet_length("p_会員") + 8 + octet_length("p_ツアー") + 8 + octet_length("p_day") + 8 using errcode = '22001';
+    end if;
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -904,20 +948,27 @@ declare
   v_to integer;
   v_fto integer;
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_予約番号" is null then
-    raise exception 'chobo: the value of 予約番号 is null' using errcode = '22004';
-  end if;
-  if "p_代金" < 0 then
-    raise exception 'chobo: the amount 代金 is %, below 0', "p_代金" using errcode = '22003';
-  end if;
-  if octet_length("p_予約番号") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_予約番号") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_予約番号" is null
+     or "p_代金" < 0
+     or octet_length("p_予約番号") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_予約番号" is null then
+      raise exception 'chobo: the value of 予約番号 is null' using errcode = '22004';
+    end if;
+    if "p_代金" < 0 then
+      raise exception 'chobo: the amount 代金 is %, below 0', "p_代金" using errcode = '22003';
+    end if;
+    if octet_length("p_予約番号") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_予約番号") + 8 using errcode = '22001';
+    end if;
   end if;
   select k.from_ids, k.to_ids, k.amounts, k.state, k.deadline, k.definition into v_hold from "旅行の窓口".keys k
    where k.tenant = p_tenant and k.kind = '座席予約' and k.op = 'hold' and k.key = v_key and k.result = 'done'
@@ -1034,17 +1085,23 @@ declare
   v_to integer;
   v_fto integer;
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_予約番号" is null then
-    raise exception 'chobo: the value of 予約番号 is null' using errcode = '22004';
-  end if;
-  if octet_length("p_予約番号") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_予約番号") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_予約番号" is null
+     or octet_length("p_予約番号") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_予約番号" is null then
+      raise exception 'chobo: the value of 予約番号 is null' using errcode = '22004';
+    end if;
+    if octet_length("p_予約番号") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_予約番号") + 8 using errcode = '22001';
+    end if;
   end if;
   select k.from_ids, k.to_ids, k.amounts, k.state, k.deadline, k.definition into v_hold from "旅行の窓口".keys k
    where k.tenant = p_tenant and k.kind = '座席予約' and k.op = 'hold' and k.key = v_key and k.result = 'done'
@@ -1134,17 +1191,23 @@ declare
   v_state text;
   v_deadline timestamptz;
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_予約番号" is null then
-    raise exception 'chobo: the value of 予約番号 is null' using errcode = '22004';
-  end if;
-  if octet_length("p_予約番号") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_予約番号") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_予約番号" is null
+     or octet_length("p_予約番号") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_予約番号" is null then
+      raise exception 'chobo: the value of 予約番号 is null' using errcode = '22004';
+    end if;
+    if octet_length("p_予約番号") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_予約番号") + 8 using errcode = '22001';
+    end if;
   end if;
   select k.state, k.deadline into v_state, v_deadline from "旅行の窓口".keys k
    where k.tenant = p_tenant and k.kind = '座席予約' and k.op = 'hold' and k.key = v_key and k.result = 'done';
@@ -1183,29 +1246,39 @@ declare
   v_fids constant uuid[] := array[v_account_2];
   v_fd numeric[] := array_fill(0::numeric, array[9]);
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_団体" is null then
-    raise exception 'chobo: the value of 団体 is null' using errcode = '22004';
-  end if;
-  if "p_ツアー" is null then
-    raise exception 'chobo: the value of ツアー is null' using errcode = '22004';
-  end if;
-  if "p_day" is null then
-    raise exception 'chobo: the value of day is null' using errcode = '22004';
-  end if;
-  if "p_席数" is null then
-    raise exception 'chobo: the amount 席数 is null' using errcode = '22004';
-  end if;
-  if "p_席数" < 0 then
-    raise exception 'chobo: the amount 席数 is %, below 0', "p_席数" using errcode = '22003';
-  end if;
-  if octet_length("p_団体") + 8 + octet_length("p_ツアー") + 8 + octet_length("p_day") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_団体") + 8 + octet_length("p_ツアー") + 8 + octet_length("p_day") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_団体" is null
+     or "p_ツアー" is null
+     or "p_day" is null
+     or "p_席数" is null
+     or "p_席数" < 0
+     or octet_length("p_団体") + 8 + octet_length("p_ツアー") + 8 + octet_length("p_day") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_団体" is null then
+      raise exception 'chobo: the value of 団体 is null' using errcode = '22004';
+    end if;
+    if "p_ツアー" is null then
+      raise exception 'chobo: the value of ツアー is null' using errcode = '22004';
+    end if;
+    if "p_day" is null then
+      raise exception 'chobo: the value of day is null' using errcode = '22004';
+    end if;
+    if "p_席数" is null then
+      raise exception 'chobo: the amount 席数 is null' using errcode = '22004';
+    end if;
+    if "p_席数" < 0 then
+      raise exception 'chobo: the amount 席数 is %, below 0', "p_席数" using errcode = '22003';
+    end if;
+    if octet_length("p_団体") + 8 + octet_length("p_ツアー") + 8 + octet_length("p_day") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_団体") + 8 + octet_length("p_ツアー") + 8 + octet_length("p_day") + 8 using errcode = '22001';
+    end if;
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -1235,7 +1308,7 @@ begin
     update "旅行の窓口".accounts a
        set held_out = a.held_out + "p_席数"
      where a.tenant = p_tenant and a.id = v_account_1 and exists (select 1 from k)
-       and not exists (select 1 from unnest(array[v_account_1, v_account_2]) as x (id) where not exists (select 1 from "旅行の窓口".accounts m where m.tenant = p_tenant and m.id = x.id))
+       and exists (select 1 from "旅行の窓口".accounts m where m.tenant = p_tenant and m.id = v_account_2)
        and a.lower_bound is not distinct from 0::bigint and a.upper_bound is not distinct from 40::bigint and a.posted::numeric - a.held_out - "p_席数" >= 0
     returning 1
   ), s as (
@@ -1354,26 +1427,35 @@ declare
   v_from integer;
   v_fto integer;
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_団体" is null then
-    raise exception 'chobo: the value of 団体 is null' using errcode = '22004';
-  end if;
-  if "p_ツアー" is null then
-    raise exception 'chobo: the value of ツアー is null' using errcode = '22004';
-  end if;
-  if "p_day" is null then
-    raise exception 'chobo: the value of day is null' using errcode = '22004';
-  end if;
-  if "p_席数" < 0 then
-    raise exception 'chobo: the amount 席数 is %, below 0', "p_席数" using errcode = '22003';
-  end if;
-  if octet_length("p_団体") + 8 + octet_length("p_ツアー") + 8 + octet_length("p_day") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_団体") + 8 + octet_length("p_ツアー") + 8 + octet_length("p_day") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_団体" is null
+     or "p_ツアー" is null
+     or "p_day" is null
+     or "p_席数" < 0
+     or octet_length("p_団体") + 8 + octet_length("p_ツアー") + 8 + octet_length("p_day") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_団体" is null then
+      raise exception 'chobo: the value of 団体 is null' using errcode = '22004';
+    end if;
+    if "p_ツアー" is null then
+      raise exception 'chobo: the value of ツアー is null' using errcode = '22004';
+    end if;
+    if "p_day" is null then
+      raise exception 'chobo: the value of day is null' using errcode = '22004';
+    end if;
+    if "p_席数" < 0 then
+      raise exception 'chobo: the amount 席数 is %, below 0', "p_席数" using errcode = '22003';
+    end if;
+    if octet_length("p_団体") + 8 + octet_length("p_ツアー") + 8 + octet_length("p_day") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_団体") + 8 + octet_length("p_ツアー") + 8 + octet_length("p_day") + 8 using errcode = '22001';
+    end if;
   end if;
   select k.from_ids, k.to_ids, k.amounts, k.state, k.deadline, k.definition into v_hold from "旅行の窓口".keys k
    where k.tenant = p_tenant and k.kind = '団体の仮押さえ' and k.op = 'hold' and k.key = v_key and k.result = 'done'
@@ -1475,23 +1557,31 @@ declare
   v_from integer;
   v_fto integer;
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_団体" is null then
-    raise exception 'chobo: the value of 団体 is null' using errcode = '22004';
-  end if;
-  if "p_ツアー" is null then
-    raise exception 'chobo: the value of ツアー is null' using errcode = '22004';
-  end if;
-  if "p_day" is null then
-    raise exception 'chobo: the value of day is null' using errcode = '22004';
-  end if;
-  if octet_length("p_団体") + 8 + octet_length("p_ツアー") + 8 + octet_length("p_day") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_団体") + 8 + octet_length("p_ツアー") + 8 + octet_length("p_day") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_団体" is null
+     or "p_ツアー" is null
+     or "p_day" is null
+     or octet_length("p_団体") + 8 + octet_length("p_ツアー") + 8 + octet_length("p_day") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_団体" is null then
+      raise exception 'chobo: the value of 団体 is null' using errcode = '22004';
+    end if;
+    if "p_ツアー" is null then
+      raise exception 'chobo: the value of ツアー is null' using errcode = '22004';
+    end if;
+    if "p_day" is null then
+      raise exception 'chobo: the value of day is null' using errcode = '22004';
+    end if;
+    if octet_length("p_団体") + 8 + octet_length("p_ツアー") + 8 + octet_length("p_day") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_団体") + 8 + octet_length("p_ツアー") + 8 + octet_length("p_day") + 8 using errcode = '22001';
+    end if;
   end if;
   select k.from_ids, k.to_ids, k.amounts, k.state, k.deadline, k.definition into v_hold from "旅行の窓口".keys k
    where k.tenant = p_tenant and k.kind = '団体の仮押さえ' and k.op = 'hold' and k.key = v_key and k.result = 'done'
@@ -1571,23 +1661,31 @@ declare
   v_state text;
   v_deadline timestamptz;
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_団体" is null then
-    raise exception 'chobo: the value of 団体 is null' using errcode = '22004';
-  end if;
-  if "p_ツアー" is null then
-    raise exception 'chobo: the value of ツアー is null' using errcode = '22004';
-  end if;
-  if "p_day" is null then
-    raise exception 'chobo: the value of day is null' using errcode = '22004';
-  end if;
-  if octet_length("p_団体") + 8 + octet_length("p_ツアー") + 8 + octet_length("p_day") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_団体") + 8 + octet_length("p_ツアー") + 8 + octet_length("p_day") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_団体" is null
+     or "p_ツアー" is null
+     or "p_day" is null
+     or octet_length("p_団体") + 8 + octet_length("p_ツアー") + 8 + octet_length("p_day") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_団体" is null then
+      raise exception 'chobo: the value of 団体 is null' using errcode = '22004';
+    end if;
+    if "p_ツアー" is null then
+      raise exception 'chobo: the value of ツアー is null' using errcode = '22004';
+    end if;
+    if "p_day" is null then
+      raise exception 'chobo: the value of day is null' using errcode = '22004';
+    end if;
+    if octet_length("p_団体") + 8 + octet_length("p_ツアー") + 8 + octet_length("p_day") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_団体") + 8 + octet_length("p_ツアー") + 8 + octet_length("p_day") + 8 using errcode = '22001';
+    end if;
   end if;
   select k.state, k.deadline into v_state, v_deadline from "旅行の窓口".keys k
    where k.tenant = p_tenant and k.kind = '団体の仮押さえ' and k.op = 'hold' and k.key = v_key and k.result = 'done';
@@ -1625,23 +1723,31 @@ declare
   v_fids constant uuid[] := array[v_account_2];
   v_fd numeric[] := array_fill(0::numeric, array[9]);
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_明細" is null then
-    raise exception 'chobo: the value of 明細 is null' using errcode = '22004';
-  end if;
-  if "p_額" is null then
-    raise exception 'chobo: the amount 額 is null' using errcode = '22004';
-  end if;
-  if "p_額" < 0 then
-    raise exception 'chobo: the amount 額 is %, below 0', "p_額" using errcode = '22003';
-  end if;
-  if octet_length("p_明細") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_明細") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_明細" is null
+     or "p_額" is null
+     or "p_額" < 0
+     or octet_length("p_明細") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_明細" is null then
+      raise exception 'chobo: the value of 明細 is null' using errcode = '22004';
+    end if;
+    if "p_額" is null then
+      raise exception 'chobo: the amount 額 is null' using errcode = '22004';
+    end if;
+    if "p_額" < 0 then
+      raise exception 'chobo: the amount 額 is %, below 0', "p_額" using errcode = '22003';
+    end if;
+    if octet_length("p_明細") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_明細") + 8 using errcode = '22001';
+    end if;
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -1669,7 +1775,7 @@ begin
     update "旅行の窓口".accounts a
        set posted = a.posted - "p_額"
      where a.tenant = p_tenant and a.id = v_account_1 and exists (select 1 from k)
-       and not exists (select 1 from unnest(array[v_account_1, v_account_2]) as x (id) where not exists (select 1 from "旅行の窓口".accounts m where m.tenant = p_tenant and m.id = x.id))
+       and exists (select 1 from "旅行の窓口".accounts m where m.tenant = p_tenant and m.id = v_account_2)
        and a.lower_bound is not distinct from 0::bigint and a.upper_bound is not distinct from null::bigint and a.posted::numeric - a.held_out - "p_額" >= 0
     returning 1
   ), s as (
@@ -1773,17 +1879,23 @@ create or replace function "旅行の窓口"."balance_カード"(p_tenant text, 
 returns "旅行の窓口".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_会員" is null then
-    raise exception 'chobo: the value of 会員 is null' using errcode = '22004';
-  end if;
-  if octet_length("p_会員") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_会員") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_会員" is null
+     or octet_length("p_会員") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_会員" is null then
+      raise exception 'chobo: the value of 会員 is null' using errcode = '22004';
+    end if;
+    if octet_length("p_会員") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_会員") + 8 using errcode = '22001';
+    end if;
   end if;
   return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"旅行の窓口".balance
@@ -1799,11 +1911,15 @@ create or replace function "旅行の窓口"."balance_ツアー売上"(p_tenant 
 returns "旅行の窓口".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
   end if;
   return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"旅行の窓口".balance
@@ -1819,11 +1935,15 @@ create or replace function "旅行の窓口"."balance_会員の銀行"(p_tenant 
 returns "旅行の窓口".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
   end if;
   return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"旅行の窓口".balance
@@ -1839,11 +1959,15 @@ create or replace function "旅行の窓口"."balance_催行会社の口座"(p_t
 returns "旅行の窓口".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
   end if;
   return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"旅行の窓口".balance
@@ -1859,20 +1983,27 @@ create or replace function "旅行の窓口"."balance_空き席"(p_tenant text, 
 returns "旅行の窓口".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_ツアー" is null then
-    raise exception 'chobo: the value of ツアー is null' using errcode = '22004';
-  end if;
-  if "p_day" is null then
-    raise exception 'chobo: the value of day is null' using errcode = '22004';
-  end if;
-  if octet_length("p_ツアー") + 8 + octet_length("p_day") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_ツアー") + 8 + octet_length("p_day") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_ツアー" is null
+     or "p_day" is null
+     or octet_length("p_ツアー") + 8 + octet_length("p_day") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_ツアー" is null then
+      raise exception 'chobo: the value of ツアー is null' using errcode = '22004';
+    end if;
+    if "p_day" is null then
+      raise exception 'chobo: the value of day is null' using errcode = '22004';
+    end if;
+    if octet_length("p_ツアー") + 8 + octet_length("p_day") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_ツアー") + 8 + octet_length("p_day") + 8 using errcode = '22001';
+    end if;
   end if;
   return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"旅行の窓口".balance
@@ -1888,11 +2019,15 @@ create or replace function "旅行の窓口"."balance_催行会社"(p_tenant tex
 returns "旅行の窓口".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
   end if;
   return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"旅行の窓口".balance
@@ -1908,11 +2043,15 @@ create or replace function "旅行の窓口"."balance_旅行者"(p_tenant text)
 returns "旅行の窓口".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
   end if;
   return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"旅行の窓口".balance

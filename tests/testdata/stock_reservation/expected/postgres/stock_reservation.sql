@@ -32,7 +32,10 @@ end $$;
 
 -- One row per account, created on first use. The bounds are those of the
 -- book when the row was made; a function finding others stops (CB001).
--- The checks are the last guard against writes that bypass the functions.
+-- The check is the last guard against writes that bypass the functions.
+-- Both bounds are one check: PostgreSQL rebuilds every check of a table
+-- from its stored text each time a statement that writes the table
+-- starts, and two checks took twice that time from every call.
 create table if not exists "stock_reservation".accounts (
   tenant      text not null,
   id          uuid not null,
@@ -45,9 +48,21 @@ create table if not exists "stock_reservation".accounts (
   held_in     bigint not null default 0,
   held_out    bigint not null default 0,
   primary key (tenant, id),
-  constraint within_lower check (lower_bound is null or posted - held_out >= least(lower_bound, 0)),
-  constraint within_upper check (upper_bound is null or posted + held_in <= greatest(upper_bound, 0))
+  constraint within_bounds check ((lower_bound is null or posted - held_out >= least(lower_bound, 0)) and (upper_bound is null or posted + held_in <= greatest(upper_bound, 0)))
 );
+
+-- An earlier chobo kept the two bounds in two checks (within_lower and
+-- within_upper): here they become the one above. The rows kept both, so
+-- they keep it; the table is read once to prove it.
+do $$ begin
+  if exists (select 1 from pg_constraint
+              where conrelid = '"stock_reservation".accounts'::regclass and conname in ('within_lower', 'within_upper')) then
+    alter table "stock_reservation".accounts
+      drop constraint if exists within_lower,
+      drop constraint if exists within_upper,
+      add constraint within_bounds check ((lower_bound is null or posted - held_out >= least(lower_bound, 0)) and (upper_bound is null or posted + held_in <= greatest(upper_bound, 0)));
+  end if;
+end $$;
 
 -- An account without bounds (an outside account) is not kept in its row
 -- alone: its balance is the row's plus the sum of its shards, so that
@@ -365,26 +380,35 @@ declare
   v_fids constant uuid[] := array[v_account_1];
   v_fd numeric[] := array_fill(0::numeric, array[9]);
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_delivery" is null then
-    raise exception 'chobo: the value of delivery is null' using errcode = '22004';
-  end if;
-  if "p_sku" is null then
-    raise exception 'chobo: the value of sku is null' using errcode = '22004';
-  end if;
-  if "p_qty" is null then
-    raise exception 'chobo: the amount qty is null' using errcode = '22004';
-  end if;
-  if "p_qty" < 0 then
-    raise exception 'chobo: the amount qty is %, below 0', "p_qty" using errcode = '22003';
-  end if;
-  if octet_length("p_delivery") + 8 + octet_length("p_sku") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_delivery") + 8 + octet_length("p_sku") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_delivery" is null
+     or "p_sku" is null
+     or "p_qty" is null
+     or "p_qty" < 0
+     or octet_length("p_delivery") + 8 + octet_length("p_sku") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_delivery" is null then
+      raise exception 'chobo: the value of delivery is null' using errcode = '22004';
+    end if;
+    if "p_sku" is null then
+      raise exception 'chobo: the value of sku is null' using errcode = '22004';
+    end if;
+    if "p_qty" is null then
+      raise exception 'chobo: the amount qty is null' using errcode = '22004';
+    end if;
+    if "p_qty" < 0 then
+      raise exception 'chobo: the amount qty is %, below 0', "p_qty" using errcode = '22003';
+    end if;
+    if octet_length("p_delivery") + 8 + octet_length("p_sku") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_delivery") + 8 + octet_length("p_sku") + 8 using errcode = '22001';
+    end if;
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -412,7 +436,7 @@ begin
     update "stock_reservation".accounts a
        set posted = a.posted + "p_qty"
      where a.tenant = p_tenant and a.id = v_account_2 and exists (select 1 from k)
-       and not exists (select 1 from unnest(array[v_account_1, v_account_2]) as x (id) where not exists (select 1 from "stock_reservation".accounts m where m.tenant = p_tenant and m.id = x.id))
+       and exists (select 1 from "stock_reservation".accounts m where m.tenant = p_tenant and m.id = v_account_1)
        and a.lower_bound is not distinct from 0::bigint and a.upper_bound is not distinct from null::bigint
     returning 1
   ), s as (
@@ -533,26 +557,35 @@ declare
   v_fids constant uuid[] := array[v_account_2];
   v_fd numeric[] := array_fill(0::numeric, array[9]);
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_order" is null then
-    raise exception 'chobo: the value of order is null' using errcode = '22004';
-  end if;
-  if "p_sku" is null then
-    raise exception 'chobo: the value of sku is null' using errcode = '22004';
-  end if;
-  if "p_qty" is null then
-    raise exception 'chobo: the amount qty is null' using errcode = '22004';
-  end if;
-  if "p_qty" < 0 then
-    raise exception 'chobo: the amount qty is %, below 0', "p_qty" using errcode = '22003';
-  end if;
-  if octet_length("p_order") + 8 + octet_length("p_sku") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_order") + 8 + octet_length("p_sku") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_order" is null
+     or "p_sku" is null
+     or "p_qty" is null
+     or "p_qty" < 0
+     or octet_length("p_order") + 8 + octet_length("p_sku") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_order" is null then
+      raise exception 'chobo: the value of order is null' using errcode = '22004';
+    end if;
+    if "p_sku" is null then
+      raise exception 'chobo: the value of sku is null' using errcode = '22004';
+    end if;
+    if "p_qty" is null then
+      raise exception 'chobo: the amount qty is null' using errcode = '22004';
+    end if;
+    if "p_qty" < 0 then
+      raise exception 'chobo: the amount qty is %, below 0', "p_qty" using errcode = '22003';
+    end if;
+    if octet_length("p_order") + 8 + octet_length("p_sku") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_order") + 8 + octet_length("p_sku") + 8 using errcode = '22001';
+    end if;
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -582,7 +615,7 @@ begin
     update "stock_reservation".accounts a
        set held_out = a.held_out + "p_qty"
      where a.tenant = p_tenant and a.id = v_account_1 and exists (select 1 from k)
-       and not exists (select 1 from unnest(array[v_account_1, v_account_2]) as x (id) where not exists (select 1 from "stock_reservation".accounts m where m.tenant = p_tenant and m.id = x.id))
+       and exists (select 1 from "stock_reservation".accounts m where m.tenant = p_tenant and m.id = v_account_2)
        and a.lower_bound is not distinct from 0::bigint and a.upper_bound is not distinct from null::bigint and a.posted::numeric - a.held_out - "p_qty" >= 0
     returning 1
   ), s as (
@@ -701,23 +734,31 @@ declare
   v_from integer;
   v_fto integer;
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_order" is null then
-    raise exception 'chobo: the value of order is null' using errcode = '22004';
-  end if;
-  if "p_sku" is null then
-    raise exception 'chobo: the value of sku is null' using errcode = '22004';
-  end if;
-  if "p_qty" < 0 then
-    raise exception 'chobo: the amount qty is %, below 0', "p_qty" using errcode = '22003';
-  end if;
-  if octet_length("p_order") + 8 + octet_length("p_sku") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_order") + 8 + octet_length("p_sku") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_order" is null
+     or "p_sku" is null
+     or "p_qty" < 0
+     or octet_length("p_order") + 8 + octet_length("p_sku") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_order" is null then
+      raise exception 'chobo: the value of order is null' using errcode = '22004';
+    end if;
+    if "p_sku" is null then
+      raise exception 'chobo: the value of sku is null' using errcode = '22004';
+    end if;
+    if "p_qty" < 0 then
+      raise exception 'chobo: the amount qty is %, below 0', "p_qty" using errcode = '22003';
+    end if;
+    if octet_length("p_order") + 8 + octet_length("p_sku") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_order") + 8 + octet_length("p_sku") + 8 using errcode = '22001';
+    end if;
   end if;
   select k.from_ids, k.to_ids, k.amounts, k.state, k.deadline, k.definition into v_hold from "stock_reservation".keys k
    where k.tenant = p_tenant and k.kind = 'reserve_stock' and k.op = 'hold' and k.key = v_key and k.result = 'done'
@@ -819,20 +860,27 @@ declare
   v_from integer;
   v_fto integer;
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_order" is null then
-    raise exception 'chobo: the value of order is null' using errcode = '22004';
-  end if;
-  if "p_sku" is null then
-    raise exception 'chobo: the value of sku is null' using errcode = '22004';
-  end if;
-  if octet_length("p_order") + 8 + octet_length("p_sku") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_order") + 8 + octet_length("p_sku") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_order" is null
+     or "p_sku" is null
+     or octet_length("p_order") + 8 + octet_length("p_sku") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_order" is null then
+      raise exception 'chobo: the value of order is null' using errcode = '22004';
+    end if;
+    if "p_sku" is null then
+      raise exception 'chobo: the value of sku is null' using errcode = '22004';
+    end if;
+    if octet_length("p_order") + 8 + octet_length("p_sku") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_order") + 8 + octet_length("p_sku") + 8 using errcode = '22001';
+    end if;
   end if;
   select k.from_ids, k.to_ids, k.amounts, k.state, k.deadline, k.definition into v_hold from "stock_reservation".keys k
    where k.tenant = p_tenant and k.kind = 'reserve_stock' and k.op = 'hold' and k.key = v_key and k.result = 'done'
@@ -912,20 +960,27 @@ declare
   v_state text;
   v_deadline timestamptz;
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_order" is null then
-    raise exception 'chobo: the value of order is null' using errcode = '22004';
-  end if;
-  if "p_sku" is null then
-    raise exception 'chobo: the value of sku is null' using errcode = '22004';
-  end if;
-  if octet_length("p_order") + 8 + octet_length("p_sku") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_order") + 8 + octet_length("p_sku") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_order" is null
+     or "p_sku" is null
+     or octet_length("p_order") + 8 + octet_length("p_sku") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_order" is null then
+      raise exception 'chobo: the value of order is null' using errcode = '22004';
+    end if;
+    if "p_sku" is null then
+      raise exception 'chobo: the value of sku is null' using errcode = '22004';
+    end if;
+    if octet_length("p_order") + 8 + octet_length("p_sku") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_order") + 8 + octet_length("p_sku") + 8 using errcode = '22001';
+    end if;
   end if;
   select k.state, k.deadline into v_state, v_deadline from "stock_reservation".keys k
    where k.tenant = p_tenant and k.kind = 'reserve_stock' and k.op = 'hold' and k.key = v_key and k.result = 'done';
@@ -963,26 +1018,35 @@ declare
   v_fids constant uuid[] := array[v_account_1];
   v_fd numeric[] := array_fill(0::numeric, array[9]);
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_return_slip" is null then
-    raise exception 'chobo: the value of return_slip is null' using errcode = '22004';
-  end if;
-  if "p_sku" is null then
-    raise exception 'chobo: the value of sku is null' using errcode = '22004';
-  end if;
-  if "p_qty" is null then
-    raise exception 'chobo: the amount qty is null' using errcode = '22004';
-  end if;
-  if "p_qty" < 0 then
-    raise exception 'chobo: the amount qty is %, below 0', "p_qty" using errcode = '22003';
-  end if;
-  if octet_length("p_return_slip") + 8 + octet_length("p_sku") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_return_slip") + 8 + octet_length("p_sku") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_return_slip" is null
+     or "p_sku" is null
+     or "p_qty" is null
+     or "p_qty" < 0
+     or octet_length("p_return_slip") + 8 + octet_length("p_sku") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_return_slip" is null then
+      raise exception 'chobo: the value of return_slip is null' using errcode = '22004';
+    end if;
+    if "p_sku" is null then
+      raise exception 'chobo: the value of sku is null' using errcode = '22004';
+    end if;
+    if "p_qty" is null then
+      raise exception 'chobo: the amount qty is null' using errcode = '22004';
+    end if;
+    if "p_qty" < 0 then
+      raise exception 'chobo: the amount qty is %, below 0', "p_qty" using errcode = '22003';
+    end if;
+    if octet_length("p_return_slip") + 8 + octet_length("p_sku") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_return_slip") + 8 + octet_length("p_sku") + 8 using errcode = '22001';
+    end if;
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -1010,7 +1074,7 @@ begin
     update "stock_reservation".accounts a
        set posted = a.posted + "p_qty"
      where a.tenant = p_tenant and a.id = v_account_2 and exists (select 1 from k)
-       and not exists (select 1 from unnest(array[v_account_1, v_account_2]) as x (id) where not exists (select 1 from "stock_reservation".accounts m where m.tenant = p_tenant and m.id = x.id))
+       and exists (select 1 from "stock_reservation".accounts m where m.tenant = p_tenant and m.id = v_account_1)
        and a.lower_bound is not distinct from 0::bigint and a.upper_bound is not distinct from null::bigint
     returning 1
   ), s as (
@@ -1107,17 +1171,23 @@ create or replace function "stock_reservation"."balance_shelf"(p_tenant text, "p
 returns "stock_reservation".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_sku" is null then
-    raise exception 'chobo: the value of sku is null' using errcode = '22004';
-  end if;
-  if octet_length("p_sku") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_sku") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_sku" is null
+     or octet_length("p_sku") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_sku" is null then
+      raise exception 'chobo: the value of sku is null' using errcode = '22004';
+    end if;
+    if octet_length("p_sku") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_sku") + 8 using errcode = '22001';
+    end if;
   end if;
   return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"stock_reservation".balance
@@ -1133,11 +1203,15 @@ create or replace function "stock_reservation"."balance_vendors"(p_tenant text)
 returns "stock_reservation".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
   end if;
   return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"stock_reservation".balance
@@ -1153,11 +1227,15 @@ create or replace function "stock_reservation"."balance_shoppers"(p_tenant text)
 returns "stock_reservation".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
   end if;
   return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"stock_reservation".balance

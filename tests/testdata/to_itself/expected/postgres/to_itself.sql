@@ -32,7 +32,10 @@ end $$;
 
 -- One row per account, created on first use. The bounds are those of the
 -- book when the row was made; a function finding others stops (CB001).
--- The checks are the last guard against writes that bypass the functions.
+-- The check is the last guard against writes that bypass the functions.
+-- Both bounds are one check: PostgreSQL rebuilds every check of a table
+-- from its stored text each time a statement that writes the table
+-- starts, and two checks took twice that time from every call.
 create table if not exists "to_itself".accounts (
   tenant      text not null,
   id          uuid not null,
@@ -45,9 +48,21 @@ create table if not exists "to_itself".accounts (
   held_in     bigint not null default 0,
   held_out    bigint not null default 0,
   primary key (tenant, id),
-  constraint within_lower check (lower_bound is null or posted - held_out >= least(lower_bound, 0)),
-  constraint within_upper check (upper_bound is null or posted + held_in <= greatest(upper_bound, 0))
+  constraint within_bounds check ((lower_bound is null or posted - held_out >= least(lower_bound, 0)) and (upper_bound is null or posted + held_in <= greatest(upper_bound, 0)))
 );
+
+-- An earlier chobo kept the two bounds in two checks (within_lower and
+-- within_upper): here they become the one above. The rows kept both, so
+-- they keep it; the table is read once to prove it.
+do $$ begin
+  if exists (select 1 from pg_constraint
+              where conrelid = '"to_itself".accounts'::regclass and conname in ('within_lower', 'within_upper')) then
+    alter table "to_itself".accounts
+      drop constraint if exists within_lower,
+      drop constraint if exists within_upper,
+      add constraint within_bounds check ((lower_bound is null or posted - held_out >= least(lower_bound, 0)) and (upper_bound is null or posted + held_in <= greatest(upper_bound, 0)));
+  end if;
+end $$;
 
 -- An account without bounds (an outside account) is not kept in its row
 -- alone: its balance is the row's plus the sum of its shards, so that
@@ -364,26 +379,35 @@ declare
   v_fids constant uuid[] := array[v_account_1];
   v_fd numeric[] := array_fill(0::numeric, array[9]);
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_delivery" is null then
-    raise exception 'chobo: the value of delivery is null' using errcode = '22004';
-  end if;
-  if "p_place" is null then
-    raise exception 'chobo: the value of place is null' using errcode = '22004';
-  end if;
-  if "p_qty" is null then
-    raise exception 'chobo: the amount qty is null' using errcode = '22004';
-  end if;
-  if "p_qty" < 0 then
-    raise exception 'chobo: the amount qty is %, below 0', "p_qty" using errcode = '22003';
-  end if;
-  if octet_length("p_delivery") + 8 + octet_length("p_place") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_delivery") + 8 + octet_length("p_place") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_delivery" is null
+     or "p_place" is null
+     or "p_qty" is null
+     or "p_qty" < 0
+     or octet_length("p_delivery") + 8 + octet_length("p_place") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_delivery" is null then
+      raise exception 'chobo: the value of delivery is null' using errcode = '22004';
+    end if;
+    if "p_place" is null then
+      raise exception 'chobo: the value of place is null' using errcode = '22004';
+    end if;
+    if "p_qty" is null then
+      raise exception 'chobo: the amount qty is null' using errcode = '22004';
+    end if;
+    if "p_qty" < 0 then
+      raise exception 'chobo: the amount qty is %, below 0', "p_qty" using errcode = '22003';
+    end if;
+    if octet_length("p_delivery") + 8 + octet_length("p_place") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_delivery") + 8 + octet_length("p_place") + 8 using errcode = '22001';
+    end if;
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -411,7 +435,7 @@ begin
     update "to_itself".accounts a
        set posted = a.posted + "p_qty"
      where a.tenant = p_tenant and a.id = v_account_2 and exists (select 1 from k)
-       and not exists (select 1 from unnest(array[v_account_1, v_account_2]) as x (id) where not exists (select 1 from "to_itself".accounts m where m.tenant = p_tenant and m.id = x.id))
+       and exists (select 1 from "to_itself".accounts m where m.tenant = p_tenant and m.id = v_account_1)
        and a.lower_bound is not distinct from 0::bigint and a.upper_bound is not distinct from 100::bigint and a.posted::numeric + a.held_in + "p_qty" <= 100
     returning 1
   ), s as (
@@ -535,29 +559,39 @@ declare
   -- "to_itself".chobo_id(array['account', 'to_itself', p_tenant, 'bin', "p_target"]), written out
   v_account_2 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e7400000009746f5f697473656c66'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x0000000362696e'::bytea || int4send(octet_length(convert_to("p_target", 'UTF8'))) || convert_to("p_target", 'UTF8')) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_slip" is null then
-    raise exception 'chobo: the value of slip is null' using errcode = '22004';
-  end if;
-  if "p_source" is null then
-    raise exception 'chobo: the value of source is null' using errcode = '22004';
-  end if;
-  if "p_target" is null then
-    raise exception 'chobo: the value of target is null' using errcode = '22004';
-  end if;
-  if "p_qty" is null then
-    raise exception 'chobo: the amount qty is null' using errcode = '22004';
-  end if;
-  if "p_qty" < 0 then
-    raise exception 'chobo: the amount qty is %, below 0', "p_qty" using errcode = '22003';
-  end if;
-  if octet_length("p_slip") + 8 + octet_length("p_source") + 8 + octet_length("p_target") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_slip") + 8 + octet_length("p_source") + 8 + octet_length("p_target") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_slip" is null
+     or "p_source" is null
+     or "p_target" is null
+     or "p_qty" is null
+     or "p_qty" < 0
+     or octet_length("p_slip") + 8 + octet_length("p_source") + 8 + octet_length("p_target") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_slip" is null then
+      raise exception 'chobo: the value of slip is null' using errcode = '22004';
+    end if;
+    if "p_source" is null then
+      raise exception 'chobo: the value of source is null' using errcode = '22004';
+    end if;
+    if "p_target" is null then
+      raise exception 'chobo: the value of target is null' using errcode = '22004';
+    end if;
+    if "p_qty" is null then
+      raise exception 'chobo: the amount qty is null' using errcode = '22004';
+    end if;
+    if "p_qty" < 0 then
+      raise exception 'chobo: the amount qty is %, below 0', "p_qty" using errcode = '22003';
+    end if;
+    if octet_length("p_slip") + 8 + octet_length("p_source") + 8 + octet_length("p_target") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_slip") + 8 + octet_length("p_source") + 8 + octet_length("p_target") + 8 using errcode = '22001';
+    end if;
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -586,7 +620,7 @@ begin
     update "to_itself".accounts a
        set posted = a.posted + case when a.id = v_account_1 then -"p_qty" when a.id = v_account_2 then "p_qty" else 0 end
      where a.tenant = p_tenant and a.id = least(v_account_1, v_account_2) and exists (select 1 from k)
-       and not exists (select 1 from unnest(array[v_account_1, v_account_2]) as x (id) where not exists (select 1 from "to_itself".accounts m where m.tenant = p_tenant and m.id = x.id))
+       and exists (select 1 from "to_itself".accounts m where m.tenant = p_tenant and m.id = greatest(v_account_1, v_account_2))
        and (a.id <> v_account_1 or (a.lower_bound is not distinct from 0::bigint and a.upper_bound is not distinct from 100::bigint and a.posted::numeric - a.held_out - "p_qty" >= 0))
        and (a.id <> v_account_2 or (a.lower_bound is not distinct from 0::bigint and a.upper_bound is not distinct from 100::bigint and a.posted::numeric + a.held_in + "p_qty" <= 100))
     returning 1
@@ -708,29 +742,39 @@ declare
   -- "to_itself".chobo_id(array['account', 'to_itself', p_tenant, 'bin', "p_target"]), written out
   v_account_2 uuid := encode(coalesce(nullif(coalesce(nullif(substring(sha256('\x0000000763686f626f2f31000000076163636f756e7400000009746f5f697473656c66'::bytea || int4send(octet_length(convert_to(p_tenant, 'UTF8'))) || convert_to(p_tenant, 'UTF8') || '\x0000000362696e'::bytea || int4send(octet_length(convert_to("p_target", 'UTF8'))) || convert_to("p_target", 'UTF8')) from 1 for 16), '\x00000000000000000000000000000000'::bytea), '\x00000000000000000000000000000001'::bytea), '\xffffffffffffffffffffffffffffffff'::bytea), '\xfffffffffffffffffffffffffffffffe'::bytea), 'hex')::uuid;
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_ticket" is null then
-    raise exception 'chobo: the value of ticket is null' using errcode = '22004';
-  end if;
-  if "p_source" is null then
-    raise exception 'chobo: the value of source is null' using errcode = '22004';
-  end if;
-  if "p_target" is null then
-    raise exception 'chobo: the value of target is null' using errcode = '22004';
-  end if;
-  if "p_qty" is null then
-    raise exception 'chobo: the amount qty is null' using errcode = '22004';
-  end if;
-  if "p_qty" < 0 then
-    raise exception 'chobo: the amount qty is %, below 0', "p_qty" using errcode = '22003';
-  end if;
-  if octet_length("p_ticket") + 8 + octet_length("p_source") + 8 + octet_length("p_target") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_ticket") + 8 + octet_length("p_source") + 8 + octet_length("p_target") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_ticket" is null
+     or "p_source" is null
+     or "p_target" is null
+     or "p_qty" is null
+     or "p_qty" < 0
+     or octet_length("p_ticket") + 8 + octet_length("p_source") + 8 + octet_length("p_target") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_ticket" is null then
+      raise exception 'chobo: the value of ticket is null' using errcode = '22004';
+    end if;
+    if "p_source" is null then
+      raise exception 'chobo: the value of source is null' using errcode = '22004';
+    end if;
+    if "p_target" is null then
+      raise exception 'chobo: the value of target is null' using errcode = '22004';
+    end if;
+    if "p_qty" is null then
+      raise exception 'chobo: the amount qty is null' using errcode = '22004';
+    end if;
+    if "p_qty" < 0 then
+      raise exception 'chobo: the amount qty is %, below 0', "p_qty" using errcode = '22003';
+    end if;
+    if octet_length("p_ticket") + 8 + octet_length("p_source") + 8 + octet_length("p_target") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_ticket") + 8 + octet_length("p_source") + 8 + octet_length("p_target") + 8 using errcode = '22001';
+    end if;
   end if;
 
   -- (0) a move between one account and itself: refused before the key is touched
@@ -761,7 +805,7 @@ begin
     update "to_itself".accounts a
        set held_out = a.held_out + case when a.id = v_account_1 then "p_qty" else 0 end, held_in = a.held_in + case when a.id = v_account_2 then "p_qty" else 0 end
      where a.tenant = p_tenant and a.id = least(v_account_1, v_account_2) and exists (select 1 from k)
-       and not exists (select 1 from unnest(array[v_account_1, v_account_2]) as x (id) where not exists (select 1 from "to_itself".accounts m where m.tenant = p_tenant and m.id = x.id))
+       and exists (select 1 from "to_itself".accounts m where m.tenant = p_tenant and m.id = greatest(v_account_1, v_account_2))
        and (a.id <> v_account_1 or (a.lower_bound is not distinct from 0::bigint and a.upper_bound is not distinct from 100::bigint and a.posted::numeric - a.held_out - "p_qty" >= 0))
        and (a.id <> v_account_2 or (a.lower_bound is not distinct from 0::bigint and a.upper_bound is not distinct from 100::bigint and a.posted::numeric + a.held_in + "p_qty" <= 100))
     returning 1
@@ -875,20 +919,27 @@ declare
   v_from integer;
   v_to integer;
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_ticket" is null then
-    raise exception 'chobo: the value of ticket is null' using errcode = '22004';
-  end if;
-  if "p_qty" < 0 then
-    raise exception 'chobo: the amount qty is %, below 0', "p_qty" using errcode = '22003';
-  end if;
-  if octet_length("p_ticket") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_ticket") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_ticket" is null
+     or "p_qty" < 0
+     or octet_length("p_ticket") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_ticket" is null then
+      raise exception 'chobo: the value of ticket is null' using errcode = '22004';
+    end if;
+    if "p_qty" < 0 then
+      raise exception 'chobo: the amount qty is %, below 0', "p_qty" using errcode = '22003';
+    end if;
+    if octet_length("p_ticket") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_ticket") + 8 using errcode = '22001';
+    end if;
   end if;
   select k.from_ids, k.to_ids, k.amounts, k.state, k.deadline, k.definition into v_hold from "to_itself".keys k
    where k.tenant = p_tenant and k.kind = 'set_aside' and k.op = 'hold' and k.key = v_key and k.result = 'done'
@@ -970,17 +1021,23 @@ declare
   v_from integer;
   v_to integer;
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_ticket" is null then
-    raise exception 'chobo: the value of ticket is null' using errcode = '22004';
-  end if;
-  if octet_length("p_ticket") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_ticket") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_ticket" is null
+     or octet_length("p_ticket") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_ticket" is null then
+      raise exception 'chobo: the value of ticket is null' using errcode = '22004';
+    end if;
+    if octet_length("p_ticket") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_ticket") + 8 using errcode = '22001';
+    end if;
   end if;
   select k.from_ids, k.to_ids, k.amounts, k.state, k.deadline, k.definition into v_hold from "to_itself".keys k
    where k.tenant = p_tenant and k.kind = 'set_aside' and k.op = 'hold' and k.key = v_key and k.result = 'done'
@@ -1043,17 +1100,23 @@ declare
   v_state text;
   v_deadline timestamptz;
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_ticket" is null then
-    raise exception 'chobo: the value of ticket is null' using errcode = '22004';
-  end if;
-  if octet_length("p_ticket") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_ticket") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_ticket" is null
+     or octet_length("p_ticket") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_ticket" is null then
+      raise exception 'chobo: the value of ticket is null' using errcode = '22004';
+    end if;
+    if octet_length("p_ticket") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_ticket") + 8 using errcode = '22001';
+    end if;
   end if;
   select k.state, k.deadline into v_state, v_deadline from "to_itself".keys k
    where k.tenant = p_tenant and k.kind = 'set_aside' and k.op = 'hold' and k.key = v_key and k.result = 'done';
@@ -1068,17 +1131,23 @@ create or replace function "to_itself"."balance_bin"(p_tenant text, "p_place" te
 returns "to_itself".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
-  end if;
-  if "p_place" is null then
-    raise exception 'chobo: the value of place is null' using errcode = '22004';
-  end if;
-  if octet_length("p_place") + 8 > 2048 then
-    raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_place") + 8 using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256
+     or "p_place" is null
+     or octet_length("p_place") + 8 > 2048 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
+    if "p_place" is null then
+      raise exception 'chobo: the value of place is null' using errcode = '22004';
+    end if;
+    if octet_length("p_place") + 8 > 2048 then
+      raise exception 'chobo: the text values of the call take % bytes; they take at most 2048 together, each counted with 8 bytes more than its UTF-8', octet_length("p_place") + 8 using errcode = '22001';
+    end if;
   end if;
   return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"to_itself".balance
@@ -1094,11 +1163,15 @@ create or replace function "to_itself"."balance_vendors"(p_tenant text)
 returns "to_itself".balance language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
 begin
-  if p_tenant is null then
-    raise exception 'chobo: the tenant is null' using errcode = '22004';
-  end if;
-  if octet_length(p_tenant) > 256 then
-    raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+  -- one test on the way of every call: which value is wrong is asked only
+  -- when one is (each test below costs a call its own evaluation)
+  if p_tenant is null or octet_length(p_tenant) > 256 then
+    if p_tenant is null then
+      raise exception 'chobo: the tenant is null' using errcode = '22004';
+    end if;
+    if octet_length(p_tenant) > 256 then
+      raise exception 'chobo: the tenant is % bytes; a tenant is at most 256 bytes of UTF-8', octet_length(p_tenant) using errcode = '22001';
+    end if;
   end if;
   return coalesce((select row((a.posted + coalesce(sum(s.posted), 0))::bigint, (a.held_in + coalesce(sum(s.held_in), 0))::bigint,
                               (a.held_out + coalesce(sum(s.held_out), 0))::bigint)::"to_itself".balance

@@ -1,0 +1,617 @@
+// Command pgbench measures what one call of a book's PostgreSQL functions
+// costs beside the least a hand-written program could send for the same
+// change, all on one throwaway cluster (pgtest) in one run, so that the
+// ratios can be read on a shared, noisy machine; the absolute figures
+// cannot.
+//
+// Three systems, each on the same rows of the same grown tables (tens of
+// thousands of account rows and key rows of other tenants are made first,
+// as in any real deployment):
+//
+//   - chobo: the generated function, called by its statement;
+//   - bare: the conditional UPDATE of the same rows, one statement, one
+//     round trip, no key;
+//   - floor: one statement that inserts a bare key row and then makes the
+//     bare UPDATE, the least any call with a key can do.
+//
+// Three shapes: move (between two bounded accounts, pay), outside (from a
+// bounded account to an account without bounds, redeem; bare and floor
+// write the same shard row of it each worker would) and hold+post (a hold
+// and then its post, two calls, counted as one operation). Each at 1 and
+// at 8 connections, each connection with accounts of its own, sent one
+// call a round trip (single) and pipelined (pgx pipeline mode, a Sync
+// after every statement so that each is its own transaction, -batch
+// statements a round trip). Every statement of every system goes through
+// the same path: prepared once per connection, parameters as text.
+//
+// Each repetition runs the three systems in turn, the order rotated from
+// one repetition to the next; the table shows medians over the
+// repetitions, and the ratios are medians of the ratios of each
+// repetition.
+//
+//	go run ./tests/pgbench [-calls 5000] [-reps 3] [-batch 64] [-shapes move,outside,hold] [-stats]
+//
+// The machine is shared: the rates move with what else runs, the CPU
+// columns (the server processes' own time per operation) much less;
+// read the ratios, and more repetitions (-reps 9 -calls 2000) where
+// they still move.
+//
+// -stats loads pg_stat_statements and prints, at the end, the statements
+// that took the most server time (the statements inside the functions
+// too).
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/chobo-lang/chobo/chobo/backend/postgres"
+	"github.com/chobo-lang/chobo/chobo/check"
+	"github.com/chobo-lang/chobo/chobo/client/model"
+	"github.com/chobo-lang/chobo/chobo/conformance/pgtest"
+	"github.com/chobo-lang/chobo/chobo/gen"
+)
+
+const bookSrc = `book bench v1
+unit pt
+account wallet(id: string) : pt
+  at least 0 refused as not_enough
+account issued : pt outside
+account redeemed : pt outside
+transfer grant(grant_id: string, id: string, amount: pt)
+  key grant_id
+  move amount from issued to wallet(id)
+transfer pay(pay_id: string, a: string, b: string, amount: pt)
+  key pay_id
+  move amount from wallet(a) to wallet(b)
+transfer redeem(order: string, id: string, amount: pt)
+  key order
+  move amount from wallet(id) to redeemed
+transfer spend(order: string, a: string, b: string, amount: pt)
+  key order
+  pending expires after 10 minutes
+  move amount from wallet(a) to wallet(b)
+`
+
+const tenant = "bench"
+
+var systems = []string{"chobo", "bare", "floor"}
+
+// afterLoad is run after the book's SQL is loaded (the experiments' changes).
+var afterLoad []string
+
+// A statement of one system, as a worker sends it: its text, and how to
+// make its parameters for the i-th operation of worker w.
+type stmt struct {
+	sql    string
+	params func(w *worker, key string) [][]byte
+	chobo  bool // answers a row whose first column must be "done"; else must change one row
+}
+
+// worker is one connection and the accounts it alone uses.
+type worker struct {
+	n        int
+	conn     *pgx.Conn
+	a, b     string // the wallets' arguments
+	aID, bID string // and their ids
+}
+
+func main() {
+	calls := flag.Int("calls", 5000, "operations per system, shape, connection count and repetition")
+	reps := flag.Int("reps", 3, "repetitions (the order of the systems rotates)")
+	batch := flag.Int("batch", 64, "statements per round trip when pipelined")
+	shapeList := flag.String("shapes", "move,outside,hold", "shapes to run")
+	connList := flag.String("conns", "1,8", "connection counts")
+	modeList := flag.String("modes", "single,pipelined", "ways of sending")
+	stats := flag.Bool("stats", false, "print the statements that took the most server time (pg_stat_statements)")
+	sysList := flag.String("systems", strings.Join(systems, ","), "systems to run (for a profile of one; the ratios need all three)")
+	pidFile := flag.String("pidfile", "", "write the server process ids of the connections here, then wait 2 s (to attach perf)")
+	dropCheck := flag.Bool("drop-check", false, "an experiment: drop the check of the accounts table after the load, to see what it costs a call")
+	flag.Parse()
+	systems = strings.Split(*sysList, ",")
+	if *dropCheck {
+		afterLoad = append(afterLoad, `alter table "bench".accounts drop constraint within_bounds`)
+	}
+	if err := run(*calls, *reps, *batch, strings.Split(*shapeList, ","), ints(*connList), strings.Split(*modeList, ","), *stats, *pidFile); err != nil {
+		fmt.Fprintln(os.Stderr, "pgbench:", err)
+		os.Exit(1)
+	}
+}
+
+func ints(s string) []int {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(f)
+		if err != nil || n < 1 {
+			fmt.Fprintf(os.Stderr, "pgbench: -conns: %q is not a positive count\n", f)
+			os.Exit(2)
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+func run(calls, reps, batch int, shapes []string, connCounts []int, modes []string, stats bool, pidFile string) error {
+	ctx := context.Background()
+	res := check.Check("bench.book", []byte(bookSrc))
+	if res.Book == nil {
+		return fmt.Errorf("%v", res.Diags)
+	}
+	m, err := model.New(res.Book, model.Postgres)
+	if err != nil {
+		return err
+	}
+	files, ds := postgres.Build(res.Book, gen.NewSource("bench.book", []byte(bookSrc)), gen.Options{})
+	if len(ds) > 0 {
+		return fmt.Errorf("%+v", ds)
+	}
+	srv, err := pgtest.Launch()
+	if err != nil {
+		return err
+	}
+	defer srv.Stop()
+	if stats {
+		if err := loadStats(ctx, srv); err != nil {
+			return err
+		}
+	}
+	setup, err := srv.OpenConn(ctx)
+	if err != nil {
+		return err
+	}
+	defer setup.Close(ctx)
+	if _, err := setup.Exec(ctx, string(files[0].Data)); err != nil {
+		return fmt.Errorf("loading the book: %v", err)
+	}
+	for _, sql := range afterLoad {
+		if _, err := setup.Exec(ctx, sql); err != nil {
+			return fmt.Errorf("%s: %v", sql, err)
+		}
+	}
+	if err := grow(ctx, setup); err != nil {
+		return err
+	}
+	maxConns := slices.Max(connCounts)
+	workers, err := openWorkers(ctx, srv, setup, m, maxConns)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		for _, w := range workers {
+			w.conn.Close(ctx)
+		}
+	}()
+	var redeemedID string
+	if err := setup.QueryRow(ctx, `select id::text from "bench".accounts where tenant = $1 and kind = 'redeemed'`, tenant).Scan(&redeemedID); err != nil {
+		return fmt.Errorf("the outside account: %v", err)
+	}
+	all := statements(m, redeemedID)
+	for _, w := range workers {
+		for name, ops := range all {
+			for sys, ss := range ops {
+				for j, s := range ss {
+					if _, err := w.conn.Prepare(ctx, stmtName(name, sys, j), s.sql); err != nil {
+						return fmt.Errorf("preparing %s %s: %v", name, sys, err)
+					}
+				}
+			}
+		}
+	}
+	if pidFile != "" {
+		var pids []string
+		for _, w := range workers {
+			pids = append(pids, strconv.Itoa(int(w.conn.PgConn().PID())))
+		}
+		if err := os.WriteFile(pidFile, []byte(strings.Join(pids, ",")+"\n"), 0o644); err != nil {
+			return err
+		}
+		time.Sleep(2 * time.Second)
+	}
+	fmt.Printf("pgbench: %d operations per measure, %d repetitions, pipelined %d statements a round trip\n", calls, reps, batch)
+	fmt.Printf("%-9s %-8s %5s %10s %10s %10s %12s %12s %10s %10s %9s\n", "mode", "shape", "conns", "chobo/s", "bare/s", "floor/s",
+		"chobo/bare", "chobo/floor", "chobo cpu", "bare cpu", "cpu b/c")
+	seq := 0
+	for _, mode := range modes {
+		for _, shape := range shapes {
+			ops, ok := all[shape]
+			if !ok {
+				return fmt.Errorf("no shape %q", shape)
+			}
+			for _, conns := range connCounts {
+				rates := map[string][]float64{}
+				var vsBare, vsFloor, cpuRatio []float64
+				cpu := map[string][]float64{}
+				for r := 0; r < reps; r++ {
+					rate := map[string]float64{}
+					for i := range systems {
+						sys := systems[(i+r)%len(systems)]
+						seq++
+						prefix := fmt.Sprintf("%s-%d", sys, seq)
+						var d time.Duration
+						var err error
+						used := serverCPU(workers[:conns])
+						if mode == "pipelined" {
+							d, err = measure(workers[:conns], calls, func(w *worker, from, to int) error {
+								return pipelined(ctx, w, shape, sys, ops[sys], prefix, from, to, batch)
+							})
+						} else {
+							d, err = measure(workers[:conns], calls, func(w *worker, from, to int) error {
+								return single(ctx, w, shape, sys, ops[sys], prefix, from, to)
+							})
+						}
+						if err != nil {
+							return fmt.Errorf("%s %s %s conns=%d: %v", mode, shape, sys, conns, err)
+						}
+						if used >= 0 {
+							used = serverCPU(workers[:conns]) - used
+						}
+						rate[sys] = float64(calls) / d.Seconds()
+						rates[sys] = append(rates[sys], rate[sys])
+						cpu[sys] = append(cpu[sys], used.Seconds()*1e6/float64(calls))
+					}
+					vsBare = append(vsBare, rate["chobo"]/rate["bare"])
+					vsFloor = append(vsFloor, rate["chobo"]/rate["floor"])
+					n := len(cpu["bare"]) - 1
+					cpuRatio = append(cpuRatio, cpu["bare"][n]/cpu["chobo"][n])
+				}
+				fmt.Printf("%-9s %-8s %5d %10.0f %10.0f %10.0f %12.2f %12.2f %10.1f %10.1f %9.2f\n", mode, shape, conns,
+					median(rates["chobo"]), median(rates["bare"]), median(rates["floor"]), median(vsBare), median(vsFloor),
+					median(cpu["chobo"]), median(cpu["bare"]), median(cpuRatio))
+			}
+		}
+	}
+	fmt.Println("(hold: one operation is a hold and its post, two calls)")
+	fmt.Println("(cpu: microseconds of CPU the connections' server processes spent per operation, from /proc;")
+	fmt.Println(" cpu b/c is bare's over chobo's, the ratio of rates a server short of CPU would reach whatever else runs on the machine)")
+	if stats {
+		return printStats(ctx, setup)
+	}
+	return nil
+}
+
+// grow fills the tables with rows of other tenants: on a table of a few
+// pages every plan is a scan, cheaper than it will ever be in use.
+func grow(ctx context.Context, c *pgx.Conn) error {
+	_, err := c.Exec(ctx, `insert into "bench".accounts (tenant, id, kind, args, unit, lower_bound)
+select 'other-' || (i % 50), "bench".chobo_id(array['account', 'bench', 'other', 'wallet', i::text]),
+       'wallet', array[i::text], 'pt', 0
+  from generate_series(1, 30000) i;
+insert into "bench".keys (tenant, kind, op, key, content, definition, result)
+select 'other-' || (i % 50), 'pay', 'do', array[md5(i::text)], '', '', 'done'
+  from generate_series(1, 30000) i;
+analyze "bench".accounts;
+analyze "bench".keys`)
+	if err != nil {
+		return fmt.Errorf("growing the tables: %v", err)
+	}
+	return nil
+}
+
+// openWorkers opens n connections, gives each worker's first wallet its
+// funds, and makes the rows every shape needs (the outside account's
+// shards come with its first call).
+func openWorkers(ctx context.Context, srv *pgtest.Server, setup *pgx.Conn, m *model.Model, n int) ([]*worker, error) {
+	grant := m.Transfer("grant").Operation("do").Statement
+	redeem := m.Transfer("redeem").Operation("do").Statement
+	pay := m.Transfer("pay").Operation("do").Statement
+	var ws []*worker
+	for i := 0; i < n; i++ {
+		c, err := srv.OpenConn(ctx)
+		if err != nil {
+			return nil, err
+		}
+		w := &worker{n: i, conn: c, a: fmt.Sprintf("a-%d", i), b: fmt.Sprintf("b-%d", i)}
+		ws = append(ws, w)
+		for _, call := range []struct {
+			sql  string
+			args []any
+		}{
+			{grant, []any{tenant, "g-" + w.a, w.a, int64(1) << 50}},
+			{pay, []any{tenant, "warm-pay-" + w.a, w.a, w.b, int64(1)}},
+			{redeem, []any{tenant, "warm-redeem-" + w.a, w.a, int64(1)}},
+		} {
+			var result string
+			var reason *string
+			if err := c.QueryRow(ctx, call.sql, call.args...).Scan(&result, &reason); err != nil || result != "done" {
+				return nil, fmt.Errorf("preparing worker %d: %v %v %v", i, result, reason, err)
+			}
+		}
+		for _, p := range []struct {
+			arg string
+			id  *string
+		}{{w.a, &w.aID}, {w.b, &w.bID}} {
+			if err := setup.QueryRow(ctx, `select id::text from "bench".accounts where tenant = $1 and kind = 'wallet' and args = array[$2]`, tenant, p.arg).Scan(p.id); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return ws, nil
+}
+
+// statements gives, per shape and system, the statements of one operation.
+func statements(m *model.Model, redeemedID string) map[string]map[string][]stmt {
+	key := func(op string) string {
+		return `with k as (
+  insert into "bench".keys (tenant, kind, op, key, content, definition, result)
+  values ($1, 'floor', '` + op + `', array[$5::text], '', '', 'done') on conflict do nothing returning 1)`
+	}
+	moveSQL := func(floor bool) string {
+		s, cond := "with", ""
+		if floor {
+			s, cond = key("do")+",", " and exists (select 1 from k)"
+		}
+		return s + ` f as (update "bench".accounts set posted = posted - $4::bigint
+   where tenant = $1 and id = $2::uuid and posted - held_out - $4::bigint >= 0` + cond + ` returning 1)
+update "bench".accounts set posted = posted + $4::bigint
+ where tenant = $1 and id = $3::uuid and exists (select 1 from f)`
+	}
+	outsideSQL := func(floor bool) string {
+		s, cond := "with", ""
+		if floor {
+			s, cond = key("do")+",", " and exists (select 1 from k)"
+		}
+		return s + ` f as (update "bench".accounts set posted = posted - $4::bigint
+   where tenant = $1 and id = $2::uuid and posted - held_out - $4::bigint >= 0` + cond + ` returning 1)
+update "bench".account_shards set posted = posted + $4::bigint
+ where tenant = $1 and id = $3::uuid and shard = $6::int and exists (select 1 from f)`
+	}
+	holdSQL := func(floor bool) string {
+		s, cond := "with", ""
+		if floor {
+			s, cond = key("hold")+",", " and exists (select 1 from k)"
+		}
+		return s + ` f as (update "bench".accounts set held_out = held_out + $4::bigint
+   where tenant = $1 and id = $2::uuid and posted - held_out - $4::bigint >= 0` + cond + ` returning 1)
+update "bench".accounts set held_in = held_in + $4::bigint
+ where tenant = $1 and id = $3::uuid and exists (select 1 from f)`
+	}
+	postSQL := func(floor bool) string {
+		// the post of the hold made just before: its rows always change
+		s, cond := "with", ""
+		if floor {
+			s, cond = key("post")+",", " and exists (select 1 from k)"
+		}
+		return s + ` f as (update "bench".accounts set posted = posted - $4::bigint, held_out = held_out - $4::bigint
+   where tenant = $1 and id = $2::uuid` + cond + ` returning 1)
+update "bench".accounts set posted = posted + $4::bigint, held_in = held_in - $4::bigint
+ where tenant = $1 and id = $3::uuid and exists (select 1 from f)`
+	}
+	two := func(w *worker, key string) [][]byte {
+		return [][]byte{[]byte(tenant), []byte(w.aID), []byte(w.bID), []byte("1"), []byte(key)}
+	}
+	out := func(w *worker, key string) [][]byte {
+		return [][]byte{[]byte(tenant), []byte(w.aID), []byte(redeemedID), []byte("1"), []byte(key), []byte(strconv.Itoa(w.n % 16))}
+	}
+	bare := func(f func(w *worker, key string) [][]byte) func(w *worker, key string) [][]byte {
+		// the bare statements have no key: its parameter is left out
+		return func(w *worker, key string) [][]byte {
+			p := f(w, key)
+			return append(p[:4:4], p[5:]...)
+		}
+	}
+	bareSQL := func(s string) string { return strings.ReplaceAll(s, "$6::int", "$5::int") }
+	chobo := func(sql string, args func(w *worker, key string) [][]byte) []stmt {
+		return []stmt{{sql: sql, params: args, chobo: true}}
+	}
+	return map[string]map[string][]stmt{
+		"move": {
+			"chobo": chobo(m.Transfer("pay").Operation("do").Statement, func(w *worker, key string) [][]byte {
+				return [][]byte{[]byte(tenant), []byte(key), []byte(w.a), []byte(w.b), []byte("1")}
+			}),
+			"bare":  {{sql: moveSQL(false), params: bare(two)}},
+			"floor": {{sql: moveSQL(true), params: two}},
+		},
+		"outside": {
+			"chobo": chobo(m.Transfer("redeem").Operation("do").Statement, func(w *worker, key string) [][]byte {
+				return [][]byte{[]byte(tenant), []byte(key), []byte(w.a), []byte("1")}
+			}),
+			"bare":  {{sql: bareSQL(outsideSQL(false)), params: bare(out)}},
+			"floor": {{sql: outsideSQL(true), params: out}},
+		},
+		"hold": {
+			"chobo": append(chobo(m.Transfer("spend").Operation("hold").Statement, func(w *worker, key string) [][]byte {
+				return [][]byte{[]byte(tenant), []byte(key), []byte(w.a), []byte(w.b), []byte("1")}
+			}), chobo(m.Transfer("spend").Operation("post").Statement, func(w *worker, key string) [][]byte {
+				return [][]byte{[]byte(tenant), []byte(key), nil}
+			})...),
+			"bare":  {{sql: holdSQL(false), params: bare(two)}, {sql: postSQL(false), params: bare(two)}},
+			"floor": {{sql: holdSQL(true), params: two}, {sql: postSQL(true), params: two}},
+		},
+	}
+}
+
+func stmtName(shape, sys string, j int) string { return fmt.Sprintf("%s_%s_%d", shape, sys, j) }
+
+// measure runs operations 0..calls-1 spread over the workers, each
+// worker a contiguous range, and returns the time until the last ends.
+func measure(ws []*worker, calls int, each func(w *worker, from, to int) error) (time.Duration, error) {
+	var wg sync.WaitGroup
+	errs := make([]error, len(ws))
+	start := time.Now()
+	for i, w := range ws {
+		from, to := calls*i/len(ws), calls*(i+1)/len(ws)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = each(w, from, to)
+		}()
+	}
+	wg.Wait()
+	return time.Since(start), errors.Join(errs...)
+}
+
+// serverCPU is the CPU time the server processes of ws have spent so
+// far (the scheduler's count, in nanoseconds), or -1 where it cannot be
+// read. Unlike the time a measure takes, it hardly moves when other
+// programs share the machine.
+func serverCPU(ws []*worker) time.Duration {
+	var sum time.Duration
+	for _, w := range ws {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/schedstat", w.conn.PgConn().PID()))
+		if err != nil {
+			return -1
+		}
+		f := strings.Fields(string(b))
+		if len(f) == 0 {
+			return -1
+		}
+		ns, err := strconv.ParseInt(f[0], 10, 64)
+		if err != nil {
+			return -1
+		}
+		sum += time.Duration(ns)
+	}
+	return sum
+}
+
+// single sends each statement of operations from..to-1 in a round trip
+// of its own.
+func single(ctx context.Context, w *worker, shape, sys string, ss []stmt, prefix string, from, to int) error {
+	pc := w.conn.PgConn()
+	for i := from; i < to; i++ {
+		key := fmt.Sprintf("%s-%d", prefix, i)
+		for j, s := range ss {
+			r := pc.ExecPrepared(ctx, stmtName(shape, sys, j), s.params(w, key), nil, nil).Read()
+			if err := answer(s, r); err != nil {
+				return fmt.Errorf("operation %d: %v", i, err)
+			}
+		}
+	}
+	return nil
+}
+
+// pipelined sends the statements of operations from..to-1 in pipeline
+// mode, a Sync after each (each its own transaction), batch statements
+// before it reads their answers.
+func pipelined(ctx context.Context, w *worker, shape, sys string, ss []stmt, prefix string, from, to, batch int) error {
+	p := w.conn.PgConn().StartPipeline(ctx)
+	per := max(1, batch/len(ss))
+	for i := from; i < to; i += per {
+		end := min(to, i+per)
+		var sent []stmt
+		for op := i; op < end; op++ {
+			key := fmt.Sprintf("%s-%d", prefix, op)
+			for j, s := range ss {
+				p.SendQueryPrepared(stmtName(shape, sys, j), s.params(w, key), nil, nil)
+				p.SendPipelineSync()
+				sent = append(sent, s)
+			}
+		}
+		if err := p.Flush(); err != nil {
+			return err
+		}
+		for n, s := range sent {
+			got, err := p.GetResults()
+			if err != nil {
+				return err
+			}
+			rr, ok := got.(*pgconn.ResultReader)
+			if !ok {
+				return fmt.Errorf("statement %d of a batch: got %T", n, got)
+			}
+			if err := answer(s, rr.Read()); err != nil {
+				return fmt.Errorf("operation %d: %v", i+n/len(ss), err)
+			}
+			if got, err = p.GetResults(); err != nil {
+				return err
+			}
+			if _, ok := got.(*pgconn.PipelineSync); !ok {
+				return fmt.Errorf("statement %d of a batch: got %T, want its sync", n, got)
+			}
+		}
+	}
+	return p.Close()
+}
+
+// answer checks that a statement did what it was sent for: a function
+// answered done, a bare statement changed its row.
+func answer(s stmt, r *pgconn.Result) error {
+	if r.Err != nil {
+		return r.Err
+	}
+	if s.chobo {
+		if len(r.Rows) != 1 || string(r.Rows[0][0]) != "done" {
+			return fmt.Errorf("the function answered %q", r.Rows)
+		}
+		return nil
+	}
+	if r.CommandTag.RowsAffected() != 1 {
+		return fmt.Errorf("the statement changed %d rows, want 1", r.CommandTag.RowsAffected())
+	}
+	return nil
+}
+
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	sort.Float64s(s)
+	if len(s) == 0 {
+		return 0
+	}
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// loadStats restarts the cluster with pg_stat_statements loaded, every
+// nested statement counted.
+func loadStats(ctx context.Context, srv *pgtest.Server) error {
+	c, err := srv.OpenConn(ctx)
+	if err != nil {
+		return err
+	}
+	_, err = c.Exec(ctx, `alter system set shared_preload_libraries = 'pg_stat_statements'`)
+	c.Close(ctx)
+	if err != nil {
+		return err
+	}
+	if err := srv.Restart(); err != nil {
+		return err
+	}
+	c, err = srv.OpenConn(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close(ctx)
+	// the setting is known only once the library is loaded
+	for _, s := range []string{`create extension pg_stat_statements`,
+		`alter system set pg_stat_statements.track = 'all'`, `select pg_reload_conf()`} {
+		if _, err := c.Exec(ctx, s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func printStats(ctx context.Context, c *pgx.Conn) error {
+	rows, err := c.Query(ctx, `select calls, round(total_exec_time::numeric, 0), round((total_exec_time / calls * 1000)::numeric, 1),
+       regexp_replace(left(query, 150), '\s+', ' ', 'g')
+  from pg_stat_statements where calls > 100 order by total_exec_time desc limit 25`)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	fmt.Printf("\n%9s %9s %8s  %s\n", "calls", "total ms", "us/call", "statement")
+	for rows.Next() {
+		var calls int64
+		var total, per float64
+		var q string
+		if err := rows.Scan(&calls, &total, &per, &q); err != nil {
+			return err
+		}
+		fmt.Printf("%9d %9.0f %8.1f  %s\n", calls, total, per, q)
+	}
+	return rows.Err()
+}
