@@ -50,11 +50,14 @@ type clientLanguage struct {
 	// runs but on the model of TigerBeetle, which sees every request
 	// itself.
 	record string
+	// bulk says the driver answers the bulk request through its client's
+	// bulk call, so that every scenario also runs through it.
+	bulk bool
 }
 
 // clientLanguages are the languages the conformance tests drive.
 var clientLanguages = []clientLanguage{
-	{name: "go", setup: goSetup, build: buildGoDrivers, viaWire: true, record: "CHOBO_DRIVER_RECORD"},
+	{name: "go", setup: goSetup, build: buildGoDrivers, viaWire: true, record: "CHOBO_DRIVER_RECORD", bulk: true},
 	{name: "typescript", setup: tsSetup, build: buildTSDrivers, record: "CHOBO_DRIVER_RECORD"},
 	{name: "python", setup: pySetup, build: buildPyDrivers, record: "CHOBO_DRIVER_RECORD"},
 }
