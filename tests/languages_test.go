@@ -59,7 +59,7 @@ type clientLanguage struct {
 var clientLanguages = []clientLanguage{
 	{name: "go", setup: goSetup, build: buildGoDrivers, viaWire: true, record: "CHOBO_DRIVER_RECORD", bulk: true},
 	{name: "typescript", setup: tsSetup, build: buildTSDrivers, record: "CHOBO_DRIVER_RECORD"},
-	{name: "python", setup: pySetup, build: buildPyDrivers, record: "CHOBO_DRIVER_RECORD"},
+	{name: "python", setup: pySetup, build: buildPyDrivers, record: "CHOBO_DRIVER_RECORD", bulk: true},
 }
 
 // caseClient is the client of one case for one target.

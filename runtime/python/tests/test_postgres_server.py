@@ -136,14 +136,14 @@ class RealPostgresTest(unittest.TestCase):
 
     # The calls and statuses of the story, with a call the function rejects
     # in the middle, as one bulk: each answered as it was alone.
-    def bulk_story(self, b: PostgresBook | AsyncPostgresBook) -> tuple[list[PgCall], list[object]]:
+    def bulk_story(self, b: PostgresBook | AsyncPostgresBook, bad: bool = True) -> tuple[list[PgCall], list[object]]:
         calls, want = [], []
         for name, (where, statement, values), answer in STORY:
             if name == "balance":
                 continue
             calls.append(b.make_call(where, statement, lambda v=values: v, name == "status"))  # type: ignore[misc]
             want.append(answer)
-            if len(calls) == 5:
+            if bad and len(calls) == 5:
                 calls.append(b.make_call("restock.do", RESTOCK, lambda: ["d2", "A", None]))
                 want.append("CHOBO_BAD_CALL")
         return calls, want
@@ -160,23 +160,27 @@ class RealPostgresTest(unittest.TestCase):
     def test_bulk_psycopg(self) -> None:
         import psycopg
 
-        with psycopg.connect(DSN, autocommit=True) as conn:
-            b = PostgresBook(conn, tenant())
-            calls, want = self.bulk_story(b)
-            before = pipelined()
-            self.check_bulk(b.bulk(calls), want)
-            self.assertEqual(pipelined() - before, len(calls), "the calls did not go in a pipeline")
+        # Without a failure the pipeline answers every call; with one, the
+        # server undoes them all and they go again one by one.
+        for bad in (False, True):
+            with psycopg.connect(DSN, autocommit=True) as conn:
+                b = PostgresBook(conn, tenant())
+                calls, want = self.bulk_story(b, bad)
+                before = pipelined()
+                self.check_bulk(b.bulk(calls), want)
+                self.assertEqual(pipelined() - before, len(calls), "the calls did not go in a pipeline")
 
     def test_bulk_psycopg_async(self) -> None:
         import psycopg
 
         async def run() -> None:
-            async with await psycopg.AsyncConnection.connect(DSN, autocommit=True) as conn:
-                b = AsyncPostgresBook(conn, tenant())
-                calls, want = self.bulk_story(b)
-                before = pipelined()
-                self.check_bulk(await b.bulk(calls), want)
-                self.assertEqual(pipelined() - before, len(calls), "the calls did not go in a pipeline")
+            for bad in (False, True):
+                async with await psycopg.AsyncConnection.connect(DSN, autocommit=True) as conn:
+                    b = AsyncPostgresBook(conn, tenant())
+                    calls, want = self.bulk_story(b, bad)
+                    before = pipelined()
+                    self.check_bulk(await b.bulk(calls), want)
+                    self.assertEqual(pipelined() - before, len(calls), "the calls did not go in a pipeline")
 
         asyncio.run(run())
 

@@ -339,8 +339,8 @@ def _pg_answer_of(c: PgCall, row: object) -> PgAnswer:
 def _pg_pipelines(conn: object) -> bool:
     """Whether a bulk over conn goes in pipelines: psycopg 3 (which has
     them), in autocommit mode, outside a transaction. Inside the caller's
-    transaction the calls go one by one, so that they are retried only as
-    a single call is; psycopg2 has no pipeline."""
+    transaction the calls go one by one, so that a failure is the caller's
+    to handle, as a single call's is; psycopg2 has no pipeline."""
     if getattr(conn, "autocommit", None) is not True or not callable(getattr(conn, "pipeline", None)):
         return False
     status = getattr(getattr(conn, "info", None), "transaction_status", None)
@@ -453,11 +453,12 @@ class PostgresBook(_PgBase):
     def bulk(self, calls: Sequence[PgCall]) -> list[PgAnswer]:
         """Sends many calls and answers each, in order, as it would be
         answered alone. Over psycopg 3 in autocommit mode the calls go in
-        pipelines, a Sync after each so that each is its own transaction;
-        a call that failed there wrote nothing and is sent again alone,
-        where a retryable failure is retried and any other is its answer
-        (so it is applied after the calls that followed it). Elsewhere
-        (psycopg2, the caller's transaction) they go one by one."""
+        one pipeline (PIPELINE_MAX calls at most), which the server runs as
+        one transaction: when every call succeeds they commit together,
+        each answered from its row; when one fails, the server undoes them
+        all, and they go again one by one, each its own transaction, with
+        the retries and errors of a single call. Elsewhere (psycopg2, the
+        caller's transaction) they go one by one."""
         out: list[PgAnswer] = [c.error for c in calls]
         send = [i for i, c in enumerate(calls) if c.error is None]
         alone = send
@@ -465,57 +466,39 @@ class PostgresBook(_PgBase):
             alone = []
             for part in _pg_chunks(send):
                 rows = self._pipeline([calls[i] for i in part])
+                if rows is None:
+                    alone.extend(part)
+                    continue
                 for i, row in zip(part, rows):
-                    if row is None:
-                        alone.append(i)
-                    else:
-                        out[i] = _pg_answer_of(calls[i], row)
+                    out[i] = _pg_answer_of(calls[i], row)
         for i in alone:
             out[i] = self._one(calls[i])
         return out
 
-    def _pipeline(self, calls: list[PgCall]) -> list[object]:
+    def _pipeline(self, calls: list[PgCall]) -> list[object] | None:
         """Sends calls in one pipeline and answers the row each fetched, or
-        None for a call that failed or was not sent. psycopg's pipeline puts
-        every statement up to a Sync in one transaction and its public
-        sync() waits for the answers, so a Sync goes after each call
-        through the pipeline's _enqueue_sync; a psycopg without it sends
-        nothing here and the calls go alone."""
+        None when one failed: psycopg sends no Sync between them, so the
+        server ran them in one transaction and undid every one of them."""
         conn = cast(Any, self._conn)
-        rows: list[object] = [None] * len(calls)
         curs: list[Any] = []
+        _pg_count_pipelined(len(calls))
         try:
-            with conn.pipeline() as p:
-                sync = getattr(p, "_enqueue_sync", None)
-                if not callable(sync):
-                    return rows
+            with conn.pipeline():
                 for c in calls:
                     cur = conn.cursor()
                     curs.append(cur)
-                    try:
-                        cur.execute(c.statement, c.params)
-                    except Exception:
-                        pass  # an earlier call's failure, raised as its answer came in
-                    sync()
-                try:
-                    p.sync()
-                except Exception:
-                    pass  # a failed call has no row, and goes again alone
+                    # Not prepared: a statement prepared in a pipeline that
+                    # fails is not there afterwards, though psycopg counts it.
+                    cur.execute(c.statement, c.params, prepare=False)
+            return [cur.fetchone() for cur in curs]
         except Exception:
-            pass  # the connection failed: the calls without a row go alone, and say so
-        if len(curs) > 1:
-            _pg_count_pipelined(len(curs))
-        for k, cur in enumerate(curs):
-            try:
-                rows[k] = cur.fetchone()
-            except Exception:
-                rows[k] = None
-            finally:
+            return None
+        finally:
+            for cur in curs:
                 try:
                     cur.close()
                 except Exception:
                     pass
-        return rows
 
 
 class AsyncPostgresBook(_PgBase):
@@ -590,49 +573,34 @@ class AsyncPostgresBook(_PgBase):
             alone = []
             for part in _pg_chunks(send):
                 rows = await self._pipeline([calls[i] for i in part])
+                if rows is None:
+                    alone.extend(part)
+                    continue
                 for i, row in zip(part, rows):
-                    if row is None:
-                        alone.append(i)
-                    else:
-                        out[i] = _pg_answer_of(calls[i], row)
+                    out[i] = _pg_answer_of(calls[i], row)
         for i in alone:
             out[i] = await self._one(calls[i])
         return out
 
-    async def _pipeline(self, calls: list[PgCall]) -> list[object]:
+    async def _pipeline(self, calls: list[PgCall]) -> list[object] | None:
         """PostgresBook._pipeline over an AsyncConnection."""
         conn = cast(Any, self._conn)
-        rows: list[object] = [None] * len(calls)
         curs: list[Any] = []
+        _pg_count_pipelined(len(calls))
         try:
-            async with conn.pipeline() as p:
-                sync = getattr(p, "_enqueue_sync", None)
-                if not callable(sync):
-                    return rows
+            async with conn.pipeline():
                 for c in calls:
                     cur = conn.cursor()
                     curs.append(cur)
-                    try:
-                        await cur.execute(c.statement, c.params)
-                    except Exception:
-                        pass  # an earlier call's failure, raised as its answer came in
-                    sync()
-                try:
-                    await p.sync()
-                except Exception:
-                    pass  # a failed call has no row, and goes again alone
+                    # Not prepared: a statement prepared in a pipeline that
+                    # fails is not there afterwards, though psycopg counts it.
+                    await cur.execute(c.statement, c.params, prepare=False)
+            return [await cur.fetchone() for cur in curs]
         except Exception:
-            pass  # the connection failed: the calls without a row go alone, and say so
-        if len(curs) > 1:
-            _pg_count_pipelined(len(curs))
-        for k, cur in enumerate(curs):
-            try:
-                rows[k] = await cur.fetchone()
-            except Exception:
-                rows[k] = None
-            finally:
+            return None
+        finally:
+            for cur in curs:
                 try:
                     await cur.close()
                 except Exception:
                     pass
-        return rows
