@@ -215,14 +215,14 @@ func TestClientConformance(t *testing.T) {
 			driversOf(t, tg) // skips here, before a server starts, when the language is not set up
 			d := startPostgres(t, books)
 			var procs []*conformance.Process
-			jobs := jobsOf(books, tg, lang.bulk, func(l loaded) conformance.Backend {
+			jobs := jobsOf(books, tg, lang.bulkOn("postgres"), func(l loaded) conformance.Backend {
 				p := startPostgresClient(t, tg, d, l)
 				procs = append(procs, p)
 				return p
 			})
 			st := conformance.RunAll(t, jobs)
 			checkEntries(t, d.admin, books)
-			if !lang.bulk {
+			if !lang.bulkOn("postgres") {
 				fmt.Printf("SKIP: the %s driver takes no bulk request\n", tg)
 				t.Logf("%d scenarios of %d books on PostgreSQL through the %s clients, each driven as a process (%d with together, %d run again)", st.Total, len(books), tg, st.Together, st.Again)
 				return

@@ -79,7 +79,7 @@ func runTigerBeetle(t *testing.T, tg string, books []loaded, on tbTarget) {
 	_, lang := languageOf(t, tg)
 	var jobs, bulkJobs []conformance.Job
 	var procs []*conformance.Process
-	bulk := on.bulk && lang.bulk
+	bulk := on.bulk && lang.bulkOn("tigerbeetle")
 	counts := map[string]int{}
 	records := map[*conformance.Loaded]string{}
 	for _, l := range books {
