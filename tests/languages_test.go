@@ -63,7 +63,7 @@ func (l clientLanguage) bulkOn(backend string) bool { return slices.Contains(l.b
 // clientLanguages are the languages the conformance tests drive.
 var clientLanguages = []clientLanguage{
 	{name: "go", setup: goSetup, build: buildGoDrivers, viaWire: true, record: "CHOBO_DRIVER_RECORD", bulk: []string{"postgres", "tigerbeetle"}},
-	{name: "typescript", setup: tsSetup, build: buildTSDrivers, record: "CHOBO_DRIVER_RECORD", bulk: []string{"postgres"}},
+	{name: "typescript", setup: tsSetup, build: buildTSDrivers, record: "CHOBO_DRIVER_RECORD", bulk: []string{"postgres", "tigerbeetle"}},
 	{name: "python", setup: pySetup, build: buildPyDrivers, record: "CHOBO_DRIVER_RECORD", bulk: []string{"postgres", "tigerbeetle"}},
 }
 

@@ -26,9 +26,9 @@ type API struct {
 	Expire string `json:"expire"`
 	// Bulk is the member that sends many calls at once, and CallSuffix
 	// what a method's name takes to make the twin that makes one call of
-	// it (doCall, holdCall, …); both "" where there is no bulk call.
-	Bulk       string        `json:"bulk,omitempty"`
-	CallSuffix string        `json:"call_suffix,omitempty"`
+	// it (doCall, holdCall, …).
+	Bulk       string        `json:"bulk"`
+	CallSuffix string        `json:"call_suffix"`
 	Transfers  []APITransfer `json:"transfers"`
 	Accounts   []APIAccount  `json:"accounts"`
 }
@@ -79,7 +79,7 @@ func Describe(m *model.Model) *API {
 		Book: BookType, Reason: ReasonType, Result: ResultType,
 		Balance: Balance, Expire: Expire, Bulk: Bulk, CallSuffix: CallSuffix, Transfers: []APITransfer{}, Accounts: []APIAccount{}}
 	if m.Backend == model.TigerBeetle {
-		out.Constructor, out.Expire, out.Bulk, out.CallSuffix = TigerBeetleConstructor, "", "", ""
+		out.Constructor, out.Expire = TigerBeetleConstructor, ""
 	}
 	for _, t := range m.Transfers {
 		n := names.Transfers[t.Name]

@@ -29,7 +29,7 @@ const (
 	BookType = "Book"
 	Balance  = "balance"
 	Expire   = "expire"
-	// Bulk is the member that sends many calls at once (PostgreSQL); each
+	// Bulk is the member that sends many calls at once; each
 	// method of a transfer has a twin, its name and CallSuffix, that makes
 	// one call of it without sending it.
 	Bulk       = "bulk"
