@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -50,13 +51,20 @@ type clientLanguage struct {
 	// runs but on the model of TigerBeetle, which sees every request
 	// itself.
 	record string
+	// bulk names the backends on which the driver answers the bulk
+	// request through its client's bulk call, so that every scenario also
+	// runs through it there.
+	bulk []string
 }
+
+// bulkOn says whether the language's driver takes bulk requests on the backend.
+func (l clientLanguage) bulkOn(backend string) bool { return slices.Contains(l.bulk, backend) }
 
 // clientLanguages are the languages the conformance tests drive.
 var clientLanguages = []clientLanguage{
-	{name: "go", setup: goSetup, build: buildGoDrivers, viaWire: true, record: "CHOBO_DRIVER_RECORD"},
-	{name: "typescript", setup: tsSetup, build: buildTSDrivers, record: "CHOBO_DRIVER_RECORD"},
-	{name: "python", setup: pySetup, build: buildPyDrivers, record: "CHOBO_DRIVER_RECORD"},
+	{name: "go", setup: goSetup, build: buildGoDrivers, viaWire: true, record: "CHOBO_DRIVER_RECORD", bulk: []string{"postgres", "tigerbeetle"}},
+	{name: "typescript", setup: tsSetup, build: buildTSDrivers, record: "CHOBO_DRIVER_RECORD", bulk: []string{"postgres", "tigerbeetle"}},
+	{name: "python", setup: pySetup, build: buildPyDrivers, record: "CHOBO_DRIVER_RECORD", bulk: []string{"postgres", "tigerbeetle"}},
 }
 
 // caseClient is the client of one case for one target.

@@ -635,3 +635,112 @@ func expiryRound(t *testing.T, pool *pgxpool.Pool, b *book.Book, tenant string) 
 	wantEntriesBalance(t, pool, b)
 	return racing, counts
 }
+
+// TestBulkLosesItsConnection: a bulk's pipeline is out, stuck on a
+// locked account, when its session is ended. On a *pgx.Conn every call of
+// it is of unknown outcome (it may have committed), and a bulk on the
+// connection afterwards was never sent; over a pool that sends lost calls
+// again, each goes again alone on a new connection and its answer says
+// it was sent again. Either way the holds are made once.
+func TestBulkLosesItsConnection(t *testing.T) {
+	srv, pool, b := faultBook(t)
+	ctx := context.Background()
+	holds := []sr.ReserveStockArgs{{Order: "o-1", Sku: "s", Qty: 3}, {Order: "o-2", Sku: "s", Qty: 2}}
+	calls := func(c *sr.Book) []sr.Call {
+		var out []sr.Call
+		for _, h := range holds {
+			out = append(out, c.ReserveStock.HoldCall(h))
+		}
+		return out
+	}
+	// lockShelf restocks the tenant's shelf and locks its row until the
+	// returned function is called.
+	lockShelf := func(t *testing.T, tenant string) func() {
+		t.Helper()
+		r, err := sr.Postgres(pool, tenant).Restock.Do(ctx, sr.RestockArgs{Delivery: "d-1", Sku: "s", Qty: 10})
+		wantAnswer(t, "restock", r, err, sr.Done)
+		locker, err := pool.Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := locker.Exec(ctx, `select 1 from "stock_reservation".accounts where tenant = $1 and kind = 'shelf' for update`, tenant); err != nil {
+			t.Fatal(err)
+		}
+		return func() { _ = locker.Rollback(ctx) }
+	}
+	inBulk := func(c *sr.Book) <-chan []sr.Answer {
+		ch := make(chan []sr.Answer, 1)
+		go func() { ch <- c.Bulk(ctx, calls(c)...) }()
+		return ch
+	}
+	awaitBulk := func(t *testing.T, ch <-chan []sr.Answer) []sr.Answer {
+		t.Helper()
+		select {
+		case a := <-ch:
+			return a
+		case <-time.After(faultTimeout):
+			t.Fatalf("the bulk did not come back in %v", faultTimeout)
+			return nil
+		}
+	}
+
+	t.Run("on one connection", func(t *testing.T) {
+		tenant := "bulk-conn"
+		release := lockShelf(t, tenant)
+		defer release()
+		victim, err := srv.OpenConn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer victim.Close(ctx)
+		c := sr.Postgres(victim, tenant)
+		ch := inBulk(c)
+		waitForLock(t, pool, victim.PgConn().PID())
+		terminate(t, pool, victim.PgConn().PID())
+		for i, a := range awaitBulk(t, ch) {
+			if !errors.Is(a.Err, chobopg.ErrOutcomeUnknown) {
+				t.Errorf("call %d of the killed bulk: %+v, %v; want an error marked ErrOutcomeUnknown", i, a.Result, a.Err)
+			}
+		}
+		for i, a := range c.Bulk(ctx, calls(c)...) {
+			if !errors.Is(a.Err, chobopg.ErrNotSent) {
+				t.Errorf("call %d of a bulk on the closed connection: %+v, %v; want an error marked ErrNotSent", i, a.Result, a.Err)
+			}
+		}
+		release()
+		again := sr.Postgres(pool, tenant)
+		for i, a := range again.Bulk(ctx, calls(again)...) {
+			wantAnswer(t, fmt.Sprintf("call %d sent again", i), a.Result, a.Err, sr.Done)
+		}
+		wantBalances(t, again, "s", sr.Balance{Posted: 10, HeldOut: 5}, sr.Balance{HeldIn: 5})
+		wantEntriesBalance(t, pool, b)
+	})
+
+	t.Run("over a pool that sends lost calls again", func(t *testing.T) {
+		tenant := "bulk-pool"
+		release := lockShelf(t, tenant)
+		defer release()
+		one := srv.Pool(t, 1)
+		pc, err := one.Acquire(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pid := pc.Conn().PgConn().PID()
+		pc.Release()
+		c := sr.Postgres(one, tenant, chobopg.Resend(faultTimeout/2))
+		ch := inBulk(c)
+		waitForLock(t, pool, pid)
+		terminate(t, pool, pid)
+		// The calls go again on a new connection and wait for the lock.
+		time.Sleep(100 * time.Millisecond)
+		release()
+		for i, a := range awaitBulk(t, ch) {
+			wantAnswer(t, fmt.Sprintf("call %d of the bulk", i), a.Result, a.Err, sr.Done)
+			if !a.Result.Resent {
+				t.Errorf("call %d was sent again after its connection was lost, and its answer does not say so", i)
+			}
+		}
+		wantBalances(t, c, "s", sr.Balance{Posted: 10, HeldOut: 5}, sr.Balance{HeldIn: 5})
+		wantEntriesBalance(t, pool, b)
+	})
+}

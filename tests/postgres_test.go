@@ -91,15 +91,45 @@ func sameOutcomes(a, b []scenario.Outcome) bool {
 // tenant of its own, and compares with the interpreter.
 func runAll(t *testing.T, books []loaded, pair string, backend func(loaded) conformance.Backend) conformance.Stats {
 	t.Helper()
+	return conformance.RunAll(t, jobsOf(books, pair, false, backend))
+}
+
+// jobsOf is every scenario of every book on its backend, and with bulk
+// every scenario again, on the same backend under other tenants, through
+// the client's bulk call.
+func jobsOf(books []loaded, pair string, bulk bool, backend func(loaded) conformance.Backend) []conformance.Job {
 	var jobs []conformance.Job
 	for _, l := range books {
+		be := backend(l)
 		n := len(jobs)
-		for _, j := range l.Jobs(l.path, backend(l), func(i int) string { return fmt.Sprintf("s%d", n+i) }) {
+		singles := l.Jobs(l.path, be, func(i int) string { return fmt.Sprintf("s%d", n+i) })
+		for _, j := range singles {
 			j.Pair = pair
 			jobs = append(jobs, j)
 		}
+		if bulk {
+			for _, j := range l.Jobs(l.path, be, func(i int) string { return fmt.Sprintf("b%d", n+i) }) {
+				j.Pair, j.Bulk = pair+" bulk", true
+				jobs = append(jobs, j)
+			}
+		}
 	}
-	return conformance.RunAll(t, jobs)
+	return jobs
+}
+
+// bulkCounts adds up what the drivers say of their bulk calls, and fails
+// t when no bulk carried more than one call: the bulk path went untried.
+func bulkCounts(t *testing.T, ps []*conformance.Process) conformance.BulkCount {
+	t.Helper()
+	var c conformance.BulkCount
+	for _, p := range ps {
+		b := p.Bulks()
+		c.Bulks, c.Calls = c.Bulks+b.Bulks, c.Calls+b.Calls
+	}
+	if c.Bulks == 0 {
+		t.Errorf("no bulk call carried more than one call")
+	}
+	return c
 }
 
 // pgDeployment is a cluster set up as docs/targets.md deploys books
@@ -180,14 +210,26 @@ func TestPostgresConformance(t *testing.T) {
 func TestClientConformance(t *testing.T) {
 	for _, tg := range targetsOn("postgres") {
 		t.Run(tg, func(t *testing.T) {
+			_, lang := languageOf(t, tg)
 			books := clientCases(t, tg)
 			driversOf(t, tg) // skips here, before a server starts, when the language is not set up
 			d := startPostgres(t, books)
-			st := runAll(t, books, tg, func(l loaded) conformance.Backend {
-				return startPostgresClient(t, tg, d, l)
+			var procs []*conformance.Process
+			jobs := jobsOf(books, tg, lang.bulkOn("postgres"), func(l loaded) conformance.Backend {
+				p := startPostgresClient(t, tg, d, l)
+				procs = append(procs, p)
+				return p
 			})
+			st := conformance.RunAll(t, jobs)
 			checkEntries(t, d.admin, books)
-			t.Logf("%d scenarios of %d books on PostgreSQL through the %s clients, each driven as a process (%d with together, %d run again)", st.Total, len(books), tg, st.Together, st.Again)
+			if !lang.bulkOn("postgres") {
+				fmt.Printf("SKIP: the %s driver takes no bulk request\n", tg)
+				t.Logf("%d scenarios of %d books on PostgreSQL through the %s clients, each driven as a process (%d with together, %d run again)", st.Total, len(books), tg, st.Together, st.Again)
+				return
+			}
+			c := bulkCounts(t, procs)
+			t.Logf("%d scenarios of %d books on PostgreSQL through the %s clients, each driven as a process, half of them through the bulk call (%d with together, %d run again); %d bulk calls carried %d calls",
+				st.Total, len(books), tg, st.Together, st.Again, c.Bulks, c.Calls)
 		})
 	}
 }

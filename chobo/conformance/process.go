@@ -78,6 +78,7 @@ type Process struct {
 	writeMu sync.Mutex // one line at a time on stdin
 
 	mu      sync.Mutex
+	bulks   BulkCount
 	nextID  int64
 	pending map[int64]chan protocol.Response
 	broken  *DriverError  // set once, when the driver broke
@@ -206,6 +207,66 @@ func (p *Process) Call(ctx context.Context, c interp.Call, tenant string) (inter
 		return r, p.fail(fmt.Sprintf("a refusal without a reason: %s", p.show(res)))
 	}
 	return r, nil
+}
+
+// BulkCount counts the bulk calls that carried more than one call, and
+// the calls they carried.
+type BulkCount struct{ Bulks, Calls int }
+
+// Bulks says how many bulk calls of more than one call went through the
+// driver, and how many calls they carried.
+func (p *Process) Bulks() BulkCount {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.bulks
+}
+
+// CallBulk implements BulkCaller: the calls go in one bulk request, which
+// the driver sends through its client's bulk call.
+func (p *Process) CallBulk(ctx context.Context, calls []interp.Call, tenant string) ([]interp.Result, []error, error) {
+	req := protocol.Request{Op: protocol.Bulk, Tenant: tenant}
+	for _, c := range calls {
+		one := callRequest(c, tenant)
+		req.Calls = append(req.Calls, protocol.BulkCall{Transfer: one.Transfer, Operation: one.Operation, Args: one.Args})
+	}
+	if len(calls) > 1 {
+		p.mu.Lock()
+		p.bulks.Bulks++
+		p.bulks.Calls += len(calls)
+		p.mu.Unlock()
+	}
+	res, err := p.ask(ctx, req)
+	if err != nil {
+		return nil, nil, err
+	}
+	if res.Error != "" {
+		// The whole bulk failed: every call with it.
+		errs := make([]error, len(calls))
+		for i := range errs {
+			errs[i] = errors.New(res.Error)
+		}
+		return make([]interp.Result, len(calls)), errs, nil
+	}
+	if len(res.Answers) != len(calls) {
+		return nil, nil, p.fail(fmt.Sprintf("%d answers to a bulk of %d calls: %s", len(res.Answers), len(calls), p.show(res)))
+	}
+	out := make([]interp.Result, len(calls))
+	errs := make([]error, len(calls))
+	for i, a := range res.Answers {
+		if a.Error != "" {
+			errs[i] = errors.New(a.Error)
+			continue
+		}
+		o, ok := interp.ParseOutcome(a.Outcome)
+		out[i] = interp.Result{Outcome: o, Reason: a.Reason}
+		switch {
+		case !ok:
+			return nil, nil, p.fail(fmt.Sprintf(`answer %d of a bulk has no "outcome" of done, done_before or refused, nor an "error": %s`, i, p.show(res)))
+		case o == interp.Refused && a.Reason == "":
+			return nil, nil, p.fail(fmt.Sprintf("answer %d of a bulk is a refusal without a reason: %s", i, p.show(res)))
+		}
+	}
+	return out, errs, nil
 }
 
 // Status asks where the hold named by a call's key stands: held, posted,

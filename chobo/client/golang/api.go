@@ -20,10 +20,11 @@ type API struct {
 	// Expire gives back holds past their deadline: PostgreSQL only, as
 	// TigerBeetle does that itself.
 	Expire string `json:"expire,omitempty"`
-	// Bulk is the method of a TigerBeetle client that sends many calls in
-	// as few requests as they fit; each method of a transfer has a twin,
-	// its name and CallSuffix, that makes one call of it. Gather is the
-	// method that makes calls at the same time share requests.
+	// Bulk is the method that sends many calls at once (in as few
+	// requests as they fit on TigerBeetle, in one pipeline on
+	// PostgreSQL); each method of a transfer has a twin, its name and
+	// CallSuffix, that makes one call of it. Gather, TigerBeetle only, is
+	// the method that makes calls at the same time share requests.
 	Bulk       string        `json:"bulk,omitempty"`
 	CallSuffix string        `json:"call_suffix,omitempty"`
 	Gather     string        `json:"gather,omitempty"`
@@ -81,7 +82,7 @@ func Describe(m *model.Model) *API {
 	if m.Backend == model.TigerBeetle {
 		out.Constructor, out.Bulk, out.CallSuffix, out.Gather = TigerBeetleConstructor, "Bulk", "Call", "Gather"
 	} else {
-		out.Constructor, out.Expire = PostgresConstructor, "Expire"
+		out.Constructor, out.Expire, out.Bulk, out.CallSuffix = PostgresConstructor, "Expire", "Bulk", "Call"
 	}
 	names := Naming(m)
 	out.Transfers, out.Accounts = []APITransfer{}, []APIAccount{}

@@ -28,9 +28,14 @@ type API struct {
 	AsyncBalances string `json:"async_balances"`
 	// Expire is the method that gives back holds past their deadline; ""
 	// on TigerBeetle, which does that itself.
-	Expire    string        `json:"expire"`
-	Transfers []APITransfer `json:"transfers"`
-	Accounts  []APIAccount  `json:"accounts"`
+	Expire string `json:"expire"`
+	// Bulk is the method of both books that sends many calls at once;
+	// each method of a transfer has a twin, its name and CallSuffix
+	// (do_call, hold_call, …), that makes one call of it for Bulk.
+	Bulk       string        `json:"bulk"`
+	CallSuffix string        `json:"call_suffix"`
+	Transfers  []APITransfer `json:"transfers"`
+	Accounts   []APIAccount  `json:"accounts"`
 }
 
 // APITransfer is the member of the book value for one transfer kind, the
@@ -74,6 +79,7 @@ func Describe(m *model.Model) *API {
 	out := &API{File: FileName(m.Book), Constructor: PostgresConstructor, AsyncConstructor: PostgresAsyncConstructor,
 		Book: BookClass, AsyncBook: AsyncBookClass, Reason: ReasonType, Result: ResultType,
 		Balance: Balance, Balances: BalancesClass, AsyncBalances: AsyncBalancesClass, Expire: Expire,
+		Bulk: Bulk, CallSuffix: CallSuffix,
 		Transfers: []APITransfer{}, Accounts: []APIAccount{}}
 	if m.Backend == model.TigerBeetle {
 		out.Constructor, out.AsyncConstructor, out.Expire = TigerBeetleConstructor, TigerBeetleAsyncConstructor, ""

@@ -53,6 +53,11 @@ const (
 	ResultType         = "Result" // the runtime's
 	Balance            = "balance"
 	Expire             = "expire"
+	// Bulk is the book's method that sends many calls at once; each
+	// method of a transfer has a twin, its name and CallSuffix, that makes
+	// one call of it without sending it.
+	Bulk       = "bulk"
+	CallSuffix = "_call"
 	// asyncPrefix starts the name of each class of the asyncio book.
 	asyncPrefix = "Async"
 )
@@ -297,7 +302,7 @@ func naming(m *model.Model, reserved []string) (Names, []model.Collision) {
 	top := newScope(append(append([]string{BookClass, AsyncBookClass, BalancesClass, AsyncBalancesClass, ReasonType,
 		PostgresConstructor, PostgresAsyncConstructor, TigerBeetleConstructor, TigerBeetleAsyncConstructor}, functions...),
 		slices.Concat(reserved, builtins)...))
-	members := newScope(append([]string{Balance, Expire}, private...))
+	members := newScope(append([]string{Balance, Expire, Bulk}, private...))
 	accounts := newScope(slices.Concat(private, annotated))
 	var scopes []*scope
 	keywordsOf := func(of, kind string, ps []model.Param) map[string]string {

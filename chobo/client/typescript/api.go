@@ -23,9 +23,14 @@ type API struct {
 	Balance     string `json:"balance"`
 	// Expire is the member that gives back holds past their deadline; ""
 	// on TigerBeetle, which does that itself.
-	Expire    string        `json:"expire"`
-	Transfers []APITransfer `json:"transfers"`
-	Accounts  []APIAccount  `json:"accounts"`
+	Expire string `json:"expire"`
+	// Bulk is the member that sends many calls at once, and CallSuffix
+	// what a method's name takes to make the twin that makes one call of
+	// it (doCall, holdCall, …).
+	Bulk       string        `json:"bulk"`
+	CallSuffix string        `json:"call_suffix"`
+	Transfers  []APITransfer `json:"transfers"`
+	Accounts   []APIAccount  `json:"accounts"`
 }
 
 // APITransfer is the member of the book value for one transfer kind: its
@@ -72,7 +77,7 @@ func Describe(m *model.Model) *API {
 	names := ClientNames(m)
 	out := &API{File: FileName(m.Book), Constructor: PostgresConstructor,
 		Book: BookType, Reason: ReasonType, Result: ResultType,
-		Balance: Balance, Expire: Expire, Transfers: []APITransfer{}, Accounts: []APIAccount{}}
+		Balance: Balance, Expire: Expire, Bulk: Bulk, CallSuffix: CallSuffix, Transfers: []APITransfer{}, Accounts: []APIAccount{}}
 	if m.Backend == model.TigerBeetle {
 		out.Constructor, out.Expire = TigerBeetleConstructor, ""
 	}

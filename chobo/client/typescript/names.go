@@ -26,9 +26,14 @@ const (
 // readers and the expire of the PostgreSQL one, the union of reasons and
 // the result type.
 const (
-	BookType   = "Book"
-	Balance    = "balance"
-	Expire     = "expire"
+	BookType = "Book"
+	Balance  = "balance"
+	Expire   = "expire"
+	// Bulk is the member that sends many calls at once; each
+	// method of a transfer has a twin, its name and CallSuffix, that makes
+	// one call of it without sending it.
+	Bulk       = "bulk"
+	CallSuffix = "Call"
 	ReasonType = "Reason"
 	ResultType = "Result"
 )
@@ -65,7 +70,7 @@ func Naming(m *model.Model, reserved []string) Names {
 	types.Reserve(BookType, ReasonType, ResultType)
 	types.Reserve(reserved...)
 	var members model.Set
-	members.Reserve(Balance, Expire)
+	members.Reserve(Balance, Expire, Bulk)
 	members.Reserve(inherited...)
 	for _, t := range m.Transfers {
 		p := Pascal(t.Name)

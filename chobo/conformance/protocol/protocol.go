@@ -20,6 +20,9 @@ const (
 	Call    = "call"
 	Expire  = "expire"
 	Balance = "balance"
+	// Bulk sends Calls through the client's bulk call, all at once, for
+	// the request's Tenant; the answer's Answers are theirs, in order.
+	Bulk = "bulk"
 )
 
 // Request is one line the runner writes. Which fields are set depends on
@@ -59,6 +62,26 @@ type Request struct {
 
 	// expire
 	Max int `json:"max,omitempty"`
+
+	// bulk
+	Calls []BulkCall `json:"calls,omitempty"`
+}
+
+// BulkCall is one call of a bulk request: what a call request gives,
+// but the tenant, which is the bulk's.
+type BulkCall struct {
+	Transfer  string            `json:"transfer"`
+	Operation string            `json:"operation"`
+	Args      map[string]string `json:"args,omitempty"`
+}
+
+// Answer is what one call of a bulk got, written as a call's response
+// writes it: an outcome (and reason), a state (status) or an error.
+type Answer struct {
+	Error   string  `json:"error,omitempty"`
+	Outcome string  `json:"outcome,omitempty"`
+	Reason  string  `json:"reason,omitempty"`
+	State   *string `json:"state,omitempty"`
 }
 
 // Response is one line a driver writes: the answer to the request with
@@ -81,6 +104,9 @@ type Response struct {
 
 	// expire; a pointer so that 0 is written
 	Expired *int `json:"expired,omitempty"`
+
+	// bulk: one answer per call, in the order of the request's calls
+	Answers []Answer `json:"answers,omitempty"`
 
 	// balance
 	Posted  string `json:"posted,omitempty"`

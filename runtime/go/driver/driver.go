@@ -196,10 +196,14 @@ type server struct {
 // names is what the driver reads of its target's entry in `chobo api`'s
 // targets, which the open request carries (docs/formats.md).
 type names struct {
-	Balance   string     `json:"balance"`
-	Expire    string     `json:"expire"` // "" on TigerBeetle, which expires holds itself
-	Transfers []transfer `json:"transfers"`
-	Accounts  []account  `json:"accounts"`
+	Balance string `json:"balance"`
+	Expire  string `json:"expire"` // "" on TigerBeetle, which expires holds itself
+	// Bulk sends many calls, each made by a transfer's method named op's
+	// method and CallSuffix.
+	Bulk       string     `json:"bulk"`
+	CallSuffix string     `json:"call_suffix"`
+	Transfers  []transfer `json:"transfers"`
+	Accounts   []account  `json:"accounts"`
 }
 
 type transfer struct {
@@ -423,8 +427,10 @@ func (s *server) do(req protocol.Request) (protocol.Response, error) {
 		return protocol.Response{Expired: &n}, nil
 	case protocol.Balance:
 		return s.balance(ctx, req)
+	case protocol.Bulk:
+		return s.bulk(ctx, req)
 	}
-	return protocol.Response{}, fmt.Errorf("no op %q (open, call, expire, balance)", req.Op)
+	return protocol.Response{}, fmt.Errorf("no op %q (open, call, expire, balance, bulk)", req.Op)
 }
 
 // client is the generated Book for a tenant, over the driver's pool.
@@ -449,26 +455,88 @@ func (s *server) client(tenant string) reflect.Value {
 	return b
 }
 
-func (s *server) call(ctx context.Context, req protocol.Request) (protocol.Response, error) {
+// method finds the method of op (its name and suffix) on the transfer
+// name in book, and says what the transfer is.
+func (s *server) method(book reflect.Value, name, op, suffix string) (*transfer, reflect.Value, error) {
 	var t *transfer
 	for i := range s.names.Transfers {
-		if s.names.Transfers[i].Transfer == req.Transfer {
+		if s.names.Transfers[i].Transfer == name {
 			t = &s.names.Transfers[i]
 		}
 	}
 	if t == nil {
-		return protocol.Response{}, fmt.Errorf("the book has no transfer %q", req.Transfer)
+		return nil, reflect.Value{}, fmt.Errorf("the book has no transfer %q", name)
 	}
-	op := req.Operation
-	name := t.method(op)
-	if name == "" {
-		return protocol.Response{}, fmt.Errorf("%s has no operation %q", t.Transfer, op)
+	m := t.method(op)
+	if m == "" {
+		return nil, reflect.Value{}, fmt.Errorf("%s has no operation %q", t.Transfer, op)
 	}
-	method := s.client(req.Tenant).Elem().FieldByName(t.Field).MethodByName(name)
+	method := book.Elem().FieldByName(t.Field).MethodByName(m + suffix)
 	if !method.IsValid() {
-		return protocol.Response{}, fmt.Errorf("the client has no method %s.%s", t.Field, name)
+		return nil, reflect.Value{}, fmt.Errorf("the client has no method %s.%s", t.Field, m+suffix)
 	}
-	args, err := callArgs(method.Type(), t, op, req.Args)
+	return t, method, nil
+}
+
+// bulk makes a call value of every call of the request with the Call
+// twins of the methods, and sends them all in one bulk call of the
+// client. A call the driver cannot make (a transfer or parameter the
+// book does not have) is answered with its error and left out.
+func (s *server) bulk(ctx context.Context, req protocol.Request) (protocol.Response, error) {
+	if s.names.Bulk == "" || s.names.CallSuffix == "" {
+		return protocol.Response{}, fmt.Errorf("the client has no bulk call")
+	}
+	book := s.client(req.Tenant)
+	bulk := book.MethodByName(s.names.Bulk)
+	if !bulk.IsValid() {
+		return protocol.Response{}, fmt.Errorf("the client has no method %s", s.names.Bulk)
+	}
+	answers := make([]protocol.Answer, len(req.Calls))
+	args := []reflect.Value{reflect.ValueOf(ctx)}
+	var at []int
+	for i, c := range req.Calls {
+		t, method, err := s.method(book, c.Transfer, c.Operation, s.names.CallSuffix)
+		var in []reflect.Value
+		if err == nil {
+			in, err = callArgs(method.Type(), 0, t, c.Operation, c.Args)
+		}
+		if err != nil {
+			answers[i].Error = fmt.Sprintf("%s.%s: %v", c.Transfer, c.Operation, err)
+			continue
+		}
+		args = append(args, method.Call(in)[0])
+		at = append(at, i)
+	}
+	if len(at) > 0 {
+		out := bulk.Call(args)
+		if len(out) == 2 {
+			if err := asError(out[1]); err != nil {
+				return protocol.Response{}, err
+			}
+		}
+		for n, i := range at {
+			a := out[0].Index(n)
+			if err := asError(a.FieldByName("Err")); err != nil {
+				answers[i].Error = err.Error()
+			} else if req.Calls[i].Operation == "status" {
+				state := a.FieldByName("State").String()
+				answers[i].State = &state
+			} else {
+				r := a.FieldByName("Result")
+				answers[i].Outcome, answers[i].Reason = r.FieldByName("Outcome").String(), r.FieldByName("Reason").String()
+			}
+		}
+	}
+	return protocol.Response{Answers: answers}, nil
+}
+
+func (s *server) call(ctx context.Context, req protocol.Request) (protocol.Response, error) {
+	op := req.Operation
+	t, method, err := s.method(s.client(req.Tenant), req.Transfer, op, "")
+	if err != nil {
+		return protocol.Response{}, err
+	}
+	args, err := callArgs(method.Type(), 1, t, op, req.Args)
 	if err != nil {
 		return protocol.Response{}, fmt.Errorf("%s.%s: %v", t.Transfer, op, err)
 	}
@@ -486,13 +554,13 @@ func (s *server) call(ctx context.Context, req protocol.Request) (protocol.Respo
 	}, nil
 }
 
-// callArgs are the arguments after the context of the method mt of op,
-// as the protocol says what each operation takes: a do or hold every
-// parameter, the others the hold's key, and a post the amounts too when
-// args give them.
-func callArgs(mt reflect.Type, t *transfer, op string, args map[string]string) ([]reflect.Value, error) {
+// callArgs are the arguments from the first-th on (after the context, or
+// all of a Call twin's) of the method mt of op, as the protocol says what
+// each operation takes: a do or hold every parameter, the others the
+// hold's key, and a post the amounts too when args give them.
+func callArgs(mt reflect.Type, first int, t *transfer, op string, args map[string]string) ([]reflect.Value, error) {
 	if op == "do" || op == "hold" {
-		v, err := fill(mt.In(1), t.Args.Fields, args, nil)
+		v, err := fill(mt.In(first), t.Args.Fields, args, nil)
 		return []reflect.Value{v}, err
 	}
 	if t.Key == nil {
@@ -502,13 +570,13 @@ func callArgs(mt reflect.Type, t *transfer, op string, args map[string]string) (
 	if op == "post" && t.Amounts != nil {
 		amounts = t.Amounts.Fields
 	}
-	key, err := fill(mt.In(1), t.Key.Fields, args, amounts)
+	key, err := fill(mt.In(first), t.Key.Fields, args, amounts)
 	if err != nil {
 		return nil, err
 	}
 	out := []reflect.Value{key}
-	if op == "post" && mt.NumIn() == 3 {
-		v, err := postAmounts(mt.In(2), amounts, args)
+	if op == "post" && mt.NumIn() == first+2 {
+		v, err := postAmounts(mt.In(first+1), amounts, args)
 		if err != nil {
 			return nil, err
 		}

@@ -184,7 +184,7 @@ func TestCallArgs(t *testing.T) {
 		{"void", void, with("qty", "2"), "qty is not one of its parameters"},
 		{"status", void, key, "[{Order:o-1 SKU:A-1}]"},
 	} {
-		vs, err := callArgs(c.mt, &tr, c.op, c.args)
+		vs, err := callArgs(c.mt, 1, &tr, c.op, c.args)
 		got := ""
 		if err != nil {
 			got = err.Error()

@@ -116,9 +116,9 @@ class _RecordedCursor:
     def __init__(self, cur: Any, rec: _Recorder, tenant: str) -> None:
         self._cur, self._rec, self._tenant = cur, rec, tenant
 
-    def execute(self, sql: str, params: Any = None) -> Any:
+    def execute(self, sql: str, params: Any = None, **kw: Any) -> Any:
         self._rec.write({"tenant": self._tenant, "sql": _dollars(sql), "args": _sql_args(params or [])})
-        return self._cur.execute(sql, params)
+        return self._cur.execute(sql, params, **kw)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._cur, name)
@@ -132,9 +132,9 @@ class _RecordedCursor:
 
 
 class _RecordedAsyncCursor(_RecordedCursor):
-    async def execute(self, sql: str, params: Any = None) -> Any:  # type: ignore[override]
+    async def execute(self, sql: str, params: Any = None, **kw: Any) -> Any:  # type: ignore[override]
         self._rec.write({"tenant": self._tenant, "sql": _dollars(sql), "args": _sql_args(params or [])})
-        return await self._cur.execute(sql, params)
+        return await self._cur.execute(sql, params, **kw)
 
     async def __aenter__(self) -> _RecordedAsyncCursor:
         await self._cur.__aenter__()
@@ -375,6 +375,8 @@ class Driver:
             return await self._call(req, is_async)
         if op == "balance":
             return await self._balance(req, is_async)
+        if op == "bulk":
+            return await self._bulk(req, is_async)
         if op == "expire":
             expire = self.names.get("expire", "")
             if not expire:
@@ -385,7 +387,8 @@ class Driver:
             return {"expired": n}
         raise ValueError(f"unknown op {json.dumps(op)}")
 
-    async def _call(self, req: dict[str, Any], is_async: bool) -> dict[str, Any]:
+    def _resolve(self, req: dict[str, Any]) -> tuple[str, str, dict[str, Any]]:
+        """The member of the transfer a call names, its operation and its keyword arguments."""
         t = next((x for x in self.names["transfers"] if x["transfer"] == req.get("transfer")), None)
         if t is None:
             raise ValueError(f"the book has no transfer {json.dumps(req.get('transfer'))}")
@@ -396,13 +399,55 @@ class Driver:
         fields = t["args"] if op in ("do", "hold") else t["key"]
         amounts = (t.get("amounts") or []) if op == "post" else []
         _only_known(args, fields + amounts)
-        kw = _values(fields + amounts, args)
-        res = await self._with_book(is_async, req.get("tenant", ""), lambda b: getattr(getattr(b, t["member"]), op)(**kw))
-        if op == "status":
-            return {"state": res or ""}
-        if res.result == "refused":
-            return {"outcome": res.result, "reason": res.reason}
-        return {"outcome": res.result}
+        return t["member"], op, _values(fields + amounts, args)
+
+    async def _call(self, req: dict[str, Any], is_async: bool) -> dict[str, Any]:
+        member, op, kw = self._resolve(req)
+        res = await self._with_book(is_async, req.get("tenant", ""), lambda b: getattr(getattr(b, member), op)(**kw))
+        return _answer(op, res)
+
+    async def _bulk(self, req: dict[str, Any], is_async: bool) -> dict[str, Any]:
+        """Makes every call of the request with the *_call twins of the
+        methods and sends them in one bulk of the book. A call the driver
+        cannot make is answered with its error and left out."""
+        bulk, suffix = self.names.get("bulk", ""), self.names.get("call_suffix", "")
+        if not bulk or not suffix:
+            raise ValueError("the client has no bulk call")
+        calls = req.get("calls") or []
+        answers: list[dict[str, Any]] = [{} for _ in calls]
+        made: list[tuple[int, str, str, dict[str, Any]]] = []
+        for i, c in enumerate(calls):
+            try:
+                member, op, kw = self._resolve(c)
+            except Exception as e:
+                answers[i] = {"error": str(e) or type(e).__name__}
+                continue
+            made.append((i, member, op, kw))
+
+        def make(b: Any) -> tuple[list[Any], list[Any]]:
+            ok, failed = [], []
+            for i, member, op, kw in made:
+                try:
+                    ok.append((i, op, getattr(getattr(b, member), op + suffix)(**kw)))
+                except Exception as e:  # a keyword missing or of the wrong type, as a call would raise
+                    failed.append((i, e))
+            return ok, failed
+
+        def use_sync(b: Any) -> list[tuple[int, str, Any]]:
+            ok, failed = make(b)
+            res = getattr(b, bulk)([c for _, _, c in ok]) if ok else []
+            return [(i, op, r) for (i, op, _), r in zip(ok, res)] + [(i, "", e) for i, e in failed]
+
+        async def use_async(b: Any) -> list[tuple[int, str, Any]]:
+            ok, failed = make(b)
+            res = await getattr(b, bulk)([c for _, _, c in ok]) if ok else []
+            return [(i, op, r) for (i, op, _), r in zip(ok, res)] + [(i, "", e) for i, e in failed]
+
+        if made:
+            got = await self._with_book(is_async, req.get("tenant", ""), use_async if is_async else use_sync)
+            for i, op, r in got:
+                answers[i] = _answer(op, r)
+        return {"answers": answers}
 
     async def _balance(self, req: dict[str, Any], is_async: bool) -> dict[str, Any]:
         a = next((x for x in self.names["accounts"] if x["account"] == req.get("account")), None)
@@ -426,6 +471,17 @@ class Driver:
             self.tb_sync.close()
         if self.tb_async is not None:
             await self.tb_async.close()
+
+
+def _answer(op: str, res: Any) -> dict[str, Any]:
+    """A call's answer as the protocol writes it: an error, a state or an outcome."""
+    if isinstance(res, Exception):
+        return {"error": str(res) or type(res).__name__}
+    if op == "status":
+        return {"state": res or ""}
+    if res.result == "refused":
+        return {"outcome": res.result, "reason": res.reason}
+    return {"outcome": res.result}
 
 
 def _values(fields: list[dict[str, Any]], args: dict[str, str]) -> dict[str, Any]:

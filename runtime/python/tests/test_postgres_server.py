@@ -11,12 +11,13 @@ import os
 import unittest
 import uuid
 from pathlib import Path
+from collections.abc import Sequence
 from typing import Any
 
 import vectors  # noqa: F401  first: it puts the sources on the path
 
 from chobo.chobo import DONE, DONE_BEFORE, Balance, ChoboError, refused
-from chobo.postgres import AsyncPostgresBook, PostgresBook
+from chobo.postgres import AsyncPostgresBook, PgCall, PostgresBook, pipelined
 
 DSN = os.environ.get("CHOBO_PG_DSN", "")
 SQL = (Path(__file__).resolve().parents[3] / "tests" / "testdata" / "stock_reservation" / "expected" / "postgres"
@@ -130,6 +131,85 @@ class RealPostgresTest(unittest.TestCase):
             for i, (name, args, want) in enumerate(STORY):
                 self.assertEqual(getattr(b, name)(*args), want, f"step {i}: {name}{args}")
             self.bad_call(b)
+        finally:
+            conn.close()
+
+    # The calls and statuses of the story, with a call the function rejects
+    # in the middle, as one bulk: each answered as it was alone.
+    def bulk_story(self, b: PostgresBook | AsyncPostgresBook, bad: bool = True) -> tuple[list[PgCall], list[object]]:
+        calls, want = [], []
+        for name, (where, statement, values), answer in STORY:
+            if name == "balance":
+                continue
+            calls.append(b.make_call(where, statement, lambda v=values: v, name == "status"))  # type: ignore[misc]
+            want.append(answer)
+            if bad and len(calls) == 5:
+                calls.append(b.make_call("restock.do", RESTOCK, lambda: ["d2", "A", None]))
+                want.append("CHOBO_BAD_CALL")
+        return calls, want
+
+    def check_bulk(self, got: Sequence[object], want: Sequence[object]) -> None:
+        self.assertEqual(len(got), len(want))
+        for i, (g, w) in enumerate(zip(got, want)):
+            if w == "CHOBO_BAD_CALL":
+                self.assertIsInstance(g, ChoboError, f"call {i}")
+                self.assertEqual(getattr(g, "code", ""), w, f"call {i}")
+            else:
+                self.assertEqual(g, w, f"call {i}")
+
+    def test_bulk_psycopg(self) -> None:
+        import psycopg
+
+        # Without a failure the pipeline answers every call; with one, the
+        # server undoes them all and they go again one by one.
+        for bad in (False, True):
+            with psycopg.connect(DSN, autocommit=True) as conn:
+                b = PostgresBook(conn, tenant())
+                calls, want = self.bulk_story(b, bad)
+                before = pipelined()
+                self.check_bulk(b.bulk(calls), want)
+                self.assertEqual(pipelined() - before, len(calls), "the calls did not go in a pipeline")
+
+    def test_bulk_psycopg_async(self) -> None:
+        import psycopg
+
+        async def run() -> None:
+            for bad in (False, True):
+                async with await psycopg.AsyncConnection.connect(DSN, autocommit=True) as conn:
+                    b = AsyncPostgresBook(conn, tenant())
+                    calls, want = self.bulk_story(b, bad)
+                    before = pipelined()
+                    self.check_bulk(await b.bulk(calls), want)
+                    self.assertEqual(pipelined() - before, len(calls), "the calls did not go in a pipeline")
+
+        asyncio.run(run())
+
+    def test_bulk_in_the_callers_transaction(self) -> None:
+        import psycopg
+
+        with psycopg.connect(DSN) as conn:
+            b = PostgresBook(conn, tenant())
+            calls, want = self.bulk_story(b)
+            before = pipelined()
+            got = b.bulk(calls[:5])
+            self.assertEqual(pipelined(), before, "a bulk in the caller's transaction went in a pipeline")
+            self.check_bulk(got, want[:5])
+            conn.rollback()
+            self.assertEqual(b.balance("balance.shelf", SHELF, ["A"]), Balance(0, 0, 0))
+
+    def test_bulk_psycopg2(self) -> None:
+        try:
+            import psycopg2
+        except ModuleNotFoundError:
+            self.skipTest("SKIP: psycopg2 is not installed")
+        conn = psycopg2.connect(DSN)
+        try:
+            conn.autocommit = True
+            b = PostgresBook(conn, tenant())
+            calls, want = self.bulk_story(b)
+            before = pipelined()
+            self.check_bulk(b.bulk(calls), want)
+            self.assertEqual(pipelined(), before, "psycopg2 has no pipeline")
         finally:
             conn.close()
 

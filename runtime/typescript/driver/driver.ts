@@ -30,6 +30,9 @@ import { createClient } from "tigerbeetle-node";
 interface Names {
   constructor: string;
   expire: string;
+  /** The member that sends many calls, each made by a method's twin: its name and call_suffix. */
+  bulk?: string;
+  call_suffix?: string;
   transfers: {
     transfer: string;
     member: string;
@@ -65,6 +68,14 @@ interface Request {
   account?: string;
   args?: Record<string, string>;
   max?: number;
+  calls?: CallOf[];
+}
+
+/** One call: of a call request, or of a bulk's calls. */
+interface CallOf {
+  transfer?: string;
+  operation?: string;
+  args?: Record<string, string>;
 }
 
 type Response = Record<string, unknown> & { id: number };
@@ -245,6 +256,8 @@ class Driver {
         return { id, ...(await this.#call(req)) };
       case "balance":
         return { id, ...(await this.#balance(req)) };
+      case "bulk":
+        return { id, ...(await this.#bulk(req)) };
       case "expire": {
         if (this.#names.expire === "") {
           return { id, expired: 0 };
@@ -256,7 +269,8 @@ class Driver {
     throw new Error(`unknown op ${JSON.stringify(req.op)}`);
   }
 
-  async #call(req: Request): Promise<Record<string, unknown>> {
+  /** invoke calls the method of a call's operation, or its twin named with suffix, and answers what it returned. */
+  #invoke(tenant: string, req: CallOf, suffix: string): { op: string; value: unknown } {
     const t = this.#names.transfers.find((x) => x.transfer === req.transfer);
     if (t === undefined) {
       throw new Error(`the book has no transfer ${JSON.stringify(req.transfer)}`);
@@ -265,28 +279,55 @@ class Driver {
     if (!t.methods.includes(op)) {
       throw new Error(`${t.transfer} has no operation ${JSON.stringify(op)}`);
     }
-    const member = this.#book(req.tenant ?? "")[t.member] as Record<string, Callable>;
+    const member = this.#book(tenant)[t.member] as Record<string, Callable>;
+    const method = member[op + suffix];
+    if (method === undefined) {
+      throw new Error(`the client has no method ${op + suffix} for ${t.transfer}`);
+    }
     const args = req.args ?? {};
     onlyKnown(args, op === "do" || op === "hold" ? t.args.fields : t.key!.fields, op === "post" ? (t.amounts?.fields ?? []) : []);
-    let res: unknown;
     switch (op) {
       case "do":
       case "hold":
-        res = await member[op]!(values(t.args.fields, args));
-        break;
+        return { op, value: method(values(t.args.fields, args)) };
       case "post": {
         const amounts = t.amounts?.fields.filter((f) => f.param in args) ?? [];
-        res = amounts.length === 0 ? await member["post"]!(values(t.key!.fields, args)) : await member["post"]!(values(t.key!.fields, args), values(amounts, args));
-        break;
+        return { op, value: amounts.length === 0 ? method(values(t.key!.fields, args)) : method(values(t.key!.fields, args), values(amounts, args)) };
       }
       default:
-        res = await member[op]!(values(t.key!.fields, args));
+        return { op, value: method(values(t.key!.fields, args)) };
     }
-    if (op === "status") {
-      return { state: res ?? "" };
+  }
+
+  async #call(req: Request): Promise<Record<string, unknown>> {
+    const { op, value } = this.#invoke(req.tenant ?? "", req, "");
+    return answer(op, await value);
+  }
+
+  /** bulk makes every call of the request with the twins of the methods and sends them in one bulk of the book; a call the driver cannot make is answered with its error. */
+  async #bulk(req: Request): Promise<Record<string, unknown>> {
+    const bulk = this.#names.bulk ?? "";
+    const suffix = this.#names.call_suffix ?? "";
+    if (bulk === "" || suffix === "") {
+      throw new Error("the client has no bulk call");
     }
-    const r = res as { result: string; reason?: string };
-    return r.result === "refused" ? { outcome: r.result, reason: r.reason } : { outcome: r.result };
+    const tenant = req.tenant ?? "";
+    const calls = req.calls ?? [];
+    const answers: Record<string, unknown>[] = calls.map(() => ({}));
+    const made: { i: number; op: string; call: unknown }[] = [];
+    calls.forEach((c, i) => {
+      try {
+        const { op, value } = this.#invoke(tenant, c, suffix);
+        made.push({ i, op, call: value });
+      } catch (err) {
+        answers[i] = { error: message(err) };
+      }
+    });
+    if (made.length > 0) {
+      const res = (await (this.#book(tenant)[bulk] as Callable)(made.map((m) => m.call))) as unknown[];
+      made.forEach((m, n) => (answers[m.i] = answer(m.op, res[n])));
+    }
+    return { answers };
   }
 
   async #balance(req: Request): Promise<Record<string, unknown>> {
@@ -337,6 +378,18 @@ function onlyKnown(args: Record<string, string>, fields: Field[], also: Field[])
       throw new Error(`${name} is not one of its parameters`);
     }
   }
+}
+
+/** answer writes what a call got as the protocol does: an error, a state or an outcome. */
+function answer(op: string, res: unknown): Record<string, unknown> {
+  if (res instanceof Error) {
+    return { error: message(res) };
+  }
+  if (op === "status") {
+    return { state: res ?? "" };
+  }
+  const r = res as { result: string; reason?: string };
+  return r.result === "refused" ? { outcome: r.result, reason: r.reason } : { outcome: r.result };
 }
 
 function message(err: unknown): string {

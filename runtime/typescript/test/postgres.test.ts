@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import pg from "pg";
 import { ChoboError } from "../src/chobo.ts";
-import { type Queryable, backoff, balance, call, configure, expire, queryRow, retriesOf, status } from "../src/postgres.ts";
+import { type Queryable, backoff, balance, bulk, bulkStatements, call, configure, expire, makeCall, queryRow, retriesOf, status } from "../src/postgres.ts";
 
 // What pg gives a book must be a Queryable: the check is the compiler's.
 export const clients: Queryable[] = [new pg.Client(), new pg.Pool()];
@@ -127,5 +127,50 @@ test("resending stops at resendMs", async () => {
 test("resendMs must be a number from 0", () => {
   for (const v of [-1, Number.NaN, "1"]) {
     assert.throws(() => configure(scripted(), { resendMs: v as number }), (e: unknown) => e instanceof ChoboError && e.code === "CHOBO_BAD_ARGUMENT");
+  }
+});
+
+const DO = `select result, reason from "b"."t_do"($1, $2, $3)`;
+const STATUS = `select "b"."t_status"($1, $2)`;
+
+test("a bulk goes as one statement, its placeholders renumbered, and is answered in order", async () => {
+  const db = scripted([
+    { chobo_i: 1, a: "refused", b: "short" },
+    { chobo_i: 0, a: "done", b: null },
+    { chobo_i: 2, a: "held", b: null },
+  ]);
+  const calls = [
+    makeCall("t.do", DO, false, () => ["", "k1", 5n]),
+    makeCall("t.do", DO, false, () => ["", "k2", 9n]),
+    makeCall("t.status", STATUS, true, () => ["", "k1"]),
+    makeCall("t.do", DO, false, () => {
+      throw new ChoboError("CHOBO_BAD_ARGUMENT", "refused by the client");
+    }),
+  ];
+  const before = bulkStatements();
+  const got = await bulk(db, calls);
+  assert.deepEqual(got.slice(0, 3), [{ result: "done" }, { result: "refused", reason: "short" }, "held"]);
+  assert.ok(got[3] instanceof ChoboError);
+  assert.equal(bulkStatements() - before, 3);
+  assert.equal(db.sent.length, 1);
+  assert.match(db.sent[0]!.text, /"t_do"\(\$4, \$5, \$6\)/);
+  assert.match(db.sent[0]!.text, /"t_status"\(\$7, \$8\)/);
+  assert.deepEqual(db.sent[0]!.values, ["", "k1", 5n, "", "k2", 9n, "", "k1"]);
+});
+
+test("a bulk whose statement fails goes again one by one, each with a single call's retries", async () => {
+  const db = scripted(pgError("22003"), [{ result: "done", reason: null }], pgError("40001"), [{ result: "done_before", reason: null }]);
+  const got = await bulk(db, [makeCall("t.do", DO, false, () => ["", "k1", 5n]), makeCall("t.do", DO, false, () => ["", "k2", 9n])]);
+  assert.deepEqual(got, [{ result: "done" }, { result: "done_before" }]);
+  assert.equal(db.sent.length, 4);
+  assert.equal(db.sent[1]!.text, DO);
+});
+
+test("inside the caller's failed transaction a bulk's calls are answered with the statement's error, not sent again", async () => {
+  const db = scripted(pgError("40001", "could not serialize"), pgError("25P02"));
+  const got = await bulk(db, [makeCall("t.do", DO, false, () => ["", "k1", 5n]), makeCall("t.do", DO, false, () => ["", "k2", 9n])]);
+  assert.equal(db.sent.length, 2);
+  for (const a of got) {
+    assert.ok(a instanceof Error && a.message === "could not serialize", String(a));
   }
 });

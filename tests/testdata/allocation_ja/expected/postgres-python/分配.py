@@ -9,7 +9,7 @@ import random
 import re
 import threading
 import time
-from collections.abc import Generator, Mapping, Sequence
+from collections.abc import Callable, Generator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, TypeAlias, TypeVar, cast
@@ -58,6 +58,19 @@ class 売上:
             ],
         )
 
+    def do_call(self, *, 注文: str, 店: str, 代金: int, 手数料: int) -> PgCall:
+        """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        return self._backend.make_call(
+            "売上.do",
+            'select result, reason from "分配"."売上_do"(%s, %s, %s, %s, %s)',
+            lambda: [
+                check_text("売上.do", "注文", 注文),
+                check_text("売上.do", "店", 店),
+                check_amount("売上.do", "代金", 代金),
+                check_amount("売上.do", "手数料", 手数料),
+            ],
+        )
+
 
 class 支払:
     """The transfer kind 支払."""
@@ -71,6 +84,18 @@ class 支払:
             "支払.do",
             'select result, reason from "分配"."支払_do"(%s, %s, %s, %s)',
             [
+                check_text("支払.do", "支払番号", 支払番号),
+                check_text("支払.do", "店", 店),
+                check_amount("支払.do", "額", 額),
+            ],
+        )
+
+    def do_call(self, *, 支払番号: str, 店: str, 額: int) -> PgCall:
+        """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        return self._backend.make_call(
+            "支払.do",
+            'select result, reason from "分配"."支払_do"(%s, %s, %s, %s)',
+            lambda: [
                 check_text("支払.do", "支払番号", 支払番号),
                 check_text("支払.do", "店", 店),
                 check_amount("支払.do", "額", 額),
@@ -139,6 +164,16 @@ class Book:
         as expired whether or not it has been given back."""
         return self._backend.expire('select "分配".expire(%s)', max)
 
+    def bulk(self, calls: Sequence[PgCall]) -> list[PgAnswer]:
+        """Sends many calls, made by the transfers' *_call methods, and
+        answers each, in order, as it would be answered alone: a Result, a
+        hold state (or None) for a status, or the error the call alone
+        would raise. Each call is its own transaction. Over psycopg 3 in
+        autocommit mode they go in one pipeline; over psycopg2, or in the
+        caller's transaction, one by one. No call sees another's answer: a
+        post, void or status must not name a hold held in the same bulk."""
+        return self._backend.bulk(calls)
+
 
 class Async売上:
     """売上: 代金を入れてから手数料を取る。どちらも通るか、どちらも通らない."""
@@ -159,6 +194,19 @@ class Async売上:
             ],
         )
 
+    def do_call(self, *, 注文: str, 店: str, 代金: int, 手数料: int) -> PgCall:
+        """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        return self._backend.make_call(
+            "売上.do",
+            'select result, reason from "分配"."売上_do"(%s, %s, %s, %s, %s)',
+            lambda: [
+                check_text("売上.do", "注文", 注文),
+                check_text("売上.do", "店", 店),
+                check_amount("売上.do", "代金", 代金),
+                check_amount("売上.do", "手数料", 手数料),
+            ],
+        )
+
 
 class Async支払:
     """The transfer kind 支払."""
@@ -172,6 +220,18 @@ class Async支払:
             "支払.do",
             'select result, reason from "分配"."支払_do"(%s, %s, %s, %s)',
             [
+                check_text("支払.do", "支払番号", 支払番号),
+                check_text("支払.do", "店", 店),
+                check_amount("支払.do", "額", 額),
+            ],
+        )
+
+    def do_call(self, *, 支払番号: str, 店: str, 額: int) -> PgCall:
+        """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        return self._backend.make_call(
+            "支払.do",
+            'select result, reason from "分配"."支払_do"(%s, %s, %s, %s)',
+            lambda: [
                 check_text("支払.do", "支払番号", 支払番号),
                 check_text("支払.do", "店", 店),
                 check_amount("支払.do", "額", 額),
@@ -239,6 +299,16 @@ class AsyncBook:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         return await self._backend.expire('select "分配".expire(%s)', max)
+
+    async def bulk(self, calls: Sequence[PgCall]) -> list[PgAnswer]:
+        """Sends many calls, made by the transfers' *_call methods, and
+        answers each, in order, as it would be answered alone: a Result, a
+        hold state (or None) for a status, or the error the call alone
+        would raise. Each call is its own transaction. Over psycopg 3 in
+        autocommit mode they go in one pipeline; over psycopg2, or in the
+        caller's transaction, one by one. No call sees another's answer: a
+        post, void or status must not name a hold held in the same bulk."""
+        return await self._backend.bulk(calls)
 
 
 def postgres(conn: Any, tenant: str = "", *, resend_for: float | None = None) -> Book:
@@ -813,6 +883,79 @@ def _pg_check_open(conn: object) -> None:
         raise ChoboError("CHOBO_NOT_SENT", "the call was not sent: the connection is closed; open a new one")
 
 
+PIPELINE_MAX = 1000
+"""How many calls of a bulk go in one pipeline at most."""
+
+PgAnswer: TypeAlias = "Result | HoldState | None | Exception"
+"""What one call of a bulk got: a Result (do, hold, post, void), a hold
+state or None (status), or the error the call alone would have raised."""
+
+
+@dataclass(frozen=True)
+class PgCall:
+    """One call of a bulk, made by a transfer's *_call method and sent by
+    the book's bulk: its statement and parameters (the tenant first), or
+    the error that kept the client from making it."""
+
+    where: str
+    statement: str
+    params: tuple[object, ...]
+    status: bool = False
+    error: Exception | None = None
+
+
+_pg_pipelined = 0
+
+
+def pipelined() -> int:
+    """How many calls, in this process, went in a pipeline together with
+    others, so that a test can show a bulk did not go one by one."""
+    with _pg_retried_lock:
+        return _pg_pipelined
+
+
+def _pg_count_pipelined(n: int) -> None:
+    global _pg_pipelined
+    with _pg_retried_lock:
+        _pg_pipelined += n
+
+
+def _pg_flow_of(c: PgCall, resend_for: float = 0.0) -> _PgFlow[PgAnswer]:
+    if c.status:
+        return _pg_status_flow(c.where, c.statement, c.params, resend_for)
+    return _pg_call_flow(c.where, c.statement, c.params, resend_for)
+
+
+def _pg_answer_of(c: PgCall, row: object) -> PgAnswer:
+    """The answer a call's flow reads from the row its statement fetched."""
+    flow = _pg_flow_of(c)
+    try:
+        next(flow)
+        flow.send(row)
+    except StopIteration as stop:
+        return cast(PgAnswer, stop.value)
+    except Exception as e:
+        return e
+    finally:
+        flow.close()
+    return ChoboError("CHOBO_UNEXPECTED", f"{c.where}: the answer needed a second statement")
+
+
+def _pg_pipelines(conn: object) -> bool:
+    """Whether a bulk over conn goes in pipelines: psycopg 3 (which has
+    them), in autocommit mode, outside a transaction. Inside the caller's
+    transaction the calls go one by one, so that a failure is the caller's
+    to handle, as a single call's is; psycopg2 has no pipeline."""
+    if getattr(conn, "autocommit", None) is not True or not callable(getattr(conn, "pipeline", None)):
+        return False
+    status = getattr(getattr(conn, "info", None), "transaction_status", None)
+    return status is not None and int(status) == 0
+
+
+def _pg_chunks(at: list[int]) -> list[list[int]]:
+    return [at[i : i + PIPELINE_MAX] for i in range(0, len(at), PIPELINE_MAX)]
+
+
 class _PgBase:
     """What both books keep, and the checks every call passes before
     anything is sent."""
@@ -831,6 +974,16 @@ class _PgBase:
         """The statement's parameters: the tenant, then the call's values."""
         check_size(where, self.tenant, values)
         return (self.tenant, *values)
+
+    def make_call(
+        self, where: str, statement: str, values: Callable[[], Sequence[object]], status: bool = False
+    ) -> PgCall:
+        """One call of a bulk: the call's values are checked here, and an
+        error of theirs is the call's answer, never raised."""
+        try:
+            return PgCall(where, statement, self._params(where, values()), status)
+        except Exception as e:
+            return PgCall(where, statement, (), status, e)
 
 
 class PostgresBook(_PgBase):
@@ -919,6 +1072,69 @@ class PostgresBook(_PgBase):
         holds past their deadline it gave back."""
         return self._run(_pg_expire_flow(statement, max, self._resend_for))
 
+    def _one(self, c: PgCall) -> PgAnswer:
+        try:
+            return self._run(_pg_flow_of(c, self._resend_for))
+        except Exception as e:
+            return e
+
+    def bulk(self, calls: Sequence[PgCall]) -> list[PgAnswer]:
+        """Sends many calls and answers each, in order, as it would be
+        answered alone. Over psycopg 3 in autocommit mode the calls go in
+        one pipeline (PIPELINE_MAX calls at most), which the server runs as
+        one transaction: when every call succeeds they commit together,
+        each answered from its row; when one fails, the server undoes them
+        all, and they go again one by one, each its own transaction, with
+        the retries and errors of a single call. Elsewhere (psycopg2, a
+        pool, the caller's transaction) they go one by one."""
+        out: list[PgAnswer] = [c.error for c in calls]
+        send = [i for i, c in enumerate(calls) if c.error is None]
+        alone = send
+        if len(send) > 1 and _pg_pipelines(self._conn):
+            alone = []
+            for part in _pg_chunks(send):
+                rows = self._pipeline([calls[i] for i in part])
+                if rows is None:
+                    alone.extend(part)
+                    continue
+                if isinstance(rows, Exception):
+                    for i in part:
+                        out[i] = rows
+                    continue
+                for i, row in zip(part, rows):
+                    out[i] = _pg_answer_of(calls[i], row)
+        for i in alone:
+            out[i] = self._one(calls[i])
+        return out
+
+    def _pipeline(self, calls: list[PgCall]) -> list[object] | Exception | None:
+        """Sends calls in one pipeline and answers the row each fetched;
+        None when one failed: psycopg sends no Sync between them, so the
+        server ran them in one transaction and undid every one of them; or
+        CHOBO_OUTCOME_UNKNOWN when the connection was lost meanwhile."""
+        conn = cast(Any, self._conn)
+        curs: list[Any] = []
+        _pg_count_pipelined(len(calls))
+        try:
+            with conn.pipeline():
+                for c in calls:
+                    cur = conn.cursor()
+                    curs.append(cur)
+                    # Not prepared: a statement prepared in a pipeline that
+                    # fails is not there afterwards, though psycopg counts it.
+                    cur.execute(c.statement, c.params, prepare=False)
+            return [cur.fetchone() for cur in curs]
+        except Exception as e:
+            # A connection lost while the pipeline was out may have
+            # committed it: each of its calls is of unknown outcome.
+            return _pg_lost(calls[0].where, e)
+        finally:
+            for cur in curs:
+                try:
+                    cur.close()
+                except Exception:
+                    pass
+
 
 class AsyncPostgresBook(_PgBase):
     """PostgresBook over psycopg 3's AsyncConnection: the same calls, awaited."""
@@ -993,4 +1209,57 @@ class AsyncPostgresBook(_PgBase):
         """Sends the book's expire statement, whose one parameter is max, and
         answers how many holds past their deadline it gave back."""
         return await self._run(_pg_expire_flow(statement, max, self._resend_for))
+
+    async def _one(self, c: PgCall) -> PgAnswer:
+        try:
+            return await self._run(_pg_flow_of(c, self._resend_for))
+        except Exception as e:
+            return e
+
+    async def bulk(self, calls: Sequence[PgCall]) -> list[PgAnswer]:
+        """PostgresBook.bulk, awaited."""
+        out: list[PgAnswer] = [c.error for c in calls]
+        send = [i for i, c in enumerate(calls) if c.error is None]
+        alone = send
+        if len(send) > 1 and _pg_pipelines(self._conn):
+            alone = []
+            for part in _pg_chunks(send):
+                rows = await self._pipeline([calls[i] for i in part])
+                if rows is None:
+                    alone.extend(part)
+                    continue
+                if isinstance(rows, Exception):
+                    for i in part:
+                        out[i] = rows
+                    continue
+                for i, row in zip(part, rows):
+                    out[i] = _pg_answer_of(calls[i], row)
+        for i in alone:
+            out[i] = await self._one(calls[i])
+        return out
+
+    async def _pipeline(self, calls: list[PgCall]) -> list[object] | Exception | None:
+        """PostgresBook._pipeline over an AsyncConnection."""
+        conn = cast(Any, self._conn)
+        curs: list[Any] = []
+        _pg_count_pipelined(len(calls))
+        try:
+            async with conn.pipeline():
+                for c in calls:
+                    cur = conn.cursor()
+                    curs.append(cur)
+                    # Not prepared: a statement prepared in a pipeline that
+                    # fails is not there afterwards, though psycopg counts it.
+                    await cur.execute(c.statement, c.params, prepare=False)
+            return [await cur.fetchone() for cur in curs]
+        except Exception as e:
+            # A connection lost while the pipeline was out may have
+            # committed it: each of its calls is of unknown outcome.
+            return _pg_lost(calls[0].where, e)
+        finally:
+            for cur in curs:
+                try:
+                    await cur.close()
+                except Exception:
+                    pass
 

@@ -62,6 +62,18 @@ class BuyOnCredit:
             ],
         )
 
+    def do_call(self, *, receipt: str, member: str, amount: int) -> TbCall:
+        """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        return tb_call(
+            0,
+            "do",
+            lambda: [
+                check_text("buy_on_credit.do", "receipt", receipt),
+                check_text("buy_on_credit.do", "member", member),
+                check_amount("buy_on_credit.do", "amount", amount),
+            ],
+        )
+
 
 class Balances:
     """Reads accounts: posted, held coming in, held going out."""
@@ -93,6 +105,17 @@ class Book:
         self.buy_on_credit = BuyOnCredit(backend)
         self.balance = Balances(backend)
         """Reads accounts: posted, held coming in, held going out."""
+        self._backend = backend
+
+    def bulk(self, calls: Sequence[TbCall]) -> list[TbAnswer]:
+        """Sends many calls, made by the transfers' *_call methods, in as few
+        requests as they fit (a request takes MAX_EVENTS transfers; a call's chain
+        is never split), and answers each, in order, as it would be answered
+        alone: a Result, a hold state (or None) for a status, or the error
+        the call alone would raise. TigerBeetle applies them one after
+        another; no call sees another's answer: a post, void or status must
+        not name a hold held in the same bulk."""
+        return self._backend.bulk(calls)
 
 
 class AsyncBuyOnCredit:
@@ -107,6 +130,18 @@ class AsyncBuyOnCredit:
             0,
             "do",
             [
+                check_text("buy_on_credit.do", "receipt", receipt),
+                check_text("buy_on_credit.do", "member", member),
+                check_amount("buy_on_credit.do", "amount", amount),
+            ],
+        )
+
+    def do_call(self, *, receipt: str, member: str, amount: int) -> TbCall:
+        """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        return tb_call(
+            0,
+            "do",
+            lambda: [
                 check_text("buy_on_credit.do", "receipt", receipt),
                 check_text("buy_on_credit.do", "member", member),
                 check_amount("buy_on_credit.do", "amount", amount),
@@ -144,6 +179,17 @@ class AsyncBook:
         self.buy_on_credit = AsyncBuyOnCredit(backend)
         self.balance = AsyncBalances(backend)
         """Reads accounts: posted, held coming in, held going out."""
+        self._backend = backend
+
+    async def bulk(self, calls: Sequence[TbCall]) -> list[TbAnswer]:
+        """Sends many calls, made by the transfers' *_call methods, in as few
+        requests as they fit (a request takes MAX_EVENTS transfers; a call's chain
+        is never split), and answers each, in order, as it would be answered
+        alone: a Result, a hold state (or None) for a status, or the error
+        the call alone would raise. TigerBeetle applies them one after
+        another; no call sees another's answer: a post, void or status must
+        not name a hold held in the same bulk."""
+        return await self._backend.bulk(calls)
 
 
 @cache
@@ -1300,6 +1346,36 @@ def _tb_statuses(ans: _TbAnswer, n: int, what: str) -> list[int]:
 
 _HeldOf: TypeAlias = "list[int] | None | Literal['other']"
 
+TbAnswer: TypeAlias = "Result | HoldState | None | Exception"
+"""What one call of a bulk got: a Result (do, hold, post, void), a hold
+state or None (status), or the error the call alone would have raised."""
+
+
+@dataclass(frozen=True)
+class TbCall:
+    """One call of a bulk, made by a transfer's *_call method and sent by
+    the book's bulk: the operation of a transfer kind and what it is given
+    (for do and hold the values in declaration order; for post, void and
+    status the key's values, and a post's amounts or None), or the error
+    that kept the client from making it."""
+
+    kind: int
+    op: Literal["do", "hold", "post", "void", "status"]
+    values: tuple[Value, ...] = ()
+    amounts: tuple[int, ...] | None = None
+    error: Exception | None = None
+
+
+def tb_call(kind: int, op: Literal["do", "hold", "post", "void", "status"], values: Callable[[], Sequence[Value]],
+            amounts: Callable[[], Sequence[int] | None] = lambda: None) -> TbCall:
+    """A call of a bulk whose values are checked here: an error of theirs
+    is the call's answer, never raised."""
+    try:
+        a = amounts()
+        return TbCall(kind, op, tuple(values()), None if a is None else tuple(a))
+    except Exception as e:
+        return TbCall(kind, op, error=e)
+
 
 class _TbFlows:
     """The operations of a book over TigerBeetle, written once for both
@@ -1422,18 +1498,7 @@ class _TbFlows:
             # A move of a literal amount always posts whole.
             want = [held[i] if m.amount < 0 else by_param.get(m.amount, 0) for i, m in enumerate(t.moves)]
         if any(w > h for w, h in zip(want, held)):
-            # TigerBeetle looks at the amount before the hold's state, the
-            # reference interpreter at the state first: answer as it does.
-            state = yield from self._status_of_flow(kind, key)
-            if state == "held":
-                return refused("over_hold")
-            if state == "posted":
-                return refused("key_conflict")
-            if state == "voided":
-                return refused("already_voided")
-            if state == "expired":
-                return refused("expired")
-            return refused("no_such_hold")
+            return _over_hold((yield from self._status_of_flow(kind, key)))
         chain = finish(self.d, self.tenant, kind, "post", key, want)
         return read(chain, (yield from self._send_chain_flow(chain)))
 
@@ -1467,9 +1532,171 @@ class _TbFlows:
             return Balance(0, 0, 0)
         return balance_of(name, ans.accounts[0])
 
+    def _bulk_flow(self, calls: Sequence[TbCall]) -> _TbFlow[list[TbAnswer]]:
+        """Many calls in as few requests as they fit: the accounts and
+        openings they need (each once), one lookup for the holds their
+        posts and voids read, then every chain, packed in order into
+        requests of at most MAX_EVENTS events, a chain never split. A call
+        reads nothing another of the same bulk writes: a post, void or
+        status of a hold held in it finds no hold."""
+        out: list[TbAnswer] = [c.error for c in calls]
+        chains: dict[int, list[ChainEvent]] = {}
+        reads: dict[int, str] = {}  # result, state, or over_hold (a post over its hold, as a status chain)
+        plans: list[tuple[int, Plan]] = []
+        finishing: list[tuple[int, list[str], list[int]]] = []  # a post or void, its key and its lookups
+        for i, c in enumerate(calls):
+            if c.error is not None:
+                continue
+            try:
+                t = _kind_of(self.d, c.kind)
+                where = f"{t.name}.{c.op}"
+                if c.op == "post" and c.amounts is not None:
+                    if len(c.amounts) != len(t.post_amounts):
+                        raise ChoboError(
+                            "CHOBO_BAD_ARGUMENT",
+                            f"{where}: a post takes {len(t.post_amounts)} amounts, got {len(c.amounts)}",
+                        )
+                    for pa, amount in zip(t.post_amounts, c.amounts):
+                        check_amount(where, t.params[pa].name, amount)
+                check_size(where, self.tenant, c.values)
+                if c.op == "do" or c.op == "hold":
+                    p = plan(self.d, self.tenant, c.kind, c.op, c.values, self._tids)
+                    if p.same_account:
+                        out[i] = refused("same_account")
+                    elif len(p.chain) > MAX_EVENTS:
+                        raise ChoboError(
+                            "CHOBO_UNEXPECTED", f"a chain of {len(p.chain)} events does not fit one request of {MAX_EVENTS}"
+                        )
+                    else:
+                        plans.append((i, p))
+                        chains[i], reads[i] = p.chain, "result"
+                elif c.op == "status":
+                    key = [_text(v) for v in c.values]
+                    chains[i] = status_chain(self.d, self.tenant, c.kind, key, _tb_random_id(), _tb_random_id())
+                    reads[i] = "state"
+                else:
+                    key = [_text(v) for v in c.values]
+                    finishing.append((i, key, lookups(self.d, self.tenant, c.kind, key)))
+            except Exception as e:
+                out[i] = e
+        # The accounts and openings of every plan, each once.
+        if plans:
+            whole = Plan()
+            seen: set[int] = set()
+            for _, p in plans:
+                for acc in p.accounts:
+                    if acc.id not in seen:
+                        seen.add(acc.id)
+                        whole.accounts.append(acc)
+                for o in p.openings:
+                    if o.id not in seen:
+                        seen.add(o.id)
+                        whole.openings.append(o)
+            try:
+                yield from self._ensure_flow(whole)
+            except Exception as e:
+                for i, _ in plans:
+                    out[i] = e
+                    chains.pop(i, None)
+        # One lookup for the holds of every post and void.
+        found: dict[int, Transfer] = {}
+        ids = list(dict.fromkeys(x for _, _, ls in finishing for x in ls))
+        try:
+            for k in range(0, len(ids), MAX_EVENTS):
+                batch = ids[k : k + MAX_EVENTS]
+                ans = yield Request("lookup_transfers", ids=tuple(batch))
+                for tr in ans.transfers:
+                    found[tr.id] = tr
+        except Exception as e:
+            for i, _, _ in finishing:
+                out[i] = e
+            finishing = []
+        for i, key, ls in finishing:
+            try:
+                self._finish_of(calls[i], key, ls, found, out, chains, reads, i)
+            except Exception as e:
+                out[i] = e
+        # Every chain, in the order of the calls.
+        order = [i for i in range(len(calls)) if i in chains]
+        k = 0
+        while k < len(order):
+            batch_i = [order[k]]
+            n = len(chains[order[k]])
+            k += 1
+            while k < len(order) and n + len(chains[order[k]]) <= MAX_EVENTS:
+                n += len(chains[order[k]])
+                batch_i.append(order[k])
+                k += 1
+            events = [e for i in batch_i for e in chains[i]]
+            try:
+                ans = yield Request("create_transfers", transfers=tuple(e.transfer for e in events))
+                statuses = _tb_statuses(ans, len(events), "transfers")
+            except Exception as e:
+                for i in batch_i:
+                    out[i] = e
+                continue
+            at = 0
+            for i in batch_i:
+                mine = statuses[at : at + len(chains[i])]
+                at += len(chains[i])
+                try:
+                    if reads[i] == "result":
+                        out[i] = read(chains[i], mine)
+                    elif reads[i] == "state":
+                        out[i] = read_status(mine)
+                    else:
+                        out[i] = _over_hold(read_status(mine))
+                except Exception as e:
+                    out[i] = e
+        return out
+
+    def _finish_of(self, c: TbCall, key: list[str], ids: list[int], found: dict[int, Transfer], out: list[TbAnswer],
+                   chains: dict[int, list[ChainEvent]], reads: dict[int, str], i: int) -> None:
+        """The chain of a post or void of a bulk from the holds looked up,
+        as _post_flow and _void_flow build it, or its answer when it needs none."""
+        t = _kind_of(self.d, c.kind)
+        tag = definition_tag(t.definition)
+        mine = [found[x] for x in ids if x in found]
+        if any(tr.user_data_64 not in (0, tag) for tr in mine):
+            out[i] = refused("key_conflict")
+            return
+        if not mine:
+            out[i] = refused("no_such_hold")
+            return
+        if len(mine) != len(ids):
+            raise ChoboError("CHOBO_UNEXPECTED", f"{len(mine)} of the {len(ids)} moves of a hold were found")
+        held = [tr.amount for tr in mine]
+        if c.op == "void":
+            chains[i], reads[i] = finish(self.d, self.tenant, c.kind, "void", key, []), "result"
+            return
+        want = held
+        if c.amounts is not None:
+            by_param = dict(zip(t.post_amounts, c.amounts))
+            want = [held[n] if m.amount < 0 else by_param.get(m.amount, 0) for n, m in enumerate(t.moves)]
+        if any(w > h for w, h in zip(want, held)):
+            chains[i] = status_chain(self.d, self.tenant, c.kind, key, _tb_random_id(), _tb_random_id())
+            reads[i] = "over_hold"
+            return
+        chains[i], reads[i] = finish(self.d, self.tenant, c.kind, "post", key, want), "result"
+
     def _recorded(self, req: Request) -> None:
         if self._on_request is not None:
             self._on_request(req)
+
+
+def _over_hold(state: HoldState | None) -> Result:
+    """The answer to a post over its hold: TigerBeetle looks at the amount
+    before the hold's state, the reference interpreter at the state first,
+    so the state says it."""
+    if state == "held":
+        return refused("over_hold")
+    if state == "posted":
+        return refused("key_conflict")
+    if state == "voided":
+        return refused("already_voided")
+    if state == "expired":
+        return refused("expired")
+    return refused("no_such_hold")
 
 
 def _tb_account(a: Account) -> tb.Account:
@@ -1659,6 +1886,11 @@ class TigerBeetleBook(_TbFlows):
         written to holds nothing."""
         return self._run(self._balance_flow(account, args))
 
+    def bulk(self, calls: Sequence[TbCall]) -> list[TbAnswer]:
+        """Sends many calls in as few requests as they fit and answers each,
+        in order, as it would be answered alone (see _bulk_flow)."""
+        return self._run(self._bulk_flow(calls))
+
 
 class AsyncTigerBeetleBook(_TbFlows):
     """TigerBeetleBook over the official client's ClientAsync: the same
@@ -1721,6 +1953,10 @@ class AsyncTigerBeetleBook(_TbFlows):
     async def status(self, kind: int, key_vals: Sequence[Value]) -> HoldState | None:
         """Where a hold stands, None when there is none. It writes nothing."""
         return await self._run(self._status_flow(kind, key_vals))
+
+    async def bulk(self, calls: Sequence[TbCall]) -> list[TbAnswer]:
+        """TigerBeetleBook.bulk, awaited."""
+        return await self._run(self._bulk_flow(calls))
 
     async def balance(self, account: int, args: Sequence[str]) -> Balance:
         """Reads an account of the kind, named by its arguments; one never

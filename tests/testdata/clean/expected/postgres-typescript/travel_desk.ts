@@ -102,10 +102,14 @@ export interface Book {
   readonly top_up: {
     /** Moves the amounts. */
     do(args: TopUpArgs): Promise<Result>;
+    /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
+    doCall(args: TopUpArgs): PgCall;
   };
   readonly open_tour_day: {
     /** Moves the amounts. */
     do(args: OpenTourDayArgs): Promise<Result>;
+    /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
+    doCall(args: OpenTourDayArgs): PgCall;
   };
   /** book_seat: a seat is held for two days while the member confirms. */
   readonly book_seat: {
@@ -117,6 +121,14 @@ export interface Book {
     void(key: BookSeatKey): Promise<Result>;
     /** Where the hold stands; null when there is none. It writes nothing. */
     status(key: BookSeatKey): Promise<HoldState | null>;
+    /** hold as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
+    holdCall(args: BookSeatArgs): PgCall;
+    /** post as one call of bulk. */
+    postCall(key: BookSeatKey, amounts?: BookSeatAmounts): PgCall;
+    /** void as one call of bulk. */
+    voidCall(key: BookSeatKey): PgCall;
+    /** status as one call of bulk; its answer is the hold's state. */
+    statusCall(key: BookSeatKey): PgCall;
   };
   /** group_hold: held until the organiser confirms or gives the seats back. */
   readonly group_hold: {
@@ -128,10 +140,20 @@ export interface Book {
     void(key: GroupHoldKey): Promise<Result>;
     /** Where the hold stands; null when there is none. It writes nothing. */
     status(key: GroupHoldKey): Promise<HoldState | null>;
+    /** hold as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
+    holdCall(args: GroupHoldArgs): PgCall;
+    /** post as one call of bulk. */
+    postCall(key: GroupHoldKey, amounts?: GroupHoldAmounts): PgCall;
+    /** void as one call of bulk. */
+    voidCall(key: GroupHoldKey): PgCall;
+    /** status as one call of bulk; its answer is the hold's state. */
+    statusCall(key: GroupHoldKey): PgCall;
   };
   readonly pay_operator: {
     /** Moves the amounts. */
     do(args: PayOperatorArgs): Promise<Result>;
+    /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
+    doCall(args: PayOperatorArgs): PgCall;
   };
   /** Reads accounts: posted, held coming in, held going out. */
   readonly balance: {
@@ -149,6 +171,15 @@ export interface Book {
    * expired whether or not it has been given back.
    */
   expire(max: number): Promise<number>;
+  /**
+   * Sends many calls, made by the transfers' *Call methods, and answers
+   * each, in order, as it would be answered alone: a result, a hold state
+   * (or null) for a status, or the error the call alone would throw. Up to
+   * 200 calls go as one statement, one transaction; when one fails they go
+   * again one by one. No call sees another's answer: a post, void or
+   * status must not name a hold held in the same bulk.
+   */
+  bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]>;
 }
 
 /**
@@ -171,11 +202,23 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
         const a = argsOf("top_up.do", "arguments", args);
         return call<Reason>(db, "top_up.do", "select result, reason from \"travel_desk\".\"top_up_do\"($1, $2, $3, $4)", [tenant, checkText("top_up.do", "receipt", field(a, "receipt")), checkText("top_up.do", "member", field(a, "member")), checkAmount("top_up.do", "amount", field(a, "amount"))]);
       },
+      doCall(args: TopUpArgs): PgCall {
+        return makeCall("top_up.do", "select result, reason from \"travel_desk\".\"top_up_do\"($1, $2, $3, $4)", false, () => {
+          const a = argsOf("top_up.do", "arguments", args);
+          return [tenant, checkText("top_up.do", "receipt", field(a, "receipt")), checkText("top_up.do", "member", field(a, "member")), checkAmount("top_up.do", "amount", field(a, "amount"))];
+        });
+      },
     },
     open_tour_day: {
       async do(args: OpenTourDayArgs): Promise<Result> {
         const a = argsOf("open_tour_day.do", "arguments", args);
         return call<Reason>(db, "open_tour_day.do", "select result, reason from \"travel_desk\".\"open_tour_day_do\"($1, $2, $3, $4)", [tenant, checkText("open_tour_day.do", "tour", field(a, "tour")), checkText("open_tour_day.do", "day", field(a, "day")), checkAmount("open_tour_day.do", "capacity", field(a, "capacity"))]);
+      },
+      doCall(args: OpenTourDayArgs): PgCall {
+        return makeCall("open_tour_day.do", "select result, reason from \"travel_desk\".\"open_tour_day_do\"($1, $2, $3, $4)", false, () => {
+          const a = argsOf("open_tour_day.do", "arguments", args);
+          return [tenant, checkText("open_tour_day.do", "tour", field(a, "tour")), checkText("open_tour_day.do", "day", field(a, "day")), checkAmount("open_tour_day.do", "capacity", field(a, "capacity"))];
+        });
       },
     },
     book_seat: {
@@ -202,6 +245,37 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
         const k = argsOf("book_seat.status", "key", key);
         return status(db, "book_seat.status", "select \"travel_desk\".\"book_seat_status\"($1, $2)", [tenant, checkText("book_seat.status", "booking", field(k, "booking"))]);
       },
+      holdCall(args: BookSeatArgs): PgCall {
+        return makeCall("book_seat.hold", "select result, reason from \"travel_desk\".\"book_seat_hold\"($1, $2, $3, $4, $5, $6)", false, () => {
+          const a = argsOf("book_seat.hold", "arguments", args);
+          return [tenant, checkText("book_seat.hold", "booking", field(a, "booking")), checkText("book_seat.hold", "member", field(a, "member")), checkText("book_seat.hold", "tour", field(a, "tour")), checkText("book_seat.hold", "day", field(a, "day")), checkAmount("book_seat.hold", "price", field(a, "price"))];
+        });
+      },
+      postCall(key: BookSeatKey, amounts?: BookSeatAmounts): PgCall {
+        return makeCall("book_seat.post", "select result, reason from \"travel_desk\".\"book_seat_post\"($1, $2, $3)", false, () => {
+          const k = argsOf("book_seat.post", "key", key);
+          const values: unknown[] = [tenant, checkText("book_seat.post", "booking", field(k, "booking"))];
+          if (amounts === undefined) {
+            values.push(null);
+          } else {
+            const m = argsOf("book_seat.post", "amounts", amounts);
+            values.push(checkAmount("book_seat.post", "price", field(m, "price")));
+          }
+          return values;
+        });
+      },
+      voidCall(key: BookSeatKey): PgCall {
+        return makeCall("book_seat.void", "select result, reason from \"travel_desk\".\"book_seat_void\"($1, $2)", false, () => {
+          const k = argsOf("book_seat.void", "key", key);
+          return [tenant, checkText("book_seat.void", "booking", field(k, "booking"))];
+        });
+      },
+      statusCall(key: BookSeatKey): PgCall {
+        return makeCall("book_seat.status", "select \"travel_desk\".\"book_seat_status\"($1, $2)", true, () => {
+          const k = argsOf("book_seat.status", "key", key);
+          return [tenant, checkText("book_seat.status", "booking", field(k, "booking"))];
+        });
+      },
     },
     group_hold: {
       async hold(args: GroupHoldArgs): Promise<Result> {
@@ -227,11 +301,48 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
         const k = argsOf("group_hold.status", "key", key);
         return status(db, "group_hold.status", "select \"travel_desk\".\"group_hold_status\"($1, $2, $3, $4)", [tenant, checkText("group_hold.status", "group", field(k, "group")), checkText("group_hold.status", "tour", field(k, "tour")), checkText("group_hold.status", "day", field(k, "day"))]);
       },
+      holdCall(args: GroupHoldArgs): PgCall {
+        return makeCall("group_hold.hold", "select result, reason from \"travel_desk\".\"group_hold_hold\"($1, $2, $3, $4, $5)", false, () => {
+          const a = argsOf("group_hold.hold", "arguments", args);
+          return [tenant, checkText("group_hold.hold", "group", field(a, "group")), checkText("group_hold.hold", "tour", field(a, "tour")), checkText("group_hold.hold", "day", field(a, "day")), checkAmount("group_hold.hold", "count", field(a, "count"))];
+        });
+      },
+      postCall(key: GroupHoldKey, amounts?: GroupHoldAmounts): PgCall {
+        return makeCall("group_hold.post", "select result, reason from \"travel_desk\".\"group_hold_post\"($1, $2, $3, $4, $5)", false, () => {
+          const k = argsOf("group_hold.post", "key", key);
+          const values: unknown[] = [tenant, checkText("group_hold.post", "group", field(k, "group")), checkText("group_hold.post", "tour", field(k, "tour")), checkText("group_hold.post", "day", field(k, "day"))];
+          if (amounts === undefined) {
+            values.push(null);
+          } else {
+            const m = argsOf("group_hold.post", "amounts", amounts);
+            values.push(checkAmount("group_hold.post", "count", field(m, "count")));
+          }
+          return values;
+        });
+      },
+      voidCall(key: GroupHoldKey): PgCall {
+        return makeCall("group_hold.void", "select result, reason from \"travel_desk\".\"group_hold_void\"($1, $2, $3, $4)", false, () => {
+          const k = argsOf("group_hold.void", "key", key);
+          return [tenant, checkText("group_hold.void", "group", field(k, "group")), checkText("group_hold.void", "tour", field(k, "tour")), checkText("group_hold.void", "day", field(k, "day"))];
+        });
+      },
+      statusCall(key: GroupHoldKey): PgCall {
+        return makeCall("group_hold.status", "select \"travel_desk\".\"group_hold_status\"($1, $2, $3, $4)", true, () => {
+          const k = argsOf("group_hold.status", "key", key);
+          return [tenant, checkText("group_hold.status", "group", field(k, "group")), checkText("group_hold.status", "tour", field(k, "tour")), checkText("group_hold.status", "day", field(k, "day"))];
+        });
+      },
     },
     pay_operator: {
       async do(args: PayOperatorArgs): Promise<Result> {
         const a = argsOf("pay_operator.do", "arguments", args);
         return call<Reason>(db, "pay_operator.do", "select result, reason from \"travel_desk\".\"pay_operator_do\"($1, $2, $3)", [tenant, checkText("pay_operator.do", "statement", field(a, "statement")), checkAmount("pay_operator.do", "amount", field(a, "amount"))]);
+      },
+      doCall(args: PayOperatorArgs): PgCall {
+        return makeCall("pay_operator.do", "select result, reason from \"travel_desk\".\"pay_operator_do\"($1, $2, $3)", false, () => {
+          const a = argsOf("pay_operator.do", "arguments", args);
+          return [tenant, checkText("pay_operator.do", "statement", field(a, "statement")), checkAmount("pay_operator.do", "amount", field(a, "amount"))];
+        });
       },
     },
     balance: {
@@ -261,6 +372,9 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     },
     async expire(max: number): Promise<number> {
       return expire(db, "select \"travel_desk\".expire($1)", max);
+    },
+    async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
+      return bulk<Reason>(db, calls);
     },
   };
 }
@@ -775,5 +889,162 @@ export async function expire(db: Queryable, text: string, max: number): Promise<
   }
   const [n] = await queryRow(db, "expire", text, [max]);
   return Number(int64("expire", n));
+}
+
+/** One call of a bulk, made by a transfer's *Call method and sent by the book's bulk. */
+export interface PgCall {
+  readonly where: string;
+  readonly text: string;
+  readonly values: readonly unknown[];
+  /** A status, answered with a hold state rather than a result. */
+  readonly status: boolean;
+  /** Why the client would not make the call: its answer, and nothing is sent. */
+  readonly error?: Error;
+}
+
+/** What one call of a bulk got: a result, a hold state (or null) for a status, or the error the call alone would throw. */
+export type PgAnswer<R extends string> = ResultOf<R> | HoldState | null | Error;
+
+function asError(err: unknown): Error {
+  return err instanceof Error ? err : new Error(String(err));
+}
+
+/** makeCall is one call of a bulk; an error of its values is the call's answer, never thrown. */
+export function makeCall(where: string, text: string, status: boolean, values: () => unknown[]): PgCall {
+  try {
+    const v = values();
+    checkSize(where, v[0], v.slice(1));
+    return { where, text, values: v, status };
+  } catch (err) {
+    return { where, text, values: [], status, error: asError(err) };
+  }
+}
+
+/** How many calls go in one statement of a bulk at most. */
+export const BULK_STATEMENT_MAX = 200;
+
+let inOneStatement = 0;
+
+/** bulkStatements says how many calls, in this process, went in a statement together with others. */
+export function bulkStatements(): number {
+  return inOneStatement;
+}
+
+/** renumber moves the $n placeholders of a statement, outside its quoted names, up by off. */
+function renumber(text: string, off: number): string {
+  return text
+    .split('"')
+    .map((part, i) => (i % 2 === 1 ? part : part.replace(/\$([0-9]+)/g, (_, n: string) => "$" + (Number(n) + off))))
+    .join('"');
+}
+
+/**
+ * oneStatement sends calls as one statement, each call's function in a
+ * branch of a union all, which the server runs in order in one
+ * transaction; it answers each call's row, or throws what failed, in
+ * which case the server has undone every call of it.
+ */
+async function oneStatement(db: Queryable, calls: readonly PgCall[]): Promise<unknown[][]> {
+  const parts: string[] = [];
+  const values: unknown[] = [];
+  calls.forEach((c, i) => {
+    const text = renumber(c.text, values.length);
+    values.push(...c.values);
+    parts.push(
+      c.status
+        ? `select ${i} as chobo_i, x.s::text as a, null::text as b from (${text}) as x (s)`
+        : `select ${i} as chobo_i, x.result::text as a, x.reason::text as b from (${text}) as x`,
+    );
+  });
+  inOneStatement += calls.length;
+  const res = await db.query(parts.join("\nunion all\n"), values);
+  const rows: unknown[][] = calls.map(() => []);
+  for (const r of res.rows) {
+    const [i, a, b] = Object.values(r as object) as unknown[];
+    rows[Number(i)] = [a, b];
+  }
+  if (rows.some((r) => r.length === 0)) {
+    throw new ChoboError("CHOBO_UNEXPECTED", "a call of a bulk answered no row");
+  }
+  return rows;
+}
+
+function answerOf<R extends string>(c: PgCall, row: unknown[]): PgAnswer<R> {
+  try {
+    if (c.status) {
+      return parseHoldState(row[0]);
+    }
+    switch (parseOutcome(row[0])) {
+      case "done":
+        return { result: "done" };
+      case "done_before":
+        return { result: "done_before" };
+    }
+    if (typeof row[1] !== "string") {
+      throw new ChoboError("CHOBO_UNEXPECTED", `${c.where}: a refusal without a reason`);
+    }
+    return { result: "refused", reason: row[1] as R };
+  } catch (err) {
+    return asError(err);
+  }
+}
+
+/**
+ * bulk sends many calls and answers each, in order, as it would be
+ * answered alone. pg has no pipeline mode, so up to BULK_STATEMENT_MAX
+ * calls go as one statement, which the server runs in order as one
+ * transaction: when every call succeeds they commit together, each
+ * answered from its row; when one fails, the server undoes them all and
+ * they go again one by one, each its own transaction with the retries and
+ * errors of a single call. Inside the caller's transaction, which the
+ * failure has spoilt, nothing goes again: every call of the statement is
+ * answered with its error, and the caller rolls back.
+ */
+export async function bulk<R extends string>(db: Queryable, calls: readonly PgCall[]): Promise<PgAnswer<R>[]> {
+  const out: PgAnswer<R>[] = calls.map((c) => c.error ?? null);
+  const send = calls.flatMap((c, i) => (c.error === undefined ? [i] : []));
+  for (let k = 0; k < send.length; k += BULK_STATEMENT_MAX) {
+    const part = send.slice(k, k + BULK_STATEMENT_MAX);
+    let failed: unknown;
+    if (part.length > 1) {
+      try {
+        const rows = await oneStatement(db, part.map((i) => calls[i]!));
+        part.forEach((i, n) => (out[i] = answerOf<R>(calls[i]!, rows[n]!)));
+        continue;
+      } catch (err) {
+        failed = err;
+      }
+    }
+    // A statement whose connection broke while it was out may have
+    // committed: every call of it that goes again is sent again, and one
+    // that cannot go is of unknown outcome, not unsent.
+    const lost = failed !== undefined && connectionFailure(failed) === "CHOBO_OUTCOME_UNKNOWN";
+    for (const i of part) {
+      const c = calls[i]!;
+      try {
+        if (c.status) {
+          out[i] = await status(db, c.where, c.text, [...c.values]);
+        } else {
+          const r = await call<R>(db, c.where, c.text, [...c.values]);
+          out[i] = lost ? { ...r, resent: true } : r;
+        }
+      } catch (err) {
+        if (lost && err instanceof ChoboError && err.code === "CHOBO_NOT_SENT") {
+          const message = failed instanceof Error ? failed.message : String(failed);
+          out[i] = new ChoboError("CHOBO_OUTCOME_UNKNOWN", `${c.where}: ${lostMessages.CHOBO_OUTCOME_UNKNOWN}: ${message}`, { cause: failed });
+          continue;
+        }
+        if (failed !== undefined && sqlState(err) === IN_FAILED_TRANSACTION) {
+          // The caller's transaction: the statement's failure is the answer of every call it carried.
+          for (const j of part.slice(part.indexOf(i))) {
+            out[j] = asError(classify(calls[j]!.where, failed));
+          }
+          break;
+        }
+        out[i] = asError(err);
+      }
+    }
+  }
+  return out;
 }
 

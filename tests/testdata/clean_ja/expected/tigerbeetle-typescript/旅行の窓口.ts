@@ -107,10 +107,14 @@ export interface Book {
   readonly チャージ: {
     /** Moves the amounts. */
     do(args: チャージArgs): Promise<Result>;
+    /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
+    doCall(args: チャージArgs): TbCall;
   };
   readonly 催行日の設定: {
     /** Moves the amounts. */
     do(args: 催行日の設定Args): Promise<Result>;
+    /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
+    doCall(args: 催行日の設定Args): TbCall;
   };
   /** 座席予約: 会員が確定するまで二日間、一席押さえる. */
   readonly 座席予約: {
@@ -122,6 +126,14 @@ export interface Book {
     void(key: 座席予約Key): Promise<Result>;
     /** Where the hold stands; null when there is none. It writes nothing. */
     status(key: 座席予約Key): Promise<HoldState | null>;
+    /** hold as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
+    holdCall(args: 座席予約Args): TbCall;
+    /** post as one call of bulk. */
+    postCall(key: 座席予約Key, amounts?: 座席予約Amounts): TbCall;
+    /** void as one call of bulk. */
+    voidCall(key: 座席予約Key): TbCall;
+    /** status as one call of bulk; its answer is the hold's state. */
+    statusCall(key: 座席予約Key): TbCall;
   };
   /** 団体の仮押さえ: 幹事が確定するか、席を戻すまで押さえる. */
   readonly 団体の仮押さえ: {
@@ -133,10 +145,20 @@ export interface Book {
     void(key: 団体の仮押さえKey): Promise<Result>;
     /** Where the hold stands; null when there is none. It writes nothing. */
     status(key: 団体の仮押さえKey): Promise<HoldState | null>;
+    /** hold as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
+    holdCall(args: 団体の仮押さえArgs): TbCall;
+    /** post as one call of bulk. */
+    postCall(key: 団体の仮押さえKey, amounts?: 団体の仮押さえAmounts): TbCall;
+    /** void as one call of bulk. */
+    voidCall(key: 団体の仮押さえKey): TbCall;
+    /** status as one call of bulk; its answer is the hold's state. */
+    statusCall(key: 団体の仮押さえKey): TbCall;
   };
   readonly 催行会社への支払: {
     /** Moves the amounts. */
     do(args: 催行会社への支払Args): Promise<Result>;
+    /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
+    doCall(args: 催行会社への支払Args): TbCall;
   };
   /** Reads accounts: posted, held coming in, held going out. */
   readonly balance: {
@@ -148,6 +170,15 @@ export interface Book {
     催行会社(): Promise<Balance>;
     旅行者(): Promise<Balance>;
   };
+  /**
+   * Sends many calls, made by the transfers' *Call methods, in as few
+   * requests as they fit (a call's chain is never split), and answers
+   * each, in order, as it would be answered alone: a result, a hold state
+   * (or null) for a status, or the error the call alone would throw. No
+   * call sees another's answer: a post, void or status must not name a
+   * hold held in the same bulk.
+   */
+  bulk(calls: readonly TbCall[]): Promise<TbAnswer<Reason>[]>;
 }
 
 /**
@@ -165,11 +196,23 @@ export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptio
         const a = argsOf("チャージ.do", "arguments", args);
         return tb.call<Reason>(0, "do", [checkText("チャージ.do", "受付番号", field(a, "受付番号")), checkText("チャージ.do", "会員", field(a, "会員")), checkAmount("チャージ.do", "額", field(a, "額"))]);
       },
+      doCall(args: チャージArgs): TbCall {
+        return tbCall(0, "do", () => {
+          const a = argsOf("チャージ.do", "arguments", args);
+          return [checkText("チャージ.do", "受付番号", field(a, "受付番号")), checkText("チャージ.do", "会員", field(a, "会員")), checkAmount("チャージ.do", "額", field(a, "額"))];
+        });
+      },
     },
     催行日の設定: {
       async do(args: 催行日の設定Args): Promise<Result> {
         const a = argsOf("催行日の設定.do", "arguments", args);
         return tb.call<Reason>(1, "do", [checkText("催行日の設定.do", "ツアー", field(a, "ツアー")), checkText("催行日の設定.do", "day", field(a, "day")), checkAmount("催行日の設定.do", "定員", field(a, "定員"))]);
+      },
+      doCall(args: 催行日の設定Args): TbCall {
+        return tbCall(1, "do", () => {
+          const a = argsOf("催行日の設定.do", "arguments", args);
+          return [checkText("催行日の設定.do", "ツアー", field(a, "ツアー")), checkText("催行日の設定.do", "day", field(a, "day")), checkAmount("催行日の設定.do", "定員", field(a, "定員"))];
+        });
       },
     },
     座席予約: {
@@ -194,6 +237,36 @@ export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptio
         const k = argsOf("座席予約.status", "key", key);
         return tb.status(2, [checkText("座席予約.status", "予約番号", field(k, "予約番号"))]);
       },
+      holdCall(args: 座席予約Args): TbCall {
+        return tbCall(2, "hold", () => {
+          const a = argsOf("座席予約.hold", "arguments", args);
+          return [checkText("座席予約.hold", "予約番号", field(a, "予約番号")), checkText("座席予約.hold", "会員", field(a, "会員")), checkText("座席予約.hold", "ツアー", field(a, "ツアー")), checkText("座席予約.hold", "day", field(a, "day")), checkAmount("座席予約.hold", "代金", field(a, "代金"))];
+        });
+      },
+      postCall(key: 座席予約Key, amounts?: 座席予約Amounts): TbCall {
+        return tbCall(2, "post", () => {
+          const k = argsOf("座席予約.post", "key", key);
+          return [checkText("座席予約.post", "予約番号", field(k, "予約番号"))];
+        }, () => {
+          if (amounts === undefined) {
+            return null;
+          }
+          const m = argsOf("座席予約.post", "amounts", amounts);
+          return [checkAmount("座席予約.post", "代金", field(m, "代金"))];
+        });
+      },
+      voidCall(key: 座席予約Key): TbCall {
+        return tbCall(2, "void", () => {
+          const k = argsOf("座席予約.void", "key", key);
+          return [checkText("座席予約.void", "予約番号", field(k, "予約番号"))];
+        });
+      },
+      statusCall(key: 座席予約Key): TbCall {
+        return tbCall(2, "status", () => {
+          const k = argsOf("座席予約.status", "key", key);
+          return [checkText("座席予約.status", "予約番号", field(k, "予約番号"))];
+        });
+      },
     },
     団体の仮押さえ: {
       async hold(args: 団体の仮押さえArgs): Promise<Result> {
@@ -217,11 +290,47 @@ export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptio
         const k = argsOf("団体の仮押さえ.status", "key", key);
         return tb.status(3, [checkText("団体の仮押さえ.status", "団体", field(k, "団体")), checkText("団体の仮押さえ.status", "ツアー", field(k, "ツアー")), checkText("団体の仮押さえ.status", "day", field(k, "day"))]);
       },
+      holdCall(args: 団体の仮押さえArgs): TbCall {
+        return tbCall(3, "hold", () => {
+          const a = argsOf("団体の仮押さえ.hold", "arguments", args);
+          return [checkText("団体の仮押さえ.hold", "団体", field(a, "団体")), checkText("団体の仮押さえ.hold", "ツアー", field(a, "ツアー")), checkText("団体の仮押さえ.hold", "day", field(a, "day")), checkAmount("団体の仮押さえ.hold", "席数", field(a, "席数"))];
+        });
+      },
+      postCall(key: 団体の仮押さえKey, amounts?: 団体の仮押さえAmounts): TbCall {
+        return tbCall(3, "post", () => {
+          const k = argsOf("団体の仮押さえ.post", "key", key);
+          return [checkText("団体の仮押さえ.post", "団体", field(k, "団体")), checkText("団体の仮押さえ.post", "ツアー", field(k, "ツアー")), checkText("団体の仮押さえ.post", "day", field(k, "day"))];
+        }, () => {
+          if (amounts === undefined) {
+            return null;
+          }
+          const m = argsOf("団体の仮押さえ.post", "amounts", amounts);
+          return [checkAmount("団体の仮押さえ.post", "席数", field(m, "席数"))];
+        });
+      },
+      voidCall(key: 団体の仮押さえKey): TbCall {
+        return tbCall(3, "void", () => {
+          const k = argsOf("団体の仮押さえ.void", "key", key);
+          return [checkText("団体の仮押さえ.void", "団体", field(k, "団体")), checkText("団体の仮押さえ.void", "ツアー", field(k, "ツアー")), checkText("団体の仮押さえ.void", "day", field(k, "day"))];
+        });
+      },
+      statusCall(key: 団体の仮押さえKey): TbCall {
+        return tbCall(3, "status", () => {
+          const k = argsOf("団体の仮押さえ.status", "key", key);
+          return [checkText("団体の仮押さえ.status", "団体", field(k, "団体")), checkText("団体の仮押さえ.status", "ツアー", field(k, "ツアー")), checkText("団体の仮押さえ.status", "day", field(k, "day"))];
+        });
+      },
     },
     催行会社への支払: {
       async do(args: 催行会社への支払Args): Promise<Result> {
         const a = argsOf("催行会社への支払.do", "arguments", args);
         return tb.call<Reason>(4, "do", [checkText("催行会社への支払.do", "明細", field(a, "明細")), checkAmount("催行会社への支払.do", "額", field(a, "額"))]);
+      },
+      doCall(args: 催行会社への支払Args): TbCall {
+        return tbCall(4, "do", () => {
+          const a = argsOf("催行会社への支払.do", "arguments", args);
+          return [checkText("催行会社への支払.do", "明細", field(a, "明細")), checkAmount("催行会社への支払.do", "額", field(a, "額"))];
+        });
       },
     },
     balance: {
@@ -248,6 +357,9 @@ export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptio
       async 旅行者(): Promise<Balance> {
         return tb.balance(6, []);
       },
+    },
+    async bulk(calls: readonly TbCall[]): Promise<TbAnswer<Reason>[]> {
+      return tb.bulk<Reason>(calls);
     },
   };
 }
@@ -1375,6 +1487,49 @@ export type Request =
   | { op: "create_transfers"; transfers: TigerBeetleTransfer[] }
   | { op: "lookup_accounts" | "lookup_transfers"; ids: bigint[] };
 
+/** One call of a bulk, made by a transfer's *Call method and sent by the book's bulk. */
+export interface TbCall {
+  readonly kind: number;
+  readonly op: "do" | "hold" | "post" | "void" | "status";
+  /** For do and hold the values in declaration order; for post, void and status the key's values. */
+  readonly values: readonly Value[];
+  /** A partial post's amounts, or null for the whole hold. */
+  readonly amounts: readonly bigint[] | null;
+  /** Why the client would not make the call: its answer, and nothing is sent. */
+  readonly error?: Error;
+}
+
+/** What one call of a bulk got: a result, a hold state (or null) for a status, or the error the call alone would throw. */
+export type TbAnswer<R extends string> = ResultOf<R> | HoldState | null | Error;
+
+function asError(err: unknown): Error {
+  return err instanceof Error ? err : new Error(String(err));
+}
+
+/** tbCall is one call of a bulk; an error of its values is the call's answer, never thrown. */
+export function tbCall(kind: number, op: TbCall["op"], values: () => Value[], amounts: () => bigint[] | null = () => null): TbCall {
+  try {
+    return { kind, op, values: values(), amounts: amounts() };
+  } catch (err) {
+    return { kind, op, values: [], amounts: null, error: asError(err) };
+  }
+}
+
+/** overHold answers a post over its hold from the hold's state, which the reference interpreter looks at first. */
+function overHold<R extends string>(state: HoldState | null): ResultOf<R> {
+  switch (state) {
+    case "held":
+      return refused("over_hold" as R);
+    case "posted":
+      return refused("key_conflict" as R);
+    case "voided":
+      return refused("already_voided" as R);
+    case "expired":
+      return refused("expired" as R);
+  }
+  return refused("no_such_hold" as R);
+}
+
 /** Options of a book over TigerBeetle. */
 export interface TigerBeetleOptions {
   /** The tenant whose balances the book keeps; "" by default. */
@@ -1526,17 +1681,7 @@ export class TigerBeetleBook {
     if (want.some((w, i) => w > held[i]!)) {
       // TigerBeetle checks the amount before the hold's state, the
       // reference interpreter the state first: answer from the state.
-      switch (await this.#status(kind, key)) {
-        case "held":
-          return refused("over_hold" as R);
-        case "posted":
-          return refused("key_conflict" as R);
-        case "voided":
-          return refused("already_voided" as R);
-        case "expired":
-          return refused("expired" as R);
-      }
-      return refused("no_such_hold" as R);
+      return overHold<R>(await this.#status(kind, key));
     }
     const chain = finish(this.def, this.tenant, kind, "post", key, want);
     return read<R>(chain, await this.#sendChain(chain));
@@ -1566,6 +1711,173 @@ export class TigerBeetleBook {
   async #status(kind: number, key: readonly string[]): Promise<HoldState | null> {
     const chain = statusChain(this.def, this.tenant, kind, key, randomId(), randomId());
     return readStatus(await this.#sendChain(chain));
+  }
+
+  /**
+   * bulk sends many calls in as few requests as they fit: the accounts and
+   * openings they need (each once), one lookup for the holds their posts
+   * and voids read, then every chain, packed in order into requests of at
+   * most MAX_EVENTS events, a chain never split. Each call is answered as
+   * it would be alone, in order. A call reads nothing another of the same
+   * bulk writes: a post, void or status of a hold held in it finds none.
+   */
+  async bulk<R extends string>(calls: readonly TbCall[]): Promise<TbAnswer<R>[]> {
+    const out: TbAnswer<R>[] = calls.map((c) => c.error ?? null);
+    const chains = new Map<number, ChainEvent[]>();
+    const reads = new Map<number, "result" | "state" | "over_hold">();
+    const plans: [number, Plan][] = [];
+    const finishing: { i: number; key: string[]; ids: bigint[] }[] = [];
+    calls.forEach((c, i) => {
+      if (c.error !== undefined) {
+        return;
+      }
+      try {
+        const t = kindOf(this.def, c.kind);
+        const where = `${t.name}.${c.op}`;
+        if (c.op === "post" && c.amounts !== null) {
+          if (c.amounts.length !== t.postAmounts.length) {
+            throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: a post takes ${t.postAmounts.length} amounts, got ${c.amounts.length}`);
+          }
+          t.postAmounts.forEach((p, n) => checkAmount(where, t.params[p]!.name, c.amounts![n]));
+        }
+        checkSize(where, this.tenant, c.values);
+        if (c.op === "do" || c.op === "hold") {
+          const p = plan(this.def, this.tenant, c.kind, c.op, c.values, this.#tids);
+          if (p.sameAccount) {
+            out[i] = refused("same_account" as R);
+          } else if (p.chain.length > MAX_EVENTS) {
+            throw new ChoboError("CHOBO_UNEXPECTED", `a chain of ${p.chain.length} events does not fit one request of ${MAX_EVENTS}`);
+          } else {
+            plans.push([i, p]);
+            chains.set(i, p.chain);
+            reads.set(i, "result");
+          }
+        } else if (c.op === "status") {
+          chains.set(i, statusChain(this.def, this.tenant, c.kind, c.values.map(text), randomId(), randomId()));
+          reads.set(i, "state");
+        } else {
+          const key = c.values.map(text);
+          finishing.push({ i, key, ids: lookups(this.def, this.tenant, c.kind, key) });
+        }
+      } catch (err) {
+        out[i] = asError(err);
+      }
+    });
+    // The accounts and openings of every plan, each once.
+    if (plans.length > 0) {
+      const whole: Plan = { accounts: [], openings: [], chain: [], sameAccount: false };
+      const seen = new Set<bigint>();
+      for (const [, p] of plans) {
+        for (const a of p.accounts) {
+          if (!seen.has(a.id)) {
+            seen.add(a.id);
+            whole.accounts.push(a);
+          }
+        }
+        for (const o of p.openings) {
+          if (!seen.has(o.id)) {
+            seen.add(o.id);
+            whole.openings.push(o);
+          }
+        }
+      }
+      try {
+        await this.#ensure(whole);
+      } catch (err) {
+        for (const [i] of plans) {
+          out[i] = asError(err);
+          chains.delete(i);
+        }
+      }
+    }
+    // One lookup for the holds of every post and void.
+    const found = new Map<bigint, TigerBeetleTransfer>();
+    const ids = [...new Set(finishing.flatMap((f) => f.ids))];
+    try {
+      for (let k = 0; k < ids.length; k += MAX_EVENTS) {
+        for (const t of await withTimeout(this.#client.lookupTransfers(ids.slice(k, k + MAX_EVENTS)), this.#timeoutMs, "TigerBeetle lookup_transfers")) {
+          found.set(t.id, t);
+        }
+      }
+    } catch (err) {
+      for (const f of finishing) {
+        out[f.i] = asError(err);
+      }
+      finishing.length = 0;
+    }
+    for (const f of finishing) {
+      try {
+        const c = calls[f.i]!;
+        const t = kindOf(this.def, c.kind);
+        const tag = definitionTag(t.definition);
+        const mine = f.ids.flatMap((id) => found.get(id) ?? []);
+        if (mine.some((tr) => tr.user_data_64 !== 0n && tr.user_data_64 !== tag)) {
+          out[f.i] = refused("key_conflict" as R);
+          continue;
+        }
+        if (mine.length === 0) {
+          out[f.i] = refused("no_such_hold" as R);
+          continue;
+        }
+        if (mine.length !== f.ids.length) {
+          throw new ChoboError("CHOBO_UNEXPECTED", `${mine.length} of the ${f.ids.length} moves of a hold were found`);
+        }
+        const held = mine.map((tr) => tr.amount);
+        if (c.op === "void") {
+          chains.set(f.i, finish(this.def, this.tenant, c.kind, "void", f.key, []));
+          reads.set(f.i, "result");
+          continue;
+        }
+        let want = held;
+        if (c.amounts !== null) {
+          const byParam = new Map<number, bigint>(t.postAmounts.map((p, n) => [p, c.amounts![n]!]));
+          want = t.moves.map((m, n) => (m.amount < 0 ? held[n]! : byParam.get(m.amount)!));
+        }
+        if (want.some((w, n) => w > held[n]!)) {
+          chains.set(f.i, statusChain(this.def, this.tenant, c.kind, f.key, randomId(), randomId()));
+          reads.set(f.i, "over_hold");
+          continue;
+        }
+        chains.set(f.i, finish(this.def, this.tenant, c.kind, "post", f.key, want));
+        reads.set(f.i, "result");
+      } catch (err) {
+        out[f.i] = asError(err);
+      }
+    }
+    // Every chain, in the order of the calls.
+    const order = calls.flatMap((_, i) => (chains.has(i) ? [i] : []));
+    for (let k = 0; k < order.length; ) {
+      const batch = [order[k]!];
+      let n = chains.get(order[k]!)!.length;
+      k++;
+      while (k < order.length && n + chains.get(order[k]!)!.length <= MAX_EVENTS) {
+        n += chains.get(order[k]!)!.length;
+        batch.push(order[k]!);
+        k++;
+      }
+      let statuses: number[];
+      try {
+        statuses = await this.#createTransfers(batch.flatMap((i) => chains.get(i)!.map((e) => e.transfer)));
+      } catch (err) {
+        for (const i of batch) {
+          out[i] = asError(err);
+        }
+        continue;
+      }
+      let at = 0;
+      for (const i of batch) {
+        const chain = chains.get(i)!;
+        const mine = statuses.slice(at, at + chain.length);
+        at += chain.length;
+        try {
+          const how = reads.get(i);
+          out[i] = how === "result" ? read<R>(chain, mine) : how === "state" ? readStatus(mine) : overHold<R>(readStatus(mine));
+        } catch (err) {
+          out[i] = asError(err);
+        }
+      }
+    }
+    return out;
   }
 
   /** balance reads an account of a kind, named by its arguments. */

@@ -63,6 +63,8 @@ export interface Book {
   readonly receive: {
     /** Moves the amounts. */
     do(args: ReceiveArgs): Promise<Result>;
+    /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
+    doCall(args: ReceiveArgs): TbCall;
   };
   readonly reserve_for_an_order_placed_by_a_wholesale_customer_overnight: {
     /** Holds the amounts; post or void ends the hold. */
@@ -73,6 +75,14 @@ export interface Book {
     void(key: ReserveForAnOrderPlacedByAWholesaleCustomerOvernightKey): Promise<Result>;
     /** Where the hold stands; null when there is none. It writes nothing. */
     status(key: ReserveForAnOrderPlacedByAWholesaleCustomerOvernightKey): Promise<HoldState | null>;
+    /** hold as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
+    holdCall(args: ReserveForAnOrderPlacedByAWholesaleCustomerOvernightArgs): TbCall;
+    /** post as one call of bulk. */
+    postCall(key: ReserveForAnOrderPlacedByAWholesaleCustomerOvernightKey, amounts?: ReserveForAnOrderPlacedByAWholesaleCustomerOvernightAmounts): TbCall;
+    /** void as one call of bulk. */
+    voidCall(key: ReserveForAnOrderPlacedByAWholesaleCustomerOvernightKey): TbCall;
+    /** status as one call of bulk; its answer is the hold's state. */
+    statusCall(key: ReserveForAnOrderPlacedByAWholesaleCustomerOvernightKey): TbCall;
   };
   /** Reads accounts: posted, held coming in, held going out. */
   readonly balance: {
@@ -80,6 +90,15 @@ export interface Book {
     customers(): Promise<Balance>;
     suppliers(): Promise<Balance>;
   };
+  /**
+   * Sends many calls, made by the transfers' *Call methods, in as few
+   * requests as they fit (a call's chain is never split), and answers
+   * each, in order, as it would be answered alone: a result, a hold state
+   * (or null) for a status, or the error the call alone would throw. No
+   * call sees another's answer: a post, void or status must not name a
+   * hold held in the same bulk.
+   */
+  bulk(calls: readonly TbCall[]): Promise<TbAnswer<Reason>[]>;
 }
 
 /**
@@ -96,6 +115,12 @@ export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptio
       async do(args: ReceiveArgs): Promise<Result> {
         const a = argsOf("receive.do", "arguments", args);
         return tb.call<Reason>(0, "do", [checkText("receive.do", "delivery", field(a, "delivery")), checkText("receive.do", "sku", field(a, "sku")), checkAmount("receive.do", "qty", field(a, "qty"))]);
+      },
+      doCall(args: ReceiveArgs): TbCall {
+        return tbCall(0, "do", () => {
+          const a = argsOf("receive.do", "arguments", args);
+          return [checkText("receive.do", "delivery", field(a, "delivery")), checkText("receive.do", "sku", field(a, "sku")), checkAmount("receive.do", "qty", field(a, "qty"))];
+        });
       },
     },
     reserve_for_an_order_placed_by_a_wholesale_customer_overnight: {
@@ -120,6 +145,36 @@ export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptio
         const k = argsOf("reserve_for_an_order_placed_by_a_wholesale_customer_overnight.status", "key", key);
         return tb.status(1, [checkText("reserve_for_an_order_placed_by_a_wholesale_customer_overnight.status", "order", field(k, "order")), checkText("reserve_for_an_order_placed_by_a_wholesale_customer_overnight.status", "sku", field(k, "sku"))]);
       },
+      holdCall(args: ReserveForAnOrderPlacedByAWholesaleCustomerOvernightArgs): TbCall {
+        return tbCall(1, "hold", () => {
+          const a = argsOf("reserve_for_an_order_placed_by_a_wholesale_customer_overnight.hold", "arguments", args);
+          return [checkText("reserve_for_an_order_placed_by_a_wholesale_customer_overnight.hold", "order", field(a, "order")), checkText("reserve_for_an_order_placed_by_a_wholesale_customer_overnight.hold", "sku", field(a, "sku")), checkAmount("reserve_for_an_order_placed_by_a_wholesale_customer_overnight.hold", "qty", field(a, "qty"))];
+        });
+      },
+      postCall(key: ReserveForAnOrderPlacedByAWholesaleCustomerOvernightKey, amounts?: ReserveForAnOrderPlacedByAWholesaleCustomerOvernightAmounts): TbCall {
+        return tbCall(1, "post", () => {
+          const k = argsOf("reserve_for_an_order_placed_by_a_wholesale_customer_overnight.post", "key", key);
+          return [checkText("reserve_for_an_order_placed_by_a_wholesale_customer_overnight.post", "order", field(k, "order")), checkText("reserve_for_an_order_placed_by_a_wholesale_customer_overnight.post", "sku", field(k, "sku"))];
+        }, () => {
+          if (amounts === undefined) {
+            return null;
+          }
+          const m = argsOf("reserve_for_an_order_placed_by_a_wholesale_customer_overnight.post", "amounts", amounts);
+          return [checkAmount("reserve_for_an_order_placed_by_a_wholesale_customer_overnight.post", "qty", field(m, "qty"))];
+        });
+      },
+      voidCall(key: ReserveForAnOrderPlacedByAWholesaleCustomerOvernightKey): TbCall {
+        return tbCall(1, "void", () => {
+          const k = argsOf("reserve_for_an_order_placed_by_a_wholesale_customer_overnight.void", "key", key);
+          return [checkText("reserve_for_an_order_placed_by_a_wholesale_customer_overnight.void", "order", field(k, "order")), checkText("reserve_for_an_order_placed_by_a_wholesale_customer_overnight.void", "sku", field(k, "sku"))];
+        });
+      },
+      statusCall(key: ReserveForAnOrderPlacedByAWholesaleCustomerOvernightKey): TbCall {
+        return tbCall(1, "status", () => {
+          const k = argsOf("reserve_for_an_order_placed_by_a_wholesale_customer_overnight.status", "key", key);
+          return [checkText("reserve_for_an_order_placed_by_a_wholesale_customer_overnight.status", "order", field(k, "order")), checkText("reserve_for_an_order_placed_by_a_wholesale_customer_overnight.status", "sku", field(k, "sku"))];
+        });
+      },
     },
     balance: {
       async stock(account: StockAccount): Promise<Balance> {
@@ -132,6 +187,9 @@ export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptio
       async suppliers(): Promise<Balance> {
         return tb.balance(2, []);
       },
+    },
+    async bulk(calls: readonly TbCall[]): Promise<TbAnswer<Reason>[]> {
+      return tb.bulk<Reason>(calls);
     },
   };
 }
@@ -1228,6 +1286,49 @@ export type Request =
   | { op: "create_transfers"; transfers: TigerBeetleTransfer[] }
   | { op: "lookup_accounts" | "lookup_transfers"; ids: bigint[] };
 
+/** One call of a bulk, made by a transfer's *Call method and sent by the book's bulk. */
+export interface TbCall {
+  readonly kind: number;
+  readonly op: "do" | "hold" | "post" | "void" | "status";
+  /** For do and hold the values in declaration order; for post, void and status the key's values. */
+  readonly values: readonly Value[];
+  /** A partial post's amounts, or null for the whole hold. */
+  readonly amounts: readonly bigint[] | null;
+  /** Why the client would not make the call: its answer, and nothing is sent. */
+  readonly error?: Error;
+}
+
+/** What one call of a bulk got: a result, a hold state (or null) for a status, or the error the call alone would throw. */
+export type TbAnswer<R extends string> = ResultOf<R> | HoldState | null | Error;
+
+function asError(err: unknown): Error {
+  return err instanceof Error ? err : new Error(String(err));
+}
+
+/** tbCall is one call of a bulk; an error of its values is the call's answer, never thrown. */
+export function tbCall(kind: number, op: TbCall["op"], values: () => Value[], amounts: () => bigint[] | null = () => null): TbCall {
+  try {
+    return { kind, op, values: values(), amounts: amounts() };
+  } catch (err) {
+    return { kind, op, values: [], amounts: null, error: asError(err) };
+  }
+}
+
+/** overHold answers a post over its hold from the hold's state, which the reference interpreter looks at first. */
+function overHold<R extends string>(state: HoldState | null): ResultOf<R> {
+  switch (state) {
+    case "held":
+      return refused("over_hold" as R);
+    case "posted":
+      return refused("key_conflict" as R);
+    case "voided":
+      return refused("already_voided" as R);
+    case "expired":
+      return refused("expired" as R);
+  }
+  return refused("no_such_hold" as R);
+}
+
 /** Options of a book over TigerBeetle. */
 export interface TigerBeetleOptions {
   /** The tenant whose balances the book keeps; "" by default. */
@@ -1379,17 +1480,7 @@ export class TigerBeetleBook {
     if (want.some((w, i) => w > held[i]!)) {
       // TigerBeetle checks the amount before the hold's state, the
       // reference interpreter the state first: answer from the state.
-      switch (await this.#status(kind, key)) {
-        case "held":
-          return refused("over_hold" as R);
-        case "posted":
-          return refused("key_conflict" as R);
-        case "voided":
-          return refused("already_voided" as R);
-        case "expired":
-          return refused("expired" as R);
-      }
-      return refused("no_such_hold" as R);
+      return overHold<R>(await this.#status(kind, key));
     }
     const chain = finish(this.def, this.tenant, kind, "post", key, want);
     return read<R>(chain, await this.#sendChain(chain));
@@ -1419,6 +1510,173 @@ export class TigerBeetleBook {
   async #status(kind: number, key: readonly string[]): Promise<HoldState | null> {
     const chain = statusChain(this.def, this.tenant, kind, key, randomId(), randomId());
     return readStatus(await this.#sendChain(chain));
+  }
+
+  /**
+   * bulk sends many calls in as few requests as they fit: the accounts and
+   * openings they need (each once), one lookup for the holds their posts
+   * and voids read, then every chain, packed in order into requests of at
+   * most MAX_EVENTS events, a chain never split. Each call is answered as
+   * it would be alone, in order. A call reads nothing another of the same
+   * bulk writes: a post, void or status of a hold held in it finds none.
+   */
+  async bulk<R extends string>(calls: readonly TbCall[]): Promise<TbAnswer<R>[]> {
+    const out: TbAnswer<R>[] = calls.map((c) => c.error ?? null);
+    const chains = new Map<number, ChainEvent[]>();
+    const reads = new Map<number, "result" | "state" | "over_hold">();
+    const plans: [number, Plan][] = [];
+    const finishing: { i: number; key: string[]; ids: bigint[] }[] = [];
+    calls.forEach((c, i) => {
+      if (c.error !== undefined) {
+        return;
+      }
+      try {
+        const t = kindOf(this.def, c.kind);
+        const where = `${t.name}.${c.op}`;
+        if (c.op === "post" && c.amounts !== null) {
+          if (c.amounts.length !== t.postAmounts.length) {
+            throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: a post takes ${t.postAmounts.length} amounts, got ${c.amounts.length}`);
+          }
+          t.postAmounts.forEach((p, n) => checkAmount(where, t.params[p]!.name, c.amounts![n]));
+        }
+        checkSize(where, this.tenant, c.values);
+        if (c.op === "do" || c.op === "hold") {
+          const p = plan(this.def, this.tenant, c.kind, c.op, c.values, this.#tids);
+          if (p.sameAccount) {
+            out[i] = refused("same_account" as R);
+          } else if (p.chain.length > MAX_EVENTS) {
+            throw new ChoboError("CHOBO_UNEXPECTED", `a chain of ${p.chain.length} events does not fit one request of ${MAX_EVENTS}`);
+          } else {
+            plans.push([i, p]);
+            chains.set(i, p.chain);
+            reads.set(i, "result");
+          }
+        } else if (c.op === "status") {
+          chains.set(i, statusChain(this.def, this.tenant, c.kind, c.values.map(text), randomId(), randomId()));
+          reads.set(i, "state");
+        } else {
+          const key = c.values.map(text);
+          finishing.push({ i, key, ids: lookups(this.def, this.tenant, c.kind, key) });
+        }
+      } catch (err) {
+        out[i] = asError(err);
+      }
+    });
+    // The accounts and openings of every plan, each once.
+    if (plans.length > 0) {
+      const whole: Plan = { accounts: [], openings: [], chain: [], sameAccount: false };
+      const seen = new Set<bigint>();
+      for (const [, p] of plans) {
+        for (const a of p.accounts) {
+          if (!seen.has(a.id)) {
+            seen.add(a.id);
+            whole.accounts.push(a);
+          }
+        }
+        for (const o of p.openings) {
+          if (!seen.has(o.id)) {
+            seen.add(o.id);
+            whole.openings.push(o);
+          }
+        }
+      }
+      try {
+        await this.#ensure(whole);
+      } catch (err) {
+        for (const [i] of plans) {
+          out[i] = asError(err);
+          chains.delete(i);
+        }
+      }
+    }
+    // One lookup for the holds of every post and void.
+    const found = new Map<bigint, TigerBeetleTransfer>();
+    const ids = [...new Set(finishing.flatMap((f) => f.ids))];
+    try {
+      for (let k = 0; k < ids.length; k += MAX_EVENTS) {
+        for (const t of await withTimeout(this.#client.lookupTransfers(ids.slice(k, k + MAX_EVENTS)), this.#timeoutMs, "TigerBeetle lookup_transfers")) {
+          found.set(t.id, t);
+        }
+      }
+    } catch (err) {
+      for (const f of finishing) {
+        out[f.i] = asError(err);
+      }
+      finishing.length = 0;
+    }
+    for (const f of finishing) {
+      try {
+        const c = calls[f.i]!;
+        const t = kindOf(this.def, c.kind);
+        const tag = definitionTag(t.definition);
+        const mine = f.ids.flatMap((id) => found.get(id) ?? []);
+        if (mine.some((tr) => tr.user_data_64 !== 0n && tr.user_data_64 !== tag)) {
+          out[f.i] = refused("key_conflict" as R);
+          continue;
+        }
+        if (mine.length === 0) {
+          out[f.i] = refused("no_such_hold" as R);
+          continue;
+        }
+        if (mine.length !== f.ids.length) {
+          throw new ChoboError("CHOBO_UNEXPECTED", `${mine.length} of the ${f.ids.length} moves of a hold were found`);
+        }
+        const held = mine.map((tr) => tr.amount);
+        if (c.op === "void") {
+          chains.set(f.i, finish(this.def, this.tenant, c.kind, "void", f.key, []));
+          reads.set(f.i, "result");
+          continue;
+        }
+        let want = held;
+        if (c.amounts !== null) {
+          const byParam = new Map<number, bigint>(t.postAmounts.map((p, n) => [p, c.amounts![n]!]));
+          want = t.moves.map((m, n) => (m.amount < 0 ? held[n]! : byParam.get(m.amount)!));
+        }
+        if (want.some((w, n) => w > held[n]!)) {
+          chains.set(f.i, statusChain(this.def, this.tenant, c.kind, f.key, randomId(), randomId()));
+          reads.set(f.i, "over_hold");
+          continue;
+        }
+        chains.set(f.i, finish(this.def, this.tenant, c.kind, "post", f.key, want));
+        reads.set(f.i, "result");
+      } catch (err) {
+        out[f.i] = asError(err);
+      }
+    }
+    // Every chain, in the order of the calls.
+    const order = calls.flatMap((_, i) => (chains.has(i) ? [i] : []));
+    for (let k = 0; k < order.length; ) {
+      const batch = [order[k]!];
+      let n = chains.get(order[k]!)!.length;
+      k++;
+      while (k < order.length && n + chains.get(order[k]!)!.length <= MAX_EVENTS) {
+        n += chains.get(order[k]!)!.length;
+        batch.push(order[k]!);
+        k++;
+      }
+      let statuses: number[];
+      try {
+        statuses = await this.#createTransfers(batch.flatMap((i) => chains.get(i)!.map((e) => e.transfer)));
+      } catch (err) {
+        for (const i of batch) {
+          out[i] = asError(err);
+        }
+        continue;
+      }
+      let at = 0;
+      for (const i of batch) {
+        const chain = chains.get(i)!;
+        const mine = statuses.slice(at, at + chain.length);
+        at += chain.length;
+        try {
+          const how = reads.get(i);
+          out[i] = how === "result" ? read<R>(chain, mine) : how === "state" ? readStatus(mine) : overHold<R>(readStatus(mine));
+        } catch (err) {
+          out[i] = asError(err);
+        }
+      }
+    }
+    return out;
   }
 
   /** balance reads an account of a kind, named by its arguments. */

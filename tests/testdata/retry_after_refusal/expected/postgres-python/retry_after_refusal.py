@@ -9,7 +9,7 @@ import random
 import re
 import threading
 import time
-from collections.abc import Generator, Mapping, Sequence
+from collections.abc import Callable, Generator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, TypeAlias, TypeVar, cast
@@ -61,6 +61,18 @@ class Stock:
             ],
         )
 
+    def do_call(self, *, delivery: str, sku: str, qty: int) -> PgCall:
+        """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        return self._backend.make_call(
+            "stock.do",
+            'select result, reason from "retry_after_refusal"."stock_do"(%s, %s, %s, %s)',
+            lambda: [
+                check_text("stock.do", "delivery", delivery),
+                check_text("stock.do", "sku", sku),
+                check_amount("stock.do", "qty", qty),
+            ],
+        )
+
 
 class RestockSpare:
     """The transfer kind restock_spare."""
@@ -79,6 +91,17 @@ class RestockSpare:
             ],
         )
 
+    def do_call(self, *, delivery: str, qty: int) -> PgCall:
+        """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        return self._backend.make_call(
+            "restock_spare.do",
+            'select result, reason from "retry_after_refusal"."restock_spare_do"(%s, %s, %s)',
+            lambda: [
+                check_text("restock_spare.do", "delivery", delivery),
+                check_amount("restock_spare.do", "qty", qty),
+            ],
+        )
+
 
 class Ship:
     """The transfer kind ship."""
@@ -92,6 +115,19 @@ class Ship:
             "ship.do",
             'select result, reason from "retry_after_refusal"."ship_do"(%s, %s, %s, %s, %s)',
             [
+                check_text("ship.do", "order", order),
+                check_text("ship.do", "sku", sku),
+                check_amount("ship.do", "qty", qty),
+                check_amount("ship.do", "extra", extra),
+            ],
+        )
+
+    def do_call(self, *, order: str, sku: str, qty: int, extra: int) -> PgCall:
+        """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        return self._backend.make_call(
+            "ship.do",
+            'select result, reason from "retry_after_refusal"."ship_do"(%s, %s, %s, %s, %s)',
+            lambda: [
                 check_text("ship.do", "order", order),
                 check_text("ship.do", "sku", sku),
                 check_amount("ship.do", "qty", qty),
@@ -119,12 +155,36 @@ class Reserve:
             ],
         )
 
+    def hold_call(self, *, order: str, sku: str, qty: int, extra: int) -> PgCall:
+        """hold as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        return self._backend.make_call(
+            "reserve.hold",
+            'select result, reason from "retry_after_refusal"."reserve_hold"(%s, %s, %s, %s, %s)',
+            lambda: [
+                check_text("reserve.hold", "order", order),
+                check_text("reserve.hold", "sku", sku),
+                check_amount("reserve.hold", "qty", qty),
+                check_amount("reserve.hold", "extra", extra),
+            ],
+        )
+
     def post(self, *, order: str, qty: int | None = None, extra: int | None = None) -> Result:
         """Posts the hold: the amounts given, or the whole hold when they are all left out."""
         return self._backend.call(
             "reserve.post",
             'select result, reason from "retry_after_refusal"."reserve_post"(%s, %s, %s, %s)',
             [
+                check_text("reserve.post", "order", order),
+                *_post_values("reserve.post", ("qty", qty), ("extra", extra)),
+            ],
+        )
+
+    def post_call(self, *, order: str, qty: int | None = None, extra: int | None = None) -> PgCall:
+        """post as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        return self._backend.make_call(
+            "reserve.post",
+            'select result, reason from "retry_after_refusal"."reserve_post"(%s, %s, %s, %s)',
+            lambda: [
                 check_text("reserve.post", "order", order),
                 *_post_values("reserve.post", ("qty", qty), ("extra", extra)),
             ],
@@ -140,6 +200,16 @@ class Reserve:
             ],
         )
 
+    def void_call(self, *, order: str) -> PgCall:
+        """void as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        return self._backend.make_call(
+            "reserve.void",
+            'select result, reason from "retry_after_refusal"."reserve_void"(%s, %s)',
+            lambda: [
+                check_text("reserve.void", "order", order),
+            ],
+        )
+
     def status(self, *, order: str) -> HoldState | None:
         """Where the hold stands; None when there is none. It writes nothing."""
         return self._backend.status(
@@ -148,6 +218,17 @@ class Reserve:
             [
                 check_text("reserve.status", "order", order),
             ],
+        )
+
+    def status_call(self, *, order: str) -> PgCall:
+        """status as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        return self._backend.make_call(
+            "reserve.status",
+            'select "retry_after_refusal"."reserve_status"(%s, %s)',
+            lambda: [
+                check_text("reserve.status", "order", order),
+            ],
+            True,
         )
 
 
@@ -163,6 +244,19 @@ class Lend:
             "lend.do",
             'select result, reason from "retry_after_refusal"."lend_do"(%s, %s, %s, %s, %s)',
             [
+                check_text("lend.do", "loan", loan),
+                check_text("lend.do", "member", member),
+                check_amount("lend.do", "qty", qty),
+                check_amount("lend.do", "extra", extra),
+            ],
+        )
+
+    def do_call(self, *, loan: str, member: str, qty: int, extra: int) -> PgCall:
+        """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        return self._backend.make_call(
+            "lend.do",
+            'select result, reason from "retry_after_refusal"."lend_do"(%s, %s, %s, %s, %s)',
+            lambda: [
                 check_text("lend.do", "loan", loan),
                 check_text("lend.do", "member", member),
                 check_amount("lend.do", "qty", qty),
@@ -190,12 +284,36 @@ class Park:
             ],
         )
 
+    def hold_call(self, *, ticket: str, sku: str, qty: int, extra: int) -> PgCall:
+        """hold as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        return self._backend.make_call(
+            "park.hold",
+            'select result, reason from "retry_after_refusal"."park_hold"(%s, %s, %s, %s, %s)',
+            lambda: [
+                check_text("park.hold", "ticket", ticket),
+                check_text("park.hold", "sku", sku),
+                check_amount("park.hold", "qty", qty),
+                check_amount("park.hold", "extra", extra),
+            ],
+        )
+
     def post(self, *, ticket: str, qty: int | None = None, extra: int | None = None) -> Result:
         """Posts the hold: the amounts given, or the whole hold when they are all left out."""
         return self._backend.call(
             "park.post",
             'select result, reason from "retry_after_refusal"."park_post"(%s, %s, %s, %s)',
             [
+                check_text("park.post", "ticket", ticket),
+                *_post_values("park.post", ("qty", qty), ("extra", extra)),
+            ],
+        )
+
+    def post_call(self, *, ticket: str, qty: int | None = None, extra: int | None = None) -> PgCall:
+        """post as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        return self._backend.make_call(
+            "park.post",
+            'select result, reason from "retry_after_refusal"."park_post"(%s, %s, %s, %s)',
+            lambda: [
                 check_text("park.post", "ticket", ticket),
                 *_post_values("park.post", ("qty", qty), ("extra", extra)),
             ],
@@ -211,6 +329,16 @@ class Park:
             ],
         )
 
+    def void_call(self, *, ticket: str) -> PgCall:
+        """void as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        return self._backend.make_call(
+            "park.void",
+            'select result, reason from "retry_after_refusal"."park_void"(%s, %s)',
+            lambda: [
+                check_text("park.void", "ticket", ticket),
+            ],
+        )
+
     def status(self, *, ticket: str) -> HoldState | None:
         """Where the hold stands; None when there is none. It writes nothing."""
         return self._backend.status(
@@ -219,6 +347,17 @@ class Park:
             [
                 check_text("park.status", "ticket", ticket),
             ],
+        )
+
+    def status_call(self, *, ticket: str) -> PgCall:
+        """status as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        return self._backend.make_call(
+            "park.status",
+            'select "retry_after_refusal"."park_status"(%s, %s)',
+            lambda: [
+                check_text("park.status", "ticket", ticket),
+            ],
+            True,
         )
 
 
@@ -234,6 +373,18 @@ class ClearBin:
             "clear_bin.do",
             'select result, reason from "retry_after_refusal"."clear_bin_do"(%s, %s, %s, %s)',
             [
+                check_text("clear_bin.do", "ticket", ticket),
+                check_text("clear_bin.do", "sku", sku),
+                check_amount("clear_bin.do", "qty", qty),
+            ],
+        )
+
+    def do_call(self, *, ticket: str, sku: str, qty: int) -> PgCall:
+        """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        return self._backend.make_call(
+            "clear_bin.do",
+            'select result, reason from "retry_after_refusal"."clear_bin_do"(%s, %s, %s, %s)',
+            lambda: [
                 check_text("clear_bin.do", "ticket", ticket),
                 check_text("clear_bin.do", "sku", sku),
                 check_amount("clear_bin.do", "qty", qty),
@@ -327,6 +478,16 @@ class Book:
         as expired whether or not it has been given back."""
         return self._backend.expire('select "retry_after_refusal".expire(%s)', max)
 
+    def bulk(self, calls: Sequence[PgCall]) -> list[PgAnswer]:
+        """Sends many calls, made by the transfers' *_call methods, and
+        answers each, in order, as it would be answered alone: a Result, a
+        hold state (or None) for a status, or the error the call alone
+        would raise. Each call is its own transaction. Over psycopg 3 in
+        autocommit mode they go in one pipeline; over psycopg2, or in the
+        caller's transaction, one by one. No call sees another's answer: a
+        post, void or status must not name a hold held in the same bulk."""
+        return self._backend.bulk(calls)
+
 
 class AsyncStock:
     """The transfer kind stock."""
@@ -340,6 +501,18 @@ class AsyncStock:
             "stock.do",
             'select result, reason from "retry_after_refusal"."stock_do"(%s, %s, %s, %s)',
             [
+                check_text("stock.do", "delivery", delivery),
+                check_text("stock.do", "sku", sku),
+                check_amount("stock.do", "qty", qty),
+            ],
+        )
+
+    def do_call(self, *, delivery: str, sku: str, qty: int) -> PgCall:
+        """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        return self._backend.make_call(
+            "stock.do",
+            'select result, reason from "retry_after_refusal"."stock_do"(%s, %s, %s, %s)',
+            lambda: [
                 check_text("stock.do", "delivery", delivery),
                 check_text("stock.do", "sku", sku),
                 check_amount("stock.do", "qty", qty),
@@ -364,6 +537,17 @@ class AsyncRestockSpare:
             ],
         )
 
+    def do_call(self, *, delivery: str, qty: int) -> PgCall:
+        """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        return self._backend.make_call(
+            "restock_spare.do",
+            'select result, reason from "retry_after_refusal"."restock_spare_do"(%s, %s, %s)',
+            lambda: [
+                check_text("restock_spare.do", "delivery", delivery),
+                check_amount("restock_spare.do", "qty", qty),
+            ],
+        )
+
 
 class AsyncShip:
     """The transfer kind ship."""
@@ -377,6 +561,19 @@ class AsyncShip:
             "ship.do",
             'select result, reason from "retry_after_refusal"."ship_do"(%s, %s, %s, %s, %s)',
             [
+                check_text("ship.do", "order", order),
+                check_text("ship.do", "sku", sku),
+                check_amount("ship.do", "qty", qty),
+                check_amount("ship.do", "extra", extra),
+            ],
+        )
+
+    def do_call(self, *, order: str, sku: str, qty: int, extra: int) -> PgCall:
+        """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        return self._backend.make_call(
+            "ship.do",
+            'select result, reason from "retry_after_refusal"."ship_do"(%s, %s, %s, %s, %s)',
+            lambda: [
                 check_text("ship.do", "order", order),
                 check_text("ship.do", "sku", sku),
                 check_amount("ship.do", "qty", qty),
@@ -404,12 +601,36 @@ class AsyncReserve:
             ],
         )
 
+    def hold_call(self, *, order: str, sku: str, qty: int, extra: int) -> PgCall:
+        """hold as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        return self._backend.make_call(
+            "reserve.hold",
+            'select result, reason from "retry_after_refusal"."reserve_hold"(%s, %s, %s, %s, %s)',
+            lambda: [
+                check_text("reserve.hold", "order", order),
+                check_text("reserve.hold", "sku", sku),
+                check_amount("reserve.hold", "qty", qty),
+                check_amount("reserve.hold", "extra", extra),
+            ],
+        )
+
     async def post(self, *, order: str, qty: int | None = None, extra: int | None = None) -> Result:
         """Posts the hold: the amounts given, or the whole hold when they are all left out."""
         return await self._backend.call(
             "reserve.post",
             'select result, reason from "retry_after_refusal"."reserve_post"(%s, %s, %s, %s)',
             [
+                check_text("reserve.post", "order", order),
+                *_post_values("reserve.post", ("qty", qty), ("extra", extra)),
+            ],
+        )
+
+    def post_call(self, *, order: str, qty: int | None = None, extra: int | None = None) -> PgCall:
+        """post as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        return self._backend.make_call(
+            "reserve.post",
+            'select result, reason from "retry_after_refusal"."reserve_post"(%s, %s, %s, %s)',
+            lambda: [
                 check_text("reserve.post", "order", order),
                 *_post_values("reserve.post", ("qty", qty), ("extra", extra)),
             ],
@@ -425,6 +646,16 @@ class AsyncReserve:
             ],
         )
 
+    def void_call(self, *, order: str) -> PgCall:
+        """void as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        return self._backend.make_call(
+            "reserve.void",
+            'select result, reason from "retry_after_refusal"."reserve_void"(%s, %s)',
+            lambda: [
+                check_text("reserve.void", "order", order),
+            ],
+        )
+
     async def status(self, *, order: str) -> HoldState | None:
         """Where the hold stands; None when there is none. It writes nothing."""
         return await self._backend.status(
@@ -433,6 +664,17 @@ class AsyncReserve:
             [
                 check_text("reserve.status", "order", order),
             ],
+        )
+
+    def status_call(self, *, order: str) -> PgCall:
+        """status as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        return self._backend.make_call(
+            "reserve.status",
+            'select "retry_after_refusal"."reserve_status"(%s, %s)',
+            lambda: [
+                check_text("reserve.status", "order", order),
+            ],
+            True,
         )
 
 
@@ -448,6 +690,19 @@ class AsyncLend:
             "lend.do",
             'select result, reason from "retry_after_refusal"."lend_do"(%s, %s, %s, %s, %s)',
             [
+                check_text("lend.do", "loan", loan),
+                check_text("lend.do", "member", member),
+                check_amount("lend.do", "qty", qty),
+                check_amount("lend.do", "extra", extra),
+            ],
+        )
+
+    def do_call(self, *, loan: str, member: str, qty: int, extra: int) -> PgCall:
+        """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        return self._backend.make_call(
+            "lend.do",
+            'select result, reason from "retry_after_refusal"."lend_do"(%s, %s, %s, %s, %s)',
+            lambda: [
                 check_text("lend.do", "loan", loan),
                 check_text("lend.do", "member", member),
                 check_amount("lend.do", "qty", qty),
@@ -475,12 +730,36 @@ class AsyncPark:
             ],
         )
 
+    def hold_call(self, *, ticket: str, sku: str, qty: int, extra: int) -> PgCall:
+        """hold as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        return self._backend.make_call(
+            "park.hold",
+            'select result, reason from "retry_after_refusal"."park_hold"(%s, %s, %s, %s, %s)',
+            lambda: [
+                check_text("park.hold", "ticket", ticket),
+                check_text("park.hold", "sku", sku),
+                check_amount("park.hold", "qty", qty),
+                check_amount("park.hold", "extra", extra),
+            ],
+        )
+
     async def post(self, *, ticket: str, qty: int | None = None, extra: int | None = None) -> Result:
         """Posts the hold: the amounts given, or the whole hold when they are all left out."""
         return await self._backend.call(
             "park.post",
             'select result, reason from "retry_after_refusal"."park_post"(%s, %s, %s, %s)',
             [
+                check_text("park.post", "ticket", ticket),
+                *_post_values("park.post", ("qty", qty), ("extra", extra)),
+            ],
+        )
+
+    def post_call(self, *, ticket: str, qty: int | None = None, extra: int | None = None) -> PgCall:
+        """post as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        return self._backend.make_call(
+            "park.post",
+            'select result, reason from "retry_after_refusal"."park_post"(%s, %s, %s, %s)',
+            lambda: [
                 check_text("park.post", "ticket", ticket),
                 *_post_values("park.post", ("qty", qty), ("extra", extra)),
             ],
@@ -496,6 +775,16 @@ class AsyncPark:
             ],
         )
 
+    def void_call(self, *, ticket: str) -> PgCall:
+        """void as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        return self._backend.make_call(
+            "park.void",
+            'select result, reason from "retry_after_refusal"."park_void"(%s, %s)',
+            lambda: [
+                check_text("park.void", "ticket", ticket),
+            ],
+        )
+
     async def status(self, *, ticket: str) -> HoldState | None:
         """Where the hold stands; None when there is none. It writes nothing."""
         return await self._backend.status(
@@ -504,6 +793,17 @@ class AsyncPark:
             [
                 check_text("park.status", "ticket", ticket),
             ],
+        )
+
+    def status_call(self, *, ticket: str) -> PgCall:
+        """status as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        return self._backend.make_call(
+            "park.status",
+            'select "retry_after_refusal"."park_status"(%s, %s)',
+            lambda: [
+                check_text("park.status", "ticket", ticket),
+            ],
+            True,
         )
 
 
@@ -519,6 +819,18 @@ class AsyncClearBin:
             "clear_bin.do",
             'select result, reason from "retry_after_refusal"."clear_bin_do"(%s, %s, %s, %s)',
             [
+                check_text("clear_bin.do", "ticket", ticket),
+                check_text("clear_bin.do", "sku", sku),
+                check_amount("clear_bin.do", "qty", qty),
+            ],
+        )
+
+    def do_call(self, *, ticket: str, sku: str, qty: int) -> PgCall:
+        """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        return self._backend.make_call(
+            "clear_bin.do",
+            'select result, reason from "retry_after_refusal"."clear_bin_do"(%s, %s, %s, %s)',
+            lambda: [
                 check_text("clear_bin.do", "ticket", ticket),
                 check_text("clear_bin.do", "sku", sku),
                 check_amount("clear_bin.do", "qty", qty),
@@ -611,6 +923,16 @@ class AsyncBook:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         return await self._backend.expire('select "retry_after_refusal".expire(%s)', max)
+
+    async def bulk(self, calls: Sequence[PgCall]) -> list[PgAnswer]:
+        """Sends many calls, made by the transfers' *_call methods, and
+        answers each, in order, as it would be answered alone: a Result, a
+        hold state (or None) for a status, or the error the call alone
+        would raise. Each call is its own transaction. Over psycopg 3 in
+        autocommit mode they go in one pipeline; over psycopg2, or in the
+        caller's transaction, one by one. No call sees another's answer: a
+        post, void or status must not name a hold held in the same bulk."""
+        return await self._backend.bulk(calls)
 
 
 def _post_amounts(where: str, *amounts: tuple[str, object]) -> list[int] | None:
@@ -1207,6 +1529,79 @@ def _pg_check_open(conn: object) -> None:
         raise ChoboError("CHOBO_NOT_SENT", "the call was not sent: the connection is closed; open a new one")
 
 
+PIPELINE_MAX = 1000
+"""How many calls of a bulk go in one pipeline at most."""
+
+PgAnswer: TypeAlias = "Result | HoldState | None | Exception"
+"""What one call of a bulk got: a Result (do, hold, post, void), a hold
+state or None (status), or the error the call alone would have raised."""
+
+
+@dataclass(frozen=True)
+class PgCall:
+    """One call of a bulk, made by a transfer's *_call method and sent by
+    the book's bulk: its statement and parameters (the tenant first), or
+    the error that kept the client from making it."""
+
+    where: str
+    statement: str
+    params: tuple[object, ...]
+    status: bool = False
+    error: Exception | None = None
+
+
+_pg_pipelined = 0
+
+
+def pipelined() -> int:
+    """How many calls, in this process, went in a pipeline together with
+    others, so that a test can show a bulk did not go one by one."""
+    with _pg_retried_lock:
+        return _pg_pipelined
+
+
+def _pg_count_pipelined(n: int) -> None:
+    global _pg_pipelined
+    with _pg_retried_lock:
+        _pg_pipelined += n
+
+
+def _pg_flow_of(c: PgCall, resend_for: float = 0.0) -> _PgFlow[PgAnswer]:
+    if c.status:
+        return _pg_status_flow(c.where, c.statement, c.params, resend_for)
+    return _pg_call_flow(c.where, c.statement, c.params, resend_for)
+
+
+def _pg_answer_of(c: PgCall, row: object) -> PgAnswer:
+    """The answer a call's flow reads from the row its statement fetched."""
+    flow = _pg_flow_of(c)
+    try:
+        next(flow)
+        flow.send(row)
+    except StopIteration as stop:
+        return cast(PgAnswer, stop.value)
+    except Exception as e:
+        return e
+    finally:
+        flow.close()
+    return ChoboError("CHOBO_UNEXPECTED", f"{c.where}: the answer needed a second statement")
+
+
+def _pg_pipelines(conn: object) -> bool:
+    """Whether a bulk over conn goes in pipelines: psycopg 3 (which has
+    them), in autocommit mode, outside a transaction. Inside the caller's
+    transaction the calls go one by one, so that a failure is the caller's
+    to handle, as a single call's is; psycopg2 has no pipeline."""
+    if getattr(conn, "autocommit", None) is not True or not callable(getattr(conn, "pipeline", None)):
+        return False
+    status = getattr(getattr(conn, "info", None), "transaction_status", None)
+    return status is not None and int(status) == 0
+
+
+def _pg_chunks(at: list[int]) -> list[list[int]]:
+    return [at[i : i + PIPELINE_MAX] for i in range(0, len(at), PIPELINE_MAX)]
+
+
 class _PgBase:
     """What both books keep, and the checks every call passes before
     anything is sent."""
@@ -1225,6 +1620,16 @@ class _PgBase:
         """The statement's parameters: the tenant, then the call's values."""
         check_size(where, self.tenant, values)
         return (self.tenant, *values)
+
+    def make_call(
+        self, where: str, statement: str, values: Callable[[], Sequence[object]], status: bool = False
+    ) -> PgCall:
+        """One call of a bulk: the call's values are checked here, and an
+        error of theirs is the call's answer, never raised."""
+        try:
+            return PgCall(where, statement, self._params(where, values()), status)
+        except Exception as e:
+            return PgCall(where, statement, (), status, e)
 
 
 class PostgresBook(_PgBase):
@@ -1313,6 +1718,69 @@ class PostgresBook(_PgBase):
         holds past their deadline it gave back."""
         return self._run(_pg_expire_flow(statement, max, self._resend_for))
 
+    def _one(self, c: PgCall) -> PgAnswer:
+        try:
+            return self._run(_pg_flow_of(c, self._resend_for))
+        except Exception as e:
+            return e
+
+    def bulk(self, calls: Sequence[PgCall]) -> list[PgAnswer]:
+        """Sends many calls and answers each, in order, as it would be
+        answered alone. Over psycopg 3 in autocommit mode the calls go in
+        one pipeline (PIPELINE_MAX calls at most), which the server runs as
+        one transaction: when every call succeeds they commit together,
+        each answered from its row; when one fails, the server undoes them
+        all, and they go again one by one, each its own transaction, with
+        the retries and errors of a single call. Elsewhere (psycopg2, a
+        pool, the caller's transaction) they go one by one."""
+        out: list[PgAnswer] = [c.error for c in calls]
+        send = [i for i, c in enumerate(calls) if c.error is None]
+        alone = send
+        if len(send) > 1 and _pg_pipelines(self._conn):
+            alone = []
+            for part in _pg_chunks(send):
+                rows = self._pipeline([calls[i] for i in part])
+                if rows is None:
+                    alone.extend(part)
+                    continue
+                if isinstance(rows, Exception):
+                    for i in part:
+                        out[i] = rows
+                    continue
+                for i, row in zip(part, rows):
+                    out[i] = _pg_answer_of(calls[i], row)
+        for i in alone:
+            out[i] = self._one(calls[i])
+        return out
+
+    def _pipeline(self, calls: list[PgCall]) -> list[object] | Exception | None:
+        """Sends calls in one pipeline and answers the row each fetched;
+        None when one failed: psycopg sends no Sync between them, so the
+        server ran them in one transaction and undid every one of them; or
+        CHOBO_OUTCOME_UNKNOWN when the connection was lost meanwhile."""
+        conn = cast(Any, self._conn)
+        curs: list[Any] = []
+        _pg_count_pipelined(len(calls))
+        try:
+            with conn.pipeline():
+                for c in calls:
+                    cur = conn.cursor()
+                    curs.append(cur)
+                    # Not prepared: a statement prepared in a pipeline that
+                    # fails is not there afterwards, though psycopg counts it.
+                    cur.execute(c.statement, c.params, prepare=False)
+            return [cur.fetchone() for cur in curs]
+        except Exception as e:
+            # A connection lost while the pipeline was out may have
+            # committed it: each of its calls is of unknown outcome.
+            return _pg_lost(calls[0].where, e)
+        finally:
+            for cur in curs:
+                try:
+                    cur.close()
+                except Exception:
+                    pass
+
 
 class AsyncPostgresBook(_PgBase):
     """PostgresBook over psycopg 3's AsyncConnection: the same calls, awaited."""
@@ -1387,4 +1855,57 @@ class AsyncPostgresBook(_PgBase):
         """Sends the book's expire statement, whose one parameter is max, and
         answers how many holds past their deadline it gave back."""
         return await self._run(_pg_expire_flow(statement, max, self._resend_for))
+
+    async def _one(self, c: PgCall) -> PgAnswer:
+        try:
+            return await self._run(_pg_flow_of(c, self._resend_for))
+        except Exception as e:
+            return e
+
+    async def bulk(self, calls: Sequence[PgCall]) -> list[PgAnswer]:
+        """PostgresBook.bulk, awaited."""
+        out: list[PgAnswer] = [c.error for c in calls]
+        send = [i for i, c in enumerate(calls) if c.error is None]
+        alone = send
+        if len(send) > 1 and _pg_pipelines(self._conn):
+            alone = []
+            for part in _pg_chunks(send):
+                rows = await self._pipeline([calls[i] for i in part])
+                if rows is None:
+                    alone.extend(part)
+                    continue
+                if isinstance(rows, Exception):
+                    for i in part:
+                        out[i] = rows
+                    continue
+                for i, row in zip(part, rows):
+                    out[i] = _pg_answer_of(calls[i], row)
+        for i in alone:
+            out[i] = await self._one(calls[i])
+        return out
+
+    async def _pipeline(self, calls: list[PgCall]) -> list[object] | Exception | None:
+        """PostgresBook._pipeline over an AsyncConnection."""
+        conn = cast(Any, self._conn)
+        curs: list[Any] = []
+        _pg_count_pipelined(len(calls))
+        try:
+            async with conn.pipeline():
+                for c in calls:
+                    cur = conn.cursor()
+                    curs.append(cur)
+                    # Not prepared: a statement prepared in a pipeline that
+                    # fails is not there afterwards, though psycopg counts it.
+                    await cur.execute(c.statement, c.params, prepare=False)
+            return [await cur.fetchone() for cur in curs]
+        except Exception as e:
+            # A connection lost while the pipeline was out may have
+            # committed it: each of its calls is of unknown outcome.
+            return _pg_lost(calls[0].where, e)
+        finally:
+            for cur in curs:
+                try:
+                    await cur.close()
+                except Exception:
+                    pass
 

@@ -126,14 +126,20 @@ export interface Book {
   readonly stock: {
     /** Moves the amounts. */
     do(args: StockArgs): Promise<Result>;
+    /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
+    doCall(args: StockArgs): PgCall;
   };
   readonly restock_spare: {
     /** Moves the amounts. */
     do(args: RestockSpareArgs): Promise<Result>;
+    /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
+    doCall(args: RestockSpareArgs): PgCall;
   };
   readonly ship: {
     /** Moves the amounts. */
     do(args: ShipArgs): Promise<Result>;
+    /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
+    doCall(args: ShipArgs): PgCall;
   };
   readonly reserve: {
     /** Holds the amounts; post or void ends the hold. */
@@ -144,10 +150,20 @@ export interface Book {
     void(key: ReserveKey): Promise<Result>;
     /** Where the hold stands; null when there is none. It writes nothing. */
     status(key: ReserveKey): Promise<HoldState | null>;
+    /** hold as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
+    holdCall(args: ReserveArgs): PgCall;
+    /** post as one call of bulk. */
+    postCall(key: ReserveKey, amounts?: ReserveAmounts): PgCall;
+    /** void as one call of bulk. */
+    voidCall(key: ReserveKey): PgCall;
+    /** status as one call of bulk; its answer is the hold's state. */
+    statusCall(key: ReserveKey): PgCall;
   };
   readonly lend: {
     /** Moves the amounts. */
     do(args: LendArgs): Promise<Result>;
+    /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
+    doCall(args: LendArgs): PgCall;
   };
   readonly park: {
     /** Holds the amounts; post or void ends the hold. */
@@ -158,10 +174,20 @@ export interface Book {
     void(key: ParkKey): Promise<Result>;
     /** Where the hold stands; null when there is none. It writes nothing. */
     status(key: ParkKey): Promise<HoldState | null>;
+    /** hold as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
+    holdCall(args: ParkArgs): PgCall;
+    /** post as one call of bulk. */
+    postCall(key: ParkKey, amounts?: ParkAmounts): PgCall;
+    /** void as one call of bulk. */
+    voidCall(key: ParkKey): PgCall;
+    /** status as one call of bulk; its answer is the hold's state. */
+    statusCall(key: ParkKey): PgCall;
   };
   readonly clear_bin: {
     /** Moves the amounts. */
     do(args: ClearBinArgs): Promise<Result>;
+    /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
+    doCall(args: ClearBinArgs): PgCall;
   };
   /** Reads accounts: posted, held coming in, held going out. */
   readonly balance: {
@@ -178,6 +204,15 @@ export interface Book {
    * expired whether or not it has been given back.
    */
   expire(max: number): Promise<number>;
+  /**
+   * Sends many calls, made by the transfers' *Call methods, and answers
+   * each, in order, as it would be answered alone: a result, a hold state
+   * (or null) for a status, or the error the call alone would throw. Up to
+   * 200 calls go as one statement, one transaction; when one fails they go
+   * again one by one. No call sees another's answer: a post, void or
+   * status must not name a hold held in the same bulk.
+   */
+  bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]>;
 }
 
 /**
@@ -200,17 +235,35 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
         const a = argsOf("stock.do", "arguments", args);
         return call<Reason>(db, "stock.do", "select result, reason from \"retry_after_refusal\".\"stock_do\"($1, $2, $3, $4)", [tenant, checkText("stock.do", "delivery", field(a, "delivery")), checkText("stock.do", "sku", field(a, "sku")), checkAmount("stock.do", "qty", field(a, "qty"))]);
       },
+      doCall(args: StockArgs): PgCall {
+        return makeCall("stock.do", "select result, reason from \"retry_after_refusal\".\"stock_do\"($1, $2, $3, $4)", false, () => {
+          const a = argsOf("stock.do", "arguments", args);
+          return [tenant, checkText("stock.do", "delivery", field(a, "delivery")), checkText("stock.do", "sku", field(a, "sku")), checkAmount("stock.do", "qty", field(a, "qty"))];
+        });
+      },
     },
     restock_spare: {
       async do(args: RestockSpareArgs): Promise<Result> {
         const a = argsOf("restock_spare.do", "arguments", args);
         return call<Reason>(db, "restock_spare.do", "select result, reason from \"retry_after_refusal\".\"restock_spare_do\"($1, $2, $3)", [tenant, checkText("restock_spare.do", "delivery", field(a, "delivery")), checkAmount("restock_spare.do", "qty", field(a, "qty"))]);
       },
+      doCall(args: RestockSpareArgs): PgCall {
+        return makeCall("restock_spare.do", "select result, reason from \"retry_after_refusal\".\"restock_spare_do\"($1, $2, $3)", false, () => {
+          const a = argsOf("restock_spare.do", "arguments", args);
+          return [tenant, checkText("restock_spare.do", "delivery", field(a, "delivery")), checkAmount("restock_spare.do", "qty", field(a, "qty"))];
+        });
+      },
     },
     ship: {
       async do(args: ShipArgs): Promise<Result> {
         const a = argsOf("ship.do", "arguments", args);
         return call<Reason>(db, "ship.do", "select result, reason from \"retry_after_refusal\".\"ship_do\"($1, $2, $3, $4, $5)", [tenant, checkText("ship.do", "order", field(a, "order")), checkText("ship.do", "sku", field(a, "sku")), checkAmount("ship.do", "qty", field(a, "qty")), checkAmount("ship.do", "extra", field(a, "extra"))]);
+      },
+      doCall(args: ShipArgs): PgCall {
+        return makeCall("ship.do", "select result, reason from \"retry_after_refusal\".\"ship_do\"($1, $2, $3, $4, $5)", false, () => {
+          const a = argsOf("ship.do", "arguments", args);
+          return [tenant, checkText("ship.do", "order", field(a, "order")), checkText("ship.do", "sku", field(a, "sku")), checkAmount("ship.do", "qty", field(a, "qty")), checkAmount("ship.do", "extra", field(a, "extra"))];
+        });
       },
     },
     reserve: {
@@ -237,11 +290,48 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
         const k = argsOf("reserve.status", "key", key);
         return status(db, "reserve.status", "select \"retry_after_refusal\".\"reserve_status\"($1, $2)", [tenant, checkText("reserve.status", "order", field(k, "order"))]);
       },
+      holdCall(args: ReserveArgs): PgCall {
+        return makeCall("reserve.hold", "select result, reason from \"retry_after_refusal\".\"reserve_hold\"($1, $2, $3, $4, $5)", false, () => {
+          const a = argsOf("reserve.hold", "arguments", args);
+          return [tenant, checkText("reserve.hold", "order", field(a, "order")), checkText("reserve.hold", "sku", field(a, "sku")), checkAmount("reserve.hold", "qty", field(a, "qty")), checkAmount("reserve.hold", "extra", field(a, "extra"))];
+        });
+      },
+      postCall(key: ReserveKey, amounts?: ReserveAmounts): PgCall {
+        return makeCall("reserve.post", "select result, reason from \"retry_after_refusal\".\"reserve_post\"($1, $2, $3, $4)", false, () => {
+          const k = argsOf("reserve.post", "key", key);
+          const values: unknown[] = [tenant, checkText("reserve.post", "order", field(k, "order"))];
+          if (amounts === undefined) {
+            values.push(null, null);
+          } else {
+            const m = argsOf("reserve.post", "amounts", amounts);
+            values.push(checkAmount("reserve.post", "qty", field(m, "qty")), checkAmount("reserve.post", "extra", field(m, "extra")));
+          }
+          return values;
+        });
+      },
+      voidCall(key: ReserveKey): PgCall {
+        return makeCall("reserve.void", "select result, reason from \"retry_after_refusal\".\"reserve_void\"($1, $2)", false, () => {
+          const k = argsOf("reserve.void", "key", key);
+          return [tenant, checkText("reserve.void", "order", field(k, "order"))];
+        });
+      },
+      statusCall(key: ReserveKey): PgCall {
+        return makeCall("reserve.status", "select \"retry_after_refusal\".\"reserve_status\"($1, $2)", true, () => {
+          const k = argsOf("reserve.status", "key", key);
+          return [tenant, checkText("reserve.status", "order", field(k, "order"))];
+        });
+      },
     },
     lend: {
       async do(args: LendArgs): Promise<Result> {
         const a = argsOf("lend.do", "arguments", args);
         return call<Reason>(db, "lend.do", "select result, reason from \"retry_after_refusal\".\"lend_do\"($1, $2, $3, $4, $5)", [tenant, checkText("lend.do", "loan", field(a, "loan")), checkText("lend.do", "member", field(a, "member")), checkAmount("lend.do", "qty", field(a, "qty")), checkAmount("lend.do", "extra", field(a, "extra"))]);
+      },
+      doCall(args: LendArgs): PgCall {
+        return makeCall("lend.do", "select result, reason from \"retry_after_refusal\".\"lend_do\"($1, $2, $3, $4, $5)", false, () => {
+          const a = argsOf("lend.do", "arguments", args);
+          return [tenant, checkText("lend.do", "loan", field(a, "loan")), checkText("lend.do", "member", field(a, "member")), checkAmount("lend.do", "qty", field(a, "qty")), checkAmount("lend.do", "extra", field(a, "extra"))];
+        });
       },
     },
     park: {
@@ -268,11 +358,48 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
         const k = argsOf("park.status", "key", key);
         return status(db, "park.status", "select \"retry_after_refusal\".\"park_status\"($1, $2)", [tenant, checkText("park.status", "ticket", field(k, "ticket"))]);
       },
+      holdCall(args: ParkArgs): PgCall {
+        return makeCall("park.hold", "select result, reason from \"retry_after_refusal\".\"park_hold\"($1, $2, $3, $4, $5)", false, () => {
+          const a = argsOf("park.hold", "arguments", args);
+          return [tenant, checkText("park.hold", "ticket", field(a, "ticket")), checkText("park.hold", "sku", field(a, "sku")), checkAmount("park.hold", "qty", field(a, "qty")), checkAmount("park.hold", "extra", field(a, "extra"))];
+        });
+      },
+      postCall(key: ParkKey, amounts?: ParkAmounts): PgCall {
+        return makeCall("park.post", "select result, reason from \"retry_after_refusal\".\"park_post\"($1, $2, $3, $4)", false, () => {
+          const k = argsOf("park.post", "key", key);
+          const values: unknown[] = [tenant, checkText("park.post", "ticket", field(k, "ticket"))];
+          if (amounts === undefined) {
+            values.push(null, null);
+          } else {
+            const m = argsOf("park.post", "amounts", amounts);
+            values.push(checkAmount("park.post", "qty", field(m, "qty")), checkAmount("park.post", "extra", field(m, "extra")));
+          }
+          return values;
+        });
+      },
+      voidCall(key: ParkKey): PgCall {
+        return makeCall("park.void", "select result, reason from \"retry_after_refusal\".\"park_void\"($1, $2)", false, () => {
+          const k = argsOf("park.void", "key", key);
+          return [tenant, checkText("park.void", "ticket", field(k, "ticket"))];
+        });
+      },
+      statusCall(key: ParkKey): PgCall {
+        return makeCall("park.status", "select \"retry_after_refusal\".\"park_status\"($1, $2)", true, () => {
+          const k = argsOf("park.status", "key", key);
+          return [tenant, checkText("park.status", "ticket", field(k, "ticket"))];
+        });
+      },
     },
     clear_bin: {
       async do(args: ClearBinArgs): Promise<Result> {
         const a = argsOf("clear_bin.do", "arguments", args);
         return call<Reason>(db, "clear_bin.do", "select result, reason from \"retry_after_refusal\".\"clear_bin_do\"($1, $2, $3, $4)", [tenant, checkText("clear_bin.do", "ticket", field(a, "ticket")), checkText("clear_bin.do", "sku", field(a, "sku")), checkAmount("clear_bin.do", "qty", field(a, "qty"))]);
+      },
+      doCall(args: ClearBinArgs): PgCall {
+        return makeCall("clear_bin.do", "select result, reason from \"retry_after_refusal\".\"clear_bin_do\"($1, $2, $3, $4)", false, () => {
+          const a = argsOf("clear_bin.do", "arguments", args);
+          return [tenant, checkText("clear_bin.do", "ticket", field(a, "ticket")), checkText("clear_bin.do", "sku", field(a, "sku")), checkAmount("clear_bin.do", "qty", field(a, "qty"))];
+        });
       },
     },
     balance: {
@@ -301,6 +428,9 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     },
     async expire(max: number): Promise<number> {
       return expire(db, "select \"retry_after_refusal\".expire($1)", max);
+    },
+    async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
+      return bulk<Reason>(db, calls);
     },
   };
 }
@@ -815,5 +945,162 @@ export async function expire(db: Queryable, text: string, max: number): Promise<
   }
   const [n] = await queryRow(db, "expire", text, [max]);
   return Number(int64("expire", n));
+}
+
+/** One call of a bulk, made by a transfer's *Call method and sent by the book's bulk. */
+export interface PgCall {
+  readonly where: string;
+  readonly text: string;
+  readonly values: readonly unknown[];
+  /** A status, answered with a hold state rather than a result. */
+  readonly status: boolean;
+  /** Why the client would not make the call: its answer, and nothing is sent. */
+  readonly error?: Error;
+}
+
+/** What one call of a bulk got: a result, a hold state (or null) for a status, or the error the call alone would throw. */
+export type PgAnswer<R extends string> = ResultOf<R> | HoldState | null | Error;
+
+function asError(err: unknown): Error {
+  return err instanceof Error ? err : new Error(String(err));
+}
+
+/** makeCall is one call of a bulk; an error of its values is the call's answer, never thrown. */
+export function makeCall(where: string, text: string, status: boolean, values: () => unknown[]): PgCall {
+  try {
+    const v = values();
+    checkSize(where, v[0], v.slice(1));
+    return { where, text, values: v, status };
+  } catch (err) {
+    return { where, text, values: [], status, error: asError(err) };
+  }
+}
+
+/** How many calls go in one statement of a bulk at most. */
+export const BULK_STATEMENT_MAX = 200;
+
+let inOneStatement = 0;
+
+/** bulkStatements says how many calls, in this process, went in a statement together with others. */
+export function bulkStatements(): number {
+  return inOneStatement;
+}
+
+/** renumber moves the $n placeholders of a statement, outside its quoted names, up by off. */
+function renumber(text: string, off: number): string {
+  return text
+    .split('"')
+    .map((part, i) => (i % 2 === 1 ? part : part.replace(/\$([0-9]+)/g, (_, n: string) => "$" + (Number(n) + off))))
+    .join('"');
+}
+
+/**
+ * oneStatement sends calls as one statement, each call's function in a
+ * branch of a union all, which the server runs in order in one
+ * transaction; it answers each call's row, or throws what failed, in
+ * which case the server has undone every call of it.
+ */
+async function oneStatement(db: Queryable, calls: readonly PgCall[]): Promise<unknown[][]> {
+  const parts: string[] = [];
+  const values: unknown[] = [];
+  calls.forEach((c, i) => {
+    const text = renumber(c.text, values.length);
+    values.push(...c.values);
+    parts.push(
+      c.status
+        ? `select ${i} as chobo_i, x.s::text as a, null::text as b from (${text}) as x (s)`
+        : `select ${i} as chobo_i, x.result::text as a, x.reason::text as b from (${text}) as x`,
+    );
+  });
+  inOneStatement += calls.length;
+  const res = await db.query(parts.join("\nunion all\n"), values);
+  const rows: unknown[][] = calls.map(() => []);
+  for (const r of res.rows) {
+    const [i, a, b] = Object.values(r as object) as unknown[];
+    rows[Number(i)] = [a, b];
+  }
+  if (rows.some((r) => r.length === 0)) {
+    throw new ChoboError("CHOBO_UNEXPECTED", "a call of a bulk answered no row");
+  }
+  return rows;
+}
+
+function answerOf<R extends string>(c: PgCall, row: unknown[]): PgAnswer<R> {
+  try {
+    if (c.status) {
+      return parseHoldState(row[0]);
+    }
+    switch (parseOutcome(row[0])) {
+      case "done":
+        return { result: "done" };
+      case "done_before":
+        return { result: "done_before" };
+    }
+    if (typeof row[1] !== "string") {
+      throw new ChoboError("CHOBO_UNEXPECTED", `${c.where}: a refusal without a reason`);
+    }
+    return { result: "refused", reason: row[1] as R };
+  } catch (err) {
+    return asError(err);
+  }
+}
+
+/**
+ * bulk sends many calls and answers each, in order, as it would be
+ * answered alone. pg has no pipeline mode, so up to BULK_STATEMENT_MAX
+ * calls go as one statement, which the server runs in order as one
+ * transaction: when every call succeeds they commit together, each
+ * answered from its row; when one fails, the server undoes them all and
+ * they go again one by one, each its own transaction with the retries and
+ * errors of a single call. Inside the caller's transaction, which the
+ * failure has spoilt, nothing goes again: every call of the statement is
+ * answered with its error, and the caller rolls back.
+ */
+export async function bulk<R extends string>(db: Queryable, calls: readonly PgCall[]): Promise<PgAnswer<R>[]> {
+  const out: PgAnswer<R>[] = calls.map((c) => c.error ?? null);
+  const send = calls.flatMap((c, i) => (c.error === undefined ? [i] : []));
+  for (let k = 0; k < send.length; k += BULK_STATEMENT_MAX) {
+    const part = send.slice(k, k + BULK_STATEMENT_MAX);
+    let failed: unknown;
+    if (part.length > 1) {
+      try {
+        const rows = await oneStatement(db, part.map((i) => calls[i]!));
+        part.forEach((i, n) => (out[i] = answerOf<R>(calls[i]!, rows[n]!)));
+        continue;
+      } catch (err) {
+        failed = err;
+      }
+    }
+    // A statement whose connection broke while it was out may have
+    // committed: every call of it that goes again is sent again, and one
+    // that cannot go is of unknown outcome, not unsent.
+    const lost = failed !== undefined && connectionFailure(failed) === "CHOBO_OUTCOME_UNKNOWN";
+    for (const i of part) {
+      const c = calls[i]!;
+      try {
+        if (c.status) {
+          out[i] = await status(db, c.where, c.text, [...c.values]);
+        } else {
+          const r = await call<R>(db, c.where, c.text, [...c.values]);
+          out[i] = lost ? { ...r, resent: true } : r;
+        }
+      } catch (err) {
+        if (lost && err instanceof ChoboError && err.code === "CHOBO_NOT_SENT") {
+          const message = failed instanceof Error ? failed.message : String(failed);
+          out[i] = new ChoboError("CHOBO_OUTCOME_UNKNOWN", `${c.where}: ${lostMessages.CHOBO_OUTCOME_UNKNOWN}: ${message}`, { cause: failed });
+          continue;
+        }
+        if (failed !== undefined && sqlState(err) === IN_FAILED_TRANSACTION) {
+          // The caller's transaction: the statement's failure is the answer of every call it carried.
+          for (const j of part.slice(part.indexOf(i))) {
+            out[j] = asError(classify(calls[j]!.where, failed));
+          }
+          break;
+        }
+        out[i] = asError(err);
+      }
+    }
+  }
+  return out;
 }
 

@@ -65,6 +65,8 @@ export interface Book {
   readonly 入荷: {
     /** Moves the amounts. */
     do(args: 入荷Args): Promise<Result>;
+    /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
+    doCall(args: 入荷Args): PgCall;
   };
   /** 引当: 出荷で確定、キャンセルで取消、30 分で期限切れ. */
   readonly 引当: {
@@ -76,10 +78,20 @@ export interface Book {
     void(key: 引当Key): Promise<Result>;
     /** Where the hold stands; null when there is none. It writes nothing. */
     status(key: 引当Key): Promise<HoldState | null>;
+    /** hold as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
+    holdCall(args: 引当Args): PgCall;
+    /** post as one call of bulk. */
+    postCall(key: 引当Key, amounts?: 引当Amounts): PgCall;
+    /** void as one call of bulk. */
+    voidCall(key: 引当Key): PgCall;
+    /** status as one call of bulk; its answer is the hold's state. */
+    statusCall(key: 引当Key): PgCall;
   };
   readonly 返品: {
     /** Moves the amounts. */
     do(args: 返品Args): Promise<Result>;
+    /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
+    doCall(args: 返品Args): PgCall;
   };
   /** Reads accounts: posted, held coming in, held going out. */
   readonly balance: {
@@ -93,6 +105,15 @@ export interface Book {
    * expired whether or not it has been given back.
    */
   expire(max: number): Promise<number>;
+  /**
+   * Sends many calls, made by the transfers' *Call methods, and answers
+   * each, in order, as it would be answered alone: a result, a hold state
+   * (or null) for a status, or the error the call alone would throw. Up to
+   * 200 calls go as one statement, one transaction; when one fails they go
+   * again one by one. No call sees another's answer: a post, void or
+   * status must not name a hold held in the same bulk.
+   */
+  bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]>;
 }
 
 /**
@@ -114,6 +135,12 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async do(args: 入荷Args): Promise<Result> {
         const a = argsOf("入荷.do", "arguments", args);
         return call<Reason>(db, "入荷.do", "select result, reason from \"在庫\".\"入荷_do\"($1, $2, $3, $4)", [tenant, checkText("入荷.do", "納品書", field(a, "納品書")), checkText("入荷.do", "sku", field(a, "sku")), checkAmount("入荷.do", "数", field(a, "数"))]);
+      },
+      doCall(args: 入荷Args): PgCall {
+        return makeCall("入荷.do", "select result, reason from \"在庫\".\"入荷_do\"($1, $2, $3, $4)", false, () => {
+          const a = argsOf("入荷.do", "arguments", args);
+          return [tenant, checkText("入荷.do", "納品書", field(a, "納品書")), checkText("入荷.do", "sku", field(a, "sku")), checkAmount("入荷.do", "数", field(a, "数"))];
+        });
       },
     },
     引当: {
@@ -140,11 +167,48 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
         const k = argsOf("引当.status", "key", key);
         return status(db, "引当.status", "select \"在庫\".\"引当_status\"($1, $2, $3)", [tenant, checkText("引当.status", "注文", field(k, "注文")), checkText("引当.status", "sku", field(k, "sku"))]);
       },
+      holdCall(args: 引当Args): PgCall {
+        return makeCall("引当.hold", "select result, reason from \"在庫\".\"引当_hold\"($1, $2, $3, $4)", false, () => {
+          const a = argsOf("引当.hold", "arguments", args);
+          return [tenant, checkText("引当.hold", "注文", field(a, "注文")), checkText("引当.hold", "sku", field(a, "sku")), checkAmount("引当.hold", "数", field(a, "数"))];
+        });
+      },
+      postCall(key: 引当Key, amounts?: 引当Amounts): PgCall {
+        return makeCall("引当.post", "select result, reason from \"在庫\".\"引当_post\"($1, $2, $3, $4)", false, () => {
+          const k = argsOf("引当.post", "key", key);
+          const values: unknown[] = [tenant, checkText("引当.post", "注文", field(k, "注文")), checkText("引当.post", "sku", field(k, "sku"))];
+          if (amounts === undefined) {
+            values.push(null);
+          } else {
+            const m = argsOf("引当.post", "amounts", amounts);
+            values.push(checkAmount("引当.post", "数", field(m, "数")));
+          }
+          return values;
+        });
+      },
+      voidCall(key: 引当Key): PgCall {
+        return makeCall("引当.void", "select result, reason from \"在庫\".\"引当_void\"($1, $2, $3)", false, () => {
+          const k = argsOf("引当.void", "key", key);
+          return [tenant, checkText("引当.void", "注文", field(k, "注文")), checkText("引当.void", "sku", field(k, "sku"))];
+        });
+      },
+      statusCall(key: 引当Key): PgCall {
+        return makeCall("引当.status", "select \"在庫\".\"引当_status\"($1, $2, $3)", true, () => {
+          const k = argsOf("引当.status", "key", key);
+          return [tenant, checkText("引当.status", "注文", field(k, "注文")), checkText("引当.status", "sku", field(k, "sku"))];
+        });
+      },
     },
     返品: {
       async do(args: 返品Args): Promise<Result> {
         const a = argsOf("返品.do", "arguments", args);
         return call<Reason>(db, "返品.do", "select result, reason from \"在庫\".\"返品_do\"($1, $2, $3, $4)", [tenant, checkText("返品.do", "返品伝票", field(a, "返品伝票")), checkText("返品.do", "sku", field(a, "sku")), checkAmount("返品.do", "数", field(a, "数"))]);
+      },
+      doCall(args: 返品Args): PgCall {
+        return makeCall("返品.do", "select result, reason from \"在庫\".\"返品_do\"($1, $2, $3, $4)", false, () => {
+          const a = argsOf("返品.do", "arguments", args);
+          return [tenant, checkText("返品.do", "返品伝票", field(a, "返品伝票")), checkText("返品.do", "sku", field(a, "sku")), checkAmount("返品.do", "数", field(a, "数"))];
+        });
       },
     },
     balance: {
@@ -161,6 +225,9 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     },
     async expire(max: number): Promise<number> {
       return expire(db, "select \"在庫\".expire($1)", max);
+    },
+    async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
+      return bulk<Reason>(db, calls);
     },
   };
 }
@@ -675,5 +742,162 @@ export async function expire(db: Queryable, text: string, max: number): Promise<
   }
   const [n] = await queryRow(db, "expire", text, [max]);
   return Number(int64("expire", n));
+}
+
+/** One call of a bulk, made by a transfer's *Call method and sent by the book's bulk. */
+export interface PgCall {
+  readonly where: string;
+  readonly text: string;
+  readonly values: readonly unknown[];
+  /** A status, answered with a hold state rather than a result. */
+  readonly status: boolean;
+  /** Why the client would not make the call: its answer, and nothing is sent. */
+  readonly error?: Error;
+}
+
+/** What one call of a bulk got: a result, a hold state (or null) for a status, or the error the call alone would throw. */
+export type PgAnswer<R extends string> = ResultOf<R> | HoldState | null | Error;
+
+function asError(err: unknown): Error {
+  return err instanceof Error ? err : new Error(String(err));
+}
+
+/** makeCall is one call of a bulk; an error of its values is the call's answer, never thrown. */
+export function makeCall(where: string, text: string, status: boolean, values: () => unknown[]): PgCall {
+  try {
+    const v = values();
+    checkSize(where, v[0], v.slice(1));
+    return { where, text, values: v, status };
+  } catch (err) {
+    return { where, text, values: [], status, error: asError(err) };
+  }
+}
+
+/** How many calls go in one statement of a bulk at most. */
+export const BULK_STATEMENT_MAX = 200;
+
+let inOneStatement = 0;
+
+/** bulkStatements says how many calls, in this process, went in a statement together with others. */
+export function bulkStatements(): number {
+  return inOneStatement;
+}
+
+/** renumber moves the $n placeholders of a statement, outside its quoted names, up by off. */
+function renumber(text: string, off: number): string {
+  return text
+    .split('"')
+    .map((part, i) => (i % 2 === 1 ? part : part.replace(/\$([0-9]+)/g, (_, n: string) => "$" + (Number(n) + off))))
+    .join('"');
+}
+
+/**
+ * oneStatement sends calls as one statement, each call's function in a
+ * branch of a union all, which the server runs in order in one
+ * transaction; it answers each call's row, or throws what failed, in
+ * which case the server has undone every call of it.
+ */
+async function oneStatement(db: Queryable, calls: readonly PgCall[]): Promise<unknown[][]> {
+  const parts: string[] = [];
+  const values: unknown[] = [];
+  calls.forEach((c, i) => {
+    const text = renumber(c.text, values.length);
+    values.push(...c.values);
+    parts.push(
+      c.status
+        ? `select ${i} as chobo_i, x.s::text as a, null::text as b from (${text}) as x (s)`
+        : `select ${i} as chobo_i, x.result::text as a, x.reason::text as b from (${text}) as x`,
+    );
+  });
+  inOneStatement += calls.length;
+  const res = await db.query(parts.join("\nunion all\n"), values);
+  const rows: unknown[][] = calls.map(() => []);
+  for (const r of res.rows) {
+    const [i, a, b] = Object.values(r as object) as unknown[];
+    rows[Number(i)] = [a, b];
+  }
+  if (rows.some((r) => r.length === 0)) {
+    throw new ChoboError("CHOBO_UNEXPECTED", "a call of a bulk answered no row");
+  }
+  return rows;
+}
+
+function answerOf<R extends string>(c: PgCall, row: unknown[]): PgAnswer<R> {
+  try {
+    if (c.status) {
+      return parseHoldState(row[0]);
+    }
+    switch (parseOutcome(row[0])) {
+      case "done":
+        return { result: "done" };
+      case "done_before":
+        return { result: "done_before" };
+    }
+    if (typeof row[1] !== "string") {
+      throw new ChoboError("CHOBO_UNEXPECTED", `${c.where}: a refusal without a reason`);
+    }
+    return { result: "refused", reason: row[1] as R };
+  } catch (err) {
+    return asError(err);
+  }
+}
+
+/**
+ * bulk sends many calls and answers each, in order, as it would be
+ * answered alone. pg has no pipeline mode, so up to BULK_STATEMENT_MAX
+ * calls go as one statement, which the server runs in order as one
+ * transaction: when every call succeeds they commit together, each
+ * answered from its row; when one fails, the server undoes them all and
+ * they go again one by one, each its own transaction with the retries and
+ * errors of a single call. Inside the caller's transaction, which the
+ * failure has spoilt, nothing goes again: every call of the statement is
+ * answered with its error, and the caller rolls back.
+ */
+export async function bulk<R extends string>(db: Queryable, calls: readonly PgCall[]): Promise<PgAnswer<R>[]> {
+  const out: PgAnswer<R>[] = calls.map((c) => c.error ?? null);
+  const send = calls.flatMap((c, i) => (c.error === undefined ? [i] : []));
+  for (let k = 0; k < send.length; k += BULK_STATEMENT_MAX) {
+    const part = send.slice(k, k + BULK_STATEMENT_MAX);
+    let failed: unknown;
+    if (part.length > 1) {
+      try {
+        const rows = await oneStatement(db, part.map((i) => calls[i]!));
+        part.forEach((i, n) => (out[i] = answerOf<R>(calls[i]!, rows[n]!)));
+        continue;
+      } catch (err) {
+        failed = err;
+      }
+    }
+    // A statement whose connection broke while it was out may have
+    // committed: every call of it that goes again is sent again, and one
+    // that cannot go is of unknown outcome, not unsent.
+    const lost = failed !== undefined && connectionFailure(failed) === "CHOBO_OUTCOME_UNKNOWN";
+    for (const i of part) {
+      const c = calls[i]!;
+      try {
+        if (c.status) {
+          out[i] = await status(db, c.where, c.text, [...c.values]);
+        } else {
+          const r = await call<R>(db, c.where, c.text, [...c.values]);
+          out[i] = lost ? { ...r, resent: true } : r;
+        }
+      } catch (err) {
+        if (lost && err instanceof ChoboError && err.code === "CHOBO_NOT_SENT") {
+          const message = failed instanceof Error ? failed.message : String(failed);
+          out[i] = new ChoboError("CHOBO_OUTCOME_UNKNOWN", `${c.where}: ${lostMessages.CHOBO_OUTCOME_UNKNOWN}: ${message}`, { cause: failed });
+          continue;
+        }
+        if (failed !== undefined && sqlState(err) === IN_FAILED_TRANSACTION) {
+          // The caller's transaction: the statement's failure is the answer of every call it carried.
+          for (const j of part.slice(part.indexOf(i))) {
+            out[j] = asError(classify(calls[j]!.where, failed));
+          }
+          break;
+        }
+        out[i] = asError(err);
+      }
+    }
+  }
+  return out;
 }
 

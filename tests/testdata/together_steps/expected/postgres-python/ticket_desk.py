@@ -9,7 +9,7 @@ import random
 import re
 import threading
 import time
-from collections.abc import Generator, Mapping, Sequence
+from collections.abc import Callable, Generator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, TypeAlias, TypeVar, cast
@@ -57,6 +57,18 @@ class Release:
             ],
         )
 
+    def do_call(self, *, batch: str, show: str, qty: int) -> PgCall:
+        """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        return self._backend.make_call(
+            "release.do",
+            'select result, reason from "ticket_desk"."release_do"(%s, %s, %s, %s)',
+            lambda: [
+                check_text("release.do", "batch", batch),
+                check_text("release.do", "show", show),
+                check_amount("release.do", "qty", qty),
+            ],
+        )
+
 
 class Booking:
     """booking: posted when paid, expired after 15 minutes."""
@@ -76,12 +88,36 @@ class Booking:
             ],
         )
 
+    def hold_call(self, *, ticket: str, show: str, qty: int) -> PgCall:
+        """hold as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        return self._backend.make_call(
+            "booking.hold",
+            'select result, reason from "ticket_desk"."booking_hold"(%s, %s, %s, %s)',
+            lambda: [
+                check_text("booking.hold", "ticket", ticket),
+                check_text("booking.hold", "show", show),
+                check_amount("booking.hold", "qty", qty),
+            ],
+        )
+
     def post(self, *, ticket: str, show: str, qty: int | None = None) -> Result:
         """Posts the hold: the amounts given, or the whole hold when they are all left out."""
         return self._backend.call(
             "booking.post",
             'select result, reason from "ticket_desk"."booking_post"(%s, %s, %s, %s)',
             [
+                check_text("booking.post", "ticket", ticket),
+                check_text("booking.post", "show", show),
+                *_post_values("booking.post", ("qty", qty)),
+            ],
+        )
+
+    def post_call(self, *, ticket: str, show: str, qty: int | None = None) -> PgCall:
+        """post as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        return self._backend.make_call(
+            "booking.post",
+            'select result, reason from "ticket_desk"."booking_post"(%s, %s, %s, %s)',
+            lambda: [
                 check_text("booking.post", "ticket", ticket),
                 check_text("booking.post", "show", show),
                 *_post_values("booking.post", ("qty", qty)),
@@ -99,6 +135,17 @@ class Booking:
             ],
         )
 
+    def void_call(self, *, ticket: str, show: str) -> PgCall:
+        """void as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        return self._backend.make_call(
+            "booking.void",
+            'select result, reason from "ticket_desk"."booking_void"(%s, %s, %s)',
+            lambda: [
+                check_text("booking.void", "ticket", ticket),
+                check_text("booking.void", "show", show),
+            ],
+        )
+
     def status(self, *, ticket: str, show: str) -> HoldState | None:
         """Where the hold stands; None when there is none. It writes nothing."""
         return self._backend.status(
@@ -108,6 +155,18 @@ class Booking:
                 check_text("booking.status", "ticket", ticket),
                 check_text("booking.status", "show", show),
             ],
+        )
+
+    def status_call(self, *, ticket: str, show: str) -> PgCall:
+        """status as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        return self._backend.make_call(
+            "booking.status",
+            'select "ticket_desk"."booking_status"(%s, %s, %s)',
+            lambda: [
+                check_text("booking.status", "ticket", ticket),
+                check_text("booking.status", "show", show),
+            ],
+            True,
         )
 
 
@@ -163,6 +222,16 @@ class Book:
         as expired whether or not it has been given back."""
         return self._backend.expire('select "ticket_desk".expire(%s)', max)
 
+    def bulk(self, calls: Sequence[PgCall]) -> list[PgAnswer]:
+        """Sends many calls, made by the transfers' *_call methods, and
+        answers each, in order, as it would be answered alone: a Result, a
+        hold state (or None) for a status, or the error the call alone
+        would raise. Each call is its own transaction. Over psycopg 3 in
+        autocommit mode they go in one pipeline; over psycopg2, or in the
+        caller's transaction, one by one. No call sees another's answer: a
+        post, void or status must not name a hold held in the same bulk."""
+        return self._backend.bulk(calls)
+
 
 class AsyncRelease:
     """The transfer kind release."""
@@ -176,6 +245,18 @@ class AsyncRelease:
             "release.do",
             'select result, reason from "ticket_desk"."release_do"(%s, %s, %s, %s)',
             [
+                check_text("release.do", "batch", batch),
+                check_text("release.do", "show", show),
+                check_amount("release.do", "qty", qty),
+            ],
+        )
+
+    def do_call(self, *, batch: str, show: str, qty: int) -> PgCall:
+        """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        return self._backend.make_call(
+            "release.do",
+            'select result, reason from "ticket_desk"."release_do"(%s, %s, %s, %s)',
+            lambda: [
                 check_text("release.do", "batch", batch),
                 check_text("release.do", "show", show),
                 check_amount("release.do", "qty", qty),
@@ -201,12 +282,36 @@ class AsyncBooking:
             ],
         )
 
+    def hold_call(self, *, ticket: str, show: str, qty: int) -> PgCall:
+        """hold as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        return self._backend.make_call(
+            "booking.hold",
+            'select result, reason from "ticket_desk"."booking_hold"(%s, %s, %s, %s)',
+            lambda: [
+                check_text("booking.hold", "ticket", ticket),
+                check_text("booking.hold", "show", show),
+                check_amount("booking.hold", "qty", qty),
+            ],
+        )
+
     async def post(self, *, ticket: str, show: str, qty: int | None = None) -> Result:
         """Posts the hold: the amounts given, or the whole hold when they are all left out."""
         return await self._backend.call(
             "booking.post",
             'select result, reason from "ticket_desk"."booking_post"(%s, %s, %s, %s)',
             [
+                check_text("booking.post", "ticket", ticket),
+                check_text("booking.post", "show", show),
+                *_post_values("booking.post", ("qty", qty)),
+            ],
+        )
+
+    def post_call(self, *, ticket: str, show: str, qty: int | None = None) -> PgCall:
+        """post as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        return self._backend.make_call(
+            "booking.post",
+            'select result, reason from "ticket_desk"."booking_post"(%s, %s, %s, %s)',
+            lambda: [
                 check_text("booking.post", "ticket", ticket),
                 check_text("booking.post", "show", show),
                 *_post_values("booking.post", ("qty", qty)),
@@ -224,6 +329,17 @@ class AsyncBooking:
             ],
         )
 
+    def void_call(self, *, ticket: str, show: str) -> PgCall:
+        """void as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        return self._backend.make_call(
+            "booking.void",
+            'select result, reason from "ticket_desk"."booking_void"(%s, %s, %s)',
+            lambda: [
+                check_text("booking.void", "ticket", ticket),
+                check_text("booking.void", "show", show),
+            ],
+        )
+
     async def status(self, *, ticket: str, show: str) -> HoldState | None:
         """Where the hold stands; None when there is none. It writes nothing."""
         return await self._backend.status(
@@ -233,6 +349,18 @@ class AsyncBooking:
                 check_text("booking.status", "ticket", ticket),
                 check_text("booking.status", "show", show),
             ],
+        )
+
+    def status_call(self, *, ticket: str, show: str) -> PgCall:
+        """status as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        return self._backend.make_call(
+            "booking.status",
+            'select "ticket_desk"."booking_status"(%s, %s, %s)',
+            lambda: [
+                check_text("booking.status", "ticket", ticket),
+                check_text("booking.status", "show", show),
+            ],
+            True,
         )
 
 
@@ -287,6 +415,16 @@ class AsyncBook:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         return await self._backend.expire('select "ticket_desk".expire(%s)', max)
+
+    async def bulk(self, calls: Sequence[PgCall]) -> list[PgAnswer]:
+        """Sends many calls, made by the transfers' *_call methods, and
+        answers each, in order, as it would be answered alone: a Result, a
+        hold state (or None) for a status, or the error the call alone
+        would raise. Each call is its own transaction. Over psycopg 3 in
+        autocommit mode they go in one pipeline; over psycopg2, or in the
+        caller's transaction, one by one. No call sees another's answer: a
+        post, void or status must not name a hold held in the same bulk."""
+        return await self._backend.bulk(calls)
 
 
 def _post_amounts(where: str, *amounts: tuple[str, object]) -> list[int] | None:
@@ -883,6 +1021,79 @@ def _pg_check_open(conn: object) -> None:
         raise ChoboError("CHOBO_NOT_SENT", "the call was not sent: the connection is closed; open a new one")
 
 
+PIPELINE_MAX = 1000
+"""How many calls of a bulk go in one pipeline at most."""
+
+PgAnswer: TypeAlias = "Result | HoldState | None | Exception"
+"""What one call of a bulk got: a Result (do, hold, post, void), a hold
+state or None (status), or the error the call alone would have raised."""
+
+
+@dataclass(frozen=True)
+class PgCall:
+    """One call of a bulk, made by a transfer's *_call method and sent by
+    the book's bulk: its statement and parameters (the tenant first), or
+    the error that kept the client from making it."""
+
+    where: str
+    statement: str
+    params: tuple[object, ...]
+    status: bool = False
+    error: Exception | None = None
+
+
+_pg_pipelined = 0
+
+
+def pipelined() -> int:
+    """How many calls, in this process, went in a pipeline together with
+    others, so that a test can show a bulk did not go one by one."""
+    with _pg_retried_lock:
+        return _pg_pipelined
+
+
+def _pg_count_pipelined(n: int) -> None:
+    global _pg_pipelined
+    with _pg_retried_lock:
+        _pg_pipelined += n
+
+
+def _pg_flow_of(c: PgCall, resend_for: float = 0.0) -> _PgFlow[PgAnswer]:
+    if c.status:
+        return _pg_status_flow(c.where, c.statement, c.params, resend_for)
+    return _pg_call_flow(c.where, c.statement, c.params, resend_for)
+
+
+def _pg_answer_of(c: PgCall, row: object) -> PgAnswer:
+    """The answer a call's flow reads from the row its statement fetched."""
+    flow = _pg_flow_of(c)
+    try:
+        next(flow)
+        flow.send(row)
+    except StopIteration as stop:
+        return cast(PgAnswer, stop.value)
+    except Exception as e:
+        return e
+    finally:
+        flow.close()
+    return ChoboError("CHOBO_UNEXPECTED", f"{c.where}: the answer needed a second statement")
+
+
+def _pg_pipelines(conn: object) -> bool:
+    """Whether a bulk over conn goes in pipelines: psycopg 3 (which has
+    them), in autocommit mode, outside a transaction. Inside the caller's
+    transaction the calls go one by one, so that a failure is the caller's
+    to handle, as a single call's is; psycopg2 has no pipeline."""
+    if getattr(conn, "autocommit", None) is not True or not callable(getattr(conn, "pipeline", None)):
+        return False
+    status = getattr(getattr(conn, "info", None), "transaction_status", None)
+    return status is not None and int(status) == 0
+
+
+def _pg_chunks(at: list[int]) -> list[list[int]]:
+    return [at[i : i + PIPELINE_MAX] for i in range(0, len(at), PIPELINE_MAX)]
+
+
 class _PgBase:
     """What both books keep, and the checks every call passes before
     anything is sent."""
@@ -901,6 +1112,16 @@ class _PgBase:
         """The statement's parameters: the tenant, then the call's values."""
         check_size(where, self.tenant, values)
         return (self.tenant, *values)
+
+    def make_call(
+        self, where: str, statement: str, values: Callable[[], Sequence[object]], status: bool = False
+    ) -> PgCall:
+        """One call of a bulk: the call's values are checked here, and an
+        error of theirs is the call's answer, never raised."""
+        try:
+            return PgCall(where, statement, self._params(where, values()), status)
+        except Exception as e:
+            return PgCall(where, statement, (), status, e)
 
 
 class PostgresBook(_PgBase):
@@ -989,6 +1210,69 @@ class PostgresBook(_PgBase):
         holds past their deadline it gave back."""
         return self._run(_pg_expire_flow(statement, max, self._resend_for))
 
+    def _one(self, c: PgCall) -> PgAnswer:
+        try:
+            return self._run(_pg_flow_of(c, self._resend_for))
+        except Exception as e:
+            return e
+
+    def bulk(self, calls: Sequence[PgCall]) -> list[PgAnswer]:
+        """Sends many calls and answers each, in order, as it would be
+        answered alone. Over psycopg 3 in autocommit mode the calls go in
+        one pipeline (PIPELINE_MAX calls at most), which the server runs as
+        one transaction: when every call succeeds they commit together,
+        each answered from its row; when one fails, the server undoes them
+        all, and they go again one by one, each its own transaction, with
+        the retries and errors of a single call. Elsewhere (psycopg2, a
+        pool, the caller's transaction) they go one by one."""
+        out: list[PgAnswer] = [c.error for c in calls]
+        send = [i for i, c in enumerate(calls) if c.error is None]
+        alone = send
+        if len(send) > 1 and _pg_pipelines(self._conn):
+            alone = []
+            for part in _pg_chunks(send):
+                rows = self._pipeline([calls[i] for i in part])
+                if rows is None:
+                    alone.extend(part)
+                    continue
+                if isinstance(rows, Exception):
+                    for i in part:
+                        out[i] = rows
+                    continue
+                for i, row in zip(part, rows):
+                    out[i] = _pg_answer_of(calls[i], row)
+        for i in alone:
+            out[i] = self._one(calls[i])
+        return out
+
+    def _pipeline(self, calls: list[PgCall]) -> list[object] | Exception | None:
+        """Sends calls in one pipeline and answers the row each fetched;
+        None when one failed: psycopg sends no Sync between them, so the
+        server ran them in one transaction and undid every one of them; or
+        CHOBO_OUTCOME_UNKNOWN when the connection was lost meanwhile."""
+        conn = cast(Any, self._conn)
+        curs: list[Any] = []
+        _pg_count_pipelined(len(calls))
+        try:
+            with conn.pipeline():
+                for c in calls:
+                    cur = conn.cursor()
+                    curs.append(cur)
+                    # Not prepared: a statement prepared in a pipeline that
+                    # fails is not there afterwards, though psycopg counts it.
+                    cur.execute(c.statement, c.params, prepare=False)
+            return [cur.fetchone() for cur in curs]
+        except Exception as e:
+            # A connection lost while the pipeline was out may have
+            # committed it: each of its calls is of unknown outcome.
+            return _pg_lost(calls[0].where, e)
+        finally:
+            for cur in curs:
+                try:
+                    cur.close()
+                except Exception:
+                    pass
+
 
 class AsyncPostgresBook(_PgBase):
     """PostgresBook over psycopg 3's AsyncConnection: the same calls, awaited."""
@@ -1063,4 +1347,57 @@ class AsyncPostgresBook(_PgBase):
         """Sends the book's expire statement, whose one parameter is max, and
         answers how many holds past their deadline it gave back."""
         return await self._run(_pg_expire_flow(statement, max, self._resend_for))
+
+    async def _one(self, c: PgCall) -> PgAnswer:
+        try:
+            return await self._run(_pg_flow_of(c, self._resend_for))
+        except Exception as e:
+            return e
+
+    async def bulk(self, calls: Sequence[PgCall]) -> list[PgAnswer]:
+        """PostgresBook.bulk, awaited."""
+        out: list[PgAnswer] = [c.error for c in calls]
+        send = [i for i, c in enumerate(calls) if c.error is None]
+        alone = send
+        if len(send) > 1 and _pg_pipelines(self._conn):
+            alone = []
+            for part in _pg_chunks(send):
+                rows = await self._pipeline([calls[i] for i in part])
+                if rows is None:
+                    alone.extend(part)
+                    continue
+                if isinstance(rows, Exception):
+                    for i in part:
+                        out[i] = rows
+                    continue
+                for i, row in zip(part, rows):
+                    out[i] = _pg_answer_of(calls[i], row)
+        for i in alone:
+            out[i] = await self._one(calls[i])
+        return out
+
+    async def _pipeline(self, calls: list[PgCall]) -> list[object] | Exception | None:
+        """PostgresBook._pipeline over an AsyncConnection."""
+        conn = cast(Any, self._conn)
+        curs: list[Any] = []
+        _pg_count_pipelined(len(calls))
+        try:
+            async with conn.pipeline():
+                for c in calls:
+                    cur = conn.cursor()
+                    curs.append(cur)
+                    # Not prepared: a statement prepared in a pipeline that
+                    # fails is not there afterwards, though psycopg counts it.
+                    await cur.execute(c.statement, c.params, prepare=False)
+            return [await cur.fetchone() for cur in curs]
+        except Exception as e:
+            # A connection lost while the pipeline was out may have
+            # committed it: each of its calls is of unknown outcome.
+            return _pg_lost(calls[0].where, e)
+        finally:
+            for cur in curs:
+                try:
+                    await cur.close()
+                except Exception:
+                    pass
 

@@ -65,6 +65,25 @@ func Postgres(q Querier, tenant string, opts ...chobopg.Option) *Book {
 	return b
 }
 
+// Call is one call of a Bulk, made by the Call methods of the transfers
+// (DoCall, HoldCall, PostCall, VoidCall, StatusCall).
+type Call = chobopg.Op
+
+// Answer is what one call of a Bulk got: its Result, the State a status
+// reads ("" when there is no hold), or Err when the call failed.
+type Answer = chobopg.Answer
+
+// Bulk sends many calls at once and answers each, in order, as it would
+// be answered alone: each call is its own transaction, and a retryable
+// failure sends it again. Over a pool or a connection outside a
+// transaction the calls go in one pipeline; inside a pgx.Tx they go one
+// by one, in the caller's transaction. No call sees another's answer: a
+// post, void or status must not name a hold that a hold of the same Bulk
+// makes.
+func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
+	return chobopg.Bulk(ctx, b.q, calls)
+}
+
 // Expire gives back up to max holds past their deadline and says how
 // many. Call it from one periodic job.
 func (b *Book) Expire(ctx context.Context, max int) (int, error) {
@@ -99,6 +118,23 @@ func (t Sale) Do(ctx context.Context, a SaleArgs) (Result, error) {
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "allocation"."sale_do"($1, $2, $3, $4, $5)`, t.b.tenant, a.Order, a.Shop, a.Price, a.Fee)
 }
 
+// DoCall is Do as one call of a Bulk.
+func (t Sale) DoCall(a SaleArgs) Call {
+	if err := chobo.CheckText("order", a.Order); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("shop", a.Shop); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("price", a.Price); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("fee", a.Fee); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "allocation"."sale_do"($1, $2, $3, $4, $5)`, Args: []any{t.b.tenant, a.Order, a.Shop, a.Price, a.Fee}}
+}
+
 // Payout is the transfer payout.
 type Payout struct{ b *Book }
 
@@ -121,6 +157,20 @@ func (t Payout) Do(ctx context.Context, a PayoutArgs) (Result, error) {
 		return Result{}, err
 	}
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "allocation"."payout_do"($1, $2, $3, $4)`, t.b.tenant, a.PayoutId, a.Shop, a.Amount)
+}
+
+// DoCall is Do as one call of a Bulk.
+func (t Payout) DoCall(a PayoutArgs) Call {
+	if err := chobo.CheckText("payout_id", a.PayoutId); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("shop", a.Shop); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("amount", a.Amount); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "allocation"."payout_do"($1, $2, $3, $4)`, Args: []any{t.b.tenant, a.PayoutId, a.Shop, a.Amount}}
 }
 
 // Balances reads accounts: posted, held coming in, held going out.

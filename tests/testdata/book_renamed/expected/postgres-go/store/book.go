@@ -65,6 +65,25 @@ func Postgres(q Querier, tenant string, opts ...chobopg.Option) *Book {
 	return b
 }
 
+// Call is one call of a Bulk, made by the Call methods of the transfers
+// (DoCall, HoldCall, PostCall, VoidCall, StatusCall).
+type Call = chobopg.Op
+
+// Answer is what one call of a Bulk got: its Result, the State a status
+// reads ("" when there is no hold), or Err when the call failed.
+type Answer = chobopg.Answer
+
+// Bulk sends many calls at once and answers each, in order, as it would
+// be answered alone: each call is its own transaction, and a retryable
+// failure sends it again. Over a pool or a connection outside a
+// transaction the calls go in one pipeline; inside a pgx.Tx they go one
+// by one, in the caller's transaction. No call sees another's answer: a
+// post, void or status must not name a hold that a hold of the same Bulk
+// makes.
+func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
+	return chobopg.Bulk(ctx, b.q, calls)
+}
+
 // Expire gives back up to max holds past their deadline and says how
 // many. Call it from one periodic job.
 func (b *Book) Expire(ctx context.Context, max int) (int, error) {
@@ -95,6 +114,20 @@ func (t Receive) Do(ctx context.Context, a ReceiveArgs) (Result, error) {
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "store"."receive_do"($1, $2, $3, $4)`, t.b.tenant, a.Delivery, a.Sku, a.Qty)
 }
 
+// DoCall is Do as one call of a Bulk.
+func (t Receive) DoCall(a ReceiveArgs) Call {
+	if err := chobo.CheckText("delivery", a.Delivery); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "store"."receive_do"($1, $2, $3, $4)`, Args: []any{t.b.tenant, a.Delivery, a.Sku, a.Qty}}
+}
+
 // Ship is the transfer ship.
 type Ship struct{ b *Book }
 
@@ -117,6 +150,20 @@ func (t Ship) Do(ctx context.Context, a ShipArgs) (Result, error) {
 		return Result{}, err
 	}
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "store"."ship_do"($1, $2, $3, $4)`, t.b.tenant, a.Order, a.Sku, a.Qty)
+}
+
+// DoCall is Do as one call of a Bulk.
+func (t Ship) DoCall(a ShipArgs) Call {
+	if err := chobo.CheckText("order", a.Order); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "store"."ship_do"($1, $2, $3, $4)`, Args: []any{t.b.tenant, a.Order, a.Sku, a.Qty}}
 }
 
 // Balances reads accounts: posted, held coming in, held going out.

@@ -63,6 +63,25 @@ func Postgres(q Querier, tenant string, opts ...chobopg.Option) *Book {
 	return b
 }
 
+// Call is one call of a Bulk, made by the Call methods of the transfers
+// (DoCall, HoldCall, PostCall, VoidCall, StatusCall).
+type Call = chobopg.Op
+
+// Answer is what one call of a Bulk got: its Result, the State a status
+// reads ("" when there is no hold), or Err when the call failed.
+type Answer = chobopg.Answer
+
+// Bulk sends many calls at once and answers each, in order, as it would
+// be answered alone: each call is its own transaction, and a retryable
+// failure sends it again. Over a pool or a connection outside a
+// transaction the calls go in one pipeline; inside a pgx.Tx they go one
+// by one, in the caller's transaction. No call sees another's answer: a
+// post, void or status must not name a hold that a hold of the same Bulk
+// makes.
+func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
+	return chobopg.Bulk(ctx, b.q, calls)
+}
+
 // Expire gives back up to max holds past their deadline and says how
 // many. Call it from one periodic job.
 func (b *Book) Expire(ctx context.Context, max int) (int, error) {
@@ -91,6 +110,20 @@ func (t X掛け買い) Do(ctx context.Context, a X掛け買いArgs) (Result, err
 		return Result{}, err
 	}
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "生協の掛け払い"."掛け買い_do"($1, $2, $3, $4)`, t.b.tenant, a.Xレシート, a.X組合員, a.X額)
+}
+
+// DoCall is Do as one call of a Bulk.
+func (t X掛け買い) DoCall(a X掛け買いArgs) Call {
+	if err := chobo.CheckText("レシート", a.Xレシート); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("組合員", a.X組合員); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("額", a.X額); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "生協の掛け払い"."掛け買い_do"($1, $2, $3, $4)`, Args: []any{t.b.tenant, a.Xレシート, a.X組合員, a.X額}}
 }
 
 // Balances reads accounts: posted, held coming in, held going out.

@@ -71,6 +71,25 @@ func Postgres(q Querier, tenant string, opts ...chobopg.Option) *Book {
 	return b
 }
 
+// Call is one call of a Bulk, made by the Call methods of the transfers
+// (DoCall, HoldCall, PostCall, VoidCall, StatusCall).
+type Call = chobopg.Op
+
+// Answer is what one call of a Bulk got: its Result, the State a status
+// reads ("" when there is no hold), or Err when the call failed.
+type Answer = chobopg.Answer
+
+// Bulk sends many calls at once and answers each, in order, as it would
+// be answered alone: each call is its own transaction, and a retryable
+// failure sends it again. Over a pool or a connection outside a
+// transaction the calls go in one pipeline; inside a pgx.Tx they go one
+// by one, in the caller's transaction. No call sees another's answer: a
+// post, void or status must not name a hold that a hold of the same Bulk
+// makes.
+func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
+	return chobopg.Bulk(ctx, b.q, calls)
+}
+
 // Expire gives back up to max holds past their deadline and says how
 // many. Call it from one periodic job.
 func (b *Book) Expire(ctx context.Context, max int) (int, error) {
@@ -101,6 +120,20 @@ func (t TopUp) Do(ctx context.Context, a TopUpArgs) (Result, error) {
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "travel_desk"."top_up_do"($1, $2, $3, $4)`, t.b.tenant, a.Receipt, a.Member, a.Amount)
 }
 
+// DoCall is Do as one call of a Bulk.
+func (t TopUp) DoCall(a TopUpArgs) Call {
+	if err := chobo.CheckText("receipt", a.Receipt); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("member", a.Member); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("amount", a.Amount); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "travel_desk"."top_up_do"($1, $2, $3, $4)`, Args: []any{t.b.tenant, a.Receipt, a.Member, a.Amount}}
+}
+
 // OpenTourDay is the transfer open_tour_day.
 type OpenTourDay struct{ b *Book }
 
@@ -123,6 +156,20 @@ func (t OpenTourDay) Do(ctx context.Context, a OpenTourDayArgs) (Result, error) 
 		return Result{}, err
 	}
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "travel_desk"."open_tour_day_do"($1, $2, $3, $4)`, t.b.tenant, a.Tour, a.Day, a.Capacity)
+}
+
+// DoCall is Do as one call of a Bulk.
+func (t OpenTourDay) DoCall(a OpenTourDayArgs) Call {
+	if err := chobo.CheckText("tour", a.Tour); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("day", a.Day); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("capacity", a.Capacity); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "travel_desk"."open_tour_day_do"($1, $2, $3, $4)`, Args: []any{t.b.tenant, a.Tour, a.Day, a.Capacity}}
 }
 
 // BookSeat is the transfer book_seat: a seat is held for two days while the member confirms
@@ -167,6 +214,26 @@ func (t BookSeat) Hold(ctx context.Context, a BookSeatArgs) (Result, error) {
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "travel_desk"."book_seat_hold"($1, $2, $3, $4, $5, $6)`, t.b.tenant, a.Booking, a.Member, a.Tour, a.Day, a.Price)
 }
 
+// HoldCall is Hold as one call of a Bulk.
+func (t BookSeat) HoldCall(a BookSeatArgs) Call {
+	if err := chobo.CheckText("booking", a.Booking); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("member", a.Member); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("tour", a.Tour); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("day", a.Day); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("price", a.Price); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "travel_desk"."book_seat_hold"($1, $2, $3, $4, $5, $6)`, Args: []any{t.b.tenant, a.Booking, a.Member, a.Tour, a.Day, a.Price}}
+}
+
 // Post posts the hold: in full when amounts is nil.
 func (t BookSeat) Post(ctx context.Context, k BookSeatKey, amounts *BookSeatAmounts) (Result, error) {
 	if err := chobo.CheckText("booking", k.Booking); err != nil {
@@ -184,6 +251,23 @@ func (t BookSeat) Post(ctx context.Context, k BookSeatKey, amounts *BookSeatAmou
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "travel_desk"."book_seat_post"($1, $2, $3)`, args...)
 }
 
+// PostCall is Post as one call of a Bulk.
+func (t BookSeat) PostCall(k BookSeatKey, amounts *BookSeatAmounts) Call {
+	if err := chobo.CheckText("booking", k.Booking); err != nil {
+		return Call{Err: err}
+	}
+	args := []any{t.b.tenant, k.Booking}
+	if amounts == nil {
+		args = append(args, nil)
+	} else {
+		if err := chobo.CheckAmount("price", amounts.Price); err != nil {
+			return Call{Err: err}
+		}
+		args = append(args, amounts.Price)
+	}
+	return Call{SQL: `select result, reason from "travel_desk"."book_seat_post"($1, $2, $3)`, Args: args}
+}
+
 // Void cancels the hold.
 func (t BookSeat) Void(ctx context.Context, k BookSeatKey) (Result, error) {
 	if err := chobo.CheckText("booking", k.Booking); err != nil {
@@ -192,12 +276,28 @@ func (t BookSeat) Void(ctx context.Context, k BookSeatKey) (Result, error) {
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "travel_desk"."book_seat_void"($1, $2)`, t.b.tenant, k.Booking)
 }
 
+// VoidCall is Void as one call of a Bulk.
+func (t BookSeat) VoidCall(k BookSeatKey) Call {
+	if err := chobo.CheckText("booking", k.Booking); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "travel_desk"."book_seat_void"($1, $2)`, Args: []any{t.b.tenant, k.Booking}}
+}
+
 // Status says where the hold stands; "" when there is none.
 func (t BookSeat) Status(ctx context.Context, k BookSeatKey) (HoldState, error) {
 	if err := chobo.CheckText("booking", k.Booking); err != nil {
 		return "", err
 	}
 	return chobopg.Status(ctx, t.b.q, `select "travel_desk"."book_seat_status"($1, $2)`, t.b.tenant, k.Booking)
+}
+
+// StatusCall is Status as one call of a Bulk; its Answer's State is the state.
+func (t BookSeat) StatusCall(k BookSeatKey) Call {
+	if err := chobo.CheckText("booking", k.Booking); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select "travel_desk"."book_seat_status"($1, $2)`, Args: []any{t.b.tenant, k.Booking}, Status: true}
 }
 
 // GroupHold is the transfer group_hold: held until the organiser confirms or gives the seats back
@@ -240,6 +340,23 @@ func (t GroupHold) Hold(ctx context.Context, a GroupHoldArgs) (Result, error) {
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "travel_desk"."group_hold_hold"($1, $2, $3, $4, $5)`, t.b.tenant, a.Group, a.Tour, a.Day, a.Count)
 }
 
+// HoldCall is Hold as one call of a Bulk.
+func (t GroupHold) HoldCall(a GroupHoldArgs) Call {
+	if err := chobo.CheckText("group", a.Group); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("tour", a.Tour); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("day", a.Day); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("count", a.Count); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "travel_desk"."group_hold_hold"($1, $2, $3, $4, $5)`, Args: []any{t.b.tenant, a.Group, a.Tour, a.Day, a.Count}}
+}
+
 // Post posts the hold: in full when amounts is nil.
 func (t GroupHold) Post(ctx context.Context, k GroupHoldKey, amounts *GroupHoldAmounts) (Result, error) {
 	if err := chobo.CheckText("group", k.Group); err != nil {
@@ -263,6 +380,29 @@ func (t GroupHold) Post(ctx context.Context, k GroupHoldKey, amounts *GroupHoldA
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "travel_desk"."group_hold_post"($1, $2, $3, $4, $5)`, args...)
 }
 
+// PostCall is Post as one call of a Bulk.
+func (t GroupHold) PostCall(k GroupHoldKey, amounts *GroupHoldAmounts) Call {
+	if err := chobo.CheckText("group", k.Group); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("tour", k.Tour); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("day", k.Day); err != nil {
+		return Call{Err: err}
+	}
+	args := []any{t.b.tenant, k.Group, k.Tour, k.Day}
+	if amounts == nil {
+		args = append(args, nil)
+	} else {
+		if err := chobo.CheckAmount("count", amounts.Count); err != nil {
+			return Call{Err: err}
+		}
+		args = append(args, amounts.Count)
+	}
+	return Call{SQL: `select result, reason from "travel_desk"."group_hold_post"($1, $2, $3, $4, $5)`, Args: args}
+}
+
 // Void cancels the hold.
 func (t GroupHold) Void(ctx context.Context, k GroupHoldKey) (Result, error) {
 	if err := chobo.CheckText("group", k.Group); err != nil {
@@ -277,6 +417,20 @@ func (t GroupHold) Void(ctx context.Context, k GroupHoldKey) (Result, error) {
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "travel_desk"."group_hold_void"($1, $2, $3, $4)`, t.b.tenant, k.Group, k.Tour, k.Day)
 }
 
+// VoidCall is Void as one call of a Bulk.
+func (t GroupHold) VoidCall(k GroupHoldKey) Call {
+	if err := chobo.CheckText("group", k.Group); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("tour", k.Tour); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("day", k.Day); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "travel_desk"."group_hold_void"($1, $2, $3, $4)`, Args: []any{t.b.tenant, k.Group, k.Tour, k.Day}}
+}
+
 // Status says where the hold stands; "" when there is none.
 func (t GroupHold) Status(ctx context.Context, k GroupHoldKey) (HoldState, error) {
 	if err := chobo.CheckText("group", k.Group); err != nil {
@@ -289,6 +443,20 @@ func (t GroupHold) Status(ctx context.Context, k GroupHoldKey) (HoldState, error
 		return "", err
 	}
 	return chobopg.Status(ctx, t.b.q, `select "travel_desk"."group_hold_status"($1, $2, $3, $4)`, t.b.tenant, k.Group, k.Tour, k.Day)
+}
+
+// StatusCall is Status as one call of a Bulk; its Answer's State is the state.
+func (t GroupHold) StatusCall(k GroupHoldKey) Call {
+	if err := chobo.CheckText("group", k.Group); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("tour", k.Tour); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("day", k.Day); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select "travel_desk"."group_hold_status"($1, $2, $3, $4)`, Args: []any{t.b.tenant, k.Group, k.Tour, k.Day}, Status: true}
 }
 
 // PayOperator is the transfer pay_operator.
@@ -309,6 +477,17 @@ func (t PayOperator) Do(ctx context.Context, a PayOperatorArgs) (Result, error) 
 		return Result{}, err
 	}
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "travel_desk"."pay_operator_do"($1, $2, $3)`, t.b.tenant, a.Statement, a.Amount)
+}
+
+// DoCall is Do as one call of a Bulk.
+func (t PayOperator) DoCall(a PayOperatorArgs) Call {
+	if err := chobo.CheckText("statement", a.Statement); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("amount", a.Amount); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "travel_desk"."pay_operator_do"($1, $2, $3)`, Args: []any{t.b.tenant, a.Statement, a.Amount}}
 }
 
 // Balances reads accounts: posted, held coming in, held going out.

@@ -71,6 +71,25 @@ func Postgres(q Querier, tenant string, opts ...chobopg.Option) *Book {
 	return b
 }
 
+// Call is one call of a Bulk, made by the Call methods of the transfers
+// (DoCall, HoldCall, PostCall, VoidCall, StatusCall).
+type Call = chobopg.Op
+
+// Answer is what one call of a Bulk got: its Result, the State a status
+// reads ("" when there is no hold), or Err when the call failed.
+type Answer = chobopg.Answer
+
+// Bulk sends many calls at once and answers each, in order, as it would
+// be answered alone: each call is its own transaction, and a retryable
+// failure sends it again. Over a pool or a connection outside a
+// transaction the calls go in one pipeline; inside a pgx.Tx they go one
+// by one, in the caller's transaction. No call sees another's answer: a
+// post, void or status must not name a hold that a hold of the same Bulk
+// makes.
+func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
+	return chobopg.Bulk(ctx, b.q, calls)
+}
+
 // Expire gives back up to max holds past their deadline and says how
 // many. Call it from one periodic job.
 func (b *Book) Expire(ctx context.Context, max int) (int, error) {
@@ -101,6 +120,20 @@ func (t Xチャージ) Do(ctx context.Context, a XチャージArgs) (Result, err
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "旅行の窓口"."チャージ_do"($1, $2, $3, $4)`, t.b.tenant, a.X受付番号, a.X会員, a.X額)
 }
 
+// DoCall is Do as one call of a Bulk.
+func (t Xチャージ) DoCall(a XチャージArgs) Call {
+	if err := chobo.CheckText("受付番号", a.X受付番号); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("会員", a.X会員); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("額", a.X額); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "旅行の窓口"."チャージ_do"($1, $2, $3, $4)`, Args: []any{t.b.tenant, a.X受付番号, a.X会員, a.X額}}
+}
+
 // X催行日の設定 is the transfer 催行日の設定.
 type X催行日の設定 struct{ b *Book }
 
@@ -123,6 +156,20 @@ func (t X催行日の設定) Do(ctx context.Context, a X催行日の設定Args) 
 		return Result{}, err
 	}
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "旅行の窓口"."催行日の設定_do"($1, $2, $3, $4)`, t.b.tenant, a.Xツアー, a.Day, a.X定員)
+}
+
+// DoCall is Do as one call of a Bulk.
+func (t X催行日の設定) DoCall(a X催行日の設定Args) Call {
+	if err := chobo.CheckText("ツアー", a.Xツアー); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("day", a.Day); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("定員", a.X定員); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "旅行の窓口"."催行日の設定_do"($1, $2, $3, $4)`, Args: []any{t.b.tenant, a.Xツアー, a.Day, a.X定員}}
 }
 
 // X座席予約 is the transfer 座席予約: 会員が確定するまで二日間、一席押さえる
@@ -167,6 +214,26 @@ func (t X座席予約) Hold(ctx context.Context, a X座席予約Args) (Result, e
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "旅行の窓口"."座席予約_hold"($1, $2, $3, $4, $5, $6)`, t.b.tenant, a.X予約番号, a.X会員, a.Xツアー, a.Day, a.X代金)
 }
 
+// HoldCall is Hold as one call of a Bulk.
+func (t X座席予約) HoldCall(a X座席予約Args) Call {
+	if err := chobo.CheckText("予約番号", a.X予約番号); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("会員", a.X会員); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("ツアー", a.Xツアー); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("day", a.Day); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("代金", a.X代金); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "旅行の窓口"."座席予約_hold"($1, $2, $3, $4, $5, $6)`, Args: []any{t.b.tenant, a.X予約番号, a.X会員, a.Xツアー, a.Day, a.X代金}}
+}
+
 // Post posts the hold: in full when amounts is nil.
 func (t X座席予約) Post(ctx context.Context, k X座席予約Key, amounts *X座席予約Amounts) (Result, error) {
 	if err := chobo.CheckText("予約番号", k.X予約番号); err != nil {
@@ -184,6 +251,23 @@ func (t X座席予約) Post(ctx context.Context, k X座席予約Key, amounts *X�
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "旅行の窓口"."座席予約_post"($1, $2, $3)`, args...)
 }
 
+// PostCall is Post as one call of a Bulk.
+func (t X座席予約) PostCall(k X座席予約Key, amounts *X座席予約Amounts) Call {
+	if err := chobo.CheckText("予約番号", k.X予約番号); err != nil {
+		return Call{Err: err}
+	}
+	args := []any{t.b.tenant, k.X予約番号}
+	if amounts == nil {
+		args = append(args, nil)
+	} else {
+		if err := chobo.CheckAmount("代金", amounts.X代金); err != nil {
+			return Call{Err: err}
+		}
+		args = append(args, amounts.X代金)
+	}
+	return Call{SQL: `select result, reason from "旅行の窓口"."座席予約_post"($1, $2, $3)`, Args: args}
+}
+
 // Void cancels the hold.
 func (t X座席予約) Void(ctx context.Context, k X座席予約Key) (Result, error) {
 	if err := chobo.CheckText("予約番号", k.X予約番号); err != nil {
@@ -192,12 +276,28 @@ func (t X座席予約) Void(ctx context.Context, k X座席予約Key) (Result, er
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "旅行の窓口"."座席予約_void"($1, $2)`, t.b.tenant, k.X予約番号)
 }
 
+// VoidCall is Void as one call of a Bulk.
+func (t X座席予約) VoidCall(k X座席予約Key) Call {
+	if err := chobo.CheckText("予約番号", k.X予約番号); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "旅行の窓口"."座席予約_void"($1, $2)`, Args: []any{t.b.tenant, k.X予約番号}}
+}
+
 // Status says where the hold stands; "" when there is none.
 func (t X座席予約) Status(ctx context.Context, k X座席予約Key) (HoldState, error) {
 	if err := chobo.CheckText("予約番号", k.X予約番号); err != nil {
 		return "", err
 	}
 	return chobopg.Status(ctx, t.b.q, `select "旅行の窓口"."座席予約_status"($1, $2)`, t.b.tenant, k.X予約番号)
+}
+
+// StatusCall is Status as one call of a Bulk; its Answer's State is the state.
+func (t X座席予約) StatusCall(k X座席予約Key) Call {
+	if err := chobo.CheckText("予約番号", k.X予約番号); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select "旅行の窓口"."座席予約_status"($1, $2)`, Args: []any{t.b.tenant, k.X予約番号}, Status: true}
 }
 
 // X団体の仮押さえ is the transfer 団体の仮押さえ: 幹事が確定するか、席を戻すまで押さえる
@@ -240,6 +340,23 @@ func (t X団体の仮押さえ) Hold(ctx context.Context, a X団体の仮押さ�
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "旅行の窓口"."団体の仮押さえ_hold"($1, $2, $3, $4, $5)`, t.b.tenant, a.X団体, a.Xツアー, a.Day, a.X席数)
 }
 
+// HoldCall is Hold as one call of a Bulk.
+func (t X団体の仮押さえ) HoldCall(a X団体の仮押さえArgs) Call {
+	if err := chobo.CheckText("団体", a.X団体); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("ツアー", a.Xツアー); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("day", a.Day); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("席数", a.X席数); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "旅行の窓口"."団体の仮押さえ_hold"($1, $2, $3, $4, $5)`, Args: []any{t.b.tenant, a.X団体, a.Xツアー, a.Day, a.X席数}}
+}
+
 // Post posts the hold: in full when amounts is nil.
 func (t X団体の仮押さえ) Post(ctx context.Context, k X団体の仮押さえKey, amounts *X団体の仮押さえAmounts) (Result, error) {
 	if err := chobo.CheckText("団体", k.X団体); err != nil {
@@ -263,6 +380,29 @@ func (t X団体の仮押さえ) Post(ctx context.Context, k X団体の仮押さ�
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "旅行の窓口"."団体の仮押さえ_post"($1, $2, $3, $4, $5)`, args...)
 }
 
+// PostCall is Post as one call of a Bulk.
+func (t X団体の仮押さえ) PostCall(k X団体の仮押さえKey, amounts *X団体の仮押さえAmounts) Call {
+	if err := chobo.CheckText("団体", k.X団体); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("ツアー", k.Xツアー); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("day", k.Day); err != nil {
+		return Call{Err: err}
+	}
+	args := []any{t.b.tenant, k.X団体, k.Xツアー, k.Day}
+	if amounts == nil {
+		args = append(args, nil)
+	} else {
+		if err := chobo.CheckAmount("席数", amounts.X席数); err != nil {
+			return Call{Err: err}
+		}
+		args = append(args, amounts.X席数)
+	}
+	return Call{SQL: `select result, reason from "旅行の窓口"."団体の仮押さえ_post"($1, $2, $3, $4, $5)`, Args: args}
+}
+
 // Void cancels the hold.
 func (t X団体の仮押さえ) Void(ctx context.Context, k X団体の仮押さえKey) (Result, error) {
 	if err := chobo.CheckText("団体", k.X団体); err != nil {
@@ -277,6 +417,20 @@ func (t X団体の仮押さえ) Void(ctx context.Context, k X団体の仮押さ�
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "旅行の窓口"."団体の仮押さえ_void"($1, $2, $3, $4)`, t.b.tenant, k.X団体, k.Xツアー, k.Day)
 }
 
+// VoidCall is Void as one call of a Bulk.
+func (t X団体の仮押さえ) VoidCall(k X団体の仮押さえKey) Call {
+	if err := chobo.CheckText("団体", k.X団体); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("ツアー", k.Xツアー); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("day", k.Day); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "旅行の窓口"."団体の仮押さえ_void"($1, $2, $3, $4)`, Args: []any{t.b.tenant, k.X団体, k.Xツアー, k.Day}}
+}
+
 // Status says where the hold stands; "" when there is none.
 func (t X団体の仮押さえ) Status(ctx context.Context, k X団体の仮押さえKey) (HoldState, error) {
 	if err := chobo.CheckText("団体", k.X団体); err != nil {
@@ -289,6 +443,20 @@ func (t X団体の仮押さえ) Status(ctx context.Context, k X団体の仮押�
 		return "", err
 	}
 	return chobopg.Status(ctx, t.b.q, `select "旅行の窓口"."団体の仮押さえ_status"($1, $2, $3, $4)`, t.b.tenant, k.X団体, k.Xツアー, k.Day)
+}
+
+// StatusCall is Status as one call of a Bulk; its Answer's State is the state.
+func (t X団体の仮押さえ) StatusCall(k X団体の仮押さえKey) Call {
+	if err := chobo.CheckText("団体", k.X団体); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("ツアー", k.Xツアー); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("day", k.Day); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select "旅行の窓口"."団体の仮押さえ_status"($1, $2, $3, $4)`, Args: []any{t.b.tenant, k.X団体, k.Xツアー, k.Day}, Status: true}
 }
 
 // X催行会社への支払 is the transfer 催行会社への支払.
@@ -309,6 +477,17 @@ func (t X催行会社への支払) Do(ctx context.Context, a X催行会社への
 		return Result{}, err
 	}
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "旅行の窓口"."催行会社への支払_do"($1, $2, $3)`, t.b.tenant, a.X明細, a.X額)
+}
+
+// DoCall is Do as one call of a Bulk.
+func (t X催行会社への支払) DoCall(a X催行会社への支払Args) Call {
+	if err := chobo.CheckText("明細", a.X明細); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("額", a.X額); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "旅行の窓口"."催行会社への支払_do"($1, $2, $3)`, Args: []any{t.b.tenant, a.X明細, a.X額}}
 }
 
 // Balances reads accounts: posted, held coming in, held going out.

@@ -65,6 +65,25 @@ func Postgres(q Querier, tenant string, opts ...chobopg.Option) *Book {
 	return b
 }
 
+// Call is one call of a Bulk, made by the Call methods of the transfers
+// (DoCall, HoldCall, PostCall, VoidCall, StatusCall).
+type Call = chobopg.Op
+
+// Answer is what one call of a Bulk got: its Result, the State a status
+// reads ("" when there is no hold), or Err when the call failed.
+type Answer = chobopg.Answer
+
+// Bulk sends many calls at once and answers each, in order, as it would
+// be answered alone: each call is its own transaction, and a retryable
+// failure sends it again. Over a pool or a connection outside a
+// transaction the calls go in one pipeline; inside a pgx.Tx they go one
+// by one, in the caller's transaction. No call sees another's answer: a
+// post, void or status must not name a hold that a hold of the same Bulk
+// makes.
+func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
+	return chobopg.Bulk(ctx, b.q, calls)
+}
+
 // Expire gives back up to max holds past their deadline and says how
 // many. Call it from one periodic job.
 func (b *Book) Expire(ctx context.Context, max int) (int, error) {
@@ -93,6 +112,20 @@ func (t DropOff) Do(ctx context.Context, a DropOffArgs) (Result, error) {
 		return Result{}, err
 	}
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "parcels"."drop_off_do"($1, $2, $3, $4)`, t.b.tenant, a.Slip, a.Site, a.Qty)
+}
+
+// DoCall is Do as one call of a Bulk.
+func (t DropOff) DoCall(a DropOffArgs) Call {
+	if err := chobo.CheckText("slip", a.Slip); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("site", a.Site); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "parcels"."drop_off_do"($1, $2, $3, $4)`, Args: []any{t.b.tenant, a.Slip, a.Site, a.Qty}}
 }
 
 // PickUp is the transfer pick_up: posted when the door opens, expired after a day
@@ -130,6 +163,20 @@ func (t PickUp) Hold(ctx context.Context, a PickUpArgs) (Result, error) {
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "parcels"."pick_up_hold"($1, $2, $3, $4)`, t.b.tenant, a.Code, a.Site, a.Qty)
 }
 
+// HoldCall is Hold as one call of a Bulk.
+func (t PickUp) HoldCall(a PickUpArgs) Call {
+	if err := chobo.CheckText("code", a.Code); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("site", a.Site); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "parcels"."pick_up_hold"($1, $2, $3, $4)`, Args: []any{t.b.tenant, a.Code, a.Site, a.Qty}}
+}
+
 // Post posts the hold: in full when amounts is nil.
 func (t PickUp) Post(ctx context.Context, k PickUpKey, amounts *PickUpAmounts) (Result, error) {
 	if err := chobo.CheckText("code", k.Code); err != nil {
@@ -150,6 +197,26 @@ func (t PickUp) Post(ctx context.Context, k PickUpKey, amounts *PickUpAmounts) (
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "parcels"."pick_up_post"($1, $2, $3, $4)`, args...)
 }
 
+// PostCall is Post as one call of a Bulk.
+func (t PickUp) PostCall(k PickUpKey, amounts *PickUpAmounts) Call {
+	if err := chobo.CheckText("code", k.Code); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("site", k.Site); err != nil {
+		return Call{Err: err}
+	}
+	args := []any{t.b.tenant, k.Code, k.Site}
+	if amounts == nil {
+		args = append(args, nil)
+	} else {
+		if err := chobo.CheckAmount("qty", amounts.Qty); err != nil {
+			return Call{Err: err}
+		}
+		args = append(args, amounts.Qty)
+	}
+	return Call{SQL: `select result, reason from "parcels"."pick_up_post"($1, $2, $3, $4)`, Args: args}
+}
+
 // Void cancels the hold.
 func (t PickUp) Void(ctx context.Context, k PickUpKey) (Result, error) {
 	if err := chobo.CheckText("code", k.Code); err != nil {
@@ -161,6 +228,17 @@ func (t PickUp) Void(ctx context.Context, k PickUpKey) (Result, error) {
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "parcels"."pick_up_void"($1, $2, $3)`, t.b.tenant, k.Code, k.Site)
 }
 
+// VoidCall is Void as one call of a Bulk.
+func (t PickUp) VoidCall(k PickUpKey) Call {
+	if err := chobo.CheckText("code", k.Code); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("site", k.Site); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "parcels"."pick_up_void"($1, $2, $3)`, Args: []any{t.b.tenant, k.Code, k.Site}}
+}
+
 // Status says where the hold stands; "" when there is none.
 func (t PickUp) Status(ctx context.Context, k PickUpKey) (HoldState, error) {
 	if err := chobo.CheckText("code", k.Code); err != nil {
@@ -170,6 +248,17 @@ func (t PickUp) Status(ctx context.Context, k PickUpKey) (HoldState, error) {
 		return "", err
 	}
 	return chobopg.Status(ctx, t.b.q, `select "parcels"."pick_up_status"($1, $2, $3)`, t.b.tenant, k.Code, k.Site)
+}
+
+// StatusCall is Status as one call of a Bulk; its Answer's State is the state.
+func (t PickUp) StatusCall(k PickUpKey) Call {
+	if err := chobo.CheckText("code", k.Code); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("site", k.Site); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select "parcels"."pick_up_status"($1, $2, $3)`, Args: []any{t.b.tenant, k.Code, k.Site}, Status: true}
 }
 
 // Balances reads accounts: posted, held coming in, held going out.

@@ -65,6 +65,25 @@ func Postgres(q Querier, tenant string, opts ...chobopg.Option) *Book {
 	return b
 }
 
+// Call is one call of a Bulk, made by the Call methods of the transfers
+// (DoCall, HoldCall, PostCall, VoidCall, StatusCall).
+type Call = chobopg.Op
+
+// Answer is what one call of a Bulk got: its Result, the State a status
+// reads ("" when there is no hold), or Err when the call failed.
+type Answer = chobopg.Answer
+
+// Bulk sends many calls at once and answers each, in order, as it would
+// be answered alone: each call is its own transaction, and a retryable
+// failure sends it again. Over a pool or a connection outside a
+// transaction the calls go in one pipeline; inside a pgx.Tx they go one
+// by one, in the caller's transaction. No call sees another's answer: a
+// post, void or status must not name a hold that a hold of the same Bulk
+// makes.
+func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
+	return chobopg.Bulk(ctx, b.q, calls)
+}
+
 // Expire gives back up to max holds past their deadline and says how
 // many. Call it from one periodic job.
 func (b *Book) Expire(ctx context.Context, max int) (int, error) {
@@ -93,6 +112,20 @@ func (t X預け入れ) Do(ctx context.Context, a X預け入れArgs) (Result, err
 		return Result{}, err
 	}
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "宅配ロッカー"."預け入れ_do"($1, $2, $3, $4)`, t.b.tenant, a.X伝票, a.X場所, a.X数)
+}
+
+// DoCall is Do as one call of a Bulk.
+func (t X預け入れ) DoCall(a X預け入れArgs) Call {
+	if err := chobo.CheckText("伝票", a.X伝票); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("場所", a.X場所); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("数", a.X数); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "宅配ロッカー"."預け入れ_do"($1, $2, $3, $4)`, Args: []any{t.b.tenant, a.X伝票, a.X場所, a.X数}}
 }
 
 // X受け取り is the transfer 受け取り: 扉が開けば確定、1 日で期限切れ
@@ -130,6 +163,20 @@ func (t X受け取り) Hold(ctx context.Context, a X受け取りArgs) (Result, e
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "宅配ロッカー"."受け取り_hold"($1, $2, $3, $4)`, t.b.tenant, a.X暗証, a.X場所, a.X数)
 }
 
+// HoldCall is Hold as one call of a Bulk.
+func (t X受け取り) HoldCall(a X受け取りArgs) Call {
+	if err := chobo.CheckText("暗証", a.X暗証); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("場所", a.X場所); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("数", a.X数); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "宅配ロッカー"."受け取り_hold"($1, $2, $3, $4)`, Args: []any{t.b.tenant, a.X暗証, a.X場所, a.X数}}
+}
+
 // Post posts the hold: in full when amounts is nil.
 func (t X受け取り) Post(ctx context.Context, k X受け取りKey, amounts *X受け取りAmounts) (Result, error) {
 	if err := chobo.CheckText("暗証", k.X暗証); err != nil {
@@ -150,6 +197,26 @@ func (t X受け取り) Post(ctx context.Context, k X受け取りKey, amounts *X�
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "宅配ロッカー"."受け取り_post"($1, $2, $3, $4)`, args...)
 }
 
+// PostCall is Post as one call of a Bulk.
+func (t X受け取り) PostCall(k X受け取りKey, amounts *X受け取りAmounts) Call {
+	if err := chobo.CheckText("暗証", k.X暗証); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("場所", k.X場所); err != nil {
+		return Call{Err: err}
+	}
+	args := []any{t.b.tenant, k.X暗証, k.X場所}
+	if amounts == nil {
+		args = append(args, nil)
+	} else {
+		if err := chobo.CheckAmount("数", amounts.X数); err != nil {
+			return Call{Err: err}
+		}
+		args = append(args, amounts.X数)
+	}
+	return Call{SQL: `select result, reason from "宅配ロッカー"."受け取り_post"($1, $2, $3, $4)`, Args: args}
+}
+
 // Void cancels the hold.
 func (t X受け取り) Void(ctx context.Context, k X受け取りKey) (Result, error) {
 	if err := chobo.CheckText("暗証", k.X暗証); err != nil {
@@ -161,6 +228,17 @@ func (t X受け取り) Void(ctx context.Context, k X受け取りKey) (Result, er
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "宅配ロッカー"."受け取り_void"($1, $2, $3)`, t.b.tenant, k.X暗証, k.X場所)
 }
 
+// VoidCall is Void as one call of a Bulk.
+func (t X受け取り) VoidCall(k X受け取りKey) Call {
+	if err := chobo.CheckText("暗証", k.X暗証); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("場所", k.X場所); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "宅配ロッカー"."受け取り_void"($1, $2, $3)`, Args: []any{t.b.tenant, k.X暗証, k.X場所}}
+}
+
 // Status says where the hold stands; "" when there is none.
 func (t X受け取り) Status(ctx context.Context, k X受け取りKey) (HoldState, error) {
 	if err := chobo.CheckText("暗証", k.X暗証); err != nil {
@@ -170,6 +248,17 @@ func (t X受け取り) Status(ctx context.Context, k X受け取りKey) (HoldStat
 		return "", err
 	}
 	return chobopg.Status(ctx, t.b.q, `select "宅配ロッカー"."受け取り_status"($1, $2, $3)`, t.b.tenant, k.X暗証, k.X場所)
+}
+
+// StatusCall is Status as one call of a Bulk; its Answer's State is the state.
+func (t X受け取り) StatusCall(k X受け取りKey) Call {
+	if err := chobo.CheckText("暗証", k.X暗証); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("場所", k.X場所); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select "宅配ロッカー"."受け取り_status"($1, $2, $3)`, Args: []any{t.b.tenant, k.X暗証, k.X場所}, Status: true}
 }
 
 // Balances reads accounts: posted, held coming in, held going out.

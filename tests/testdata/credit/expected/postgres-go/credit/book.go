@@ -65,6 +65,25 @@ func Postgres(q Querier, tenant string, opts ...chobopg.Option) *Book {
 	return b
 }
 
+// Call is one call of a Bulk, made by the Call methods of the transfers
+// (DoCall, HoldCall, PostCall, VoidCall, StatusCall).
+type Call = chobopg.Op
+
+// Answer is what one call of a Bulk got: its Result, the State a status
+// reads ("" when there is no hold), or Err when the call failed.
+type Answer = chobopg.Answer
+
+// Bulk sends many calls at once and answers each, in order, as it would
+// be answered alone: each call is its own transaction, and a retryable
+// failure sends it again. Over a pool or a connection outside a
+// transaction the calls go in one pipeline; inside a pgx.Tx they go one
+// by one, in the caller's transaction. No call sees another's answer: a
+// post, void or status must not name a hold that a hold of the same Bulk
+// makes.
+func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
+	return chobopg.Bulk(ctx, b.q, calls)
+}
+
 // Expire gives back up to max holds past their deadline and says how
 // many. Call it from one periodic job.
 func (b *Book) Expire(ctx context.Context, max int) (int, error) {
@@ -105,6 +124,20 @@ func (t Authorize) Hold(ctx context.Context, a AuthorizeArgs) (Result, error) {
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "credit"."authorize_hold"($1, $2, $3, $4)`, t.b.tenant, a.Approval, a.Member, a.Amount)
 }
 
+// HoldCall is Hold as one call of a Bulk.
+func (t Authorize) HoldCall(a AuthorizeArgs) Call {
+	if err := chobo.CheckText("approval", a.Approval); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("member", a.Member); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("amount", a.Amount); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "credit"."authorize_hold"($1, $2, $3, $4)`, Args: []any{t.b.tenant, a.Approval, a.Member, a.Amount}}
+}
+
 // Post posts the hold: in full when amounts is nil.
 func (t Authorize) Post(ctx context.Context, k AuthorizeKey, amounts *AuthorizeAmounts) (Result, error) {
 	if err := chobo.CheckText("approval", k.Approval); err != nil {
@@ -122,6 +155,23 @@ func (t Authorize) Post(ctx context.Context, k AuthorizeKey, amounts *AuthorizeA
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "credit"."authorize_post"($1, $2, $3)`, args...)
 }
 
+// PostCall is Post as one call of a Bulk.
+func (t Authorize) PostCall(k AuthorizeKey, amounts *AuthorizeAmounts) Call {
+	if err := chobo.CheckText("approval", k.Approval); err != nil {
+		return Call{Err: err}
+	}
+	args := []any{t.b.tenant, k.Approval}
+	if amounts == nil {
+		args = append(args, nil)
+	} else {
+		if err := chobo.CheckAmount("amount", amounts.Amount); err != nil {
+			return Call{Err: err}
+		}
+		args = append(args, amounts.Amount)
+	}
+	return Call{SQL: `select result, reason from "credit"."authorize_post"($1, $2, $3)`, Args: args}
+}
+
 // Void cancels the hold.
 func (t Authorize) Void(ctx context.Context, k AuthorizeKey) (Result, error) {
 	if err := chobo.CheckText("approval", k.Approval); err != nil {
@@ -130,12 +180,28 @@ func (t Authorize) Void(ctx context.Context, k AuthorizeKey) (Result, error) {
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "credit"."authorize_void"($1, $2)`, t.b.tenant, k.Approval)
 }
 
+// VoidCall is Void as one call of a Bulk.
+func (t Authorize) VoidCall(k AuthorizeKey) Call {
+	if err := chobo.CheckText("approval", k.Approval); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "credit"."authorize_void"($1, $2)`, Args: []any{t.b.tenant, k.Approval}}
+}
+
 // Status says where the hold stands; "" when there is none.
 func (t Authorize) Status(ctx context.Context, k AuthorizeKey) (HoldState, error) {
 	if err := chobo.CheckText("approval", k.Approval); err != nil {
 		return "", err
 	}
 	return chobopg.Status(ctx, t.b.q, `select "credit"."authorize_status"($1, $2)`, t.b.tenant, k.Approval)
+}
+
+// StatusCall is Status as one call of a Bulk; its Answer's State is the state.
+func (t Authorize) StatusCall(k AuthorizeKey) Call {
+	if err := chobo.CheckText("approval", k.Approval); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select "credit"."authorize_status"($1, $2)`, Args: []any{t.b.tenant, k.Approval}, Status: true}
 }
 
 // Repay is the transfer repay.
@@ -160,6 +226,20 @@ func (t Repay) Do(ctx context.Context, a RepayArgs) (Result, error) {
 		return Result{}, err
 	}
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "credit"."repay_do"($1, $2, $3, $4)`, t.b.tenant, a.Payment, a.Member, a.Amount)
+}
+
+// DoCall is Do as one call of a Bulk.
+func (t Repay) DoCall(a RepayArgs) Call {
+	if err := chobo.CheckText("payment", a.Payment); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("member", a.Member); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("amount", a.Amount); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "credit"."repay_do"($1, $2, $3, $4)`, Args: []any{t.b.tenant, a.Payment, a.Member, a.Amount}}
 }
 
 // Balances reads accounts: posted, held coming in, held going out.

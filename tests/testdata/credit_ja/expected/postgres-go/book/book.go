@@ -65,6 +65,25 @@ func Postgres(q Querier, tenant string, opts ...chobopg.Option) *Book {
 	return b
 }
 
+// Call is one call of a Bulk, made by the Call methods of the transfers
+// (DoCall, HoldCall, PostCall, VoidCall, StatusCall).
+type Call = chobopg.Op
+
+// Answer is what one call of a Bulk got: its Result, the State a status
+// reads ("" when there is no hold), or Err when the call failed.
+type Answer = chobopg.Answer
+
+// Bulk sends many calls at once and answers each, in order, as it would
+// be answered alone: each call is its own transaction, and a retryable
+// failure sends it again. Over a pool or a connection outside a
+// transaction the calls go in one pipeline; inside a pgx.Tx they go one
+// by one, in the caller's transaction. No call sees another's answer: a
+// post, void or status must not name a hold that a hold of the same Bulk
+// makes.
+func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
+	return chobopg.Bulk(ctx, b.q, calls)
+}
+
 // Expire gives back up to max holds past their deadline and says how
 // many. Call it from one periodic job.
 func (b *Book) Expire(ctx context.Context, max int) (int, error) {
@@ -105,6 +124,20 @@ func (t X与信利用) Hold(ctx context.Context, a X与信利用Args) (Result, e
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "与信"."与信利用_hold"($1, $2, $3, $4)`, t.b.tenant, a.X承認番号, a.X会員, a.X額)
 }
 
+// HoldCall is Hold as one call of a Bulk.
+func (t X与信利用) HoldCall(a X与信利用Args) Call {
+	if err := chobo.CheckText("承認番号", a.X承認番号); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("会員", a.X会員); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("額", a.X額); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "与信"."与信利用_hold"($1, $2, $3, $4)`, Args: []any{t.b.tenant, a.X承認番号, a.X会員, a.X額}}
+}
+
 // Post posts the hold: in full when amounts is nil.
 func (t X与信利用) Post(ctx context.Context, k X与信利用Key, amounts *X与信利用Amounts) (Result, error) {
 	if err := chobo.CheckText("承認番号", k.X承認番号); err != nil {
@@ -122,6 +155,23 @@ func (t X与信利用) Post(ctx context.Context, k X与信利用Key, amounts *X�
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "与信"."与信利用_post"($1, $2, $3)`, args...)
 }
 
+// PostCall is Post as one call of a Bulk.
+func (t X与信利用) PostCall(k X与信利用Key, amounts *X与信利用Amounts) Call {
+	if err := chobo.CheckText("承認番号", k.X承認番号); err != nil {
+		return Call{Err: err}
+	}
+	args := []any{t.b.tenant, k.X承認番号}
+	if amounts == nil {
+		args = append(args, nil)
+	} else {
+		if err := chobo.CheckAmount("額", amounts.X額); err != nil {
+			return Call{Err: err}
+		}
+		args = append(args, amounts.X額)
+	}
+	return Call{SQL: `select result, reason from "与信"."与信利用_post"($1, $2, $3)`, Args: args}
+}
+
 // Void cancels the hold.
 func (t X与信利用) Void(ctx context.Context, k X与信利用Key) (Result, error) {
 	if err := chobo.CheckText("承認番号", k.X承認番号); err != nil {
@@ -130,12 +180,28 @@ func (t X与信利用) Void(ctx context.Context, k X与信利用Key) (Result, er
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "与信"."与信利用_void"($1, $2)`, t.b.tenant, k.X承認番号)
 }
 
+// VoidCall is Void as one call of a Bulk.
+func (t X与信利用) VoidCall(k X与信利用Key) Call {
+	if err := chobo.CheckText("承認番号", k.X承認番号); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "与信"."与信利用_void"($1, $2)`, Args: []any{t.b.tenant, k.X承認番号}}
+}
+
 // Status says where the hold stands; "" when there is none.
 func (t X与信利用) Status(ctx context.Context, k X与信利用Key) (HoldState, error) {
 	if err := chobo.CheckText("承認番号", k.X承認番号); err != nil {
 		return "", err
 	}
 	return chobopg.Status(ctx, t.b.q, `select "与信"."与信利用_status"($1, $2)`, t.b.tenant, k.X承認番号)
+}
+
+// StatusCall is Status as one call of a Bulk; its Answer's State is the state.
+func (t X与信利用) StatusCall(k X与信利用Key) Call {
+	if err := chobo.CheckText("承認番号", k.X承認番号); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select "与信"."与信利用_status"($1, $2)`, Args: []any{t.b.tenant, k.X承認番号}, Status: true}
 }
 
 // X返済 is the transfer 返済.
@@ -160,6 +226,20 @@ func (t X返済) Do(ctx context.Context, a X返済Args) (Result, error) {
 		return Result{}, err
 	}
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "与信"."返済_do"($1, $2, $3, $4)`, t.b.tenant, a.X入金番号, a.X会員, a.X額)
+}
+
+// DoCall is Do as one call of a Bulk.
+func (t X返済) DoCall(a X返済Args) Call {
+	if err := chobo.CheckText("入金番号", a.X入金番号); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("会員", a.X会員); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("額", a.X額); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "与信"."返済_do"($1, $2, $3, $4)`, Args: []any{t.b.tenant, a.X入金番号, a.X会員, a.X額}}
 }
 
 // Balances reads accounts: posted, held coming in, held going out.

@@ -63,6 +63,25 @@ func Postgres(q Querier, tenant string, opts ...chobopg.Option) *Book {
 	return b
 }
 
+// Call is one call of a Bulk, made by the Call methods of the transfers
+// (DoCall, HoldCall, PostCall, VoidCall, StatusCall).
+type Call = chobopg.Op
+
+// Answer is what one call of a Bulk got: its Result, the State a status
+// reads ("" when there is no hold), or Err when the call failed.
+type Answer = chobopg.Answer
+
+// Bulk sends many calls at once and answers each, in order, as it would
+// be answered alone: each call is its own transaction, and a retryable
+// failure sends it again. Over a pool or a connection outside a
+// transaction the calls go in one pipeline; inside a pgx.Tx they go one
+// by one, in the caller's transaction. No call sees another's answer: a
+// post, void or status must not name a hold that a hold of the same Bulk
+// makes.
+func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
+	return chobopg.Bulk(ctx, b.q, calls)
+}
+
 // Expire gives back up to max holds past their deadline and says how
 // many. Call it from one periodic job.
 func (b *Book) Expire(ctx context.Context, max int) (int, error) {
@@ -99,6 +118,17 @@ func (t Settle) Hold(ctx context.Context, a SettleArgs) (Result, error) {
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "hold_order"."settle_hold"($1, $2, $3)`, t.b.tenant, a.Order, a.Price)
 }
 
+// HoldCall is Hold as one call of a Bulk.
+func (t Settle) HoldCall(a SettleArgs) Call {
+	if err := chobo.CheckText("order", a.Order); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("price", a.Price); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "hold_order"."settle_hold"($1, $2, $3)`, Args: []any{t.b.tenant, a.Order, a.Price}}
+}
+
 // Post posts the hold: in full when amounts is nil.
 func (t Settle) Post(ctx context.Context, k SettleKey, amounts *SettleAmounts) (Result, error) {
 	if err := chobo.CheckText("order", k.Order); err != nil {
@@ -116,6 +146,23 @@ func (t Settle) Post(ctx context.Context, k SettleKey, amounts *SettleAmounts) (
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "hold_order"."settle_post"($1, $2, $3)`, args...)
 }
 
+// PostCall is Post as one call of a Bulk.
+func (t Settle) PostCall(k SettleKey, amounts *SettleAmounts) Call {
+	if err := chobo.CheckText("order", k.Order); err != nil {
+		return Call{Err: err}
+	}
+	args := []any{t.b.tenant, k.Order}
+	if amounts == nil {
+		args = append(args, nil)
+	} else {
+		if err := chobo.CheckAmount("price", amounts.Price); err != nil {
+			return Call{Err: err}
+		}
+		args = append(args, amounts.Price)
+	}
+	return Call{SQL: `select result, reason from "hold_order"."settle_post"($1, $2, $3)`, Args: args}
+}
+
 // Void cancels the hold.
 func (t Settle) Void(ctx context.Context, k SettleKey) (Result, error) {
 	if err := chobo.CheckText("order", k.Order); err != nil {
@@ -124,12 +171,28 @@ func (t Settle) Void(ctx context.Context, k SettleKey) (Result, error) {
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "hold_order"."settle_void"($1, $2)`, t.b.tenant, k.Order)
 }
 
+// VoidCall is Void as one call of a Bulk.
+func (t Settle) VoidCall(k SettleKey) Call {
+	if err := chobo.CheckText("order", k.Order); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "hold_order"."settle_void"($1, $2)`, Args: []any{t.b.tenant, k.Order}}
+}
+
 // Status says where the hold stands; "" when there is none.
 func (t Settle) Status(ctx context.Context, k SettleKey) (HoldState, error) {
 	if err := chobo.CheckText("order", k.Order); err != nil {
 		return "", err
 	}
 	return chobopg.Status(ctx, t.b.q, `select "hold_order"."settle_status"($1, $2)`, t.b.tenant, k.Order)
+}
+
+// StatusCall is Status as one call of a Bulk; its Answer's State is the state.
+func (t Settle) StatusCall(k SettleKey) Call {
+	if err := chobo.CheckText("order", k.Order); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select "hold_order"."settle_status"($1, $2)`, Args: []any{t.b.tenant, k.Order}, Status: true}
 }
 
 // Balances reads accounts: posted, held coming in, held going out.

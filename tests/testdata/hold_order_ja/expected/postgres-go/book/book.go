@@ -63,6 +63,25 @@ func Postgres(q Querier, tenant string, opts ...chobopg.Option) *Book {
 	return b
 }
 
+// Call is one call of a Bulk, made by the Call methods of the transfers
+// (DoCall, HoldCall, PostCall, VoidCall, StatusCall).
+type Call = chobopg.Op
+
+// Answer is what one call of a Bulk got: its Result, the State a status
+// reads ("" when there is no hold), or Err when the call failed.
+type Answer = chobopg.Answer
+
+// Bulk sends many calls at once and answers each, in order, as it would
+// be answered alone: each call is its own transaction, and a retryable
+// failure sends it again. Over a pool or a connection outside a
+// transaction the calls go in one pipeline; inside a pgx.Tx they go one
+// by one, in the caller's transaction. No call sees another's answer: a
+// post, void or status must not name a hold that a hold of the same Bulk
+// makes.
+func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
+	return chobopg.Bulk(ctx, b.q, calls)
+}
+
 // Expire gives back up to max holds past their deadline and says how
 // many. Call it from one periodic job.
 func (b *Book) Expire(ctx context.Context, max int) (int, error) {
@@ -99,6 +118,17 @@ func (t X決済) Hold(ctx context.Context, a X決済Args) (Result, error) {
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "仮押さえの順序"."決済_hold"($1, $2, $3)`, t.b.tenant, a.X注文, a.X代金)
 }
 
+// HoldCall is Hold as one call of a Bulk.
+func (t X決済) HoldCall(a X決済Args) Call {
+	if err := chobo.CheckText("注文", a.X注文); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("代金", a.X代金); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "仮押さえの順序"."決済_hold"($1, $2, $3)`, Args: []any{t.b.tenant, a.X注文, a.X代金}}
+}
+
 // Post posts the hold: in full when amounts is nil.
 func (t X決済) Post(ctx context.Context, k X決済Key, amounts *X決済Amounts) (Result, error) {
 	if err := chobo.CheckText("注文", k.X注文); err != nil {
@@ -116,6 +146,23 @@ func (t X決済) Post(ctx context.Context, k X決済Key, amounts *X決済Amounts
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "仮押さえの順序"."決済_post"($1, $2, $3)`, args...)
 }
 
+// PostCall is Post as one call of a Bulk.
+func (t X決済) PostCall(k X決済Key, amounts *X決済Amounts) Call {
+	if err := chobo.CheckText("注文", k.X注文); err != nil {
+		return Call{Err: err}
+	}
+	args := []any{t.b.tenant, k.X注文}
+	if amounts == nil {
+		args = append(args, nil)
+	} else {
+		if err := chobo.CheckAmount("代金", amounts.X代金); err != nil {
+			return Call{Err: err}
+		}
+		args = append(args, amounts.X代金)
+	}
+	return Call{SQL: `select result, reason from "仮押さえの順序"."決済_post"($1, $2, $3)`, Args: args}
+}
+
 // Void cancels the hold.
 func (t X決済) Void(ctx context.Context, k X決済Key) (Result, error) {
 	if err := chobo.CheckText("注文", k.X注文); err != nil {
@@ -124,12 +171,28 @@ func (t X決済) Void(ctx context.Context, k X決済Key) (Result, error) {
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "仮押さえの順序"."決済_void"($1, $2)`, t.b.tenant, k.X注文)
 }
 
+// VoidCall is Void as one call of a Bulk.
+func (t X決済) VoidCall(k X決済Key) Call {
+	if err := chobo.CheckText("注文", k.X注文); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "仮押さえの順序"."決済_void"($1, $2)`, Args: []any{t.b.tenant, k.X注文}}
+}
+
 // Status says where the hold stands; "" when there is none.
 func (t X決済) Status(ctx context.Context, k X決済Key) (HoldState, error) {
 	if err := chobo.CheckText("注文", k.X注文); err != nil {
 		return "", err
 	}
 	return chobopg.Status(ctx, t.b.q, `select "仮押さえの順序"."決済_status"($1, $2)`, t.b.tenant, k.X注文)
+}
+
+// StatusCall is Status as one call of a Bulk; its Answer's State is the state.
+func (t X決済) StatusCall(k X決済Key) Call {
+	if err := chobo.CheckText("注文", k.X注文); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select "仮押さえの順序"."決済_status"($1, $2)`, Args: []any{t.b.tenant, k.X注文}, Status: true}
 }
 
 // Balances reads accounts: posted, held coming in, held going out.

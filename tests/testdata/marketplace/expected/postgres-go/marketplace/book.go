@@ -67,6 +67,25 @@ func Postgres(q Querier, tenant string, opts ...chobopg.Option) *Book {
 	return b
 }
 
+// Call is one call of a Bulk, made by the Call methods of the transfers
+// (DoCall, HoldCall, PostCall, VoidCall, StatusCall).
+type Call = chobopg.Op
+
+// Answer is what one call of a Bulk got: its Result, the State a status
+// reads ("" when there is no hold), or Err when the call failed.
+type Answer = chobopg.Answer
+
+// Bulk sends many calls at once and answers each, in order, as it would
+// be answered alone: each call is its own transaction, and a retryable
+// failure sends it again. Over a pool or a connection outside a
+// transaction the calls go in one pipeline; inside a pgx.Tx they go one
+// by one, in the caller's transaction. No call sees another's answer: a
+// post, void or status must not name a hold that a hold of the same Bulk
+// makes.
+func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
+	return chobopg.Bulk(ctx, b.q, calls)
+}
+
 // Expire gives back up to max holds past their deadline and says how
 // many. Call it from one periodic job.
 func (b *Book) Expire(ctx context.Context, max int) (int, error) {
@@ -99,6 +118,23 @@ func (t Sale) Do(ctx context.Context, a SaleArgs) (Result, error) {
 		return Result{}, err
 	}
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "marketplace"."sale_do"($1, $2, $3, $4, $5)`, t.b.tenant, a.Order, a.Shop, a.Proceeds, a.Fee)
+}
+
+// DoCall is Do as one call of a Bulk.
+func (t Sale) DoCall(a SaleArgs) Call {
+	if err := chobo.CheckText("order", a.Order); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("shop", a.Shop); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("proceeds", a.Proceeds); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("fee", a.Fee); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "marketplace"."sale_do"($1, $2, $3, $4, $5)`, Args: []any{t.b.tenant, a.Order, a.Shop, a.Proceeds, a.Fee}}
 }
 
 // Payout is the transfer payout: a bank transfer to the shop: post when the bank confirms it, void when it bounces; it waits as long as the bank takes
@@ -135,6 +171,20 @@ func (t Payout) Hold(ctx context.Context, a PayoutArgs) (Result, error) {
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "marketplace"."payout_hold"($1, $2, $3, $4)`, t.b.tenant, a.PayoutId, a.Shop, a.Amount)
 }
 
+// HoldCall is Hold as one call of a Bulk.
+func (t Payout) HoldCall(a PayoutArgs) Call {
+	if err := chobo.CheckText("payout_id", a.PayoutId); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("shop", a.Shop); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("amount", a.Amount); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "marketplace"."payout_hold"($1, $2, $3, $4)`, Args: []any{t.b.tenant, a.PayoutId, a.Shop, a.Amount}}
+}
+
 // Post posts the hold: in full when amounts is nil.
 func (t Payout) Post(ctx context.Context, k PayoutKey, amounts *PayoutAmounts) (Result, error) {
 	if err := chobo.CheckText("payout_id", k.PayoutId); err != nil {
@@ -152,6 +202,23 @@ func (t Payout) Post(ctx context.Context, k PayoutKey, amounts *PayoutAmounts) (
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "marketplace"."payout_post"($1, $2, $3)`, args...)
 }
 
+// PostCall is Post as one call of a Bulk.
+func (t Payout) PostCall(k PayoutKey, amounts *PayoutAmounts) Call {
+	if err := chobo.CheckText("payout_id", k.PayoutId); err != nil {
+		return Call{Err: err}
+	}
+	args := []any{t.b.tenant, k.PayoutId}
+	if amounts == nil {
+		args = append(args, nil)
+	} else {
+		if err := chobo.CheckAmount("amount", amounts.Amount); err != nil {
+			return Call{Err: err}
+		}
+		args = append(args, amounts.Amount)
+	}
+	return Call{SQL: `select result, reason from "marketplace"."payout_post"($1, $2, $3)`, Args: args}
+}
+
 // Void cancels the hold.
 func (t Payout) Void(ctx context.Context, k PayoutKey) (Result, error) {
 	if err := chobo.CheckText("payout_id", k.PayoutId); err != nil {
@@ -160,12 +227,28 @@ func (t Payout) Void(ctx context.Context, k PayoutKey) (Result, error) {
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "marketplace"."payout_void"($1, $2)`, t.b.tenant, k.PayoutId)
 }
 
+// VoidCall is Void as one call of a Bulk.
+func (t Payout) VoidCall(k PayoutKey) Call {
+	if err := chobo.CheckText("payout_id", k.PayoutId); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "marketplace"."payout_void"($1, $2)`, Args: []any{t.b.tenant, k.PayoutId}}
+}
+
 // Status says where the hold stands; "" when there is none.
 func (t Payout) Status(ctx context.Context, k PayoutKey) (HoldState, error) {
 	if err := chobo.CheckText("payout_id", k.PayoutId); err != nil {
 		return "", err
 	}
 	return chobopg.Status(ctx, t.b.q, `select "marketplace"."payout_status"($1, $2)`, t.b.tenant, k.PayoutId)
+}
+
+// StatusCall is Status as one call of a Bulk; its Answer's State is the state.
+func (t Payout) StatusCall(k PayoutKey) Call {
+	if err := chobo.CheckText("payout_id", k.PayoutId); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select "marketplace"."payout_status"($1, $2)`, Args: []any{t.b.tenant, k.PayoutId}, Status: true}
 }
 
 // Refund is the transfer refund: gives an order's price back to the buyer, once per order: the proceeds from the shop, the fee from the platform
@@ -194,6 +277,23 @@ func (t Refund) Do(ctx context.Context, a RefundArgs) (Result, error) {
 		return Result{}, err
 	}
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "marketplace"."refund_do"($1, $2, $3, $4, $5)`, t.b.tenant, a.Order, a.Shop, a.Proceeds, a.Fee)
+}
+
+// DoCall is Do as one call of a Bulk.
+func (t Refund) DoCall(a RefundArgs) Call {
+	if err := chobo.CheckText("order", a.Order); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("shop", a.Shop); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("proceeds", a.Proceeds); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("fee", a.Fee); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "marketplace"."refund_do"($1, $2, $3, $4, $5)`, Args: []any{t.b.tenant, a.Order, a.Shop, a.Proceeds, a.Fee}}
 }
 
 // Balances reads accounts: posted, held coming in, held going out.

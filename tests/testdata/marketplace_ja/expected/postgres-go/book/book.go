@@ -67,6 +67,25 @@ func Postgres(q Querier, tenant string, opts ...chobopg.Option) *Book {
 	return b
 }
 
+// Call is one call of a Bulk, made by the Call methods of the transfers
+// (DoCall, HoldCall, PostCall, VoidCall, StatusCall).
+type Call = chobopg.Op
+
+// Answer is what one call of a Bulk got: its Result, the State a status
+// reads ("" when there is no hold), or Err when the call failed.
+type Answer = chobopg.Answer
+
+// Bulk sends many calls at once and answers each, in order, as it would
+// be answered alone: each call is its own transaction, and a retryable
+// failure sends it again. Over a pool or a connection outside a
+// transaction the calls go in one pipeline; inside a pgx.Tx they go one
+// by one, in the caller's transaction. No call sees another's answer: a
+// post, void or status must not name a hold that a hold of the same Bulk
+// makes.
+func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
+	return chobopg.Bulk(ctx, b.q, calls)
+}
+
 // Expire gives back up to max holds past their deadline and says how
 // many. Call it from one periodic job.
 func (b *Book) Expire(ctx context.Context, max int) (int, error) {
@@ -99,6 +118,23 @@ func (t X売上) Do(ctx context.Context, a X売上Args) (Result, error) {
 		return Result{}, err
 	}
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "マーケットプレイス"."売上_do"($1, $2, $3, $4, $5)`, t.b.tenant, a.X注文, a.X店, a.X取り分, a.X手数料)
+}
+
+// DoCall is Do as one call of a Bulk.
+func (t X売上) DoCall(a X売上Args) Call {
+	if err := chobo.CheckText("注文", a.X注文); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("店", a.X店); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("取り分", a.X取り分); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("手数料", a.X手数料); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "マーケットプレイス"."売上_do"($1, $2, $3, $4, $5)`, Args: []any{t.b.tenant, a.X注文, a.X店, a.X取り分, a.X手数料}}
 }
 
 // X振込 is the transfer 振込: 店の口座への振込。銀行が着金を確かめれば確定し、戻ってくれば取り消す。銀行が何日かかっても待つ
@@ -135,6 +171,20 @@ func (t X振込) Hold(ctx context.Context, a X振込Args) (Result, error) {
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "マーケットプレイス"."振込_hold"($1, $2, $3, $4)`, t.b.tenant, a.X振込番号, a.X店, a.X額)
 }
 
+// HoldCall is Hold as one call of a Bulk.
+func (t X振込) HoldCall(a X振込Args) Call {
+	if err := chobo.CheckText("振込番号", a.X振込番号); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("店", a.X店); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("額", a.X額); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "マーケットプレイス"."振込_hold"($1, $2, $3, $4)`, Args: []any{t.b.tenant, a.X振込番号, a.X店, a.X額}}
+}
+
 // Post posts the hold: in full when amounts is nil.
 func (t X振込) Post(ctx context.Context, k X振込Key, amounts *X振込Amounts) (Result, error) {
 	if err := chobo.CheckText("振込番号", k.X振込番号); err != nil {
@@ -152,6 +202,23 @@ func (t X振込) Post(ctx context.Context, k X振込Key, amounts *X振込Amounts
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "マーケットプレイス"."振込_post"($1, $2, $3)`, args...)
 }
 
+// PostCall is Post as one call of a Bulk.
+func (t X振込) PostCall(k X振込Key, amounts *X振込Amounts) Call {
+	if err := chobo.CheckText("振込番号", k.X振込番号); err != nil {
+		return Call{Err: err}
+	}
+	args := []any{t.b.tenant, k.X振込番号}
+	if amounts == nil {
+		args = append(args, nil)
+	} else {
+		if err := chobo.CheckAmount("額", amounts.X額); err != nil {
+			return Call{Err: err}
+		}
+		args = append(args, amounts.X額)
+	}
+	return Call{SQL: `select result, reason from "マーケットプレイス"."振込_post"($1, $2, $3)`, Args: args}
+}
+
 // Void cancels the hold.
 func (t X振込) Void(ctx context.Context, k X振込Key) (Result, error) {
 	if err := chobo.CheckText("振込番号", k.X振込番号); err != nil {
@@ -160,12 +227,28 @@ func (t X振込) Void(ctx context.Context, k X振込Key) (Result, error) {
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "マーケットプレイス"."振込_void"($1, $2)`, t.b.tenant, k.X振込番号)
 }
 
+// VoidCall is Void as one call of a Bulk.
+func (t X振込) VoidCall(k X振込Key) Call {
+	if err := chobo.CheckText("振込番号", k.X振込番号); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "マーケットプレイス"."振込_void"($1, $2)`, Args: []any{t.b.tenant, k.X振込番号}}
+}
+
 // Status says where the hold stands; "" when there is none.
 func (t X振込) Status(ctx context.Context, k X振込Key) (HoldState, error) {
 	if err := chobo.CheckText("振込番号", k.X振込番号); err != nil {
 		return "", err
 	}
 	return chobopg.Status(ctx, t.b.q, `select "マーケットプレイス"."振込_status"($1, $2)`, t.b.tenant, k.X振込番号)
+}
+
+// StatusCall is Status as one call of a Bulk; its Answer's State is the state.
+func (t X振込) StatusCall(k X振込Key) Call {
+	if err := chobo.CheckText("振込番号", k.X振込番号); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select "マーケットプレイス"."振込_status"($1, $2)`, Args: []any{t.b.tenant, k.X振込番号}, Status: true}
 }
 
 // X返金 is the transfer 返金: 注文の代金を買い手に戻す。注文ごとに一度。取り分は店から、手数料はプラットフォームから
@@ -194,6 +277,23 @@ func (t X返金) Do(ctx context.Context, a X返金Args) (Result, error) {
 		return Result{}, err
 	}
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "マーケットプレイス"."返金_do"($1, $2, $3, $4, $5)`, t.b.tenant, a.X注文, a.X店, a.X取り分, a.X手数料)
+}
+
+// DoCall is Do as one call of a Bulk.
+func (t X返金) DoCall(a X返金Args) Call {
+	if err := chobo.CheckText("注文", a.X注文); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("店", a.X店); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("取り分", a.X取り分); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("手数料", a.X手数料); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "マーケットプレイス"."返金_do"($1, $2, $3, $4, $5)`, Args: []any{t.b.tenant, a.X注文, a.X店, a.X取り分, a.X手数料}}
 }
 
 // Balances reads accounts: posted, held coming in, held going out.

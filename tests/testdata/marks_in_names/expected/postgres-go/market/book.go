@@ -65,6 +65,25 @@ func Postgres(q Querier, tenant string, opts ...chobopg.Option) *Book {
 	return b
 }
 
+// Call is one call of a Bulk, made by the Call methods of the transfers
+// (DoCall, HoldCall, PostCall, VoidCall, StatusCall).
+type Call = chobopg.Op
+
+// Answer is what one call of a Bulk got: its Result, the State a status
+// reads ("" when there is no hold), or Err when the call failed.
+type Answer = chobopg.Answer
+
+// Bulk sends many calls at once and answers each, in order, as it would
+// be answered alone: each call is its own transaction, and a retryable
+// failure sends it again. Over a pool or a connection outside a
+// transaction the calls go in one pipeline; inside a pgx.Tx they go one
+// by one, in the caller's transaction. No call sees another's answer: a
+// post, void or status must not name a hold that a hold of the same Bulk
+// makes.
+func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
+	return chobopg.Bulk(ctx, b.q, calls)
+}
+
 // Expire gives back up to max holds past their deadline and says how
 // many. Call it from one periodic job.
 func (b *Book) Expire(ctx context.Context, max int) (int, error) {
@@ -93,6 +112,20 @@ func (t Receive) Do(ctx context.Context, a ReceiveArgs) (Result, error) {
 		return Result{}, err
 	}
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "market"."receive_do"($1, $2, $3, $4)`, t.b.tenant, a.Delivery, a.XสU0E34นคU0E49า, a.Qty)
+}
+
+// DoCall is Do as one call of a Bulk.
+func (t Receive) DoCall(a ReceiveArgs) Call {
+	if err := chobo.CheckText("delivery", a.Delivery); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("สินค้า", a.XสU0E34นคU0E49า); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "market"."receive_do"($1, $2, $3, $4)`, Args: []any{t.b.tenant, a.Delivery, a.XสU0E34นคU0E49า, a.Qty}}
 }
 
 // Sell is the transfer sell.
@@ -129,6 +162,20 @@ func (t Sell) Hold(ctx context.Context, a SellArgs) (Result, error) {
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "market"."sell_hold"($1, $2, $3, $4)`, t.b.tenant, a.Order, a.XสU0E34นคU0E49า, a.XमU0942लU094Dय)
 }
 
+// HoldCall is Hold as one call of a Bulk.
+func (t Sell) HoldCall(a SellArgs) Call {
+	if err := chobo.CheckText("order", a.Order); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("สินค้า", a.XสU0E34นคU0E49า); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("मूल्य", a.XमU0942लU094Dय); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "market"."sell_hold"($1, $2, $3, $4)`, Args: []any{t.b.tenant, a.Order, a.XสU0E34นคU0E49า, a.XमU0942लU094Dय}}
+}
+
 // Post posts the hold: in full when amounts is nil.
 func (t Sell) Post(ctx context.Context, k SellKey, amounts *SellAmounts) (Result, error) {
 	if err := chobo.CheckText("order", k.Order); err != nil {
@@ -146,6 +193,23 @@ func (t Sell) Post(ctx context.Context, k SellKey, amounts *SellAmounts) (Result
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "market"."sell_post"($1, $2, $3)`, args...)
 }
 
+// PostCall is Post as one call of a Bulk.
+func (t Sell) PostCall(k SellKey, amounts *SellAmounts) Call {
+	if err := chobo.CheckText("order", k.Order); err != nil {
+		return Call{Err: err}
+	}
+	args := []any{t.b.tenant, k.Order}
+	if amounts == nil {
+		args = append(args, nil)
+	} else {
+		if err := chobo.CheckAmount("मूल्य", amounts.XमU0942लU094Dय); err != nil {
+			return Call{Err: err}
+		}
+		args = append(args, amounts.XमU0942लU094Dय)
+	}
+	return Call{SQL: `select result, reason from "market"."sell_post"($1, $2, $3)`, Args: args}
+}
+
 // Void cancels the hold.
 func (t Sell) Void(ctx context.Context, k SellKey) (Result, error) {
 	if err := chobo.CheckText("order", k.Order); err != nil {
@@ -154,12 +218,28 @@ func (t Sell) Void(ctx context.Context, k SellKey) (Result, error) {
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "market"."sell_void"($1, $2)`, t.b.tenant, k.Order)
 }
 
+// VoidCall is Void as one call of a Bulk.
+func (t Sell) VoidCall(k SellKey) Call {
+	if err := chobo.CheckText("order", k.Order); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "market"."sell_void"($1, $2)`, Args: []any{t.b.tenant, k.Order}}
+}
+
 // Status says where the hold stands; "" when there is none.
 func (t Sell) Status(ctx context.Context, k SellKey) (HoldState, error) {
 	if err := chobo.CheckText("order", k.Order); err != nil {
 		return "", err
 	}
 	return chobopg.Status(ctx, t.b.q, `select "market"."sell_status"($1, $2)`, t.b.tenant, k.Order)
+}
+
+// StatusCall is Status as one call of a Bulk; its Answer's State is the state.
+func (t Sell) StatusCall(k SellKey) Call {
+	if err := chobo.CheckText("order", k.Order); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select "market"."sell_status"($1, $2)`, Args: []any{t.b.tenant, k.Order}, Status: true}
 }
 
 // Balances reads accounts: posted, held coming in, held going out.

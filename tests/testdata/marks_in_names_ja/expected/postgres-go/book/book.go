@@ -65,6 +65,25 @@ func Postgres(q Querier, tenant string, opts ...chobopg.Option) *Book {
 	return b
 }
 
+// Call is one call of a Bulk, made by the Call methods of the transfers
+// (DoCall, HoldCall, PostCall, VoidCall, StatusCall).
+type Call = chobopg.Op
+
+// Answer is what one call of a Bulk got: its Result, the State a status
+// reads ("" when there is no hold), or Err when the call failed.
+type Answer = chobopg.Answer
+
+// Bulk sends many calls at once and answers each, in order, as it would
+// be answered alone: each call is its own transaction, and a retryable
+// failure sends it again. Over a pool or a connection outside a
+// transaction the calls go in one pipeline; inside a pgx.Tx they go one
+// by one, in the caller's transaction. No call sees another's answer: a
+// post, void or status must not name a hold that a hold of the same Bulk
+// makes.
+func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
+	return chobopg.Bulk(ctx, b.q, calls)
+}
+
 // Expire gives back up to max holds past their deadline and says how
 // many. Call it from one periodic job.
 func (b *Book) Expire(ctx context.Context, max int) (int, error) {
@@ -93,6 +112,20 @@ func (t X入荷) Do(ctx context.Context, a X入荷Args) (Result, error) {
 		return Result{}, err
 	}
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "市場"."入荷_do"($1, $2, $3, $4)`, t.b.tenant, a.X納品, a.XสU0E34นคU0E49า, a.X数)
+}
+
+// DoCall is Do as one call of a Bulk.
+func (t X入荷) DoCall(a X入荷Args) Call {
+	if err := chobo.CheckText("納品", a.X納品); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("สินค้า", a.XสU0E34นคU0E49า); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("数", a.X数); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "市場"."入荷_do"($1, $2, $3, $4)`, Args: []any{t.b.tenant, a.X納品, a.XสU0E34นคU0E49า, a.X数}}
 }
 
 // X販売 is the transfer 販売.
@@ -129,6 +162,20 @@ func (t X販売) Hold(ctx context.Context, a X販売Args) (Result, error) {
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "市場"."販売_hold"($1, $2, $3, $4)`, t.b.tenant, a.X注文, a.XสU0E34นคU0E49า, a.XमU0942लU094Dय)
 }
 
+// HoldCall is Hold as one call of a Bulk.
+func (t X販売) HoldCall(a X販売Args) Call {
+	if err := chobo.CheckText("注文", a.X注文); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("สินค้า", a.XสU0E34นคU0E49า); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("मूल्य", a.XमU0942लU094Dय); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "市場"."販売_hold"($1, $2, $3, $4)`, Args: []any{t.b.tenant, a.X注文, a.XสU0E34นคU0E49า, a.XमU0942लU094Dय}}
+}
+
 // Post posts the hold: in full when amounts is nil.
 func (t X販売) Post(ctx context.Context, k X販売Key, amounts *X販売Amounts) (Result, error) {
 	if err := chobo.CheckText("注文", k.X注文); err != nil {
@@ -146,6 +193,23 @@ func (t X販売) Post(ctx context.Context, k X販売Key, amounts *X販売Amounts
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "市場"."販売_post"($1, $2, $3)`, args...)
 }
 
+// PostCall is Post as one call of a Bulk.
+func (t X販売) PostCall(k X販売Key, amounts *X販売Amounts) Call {
+	if err := chobo.CheckText("注文", k.X注文); err != nil {
+		return Call{Err: err}
+	}
+	args := []any{t.b.tenant, k.X注文}
+	if amounts == nil {
+		args = append(args, nil)
+	} else {
+		if err := chobo.CheckAmount("मूल्य", amounts.XमU0942लU094Dय); err != nil {
+			return Call{Err: err}
+		}
+		args = append(args, amounts.XमU0942लU094Dय)
+	}
+	return Call{SQL: `select result, reason from "市場"."販売_post"($1, $2, $3)`, Args: args}
+}
+
 // Void cancels the hold.
 func (t X販売) Void(ctx context.Context, k X販売Key) (Result, error) {
 	if err := chobo.CheckText("注文", k.X注文); err != nil {
@@ -154,12 +218,28 @@ func (t X販売) Void(ctx context.Context, k X販売Key) (Result, error) {
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "市場"."販売_void"($1, $2)`, t.b.tenant, k.X注文)
 }
 
+// VoidCall is Void as one call of a Bulk.
+func (t X販売) VoidCall(k X販売Key) Call {
+	if err := chobo.CheckText("注文", k.X注文); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "市場"."販売_void"($1, $2)`, Args: []any{t.b.tenant, k.X注文}}
+}
+
 // Status says where the hold stands; "" when there is none.
 func (t X販売) Status(ctx context.Context, k X販売Key) (HoldState, error) {
 	if err := chobo.CheckText("注文", k.X注文); err != nil {
 		return "", err
 	}
 	return chobopg.Status(ctx, t.b.q, `select "市場"."販売_status"($1, $2)`, t.b.tenant, k.X注文)
+}
+
+// StatusCall is Status as one call of a Bulk; its Answer's State is the state.
+func (t X販売) StatusCall(k X販売Key) Call {
+	if err := chobo.CheckText("注文", k.X注文); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select "市場"."販売_status"($1, $2)`, Args: []any{t.b.tenant, k.X注文}, Status: true}
 }
 
 // Balances reads accounts: posted, held coming in, held going out.

@@ -63,6 +63,25 @@ func Postgres(q Querier, tenant string, opts ...chobopg.Option) *Book {
 	return b
 }
 
+// Call is one call of a Bulk, made by the Call methods of the transfers
+// (DoCall, HoldCall, PostCall, VoidCall, StatusCall).
+type Call = chobopg.Op
+
+// Answer is what one call of a Bulk got: its Result, the State a status
+// reads ("" when there is no hold), or Err when the call failed.
+type Answer = chobopg.Answer
+
+// Bulk sends many calls at once and answers each, in order, as it would
+// be answered alone: each call is its own transaction, and a retryable
+// failure sends it again. Over a pool or a connection outside a
+// transaction the calls go in one pipeline; inside a pgx.Tx they go one
+// by one, in the caller's transaction. No call sees another's answer: a
+// post, void or status must not name a hold that a hold of the same Bulk
+// makes.
+func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
+	return chobopg.Bulk(ctx, b.q, calls)
+}
+
 // Expire gives back up to max holds past their deadline and says how
 // many. Call it from one periodic job.
 func (b *Book) Expire(ctx context.Context, max int) (int, error) {
@@ -95,6 +114,23 @@ func (t X売上) Do(ctx context.Context, a X売上Args) (Result, error) {
 		return Result{}, err
 	}
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "順序"."売上_do"($1, $2, $3, $4, $5)`, t.b.tenant, a.X注文, a.X店, a.X代金, a.X手数料)
+}
+
+// DoCall is Do as one call of a Bulk.
+func (t X売上) DoCall(a X売上Args) Call {
+	if err := chobo.CheckText("注文", a.X注文); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("店", a.X店); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("代金", a.X代金); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("手数料", a.X手数料); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "順序"."売上_do"($1, $2, $3, $4, $5)`, Args: []any{t.b.tenant, a.X注文, a.X店, a.X代金, a.X手数料}}
 }
 
 // Balances reads accounts: posted, held coming in, held going out.

@@ -67,6 +67,25 @@ func Postgres(q Querier, tenant string, opts ...chobopg.Option) *Book {
 	return b
 }
 
+// Call is one call of a Bulk, made by the Call methods of the transfers
+// (DoCall, HoldCall, PostCall, VoidCall, StatusCall).
+type Call = chobopg.Op
+
+// Answer is what one call of a Bulk got: its Result, the State a status
+// reads ("" when there is no hold), or Err when the call failed.
+type Answer = chobopg.Answer
+
+// Bulk sends many calls at once and answers each, in order, as it would
+// be answered alone: each call is its own transaction, and a retryable
+// failure sends it again. Over a pool or a connection outside a
+// transaction the calls go in one pipeline; inside a pgx.Tx they go one
+// by one, in the caller's transaction. No call sees another's answer: a
+// post, void or status must not name a hold that a hold of the same Bulk
+// makes.
+func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
+	return chobopg.Bulk(ctx, b.q, calls)
+}
+
 // Expire gives back up to max holds past their deadline and says how
 // many. Call it from one periodic job.
 func (b *Book) Expire(ctx context.Context, max int) (int, error) {
@@ -107,6 +126,20 @@ func (t Grant) Hold(ctx context.Context, a GrantArgs) (Result, error) {
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "points"."grant_hold"($1, $2, $3, $4)`, t.b.tenant, a.Purchase, a.Member, a.Amount)
 }
 
+// HoldCall is Hold as one call of a Bulk.
+func (t Grant) HoldCall(a GrantArgs) Call {
+	if err := chobo.CheckText("purchase", a.Purchase); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("member", a.Member); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("amount", a.Amount); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "points"."grant_hold"($1, $2, $3, $4)`, Args: []any{t.b.tenant, a.Purchase, a.Member, a.Amount}}
+}
+
 // Post posts the hold: in full when amounts is nil.
 func (t Grant) Post(ctx context.Context, k GrantKey, amounts *GrantAmounts) (Result, error) {
 	if err := chobo.CheckText("purchase", k.Purchase); err != nil {
@@ -124,6 +157,23 @@ func (t Grant) Post(ctx context.Context, k GrantKey, amounts *GrantAmounts) (Res
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "points"."grant_post"($1, $2, $3)`, args...)
 }
 
+// PostCall is Post as one call of a Bulk.
+func (t Grant) PostCall(k GrantKey, amounts *GrantAmounts) Call {
+	if err := chobo.CheckText("purchase", k.Purchase); err != nil {
+		return Call{Err: err}
+	}
+	args := []any{t.b.tenant, k.Purchase}
+	if amounts == nil {
+		args = append(args, nil)
+	} else {
+		if err := chobo.CheckAmount("amount", amounts.Amount); err != nil {
+			return Call{Err: err}
+		}
+		args = append(args, amounts.Amount)
+	}
+	return Call{SQL: `select result, reason from "points"."grant_post"($1, $2, $3)`, Args: args}
+}
+
 // Void cancels the hold.
 func (t Grant) Void(ctx context.Context, k GrantKey) (Result, error) {
 	if err := chobo.CheckText("purchase", k.Purchase); err != nil {
@@ -132,12 +182,28 @@ func (t Grant) Void(ctx context.Context, k GrantKey) (Result, error) {
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "points"."grant_void"($1, $2)`, t.b.tenant, k.Purchase)
 }
 
+// VoidCall is Void as one call of a Bulk.
+func (t Grant) VoidCall(k GrantKey) Call {
+	if err := chobo.CheckText("purchase", k.Purchase); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "points"."grant_void"($1, $2)`, Args: []any{t.b.tenant, k.Purchase}}
+}
+
 // Status says where the hold stands; "" when there is none.
 func (t Grant) Status(ctx context.Context, k GrantKey) (HoldState, error) {
 	if err := chobo.CheckText("purchase", k.Purchase); err != nil {
 		return "", err
 	}
 	return chobopg.Status(ctx, t.b.q, `select "points"."grant_status"($1, $2)`, t.b.tenant, k.Purchase)
+}
+
+// StatusCall is Status as one call of a Bulk; its Answer's State is the state.
+func (t Grant) StatusCall(k GrantKey) Call {
+	if err := chobo.CheckText("purchase", k.Purchase); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select "points"."grant_status"($1, $2)`, Args: []any{t.b.tenant, k.Purchase}, Status: true}
 }
 
 // Redeem is the transfer redeem: points spent at checkout: post when the payment succeeds, void when it fails; after 15 minutes the hold expires and the points are the member's again
@@ -174,6 +240,20 @@ func (t Redeem) Hold(ctx context.Context, a RedeemArgs) (Result, error) {
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "points"."redeem_hold"($1, $2, $3, $4)`, t.b.tenant, a.Checkout, a.Member, a.Amount)
 }
 
+// HoldCall is Hold as one call of a Bulk.
+func (t Redeem) HoldCall(a RedeemArgs) Call {
+	if err := chobo.CheckText("checkout", a.Checkout); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("member", a.Member); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("amount", a.Amount); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "points"."redeem_hold"($1, $2, $3, $4)`, Args: []any{t.b.tenant, a.Checkout, a.Member, a.Amount}}
+}
+
 // Post posts the hold: in full when amounts is nil.
 func (t Redeem) Post(ctx context.Context, k RedeemKey, amounts *RedeemAmounts) (Result, error) {
 	if err := chobo.CheckText("checkout", k.Checkout); err != nil {
@@ -191,6 +271,23 @@ func (t Redeem) Post(ctx context.Context, k RedeemKey, amounts *RedeemAmounts) (
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "points"."redeem_post"($1, $2, $3)`, args...)
 }
 
+// PostCall is Post as one call of a Bulk.
+func (t Redeem) PostCall(k RedeemKey, amounts *RedeemAmounts) Call {
+	if err := chobo.CheckText("checkout", k.Checkout); err != nil {
+		return Call{Err: err}
+	}
+	args := []any{t.b.tenant, k.Checkout}
+	if amounts == nil {
+		args = append(args, nil)
+	} else {
+		if err := chobo.CheckAmount("amount", amounts.Amount); err != nil {
+			return Call{Err: err}
+		}
+		args = append(args, amounts.Amount)
+	}
+	return Call{SQL: `select result, reason from "points"."redeem_post"($1, $2, $3)`, Args: args}
+}
+
 // Void cancels the hold.
 func (t Redeem) Void(ctx context.Context, k RedeemKey) (Result, error) {
 	if err := chobo.CheckText("checkout", k.Checkout); err != nil {
@@ -199,12 +296,28 @@ func (t Redeem) Void(ctx context.Context, k RedeemKey) (Result, error) {
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "points"."redeem_void"($1, $2)`, t.b.tenant, k.Checkout)
 }
 
+// VoidCall is Void as one call of a Bulk.
+func (t Redeem) VoidCall(k RedeemKey) Call {
+	if err := chobo.CheckText("checkout", k.Checkout); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "points"."redeem_void"($1, $2)`, Args: []any{t.b.tenant, k.Checkout}}
+}
+
 // Status says where the hold stands; "" when there is none.
 func (t Redeem) Status(ctx context.Context, k RedeemKey) (HoldState, error) {
 	if err := chobo.CheckText("checkout", k.Checkout); err != nil {
 		return "", err
 	}
 	return chobopg.Status(ctx, t.b.q, `select "points"."redeem_status"($1, $2)`, t.b.tenant, k.Checkout)
+}
+
+// StatusCall is Status as one call of a Bulk; its Answer's State is the state.
+func (t Redeem) StatusCall(k RedeemKey) Call {
+	if err := chobo.CheckText("checkout", k.Checkout); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select "points"."redeem_status"($1, $2)`, Args: []any{t.b.tenant, k.Checkout}, Status: true}
 }
 
 // Lapse is the transfer lapse: points left unused too long, taken back by the expiry batch named
@@ -229,6 +342,20 @@ func (t Lapse) Do(ctx context.Context, a LapseArgs) (Result, error) {
 		return Result{}, err
 	}
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "points"."lapse_do"($1, $2, $3, $4)`, t.b.tenant, a.Batch, a.Member, a.Amount)
+}
+
+// DoCall is Do as one call of a Bulk.
+func (t Lapse) DoCall(a LapseArgs) Call {
+	if err := chobo.CheckText("batch", a.Batch); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("member", a.Member); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("amount", a.Amount); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "points"."lapse_do"($1, $2, $3, $4)`, Args: []any{t.b.tenant, a.Batch, a.Member, a.Amount}}
 }
 
 // Balances reads accounts: posted, held coming in, held going out.

@@ -67,6 +67,25 @@ func Postgres(q Querier, tenant string, opts ...chobopg.Option) *Book {
 	return b
 }
 
+// Call is one call of a Bulk, made by the Call methods of the transfers
+// (DoCall, HoldCall, PostCall, VoidCall, StatusCall).
+type Call = chobopg.Op
+
+// Answer is what one call of a Bulk got: its Result, the State a status
+// reads ("" when there is no hold), or Err when the call failed.
+type Answer = chobopg.Answer
+
+// Bulk sends many calls at once and answers each, in order, as it would
+// be answered alone: each call is its own transaction, and a retryable
+// failure sends it again. Over a pool or a connection outside a
+// transaction the calls go in one pipeline; inside a pgx.Tx they go one
+// by one, in the caller's transaction. No call sees another's answer: a
+// post, void or status must not name a hold that a hold of the same Bulk
+// makes.
+func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
+	return chobopg.Bulk(ctx, b.q, calls)
+}
+
 // Expire gives back up to max holds past their deadline and says how
 // many. Call it from one periodic job.
 func (b *Book) Expire(ctx context.Context, max int) (int, error) {
@@ -107,6 +126,20 @@ func (t X付与) Hold(ctx context.Context, a X付与Args) (Result, error) {
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "ポイント"."付与_hold"($1, $2, $3, $4)`, t.b.tenant, a.X購入, a.X会員, a.X点数)
 }
 
+// HoldCall is Hold as one call of a Bulk.
+func (t X付与) HoldCall(a X付与Args) Call {
+	if err := chobo.CheckText("購入", a.X購入); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("会員", a.X会員); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("点数", a.X点数); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "ポイント"."付与_hold"($1, $2, $3, $4)`, Args: []any{t.b.tenant, a.X購入, a.X会員, a.X点数}}
+}
+
 // Post posts the hold: in full when amounts is nil.
 func (t X付与) Post(ctx context.Context, k X付与Key, amounts *X付与Amounts) (Result, error) {
 	if err := chobo.CheckText("購入", k.X購入); err != nil {
@@ -124,6 +157,23 @@ func (t X付与) Post(ctx context.Context, k X付与Key, amounts *X付与Amounts
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "ポイント"."付与_post"($1, $2, $3)`, args...)
 }
 
+// PostCall is Post as one call of a Bulk.
+func (t X付与) PostCall(k X付与Key, amounts *X付与Amounts) Call {
+	if err := chobo.CheckText("購入", k.X購入); err != nil {
+		return Call{Err: err}
+	}
+	args := []any{t.b.tenant, k.X購入}
+	if amounts == nil {
+		args = append(args, nil)
+	} else {
+		if err := chobo.CheckAmount("点数", amounts.X点数); err != nil {
+			return Call{Err: err}
+		}
+		args = append(args, amounts.X点数)
+	}
+	return Call{SQL: `select result, reason from "ポイント"."付与_post"($1, $2, $3)`, Args: args}
+}
+
 // Void cancels the hold.
 func (t X付与) Void(ctx context.Context, k X付与Key) (Result, error) {
 	if err := chobo.CheckText("購入", k.X購入); err != nil {
@@ -132,12 +182,28 @@ func (t X付与) Void(ctx context.Context, k X付与Key) (Result, error) {
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "ポイント"."付与_void"($1, $2)`, t.b.tenant, k.X購入)
 }
 
+// VoidCall is Void as one call of a Bulk.
+func (t X付与) VoidCall(k X付与Key) Call {
+	if err := chobo.CheckText("購入", k.X購入); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "ポイント"."付与_void"($1, $2)`, Args: []any{t.b.tenant, k.X購入}}
+}
+
 // Status says where the hold stands; "" when there is none.
 func (t X付与) Status(ctx context.Context, k X付与Key) (HoldState, error) {
 	if err := chobo.CheckText("購入", k.X購入); err != nil {
 		return "", err
 	}
 	return chobopg.Status(ctx, t.b.q, `select "ポイント"."付与_status"($1, $2)`, t.b.tenant, k.X購入)
+}
+
+// StatusCall is Status as one call of a Bulk; its Answer's State is the state.
+func (t X付与) StatusCall(k X付与Key) Call {
+	if err := chobo.CheckText("購入", k.X購入); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select "ポイント"."付与_status"($1, $2)`, Args: []any{t.b.tenant, k.X購入}, Status: true}
 }
 
 // X利用 is the transfer 利用: 会計で使うポイント。支払いが通れば確定し、通らなければ取り消す。15 分たつと押さえは期限切れになり、ポイントは会員に戻る
@@ -174,6 +240,20 @@ func (t X利用) Hold(ctx context.Context, a X利用Args) (Result, error) {
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "ポイント"."利用_hold"($1, $2, $3, $4)`, t.b.tenant, a.X会計, a.X会員, a.X点数)
 }
 
+// HoldCall is Hold as one call of a Bulk.
+func (t X利用) HoldCall(a X利用Args) Call {
+	if err := chobo.CheckText("会計", a.X会計); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("会員", a.X会員); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("点数", a.X点数); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "ポイント"."利用_hold"($1, $2, $3, $4)`, Args: []any{t.b.tenant, a.X会計, a.X会員, a.X点数}}
+}
+
 // Post posts the hold: in full when amounts is nil.
 func (t X利用) Post(ctx context.Context, k X利用Key, amounts *X利用Amounts) (Result, error) {
 	if err := chobo.CheckText("会計", k.X会計); err != nil {
@@ -191,6 +271,23 @@ func (t X利用) Post(ctx context.Context, k X利用Key, amounts *X利用Amounts
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "ポイント"."利用_post"($1, $2, $3)`, args...)
 }
 
+// PostCall is Post as one call of a Bulk.
+func (t X利用) PostCall(k X利用Key, amounts *X利用Amounts) Call {
+	if err := chobo.CheckText("会計", k.X会計); err != nil {
+		return Call{Err: err}
+	}
+	args := []any{t.b.tenant, k.X会計}
+	if amounts == nil {
+		args = append(args, nil)
+	} else {
+		if err := chobo.CheckAmount("点数", amounts.X点数); err != nil {
+			return Call{Err: err}
+		}
+		args = append(args, amounts.X点数)
+	}
+	return Call{SQL: `select result, reason from "ポイント"."利用_post"($1, $2, $3)`, Args: args}
+}
+
 // Void cancels the hold.
 func (t X利用) Void(ctx context.Context, k X利用Key) (Result, error) {
 	if err := chobo.CheckText("会計", k.X会計); err != nil {
@@ -199,12 +296,28 @@ func (t X利用) Void(ctx context.Context, k X利用Key) (Result, error) {
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "ポイント"."利用_void"($1, $2)`, t.b.tenant, k.X会計)
 }
 
+// VoidCall is Void as one call of a Bulk.
+func (t X利用) VoidCall(k X利用Key) Call {
+	if err := chobo.CheckText("会計", k.X会計); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "ポイント"."利用_void"($1, $2)`, Args: []any{t.b.tenant, k.X会計}}
+}
+
 // Status says where the hold stands; "" when there is none.
 func (t X利用) Status(ctx context.Context, k X利用Key) (HoldState, error) {
 	if err := chobo.CheckText("会計", k.X会計); err != nil {
 		return "", err
 	}
 	return chobopg.Status(ctx, t.b.q, `select "ポイント"."利用_status"($1, $2)`, t.b.tenant, k.X会計)
+}
+
+// StatusCall is Status as one call of a Bulk; its Answer's State is the state.
+func (t X利用) StatusCall(k X利用Key) Call {
+	if err := chobo.CheckText("会計", k.X会計); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select "ポイント"."利用_status"($1, $2)`, Args: []any{t.b.tenant, k.X会計}, Status: true}
 }
 
 // X失効 is the transfer 失効: 長く使われなかったポイント。名前を付けた失効の処理が引き取る
@@ -229,6 +342,20 @@ func (t X失効) Do(ctx context.Context, a X失効Args) (Result, error) {
 		return Result{}, err
 	}
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "ポイント"."失効_do"($1, $2, $3, $4)`, t.b.tenant, a.X処理, a.X会員, a.X点数)
+}
+
+// DoCall is Do as one call of a Bulk.
+func (t X失効) DoCall(a X失効Args) Call {
+	if err := chobo.CheckText("処理", a.X処理); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("会員", a.X会員); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("点数", a.X点数); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "ポイント"."失効_do"($1, $2, $3, $4)`, Args: []any{t.b.tenant, a.X処理, a.X会員, a.X点数}}
 }
 
 // Balances reads accounts: posted, held coming in, held going out.

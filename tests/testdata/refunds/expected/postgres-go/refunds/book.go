@@ -65,6 +65,25 @@ func Postgres(q Querier, tenant string, opts ...chobopg.Option) *Book {
 	return b
 }
 
+// Call is one call of a Bulk, made by the Call methods of the transfers
+// (DoCall, HoldCall, PostCall, VoidCall, StatusCall).
+type Call = chobopg.Op
+
+// Answer is what one call of a Bulk got: its Result, the State a status
+// reads ("" when there is no hold), or Err when the call failed.
+type Answer = chobopg.Answer
+
+// Bulk sends many calls at once and answers each, in order, as it would
+// be answered alone: each call is its own transaction, and a retryable
+// failure sends it again. Over a pool or a connection outside a
+// transaction the calls go in one pipeline; inside a pgx.Tx they go one
+// by one, in the caller's transaction. No call sees another's answer: a
+// post, void or status must not name a hold that a hold of the same Bulk
+// makes.
+func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
+	return chobopg.Bulk(ctx, b.q, calls)
+}
+
 // Expire gives back up to max holds past their deadline and says how
 // many. Call it from one periodic job.
 func (b *Book) Expire(ctx context.Context, max int) (int, error) {
@@ -89,6 +108,17 @@ func (t Sale) Do(ctx context.Context, a SaleArgs) (Result, error) {
 		return Result{}, err
 	}
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "refunds"."sale_do"($1, $2, $3)`, t.b.tenant, a.Order, a.Amount)
+}
+
+// DoCall is Do as one call of a Bulk.
+func (t Sale) DoCall(a SaleArgs) Call {
+	if err := chobo.CheckText("order", a.Order); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("amount", a.Amount); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "refunds"."sale_do"($1, $2, $3)`, Args: []any{t.b.tenant, a.Order, a.Amount}}
 }
 
 // Refund is the transfer refund: a refund waiting for approval: post when it is approved, void when it is turned down; undecided after 7 days, it expires and the amount can be refunded again
@@ -125,6 +155,20 @@ func (t Refund) Hold(ctx context.Context, a RefundArgs) (Result, error) {
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "refunds"."refund_hold"($1, $2, $3, $4)`, t.b.tenant, a.RefundId, a.Order, a.Amount)
 }
 
+// HoldCall is Hold as one call of a Bulk.
+func (t Refund) HoldCall(a RefundArgs) Call {
+	if err := chobo.CheckText("refund_id", a.RefundId); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("order", a.Order); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("amount", a.Amount); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "refunds"."refund_hold"($1, $2, $3, $4)`, Args: []any{t.b.tenant, a.RefundId, a.Order, a.Amount}}
+}
+
 // Post posts the hold: in full when amounts is nil.
 func (t Refund) Post(ctx context.Context, k RefundKey, amounts *RefundAmounts) (Result, error) {
 	if err := chobo.CheckText("refund_id", k.RefundId); err != nil {
@@ -142,6 +186,23 @@ func (t Refund) Post(ctx context.Context, k RefundKey, amounts *RefundAmounts) (
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "refunds"."refund_post"($1, $2, $3)`, args...)
 }
 
+// PostCall is Post as one call of a Bulk.
+func (t Refund) PostCall(k RefundKey, amounts *RefundAmounts) Call {
+	if err := chobo.CheckText("refund_id", k.RefundId); err != nil {
+		return Call{Err: err}
+	}
+	args := []any{t.b.tenant, k.RefundId}
+	if amounts == nil {
+		args = append(args, nil)
+	} else {
+		if err := chobo.CheckAmount("amount", amounts.Amount); err != nil {
+			return Call{Err: err}
+		}
+		args = append(args, amounts.Amount)
+	}
+	return Call{SQL: `select result, reason from "refunds"."refund_post"($1, $2, $3)`, Args: args}
+}
+
 // Void cancels the hold.
 func (t Refund) Void(ctx context.Context, k RefundKey) (Result, error) {
 	if err := chobo.CheckText("refund_id", k.RefundId); err != nil {
@@ -150,12 +211,28 @@ func (t Refund) Void(ctx context.Context, k RefundKey) (Result, error) {
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "refunds"."refund_void"($1, $2)`, t.b.tenant, k.RefundId)
 }
 
+// VoidCall is Void as one call of a Bulk.
+func (t Refund) VoidCall(k RefundKey) Call {
+	if err := chobo.CheckText("refund_id", k.RefundId); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "refunds"."refund_void"($1, $2)`, Args: []any{t.b.tenant, k.RefundId}}
+}
+
 // Status says where the hold stands; "" when there is none.
 func (t Refund) Status(ctx context.Context, k RefundKey) (HoldState, error) {
 	if err := chobo.CheckText("refund_id", k.RefundId); err != nil {
 		return "", err
 	}
 	return chobopg.Status(ctx, t.b.q, `select "refunds"."refund_status"($1, $2)`, t.b.tenant, k.RefundId)
+}
+
+// StatusCall is Status as one call of a Bulk; its Answer's State is the state.
+func (t Refund) StatusCall(k RefundKey) Call {
+	if err := chobo.CheckText("refund_id", k.RefundId); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select "refunds"."refund_status"($1, $2)`, Args: []any{t.b.tenant, k.RefundId}, Status: true}
 }
 
 // Balances reads accounts: posted, held coming in, held going out.

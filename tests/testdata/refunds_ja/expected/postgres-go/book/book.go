@@ -65,6 +65,25 @@ func Postgres(q Querier, tenant string, opts ...chobopg.Option) *Book {
 	return b
 }
 
+// Call is one call of a Bulk, made by the Call methods of the transfers
+// (DoCall, HoldCall, PostCall, VoidCall, StatusCall).
+type Call = chobopg.Op
+
+// Answer is what one call of a Bulk got: its Result, the State a status
+// reads ("" when there is no hold), or Err when the call failed.
+type Answer = chobopg.Answer
+
+// Bulk sends many calls at once and answers each, in order, as it would
+// be answered alone: each call is its own transaction, and a retryable
+// failure sends it again. Over a pool or a connection outside a
+// transaction the calls go in one pipeline; inside a pgx.Tx they go one
+// by one, in the caller's transaction. No call sees another's answer: a
+// post, void or status must not name a hold that a hold of the same Bulk
+// makes.
+func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
+	return chobopg.Bulk(ctx, b.q, calls)
+}
+
 // Expire gives back up to max holds past their deadline and says how
 // many. Call it from one periodic job.
 func (b *Book) Expire(ctx context.Context, max int) (int, error) {
@@ -89,6 +108,17 @@ func (t X売上) Do(ctx context.Context, a X売上Args) (Result, error) {
 		return Result{}, err
 	}
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "返金"."売上_do"($1, $2, $3)`, t.b.tenant, a.X注文, a.X額)
+}
+
+// DoCall is Do as one call of a Bulk.
+func (t X売上) DoCall(a X売上Args) Call {
+	if err := chobo.CheckText("注文", a.X注文); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("額", a.X額); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "返金"."売上_do"($1, $2, $3)`, Args: []any{t.b.tenant, a.X注文, a.X額}}
 }
 
 // X返金 is the transfer 返金: 承認を待つ返金。承認されれば確定し、却下されれば取り消す。7 日たっても決まらなければ期限切れになり、その額はまた返金できる
@@ -125,6 +155,20 @@ func (t X返金) Hold(ctx context.Context, a X返金Args) (Result, error) {
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "返金"."返金_hold"($1, $2, $3, $4)`, t.b.tenant, a.X返金番号, a.X注文, a.X額)
 }
 
+// HoldCall is Hold as one call of a Bulk.
+func (t X返金) HoldCall(a X返金Args) Call {
+	if err := chobo.CheckText("返金番号", a.X返金番号); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("注文", a.X注文); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("額", a.X額); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "返金"."返金_hold"($1, $2, $3, $4)`, Args: []any{t.b.tenant, a.X返金番号, a.X注文, a.X額}}
+}
+
 // Post posts the hold: in full when amounts is nil.
 func (t X返金) Post(ctx context.Context, k X返金Key, amounts *X返金Amounts) (Result, error) {
 	if err := chobo.CheckText("返金番号", k.X返金番号); err != nil {
@@ -142,6 +186,23 @@ func (t X返金) Post(ctx context.Context, k X返金Key, amounts *X返金Amounts
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "返金"."返金_post"($1, $2, $3)`, args...)
 }
 
+// PostCall is Post as one call of a Bulk.
+func (t X返金) PostCall(k X返金Key, amounts *X返金Amounts) Call {
+	if err := chobo.CheckText("返金番号", k.X返金番号); err != nil {
+		return Call{Err: err}
+	}
+	args := []any{t.b.tenant, k.X返金番号}
+	if amounts == nil {
+		args = append(args, nil)
+	} else {
+		if err := chobo.CheckAmount("額", amounts.X額); err != nil {
+			return Call{Err: err}
+		}
+		args = append(args, amounts.X額)
+	}
+	return Call{SQL: `select result, reason from "返金"."返金_post"($1, $2, $3)`, Args: args}
+}
+
 // Void cancels the hold.
 func (t X返金) Void(ctx context.Context, k X返金Key) (Result, error) {
 	if err := chobo.CheckText("返金番号", k.X返金番号); err != nil {
@@ -150,12 +211,28 @@ func (t X返金) Void(ctx context.Context, k X返金Key) (Result, error) {
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "返金"."返金_void"($1, $2)`, t.b.tenant, k.X返金番号)
 }
 
+// VoidCall is Void as one call of a Bulk.
+func (t X返金) VoidCall(k X返金Key) Call {
+	if err := chobo.CheckText("返金番号", k.X返金番号); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "返金"."返金_void"($1, $2)`, Args: []any{t.b.tenant, k.X返金番号}}
+}
+
 // Status says where the hold stands; "" when there is none.
 func (t X返金) Status(ctx context.Context, k X返金Key) (HoldState, error) {
 	if err := chobo.CheckText("返金番号", k.X返金番号); err != nil {
 		return "", err
 	}
 	return chobopg.Status(ctx, t.b.q, `select "返金"."返金_status"($1, $2)`, t.b.tenant, k.X返金番号)
+}
+
+// StatusCall is Status as one call of a Bulk; its Answer's State is the state.
+func (t X返金) StatusCall(k X返金Key) Call {
+	if err := chobo.CheckText("返金番号", k.X返金番号); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select "返金"."返金_status"($1, $2)`, Args: []any{t.b.tenant, k.X返金番号}, Status: true}
 }
 
 // Balances reads accounts: posted, held coming in, held going out.

@@ -75,6 +75,25 @@ func Postgres(q Querier, tenant string, opts ...chobopg.Option) *Book {
 	return b
 }
 
+// Call is one call of a Bulk, made by the Call methods of the transfers
+// (DoCall, HoldCall, PostCall, VoidCall, StatusCall).
+type Call = chobopg.Op
+
+// Answer is what one call of a Bulk got: its Result, the State a status
+// reads ("" when there is no hold), or Err when the call failed.
+type Answer = chobopg.Answer
+
+// Bulk sends many calls at once and answers each, in order, as it would
+// be answered alone: each call is its own transaction, and a retryable
+// failure sends it again. Over a pool or a connection outside a
+// transaction the calls go in one pipeline; inside a pgx.Tx they go one
+// by one, in the caller's transaction. No call sees another's answer: a
+// post, void or status must not name a hold that a hold of the same Bulk
+// makes.
+func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
+	return chobopg.Bulk(ctx, b.q, calls)
+}
+
 // Expire gives back up to max holds past their deadline and says how
 // many. Call it from one periodic job.
 func (b *Book) Expire(ctx context.Context, max int) (int, error) {
@@ -105,6 +124,20 @@ func (t Stock) Do(ctx context.Context, a StockArgs) (Result, error) {
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "retry_after_refusal"."stock_do"($1, $2, $3, $4)`, t.b.tenant, a.Delivery, a.Sku, a.Qty)
 }
 
+// DoCall is Do as one call of a Bulk.
+func (t Stock) DoCall(a StockArgs) Call {
+	if err := chobo.CheckText("delivery", a.Delivery); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "retry_after_refusal"."stock_do"($1, $2, $3, $4)`, Args: []any{t.b.tenant, a.Delivery, a.Sku, a.Qty}}
+}
+
 // RestockSpare is the transfer restock_spare.
 type RestockSpare struct{ b *Book }
 
@@ -123,6 +156,17 @@ func (t RestockSpare) Do(ctx context.Context, a RestockSpareArgs) (Result, error
 		return Result{}, err
 	}
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "retry_after_refusal"."restock_spare_do"($1, $2, $3)`, t.b.tenant, a.Delivery, a.Qty)
+}
+
+// DoCall is Do as one call of a Bulk.
+func (t RestockSpare) DoCall(a RestockSpareArgs) Call {
+	if err := chobo.CheckText("delivery", a.Delivery); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "retry_after_refusal"."restock_spare_do"($1, $2, $3)`, Args: []any{t.b.tenant, a.Delivery, a.Qty}}
 }
 
 // Ship is the transfer ship.
@@ -151,6 +195,23 @@ func (t Ship) Do(ctx context.Context, a ShipArgs) (Result, error) {
 		return Result{}, err
 	}
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "retry_after_refusal"."ship_do"($1, $2, $3, $4, $5)`, t.b.tenant, a.Order, a.Sku, a.Qty, a.Extra)
+}
+
+// DoCall is Do as one call of a Bulk.
+func (t Ship) DoCall(a ShipArgs) Call {
+	if err := chobo.CheckText("order", a.Order); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("extra", a.Extra); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "retry_after_refusal"."ship_do"($1, $2, $3, $4, $5)`, Args: []any{t.b.tenant, a.Order, a.Sku, a.Qty, a.Extra}}
 }
 
 // Reserve is the transfer reserve.
@@ -192,6 +253,23 @@ func (t Reserve) Hold(ctx context.Context, a ReserveArgs) (Result, error) {
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "retry_after_refusal"."reserve_hold"($1, $2, $3, $4, $5)`, t.b.tenant, a.Order, a.Sku, a.Qty, a.Extra)
 }
 
+// HoldCall is Hold as one call of a Bulk.
+func (t Reserve) HoldCall(a ReserveArgs) Call {
+	if err := chobo.CheckText("order", a.Order); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("extra", a.Extra); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "retry_after_refusal"."reserve_hold"($1, $2, $3, $4, $5)`, Args: []any{t.b.tenant, a.Order, a.Sku, a.Qty, a.Extra}}
+}
+
 // Post posts the hold: in full when amounts is nil.
 func (t Reserve) Post(ctx context.Context, k ReserveKey, amounts *ReserveAmounts) (Result, error) {
 	if err := chobo.CheckText("order", k.Order); err != nil {
@@ -212,6 +290,26 @@ func (t Reserve) Post(ctx context.Context, k ReserveKey, amounts *ReserveAmounts
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "retry_after_refusal"."reserve_post"($1, $2, $3, $4)`, args...)
 }
 
+// PostCall is Post as one call of a Bulk.
+func (t Reserve) PostCall(k ReserveKey, amounts *ReserveAmounts) Call {
+	if err := chobo.CheckText("order", k.Order); err != nil {
+		return Call{Err: err}
+	}
+	args := []any{t.b.tenant, k.Order}
+	if amounts == nil {
+		args = append(args, nil, nil)
+	} else {
+		if err := chobo.CheckAmount("qty", amounts.Qty); err != nil {
+			return Call{Err: err}
+		}
+		if err := chobo.CheckAmount("extra", amounts.Extra); err != nil {
+			return Call{Err: err}
+		}
+		args = append(args, amounts.Qty, amounts.Extra)
+	}
+	return Call{SQL: `select result, reason from "retry_after_refusal"."reserve_post"($1, $2, $3, $4)`, Args: args}
+}
+
 // Void cancels the hold.
 func (t Reserve) Void(ctx context.Context, k ReserveKey) (Result, error) {
 	if err := chobo.CheckText("order", k.Order); err != nil {
@@ -220,12 +318,28 @@ func (t Reserve) Void(ctx context.Context, k ReserveKey) (Result, error) {
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "retry_after_refusal"."reserve_void"($1, $2)`, t.b.tenant, k.Order)
 }
 
+// VoidCall is Void as one call of a Bulk.
+func (t Reserve) VoidCall(k ReserveKey) Call {
+	if err := chobo.CheckText("order", k.Order); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "retry_after_refusal"."reserve_void"($1, $2)`, Args: []any{t.b.tenant, k.Order}}
+}
+
 // Status says where the hold stands; "" when there is none.
 func (t Reserve) Status(ctx context.Context, k ReserveKey) (HoldState, error) {
 	if err := chobo.CheckText("order", k.Order); err != nil {
 		return "", err
 	}
 	return chobopg.Status(ctx, t.b.q, `select "retry_after_refusal"."reserve_status"($1, $2)`, t.b.tenant, k.Order)
+}
+
+// StatusCall is Status as one call of a Bulk; its Answer's State is the state.
+func (t Reserve) StatusCall(k ReserveKey) Call {
+	if err := chobo.CheckText("order", k.Order); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select "retry_after_refusal"."reserve_status"($1, $2)`, Args: []any{t.b.tenant, k.Order}, Status: true}
 }
 
 // Lend is the transfer lend.
@@ -254,6 +368,23 @@ func (t Lend) Do(ctx context.Context, a LendArgs) (Result, error) {
 		return Result{}, err
 	}
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "retry_after_refusal"."lend_do"($1, $2, $3, $4, $5)`, t.b.tenant, a.Loan, a.Member, a.Qty, a.Extra)
+}
+
+// DoCall is Do as one call of a Bulk.
+func (t Lend) DoCall(a LendArgs) Call {
+	if err := chobo.CheckText("loan", a.Loan); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("member", a.Member); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("extra", a.Extra); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "retry_after_refusal"."lend_do"($1, $2, $3, $4, $5)`, Args: []any{t.b.tenant, a.Loan, a.Member, a.Qty, a.Extra}}
 }
 
 // Park is the transfer park.
@@ -295,6 +426,23 @@ func (t Park) Hold(ctx context.Context, a ParkArgs) (Result, error) {
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "retry_after_refusal"."park_hold"($1, $2, $3, $4, $5)`, t.b.tenant, a.Ticket, a.Sku, a.Qty, a.Extra)
 }
 
+// HoldCall is Hold as one call of a Bulk.
+func (t Park) HoldCall(a ParkArgs) Call {
+	if err := chobo.CheckText("ticket", a.Ticket); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("extra", a.Extra); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "retry_after_refusal"."park_hold"($1, $2, $3, $4, $5)`, Args: []any{t.b.tenant, a.Ticket, a.Sku, a.Qty, a.Extra}}
+}
+
 // Post posts the hold: in full when amounts is nil.
 func (t Park) Post(ctx context.Context, k ParkKey, amounts *ParkAmounts) (Result, error) {
 	if err := chobo.CheckText("ticket", k.Ticket); err != nil {
@@ -315,6 +463,26 @@ func (t Park) Post(ctx context.Context, k ParkKey, amounts *ParkAmounts) (Result
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "retry_after_refusal"."park_post"($1, $2, $3, $4)`, args...)
 }
 
+// PostCall is Post as one call of a Bulk.
+func (t Park) PostCall(k ParkKey, amounts *ParkAmounts) Call {
+	if err := chobo.CheckText("ticket", k.Ticket); err != nil {
+		return Call{Err: err}
+	}
+	args := []any{t.b.tenant, k.Ticket}
+	if amounts == nil {
+		args = append(args, nil, nil)
+	} else {
+		if err := chobo.CheckAmount("qty", amounts.Qty); err != nil {
+			return Call{Err: err}
+		}
+		if err := chobo.CheckAmount("extra", amounts.Extra); err != nil {
+			return Call{Err: err}
+		}
+		args = append(args, amounts.Qty, amounts.Extra)
+	}
+	return Call{SQL: `select result, reason from "retry_after_refusal"."park_post"($1, $2, $3, $4)`, Args: args}
+}
+
 // Void cancels the hold.
 func (t Park) Void(ctx context.Context, k ParkKey) (Result, error) {
 	if err := chobo.CheckText("ticket", k.Ticket); err != nil {
@@ -323,12 +491,28 @@ func (t Park) Void(ctx context.Context, k ParkKey) (Result, error) {
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "retry_after_refusal"."park_void"($1, $2)`, t.b.tenant, k.Ticket)
 }
 
+// VoidCall is Void as one call of a Bulk.
+func (t Park) VoidCall(k ParkKey) Call {
+	if err := chobo.CheckText("ticket", k.Ticket); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "retry_after_refusal"."park_void"($1, $2)`, Args: []any{t.b.tenant, k.Ticket}}
+}
+
 // Status says where the hold stands; "" when there is none.
 func (t Park) Status(ctx context.Context, k ParkKey) (HoldState, error) {
 	if err := chobo.CheckText("ticket", k.Ticket); err != nil {
 		return "", err
 	}
 	return chobopg.Status(ctx, t.b.q, `select "retry_after_refusal"."park_status"($1, $2)`, t.b.tenant, k.Ticket)
+}
+
+// StatusCall is Status as one call of a Bulk; its Answer's State is the state.
+func (t Park) StatusCall(k ParkKey) Call {
+	if err := chobo.CheckText("ticket", k.Ticket); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select "retry_after_refusal"."park_status"($1, $2)`, Args: []any{t.b.tenant, k.Ticket}, Status: true}
 }
 
 // ClearBin is the transfer clear_bin.
@@ -353,6 +537,20 @@ func (t ClearBin) Do(ctx context.Context, a ClearBinArgs) (Result, error) {
 		return Result{}, err
 	}
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "retry_after_refusal"."clear_bin_do"($1, $2, $3, $4)`, t.b.tenant, a.Ticket, a.Sku, a.Qty)
+}
+
+// DoCall is Do as one call of a Bulk.
+func (t ClearBin) DoCall(a ClearBinArgs) Call {
+	if err := chobo.CheckText("ticket", a.Ticket); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "retry_after_refusal"."clear_bin_do"($1, $2, $3, $4)`, Args: []any{t.b.tenant, a.Ticket, a.Sku, a.Qty}}
 }
 
 // Balances reads accounts: posted, held coming in, held going out.

@@ -75,6 +75,25 @@ func Postgres(q Querier, tenant string, opts ...chobopg.Option) *Book {
 	return b
 }
 
+// Call is one call of a Bulk, made by the Call methods of the transfers
+// (DoCall, HoldCall, PostCall, VoidCall, StatusCall).
+type Call = chobopg.Op
+
+// Answer is what one call of a Bulk got: its Result, the State a status
+// reads ("" when there is no hold), or Err when the call failed.
+type Answer = chobopg.Answer
+
+// Bulk sends many calls at once and answers each, in order, as it would
+// be answered alone: each call is its own transaction, and a retryable
+// failure sends it again. Over a pool or a connection outside a
+// transaction the calls go in one pipeline; inside a pgx.Tx they go one
+// by one, in the caller's transaction. No call sees another's answer: a
+// post, void or status must not name a hold that a hold of the same Bulk
+// makes.
+func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
+	return chobopg.Bulk(ctx, b.q, calls)
+}
+
 // Expire gives back up to max holds past their deadline and says how
 // many. Call it from one periodic job.
 func (b *Book) Expire(ctx context.Context, max int) (int, error) {
@@ -105,6 +124,20 @@ func (t X入荷) Do(ctx context.Context, a X入荷Args) (Result, error) {
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "拒否のあとのリトライ"."入荷_do"($1, $2, $3, $4)`, t.b.tenant, a.X納品書, a.X品番, a.X数)
 }
 
+// DoCall is Do as one call of a Bulk.
+func (t X入荷) DoCall(a X入荷Args) Call {
+	if err := chobo.CheckText("納品書", a.X納品書); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("品番", a.X品番); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("数", a.X数); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "拒否のあとのリトライ"."入荷_do"($1, $2, $3, $4)`, Args: []any{t.b.tenant, a.X納品書, a.X品番, a.X数}}
+}
+
 // X予備入荷 is the transfer 予備入荷.
 type X予備入荷 struct{ b *Book }
 
@@ -123,6 +156,17 @@ func (t X予備入荷) Do(ctx context.Context, a X予備入荷Args) (Result, err
 		return Result{}, err
 	}
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "拒否のあとのリトライ"."予備入荷_do"($1, $2, $3)`, t.b.tenant, a.X納品書, a.X数)
+}
+
+// DoCall is Do as one call of a Bulk.
+func (t X予備入荷) DoCall(a X予備入荷Args) Call {
+	if err := chobo.CheckText("納品書", a.X納品書); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("数", a.X数); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "拒否のあとのリトライ"."予備入荷_do"($1, $2, $3)`, Args: []any{t.b.tenant, a.X納品書, a.X数}}
 }
 
 // X出荷 is the transfer 出荷.
@@ -151,6 +195,23 @@ func (t X出荷) Do(ctx context.Context, a X出荷Args) (Result, error) {
 		return Result{}, err
 	}
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "拒否のあとのリトライ"."出荷_do"($1, $2, $3, $4, $5)`, t.b.tenant, a.X注文, a.X品番, a.X数, a.X追加)
+}
+
+// DoCall is Do as one call of a Bulk.
+func (t X出荷) DoCall(a X出荷Args) Call {
+	if err := chobo.CheckText("注文", a.X注文); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("品番", a.X品番); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("数", a.X数); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("追加", a.X追加); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "拒否のあとのリトライ"."出荷_do"($1, $2, $3, $4, $5)`, Args: []any{t.b.tenant, a.X注文, a.X品番, a.X数, a.X追加}}
 }
 
 // X引当 is the transfer 引当.
@@ -192,6 +253,23 @@ func (t X引当) Hold(ctx context.Context, a X引当Args) (Result, error) {
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "拒否のあとのリトライ"."引当_hold"($1, $2, $3, $4, $5)`, t.b.tenant, a.X注文, a.X品番, a.X数, a.X追加)
 }
 
+// HoldCall is Hold as one call of a Bulk.
+func (t X引当) HoldCall(a X引当Args) Call {
+	if err := chobo.CheckText("注文", a.X注文); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("品番", a.X品番); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("数", a.X数); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("追加", a.X追加); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "拒否のあとのリトライ"."引当_hold"($1, $2, $3, $4, $5)`, Args: []any{t.b.tenant, a.X注文, a.X品番, a.X数, a.X追加}}
+}
+
 // Post posts the hold: in full when amounts is nil.
 func (t X引当) Post(ctx context.Context, k X引当Key, amounts *X引当Amounts) (Result, error) {
 	if err := chobo.CheckText("注文", k.X注文); err != nil {
@@ -212,6 +290,26 @@ func (t X引当) Post(ctx context.Context, k X引当Key, amounts *X引当Amounts
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "拒否のあとのリトライ"."引当_post"($1, $2, $3, $4)`, args...)
 }
 
+// PostCall is Post as one call of a Bulk.
+func (t X引当) PostCall(k X引当Key, amounts *X引当Amounts) Call {
+	if err := chobo.CheckText("注文", k.X注文); err != nil {
+		return Call{Err: err}
+	}
+	args := []any{t.b.tenant, k.X注文}
+	if amounts == nil {
+		args = append(args, nil, nil)
+	} else {
+		if err := chobo.CheckAmount("数", amounts.X数); err != nil {
+			return Call{Err: err}
+		}
+		if err := chobo.CheckAmount("追加", amounts.X追加); err != nil {
+			return Call{Err: err}
+		}
+		args = append(args, amounts.X数, amounts.X追加)
+	}
+	return Call{SQL: `select result, reason from "拒否のあとのリトライ"."引当_post"($1, $2, $3, $4)`, Args: args}
+}
+
 // Void cancels the hold.
 func (t X引当) Void(ctx context.Context, k X引当Key) (Result, error) {
 	if err := chobo.CheckText("注文", k.X注文); err != nil {
@@ -220,12 +318,28 @@ func (t X引当) Void(ctx context.Context, k X引当Key) (Result, error) {
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "拒否のあとのリトライ"."引当_void"($1, $2)`, t.b.tenant, k.X注文)
 }
 
+// VoidCall is Void as one call of a Bulk.
+func (t X引当) VoidCall(k X引当Key) Call {
+	if err := chobo.CheckText("注文", k.X注文); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "拒否のあとのリトライ"."引当_void"($1, $2)`, Args: []any{t.b.tenant, k.X注文}}
+}
+
 // Status says where the hold stands; "" when there is none.
 func (t X引当) Status(ctx context.Context, k X引当Key) (HoldState, error) {
 	if err := chobo.CheckText("注文", k.X注文); err != nil {
 		return "", err
 	}
 	return chobopg.Status(ctx, t.b.q, `select "拒否のあとのリトライ"."引当_status"($1, $2)`, t.b.tenant, k.X注文)
+}
+
+// StatusCall is Status as one call of a Bulk; its Answer's State is the state.
+func (t X引当) StatusCall(k X引当Key) Call {
+	if err := chobo.CheckText("注文", k.X注文); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select "拒否のあとのリトライ"."引当_status"($1, $2)`, Args: []any{t.b.tenant, k.X注文}, Status: true}
 }
 
 // X貸出 is the transfer 貸出.
@@ -254,6 +368,23 @@ func (t X貸出) Do(ctx context.Context, a X貸出Args) (Result, error) {
 		return Result{}, err
 	}
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "拒否のあとのリトライ"."貸出_do"($1, $2, $3, $4, $5)`, t.b.tenant, a.X貸出番号, a.X会員, a.X数, a.X追加)
+}
+
+// DoCall is Do as one call of a Bulk.
+func (t X貸出) DoCall(a X貸出Args) Call {
+	if err := chobo.CheckText("貸出番号", a.X貸出番号); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("会員", a.X会員); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("数", a.X数); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("追加", a.X追加); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "拒否のあとのリトライ"."貸出_do"($1, $2, $3, $4, $5)`, Args: []any{t.b.tenant, a.X貸出番号, a.X会員, a.X数, a.X追加}}
 }
 
 // X預け is the transfer 預け.
@@ -295,6 +426,23 @@ func (t X預け) Hold(ctx context.Context, a X預けArgs) (Result, error) {
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "拒否のあとのリトライ"."預け_hold"($1, $2, $3, $4, $5)`, t.b.tenant, a.X預り番号, a.X品番, a.X数, a.X追加)
 }
 
+// HoldCall is Hold as one call of a Bulk.
+func (t X預け) HoldCall(a X預けArgs) Call {
+	if err := chobo.CheckText("預り番号", a.X預り番号); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("品番", a.X品番); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("数", a.X数); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("追加", a.X追加); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "拒否のあとのリトライ"."預け_hold"($1, $2, $3, $4, $5)`, Args: []any{t.b.tenant, a.X預り番号, a.X品番, a.X数, a.X追加}}
+}
+
 // Post posts the hold: in full when amounts is nil.
 func (t X預け) Post(ctx context.Context, k X預けKey, amounts *X預けAmounts) (Result, error) {
 	if err := chobo.CheckText("預り番号", k.X預り番号); err != nil {
@@ -315,6 +463,26 @@ func (t X預け) Post(ctx context.Context, k X預けKey, amounts *X預けAmounts
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "拒否のあとのリトライ"."預け_post"($1, $2, $3, $4)`, args...)
 }
 
+// PostCall is Post as one call of a Bulk.
+func (t X預け) PostCall(k X預けKey, amounts *X預けAmounts) Call {
+	if err := chobo.CheckText("預り番号", k.X預り番号); err != nil {
+		return Call{Err: err}
+	}
+	args := []any{t.b.tenant, k.X預り番号}
+	if amounts == nil {
+		args = append(args, nil, nil)
+	} else {
+		if err := chobo.CheckAmount("数", amounts.X数); err != nil {
+			return Call{Err: err}
+		}
+		if err := chobo.CheckAmount("追加", amounts.X追加); err != nil {
+			return Call{Err: err}
+		}
+		args = append(args, amounts.X数, amounts.X追加)
+	}
+	return Call{SQL: `select result, reason from "拒否のあとのリトライ"."預け_post"($1, $2, $3, $4)`, Args: args}
+}
+
 // Void cancels the hold.
 func (t X預け) Void(ctx context.Context, k X預けKey) (Result, error) {
 	if err := chobo.CheckText("預り番号", k.X預り番号); err != nil {
@@ -323,12 +491,28 @@ func (t X預け) Void(ctx context.Context, k X預けKey) (Result, error) {
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "拒否のあとのリトライ"."預け_void"($1, $2)`, t.b.tenant, k.X預り番号)
 }
 
+// VoidCall is Void as one call of a Bulk.
+func (t X預け) VoidCall(k X預けKey) Call {
+	if err := chobo.CheckText("預り番号", k.X預り番号); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "拒否のあとのリトライ"."預け_void"($1, $2)`, Args: []any{t.b.tenant, k.X預り番号}}
+}
+
 // Status says where the hold stands; "" when there is none.
 func (t X預け) Status(ctx context.Context, k X預けKey) (HoldState, error) {
 	if err := chobo.CheckText("預り番号", k.X預り番号); err != nil {
 		return "", err
 	}
 	return chobopg.Status(ctx, t.b.q, `select "拒否のあとのリトライ"."預け_status"($1, $2)`, t.b.tenant, k.X預り番号)
+}
+
+// StatusCall is Status as one call of a Bulk; its Answer's State is the state.
+func (t X預け) StatusCall(k X預けKey) Call {
+	if err := chobo.CheckText("預り番号", k.X預り番号); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select "拒否のあとのリトライ"."預け_status"($1, $2)`, Args: []any{t.b.tenant, k.X預り番号}, Status: true}
 }
 
 // X片付け is the transfer 片付け.
@@ -353,6 +537,20 @@ func (t X片付け) Do(ctx context.Context, a X片付けArgs) (Result, error) {
 		return Result{}, err
 	}
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "拒否のあとのリトライ"."片付け_do"($1, $2, $3, $4)`, t.b.tenant, a.X預り番号, a.X品番, a.X数)
+}
+
+// DoCall is Do as one call of a Bulk.
+func (t X片付け) DoCall(a X片付けArgs) Call {
+	if err := chobo.CheckText("預り番号", a.X預り番号); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("品番", a.X品番); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("数", a.X数); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "拒否のあとのリトライ"."片付け_do"($1, $2, $3, $4)`, Args: []any{t.b.tenant, a.X預り番号, a.X品番, a.X数}}
 }
 
 // Balances reads accounts: posted, held coming in, held going out.

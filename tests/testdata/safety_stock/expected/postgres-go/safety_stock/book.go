@@ -65,6 +65,25 @@ func Postgres(q Querier, tenant string, opts ...chobopg.Option) *Book {
 	return b
 }
 
+// Call is one call of a Bulk, made by the Call methods of the transfers
+// (DoCall, HoldCall, PostCall, VoidCall, StatusCall).
+type Call = chobopg.Op
+
+// Answer is what one call of a Bulk got: its Result, the State a status
+// reads ("" when there is no hold), or Err when the call failed.
+type Answer = chobopg.Answer
+
+// Bulk sends many calls at once and answers each, in order, as it would
+// be answered alone: each call is its own transaction, and a retryable
+// failure sends it again. Over a pool or a connection outside a
+// transaction the calls go in one pipeline; inside a pgx.Tx they go one
+// by one, in the caller's transaction. No call sees another's answer: a
+// post, void or status must not name a hold that a hold of the same Bulk
+// makes.
+func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
+	return chobopg.Bulk(ctx, b.q, calls)
+}
+
 // Expire gives back up to max holds past their deadline and says how
 // many. Call it from one periodic job.
 func (b *Book) Expire(ctx context.Context, max int) (int, error) {
@@ -93,6 +112,20 @@ func (t ReceiveGoods) Do(ctx context.Context, a ReceiveGoodsArgs) (Result, error
 		return Result{}, err
 	}
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "safety_stock"."receive_goods_do"($1, $2, $3, $4)`, t.b.tenant, a.Delivery, a.Sku, a.Qty)
+}
+
+// DoCall is Do as one call of a Bulk.
+func (t ReceiveGoods) DoCall(a ReceiveGoodsArgs) Call {
+	if err := chobo.CheckText("delivery", a.Delivery); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "safety_stock"."receive_goods_do"($1, $2, $3, $4)`, Args: []any{t.b.tenant, a.Delivery, a.Sku, a.Qty}}
 }
 
 // Allocate is the transfer allocate: posted on shipping, voided on cancellation, expired after an hour
@@ -130,6 +163,20 @@ func (t Allocate) Hold(ctx context.Context, a AllocateArgs) (Result, error) {
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "safety_stock"."allocate_hold"($1, $2, $3, $4)`, t.b.tenant, a.Order, a.Sku, a.Qty)
 }
 
+// HoldCall is Hold as one call of a Bulk.
+func (t Allocate) HoldCall(a AllocateArgs) Call {
+	if err := chobo.CheckText("order", a.Order); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "safety_stock"."allocate_hold"($1, $2, $3, $4)`, Args: []any{t.b.tenant, a.Order, a.Sku, a.Qty}}
+}
+
 // Post posts the hold: in full when amounts is nil.
 func (t Allocate) Post(ctx context.Context, k AllocateKey, amounts *AllocateAmounts) (Result, error) {
 	if err := chobo.CheckText("order", k.Order); err != nil {
@@ -150,6 +197,26 @@ func (t Allocate) Post(ctx context.Context, k AllocateKey, amounts *AllocateAmou
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "safety_stock"."allocate_post"($1, $2, $3, $4)`, args...)
 }
 
+// PostCall is Post as one call of a Bulk.
+func (t Allocate) PostCall(k AllocateKey, amounts *AllocateAmounts) Call {
+	if err := chobo.CheckText("order", k.Order); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("sku", k.Sku); err != nil {
+		return Call{Err: err}
+	}
+	args := []any{t.b.tenant, k.Order, k.Sku}
+	if amounts == nil {
+		args = append(args, nil)
+	} else {
+		if err := chobo.CheckAmount("qty", amounts.Qty); err != nil {
+			return Call{Err: err}
+		}
+		args = append(args, amounts.Qty)
+	}
+	return Call{SQL: `select result, reason from "safety_stock"."allocate_post"($1, $2, $3, $4)`, Args: args}
+}
+
 // Void cancels the hold.
 func (t Allocate) Void(ctx context.Context, k AllocateKey) (Result, error) {
 	if err := chobo.CheckText("order", k.Order); err != nil {
@@ -161,6 +228,17 @@ func (t Allocate) Void(ctx context.Context, k AllocateKey) (Result, error) {
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "safety_stock"."allocate_void"($1, $2, $3)`, t.b.tenant, k.Order, k.Sku)
 }
 
+// VoidCall is Void as one call of a Bulk.
+func (t Allocate) VoidCall(k AllocateKey) Call {
+	if err := chobo.CheckText("order", k.Order); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("sku", k.Sku); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "safety_stock"."allocate_void"($1, $2, $3)`, Args: []any{t.b.tenant, k.Order, k.Sku}}
+}
+
 // Status says where the hold stands; "" when there is none.
 func (t Allocate) Status(ctx context.Context, k AllocateKey) (HoldState, error) {
 	if err := chobo.CheckText("order", k.Order); err != nil {
@@ -170,6 +248,17 @@ func (t Allocate) Status(ctx context.Context, k AllocateKey) (HoldState, error) 
 		return "", err
 	}
 	return chobopg.Status(ctx, t.b.q, `select "safety_stock"."allocate_status"($1, $2, $3)`, t.b.tenant, k.Order, k.Sku)
+}
+
+// StatusCall is Status as one call of a Bulk; its Answer's State is the state.
+func (t Allocate) StatusCall(k AllocateKey) Call {
+	if err := chobo.CheckText("order", k.Order); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("sku", k.Sku); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select "safety_stock"."allocate_status"($1, $2, $3)`, Args: []any{t.b.tenant, k.Order, k.Sku}, Status: true}
 }
 
 // Balances reads accounts: posted, held coming in, held going out.

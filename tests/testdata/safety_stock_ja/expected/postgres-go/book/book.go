@@ -65,6 +65,25 @@ func Postgres(q Querier, tenant string, opts ...chobopg.Option) *Book {
 	return b
 }
 
+// Call is one call of a Bulk, made by the Call methods of the transfers
+// (DoCall, HoldCall, PostCall, VoidCall, StatusCall).
+type Call = chobopg.Op
+
+// Answer is what one call of a Bulk got: its Result, the State a status
+// reads ("" when there is no hold), or Err when the call failed.
+type Answer = chobopg.Answer
+
+// Bulk sends many calls at once and answers each, in order, as it would
+// be answered alone: each call is its own transaction, and a retryable
+// failure sends it again. Over a pool or a connection outside a
+// transaction the calls go in one pipeline; inside a pgx.Tx they go one
+// by one, in the caller's transaction. No call sees another's answer: a
+// post, void or status must not name a hold that a hold of the same Bulk
+// makes.
+func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
+	return chobopg.Bulk(ctx, b.q, calls)
+}
+
 // Expire gives back up to max holds past their deadline and says how
 // many. Call it from one periodic job.
 func (b *Book) Expire(ctx context.Context, max int) (int, error) {
@@ -93,6 +112,20 @@ func (t X入荷) Do(ctx context.Context, a X入荷Args) (Result, error) {
 		return Result{}, err
 	}
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "安全在庫"."入荷_do"($1, $2, $3, $4)`, t.b.tenant, a.X納品書, a.Sku, a.X数)
+}
+
+// DoCall is Do as one call of a Bulk.
+func (t X入荷) DoCall(a X入荷Args) Call {
+	if err := chobo.CheckText("納品書", a.X納品書); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("数", a.X数); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "安全在庫"."入荷_do"($1, $2, $3, $4)`, Args: []any{t.b.tenant, a.X納品書, a.Sku, a.X数}}
 }
 
 // X引当 is the transfer 引当: 出荷で確定、キャンセルで取消、1 時間で期限切れ
@@ -130,6 +163,20 @@ func (t X引当) Hold(ctx context.Context, a X引当Args) (Result, error) {
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "安全在庫"."引当_hold"($1, $2, $3, $4)`, t.b.tenant, a.X注文, a.Sku, a.X数)
 }
 
+// HoldCall is Hold as one call of a Bulk.
+func (t X引当) HoldCall(a X引当Args) Call {
+	if err := chobo.CheckText("注文", a.X注文); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("数", a.X数); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "安全在庫"."引当_hold"($1, $2, $3, $4)`, Args: []any{t.b.tenant, a.X注文, a.Sku, a.X数}}
+}
+
 // Post posts the hold: in full when amounts is nil.
 func (t X引当) Post(ctx context.Context, k X引当Key, amounts *X引当Amounts) (Result, error) {
 	if err := chobo.CheckText("注文", k.X注文); err != nil {
@@ -150,6 +197,26 @@ func (t X引当) Post(ctx context.Context, k X引当Key, amounts *X引当Amounts
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "安全在庫"."引当_post"($1, $2, $3, $4)`, args...)
 }
 
+// PostCall is Post as one call of a Bulk.
+func (t X引当) PostCall(k X引当Key, amounts *X引当Amounts) Call {
+	if err := chobo.CheckText("注文", k.X注文); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("sku", k.Sku); err != nil {
+		return Call{Err: err}
+	}
+	args := []any{t.b.tenant, k.X注文, k.Sku}
+	if amounts == nil {
+		args = append(args, nil)
+	} else {
+		if err := chobo.CheckAmount("数", amounts.X数); err != nil {
+			return Call{Err: err}
+		}
+		args = append(args, amounts.X数)
+	}
+	return Call{SQL: `select result, reason from "安全在庫"."引当_post"($1, $2, $3, $4)`, Args: args}
+}
+
 // Void cancels the hold.
 func (t X引当) Void(ctx context.Context, k X引当Key) (Result, error) {
 	if err := chobo.CheckText("注文", k.X注文); err != nil {
@@ -161,6 +228,17 @@ func (t X引当) Void(ctx context.Context, k X引当Key) (Result, error) {
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "安全在庫"."引当_void"($1, $2, $3)`, t.b.tenant, k.X注文, k.Sku)
 }
 
+// VoidCall is Void as one call of a Bulk.
+func (t X引当) VoidCall(k X引当Key) Call {
+	if err := chobo.CheckText("注文", k.X注文); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("sku", k.Sku); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "安全在庫"."引当_void"($1, $2, $3)`, Args: []any{t.b.tenant, k.X注文, k.Sku}}
+}
+
 // Status says where the hold stands; "" when there is none.
 func (t X引当) Status(ctx context.Context, k X引当Key) (HoldState, error) {
 	if err := chobo.CheckText("注文", k.X注文); err != nil {
@@ -170,6 +248,17 @@ func (t X引当) Status(ctx context.Context, k X引当Key) (HoldState, error) {
 		return "", err
 	}
 	return chobopg.Status(ctx, t.b.q, `select "安全在庫"."引当_status"($1, $2, $3)`, t.b.tenant, k.X注文, k.Sku)
+}
+
+// StatusCall is Status as one call of a Bulk; its Answer's State is the state.
+func (t X引当) StatusCall(k X引当Key) Call {
+	if err := chobo.CheckText("注文", k.X注文); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("sku", k.Sku); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select "安全在庫"."引当_status"($1, $2, $3)`, Args: []any{t.b.tenant, k.X注文, k.Sku}, Status: true}
 }
 
 // Balances reads accounts: posted, held coming in, held going out.

@@ -67,6 +67,25 @@ func Postgres(q Querier, tenant string, opts ...chobopg.Option) *Book {
 	return b
 }
 
+// Call is one call of a Bulk, made by the Call methods of the transfers
+// (DoCall, HoldCall, PostCall, VoidCall, StatusCall).
+type Call = chobopg.Op
+
+// Answer is what one call of a Bulk got: its Result, the State a status
+// reads ("" when there is no hold), or Err when the call failed.
+type Answer = chobopg.Answer
+
+// Bulk sends many calls at once and answers each, in order, as it would
+// be answered alone: each call is its own transaction, and a retryable
+// failure sends it again. Over a pool or a connection outside a
+// transaction the calls go in one pipeline; inside a pgx.Tx they go one
+// by one, in the caller's transaction. No call sees another's answer: a
+// post, void or status must not name a hold that a hold of the same Bulk
+// makes.
+func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
+	return chobopg.Bulk(ctx, b.q, calls)
+}
+
 // Expire gives back up to max holds past their deadline and says how
 // many. Call it from one periodic job.
 func (b *Book) Expire(ctx context.Context, max int) (int, error) {
@@ -95,6 +114,20 @@ func (t Restock) Do(ctx context.Context, a RestockArgs) (Result, error) {
 		return Result{}, err
 	}
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "stock_reservation"."restock_do"($1, $2, $3, $4)`, t.b.tenant, a.Delivery, a.Sku, a.Qty)
+}
+
+// DoCall is Do as one call of a Bulk.
+func (t Restock) DoCall(a RestockArgs) Call {
+	if err := chobo.CheckText("delivery", a.Delivery); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "stock_reservation"."restock_do"($1, $2, $3, $4)`, Args: []any{t.b.tenant, a.Delivery, a.Sku, a.Qty}}
 }
 
 // ReserveStock is the transfer reserve_stock: posted on shipping, voided on cancellation, expired after 30 minutes
@@ -132,6 +165,20 @@ func (t ReserveStock) Hold(ctx context.Context, a ReserveStockArgs) (Result, err
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "stock_reservation"."reserve_stock_hold"($1, $2, $3, $4)`, t.b.tenant, a.Order, a.Sku, a.Qty)
 }
 
+// HoldCall is Hold as one call of a Bulk.
+func (t ReserveStock) HoldCall(a ReserveStockArgs) Call {
+	if err := chobo.CheckText("order", a.Order); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "stock_reservation"."reserve_stock_hold"($1, $2, $3, $4)`, Args: []any{t.b.tenant, a.Order, a.Sku, a.Qty}}
+}
+
 // Post posts the hold: in full when amounts is nil.
 func (t ReserveStock) Post(ctx context.Context, k ReserveStockKey, amounts *ReserveStockAmounts) (Result, error) {
 	if err := chobo.CheckText("order", k.Order); err != nil {
@@ -152,6 +199,26 @@ func (t ReserveStock) Post(ctx context.Context, k ReserveStockKey, amounts *Rese
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "stock_reservation"."reserve_stock_post"($1, $2, $3, $4)`, args...)
 }
 
+// PostCall is Post as one call of a Bulk.
+func (t ReserveStock) PostCall(k ReserveStockKey, amounts *ReserveStockAmounts) Call {
+	if err := chobo.CheckText("order", k.Order); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("sku", k.Sku); err != nil {
+		return Call{Err: err}
+	}
+	args := []any{t.b.tenant, k.Order, k.Sku}
+	if amounts == nil {
+		args = append(args, nil)
+	} else {
+		if err := chobo.CheckAmount("qty", amounts.Qty); err != nil {
+			return Call{Err: err}
+		}
+		args = append(args, amounts.Qty)
+	}
+	return Call{SQL: `select result, reason from "stock_reservation"."reserve_stock_post"($1, $2, $3, $4)`, Args: args}
+}
+
 // Void cancels the hold.
 func (t ReserveStock) Void(ctx context.Context, k ReserveStockKey) (Result, error) {
 	if err := chobo.CheckText("order", k.Order); err != nil {
@@ -163,6 +230,17 @@ func (t ReserveStock) Void(ctx context.Context, k ReserveStockKey) (Result, erro
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "stock_reservation"."reserve_stock_void"($1, $2, $3)`, t.b.tenant, k.Order, k.Sku)
 }
 
+// VoidCall is Void as one call of a Bulk.
+func (t ReserveStock) VoidCall(k ReserveStockKey) Call {
+	if err := chobo.CheckText("order", k.Order); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("sku", k.Sku); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "stock_reservation"."reserve_stock_void"($1, $2, $3)`, Args: []any{t.b.tenant, k.Order, k.Sku}}
+}
+
 // Status says where the hold stands; "" when there is none.
 func (t ReserveStock) Status(ctx context.Context, k ReserveStockKey) (HoldState, error) {
 	if err := chobo.CheckText("order", k.Order); err != nil {
@@ -172,6 +250,17 @@ func (t ReserveStock) Status(ctx context.Context, k ReserveStockKey) (HoldState,
 		return "", err
 	}
 	return chobopg.Status(ctx, t.b.q, `select "stock_reservation"."reserve_stock_status"($1, $2, $3)`, t.b.tenant, k.Order, k.Sku)
+}
+
+// StatusCall is Status as one call of a Bulk; its Answer's State is the state.
+func (t ReserveStock) StatusCall(k ReserveStockKey) Call {
+	if err := chobo.CheckText("order", k.Order); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("sku", k.Sku); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select "stock_reservation"."reserve_stock_status"($1, $2, $3)`, Args: []any{t.b.tenant, k.Order, k.Sku}, Status: true}
 }
 
 // GiveBack is the transfer give_back.
@@ -196,6 +285,20 @@ func (t GiveBack) Do(ctx context.Context, a GiveBackArgs) (Result, error) {
 		return Result{}, err
 	}
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "stock_reservation"."give_back_do"($1, $2, $3, $4)`, t.b.tenant, a.ReturnSlip, a.Sku, a.Qty)
+}
+
+// DoCall is Do as one call of a Bulk.
+func (t GiveBack) DoCall(a GiveBackArgs) Call {
+	if err := chobo.CheckText("return_slip", a.ReturnSlip); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "stock_reservation"."give_back_do"($1, $2, $3, $4)`, Args: []any{t.b.tenant, a.ReturnSlip, a.Sku, a.Qty}}
 }
 
 // Balances reads accounts: posted, held coming in, held going out.

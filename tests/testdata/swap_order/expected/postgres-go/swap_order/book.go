@@ -69,6 +69,25 @@ func Postgres(q Querier, tenant string, opts ...chobopg.Option) *Book {
 	return b
 }
 
+// Call is one call of a Bulk, made by the Call methods of the transfers
+// (DoCall, HoldCall, PostCall, VoidCall, StatusCall).
+type Call = chobopg.Op
+
+// Answer is what one call of a Bulk got: its Result, the State a status
+// reads ("" when there is no hold), or Err when the call failed.
+type Answer = chobopg.Answer
+
+// Bulk sends many calls at once and answers each, in order, as it would
+// be answered alone: each call is its own transaction, and a retryable
+// failure sends it again. Over a pool or a connection outside a
+// transaction the calls go in one pipeline; inside a pgx.Tx they go one
+// by one, in the caller's transaction. No call sees another's answer: a
+// post, void or status must not name a hold that a hold of the same Bulk
+// makes.
+func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
+	return chobopg.Bulk(ctx, b.q, calls)
+}
+
 // Expire gives back up to max holds past their deadline and says how
 // many. Call it from one periodic job.
 func (b *Book) Expire(ctx context.Context, max int) (int, error) {
@@ -99,6 +118,20 @@ func (t Receive) Do(ctx context.Context, a ReceiveArgs) (Result, error) {
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "swap_order"."receive_do"($1, $2, $3, $4)`, t.b.tenant, a.Delivery, a.Sku, a.Qty)
 }
 
+// DoCall is Do as one call of a Bulk.
+func (t Receive) DoCall(a ReceiveArgs) Call {
+	if err := chobo.CheckText("delivery", a.Delivery); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "swap_order"."receive_do"($1, $2, $3, $4)`, Args: []any{t.b.tenant, a.Delivery, a.Sku, a.Qty}}
+}
+
 // PutAway is the transfer put_away: a delivery that goes to the back room
 type PutAway struct{ b *Book }
 
@@ -123,6 +156,20 @@ func (t PutAway) Do(ctx context.Context, a PutAwayArgs) (Result, error) {
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "swap_order"."put_away_do"($1, $2, $3, $4)`, t.b.tenant, a.Delivery, a.Sku, a.Qty)
 }
 
+// DoCall is Do as one call of a Bulk.
+func (t PutAway) DoCall(a PutAwayArgs) Call {
+	if err := chobo.CheckText("delivery", a.Delivery); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "swap_order"."put_away_do"($1, $2, $3, $4)`, Args: []any{t.b.tenant, a.Delivery, a.Sku, a.Qty}}
+}
+
 // Sell is the transfer sell.
 type Sell struct{ b *Book }
 
@@ -145,6 +192,20 @@ func (t Sell) Do(ctx context.Context, a SellArgs) (Result, error) {
 		return Result{}, err
 	}
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "swap_order"."sell_do"($1, $2, $3, $4)`, t.b.tenant, a.Order, a.Sku, a.Qty)
+}
+
+// DoCall is Do as one call of a Bulk.
+func (t Sell) DoCall(a SellArgs) Call {
+	if err := chobo.CheckText("order", a.Order); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "swap_order"."sell_do"($1, $2, $3, $4)`, Args: []any{t.b.tenant, a.Order, a.Sku, a.Qty}}
 }
 
 // Rotate is the transfer rotate: old pieces to the back room, fresh ones to the shelf
@@ -173,6 +234,23 @@ func (t Rotate) Do(ctx context.Context, a RotateArgs) (Result, error) {
 		return Result{}, err
 	}
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "swap_order"."rotate_do"($1, $2, $3, $4, $5)`, t.b.tenant, a.Rotation, a.Sku, a.Old, a.Fresh)
+}
+
+// DoCall is Do as one call of a Bulk.
+func (t Rotate) DoCall(a RotateArgs) Call {
+	if err := chobo.CheckText("rotation", a.Rotation); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("old", a.Old); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("fresh", a.Fresh); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "swap_order"."rotate_do"($1, $2, $3, $4, $5)`, Args: []any{t.b.tenant, a.Rotation, a.Sku, a.Old, a.Fresh}}
 }
 
 // Balances reads accounts: posted, held coming in, held going out.

@@ -69,6 +69,25 @@ func Postgres(q Querier, tenant string, opts ...chobopg.Option) *Book {
 	return b
 }
 
+// Call is one call of a Bulk, made by the Call methods of the transfers
+// (DoCall, HoldCall, PostCall, VoidCall, StatusCall).
+type Call = chobopg.Op
+
+// Answer is what one call of a Bulk got: its Result, the State a status
+// reads ("" when there is no hold), or Err when the call failed.
+type Answer = chobopg.Answer
+
+// Bulk sends many calls at once and answers each, in order, as it would
+// be answered alone: each call is its own transaction, and a retryable
+// failure sends it again. Over a pool or a connection outside a
+// transaction the calls go in one pipeline; inside a pgx.Tx they go one
+// by one, in the caller's transaction. No call sees another's answer: a
+// post, void or status must not name a hold that a hold of the same Bulk
+// makes.
+func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
+	return chobopg.Bulk(ctx, b.q, calls)
+}
+
 // Expire gives back up to max holds past their deadline and says how
 // many. Call it from one periodic job.
 func (b *Book) Expire(ctx context.Context, max int) (int, error) {
@@ -99,6 +118,20 @@ func (t X入荷) Do(ctx context.Context, a X入荷Args) (Result, error) {
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "入れ替えの順序"."入荷_do"($1, $2, $3, $4)`, t.b.tenant, a.X納品書, a.Sku, a.X数)
 }
 
+// DoCall is Do as one call of a Bulk.
+func (t X入荷) DoCall(a X入荷Args) Call {
+	if err := chobo.CheckText("納品書", a.X納品書); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("数", a.X数); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "入れ替えの順序"."入荷_do"($1, $2, $3, $4)`, Args: []any{t.b.tenant, a.X納品書, a.Sku, a.X数}}
+}
+
 // X倉庫入れ is the transfer 倉庫入れ: 倉庫へ直接入る入荷
 type X倉庫入れ struct{ b *Book }
 
@@ -123,6 +156,20 @@ func (t X倉庫入れ) Do(ctx context.Context, a X倉庫入れArgs) (Result, err
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "入れ替えの順序"."倉庫入れ_do"($1, $2, $3, $4)`, t.b.tenant, a.X納品書, a.Sku, a.X数)
 }
 
+// DoCall is Do as one call of a Bulk.
+func (t X倉庫入れ) DoCall(a X倉庫入れArgs) Call {
+	if err := chobo.CheckText("納品書", a.X納品書); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("数", a.X数); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "入れ替えの順序"."倉庫入れ_do"($1, $2, $3, $4)`, Args: []any{t.b.tenant, a.X納品書, a.Sku, a.X数}}
+}
+
 // X販売 is the transfer 販売.
 type X販売 struct{ b *Book }
 
@@ -145,6 +192,20 @@ func (t X販売) Do(ctx context.Context, a X販売Args) (Result, error) {
 		return Result{}, err
 	}
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "入れ替えの順序"."販売_do"($1, $2, $3, $4)`, t.b.tenant, a.X注文, a.Sku, a.X数)
+}
+
+// DoCall is Do as one call of a Bulk.
+func (t X販売) DoCall(a X販売Args) Call {
+	if err := chobo.CheckText("注文", a.X注文); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("数", a.X数); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "入れ替えの順序"."販売_do"($1, $2, $3, $4)`, Args: []any{t.b.tenant, a.X注文, a.Sku, a.X数}}
 }
 
 // X入れ替え is the transfer 入れ替え: 古い品を倉庫へ、新しい品を棚へ
@@ -173,6 +234,23 @@ func (t X入れ替え) Do(ctx context.Context, a X入れ替えArgs) (Result, err
 		return Result{}, err
 	}
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "入れ替えの順序"."入れ替え_do"($1, $2, $3, $4, $5)`, t.b.tenant, a.X入れ替え番号, a.Sku, a.X古い数, a.X新しい数)
+}
+
+// DoCall is Do as one call of a Bulk.
+func (t X入れ替え) DoCall(a X入れ替えArgs) Call {
+	if err := chobo.CheckText("入れ替え番号", a.X入れ替え番号); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("古い数", a.X古い数); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("新しい数", a.X新しい数); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "入れ替えの順序"."入れ替え_do"($1, $2, $3, $4, $5)`, Args: []any{t.b.tenant, a.X入れ替え番号, a.Sku, a.X古い数, a.X新しい数}}
 }
 
 // Balances reads accounts: posted, held coming in, held going out.

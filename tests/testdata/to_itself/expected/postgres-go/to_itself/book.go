@@ -67,6 +67,25 @@ func Postgres(q Querier, tenant string, opts ...chobopg.Option) *Book {
 	return b
 }
 
+// Call is one call of a Bulk, made by the Call methods of the transfers
+// (DoCall, HoldCall, PostCall, VoidCall, StatusCall).
+type Call = chobopg.Op
+
+// Answer is what one call of a Bulk got: its Result, the State a status
+// reads ("" when there is no hold), or Err when the call failed.
+type Answer = chobopg.Answer
+
+// Bulk sends many calls at once and answers each, in order, as it would
+// be answered alone: each call is its own transaction, and a retryable
+// failure sends it again. Over a pool or a connection outside a
+// transaction the calls go in one pipeline; inside a pgx.Tx they go one
+// by one, in the caller's transaction. No call sees another's answer: a
+// post, void or status must not name a hold that a hold of the same Bulk
+// makes.
+func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
+	return chobopg.Bulk(ctx, b.q, calls)
+}
+
 // Expire gives back up to max holds past their deadline and says how
 // many. Call it from one periodic job.
 func (b *Book) Expire(ctx context.Context, max int) (int, error) {
@@ -97,6 +116,20 @@ func (t StockIn) Do(ctx context.Context, a StockInArgs) (Result, error) {
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "to_itself"."stock_in_do"($1, $2, $3, $4)`, t.b.tenant, a.Delivery, a.Place, a.Qty)
 }
 
+// DoCall is Do as one call of a Bulk.
+func (t StockIn) DoCall(a StockInArgs) Call {
+	if err := chobo.CheckText("delivery", a.Delivery); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("place", a.Place); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "to_itself"."stock_in_do"($1, $2, $3, $4)`, Args: []any{t.b.tenant, a.Delivery, a.Place, a.Qty}}
+}
+
 // Relocate is the transfer relocate.
 type Relocate struct{ b *Book }
 
@@ -123,6 +156,23 @@ func (t Relocate) Do(ctx context.Context, a RelocateArgs) (Result, error) {
 		return Result{}, err
 	}
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "to_itself"."relocate_do"($1, $2, $3, $4, $5)`, t.b.tenant, a.Slip, a.Source, a.Target, a.Qty)
+}
+
+// DoCall is Do as one call of a Bulk.
+func (t Relocate) DoCall(a RelocateArgs) Call {
+	if err := chobo.CheckText("slip", a.Slip); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("source", a.Source); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("target", a.Target); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "to_itself"."relocate_do"($1, $2, $3, $4, $5)`, Args: []any{t.b.tenant, a.Slip, a.Source, a.Target, a.Qty}}
 }
 
 // SetAside is the transfer set_aside: holds a relocation ahead of time; ends by a post or a void, never by time
@@ -163,6 +213,23 @@ func (t SetAside) Hold(ctx context.Context, a SetAsideArgs) (Result, error) {
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "to_itself"."set_aside_hold"($1, $2, $3, $4, $5)`, t.b.tenant, a.Ticket, a.Source, a.Target, a.Qty)
 }
 
+// HoldCall is Hold as one call of a Bulk.
+func (t SetAside) HoldCall(a SetAsideArgs) Call {
+	if err := chobo.CheckText("ticket", a.Ticket); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("source", a.Source); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("target", a.Target); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "to_itself"."set_aside_hold"($1, $2, $3, $4, $5)`, Args: []any{t.b.tenant, a.Ticket, a.Source, a.Target, a.Qty}}
+}
+
 // Post posts the hold: in full when amounts is nil.
 func (t SetAside) Post(ctx context.Context, k SetAsideKey, amounts *SetAsideAmounts) (Result, error) {
 	if err := chobo.CheckText("ticket", k.Ticket); err != nil {
@@ -180,6 +247,23 @@ func (t SetAside) Post(ctx context.Context, k SetAsideKey, amounts *SetAsideAmou
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "to_itself"."set_aside_post"($1, $2, $3)`, args...)
 }
 
+// PostCall is Post as one call of a Bulk.
+func (t SetAside) PostCall(k SetAsideKey, amounts *SetAsideAmounts) Call {
+	if err := chobo.CheckText("ticket", k.Ticket); err != nil {
+		return Call{Err: err}
+	}
+	args := []any{t.b.tenant, k.Ticket}
+	if amounts == nil {
+		args = append(args, nil)
+	} else {
+		if err := chobo.CheckAmount("qty", amounts.Qty); err != nil {
+			return Call{Err: err}
+		}
+		args = append(args, amounts.Qty)
+	}
+	return Call{SQL: `select result, reason from "to_itself"."set_aside_post"($1, $2, $3)`, Args: args}
+}
+
 // Void cancels the hold.
 func (t SetAside) Void(ctx context.Context, k SetAsideKey) (Result, error) {
 	if err := chobo.CheckText("ticket", k.Ticket); err != nil {
@@ -188,12 +272,28 @@ func (t SetAside) Void(ctx context.Context, k SetAsideKey) (Result, error) {
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "to_itself"."set_aside_void"($1, $2)`, t.b.tenant, k.Ticket)
 }
 
+// VoidCall is Void as one call of a Bulk.
+func (t SetAside) VoidCall(k SetAsideKey) Call {
+	if err := chobo.CheckText("ticket", k.Ticket); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "to_itself"."set_aside_void"($1, $2)`, Args: []any{t.b.tenant, k.Ticket}}
+}
+
 // Status says where the hold stands; "" when there is none.
 func (t SetAside) Status(ctx context.Context, k SetAsideKey) (HoldState, error) {
 	if err := chobo.CheckText("ticket", k.Ticket); err != nil {
 		return "", err
 	}
 	return chobopg.Status(ctx, t.b.q, `select "to_itself"."set_aside_status"($1, $2)`, t.b.tenant, k.Ticket)
+}
+
+// StatusCall is Status as one call of a Bulk; its Answer's State is the state.
+func (t SetAside) StatusCall(k SetAsideKey) Call {
+	if err := chobo.CheckText("ticket", k.Ticket); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select "to_itself"."set_aside_status"($1, $2)`, Args: []any{t.b.tenant, k.Ticket}, Status: true}
 }
 
 // Balances reads accounts: posted, held coming in, held going out.

@@ -67,6 +67,25 @@ func Postgres(q Querier, tenant string, opts ...chobopg.Option) *Book {
 	return b
 }
 
+// Call is one call of a Bulk, made by the Call methods of the transfers
+// (DoCall, HoldCall, PostCall, VoidCall, StatusCall).
+type Call = chobopg.Op
+
+// Answer is what one call of a Bulk got: its Result, the State a status
+// reads ("" when there is no hold), or Err when the call failed.
+type Answer = chobopg.Answer
+
+// Bulk sends many calls at once and answers each, in order, as it would
+// be answered alone: each call is its own transaction, and a retryable
+// failure sends it again. Over a pool or a connection outside a
+// transaction the calls go in one pipeline; inside a pgx.Tx they go one
+// by one, in the caller's transaction. No call sees another's answer: a
+// post, void or status must not name a hold that a hold of the same Bulk
+// makes.
+func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
+	return chobopg.Bulk(ctx, b.q, calls)
+}
+
 // Expire gives back up to max holds past their deadline and says how
 // many. Call it from one periodic job.
 func (b *Book) Expire(ctx context.Context, max int) (int, error) {
@@ -97,6 +116,20 @@ func (t X入荷) Do(ctx context.Context, a X入荷Args) (Result, error) {
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "自分あて"."入荷_do"($1, $2, $3, $4)`, t.b.tenant, a.X納品書, a.X場所, a.X数)
 }
 
+// DoCall is Do as one call of a Bulk.
+func (t X入荷) DoCall(a X入荷Args) Call {
+	if err := chobo.CheckText("納品書", a.X納品書); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("場所", a.X場所); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("数", a.X数); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "自分あて"."入荷_do"($1, $2, $3, $4)`, Args: []any{t.b.tenant, a.X納品書, a.X場所, a.X数}}
+}
+
 // X移し替え is the transfer 移し替え.
 type X移し替え struct{ b *Book }
 
@@ -123,6 +156,23 @@ func (t X移し替え) Do(ctx context.Context, a X移し替えArgs) (Result, err
 		return Result{}, err
 	}
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "自分あて"."移し替え_do"($1, $2, $3, $4, $5)`, t.b.tenant, a.X伝票, a.X元, a.X先, a.X数)
+}
+
+// DoCall is Do as one call of a Bulk.
+func (t X移し替え) DoCall(a X移し替えArgs) Call {
+	if err := chobo.CheckText("伝票", a.X伝票); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("元", a.X元); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("先", a.X先); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("数", a.X数); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "自分あて"."移し替え_do"($1, $2, $3, $4, $5)`, Args: []any{t.b.tenant, a.X伝票, a.X元, a.X先, a.X数}}
 }
 
 // X取り置き is the transfer 取り置き: 移し替えを先に押さえておく。確定か取消で終わり、期限は無い
@@ -163,6 +213,23 @@ func (t X取り置き) Hold(ctx context.Context, a X取り置きArgs) (Result, e
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "自分あて"."取り置き_hold"($1, $2, $3, $4, $5)`, t.b.tenant, a.X取り置き番号, a.X元, a.X先, a.X数)
 }
 
+// HoldCall is Hold as one call of a Bulk.
+func (t X取り置き) HoldCall(a X取り置きArgs) Call {
+	if err := chobo.CheckText("取り置き番号", a.X取り置き番号); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("元", a.X元); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("先", a.X先); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("数", a.X数); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "自分あて"."取り置き_hold"($1, $2, $3, $4, $5)`, Args: []any{t.b.tenant, a.X取り置き番号, a.X元, a.X先, a.X数}}
+}
+
 // Post posts the hold: in full when amounts is nil.
 func (t X取り置き) Post(ctx context.Context, k X取り置きKey, amounts *X取り置きAmounts) (Result, error) {
 	if err := chobo.CheckText("取り置き番号", k.X取り置き番号); err != nil {
@@ -180,6 +247,23 @@ func (t X取り置き) Post(ctx context.Context, k X取り置きKey, amounts *X�
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "自分あて"."取り置き_post"($1, $2, $3)`, args...)
 }
 
+// PostCall is Post as one call of a Bulk.
+func (t X取り置き) PostCall(k X取り置きKey, amounts *X取り置きAmounts) Call {
+	if err := chobo.CheckText("取り置き番号", k.X取り置き番号); err != nil {
+		return Call{Err: err}
+	}
+	args := []any{t.b.tenant, k.X取り置き番号}
+	if amounts == nil {
+		args = append(args, nil)
+	} else {
+		if err := chobo.CheckAmount("数", amounts.X数); err != nil {
+			return Call{Err: err}
+		}
+		args = append(args, amounts.X数)
+	}
+	return Call{SQL: `select result, reason from "自分あて"."取り置き_post"($1, $2, $3)`, Args: args}
+}
+
 // Void cancels the hold.
 func (t X取り置き) Void(ctx context.Context, k X取り置きKey) (Result, error) {
 	if err := chobo.CheckText("取り置き番号", k.X取り置き番号); err != nil {
@@ -188,12 +272,28 @@ func (t X取り置き) Void(ctx context.Context, k X取り置きKey) (Result, er
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "自分あて"."取り置き_void"($1, $2)`, t.b.tenant, k.X取り置き番号)
 }
 
+// VoidCall is Void as one call of a Bulk.
+func (t X取り置き) VoidCall(k X取り置きKey) Call {
+	if err := chobo.CheckText("取り置き番号", k.X取り置き番号); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "自分あて"."取り置き_void"($1, $2)`, Args: []any{t.b.tenant, k.X取り置き番号}}
+}
+
 // Status says where the hold stands; "" when there is none.
 func (t X取り置き) Status(ctx context.Context, k X取り置きKey) (HoldState, error) {
 	if err := chobo.CheckText("取り置き番号", k.X取り置き番号); err != nil {
 		return "", err
 	}
 	return chobopg.Status(ctx, t.b.q, `select "自分あて"."取り置き_status"($1, $2)`, t.b.tenant, k.X取り置き番号)
+}
+
+// StatusCall is Status as one call of a Bulk; its Answer's State is the state.
+func (t X取り置き) StatusCall(k X取り置きKey) Call {
+	if err := chobo.CheckText("取り置き番号", k.X取り置き番号); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select "自分あて"."取り置き_status"($1, $2)`, Args: []any{t.b.tenant, k.X取り置き番号}, Status: true}
 }
 
 // Balances reads accounts: posted, held coming in, held going out.

@@ -65,6 +65,25 @@ func Postgres(q Querier, tenant string, opts ...chobopg.Option) *Book {
 	return b
 }
 
+// Call is one call of a Bulk, made by the Call methods of the transfers
+// (DoCall, HoldCall, PostCall, VoidCall, StatusCall).
+type Call = chobopg.Op
+
+// Answer is what one call of a Bulk got: its Result, the State a status
+// reads ("" when there is no hold), or Err when the call failed.
+type Answer = chobopg.Answer
+
+// Bulk sends many calls at once and answers each, in order, as it would
+// be answered alone: each call is its own transaction, and a retryable
+// failure sends it again. Over a pool or a connection outside a
+// transaction the calls go in one pipeline; inside a pgx.Tx they go one
+// by one, in the caller's transaction. No call sees another's answer: a
+// post, void or status must not name a hold that a hold of the same Bulk
+// makes.
+func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
+	return chobopg.Bulk(ctx, b.q, calls)
+}
+
 // Expire gives back up to max holds past their deadline and says how
 // many. Call it from one periodic job.
 func (b *Book) Expire(ctx context.Context, max int) (int, error) {
@@ -93,6 +112,20 @@ func (t Release) Do(ctx context.Context, a ReleaseArgs) (Result, error) {
 		return Result{}, err
 	}
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "ticket_desk"."release_do"($1, $2, $3, $4)`, t.b.tenant, a.Batch, a.Show, a.Qty)
+}
+
+// DoCall is Do as one call of a Bulk.
+func (t Release) DoCall(a ReleaseArgs) Call {
+	if err := chobo.CheckText("batch", a.Batch); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("show", a.Show); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "ticket_desk"."release_do"($1, $2, $3, $4)`, Args: []any{t.b.tenant, a.Batch, a.Show, a.Qty}}
 }
 
 // Booking is the transfer booking: posted when paid, expired after 15 minutes
@@ -130,6 +163,20 @@ func (t Booking) Hold(ctx context.Context, a BookingArgs) (Result, error) {
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "ticket_desk"."booking_hold"($1, $2, $3, $4)`, t.b.tenant, a.Ticket, a.Show, a.Qty)
 }
 
+// HoldCall is Hold as one call of a Bulk.
+func (t Booking) HoldCall(a BookingArgs) Call {
+	if err := chobo.CheckText("ticket", a.Ticket); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("show", a.Show); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "ticket_desk"."booking_hold"($1, $2, $3, $4)`, Args: []any{t.b.tenant, a.Ticket, a.Show, a.Qty}}
+}
+
 // Post posts the hold: in full when amounts is nil.
 func (t Booking) Post(ctx context.Context, k BookingKey, amounts *BookingAmounts) (Result, error) {
 	if err := chobo.CheckText("ticket", k.Ticket); err != nil {
@@ -150,6 +197,26 @@ func (t Booking) Post(ctx context.Context, k BookingKey, amounts *BookingAmounts
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "ticket_desk"."booking_post"($1, $2, $3, $4)`, args...)
 }
 
+// PostCall is Post as one call of a Bulk.
+func (t Booking) PostCall(k BookingKey, amounts *BookingAmounts) Call {
+	if err := chobo.CheckText("ticket", k.Ticket); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("show", k.Show); err != nil {
+		return Call{Err: err}
+	}
+	args := []any{t.b.tenant, k.Ticket, k.Show}
+	if amounts == nil {
+		args = append(args, nil)
+	} else {
+		if err := chobo.CheckAmount("qty", amounts.Qty); err != nil {
+			return Call{Err: err}
+		}
+		args = append(args, amounts.Qty)
+	}
+	return Call{SQL: `select result, reason from "ticket_desk"."booking_post"($1, $2, $3, $4)`, Args: args}
+}
+
 // Void cancels the hold.
 func (t Booking) Void(ctx context.Context, k BookingKey) (Result, error) {
 	if err := chobo.CheckText("ticket", k.Ticket); err != nil {
@@ -161,6 +228,17 @@ func (t Booking) Void(ctx context.Context, k BookingKey) (Result, error) {
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "ticket_desk"."booking_void"($1, $2, $3)`, t.b.tenant, k.Ticket, k.Show)
 }
 
+// VoidCall is Void as one call of a Bulk.
+func (t Booking) VoidCall(k BookingKey) Call {
+	if err := chobo.CheckText("ticket", k.Ticket); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("show", k.Show); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "ticket_desk"."booking_void"($1, $2, $3)`, Args: []any{t.b.tenant, k.Ticket, k.Show}}
+}
+
 // Status says where the hold stands; "" when there is none.
 func (t Booking) Status(ctx context.Context, k BookingKey) (HoldState, error) {
 	if err := chobo.CheckText("ticket", k.Ticket); err != nil {
@@ -170,6 +248,17 @@ func (t Booking) Status(ctx context.Context, k BookingKey) (HoldState, error) {
 		return "", err
 	}
 	return chobopg.Status(ctx, t.b.q, `select "ticket_desk"."booking_status"($1, $2, $3)`, t.b.tenant, k.Ticket, k.Show)
+}
+
+// StatusCall is Status as one call of a Bulk; its Answer's State is the state.
+func (t Booking) StatusCall(k BookingKey) Call {
+	if err := chobo.CheckText("ticket", k.Ticket); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("show", k.Show); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select "ticket_desk"."booking_status"($1, $2, $3)`, Args: []any{t.b.tenant, k.Ticket, k.Show}, Status: true}
 }
 
 // Balances reads accounts: posted, held coming in, held going out.

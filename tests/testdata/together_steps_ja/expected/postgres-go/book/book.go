@@ -65,6 +65,25 @@ func Postgres(q Querier, tenant string, opts ...chobopg.Option) *Book {
 	return b
 }
 
+// Call is one call of a Bulk, made by the Call methods of the transfers
+// (DoCall, HoldCall, PostCall, VoidCall, StatusCall).
+type Call = chobopg.Op
+
+// Answer is what one call of a Bulk got: its Result, the State a status
+// reads ("" when there is no hold), or Err when the call failed.
+type Answer = chobopg.Answer
+
+// Bulk sends many calls at once and answers each, in order, as it would
+// be answered alone: each call is its own transaction, and a retryable
+// failure sends it again. Over a pool or a connection outside a
+// transaction the calls go in one pipeline; inside a pgx.Tx they go one
+// by one, in the caller's transaction. No call sees another's answer: a
+// post, void or status must not name a hold that a hold of the same Bulk
+// makes.
+func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
+	return chobopg.Bulk(ctx, b.q, calls)
+}
+
 // Expire gives back up to max holds past their deadline and says how
 // many. Call it from one periodic job.
 func (b *Book) Expire(ctx context.Context, max int) (int, error) {
@@ -93,6 +112,20 @@ func (t X放出) Do(ctx context.Context, a X放出Args) (Result, error) {
 		return Result{}, err
 	}
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "切符売り場"."放出_do"($1, $2, $3, $4)`, t.b.tenant, a.X回, a.X公演, a.X数)
+}
+
+// DoCall is Do as one call of a Bulk.
+func (t X放出) DoCall(a X放出Args) Call {
+	if err := chobo.CheckText("回", a.X回); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("公演", a.X公演); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("数", a.X数); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "切符売り場"."放出_do"($1, $2, $3, $4)`, Args: []any{t.b.tenant, a.X回, a.X公演, a.X数}}
 }
 
 // X予約 is the transfer 予約: 支払で確定、15 分で期限切れ
@@ -130,6 +163,20 @@ func (t X予約) Hold(ctx context.Context, a X予約Args) (Result, error) {
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "切符売り場"."予約_hold"($1, $2, $3, $4)`, t.b.tenant, a.X券, a.X公演, a.X数)
 }
 
+// HoldCall is Hold as one call of a Bulk.
+func (t X予約) HoldCall(a X予約Args) Call {
+	if err := chobo.CheckText("券", a.X券); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("公演", a.X公演); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("数", a.X数); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "切符売り場"."予約_hold"($1, $2, $3, $4)`, Args: []any{t.b.tenant, a.X券, a.X公演, a.X数}}
+}
+
 // Post posts the hold: in full when amounts is nil.
 func (t X予約) Post(ctx context.Context, k X予約Key, amounts *X予約Amounts) (Result, error) {
 	if err := chobo.CheckText("券", k.X券); err != nil {
@@ -150,6 +197,26 @@ func (t X予約) Post(ctx context.Context, k X予約Key, amounts *X予約Amounts
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "切符売り場"."予約_post"($1, $2, $3, $4)`, args...)
 }
 
+// PostCall is Post as one call of a Bulk.
+func (t X予約) PostCall(k X予約Key, amounts *X予約Amounts) Call {
+	if err := chobo.CheckText("券", k.X券); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("公演", k.X公演); err != nil {
+		return Call{Err: err}
+	}
+	args := []any{t.b.tenant, k.X券, k.X公演}
+	if amounts == nil {
+		args = append(args, nil)
+	} else {
+		if err := chobo.CheckAmount("数", amounts.X数); err != nil {
+			return Call{Err: err}
+		}
+		args = append(args, amounts.X数)
+	}
+	return Call{SQL: `select result, reason from "切符売り場"."予約_post"($1, $2, $3, $4)`, Args: args}
+}
+
 // Void cancels the hold.
 func (t X予約) Void(ctx context.Context, k X予約Key) (Result, error) {
 	if err := chobo.CheckText("券", k.X券); err != nil {
@@ -161,6 +228,17 @@ func (t X予約) Void(ctx context.Context, k X予約Key) (Result, error) {
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "切符売り場"."予約_void"($1, $2, $3)`, t.b.tenant, k.X券, k.X公演)
 }
 
+// VoidCall is Void as one call of a Bulk.
+func (t X予約) VoidCall(k X予約Key) Call {
+	if err := chobo.CheckText("券", k.X券); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("公演", k.X公演); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "切符売り場"."予約_void"($1, $2, $3)`, Args: []any{t.b.tenant, k.X券, k.X公演}}
+}
+
 // Status says where the hold stands; "" when there is none.
 func (t X予約) Status(ctx context.Context, k X予約Key) (HoldState, error) {
 	if err := chobo.CheckText("券", k.X券); err != nil {
@@ -170,6 +248,17 @@ func (t X予約) Status(ctx context.Context, k X予約Key) (HoldState, error) {
 		return "", err
 	}
 	return chobopg.Status(ctx, t.b.q, `select "切符売り場"."予約_status"($1, $2, $3)`, t.b.tenant, k.X券, k.X公演)
+}
+
+// StatusCall is Status as one call of a Bulk; its Answer's State is the state.
+func (t X予約) StatusCall(k X予約Key) Call {
+	if err := chobo.CheckText("券", k.X券); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("公演", k.X公演); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select "切符売り場"."予約_status"($1, $2, $3)`, Args: []any{t.b.tenant, k.X券, k.X公演}, Status: true}
 }
 
 // Balances reads accounts: posted, held coming in, held going out.

@@ -65,6 +65,25 @@ func Postgres(q Querier, tenant string, opts ...chobopg.Option) *Book {
 	return b
 }
 
+// Call is one call of a Bulk, made by the Call methods of the transfers
+// (DoCall, HoldCall, PostCall, VoidCall, StatusCall).
+type Call = chobopg.Op
+
+// Answer is what one call of a Bulk got: its Result, the State a status
+// reads ("" when there is no hold), or Err when the call failed.
+type Answer = chobopg.Answer
+
+// Bulk sends many calls at once and answers each, in order, as it would
+// be answered alone: each call is its own transaction, and a retryable
+// failure sends it again. Over a pool or a connection outside a
+// transaction the calls go in one pipeline; inside a pgx.Tx they go one
+// by one, in the caller's transaction. No call sees another's answer: a
+// post, void or status must not name a hold that a hold of the same Bulk
+// makes.
+func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
+	return chobopg.Bulk(ctx, b.q, calls)
+}
+
 // Expire gives back up to max holds past their deadline and says how
 // many. Call it from one periodic job.
 func (b *Book) Expire(ctx context.Context, max int) (int, error) {
@@ -95,6 +114,20 @@ func (t Bake) Do(ctx context.Context, a BakeArgs) (Result, error) {
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "bakery_shelves"."bake_do"($1, $2, $3, $4)`, t.b.tenant, a.Batch, a.Bread, a.Count)
 }
 
+// DoCall is Do as one call of a Bulk.
+func (t Bake) DoCall(a BakeArgs) Call {
+	if err := chobo.CheckText("batch", a.Batch); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("bread", a.Bread); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("count", a.Count); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "bakery_shelves"."bake_do"($1, $2, $3, $4)`, Args: []any{t.b.tenant, a.Batch, a.Bread, a.Count}}
+}
+
 // Sell is the transfer sell.
 type Sell struct{ b *Book }
 
@@ -121,6 +154,23 @@ func (t Sell) Do(ctx context.Context, a SellArgs) (Result, error) {
 		return Result{}, err
 	}
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "bakery_shelves"."sell_do"($1, $2, $3, $4, $5)`, t.b.tenant, a.Receipt, a.Bread, a.Count, a.Cashier)
+}
+
+// DoCall is Do as one call of a Bulk.
+func (t Sell) DoCall(a SellArgs) Call {
+	if err := chobo.CheckText("receipt", a.Receipt); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("bread", a.Bread); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("count", a.Count); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("cashier", a.Cashier); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "bakery_shelves"."sell_do"($1, $2, $3, $4, $5)`, Args: []any{t.b.tenant, a.Receipt, a.Bread, a.Count, a.Cashier}}
 }
 
 // Balances reads accounts: posted, held coming in, held going out.

@@ -67,6 +67,25 @@ func Postgres(q Querier, tenant string, opts ...chobopg.Option) *Book {
 	return b
 }
 
+// Call is one call of a Bulk, made by the Call methods of the transfers
+// (DoCall, HoldCall, PostCall, VoidCall, StatusCall).
+type Call = chobopg.Op
+
+// Answer is what one call of a Bulk got: its Result, the State a status
+// reads ("" when there is no hold), or Err when the call failed.
+type Answer = chobopg.Answer
+
+// Bulk sends many calls at once and answers each, in order, as it would
+// be answered alone: each call is its own transaction, and a retryable
+// failure sends it again. Over a pool or a connection outside a
+// transaction the calls go in one pipeline; inside a pgx.Tx they go one
+// by one, in the caller's transaction. No call sees another's answer: a
+// post, void or status must not name a hold that a hold of the same Bulk
+// makes.
+func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
+	return chobopg.Bulk(ctx, b.q, calls)
+}
+
 // Expire gives back up to max holds past their deadline and says how
 // many. Call it from one periodic job.
 func (b *Book) Expire(ctx context.Context, max int) (int, error) {
@@ -95,6 +114,20 @@ func (t TopUp) Do(ctx context.Context, a TopUpArgs) (Result, error) {
 		return Result{}, err
 	}
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "wallet"."top_up_do"($1, $2, $3, $4)`, t.b.tenant, a.TopUpId, a.Member, a.Amount)
+}
+
+// DoCall is Do as one call of a Bulk.
+func (t TopUp) DoCall(a TopUpArgs) Call {
+	if err := chobo.CheckText("top_up_id", a.TopUpId); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("member", a.Member); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("amount", a.Amount); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "wallet"."top_up_do"($1, $2, $3, $4)`, Args: []any{t.b.tenant, a.TopUpId, a.Member, a.Amount}}
 }
 
 // Incoming is the transfer incoming: posted when the money arrives, voided when the transfer is recalled, expired after 1 day
@@ -131,6 +164,20 @@ func (t Incoming) Hold(ctx context.Context, a IncomingArgs) (Result, error) {
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "wallet"."incoming_hold"($1, $2, $3, $4)`, t.b.tenant, a.Remittance, a.Member, a.Amount)
 }
 
+// HoldCall is Hold as one call of a Bulk.
+func (t Incoming) HoldCall(a IncomingArgs) Call {
+	if err := chobo.CheckText("remittance", a.Remittance); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("member", a.Member); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("amount", a.Amount); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "wallet"."incoming_hold"($1, $2, $3, $4)`, Args: []any{t.b.tenant, a.Remittance, a.Member, a.Amount}}
+}
+
 // Post posts the hold: in full when amounts is nil.
 func (t Incoming) Post(ctx context.Context, k IncomingKey, amounts *IncomingAmounts) (Result, error) {
 	if err := chobo.CheckText("remittance", k.Remittance); err != nil {
@@ -148,6 +195,23 @@ func (t Incoming) Post(ctx context.Context, k IncomingKey, amounts *IncomingAmou
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "wallet"."incoming_post"($1, $2, $3)`, args...)
 }
 
+// PostCall is Post as one call of a Bulk.
+func (t Incoming) PostCall(k IncomingKey, amounts *IncomingAmounts) Call {
+	if err := chobo.CheckText("remittance", k.Remittance); err != nil {
+		return Call{Err: err}
+	}
+	args := []any{t.b.tenant, k.Remittance}
+	if amounts == nil {
+		args = append(args, nil)
+	} else {
+		if err := chobo.CheckAmount("amount", amounts.Amount); err != nil {
+			return Call{Err: err}
+		}
+		args = append(args, amounts.Amount)
+	}
+	return Call{SQL: `select result, reason from "wallet"."incoming_post"($1, $2, $3)`, Args: args}
+}
+
 // Void cancels the hold.
 func (t Incoming) Void(ctx context.Context, k IncomingKey) (Result, error) {
 	if err := chobo.CheckText("remittance", k.Remittance); err != nil {
@@ -156,12 +220,28 @@ func (t Incoming) Void(ctx context.Context, k IncomingKey) (Result, error) {
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "wallet"."incoming_void"($1, $2)`, t.b.tenant, k.Remittance)
 }
 
+// VoidCall is Void as one call of a Bulk.
+func (t Incoming) VoidCall(k IncomingKey) Call {
+	if err := chobo.CheckText("remittance", k.Remittance); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "wallet"."incoming_void"($1, $2)`, Args: []any{t.b.tenant, k.Remittance}}
+}
+
 // Status says where the hold stands; "" when there is none.
 func (t Incoming) Status(ctx context.Context, k IncomingKey) (HoldState, error) {
 	if err := chobo.CheckText("remittance", k.Remittance); err != nil {
 		return "", err
 	}
 	return chobopg.Status(ctx, t.b.q, `select "wallet"."incoming_status"($1, $2)`, t.b.tenant, k.Remittance)
+}
+
+// StatusCall is Status as one call of a Bulk; its Answer's State is the state.
+func (t Incoming) StatusCall(k IncomingKey) Call {
+	if err := chobo.CheckText("remittance", k.Remittance); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select "wallet"."incoming_status"($1, $2)`, Args: []any{t.b.tenant, k.Remittance}, Status: true}
 }
 
 // Pay is the transfer pay.
@@ -186,6 +266,20 @@ func (t Pay) Do(ctx context.Context, a PayArgs) (Result, error) {
 		return Result{}, err
 	}
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "wallet"."pay_do"($1, $2, $3, $4)`, t.b.tenant, a.Order, a.Member, a.Amount)
+}
+
+// DoCall is Do as one call of a Bulk.
+func (t Pay) DoCall(a PayArgs) Call {
+	if err := chobo.CheckText("order", a.Order); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("member", a.Member); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("amount", a.Amount); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "wallet"."pay_do"($1, $2, $3, $4)`, Args: []any{t.b.tenant, a.Order, a.Member, a.Amount}}
 }
 
 // Balances reads accounts: posted, held coming in, held going out.

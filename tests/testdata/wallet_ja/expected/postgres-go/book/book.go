@@ -67,6 +67,25 @@ func Postgres(q Querier, tenant string, opts ...chobopg.Option) *Book {
 	return b
 }
 
+// Call is one call of a Bulk, made by the Call methods of the transfers
+// (DoCall, HoldCall, PostCall, VoidCall, StatusCall).
+type Call = chobopg.Op
+
+// Answer is what one call of a Bulk got: its Result, the State a status
+// reads ("" when there is no hold), or Err when the call failed.
+type Answer = chobopg.Answer
+
+// Bulk sends many calls at once and answers each, in order, as it would
+// be answered alone: each call is its own transaction, and a retryable
+// failure sends it again. Over a pool or a connection outside a
+// transaction the calls go in one pipeline; inside a pgx.Tx they go one
+// by one, in the caller's transaction. No call sees another's answer: a
+// post, void or status must not name a hold that a hold of the same Bulk
+// makes.
+func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
+	return chobopg.Bulk(ctx, b.q, calls)
+}
+
 // Expire gives back up to max holds past their deadline and says how
 // many. Call it from one periodic job.
 func (b *Book) Expire(ctx context.Context, max int) (int, error) {
@@ -95,6 +114,20 @@ func (t Xチャージ) Do(ctx context.Context, a XチャージArgs) (Result, err
 		return Result{}, err
 	}
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "ウォレット"."チャージ_do"($1, $2, $3, $4)`, t.b.tenant, a.Xチャージ番号, a.X会員, a.X額)
+}
+
+// DoCall is Do as one call of a Bulk.
+func (t Xチャージ) DoCall(a XチャージArgs) Call {
+	if err := chobo.CheckText("チャージ番号", a.Xチャージ番号); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("会員", a.X会員); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("額", a.X額); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "ウォレット"."チャージ_do"($1, $2, $3, $4)`, Args: []any{t.b.tenant, a.Xチャージ番号, a.X会員, a.X額}}
 }
 
 // X振込待ち is the transfer 振込待ち: 着金で確定、組戻しで取消、1 日で期限切れ
@@ -131,6 +164,20 @@ func (t X振込待ち) Hold(ctx context.Context, a X振込待ちArgs) (Result, e
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "ウォレット"."振込待ち_hold"($1, $2, $3, $4)`, t.b.tenant, a.X振込番号, a.X会員, a.X額)
 }
 
+// HoldCall is Hold as one call of a Bulk.
+func (t X振込待ち) HoldCall(a X振込待ちArgs) Call {
+	if err := chobo.CheckText("振込番号", a.X振込番号); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("会員", a.X会員); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("額", a.X額); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "ウォレット"."振込待ち_hold"($1, $2, $3, $4)`, Args: []any{t.b.tenant, a.X振込番号, a.X会員, a.X額}}
+}
+
 // Post posts the hold: in full when amounts is nil.
 func (t X振込待ち) Post(ctx context.Context, k X振込待ちKey, amounts *X振込待ちAmounts) (Result, error) {
 	if err := chobo.CheckText("振込番号", k.X振込番号); err != nil {
@@ -148,6 +195,23 @@ func (t X振込待ち) Post(ctx context.Context, k X振込待ちKey, amounts *X�
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "ウォレット"."振込待ち_post"($1, $2, $3)`, args...)
 }
 
+// PostCall is Post as one call of a Bulk.
+func (t X振込待ち) PostCall(k X振込待ちKey, amounts *X振込待ちAmounts) Call {
+	if err := chobo.CheckText("振込番号", k.X振込番号); err != nil {
+		return Call{Err: err}
+	}
+	args := []any{t.b.tenant, k.X振込番号}
+	if amounts == nil {
+		args = append(args, nil)
+	} else {
+		if err := chobo.CheckAmount("額", amounts.X額); err != nil {
+			return Call{Err: err}
+		}
+		args = append(args, amounts.X額)
+	}
+	return Call{SQL: `select result, reason from "ウォレット"."振込待ち_post"($1, $2, $3)`, Args: args}
+}
+
 // Void cancels the hold.
 func (t X振込待ち) Void(ctx context.Context, k X振込待ちKey) (Result, error) {
 	if err := chobo.CheckText("振込番号", k.X振込番号); err != nil {
@@ -156,12 +220,28 @@ func (t X振込待ち) Void(ctx context.Context, k X振込待ちKey) (Result, er
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "ウォレット"."振込待ち_void"($1, $2)`, t.b.tenant, k.X振込番号)
 }
 
+// VoidCall is Void as one call of a Bulk.
+func (t X振込待ち) VoidCall(k X振込待ちKey) Call {
+	if err := chobo.CheckText("振込番号", k.X振込番号); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "ウォレット"."振込待ち_void"($1, $2)`, Args: []any{t.b.tenant, k.X振込番号}}
+}
+
 // Status says where the hold stands; "" when there is none.
 func (t X振込待ち) Status(ctx context.Context, k X振込待ちKey) (HoldState, error) {
 	if err := chobo.CheckText("振込番号", k.X振込番号); err != nil {
 		return "", err
 	}
 	return chobopg.Status(ctx, t.b.q, `select "ウォレット"."振込待ち_status"($1, $2)`, t.b.tenant, k.X振込番号)
+}
+
+// StatusCall is Status as one call of a Bulk; its Answer's State is the state.
+func (t X振込待ち) StatusCall(k X振込待ちKey) Call {
+	if err := chobo.CheckText("振込番号", k.X振込番号); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select "ウォレット"."振込待ち_status"($1, $2)`, Args: []any{t.b.tenant, k.X振込番号}, Status: true}
 }
 
 // X支払 is the transfer 支払.
@@ -186,6 +266,20 @@ func (t X支払) Do(ctx context.Context, a X支払Args) (Result, error) {
 		return Result{}, err
 	}
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "ウォレット"."支払_do"($1, $2, $3, $4)`, t.b.tenant, a.X注文, a.X会員, a.X額)
+}
+
+// DoCall is Do as one call of a Bulk.
+func (t X支払) DoCall(a X支払Args) Call {
+	if err := chobo.CheckText("注文", a.X注文); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("会員", a.X会員); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("額", a.X額); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "ウォレット"."支払_do"($1, $2, $3, $4)`, Args: []any{t.b.tenant, a.X注文, a.X会員, a.X額}}
 }
 
 // Balances reads accounts: posted, held coming in, held going out.
