@@ -2,6 +2,7 @@ package tests
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -67,9 +68,27 @@ func TestPythonRuntime(t *testing.T) {
 	// No bytecode is written into the source tree, and the tests run the
 	// sources as they are, never a copy installed elsewhere.
 	cmd.Env = append(os.Environ(), "CHOBO_VECTORS="+vec, "PYTHONDONTWRITEBYTECODE=1", "PYTHONPATH=")
+	// The tests against a real server take it from CHOBO_PG_DSN.
+	srv, err := pgtest.Launch()
+	switch {
+	case errors.Is(err, pgtest.ErrNoServer) && os.Getenv("CI") != "true":
+		fmt.Println("SKIP: the Python runtime's tests on a real PostgreSQL: " + err.Error())
+	case err != nil:
+		t.Fatal(err)
+	default:
+		t.Cleanup(func() {
+			if err := srv.Stop(); err != nil {
+				t.Errorf("pgtest: %v", err)
+			}
+		})
+		cmd.Env = append(cmd.Env, "CHOBO_PG_DSN="+srv.ConnString(pgtest.DefaultDB))
+	}
 	b, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("the Python runtime's unit tests failed: %v\n%s", err, b)
+	}
+	if srv != nil && strings.Contains(string(b), "SKIP: real PostgreSQL") {
+		t.Fatalf("the Python runtime's tests skipped the real server they were given:\n%s", b)
 	}
 	out := string(b)
 	ran := ""

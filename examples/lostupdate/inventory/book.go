@@ -55,14 +55,35 @@ type Book struct {
 	tenant string
 }
 
-// Postgres returns the book over q for a tenant ("" by default).
-func Postgres(q Querier, tenant string) *Book {
-	b := &Book{q: q, tenant: tenant}
+// Postgres returns the book over q for a tenant ("" by default). A call
+// whose connection is lost while it is out is sent again for 30 s, unless
+// an option says otherwise (chobopg.Resend).
+func Postgres(q Querier, tenant string, opts ...chobopg.Option) *Book {
+	b := &Book{q: chobopg.With(q, opts...), tenant: tenant}
 	b.Receive = Receive{b}
 	b.Reserve = Reserve{b}
 	b.TakeBack = TakeBack{b}
 	b.Balance = Balances{b}
 	return b
+}
+
+// Call is one call of a Bulk, made by the Call methods of the transfers
+// (DoCall, HoldCall, PostCall, VoidCall, StatusCall).
+type Call = chobopg.Op
+
+// Answer is what one call of a Bulk got: its Result, the State a status
+// reads ("" when there is no hold), or Err when the call failed.
+type Answer = chobopg.Answer
+
+// Bulk sends many calls at once and answers each, in order, as it would
+// be answered alone: each call is its own transaction, and a retryable
+// failure sends it again. Over a pool or a connection outside a
+// transaction the calls go in one pipeline; inside a pgx.Tx they go one
+// by one, in the caller's transaction. No call sees another's answer: a
+// post, void or status must not name a hold that a hold of the same Bulk
+// makes.
+func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
+	return chobopg.Bulk(ctx, b.q, calls)
 }
 
 // Expire gives back up to max holds past their deadline and says how
@@ -93,6 +114,20 @@ func (t Receive) Do(ctx context.Context, a ReceiveArgs) (Result, error) {
 		return Result{}, err
 	}
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "inventory"."receive_do"($1, $2, $3, $4)`, t.b.tenant, a.Delivery, a.Sku, a.Qty)
+}
+
+// DoCall is Do as one call of a Bulk.
+func (t Receive) DoCall(a ReceiveArgs) Call {
+	if err := chobo.CheckText("delivery", a.Delivery); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "inventory"."receive_do"($1, $2, $3, $4)`, Args: []any{t.b.tenant, a.Delivery, a.Sku, a.Qty}}
 }
 
 // Reserve is the transfer reserve: posted when the order ships, voided when it is cancelled
@@ -130,6 +165,20 @@ func (t Reserve) Hold(ctx context.Context, a ReserveArgs) (Result, error) {
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "inventory"."reserve_hold"($1, $2, $3, $4)`, t.b.tenant, a.Order, a.Sku, a.Qty)
 }
 
+// HoldCall is Hold as one call of a Bulk.
+func (t Reserve) HoldCall(a ReserveArgs) Call {
+	if err := chobo.CheckText("order", a.Order); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "inventory"."reserve_hold"($1, $2, $3, $4)`, Args: []any{t.b.tenant, a.Order, a.Sku, a.Qty}}
+}
+
 // Post posts the hold: in full when amounts is nil.
 func (t Reserve) Post(ctx context.Context, k ReserveKey, amounts *ReserveAmounts) (Result, error) {
 	if err := chobo.CheckText("order", k.Order); err != nil {
@@ -150,6 +199,26 @@ func (t Reserve) Post(ctx context.Context, k ReserveKey, amounts *ReserveAmounts
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "inventory"."reserve_post"($1, $2, $3, $4)`, args...)
 }
 
+// PostCall is Post as one call of a Bulk.
+func (t Reserve) PostCall(k ReserveKey, amounts *ReserveAmounts) Call {
+	if err := chobo.CheckText("order", k.Order); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("sku", k.Sku); err != nil {
+		return Call{Err: err}
+	}
+	args := []any{t.b.tenant, k.Order, k.Sku}
+	if amounts == nil {
+		args = append(args, nil)
+	} else {
+		if err := chobo.CheckAmount("qty", amounts.Qty); err != nil {
+			return Call{Err: err}
+		}
+		args = append(args, amounts.Qty)
+	}
+	return Call{SQL: `select result, reason from "inventory"."reserve_post"($1, $2, $3, $4)`, Args: args}
+}
+
 // Void cancels the hold.
 func (t Reserve) Void(ctx context.Context, k ReserveKey) (Result, error) {
 	if err := chobo.CheckText("order", k.Order); err != nil {
@@ -161,6 +230,17 @@ func (t Reserve) Void(ctx context.Context, k ReserveKey) (Result, error) {
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "inventory"."reserve_void"($1, $2, $3)`, t.b.tenant, k.Order, k.Sku)
 }
 
+// VoidCall is Void as one call of a Bulk.
+func (t Reserve) VoidCall(k ReserveKey) Call {
+	if err := chobo.CheckText("order", k.Order); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("sku", k.Sku); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "inventory"."reserve_void"($1, $2, $3)`, Args: []any{t.b.tenant, k.Order, k.Sku}}
+}
+
 // Status says where the hold stands; "" when there is none.
 func (t Reserve) Status(ctx context.Context, k ReserveKey) (HoldState, error) {
 	if err := chobo.CheckText("order", k.Order); err != nil {
@@ -170,6 +250,17 @@ func (t Reserve) Status(ctx context.Context, k ReserveKey) (HoldState, error) {
 		return "", err
 	}
 	return chobopg.Status(ctx, t.b.q, `select "inventory"."reserve_status"($1, $2, $3)`, t.b.tenant, k.Order, k.Sku)
+}
+
+// StatusCall is Status as one call of a Bulk; its Answer's State is the state.
+func (t Reserve) StatusCall(k ReserveKey) Call {
+	if err := chobo.CheckText("order", k.Order); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("sku", k.Sku); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select "inventory"."reserve_status"($1, $2, $3)`, Args: []any{t.b.tenant, k.Order, k.Sku}, Status: true}
 }
 
 // TakeBack is the transfer take_back: goods a customer sent back, on the shelves again
@@ -194,6 +285,20 @@ func (t TakeBack) Do(ctx context.Context, a TakeBackArgs) (Result, error) {
 		return Result{}, err
 	}
 	return chobopg.Call(ctx, t.b.q, `select result, reason from "inventory"."take_back_do"($1, $2, $3, $4)`, t.b.tenant, a.ReturnId, a.Sku, a.Qty)
+}
+
+// DoCall is Do as one call of a Bulk.
+func (t TakeBack) DoCall(a TakeBackArgs) Call {
+	if err := chobo.CheckText("return_id", a.ReturnId); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return Call{Err: err}
+	}
+	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
+		return Call{Err: err}
+	}
+	return Call{SQL: `select result, reason from "inventory"."take_back_do"($1, $2, $3, $4)`, Args: []any{t.b.tenant, a.ReturnId, a.Sku, a.Qty}}
 }
 
 // Balances reads accounts: posted, held coming in, held going out.

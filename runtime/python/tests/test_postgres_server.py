@@ -119,6 +119,43 @@ class RealPostgresTest(unittest.TestCase):
 
         asyncio.run(run())
 
+    def test_psycopg_pool(self) -> None:
+        """Over psycopg_pool's ConnectionPool each call is one transaction of
+        a lent connection, committed when the pool takes it back; a bulk
+        goes one by one."""
+        from psycopg_pool import ConnectionPool
+
+        with ConnectionPool(DSN, min_size=1, max_size=2, open=True) as pool:
+            b = PostgresBook(pool, tenant())
+            for i, (name, args, want) in enumerate(STORY):
+                self.assertEqual(getattr(b, name)(*args), want, f"step {i}: {name}{args}")
+            self.bad_call(b)
+            t = b.tenant
+            answers = b.bulk([
+                b.make_call("restock.do", RESTOCK, lambda: ["d2", "A", 5]),
+                b.make_call("reserve_stock.hold", HOLD, lambda: ["o5", "A", 2]),
+                b.make_call("reserve_stock.status", STATUS, lambda: ["o5", "A"], status=True),
+            ])
+            self.assertEqual(answers, [DONE, DONE, "held"])
+            self.assertEqual(PostgresBook(pool, t).balance("balance.shelf", SHELF, ["A"]), Balance(5, 0, 2))
+
+    def test_psycopg_async_pool(self) -> None:
+        from psycopg_pool import AsyncConnectionPool
+
+        async def run() -> None:
+            async with AsyncConnectionPool(DSN, min_size=1, max_size=2, open=False) as pool:
+                b = AsyncPostgresBook(pool, tenant())
+                for i, (name, args, want) in enumerate(STORY):
+                    self.assertEqual(await getattr(b, name)(*args), want, f"step {i}: {name}{args}")
+                answers = await b.bulk([
+                    b.make_call("restock.do", RESTOCK, lambda: ["d2", "A", 5]),
+                    b.make_call("reserve_stock.hold", HOLD, lambda: ["o5", "A", 2]),
+                ])
+                self.assertEqual(answers, [DONE, DONE])
+                self.assertEqual(await b.balance("balance.shelf", SHELF, ["A"]), Balance(5, 0, 2))
+
+        asyncio.run(run())
+
     def test_psycopg2(self) -> None:
         try:
             import psycopg2  # type: ignore[import-untyped]
