@@ -60,7 +60,10 @@ func Pipelined() int64 { return pipelined.Load() }
 // followed it. Over anything else (a pgx.Tx, a connection inside a
 // transaction) the calls go one by one through Call and Status, so that
 // they commit or roll back with the caller's transaction and are retried
-// only as a single call would be.
+// only as a single call would be. A call of a pipeline whose connection
+// broke is answered as a single call would be (ErrOutcomeUnknown, or
+// ErrNotSent for one that never went); over a pool that resends (Resend)
+// such calls go again one by one.
 func Bulk(ctx context.Context, q Querier, ops []Op) []Answer {
 	out := make([]Answer, len(ops))
 	var send []int
@@ -74,42 +77,49 @@ func Bulk(ctx context.Context, q Querier, ops []Op) []Answer {
 		}
 		send = append(send, i)
 	}
-	if len(send) == 1 {
-		out[send[0]] = one(ctx, q, ops[send[0]])
-		return out
-	}
-	if len(send) == 0 {
-		return out
-	}
-	var conn *pgx.Conn
-	pooled := false
-	release := func() {}
 	switch c := unwrap(q).(type) {
 	case *pgxpool.Pool:
-		pooled = true
-		pc, err := c.Acquire(ctx)
-		if err != nil {
+		if len(send) < 2 {
+			break
+		}
+		if err := pipelinedOnPool(ctx, c, ops, send, out); err != nil {
 			for _, i := range send {
 				out[i].Err = lost{ErrNotSent, err}
 			}
-			return out
 		}
-		// Released before lost calls go again: the pool may have no other.
-		release = pc.Release
-		defer func() { release() }()
-		conn = pc.Conn()
-	case *pgx.Conn:
-		if c.PgConn().TxStatus() == 'I' {
-			conn = c
-		}
-	}
-	if conn == nil {
-		for _, i := range send {
-			out[i] = one(ctx, q, ops[i])
+		// After the pool has its connection back: it may have no other.
+		if optionsOf(q).resendFor > 0 {
+			resendLost(ctx, q, ops, send, out)
 		}
 		return out
+	case *pgx.Conn:
+		if len(send) > 1 && c.PgConn().TxStatus() == 'I' {
+			sendPipelined(ctx, c, ops, send, out)
+			return out
+		}
 	}
-	all := send
+	for _, i := range send {
+		out[i] = one(ctx, q, ops[i])
+	}
+	return out
+}
+
+// pipelinedOnPool sends the calls at send in pipelines on one connection
+// of pool, which it gives back before it returns.
+func pipelinedOnPool(ctx context.Context, pool *pgxpool.Pool, ops []Op, send []int, out []Answer) error {
+	pc, err := pool.Acquire(ctx)
+	if err != nil {
+		return err
+	}
+	defer pc.Release()
+	sendPipelined(ctx, pc.Conn(), ops, send, out)
+	return nil
+}
+
+// sendPipelined sends the calls at send in pipelines on conn, PipelineMax a
+// pipeline, and sends those that failed with a retryable SQLSTATE again,
+// together, after a random wait, until MaxAttempts.
+func sendPipelined(ctx context.Context, conn *pgx.Conn, ops []Op, send []int, out []Answer) {
 	for n := 0; len(send) > 0; n++ {
 		var again []int
 		for start := 0; start < len(send); start += PipelineMax {
@@ -117,25 +127,13 @@ func Bulk(ctx context.Context, q Querier, ops []Op) []Answer {
 			again = append(again, pipeline(ctx, conn.PgConn(), ops, part, out, n+1 >= MaxAttempts)...)
 		}
 		send = again
-		if len(send) == 0 {
-			break
-		}
-		wait := time.Duration(rand.Int64N(int64(Backoff(n)) + 1))
-		select {
-		case <-ctx.Done():
+		if len(send) > 0 && !sleep(ctx, time.Duration(rand.Int64N(int64(Backoff(n))+1))) {
 			for _, i := range send {
 				out[i].Err = ctx.Err()
 			}
-			return out
-		case <-time.After(wait):
+			return
 		}
 	}
-	if pooled && optionsOf(q).resendFor > 0 {
-		release()
-		release = func() {}
-		resendLost(ctx, q, ops, all, out)
-	}
-	return out
 }
 
 // resendLost sends again, one by one on the pool, the calls of a Bulk
