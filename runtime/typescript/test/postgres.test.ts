@@ -158,6 +158,23 @@ test("a bulk goes as one statement, its placeholders renumbered, and is answered
   assert.deepEqual(db.sent[0]!.values, ["", "k1", 5n, "", "k2", 9n, "", "k1"]);
 });
 
+test("a bulk whose connection was lost while it was out", async () => {
+  const two = () => [makeCall("t.do", DO, false, () => ["", "k1", 5n]), makeCall("t.do", DO, false, () => ["", "k2", 9n])];
+  // With resendMs 0 nothing goes again: every call is of unknown outcome.
+  const gone = scripted(new Error("Connection terminated unexpectedly"));
+  for (const a of await bulk(configure(gone, { resendMs: 0 }), two())) {
+    assert.ok(a instanceof ChoboError && a.code === "CHOBO_OUTCOME_UNKNOWN" && a.message.startsWith("chobo: t.do: "), String(a));
+  }
+  assert.equal(gone.sent.length, 1);
+  // Otherwise each goes again alone, and its answer says so.
+  const back = scripted(new Error("Connection terminated unexpectedly"), [{ result: "done_before", reason: null }], [{ result: "done", reason: null }]);
+  assert.deepEqual(await bulk(back, two()), [
+    { result: "done_before", resent: true },
+    { result: "done", resent: true },
+  ]);
+  assert.equal(back.sent.length, 3);
+});
+
 test("a bulk whose statement fails goes again one by one, each with a single call's retries", async () => {
   const db = scripted(pgError("22003"), [{ result: "done", reason: null }], pgError("40001"), [{ result: "done_before", reason: null }]);
   const got = await bulk(db, [makeCall("t.do", DO, false, () => ["", "k1", 5n]), makeCall("t.do", DO, false, () => ["", "k2", 9n])]);
