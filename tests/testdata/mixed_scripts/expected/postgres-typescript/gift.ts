@@ -477,6 +477,12 @@ function inTransaction(db: Queryable): boolean {
   return st === "T" || st === "E";
 }
 
+/** resends says whether a lost call goes again over db: for the book's resendMs, never in a transaction of the caller's, which the lost connection took with it. */
+function resends(configured: Queryable): boolean {
+  const { db, resendMs } = settingsOf(configured);
+  return resendMs > 0 && !inTransaction(db);
+}
+
 /** The errors of Node's sockets that come before anything is sent. */
 const NOT_CONNECTED = new Set(["ECONNREFUSED", "ENOENT", "EHOSTUNREACH", "ENETUNREACH", "ENOTFOUND", "EAI_AGAIN"]);
 /** Those of a connection that broke, maybe while a statement was out. */
@@ -522,6 +528,12 @@ const lostMessages = {
   CHOBO_NOT_SENT: "the call was not sent: no connection to the server could be used",
 };
 
+/** lostError is the error of a call whose connection failed: what that means for the call, then what the driver said. */
+function lostError(kind: keyof typeof lostMessages, where: string, err: unknown): ChoboError {
+  const message = err instanceof Error ? err.message : String(err);
+  return new ChoboError(kind, `${where}: ${lostMessages[kind]}: ${message}`, { cause: err });
+}
+
 const resent = new Map<string, number>([["CHOBO_OUTCOME_UNKNOWN", 0], ["CHOBO_NOT_SENT", 0]]);
 
 /** resentOf says how often, in this process, a call was sent again after its connection was lost while it was out (CHOBO_OUTCOME_UNKNOWN) or before it went (CHOBO_NOT_SENT). */
@@ -548,7 +560,7 @@ export async function queryRow(db: Queryable, where: string, text: string, value
  */
 async function send(configured: Queryable, where: string, text: string, values: unknown[]): Promise<{ row: unknown[]; resent: boolean }> {
   const { db, resendMs } = settingsOf(configured);
-  const until = inTransaction(db) || resendMs <= 0 ? 0 : Date.now() + resendMs;
+  const until = resends(configured) ? Date.now() + resendMs : 0;
   let first: unknown;
   let lostOnce = false;
   let lostTries = 0;
@@ -564,14 +576,12 @@ async function send(configured: Queryable, where: string, text: string, values: 
       if (err instanceof ChoboError) {
         throw err;
       }
-      let kind = connectionFailure(err);
+      const kind = connectionFailure(err);
       if (kind !== null) {
         lostOnce ||= kind === "CHOBO_OUTCOME_UNKNOWN";
         if (Date.now() >= until) {
           // An earlier sending may have been applied.
-          kind = lostOnce ? "CHOBO_OUTCOME_UNKNOWN" : kind;
-          const message = err instanceof Error ? err.message : String(err);
-          throw new ChoboError(kind, `${where}: ${lostMessages[kind]}: ${message}`, { cause: err });
+          throw lostError(lostOnce ? "CHOBO_OUTCOME_UNKNOWN" : kind, where, err);
         }
         resent.set(kind, (resent.get(kind) ?? 0) + 1);
         await sleep(Math.random() * backoff(lostTries++));
@@ -584,8 +594,7 @@ async function send(configured: Queryable, where: string, text: string, values: 
       }
       if (!retryable(code) || n + 1 >= MAX_ATTEMPTS) {
         if (lostOnce) {
-          const message = err instanceof Error ? err.message : String(err);
-          throw new ChoboError("CHOBO_OUTCOME_UNKNOWN", `${where}: ${lostMessages.CHOBO_OUTCOME_UNKNOWN}: ${message}`, { cause: err });
+          throw lostError("CHOBO_OUTCOME_UNKNOWN", where, err);
         }
         throw classify(where, err);
       }
@@ -772,9 +781,16 @@ export async function bulk<R extends string>(db: Queryable, calls: readonly PgCa
       }
     }
     // A statement whose connection broke while it was out may have
-    // committed: every call of it that goes again is sent again, and one
-    // that cannot go is of unknown outcome, not unsent.
+    // committed: its calls are of unknown outcome, unless the book sends
+    // lost calls again; then each goes again, and one that cannot go is
+    // still of unknown outcome, not unsent.
     const lost = failed !== undefined && connectionFailure(failed) === "CHOBO_OUTCOME_UNKNOWN";
+    if (lost && !resends(db)) {
+      for (const i of part) {
+        out[i] = lostError("CHOBO_OUTCOME_UNKNOWN", calls[i]!.where, failed);
+      }
+      continue;
+    }
     for (const i of part) {
       const c = calls[i]!;
       try {
@@ -786,8 +802,7 @@ export async function bulk<R extends string>(db: Queryable, calls: readonly PgCa
         }
       } catch (err) {
         if (lost && err instanceof ChoboError && err.code === "CHOBO_NOT_SENT") {
-          const message = failed instanceof Error ? failed.message : String(failed);
-          out[i] = new ChoboError("CHOBO_OUTCOME_UNKNOWN", `${c.where}: ${lostMessages.CHOBO_OUTCOME_UNKNOWN}: ${message}`, { cause: failed });
+          out[i] = lostError("CHOBO_OUTCOME_UNKNOWN", c.where, failed);
           continue;
         }
         if (failed !== undefined && sqlState(err) === IN_FAILED_TRANSACTION) {
