@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import time
 import unittest
 import uuid
 from pathlib import Path
@@ -220,6 +221,47 @@ class RealPostgresTest(unittest.TestCase):
                     self.assertEqual(pipelined() - before, len(calls), "the calls did not go in a pipeline")
 
         asyncio.run(run())
+
+    def test_bulk_whose_connection_is_lost(self) -> None:
+        """The pipeline waits on a locked shelf when its session is ended:
+        each call is of unknown outcome, named by its own operation; a bulk
+        on the closed connection afterwards sends nothing."""
+        import threading
+
+        import psycopg
+
+        t = tenant()
+        with psycopg.connect(DSN, autocommit=True) as admin, psycopg.connect(DSN) as locker:
+            self.assertEqual(PostgresBook(admin, t).call("restock.do", RESTOCK, ["d1", "A", 10]), DONE)
+            locker.execute(f"select 1 from {S}.accounts where tenant = %s and kind = 'shelf' for update", (t,))
+            with psycopg.connect(DSN, autocommit=True) as victim:
+                b = PostgresBook(victim, t)
+                calls = [
+                    b.make_call("reserve_stock.hold", HOLD, lambda: ["o1", "A", 3]),
+                    b.make_call("reserve_stock.status", STATUS, lambda: ["o1", "A"], status=True),
+                ]
+                got: list[object] = []
+                run = threading.Thread(target=lambda: got.extend(b.bulk(calls)))
+                run.start()
+                pid = victim.info.backend_pid
+                for _ in range(2000):
+                    row = admin.execute("select wait_event_type from pg_stat_activity where pid = %s", (pid,)).fetchone()
+                    if row is not None and row[0] == "Lock":
+                        break
+                    time.sleep(0.005)
+                else:
+                    self.fail("the pipeline never waited for the shelf")
+                admin.execute("select pg_terminate_backend(%s)", (pid,))
+                run.join(10)
+                self.assertFalse(run.is_alive(), "the bulk did not come back")
+                for g, where in zip(got, ["reserve_stock.hold", "reserve_stock.status"]):
+                    self.assertIsInstance(g, ChoboError)
+                    self.assertEqual(getattr(g, "code", ""), "CHOBO_OUTCOME_UNKNOWN")
+                    self.assertTrue(str(g).startswith(f"chobo: {where}: "), str(g))
+                for g in b.bulk(calls):
+                    self.assertEqual(getattr(g, "code", ""), "CHOBO_NOT_SENT", str(g))
+            locker.rollback()
+            self.assertEqual(PostgresBook(admin, t).call("reserve_stock.hold", HOLD, ["o1", "A", 3]), DONE)
 
     def test_bulk_in_the_callers_transaction(self) -> None:
         import psycopg

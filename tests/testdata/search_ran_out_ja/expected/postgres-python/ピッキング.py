@@ -927,6 +927,26 @@ def _pg_chunks(at: list[int]) -> list[list[int]]:
     return [at[i : i + PIPELINE_MAX] for i in range(0, len(at), PIPELINE_MAX)]
 
 
+def _pg_settle(calls: Sequence[PgCall], part: list[int], got: list[object] | Exception, out: list[PgAnswer]) -> list[int]:
+    """Writes into out what the calls at part got from their pipeline, and
+    answers those that must go again alone. When the pipeline failed, the
+    server undid it whole (psycopg sends no Sync between its statements),
+    so all of them go again, unless its connection was lost while it was
+    out: it may have committed, so each call is of unknown outcome. A
+    connection already closed sent nothing: its calls go alone, to be
+    answered CHOBO_NOT_SENT."""
+    if isinstance(got, Exception):
+        for i in part:
+            lost = _pg_lost(calls[i].where, got)
+            if lost is None:
+                return part
+            out[i] = lost
+        return []
+    for i, row in zip(part, got):
+        out[i] = _pg_answer_of(calls[i], row)
+    return []
+
+
 class _PgBase:
     """What both books keep, and the checks every call passes before
     anything is sent."""
@@ -1064,29 +1084,19 @@ class PostgresBook(_PgBase):
         if len(send) > 1 and _pg_pipelines(self._conn):
             alone = []
             for part in _pg_chunks(send):
-                rows = self._pipeline([calls[i] for i in part])
-                if rows is None:
-                    alone.extend(part)
-                    continue
-                if isinstance(rows, Exception):
-                    for i in part:
-                        out[i] = rows
-                    continue
-                for i, row in zip(part, rows):
-                    out[i] = _pg_answer_of(calls[i], row)
+                alone += _pg_settle(calls, part, self._pipeline([calls[i] for i in part]), out)
         for i in alone:
             out[i] = self._one(calls[i])
         return out
 
-    def _pipeline(self, calls: list[PgCall]) -> list[object] | Exception | None:
-        """Sends calls in one pipeline and answers the row each fetched;
-        None when one failed: psycopg sends no Sync between them, so the
-        server ran them in one transaction and undid every one of them; or
-        CHOBO_OUTCOME_UNKNOWN when the connection was lost meanwhile."""
+    def _pipeline(self, calls: list[PgCall]) -> list[object] | Exception:
+        """Sends calls in one pipeline and answers the row each fetched, or
+        the error that ended it (_pg_settle says what that means)."""
         conn = cast(Any, self._conn)
         curs: list[Any] = []
-        _pg_count_pipelined(len(calls))
         try:
+            _pg_check_open(conn)
+            _pg_count_pipelined(len(calls))
             with conn.pipeline():
                 for c in calls:
                     cur = conn.cursor()
@@ -1096,9 +1106,7 @@ class PostgresBook(_PgBase):
                     cur.execute(c.statement, c.params, prepare=False)
             return [cur.fetchone() for cur in curs]
         except Exception as e:
-            # A connection lost while the pipeline was out may have
-            # committed it: each of its calls is of unknown outcome.
-            return _pg_lost(calls[0].where, e)
+            return e
         finally:
             for cur in curs:
                 try:
@@ -1195,26 +1203,18 @@ class AsyncPostgresBook(_PgBase):
         if len(send) > 1 and _pg_pipelines(self._conn):
             alone = []
             for part in _pg_chunks(send):
-                rows = await self._pipeline([calls[i] for i in part])
-                if rows is None:
-                    alone.extend(part)
-                    continue
-                if isinstance(rows, Exception):
-                    for i in part:
-                        out[i] = rows
-                    continue
-                for i, row in zip(part, rows):
-                    out[i] = _pg_answer_of(calls[i], row)
+                alone += _pg_settle(calls, part, await self._pipeline([calls[i] for i in part]), out)
         for i in alone:
             out[i] = await self._one(calls[i])
         return out
 
-    async def _pipeline(self, calls: list[PgCall]) -> list[object] | Exception | None:
+    async def _pipeline(self, calls: list[PgCall]) -> list[object] | Exception:
         """PostgresBook._pipeline over an AsyncConnection."""
         conn = cast(Any, self._conn)
         curs: list[Any] = []
-        _pg_count_pipelined(len(calls))
         try:
+            _pg_check_open(conn)
+            _pg_count_pipelined(len(calls))
             async with conn.pipeline():
                 for c in calls:
                     cur = conn.cursor()
@@ -1224,9 +1224,7 @@ class AsyncPostgresBook(_PgBase):
                     await cur.execute(c.statement, c.params, prepare=False)
             return [await cur.fetchone() for cur in curs]
         except Exception as e:
-            # A connection lost while the pipeline was out may have
-            # committed it: each of its calls is of unknown outcome.
-            return _pg_lost(calls[0].where, e)
+            return e
         finally:
             for cur in curs:
                 try:
