@@ -65,14 +65,15 @@ func inBackground(call func() (sr.Result, error)) <-chan answer {
 
 // await returns what a background call answered, or fails the test when
 // it has not come back in faultTimeout.
-func await(t *testing.T, ch <-chan answer) answer {
+func await[T any](t *testing.T, ch <-chan T) T {
 	t.Helper()
 	select {
 	case a := <-ch:
 		return a
 	case <-time.After(faultTimeout):
 		t.Fatalf("the call did not come back in %v", faultTimeout)
-		return answer{}
+		var zero T
+		return zero
 	}
 }
 
@@ -673,16 +674,6 @@ func TestBulkLosesItsConnection(t *testing.T) {
 		go func() { ch <- c.Bulk(ctx, calls(c)...) }()
 		return ch
 	}
-	awaitBulk := func(t *testing.T, ch <-chan []sr.Answer) []sr.Answer {
-		t.Helper()
-		select {
-		case a := <-ch:
-			return a
-		case <-time.After(faultTimeout):
-			t.Fatalf("the bulk did not come back in %v", faultTimeout)
-			return nil
-		}
-	}
 
 	t.Run("on one connection", func(t *testing.T) {
 		tenant := "bulk-conn"
@@ -697,7 +688,7 @@ func TestBulkLosesItsConnection(t *testing.T) {
 		ch := inBulk(c)
 		waitForLock(t, pool, victim.PgConn().PID())
 		terminate(t, pool, victim.PgConn().PID())
-		for i, a := range awaitBulk(t, ch) {
+		for i, a := range await(t, ch) {
 			if !errors.Is(a.Err, chobopg.ErrOutcomeUnknown) {
 				t.Errorf("call %d of the killed bulk: %+v, %v; want an error marked ErrOutcomeUnknown", i, a.Result, a.Err)
 			}
@@ -734,7 +725,7 @@ func TestBulkLosesItsConnection(t *testing.T) {
 		// The calls go again on a new connection and wait for the lock.
 		time.Sleep(100 * time.Millisecond)
 		release()
-		for i, a := range awaitBulk(t, ch) {
+		for i, a := range await(t, ch) {
 			wantAnswer(t, fmt.Sprintf("call %d of the bulk", i), a.Result, a.Err, sr.Done)
 			if !a.Result.Resent {
 				t.Errorf("call %d was sent again after its connection was lost, and its answer does not say so", i)
