@@ -197,13 +197,8 @@ func (s *Server) Restart() error {
 	if s.stopped {
 		return errors.New("pgtest: Restart of a stopped server")
 	}
-	if out, err := s.run("pg_ctl", "-D", s.Dir, "-m", "fast", "-w", "-t", "60", "stop"); err != nil {
-		return fmt.Errorf("pgtest: pg_ctl stop: %v\n%s\nserver log:\n%s", err, out, s.logTail())
-	}
-	// pg_ctl -w returns once the pid file is gone, which the postmaster
-	// removes before it has exited: wait for the process itself.
-	if !waitGone(s.postmasterPID, stopWait) && isOurPostmaster(s.postmasterPID, s.Dir) {
-		return fmt.Errorf("pgtest: postmaster %d of %s did not end within %v of pg_ctl stop", s.postmasterPID, s.Dir, stopWait)
+	if err := s.shutdown("fast"); err != nil {
+		return err
 	}
 	if err := s.serve(); err != nil {
 		return fmt.Errorf("pgtest: %v", err)
@@ -232,6 +227,20 @@ func Start(t testing.TB) *Server {
 		}
 	})
 	return s
+}
+
+// shutdown stops the postmaster with pg_ctl in mode (fast, immediate)
+// and waits until the process is gone; s.mu is held.
+func (s *Server) shutdown(mode string) error {
+	if out, err := s.run("pg_ctl", "-D", s.Dir, "-m", mode, "-w", "-t", "60", "stop"); err != nil {
+		return fmt.Errorf("pgtest: pg_ctl stop -m %s: %v\n%s\nserver log:\n%s", mode, err, out, s.logTail())
+	}
+	// pg_ctl -w returns once the pid file is gone, which the postmaster
+	// removes before it has exited: wait for the process itself.
+	if !waitGone(s.postmasterPID, stopWait) && isOurPostmaster(s.postmasterPID, s.Dir) {
+		return fmt.Errorf("pgtest: postmaster %d of %s did not end within %v of pg_ctl stop -m %s", s.postmasterPID, s.Dir, stopWait, mode)
+	}
+	return nil
 }
 
 // ConnString returns a libpq-style connection string for database db, as

@@ -83,13 +83,7 @@ func (s *Server) Crash() error {
 	if s.stopped {
 		return errors.New("pgtest: Crash of a stopped server")
 	}
-	if out, err := s.run("pg_ctl", "-D", s.Dir, "-m", "immediate", "-w", "-t", "60", "stop"); err != nil {
-		return fmt.Errorf("pgtest: pg_ctl stop -m immediate: %v\n%s", err, out)
-	}
-	if !waitGone(s.postmasterPID, stopWait) && isOurPostmaster(s.postmasterPID, s.Dir) {
-		return fmt.Errorf("pgtest: postmaster %d of %s did not end within %v", s.postmasterPID, s.Dir, stopWait)
-	}
-	return nil
+	return s.shutdown("immediate")
 }
 
 // Promote makes a standby a primary and waits until it takes writes.
