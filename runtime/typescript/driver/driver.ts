@@ -211,6 +211,10 @@ class Driver {
         host: p["host"], port: p["port"] ? Number(p["port"]) : undefined, user: p["user"], password: p["password"],
         database: p["dbname"], max: MAX_CONNS, idleTimeoutMillis: 1000,
       });
+      // pg reports an idle connection that the server ended (a restart,
+      // a failover) on the pool; without a listener Node ends the process.
+      // The pool drops that connection, and a call meets such errors itself.
+      this.#pool.on("error", () => {});
       await this.#pool.query("select 1");
       this.#connection = this.#pool;
     }
