@@ -5,9 +5,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/chobo-lang/chobo/chobo/conformance/pgtest"
 	"github.com/chobo-lang/chobo/chobo/conformance/tbtest"
 	"github.com/chobo-lang/chobo/runtime/go/chobopg"
 )
@@ -21,8 +23,85 @@ var troubleshootingProducers = []struct {
 }{
 	{"missing go.sum entry", goSumMissing},
 	{"ERR_UNKNOWN_FILE_EXTENSION", nodeRunsTS},
-	{"SKIP: real TigerBeetle", func(*testing.T) string { return tbtest.SkipMessage }},
+	// The pages write the path the tests fall back on as /path/to/tigerbeetle.
+	{"SKIP: real TigerBeetle", func(*testing.T) string {
+		return strings.ReplaceAll(tbtest.SkipMessage, tbtest.SharedBin, "/path/to/tigerbeetle")
+	}},
 	{"chobo: an account keeps bounds", func(*testing.T) string { return chobopg.ErrBoundsChanged.Error() }},
+	{"chobo: the connection was lost", func(*testing.T) string { return chobopg.ErrOutcomeUnknown.Error() }},
+	{"chobo: the call was not sent", func(*testing.T) string { return chobopg.ErrNotSent.Error() }},
+	{"is not queryable", func(t *testing.T) string { return nodePostgresDrop(t, "client") }},
+	{"Unhandled 'error' event", func(t *testing.T) string { return nodePostgresDrop(t, "pool") }},
+}
+
+// dropScript has the server end a node-postgres connection while it is
+// idle, as a failover or a restart does, then, for "client", sends a query
+// on it and prints the error; for "pool", leaves the dropped connection
+// in a pool that has no error listener, so that Node ends the process.
+const dropScript = `const pg = require(process.argv[2]);
+const cfg = { host: process.argv[4], port: Number(process.argv[5]), user: process.argv[6], database: process.argv[7] };
+(async () => {
+  const killer = new pg.Client(cfg);
+  await killer.connect();
+  if (process.argv[3] === "client") {
+    const c = new pg.Client(cfg);
+    // The drop comes as more than one error event: keep listening.
+    const dropped = new Promise((resolve) => c.on("error", resolve));
+    await c.connect();
+    const pid = (await c.query("select pg_backend_pid() as pid")).rows[0].pid;
+    await killer.query("select pg_terminate_backend($1)", [pid]);
+    await dropped;
+    await killer.end();
+    try {
+      await c.query("select 1");
+      console.log("the query on the dropped connection answered");
+    } catch (e) {
+      console.log(e.message);
+    }
+    return;
+  }
+  const pool = new pg.Pool(cfg);
+  const c = await pool.connect();
+  const pid = (await c.query("select pg_backend_pid() as pid")).rows[0].pid;
+  c.release();
+  await killer.query("select pg_terminate_backend($1)", [pid]);
+  await killer.end();
+  // Keeps the process alive for the pool's error event, which ends it.
+  setTimeout(() => console.log("the process outlived the dropped connection"), 10000);
+})();
+`
+
+// nodePostgresDrop runs dropScript in mode on a throwaway PostgreSQL
+// server with the pg package the TypeScript runtime pins, and answers
+// what Node printed.
+func nodePostgresDrop(t *testing.T, mode string) string {
+	node, err := exec.LookPath("node")
+	if err != nil || os.Getenv("TEST_SRCDIR") != "" {
+		t.Skip("SKIP: no node command at hand")
+	}
+	pg, err := filepath.Abs(filepath.Join("..", "runtime", "typescript", "node_modules", "pg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(pg); err != nil {
+		t.Skip("SKIP: the TypeScript runtime's packages are not installed: run npm ci in runtime/typescript (tests/setup.sh does)")
+	}
+	srv := pgtest.Start(t)
+	script := filepath.Join(t.TempDir(), "drop.cjs")
+	if err := os.WriteFile(script, []byte(dropScript), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(node, script, pg, mode, srv.SocketDir, strconv.Itoa(srv.Port), pgtest.User, pgtest.DefaultDB)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err = cmd.Run()
+	if mode == "pool" && err == nil {
+		t.Fatalf("node went on after the pool's connection was dropped:\n%s", out.String())
+	}
+	if mode == "client" && err != nil {
+		t.Fatalf("node: %v\n%s", err, out.String())
+	}
+	return out.String()
 }
 
 // goSumMissing builds the README's Go program as the review found it
