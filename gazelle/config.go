@@ -5,11 +5,14 @@ import (
 	"fmt"
 	"log"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/bazelbuild/bazel-gazelle/config"
 	golang "github.com/bazelbuild/bazel-gazelle/language/go"
 	"github.com/bazelbuild/bazel-gazelle/rule"
+
+	"github.com/chobo-lang/chobo/chobo/syntax"
 )
 
 // The directives of the chobo language. Each one applies to the directory
@@ -80,25 +83,91 @@ func (*choboLang) RegisterFlags(fs *flag.FlagSet, cmd string, c *config.Config) 
 
 func (*choboLang) CheckFlags(fs *flag.FlagSet, c *config.Config) error { return nil }
 
-func (*choboLang) KnownDirectives() []string {
-	return []string{directiveChobo, directiveClient, directiveImportPath, directiveConformance, directiveDoc}
-}
+func (*choboLang) KnownDirectives() []string { return slices.Clone(choboDirectives) }
 
 // Configure reads the directives of the BUILD file of rel (f may be nil).
+//
+// A directive that chobo cannot follow stops the run. Going on without it
+// would write (or delete) targets by the defaults instead: a list of
+// clients with one mistyped word would remove every client it names, and
+// the Go rules' deps on them. Configure cannot return an error, and
+// Gazelle calls it while it walks the tree and emits every BUILD file (or
+// its diff) only after the walk, so exiting here leaves all of them as
+// they were; TestGazelleBinaryStopsOnBadDirective holds the gazelle
+// command to that order.
 func (*choboLang) Configure(c *config.Config, rel string, f *rule.File) {
 	cc := getConfig(c).clone()
 	c.Exts[languageName] = cc
 	if f == nil {
 		return
 	}
-	for _, d := range f.Directives {
-		if err := cc.apply(d.Key, d.Value, rel); err != nil {
+	if errs := cc.applyAll(f.Directives, rel); len(errs) > 0 {
+		for _, err := range errs {
 			log.Printf("%s: %v", f.Path, err)
 		}
+		log.Fatal("chobo: stopped before writing any BUILD file; correct what is named above and run Gazelle again")
 	}
 }
 
-// apply sets what one directive says.
+// applyAll applies the directives of one BUILD file in order and returns
+// an error for each of chobo's that it could not follow: a bad value, or
+// a name that looks like one of chobo's and is none of them.
+func (cc *choboConfig) applyAll(directives []rule.Directive, rel string) []error {
+	var errs []error
+	for _, d := range directives {
+		if name, ok := joinedName(d.Key, d.Value); ok {
+			if err := unknownDirective(name); err != nil {
+				errs = append(errs, err)
+				continue
+			}
+		}
+		if !knownDirective(d.Key) {
+			if err := unknownDirective(d.Key); err != nil {
+				errs = append(errs, err)
+			}
+			continue
+		}
+		if err := cc.apply(d.Key, d.Value, rel); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errs
+}
+
+// choboDirectives are the names Configure follows.
+var choboDirectives = []string{directiveChobo, directiveClient, directiveImportPath, directiveConformance, directiveDoc}
+
+func knownDirective(key string) bool { return slices.Contains(choboDirectives, key) }
+
+// joinedName is the name as written of a directive that Gazelle read as
+// key and value: a name is letters, digits and underscores, so Gazelle
+// takes "# gazelle:chobo-client go" for the directive chobo with the
+// value "-client go". A value starting with a dash or a dot was part of
+// the name.
+func joinedName(key, value string) (string, bool) {
+	if value == "" || !strings.ContainsRune("-.", rune(value[0])) {
+		return "", false
+	}
+	return key + strings.Fields(value)[0], true
+}
+
+// unknownDirective is the error for a directive chobo does not know, when
+// its name starts like chobo's: chobo_clients, Chobo-doc. Every other name
+// belongs to Gazelle or another language, which report it themselves.
+// Gazelle itself logs a name that no language knows as an unknown
+// directive, and stops on it only with -strict; this adds what was meant,
+// and stops always.
+func unknownDirective(key string) error {
+	if !strings.HasPrefix(strings.ToLower(key), languageName) {
+		return nil
+	}
+	if d, ok := syntax.Closest(key, choboDirectives); ok {
+		return fmt.Errorf("gazelle:%s is not a directive of chobo; did you mean # gazelle:%s?", key, d)
+	}
+	return fmt.Errorf("gazelle:%s is not a directive of chobo; chobo's are %s", key, strings.Join(choboDirectives, ", "))
+}
+
+// apply sets what one directive says; on an error it changes nothing.
 func (cc *choboConfig) apply(key, value, rel string) error {
 	value = strings.TrimSpace(value)
 	switch key {
@@ -127,6 +196,11 @@ func (cc *choboConfig) apply(key, value, rel string) error {
 		}
 		cc.docs = docs
 	case directiveImportPath:
+		// An import path is one word; more than one is most likely a
+		// second directive run into this one.
+		if len(strings.Fields(value)) > 1 {
+			return fmt.Errorf("gazelle:%s: %q is not one import path", key, value)
+		}
 		cc.importPath = strings.Trim(value, "/")
 		cc.importPathRel = rel
 		cc.importPathSet = value != ""
@@ -141,7 +215,42 @@ func onOff(value string) (bool, error) {
 	case "off", "false", "no", "0":
 		return false, nil
 	}
-	return false, fmt.Errorf("%q is neither on nor off", value)
+	return false, fmt.Errorf("%q is neither on nor off%s", value, didYouMean(value, []string{"on", "off", "true", "false", "yes", "no"}))
+}
+
+// didYouMean is the end of the message for word when it looks like a
+// typo of one of cands, else "".
+func didYouMean(word string, cands []string) string {
+	if c, ok := syntax.Closest(word, cands); ok {
+		return fmt.Sprintf("; did you mean %s?", c)
+	}
+	return ""
+}
+
+// clientLike is the client target word was most likely meant as: one
+// whose name it nearly spells, or, for a language alone (typescript,
+// pyhton), that language's client of the default backend, as
+// chobo_client's default names the backend.
+func clientLike(word string) (string, bool) {
+	if t, ok := syntax.Closest(word, knownClientTargets()); ok {
+		return t, true
+	}
+	backend, _, _ := strings.Cut(defaultClient, "-")
+	byLanguage := map[string]string{}
+	var languages []string
+	for _, t := range knownClientTargets() {
+		if strings.HasPrefix(t, backend+"-") {
+			byLanguage[clientTargets[t].language] = t
+			languages = append(languages, clientTargets[t].language)
+		}
+	}
+	if t, ok := byLanguage[strings.ToLower(word)]; ok {
+		return t, true
+	}
+	if l, ok := syntax.Closest(word, languages); ok {
+		return byLanguage[l], true
+	}
+	return "", false
 }
 
 // parseClients reads the list of a chobo_client directive: known client
@@ -158,7 +267,11 @@ func parseClients(value string) ([]string, error) {
 	var out []string
 	for _, f := range fields {
 		if _, ok := clientTargets[f]; !ok {
-			return nil, fmt.Errorf("unknown client target %q; known: %s", f, strings.Join(knownClientTargets(), ", "))
+			hint := ""
+			if t, ok := clientLike(f); ok {
+				hint = fmt.Sprintf("; did you mean %s?", t)
+			}
+			return nil, fmt.Errorf("unknown client target %q%s (known: %s, or none)", f, hint, strings.Join(knownClientTargets(), ", "))
 		}
 		if seen[f] {
 			continue
@@ -188,7 +301,8 @@ func parseDocs(value string) ([]string, error) {
 	var out []string
 	for _, f := range fields {
 		if _, ok := docFormats[f]; !ok {
-			return nil, fmt.Errorf("unknown page format %q; known: %s, or off", f, strings.Join(knownDocFormats(), ", "))
+			return nil, fmt.Errorf("unknown page format %q%s (known: %s, or off)", f,
+				didYouMean(f, append(knownDocFormats(), "off", "none", "on")), strings.Join(knownDocFormats(), ", "))
 		}
 		if seen[f] {
 			continue

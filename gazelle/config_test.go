@@ -2,6 +2,7 @@ package gazelle
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/bazelbuild/bazel-gazelle/config"
@@ -104,5 +105,121 @@ func TestJoinBelow(t *testing.T) {
 		if got := joinBelow(tc.base, tc.baseRel, tc.rel); got != tc.want {
 			t.Errorf("joinBelow(%q, %q, %q) = %q, want %q", tc.base, tc.baseRel, tc.rel, got, tc.want)
 		}
+	}
+}
+
+// A mistyped word of a directive is named with the word it was most
+// likely meant as; a language alone stands for its client of the default
+// backend.
+func TestDirectiveValueSuggestions(t *testing.T) {
+	for _, tc := range []struct{ key, value, want string }{
+		{"chobo_client", "postgres-go typescrpt", `unknown client target "typescrpt"; did you mean postgres-typescript?`},
+		{"chobo_client", "typescript", `unknown client target "typescript"; did you mean postgres-typescript?`},
+		{"chobo_client", "pyhton", "did you mean postgres-python?"},
+		{"chobo_client", "tigerbeetle-go tigerbeetle-typescipt", "did you mean tigerbeetle-typescript?"},
+		{"chobo_client", "postgres_go", "did you mean postgres-go?"},
+		{"chobo_client", "Postgres-Go", "did you mean postgres-go?"},
+		{"chobo_doc", "markdwn", `unknown page format "markdwn"; did you mean markdown?`},
+		{"chobo_doc", "markdown htm", "did you mean html?"},
+		{"chobo_doc", "nnoe", "did you mean none?"},
+		{"chobo", "of", `"of" is neither on nor off`},
+		{"chobo_conformance", "offf", `"offf" is neither on nor off; did you mean off?`},
+		{"chobo", "flase", "did you mean false?"},
+		{"chobo_importpath", "example.com/books chobo_client none", `"example.com/books chobo_client none" is not one import path`},
+	} {
+		t.Run(tc.key+" "+tc.value, func(t *testing.T) {
+			cc := defaultConfig()
+			err := cc.apply(tc.key, tc.value, "ledger")
+			if err == nil {
+				t.Fatalf("no error")
+			}
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %q\nwant it to say %q", err, tc.want)
+			}
+			if !strings.HasPrefix(err.Error(), "gazelle:"+tc.key+": ") {
+				t.Errorf("error %q does not name the directive", err)
+			}
+			if !reflect.DeepEqual(cc, defaultConfig()) {
+				t.Errorf("a refused directive changed the settings: %+v", *cc)
+			}
+		})
+	}
+	// Neither on nor off is the nearer of the two.
+	if err := defaultConfig().apply("chobo", "of", ""); strings.Contains(err.Error(), "did you mean") {
+		t.Errorf("%v: a guess between on and off", err)
+	}
+	// Nothing near: the known words, and no guess.
+	err := defaultConfig().apply("chobo_client", "rust", "")
+	if err == nil || strings.Contains(err.Error(), "did you mean") || !strings.Contains(err.Error(), "known: postgres-go, ") {
+		t.Errorf("rust: %v", err)
+	}
+}
+
+// A directive whose name starts like chobo's and is none of them is an
+// error naming the nearest; the directives of Gazelle and of the other
+// languages are theirs.
+func TestUnknownDirectives(t *testing.T) {
+	for _, tc := range []struct{ key, want string }{
+		{"chobo_clients", "did you mean # gazelle:chobo_client?"},
+		{"chobo_clinet", "did you mean # gazelle:chobo_client?"},
+		{"chobo-client", "did you mean # gazelle:chobo_client?"},
+		{"Chobo_Client", "did you mean # gazelle:chobo_client?"},
+		{"chobo_import_path", "did you mean # gazelle:chobo_importpath?"},
+		{"chobo_docs", "did you mean # gazelle:chobo_doc?"},
+		{"chobo_conformence", "did you mean # gazelle:chobo_conformance?"},
+		{"choboo", "did you mean # gazelle:chobo?"},
+		{"chobo_targets", "chobo's are chobo, chobo_client, chobo_importpath, chobo_conformance, chobo_doc"},
+	} {
+		err := unknownDirective(tc.key)
+		if err == nil {
+			t.Errorf("%s: no error", tc.key)
+			continue
+		}
+		if !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "gazelle:"+tc.key+" ") {
+			t.Errorf("%s: %q, want it to name the directive and say %q", tc.key, err, tc.want)
+		}
+	}
+	for _, key := range []string{"prefix", "go_naming_convention", "proto", "resolve", "exclude", "clients", "chobbo"} {
+		if err := unknownDirective(key); err != nil {
+			t.Errorf("%s is not chobo's, yet: %v", key, err)
+		}
+	}
+}
+
+// Every directive of a file is checked, after one that is wrong too, and
+// the ones that are right still apply.
+func TestApplyAllReportsEach(t *testing.T) {
+	f, err := rule.LoadData("BUILD.bazel", "", []byte(`# gazelle:prefix example.com/x
+# gazelle:chobo_clients tigerbeetle-go
+# gazelle:chobo_doc html
+# gazelle:go-naming-convention import
+# gazelle:chobo_client postgres-go typescrpt
+# gazelle:chobo-client tigerbeetle-go
+# gazelle:chobo.conformance on
+# gazelle:chobo_conformance off
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cc := defaultConfig()
+	errs := cc.applyAll(f.Directives, "")
+	want := []string{
+		"gazelle:chobo_clients is not a directive of chobo; did you mean # gazelle:chobo_client?",
+		`gazelle:chobo_client: unknown client target "typescrpt"; did you mean postgres-typescript?`,
+		// Gazelle reads a name up to its first letter that is not one of
+		// a word: these are the directive chobo, valued "-client ...".
+		"gazelle:chobo-client is not a directive of chobo; did you mean # gazelle:chobo_client?",
+		"gazelle:chobo.conformance is not a directive of chobo; did you mean # gazelle:chobo_conformance?",
+	}
+	if len(errs) != len(want) {
+		t.Fatalf("errors %v, want %d", errs, len(want))
+	}
+	for i, err := range errs {
+		if !strings.HasPrefix(err.Error(), want[i]) {
+			t.Errorf("error %d: %q, want %q", i, err, want[i])
+		}
+	}
+	if !reflect.DeepEqual(cc.docs, []string{"html"}) || cc.conformance {
+		t.Errorf("the right directives were not applied: %+v", *cc)
 	}
 }
