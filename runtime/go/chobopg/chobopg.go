@@ -223,6 +223,14 @@ func send(ctx context.Context, q Querier, sql string, args []any, dest ...any) (
 	if o.resendFor > 0 {
 		until = time.Now().Add(o.resendFor)
 	}
+	// Every statement goes unnamed, whatever the caller's pgx config says:
+	// pgx's default prepares it under a name kept per client connection,
+	// and behind a pooler in transaction mode the server connection that
+	// runs it may hold another client's statement of that name, of another
+	// function, which would then run instead. Exec mode sends the text
+	// with its arguments in one round trip (Parse, Bind, Execute), the
+	// server typing them from the function it calls.
+	args = append([]any{pgx.QueryExecModeExec}, args...)
 	var first error
 	lostOnce := false
 	for n, lostTries := 0, 0; ; n++ {

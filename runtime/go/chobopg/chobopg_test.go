@@ -78,7 +78,8 @@ func TestCallRetriesSerializationFailures(t *testing.T) {
 	if q.sent != 3 {
 		t.Errorf("sent %d times, want 3", q.sent)
 	}
-	if len(q.args) != 2 || q.args[0] != "t" || q.args[1] != int64(3) {
+	// Exec mode first: the statement goes unnamed, never prepared.
+	if len(q.args) != 3 || q.args[0] != pgx.QueryExecModeExec || q.args[1] != "t" || q.args[2] != int64(3) {
 		t.Errorf("args %v", q.args)
 	}
 }
