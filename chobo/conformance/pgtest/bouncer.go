@@ -70,9 +70,10 @@ func BouncerProgram() (string, error) {
 	return "", errors.New("no pgbouncer on PATH or in /usr/sbin (tests/setup.sh installs Debian's package)")
 }
 
-// LaunchBouncer starts PgBouncer in front of s in mode. The caller must
-// Stop it.
-func LaunchBouncer(s *Server, mode string) (*Bouncer, error) {
+// LaunchBouncer starts PgBouncer in front of s in mode, letting in User
+// and the roles given (authentication: trust, as on the server). The
+// caller must Stop it.
+func LaunchBouncer(s *Server, mode string, roles ...string) (*Bouncer, error) {
 	if mode != SessionPooling && mode != TransactionPooling {
 		return nil, fmt.Errorf("pgtest: pool mode %q: want %q or %q", mode, SessionPooling, TransactionPooling)
 	}
@@ -113,7 +114,11 @@ logfile = %s
 	if err := os.WriteFile(b.ini, []byte(ini), 0o600); err != nil {
 		return nil, fmt.Errorf("pgtest: %v", err)
 	}
-	if err := os.WriteFile(users, []byte(strconv.Quote(User)+` ""`+"\n"), 0o600); err != nil {
+	var list []byte
+	for _, r := range append([]string{User}, roles...) {
+		list = fmt.Appendf(list, "%s \"\"\n", strconv.Quote(r))
+	}
+	if err := os.WriteFile(users, list, 0o600); err != nil {
 		return nil, fmt.Errorf("pgtest: %v", err)
 	}
 	if s.runAs != "" {
@@ -135,9 +140,9 @@ logfile = %s
 // cleanup (before the server, which Start stops in an earlier cleanup).
 // Without pgbouncer it skips the test ("SKIP: <reason>"), unless CI=true,
 // where it fails instead.
-func StartBouncer(t testing.TB, s *Server, mode string) *Bouncer {
+func StartBouncer(t testing.TB, s *Server, mode string, roles ...string) *Bouncer {
 	t.Helper()
-	b, err := LaunchBouncer(s, mode)
+	b, err := LaunchBouncer(s, mode, roles...)
 	if errors.Is(err, ErrNoBouncer) && os.Getenv("CI") != "true" {
 		t.Skip("SKIP: " + err.Error())
 	}
@@ -157,13 +162,12 @@ func StartBouncer(t testing.TB, s *Server, mode string) *Bouncer {
 
 // ConnString is a libpq-style connection string for database db through
 // the bouncer, as the superuser User.
-func (b *Bouncer) ConnString(db string) string {
-	return fmt.Sprintf("host=127.0.0.1 port=%d user=%s dbname=%s sslmode=disable", b.Port, quoteConnValue(User), quoteConnValue(db))
-}
+func (b *Bouncer) ConnString(db string) string { return b.ConnStringAs(User, db) }
 
-// URL is ConnString as a postgres:// URL, which every driver reads.
-func (b *Bouncer) URL(db string) string {
-	return fmt.Sprintf("postgres://%s@127.0.0.1:%d/%s?sslmode=disable", User, b.Port, db)
+// ConnStringAs is ConnString as role user, one of those the bouncer was
+// started with.
+func (b *Bouncer) ConnStringAs(user, db string) string {
+	return fmt.Sprintf("host=127.0.0.1 port=%d user=%s dbname=%s sslmode=disable", b.Port, quoteConnValue(user), quoteConnValue(db))
 }
 
 // start runs pgbouncer and waits until it accepts connections; b.mu is held.
