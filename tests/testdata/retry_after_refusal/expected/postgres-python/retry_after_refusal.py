@@ -1522,6 +1522,17 @@ def _pg_check_resend_for(resend_for: object) -> float:
     return float(resend_for)
 
 
+def _pg_unprepared(conn: object) -> dict[str, object]:
+    """What execute is given so that the statement goes unnamed. psycopg 3
+    prepares a statement once it ran a few times on a connection, under a
+    name of that connection's; behind a pooler in transaction mode the
+    server connection that runs the next call may hold another client's
+    statement of that name, of another function, and run it instead.
+    psycopg2 never prepares, and its execute takes no such argument: it is
+    told apart by psycopg 3's prepare_threshold."""
+    return {"prepare": False} if hasattr(conn, "prepare_threshold") else {}
+
+
 def _pg_check_open(conn: object) -> None:
     """CHOBO_NOT_SENT for a connection already closed (psycopg's closed is
     a bool, psycopg2's a number, 0 while open): nothing goes."""
@@ -1715,7 +1726,7 @@ class PostgresBook(_PgBase):
         if inspect.iscoroutinefunction(cur.execute):
             raise ChoboError("CHOBO_BAD_ARGUMENT", "postgres: an async connection needs AsyncPostgresBook")
         try:
-            cur.execute(q.statement, q.params)
+            cur.execute(q.statement, q.params, **_pg_unprepared(conn))
             return cur.fetchone()
         finally:
             cur.close()
@@ -1842,7 +1853,7 @@ class AsyncPostgresBook(_PgBase):
         if not inspect.iscoroutinefunction(cur.execute):
             raise ChoboError("CHOBO_BAD_ARGUMENT", "postgres: a connection that is not async needs PostgresBook")
         try:
-            await cur.execute(q.statement, q.params)
+            await cur.execute(q.statement, q.params, **_pg_unprepared(conn))
             return await cur.fetchone()
         finally:
             await cur.close()
