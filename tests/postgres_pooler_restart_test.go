@@ -20,8 +20,13 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/chobo-lang/chobo/chobo/book"
+	"github.com/chobo-lang/chobo/chobo/conformance"
+	"github.com/chobo-lang/chobo/chobo/conformance/pgdeploy"
 	"github.com/chobo-lang/chobo/chobo/conformance/pgtest"
+	"github.com/chobo-lang/chobo/chobo/conformance/protocol"
 	"github.com/chobo-lang/chobo/chobo/gen"
+	"github.com/chobo-lang/chobo/chobo/interp"
 	"github.com/chobo-lang/chobo/chobo/target"
 	"github.com/chobo-lang/chobo/runtime/go/chobopg"
 	sr "github.com/chobo-lang/chobo/tests/clients/stock_reservation"
@@ -382,4 +387,127 @@ func TestPoolerRestartsPython(t *testing.T) {
 	}
 	wantEntriesBalance(t, admin, b)
 	t.Logf("%d calls, %d failed", report.Calls, len(report.Failed))
+}
+
+// TestPoolerRestartsEveryClient: each PostgreSQL client, driven as a
+// process as the conformance tests drive it, on a server reached through
+// PgBouncer in transaction mode; 8 callers send restock calls (1 unit, a
+// key of their own) while PgBouncer is restarted and then the server
+// behind it. An error a call meets must say it was of unknown outcome or
+// not sent; the caller then sends the same call again, as that error says
+// is safe, until it is answered. In the end every SKU holds one unit per
+// call: none was lost, none moved twice.
+func TestPoolerRestartsEveryClient(t *testing.T) {
+	l := loadForBackends(t, caseByName(t, "stock_reservation"))
+	for _, tg := range targetsOn("postgres") {
+		t.Run(tg, func(t *testing.T) {
+			driversOf(t, tg)
+			// Most of each run waits out PgBouncer's server_login_retry
+			// after the server's restart: the clients wait side by side.
+			t.Parallel()
+			poolerRestarts(t, tg, l)
+		})
+	}
+}
+
+func poolerRestarts(t *testing.T, tg string, l loaded) {
+	ctx := context.Background()
+	d := startPostgres(t, []loaded{l})
+	bouncer := pgtest.StartBouncer(t, d.srv, pgtest.TransactionPooling, pgdeploy.App)
+	p := startDriver(t, tg, driversOf(t, tg)(l.name), l.Copy, "stock_reservation.book", l.CopySrc,
+		protocol.Request{DSN: bouncer.ConnStringAs(pgdeploy.App, pgtest.DefaultDB)}, conformance.PostgresReader{Pool: d.admin, Book: l.Copy}, "")
+	const callers, tenant = 8, "pooled"
+	var (
+		stop     atomic.Bool
+		answered atomic.Int64
+		calls    atomic.Int64
+		mu       sync.Mutex
+		kinds    = map[string]int{}
+	)
+	kindOf := func(err error) string {
+		switch msg := err.Error(); {
+		case strings.Contains(msg, "may or may not have been applied"):
+			return "unknown outcome"
+		case strings.Contains(msg, "was not sent"):
+			return "not sent"
+		}
+		return ""
+	}
+	var wg sync.WaitGroup
+	for c := 0; c < callers; c++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; !stop.Load(); i++ {
+				call := interp.Call{Transfer: l.Copy.Transfer("restock"), Op: book.Do,
+					Strings: map[string]string{"delivery": fmt.Sprintf("d-%d-%d", c, i), "sku": fmt.Sprintf("s-%d", c)}, Amounts: map[string]int64{"qty": 1}}
+				calls.Add(1)
+				for give := time.Now().Add(90 * time.Second); ; {
+					r, err := p.Call(ctx, call, tenant)
+					if err == nil {
+						if r.Outcome != interp.Done && r.Outcome != interp.DoneBefore {
+							t.Errorf("%s: %s", call, conformance.ShortResult(r, nil))
+						}
+						answered.Add(1)
+						break
+					}
+					var de *conformance.DriverError
+					kind := kindOf(err)
+					if errors.As(err, &de) || kind == "" || time.Now().After(give) {
+						t.Errorf("%s: %v", call, err)
+						return
+					}
+					mu.Lock()
+					kinds[kind+": "+err.Error()]++
+					mu.Unlock()
+					time.Sleep(20 * time.Millisecond)
+				}
+			}
+		}()
+	}
+	waitAnswers := func(n int64, what string) {
+		start := answered.Load()
+		for deadline := time.Now().Add(90 * time.Second); answered.Load()-start < n; time.Sleep(10 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				stop.Store(true)
+				wg.Wait()
+				t.Fatalf("%s: only %d calls answered in 90 s", what, answered.Load()-start)
+			}
+		}
+	}
+	waitAnswers(100, "before the restarts")
+	if err := bouncer.Restart(); err != nil {
+		t.Fatal(err)
+	}
+	waitAnswers(100, "after PgBouncer's restart")
+	if err := d.srv.Restart(); err != nil {
+		t.Fatal(err)
+	}
+	waitAnswers(100, "after the server's restart behind PgBouncer")
+	stop.Store(true)
+	wg.Wait()
+	var lines []string
+	for m, n := range kinds {
+		if len(m) > 300 {
+			m = m[:300] + "…"
+		}
+		lines = append(lines, fmt.Sprintf("%4d× %s", n, m))
+	}
+	sort.Strings(lines)
+	for _, line := range lines {
+		t.Log(line)
+	}
+	var total int64
+	for c := 0; c < callers; c++ {
+		var posted int64
+		if err := d.admin.QueryRow(ctx, `select posted from "stock_reservation".balance_shelf($1, $2)`, tenant, fmt.Sprintf("s-%d", c)).Scan(&posted); err != nil {
+			t.Fatal(err)
+		}
+		total += posted
+	}
+	if total != calls.Load() || answered.Load() != calls.Load() {
+		t.Errorf("the shelves hold %d units after %d calls of 1 each, %d answered", total, calls.Load(), answered.Load())
+	}
+	checkEntries(t, d.admin, []loaded{l})
+	t.Logf("%s: %d calls through PgBouncer restarted, then the server behind it", tg, calls.Load())
 }
