@@ -129,7 +129,8 @@ func TestPoolerRunsTheNamedOperation(t *testing.T) {
 func pyPooler(t *testing.T) string {
 	t.Helper()
 	if why := pySetup(); why != "" {
-		if os.Getenv("CI") == "true" {
+		// Under Bazel the environment is never at hand, CI or not.
+		if os.Getenv("CI") == "true" && os.Getenv("TEST_SRCDIR") == "" {
 			t.Fatal(why)
 		}
 		fmt.Println("SKIP: " + why)
