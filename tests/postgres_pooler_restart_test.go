@@ -44,6 +44,9 @@ import (
 // In the end every SKU holds exactly one unit per call, the sum of its
 // entries.
 func TestPoolerRestartsWhileCallsRun(t *testing.T) {
+	// Most of it waits out PgBouncer's server_login_retry after the
+	// server's restart: other tests may run meanwhile.
+	t.Parallel()
 	srv, admin, b := faultBook(t)
 	bouncer := pgtest.StartBouncer(t, srv, pgtest.TransactionPooling)
 	ctx := context.Background()
@@ -276,6 +279,7 @@ for line in sys.stdin:
 // and the shelves hold one unit per call.
 func TestPoolerRestartsPython(t *testing.T) {
 	py := pyPooler(t)
+	t.Parallel() // as TestPoolerRestartsWhileCallsRun
 	srv, admin, b := faultBook(t)
 	bouncer := pgtest.StartBouncer(t, srv, pgtest.TransactionPooling)
 	src, err := os.ReadFile(caseByName(t, "stock_reservation").path())
