@@ -23,7 +23,10 @@ import (
 
 // Querier sends one statement and reads one row: *pgx.Conn,
 // *pgxpool.Pool and pgx.Tx all are. A client never commits or rolls back:
-// called inside a transaction, its writes commit with the caller's.
+// called inside a transaction, its writes commit with the caller's. The
+// first argument it is given is pgx.QueryExecModeExec, which pgx reads as
+// how to send the statement (unnamed): a Querier of one's own passes the
+// arguments on to pgx as they come.
 type Querier interface {
 	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
 }
