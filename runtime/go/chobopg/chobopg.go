@@ -23,7 +23,10 @@ import (
 
 // Querier sends one statement and reads one row: *pgx.Conn,
 // *pgxpool.Pool and pgx.Tx all are. A client never commits or rolls back:
-// called inside a transaction, its writes commit with the caller's.
+// called inside a transaction, its writes commit with the caller's. The
+// first argument it is given is pgx.QueryExecModeExec, which pgx reads as
+// how to send the statement (unnamed): a Querier of one's own passes the
+// arguments on to pgx as they come.
 type Querier interface {
 	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
 }
@@ -223,6 +226,14 @@ func send(ctx context.Context, q Querier, sql string, args []any, dest ...any) (
 	if o.resendFor > 0 {
 		until = time.Now().Add(o.resendFor)
 	}
+	// Every statement goes unnamed, whatever the caller's pgx config says:
+	// pgx's default prepares it under a name kept per client connection,
+	// and behind a pooler in transaction mode the server connection that
+	// runs it may hold another client's statement of that name, of another
+	// function, which would then run instead. Exec mode sends the text
+	// with its arguments in one round trip (Parse, Bind, Execute), the
+	// server typing them from the function it calls.
+	args = append([]any{pgx.QueryExecModeExec}, args...)
 	var first error
 	lostOnce := false
 	for n, lostTries := 0, 0; ; n++ {
@@ -284,8 +295,17 @@ func sleep(ctx context.Context, d time.Duration) bool {
 // connection broke, or the server shut down, while it was out). nil for
 // an answer of the server's or an error of the caller's.
 func connectionFailure(err error) error {
+	// First: a connection that could not be made may carry the server's
+	// (or a pooler's) refusal as its cause, with a SQLSTATE of class 08.
+	var ce *pgconn.ConnectError
+	if errors.As(err, &ce) {
+		return ErrNotSent
+	}
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {
+		if pe.Code == ProtocolViolation && PoolerNotSent(pe.Message) {
+			return ErrNotSent
+		}
 		// 57P01-57P05: the server or an administrator ended the session.
 		// Class 08: the connection failed.
 		if strings.HasPrefix(pe.Code, "57P") || strings.HasPrefix(pe.Code, "08") {
@@ -293,8 +313,7 @@ func connectionFailure(err error) error {
 		}
 		return nil
 	}
-	var ce *pgconn.ConnectError
-	if errors.As(err, &ce) || pgconn.SafeToRetry(err) {
+	if pgconn.SafeToRetry(err) {
 		return ErrNotSent
 	}
 	var ne net.Error
@@ -304,6 +323,37 @@ func connectionFailure(err error) error {
 		return ErrOutcomeUnknown
 	}
 	return nil
+}
+
+// ProtocolViolation is the SQLSTATE PgBouncer gives every error of its
+// own, whatever its cause.
+const ProtocolViolation = "08P01"
+
+// poolerNotSent are the messages with which PgBouncer closes a client
+// whose statement waited for a server connection that never came: the
+// server could not be reached (while it restarts, or for
+// server_login_retry after a failed attempt), none was free in time
+// (query_wait_timeout), or the client was not let in. The statement was
+// held by PgBouncer and never reached the server.
+var poolerNotSent = []string{
+	"pgbouncer cannot connect to server",
+	"server login has been failing",
+	"query_wait_timeout",
+	"no more connections allowed",
+}
+
+// PoolerNotSent reports whether message, of an error with SQLSTATE 08P01,
+// is one with which PgBouncer says a statement never reached the server.
+// Every other error of PgBouncer's (such as "server conn crashed?", sent
+// when the server went away while the statement was out) leaves the
+// outcome unknown.
+func PoolerNotSent(message string) bool {
+	for _, m := range poolerNotSent {
+		if strings.HasPrefix(message, m) {
+			return true
+		}
+	}
+	return false
 }
 
 // inTransaction reports whether q sends inside a transaction of the

@@ -69,6 +69,11 @@ func pgErr(code string) error { return &pgconn.PgError{Code: code, Message: "tes
 
 func str(s string) any { return s }
 
+// bouncerErr is an error as PgBouncer sends its own: FATAL, 08P01.
+func bouncerErr(message string) error {
+	return &pgconn.PgError{Severity: "FATAL", Code: "08P01", Message: message}
+}
+
 func TestCallRetriesSerializationFailures(t *testing.T) {
 	q := &script{answers: []any{pgErr("40001"), pgErr("40001"), []any{str("done"), nil}}}
 	r, err := Call(context.Background(), q, "select 1", "t", int64(3))
@@ -78,7 +83,8 @@ func TestCallRetriesSerializationFailures(t *testing.T) {
 	if q.sent != 3 {
 		t.Errorf("sent %d times, want 3", q.sent)
 	}
-	if len(q.args) != 2 || q.args[0] != "t" || q.args[1] != int64(3) {
+	// Exec mode first: the statement goes unnamed, never prepared.
+	if len(q.args) != 3 || q.args[0] != pgx.QueryExecModeExec || q.args[1] != "t" || q.args[2] != int64(3) {
 		t.Errorf("args %v", q.args)
 	}
 }
@@ -260,6 +266,14 @@ func TestConnectionLost(t *testing.T) {
 		{"lost, then refused until the deadline", []any{lost, refused}, []Option{Resend(30 * time.Millisecond)}, false, "unknown", -1},
 		{"inside the caller's transaction", []any{lost, done}, nil, true, "unknown", 1},
 		{"a statement cancelled by the server is an answer", []any{pgErr("57014"), done}, nil, false, "57014", 1},
+		// PgBouncer's own errors, all 08P01: those of a statement that
+		// waited in the pooler for a server never reached it.
+		{"PgBouncer: the server cannot be reached", []any{bouncerErr("pgbouncer cannot connect to server"), done}, []Option{Resend(0)}, false, "not sent", 1},
+		{"PgBouncer: waiting out server_login_retry", []any{bouncerErr("server login has been failing, try again later (server_login_retry)"), done}, []Option{Resend(0)}, false, "not sent", 1},
+		{"PgBouncer: no server connection free in time", []any{bouncerErr("query_wait_timeout"), done}, []Option{Resend(0)}, false, "not sent", 1},
+		{"PgBouncer: then sent", []any{bouncerErr("query_wait_timeout"), done}, nil, false, "done", 2},
+		{"PgBouncer: the server went away while the statement was out", []any{bouncerErr("server conn crashed?"), done}, []Option{Resend(0)}, false, "unknown", 1},
+		{"PgBouncer: another error of its own", []any{bouncerErr("client_idle_timeout"), done}, []Option{Resend(0)}, false, "unknown", 1},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			s := &script{answers: c.answers}

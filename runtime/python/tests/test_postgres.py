@@ -342,10 +342,18 @@ class _Cases:
             class OperationalError(Exception):
                 """As psycopg and psycopg2 name what a broken connection raises."""
 
+            class InternalError(Exception):
+                """As psycopg names answers that do not match what was sent."""
+
             cases: list[Exception] = [
                 OperationalError("server closed the connection unexpectedly"),
                 Pg3Error("57P01", "terminating connection due to administrator command"),
                 Pg2Error("08006", "connection failure"),
+                # PgBouncer, when the server went away while the statement was out.
+                Pg3Error("08P01", "server conn crashed?"),
+                # psycopg, when a server behind PgBouncer ended the session
+                # before the pool's COMMIT was answered.
+                InternalError("received 2 results from command 'COMMIT'"),
             ]
             for err in cases:
                 with self.subTest(err=repr(err)):
@@ -359,6 +367,21 @@ class _Cases:
             with self.assertRaises(Pg3Error):
                 self.book(s).call("t.do", CALL, ["k", 1])
             self.assertEqual(self.pauses, [])
+
+        def test_pooler_reached_no_server(self) -> None:
+            # PgBouncer's errors (08P01) for a statement it held while no
+            # server connection could be had: it never reached a server.
+            cases: list[Exception] = [
+                Pg3Error("08P01", "pgbouncer cannot connect to server"),
+                Pg3Error("08P01", "server login has been failing, try again later (server_login_retry)"),
+                Pg2Error("08P01", "FATAL:  query_wait_timeout\n"),
+            ]
+            for err in cases:
+                with self.subTest(err=repr(err)):
+                    s = Script(err, ("done", None))
+                    e = self.fails(lambda: self.book(s).call("t.do", CALL, ["k", 1]), "CHOBO_NOT_SENT")
+                    self.assertIs(e.__cause__, err)
+                    self.ran(s, 1)
 
         def test_closed_connection_sends_nothing(self) -> None:
             for closed in (True, 2):

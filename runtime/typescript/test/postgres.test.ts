@@ -101,6 +101,11 @@ test("with resendMs 0 a lost call is a CHOBO_OUTCOME_UNKNOWN, a call not sent a 
     [sysError("EPIPE"), "CHOBO_OUTCOME_UNKNOWN"],
     [sysError("ECONNREFUSED"), "CHOBO_NOT_SENT"],
     [pgError("57P03", "the database system is starting up"), "CHOBO_NOT_SENT"],
+    // PgBouncer's own errors: a statement held for a server it never got, or one out when the server went away.
+    [pgError("08P01", "pgbouncer cannot connect to server"), "CHOBO_NOT_SENT"],
+    [pgError("08P01", "server login has been failing, try again later (server_login_retry)"), "CHOBO_NOT_SENT"],
+    [pgError("08P01", "query_wait_timeout"), "CHOBO_NOT_SENT"],
+    [pgError("08P01", "server conn crashed?"), "CHOBO_OUTCOME_UNKNOWN"],
   ];
   for (const [err, kind] of kinds) {
     const db = scripted(err, [{ result: "done", reason: null }]);

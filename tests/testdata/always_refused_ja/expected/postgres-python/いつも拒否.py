@@ -572,16 +572,35 @@ _PG_LOST = (
 )
 
 
+_PG_POOLER_NOT_SENT = re.compile(
+    r"pgbouncer cannot connect to server|server login has been failing|query_wait_timeout|no more connections allowed"
+)
+"""PgBouncer's messages (all SQLSTATE 08P01) for a statement that waited in
+the pooler for a server connection it never got: the statement never
+reached the server."""
+
+
 def _pg_lost(where: str, err: Exception) -> Exception | None:
     """CHOBO_OUTCOME_UNKNOWN for an error that says the connection broke, or
     the server shut down, while the statement was out (SQLSTATE 57P01-57P05
-    or class 08, or a driver's OperationalError or InterfaceError that
-    carries none); None for an answer of the server's."""
+    or class 08, or a driver's OperationalError, InterfaceError or
+    InternalError that carries none: psycopg's InternalError says the
+    answers on the connection were not what was sent, as when a server
+    behind a pooler ends the session before a COMMIT is answered);
+    CHOBO_NOT_SENT for PgBouncer's word that the statement never reached a
+    server; None for an answer of the server's."""
     code = sqlstate_of(err)
+    if code == "08P01":
+        diag = getattr(err, "diag", None)
+        message = getattr(diag, "message_primary", None) or str(err)
+        if _PG_POOLER_NOT_SENT.search(message):
+            n = ChoboError("CHOBO_NOT_SENT", f"{where}: the call was not sent: the pooler reached no server: {err}")
+            n.__cause__ = err
+            return n
     if code:
         if not (code.startswith("57P") or code.startswith("08")):
             return None
-    elif not any(c.__name__ in ("OperationalError", "InterfaceError") for c in type(err).__mro__):
+    elif not any(c.__name__ in ("OperationalError", "InterfaceError", "InternalError") for c in type(err).__mro__):
         return None
     e = ChoboError("CHOBO_OUTCOME_UNKNOWN", f"{where}: {_PG_LOST}: {err}")
     e.__cause__ = err
@@ -768,6 +787,17 @@ def _pg_check_resend_for(resend_for: object) -> float:
     if isinstance(resend_for, bool) or not isinstance(resend_for, (int, float)) or not resend_for >= 0:
         raise ChoboError("CHOBO_BAD_ARGUMENT", f"postgres: resend_for must be a number of seconds from 0, got {describe(resend_for)}")
     return float(resend_for)
+
+
+def _pg_unprepared(conn: object) -> dict[str, object]:
+    """What execute is given so that the statement goes unnamed. psycopg 3
+    prepares a statement once it ran a few times on a connection, under a
+    name of that connection's; behind a pooler in transaction mode the
+    server connection that runs the next call may hold another client's
+    statement of that name, of another function, and run it instead.
+    psycopg2 never prepares, and its execute takes no such argument: it is
+    told apart by psycopg 3's prepare_threshold."""
+    return {"prepare": False} if hasattr(conn, "prepare_threshold") else {}
 
 
 def _pg_check_open(conn: object) -> None:
@@ -963,7 +993,7 @@ class PostgresBook(_PgBase):
         if inspect.iscoroutinefunction(cur.execute):
             raise ChoboError("CHOBO_BAD_ARGUMENT", "postgres: an async connection needs AsyncPostgresBook")
         try:
-            cur.execute(q.statement, q.params)
+            cur.execute(q.statement, q.params, **_pg_unprepared(conn))
             return cur.fetchone()
         finally:
             cur.close()
@@ -1090,7 +1120,7 @@ class AsyncPostgresBook(_PgBase):
         if not inspect.iscoroutinefunction(cur.execute):
             raise ChoboError("CHOBO_BAD_ARGUMENT", "postgres: a connection that is not async needs PostgresBook")
         try:
-            await cur.execute(q.statement, q.params)
+            await cur.execute(q.statement, q.params, **_pg_unprepared(conn))
             return await cur.fetchone()
         finally:
             await cur.close()

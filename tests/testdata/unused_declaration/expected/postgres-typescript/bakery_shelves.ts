@@ -499,6 +499,15 @@ const NOT_CONNECTED = new Set(["ECONNREFUSED", "ENOENT", "EHOSTUNREACH", "ENETUN
 const BROKEN = new Set(["ECONNRESET", "EPIPE", "ETIMEDOUT", "ECONNABORTED"]);
 
 /**
+ * PgBouncer's messages (all SQLSTATE 08P01) for a statement it held while
+ * it waited for a server connection that never came: the statement never
+ * reached the server. Its other errors, such as "server conn crashed?" when
+ * the server went away while the statement was out, leave the outcome
+ * unknown.
+ */
+const POOLER_NOT_SENT = /pgbouncer cannot connect to server|server login has been failing|query_wait_timeout|no more connections allowed/;
+
+/**
  * connectionFailure says how a statement failed when the connection, not
  * the server's answer, was the cause: CHOBO_NOT_SENT when nothing of it
  * went (no connection could be made or used), CHOBO_OUTCOME_UNKNOWN when it
@@ -516,6 +525,9 @@ export function connectionFailure(err: unknown): "CHOBO_NOT_SENT" | "CHOBO_OUTCO
   const code = sqlState(err);
   if (code === "57P03") {
     return "CHOBO_NOT_SENT"; // the server takes no connections yet: said at the start of one
+  }
+  if (code === "08P01" && err instanceof Error && POOLER_NOT_SENT.test(err.message)) {
+    return "CHOBO_NOT_SENT";
   }
   if (code.startsWith("57P") || code.startsWith("08")) {
     return "CHOBO_OUTCOME_UNKNOWN";
