@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable, Generator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, AbstractContextManager
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, TypeAlias, TypeVar, cast
+from typing import Any, Literal, Never, Protocol, TypeAlias, TypeVar, cast
 
 # The client of the book allocation kept in PostgreSQL: each operation is
 # one call of the book's SQL function (allocation.sql), in one statement.
@@ -45,8 +45,9 @@ class Sale:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def do(self, *, order: str, shop: str, price: int, fee: int) -> Result:
+    def do(self, *, order: str, shop: str, price: int, fee: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("sale.do", _unknown)
         return self._backend.call(
             "sale.do",
             'select result, reason from "allocation"."sale_do"(%s, %s, %s, %s, %s)',
@@ -58,8 +59,9 @@ class Sale:
             ],
         )
 
-    def do_call(self, *, order: str, shop: str, price: int, fee: int) -> PgCall:
+    def do_call(self, *, order: str, shop: str, price: int, fee: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("sale.do", _unknown)
         return self._backend.make_call(
             "sale.do",
             'select result, reason from "allocation"."sale_do"(%s, %s, %s, %s, %s)',
@@ -78,8 +80,9 @@ class Payout:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def do(self, *, payout_id: str, shop: str, amount: int) -> Result:
+    def do(self, *, payout_id: str, shop: str, amount: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("payout.do", _unknown)
         return self._backend.call(
             "payout.do",
             'select result, reason from "allocation"."payout_do"(%s, %s, %s, %s)',
@@ -90,8 +93,9 @@ class Payout:
             ],
         )
 
-    def do_call(self, *, payout_id: str, shop: str, amount: int) -> PgCall:
+    def do_call(self, *, payout_id: str, shop: str, amount: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("payout.do", _unknown)
         return self._backend.make_call(
             "payout.do",
             'select result, reason from "allocation"."payout_do"(%s, %s, %s, %s)',
@@ -109,8 +113,9 @@ class Balances:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def shop_sales(self, *, shop: str) -> Balance:
+    def shop_sales(self, *, shop: str, **_unknown: Never) -> Balance:
         """shop_sales: what is kept for the shop until it is paid out."""
+        check_keywords("balance.shop_sales", _unknown)
         return self._backend.balance(
             "balance.shop_sales",
             'select posted, held_in, held_out from "allocation"."balance_shop_sales"(%s, %s)',
@@ -119,8 +124,9 @@ class Balances:
             ],
         )
 
-    def buyers(self) -> Balance:
+    def buyers(self, **_unknown: Never) -> Balance:
         """The account buyers."""
+        check_keywords("balance.buyers", _unknown)
         return self._backend.balance(
             "balance.buyers",
             'select posted, held_in, held_out from "allocation"."balance_buyers"(%s)',
@@ -128,8 +134,9 @@ class Balances:
             ],
         )
 
-    def fee_income(self) -> Balance:
+    def fee_income(self, **_unknown: Never) -> Balance:
         """The account fee_income."""
+        check_keywords("balance.fee_income", _unknown)
         return self._backend.balance(
             "balance.fee_income",
             'select posted, held_in, held_out from "allocation"."balance_fee_income"(%s)',
@@ -137,8 +144,9 @@ class Balances:
             ],
         )
 
-    def shop_bank(self) -> Balance:
+    def shop_bank(self, **_unknown: Never) -> Balance:
         """The account shop_bank."""
+        check_keywords("balance.shop_bank", _unknown)
         return self._backend.balance(
             "balance.shop_bank",
             'select posted, held_in, held_out from "allocation"."balance_shop_bank"(%s)',
@@ -158,13 +166,14 @@ class Book:
         self.balance = Balances(backend)
         """Reads accounts: posted, held coming in, held going out."""
 
-    def expire(self, max: int = 1000) -> int:
+    def expire(self, max: int = 1000, **_unknown: Never) -> int:
         """Gives back up to max holds past their deadline and answers how
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
+        check_keywords("expire", _unknown)
         return self._backend.expire('select "allocation".expire(%s)', max)
 
-    def bulk(self, calls: Sequence[PgCall]) -> list[PgAnswer]:
+    def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
         answers each, in order, as it would be answered alone: a Result, a
         hold state (or None) for a status, or the error the call alone
@@ -172,6 +181,7 @@ class Book:
         autocommit mode they go in one pipeline; over psycopg2, or in the
         caller's transaction, one by one. No call sees another's answer: a
         post, void or status must not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return self._backend.bulk(calls)
 
 
@@ -181,8 +191,9 @@ class AsyncSale:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def do(self, *, order: str, shop: str, price: int, fee: int) -> Result:
+    async def do(self, *, order: str, shop: str, price: int, fee: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("sale.do", _unknown)
         return await self._backend.call(
             "sale.do",
             'select result, reason from "allocation"."sale_do"(%s, %s, %s, %s, %s)',
@@ -194,8 +205,9 @@ class AsyncSale:
             ],
         )
 
-    def do_call(self, *, order: str, shop: str, price: int, fee: int) -> PgCall:
+    def do_call(self, *, order: str, shop: str, price: int, fee: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("sale.do", _unknown)
         return self._backend.make_call(
             "sale.do",
             'select result, reason from "allocation"."sale_do"(%s, %s, %s, %s, %s)',
@@ -214,8 +226,9 @@ class AsyncPayout:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def do(self, *, payout_id: str, shop: str, amount: int) -> Result:
+    async def do(self, *, payout_id: str, shop: str, amount: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("payout.do", _unknown)
         return await self._backend.call(
             "payout.do",
             'select result, reason from "allocation"."payout_do"(%s, %s, %s, %s)',
@@ -226,8 +239,9 @@ class AsyncPayout:
             ],
         )
 
-    def do_call(self, *, payout_id: str, shop: str, amount: int) -> PgCall:
+    def do_call(self, *, payout_id: str, shop: str, amount: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("payout.do", _unknown)
         return self._backend.make_call(
             "payout.do",
             'select result, reason from "allocation"."payout_do"(%s, %s, %s, %s)',
@@ -245,8 +259,9 @@ class AsyncBalances:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def shop_sales(self, *, shop: str) -> Balance:
+    async def shop_sales(self, *, shop: str, **_unknown: Never) -> Balance:
         """shop_sales: what is kept for the shop until it is paid out."""
+        check_keywords("balance.shop_sales", _unknown)
         return await self._backend.balance(
             "balance.shop_sales",
             'select posted, held_in, held_out from "allocation"."balance_shop_sales"(%s, %s)',
@@ -255,8 +270,9 @@ class AsyncBalances:
             ],
         )
 
-    async def buyers(self) -> Balance:
+    async def buyers(self, **_unknown: Never) -> Balance:
         """The account buyers."""
+        check_keywords("balance.buyers", _unknown)
         return await self._backend.balance(
             "balance.buyers",
             'select posted, held_in, held_out from "allocation"."balance_buyers"(%s)',
@@ -264,8 +280,9 @@ class AsyncBalances:
             ],
         )
 
-    async def fee_income(self) -> Balance:
+    async def fee_income(self, **_unknown: Never) -> Balance:
         """The account fee_income."""
+        check_keywords("balance.fee_income", _unknown)
         return await self._backend.balance(
             "balance.fee_income",
             'select posted, held_in, held_out from "allocation"."balance_fee_income"(%s)',
@@ -273,8 +290,9 @@ class AsyncBalances:
             ],
         )
 
-    async def shop_bank(self) -> Balance:
+    async def shop_bank(self, **_unknown: Never) -> Balance:
         """The account shop_bank."""
+        check_keywords("balance.shop_bank", _unknown)
         return await self._backend.balance(
             "balance.shop_bank",
             'select posted, held_in, held_out from "allocation"."balance_shop_bank"(%s)',
@@ -294,13 +312,14 @@ class AsyncBook:
         self.balance = AsyncBalances(backend)
         """Reads accounts: posted, held coming in, held going out."""
 
-    async def expire(self, max: int = 1000) -> int:
+    async def expire(self, max: int = 1000, **_unknown: Never) -> int:
         """Gives back up to max holds past their deadline and answers how
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
+        check_keywords("expire", _unknown)
         return await self._backend.expire('select "allocation".expire(%s)', max)
 
-    async def bulk(self, calls: Sequence[PgCall]) -> list[PgAnswer]:
+    async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
         answers each, in order, as it would be answered alone: a Result, a
         hold state (or None) for a status, or the error the call alone
@@ -308,6 +327,7 @@ class AsyncBook:
         autocommit mode they go in one pipeline; over psycopg2, or in the
         caller's transaction, one by one. No call sees another's answer: a
         post, void or status must not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return await self._backend.bulk(calls)
 
 
@@ -430,6 +450,18 @@ def describe(v: object) -> str:
     if isinstance(v, int):
         return f"the int {v}"
     return f"a {type(v).__name__}"
+
+
+def check_keywords(where: str, unknown: Mapping[str, object]) -> None:
+    """Refuses, before anything is sent, keyword arguments the operation
+    does not take: a generated method gathers them in **_unknown (typed
+    Never, so that a type checker names them too) rather than letting
+    Python raise its TypeError, so that every mistake in a call is a
+    ChoboError."""
+    if unknown:
+        names = ", ".join(repr(n) for n in unknown)
+        what = "an argument" if len(unknown) == 1 else "arguments"
+        raise ChoboError("CHOBO_BAD_ARGUMENT", f"{where}: the operation takes no {what} named {names}")
 
 
 def check_amount(where: str, name: str, v: object) -> int:

@@ -10,11 +10,11 @@ import re
 import secrets
 import threading
 import tigerbeetle as tb
-from collections.abc import Awaitable, Callable, Generator, Sequence
+from collections.abc import Awaitable, Callable, Generator, Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any, Literal, Protocol, TypeAlias, TypeVar, cast
+from typing import Any, Literal, Never, Protocol, TypeAlias, TypeVar, cast
 
 # The client of the book allocation kept in TigerBeetle: each operation is
 # one linked chain of transfers sent in one request, so that every bound is
@@ -49,8 +49,9 @@ class Sale:
     def __init__(self, backend: TigerBeetleBook) -> None:
         self._backend = backend
 
-    def do(self, *, order: str, shop: str, price: int, fee: int) -> Result:
+    def do(self, *, order: str, shop: str, price: int, fee: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("sale.do", _unknown)
         return self._backend.call(
             0,
             "do",
@@ -62,8 +63,9 @@ class Sale:
             ],
         )
 
-    def do_call(self, *, order: str, shop: str, price: int, fee: int) -> TbCall:
+    def do_call(self, *, order: str, shop: str, price: int, fee: int, **_unknown: Never) -> TbCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("sale.do", _unknown)
         return tb_call(
             0,
             "do",
@@ -82,8 +84,9 @@ class Payout:
     def __init__(self, backend: TigerBeetleBook) -> None:
         self._backend = backend
 
-    def do(self, *, payout_id: str, shop: str, amount: int) -> Result:
+    def do(self, *, payout_id: str, shop: str, amount: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("payout.do", _unknown)
         return self._backend.call(
             1,
             "do",
@@ -94,8 +97,9 @@ class Payout:
             ],
         )
 
-    def do_call(self, *, payout_id: str, shop: str, amount: int) -> TbCall:
+    def do_call(self, *, payout_id: str, shop: str, amount: int, **_unknown: Never) -> TbCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("payout.do", _unknown)
         return tb_call(
             1,
             "do",
@@ -113,8 +117,9 @@ class Balances:
     def __init__(self, backend: TigerBeetleBook) -> None:
         self._backend = backend
 
-    def shop_sales(self, *, shop: str) -> Balance:
+    def shop_sales(self, *, shop: str, **_unknown: Never) -> Balance:
         """shop_sales: what is kept for the shop until it is paid out."""
+        check_keywords("balance.shop_sales", _unknown)
         return self._backend.balance(
             0,
             [
@@ -122,22 +127,25 @@ class Balances:
             ],
         )
 
-    def buyers(self) -> Balance:
+    def buyers(self, **_unknown: Never) -> Balance:
         """The account buyers."""
+        check_keywords("balance.buyers", _unknown)
         return self._backend.balance(
             1,
             [],
         )
 
-    def fee_income(self) -> Balance:
+    def fee_income(self, **_unknown: Never) -> Balance:
         """The account fee_income."""
+        check_keywords("balance.fee_income", _unknown)
         return self._backend.balance(
             2,
             [],
         )
 
-    def shop_bank(self) -> Balance:
+    def shop_bank(self, **_unknown: Never) -> Balance:
         """The account shop_bank."""
+        check_keywords("balance.shop_bank", _unknown)
         return self._backend.balance(
             3,
             [],
@@ -155,7 +163,7 @@ class Book:
         """Reads accounts: posted, held coming in, held going out."""
         self._backend = backend
 
-    def bulk(self, calls: Sequence[TbCall]) -> list[TbAnswer]:
+    def bulk(self, calls: Sequence[TbCall], **_unknown: Never) -> list[TbAnswer]:
         """Sends many calls, made by the transfers' *_call methods, in as few
         requests as they fit (a request takes MAX_EVENTS transfers; a call's chain
         is never split), and answers each, in order, as it would be answered
@@ -163,6 +171,7 @@ class Book:
         the call alone would raise. TigerBeetle applies them one after
         another; no call sees another's answer: a post, void or status must
         not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return self._backend.bulk(calls)
 
 
@@ -172,8 +181,9 @@ class AsyncSale:
     def __init__(self, backend: AsyncTigerBeetleBook) -> None:
         self._backend = backend
 
-    async def do(self, *, order: str, shop: str, price: int, fee: int) -> Result:
+    async def do(self, *, order: str, shop: str, price: int, fee: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("sale.do", _unknown)
         return await self._backend.call(
             0,
             "do",
@@ -185,8 +195,9 @@ class AsyncSale:
             ],
         )
 
-    def do_call(self, *, order: str, shop: str, price: int, fee: int) -> TbCall:
+    def do_call(self, *, order: str, shop: str, price: int, fee: int, **_unknown: Never) -> TbCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("sale.do", _unknown)
         return tb_call(
             0,
             "do",
@@ -205,8 +216,9 @@ class AsyncPayout:
     def __init__(self, backend: AsyncTigerBeetleBook) -> None:
         self._backend = backend
 
-    async def do(self, *, payout_id: str, shop: str, amount: int) -> Result:
+    async def do(self, *, payout_id: str, shop: str, amount: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("payout.do", _unknown)
         return await self._backend.call(
             1,
             "do",
@@ -217,8 +229,9 @@ class AsyncPayout:
             ],
         )
 
-    def do_call(self, *, payout_id: str, shop: str, amount: int) -> TbCall:
+    def do_call(self, *, payout_id: str, shop: str, amount: int, **_unknown: Never) -> TbCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("payout.do", _unknown)
         return tb_call(
             1,
             "do",
@@ -236,8 +249,9 @@ class AsyncBalances:
     def __init__(self, backend: AsyncTigerBeetleBook) -> None:
         self._backend = backend
 
-    async def shop_sales(self, *, shop: str) -> Balance:
+    async def shop_sales(self, *, shop: str, **_unknown: Never) -> Balance:
         """shop_sales: what is kept for the shop until it is paid out."""
+        check_keywords("balance.shop_sales", _unknown)
         return await self._backend.balance(
             0,
             [
@@ -245,22 +259,25 @@ class AsyncBalances:
             ],
         )
 
-    async def buyers(self) -> Balance:
+    async def buyers(self, **_unknown: Never) -> Balance:
         """The account buyers."""
+        check_keywords("balance.buyers", _unknown)
         return await self._backend.balance(
             1,
             [],
         )
 
-    async def fee_income(self) -> Balance:
+    async def fee_income(self, **_unknown: Never) -> Balance:
         """The account fee_income."""
+        check_keywords("balance.fee_income", _unknown)
         return await self._backend.balance(
             2,
             [],
         )
 
-    async def shop_bank(self) -> Balance:
+    async def shop_bank(self, **_unknown: Never) -> Balance:
         """The account shop_bank."""
+        check_keywords("balance.shop_bank", _unknown)
         return await self._backend.balance(
             3,
             [],
@@ -278,7 +295,7 @@ class AsyncBook:
         """Reads accounts: posted, held coming in, held going out."""
         self._backend = backend
 
-    async def bulk(self, calls: Sequence[TbCall]) -> list[TbAnswer]:
+    async def bulk(self, calls: Sequence[TbCall], **_unknown: Never) -> list[TbAnswer]:
         """Sends many calls, made by the transfers' *_call methods, in as few
         requests as they fit (a request takes MAX_EVENTS transfers; a call's chain
         is never split), and answers each, in order, as it would be answered
@@ -286,6 +303,7 @@ class AsyncBook:
         the call alone would raise. TigerBeetle applies them one after
         another; no call sees another's answer: a post, void or status must
         not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return await self._backend.bulk(calls)
 
 
@@ -440,6 +458,18 @@ def describe(v: object) -> str:
     if isinstance(v, int):
         return f"the int {v}"
     return f"a {type(v).__name__}"
+
+
+def check_keywords(where: str, unknown: Mapping[str, object]) -> None:
+    """Refuses, before anything is sent, keyword arguments the operation
+    does not take: a generated method gathers them in **_unknown (typed
+    Never, so that a type checker names them too) rather than letting
+    Python raise its TypeError, so that every mistake in a call is a
+    ChoboError."""
+    if unknown:
+        names = ", ".join(repr(n) for n in unknown)
+        what = "an argument" if len(unknown) == 1 else "arguments"
+        raise ChoboError("CHOBO_BAD_ARGUMENT", f"{where}: the operation takes no {what} named {names}")
 
 
 def check_amount(where: str, name: str, v: object) -> int:

@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable, Generator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, AbstractContextManager
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, TypeAlias, TypeVar, cast
+from typing import Any, Literal, Never, Protocol, TypeAlias, TypeVar, cast
 
 # The client of the book always_refused kept in PostgreSQL: each operation is
 # one call of the book's SQL function (always_refused.sql), in one statement.
@@ -45,8 +45,9 @@ class Redeem:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def do(self, *, use: str, member: str, count: int) -> Result:
+    def do(self, *, use: str, member: str, count: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("redeem.do", _unknown)
         return self._backend.call(
             "redeem.do",
             'select result, reason from "always_refused"."redeem_do"(%s, %s, %s, %s)',
@@ -57,8 +58,9 @@ class Redeem:
             ],
         )
 
-    def do_call(self, *, use: str, member: str, count: int) -> PgCall:
+    def do_call(self, *, use: str, member: str, count: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("redeem.do", _unknown)
         return self._backend.make_call(
             "redeem.do",
             'select result, reason from "always_refused"."redeem_do"(%s, %s, %s, %s)',
@@ -76,8 +78,9 @@ class Balances:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def voucher_balance(self, *, member: str) -> Balance:
+    def voucher_balance(self, *, member: str, **_unknown: Never) -> Balance:
         """The account voucher_balance."""
+        check_keywords("balance.voucher_balance", _unknown)
         return self._backend.balance(
             "balance.voucher_balance",
             'select posted, held_in, held_out from "always_refused"."balance_voucher_balance"(%s, %s)',
@@ -86,8 +89,9 @@ class Balances:
             ],
         )
 
-    def redeemed(self) -> Balance:
+    def redeemed(self, **_unknown: Never) -> Balance:
         """The account redeemed."""
+        check_keywords("balance.redeemed", _unknown)
         return self._backend.balance(
             "balance.redeemed",
             'select posted, held_in, held_out from "always_refused"."balance_redeemed"(%s)',
@@ -105,13 +109,14 @@ class Book:
         self.balance = Balances(backend)
         """Reads accounts: posted, held coming in, held going out."""
 
-    def expire(self, max: int = 1000) -> int:
+    def expire(self, max: int = 1000, **_unknown: Never) -> int:
         """Gives back up to max holds past their deadline and answers how
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
+        check_keywords("expire", _unknown)
         return self._backend.expire('select "always_refused".expire(%s)', max)
 
-    def bulk(self, calls: Sequence[PgCall]) -> list[PgAnswer]:
+    def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
         answers each, in order, as it would be answered alone: a Result, a
         hold state (or None) for a status, or the error the call alone
@@ -119,6 +124,7 @@ class Book:
         autocommit mode they go in one pipeline; over psycopg2, or in the
         caller's transaction, one by one. No call sees another's answer: a
         post, void or status must not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return self._backend.bulk(calls)
 
 
@@ -128,8 +134,9 @@ class AsyncRedeem:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def do(self, *, use: str, member: str, count: int) -> Result:
+    async def do(self, *, use: str, member: str, count: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("redeem.do", _unknown)
         return await self._backend.call(
             "redeem.do",
             'select result, reason from "always_refused"."redeem_do"(%s, %s, %s, %s)',
@@ -140,8 +147,9 @@ class AsyncRedeem:
             ],
         )
 
-    def do_call(self, *, use: str, member: str, count: int) -> PgCall:
+    def do_call(self, *, use: str, member: str, count: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("redeem.do", _unknown)
         return self._backend.make_call(
             "redeem.do",
             'select result, reason from "always_refused"."redeem_do"(%s, %s, %s, %s)',
@@ -159,8 +167,9 @@ class AsyncBalances:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def voucher_balance(self, *, member: str) -> Balance:
+    async def voucher_balance(self, *, member: str, **_unknown: Never) -> Balance:
         """The account voucher_balance."""
+        check_keywords("balance.voucher_balance", _unknown)
         return await self._backend.balance(
             "balance.voucher_balance",
             'select posted, held_in, held_out from "always_refused"."balance_voucher_balance"(%s, %s)',
@@ -169,8 +178,9 @@ class AsyncBalances:
             ],
         )
 
-    async def redeemed(self) -> Balance:
+    async def redeemed(self, **_unknown: Never) -> Balance:
         """The account redeemed."""
+        check_keywords("balance.redeemed", _unknown)
         return await self._backend.balance(
             "balance.redeemed",
             'select posted, held_in, held_out from "always_refused"."balance_redeemed"(%s)',
@@ -188,13 +198,14 @@ class AsyncBook:
         self.balance = AsyncBalances(backend)
         """Reads accounts: posted, held coming in, held going out."""
 
-    async def expire(self, max: int = 1000) -> int:
+    async def expire(self, max: int = 1000, **_unknown: Never) -> int:
         """Gives back up to max holds past their deadline and answers how
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
+        check_keywords("expire", _unknown)
         return await self._backend.expire('select "always_refused".expire(%s)', max)
 
-    async def bulk(self, calls: Sequence[PgCall]) -> list[PgAnswer]:
+    async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
         answers each, in order, as it would be answered alone: a Result, a
         hold state (or None) for a status, or the error the call alone
@@ -202,6 +213,7 @@ class AsyncBook:
         autocommit mode they go in one pipeline; over psycopg2, or in the
         caller's transaction, one by one. No call sees another's answer: a
         post, void or status must not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return await self._backend.bulk(calls)
 
 
@@ -324,6 +336,18 @@ def describe(v: object) -> str:
     if isinstance(v, int):
         return f"the int {v}"
     return f"a {type(v).__name__}"
+
+
+def check_keywords(where: str, unknown: Mapping[str, object]) -> None:
+    """Refuses, before anything is sent, keyword arguments the operation
+    does not take: a generated method gathers them in **_unknown (typed
+    Never, so that a type checker names them too) rather than letting
+    Python raise its TypeError, so that every mistake in a call is a
+    ChoboError."""
+    if unknown:
+        names = ", ".join(repr(n) for n in unknown)
+        what = "an argument" if len(unknown) == 1 else "arguments"
+        raise ChoboError("CHOBO_BAD_ARGUMENT", f"{where}: the operation takes no {what} named {names}")
 
 
 def check_amount(where: str, name: str, v: object) -> int:

@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable, Generator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, AbstractContextManager
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, TypeAlias, TypeVar, cast
+from typing import Any, Literal, Never, Protocol, TypeAlias, TypeVar, cast
 
 # The client of the book いつも拒否 kept in PostgreSQL: each operation is
 # one call of the book's SQL function (いつも拒否.sql), in one statement.
@@ -45,8 +45,9 @@ class 引き換え:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def do(self, *, 利用: str, 会員: str, 枚数: int) -> Result:
+    def do(self, *, 利用: str, 会員: str, 枚数: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("引き換え.do", _unknown)
         return self._backend.call(
             "引き換え.do",
             'select result, reason from "いつも拒否"."引き換え_do"(%s, %s, %s, %s)',
@@ -57,8 +58,9 @@ class 引き換え:
             ],
         )
 
-    def do_call(self, *, 利用: str, 会員: str, 枚数: int) -> PgCall:
+    def do_call(self, *, 利用: str, 会員: str, 枚数: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("引き換え.do", _unknown)
         return self._backend.make_call(
             "引き換え.do",
             'select result, reason from "いつも拒否"."引き換え_do"(%s, %s, %s, %s)',
@@ -76,8 +78,9 @@ class Balances:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def 引換券(self, *, 会員: str) -> Balance:
+    def 引換券(self, *, 会員: str, **_unknown: Never) -> Balance:
         """The account 引換券."""
+        check_keywords("balance.引換券", _unknown)
         return self._backend.balance(
             "balance.引換券",
             'select posted, held_in, held_out from "いつも拒否"."balance_引換券"(%s, %s)',
@@ -86,8 +89,9 @@ class Balances:
             ],
         )
 
-    def 使用済み(self) -> Balance:
+    def 使用済み(self, **_unknown: Never) -> Balance:
         """The account 使用済み."""
+        check_keywords("balance.使用済み", _unknown)
         return self._backend.balance(
             "balance.使用済み",
             'select posted, held_in, held_out from "いつも拒否"."balance_使用済み"(%s)',
@@ -105,13 +109,14 @@ class Book:
         self.balance = Balances(backend)
         """Reads accounts: posted, held coming in, held going out."""
 
-    def expire(self, max: int = 1000) -> int:
+    def expire(self, max: int = 1000, **_unknown: Never) -> int:
         """Gives back up to max holds past their deadline and answers how
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
+        check_keywords("expire", _unknown)
         return self._backend.expire('select "いつも拒否".expire(%s)', max)
 
-    def bulk(self, calls: Sequence[PgCall]) -> list[PgAnswer]:
+    def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
         answers each, in order, as it would be answered alone: a Result, a
         hold state (or None) for a status, or the error the call alone
@@ -119,6 +124,7 @@ class Book:
         autocommit mode they go in one pipeline; over psycopg2, or in the
         caller's transaction, one by one. No call sees another's answer: a
         post, void or status must not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return self._backend.bulk(calls)
 
 
@@ -128,8 +134,9 @@ class Async引き換え:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def do(self, *, 利用: str, 会員: str, 枚数: int) -> Result:
+    async def do(self, *, 利用: str, 会員: str, 枚数: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("引き換え.do", _unknown)
         return await self._backend.call(
             "引き換え.do",
             'select result, reason from "いつも拒否"."引き換え_do"(%s, %s, %s, %s)',
@@ -140,8 +147,9 @@ class Async引き換え:
             ],
         )
 
-    def do_call(self, *, 利用: str, 会員: str, 枚数: int) -> PgCall:
+    def do_call(self, *, 利用: str, 会員: str, 枚数: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("引き換え.do", _unknown)
         return self._backend.make_call(
             "引き換え.do",
             'select result, reason from "いつも拒否"."引き換え_do"(%s, %s, %s, %s)',
@@ -159,8 +167,9 @@ class AsyncBalances:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def 引換券(self, *, 会員: str) -> Balance:
+    async def 引換券(self, *, 会員: str, **_unknown: Never) -> Balance:
         """The account 引換券."""
+        check_keywords("balance.引換券", _unknown)
         return await self._backend.balance(
             "balance.引換券",
             'select posted, held_in, held_out from "いつも拒否"."balance_引換券"(%s, %s)',
@@ -169,8 +178,9 @@ class AsyncBalances:
             ],
         )
 
-    async def 使用済み(self) -> Balance:
+    async def 使用済み(self, **_unknown: Never) -> Balance:
         """The account 使用済み."""
+        check_keywords("balance.使用済み", _unknown)
         return await self._backend.balance(
             "balance.使用済み",
             'select posted, held_in, held_out from "いつも拒否"."balance_使用済み"(%s)',
@@ -188,13 +198,14 @@ class AsyncBook:
         self.balance = AsyncBalances(backend)
         """Reads accounts: posted, held coming in, held going out."""
 
-    async def expire(self, max: int = 1000) -> int:
+    async def expire(self, max: int = 1000, **_unknown: Never) -> int:
         """Gives back up to max holds past their deadline and answers how
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
+        check_keywords("expire", _unknown)
         return await self._backend.expire('select "いつも拒否".expire(%s)', max)
 
-    async def bulk(self, calls: Sequence[PgCall]) -> list[PgAnswer]:
+    async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
         answers each, in order, as it would be answered alone: a Result, a
         hold state (or None) for a status, or the error the call alone
@@ -202,6 +213,7 @@ class AsyncBook:
         autocommit mode they go in one pipeline; over psycopg2, or in the
         caller's transaction, one by one. No call sees another's answer: a
         post, void or status must not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return await self._backend.bulk(calls)
 
 
@@ -324,6 +336,18 @@ def describe(v: object) -> str:
     if isinstance(v, int):
         return f"the int {v}"
     return f"a {type(v).__name__}"
+
+
+def check_keywords(where: str, unknown: Mapping[str, object]) -> None:
+    """Refuses, before anything is sent, keyword arguments the operation
+    does not take: a generated method gathers them in **_unknown (typed
+    Never, so that a type checker names them too) rather than letting
+    Python raise its TypeError, so that every mistake in a call is a
+    ChoboError."""
+    if unknown:
+        names = ", ".join(repr(n) for n in unknown)
+        what = "an argument" if len(unknown) == 1 else "arguments"
+        raise ChoboError("CHOBO_BAD_ARGUMENT", f"{where}: the operation takes no {what} named {names}")
 
 
 def check_amount(where: str, name: str, v: object) -> int:

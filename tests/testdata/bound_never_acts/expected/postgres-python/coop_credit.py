@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable, Generator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, AbstractContextManager
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, TypeAlias, TypeVar, cast
+from typing import Any, Literal, Never, Protocol, TypeAlias, TypeVar, cast
 
 # The client of the book coop_credit kept in PostgreSQL: each operation is
 # one call of the book's SQL function (coop_credit.sql), in one statement.
@@ -46,8 +46,9 @@ class BuyOnCredit:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def do(self, *, receipt: str, member: str, amount: int) -> Result:
+    def do(self, *, receipt: str, member: str, amount: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("buy_on_credit.do", _unknown)
         return self._backend.call(
             "buy_on_credit.do",
             'select result, reason from "coop_credit"."buy_on_credit_do"(%s, %s, %s, %s)',
@@ -58,8 +59,9 @@ class BuyOnCredit:
             ],
         )
 
-    def do_call(self, *, receipt: str, member: str, amount: int) -> PgCall:
+    def do_call(self, *, receipt: str, member: str, amount: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("buy_on_credit.do", _unknown)
         return self._backend.make_call(
             "buy_on_credit.do",
             'select result, reason from "coop_credit"."buy_on_credit_do"(%s, %s, %s, %s)',
@@ -77,8 +79,9 @@ class Balances:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def credit_line(self, *, member: str) -> Balance:
+    def credit_line(self, *, member: str, **_unknown: Never) -> Balance:
         """credit_line: what a member owes the co-op, as a negative balance."""
+        check_keywords("balance.credit_line", _unknown)
         return self._backend.balance(
             "balance.credit_line",
             'select posted, held_in, held_out from "coop_credit"."balance_credit_line"(%s, %s)',
@@ -87,8 +90,9 @@ class Balances:
             ],
         )
 
-    def coop_store(self) -> Balance:
+    def coop_store(self, **_unknown: Never) -> Balance:
         """The account coop_store."""
+        check_keywords("balance.coop_store", _unknown)
         return self._backend.balance(
             "balance.coop_store",
             'select posted, held_in, held_out from "coop_credit"."balance_coop_store"(%s)',
@@ -106,13 +110,14 @@ class Book:
         self.balance = Balances(backend)
         """Reads accounts: posted, held coming in, held going out."""
 
-    def expire(self, max: int = 1000) -> int:
+    def expire(self, max: int = 1000, **_unknown: Never) -> int:
         """Gives back up to max holds past their deadline and answers how
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
+        check_keywords("expire", _unknown)
         return self._backend.expire('select "coop_credit".expire(%s)', max)
 
-    def bulk(self, calls: Sequence[PgCall]) -> list[PgAnswer]:
+    def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
         answers each, in order, as it would be answered alone: a Result, a
         hold state (or None) for a status, or the error the call alone
@@ -120,6 +125,7 @@ class Book:
         autocommit mode they go in one pipeline; over psycopg2, or in the
         caller's transaction, one by one. No call sees another's answer: a
         post, void or status must not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return self._backend.bulk(calls)
 
 
@@ -129,8 +135,9 @@ class AsyncBuyOnCredit:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def do(self, *, receipt: str, member: str, amount: int) -> Result:
+    async def do(self, *, receipt: str, member: str, amount: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("buy_on_credit.do", _unknown)
         return await self._backend.call(
             "buy_on_credit.do",
             'select result, reason from "coop_credit"."buy_on_credit_do"(%s, %s, %s, %s)',
@@ -141,8 +148,9 @@ class AsyncBuyOnCredit:
             ],
         )
 
-    def do_call(self, *, receipt: str, member: str, amount: int) -> PgCall:
+    def do_call(self, *, receipt: str, member: str, amount: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("buy_on_credit.do", _unknown)
         return self._backend.make_call(
             "buy_on_credit.do",
             'select result, reason from "coop_credit"."buy_on_credit_do"(%s, %s, %s, %s)',
@@ -160,8 +168,9 @@ class AsyncBalances:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def credit_line(self, *, member: str) -> Balance:
+    async def credit_line(self, *, member: str, **_unknown: Never) -> Balance:
         """credit_line: what a member owes the co-op, as a negative balance."""
+        check_keywords("balance.credit_line", _unknown)
         return await self._backend.balance(
             "balance.credit_line",
             'select posted, held_in, held_out from "coop_credit"."balance_credit_line"(%s, %s)',
@@ -170,8 +179,9 @@ class AsyncBalances:
             ],
         )
 
-    async def coop_store(self) -> Balance:
+    async def coop_store(self, **_unknown: Never) -> Balance:
         """The account coop_store."""
+        check_keywords("balance.coop_store", _unknown)
         return await self._backend.balance(
             "balance.coop_store",
             'select posted, held_in, held_out from "coop_credit"."balance_coop_store"(%s)',
@@ -189,13 +199,14 @@ class AsyncBook:
         self.balance = AsyncBalances(backend)
         """Reads accounts: posted, held coming in, held going out."""
 
-    async def expire(self, max: int = 1000) -> int:
+    async def expire(self, max: int = 1000, **_unknown: Never) -> int:
         """Gives back up to max holds past their deadline and answers how
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
+        check_keywords("expire", _unknown)
         return await self._backend.expire('select "coop_credit".expire(%s)', max)
 
-    async def bulk(self, calls: Sequence[PgCall]) -> list[PgAnswer]:
+    async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
         answers each, in order, as it would be answered alone: a Result, a
         hold state (or None) for a status, or the error the call alone
@@ -203,6 +214,7 @@ class AsyncBook:
         autocommit mode they go in one pipeline; over psycopg2, or in the
         caller's transaction, one by one. No call sees another's answer: a
         post, void or status must not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return await self._backend.bulk(calls)
 
 
@@ -325,6 +337,18 @@ def describe(v: object) -> str:
     if isinstance(v, int):
         return f"the int {v}"
     return f"a {type(v).__name__}"
+
+
+def check_keywords(where: str, unknown: Mapping[str, object]) -> None:
+    """Refuses, before anything is sent, keyword arguments the operation
+    does not take: a generated method gathers them in **_unknown (typed
+    Never, so that a type checker names them too) rather than letting
+    Python raise its TypeError, so that every mistake in a call is a
+    ChoboError."""
+    if unknown:
+        names = ", ".join(repr(n) for n in unknown)
+        what = "an argument" if len(unknown) == 1 else "arguments"
+        raise ChoboError("CHOBO_BAD_ARGUMENT", f"{where}: the operation takes no {what} named {names}")
 
 
 def check_amount(where: str, name: str, v: object) -> int:

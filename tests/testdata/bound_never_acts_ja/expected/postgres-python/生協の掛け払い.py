@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable, Generator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, AbstractContextManager
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, TypeAlias, TypeVar, cast
+from typing import Any, Literal, Never, Protocol, TypeAlias, TypeVar, cast
 
 # The client of the book 生協の掛け払い kept in PostgreSQL: each operation is
 # one call of the book's SQL function (生協の掛け払い.sql), in one statement.
@@ -46,8 +46,9 @@ class 掛け買い:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def do(self, *, レシート: str, 組合員: str, 額: int) -> Result:
+    def do(self, *, レシート: str, 組合員: str, 額: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("掛け買い.do", _unknown)
         return self._backend.call(
             "掛け買い.do",
             'select result, reason from "生協の掛け払い"."掛け買い_do"(%s, %s, %s, %s)',
@@ -58,8 +59,9 @@ class 掛け買い:
             ],
         )
 
-    def do_call(self, *, レシート: str, 組合員: str, 額: int) -> PgCall:
+    def do_call(self, *, レシート: str, 組合員: str, 額: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("掛け買い.do", _unknown)
         return self._backend.make_call(
             "掛け買い.do",
             'select result, reason from "生協の掛け払い"."掛け買い_do"(%s, %s, %s, %s)',
@@ -77,8 +79,9 @@ class Balances:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def 与信枠(self, *, 組合員: str) -> Balance:
+    def 与信枠(self, *, 組合員: str, **_unknown: Never) -> Balance:
         """与信枠: 組合員が生協に払う額を負の残高で表す."""
+        check_keywords("balance.与信枠", _unknown)
         return self._backend.balance(
             "balance.与信枠",
             'select posted, held_in, held_out from "生協の掛け払い"."balance_与信枠"(%s, %s)',
@@ -87,8 +90,9 @@ class Balances:
             ],
         )
 
-    def 生協の店(self) -> Balance:
+    def 生協の店(self, **_unknown: Never) -> Balance:
         """The account 生協の店."""
+        check_keywords("balance.生協の店", _unknown)
         return self._backend.balance(
             "balance.生協の店",
             'select posted, held_in, held_out from "生協の掛け払い"."balance_生協の店"(%s)',
@@ -106,13 +110,14 @@ class Book:
         self.balance = Balances(backend)
         """Reads accounts: posted, held coming in, held going out."""
 
-    def expire(self, max: int = 1000) -> int:
+    def expire(self, max: int = 1000, **_unknown: Never) -> int:
         """Gives back up to max holds past their deadline and answers how
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
+        check_keywords("expire", _unknown)
         return self._backend.expire('select "生協の掛け払い".expire(%s)', max)
 
-    def bulk(self, calls: Sequence[PgCall]) -> list[PgAnswer]:
+    def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
         answers each, in order, as it would be answered alone: a Result, a
         hold state (or None) for a status, or the error the call alone
@@ -120,6 +125,7 @@ class Book:
         autocommit mode they go in one pipeline; over psycopg2, or in the
         caller's transaction, one by one. No call sees another's answer: a
         post, void or status must not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return self._backend.bulk(calls)
 
 
@@ -129,8 +135,9 @@ class Async掛け買い:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def do(self, *, レシート: str, 組合員: str, 額: int) -> Result:
+    async def do(self, *, レシート: str, 組合員: str, 額: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("掛け買い.do", _unknown)
         return await self._backend.call(
             "掛け買い.do",
             'select result, reason from "生協の掛け払い"."掛け買い_do"(%s, %s, %s, %s)',
@@ -141,8 +148,9 @@ class Async掛け買い:
             ],
         )
 
-    def do_call(self, *, レシート: str, 組合員: str, 額: int) -> PgCall:
+    def do_call(self, *, レシート: str, 組合員: str, 額: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("掛け買い.do", _unknown)
         return self._backend.make_call(
             "掛け買い.do",
             'select result, reason from "生協の掛け払い"."掛け買い_do"(%s, %s, %s, %s)',
@@ -160,8 +168,9 @@ class AsyncBalances:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def 与信枠(self, *, 組合員: str) -> Balance:
+    async def 与信枠(self, *, 組合員: str, **_unknown: Never) -> Balance:
         """与信枠: 組合員が生協に払う額を負の残高で表す."""
+        check_keywords("balance.与信枠", _unknown)
         return await self._backend.balance(
             "balance.与信枠",
             'select posted, held_in, held_out from "生協の掛け払い"."balance_与信枠"(%s, %s)',
@@ -170,8 +179,9 @@ class AsyncBalances:
             ],
         )
 
-    async def 生協の店(self) -> Balance:
+    async def 生協の店(self, **_unknown: Never) -> Balance:
         """The account 生協の店."""
+        check_keywords("balance.生協の店", _unknown)
         return await self._backend.balance(
             "balance.生協の店",
             'select posted, held_in, held_out from "生協の掛け払い"."balance_生協の店"(%s)',
@@ -189,13 +199,14 @@ class AsyncBook:
         self.balance = AsyncBalances(backend)
         """Reads accounts: posted, held coming in, held going out."""
 
-    async def expire(self, max: int = 1000) -> int:
+    async def expire(self, max: int = 1000, **_unknown: Never) -> int:
         """Gives back up to max holds past their deadline and answers how
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
+        check_keywords("expire", _unknown)
         return await self._backend.expire('select "生協の掛け払い".expire(%s)', max)
 
-    async def bulk(self, calls: Sequence[PgCall]) -> list[PgAnswer]:
+    async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
         answers each, in order, as it would be answered alone: a Result, a
         hold state (or None) for a status, or the error the call alone
@@ -203,6 +214,7 @@ class AsyncBook:
         autocommit mode they go in one pipeline; over psycopg2, or in the
         caller's transaction, one by one. No call sees another's answer: a
         post, void or status must not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return await self._backend.bulk(calls)
 
 
@@ -325,6 +337,18 @@ def describe(v: object) -> str:
     if isinstance(v, int):
         return f"the int {v}"
     return f"a {type(v).__name__}"
+
+
+def check_keywords(where: str, unknown: Mapping[str, object]) -> None:
+    """Refuses, before anything is sent, keyword arguments the operation
+    does not take: a generated method gathers them in **_unknown (typed
+    Never, so that a type checker names them too) rather than letting
+    Python raise its TypeError, so that every mistake in a call is a
+    ChoboError."""
+    if unknown:
+        names = ", ".join(repr(n) for n in unknown)
+        what = "an argument" if len(unknown) == 1 else "arguments"
+        raise ChoboError("CHOBO_BAD_ARGUMENT", f"{where}: the operation takes no {what} named {names}")
 
 
 def check_amount(where: str, name: str, v: object) -> int:

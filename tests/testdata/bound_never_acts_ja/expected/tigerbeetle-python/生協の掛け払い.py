@@ -10,11 +10,11 @@ import re
 import secrets
 import threading
 import tigerbeetle as tb
-from collections.abc import Awaitable, Callable, Generator, Sequence
+from collections.abc import Awaitable, Callable, Generator, Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any, Literal, Protocol, TypeAlias, TypeVar, cast
+from typing import Any, Literal, Never, Protocol, TypeAlias, TypeVar, cast
 
 # The client of the book 生協の掛け払い kept in TigerBeetle: each operation is
 # one linked chain of transfers sent in one request, so that every bound is
@@ -50,8 +50,9 @@ class 掛け買い:
     def __init__(self, backend: TigerBeetleBook) -> None:
         self._backend = backend
 
-    def do(self, *, レシート: str, 組合員: str, 額: int) -> Result:
+    def do(self, *, レシート: str, 組合員: str, 額: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("掛け買い.do", _unknown)
         return self._backend.call(
             0,
             "do",
@@ -62,8 +63,9 @@ class 掛け買い:
             ],
         )
 
-    def do_call(self, *, レシート: str, 組合員: str, 額: int) -> TbCall:
+    def do_call(self, *, レシート: str, 組合員: str, 額: int, **_unknown: Never) -> TbCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("掛け買い.do", _unknown)
         return tb_call(
             0,
             "do",
@@ -81,8 +83,9 @@ class Balances:
     def __init__(self, backend: TigerBeetleBook) -> None:
         self._backend = backend
 
-    def 与信枠(self, *, 組合員: str) -> Balance:
+    def 与信枠(self, *, 組合員: str, **_unknown: Never) -> Balance:
         """与信枠: 組合員が生協に払う額を負の残高で表す."""
+        check_keywords("balance.与信枠", _unknown)
         return self._backend.balance(
             0,
             [
@@ -90,8 +93,9 @@ class Balances:
             ],
         )
 
-    def 生協の店(self) -> Balance:
+    def 生協の店(self, **_unknown: Never) -> Balance:
         """The account 生協の店."""
+        check_keywords("balance.生協の店", _unknown)
         return self._backend.balance(
             1,
             [],
@@ -107,7 +111,7 @@ class Book:
         """Reads accounts: posted, held coming in, held going out."""
         self._backend = backend
 
-    def bulk(self, calls: Sequence[TbCall]) -> list[TbAnswer]:
+    def bulk(self, calls: Sequence[TbCall], **_unknown: Never) -> list[TbAnswer]:
         """Sends many calls, made by the transfers' *_call methods, in as few
         requests as they fit (a request takes MAX_EVENTS transfers; a call's chain
         is never split), and answers each, in order, as it would be answered
@@ -115,6 +119,7 @@ class Book:
         the call alone would raise. TigerBeetle applies them one after
         another; no call sees another's answer: a post, void or status must
         not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return self._backend.bulk(calls)
 
 
@@ -124,8 +129,9 @@ class Async掛け買い:
     def __init__(self, backend: AsyncTigerBeetleBook) -> None:
         self._backend = backend
 
-    async def do(self, *, レシート: str, 組合員: str, 額: int) -> Result:
+    async def do(self, *, レシート: str, 組合員: str, 額: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("掛け買い.do", _unknown)
         return await self._backend.call(
             0,
             "do",
@@ -136,8 +142,9 @@ class Async掛け買い:
             ],
         )
 
-    def do_call(self, *, レシート: str, 組合員: str, 額: int) -> TbCall:
+    def do_call(self, *, レシート: str, 組合員: str, 額: int, **_unknown: Never) -> TbCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("掛け買い.do", _unknown)
         return tb_call(
             0,
             "do",
@@ -155,8 +162,9 @@ class AsyncBalances:
     def __init__(self, backend: AsyncTigerBeetleBook) -> None:
         self._backend = backend
 
-    async def 与信枠(self, *, 組合員: str) -> Balance:
+    async def 与信枠(self, *, 組合員: str, **_unknown: Never) -> Balance:
         """与信枠: 組合員が生協に払う額を負の残高で表す."""
+        check_keywords("balance.与信枠", _unknown)
         return await self._backend.balance(
             0,
             [
@@ -164,8 +172,9 @@ class AsyncBalances:
             ],
         )
 
-    async def 生協の店(self) -> Balance:
+    async def 生協の店(self, **_unknown: Never) -> Balance:
         """The account 生協の店."""
+        check_keywords("balance.生協の店", _unknown)
         return await self._backend.balance(
             1,
             [],
@@ -181,7 +190,7 @@ class AsyncBook:
         """Reads accounts: posted, held coming in, held going out."""
         self._backend = backend
 
-    async def bulk(self, calls: Sequence[TbCall]) -> list[TbAnswer]:
+    async def bulk(self, calls: Sequence[TbCall], **_unknown: Never) -> list[TbAnswer]:
         """Sends many calls, made by the transfers' *_call methods, in as few
         requests as they fit (a request takes MAX_EVENTS transfers; a call's chain
         is never split), and answers each, in order, as it would be answered
@@ -189,6 +198,7 @@ class AsyncBook:
         the call alone would raise. TigerBeetle applies them one after
         another; no call sees another's answer: a post, void or status must
         not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return await self._backend.bulk(calls)
 
 
@@ -332,6 +342,18 @@ def describe(v: object) -> str:
     if isinstance(v, int):
         return f"the int {v}"
     return f"a {type(v).__name__}"
+
+
+def check_keywords(where: str, unknown: Mapping[str, object]) -> None:
+    """Refuses, before anything is sent, keyword arguments the operation
+    does not take: a generated method gathers them in **_unknown (typed
+    Never, so that a type checker names them too) rather than letting
+    Python raise its TypeError, so that every mistake in a call is a
+    ChoboError."""
+    if unknown:
+        names = ", ".join(repr(n) for n in unknown)
+        what = "an argument" if len(unknown) == 1 else "arguments"
+        raise ChoboError("CHOBO_BAD_ARGUMENT", f"{where}: the operation takes no {what} named {names}")
 
 
 def check_amount(where: str, name: str, v: object) -> int:

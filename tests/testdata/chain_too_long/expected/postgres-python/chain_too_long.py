@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable, Generator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, AbstractContextManager
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, TypeAlias, TypeVar, cast
+from typing import Any, Literal, Never, Protocol, TypeAlias, TypeVar, cast
 
 # The client of the book chain_too_long kept in PostgreSQL: each operation is
 # one call of the book's SQL function (chain_too_long.sql), in one statement.
@@ -48,8 +48,9 @@ class Fill:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def do(self, *, id: str, sku: str, qty: int) -> Result:
+    def do(self, *, id: str, sku: str, qty: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("fill.do", _unknown)
         return self._backend.call(
             "fill.do",
             'select result, reason from "chain_too_long"."fill_do"(%s, %s, %s, %s)',
@@ -60,8 +61,9 @@ class Fill:
             ],
         )
 
-    def do_call(self, *, id: str, sku: str, qty: int) -> PgCall:
+    def do_call(self, *, id: str, sku: str, qty: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("fill.do", _unknown)
         return self._backend.make_call(
             "fill.do",
             'select result, reason from "chain_too_long"."fill_do"(%s, %s, %s, %s)',
@@ -79,8 +81,9 @@ class Spread:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def do(self, *, id: str, sku: str, qty: int) -> Result:
+    def do(self, *, id: str, sku: str, qty: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("spread.do", _unknown)
         return self._backend.call(
             "spread.do",
             'select result, reason from "chain_too_long"."spread_do"(%s, %s, %s, %s)',
@@ -91,8 +94,9 @@ class Spread:
             ],
         )
 
-    def do_call(self, *, id: str, sku: str, qty: int) -> PgCall:
+    def do_call(self, *, id: str, sku: str, qty: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("spread.do", _unknown)
         return self._backend.make_call(
             "spread.do",
             'select result, reason from "chain_too_long"."spread_do"(%s, %s, %s, %s)',
@@ -110,8 +114,9 @@ class Balances:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def shelf(self, *, sku: str) -> Balance:
+    def shelf(self, *, sku: str, **_unknown: Never) -> Balance:
         """The account shelf."""
+        check_keywords("balance.shelf", _unknown)
         return self._backend.balance(
             "balance.shelf",
             'select posted, held_in, held_out from "chain_too_long"."balance_shelf"(%s, %s)',
@@ -120,8 +125,9 @@ class Balances:
             ],
         )
 
-    def bin(self, *, sku: str) -> Balance:
+    def bin(self, *, sku: str, **_unknown: Never) -> Balance:
         """The account bin."""
+        check_keywords("balance.bin", _unknown)
         return self._backend.balance(
             "balance.bin",
             'select posted, held_in, held_out from "chain_too_long"."balance_bin"(%s, %s)',
@@ -130,8 +136,9 @@ class Balances:
             ],
         )
 
-    def world(self) -> Balance:
+    def world(self, **_unknown: Never) -> Balance:
         """The account world."""
+        check_keywords("balance.world", _unknown)
         return self._backend.balance(
             "balance.world",
             'select posted, held_in, held_out from "chain_too_long"."balance_world"(%s)',
@@ -150,13 +157,14 @@ class Book:
         self.balance = Balances(backend)
         """Reads accounts: posted, held coming in, held going out."""
 
-    def expire(self, max: int = 1000) -> int:
+    def expire(self, max: int = 1000, **_unknown: Never) -> int:
         """Gives back up to max holds past their deadline and answers how
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
+        check_keywords("expire", _unknown)
         return self._backend.expire('select "chain_too_long".expire(%s)', max)
 
-    def bulk(self, calls: Sequence[PgCall]) -> list[PgAnswer]:
+    def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
         answers each, in order, as it would be answered alone: a Result, a
         hold state (or None) for a status, or the error the call alone
@@ -164,6 +172,7 @@ class Book:
         autocommit mode they go in one pipeline; over psycopg2, or in the
         caller's transaction, one by one. No call sees another's answer: a
         post, void or status must not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return self._backend.bulk(calls)
 
 
@@ -173,8 +182,9 @@ class AsyncFill:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def do(self, *, id: str, sku: str, qty: int) -> Result:
+    async def do(self, *, id: str, sku: str, qty: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("fill.do", _unknown)
         return await self._backend.call(
             "fill.do",
             'select result, reason from "chain_too_long"."fill_do"(%s, %s, %s, %s)',
@@ -185,8 +195,9 @@ class AsyncFill:
             ],
         )
 
-    def do_call(self, *, id: str, sku: str, qty: int) -> PgCall:
+    def do_call(self, *, id: str, sku: str, qty: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("fill.do", _unknown)
         return self._backend.make_call(
             "fill.do",
             'select result, reason from "chain_too_long"."fill_do"(%s, %s, %s, %s)',
@@ -204,8 +215,9 @@ class AsyncSpread:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def do(self, *, id: str, sku: str, qty: int) -> Result:
+    async def do(self, *, id: str, sku: str, qty: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("spread.do", _unknown)
         return await self._backend.call(
             "spread.do",
             'select result, reason from "chain_too_long"."spread_do"(%s, %s, %s, %s)',
@@ -216,8 +228,9 @@ class AsyncSpread:
             ],
         )
 
-    def do_call(self, *, id: str, sku: str, qty: int) -> PgCall:
+    def do_call(self, *, id: str, sku: str, qty: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("spread.do", _unknown)
         return self._backend.make_call(
             "spread.do",
             'select result, reason from "chain_too_long"."spread_do"(%s, %s, %s, %s)',
@@ -235,8 +248,9 @@ class AsyncBalances:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def shelf(self, *, sku: str) -> Balance:
+    async def shelf(self, *, sku: str, **_unknown: Never) -> Balance:
         """The account shelf."""
+        check_keywords("balance.shelf", _unknown)
         return await self._backend.balance(
             "balance.shelf",
             'select posted, held_in, held_out from "chain_too_long"."balance_shelf"(%s, %s)',
@@ -245,8 +259,9 @@ class AsyncBalances:
             ],
         )
 
-    async def bin(self, *, sku: str) -> Balance:
+    async def bin(self, *, sku: str, **_unknown: Never) -> Balance:
         """The account bin."""
+        check_keywords("balance.bin", _unknown)
         return await self._backend.balance(
             "balance.bin",
             'select posted, held_in, held_out from "chain_too_long"."balance_bin"(%s, %s)',
@@ -255,8 +270,9 @@ class AsyncBalances:
             ],
         )
 
-    async def world(self) -> Balance:
+    async def world(self, **_unknown: Never) -> Balance:
         """The account world."""
+        check_keywords("balance.world", _unknown)
         return await self._backend.balance(
             "balance.world",
             'select posted, held_in, held_out from "chain_too_long"."balance_world"(%s)',
@@ -275,13 +291,14 @@ class AsyncBook:
         self.balance = AsyncBalances(backend)
         """Reads accounts: posted, held coming in, held going out."""
 
-    async def expire(self, max: int = 1000) -> int:
+    async def expire(self, max: int = 1000, **_unknown: Never) -> int:
         """Gives back up to max holds past their deadline and answers how
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
+        check_keywords("expire", _unknown)
         return await self._backend.expire('select "chain_too_long".expire(%s)', max)
 
-    async def bulk(self, calls: Sequence[PgCall]) -> list[PgAnswer]:
+    async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
         answers each, in order, as it would be answered alone: a Result, a
         hold state (or None) for a status, or the error the call alone
@@ -289,6 +306,7 @@ class AsyncBook:
         autocommit mode they go in one pipeline; over psycopg2, or in the
         caller's transaction, one by one. No call sees another's answer: a
         post, void or status must not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return await self._backend.bulk(calls)
 
 
@@ -411,6 +429,18 @@ def describe(v: object) -> str:
     if isinstance(v, int):
         return f"the int {v}"
     return f"a {type(v).__name__}"
+
+
+def check_keywords(where: str, unknown: Mapping[str, object]) -> None:
+    """Refuses, before anything is sent, keyword arguments the operation
+    does not take: a generated method gathers them in **_unknown (typed
+    Never, so that a type checker names them too) rather than letting
+    Python raise its TypeError, so that every mistake in a call is a
+    ChoboError."""
+    if unknown:
+        names = ", ".join(repr(n) for n in unknown)
+        what = "an argument" if len(unknown) == 1 else "arguments"
+        raise ChoboError("CHOBO_BAD_ARGUMENT", f"{where}: the operation takes no {what} named {names}")
 
 
 def check_amount(where: str, name: str, v: object) -> int:

@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable, Generator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, AbstractContextManager
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, TypeAlias, TypeVar, cast
+from typing import Any, Literal, Never, Protocol, TypeAlias, TypeVar, cast
 
 # The client of the book 長いチェーン kept in PostgreSQL: each operation is
 # one call of the book's SQL function (長いチェーン.sql), in one statement.
@@ -48,8 +48,9 @@ class 補充:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def do(self, *, 番号: str, sku: str, 数: int) -> Result:
+    def do(self, *, 番号: str, sku: str, 数: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("補充.do", _unknown)
         return self._backend.call(
             "補充.do",
             'select result, reason from "長いチェーン"."補充_do"(%s, %s, %s, %s)',
@@ -60,8 +61,9 @@ class 補充:
             ],
         )
 
-    def do_call(self, *, 番号: str, sku: str, 数: int) -> PgCall:
+    def do_call(self, *, 番号: str, sku: str, 数: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("補充.do", _unknown)
         return self._backend.make_call(
             "補充.do",
             'select result, reason from "長いチェーン"."補充_do"(%s, %s, %s, %s)',
@@ -79,8 +81,9 @@ class 配分:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def do(self, *, 番号: str, sku: str, 数: int) -> Result:
+    def do(self, *, 番号: str, sku: str, 数: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("配分.do", _unknown)
         return self._backend.call(
             "配分.do",
             'select result, reason from "長いチェーン"."配分_do"(%s, %s, %s, %s)',
@@ -91,8 +94,9 @@ class 配分:
             ],
         )
 
-    def do_call(self, *, 番号: str, sku: str, 数: int) -> PgCall:
+    def do_call(self, *, 番号: str, sku: str, 数: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("配分.do", _unknown)
         return self._backend.make_call(
             "配分.do",
             'select result, reason from "長いチェーン"."配分_do"(%s, %s, %s, %s)',
@@ -110,8 +114,9 @@ class Balances:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def 棚(self, *, sku: str) -> Balance:
+    def 棚(self, *, sku: str, **_unknown: Never) -> Balance:
         """The account 棚."""
+        check_keywords("balance.棚", _unknown)
         return self._backend.balance(
             "balance.棚",
             'select posted, held_in, held_out from "長いチェーン"."balance_棚"(%s, %s)',
@@ -120,8 +125,9 @@ class Balances:
             ],
         )
 
-    def 箱(self, *, sku: str) -> Balance:
+    def 箱(self, *, sku: str, **_unknown: Never) -> Balance:
         """The account 箱."""
+        check_keywords("balance.箱", _unknown)
         return self._backend.balance(
             "balance.箱",
             'select posted, held_in, held_out from "長いチェーン"."balance_箱"(%s, %s)',
@@ -130,8 +136,9 @@ class Balances:
             ],
         )
 
-    def 外(self) -> Balance:
+    def 外(self, **_unknown: Never) -> Balance:
         """The account 外."""
+        check_keywords("balance.外", _unknown)
         return self._backend.balance(
             "balance.外",
             'select posted, held_in, held_out from "長いチェーン"."balance_外"(%s)',
@@ -150,13 +157,14 @@ class Book:
         self.balance = Balances(backend)
         """Reads accounts: posted, held coming in, held going out."""
 
-    def expire(self, max: int = 1000) -> int:
+    def expire(self, max: int = 1000, **_unknown: Never) -> int:
         """Gives back up to max holds past their deadline and answers how
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
+        check_keywords("expire", _unknown)
         return self._backend.expire('select "長いチェーン".expire(%s)', max)
 
-    def bulk(self, calls: Sequence[PgCall]) -> list[PgAnswer]:
+    def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
         answers each, in order, as it would be answered alone: a Result, a
         hold state (or None) for a status, or the error the call alone
@@ -164,6 +172,7 @@ class Book:
         autocommit mode they go in one pipeline; over psycopg2, or in the
         caller's transaction, one by one. No call sees another's answer: a
         post, void or status must not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return self._backend.bulk(calls)
 
 
@@ -173,8 +182,9 @@ class Async補充:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def do(self, *, 番号: str, sku: str, 数: int) -> Result:
+    async def do(self, *, 番号: str, sku: str, 数: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("補充.do", _unknown)
         return await self._backend.call(
             "補充.do",
             'select result, reason from "長いチェーン"."補充_do"(%s, %s, %s, %s)',
@@ -185,8 +195,9 @@ class Async補充:
             ],
         )
 
-    def do_call(self, *, 番号: str, sku: str, 数: int) -> PgCall:
+    def do_call(self, *, 番号: str, sku: str, 数: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("補充.do", _unknown)
         return self._backend.make_call(
             "補充.do",
             'select result, reason from "長いチェーン"."補充_do"(%s, %s, %s, %s)',
@@ -204,8 +215,9 @@ class Async配分:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def do(self, *, 番号: str, sku: str, 数: int) -> Result:
+    async def do(self, *, 番号: str, sku: str, 数: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("配分.do", _unknown)
         return await self._backend.call(
             "配分.do",
             'select result, reason from "長いチェーン"."配分_do"(%s, %s, %s, %s)',
@@ -216,8 +228,9 @@ class Async配分:
             ],
         )
 
-    def do_call(self, *, 番号: str, sku: str, 数: int) -> PgCall:
+    def do_call(self, *, 番号: str, sku: str, 数: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("配分.do", _unknown)
         return self._backend.make_call(
             "配分.do",
             'select result, reason from "長いチェーン"."配分_do"(%s, %s, %s, %s)',
@@ -235,8 +248,9 @@ class AsyncBalances:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def 棚(self, *, sku: str) -> Balance:
+    async def 棚(self, *, sku: str, **_unknown: Never) -> Balance:
         """The account 棚."""
+        check_keywords("balance.棚", _unknown)
         return await self._backend.balance(
             "balance.棚",
             'select posted, held_in, held_out from "長いチェーン"."balance_棚"(%s, %s)',
@@ -245,8 +259,9 @@ class AsyncBalances:
             ],
         )
 
-    async def 箱(self, *, sku: str) -> Balance:
+    async def 箱(self, *, sku: str, **_unknown: Never) -> Balance:
         """The account 箱."""
+        check_keywords("balance.箱", _unknown)
         return await self._backend.balance(
             "balance.箱",
             'select posted, held_in, held_out from "長いチェーン"."balance_箱"(%s, %s)',
@@ -255,8 +270,9 @@ class AsyncBalances:
             ],
         )
 
-    async def 外(self) -> Balance:
+    async def 外(self, **_unknown: Never) -> Balance:
         """The account 外."""
+        check_keywords("balance.外", _unknown)
         return await self._backend.balance(
             "balance.外",
             'select posted, held_in, held_out from "長いチェーン"."balance_外"(%s)',
@@ -275,13 +291,14 @@ class AsyncBook:
         self.balance = AsyncBalances(backend)
         """Reads accounts: posted, held coming in, held going out."""
 
-    async def expire(self, max: int = 1000) -> int:
+    async def expire(self, max: int = 1000, **_unknown: Never) -> int:
         """Gives back up to max holds past their deadline and answers how
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
+        check_keywords("expire", _unknown)
         return await self._backend.expire('select "長いチェーン".expire(%s)', max)
 
-    async def bulk(self, calls: Sequence[PgCall]) -> list[PgAnswer]:
+    async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
         answers each, in order, as it would be answered alone: a Result, a
         hold state (or None) for a status, or the error the call alone
@@ -289,6 +306,7 @@ class AsyncBook:
         autocommit mode they go in one pipeline; over psycopg2, or in the
         caller's transaction, one by one. No call sees another's answer: a
         post, void or status must not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return await self._backend.bulk(calls)
 
 
@@ -411,6 +429,18 @@ def describe(v: object) -> str:
     if isinstance(v, int):
         return f"the int {v}"
     return f"a {type(v).__name__}"
+
+
+def check_keywords(where: str, unknown: Mapping[str, object]) -> None:
+    """Refuses, before anything is sent, keyword arguments the operation
+    does not take: a generated method gathers them in **_unknown (typed
+    Never, so that a type checker names them too) rather than letting
+    Python raise its TypeError, so that every mistake in a call is a
+    ChoboError."""
+    if unknown:
+        names = ", ".join(repr(n) for n in unknown)
+        what = "an argument" if len(unknown) == 1 else "arguments"
+        raise ChoboError("CHOBO_BAD_ARGUMENT", f"{where}: the operation takes no {what} named {names}")
 
 
 def check_amount(where: str, name: str, v: object) -> int:

@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable, Generator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, AbstractContextManager
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, TypeAlias, TypeVar, cast
+from typing import Any, Literal, Never, Protocol, TypeAlias, TypeVar, cast
 
 # The client of the book travel_desk kept in PostgreSQL: each operation is
 # one call of the book's SQL function (travel_desk.sql), in one statement.
@@ -49,8 +49,9 @@ class TopUp:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def do(self, *, receipt: str, member: str, amount: int) -> Result:
+    def do(self, *, receipt: str, member: str, amount: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("top_up.do", _unknown)
         return self._backend.call(
             "top_up.do",
             'select result, reason from "travel_desk"."top_up_do"(%s, %s, %s, %s)',
@@ -61,8 +62,9 @@ class TopUp:
             ],
         )
 
-    def do_call(self, *, receipt: str, member: str, amount: int) -> PgCall:
+    def do_call(self, *, receipt: str, member: str, amount: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("top_up.do", _unknown)
         return self._backend.make_call(
             "top_up.do",
             'select result, reason from "travel_desk"."top_up_do"(%s, %s, %s, %s)',
@@ -80,8 +82,9 @@ class OpenTourDay:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def do(self, *, tour: str, day: str, capacity: int) -> Result:
+    def do(self, *, tour: str, day: str, capacity: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("open_tour_day.do", _unknown)
         return self._backend.call(
             "open_tour_day.do",
             'select result, reason from "travel_desk"."open_tour_day_do"(%s, %s, %s, %s)',
@@ -92,8 +95,9 @@ class OpenTourDay:
             ],
         )
 
-    def do_call(self, *, tour: str, day: str, capacity: int) -> PgCall:
+    def do_call(self, *, tour: str, day: str, capacity: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("open_tour_day.do", _unknown)
         return self._backend.make_call(
             "open_tour_day.do",
             'select result, reason from "travel_desk"."open_tour_day_do"(%s, %s, %s, %s)',
@@ -111,8 +115,9 @@ class BookSeat:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def hold(self, *, booking: str, member: str, tour: str, day: str, price: int) -> Result:
+    def hold(self, *, booking: str, member: str, tour: str, day: str, price: int, **_unknown: Never) -> Result:
         """Holds the amounts; post or void ends the hold."""
+        check_keywords("book_seat.hold", _unknown)
         return self._backend.call(
             "book_seat.hold",
             'select result, reason from "travel_desk"."book_seat_hold"(%s, %s, %s, %s, %s, %s)',
@@ -125,8 +130,9 @@ class BookSeat:
             ],
         )
 
-    def hold_call(self, *, booking: str, member: str, tour: str, day: str, price: int) -> PgCall:
+    def hold_call(self, *, booking: str, member: str, tour: str, day: str, price: int, **_unknown: Never) -> PgCall:
         """hold as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("book_seat.hold", _unknown)
         return self._backend.make_call(
             "book_seat.hold",
             'select result, reason from "travel_desk"."book_seat_hold"(%s, %s, %s, %s, %s, %s)',
@@ -139,8 +145,9 @@ class BookSeat:
             ],
         )
 
-    def post(self, *, booking: str, price: int | None = None) -> Result:
+    def post(self, *, booking: str, price: int | None = None, **_unknown: Never) -> Result:
         """Posts the hold: the amounts given, or the whole hold when they are all left out."""
+        check_keywords("book_seat.post", _unknown)
         return self._backend.call(
             "book_seat.post",
             'select result, reason from "travel_desk"."book_seat_post"(%s, %s, %s)',
@@ -150,8 +157,9 @@ class BookSeat:
             ],
         )
 
-    def post_call(self, *, booking: str, price: int | None = None) -> PgCall:
+    def post_call(self, *, booking: str, price: int | None = None, **_unknown: Never) -> PgCall:
         """post as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("book_seat.post", _unknown)
         return self._backend.make_call(
             "book_seat.post",
             'select result, reason from "travel_desk"."book_seat_post"(%s, %s, %s)',
@@ -161,8 +169,9 @@ class BookSeat:
             ],
         )
 
-    def void(self, *, booking: str) -> Result:
+    def void(self, *, booking: str, **_unknown: Never) -> Result:
         """Gives the hold back."""
+        check_keywords("book_seat.void", _unknown)
         return self._backend.call(
             "book_seat.void",
             'select result, reason from "travel_desk"."book_seat_void"(%s, %s)',
@@ -171,8 +180,9 @@ class BookSeat:
             ],
         )
 
-    def void_call(self, *, booking: str) -> PgCall:
+    def void_call(self, *, booking: str, **_unknown: Never) -> PgCall:
         """void as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("book_seat.void", _unknown)
         return self._backend.make_call(
             "book_seat.void",
             'select result, reason from "travel_desk"."book_seat_void"(%s, %s)',
@@ -181,8 +191,9 @@ class BookSeat:
             ],
         )
 
-    def status(self, *, booking: str) -> HoldState | None:
+    def status(self, *, booking: str, **_unknown: Never) -> HoldState | None:
         """Where the hold stands; None when there is none. It writes nothing."""
+        check_keywords("book_seat.status", _unknown)
         return self._backend.status(
             "book_seat.status",
             'select "travel_desk"."book_seat_status"(%s, %s)',
@@ -191,8 +202,9 @@ class BookSeat:
             ],
         )
 
-    def status_call(self, *, booking: str) -> PgCall:
+    def status_call(self, *, booking: str, **_unknown: Never) -> PgCall:
         """status as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("book_seat.status", _unknown)
         return self._backend.make_call(
             "book_seat.status",
             'select "travel_desk"."book_seat_status"(%s, %s)',
@@ -209,8 +221,9 @@ class GroupHold:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def hold(self, *, group: str, tour: str, day: str, count: int) -> Result:
+    def hold(self, *, group: str, tour: str, day: str, count: int, **_unknown: Never) -> Result:
         """Holds the amounts; post or void ends the hold."""
+        check_keywords("group_hold.hold", _unknown)
         return self._backend.call(
             "group_hold.hold",
             'select result, reason from "travel_desk"."group_hold_hold"(%s, %s, %s, %s, %s)',
@@ -222,8 +235,9 @@ class GroupHold:
             ],
         )
 
-    def hold_call(self, *, group: str, tour: str, day: str, count: int) -> PgCall:
+    def hold_call(self, *, group: str, tour: str, day: str, count: int, **_unknown: Never) -> PgCall:
         """hold as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("group_hold.hold", _unknown)
         return self._backend.make_call(
             "group_hold.hold",
             'select result, reason from "travel_desk"."group_hold_hold"(%s, %s, %s, %s, %s)',
@@ -235,8 +249,9 @@ class GroupHold:
             ],
         )
 
-    def post(self, *, group: str, tour: str, day: str, count: int | None = None) -> Result:
+    def post(self, *, group: str, tour: str, day: str, count: int | None = None, **_unknown: Never) -> Result:
         """Posts the hold: the amounts given, or the whole hold when they are all left out."""
+        check_keywords("group_hold.post", _unknown)
         return self._backend.call(
             "group_hold.post",
             'select result, reason from "travel_desk"."group_hold_post"(%s, %s, %s, %s, %s)',
@@ -248,8 +263,9 @@ class GroupHold:
             ],
         )
 
-    def post_call(self, *, group: str, tour: str, day: str, count: int | None = None) -> PgCall:
+    def post_call(self, *, group: str, tour: str, day: str, count: int | None = None, **_unknown: Never) -> PgCall:
         """post as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("group_hold.post", _unknown)
         return self._backend.make_call(
             "group_hold.post",
             'select result, reason from "travel_desk"."group_hold_post"(%s, %s, %s, %s, %s)',
@@ -261,8 +277,9 @@ class GroupHold:
             ],
         )
 
-    def void(self, *, group: str, tour: str, day: str) -> Result:
+    def void(self, *, group: str, tour: str, day: str, **_unknown: Never) -> Result:
         """Gives the hold back."""
+        check_keywords("group_hold.void", _unknown)
         return self._backend.call(
             "group_hold.void",
             'select result, reason from "travel_desk"."group_hold_void"(%s, %s, %s, %s)',
@@ -273,8 +290,9 @@ class GroupHold:
             ],
         )
 
-    def void_call(self, *, group: str, tour: str, day: str) -> PgCall:
+    def void_call(self, *, group: str, tour: str, day: str, **_unknown: Never) -> PgCall:
         """void as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("group_hold.void", _unknown)
         return self._backend.make_call(
             "group_hold.void",
             'select result, reason from "travel_desk"."group_hold_void"(%s, %s, %s, %s)',
@@ -285,8 +303,9 @@ class GroupHold:
             ],
         )
 
-    def status(self, *, group: str, tour: str, day: str) -> HoldState | None:
+    def status(self, *, group: str, tour: str, day: str, **_unknown: Never) -> HoldState | None:
         """Where the hold stands; None when there is none. It writes nothing."""
+        check_keywords("group_hold.status", _unknown)
         return self._backend.status(
             "group_hold.status",
             'select "travel_desk"."group_hold_status"(%s, %s, %s, %s)',
@@ -297,8 +316,9 @@ class GroupHold:
             ],
         )
 
-    def status_call(self, *, group: str, tour: str, day: str) -> PgCall:
+    def status_call(self, *, group: str, tour: str, day: str, **_unknown: Never) -> PgCall:
         """status as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("group_hold.status", _unknown)
         return self._backend.make_call(
             "group_hold.status",
             'select "travel_desk"."group_hold_status"(%s, %s, %s, %s)',
@@ -317,8 +337,9 @@ class PayOperator:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def do(self, *, statement: str, amount: int) -> Result:
+    def do(self, *, statement: str, amount: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("pay_operator.do", _unknown)
         return self._backend.call(
             "pay_operator.do",
             'select result, reason from "travel_desk"."pay_operator_do"(%s, %s, %s)',
@@ -328,8 +349,9 @@ class PayOperator:
             ],
         )
 
-    def do_call(self, *, statement: str, amount: int) -> PgCall:
+    def do_call(self, *, statement: str, amount: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("pay_operator.do", _unknown)
         return self._backend.make_call(
             "pay_operator.do",
             'select result, reason from "travel_desk"."pay_operator_do"(%s, %s, %s)',
@@ -346,8 +368,9 @@ class Balances:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def card(self, *, member: str) -> Balance:
+    def card(self, *, member: str, **_unknown: Never) -> Balance:
         """card: what a member has on the card; a small overdraft is allowed."""
+        check_keywords("balance.card", _unknown)
         return self._backend.balance(
             "balance.card",
             'select posted, held_in, held_out from "travel_desk"."balance_card"(%s, %s)',
@@ -356,8 +379,9 @@ class Balances:
             ],
         )
 
-    def tour_income(self) -> Balance:
+    def tour_income(self, **_unknown: Never) -> Balance:
         """tour_income: what the desk has taken for tours and not yet paid to the operator."""
+        check_keywords("balance.tour_income", _unknown)
         return self._backend.balance(
             "balance.tour_income",
             'select posted, held_in, held_out from "travel_desk"."balance_tour_income"(%s)',
@@ -365,8 +389,9 @@ class Balances:
             ],
         )
 
-    def member_banks(self) -> Balance:
+    def member_banks(self, **_unknown: Never) -> Balance:
         """The account member_banks."""
+        check_keywords("balance.member_banks", _unknown)
         return self._backend.balance(
             "balance.member_banks",
             'select posted, held_in, held_out from "travel_desk"."balance_member_banks"(%s)',
@@ -374,8 +399,9 @@ class Balances:
             ],
         )
 
-    def operator_bank(self) -> Balance:
+    def operator_bank(self, **_unknown: Never) -> Balance:
         """The account operator_bank."""
+        check_keywords("balance.operator_bank", _unknown)
         return self._backend.balance(
             "balance.operator_bank",
             'select posted, held_in, held_out from "travel_desk"."balance_operator_bank"(%s)',
@@ -383,8 +409,9 @@ class Balances:
             ],
         )
 
-    def free_seats(self, *, tour: str, day: str) -> Balance:
+    def free_seats(self, *, tour: str, day: str, **_unknown: Never) -> Balance:
         """free_seats: seats still free on one tour on one day."""
+        check_keywords("balance.free_seats", _unknown)
         return self._backend.balance(
             "balance.free_seats",
             'select posted, held_in, held_out from "travel_desk"."balance_free_seats"(%s, %s, %s)',
@@ -394,8 +421,9 @@ class Balances:
             ],
         )
 
-    def operator(self) -> Balance:
+    def operator(self, **_unknown: Never) -> Balance:
         """The account operator."""
+        check_keywords("balance.operator", _unknown)
         return self._backend.balance(
             "balance.operator",
             'select posted, held_in, held_out from "travel_desk"."balance_operator"(%s)',
@@ -403,8 +431,9 @@ class Balances:
             ],
         )
 
-    def travellers(self) -> Balance:
+    def travellers(self, **_unknown: Never) -> Balance:
         """The account travellers."""
+        check_keywords("balance.travellers", _unknown)
         return self._backend.balance(
             "balance.travellers",
             'select posted, held_in, held_out from "travel_desk"."balance_travellers"(%s)',
@@ -428,13 +457,14 @@ class Book:
         self.balance = Balances(backend)
         """Reads accounts: posted, held coming in, held going out."""
 
-    def expire(self, max: int = 1000) -> int:
+    def expire(self, max: int = 1000, **_unknown: Never) -> int:
         """Gives back up to max holds past their deadline and answers how
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
+        check_keywords("expire", _unknown)
         return self._backend.expire('select "travel_desk".expire(%s)', max)
 
-    def bulk(self, calls: Sequence[PgCall]) -> list[PgAnswer]:
+    def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
         answers each, in order, as it would be answered alone: a Result, a
         hold state (or None) for a status, or the error the call alone
@@ -442,6 +472,7 @@ class Book:
         autocommit mode they go in one pipeline; over psycopg2, or in the
         caller's transaction, one by one. No call sees another's answer: a
         post, void or status must not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return self._backend.bulk(calls)
 
 
@@ -451,8 +482,9 @@ class AsyncTopUp:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def do(self, *, receipt: str, member: str, amount: int) -> Result:
+    async def do(self, *, receipt: str, member: str, amount: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("top_up.do", _unknown)
         return await self._backend.call(
             "top_up.do",
             'select result, reason from "travel_desk"."top_up_do"(%s, %s, %s, %s)',
@@ -463,8 +495,9 @@ class AsyncTopUp:
             ],
         )
 
-    def do_call(self, *, receipt: str, member: str, amount: int) -> PgCall:
+    def do_call(self, *, receipt: str, member: str, amount: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("top_up.do", _unknown)
         return self._backend.make_call(
             "top_up.do",
             'select result, reason from "travel_desk"."top_up_do"(%s, %s, %s, %s)',
@@ -482,8 +515,9 @@ class AsyncOpenTourDay:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def do(self, *, tour: str, day: str, capacity: int) -> Result:
+    async def do(self, *, tour: str, day: str, capacity: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("open_tour_day.do", _unknown)
         return await self._backend.call(
             "open_tour_day.do",
             'select result, reason from "travel_desk"."open_tour_day_do"(%s, %s, %s, %s)',
@@ -494,8 +528,9 @@ class AsyncOpenTourDay:
             ],
         )
 
-    def do_call(self, *, tour: str, day: str, capacity: int) -> PgCall:
+    def do_call(self, *, tour: str, day: str, capacity: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("open_tour_day.do", _unknown)
         return self._backend.make_call(
             "open_tour_day.do",
             'select result, reason from "travel_desk"."open_tour_day_do"(%s, %s, %s, %s)',
@@ -513,8 +548,9 @@ class AsyncBookSeat:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def hold(self, *, booking: str, member: str, tour: str, day: str, price: int) -> Result:
+    async def hold(self, *, booking: str, member: str, tour: str, day: str, price: int, **_unknown: Never) -> Result:
         """Holds the amounts; post or void ends the hold."""
+        check_keywords("book_seat.hold", _unknown)
         return await self._backend.call(
             "book_seat.hold",
             'select result, reason from "travel_desk"."book_seat_hold"(%s, %s, %s, %s, %s, %s)',
@@ -527,8 +563,9 @@ class AsyncBookSeat:
             ],
         )
 
-    def hold_call(self, *, booking: str, member: str, tour: str, day: str, price: int) -> PgCall:
+    def hold_call(self, *, booking: str, member: str, tour: str, day: str, price: int, **_unknown: Never) -> PgCall:
         """hold as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("book_seat.hold", _unknown)
         return self._backend.make_call(
             "book_seat.hold",
             'select result, reason from "travel_desk"."book_seat_hold"(%s, %s, %s, %s, %s, %s)',
@@ -541,8 +578,9 @@ class AsyncBookSeat:
             ],
         )
 
-    async def post(self, *, booking: str, price: int | None = None) -> Result:
+    async def post(self, *, booking: str, price: int | None = None, **_unknown: Never) -> Result:
         """Posts the hold: the amounts given, or the whole hold when they are all left out."""
+        check_keywords("book_seat.post", _unknown)
         return await self._backend.call(
             "book_seat.post",
             'select result, reason from "travel_desk"."book_seat_post"(%s, %s, %s)',
@@ -552,8 +590,9 @@ class AsyncBookSeat:
             ],
         )
 
-    def post_call(self, *, booking: str, price: int | None = None) -> PgCall:
+    def post_call(self, *, booking: str, price: int | None = None, **_unknown: Never) -> PgCall:
         """post as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("book_seat.post", _unknown)
         return self._backend.make_call(
             "book_seat.post",
             'select result, reason from "travel_desk"."book_seat_post"(%s, %s, %s)',
@@ -563,8 +602,9 @@ class AsyncBookSeat:
             ],
         )
 
-    async def void(self, *, booking: str) -> Result:
+    async def void(self, *, booking: str, **_unknown: Never) -> Result:
         """Gives the hold back."""
+        check_keywords("book_seat.void", _unknown)
         return await self._backend.call(
             "book_seat.void",
             'select result, reason from "travel_desk"."book_seat_void"(%s, %s)',
@@ -573,8 +613,9 @@ class AsyncBookSeat:
             ],
         )
 
-    def void_call(self, *, booking: str) -> PgCall:
+    def void_call(self, *, booking: str, **_unknown: Never) -> PgCall:
         """void as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("book_seat.void", _unknown)
         return self._backend.make_call(
             "book_seat.void",
             'select result, reason from "travel_desk"."book_seat_void"(%s, %s)',
@@ -583,8 +624,9 @@ class AsyncBookSeat:
             ],
         )
 
-    async def status(self, *, booking: str) -> HoldState | None:
+    async def status(self, *, booking: str, **_unknown: Never) -> HoldState | None:
         """Where the hold stands; None when there is none. It writes nothing."""
+        check_keywords("book_seat.status", _unknown)
         return await self._backend.status(
             "book_seat.status",
             'select "travel_desk"."book_seat_status"(%s, %s)',
@@ -593,8 +635,9 @@ class AsyncBookSeat:
             ],
         )
 
-    def status_call(self, *, booking: str) -> PgCall:
+    def status_call(self, *, booking: str, **_unknown: Never) -> PgCall:
         """status as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("book_seat.status", _unknown)
         return self._backend.make_call(
             "book_seat.status",
             'select "travel_desk"."book_seat_status"(%s, %s)',
@@ -611,8 +654,9 @@ class AsyncGroupHold:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def hold(self, *, group: str, tour: str, day: str, count: int) -> Result:
+    async def hold(self, *, group: str, tour: str, day: str, count: int, **_unknown: Never) -> Result:
         """Holds the amounts; post or void ends the hold."""
+        check_keywords("group_hold.hold", _unknown)
         return await self._backend.call(
             "group_hold.hold",
             'select result, reason from "travel_desk"."group_hold_hold"(%s, %s, %s, %s, %s)',
@@ -624,8 +668,9 @@ class AsyncGroupHold:
             ],
         )
 
-    def hold_call(self, *, group: str, tour: str, day: str, count: int) -> PgCall:
+    def hold_call(self, *, group: str, tour: str, day: str, count: int, **_unknown: Never) -> PgCall:
         """hold as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("group_hold.hold", _unknown)
         return self._backend.make_call(
             "group_hold.hold",
             'select result, reason from "travel_desk"."group_hold_hold"(%s, %s, %s, %s, %s)',
@@ -637,8 +682,9 @@ class AsyncGroupHold:
             ],
         )
 
-    async def post(self, *, group: str, tour: str, day: str, count: int | None = None) -> Result:
+    async def post(self, *, group: str, tour: str, day: str, count: int | None = None, **_unknown: Never) -> Result:
         """Posts the hold: the amounts given, or the whole hold when they are all left out."""
+        check_keywords("group_hold.post", _unknown)
         return await self._backend.call(
             "group_hold.post",
             'select result, reason from "travel_desk"."group_hold_post"(%s, %s, %s, %s, %s)',
@@ -650,8 +696,9 @@ class AsyncGroupHold:
             ],
         )
 
-    def post_call(self, *, group: str, tour: str, day: str, count: int | None = None) -> PgCall:
+    def post_call(self, *, group: str, tour: str, day: str, count: int | None = None, **_unknown: Never) -> PgCall:
         """post as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("group_hold.post", _unknown)
         return self._backend.make_call(
             "group_hold.post",
             'select result, reason from "travel_desk"."group_hold_post"(%s, %s, %s, %s, %s)',
@@ -663,8 +710,9 @@ class AsyncGroupHold:
             ],
         )
 
-    async def void(self, *, group: str, tour: str, day: str) -> Result:
+    async def void(self, *, group: str, tour: str, day: str, **_unknown: Never) -> Result:
         """Gives the hold back."""
+        check_keywords("group_hold.void", _unknown)
         return await self._backend.call(
             "group_hold.void",
             'select result, reason from "travel_desk"."group_hold_void"(%s, %s, %s, %s)',
@@ -675,8 +723,9 @@ class AsyncGroupHold:
             ],
         )
 
-    def void_call(self, *, group: str, tour: str, day: str) -> PgCall:
+    def void_call(self, *, group: str, tour: str, day: str, **_unknown: Never) -> PgCall:
         """void as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("group_hold.void", _unknown)
         return self._backend.make_call(
             "group_hold.void",
             'select result, reason from "travel_desk"."group_hold_void"(%s, %s, %s, %s)',
@@ -687,8 +736,9 @@ class AsyncGroupHold:
             ],
         )
 
-    async def status(self, *, group: str, tour: str, day: str) -> HoldState | None:
+    async def status(self, *, group: str, tour: str, day: str, **_unknown: Never) -> HoldState | None:
         """Where the hold stands; None when there is none. It writes nothing."""
+        check_keywords("group_hold.status", _unknown)
         return await self._backend.status(
             "group_hold.status",
             'select "travel_desk"."group_hold_status"(%s, %s, %s, %s)',
@@ -699,8 +749,9 @@ class AsyncGroupHold:
             ],
         )
 
-    def status_call(self, *, group: str, tour: str, day: str) -> PgCall:
+    def status_call(self, *, group: str, tour: str, day: str, **_unknown: Never) -> PgCall:
         """status as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("group_hold.status", _unknown)
         return self._backend.make_call(
             "group_hold.status",
             'select "travel_desk"."group_hold_status"(%s, %s, %s, %s)',
@@ -719,8 +770,9 @@ class AsyncPayOperator:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def do(self, *, statement: str, amount: int) -> Result:
+    async def do(self, *, statement: str, amount: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("pay_operator.do", _unknown)
         return await self._backend.call(
             "pay_operator.do",
             'select result, reason from "travel_desk"."pay_operator_do"(%s, %s, %s)',
@@ -730,8 +782,9 @@ class AsyncPayOperator:
             ],
         )
 
-    def do_call(self, *, statement: str, amount: int) -> PgCall:
+    def do_call(self, *, statement: str, amount: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("pay_operator.do", _unknown)
         return self._backend.make_call(
             "pay_operator.do",
             'select result, reason from "travel_desk"."pay_operator_do"(%s, %s, %s)',
@@ -748,8 +801,9 @@ class AsyncBalances:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def card(self, *, member: str) -> Balance:
+    async def card(self, *, member: str, **_unknown: Never) -> Balance:
         """card: what a member has on the card; a small overdraft is allowed."""
+        check_keywords("balance.card", _unknown)
         return await self._backend.balance(
             "balance.card",
             'select posted, held_in, held_out from "travel_desk"."balance_card"(%s, %s)',
@@ -758,8 +812,9 @@ class AsyncBalances:
             ],
         )
 
-    async def tour_income(self) -> Balance:
+    async def tour_income(self, **_unknown: Never) -> Balance:
         """tour_income: what the desk has taken for tours and not yet paid to the operator."""
+        check_keywords("balance.tour_income", _unknown)
         return await self._backend.balance(
             "balance.tour_income",
             'select posted, held_in, held_out from "travel_desk"."balance_tour_income"(%s)',
@@ -767,8 +822,9 @@ class AsyncBalances:
             ],
         )
 
-    async def member_banks(self) -> Balance:
+    async def member_banks(self, **_unknown: Never) -> Balance:
         """The account member_banks."""
+        check_keywords("balance.member_banks", _unknown)
         return await self._backend.balance(
             "balance.member_banks",
             'select posted, held_in, held_out from "travel_desk"."balance_member_banks"(%s)',
@@ -776,8 +832,9 @@ class AsyncBalances:
             ],
         )
 
-    async def operator_bank(self) -> Balance:
+    async def operator_bank(self, **_unknown: Never) -> Balance:
         """The account operator_bank."""
+        check_keywords("balance.operator_bank", _unknown)
         return await self._backend.balance(
             "balance.operator_bank",
             'select posted, held_in, held_out from "travel_desk"."balance_operator_bank"(%s)',
@@ -785,8 +842,9 @@ class AsyncBalances:
             ],
         )
 
-    async def free_seats(self, *, tour: str, day: str) -> Balance:
+    async def free_seats(self, *, tour: str, day: str, **_unknown: Never) -> Balance:
         """free_seats: seats still free on one tour on one day."""
+        check_keywords("balance.free_seats", _unknown)
         return await self._backend.balance(
             "balance.free_seats",
             'select posted, held_in, held_out from "travel_desk"."balance_free_seats"(%s, %s, %s)',
@@ -796,8 +854,9 @@ class AsyncBalances:
             ],
         )
 
-    async def operator(self) -> Balance:
+    async def operator(self, **_unknown: Never) -> Balance:
         """The account operator."""
+        check_keywords("balance.operator", _unknown)
         return await self._backend.balance(
             "balance.operator",
             'select posted, held_in, held_out from "travel_desk"."balance_operator"(%s)',
@@ -805,8 +864,9 @@ class AsyncBalances:
             ],
         )
 
-    async def travellers(self) -> Balance:
+    async def travellers(self, **_unknown: Never) -> Balance:
         """The account travellers."""
+        check_keywords("balance.travellers", _unknown)
         return await self._backend.balance(
             "balance.travellers",
             'select posted, held_in, held_out from "travel_desk"."balance_travellers"(%s)',
@@ -830,13 +890,14 @@ class AsyncBook:
         self.balance = AsyncBalances(backend)
         """Reads accounts: posted, held coming in, held going out."""
 
-    async def expire(self, max: int = 1000) -> int:
+    async def expire(self, max: int = 1000, **_unknown: Never) -> int:
         """Gives back up to max holds past their deadline and answers how
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
+        check_keywords("expire", _unknown)
         return await self._backend.expire('select "travel_desk".expire(%s)', max)
 
-    async def bulk(self, calls: Sequence[PgCall]) -> list[PgAnswer]:
+    async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
         answers each, in order, as it would be answered alone: a Result, a
         hold state (or None) for a status, or the error the call alone
@@ -844,6 +905,7 @@ class AsyncBook:
         autocommit mode they go in one pipeline; over psycopg2, or in the
         caller's transaction, one by one. No call sees another's answer: a
         post, void or status must not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return await self._backend.bulk(calls)
 
 
@@ -988,6 +1050,18 @@ def describe(v: object) -> str:
     if isinstance(v, int):
         return f"the int {v}"
     return f"a {type(v).__name__}"
+
+
+def check_keywords(where: str, unknown: Mapping[str, object]) -> None:
+    """Refuses, before anything is sent, keyword arguments the operation
+    does not take: a generated method gathers them in **_unknown (typed
+    Never, so that a type checker names them too) rather than letting
+    Python raise its TypeError, so that every mistake in a call is a
+    ChoboError."""
+    if unknown:
+        names = ", ".join(repr(n) for n in unknown)
+        what = "an argument" if len(unknown) == 1 else "arguments"
+        raise ChoboError("CHOBO_BAD_ARGUMENT", f"{where}: the operation takes no {what} named {names}")
 
 
 def check_amount(where: str, name: str, v: object) -> int:

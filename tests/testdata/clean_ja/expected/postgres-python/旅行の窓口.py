@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable, Generator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, AbstractContextManager
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, TypeAlias, TypeVar, cast
+from typing import Any, Literal, Never, Protocol, TypeAlias, TypeVar, cast
 
 # The client of the book 旅行の窓口 kept in PostgreSQL: each operation is
 # one call of the book's SQL function (旅行の窓口.sql), in one statement.
@@ -49,8 +49,9 @@ class チャージ:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def do(self, *, 受付番号: str, 会員: str, 額: int) -> Result:
+    def do(self, *, 受付番号: str, 会員: str, 額: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("チャージ.do", _unknown)
         return self._backend.call(
             "チャージ.do",
             'select result, reason from "旅行の窓口"."チャージ_do"(%s, %s, %s, %s)',
@@ -61,8 +62,9 @@ class チャージ:
             ],
         )
 
-    def do_call(self, *, 受付番号: str, 会員: str, 額: int) -> PgCall:
+    def do_call(self, *, 受付番号: str, 会員: str, 額: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("チャージ.do", _unknown)
         return self._backend.make_call(
             "チャージ.do",
             'select result, reason from "旅行の窓口"."チャージ_do"(%s, %s, %s, %s)',
@@ -80,8 +82,9 @@ class 催行日の設定:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def do(self, *, ツアー: str, day: str, 定員: int) -> Result:
+    def do(self, *, ツアー: str, day: str, 定員: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("催行日の設定.do", _unknown)
         return self._backend.call(
             "催行日の設定.do",
             'select result, reason from "旅行の窓口"."催行日の設定_do"(%s, %s, %s, %s)',
@@ -92,8 +95,9 @@ class 催行日の設定:
             ],
         )
 
-    def do_call(self, *, ツアー: str, day: str, 定員: int) -> PgCall:
+    def do_call(self, *, ツアー: str, day: str, 定員: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("催行日の設定.do", _unknown)
         return self._backend.make_call(
             "催行日の設定.do",
             'select result, reason from "旅行の窓口"."催行日の設定_do"(%s, %s, %s, %s)',
@@ -111,8 +115,9 @@ class 座席予約:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def hold(self, *, 予約番号: str, 会員: str, ツアー: str, day: str, 代金: int) -> Result:
+    def hold(self, *, 予約番号: str, 会員: str, ツアー: str, day: str, 代金: int, **_unknown: Never) -> Result:
         """Holds the amounts; post or void ends the hold."""
+        check_keywords("座席予約.hold", _unknown)
         return self._backend.call(
             "座席予約.hold",
             'select result, reason from "旅行の窓口"."座席予約_hold"(%s, %s, %s, %s, %s, %s)',
@@ -125,8 +130,9 @@ class 座席予約:
             ],
         )
 
-    def hold_call(self, *, 予約番号: str, 会員: str, ツアー: str, day: str, 代金: int) -> PgCall:
+    def hold_call(self, *, 予約番号: str, 会員: str, ツアー: str, day: str, 代金: int, **_unknown: Never) -> PgCall:
         """hold as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("座席予約.hold", _unknown)
         return self._backend.make_call(
             "座席予約.hold",
             'select result, reason from "旅行の窓口"."座席予約_hold"(%s, %s, %s, %s, %s, %s)',
@@ -139,8 +145,9 @@ class 座席予約:
             ],
         )
 
-    def post(self, *, 予約番号: str, 代金: int | None = None) -> Result:
+    def post(self, *, 予約番号: str, 代金: int | None = None, **_unknown: Never) -> Result:
         """Posts the hold: the amounts given, or the whole hold when they are all left out."""
+        check_keywords("座席予約.post", _unknown)
         return self._backend.call(
             "座席予約.post",
             'select result, reason from "旅行の窓口"."座席予約_post"(%s, %s, %s)',
@@ -150,8 +157,9 @@ class 座席予約:
             ],
         )
 
-    def post_call(self, *, 予約番号: str, 代金: int | None = None) -> PgCall:
+    def post_call(self, *, 予約番号: str, 代金: int | None = None, **_unknown: Never) -> PgCall:
         """post as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("座席予約.post", _unknown)
         return self._backend.make_call(
             "座席予約.post",
             'select result, reason from "旅行の窓口"."座席予約_post"(%s, %s, %s)',
@@ -161,8 +169,9 @@ class 座席予約:
             ],
         )
 
-    def void(self, *, 予約番号: str) -> Result:
+    def void(self, *, 予約番号: str, **_unknown: Never) -> Result:
         """Gives the hold back."""
+        check_keywords("座席予約.void", _unknown)
         return self._backend.call(
             "座席予約.void",
             'select result, reason from "旅行の窓口"."座席予約_void"(%s, %s)',
@@ -171,8 +180,9 @@ class 座席予約:
             ],
         )
 
-    def void_call(self, *, 予約番号: str) -> PgCall:
+    def void_call(self, *, 予約番号: str, **_unknown: Never) -> PgCall:
         """void as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("座席予約.void", _unknown)
         return self._backend.make_call(
             "座席予約.void",
             'select result, reason from "旅行の窓口"."座席予約_void"(%s, %s)',
@@ -181,8 +191,9 @@ class 座席予約:
             ],
         )
 
-    def status(self, *, 予約番号: str) -> HoldState | None:
+    def status(self, *, 予約番号: str, **_unknown: Never) -> HoldState | None:
         """Where the hold stands; None when there is none. It writes nothing."""
+        check_keywords("座席予約.status", _unknown)
         return self._backend.status(
             "座席予約.status",
             'select "旅行の窓口"."座席予約_status"(%s, %s)',
@@ -191,8 +202,9 @@ class 座席予約:
             ],
         )
 
-    def status_call(self, *, 予約番号: str) -> PgCall:
+    def status_call(self, *, 予約番号: str, **_unknown: Never) -> PgCall:
         """status as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("座席予約.status", _unknown)
         return self._backend.make_call(
             "座席予約.status",
             'select "旅行の窓口"."座席予約_status"(%s, %s)',
@@ -209,8 +221,9 @@ class 団体の仮押さえ:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def hold(self, *, 団体: str, ツアー: str, day: str, 席数: int) -> Result:
+    def hold(self, *, 団体: str, ツアー: str, day: str, 席数: int, **_unknown: Never) -> Result:
         """Holds the amounts; post or void ends the hold."""
+        check_keywords("団体の仮押さえ.hold", _unknown)
         return self._backend.call(
             "団体の仮押さえ.hold",
             'select result, reason from "旅行の窓口"."団体の仮押さえ_hold"(%s, %s, %s, %s, %s)',
@@ -222,8 +235,9 @@ class 団体の仮押さえ:
             ],
         )
 
-    def hold_call(self, *, 団体: str, ツアー: str, day: str, 席数: int) -> PgCall:
+    def hold_call(self, *, 団体: str, ツアー: str, day: str, 席数: int, **_unknown: Never) -> PgCall:
         """hold as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("団体の仮押さえ.hold", _unknown)
         return self._backend.make_call(
             "団体の仮押さえ.hold",
             'select result, reason from "旅行の窓口"."団体の仮押さえ_hold"(%s, %s, %s, %s, %s)',
@@ -235,8 +249,9 @@ class 団体の仮押さえ:
             ],
         )
 
-    def post(self, *, 団体: str, ツアー: str, day: str, 席数: int | None = None) -> Result:
+    def post(self, *, 団体: str, ツアー: str, day: str, 席数: int | None = None, **_unknown: Never) -> Result:
         """Posts the hold: the amounts given, or the whole hold when they are all left out."""
+        check_keywords("団体の仮押さえ.post", _unknown)
         return self._backend.call(
             "団体の仮押さえ.post",
             'select result, reason from "旅行の窓口"."団体の仮押さえ_post"(%s, %s, %s, %s, %s)',
@@ -248,8 +263,9 @@ class 団体の仮押さえ:
             ],
         )
 
-    def post_call(self, *, 団体: str, ツアー: str, day: str, 席数: int | None = None) -> PgCall:
+    def post_call(self, *, 団体: str, ツアー: str, day: str, 席数: int | None = None, **_unknown: Never) -> PgCall:
         """post as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("団体の仮押さえ.post", _unknown)
         return self._backend.make_call(
             "団体の仮押さえ.post",
             'select result, reason from "旅行の窓口"."団体の仮押さえ_post"(%s, %s, %s, %s, %s)',
@@ -261,8 +277,9 @@ class 団体の仮押さえ:
             ],
         )
 
-    def void(self, *, 団体: str, ツアー: str, day: str) -> Result:
+    def void(self, *, 団体: str, ツアー: str, day: str, **_unknown: Never) -> Result:
         """Gives the hold back."""
+        check_keywords("団体の仮押さえ.void", _unknown)
         return self._backend.call(
             "団体の仮押さえ.void",
             'select result, reason from "旅行の窓口"."団体の仮押さえ_void"(%s, %s, %s, %s)',
@@ -273,8 +290,9 @@ class 団体の仮押さえ:
             ],
         )
 
-    def void_call(self, *, 団体: str, ツアー: str, day: str) -> PgCall:
+    def void_call(self, *, 団体: str, ツアー: str, day: str, **_unknown: Never) -> PgCall:
         """void as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("団体の仮押さえ.void", _unknown)
         return self._backend.make_call(
             "団体の仮押さえ.void",
             'select result, reason from "旅行の窓口"."団体の仮押さえ_void"(%s, %s, %s, %s)',
@@ -285,8 +303,9 @@ class 団体の仮押さえ:
             ],
         )
 
-    def status(self, *, 団体: str, ツアー: str, day: str) -> HoldState | None:
+    def status(self, *, 団体: str, ツアー: str, day: str, **_unknown: Never) -> HoldState | None:
         """Where the hold stands; None when there is none. It writes nothing."""
+        check_keywords("団体の仮押さえ.status", _unknown)
         return self._backend.status(
             "団体の仮押さえ.status",
             'select "旅行の窓口"."団体の仮押さえ_status"(%s, %s, %s, %s)',
@@ -297,8 +316,9 @@ class 団体の仮押さえ:
             ],
         )
 
-    def status_call(self, *, 団体: str, ツアー: str, day: str) -> PgCall:
+    def status_call(self, *, 団体: str, ツアー: str, day: str, **_unknown: Never) -> PgCall:
         """status as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("団体の仮押さえ.status", _unknown)
         return self._backend.make_call(
             "団体の仮押さえ.status",
             'select "旅行の窓口"."団体の仮押さえ_status"(%s, %s, %s, %s)',
@@ -317,8 +337,9 @@ class 催行会社への支払:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def do(self, *, 明細: str, 額: int) -> Result:
+    def do(self, *, 明細: str, 額: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("催行会社への支払.do", _unknown)
         return self._backend.call(
             "催行会社への支払.do",
             'select result, reason from "旅行の窓口"."催行会社への支払_do"(%s, %s, %s)',
@@ -328,8 +349,9 @@ class 催行会社への支払:
             ],
         )
 
-    def do_call(self, *, 明細: str, 額: int) -> PgCall:
+    def do_call(self, *, 明細: str, 額: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("催行会社への支払.do", _unknown)
         return self._backend.make_call(
             "催行会社への支払.do",
             'select result, reason from "旅行の窓口"."催行会社への支払_do"(%s, %s, %s)',
@@ -346,8 +368,9 @@ class Balances:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def カード(self, *, 会員: str) -> Balance:
+    def カード(self, *, 会員: str, **_unknown: Never) -> Balance:
         """カード: 会員のカードの残高。少しなら借り越してよい."""
+        check_keywords("balance.カード", _unknown)
         return self._backend.balance(
             "balance.カード",
             'select posted, held_in, held_out from "旅行の窓口"."balance_カード"(%s, %s)',
@@ -356,8 +379,9 @@ class Balances:
             ],
         )
 
-    def ツアー売上(self) -> Balance:
+    def ツアー売上(self, **_unknown: Never) -> Balance:
         """ツアー売上: 窓口がツアーで受け取り、まだ催行会社に払っていない額."""
+        check_keywords("balance.ツアー売上", _unknown)
         return self._backend.balance(
             "balance.ツアー売上",
             'select posted, held_in, held_out from "旅行の窓口"."balance_ツアー売上"(%s)',
@@ -365,8 +389,9 @@ class Balances:
             ],
         )
 
-    def 会員の銀行(self) -> Balance:
+    def 会員の銀行(self, **_unknown: Never) -> Balance:
         """The account 会員の銀行."""
+        check_keywords("balance.会員の銀行", _unknown)
         return self._backend.balance(
             "balance.会員の銀行",
             'select posted, held_in, held_out from "旅行の窓口"."balance_会員の銀行"(%s)',
@@ -374,8 +399,9 @@ class Balances:
             ],
         )
 
-    def 催行会社の口座(self) -> Balance:
+    def 催行会社の口座(self, **_unknown: Never) -> Balance:
         """The account 催行会社の口座."""
+        check_keywords("balance.催行会社の口座", _unknown)
         return self._backend.balance(
             "balance.催行会社の口座",
             'select posted, held_in, held_out from "旅行の窓口"."balance_催行会社の口座"(%s)',
@@ -383,8 +409,9 @@ class Balances:
             ],
         )
 
-    def 空き席(self, *, ツアー: str, day: str) -> Balance:
+    def 空き席(self, *, ツアー: str, day: str, **_unknown: Never) -> Balance:
         """空き席: その日のそのツアーにまだ空いている席."""
+        check_keywords("balance.空き席", _unknown)
         return self._backend.balance(
             "balance.空き席",
             'select posted, held_in, held_out from "旅行の窓口"."balance_空き席"(%s, %s, %s)',
@@ -394,8 +421,9 @@ class Balances:
             ],
         )
 
-    def 催行会社(self) -> Balance:
+    def 催行会社(self, **_unknown: Never) -> Balance:
         """The account 催行会社."""
+        check_keywords("balance.催行会社", _unknown)
         return self._backend.balance(
             "balance.催行会社",
             'select posted, held_in, held_out from "旅行の窓口"."balance_催行会社"(%s)',
@@ -403,8 +431,9 @@ class Balances:
             ],
         )
 
-    def 旅行者(self) -> Balance:
+    def 旅行者(self, **_unknown: Never) -> Balance:
         """The account 旅行者."""
+        check_keywords("balance.旅行者", _unknown)
         return self._backend.balance(
             "balance.旅行者",
             'select posted, held_in, held_out from "旅行の窓口"."balance_旅行者"(%s)',
@@ -428,13 +457,14 @@ class Book:
         self.balance = Balances(backend)
         """Reads accounts: posted, held coming in, held going out."""
 
-    def expire(self, max: int = 1000) -> int:
+    def expire(self, max: int = 1000, **_unknown: Never) -> int:
         """Gives back up to max holds past their deadline and answers how
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
+        check_keywords("expire", _unknown)
         return self._backend.expire('select "旅行の窓口".expire(%s)', max)
 
-    def bulk(self, calls: Sequence[PgCall]) -> list[PgAnswer]:
+    def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
         answers each, in order, as it would be answered alone: a Result, a
         hold state (or None) for a status, or the error the call alone
@@ -442,6 +472,7 @@ class Book:
         autocommit mode they go in one pipeline; over psycopg2, or in the
         caller's transaction, one by one. No call sees another's answer: a
         post, void or status must not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return self._backend.bulk(calls)
 
 
@@ -451,8 +482,9 @@ class Asyncチャージ:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def do(self, *, 受付番号: str, 会員: str, 額: int) -> Result:
+    async def do(self, *, 受付番号: str, 会員: str, 額: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("チャージ.do", _unknown)
         return await self._backend.call(
             "チャージ.do",
             'select result, reason from "旅行の窓口"."チャージ_do"(%s, %s, %s, %s)',
@@ -463,8 +495,9 @@ class Asyncチャージ:
             ],
         )
 
-    def do_call(self, *, 受付番号: str, 会員: str, 額: int) -> PgCall:
+    def do_call(self, *, 受付番号: str, 会員: str, 額: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("チャージ.do", _unknown)
         return self._backend.make_call(
             "チャージ.do",
             'select result, reason from "旅行の窓口"."チャージ_do"(%s, %s, %s, %s)',
@@ -482,8 +515,9 @@ class Async催行日の設定:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def do(self, *, ツアー: str, day: str, 定員: int) -> Result:
+    async def do(self, *, ツアー: str, day: str, 定員: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("催行日の設定.do", _unknown)
         return await self._backend.call(
             "催行日の設定.do",
             'select result, reason from "旅行の窓口"."催行日の設定_do"(%s, %s, %s, %s)',
@@ -494,8 +528,9 @@ class Async催行日の設定:
             ],
         )
 
-    def do_call(self, *, ツアー: str, day: str, 定員: int) -> PgCall:
+    def do_call(self, *, ツアー: str, day: str, 定員: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("催行日の設定.do", _unknown)
         return self._backend.make_call(
             "催行日の設定.do",
             'select result, reason from "旅行の窓口"."催行日の設定_do"(%s, %s, %s, %s)',
@@ -513,8 +548,9 @@ class Async座席予約:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def hold(self, *, 予約番号: str, 会員: str, ツアー: str, day: str, 代金: int) -> Result:
+    async def hold(self, *, 予約番号: str, 会員: str, ツアー: str, day: str, 代金: int, **_unknown: Never) -> Result:
         """Holds the amounts; post or void ends the hold."""
+        check_keywords("座席予約.hold", _unknown)
         return await self._backend.call(
             "座席予約.hold",
             'select result, reason from "旅行の窓口"."座席予約_hold"(%s, %s, %s, %s, %s, %s)',
@@ -527,8 +563,9 @@ class Async座席予約:
             ],
         )
 
-    def hold_call(self, *, 予約番号: str, 会員: str, ツアー: str, day: str, 代金: int) -> PgCall:
+    def hold_call(self, *, 予約番号: str, 会員: str, ツアー: str, day: str, 代金: int, **_unknown: Never) -> PgCall:
         """hold as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("座席予約.hold", _unknown)
         return self._backend.make_call(
             "座席予約.hold",
             'select result, reason from "旅行の窓口"."座席予約_hold"(%s, %s, %s, %s, %s, %s)',
@@ -541,8 +578,9 @@ class Async座席予約:
             ],
         )
 
-    async def post(self, *, 予約番号: str, 代金: int | None = None) -> Result:
+    async def post(self, *, 予約番号: str, 代金: int | None = None, **_unknown: Never) -> Result:
         """Posts the hold: the amounts given, or the whole hold when they are all left out."""
+        check_keywords("座席予約.post", _unknown)
         return await self._backend.call(
             "座席予約.post",
             'select result, reason from "旅行の窓口"."座席予約_post"(%s, %s, %s)',
@@ -552,8 +590,9 @@ class Async座席予約:
             ],
         )
 
-    def post_call(self, *, 予約番号: str, 代金: int | None = None) -> PgCall:
+    def post_call(self, *, 予約番号: str, 代金: int | None = None, **_unknown: Never) -> PgCall:
         """post as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("座席予約.post", _unknown)
         return self._backend.make_call(
             "座席予約.post",
             'select result, reason from "旅行の窓口"."座席予約_post"(%s, %s, %s)',
@@ -563,8 +602,9 @@ class Async座席予約:
             ],
         )
 
-    async def void(self, *, 予約番号: str) -> Result:
+    async def void(self, *, 予約番号: str, **_unknown: Never) -> Result:
         """Gives the hold back."""
+        check_keywords("座席予約.void", _unknown)
         return await self._backend.call(
             "座席予約.void",
             'select result, reason from "旅行の窓口"."座席予約_void"(%s, %s)',
@@ -573,8 +613,9 @@ class Async座席予約:
             ],
         )
 
-    def void_call(self, *, 予約番号: str) -> PgCall:
+    def void_call(self, *, 予約番号: str, **_unknown: Never) -> PgCall:
         """void as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("座席予約.void", _unknown)
         return self._backend.make_call(
             "座席予約.void",
             'select result, reason from "旅行の窓口"."座席予約_void"(%s, %s)',
@@ -583,8 +624,9 @@ class Async座席予約:
             ],
         )
 
-    async def status(self, *, 予約番号: str) -> HoldState | None:
+    async def status(self, *, 予約番号: str, **_unknown: Never) -> HoldState | None:
         """Where the hold stands; None when there is none. It writes nothing."""
+        check_keywords("座席予約.status", _unknown)
         return await self._backend.status(
             "座席予約.status",
             'select "旅行の窓口"."座席予約_status"(%s, %s)',
@@ -593,8 +635,9 @@ class Async座席予約:
             ],
         )
 
-    def status_call(self, *, 予約番号: str) -> PgCall:
+    def status_call(self, *, 予約番号: str, **_unknown: Never) -> PgCall:
         """status as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("座席予約.status", _unknown)
         return self._backend.make_call(
             "座席予約.status",
             'select "旅行の窓口"."座席予約_status"(%s, %s)',
@@ -611,8 +654,9 @@ class Async団体の仮押さえ:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def hold(self, *, 団体: str, ツアー: str, day: str, 席数: int) -> Result:
+    async def hold(self, *, 団体: str, ツアー: str, day: str, 席数: int, **_unknown: Never) -> Result:
         """Holds the amounts; post or void ends the hold."""
+        check_keywords("団体の仮押さえ.hold", _unknown)
         return await self._backend.call(
             "団体の仮押さえ.hold",
             'select result, reason from "旅行の窓口"."団体の仮押さえ_hold"(%s, %s, %s, %s, %s)',
@@ -624,8 +668,9 @@ class Async団体の仮押さえ:
             ],
         )
 
-    def hold_call(self, *, 団体: str, ツアー: str, day: str, 席数: int) -> PgCall:
+    def hold_call(self, *, 団体: str, ツアー: str, day: str, 席数: int, **_unknown: Never) -> PgCall:
         """hold as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("団体の仮押さえ.hold", _unknown)
         return self._backend.make_call(
             "団体の仮押さえ.hold",
             'select result, reason from "旅行の窓口"."団体の仮押さえ_hold"(%s, %s, %s, %s, %s)',
@@ -637,8 +682,9 @@ class Async団体の仮押さえ:
             ],
         )
 
-    async def post(self, *, 団体: str, ツアー: str, day: str, 席数: int | None = None) -> Result:
+    async def post(self, *, 団体: str, ツアー: str, day: str, 席数: int | None = None, **_unknown: Never) -> Result:
         """Posts the hold: the amounts given, or the whole hold when they are all left out."""
+        check_keywords("団体の仮押さえ.post", _unknown)
         return await self._backend.call(
             "団体の仮押さえ.post",
             'select result, reason from "旅行の窓口"."団体の仮押さえ_post"(%s, %s, %s, %s, %s)',
@@ -650,8 +696,9 @@ class Async団体の仮押さえ:
             ],
         )
 
-    def post_call(self, *, 団体: str, ツアー: str, day: str, 席数: int | None = None) -> PgCall:
+    def post_call(self, *, 団体: str, ツアー: str, day: str, 席数: int | None = None, **_unknown: Never) -> PgCall:
         """post as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("団体の仮押さえ.post", _unknown)
         return self._backend.make_call(
             "団体の仮押さえ.post",
             'select result, reason from "旅行の窓口"."団体の仮押さえ_post"(%s, %s, %s, %s, %s)',
@@ -663,8 +710,9 @@ class Async団体の仮押さえ:
             ],
         )
 
-    async def void(self, *, 団体: str, ツアー: str, day: str) -> Result:
+    async def void(self, *, 団体: str, ツアー: str, day: str, **_unknown: Never) -> Result:
         """Gives the hold back."""
+        check_keywords("団体の仮押さえ.void", _unknown)
         return await self._backend.call(
             "団体の仮押さえ.void",
             'select result, reason from "旅行の窓口"."団体の仮押さえ_void"(%s, %s, %s, %s)',
@@ -675,8 +723,9 @@ class Async団体の仮押さえ:
             ],
         )
 
-    def void_call(self, *, 団体: str, ツアー: str, day: str) -> PgCall:
+    def void_call(self, *, 団体: str, ツアー: str, day: str, **_unknown: Never) -> PgCall:
         """void as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("団体の仮押さえ.void", _unknown)
         return self._backend.make_call(
             "団体の仮押さえ.void",
             'select result, reason from "旅行の窓口"."団体の仮押さえ_void"(%s, %s, %s, %s)',
@@ -687,8 +736,9 @@ class Async団体の仮押さえ:
             ],
         )
 
-    async def status(self, *, 団体: str, ツアー: str, day: str) -> HoldState | None:
+    async def status(self, *, 団体: str, ツアー: str, day: str, **_unknown: Never) -> HoldState | None:
         """Where the hold stands; None when there is none. It writes nothing."""
+        check_keywords("団体の仮押さえ.status", _unknown)
         return await self._backend.status(
             "団体の仮押さえ.status",
             'select "旅行の窓口"."団体の仮押さえ_status"(%s, %s, %s, %s)',
@@ -699,8 +749,9 @@ class Async団体の仮押さえ:
             ],
         )
 
-    def status_call(self, *, 団体: str, ツアー: str, day: str) -> PgCall:
+    def status_call(self, *, 団体: str, ツアー: str, day: str, **_unknown: Never) -> PgCall:
         """status as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("団体の仮押さえ.status", _unknown)
         return self._backend.make_call(
             "団体の仮押さえ.status",
             'select "旅行の窓口"."団体の仮押さえ_status"(%s, %s, %s, %s)',
@@ -719,8 +770,9 @@ class Async催行会社への支払:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def do(self, *, 明細: str, 額: int) -> Result:
+    async def do(self, *, 明細: str, 額: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("催行会社への支払.do", _unknown)
         return await self._backend.call(
             "催行会社への支払.do",
             'select result, reason from "旅行の窓口"."催行会社への支払_do"(%s, %s, %s)',
@@ -730,8 +782,9 @@ class Async催行会社への支払:
             ],
         )
 
-    def do_call(self, *, 明細: str, 額: int) -> PgCall:
+    def do_call(self, *, 明細: str, 額: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("催行会社への支払.do", _unknown)
         return self._backend.make_call(
             "催行会社への支払.do",
             'select result, reason from "旅行の窓口"."催行会社への支払_do"(%s, %s, %s)',
@@ -748,8 +801,9 @@ class AsyncBalances:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def カード(self, *, 会員: str) -> Balance:
+    async def カード(self, *, 会員: str, **_unknown: Never) -> Balance:
         """カード: 会員のカードの残高。少しなら借り越してよい."""
+        check_keywords("balance.カード", _unknown)
         return await self._backend.balance(
             "balance.カード",
             'select posted, held_in, held_out from "旅行の窓口"."balance_カード"(%s, %s)',
@@ -758,8 +812,9 @@ class AsyncBalances:
             ],
         )
 
-    async def ツアー売上(self) -> Balance:
+    async def ツアー売上(self, **_unknown: Never) -> Balance:
         """ツアー売上: 窓口がツアーで受け取り、まだ催行会社に払っていない額."""
+        check_keywords("balance.ツアー売上", _unknown)
         return await self._backend.balance(
             "balance.ツアー売上",
             'select posted, held_in, held_out from "旅行の窓口"."balance_ツアー売上"(%s)',
@@ -767,8 +822,9 @@ class AsyncBalances:
             ],
         )
 
-    async def 会員の銀行(self) -> Balance:
+    async def 会員の銀行(self, **_unknown: Never) -> Balance:
         """The account 会員の銀行."""
+        check_keywords("balance.会員の銀行", _unknown)
         return await self._backend.balance(
             "balance.会員の銀行",
             'select posted, held_in, held_out from "旅行の窓口"."balance_会員の銀行"(%s)',
@@ -776,8 +832,9 @@ class AsyncBalances:
             ],
         )
 
-    async def 催行会社の口座(self) -> Balance:
+    async def 催行会社の口座(self, **_unknown: Never) -> Balance:
         """The account 催行会社の口座."""
+        check_keywords("balance.催行会社の口座", _unknown)
         return await self._backend.balance(
             "balance.催行会社の口座",
             'select posted, held_in, held_out from "旅行の窓口"."balance_催行会社の口座"(%s)',
@@ -785,8 +842,9 @@ class AsyncBalances:
             ],
         )
 
-    async def 空き席(self, *, ツアー: str, day: str) -> Balance:
+    async def 空き席(self, *, ツアー: str, day: str, **_unknown: Never) -> Balance:
         """空き席: その日のそのツアーにまだ空いている席."""
+        check_keywords("balance.空き席", _unknown)
         return await self._backend.balance(
             "balance.空き席",
             'select posted, held_in, held_out from "旅行の窓口"."balance_空き席"(%s, %s, %s)',
@@ -796,8 +854,9 @@ class AsyncBalances:
             ],
         )
 
-    async def 催行会社(self) -> Balance:
+    async def 催行会社(self, **_unknown: Never) -> Balance:
         """The account 催行会社."""
+        check_keywords("balance.催行会社", _unknown)
         return await self._backend.balance(
             "balance.催行会社",
             'select posted, held_in, held_out from "旅行の窓口"."balance_催行会社"(%s)',
@@ -805,8 +864,9 @@ class AsyncBalances:
             ],
         )
 
-    async def 旅行者(self) -> Balance:
+    async def 旅行者(self, **_unknown: Never) -> Balance:
         """The account 旅行者."""
+        check_keywords("balance.旅行者", _unknown)
         return await self._backend.balance(
             "balance.旅行者",
             'select posted, held_in, held_out from "旅行の窓口"."balance_旅行者"(%s)',
@@ -830,13 +890,14 @@ class AsyncBook:
         self.balance = AsyncBalances(backend)
         """Reads accounts: posted, held coming in, held going out."""
 
-    async def expire(self, max: int = 1000) -> int:
+    async def expire(self, max: int = 1000, **_unknown: Never) -> int:
         """Gives back up to max holds past their deadline and answers how
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
+        check_keywords("expire", _unknown)
         return await self._backend.expire('select "旅行の窓口".expire(%s)', max)
 
-    async def bulk(self, calls: Sequence[PgCall]) -> list[PgAnswer]:
+    async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
         answers each, in order, as it would be answered alone: a Result, a
         hold state (or None) for a status, or the error the call alone
@@ -844,6 +905,7 @@ class AsyncBook:
         autocommit mode they go in one pipeline; over psycopg2, or in the
         caller's transaction, one by one. No call sees another's answer: a
         post, void or status must not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return await self._backend.bulk(calls)
 
 
@@ -988,6 +1050,18 @@ def describe(v: object) -> str:
     if isinstance(v, int):
         return f"the int {v}"
     return f"a {type(v).__name__}"
+
+
+def check_keywords(where: str, unknown: Mapping[str, object]) -> None:
+    """Refuses, before anything is sent, keyword arguments the operation
+    does not take: a generated method gathers them in **_unknown (typed
+    Never, so that a type checker names them too) rather than letting
+    Python raise its TypeError, so that every mistake in a call is a
+    ChoboError."""
+    if unknown:
+        names = ", ".join(repr(n) for n in unknown)
+        what = "an argument" if len(unknown) == 1 else "arguments"
+        raise ChoboError("CHOBO_BAD_ARGUMENT", f"{where}: the operation takes no {what} named {names}")
 
 
 def check_amount(where: str, name: str, v: object) -> int:

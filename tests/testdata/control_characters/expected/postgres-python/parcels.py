@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable, Generator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, AbstractContextManager
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, TypeAlias, TypeVar, cast
+from typing import Any, Literal, Never, Protocol, TypeAlias, TypeVar, cast
 
 # The client of the book parcels kept in PostgreSQL: each operation is
 # one call of the book's SQL function (parcels.sql), in one statement.
@@ -46,8 +46,9 @@ class DropOff:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def do(self, *, slip: str, site: str, qty: int) -> Result:
+    def do(self, *, slip: str, site: str, qty: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("drop_off.do", _unknown)
         return self._backend.call(
             "drop_off.do",
             'select result, reason from "parcels"."drop_off_do"(%s, %s, %s, %s)',
@@ -58,8 +59,9 @@ class DropOff:
             ],
         )
 
-    def do_call(self, *, slip: str, site: str, qty: int) -> PgCall:
+    def do_call(self, *, slip: str, site: str, qty: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("drop_off.do", _unknown)
         return self._backend.make_call(
             "drop_off.do",
             'select result, reason from "parcels"."drop_off_do"(%s, %s, %s, %s)',
@@ -77,8 +79,9 @@ class PickUp:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def hold(self, *, code: str, site: str, qty: int) -> Result:
+    def hold(self, *, code: str, site: str, qty: int, **_unknown: Never) -> Result:
         """Holds the amounts; post or void ends the hold."""
+        check_keywords("pick_up.hold", _unknown)
         return self._backend.call(
             "pick_up.hold",
             'select result, reason from "parcels"."pick_up_hold"(%s, %s, %s, %s)',
@@ -89,8 +92,9 @@ class PickUp:
             ],
         )
 
-    def hold_call(self, *, code: str, site: str, qty: int) -> PgCall:
+    def hold_call(self, *, code: str, site: str, qty: int, **_unknown: Never) -> PgCall:
         """hold as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("pick_up.hold", _unknown)
         return self._backend.make_call(
             "pick_up.hold",
             'select result, reason from "parcels"."pick_up_hold"(%s, %s, %s, %s)',
@@ -101,8 +105,9 @@ class PickUp:
             ],
         )
 
-    def post(self, *, code: str, site: str, qty: int | None = None) -> Result:
+    def post(self, *, code: str, site: str, qty: int | None = None, **_unknown: Never) -> Result:
         """Posts the hold: the amounts given, or the whole hold when they are all left out."""
+        check_keywords("pick_up.post", _unknown)
         return self._backend.call(
             "pick_up.post",
             'select result, reason from "parcels"."pick_up_post"(%s, %s, %s, %s)',
@@ -113,8 +118,9 @@ class PickUp:
             ],
         )
 
-    def post_call(self, *, code: str, site: str, qty: int | None = None) -> PgCall:
+    def post_call(self, *, code: str, site: str, qty: int | None = None, **_unknown: Never) -> PgCall:
         """post as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("pick_up.post", _unknown)
         return self._backend.make_call(
             "pick_up.post",
             'select result, reason from "parcels"."pick_up_post"(%s, %s, %s, %s)',
@@ -125,8 +131,9 @@ class PickUp:
             ],
         )
 
-    def void(self, *, code: str, site: str) -> Result:
+    def void(self, *, code: str, site: str, **_unknown: Never) -> Result:
         """Gives the hold back."""
+        check_keywords("pick_up.void", _unknown)
         return self._backend.call(
             "pick_up.void",
             'select result, reason from "parcels"."pick_up_void"(%s, %s, %s)',
@@ -136,8 +143,9 @@ class PickUp:
             ],
         )
 
-    def void_call(self, *, code: str, site: str) -> PgCall:
+    def void_call(self, *, code: str, site: str, **_unknown: Never) -> PgCall:
         """void as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("pick_up.void", _unknown)
         return self._backend.make_call(
             "pick_up.void",
             'select result, reason from "parcels"."pick_up_void"(%s, %s, %s)',
@@ -147,8 +155,9 @@ class PickUp:
             ],
         )
 
-    def status(self, *, code: str, site: str) -> HoldState | None:
+    def status(self, *, code: str, site: str, **_unknown: Never) -> HoldState | None:
         """Where the hold stands; None when there is none. It writes nothing."""
+        check_keywords("pick_up.status", _unknown)
         return self._backend.status(
             "pick_up.status",
             'select "parcels"."pick_up_status"(%s, %s, %s)',
@@ -158,8 +167,9 @@ class PickUp:
             ],
         )
 
-    def status_call(self, *, code: str, site: str) -> PgCall:
+    def status_call(self, *, code: str, site: str, **_unknown: Never) -> PgCall:
         """status as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("pick_up.status", _unknown)
         return self._backend.make_call(
             "pick_up.status",
             'select "parcels"."pick_up_status"(%s, %s, %s)',
@@ -177,8 +187,9 @@ class Balances:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def locker(self, *, site: str) -> Balance:
+    def locker(self, *, site: str, **_unknown: Never) -> Balance:
         """locker: parcels waiting in the lockers of a site."""
+        check_keywords("balance.locker", _unknown)
         return self._backend.balance(
             "balance.locker",
             'select posted, held_in, held_out from "parcels"."balance_locker"(%s, %s)',
@@ -187,8 +198,9 @@ class Balances:
             ],
         )
 
-    def couriers(self) -> Balance:
+    def couriers(self, **_unknown: Never) -> Balance:
         """The account couriers."""
+        check_keywords("balance.couriers", _unknown)
         return self._backend.balance(
             "balance.couriers",
             'select posted, held_in, held_out from "parcels"."balance_couriers"(%s)',
@@ -196,8 +208,9 @@ class Balances:
             ],
         )
 
-    def recipients(self) -> Balance:
+    def recipients(self, **_unknown: Never) -> Balance:
         """The account recipients."""
+        check_keywords("balance.recipients", _unknown)
         return self._backend.balance(
             "balance.recipients",
             'select posted, held_in, held_out from "parcels"."balance_recipients"(%s)',
@@ -217,13 +230,14 @@ class Book:
         self.balance = Balances(backend)
         """Reads accounts: posted, held coming in, held going out."""
 
-    def expire(self, max: int = 1000) -> int:
+    def expire(self, max: int = 1000, **_unknown: Never) -> int:
         """Gives back up to max holds past their deadline and answers how
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
+        check_keywords("expire", _unknown)
         return self._backend.expire('select "parcels".expire(%s)', max)
 
-    def bulk(self, calls: Sequence[PgCall]) -> list[PgAnswer]:
+    def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
         answers each, in order, as it would be answered alone: a Result, a
         hold state (or None) for a status, or the error the call alone
@@ -231,6 +245,7 @@ class Book:
         autocommit mode they go in one pipeline; over psycopg2, or in the
         caller's transaction, one by one. No call sees another's answer: a
         post, void or status must not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return self._backend.bulk(calls)
 
 
@@ -240,8 +255,9 @@ class AsyncDropOff:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def do(self, *, slip: str, site: str, qty: int) -> Result:
+    async def do(self, *, slip: str, site: str, qty: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("drop_off.do", _unknown)
         return await self._backend.call(
             "drop_off.do",
             'select result, reason from "parcels"."drop_off_do"(%s, %s, %s, %s)',
@@ -252,8 +268,9 @@ class AsyncDropOff:
             ],
         )
 
-    def do_call(self, *, slip: str, site: str, qty: int) -> PgCall:
+    def do_call(self, *, slip: str, site: str, qty: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("drop_off.do", _unknown)
         return self._backend.make_call(
             "drop_off.do",
             'select result, reason from "parcels"."drop_off_do"(%s, %s, %s, %s)',
@@ -271,8 +288,9 @@ class AsyncPickUp:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def hold(self, *, code: str, site: str, qty: int) -> Result:
+    async def hold(self, *, code: str, site: str, qty: int, **_unknown: Never) -> Result:
         """Holds the amounts; post or void ends the hold."""
+        check_keywords("pick_up.hold", _unknown)
         return await self._backend.call(
             "pick_up.hold",
             'select result, reason from "parcels"."pick_up_hold"(%s, %s, %s, %s)',
@@ -283,8 +301,9 @@ class AsyncPickUp:
             ],
         )
 
-    def hold_call(self, *, code: str, site: str, qty: int) -> PgCall:
+    def hold_call(self, *, code: str, site: str, qty: int, **_unknown: Never) -> PgCall:
         """hold as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("pick_up.hold", _unknown)
         return self._backend.make_call(
             "pick_up.hold",
             'select result, reason from "parcels"."pick_up_hold"(%s, %s, %s, %s)',
@@ -295,8 +314,9 @@ class AsyncPickUp:
             ],
         )
 
-    async def post(self, *, code: str, site: str, qty: int | None = None) -> Result:
+    async def post(self, *, code: str, site: str, qty: int | None = None, **_unknown: Never) -> Result:
         """Posts the hold: the amounts given, or the whole hold when they are all left out."""
+        check_keywords("pick_up.post", _unknown)
         return await self._backend.call(
             "pick_up.post",
             'select result, reason from "parcels"."pick_up_post"(%s, %s, %s, %s)',
@@ -307,8 +327,9 @@ class AsyncPickUp:
             ],
         )
 
-    def post_call(self, *, code: str, site: str, qty: int | None = None) -> PgCall:
+    def post_call(self, *, code: str, site: str, qty: int | None = None, **_unknown: Never) -> PgCall:
         """post as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("pick_up.post", _unknown)
         return self._backend.make_call(
             "pick_up.post",
             'select result, reason from "parcels"."pick_up_post"(%s, %s, %s, %s)',
@@ -319,8 +340,9 @@ class AsyncPickUp:
             ],
         )
 
-    async def void(self, *, code: str, site: str) -> Result:
+    async def void(self, *, code: str, site: str, **_unknown: Never) -> Result:
         """Gives the hold back."""
+        check_keywords("pick_up.void", _unknown)
         return await self._backend.call(
             "pick_up.void",
             'select result, reason from "parcels"."pick_up_void"(%s, %s, %s)',
@@ -330,8 +352,9 @@ class AsyncPickUp:
             ],
         )
 
-    def void_call(self, *, code: str, site: str) -> PgCall:
+    def void_call(self, *, code: str, site: str, **_unknown: Never) -> PgCall:
         """void as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("pick_up.void", _unknown)
         return self._backend.make_call(
             "pick_up.void",
             'select result, reason from "parcels"."pick_up_void"(%s, %s, %s)',
@@ -341,8 +364,9 @@ class AsyncPickUp:
             ],
         )
 
-    async def status(self, *, code: str, site: str) -> HoldState | None:
+    async def status(self, *, code: str, site: str, **_unknown: Never) -> HoldState | None:
         """Where the hold stands; None when there is none. It writes nothing."""
+        check_keywords("pick_up.status", _unknown)
         return await self._backend.status(
             "pick_up.status",
             'select "parcels"."pick_up_status"(%s, %s, %s)',
@@ -352,8 +376,9 @@ class AsyncPickUp:
             ],
         )
 
-    def status_call(self, *, code: str, site: str) -> PgCall:
+    def status_call(self, *, code: str, site: str, **_unknown: Never) -> PgCall:
         """status as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("pick_up.status", _unknown)
         return self._backend.make_call(
             "pick_up.status",
             'select "parcels"."pick_up_status"(%s, %s, %s)',
@@ -371,8 +396,9 @@ class AsyncBalances:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def locker(self, *, site: str) -> Balance:
+    async def locker(self, *, site: str, **_unknown: Never) -> Balance:
         """locker: parcels waiting in the lockers of a site."""
+        check_keywords("balance.locker", _unknown)
         return await self._backend.balance(
             "balance.locker",
             'select posted, held_in, held_out from "parcels"."balance_locker"(%s, %s)',
@@ -381,8 +407,9 @@ class AsyncBalances:
             ],
         )
 
-    async def couriers(self) -> Balance:
+    async def couriers(self, **_unknown: Never) -> Balance:
         """The account couriers."""
+        check_keywords("balance.couriers", _unknown)
         return await self._backend.balance(
             "balance.couriers",
             'select posted, held_in, held_out from "parcels"."balance_couriers"(%s)',
@@ -390,8 +417,9 @@ class AsyncBalances:
             ],
         )
 
-    async def recipients(self) -> Balance:
+    async def recipients(self, **_unknown: Never) -> Balance:
         """The account recipients."""
+        check_keywords("balance.recipients", _unknown)
         return await self._backend.balance(
             "balance.recipients",
             'select posted, held_in, held_out from "parcels"."balance_recipients"(%s)',
@@ -411,13 +439,14 @@ class AsyncBook:
         self.balance = AsyncBalances(backend)
         """Reads accounts: posted, held coming in, held going out."""
 
-    async def expire(self, max: int = 1000) -> int:
+    async def expire(self, max: int = 1000, **_unknown: Never) -> int:
         """Gives back up to max holds past their deadline and answers how
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
+        check_keywords("expire", _unknown)
         return await self._backend.expire('select "parcels".expire(%s)', max)
 
-    async def bulk(self, calls: Sequence[PgCall]) -> list[PgAnswer]:
+    async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
         answers each, in order, as it would be answered alone: a Result, a
         hold state (or None) for a status, or the error the call alone
@@ -425,6 +454,7 @@ class AsyncBook:
         autocommit mode they go in one pipeline; over psycopg2, or in the
         caller's transaction, one by one. No call sees another's answer: a
         post, void or status must not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return await self._backend.bulk(calls)
 
 
@@ -569,6 +599,18 @@ def describe(v: object) -> str:
     if isinstance(v, int):
         return f"the int {v}"
     return f"a {type(v).__name__}"
+
+
+def check_keywords(where: str, unknown: Mapping[str, object]) -> None:
+    """Refuses, before anything is sent, keyword arguments the operation
+    does not take: a generated method gathers them in **_unknown (typed
+    Never, so that a type checker names them too) rather than letting
+    Python raise its TypeError, so that every mistake in a call is a
+    ChoboError."""
+    if unknown:
+        names = ", ".join(repr(n) for n in unknown)
+        what = "an argument" if len(unknown) == 1 else "arguments"
+        raise ChoboError("CHOBO_BAD_ARGUMENT", f"{where}: the operation takes no {what} named {names}")
 
 
 def check_amount(where: str, name: str, v: object) -> int:

@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable, Generator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, AbstractContextManager
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, TypeAlias, TypeVar, cast
+from typing import Any, Literal, Never, Protocol, TypeAlias, TypeVar, cast
 
 # The client of the book 宅配ロッカー kept in PostgreSQL: each operation is
 # one call of the book's SQL function (宅配ロッカー.sql), in one statement.
@@ -46,8 +46,9 @@ class 預け入れ:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def do(self, *, 伝票: str, 場所: str, 数: int) -> Result:
+    def do(self, *, 伝票: str, 場所: str, 数: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("預け入れ.do", _unknown)
         return self._backend.call(
             "預け入れ.do",
             'select result, reason from "宅配ロッカー"."預け入れ_do"(%s, %s, %s, %s)',
@@ -58,8 +59,9 @@ class 預け入れ:
             ],
         )
 
-    def do_call(self, *, 伝票: str, 場所: str, 数: int) -> PgCall:
+    def do_call(self, *, 伝票: str, 場所: str, 数: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("預け入れ.do", _unknown)
         return self._backend.make_call(
             "預け入れ.do",
             'select result, reason from "宅配ロッカー"."預け入れ_do"(%s, %s, %s, %s)',
@@ -77,8 +79,9 @@ class 受け取り:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def hold(self, *, 暗証: str, 場所: str, 数: int) -> Result:
+    def hold(self, *, 暗証: str, 場所: str, 数: int, **_unknown: Never) -> Result:
         """Holds the amounts; post or void ends the hold."""
+        check_keywords("受け取り.hold", _unknown)
         return self._backend.call(
             "受け取り.hold",
             'select result, reason from "宅配ロッカー"."受け取り_hold"(%s, %s, %s, %s)',
@@ -89,8 +92,9 @@ class 受け取り:
             ],
         )
 
-    def hold_call(self, *, 暗証: str, 場所: str, 数: int) -> PgCall:
+    def hold_call(self, *, 暗証: str, 場所: str, 数: int, **_unknown: Never) -> PgCall:
         """hold as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("受け取り.hold", _unknown)
         return self._backend.make_call(
             "受け取り.hold",
             'select result, reason from "宅配ロッカー"."受け取り_hold"(%s, %s, %s, %s)',
@@ -101,8 +105,9 @@ class 受け取り:
             ],
         )
 
-    def post(self, *, 暗証: str, 場所: str, 数: int | None = None) -> Result:
+    def post(self, *, 暗証: str, 場所: str, 数: int | None = None, **_unknown: Never) -> Result:
         """Posts the hold: the amounts given, or the whole hold when they are all left out."""
+        check_keywords("受け取り.post", _unknown)
         return self._backend.call(
             "受け取り.post",
             'select result, reason from "宅配ロッカー"."受け取り_post"(%s, %s, %s, %s)',
@@ -113,8 +118,9 @@ class 受け取り:
             ],
         )
 
-    def post_call(self, *, 暗証: str, 場所: str, 数: int | None = None) -> PgCall:
+    def post_call(self, *, 暗証: str, 場所: str, 数: int | None = None, **_unknown: Never) -> PgCall:
         """post as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("受け取り.post", _unknown)
         return self._backend.make_call(
             "受け取り.post",
             'select result, reason from "宅配ロッカー"."受け取り_post"(%s, %s, %s, %s)',
@@ -125,8 +131,9 @@ class 受け取り:
             ],
         )
 
-    def void(self, *, 暗証: str, 場所: str) -> Result:
+    def void(self, *, 暗証: str, 場所: str, **_unknown: Never) -> Result:
         """Gives the hold back."""
+        check_keywords("受け取り.void", _unknown)
         return self._backend.call(
             "受け取り.void",
             'select result, reason from "宅配ロッカー"."受け取り_void"(%s, %s, %s)',
@@ -136,8 +143,9 @@ class 受け取り:
             ],
         )
 
-    def void_call(self, *, 暗証: str, 場所: str) -> PgCall:
+    def void_call(self, *, 暗証: str, 場所: str, **_unknown: Never) -> PgCall:
         """void as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("受け取り.void", _unknown)
         return self._backend.make_call(
             "受け取り.void",
             'select result, reason from "宅配ロッカー"."受け取り_void"(%s, %s, %s)',
@@ -147,8 +155,9 @@ class 受け取り:
             ],
         )
 
-    def status(self, *, 暗証: str, 場所: str) -> HoldState | None:
+    def status(self, *, 暗証: str, 場所: str, **_unknown: Never) -> HoldState | None:
         """Where the hold stands; None when there is none. It writes nothing."""
+        check_keywords("受け取り.status", _unknown)
         return self._backend.status(
             "受け取り.status",
             'select "宅配ロッカー"."受け取り_status"(%s, %s, %s)',
@@ -158,8 +167,9 @@ class 受け取り:
             ],
         )
 
-    def status_call(self, *, 暗証: str, 場所: str) -> PgCall:
+    def status_call(self, *, 暗証: str, 場所: str, **_unknown: Never) -> PgCall:
         """status as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("受け取り.status", _unknown)
         return self._backend.make_call(
             "受け取り.status",
             'select "宅配ロッカー"."受け取り_status"(%s, %s, %s)',
@@ -177,8 +187,9 @@ class Balances:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def ロッカー(self, *, 場所: str) -> Balance:
+    def ロッカー(self, *, 場所: str, **_unknown: Never) -> Balance:
         """ロッカー: 場所ごとのロッカーで待っている荷物."""
+        check_keywords("balance.ロッカー", _unknown)
         return self._backend.balance(
             "balance.ロッカー",
             'select posted, held_in, held_out from "宅配ロッカー"."balance_ロッカー"(%s, %s)',
@@ -187,8 +198,9 @@ class Balances:
             ],
         )
 
-    def 配達員(self) -> Balance:
+    def 配達員(self, **_unknown: Never) -> Balance:
         """The account 配達員."""
+        check_keywords("balance.配達員", _unknown)
         return self._backend.balance(
             "balance.配達員",
             'select posted, held_in, held_out from "宅配ロッカー"."balance_配達員"(%s)',
@@ -196,8 +208,9 @@ class Balances:
             ],
         )
 
-    def 受取人(self) -> Balance:
+    def 受取人(self, **_unknown: Never) -> Balance:
         """The account 受取人."""
+        check_keywords("balance.受取人", _unknown)
         return self._backend.balance(
             "balance.受取人",
             'select posted, held_in, held_out from "宅配ロッカー"."balance_受取人"(%s)',
@@ -217,13 +230,14 @@ class Book:
         self.balance = Balances(backend)
         """Reads accounts: posted, held coming in, held going out."""
 
-    def expire(self, max: int = 1000) -> int:
+    def expire(self, max: int = 1000, **_unknown: Never) -> int:
         """Gives back up to max holds past their deadline and answers how
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
+        check_keywords("expire", _unknown)
         return self._backend.expire('select "宅配ロッカー".expire(%s)', max)
 
-    def bulk(self, calls: Sequence[PgCall]) -> list[PgAnswer]:
+    def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
         answers each, in order, as it would be answered alone: a Result, a
         hold state (or None) for a status, or the error the call alone
@@ -231,6 +245,7 @@ class Book:
         autocommit mode they go in one pipeline; over psycopg2, or in the
         caller's transaction, one by one. No call sees another's answer: a
         post, void or status must not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return self._backend.bulk(calls)
 
 
@@ -240,8 +255,9 @@ class Async預け入れ:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def do(self, *, 伝票: str, 場所: str, 数: int) -> Result:
+    async def do(self, *, 伝票: str, 場所: str, 数: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("預け入れ.do", _unknown)
         return await self._backend.call(
             "預け入れ.do",
             'select result, reason from "宅配ロッカー"."預け入れ_do"(%s, %s, %s, %s)',
@@ -252,8 +268,9 @@ class Async預け入れ:
             ],
         )
 
-    def do_call(self, *, 伝票: str, 場所: str, 数: int) -> PgCall:
+    def do_call(self, *, 伝票: str, 場所: str, 数: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("預け入れ.do", _unknown)
         return self._backend.make_call(
             "預け入れ.do",
             'select result, reason from "宅配ロッカー"."預け入れ_do"(%s, %s, %s, %s)',
@@ -271,8 +288,9 @@ class Async受け取り:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def hold(self, *, 暗証: str, 場所: str, 数: int) -> Result:
+    async def hold(self, *, 暗証: str, 場所: str, 数: int, **_unknown: Never) -> Result:
         """Holds the amounts; post or void ends the hold."""
+        check_keywords("受け取り.hold", _unknown)
         return await self._backend.call(
             "受け取り.hold",
             'select result, reason from "宅配ロッカー"."受け取り_hold"(%s, %s, %s, %s)',
@@ -283,8 +301,9 @@ class Async受け取り:
             ],
         )
 
-    def hold_call(self, *, 暗証: str, 場所: str, 数: int) -> PgCall:
+    def hold_call(self, *, 暗証: str, 場所: str, 数: int, **_unknown: Never) -> PgCall:
         """hold as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("受け取り.hold", _unknown)
         return self._backend.make_call(
             "受け取り.hold",
             'select result, reason from "宅配ロッカー"."受け取り_hold"(%s, %s, %s, %s)',
@@ -295,8 +314,9 @@ class Async受け取り:
             ],
         )
 
-    async def post(self, *, 暗証: str, 場所: str, 数: int | None = None) -> Result:
+    async def post(self, *, 暗証: str, 場所: str, 数: int | None = None, **_unknown: Never) -> Result:
         """Posts the hold: the amounts given, or the whole hold when they are all left out."""
+        check_keywords("受け取り.post", _unknown)
         return await self._backend.call(
             "受け取り.post",
             'select result, reason from "宅配ロッカー"."受け取り_post"(%s, %s, %s, %s)',
@@ -307,8 +327,9 @@ class Async受け取り:
             ],
         )
 
-    def post_call(self, *, 暗証: str, 場所: str, 数: int | None = None) -> PgCall:
+    def post_call(self, *, 暗証: str, 場所: str, 数: int | None = None, **_unknown: Never) -> PgCall:
         """post as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("受け取り.post", _unknown)
         return self._backend.make_call(
             "受け取り.post",
             'select result, reason from "宅配ロッカー"."受け取り_post"(%s, %s, %s, %s)',
@@ -319,8 +340,9 @@ class Async受け取り:
             ],
         )
 
-    async def void(self, *, 暗証: str, 場所: str) -> Result:
+    async def void(self, *, 暗証: str, 場所: str, **_unknown: Never) -> Result:
         """Gives the hold back."""
+        check_keywords("受け取り.void", _unknown)
         return await self._backend.call(
             "受け取り.void",
             'select result, reason from "宅配ロッカー"."受け取り_void"(%s, %s, %s)',
@@ -330,8 +352,9 @@ class Async受け取り:
             ],
         )
 
-    def void_call(self, *, 暗証: str, 場所: str) -> PgCall:
+    def void_call(self, *, 暗証: str, 場所: str, **_unknown: Never) -> PgCall:
         """void as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("受け取り.void", _unknown)
         return self._backend.make_call(
             "受け取り.void",
             'select result, reason from "宅配ロッカー"."受け取り_void"(%s, %s, %s)',
@@ -341,8 +364,9 @@ class Async受け取り:
             ],
         )
 
-    async def status(self, *, 暗証: str, 場所: str) -> HoldState | None:
+    async def status(self, *, 暗証: str, 場所: str, **_unknown: Never) -> HoldState | None:
         """Where the hold stands; None when there is none. It writes nothing."""
+        check_keywords("受け取り.status", _unknown)
         return await self._backend.status(
             "受け取り.status",
             'select "宅配ロッカー"."受け取り_status"(%s, %s, %s)',
@@ -352,8 +376,9 @@ class Async受け取り:
             ],
         )
 
-    def status_call(self, *, 暗証: str, 場所: str) -> PgCall:
+    def status_call(self, *, 暗証: str, 場所: str, **_unknown: Never) -> PgCall:
         """status as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("受け取り.status", _unknown)
         return self._backend.make_call(
             "受け取り.status",
             'select "宅配ロッカー"."受け取り_status"(%s, %s, %s)',
@@ -371,8 +396,9 @@ class AsyncBalances:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def ロッカー(self, *, 場所: str) -> Balance:
+    async def ロッカー(self, *, 場所: str, **_unknown: Never) -> Balance:
         """ロッカー: 場所ごとのロッカーで待っている荷物."""
+        check_keywords("balance.ロッカー", _unknown)
         return await self._backend.balance(
             "balance.ロッカー",
             'select posted, held_in, held_out from "宅配ロッカー"."balance_ロッカー"(%s, %s)',
@@ -381,8 +407,9 @@ class AsyncBalances:
             ],
         )
 
-    async def 配達員(self) -> Balance:
+    async def 配達員(self, **_unknown: Never) -> Balance:
         """The account 配達員."""
+        check_keywords("balance.配達員", _unknown)
         return await self._backend.balance(
             "balance.配達員",
             'select posted, held_in, held_out from "宅配ロッカー"."balance_配達員"(%s)',
@@ -390,8 +417,9 @@ class AsyncBalances:
             ],
         )
 
-    async def 受取人(self) -> Balance:
+    async def 受取人(self, **_unknown: Never) -> Balance:
         """The account 受取人."""
+        check_keywords("balance.受取人", _unknown)
         return await self._backend.balance(
             "balance.受取人",
             'select posted, held_in, held_out from "宅配ロッカー"."balance_受取人"(%s)',
@@ -411,13 +439,14 @@ class AsyncBook:
         self.balance = AsyncBalances(backend)
         """Reads accounts: posted, held coming in, held going out."""
 
-    async def expire(self, max: int = 1000) -> int:
+    async def expire(self, max: int = 1000, **_unknown: Never) -> int:
         """Gives back up to max holds past their deadline and answers how
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
+        check_keywords("expire", _unknown)
         return await self._backend.expire('select "宅配ロッカー".expire(%s)', max)
 
-    async def bulk(self, calls: Sequence[PgCall]) -> list[PgAnswer]:
+    async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
         answers each, in order, as it would be answered alone: a Result, a
         hold state (or None) for a status, or the error the call alone
@@ -425,6 +454,7 @@ class AsyncBook:
         autocommit mode they go in one pipeline; over psycopg2, or in the
         caller's transaction, one by one. No call sees another's answer: a
         post, void or status must not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return await self._backend.bulk(calls)
 
 
@@ -569,6 +599,18 @@ def describe(v: object) -> str:
     if isinstance(v, int):
         return f"the int {v}"
     return f"a {type(v).__name__}"
+
+
+def check_keywords(where: str, unknown: Mapping[str, object]) -> None:
+    """Refuses, before anything is sent, keyword arguments the operation
+    does not take: a generated method gathers them in **_unknown (typed
+    Never, so that a type checker names them too) rather than letting
+    Python raise its TypeError, so that every mistake in a call is a
+    ChoboError."""
+    if unknown:
+        names = ", ".join(repr(n) for n in unknown)
+        what = "an argument" if len(unknown) == 1 else "arguments"
+        raise ChoboError("CHOBO_BAD_ARGUMENT", f"{where}: the operation takes no {what} named {names}")
 
 
 def check_amount(where: str, name: str, v: object) -> int:

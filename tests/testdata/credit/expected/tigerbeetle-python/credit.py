@@ -10,11 +10,11 @@ import re
 import secrets
 import threading
 import tigerbeetle as tb
-from collections.abc import Awaitable, Callable, Generator, Sequence
+from collections.abc import Awaitable, Callable, Generator, Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any, Literal, Protocol, TypeAlias, TypeVar, cast
+from typing import Any, Literal, Never, Protocol, TypeAlias, TypeVar, cast
 
 # The client of the book credit kept in TigerBeetle: each operation is
 # one linked chain of transfers sent in one request, so that every bound is
@@ -50,8 +50,9 @@ class Authorize:
     def __init__(self, backend: TigerBeetleBook) -> None:
         self._backend = backend
 
-    def hold(self, *, approval: str, member: str, amount: int) -> Result:
+    def hold(self, *, approval: str, member: str, amount: int, **_unknown: Never) -> Result:
         """Holds the amounts; post or void ends the hold."""
+        check_keywords("authorize.hold", _unknown)
         return self._backend.call(
             0,
             "hold",
@@ -62,8 +63,9 @@ class Authorize:
             ],
         )
 
-    def hold_call(self, *, approval: str, member: str, amount: int) -> TbCall:
+    def hold_call(self, *, approval: str, member: str, amount: int, **_unknown: Never) -> TbCall:
         """hold as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("authorize.hold", _unknown)
         return tb_call(
             0,
             "hold",
@@ -74,8 +76,9 @@ class Authorize:
             ],
         )
 
-    def post(self, *, approval: str, amount: int | None = None) -> Result:
+    def post(self, *, approval: str, amount: int | None = None, **_unknown: Never) -> Result:
         """Posts the hold: the amounts given, or the whole hold when they are all left out."""
+        check_keywords("authorize.post", _unknown)
         return self._backend.post(
             0,
             [
@@ -84,8 +87,9 @@ class Authorize:
             _post_amounts("authorize.post", ("amount", amount)),
         )
 
-    def post_call(self, *, approval: str, amount: int | None = None) -> TbCall:
+    def post_call(self, *, approval: str, amount: int | None = None, **_unknown: Never) -> TbCall:
         """post as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("authorize.post", _unknown)
         return tb_call(
             0,
             "post",
@@ -95,8 +99,9 @@ class Authorize:
             lambda: _post_amounts("authorize.post", ("amount", amount)),
         )
 
-    def void(self, *, approval: str) -> Result:
+    def void(self, *, approval: str, **_unknown: Never) -> Result:
         """Gives the hold back."""
+        check_keywords("authorize.void", _unknown)
         return self._backend.void(
             0,
             [
@@ -104,8 +109,9 @@ class Authorize:
             ],
         )
 
-    def void_call(self, *, approval: str) -> TbCall:
+    def void_call(self, *, approval: str, **_unknown: Never) -> TbCall:
         """void as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("authorize.void", _unknown)
         return tb_call(
             0,
             "void",
@@ -114,8 +120,9 @@ class Authorize:
             ],
         )
 
-    def status(self, *, approval: str) -> HoldState | None:
+    def status(self, *, approval: str, **_unknown: Never) -> HoldState | None:
         """Where the hold stands; None when there is none. It writes nothing."""
+        check_keywords("authorize.status", _unknown)
         return self._backend.status(
             0,
             [
@@ -123,8 +130,9 @@ class Authorize:
             ],
         )
 
-    def status_call(self, *, approval: str) -> TbCall:
+    def status_call(self, *, approval: str, **_unknown: Never) -> TbCall:
         """status as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("authorize.status", _unknown)
         return tb_call(
             0,
             "status",
@@ -140,8 +148,9 @@ class Repay:
     def __init__(self, backend: TigerBeetleBook) -> None:
         self._backend = backend
 
-    def do(self, *, payment: str, member: str, amount: int) -> Result:
+    def do(self, *, payment: str, member: str, amount: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("repay.do", _unknown)
         return self._backend.call(
             1,
             "do",
@@ -152,8 +161,9 @@ class Repay:
             ],
         )
 
-    def do_call(self, *, payment: str, member: str, amount: int) -> TbCall:
+    def do_call(self, *, payment: str, member: str, amount: int, **_unknown: Never) -> TbCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("repay.do", _unknown)
         return tb_call(
             1,
             "do",
@@ -171,8 +181,9 @@ class Balances:
     def __init__(self, backend: TigerBeetleBook) -> None:
         self._backend = backend
 
-    def credit_line(self, *, member: str) -> Balance:
+    def credit_line(self, *, member: str, **_unknown: Never) -> Balance:
         """credit_line: goes below zero by what was spent, and never back above zero."""
+        check_keywords("balance.credit_line", _unknown)
         return self._backend.balance(
             0,
             [
@@ -180,15 +191,17 @@ class Balances:
             ],
         )
 
-    def merchants(self) -> Balance:
+    def merchants(self, **_unknown: Never) -> Balance:
         """The account merchants."""
+        check_keywords("balance.merchants", _unknown)
         return self._backend.balance(
             1,
             [],
         )
 
-    def bank(self) -> Balance:
+    def bank(self, **_unknown: Never) -> Balance:
         """The account bank."""
+        check_keywords("balance.bank", _unknown)
         return self._backend.balance(
             2,
             [],
@@ -206,7 +219,7 @@ class Book:
         """Reads accounts: posted, held coming in, held going out."""
         self._backend = backend
 
-    def bulk(self, calls: Sequence[TbCall]) -> list[TbAnswer]:
+    def bulk(self, calls: Sequence[TbCall], **_unknown: Never) -> list[TbAnswer]:
         """Sends many calls, made by the transfers' *_call methods, in as few
         requests as they fit (a request takes MAX_EVENTS transfers; a call's chain
         is never split), and answers each, in order, as it would be answered
@@ -214,6 +227,7 @@ class Book:
         the call alone would raise. TigerBeetle applies them one after
         another; no call sees another's answer: a post, void or status must
         not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return self._backend.bulk(calls)
 
 
@@ -223,8 +237,9 @@ class AsyncAuthorize:
     def __init__(self, backend: AsyncTigerBeetleBook) -> None:
         self._backend = backend
 
-    async def hold(self, *, approval: str, member: str, amount: int) -> Result:
+    async def hold(self, *, approval: str, member: str, amount: int, **_unknown: Never) -> Result:
         """Holds the amounts; post or void ends the hold."""
+        check_keywords("authorize.hold", _unknown)
         return await self._backend.call(
             0,
             "hold",
@@ -235,8 +250,9 @@ class AsyncAuthorize:
             ],
         )
 
-    def hold_call(self, *, approval: str, member: str, amount: int) -> TbCall:
+    def hold_call(self, *, approval: str, member: str, amount: int, **_unknown: Never) -> TbCall:
         """hold as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("authorize.hold", _unknown)
         return tb_call(
             0,
             "hold",
@@ -247,8 +263,9 @@ class AsyncAuthorize:
             ],
         )
 
-    async def post(self, *, approval: str, amount: int | None = None) -> Result:
+    async def post(self, *, approval: str, amount: int | None = None, **_unknown: Never) -> Result:
         """Posts the hold: the amounts given, or the whole hold when they are all left out."""
+        check_keywords("authorize.post", _unknown)
         return await self._backend.post(
             0,
             [
@@ -257,8 +274,9 @@ class AsyncAuthorize:
             _post_amounts("authorize.post", ("amount", amount)),
         )
 
-    def post_call(self, *, approval: str, amount: int | None = None) -> TbCall:
+    def post_call(self, *, approval: str, amount: int | None = None, **_unknown: Never) -> TbCall:
         """post as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("authorize.post", _unknown)
         return tb_call(
             0,
             "post",
@@ -268,8 +286,9 @@ class AsyncAuthorize:
             lambda: _post_amounts("authorize.post", ("amount", amount)),
         )
 
-    async def void(self, *, approval: str) -> Result:
+    async def void(self, *, approval: str, **_unknown: Never) -> Result:
         """Gives the hold back."""
+        check_keywords("authorize.void", _unknown)
         return await self._backend.void(
             0,
             [
@@ -277,8 +296,9 @@ class AsyncAuthorize:
             ],
         )
 
-    def void_call(self, *, approval: str) -> TbCall:
+    def void_call(self, *, approval: str, **_unknown: Never) -> TbCall:
         """void as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("authorize.void", _unknown)
         return tb_call(
             0,
             "void",
@@ -287,8 +307,9 @@ class AsyncAuthorize:
             ],
         )
 
-    async def status(self, *, approval: str) -> HoldState | None:
+    async def status(self, *, approval: str, **_unknown: Never) -> HoldState | None:
         """Where the hold stands; None when there is none. It writes nothing."""
+        check_keywords("authorize.status", _unknown)
         return await self._backend.status(
             0,
             [
@@ -296,8 +317,9 @@ class AsyncAuthorize:
             ],
         )
 
-    def status_call(self, *, approval: str) -> TbCall:
+    def status_call(self, *, approval: str, **_unknown: Never) -> TbCall:
         """status as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("authorize.status", _unknown)
         return tb_call(
             0,
             "status",
@@ -313,8 +335,9 @@ class AsyncRepay:
     def __init__(self, backend: AsyncTigerBeetleBook) -> None:
         self._backend = backend
 
-    async def do(self, *, payment: str, member: str, amount: int) -> Result:
+    async def do(self, *, payment: str, member: str, amount: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("repay.do", _unknown)
         return await self._backend.call(
             1,
             "do",
@@ -325,8 +348,9 @@ class AsyncRepay:
             ],
         )
 
-    def do_call(self, *, payment: str, member: str, amount: int) -> TbCall:
+    def do_call(self, *, payment: str, member: str, amount: int, **_unknown: Never) -> TbCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("repay.do", _unknown)
         return tb_call(
             1,
             "do",
@@ -344,8 +368,9 @@ class AsyncBalances:
     def __init__(self, backend: AsyncTigerBeetleBook) -> None:
         self._backend = backend
 
-    async def credit_line(self, *, member: str) -> Balance:
+    async def credit_line(self, *, member: str, **_unknown: Never) -> Balance:
         """credit_line: goes below zero by what was spent, and never back above zero."""
+        check_keywords("balance.credit_line", _unknown)
         return await self._backend.balance(
             0,
             [
@@ -353,15 +378,17 @@ class AsyncBalances:
             ],
         )
 
-    async def merchants(self) -> Balance:
+    async def merchants(self, **_unknown: Never) -> Balance:
         """The account merchants."""
+        check_keywords("balance.merchants", _unknown)
         return await self._backend.balance(
             1,
             [],
         )
 
-    async def bank(self) -> Balance:
+    async def bank(self, **_unknown: Never) -> Balance:
         """The account bank."""
+        check_keywords("balance.bank", _unknown)
         return await self._backend.balance(
             2,
             [],
@@ -379,7 +406,7 @@ class AsyncBook:
         """Reads accounts: posted, held coming in, held going out."""
         self._backend = backend
 
-    async def bulk(self, calls: Sequence[TbCall]) -> list[TbAnswer]:
+    async def bulk(self, calls: Sequence[TbCall], **_unknown: Never) -> list[TbAnswer]:
         """Sends many calls, made by the transfers' *_call methods, in as few
         requests as they fit (a request takes MAX_EVENTS transfers; a call's chain
         is never split), and answers each, in order, as it would be answered
@@ -387,6 +414,7 @@ class AsyncBook:
         the call alone would raise. TigerBeetle applies them one after
         another; no call sees another's answer: a post, void or status must
         not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return await self._backend.bulk(calls)
 
 
@@ -554,6 +582,18 @@ def describe(v: object) -> str:
     if isinstance(v, int):
         return f"the int {v}"
     return f"a {type(v).__name__}"
+
+
+def check_keywords(where: str, unknown: Mapping[str, object]) -> None:
+    """Refuses, before anything is sent, keyword arguments the operation
+    does not take: a generated method gathers them in **_unknown (typed
+    Never, so that a type checker names them too) rather than letting
+    Python raise its TypeError, so that every mistake in a call is a
+    ChoboError."""
+    if unknown:
+        names = ", ".join(repr(n) for n in unknown)
+        what = "an argument" if len(unknown) == 1 else "arguments"
+        raise ChoboError("CHOBO_BAD_ARGUMENT", f"{where}: the operation takes no {what} named {names}")
 
 
 def check_amount(where: str, name: str, v: object) -> int:

@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable, Generator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, AbstractContextManager
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, TypeAlias, TypeVar, cast
+from typing import Any, Literal, Never, Protocol, TypeAlias, TypeVar, cast
 
 # The client of the book 与信 kept in PostgreSQL: each operation is
 # one call of the book's SQL function (与信.sql), in one statement.
@@ -46,8 +46,9 @@ class 与信利用:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def hold(self, *, 承認番号: str, 会員: str, 額: int) -> Result:
+    def hold(self, *, 承認番号: str, 会員: str, 額: int, **_unknown: Never) -> Result:
         """Holds the amounts; post or void ends the hold."""
+        check_keywords("与信利用.hold", _unknown)
         return self._backend.call(
             "与信利用.hold",
             'select result, reason from "与信"."与信利用_hold"(%s, %s, %s, %s)',
@@ -58,8 +59,9 @@ class 与信利用:
             ],
         )
 
-    def hold_call(self, *, 承認番号: str, 会員: str, 額: int) -> PgCall:
+    def hold_call(self, *, 承認番号: str, 会員: str, 額: int, **_unknown: Never) -> PgCall:
         """hold as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("与信利用.hold", _unknown)
         return self._backend.make_call(
             "与信利用.hold",
             'select result, reason from "与信"."与信利用_hold"(%s, %s, %s, %s)',
@@ -70,8 +72,9 @@ class 与信利用:
             ],
         )
 
-    def post(self, *, 承認番号: str, 額: int | None = None) -> Result:
+    def post(self, *, 承認番号: str, 額: int | None = None, **_unknown: Never) -> Result:
         """Posts the hold: the amounts given, or the whole hold when they are all left out."""
+        check_keywords("与信利用.post", _unknown)
         return self._backend.call(
             "与信利用.post",
             'select result, reason from "与信"."与信利用_post"(%s, %s, %s)',
@@ -81,8 +84,9 @@ class 与信利用:
             ],
         )
 
-    def post_call(self, *, 承認番号: str, 額: int | None = None) -> PgCall:
+    def post_call(self, *, 承認番号: str, 額: int | None = None, **_unknown: Never) -> PgCall:
         """post as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("与信利用.post", _unknown)
         return self._backend.make_call(
             "与信利用.post",
             'select result, reason from "与信"."与信利用_post"(%s, %s, %s)',
@@ -92,8 +96,9 @@ class 与信利用:
             ],
         )
 
-    def void(self, *, 承認番号: str) -> Result:
+    def void(self, *, 承認番号: str, **_unknown: Never) -> Result:
         """Gives the hold back."""
+        check_keywords("与信利用.void", _unknown)
         return self._backend.call(
             "与信利用.void",
             'select result, reason from "与信"."与信利用_void"(%s, %s)',
@@ -102,8 +107,9 @@ class 与信利用:
             ],
         )
 
-    def void_call(self, *, 承認番号: str) -> PgCall:
+    def void_call(self, *, 承認番号: str, **_unknown: Never) -> PgCall:
         """void as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("与信利用.void", _unknown)
         return self._backend.make_call(
             "与信利用.void",
             'select result, reason from "与信"."与信利用_void"(%s, %s)',
@@ -112,8 +118,9 @@ class 与信利用:
             ],
         )
 
-    def status(self, *, 承認番号: str) -> HoldState | None:
+    def status(self, *, 承認番号: str, **_unknown: Never) -> HoldState | None:
         """Where the hold stands; None when there is none. It writes nothing."""
+        check_keywords("与信利用.status", _unknown)
         return self._backend.status(
             "与信利用.status",
             'select "与信"."与信利用_status"(%s, %s)',
@@ -122,8 +129,9 @@ class 与信利用:
             ],
         )
 
-    def status_call(self, *, 承認番号: str) -> PgCall:
+    def status_call(self, *, 承認番号: str, **_unknown: Never) -> PgCall:
         """status as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("与信利用.status", _unknown)
         return self._backend.make_call(
             "与信利用.status",
             'select "与信"."与信利用_status"(%s, %s)',
@@ -140,8 +148,9 @@ class 返済:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def do(self, *, 入金番号: str, 会員: str, 額: int) -> Result:
+    def do(self, *, 入金番号: str, 会員: str, 額: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("返済.do", _unknown)
         return self._backend.call(
             "返済.do",
             'select result, reason from "与信"."返済_do"(%s, %s, %s, %s)',
@@ -152,8 +161,9 @@ class 返済:
             ],
         )
 
-    def do_call(self, *, 入金番号: str, 会員: str, 額: int) -> PgCall:
+    def do_call(self, *, 入金番号: str, 会員: str, 額: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("返済.do", _unknown)
         return self._backend.make_call(
             "返済.do",
             'select result, reason from "与信"."返済_do"(%s, %s, %s, %s)',
@@ -171,8 +181,9 @@ class Balances:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def 与信(self, *, 会員: str) -> Balance:
+    def 与信(self, *, 会員: str, **_unknown: Never) -> Balance:
         """与信: 使った額だけマイナスになる。0 より上には戻らない."""
+        check_keywords("balance.与信", _unknown)
         return self._backend.balance(
             "balance.与信",
             'select posted, held_in, held_out from "与信"."balance_与信"(%s, %s)',
@@ -181,8 +192,9 @@ class Balances:
             ],
         )
 
-    def 加盟店(self) -> Balance:
+    def 加盟店(self, **_unknown: Never) -> Balance:
         """The account 加盟店."""
+        check_keywords("balance.加盟店", _unknown)
         return self._backend.balance(
             "balance.加盟店",
             'select posted, held_in, held_out from "与信"."balance_加盟店"(%s)',
@@ -190,8 +202,9 @@ class Balances:
             ],
         )
 
-    def 入金口(self) -> Balance:
+    def 入金口(self, **_unknown: Never) -> Balance:
         """The account 入金口."""
+        check_keywords("balance.入金口", _unknown)
         return self._backend.balance(
             "balance.入金口",
             'select posted, held_in, held_out from "与信"."balance_入金口"(%s)',
@@ -211,13 +224,14 @@ class Book:
         self.balance = Balances(backend)
         """Reads accounts: posted, held coming in, held going out."""
 
-    def expire(self, max: int = 1000) -> int:
+    def expire(self, max: int = 1000, **_unknown: Never) -> int:
         """Gives back up to max holds past their deadline and answers how
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
+        check_keywords("expire", _unknown)
         return self._backend.expire('select "与信".expire(%s)', max)
 
-    def bulk(self, calls: Sequence[PgCall]) -> list[PgAnswer]:
+    def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
         answers each, in order, as it would be answered alone: a Result, a
         hold state (or None) for a status, or the error the call alone
@@ -225,6 +239,7 @@ class Book:
         autocommit mode they go in one pipeline; over psycopg2, or in the
         caller's transaction, one by one. No call sees another's answer: a
         post, void or status must not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return self._backend.bulk(calls)
 
 
@@ -234,8 +249,9 @@ class Async与信利用:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def hold(self, *, 承認番号: str, 会員: str, 額: int) -> Result:
+    async def hold(self, *, 承認番号: str, 会員: str, 額: int, **_unknown: Never) -> Result:
         """Holds the amounts; post or void ends the hold."""
+        check_keywords("与信利用.hold", _unknown)
         return await self._backend.call(
             "与信利用.hold",
             'select result, reason from "与信"."与信利用_hold"(%s, %s, %s, %s)',
@@ -246,8 +262,9 @@ class Async与信利用:
             ],
         )
 
-    def hold_call(self, *, 承認番号: str, 会員: str, 額: int) -> PgCall:
+    def hold_call(self, *, 承認番号: str, 会員: str, 額: int, **_unknown: Never) -> PgCall:
         """hold as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("与信利用.hold", _unknown)
         return self._backend.make_call(
             "与信利用.hold",
             'select result, reason from "与信"."与信利用_hold"(%s, %s, %s, %s)',
@@ -258,8 +275,9 @@ class Async与信利用:
             ],
         )
 
-    async def post(self, *, 承認番号: str, 額: int | None = None) -> Result:
+    async def post(self, *, 承認番号: str, 額: int | None = None, **_unknown: Never) -> Result:
         """Posts the hold: the amounts given, or the whole hold when they are all left out."""
+        check_keywords("与信利用.post", _unknown)
         return await self._backend.call(
             "与信利用.post",
             'select result, reason from "与信"."与信利用_post"(%s, %s, %s)',
@@ -269,8 +287,9 @@ class Async与信利用:
             ],
         )
 
-    def post_call(self, *, 承認番号: str, 額: int | None = None) -> PgCall:
+    def post_call(self, *, 承認番号: str, 額: int | None = None, **_unknown: Never) -> PgCall:
         """post as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("与信利用.post", _unknown)
         return self._backend.make_call(
             "与信利用.post",
             'select result, reason from "与信"."与信利用_post"(%s, %s, %s)',
@@ -280,8 +299,9 @@ class Async与信利用:
             ],
         )
 
-    async def void(self, *, 承認番号: str) -> Result:
+    async def void(self, *, 承認番号: str, **_unknown: Never) -> Result:
         """Gives the hold back."""
+        check_keywords("与信利用.void", _unknown)
         return await self._backend.call(
             "与信利用.void",
             'select result, reason from "与信"."与信利用_void"(%s, %s)',
@@ -290,8 +310,9 @@ class Async与信利用:
             ],
         )
 
-    def void_call(self, *, 承認番号: str) -> PgCall:
+    def void_call(self, *, 承認番号: str, **_unknown: Never) -> PgCall:
         """void as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("与信利用.void", _unknown)
         return self._backend.make_call(
             "与信利用.void",
             'select result, reason from "与信"."与信利用_void"(%s, %s)',
@@ -300,8 +321,9 @@ class Async与信利用:
             ],
         )
 
-    async def status(self, *, 承認番号: str) -> HoldState | None:
+    async def status(self, *, 承認番号: str, **_unknown: Never) -> HoldState | None:
         """Where the hold stands; None when there is none. It writes nothing."""
+        check_keywords("与信利用.status", _unknown)
         return await self._backend.status(
             "与信利用.status",
             'select "与信"."与信利用_status"(%s, %s)',
@@ -310,8 +332,9 @@ class Async与信利用:
             ],
         )
 
-    def status_call(self, *, 承認番号: str) -> PgCall:
+    def status_call(self, *, 承認番号: str, **_unknown: Never) -> PgCall:
         """status as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("与信利用.status", _unknown)
         return self._backend.make_call(
             "与信利用.status",
             'select "与信"."与信利用_status"(%s, %s)',
@@ -328,8 +351,9 @@ class Async返済:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def do(self, *, 入金番号: str, 会員: str, 額: int) -> Result:
+    async def do(self, *, 入金番号: str, 会員: str, 額: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("返済.do", _unknown)
         return await self._backend.call(
             "返済.do",
             'select result, reason from "与信"."返済_do"(%s, %s, %s, %s)',
@@ -340,8 +364,9 @@ class Async返済:
             ],
         )
 
-    def do_call(self, *, 入金番号: str, 会員: str, 額: int) -> PgCall:
+    def do_call(self, *, 入金番号: str, 会員: str, 額: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("返済.do", _unknown)
         return self._backend.make_call(
             "返済.do",
             'select result, reason from "与信"."返済_do"(%s, %s, %s, %s)',
@@ -359,8 +384,9 @@ class AsyncBalances:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def 与信(self, *, 会員: str) -> Balance:
+    async def 与信(self, *, 会員: str, **_unknown: Never) -> Balance:
         """与信: 使った額だけマイナスになる。0 より上には戻らない."""
+        check_keywords("balance.与信", _unknown)
         return await self._backend.balance(
             "balance.与信",
             'select posted, held_in, held_out from "与信"."balance_与信"(%s, %s)',
@@ -369,8 +395,9 @@ class AsyncBalances:
             ],
         )
 
-    async def 加盟店(self) -> Balance:
+    async def 加盟店(self, **_unknown: Never) -> Balance:
         """The account 加盟店."""
+        check_keywords("balance.加盟店", _unknown)
         return await self._backend.balance(
             "balance.加盟店",
             'select posted, held_in, held_out from "与信"."balance_加盟店"(%s)',
@@ -378,8 +405,9 @@ class AsyncBalances:
             ],
         )
 
-    async def 入金口(self) -> Balance:
+    async def 入金口(self, **_unknown: Never) -> Balance:
         """The account 入金口."""
+        check_keywords("balance.入金口", _unknown)
         return await self._backend.balance(
             "balance.入金口",
             'select posted, held_in, held_out from "与信"."balance_入金口"(%s)',
@@ -399,13 +427,14 @@ class AsyncBook:
         self.balance = AsyncBalances(backend)
         """Reads accounts: posted, held coming in, held going out."""
 
-    async def expire(self, max: int = 1000) -> int:
+    async def expire(self, max: int = 1000, **_unknown: Never) -> int:
         """Gives back up to max holds past their deadline and answers how
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
+        check_keywords("expire", _unknown)
         return await self._backend.expire('select "与信".expire(%s)', max)
 
-    async def bulk(self, calls: Sequence[PgCall]) -> list[PgAnswer]:
+    async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
         answers each, in order, as it would be answered alone: a Result, a
         hold state (or None) for a status, or the error the call alone
@@ -413,6 +442,7 @@ class AsyncBook:
         autocommit mode they go in one pipeline; over psycopg2, or in the
         caller's transaction, one by one. No call sees another's answer: a
         post, void or status must not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return await self._backend.bulk(calls)
 
 
@@ -557,6 +587,18 @@ def describe(v: object) -> str:
     if isinstance(v, int):
         return f"the int {v}"
     return f"a {type(v).__name__}"
+
+
+def check_keywords(where: str, unknown: Mapping[str, object]) -> None:
+    """Refuses, before anything is sent, keyword arguments the operation
+    does not take: a generated method gathers them in **_unknown (typed
+    Never, so that a type checker names them too) rather than letting
+    Python raise its TypeError, so that every mistake in a call is a
+    ChoboError."""
+    if unknown:
+        names = ", ".join(repr(n) for n in unknown)
+        what = "an argument" if len(unknown) == 1 else "arguments"
+        raise ChoboError("CHOBO_BAD_ARGUMENT", f"{where}: the operation takes no {what} named {names}")
 
 
 def check_amount(where: str, name: str, v: object) -> int:

@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable, Generator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, AbstractContextManager
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, TypeAlias, TypeVar, cast
+from typing import Any, Literal, Never, Protocol, TypeAlias, TypeVar, cast
 
 # The client of the book 軽食堂 kept in PostgreSQL: each operation is
 # one call of the book's SQL function (軽食堂.sql), in one statement.
@@ -45,8 +45,9 @@ class 補充:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def do(self, *, 納品: str, 品: str, 数: int) -> Result:
+    def do(self, *, 納品: str, 品: str, 数: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("補充.do", _unknown)
         return self._backend.call(
             "補充.do",
             'select result, reason from "軽食堂"."補充_do"(%s, %s, %s, %s)',
@@ -57,8 +58,9 @@ class 補充:
             ],
         )
 
-    def do_call(self, *, 納品: str, 品: str, 数: int) -> PgCall:
+    def do_call(self, *, 納品: str, 品: str, 数: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("補充.do", _unknown)
         return self._backend.make_call(
             "補充.do",
             'select result, reason from "軽食堂"."補充_do"(%s, %s, %s, %s)',
@@ -76,8 +78,9 @@ class 販売:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def hold(self, *, 注文: str, 品: str, 数: int) -> Result:
+    def hold(self, *, 注文: str, 品: str, 数: int, **_unknown: Never) -> Result:
         """Holds the amounts; post or void ends the hold."""
+        check_keywords("販売.hold", _unknown)
         return self._backend.call(
             "販売.hold",
             'select result, reason from "軽食堂"."販売_hold"(%s, %s, %s, %s)',
@@ -88,8 +91,9 @@ class 販売:
             ],
         )
 
-    def hold_call(self, *, 注文: str, 品: str, 数: int) -> PgCall:
+    def hold_call(self, *, 注文: str, 品: str, 数: int, **_unknown: Never) -> PgCall:
         """hold as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("販売.hold", _unknown)
         return self._backend.make_call(
             "販売.hold",
             'select result, reason from "軽食堂"."販売_hold"(%s, %s, %s, %s)',
@@ -100,8 +104,9 @@ class 販売:
             ],
         )
 
-    def post(self, *, 注文: str, 数: int | None = None) -> Result:
+    def post(self, *, 注文: str, 数: int | None = None, **_unknown: Never) -> Result:
         """Posts the hold: the amounts given, or the whole hold when they are all left out."""
+        check_keywords("販売.post", _unknown)
         return self._backend.call(
             "販売.post",
             'select result, reason from "軽食堂"."販売_post"(%s, %s, %s)',
@@ -111,8 +116,9 @@ class 販売:
             ],
         )
 
-    def post_call(self, *, 注文: str, 数: int | None = None) -> PgCall:
+    def post_call(self, *, 注文: str, 数: int | None = None, **_unknown: Never) -> PgCall:
         """post as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("販売.post", _unknown)
         return self._backend.make_call(
             "販売.post",
             'select result, reason from "軽食堂"."販売_post"(%s, %s, %s)',
@@ -122,8 +128,9 @@ class 販売:
             ],
         )
 
-    def void(self, *, 注文: str) -> Result:
+    def void(self, *, 注文: str, **_unknown: Never) -> Result:
         """Gives the hold back."""
+        check_keywords("販売.void", _unknown)
         return self._backend.call(
             "販売.void",
             'select result, reason from "軽食堂"."販売_void"(%s, %s)',
@@ -132,8 +139,9 @@ class 販売:
             ],
         )
 
-    def void_call(self, *, 注文: str) -> PgCall:
+    def void_call(self, *, 注文: str, **_unknown: Never) -> PgCall:
         """void as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("販売.void", _unknown)
         return self._backend.make_call(
             "販売.void",
             'select result, reason from "軽食堂"."販売_void"(%s, %s)',
@@ -142,8 +150,9 @@ class 販売:
             ],
         )
 
-    def status(self, *, 注文: str) -> HoldState | None:
+    def status(self, *, 注文: str, **_unknown: Never) -> HoldState | None:
         """Where the hold stands; None when there is none. It writes nothing."""
+        check_keywords("販売.status", _unknown)
         return self._backend.status(
             "販売.status",
             'select "軽食堂"."販売_status"(%s, %s)',
@@ -152,8 +161,9 @@ class 販売:
             ],
         )
 
-    def status_call(self, *, 注文: str) -> PgCall:
+    def status_call(self, *, 注文: str, **_unknown: Never) -> PgCall:
         """status as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("販売.status", _unknown)
         return self._backend.make_call(
             "販売.status",
             'select "軽食堂"."販売_status"(%s, %s)',
@@ -170,8 +180,9 @@ class Balances:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def 棚(self, *, 品: str) -> Balance:
+    def 棚(self, *, 品: str, **_unknown: Never) -> Balance:
         """棚: it's \"引用\" -- SQL ではない; 逆\\斜線 \\n \\u0000 $$ $fn$ 終わり $fn$."""
+        check_keywords("balance.棚", _unknown)
         return self._backend.balance(
             "balance.棚",
             'select posted, held_in, held_out from "軽食堂"."balance_棚"(%s, %s)',
@@ -180,8 +191,9 @@ class Balances:
             ],
         )
 
-    def 買い手(self) -> Balance:
+    def 買い手(self, **_unknown: Never) -> Balance:
         """The account 買い手."""
+        check_keywords("balance.買い手", _unknown)
         return self._backend.balance(
             "balance.買い手",
             'select posted, held_in, held_out from "軽食堂"."balance_買い手"(%s)',
@@ -189,8 +201,9 @@ class Balances:
             ],
         )
 
-    def 仕入れ先(self) -> Balance:
+    def 仕入れ先(self, **_unknown: Never) -> Balance:
         """The account 仕入れ先."""
+        check_keywords("balance.仕入れ先", _unknown)
         return self._backend.balance(
             "balance.仕入れ先",
             'select posted, held_in, held_out from "軽食堂"."balance_仕入れ先"(%s)',
@@ -211,13 +224,14 @@ class Book:
         self.balance = Balances(backend)
         """Reads accounts: posted, held coming in, held going out."""
 
-    def expire(self, max: int = 1000) -> int:
+    def expire(self, max: int = 1000, **_unknown: Never) -> int:
         """Gives back up to max holds past their deadline and answers how
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
+        check_keywords("expire", _unknown)
         return self._backend.expire('select "軽食堂".expire(%s)', max)
 
-    def bulk(self, calls: Sequence[PgCall]) -> list[PgAnswer]:
+    def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
         answers each, in order, as it would be answered alone: a Result, a
         hold state (or None) for a status, or the error the call alone
@@ -225,6 +239,7 @@ class Book:
         autocommit mode they go in one pipeline; over psycopg2, or in the
         caller's transaction, one by one. No call sees another's answer: a
         post, void or status must not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return self._backend.bulk(calls)
 
 
@@ -234,8 +249,9 @@ class Async補充:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def do(self, *, 納品: str, 品: str, 数: int) -> Result:
+    async def do(self, *, 納品: str, 品: str, 数: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("補充.do", _unknown)
         return await self._backend.call(
             "補充.do",
             'select result, reason from "軽食堂"."補充_do"(%s, %s, %s, %s)',
@@ -246,8 +262,9 @@ class Async補充:
             ],
         )
 
-    def do_call(self, *, 納品: str, 品: str, 数: int) -> PgCall:
+    def do_call(self, *, 納品: str, 品: str, 数: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("補充.do", _unknown)
         return self._backend.make_call(
             "補充.do",
             'select result, reason from "軽食堂"."補充_do"(%s, %s, %s, %s)',
@@ -265,8 +282,9 @@ class Async販売:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def hold(self, *, 注文: str, 品: str, 数: int) -> Result:
+    async def hold(self, *, 注文: str, 品: str, 数: int, **_unknown: Never) -> Result:
         """Holds the amounts; post or void ends the hold."""
+        check_keywords("販売.hold", _unknown)
         return await self._backend.call(
             "販売.hold",
             'select result, reason from "軽食堂"."販売_hold"(%s, %s, %s, %s)',
@@ -277,8 +295,9 @@ class Async販売:
             ],
         )
 
-    def hold_call(self, *, 注文: str, 品: str, 数: int) -> PgCall:
+    def hold_call(self, *, 注文: str, 品: str, 数: int, **_unknown: Never) -> PgCall:
         """hold as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("販売.hold", _unknown)
         return self._backend.make_call(
             "販売.hold",
             'select result, reason from "軽食堂"."販売_hold"(%s, %s, %s, %s)',
@@ -289,8 +308,9 @@ class Async販売:
             ],
         )
 
-    async def post(self, *, 注文: str, 数: int | None = None) -> Result:
+    async def post(self, *, 注文: str, 数: int | None = None, **_unknown: Never) -> Result:
         """Posts the hold: the amounts given, or the whole hold when they are all left out."""
+        check_keywords("販売.post", _unknown)
         return await self._backend.call(
             "販売.post",
             'select result, reason from "軽食堂"."販売_post"(%s, %s, %s)',
@@ -300,8 +320,9 @@ class Async販売:
             ],
         )
 
-    def post_call(self, *, 注文: str, 数: int | None = None) -> PgCall:
+    def post_call(self, *, 注文: str, 数: int | None = None, **_unknown: Never) -> PgCall:
         """post as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("販売.post", _unknown)
         return self._backend.make_call(
             "販売.post",
             'select result, reason from "軽食堂"."販売_post"(%s, %s, %s)',
@@ -311,8 +332,9 @@ class Async販売:
             ],
         )
 
-    async def void(self, *, 注文: str) -> Result:
+    async def void(self, *, 注文: str, **_unknown: Never) -> Result:
         """Gives the hold back."""
+        check_keywords("販売.void", _unknown)
         return await self._backend.call(
             "販売.void",
             'select result, reason from "軽食堂"."販売_void"(%s, %s)',
@@ -321,8 +343,9 @@ class Async販売:
             ],
         )
 
-    def void_call(self, *, 注文: str) -> PgCall:
+    def void_call(self, *, 注文: str, **_unknown: Never) -> PgCall:
         """void as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("販売.void", _unknown)
         return self._backend.make_call(
             "販売.void",
             'select result, reason from "軽食堂"."販売_void"(%s, %s)',
@@ -331,8 +354,9 @@ class Async販売:
             ],
         )
 
-    async def status(self, *, 注文: str) -> HoldState | None:
+    async def status(self, *, 注文: str, **_unknown: Never) -> HoldState | None:
         """Where the hold stands; None when there is none. It writes nothing."""
+        check_keywords("販売.status", _unknown)
         return await self._backend.status(
             "販売.status",
             'select "軽食堂"."販売_status"(%s, %s)',
@@ -341,8 +365,9 @@ class Async販売:
             ],
         )
 
-    def status_call(self, *, 注文: str) -> PgCall:
+    def status_call(self, *, 注文: str, **_unknown: Never) -> PgCall:
         """status as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("販売.status", _unknown)
         return self._backend.make_call(
             "販売.status",
             'select "軽食堂"."販売_status"(%s, %s)',
@@ -359,8 +384,9 @@ class AsyncBalances:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def 棚(self, *, 品: str) -> Balance:
+    async def 棚(self, *, 品: str, **_unknown: Never) -> Balance:
         """棚: it's \"引用\" -- SQL ではない; 逆\\斜線 \\n \\u0000 $$ $fn$ 終わり $fn$."""
+        check_keywords("balance.棚", _unknown)
         return await self._backend.balance(
             "balance.棚",
             'select posted, held_in, held_out from "軽食堂"."balance_棚"(%s, %s)',
@@ -369,8 +395,9 @@ class AsyncBalances:
             ],
         )
 
-    async def 買い手(self) -> Balance:
+    async def 買い手(self, **_unknown: Never) -> Balance:
         """The account 買い手."""
+        check_keywords("balance.買い手", _unknown)
         return await self._backend.balance(
             "balance.買い手",
             'select posted, held_in, held_out from "軽食堂"."balance_買い手"(%s)',
@@ -378,8 +405,9 @@ class AsyncBalances:
             ],
         )
 
-    async def 仕入れ先(self) -> Balance:
+    async def 仕入れ先(self, **_unknown: Never) -> Balance:
         """The account 仕入れ先."""
+        check_keywords("balance.仕入れ先", _unknown)
         return await self._backend.balance(
             "balance.仕入れ先",
             'select posted, held_in, held_out from "軽食堂"."balance_仕入れ先"(%s)',
@@ -400,13 +428,14 @@ class AsyncBook:
         self.balance = AsyncBalances(backend)
         """Reads accounts: posted, held coming in, held going out."""
 
-    async def expire(self, max: int = 1000) -> int:
+    async def expire(self, max: int = 1000, **_unknown: Never) -> int:
         """Gives back up to max holds past their deadline and answers how
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
+        check_keywords("expire", _unknown)
         return await self._backend.expire('select "軽食堂".expire(%s)', max)
 
-    async def bulk(self, calls: Sequence[PgCall]) -> list[PgAnswer]:
+    async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
         answers each, in order, as it would be answered alone: a Result, a
         hold state (or None) for a status, or the error the call alone
@@ -414,6 +443,7 @@ class AsyncBook:
         autocommit mode they go in one pipeline; over psycopg2, or in the
         caller's transaction, one by one. No call sees another's answer: a
         post, void or status must not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return await self._backend.bulk(calls)
 
 
@@ -558,6 +588,18 @@ def describe(v: object) -> str:
     if isinstance(v, int):
         return f"the int {v}"
     return f"a {type(v).__name__}"
+
+
+def check_keywords(where: str, unknown: Mapping[str, object]) -> None:
+    """Refuses, before anything is sent, keyword arguments the operation
+    does not take: a generated method gathers them in **_unknown (typed
+    Never, so that a type checker names them too) rather than letting
+    Python raise its TypeError, so that every mistake in a call is a
+    ChoboError."""
+    if unknown:
+        names = ", ".join(repr(n) for n in unknown)
+        what = "an argument" if len(unknown) == 1 else "arguments"
+        raise ChoboError("CHOBO_BAD_ARGUMENT", f"{where}: the operation takes no {what} named {names}")
 
 
 def check_amount(where: str, name: str, v: object) -> int:

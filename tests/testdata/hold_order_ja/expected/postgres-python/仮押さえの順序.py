@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable, Generator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, AbstractContextManager
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, TypeAlias, TypeVar, cast
+from typing import Any, Literal, Never, Protocol, TypeAlias, TypeVar, cast
 
 # The client of the book 仮押さえの順序 kept in PostgreSQL: each operation is
 # one call of the book's SQL function (仮押さえの順序.sql), in one statement.
@@ -45,8 +45,9 @@ class 決済:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def hold(self, *, 注文: str, 代金: int) -> Result:
+    def hold(self, *, 注文: str, 代金: int, **_unknown: Never) -> Result:
         """Holds the amounts; post or void ends the hold."""
+        check_keywords("決済.hold", _unknown)
         return self._backend.call(
             "決済.hold",
             'select result, reason from "仮押さえの順序"."決済_hold"(%s, %s, %s)',
@@ -56,8 +57,9 @@ class 決済:
             ],
         )
 
-    def hold_call(self, *, 注文: str, 代金: int) -> PgCall:
+    def hold_call(self, *, 注文: str, 代金: int, **_unknown: Never) -> PgCall:
         """hold as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("決済.hold", _unknown)
         return self._backend.make_call(
             "決済.hold",
             'select result, reason from "仮押さえの順序"."決済_hold"(%s, %s, %s)',
@@ -67,8 +69,9 @@ class 決済:
             ],
         )
 
-    def post(self, *, 注文: str, 代金: int | None = None) -> Result:
+    def post(self, *, 注文: str, 代金: int | None = None, **_unknown: Never) -> Result:
         """Posts the hold: the amounts given, or the whole hold when they are all left out."""
+        check_keywords("決済.post", _unknown)
         return self._backend.call(
             "決済.post",
             'select result, reason from "仮押さえの順序"."決済_post"(%s, %s, %s)',
@@ -78,8 +81,9 @@ class 決済:
             ],
         )
 
-    def post_call(self, *, 注文: str, 代金: int | None = None) -> PgCall:
+    def post_call(self, *, 注文: str, 代金: int | None = None, **_unknown: Never) -> PgCall:
         """post as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("決済.post", _unknown)
         return self._backend.make_call(
             "決済.post",
             'select result, reason from "仮押さえの順序"."決済_post"(%s, %s, %s)',
@@ -89,8 +93,9 @@ class 決済:
             ],
         )
 
-    def void(self, *, 注文: str) -> Result:
+    def void(self, *, 注文: str, **_unknown: Never) -> Result:
         """Gives the hold back."""
+        check_keywords("決済.void", _unknown)
         return self._backend.call(
             "決済.void",
             'select result, reason from "仮押さえの順序"."決済_void"(%s, %s)',
@@ -99,8 +104,9 @@ class 決済:
             ],
         )
 
-    def void_call(self, *, 注文: str) -> PgCall:
+    def void_call(self, *, 注文: str, **_unknown: Never) -> PgCall:
         """void as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("決済.void", _unknown)
         return self._backend.make_call(
             "決済.void",
             'select result, reason from "仮押さえの順序"."決済_void"(%s, %s)',
@@ -109,8 +115,9 @@ class 決済:
             ],
         )
 
-    def status(self, *, 注文: str) -> HoldState | None:
+    def status(self, *, 注文: str, **_unknown: Never) -> HoldState | None:
         """Where the hold stands; None when there is none. It writes nothing."""
+        check_keywords("決済.status", _unknown)
         return self._backend.status(
             "決済.status",
             'select "仮押さえの順序"."決済_status"(%s, %s)',
@@ -119,8 +126,9 @@ class 決済:
             ],
         )
 
-    def status_call(self, *, 注文: str) -> PgCall:
+    def status_call(self, *, 注文: str, **_unknown: Never) -> PgCall:
         """status as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("決済.status", _unknown)
         return self._backend.make_call(
             "決済.status",
             'select "仮押さえの順序"."決済_status"(%s, %s)',
@@ -137,8 +145,9 @@ class Balances:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def 預り(self, *, 注文: str) -> Balance:
+    def 預り(self, *, 注文: str, **_unknown: Never) -> Balance:
         """The account 預り."""
+        check_keywords("balance.預り", _unknown)
         return self._backend.balance(
             "balance.預り",
             'select posted, held_in, held_out from "仮押さえの順序"."balance_預り"(%s, %s)',
@@ -147,8 +156,9 @@ class Balances:
             ],
         )
 
-    def 買い手(self) -> Balance:
+    def 買い手(self, **_unknown: Never) -> Balance:
         """The account 買い手."""
+        check_keywords("balance.買い手", _unknown)
         return self._backend.balance(
             "balance.買い手",
             'select posted, held_in, held_out from "仮押さえの順序"."balance_買い手"(%s)',
@@ -156,8 +166,9 @@ class Balances:
             ],
         )
 
-    def 店への支払(self) -> Balance:
+    def 店への支払(self, **_unknown: Never) -> Balance:
         """The account 店への支払."""
+        check_keywords("balance.店への支払", _unknown)
         return self._backend.balance(
             "balance.店への支払",
             'select posted, held_in, held_out from "仮押さえの順序"."balance_店への支払"(%s)',
@@ -175,13 +186,14 @@ class Book:
         self.balance = Balances(backend)
         """Reads accounts: posted, held coming in, held going out."""
 
-    def expire(self, max: int = 1000) -> int:
+    def expire(self, max: int = 1000, **_unknown: Never) -> int:
         """Gives back up to max holds past their deadline and answers how
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
+        check_keywords("expire", _unknown)
         return self._backend.expire('select "仮押さえの順序".expire(%s)', max)
 
-    def bulk(self, calls: Sequence[PgCall]) -> list[PgAnswer]:
+    def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
         answers each, in order, as it would be answered alone: a Result, a
         hold state (or None) for a status, or the error the call alone
@@ -189,6 +201,7 @@ class Book:
         autocommit mode they go in one pipeline; over psycopg2, or in the
         caller's transaction, one by one. No call sees another's answer: a
         post, void or status must not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return self._backend.bulk(calls)
 
 
@@ -198,8 +211,9 @@ class Async決済:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def hold(self, *, 注文: str, 代金: int) -> Result:
+    async def hold(self, *, 注文: str, 代金: int, **_unknown: Never) -> Result:
         """Holds the amounts; post or void ends the hold."""
+        check_keywords("決済.hold", _unknown)
         return await self._backend.call(
             "決済.hold",
             'select result, reason from "仮押さえの順序"."決済_hold"(%s, %s, %s)',
@@ -209,8 +223,9 @@ class Async決済:
             ],
         )
 
-    def hold_call(self, *, 注文: str, 代金: int) -> PgCall:
+    def hold_call(self, *, 注文: str, 代金: int, **_unknown: Never) -> PgCall:
         """hold as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("決済.hold", _unknown)
         return self._backend.make_call(
             "決済.hold",
             'select result, reason from "仮押さえの順序"."決済_hold"(%s, %s, %s)',
@@ -220,8 +235,9 @@ class Async決済:
             ],
         )
 
-    async def post(self, *, 注文: str, 代金: int | None = None) -> Result:
+    async def post(self, *, 注文: str, 代金: int | None = None, **_unknown: Never) -> Result:
         """Posts the hold: the amounts given, or the whole hold when they are all left out."""
+        check_keywords("決済.post", _unknown)
         return await self._backend.call(
             "決済.post",
             'select result, reason from "仮押さえの順序"."決済_post"(%s, %s, %s)',
@@ -231,8 +247,9 @@ class Async決済:
             ],
         )
 
-    def post_call(self, *, 注文: str, 代金: int | None = None) -> PgCall:
+    def post_call(self, *, 注文: str, 代金: int | None = None, **_unknown: Never) -> PgCall:
         """post as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("決済.post", _unknown)
         return self._backend.make_call(
             "決済.post",
             'select result, reason from "仮押さえの順序"."決済_post"(%s, %s, %s)',
@@ -242,8 +259,9 @@ class Async決済:
             ],
         )
 
-    async def void(self, *, 注文: str) -> Result:
+    async def void(self, *, 注文: str, **_unknown: Never) -> Result:
         """Gives the hold back."""
+        check_keywords("決済.void", _unknown)
         return await self._backend.call(
             "決済.void",
             'select result, reason from "仮押さえの順序"."決済_void"(%s, %s)',
@@ -252,8 +270,9 @@ class Async決済:
             ],
         )
 
-    def void_call(self, *, 注文: str) -> PgCall:
+    def void_call(self, *, 注文: str, **_unknown: Never) -> PgCall:
         """void as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("決済.void", _unknown)
         return self._backend.make_call(
             "決済.void",
             'select result, reason from "仮押さえの順序"."決済_void"(%s, %s)',
@@ -262,8 +281,9 @@ class Async決済:
             ],
         )
 
-    async def status(self, *, 注文: str) -> HoldState | None:
+    async def status(self, *, 注文: str, **_unknown: Never) -> HoldState | None:
         """Where the hold stands; None when there is none. It writes nothing."""
+        check_keywords("決済.status", _unknown)
         return await self._backend.status(
             "決済.status",
             'select "仮押さえの順序"."決済_status"(%s, %s)',
@@ -272,8 +292,9 @@ class Async決済:
             ],
         )
 
-    def status_call(self, *, 注文: str) -> PgCall:
+    def status_call(self, *, 注文: str, **_unknown: Never) -> PgCall:
         """status as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("決済.status", _unknown)
         return self._backend.make_call(
             "決済.status",
             'select "仮押さえの順序"."決済_status"(%s, %s)',
@@ -290,8 +311,9 @@ class AsyncBalances:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def 預り(self, *, 注文: str) -> Balance:
+    async def 預り(self, *, 注文: str, **_unknown: Never) -> Balance:
         """The account 預り."""
+        check_keywords("balance.預り", _unknown)
         return await self._backend.balance(
             "balance.預り",
             'select posted, held_in, held_out from "仮押さえの順序"."balance_預り"(%s, %s)',
@@ -300,8 +322,9 @@ class AsyncBalances:
             ],
         )
 
-    async def 買い手(self) -> Balance:
+    async def 買い手(self, **_unknown: Never) -> Balance:
         """The account 買い手."""
+        check_keywords("balance.買い手", _unknown)
         return await self._backend.balance(
             "balance.買い手",
             'select posted, held_in, held_out from "仮押さえの順序"."balance_買い手"(%s)',
@@ -309,8 +332,9 @@ class AsyncBalances:
             ],
         )
 
-    async def 店への支払(self) -> Balance:
+    async def 店への支払(self, **_unknown: Never) -> Balance:
         """The account 店への支払."""
+        check_keywords("balance.店への支払", _unknown)
         return await self._backend.balance(
             "balance.店への支払",
             'select posted, held_in, held_out from "仮押さえの順序"."balance_店への支払"(%s)',
@@ -328,13 +352,14 @@ class AsyncBook:
         self.balance = AsyncBalances(backend)
         """Reads accounts: posted, held coming in, held going out."""
 
-    async def expire(self, max: int = 1000) -> int:
+    async def expire(self, max: int = 1000, **_unknown: Never) -> int:
         """Gives back up to max holds past their deadline and answers how
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
+        check_keywords("expire", _unknown)
         return await self._backend.expire('select "仮押さえの順序".expire(%s)', max)
 
-    async def bulk(self, calls: Sequence[PgCall]) -> list[PgAnswer]:
+    async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
         answers each, in order, as it would be answered alone: a Result, a
         hold state (or None) for a status, or the error the call alone
@@ -342,6 +367,7 @@ class AsyncBook:
         autocommit mode they go in one pipeline; over psycopg2, or in the
         caller's transaction, one by one. No call sees another's answer: a
         post, void or status must not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return await self._backend.bulk(calls)
 
 
@@ -486,6 +512,18 @@ def describe(v: object) -> str:
     if isinstance(v, int):
         return f"the int {v}"
     return f"a {type(v).__name__}"
+
+
+def check_keywords(where: str, unknown: Mapping[str, object]) -> None:
+    """Refuses, before anything is sent, keyword arguments the operation
+    does not take: a generated method gathers them in **_unknown (typed
+    Never, so that a type checker names them too) rather than letting
+    Python raise its TypeError, so that every mistake in a call is a
+    ChoboError."""
+    if unknown:
+        names = ", ".join(repr(n) for n in unknown)
+        what = "an argument" if len(unknown) == 1 else "arguments"
+        raise ChoboError("CHOBO_BAD_ARGUMENT", f"{where}: the operation takes no {what} named {names}")
 
 
 def check_amount(where: str, name: str, v: object) -> int:

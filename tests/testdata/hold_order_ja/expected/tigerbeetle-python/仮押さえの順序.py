@@ -10,11 +10,11 @@ import re
 import secrets
 import threading
 import tigerbeetle as tb
-from collections.abc import Awaitable, Callable, Generator, Sequence
+from collections.abc import Awaitable, Callable, Generator, Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any, Literal, Protocol, TypeAlias, TypeVar, cast
+from typing import Any, Literal, Never, Protocol, TypeAlias, TypeVar, cast
 
 # The client of the book 仮押さえの順序 kept in TigerBeetle: each operation is
 # one linked chain of transfers sent in one request, so that every bound is
@@ -49,8 +49,9 @@ class 決済:
     def __init__(self, backend: TigerBeetleBook) -> None:
         self._backend = backend
 
-    def hold(self, *, 注文: str, 代金: int) -> Result:
+    def hold(self, *, 注文: str, 代金: int, **_unknown: Never) -> Result:
         """Holds the amounts; post or void ends the hold."""
+        check_keywords("決済.hold", _unknown)
         return self._backend.call(
             0,
             "hold",
@@ -60,8 +61,9 @@ class 決済:
             ],
         )
 
-    def hold_call(self, *, 注文: str, 代金: int) -> TbCall:
+    def hold_call(self, *, 注文: str, 代金: int, **_unknown: Never) -> TbCall:
         """hold as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("決済.hold", _unknown)
         return tb_call(
             0,
             "hold",
@@ -71,8 +73,9 @@ class 決済:
             ],
         )
 
-    def post(self, *, 注文: str, 代金: int | None = None) -> Result:
+    def post(self, *, 注文: str, 代金: int | None = None, **_unknown: Never) -> Result:
         """Posts the hold: the amounts given, or the whole hold when they are all left out."""
+        check_keywords("決済.post", _unknown)
         return self._backend.post(
             0,
             [
@@ -81,8 +84,9 @@ class 決済:
             _post_amounts("決済.post", ("代金", 代金)),
         )
 
-    def post_call(self, *, 注文: str, 代金: int | None = None) -> TbCall:
+    def post_call(self, *, 注文: str, 代金: int | None = None, **_unknown: Never) -> TbCall:
         """post as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("決済.post", _unknown)
         return tb_call(
             0,
             "post",
@@ -92,8 +96,9 @@ class 決済:
             lambda: _post_amounts("決済.post", ("代金", 代金)),
         )
 
-    def void(self, *, 注文: str) -> Result:
+    def void(self, *, 注文: str, **_unknown: Never) -> Result:
         """Gives the hold back."""
+        check_keywords("決済.void", _unknown)
         return self._backend.void(
             0,
             [
@@ -101,8 +106,9 @@ class 決済:
             ],
         )
 
-    def void_call(self, *, 注文: str) -> TbCall:
+    def void_call(self, *, 注文: str, **_unknown: Never) -> TbCall:
         """void as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("決済.void", _unknown)
         return tb_call(
             0,
             "void",
@@ -111,8 +117,9 @@ class 決済:
             ],
         )
 
-    def status(self, *, 注文: str) -> HoldState | None:
+    def status(self, *, 注文: str, **_unknown: Never) -> HoldState | None:
         """Where the hold stands; None when there is none. It writes nothing."""
+        check_keywords("決済.status", _unknown)
         return self._backend.status(
             0,
             [
@@ -120,8 +127,9 @@ class 決済:
             ],
         )
 
-    def status_call(self, *, 注文: str) -> TbCall:
+    def status_call(self, *, 注文: str, **_unknown: Never) -> TbCall:
         """status as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("決済.status", _unknown)
         return tb_call(
             0,
             "status",
@@ -137,8 +145,9 @@ class Balances:
     def __init__(self, backend: TigerBeetleBook) -> None:
         self._backend = backend
 
-    def 預り(self, *, 注文: str) -> Balance:
+    def 預り(self, *, 注文: str, **_unknown: Never) -> Balance:
         """The account 預り."""
+        check_keywords("balance.預り", _unknown)
         return self._backend.balance(
             0,
             [
@@ -146,15 +155,17 @@ class Balances:
             ],
         )
 
-    def 買い手(self) -> Balance:
+    def 買い手(self, **_unknown: Never) -> Balance:
         """The account 買い手."""
+        check_keywords("balance.買い手", _unknown)
         return self._backend.balance(
             1,
             [],
         )
 
-    def 店への支払(self) -> Balance:
+    def 店への支払(self, **_unknown: Never) -> Balance:
         """The account 店への支払."""
+        check_keywords("balance.店への支払", _unknown)
         return self._backend.balance(
             2,
             [],
@@ -170,7 +181,7 @@ class Book:
         """Reads accounts: posted, held coming in, held going out."""
         self._backend = backend
 
-    def bulk(self, calls: Sequence[TbCall]) -> list[TbAnswer]:
+    def bulk(self, calls: Sequence[TbCall], **_unknown: Never) -> list[TbAnswer]:
         """Sends many calls, made by the transfers' *_call methods, in as few
         requests as they fit (a request takes MAX_EVENTS transfers; a call's chain
         is never split), and answers each, in order, as it would be answered
@@ -178,6 +189,7 @@ class Book:
         the call alone would raise. TigerBeetle applies them one after
         another; no call sees another's answer: a post, void or status must
         not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return self._backend.bulk(calls)
 
 
@@ -187,8 +199,9 @@ class Async決済:
     def __init__(self, backend: AsyncTigerBeetleBook) -> None:
         self._backend = backend
 
-    async def hold(self, *, 注文: str, 代金: int) -> Result:
+    async def hold(self, *, 注文: str, 代金: int, **_unknown: Never) -> Result:
         """Holds the amounts; post or void ends the hold."""
+        check_keywords("決済.hold", _unknown)
         return await self._backend.call(
             0,
             "hold",
@@ -198,8 +211,9 @@ class Async決済:
             ],
         )
 
-    def hold_call(self, *, 注文: str, 代金: int) -> TbCall:
+    def hold_call(self, *, 注文: str, 代金: int, **_unknown: Never) -> TbCall:
         """hold as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("決済.hold", _unknown)
         return tb_call(
             0,
             "hold",
@@ -209,8 +223,9 @@ class Async決済:
             ],
         )
 
-    async def post(self, *, 注文: str, 代金: int | None = None) -> Result:
+    async def post(self, *, 注文: str, 代金: int | None = None, **_unknown: Never) -> Result:
         """Posts the hold: the amounts given, or the whole hold when they are all left out."""
+        check_keywords("決済.post", _unknown)
         return await self._backend.post(
             0,
             [
@@ -219,8 +234,9 @@ class Async決済:
             _post_amounts("決済.post", ("代金", 代金)),
         )
 
-    def post_call(self, *, 注文: str, 代金: int | None = None) -> TbCall:
+    def post_call(self, *, 注文: str, 代金: int | None = None, **_unknown: Never) -> TbCall:
         """post as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("決済.post", _unknown)
         return tb_call(
             0,
             "post",
@@ -230,8 +246,9 @@ class Async決済:
             lambda: _post_amounts("決済.post", ("代金", 代金)),
         )
 
-    async def void(self, *, 注文: str) -> Result:
+    async def void(self, *, 注文: str, **_unknown: Never) -> Result:
         """Gives the hold back."""
+        check_keywords("決済.void", _unknown)
         return await self._backend.void(
             0,
             [
@@ -239,8 +256,9 @@ class Async決済:
             ],
         )
 
-    def void_call(self, *, 注文: str) -> TbCall:
+    def void_call(self, *, 注文: str, **_unknown: Never) -> TbCall:
         """void as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("決済.void", _unknown)
         return tb_call(
             0,
             "void",
@@ -249,8 +267,9 @@ class Async決済:
             ],
         )
 
-    async def status(self, *, 注文: str) -> HoldState | None:
+    async def status(self, *, 注文: str, **_unknown: Never) -> HoldState | None:
         """Where the hold stands; None when there is none. It writes nothing."""
+        check_keywords("決済.status", _unknown)
         return await self._backend.status(
             0,
             [
@@ -258,8 +277,9 @@ class Async決済:
             ],
         )
 
-    def status_call(self, *, 注文: str) -> TbCall:
+    def status_call(self, *, 注文: str, **_unknown: Never) -> TbCall:
         """status as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("決済.status", _unknown)
         return tb_call(
             0,
             "status",
@@ -275,8 +295,9 @@ class AsyncBalances:
     def __init__(self, backend: AsyncTigerBeetleBook) -> None:
         self._backend = backend
 
-    async def 預り(self, *, 注文: str) -> Balance:
+    async def 預り(self, *, 注文: str, **_unknown: Never) -> Balance:
         """The account 預り."""
+        check_keywords("balance.預り", _unknown)
         return await self._backend.balance(
             0,
             [
@@ -284,15 +305,17 @@ class AsyncBalances:
             ],
         )
 
-    async def 買い手(self) -> Balance:
+    async def 買い手(self, **_unknown: Never) -> Balance:
         """The account 買い手."""
+        check_keywords("balance.買い手", _unknown)
         return await self._backend.balance(
             1,
             [],
         )
 
-    async def 店への支払(self) -> Balance:
+    async def 店への支払(self, **_unknown: Never) -> Balance:
         """The account 店への支払."""
+        check_keywords("balance.店への支払", _unknown)
         return await self._backend.balance(
             2,
             [],
@@ -308,7 +331,7 @@ class AsyncBook:
         """Reads accounts: posted, held coming in, held going out."""
         self._backend = backend
 
-    async def bulk(self, calls: Sequence[TbCall]) -> list[TbAnswer]:
+    async def bulk(self, calls: Sequence[TbCall], **_unknown: Never) -> list[TbAnswer]:
         """Sends many calls, made by the transfers' *_call methods, in as few
         requests as they fit (a request takes MAX_EVENTS transfers; a call's chain
         is never split), and answers each, in order, as it would be answered
@@ -316,6 +339,7 @@ class AsyncBook:
         the call alone would raise. TigerBeetle applies them one after
         another; no call sees another's answer: a post, void or status must
         not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return await self._backend.bulk(calls)
 
 
@@ -476,6 +500,18 @@ def describe(v: object) -> str:
     if isinstance(v, int):
         return f"the int {v}"
     return f"a {type(v).__name__}"
+
+
+def check_keywords(where: str, unknown: Mapping[str, object]) -> None:
+    """Refuses, before anything is sent, keyword arguments the operation
+    does not take: a generated method gathers them in **_unknown (typed
+    Never, so that a type checker names them too) rather than letting
+    Python raise its TypeError, so that every mistake in a call is a
+    ChoboError."""
+    if unknown:
+        names = ", ".join(repr(n) for n in unknown)
+        what = "an argument" if len(unknown) == 1 else "arguments"
+        raise ChoboError("CHOBO_BAD_ARGUMENT", f"{where}: the operation takes no {what} named {names}")
 
 
 def check_amount(where: str, name: str, v: object) -> int:

@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable, Generator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, AbstractContextManager
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, TypeAlias, TypeVar, cast
+from typing import Any, Literal, Never, Protocol, TypeAlias, TypeVar, cast
 
 # The client of the book inventory kept in PostgreSQL: each operation is
 # one call of the book's SQL function (inventory.sql), in one statement.
@@ -45,8 +45,9 @@ class Receive:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def do(self, *, delivery: str, sku: str, qty: int) -> Result:
+    def do(self, *, delivery: str, sku: str, qty: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("receive.do", _unknown)
         return self._backend.call(
             "receive.do",
             'select result, reason from "inventory"."receive_do"(%s, %s, %s, %s)',
@@ -57,8 +58,9 @@ class Receive:
             ],
         )
 
-    def do_call(self, *, delivery: str, sku: str, qty: int) -> PgCall:
+    def do_call(self, *, delivery: str, sku: str, qty: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("receive.do", _unknown)
         return self._backend.make_call(
             "receive.do",
             'select result, reason from "inventory"."receive_do"(%s, %s, %s, %s)',
@@ -76,8 +78,9 @@ class Reserve:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def hold(self, *, order: str, sku: str, qty: int) -> Result:
+    def hold(self, *, order: str, sku: str, qty: int, **_unknown: Never) -> Result:
         """Holds the amounts; post or void ends the hold."""
+        check_keywords("reserve.hold", _unknown)
         return self._backend.call(
             "reserve.hold",
             'select result, reason from "inventory"."reserve_hold"(%s, %s, %s, %s)',
@@ -88,8 +91,9 @@ class Reserve:
             ],
         )
 
-    def hold_call(self, *, order: str, sku: str, qty: int) -> PgCall:
+    def hold_call(self, *, order: str, sku: str, qty: int, **_unknown: Never) -> PgCall:
         """hold as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("reserve.hold", _unknown)
         return self._backend.make_call(
             "reserve.hold",
             'select result, reason from "inventory"."reserve_hold"(%s, %s, %s, %s)',
@@ -100,8 +104,9 @@ class Reserve:
             ],
         )
 
-    def post(self, *, order: str, sku: str, qty: int | None = None) -> Result:
+    def post(self, *, order: str, sku: str, qty: int | None = None, **_unknown: Never) -> Result:
         """Posts the hold: the amounts given, or the whole hold when they are all left out."""
+        check_keywords("reserve.post", _unknown)
         return self._backend.call(
             "reserve.post",
             'select result, reason from "inventory"."reserve_post"(%s, %s, %s, %s)',
@@ -112,8 +117,9 @@ class Reserve:
             ],
         )
 
-    def post_call(self, *, order: str, sku: str, qty: int | None = None) -> PgCall:
+    def post_call(self, *, order: str, sku: str, qty: int | None = None, **_unknown: Never) -> PgCall:
         """post as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("reserve.post", _unknown)
         return self._backend.make_call(
             "reserve.post",
             'select result, reason from "inventory"."reserve_post"(%s, %s, %s, %s)',
@@ -124,8 +130,9 @@ class Reserve:
             ],
         )
 
-    def void(self, *, order: str, sku: str) -> Result:
+    def void(self, *, order: str, sku: str, **_unknown: Never) -> Result:
         """Gives the hold back."""
+        check_keywords("reserve.void", _unknown)
         return self._backend.call(
             "reserve.void",
             'select result, reason from "inventory"."reserve_void"(%s, %s, %s)',
@@ -135,8 +142,9 @@ class Reserve:
             ],
         )
 
-    def void_call(self, *, order: str, sku: str) -> PgCall:
+    def void_call(self, *, order: str, sku: str, **_unknown: Never) -> PgCall:
         """void as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("reserve.void", _unknown)
         return self._backend.make_call(
             "reserve.void",
             'select result, reason from "inventory"."reserve_void"(%s, %s, %s)',
@@ -146,8 +154,9 @@ class Reserve:
             ],
         )
 
-    def status(self, *, order: str, sku: str) -> HoldState | None:
+    def status(self, *, order: str, sku: str, **_unknown: Never) -> HoldState | None:
         """Where the hold stands; None when there is none. It writes nothing."""
+        check_keywords("reserve.status", _unknown)
         return self._backend.status(
             "reserve.status",
             'select "inventory"."reserve_status"(%s, %s, %s)',
@@ -157,8 +166,9 @@ class Reserve:
             ],
         )
 
-    def status_call(self, *, order: str, sku: str) -> PgCall:
+    def status_call(self, *, order: str, sku: str, **_unknown: Never) -> PgCall:
         """status as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("reserve.status", _unknown)
         return self._backend.make_call(
             "reserve.status",
             'select "inventory"."reserve_status"(%s, %s, %s)',
@@ -176,8 +186,9 @@ class TakeBack:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def do(self, *, return_id: str, sku: str, qty: int) -> Result:
+    def do(self, *, return_id: str, sku: str, qty: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("take_back.do", _unknown)
         return self._backend.call(
             "take_back.do",
             'select result, reason from "inventory"."take_back_do"(%s, %s, %s, %s)',
@@ -188,8 +199,9 @@ class TakeBack:
             ],
         )
 
-    def do_call(self, *, return_id: str, sku: str, qty: int) -> PgCall:
+    def do_call(self, *, return_id: str, sku: str, qty: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("take_back.do", _unknown)
         return self._backend.make_call(
             "take_back.do",
             'select result, reason from "inventory"."take_back_do"(%s, %s, %s, %s)',
@@ -207,8 +219,9 @@ class Balances:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def stock(self, *, sku: str) -> Balance:
+    def stock(self, *, sku: str, **_unknown: Never) -> Balance:
         """stock: what stands on the shelves."""
+        check_keywords("balance.stock", _unknown)
         return self._backend.balance(
             "balance.stock",
             'select posted, held_in, held_out from "inventory"."balance_stock"(%s, %s)',
@@ -217,8 +230,9 @@ class Balances:
             ],
         )
 
-    def suppliers(self) -> Balance:
+    def suppliers(self, **_unknown: Never) -> Balance:
         """The account suppliers."""
+        check_keywords("balance.suppliers", _unknown)
         return self._backend.balance(
             "balance.suppliers",
             'select posted, held_in, held_out from "inventory"."balance_suppliers"(%s)',
@@ -226,8 +240,9 @@ class Balances:
             ],
         )
 
-    def customers(self) -> Balance:
+    def customers(self, **_unknown: Never) -> Balance:
         """The account customers."""
+        check_keywords("balance.customers", _unknown)
         return self._backend.balance(
             "balance.customers",
             'select posted, held_in, held_out from "inventory"."balance_customers"(%s)',
@@ -249,13 +264,14 @@ class Book:
         self.balance = Balances(backend)
         """Reads accounts: posted, held coming in, held going out."""
 
-    def expire(self, max: int = 1000) -> int:
+    def expire(self, max: int = 1000, **_unknown: Never) -> int:
         """Gives back up to max holds past their deadline and answers how
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
+        check_keywords("expire", _unknown)
         return self._backend.expire('select "inventory".expire(%s)', max)
 
-    def bulk(self, calls: Sequence[PgCall]) -> list[PgAnswer]:
+    def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
         answers each, in order, as it would be answered alone: a Result, a
         hold state (or None) for a status, or the error the call alone
@@ -263,6 +279,7 @@ class Book:
         autocommit mode they go in one pipeline; over psycopg2, or in the
         caller's transaction, one by one. No call sees another's answer: a
         post, void or status must not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return self._backend.bulk(calls)
 
 
@@ -272,8 +289,9 @@ class AsyncReceive:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def do(self, *, delivery: str, sku: str, qty: int) -> Result:
+    async def do(self, *, delivery: str, sku: str, qty: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("receive.do", _unknown)
         return await self._backend.call(
             "receive.do",
             'select result, reason from "inventory"."receive_do"(%s, %s, %s, %s)',
@@ -284,8 +302,9 @@ class AsyncReceive:
             ],
         )
 
-    def do_call(self, *, delivery: str, sku: str, qty: int) -> PgCall:
+    def do_call(self, *, delivery: str, sku: str, qty: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("receive.do", _unknown)
         return self._backend.make_call(
             "receive.do",
             'select result, reason from "inventory"."receive_do"(%s, %s, %s, %s)',
@@ -303,8 +322,9 @@ class AsyncReserve:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def hold(self, *, order: str, sku: str, qty: int) -> Result:
+    async def hold(self, *, order: str, sku: str, qty: int, **_unknown: Never) -> Result:
         """Holds the amounts; post or void ends the hold."""
+        check_keywords("reserve.hold", _unknown)
         return await self._backend.call(
             "reserve.hold",
             'select result, reason from "inventory"."reserve_hold"(%s, %s, %s, %s)',
@@ -315,8 +335,9 @@ class AsyncReserve:
             ],
         )
 
-    def hold_call(self, *, order: str, sku: str, qty: int) -> PgCall:
+    def hold_call(self, *, order: str, sku: str, qty: int, **_unknown: Never) -> PgCall:
         """hold as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("reserve.hold", _unknown)
         return self._backend.make_call(
             "reserve.hold",
             'select result, reason from "inventory"."reserve_hold"(%s, %s, %s, %s)',
@@ -327,8 +348,9 @@ class AsyncReserve:
             ],
         )
 
-    async def post(self, *, order: str, sku: str, qty: int | None = None) -> Result:
+    async def post(self, *, order: str, sku: str, qty: int | None = None, **_unknown: Never) -> Result:
         """Posts the hold: the amounts given, or the whole hold when they are all left out."""
+        check_keywords("reserve.post", _unknown)
         return await self._backend.call(
             "reserve.post",
             'select result, reason from "inventory"."reserve_post"(%s, %s, %s, %s)',
@@ -339,8 +361,9 @@ class AsyncReserve:
             ],
         )
 
-    def post_call(self, *, order: str, sku: str, qty: int | None = None) -> PgCall:
+    def post_call(self, *, order: str, sku: str, qty: int | None = None, **_unknown: Never) -> PgCall:
         """post as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("reserve.post", _unknown)
         return self._backend.make_call(
             "reserve.post",
             'select result, reason from "inventory"."reserve_post"(%s, %s, %s, %s)',
@@ -351,8 +374,9 @@ class AsyncReserve:
             ],
         )
 
-    async def void(self, *, order: str, sku: str) -> Result:
+    async def void(self, *, order: str, sku: str, **_unknown: Never) -> Result:
         """Gives the hold back."""
+        check_keywords("reserve.void", _unknown)
         return await self._backend.call(
             "reserve.void",
             'select result, reason from "inventory"."reserve_void"(%s, %s, %s)',
@@ -362,8 +386,9 @@ class AsyncReserve:
             ],
         )
 
-    def void_call(self, *, order: str, sku: str) -> PgCall:
+    def void_call(self, *, order: str, sku: str, **_unknown: Never) -> PgCall:
         """void as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("reserve.void", _unknown)
         return self._backend.make_call(
             "reserve.void",
             'select result, reason from "inventory"."reserve_void"(%s, %s, %s)',
@@ -373,8 +398,9 @@ class AsyncReserve:
             ],
         )
 
-    async def status(self, *, order: str, sku: str) -> HoldState | None:
+    async def status(self, *, order: str, sku: str, **_unknown: Never) -> HoldState | None:
         """Where the hold stands; None when there is none. It writes nothing."""
+        check_keywords("reserve.status", _unknown)
         return await self._backend.status(
             "reserve.status",
             'select "inventory"."reserve_status"(%s, %s, %s)',
@@ -384,8 +410,9 @@ class AsyncReserve:
             ],
         )
 
-    def status_call(self, *, order: str, sku: str) -> PgCall:
+    def status_call(self, *, order: str, sku: str, **_unknown: Never) -> PgCall:
         """status as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("reserve.status", _unknown)
         return self._backend.make_call(
             "reserve.status",
             'select "inventory"."reserve_status"(%s, %s, %s)',
@@ -403,8 +430,9 @@ class AsyncTakeBack:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def do(self, *, return_id: str, sku: str, qty: int) -> Result:
+    async def do(self, *, return_id: str, sku: str, qty: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("take_back.do", _unknown)
         return await self._backend.call(
             "take_back.do",
             'select result, reason from "inventory"."take_back_do"(%s, %s, %s, %s)',
@@ -415,8 +443,9 @@ class AsyncTakeBack:
             ],
         )
 
-    def do_call(self, *, return_id: str, sku: str, qty: int) -> PgCall:
+    def do_call(self, *, return_id: str, sku: str, qty: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("take_back.do", _unknown)
         return self._backend.make_call(
             "take_back.do",
             'select result, reason from "inventory"."take_back_do"(%s, %s, %s, %s)',
@@ -434,8 +463,9 @@ class AsyncBalances:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def stock(self, *, sku: str) -> Balance:
+    async def stock(self, *, sku: str, **_unknown: Never) -> Balance:
         """stock: what stands on the shelves."""
+        check_keywords("balance.stock", _unknown)
         return await self._backend.balance(
             "balance.stock",
             'select posted, held_in, held_out from "inventory"."balance_stock"(%s, %s)',
@@ -444,8 +474,9 @@ class AsyncBalances:
             ],
         )
 
-    async def suppliers(self) -> Balance:
+    async def suppliers(self, **_unknown: Never) -> Balance:
         """The account suppliers."""
+        check_keywords("balance.suppliers", _unknown)
         return await self._backend.balance(
             "balance.suppliers",
             'select posted, held_in, held_out from "inventory"."balance_suppliers"(%s)',
@@ -453,8 +484,9 @@ class AsyncBalances:
             ],
         )
 
-    async def customers(self) -> Balance:
+    async def customers(self, **_unknown: Never) -> Balance:
         """The account customers."""
+        check_keywords("balance.customers", _unknown)
         return await self._backend.balance(
             "balance.customers",
             'select posted, held_in, held_out from "inventory"."balance_customers"(%s)',
@@ -476,13 +508,14 @@ class AsyncBook:
         self.balance = AsyncBalances(backend)
         """Reads accounts: posted, held coming in, held going out."""
 
-    async def expire(self, max: int = 1000) -> int:
+    async def expire(self, max: int = 1000, **_unknown: Never) -> int:
         """Gives back up to max holds past their deadline and answers how
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
+        check_keywords("expire", _unknown)
         return await self._backend.expire('select "inventory".expire(%s)', max)
 
-    async def bulk(self, calls: Sequence[PgCall]) -> list[PgAnswer]:
+    async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
         answers each, in order, as it would be answered alone: a Result, a
         hold state (or None) for a status, or the error the call alone
@@ -490,6 +523,7 @@ class AsyncBook:
         autocommit mode they go in one pipeline; over psycopg2, or in the
         caller's transaction, one by one. No call sees another's answer: a
         post, void or status must not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return await self._backend.bulk(calls)
 
 
@@ -634,6 +668,18 @@ def describe(v: object) -> str:
     if isinstance(v, int):
         return f"the int {v}"
     return f"a {type(v).__name__}"
+
+
+def check_keywords(where: str, unknown: Mapping[str, object]) -> None:
+    """Refuses, before anything is sent, keyword arguments the operation
+    does not take: a generated method gathers them in **_unknown (typed
+    Never, so that a type checker names them too) rather than letting
+    Python raise its TypeError, so that every mistake in a call is a
+    ChoboError."""
+    if unknown:
+        names = ", ".join(repr(n) for n in unknown)
+        what = "an argument" if len(unknown) == 1 else "arguments"
+        raise ChoboError("CHOBO_BAD_ARGUMENT", f"{where}: the operation takes no {what} named {names}")
 
 
 def check_amount(where: str, name: str, v: object) -> int:

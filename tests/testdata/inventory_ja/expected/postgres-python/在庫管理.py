@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable, Generator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, AbstractContextManager
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, TypeAlias, TypeVar, cast
+from typing import Any, Literal, Never, Protocol, TypeAlias, TypeVar, cast
 
 # The client of the book 在庫管理 kept in PostgreSQL: each operation is
 # one call of the book's SQL function (在庫管理.sql), in one statement.
@@ -45,8 +45,9 @@ class 入荷:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def do(self, *, 納品書: str, sku: str, 数: int) -> Result:
+    def do(self, *, 納品書: str, sku: str, 数: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("入荷.do", _unknown)
         return self._backend.call(
             "入荷.do",
             'select result, reason from "在庫管理"."入荷_do"(%s, %s, %s, %s)',
@@ -57,8 +58,9 @@ class 入荷:
             ],
         )
 
-    def do_call(self, *, 納品書: str, sku: str, 数: int) -> PgCall:
+    def do_call(self, *, 納品書: str, sku: str, 数: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("入荷.do", _unknown)
         return self._backend.make_call(
             "入荷.do",
             'select result, reason from "在庫管理"."入荷_do"(%s, %s, %s, %s)',
@@ -76,8 +78,9 @@ class 引当:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def hold(self, *, 注文: str, sku: str, 数: int) -> Result:
+    def hold(self, *, 注文: str, sku: str, 数: int, **_unknown: Never) -> Result:
         """Holds the amounts; post or void ends the hold."""
+        check_keywords("引当.hold", _unknown)
         return self._backend.call(
             "引当.hold",
             'select result, reason from "在庫管理"."引当_hold"(%s, %s, %s, %s)',
@@ -88,8 +91,9 @@ class 引当:
             ],
         )
 
-    def hold_call(self, *, 注文: str, sku: str, 数: int) -> PgCall:
+    def hold_call(self, *, 注文: str, sku: str, 数: int, **_unknown: Never) -> PgCall:
         """hold as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("引当.hold", _unknown)
         return self._backend.make_call(
             "引当.hold",
             'select result, reason from "在庫管理"."引当_hold"(%s, %s, %s, %s)',
@@ -100,8 +104,9 @@ class 引当:
             ],
         )
 
-    def post(self, *, 注文: str, sku: str, 数: int | None = None) -> Result:
+    def post(self, *, 注文: str, sku: str, 数: int | None = None, **_unknown: Never) -> Result:
         """Posts the hold: the amounts given, or the whole hold when they are all left out."""
+        check_keywords("引当.post", _unknown)
         return self._backend.call(
             "引当.post",
             'select result, reason from "在庫管理"."引当_post"(%s, %s, %s, %s)',
@@ -112,8 +117,9 @@ class 引当:
             ],
         )
 
-    def post_call(self, *, 注文: str, sku: str, 数: int | None = None) -> PgCall:
+    def post_call(self, *, 注文: str, sku: str, 数: int | None = None, **_unknown: Never) -> PgCall:
         """post as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("引当.post", _unknown)
         return self._backend.make_call(
             "引当.post",
             'select result, reason from "在庫管理"."引当_post"(%s, %s, %s, %s)',
@@ -124,8 +130,9 @@ class 引当:
             ],
         )
 
-    def void(self, *, 注文: str, sku: str) -> Result:
+    def void(self, *, 注文: str, sku: str, **_unknown: Never) -> Result:
         """Gives the hold back."""
+        check_keywords("引当.void", _unknown)
         return self._backend.call(
             "引当.void",
             'select result, reason from "在庫管理"."引当_void"(%s, %s, %s)',
@@ -135,8 +142,9 @@ class 引当:
             ],
         )
 
-    def void_call(self, *, 注文: str, sku: str) -> PgCall:
+    def void_call(self, *, 注文: str, sku: str, **_unknown: Never) -> PgCall:
         """void as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("引当.void", _unknown)
         return self._backend.make_call(
             "引当.void",
             'select result, reason from "在庫管理"."引当_void"(%s, %s, %s)',
@@ -146,8 +154,9 @@ class 引当:
             ],
         )
 
-    def status(self, *, 注文: str, sku: str) -> HoldState | None:
+    def status(self, *, 注文: str, sku: str, **_unknown: Never) -> HoldState | None:
         """Where the hold stands; None when there is none. It writes nothing."""
+        check_keywords("引当.status", _unknown)
         return self._backend.status(
             "引当.status",
             'select "在庫管理"."引当_status"(%s, %s, %s)',
@@ -157,8 +166,9 @@ class 引当:
             ],
         )
 
-    def status_call(self, *, 注文: str, sku: str) -> PgCall:
+    def status_call(self, *, 注文: str, sku: str, **_unknown: Never) -> PgCall:
         """status as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("引当.status", _unknown)
         return self._backend.make_call(
             "引当.status",
             'select "在庫管理"."引当_status"(%s, %s, %s)',
@@ -176,8 +186,9 @@ class 返品:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def do(self, *, 返品伝票: str, sku: str, 数: int) -> Result:
+    def do(self, *, 返品伝票: str, sku: str, 数: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("返品.do", _unknown)
         return self._backend.call(
             "返品.do",
             'select result, reason from "在庫管理"."返品_do"(%s, %s, %s, %s)',
@@ -188,8 +199,9 @@ class 返品:
             ],
         )
 
-    def do_call(self, *, 返品伝票: str, sku: str, 数: int) -> PgCall:
+    def do_call(self, *, 返品伝票: str, sku: str, 数: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("返品.do", _unknown)
         return self._backend.make_call(
             "返品.do",
             'select result, reason from "在庫管理"."返品_do"(%s, %s, %s, %s)',
@@ -207,8 +219,9 @@ class Balances:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def 在庫(self, *, sku: str) -> Balance:
+    def 在庫(self, *, sku: str, **_unknown: Never) -> Balance:
         """在庫: 棚にある数."""
+        check_keywords("balance.在庫", _unknown)
         return self._backend.balance(
             "balance.在庫",
             'select posted, held_in, held_out from "在庫管理"."balance_在庫"(%s, %s)',
@@ -217,8 +230,9 @@ class Balances:
             ],
         )
 
-    def 仕入先(self) -> Balance:
+    def 仕入先(self, **_unknown: Never) -> Balance:
         """The account 仕入先."""
+        check_keywords("balance.仕入先", _unknown)
         return self._backend.balance(
             "balance.仕入先",
             'select posted, held_in, held_out from "在庫管理"."balance_仕入先"(%s)',
@@ -226,8 +240,9 @@ class Balances:
             ],
         )
 
-    def 客(self) -> Balance:
+    def 客(self, **_unknown: Never) -> Balance:
         """The account 客."""
+        check_keywords("balance.客", _unknown)
         return self._backend.balance(
             "balance.客",
             'select posted, held_in, held_out from "在庫管理"."balance_客"(%s)',
@@ -249,13 +264,14 @@ class Book:
         self.balance = Balances(backend)
         """Reads accounts: posted, held coming in, held going out."""
 
-    def expire(self, max: int = 1000) -> int:
+    def expire(self, max: int = 1000, **_unknown: Never) -> int:
         """Gives back up to max holds past their deadline and answers how
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
+        check_keywords("expire", _unknown)
         return self._backend.expire('select "在庫管理".expire(%s)', max)
 
-    def bulk(self, calls: Sequence[PgCall]) -> list[PgAnswer]:
+    def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
         answers each, in order, as it would be answered alone: a Result, a
         hold state (or None) for a status, or the error the call alone
@@ -263,6 +279,7 @@ class Book:
         autocommit mode they go in one pipeline; over psycopg2, or in the
         caller's transaction, one by one. No call sees another's answer: a
         post, void or status must not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return self._backend.bulk(calls)
 
 
@@ -272,8 +289,9 @@ class Async入荷:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def do(self, *, 納品書: str, sku: str, 数: int) -> Result:
+    async def do(self, *, 納品書: str, sku: str, 数: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("入荷.do", _unknown)
         return await self._backend.call(
             "入荷.do",
             'select result, reason from "在庫管理"."入荷_do"(%s, %s, %s, %s)',
@@ -284,8 +302,9 @@ class Async入荷:
             ],
         )
 
-    def do_call(self, *, 納品書: str, sku: str, 数: int) -> PgCall:
+    def do_call(self, *, 納品書: str, sku: str, 数: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("入荷.do", _unknown)
         return self._backend.make_call(
             "入荷.do",
             'select result, reason from "在庫管理"."入荷_do"(%s, %s, %s, %s)',
@@ -303,8 +322,9 @@ class Async引当:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def hold(self, *, 注文: str, sku: str, 数: int) -> Result:
+    async def hold(self, *, 注文: str, sku: str, 数: int, **_unknown: Never) -> Result:
         """Holds the amounts; post or void ends the hold."""
+        check_keywords("引当.hold", _unknown)
         return await self._backend.call(
             "引当.hold",
             'select result, reason from "在庫管理"."引当_hold"(%s, %s, %s, %s)',
@@ -315,8 +335,9 @@ class Async引当:
             ],
         )
 
-    def hold_call(self, *, 注文: str, sku: str, 数: int) -> PgCall:
+    def hold_call(self, *, 注文: str, sku: str, 数: int, **_unknown: Never) -> PgCall:
         """hold as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("引当.hold", _unknown)
         return self._backend.make_call(
             "引当.hold",
             'select result, reason from "在庫管理"."引当_hold"(%s, %s, %s, %s)',
@@ -327,8 +348,9 @@ class Async引当:
             ],
         )
 
-    async def post(self, *, 注文: str, sku: str, 数: int | None = None) -> Result:
+    async def post(self, *, 注文: str, sku: str, 数: int | None = None, **_unknown: Never) -> Result:
         """Posts the hold: the amounts given, or the whole hold when they are all left out."""
+        check_keywords("引当.post", _unknown)
         return await self._backend.call(
             "引当.post",
             'select result, reason from "在庫管理"."引当_post"(%s, %s, %s, %s)',
@@ -339,8 +361,9 @@ class Async引当:
             ],
         )
 
-    def post_call(self, *, 注文: str, sku: str, 数: int | None = None) -> PgCall:
+    def post_call(self, *, 注文: str, sku: str, 数: int | None = None, **_unknown: Never) -> PgCall:
         """post as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("引当.post", _unknown)
         return self._backend.make_call(
             "引当.post",
             'select result, reason from "在庫管理"."引当_post"(%s, %s, %s, %s)',
@@ -351,8 +374,9 @@ class Async引当:
             ],
         )
 
-    async def void(self, *, 注文: str, sku: str) -> Result:
+    async def void(self, *, 注文: str, sku: str, **_unknown: Never) -> Result:
         """Gives the hold back."""
+        check_keywords("引当.void", _unknown)
         return await self._backend.call(
             "引当.void",
             'select result, reason from "在庫管理"."引当_void"(%s, %s, %s)',
@@ -362,8 +386,9 @@ class Async引当:
             ],
         )
 
-    def void_call(self, *, 注文: str, sku: str) -> PgCall:
+    def void_call(self, *, 注文: str, sku: str, **_unknown: Never) -> PgCall:
         """void as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("引当.void", _unknown)
         return self._backend.make_call(
             "引当.void",
             'select result, reason from "在庫管理"."引当_void"(%s, %s, %s)',
@@ -373,8 +398,9 @@ class Async引当:
             ],
         )
 
-    async def status(self, *, 注文: str, sku: str) -> HoldState | None:
+    async def status(self, *, 注文: str, sku: str, **_unknown: Never) -> HoldState | None:
         """Where the hold stands; None when there is none. It writes nothing."""
+        check_keywords("引当.status", _unknown)
         return await self._backend.status(
             "引当.status",
             'select "在庫管理"."引当_status"(%s, %s, %s)',
@@ -384,8 +410,9 @@ class Async引当:
             ],
         )
 
-    def status_call(self, *, 注文: str, sku: str) -> PgCall:
+    def status_call(self, *, 注文: str, sku: str, **_unknown: Never) -> PgCall:
         """status as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("引当.status", _unknown)
         return self._backend.make_call(
             "引当.status",
             'select "在庫管理"."引当_status"(%s, %s, %s)',
@@ -403,8 +430,9 @@ class Async返品:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def do(self, *, 返品伝票: str, sku: str, 数: int) -> Result:
+    async def do(self, *, 返品伝票: str, sku: str, 数: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("返品.do", _unknown)
         return await self._backend.call(
             "返品.do",
             'select result, reason from "在庫管理"."返品_do"(%s, %s, %s, %s)',
@@ -415,8 +443,9 @@ class Async返品:
             ],
         )
 
-    def do_call(self, *, 返品伝票: str, sku: str, 数: int) -> PgCall:
+    def do_call(self, *, 返品伝票: str, sku: str, 数: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("返品.do", _unknown)
         return self._backend.make_call(
             "返品.do",
             'select result, reason from "在庫管理"."返品_do"(%s, %s, %s, %s)',
@@ -434,8 +463,9 @@ class AsyncBalances:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def 在庫(self, *, sku: str) -> Balance:
+    async def 在庫(self, *, sku: str, **_unknown: Never) -> Balance:
         """在庫: 棚にある数."""
+        check_keywords("balance.在庫", _unknown)
         return await self._backend.balance(
             "balance.在庫",
             'select posted, held_in, held_out from "在庫管理"."balance_在庫"(%s, %s)',
@@ -444,8 +474,9 @@ class AsyncBalances:
             ],
         )
 
-    async def 仕入先(self) -> Balance:
+    async def 仕入先(self, **_unknown: Never) -> Balance:
         """The account 仕入先."""
+        check_keywords("balance.仕入先", _unknown)
         return await self._backend.balance(
             "balance.仕入先",
             'select posted, held_in, held_out from "在庫管理"."balance_仕入先"(%s)',
@@ -453,8 +484,9 @@ class AsyncBalances:
             ],
         )
 
-    async def 客(self) -> Balance:
+    async def 客(self, **_unknown: Never) -> Balance:
         """The account 客."""
+        check_keywords("balance.客", _unknown)
         return await self._backend.balance(
             "balance.客",
             'select posted, held_in, held_out from "在庫管理"."balance_客"(%s)',
@@ -476,13 +508,14 @@ class AsyncBook:
         self.balance = AsyncBalances(backend)
         """Reads accounts: posted, held coming in, held going out."""
 
-    async def expire(self, max: int = 1000) -> int:
+    async def expire(self, max: int = 1000, **_unknown: Never) -> int:
         """Gives back up to max holds past their deadline and answers how
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
+        check_keywords("expire", _unknown)
         return await self._backend.expire('select "在庫管理".expire(%s)', max)
 
-    async def bulk(self, calls: Sequence[PgCall]) -> list[PgAnswer]:
+    async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
         answers each, in order, as it would be answered alone: a Result, a
         hold state (or None) for a status, or the error the call alone
@@ -490,6 +523,7 @@ class AsyncBook:
         autocommit mode they go in one pipeline; over psycopg2, or in the
         caller's transaction, one by one. No call sees another's answer: a
         post, void or status must not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return await self._backend.bulk(calls)
 
 
@@ -634,6 +668,18 @@ def describe(v: object) -> str:
     if isinstance(v, int):
         return f"the int {v}"
     return f"a {type(v).__name__}"
+
+
+def check_keywords(where: str, unknown: Mapping[str, object]) -> None:
+    """Refuses, before anything is sent, keyword arguments the operation
+    does not take: a generated method gathers them in **_unknown (typed
+    Never, so that a type checker names them too) rather than letting
+    Python raise its TypeError, so that every mistake in a call is a
+    ChoboError."""
+    if unknown:
+        names = ", ".join(repr(n) for n in unknown)
+        what = "an argument" if len(unknown) == 1 else "arguments"
+        raise ChoboError("CHOBO_BAD_ARGUMENT", f"{where}: the operation takes no {what} named {names}")
 
 
 def check_amount(where: str, name: str, v: object) -> int:

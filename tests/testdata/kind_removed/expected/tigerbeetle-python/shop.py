@@ -10,11 +10,11 @@ import re
 import secrets
 import threading
 import tigerbeetle as tb
-from collections.abc import Awaitable, Callable, Generator, Sequence
+from collections.abc import Awaitable, Callable, Generator, Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any, Literal, Protocol, TypeAlias, TypeVar, cast
+from typing import Any, Literal, Never, Protocol, TypeAlias, TypeVar, cast
 
 # The client of the book shop kept in TigerBeetle: each operation is
 # one linked chain of transfers sent in one request, so that every bound is
@@ -49,8 +49,9 @@ class Receive:
     def __init__(self, backend: TigerBeetleBook) -> None:
         self._backend = backend
 
-    def do(self, *, delivery: str, sku: str, qty: int) -> Result:
+    def do(self, *, delivery: str, sku: str, qty: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("receive.do", _unknown)
         return self._backend.call(
             0,
             "do",
@@ -61,8 +62,9 @@ class Receive:
             ],
         )
 
-    def do_call(self, *, delivery: str, sku: str, qty: int) -> TbCall:
+    def do_call(self, *, delivery: str, sku: str, qty: int, **_unknown: Never) -> TbCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("receive.do", _unknown)
         return tb_call(
             0,
             "do",
@@ -80,8 +82,9 @@ class Ship:
     def __init__(self, backend: TigerBeetleBook) -> None:
         self._backend = backend
 
-    def do(self, *, order: str, sku: str, qty: int) -> Result:
+    def do(self, *, order: str, sku: str, qty: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("ship.do", _unknown)
         return self._backend.call(
             1,
             "do",
@@ -92,8 +95,9 @@ class Ship:
             ],
         )
 
-    def do_call(self, *, order: str, sku: str, qty: int) -> TbCall:
+    def do_call(self, *, order: str, sku: str, qty: int, **_unknown: Never) -> TbCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("ship.do", _unknown)
         return tb_call(
             1,
             "do",
@@ -111,8 +115,9 @@ class Balances:
     def __init__(self, backend: TigerBeetleBook) -> None:
         self._backend = backend
 
-    def shelf(self, *, sku: str) -> Balance:
+    def shelf(self, *, sku: str, **_unknown: Never) -> Balance:
         """The account shelf."""
+        check_keywords("balance.shelf", _unknown)
         return self._backend.balance(
             0,
             [
@@ -120,15 +125,17 @@ class Balances:
             ],
         )
 
-    def suppliers(self) -> Balance:
+    def suppliers(self, **_unknown: Never) -> Balance:
         """The account suppliers."""
+        check_keywords("balance.suppliers", _unknown)
         return self._backend.balance(
             1,
             [],
         )
 
-    def customers(self) -> Balance:
+    def customers(self, **_unknown: Never) -> Balance:
         """The account customers."""
+        check_keywords("balance.customers", _unknown)
         return self._backend.balance(
             2,
             [],
@@ -145,7 +152,7 @@ class Book:
         """Reads accounts: posted, held coming in, held going out."""
         self._backend = backend
 
-    def bulk(self, calls: Sequence[TbCall]) -> list[TbAnswer]:
+    def bulk(self, calls: Sequence[TbCall], **_unknown: Never) -> list[TbAnswer]:
         """Sends many calls, made by the transfers' *_call methods, in as few
         requests as they fit (a request takes MAX_EVENTS transfers; a call's chain
         is never split), and answers each, in order, as it would be answered
@@ -153,6 +160,7 @@ class Book:
         the call alone would raise. TigerBeetle applies them one after
         another; no call sees another's answer: a post, void or status must
         not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return self._backend.bulk(calls)
 
 
@@ -162,8 +170,9 @@ class AsyncReceive:
     def __init__(self, backend: AsyncTigerBeetleBook) -> None:
         self._backend = backend
 
-    async def do(self, *, delivery: str, sku: str, qty: int) -> Result:
+    async def do(self, *, delivery: str, sku: str, qty: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("receive.do", _unknown)
         return await self._backend.call(
             0,
             "do",
@@ -174,8 +183,9 @@ class AsyncReceive:
             ],
         )
 
-    def do_call(self, *, delivery: str, sku: str, qty: int) -> TbCall:
+    def do_call(self, *, delivery: str, sku: str, qty: int, **_unknown: Never) -> TbCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("receive.do", _unknown)
         return tb_call(
             0,
             "do",
@@ -193,8 +203,9 @@ class AsyncShip:
     def __init__(self, backend: AsyncTigerBeetleBook) -> None:
         self._backend = backend
 
-    async def do(self, *, order: str, sku: str, qty: int) -> Result:
+    async def do(self, *, order: str, sku: str, qty: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("ship.do", _unknown)
         return await self._backend.call(
             1,
             "do",
@@ -205,8 +216,9 @@ class AsyncShip:
             ],
         )
 
-    def do_call(self, *, order: str, sku: str, qty: int) -> TbCall:
+    def do_call(self, *, order: str, sku: str, qty: int, **_unknown: Never) -> TbCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("ship.do", _unknown)
         return tb_call(
             1,
             "do",
@@ -224,8 +236,9 @@ class AsyncBalances:
     def __init__(self, backend: AsyncTigerBeetleBook) -> None:
         self._backend = backend
 
-    async def shelf(self, *, sku: str) -> Balance:
+    async def shelf(self, *, sku: str, **_unknown: Never) -> Balance:
         """The account shelf."""
+        check_keywords("balance.shelf", _unknown)
         return await self._backend.balance(
             0,
             [
@@ -233,15 +246,17 @@ class AsyncBalances:
             ],
         )
 
-    async def suppliers(self) -> Balance:
+    async def suppliers(self, **_unknown: Never) -> Balance:
         """The account suppliers."""
+        check_keywords("balance.suppliers", _unknown)
         return await self._backend.balance(
             1,
             [],
         )
 
-    async def customers(self) -> Balance:
+    async def customers(self, **_unknown: Never) -> Balance:
         """The account customers."""
+        check_keywords("balance.customers", _unknown)
         return await self._backend.balance(
             2,
             [],
@@ -258,7 +273,7 @@ class AsyncBook:
         """Reads accounts: posted, held coming in, held going out."""
         self._backend = backend
 
-    async def bulk(self, calls: Sequence[TbCall]) -> list[TbAnswer]:
+    async def bulk(self, calls: Sequence[TbCall], **_unknown: Never) -> list[TbAnswer]:
         """Sends many calls, made by the transfers' *_call methods, in as few
         requests as they fit (a request takes MAX_EVENTS transfers; a call's chain
         is never split), and answers each, in order, as it would be answered
@@ -266,6 +281,7 @@ class AsyncBook:
         the call alone would raise. TigerBeetle applies them one after
         another; no call sees another's answer: a post, void or status must
         not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return await self._backend.bulk(calls)
 
 
@@ -418,6 +434,18 @@ def describe(v: object) -> str:
     if isinstance(v, int):
         return f"the int {v}"
     return f"a {type(v).__name__}"
+
+
+def check_keywords(where: str, unknown: Mapping[str, object]) -> None:
+    """Refuses, before anything is sent, keyword arguments the operation
+    does not take: a generated method gathers them in **_unknown (typed
+    Never, so that a type checker names them too) rather than letting
+    Python raise its TypeError, so that every mistake in a call is a
+    ChoboError."""
+    if unknown:
+        names = ", ".join(repr(n) for n in unknown)
+        what = "an argument" if len(unknown) == 1 else "arguments"
+        raise ChoboError("CHOBO_BAD_ARGUMENT", f"{where}: the operation takes no {what} named {names}")
 
 
 def check_amount(where: str, name: str, v: object) -> int:

@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable, Generator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, AbstractContextManager
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, TypeAlias, TypeVar, cast
+from typing import Any, Literal, Never, Protocol, TypeAlias, TypeVar, cast
 
 # The client of the book marketplace kept in PostgreSQL: each operation is
 # one call of the book's SQL function (marketplace.sql), in one statement.
@@ -46,8 +46,9 @@ class Sale:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def do(self, *, order: str, shop: str, proceeds: int, fee: int) -> Result:
+    def do(self, *, order: str, shop: str, proceeds: int, fee: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("sale.do", _unknown)
         return self._backend.call(
             "sale.do",
             'select result, reason from "marketplace"."sale_do"(%s, %s, %s, %s, %s)',
@@ -59,8 +60,9 @@ class Sale:
             ],
         )
 
-    def do_call(self, *, order: str, shop: str, proceeds: int, fee: int) -> PgCall:
+    def do_call(self, *, order: str, shop: str, proceeds: int, fee: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("sale.do", _unknown)
         return self._backend.make_call(
             "sale.do",
             'select result, reason from "marketplace"."sale_do"(%s, %s, %s, %s, %s)',
@@ -79,8 +81,9 @@ class Payout:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def hold(self, *, payout_id: str, shop: str, amount: int) -> Result:
+    def hold(self, *, payout_id: str, shop: str, amount: int, **_unknown: Never) -> Result:
         """Holds the amounts; post or void ends the hold."""
+        check_keywords("payout.hold", _unknown)
         return self._backend.call(
             "payout.hold",
             'select result, reason from "marketplace"."payout_hold"(%s, %s, %s, %s)',
@@ -91,8 +94,9 @@ class Payout:
             ],
         )
 
-    def hold_call(self, *, payout_id: str, shop: str, amount: int) -> PgCall:
+    def hold_call(self, *, payout_id: str, shop: str, amount: int, **_unknown: Never) -> PgCall:
         """hold as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("payout.hold", _unknown)
         return self._backend.make_call(
             "payout.hold",
             'select result, reason from "marketplace"."payout_hold"(%s, %s, %s, %s)',
@@ -103,8 +107,9 @@ class Payout:
             ],
         )
 
-    def post(self, *, payout_id: str, amount: int | None = None) -> Result:
+    def post(self, *, payout_id: str, amount: int | None = None, **_unknown: Never) -> Result:
         """Posts the hold: the amounts given, or the whole hold when they are all left out."""
+        check_keywords("payout.post", _unknown)
         return self._backend.call(
             "payout.post",
             'select result, reason from "marketplace"."payout_post"(%s, %s, %s)',
@@ -114,8 +119,9 @@ class Payout:
             ],
         )
 
-    def post_call(self, *, payout_id: str, amount: int | None = None) -> PgCall:
+    def post_call(self, *, payout_id: str, amount: int | None = None, **_unknown: Never) -> PgCall:
         """post as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("payout.post", _unknown)
         return self._backend.make_call(
             "payout.post",
             'select result, reason from "marketplace"."payout_post"(%s, %s, %s)',
@@ -125,8 +131,9 @@ class Payout:
             ],
         )
 
-    def void(self, *, payout_id: str) -> Result:
+    def void(self, *, payout_id: str, **_unknown: Never) -> Result:
         """Gives the hold back."""
+        check_keywords("payout.void", _unknown)
         return self._backend.call(
             "payout.void",
             'select result, reason from "marketplace"."payout_void"(%s, %s)',
@@ -135,8 +142,9 @@ class Payout:
             ],
         )
 
-    def void_call(self, *, payout_id: str) -> PgCall:
+    def void_call(self, *, payout_id: str, **_unknown: Never) -> PgCall:
         """void as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("payout.void", _unknown)
         return self._backend.make_call(
             "payout.void",
             'select result, reason from "marketplace"."payout_void"(%s, %s)',
@@ -145,8 +153,9 @@ class Payout:
             ],
         )
 
-    def status(self, *, payout_id: str) -> HoldState | None:
+    def status(self, *, payout_id: str, **_unknown: Never) -> HoldState | None:
         """Where the hold stands; None when there is none. It writes nothing."""
+        check_keywords("payout.status", _unknown)
         return self._backend.status(
             "payout.status",
             'select "marketplace"."payout_status"(%s, %s)',
@@ -155,8 +164,9 @@ class Payout:
             ],
         )
 
-    def status_call(self, *, payout_id: str) -> PgCall:
+    def status_call(self, *, payout_id: str, **_unknown: Never) -> PgCall:
         """status as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("payout.status", _unknown)
         return self._backend.make_call(
             "payout.status",
             'select "marketplace"."payout_status"(%s, %s)',
@@ -173,8 +183,9 @@ class Refund:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def do(self, *, order: str, shop: str, proceeds: int, fee: int) -> Result:
+    def do(self, *, order: str, shop: str, proceeds: int, fee: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("refund.do", _unknown)
         return self._backend.call(
             "refund.do",
             'select result, reason from "marketplace"."refund_do"(%s, %s, %s, %s, %s)',
@@ -186,8 +197,9 @@ class Refund:
             ],
         )
 
-    def do_call(self, *, order: str, shop: str, proceeds: int, fee: int) -> PgCall:
+    def do_call(self, *, order: str, shop: str, proceeds: int, fee: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("refund.do", _unknown)
         return self._backend.make_call(
             "refund.do",
             'select result, reason from "marketplace"."refund_do"(%s, %s, %s, %s, %s)',
@@ -206,8 +218,9 @@ class Balances:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def shop_sales(self, *, shop: str) -> Balance:
+    def shop_sales(self, *, shop: str, **_unknown: Never) -> Balance:
         """shop_sales: what the shop has earned and not yet been paid out."""
+        check_keywords("balance.shop_sales", _unknown)
         return self._backend.balance(
             "balance.shop_sales",
             'select posted, held_in, held_out from "marketplace"."balance_shop_sales"(%s, %s)',
@@ -216,8 +229,9 @@ class Balances:
             ],
         )
 
-    def platform_fees(self) -> Balance:
+    def platform_fees(self, **_unknown: Never) -> Balance:
         """platform_fees: the fees the platform has earned on sales not refunded."""
+        check_keywords("balance.platform_fees", _unknown)
         return self._backend.balance(
             "balance.platform_fees",
             'select posted, held_in, held_out from "marketplace"."balance_platform_fees"(%s)',
@@ -225,8 +239,9 @@ class Balances:
             ],
         )
 
-    def buyers(self) -> Balance:
+    def buyers(self, **_unknown: Never) -> Balance:
         """buyers: the buyers, who pay for orders and are paid refunds."""
+        check_keywords("balance.buyers", _unknown)
         return self._backend.balance(
             "balance.buyers",
             'select posted, held_in, held_out from "marketplace"."balance_buyers"(%s)',
@@ -234,8 +249,9 @@ class Balances:
             ],
         )
 
-    def shop_banks(self) -> Balance:
+    def shop_banks(self, **_unknown: Never) -> Balance:
         """shop_banks: the shops' bank accounts, where payouts go."""
+        check_keywords("balance.shop_banks", _unknown)
         return self._backend.balance(
             "balance.shop_banks",
             'select posted, held_in, held_out from "marketplace"."balance_shop_banks"(%s)',
@@ -258,13 +274,14 @@ class Book:
         self.balance = Balances(backend)
         """Reads accounts: posted, held coming in, held going out."""
 
-    def expire(self, max: int = 1000) -> int:
+    def expire(self, max: int = 1000, **_unknown: Never) -> int:
         """Gives back up to max holds past their deadline and answers how
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
+        check_keywords("expire", _unknown)
         return self._backend.expire('select "marketplace".expire(%s)', max)
 
-    def bulk(self, calls: Sequence[PgCall]) -> list[PgAnswer]:
+    def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
         answers each, in order, as it would be answered alone: a Result, a
         hold state (or None) for a status, or the error the call alone
@@ -272,6 +289,7 @@ class Book:
         autocommit mode they go in one pipeline; over psycopg2, or in the
         caller's transaction, one by one. No call sees another's answer: a
         post, void or status must not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return self._backend.bulk(calls)
 
 
@@ -281,8 +299,9 @@ class AsyncSale:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def do(self, *, order: str, shop: str, proceeds: int, fee: int) -> Result:
+    async def do(self, *, order: str, shop: str, proceeds: int, fee: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("sale.do", _unknown)
         return await self._backend.call(
             "sale.do",
             'select result, reason from "marketplace"."sale_do"(%s, %s, %s, %s, %s)',
@@ -294,8 +313,9 @@ class AsyncSale:
             ],
         )
 
-    def do_call(self, *, order: str, shop: str, proceeds: int, fee: int) -> PgCall:
+    def do_call(self, *, order: str, shop: str, proceeds: int, fee: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("sale.do", _unknown)
         return self._backend.make_call(
             "sale.do",
             'select result, reason from "marketplace"."sale_do"(%s, %s, %s, %s, %s)',
@@ -314,8 +334,9 @@ class AsyncPayout:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def hold(self, *, payout_id: str, shop: str, amount: int) -> Result:
+    async def hold(self, *, payout_id: str, shop: str, amount: int, **_unknown: Never) -> Result:
         """Holds the amounts; post or void ends the hold."""
+        check_keywords("payout.hold", _unknown)
         return await self._backend.call(
             "payout.hold",
             'select result, reason from "marketplace"."payout_hold"(%s, %s, %s, %s)',
@@ -326,8 +347,9 @@ class AsyncPayout:
             ],
         )
 
-    def hold_call(self, *, payout_id: str, shop: str, amount: int) -> PgCall:
+    def hold_call(self, *, payout_id: str, shop: str, amount: int, **_unknown: Never) -> PgCall:
         """hold as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("payout.hold", _unknown)
         return self._backend.make_call(
             "payout.hold",
             'select result, reason from "marketplace"."payout_hold"(%s, %s, %s, %s)',
@@ -338,8 +360,9 @@ class AsyncPayout:
             ],
         )
 
-    async def post(self, *, payout_id: str, amount: int | None = None) -> Result:
+    async def post(self, *, payout_id: str, amount: int | None = None, **_unknown: Never) -> Result:
         """Posts the hold: the amounts given, or the whole hold when they are all left out."""
+        check_keywords("payout.post", _unknown)
         return await self._backend.call(
             "payout.post",
             'select result, reason from "marketplace"."payout_post"(%s, %s, %s)',
@@ -349,8 +372,9 @@ class AsyncPayout:
             ],
         )
 
-    def post_call(self, *, payout_id: str, amount: int | None = None) -> PgCall:
+    def post_call(self, *, payout_id: str, amount: int | None = None, **_unknown: Never) -> PgCall:
         """post as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("payout.post", _unknown)
         return self._backend.make_call(
             "payout.post",
             'select result, reason from "marketplace"."payout_post"(%s, %s, %s)',
@@ -360,8 +384,9 @@ class AsyncPayout:
             ],
         )
 
-    async def void(self, *, payout_id: str) -> Result:
+    async def void(self, *, payout_id: str, **_unknown: Never) -> Result:
         """Gives the hold back."""
+        check_keywords("payout.void", _unknown)
         return await self._backend.call(
             "payout.void",
             'select result, reason from "marketplace"."payout_void"(%s, %s)',
@@ -370,8 +395,9 @@ class AsyncPayout:
             ],
         )
 
-    def void_call(self, *, payout_id: str) -> PgCall:
+    def void_call(self, *, payout_id: str, **_unknown: Never) -> PgCall:
         """void as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("payout.void", _unknown)
         return self._backend.make_call(
             "payout.void",
             'select result, reason from "marketplace"."payout_void"(%s, %s)',
@@ -380,8 +406,9 @@ class AsyncPayout:
             ],
         )
 
-    async def status(self, *, payout_id: str) -> HoldState | None:
+    async def status(self, *, payout_id: str, **_unknown: Never) -> HoldState | None:
         """Where the hold stands; None when there is none. It writes nothing."""
+        check_keywords("payout.status", _unknown)
         return await self._backend.status(
             "payout.status",
             'select "marketplace"."payout_status"(%s, %s)',
@@ -390,8 +417,9 @@ class AsyncPayout:
             ],
         )
 
-    def status_call(self, *, payout_id: str) -> PgCall:
+    def status_call(self, *, payout_id: str, **_unknown: Never) -> PgCall:
         """status as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("payout.status", _unknown)
         return self._backend.make_call(
             "payout.status",
             'select "marketplace"."payout_status"(%s, %s)',
@@ -408,8 +436,9 @@ class AsyncRefund:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def do(self, *, order: str, shop: str, proceeds: int, fee: int) -> Result:
+    async def do(self, *, order: str, shop: str, proceeds: int, fee: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("refund.do", _unknown)
         return await self._backend.call(
             "refund.do",
             'select result, reason from "marketplace"."refund_do"(%s, %s, %s, %s, %s)',
@@ -421,8 +450,9 @@ class AsyncRefund:
             ],
         )
 
-    def do_call(self, *, order: str, shop: str, proceeds: int, fee: int) -> PgCall:
+    def do_call(self, *, order: str, shop: str, proceeds: int, fee: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("refund.do", _unknown)
         return self._backend.make_call(
             "refund.do",
             'select result, reason from "marketplace"."refund_do"(%s, %s, %s, %s, %s)',
@@ -441,8 +471,9 @@ class AsyncBalances:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def shop_sales(self, *, shop: str) -> Balance:
+    async def shop_sales(self, *, shop: str, **_unknown: Never) -> Balance:
         """shop_sales: what the shop has earned and not yet been paid out."""
+        check_keywords("balance.shop_sales", _unknown)
         return await self._backend.balance(
             "balance.shop_sales",
             'select posted, held_in, held_out from "marketplace"."balance_shop_sales"(%s, %s)',
@@ -451,8 +482,9 @@ class AsyncBalances:
             ],
         )
 
-    async def platform_fees(self) -> Balance:
+    async def platform_fees(self, **_unknown: Never) -> Balance:
         """platform_fees: the fees the platform has earned on sales not refunded."""
+        check_keywords("balance.platform_fees", _unknown)
         return await self._backend.balance(
             "balance.platform_fees",
             'select posted, held_in, held_out from "marketplace"."balance_platform_fees"(%s)',
@@ -460,8 +492,9 @@ class AsyncBalances:
             ],
         )
 
-    async def buyers(self) -> Balance:
+    async def buyers(self, **_unknown: Never) -> Balance:
         """buyers: the buyers, who pay for orders and are paid refunds."""
+        check_keywords("balance.buyers", _unknown)
         return await self._backend.balance(
             "balance.buyers",
             'select posted, held_in, held_out from "marketplace"."balance_buyers"(%s)',
@@ -469,8 +502,9 @@ class AsyncBalances:
             ],
         )
 
-    async def shop_banks(self) -> Balance:
+    async def shop_banks(self, **_unknown: Never) -> Balance:
         """shop_banks: the shops' bank accounts, where payouts go."""
+        check_keywords("balance.shop_banks", _unknown)
         return await self._backend.balance(
             "balance.shop_banks",
             'select posted, held_in, held_out from "marketplace"."balance_shop_banks"(%s)',
@@ -493,13 +527,14 @@ class AsyncBook:
         self.balance = AsyncBalances(backend)
         """Reads accounts: posted, held coming in, held going out."""
 
-    async def expire(self, max: int = 1000) -> int:
+    async def expire(self, max: int = 1000, **_unknown: Never) -> int:
         """Gives back up to max holds past their deadline and answers how
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
+        check_keywords("expire", _unknown)
         return await self._backend.expire('select "marketplace".expire(%s)', max)
 
-    async def bulk(self, calls: Sequence[PgCall]) -> list[PgAnswer]:
+    async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
         answers each, in order, as it would be answered alone: a Result, a
         hold state (or None) for a status, or the error the call alone
@@ -507,6 +542,7 @@ class AsyncBook:
         autocommit mode they go in one pipeline; over psycopg2, or in the
         caller's transaction, one by one. No call sees another's answer: a
         post, void or status must not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return await self._backend.bulk(calls)
 
 
@@ -651,6 +687,18 @@ def describe(v: object) -> str:
     if isinstance(v, int):
         return f"the int {v}"
     return f"a {type(v).__name__}"
+
+
+def check_keywords(where: str, unknown: Mapping[str, object]) -> None:
+    """Refuses, before anything is sent, keyword arguments the operation
+    does not take: a generated method gathers them in **_unknown (typed
+    Never, so that a type checker names them too) rather than letting
+    Python raise its TypeError, so that every mistake in a call is a
+    ChoboError."""
+    if unknown:
+        names = ", ".join(repr(n) for n in unknown)
+        what = "an argument" if len(unknown) == 1 else "arguments"
+        raise ChoboError("CHOBO_BAD_ARGUMENT", f"{where}: the operation takes no {what} named {names}")
 
 
 def check_amount(where: str, name: str, v: object) -> int:

@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable, Generator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, AbstractContextManager
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, TypeAlias, TypeVar, cast
+from typing import Any, Literal, Never, Protocol, TypeAlias, TypeVar, cast
 
 # The client of the book マーケットプレイス kept in PostgreSQL: each operation is
 # one call of the book's SQL function (マーケットプレイス.sql), in one statement.
@@ -46,8 +46,9 @@ class 売上:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def do(self, *, 注文: str, 店: str, 取り分: int, 手数料: int) -> Result:
+    def do(self, *, 注文: str, 店: str, 取り分: int, 手数料: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("売上.do", _unknown)
         return self._backend.call(
             "売上.do",
             'select result, reason from "マーケットプレイス"."売上_do"(%s, %s, %s, %s, %s)',
@@ -59,8 +60,9 @@ class 売上:
             ],
         )
 
-    def do_call(self, *, 注文: str, 店: str, 取り分: int, 手数料: int) -> PgCall:
+    def do_call(self, *, 注文: str, 店: str, 取り分: int, 手数料: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("売上.do", _unknown)
         return self._backend.make_call(
             "売上.do",
             'select result, reason from "マーケットプレイス"."売上_do"(%s, %s, %s, %s, %s)',
@@ -79,8 +81,9 @@ class 振込:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def hold(self, *, 振込番号: str, 店: str, 額: int) -> Result:
+    def hold(self, *, 振込番号: str, 店: str, 額: int, **_unknown: Never) -> Result:
         """Holds the amounts; post or void ends the hold."""
+        check_keywords("振込.hold", _unknown)
         return self._backend.call(
             "振込.hold",
             'select result, reason from "マーケットプレイス"."振込_hold"(%s, %s, %s, %s)',
@@ -91,8 +94,9 @@ class 振込:
             ],
         )
 
-    def hold_call(self, *, 振込番号: str, 店: str, 額: int) -> PgCall:
+    def hold_call(self, *, 振込番号: str, 店: str, 額: int, **_unknown: Never) -> PgCall:
         """hold as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("振込.hold", _unknown)
         return self._backend.make_call(
             "振込.hold",
             'select result, reason from "マーケットプレイス"."振込_hold"(%s, %s, %s, %s)',
@@ -103,8 +107,9 @@ class 振込:
             ],
         )
 
-    def post(self, *, 振込番号: str, 額: int | None = None) -> Result:
+    def post(self, *, 振込番号: str, 額: int | None = None, **_unknown: Never) -> Result:
         """Posts the hold: the amounts given, or the whole hold when they are all left out."""
+        check_keywords("振込.post", _unknown)
         return self._backend.call(
             "振込.post",
             'select result, reason from "マーケットプレイス"."振込_post"(%s, %s, %s)',
@@ -114,8 +119,9 @@ class 振込:
             ],
         )
 
-    def post_call(self, *, 振込番号: str, 額: int | None = None) -> PgCall:
+    def post_call(self, *, 振込番号: str, 額: int | None = None, **_unknown: Never) -> PgCall:
         """post as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("振込.post", _unknown)
         return self._backend.make_call(
             "振込.post",
             'select result, reason from "マーケットプレイス"."振込_post"(%s, %s, %s)',
@@ -125,8 +131,9 @@ class 振込:
             ],
         )
 
-    def void(self, *, 振込番号: str) -> Result:
+    def void(self, *, 振込番号: str, **_unknown: Never) -> Result:
         """Gives the hold back."""
+        check_keywords("振込.void", _unknown)
         return self._backend.call(
             "振込.void",
             'select result, reason from "マーケットプレイス"."振込_void"(%s, %s)',
@@ -135,8 +142,9 @@ class 振込:
             ],
         )
 
-    def void_call(self, *, 振込番号: str) -> PgCall:
+    def void_call(self, *, 振込番号: str, **_unknown: Never) -> PgCall:
         """void as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("振込.void", _unknown)
         return self._backend.make_call(
             "振込.void",
             'select result, reason from "マーケットプレイス"."振込_void"(%s, %s)',
@@ -145,8 +153,9 @@ class 振込:
             ],
         )
 
-    def status(self, *, 振込番号: str) -> HoldState | None:
+    def status(self, *, 振込番号: str, **_unknown: Never) -> HoldState | None:
         """Where the hold stands; None when there is none. It writes nothing."""
+        check_keywords("振込.status", _unknown)
         return self._backend.status(
             "振込.status",
             'select "マーケットプレイス"."振込_status"(%s, %s)',
@@ -155,8 +164,9 @@ class 振込:
             ],
         )
 
-    def status_call(self, *, 振込番号: str) -> PgCall:
+    def status_call(self, *, 振込番号: str, **_unknown: Never) -> PgCall:
         """status as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("振込.status", _unknown)
         return self._backend.make_call(
             "振込.status",
             'select "マーケットプレイス"."振込_status"(%s, %s)',
@@ -173,8 +183,9 @@ class 返金:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def do(self, *, 注文: str, 店: str, 取り分: int, 手数料: int) -> Result:
+    def do(self, *, 注文: str, 店: str, 取り分: int, 手数料: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("返金.do", _unknown)
         return self._backend.call(
             "返金.do",
             'select result, reason from "マーケットプレイス"."返金_do"(%s, %s, %s, %s, %s)',
@@ -186,8 +197,9 @@ class 返金:
             ],
         )
 
-    def do_call(self, *, 注文: str, 店: str, 取り分: int, 手数料: int) -> PgCall:
+    def do_call(self, *, 注文: str, 店: str, 取り分: int, 手数料: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("返金.do", _unknown)
         return self._backend.make_call(
             "返金.do",
             'select result, reason from "マーケットプレイス"."返金_do"(%s, %s, %s, %s, %s)',
@@ -206,8 +218,9 @@ class Balances:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def 店の売上金(self, *, 店: str) -> Balance:
+    def 店の売上金(self, *, 店: str, **_unknown: Never) -> Balance:
         """店の売上金: 店が稼いで、まだ振り込んでいない額."""
+        check_keywords("balance.店の売上金", _unknown)
         return self._backend.balance(
             "balance.店の売上金",
             'select posted, held_in, held_out from "マーケットプレイス"."balance_店の売上金"(%s, %s)',
@@ -216,8 +229,9 @@ class Balances:
             ],
         )
 
-    def 手数料収入(self) -> Balance:
+    def 手数料収入(self, **_unknown: Never) -> Balance:
         """手数料収入: 返金されていない売上からプラットフォームが得た手数料."""
+        check_keywords("balance.手数料収入", _unknown)
         return self._backend.balance(
             "balance.手数料収入",
             'select posted, held_in, held_out from "マーケットプレイス"."balance_手数料収入"(%s)',
@@ -225,8 +239,9 @@ class Balances:
             ],
         )
 
-    def 買い手(self) -> Balance:
+    def 買い手(self, **_unknown: Never) -> Balance:
         """買い手: 注文に支払い、返金を受け取る買い手."""
+        check_keywords("balance.買い手", _unknown)
         return self._backend.balance(
             "balance.買い手",
             'select posted, held_in, held_out from "マーケットプレイス"."balance_買い手"(%s)',
@@ -234,8 +249,9 @@ class Balances:
             ],
         )
 
-    def 店の口座(self) -> Balance:
+    def 店の口座(self, **_unknown: Never) -> Balance:
         """店の口座: 振込を受け取る、店の銀行口座."""
+        check_keywords("balance.店の口座", _unknown)
         return self._backend.balance(
             "balance.店の口座",
             'select posted, held_in, held_out from "マーケットプレイス"."balance_店の口座"(%s)',
@@ -258,13 +274,14 @@ class Book:
         self.balance = Balances(backend)
         """Reads accounts: posted, held coming in, held going out."""
 
-    def expire(self, max: int = 1000) -> int:
+    def expire(self, max: int = 1000, **_unknown: Never) -> int:
         """Gives back up to max holds past their deadline and answers how
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
+        check_keywords("expire", _unknown)
         return self._backend.expire('select "マーケットプレイス".expire(%s)', max)
 
-    def bulk(self, calls: Sequence[PgCall]) -> list[PgAnswer]:
+    def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
         answers each, in order, as it would be answered alone: a Result, a
         hold state (or None) for a status, or the error the call alone
@@ -272,6 +289,7 @@ class Book:
         autocommit mode they go in one pipeline; over psycopg2, or in the
         caller's transaction, one by one. No call sees another's answer: a
         post, void or status must not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return self._backend.bulk(calls)
 
 
@@ -281,8 +299,9 @@ class Async売上:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def do(self, *, 注文: str, 店: str, 取り分: int, 手数料: int) -> Result:
+    async def do(self, *, 注文: str, 店: str, 取り分: int, 手数料: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("売上.do", _unknown)
         return await self._backend.call(
             "売上.do",
             'select result, reason from "マーケットプレイス"."売上_do"(%s, %s, %s, %s, %s)',
@@ -294,8 +313,9 @@ class Async売上:
             ],
         )
 
-    def do_call(self, *, 注文: str, 店: str, 取り分: int, 手数料: int) -> PgCall:
+    def do_call(self, *, 注文: str, 店: str, 取り分: int, 手数料: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("売上.do", _unknown)
         return self._backend.make_call(
             "売上.do",
             'select result, reason from "マーケットプレイス"."売上_do"(%s, %s, %s, %s, %s)',
@@ -314,8 +334,9 @@ class Async振込:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def hold(self, *, 振込番号: str, 店: str, 額: int) -> Result:
+    async def hold(self, *, 振込番号: str, 店: str, 額: int, **_unknown: Never) -> Result:
         """Holds the amounts; post or void ends the hold."""
+        check_keywords("振込.hold", _unknown)
         return await self._backend.call(
             "振込.hold",
             'select result, reason from "マーケットプレイス"."振込_hold"(%s, %s, %s, %s)',
@@ -326,8 +347,9 @@ class Async振込:
             ],
         )
 
-    def hold_call(self, *, 振込番号: str, 店: str, 額: int) -> PgCall:
+    def hold_call(self, *, 振込番号: str, 店: str, 額: int, **_unknown: Never) -> PgCall:
         """hold as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("振込.hold", _unknown)
         return self._backend.make_call(
             "振込.hold",
             'select result, reason from "マーケットプレイス"."振込_hold"(%s, %s, %s, %s)',
@@ -338,8 +360,9 @@ class Async振込:
             ],
         )
 
-    async def post(self, *, 振込番号: str, 額: int | None = None) -> Result:
+    async def post(self, *, 振込番号: str, 額: int | None = None, **_unknown: Never) -> Result:
         """Posts the hold: the amounts given, or the whole hold when they are all left out."""
+        check_keywords("振込.post", _unknown)
         return await self._backend.call(
             "振込.post",
             'select result, reason from "マーケットプレイス"."振込_post"(%s, %s, %s)',
@@ -349,8 +372,9 @@ class Async振込:
             ],
         )
 
-    def post_call(self, *, 振込番号: str, 額: int | None = None) -> PgCall:
+    def post_call(self, *, 振込番号: str, 額: int | None = None, **_unknown: Never) -> PgCall:
         """post as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("振込.post", _unknown)
         return self._backend.make_call(
             "振込.post",
             'select result, reason from "マーケットプレイス"."振込_post"(%s, %s, %s)',
@@ -360,8 +384,9 @@ class Async振込:
             ],
         )
 
-    async def void(self, *, 振込番号: str) -> Result:
+    async def void(self, *, 振込番号: str, **_unknown: Never) -> Result:
         """Gives the hold back."""
+        check_keywords("振込.void", _unknown)
         return await self._backend.call(
             "振込.void",
             'select result, reason from "マーケットプレイス"."振込_void"(%s, %s)',
@@ -370,8 +395,9 @@ class Async振込:
             ],
         )
 
-    def void_call(self, *, 振込番号: str) -> PgCall:
+    def void_call(self, *, 振込番号: str, **_unknown: Never) -> PgCall:
         """void as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("振込.void", _unknown)
         return self._backend.make_call(
             "振込.void",
             'select result, reason from "マーケットプレイス"."振込_void"(%s, %s)',
@@ -380,8 +406,9 @@ class Async振込:
             ],
         )
 
-    async def status(self, *, 振込番号: str) -> HoldState | None:
+    async def status(self, *, 振込番号: str, **_unknown: Never) -> HoldState | None:
         """Where the hold stands; None when there is none. It writes nothing."""
+        check_keywords("振込.status", _unknown)
         return await self._backend.status(
             "振込.status",
             'select "マーケットプレイス"."振込_status"(%s, %s)',
@@ -390,8 +417,9 @@ class Async振込:
             ],
         )
 
-    def status_call(self, *, 振込番号: str) -> PgCall:
+    def status_call(self, *, 振込番号: str, **_unknown: Never) -> PgCall:
         """status as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("振込.status", _unknown)
         return self._backend.make_call(
             "振込.status",
             'select "マーケットプレイス"."振込_status"(%s, %s)',
@@ -408,8 +436,9 @@ class Async返金:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def do(self, *, 注文: str, 店: str, 取り分: int, 手数料: int) -> Result:
+    async def do(self, *, 注文: str, 店: str, 取り分: int, 手数料: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("返金.do", _unknown)
         return await self._backend.call(
             "返金.do",
             'select result, reason from "マーケットプレイス"."返金_do"(%s, %s, %s, %s, %s)',
@@ -421,8 +450,9 @@ class Async返金:
             ],
         )
 
-    def do_call(self, *, 注文: str, 店: str, 取り分: int, 手数料: int) -> PgCall:
+    def do_call(self, *, 注文: str, 店: str, 取り分: int, 手数料: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("返金.do", _unknown)
         return self._backend.make_call(
             "返金.do",
             'select result, reason from "マーケットプレイス"."返金_do"(%s, %s, %s, %s, %s)',
@@ -441,8 +471,9 @@ class AsyncBalances:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def 店の売上金(self, *, 店: str) -> Balance:
+    async def 店の売上金(self, *, 店: str, **_unknown: Never) -> Balance:
         """店の売上金: 店が稼いで、まだ振り込んでいない額."""
+        check_keywords("balance.店の売上金", _unknown)
         return await self._backend.balance(
             "balance.店の売上金",
             'select posted, held_in, held_out from "マーケットプレイス"."balance_店の売上金"(%s, %s)',
@@ -451,8 +482,9 @@ class AsyncBalances:
             ],
         )
 
-    async def 手数料収入(self) -> Balance:
+    async def 手数料収入(self, **_unknown: Never) -> Balance:
         """手数料収入: 返金されていない売上からプラットフォームが得た手数料."""
+        check_keywords("balance.手数料収入", _unknown)
         return await self._backend.balance(
             "balance.手数料収入",
             'select posted, held_in, held_out from "マーケットプレイス"."balance_手数料収入"(%s)',
@@ -460,8 +492,9 @@ class AsyncBalances:
             ],
         )
 
-    async def 買い手(self) -> Balance:
+    async def 買い手(self, **_unknown: Never) -> Balance:
         """買い手: 注文に支払い、返金を受け取る買い手."""
+        check_keywords("balance.買い手", _unknown)
         return await self._backend.balance(
             "balance.買い手",
             'select posted, held_in, held_out from "マーケットプレイス"."balance_買い手"(%s)',
@@ -469,8 +502,9 @@ class AsyncBalances:
             ],
         )
 
-    async def 店の口座(self) -> Balance:
+    async def 店の口座(self, **_unknown: Never) -> Balance:
         """店の口座: 振込を受け取る、店の銀行口座."""
+        check_keywords("balance.店の口座", _unknown)
         return await self._backend.balance(
             "balance.店の口座",
             'select posted, held_in, held_out from "マーケットプレイス"."balance_店の口座"(%s)',
@@ -493,13 +527,14 @@ class AsyncBook:
         self.balance = AsyncBalances(backend)
         """Reads accounts: posted, held coming in, held going out."""
 
-    async def expire(self, max: int = 1000) -> int:
+    async def expire(self, max: int = 1000, **_unknown: Never) -> int:
         """Gives back up to max holds past their deadline and answers how
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
+        check_keywords("expire", _unknown)
         return await self._backend.expire('select "マーケットプレイス".expire(%s)', max)
 
-    async def bulk(self, calls: Sequence[PgCall]) -> list[PgAnswer]:
+    async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
         answers each, in order, as it would be answered alone: a Result, a
         hold state (or None) for a status, or the error the call alone
@@ -507,6 +542,7 @@ class AsyncBook:
         autocommit mode they go in one pipeline; over psycopg2, or in the
         caller's transaction, one by one. No call sees another's answer: a
         post, void or status must not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return await self._backend.bulk(calls)
 
 
@@ -651,6 +687,18 @@ def describe(v: object) -> str:
     if isinstance(v, int):
         return f"the int {v}"
     return f"a {type(v).__name__}"
+
+
+def check_keywords(where: str, unknown: Mapping[str, object]) -> None:
+    """Refuses, before anything is sent, keyword arguments the operation
+    does not take: a generated method gathers them in **_unknown (typed
+    Never, so that a type checker names them too) rather than letting
+    Python raise its TypeError, so that every mistake in a call is a
+    ChoboError."""
+    if unknown:
+        names = ", ".join(repr(n) for n in unknown)
+        what = "an argument" if len(unknown) == 1 else "arguments"
+        raise ChoboError("CHOBO_BAD_ARGUMENT", f"{where}: the operation takes no {what} named {names}")
 
 
 def check_amount(where: str, name: str, v: object) -> int:

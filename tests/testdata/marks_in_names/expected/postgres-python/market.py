@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable, Generator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, AbstractContextManager
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, TypeAlias, TypeVar, cast
+from typing import Any, Literal, Never, Protocol, TypeAlias, TypeVar, cast
 
 # The client of the book market kept in PostgreSQL: each operation is
 # one call of the book's SQL function (market.sql), in one statement.
@@ -45,8 +45,9 @@ class Receive:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def do(self, *, delivery: str, สินค้า: str, qty: int) -> Result:
+    def do(self, *, delivery: str, สินค้า: str, qty: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("receive.do", _unknown)
         return self._backend.call(
             "receive.do",
             'select result, reason from "market"."receive_do"(%s, %s, %s, %s)',
@@ -57,8 +58,9 @@ class Receive:
             ],
         )
 
-    def do_call(self, *, delivery: str, สินค้า: str, qty: int) -> PgCall:
+    def do_call(self, *, delivery: str, สินค้า: str, qty: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("receive.do", _unknown)
         return self._backend.make_call(
             "receive.do",
             'select result, reason from "market"."receive_do"(%s, %s, %s, %s)',
@@ -76,8 +78,9 @@ class Sell:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def hold(self, *, order: str, สินค้า: str, मूल्य: int) -> Result:
+    def hold(self, *, order: str, สินค้า: str, मूल्य: int, **_unknown: Never) -> Result:
         """Holds the amounts; post or void ends the hold."""
+        check_keywords("sell.hold", _unknown)
         return self._backend.call(
             "sell.hold",
             'select result, reason from "market"."sell_hold"(%s, %s, %s, %s)',
@@ -88,8 +91,9 @@ class Sell:
             ],
         )
 
-    def hold_call(self, *, order: str, สินค้า: str, मूल्य: int) -> PgCall:
+    def hold_call(self, *, order: str, สินค้า: str, मूल्य: int, **_unknown: Never) -> PgCall:
         """hold as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("sell.hold", _unknown)
         return self._backend.make_call(
             "sell.hold",
             'select result, reason from "market"."sell_hold"(%s, %s, %s, %s)',
@@ -100,8 +104,9 @@ class Sell:
             ],
         )
 
-    def post(self, *, order: str, मूल्य: int | None = None) -> Result:
+    def post(self, *, order: str, मूल्य: int | None = None, **_unknown: Never) -> Result:
         """Posts the hold: the amounts given, or the whole hold when they are all left out."""
+        check_keywords("sell.post", _unknown)
         return self._backend.call(
             "sell.post",
             'select result, reason from "market"."sell_post"(%s, %s, %s)',
@@ -111,8 +116,9 @@ class Sell:
             ],
         )
 
-    def post_call(self, *, order: str, मूल्य: int | None = None) -> PgCall:
+    def post_call(self, *, order: str, मूल्य: int | None = None, **_unknown: Never) -> PgCall:
         """post as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("sell.post", _unknown)
         return self._backend.make_call(
             "sell.post",
             'select result, reason from "market"."sell_post"(%s, %s, %s)',
@@ -122,8 +128,9 @@ class Sell:
             ],
         )
 
-    def void(self, *, order: str) -> Result:
+    def void(self, *, order: str, **_unknown: Never) -> Result:
         """Gives the hold back."""
+        check_keywords("sell.void", _unknown)
         return self._backend.call(
             "sell.void",
             'select result, reason from "market"."sell_void"(%s, %s)',
@@ -132,8 +139,9 @@ class Sell:
             ],
         )
 
-    def void_call(self, *, order: str) -> PgCall:
+    def void_call(self, *, order: str, **_unknown: Never) -> PgCall:
         """void as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("sell.void", _unknown)
         return self._backend.make_call(
             "sell.void",
             'select result, reason from "market"."sell_void"(%s, %s)',
@@ -142,8 +150,9 @@ class Sell:
             ],
         )
 
-    def status(self, *, order: str) -> HoldState | None:
+    def status(self, *, order: str, **_unknown: Never) -> HoldState | None:
         """Where the hold stands; None when there is none. It writes nothing."""
+        check_keywords("sell.status", _unknown)
         return self._backend.status(
             "sell.status",
             'select "market"."sell_status"(%s, %s)',
@@ -152,8 +161,9 @@ class Sell:
             ],
         )
 
-    def status_call(self, *, order: str) -> PgCall:
+    def status_call(self, *, order: str, **_unknown: Never) -> PgCall:
         """status as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("sell.status", _unknown)
         return self._backend.make_call(
             "sell.status",
             'select "market"."sell_status"(%s, %s)',
@@ -170,8 +180,9 @@ class Balances:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def stock(self, *, สินค้า: str) -> Balance:
+    def stock(self, *, สินค้า: str, **_unknown: Never) -> Balance:
         """The account stock."""
+        check_keywords("balance.stock", _unknown)
         return self._backend.balance(
             "balance.stock",
             'select posted, held_in, held_out from "market"."balance_stock"(%s, %s)',
@@ -180,8 +191,9 @@ class Balances:
             ],
         )
 
-    def buyers(self) -> Balance:
+    def buyers(self, **_unknown: Never) -> Balance:
         """The account buyers."""
+        check_keywords("balance.buyers", _unknown)
         return self._backend.balance(
             "balance.buyers",
             'select posted, held_in, held_out from "market"."balance_buyers"(%s)',
@@ -189,8 +201,9 @@ class Balances:
             ],
         )
 
-    def suppliers(self) -> Balance:
+    def suppliers(self, **_unknown: Never) -> Balance:
         """The account suppliers."""
+        check_keywords("balance.suppliers", _unknown)
         return self._backend.balance(
             "balance.suppliers",
             'select posted, held_in, held_out from "market"."balance_suppliers"(%s)',
@@ -209,13 +222,14 @@ class Book:
         self.balance = Balances(backend)
         """Reads accounts: posted, held coming in, held going out."""
 
-    def expire(self, max: int = 1000) -> int:
+    def expire(self, max: int = 1000, **_unknown: Never) -> int:
         """Gives back up to max holds past their deadline and answers how
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
+        check_keywords("expire", _unknown)
         return self._backend.expire('select "market".expire(%s)', max)
 
-    def bulk(self, calls: Sequence[PgCall]) -> list[PgAnswer]:
+    def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
         answers each, in order, as it would be answered alone: a Result, a
         hold state (or None) for a status, or the error the call alone
@@ -223,6 +237,7 @@ class Book:
         autocommit mode they go in one pipeline; over psycopg2, or in the
         caller's transaction, one by one. No call sees another's answer: a
         post, void or status must not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return self._backend.bulk(calls)
 
 
@@ -232,8 +247,9 @@ class AsyncReceive:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def do(self, *, delivery: str, สินค้า: str, qty: int) -> Result:
+    async def do(self, *, delivery: str, สินค้า: str, qty: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("receive.do", _unknown)
         return await self._backend.call(
             "receive.do",
             'select result, reason from "market"."receive_do"(%s, %s, %s, %s)',
@@ -244,8 +260,9 @@ class AsyncReceive:
             ],
         )
 
-    def do_call(self, *, delivery: str, สินค้า: str, qty: int) -> PgCall:
+    def do_call(self, *, delivery: str, สินค้า: str, qty: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("receive.do", _unknown)
         return self._backend.make_call(
             "receive.do",
             'select result, reason from "market"."receive_do"(%s, %s, %s, %s)',
@@ -263,8 +280,9 @@ class AsyncSell:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def hold(self, *, order: str, สินค้า: str, मूल्य: int) -> Result:
+    async def hold(self, *, order: str, สินค้า: str, मूल्य: int, **_unknown: Never) -> Result:
         """Holds the amounts; post or void ends the hold."""
+        check_keywords("sell.hold", _unknown)
         return await self._backend.call(
             "sell.hold",
             'select result, reason from "market"."sell_hold"(%s, %s, %s, %s)',
@@ -275,8 +293,9 @@ class AsyncSell:
             ],
         )
 
-    def hold_call(self, *, order: str, สินค้า: str, मूल्य: int) -> PgCall:
+    def hold_call(self, *, order: str, สินค้า: str, मूल्य: int, **_unknown: Never) -> PgCall:
         """hold as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("sell.hold", _unknown)
         return self._backend.make_call(
             "sell.hold",
             'select result, reason from "market"."sell_hold"(%s, %s, %s, %s)',
@@ -287,8 +306,9 @@ class AsyncSell:
             ],
         )
 
-    async def post(self, *, order: str, मूल्य: int | None = None) -> Result:
+    async def post(self, *, order: str, मूल्य: int | None = None, **_unknown: Never) -> Result:
         """Posts the hold: the amounts given, or the whole hold when they are all left out."""
+        check_keywords("sell.post", _unknown)
         return await self._backend.call(
             "sell.post",
             'select result, reason from "market"."sell_post"(%s, %s, %s)',
@@ -298,8 +318,9 @@ class AsyncSell:
             ],
         )
 
-    def post_call(self, *, order: str, मूल्य: int | None = None) -> PgCall:
+    def post_call(self, *, order: str, मूल्य: int | None = None, **_unknown: Never) -> PgCall:
         """post as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("sell.post", _unknown)
         return self._backend.make_call(
             "sell.post",
             'select result, reason from "market"."sell_post"(%s, %s, %s)',
@@ -309,8 +330,9 @@ class AsyncSell:
             ],
         )
 
-    async def void(self, *, order: str) -> Result:
+    async def void(self, *, order: str, **_unknown: Never) -> Result:
         """Gives the hold back."""
+        check_keywords("sell.void", _unknown)
         return await self._backend.call(
             "sell.void",
             'select result, reason from "market"."sell_void"(%s, %s)',
@@ -319,8 +341,9 @@ class AsyncSell:
             ],
         )
 
-    def void_call(self, *, order: str) -> PgCall:
+    def void_call(self, *, order: str, **_unknown: Never) -> PgCall:
         """void as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("sell.void", _unknown)
         return self._backend.make_call(
             "sell.void",
             'select result, reason from "market"."sell_void"(%s, %s)',
@@ -329,8 +352,9 @@ class AsyncSell:
             ],
         )
 
-    async def status(self, *, order: str) -> HoldState | None:
+    async def status(self, *, order: str, **_unknown: Never) -> HoldState | None:
         """Where the hold stands; None when there is none. It writes nothing."""
+        check_keywords("sell.status", _unknown)
         return await self._backend.status(
             "sell.status",
             'select "market"."sell_status"(%s, %s)',
@@ -339,8 +363,9 @@ class AsyncSell:
             ],
         )
 
-    def status_call(self, *, order: str) -> PgCall:
+    def status_call(self, *, order: str, **_unknown: Never) -> PgCall:
         """status as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("sell.status", _unknown)
         return self._backend.make_call(
             "sell.status",
             'select "market"."sell_status"(%s, %s)',
@@ -357,8 +382,9 @@ class AsyncBalances:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def stock(self, *, สินค้า: str) -> Balance:
+    async def stock(self, *, สินค้า: str, **_unknown: Never) -> Balance:
         """The account stock."""
+        check_keywords("balance.stock", _unknown)
         return await self._backend.balance(
             "balance.stock",
             'select posted, held_in, held_out from "market"."balance_stock"(%s, %s)',
@@ -367,8 +393,9 @@ class AsyncBalances:
             ],
         )
 
-    async def buyers(self) -> Balance:
+    async def buyers(self, **_unknown: Never) -> Balance:
         """The account buyers."""
+        check_keywords("balance.buyers", _unknown)
         return await self._backend.balance(
             "balance.buyers",
             'select posted, held_in, held_out from "market"."balance_buyers"(%s)',
@@ -376,8 +403,9 @@ class AsyncBalances:
             ],
         )
 
-    async def suppliers(self) -> Balance:
+    async def suppliers(self, **_unknown: Never) -> Balance:
         """The account suppliers."""
+        check_keywords("balance.suppliers", _unknown)
         return await self._backend.balance(
             "balance.suppliers",
             'select posted, held_in, held_out from "market"."balance_suppliers"(%s)',
@@ -396,13 +424,14 @@ class AsyncBook:
         self.balance = AsyncBalances(backend)
         """Reads accounts: posted, held coming in, held going out."""
 
-    async def expire(self, max: int = 1000) -> int:
+    async def expire(self, max: int = 1000, **_unknown: Never) -> int:
         """Gives back up to max holds past their deadline and answers how
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
+        check_keywords("expire", _unknown)
         return await self._backend.expire('select "market".expire(%s)', max)
 
-    async def bulk(self, calls: Sequence[PgCall]) -> list[PgAnswer]:
+    async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
         answers each, in order, as it would be answered alone: a Result, a
         hold state (or None) for a status, or the error the call alone
@@ -410,6 +439,7 @@ class AsyncBook:
         autocommit mode they go in one pipeline; over psycopg2, or in the
         caller's transaction, one by one. No call sees another's answer: a
         post, void or status must not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return await self._backend.bulk(calls)
 
 
@@ -554,6 +584,18 @@ def describe(v: object) -> str:
     if isinstance(v, int):
         return f"the int {v}"
     return f"a {type(v).__name__}"
+
+
+def check_keywords(where: str, unknown: Mapping[str, object]) -> None:
+    """Refuses, before anything is sent, keyword arguments the operation
+    does not take: a generated method gathers them in **_unknown (typed
+    Never, so that a type checker names them too) rather than letting
+    Python raise its TypeError, so that every mistake in a call is a
+    ChoboError."""
+    if unknown:
+        names = ", ".join(repr(n) for n in unknown)
+        what = "an argument" if len(unknown) == 1 else "arguments"
+        raise ChoboError("CHOBO_BAD_ARGUMENT", f"{where}: the operation takes no {what} named {names}")
 
 
 def check_amount(where: str, name: str, v: object) -> int:

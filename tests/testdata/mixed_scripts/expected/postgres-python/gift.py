@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable, Generator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, AbstractContextManager
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, TypeAlias, TypeVar, cast
+from typing import Any, Literal, Never, Protocol, TypeAlias, TypeVar, cast
 
 # The client of the book gift kept in PostgreSQL: each operation is
 # one call of the book's SQL function (gift.sql), in one statement.
@@ -45,8 +45,9 @@ class Load:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def do(self, *, ref: str, member: str, n: int) -> Result:
+    def do(self, *, ref: str, member: str, n: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("load.do", _unknown)
         return self._backend.call(
             "load.do",
             'select result, reason from "gift"."load_do"(%s, %s, %s, %s)',
@@ -57,8 +58,9 @@ class Load:
             ],
         )
 
-    def do_call(self, *, ref: str, member: str, n: int) -> PgCall:
+    def do_call(self, *, ref: str, member: str, n: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("load.do", _unknown)
         return self._backend.make_call(
             "load.do",
             'select result, reason from "gift"."load_do"(%s, %s, %s, %s)',
@@ -76,8 +78,9 @@ class Spend:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def do(self, *, ref: str, member: str, n: int) -> Result:
+    def do(self, *, ref: str, member: str, n: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("spend.do", _unknown)
         return self._backend.call(
             "spend.do",
             'select result, reason from "gift"."spend_do"(%s, %s, %s, %s)',
@@ -88,8 +91,9 @@ class Spend:
             ],
         )
 
-    def do_call(self, *, ref: str, member: str, n: int) -> PgCall:
+    def do_call(self, *, ref: str, member: str, n: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("spend.do", _unknown)
         return self._backend.make_call(
             "spend.do",
             'select result, reason from "gift"."spend_do"(%s, %s, %s, %s)',
@@ -107,8 +111,9 @@ class Balances:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def cаrd(self, *, member: str) -> Balance:
+    def cаrd(self, *, member: str, **_unknown: Never) -> Balance:
         """The account cаrd."""
+        check_keywords("balance.cаrd", _unknown)
         return self._backend.balance(
             "balance.cаrd",
             'select posted, held_in, held_out from "gift"."balance_cаrd"(%s, %s)',
@@ -117,8 +122,9 @@ class Balances:
             ],
         )
 
-    def shop(self) -> Balance:
+    def shop(self, **_unknown: Never) -> Balance:
         """The account shop."""
+        check_keywords("balance.shop", _unknown)
         return self._backend.balance(
             "balance.shop",
             'select posted, held_in, held_out from "gift"."balance_shop"(%s)',
@@ -137,13 +143,14 @@ class Book:
         self.balance = Balances(backend)
         """Reads accounts: posted, held coming in, held going out."""
 
-    def expire(self, max: int = 1000) -> int:
+    def expire(self, max: int = 1000, **_unknown: Never) -> int:
         """Gives back up to max holds past their deadline and answers how
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
+        check_keywords("expire", _unknown)
         return self._backend.expire('select "gift".expire(%s)', max)
 
-    def bulk(self, calls: Sequence[PgCall]) -> list[PgAnswer]:
+    def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
         answers each, in order, as it would be answered alone: a Result, a
         hold state (or None) for a status, or the error the call alone
@@ -151,6 +158,7 @@ class Book:
         autocommit mode they go in one pipeline; over psycopg2, or in the
         caller's transaction, one by one. No call sees another's answer: a
         post, void or status must not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return self._backend.bulk(calls)
 
 
@@ -160,8 +168,9 @@ class AsyncLoad:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def do(self, *, ref: str, member: str, n: int) -> Result:
+    async def do(self, *, ref: str, member: str, n: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("load.do", _unknown)
         return await self._backend.call(
             "load.do",
             'select result, reason from "gift"."load_do"(%s, %s, %s, %s)',
@@ -172,8 +181,9 @@ class AsyncLoad:
             ],
         )
 
-    def do_call(self, *, ref: str, member: str, n: int) -> PgCall:
+    def do_call(self, *, ref: str, member: str, n: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("load.do", _unknown)
         return self._backend.make_call(
             "load.do",
             'select result, reason from "gift"."load_do"(%s, %s, %s, %s)',
@@ -191,8 +201,9 @@ class AsyncSpend:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def do(self, *, ref: str, member: str, n: int) -> Result:
+    async def do(self, *, ref: str, member: str, n: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("spend.do", _unknown)
         return await self._backend.call(
             "spend.do",
             'select result, reason from "gift"."spend_do"(%s, %s, %s, %s)',
@@ -203,8 +214,9 @@ class AsyncSpend:
             ],
         )
 
-    def do_call(self, *, ref: str, member: str, n: int) -> PgCall:
+    def do_call(self, *, ref: str, member: str, n: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("spend.do", _unknown)
         return self._backend.make_call(
             "spend.do",
             'select result, reason from "gift"."spend_do"(%s, %s, %s, %s)',
@@ -222,8 +234,9 @@ class AsyncBalances:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def cаrd(self, *, member: str) -> Balance:
+    async def cаrd(self, *, member: str, **_unknown: Never) -> Balance:
         """The account cаrd."""
+        check_keywords("balance.cаrd", _unknown)
         return await self._backend.balance(
             "balance.cаrd",
             'select posted, held_in, held_out from "gift"."balance_cаrd"(%s, %s)',
@@ -232,8 +245,9 @@ class AsyncBalances:
             ],
         )
 
-    async def shop(self) -> Balance:
+    async def shop(self, **_unknown: Never) -> Balance:
         """The account shop."""
+        check_keywords("balance.shop", _unknown)
         return await self._backend.balance(
             "balance.shop",
             'select posted, held_in, held_out from "gift"."balance_shop"(%s)',
@@ -252,13 +266,14 @@ class AsyncBook:
         self.balance = AsyncBalances(backend)
         """Reads accounts: posted, held coming in, held going out."""
 
-    async def expire(self, max: int = 1000) -> int:
+    async def expire(self, max: int = 1000, **_unknown: Never) -> int:
         """Gives back up to max holds past their deadline and answers how
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
+        check_keywords("expire", _unknown)
         return await self._backend.expire('select "gift".expire(%s)', max)
 
-    async def bulk(self, calls: Sequence[PgCall]) -> list[PgAnswer]:
+    async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
         answers each, in order, as it would be answered alone: a Result, a
         hold state (or None) for a status, or the error the call alone
@@ -266,6 +281,7 @@ class AsyncBook:
         autocommit mode they go in one pipeline; over psycopg2, or in the
         caller's transaction, one by one. No call sees another's answer: a
         post, void or status must not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return await self._backend.bulk(calls)
 
 
@@ -388,6 +404,18 @@ def describe(v: object) -> str:
     if isinstance(v, int):
         return f"the int {v}"
     return f"a {type(v).__name__}"
+
+
+def check_keywords(where: str, unknown: Mapping[str, object]) -> None:
+    """Refuses, before anything is sent, keyword arguments the operation
+    does not take: a generated method gathers them in **_unknown (typed
+    Never, so that a type checker names them too) rather than letting
+    Python raise its TypeError, so that every mistake in a call is a
+    ChoboError."""
+    if unknown:
+        names = ", ".join(repr(n) for n in unknown)
+        what = "an argument" if len(unknown) == 1 else "arguments"
+        raise ChoboError("CHOBO_BAD_ARGUMENT", f"{where}: the operation takes no {what} named {names}")
 
 
 def check_amount(where: str, name: str, v: object) -> int:

@@ -10,11 +10,11 @@ import re
 import secrets
 import threading
 import tigerbeetle as tb
-from collections.abc import Awaitable, Callable, Generator, Sequence
+from collections.abc import Awaitable, Callable, Generator, Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any, Literal, Protocol, TypeAlias, TypeVar, cast
+from typing import Any, Literal, Never, Protocol, TypeAlias, TypeVar, cast
 
 # The client of the book gift kept in TigerBeetle: each operation is
 # one linked chain of transfers sent in one request, so that every bound is
@@ -49,8 +49,9 @@ class Load:
     def __init__(self, backend: TigerBeetleBook) -> None:
         self._backend = backend
 
-    def do(self, *, ref: str, member: str, n: int) -> Result:
+    def do(self, *, ref: str, member: str, n: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("load.do", _unknown)
         return self._backend.call(
             0,
             "do",
@@ -61,8 +62,9 @@ class Load:
             ],
         )
 
-    def do_call(self, *, ref: str, member: str, n: int) -> TbCall:
+    def do_call(self, *, ref: str, member: str, n: int, **_unknown: Never) -> TbCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("load.do", _unknown)
         return tb_call(
             0,
             "do",
@@ -80,8 +82,9 @@ class Spend:
     def __init__(self, backend: TigerBeetleBook) -> None:
         self._backend = backend
 
-    def do(self, *, ref: str, member: str, n: int) -> Result:
+    def do(self, *, ref: str, member: str, n: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("spend.do", _unknown)
         return self._backend.call(
             1,
             "do",
@@ -92,8 +95,9 @@ class Spend:
             ],
         )
 
-    def do_call(self, *, ref: str, member: str, n: int) -> TbCall:
+    def do_call(self, *, ref: str, member: str, n: int, **_unknown: Never) -> TbCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("spend.do", _unknown)
         return tb_call(
             1,
             "do",
@@ -111,8 +115,9 @@ class Balances:
     def __init__(self, backend: TigerBeetleBook) -> None:
         self._backend = backend
 
-    def cаrd(self, *, member: str) -> Balance:
+    def cаrd(self, *, member: str, **_unknown: Never) -> Balance:
         """The account cаrd."""
+        check_keywords("balance.cаrd", _unknown)
         return self._backend.balance(
             0,
             [
@@ -120,8 +125,9 @@ class Balances:
             ],
         )
 
-    def shop(self) -> Balance:
+    def shop(self, **_unknown: Never) -> Balance:
         """The account shop."""
+        check_keywords("balance.shop", _unknown)
         return self._backend.balance(
             1,
             [],
@@ -138,7 +144,7 @@ class Book:
         """Reads accounts: posted, held coming in, held going out."""
         self._backend = backend
 
-    def bulk(self, calls: Sequence[TbCall]) -> list[TbAnswer]:
+    def bulk(self, calls: Sequence[TbCall], **_unknown: Never) -> list[TbAnswer]:
         """Sends many calls, made by the transfers' *_call methods, in as few
         requests as they fit (a request takes MAX_EVENTS transfers; a call's chain
         is never split), and answers each, in order, as it would be answered
@@ -146,6 +152,7 @@ class Book:
         the call alone would raise. TigerBeetle applies them one after
         another; no call sees another's answer: a post, void or status must
         not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return self._backend.bulk(calls)
 
 
@@ -155,8 +162,9 @@ class AsyncLoad:
     def __init__(self, backend: AsyncTigerBeetleBook) -> None:
         self._backend = backend
 
-    async def do(self, *, ref: str, member: str, n: int) -> Result:
+    async def do(self, *, ref: str, member: str, n: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("load.do", _unknown)
         return await self._backend.call(
             0,
             "do",
@@ -167,8 +175,9 @@ class AsyncLoad:
             ],
         )
 
-    def do_call(self, *, ref: str, member: str, n: int) -> TbCall:
+    def do_call(self, *, ref: str, member: str, n: int, **_unknown: Never) -> TbCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("load.do", _unknown)
         return tb_call(
             0,
             "do",
@@ -186,8 +195,9 @@ class AsyncSpend:
     def __init__(self, backend: AsyncTigerBeetleBook) -> None:
         self._backend = backend
 
-    async def do(self, *, ref: str, member: str, n: int) -> Result:
+    async def do(self, *, ref: str, member: str, n: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("spend.do", _unknown)
         return await self._backend.call(
             1,
             "do",
@@ -198,8 +208,9 @@ class AsyncSpend:
             ],
         )
 
-    def do_call(self, *, ref: str, member: str, n: int) -> TbCall:
+    def do_call(self, *, ref: str, member: str, n: int, **_unknown: Never) -> TbCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("spend.do", _unknown)
         return tb_call(
             1,
             "do",
@@ -217,8 +228,9 @@ class AsyncBalances:
     def __init__(self, backend: AsyncTigerBeetleBook) -> None:
         self._backend = backend
 
-    async def cаrd(self, *, member: str) -> Balance:
+    async def cаrd(self, *, member: str, **_unknown: Never) -> Balance:
         """The account cаrd."""
+        check_keywords("balance.cаrd", _unknown)
         return await self._backend.balance(
             0,
             [
@@ -226,8 +238,9 @@ class AsyncBalances:
             ],
         )
 
-    async def shop(self) -> Balance:
+    async def shop(self, **_unknown: Never) -> Balance:
         """The account shop."""
+        check_keywords("balance.shop", _unknown)
         return await self._backend.balance(
             1,
             [],
@@ -244,7 +257,7 @@ class AsyncBook:
         """Reads accounts: posted, held coming in, held going out."""
         self._backend = backend
 
-    async def bulk(self, calls: Sequence[TbCall]) -> list[TbAnswer]:
+    async def bulk(self, calls: Sequence[TbCall], **_unknown: Never) -> list[TbAnswer]:
         """Sends many calls, made by the transfers' *_call methods, in as few
         requests as they fit (a request takes MAX_EVENTS transfers; a call's chain
         is never split), and answers each, in order, as it would be answered
@@ -252,6 +265,7 @@ class AsyncBook:
         the call alone would raise. TigerBeetle applies them one after
         another; no call sees another's answer: a post, void or status must
         not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return await self._backend.bulk(calls)
 
 
@@ -403,6 +417,18 @@ def describe(v: object) -> str:
     if isinstance(v, int):
         return f"the int {v}"
     return f"a {type(v).__name__}"
+
+
+def check_keywords(where: str, unknown: Mapping[str, object]) -> None:
+    """Refuses, before anything is sent, keyword arguments the operation
+    does not take: a generated method gathers them in **_unknown (typed
+    Never, so that a type checker names them too) rather than letting
+    Python raise its TypeError, so that every mistake in a call is a
+    ChoboError."""
+    if unknown:
+        names = ", ".join(repr(n) for n in unknown)
+        what = "an argument" if len(unknown) == 1 else "arguments"
+        raise ChoboError("CHOBO_BAD_ARGUMENT", f"{where}: the operation takes no {what} named {names}")
 
 
 def check_amount(where: str, name: str, v: object) -> int:

@@ -10,11 +10,11 @@ import re
 import secrets
 import threading
 import tigerbeetle as tb
-from collections.abc import Awaitable, Callable, Generator, Sequence
+from collections.abc import Awaitable, Callable, Generator, Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any, Literal, Protocol, TypeAlias, TypeVar, cast
+from typing import Any, Literal, Never, Protocol, TypeAlias, TypeVar, cast
 
 # The client of the book only_fills kept in TigerBeetle: each operation is
 # one linked chain of transfers sent in one request, so that every bound is
@@ -49,8 +49,9 @@ class Tip:
     def __init__(self, backend: TigerBeetleBook) -> None:
         self._backend = backend
 
-    def do(self, *, bill: str, waiter: str, amount: int) -> Result:
+    def do(self, *, bill: str, waiter: str, amount: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("tip.do", _unknown)
         return self._backend.call(
             0,
             "do",
@@ -61,8 +62,9 @@ class Tip:
             ],
         )
 
-    def do_call(self, *, bill: str, waiter: str, amount: int) -> TbCall:
+    def do_call(self, *, bill: str, waiter: str, amount: int, **_unknown: Never) -> TbCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("tip.do", _unknown)
         return tb_call(
             0,
             "do",
@@ -80,8 +82,9 @@ class Balances:
     def __init__(self, backend: TigerBeetleBook) -> None:
         self._backend = backend
 
-    def tips(self, *, waiter: str) -> Balance:
+    def tips(self, *, waiter: str, **_unknown: Never) -> Balance:
         """The account tips."""
+        check_keywords("balance.tips", _unknown)
         return self._backend.balance(
             0,
             [
@@ -89,8 +92,9 @@ class Balances:
             ],
         )
 
-    def guests(self) -> Balance:
+    def guests(self, **_unknown: Never) -> Balance:
         """The account guests."""
+        check_keywords("balance.guests", _unknown)
         return self._backend.balance(
             1,
             [],
@@ -106,7 +110,7 @@ class Book:
         """Reads accounts: posted, held coming in, held going out."""
         self._backend = backend
 
-    def bulk(self, calls: Sequence[TbCall]) -> list[TbAnswer]:
+    def bulk(self, calls: Sequence[TbCall], **_unknown: Never) -> list[TbAnswer]:
         """Sends many calls, made by the transfers' *_call methods, in as few
         requests as they fit (a request takes MAX_EVENTS transfers; a call's chain
         is never split), and answers each, in order, as it would be answered
@@ -114,6 +118,7 @@ class Book:
         the call alone would raise. TigerBeetle applies them one after
         another; no call sees another's answer: a post, void or status must
         not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return self._backend.bulk(calls)
 
 
@@ -123,8 +128,9 @@ class AsyncTip:
     def __init__(self, backend: AsyncTigerBeetleBook) -> None:
         self._backend = backend
 
-    async def do(self, *, bill: str, waiter: str, amount: int) -> Result:
+    async def do(self, *, bill: str, waiter: str, amount: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("tip.do", _unknown)
         return await self._backend.call(
             0,
             "do",
@@ -135,8 +141,9 @@ class AsyncTip:
             ],
         )
 
-    def do_call(self, *, bill: str, waiter: str, amount: int) -> TbCall:
+    def do_call(self, *, bill: str, waiter: str, amount: int, **_unknown: Never) -> TbCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("tip.do", _unknown)
         return tb_call(
             0,
             "do",
@@ -154,8 +161,9 @@ class AsyncBalances:
     def __init__(self, backend: AsyncTigerBeetleBook) -> None:
         self._backend = backend
 
-    async def tips(self, *, waiter: str) -> Balance:
+    async def tips(self, *, waiter: str, **_unknown: Never) -> Balance:
         """The account tips."""
+        check_keywords("balance.tips", _unknown)
         return await self._backend.balance(
             0,
             [
@@ -163,8 +171,9 @@ class AsyncBalances:
             ],
         )
 
-    async def guests(self) -> Balance:
+    async def guests(self, **_unknown: Never) -> Balance:
         """The account guests."""
+        check_keywords("balance.guests", _unknown)
         return await self._backend.balance(
             1,
             [],
@@ -180,7 +189,7 @@ class AsyncBook:
         """Reads accounts: posted, held coming in, held going out."""
         self._backend = backend
 
-    async def bulk(self, calls: Sequence[TbCall]) -> list[TbAnswer]:
+    async def bulk(self, calls: Sequence[TbCall], **_unknown: Never) -> list[TbAnswer]:
         """Sends many calls, made by the transfers' *_call methods, in as few
         requests as they fit (a request takes MAX_EVENTS transfers; a call's chain
         is never split), and answers each, in order, as it would be answered
@@ -188,6 +197,7 @@ class AsyncBook:
         the call alone would raise. TigerBeetle applies them one after
         another; no call sees another's answer: a post, void or status must
         not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return await self._backend.bulk(calls)
 
 
@@ -331,6 +341,18 @@ def describe(v: object) -> str:
     if isinstance(v, int):
         return f"the int {v}"
     return f"a {type(v).__name__}"
+
+
+def check_keywords(where: str, unknown: Mapping[str, object]) -> None:
+    """Refuses, before anything is sent, keyword arguments the operation
+    does not take: a generated method gathers them in **_unknown (typed
+    Never, so that a type checker names them too) rather than letting
+    Python raise its TypeError, so that every mistake in a call is a
+    ChoboError."""
+    if unknown:
+        names = ", ".join(repr(n) for n in unknown)
+        what = "an argument" if len(unknown) == 1 else "arguments"
+        raise ChoboError("CHOBO_BAD_ARGUMENT", f"{where}: the operation takes no {what} named {names}")
 
 
 def check_amount(where: str, name: str, v: object) -> int:

@@ -10,11 +10,11 @@ import re
 import secrets
 import threading
 import tigerbeetle as tb
-from collections.abc import Awaitable, Callable, Generator, Sequence
+from collections.abc import Awaitable, Callable, Generator, Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any, Literal, Protocol, TypeAlias, TypeVar, cast
+from typing import Any, Literal, Never, Protocol, TypeAlias, TypeVar, cast
 
 # The client of the book order kept in TigerBeetle: each operation is
 # one linked chain of transfers sent in one request, so that every bound is
@@ -49,8 +49,9 @@ class Sale:
     def __init__(self, backend: TigerBeetleBook) -> None:
         self._backend = backend
 
-    def do(self, *, order: str, shop: str, price: int, fee: int) -> Result:
+    def do(self, *, order: str, shop: str, price: int, fee: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("sale.do", _unknown)
         return self._backend.call(
             0,
             "do",
@@ -62,8 +63,9 @@ class Sale:
             ],
         )
 
-    def do_call(self, *, order: str, shop: str, price: int, fee: int) -> TbCall:
+    def do_call(self, *, order: str, shop: str, price: int, fee: int, **_unknown: Never) -> TbCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("sale.do", _unknown)
         return tb_call(
             0,
             "do",
@@ -82,8 +84,9 @@ class Balances:
     def __init__(self, backend: TigerBeetleBook) -> None:
         self._backend = backend
 
-    def shop_sales(self, *, shop: str) -> Balance:
+    def shop_sales(self, *, shop: str, **_unknown: Never) -> Balance:
         """The account shop_sales."""
+        check_keywords("balance.shop_sales", _unknown)
         return self._backend.balance(
             0,
             [
@@ -91,15 +94,17 @@ class Balances:
             ],
         )
 
-    def buyers(self) -> Balance:
+    def buyers(self, **_unknown: Never) -> Balance:
         """The account buyers."""
+        check_keywords("balance.buyers", _unknown)
         return self._backend.balance(
             1,
             [],
         )
 
-    def fee_income(self) -> Balance:
+    def fee_income(self, **_unknown: Never) -> Balance:
         """The account fee_income."""
+        check_keywords("balance.fee_income", _unknown)
         return self._backend.balance(
             2,
             [],
@@ -116,7 +121,7 @@ class Book:
         """Reads accounts: posted, held coming in, held going out."""
         self._backend = backend
 
-    def bulk(self, calls: Sequence[TbCall]) -> list[TbAnswer]:
+    def bulk(self, calls: Sequence[TbCall], **_unknown: Never) -> list[TbAnswer]:
         """Sends many calls, made by the transfers' *_call methods, in as few
         requests as they fit (a request takes MAX_EVENTS transfers; a call's chain
         is never split), and answers each, in order, as it would be answered
@@ -124,6 +129,7 @@ class Book:
         the call alone would raise. TigerBeetle applies them one after
         another; no call sees another's answer: a post, void or status must
         not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return self._backend.bulk(calls)
 
 
@@ -133,8 +139,9 @@ class AsyncSale:
     def __init__(self, backend: AsyncTigerBeetleBook) -> None:
         self._backend = backend
 
-    async def do(self, *, order: str, shop: str, price: int, fee: int) -> Result:
+    async def do(self, *, order: str, shop: str, price: int, fee: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("sale.do", _unknown)
         return await self._backend.call(
             0,
             "do",
@@ -146,8 +153,9 @@ class AsyncSale:
             ],
         )
 
-    def do_call(self, *, order: str, shop: str, price: int, fee: int) -> TbCall:
+    def do_call(self, *, order: str, shop: str, price: int, fee: int, **_unknown: Never) -> TbCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("sale.do", _unknown)
         return tb_call(
             0,
             "do",
@@ -166,8 +174,9 @@ class AsyncBalances:
     def __init__(self, backend: AsyncTigerBeetleBook) -> None:
         self._backend = backend
 
-    async def shop_sales(self, *, shop: str) -> Balance:
+    async def shop_sales(self, *, shop: str, **_unknown: Never) -> Balance:
         """The account shop_sales."""
+        check_keywords("balance.shop_sales", _unknown)
         return await self._backend.balance(
             0,
             [
@@ -175,15 +184,17 @@ class AsyncBalances:
             ],
         )
 
-    async def buyers(self) -> Balance:
+    async def buyers(self, **_unknown: Never) -> Balance:
         """The account buyers."""
+        check_keywords("balance.buyers", _unknown)
         return await self._backend.balance(
             1,
             [],
         )
 
-    async def fee_income(self) -> Balance:
+    async def fee_income(self, **_unknown: Never) -> Balance:
         """The account fee_income."""
+        check_keywords("balance.fee_income", _unknown)
         return await self._backend.balance(
             2,
             [],
@@ -200,7 +211,7 @@ class AsyncBook:
         """Reads accounts: posted, held coming in, held going out."""
         self._backend = backend
 
-    async def bulk(self, calls: Sequence[TbCall]) -> list[TbAnswer]:
+    async def bulk(self, calls: Sequence[TbCall], **_unknown: Never) -> list[TbAnswer]:
         """Sends many calls, made by the transfers' *_call methods, in as few
         requests as they fit (a request takes MAX_EVENTS transfers; a call's chain
         is never split), and answers each, in order, as it would be answered
@@ -208,6 +219,7 @@ class AsyncBook:
         the call alone would raise. TigerBeetle applies them one after
         another; no call sees another's answer: a post, void or status must
         not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return await self._backend.bulk(calls)
 
 
@@ -353,6 +365,18 @@ def describe(v: object) -> str:
     if isinstance(v, int):
         return f"the int {v}"
     return f"a {type(v).__name__}"
+
+
+def check_keywords(where: str, unknown: Mapping[str, object]) -> None:
+    """Refuses, before anything is sent, keyword arguments the operation
+    does not take: a generated method gathers them in **_unknown (typed
+    Never, so that a type checker names them too) rather than letting
+    Python raise its TypeError, so that every mistake in a call is a
+    ChoboError."""
+    if unknown:
+        names = ", ".join(repr(n) for n in unknown)
+        what = "an argument" if len(unknown) == 1 else "arguments"
+        raise ChoboError("CHOBO_BAD_ARGUMENT", f"{where}: the operation takes no {what} named {names}")
 
 
 def check_amount(where: str, name: str, v: object) -> int:

@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable, Generator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, AbstractContextManager
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, TypeAlias, TypeVar, cast
+from typing import Any, Literal, Never, Protocol, TypeAlias, TypeVar, cast
 
 # The client of the book 順序 kept in PostgreSQL: each operation is
 # one call of the book's SQL function (順序.sql), in one statement.
@@ -45,8 +45,9 @@ class 売上:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def do(self, *, 注文: str, 店: str, 代金: int, 手数料: int) -> Result:
+    def do(self, *, 注文: str, 店: str, 代金: int, 手数料: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("売上.do", _unknown)
         return self._backend.call(
             "売上.do",
             'select result, reason from "順序"."売上_do"(%s, %s, %s, %s, %s)',
@@ -58,8 +59,9 @@ class 売上:
             ],
         )
 
-    def do_call(self, *, 注文: str, 店: str, 代金: int, 手数料: int) -> PgCall:
+    def do_call(self, *, 注文: str, 店: str, 代金: int, 手数料: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("売上.do", _unknown)
         return self._backend.make_call(
             "売上.do",
             'select result, reason from "順序"."売上_do"(%s, %s, %s, %s, %s)',
@@ -78,8 +80,9 @@ class Balances:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def 店の売上(self, *, 店: str) -> Balance:
+    def 店の売上(self, *, 店: str, **_unknown: Never) -> Balance:
         """The account 店の売上."""
+        check_keywords("balance.店の売上", _unknown)
         return self._backend.balance(
             "balance.店の売上",
             'select posted, held_in, held_out from "順序"."balance_店の売上"(%s, %s)',
@@ -88,8 +91,9 @@ class Balances:
             ],
         )
 
-    def 買い手(self) -> Balance:
+    def 買い手(self, **_unknown: Never) -> Balance:
         """The account 買い手."""
+        check_keywords("balance.買い手", _unknown)
         return self._backend.balance(
             "balance.買い手",
             'select posted, held_in, held_out from "順序"."balance_買い手"(%s)',
@@ -97,8 +101,9 @@ class Balances:
             ],
         )
 
-    def 手数料収入(self) -> Balance:
+    def 手数料収入(self, **_unknown: Never) -> Balance:
         """The account 手数料収入."""
+        check_keywords("balance.手数料収入", _unknown)
         return self._backend.balance(
             "balance.手数料収入",
             'select posted, held_in, held_out from "順序"."balance_手数料収入"(%s)',
@@ -117,13 +122,14 @@ class Book:
         self.balance = Balances(backend)
         """Reads accounts: posted, held coming in, held going out."""
 
-    def expire(self, max: int = 1000) -> int:
+    def expire(self, max: int = 1000, **_unknown: Never) -> int:
         """Gives back up to max holds past their deadline and answers how
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
+        check_keywords("expire", _unknown)
         return self._backend.expire('select "順序".expire(%s)', max)
 
-    def bulk(self, calls: Sequence[PgCall]) -> list[PgAnswer]:
+    def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
         answers each, in order, as it would be answered alone: a Result, a
         hold state (or None) for a status, or the error the call alone
@@ -131,6 +137,7 @@ class Book:
         autocommit mode they go in one pipeline; over psycopg2, or in the
         caller's transaction, one by one. No call sees another's answer: a
         post, void or status must not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return self._backend.bulk(calls)
 
 
@@ -140,8 +147,9 @@ class Async売上:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def do(self, *, 注文: str, 店: str, 代金: int, 手数料: int) -> Result:
+    async def do(self, *, 注文: str, 店: str, 代金: int, 手数料: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("売上.do", _unknown)
         return await self._backend.call(
             "売上.do",
             'select result, reason from "順序"."売上_do"(%s, %s, %s, %s, %s)',
@@ -153,8 +161,9 @@ class Async売上:
             ],
         )
 
-    def do_call(self, *, 注文: str, 店: str, 代金: int, 手数料: int) -> PgCall:
+    def do_call(self, *, 注文: str, 店: str, 代金: int, 手数料: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("売上.do", _unknown)
         return self._backend.make_call(
             "売上.do",
             'select result, reason from "順序"."売上_do"(%s, %s, %s, %s, %s)',
@@ -173,8 +182,9 @@ class AsyncBalances:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def 店の売上(self, *, 店: str) -> Balance:
+    async def 店の売上(self, *, 店: str, **_unknown: Never) -> Balance:
         """The account 店の売上."""
+        check_keywords("balance.店の売上", _unknown)
         return await self._backend.balance(
             "balance.店の売上",
             'select posted, held_in, held_out from "順序"."balance_店の売上"(%s, %s)',
@@ -183,8 +193,9 @@ class AsyncBalances:
             ],
         )
 
-    async def 買い手(self) -> Balance:
+    async def 買い手(self, **_unknown: Never) -> Balance:
         """The account 買い手."""
+        check_keywords("balance.買い手", _unknown)
         return await self._backend.balance(
             "balance.買い手",
             'select posted, held_in, held_out from "順序"."balance_買い手"(%s)',
@@ -192,8 +203,9 @@ class AsyncBalances:
             ],
         )
 
-    async def 手数料収入(self) -> Balance:
+    async def 手数料収入(self, **_unknown: Never) -> Balance:
         """The account 手数料収入."""
+        check_keywords("balance.手数料収入", _unknown)
         return await self._backend.balance(
             "balance.手数料収入",
             'select posted, held_in, held_out from "順序"."balance_手数料収入"(%s)',
@@ -212,13 +224,14 @@ class AsyncBook:
         self.balance = AsyncBalances(backend)
         """Reads accounts: posted, held coming in, held going out."""
 
-    async def expire(self, max: int = 1000) -> int:
+    async def expire(self, max: int = 1000, **_unknown: Never) -> int:
         """Gives back up to max holds past their deadline and answers how
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
+        check_keywords("expire", _unknown)
         return await self._backend.expire('select "順序".expire(%s)', max)
 
-    async def bulk(self, calls: Sequence[PgCall]) -> list[PgAnswer]:
+    async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
         answers each, in order, as it would be answered alone: a Result, a
         hold state (or None) for a status, or the error the call alone
@@ -226,6 +239,7 @@ class AsyncBook:
         autocommit mode they go in one pipeline; over psycopg2, or in the
         caller's transaction, one by one. No call sees another's answer: a
         post, void or status must not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return await self._backend.bulk(calls)
 
 
@@ -348,6 +362,18 @@ def describe(v: object) -> str:
     if isinstance(v, int):
         return f"the int {v}"
     return f"a {type(v).__name__}"
+
+
+def check_keywords(where: str, unknown: Mapping[str, object]) -> None:
+    """Refuses, before anything is sent, keyword arguments the operation
+    does not take: a generated method gathers them in **_unknown (typed
+    Never, so that a type checker names them too) rather than letting
+    Python raise its TypeError, so that every mistake in a call is a
+    ChoboError."""
+    if unknown:
+        names = ", ".join(repr(n) for n in unknown)
+        what = "an argument" if len(unknown) == 1 else "arguments"
+        raise ChoboError("CHOBO_BAD_ARGUMENT", f"{where}: the operation takes no {what} named {names}")
 
 
 def check_amount(where: str, name: str, v: object) -> int:

@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable, Generator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, AbstractContextManager
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, TypeAlias, TypeVar, cast
+from typing import Any, Literal, Never, Protocol, TypeAlias, TypeVar, cast
 
 # The client of the book points kept in PostgreSQL: each operation is
 # one call of the book's SQL function (points.sql), in one statement.
@@ -46,8 +46,9 @@ class Grant:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def hold(self, *, purchase: str, member: str, amount: int) -> Result:
+    def hold(self, *, purchase: str, member: str, amount: int, **_unknown: Never) -> Result:
         """Holds the amounts; post or void ends the hold."""
+        check_keywords("grant.hold", _unknown)
         return self._backend.call(
             "grant.hold",
             'select result, reason from "points"."grant_hold"(%s, %s, %s, %s)',
@@ -58,8 +59,9 @@ class Grant:
             ],
         )
 
-    def hold_call(self, *, purchase: str, member: str, amount: int) -> PgCall:
+    def hold_call(self, *, purchase: str, member: str, amount: int, **_unknown: Never) -> PgCall:
         """hold as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("grant.hold", _unknown)
         return self._backend.make_call(
             "grant.hold",
             'select result, reason from "points"."grant_hold"(%s, %s, %s, %s)',
@@ -70,8 +72,9 @@ class Grant:
             ],
         )
 
-    def post(self, *, purchase: str, amount: int | None = None) -> Result:
+    def post(self, *, purchase: str, amount: int | None = None, **_unknown: Never) -> Result:
         """Posts the hold: the amounts given, or the whole hold when they are all left out."""
+        check_keywords("grant.post", _unknown)
         return self._backend.call(
             "grant.post",
             'select result, reason from "points"."grant_post"(%s, %s, %s)',
@@ -81,8 +84,9 @@ class Grant:
             ],
         )
 
-    def post_call(self, *, purchase: str, amount: int | None = None) -> PgCall:
+    def post_call(self, *, purchase: str, amount: int | None = None, **_unknown: Never) -> PgCall:
         """post as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("grant.post", _unknown)
         return self._backend.make_call(
             "grant.post",
             'select result, reason from "points"."grant_post"(%s, %s, %s)',
@@ -92,8 +96,9 @@ class Grant:
             ],
         )
 
-    def void(self, *, purchase: str) -> Result:
+    def void(self, *, purchase: str, **_unknown: Never) -> Result:
         """Gives the hold back."""
+        check_keywords("grant.void", _unknown)
         return self._backend.call(
             "grant.void",
             'select result, reason from "points"."grant_void"(%s, %s)',
@@ -102,8 +107,9 @@ class Grant:
             ],
         )
 
-    def void_call(self, *, purchase: str) -> PgCall:
+    def void_call(self, *, purchase: str, **_unknown: Never) -> PgCall:
         """void as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("grant.void", _unknown)
         return self._backend.make_call(
             "grant.void",
             'select result, reason from "points"."grant_void"(%s, %s)',
@@ -112,8 +118,9 @@ class Grant:
             ],
         )
 
-    def status(self, *, purchase: str) -> HoldState | None:
+    def status(self, *, purchase: str, **_unknown: Never) -> HoldState | None:
         """Where the hold stands; None when there is none. It writes nothing."""
+        check_keywords("grant.status", _unknown)
         return self._backend.status(
             "grant.status",
             'select "points"."grant_status"(%s, %s)',
@@ -122,8 +129,9 @@ class Grant:
             ],
         )
 
-    def status_call(self, *, purchase: str) -> PgCall:
+    def status_call(self, *, purchase: str, **_unknown: Never) -> PgCall:
         """status as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("grant.status", _unknown)
         return self._backend.make_call(
             "grant.status",
             'select "points"."grant_status"(%s, %s)',
@@ -140,8 +148,9 @@ class Redeem:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def hold(self, *, checkout: str, member: str, amount: int) -> Result:
+    def hold(self, *, checkout: str, member: str, amount: int, **_unknown: Never) -> Result:
         """Holds the amounts; post or void ends the hold."""
+        check_keywords("redeem.hold", _unknown)
         return self._backend.call(
             "redeem.hold",
             'select result, reason from "points"."redeem_hold"(%s, %s, %s, %s)',
@@ -152,8 +161,9 @@ class Redeem:
             ],
         )
 
-    def hold_call(self, *, checkout: str, member: str, amount: int) -> PgCall:
+    def hold_call(self, *, checkout: str, member: str, amount: int, **_unknown: Never) -> PgCall:
         """hold as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("redeem.hold", _unknown)
         return self._backend.make_call(
             "redeem.hold",
             'select result, reason from "points"."redeem_hold"(%s, %s, %s, %s)',
@@ -164,8 +174,9 @@ class Redeem:
             ],
         )
 
-    def post(self, *, checkout: str, amount: int | None = None) -> Result:
+    def post(self, *, checkout: str, amount: int | None = None, **_unknown: Never) -> Result:
         """Posts the hold: the amounts given, or the whole hold when they are all left out."""
+        check_keywords("redeem.post", _unknown)
         return self._backend.call(
             "redeem.post",
             'select result, reason from "points"."redeem_post"(%s, %s, %s)',
@@ -175,8 +186,9 @@ class Redeem:
             ],
         )
 
-    def post_call(self, *, checkout: str, amount: int | None = None) -> PgCall:
+    def post_call(self, *, checkout: str, amount: int | None = None, **_unknown: Never) -> PgCall:
         """post as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("redeem.post", _unknown)
         return self._backend.make_call(
             "redeem.post",
             'select result, reason from "points"."redeem_post"(%s, %s, %s)',
@@ -186,8 +198,9 @@ class Redeem:
             ],
         )
 
-    def void(self, *, checkout: str) -> Result:
+    def void(self, *, checkout: str, **_unknown: Never) -> Result:
         """Gives the hold back."""
+        check_keywords("redeem.void", _unknown)
         return self._backend.call(
             "redeem.void",
             'select result, reason from "points"."redeem_void"(%s, %s)',
@@ -196,8 +209,9 @@ class Redeem:
             ],
         )
 
-    def void_call(self, *, checkout: str) -> PgCall:
+    def void_call(self, *, checkout: str, **_unknown: Never) -> PgCall:
         """void as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("redeem.void", _unknown)
         return self._backend.make_call(
             "redeem.void",
             'select result, reason from "points"."redeem_void"(%s, %s)',
@@ -206,8 +220,9 @@ class Redeem:
             ],
         )
 
-    def status(self, *, checkout: str) -> HoldState | None:
+    def status(self, *, checkout: str, **_unknown: Never) -> HoldState | None:
         """Where the hold stands; None when there is none. It writes nothing."""
+        check_keywords("redeem.status", _unknown)
         return self._backend.status(
             "redeem.status",
             'select "points"."redeem_status"(%s, %s)',
@@ -216,8 +231,9 @@ class Redeem:
             ],
         )
 
-    def status_call(self, *, checkout: str) -> PgCall:
+    def status_call(self, *, checkout: str, **_unknown: Never) -> PgCall:
         """status as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("redeem.status", _unknown)
         return self._backend.make_call(
             "redeem.status",
             'select "points"."redeem_status"(%s, %s)',
@@ -234,8 +250,9 @@ class Lapse:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def do(self, *, batch: str, member: str, amount: int) -> Result:
+    def do(self, *, batch: str, member: str, amount: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("lapse.do", _unknown)
         return self._backend.call(
             "lapse.do",
             'select result, reason from "points"."lapse_do"(%s, %s, %s, %s)',
@@ -246,8 +263,9 @@ class Lapse:
             ],
         )
 
-    def do_call(self, *, batch: str, member: str, amount: int) -> PgCall:
+    def do_call(self, *, batch: str, member: str, amount: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("lapse.do", _unknown)
         return self._backend.make_call(
             "lapse.do",
             'select result, reason from "points"."lapse_do"(%s, %s, %s, %s)',
@@ -265,8 +283,9 @@ class Balances:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def points(self, *, member: str) -> Balance:
+    def points(self, *, member: str, **_unknown: Never) -> Balance:
         """points: the member's points, from 0 up to the cap of 50,000."""
+        check_keywords("balance.points", _unknown)
         return self._backend.balance(
             "balance.points",
             'select posted, held_in, held_out from "points"."balance_points"(%s, %s)',
@@ -275,8 +294,9 @@ class Balances:
             ],
         )
 
-    def program(self) -> Balance:
+    def program(self, **_unknown: Never) -> Balance:
         """program: the loyalty programme, which issues points and takes back those that lapse."""
+        check_keywords("balance.program", _unknown)
         return self._backend.balance(
             "balance.program",
             'select posted, held_in, held_out from "points"."balance_program"(%s)',
@@ -284,8 +304,9 @@ class Balances:
             ],
         )
 
-    def redeemed(self) -> Balance:
+    def redeemed(self, **_unknown: Never) -> Balance:
         """redeemed: points spent on purchases."""
+        check_keywords("balance.redeemed", _unknown)
         return self._backend.balance(
             "balance.redeemed",
             'select posted, held_in, held_out from "points"."balance_redeemed"(%s)',
@@ -308,13 +329,14 @@ class Book:
         self.balance = Balances(backend)
         """Reads accounts: posted, held coming in, held going out."""
 
-    def expire(self, max: int = 1000) -> int:
+    def expire(self, max: int = 1000, **_unknown: Never) -> int:
         """Gives back up to max holds past their deadline and answers how
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
+        check_keywords("expire", _unknown)
         return self._backend.expire('select "points".expire(%s)', max)
 
-    def bulk(self, calls: Sequence[PgCall]) -> list[PgAnswer]:
+    def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
         answers each, in order, as it would be answered alone: a Result, a
         hold state (or None) for a status, or the error the call alone
@@ -322,6 +344,7 @@ class Book:
         autocommit mode they go in one pipeline; over psycopg2, or in the
         caller's transaction, one by one. No call sees another's answer: a
         post, void or status must not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return self._backend.bulk(calls)
 
 
@@ -331,8 +354,9 @@ class AsyncGrant:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def hold(self, *, purchase: str, member: str, amount: int) -> Result:
+    async def hold(self, *, purchase: str, member: str, amount: int, **_unknown: Never) -> Result:
         """Holds the amounts; post or void ends the hold."""
+        check_keywords("grant.hold", _unknown)
         return await self._backend.call(
             "grant.hold",
             'select result, reason from "points"."grant_hold"(%s, %s, %s, %s)',
@@ -343,8 +367,9 @@ class AsyncGrant:
             ],
         )
 
-    def hold_call(self, *, purchase: str, member: str, amount: int) -> PgCall:
+    def hold_call(self, *, purchase: str, member: str, amount: int, **_unknown: Never) -> PgCall:
         """hold as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("grant.hold", _unknown)
         return self._backend.make_call(
             "grant.hold",
             'select result, reason from "points"."grant_hold"(%s, %s, %s, %s)',
@@ -355,8 +380,9 @@ class AsyncGrant:
             ],
         )
 
-    async def post(self, *, purchase: str, amount: int | None = None) -> Result:
+    async def post(self, *, purchase: str, amount: int | None = None, **_unknown: Never) -> Result:
         """Posts the hold: the amounts given, or the whole hold when they are all left out."""
+        check_keywords("grant.post", _unknown)
         return await self._backend.call(
             "grant.post",
             'select result, reason from "points"."grant_post"(%s, %s, %s)',
@@ -366,8 +392,9 @@ class AsyncGrant:
             ],
         )
 
-    def post_call(self, *, purchase: str, amount: int | None = None) -> PgCall:
+    def post_call(self, *, purchase: str, amount: int | None = None, **_unknown: Never) -> PgCall:
         """post as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("grant.post", _unknown)
         return self._backend.make_call(
             "grant.post",
             'select result, reason from "points"."grant_post"(%s, %s, %s)',
@@ -377,8 +404,9 @@ class AsyncGrant:
             ],
         )
 
-    async def void(self, *, purchase: str) -> Result:
+    async def void(self, *, purchase: str, **_unknown: Never) -> Result:
         """Gives the hold back."""
+        check_keywords("grant.void", _unknown)
         return await self._backend.call(
             "grant.void",
             'select result, reason from "points"."grant_void"(%s, %s)',
@@ -387,8 +415,9 @@ class AsyncGrant:
             ],
         )
 
-    def void_call(self, *, purchase: str) -> PgCall:
+    def void_call(self, *, purchase: str, **_unknown: Never) -> PgCall:
         """void as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("grant.void", _unknown)
         return self._backend.make_call(
             "grant.void",
             'select result, reason from "points"."grant_void"(%s, %s)',
@@ -397,8 +426,9 @@ class AsyncGrant:
             ],
         )
 
-    async def status(self, *, purchase: str) -> HoldState | None:
+    async def status(self, *, purchase: str, **_unknown: Never) -> HoldState | None:
         """Where the hold stands; None when there is none. It writes nothing."""
+        check_keywords("grant.status", _unknown)
         return await self._backend.status(
             "grant.status",
             'select "points"."grant_status"(%s, %s)',
@@ -407,8 +437,9 @@ class AsyncGrant:
             ],
         )
 
-    def status_call(self, *, purchase: str) -> PgCall:
+    def status_call(self, *, purchase: str, **_unknown: Never) -> PgCall:
         """status as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("grant.status", _unknown)
         return self._backend.make_call(
             "grant.status",
             'select "points"."grant_status"(%s, %s)',
@@ -425,8 +456,9 @@ class AsyncRedeem:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def hold(self, *, checkout: str, member: str, amount: int) -> Result:
+    async def hold(self, *, checkout: str, member: str, amount: int, **_unknown: Never) -> Result:
         """Holds the amounts; post or void ends the hold."""
+        check_keywords("redeem.hold", _unknown)
         return await self._backend.call(
             "redeem.hold",
             'select result, reason from "points"."redeem_hold"(%s, %s, %s, %s)',
@@ -437,8 +469,9 @@ class AsyncRedeem:
             ],
         )
 
-    def hold_call(self, *, checkout: str, member: str, amount: int) -> PgCall:
+    def hold_call(self, *, checkout: str, member: str, amount: int, **_unknown: Never) -> PgCall:
         """hold as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("redeem.hold", _unknown)
         return self._backend.make_call(
             "redeem.hold",
             'select result, reason from "points"."redeem_hold"(%s, %s, %s, %s)',
@@ -449,8 +482,9 @@ class AsyncRedeem:
             ],
         )
 
-    async def post(self, *, checkout: str, amount: int | None = None) -> Result:
+    async def post(self, *, checkout: str, amount: int | None = None, **_unknown: Never) -> Result:
         """Posts the hold: the amounts given, or the whole hold when they are all left out."""
+        check_keywords("redeem.post", _unknown)
         return await self._backend.call(
             "redeem.post",
             'select result, reason from "points"."redeem_post"(%s, %s, %s)',
@@ -460,8 +494,9 @@ class AsyncRedeem:
             ],
         )
 
-    def post_call(self, *, checkout: str, amount: int | None = None) -> PgCall:
+    def post_call(self, *, checkout: str, amount: int | None = None, **_unknown: Never) -> PgCall:
         """post as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("redeem.post", _unknown)
         return self._backend.make_call(
             "redeem.post",
             'select result, reason from "points"."redeem_post"(%s, %s, %s)',
@@ -471,8 +506,9 @@ class AsyncRedeem:
             ],
         )
 
-    async def void(self, *, checkout: str) -> Result:
+    async def void(self, *, checkout: str, **_unknown: Never) -> Result:
         """Gives the hold back."""
+        check_keywords("redeem.void", _unknown)
         return await self._backend.call(
             "redeem.void",
             'select result, reason from "points"."redeem_void"(%s, %s)',
@@ -481,8 +517,9 @@ class AsyncRedeem:
             ],
         )
 
-    def void_call(self, *, checkout: str) -> PgCall:
+    def void_call(self, *, checkout: str, **_unknown: Never) -> PgCall:
         """void as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("redeem.void", _unknown)
         return self._backend.make_call(
             "redeem.void",
             'select result, reason from "points"."redeem_void"(%s, %s)',
@@ -491,8 +528,9 @@ class AsyncRedeem:
             ],
         )
 
-    async def status(self, *, checkout: str) -> HoldState | None:
+    async def status(self, *, checkout: str, **_unknown: Never) -> HoldState | None:
         """Where the hold stands; None when there is none. It writes nothing."""
+        check_keywords("redeem.status", _unknown)
         return await self._backend.status(
             "redeem.status",
             'select "points"."redeem_status"(%s, %s)',
@@ -501,8 +539,9 @@ class AsyncRedeem:
             ],
         )
 
-    def status_call(self, *, checkout: str) -> PgCall:
+    def status_call(self, *, checkout: str, **_unknown: Never) -> PgCall:
         """status as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("redeem.status", _unknown)
         return self._backend.make_call(
             "redeem.status",
             'select "points"."redeem_status"(%s, %s)',
@@ -519,8 +558,9 @@ class AsyncLapse:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def do(self, *, batch: str, member: str, amount: int) -> Result:
+    async def do(self, *, batch: str, member: str, amount: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("lapse.do", _unknown)
         return await self._backend.call(
             "lapse.do",
             'select result, reason from "points"."lapse_do"(%s, %s, %s, %s)',
@@ -531,8 +571,9 @@ class AsyncLapse:
             ],
         )
 
-    def do_call(self, *, batch: str, member: str, amount: int) -> PgCall:
+    def do_call(self, *, batch: str, member: str, amount: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("lapse.do", _unknown)
         return self._backend.make_call(
             "lapse.do",
             'select result, reason from "points"."lapse_do"(%s, %s, %s, %s)',
@@ -550,8 +591,9 @@ class AsyncBalances:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def points(self, *, member: str) -> Balance:
+    async def points(self, *, member: str, **_unknown: Never) -> Balance:
         """points: the member's points, from 0 up to the cap of 50,000."""
+        check_keywords("balance.points", _unknown)
         return await self._backend.balance(
             "balance.points",
             'select posted, held_in, held_out from "points"."balance_points"(%s, %s)',
@@ -560,8 +602,9 @@ class AsyncBalances:
             ],
         )
 
-    async def program(self) -> Balance:
+    async def program(self, **_unknown: Never) -> Balance:
         """program: the loyalty programme, which issues points and takes back those that lapse."""
+        check_keywords("balance.program", _unknown)
         return await self._backend.balance(
             "balance.program",
             'select posted, held_in, held_out from "points"."balance_program"(%s)',
@@ -569,8 +612,9 @@ class AsyncBalances:
             ],
         )
 
-    async def redeemed(self) -> Balance:
+    async def redeemed(self, **_unknown: Never) -> Balance:
         """redeemed: points spent on purchases."""
+        check_keywords("balance.redeemed", _unknown)
         return await self._backend.balance(
             "balance.redeemed",
             'select posted, held_in, held_out from "points"."balance_redeemed"(%s)',
@@ -593,13 +637,14 @@ class AsyncBook:
         self.balance = AsyncBalances(backend)
         """Reads accounts: posted, held coming in, held going out."""
 
-    async def expire(self, max: int = 1000) -> int:
+    async def expire(self, max: int = 1000, **_unknown: Never) -> int:
         """Gives back up to max holds past their deadline and answers how
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
+        check_keywords("expire", _unknown)
         return await self._backend.expire('select "points".expire(%s)', max)
 
-    async def bulk(self, calls: Sequence[PgCall]) -> list[PgAnswer]:
+    async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
         answers each, in order, as it would be answered alone: a Result, a
         hold state (or None) for a status, or the error the call alone
@@ -607,6 +652,7 @@ class AsyncBook:
         autocommit mode they go in one pipeline; over psycopg2, or in the
         caller's transaction, one by one. No call sees another's answer: a
         post, void or status must not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return await self._backend.bulk(calls)
 
 
@@ -751,6 +797,18 @@ def describe(v: object) -> str:
     if isinstance(v, int):
         return f"the int {v}"
     return f"a {type(v).__name__}"
+
+
+def check_keywords(where: str, unknown: Mapping[str, object]) -> None:
+    """Refuses, before anything is sent, keyword arguments the operation
+    does not take: a generated method gathers them in **_unknown (typed
+    Never, so that a type checker names them too) rather than letting
+    Python raise its TypeError, so that every mistake in a call is a
+    ChoboError."""
+    if unknown:
+        names = ", ".join(repr(n) for n in unknown)
+        what = "an argument" if len(unknown) == 1 else "arguments"
+        raise ChoboError("CHOBO_BAD_ARGUMENT", f"{where}: the operation takes no {what} named {names}")
 
 
 def check_amount(where: str, name: str, v: object) -> int:

@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable, Generator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, AbstractContextManager
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, TypeAlias, TypeVar, cast
+from typing import Any, Literal, Never, Protocol, TypeAlias, TypeVar, cast
 
 # The client of the book ポイント kept in PostgreSQL: each operation is
 # one call of the book's SQL function (ポイント.sql), in one statement.
@@ -46,8 +46,9 @@ class 付与:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def hold(self, *, 購入: str, 会員: str, 点数: int) -> Result:
+    def hold(self, *, 購入: str, 会員: str, 点数: int, **_unknown: Never) -> Result:
         """Holds the amounts; post or void ends the hold."""
+        check_keywords("付与.hold", _unknown)
         return self._backend.call(
             "付与.hold",
             'select result, reason from "ポイント"."付与_hold"(%s, %s, %s, %s)',
@@ -58,8 +59,9 @@ class 付与:
             ],
         )
 
-    def hold_call(self, *, 購入: str, 会員: str, 点数: int) -> PgCall:
+    def hold_call(self, *, 購入: str, 会員: str, 点数: int, **_unknown: Never) -> PgCall:
         """hold as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("付与.hold", _unknown)
         return self._backend.make_call(
             "付与.hold",
             'select result, reason from "ポイント"."付与_hold"(%s, %s, %s, %s)',
@@ -70,8 +72,9 @@ class 付与:
             ],
         )
 
-    def post(self, *, 購入: str, 点数: int | None = None) -> Result:
+    def post(self, *, 購入: str, 点数: int | None = None, **_unknown: Never) -> Result:
         """Posts the hold: the amounts given, or the whole hold when they are all left out."""
+        check_keywords("付与.post", _unknown)
         return self._backend.call(
             "付与.post",
             'select result, reason from "ポイント"."付与_post"(%s, %s, %s)',
@@ -81,8 +84,9 @@ class 付与:
             ],
         )
 
-    def post_call(self, *, 購入: str, 点数: int | None = None) -> PgCall:
+    def post_call(self, *, 購入: str, 点数: int | None = None, **_unknown: Never) -> PgCall:
         """post as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("付与.post", _unknown)
         return self._backend.make_call(
             "付与.post",
             'select result, reason from "ポイント"."付与_post"(%s, %s, %s)',
@@ -92,8 +96,9 @@ class 付与:
             ],
         )
 
-    def void(self, *, 購入: str) -> Result:
+    def void(self, *, 購入: str, **_unknown: Never) -> Result:
         """Gives the hold back."""
+        check_keywords("付与.void", _unknown)
         return self._backend.call(
             "付与.void",
             'select result, reason from "ポイント"."付与_void"(%s, %s)',
@@ -102,8 +107,9 @@ class 付与:
             ],
         )
 
-    def void_call(self, *, 購入: str) -> PgCall:
+    def void_call(self, *, 購入: str, **_unknown: Never) -> PgCall:
         """void as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("付与.void", _unknown)
         return self._backend.make_call(
             "付与.void",
             'select result, reason from "ポイント"."付与_void"(%s, %s)',
@@ -112,8 +118,9 @@ class 付与:
             ],
         )
 
-    def status(self, *, 購入: str) -> HoldState | None:
+    def status(self, *, 購入: str, **_unknown: Never) -> HoldState | None:
         """Where the hold stands; None when there is none. It writes nothing."""
+        check_keywords("付与.status", _unknown)
         return self._backend.status(
             "付与.status",
             'select "ポイント"."付与_status"(%s, %s)',
@@ -122,8 +129,9 @@ class 付与:
             ],
         )
 
-    def status_call(self, *, 購入: str) -> PgCall:
+    def status_call(self, *, 購入: str, **_unknown: Never) -> PgCall:
         """status as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("付与.status", _unknown)
         return self._backend.make_call(
             "付与.status",
             'select "ポイント"."付与_status"(%s, %s)',
@@ -140,8 +148,9 @@ class 利用:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def hold(self, *, 会計: str, 会員: str, 点数: int) -> Result:
+    def hold(self, *, 会計: str, 会員: str, 点数: int, **_unknown: Never) -> Result:
         """Holds the amounts; post or void ends the hold."""
+        check_keywords("利用.hold", _unknown)
         return self._backend.call(
             "利用.hold",
             'select result, reason from "ポイント"."利用_hold"(%s, %s, %s, %s)',
@@ -152,8 +161,9 @@ class 利用:
             ],
         )
 
-    def hold_call(self, *, 会計: str, 会員: str, 点数: int) -> PgCall:
+    def hold_call(self, *, 会計: str, 会員: str, 点数: int, **_unknown: Never) -> PgCall:
         """hold as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("利用.hold", _unknown)
         return self._backend.make_call(
             "利用.hold",
             'select result, reason from "ポイント"."利用_hold"(%s, %s, %s, %s)',
@@ -164,8 +174,9 @@ class 利用:
             ],
         )
 
-    def post(self, *, 会計: str, 点数: int | None = None) -> Result:
+    def post(self, *, 会計: str, 点数: int | None = None, **_unknown: Never) -> Result:
         """Posts the hold: the amounts given, or the whole hold when they are all left out."""
+        check_keywords("利用.post", _unknown)
         return self._backend.call(
             "利用.post",
             'select result, reason from "ポイント"."利用_post"(%s, %s, %s)',
@@ -175,8 +186,9 @@ class 利用:
             ],
         )
 
-    def post_call(self, *, 会計: str, 点数: int | None = None) -> PgCall:
+    def post_call(self, *, 会計: str, 点数: int | None = None, **_unknown: Never) -> PgCall:
         """post as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("利用.post", _unknown)
         return self._backend.make_call(
             "利用.post",
             'select result, reason from "ポイント"."利用_post"(%s, %s, %s)',
@@ -186,8 +198,9 @@ class 利用:
             ],
         )
 
-    def void(self, *, 会計: str) -> Result:
+    def void(self, *, 会計: str, **_unknown: Never) -> Result:
         """Gives the hold back."""
+        check_keywords("利用.void", _unknown)
         return self._backend.call(
             "利用.void",
             'select result, reason from "ポイント"."利用_void"(%s, %s)',
@@ -196,8 +209,9 @@ class 利用:
             ],
         )
 
-    def void_call(self, *, 会計: str) -> PgCall:
+    def void_call(self, *, 会計: str, **_unknown: Never) -> PgCall:
         """void as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("利用.void", _unknown)
         return self._backend.make_call(
             "利用.void",
             'select result, reason from "ポイント"."利用_void"(%s, %s)',
@@ -206,8 +220,9 @@ class 利用:
             ],
         )
 
-    def status(self, *, 会計: str) -> HoldState | None:
+    def status(self, *, 会計: str, **_unknown: Never) -> HoldState | None:
         """Where the hold stands; None when there is none. It writes nothing."""
+        check_keywords("利用.status", _unknown)
         return self._backend.status(
             "利用.status",
             'select "ポイント"."利用_status"(%s, %s)',
@@ -216,8 +231,9 @@ class 利用:
             ],
         )
 
-    def status_call(self, *, 会計: str) -> PgCall:
+    def status_call(self, *, 会計: str, **_unknown: Never) -> PgCall:
         """status as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("利用.status", _unknown)
         return self._backend.make_call(
             "利用.status",
             'select "ポイント"."利用_status"(%s, %s)',
@@ -234,8 +250,9 @@ class 失効:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def do(self, *, 処理: str, 会員: str, 点数: int) -> Result:
+    def do(self, *, 処理: str, 会員: str, 点数: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("失効.do", _unknown)
         return self._backend.call(
             "失効.do",
             'select result, reason from "ポイント"."失効_do"(%s, %s, %s, %s)',
@@ -246,8 +263,9 @@ class 失効:
             ],
         )
 
-    def do_call(self, *, 処理: str, 会員: str, 点数: int) -> PgCall:
+    def do_call(self, *, 処理: str, 会員: str, 点数: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("失効.do", _unknown)
         return self._backend.make_call(
             "失効.do",
             'select result, reason from "ポイント"."失効_do"(%s, %s, %s, %s)',
@@ -265,8 +283,9 @@ class Balances:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def ポイント(self, *, 会員: str) -> Balance:
+    def ポイント(self, *, 会員: str, **_unknown: Never) -> Balance:
         """ポイント: 会員のポイント。0 から上限の 50,000 まで."""
+        check_keywords("balance.ポイント", _unknown)
         return self._backend.balance(
             "balance.ポイント",
             'select posted, held_in, held_out from "ポイント"."balance_ポイント"(%s, %s)',
@@ -275,8 +294,9 @@ class Balances:
             ],
         )
 
-    def 発行元(self) -> Balance:
+    def 発行元(self, **_unknown: Never) -> Balance:
         """発行元: ポイントを出し、失効したものを引き取るポイント制度."""
+        check_keywords("balance.発行元", _unknown)
         return self._backend.balance(
             "balance.発行元",
             'select posted, held_in, held_out from "ポイント"."balance_発行元"(%s)',
@@ -284,8 +304,9 @@ class Balances:
             ],
         )
 
-    def 利用済み(self) -> Balance:
+    def 利用済み(self, **_unknown: Never) -> Balance:
         """利用済み: 買い物に使われたポイント."""
+        check_keywords("balance.利用済み", _unknown)
         return self._backend.balance(
             "balance.利用済み",
             'select posted, held_in, held_out from "ポイント"."balance_利用済み"(%s)',
@@ -308,13 +329,14 @@ class Book:
         self.balance = Balances(backend)
         """Reads accounts: posted, held coming in, held going out."""
 
-    def expire(self, max: int = 1000) -> int:
+    def expire(self, max: int = 1000, **_unknown: Never) -> int:
         """Gives back up to max holds past their deadline and answers how
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
+        check_keywords("expire", _unknown)
         return self._backend.expire('select "ポイント".expire(%s)', max)
 
-    def bulk(self, calls: Sequence[PgCall]) -> list[PgAnswer]:
+    def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
         answers each, in order, as it would be answered alone: a Result, a
         hold state (or None) for a status, or the error the call alone
@@ -322,6 +344,7 @@ class Book:
         autocommit mode they go in one pipeline; over psycopg2, or in the
         caller's transaction, one by one. No call sees another's answer: a
         post, void or status must not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return self._backend.bulk(calls)
 
 
@@ -331,8 +354,9 @@ class Async付与:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def hold(self, *, 購入: str, 会員: str, 点数: int) -> Result:
+    async def hold(self, *, 購入: str, 会員: str, 点数: int, **_unknown: Never) -> Result:
         """Holds the amounts; post or void ends the hold."""
+        check_keywords("付与.hold", _unknown)
         return await self._backend.call(
             "付与.hold",
             'select result, reason from "ポイント"."付与_hold"(%s, %s, %s, %s)',
@@ -343,8 +367,9 @@ class Async付与:
             ],
         )
 
-    def hold_call(self, *, 購入: str, 会員: str, 点数: int) -> PgCall:
+    def hold_call(self, *, 購入: str, 会員: str, 点数: int, **_unknown: Never) -> PgCall:
         """hold as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("付与.hold", _unknown)
         return self._backend.make_call(
             "付与.hold",
             'select result, reason from "ポイント"."付与_hold"(%s, %s, %s, %s)',
@@ -355,8 +380,9 @@ class Async付与:
             ],
         )
 
-    async def post(self, *, 購入: str, 点数: int | None = None) -> Result:
+    async def post(self, *, 購入: str, 点数: int | None = None, **_unknown: Never) -> Result:
         """Posts the hold: the amounts given, or the whole hold when they are all left out."""
+        check_keywords("付与.post", _unknown)
         return await self._backend.call(
             "付与.post",
             'select result, reason from "ポイント"."付与_post"(%s, %s, %s)',
@@ -366,8 +392,9 @@ class Async付与:
             ],
         )
 
-    def post_call(self, *, 購入: str, 点数: int | None = None) -> PgCall:
+    def post_call(self, *, 購入: str, 点数: int | None = None, **_unknown: Never) -> PgCall:
         """post as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("付与.post", _unknown)
         return self._backend.make_call(
             "付与.post",
             'select result, reason from "ポイント"."付与_post"(%s, %s, %s)',
@@ -377,8 +404,9 @@ class Async付与:
             ],
         )
 
-    async def void(self, *, 購入: str) -> Result:
+    async def void(self, *, 購入: str, **_unknown: Never) -> Result:
         """Gives the hold back."""
+        check_keywords("付与.void", _unknown)
         return await self._backend.call(
             "付与.void",
             'select result, reason from "ポイント"."付与_void"(%s, %s)',
@@ -387,8 +415,9 @@ class Async付与:
             ],
         )
 
-    def void_call(self, *, 購入: str) -> PgCall:
+    def void_call(self, *, 購入: str, **_unknown: Never) -> PgCall:
         """void as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("付与.void", _unknown)
         return self._backend.make_call(
             "付与.void",
             'select result, reason from "ポイント"."付与_void"(%s, %s)',
@@ -397,8 +426,9 @@ class Async付与:
             ],
         )
 
-    async def status(self, *, 購入: str) -> HoldState | None:
+    async def status(self, *, 購入: str, **_unknown: Never) -> HoldState | None:
         """Where the hold stands; None when there is none. It writes nothing."""
+        check_keywords("付与.status", _unknown)
         return await self._backend.status(
             "付与.status",
             'select "ポイント"."付与_status"(%s, %s)',
@@ -407,8 +437,9 @@ class Async付与:
             ],
         )
 
-    def status_call(self, *, 購入: str) -> PgCall:
+    def status_call(self, *, 購入: str, **_unknown: Never) -> PgCall:
         """status as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("付与.status", _unknown)
         return self._backend.make_call(
             "付与.status",
             'select "ポイント"."付与_status"(%s, %s)',
@@ -425,8 +456,9 @@ class Async利用:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def hold(self, *, 会計: str, 会員: str, 点数: int) -> Result:
+    async def hold(self, *, 会計: str, 会員: str, 点数: int, **_unknown: Never) -> Result:
         """Holds the amounts; post or void ends the hold."""
+        check_keywords("利用.hold", _unknown)
         return await self._backend.call(
             "利用.hold",
             'select result, reason from "ポイント"."利用_hold"(%s, %s, %s, %s)',
@@ -437,8 +469,9 @@ class Async利用:
             ],
         )
 
-    def hold_call(self, *, 会計: str, 会員: str, 点数: int) -> PgCall:
+    def hold_call(self, *, 会計: str, 会員: str, 点数: int, **_unknown: Never) -> PgCall:
         """hold as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("利用.hold", _unknown)
         return self._backend.make_call(
             "利用.hold",
             'select result, reason from "ポイント"."利用_hold"(%s, %s, %s, %s)',
@@ -449,8 +482,9 @@ class Async利用:
             ],
         )
 
-    async def post(self, *, 会計: str, 点数: int | None = None) -> Result:
+    async def post(self, *, 会計: str, 点数: int | None = None, **_unknown: Never) -> Result:
         """Posts the hold: the amounts given, or the whole hold when they are all left out."""
+        check_keywords("利用.post", _unknown)
         return await self._backend.call(
             "利用.post",
             'select result, reason from "ポイント"."利用_post"(%s, %s, %s)',
@@ -460,8 +494,9 @@ class Async利用:
             ],
         )
 
-    def post_call(self, *, 会計: str, 点数: int | None = None) -> PgCall:
+    def post_call(self, *, 会計: str, 点数: int | None = None, **_unknown: Never) -> PgCall:
         """post as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("利用.post", _unknown)
         return self._backend.make_call(
             "利用.post",
             'select result, reason from "ポイント"."利用_post"(%s, %s, %s)',
@@ -471,8 +506,9 @@ class Async利用:
             ],
         )
 
-    async def void(self, *, 会計: str) -> Result:
+    async def void(self, *, 会計: str, **_unknown: Never) -> Result:
         """Gives the hold back."""
+        check_keywords("利用.void", _unknown)
         return await self._backend.call(
             "利用.void",
             'select result, reason from "ポイント"."利用_void"(%s, %s)',
@@ -481,8 +517,9 @@ class Async利用:
             ],
         )
 
-    def void_call(self, *, 会計: str) -> PgCall:
+    def void_call(self, *, 会計: str, **_unknown: Never) -> PgCall:
         """void as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("利用.void", _unknown)
         return self._backend.make_call(
             "利用.void",
             'select result, reason from "ポイント"."利用_void"(%s, %s)',
@@ -491,8 +528,9 @@ class Async利用:
             ],
         )
 
-    async def status(self, *, 会計: str) -> HoldState | None:
+    async def status(self, *, 会計: str, **_unknown: Never) -> HoldState | None:
         """Where the hold stands; None when there is none. It writes nothing."""
+        check_keywords("利用.status", _unknown)
         return await self._backend.status(
             "利用.status",
             'select "ポイント"."利用_status"(%s, %s)',
@@ -501,8 +539,9 @@ class Async利用:
             ],
         )
 
-    def status_call(self, *, 会計: str) -> PgCall:
+    def status_call(self, *, 会計: str, **_unknown: Never) -> PgCall:
         """status as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("利用.status", _unknown)
         return self._backend.make_call(
             "利用.status",
             'select "ポイント"."利用_status"(%s, %s)',
@@ -519,8 +558,9 @@ class Async失効:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def do(self, *, 処理: str, 会員: str, 点数: int) -> Result:
+    async def do(self, *, 処理: str, 会員: str, 点数: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("失効.do", _unknown)
         return await self._backend.call(
             "失効.do",
             'select result, reason from "ポイント"."失効_do"(%s, %s, %s, %s)',
@@ -531,8 +571,9 @@ class Async失効:
             ],
         )
 
-    def do_call(self, *, 処理: str, 会員: str, 点数: int) -> PgCall:
+    def do_call(self, *, 処理: str, 会員: str, 点数: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("失効.do", _unknown)
         return self._backend.make_call(
             "失効.do",
             'select result, reason from "ポイント"."失効_do"(%s, %s, %s, %s)',
@@ -550,8 +591,9 @@ class AsyncBalances:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def ポイント(self, *, 会員: str) -> Balance:
+    async def ポイント(self, *, 会員: str, **_unknown: Never) -> Balance:
         """ポイント: 会員のポイント。0 から上限の 50,000 まで."""
+        check_keywords("balance.ポイント", _unknown)
         return await self._backend.balance(
             "balance.ポイント",
             'select posted, held_in, held_out from "ポイント"."balance_ポイント"(%s, %s)',
@@ -560,8 +602,9 @@ class AsyncBalances:
             ],
         )
 
-    async def 発行元(self) -> Balance:
+    async def 発行元(self, **_unknown: Never) -> Balance:
         """発行元: ポイントを出し、失効したものを引き取るポイント制度."""
+        check_keywords("balance.発行元", _unknown)
         return await self._backend.balance(
             "balance.発行元",
             'select posted, held_in, held_out from "ポイント"."balance_発行元"(%s)',
@@ -569,8 +612,9 @@ class AsyncBalances:
             ],
         )
 
-    async def 利用済み(self) -> Balance:
+    async def 利用済み(self, **_unknown: Never) -> Balance:
         """利用済み: 買い物に使われたポイント."""
+        check_keywords("balance.利用済み", _unknown)
         return await self._backend.balance(
             "balance.利用済み",
             'select posted, held_in, held_out from "ポイント"."balance_利用済み"(%s)',
@@ -593,13 +637,14 @@ class AsyncBook:
         self.balance = AsyncBalances(backend)
         """Reads accounts: posted, held coming in, held going out."""
 
-    async def expire(self, max: int = 1000) -> int:
+    async def expire(self, max: int = 1000, **_unknown: Never) -> int:
         """Gives back up to max holds past their deadline and answers how
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
+        check_keywords("expire", _unknown)
         return await self._backend.expire('select "ポイント".expire(%s)', max)
 
-    async def bulk(self, calls: Sequence[PgCall]) -> list[PgAnswer]:
+    async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
         answers each, in order, as it would be answered alone: a Result, a
         hold state (or None) for a status, or the error the call alone
@@ -607,6 +652,7 @@ class AsyncBook:
         autocommit mode they go in one pipeline; over psycopg2, or in the
         caller's transaction, one by one. No call sees another's answer: a
         post, void or status must not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return await self._backend.bulk(calls)
 
 
@@ -751,6 +797,18 @@ def describe(v: object) -> str:
     if isinstance(v, int):
         return f"the int {v}"
     return f"a {type(v).__name__}"
+
+
+def check_keywords(where: str, unknown: Mapping[str, object]) -> None:
+    """Refuses, before anything is sent, keyword arguments the operation
+    does not take: a generated method gathers them in **_unknown (typed
+    Never, so that a type checker names them too) rather than letting
+    Python raise its TypeError, so that every mistake in a call is a
+    ChoboError."""
+    if unknown:
+        names = ", ".join(repr(n) for n in unknown)
+        what = "an argument" if len(unknown) == 1 else "arguments"
+        raise ChoboError("CHOBO_BAD_ARGUMENT", f"{where}: the operation takes no {what} named {names}")
 
 
 def check_amount(where: str, name: str, v: object) -> int:

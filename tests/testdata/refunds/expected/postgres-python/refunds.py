@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable, Generator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, AbstractContextManager
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, TypeAlias, TypeVar, cast
+from typing import Any, Literal, Never, Protocol, TypeAlias, TypeVar, cast
 
 # The client of the book refunds kept in PostgreSQL: each operation is
 # one call of the book's SQL function (refunds.sql), in one statement.
@@ -45,8 +45,9 @@ class Sale:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def do(self, *, order: str, amount: int) -> Result:
+    def do(self, *, order: str, amount: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("sale.do", _unknown)
         return self._backend.call(
             "sale.do",
             'select result, reason from "refunds"."sale_do"(%s, %s, %s)',
@@ -56,8 +57,9 @@ class Sale:
             ],
         )
 
-    def do_call(self, *, order: str, amount: int) -> PgCall:
+    def do_call(self, *, order: str, amount: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("sale.do", _unknown)
         return self._backend.make_call(
             "sale.do",
             'select result, reason from "refunds"."sale_do"(%s, %s, %s)',
@@ -74,8 +76,9 @@ class Refund:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def hold(self, *, refund_id: str, order: str, amount: int) -> Result:
+    def hold(self, *, refund_id: str, order: str, amount: int, **_unknown: Never) -> Result:
         """Holds the amounts; post or void ends the hold."""
+        check_keywords("refund.hold", _unknown)
         return self._backend.call(
             "refund.hold",
             'select result, reason from "refunds"."refund_hold"(%s, %s, %s, %s)',
@@ -86,8 +89,9 @@ class Refund:
             ],
         )
 
-    def hold_call(self, *, refund_id: str, order: str, amount: int) -> PgCall:
+    def hold_call(self, *, refund_id: str, order: str, amount: int, **_unknown: Never) -> PgCall:
         """hold as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("refund.hold", _unknown)
         return self._backend.make_call(
             "refund.hold",
             'select result, reason from "refunds"."refund_hold"(%s, %s, %s, %s)',
@@ -98,8 +102,9 @@ class Refund:
             ],
         )
 
-    def post(self, *, refund_id: str, amount: int | None = None) -> Result:
+    def post(self, *, refund_id: str, amount: int | None = None, **_unknown: Never) -> Result:
         """Posts the hold: the amounts given, or the whole hold when they are all left out."""
+        check_keywords("refund.post", _unknown)
         return self._backend.call(
             "refund.post",
             'select result, reason from "refunds"."refund_post"(%s, %s, %s)',
@@ -109,8 +114,9 @@ class Refund:
             ],
         )
 
-    def post_call(self, *, refund_id: str, amount: int | None = None) -> PgCall:
+    def post_call(self, *, refund_id: str, amount: int | None = None, **_unknown: Never) -> PgCall:
         """post as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("refund.post", _unknown)
         return self._backend.make_call(
             "refund.post",
             'select result, reason from "refunds"."refund_post"(%s, %s, %s)',
@@ -120,8 +126,9 @@ class Refund:
             ],
         )
 
-    def void(self, *, refund_id: str) -> Result:
+    def void(self, *, refund_id: str, **_unknown: Never) -> Result:
         """Gives the hold back."""
+        check_keywords("refund.void", _unknown)
         return self._backend.call(
             "refund.void",
             'select result, reason from "refunds"."refund_void"(%s, %s)',
@@ -130,8 +137,9 @@ class Refund:
             ],
         )
 
-    def void_call(self, *, refund_id: str) -> PgCall:
+    def void_call(self, *, refund_id: str, **_unknown: Never) -> PgCall:
         """void as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("refund.void", _unknown)
         return self._backend.make_call(
             "refund.void",
             'select result, reason from "refunds"."refund_void"(%s, %s)',
@@ -140,8 +148,9 @@ class Refund:
             ],
         )
 
-    def status(self, *, refund_id: str) -> HoldState | None:
+    def status(self, *, refund_id: str, **_unknown: Never) -> HoldState | None:
         """Where the hold stands; None when there is none. It writes nothing."""
+        check_keywords("refund.status", _unknown)
         return self._backend.status(
             "refund.status",
             'select "refunds"."refund_status"(%s, %s)',
@@ -150,8 +159,9 @@ class Refund:
             ],
         )
 
-    def status_call(self, *, refund_id: str) -> PgCall:
+    def status_call(self, *, refund_id: str, **_unknown: Never) -> PgCall:
         """status as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("refund.status", _unknown)
         return self._backend.make_call(
             "refund.status",
             'select "refunds"."refund_status"(%s, %s)',
@@ -168,8 +178,9 @@ class Balances:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def refundable(self, *, order: str) -> Balance:
+    def refundable(self, *, order: str, **_unknown: Never) -> Balance:
         """refundable: the order's sale, less the refunds approved or waiting for approval; never below 0.00."""
+        check_keywords("balance.refundable", _unknown)
         return self._backend.balance(
             "balance.refundable",
             'select posted, held_in, held_out from "refunds"."balance_refundable"(%s, %s)',
@@ -178,8 +189,9 @@ class Balances:
             ],
         )
 
-    def customers(self) -> Balance:
+    def customers(self, **_unknown: Never) -> Balance:
         """customers: the customers, who pay for orders and are paid refunds."""
+        check_keywords("balance.customers", _unknown)
         return self._backend.balance(
             "balance.customers",
             'select posted, held_in, held_out from "refunds"."balance_customers"(%s)',
@@ -200,13 +212,14 @@ class Book:
         self.balance = Balances(backend)
         """Reads accounts: posted, held coming in, held going out."""
 
-    def expire(self, max: int = 1000) -> int:
+    def expire(self, max: int = 1000, **_unknown: Never) -> int:
         """Gives back up to max holds past their deadline and answers how
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
+        check_keywords("expire", _unknown)
         return self._backend.expire('select "refunds".expire(%s)', max)
 
-    def bulk(self, calls: Sequence[PgCall]) -> list[PgAnswer]:
+    def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
         answers each, in order, as it would be answered alone: a Result, a
         hold state (or None) for a status, or the error the call alone
@@ -214,6 +227,7 @@ class Book:
         autocommit mode they go in one pipeline; over psycopg2, or in the
         caller's transaction, one by one. No call sees another's answer: a
         post, void or status must not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return self._backend.bulk(calls)
 
 
@@ -223,8 +237,9 @@ class AsyncSale:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def do(self, *, order: str, amount: int) -> Result:
+    async def do(self, *, order: str, amount: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("sale.do", _unknown)
         return await self._backend.call(
             "sale.do",
             'select result, reason from "refunds"."sale_do"(%s, %s, %s)',
@@ -234,8 +249,9 @@ class AsyncSale:
             ],
         )
 
-    def do_call(self, *, order: str, amount: int) -> PgCall:
+    def do_call(self, *, order: str, amount: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("sale.do", _unknown)
         return self._backend.make_call(
             "sale.do",
             'select result, reason from "refunds"."sale_do"(%s, %s, %s)',
@@ -252,8 +268,9 @@ class AsyncRefund:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def hold(self, *, refund_id: str, order: str, amount: int) -> Result:
+    async def hold(self, *, refund_id: str, order: str, amount: int, **_unknown: Never) -> Result:
         """Holds the amounts; post or void ends the hold."""
+        check_keywords("refund.hold", _unknown)
         return await self._backend.call(
             "refund.hold",
             'select result, reason from "refunds"."refund_hold"(%s, %s, %s, %s)',
@@ -264,8 +281,9 @@ class AsyncRefund:
             ],
         )
 
-    def hold_call(self, *, refund_id: str, order: str, amount: int) -> PgCall:
+    def hold_call(self, *, refund_id: str, order: str, amount: int, **_unknown: Never) -> PgCall:
         """hold as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("refund.hold", _unknown)
         return self._backend.make_call(
             "refund.hold",
             'select result, reason from "refunds"."refund_hold"(%s, %s, %s, %s)',
@@ -276,8 +294,9 @@ class AsyncRefund:
             ],
         )
 
-    async def post(self, *, refund_id: str, amount: int | None = None) -> Result:
+    async def post(self, *, refund_id: str, amount: int | None = None, **_unknown: Never) -> Result:
         """Posts the hold: the amounts given, or the whole hold when they are all left out."""
+        check_keywords("refund.post", _unknown)
         return await self._backend.call(
             "refund.post",
             'select result, reason from "refunds"."refund_post"(%s, %s, %s)',
@@ -287,8 +306,9 @@ class AsyncRefund:
             ],
         )
 
-    def post_call(self, *, refund_id: str, amount: int | None = None) -> PgCall:
+    def post_call(self, *, refund_id: str, amount: int | None = None, **_unknown: Never) -> PgCall:
         """post as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("refund.post", _unknown)
         return self._backend.make_call(
             "refund.post",
             'select result, reason from "refunds"."refund_post"(%s, %s, %s)',
@@ -298,8 +318,9 @@ class AsyncRefund:
             ],
         )
 
-    async def void(self, *, refund_id: str) -> Result:
+    async def void(self, *, refund_id: str, **_unknown: Never) -> Result:
         """Gives the hold back."""
+        check_keywords("refund.void", _unknown)
         return await self._backend.call(
             "refund.void",
             'select result, reason from "refunds"."refund_void"(%s, %s)',
@@ -308,8 +329,9 @@ class AsyncRefund:
             ],
         )
 
-    def void_call(self, *, refund_id: str) -> PgCall:
+    def void_call(self, *, refund_id: str, **_unknown: Never) -> PgCall:
         """void as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("refund.void", _unknown)
         return self._backend.make_call(
             "refund.void",
             'select result, reason from "refunds"."refund_void"(%s, %s)',
@@ -318,8 +340,9 @@ class AsyncRefund:
             ],
         )
 
-    async def status(self, *, refund_id: str) -> HoldState | None:
+    async def status(self, *, refund_id: str, **_unknown: Never) -> HoldState | None:
         """Where the hold stands; None when there is none. It writes nothing."""
+        check_keywords("refund.status", _unknown)
         return await self._backend.status(
             "refund.status",
             'select "refunds"."refund_status"(%s, %s)',
@@ -328,8 +351,9 @@ class AsyncRefund:
             ],
         )
 
-    def status_call(self, *, refund_id: str) -> PgCall:
+    def status_call(self, *, refund_id: str, **_unknown: Never) -> PgCall:
         """status as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("refund.status", _unknown)
         return self._backend.make_call(
             "refund.status",
             'select "refunds"."refund_status"(%s, %s)',
@@ -346,8 +370,9 @@ class AsyncBalances:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def refundable(self, *, order: str) -> Balance:
+    async def refundable(self, *, order: str, **_unknown: Never) -> Balance:
         """refundable: the order's sale, less the refunds approved or waiting for approval; never below 0.00."""
+        check_keywords("balance.refundable", _unknown)
         return await self._backend.balance(
             "balance.refundable",
             'select posted, held_in, held_out from "refunds"."balance_refundable"(%s, %s)',
@@ -356,8 +381,9 @@ class AsyncBalances:
             ],
         )
 
-    async def customers(self) -> Balance:
+    async def customers(self, **_unknown: Never) -> Balance:
         """customers: the customers, who pay for orders and are paid refunds."""
+        check_keywords("balance.customers", _unknown)
         return await self._backend.balance(
             "balance.customers",
             'select posted, held_in, held_out from "refunds"."balance_customers"(%s)',
@@ -378,13 +404,14 @@ class AsyncBook:
         self.balance = AsyncBalances(backend)
         """Reads accounts: posted, held coming in, held going out."""
 
-    async def expire(self, max: int = 1000) -> int:
+    async def expire(self, max: int = 1000, **_unknown: Never) -> int:
         """Gives back up to max holds past their deadline and answers how
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
+        check_keywords("expire", _unknown)
         return await self._backend.expire('select "refunds".expire(%s)', max)
 
-    async def bulk(self, calls: Sequence[PgCall]) -> list[PgAnswer]:
+    async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
         answers each, in order, as it would be answered alone: a Result, a
         hold state (or None) for a status, or the error the call alone
@@ -392,6 +419,7 @@ class AsyncBook:
         autocommit mode they go in one pipeline; over psycopg2, or in the
         caller's transaction, one by one. No call sees another's answer: a
         post, void or status must not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return await self._backend.bulk(calls)
 
 
@@ -536,6 +564,18 @@ def describe(v: object) -> str:
     if isinstance(v, int):
         return f"the int {v}"
     return f"a {type(v).__name__}"
+
+
+def check_keywords(where: str, unknown: Mapping[str, object]) -> None:
+    """Refuses, before anything is sent, keyword arguments the operation
+    does not take: a generated method gathers them in **_unknown (typed
+    Never, so that a type checker names them too) rather than letting
+    Python raise its TypeError, so that every mistake in a call is a
+    ChoboError."""
+    if unknown:
+        names = ", ".join(repr(n) for n in unknown)
+        what = "an argument" if len(unknown) == 1 else "arguments"
+        raise ChoboError("CHOBO_BAD_ARGUMENT", f"{where}: the operation takes no {what} named {names}")
 
 
 def check_amount(where: str, name: str, v: object) -> int:

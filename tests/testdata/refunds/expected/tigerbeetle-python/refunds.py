@@ -10,11 +10,11 @@ import re
 import secrets
 import threading
 import tigerbeetle as tb
-from collections.abc import Awaitable, Callable, Generator, Sequence
+from collections.abc import Awaitable, Callable, Generator, Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any, Literal, Protocol, TypeAlias, TypeVar, cast
+from typing import Any, Literal, Never, Protocol, TypeAlias, TypeVar, cast
 
 # The client of the book refunds kept in TigerBeetle: each operation is
 # one linked chain of transfers sent in one request, so that every bound is
@@ -49,8 +49,9 @@ class Sale:
     def __init__(self, backend: TigerBeetleBook) -> None:
         self._backend = backend
 
-    def do(self, *, order: str, amount: int) -> Result:
+    def do(self, *, order: str, amount: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("sale.do", _unknown)
         return self._backend.call(
             0,
             "do",
@@ -60,8 +61,9 @@ class Sale:
             ],
         )
 
-    def do_call(self, *, order: str, amount: int) -> TbCall:
+    def do_call(self, *, order: str, amount: int, **_unknown: Never) -> TbCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("sale.do", _unknown)
         return tb_call(
             0,
             "do",
@@ -78,8 +80,9 @@ class Refund:
     def __init__(self, backend: TigerBeetleBook) -> None:
         self._backend = backend
 
-    def hold(self, *, refund_id: str, order: str, amount: int) -> Result:
+    def hold(self, *, refund_id: str, order: str, amount: int, **_unknown: Never) -> Result:
         """Holds the amounts; post or void ends the hold."""
+        check_keywords("refund.hold", _unknown)
         return self._backend.call(
             1,
             "hold",
@@ -90,8 +93,9 @@ class Refund:
             ],
         )
 
-    def hold_call(self, *, refund_id: str, order: str, amount: int) -> TbCall:
+    def hold_call(self, *, refund_id: str, order: str, amount: int, **_unknown: Never) -> TbCall:
         """hold as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("refund.hold", _unknown)
         return tb_call(
             1,
             "hold",
@@ -102,8 +106,9 @@ class Refund:
             ],
         )
 
-    def post(self, *, refund_id: str, amount: int | None = None) -> Result:
+    def post(self, *, refund_id: str, amount: int | None = None, **_unknown: Never) -> Result:
         """Posts the hold: the amounts given, or the whole hold when they are all left out."""
+        check_keywords("refund.post", _unknown)
         return self._backend.post(
             1,
             [
@@ -112,8 +117,9 @@ class Refund:
             _post_amounts("refund.post", ("amount", amount)),
         )
 
-    def post_call(self, *, refund_id: str, amount: int | None = None) -> TbCall:
+    def post_call(self, *, refund_id: str, amount: int | None = None, **_unknown: Never) -> TbCall:
         """post as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("refund.post", _unknown)
         return tb_call(
             1,
             "post",
@@ -123,8 +129,9 @@ class Refund:
             lambda: _post_amounts("refund.post", ("amount", amount)),
         )
 
-    def void(self, *, refund_id: str) -> Result:
+    def void(self, *, refund_id: str, **_unknown: Never) -> Result:
         """Gives the hold back."""
+        check_keywords("refund.void", _unknown)
         return self._backend.void(
             1,
             [
@@ -132,8 +139,9 @@ class Refund:
             ],
         )
 
-    def void_call(self, *, refund_id: str) -> TbCall:
+    def void_call(self, *, refund_id: str, **_unknown: Never) -> TbCall:
         """void as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("refund.void", _unknown)
         return tb_call(
             1,
             "void",
@@ -142,8 +150,9 @@ class Refund:
             ],
         )
 
-    def status(self, *, refund_id: str) -> HoldState | None:
+    def status(self, *, refund_id: str, **_unknown: Never) -> HoldState | None:
         """Where the hold stands; None when there is none. It writes nothing."""
+        check_keywords("refund.status", _unknown)
         return self._backend.status(
             1,
             [
@@ -151,8 +160,9 @@ class Refund:
             ],
         )
 
-    def status_call(self, *, refund_id: str) -> TbCall:
+    def status_call(self, *, refund_id: str, **_unknown: Never) -> TbCall:
         """status as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("refund.status", _unknown)
         return tb_call(
             1,
             "status",
@@ -168,8 +178,9 @@ class Balances:
     def __init__(self, backend: TigerBeetleBook) -> None:
         self._backend = backend
 
-    def refundable(self, *, order: str) -> Balance:
+    def refundable(self, *, order: str, **_unknown: Never) -> Balance:
         """refundable: the order's sale, less the refunds approved or waiting for approval; never below 0.00."""
+        check_keywords("balance.refundable", _unknown)
         return self._backend.balance(
             0,
             [
@@ -177,8 +188,9 @@ class Balances:
             ],
         )
 
-    def customers(self) -> Balance:
+    def customers(self, **_unknown: Never) -> Balance:
         """customers: the customers, who pay for orders and are paid refunds."""
+        check_keywords("balance.customers", _unknown)
         return self._backend.balance(
             1,
             [],
@@ -197,7 +209,7 @@ class Book:
         """Reads accounts: posted, held coming in, held going out."""
         self._backend = backend
 
-    def bulk(self, calls: Sequence[TbCall]) -> list[TbAnswer]:
+    def bulk(self, calls: Sequence[TbCall], **_unknown: Never) -> list[TbAnswer]:
         """Sends many calls, made by the transfers' *_call methods, in as few
         requests as they fit (a request takes MAX_EVENTS transfers; a call's chain
         is never split), and answers each, in order, as it would be answered
@@ -205,6 +217,7 @@ class Book:
         the call alone would raise. TigerBeetle applies them one after
         another; no call sees another's answer: a post, void or status must
         not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return self._backend.bulk(calls)
 
 
@@ -214,8 +227,9 @@ class AsyncSale:
     def __init__(self, backend: AsyncTigerBeetleBook) -> None:
         self._backend = backend
 
-    async def do(self, *, order: str, amount: int) -> Result:
+    async def do(self, *, order: str, amount: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("sale.do", _unknown)
         return await self._backend.call(
             0,
             "do",
@@ -225,8 +239,9 @@ class AsyncSale:
             ],
         )
 
-    def do_call(self, *, order: str, amount: int) -> TbCall:
+    def do_call(self, *, order: str, amount: int, **_unknown: Never) -> TbCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("sale.do", _unknown)
         return tb_call(
             0,
             "do",
@@ -243,8 +258,9 @@ class AsyncRefund:
     def __init__(self, backend: AsyncTigerBeetleBook) -> None:
         self._backend = backend
 
-    async def hold(self, *, refund_id: str, order: str, amount: int) -> Result:
+    async def hold(self, *, refund_id: str, order: str, amount: int, **_unknown: Never) -> Result:
         """Holds the amounts; post or void ends the hold."""
+        check_keywords("refund.hold", _unknown)
         return await self._backend.call(
             1,
             "hold",
@@ -255,8 +271,9 @@ class AsyncRefund:
             ],
         )
 
-    def hold_call(self, *, refund_id: str, order: str, amount: int) -> TbCall:
+    def hold_call(self, *, refund_id: str, order: str, amount: int, **_unknown: Never) -> TbCall:
         """hold as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("refund.hold", _unknown)
         return tb_call(
             1,
             "hold",
@@ -267,8 +284,9 @@ class AsyncRefund:
             ],
         )
 
-    async def post(self, *, refund_id: str, amount: int | None = None) -> Result:
+    async def post(self, *, refund_id: str, amount: int | None = None, **_unknown: Never) -> Result:
         """Posts the hold: the amounts given, or the whole hold when they are all left out."""
+        check_keywords("refund.post", _unknown)
         return await self._backend.post(
             1,
             [
@@ -277,8 +295,9 @@ class AsyncRefund:
             _post_amounts("refund.post", ("amount", amount)),
         )
 
-    def post_call(self, *, refund_id: str, amount: int | None = None) -> TbCall:
+    def post_call(self, *, refund_id: str, amount: int | None = None, **_unknown: Never) -> TbCall:
         """post as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("refund.post", _unknown)
         return tb_call(
             1,
             "post",
@@ -288,8 +307,9 @@ class AsyncRefund:
             lambda: _post_amounts("refund.post", ("amount", amount)),
         )
 
-    async def void(self, *, refund_id: str) -> Result:
+    async def void(self, *, refund_id: str, **_unknown: Never) -> Result:
         """Gives the hold back."""
+        check_keywords("refund.void", _unknown)
         return await self._backend.void(
             1,
             [
@@ -297,8 +317,9 @@ class AsyncRefund:
             ],
         )
 
-    def void_call(self, *, refund_id: str) -> TbCall:
+    def void_call(self, *, refund_id: str, **_unknown: Never) -> TbCall:
         """void as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("refund.void", _unknown)
         return tb_call(
             1,
             "void",
@@ -307,8 +328,9 @@ class AsyncRefund:
             ],
         )
 
-    async def status(self, *, refund_id: str) -> HoldState | None:
+    async def status(self, *, refund_id: str, **_unknown: Never) -> HoldState | None:
         """Where the hold stands; None when there is none. It writes nothing."""
+        check_keywords("refund.status", _unknown)
         return await self._backend.status(
             1,
             [
@@ -316,8 +338,9 @@ class AsyncRefund:
             ],
         )
 
-    def status_call(self, *, refund_id: str) -> TbCall:
+    def status_call(self, *, refund_id: str, **_unknown: Never) -> TbCall:
         """status as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("refund.status", _unknown)
         return tb_call(
             1,
             "status",
@@ -333,8 +356,9 @@ class AsyncBalances:
     def __init__(self, backend: AsyncTigerBeetleBook) -> None:
         self._backend = backend
 
-    async def refundable(self, *, order: str) -> Balance:
+    async def refundable(self, *, order: str, **_unknown: Never) -> Balance:
         """refundable: the order's sale, less the refunds approved or waiting for approval; never below 0.00."""
+        check_keywords("balance.refundable", _unknown)
         return await self._backend.balance(
             0,
             [
@@ -342,8 +366,9 @@ class AsyncBalances:
             ],
         )
 
-    async def customers(self) -> Balance:
+    async def customers(self, **_unknown: Never) -> Balance:
         """customers: the customers, who pay for orders and are paid refunds."""
+        check_keywords("balance.customers", _unknown)
         return await self._backend.balance(
             1,
             [],
@@ -362,7 +387,7 @@ class AsyncBook:
         """Reads accounts: posted, held coming in, held going out."""
         self._backend = backend
 
-    async def bulk(self, calls: Sequence[TbCall]) -> list[TbAnswer]:
+    async def bulk(self, calls: Sequence[TbCall], **_unknown: Never) -> list[TbAnswer]:
         """Sends many calls, made by the transfers' *_call methods, in as few
         requests as they fit (a request takes MAX_EVENTS transfers; a call's chain
         is never split), and answers each, in order, as it would be answered
@@ -370,6 +395,7 @@ class AsyncBook:
         the call alone would raise. TigerBeetle applies them one after
         another; no call sees another's answer: a post, void or status must
         not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return await self._backend.bulk(calls)
 
 
@@ -536,6 +562,18 @@ def describe(v: object) -> str:
     if isinstance(v, int):
         return f"the int {v}"
     return f"a {type(v).__name__}"
+
+
+def check_keywords(where: str, unknown: Mapping[str, object]) -> None:
+    """Refuses, before anything is sent, keyword arguments the operation
+    does not take: a generated method gathers them in **_unknown (typed
+    Never, so that a type checker names them too) rather than letting
+    Python raise its TypeError, so that every mistake in a call is a
+    ChoboError."""
+    if unknown:
+        names = ", ".join(repr(n) for n in unknown)
+        what = "an argument" if len(unknown) == 1 else "arguments"
+        raise ChoboError("CHOBO_BAD_ARGUMENT", f"{where}: the operation takes no {what} named {names}")
 
 
 def check_amount(where: str, name: str, v: object) -> int:

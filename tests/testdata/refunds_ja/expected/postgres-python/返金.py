@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable, Generator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, AbstractContextManager
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, TypeAlias, TypeVar, cast
+from typing import Any, Literal, Never, Protocol, TypeAlias, TypeVar, cast
 
 # The client of the book 返金 kept in PostgreSQL: each operation is
 # one call of the book's SQL function (返金.sql), in one statement.
@@ -45,8 +45,9 @@ class 売上:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def do(self, *, 注文: str, 額: int) -> Result:
+    def do(self, *, 注文: str, 額: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("売上.do", _unknown)
         return self._backend.call(
             "売上.do",
             'select result, reason from "返金"."売上_do"(%s, %s, %s)',
@@ -56,8 +57,9 @@ class 売上:
             ],
         )
 
-    def do_call(self, *, 注文: str, 額: int) -> PgCall:
+    def do_call(self, *, 注文: str, 額: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("売上.do", _unknown)
         return self._backend.make_call(
             "売上.do",
             'select result, reason from "返金"."売上_do"(%s, %s, %s)',
@@ -74,8 +76,9 @@ class 返金:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def hold(self, *, 返金番号: str, 注文: str, 額: int) -> Result:
+    def hold(self, *, 返金番号: str, 注文: str, 額: int, **_unknown: Never) -> Result:
         """Holds the amounts; post or void ends the hold."""
+        check_keywords("返金.hold", _unknown)
         return self._backend.call(
             "返金.hold",
             'select result, reason from "返金"."返金_hold"(%s, %s, %s, %s)',
@@ -86,8 +89,9 @@ class 返金:
             ],
         )
 
-    def hold_call(self, *, 返金番号: str, 注文: str, 額: int) -> PgCall:
+    def hold_call(self, *, 返金番号: str, 注文: str, 額: int, **_unknown: Never) -> PgCall:
         """hold as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("返金.hold", _unknown)
         return self._backend.make_call(
             "返金.hold",
             'select result, reason from "返金"."返金_hold"(%s, %s, %s, %s)',
@@ -98,8 +102,9 @@ class 返金:
             ],
         )
 
-    def post(self, *, 返金番号: str, 額: int | None = None) -> Result:
+    def post(self, *, 返金番号: str, 額: int | None = None, **_unknown: Never) -> Result:
         """Posts the hold: the amounts given, or the whole hold when they are all left out."""
+        check_keywords("返金.post", _unknown)
         return self._backend.call(
             "返金.post",
             'select result, reason from "返金"."返金_post"(%s, %s, %s)',
@@ -109,8 +114,9 @@ class 返金:
             ],
         )
 
-    def post_call(self, *, 返金番号: str, 額: int | None = None) -> PgCall:
+    def post_call(self, *, 返金番号: str, 額: int | None = None, **_unknown: Never) -> PgCall:
         """post as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("返金.post", _unknown)
         return self._backend.make_call(
             "返金.post",
             'select result, reason from "返金"."返金_post"(%s, %s, %s)',
@@ -120,8 +126,9 @@ class 返金:
             ],
         )
 
-    def void(self, *, 返金番号: str) -> Result:
+    def void(self, *, 返金番号: str, **_unknown: Never) -> Result:
         """Gives the hold back."""
+        check_keywords("返金.void", _unknown)
         return self._backend.call(
             "返金.void",
             'select result, reason from "返金"."返金_void"(%s, %s)',
@@ -130,8 +137,9 @@ class 返金:
             ],
         )
 
-    def void_call(self, *, 返金番号: str) -> PgCall:
+    def void_call(self, *, 返金番号: str, **_unknown: Never) -> PgCall:
         """void as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("返金.void", _unknown)
         return self._backend.make_call(
             "返金.void",
             'select result, reason from "返金"."返金_void"(%s, %s)',
@@ -140,8 +148,9 @@ class 返金:
             ],
         )
 
-    def status(self, *, 返金番号: str) -> HoldState | None:
+    def status(self, *, 返金番号: str, **_unknown: Never) -> HoldState | None:
         """Where the hold stands; None when there is none. It writes nothing."""
+        check_keywords("返金.status", _unknown)
         return self._backend.status(
             "返金.status",
             'select "返金"."返金_status"(%s, %s)',
@@ -150,8 +159,9 @@ class 返金:
             ],
         )
 
-    def status_call(self, *, 返金番号: str) -> PgCall:
+    def status_call(self, *, 返金番号: str, **_unknown: Never) -> PgCall:
         """status as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("返金.status", _unknown)
         return self._backend.make_call(
             "返金.status",
             'select "返金"."返金_status"(%s, %s)',
@@ -168,8 +178,9 @@ class Balances:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def 返金できる残り(self, *, 注文: str) -> Balance:
+    def 返金できる残り(self, *, 注文: str, **_unknown: Never) -> Balance:
         """返金できる残り: 注文の売上から、承認済みと承認待ちの返金を引いた額。0 を下回らない."""
+        check_keywords("balance.返金できる残り", _unknown)
         return self._backend.balance(
             "balance.返金できる残り",
             'select posted, held_in, held_out from "返金"."balance_返金できる残り"(%s, %s)',
@@ -178,8 +189,9 @@ class Balances:
             ],
         )
 
-    def 客(self) -> Balance:
+    def 客(self, **_unknown: Never) -> Balance:
         """客: 注文に支払い、返金を受け取る客."""
+        check_keywords("balance.客", _unknown)
         return self._backend.balance(
             "balance.客",
             'select posted, held_in, held_out from "返金"."balance_客"(%s)',
@@ -200,13 +212,14 @@ class Book:
         self.balance = Balances(backend)
         """Reads accounts: posted, held coming in, held going out."""
 
-    def expire(self, max: int = 1000) -> int:
+    def expire(self, max: int = 1000, **_unknown: Never) -> int:
         """Gives back up to max holds past their deadline and answers how
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
+        check_keywords("expire", _unknown)
         return self._backend.expire('select "返金".expire(%s)', max)
 
-    def bulk(self, calls: Sequence[PgCall]) -> list[PgAnswer]:
+    def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
         answers each, in order, as it would be answered alone: a Result, a
         hold state (or None) for a status, or the error the call alone
@@ -214,6 +227,7 @@ class Book:
         autocommit mode they go in one pipeline; over psycopg2, or in the
         caller's transaction, one by one. No call sees another's answer: a
         post, void or status must not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return self._backend.bulk(calls)
 
 
@@ -223,8 +237,9 @@ class Async売上:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def do(self, *, 注文: str, 額: int) -> Result:
+    async def do(self, *, 注文: str, 額: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("売上.do", _unknown)
         return await self._backend.call(
             "売上.do",
             'select result, reason from "返金"."売上_do"(%s, %s, %s)',
@@ -234,8 +249,9 @@ class Async売上:
             ],
         )
 
-    def do_call(self, *, 注文: str, 額: int) -> PgCall:
+    def do_call(self, *, 注文: str, 額: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("売上.do", _unknown)
         return self._backend.make_call(
             "売上.do",
             'select result, reason from "返金"."売上_do"(%s, %s, %s)',
@@ -252,8 +268,9 @@ class Async返金:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def hold(self, *, 返金番号: str, 注文: str, 額: int) -> Result:
+    async def hold(self, *, 返金番号: str, 注文: str, 額: int, **_unknown: Never) -> Result:
         """Holds the amounts; post or void ends the hold."""
+        check_keywords("返金.hold", _unknown)
         return await self._backend.call(
             "返金.hold",
             'select result, reason from "返金"."返金_hold"(%s, %s, %s, %s)',
@@ -264,8 +281,9 @@ class Async返金:
             ],
         )
 
-    def hold_call(self, *, 返金番号: str, 注文: str, 額: int) -> PgCall:
+    def hold_call(self, *, 返金番号: str, 注文: str, 額: int, **_unknown: Never) -> PgCall:
         """hold as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("返金.hold", _unknown)
         return self._backend.make_call(
             "返金.hold",
             'select result, reason from "返金"."返金_hold"(%s, %s, %s, %s)',
@@ -276,8 +294,9 @@ class Async返金:
             ],
         )
 
-    async def post(self, *, 返金番号: str, 額: int | None = None) -> Result:
+    async def post(self, *, 返金番号: str, 額: int | None = None, **_unknown: Never) -> Result:
         """Posts the hold: the amounts given, or the whole hold when they are all left out."""
+        check_keywords("返金.post", _unknown)
         return await self._backend.call(
             "返金.post",
             'select result, reason from "返金"."返金_post"(%s, %s, %s)',
@@ -287,8 +306,9 @@ class Async返金:
             ],
         )
 
-    def post_call(self, *, 返金番号: str, 額: int | None = None) -> PgCall:
+    def post_call(self, *, 返金番号: str, 額: int | None = None, **_unknown: Never) -> PgCall:
         """post as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("返金.post", _unknown)
         return self._backend.make_call(
             "返金.post",
             'select result, reason from "返金"."返金_post"(%s, %s, %s)',
@@ -298,8 +318,9 @@ class Async返金:
             ],
         )
 
-    async def void(self, *, 返金番号: str) -> Result:
+    async def void(self, *, 返金番号: str, **_unknown: Never) -> Result:
         """Gives the hold back."""
+        check_keywords("返金.void", _unknown)
         return await self._backend.call(
             "返金.void",
             'select result, reason from "返金"."返金_void"(%s, %s)',
@@ -308,8 +329,9 @@ class Async返金:
             ],
         )
 
-    def void_call(self, *, 返金番号: str) -> PgCall:
+    def void_call(self, *, 返金番号: str, **_unknown: Never) -> PgCall:
         """void as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("返金.void", _unknown)
         return self._backend.make_call(
             "返金.void",
             'select result, reason from "返金"."返金_void"(%s, %s)',
@@ -318,8 +340,9 @@ class Async返金:
             ],
         )
 
-    async def status(self, *, 返金番号: str) -> HoldState | None:
+    async def status(self, *, 返金番号: str, **_unknown: Never) -> HoldState | None:
         """Where the hold stands; None when there is none. It writes nothing."""
+        check_keywords("返金.status", _unknown)
         return await self._backend.status(
             "返金.status",
             'select "返金"."返金_status"(%s, %s)',
@@ -328,8 +351,9 @@ class Async返金:
             ],
         )
 
-    def status_call(self, *, 返金番号: str) -> PgCall:
+    def status_call(self, *, 返金番号: str, **_unknown: Never) -> PgCall:
         """status as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("返金.status", _unknown)
         return self._backend.make_call(
             "返金.status",
             'select "返金"."返金_status"(%s, %s)',
@@ -346,8 +370,9 @@ class AsyncBalances:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def 返金できる残り(self, *, 注文: str) -> Balance:
+    async def 返金できる残り(self, *, 注文: str, **_unknown: Never) -> Balance:
         """返金できる残り: 注文の売上から、承認済みと承認待ちの返金を引いた額。0 を下回らない."""
+        check_keywords("balance.返金できる残り", _unknown)
         return await self._backend.balance(
             "balance.返金できる残り",
             'select posted, held_in, held_out from "返金"."balance_返金できる残り"(%s, %s)',
@@ -356,8 +381,9 @@ class AsyncBalances:
             ],
         )
 
-    async def 客(self) -> Balance:
+    async def 客(self, **_unknown: Never) -> Balance:
         """客: 注文に支払い、返金を受け取る客."""
+        check_keywords("balance.客", _unknown)
         return await self._backend.balance(
             "balance.客",
             'select posted, held_in, held_out from "返金"."balance_客"(%s)',
@@ -378,13 +404,14 @@ class AsyncBook:
         self.balance = AsyncBalances(backend)
         """Reads accounts: posted, held coming in, held going out."""
 
-    async def expire(self, max: int = 1000) -> int:
+    async def expire(self, max: int = 1000, **_unknown: Never) -> int:
         """Gives back up to max holds past their deadline and answers how
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
+        check_keywords("expire", _unknown)
         return await self._backend.expire('select "返金".expire(%s)', max)
 
-    async def bulk(self, calls: Sequence[PgCall]) -> list[PgAnswer]:
+    async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
         answers each, in order, as it would be answered alone: a Result, a
         hold state (or None) for a status, or the error the call alone
@@ -392,6 +419,7 @@ class AsyncBook:
         autocommit mode they go in one pipeline; over psycopg2, or in the
         caller's transaction, one by one. No call sees another's answer: a
         post, void or status must not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return await self._backend.bulk(calls)
 
 
@@ -536,6 +564,18 @@ def describe(v: object) -> str:
     if isinstance(v, int):
         return f"the int {v}"
     return f"a {type(v).__name__}"
+
+
+def check_keywords(where: str, unknown: Mapping[str, object]) -> None:
+    """Refuses, before anything is sent, keyword arguments the operation
+    does not take: a generated method gathers them in **_unknown (typed
+    Never, so that a type checker names them too) rather than letting
+    Python raise its TypeError, so that every mistake in a call is a
+    ChoboError."""
+    if unknown:
+        names = ", ".join(repr(n) for n in unknown)
+        what = "an argument" if len(unknown) == 1 else "arguments"
+        raise ChoboError("CHOBO_BAD_ARGUMENT", f"{where}: the operation takes no {what} named {names}")
 
 
 def check_amount(where: str, name: str, v: object) -> int:

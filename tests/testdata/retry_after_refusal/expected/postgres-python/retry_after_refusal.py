@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable, Generator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, AbstractContextManager
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, TypeAlias, TypeVar, cast
+from typing import Any, Literal, Never, Protocol, TypeAlias, TypeVar, cast
 
 # The client of the book retry_after_refusal kept in PostgreSQL: each operation is
 # one call of the book's SQL function (retry_after_refusal.sql), in one statement.
@@ -49,8 +49,9 @@ class Stock:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def do(self, *, delivery: str, sku: str, qty: int) -> Result:
+    def do(self, *, delivery: str, sku: str, qty: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("stock.do", _unknown)
         return self._backend.call(
             "stock.do",
             'select result, reason from "retry_after_refusal"."stock_do"(%s, %s, %s, %s)',
@@ -61,8 +62,9 @@ class Stock:
             ],
         )
 
-    def do_call(self, *, delivery: str, sku: str, qty: int) -> PgCall:
+    def do_call(self, *, delivery: str, sku: str, qty: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("stock.do", _unknown)
         return self._backend.make_call(
             "stock.do",
             'select result, reason from "retry_after_refusal"."stock_do"(%s, %s, %s, %s)',
@@ -80,8 +82,9 @@ class RestockSpare:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def do(self, *, delivery: str, qty: int) -> Result:
+    def do(self, *, delivery: str, qty: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("restock_spare.do", _unknown)
         return self._backend.call(
             "restock_spare.do",
             'select result, reason from "retry_after_refusal"."restock_spare_do"(%s, %s, %s)',
@@ -91,8 +94,9 @@ class RestockSpare:
             ],
         )
 
-    def do_call(self, *, delivery: str, qty: int) -> PgCall:
+    def do_call(self, *, delivery: str, qty: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("restock_spare.do", _unknown)
         return self._backend.make_call(
             "restock_spare.do",
             'select result, reason from "retry_after_refusal"."restock_spare_do"(%s, %s, %s)',
@@ -109,8 +113,9 @@ class Ship:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def do(self, *, order: str, sku: str, qty: int, extra: int) -> Result:
+    def do(self, *, order: str, sku: str, qty: int, extra: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("ship.do", _unknown)
         return self._backend.call(
             "ship.do",
             'select result, reason from "retry_after_refusal"."ship_do"(%s, %s, %s, %s, %s)',
@@ -122,8 +127,9 @@ class Ship:
             ],
         )
 
-    def do_call(self, *, order: str, sku: str, qty: int, extra: int) -> PgCall:
+    def do_call(self, *, order: str, sku: str, qty: int, extra: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("ship.do", _unknown)
         return self._backend.make_call(
             "ship.do",
             'select result, reason from "retry_after_refusal"."ship_do"(%s, %s, %s, %s, %s)',
@@ -142,8 +148,9 @@ class Reserve:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def hold(self, *, order: str, sku: str, qty: int, extra: int) -> Result:
+    def hold(self, *, order: str, sku: str, qty: int, extra: int, **_unknown: Never) -> Result:
         """Holds the amounts; post or void ends the hold."""
+        check_keywords("reserve.hold", _unknown)
         return self._backend.call(
             "reserve.hold",
             'select result, reason from "retry_after_refusal"."reserve_hold"(%s, %s, %s, %s, %s)',
@@ -155,8 +162,9 @@ class Reserve:
             ],
         )
 
-    def hold_call(self, *, order: str, sku: str, qty: int, extra: int) -> PgCall:
+    def hold_call(self, *, order: str, sku: str, qty: int, extra: int, **_unknown: Never) -> PgCall:
         """hold as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("reserve.hold", _unknown)
         return self._backend.make_call(
             "reserve.hold",
             'select result, reason from "retry_after_refusal"."reserve_hold"(%s, %s, %s, %s, %s)',
@@ -168,8 +176,9 @@ class Reserve:
             ],
         )
 
-    def post(self, *, order: str, qty: int | None = None, extra: int | None = None) -> Result:
+    def post(self, *, order: str, qty: int | None = None, extra: int | None = None, **_unknown: Never) -> Result:
         """Posts the hold: the amounts given, or the whole hold when they are all left out."""
+        check_keywords("reserve.post", _unknown)
         return self._backend.call(
             "reserve.post",
             'select result, reason from "retry_after_refusal"."reserve_post"(%s, %s, %s, %s)',
@@ -179,8 +188,9 @@ class Reserve:
             ],
         )
 
-    def post_call(self, *, order: str, qty: int | None = None, extra: int | None = None) -> PgCall:
+    def post_call(self, *, order: str, qty: int | None = None, extra: int | None = None, **_unknown: Never) -> PgCall:
         """post as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("reserve.post", _unknown)
         return self._backend.make_call(
             "reserve.post",
             'select result, reason from "retry_after_refusal"."reserve_post"(%s, %s, %s, %s)',
@@ -190,8 +200,9 @@ class Reserve:
             ],
         )
 
-    def void(self, *, order: str) -> Result:
+    def void(self, *, order: str, **_unknown: Never) -> Result:
         """Gives the hold back."""
+        check_keywords("reserve.void", _unknown)
         return self._backend.call(
             "reserve.void",
             'select result, reason from "retry_after_refusal"."reserve_void"(%s, %s)',
@@ -200,8 +211,9 @@ class Reserve:
             ],
         )
 
-    def void_call(self, *, order: str) -> PgCall:
+    def void_call(self, *, order: str, **_unknown: Never) -> PgCall:
         """void as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("reserve.void", _unknown)
         return self._backend.make_call(
             "reserve.void",
             'select result, reason from "retry_after_refusal"."reserve_void"(%s, %s)',
@@ -210,8 +222,9 @@ class Reserve:
             ],
         )
 
-    def status(self, *, order: str) -> HoldState | None:
+    def status(self, *, order: str, **_unknown: Never) -> HoldState | None:
         """Where the hold stands; None when there is none. It writes nothing."""
+        check_keywords("reserve.status", _unknown)
         return self._backend.status(
             "reserve.status",
             'select "retry_after_refusal"."reserve_status"(%s, %s)',
@@ -220,8 +233,9 @@ class Reserve:
             ],
         )
 
-    def status_call(self, *, order: str) -> PgCall:
+    def status_call(self, *, order: str, **_unknown: Never) -> PgCall:
         """status as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("reserve.status", _unknown)
         return self._backend.make_call(
             "reserve.status",
             'select "retry_after_refusal"."reserve_status"(%s, %s)',
@@ -238,8 +252,9 @@ class Lend:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def do(self, *, loan: str, member: str, qty: int, extra: int) -> Result:
+    def do(self, *, loan: str, member: str, qty: int, extra: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("lend.do", _unknown)
         return self._backend.call(
             "lend.do",
             'select result, reason from "retry_after_refusal"."lend_do"(%s, %s, %s, %s, %s)',
@@ -251,8 +266,9 @@ class Lend:
             ],
         )
 
-    def do_call(self, *, loan: str, member: str, qty: int, extra: int) -> PgCall:
+    def do_call(self, *, loan: str, member: str, qty: int, extra: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("lend.do", _unknown)
         return self._backend.make_call(
             "lend.do",
             'select result, reason from "retry_after_refusal"."lend_do"(%s, %s, %s, %s, %s)',
@@ -271,8 +287,9 @@ class Park:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def hold(self, *, ticket: str, sku: str, qty: int, extra: int) -> Result:
+    def hold(self, *, ticket: str, sku: str, qty: int, extra: int, **_unknown: Never) -> Result:
         """Holds the amounts; post or void ends the hold."""
+        check_keywords("park.hold", _unknown)
         return self._backend.call(
             "park.hold",
             'select result, reason from "retry_after_refusal"."park_hold"(%s, %s, %s, %s, %s)',
@@ -284,8 +301,9 @@ class Park:
             ],
         )
 
-    def hold_call(self, *, ticket: str, sku: str, qty: int, extra: int) -> PgCall:
+    def hold_call(self, *, ticket: str, sku: str, qty: int, extra: int, **_unknown: Never) -> PgCall:
         """hold as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("park.hold", _unknown)
         return self._backend.make_call(
             "park.hold",
             'select result, reason from "retry_after_refusal"."park_hold"(%s, %s, %s, %s, %s)',
@@ -297,8 +315,9 @@ class Park:
             ],
         )
 
-    def post(self, *, ticket: str, qty: int | None = None, extra: int | None = None) -> Result:
+    def post(self, *, ticket: str, qty: int | None = None, extra: int | None = None, **_unknown: Never) -> Result:
         """Posts the hold: the amounts given, or the whole hold when they are all left out."""
+        check_keywords("park.post", _unknown)
         return self._backend.call(
             "park.post",
             'select result, reason from "retry_after_refusal"."park_post"(%s, %s, %s, %s)',
@@ -308,8 +327,9 @@ class Park:
             ],
         )
 
-    def post_call(self, *, ticket: str, qty: int | None = None, extra: int | None = None) -> PgCall:
+    def post_call(self, *, ticket: str, qty: int | None = None, extra: int | None = None, **_unknown: Never) -> PgCall:
         """post as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("park.post", _unknown)
         return self._backend.make_call(
             "park.post",
             'select result, reason from "retry_after_refusal"."park_post"(%s, %s, %s, %s)',
@@ -319,8 +339,9 @@ class Park:
             ],
         )
 
-    def void(self, *, ticket: str) -> Result:
+    def void(self, *, ticket: str, **_unknown: Never) -> Result:
         """Gives the hold back."""
+        check_keywords("park.void", _unknown)
         return self._backend.call(
             "park.void",
             'select result, reason from "retry_after_refusal"."park_void"(%s, %s)',
@@ -329,8 +350,9 @@ class Park:
             ],
         )
 
-    def void_call(self, *, ticket: str) -> PgCall:
+    def void_call(self, *, ticket: str, **_unknown: Never) -> PgCall:
         """void as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("park.void", _unknown)
         return self._backend.make_call(
             "park.void",
             'select result, reason from "retry_after_refusal"."park_void"(%s, %s)',
@@ -339,8 +361,9 @@ class Park:
             ],
         )
 
-    def status(self, *, ticket: str) -> HoldState | None:
+    def status(self, *, ticket: str, **_unknown: Never) -> HoldState | None:
         """Where the hold stands; None when there is none. It writes nothing."""
+        check_keywords("park.status", _unknown)
         return self._backend.status(
             "park.status",
             'select "retry_after_refusal"."park_status"(%s, %s)',
@@ -349,8 +372,9 @@ class Park:
             ],
         )
 
-    def status_call(self, *, ticket: str) -> PgCall:
+    def status_call(self, *, ticket: str, **_unknown: Never) -> PgCall:
         """status as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("park.status", _unknown)
         return self._backend.make_call(
             "park.status",
             'select "retry_after_refusal"."park_status"(%s, %s)',
@@ -367,8 +391,9 @@ class ClearBin:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def do(self, *, ticket: str, sku: str, qty: int) -> Result:
+    def do(self, *, ticket: str, sku: str, qty: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("clear_bin.do", _unknown)
         return self._backend.call(
             "clear_bin.do",
             'select result, reason from "retry_after_refusal"."clear_bin_do"(%s, %s, %s, %s)',
@@ -379,8 +404,9 @@ class ClearBin:
             ],
         )
 
-    def do_call(self, *, ticket: str, sku: str, qty: int) -> PgCall:
+    def do_call(self, *, ticket: str, sku: str, qty: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("clear_bin.do", _unknown)
         return self._backend.make_call(
             "clear_bin.do",
             'select result, reason from "retry_after_refusal"."clear_bin_do"(%s, %s, %s, %s)',
@@ -398,8 +424,9 @@ class Balances:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def shelf(self, *, sku: str) -> Balance:
+    def shelf(self, *, sku: str, **_unknown: Never) -> Balance:
         """The account shelf."""
+        check_keywords("balance.shelf", _unknown)
         return self._backend.balance(
             "balance.shelf",
             'select posted, held_in, held_out from "retry_after_refusal"."balance_shelf"(%s, %s)',
@@ -408,8 +435,9 @@ class Balances:
             ],
         )
 
-    def spare(self) -> Balance:
+    def spare(self, **_unknown: Never) -> Balance:
         """The account spare."""
+        check_keywords("balance.spare", _unknown)
         return self._backend.balance(
             "balance.spare",
             'select posted, held_in, held_out from "retry_after_refusal"."balance_spare"(%s)',
@@ -417,8 +445,9 @@ class Balances:
             ],
         )
 
-    def safety(self, *, sku: str) -> Balance:
+    def safety(self, *, sku: str, **_unknown: Never) -> Balance:
         """The account safety."""
+        check_keywords("balance.safety", _unknown)
         return self._backend.balance(
             "balance.safety",
             'select posted, held_in, held_out from "retry_after_refusal"."balance_safety"(%s, %s)',
@@ -427,8 +456,9 @@ class Balances:
             ],
         )
 
-    def credit(self, *, member: str) -> Balance:
+    def credit(self, *, member: str, **_unknown: Never) -> Balance:
         """The account credit."""
+        check_keywords("balance.credit", _unknown)
         return self._backend.balance(
             "balance.credit",
             'select posted, held_in, held_out from "retry_after_refusal"."balance_credit"(%s, %s)',
@@ -437,8 +467,9 @@ class Balances:
             ],
         )
 
-    def bin(self, *, sku: str) -> Balance:
+    def bin(self, *, sku: str, **_unknown: Never) -> Balance:
         """The account bin."""
+        check_keywords("balance.bin", _unknown)
         return self._backend.balance(
             "balance.bin",
             'select posted, held_in, held_out from "retry_after_refusal"."balance_bin"(%s, %s)',
@@ -447,8 +478,9 @@ class Balances:
             ],
         )
 
-    def world(self) -> Balance:
+    def world(self, **_unknown: Never) -> Balance:
         """The account world."""
+        check_keywords("balance.world", _unknown)
         return self._backend.balance(
             "balance.world",
             'select posted, held_in, held_out from "retry_after_refusal"."balance_world"(%s)',
@@ -472,13 +504,14 @@ class Book:
         self.balance = Balances(backend)
         """Reads accounts: posted, held coming in, held going out."""
 
-    def expire(self, max: int = 1000) -> int:
+    def expire(self, max: int = 1000, **_unknown: Never) -> int:
         """Gives back up to max holds past their deadline and answers how
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
+        check_keywords("expire", _unknown)
         return self._backend.expire('select "retry_after_refusal".expire(%s)', max)
 
-    def bulk(self, calls: Sequence[PgCall]) -> list[PgAnswer]:
+    def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
         answers each, in order, as it would be answered alone: a Result, a
         hold state (or None) for a status, or the error the call alone
@@ -486,6 +519,7 @@ class Book:
         autocommit mode they go in one pipeline; over psycopg2, or in the
         caller's transaction, one by one. No call sees another's answer: a
         post, void or status must not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return self._backend.bulk(calls)
 
 
@@ -495,8 +529,9 @@ class AsyncStock:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def do(self, *, delivery: str, sku: str, qty: int) -> Result:
+    async def do(self, *, delivery: str, sku: str, qty: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("stock.do", _unknown)
         return await self._backend.call(
             "stock.do",
             'select result, reason from "retry_after_refusal"."stock_do"(%s, %s, %s, %s)',
@@ -507,8 +542,9 @@ class AsyncStock:
             ],
         )
 
-    def do_call(self, *, delivery: str, sku: str, qty: int) -> PgCall:
+    def do_call(self, *, delivery: str, sku: str, qty: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("stock.do", _unknown)
         return self._backend.make_call(
             "stock.do",
             'select result, reason from "retry_after_refusal"."stock_do"(%s, %s, %s, %s)',
@@ -526,8 +562,9 @@ class AsyncRestockSpare:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def do(self, *, delivery: str, qty: int) -> Result:
+    async def do(self, *, delivery: str, qty: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("restock_spare.do", _unknown)
         return await self._backend.call(
             "restock_spare.do",
             'select result, reason from "retry_after_refusal"."restock_spare_do"(%s, %s, %s)',
@@ -537,8 +574,9 @@ class AsyncRestockSpare:
             ],
         )
 
-    def do_call(self, *, delivery: str, qty: int) -> PgCall:
+    def do_call(self, *, delivery: str, qty: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("restock_spare.do", _unknown)
         return self._backend.make_call(
             "restock_spare.do",
             'select result, reason from "retry_after_refusal"."restock_spare_do"(%s, %s, %s)',
@@ -555,8 +593,9 @@ class AsyncShip:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def do(self, *, order: str, sku: str, qty: int, extra: int) -> Result:
+    async def do(self, *, order: str, sku: str, qty: int, extra: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("ship.do", _unknown)
         return await self._backend.call(
             "ship.do",
             'select result, reason from "retry_after_refusal"."ship_do"(%s, %s, %s, %s, %s)',
@@ -568,8 +607,9 @@ class AsyncShip:
             ],
         )
 
-    def do_call(self, *, order: str, sku: str, qty: int, extra: int) -> PgCall:
+    def do_call(self, *, order: str, sku: str, qty: int, extra: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("ship.do", _unknown)
         return self._backend.make_call(
             "ship.do",
             'select result, reason from "retry_after_refusal"."ship_do"(%s, %s, %s, %s, %s)',
@@ -588,8 +628,9 @@ class AsyncReserve:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def hold(self, *, order: str, sku: str, qty: int, extra: int) -> Result:
+    async def hold(self, *, order: str, sku: str, qty: int, extra: int, **_unknown: Never) -> Result:
         """Holds the amounts; post or void ends the hold."""
+        check_keywords("reserve.hold", _unknown)
         return await self._backend.call(
             "reserve.hold",
             'select result, reason from "retry_after_refusal"."reserve_hold"(%s, %s, %s, %s, %s)',
@@ -601,8 +642,9 @@ class AsyncReserve:
             ],
         )
 
-    def hold_call(self, *, order: str, sku: str, qty: int, extra: int) -> PgCall:
+    def hold_call(self, *, order: str, sku: str, qty: int, extra: int, **_unknown: Never) -> PgCall:
         """hold as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("reserve.hold", _unknown)
         return self._backend.make_call(
             "reserve.hold",
             'select result, reason from "retry_after_refusal"."reserve_hold"(%s, %s, %s, %s, %s)',
@@ -614,8 +656,9 @@ class AsyncReserve:
             ],
         )
 
-    async def post(self, *, order: str, qty: int | None = None, extra: int | None = None) -> Result:
+    async def post(self, *, order: str, qty: int | None = None, extra: int | None = None, **_unknown: Never) -> Result:
         """Posts the hold: the amounts given, or the whole hold when they are all left out."""
+        check_keywords("reserve.post", _unknown)
         return await self._backend.call(
             "reserve.post",
             'select result, reason from "retry_after_refusal"."reserve_post"(%s, %s, %s, %s)',
@@ -625,8 +668,9 @@ class AsyncReserve:
             ],
         )
 
-    def post_call(self, *, order: str, qty: int | None = None, extra: int | None = None) -> PgCall:
+    def post_call(self, *, order: str, qty: int | None = None, extra: int | None = None, **_unknown: Never) -> PgCall:
         """post as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("reserve.post", _unknown)
         return self._backend.make_call(
             "reserve.post",
             'select result, reason from "retry_after_refusal"."reserve_post"(%s, %s, %s, %s)',
@@ -636,8 +680,9 @@ class AsyncReserve:
             ],
         )
 
-    async def void(self, *, order: str) -> Result:
+    async def void(self, *, order: str, **_unknown: Never) -> Result:
         """Gives the hold back."""
+        check_keywords("reserve.void", _unknown)
         return await self._backend.call(
             "reserve.void",
             'select result, reason from "retry_after_refusal"."reserve_void"(%s, %s)',
@@ -646,8 +691,9 @@ class AsyncReserve:
             ],
         )
 
-    def void_call(self, *, order: str) -> PgCall:
+    def void_call(self, *, order: str, **_unknown: Never) -> PgCall:
         """void as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("reserve.void", _unknown)
         return self._backend.make_call(
             "reserve.void",
             'select result, reason from "retry_after_refusal"."reserve_void"(%s, %s)',
@@ -656,8 +702,9 @@ class AsyncReserve:
             ],
         )
 
-    async def status(self, *, order: str) -> HoldState | None:
+    async def status(self, *, order: str, **_unknown: Never) -> HoldState | None:
         """Where the hold stands; None when there is none. It writes nothing."""
+        check_keywords("reserve.status", _unknown)
         return await self._backend.status(
             "reserve.status",
             'select "retry_after_refusal"."reserve_status"(%s, %s)',
@@ -666,8 +713,9 @@ class AsyncReserve:
             ],
         )
 
-    def status_call(self, *, order: str) -> PgCall:
+    def status_call(self, *, order: str, **_unknown: Never) -> PgCall:
         """status as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("reserve.status", _unknown)
         return self._backend.make_call(
             "reserve.status",
             'select "retry_after_refusal"."reserve_status"(%s, %s)',
@@ -684,8 +732,9 @@ class AsyncLend:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def do(self, *, loan: str, member: str, qty: int, extra: int) -> Result:
+    async def do(self, *, loan: str, member: str, qty: int, extra: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("lend.do", _unknown)
         return await self._backend.call(
             "lend.do",
             'select result, reason from "retry_after_refusal"."lend_do"(%s, %s, %s, %s, %s)',
@@ -697,8 +746,9 @@ class AsyncLend:
             ],
         )
 
-    def do_call(self, *, loan: str, member: str, qty: int, extra: int) -> PgCall:
+    def do_call(self, *, loan: str, member: str, qty: int, extra: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("lend.do", _unknown)
         return self._backend.make_call(
             "lend.do",
             'select result, reason from "retry_after_refusal"."lend_do"(%s, %s, %s, %s, %s)',
@@ -717,8 +767,9 @@ class AsyncPark:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def hold(self, *, ticket: str, sku: str, qty: int, extra: int) -> Result:
+    async def hold(self, *, ticket: str, sku: str, qty: int, extra: int, **_unknown: Never) -> Result:
         """Holds the amounts; post or void ends the hold."""
+        check_keywords("park.hold", _unknown)
         return await self._backend.call(
             "park.hold",
             'select result, reason from "retry_after_refusal"."park_hold"(%s, %s, %s, %s, %s)',
@@ -730,8 +781,9 @@ class AsyncPark:
             ],
         )
 
-    def hold_call(self, *, ticket: str, sku: str, qty: int, extra: int) -> PgCall:
+    def hold_call(self, *, ticket: str, sku: str, qty: int, extra: int, **_unknown: Never) -> PgCall:
         """hold as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("park.hold", _unknown)
         return self._backend.make_call(
             "park.hold",
             'select result, reason from "retry_after_refusal"."park_hold"(%s, %s, %s, %s, %s)',
@@ -743,8 +795,9 @@ class AsyncPark:
             ],
         )
 
-    async def post(self, *, ticket: str, qty: int | None = None, extra: int | None = None) -> Result:
+    async def post(self, *, ticket: str, qty: int | None = None, extra: int | None = None, **_unknown: Never) -> Result:
         """Posts the hold: the amounts given, or the whole hold when they are all left out."""
+        check_keywords("park.post", _unknown)
         return await self._backend.call(
             "park.post",
             'select result, reason from "retry_after_refusal"."park_post"(%s, %s, %s, %s)',
@@ -754,8 +807,9 @@ class AsyncPark:
             ],
         )
 
-    def post_call(self, *, ticket: str, qty: int | None = None, extra: int | None = None) -> PgCall:
+    def post_call(self, *, ticket: str, qty: int | None = None, extra: int | None = None, **_unknown: Never) -> PgCall:
         """post as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("park.post", _unknown)
         return self._backend.make_call(
             "park.post",
             'select result, reason from "retry_after_refusal"."park_post"(%s, %s, %s, %s)',
@@ -765,8 +819,9 @@ class AsyncPark:
             ],
         )
 
-    async def void(self, *, ticket: str) -> Result:
+    async def void(self, *, ticket: str, **_unknown: Never) -> Result:
         """Gives the hold back."""
+        check_keywords("park.void", _unknown)
         return await self._backend.call(
             "park.void",
             'select result, reason from "retry_after_refusal"."park_void"(%s, %s)',
@@ -775,8 +830,9 @@ class AsyncPark:
             ],
         )
 
-    def void_call(self, *, ticket: str) -> PgCall:
+    def void_call(self, *, ticket: str, **_unknown: Never) -> PgCall:
         """void as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("park.void", _unknown)
         return self._backend.make_call(
             "park.void",
             'select result, reason from "retry_after_refusal"."park_void"(%s, %s)',
@@ -785,8 +841,9 @@ class AsyncPark:
             ],
         )
 
-    async def status(self, *, ticket: str) -> HoldState | None:
+    async def status(self, *, ticket: str, **_unknown: Never) -> HoldState | None:
         """Where the hold stands; None when there is none. It writes nothing."""
+        check_keywords("park.status", _unknown)
         return await self._backend.status(
             "park.status",
             'select "retry_after_refusal"."park_status"(%s, %s)',
@@ -795,8 +852,9 @@ class AsyncPark:
             ],
         )
 
-    def status_call(self, *, ticket: str) -> PgCall:
+    def status_call(self, *, ticket: str, **_unknown: Never) -> PgCall:
         """status as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("park.status", _unknown)
         return self._backend.make_call(
             "park.status",
             'select "retry_after_refusal"."park_status"(%s, %s)',
@@ -813,8 +871,9 @@ class AsyncClearBin:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def do(self, *, ticket: str, sku: str, qty: int) -> Result:
+    async def do(self, *, ticket: str, sku: str, qty: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("clear_bin.do", _unknown)
         return await self._backend.call(
             "clear_bin.do",
             'select result, reason from "retry_after_refusal"."clear_bin_do"(%s, %s, %s, %s)',
@@ -825,8 +884,9 @@ class AsyncClearBin:
             ],
         )
 
-    def do_call(self, *, ticket: str, sku: str, qty: int) -> PgCall:
+    def do_call(self, *, ticket: str, sku: str, qty: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("clear_bin.do", _unknown)
         return self._backend.make_call(
             "clear_bin.do",
             'select result, reason from "retry_after_refusal"."clear_bin_do"(%s, %s, %s, %s)',
@@ -844,8 +904,9 @@ class AsyncBalances:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def shelf(self, *, sku: str) -> Balance:
+    async def shelf(self, *, sku: str, **_unknown: Never) -> Balance:
         """The account shelf."""
+        check_keywords("balance.shelf", _unknown)
         return await self._backend.balance(
             "balance.shelf",
             'select posted, held_in, held_out from "retry_after_refusal"."balance_shelf"(%s, %s)',
@@ -854,8 +915,9 @@ class AsyncBalances:
             ],
         )
 
-    async def spare(self) -> Balance:
+    async def spare(self, **_unknown: Never) -> Balance:
         """The account spare."""
+        check_keywords("balance.spare", _unknown)
         return await self._backend.balance(
             "balance.spare",
             'select posted, held_in, held_out from "retry_after_refusal"."balance_spare"(%s)',
@@ -863,8 +925,9 @@ class AsyncBalances:
             ],
         )
 
-    async def safety(self, *, sku: str) -> Balance:
+    async def safety(self, *, sku: str, **_unknown: Never) -> Balance:
         """The account safety."""
+        check_keywords("balance.safety", _unknown)
         return await self._backend.balance(
             "balance.safety",
             'select posted, held_in, held_out from "retry_after_refusal"."balance_safety"(%s, %s)',
@@ -873,8 +936,9 @@ class AsyncBalances:
             ],
         )
 
-    async def credit(self, *, member: str) -> Balance:
+    async def credit(self, *, member: str, **_unknown: Never) -> Balance:
         """The account credit."""
+        check_keywords("balance.credit", _unknown)
         return await self._backend.balance(
             "balance.credit",
             'select posted, held_in, held_out from "retry_after_refusal"."balance_credit"(%s, %s)',
@@ -883,8 +947,9 @@ class AsyncBalances:
             ],
         )
 
-    async def bin(self, *, sku: str) -> Balance:
+    async def bin(self, *, sku: str, **_unknown: Never) -> Balance:
         """The account bin."""
+        check_keywords("balance.bin", _unknown)
         return await self._backend.balance(
             "balance.bin",
             'select posted, held_in, held_out from "retry_after_refusal"."balance_bin"(%s, %s)',
@@ -893,8 +958,9 @@ class AsyncBalances:
             ],
         )
 
-    async def world(self) -> Balance:
+    async def world(self, **_unknown: Never) -> Balance:
         """The account world."""
+        check_keywords("balance.world", _unknown)
         return await self._backend.balance(
             "balance.world",
             'select posted, held_in, held_out from "retry_after_refusal"."balance_world"(%s)',
@@ -918,13 +984,14 @@ class AsyncBook:
         self.balance = AsyncBalances(backend)
         """Reads accounts: posted, held coming in, held going out."""
 
-    async def expire(self, max: int = 1000) -> int:
+    async def expire(self, max: int = 1000, **_unknown: Never) -> int:
         """Gives back up to max holds past their deadline and answers how
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
+        check_keywords("expire", _unknown)
         return await self._backend.expire('select "retry_after_refusal".expire(%s)', max)
 
-    async def bulk(self, calls: Sequence[PgCall]) -> list[PgAnswer]:
+    async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
         answers each, in order, as it would be answered alone: a Result, a
         hold state (or None) for a status, or the error the call alone
@@ -932,6 +999,7 @@ class AsyncBook:
         autocommit mode they go in one pipeline; over psycopg2, or in the
         caller's transaction, one by one. No call sees another's answer: a
         post, void or status must not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return await self._backend.bulk(calls)
 
 
@@ -1076,6 +1144,18 @@ def describe(v: object) -> str:
     if isinstance(v, int):
         return f"the int {v}"
     return f"a {type(v).__name__}"
+
+
+def check_keywords(where: str, unknown: Mapping[str, object]) -> None:
+    """Refuses, before anything is sent, keyword arguments the operation
+    does not take: a generated method gathers them in **_unknown (typed
+    Never, so that a type checker names them too) rather than letting
+    Python raise its TypeError, so that every mistake in a call is a
+    ChoboError."""
+    if unknown:
+        names = ", ".join(repr(n) for n in unknown)
+        what = "an argument" if len(unknown) == 1 else "arguments"
+        raise ChoboError("CHOBO_BAD_ARGUMENT", f"{where}: the operation takes no {what} named {names}")
 
 
 def check_amount(where: str, name: str, v: object) -> int:

@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable, Generator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, AbstractContextManager
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, TypeAlias, TypeVar, cast
+from typing import Any, Literal, Never, Protocol, TypeAlias, TypeVar, cast
 
 # The client of the book 拒否のあとのリトライ kept in PostgreSQL: each operation is
 # one call of the book's SQL function (拒否のあとのリトライ.sql), in one statement.
@@ -49,8 +49,9 @@ class 入荷:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def do(self, *, 納品書: str, 品番: str, 数: int) -> Result:
+    def do(self, *, 納品書: str, 品番: str, 数: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("入荷.do", _unknown)
         return self._backend.call(
             "入荷.do",
             'select result, reason from "拒否のあとのリトライ"."入荷_do"(%s, %s, %s, %s)',
@@ -61,8 +62,9 @@ class 入荷:
             ],
         )
 
-    def do_call(self, *, 納品書: str, 品番: str, 数: int) -> PgCall:
+    def do_call(self, *, 納品書: str, 品番: str, 数: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("入荷.do", _unknown)
         return self._backend.make_call(
             "入荷.do",
             'select result, reason from "拒否のあとのリトライ"."入荷_do"(%s, %s, %s, %s)',
@@ -80,8 +82,9 @@ class 予備入荷:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def do(self, *, 納品書: str, 数: int) -> Result:
+    def do(self, *, 納品書: str, 数: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("予備入荷.do", _unknown)
         return self._backend.call(
             "予備入荷.do",
             'select result, reason from "拒否のあとのリトライ"."予備入荷_do"(%s, %s, %s)',
@@ -91,8 +94,9 @@ class 予備入荷:
             ],
         )
 
-    def do_call(self, *, 納品書: str, 数: int) -> PgCall:
+    def do_call(self, *, 納品書: str, 数: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("予備入荷.do", _unknown)
         return self._backend.make_call(
             "予備入荷.do",
             'select result, reason from "拒否のあとのリトライ"."予備入荷_do"(%s, %s, %s)',
@@ -109,8 +113,9 @@ class 出荷:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def do(self, *, 注文: str, 品番: str, 数: int, 追加: int) -> Result:
+    def do(self, *, 注文: str, 品番: str, 数: int, 追加: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("出荷.do", _unknown)
         return self._backend.call(
             "出荷.do",
             'select result, reason from "拒否のあとのリトライ"."出荷_do"(%s, %s, %s, %s, %s)',
@@ -122,8 +127,9 @@ class 出荷:
             ],
         )
 
-    def do_call(self, *, 注文: str, 品番: str, 数: int, 追加: int) -> PgCall:
+    def do_call(self, *, 注文: str, 品番: str, 数: int, 追加: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("出荷.do", _unknown)
         return self._backend.make_call(
             "出荷.do",
             'select result, reason from "拒否のあとのリトライ"."出荷_do"(%s, %s, %s, %s, %s)',
@@ -142,8 +148,9 @@ class 引当:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def hold(self, *, 注文: str, 品番: str, 数: int, 追加: int) -> Result:
+    def hold(self, *, 注文: str, 品番: str, 数: int, 追加: int, **_unknown: Never) -> Result:
         """Holds the amounts; post or void ends the hold."""
+        check_keywords("引当.hold", _unknown)
         return self._backend.call(
             "引当.hold",
             'select result, reason from "拒否のあとのリトライ"."引当_hold"(%s, %s, %s, %s, %s)',
@@ -155,8 +162,9 @@ class 引当:
             ],
         )
 
-    def hold_call(self, *, 注文: str, 品番: str, 数: int, 追加: int) -> PgCall:
+    def hold_call(self, *, 注文: str, 品番: str, 数: int, 追加: int, **_unknown: Never) -> PgCall:
         """hold as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("引当.hold", _unknown)
         return self._backend.make_call(
             "引当.hold",
             'select result, reason from "拒否のあとのリトライ"."引当_hold"(%s, %s, %s, %s, %s)',
@@ -168,8 +176,9 @@ class 引当:
             ],
         )
 
-    def post(self, *, 注文: str, 数: int | None = None, 追加: int | None = None) -> Result:
+    def post(self, *, 注文: str, 数: int | None = None, 追加: int | None = None, **_unknown: Never) -> Result:
         """Posts the hold: the amounts given, or the whole hold when they are all left out."""
+        check_keywords("引当.post", _unknown)
         return self._backend.call(
             "引当.post",
             'select result, reason from "拒否のあとのリトライ"."引当_post"(%s, %s, %s, %s)',
@@ -179,8 +188,9 @@ class 引当:
             ],
         )
 
-    def post_call(self, *, 注文: str, 数: int | None = None, 追加: int | None = None) -> PgCall:
+    def post_call(self, *, 注文: str, 数: int | None = None, 追加: int | None = None, **_unknown: Never) -> PgCall:
         """post as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("引当.post", _unknown)
         return self._backend.make_call(
             "引当.post",
             'select result, reason from "拒否のあとのリトライ"."引当_post"(%s, %s, %s, %s)',
@@ -190,8 +200,9 @@ class 引当:
             ],
         )
 
-    def void(self, *, 注文: str) -> Result:
+    def void(self, *, 注文: str, **_unknown: Never) -> Result:
         """Gives the hold back."""
+        check_keywords("引当.void", _unknown)
         return self._backend.call(
             "引当.void",
             'select result, reason from "拒否のあとのリトライ"."引当_void"(%s, %s)',
@@ -200,8 +211,9 @@ class 引当:
             ],
         )
 
-    def void_call(self, *, 注文: str) -> PgCall:
+    def void_call(self, *, 注文: str, **_unknown: Never) -> PgCall:
         """void as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("引当.void", _unknown)
         return self._backend.make_call(
             "引当.void",
             'select result, reason from "拒否のあとのリトライ"."引当_void"(%s, %s)',
@@ -210,8 +222,9 @@ class 引当:
             ],
         )
 
-    def status(self, *, 注文: str) -> HoldState | None:
+    def status(self, *, 注文: str, **_unknown: Never) -> HoldState | None:
         """Where the hold stands; None when there is none. It writes nothing."""
+        check_keywords("引当.status", _unknown)
         return self._backend.status(
             "引当.status",
             'select "拒否のあとのリトライ"."引当_status"(%s, %s)',
@@ -220,8 +233,9 @@ class 引当:
             ],
         )
 
-    def status_call(self, *, 注文: str) -> PgCall:
+    def status_call(self, *, 注文: str, **_unknown: Never) -> PgCall:
         """status as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("引当.status", _unknown)
         return self._backend.make_call(
             "引当.status",
             'select "拒否のあとのリトライ"."引当_status"(%s, %s)',
@@ -238,8 +252,9 @@ class 貸出:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def do(self, *, 貸出番号: str, 会員: str, 数: int, 追加: int) -> Result:
+    def do(self, *, 貸出番号: str, 会員: str, 数: int, 追加: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("貸出.do", _unknown)
         return self._backend.call(
             "貸出.do",
             'select result, reason from "拒否のあとのリトライ"."貸出_do"(%s, %s, %s, %s, %s)',
@@ -251,8 +266,9 @@ class 貸出:
             ],
         )
 
-    def do_call(self, *, 貸出番号: str, 会員: str, 数: int, 追加: int) -> PgCall:
+    def do_call(self, *, 貸出番号: str, 会員: str, 数: int, 追加: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("貸出.do", _unknown)
         return self._backend.make_call(
             "貸出.do",
             'select result, reason from "拒否のあとのリトライ"."貸出_do"(%s, %s, %s, %s, %s)',
@@ -271,8 +287,9 @@ class 預け:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def hold(self, *, 預り番号: str, 品番: str, 数: int, 追加: int) -> Result:
+    def hold(self, *, 預り番号: str, 品番: str, 数: int, 追加: int, **_unknown: Never) -> Result:
         """Holds the amounts; post or void ends the hold."""
+        check_keywords("預け.hold", _unknown)
         return self._backend.call(
             "預け.hold",
             'select result, reason from "拒否のあとのリトライ"."預け_hold"(%s, %s, %s, %s, %s)',
@@ -284,8 +301,9 @@ class 預け:
             ],
         )
 
-    def hold_call(self, *, 預り番号: str, 品番: str, 数: int, 追加: int) -> PgCall:
+    def hold_call(self, *, 預り番号: str, 品番: str, 数: int, 追加: int, **_unknown: Never) -> PgCall:
         """hold as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("預け.hold", _unknown)
         return self._backend.make_call(
             "預け.hold",
             'select result, reason from "拒否のあとのリトライ"."預け_hold"(%s, %s, %s, %s, %s)',
@@ -297,8 +315,9 @@ class 預け:
             ],
         )
 
-    def post(self, *, 預り番号: str, 数: int | None = None, 追加: int | None = None) -> Result:
+    def post(self, *, 預り番号: str, 数: int | None = None, 追加: int | None = None, **_unknown: Never) -> Result:
         """Posts the hold: the amounts given, or the whole hold when they are all left out."""
+        check_keywords("預け.post", _unknown)
         return self._backend.call(
             "預け.post",
             'select result, reason from "拒否のあとのリトライ"."預け_post"(%s, %s, %s, %s)',
@@ -308,8 +327,9 @@ class 預け:
             ],
         )
 
-    def post_call(self, *, 預り番号: str, 数: int | None = None, 追加: int | None = None) -> PgCall:
+    def post_call(self, *, 預り番号: str, 数: int | None = None, 追加: int | None = None, **_unknown: Never) -> PgCall:
         """post as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("預け.post", _unknown)
         return self._backend.make_call(
             "預け.post",
             'select result, reason from "拒否のあとのリトライ"."預け_post"(%s, %s, %s, %s)',
@@ -319,8 +339,9 @@ class 預け:
             ],
         )
 
-    def void(self, *, 預り番号: str) -> Result:
+    def void(self, *, 預り番号: str, **_unknown: Never) -> Result:
         """Gives the hold back."""
+        check_keywords("預け.void", _unknown)
         return self._backend.call(
             "預け.void",
             'select result, reason from "拒否のあとのリトライ"."預け_void"(%s, %s)',
@@ -329,8 +350,9 @@ class 預け:
             ],
         )
 
-    def void_call(self, *, 預り番号: str) -> PgCall:
+    def void_call(self, *, 預り番号: str, **_unknown: Never) -> PgCall:
         """void as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("預け.void", _unknown)
         return self._backend.make_call(
             "預け.void",
             'select result, reason from "拒否のあとのリトライ"."預け_void"(%s, %s)',
@@ -339,8 +361,9 @@ class 預け:
             ],
         )
 
-    def status(self, *, 預り番号: str) -> HoldState | None:
+    def status(self, *, 預り番号: str, **_unknown: Never) -> HoldState | None:
         """Where the hold stands; None when there is none. It writes nothing."""
+        check_keywords("預け.status", _unknown)
         return self._backend.status(
             "預け.status",
             'select "拒否のあとのリトライ"."預け_status"(%s, %s)',
@@ -349,8 +372,9 @@ class 預け:
             ],
         )
 
-    def status_call(self, *, 預り番号: str) -> PgCall:
+    def status_call(self, *, 預り番号: str, **_unknown: Never) -> PgCall:
         """status as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("預け.status", _unknown)
         return self._backend.make_call(
             "預け.status",
             'select "拒否のあとのリトライ"."預け_status"(%s, %s)',
@@ -367,8 +391,9 @@ class 片付け:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def do(self, *, 預り番号: str, 品番: str, 数: int) -> Result:
+    def do(self, *, 預り番号: str, 品番: str, 数: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("片付け.do", _unknown)
         return self._backend.call(
             "片付け.do",
             'select result, reason from "拒否のあとのリトライ"."片付け_do"(%s, %s, %s, %s)',
@@ -379,8 +404,9 @@ class 片付け:
             ],
         )
 
-    def do_call(self, *, 預り番号: str, 品番: str, 数: int) -> PgCall:
+    def do_call(self, *, 預り番号: str, 品番: str, 数: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("片付け.do", _unknown)
         return self._backend.make_call(
             "片付け.do",
             'select result, reason from "拒否のあとのリトライ"."片付け_do"(%s, %s, %s, %s)',
@@ -398,8 +424,9 @@ class Balances:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def 棚(self, *, 品番: str) -> Balance:
+    def 棚(self, *, 品番: str, **_unknown: Never) -> Balance:
         """The account 棚."""
+        check_keywords("balance.棚", _unknown)
         return self._backend.balance(
             "balance.棚",
             'select posted, held_in, held_out from "拒否のあとのリトライ"."balance_棚"(%s, %s)',
@@ -408,8 +435,9 @@ class Balances:
             ],
         )
 
-    def 予備(self) -> Balance:
+    def 予備(self, **_unknown: Never) -> Balance:
         """The account 予備."""
+        check_keywords("balance.予備", _unknown)
         return self._backend.balance(
             "balance.予備",
             'select posted, held_in, held_out from "拒否のあとのリトライ"."balance_予備"(%s)',
@@ -417,8 +445,9 @@ class Balances:
             ],
         )
 
-    def 安全在庫(self, *, 品番: str) -> Balance:
+    def 安全在庫(self, *, 品番: str, **_unknown: Never) -> Balance:
         """The account 安全在庫."""
+        check_keywords("balance.安全在庫", _unknown)
         return self._backend.balance(
             "balance.安全在庫",
             'select posted, held_in, held_out from "拒否のあとのリトライ"."balance_安全在庫"(%s, %s)',
@@ -427,8 +456,9 @@ class Balances:
             ],
         )
 
-    def 貸出枠(self, *, 会員: str) -> Balance:
+    def 貸出枠(self, *, 会員: str, **_unknown: Never) -> Balance:
         """The account 貸出枠."""
+        check_keywords("balance.貸出枠", _unknown)
         return self._backend.balance(
             "balance.貸出枠",
             'select posted, held_in, held_out from "拒否のあとのリトライ"."balance_貸出枠"(%s, %s)',
@@ -437,8 +467,9 @@ class Balances:
             ],
         )
 
-    def 置き場(self, *, 品番: str) -> Balance:
+    def 置き場(self, *, 品番: str, **_unknown: Never) -> Balance:
         """The account 置き場."""
+        check_keywords("balance.置き場", _unknown)
         return self._backend.balance(
             "balance.置き場",
             'select posted, held_in, held_out from "拒否のあとのリトライ"."balance_置き場"(%s, %s)',
@@ -447,8 +478,9 @@ class Balances:
             ],
         )
 
-    def 外(self) -> Balance:
+    def 外(self, **_unknown: Never) -> Balance:
         """The account 外."""
+        check_keywords("balance.外", _unknown)
         return self._backend.balance(
             "balance.外",
             'select posted, held_in, held_out from "拒否のあとのリトライ"."balance_外"(%s)',
@@ -472,13 +504,14 @@ class Book:
         self.balance = Balances(backend)
         """Reads accounts: posted, held coming in, held going out."""
 
-    def expire(self, max: int = 1000) -> int:
+    def expire(self, max: int = 1000, **_unknown: Never) -> int:
         """Gives back up to max holds past their deadline and answers how
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
+        check_keywords("expire", _unknown)
         return self._backend.expire('select "拒否のあとのリトライ".expire(%s)', max)
 
-    def bulk(self, calls: Sequence[PgCall]) -> list[PgAnswer]:
+    def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
         answers each, in order, as it would be answered alone: a Result, a
         hold state (or None) for a status, or the error the call alone
@@ -486,6 +519,7 @@ class Book:
         autocommit mode they go in one pipeline; over psycopg2, or in the
         caller's transaction, one by one. No call sees another's answer: a
         post, void or status must not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return self._backend.bulk(calls)
 
 
@@ -495,8 +529,9 @@ class Async入荷:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def do(self, *, 納品書: str, 品番: str, 数: int) -> Result:
+    async def do(self, *, 納品書: str, 品番: str, 数: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("入荷.do", _unknown)
         return await self._backend.call(
             "入荷.do",
             'select result, reason from "拒否のあとのリトライ"."入荷_do"(%s, %s, %s, %s)',
@@ -507,8 +542,9 @@ class Async入荷:
             ],
         )
 
-    def do_call(self, *, 納品書: str, 品番: str, 数: int) -> PgCall:
+    def do_call(self, *, 納品書: str, 品番: str, 数: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("入荷.do", _unknown)
         return self._backend.make_call(
             "入荷.do",
             'select result, reason from "拒否のあとのリトライ"."入荷_do"(%s, %s, %s, %s)',
@@ -526,8 +562,9 @@ class Async予備入荷:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def do(self, *, 納品書: str, 数: int) -> Result:
+    async def do(self, *, 納品書: str, 数: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("予備入荷.do", _unknown)
         return await self._backend.call(
             "予備入荷.do",
             'select result, reason from "拒否のあとのリトライ"."予備入荷_do"(%s, %s, %s)',
@@ -537,8 +574,9 @@ class Async予備入荷:
             ],
         )
 
-    def do_call(self, *, 納品書: str, 数: int) -> PgCall:
+    def do_call(self, *, 納品書: str, 数: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("予備入荷.do", _unknown)
         return self._backend.make_call(
             "予備入荷.do",
             'select result, reason from "拒否のあとのリトライ"."予備入荷_do"(%s, %s, %s)',
@@ -555,8 +593,9 @@ class Async出荷:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def do(self, *, 注文: str, 品番: str, 数: int, 追加: int) -> Result:
+    async def do(self, *, 注文: str, 品番: str, 数: int, 追加: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("出荷.do", _unknown)
         return await self._backend.call(
             "出荷.do",
             'select result, reason from "拒否のあとのリトライ"."出荷_do"(%s, %s, %s, %s, %s)',
@@ -568,8 +607,9 @@ class Async出荷:
             ],
         )
 
-    def do_call(self, *, 注文: str, 品番: str, 数: int, 追加: int) -> PgCall:
+    def do_call(self, *, 注文: str, 品番: str, 数: int, 追加: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("出荷.do", _unknown)
         return self._backend.make_call(
             "出荷.do",
             'select result, reason from "拒否のあとのリトライ"."出荷_do"(%s, %s, %s, %s, %s)',
@@ -588,8 +628,9 @@ class Async引当:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def hold(self, *, 注文: str, 品番: str, 数: int, 追加: int) -> Result:
+    async def hold(self, *, 注文: str, 品番: str, 数: int, 追加: int, **_unknown: Never) -> Result:
         """Holds the amounts; post or void ends the hold."""
+        check_keywords("引当.hold", _unknown)
         return await self._backend.call(
             "引当.hold",
             'select result, reason from "拒否のあとのリトライ"."引当_hold"(%s, %s, %s, %s, %s)',
@@ -601,8 +642,9 @@ class Async引当:
             ],
         )
 
-    def hold_call(self, *, 注文: str, 品番: str, 数: int, 追加: int) -> PgCall:
+    def hold_call(self, *, 注文: str, 品番: str, 数: int, 追加: int, **_unknown: Never) -> PgCall:
         """hold as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("引当.hold", _unknown)
         return self._backend.make_call(
             "引当.hold",
             'select result, reason from "拒否のあとのリトライ"."引当_hold"(%s, %s, %s, %s, %s)',
@@ -614,8 +656,9 @@ class Async引当:
             ],
         )
 
-    async def post(self, *, 注文: str, 数: int | None = None, 追加: int | None = None) -> Result:
+    async def post(self, *, 注文: str, 数: int | None = None, 追加: int | None = None, **_unknown: Never) -> Result:
         """Posts the hold: the amounts given, or the whole hold when they are all left out."""
+        check_keywords("引当.post", _unknown)
         return await self._backend.call(
             "引当.post",
             'select result, reason from "拒否のあとのリトライ"."引当_post"(%s, %s, %s, %s)',
@@ -625,8 +668,9 @@ class Async引当:
             ],
         )
 
-    def post_call(self, *, 注文: str, 数: int | None = None, 追加: int | None = None) -> PgCall:
+    def post_call(self, *, 注文: str, 数: int | None = None, 追加: int | None = None, **_unknown: Never) -> PgCall:
         """post as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("引当.post", _unknown)
         return self._backend.make_call(
             "引当.post",
             'select result, reason from "拒否のあとのリトライ"."引当_post"(%s, %s, %s, %s)',
@@ -636,8 +680,9 @@ class Async引当:
             ],
         )
 
-    async def void(self, *, 注文: str) -> Result:
+    async def void(self, *, 注文: str, **_unknown: Never) -> Result:
         """Gives the hold back."""
+        check_keywords("引当.void", _unknown)
         return await self._backend.call(
             "引当.void",
             'select result, reason from "拒否のあとのリトライ"."引当_void"(%s, %s)',
@@ -646,8 +691,9 @@ class Async引当:
             ],
         )
 
-    def void_call(self, *, 注文: str) -> PgCall:
+    def void_call(self, *, 注文: str, **_unknown: Never) -> PgCall:
         """void as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("引当.void", _unknown)
         return self._backend.make_call(
             "引当.void",
             'select result, reason from "拒否のあとのリトライ"."引当_void"(%s, %s)',
@@ -656,8 +702,9 @@ class Async引当:
             ],
         )
 
-    async def status(self, *, 注文: str) -> HoldState | None:
+    async def status(self, *, 注文: str, **_unknown: Never) -> HoldState | None:
         """Where the hold stands; None when there is none. It writes nothing."""
+        check_keywords("引当.status", _unknown)
         return await self._backend.status(
             "引当.status",
             'select "拒否のあとのリトライ"."引当_status"(%s, %s)',
@@ -666,8 +713,9 @@ class Async引当:
             ],
         )
 
-    def status_call(self, *, 注文: str) -> PgCall:
+    def status_call(self, *, 注文: str, **_unknown: Never) -> PgCall:
         """status as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("引当.status", _unknown)
         return self._backend.make_call(
             "引当.status",
             'select "拒否のあとのリトライ"."引当_status"(%s, %s)',
@@ -684,8 +732,9 @@ class Async貸出:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def do(self, *, 貸出番号: str, 会員: str, 数: int, 追加: int) -> Result:
+    async def do(self, *, 貸出番号: str, 会員: str, 数: int, 追加: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("貸出.do", _unknown)
         return await self._backend.call(
             "貸出.do",
             'select result, reason from "拒否のあとのリトライ"."貸出_do"(%s, %s, %s, %s, %s)',
@@ -697,8 +746,9 @@ class Async貸出:
             ],
         )
 
-    def do_call(self, *, 貸出番号: str, 会員: str, 数: int, 追加: int) -> PgCall:
+    def do_call(self, *, 貸出番号: str, 会員: str, 数: int, 追加: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("貸出.do", _unknown)
         return self._backend.make_call(
             "貸出.do",
             'select result, reason from "拒否のあとのリトライ"."貸出_do"(%s, %s, %s, %s, %s)',
@@ -717,8 +767,9 @@ class Async預け:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def hold(self, *, 預り番号: str, 品番: str, 数: int, 追加: int) -> Result:
+    async def hold(self, *, 預り番号: str, 品番: str, 数: int, 追加: int, **_unknown: Never) -> Result:
         """Holds the amounts; post or void ends the hold."""
+        check_keywords("預け.hold", _unknown)
         return await self._backend.call(
             "預け.hold",
             'select result, reason from "拒否のあとのリトライ"."預け_hold"(%s, %s, %s, %s, %s)',
@@ -730,8 +781,9 @@ class Async預け:
             ],
         )
 
-    def hold_call(self, *, 預り番号: str, 品番: str, 数: int, 追加: int) -> PgCall:
+    def hold_call(self, *, 預り番号: str, 品番: str, 数: int, 追加: int, **_unknown: Never) -> PgCall:
         """hold as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("預け.hold", _unknown)
         return self._backend.make_call(
             "預け.hold",
             'select result, reason from "拒否のあとのリトライ"."預け_hold"(%s, %s, %s, %s, %s)',
@@ -743,8 +795,9 @@ class Async預け:
             ],
         )
 
-    async def post(self, *, 預り番号: str, 数: int | None = None, 追加: int | None = None) -> Result:
+    async def post(self, *, 預り番号: str, 数: int | None = None, 追加: int | None = None, **_unknown: Never) -> Result:
         """Posts the hold: the amounts given, or the whole hold when they are all left out."""
+        check_keywords("預け.post", _unknown)
         return await self._backend.call(
             "預け.post",
             'select result, reason from "拒否のあとのリトライ"."預け_post"(%s, %s, %s, %s)',
@@ -754,8 +807,9 @@ class Async預け:
             ],
         )
 
-    def post_call(self, *, 預り番号: str, 数: int | None = None, 追加: int | None = None) -> PgCall:
+    def post_call(self, *, 預り番号: str, 数: int | None = None, 追加: int | None = None, **_unknown: Never) -> PgCall:
         """post as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("預け.post", _unknown)
         return self._backend.make_call(
             "預け.post",
             'select result, reason from "拒否のあとのリトライ"."預け_post"(%s, %s, %s, %s)',
@@ -765,8 +819,9 @@ class Async預け:
             ],
         )
 
-    async def void(self, *, 預り番号: str) -> Result:
+    async def void(self, *, 預り番号: str, **_unknown: Never) -> Result:
         """Gives the hold back."""
+        check_keywords("預け.void", _unknown)
         return await self._backend.call(
             "預け.void",
             'select result, reason from "拒否のあとのリトライ"."預け_void"(%s, %s)',
@@ -775,8 +830,9 @@ class Async預け:
             ],
         )
 
-    def void_call(self, *, 預り番号: str) -> PgCall:
+    def void_call(self, *, 預り番号: str, **_unknown: Never) -> PgCall:
         """void as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("預け.void", _unknown)
         return self._backend.make_call(
             "預け.void",
             'select result, reason from "拒否のあとのリトライ"."預け_void"(%s, %s)',
@@ -785,8 +841,9 @@ class Async預け:
             ],
         )
 
-    async def status(self, *, 預り番号: str) -> HoldState | None:
+    async def status(self, *, 預り番号: str, **_unknown: Never) -> HoldState | None:
         """Where the hold stands; None when there is none. It writes nothing."""
+        check_keywords("預け.status", _unknown)
         return await self._backend.status(
             "預け.status",
             'select "拒否のあとのリトライ"."預け_status"(%s, %s)',
@@ -795,8 +852,9 @@ class Async預け:
             ],
         )
 
-    def status_call(self, *, 預り番号: str) -> PgCall:
+    def status_call(self, *, 預り番号: str, **_unknown: Never) -> PgCall:
         """status as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("預け.status", _unknown)
         return self._backend.make_call(
             "預け.status",
             'select "拒否のあとのリトライ"."預け_status"(%s, %s)',
@@ -813,8 +871,9 @@ class Async片付け:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def do(self, *, 預り番号: str, 品番: str, 数: int) -> Result:
+    async def do(self, *, 預り番号: str, 品番: str, 数: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("片付け.do", _unknown)
         return await self._backend.call(
             "片付け.do",
             'select result, reason from "拒否のあとのリトライ"."片付け_do"(%s, %s, %s, %s)',
@@ -825,8 +884,9 @@ class Async片付け:
             ],
         )
 
-    def do_call(self, *, 預り番号: str, 品番: str, 数: int) -> PgCall:
+    def do_call(self, *, 預り番号: str, 品番: str, 数: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("片付け.do", _unknown)
         return self._backend.make_call(
             "片付け.do",
             'select result, reason from "拒否のあとのリトライ"."片付け_do"(%s, %s, %s, %s)',
@@ -844,8 +904,9 @@ class AsyncBalances:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def 棚(self, *, 品番: str) -> Balance:
+    async def 棚(self, *, 品番: str, **_unknown: Never) -> Balance:
         """The account 棚."""
+        check_keywords("balance.棚", _unknown)
         return await self._backend.balance(
             "balance.棚",
             'select posted, held_in, held_out from "拒否のあとのリトライ"."balance_棚"(%s, %s)',
@@ -854,8 +915,9 @@ class AsyncBalances:
             ],
         )
 
-    async def 予備(self) -> Balance:
+    async def 予備(self, **_unknown: Never) -> Balance:
         """The account 予備."""
+        check_keywords("balance.予備", _unknown)
         return await self._backend.balance(
             "balance.予備",
             'select posted, held_in, held_out from "拒否のあとのリトライ"."balance_予備"(%s)',
@@ -863,8 +925,9 @@ class AsyncBalances:
             ],
         )
 
-    async def 安全在庫(self, *, 品番: str) -> Balance:
+    async def 安全在庫(self, *, 品番: str, **_unknown: Never) -> Balance:
         """The account 安全在庫."""
+        check_keywords("balance.安全在庫", _unknown)
         return await self._backend.balance(
             "balance.安全在庫",
             'select posted, held_in, held_out from "拒否のあとのリトライ"."balance_安全在庫"(%s, %s)',
@@ -873,8 +936,9 @@ class AsyncBalances:
             ],
         )
 
-    async def 貸出枠(self, *, 会員: str) -> Balance:
+    async def 貸出枠(self, *, 会員: str, **_unknown: Never) -> Balance:
         """The account 貸出枠."""
+        check_keywords("balance.貸出枠", _unknown)
         return await self._backend.balance(
             "balance.貸出枠",
             'select posted, held_in, held_out from "拒否のあとのリトライ"."balance_貸出枠"(%s, %s)',
@@ -883,8 +947,9 @@ class AsyncBalances:
             ],
         )
 
-    async def 置き場(self, *, 品番: str) -> Balance:
+    async def 置き場(self, *, 品番: str, **_unknown: Never) -> Balance:
         """The account 置き場."""
+        check_keywords("balance.置き場", _unknown)
         return await self._backend.balance(
             "balance.置き場",
             'select posted, held_in, held_out from "拒否のあとのリトライ"."balance_置き場"(%s, %s)',
@@ -893,8 +958,9 @@ class AsyncBalances:
             ],
         )
 
-    async def 外(self) -> Balance:
+    async def 外(self, **_unknown: Never) -> Balance:
         """The account 外."""
+        check_keywords("balance.外", _unknown)
         return await self._backend.balance(
             "balance.外",
             'select posted, held_in, held_out from "拒否のあとのリトライ"."balance_外"(%s)',
@@ -918,13 +984,14 @@ class AsyncBook:
         self.balance = AsyncBalances(backend)
         """Reads accounts: posted, held coming in, held going out."""
 
-    async def expire(self, max: int = 1000) -> int:
+    async def expire(self, max: int = 1000, **_unknown: Never) -> int:
         """Gives back up to max holds past their deadline and answers how
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
+        check_keywords("expire", _unknown)
         return await self._backend.expire('select "拒否のあとのリトライ".expire(%s)', max)
 
-    async def bulk(self, calls: Sequence[PgCall]) -> list[PgAnswer]:
+    async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
         answers each, in order, as it would be answered alone: a Result, a
         hold state (or None) for a status, or the error the call alone
@@ -932,6 +999,7 @@ class AsyncBook:
         autocommit mode they go in one pipeline; over psycopg2, or in the
         caller's transaction, one by one. No call sees another's answer: a
         post, void or status must not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return await self._backend.bulk(calls)
 
 
@@ -1076,6 +1144,18 @@ def describe(v: object) -> str:
     if isinstance(v, int):
         return f"the int {v}"
     return f"a {type(v).__name__}"
+
+
+def check_keywords(where: str, unknown: Mapping[str, object]) -> None:
+    """Refuses, before anything is sent, keyword arguments the operation
+    does not take: a generated method gathers them in **_unknown (typed
+    Never, so that a type checker names them too) rather than letting
+    Python raise its TypeError, so that every mistake in a call is a
+    ChoboError."""
+    if unknown:
+        names = ", ".join(repr(n) for n in unknown)
+        what = "an argument" if len(unknown) == 1 else "arguments"
+        raise ChoboError("CHOBO_BAD_ARGUMENT", f"{where}: the operation takes no {what} named {names}")
 
 
 def check_amount(where: str, name: str, v: object) -> int:

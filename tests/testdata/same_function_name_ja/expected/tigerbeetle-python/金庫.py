@@ -10,11 +10,11 @@ import re
 import secrets
 import threading
 import tigerbeetle as tb
-from collections.abc import Awaitable, Callable, Generator, Sequence
+from collections.abc import Awaitable, Callable, Generator, Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any, Literal, Protocol, TypeAlias, TypeVar, cast
+from typing import Any, Literal, Never, Protocol, TypeAlias, TypeVar, cast
 
 # The client of the book 金庫 kept in TigerBeetle: each operation is
 # one linked chain of transfers sent in one request, so that every bound is
@@ -49,8 +49,9 @@ class Balance預け:
     def __init__(self, backend: TigerBeetleBook) -> None:
         self._backend = backend
 
-    def do(self, *, 番号: str, 数: int) -> Result:
+    def do(self, *, 番号: str, 数: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("balance_預け.do", _unknown)
         return self._backend.call(
             0,
             "do",
@@ -60,8 +61,9 @@ class Balance預け:
             ],
         )
 
-    def do_call(self, *, 番号: str, 数: int) -> TbCall:
+    def do_call(self, *, 番号: str, 数: int, **_unknown: Never) -> TbCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("balance_預け.do", _unknown)
         return tb_call(
             0,
             "do",
@@ -78,8 +80,9 @@ class 引き出し:
     def __init__(self, backend: TigerBeetleBook) -> None:
         self._backend = backend
 
-    def do(self, *, 番号: str, 数: int) -> Result:
+    def do(self, *, 番号: str, 数: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("引き出し.do", _unknown)
         return self._backend.call(
             1,
             "do",
@@ -89,8 +92,9 @@ class 引き出し:
             ],
         )
 
-    def do_call(self, *, 番号: str, 数: int) -> TbCall:
+    def do_call(self, *, 番号: str, 数: int, **_unknown: Never) -> TbCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("引き出し.do", _unknown)
         return tb_call(
             1,
             "do",
@@ -107,15 +111,17 @@ class Balances:
     def __init__(self, backend: TigerBeetleBook) -> None:
         self._backend = backend
 
-    def 預け_do(self) -> Balance:
+    def 預け_do(self, **_unknown: Never) -> Balance:
         """The account 預け_do."""
+        check_keywords("balance.預け_do", _unknown)
         return self._backend.balance(
             0,
             [],
         )
 
-    def 銀行(self) -> Balance:
+    def 銀行(self, **_unknown: Never) -> Balance:
         """The account 銀行."""
+        check_keywords("balance.銀行", _unknown)
         return self._backend.balance(
             1,
             [],
@@ -132,7 +138,7 @@ class Book:
         """Reads accounts: posted, held coming in, held going out."""
         self._backend = backend
 
-    def bulk(self, calls: Sequence[TbCall]) -> list[TbAnswer]:
+    def bulk(self, calls: Sequence[TbCall], **_unknown: Never) -> list[TbAnswer]:
         """Sends many calls, made by the transfers' *_call methods, in as few
         requests as they fit (a request takes MAX_EVENTS transfers; a call's chain
         is never split), and answers each, in order, as it would be answered
@@ -140,6 +146,7 @@ class Book:
         the call alone would raise. TigerBeetle applies them one after
         another; no call sees another's answer: a post, void or status must
         not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return self._backend.bulk(calls)
 
 
@@ -149,8 +156,9 @@ class AsyncBalance預け:
     def __init__(self, backend: AsyncTigerBeetleBook) -> None:
         self._backend = backend
 
-    async def do(self, *, 番号: str, 数: int) -> Result:
+    async def do(self, *, 番号: str, 数: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("balance_預け.do", _unknown)
         return await self._backend.call(
             0,
             "do",
@@ -160,8 +168,9 @@ class AsyncBalance預け:
             ],
         )
 
-    def do_call(self, *, 番号: str, 数: int) -> TbCall:
+    def do_call(self, *, 番号: str, 数: int, **_unknown: Never) -> TbCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("balance_預け.do", _unknown)
         return tb_call(
             0,
             "do",
@@ -178,8 +187,9 @@ class Async引き出し:
     def __init__(self, backend: AsyncTigerBeetleBook) -> None:
         self._backend = backend
 
-    async def do(self, *, 番号: str, 数: int) -> Result:
+    async def do(self, *, 番号: str, 数: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("引き出し.do", _unknown)
         return await self._backend.call(
             1,
             "do",
@@ -189,8 +199,9 @@ class Async引き出し:
             ],
         )
 
-    def do_call(self, *, 番号: str, 数: int) -> TbCall:
+    def do_call(self, *, 番号: str, 数: int, **_unknown: Never) -> TbCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("引き出し.do", _unknown)
         return tb_call(
             1,
             "do",
@@ -207,15 +218,17 @@ class AsyncBalances:
     def __init__(self, backend: AsyncTigerBeetleBook) -> None:
         self._backend = backend
 
-    async def 預け_do(self) -> Balance:
+    async def 預け_do(self, **_unknown: Never) -> Balance:
         """The account 預け_do."""
+        check_keywords("balance.預け_do", _unknown)
         return await self._backend.balance(
             0,
             [],
         )
 
-    async def 銀行(self) -> Balance:
+    async def 銀行(self, **_unknown: Never) -> Balance:
         """The account 銀行."""
+        check_keywords("balance.銀行", _unknown)
         return await self._backend.balance(
             1,
             [],
@@ -232,7 +245,7 @@ class AsyncBook:
         """Reads accounts: posted, held coming in, held going out."""
         self._backend = backend
 
-    async def bulk(self, calls: Sequence[TbCall]) -> list[TbAnswer]:
+    async def bulk(self, calls: Sequence[TbCall], **_unknown: Never) -> list[TbAnswer]:
         """Sends many calls, made by the transfers' *_call methods, in as few
         requests as they fit (a request takes MAX_EVENTS transfers; a call's chain
         is never split), and answers each, in order, as it would be answered
@@ -240,6 +253,7 @@ class AsyncBook:
         the call alone would raise. TigerBeetle applies them one after
         another; no call sees another's answer: a post, void or status must
         not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return await self._backend.bulk(calls)
 
 
@@ -391,6 +405,18 @@ def describe(v: object) -> str:
     if isinstance(v, int):
         return f"the int {v}"
     return f"a {type(v).__name__}"
+
+
+def check_keywords(where: str, unknown: Mapping[str, object]) -> None:
+    """Refuses, before anything is sent, keyword arguments the operation
+    does not take: a generated method gathers them in **_unknown (typed
+    Never, so that a type checker names them too) rather than letting
+    Python raise its TypeError, so that every mistake in a call is a
+    ChoboError."""
+    if unknown:
+        names = ", ".join(repr(n) for n in unknown)
+        what = "an argument" if len(unknown) == 1 else "arguments"
+        raise ChoboError("CHOBO_BAD_ARGUMENT", f"{where}: the operation takes no {what} named {names}")
 
 
 def check_amount(where: str, name: str, v: object) -> int:

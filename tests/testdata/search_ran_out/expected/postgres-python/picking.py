@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable, Generator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, AbstractContextManager
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, TypeAlias, TypeVar, cast
+from typing import Any, Literal, Never, Protocol, TypeAlias, TypeVar, cast
 
 # The client of the book picking kept in PostgreSQL: each operation is
 # one call of the book's SQL function (picking.sql), in one statement.
@@ -46,8 +46,9 @@ class Fill:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def do(self, *, id: str) -> Result:
+    def do(self, *, id: str, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("fill.do", _unknown)
         return self._backend.call(
             "fill.do",
             'select result, reason from "picking"."fill_do"(%s, %s)',
@@ -56,8 +57,9 @@ class Fill:
             ],
         )
 
-    def do_call(self, *, id: str) -> PgCall:
+    def do_call(self, *, id: str, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("fill.do", _unknown)
         return self._backend.make_call(
             "fill.do",
             'select result, reason from "picking"."fill_do"(%s, %s)',
@@ -73,8 +75,9 @@ class Pick:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def do(self, *, id: str, p: int, q: int, r: int) -> Result:
+    def do(self, *, id: str, p: int, q: int, r: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("pick.do", _unknown)
         return self._backend.call(
             "pick.do",
             'select result, reason from "picking"."pick_do"(%s, %s, %s, %s, %s)',
@@ -86,8 +89,9 @@ class Pick:
             ],
         )
 
-    def do_call(self, *, id: str, p: int, q: int, r: int) -> PgCall:
+    def do_call(self, *, id: str, p: int, q: int, r: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("pick.do", _unknown)
         return self._backend.make_call(
             "pick.do",
             'select result, reason from "picking"."pick_do"(%s, %s, %s, %s, %s)',
@@ -106,8 +110,9 @@ class Balances:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def shelf(self) -> Balance:
+    def shelf(self, **_unknown: Never) -> Balance:
         """The account shelf."""
+        check_keywords("balance.shelf", _unknown)
         return self._backend.balance(
             "balance.shelf",
             'select posted, held_in, held_out from "picking"."balance_shelf"(%s)',
@@ -115,8 +120,9 @@ class Balances:
             ],
         )
 
-    def tokens(self) -> Balance:
+    def tokens(self, **_unknown: Never) -> Balance:
         """The account tokens."""
+        check_keywords("balance.tokens", _unknown)
         return self._backend.balance(
             "balance.tokens",
             'select posted, held_in, held_out from "picking"."balance_tokens"(%s)',
@@ -124,8 +130,9 @@ class Balances:
             ],
         )
 
-    def world(self) -> Balance:
+    def world(self, **_unknown: Never) -> Balance:
         """The account world."""
+        check_keywords("balance.world", _unknown)
         return self._backend.balance(
             "balance.world",
             'select posted, held_in, held_out from "picking"."balance_world"(%s)',
@@ -144,13 +151,14 @@ class Book:
         self.balance = Balances(backend)
         """Reads accounts: posted, held coming in, held going out."""
 
-    def expire(self, max: int = 1000) -> int:
+    def expire(self, max: int = 1000, **_unknown: Never) -> int:
         """Gives back up to max holds past their deadline and answers how
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
+        check_keywords("expire", _unknown)
         return self._backend.expire('select "picking".expire(%s)', max)
 
-    def bulk(self, calls: Sequence[PgCall]) -> list[PgAnswer]:
+    def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
         answers each, in order, as it would be answered alone: a Result, a
         hold state (or None) for a status, or the error the call alone
@@ -158,6 +166,7 @@ class Book:
         autocommit mode they go in one pipeline; over psycopg2, or in the
         caller's transaction, one by one. No call sees another's answer: a
         post, void or status must not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return self._backend.bulk(calls)
 
 
@@ -167,8 +176,9 @@ class AsyncFill:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def do(self, *, id: str) -> Result:
+    async def do(self, *, id: str, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("fill.do", _unknown)
         return await self._backend.call(
             "fill.do",
             'select result, reason from "picking"."fill_do"(%s, %s)',
@@ -177,8 +187,9 @@ class AsyncFill:
             ],
         )
 
-    def do_call(self, *, id: str) -> PgCall:
+    def do_call(self, *, id: str, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("fill.do", _unknown)
         return self._backend.make_call(
             "fill.do",
             'select result, reason from "picking"."fill_do"(%s, %s)',
@@ -194,8 +205,9 @@ class AsyncPick:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def do(self, *, id: str, p: int, q: int, r: int) -> Result:
+    async def do(self, *, id: str, p: int, q: int, r: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("pick.do", _unknown)
         return await self._backend.call(
             "pick.do",
             'select result, reason from "picking"."pick_do"(%s, %s, %s, %s, %s)',
@@ -207,8 +219,9 @@ class AsyncPick:
             ],
         )
 
-    def do_call(self, *, id: str, p: int, q: int, r: int) -> PgCall:
+    def do_call(self, *, id: str, p: int, q: int, r: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("pick.do", _unknown)
         return self._backend.make_call(
             "pick.do",
             'select result, reason from "picking"."pick_do"(%s, %s, %s, %s, %s)',
@@ -227,8 +240,9 @@ class AsyncBalances:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def shelf(self) -> Balance:
+    async def shelf(self, **_unknown: Never) -> Balance:
         """The account shelf."""
+        check_keywords("balance.shelf", _unknown)
         return await self._backend.balance(
             "balance.shelf",
             'select posted, held_in, held_out from "picking"."balance_shelf"(%s)',
@@ -236,8 +250,9 @@ class AsyncBalances:
             ],
         )
 
-    async def tokens(self) -> Balance:
+    async def tokens(self, **_unknown: Never) -> Balance:
         """The account tokens."""
+        check_keywords("balance.tokens", _unknown)
         return await self._backend.balance(
             "balance.tokens",
             'select posted, held_in, held_out from "picking"."balance_tokens"(%s)',
@@ -245,8 +260,9 @@ class AsyncBalances:
             ],
         )
 
-    async def world(self) -> Balance:
+    async def world(self, **_unknown: Never) -> Balance:
         """The account world."""
+        check_keywords("balance.world", _unknown)
         return await self._backend.balance(
             "balance.world",
             'select posted, held_in, held_out from "picking"."balance_world"(%s)',
@@ -265,13 +281,14 @@ class AsyncBook:
         self.balance = AsyncBalances(backend)
         """Reads accounts: posted, held coming in, held going out."""
 
-    async def expire(self, max: int = 1000) -> int:
+    async def expire(self, max: int = 1000, **_unknown: Never) -> int:
         """Gives back up to max holds past their deadline and answers how
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
+        check_keywords("expire", _unknown)
         return await self._backend.expire('select "picking".expire(%s)', max)
 
-    async def bulk(self, calls: Sequence[PgCall]) -> list[PgAnswer]:
+    async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
         answers each, in order, as it would be answered alone: a Result, a
         hold state (or None) for a status, or the error the call alone
@@ -279,6 +296,7 @@ class AsyncBook:
         autocommit mode they go in one pipeline; over psycopg2, or in the
         caller's transaction, one by one. No call sees another's answer: a
         post, void or status must not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return await self._backend.bulk(calls)
 
 
@@ -401,6 +419,18 @@ def describe(v: object) -> str:
     if isinstance(v, int):
         return f"the int {v}"
     return f"a {type(v).__name__}"
+
+
+def check_keywords(where: str, unknown: Mapping[str, object]) -> None:
+    """Refuses, before anything is sent, keyword arguments the operation
+    does not take: a generated method gathers them in **_unknown (typed
+    Never, so that a type checker names them too) rather than letting
+    Python raise its TypeError, so that every mistake in a call is a
+    ChoboError."""
+    if unknown:
+        names = ", ".join(repr(n) for n in unknown)
+        what = "an argument" if len(unknown) == 1 else "arguments"
+        raise ChoboError("CHOBO_BAD_ARGUMENT", f"{where}: the operation takes no {what} named {names}")
 
 
 def check_amount(where: str, name: str, v: object) -> int:

@@ -10,11 +10,11 @@ import re
 import secrets
 import threading
 import tigerbeetle as tb
-from collections.abc import Awaitable, Callable, Generator, Sequence
+from collections.abc import Awaitable, Callable, Generator, Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any, Literal, Protocol, TypeAlias, TypeVar, cast
+from typing import Any, Literal, Never, Protocol, TypeAlias, TypeVar, cast
 
 # The client of the book picking kept in TigerBeetle: each operation is
 # one linked chain of transfers sent in one request, so that every bound is
@@ -50,8 +50,9 @@ class Fill:
     def __init__(self, backend: TigerBeetleBook) -> None:
         self._backend = backend
 
-    def do(self, *, id: str) -> Result:
+    def do(self, *, id: str, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("fill.do", _unknown)
         return self._backend.call(
             0,
             "do",
@@ -60,8 +61,9 @@ class Fill:
             ],
         )
 
-    def do_call(self, *, id: str) -> TbCall:
+    def do_call(self, *, id: str, **_unknown: Never) -> TbCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("fill.do", _unknown)
         return tb_call(
             0,
             "do",
@@ -77,8 +79,9 @@ class Pick:
     def __init__(self, backend: TigerBeetleBook) -> None:
         self._backend = backend
 
-    def do(self, *, id: str, p: int, q: int, r: int) -> Result:
+    def do(self, *, id: str, p: int, q: int, r: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("pick.do", _unknown)
         return self._backend.call(
             1,
             "do",
@@ -90,8 +93,9 @@ class Pick:
             ],
         )
 
-    def do_call(self, *, id: str, p: int, q: int, r: int) -> TbCall:
+    def do_call(self, *, id: str, p: int, q: int, r: int, **_unknown: Never) -> TbCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("pick.do", _unknown)
         return tb_call(
             1,
             "do",
@@ -110,22 +114,25 @@ class Balances:
     def __init__(self, backend: TigerBeetleBook) -> None:
         self._backend = backend
 
-    def shelf(self) -> Balance:
+    def shelf(self, **_unknown: Never) -> Balance:
         """The account shelf."""
+        check_keywords("balance.shelf", _unknown)
         return self._backend.balance(
             0,
             [],
         )
 
-    def tokens(self) -> Balance:
+    def tokens(self, **_unknown: Never) -> Balance:
         """The account tokens."""
+        check_keywords("balance.tokens", _unknown)
         return self._backend.balance(
             1,
             [],
         )
 
-    def world(self) -> Balance:
+    def world(self, **_unknown: Never) -> Balance:
         """The account world."""
+        check_keywords("balance.world", _unknown)
         return self._backend.balance(
             2,
             [],
@@ -142,7 +149,7 @@ class Book:
         """Reads accounts: posted, held coming in, held going out."""
         self._backend = backend
 
-    def bulk(self, calls: Sequence[TbCall]) -> list[TbAnswer]:
+    def bulk(self, calls: Sequence[TbCall], **_unknown: Never) -> list[TbAnswer]:
         """Sends many calls, made by the transfers' *_call methods, in as few
         requests as they fit (a request takes MAX_EVENTS transfers; a call's chain
         is never split), and answers each, in order, as it would be answered
@@ -150,6 +157,7 @@ class Book:
         the call alone would raise. TigerBeetle applies them one after
         another; no call sees another's answer: a post, void or status must
         not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return self._backend.bulk(calls)
 
 
@@ -159,8 +167,9 @@ class AsyncFill:
     def __init__(self, backend: AsyncTigerBeetleBook) -> None:
         self._backend = backend
 
-    async def do(self, *, id: str) -> Result:
+    async def do(self, *, id: str, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("fill.do", _unknown)
         return await self._backend.call(
             0,
             "do",
@@ -169,8 +178,9 @@ class AsyncFill:
             ],
         )
 
-    def do_call(self, *, id: str) -> TbCall:
+    def do_call(self, *, id: str, **_unknown: Never) -> TbCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("fill.do", _unknown)
         return tb_call(
             0,
             "do",
@@ -186,8 +196,9 @@ class AsyncPick:
     def __init__(self, backend: AsyncTigerBeetleBook) -> None:
         self._backend = backend
 
-    async def do(self, *, id: str, p: int, q: int, r: int) -> Result:
+    async def do(self, *, id: str, p: int, q: int, r: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("pick.do", _unknown)
         return await self._backend.call(
             1,
             "do",
@@ -199,8 +210,9 @@ class AsyncPick:
             ],
         )
 
-    def do_call(self, *, id: str, p: int, q: int, r: int) -> TbCall:
+    def do_call(self, *, id: str, p: int, q: int, r: int, **_unknown: Never) -> TbCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("pick.do", _unknown)
         return tb_call(
             1,
             "do",
@@ -219,22 +231,25 @@ class AsyncBalances:
     def __init__(self, backend: AsyncTigerBeetleBook) -> None:
         self._backend = backend
 
-    async def shelf(self) -> Balance:
+    async def shelf(self, **_unknown: Never) -> Balance:
         """The account shelf."""
+        check_keywords("balance.shelf", _unknown)
         return await self._backend.balance(
             0,
             [],
         )
 
-    async def tokens(self) -> Balance:
+    async def tokens(self, **_unknown: Never) -> Balance:
         """The account tokens."""
+        check_keywords("balance.tokens", _unknown)
         return await self._backend.balance(
             1,
             [],
         )
 
-    async def world(self) -> Balance:
+    async def world(self, **_unknown: Never) -> Balance:
         """The account world."""
+        check_keywords("balance.world", _unknown)
         return await self._backend.balance(
             2,
             [],
@@ -251,7 +266,7 @@ class AsyncBook:
         """Reads accounts: posted, held coming in, held going out."""
         self._backend = backend
 
-    async def bulk(self, calls: Sequence[TbCall]) -> list[TbAnswer]:
+    async def bulk(self, calls: Sequence[TbCall], **_unknown: Never) -> list[TbAnswer]:
         """Sends many calls, made by the transfers' *_call methods, in as few
         requests as they fit (a request takes MAX_EVENTS transfers; a call's chain
         is never split), and answers each, in order, as it would be answered
@@ -259,6 +274,7 @@ class AsyncBook:
         the call alone would raise. TigerBeetle applies them one after
         another; no call sees another's answer: a post, void or status must
         not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return await self._backend.bulk(calls)
 
 
@@ -420,6 +436,18 @@ def describe(v: object) -> str:
     if isinstance(v, int):
         return f"the int {v}"
     return f"a {type(v).__name__}"
+
+
+def check_keywords(where: str, unknown: Mapping[str, object]) -> None:
+    """Refuses, before anything is sent, keyword arguments the operation
+    does not take: a generated method gathers them in **_unknown (typed
+    Never, so that a type checker names them too) rather than letting
+    Python raise its TypeError, so that every mistake in a call is a
+    ChoboError."""
+    if unknown:
+        names = ", ".join(repr(n) for n in unknown)
+        what = "an argument" if len(unknown) == 1 else "arguments"
+        raise ChoboError("CHOBO_BAD_ARGUMENT", f"{where}: the operation takes no {what} named {names}")
 
 
 def check_amount(where: str, name: str, v: object) -> int:

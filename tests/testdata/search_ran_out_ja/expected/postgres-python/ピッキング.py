@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable, Generator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, AbstractContextManager
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, TypeAlias, TypeVar, cast
+from typing import Any, Literal, Never, Protocol, TypeAlias, TypeVar, cast
 
 # The client of the book ピッキング kept in PostgreSQL: each operation is
 # one call of the book's SQL function (ピッキング.sql), in one statement.
@@ -46,8 +46,9 @@ class 補充:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def do(self, *, 番号: str) -> Result:
+    def do(self, *, 番号: str, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("補充.do", _unknown)
         return self._backend.call(
             "補充.do",
             'select result, reason from "ピッキング"."補充_do"(%s, %s)',
@@ -56,8 +57,9 @@ class 補充:
             ],
         )
 
-    def do_call(self, *, 番号: str) -> PgCall:
+    def do_call(self, *, 番号: str, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("補充.do", _unknown)
         return self._backend.make_call(
             "補充.do",
             'select result, reason from "ピッキング"."補充_do"(%s, %s)',
@@ -73,8 +75,9 @@ class ピック:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def do(self, *, 番号: str, p: int, q: int, r: int) -> Result:
+    def do(self, *, 番号: str, p: int, q: int, r: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("ピック.do", _unknown)
         return self._backend.call(
             "ピック.do",
             'select result, reason from "ピッキング"."ピック_do"(%s, %s, %s, %s, %s)',
@@ -86,8 +89,9 @@ class ピック:
             ],
         )
 
-    def do_call(self, *, 番号: str, p: int, q: int, r: int) -> PgCall:
+    def do_call(self, *, 番号: str, p: int, q: int, r: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("ピック.do", _unknown)
         return self._backend.make_call(
             "ピック.do",
             'select result, reason from "ピッキング"."ピック_do"(%s, %s, %s, %s, %s)',
@@ -106,8 +110,9 @@ class Balances:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def 棚(self) -> Balance:
+    def 棚(self, **_unknown: Never) -> Balance:
         """The account 棚."""
+        check_keywords("balance.棚", _unknown)
         return self._backend.balance(
             "balance.棚",
             'select posted, held_in, held_out from "ピッキング"."balance_棚"(%s)',
@@ -115,8 +120,9 @@ class Balances:
             ],
         )
 
-    def 札(self) -> Balance:
+    def 札(self, **_unknown: Never) -> Balance:
         """The account 札."""
+        check_keywords("balance.札", _unknown)
         return self._backend.balance(
             "balance.札",
             'select posted, held_in, held_out from "ピッキング"."balance_札"(%s)',
@@ -124,8 +130,9 @@ class Balances:
             ],
         )
 
-    def 外部(self) -> Balance:
+    def 外部(self, **_unknown: Never) -> Balance:
         """The account 外部."""
+        check_keywords("balance.外部", _unknown)
         return self._backend.balance(
             "balance.外部",
             'select posted, held_in, held_out from "ピッキング"."balance_外部"(%s)',
@@ -144,13 +151,14 @@ class Book:
         self.balance = Balances(backend)
         """Reads accounts: posted, held coming in, held going out."""
 
-    def expire(self, max: int = 1000) -> int:
+    def expire(self, max: int = 1000, **_unknown: Never) -> int:
         """Gives back up to max holds past their deadline and answers how
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
+        check_keywords("expire", _unknown)
         return self._backend.expire('select "ピッキング".expire(%s)', max)
 
-    def bulk(self, calls: Sequence[PgCall]) -> list[PgAnswer]:
+    def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
         answers each, in order, as it would be answered alone: a Result, a
         hold state (or None) for a status, or the error the call alone
@@ -158,6 +166,7 @@ class Book:
         autocommit mode they go in one pipeline; over psycopg2, or in the
         caller's transaction, one by one. No call sees another's answer: a
         post, void or status must not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return self._backend.bulk(calls)
 
 
@@ -167,8 +176,9 @@ class Async補充:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def do(self, *, 番号: str) -> Result:
+    async def do(self, *, 番号: str, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("補充.do", _unknown)
         return await self._backend.call(
             "補充.do",
             'select result, reason from "ピッキング"."補充_do"(%s, %s)',
@@ -177,8 +187,9 @@ class Async補充:
             ],
         )
 
-    def do_call(self, *, 番号: str) -> PgCall:
+    def do_call(self, *, 番号: str, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("補充.do", _unknown)
         return self._backend.make_call(
             "補充.do",
             'select result, reason from "ピッキング"."補充_do"(%s, %s)',
@@ -194,8 +205,9 @@ class Asyncピック:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def do(self, *, 番号: str, p: int, q: int, r: int) -> Result:
+    async def do(self, *, 番号: str, p: int, q: int, r: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("ピック.do", _unknown)
         return await self._backend.call(
             "ピック.do",
             'select result, reason from "ピッキング"."ピック_do"(%s, %s, %s, %s, %s)',
@@ -207,8 +219,9 @@ class Asyncピック:
             ],
         )
 
-    def do_call(self, *, 番号: str, p: int, q: int, r: int) -> PgCall:
+    def do_call(self, *, 番号: str, p: int, q: int, r: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("ピック.do", _unknown)
         return self._backend.make_call(
             "ピック.do",
             'select result, reason from "ピッキング"."ピック_do"(%s, %s, %s, %s, %s)',
@@ -227,8 +240,9 @@ class AsyncBalances:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def 棚(self) -> Balance:
+    async def 棚(self, **_unknown: Never) -> Balance:
         """The account 棚."""
+        check_keywords("balance.棚", _unknown)
         return await self._backend.balance(
             "balance.棚",
             'select posted, held_in, held_out from "ピッキング"."balance_棚"(%s)',
@@ -236,8 +250,9 @@ class AsyncBalances:
             ],
         )
 
-    async def 札(self) -> Balance:
+    async def 札(self, **_unknown: Never) -> Balance:
         """The account 札."""
+        check_keywords("balance.札", _unknown)
         return await self._backend.balance(
             "balance.札",
             'select posted, held_in, held_out from "ピッキング"."balance_札"(%s)',
@@ -245,8 +260,9 @@ class AsyncBalances:
             ],
         )
 
-    async def 外部(self) -> Balance:
+    async def 外部(self, **_unknown: Never) -> Balance:
         """The account 外部."""
+        check_keywords("balance.外部", _unknown)
         return await self._backend.balance(
             "balance.外部",
             'select posted, held_in, held_out from "ピッキング"."balance_外部"(%s)',
@@ -265,13 +281,14 @@ class AsyncBook:
         self.balance = AsyncBalances(backend)
         """Reads accounts: posted, held coming in, held going out."""
 
-    async def expire(self, max: int = 1000) -> int:
+    async def expire(self, max: int = 1000, **_unknown: Never) -> int:
         """Gives back up to max holds past their deadline and answers how
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
+        check_keywords("expire", _unknown)
         return await self._backend.expire('select "ピッキング".expire(%s)', max)
 
-    async def bulk(self, calls: Sequence[PgCall]) -> list[PgAnswer]:
+    async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
         answers each, in order, as it would be answered alone: a Result, a
         hold state (or None) for a status, or the error the call alone
@@ -279,6 +296,7 @@ class AsyncBook:
         autocommit mode they go in one pipeline; over psycopg2, or in the
         caller's transaction, one by one. No call sees another's answer: a
         post, void or status must not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return await self._backend.bulk(calls)
 
 
@@ -401,6 +419,18 @@ def describe(v: object) -> str:
     if isinstance(v, int):
         return f"the int {v}"
     return f"a {type(v).__name__}"
+
+
+def check_keywords(where: str, unknown: Mapping[str, object]) -> None:
+    """Refuses, before anything is sent, keyword arguments the operation
+    does not take: a generated method gathers them in **_unknown (typed
+    Never, so that a type checker names them too) rather than letting
+    Python raise its TypeError, so that every mistake in a call is a
+    ChoboError."""
+    if unknown:
+        names = ", ".join(repr(n) for n in unknown)
+        what = "an argument" if len(unknown) == 1 else "arguments"
+        raise ChoboError("CHOBO_BAD_ARGUMENT", f"{where}: the operation takes no {what} named {names}")
 
 
 def check_amount(where: str, name: str, v: object) -> int:

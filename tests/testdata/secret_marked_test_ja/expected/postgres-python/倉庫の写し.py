@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable, Generator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, AbstractContextManager
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, TypeAlias, TypeVar, cast
+from typing import Any, Literal, Never, Protocol, TypeAlias, TypeVar, cast
 
 # The client of the book 倉庫の写し kept in PostgreSQL: each operation is
 # one call of the book's SQL function (倉庫の写し.sql), in one statement.
@@ -45,8 +45,9 @@ class 入荷:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def do(self, *, 納品書: str, sku: str, 数: int) -> Result:
+    def do(self, *, 納品書: str, sku: str, 数: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("入荷.do", _unknown)
         return self._backend.call(
             "入荷.do",
             'select result, reason from "倉庫の写し"."入荷_do"(%s, %s, %s, %s)',
@@ -57,8 +58,9 @@ class 入荷:
             ],
         )
 
-    def do_call(self, *, 納品書: str, sku: str, 数: int) -> PgCall:
+    def do_call(self, *, 納品書: str, sku: str, 数: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("入荷.do", _unknown)
         return self._backend.make_call(
             "入荷.do",
             'select result, reason from "倉庫の写し"."入荷_do"(%s, %s, %s, %s)',
@@ -76,8 +78,9 @@ class 出荷:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def do(self, *, 注文: str, sku: str, 数: int) -> Result:
+    def do(self, *, 注文: str, sku: str, 数: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("出荷.do", _unknown)
         return self._backend.call(
             "出荷.do",
             'select result, reason from "倉庫の写し"."出荷_do"(%s, %s, %s, %s)',
@@ -88,8 +91,9 @@ class 出荷:
             ],
         )
 
-    def do_call(self, *, 注文: str, sku: str, 数: int) -> PgCall:
+    def do_call(self, *, 注文: str, sku: str, 数: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("出荷.do", _unknown)
         return self._backend.make_call(
             "出荷.do",
             'select result, reason from "倉庫の写し"."出荷_do"(%s, %s, %s, %s)',
@@ -107,8 +111,9 @@ class Balances:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def 在庫(self, *, sku: str) -> Balance:
+    def 在庫(self, *, sku: str, **_unknown: Never) -> Balance:
         """在庫: 倉庫にある数."""
+        check_keywords("balance.在庫", _unknown)
         return self._backend.balance(
             "balance.在庫",
             'select posted, held_in, held_out from "倉庫の写し"."balance_在庫"(%s, %s)',
@@ -117,8 +122,9 @@ class Balances:
             ],
         )
 
-    def 仕入先(self) -> Balance:
+    def 仕入先(self, **_unknown: Never) -> Balance:
         """The account 仕入先."""
+        check_keywords("balance.仕入先", _unknown)
         return self._backend.balance(
             "balance.仕入先",
             'select posted, held_in, held_out from "倉庫の写し"."balance_仕入先"(%s)',
@@ -126,8 +132,9 @@ class Balances:
             ],
         )
 
-    def 客(self) -> Balance:
+    def 客(self, **_unknown: Never) -> Balance:
         """The account 客."""
+        check_keywords("balance.客", _unknown)
         return self._backend.balance(
             "balance.客",
             'select posted, held_in, held_out from "倉庫の写し"."balance_客"(%s)',
@@ -146,13 +153,14 @@ class Book:
         self.balance = Balances(backend)
         """Reads accounts: posted, held coming in, held going out."""
 
-    def expire(self, max: int = 1000) -> int:
+    def expire(self, max: int = 1000, **_unknown: Never) -> int:
         """Gives back up to max holds past their deadline and answers how
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
+        check_keywords("expire", _unknown)
         return self._backend.expire('select "倉庫の写し".expire(%s)', max)
 
-    def bulk(self, calls: Sequence[PgCall]) -> list[PgAnswer]:
+    def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
         answers each, in order, as it would be answered alone: a Result, a
         hold state (or None) for a status, or the error the call alone
@@ -160,6 +168,7 @@ class Book:
         autocommit mode they go in one pipeline; over psycopg2, or in the
         caller's transaction, one by one. No call sees another's answer: a
         post, void or status must not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return self._backend.bulk(calls)
 
 
@@ -169,8 +178,9 @@ class Async入荷:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def do(self, *, 納品書: str, sku: str, 数: int) -> Result:
+    async def do(self, *, 納品書: str, sku: str, 数: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("入荷.do", _unknown)
         return await self._backend.call(
             "入荷.do",
             'select result, reason from "倉庫の写し"."入荷_do"(%s, %s, %s, %s)',
@@ -181,8 +191,9 @@ class Async入荷:
             ],
         )
 
-    def do_call(self, *, 納品書: str, sku: str, 数: int) -> PgCall:
+    def do_call(self, *, 納品書: str, sku: str, 数: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("入荷.do", _unknown)
         return self._backend.make_call(
             "入荷.do",
             'select result, reason from "倉庫の写し"."入荷_do"(%s, %s, %s, %s)',
@@ -200,8 +211,9 @@ class Async出荷:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def do(self, *, 注文: str, sku: str, 数: int) -> Result:
+    async def do(self, *, 注文: str, sku: str, 数: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("出荷.do", _unknown)
         return await self._backend.call(
             "出荷.do",
             'select result, reason from "倉庫の写し"."出荷_do"(%s, %s, %s, %s)',
@@ -212,8 +224,9 @@ class Async出荷:
             ],
         )
 
-    def do_call(self, *, 注文: str, sku: str, 数: int) -> PgCall:
+    def do_call(self, *, 注文: str, sku: str, 数: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("出荷.do", _unknown)
         return self._backend.make_call(
             "出荷.do",
             'select result, reason from "倉庫の写し"."出荷_do"(%s, %s, %s, %s)',
@@ -231,8 +244,9 @@ class AsyncBalances:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def 在庫(self, *, sku: str) -> Balance:
+    async def 在庫(self, *, sku: str, **_unknown: Never) -> Balance:
         """在庫: 倉庫にある数."""
+        check_keywords("balance.在庫", _unknown)
         return await self._backend.balance(
             "balance.在庫",
             'select posted, held_in, held_out from "倉庫の写し"."balance_在庫"(%s, %s)',
@@ -241,8 +255,9 @@ class AsyncBalances:
             ],
         )
 
-    async def 仕入先(self) -> Balance:
+    async def 仕入先(self, **_unknown: Never) -> Balance:
         """The account 仕入先."""
+        check_keywords("balance.仕入先", _unknown)
         return await self._backend.balance(
             "balance.仕入先",
             'select posted, held_in, held_out from "倉庫の写し"."balance_仕入先"(%s)',
@@ -250,8 +265,9 @@ class AsyncBalances:
             ],
         )
 
-    async def 客(self) -> Balance:
+    async def 客(self, **_unknown: Never) -> Balance:
         """The account 客."""
+        check_keywords("balance.客", _unknown)
         return await self._backend.balance(
             "balance.客",
             'select posted, held_in, held_out from "倉庫の写し"."balance_客"(%s)',
@@ -270,13 +286,14 @@ class AsyncBook:
         self.balance = AsyncBalances(backend)
         """Reads accounts: posted, held coming in, held going out."""
 
-    async def expire(self, max: int = 1000) -> int:
+    async def expire(self, max: int = 1000, **_unknown: Never) -> int:
         """Gives back up to max holds past their deadline and answers how
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
+        check_keywords("expire", _unknown)
         return await self._backend.expire('select "倉庫の写し".expire(%s)', max)
 
-    async def bulk(self, calls: Sequence[PgCall]) -> list[PgAnswer]:
+    async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
         answers each, in order, as it would be answered alone: a Result, a
         hold state (or None) for a status, or the error the call alone
@@ -284,6 +301,7 @@ class AsyncBook:
         autocommit mode they go in one pipeline; over psycopg2, or in the
         caller's transaction, one by one. No call sees another's answer: a
         post, void or status must not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return await self._backend.bulk(calls)
 
 
@@ -406,6 +424,18 @@ def describe(v: object) -> str:
     if isinstance(v, int):
         return f"the int {v}"
     return f"a {type(v).__name__}"
+
+
+def check_keywords(where: str, unknown: Mapping[str, object]) -> None:
+    """Refuses, before anything is sent, keyword arguments the operation
+    does not take: a generated method gathers them in **_unknown (typed
+    Never, so that a type checker names them too) rather than letting
+    Python raise its TypeError, so that every mistake in a call is a
+    ChoboError."""
+    if unknown:
+        names = ", ".join(repr(n) for n in unknown)
+        what = "an argument" if len(unknown) == 1 else "arguments"
+        raise ChoboError("CHOBO_BAD_ARGUMENT", f"{where}: the operation takes no {what} named {names}")
 
 
 def check_amount(where: str, name: str, v: object) -> int:

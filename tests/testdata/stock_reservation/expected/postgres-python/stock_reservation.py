@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable, Generator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, AbstractContextManager
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, TypeAlias, TypeVar, cast
+from typing import Any, Literal, Never, Protocol, TypeAlias, TypeVar, cast
 
 # The client of the book stock_reservation kept in PostgreSQL: each operation is
 # one call of the book's SQL function (stock_reservation.sql), in one statement.
@@ -45,8 +45,9 @@ class Restock:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def do(self, *, delivery: str, sku: str, qty: int) -> Result:
+    def do(self, *, delivery: str, sku: str, qty: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("restock.do", _unknown)
         return self._backend.call(
             "restock.do",
             'select result, reason from "stock_reservation"."restock_do"(%s, %s, %s, %s)',
@@ -57,8 +58,9 @@ class Restock:
             ],
         )
 
-    def do_call(self, *, delivery: str, sku: str, qty: int) -> PgCall:
+    def do_call(self, *, delivery: str, sku: str, qty: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("restock.do", _unknown)
         return self._backend.make_call(
             "restock.do",
             'select result, reason from "stock_reservation"."restock_do"(%s, %s, %s, %s)',
@@ -76,8 +78,9 @@ class ReserveStock:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def hold(self, *, order: str, sku: str, qty: int) -> Result:
+    def hold(self, *, order: str, sku: str, qty: int, **_unknown: Never) -> Result:
         """Holds the amounts; post or void ends the hold."""
+        check_keywords("reserve_stock.hold", _unknown)
         return self._backend.call(
             "reserve_stock.hold",
             'select result, reason from "stock_reservation"."reserve_stock_hold"(%s, %s, %s, %s)',
@@ -88,8 +91,9 @@ class ReserveStock:
             ],
         )
 
-    def hold_call(self, *, order: str, sku: str, qty: int) -> PgCall:
+    def hold_call(self, *, order: str, sku: str, qty: int, **_unknown: Never) -> PgCall:
         """hold as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("reserve_stock.hold", _unknown)
         return self._backend.make_call(
             "reserve_stock.hold",
             'select result, reason from "stock_reservation"."reserve_stock_hold"(%s, %s, %s, %s)',
@@ -100,8 +104,9 @@ class ReserveStock:
             ],
         )
 
-    def post(self, *, order: str, sku: str, qty: int | None = None) -> Result:
+    def post(self, *, order: str, sku: str, qty: int | None = None, **_unknown: Never) -> Result:
         """Posts the hold: the amounts given, or the whole hold when they are all left out."""
+        check_keywords("reserve_stock.post", _unknown)
         return self._backend.call(
             "reserve_stock.post",
             'select result, reason from "stock_reservation"."reserve_stock_post"(%s, %s, %s, %s)',
@@ -112,8 +117,9 @@ class ReserveStock:
             ],
         )
 
-    def post_call(self, *, order: str, sku: str, qty: int | None = None) -> PgCall:
+    def post_call(self, *, order: str, sku: str, qty: int | None = None, **_unknown: Never) -> PgCall:
         """post as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("reserve_stock.post", _unknown)
         return self._backend.make_call(
             "reserve_stock.post",
             'select result, reason from "stock_reservation"."reserve_stock_post"(%s, %s, %s, %s)',
@@ -124,8 +130,9 @@ class ReserveStock:
             ],
         )
 
-    def void(self, *, order: str, sku: str) -> Result:
+    def void(self, *, order: str, sku: str, **_unknown: Never) -> Result:
         """Gives the hold back."""
+        check_keywords("reserve_stock.void", _unknown)
         return self._backend.call(
             "reserve_stock.void",
             'select result, reason from "stock_reservation"."reserve_stock_void"(%s, %s, %s)',
@@ -135,8 +142,9 @@ class ReserveStock:
             ],
         )
 
-    def void_call(self, *, order: str, sku: str) -> PgCall:
+    def void_call(self, *, order: str, sku: str, **_unknown: Never) -> PgCall:
         """void as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("reserve_stock.void", _unknown)
         return self._backend.make_call(
             "reserve_stock.void",
             'select result, reason from "stock_reservation"."reserve_stock_void"(%s, %s, %s)',
@@ -146,8 +154,9 @@ class ReserveStock:
             ],
         )
 
-    def status(self, *, order: str, sku: str) -> HoldState | None:
+    def status(self, *, order: str, sku: str, **_unknown: Never) -> HoldState | None:
         """Where the hold stands; None when there is none. It writes nothing."""
+        check_keywords("reserve_stock.status", _unknown)
         return self._backend.status(
             "reserve_stock.status",
             'select "stock_reservation"."reserve_stock_status"(%s, %s, %s)',
@@ -157,8 +166,9 @@ class ReserveStock:
             ],
         )
 
-    def status_call(self, *, order: str, sku: str) -> PgCall:
+    def status_call(self, *, order: str, sku: str, **_unknown: Never) -> PgCall:
         """status as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("reserve_stock.status", _unknown)
         return self._backend.make_call(
             "reserve_stock.status",
             'select "stock_reservation"."reserve_stock_status"(%s, %s, %s)',
@@ -176,8 +186,9 @@ class GiveBack:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def do(self, *, return_slip: str, sku: str, qty: int) -> Result:
+    def do(self, *, return_slip: str, sku: str, qty: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("give_back.do", _unknown)
         return self._backend.call(
             "give_back.do",
             'select result, reason from "stock_reservation"."give_back_do"(%s, %s, %s, %s)',
@@ -188,8 +199,9 @@ class GiveBack:
             ],
         )
 
-    def do_call(self, *, return_slip: str, sku: str, qty: int) -> PgCall:
+    def do_call(self, *, return_slip: str, sku: str, qty: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("give_back.do", _unknown)
         return self._backend.make_call(
             "give_back.do",
             'select result, reason from "stock_reservation"."give_back_do"(%s, %s, %s, %s)',
@@ -207,8 +219,9 @@ class Balances:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def shelf(self, *, sku: str) -> Balance:
+    def shelf(self, *, sku: str, **_unknown: Never) -> Balance:
         """shelf: units standing on the shelf."""
+        check_keywords("balance.shelf", _unknown)
         return self._backend.balance(
             "balance.shelf",
             'select posted, held_in, held_out from "stock_reservation"."balance_shelf"(%s, %s)',
@@ -217,8 +230,9 @@ class Balances:
             ],
         )
 
-    def vendors(self) -> Balance:
+    def vendors(self, **_unknown: Never) -> Balance:
         """The account vendors."""
+        check_keywords("balance.vendors", _unknown)
         return self._backend.balance(
             "balance.vendors",
             'select posted, held_in, held_out from "stock_reservation"."balance_vendors"(%s)',
@@ -226,8 +240,9 @@ class Balances:
             ],
         )
 
-    def shoppers(self) -> Balance:
+    def shoppers(self, **_unknown: Never) -> Balance:
         """The account shoppers."""
+        check_keywords("balance.shoppers", _unknown)
         return self._backend.balance(
             "balance.shoppers",
             'select posted, held_in, held_out from "stock_reservation"."balance_shoppers"(%s)',
@@ -248,13 +263,14 @@ class Book:
         self.balance = Balances(backend)
         """Reads accounts: posted, held coming in, held going out."""
 
-    def expire(self, max: int = 1000) -> int:
+    def expire(self, max: int = 1000, **_unknown: Never) -> int:
         """Gives back up to max holds past their deadline and answers how
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
+        check_keywords("expire", _unknown)
         return self._backend.expire('select "stock_reservation".expire(%s)', max)
 
-    def bulk(self, calls: Sequence[PgCall]) -> list[PgAnswer]:
+    def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
         answers each, in order, as it would be answered alone: a Result, a
         hold state (or None) for a status, or the error the call alone
@@ -262,6 +278,7 @@ class Book:
         autocommit mode they go in one pipeline; over psycopg2, or in the
         caller's transaction, one by one. No call sees another's answer: a
         post, void or status must not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return self._backend.bulk(calls)
 
 
@@ -271,8 +288,9 @@ class AsyncRestock:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def do(self, *, delivery: str, sku: str, qty: int) -> Result:
+    async def do(self, *, delivery: str, sku: str, qty: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("restock.do", _unknown)
         return await self._backend.call(
             "restock.do",
             'select result, reason from "stock_reservation"."restock_do"(%s, %s, %s, %s)',
@@ -283,8 +301,9 @@ class AsyncRestock:
             ],
         )
 
-    def do_call(self, *, delivery: str, sku: str, qty: int) -> PgCall:
+    def do_call(self, *, delivery: str, sku: str, qty: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("restock.do", _unknown)
         return self._backend.make_call(
             "restock.do",
             'select result, reason from "stock_reservation"."restock_do"(%s, %s, %s, %s)',
@@ -302,8 +321,9 @@ class AsyncReserveStock:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def hold(self, *, order: str, sku: str, qty: int) -> Result:
+    async def hold(self, *, order: str, sku: str, qty: int, **_unknown: Never) -> Result:
         """Holds the amounts; post or void ends the hold."""
+        check_keywords("reserve_stock.hold", _unknown)
         return await self._backend.call(
             "reserve_stock.hold",
             'select result, reason from "stock_reservation"."reserve_stock_hold"(%s, %s, %s, %s)',
@@ -314,8 +334,9 @@ class AsyncReserveStock:
             ],
         )
 
-    def hold_call(self, *, order: str, sku: str, qty: int) -> PgCall:
+    def hold_call(self, *, order: str, sku: str, qty: int, **_unknown: Never) -> PgCall:
         """hold as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("reserve_stock.hold", _unknown)
         return self._backend.make_call(
             "reserve_stock.hold",
             'select result, reason from "stock_reservation"."reserve_stock_hold"(%s, %s, %s, %s)',
@@ -326,8 +347,9 @@ class AsyncReserveStock:
             ],
         )
 
-    async def post(self, *, order: str, sku: str, qty: int | None = None) -> Result:
+    async def post(self, *, order: str, sku: str, qty: int | None = None, **_unknown: Never) -> Result:
         """Posts the hold: the amounts given, or the whole hold when they are all left out."""
+        check_keywords("reserve_stock.post", _unknown)
         return await self._backend.call(
             "reserve_stock.post",
             'select result, reason from "stock_reservation"."reserve_stock_post"(%s, %s, %s, %s)',
@@ -338,8 +360,9 @@ class AsyncReserveStock:
             ],
         )
 
-    def post_call(self, *, order: str, sku: str, qty: int | None = None) -> PgCall:
+    def post_call(self, *, order: str, sku: str, qty: int | None = None, **_unknown: Never) -> PgCall:
         """post as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("reserve_stock.post", _unknown)
         return self._backend.make_call(
             "reserve_stock.post",
             'select result, reason from "stock_reservation"."reserve_stock_post"(%s, %s, %s, %s)',
@@ -350,8 +373,9 @@ class AsyncReserveStock:
             ],
         )
 
-    async def void(self, *, order: str, sku: str) -> Result:
+    async def void(self, *, order: str, sku: str, **_unknown: Never) -> Result:
         """Gives the hold back."""
+        check_keywords("reserve_stock.void", _unknown)
         return await self._backend.call(
             "reserve_stock.void",
             'select result, reason from "stock_reservation"."reserve_stock_void"(%s, %s, %s)',
@@ -361,8 +385,9 @@ class AsyncReserveStock:
             ],
         )
 
-    def void_call(self, *, order: str, sku: str) -> PgCall:
+    def void_call(self, *, order: str, sku: str, **_unknown: Never) -> PgCall:
         """void as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("reserve_stock.void", _unknown)
         return self._backend.make_call(
             "reserve_stock.void",
             'select result, reason from "stock_reservation"."reserve_stock_void"(%s, %s, %s)',
@@ -372,8 +397,9 @@ class AsyncReserveStock:
             ],
         )
 
-    async def status(self, *, order: str, sku: str) -> HoldState | None:
+    async def status(self, *, order: str, sku: str, **_unknown: Never) -> HoldState | None:
         """Where the hold stands; None when there is none. It writes nothing."""
+        check_keywords("reserve_stock.status", _unknown)
         return await self._backend.status(
             "reserve_stock.status",
             'select "stock_reservation"."reserve_stock_status"(%s, %s, %s)',
@@ -383,8 +409,9 @@ class AsyncReserveStock:
             ],
         )
 
-    def status_call(self, *, order: str, sku: str) -> PgCall:
+    def status_call(self, *, order: str, sku: str, **_unknown: Never) -> PgCall:
         """status as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("reserve_stock.status", _unknown)
         return self._backend.make_call(
             "reserve_stock.status",
             'select "stock_reservation"."reserve_stock_status"(%s, %s, %s)',
@@ -402,8 +429,9 @@ class AsyncGiveBack:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def do(self, *, return_slip: str, sku: str, qty: int) -> Result:
+    async def do(self, *, return_slip: str, sku: str, qty: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("give_back.do", _unknown)
         return await self._backend.call(
             "give_back.do",
             'select result, reason from "stock_reservation"."give_back_do"(%s, %s, %s, %s)',
@@ -414,8 +442,9 @@ class AsyncGiveBack:
             ],
         )
 
-    def do_call(self, *, return_slip: str, sku: str, qty: int) -> PgCall:
+    def do_call(self, *, return_slip: str, sku: str, qty: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("give_back.do", _unknown)
         return self._backend.make_call(
             "give_back.do",
             'select result, reason from "stock_reservation"."give_back_do"(%s, %s, %s, %s)',
@@ -433,8 +462,9 @@ class AsyncBalances:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def shelf(self, *, sku: str) -> Balance:
+    async def shelf(self, *, sku: str, **_unknown: Never) -> Balance:
         """shelf: units standing on the shelf."""
+        check_keywords("balance.shelf", _unknown)
         return await self._backend.balance(
             "balance.shelf",
             'select posted, held_in, held_out from "stock_reservation"."balance_shelf"(%s, %s)',
@@ -443,8 +473,9 @@ class AsyncBalances:
             ],
         )
 
-    async def vendors(self) -> Balance:
+    async def vendors(self, **_unknown: Never) -> Balance:
         """The account vendors."""
+        check_keywords("balance.vendors", _unknown)
         return await self._backend.balance(
             "balance.vendors",
             'select posted, held_in, held_out from "stock_reservation"."balance_vendors"(%s)',
@@ -452,8 +483,9 @@ class AsyncBalances:
             ],
         )
 
-    async def shoppers(self) -> Balance:
+    async def shoppers(self, **_unknown: Never) -> Balance:
         """The account shoppers."""
+        check_keywords("balance.shoppers", _unknown)
         return await self._backend.balance(
             "balance.shoppers",
             'select posted, held_in, held_out from "stock_reservation"."balance_shoppers"(%s)',
@@ -474,13 +506,14 @@ class AsyncBook:
         self.balance = AsyncBalances(backend)
         """Reads accounts: posted, held coming in, held going out."""
 
-    async def expire(self, max: int = 1000) -> int:
+    async def expire(self, max: int = 1000, **_unknown: Never) -> int:
         """Gives back up to max holds past their deadline and answers how
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
+        check_keywords("expire", _unknown)
         return await self._backend.expire('select "stock_reservation".expire(%s)', max)
 
-    async def bulk(self, calls: Sequence[PgCall]) -> list[PgAnswer]:
+    async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
         answers each, in order, as it would be answered alone: a Result, a
         hold state (or None) for a status, or the error the call alone
@@ -488,6 +521,7 @@ class AsyncBook:
         autocommit mode they go in one pipeline; over psycopg2, or in the
         caller's transaction, one by one. No call sees another's answer: a
         post, void or status must not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return await self._backend.bulk(calls)
 
 
@@ -632,6 +666,18 @@ def describe(v: object) -> str:
     if isinstance(v, int):
         return f"the int {v}"
     return f"a {type(v).__name__}"
+
+
+def check_keywords(where: str, unknown: Mapping[str, object]) -> None:
+    """Refuses, before anything is sent, keyword arguments the operation
+    does not take: a generated method gathers them in **_unknown (typed
+    Never, so that a type checker names them too) rather than letting
+    Python raise its TypeError, so that every mistake in a call is a
+    ChoboError."""
+    if unknown:
+        names = ", ".join(repr(n) for n in unknown)
+        what = "an argument" if len(unknown) == 1 else "arguments"
+        raise ChoboError("CHOBO_BAD_ARGUMENT", f"{where}: the operation takes no {what} named {names}")
 
 
 def check_amount(where: str, name: str, v: object) -> int:

@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable, Generator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, AbstractContextManager
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, TypeAlias, TypeVar, cast
+from typing import Any, Literal, Never, Protocol, TypeAlias, TypeVar, cast
 
 # The client of the book swap_order kept in PostgreSQL: each operation is
 # one call of the book's SQL function (swap_order.sql), in one statement.
@@ -47,8 +47,9 @@ class Receive:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def do(self, *, delivery: str, sku: str, qty: int) -> Result:
+    def do(self, *, delivery: str, sku: str, qty: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("receive.do", _unknown)
         return self._backend.call(
             "receive.do",
             'select result, reason from "swap_order"."receive_do"(%s, %s, %s, %s)',
@@ -59,8 +60,9 @@ class Receive:
             ],
         )
 
-    def do_call(self, *, delivery: str, sku: str, qty: int) -> PgCall:
+    def do_call(self, *, delivery: str, sku: str, qty: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("receive.do", _unknown)
         return self._backend.make_call(
             "receive.do",
             'select result, reason from "swap_order"."receive_do"(%s, %s, %s, %s)',
@@ -78,8 +80,9 @@ class PutAway:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def do(self, *, delivery: str, sku: str, qty: int) -> Result:
+    def do(self, *, delivery: str, sku: str, qty: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("put_away.do", _unknown)
         return self._backend.call(
             "put_away.do",
             'select result, reason from "swap_order"."put_away_do"(%s, %s, %s, %s)',
@@ -90,8 +93,9 @@ class PutAway:
             ],
         )
 
-    def do_call(self, *, delivery: str, sku: str, qty: int) -> PgCall:
+    def do_call(self, *, delivery: str, sku: str, qty: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("put_away.do", _unknown)
         return self._backend.make_call(
             "put_away.do",
             'select result, reason from "swap_order"."put_away_do"(%s, %s, %s, %s)',
@@ -109,8 +113,9 @@ class Sell:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def do(self, *, order: str, sku: str, qty: int) -> Result:
+    def do(self, *, order: str, sku: str, qty: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("sell.do", _unknown)
         return self._backend.call(
             "sell.do",
             'select result, reason from "swap_order"."sell_do"(%s, %s, %s, %s)',
@@ -121,8 +126,9 @@ class Sell:
             ],
         )
 
-    def do_call(self, *, order: str, sku: str, qty: int) -> PgCall:
+    def do_call(self, *, order: str, sku: str, qty: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("sell.do", _unknown)
         return self._backend.make_call(
             "sell.do",
             'select result, reason from "swap_order"."sell_do"(%s, %s, %s, %s)',
@@ -140,8 +146,9 @@ class Rotate:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def do(self, *, rotation: str, sku: str, old: int, fresh: int) -> Result:
+    def do(self, *, rotation: str, sku: str, old: int, fresh: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("rotate.do", _unknown)
         return self._backend.call(
             "rotate.do",
             'select result, reason from "swap_order"."rotate_do"(%s, %s, %s, %s, %s)',
@@ -153,8 +160,9 @@ class Rotate:
             ],
         )
 
-    def do_call(self, *, rotation: str, sku: str, old: int, fresh: int) -> PgCall:
+    def do_call(self, *, rotation: str, sku: str, old: int, fresh: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("rotate.do", _unknown)
         return self._backend.make_call(
             "rotate.do",
             'select result, reason from "swap_order"."rotate_do"(%s, %s, %s, %s, %s)',
@@ -173,8 +181,9 @@ class Balances:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def shelf(self, *, sku: str) -> Balance:
+    def shelf(self, *, sku: str, **_unknown: Never) -> Balance:
         """The account shelf."""
+        check_keywords("balance.shelf", _unknown)
         return self._backend.balance(
             "balance.shelf",
             'select posted, held_in, held_out from "swap_order"."balance_shelf"(%s, %s)',
@@ -183,8 +192,9 @@ class Balances:
             ],
         )
 
-    def back_room(self, *, sku: str) -> Balance:
+    def back_room(self, *, sku: str, **_unknown: Never) -> Balance:
         """The account back_room."""
+        check_keywords("balance.back_room", _unknown)
         return self._backend.balance(
             "balance.back_room",
             'select posted, held_in, held_out from "swap_order"."balance_back_room"(%s, %s)',
@@ -193,8 +203,9 @@ class Balances:
             ],
         )
 
-    def suppliers(self) -> Balance:
+    def suppliers(self, **_unknown: Never) -> Balance:
         """The account suppliers."""
+        check_keywords("balance.suppliers", _unknown)
         return self._backend.balance(
             "balance.suppliers",
             'select posted, held_in, held_out from "swap_order"."balance_suppliers"(%s)',
@@ -202,8 +213,9 @@ class Balances:
             ],
         )
 
-    def customers(self) -> Balance:
+    def customers(self, **_unknown: Never) -> Balance:
         """The account customers."""
+        check_keywords("balance.customers", _unknown)
         return self._backend.balance(
             "balance.customers",
             'select posted, held_in, held_out from "swap_order"."balance_customers"(%s)',
@@ -226,13 +238,14 @@ class Book:
         self.balance = Balances(backend)
         """Reads accounts: posted, held coming in, held going out."""
 
-    def expire(self, max: int = 1000) -> int:
+    def expire(self, max: int = 1000, **_unknown: Never) -> int:
         """Gives back up to max holds past their deadline and answers how
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
+        check_keywords("expire", _unknown)
         return self._backend.expire('select "swap_order".expire(%s)', max)
 
-    def bulk(self, calls: Sequence[PgCall]) -> list[PgAnswer]:
+    def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
         answers each, in order, as it would be answered alone: a Result, a
         hold state (or None) for a status, or the error the call alone
@@ -240,6 +253,7 @@ class Book:
         autocommit mode they go in one pipeline; over psycopg2, or in the
         caller's transaction, one by one. No call sees another's answer: a
         post, void or status must not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return self._backend.bulk(calls)
 
 
@@ -249,8 +263,9 @@ class AsyncReceive:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def do(self, *, delivery: str, sku: str, qty: int) -> Result:
+    async def do(self, *, delivery: str, sku: str, qty: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("receive.do", _unknown)
         return await self._backend.call(
             "receive.do",
             'select result, reason from "swap_order"."receive_do"(%s, %s, %s, %s)',
@@ -261,8 +276,9 @@ class AsyncReceive:
             ],
         )
 
-    def do_call(self, *, delivery: str, sku: str, qty: int) -> PgCall:
+    def do_call(self, *, delivery: str, sku: str, qty: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("receive.do", _unknown)
         return self._backend.make_call(
             "receive.do",
             'select result, reason from "swap_order"."receive_do"(%s, %s, %s, %s)',
@@ -280,8 +296,9 @@ class AsyncPutAway:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def do(self, *, delivery: str, sku: str, qty: int) -> Result:
+    async def do(self, *, delivery: str, sku: str, qty: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("put_away.do", _unknown)
         return await self._backend.call(
             "put_away.do",
             'select result, reason from "swap_order"."put_away_do"(%s, %s, %s, %s)',
@@ -292,8 +309,9 @@ class AsyncPutAway:
             ],
         )
 
-    def do_call(self, *, delivery: str, sku: str, qty: int) -> PgCall:
+    def do_call(self, *, delivery: str, sku: str, qty: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("put_away.do", _unknown)
         return self._backend.make_call(
             "put_away.do",
             'select result, reason from "swap_order"."put_away_do"(%s, %s, %s, %s)',
@@ -311,8 +329,9 @@ class AsyncSell:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def do(self, *, order: str, sku: str, qty: int) -> Result:
+    async def do(self, *, order: str, sku: str, qty: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("sell.do", _unknown)
         return await self._backend.call(
             "sell.do",
             'select result, reason from "swap_order"."sell_do"(%s, %s, %s, %s)',
@@ -323,8 +342,9 @@ class AsyncSell:
             ],
         )
 
-    def do_call(self, *, order: str, sku: str, qty: int) -> PgCall:
+    def do_call(self, *, order: str, sku: str, qty: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("sell.do", _unknown)
         return self._backend.make_call(
             "sell.do",
             'select result, reason from "swap_order"."sell_do"(%s, %s, %s, %s)',
@@ -342,8 +362,9 @@ class AsyncRotate:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def do(self, *, rotation: str, sku: str, old: int, fresh: int) -> Result:
+    async def do(self, *, rotation: str, sku: str, old: int, fresh: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("rotate.do", _unknown)
         return await self._backend.call(
             "rotate.do",
             'select result, reason from "swap_order"."rotate_do"(%s, %s, %s, %s, %s)',
@@ -355,8 +376,9 @@ class AsyncRotate:
             ],
         )
 
-    def do_call(self, *, rotation: str, sku: str, old: int, fresh: int) -> PgCall:
+    def do_call(self, *, rotation: str, sku: str, old: int, fresh: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("rotate.do", _unknown)
         return self._backend.make_call(
             "rotate.do",
             'select result, reason from "swap_order"."rotate_do"(%s, %s, %s, %s, %s)',
@@ -375,8 +397,9 @@ class AsyncBalances:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def shelf(self, *, sku: str) -> Balance:
+    async def shelf(self, *, sku: str, **_unknown: Never) -> Balance:
         """The account shelf."""
+        check_keywords("balance.shelf", _unknown)
         return await self._backend.balance(
             "balance.shelf",
             'select posted, held_in, held_out from "swap_order"."balance_shelf"(%s, %s)',
@@ -385,8 +408,9 @@ class AsyncBalances:
             ],
         )
 
-    async def back_room(self, *, sku: str) -> Balance:
+    async def back_room(self, *, sku: str, **_unknown: Never) -> Balance:
         """The account back_room."""
+        check_keywords("balance.back_room", _unknown)
         return await self._backend.balance(
             "balance.back_room",
             'select posted, held_in, held_out from "swap_order"."balance_back_room"(%s, %s)',
@@ -395,8 +419,9 @@ class AsyncBalances:
             ],
         )
 
-    async def suppliers(self) -> Balance:
+    async def suppliers(self, **_unknown: Never) -> Balance:
         """The account suppliers."""
+        check_keywords("balance.suppliers", _unknown)
         return await self._backend.balance(
             "balance.suppliers",
             'select posted, held_in, held_out from "swap_order"."balance_suppliers"(%s)',
@@ -404,8 +429,9 @@ class AsyncBalances:
             ],
         )
 
-    async def customers(self) -> Balance:
+    async def customers(self, **_unknown: Never) -> Balance:
         """The account customers."""
+        check_keywords("balance.customers", _unknown)
         return await self._backend.balance(
             "balance.customers",
             'select posted, held_in, held_out from "swap_order"."balance_customers"(%s)',
@@ -428,13 +454,14 @@ class AsyncBook:
         self.balance = AsyncBalances(backend)
         """Reads accounts: posted, held coming in, held going out."""
 
-    async def expire(self, max: int = 1000) -> int:
+    async def expire(self, max: int = 1000, **_unknown: Never) -> int:
         """Gives back up to max holds past their deadline and answers how
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
+        check_keywords("expire", _unknown)
         return await self._backend.expire('select "swap_order".expire(%s)', max)
 
-    async def bulk(self, calls: Sequence[PgCall]) -> list[PgAnswer]:
+    async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
         answers each, in order, as it would be answered alone: a Result, a
         hold state (or None) for a status, or the error the call alone
@@ -442,6 +469,7 @@ class AsyncBook:
         autocommit mode they go in one pipeline; over psycopg2, or in the
         caller's transaction, one by one. No call sees another's answer: a
         post, void or status must not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return await self._backend.bulk(calls)
 
 
@@ -564,6 +592,18 @@ def describe(v: object) -> str:
     if isinstance(v, int):
         return f"the int {v}"
     return f"a {type(v).__name__}"
+
+
+def check_keywords(where: str, unknown: Mapping[str, object]) -> None:
+    """Refuses, before anything is sent, keyword arguments the operation
+    does not take: a generated method gathers them in **_unknown (typed
+    Never, so that a type checker names them too) rather than letting
+    Python raise its TypeError, so that every mistake in a call is a
+    ChoboError."""
+    if unknown:
+        names = ", ".join(repr(n) for n in unknown)
+        what = "an argument" if len(unknown) == 1 else "arguments"
+        raise ChoboError("CHOBO_BAD_ARGUMENT", f"{where}: the operation takes no {what} named {names}")
 
 
 def check_amount(where: str, name: str, v: object) -> int:

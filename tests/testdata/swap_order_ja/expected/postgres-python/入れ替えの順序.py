@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable, Generator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, AbstractContextManager
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, TypeAlias, TypeVar, cast
+from typing import Any, Literal, Never, Protocol, TypeAlias, TypeVar, cast
 
 # The client of the book 入れ替えの順序 kept in PostgreSQL: each operation is
 # one call of the book's SQL function (入れ替えの順序.sql), in one statement.
@@ -47,8 +47,9 @@ class 入荷:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def do(self, *, 納品書: str, sku: str, 数: int) -> Result:
+    def do(self, *, 納品書: str, sku: str, 数: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("入荷.do", _unknown)
         return self._backend.call(
             "入荷.do",
             'select result, reason from "入れ替えの順序"."入荷_do"(%s, %s, %s, %s)',
@@ -59,8 +60,9 @@ class 入荷:
             ],
         )
 
-    def do_call(self, *, 納品書: str, sku: str, 数: int) -> PgCall:
+    def do_call(self, *, 納品書: str, sku: str, 数: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("入荷.do", _unknown)
         return self._backend.make_call(
             "入荷.do",
             'select result, reason from "入れ替えの順序"."入荷_do"(%s, %s, %s, %s)',
@@ -78,8 +80,9 @@ class 倉庫入れ:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def do(self, *, 納品書: str, sku: str, 数: int) -> Result:
+    def do(self, *, 納品書: str, sku: str, 数: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("倉庫入れ.do", _unknown)
         return self._backend.call(
             "倉庫入れ.do",
             'select result, reason from "入れ替えの順序"."倉庫入れ_do"(%s, %s, %s, %s)',
@@ -90,8 +93,9 @@ class 倉庫入れ:
             ],
         )
 
-    def do_call(self, *, 納品書: str, sku: str, 数: int) -> PgCall:
+    def do_call(self, *, 納品書: str, sku: str, 数: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("倉庫入れ.do", _unknown)
         return self._backend.make_call(
             "倉庫入れ.do",
             'select result, reason from "入れ替えの順序"."倉庫入れ_do"(%s, %s, %s, %s)',
@@ -109,8 +113,9 @@ class 販売:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def do(self, *, 注文: str, sku: str, 数: int) -> Result:
+    def do(self, *, 注文: str, sku: str, 数: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("販売.do", _unknown)
         return self._backend.call(
             "販売.do",
             'select result, reason from "入れ替えの順序"."販売_do"(%s, %s, %s, %s)',
@@ -121,8 +126,9 @@ class 販売:
             ],
         )
 
-    def do_call(self, *, 注文: str, sku: str, 数: int) -> PgCall:
+    def do_call(self, *, 注文: str, sku: str, 数: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("販売.do", _unknown)
         return self._backend.make_call(
             "販売.do",
             'select result, reason from "入れ替えの順序"."販売_do"(%s, %s, %s, %s)',
@@ -140,8 +146,9 @@ class 入れ替え:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def do(self, *, 入れ替え番号: str, sku: str, 古い数: int, 新しい数: int) -> Result:
+    def do(self, *, 入れ替え番号: str, sku: str, 古い数: int, 新しい数: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("入れ替え.do", _unknown)
         return self._backend.call(
             "入れ替え.do",
             'select result, reason from "入れ替えの順序"."入れ替え_do"(%s, %s, %s, %s, %s)',
@@ -153,8 +160,9 @@ class 入れ替え:
             ],
         )
 
-    def do_call(self, *, 入れ替え番号: str, sku: str, 古い数: int, 新しい数: int) -> PgCall:
+    def do_call(self, *, 入れ替え番号: str, sku: str, 古い数: int, 新しい数: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("入れ替え.do", _unknown)
         return self._backend.make_call(
             "入れ替え.do",
             'select result, reason from "入れ替えの順序"."入れ替え_do"(%s, %s, %s, %s, %s)',
@@ -173,8 +181,9 @@ class Balances:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def 棚(self, *, sku: str) -> Balance:
+    def 棚(self, *, sku: str, **_unknown: Never) -> Balance:
         """The account 棚."""
+        check_keywords("balance.棚", _unknown)
         return self._backend.balance(
             "balance.棚",
             'select posted, held_in, held_out from "入れ替えの順序"."balance_棚"(%s, %s)',
@@ -183,8 +192,9 @@ class Balances:
             ],
         )
 
-    def 倉庫(self, *, sku: str) -> Balance:
+    def 倉庫(self, *, sku: str, **_unknown: Never) -> Balance:
         """The account 倉庫."""
+        check_keywords("balance.倉庫", _unknown)
         return self._backend.balance(
             "balance.倉庫",
             'select posted, held_in, held_out from "入れ替えの順序"."balance_倉庫"(%s, %s)',
@@ -193,8 +203,9 @@ class Balances:
             ],
         )
 
-    def 仕入先(self) -> Balance:
+    def 仕入先(self, **_unknown: Never) -> Balance:
         """The account 仕入先."""
+        check_keywords("balance.仕入先", _unknown)
         return self._backend.balance(
             "balance.仕入先",
             'select posted, held_in, held_out from "入れ替えの順序"."balance_仕入先"(%s)',
@@ -202,8 +213,9 @@ class Balances:
             ],
         )
 
-    def 客(self) -> Balance:
+    def 客(self, **_unknown: Never) -> Balance:
         """The account 客."""
+        check_keywords("balance.客", _unknown)
         return self._backend.balance(
             "balance.客",
             'select posted, held_in, held_out from "入れ替えの順序"."balance_客"(%s)',
@@ -226,13 +238,14 @@ class Book:
         self.balance = Balances(backend)
         """Reads accounts: posted, held coming in, held going out."""
 
-    def expire(self, max: int = 1000) -> int:
+    def expire(self, max: int = 1000, **_unknown: Never) -> int:
         """Gives back up to max holds past their deadline and answers how
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
+        check_keywords("expire", _unknown)
         return self._backend.expire('select "入れ替えの順序".expire(%s)', max)
 
-    def bulk(self, calls: Sequence[PgCall]) -> list[PgAnswer]:
+    def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
         answers each, in order, as it would be answered alone: a Result, a
         hold state (or None) for a status, or the error the call alone
@@ -240,6 +253,7 @@ class Book:
         autocommit mode they go in one pipeline; over psycopg2, or in the
         caller's transaction, one by one. No call sees another's answer: a
         post, void or status must not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return self._backend.bulk(calls)
 
 
@@ -249,8 +263,9 @@ class Async入荷:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def do(self, *, 納品書: str, sku: str, 数: int) -> Result:
+    async def do(self, *, 納品書: str, sku: str, 数: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("入荷.do", _unknown)
         return await self._backend.call(
             "入荷.do",
             'select result, reason from "入れ替えの順序"."入荷_do"(%s, %s, %s, %s)',
@@ -261,8 +276,9 @@ class Async入荷:
             ],
         )
 
-    def do_call(self, *, 納品書: str, sku: str, 数: int) -> PgCall:
+    def do_call(self, *, 納品書: str, sku: str, 数: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("入荷.do", _unknown)
         return self._backend.make_call(
             "入荷.do",
             'select result, reason from "入れ替えの順序"."入荷_do"(%s, %s, %s, %s)',
@@ -280,8 +296,9 @@ class Async倉庫入れ:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def do(self, *, 納品書: str, sku: str, 数: int) -> Result:
+    async def do(self, *, 納品書: str, sku: str, 数: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("倉庫入れ.do", _unknown)
         return await self._backend.call(
             "倉庫入れ.do",
             'select result, reason from "入れ替えの順序"."倉庫入れ_do"(%s, %s, %s, %s)',
@@ -292,8 +309,9 @@ class Async倉庫入れ:
             ],
         )
 
-    def do_call(self, *, 納品書: str, sku: str, 数: int) -> PgCall:
+    def do_call(self, *, 納品書: str, sku: str, 数: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("倉庫入れ.do", _unknown)
         return self._backend.make_call(
             "倉庫入れ.do",
             'select result, reason from "入れ替えの順序"."倉庫入れ_do"(%s, %s, %s, %s)',
@@ -311,8 +329,9 @@ class Async販売:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def do(self, *, 注文: str, sku: str, 数: int) -> Result:
+    async def do(self, *, 注文: str, sku: str, 数: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("販売.do", _unknown)
         return await self._backend.call(
             "販売.do",
             'select result, reason from "入れ替えの順序"."販売_do"(%s, %s, %s, %s)',
@@ -323,8 +342,9 @@ class Async販売:
             ],
         )
 
-    def do_call(self, *, 注文: str, sku: str, 数: int) -> PgCall:
+    def do_call(self, *, 注文: str, sku: str, 数: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("販売.do", _unknown)
         return self._backend.make_call(
             "販売.do",
             'select result, reason from "入れ替えの順序"."販売_do"(%s, %s, %s, %s)',
@@ -342,8 +362,9 @@ class Async入れ替え:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def do(self, *, 入れ替え番号: str, sku: str, 古い数: int, 新しい数: int) -> Result:
+    async def do(self, *, 入れ替え番号: str, sku: str, 古い数: int, 新しい数: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("入れ替え.do", _unknown)
         return await self._backend.call(
             "入れ替え.do",
             'select result, reason from "入れ替えの順序"."入れ替え_do"(%s, %s, %s, %s, %s)',
@@ -355,8 +376,9 @@ class Async入れ替え:
             ],
         )
 
-    def do_call(self, *, 入れ替え番号: str, sku: str, 古い数: int, 新しい数: int) -> PgCall:
+    def do_call(self, *, 入れ替え番号: str, sku: str, 古い数: int, 新しい数: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("入れ替え.do", _unknown)
         return self._backend.make_call(
             "入れ替え.do",
             'select result, reason from "入れ替えの順序"."入れ替え_do"(%s, %s, %s, %s, %s)',
@@ -375,8 +397,9 @@ class AsyncBalances:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def 棚(self, *, sku: str) -> Balance:
+    async def 棚(self, *, sku: str, **_unknown: Never) -> Balance:
         """The account 棚."""
+        check_keywords("balance.棚", _unknown)
         return await self._backend.balance(
             "balance.棚",
             'select posted, held_in, held_out from "入れ替えの順序"."balance_棚"(%s, %s)',
@@ -385,8 +408,9 @@ class AsyncBalances:
             ],
         )
 
-    async def 倉庫(self, *, sku: str) -> Balance:
+    async def 倉庫(self, *, sku: str, **_unknown: Never) -> Balance:
         """The account 倉庫."""
+        check_keywords("balance.倉庫", _unknown)
         return await self._backend.balance(
             "balance.倉庫",
             'select posted, held_in, held_out from "入れ替えの順序"."balance_倉庫"(%s, %s)',
@@ -395,8 +419,9 @@ class AsyncBalances:
             ],
         )
 
-    async def 仕入先(self) -> Balance:
+    async def 仕入先(self, **_unknown: Never) -> Balance:
         """The account 仕入先."""
+        check_keywords("balance.仕入先", _unknown)
         return await self._backend.balance(
             "balance.仕入先",
             'select posted, held_in, held_out from "入れ替えの順序"."balance_仕入先"(%s)',
@@ -404,8 +429,9 @@ class AsyncBalances:
             ],
         )
 
-    async def 客(self) -> Balance:
+    async def 客(self, **_unknown: Never) -> Balance:
         """The account 客."""
+        check_keywords("balance.客", _unknown)
         return await self._backend.balance(
             "balance.客",
             'select posted, held_in, held_out from "入れ替えの順序"."balance_客"(%s)',
@@ -428,13 +454,14 @@ class AsyncBook:
         self.balance = AsyncBalances(backend)
         """Reads accounts: posted, held coming in, held going out."""
 
-    async def expire(self, max: int = 1000) -> int:
+    async def expire(self, max: int = 1000, **_unknown: Never) -> int:
         """Gives back up to max holds past their deadline and answers how
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
+        check_keywords("expire", _unknown)
         return await self._backend.expire('select "入れ替えの順序".expire(%s)', max)
 
-    async def bulk(self, calls: Sequence[PgCall]) -> list[PgAnswer]:
+    async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
         answers each, in order, as it would be answered alone: a Result, a
         hold state (or None) for a status, or the error the call alone
@@ -442,6 +469,7 @@ class AsyncBook:
         autocommit mode they go in one pipeline; over psycopg2, or in the
         caller's transaction, one by one. No call sees another's answer: a
         post, void or status must not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return await self._backend.bulk(calls)
 
 
@@ -564,6 +592,18 @@ def describe(v: object) -> str:
     if isinstance(v, int):
         return f"the int {v}"
     return f"a {type(v).__name__}"
+
+
+def check_keywords(where: str, unknown: Mapping[str, object]) -> None:
+    """Refuses, before anything is sent, keyword arguments the operation
+    does not take: a generated method gathers them in **_unknown (typed
+    Never, so that a type checker names them too) rather than letting
+    Python raise its TypeError, so that every mistake in a call is a
+    ChoboError."""
+    if unknown:
+        names = ", ".join(repr(n) for n in unknown)
+        what = "an argument" if len(unknown) == 1 else "arguments"
+        raise ChoboError("CHOBO_BAD_ARGUMENT", f"{where}: the operation takes no {what} named {names}")
 
 
 def check_amount(where: str, name: str, v: object) -> int:

@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable, Generator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, AbstractContextManager
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, TypeAlias, TypeVar, cast
+from typing import Any, Literal, Never, Protocol, TypeAlias, TypeVar, cast
 
 # The client of the book to_itself kept in PostgreSQL: each operation is
 # one call of the book's SQL function (to_itself.sql), in one statement.
@@ -46,8 +46,9 @@ class StockIn:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def do(self, *, delivery: str, place: str, qty: int) -> Result:
+    def do(self, *, delivery: str, place: str, qty: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("stock_in.do", _unknown)
         return self._backend.call(
             "stock_in.do",
             'select result, reason from "to_itself"."stock_in_do"(%s, %s, %s, %s)',
@@ -58,8 +59,9 @@ class StockIn:
             ],
         )
 
-    def do_call(self, *, delivery: str, place: str, qty: int) -> PgCall:
+    def do_call(self, *, delivery: str, place: str, qty: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("stock_in.do", _unknown)
         return self._backend.make_call(
             "stock_in.do",
             'select result, reason from "to_itself"."stock_in_do"(%s, %s, %s, %s)',
@@ -77,8 +79,9 @@ class Relocate:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def do(self, *, slip: str, source: str, target: str, qty: int) -> Result:
+    def do(self, *, slip: str, source: str, target: str, qty: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("relocate.do", _unknown)
         return self._backend.call(
             "relocate.do",
             'select result, reason from "to_itself"."relocate_do"(%s, %s, %s, %s, %s)',
@@ -90,8 +93,9 @@ class Relocate:
             ],
         )
 
-    def do_call(self, *, slip: str, source: str, target: str, qty: int) -> PgCall:
+    def do_call(self, *, slip: str, source: str, target: str, qty: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("relocate.do", _unknown)
         return self._backend.make_call(
             "relocate.do",
             'select result, reason from "to_itself"."relocate_do"(%s, %s, %s, %s, %s)',
@@ -110,8 +114,9 @@ class SetAside:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def hold(self, *, ticket: str, source: str, target: str, qty: int) -> Result:
+    def hold(self, *, ticket: str, source: str, target: str, qty: int, **_unknown: Never) -> Result:
         """Holds the amounts; post or void ends the hold."""
+        check_keywords("set_aside.hold", _unknown)
         return self._backend.call(
             "set_aside.hold",
             'select result, reason from "to_itself"."set_aside_hold"(%s, %s, %s, %s, %s)',
@@ -123,8 +128,9 @@ class SetAside:
             ],
         )
 
-    def hold_call(self, *, ticket: str, source: str, target: str, qty: int) -> PgCall:
+    def hold_call(self, *, ticket: str, source: str, target: str, qty: int, **_unknown: Never) -> PgCall:
         """hold as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("set_aside.hold", _unknown)
         return self._backend.make_call(
             "set_aside.hold",
             'select result, reason from "to_itself"."set_aside_hold"(%s, %s, %s, %s, %s)',
@@ -136,8 +142,9 @@ class SetAside:
             ],
         )
 
-    def post(self, *, ticket: str, qty: int | None = None) -> Result:
+    def post(self, *, ticket: str, qty: int | None = None, **_unknown: Never) -> Result:
         """Posts the hold: the amounts given, or the whole hold when they are all left out."""
+        check_keywords("set_aside.post", _unknown)
         return self._backend.call(
             "set_aside.post",
             'select result, reason from "to_itself"."set_aside_post"(%s, %s, %s)',
@@ -147,8 +154,9 @@ class SetAside:
             ],
         )
 
-    def post_call(self, *, ticket: str, qty: int | None = None) -> PgCall:
+    def post_call(self, *, ticket: str, qty: int | None = None, **_unknown: Never) -> PgCall:
         """post as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("set_aside.post", _unknown)
         return self._backend.make_call(
             "set_aside.post",
             'select result, reason from "to_itself"."set_aside_post"(%s, %s, %s)',
@@ -158,8 +166,9 @@ class SetAside:
             ],
         )
 
-    def void(self, *, ticket: str) -> Result:
+    def void(self, *, ticket: str, **_unknown: Never) -> Result:
         """Gives the hold back."""
+        check_keywords("set_aside.void", _unknown)
         return self._backend.call(
             "set_aside.void",
             'select result, reason from "to_itself"."set_aside_void"(%s, %s)',
@@ -168,8 +177,9 @@ class SetAside:
             ],
         )
 
-    def void_call(self, *, ticket: str) -> PgCall:
+    def void_call(self, *, ticket: str, **_unknown: Never) -> PgCall:
         """void as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("set_aside.void", _unknown)
         return self._backend.make_call(
             "set_aside.void",
             'select result, reason from "to_itself"."set_aside_void"(%s, %s)',
@@ -178,8 +188,9 @@ class SetAside:
             ],
         )
 
-    def status(self, *, ticket: str) -> HoldState | None:
+    def status(self, *, ticket: str, **_unknown: Never) -> HoldState | None:
         """Where the hold stands; None when there is none. It writes nothing."""
+        check_keywords("set_aside.status", _unknown)
         return self._backend.status(
             "set_aside.status",
             'select "to_itself"."set_aside_status"(%s, %s)',
@@ -188,8 +199,9 @@ class SetAside:
             ],
         )
 
-    def status_call(self, *, ticket: str) -> PgCall:
+    def status_call(self, *, ticket: str, **_unknown: Never) -> PgCall:
         """status as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("set_aside.status", _unknown)
         return self._backend.make_call(
             "set_aside.status",
             'select "to_itself"."set_aside_status"(%s, %s)',
@@ -206,8 +218,9 @@ class Balances:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def bin(self, *, place: str) -> Balance:
+    def bin(self, *, place: str, **_unknown: Never) -> Balance:
         """bin: units in that bin."""
+        check_keywords("balance.bin", _unknown)
         return self._backend.balance(
             "balance.bin",
             'select posted, held_in, held_out from "to_itself"."balance_bin"(%s, %s)',
@@ -216,8 +229,9 @@ class Balances:
             ],
         )
 
-    def vendors(self) -> Balance:
+    def vendors(self, **_unknown: Never) -> Balance:
         """The account vendors."""
+        check_keywords("balance.vendors", _unknown)
         return self._backend.balance(
             "balance.vendors",
             'select posted, held_in, held_out from "to_itself"."balance_vendors"(%s)',
@@ -238,13 +252,14 @@ class Book:
         self.balance = Balances(backend)
         """Reads accounts: posted, held coming in, held going out."""
 
-    def expire(self, max: int = 1000) -> int:
+    def expire(self, max: int = 1000, **_unknown: Never) -> int:
         """Gives back up to max holds past their deadline and answers how
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
+        check_keywords("expire", _unknown)
         return self._backend.expire('select "to_itself".expire(%s)', max)
 
-    def bulk(self, calls: Sequence[PgCall]) -> list[PgAnswer]:
+    def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
         answers each, in order, as it would be answered alone: a Result, a
         hold state (or None) for a status, or the error the call alone
@@ -252,6 +267,7 @@ class Book:
         autocommit mode they go in one pipeline; over psycopg2, or in the
         caller's transaction, one by one. No call sees another's answer: a
         post, void or status must not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return self._backend.bulk(calls)
 
 
@@ -261,8 +277,9 @@ class AsyncStockIn:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def do(self, *, delivery: str, place: str, qty: int) -> Result:
+    async def do(self, *, delivery: str, place: str, qty: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("stock_in.do", _unknown)
         return await self._backend.call(
             "stock_in.do",
             'select result, reason from "to_itself"."stock_in_do"(%s, %s, %s, %s)',
@@ -273,8 +290,9 @@ class AsyncStockIn:
             ],
         )
 
-    def do_call(self, *, delivery: str, place: str, qty: int) -> PgCall:
+    def do_call(self, *, delivery: str, place: str, qty: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("stock_in.do", _unknown)
         return self._backend.make_call(
             "stock_in.do",
             'select result, reason from "to_itself"."stock_in_do"(%s, %s, %s, %s)',
@@ -292,8 +310,9 @@ class AsyncRelocate:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def do(self, *, slip: str, source: str, target: str, qty: int) -> Result:
+    async def do(self, *, slip: str, source: str, target: str, qty: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("relocate.do", _unknown)
         return await self._backend.call(
             "relocate.do",
             'select result, reason from "to_itself"."relocate_do"(%s, %s, %s, %s, %s)',
@@ -305,8 +324,9 @@ class AsyncRelocate:
             ],
         )
 
-    def do_call(self, *, slip: str, source: str, target: str, qty: int) -> PgCall:
+    def do_call(self, *, slip: str, source: str, target: str, qty: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("relocate.do", _unknown)
         return self._backend.make_call(
             "relocate.do",
             'select result, reason from "to_itself"."relocate_do"(%s, %s, %s, %s, %s)',
@@ -325,8 +345,9 @@ class AsyncSetAside:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def hold(self, *, ticket: str, source: str, target: str, qty: int) -> Result:
+    async def hold(self, *, ticket: str, source: str, target: str, qty: int, **_unknown: Never) -> Result:
         """Holds the amounts; post or void ends the hold."""
+        check_keywords("set_aside.hold", _unknown)
         return await self._backend.call(
             "set_aside.hold",
             'select result, reason from "to_itself"."set_aside_hold"(%s, %s, %s, %s, %s)',
@@ -338,8 +359,9 @@ class AsyncSetAside:
             ],
         )
 
-    def hold_call(self, *, ticket: str, source: str, target: str, qty: int) -> PgCall:
+    def hold_call(self, *, ticket: str, source: str, target: str, qty: int, **_unknown: Never) -> PgCall:
         """hold as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("set_aside.hold", _unknown)
         return self._backend.make_call(
             "set_aside.hold",
             'select result, reason from "to_itself"."set_aside_hold"(%s, %s, %s, %s, %s)',
@@ -351,8 +373,9 @@ class AsyncSetAside:
             ],
         )
 
-    async def post(self, *, ticket: str, qty: int | None = None) -> Result:
+    async def post(self, *, ticket: str, qty: int | None = None, **_unknown: Never) -> Result:
         """Posts the hold: the amounts given, or the whole hold when they are all left out."""
+        check_keywords("set_aside.post", _unknown)
         return await self._backend.call(
             "set_aside.post",
             'select result, reason from "to_itself"."set_aside_post"(%s, %s, %s)',
@@ -362,8 +385,9 @@ class AsyncSetAside:
             ],
         )
 
-    def post_call(self, *, ticket: str, qty: int | None = None) -> PgCall:
+    def post_call(self, *, ticket: str, qty: int | None = None, **_unknown: Never) -> PgCall:
         """post as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("set_aside.post", _unknown)
         return self._backend.make_call(
             "set_aside.post",
             'select result, reason from "to_itself"."set_aside_post"(%s, %s, %s)',
@@ -373,8 +397,9 @@ class AsyncSetAside:
             ],
         )
 
-    async def void(self, *, ticket: str) -> Result:
+    async def void(self, *, ticket: str, **_unknown: Never) -> Result:
         """Gives the hold back."""
+        check_keywords("set_aside.void", _unknown)
         return await self._backend.call(
             "set_aside.void",
             'select result, reason from "to_itself"."set_aside_void"(%s, %s)',
@@ -383,8 +408,9 @@ class AsyncSetAside:
             ],
         )
 
-    def void_call(self, *, ticket: str) -> PgCall:
+    def void_call(self, *, ticket: str, **_unknown: Never) -> PgCall:
         """void as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("set_aside.void", _unknown)
         return self._backend.make_call(
             "set_aside.void",
             'select result, reason from "to_itself"."set_aside_void"(%s, %s)',
@@ -393,8 +419,9 @@ class AsyncSetAside:
             ],
         )
 
-    async def status(self, *, ticket: str) -> HoldState | None:
+    async def status(self, *, ticket: str, **_unknown: Never) -> HoldState | None:
         """Where the hold stands; None when there is none. It writes nothing."""
+        check_keywords("set_aside.status", _unknown)
         return await self._backend.status(
             "set_aside.status",
             'select "to_itself"."set_aside_status"(%s, %s)',
@@ -403,8 +430,9 @@ class AsyncSetAside:
             ],
         )
 
-    def status_call(self, *, ticket: str) -> PgCall:
+    def status_call(self, *, ticket: str, **_unknown: Never) -> PgCall:
         """status as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("set_aside.status", _unknown)
         return self._backend.make_call(
             "set_aside.status",
             'select "to_itself"."set_aside_status"(%s, %s)',
@@ -421,8 +449,9 @@ class AsyncBalances:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def bin(self, *, place: str) -> Balance:
+    async def bin(self, *, place: str, **_unknown: Never) -> Balance:
         """bin: units in that bin."""
+        check_keywords("balance.bin", _unknown)
         return await self._backend.balance(
             "balance.bin",
             'select posted, held_in, held_out from "to_itself"."balance_bin"(%s, %s)',
@@ -431,8 +460,9 @@ class AsyncBalances:
             ],
         )
 
-    async def vendors(self) -> Balance:
+    async def vendors(self, **_unknown: Never) -> Balance:
         """The account vendors."""
+        check_keywords("balance.vendors", _unknown)
         return await self._backend.balance(
             "balance.vendors",
             'select posted, held_in, held_out from "to_itself"."balance_vendors"(%s)',
@@ -453,13 +483,14 @@ class AsyncBook:
         self.balance = AsyncBalances(backend)
         """Reads accounts: posted, held coming in, held going out."""
 
-    async def expire(self, max: int = 1000) -> int:
+    async def expire(self, max: int = 1000, **_unknown: Never) -> int:
         """Gives back up to max holds past their deadline and answers how
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
+        check_keywords("expire", _unknown)
         return await self._backend.expire('select "to_itself".expire(%s)', max)
 
-    async def bulk(self, calls: Sequence[PgCall]) -> list[PgAnswer]:
+    async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
         answers each, in order, as it would be answered alone: a Result, a
         hold state (or None) for a status, or the error the call alone
@@ -467,6 +498,7 @@ class AsyncBook:
         autocommit mode they go in one pipeline; over psycopg2, or in the
         caller's transaction, one by one. No call sees another's answer: a
         post, void or status must not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return await self._backend.bulk(calls)
 
 
@@ -611,6 +643,18 @@ def describe(v: object) -> str:
     if isinstance(v, int):
         return f"the int {v}"
     return f"a {type(v).__name__}"
+
+
+def check_keywords(where: str, unknown: Mapping[str, object]) -> None:
+    """Refuses, before anything is sent, keyword arguments the operation
+    does not take: a generated method gathers them in **_unknown (typed
+    Never, so that a type checker names them too) rather than letting
+    Python raise its TypeError, so that every mistake in a call is a
+    ChoboError."""
+    if unknown:
+        names = ", ".join(repr(n) for n in unknown)
+        what = "an argument" if len(unknown) == 1 else "arguments"
+        raise ChoboError("CHOBO_BAD_ARGUMENT", f"{where}: the operation takes no {what} named {names}")
 
 
 def check_amount(where: str, name: str, v: object) -> int:

@@ -10,11 +10,11 @@ import re
 import secrets
 import threading
 import tigerbeetle as tb
-from collections.abc import Awaitable, Callable, Generator, Sequence
+from collections.abc import Awaitable, Callable, Generator, Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any, Literal, Protocol, TypeAlias, TypeVar, cast
+from typing import Any, Literal, Never, Protocol, TypeAlias, TypeVar, cast
 
 # The client of the book 自分あて kept in TigerBeetle: each operation is
 # one linked chain of transfers sent in one request, so that every bound is
@@ -50,8 +50,9 @@ class 入荷:
     def __init__(self, backend: TigerBeetleBook) -> None:
         self._backend = backend
 
-    def do(self, *, 納品書: str, 場所: str, 数: int) -> Result:
+    def do(self, *, 納品書: str, 場所: str, 数: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("入荷.do", _unknown)
         return self._backend.call(
             0,
             "do",
@@ -62,8 +63,9 @@ class 入荷:
             ],
         )
 
-    def do_call(self, *, 納品書: str, 場所: str, 数: int) -> TbCall:
+    def do_call(self, *, 納品書: str, 場所: str, 数: int, **_unknown: Never) -> TbCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("入荷.do", _unknown)
         return tb_call(
             0,
             "do",
@@ -81,8 +83,9 @@ class 移し替え:
     def __init__(self, backend: TigerBeetleBook) -> None:
         self._backend = backend
 
-    def do(self, *, 伝票: str, 元: str, 先: str, 数: int) -> Result:
+    def do(self, *, 伝票: str, 元: str, 先: str, 数: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("移し替え.do", _unknown)
         return self._backend.call(
             1,
             "do",
@@ -94,8 +97,9 @@ class 移し替え:
             ],
         )
 
-    def do_call(self, *, 伝票: str, 元: str, 先: str, 数: int) -> TbCall:
+    def do_call(self, *, 伝票: str, 元: str, 先: str, 数: int, **_unknown: Never) -> TbCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("移し替え.do", _unknown)
         return tb_call(
             1,
             "do",
@@ -114,8 +118,9 @@ class 取り置き:
     def __init__(self, backend: TigerBeetleBook) -> None:
         self._backend = backend
 
-    def hold(self, *, 取り置き番号: str, 元: str, 先: str, 数: int) -> Result:
+    def hold(self, *, 取り置き番号: str, 元: str, 先: str, 数: int, **_unknown: Never) -> Result:
         """Holds the amounts; post or void ends the hold."""
+        check_keywords("取り置き.hold", _unknown)
         return self._backend.call(
             2,
             "hold",
@@ -127,8 +132,9 @@ class 取り置き:
             ],
         )
 
-    def hold_call(self, *, 取り置き番号: str, 元: str, 先: str, 数: int) -> TbCall:
+    def hold_call(self, *, 取り置き番号: str, 元: str, 先: str, 数: int, **_unknown: Never) -> TbCall:
         """hold as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("取り置き.hold", _unknown)
         return tb_call(
             2,
             "hold",
@@ -140,8 +146,9 @@ class 取り置き:
             ],
         )
 
-    def post(self, *, 取り置き番号: str, 数: int | None = None) -> Result:
+    def post(self, *, 取り置き番号: str, 数: int | None = None, **_unknown: Never) -> Result:
         """Posts the hold: the amounts given, or the whole hold when they are all left out."""
+        check_keywords("取り置き.post", _unknown)
         return self._backend.post(
             2,
             [
@@ -150,8 +157,9 @@ class 取り置き:
             _post_amounts("取り置き.post", ("数", 数)),
         )
 
-    def post_call(self, *, 取り置き番号: str, 数: int | None = None) -> TbCall:
+    def post_call(self, *, 取り置き番号: str, 数: int | None = None, **_unknown: Never) -> TbCall:
         """post as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("取り置き.post", _unknown)
         return tb_call(
             2,
             "post",
@@ -161,8 +169,9 @@ class 取り置き:
             lambda: _post_amounts("取り置き.post", ("数", 数)),
         )
 
-    def void(self, *, 取り置き番号: str) -> Result:
+    def void(self, *, 取り置き番号: str, **_unknown: Never) -> Result:
         """Gives the hold back."""
+        check_keywords("取り置き.void", _unknown)
         return self._backend.void(
             2,
             [
@@ -170,8 +179,9 @@ class 取り置き:
             ],
         )
 
-    def void_call(self, *, 取り置き番号: str) -> TbCall:
+    def void_call(self, *, 取り置き番号: str, **_unknown: Never) -> TbCall:
         """void as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("取り置き.void", _unknown)
         return tb_call(
             2,
             "void",
@@ -180,8 +190,9 @@ class 取り置き:
             ],
         )
 
-    def status(self, *, 取り置き番号: str) -> HoldState | None:
+    def status(self, *, 取り置き番号: str, **_unknown: Never) -> HoldState | None:
         """Where the hold stands; None when there is none. It writes nothing."""
+        check_keywords("取り置き.status", _unknown)
         return self._backend.status(
             2,
             [
@@ -189,8 +200,9 @@ class 取り置き:
             ],
         )
 
-    def status_call(self, *, 取り置き番号: str) -> TbCall:
+    def status_call(self, *, 取り置き番号: str, **_unknown: Never) -> TbCall:
         """status as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("取り置き.status", _unknown)
         return tb_call(
             2,
             "status",
@@ -206,8 +218,9 @@ class Balances:
     def __init__(self, backend: TigerBeetleBook) -> None:
         self._backend = backend
 
-    def 棚(self, *, 場所: str) -> Balance:
+    def 棚(self, *, 場所: str, **_unknown: Never) -> Balance:
         """棚: その棚にある個数."""
+        check_keywords("balance.棚", _unknown)
         return self._backend.balance(
             0,
             [
@@ -215,8 +228,9 @@ class Balances:
             ],
         )
 
-    def 仕入先(self) -> Balance:
+    def 仕入先(self, **_unknown: Never) -> Balance:
         """The account 仕入先."""
+        check_keywords("balance.仕入先", _unknown)
         return self._backend.balance(
             1,
             [],
@@ -235,7 +249,7 @@ class Book:
         """Reads accounts: posted, held coming in, held going out."""
         self._backend = backend
 
-    def bulk(self, calls: Sequence[TbCall]) -> list[TbAnswer]:
+    def bulk(self, calls: Sequence[TbCall], **_unknown: Never) -> list[TbAnswer]:
         """Sends many calls, made by the transfers' *_call methods, in as few
         requests as they fit (a request takes MAX_EVENTS transfers; a call's chain
         is never split), and answers each, in order, as it would be answered
@@ -243,6 +257,7 @@ class Book:
         the call alone would raise. TigerBeetle applies them one after
         another; no call sees another's answer: a post, void or status must
         not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return self._backend.bulk(calls)
 
 
@@ -252,8 +267,9 @@ class Async入荷:
     def __init__(self, backend: AsyncTigerBeetleBook) -> None:
         self._backend = backend
 
-    async def do(self, *, 納品書: str, 場所: str, 数: int) -> Result:
+    async def do(self, *, 納品書: str, 場所: str, 数: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("入荷.do", _unknown)
         return await self._backend.call(
             0,
             "do",
@@ -264,8 +280,9 @@ class Async入荷:
             ],
         )
 
-    def do_call(self, *, 納品書: str, 場所: str, 数: int) -> TbCall:
+    def do_call(self, *, 納品書: str, 場所: str, 数: int, **_unknown: Never) -> TbCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("入荷.do", _unknown)
         return tb_call(
             0,
             "do",
@@ -283,8 +300,9 @@ class Async移し替え:
     def __init__(self, backend: AsyncTigerBeetleBook) -> None:
         self._backend = backend
 
-    async def do(self, *, 伝票: str, 元: str, 先: str, 数: int) -> Result:
+    async def do(self, *, 伝票: str, 元: str, 先: str, 数: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("移し替え.do", _unknown)
         return await self._backend.call(
             1,
             "do",
@@ -296,8 +314,9 @@ class Async移し替え:
             ],
         )
 
-    def do_call(self, *, 伝票: str, 元: str, 先: str, 数: int) -> TbCall:
+    def do_call(self, *, 伝票: str, 元: str, 先: str, 数: int, **_unknown: Never) -> TbCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("移し替え.do", _unknown)
         return tb_call(
             1,
             "do",
@@ -316,8 +335,9 @@ class Async取り置き:
     def __init__(self, backend: AsyncTigerBeetleBook) -> None:
         self._backend = backend
 
-    async def hold(self, *, 取り置き番号: str, 元: str, 先: str, 数: int) -> Result:
+    async def hold(self, *, 取り置き番号: str, 元: str, 先: str, 数: int, **_unknown: Never) -> Result:
         """Holds the amounts; post or void ends the hold."""
+        check_keywords("取り置き.hold", _unknown)
         return await self._backend.call(
             2,
             "hold",
@@ -329,8 +349,9 @@ class Async取り置き:
             ],
         )
 
-    def hold_call(self, *, 取り置き番号: str, 元: str, 先: str, 数: int) -> TbCall:
+    def hold_call(self, *, 取り置き番号: str, 元: str, 先: str, 数: int, **_unknown: Never) -> TbCall:
         """hold as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("取り置き.hold", _unknown)
         return tb_call(
             2,
             "hold",
@@ -342,8 +363,9 @@ class Async取り置き:
             ],
         )
 
-    async def post(self, *, 取り置き番号: str, 数: int | None = None) -> Result:
+    async def post(self, *, 取り置き番号: str, 数: int | None = None, **_unknown: Never) -> Result:
         """Posts the hold: the amounts given, or the whole hold when they are all left out."""
+        check_keywords("取り置き.post", _unknown)
         return await self._backend.post(
             2,
             [
@@ -352,8 +374,9 @@ class Async取り置き:
             _post_amounts("取り置き.post", ("数", 数)),
         )
 
-    def post_call(self, *, 取り置き番号: str, 数: int | None = None) -> TbCall:
+    def post_call(self, *, 取り置き番号: str, 数: int | None = None, **_unknown: Never) -> TbCall:
         """post as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("取り置き.post", _unknown)
         return tb_call(
             2,
             "post",
@@ -363,8 +386,9 @@ class Async取り置き:
             lambda: _post_amounts("取り置き.post", ("数", 数)),
         )
 
-    async def void(self, *, 取り置き番号: str) -> Result:
+    async def void(self, *, 取り置き番号: str, **_unknown: Never) -> Result:
         """Gives the hold back."""
+        check_keywords("取り置き.void", _unknown)
         return await self._backend.void(
             2,
             [
@@ -372,8 +396,9 @@ class Async取り置き:
             ],
         )
 
-    def void_call(self, *, 取り置き番号: str) -> TbCall:
+    def void_call(self, *, 取り置き番号: str, **_unknown: Never) -> TbCall:
         """void as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("取り置き.void", _unknown)
         return tb_call(
             2,
             "void",
@@ -382,8 +407,9 @@ class Async取り置き:
             ],
         )
 
-    async def status(self, *, 取り置き番号: str) -> HoldState | None:
+    async def status(self, *, 取り置き番号: str, **_unknown: Never) -> HoldState | None:
         """Where the hold stands; None when there is none. It writes nothing."""
+        check_keywords("取り置き.status", _unknown)
         return await self._backend.status(
             2,
             [
@@ -391,8 +417,9 @@ class Async取り置き:
             ],
         )
 
-    def status_call(self, *, 取り置き番号: str) -> TbCall:
+    def status_call(self, *, 取り置き番号: str, **_unknown: Never) -> TbCall:
         """status as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("取り置き.status", _unknown)
         return tb_call(
             2,
             "status",
@@ -408,8 +435,9 @@ class AsyncBalances:
     def __init__(self, backend: AsyncTigerBeetleBook) -> None:
         self._backend = backend
 
-    async def 棚(self, *, 場所: str) -> Balance:
+    async def 棚(self, *, 場所: str, **_unknown: Never) -> Balance:
         """棚: その棚にある個数."""
+        check_keywords("balance.棚", _unknown)
         return await self._backend.balance(
             0,
             [
@@ -417,8 +445,9 @@ class AsyncBalances:
             ],
         )
 
-    async def 仕入先(self) -> Balance:
+    async def 仕入先(self, **_unknown: Never) -> Balance:
         """The account 仕入先."""
+        check_keywords("balance.仕入先", _unknown)
         return await self._backend.balance(
             1,
             [],
@@ -437,7 +466,7 @@ class AsyncBook:
         """Reads accounts: posted, held coming in, held going out."""
         self._backend = backend
 
-    async def bulk(self, calls: Sequence[TbCall]) -> list[TbAnswer]:
+    async def bulk(self, calls: Sequence[TbCall], **_unknown: Never) -> list[TbAnswer]:
         """Sends many calls, made by the transfers' *_call methods, in as few
         requests as they fit (a request takes MAX_EVENTS transfers; a call's chain
         is never split), and answers each, in order, as it would be answered
@@ -445,6 +474,7 @@ class AsyncBook:
         the call alone would raise. TigerBeetle applies them one after
         another; no call sees another's answer: a post, void or status must
         not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return await self._backend.bulk(calls)
 
 
@@ -619,6 +649,18 @@ def describe(v: object) -> str:
     if isinstance(v, int):
         return f"the int {v}"
     return f"a {type(v).__name__}"
+
+
+def check_keywords(where: str, unknown: Mapping[str, object]) -> None:
+    """Refuses, before anything is sent, keyword arguments the operation
+    does not take: a generated method gathers them in **_unknown (typed
+    Never, so that a type checker names them too) rather than letting
+    Python raise its TypeError, so that every mistake in a call is a
+    ChoboError."""
+    if unknown:
+        names = ", ".join(repr(n) for n in unknown)
+        what = "an argument" if len(unknown) == 1 else "arguments"
+        raise ChoboError("CHOBO_BAD_ARGUMENT", f"{where}: the operation takes no {what} named {names}")
 
 
 def check_amount(where: str, name: str, v: object) -> int:

@@ -10,11 +10,11 @@ import re
 import secrets
 import threading
 import tigerbeetle as tb
-from collections.abc import Awaitable, Callable, Generator, Sequence
+from collections.abc import Awaitable, Callable, Generator, Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any, Literal, Protocol, TypeAlias, TypeVar, cast
+from typing import Any, Literal, Never, Protocol, TypeAlias, TypeVar, cast
 
 # The client of the book ticket_desk kept in TigerBeetle: each operation is
 # one linked chain of transfers sent in one request, so that every bound is
@@ -49,8 +49,9 @@ class Release:
     def __init__(self, backend: TigerBeetleBook) -> None:
         self._backend = backend
 
-    def do(self, *, batch: str, show: str, qty: int) -> Result:
+    def do(self, *, batch: str, show: str, qty: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("release.do", _unknown)
         return self._backend.call(
             0,
             "do",
@@ -61,8 +62,9 @@ class Release:
             ],
         )
 
-    def do_call(self, *, batch: str, show: str, qty: int) -> TbCall:
+    def do_call(self, *, batch: str, show: str, qty: int, **_unknown: Never) -> TbCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("release.do", _unknown)
         return tb_call(
             0,
             "do",
@@ -80,8 +82,9 @@ class Booking:
     def __init__(self, backend: TigerBeetleBook) -> None:
         self._backend = backend
 
-    def hold(self, *, ticket: str, show: str, qty: int) -> Result:
+    def hold(self, *, ticket: str, show: str, qty: int, **_unknown: Never) -> Result:
         """Holds the amounts; post or void ends the hold."""
+        check_keywords("booking.hold", _unknown)
         return self._backend.call(
             1,
             "hold",
@@ -92,8 +95,9 @@ class Booking:
             ],
         )
 
-    def hold_call(self, *, ticket: str, show: str, qty: int) -> TbCall:
+    def hold_call(self, *, ticket: str, show: str, qty: int, **_unknown: Never) -> TbCall:
         """hold as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("booking.hold", _unknown)
         return tb_call(
             1,
             "hold",
@@ -104,8 +108,9 @@ class Booking:
             ],
         )
 
-    def post(self, *, ticket: str, show: str, qty: int | None = None) -> Result:
+    def post(self, *, ticket: str, show: str, qty: int | None = None, **_unknown: Never) -> Result:
         """Posts the hold: the amounts given, or the whole hold when they are all left out."""
+        check_keywords("booking.post", _unknown)
         return self._backend.post(
             1,
             [
@@ -115,8 +120,9 @@ class Booking:
             _post_amounts("booking.post", ("qty", qty)),
         )
 
-    def post_call(self, *, ticket: str, show: str, qty: int | None = None) -> TbCall:
+    def post_call(self, *, ticket: str, show: str, qty: int | None = None, **_unknown: Never) -> TbCall:
         """post as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("booking.post", _unknown)
         return tb_call(
             1,
             "post",
@@ -127,8 +133,9 @@ class Booking:
             lambda: _post_amounts("booking.post", ("qty", qty)),
         )
 
-    def void(self, *, ticket: str, show: str) -> Result:
+    def void(self, *, ticket: str, show: str, **_unknown: Never) -> Result:
         """Gives the hold back."""
+        check_keywords("booking.void", _unknown)
         return self._backend.void(
             1,
             [
@@ -137,8 +144,9 @@ class Booking:
             ],
         )
 
-    def void_call(self, *, ticket: str, show: str) -> TbCall:
+    def void_call(self, *, ticket: str, show: str, **_unknown: Never) -> TbCall:
         """void as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("booking.void", _unknown)
         return tb_call(
             1,
             "void",
@@ -148,8 +156,9 @@ class Booking:
             ],
         )
 
-    def status(self, *, ticket: str, show: str) -> HoldState | None:
+    def status(self, *, ticket: str, show: str, **_unknown: Never) -> HoldState | None:
         """Where the hold stands; None when there is none. It writes nothing."""
+        check_keywords("booking.status", _unknown)
         return self._backend.status(
             1,
             [
@@ -158,8 +167,9 @@ class Booking:
             ],
         )
 
-    def status_call(self, *, ticket: str, show: str) -> TbCall:
+    def status_call(self, *, ticket: str, show: str, **_unknown: Never) -> TbCall:
         """status as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("booking.status", _unknown)
         return tb_call(
             1,
             "status",
@@ -176,8 +186,9 @@ class Balances:
     def __init__(self, backend: TigerBeetleBook) -> None:
         self._backend = backend
 
-    def hall(self, *, show: str) -> Balance:
+    def hall(self, *, show: str, **_unknown: Never) -> Balance:
         """hall: seats still free for the show."""
+        check_keywords("balance.hall", _unknown)
         return self._backend.balance(
             0,
             [
@@ -185,15 +196,17 @@ class Balances:
             ],
         )
 
-    def box_office(self) -> Balance:
+    def box_office(self, **_unknown: Never) -> Balance:
         """The account box_office."""
+        check_keywords("balance.box_office", _unknown)
         return self._backend.balance(
             1,
             [],
         )
 
-    def audience(self) -> Balance:
+    def audience(self, **_unknown: Never) -> Balance:
         """The account audience."""
+        check_keywords("balance.audience", _unknown)
         return self._backend.balance(
             2,
             [],
@@ -211,7 +224,7 @@ class Book:
         """Reads accounts: posted, held coming in, held going out."""
         self._backend = backend
 
-    def bulk(self, calls: Sequence[TbCall]) -> list[TbAnswer]:
+    def bulk(self, calls: Sequence[TbCall], **_unknown: Never) -> list[TbAnswer]:
         """Sends many calls, made by the transfers' *_call methods, in as few
         requests as they fit (a request takes MAX_EVENTS transfers; a call's chain
         is never split), and answers each, in order, as it would be answered
@@ -219,6 +232,7 @@ class Book:
         the call alone would raise. TigerBeetle applies them one after
         another; no call sees another's answer: a post, void or status must
         not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return self._backend.bulk(calls)
 
 
@@ -228,8 +242,9 @@ class AsyncRelease:
     def __init__(self, backend: AsyncTigerBeetleBook) -> None:
         self._backend = backend
 
-    async def do(self, *, batch: str, show: str, qty: int) -> Result:
+    async def do(self, *, batch: str, show: str, qty: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("release.do", _unknown)
         return await self._backend.call(
             0,
             "do",
@@ -240,8 +255,9 @@ class AsyncRelease:
             ],
         )
 
-    def do_call(self, *, batch: str, show: str, qty: int) -> TbCall:
+    def do_call(self, *, batch: str, show: str, qty: int, **_unknown: Never) -> TbCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("release.do", _unknown)
         return tb_call(
             0,
             "do",
@@ -259,8 +275,9 @@ class AsyncBooking:
     def __init__(self, backend: AsyncTigerBeetleBook) -> None:
         self._backend = backend
 
-    async def hold(self, *, ticket: str, show: str, qty: int) -> Result:
+    async def hold(self, *, ticket: str, show: str, qty: int, **_unknown: Never) -> Result:
         """Holds the amounts; post or void ends the hold."""
+        check_keywords("booking.hold", _unknown)
         return await self._backend.call(
             1,
             "hold",
@@ -271,8 +288,9 @@ class AsyncBooking:
             ],
         )
 
-    def hold_call(self, *, ticket: str, show: str, qty: int) -> TbCall:
+    def hold_call(self, *, ticket: str, show: str, qty: int, **_unknown: Never) -> TbCall:
         """hold as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("booking.hold", _unknown)
         return tb_call(
             1,
             "hold",
@@ -283,8 +301,9 @@ class AsyncBooking:
             ],
         )
 
-    async def post(self, *, ticket: str, show: str, qty: int | None = None) -> Result:
+    async def post(self, *, ticket: str, show: str, qty: int | None = None, **_unknown: Never) -> Result:
         """Posts the hold: the amounts given, or the whole hold when they are all left out."""
+        check_keywords("booking.post", _unknown)
         return await self._backend.post(
             1,
             [
@@ -294,8 +313,9 @@ class AsyncBooking:
             _post_amounts("booking.post", ("qty", qty)),
         )
 
-    def post_call(self, *, ticket: str, show: str, qty: int | None = None) -> TbCall:
+    def post_call(self, *, ticket: str, show: str, qty: int | None = None, **_unknown: Never) -> TbCall:
         """post as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("booking.post", _unknown)
         return tb_call(
             1,
             "post",
@@ -306,8 +326,9 @@ class AsyncBooking:
             lambda: _post_amounts("booking.post", ("qty", qty)),
         )
 
-    async def void(self, *, ticket: str, show: str) -> Result:
+    async def void(self, *, ticket: str, show: str, **_unknown: Never) -> Result:
         """Gives the hold back."""
+        check_keywords("booking.void", _unknown)
         return await self._backend.void(
             1,
             [
@@ -316,8 +337,9 @@ class AsyncBooking:
             ],
         )
 
-    def void_call(self, *, ticket: str, show: str) -> TbCall:
+    def void_call(self, *, ticket: str, show: str, **_unknown: Never) -> TbCall:
         """void as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("booking.void", _unknown)
         return tb_call(
             1,
             "void",
@@ -327,8 +349,9 @@ class AsyncBooking:
             ],
         )
 
-    async def status(self, *, ticket: str, show: str) -> HoldState | None:
+    async def status(self, *, ticket: str, show: str, **_unknown: Never) -> HoldState | None:
         """Where the hold stands; None when there is none. It writes nothing."""
+        check_keywords("booking.status", _unknown)
         return await self._backend.status(
             1,
             [
@@ -337,8 +360,9 @@ class AsyncBooking:
             ],
         )
 
-    def status_call(self, *, ticket: str, show: str) -> TbCall:
+    def status_call(self, *, ticket: str, show: str, **_unknown: Never) -> TbCall:
         """status as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("booking.status", _unknown)
         return tb_call(
             1,
             "status",
@@ -355,8 +379,9 @@ class AsyncBalances:
     def __init__(self, backend: AsyncTigerBeetleBook) -> None:
         self._backend = backend
 
-    async def hall(self, *, show: str) -> Balance:
+    async def hall(self, *, show: str, **_unknown: Never) -> Balance:
         """hall: seats still free for the show."""
+        check_keywords("balance.hall", _unknown)
         return await self._backend.balance(
             0,
             [
@@ -364,15 +389,17 @@ class AsyncBalances:
             ],
         )
 
-    async def box_office(self) -> Balance:
+    async def box_office(self, **_unknown: Never) -> Balance:
         """The account box_office."""
+        check_keywords("balance.box_office", _unknown)
         return await self._backend.balance(
             1,
             [],
         )
 
-    async def audience(self) -> Balance:
+    async def audience(self, **_unknown: Never) -> Balance:
         """The account audience."""
+        check_keywords("balance.audience", _unknown)
         return await self._backend.balance(
             2,
             [],
@@ -390,7 +417,7 @@ class AsyncBook:
         """Reads accounts: posted, held coming in, held going out."""
         self._backend = backend
 
-    async def bulk(self, calls: Sequence[TbCall]) -> list[TbAnswer]:
+    async def bulk(self, calls: Sequence[TbCall], **_unknown: Never) -> list[TbAnswer]:
         """Sends many calls, made by the transfers' *_call methods, in as few
         requests as they fit (a request takes MAX_EVENTS transfers; a call's chain
         is never split), and answers each, in order, as it would be answered
@@ -398,6 +425,7 @@ class AsyncBook:
         the call alone would raise. TigerBeetle applies them one after
         another; no call sees another's answer: a post, void or status must
         not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return await self._backend.bulk(calls)
 
 
@@ -565,6 +593,18 @@ def describe(v: object) -> str:
     if isinstance(v, int):
         return f"the int {v}"
     return f"a {type(v).__name__}"
+
+
+def check_keywords(where: str, unknown: Mapping[str, object]) -> None:
+    """Refuses, before anything is sent, keyword arguments the operation
+    does not take: a generated method gathers them in **_unknown (typed
+    Never, so that a type checker names them too) rather than letting
+    Python raise its TypeError, so that every mistake in a call is a
+    ChoboError."""
+    if unknown:
+        names = ", ".join(repr(n) for n in unknown)
+        what = "an argument" if len(unknown) == 1 else "arguments"
+        raise ChoboError("CHOBO_BAD_ARGUMENT", f"{where}: the operation takes no {what} named {names}")
 
 
 def check_amount(where: str, name: str, v: object) -> int:

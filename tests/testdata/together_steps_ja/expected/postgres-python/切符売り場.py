@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable, Generator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, AbstractContextManager
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, TypeAlias, TypeVar, cast
+from typing import Any, Literal, Never, Protocol, TypeAlias, TypeVar, cast
 
 # The client of the book 切符売り場 kept in PostgreSQL: each operation is
 # one call of the book's SQL function (切符売り場.sql), in one statement.
@@ -45,8 +45,9 @@ class 放出:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def do(self, *, 回: str, 公演: str, 数: int) -> Result:
+    def do(self, *, 回: str, 公演: str, 数: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("放出.do", _unknown)
         return self._backend.call(
             "放出.do",
             'select result, reason from "切符売り場"."放出_do"(%s, %s, %s, %s)',
@@ -57,8 +58,9 @@ class 放出:
             ],
         )
 
-    def do_call(self, *, 回: str, 公演: str, 数: int) -> PgCall:
+    def do_call(self, *, 回: str, 公演: str, 数: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("放出.do", _unknown)
         return self._backend.make_call(
             "放出.do",
             'select result, reason from "切符売り場"."放出_do"(%s, %s, %s, %s)',
@@ -76,8 +78,9 @@ class 予約:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def hold(self, *, 券: str, 公演: str, 数: int) -> Result:
+    def hold(self, *, 券: str, 公演: str, 数: int, **_unknown: Never) -> Result:
         """Holds the amounts; post or void ends the hold."""
+        check_keywords("予約.hold", _unknown)
         return self._backend.call(
             "予約.hold",
             'select result, reason from "切符売り場"."予約_hold"(%s, %s, %s, %s)',
@@ -88,8 +91,9 @@ class 予約:
             ],
         )
 
-    def hold_call(self, *, 券: str, 公演: str, 数: int) -> PgCall:
+    def hold_call(self, *, 券: str, 公演: str, 数: int, **_unknown: Never) -> PgCall:
         """hold as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("予約.hold", _unknown)
         return self._backend.make_call(
             "予約.hold",
             'select result, reason from "切符売り場"."予約_hold"(%s, %s, %s, %s)',
@@ -100,8 +104,9 @@ class 予約:
             ],
         )
 
-    def post(self, *, 券: str, 公演: str, 数: int | None = None) -> Result:
+    def post(self, *, 券: str, 公演: str, 数: int | None = None, **_unknown: Never) -> Result:
         """Posts the hold: the amounts given, or the whole hold when they are all left out."""
+        check_keywords("予約.post", _unknown)
         return self._backend.call(
             "予約.post",
             'select result, reason from "切符売り場"."予約_post"(%s, %s, %s, %s)',
@@ -112,8 +117,9 @@ class 予約:
             ],
         )
 
-    def post_call(self, *, 券: str, 公演: str, 数: int | None = None) -> PgCall:
+    def post_call(self, *, 券: str, 公演: str, 数: int | None = None, **_unknown: Never) -> PgCall:
         """post as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("予約.post", _unknown)
         return self._backend.make_call(
             "予約.post",
             'select result, reason from "切符売り場"."予約_post"(%s, %s, %s, %s)',
@@ -124,8 +130,9 @@ class 予約:
             ],
         )
 
-    def void(self, *, 券: str, 公演: str) -> Result:
+    def void(self, *, 券: str, 公演: str, **_unknown: Never) -> Result:
         """Gives the hold back."""
+        check_keywords("予約.void", _unknown)
         return self._backend.call(
             "予約.void",
             'select result, reason from "切符売り場"."予約_void"(%s, %s, %s)',
@@ -135,8 +142,9 @@ class 予約:
             ],
         )
 
-    def void_call(self, *, 券: str, 公演: str) -> PgCall:
+    def void_call(self, *, 券: str, 公演: str, **_unknown: Never) -> PgCall:
         """void as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("予約.void", _unknown)
         return self._backend.make_call(
             "予約.void",
             'select result, reason from "切符売り場"."予約_void"(%s, %s, %s)',
@@ -146,8 +154,9 @@ class 予約:
             ],
         )
 
-    def status(self, *, 券: str, 公演: str) -> HoldState | None:
+    def status(self, *, 券: str, 公演: str, **_unknown: Never) -> HoldState | None:
         """Where the hold stands; None when there is none. It writes nothing."""
+        check_keywords("予約.status", _unknown)
         return self._backend.status(
             "予約.status",
             'select "切符売り場"."予約_status"(%s, %s, %s)',
@@ -157,8 +166,9 @@ class 予約:
             ],
         )
 
-    def status_call(self, *, 券: str, 公演: str) -> PgCall:
+    def status_call(self, *, 券: str, 公演: str, **_unknown: Never) -> PgCall:
         """status as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("予約.status", _unknown)
         return self._backend.make_call(
             "予約.status",
             'select "切符売り場"."予約_status"(%s, %s, %s)',
@@ -176,8 +186,9 @@ class Balances:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def 客席(self, *, 公演: str) -> Balance:
+    def 客席(self, *, 公演: str, **_unknown: Never) -> Balance:
         """客席: 公演でまだ空いている席."""
+        check_keywords("balance.客席", _unknown)
         return self._backend.balance(
             "balance.客席",
             'select posted, held_in, held_out from "切符売り場"."balance_客席"(%s, %s)',
@@ -186,8 +197,9 @@ class Balances:
             ],
         )
 
-    def 窓口(self) -> Balance:
+    def 窓口(self, **_unknown: Never) -> Balance:
         """The account 窓口."""
+        check_keywords("balance.窓口", _unknown)
         return self._backend.balance(
             "balance.窓口",
             'select posted, held_in, held_out from "切符売り場"."balance_窓口"(%s)',
@@ -195,8 +207,9 @@ class Balances:
             ],
         )
 
-    def 観客(self) -> Balance:
+    def 観客(self, **_unknown: Never) -> Balance:
         """The account 観客."""
+        check_keywords("balance.観客", _unknown)
         return self._backend.balance(
             "balance.観客",
             'select posted, held_in, held_out from "切符売り場"."balance_観客"(%s)',
@@ -216,13 +229,14 @@ class Book:
         self.balance = Balances(backend)
         """Reads accounts: posted, held coming in, held going out."""
 
-    def expire(self, max: int = 1000) -> int:
+    def expire(self, max: int = 1000, **_unknown: Never) -> int:
         """Gives back up to max holds past their deadline and answers how
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
+        check_keywords("expire", _unknown)
         return self._backend.expire('select "切符売り場".expire(%s)', max)
 
-    def bulk(self, calls: Sequence[PgCall]) -> list[PgAnswer]:
+    def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
         answers each, in order, as it would be answered alone: a Result, a
         hold state (or None) for a status, or the error the call alone
@@ -230,6 +244,7 @@ class Book:
         autocommit mode they go in one pipeline; over psycopg2, or in the
         caller's transaction, one by one. No call sees another's answer: a
         post, void or status must not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return self._backend.bulk(calls)
 
 
@@ -239,8 +254,9 @@ class Async放出:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def do(self, *, 回: str, 公演: str, 数: int) -> Result:
+    async def do(self, *, 回: str, 公演: str, 数: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("放出.do", _unknown)
         return await self._backend.call(
             "放出.do",
             'select result, reason from "切符売り場"."放出_do"(%s, %s, %s, %s)',
@@ -251,8 +267,9 @@ class Async放出:
             ],
         )
 
-    def do_call(self, *, 回: str, 公演: str, 数: int) -> PgCall:
+    def do_call(self, *, 回: str, 公演: str, 数: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("放出.do", _unknown)
         return self._backend.make_call(
             "放出.do",
             'select result, reason from "切符売り場"."放出_do"(%s, %s, %s, %s)',
@@ -270,8 +287,9 @@ class Async予約:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def hold(self, *, 券: str, 公演: str, 数: int) -> Result:
+    async def hold(self, *, 券: str, 公演: str, 数: int, **_unknown: Never) -> Result:
         """Holds the amounts; post or void ends the hold."""
+        check_keywords("予約.hold", _unknown)
         return await self._backend.call(
             "予約.hold",
             'select result, reason from "切符売り場"."予約_hold"(%s, %s, %s, %s)',
@@ -282,8 +300,9 @@ class Async予約:
             ],
         )
 
-    def hold_call(self, *, 券: str, 公演: str, 数: int) -> PgCall:
+    def hold_call(self, *, 券: str, 公演: str, 数: int, **_unknown: Never) -> PgCall:
         """hold as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("予約.hold", _unknown)
         return self._backend.make_call(
             "予約.hold",
             'select result, reason from "切符売り場"."予約_hold"(%s, %s, %s, %s)',
@@ -294,8 +313,9 @@ class Async予約:
             ],
         )
 
-    async def post(self, *, 券: str, 公演: str, 数: int | None = None) -> Result:
+    async def post(self, *, 券: str, 公演: str, 数: int | None = None, **_unknown: Never) -> Result:
         """Posts the hold: the amounts given, or the whole hold when they are all left out."""
+        check_keywords("予約.post", _unknown)
         return await self._backend.call(
             "予約.post",
             'select result, reason from "切符売り場"."予約_post"(%s, %s, %s, %s)',
@@ -306,8 +326,9 @@ class Async予約:
             ],
         )
 
-    def post_call(self, *, 券: str, 公演: str, 数: int | None = None) -> PgCall:
+    def post_call(self, *, 券: str, 公演: str, 数: int | None = None, **_unknown: Never) -> PgCall:
         """post as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("予約.post", _unknown)
         return self._backend.make_call(
             "予約.post",
             'select result, reason from "切符売り場"."予約_post"(%s, %s, %s, %s)',
@@ -318,8 +339,9 @@ class Async予約:
             ],
         )
 
-    async def void(self, *, 券: str, 公演: str) -> Result:
+    async def void(self, *, 券: str, 公演: str, **_unknown: Never) -> Result:
         """Gives the hold back."""
+        check_keywords("予約.void", _unknown)
         return await self._backend.call(
             "予約.void",
             'select result, reason from "切符売り場"."予約_void"(%s, %s, %s)',
@@ -329,8 +351,9 @@ class Async予約:
             ],
         )
 
-    def void_call(self, *, 券: str, 公演: str) -> PgCall:
+    def void_call(self, *, 券: str, 公演: str, **_unknown: Never) -> PgCall:
         """void as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("予約.void", _unknown)
         return self._backend.make_call(
             "予約.void",
             'select result, reason from "切符売り場"."予約_void"(%s, %s, %s)',
@@ -340,8 +363,9 @@ class Async予約:
             ],
         )
 
-    async def status(self, *, 券: str, 公演: str) -> HoldState | None:
+    async def status(self, *, 券: str, 公演: str, **_unknown: Never) -> HoldState | None:
         """Where the hold stands; None when there is none. It writes nothing."""
+        check_keywords("予約.status", _unknown)
         return await self._backend.status(
             "予約.status",
             'select "切符売り場"."予約_status"(%s, %s, %s)',
@@ -351,8 +375,9 @@ class Async予約:
             ],
         )
 
-    def status_call(self, *, 券: str, 公演: str) -> PgCall:
+    def status_call(self, *, 券: str, 公演: str, **_unknown: Never) -> PgCall:
         """status as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("予約.status", _unknown)
         return self._backend.make_call(
             "予約.status",
             'select "切符売り場"."予約_status"(%s, %s, %s)',
@@ -370,8 +395,9 @@ class AsyncBalances:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def 客席(self, *, 公演: str) -> Balance:
+    async def 客席(self, *, 公演: str, **_unknown: Never) -> Balance:
         """客席: 公演でまだ空いている席."""
+        check_keywords("balance.客席", _unknown)
         return await self._backend.balance(
             "balance.客席",
             'select posted, held_in, held_out from "切符売り場"."balance_客席"(%s, %s)',
@@ -380,8 +406,9 @@ class AsyncBalances:
             ],
         )
 
-    async def 窓口(self) -> Balance:
+    async def 窓口(self, **_unknown: Never) -> Balance:
         """The account 窓口."""
+        check_keywords("balance.窓口", _unknown)
         return await self._backend.balance(
             "balance.窓口",
             'select posted, held_in, held_out from "切符売り場"."balance_窓口"(%s)',
@@ -389,8 +416,9 @@ class AsyncBalances:
             ],
         )
 
-    async def 観客(self) -> Balance:
+    async def 観客(self, **_unknown: Never) -> Balance:
         """The account 観客."""
+        check_keywords("balance.観客", _unknown)
         return await self._backend.balance(
             "balance.観客",
             'select posted, held_in, held_out from "切符売り場"."balance_観客"(%s)',
@@ -410,13 +438,14 @@ class AsyncBook:
         self.balance = AsyncBalances(backend)
         """Reads accounts: posted, held coming in, held going out."""
 
-    async def expire(self, max: int = 1000) -> int:
+    async def expire(self, max: int = 1000, **_unknown: Never) -> int:
         """Gives back up to max holds past their deadline and answers how
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
+        check_keywords("expire", _unknown)
         return await self._backend.expire('select "切符売り場".expire(%s)', max)
 
-    async def bulk(self, calls: Sequence[PgCall]) -> list[PgAnswer]:
+    async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
         answers each, in order, as it would be answered alone: a Result, a
         hold state (or None) for a status, or the error the call alone
@@ -424,6 +453,7 @@ class AsyncBook:
         autocommit mode they go in one pipeline; over psycopg2, or in the
         caller's transaction, one by one. No call sees another's answer: a
         post, void or status must not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return await self._backend.bulk(calls)
 
 
@@ -568,6 +598,18 @@ def describe(v: object) -> str:
     if isinstance(v, int):
         return f"the int {v}"
     return f"a {type(v).__name__}"
+
+
+def check_keywords(where: str, unknown: Mapping[str, object]) -> None:
+    """Refuses, before anything is sent, keyword arguments the operation
+    does not take: a generated method gathers them in **_unknown (typed
+    Never, so that a type checker names them too) rather than letting
+    Python raise its TypeError, so that every mistake in a call is a
+    ChoboError."""
+    if unknown:
+        names = ", ".join(repr(n) for n in unknown)
+        what = "an argument" if len(unknown) == 1 else "arguments"
+        raise ChoboError("CHOBO_BAD_ARGUMENT", f"{where}: the operation takes no {what} named {names}")
 
 
 def check_amount(where: str, name: str, v: object) -> int:

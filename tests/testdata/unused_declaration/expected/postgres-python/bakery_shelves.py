@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable, Generator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, AbstractContextManager
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, TypeAlias, TypeVar, cast
+from typing import Any, Literal, Never, Protocol, TypeAlias, TypeVar, cast
 
 # The client of the book bakery_shelves kept in PostgreSQL: each operation is
 # one call of the book's SQL function (bakery_shelves.sql), in one statement.
@@ -46,8 +46,9 @@ class Bake:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def do(self, *, batch: str, bread: str, count: int) -> Result:
+    def do(self, *, batch: str, bread: str, count: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("bake.do", _unknown)
         return self._backend.call(
             "bake.do",
             'select result, reason from "bakery_shelves"."bake_do"(%s, %s, %s, %s)',
@@ -58,8 +59,9 @@ class Bake:
             ],
         )
 
-    def do_call(self, *, batch: str, bread: str, count: int) -> PgCall:
+    def do_call(self, *, batch: str, bread: str, count: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("bake.do", _unknown)
         return self._backend.make_call(
             "bake.do",
             'select result, reason from "bakery_shelves"."bake_do"(%s, %s, %s, %s)',
@@ -77,8 +79,9 @@ class Sell:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def do(self, *, receipt: str, bread: str, count: int, cashier: str) -> Result:
+    def do(self, *, receipt: str, bread: str, count: int, cashier: str, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("sell.do", _unknown)
         return self._backend.call(
             "sell.do",
             'select result, reason from "bakery_shelves"."sell_do"(%s, %s, %s, %s, %s)',
@@ -90,8 +93,9 @@ class Sell:
             ],
         )
 
-    def do_call(self, *, receipt: str, bread: str, count: int, cashier: str) -> PgCall:
+    def do_call(self, *, receipt: str, bread: str, count: int, cashier: str, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("sell.do", _unknown)
         return self._backend.make_call(
             "sell.do",
             'select result, reason from "bakery_shelves"."sell_do"(%s, %s, %s, %s, %s)',
@@ -110,8 +114,9 @@ class Balances:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def shelf(self, *, bread: str) -> Balance:
+    def shelf(self, *, bread: str, **_unknown: Never) -> Balance:
         """shelf: loaves on the shelf."""
+        check_keywords("balance.shelf", _unknown)
         return self._backend.balance(
             "balance.shelf",
             'select posted, held_in, held_out from "bakery_shelves"."balance_shelf"(%s, %s)',
@@ -120,8 +125,9 @@ class Balances:
             ],
         )
 
-    def ovens(self) -> Balance:
+    def ovens(self, **_unknown: Never) -> Balance:
         """The account ovens."""
+        check_keywords("balance.ovens", _unknown)
         return self._backend.balance(
             "balance.ovens",
             'select posted, held_in, held_out from "bakery_shelves"."balance_ovens"(%s)',
@@ -129,8 +135,9 @@ class Balances:
             ],
         )
 
-    def customers(self) -> Balance:
+    def customers(self, **_unknown: Never) -> Balance:
         """The account customers."""
+        check_keywords("balance.customers", _unknown)
         return self._backend.balance(
             "balance.customers",
             'select posted, held_in, held_out from "bakery_shelves"."balance_customers"(%s)',
@@ -138,8 +145,9 @@ class Balances:
             ],
         )
 
-    def waste_bin(self) -> Balance:
+    def waste_bin(self, **_unknown: Never) -> Balance:
         """The account waste_bin."""
+        check_keywords("balance.waste_bin", _unknown)
         return self._backend.balance(
             "balance.waste_bin",
             'select posted, held_in, held_out from "bakery_shelves"."balance_waste_bin"(%s)',
@@ -158,13 +166,14 @@ class Book:
         self.balance = Balances(backend)
         """Reads accounts: posted, held coming in, held going out."""
 
-    def expire(self, max: int = 1000) -> int:
+    def expire(self, max: int = 1000, **_unknown: Never) -> int:
         """Gives back up to max holds past their deadline and answers how
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
+        check_keywords("expire", _unknown)
         return self._backend.expire('select "bakery_shelves".expire(%s)', max)
 
-    def bulk(self, calls: Sequence[PgCall]) -> list[PgAnswer]:
+    def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
         answers each, in order, as it would be answered alone: a Result, a
         hold state (or None) for a status, or the error the call alone
@@ -172,6 +181,7 @@ class Book:
         autocommit mode they go in one pipeline; over psycopg2, or in the
         caller's transaction, one by one. No call sees another's answer: a
         post, void or status must not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return self._backend.bulk(calls)
 
 
@@ -181,8 +191,9 @@ class AsyncBake:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def do(self, *, batch: str, bread: str, count: int) -> Result:
+    async def do(self, *, batch: str, bread: str, count: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("bake.do", _unknown)
         return await self._backend.call(
             "bake.do",
             'select result, reason from "bakery_shelves"."bake_do"(%s, %s, %s, %s)',
@@ -193,8 +204,9 @@ class AsyncBake:
             ],
         )
 
-    def do_call(self, *, batch: str, bread: str, count: int) -> PgCall:
+    def do_call(self, *, batch: str, bread: str, count: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("bake.do", _unknown)
         return self._backend.make_call(
             "bake.do",
             'select result, reason from "bakery_shelves"."bake_do"(%s, %s, %s, %s)',
@@ -212,8 +224,9 @@ class AsyncSell:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def do(self, *, receipt: str, bread: str, count: int, cashier: str) -> Result:
+    async def do(self, *, receipt: str, bread: str, count: int, cashier: str, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("sell.do", _unknown)
         return await self._backend.call(
             "sell.do",
             'select result, reason from "bakery_shelves"."sell_do"(%s, %s, %s, %s, %s)',
@@ -225,8 +238,9 @@ class AsyncSell:
             ],
         )
 
-    def do_call(self, *, receipt: str, bread: str, count: int, cashier: str) -> PgCall:
+    def do_call(self, *, receipt: str, bread: str, count: int, cashier: str, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("sell.do", _unknown)
         return self._backend.make_call(
             "sell.do",
             'select result, reason from "bakery_shelves"."sell_do"(%s, %s, %s, %s, %s)',
@@ -245,8 +259,9 @@ class AsyncBalances:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def shelf(self, *, bread: str) -> Balance:
+    async def shelf(self, *, bread: str, **_unknown: Never) -> Balance:
         """shelf: loaves on the shelf."""
+        check_keywords("balance.shelf", _unknown)
         return await self._backend.balance(
             "balance.shelf",
             'select posted, held_in, held_out from "bakery_shelves"."balance_shelf"(%s, %s)',
@@ -255,8 +270,9 @@ class AsyncBalances:
             ],
         )
 
-    async def ovens(self) -> Balance:
+    async def ovens(self, **_unknown: Never) -> Balance:
         """The account ovens."""
+        check_keywords("balance.ovens", _unknown)
         return await self._backend.balance(
             "balance.ovens",
             'select posted, held_in, held_out from "bakery_shelves"."balance_ovens"(%s)',
@@ -264,8 +280,9 @@ class AsyncBalances:
             ],
         )
 
-    async def customers(self) -> Balance:
+    async def customers(self, **_unknown: Never) -> Balance:
         """The account customers."""
+        check_keywords("balance.customers", _unknown)
         return await self._backend.balance(
             "balance.customers",
             'select posted, held_in, held_out from "bakery_shelves"."balance_customers"(%s)',
@@ -273,8 +290,9 @@ class AsyncBalances:
             ],
         )
 
-    async def waste_bin(self) -> Balance:
+    async def waste_bin(self, **_unknown: Never) -> Balance:
         """The account waste_bin."""
+        check_keywords("balance.waste_bin", _unknown)
         return await self._backend.balance(
             "balance.waste_bin",
             'select posted, held_in, held_out from "bakery_shelves"."balance_waste_bin"(%s)',
@@ -293,13 +311,14 @@ class AsyncBook:
         self.balance = AsyncBalances(backend)
         """Reads accounts: posted, held coming in, held going out."""
 
-    async def expire(self, max: int = 1000) -> int:
+    async def expire(self, max: int = 1000, **_unknown: Never) -> int:
         """Gives back up to max holds past their deadline and answers how
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
+        check_keywords("expire", _unknown)
         return await self._backend.expire('select "bakery_shelves".expire(%s)', max)
 
-    async def bulk(self, calls: Sequence[PgCall]) -> list[PgAnswer]:
+    async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
         answers each, in order, as it would be answered alone: a Result, a
         hold state (or None) for a status, or the error the call alone
@@ -307,6 +326,7 @@ class AsyncBook:
         autocommit mode they go in one pipeline; over psycopg2, or in the
         caller's transaction, one by one. No call sees another's answer: a
         post, void or status must not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return await self._backend.bulk(calls)
 
 
@@ -429,6 +449,18 @@ def describe(v: object) -> str:
     if isinstance(v, int):
         return f"the int {v}"
     return f"a {type(v).__name__}"
+
+
+def check_keywords(where: str, unknown: Mapping[str, object]) -> None:
+    """Refuses, before anything is sent, keyword arguments the operation
+    does not take: a generated method gathers them in **_unknown (typed
+    Never, so that a type checker names them too) rather than letting
+    Python raise its TypeError, so that every mistake in a call is a
+    ChoboError."""
+    if unknown:
+        names = ", ".join(repr(n) for n in unknown)
+        what = "an argument" if len(unknown) == 1 else "arguments"
+        raise ChoboError("CHOBO_BAD_ARGUMENT", f"{where}: the operation takes no {what} named {names}")
 
 
 def check_amount(where: str, name: str, v: object) -> int:

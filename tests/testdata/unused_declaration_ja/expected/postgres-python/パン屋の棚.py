@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable, Generator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, AbstractContextManager
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, TypeAlias, TypeVar, cast
+from typing import Any, Literal, Never, Protocol, TypeAlias, TypeVar, cast
 
 # The client of the book パン屋の棚 kept in PostgreSQL: each operation is
 # one call of the book's SQL function (パン屋の棚.sql), in one statement.
@@ -46,8 +46,9 @@ class 焼成:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def do(self, *, 焼き番号: str, パン: str, 数: int) -> Result:
+    def do(self, *, 焼き番号: str, パン: str, 数: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("焼成.do", _unknown)
         return self._backend.call(
             "焼成.do",
             'select result, reason from "パン屋の棚"."焼成_do"(%s, %s, %s, %s)',
@@ -58,8 +59,9 @@ class 焼成:
             ],
         )
 
-    def do_call(self, *, 焼き番号: str, パン: str, 数: int) -> PgCall:
+    def do_call(self, *, 焼き番号: str, パン: str, 数: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("焼成.do", _unknown)
         return self._backend.make_call(
             "焼成.do",
             'select result, reason from "パン屋の棚"."焼成_do"(%s, %s, %s, %s)',
@@ -77,8 +79,9 @@ class 販売:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def do(self, *, レシート: str, パン: str, 数: int, 担当者: str) -> Result:
+    def do(self, *, レシート: str, パン: str, 数: int, 担当者: str, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("販売.do", _unknown)
         return self._backend.call(
             "販売.do",
             'select result, reason from "パン屋の棚"."販売_do"(%s, %s, %s, %s, %s)',
@@ -90,8 +93,9 @@ class 販売:
             ],
         )
 
-    def do_call(self, *, レシート: str, パン: str, 数: int, 担当者: str) -> PgCall:
+    def do_call(self, *, レシート: str, パン: str, 数: int, 担当者: str, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("販売.do", _unknown)
         return self._backend.make_call(
             "販売.do",
             'select result, reason from "パン屋の棚"."販売_do"(%s, %s, %s, %s, %s)',
@@ -110,8 +114,9 @@ class Balances:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def 棚(self, *, パン: str) -> Balance:
+    def 棚(self, *, パン: str, **_unknown: Never) -> Balance:
         """棚: 棚に並んでいるパン."""
+        check_keywords("balance.棚", _unknown)
         return self._backend.balance(
             "balance.棚",
             'select posted, held_in, held_out from "パン屋の棚"."balance_棚"(%s, %s)',
@@ -120,8 +125,9 @@ class Balances:
             ],
         )
 
-    def 窯(self) -> Balance:
+    def 窯(self, **_unknown: Never) -> Balance:
         """The account 窯."""
+        check_keywords("balance.窯", _unknown)
         return self._backend.balance(
             "balance.窯",
             'select posted, held_in, held_out from "パン屋の棚"."balance_窯"(%s)',
@@ -129,8 +135,9 @@ class Balances:
             ],
         )
 
-    def お客さま(self) -> Balance:
+    def お客さま(self, **_unknown: Never) -> Balance:
         """The account お客さま."""
+        check_keywords("balance.お客さま", _unknown)
         return self._backend.balance(
             "balance.お客さま",
             'select posted, held_in, held_out from "パン屋の棚"."balance_お客さま"(%s)',
@@ -138,8 +145,9 @@ class Balances:
             ],
         )
 
-    def 廃棄(self) -> Balance:
+    def 廃棄(self, **_unknown: Never) -> Balance:
         """The account 廃棄."""
+        check_keywords("balance.廃棄", _unknown)
         return self._backend.balance(
             "balance.廃棄",
             'select posted, held_in, held_out from "パン屋の棚"."balance_廃棄"(%s)',
@@ -158,13 +166,14 @@ class Book:
         self.balance = Balances(backend)
         """Reads accounts: posted, held coming in, held going out."""
 
-    def expire(self, max: int = 1000) -> int:
+    def expire(self, max: int = 1000, **_unknown: Never) -> int:
         """Gives back up to max holds past their deadline and answers how
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
+        check_keywords("expire", _unknown)
         return self._backend.expire('select "パン屋の棚".expire(%s)', max)
 
-    def bulk(self, calls: Sequence[PgCall]) -> list[PgAnswer]:
+    def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
         answers each, in order, as it would be answered alone: a Result, a
         hold state (or None) for a status, or the error the call alone
@@ -172,6 +181,7 @@ class Book:
         autocommit mode they go in one pipeline; over psycopg2, or in the
         caller's transaction, one by one. No call sees another's answer: a
         post, void or status must not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return self._backend.bulk(calls)
 
 
@@ -181,8 +191,9 @@ class Async焼成:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def do(self, *, 焼き番号: str, パン: str, 数: int) -> Result:
+    async def do(self, *, 焼き番号: str, パン: str, 数: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("焼成.do", _unknown)
         return await self._backend.call(
             "焼成.do",
             'select result, reason from "パン屋の棚"."焼成_do"(%s, %s, %s, %s)',
@@ -193,8 +204,9 @@ class Async焼成:
             ],
         )
 
-    def do_call(self, *, 焼き番号: str, パン: str, 数: int) -> PgCall:
+    def do_call(self, *, 焼き番号: str, パン: str, 数: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("焼成.do", _unknown)
         return self._backend.make_call(
             "焼成.do",
             'select result, reason from "パン屋の棚"."焼成_do"(%s, %s, %s, %s)',
@@ -212,8 +224,9 @@ class Async販売:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def do(self, *, レシート: str, パン: str, 数: int, 担当者: str) -> Result:
+    async def do(self, *, レシート: str, パン: str, 数: int, 担当者: str, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("販売.do", _unknown)
         return await self._backend.call(
             "販売.do",
             'select result, reason from "パン屋の棚"."販売_do"(%s, %s, %s, %s, %s)',
@@ -225,8 +238,9 @@ class Async販売:
             ],
         )
 
-    def do_call(self, *, レシート: str, パン: str, 数: int, 担当者: str) -> PgCall:
+    def do_call(self, *, レシート: str, パン: str, 数: int, 担当者: str, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("販売.do", _unknown)
         return self._backend.make_call(
             "販売.do",
             'select result, reason from "パン屋の棚"."販売_do"(%s, %s, %s, %s, %s)',
@@ -245,8 +259,9 @@ class AsyncBalances:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def 棚(self, *, パン: str) -> Balance:
+    async def 棚(self, *, パン: str, **_unknown: Never) -> Balance:
         """棚: 棚に並んでいるパン."""
+        check_keywords("balance.棚", _unknown)
         return await self._backend.balance(
             "balance.棚",
             'select posted, held_in, held_out from "パン屋の棚"."balance_棚"(%s, %s)',
@@ -255,8 +270,9 @@ class AsyncBalances:
             ],
         )
 
-    async def 窯(self) -> Balance:
+    async def 窯(self, **_unknown: Never) -> Balance:
         """The account 窯."""
+        check_keywords("balance.窯", _unknown)
         return await self._backend.balance(
             "balance.窯",
             'select posted, held_in, held_out from "パン屋の棚"."balance_窯"(%s)',
@@ -264,8 +280,9 @@ class AsyncBalances:
             ],
         )
 
-    async def お客さま(self) -> Balance:
+    async def お客さま(self, **_unknown: Never) -> Balance:
         """The account お客さま."""
+        check_keywords("balance.お客さま", _unknown)
         return await self._backend.balance(
             "balance.お客さま",
             'select posted, held_in, held_out from "パン屋の棚"."balance_お客さま"(%s)',
@@ -273,8 +290,9 @@ class AsyncBalances:
             ],
         )
 
-    async def 廃棄(self) -> Balance:
+    async def 廃棄(self, **_unknown: Never) -> Balance:
         """The account 廃棄."""
+        check_keywords("balance.廃棄", _unknown)
         return await self._backend.balance(
             "balance.廃棄",
             'select posted, held_in, held_out from "パン屋の棚"."balance_廃棄"(%s)',
@@ -293,13 +311,14 @@ class AsyncBook:
         self.balance = AsyncBalances(backend)
         """Reads accounts: posted, held coming in, held going out."""
 
-    async def expire(self, max: int = 1000) -> int:
+    async def expire(self, max: int = 1000, **_unknown: Never) -> int:
         """Gives back up to max holds past their deadline and answers how
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
+        check_keywords("expire", _unknown)
         return await self._backend.expire('select "パン屋の棚".expire(%s)', max)
 
-    async def bulk(self, calls: Sequence[PgCall]) -> list[PgAnswer]:
+    async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
         answers each, in order, as it would be answered alone: a Result, a
         hold state (or None) for a status, or the error the call alone
@@ -307,6 +326,7 @@ class AsyncBook:
         autocommit mode they go in one pipeline; over psycopg2, or in the
         caller's transaction, one by one. No call sees another's answer: a
         post, void or status must not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return await self._backend.bulk(calls)
 
 
@@ -429,6 +449,18 @@ def describe(v: object) -> str:
     if isinstance(v, int):
         return f"the int {v}"
     return f"a {type(v).__name__}"
+
+
+def check_keywords(where: str, unknown: Mapping[str, object]) -> None:
+    """Refuses, before anything is sent, keyword arguments the operation
+    does not take: a generated method gathers them in **_unknown (typed
+    Never, so that a type checker names them too) rather than letting
+    Python raise its TypeError, so that every mistake in a call is a
+    ChoboError."""
+    if unknown:
+        names = ", ".join(repr(n) for n in unknown)
+        what = "an argument" if len(unknown) == 1 else "arguments"
+        raise ChoboError("CHOBO_BAD_ARGUMENT", f"{where}: the operation takes no {what} named {names}")
 
 
 def check_amount(where: str, name: str, v: object) -> int:

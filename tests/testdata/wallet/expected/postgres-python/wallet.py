@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable, Generator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, AbstractContextManager
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, TypeAlias, TypeVar, cast
+from typing import Any, Literal, Never, Protocol, TypeAlias, TypeVar, cast
 
 # The client of the book wallet kept in PostgreSQL: each operation is
 # one call of the book's SQL function (wallet.sql), in one statement.
@@ -46,8 +46,9 @@ class TopUp:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def do(self, *, top_up_id: str, member: str, amount: int) -> Result:
+    def do(self, *, top_up_id: str, member: str, amount: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("top_up.do", _unknown)
         return self._backend.call(
             "top_up.do",
             'select result, reason from "wallet"."top_up_do"(%s, %s, %s, %s)',
@@ -58,8 +59,9 @@ class TopUp:
             ],
         )
 
-    def do_call(self, *, top_up_id: str, member: str, amount: int) -> PgCall:
+    def do_call(self, *, top_up_id: str, member: str, amount: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("top_up.do", _unknown)
         return self._backend.make_call(
             "top_up.do",
             'select result, reason from "wallet"."top_up_do"(%s, %s, %s, %s)',
@@ -77,8 +79,9 @@ class Incoming:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def hold(self, *, remittance: str, member: str, amount: int) -> Result:
+    def hold(self, *, remittance: str, member: str, amount: int, **_unknown: Never) -> Result:
         """Holds the amounts; post or void ends the hold."""
+        check_keywords("incoming.hold", _unknown)
         return self._backend.call(
             "incoming.hold",
             'select result, reason from "wallet"."incoming_hold"(%s, %s, %s, %s)',
@@ -89,8 +92,9 @@ class Incoming:
             ],
         )
 
-    def hold_call(self, *, remittance: str, member: str, amount: int) -> PgCall:
+    def hold_call(self, *, remittance: str, member: str, amount: int, **_unknown: Never) -> PgCall:
         """hold as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("incoming.hold", _unknown)
         return self._backend.make_call(
             "incoming.hold",
             'select result, reason from "wallet"."incoming_hold"(%s, %s, %s, %s)',
@@ -101,8 +105,9 @@ class Incoming:
             ],
         )
 
-    def post(self, *, remittance: str, amount: int | None = None) -> Result:
+    def post(self, *, remittance: str, amount: int | None = None, **_unknown: Never) -> Result:
         """Posts the hold: the amounts given, or the whole hold when they are all left out."""
+        check_keywords("incoming.post", _unknown)
         return self._backend.call(
             "incoming.post",
             'select result, reason from "wallet"."incoming_post"(%s, %s, %s)',
@@ -112,8 +117,9 @@ class Incoming:
             ],
         )
 
-    def post_call(self, *, remittance: str, amount: int | None = None) -> PgCall:
+    def post_call(self, *, remittance: str, amount: int | None = None, **_unknown: Never) -> PgCall:
         """post as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("incoming.post", _unknown)
         return self._backend.make_call(
             "incoming.post",
             'select result, reason from "wallet"."incoming_post"(%s, %s, %s)',
@@ -123,8 +129,9 @@ class Incoming:
             ],
         )
 
-    def void(self, *, remittance: str) -> Result:
+    def void(self, *, remittance: str, **_unknown: Never) -> Result:
         """Gives the hold back."""
+        check_keywords("incoming.void", _unknown)
         return self._backend.call(
             "incoming.void",
             'select result, reason from "wallet"."incoming_void"(%s, %s)',
@@ -133,8 +140,9 @@ class Incoming:
             ],
         )
 
-    def void_call(self, *, remittance: str) -> PgCall:
+    def void_call(self, *, remittance: str, **_unknown: Never) -> PgCall:
         """void as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("incoming.void", _unknown)
         return self._backend.make_call(
             "incoming.void",
             'select result, reason from "wallet"."incoming_void"(%s, %s)',
@@ -143,8 +151,9 @@ class Incoming:
             ],
         )
 
-    def status(self, *, remittance: str) -> HoldState | None:
+    def status(self, *, remittance: str, **_unknown: Never) -> HoldState | None:
         """Where the hold stands; None when there is none. It writes nothing."""
+        check_keywords("incoming.status", _unknown)
         return self._backend.status(
             "incoming.status",
             'select "wallet"."incoming_status"(%s, %s)',
@@ -153,8 +162,9 @@ class Incoming:
             ],
         )
 
-    def status_call(self, *, remittance: str) -> PgCall:
+    def status_call(self, *, remittance: str, **_unknown: Never) -> PgCall:
         """status as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("incoming.status", _unknown)
         return self._backend.make_call(
             "incoming.status",
             'select "wallet"."incoming_status"(%s, %s)',
@@ -171,8 +181,9 @@ class Pay:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def do(self, *, order: str, member: str, amount: int) -> Result:
+    def do(self, *, order: str, member: str, amount: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("pay.do", _unknown)
         return self._backend.call(
             "pay.do",
             'select result, reason from "wallet"."pay_do"(%s, %s, %s, %s)',
@@ -183,8 +194,9 @@ class Pay:
             ],
         )
 
-    def do_call(self, *, order: str, member: str, amount: int) -> PgCall:
+    def do_call(self, *, order: str, member: str, amount: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("pay.do", _unknown)
         return self._backend.make_call(
             "pay.do",
             'select result, reason from "wallet"."pay_do"(%s, %s, %s, %s)',
@@ -202,8 +214,9 @@ class Balances:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def wallet(self, *, member: str) -> Balance:
+    def wallet(self, *, member: str, **_unknown: Never) -> Balance:
         """wallet: the balance that can be spent."""
+        check_keywords("balance.wallet", _unknown)
         return self._backend.balance(
             "balance.wallet",
             'select posted, held_in, held_out from "wallet"."balance_wallet"(%s, %s)',
@@ -212,8 +225,9 @@ class Balances:
             ],
         )
 
-    def bank(self) -> Balance:
+    def bank(self, **_unknown: Never) -> Balance:
         """The account bank."""
+        check_keywords("balance.bank", _unknown)
         return self._backend.balance(
             "balance.bank",
             'select posted, held_in, held_out from "wallet"."balance_bank"(%s)',
@@ -221,8 +235,9 @@ class Balances:
             ],
         )
 
-    def shops(self) -> Balance:
+    def shops(self, **_unknown: Never) -> Balance:
         """The account shops."""
+        check_keywords("balance.shops", _unknown)
         return self._backend.balance(
             "balance.shops",
             'select posted, held_in, held_out from "wallet"."balance_shops"(%s)',
@@ -243,13 +258,14 @@ class Book:
         self.balance = Balances(backend)
         """Reads accounts: posted, held coming in, held going out."""
 
-    def expire(self, max: int = 1000) -> int:
+    def expire(self, max: int = 1000, **_unknown: Never) -> int:
         """Gives back up to max holds past their deadline and answers how
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
+        check_keywords("expire", _unknown)
         return self._backend.expire('select "wallet".expire(%s)', max)
 
-    def bulk(self, calls: Sequence[PgCall]) -> list[PgAnswer]:
+    def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
         answers each, in order, as it would be answered alone: a Result, a
         hold state (or None) for a status, or the error the call alone
@@ -257,6 +273,7 @@ class Book:
         autocommit mode they go in one pipeline; over psycopg2, or in the
         caller's transaction, one by one. No call sees another's answer: a
         post, void or status must not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return self._backend.bulk(calls)
 
 
@@ -266,8 +283,9 @@ class AsyncTopUp:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def do(self, *, top_up_id: str, member: str, amount: int) -> Result:
+    async def do(self, *, top_up_id: str, member: str, amount: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("top_up.do", _unknown)
         return await self._backend.call(
             "top_up.do",
             'select result, reason from "wallet"."top_up_do"(%s, %s, %s, %s)',
@@ -278,8 +296,9 @@ class AsyncTopUp:
             ],
         )
 
-    def do_call(self, *, top_up_id: str, member: str, amount: int) -> PgCall:
+    def do_call(self, *, top_up_id: str, member: str, amount: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("top_up.do", _unknown)
         return self._backend.make_call(
             "top_up.do",
             'select result, reason from "wallet"."top_up_do"(%s, %s, %s, %s)',
@@ -297,8 +316,9 @@ class AsyncIncoming:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def hold(self, *, remittance: str, member: str, amount: int) -> Result:
+    async def hold(self, *, remittance: str, member: str, amount: int, **_unknown: Never) -> Result:
         """Holds the amounts; post or void ends the hold."""
+        check_keywords("incoming.hold", _unknown)
         return await self._backend.call(
             "incoming.hold",
             'select result, reason from "wallet"."incoming_hold"(%s, %s, %s, %s)',
@@ -309,8 +329,9 @@ class AsyncIncoming:
             ],
         )
 
-    def hold_call(self, *, remittance: str, member: str, amount: int) -> PgCall:
+    def hold_call(self, *, remittance: str, member: str, amount: int, **_unknown: Never) -> PgCall:
         """hold as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("incoming.hold", _unknown)
         return self._backend.make_call(
             "incoming.hold",
             'select result, reason from "wallet"."incoming_hold"(%s, %s, %s, %s)',
@@ -321,8 +342,9 @@ class AsyncIncoming:
             ],
         )
 
-    async def post(self, *, remittance: str, amount: int | None = None) -> Result:
+    async def post(self, *, remittance: str, amount: int | None = None, **_unknown: Never) -> Result:
         """Posts the hold: the amounts given, or the whole hold when they are all left out."""
+        check_keywords("incoming.post", _unknown)
         return await self._backend.call(
             "incoming.post",
             'select result, reason from "wallet"."incoming_post"(%s, %s, %s)',
@@ -332,8 +354,9 @@ class AsyncIncoming:
             ],
         )
 
-    def post_call(self, *, remittance: str, amount: int | None = None) -> PgCall:
+    def post_call(self, *, remittance: str, amount: int | None = None, **_unknown: Never) -> PgCall:
         """post as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("incoming.post", _unknown)
         return self._backend.make_call(
             "incoming.post",
             'select result, reason from "wallet"."incoming_post"(%s, %s, %s)',
@@ -343,8 +366,9 @@ class AsyncIncoming:
             ],
         )
 
-    async def void(self, *, remittance: str) -> Result:
+    async def void(self, *, remittance: str, **_unknown: Never) -> Result:
         """Gives the hold back."""
+        check_keywords("incoming.void", _unknown)
         return await self._backend.call(
             "incoming.void",
             'select result, reason from "wallet"."incoming_void"(%s, %s)',
@@ -353,8 +377,9 @@ class AsyncIncoming:
             ],
         )
 
-    def void_call(self, *, remittance: str) -> PgCall:
+    def void_call(self, *, remittance: str, **_unknown: Never) -> PgCall:
         """void as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("incoming.void", _unknown)
         return self._backend.make_call(
             "incoming.void",
             'select result, reason from "wallet"."incoming_void"(%s, %s)',
@@ -363,8 +388,9 @@ class AsyncIncoming:
             ],
         )
 
-    async def status(self, *, remittance: str) -> HoldState | None:
+    async def status(self, *, remittance: str, **_unknown: Never) -> HoldState | None:
         """Where the hold stands; None when there is none. It writes nothing."""
+        check_keywords("incoming.status", _unknown)
         return await self._backend.status(
             "incoming.status",
             'select "wallet"."incoming_status"(%s, %s)',
@@ -373,8 +399,9 @@ class AsyncIncoming:
             ],
         )
 
-    def status_call(self, *, remittance: str) -> PgCall:
+    def status_call(self, *, remittance: str, **_unknown: Never) -> PgCall:
         """status as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("incoming.status", _unknown)
         return self._backend.make_call(
             "incoming.status",
             'select "wallet"."incoming_status"(%s, %s)',
@@ -391,8 +418,9 @@ class AsyncPay:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def do(self, *, order: str, member: str, amount: int) -> Result:
+    async def do(self, *, order: str, member: str, amount: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("pay.do", _unknown)
         return await self._backend.call(
             "pay.do",
             'select result, reason from "wallet"."pay_do"(%s, %s, %s, %s)',
@@ -403,8 +431,9 @@ class AsyncPay:
             ],
         )
 
-    def do_call(self, *, order: str, member: str, amount: int) -> PgCall:
+    def do_call(self, *, order: str, member: str, amount: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("pay.do", _unknown)
         return self._backend.make_call(
             "pay.do",
             'select result, reason from "wallet"."pay_do"(%s, %s, %s, %s)',
@@ -422,8 +451,9 @@ class AsyncBalances:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def wallet(self, *, member: str) -> Balance:
+    async def wallet(self, *, member: str, **_unknown: Never) -> Balance:
         """wallet: the balance that can be spent."""
+        check_keywords("balance.wallet", _unknown)
         return await self._backend.balance(
             "balance.wallet",
             'select posted, held_in, held_out from "wallet"."balance_wallet"(%s, %s)',
@@ -432,8 +462,9 @@ class AsyncBalances:
             ],
         )
 
-    async def bank(self) -> Balance:
+    async def bank(self, **_unknown: Never) -> Balance:
         """The account bank."""
+        check_keywords("balance.bank", _unknown)
         return await self._backend.balance(
             "balance.bank",
             'select posted, held_in, held_out from "wallet"."balance_bank"(%s)',
@@ -441,8 +472,9 @@ class AsyncBalances:
             ],
         )
 
-    async def shops(self) -> Balance:
+    async def shops(self, **_unknown: Never) -> Balance:
         """The account shops."""
+        check_keywords("balance.shops", _unknown)
         return await self._backend.balance(
             "balance.shops",
             'select posted, held_in, held_out from "wallet"."balance_shops"(%s)',
@@ -463,13 +495,14 @@ class AsyncBook:
         self.balance = AsyncBalances(backend)
         """Reads accounts: posted, held coming in, held going out."""
 
-    async def expire(self, max: int = 1000) -> int:
+    async def expire(self, max: int = 1000, **_unknown: Never) -> int:
         """Gives back up to max holds past their deadline and answers how
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
+        check_keywords("expire", _unknown)
         return await self._backend.expire('select "wallet".expire(%s)', max)
 
-    async def bulk(self, calls: Sequence[PgCall]) -> list[PgAnswer]:
+    async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
         answers each, in order, as it would be answered alone: a Result, a
         hold state (or None) for a status, or the error the call alone
@@ -477,6 +510,7 @@ class AsyncBook:
         autocommit mode they go in one pipeline; over psycopg2, or in the
         caller's transaction, one by one. No call sees another's answer: a
         post, void or status must not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return await self._backend.bulk(calls)
 
 
@@ -621,6 +655,18 @@ def describe(v: object) -> str:
     if isinstance(v, int):
         return f"the int {v}"
     return f"a {type(v).__name__}"
+
+
+def check_keywords(where: str, unknown: Mapping[str, object]) -> None:
+    """Refuses, before anything is sent, keyword arguments the operation
+    does not take: a generated method gathers them in **_unknown (typed
+    Never, so that a type checker names them too) rather than letting
+    Python raise its TypeError, so that every mistake in a call is a
+    ChoboError."""
+    if unknown:
+        names = ", ".join(repr(n) for n in unknown)
+        what = "an argument" if len(unknown) == 1 else "arguments"
+        raise ChoboError("CHOBO_BAD_ARGUMENT", f"{where}: the operation takes no {what} named {names}")
 
 
 def check_amount(where: str, name: str, v: object) -> int:
