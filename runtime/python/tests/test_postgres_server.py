@@ -84,6 +84,12 @@ class RealPostgresTest(unittest.TestCase):
                 self.assertEqual(getattr(b, name)(*args), want, f"step {i}: {name}{args}")
             self.bad_call(b)
             self.assertGreaterEqual(b.expire(EXPIRE, 10), 0)
+            # The largest max the function's integer takes goes; one more
+            # is refused before it is sent, not by the server.
+            self.assertGreaterEqual(b.expire(EXPIRE, 2**31 - 1), 0)
+            with self.assertRaises(ChoboError) as cm:
+                b.expire(EXPIRE, 2**31)
+            self.assertEqual(cm.exception.code, "CHOBO_BAD_ARGUMENT")
 
     def test_psycopg_in_the_callers_transaction(self) -> None:
         import psycopg

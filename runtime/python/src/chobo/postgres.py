@@ -346,9 +346,16 @@ def _pg_balance_flow(where: str, statement: str, params: tuple[object, ...], res
     )
 
 
+EXPIRE_MAX = (1 << 31) - 1
+"""The most holds one expire gives back: its SQL function takes max as an
+integer, which PostgreSQL keeps in 32 bits."""
+
+
 def _pg_expire_flow(statement: str, max: int, resend_for: float = 0.0) -> _PgFlow[int]:
-    if isinstance(max, bool) or not isinstance(max, int) or max < 0:
-        raise ChoboError("CHOBO_BAD_ARGUMENT", f"expire: max must be a whole number from 0, got {describe(max)}")
+    if isinstance(max, bool) or not isinstance(max, int) or max < 0 or max > EXPIRE_MAX:
+        raise ChoboError(
+            "CHOBO_BAD_ARGUMENT", f"expire: max must be a whole number from 0 to {EXPIRE_MAX}, got {describe(max)}"
+        )
     row, _ = yield from _pg_row_flow("expire", statement, (max,), resend_for)
     return _pg_int64("expire", _pg_column(row, 0))
 
