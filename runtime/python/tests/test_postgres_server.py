@@ -526,6 +526,37 @@ class OneConnectionTest(unittest.TestCase):
 
         asyncio.run(run())
 
+    def test_bulk_cancelled_while_its_pipeline_is_out(self) -> None:
+        """A bulk whose pipeline waits on a locked shelf is cancelled: the
+        bulk raises ChoboCancelledError, and the connection, out of its
+        pipeline, takes the same bulk again, which applies it once."""
+        import psycopg
+
+        from chobo.chobo import ChoboCancelledError
+
+        async def run() -> None:
+            t = tenant()
+            with psycopg.connect(DSN, autocommit=True) as admin, psycopg.connect(DSN) as locker:
+                self.assertEqual(PostgresBook(admin, t).call("restock.do", RESTOCK, ["d0", "A", 10]), DONE)
+                locker.execute(f"select 1 from {S}.accounts where tenant = %s and kind = 'shelf' for update", (t,))
+                async with await psycopg.AsyncConnection.connect(DSN, autocommit=True) as conn:
+                    b = AsyncPostgresBook(conn, t)
+                    calls = [
+                        b.make_call("reserve_stock.hold", HOLD, lambda: ["o1", "A", 3]),
+                        b.make_call("reserve_stock.hold", HOLD, lambda: ["o2", "A", 1]),
+                    ]
+                    out = asyncio.create_task(b.bulk(calls))
+                    await asyncio.to_thread(self.wait_for_lock, admin, conn.info.backend_pid)
+                    out.cancel()
+                    with self.assertRaises(ChoboCancelledError) as cm:
+                        await out
+                    self.assertEqual(cm.exception.code, "CHOBO_OUTCOME_UNKNOWN")
+                    locker.rollback()
+                    self.assertEqual(await b.bulk(calls), [DONE, DONE])
+                    self.assertEqual(await b.balance("balance.shelf", SHELF, ["A"]), Balance(10, 0, 4))
+
+        asyncio.run(run())
+
     def test_cancelled_by_a_timeout_over_a_pool(self) -> None:
         """asyncio.timeout() runs out while the call is out, over a pool:
         the call is not sent again (the pool's book resends only a call
