@@ -582,7 +582,7 @@ ChoboErrorCode: TypeAlias = Literal[
     "CHOBO_BOUND_CHANGED",  # a floor or room account was opened with another amount
     "CHOBO_BALANCE_OVERFLOW",  # a TigerBeetle balance outside 64 bits
     "CHOBO_TIMEOUT",  # no answer within the time a request may take
-    "CHOBO_OUTCOME_UNKNOWN",  # the connection was lost while the call was out: it may have been applied
+    "CHOBO_OUTCOME_UNKNOWN",  # the connection was lost, or an asyncio call cancelled, while the call was out: it may have been applied
     "CHOBO_NOT_SENT",  # the connection was closed before the call: it never went
     "CHOBO_UNEXPECTED",  # an answer chobo's statements or chains never get
 ]
@@ -631,6 +631,23 @@ class ChoboError(Exception):
     def __init__(self, code: ChoboErrorCode, message: str) -> None:
         super().__init__("chobo: " + message)
         self.code = code
+
+
+class ChoboCancelledError(ChoboError, asyncio.CancelledError):
+    """What an asyncio call of a PostgreSQL book raises when it is
+    cancelled (task.cancel(), asyncio.wait_for, asyncio.timeout) after it
+    was sent: its outcome is unknown, as that of a call whose connection was
+    lost (CHOBO_OUTCOME_UNKNOWN). It is a CancelledError too, so that
+    whatever cancelled the task still sees its cancellation. A call
+    cancelled before it went raises the plain CancelledError: nothing was
+    sent."""
+
+    def __init__(self, where: str) -> None:
+        super().__init__(
+            "CHOBO_OUTCOME_UNKNOWN",
+            f"{where}: the call was cancelled after it was sent, so it may or may not have been applied; "
+            "sending it again with the same arguments is safe, and its answer says which",
+        )
 
 
 AMOUNT_MAX = (1 << 63) - 1
