@@ -612,6 +612,59 @@ class OneConnectionTest(unittest.TestCase):
             time.sleep(0.005)
         self.fail("the call never waited for the shelf")
 
+    def test_cancelled_and_its_answer_never_comes(self) -> None:
+        """The server commits the call and its answer never reaches the
+        client; the call is cancelled. psycopg waits 5 s for the statement
+        to end, then closes the connection: the call raises
+        ChoboCancelledError, the next on that connection sends nothing
+        (CHOBO_NOT_SENT), and sent again on another it answers done_before."""
+        import logging
+
+        import psycopg
+
+        from chobo.chobo import ChoboCancelledError
+
+        async def run() -> None:
+            t = tenant()
+            proxy = _HoldingProxy(DSN)
+            try:
+                with psycopg.connect(DSN, autocommit=True) as admin:
+                    watcher = PostgresBook(admin, t)
+                    self.assertEqual(watcher.call("restock.do", RESTOCK, ["d0", "A", 10]), DONE)
+                    async with await psycopg.AsyncConnection.connect(proxy.dsn, autocommit=True) as conn:
+                        b = AsyncPostgresBook(conn, t)
+                        proxy.hold()
+                        out = asyncio.create_task(b.call("reserve_stock.hold", HOLD, ["o1", "A", 3]))
+                        await asyncio.to_thread(self.held, watcher, "o1")
+                        out.cancel()
+                        # psycopg warns that it closes the connection: the case under test.
+                        log = logging.getLogger("psycopg")
+                        level = log.level
+                        log.setLevel(logging.ERROR)
+                        try:
+                            with self.assertRaises(ChoboCancelledError):
+                                await out
+                        finally:
+                            log.setLevel(level)
+                        self.assertTrue(conn.closed)
+                        with self.assertRaises(ChoboError) as cm:
+                            await b.call("reserve_stock.hold", HOLD, ["o1", "A", 3])
+                        self.assertEqual(cm.exception.code, "CHOBO_NOT_SENT")
+                    self.assertEqual(watcher.call("reserve_stock.hold", HOLD, ["o1", "A", 3]), DONE_BEFORE)
+                    self.assertEqual(watcher.balance("balance.shelf", SHELF, ["A"]), Balance(10, 0, 3))
+            finally:
+                proxy.close()
+
+        asyncio.run(run())
+
+    def held(self, watcher: PostgresBook, order: str) -> None:
+        """Until the hold of order is committed, seen from watcher's connection."""
+        for _ in range(2000):
+            if watcher.status("reserve_stock.status", STATUS, [order, "A"]) == "held":
+                return
+            time.sleep(0.005)
+        self.fail("the hold never committed")
+
     def test_cancelled_after_the_server_committed(self) -> None:
         """The server commits the call, and its answer is held back on the
         way; the call is cancelled: ChoboCancelledError. Sent again, it
@@ -632,15 +685,7 @@ class OneConnectionTest(unittest.TestCase):
                         self.assertEqual(await b.balance("balance.shelf", SHELF, ["A"]), Balance(10, 0, 0))
                         proxy.hold()
                         out = asyncio.create_task(b.call("reserve_stock.hold", HOLD, ["o1", "A", 3]))
-
-                        def committed() -> None:
-                            for _ in range(2000):
-                                if watcher.status("reserve_stock.status", STATUS, ["o1", "A"]) == "held":
-                                    return
-                                time.sleep(0.005)
-                            self.fail("the hold never committed")
-
-                        await asyncio.to_thread(committed)
+                        await asyncio.to_thread(self.held, watcher, "o1")
                         out.cancel()
                         proxy.release()
                         with self.assertRaises(ChoboCancelledError) as cm:

@@ -461,7 +461,7 @@ def check_keywords(where: str, unknown: Mapping[str, object]) -> None:
     ChoboError."""
     if unknown:
         names = ", ".join(repr(n) for n in unknown)
-        what = "an argument" if len(unknown) == 1 else "arguments"
+        what = "argument" if len(unknown) == 1 else "arguments"
         raise ChoboError("CHOBO_BAD_ARGUMENT", f"{where}: the operation takes no {what} named {names}")
 
 

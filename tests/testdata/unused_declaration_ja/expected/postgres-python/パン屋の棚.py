@@ -338,7 +338,8 @@ def postgres(conn: Any, tenant: str = "", *, resend_for: float | None = None) ->
     transaction, its writes commit with it. Over a pool, each call is a
     transaction of a lent connection, and a call whose connection is lost
     while it is out goes again on another for resend_for seconds (30 by
-    default; 0: never)."""
+    default; 0: never). Threads may share one connection: the books over it
+    take turns."""
     tenant = check_text("postgres", "the tenant", tenant)
     return Book(PostgresBook(conn, tenant, resend_for))
 
@@ -346,7 +347,9 @@ def postgres(conn: Any, tenant: str = "", *, resend_for: float | None = None) ->
 def postgres_async(conn: Any, tenant: str = "", *, resend_for: float | None = None) -> AsyncBook:
     """The book for asyncio over conn, a psycopg 3 AsyncConnection or a
     psycopg_pool AsyncConnectionPool, for a tenant ("" by default), as
-    postgres() says."""
+    postgres() says. A call cancelled after it was sent raises
+    ChoboCancelledError, since it may have been applied; cancelled before,
+    the plain CancelledError."""
     tenant = check_text("postgres_async", "the tenant", tenant)
     return AsyncBook(AsyncPostgresBook(conn, tenant, resend_for))
 
@@ -477,7 +480,7 @@ def check_keywords(where: str, unknown: Mapping[str, object]) -> None:
     ChoboError."""
     if unknown:
         names = ", ".join(repr(n) for n in unknown)
-        what = "an argument" if len(unknown) == 1 else "arguments"
+        what = "argument" if len(unknown) == 1 else "arguments"
         raise ChoboError("CHOBO_BAD_ARGUMENT", f"{where}: the operation takes no {what} named {names}")
 
 
