@@ -179,8 +179,8 @@ transfer exception(r: string, int: pcs, str: pcs)
   pending expires after 1 minute
   move int from Balance to str
   move str from Balance to str
-transfer Balances(r: string)
-  key r
+transfer Balances(r: string, _unknown: string, check_keywords: string)
+  key r, _unknown, check_keywords
   move 1 from Balance to str
 transfer str(r: string)
   key r
