@@ -409,13 +409,13 @@ class ChoboError(Exception):
 
 
 class ChoboCancelledError(ChoboError, asyncio.CancelledError):
-    """What an asyncio call of a PostgreSQL book raises when it is
-    cancelled (task.cancel(), asyncio.wait_for, asyncio.timeout) after it
-    was sent: its outcome is unknown, as that of a call whose connection was
-    lost (CHOBO_OUTCOME_UNKNOWN). It is a CancelledError too, so that
-    whatever cancelled the task still sees its cancellation. A call
-    cancelled before it went raises the plain CancelledError: nothing was
-    sent."""
+    """What an asyncio call raises when it is cancelled (task.cancel(),
+    asyncio.wait_for, asyncio.timeout) after it was sent: its outcome is
+    unknown, as that of a call whose connection was lost
+    (CHOBO_OUTCOME_UNKNOWN). It is a CancelledError too, so that whatever
+    cancelled the task still sees its cancellation. A call cancelled before
+    it went raises the plain CancelledError: nothing was sent; so does, on
+    TigerBeetle, a read (a status, a balance), which changes nothing."""
 
     def __init__(self, where: str) -> None:
         super().__init__(
