@@ -179,8 +179,8 @@ transfer exception(r: string, int: pcs, str: pcs)
   pending expires after 1 minute
   move int from Balance to str
   move str from Balance to str
-transfer Balances(r: string)
-  key r
+transfer Balances(r: string, _unknown: string, check_keywords: string)
+  key r, _unknown, check_keywords
   move 1 from Balance to str
 transfer str(r: string)
   key r
@@ -301,4 +301,166 @@ func TestPythonExampleInDocs(t *testing.T) {
 func TestPythonClientOnPsycopg2(t *testing.T) {
 	t.Setenv("CHOBO_DRIVER_PSYCOPG2", "1")
 	statusAndBalance(t, "postgres-python", loadForBackends(t, caseByName(t, "inventory")))
+}
+
+// unknownKeywordScript calls every method of the four books of a
+// postgres-python and a tigerbeetle-python client (argv: their modules)
+// with the keywords it takes and one more, over connections and clients
+// that record any use: each must raise ChoboError CHOBO_BAD_ARGUMENT
+// naming the extra keyword, and nothing may reach the driver. A method
+// whose arguments are keyword-only must still refuse a positional one.
+const unknownKeywordScript = `import asyncio, importlib, inspect, sys
+pg, tbm = importlib.import_module(sys.argv[1]), importlib.import_module(sys.argv[2])
+used = []
+
+class Conn:
+    def cursor(self):
+        used.append("cursor")
+        raise AssertionError("a cursor was asked for")
+
+class AsyncCur:
+    async def execute(self, q, p):
+        used.append(q)
+
+class AsyncConn:
+    def cursor(self):
+        used.append("cursor")
+        return AsyncCur()
+
+class Client:
+    def __init__(self):
+        for n in ("create_accounts", "create_transfers", "lookup_accounts", "lookup_transfers"):
+            setattr(self, n, lambda *a, n=n: used.append(n))
+
+class AsyncClient:
+    async def create_accounts(self, *a): used.append("create_accounts")
+    async def create_transfers(self, *a): used.append("create_transfers")
+    async def lookup_accounts(self, *a): used.append("lookup_accounts")
+    async def lookup_transfers(self, *a): used.append("lookup_transfers")
+
+books = [(pg, pg.postgres(Conn())), (pg, pg.postgres_async(AsyncConn())),
+         (tbm, tbm.tigerbeetle(Client())), (tbm, tbm.tigerbeetle_async(AsyncClient()))]
+
+def value(annotation):
+    return {"str": "x", "int": 1}.get(str(annotation), None)
+
+def methods(book):
+    yield book
+    for name, member in vars(book).items():
+        if not name.startswith("_"):
+            yield member
+
+checked = positional = 0
+for module, book in books:
+    for obj in methods(book):
+        for name in dir(type(obj)):
+            if name.startswith("_"):
+                continue
+            m = getattr(obj, name)
+            params = list(inspect.signature(m).parameters.values())
+            given = {p.name: value(p.annotation) for p in params if p.kind != p.VAR_KEYWORD and p.default is p.empty}
+            if "calls" in given:
+                given["calls"] = []
+            try:
+                r = m(**given, wrong_keyword=1)
+                if inspect.isawaitable(r):
+                    asyncio.run(r)
+            except module.ChoboError as e:
+                assert e.code == "CHOBO_BAD_ARGUMENT", (name, e.code, e)
+                assert "'wrong_keyword'" in str(e), (name, str(e))
+            else:
+                raise AssertionError(f"{type(obj).__name__}.{name} took wrong_keyword")
+            checked += 1
+            if any(p.kind == p.KEYWORD_ONLY for p in params):
+                try:
+                    m(*given.values())
+                except TypeError:
+                    positional += 1
+                else:
+                    raise AssertionError(f"{type(obj).__name__}.{name} took positional arguments")
+assert not used, used
+print(checked, positional)
+`
+
+// unknownKeywordCaller is a program that calls a postgres-python and a
+// tigerbeetle-python client with a keyword the operation does not take,
+// sync and async, a method and a *_call twin; mypy --strict must name
+// each.
+const unknownKeywordCaller = `import psycopg
+import tigerbeetle as tb
+from pgbook import postgres, postgres_async
+from tbbook import tigerbeetle
+
+
+def sync(conn: psycopg.Connection) -> None:
+    book = postgres(conn)
+    book.receive.do(delivery="d", sku="s", qty=1, qtty=2)
+    book.reserve.hold_call(order="o", sku="s", qty=1, orders="o")
+    book.balance.stock(sku="s", skus="s")
+    book.expire(max=1, limit=2)
+
+
+async def asynchronous(conn: psycopg.AsyncConnection) -> None:
+    book = postgres_async(conn)
+    await book.reserve.post(order="o", sku="s", amount=1)
+
+
+def beetle(client: tb.ClientSync) -> None:
+    book = tigerbeetle(client)
+    book.reserve.void(order="o", sku="s", tenant="t")
+`
+
+// TestPythonUnknownKeywords holds every method of the Python clients,
+// both backends, sync and async, and each *_call twin, to refusing a
+// keyword the operation does not take with ChoboError CHOBO_BAD_ARGUMENT
+// before anything is sent, and mypy --strict to naming that keyword in a
+// caller that passes it.
+func TestPythonUnknownKeywords(t *testing.T) {
+	venv := venvBin(t)
+	dir := t.TempDir()
+	for module, tg := range map[string]string{"pgbook": "postgres-python", "tbbook": "tigerbeetle-python"} {
+		data, err := os.ReadFile(filepath.Join(casesDir, "inventory", "expected", tg, "inventory.py"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, module+".py"), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "caller.py"), []byte(unknownKeywordCaller), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := append(os.Environ(), "PYTHONDONTWRITEBYTECODE=1", "PYTHONPATH="+dir)
+	cmd := exec.Command(filepath.Join(venv, "python"), "-c", unknownKeywordScript, "pgbook", "tbbook")
+	cmd.Dir, cmd.Env = dir, env
+	b, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("calls with a keyword the operation does not take: %v\n%s", err, b)
+	}
+	var checked, positional int
+	if _, err := fmt.Sscan(string(b), &checked, &positional); err != nil || checked < 40 || positional < 30 {
+		t.Fatalf("the script checked too few methods (%v): %s", err, b)
+	}
+	t.Logf("%d methods refuse an unknown keyword, %d of them a positional argument", checked, positional)
+
+	cmd = exec.Command(filepath.Join(venv, "mypy"), "--strict", "--cache-dir", t.TempDir(), "caller.py")
+	cmd.Dir, cmd.Env = dir, env
+	b, err = cmd.CombinedOutput()
+	if err == nil {
+		t.Fatalf("mypy --strict took a caller that passes keywords the operations do not take:\n%s", b)
+	}
+	out := string(b)
+	for _, want := range []string{
+		`caller.py:9: error: Argument "qtty" to "do" of "Receive"`,
+		`caller.py:10: error: Argument "orders" to "hold_call" of "Reserve"`,
+		`caller.py:11: error: Argument "skus" to "stock" of "Balances"`,
+		`caller.py:12: error: Argument "limit" to "expire" of "Book"`,
+		`caller.py:17: error: Argument "amount" to "post" of "AsyncReserve"`,
+		`caller.py:22: error: Argument "tenant" to "void" of "Reserve"`,
+		"Found 6 errors",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("mypy --strict does not say %q:\n%s", want, out)
+		}
+	}
 }

@@ -76,10 +76,14 @@ var annotated = []string{"str", "Balance"}
 // beside the constructors.
 var functions = []string{"_post_amounts", "_post_values", "_definition"}
 
+// Unknown is the parameter of every generated method that gathers the
+// keyword arguments it does not take, to refuse them.
+const Unknown = "_unknown"
+
 // bodyNames are the module-level names the generated methods read. A
 // keyword argument of the same name would hide them inside the method,
-// so parameters never take these, nor self.
-var bodyNames = []string{"self", "check_text", "check_amount", "_post_amounts", "_post_values"}
+// so parameters never take these, nor self, nor Unknown.
+var bodyNames = []string{"self", Unknown, "check_text", "check_amount", "check_keywords", "_post_amounts", "_post_values"}
 
 // builtins are Python's built-in names that start with a capital, up to
 // Python 3.13, as a class of the book could be named. A module-level

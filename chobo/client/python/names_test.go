@@ -243,7 +243,7 @@ func TestCollisions(t *testing.T) {
 func TestNamingAvoidsTheFilesOwnNames(t *testing.T) {
 	m := &model.Model{
 		Transfers: []*model.Transfer{
-			{Name: "balance", Args: str("self", "check_text", "r")},
+			{Name: "balance", Args: str("self", "check_text", "r", "_unknown", "check_keywords")},
 			{Name: "expire", Pending: true, Args: str("from", "_post_amounts"), Key: str("from")},
 			{Name: "_backend", Args: str("r")},
 			{Name: "book", Args: str("r")},
@@ -256,7 +256,7 @@ func TestNamingAvoidsTheFilesOwnNames(t *testing.T) {
 	}
 	n := ClientNames(m)
 	for name, want := range map[string]TransferNames{
-		"balance":           {Member: "balance_2", Class: "Balance_2", AsyncClass: "AsyncBalance_2", Keywords: map[string]string{"self": "self_2", "check_text": "check_text_2", "r": "r"}},
+		"balance":           {Member: "balance_2", Class: "Balance_2", AsyncClass: "AsyncBalance_2", Keywords: map[string]string{"self": "self_2", "check_text": "check_text_2", "r": "r", "_unknown": "_unknown_2", "check_keywords": "check_keywords_2"}},
 		"expire":            {Member: "expire_2", Class: "Expire", AsyncClass: "AsyncExpire", Keywords: map[string]string{"from": "from_", "_post_amounts": "_post_amounts_2"}},
 		"_backend":          {Member: "_backend_2", Class: "Backend", AsyncClass: "AsyncBackend", Keywords: map[string]string{"r": "r"}},
 		"book":              {Member: "book", Class: "Book_2", AsyncClass: "AsyncBook_2", Keywords: map[string]string{"r": "r"}},

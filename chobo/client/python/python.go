@@ -38,6 +38,7 @@ var funcs = template.FuncMap{
 	"checks":        checks,
 	"pairs":         pairs,
 	"signature":     signature,
+	"refuse":        refuse,
 }
 
 // checks writes the checked values of a call, one a line at the given
@@ -67,20 +68,30 @@ func pairs(args []argView) string {
 }
 
 // signature writes the parameters of a method after self: keyword-only,
-// the optional ones (the amounts of a post) last and None by default.
+// the optional ones (the amounts of a post) last and None by default,
+// then Unknown, which gathers any other keyword so that the method
+// refuses it with chobo's error; typed Never, it is also a mistake a type
+// checker names.
 func signature(args, optional []argView) string {
-	if len(args)+len(optional) == 0 {
-		return "self"
-	}
 	var b strings.Builder
-	b.WriteString("self, *")
+	b.WriteString("self")
+	if len(args)+len(optional) > 0 {
+		b.WriteString(", *")
+	}
 	for _, a := range args {
 		b.WriteString(", " + a.Keyword + ": " + a.Type)
 	}
 	for _, a := range optional {
 		b.WriteString(", " + a.Keyword + ": " + a.Type + " | None = None")
 	}
+	b.WriteString(", **" + Unknown + ": Never")
 	return b.String()
+}
+
+// refuse is the first statement of every method: the check of the
+// keywords Unknown gathered, naming the call where (a string literal).
+func refuse(where string) string {
+	return "check_keywords(" + where + ", " + Unknown + ")"
 }
 
 // view is what the templates read: the model with its Python names.

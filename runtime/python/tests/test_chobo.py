@@ -15,8 +15,10 @@ from chobo.chobo import (
     MAX_TENANT,
     MAX_TEXTS,
     TEXT_OVERHEAD,
+    ChoboCancelledError,
     ChoboError,
     check_amount,
+    check_keywords,
     check_size,
     check_text,
     parse_hold_state,
@@ -66,6 +68,23 @@ class ChecksTest(unittest.TestCase):
                    "take 2049 bytes")
         self.fails(lambda: check_size("t.do", "", ["a", "b", "é" * 1012]), "CHOBO_BAD_ARGUMENT", "take 2050 bytes")
         self.assertEqual(VECTORS["limits"]["max_tenant"], MAX_TENANT)
+
+    def test_keywords(self) -> None:
+        """Keywords an operation does not take are refused, each named."""
+        check_keywords("t.do", {})
+        self.fails(lambda: check_keywords("t.do", {"qtty": 3}), "CHOBO_BAD_ARGUMENT",
+                   "t.do: the operation takes no argument named 'qtty'")
+        self.fails(lambda: check_keywords("t.do", {"a": 1, "b": 2}), "CHOBO_BAD_ARGUMENT", "no arguments named 'a', 'b'")
+
+    def test_cancelled(self) -> None:
+        """A call cancelled while out is of unknown outcome, and a cancellation."""
+        import asyncio
+
+        e = ChoboCancelledError("t.do")
+        self.assertIsInstance(e, ChoboError)
+        self.assertIsInstance(e, asyncio.CancelledError)
+        self.assertEqual(e.code, "CHOBO_OUTCOME_UNKNOWN")
+        self.assertTrue(str(e).startswith("chobo: t.do: the call was cancelled after it was sent"), str(e))
 
     def test_outcomes(self) -> None:
         """Outcomes and states are read strictly."""

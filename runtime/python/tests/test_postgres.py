@@ -242,16 +242,19 @@ class _Cases:
             self.ran(s, 3)
 
         def test_expire(self) -> None:
-            s = Script((3,), (0,))
+            s = Script((3,), (0,), (5,))
             b = self.book(s)
             st = "select b.expire(%s)"
             self.assertEqual(b.expire(st, 100), 3)
             self.assertEqual(b.expire(st, 0), 0)
-            self.assertEqual(s.sent, [(st, (100,)), (st, (0,))], "expire takes max alone, no tenant")
-            for bad in (-1, True, "3", 2.0, None):
+            self.assertEqual(b.expire(st, 2**31 - 1), 5)
+            self.assertEqual(s.sent, [(st, (100,)), (st, (0,)), (st, (2**31 - 1,))], "expire takes max alone, no tenant")
+            # max is an integer of PostgreSQL's, 32 bits: a larger one
+            # would find no function to call.
+            for bad in (-1, 2**31, 2**63, True, "3", 2.0, None):
                 with self.subTest(max=bad):
                     self.fails(lambda: b.expire(st, bad), "CHOBO_BAD_ARGUMENT")
-            self.ran(s, 2)
+            self.ran(s, 3)
 
         def test_retry_then_success(self) -> None:
             before = (retries_of("40001"), retries_of("40P01"))

@@ -12,7 +12,7 @@ import time
 import unittest
 import uuid
 from pathlib import Path
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import vectors  # noqa: F401  first: it puts the sources on the path
@@ -84,6 +84,12 @@ class RealPostgresTest(unittest.TestCase):
                 self.assertEqual(getattr(b, name)(*args), want, f"step {i}: {name}{args}")
             self.bad_call(b)
             self.assertGreaterEqual(b.expire(EXPIRE, 10), 0)
+            # The largest max the function's integer takes goes; one more
+            # is refused before it is sent, not by the server.
+            self.assertGreaterEqual(b.expire(EXPIRE, 2**31 - 1), 0)
+            with self.assertRaises(ChoboError) as cm:
+                b.expire(EXPIRE, 2**31)
+            self.assertEqual(cm.exception.code, "CHOBO_BAD_ARGUMENT")
 
     def test_psycopg_in_the_callers_transaction(self) -> None:
         import psycopg
@@ -295,3 +301,401 @@ class RealPostgresTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class _HoldingProxy:
+    """A TCP proxy in front of the server that can hold back what the
+    server says to the first connection made through it (the book's), so
+    that a test can cancel a call the server has already committed before
+    its answer arrives. Later connections (psycopg's cancel request) pass
+    freely."""
+
+    def __init__(self, dsn: str) -> None:
+        import socket
+        import threading
+
+        from psycopg.conninfo import conninfo_to_dict, make_conninfo
+
+        info = conninfo_to_dict(dsn)
+        host, port = str(info.get("host", "")), str(info.get("port", "5432"))
+        self._upstream: tuple[int, object] = (
+            (socket.AF_UNIX, f"{host}/.s.PGSQL.{port}") if host.startswith("/") else (socket.AF_INET, (host, int(port)))
+        )
+        self._listener = socket.create_server(("127.0.0.1", 0))
+        self.dsn = make_conninfo(dsn, host="127.0.0.1", port=self._listener.getsockname()[1])
+        self._flowing = threading.Event()
+        self._flowing.set()
+        self._socks: list[socket.socket] = []
+        self._accepted = 0
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def hold(self) -> None:
+        self._flowing.clear()
+
+    def release(self) -> None:
+        self._flowing.set()
+
+    def _accept(self) -> None:
+        import socket
+        import threading
+
+        while True:
+            try:
+                client, _ = self._listener.accept()
+            except OSError:
+                return
+            family, addr = self._upstream
+            server = socket.socket(family, socket.SOCK_STREAM)
+            server.connect(addr)  # type: ignore[arg-type]
+            self._socks += [client, server]
+            gated = self._accepted == 0
+            self._accepted += 1
+            threading.Thread(target=self._pump, args=(client, server, False), daemon=True).start()
+            threading.Thread(target=self._pump, args=(server, client, gated), daemon=True).start()
+
+    def _pump(self, src: Any, dst: Any, gated: bool) -> None:
+        import socket
+
+        try:
+            while data := src.recv(65536):
+                if gated:
+                    self._flowing.wait()
+                dst.sendall(data)
+            dst.shutdown(socket.SHUT_WR)
+        except OSError:
+            pass
+
+    def close(self) -> None:
+        self._flowing.set()
+        self._listener.close()
+        for s in self._socks:
+            s.close()
+
+
+@unittest.skipUnless(DSN, "SKIP: real PostgreSQL: CHOBO_PG_DSN is not set")
+class OneConnectionTest(unittest.TestCase):
+    """Many threads, or many asyncio tasks, calling books over ONE
+    connection, and asyncio calls cancelled before and after they went."""
+
+    @classmethod
+    def setUpClass(cls) -> None:
+        import psycopg
+
+        with psycopg.connect(DSN, autocommit=True) as conn:
+            conn.execute(SQL.read_text(encoding="utf-8"))
+
+    WORKERS = 8
+    ROUNDS = 15
+
+    def work(self, b: PostgresBook, w: int) -> list[object]:
+        """A worker's calls and bulks: ROUNDS single calls and ROUNDS bulks
+        of three, each a restock of 1 under a key of its own, and a status."""
+        got: list[object] = []
+        for r in range(self.ROUNDS):
+            got.append(b.call("restock.do", RESTOCK, [f"w{w}-c{r}", "A", 1]))
+            got += b.bulk([b.make_call("restock.do", RESTOCK, self.values(f"w{w}-b{r}-{k}")) for k in range(3)])
+            got.append(b.status("reserve_stock.status", STATUS, [f"none-{w}", "A"]))
+        return got
+
+    def want(self) -> list[object]:
+        return [DONE, DONE, DONE, DONE, None] * self.ROUNDS
+
+    @staticmethod
+    def values(key: str) -> Callable[[], Sequence[object]]:
+        """The values of a restock of 1 under key, as make_call takes them."""
+        return lambda: [key, "A", 1]
+
+    def threads(self, conn: Any) -> None:
+        import threading
+
+        t = tenant()
+        results: dict[int, list[object]] = {}
+        failures: list[BaseException] = []
+
+        def run(w: int) -> None:
+            try:
+                results[w] = self.work(PostgresBook(conn, t), w)  # a book of its own, the connection shared
+            except BaseException as e:
+                failures.append(e)
+
+        workers = [threading.Thread(target=run, args=(w,)) for w in range(self.WORKERS)]
+        for th in workers:
+            th.start()
+        for th in workers:
+            th.join(60)
+        self.assertEqual(failures, [])
+        for w in range(self.WORKERS):
+            self.assertEqual(results.get(w), self.want(), f"worker {w}")
+        b = PostgresBook(conn, t)
+        self.assertEqual(b.balance("balance.shelf", SHELF, ["A"]), Balance(self.WORKERS * self.ROUNDS * 4, 0, 0))
+
+    def test_threads_share_a_psycopg_connection(self) -> None:
+        """psycopg 3's connection is thread-safe statement by statement, not
+        across a bulk's pipeline: without the books taking turns, a call
+        sent during another thread's pipeline breaks it."""
+        import psycopg
+
+        with psycopg.connect(DSN, autocommit=True) as conn:
+            self.threads(conn)
+
+    def test_threads_share_a_psycopg2_connection(self) -> None:
+        try:
+            import psycopg2
+        except ModuleNotFoundError:
+            self.skipTest("SKIP: psycopg2 is not installed")
+        conn = psycopg2.connect(DSN)
+        try:
+            conn.autocommit = True
+            self.threads(conn)
+        finally:
+            conn.close()
+
+    def test_tasks_share_an_async_connection(self) -> None:
+        import psycopg
+
+        async def work(b: AsyncPostgresBook, w: int) -> list[object]:
+            got: list[object] = []
+            for r in range(self.ROUNDS):
+                got.append(await b.call("restock.do", RESTOCK, [f"w{w}-c{r}", "A", 1]))
+                got += await b.bulk(
+                    [b.make_call("restock.do", RESTOCK, self.values(f"w{w}-b{r}-{k}")) for k in range(3)]
+                )
+                got.append(await b.status("reserve_stock.status", STATUS, [f"none-{w}", "A"]))
+            return got
+
+        async def run() -> None:
+            t = tenant()
+            async with await psycopg.AsyncConnection.connect(DSN, autocommit=True) as conn:
+                results = await asyncio.gather(*(work(AsyncPostgresBook(conn, t), w) for w in range(self.WORKERS)))
+                for w, got in enumerate(results):
+                    self.assertEqual(got, self.want(), f"task {w}")
+                b = AsyncPostgresBook(conn, t)
+                self.assertEqual(
+                    await b.balance("balance.shelf", SHELF, ["A"]), Balance(self.WORKERS * self.ROUNDS * 4, 0, 0)
+                )
+
+        asyncio.run(run())
+
+    def wait_for_lock(self, admin: Any, pid: int) -> None:
+        """Until the backend pid waits for a lock another transaction holds."""
+        for _ in range(2000):
+            row = admin.execute("select wait_event_type from pg_stat_activity where pid = %s", (pid,)).fetchone()
+            if row is not None and row[0] == "Lock":
+                return
+            time.sleep(0.005)
+        self.fail("the call never waited for the shelf")
+
+    def test_cancelled_before_the_server_committed(self) -> None:
+        """A call waits on a locked shelf and is cancelled: its outcome is
+        unknown to the caller (ChoboCancelledError), though the server
+        undid it. A second call on the same connection, waiting for the
+        book's turn, is cancelled before it went: plain CancelledError.
+        Sent again once the shelf is free, the first applies exactly once."""
+        import psycopg
+
+        from chobo.chobo import ChoboCancelledError
+
+        async def run() -> None:
+            t = tenant()
+            with psycopg.connect(DSN, autocommit=True) as admin, psycopg.connect(DSN) as locker:
+                self.assertEqual(PostgresBook(admin, t).call("restock.do", RESTOCK, ["d0", "A", 10]), DONE)
+                locker.execute(f"select 1 from {S}.accounts where tenant = %s and kind = 'shelf' for update", (t,))
+                async with await psycopg.AsyncConnection.connect(DSN, autocommit=True) as conn:
+                    b = AsyncPostgresBook(conn, t)
+                    out = asyncio.create_task(b.call("reserve_stock.hold", HOLD, ["o1", "A", 3]))
+                    await asyncio.sleep(0)
+                    waiting = asyncio.create_task(AsyncPostgresBook(conn, t).call("reserve_stock.hold", HOLD, ["o2", "A", 4]))
+                    await asyncio.to_thread(self.wait_for_lock, admin, conn.info.backend_pid)
+                    self.assertFalse(waiting.done())
+                    waiting.cancel()
+                    with self.assertRaises(asyncio.CancelledError) as plain:
+                        await waiting
+                    self.assertNotIsInstance(plain.exception, ChoboError, "nothing was sent")
+                    out.cancel()
+                    with self.assertRaises(ChoboCancelledError) as cm:
+                        await out
+                    self.assertEqual(cm.exception.code, "CHOBO_OUTCOME_UNKNOWN")
+                    self.assertIsInstance(cm.exception, asyncio.CancelledError)
+                    self.assertIn("reserve_stock.hold: the call was cancelled after it was sent", str(cm.exception))
+                    locker.rollback()
+                    # The connection is not left broken: the call goes again on it.
+                    self.assertEqual(await b.call("reserve_stock.hold", HOLD, ["o1", "A", 3]), DONE)
+                    self.assertEqual(await b.call("reserve_stock.hold", HOLD, ["o1", "A", 3]), DONE_BEFORE)
+                    self.assertEqual(await b.status("reserve_stock.status", STATUS, ["o2", "A"]), None)
+                    self.assertEqual(await b.balance("balance.shelf", SHELF, ["A"]), Balance(10, 0, 3))
+
+        asyncio.run(run())
+
+    def test_bulk_cancelled_while_its_pipeline_is_out(self) -> None:
+        """A bulk whose pipeline waits on a locked shelf is cancelled: the
+        bulk raises ChoboCancelledError, and the connection, out of its
+        pipeline, takes the same bulk again, which applies it once."""
+        import psycopg
+
+        from chobo.chobo import ChoboCancelledError
+
+        async def run() -> None:
+            t = tenant()
+            with psycopg.connect(DSN, autocommit=True) as admin, psycopg.connect(DSN) as locker:
+                self.assertEqual(PostgresBook(admin, t).call("restock.do", RESTOCK, ["d0", "A", 10]), DONE)
+                locker.execute(f"select 1 from {S}.accounts where tenant = %s and kind = 'shelf' for update", (t,))
+                async with await psycopg.AsyncConnection.connect(DSN, autocommit=True) as conn:
+                    b = AsyncPostgresBook(conn, t)
+                    calls = [
+                        b.make_call("reserve_stock.hold", HOLD, lambda: ["o1", "A", 3]),
+                        b.make_call("reserve_stock.hold", HOLD, lambda: ["o2", "A", 1]),
+                    ]
+                    out = asyncio.create_task(b.bulk(calls))
+                    await asyncio.to_thread(self.wait_for_lock, admin, conn.info.backend_pid)
+                    out.cancel()
+                    with self.assertRaises(ChoboCancelledError) as cm:
+                        await out
+                    self.assertEqual(cm.exception.code, "CHOBO_OUTCOME_UNKNOWN")
+                    locker.rollback()
+                    self.assertEqual(await b.bulk(calls), [DONE, DONE])
+                    self.assertEqual(await b.balance("balance.shelf", SHELF, ["A"]), Balance(10, 0, 4))
+
+        asyncio.run(run())
+
+    def test_cancelled_by_a_timeout_over_a_pool(self) -> None:
+        """asyncio.timeout() runs out while the call is out, over a pool:
+        the call is not sent again (the pool's book resends only a call
+        whose connection was lost), and its outcome is unknown, which
+        timeout() passes on as ChoboCancelledError or, from Python 3.12,
+        as a TimeoutError whose cause it is."""
+        import psycopg
+        from psycopg_pool import AsyncConnectionPool
+
+        from chobo.chobo import ChoboCancelledError
+        from chobo.postgres import resent_of
+
+        async def run() -> None:
+            t = tenant()
+            with psycopg.connect(DSN, autocommit=True) as admin, psycopg.connect(DSN) as locker:
+                self.assertEqual(PostgresBook(admin, t).call("restock.do", RESTOCK, ["d0", "A", 10]), DONE)
+                locker.execute(f"select 1 from {S}.accounts where tenant = %s and kind = 'shelf' for update", (t,))
+                async with AsyncConnectionPool(DSN, min_size=1, max_size=1, open=False,
+                                               kwargs={"autocommit": True}) as pool:
+                    b = AsyncPostgresBook(pool, t)
+                    before = (resent_of("CHOBO_OUTCOME_UNKNOWN"), resent_of("CHOBO_NOT_SENT"))
+                    timeouts: list[asyncio.Timeout] = []
+
+                    async def call() -> object:
+                        async with asyncio.timeout(None) as tm:
+                            timeouts.append(tm)
+                            return await b.call("reserve_stock.hold", HOLD, ["o1", "A", 3])
+
+                    out = asyncio.create_task(call())
+                    await asyncio.to_thread(self.wait_for_lock_of_query, admin)
+                    timeouts[0].reschedule(asyncio.get_running_loop().time())  # runs out now
+                    with self.assertRaises(BaseException) as cm:
+                        await out
+                    got = cm.exception if isinstance(cm.exception, ChoboCancelledError) else cm.exception.__cause__
+                    self.assertIsInstance(got, ChoboCancelledError, repr(cm.exception))
+                    self.assertEqual(getattr(got, "code", ""), "CHOBO_OUTCOME_UNKNOWN")
+                    self.assertEqual((resent_of("CHOBO_OUTCOME_UNKNOWN"), resent_of("CHOBO_NOT_SENT")), before)
+                    locker.rollback()
+                    self.assertEqual(await b.status("reserve_stock.status", STATUS, ["o1", "A"]), None)
+                    self.assertEqual(await b.call("reserve_stock.hold", HOLD, ["o1", "A", 3]), DONE)
+                    self.assertEqual(await b.balance("balance.shelf", SHELF, ["A"]), Balance(10, 0, 3))
+
+        asyncio.run(run())
+
+    def wait_for_lock_of_query(self, admin: Any) -> None:
+        """Until some backend waits for a lock in a hold of the book."""
+        for _ in range(2000):
+            row = admin.execute(
+                "select 1 from pg_stat_activity where wait_event_type = 'Lock' and query like %s", ("%reserve_stock_hold%",)
+            ).fetchone()
+            if row is not None:
+                return
+            time.sleep(0.005)
+        self.fail("the call never waited for the shelf")
+
+    def test_cancelled_and_its_answer_never_comes(self) -> None:
+        """The server commits the call and its answer never reaches the
+        client; the call is cancelled. psycopg waits 5 s for the statement
+        to end, then closes the connection: the call raises
+        ChoboCancelledError, the next on that connection sends nothing
+        (CHOBO_NOT_SENT), and sent again on another it answers done_before."""
+        import logging
+
+        import psycopg
+
+        from chobo.chobo import ChoboCancelledError
+
+        async def run() -> None:
+            t = tenant()
+            proxy = _HoldingProxy(DSN)
+            try:
+                with psycopg.connect(DSN, autocommit=True) as admin:
+                    watcher = PostgresBook(admin, t)
+                    self.assertEqual(watcher.call("restock.do", RESTOCK, ["d0", "A", 10]), DONE)
+                    async with await psycopg.AsyncConnection.connect(proxy.dsn, autocommit=True) as conn:
+                        b = AsyncPostgresBook(conn, t)
+                        proxy.hold()
+                        out = asyncio.create_task(b.call("reserve_stock.hold", HOLD, ["o1", "A", 3]))
+                        await asyncio.to_thread(self.held, watcher, "o1")
+                        out.cancel()
+                        # psycopg warns that it closes the connection: the case under test.
+                        log = logging.getLogger("psycopg")
+                        level = log.level
+                        log.setLevel(logging.ERROR)
+                        try:
+                            with self.assertRaises(ChoboCancelledError):
+                                await out
+                        finally:
+                            log.setLevel(level)
+                        self.assertTrue(conn.closed)
+                        with self.assertRaises(ChoboError) as cm:
+                            await b.call("reserve_stock.hold", HOLD, ["o1", "A", 3])
+                        self.assertEqual(cm.exception.code, "CHOBO_NOT_SENT")
+                    self.assertEqual(watcher.call("reserve_stock.hold", HOLD, ["o1", "A", 3]), DONE_BEFORE)
+                    self.assertEqual(watcher.balance("balance.shelf", SHELF, ["A"]), Balance(10, 0, 3))
+            finally:
+                proxy.close()
+
+        asyncio.run(run())
+
+    def held(self, watcher: PostgresBook, order: str) -> None:
+        """Until the hold of order is committed, seen from watcher's connection."""
+        for _ in range(2000):
+            if watcher.status("reserve_stock.status", STATUS, [order, "A"]) == "held":
+                return
+            time.sleep(0.005)
+        self.fail("the hold never committed")
+
+    def test_cancelled_after_the_server_committed(self) -> None:
+        """The server commits the call, and its answer is held back on the
+        way; the call is cancelled: ChoboCancelledError. Sent again, it
+        answers done_before: one move."""
+        import psycopg
+
+        from chobo.chobo import ChoboCancelledError
+
+        async def run() -> None:
+            t = tenant()
+            proxy = _HoldingProxy(DSN)
+            try:
+                with psycopg.connect(DSN, autocommit=True) as admin:
+                    watcher = PostgresBook(admin, t)
+                    self.assertEqual(watcher.call("restock.do", RESTOCK, ["d0", "A", 10]), DONE)
+                    async with await psycopg.AsyncConnection.connect(proxy.dsn, autocommit=True) as conn:
+                        b = AsyncPostgresBook(conn, t)
+                        self.assertEqual(await b.balance("balance.shelf", SHELF, ["A"]), Balance(10, 0, 0))
+                        proxy.hold()
+                        out = asyncio.create_task(b.call("reserve_stock.hold", HOLD, ["o1", "A", 3]))
+                        await asyncio.to_thread(self.held, watcher, "o1")
+                        out.cancel()
+                        proxy.release()
+                        with self.assertRaises(ChoboCancelledError) as cm:
+                            await out
+                        self.assertEqual(cm.exception.code, "CHOBO_OUTCOME_UNKNOWN")
+                        # psycopg read the answer after its cancel request
+                        # found nothing to cancel: the connection goes on.
+                        self.assertEqual(await b.call("reserve_stock.hold", HOLD, ["o1", "A", 3]), DONE_BEFORE)
+                    self.assertEqual(watcher.balance("balance.shelf", SHELF, ["A"]), Balance(10, 0, 3))
+            finally:
+                proxy.close()
+
+        asyncio.run(run())

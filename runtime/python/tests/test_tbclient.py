@@ -22,7 +22,7 @@ except ModuleNotFoundError as e:  # the Go tests may run an interpreter without 
 from tbbooks import BANK, CELL, CELLS, FUND, LONG, RESERVE, RESTOCK, SHELF, SHIFT, STOCK
 
 from chobo import ids
-from chobo.chobo import DONE, DONE_BEFORE, Balance, ChoboError, HoldState, Result, refused
+from chobo.chobo import DONE, DONE_BEFORE, Balance, ChoboCancelledError, ChoboError, HoldState, Result, refused
 from chobo.tbclient import AsyncTigerBeetleBook, Request, TigerBeetleBook
 from chobo.tigerbeetle import (
     DEFAULT_TIMEOUT_MS,
@@ -544,6 +544,66 @@ class AsyncTigerBeetleBookTest(_Cases.TigerBeetleCases):
             self.assertEqual([op for op, _ in self.s.got], ["create_accounts"])
 
         asyncio.run(late())
+
+    def test_cancelled(self) -> None:
+        """A call cancelled while its accounts are being made sent nothing
+        of its own: the plain CancelledError. Cancelled once its chain is
+        out, it may have been applied: ChoboCancelledError. A status is a
+        read: plain, wherever it was."""
+
+        class ChainsHeld(FakeAsync):
+            """Holds every create_transfers until chains opens; the rest goes."""
+
+            chains = asyncio.Event()
+
+            async def create_transfers(self, transfers: list[tbc.Transfer]) -> list[tbc.CreateTransferResult]:
+                await self.chains.wait()
+                return self.s.create_transfers(transfers)
+
+        async def until_sent(op: str) -> None:
+            for _ in range(1000):
+                if self.requests and self.requests[-1].op == op:
+                    return
+                await asyncio.sleep(0)
+            self.fail(f"no {op} went")
+
+        async def run() -> None:
+            slow = FakeAsync(self.s)
+            slow.gate = asyncio.Event()
+            b = AsyncTigerBeetleBook(slow, STOCK, TENANT, on_request=self.requests.append)
+            t = asyncio.create_task(b.call(RESTOCK, "do", ["d1", "A", 1]))
+            await until_sent("create_accounts")
+            t.cancel()
+            with self.assertRaises(asyncio.CancelledError) as plain:
+                await t
+            self.assertNotIsInstance(plain.exception, ChoboError)
+            slow.gate.set()
+
+            held = ChainsHeld(self.s)
+            held.chains = asyncio.Event()
+            b = AsyncTigerBeetleBook(held, STOCK, TENANT, on_request=self.requests.append)
+            writes: list[tuple[str, int, Literal["do", "hold"], list[Value]]] = [
+                ("restock.do", RESTOCK, "do", ["d2", "A", 1]),
+                ("reserve_stock.hold", RESERVE, "hold", ["o1", "A", 1]),
+            ]
+            for op, kind, verb, vals in writes:
+                sent = asyncio.create_task(b.call(kind, verb, vals))
+                await until_sent("create_transfers")
+                sent.cancel()
+                with self.assertRaises(ChoboCancelledError) as cm:
+                    await sent
+                self.assertEqual(cm.exception.code, "CHOBO_OUTCOME_UNKNOWN")
+                self.assertIn(f"{op}: the call was cancelled after it was sent", str(cm.exception))
+                self.requests.clear()
+            read = asyncio.create_task(b.status(RESERVE, ["o1", "A"]))
+            await until_sent("create_transfers")
+            read.cancel()
+            with self.assertRaises(asyncio.CancelledError) as plain:
+                await read
+            self.assertNotIsInstance(plain.exception, ChoboError)
+            held.chains.set()
+
+        asyncio.run(run())
 
     def test_concurrent_calls(self) -> None:
         b = AsyncTigerBeetleBook(FakeAsync(self.s), STOCK, TENANT)

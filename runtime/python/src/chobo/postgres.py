@@ -20,7 +20,8 @@ import random
 import re
 import threading
 import time
-from collections.abc import Callable, Generator, Mapping, Sequence
+import weakref
+from collections.abc import Awaitable, Callable, Generator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeAlias, TypeVar, cast
@@ -29,6 +30,7 @@ from .chobo import (
     DONE,
     DONE_BEFORE,
     Balance,
+    ChoboCancelledError,
     ChoboError,
     HoldState,
     Result,
@@ -155,6 +157,7 @@ class _PgQuery:
 
     statement: str
     params: tuple[object, ...]
+    where: str = ""
 
 
 @dataclass(frozen=True)
@@ -253,7 +256,7 @@ def _pg_row_flow(
     while True:
         err: Exception
         try:
-            fetched = yield _PgQuery(statement, params)
+            fetched = yield _PgQuery(statement, params, where)
         except Exception as e:
             err = e
         else:
@@ -365,9 +368,16 @@ def _pg_balance_flow(where: str, statement: str, params: tuple[object, ...], res
     )
 
 
+EXPIRE_MAX = (1 << 31) - 1
+"""The most holds one expire gives back: its SQL function takes max as an
+integer, which PostgreSQL keeps in 32 bits."""
+
+
 def _pg_expire_flow(statement: str, max: int, resend_for: float = 0.0) -> _PgFlow[int]:
-    if isinstance(max, bool) or not isinstance(max, int) or max < 0:
-        raise ChoboError("CHOBO_BAD_ARGUMENT", f"expire: max must be a whole number from 0, got {describe(max)}")
+    if isinstance(max, bool) or not isinstance(max, int) or max < 0 or max > EXPIRE_MAX:
+        raise ChoboError(
+            "CHOBO_BAD_ARGUMENT", f"expire: max must be a whole number from 0 to {EXPIRE_MAX}, got {describe(max)}"
+        )
     row, _ = yield from _pg_row_flow("expire", statement, (max,), resend_for)
     return _pg_int64("expire", _pg_column(row, 0))
 
@@ -425,6 +435,62 @@ def _pg_check_open(conn: object) -> None:
     a bool, psycopg2's a number, 0 while open): nothing goes."""
     if getattr(conn, "closed", False):
         raise ChoboError("CHOBO_NOT_SENT", "the call was not sent: the connection is closed; open a new one")
+
+
+# One connection, many callers. A connection carries one statement at a
+# time, and psycopg 3 takes its own lock only for each statement, not for
+# the whole of a pipeline: a statement another thread sends while a bulk's
+# pipeline is open meets it half-way ("another command is already in
+# progress"), and the pipeline is left broken. So every book over one
+# connection takes the same lock for each statement and each pipeline
+# (PostgresBook a threading.Lock, AsyncPostgresBook an asyncio.Lock for
+# the tasks of one loop), kept beside the connection for as long as it
+# lives. Over a pool each call has a connection of its own, and no lock.
+
+_pg_locks: weakref.WeakKeyDictionary[object, threading.Lock] = weakref.WeakKeyDictionary()
+_pg_async_locks: weakref.WeakKeyDictionary[object, asyncio.Lock] = weakref.WeakKeyDictionary()
+_pg_locks_guard = threading.Lock()
+
+
+def _pg_lock_of(conn: object) -> threading.Lock:
+    """The lock of the books over conn. A connection that cannot be
+    referred to weakly gets one for each book: its books do not take turns
+    with one another."""
+    with _pg_locks_guard:
+        try:
+            lock = _pg_locks.get(conn)
+            if lock is None:
+                lock = _pg_locks[conn] = threading.Lock()
+        except TypeError:
+            lock = threading.Lock()
+        return lock
+
+
+def _pg_async_lock_of(conn: object) -> asyncio.Lock:
+    """The asyncio lock of the async books over conn, as _pg_lock_of."""
+    with _pg_locks_guard:
+        try:
+            lock = _pg_async_locks.get(conn)
+            if lock is None:
+                lock = _pg_async_locks[conn] = asyncio.Lock()
+        except TypeError:
+            lock = asyncio.Lock()
+        return lock
+
+
+async def _pg_out(where: str, sending: Awaitable[_PgT]) -> _PgT:
+    """Awaits a statement (or a pipeline) that is being sent. Cancelled
+    now, the call may have been applied: psycopg asks the server to cancel
+    the statement, but the server may have committed it first, so the
+    caller gets ChoboCancelledError, which is CHOBO_OUTCOME_UNKNOWN and a
+    CancelledError both. A cancellation before this point (waiting for a
+    pool's connection or for the lock) sent nothing and stays plain."""
+    try:
+        return await sending
+    except ChoboCancelledError:
+        raise
+    except asyncio.CancelledError as e:
+        raise ChoboCancelledError(where or "postgres") from e
 
 
 PIPELINE_MAX = 1000
@@ -565,6 +631,9 @@ class PostgresBook(_PgBase):
     def __init__(self, conn: PgConnection | PgPool, tenant: str = "", resend_for: float | None = None) -> None:
         super().__init__(conn, tenant, "a DB-API 2 connection (psycopg or psycopg2)", resend_for)
         self._conn = conn
+        # Shared by every book over the connection, so that threads calling
+        # them take turns; a pool lends each call a connection of its own.
+        self._lock = _pg_lock_of(conn) if not _pg_is_pool(conn) else None
 
     def _run(self, flow: _PgFlow[_PgT]) -> _PgT:
         try:
@@ -603,7 +672,12 @@ class PostgresBook(_PgBase):
                 raise
             lending.__exit__(None, None, None)
             return row
-        return self._fetch_on(cast(PgConnection, self._conn), q)
+        with self._turn():
+            return self._fetch_on(cast(PgConnection, self._conn), q)
+
+    def _turn(self) -> AbstractContextManager[object]:
+        """The connection's lock, held while one statement or pipeline is out."""
+        return self._lock if self._lock is not None else threading.Lock()
 
     def _fetch_on(self, conn: PgConnection, q: _PgQuery) -> object:
         _pg_check_open(conn)
@@ -657,7 +731,9 @@ class PostgresBook(_PgBase):
         if len(send) > 1 and _pg_pipelines(self._conn):
             alone = []
             for part in _pg_chunks(send):
-                alone += _pg_settle(calls, part, self._pipeline([calls[i] for i in part]), out)
+                with self._turn():
+                    got = self._pipeline([calls[i] for i in part])
+                alone += _pg_settle(calls, part, got, out)
         for i in alone:
             out[i] = self._one(calls[i])
         return out
@@ -694,6 +770,9 @@ class AsyncPostgresBook(_PgBase):
     def __init__(self, conn: AsyncPgConnection | AsyncPgPool, tenant: str = "", resend_for: float | None = None) -> None:
         super().__init__(conn, tenant, "psycopg's AsyncConnection", resend_for)
         self._conn = conn
+        # Shared by every async book over the connection: its tasks take
+        # turns, as PostgresBook's threads do.
+        self._lock = _pg_async_lock_of(conn) if not _pg_is_pool(conn) else None
 
     async def _run(self, flow: _PgFlow[_PgT]) -> _PgT:
         try:
@@ -706,6 +785,10 @@ class AsyncPostgresBook(_PgBase):
                 else:
                     try:
                         answer = await self._fetch(step)
+                    except asyncio.CancelledError:
+                        # Never sent again: a cancelled call ends here,
+                        # plain or of unknown outcome (_pg_out).
+                        raise
                     except Exception as e:
                         error = e
                 # Thrown in out here, not in the except clause, so that what
@@ -724,13 +807,20 @@ class AsyncPostgresBook(_PgBase):
             except Exception as e:
                 raise _pg_not_sent(e) from None
             try:
-                row = await self._fetch_on(conn, q)
+                row = await _pg_out(q.where, self._fetch_on(conn, q))
             except BaseException as e:
                 await lending.__aexit__(type(e), e, e.__traceback__)
                 raise
             await lending.__aexit__(None, None, None)
             return row
-        return await self._fetch_on(cast(AsyncPgConnection, self._conn), q)
+        async with self._turn():
+            return await _pg_out(q.where, self._fetch_on(cast(AsyncPgConnection, self._conn), q))
+
+    def _turn(self) -> AbstractAsyncContextManager[object]:
+        """The connection's asyncio lock, held while one statement or
+        pipeline is out; waiting for it sends nothing, so a cancellation
+        there is plain."""
+        return self._lock if self._lock is not None else asyncio.Lock()
 
     async def _fetch_on(self, conn: AsyncPgConnection, q: _PgQuery) -> object:
         _pg_check_open(conn)
@@ -765,6 +855,8 @@ class AsyncPostgresBook(_PgBase):
     async def _one(self, c: PgCall) -> PgAnswer:
         try:
             return await self._run(_pg_flow_of(c, self._resend_for))
+        except asyncio.CancelledError:
+            raise  # the bulk's, not the call's answer
         except Exception as e:
             return e
 
@@ -776,7 +868,9 @@ class AsyncPostgresBook(_PgBase):
         if len(send) > 1 and _pg_pipelines(self._conn):
             alone = []
             for part in _pg_chunks(send):
-                alone += _pg_settle(calls, part, await self._pipeline([calls[i] for i in part]), out)
+                async with self._turn():
+                    got = await _pg_out("bulk", self._pipeline([calls[i] for i in part]))
+                alone += _pg_settle(calls, part, got, out)
         for i in alone:
             out[i] = await self._one(calls[i])
         return out

@@ -10,11 +10,11 @@ import re
 import secrets
 import threading
 import tigerbeetle as tb
-from collections.abc import Awaitable, Callable, Generator, Sequence
+from collections.abc import Awaitable, Callable, Generator, Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any, Literal, Protocol, TypeAlias, TypeVar, cast
+from typing import Any, Literal, Never, Protocol, TypeAlias, TypeVar, cast
 
 # The client of the book 旅行の窓口 kept in TigerBeetle: each operation is
 # one linked chain of transfers sent in one request, so that every bound is
@@ -53,8 +53,9 @@ class チャージ:
     def __init__(self, backend: TigerBeetleBook) -> None:
         self._backend = backend
 
-    def do(self, *, 受付番号: str, 会員: str, 額: int) -> Result:
+    def do(self, *, 受付番号: str, 会員: str, 額: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("チャージ.do", _unknown)
         return self._backend.call(
             0,
             "do",
@@ -65,8 +66,9 @@ class チャージ:
             ],
         )
 
-    def do_call(self, *, 受付番号: str, 会員: str, 額: int) -> TbCall:
+    def do_call(self, *, 受付番号: str, 会員: str, 額: int, **_unknown: Never) -> TbCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("チャージ.do", _unknown)
         return tb_call(
             0,
             "do",
@@ -84,8 +86,9 @@ class 催行日の設定:
     def __init__(self, backend: TigerBeetleBook) -> None:
         self._backend = backend
 
-    def do(self, *, ツアー: str, day: str, 定員: int) -> Result:
+    def do(self, *, ツアー: str, day: str, 定員: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("催行日の設定.do", _unknown)
         return self._backend.call(
             1,
             "do",
@@ -96,8 +99,9 @@ class 催行日の設定:
             ],
         )
 
-    def do_call(self, *, ツアー: str, day: str, 定員: int) -> TbCall:
+    def do_call(self, *, ツアー: str, day: str, 定員: int, **_unknown: Never) -> TbCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("催行日の設定.do", _unknown)
         return tb_call(
             1,
             "do",
@@ -115,8 +119,9 @@ class 座席予約:
     def __init__(self, backend: TigerBeetleBook) -> None:
         self._backend = backend
 
-    def hold(self, *, 予約番号: str, 会員: str, ツアー: str, day: str, 代金: int) -> Result:
+    def hold(self, *, 予約番号: str, 会員: str, ツアー: str, day: str, 代金: int, **_unknown: Never) -> Result:
         """Holds the amounts; post or void ends the hold."""
+        check_keywords("座席予約.hold", _unknown)
         return self._backend.call(
             2,
             "hold",
@@ -129,8 +134,9 @@ class 座席予約:
             ],
         )
 
-    def hold_call(self, *, 予約番号: str, 会員: str, ツアー: str, day: str, 代金: int) -> TbCall:
+    def hold_call(self, *, 予約番号: str, 会員: str, ツアー: str, day: str, 代金: int, **_unknown: Never) -> TbCall:
         """hold as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("座席予約.hold", _unknown)
         return tb_call(
             2,
             "hold",
@@ -143,8 +149,9 @@ class 座席予約:
             ],
         )
 
-    def post(self, *, 予約番号: str, 代金: int | None = None) -> Result:
+    def post(self, *, 予約番号: str, 代金: int | None = None, **_unknown: Never) -> Result:
         """Posts the hold: the amounts given, or the whole hold when they are all left out."""
+        check_keywords("座席予約.post", _unknown)
         return self._backend.post(
             2,
             [
@@ -153,8 +160,9 @@ class 座席予約:
             _post_amounts("座席予約.post", ("代金", 代金)),
         )
 
-    def post_call(self, *, 予約番号: str, 代金: int | None = None) -> TbCall:
+    def post_call(self, *, 予約番号: str, 代金: int | None = None, **_unknown: Never) -> TbCall:
         """post as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("座席予約.post", _unknown)
         return tb_call(
             2,
             "post",
@@ -164,8 +172,9 @@ class 座席予約:
             lambda: _post_amounts("座席予約.post", ("代金", 代金)),
         )
 
-    def void(self, *, 予約番号: str) -> Result:
+    def void(self, *, 予約番号: str, **_unknown: Never) -> Result:
         """Gives the hold back."""
+        check_keywords("座席予約.void", _unknown)
         return self._backend.void(
             2,
             [
@@ -173,8 +182,9 @@ class 座席予約:
             ],
         )
 
-    def void_call(self, *, 予約番号: str) -> TbCall:
+    def void_call(self, *, 予約番号: str, **_unknown: Never) -> TbCall:
         """void as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("座席予約.void", _unknown)
         return tb_call(
             2,
             "void",
@@ -183,8 +193,9 @@ class 座席予約:
             ],
         )
 
-    def status(self, *, 予約番号: str) -> HoldState | None:
+    def status(self, *, 予約番号: str, **_unknown: Never) -> HoldState | None:
         """Where the hold stands; None when there is none. It writes nothing."""
+        check_keywords("座席予約.status", _unknown)
         return self._backend.status(
             2,
             [
@@ -192,8 +203,9 @@ class 座席予約:
             ],
         )
 
-    def status_call(self, *, 予約番号: str) -> TbCall:
+    def status_call(self, *, 予約番号: str, **_unknown: Never) -> TbCall:
         """status as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("座席予約.status", _unknown)
         return tb_call(
             2,
             "status",
@@ -209,8 +221,9 @@ class 団体の仮押さえ:
     def __init__(self, backend: TigerBeetleBook) -> None:
         self._backend = backend
 
-    def hold(self, *, 団体: str, ツアー: str, day: str, 席数: int) -> Result:
+    def hold(self, *, 団体: str, ツアー: str, day: str, 席数: int, **_unknown: Never) -> Result:
         """Holds the amounts; post or void ends the hold."""
+        check_keywords("団体の仮押さえ.hold", _unknown)
         return self._backend.call(
             3,
             "hold",
@@ -222,8 +235,9 @@ class 団体の仮押さえ:
             ],
         )
 
-    def hold_call(self, *, 団体: str, ツアー: str, day: str, 席数: int) -> TbCall:
+    def hold_call(self, *, 団体: str, ツアー: str, day: str, 席数: int, **_unknown: Never) -> TbCall:
         """hold as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("団体の仮押さえ.hold", _unknown)
         return tb_call(
             3,
             "hold",
@@ -235,8 +249,9 @@ class 団体の仮押さえ:
             ],
         )
 
-    def post(self, *, 団体: str, ツアー: str, day: str, 席数: int | None = None) -> Result:
+    def post(self, *, 団体: str, ツアー: str, day: str, 席数: int | None = None, **_unknown: Never) -> Result:
         """Posts the hold: the amounts given, or the whole hold when they are all left out."""
+        check_keywords("団体の仮押さえ.post", _unknown)
         return self._backend.post(
             3,
             [
@@ -247,8 +262,9 @@ class 団体の仮押さえ:
             _post_amounts("団体の仮押さえ.post", ("席数", 席数)),
         )
 
-    def post_call(self, *, 団体: str, ツアー: str, day: str, 席数: int | None = None) -> TbCall:
+    def post_call(self, *, 団体: str, ツアー: str, day: str, 席数: int | None = None, **_unknown: Never) -> TbCall:
         """post as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("団体の仮押さえ.post", _unknown)
         return tb_call(
             3,
             "post",
@@ -260,8 +276,9 @@ class 団体の仮押さえ:
             lambda: _post_amounts("団体の仮押さえ.post", ("席数", 席数)),
         )
 
-    def void(self, *, 団体: str, ツアー: str, day: str) -> Result:
+    def void(self, *, 団体: str, ツアー: str, day: str, **_unknown: Never) -> Result:
         """Gives the hold back."""
+        check_keywords("団体の仮押さえ.void", _unknown)
         return self._backend.void(
             3,
             [
@@ -271,8 +288,9 @@ class 団体の仮押さえ:
             ],
         )
 
-    def void_call(self, *, 団体: str, ツアー: str, day: str) -> TbCall:
+    def void_call(self, *, 団体: str, ツアー: str, day: str, **_unknown: Never) -> TbCall:
         """void as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("団体の仮押さえ.void", _unknown)
         return tb_call(
             3,
             "void",
@@ -283,8 +301,9 @@ class 団体の仮押さえ:
             ],
         )
 
-    def status(self, *, 団体: str, ツアー: str, day: str) -> HoldState | None:
+    def status(self, *, 団体: str, ツアー: str, day: str, **_unknown: Never) -> HoldState | None:
         """Where the hold stands; None when there is none. It writes nothing."""
+        check_keywords("団体の仮押さえ.status", _unknown)
         return self._backend.status(
             3,
             [
@@ -294,8 +313,9 @@ class 団体の仮押さえ:
             ],
         )
 
-    def status_call(self, *, 団体: str, ツアー: str, day: str) -> TbCall:
+    def status_call(self, *, 団体: str, ツアー: str, day: str, **_unknown: Never) -> TbCall:
         """status as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("団体の仮押さえ.status", _unknown)
         return tb_call(
             3,
             "status",
@@ -313,8 +333,9 @@ class 催行会社への支払:
     def __init__(self, backend: TigerBeetleBook) -> None:
         self._backend = backend
 
-    def do(self, *, 明細: str, 額: int) -> Result:
+    def do(self, *, 明細: str, 額: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("催行会社への支払.do", _unknown)
         return self._backend.call(
             4,
             "do",
@@ -324,8 +345,9 @@ class 催行会社への支払:
             ],
         )
 
-    def do_call(self, *, 明細: str, 額: int) -> TbCall:
+    def do_call(self, *, 明細: str, 額: int, **_unknown: Never) -> TbCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("催行会社への支払.do", _unknown)
         return tb_call(
             4,
             "do",
@@ -342,8 +364,9 @@ class Balances:
     def __init__(self, backend: TigerBeetleBook) -> None:
         self._backend = backend
 
-    def カード(self, *, 会員: str) -> Balance:
+    def カード(self, *, 会員: str, **_unknown: Never) -> Balance:
         """カード: 会員のカードの残高。少しなら借り越してよい."""
+        check_keywords("balance.カード", _unknown)
         return self._backend.balance(
             0,
             [
@@ -351,29 +374,33 @@ class Balances:
             ],
         )
 
-    def ツアー売上(self) -> Balance:
+    def ツアー売上(self, **_unknown: Never) -> Balance:
         """ツアー売上: 窓口がツアーで受け取り、まだ催行会社に払っていない額."""
+        check_keywords("balance.ツアー売上", _unknown)
         return self._backend.balance(
             1,
             [],
         )
 
-    def 会員の銀行(self) -> Balance:
+    def 会員の銀行(self, **_unknown: Never) -> Balance:
         """The account 会員の銀行."""
+        check_keywords("balance.会員の銀行", _unknown)
         return self._backend.balance(
             2,
             [],
         )
 
-    def 催行会社の口座(self) -> Balance:
+    def 催行会社の口座(self, **_unknown: Never) -> Balance:
         """The account 催行会社の口座."""
+        check_keywords("balance.催行会社の口座", _unknown)
         return self._backend.balance(
             3,
             [],
         )
 
-    def 空き席(self, *, ツアー: str, day: str) -> Balance:
+    def 空き席(self, *, ツアー: str, day: str, **_unknown: Never) -> Balance:
         """空き席: その日のそのツアーにまだ空いている席."""
+        check_keywords("balance.空き席", _unknown)
         return self._backend.balance(
             4,
             [
@@ -382,15 +409,17 @@ class Balances:
             ],
         )
 
-    def 催行会社(self) -> Balance:
+    def 催行会社(self, **_unknown: Never) -> Balance:
         """The account 催行会社."""
+        check_keywords("balance.催行会社", _unknown)
         return self._backend.balance(
             5,
             [],
         )
 
-    def 旅行者(self) -> Balance:
+    def 旅行者(self, **_unknown: Never) -> Balance:
         """The account 旅行者."""
+        check_keywords("balance.旅行者", _unknown)
         return self._backend.balance(
             6,
             [],
@@ -412,7 +441,7 @@ class Book:
         """Reads accounts: posted, held coming in, held going out."""
         self._backend = backend
 
-    def bulk(self, calls: Sequence[TbCall]) -> list[TbAnswer]:
+    def bulk(self, calls: Sequence[TbCall], **_unknown: Never) -> list[TbAnswer]:
         """Sends many calls, made by the transfers' *_call methods, in as few
         requests as they fit (a request takes MAX_EVENTS transfers; a call's chain
         is never split), and answers each, in order, as it would be answered
@@ -420,6 +449,7 @@ class Book:
         the call alone would raise. TigerBeetle applies them one after
         another; no call sees another's answer: a post, void or status must
         not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return self._backend.bulk(calls)
 
 
@@ -429,8 +459,9 @@ class Asyncチャージ:
     def __init__(self, backend: AsyncTigerBeetleBook) -> None:
         self._backend = backend
 
-    async def do(self, *, 受付番号: str, 会員: str, 額: int) -> Result:
+    async def do(self, *, 受付番号: str, 会員: str, 額: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("チャージ.do", _unknown)
         return await self._backend.call(
             0,
             "do",
@@ -441,8 +472,9 @@ class Asyncチャージ:
             ],
         )
 
-    def do_call(self, *, 受付番号: str, 会員: str, 額: int) -> TbCall:
+    def do_call(self, *, 受付番号: str, 会員: str, 額: int, **_unknown: Never) -> TbCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("チャージ.do", _unknown)
         return tb_call(
             0,
             "do",
@@ -460,8 +492,9 @@ class Async催行日の設定:
     def __init__(self, backend: AsyncTigerBeetleBook) -> None:
         self._backend = backend
 
-    async def do(self, *, ツアー: str, day: str, 定員: int) -> Result:
+    async def do(self, *, ツアー: str, day: str, 定員: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("催行日の設定.do", _unknown)
         return await self._backend.call(
             1,
             "do",
@@ -472,8 +505,9 @@ class Async催行日の設定:
             ],
         )
 
-    def do_call(self, *, ツアー: str, day: str, 定員: int) -> TbCall:
+    def do_call(self, *, ツアー: str, day: str, 定員: int, **_unknown: Never) -> TbCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("催行日の設定.do", _unknown)
         return tb_call(
             1,
             "do",
@@ -491,8 +525,9 @@ class Async座席予約:
     def __init__(self, backend: AsyncTigerBeetleBook) -> None:
         self._backend = backend
 
-    async def hold(self, *, 予約番号: str, 会員: str, ツアー: str, day: str, 代金: int) -> Result:
+    async def hold(self, *, 予約番号: str, 会員: str, ツアー: str, day: str, 代金: int, **_unknown: Never) -> Result:
         """Holds the amounts; post or void ends the hold."""
+        check_keywords("座席予約.hold", _unknown)
         return await self._backend.call(
             2,
             "hold",
@@ -505,8 +540,9 @@ class Async座席予約:
             ],
         )
 
-    def hold_call(self, *, 予約番号: str, 会員: str, ツアー: str, day: str, 代金: int) -> TbCall:
+    def hold_call(self, *, 予約番号: str, 会員: str, ツアー: str, day: str, 代金: int, **_unknown: Never) -> TbCall:
         """hold as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("座席予約.hold", _unknown)
         return tb_call(
             2,
             "hold",
@@ -519,8 +555,9 @@ class Async座席予約:
             ],
         )
 
-    async def post(self, *, 予約番号: str, 代金: int | None = None) -> Result:
+    async def post(self, *, 予約番号: str, 代金: int | None = None, **_unknown: Never) -> Result:
         """Posts the hold: the amounts given, or the whole hold when they are all left out."""
+        check_keywords("座席予約.post", _unknown)
         return await self._backend.post(
             2,
             [
@@ -529,8 +566,9 @@ class Async座席予約:
             _post_amounts("座席予約.post", ("代金", 代金)),
         )
 
-    def post_call(self, *, 予約番号: str, 代金: int | None = None) -> TbCall:
+    def post_call(self, *, 予約番号: str, 代金: int | None = None, **_unknown: Never) -> TbCall:
         """post as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("座席予約.post", _unknown)
         return tb_call(
             2,
             "post",
@@ -540,8 +578,9 @@ class Async座席予約:
             lambda: _post_amounts("座席予約.post", ("代金", 代金)),
         )
 
-    async def void(self, *, 予約番号: str) -> Result:
+    async def void(self, *, 予約番号: str, **_unknown: Never) -> Result:
         """Gives the hold back."""
+        check_keywords("座席予約.void", _unknown)
         return await self._backend.void(
             2,
             [
@@ -549,8 +588,9 @@ class Async座席予約:
             ],
         )
 
-    def void_call(self, *, 予約番号: str) -> TbCall:
+    def void_call(self, *, 予約番号: str, **_unknown: Never) -> TbCall:
         """void as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("座席予約.void", _unknown)
         return tb_call(
             2,
             "void",
@@ -559,8 +599,9 @@ class Async座席予約:
             ],
         )
 
-    async def status(self, *, 予約番号: str) -> HoldState | None:
+    async def status(self, *, 予約番号: str, **_unknown: Never) -> HoldState | None:
         """Where the hold stands; None when there is none. It writes nothing."""
+        check_keywords("座席予約.status", _unknown)
         return await self._backend.status(
             2,
             [
@@ -568,8 +609,9 @@ class Async座席予約:
             ],
         )
 
-    def status_call(self, *, 予約番号: str) -> TbCall:
+    def status_call(self, *, 予約番号: str, **_unknown: Never) -> TbCall:
         """status as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("座席予約.status", _unknown)
         return tb_call(
             2,
             "status",
@@ -585,8 +627,9 @@ class Async団体の仮押さえ:
     def __init__(self, backend: AsyncTigerBeetleBook) -> None:
         self._backend = backend
 
-    async def hold(self, *, 団体: str, ツアー: str, day: str, 席数: int) -> Result:
+    async def hold(self, *, 団体: str, ツアー: str, day: str, 席数: int, **_unknown: Never) -> Result:
         """Holds the amounts; post or void ends the hold."""
+        check_keywords("団体の仮押さえ.hold", _unknown)
         return await self._backend.call(
             3,
             "hold",
@@ -598,8 +641,9 @@ class Async団体の仮押さえ:
             ],
         )
 
-    def hold_call(self, *, 団体: str, ツアー: str, day: str, 席数: int) -> TbCall:
+    def hold_call(self, *, 団体: str, ツアー: str, day: str, 席数: int, **_unknown: Never) -> TbCall:
         """hold as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("団体の仮押さえ.hold", _unknown)
         return tb_call(
             3,
             "hold",
@@ -611,8 +655,9 @@ class Async団体の仮押さえ:
             ],
         )
 
-    async def post(self, *, 団体: str, ツアー: str, day: str, 席数: int | None = None) -> Result:
+    async def post(self, *, 団体: str, ツアー: str, day: str, 席数: int | None = None, **_unknown: Never) -> Result:
         """Posts the hold: the amounts given, or the whole hold when they are all left out."""
+        check_keywords("団体の仮押さえ.post", _unknown)
         return await self._backend.post(
             3,
             [
@@ -623,8 +668,9 @@ class Async団体の仮押さえ:
             _post_amounts("団体の仮押さえ.post", ("席数", 席数)),
         )
 
-    def post_call(self, *, 団体: str, ツアー: str, day: str, 席数: int | None = None) -> TbCall:
+    def post_call(self, *, 団体: str, ツアー: str, day: str, 席数: int | None = None, **_unknown: Never) -> TbCall:
         """post as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("団体の仮押さえ.post", _unknown)
         return tb_call(
             3,
             "post",
@@ -636,8 +682,9 @@ class Async団体の仮押さえ:
             lambda: _post_amounts("団体の仮押さえ.post", ("席数", 席数)),
         )
 
-    async def void(self, *, 団体: str, ツアー: str, day: str) -> Result:
+    async def void(self, *, 団体: str, ツアー: str, day: str, **_unknown: Never) -> Result:
         """Gives the hold back."""
+        check_keywords("団体の仮押さえ.void", _unknown)
         return await self._backend.void(
             3,
             [
@@ -647,8 +694,9 @@ class Async団体の仮押さえ:
             ],
         )
 
-    def void_call(self, *, 団体: str, ツアー: str, day: str) -> TbCall:
+    def void_call(self, *, 団体: str, ツアー: str, day: str, **_unknown: Never) -> TbCall:
         """void as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("団体の仮押さえ.void", _unknown)
         return tb_call(
             3,
             "void",
@@ -659,8 +707,9 @@ class Async団体の仮押さえ:
             ],
         )
 
-    async def status(self, *, 団体: str, ツアー: str, day: str) -> HoldState | None:
+    async def status(self, *, 団体: str, ツアー: str, day: str, **_unknown: Never) -> HoldState | None:
         """Where the hold stands; None when there is none. It writes nothing."""
+        check_keywords("団体の仮押さえ.status", _unknown)
         return await self._backend.status(
             3,
             [
@@ -670,8 +719,9 @@ class Async団体の仮押さえ:
             ],
         )
 
-    def status_call(self, *, 団体: str, ツアー: str, day: str) -> TbCall:
+    def status_call(self, *, 団体: str, ツアー: str, day: str, **_unknown: Never) -> TbCall:
         """status as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("団体の仮押さえ.status", _unknown)
         return tb_call(
             3,
             "status",
@@ -689,8 +739,9 @@ class Async催行会社への支払:
     def __init__(self, backend: AsyncTigerBeetleBook) -> None:
         self._backend = backend
 
-    async def do(self, *, 明細: str, 額: int) -> Result:
+    async def do(self, *, 明細: str, 額: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("催行会社への支払.do", _unknown)
         return await self._backend.call(
             4,
             "do",
@@ -700,8 +751,9 @@ class Async催行会社への支払:
             ],
         )
 
-    def do_call(self, *, 明細: str, 額: int) -> TbCall:
+    def do_call(self, *, 明細: str, 額: int, **_unknown: Never) -> TbCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("催行会社への支払.do", _unknown)
         return tb_call(
             4,
             "do",
@@ -718,8 +770,9 @@ class AsyncBalances:
     def __init__(self, backend: AsyncTigerBeetleBook) -> None:
         self._backend = backend
 
-    async def カード(self, *, 会員: str) -> Balance:
+    async def カード(self, *, 会員: str, **_unknown: Never) -> Balance:
         """カード: 会員のカードの残高。少しなら借り越してよい."""
+        check_keywords("balance.カード", _unknown)
         return await self._backend.balance(
             0,
             [
@@ -727,29 +780,33 @@ class AsyncBalances:
             ],
         )
 
-    async def ツアー売上(self) -> Balance:
+    async def ツアー売上(self, **_unknown: Never) -> Balance:
         """ツアー売上: 窓口がツアーで受け取り、まだ催行会社に払っていない額."""
+        check_keywords("balance.ツアー売上", _unknown)
         return await self._backend.balance(
             1,
             [],
         )
 
-    async def 会員の銀行(self) -> Balance:
+    async def 会員の銀行(self, **_unknown: Never) -> Balance:
         """The account 会員の銀行."""
+        check_keywords("balance.会員の銀行", _unknown)
         return await self._backend.balance(
             2,
             [],
         )
 
-    async def 催行会社の口座(self) -> Balance:
+    async def 催行会社の口座(self, **_unknown: Never) -> Balance:
         """The account 催行会社の口座."""
+        check_keywords("balance.催行会社の口座", _unknown)
         return await self._backend.balance(
             3,
             [],
         )
 
-    async def 空き席(self, *, ツアー: str, day: str) -> Balance:
+    async def 空き席(self, *, ツアー: str, day: str, **_unknown: Never) -> Balance:
         """空き席: その日のそのツアーにまだ空いている席."""
+        check_keywords("balance.空き席", _unknown)
         return await self._backend.balance(
             4,
             [
@@ -758,15 +815,17 @@ class AsyncBalances:
             ],
         )
 
-    async def 催行会社(self) -> Balance:
+    async def 催行会社(self, **_unknown: Never) -> Balance:
         """The account 催行会社."""
+        check_keywords("balance.催行会社", _unknown)
         return await self._backend.balance(
             5,
             [],
         )
 
-    async def 旅行者(self) -> Balance:
+    async def 旅行者(self, **_unknown: Never) -> Balance:
         """The account 旅行者."""
+        check_keywords("balance.旅行者", _unknown)
         return await self._backend.balance(
             6,
             [],
@@ -788,7 +847,7 @@ class AsyncBook:
         """Reads accounts: posted, held coming in, held going out."""
         self._backend = backend
 
-    async def bulk(self, calls: Sequence[TbCall]) -> list[TbAnswer]:
+    async def bulk(self, calls: Sequence[TbCall], **_unknown: Never) -> list[TbAnswer]:
         """Sends many calls, made by the transfers' *_call methods, in as few
         requests as they fit (a request takes MAX_EVENTS transfers; a call's chain
         is never split), and answers each, in order, as it would be answered
@@ -796,6 +855,7 @@ class AsyncBook:
         the call alone would raise. TigerBeetle applies them one after
         another; no call sees another's answer: a post, void or status must
         not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return await self._backend.bulk(calls)
 
 
@@ -918,7 +978,7 @@ ChoboErrorCode: TypeAlias = Literal[
     "CHOBO_BOUND_CHANGED",  # a floor or room account was opened with another amount
     "CHOBO_BALANCE_OVERFLOW",  # a TigerBeetle balance outside 64 bits
     "CHOBO_TIMEOUT",  # no answer within the time a request may take
-    "CHOBO_OUTCOME_UNKNOWN",  # the connection was lost while the call was out: it may have been applied
+    "CHOBO_OUTCOME_UNKNOWN",  # the connection was lost, or an asyncio call cancelled, while the call was out: it may have been applied
     "CHOBO_NOT_SENT",  # the connection was closed before the call: it never went
     "CHOBO_UNEXPECTED",  # an answer chobo's statements or chains never get
 ]
@@ -969,6 +1029,23 @@ class ChoboError(Exception):
         self.code = code
 
 
+class ChoboCancelledError(ChoboError, asyncio.CancelledError):
+    """What an asyncio call raises when it is cancelled (task.cancel(),
+    asyncio.wait_for, asyncio.timeout) after it was sent: its outcome is
+    unknown, as that of a call whose connection was lost
+    (CHOBO_OUTCOME_UNKNOWN). It is a CancelledError too, so that whatever
+    cancelled the task still sees its cancellation. A call cancelled before
+    it went raises the plain CancelledError: nothing was sent; so does, on
+    TigerBeetle, a read (a status, a balance), which changes nothing."""
+
+    def __init__(self, where: str) -> None:
+        super().__init__(
+            "CHOBO_OUTCOME_UNKNOWN",
+            f"{where}: the call was cancelled after it was sent, so it may or may not have been applied; "
+            "sending it again with the same arguments is safe, and its answer says which",
+        )
+
+
 AMOUNT_MAX = (1 << 63) - 1
 """The largest amount: amounts are 64-bit integers from 0 up."""
 
@@ -994,6 +1071,18 @@ def describe(v: object) -> str:
     if isinstance(v, int):
         return f"the int {v}"
     return f"a {type(v).__name__}"
+
+
+def check_keywords(where: str, unknown: Mapping[str, object]) -> None:
+    """Refuses, before anything is sent, keyword arguments the operation
+    does not take: a generated method gathers them in **_unknown (typed
+    Never, so that a type checker names them too) rather than letting
+    Python raise its TypeError, so that every mistake in a call is a
+    ChoboError."""
+    if unknown:
+        names = ", ".join(repr(n) for n in unknown)
+        what = "argument" if len(unknown) == 1 else "arguments"
+        raise ChoboError("CHOBO_BAD_ARGUMENT", f"{where}: the operation takes no {what} named {names}")
 
 
 def check_amount(where: str, name: str, v: object) -> int:
@@ -2567,13 +2656,24 @@ class AsyncTigerBeetleBook(_TbFlows):
         super().__init__(d, tenant, timeout_ms, on_request)
         self._client = client
 
-    async def _run(self, flow: _TbFlow[_TbT]) -> _TbT:
+    async def _run(self, flow: _TbFlow[_TbT], where: str = "") -> _TbT:
+        """Runs an operation's requests. where names one that writes (do,
+        hold, post, void, a bulk): cancelled once a create_transfers of its
+        has gone out, it may have been applied, and raises
+        ChoboCancelledError; cancelled before, or a read, the plain
+        CancelledError."""
+        went = False
         try:
             req = next(flow)
             while True:
                 error: Exception | None = None
                 try:
+                    went = went or (where != "" and req.op == "create_transfers")
                     answer = await self._send(req)
+                except asyncio.CancelledError as e:
+                    if went:
+                        raise ChoboCancelledError(where) from e
+                    raise
                 except Exception as e:
                     error = e
                 # Thrown in out here, not in the except clause, so that what
@@ -2583,6 +2683,11 @@ class AsyncTigerBeetleBook(_TbFlows):
             return cast(_TbT, stop.value)
         finally:
             flow.close()
+
+    def _where(self, kind: int, op: str) -> str:
+        """The call's name for an error: its transfer kind's and op's."""
+        ts = self.d.transfers
+        return f"{ts[kind].name}.{op}" if isinstance(kind, int) and 0 <= kind < len(ts) else op
 
     async def _send(self, req: Request) -> _TbAnswer:
         self._recorded(req)
@@ -2601,16 +2706,16 @@ class AsyncTigerBeetleBook(_TbFlows):
 
     async def call(self, kind: int, op: Literal["do", "hold"], vals: Sequence[Value]) -> Result:
         """Sends a do or a hold of the transfer kind with its values in declaration order."""
-        return await self._run(self._call_flow(kind, op, vals))
+        return await self._run(self._call_flow(kind, op, vals), self._where(kind, op))
 
     async def post(self, kind: int, key_vals: Sequence[Value], amounts: Sequence[int] | None) -> Result:
         """Posts a hold named by its key's values in key order. amounts are
         the kind's post amounts in declaration order, or None for the whole hold."""
-        return await self._run(self._post_flow(kind, key_vals, amounts))
+        return await self._run(self._post_flow(kind, key_vals, amounts), self._where(kind, "post"))
 
     async def void(self, kind: int, key_vals: Sequence[Value]) -> Result:
         """Voids a hold named by its key's values in key order."""
-        return await self._run(self._void_flow(kind, key_vals))
+        return await self._run(self._void_flow(kind, key_vals), self._where(kind, "void"))
 
     async def status(self, kind: int, key_vals: Sequence[Value]) -> HoldState | None:
         """Where a hold stands, None when there is none. It writes nothing."""
@@ -2618,7 +2723,7 @@ class AsyncTigerBeetleBook(_TbFlows):
 
     async def bulk(self, calls: Sequence[TbCall]) -> list[TbAnswer]:
         """TigerBeetleBook.bulk, awaited."""
-        return await self._run(self._bulk_flow(calls))
+        return await self._run(self._bulk_flow(calls), "bulk")
 
     async def balance(self, account: int, args: Sequence[str]) -> Balance:
         """Reads an account of the kind, named by its arguments; one never

@@ -10,11 +10,11 @@ import re
 import secrets
 import threading
 import tigerbeetle as tb
-from collections.abc import Awaitable, Callable, Generator, Sequence
+from collections.abc import Awaitable, Callable, Generator, Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any, Literal, Protocol, TypeAlias, TypeVar, cast
+from typing import Any, Literal, Never, Protocol, TypeAlias, TypeVar, cast
 
 # The client of the book marketplace kept in TigerBeetle: each operation is
 # one linked chain of transfers sent in one request, so that every bound is
@@ -50,8 +50,9 @@ class Sale:
     def __init__(self, backend: TigerBeetleBook) -> None:
         self._backend = backend
 
-    def do(self, *, order: str, shop: str, proceeds: int, fee: int) -> Result:
+    def do(self, *, order: str, shop: str, proceeds: int, fee: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("sale.do", _unknown)
         return self._backend.call(
             0,
             "do",
@@ -63,8 +64,9 @@ class Sale:
             ],
         )
 
-    def do_call(self, *, order: str, shop: str, proceeds: int, fee: int) -> TbCall:
+    def do_call(self, *, order: str, shop: str, proceeds: int, fee: int, **_unknown: Never) -> TbCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("sale.do", _unknown)
         return tb_call(
             0,
             "do",
@@ -83,8 +85,9 @@ class Payout:
     def __init__(self, backend: TigerBeetleBook) -> None:
         self._backend = backend
 
-    def hold(self, *, payout_id: str, shop: str, amount: int) -> Result:
+    def hold(self, *, payout_id: str, shop: str, amount: int, **_unknown: Never) -> Result:
         """Holds the amounts; post or void ends the hold."""
+        check_keywords("payout.hold", _unknown)
         return self._backend.call(
             1,
             "hold",
@@ -95,8 +98,9 @@ class Payout:
             ],
         )
 
-    def hold_call(self, *, payout_id: str, shop: str, amount: int) -> TbCall:
+    def hold_call(self, *, payout_id: str, shop: str, amount: int, **_unknown: Never) -> TbCall:
         """hold as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("payout.hold", _unknown)
         return tb_call(
             1,
             "hold",
@@ -107,8 +111,9 @@ class Payout:
             ],
         )
 
-    def post(self, *, payout_id: str, amount: int | None = None) -> Result:
+    def post(self, *, payout_id: str, amount: int | None = None, **_unknown: Never) -> Result:
         """Posts the hold: the amounts given, or the whole hold when they are all left out."""
+        check_keywords("payout.post", _unknown)
         return self._backend.post(
             1,
             [
@@ -117,8 +122,9 @@ class Payout:
             _post_amounts("payout.post", ("amount", amount)),
         )
 
-    def post_call(self, *, payout_id: str, amount: int | None = None) -> TbCall:
+    def post_call(self, *, payout_id: str, amount: int | None = None, **_unknown: Never) -> TbCall:
         """post as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("payout.post", _unknown)
         return tb_call(
             1,
             "post",
@@ -128,8 +134,9 @@ class Payout:
             lambda: _post_amounts("payout.post", ("amount", amount)),
         )
 
-    def void(self, *, payout_id: str) -> Result:
+    def void(self, *, payout_id: str, **_unknown: Never) -> Result:
         """Gives the hold back."""
+        check_keywords("payout.void", _unknown)
         return self._backend.void(
             1,
             [
@@ -137,8 +144,9 @@ class Payout:
             ],
         )
 
-    def void_call(self, *, payout_id: str) -> TbCall:
+    def void_call(self, *, payout_id: str, **_unknown: Never) -> TbCall:
         """void as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("payout.void", _unknown)
         return tb_call(
             1,
             "void",
@@ -147,8 +155,9 @@ class Payout:
             ],
         )
 
-    def status(self, *, payout_id: str) -> HoldState | None:
+    def status(self, *, payout_id: str, **_unknown: Never) -> HoldState | None:
         """Where the hold stands; None when there is none. It writes nothing."""
+        check_keywords("payout.status", _unknown)
         return self._backend.status(
             1,
             [
@@ -156,8 +165,9 @@ class Payout:
             ],
         )
 
-    def status_call(self, *, payout_id: str) -> TbCall:
+    def status_call(self, *, payout_id: str, **_unknown: Never) -> TbCall:
         """status as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("payout.status", _unknown)
         return tb_call(
             1,
             "status",
@@ -173,8 +183,9 @@ class Refund:
     def __init__(self, backend: TigerBeetleBook) -> None:
         self._backend = backend
 
-    def do(self, *, order: str, shop: str, proceeds: int, fee: int) -> Result:
+    def do(self, *, order: str, shop: str, proceeds: int, fee: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("refund.do", _unknown)
         return self._backend.call(
             2,
             "do",
@@ -186,8 +197,9 @@ class Refund:
             ],
         )
 
-    def do_call(self, *, order: str, shop: str, proceeds: int, fee: int) -> TbCall:
+    def do_call(self, *, order: str, shop: str, proceeds: int, fee: int, **_unknown: Never) -> TbCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("refund.do", _unknown)
         return tb_call(
             2,
             "do",
@@ -206,8 +218,9 @@ class Balances:
     def __init__(self, backend: TigerBeetleBook) -> None:
         self._backend = backend
 
-    def shop_sales(self, *, shop: str) -> Balance:
+    def shop_sales(self, *, shop: str, **_unknown: Never) -> Balance:
         """shop_sales: what the shop has earned and not yet been paid out."""
+        check_keywords("balance.shop_sales", _unknown)
         return self._backend.balance(
             0,
             [
@@ -215,22 +228,25 @@ class Balances:
             ],
         )
 
-    def platform_fees(self) -> Balance:
+    def platform_fees(self, **_unknown: Never) -> Balance:
         """platform_fees: the fees the platform has earned on sales not refunded."""
+        check_keywords("balance.platform_fees", _unknown)
         return self._backend.balance(
             1,
             [],
         )
 
-    def buyers(self) -> Balance:
+    def buyers(self, **_unknown: Never) -> Balance:
         """buyers: the buyers, who pay for orders and are paid refunds."""
+        check_keywords("balance.buyers", _unknown)
         return self._backend.balance(
             2,
             [],
         )
 
-    def shop_banks(self) -> Balance:
+    def shop_banks(self, **_unknown: Never) -> Balance:
         """shop_banks: the shops' bank accounts, where payouts go."""
+        check_keywords("balance.shop_banks", _unknown)
         return self._backend.balance(
             3,
             [],
@@ -251,7 +267,7 @@ class Book:
         """Reads accounts: posted, held coming in, held going out."""
         self._backend = backend
 
-    def bulk(self, calls: Sequence[TbCall]) -> list[TbAnswer]:
+    def bulk(self, calls: Sequence[TbCall], **_unknown: Never) -> list[TbAnswer]:
         """Sends many calls, made by the transfers' *_call methods, in as few
         requests as they fit (a request takes MAX_EVENTS transfers; a call's chain
         is never split), and answers each, in order, as it would be answered
@@ -259,6 +275,7 @@ class Book:
         the call alone would raise. TigerBeetle applies them one after
         another; no call sees another's answer: a post, void or status must
         not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return self._backend.bulk(calls)
 
 
@@ -268,8 +285,9 @@ class AsyncSale:
     def __init__(self, backend: AsyncTigerBeetleBook) -> None:
         self._backend = backend
 
-    async def do(self, *, order: str, shop: str, proceeds: int, fee: int) -> Result:
+    async def do(self, *, order: str, shop: str, proceeds: int, fee: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("sale.do", _unknown)
         return await self._backend.call(
             0,
             "do",
@@ -281,8 +299,9 @@ class AsyncSale:
             ],
         )
 
-    def do_call(self, *, order: str, shop: str, proceeds: int, fee: int) -> TbCall:
+    def do_call(self, *, order: str, shop: str, proceeds: int, fee: int, **_unknown: Never) -> TbCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("sale.do", _unknown)
         return tb_call(
             0,
             "do",
@@ -301,8 +320,9 @@ class AsyncPayout:
     def __init__(self, backend: AsyncTigerBeetleBook) -> None:
         self._backend = backend
 
-    async def hold(self, *, payout_id: str, shop: str, amount: int) -> Result:
+    async def hold(self, *, payout_id: str, shop: str, amount: int, **_unknown: Never) -> Result:
         """Holds the amounts; post or void ends the hold."""
+        check_keywords("payout.hold", _unknown)
         return await self._backend.call(
             1,
             "hold",
@@ -313,8 +333,9 @@ class AsyncPayout:
             ],
         )
 
-    def hold_call(self, *, payout_id: str, shop: str, amount: int) -> TbCall:
+    def hold_call(self, *, payout_id: str, shop: str, amount: int, **_unknown: Never) -> TbCall:
         """hold as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("payout.hold", _unknown)
         return tb_call(
             1,
             "hold",
@@ -325,8 +346,9 @@ class AsyncPayout:
             ],
         )
 
-    async def post(self, *, payout_id: str, amount: int | None = None) -> Result:
+    async def post(self, *, payout_id: str, amount: int | None = None, **_unknown: Never) -> Result:
         """Posts the hold: the amounts given, or the whole hold when they are all left out."""
+        check_keywords("payout.post", _unknown)
         return await self._backend.post(
             1,
             [
@@ -335,8 +357,9 @@ class AsyncPayout:
             _post_amounts("payout.post", ("amount", amount)),
         )
 
-    def post_call(self, *, payout_id: str, amount: int | None = None) -> TbCall:
+    def post_call(self, *, payout_id: str, amount: int | None = None, **_unknown: Never) -> TbCall:
         """post as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("payout.post", _unknown)
         return tb_call(
             1,
             "post",
@@ -346,8 +369,9 @@ class AsyncPayout:
             lambda: _post_amounts("payout.post", ("amount", amount)),
         )
 
-    async def void(self, *, payout_id: str) -> Result:
+    async def void(self, *, payout_id: str, **_unknown: Never) -> Result:
         """Gives the hold back."""
+        check_keywords("payout.void", _unknown)
         return await self._backend.void(
             1,
             [
@@ -355,8 +379,9 @@ class AsyncPayout:
             ],
         )
 
-    def void_call(self, *, payout_id: str) -> TbCall:
+    def void_call(self, *, payout_id: str, **_unknown: Never) -> TbCall:
         """void as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("payout.void", _unknown)
         return tb_call(
             1,
             "void",
@@ -365,8 +390,9 @@ class AsyncPayout:
             ],
         )
 
-    async def status(self, *, payout_id: str) -> HoldState | None:
+    async def status(self, *, payout_id: str, **_unknown: Never) -> HoldState | None:
         """Where the hold stands; None when there is none. It writes nothing."""
+        check_keywords("payout.status", _unknown)
         return await self._backend.status(
             1,
             [
@@ -374,8 +400,9 @@ class AsyncPayout:
             ],
         )
 
-    def status_call(self, *, payout_id: str) -> TbCall:
+    def status_call(self, *, payout_id: str, **_unknown: Never) -> TbCall:
         """status as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("payout.status", _unknown)
         return tb_call(
             1,
             "status",
@@ -391,8 +418,9 @@ class AsyncRefund:
     def __init__(self, backend: AsyncTigerBeetleBook) -> None:
         self._backend = backend
 
-    async def do(self, *, order: str, shop: str, proceeds: int, fee: int) -> Result:
+    async def do(self, *, order: str, shop: str, proceeds: int, fee: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("refund.do", _unknown)
         return await self._backend.call(
             2,
             "do",
@@ -404,8 +432,9 @@ class AsyncRefund:
             ],
         )
 
-    def do_call(self, *, order: str, shop: str, proceeds: int, fee: int) -> TbCall:
+    def do_call(self, *, order: str, shop: str, proceeds: int, fee: int, **_unknown: Never) -> TbCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("refund.do", _unknown)
         return tb_call(
             2,
             "do",
@@ -424,8 +453,9 @@ class AsyncBalances:
     def __init__(self, backend: AsyncTigerBeetleBook) -> None:
         self._backend = backend
 
-    async def shop_sales(self, *, shop: str) -> Balance:
+    async def shop_sales(self, *, shop: str, **_unknown: Never) -> Balance:
         """shop_sales: what the shop has earned and not yet been paid out."""
+        check_keywords("balance.shop_sales", _unknown)
         return await self._backend.balance(
             0,
             [
@@ -433,22 +463,25 @@ class AsyncBalances:
             ],
         )
 
-    async def platform_fees(self) -> Balance:
+    async def platform_fees(self, **_unknown: Never) -> Balance:
         """platform_fees: the fees the platform has earned on sales not refunded."""
+        check_keywords("balance.platform_fees", _unknown)
         return await self._backend.balance(
             1,
             [],
         )
 
-    async def buyers(self) -> Balance:
+    async def buyers(self, **_unknown: Never) -> Balance:
         """buyers: the buyers, who pay for orders and are paid refunds."""
+        check_keywords("balance.buyers", _unknown)
         return await self._backend.balance(
             2,
             [],
         )
 
-    async def shop_banks(self) -> Balance:
+    async def shop_banks(self, **_unknown: Never) -> Balance:
         """shop_banks: the shops' bank accounts, where payouts go."""
+        check_keywords("balance.shop_banks", _unknown)
         return await self._backend.balance(
             3,
             [],
@@ -469,7 +502,7 @@ class AsyncBook:
         """Reads accounts: posted, held coming in, held going out."""
         self._backend = backend
 
-    async def bulk(self, calls: Sequence[TbCall]) -> list[TbAnswer]:
+    async def bulk(self, calls: Sequence[TbCall], **_unknown: Never) -> list[TbAnswer]:
         """Sends many calls, made by the transfers' *_call methods, in as few
         requests as they fit (a request takes MAX_EVENTS transfers; a call's chain
         is never split), and answers each, in order, as it would be answered
@@ -477,6 +510,7 @@ class AsyncBook:
         the call alone would raise. TigerBeetle applies them one after
         another; no call sees another's answer: a post, void or status must
         not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return await self._backend.bulk(calls)
 
 
@@ -579,7 +613,7 @@ ChoboErrorCode: TypeAlias = Literal[
     "CHOBO_BOUND_CHANGED",  # a floor or room account was opened with another amount
     "CHOBO_BALANCE_OVERFLOW",  # a TigerBeetle balance outside 64 bits
     "CHOBO_TIMEOUT",  # no answer within the time a request may take
-    "CHOBO_OUTCOME_UNKNOWN",  # the connection was lost while the call was out: it may have been applied
+    "CHOBO_OUTCOME_UNKNOWN",  # the connection was lost, or an asyncio call cancelled, while the call was out: it may have been applied
     "CHOBO_NOT_SENT",  # the connection was closed before the call: it never went
     "CHOBO_UNEXPECTED",  # an answer chobo's statements or chains never get
 ]
@@ -630,6 +664,23 @@ class ChoboError(Exception):
         self.code = code
 
 
+class ChoboCancelledError(ChoboError, asyncio.CancelledError):
+    """What an asyncio call raises when it is cancelled (task.cancel(),
+    asyncio.wait_for, asyncio.timeout) after it was sent: its outcome is
+    unknown, as that of a call whose connection was lost
+    (CHOBO_OUTCOME_UNKNOWN). It is a CancelledError too, so that whatever
+    cancelled the task still sees its cancellation. A call cancelled before
+    it went raises the plain CancelledError: nothing was sent; so does, on
+    TigerBeetle, a read (a status, a balance), which changes nothing."""
+
+    def __init__(self, where: str) -> None:
+        super().__init__(
+            "CHOBO_OUTCOME_UNKNOWN",
+            f"{where}: the call was cancelled after it was sent, so it may or may not have been applied; "
+            "sending it again with the same arguments is safe, and its answer says which",
+        )
+
+
 AMOUNT_MAX = (1 << 63) - 1
 """The largest amount: amounts are 64-bit integers from 0 up."""
 
@@ -655,6 +706,18 @@ def describe(v: object) -> str:
     if isinstance(v, int):
         return f"the int {v}"
     return f"a {type(v).__name__}"
+
+
+def check_keywords(where: str, unknown: Mapping[str, object]) -> None:
+    """Refuses, before anything is sent, keyword arguments the operation
+    does not take: a generated method gathers them in **_unknown (typed
+    Never, so that a type checker names them too) rather than letting
+    Python raise its TypeError, so that every mistake in a call is a
+    ChoboError."""
+    if unknown:
+        names = ", ".join(repr(n) for n in unknown)
+        what = "argument" if len(unknown) == 1 else "arguments"
+        raise ChoboError("CHOBO_BAD_ARGUMENT", f"{where}: the operation takes no {what} named {names}")
 
 
 def check_amount(where: str, name: str, v: object) -> int:
@@ -2228,13 +2291,24 @@ class AsyncTigerBeetleBook(_TbFlows):
         super().__init__(d, tenant, timeout_ms, on_request)
         self._client = client
 
-    async def _run(self, flow: _TbFlow[_TbT]) -> _TbT:
+    async def _run(self, flow: _TbFlow[_TbT], where: str = "") -> _TbT:
+        """Runs an operation's requests. where names one that writes (do,
+        hold, post, void, a bulk): cancelled once a create_transfers of its
+        has gone out, it may have been applied, and raises
+        ChoboCancelledError; cancelled before, or a read, the plain
+        CancelledError."""
+        went = False
         try:
             req = next(flow)
             while True:
                 error: Exception | None = None
                 try:
+                    went = went or (where != "" and req.op == "create_transfers")
                     answer = await self._send(req)
+                except asyncio.CancelledError as e:
+                    if went:
+                        raise ChoboCancelledError(where) from e
+                    raise
                 except Exception as e:
                     error = e
                 # Thrown in out here, not in the except clause, so that what
@@ -2244,6 +2318,11 @@ class AsyncTigerBeetleBook(_TbFlows):
             return cast(_TbT, stop.value)
         finally:
             flow.close()
+
+    def _where(self, kind: int, op: str) -> str:
+        """The call's name for an error: its transfer kind's and op's."""
+        ts = self.d.transfers
+        return f"{ts[kind].name}.{op}" if isinstance(kind, int) and 0 <= kind < len(ts) else op
 
     async def _send(self, req: Request) -> _TbAnswer:
         self._recorded(req)
@@ -2262,16 +2341,16 @@ class AsyncTigerBeetleBook(_TbFlows):
 
     async def call(self, kind: int, op: Literal["do", "hold"], vals: Sequence[Value]) -> Result:
         """Sends a do or a hold of the transfer kind with its values in declaration order."""
-        return await self._run(self._call_flow(kind, op, vals))
+        return await self._run(self._call_flow(kind, op, vals), self._where(kind, op))
 
     async def post(self, kind: int, key_vals: Sequence[Value], amounts: Sequence[int] | None) -> Result:
         """Posts a hold named by its key's values in key order. amounts are
         the kind's post amounts in declaration order, or None for the whole hold."""
-        return await self._run(self._post_flow(kind, key_vals, amounts))
+        return await self._run(self._post_flow(kind, key_vals, amounts), self._where(kind, "post"))
 
     async def void(self, kind: int, key_vals: Sequence[Value]) -> Result:
         """Voids a hold named by its key's values in key order."""
-        return await self._run(self._void_flow(kind, key_vals))
+        return await self._run(self._void_flow(kind, key_vals), self._where(kind, "void"))
 
     async def status(self, kind: int, key_vals: Sequence[Value]) -> HoldState | None:
         """Where a hold stands, None when there is none. It writes nothing."""
@@ -2279,7 +2358,7 @@ class AsyncTigerBeetleBook(_TbFlows):
 
     async def bulk(self, calls: Sequence[TbCall]) -> list[TbAnswer]:
         """TigerBeetleBook.bulk, awaited."""
-        return await self._run(self._bulk_flow(calls))
+        return await self._run(self._bulk_flow(calls), "bulk")
 
     async def balance(self, account: int, args: Sequence[str]) -> Balance:
         """Reads an account of the kind, named by its arguments; one never

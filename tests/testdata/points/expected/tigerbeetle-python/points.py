@@ -10,11 +10,11 @@ import re
 import secrets
 import threading
 import tigerbeetle as tb
-from collections.abc import Awaitable, Callable, Generator, Sequence
+from collections.abc import Awaitable, Callable, Generator, Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any, Literal, Protocol, TypeAlias, TypeVar, cast
+from typing import Any, Literal, Never, Protocol, TypeAlias, TypeVar, cast
 
 # The client of the book points kept in TigerBeetle: each operation is
 # one linked chain of transfers sent in one request, so that every bound is
@@ -50,8 +50,9 @@ class Grant:
     def __init__(self, backend: TigerBeetleBook) -> None:
         self._backend = backend
 
-    def hold(self, *, purchase: str, member: str, amount: int) -> Result:
+    def hold(self, *, purchase: str, member: str, amount: int, **_unknown: Never) -> Result:
         """Holds the amounts; post or void ends the hold."""
+        check_keywords("grant.hold", _unknown)
         return self._backend.call(
             0,
             "hold",
@@ -62,8 +63,9 @@ class Grant:
             ],
         )
 
-    def hold_call(self, *, purchase: str, member: str, amount: int) -> TbCall:
+    def hold_call(self, *, purchase: str, member: str, amount: int, **_unknown: Never) -> TbCall:
         """hold as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("grant.hold", _unknown)
         return tb_call(
             0,
             "hold",
@@ -74,8 +76,9 @@ class Grant:
             ],
         )
 
-    def post(self, *, purchase: str, amount: int | None = None) -> Result:
+    def post(self, *, purchase: str, amount: int | None = None, **_unknown: Never) -> Result:
         """Posts the hold: the amounts given, or the whole hold when they are all left out."""
+        check_keywords("grant.post", _unknown)
         return self._backend.post(
             0,
             [
@@ -84,8 +87,9 @@ class Grant:
             _post_amounts("grant.post", ("amount", amount)),
         )
 
-    def post_call(self, *, purchase: str, amount: int | None = None) -> TbCall:
+    def post_call(self, *, purchase: str, amount: int | None = None, **_unknown: Never) -> TbCall:
         """post as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("grant.post", _unknown)
         return tb_call(
             0,
             "post",
@@ -95,8 +99,9 @@ class Grant:
             lambda: _post_amounts("grant.post", ("amount", amount)),
         )
 
-    def void(self, *, purchase: str) -> Result:
+    def void(self, *, purchase: str, **_unknown: Never) -> Result:
         """Gives the hold back."""
+        check_keywords("grant.void", _unknown)
         return self._backend.void(
             0,
             [
@@ -104,8 +109,9 @@ class Grant:
             ],
         )
 
-    def void_call(self, *, purchase: str) -> TbCall:
+    def void_call(self, *, purchase: str, **_unknown: Never) -> TbCall:
         """void as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("grant.void", _unknown)
         return tb_call(
             0,
             "void",
@@ -114,8 +120,9 @@ class Grant:
             ],
         )
 
-    def status(self, *, purchase: str) -> HoldState | None:
+    def status(self, *, purchase: str, **_unknown: Never) -> HoldState | None:
         """Where the hold stands; None when there is none. It writes nothing."""
+        check_keywords("grant.status", _unknown)
         return self._backend.status(
             0,
             [
@@ -123,8 +130,9 @@ class Grant:
             ],
         )
 
-    def status_call(self, *, purchase: str) -> TbCall:
+    def status_call(self, *, purchase: str, **_unknown: Never) -> TbCall:
         """status as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("grant.status", _unknown)
         return tb_call(
             0,
             "status",
@@ -140,8 +148,9 @@ class Redeem:
     def __init__(self, backend: TigerBeetleBook) -> None:
         self._backend = backend
 
-    def hold(self, *, checkout: str, member: str, amount: int) -> Result:
+    def hold(self, *, checkout: str, member: str, amount: int, **_unknown: Never) -> Result:
         """Holds the amounts; post or void ends the hold."""
+        check_keywords("redeem.hold", _unknown)
         return self._backend.call(
             1,
             "hold",
@@ -152,8 +161,9 @@ class Redeem:
             ],
         )
 
-    def hold_call(self, *, checkout: str, member: str, amount: int) -> TbCall:
+    def hold_call(self, *, checkout: str, member: str, amount: int, **_unknown: Never) -> TbCall:
         """hold as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("redeem.hold", _unknown)
         return tb_call(
             1,
             "hold",
@@ -164,8 +174,9 @@ class Redeem:
             ],
         )
 
-    def post(self, *, checkout: str, amount: int | None = None) -> Result:
+    def post(self, *, checkout: str, amount: int | None = None, **_unknown: Never) -> Result:
         """Posts the hold: the amounts given, or the whole hold when they are all left out."""
+        check_keywords("redeem.post", _unknown)
         return self._backend.post(
             1,
             [
@@ -174,8 +185,9 @@ class Redeem:
             _post_amounts("redeem.post", ("amount", amount)),
         )
 
-    def post_call(self, *, checkout: str, amount: int | None = None) -> TbCall:
+    def post_call(self, *, checkout: str, amount: int | None = None, **_unknown: Never) -> TbCall:
         """post as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("redeem.post", _unknown)
         return tb_call(
             1,
             "post",
@@ -185,8 +197,9 @@ class Redeem:
             lambda: _post_amounts("redeem.post", ("amount", amount)),
         )
 
-    def void(self, *, checkout: str) -> Result:
+    def void(self, *, checkout: str, **_unknown: Never) -> Result:
         """Gives the hold back."""
+        check_keywords("redeem.void", _unknown)
         return self._backend.void(
             1,
             [
@@ -194,8 +207,9 @@ class Redeem:
             ],
         )
 
-    def void_call(self, *, checkout: str) -> TbCall:
+    def void_call(self, *, checkout: str, **_unknown: Never) -> TbCall:
         """void as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("redeem.void", _unknown)
         return tb_call(
             1,
             "void",
@@ -204,8 +218,9 @@ class Redeem:
             ],
         )
 
-    def status(self, *, checkout: str) -> HoldState | None:
+    def status(self, *, checkout: str, **_unknown: Never) -> HoldState | None:
         """Where the hold stands; None when there is none. It writes nothing."""
+        check_keywords("redeem.status", _unknown)
         return self._backend.status(
             1,
             [
@@ -213,8 +228,9 @@ class Redeem:
             ],
         )
 
-    def status_call(self, *, checkout: str) -> TbCall:
+    def status_call(self, *, checkout: str, **_unknown: Never) -> TbCall:
         """status as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("redeem.status", _unknown)
         return tb_call(
             1,
             "status",
@@ -230,8 +246,9 @@ class Lapse:
     def __init__(self, backend: TigerBeetleBook) -> None:
         self._backend = backend
 
-    def do(self, *, batch: str, member: str, amount: int) -> Result:
+    def do(self, *, batch: str, member: str, amount: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("lapse.do", _unknown)
         return self._backend.call(
             2,
             "do",
@@ -242,8 +259,9 @@ class Lapse:
             ],
         )
 
-    def do_call(self, *, batch: str, member: str, amount: int) -> TbCall:
+    def do_call(self, *, batch: str, member: str, amount: int, **_unknown: Never) -> TbCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("lapse.do", _unknown)
         return tb_call(
             2,
             "do",
@@ -261,8 +279,9 @@ class Balances:
     def __init__(self, backend: TigerBeetleBook) -> None:
         self._backend = backend
 
-    def points(self, *, member: str) -> Balance:
+    def points(self, *, member: str, **_unknown: Never) -> Balance:
         """points: the member's points, from 0 up to the cap of 50,000."""
+        check_keywords("balance.points", _unknown)
         return self._backend.balance(
             0,
             [
@@ -270,15 +289,17 @@ class Balances:
             ],
         )
 
-    def program(self) -> Balance:
+    def program(self, **_unknown: Never) -> Balance:
         """program: the loyalty programme, which issues points and takes back those that lapse."""
+        check_keywords("balance.program", _unknown)
         return self._backend.balance(
             1,
             [],
         )
 
-    def redeemed(self) -> Balance:
+    def redeemed(self, **_unknown: Never) -> Balance:
         """redeemed: points spent on purchases."""
+        check_keywords("balance.redeemed", _unknown)
         return self._backend.balance(
             2,
             [],
@@ -299,7 +320,7 @@ class Book:
         """Reads accounts: posted, held coming in, held going out."""
         self._backend = backend
 
-    def bulk(self, calls: Sequence[TbCall]) -> list[TbAnswer]:
+    def bulk(self, calls: Sequence[TbCall], **_unknown: Never) -> list[TbAnswer]:
         """Sends many calls, made by the transfers' *_call methods, in as few
         requests as they fit (a request takes MAX_EVENTS transfers; a call's chain
         is never split), and answers each, in order, as it would be answered
@@ -307,6 +328,7 @@ class Book:
         the call alone would raise. TigerBeetle applies them one after
         another; no call sees another's answer: a post, void or status must
         not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return self._backend.bulk(calls)
 
 
@@ -316,8 +338,9 @@ class AsyncGrant:
     def __init__(self, backend: AsyncTigerBeetleBook) -> None:
         self._backend = backend
 
-    async def hold(self, *, purchase: str, member: str, amount: int) -> Result:
+    async def hold(self, *, purchase: str, member: str, amount: int, **_unknown: Never) -> Result:
         """Holds the amounts; post or void ends the hold."""
+        check_keywords("grant.hold", _unknown)
         return await self._backend.call(
             0,
             "hold",
@@ -328,8 +351,9 @@ class AsyncGrant:
             ],
         )
 
-    def hold_call(self, *, purchase: str, member: str, amount: int) -> TbCall:
+    def hold_call(self, *, purchase: str, member: str, amount: int, **_unknown: Never) -> TbCall:
         """hold as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("grant.hold", _unknown)
         return tb_call(
             0,
             "hold",
@@ -340,8 +364,9 @@ class AsyncGrant:
             ],
         )
 
-    async def post(self, *, purchase: str, amount: int | None = None) -> Result:
+    async def post(self, *, purchase: str, amount: int | None = None, **_unknown: Never) -> Result:
         """Posts the hold: the amounts given, or the whole hold when they are all left out."""
+        check_keywords("grant.post", _unknown)
         return await self._backend.post(
             0,
             [
@@ -350,8 +375,9 @@ class AsyncGrant:
             _post_amounts("grant.post", ("amount", amount)),
         )
 
-    def post_call(self, *, purchase: str, amount: int | None = None) -> TbCall:
+    def post_call(self, *, purchase: str, amount: int | None = None, **_unknown: Never) -> TbCall:
         """post as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("grant.post", _unknown)
         return tb_call(
             0,
             "post",
@@ -361,8 +387,9 @@ class AsyncGrant:
             lambda: _post_amounts("grant.post", ("amount", amount)),
         )
 
-    async def void(self, *, purchase: str) -> Result:
+    async def void(self, *, purchase: str, **_unknown: Never) -> Result:
         """Gives the hold back."""
+        check_keywords("grant.void", _unknown)
         return await self._backend.void(
             0,
             [
@@ -370,8 +397,9 @@ class AsyncGrant:
             ],
         )
 
-    def void_call(self, *, purchase: str) -> TbCall:
+    def void_call(self, *, purchase: str, **_unknown: Never) -> TbCall:
         """void as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("grant.void", _unknown)
         return tb_call(
             0,
             "void",
@@ -380,8 +408,9 @@ class AsyncGrant:
             ],
         )
 
-    async def status(self, *, purchase: str) -> HoldState | None:
+    async def status(self, *, purchase: str, **_unknown: Never) -> HoldState | None:
         """Where the hold stands; None when there is none. It writes nothing."""
+        check_keywords("grant.status", _unknown)
         return await self._backend.status(
             0,
             [
@@ -389,8 +418,9 @@ class AsyncGrant:
             ],
         )
 
-    def status_call(self, *, purchase: str) -> TbCall:
+    def status_call(self, *, purchase: str, **_unknown: Never) -> TbCall:
         """status as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("grant.status", _unknown)
         return tb_call(
             0,
             "status",
@@ -406,8 +436,9 @@ class AsyncRedeem:
     def __init__(self, backend: AsyncTigerBeetleBook) -> None:
         self._backend = backend
 
-    async def hold(self, *, checkout: str, member: str, amount: int) -> Result:
+    async def hold(self, *, checkout: str, member: str, amount: int, **_unknown: Never) -> Result:
         """Holds the amounts; post or void ends the hold."""
+        check_keywords("redeem.hold", _unknown)
         return await self._backend.call(
             1,
             "hold",
@@ -418,8 +449,9 @@ class AsyncRedeem:
             ],
         )
 
-    def hold_call(self, *, checkout: str, member: str, amount: int) -> TbCall:
+    def hold_call(self, *, checkout: str, member: str, amount: int, **_unknown: Never) -> TbCall:
         """hold as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("redeem.hold", _unknown)
         return tb_call(
             1,
             "hold",
@@ -430,8 +462,9 @@ class AsyncRedeem:
             ],
         )
 
-    async def post(self, *, checkout: str, amount: int | None = None) -> Result:
+    async def post(self, *, checkout: str, amount: int | None = None, **_unknown: Never) -> Result:
         """Posts the hold: the amounts given, or the whole hold when they are all left out."""
+        check_keywords("redeem.post", _unknown)
         return await self._backend.post(
             1,
             [
@@ -440,8 +473,9 @@ class AsyncRedeem:
             _post_amounts("redeem.post", ("amount", amount)),
         )
 
-    def post_call(self, *, checkout: str, amount: int | None = None) -> TbCall:
+    def post_call(self, *, checkout: str, amount: int | None = None, **_unknown: Never) -> TbCall:
         """post as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("redeem.post", _unknown)
         return tb_call(
             1,
             "post",
@@ -451,8 +485,9 @@ class AsyncRedeem:
             lambda: _post_amounts("redeem.post", ("amount", amount)),
         )
 
-    async def void(self, *, checkout: str) -> Result:
+    async def void(self, *, checkout: str, **_unknown: Never) -> Result:
         """Gives the hold back."""
+        check_keywords("redeem.void", _unknown)
         return await self._backend.void(
             1,
             [
@@ -460,8 +495,9 @@ class AsyncRedeem:
             ],
         )
 
-    def void_call(self, *, checkout: str) -> TbCall:
+    def void_call(self, *, checkout: str, **_unknown: Never) -> TbCall:
         """void as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("redeem.void", _unknown)
         return tb_call(
             1,
             "void",
@@ -470,8 +506,9 @@ class AsyncRedeem:
             ],
         )
 
-    async def status(self, *, checkout: str) -> HoldState | None:
+    async def status(self, *, checkout: str, **_unknown: Never) -> HoldState | None:
         """Where the hold stands; None when there is none. It writes nothing."""
+        check_keywords("redeem.status", _unknown)
         return await self._backend.status(
             1,
             [
@@ -479,8 +516,9 @@ class AsyncRedeem:
             ],
         )
 
-    def status_call(self, *, checkout: str) -> TbCall:
+    def status_call(self, *, checkout: str, **_unknown: Never) -> TbCall:
         """status as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("redeem.status", _unknown)
         return tb_call(
             1,
             "status",
@@ -496,8 +534,9 @@ class AsyncLapse:
     def __init__(self, backend: AsyncTigerBeetleBook) -> None:
         self._backend = backend
 
-    async def do(self, *, batch: str, member: str, amount: int) -> Result:
+    async def do(self, *, batch: str, member: str, amount: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("lapse.do", _unknown)
         return await self._backend.call(
             2,
             "do",
@@ -508,8 +547,9 @@ class AsyncLapse:
             ],
         )
 
-    def do_call(self, *, batch: str, member: str, amount: int) -> TbCall:
+    def do_call(self, *, batch: str, member: str, amount: int, **_unknown: Never) -> TbCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("lapse.do", _unknown)
         return tb_call(
             2,
             "do",
@@ -527,8 +567,9 @@ class AsyncBalances:
     def __init__(self, backend: AsyncTigerBeetleBook) -> None:
         self._backend = backend
 
-    async def points(self, *, member: str) -> Balance:
+    async def points(self, *, member: str, **_unknown: Never) -> Balance:
         """points: the member's points, from 0 up to the cap of 50,000."""
+        check_keywords("balance.points", _unknown)
         return await self._backend.balance(
             0,
             [
@@ -536,15 +577,17 @@ class AsyncBalances:
             ],
         )
 
-    async def program(self) -> Balance:
+    async def program(self, **_unknown: Never) -> Balance:
         """program: the loyalty programme, which issues points and takes back those that lapse."""
+        check_keywords("balance.program", _unknown)
         return await self._backend.balance(
             1,
             [],
         )
 
-    async def redeemed(self) -> Balance:
+    async def redeemed(self, **_unknown: Never) -> Balance:
         """redeemed: points spent on purchases."""
+        check_keywords("balance.redeemed", _unknown)
         return await self._backend.balance(
             2,
             [],
@@ -565,7 +608,7 @@ class AsyncBook:
         """Reads accounts: posted, held coming in, held going out."""
         self._backend = backend
 
-    async def bulk(self, calls: Sequence[TbCall]) -> list[TbAnswer]:
+    async def bulk(self, calls: Sequence[TbCall], **_unknown: Never) -> list[TbAnswer]:
         """Sends many calls, made by the transfers' *_call methods, in as few
         requests as they fit (a request takes MAX_EVENTS transfers; a call's chain
         is never split), and answers each, in order, as it would be answered
@@ -573,6 +616,7 @@ class AsyncBook:
         the call alone would raise. TigerBeetle applies them one after
         another; no call sees another's answer: a post, void or status must
         not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return await self._backend.bulk(calls)
 
 
@@ -672,7 +716,7 @@ ChoboErrorCode: TypeAlias = Literal[
     "CHOBO_BOUND_CHANGED",  # a floor or room account was opened with another amount
     "CHOBO_BALANCE_OVERFLOW",  # a TigerBeetle balance outside 64 bits
     "CHOBO_TIMEOUT",  # no answer within the time a request may take
-    "CHOBO_OUTCOME_UNKNOWN",  # the connection was lost while the call was out: it may have been applied
+    "CHOBO_OUTCOME_UNKNOWN",  # the connection was lost, or an asyncio call cancelled, while the call was out: it may have been applied
     "CHOBO_NOT_SENT",  # the connection was closed before the call: it never went
     "CHOBO_UNEXPECTED",  # an answer chobo's statements or chains never get
 ]
@@ -723,6 +767,23 @@ class ChoboError(Exception):
         self.code = code
 
 
+class ChoboCancelledError(ChoboError, asyncio.CancelledError):
+    """What an asyncio call raises when it is cancelled (task.cancel(),
+    asyncio.wait_for, asyncio.timeout) after it was sent: its outcome is
+    unknown, as that of a call whose connection was lost
+    (CHOBO_OUTCOME_UNKNOWN). It is a CancelledError too, so that whatever
+    cancelled the task still sees its cancellation. A call cancelled before
+    it went raises the plain CancelledError: nothing was sent; so does, on
+    TigerBeetle, a read (a status, a balance), which changes nothing."""
+
+    def __init__(self, where: str) -> None:
+        super().__init__(
+            "CHOBO_OUTCOME_UNKNOWN",
+            f"{where}: the call was cancelled after it was sent, so it may or may not have been applied; "
+            "sending it again with the same arguments is safe, and its answer says which",
+        )
+
+
 AMOUNT_MAX = (1 << 63) - 1
 """The largest amount: amounts are 64-bit integers from 0 up."""
 
@@ -748,6 +809,18 @@ def describe(v: object) -> str:
     if isinstance(v, int):
         return f"the int {v}"
     return f"a {type(v).__name__}"
+
+
+def check_keywords(where: str, unknown: Mapping[str, object]) -> None:
+    """Refuses, before anything is sent, keyword arguments the operation
+    does not take: a generated method gathers them in **_unknown (typed
+    Never, so that a type checker names them too) rather than letting
+    Python raise its TypeError, so that every mistake in a call is a
+    ChoboError."""
+    if unknown:
+        names = ", ".join(repr(n) for n in unknown)
+        what = "argument" if len(unknown) == 1 else "arguments"
+        raise ChoboError("CHOBO_BAD_ARGUMENT", f"{where}: the operation takes no {what} named {names}")
 
 
 def check_amount(where: str, name: str, v: object) -> int:
@@ -2321,13 +2394,24 @@ class AsyncTigerBeetleBook(_TbFlows):
         super().__init__(d, tenant, timeout_ms, on_request)
         self._client = client
 
-    async def _run(self, flow: _TbFlow[_TbT]) -> _TbT:
+    async def _run(self, flow: _TbFlow[_TbT], where: str = "") -> _TbT:
+        """Runs an operation's requests. where names one that writes (do,
+        hold, post, void, a bulk): cancelled once a create_transfers of its
+        has gone out, it may have been applied, and raises
+        ChoboCancelledError; cancelled before, or a read, the plain
+        CancelledError."""
+        went = False
         try:
             req = next(flow)
             while True:
                 error: Exception | None = None
                 try:
+                    went = went or (where != "" and req.op == "create_transfers")
                     answer = await self._send(req)
+                except asyncio.CancelledError as e:
+                    if went:
+                        raise ChoboCancelledError(where) from e
+                    raise
                 except Exception as e:
                     error = e
                 # Thrown in out here, not in the except clause, so that what
@@ -2337,6 +2421,11 @@ class AsyncTigerBeetleBook(_TbFlows):
             return cast(_TbT, stop.value)
         finally:
             flow.close()
+
+    def _where(self, kind: int, op: str) -> str:
+        """The call's name for an error: its transfer kind's and op's."""
+        ts = self.d.transfers
+        return f"{ts[kind].name}.{op}" if isinstance(kind, int) and 0 <= kind < len(ts) else op
 
     async def _send(self, req: Request) -> _TbAnswer:
         self._recorded(req)
@@ -2355,16 +2444,16 @@ class AsyncTigerBeetleBook(_TbFlows):
 
     async def call(self, kind: int, op: Literal["do", "hold"], vals: Sequence[Value]) -> Result:
         """Sends a do or a hold of the transfer kind with its values in declaration order."""
-        return await self._run(self._call_flow(kind, op, vals))
+        return await self._run(self._call_flow(kind, op, vals), self._where(kind, op))
 
     async def post(self, kind: int, key_vals: Sequence[Value], amounts: Sequence[int] | None) -> Result:
         """Posts a hold named by its key's values in key order. amounts are
         the kind's post amounts in declaration order, or None for the whole hold."""
-        return await self._run(self._post_flow(kind, key_vals, amounts))
+        return await self._run(self._post_flow(kind, key_vals, amounts), self._where(kind, "post"))
 
     async def void(self, kind: int, key_vals: Sequence[Value]) -> Result:
         """Voids a hold named by its key's values in key order."""
-        return await self._run(self._void_flow(kind, key_vals))
+        return await self._run(self._void_flow(kind, key_vals), self._where(kind, "void"))
 
     async def status(self, kind: int, key_vals: Sequence[Value]) -> HoldState | None:
         """Where a hold stands, None when there is none. It writes nothing."""
@@ -2372,7 +2461,7 @@ class AsyncTigerBeetleBook(_TbFlows):
 
     async def bulk(self, calls: Sequence[TbCall]) -> list[TbAnswer]:
         """TigerBeetleBook.bulk, awaited."""
-        return await self._run(self._bulk_flow(calls))
+        return await self._run(self._bulk_flow(calls), "bulk")
 
     async def balance(self, account: int, args: Sequence[str]) -> Balance:
         """Reads an account of the kind, named by its arguments; one never

@@ -9,10 +9,11 @@ import random
 import re
 import threading
 import time
-from collections.abc import Callable, Generator, Mapping, Sequence
+import weakref
+from collections.abc import Awaitable, Callable, Generator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, AbstractContextManager
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, TypeAlias, TypeVar, cast
+from typing import Any, Literal, Never, Protocol, TypeAlias, TypeVar, cast
 
 # The client of the book retry_after_refusal kept in PostgreSQL: each operation is
 # one call of the book's SQL function (retry_after_refusal.sql), in one statement.
@@ -49,8 +50,9 @@ class Stock:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def do(self, *, delivery: str, sku: str, qty: int) -> Result:
+    def do(self, *, delivery: str, sku: str, qty: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("stock.do", _unknown)
         return self._backend.call(
             "stock.do",
             'select result, reason from "retry_after_refusal"."stock_do"(%s, %s, %s, %s)',
@@ -61,8 +63,9 @@ class Stock:
             ],
         )
 
-    def do_call(self, *, delivery: str, sku: str, qty: int) -> PgCall:
+    def do_call(self, *, delivery: str, sku: str, qty: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("stock.do", _unknown)
         return self._backend.make_call(
             "stock.do",
             'select result, reason from "retry_after_refusal"."stock_do"(%s, %s, %s, %s)',
@@ -80,8 +83,9 @@ class RestockSpare:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def do(self, *, delivery: str, qty: int) -> Result:
+    def do(self, *, delivery: str, qty: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("restock_spare.do", _unknown)
         return self._backend.call(
             "restock_spare.do",
             'select result, reason from "retry_after_refusal"."restock_spare_do"(%s, %s, %s)',
@@ -91,8 +95,9 @@ class RestockSpare:
             ],
         )
 
-    def do_call(self, *, delivery: str, qty: int) -> PgCall:
+    def do_call(self, *, delivery: str, qty: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("restock_spare.do", _unknown)
         return self._backend.make_call(
             "restock_spare.do",
             'select result, reason from "retry_after_refusal"."restock_spare_do"(%s, %s, %s)',
@@ -109,8 +114,9 @@ class Ship:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def do(self, *, order: str, sku: str, qty: int, extra: int) -> Result:
+    def do(self, *, order: str, sku: str, qty: int, extra: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("ship.do", _unknown)
         return self._backend.call(
             "ship.do",
             'select result, reason from "retry_after_refusal"."ship_do"(%s, %s, %s, %s, %s)',
@@ -122,8 +128,9 @@ class Ship:
             ],
         )
 
-    def do_call(self, *, order: str, sku: str, qty: int, extra: int) -> PgCall:
+    def do_call(self, *, order: str, sku: str, qty: int, extra: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("ship.do", _unknown)
         return self._backend.make_call(
             "ship.do",
             'select result, reason from "retry_after_refusal"."ship_do"(%s, %s, %s, %s, %s)',
@@ -142,8 +149,9 @@ class Reserve:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def hold(self, *, order: str, sku: str, qty: int, extra: int) -> Result:
+    def hold(self, *, order: str, sku: str, qty: int, extra: int, **_unknown: Never) -> Result:
         """Holds the amounts; post or void ends the hold."""
+        check_keywords("reserve.hold", _unknown)
         return self._backend.call(
             "reserve.hold",
             'select result, reason from "retry_after_refusal"."reserve_hold"(%s, %s, %s, %s, %s)',
@@ -155,8 +163,9 @@ class Reserve:
             ],
         )
 
-    def hold_call(self, *, order: str, sku: str, qty: int, extra: int) -> PgCall:
+    def hold_call(self, *, order: str, sku: str, qty: int, extra: int, **_unknown: Never) -> PgCall:
         """hold as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("reserve.hold", _unknown)
         return self._backend.make_call(
             "reserve.hold",
             'select result, reason from "retry_after_refusal"."reserve_hold"(%s, %s, %s, %s, %s)',
@@ -168,8 +177,9 @@ class Reserve:
             ],
         )
 
-    def post(self, *, order: str, qty: int | None = None, extra: int | None = None) -> Result:
+    def post(self, *, order: str, qty: int | None = None, extra: int | None = None, **_unknown: Never) -> Result:
         """Posts the hold: the amounts given, or the whole hold when they are all left out."""
+        check_keywords("reserve.post", _unknown)
         return self._backend.call(
             "reserve.post",
             'select result, reason from "retry_after_refusal"."reserve_post"(%s, %s, %s, %s)',
@@ -179,8 +189,9 @@ class Reserve:
             ],
         )
 
-    def post_call(self, *, order: str, qty: int | None = None, extra: int | None = None) -> PgCall:
+    def post_call(self, *, order: str, qty: int | None = None, extra: int | None = None, **_unknown: Never) -> PgCall:
         """post as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("reserve.post", _unknown)
         return self._backend.make_call(
             "reserve.post",
             'select result, reason from "retry_after_refusal"."reserve_post"(%s, %s, %s, %s)',
@@ -190,8 +201,9 @@ class Reserve:
             ],
         )
 
-    def void(self, *, order: str) -> Result:
+    def void(self, *, order: str, **_unknown: Never) -> Result:
         """Gives the hold back."""
+        check_keywords("reserve.void", _unknown)
         return self._backend.call(
             "reserve.void",
             'select result, reason from "retry_after_refusal"."reserve_void"(%s, %s)',
@@ -200,8 +212,9 @@ class Reserve:
             ],
         )
 
-    def void_call(self, *, order: str) -> PgCall:
+    def void_call(self, *, order: str, **_unknown: Never) -> PgCall:
         """void as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("reserve.void", _unknown)
         return self._backend.make_call(
             "reserve.void",
             'select result, reason from "retry_after_refusal"."reserve_void"(%s, %s)',
@@ -210,8 +223,9 @@ class Reserve:
             ],
         )
 
-    def status(self, *, order: str) -> HoldState | None:
+    def status(self, *, order: str, **_unknown: Never) -> HoldState | None:
         """Where the hold stands; None when there is none. It writes nothing."""
+        check_keywords("reserve.status", _unknown)
         return self._backend.status(
             "reserve.status",
             'select "retry_after_refusal"."reserve_status"(%s, %s)',
@@ -220,8 +234,9 @@ class Reserve:
             ],
         )
 
-    def status_call(self, *, order: str) -> PgCall:
+    def status_call(self, *, order: str, **_unknown: Never) -> PgCall:
         """status as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("reserve.status", _unknown)
         return self._backend.make_call(
             "reserve.status",
             'select "retry_after_refusal"."reserve_status"(%s, %s)',
@@ -238,8 +253,9 @@ class Lend:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def do(self, *, loan: str, member: str, qty: int, extra: int) -> Result:
+    def do(self, *, loan: str, member: str, qty: int, extra: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("lend.do", _unknown)
         return self._backend.call(
             "lend.do",
             'select result, reason from "retry_after_refusal"."lend_do"(%s, %s, %s, %s, %s)',
@@ -251,8 +267,9 @@ class Lend:
             ],
         )
 
-    def do_call(self, *, loan: str, member: str, qty: int, extra: int) -> PgCall:
+    def do_call(self, *, loan: str, member: str, qty: int, extra: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("lend.do", _unknown)
         return self._backend.make_call(
             "lend.do",
             'select result, reason from "retry_after_refusal"."lend_do"(%s, %s, %s, %s, %s)',
@@ -271,8 +288,9 @@ class Park:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def hold(self, *, ticket: str, sku: str, qty: int, extra: int) -> Result:
+    def hold(self, *, ticket: str, sku: str, qty: int, extra: int, **_unknown: Never) -> Result:
         """Holds the amounts; post or void ends the hold."""
+        check_keywords("park.hold", _unknown)
         return self._backend.call(
             "park.hold",
             'select result, reason from "retry_after_refusal"."park_hold"(%s, %s, %s, %s, %s)',
@@ -284,8 +302,9 @@ class Park:
             ],
         )
 
-    def hold_call(self, *, ticket: str, sku: str, qty: int, extra: int) -> PgCall:
+    def hold_call(self, *, ticket: str, sku: str, qty: int, extra: int, **_unknown: Never) -> PgCall:
         """hold as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("park.hold", _unknown)
         return self._backend.make_call(
             "park.hold",
             'select result, reason from "retry_after_refusal"."park_hold"(%s, %s, %s, %s, %s)',
@@ -297,8 +316,9 @@ class Park:
             ],
         )
 
-    def post(self, *, ticket: str, qty: int | None = None, extra: int | None = None) -> Result:
+    def post(self, *, ticket: str, qty: int | None = None, extra: int | None = None, **_unknown: Never) -> Result:
         """Posts the hold: the amounts given, or the whole hold when they are all left out."""
+        check_keywords("park.post", _unknown)
         return self._backend.call(
             "park.post",
             'select result, reason from "retry_after_refusal"."park_post"(%s, %s, %s, %s)',
@@ -308,8 +328,9 @@ class Park:
             ],
         )
 
-    def post_call(self, *, ticket: str, qty: int | None = None, extra: int | None = None) -> PgCall:
+    def post_call(self, *, ticket: str, qty: int | None = None, extra: int | None = None, **_unknown: Never) -> PgCall:
         """post as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("park.post", _unknown)
         return self._backend.make_call(
             "park.post",
             'select result, reason from "retry_after_refusal"."park_post"(%s, %s, %s, %s)',
@@ -319,8 +340,9 @@ class Park:
             ],
         )
 
-    def void(self, *, ticket: str) -> Result:
+    def void(self, *, ticket: str, **_unknown: Never) -> Result:
         """Gives the hold back."""
+        check_keywords("park.void", _unknown)
         return self._backend.call(
             "park.void",
             'select result, reason from "retry_after_refusal"."park_void"(%s, %s)',
@@ -329,8 +351,9 @@ class Park:
             ],
         )
 
-    def void_call(self, *, ticket: str) -> PgCall:
+    def void_call(self, *, ticket: str, **_unknown: Never) -> PgCall:
         """void as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("park.void", _unknown)
         return self._backend.make_call(
             "park.void",
             'select result, reason from "retry_after_refusal"."park_void"(%s, %s)',
@@ -339,8 +362,9 @@ class Park:
             ],
         )
 
-    def status(self, *, ticket: str) -> HoldState | None:
+    def status(self, *, ticket: str, **_unknown: Never) -> HoldState | None:
         """Where the hold stands; None when there is none. It writes nothing."""
+        check_keywords("park.status", _unknown)
         return self._backend.status(
             "park.status",
             'select "retry_after_refusal"."park_status"(%s, %s)',
@@ -349,8 +373,9 @@ class Park:
             ],
         )
 
-    def status_call(self, *, ticket: str) -> PgCall:
+    def status_call(self, *, ticket: str, **_unknown: Never) -> PgCall:
         """status as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("park.status", _unknown)
         return self._backend.make_call(
             "park.status",
             'select "retry_after_refusal"."park_status"(%s, %s)',
@@ -367,8 +392,9 @@ class ClearBin:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def do(self, *, ticket: str, sku: str, qty: int) -> Result:
+    def do(self, *, ticket: str, sku: str, qty: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("clear_bin.do", _unknown)
         return self._backend.call(
             "clear_bin.do",
             'select result, reason from "retry_after_refusal"."clear_bin_do"(%s, %s, %s, %s)',
@@ -379,8 +405,9 @@ class ClearBin:
             ],
         )
 
-    def do_call(self, *, ticket: str, sku: str, qty: int) -> PgCall:
+    def do_call(self, *, ticket: str, sku: str, qty: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("clear_bin.do", _unknown)
         return self._backend.make_call(
             "clear_bin.do",
             'select result, reason from "retry_after_refusal"."clear_bin_do"(%s, %s, %s, %s)',
@@ -398,8 +425,9 @@ class Balances:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def shelf(self, *, sku: str) -> Balance:
+    def shelf(self, *, sku: str, **_unknown: Never) -> Balance:
         """The account shelf."""
+        check_keywords("balance.shelf", _unknown)
         return self._backend.balance(
             "balance.shelf",
             'select posted, held_in, held_out from "retry_after_refusal"."balance_shelf"(%s, %s)',
@@ -408,8 +436,9 @@ class Balances:
             ],
         )
 
-    def spare(self) -> Balance:
+    def spare(self, **_unknown: Never) -> Balance:
         """The account spare."""
+        check_keywords("balance.spare", _unknown)
         return self._backend.balance(
             "balance.spare",
             'select posted, held_in, held_out from "retry_after_refusal"."balance_spare"(%s)',
@@ -417,8 +446,9 @@ class Balances:
             ],
         )
 
-    def safety(self, *, sku: str) -> Balance:
+    def safety(self, *, sku: str, **_unknown: Never) -> Balance:
         """The account safety."""
+        check_keywords("balance.safety", _unknown)
         return self._backend.balance(
             "balance.safety",
             'select posted, held_in, held_out from "retry_after_refusal"."balance_safety"(%s, %s)',
@@ -427,8 +457,9 @@ class Balances:
             ],
         )
 
-    def credit(self, *, member: str) -> Balance:
+    def credit(self, *, member: str, **_unknown: Never) -> Balance:
         """The account credit."""
+        check_keywords("balance.credit", _unknown)
         return self._backend.balance(
             "balance.credit",
             'select posted, held_in, held_out from "retry_after_refusal"."balance_credit"(%s, %s)',
@@ -437,8 +468,9 @@ class Balances:
             ],
         )
 
-    def bin(self, *, sku: str) -> Balance:
+    def bin(self, *, sku: str, **_unknown: Never) -> Balance:
         """The account bin."""
+        check_keywords("balance.bin", _unknown)
         return self._backend.balance(
             "balance.bin",
             'select posted, held_in, held_out from "retry_after_refusal"."balance_bin"(%s, %s)',
@@ -447,8 +479,9 @@ class Balances:
             ],
         )
 
-    def world(self) -> Balance:
+    def world(self, **_unknown: Never) -> Balance:
         """The account world."""
+        check_keywords("balance.world", _unknown)
         return self._backend.balance(
             "balance.world",
             'select posted, held_in, held_out from "retry_after_refusal"."balance_world"(%s)',
@@ -472,13 +505,14 @@ class Book:
         self.balance = Balances(backend)
         """Reads accounts: posted, held coming in, held going out."""
 
-    def expire(self, max: int = 1000) -> int:
+    def expire(self, max: int = 1000, **_unknown: Never) -> int:
         """Gives back up to max holds past their deadline and answers how
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
+        check_keywords("expire", _unknown)
         return self._backend.expire('select "retry_after_refusal".expire(%s)', max)
 
-    def bulk(self, calls: Sequence[PgCall]) -> list[PgAnswer]:
+    def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
         answers each, in order, as it would be answered alone: a Result, a
         hold state (or None) for a status, or the error the call alone
@@ -486,6 +520,7 @@ class Book:
         autocommit mode they go in one pipeline; over psycopg2, or in the
         caller's transaction, one by one. No call sees another's answer: a
         post, void or status must not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return self._backend.bulk(calls)
 
 
@@ -495,8 +530,9 @@ class AsyncStock:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def do(self, *, delivery: str, sku: str, qty: int) -> Result:
+    async def do(self, *, delivery: str, sku: str, qty: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("stock.do", _unknown)
         return await self._backend.call(
             "stock.do",
             'select result, reason from "retry_after_refusal"."stock_do"(%s, %s, %s, %s)',
@@ -507,8 +543,9 @@ class AsyncStock:
             ],
         )
 
-    def do_call(self, *, delivery: str, sku: str, qty: int) -> PgCall:
+    def do_call(self, *, delivery: str, sku: str, qty: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("stock.do", _unknown)
         return self._backend.make_call(
             "stock.do",
             'select result, reason from "retry_after_refusal"."stock_do"(%s, %s, %s, %s)',
@@ -526,8 +563,9 @@ class AsyncRestockSpare:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def do(self, *, delivery: str, qty: int) -> Result:
+    async def do(self, *, delivery: str, qty: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("restock_spare.do", _unknown)
         return await self._backend.call(
             "restock_spare.do",
             'select result, reason from "retry_after_refusal"."restock_spare_do"(%s, %s, %s)',
@@ -537,8 +575,9 @@ class AsyncRestockSpare:
             ],
         )
 
-    def do_call(self, *, delivery: str, qty: int) -> PgCall:
+    def do_call(self, *, delivery: str, qty: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("restock_spare.do", _unknown)
         return self._backend.make_call(
             "restock_spare.do",
             'select result, reason from "retry_after_refusal"."restock_spare_do"(%s, %s, %s)',
@@ -555,8 +594,9 @@ class AsyncShip:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def do(self, *, order: str, sku: str, qty: int, extra: int) -> Result:
+    async def do(self, *, order: str, sku: str, qty: int, extra: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("ship.do", _unknown)
         return await self._backend.call(
             "ship.do",
             'select result, reason from "retry_after_refusal"."ship_do"(%s, %s, %s, %s, %s)',
@@ -568,8 +608,9 @@ class AsyncShip:
             ],
         )
 
-    def do_call(self, *, order: str, sku: str, qty: int, extra: int) -> PgCall:
+    def do_call(self, *, order: str, sku: str, qty: int, extra: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("ship.do", _unknown)
         return self._backend.make_call(
             "ship.do",
             'select result, reason from "retry_after_refusal"."ship_do"(%s, %s, %s, %s, %s)',
@@ -588,8 +629,9 @@ class AsyncReserve:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def hold(self, *, order: str, sku: str, qty: int, extra: int) -> Result:
+    async def hold(self, *, order: str, sku: str, qty: int, extra: int, **_unknown: Never) -> Result:
         """Holds the amounts; post or void ends the hold."""
+        check_keywords("reserve.hold", _unknown)
         return await self._backend.call(
             "reserve.hold",
             'select result, reason from "retry_after_refusal"."reserve_hold"(%s, %s, %s, %s, %s)',
@@ -601,8 +643,9 @@ class AsyncReserve:
             ],
         )
 
-    def hold_call(self, *, order: str, sku: str, qty: int, extra: int) -> PgCall:
+    def hold_call(self, *, order: str, sku: str, qty: int, extra: int, **_unknown: Never) -> PgCall:
         """hold as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("reserve.hold", _unknown)
         return self._backend.make_call(
             "reserve.hold",
             'select result, reason from "retry_after_refusal"."reserve_hold"(%s, %s, %s, %s, %s)',
@@ -614,8 +657,9 @@ class AsyncReserve:
             ],
         )
 
-    async def post(self, *, order: str, qty: int | None = None, extra: int | None = None) -> Result:
+    async def post(self, *, order: str, qty: int | None = None, extra: int | None = None, **_unknown: Never) -> Result:
         """Posts the hold: the amounts given, or the whole hold when they are all left out."""
+        check_keywords("reserve.post", _unknown)
         return await self._backend.call(
             "reserve.post",
             'select result, reason from "retry_after_refusal"."reserve_post"(%s, %s, %s, %s)',
@@ -625,8 +669,9 @@ class AsyncReserve:
             ],
         )
 
-    def post_call(self, *, order: str, qty: int | None = None, extra: int | None = None) -> PgCall:
+    def post_call(self, *, order: str, qty: int | None = None, extra: int | None = None, **_unknown: Never) -> PgCall:
         """post as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("reserve.post", _unknown)
         return self._backend.make_call(
             "reserve.post",
             'select result, reason from "retry_after_refusal"."reserve_post"(%s, %s, %s, %s)',
@@ -636,8 +681,9 @@ class AsyncReserve:
             ],
         )
 
-    async def void(self, *, order: str) -> Result:
+    async def void(self, *, order: str, **_unknown: Never) -> Result:
         """Gives the hold back."""
+        check_keywords("reserve.void", _unknown)
         return await self._backend.call(
             "reserve.void",
             'select result, reason from "retry_after_refusal"."reserve_void"(%s, %s)',
@@ -646,8 +692,9 @@ class AsyncReserve:
             ],
         )
 
-    def void_call(self, *, order: str) -> PgCall:
+    def void_call(self, *, order: str, **_unknown: Never) -> PgCall:
         """void as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("reserve.void", _unknown)
         return self._backend.make_call(
             "reserve.void",
             'select result, reason from "retry_after_refusal"."reserve_void"(%s, %s)',
@@ -656,8 +703,9 @@ class AsyncReserve:
             ],
         )
 
-    async def status(self, *, order: str) -> HoldState | None:
+    async def status(self, *, order: str, **_unknown: Never) -> HoldState | None:
         """Where the hold stands; None when there is none. It writes nothing."""
+        check_keywords("reserve.status", _unknown)
         return await self._backend.status(
             "reserve.status",
             'select "retry_after_refusal"."reserve_status"(%s, %s)',
@@ -666,8 +714,9 @@ class AsyncReserve:
             ],
         )
 
-    def status_call(self, *, order: str) -> PgCall:
+    def status_call(self, *, order: str, **_unknown: Never) -> PgCall:
         """status as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("reserve.status", _unknown)
         return self._backend.make_call(
             "reserve.status",
             'select "retry_after_refusal"."reserve_status"(%s, %s)',
@@ -684,8 +733,9 @@ class AsyncLend:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def do(self, *, loan: str, member: str, qty: int, extra: int) -> Result:
+    async def do(self, *, loan: str, member: str, qty: int, extra: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("lend.do", _unknown)
         return await self._backend.call(
             "lend.do",
             'select result, reason from "retry_after_refusal"."lend_do"(%s, %s, %s, %s, %s)',
@@ -697,8 +747,9 @@ class AsyncLend:
             ],
         )
 
-    def do_call(self, *, loan: str, member: str, qty: int, extra: int) -> PgCall:
+    def do_call(self, *, loan: str, member: str, qty: int, extra: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("lend.do", _unknown)
         return self._backend.make_call(
             "lend.do",
             'select result, reason from "retry_after_refusal"."lend_do"(%s, %s, %s, %s, %s)',
@@ -717,8 +768,9 @@ class AsyncPark:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def hold(self, *, ticket: str, sku: str, qty: int, extra: int) -> Result:
+    async def hold(self, *, ticket: str, sku: str, qty: int, extra: int, **_unknown: Never) -> Result:
         """Holds the amounts; post or void ends the hold."""
+        check_keywords("park.hold", _unknown)
         return await self._backend.call(
             "park.hold",
             'select result, reason from "retry_after_refusal"."park_hold"(%s, %s, %s, %s, %s)',
@@ -730,8 +782,9 @@ class AsyncPark:
             ],
         )
 
-    def hold_call(self, *, ticket: str, sku: str, qty: int, extra: int) -> PgCall:
+    def hold_call(self, *, ticket: str, sku: str, qty: int, extra: int, **_unknown: Never) -> PgCall:
         """hold as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("park.hold", _unknown)
         return self._backend.make_call(
             "park.hold",
             'select result, reason from "retry_after_refusal"."park_hold"(%s, %s, %s, %s, %s)',
@@ -743,8 +796,9 @@ class AsyncPark:
             ],
         )
 
-    async def post(self, *, ticket: str, qty: int | None = None, extra: int | None = None) -> Result:
+    async def post(self, *, ticket: str, qty: int | None = None, extra: int | None = None, **_unknown: Never) -> Result:
         """Posts the hold: the amounts given, or the whole hold when they are all left out."""
+        check_keywords("park.post", _unknown)
         return await self._backend.call(
             "park.post",
             'select result, reason from "retry_after_refusal"."park_post"(%s, %s, %s, %s)',
@@ -754,8 +808,9 @@ class AsyncPark:
             ],
         )
 
-    def post_call(self, *, ticket: str, qty: int | None = None, extra: int | None = None) -> PgCall:
+    def post_call(self, *, ticket: str, qty: int | None = None, extra: int | None = None, **_unknown: Never) -> PgCall:
         """post as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("park.post", _unknown)
         return self._backend.make_call(
             "park.post",
             'select result, reason from "retry_after_refusal"."park_post"(%s, %s, %s, %s)',
@@ -765,8 +820,9 @@ class AsyncPark:
             ],
         )
 
-    async def void(self, *, ticket: str) -> Result:
+    async def void(self, *, ticket: str, **_unknown: Never) -> Result:
         """Gives the hold back."""
+        check_keywords("park.void", _unknown)
         return await self._backend.call(
             "park.void",
             'select result, reason from "retry_after_refusal"."park_void"(%s, %s)',
@@ -775,8 +831,9 @@ class AsyncPark:
             ],
         )
 
-    def void_call(self, *, ticket: str) -> PgCall:
+    def void_call(self, *, ticket: str, **_unknown: Never) -> PgCall:
         """void as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("park.void", _unknown)
         return self._backend.make_call(
             "park.void",
             'select result, reason from "retry_after_refusal"."park_void"(%s, %s)',
@@ -785,8 +842,9 @@ class AsyncPark:
             ],
         )
 
-    async def status(self, *, ticket: str) -> HoldState | None:
+    async def status(self, *, ticket: str, **_unknown: Never) -> HoldState | None:
         """Where the hold stands; None when there is none. It writes nothing."""
+        check_keywords("park.status", _unknown)
         return await self._backend.status(
             "park.status",
             'select "retry_after_refusal"."park_status"(%s, %s)',
@@ -795,8 +853,9 @@ class AsyncPark:
             ],
         )
 
-    def status_call(self, *, ticket: str) -> PgCall:
+    def status_call(self, *, ticket: str, **_unknown: Never) -> PgCall:
         """status as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("park.status", _unknown)
         return self._backend.make_call(
             "park.status",
             'select "retry_after_refusal"."park_status"(%s, %s)',
@@ -813,8 +872,9 @@ class AsyncClearBin:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def do(self, *, ticket: str, sku: str, qty: int) -> Result:
+    async def do(self, *, ticket: str, sku: str, qty: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("clear_bin.do", _unknown)
         return await self._backend.call(
             "clear_bin.do",
             'select result, reason from "retry_after_refusal"."clear_bin_do"(%s, %s, %s, %s)',
@@ -825,8 +885,9 @@ class AsyncClearBin:
             ],
         )
 
-    def do_call(self, *, ticket: str, sku: str, qty: int) -> PgCall:
+    def do_call(self, *, ticket: str, sku: str, qty: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("clear_bin.do", _unknown)
         return self._backend.make_call(
             "clear_bin.do",
             'select result, reason from "retry_after_refusal"."clear_bin_do"(%s, %s, %s, %s)',
@@ -844,8 +905,9 @@ class AsyncBalances:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def shelf(self, *, sku: str) -> Balance:
+    async def shelf(self, *, sku: str, **_unknown: Never) -> Balance:
         """The account shelf."""
+        check_keywords("balance.shelf", _unknown)
         return await self._backend.balance(
             "balance.shelf",
             'select posted, held_in, held_out from "retry_after_refusal"."balance_shelf"(%s, %s)',
@@ -854,8 +916,9 @@ class AsyncBalances:
             ],
         )
 
-    async def spare(self) -> Balance:
+    async def spare(self, **_unknown: Never) -> Balance:
         """The account spare."""
+        check_keywords("balance.spare", _unknown)
         return await self._backend.balance(
             "balance.spare",
             'select posted, held_in, held_out from "retry_after_refusal"."balance_spare"(%s)',
@@ -863,8 +926,9 @@ class AsyncBalances:
             ],
         )
 
-    async def safety(self, *, sku: str) -> Balance:
+    async def safety(self, *, sku: str, **_unknown: Never) -> Balance:
         """The account safety."""
+        check_keywords("balance.safety", _unknown)
         return await self._backend.balance(
             "balance.safety",
             'select posted, held_in, held_out from "retry_after_refusal"."balance_safety"(%s, %s)',
@@ -873,8 +937,9 @@ class AsyncBalances:
             ],
         )
 
-    async def credit(self, *, member: str) -> Balance:
+    async def credit(self, *, member: str, **_unknown: Never) -> Balance:
         """The account credit."""
+        check_keywords("balance.credit", _unknown)
         return await self._backend.balance(
             "balance.credit",
             'select posted, held_in, held_out from "retry_after_refusal"."balance_credit"(%s, %s)',
@@ -883,8 +948,9 @@ class AsyncBalances:
             ],
         )
 
-    async def bin(self, *, sku: str) -> Balance:
+    async def bin(self, *, sku: str, **_unknown: Never) -> Balance:
         """The account bin."""
+        check_keywords("balance.bin", _unknown)
         return await self._backend.balance(
             "balance.bin",
             'select posted, held_in, held_out from "retry_after_refusal"."balance_bin"(%s, %s)',
@@ -893,8 +959,9 @@ class AsyncBalances:
             ],
         )
 
-    async def world(self) -> Balance:
+    async def world(self, **_unknown: Never) -> Balance:
         """The account world."""
+        check_keywords("balance.world", _unknown)
         return await self._backend.balance(
             "balance.world",
             'select posted, held_in, held_out from "retry_after_refusal"."balance_world"(%s)',
@@ -918,13 +985,14 @@ class AsyncBook:
         self.balance = AsyncBalances(backend)
         """Reads accounts: posted, held coming in, held going out."""
 
-    async def expire(self, max: int = 1000) -> int:
+    async def expire(self, max: int = 1000, **_unknown: Never) -> int:
         """Gives back up to max holds past their deadline and answers how
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
+        check_keywords("expire", _unknown)
         return await self._backend.expire('select "retry_after_refusal".expire(%s)', max)
 
-    async def bulk(self, calls: Sequence[PgCall]) -> list[PgAnswer]:
+    async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
         answers each, in order, as it would be answered alone: a Result, a
         hold state (or None) for a status, or the error the call alone
@@ -932,6 +1000,7 @@ class AsyncBook:
         autocommit mode they go in one pipeline; over psycopg2, or in the
         caller's transaction, one by one. No call sees another's answer: a
         post, void or status must not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return await self._backend.bulk(calls)
 
 
@@ -964,7 +1033,8 @@ def postgres(conn: Any, tenant: str = "", *, resend_for: float | None = None) ->
     transaction, its writes commit with it. Over a pool, each call is a
     transaction of a lent connection, and a call whose connection is lost
     while it is out goes again on another for resend_for seconds (30 by
-    default; 0: never)."""
+    default; 0: never). Threads may share one connection: the books over it
+    take turns."""
     tenant = check_text("postgres", "the tenant", tenant)
     return Book(PostgresBook(conn, tenant, resend_for))
 
@@ -972,7 +1042,9 @@ def postgres(conn: Any, tenant: str = "", *, resend_for: float | None = None) ->
 def postgres_async(conn: Any, tenant: str = "", *, resend_for: float | None = None) -> AsyncBook:
     """The book for asyncio over conn, a psycopg 3 AsyncConnection or a
     psycopg_pool AsyncConnectionPool, for a tenant ("" by default), as
-    postgres() says."""
+    postgres() says. A call cancelled after it was sent raises
+    ChoboCancelledError, since it may have been applied; cancelled before,
+    the plain CancelledError."""
     tenant = check_text("postgres_async", "the tenant", tenant)
     return AsyncBook(AsyncPostgresBook(conn, tenant, resend_for))
 
@@ -1000,7 +1072,7 @@ ChoboErrorCode: TypeAlias = Literal[
     "CHOBO_BOUND_CHANGED",  # a floor or room account was opened with another amount
     "CHOBO_BALANCE_OVERFLOW",  # a TigerBeetle balance outside 64 bits
     "CHOBO_TIMEOUT",  # no answer within the time a request may take
-    "CHOBO_OUTCOME_UNKNOWN",  # the connection was lost while the call was out: it may have been applied
+    "CHOBO_OUTCOME_UNKNOWN",  # the connection was lost, or an asyncio call cancelled, while the call was out: it may have been applied
     "CHOBO_NOT_SENT",  # the connection was closed before the call: it never went
     "CHOBO_UNEXPECTED",  # an answer chobo's statements or chains never get
 ]
@@ -1051,6 +1123,23 @@ class ChoboError(Exception):
         self.code = code
 
 
+class ChoboCancelledError(ChoboError, asyncio.CancelledError):
+    """What an asyncio call raises when it is cancelled (task.cancel(),
+    asyncio.wait_for, asyncio.timeout) after it was sent: its outcome is
+    unknown, as that of a call whose connection was lost
+    (CHOBO_OUTCOME_UNKNOWN). It is a CancelledError too, so that whatever
+    cancelled the task still sees its cancellation. A call cancelled before
+    it went raises the plain CancelledError: nothing was sent; so does, on
+    TigerBeetle, a read (a status, a balance), which changes nothing."""
+
+    def __init__(self, where: str) -> None:
+        super().__init__(
+            "CHOBO_OUTCOME_UNKNOWN",
+            f"{where}: the call was cancelled after it was sent, so it may or may not have been applied; "
+            "sending it again with the same arguments is safe, and its answer says which",
+        )
+
+
 AMOUNT_MAX = (1 << 63) - 1
 """The largest amount: amounts are 64-bit integers from 0 up."""
 
@@ -1076,6 +1165,18 @@ def describe(v: object) -> str:
     if isinstance(v, int):
         return f"the int {v}"
     return f"a {type(v).__name__}"
+
+
+def check_keywords(where: str, unknown: Mapping[str, object]) -> None:
+    """Refuses, before anything is sent, keyword arguments the operation
+    does not take: a generated method gathers them in **_unknown (typed
+    Never, so that a type checker names them too) rather than letting
+    Python raise its TypeError, so that every mistake in a call is a
+    ChoboError."""
+    if unknown:
+        names = ", ".join(repr(n) for n in unknown)
+        what = "argument" if len(unknown) == 1 else "arguments"
+        raise ChoboError("CHOBO_BAD_ARGUMENT", f"{where}: the operation takes no {what} named {names}")
 
 
 def check_amount(where: str, name: str, v: object) -> int:
@@ -1287,6 +1388,7 @@ class _PgQuery:
 
     statement: str
     params: tuple[object, ...]
+    where: str = ""
 
 
 @dataclass(frozen=True)
@@ -1385,7 +1487,7 @@ def _pg_row_flow(
     while True:
         err: Exception
         try:
-            fetched = yield _PgQuery(statement, params)
+            fetched = yield _PgQuery(statement, params, where)
         except Exception as e:
             err = e
         else:
@@ -1497,9 +1599,16 @@ def _pg_balance_flow(where: str, statement: str, params: tuple[object, ...], res
     )
 
 
+EXPIRE_MAX = (1 << 31) - 1
+"""The most holds one expire gives back: its SQL function takes max as an
+integer, which PostgreSQL keeps in 32 bits."""
+
+
 def _pg_expire_flow(statement: str, max: int, resend_for: float = 0.0) -> _PgFlow[int]:
-    if isinstance(max, bool) or not isinstance(max, int) or max < 0:
-        raise ChoboError("CHOBO_BAD_ARGUMENT", f"expire: max must be a whole number from 0, got {describe(max)}")
+    if isinstance(max, bool) or not isinstance(max, int) or max < 0 or max > EXPIRE_MAX:
+        raise ChoboError(
+            "CHOBO_BAD_ARGUMENT", f"expire: max must be a whole number from 0 to {EXPIRE_MAX}, got {describe(max)}"
+        )
     row, _ = yield from _pg_row_flow("expire", statement, (max,), resend_for)
     return _pg_int64("expire", _pg_column(row, 0))
 
@@ -1557,6 +1666,62 @@ def _pg_check_open(conn: object) -> None:
     a bool, psycopg2's a number, 0 while open): nothing goes."""
     if getattr(conn, "closed", False):
         raise ChoboError("CHOBO_NOT_SENT", "the call was not sent: the connection is closed; open a new one")
+
+
+# One connection, many callers. A connection carries one statement at a
+# time, and psycopg 3 takes its own lock only for each statement, not for
+# the whole of a pipeline: a statement another thread sends while a bulk's
+# pipeline is open meets it half-way ("another command is already in
+# progress"), and the pipeline is left broken. So every book over one
+# connection takes the same lock for each statement and each pipeline
+# (PostgresBook a threading.Lock, AsyncPostgresBook an asyncio.Lock for
+# the tasks of one loop), kept beside the connection for as long as it
+# lives. Over a pool each call has a connection of its own, and no lock.
+
+_pg_locks: weakref.WeakKeyDictionary[object, threading.Lock] = weakref.WeakKeyDictionary()
+_pg_async_locks: weakref.WeakKeyDictionary[object, asyncio.Lock] = weakref.WeakKeyDictionary()
+_pg_locks_guard = threading.Lock()
+
+
+def _pg_lock_of(conn: object) -> threading.Lock:
+    """The lock of the books over conn. A connection that cannot be
+    referred to weakly gets one for each book: its books do not take turns
+    with one another."""
+    with _pg_locks_guard:
+        try:
+            lock = _pg_locks.get(conn)
+            if lock is None:
+                lock = _pg_locks[conn] = threading.Lock()
+        except TypeError:
+            lock = threading.Lock()
+        return lock
+
+
+def _pg_async_lock_of(conn: object) -> asyncio.Lock:
+    """The asyncio lock of the async books over conn, as _pg_lock_of."""
+    with _pg_locks_guard:
+        try:
+            lock = _pg_async_locks.get(conn)
+            if lock is None:
+                lock = _pg_async_locks[conn] = asyncio.Lock()
+        except TypeError:
+            lock = asyncio.Lock()
+        return lock
+
+
+async def _pg_out(where: str, sending: Awaitable[_PgT]) -> _PgT:
+    """Awaits a statement (or a pipeline) that is being sent. Cancelled
+    now, the call may have been applied: psycopg asks the server to cancel
+    the statement, but the server may have committed it first, so the
+    caller gets ChoboCancelledError, which is CHOBO_OUTCOME_UNKNOWN and a
+    CancelledError both. A cancellation before this point (waiting for a
+    pool's connection or for the lock) sent nothing and stays plain."""
+    try:
+        return await sending
+    except ChoboCancelledError:
+        raise
+    except asyncio.CancelledError as e:
+        raise ChoboCancelledError(where or "postgres") from e
 
 
 PIPELINE_MAX = 1000
@@ -1697,6 +1862,9 @@ class PostgresBook(_PgBase):
     def __init__(self, conn: PgConnection | PgPool, tenant: str = "", resend_for: float | None = None) -> None:
         super().__init__(conn, tenant, "a DB-API 2 connection (psycopg or psycopg2)", resend_for)
         self._conn = conn
+        # Shared by every book over the connection, so that threads calling
+        # them take turns; a pool lends each call a connection of its own.
+        self._lock = _pg_lock_of(conn) if not _pg_is_pool(conn) else None
 
     def _run(self, flow: _PgFlow[_PgT]) -> _PgT:
         try:
@@ -1735,7 +1903,12 @@ class PostgresBook(_PgBase):
                 raise
             lending.__exit__(None, None, None)
             return row
-        return self._fetch_on(cast(PgConnection, self._conn), q)
+        with self._turn():
+            return self._fetch_on(cast(PgConnection, self._conn), q)
+
+    def _turn(self) -> AbstractContextManager[object]:
+        """The connection's lock, held while one statement or pipeline is out."""
+        return self._lock if self._lock is not None else threading.Lock()
 
     def _fetch_on(self, conn: PgConnection, q: _PgQuery) -> object:
         _pg_check_open(conn)
@@ -1789,7 +1962,9 @@ class PostgresBook(_PgBase):
         if len(send) > 1 and _pg_pipelines(self._conn):
             alone = []
             for part in _pg_chunks(send):
-                alone += _pg_settle(calls, part, self._pipeline([calls[i] for i in part]), out)
+                with self._turn():
+                    got = self._pipeline([calls[i] for i in part])
+                alone += _pg_settle(calls, part, got, out)
         for i in alone:
             out[i] = self._one(calls[i])
         return out
@@ -1826,6 +2001,9 @@ class AsyncPostgresBook(_PgBase):
     def __init__(self, conn: AsyncPgConnection | AsyncPgPool, tenant: str = "", resend_for: float | None = None) -> None:
         super().__init__(conn, tenant, "psycopg's AsyncConnection", resend_for)
         self._conn = conn
+        # Shared by every async book over the connection: its tasks take
+        # turns, as PostgresBook's threads do.
+        self._lock = _pg_async_lock_of(conn) if not _pg_is_pool(conn) else None
 
     async def _run(self, flow: _PgFlow[_PgT]) -> _PgT:
         try:
@@ -1838,6 +2016,10 @@ class AsyncPostgresBook(_PgBase):
                 else:
                     try:
                         answer = await self._fetch(step)
+                    except asyncio.CancelledError:
+                        # Never sent again: a cancelled call ends here,
+                        # plain or of unknown outcome (_pg_out).
+                        raise
                     except Exception as e:
                         error = e
                 # Thrown in out here, not in the except clause, so that what
@@ -1856,13 +2038,20 @@ class AsyncPostgresBook(_PgBase):
             except Exception as e:
                 raise _pg_not_sent(e) from None
             try:
-                row = await self._fetch_on(conn, q)
+                row = await _pg_out(q.where, self._fetch_on(conn, q))
             except BaseException as e:
                 await lending.__aexit__(type(e), e, e.__traceback__)
                 raise
             await lending.__aexit__(None, None, None)
             return row
-        return await self._fetch_on(cast(AsyncPgConnection, self._conn), q)
+        async with self._turn():
+            return await _pg_out(q.where, self._fetch_on(cast(AsyncPgConnection, self._conn), q))
+
+    def _turn(self) -> AbstractAsyncContextManager[object]:
+        """The connection's asyncio lock, held while one statement or
+        pipeline is out; waiting for it sends nothing, so a cancellation
+        there is plain."""
+        return self._lock if self._lock is not None else asyncio.Lock()
 
     async def _fetch_on(self, conn: AsyncPgConnection, q: _PgQuery) -> object:
         _pg_check_open(conn)
@@ -1897,6 +2086,8 @@ class AsyncPostgresBook(_PgBase):
     async def _one(self, c: PgCall) -> PgAnswer:
         try:
             return await self._run(_pg_flow_of(c, self._resend_for))
+        except asyncio.CancelledError:
+            raise  # the bulk's, not the call's answer
         except Exception as e:
             return e
 
@@ -1908,7 +2099,9 @@ class AsyncPostgresBook(_PgBase):
         if len(send) > 1 and _pg_pipelines(self._conn):
             alone = []
             for part in _pg_chunks(send):
-                alone += _pg_settle(calls, part, await self._pipeline([calls[i] for i in part]), out)
+                async with self._turn():
+                    got = await _pg_out("bulk", self._pipeline([calls[i] for i in part]))
+                alone += _pg_settle(calls, part, got, out)
         for i in alone:
             out[i] = await self._one(calls[i])
         return out

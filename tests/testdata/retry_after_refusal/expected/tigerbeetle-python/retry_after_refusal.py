@@ -10,11 +10,11 @@ import re
 import secrets
 import threading
 import tigerbeetle as tb
-from collections.abc import Awaitable, Callable, Generator, Sequence
+from collections.abc import Awaitable, Callable, Generator, Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any, Literal, Protocol, TypeAlias, TypeVar, cast
+from typing import Any, Literal, Never, Protocol, TypeAlias, TypeVar, cast
 
 # The client of the book retry_after_refusal kept in TigerBeetle: each operation is
 # one linked chain of transfers sent in one request, so that every bound is
@@ -53,8 +53,9 @@ class Stock:
     def __init__(self, backend: TigerBeetleBook) -> None:
         self._backend = backend
 
-    def do(self, *, delivery: str, sku: str, qty: int) -> Result:
+    def do(self, *, delivery: str, sku: str, qty: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("stock.do", _unknown)
         return self._backend.call(
             0,
             "do",
@@ -65,8 +66,9 @@ class Stock:
             ],
         )
 
-    def do_call(self, *, delivery: str, sku: str, qty: int) -> TbCall:
+    def do_call(self, *, delivery: str, sku: str, qty: int, **_unknown: Never) -> TbCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("stock.do", _unknown)
         return tb_call(
             0,
             "do",
@@ -84,8 +86,9 @@ class RestockSpare:
     def __init__(self, backend: TigerBeetleBook) -> None:
         self._backend = backend
 
-    def do(self, *, delivery: str, qty: int) -> Result:
+    def do(self, *, delivery: str, qty: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("restock_spare.do", _unknown)
         return self._backend.call(
             1,
             "do",
@@ -95,8 +98,9 @@ class RestockSpare:
             ],
         )
 
-    def do_call(self, *, delivery: str, qty: int) -> TbCall:
+    def do_call(self, *, delivery: str, qty: int, **_unknown: Never) -> TbCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("restock_spare.do", _unknown)
         return tb_call(
             1,
             "do",
@@ -113,8 +117,9 @@ class Ship:
     def __init__(self, backend: TigerBeetleBook) -> None:
         self._backend = backend
 
-    def do(self, *, order: str, sku: str, qty: int, extra: int) -> Result:
+    def do(self, *, order: str, sku: str, qty: int, extra: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("ship.do", _unknown)
         return self._backend.call(
             2,
             "do",
@@ -126,8 +131,9 @@ class Ship:
             ],
         )
 
-    def do_call(self, *, order: str, sku: str, qty: int, extra: int) -> TbCall:
+    def do_call(self, *, order: str, sku: str, qty: int, extra: int, **_unknown: Never) -> TbCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("ship.do", _unknown)
         return tb_call(
             2,
             "do",
@@ -146,8 +152,9 @@ class Reserve:
     def __init__(self, backend: TigerBeetleBook) -> None:
         self._backend = backend
 
-    def hold(self, *, order: str, sku: str, qty: int, extra: int) -> Result:
+    def hold(self, *, order: str, sku: str, qty: int, extra: int, **_unknown: Never) -> Result:
         """Holds the amounts; post or void ends the hold."""
+        check_keywords("reserve.hold", _unknown)
         return self._backend.call(
             3,
             "hold",
@@ -159,8 +166,9 @@ class Reserve:
             ],
         )
 
-    def hold_call(self, *, order: str, sku: str, qty: int, extra: int) -> TbCall:
+    def hold_call(self, *, order: str, sku: str, qty: int, extra: int, **_unknown: Never) -> TbCall:
         """hold as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("reserve.hold", _unknown)
         return tb_call(
             3,
             "hold",
@@ -172,8 +180,9 @@ class Reserve:
             ],
         )
 
-    def post(self, *, order: str, qty: int | None = None, extra: int | None = None) -> Result:
+    def post(self, *, order: str, qty: int | None = None, extra: int | None = None, **_unknown: Never) -> Result:
         """Posts the hold: the amounts given, or the whole hold when they are all left out."""
+        check_keywords("reserve.post", _unknown)
         return self._backend.post(
             3,
             [
@@ -182,8 +191,9 @@ class Reserve:
             _post_amounts("reserve.post", ("qty", qty), ("extra", extra)),
         )
 
-    def post_call(self, *, order: str, qty: int | None = None, extra: int | None = None) -> TbCall:
+    def post_call(self, *, order: str, qty: int | None = None, extra: int | None = None, **_unknown: Never) -> TbCall:
         """post as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("reserve.post", _unknown)
         return tb_call(
             3,
             "post",
@@ -193,8 +203,9 @@ class Reserve:
             lambda: _post_amounts("reserve.post", ("qty", qty), ("extra", extra)),
         )
 
-    def void(self, *, order: str) -> Result:
+    def void(self, *, order: str, **_unknown: Never) -> Result:
         """Gives the hold back."""
+        check_keywords("reserve.void", _unknown)
         return self._backend.void(
             3,
             [
@@ -202,8 +213,9 @@ class Reserve:
             ],
         )
 
-    def void_call(self, *, order: str) -> TbCall:
+    def void_call(self, *, order: str, **_unknown: Never) -> TbCall:
         """void as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("reserve.void", _unknown)
         return tb_call(
             3,
             "void",
@@ -212,8 +224,9 @@ class Reserve:
             ],
         )
 
-    def status(self, *, order: str) -> HoldState | None:
+    def status(self, *, order: str, **_unknown: Never) -> HoldState | None:
         """Where the hold stands; None when there is none. It writes nothing."""
+        check_keywords("reserve.status", _unknown)
         return self._backend.status(
             3,
             [
@@ -221,8 +234,9 @@ class Reserve:
             ],
         )
 
-    def status_call(self, *, order: str) -> TbCall:
+    def status_call(self, *, order: str, **_unknown: Never) -> TbCall:
         """status as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("reserve.status", _unknown)
         return tb_call(
             3,
             "status",
@@ -238,8 +252,9 @@ class Lend:
     def __init__(self, backend: TigerBeetleBook) -> None:
         self._backend = backend
 
-    def do(self, *, loan: str, member: str, qty: int, extra: int) -> Result:
+    def do(self, *, loan: str, member: str, qty: int, extra: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("lend.do", _unknown)
         return self._backend.call(
             4,
             "do",
@@ -251,8 +266,9 @@ class Lend:
             ],
         )
 
-    def do_call(self, *, loan: str, member: str, qty: int, extra: int) -> TbCall:
+    def do_call(self, *, loan: str, member: str, qty: int, extra: int, **_unknown: Never) -> TbCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("lend.do", _unknown)
         return tb_call(
             4,
             "do",
@@ -271,8 +287,9 @@ class Park:
     def __init__(self, backend: TigerBeetleBook) -> None:
         self._backend = backend
 
-    def hold(self, *, ticket: str, sku: str, qty: int, extra: int) -> Result:
+    def hold(self, *, ticket: str, sku: str, qty: int, extra: int, **_unknown: Never) -> Result:
         """Holds the amounts; post or void ends the hold."""
+        check_keywords("park.hold", _unknown)
         return self._backend.call(
             5,
             "hold",
@@ -284,8 +301,9 @@ class Park:
             ],
         )
 
-    def hold_call(self, *, ticket: str, sku: str, qty: int, extra: int) -> TbCall:
+    def hold_call(self, *, ticket: str, sku: str, qty: int, extra: int, **_unknown: Never) -> TbCall:
         """hold as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("park.hold", _unknown)
         return tb_call(
             5,
             "hold",
@@ -297,8 +315,9 @@ class Park:
             ],
         )
 
-    def post(self, *, ticket: str, qty: int | None = None, extra: int | None = None) -> Result:
+    def post(self, *, ticket: str, qty: int | None = None, extra: int | None = None, **_unknown: Never) -> Result:
         """Posts the hold: the amounts given, or the whole hold when they are all left out."""
+        check_keywords("park.post", _unknown)
         return self._backend.post(
             5,
             [
@@ -307,8 +326,9 @@ class Park:
             _post_amounts("park.post", ("qty", qty), ("extra", extra)),
         )
 
-    def post_call(self, *, ticket: str, qty: int | None = None, extra: int | None = None) -> TbCall:
+    def post_call(self, *, ticket: str, qty: int | None = None, extra: int | None = None, **_unknown: Never) -> TbCall:
         """post as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("park.post", _unknown)
         return tb_call(
             5,
             "post",
@@ -318,8 +338,9 @@ class Park:
             lambda: _post_amounts("park.post", ("qty", qty), ("extra", extra)),
         )
 
-    def void(self, *, ticket: str) -> Result:
+    def void(self, *, ticket: str, **_unknown: Never) -> Result:
         """Gives the hold back."""
+        check_keywords("park.void", _unknown)
         return self._backend.void(
             5,
             [
@@ -327,8 +348,9 @@ class Park:
             ],
         )
 
-    def void_call(self, *, ticket: str) -> TbCall:
+    def void_call(self, *, ticket: str, **_unknown: Never) -> TbCall:
         """void as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("park.void", _unknown)
         return tb_call(
             5,
             "void",
@@ -337,8 +359,9 @@ class Park:
             ],
         )
 
-    def status(self, *, ticket: str) -> HoldState | None:
+    def status(self, *, ticket: str, **_unknown: Never) -> HoldState | None:
         """Where the hold stands; None when there is none. It writes nothing."""
+        check_keywords("park.status", _unknown)
         return self._backend.status(
             5,
             [
@@ -346,8 +369,9 @@ class Park:
             ],
         )
 
-    def status_call(self, *, ticket: str) -> TbCall:
+    def status_call(self, *, ticket: str, **_unknown: Never) -> TbCall:
         """status as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("park.status", _unknown)
         return tb_call(
             5,
             "status",
@@ -363,8 +387,9 @@ class ClearBin:
     def __init__(self, backend: TigerBeetleBook) -> None:
         self._backend = backend
 
-    def do(self, *, ticket: str, sku: str, qty: int) -> Result:
+    def do(self, *, ticket: str, sku: str, qty: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("clear_bin.do", _unknown)
         return self._backend.call(
             6,
             "do",
@@ -375,8 +400,9 @@ class ClearBin:
             ],
         )
 
-    def do_call(self, *, ticket: str, sku: str, qty: int) -> TbCall:
+    def do_call(self, *, ticket: str, sku: str, qty: int, **_unknown: Never) -> TbCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("clear_bin.do", _unknown)
         return tb_call(
             6,
             "do",
@@ -394,8 +420,9 @@ class Balances:
     def __init__(self, backend: TigerBeetleBook) -> None:
         self._backend = backend
 
-    def shelf(self, *, sku: str) -> Balance:
+    def shelf(self, *, sku: str, **_unknown: Never) -> Balance:
         """The account shelf."""
+        check_keywords("balance.shelf", _unknown)
         return self._backend.balance(
             0,
             [
@@ -403,15 +430,17 @@ class Balances:
             ],
         )
 
-    def spare(self) -> Balance:
+    def spare(self, **_unknown: Never) -> Balance:
         """The account spare."""
+        check_keywords("balance.spare", _unknown)
         return self._backend.balance(
             1,
             [],
         )
 
-    def safety(self, *, sku: str) -> Balance:
+    def safety(self, *, sku: str, **_unknown: Never) -> Balance:
         """The account safety."""
+        check_keywords("balance.safety", _unknown)
         return self._backend.balance(
             2,
             [
@@ -419,8 +448,9 @@ class Balances:
             ],
         )
 
-    def credit(self, *, member: str) -> Balance:
+    def credit(self, *, member: str, **_unknown: Never) -> Balance:
         """The account credit."""
+        check_keywords("balance.credit", _unknown)
         return self._backend.balance(
             3,
             [
@@ -428,8 +458,9 @@ class Balances:
             ],
         )
 
-    def bin(self, *, sku: str) -> Balance:
+    def bin(self, *, sku: str, **_unknown: Never) -> Balance:
         """The account bin."""
+        check_keywords("balance.bin", _unknown)
         return self._backend.balance(
             4,
             [
@@ -437,8 +468,9 @@ class Balances:
             ],
         )
 
-    def world(self) -> Balance:
+    def world(self, **_unknown: Never) -> Balance:
         """The account world."""
+        check_keywords("balance.world", _unknown)
         return self._backend.balance(
             5,
             [],
@@ -460,7 +492,7 @@ class Book:
         """Reads accounts: posted, held coming in, held going out."""
         self._backend = backend
 
-    def bulk(self, calls: Sequence[TbCall]) -> list[TbAnswer]:
+    def bulk(self, calls: Sequence[TbCall], **_unknown: Never) -> list[TbAnswer]:
         """Sends many calls, made by the transfers' *_call methods, in as few
         requests as they fit (a request takes MAX_EVENTS transfers; a call's chain
         is never split), and answers each, in order, as it would be answered
@@ -468,6 +500,7 @@ class Book:
         the call alone would raise. TigerBeetle applies them one after
         another; no call sees another's answer: a post, void or status must
         not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return self._backend.bulk(calls)
 
 
@@ -477,8 +510,9 @@ class AsyncStock:
     def __init__(self, backend: AsyncTigerBeetleBook) -> None:
         self._backend = backend
 
-    async def do(self, *, delivery: str, sku: str, qty: int) -> Result:
+    async def do(self, *, delivery: str, sku: str, qty: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("stock.do", _unknown)
         return await self._backend.call(
             0,
             "do",
@@ -489,8 +523,9 @@ class AsyncStock:
             ],
         )
 
-    def do_call(self, *, delivery: str, sku: str, qty: int) -> TbCall:
+    def do_call(self, *, delivery: str, sku: str, qty: int, **_unknown: Never) -> TbCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("stock.do", _unknown)
         return tb_call(
             0,
             "do",
@@ -508,8 +543,9 @@ class AsyncRestockSpare:
     def __init__(self, backend: AsyncTigerBeetleBook) -> None:
         self._backend = backend
 
-    async def do(self, *, delivery: str, qty: int) -> Result:
+    async def do(self, *, delivery: str, qty: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("restock_spare.do", _unknown)
         return await self._backend.call(
             1,
             "do",
@@ -519,8 +555,9 @@ class AsyncRestockSpare:
             ],
         )
 
-    def do_call(self, *, delivery: str, qty: int) -> TbCall:
+    def do_call(self, *, delivery: str, qty: int, **_unknown: Never) -> TbCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("restock_spare.do", _unknown)
         return tb_call(
             1,
             "do",
@@ -537,8 +574,9 @@ class AsyncShip:
     def __init__(self, backend: AsyncTigerBeetleBook) -> None:
         self._backend = backend
 
-    async def do(self, *, order: str, sku: str, qty: int, extra: int) -> Result:
+    async def do(self, *, order: str, sku: str, qty: int, extra: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("ship.do", _unknown)
         return await self._backend.call(
             2,
             "do",
@@ -550,8 +588,9 @@ class AsyncShip:
             ],
         )
 
-    def do_call(self, *, order: str, sku: str, qty: int, extra: int) -> TbCall:
+    def do_call(self, *, order: str, sku: str, qty: int, extra: int, **_unknown: Never) -> TbCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("ship.do", _unknown)
         return tb_call(
             2,
             "do",
@@ -570,8 +609,9 @@ class AsyncReserve:
     def __init__(self, backend: AsyncTigerBeetleBook) -> None:
         self._backend = backend
 
-    async def hold(self, *, order: str, sku: str, qty: int, extra: int) -> Result:
+    async def hold(self, *, order: str, sku: str, qty: int, extra: int, **_unknown: Never) -> Result:
         """Holds the amounts; post or void ends the hold."""
+        check_keywords("reserve.hold", _unknown)
         return await self._backend.call(
             3,
             "hold",
@@ -583,8 +623,9 @@ class AsyncReserve:
             ],
         )
 
-    def hold_call(self, *, order: str, sku: str, qty: int, extra: int) -> TbCall:
+    def hold_call(self, *, order: str, sku: str, qty: int, extra: int, **_unknown: Never) -> TbCall:
         """hold as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("reserve.hold", _unknown)
         return tb_call(
             3,
             "hold",
@@ -596,8 +637,9 @@ class AsyncReserve:
             ],
         )
 
-    async def post(self, *, order: str, qty: int | None = None, extra: int | None = None) -> Result:
+    async def post(self, *, order: str, qty: int | None = None, extra: int | None = None, **_unknown: Never) -> Result:
         """Posts the hold: the amounts given, or the whole hold when they are all left out."""
+        check_keywords("reserve.post", _unknown)
         return await self._backend.post(
             3,
             [
@@ -606,8 +648,9 @@ class AsyncReserve:
             _post_amounts("reserve.post", ("qty", qty), ("extra", extra)),
         )
 
-    def post_call(self, *, order: str, qty: int | None = None, extra: int | None = None) -> TbCall:
+    def post_call(self, *, order: str, qty: int | None = None, extra: int | None = None, **_unknown: Never) -> TbCall:
         """post as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("reserve.post", _unknown)
         return tb_call(
             3,
             "post",
@@ -617,8 +660,9 @@ class AsyncReserve:
             lambda: _post_amounts("reserve.post", ("qty", qty), ("extra", extra)),
         )
 
-    async def void(self, *, order: str) -> Result:
+    async def void(self, *, order: str, **_unknown: Never) -> Result:
         """Gives the hold back."""
+        check_keywords("reserve.void", _unknown)
         return await self._backend.void(
             3,
             [
@@ -626,8 +670,9 @@ class AsyncReserve:
             ],
         )
 
-    def void_call(self, *, order: str) -> TbCall:
+    def void_call(self, *, order: str, **_unknown: Never) -> TbCall:
         """void as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("reserve.void", _unknown)
         return tb_call(
             3,
             "void",
@@ -636,8 +681,9 @@ class AsyncReserve:
             ],
         )
 
-    async def status(self, *, order: str) -> HoldState | None:
+    async def status(self, *, order: str, **_unknown: Never) -> HoldState | None:
         """Where the hold stands; None when there is none. It writes nothing."""
+        check_keywords("reserve.status", _unknown)
         return await self._backend.status(
             3,
             [
@@ -645,8 +691,9 @@ class AsyncReserve:
             ],
         )
 
-    def status_call(self, *, order: str) -> TbCall:
+    def status_call(self, *, order: str, **_unknown: Never) -> TbCall:
         """status as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("reserve.status", _unknown)
         return tb_call(
             3,
             "status",
@@ -662,8 +709,9 @@ class AsyncLend:
     def __init__(self, backend: AsyncTigerBeetleBook) -> None:
         self._backend = backend
 
-    async def do(self, *, loan: str, member: str, qty: int, extra: int) -> Result:
+    async def do(self, *, loan: str, member: str, qty: int, extra: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("lend.do", _unknown)
         return await self._backend.call(
             4,
             "do",
@@ -675,8 +723,9 @@ class AsyncLend:
             ],
         )
 
-    def do_call(self, *, loan: str, member: str, qty: int, extra: int) -> TbCall:
+    def do_call(self, *, loan: str, member: str, qty: int, extra: int, **_unknown: Never) -> TbCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("lend.do", _unknown)
         return tb_call(
             4,
             "do",
@@ -695,8 +744,9 @@ class AsyncPark:
     def __init__(self, backend: AsyncTigerBeetleBook) -> None:
         self._backend = backend
 
-    async def hold(self, *, ticket: str, sku: str, qty: int, extra: int) -> Result:
+    async def hold(self, *, ticket: str, sku: str, qty: int, extra: int, **_unknown: Never) -> Result:
         """Holds the amounts; post or void ends the hold."""
+        check_keywords("park.hold", _unknown)
         return await self._backend.call(
             5,
             "hold",
@@ -708,8 +758,9 @@ class AsyncPark:
             ],
         )
 
-    def hold_call(self, *, ticket: str, sku: str, qty: int, extra: int) -> TbCall:
+    def hold_call(self, *, ticket: str, sku: str, qty: int, extra: int, **_unknown: Never) -> TbCall:
         """hold as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("park.hold", _unknown)
         return tb_call(
             5,
             "hold",
@@ -721,8 +772,9 @@ class AsyncPark:
             ],
         )
 
-    async def post(self, *, ticket: str, qty: int | None = None, extra: int | None = None) -> Result:
+    async def post(self, *, ticket: str, qty: int | None = None, extra: int | None = None, **_unknown: Never) -> Result:
         """Posts the hold: the amounts given, or the whole hold when they are all left out."""
+        check_keywords("park.post", _unknown)
         return await self._backend.post(
             5,
             [
@@ -731,8 +783,9 @@ class AsyncPark:
             _post_amounts("park.post", ("qty", qty), ("extra", extra)),
         )
 
-    def post_call(self, *, ticket: str, qty: int | None = None, extra: int | None = None) -> TbCall:
+    def post_call(self, *, ticket: str, qty: int | None = None, extra: int | None = None, **_unknown: Never) -> TbCall:
         """post as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("park.post", _unknown)
         return tb_call(
             5,
             "post",
@@ -742,8 +795,9 @@ class AsyncPark:
             lambda: _post_amounts("park.post", ("qty", qty), ("extra", extra)),
         )
 
-    async def void(self, *, ticket: str) -> Result:
+    async def void(self, *, ticket: str, **_unknown: Never) -> Result:
         """Gives the hold back."""
+        check_keywords("park.void", _unknown)
         return await self._backend.void(
             5,
             [
@@ -751,8 +805,9 @@ class AsyncPark:
             ],
         )
 
-    def void_call(self, *, ticket: str) -> TbCall:
+    def void_call(self, *, ticket: str, **_unknown: Never) -> TbCall:
         """void as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("park.void", _unknown)
         return tb_call(
             5,
             "void",
@@ -761,8 +816,9 @@ class AsyncPark:
             ],
         )
 
-    async def status(self, *, ticket: str) -> HoldState | None:
+    async def status(self, *, ticket: str, **_unknown: Never) -> HoldState | None:
         """Where the hold stands; None when there is none. It writes nothing."""
+        check_keywords("park.status", _unknown)
         return await self._backend.status(
             5,
             [
@@ -770,8 +826,9 @@ class AsyncPark:
             ],
         )
 
-    def status_call(self, *, ticket: str) -> TbCall:
+    def status_call(self, *, ticket: str, **_unknown: Never) -> TbCall:
         """status as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("park.status", _unknown)
         return tb_call(
             5,
             "status",
@@ -787,8 +844,9 @@ class AsyncClearBin:
     def __init__(self, backend: AsyncTigerBeetleBook) -> None:
         self._backend = backend
 
-    async def do(self, *, ticket: str, sku: str, qty: int) -> Result:
+    async def do(self, *, ticket: str, sku: str, qty: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("clear_bin.do", _unknown)
         return await self._backend.call(
             6,
             "do",
@@ -799,8 +857,9 @@ class AsyncClearBin:
             ],
         )
 
-    def do_call(self, *, ticket: str, sku: str, qty: int) -> TbCall:
+    def do_call(self, *, ticket: str, sku: str, qty: int, **_unknown: Never) -> TbCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("clear_bin.do", _unknown)
         return tb_call(
             6,
             "do",
@@ -818,8 +877,9 @@ class AsyncBalances:
     def __init__(self, backend: AsyncTigerBeetleBook) -> None:
         self._backend = backend
 
-    async def shelf(self, *, sku: str) -> Balance:
+    async def shelf(self, *, sku: str, **_unknown: Never) -> Balance:
         """The account shelf."""
+        check_keywords("balance.shelf", _unknown)
         return await self._backend.balance(
             0,
             [
@@ -827,15 +887,17 @@ class AsyncBalances:
             ],
         )
 
-    async def spare(self) -> Balance:
+    async def spare(self, **_unknown: Never) -> Balance:
         """The account spare."""
+        check_keywords("balance.spare", _unknown)
         return await self._backend.balance(
             1,
             [],
         )
 
-    async def safety(self, *, sku: str) -> Balance:
+    async def safety(self, *, sku: str, **_unknown: Never) -> Balance:
         """The account safety."""
+        check_keywords("balance.safety", _unknown)
         return await self._backend.balance(
             2,
             [
@@ -843,8 +905,9 @@ class AsyncBalances:
             ],
         )
 
-    async def credit(self, *, member: str) -> Balance:
+    async def credit(self, *, member: str, **_unknown: Never) -> Balance:
         """The account credit."""
+        check_keywords("balance.credit", _unknown)
         return await self._backend.balance(
             3,
             [
@@ -852,8 +915,9 @@ class AsyncBalances:
             ],
         )
 
-    async def bin(self, *, sku: str) -> Balance:
+    async def bin(self, *, sku: str, **_unknown: Never) -> Balance:
         """The account bin."""
+        check_keywords("balance.bin", _unknown)
         return await self._backend.balance(
             4,
             [
@@ -861,8 +925,9 @@ class AsyncBalances:
             ],
         )
 
-    async def world(self) -> Balance:
+    async def world(self, **_unknown: Never) -> Balance:
         """The account world."""
+        check_keywords("balance.world", _unknown)
         return await self._backend.balance(
             5,
             [],
@@ -884,7 +949,7 @@ class AsyncBook:
         """Reads accounts: posted, held coming in, held going out."""
         self._backend = backend
 
-    async def bulk(self, calls: Sequence[TbCall]) -> list[TbAnswer]:
+    async def bulk(self, calls: Sequence[TbCall], **_unknown: Never) -> list[TbAnswer]:
         """Sends many calls, made by the transfers' *_call methods, in as few
         requests as they fit (a request takes MAX_EVENTS transfers; a call's chain
         is never split), and answers each, in order, as it would be answered
@@ -892,6 +957,7 @@ class AsyncBook:
         the call alone would raise. TigerBeetle applies them one after
         another; no call sees another's answer: a post, void or status must
         not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return await self._backend.bulk(calls)
 
 
@@ -1031,7 +1097,7 @@ ChoboErrorCode: TypeAlias = Literal[
     "CHOBO_BOUND_CHANGED",  # a floor or room account was opened with another amount
     "CHOBO_BALANCE_OVERFLOW",  # a TigerBeetle balance outside 64 bits
     "CHOBO_TIMEOUT",  # no answer within the time a request may take
-    "CHOBO_OUTCOME_UNKNOWN",  # the connection was lost while the call was out: it may have been applied
+    "CHOBO_OUTCOME_UNKNOWN",  # the connection was lost, or an asyncio call cancelled, while the call was out: it may have been applied
     "CHOBO_NOT_SENT",  # the connection was closed before the call: it never went
     "CHOBO_UNEXPECTED",  # an answer chobo's statements or chains never get
 ]
@@ -1082,6 +1148,23 @@ class ChoboError(Exception):
         self.code = code
 
 
+class ChoboCancelledError(ChoboError, asyncio.CancelledError):
+    """What an asyncio call raises when it is cancelled (task.cancel(),
+    asyncio.wait_for, asyncio.timeout) after it was sent: its outcome is
+    unknown, as that of a call whose connection was lost
+    (CHOBO_OUTCOME_UNKNOWN). It is a CancelledError too, so that whatever
+    cancelled the task still sees its cancellation. A call cancelled before
+    it went raises the plain CancelledError: nothing was sent; so does, on
+    TigerBeetle, a read (a status, a balance), which changes nothing."""
+
+    def __init__(self, where: str) -> None:
+        super().__init__(
+            "CHOBO_OUTCOME_UNKNOWN",
+            f"{where}: the call was cancelled after it was sent, so it may or may not have been applied; "
+            "sending it again with the same arguments is safe, and its answer says which",
+        )
+
+
 AMOUNT_MAX = (1 << 63) - 1
 """The largest amount: amounts are 64-bit integers from 0 up."""
 
@@ -1107,6 +1190,18 @@ def describe(v: object) -> str:
     if isinstance(v, int):
         return f"the int {v}"
     return f"a {type(v).__name__}"
+
+
+def check_keywords(where: str, unknown: Mapping[str, object]) -> None:
+    """Refuses, before anything is sent, keyword arguments the operation
+    does not take: a generated method gathers them in **_unknown (typed
+    Never, so that a type checker names them too) rather than letting
+    Python raise its TypeError, so that every mistake in a call is a
+    ChoboError."""
+    if unknown:
+        names = ", ".join(repr(n) for n in unknown)
+        what = "argument" if len(unknown) == 1 else "arguments"
+        raise ChoboError("CHOBO_BAD_ARGUMENT", f"{where}: the operation takes no {what} named {names}")
 
 
 def check_amount(where: str, name: str, v: object) -> int:
@@ -2680,13 +2775,24 @@ class AsyncTigerBeetleBook(_TbFlows):
         super().__init__(d, tenant, timeout_ms, on_request)
         self._client = client
 
-    async def _run(self, flow: _TbFlow[_TbT]) -> _TbT:
+    async def _run(self, flow: _TbFlow[_TbT], where: str = "") -> _TbT:
+        """Runs an operation's requests. where names one that writes (do,
+        hold, post, void, a bulk): cancelled once a create_transfers of its
+        has gone out, it may have been applied, and raises
+        ChoboCancelledError; cancelled before, or a read, the plain
+        CancelledError."""
+        went = False
         try:
             req = next(flow)
             while True:
                 error: Exception | None = None
                 try:
+                    went = went or (where != "" and req.op == "create_transfers")
                     answer = await self._send(req)
+                except asyncio.CancelledError as e:
+                    if went:
+                        raise ChoboCancelledError(where) from e
+                    raise
                 except Exception as e:
                     error = e
                 # Thrown in out here, not in the except clause, so that what
@@ -2696,6 +2802,11 @@ class AsyncTigerBeetleBook(_TbFlows):
             return cast(_TbT, stop.value)
         finally:
             flow.close()
+
+    def _where(self, kind: int, op: str) -> str:
+        """The call's name for an error: its transfer kind's and op's."""
+        ts = self.d.transfers
+        return f"{ts[kind].name}.{op}" if isinstance(kind, int) and 0 <= kind < len(ts) else op
 
     async def _send(self, req: Request) -> _TbAnswer:
         self._recorded(req)
@@ -2714,16 +2825,16 @@ class AsyncTigerBeetleBook(_TbFlows):
 
     async def call(self, kind: int, op: Literal["do", "hold"], vals: Sequence[Value]) -> Result:
         """Sends a do or a hold of the transfer kind with its values in declaration order."""
-        return await self._run(self._call_flow(kind, op, vals))
+        return await self._run(self._call_flow(kind, op, vals), self._where(kind, op))
 
     async def post(self, kind: int, key_vals: Sequence[Value], amounts: Sequence[int] | None) -> Result:
         """Posts a hold named by its key's values in key order. amounts are
         the kind's post amounts in declaration order, or None for the whole hold."""
-        return await self._run(self._post_flow(kind, key_vals, amounts))
+        return await self._run(self._post_flow(kind, key_vals, amounts), self._where(kind, "post"))
 
     async def void(self, kind: int, key_vals: Sequence[Value]) -> Result:
         """Voids a hold named by its key's values in key order."""
-        return await self._run(self._void_flow(kind, key_vals))
+        return await self._run(self._void_flow(kind, key_vals), self._where(kind, "void"))
 
     async def status(self, kind: int, key_vals: Sequence[Value]) -> HoldState | None:
         """Where a hold stands, None when there is none. It writes nothing."""
@@ -2731,7 +2842,7 @@ class AsyncTigerBeetleBook(_TbFlows):
 
     async def bulk(self, calls: Sequence[TbCall]) -> list[TbAnswer]:
         """TigerBeetleBook.bulk, awaited."""
-        return await self._run(self._bulk_flow(calls))
+        return await self._run(self._bulk_flow(calls), "bulk")
 
     async def balance(self, account: int, args: Sequence[str]) -> Balance:
         """Reads an account of the kind, named by its arguments; one never

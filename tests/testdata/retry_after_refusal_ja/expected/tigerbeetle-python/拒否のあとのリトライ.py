@@ -10,11 +10,11 @@ import re
 import secrets
 import threading
 import tigerbeetle as tb
-from collections.abc import Awaitable, Callable, Generator, Sequence
+from collections.abc import Awaitable, Callable, Generator, Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any, Literal, Protocol, TypeAlias, TypeVar, cast
+from typing import Any, Literal, Never, Protocol, TypeAlias, TypeVar, cast
 
 # The client of the book 拒否のあとのリトライ kept in TigerBeetle: each operation is
 # one linked chain of transfers sent in one request, so that every bound is
@@ -53,8 +53,9 @@ class 入荷:
     def __init__(self, backend: TigerBeetleBook) -> None:
         self._backend = backend
 
-    def do(self, *, 納品書: str, 品番: str, 数: int) -> Result:
+    def do(self, *, 納品書: str, 品番: str, 数: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("入荷.do", _unknown)
         return self._backend.call(
             0,
             "do",
@@ -65,8 +66,9 @@ class 入荷:
             ],
         )
 
-    def do_call(self, *, 納品書: str, 品番: str, 数: int) -> TbCall:
+    def do_call(self, *, 納品書: str, 品番: str, 数: int, **_unknown: Never) -> TbCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("入荷.do", _unknown)
         return tb_call(
             0,
             "do",
@@ -84,8 +86,9 @@ class 予備入荷:
     def __init__(self, backend: TigerBeetleBook) -> None:
         self._backend = backend
 
-    def do(self, *, 納品書: str, 数: int) -> Result:
+    def do(self, *, 納品書: str, 数: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("予備入荷.do", _unknown)
         return self._backend.call(
             1,
             "do",
@@ -95,8 +98,9 @@ class 予備入荷:
             ],
         )
 
-    def do_call(self, *, 納品書: str, 数: int) -> TbCall:
+    def do_call(self, *, 納品書: str, 数: int, **_unknown: Never) -> TbCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("予備入荷.do", _unknown)
         return tb_call(
             1,
             "do",
@@ -113,8 +117,9 @@ class 出荷:
     def __init__(self, backend: TigerBeetleBook) -> None:
         self._backend = backend
 
-    def do(self, *, 注文: str, 品番: str, 数: int, 追加: int) -> Result:
+    def do(self, *, 注文: str, 品番: str, 数: int, 追加: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("出荷.do", _unknown)
         return self._backend.call(
             2,
             "do",
@@ -126,8 +131,9 @@ class 出荷:
             ],
         )
 
-    def do_call(self, *, 注文: str, 品番: str, 数: int, 追加: int) -> TbCall:
+    def do_call(self, *, 注文: str, 品番: str, 数: int, 追加: int, **_unknown: Never) -> TbCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("出荷.do", _unknown)
         return tb_call(
             2,
             "do",
@@ -146,8 +152,9 @@ class 引当:
     def __init__(self, backend: TigerBeetleBook) -> None:
         self._backend = backend
 
-    def hold(self, *, 注文: str, 品番: str, 数: int, 追加: int) -> Result:
+    def hold(self, *, 注文: str, 品番: str, 数: int, 追加: int, **_unknown: Never) -> Result:
         """Holds the amounts; post or void ends the hold."""
+        check_keywords("引当.hold", _unknown)
         return self._backend.call(
             3,
             "hold",
@@ -159,8 +166,9 @@ class 引当:
             ],
         )
 
-    def hold_call(self, *, 注文: str, 品番: str, 数: int, 追加: int) -> TbCall:
+    def hold_call(self, *, 注文: str, 品番: str, 数: int, 追加: int, **_unknown: Never) -> TbCall:
         """hold as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("引当.hold", _unknown)
         return tb_call(
             3,
             "hold",
@@ -172,8 +180,9 @@ class 引当:
             ],
         )
 
-    def post(self, *, 注文: str, 数: int | None = None, 追加: int | None = None) -> Result:
+    def post(self, *, 注文: str, 数: int | None = None, 追加: int | None = None, **_unknown: Never) -> Result:
         """Posts the hold: the amounts given, or the whole hold when they are all left out."""
+        check_keywords("引当.post", _unknown)
         return self._backend.post(
             3,
             [
@@ -182,8 +191,9 @@ class 引当:
             _post_amounts("引当.post", ("数", 数), ("追加", 追加)),
         )
 
-    def post_call(self, *, 注文: str, 数: int | None = None, 追加: int | None = None) -> TbCall:
+    def post_call(self, *, 注文: str, 数: int | None = None, 追加: int | None = None, **_unknown: Never) -> TbCall:
         """post as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("引当.post", _unknown)
         return tb_call(
             3,
             "post",
@@ -193,8 +203,9 @@ class 引当:
             lambda: _post_amounts("引当.post", ("数", 数), ("追加", 追加)),
         )
 
-    def void(self, *, 注文: str) -> Result:
+    def void(self, *, 注文: str, **_unknown: Never) -> Result:
         """Gives the hold back."""
+        check_keywords("引当.void", _unknown)
         return self._backend.void(
             3,
             [
@@ -202,8 +213,9 @@ class 引当:
             ],
         )
 
-    def void_call(self, *, 注文: str) -> TbCall:
+    def void_call(self, *, 注文: str, **_unknown: Never) -> TbCall:
         """void as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("引当.void", _unknown)
         return tb_call(
             3,
             "void",
@@ -212,8 +224,9 @@ class 引当:
             ],
         )
 
-    def status(self, *, 注文: str) -> HoldState | None:
+    def status(self, *, 注文: str, **_unknown: Never) -> HoldState | None:
         """Where the hold stands; None when there is none. It writes nothing."""
+        check_keywords("引当.status", _unknown)
         return self._backend.status(
             3,
             [
@@ -221,8 +234,9 @@ class 引当:
             ],
         )
 
-    def status_call(self, *, 注文: str) -> TbCall:
+    def status_call(self, *, 注文: str, **_unknown: Never) -> TbCall:
         """status as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("引当.status", _unknown)
         return tb_call(
             3,
             "status",
@@ -238,8 +252,9 @@ class 貸出:
     def __init__(self, backend: TigerBeetleBook) -> None:
         self._backend = backend
 
-    def do(self, *, 貸出番号: str, 会員: str, 数: int, 追加: int) -> Result:
+    def do(self, *, 貸出番号: str, 会員: str, 数: int, 追加: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("貸出.do", _unknown)
         return self._backend.call(
             4,
             "do",
@@ -251,8 +266,9 @@ class 貸出:
             ],
         )
 
-    def do_call(self, *, 貸出番号: str, 会員: str, 数: int, 追加: int) -> TbCall:
+    def do_call(self, *, 貸出番号: str, 会員: str, 数: int, 追加: int, **_unknown: Never) -> TbCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("貸出.do", _unknown)
         return tb_call(
             4,
             "do",
@@ -271,8 +287,9 @@ class 預け:
     def __init__(self, backend: TigerBeetleBook) -> None:
         self._backend = backend
 
-    def hold(self, *, 預り番号: str, 品番: str, 数: int, 追加: int) -> Result:
+    def hold(self, *, 預り番号: str, 品番: str, 数: int, 追加: int, **_unknown: Never) -> Result:
         """Holds the amounts; post or void ends the hold."""
+        check_keywords("預け.hold", _unknown)
         return self._backend.call(
             5,
             "hold",
@@ -284,8 +301,9 @@ class 預け:
             ],
         )
 
-    def hold_call(self, *, 預り番号: str, 品番: str, 数: int, 追加: int) -> TbCall:
+    def hold_call(self, *, 預り番号: str, 品番: str, 数: int, 追加: int, **_unknown: Never) -> TbCall:
         """hold as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("預け.hold", _unknown)
         return tb_call(
             5,
             "hold",
@@ -297,8 +315,9 @@ class 預け:
             ],
         )
 
-    def post(self, *, 預り番号: str, 数: int | None = None, 追加: int | None = None) -> Result:
+    def post(self, *, 預り番号: str, 数: int | None = None, 追加: int | None = None, **_unknown: Never) -> Result:
         """Posts the hold: the amounts given, or the whole hold when they are all left out."""
+        check_keywords("預け.post", _unknown)
         return self._backend.post(
             5,
             [
@@ -307,8 +326,9 @@ class 預け:
             _post_amounts("預け.post", ("数", 数), ("追加", 追加)),
         )
 
-    def post_call(self, *, 預り番号: str, 数: int | None = None, 追加: int | None = None) -> TbCall:
+    def post_call(self, *, 預り番号: str, 数: int | None = None, 追加: int | None = None, **_unknown: Never) -> TbCall:
         """post as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("預け.post", _unknown)
         return tb_call(
             5,
             "post",
@@ -318,8 +338,9 @@ class 預け:
             lambda: _post_amounts("預け.post", ("数", 数), ("追加", 追加)),
         )
 
-    def void(self, *, 預り番号: str) -> Result:
+    def void(self, *, 預り番号: str, **_unknown: Never) -> Result:
         """Gives the hold back."""
+        check_keywords("預け.void", _unknown)
         return self._backend.void(
             5,
             [
@@ -327,8 +348,9 @@ class 預け:
             ],
         )
 
-    def void_call(self, *, 預り番号: str) -> TbCall:
+    def void_call(self, *, 預り番号: str, **_unknown: Never) -> TbCall:
         """void as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("預け.void", _unknown)
         return tb_call(
             5,
             "void",
@@ -337,8 +359,9 @@ class 預け:
             ],
         )
 
-    def status(self, *, 預り番号: str) -> HoldState | None:
+    def status(self, *, 預り番号: str, **_unknown: Never) -> HoldState | None:
         """Where the hold stands; None when there is none. It writes nothing."""
+        check_keywords("預け.status", _unknown)
         return self._backend.status(
             5,
             [
@@ -346,8 +369,9 @@ class 預け:
             ],
         )
 
-    def status_call(self, *, 預り番号: str) -> TbCall:
+    def status_call(self, *, 預り番号: str, **_unknown: Never) -> TbCall:
         """status as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("預け.status", _unknown)
         return tb_call(
             5,
             "status",
@@ -363,8 +387,9 @@ class 片付け:
     def __init__(self, backend: TigerBeetleBook) -> None:
         self._backend = backend
 
-    def do(self, *, 預り番号: str, 品番: str, 数: int) -> Result:
+    def do(self, *, 預り番号: str, 品番: str, 数: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("片付け.do", _unknown)
         return self._backend.call(
             6,
             "do",
@@ -375,8 +400,9 @@ class 片付け:
             ],
         )
 
-    def do_call(self, *, 預り番号: str, 品番: str, 数: int) -> TbCall:
+    def do_call(self, *, 預り番号: str, 品番: str, 数: int, **_unknown: Never) -> TbCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("片付け.do", _unknown)
         return tb_call(
             6,
             "do",
@@ -394,8 +420,9 @@ class Balances:
     def __init__(self, backend: TigerBeetleBook) -> None:
         self._backend = backend
 
-    def 棚(self, *, 品番: str) -> Balance:
+    def 棚(self, *, 品番: str, **_unknown: Never) -> Balance:
         """The account 棚."""
+        check_keywords("balance.棚", _unknown)
         return self._backend.balance(
             0,
             [
@@ -403,15 +430,17 @@ class Balances:
             ],
         )
 
-    def 予備(self) -> Balance:
+    def 予備(self, **_unknown: Never) -> Balance:
         """The account 予備."""
+        check_keywords("balance.予備", _unknown)
         return self._backend.balance(
             1,
             [],
         )
 
-    def 安全在庫(self, *, 品番: str) -> Balance:
+    def 安全在庫(self, *, 品番: str, **_unknown: Never) -> Balance:
         """The account 安全在庫."""
+        check_keywords("balance.安全在庫", _unknown)
         return self._backend.balance(
             2,
             [
@@ -419,8 +448,9 @@ class Balances:
             ],
         )
 
-    def 貸出枠(self, *, 会員: str) -> Balance:
+    def 貸出枠(self, *, 会員: str, **_unknown: Never) -> Balance:
         """The account 貸出枠."""
+        check_keywords("balance.貸出枠", _unknown)
         return self._backend.balance(
             3,
             [
@@ -428,8 +458,9 @@ class Balances:
             ],
         )
 
-    def 置き場(self, *, 品番: str) -> Balance:
+    def 置き場(self, *, 品番: str, **_unknown: Never) -> Balance:
         """The account 置き場."""
+        check_keywords("balance.置き場", _unknown)
         return self._backend.balance(
             4,
             [
@@ -437,8 +468,9 @@ class Balances:
             ],
         )
 
-    def 外(self) -> Balance:
+    def 外(self, **_unknown: Never) -> Balance:
         """The account 外."""
+        check_keywords("balance.外", _unknown)
         return self._backend.balance(
             5,
             [],
@@ -460,7 +492,7 @@ class Book:
         """Reads accounts: posted, held coming in, held going out."""
         self._backend = backend
 
-    def bulk(self, calls: Sequence[TbCall]) -> list[TbAnswer]:
+    def bulk(self, calls: Sequence[TbCall], **_unknown: Never) -> list[TbAnswer]:
         """Sends many calls, made by the transfers' *_call methods, in as few
         requests as they fit (a request takes MAX_EVENTS transfers; a call's chain
         is never split), and answers each, in order, as it would be answered
@@ -468,6 +500,7 @@ class Book:
         the call alone would raise. TigerBeetle applies them one after
         another; no call sees another's answer: a post, void or status must
         not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return self._backend.bulk(calls)
 
 
@@ -477,8 +510,9 @@ class Async入荷:
     def __init__(self, backend: AsyncTigerBeetleBook) -> None:
         self._backend = backend
 
-    async def do(self, *, 納品書: str, 品番: str, 数: int) -> Result:
+    async def do(self, *, 納品書: str, 品番: str, 数: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("入荷.do", _unknown)
         return await self._backend.call(
             0,
             "do",
@@ -489,8 +523,9 @@ class Async入荷:
             ],
         )
 
-    def do_call(self, *, 納品書: str, 品番: str, 数: int) -> TbCall:
+    def do_call(self, *, 納品書: str, 品番: str, 数: int, **_unknown: Never) -> TbCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("入荷.do", _unknown)
         return tb_call(
             0,
             "do",
@@ -508,8 +543,9 @@ class Async予備入荷:
     def __init__(self, backend: AsyncTigerBeetleBook) -> None:
         self._backend = backend
 
-    async def do(self, *, 納品書: str, 数: int) -> Result:
+    async def do(self, *, 納品書: str, 数: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("予備入荷.do", _unknown)
         return await self._backend.call(
             1,
             "do",
@@ -519,8 +555,9 @@ class Async予備入荷:
             ],
         )
 
-    def do_call(self, *, 納品書: str, 数: int) -> TbCall:
+    def do_call(self, *, 納品書: str, 数: int, **_unknown: Never) -> TbCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("予備入荷.do", _unknown)
         return tb_call(
             1,
             "do",
@@ -537,8 +574,9 @@ class Async出荷:
     def __init__(self, backend: AsyncTigerBeetleBook) -> None:
         self._backend = backend
 
-    async def do(self, *, 注文: str, 品番: str, 数: int, 追加: int) -> Result:
+    async def do(self, *, 注文: str, 品番: str, 数: int, 追加: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("出荷.do", _unknown)
         return await self._backend.call(
             2,
             "do",
@@ -550,8 +588,9 @@ class Async出荷:
             ],
         )
 
-    def do_call(self, *, 注文: str, 品番: str, 数: int, 追加: int) -> TbCall:
+    def do_call(self, *, 注文: str, 品番: str, 数: int, 追加: int, **_unknown: Never) -> TbCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("出荷.do", _unknown)
         return tb_call(
             2,
             "do",
@@ -570,8 +609,9 @@ class Async引当:
     def __init__(self, backend: AsyncTigerBeetleBook) -> None:
         self._backend = backend
 
-    async def hold(self, *, 注文: str, 品番: str, 数: int, 追加: int) -> Result:
+    async def hold(self, *, 注文: str, 品番: str, 数: int, 追加: int, **_unknown: Never) -> Result:
         """Holds the amounts; post or void ends the hold."""
+        check_keywords("引当.hold", _unknown)
         return await self._backend.call(
             3,
             "hold",
@@ -583,8 +623,9 @@ class Async引当:
             ],
         )
 
-    def hold_call(self, *, 注文: str, 品番: str, 数: int, 追加: int) -> TbCall:
+    def hold_call(self, *, 注文: str, 品番: str, 数: int, 追加: int, **_unknown: Never) -> TbCall:
         """hold as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("引当.hold", _unknown)
         return tb_call(
             3,
             "hold",
@@ -596,8 +637,9 @@ class Async引当:
             ],
         )
 
-    async def post(self, *, 注文: str, 数: int | None = None, 追加: int | None = None) -> Result:
+    async def post(self, *, 注文: str, 数: int | None = None, 追加: int | None = None, **_unknown: Never) -> Result:
         """Posts the hold: the amounts given, or the whole hold when they are all left out."""
+        check_keywords("引当.post", _unknown)
         return await self._backend.post(
             3,
             [
@@ -606,8 +648,9 @@ class Async引当:
             _post_amounts("引当.post", ("数", 数), ("追加", 追加)),
         )
 
-    def post_call(self, *, 注文: str, 数: int | None = None, 追加: int | None = None) -> TbCall:
+    def post_call(self, *, 注文: str, 数: int | None = None, 追加: int | None = None, **_unknown: Never) -> TbCall:
         """post as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("引当.post", _unknown)
         return tb_call(
             3,
             "post",
@@ -617,8 +660,9 @@ class Async引当:
             lambda: _post_amounts("引当.post", ("数", 数), ("追加", 追加)),
         )
 
-    async def void(self, *, 注文: str) -> Result:
+    async def void(self, *, 注文: str, **_unknown: Never) -> Result:
         """Gives the hold back."""
+        check_keywords("引当.void", _unknown)
         return await self._backend.void(
             3,
             [
@@ -626,8 +670,9 @@ class Async引当:
             ],
         )
 
-    def void_call(self, *, 注文: str) -> TbCall:
+    def void_call(self, *, 注文: str, **_unknown: Never) -> TbCall:
         """void as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("引当.void", _unknown)
         return tb_call(
             3,
             "void",
@@ -636,8 +681,9 @@ class Async引当:
             ],
         )
 
-    async def status(self, *, 注文: str) -> HoldState | None:
+    async def status(self, *, 注文: str, **_unknown: Never) -> HoldState | None:
         """Where the hold stands; None when there is none. It writes nothing."""
+        check_keywords("引当.status", _unknown)
         return await self._backend.status(
             3,
             [
@@ -645,8 +691,9 @@ class Async引当:
             ],
         )
 
-    def status_call(self, *, 注文: str) -> TbCall:
+    def status_call(self, *, 注文: str, **_unknown: Never) -> TbCall:
         """status as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("引当.status", _unknown)
         return tb_call(
             3,
             "status",
@@ -662,8 +709,9 @@ class Async貸出:
     def __init__(self, backend: AsyncTigerBeetleBook) -> None:
         self._backend = backend
 
-    async def do(self, *, 貸出番号: str, 会員: str, 数: int, 追加: int) -> Result:
+    async def do(self, *, 貸出番号: str, 会員: str, 数: int, 追加: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("貸出.do", _unknown)
         return await self._backend.call(
             4,
             "do",
@@ -675,8 +723,9 @@ class Async貸出:
             ],
         )
 
-    def do_call(self, *, 貸出番号: str, 会員: str, 数: int, 追加: int) -> TbCall:
+    def do_call(self, *, 貸出番号: str, 会員: str, 数: int, 追加: int, **_unknown: Never) -> TbCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("貸出.do", _unknown)
         return tb_call(
             4,
             "do",
@@ -695,8 +744,9 @@ class Async預け:
     def __init__(self, backend: AsyncTigerBeetleBook) -> None:
         self._backend = backend
 
-    async def hold(self, *, 預り番号: str, 品番: str, 数: int, 追加: int) -> Result:
+    async def hold(self, *, 預り番号: str, 品番: str, 数: int, 追加: int, **_unknown: Never) -> Result:
         """Holds the amounts; post or void ends the hold."""
+        check_keywords("預け.hold", _unknown)
         return await self._backend.call(
             5,
             "hold",
@@ -708,8 +758,9 @@ class Async預け:
             ],
         )
 
-    def hold_call(self, *, 預り番号: str, 品番: str, 数: int, 追加: int) -> TbCall:
+    def hold_call(self, *, 預り番号: str, 品番: str, 数: int, 追加: int, **_unknown: Never) -> TbCall:
         """hold as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("預け.hold", _unknown)
         return tb_call(
             5,
             "hold",
@@ -721,8 +772,9 @@ class Async預け:
             ],
         )
 
-    async def post(self, *, 預り番号: str, 数: int | None = None, 追加: int | None = None) -> Result:
+    async def post(self, *, 預り番号: str, 数: int | None = None, 追加: int | None = None, **_unknown: Never) -> Result:
         """Posts the hold: the amounts given, or the whole hold when they are all left out."""
+        check_keywords("預け.post", _unknown)
         return await self._backend.post(
             5,
             [
@@ -731,8 +783,9 @@ class Async預け:
             _post_amounts("預け.post", ("数", 数), ("追加", 追加)),
         )
 
-    def post_call(self, *, 預り番号: str, 数: int | None = None, 追加: int | None = None) -> TbCall:
+    def post_call(self, *, 預り番号: str, 数: int | None = None, 追加: int | None = None, **_unknown: Never) -> TbCall:
         """post as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("預け.post", _unknown)
         return tb_call(
             5,
             "post",
@@ -742,8 +795,9 @@ class Async預け:
             lambda: _post_amounts("預け.post", ("数", 数), ("追加", 追加)),
         )
 
-    async def void(self, *, 預り番号: str) -> Result:
+    async def void(self, *, 預り番号: str, **_unknown: Never) -> Result:
         """Gives the hold back."""
+        check_keywords("預け.void", _unknown)
         return await self._backend.void(
             5,
             [
@@ -751,8 +805,9 @@ class Async預け:
             ],
         )
 
-    def void_call(self, *, 預り番号: str) -> TbCall:
+    def void_call(self, *, 預り番号: str, **_unknown: Never) -> TbCall:
         """void as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("預け.void", _unknown)
         return tb_call(
             5,
             "void",
@@ -761,8 +816,9 @@ class Async預け:
             ],
         )
 
-    async def status(self, *, 預り番号: str) -> HoldState | None:
+    async def status(self, *, 預り番号: str, **_unknown: Never) -> HoldState | None:
         """Where the hold stands; None when there is none. It writes nothing."""
+        check_keywords("預け.status", _unknown)
         return await self._backend.status(
             5,
             [
@@ -770,8 +826,9 @@ class Async預け:
             ],
         )
 
-    def status_call(self, *, 預り番号: str) -> TbCall:
+    def status_call(self, *, 預り番号: str, **_unknown: Never) -> TbCall:
         """status as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("預け.status", _unknown)
         return tb_call(
             5,
             "status",
@@ -787,8 +844,9 @@ class Async片付け:
     def __init__(self, backend: AsyncTigerBeetleBook) -> None:
         self._backend = backend
 
-    async def do(self, *, 預り番号: str, 品番: str, 数: int) -> Result:
+    async def do(self, *, 預り番号: str, 品番: str, 数: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("片付け.do", _unknown)
         return await self._backend.call(
             6,
             "do",
@@ -799,8 +857,9 @@ class Async片付け:
             ],
         )
 
-    def do_call(self, *, 預り番号: str, 品番: str, 数: int) -> TbCall:
+    def do_call(self, *, 預り番号: str, 品番: str, 数: int, **_unknown: Never) -> TbCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("片付け.do", _unknown)
         return tb_call(
             6,
             "do",
@@ -818,8 +877,9 @@ class AsyncBalances:
     def __init__(self, backend: AsyncTigerBeetleBook) -> None:
         self._backend = backend
 
-    async def 棚(self, *, 品番: str) -> Balance:
+    async def 棚(self, *, 品番: str, **_unknown: Never) -> Balance:
         """The account 棚."""
+        check_keywords("balance.棚", _unknown)
         return await self._backend.balance(
             0,
             [
@@ -827,15 +887,17 @@ class AsyncBalances:
             ],
         )
 
-    async def 予備(self) -> Balance:
+    async def 予備(self, **_unknown: Never) -> Balance:
         """The account 予備."""
+        check_keywords("balance.予備", _unknown)
         return await self._backend.balance(
             1,
             [],
         )
 
-    async def 安全在庫(self, *, 品番: str) -> Balance:
+    async def 安全在庫(self, *, 品番: str, **_unknown: Never) -> Balance:
         """The account 安全在庫."""
+        check_keywords("balance.安全在庫", _unknown)
         return await self._backend.balance(
             2,
             [
@@ -843,8 +905,9 @@ class AsyncBalances:
             ],
         )
 
-    async def 貸出枠(self, *, 会員: str) -> Balance:
+    async def 貸出枠(self, *, 会員: str, **_unknown: Never) -> Balance:
         """The account 貸出枠."""
+        check_keywords("balance.貸出枠", _unknown)
         return await self._backend.balance(
             3,
             [
@@ -852,8 +915,9 @@ class AsyncBalances:
             ],
         )
 
-    async def 置き場(self, *, 品番: str) -> Balance:
+    async def 置き場(self, *, 品番: str, **_unknown: Never) -> Balance:
         """The account 置き場."""
+        check_keywords("balance.置き場", _unknown)
         return await self._backend.balance(
             4,
             [
@@ -861,8 +925,9 @@ class AsyncBalances:
             ],
         )
 
-    async def 外(self) -> Balance:
+    async def 外(self, **_unknown: Never) -> Balance:
         """The account 外."""
+        check_keywords("balance.外", _unknown)
         return await self._backend.balance(
             5,
             [],
@@ -884,7 +949,7 @@ class AsyncBook:
         """Reads accounts: posted, held coming in, held going out."""
         self._backend = backend
 
-    async def bulk(self, calls: Sequence[TbCall]) -> list[TbAnswer]:
+    async def bulk(self, calls: Sequence[TbCall], **_unknown: Never) -> list[TbAnswer]:
         """Sends many calls, made by the transfers' *_call methods, in as few
         requests as they fit (a request takes MAX_EVENTS transfers; a call's chain
         is never split), and answers each, in order, as it would be answered
@@ -892,6 +957,7 @@ class AsyncBook:
         the call alone would raise. TigerBeetle applies them one after
         another; no call sees another's answer: a post, void or status must
         not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return await self._backend.bulk(calls)
 
 
@@ -1031,7 +1097,7 @@ ChoboErrorCode: TypeAlias = Literal[
     "CHOBO_BOUND_CHANGED",  # a floor or room account was opened with another amount
     "CHOBO_BALANCE_OVERFLOW",  # a TigerBeetle balance outside 64 bits
     "CHOBO_TIMEOUT",  # no answer within the time a request may take
-    "CHOBO_OUTCOME_UNKNOWN",  # the connection was lost while the call was out: it may have been applied
+    "CHOBO_OUTCOME_UNKNOWN",  # the connection was lost, or an asyncio call cancelled, while the call was out: it may have been applied
     "CHOBO_NOT_SENT",  # the connection was closed before the call: it never went
     "CHOBO_UNEXPECTED",  # an answer chobo's statements or chains never get
 ]
@@ -1082,6 +1148,23 @@ class ChoboError(Exception):
         self.code = code
 
 
+class ChoboCancelledError(ChoboError, asyncio.CancelledError):
+    """What an asyncio call raises when it is cancelled (task.cancel(),
+    asyncio.wait_for, asyncio.timeout) after it was sent: its outcome is
+    unknown, as that of a call whose connection was lost
+    (CHOBO_OUTCOME_UNKNOWN). It is a CancelledError too, so that whatever
+    cancelled the task still sees its cancellation. A call cancelled before
+    it went raises the plain CancelledError: nothing was sent; so does, on
+    TigerBeetle, a read (a status, a balance), which changes nothing."""
+
+    def __init__(self, where: str) -> None:
+        super().__init__(
+            "CHOBO_OUTCOME_UNKNOWN",
+            f"{where}: the call was cancelled after it was sent, so it may or may not have been applied; "
+            "sending it again with the same arguments is safe, and its answer says which",
+        )
+
+
 AMOUNT_MAX = (1 << 63) - 1
 """The largest amount: amounts are 64-bit integers from 0 up."""
 
@@ -1107,6 +1190,18 @@ def describe(v: object) -> str:
     if isinstance(v, int):
         return f"the int {v}"
     return f"a {type(v).__name__}"
+
+
+def check_keywords(where: str, unknown: Mapping[str, object]) -> None:
+    """Refuses, before anything is sent, keyword arguments the operation
+    does not take: a generated method gathers them in **_unknown (typed
+    Never, so that a type checker names them too) rather than letting
+    Python raise its TypeError, so that every mistake in a call is a
+    ChoboError."""
+    if unknown:
+        names = ", ".join(repr(n) for n in unknown)
+        what = "argument" if len(unknown) == 1 else "arguments"
+        raise ChoboError("CHOBO_BAD_ARGUMENT", f"{where}: the operation takes no {what} named {names}")
 
 
 def check_amount(where: str, name: str, v: object) -> int:
@@ -2680,13 +2775,24 @@ class AsyncTigerBeetleBook(_TbFlows):
         super().__init__(d, tenant, timeout_ms, on_request)
         self._client = client
 
-    async def _run(self, flow: _TbFlow[_TbT]) -> _TbT:
+    async def _run(self, flow: _TbFlow[_TbT], where: str = "") -> _TbT:
+        """Runs an operation's requests. where names one that writes (do,
+        hold, post, void, a bulk): cancelled once a create_transfers of its
+        has gone out, it may have been applied, and raises
+        ChoboCancelledError; cancelled before, or a read, the plain
+        CancelledError."""
+        went = False
         try:
             req = next(flow)
             while True:
                 error: Exception | None = None
                 try:
+                    went = went or (where != "" and req.op == "create_transfers")
                     answer = await self._send(req)
+                except asyncio.CancelledError as e:
+                    if went:
+                        raise ChoboCancelledError(where) from e
+                    raise
                 except Exception as e:
                     error = e
                 # Thrown in out here, not in the except clause, so that what
@@ -2696,6 +2802,11 @@ class AsyncTigerBeetleBook(_TbFlows):
             return cast(_TbT, stop.value)
         finally:
             flow.close()
+
+    def _where(self, kind: int, op: str) -> str:
+        """The call's name for an error: its transfer kind's and op's."""
+        ts = self.d.transfers
+        return f"{ts[kind].name}.{op}" if isinstance(kind, int) and 0 <= kind < len(ts) else op
 
     async def _send(self, req: Request) -> _TbAnswer:
         self._recorded(req)
@@ -2714,16 +2825,16 @@ class AsyncTigerBeetleBook(_TbFlows):
 
     async def call(self, kind: int, op: Literal["do", "hold"], vals: Sequence[Value]) -> Result:
         """Sends a do or a hold of the transfer kind with its values in declaration order."""
-        return await self._run(self._call_flow(kind, op, vals))
+        return await self._run(self._call_flow(kind, op, vals), self._where(kind, op))
 
     async def post(self, kind: int, key_vals: Sequence[Value], amounts: Sequence[int] | None) -> Result:
         """Posts a hold named by its key's values in key order. amounts are
         the kind's post amounts in declaration order, or None for the whole hold."""
-        return await self._run(self._post_flow(kind, key_vals, amounts))
+        return await self._run(self._post_flow(kind, key_vals, amounts), self._where(kind, "post"))
 
     async def void(self, kind: int, key_vals: Sequence[Value]) -> Result:
         """Voids a hold named by its key's values in key order."""
-        return await self._run(self._void_flow(kind, key_vals))
+        return await self._run(self._void_flow(kind, key_vals), self._where(kind, "void"))
 
     async def status(self, kind: int, key_vals: Sequence[Value]) -> HoldState | None:
         """Where a hold stands, None when there is none. It writes nothing."""
@@ -2731,7 +2842,7 @@ class AsyncTigerBeetleBook(_TbFlows):
 
     async def bulk(self, calls: Sequence[TbCall]) -> list[TbAnswer]:
         """TigerBeetleBook.bulk, awaited."""
-        return await self._run(self._bulk_flow(calls))
+        return await self._run(self._bulk_flow(calls), "bulk")
 
     async def balance(self, account: int, args: Sequence[str]) -> Balance:
         """Reads an account of the kind, named by its arguments; one never

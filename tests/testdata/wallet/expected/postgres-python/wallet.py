@@ -9,10 +9,11 @@ import random
 import re
 import threading
 import time
-from collections.abc import Callable, Generator, Mapping, Sequence
+import weakref
+from collections.abc import Awaitable, Callable, Generator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, AbstractContextManager
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, TypeAlias, TypeVar, cast
+from typing import Any, Literal, Never, Protocol, TypeAlias, TypeVar, cast
 
 # The client of the book wallet kept in PostgreSQL: each operation is
 # one call of the book's SQL function (wallet.sql), in one statement.
@@ -46,8 +47,9 @@ class TopUp:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def do(self, *, top_up_id: str, member: str, amount: int) -> Result:
+    def do(self, *, top_up_id: str, member: str, amount: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("top_up.do", _unknown)
         return self._backend.call(
             "top_up.do",
             'select result, reason from "wallet"."top_up_do"(%s, %s, %s, %s)',
@@ -58,8 +60,9 @@ class TopUp:
             ],
         )
 
-    def do_call(self, *, top_up_id: str, member: str, amount: int) -> PgCall:
+    def do_call(self, *, top_up_id: str, member: str, amount: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("top_up.do", _unknown)
         return self._backend.make_call(
             "top_up.do",
             'select result, reason from "wallet"."top_up_do"(%s, %s, %s, %s)',
@@ -77,8 +80,9 @@ class Incoming:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def hold(self, *, remittance: str, member: str, amount: int) -> Result:
+    def hold(self, *, remittance: str, member: str, amount: int, **_unknown: Never) -> Result:
         """Holds the amounts; post or void ends the hold."""
+        check_keywords("incoming.hold", _unknown)
         return self._backend.call(
             "incoming.hold",
             'select result, reason from "wallet"."incoming_hold"(%s, %s, %s, %s)',
@@ -89,8 +93,9 @@ class Incoming:
             ],
         )
 
-    def hold_call(self, *, remittance: str, member: str, amount: int) -> PgCall:
+    def hold_call(self, *, remittance: str, member: str, amount: int, **_unknown: Never) -> PgCall:
         """hold as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("incoming.hold", _unknown)
         return self._backend.make_call(
             "incoming.hold",
             'select result, reason from "wallet"."incoming_hold"(%s, %s, %s, %s)',
@@ -101,8 +106,9 @@ class Incoming:
             ],
         )
 
-    def post(self, *, remittance: str, amount: int | None = None) -> Result:
+    def post(self, *, remittance: str, amount: int | None = None, **_unknown: Never) -> Result:
         """Posts the hold: the amounts given, or the whole hold when they are all left out."""
+        check_keywords("incoming.post", _unknown)
         return self._backend.call(
             "incoming.post",
             'select result, reason from "wallet"."incoming_post"(%s, %s, %s)',
@@ -112,8 +118,9 @@ class Incoming:
             ],
         )
 
-    def post_call(self, *, remittance: str, amount: int | None = None) -> PgCall:
+    def post_call(self, *, remittance: str, amount: int | None = None, **_unknown: Never) -> PgCall:
         """post as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("incoming.post", _unknown)
         return self._backend.make_call(
             "incoming.post",
             'select result, reason from "wallet"."incoming_post"(%s, %s, %s)',
@@ -123,8 +130,9 @@ class Incoming:
             ],
         )
 
-    def void(self, *, remittance: str) -> Result:
+    def void(self, *, remittance: str, **_unknown: Never) -> Result:
         """Gives the hold back."""
+        check_keywords("incoming.void", _unknown)
         return self._backend.call(
             "incoming.void",
             'select result, reason from "wallet"."incoming_void"(%s, %s)',
@@ -133,8 +141,9 @@ class Incoming:
             ],
         )
 
-    def void_call(self, *, remittance: str) -> PgCall:
+    def void_call(self, *, remittance: str, **_unknown: Never) -> PgCall:
         """void as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("incoming.void", _unknown)
         return self._backend.make_call(
             "incoming.void",
             'select result, reason from "wallet"."incoming_void"(%s, %s)',
@@ -143,8 +152,9 @@ class Incoming:
             ],
         )
 
-    def status(self, *, remittance: str) -> HoldState | None:
+    def status(self, *, remittance: str, **_unknown: Never) -> HoldState | None:
         """Where the hold stands; None when there is none. It writes nothing."""
+        check_keywords("incoming.status", _unknown)
         return self._backend.status(
             "incoming.status",
             'select "wallet"."incoming_status"(%s, %s)',
@@ -153,8 +163,9 @@ class Incoming:
             ],
         )
 
-    def status_call(self, *, remittance: str) -> PgCall:
+    def status_call(self, *, remittance: str, **_unknown: Never) -> PgCall:
         """status as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("incoming.status", _unknown)
         return self._backend.make_call(
             "incoming.status",
             'select "wallet"."incoming_status"(%s, %s)',
@@ -171,8 +182,9 @@ class Pay:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def do(self, *, order: str, member: str, amount: int) -> Result:
+    def do(self, *, order: str, member: str, amount: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("pay.do", _unknown)
         return self._backend.call(
             "pay.do",
             'select result, reason from "wallet"."pay_do"(%s, %s, %s, %s)',
@@ -183,8 +195,9 @@ class Pay:
             ],
         )
 
-    def do_call(self, *, order: str, member: str, amount: int) -> PgCall:
+    def do_call(self, *, order: str, member: str, amount: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("pay.do", _unknown)
         return self._backend.make_call(
             "pay.do",
             'select result, reason from "wallet"."pay_do"(%s, %s, %s, %s)',
@@ -202,8 +215,9 @@ class Balances:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def wallet(self, *, member: str) -> Balance:
+    def wallet(self, *, member: str, **_unknown: Never) -> Balance:
         """wallet: the balance that can be spent."""
+        check_keywords("balance.wallet", _unknown)
         return self._backend.balance(
             "balance.wallet",
             'select posted, held_in, held_out from "wallet"."balance_wallet"(%s, %s)',
@@ -212,8 +226,9 @@ class Balances:
             ],
         )
 
-    def bank(self) -> Balance:
+    def bank(self, **_unknown: Never) -> Balance:
         """The account bank."""
+        check_keywords("balance.bank", _unknown)
         return self._backend.balance(
             "balance.bank",
             'select posted, held_in, held_out from "wallet"."balance_bank"(%s)',
@@ -221,8 +236,9 @@ class Balances:
             ],
         )
 
-    def shops(self) -> Balance:
+    def shops(self, **_unknown: Never) -> Balance:
         """The account shops."""
+        check_keywords("balance.shops", _unknown)
         return self._backend.balance(
             "balance.shops",
             'select posted, held_in, held_out from "wallet"."balance_shops"(%s)',
@@ -243,13 +259,14 @@ class Book:
         self.balance = Balances(backend)
         """Reads accounts: posted, held coming in, held going out."""
 
-    def expire(self, max: int = 1000) -> int:
+    def expire(self, max: int = 1000, **_unknown: Never) -> int:
         """Gives back up to max holds past their deadline and answers how
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
+        check_keywords("expire", _unknown)
         return self._backend.expire('select "wallet".expire(%s)', max)
 
-    def bulk(self, calls: Sequence[PgCall]) -> list[PgAnswer]:
+    def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
         answers each, in order, as it would be answered alone: a Result, a
         hold state (or None) for a status, or the error the call alone
@@ -257,6 +274,7 @@ class Book:
         autocommit mode they go in one pipeline; over psycopg2, or in the
         caller's transaction, one by one. No call sees another's answer: a
         post, void or status must not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return self._backend.bulk(calls)
 
 
@@ -266,8 +284,9 @@ class AsyncTopUp:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def do(self, *, top_up_id: str, member: str, amount: int) -> Result:
+    async def do(self, *, top_up_id: str, member: str, amount: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("top_up.do", _unknown)
         return await self._backend.call(
             "top_up.do",
             'select result, reason from "wallet"."top_up_do"(%s, %s, %s, %s)',
@@ -278,8 +297,9 @@ class AsyncTopUp:
             ],
         )
 
-    def do_call(self, *, top_up_id: str, member: str, amount: int) -> PgCall:
+    def do_call(self, *, top_up_id: str, member: str, amount: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("top_up.do", _unknown)
         return self._backend.make_call(
             "top_up.do",
             'select result, reason from "wallet"."top_up_do"(%s, %s, %s, %s)',
@@ -297,8 +317,9 @@ class AsyncIncoming:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def hold(self, *, remittance: str, member: str, amount: int) -> Result:
+    async def hold(self, *, remittance: str, member: str, amount: int, **_unknown: Never) -> Result:
         """Holds the amounts; post or void ends the hold."""
+        check_keywords("incoming.hold", _unknown)
         return await self._backend.call(
             "incoming.hold",
             'select result, reason from "wallet"."incoming_hold"(%s, %s, %s, %s)',
@@ -309,8 +330,9 @@ class AsyncIncoming:
             ],
         )
 
-    def hold_call(self, *, remittance: str, member: str, amount: int) -> PgCall:
+    def hold_call(self, *, remittance: str, member: str, amount: int, **_unknown: Never) -> PgCall:
         """hold as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("incoming.hold", _unknown)
         return self._backend.make_call(
             "incoming.hold",
             'select result, reason from "wallet"."incoming_hold"(%s, %s, %s, %s)',
@@ -321,8 +343,9 @@ class AsyncIncoming:
             ],
         )
 
-    async def post(self, *, remittance: str, amount: int | None = None) -> Result:
+    async def post(self, *, remittance: str, amount: int | None = None, **_unknown: Never) -> Result:
         """Posts the hold: the amounts given, or the whole hold when they are all left out."""
+        check_keywords("incoming.post", _unknown)
         return await self._backend.call(
             "incoming.post",
             'select result, reason from "wallet"."incoming_post"(%s, %s, %s)',
@@ -332,8 +355,9 @@ class AsyncIncoming:
             ],
         )
 
-    def post_call(self, *, remittance: str, amount: int | None = None) -> PgCall:
+    def post_call(self, *, remittance: str, amount: int | None = None, **_unknown: Never) -> PgCall:
         """post as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("incoming.post", _unknown)
         return self._backend.make_call(
             "incoming.post",
             'select result, reason from "wallet"."incoming_post"(%s, %s, %s)',
@@ -343,8 +367,9 @@ class AsyncIncoming:
             ],
         )
 
-    async def void(self, *, remittance: str) -> Result:
+    async def void(self, *, remittance: str, **_unknown: Never) -> Result:
         """Gives the hold back."""
+        check_keywords("incoming.void", _unknown)
         return await self._backend.call(
             "incoming.void",
             'select result, reason from "wallet"."incoming_void"(%s, %s)',
@@ -353,8 +378,9 @@ class AsyncIncoming:
             ],
         )
 
-    def void_call(self, *, remittance: str) -> PgCall:
+    def void_call(self, *, remittance: str, **_unknown: Never) -> PgCall:
         """void as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("incoming.void", _unknown)
         return self._backend.make_call(
             "incoming.void",
             'select result, reason from "wallet"."incoming_void"(%s, %s)',
@@ -363,8 +389,9 @@ class AsyncIncoming:
             ],
         )
 
-    async def status(self, *, remittance: str) -> HoldState | None:
+    async def status(self, *, remittance: str, **_unknown: Never) -> HoldState | None:
         """Where the hold stands; None when there is none. It writes nothing."""
+        check_keywords("incoming.status", _unknown)
         return await self._backend.status(
             "incoming.status",
             'select "wallet"."incoming_status"(%s, %s)',
@@ -373,8 +400,9 @@ class AsyncIncoming:
             ],
         )
 
-    def status_call(self, *, remittance: str) -> PgCall:
+    def status_call(self, *, remittance: str, **_unknown: Never) -> PgCall:
         """status as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("incoming.status", _unknown)
         return self._backend.make_call(
             "incoming.status",
             'select "wallet"."incoming_status"(%s, %s)',
@@ -391,8 +419,9 @@ class AsyncPay:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def do(self, *, order: str, member: str, amount: int) -> Result:
+    async def do(self, *, order: str, member: str, amount: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("pay.do", _unknown)
         return await self._backend.call(
             "pay.do",
             'select result, reason from "wallet"."pay_do"(%s, %s, %s, %s)',
@@ -403,8 +432,9 @@ class AsyncPay:
             ],
         )
 
-    def do_call(self, *, order: str, member: str, amount: int) -> PgCall:
+    def do_call(self, *, order: str, member: str, amount: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("pay.do", _unknown)
         return self._backend.make_call(
             "pay.do",
             'select result, reason from "wallet"."pay_do"(%s, %s, %s, %s)',
@@ -422,8 +452,9 @@ class AsyncBalances:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def wallet(self, *, member: str) -> Balance:
+    async def wallet(self, *, member: str, **_unknown: Never) -> Balance:
         """wallet: the balance that can be spent."""
+        check_keywords("balance.wallet", _unknown)
         return await self._backend.balance(
             "balance.wallet",
             'select posted, held_in, held_out from "wallet"."balance_wallet"(%s, %s)',
@@ -432,8 +463,9 @@ class AsyncBalances:
             ],
         )
 
-    async def bank(self) -> Balance:
+    async def bank(self, **_unknown: Never) -> Balance:
         """The account bank."""
+        check_keywords("balance.bank", _unknown)
         return await self._backend.balance(
             "balance.bank",
             'select posted, held_in, held_out from "wallet"."balance_bank"(%s)',
@@ -441,8 +473,9 @@ class AsyncBalances:
             ],
         )
 
-    async def shops(self) -> Balance:
+    async def shops(self, **_unknown: Never) -> Balance:
         """The account shops."""
+        check_keywords("balance.shops", _unknown)
         return await self._backend.balance(
             "balance.shops",
             'select posted, held_in, held_out from "wallet"."balance_shops"(%s)',
@@ -463,13 +496,14 @@ class AsyncBook:
         self.balance = AsyncBalances(backend)
         """Reads accounts: posted, held coming in, held going out."""
 
-    async def expire(self, max: int = 1000) -> int:
+    async def expire(self, max: int = 1000, **_unknown: Never) -> int:
         """Gives back up to max holds past their deadline and answers how
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
+        check_keywords("expire", _unknown)
         return await self._backend.expire('select "wallet".expire(%s)', max)
 
-    async def bulk(self, calls: Sequence[PgCall]) -> list[PgAnswer]:
+    async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
         answers each, in order, as it would be answered alone: a Result, a
         hold state (or None) for a status, or the error the call alone
@@ -477,6 +511,7 @@ class AsyncBook:
         autocommit mode they go in one pipeline; over psycopg2, or in the
         caller's transaction, one by one. No call sees another's answer: a
         post, void or status must not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return await self._backend.bulk(calls)
 
 
@@ -509,7 +544,8 @@ def postgres(conn: Any, tenant: str = "", *, resend_for: float | None = None) ->
     transaction, its writes commit with it. Over a pool, each call is a
     transaction of a lent connection, and a call whose connection is lost
     while it is out goes again on another for resend_for seconds (30 by
-    default; 0: never)."""
+    default; 0: never). Threads may share one connection: the books over it
+    take turns."""
     tenant = check_text("postgres", "the tenant", tenant)
     return Book(PostgresBook(conn, tenant, resend_for))
 
@@ -517,7 +553,9 @@ def postgres(conn: Any, tenant: str = "", *, resend_for: float | None = None) ->
 def postgres_async(conn: Any, tenant: str = "", *, resend_for: float | None = None) -> AsyncBook:
     """The book for asyncio over conn, a psycopg 3 AsyncConnection or a
     psycopg_pool AsyncConnectionPool, for a tenant ("" by default), as
-    postgres() says."""
+    postgres() says. A call cancelled after it was sent raises
+    ChoboCancelledError, since it may have been applied; cancelled before,
+    the plain CancelledError."""
     tenant = check_text("postgres_async", "the tenant", tenant)
     return AsyncBook(AsyncPostgresBook(conn, tenant, resend_for))
 
@@ -545,7 +583,7 @@ ChoboErrorCode: TypeAlias = Literal[
     "CHOBO_BOUND_CHANGED",  # a floor or room account was opened with another amount
     "CHOBO_BALANCE_OVERFLOW",  # a TigerBeetle balance outside 64 bits
     "CHOBO_TIMEOUT",  # no answer within the time a request may take
-    "CHOBO_OUTCOME_UNKNOWN",  # the connection was lost while the call was out: it may have been applied
+    "CHOBO_OUTCOME_UNKNOWN",  # the connection was lost, or an asyncio call cancelled, while the call was out: it may have been applied
     "CHOBO_NOT_SENT",  # the connection was closed before the call: it never went
     "CHOBO_UNEXPECTED",  # an answer chobo's statements or chains never get
 ]
@@ -596,6 +634,23 @@ class ChoboError(Exception):
         self.code = code
 
 
+class ChoboCancelledError(ChoboError, asyncio.CancelledError):
+    """What an asyncio call raises when it is cancelled (task.cancel(),
+    asyncio.wait_for, asyncio.timeout) after it was sent: its outcome is
+    unknown, as that of a call whose connection was lost
+    (CHOBO_OUTCOME_UNKNOWN). It is a CancelledError too, so that whatever
+    cancelled the task still sees its cancellation. A call cancelled before
+    it went raises the plain CancelledError: nothing was sent; so does, on
+    TigerBeetle, a read (a status, a balance), which changes nothing."""
+
+    def __init__(self, where: str) -> None:
+        super().__init__(
+            "CHOBO_OUTCOME_UNKNOWN",
+            f"{where}: the call was cancelled after it was sent, so it may or may not have been applied; "
+            "sending it again with the same arguments is safe, and its answer says which",
+        )
+
+
 AMOUNT_MAX = (1 << 63) - 1
 """The largest amount: amounts are 64-bit integers from 0 up."""
 
@@ -621,6 +676,18 @@ def describe(v: object) -> str:
     if isinstance(v, int):
         return f"the int {v}"
     return f"a {type(v).__name__}"
+
+
+def check_keywords(where: str, unknown: Mapping[str, object]) -> None:
+    """Refuses, before anything is sent, keyword arguments the operation
+    does not take: a generated method gathers them in **_unknown (typed
+    Never, so that a type checker names them too) rather than letting
+    Python raise its TypeError, so that every mistake in a call is a
+    ChoboError."""
+    if unknown:
+        names = ", ".join(repr(n) for n in unknown)
+        what = "argument" if len(unknown) == 1 else "arguments"
+        raise ChoboError("CHOBO_BAD_ARGUMENT", f"{where}: the operation takes no {what} named {names}")
 
 
 def check_amount(where: str, name: str, v: object) -> int:
@@ -832,6 +899,7 @@ class _PgQuery:
 
     statement: str
     params: tuple[object, ...]
+    where: str = ""
 
 
 @dataclass(frozen=True)
@@ -930,7 +998,7 @@ def _pg_row_flow(
     while True:
         err: Exception
         try:
-            fetched = yield _PgQuery(statement, params)
+            fetched = yield _PgQuery(statement, params, where)
         except Exception as e:
             err = e
         else:
@@ -1042,9 +1110,16 @@ def _pg_balance_flow(where: str, statement: str, params: tuple[object, ...], res
     )
 
 
+EXPIRE_MAX = (1 << 31) - 1
+"""The most holds one expire gives back: its SQL function takes max as an
+integer, which PostgreSQL keeps in 32 bits."""
+
+
 def _pg_expire_flow(statement: str, max: int, resend_for: float = 0.0) -> _PgFlow[int]:
-    if isinstance(max, bool) or not isinstance(max, int) or max < 0:
-        raise ChoboError("CHOBO_BAD_ARGUMENT", f"expire: max must be a whole number from 0, got {describe(max)}")
+    if isinstance(max, bool) or not isinstance(max, int) or max < 0 or max > EXPIRE_MAX:
+        raise ChoboError(
+            "CHOBO_BAD_ARGUMENT", f"expire: max must be a whole number from 0 to {EXPIRE_MAX}, got {describe(max)}"
+        )
     row, _ = yield from _pg_row_flow("expire", statement, (max,), resend_for)
     return _pg_int64("expire", _pg_column(row, 0))
 
@@ -1102,6 +1177,62 @@ def _pg_check_open(conn: object) -> None:
     a bool, psycopg2's a number, 0 while open): nothing goes."""
     if getattr(conn, "closed", False):
         raise ChoboError("CHOBO_NOT_SENT", "the call was not sent: the connection is closed; open a new one")
+
+
+# One connection, many callers. A connection carries one statement at a
+# time, and psycopg 3 takes its own lock only for each statement, not for
+# the whole of a pipeline: a statement another thread sends while a bulk's
+# pipeline is open meets it half-way ("another command is already in
+# progress"), and the pipeline is left broken. So every book over one
+# connection takes the same lock for each statement and each pipeline
+# (PostgresBook a threading.Lock, AsyncPostgresBook an asyncio.Lock for
+# the tasks of one loop), kept beside the connection for as long as it
+# lives. Over a pool each call has a connection of its own, and no lock.
+
+_pg_locks: weakref.WeakKeyDictionary[object, threading.Lock] = weakref.WeakKeyDictionary()
+_pg_async_locks: weakref.WeakKeyDictionary[object, asyncio.Lock] = weakref.WeakKeyDictionary()
+_pg_locks_guard = threading.Lock()
+
+
+def _pg_lock_of(conn: object) -> threading.Lock:
+    """The lock of the books over conn. A connection that cannot be
+    referred to weakly gets one for each book: its books do not take turns
+    with one another."""
+    with _pg_locks_guard:
+        try:
+            lock = _pg_locks.get(conn)
+            if lock is None:
+                lock = _pg_locks[conn] = threading.Lock()
+        except TypeError:
+            lock = threading.Lock()
+        return lock
+
+
+def _pg_async_lock_of(conn: object) -> asyncio.Lock:
+    """The asyncio lock of the async books over conn, as _pg_lock_of."""
+    with _pg_locks_guard:
+        try:
+            lock = _pg_async_locks.get(conn)
+            if lock is None:
+                lock = _pg_async_locks[conn] = asyncio.Lock()
+        except TypeError:
+            lock = asyncio.Lock()
+        return lock
+
+
+async def _pg_out(where: str, sending: Awaitable[_PgT]) -> _PgT:
+    """Awaits a statement (or a pipeline) that is being sent. Cancelled
+    now, the call may have been applied: psycopg asks the server to cancel
+    the statement, but the server may have committed it first, so the
+    caller gets ChoboCancelledError, which is CHOBO_OUTCOME_UNKNOWN and a
+    CancelledError both. A cancellation before this point (waiting for a
+    pool's connection or for the lock) sent nothing and stays plain."""
+    try:
+        return await sending
+    except ChoboCancelledError:
+        raise
+    except asyncio.CancelledError as e:
+        raise ChoboCancelledError(where or "postgres") from e
 
 
 PIPELINE_MAX = 1000
@@ -1242,6 +1373,9 @@ class PostgresBook(_PgBase):
     def __init__(self, conn: PgConnection | PgPool, tenant: str = "", resend_for: float | None = None) -> None:
         super().__init__(conn, tenant, "a DB-API 2 connection (psycopg or psycopg2)", resend_for)
         self._conn = conn
+        # Shared by every book over the connection, so that threads calling
+        # them take turns; a pool lends each call a connection of its own.
+        self._lock = _pg_lock_of(conn) if not _pg_is_pool(conn) else None
 
     def _run(self, flow: _PgFlow[_PgT]) -> _PgT:
         try:
@@ -1280,7 +1414,12 @@ class PostgresBook(_PgBase):
                 raise
             lending.__exit__(None, None, None)
             return row
-        return self._fetch_on(cast(PgConnection, self._conn), q)
+        with self._turn():
+            return self._fetch_on(cast(PgConnection, self._conn), q)
+
+    def _turn(self) -> AbstractContextManager[object]:
+        """The connection's lock, held while one statement or pipeline is out."""
+        return self._lock if self._lock is not None else threading.Lock()
 
     def _fetch_on(self, conn: PgConnection, q: _PgQuery) -> object:
         _pg_check_open(conn)
@@ -1334,7 +1473,9 @@ class PostgresBook(_PgBase):
         if len(send) > 1 and _pg_pipelines(self._conn):
             alone = []
             for part in _pg_chunks(send):
-                alone += _pg_settle(calls, part, self._pipeline([calls[i] for i in part]), out)
+                with self._turn():
+                    got = self._pipeline([calls[i] for i in part])
+                alone += _pg_settle(calls, part, got, out)
         for i in alone:
             out[i] = self._one(calls[i])
         return out
@@ -1371,6 +1512,9 @@ class AsyncPostgresBook(_PgBase):
     def __init__(self, conn: AsyncPgConnection | AsyncPgPool, tenant: str = "", resend_for: float | None = None) -> None:
         super().__init__(conn, tenant, "psycopg's AsyncConnection", resend_for)
         self._conn = conn
+        # Shared by every async book over the connection: its tasks take
+        # turns, as PostgresBook's threads do.
+        self._lock = _pg_async_lock_of(conn) if not _pg_is_pool(conn) else None
 
     async def _run(self, flow: _PgFlow[_PgT]) -> _PgT:
         try:
@@ -1383,6 +1527,10 @@ class AsyncPostgresBook(_PgBase):
                 else:
                     try:
                         answer = await self._fetch(step)
+                    except asyncio.CancelledError:
+                        # Never sent again: a cancelled call ends here,
+                        # plain or of unknown outcome (_pg_out).
+                        raise
                     except Exception as e:
                         error = e
                 # Thrown in out here, not in the except clause, so that what
@@ -1401,13 +1549,20 @@ class AsyncPostgresBook(_PgBase):
             except Exception as e:
                 raise _pg_not_sent(e) from None
             try:
-                row = await self._fetch_on(conn, q)
+                row = await _pg_out(q.where, self._fetch_on(conn, q))
             except BaseException as e:
                 await lending.__aexit__(type(e), e, e.__traceback__)
                 raise
             await lending.__aexit__(None, None, None)
             return row
-        return await self._fetch_on(cast(AsyncPgConnection, self._conn), q)
+        async with self._turn():
+            return await _pg_out(q.where, self._fetch_on(cast(AsyncPgConnection, self._conn), q))
+
+    def _turn(self) -> AbstractAsyncContextManager[object]:
+        """The connection's asyncio lock, held while one statement or
+        pipeline is out; waiting for it sends nothing, so a cancellation
+        there is plain."""
+        return self._lock if self._lock is not None else asyncio.Lock()
 
     async def _fetch_on(self, conn: AsyncPgConnection, q: _PgQuery) -> object:
         _pg_check_open(conn)
@@ -1442,6 +1597,8 @@ class AsyncPostgresBook(_PgBase):
     async def _one(self, c: PgCall) -> PgAnswer:
         try:
             return await self._run(_pg_flow_of(c, self._resend_for))
+        except asyncio.CancelledError:
+            raise  # the bulk's, not the call's answer
         except Exception as e:
             return e
 
@@ -1453,7 +1610,9 @@ class AsyncPostgresBook(_PgBase):
         if len(send) > 1 and _pg_pipelines(self._conn):
             alone = []
             for part in _pg_chunks(send):
-                alone += _pg_settle(calls, part, await self._pipeline([calls[i] for i in part]), out)
+                async with self._turn():
+                    got = await _pg_out("bulk", self._pipeline([calls[i] for i in part]))
+                alone += _pg_settle(calls, part, got, out)
         for i in alone:
             out[i] = await self._one(calls[i])
         return out
