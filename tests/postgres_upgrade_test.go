@@ -91,6 +91,13 @@ type upgradeServer struct {
 
 func startUpgradeServer(t *testing.T, ctx context.Context) *upgradeServer {
 	t.Helper()
+	return startUpgradeServerWith(t, ctx, walletSQL(t, walletV1))
+}
+
+// startUpgradeServerWith is startUpgradeServer with first the SQL given
+// (another chobo's, say) loaded and granted.
+func startUpgradeServerWith(t *testing.T, ctx context.Context, first string) *upgradeServer {
+	t.Helper()
 	srv := pgtest.Start(t)
 	u := &upgradeServer{srv: srv, admin: srv.Pool(t, 4)}
 	if err := pgdeploy.CreateRoles(ctx, u.admin, pgtest.DefaultDB); err != nil {
@@ -105,7 +112,7 @@ func startUpgradeServer(t *testing.T, ctx context.Context) *upgradeServer {
 	}
 	t.Cleanup(func() { owner.Close(context.Background()) })
 	u.owner = owner
-	u.load(t, ctx, walletSQL(t, walletV1))
+	u.load(t, ctx, first)
 	u.grant(t, ctx)
 	u.app = srv.PoolAs(t, pgdeploy.App, 4)
 	u.report = srv.PoolAs(t, reporter, 4)
