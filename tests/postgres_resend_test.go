@@ -266,8 +266,24 @@ func TestUpgradeFromBeforeCallIDs(t *testing.T) {
 		}
 		return s
 	}
+
+	// A session of a client of before keeps a statement prepared on the
+	// functions of before, as pgx does, across the load.
+	held, err := u.app.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Release()
+	const giveStmt = `select result, reason from "wallet"."give_do"($1, $2, $3, $4)`
+	if _, err := held.Conn().Prepare(ctx, "give", giveStmt); err != nil {
+		t.Fatal(err)
+	}
+	if got := call(ctx, held, "give", "", "g-0", "m", 1); got != "done" {
+		t.Fatalf("the prepared give before: %s", got)
+	}
+
 	before, balance := state(), walletBalance(t, ctx, u.app, "m")
-	if balance != "posted 79, held out 13" {
+	if balance != "posted 80, held out 13" {
 		t.Fatalf("before the upgrade: %s", balance)
 	}
 
@@ -276,6 +292,11 @@ func TestUpgradeFromBeforeCallIDs(t *testing.T) {
 		t.Fatal("today's SQL takes no call id")
 	}
 	u.load(t, ctx, today)
+	// the function it was prepared on is gone; PostgreSQL prepares it
+	// again, on the function of today, its call id left to its default
+	if got := call(ctx, held, "give", "", "g-0", "m", 1); got != "done_before" {
+		t.Errorf("the statement prepared before the load, after it: %s, want done_before", got)
+	}
 	if after := state(); after != before {
 		t.Fatalf("the rows changed in the upgrade:\nbefore %s\nafter  %s", before, after)
 	}
@@ -311,8 +332,8 @@ func TestUpgradeFromBeforeCallIDs(t *testing.T) {
 		}
 	}
 	// give 50 more; o-4 voided, o-2 given back; o-5 holds 2 + 1
-	if got := walletBalance(t, ctx, u.app, "m"); got != "posted 129, held out 3" {
-		t.Errorf("after the upgrade: %s, want posted 129, held out 3", got)
+	if got := walletBalance(t, ctx, u.app, "m"); got != "posted 130, held out 3" {
+		t.Errorf("after the upgrade: %s, want posted 130, held out 3", got)
 	}
 	// The reporting role may still call nothing.
 	if got := call(ctx, u.report, `select * from "wallet".give_do('', 'g-3', 'm', 1, $1)`, callID(6)); got != "error 42501" {
