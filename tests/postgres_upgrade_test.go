@@ -91,6 +91,13 @@ type upgradeServer struct {
 
 func startUpgradeServer(t *testing.T, ctx context.Context) *upgradeServer {
 	t.Helper()
+	return startUpgradeServerWith(t, ctx, walletSQL(t, walletV1))
+}
+
+// startUpgradeServerWith is startUpgradeServer with first the SQL given
+// (another chobo's, say) loaded and granted.
+func startUpgradeServerWith(t *testing.T, ctx context.Context, first string) *upgradeServer {
+	t.Helper()
 	srv := pgtest.Start(t)
 	u := &upgradeServer{srv: srv, admin: srv.Pool(t, 4)}
 	if err := pgdeploy.CreateRoles(ctx, u.admin, pgtest.DefaultDB); err != nil {
@@ -105,7 +112,7 @@ func startUpgradeServer(t *testing.T, ctx context.Context) *upgradeServer {
 	}
 	t.Cleanup(func() { owner.Close(context.Background()) })
 	u.owner = owner
-	u.load(t, ctx, walletSQL(t, walletV1))
+	u.load(t, ctx, first)
 	u.grant(t, ctx)
 	u.app = srv.PoolAs(t, pgdeploy.App, 4)
 	u.report = srv.PoolAs(t, reporter, 4)
@@ -547,7 +554,8 @@ func TestTextLimitsAndNulls(t *testing.T) {
 // TestUpgradeRenamesAParameter: a version that renames a parameter of a
 // transfer kind (E051, loaded anyway) loads over the one before, though
 // PostgreSQL replaces no function whose arguments are named otherwise:
-// the file drops it first, in its transaction, and makes it again.
+// the file drops it first, in its transaction, and makes it again, with
+// the EXECUTE the dropped one gave (and no more).
 func TestUpgradeRenamesAParameter(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -558,13 +566,20 @@ func TestUpgradeRenamesAParameter(t *testing.T) {
 		t.Fatal("the rename did not take")
 	}
 	u.load(t, ctx, walletSQL(t, renamed))
-	u.grant(t, ctx)
 	var args string
 	if err := u.admin.QueryRow(ctx, `select array_to_string(proargnames, ' ') from pg_proc
- where oid = to_regprocedure('"wallet".give_do(text, text, text, bigint)')`).Scan(&args); err != nil || args != "p_tenant p_reference p_member p_amount" {
+ where oid = to_regprocedure('"wallet".give_do(text, text, text, bigint, uuid)')`).Scan(&args); err != nil || args != "p_tenant p_reference p_member p_amount p_call_id$" {
 		t.Fatalf("give_do's arguments: %q, %v", args, err)
 	}
+	// The function made again kept the application's EXECUTE: no grant
+	// was run since the load.
 	if got := call(ctx, u.app, `select * from "wallet".give_do('', 'g-1', 'm', 5)`); got != "done" {
-		t.Errorf("give after the rename: %s", got)
+		t.Errorf("give after the rename, as the application: %s", got)
+	}
+	if got := call(ctx, u.report, `select * from "wallet".give_do('', 'g-2', 'm', 5)`); got != "error 42501" {
+		t.Errorf("give after the rename, as the reporting role: %s, want error 42501", got)
+	}
+	if got := publicRights(t, ctx, u.admin); len(got) > 0 {
+		t.Errorf("PUBLIC may execute %v", got)
 	}
 }

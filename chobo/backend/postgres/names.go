@@ -36,6 +36,14 @@ func ParamName(name string) string {
 	return "p_" + name
 }
 
+// CallIDParam is the last parameter of every operation function (do,
+// hold, post, void) and of expire(): the id a client gives one call and
+// sends again, unchanged, with each sending of it, so that a sending can
+// tell its own first one from another caller's. It ends in $, which no
+// name of a book has, so no parameter a book names (p_ and its name, or
+// p_tenant$) can ever be it.
+const CallIDParam = "p_call_id$"
+
 // Check reports every identifier the SQL would hold that PostgreSQL would
 // cut (E061): the schema (the book's name), functions and parameters.
 func Check(b *book.Book) diag.List {

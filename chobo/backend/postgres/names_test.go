@@ -78,3 +78,49 @@ func TestNameLengthHint(t *testing.T) {
 		t.Errorf("the schema: %v", ds)
 	}
 }
+
+// The call id is the last argument of every operation and of expire(),
+// and of nothing else; no parameter of a book takes its name, not even
+// one named call_id or tenant.
+func TestCallIDParamIsLastAndItsOwn(t *testing.T) {
+	res := check.Check("t.book", []byte(`book b v1
+unit u
+account a(call_id: string) : u
+  at least 0 refused as short
+account o : u outside
+transfer tenant(tenant: string, call_id: string, call: u)
+  key tenant, call_id
+  pending expires after 1 hours
+  move call from a(call_id) to o
+`))
+	if res.Book == nil {
+		t.Fatal(res.Diags)
+	}
+	if ds := Check(res.Book); len(ds) > 0 {
+		t.Fatal(ds)
+	}
+	withID := map[string]bool{"tenant_hold": true, "tenant_post": true, "tenant_void": true, "expire": true}
+	seen := 0
+	for _, f := range Functions(res.Book) {
+		names := map[string]bool{}
+		for _, a := range f.Args {
+			if names[a] {
+				t.Errorf("%s: the argument %s twice", f.Signature, a)
+			}
+			names[a] = true
+		}
+		name := strings.Trim(f.Signature[strings.Index(f.Signature, ".")+1:strings.Index(f.Signature, "(")], `"`)
+		last := f.Args[len(f.Args)-1] == CallIDParam
+		if withID[name] {
+			seen++
+			if !last || !strings.HasSuffix(f.Signature, ", uuid)") {
+				t.Errorf("%s (%v): the call id is not its last argument", f.Signature, f.Args)
+			}
+		} else if names[CallIDParam] {
+			t.Errorf("%s takes a call id", f.Signature)
+		}
+	}
+	if seen != len(withID) {
+		t.Errorf("%d of the %d functions that take a call id found", seen, len(withID))
+	}
+}

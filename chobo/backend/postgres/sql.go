@@ -92,7 +92,7 @@ func Generate(b *book.Book, header []string) string {
 	for _, a := range b.Accounts {
 		exec("balance.sql.tmpl", newBalanceView(b, a))
 	}
-	exec("expire.sql.tmpl", struct{ S string }{s})
+	exec("expire.sql.tmpl", struct{ S, CallID string }{s, Ident(CallIDParam)})
 	exec("close.sql.tmpl", struct {
 		S         string
 		Functions []Function
@@ -149,6 +149,9 @@ func Functions(b *book.Book) []Function {
 			for _, p := range Params(t, string(op)) {
 				args = append(args, arg(ParamName(p.Name), SQLType(p.IsAmount())))
 			}
+			if op != "status" {
+				args = append(args, arg(CallIDParam, "uuid"))
+			}
 			out = append(out, fn(FuncName(t, string(op)), args...))
 		}
 	}
@@ -159,7 +162,7 @@ func Functions(b *book.Book) []Function {
 		}
 		out = append(out, fn(BalanceName(a), args...))
 	}
-	return append(out, fn("expire", arg("p_max", "integer")))
+	return append(out, fn("expire", arg("p_max", "integer"), arg(CallIDParam, "uuid")))
 }
 
 // reasonLit writes one of chobo's own refusal reasons as a literal. The

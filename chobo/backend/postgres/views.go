@@ -21,7 +21,10 @@ type function struct {
 	Kind, Op  string // the transfer kind and the operation, as literals
 	KeyArray  string // the key as a text[] expression
 	Def       string // the definition hash, as a literal
-	Checks    checks
+	// CallID is the quoted call id parameter, the last of an operation
+	// (none for status).
+	CallID string
+	Checks checks
 }
 
 // checks are what a function checks of its arguments before anything
@@ -404,6 +407,13 @@ func newFunction(b *book.Book, t *book.Transfer, op string, params []*book.Param
 		sig = append(sig, a)
 		args = append(args, argCheck{Name: p.Name, Ident: Ident(ParamName(p.Name)), Amount: p.IsAmount(), MayBeNull: amountDefaults})
 	}
+	callID := ""
+	if op != "status" {
+		// last and with a default: a client that sends no call id calls
+		// the function as before
+		callID = Ident(CallIDParam)
+		sig = append(sig, callID+" uuid default null")
+	}
 	var key []string
 	for _, p := range t.Key {
 		key = append(key, Ident(ParamName(p.Name)))
@@ -413,6 +423,7 @@ func newFunction(b *book.Book, t *book.Transfer, op string, params []*book.Param
 		Kind: Lit(t.Name), Op: Lit(op),
 		KeyArray: "array[" + strings.Join(key, ", ") + "]::text[]",
 		Def:      Lit(t.Definition()),
+		CallID:   callID,
 		Checks:   newChecks(args),
 	}
 }

@@ -121,8 +121,23 @@ create table if not exists "store".keys (
   state          text, -- 'held', 'posted', 'voided' or 'expired'
   deadline       timestamptz,
   posted_amounts bigint[],
+  -- the id the client gave the call, sent again with each sending of it
+  -- (null from a client that gives none); for an 'expire' row, the id of
+  -- the expire() call that gave the hold back
+  call_id        uuid,
   primary key (tenant, kind, op, key)
 );
+
+-- A schema made by an earlier chobo has no call_id yet. A nullable column
+-- without a default is added without rewriting the table; asked first,
+-- since even "if not exists" locks the table against every call until
+-- the load commits.
+do $$ begin
+  if not exists (select 1 from pg_attribute
+                  where attrelid = '"store".keys'::regclass and attname = 'call_id' and not attisdropped) then
+    alter table "store".keys add column if not exists call_id uuid;
+  end if;
+end $$;
 
 -- A schema made by an earlier chobo kept entries and holds in tables of
 -- their own, one row per change and per hold. Here, once, their rows move
@@ -193,6 +208,11 @@ do $$ begin
   if to_regclass('"store".keys_due') is null then
     create index keys_due on "store".keys (deadline, tenant, kind, key) where state = 'held';
   end if;
+  -- what an expire() call sent again finds of its first sending: only the
+  -- rows expire() writes with a call id, so no operation's row is in it
+  if to_regclass('"store".keys_expire_call') is null then
+    create index keys_expire_call on "store".keys (call_id) where op = 'expire' and call_id is not null;
+  end if;
 end $$;
 
 -- The id of an account or a transfer, the same in every backend and
@@ -241,28 +261,36 @@ select k.tenant, e.account, k.kind, k.op, k.key, e.posted, e.held_in, e.held_out
 -- PostgreSQL replaces a function in place only when its arguments keep
 -- their names. One that an earlier version of the book made with other
 -- names (a parameter renamed) is dropped here and made anew below, in this
--- same transaction, so that no session ever finds it missing; its grants
--- go with it and are given again after the load (docs/targets.md).
+-- same transaction, so that no session ever finds it missing. Its grants
+-- would go with it: the roles that may execute it are noted first, in a
+-- setting of this transaction alone, and are given the same on the new
+-- function once it is made (at the end of the file).
 do $$
 declare
-  v_fn regprocedure;
+  v_fn record;
+  v_grants jsonb := '[]';
 begin
   for v_fn in
-    select p.oid::regprocedure
+    select p.oid::regprocedure as fn, p.proname, p.proacl, p.proowner
       from (values
               ('"store"."chobo_id"(text[])', array['parts']::text[]),
               ('"store"."chobo_unbounded"(text, uuid[], numeric[], boolean)', array['p_tenant', 'p_ids', 'p_d', 'p_write']::text[]),
-              ('"store"."receive_do"(text, text, text, bigint)', array['p_tenant', 'p_delivery', 'p_sku', 'p_qty']::text[]),
-              ('"store"."ship_do"(text, text, text, bigint)', array['p_tenant', 'p_order', 'p_sku', 'p_qty']::text[]),
+              ('"store"."receive_do"(text, text, text, bigint, uuid)', array['p_tenant', 'p_delivery', 'p_sku', 'p_qty', 'p_call_id$']::text[]),
+              ('"store"."ship_do"(text, text, text, bigint, uuid)', array['p_tenant', 'p_order', 'p_sku', 'p_qty', 'p_call_id$']::text[]),
               ('"store"."balance_shelf"(text, text)', array['p_tenant', 'p_sku']::text[]),
               ('"store"."balance_suppliers"(text)', array['p_tenant']::text[]),
               ('"store"."balance_customers"(text)', array['p_tenant']::text[]),
-              ('"store"."expire"(integer)', array['p_max']::text[])) as w (sig, args)
+              ('"store"."expire"(integer, uuid)', array['p_max', 'p_call_id$']::text[])) as w (sig, args)
       join pg_proc p on p.oid = to_regprocedure(w.sig)
      where p.proargnames is distinct from w.args
   loop
-    execute 'drop function ' || v_fn::text;
+    v_grants := v_grants || coalesce((
+      select jsonb_agg(jsonb_build_object('name', v_fn.proname, 'role', a.grantee, 'grantable', a.is_grantable))
+        from aclexplode(v_fn.proacl) a
+       where a.privilege_type = 'EXECUTE' and a.grantee <> 0 and a.grantee <> v_fn.proowner), '[]');
+    execute 'drop function ' || v_fn.fn::text;
   end loop;
+  perform set_config('chobo.execute_grants', v_grants::text, true);
 end $$;
 
 -- What a call changes on accounts without bounds. p_d holds nine numbers
@@ -349,7 +377,7 @@ begin
 end
 $fn$;
 
-create or replace function "store"."receive_do"(p_tenant text, "p_delivery" text, "p_sku" text, "p_qty" bigint)
+create or replace function "store"."receive_do"(p_tenant text, "p_delivery" text, "p_sku" text, "p_qty" bigint, "p_call_id$" uuid default null)
 returns "store".result language plpgsql
 security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
@@ -423,8 +451,8 @@ begin
   -- Last, the shard of this session of the account without bounds takes
   -- its part, when its slice has room.
   with k as (
-    insert into "store".keys (tenant, kind, op, key, content, definition, result, entry_accounts, entry_posted, entry_held_in, entry_held_out)
-    values (p_tenant, 'receive', 'do', v_key, v_content, v_definition, 'done',
+    insert into "store".keys (tenant, kind, op, key, content, definition, result, call_id, entry_accounts, entry_posted, entry_held_in, entry_held_out)
+    values (p_tenant, 'receive', 'do', v_key, v_content, v_definition, 'done', "p_call_id$",
             array[v_account_1, v_account_2], array[-"p_qty", "p_qty"]::bigint[], array[0, 0]::bigint[], array[0, 0]::bigint[])
     on conflict do nothing
     returning 1
@@ -454,8 +482,13 @@ begin
     return row('done', null)::"store".result;
   end if;
   if not v_keyed then
-    select k.content, k.definition, k.result into v_prev from "store".keys k
+    select k.content, k.definition, k.result, k.reason, k.call_id into v_prev from "store".keys k
      where k.tenant = p_tenant and k.kind = 'receive' and k.op = 'do' and k.key = v_key;
+    -- this very call, sent again after its answer was lost: it answers
+    -- what its first sending answered (done, or the bound's refusal)
+    if v_prev.call_id = "p_call_id$" and v_prev.content = v_content then
+      return row(v_prev.result, v_prev.reason)::"store".result;
+    end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"store".result;
     elsif v_prev.content = v_content and v_prev.definition = v_definition then
@@ -525,7 +558,7 @@ begin
 end
 $fn$;
 
-create or replace function "store"."ship_do"(p_tenant text, "p_order" text, "p_sku" text, "p_qty" bigint)
+create or replace function "store"."ship_do"(p_tenant text, "p_order" text, "p_sku" text, "p_qty" bigint, "p_call_id$" uuid default null)
 returns "store".result language plpgsql
 security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
@@ -599,8 +632,8 @@ begin
   -- Last, the shard of this session of the account without bounds takes
   -- its part, when its slice has room.
   with k as (
-    insert into "store".keys (tenant, kind, op, key, content, definition, result, entry_accounts, entry_posted, entry_held_in, entry_held_out)
-    values (p_tenant, 'ship', 'do', v_key, v_content, v_definition, 'done',
+    insert into "store".keys (tenant, kind, op, key, content, definition, result, call_id, entry_accounts, entry_posted, entry_held_in, entry_held_out)
+    values (p_tenant, 'ship', 'do', v_key, v_content, v_definition, 'done', "p_call_id$",
             array[v_account_1, v_account_2], array[-"p_qty", "p_qty"]::bigint[], array[0, 0]::bigint[], array[0, 0]::bigint[])
     on conflict do nothing
     returning 1
@@ -630,8 +663,13 @@ begin
     return row('done', null)::"store".result;
   end if;
   if not v_keyed then
-    select k.content, k.definition, k.result into v_prev from "store".keys k
+    select k.content, k.definition, k.result, k.reason, k.call_id into v_prev from "store".keys k
      where k.tenant = p_tenant and k.kind = 'ship' and k.op = 'do' and k.key = v_key;
+    -- this very call, sent again after its answer was lost: it answers
+    -- what its first sending answered (done, or the bound's refusal)
+    if v_prev.call_id = "p_call_id$" and v_prev.content = v_content then
+      return row(v_prev.result, v_prev.reason)::"store".result;
+    end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"store".result;
     elsif v_prev.content = v_content and v_prev.definition = v_definition then
@@ -788,7 +826,7 @@ begin
 end
 $fn$;
 
-create or replace function "store".expire(p_max integer default 1000)
+create or replace function "store".expire(p_max integer default 1000, "p_call_id$" uuid default null)
 returns integer language plpgsql
 security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
@@ -798,7 +836,22 @@ declare
   v_hold record;
   v_free record;
   v_count integer := 0;
+  v_left integer := p_max;
 begin
+  -- The same call sent again after its answer was lost counts the holds
+  -- its first sending gave back, gives back at most p_max in all, and
+  -- answers the total. A sending still running holds the lock until it
+  -- ends, so the count below sees all it gave back. (The lock is one of
+  -- the advisory locks of the database, keyed by a hash of the call id:
+  -- one the application takes with the same key only makes it wait.)
+  if "p_call_id$" is not null then
+    perform pg_advisory_xact_lock(hashtextextended('"store"' || ' expire ' || "p_call_id$"::text, 0));
+    select count(*)::integer into v_count from "store".keys k where k.op = 'expire' and k.call_id = "p_call_id$";
+    v_left := p_max - v_count;
+    if v_left < 0 then
+      v_left := 0;
+    end if;
+  end if;
   -- The holds taken, by the address of their rows: they stay locked by
   -- this call, so the rows cannot move until it has marked them expired,
   -- which it does last.
@@ -807,7 +860,7 @@ begin
     from (select k.ctid, k.tenant, k.kind, k.key, k.deadline from "store".keys k
            where k.state = 'held' and k.deadline is not null and k.deadline <= v_now
            order by k.deadline, k.tenant, k.kind, k.key
-           limit p_max
+           limit v_left
            for update skip locked) due;
   perform 1 from "store".accounts a
    where (a.tenant, a.id) in (select h.tenant, unnest(h.from_ids || h.to_ids)
@@ -850,9 +903,9 @@ begin
     end loop;
     -- what expiring gives back is recorded as the entries of an 'expire'
     -- key row of the hold's key
-    insert into "store".keys (tenant, kind, op, key, content, definition, result,
+    insert into "store".keys (tenant, kind, op, key, content, definition, result, call_id,
                            entry_accounts, entry_posted, entry_held_in, entry_held_out)
-    select v_hold.tenant, v_hold.kind, 'expire', v_hold.key, '', v_hold.definition, 'done',
+    select v_hold.tenant, v_hold.kind, 'expire', v_hold.key, '', v_hold.definition, 'done', "p_call_id$",
            array_agg(x.account order by x.n), array_agg(x.posted order by x.n),
            array_agg(x.held_in order by x.n), array_agg(x.held_out order by x.n)
       from generate_series(1, array_length(v_hold.amounts, 1)) as i,
@@ -870,22 +923,46 @@ $fn$;
 -- or an overload left by parameters that changed. Each is dropped, so that
 -- no call reaches a definition the loaded book does not contain. (Should
 -- anything else depend on one, the drop fails, and with it the load.)
+-- Before that, the roles that may execute a function this version
+-- replaces (one dropped above for its argument names, or an overload
+-- dropped here) are given the same on the function of the same name it
+-- writes: a version that changes an operation's arguments does not cut
+-- the application off until the owner grants again. The owner keeps its
+-- own rights, and PUBLIC is given nothing (below).
 do $$
 declare
+  v_kept constant oid[] := array[
+    '"store"."chobo_id"(text[])'::regprocedure,
+    '"store"."chobo_unbounded"(text, uuid[], numeric[], boolean)'::regprocedure,
+    '"store"."receive_do"(text, text, text, bigint, uuid)'::regprocedure,
+    '"store"."ship_do"(text, text, text, bigint, uuid)'::regprocedure,
+    '"store"."balance_shelf"(text, text)'::regprocedure,
+    '"store"."balance_suppliers"(text)'::regprocedure,
+    '"store"."balance_customers"(text)'::regprocedure,
+    '"store"."expire"(integer, uuid)'::regprocedure]::oid[];
+  v_grant record;
   v_fn regprocedure;
 begin
+  for v_grant in
+    select distinct n.oid::regprocedure as fn, g.role::regrole as role, g.grantable
+      from (select x.name, x.role, x.grantable
+              from jsonb_to_recordset(coalesce(nullif(current_setting('chobo.execute_grants', true), ''), '[]')::jsonb)
+                   as x (name name, role oid, grantable boolean)
+            union all
+            select p.proname, a.grantee, a.is_grantable
+              from pg_proc p cross join lateral aclexplode(p.proacl) a
+             where p.pronamespace = '"store"'::regnamespace and p.prokind = 'f' and p.oid <> all (v_kept)
+               and a.privilege_type = 'EXECUTE' and a.grantee <> 0 and a.grantee <> p.proowner) g
+      join pg_proc n on n.pronamespace = '"store"'::regnamespace and n.proname = g.name and n.oid = any (v_kept)
+     where g.role <> n.proowner
+     order by 1, 2, 3
+  loop
+    execute 'grant execute on function ' || v_grant.fn::text || ' to ' || v_grant.role::text
+            || case when v_grant.grantable then ' with grant option' else '' end;
+  end loop;
   for v_fn in
     select p.oid::regprocedure from pg_proc p
-     where p.pronamespace = '"store"'::regnamespace and p.prokind = 'f'
-       and p.oid <> all (array[
-             '"store"."chobo_id"(text[])'::regprocedure,
-             '"store"."chobo_unbounded"(text, uuid[], numeric[], boolean)'::regprocedure,
-             '"store"."receive_do"(text, text, text, bigint)'::regprocedure,
-             '"store"."ship_do"(text, text, text, bigint)'::regprocedure,
-             '"store"."balance_shelf"(text, text)'::regprocedure,
-             '"store"."balance_suppliers"(text)'::regprocedure,
-             '"store"."balance_customers"(text)'::regprocedure,
-             '"store"."expire"(integer)'::regprocedure]::oid[])
+     where p.pronamespace = '"store"'::regnamespace and p.prokind = 'f' and p.oid <> all (v_kept)
      order by p.oid
   loop
     execute 'drop function ' || v_fn::text;

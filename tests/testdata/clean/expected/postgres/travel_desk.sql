@@ -121,8 +121,23 @@ create table if not exists "travel_desk".keys (
   state          text, -- 'held', 'posted', 'voided' or 'expired'
   deadline       timestamptz,
   posted_amounts bigint[],
+  -- the id the client gave the call, sent again with each sending of it
+  -- (null from a client that gives none); for an 'expire' row, the id of
+  -- the expire() call that gave the hold back
+  call_id        uuid,
   primary key (tenant, kind, op, key)
 );
+
+-- A schema made by an earlier chobo has no call_id yet. A nullable column
+-- without a default is added without rewriting the table; asked first,
+-- since even "if not exists" locks the table against every call until
+-- the load commits.
+do $$ begin
+  if not exists (select 1 from pg_attribute
+                  where attrelid = '"travel_desk".keys'::regclass and attname = 'call_id' and not attisdropped) then
+    alter table "travel_desk".keys add column if not exists call_id uuid;
+  end if;
+end $$;
 
 -- A schema made by an earlier chobo kept entries and holds in tables of
 -- their own, one row per change and per hold. Here, once, their rows move
@@ -193,6 +208,11 @@ do $$ begin
   if to_regclass('"travel_desk".keys_due') is null then
     create index keys_due on "travel_desk".keys (deadline, tenant, kind, key) where state = 'held';
   end if;
+  -- what an expire() call sent again finds of its first sending: only the
+  -- rows expire() writes with a call id, so no operation's row is in it
+  if to_regclass('"travel_desk".keys_expire_call') is null then
+    create index keys_expire_call on "travel_desk".keys (call_id) where op = 'expire' and call_id is not null;
+  end if;
 end $$;
 
 -- The id of an account or a transfer, the same in every backend and
@@ -241,28 +261,31 @@ select k.tenant, e.account, k.kind, k.op, k.key, e.posted, e.held_in, e.held_out
 -- PostgreSQL replaces a function in place only when its arguments keep
 -- their names. One that an earlier version of the book made with other
 -- names (a parameter renamed) is dropped here and made anew below, in this
--- same transaction, so that no session ever finds it missing; its grants
--- go with it and are given again after the load (docs/targets.md).
+-- same transaction, so that no session ever finds it missing. Its grants
+-- would go with it: the roles that may execute it are noted first, in a
+-- setting of this transaction alone, and are given the same on the new
+-- function once it is made (at the end of the file).
 do $$
 declare
-  v_fn regprocedure;
+  v_fn record;
+  v_grants jsonb := '[]';
 begin
   for v_fn in
-    select p.oid::regprocedure
+    select p.oid::regprocedure as fn, p.proname, p.proacl, p.proowner
       from (values
               ('"travel_desk"."chobo_id"(text[])', array['parts']::text[]),
               ('"travel_desk"."chobo_unbounded"(text, uuid[], numeric[], boolean)', array['p_tenant', 'p_ids', 'p_d', 'p_write']::text[]),
-              ('"travel_desk"."top_up_do"(text, text, text, bigint)', array['p_tenant', 'p_receipt', 'p_member', 'p_amount']::text[]),
-              ('"travel_desk"."open_tour_day_do"(text, text, text, bigint)', array['p_tenant', 'p_tour', 'p_day', 'p_capacity']::text[]),
-              ('"travel_desk"."book_seat_hold"(text, text, text, text, text, bigint)', array['p_tenant', 'p_booking', 'p_member', 'p_tour', 'p_day', 'p_price']::text[]),
-              ('"travel_desk"."book_seat_post"(text, text, bigint)', array['p_tenant', 'p_booking', 'p_price']::text[]),
-              ('"travel_desk"."book_seat_void"(text, text)', array['p_tenant', 'p_booking']::text[]),
+              ('"travel_desk"."top_up_do"(text, text, text, bigint, uuid)', array['p_tenant', 'p_receipt', 'p_member', 'p_amount', 'p_call_id$']::text[]),
+              ('"travel_desk"."open_tour_day_do"(text, text, text, bigint, uuid)', array['p_tenant', 'p_tour', 'p_day', 'p_capacity', 'p_call_id$']::text[]),
+              ('"travel_desk"."book_seat_hold"(text, text, text, text, text, bigint, uuid)', array['p_tenant', 'p_booking', 'p_member', 'p_tour', 'p_day', 'p_price', 'p_call_id$']::text[]),
+              ('"travel_desk"."book_seat_post"(text, text, bigint, uuid)', array['p_tenant', 'p_booking', 'p_price', 'p_call_id$']::text[]),
+              ('"travel_desk"."book_seat_void"(text, text, uuid)', array['p_tenant', 'p_booking', 'p_call_id$']::text[]),
               ('"travel_desk"."book_seat_status"(text, text)', array['p_tenant', 'p_booking']::text[]),
-              ('"travel_desk"."group_hold_hold"(text, text, text, text, bigint)', array['p_tenant', 'p_group', 'p_tour', 'p_day', 'p_count']::text[]),
-              ('"travel_desk"."group_hold_post"(text, text, text, text, bigint)', array['p_tenant', 'p_group', 'p_tour', 'p_day', 'p_count']::text[]),
-              ('"travel_desk"."group_hold_void"(text, text, text, text)', array['p_tenant', 'p_group', 'p_tour', 'p_day']::text[]),
+              ('"travel_desk"."group_hold_hold"(text, text, text, text, bigint, uuid)', array['p_tenant', 'p_group', 'p_tour', 'p_day', 'p_count', 'p_call_id$']::text[]),
+              ('"travel_desk"."group_hold_post"(text, text, text, text, bigint, uuid)', array['p_tenant', 'p_group', 'p_tour', 'p_day', 'p_count', 'p_call_id$']::text[]),
+              ('"travel_desk"."group_hold_void"(text, text, text, text, uuid)', array['p_tenant', 'p_group', 'p_tour', 'p_day', 'p_call_id$']::text[]),
               ('"travel_desk"."group_hold_status"(text, text, text, text)', array['p_tenant', 'p_group', 'p_tour', 'p_day']::text[]),
-              ('"travel_desk"."pay_operator_do"(text, text, bigint)', array['p_tenant', 'p_statement', 'p_amount']::text[]),
+              ('"travel_desk"."pay_operator_do"(text, text, bigint, uuid)', array['p_tenant', 'p_statement', 'p_amount', 'p_call_id$']::text[]),
               ('"travel_desk"."balance_card"(text, text)', array['p_tenant', 'p_member']::text[]),
               ('"travel_desk"."balance_tour_income"(text)', array['p_tenant']::text[]),
               ('"travel_desk"."balance_member_banks"(text)', array['p_tenant']::text[]),
@@ -270,12 +293,17 @@ begin
               ('"travel_desk"."balance_free_seats"(text, text, text)', array['p_tenant', 'p_tour', 'p_day']::text[]),
               ('"travel_desk"."balance_operator"(text)', array['p_tenant']::text[]),
               ('"travel_desk"."balance_travellers"(text)', array['p_tenant']::text[]),
-              ('"travel_desk"."expire"(integer)', array['p_max']::text[])) as w (sig, args)
+              ('"travel_desk"."expire"(integer, uuid)', array['p_max', 'p_call_id$']::text[])) as w (sig, args)
       join pg_proc p on p.oid = to_regprocedure(w.sig)
      where p.proargnames is distinct from w.args
   loop
-    execute 'drop function ' || v_fn::text;
+    v_grants := v_grants || coalesce((
+      select jsonb_agg(jsonb_build_object('name', v_fn.proname, 'role', a.grantee, 'grantable', a.is_grantable))
+        from aclexplode(v_fn.proacl) a
+       where a.privilege_type = 'EXECUTE' and a.grantee <> 0 and a.grantee <> v_fn.proowner), '[]');
+    execute 'drop function ' || v_fn.fn::text;
   end loop;
+  perform set_config('chobo.execute_grants', v_grants::text, true);
 end $$;
 
 -- What a call changes on accounts without bounds. p_d holds nine numbers
@@ -362,7 +390,7 @@ begin
 end
 $fn$;
 
-create or replace function "travel_desk"."top_up_do"(p_tenant text, "p_receipt" text, "p_member" text, "p_amount" bigint)
+create or replace function "travel_desk"."top_up_do"(p_tenant text, "p_receipt" text, "p_member" text, "p_amount" bigint, "p_call_id$" uuid default null)
 returns "travel_desk".result language plpgsql
 security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
@@ -436,8 +464,8 @@ begin
   -- Last, the shard of this session of the account without bounds takes
   -- its part, when its slice has room.
   with k as (
-    insert into "travel_desk".keys (tenant, kind, op, key, content, definition, result, entry_accounts, entry_posted, entry_held_in, entry_held_out)
-    values (p_tenant, 'top_up', 'do', v_key, v_content, v_definition, 'done',
+    insert into "travel_desk".keys (tenant, kind, op, key, content, definition, result, call_id, entry_accounts, entry_posted, entry_held_in, entry_held_out)
+    values (p_tenant, 'top_up', 'do', v_key, v_content, v_definition, 'done', "p_call_id$",
             array[v_account_1, v_account_2], array[-"p_amount", "p_amount"]::bigint[], array[0, 0]::bigint[], array[0, 0]::bigint[])
     on conflict do nothing
     returning 1
@@ -467,8 +495,13 @@ begin
     return row('done', null)::"travel_desk".result;
   end if;
   if not v_keyed then
-    select k.content, k.definition, k.result into v_prev from "travel_desk".keys k
+    select k.content, k.definition, k.result, k.reason, k.call_id into v_prev from "travel_desk".keys k
      where k.tenant = p_tenant and k.kind = 'top_up' and k.op = 'do' and k.key = v_key;
+    -- this very call, sent again after its answer was lost: it answers
+    -- what its first sending answered (done, or the bound's refusal)
+    if v_prev.call_id = "p_call_id$" and v_prev.content = v_content then
+      return row(v_prev.result, v_prev.reason)::"travel_desk".result;
+    end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"travel_desk".result;
     elsif v_prev.content = v_content and v_prev.definition = v_definition then
@@ -545,7 +578,7 @@ begin
 end
 $fn$;
 
-create or replace function "travel_desk"."open_tour_day_do"(p_tenant text, "p_tour" text, "p_day" text, "p_capacity" bigint)
+create or replace function "travel_desk"."open_tour_day_do"(p_tenant text, "p_tour" text, "p_day" text, "p_capacity" bigint, "p_call_id$" uuid default null)
 returns "travel_desk".result language plpgsql
 security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
@@ -619,8 +652,8 @@ begin
   -- Last, the shard of this session of the account without bounds takes
   -- its part, when its slice has room.
   with k as (
-    insert into "travel_desk".keys (tenant, kind, op, key, content, definition, result, entry_accounts, entry_posted, entry_held_in, entry_held_out)
-    values (p_tenant, 'open_tour_day', 'do', v_key, v_content, v_definition, 'done',
+    insert into "travel_desk".keys (tenant, kind, op, key, content, definition, result, call_id, entry_accounts, entry_posted, entry_held_in, entry_held_out)
+    values (p_tenant, 'open_tour_day', 'do', v_key, v_content, v_definition, 'done', "p_call_id$",
             array[v_account_1, v_account_2], array[-"p_capacity", "p_capacity"]::bigint[], array[0, 0]::bigint[], array[0, 0]::bigint[])
     on conflict do nothing
     returning 1
@@ -650,8 +683,13 @@ begin
     return row('done', null)::"travel_desk".result;
   end if;
   if not v_keyed then
-    select k.content, k.definition, k.result into v_prev from "travel_desk".keys k
+    select k.content, k.definition, k.result, k.reason, k.call_id into v_prev from "travel_desk".keys k
      where k.tenant = p_tenant and k.kind = 'open_tour_day' and k.op = 'do' and k.key = v_key;
+    -- this very call, sent again after its answer was lost: it answers
+    -- what its first sending answered (done, or the bound's refusal)
+    if v_prev.call_id = "p_call_id$" and v_prev.content = v_content then
+      return row(v_prev.result, v_prev.reason)::"travel_desk".result;
+    end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"travel_desk".result;
     elsif v_prev.content = v_content and v_prev.definition = v_definition then
@@ -728,7 +766,7 @@ begin
 end
 $fn$;
 
-create or replace function "travel_desk"."book_seat_hold"(p_tenant text, "p_booking" text, "p_member" text, "p_tour" text, "p_day" text, "p_price" bigint)
+create or replace function "travel_desk"."book_seat_hold"(p_tenant text, "p_booking" text, "p_member" text, "p_tour" text, "p_day" text, "p_price" bigint, "p_call_id$" uuid default null)
 returns "travel_desk".result language plpgsql
 security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
@@ -807,9 +845,9 @@ begin
   -- It answers whether any of the call's accounts has no row yet (asked
   -- as exists, not as a count: a count was planned anew at every call,
   -- the generic plan looking dearer than each custom one).
-  insert into "travel_desk".keys (tenant, kind, op, key, content, definition, result, entry_accounts, entry_posted, entry_held_in, entry_held_out,
+  insert into "travel_desk".keys (tenant, kind, op, key, content, definition, result, call_id, entry_accounts, entry_posted, entry_held_in, entry_held_out,
                          at, from_ids, to_ids, amounts, state, deadline)
-  values (p_tenant, 'book_seat', 'hold', v_key, v_content, v_definition, 'done',
+  values (p_tenant, 'book_seat', 'hold', v_key, v_content, v_definition, 'done', "p_call_id$",
           array[v_account_1, v_account_2, v_account_3, v_account_4, v_account_3, v_account_4], array[0, 0, 0, 0, 0, 0]::bigint[], array[0, 1::bigint, 0, "p_price", 0, 150::bigint]::bigint[], array[1::bigint, 0, "p_price", 0, 150::bigint, 0]::bigint[],
           v_now, array[v_account_1, v_account_3, v_account_3], array[v_account_2, v_account_4, v_account_4], array[1::bigint, "p_price", 150::bigint]::bigint[], 'held', v_now + interval '172800 seconds')
   on conflict do nothing
@@ -817,8 +855,13 @@ begin
   into v_missing;
   v_keyed := found;
   if not v_keyed then
-    select k.content, k.definition, k.result into v_prev from "travel_desk".keys k
+    select k.content, k.definition, k.result, k.reason, k.call_id into v_prev from "travel_desk".keys k
      where k.tenant = p_tenant and k.kind = 'book_seat' and k.op = 'hold' and k.key = v_key;
+    -- this very call, sent again after its answer was lost: it answers
+    -- what its first sending answered (done, or the bound's refusal)
+    if v_prev.call_id = "p_call_id$" and v_prev.content = v_content then
+      return row(v_prev.result, v_prev.reason)::"travel_desk".result;
+    end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"travel_desk".result;
     elsif v_prev.content = v_content and v_prev.definition = v_definition then
@@ -928,7 +971,7 @@ begin
 end
 $fn$;
 
-create or replace function "travel_desk"."book_seat_post"(p_tenant text, "p_booking" text, "p_price" bigint default null)
+create or replace function "travel_desk"."book_seat_post"(p_tenant text, "p_booking" text, "p_price" bigint default null, "p_call_id$" uuid default null)
 returns "travel_desk".result language plpgsql
 security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
@@ -995,8 +1038,12 @@ begin
   -- what each move posts: the amounts given, or the full hold
   v_amounts := array[v_hold.amounts[1], coalesce("p_price", v_hold.amounts[2]), v_hold.amounts[3]]::bigint[];
   if v_hold.state = 'posted' then
-    select k.content, k.definition into v_prev from "travel_desk".keys k
+    select k.content, k.definition, k.call_id into v_prev from "travel_desk".keys k
      where k.tenant = p_tenant and k.kind = 'book_seat' and k.op = 'post' and k.key = v_key;
+    -- this very post, sent again after its answer was lost
+    if v_prev.call_id = "p_call_id$" and v_prev.content = v_amounts::text then
+      return row('done', null)::"travel_desk".result;
+    end if;
     if v_prev.content = v_amounts::text and v_prev.definition = v_definition then
       return row('done_before', null)::"travel_desk".result;
     end if;
@@ -1060,13 +1107,13 @@ begin
     update "travel_desk".keys h set state = 'posted', posted_amounts = v_amounts
      where h.tenant = p_tenant and h.kind = 'book_seat' and h.op = 'hold' and h.key = v_key
   )
-  insert into "travel_desk".keys (tenant, kind, op, key, content, definition, result, entry_accounts, entry_posted, entry_held_in, entry_held_out)
-  values (p_tenant, 'book_seat', 'post', v_key, v_amounts::text, v_definition, 'done', array[v_hold.from_ids[1], v_hold.to_ids[1], v_hold.from_ids[2], v_hold.to_ids[2], v_hold.from_ids[3], v_hold.to_ids[3]], array[-v_amounts[1], v_amounts[1], -v_amounts[2], v_amounts[2], -v_amounts[3], v_amounts[3]]::bigint[], array[0, -v_hold.amounts[1], 0, -v_hold.amounts[2], 0, -v_hold.amounts[3]]::bigint[], array[-v_hold.amounts[1], 0, -v_hold.amounts[2], 0, -v_hold.amounts[3], 0]::bigint[]);
+  insert into "travel_desk".keys (tenant, kind, op, key, content, definition, result, call_id, entry_accounts, entry_posted, entry_held_in, entry_held_out)
+  values (p_tenant, 'book_seat', 'post', v_key, v_amounts::text, v_definition, 'done', "p_call_id$", array[v_hold.from_ids[1], v_hold.to_ids[1], v_hold.from_ids[2], v_hold.to_ids[2], v_hold.from_ids[3], v_hold.to_ids[3]], array[-v_amounts[1], v_amounts[1], -v_amounts[2], v_amounts[2], -v_amounts[3], v_amounts[3]]::bigint[], array[0, -v_hold.amounts[1], 0, -v_hold.amounts[2], 0, -v_hold.amounts[3]]::bigint[], array[-v_hold.amounts[1], 0, -v_hold.amounts[2], 0, -v_hold.amounts[3], 0]::bigint[]);
   return row('done', null)::"travel_desk".result;
 end
 $fn$;
 
-create or replace function "travel_desk"."book_seat_void"(p_tenant text, "p_booking" text)
+create or replace function "travel_desk"."book_seat_void"(p_tenant text, "p_booking" text, "p_call_id$" uuid default null)
 returns "travel_desk".result language plpgsql
 security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
@@ -1119,8 +1166,12 @@ begin
   if v_hold.state = 'posted' then
     return row('refused', 'already_posted')::"travel_desk".result;
   elsif v_hold.state = 'voided' then
-    select k.definition into v_prev from "travel_desk".keys k
+    select k.definition, k.call_id into v_prev from "travel_desk".keys k
      where k.tenant = p_tenant and k.kind = 'book_seat' and k.op = 'void' and k.key = v_key;
+    -- this very void, sent again after its answer was lost
+    if v_prev.call_id = "p_call_id$" then
+      return row('done', null)::"travel_desk".result;
+    end if;
     if v_prev.definition = v_definition then
       return row('done_before', null)::"travel_desk".result;
     end if;
@@ -1177,8 +1228,8 @@ begin
     update "travel_desk".keys h set state = 'voided'
      where h.tenant = p_tenant and h.kind = 'book_seat' and h.op = 'hold' and h.key = v_key
   )
-  insert into "travel_desk".keys (tenant, kind, op, key, content, definition, result, entry_accounts, entry_posted, entry_held_in, entry_held_out)
-  values (p_tenant, 'book_seat', 'void', v_key, '', v_definition, 'done', array[v_hold.from_ids[1], v_hold.to_ids[1], v_hold.from_ids[2], v_hold.to_ids[2], v_hold.from_ids[3], v_hold.to_ids[3]], array[0, 0, 0, 0, 0, 0]::bigint[], array[0, -v_hold.amounts[1], 0, -v_hold.amounts[2], 0, -v_hold.amounts[3]]::bigint[], array[-v_hold.amounts[1], 0, -v_hold.amounts[2], 0, -v_hold.amounts[3], 0]::bigint[]);
+  insert into "travel_desk".keys (tenant, kind, op, key, content, definition, result, call_id, entry_accounts, entry_posted, entry_held_in, entry_held_out)
+  values (p_tenant, 'book_seat', 'void', v_key, '', v_definition, 'done', "p_call_id$", array[v_hold.from_ids[1], v_hold.to_ids[1], v_hold.from_ids[2], v_hold.to_ids[2], v_hold.from_ids[3], v_hold.to_ids[3]], array[0, 0, 0, 0, 0, 0]::bigint[], array[0, -v_hold.amounts[1], 0, -v_hold.amounts[2], 0, -v_hold.amounts[3]]::bigint[], array[-v_hold.amounts[1], 0, -v_hold.amounts[2], 0, -v_hold.amounts[3], 0]::bigint[]);
   return row('done', null)::"travel_desk".result;
 end
 $fn$;
@@ -1218,7 +1269,7 @@ begin
 end
 $fn$;
 
-create or replace function "travel_desk"."group_hold_hold"(p_tenant text, "p_group" text, "p_tour" text, "p_day" text, "p_count" bigint)
+create or replace function "travel_desk"."group_hold_hold"(p_tenant text, "p_group" text, "p_tour" text, "p_day" text, "p_count" bigint, "p_call_id$" uuid default null)
 returns "travel_desk".result language plpgsql
 security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
@@ -1297,9 +1348,9 @@ begin
   -- Last, the shard of this session of the account without bounds takes
   -- its part, when its slice has room.
   with k as (
-    insert into "travel_desk".keys (tenant, kind, op, key, content, definition, result, entry_accounts, entry_posted, entry_held_in, entry_held_out,
+    insert into "travel_desk".keys (tenant, kind, op, key, content, definition, result, call_id, entry_accounts, entry_posted, entry_held_in, entry_held_out,
                            at, from_ids, to_ids, amounts, state, deadline)
-    values (p_tenant, 'group_hold', 'hold', v_key, v_content, v_definition, 'done',
+    values (p_tenant, 'group_hold', 'hold', v_key, v_content, v_definition, 'done', "p_call_id$",
             array[v_account_1, v_account_2], array[0, 0]::bigint[], array[0, "p_count"]::bigint[], array["p_count", 0]::bigint[],
             v_now, array[v_account_1], array[v_account_2], array["p_count"]::bigint[], 'held', null::timestamptz)
     on conflict do nothing
@@ -1330,8 +1381,13 @@ begin
     return row('done', null)::"travel_desk".result;
   end if;
   if not v_keyed then
-    select k.content, k.definition, k.result into v_prev from "travel_desk".keys k
+    select k.content, k.definition, k.result, k.reason, k.call_id into v_prev from "travel_desk".keys k
      where k.tenant = p_tenant and k.kind = 'group_hold' and k.op = 'hold' and k.key = v_key;
+    -- this very call, sent again after its answer was lost: it answers
+    -- what its first sending answered (done, or the bound's refusal)
+    if v_prev.call_id = "p_call_id$" and v_prev.content = v_content then
+      return row(v_prev.result, v_prev.reason)::"travel_desk".result;
+    end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"travel_desk".result;
     elsif v_prev.content = v_content and v_prev.definition = v_definition then
@@ -1408,7 +1464,7 @@ begin
 end
 $fn$;
 
-create or replace function "travel_desk"."group_hold_post"(p_tenant text, "p_group" text, "p_tour" text, "p_day" text, "p_count" bigint default null)
+create or replace function "travel_desk"."group_hold_post"(p_tenant text, "p_group" text, "p_tour" text, "p_day" text, "p_count" bigint default null, "p_call_id$" uuid default null)
 returns "travel_desk".result language plpgsql
 security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
@@ -1482,8 +1538,12 @@ begin
   -- what each move posts: the amounts given, or the full hold
   v_amounts := array[coalesce("p_count", v_hold.amounts[1])]::bigint[];
   if v_hold.state = 'posted' then
-    select k.content, k.definition into v_prev from "travel_desk".keys k
+    select k.content, k.definition, k.call_id into v_prev from "travel_desk".keys k
      where k.tenant = p_tenant and k.kind = 'group_hold' and k.op = 'post' and k.key = v_key;
+    -- this very post, sent again after its answer was lost
+    if v_prev.call_id = "p_call_id$" and v_prev.content = v_amounts::text then
+      return row('done', null)::"travel_desk".result;
+    end if;
     if v_prev.content = v_amounts::text and v_prev.definition = v_definition then
       return row('done_before', null)::"travel_desk".result;
     end if;
@@ -1533,13 +1593,13 @@ begin
     update "travel_desk".keys h set state = 'posted', posted_amounts = v_amounts
      where h.tenant = p_tenant and h.kind = 'group_hold' and h.op = 'hold' and h.key = v_key
   )
-  insert into "travel_desk".keys (tenant, kind, op, key, content, definition, result, entry_accounts, entry_posted, entry_held_in, entry_held_out)
-  values (p_tenant, 'group_hold', 'post', v_key, v_amounts::text, v_definition, 'done', array[v_hold.from_ids[1], v_hold.to_ids[1]], array[-v_amounts[1], v_amounts[1]]::bigint[], array[0, -v_hold.amounts[1]]::bigint[], array[-v_hold.amounts[1], 0]::bigint[]);
+  insert into "travel_desk".keys (tenant, kind, op, key, content, definition, result, call_id, entry_accounts, entry_posted, entry_held_in, entry_held_out)
+  values (p_tenant, 'group_hold', 'post', v_key, v_amounts::text, v_definition, 'done', "p_call_id$", array[v_hold.from_ids[1], v_hold.to_ids[1]], array[-v_amounts[1], v_amounts[1]]::bigint[], array[0, -v_hold.amounts[1]]::bigint[], array[-v_hold.amounts[1], 0]::bigint[]);
   return row('done', null)::"travel_desk".result;
 end
 $fn$;
 
-create or replace function "travel_desk"."group_hold_void"(p_tenant text, "p_group" text, "p_tour" text, "p_day" text)
+create or replace function "travel_desk"."group_hold_void"(p_tenant text, "p_group" text, "p_tour" text, "p_day" text, "p_call_id$" uuid default null)
 returns "travel_desk".result language plpgsql
 security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
@@ -1599,8 +1659,12 @@ begin
   if v_hold.state = 'posted' then
     return row('refused', 'already_posted')::"travel_desk".result;
   elsif v_hold.state = 'voided' then
-    select k.definition into v_prev from "travel_desk".keys k
+    select k.definition, k.call_id into v_prev from "travel_desk".keys k
      where k.tenant = p_tenant and k.kind = 'group_hold' and k.op = 'void' and k.key = v_key;
+    -- this very void, sent again after its answer was lost
+    if v_prev.call_id = "p_call_id$" then
+      return row('done', null)::"travel_desk".result;
+    end if;
     if v_prev.definition = v_definition then
       return row('done_before', null)::"travel_desk".result;
     end if;
@@ -1647,8 +1711,8 @@ begin
     update "travel_desk".keys h set state = 'voided'
      where h.tenant = p_tenant and h.kind = 'group_hold' and h.op = 'hold' and h.key = v_key
   )
-  insert into "travel_desk".keys (tenant, kind, op, key, content, definition, result, entry_accounts, entry_posted, entry_held_in, entry_held_out)
-  values (p_tenant, 'group_hold', 'void', v_key, '', v_definition, 'done', array[v_hold.from_ids[1], v_hold.to_ids[1]], array[0, 0]::bigint[], array[0, -v_hold.amounts[1]]::bigint[], array[-v_hold.amounts[1], 0]::bigint[]);
+  insert into "travel_desk".keys (tenant, kind, op, key, content, definition, result, call_id, entry_accounts, entry_posted, entry_held_in, entry_held_out)
+  values (p_tenant, 'group_hold', 'void', v_key, '', v_definition, 'done', "p_call_id$", array[v_hold.from_ids[1], v_hold.to_ids[1]], array[0, 0]::bigint[], array[0, -v_hold.amounts[1]]::bigint[], array[-v_hold.amounts[1], 0]::bigint[]);
   return row('done', null)::"travel_desk".result;
 end
 $fn$;
@@ -1696,7 +1760,7 @@ begin
 end
 $fn$;
 
-create or replace function "travel_desk"."pay_operator_do"(p_tenant text, "p_statement" text, "p_amount" bigint)
+create or replace function "travel_desk"."pay_operator_do"(p_tenant text, "p_statement" text, "p_amount" bigint, "p_call_id$" uuid default null)
 returns "travel_desk".result language plpgsql
 security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
@@ -1766,8 +1830,8 @@ begin
   -- Last, the shard of this session of the account without bounds takes
   -- its part, when its slice has room.
   with k as (
-    insert into "travel_desk".keys (tenant, kind, op, key, content, definition, result, entry_accounts, entry_posted, entry_held_in, entry_held_out)
-    values (p_tenant, 'pay_operator', 'do', v_key, v_content, v_definition, 'done',
+    insert into "travel_desk".keys (tenant, kind, op, key, content, definition, result, call_id, entry_accounts, entry_posted, entry_held_in, entry_held_out)
+    values (p_tenant, 'pay_operator', 'do', v_key, v_content, v_definition, 'done', "p_call_id$",
             array[v_account_1, v_account_2], array[-"p_amount", "p_amount"]::bigint[], array[0, 0]::bigint[], array[0, 0]::bigint[])
     on conflict do nothing
     returning 1
@@ -1797,8 +1861,13 @@ begin
     return row('done', null)::"travel_desk".result;
   end if;
   if not v_keyed then
-    select k.content, k.definition, k.result into v_prev from "travel_desk".keys k
+    select k.content, k.definition, k.result, k.reason, k.call_id into v_prev from "travel_desk".keys k
      where k.tenant = p_tenant and k.kind = 'pay_operator' and k.op = 'do' and k.key = v_key;
+    -- this very call, sent again after its answer was lost: it answers
+    -- what its first sending answered (done, or the bound's refusal)
+    if v_prev.call_id = "p_call_id$" and v_prev.content = v_content then
+      return row(v_prev.result, v_prev.reason)::"travel_desk".result;
+    end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"travel_desk".result;
     elsif v_prev.content = v_content and v_prev.definition = v_definition then
@@ -2063,7 +2132,7 @@ begin
 end
 $fn$;
 
-create or replace function "travel_desk".expire(p_max integer default 1000)
+create or replace function "travel_desk".expire(p_max integer default 1000, "p_call_id$" uuid default null)
 returns integer language plpgsql
 security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
@@ -2073,7 +2142,22 @@ declare
   v_hold record;
   v_free record;
   v_count integer := 0;
+  v_left integer := p_max;
 begin
+  -- The same call sent again after its answer was lost counts the holds
+  -- its first sending gave back, gives back at most p_max in all, and
+  -- answers the total. A sending still running holds the lock until it
+  -- ends, so the count below sees all it gave back. (The lock is one of
+  -- the advisory locks of the database, keyed by a hash of the call id:
+  -- one the application takes with the same key only makes it wait.)
+  if "p_call_id$" is not null then
+    perform pg_advisory_xact_lock(hashtextextended('"travel_desk"' || ' expire ' || "p_call_id$"::text, 0));
+    select count(*)::integer into v_count from "travel_desk".keys k where k.op = 'expire' and k.call_id = "p_call_id$";
+    v_left := p_max - v_count;
+    if v_left < 0 then
+      v_left := 0;
+    end if;
+  end if;
   -- The holds taken, by the address of their rows: they stay locked by
   -- this call, so the rows cannot move until it has marked them expired,
   -- which it does last.
@@ -2082,7 +2166,7 @@ begin
     from (select k.ctid, k.tenant, k.kind, k.key, k.deadline from "travel_desk".keys k
            where k.state = 'held' and k.deadline is not null and k.deadline <= v_now
            order by k.deadline, k.tenant, k.kind, k.key
-           limit p_max
+           limit v_left
            for update skip locked) due;
   perform 1 from "travel_desk".accounts a
    where (a.tenant, a.id) in (select h.tenant, unnest(h.from_ids || h.to_ids)
@@ -2125,9 +2209,9 @@ begin
     end loop;
     -- what expiring gives back is recorded as the entries of an 'expire'
     -- key row of the hold's key
-    insert into "travel_desk".keys (tenant, kind, op, key, content, definition, result,
+    insert into "travel_desk".keys (tenant, kind, op, key, content, definition, result, call_id,
                            entry_accounts, entry_posted, entry_held_in, entry_held_out)
-    select v_hold.tenant, v_hold.kind, 'expire', v_hold.key, '', v_hold.definition, 'done',
+    select v_hold.tenant, v_hold.kind, 'expire', v_hold.key, '', v_hold.definition, 'done', "p_call_id$",
            array_agg(x.account order by x.n), array_agg(x.posted order by x.n),
            array_agg(x.held_in order by x.n), array_agg(x.held_out order by x.n)
       from generate_series(1, array_length(v_hold.amounts, 1)) as i,
@@ -2145,35 +2229,59 @@ $fn$;
 -- or an overload left by parameters that changed. Each is dropped, so that
 -- no call reaches a definition the loaded book does not contain. (Should
 -- anything else depend on one, the drop fails, and with it the load.)
+-- Before that, the roles that may execute a function this version
+-- replaces (one dropped above for its argument names, or an overload
+-- dropped here) are given the same on the function of the same name it
+-- writes: a version that changes an operation's arguments does not cut
+-- the application off until the owner grants again. The owner keeps its
+-- own rights, and PUBLIC is given nothing (below).
 do $$
 declare
+  v_kept constant oid[] := array[
+    '"travel_desk"."chobo_id"(text[])'::regprocedure,
+    '"travel_desk"."chobo_unbounded"(text, uuid[], numeric[], boolean)'::regprocedure,
+    '"travel_desk"."top_up_do"(text, text, text, bigint, uuid)'::regprocedure,
+    '"travel_desk"."open_tour_day_do"(text, text, text, bigint, uuid)'::regprocedure,
+    '"travel_desk"."book_seat_hold"(text, text, text, text, text, bigint, uuid)'::regprocedure,
+    '"travel_desk"."book_seat_post"(text, text, bigint, uuid)'::regprocedure,
+    '"travel_desk"."book_seat_void"(text, text, uuid)'::regprocedure,
+    '"travel_desk"."book_seat_status"(text, text)'::regprocedure,
+    '"travel_desk"."group_hold_hold"(text, text, text, text, bigint, uuid)'::regprocedure,
+    '"travel_desk"."group_hold_post"(text, text, text, text, bigint, uuid)'::regprocedure,
+    '"travel_desk"."group_hold_void"(text, text, text, text, uuid)'::regprocedure,
+    '"travel_desk"."group_hold_status"(text, text, text, text)'::regprocedure,
+    '"travel_desk"."pay_operator_do"(text, text, bigint, uuid)'::regprocedure,
+    '"travel_desk"."balance_card"(text, text)'::regprocedure,
+    '"travel_desk"."balance_tour_income"(text)'::regprocedure,
+    '"travel_desk"."balance_member_banks"(text)'::regprocedure,
+    '"travel_desk"."balance_operator_bank"(text)'::regprocedure,
+    '"travel_desk"."balance_free_seats"(text, text, text)'::regprocedure,
+    '"travel_desk"."balance_operator"(text)'::regprocedure,
+    '"travel_desk"."balance_travellers"(text)'::regprocedure,
+    '"travel_desk"."expire"(integer, uuid)'::regprocedure]::oid[];
+  v_grant record;
   v_fn regprocedure;
 begin
+  for v_grant in
+    select distinct n.oid::regprocedure as fn, g.role::regrole as role, g.grantable
+      from (select x.name, x.role, x.grantable
+              from jsonb_to_recordset(coalesce(nullif(current_setting('chobo.execute_grants', true), ''), '[]')::jsonb)
+                   as x (name name, role oid, grantable boolean)
+            union all
+            select p.proname, a.grantee, a.is_grantable
+              from pg_proc p cross join lateral aclexplode(p.proacl) a
+             where p.pronamespace = '"travel_desk"'::regnamespace and p.prokind = 'f' and p.oid <> all (v_kept)
+               and a.privilege_type = 'EXECUTE' and a.grantee <> 0 and a.grantee <> p.proowner) g
+      join pg_proc n on n.pronamespace = '"travel_desk"'::regnamespace and n.proname = g.name and n.oid = any (v_kept)
+     where g.role <> n.proowner
+     order by 1, 2, 3
+  loop
+    execute 'grant execute on function ' || v_grant.fn::text || ' to ' || v_grant.role::text
+            || case when v_grant.grantable then ' with grant option' else '' end;
+  end loop;
   for v_fn in
     select p.oid::regprocedure from pg_proc p
-     where p.pronamespace = '"travel_desk"'::regnamespace and p.prokind = 'f'
-       and p.oid <> all (array[
-             '"travel_desk"."chobo_id"(text[])'::regprocedure,
-             '"travel_desk"."chobo_unbounded"(text, uuid[], numeric[], boolean)'::regprocedure,
-             '"travel_desk"."top_up_do"(text, text, text, bigint)'::regprocedure,
-             '"travel_desk"."open_tour_day_do"(text, text, text, bigint)'::regprocedure,
-             '"travel_desk"."book_seat_hold"(text, text, text, text, text, bigint)'::regprocedure,
-             '"travel_desk"."book_seat_post"(text, text, bigint)'::regprocedure,
-             '"travel_desk"."book_seat_void"(text, text)'::regprocedure,
-             '"travel_desk"."book_seat_status"(text, text)'::regprocedure,
-             '"travel_desk"."group_hold_hold"(text, text, text, text, bigint)'::regprocedure,
-             '"travel_desk"."group_hold_post"(text, text, text, text, bigint)'::regprocedure,
-             '"travel_desk"."group_hold_void"(text, text, text, text)'::regprocedure,
-             '"travel_desk"."group_hold_status"(text, text, text, text)'::regprocedure,
-             '"travel_desk"."pay_operator_do"(text, text, bigint)'::regprocedure,
-             '"travel_desk"."balance_card"(text, text)'::regprocedure,
-             '"travel_desk"."balance_tour_income"(text)'::regprocedure,
-             '"travel_desk"."balance_member_banks"(text)'::regprocedure,
-             '"travel_desk"."balance_operator_bank"(text)'::regprocedure,
-             '"travel_desk"."balance_free_seats"(text, text, text)'::regprocedure,
-             '"travel_desk"."balance_operator"(text)'::regprocedure,
-             '"travel_desk"."balance_travellers"(text)'::regprocedure,
-             '"travel_desk"."expire"(integer)'::regprocedure]::oid[])
+     where p.pronamespace = '"travel_desk"'::regnamespace and p.prokind = 'f' and p.oid <> all (v_kept)
      order by p.oid
   loop
     execute 'drop function ' || v_fn::text;

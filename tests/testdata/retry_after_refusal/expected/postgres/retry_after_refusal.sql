@@ -121,8 +121,23 @@ create table if not exists "retry_after_refusal".keys (
   state          text, -- 'held', 'posted', 'voided' or 'expired'
   deadline       timestamptz,
   posted_amounts bigint[],
+  -- the id the client gave the call, sent again with each sending of it
+  -- (null from a client that gives none); for an 'expire' row, the id of
+  -- the expire() call that gave the hold back
+  call_id        uuid,
   primary key (tenant, kind, op, key)
 );
+
+-- A schema made by an earlier chobo has no call_id yet. A nullable column
+-- without a default is added without rewriting the table; asked first,
+-- since even "if not exists" locks the table against every call until
+-- the load commits.
+do $$ begin
+  if not exists (select 1 from pg_attribute
+                  where attrelid = '"retry_after_refusal".keys'::regclass and attname = 'call_id' and not attisdropped) then
+    alter table "retry_after_refusal".keys add column if not exists call_id uuid;
+  end if;
+end $$;
 
 -- A schema made by an earlier chobo kept entries and holds in tables of
 -- their own, one row per change and per hold. Here, once, their rows move
@@ -193,6 +208,11 @@ do $$ begin
   if to_regclass('"retry_after_refusal".keys_due') is null then
     create index keys_due on "retry_after_refusal".keys (deadline, tenant, kind, key) where state = 'held';
   end if;
+  -- what an expire() call sent again finds of its first sending: only the
+  -- rows expire() writes with a call id, so no operation's row is in it
+  if to_regclass('"retry_after_refusal".keys_expire_call') is null then
+    create index keys_expire_call on "retry_after_refusal".keys (call_id) where op = 'expire' and call_id is not null;
+  end if;
 end $$;
 
 -- The id of an account or a transfer, the same in every backend and
@@ -241,42 +261,50 @@ select k.tenant, e.account, k.kind, k.op, k.key, e.posted, e.held_in, e.held_out
 -- PostgreSQL replaces a function in place only when its arguments keep
 -- their names. One that an earlier version of the book made with other
 -- names (a parameter renamed) is dropped here and made anew below, in this
--- same transaction, so that no session ever finds it missing; its grants
--- go with it and are given again after the load (docs/targets.md).
+-- same transaction, so that no session ever finds it missing. Its grants
+-- would go with it: the roles that may execute it are noted first, in a
+-- setting of this transaction alone, and are given the same on the new
+-- function once it is made (at the end of the file).
 do $$
 declare
-  v_fn regprocedure;
+  v_fn record;
+  v_grants jsonb := '[]';
 begin
   for v_fn in
-    select p.oid::regprocedure
+    select p.oid::regprocedure as fn, p.proname, p.proacl, p.proowner
       from (values
               ('"retry_after_refusal"."chobo_id"(text[])', array['parts']::text[]),
               ('"retry_after_refusal"."chobo_unbounded"(text, uuid[], numeric[], boolean)', array['p_tenant', 'p_ids', 'p_d', 'p_write']::text[]),
-              ('"retry_after_refusal"."stock_do"(text, text, text, bigint)', array['p_tenant', 'p_delivery', 'p_sku', 'p_qty']::text[]),
-              ('"retry_after_refusal"."restock_spare_do"(text, text, bigint)', array['p_tenant', 'p_delivery', 'p_qty']::text[]),
-              ('"retry_after_refusal"."ship_do"(text, text, text, bigint, bigint)', array['p_tenant', 'p_order', 'p_sku', 'p_qty', 'p_extra']::text[]),
-              ('"retry_after_refusal"."reserve_hold"(text, text, text, bigint, bigint)', array['p_tenant', 'p_order', 'p_sku', 'p_qty', 'p_extra']::text[]),
-              ('"retry_after_refusal"."reserve_post"(text, text, bigint, bigint)', array['p_tenant', 'p_order', 'p_qty', 'p_extra']::text[]),
-              ('"retry_after_refusal"."reserve_void"(text, text)', array['p_tenant', 'p_order']::text[]),
+              ('"retry_after_refusal"."stock_do"(text, text, text, bigint, uuid)', array['p_tenant', 'p_delivery', 'p_sku', 'p_qty', 'p_call_id$']::text[]),
+              ('"retry_after_refusal"."restock_spare_do"(text, text, bigint, uuid)', array['p_tenant', 'p_delivery', 'p_qty', 'p_call_id$']::text[]),
+              ('"retry_after_refusal"."ship_do"(text, text, text, bigint, bigint, uuid)', array['p_tenant', 'p_order', 'p_sku', 'p_qty', 'p_extra', 'p_call_id$']::text[]),
+              ('"retry_after_refusal"."reserve_hold"(text, text, text, bigint, bigint, uuid)', array['p_tenant', 'p_order', 'p_sku', 'p_qty', 'p_extra', 'p_call_id$']::text[]),
+              ('"retry_after_refusal"."reserve_post"(text, text, bigint, bigint, uuid)', array['p_tenant', 'p_order', 'p_qty', 'p_extra', 'p_call_id$']::text[]),
+              ('"retry_after_refusal"."reserve_void"(text, text, uuid)', array['p_tenant', 'p_order', 'p_call_id$']::text[]),
               ('"retry_after_refusal"."reserve_status"(text, text)', array['p_tenant', 'p_order']::text[]),
-              ('"retry_after_refusal"."lend_do"(text, text, text, bigint, bigint)', array['p_tenant', 'p_loan', 'p_member', 'p_qty', 'p_extra']::text[]),
-              ('"retry_after_refusal"."park_hold"(text, text, text, bigint, bigint)', array['p_tenant', 'p_ticket', 'p_sku', 'p_qty', 'p_extra']::text[]),
-              ('"retry_after_refusal"."park_post"(text, text, bigint, bigint)', array['p_tenant', 'p_ticket', 'p_qty', 'p_extra']::text[]),
-              ('"retry_after_refusal"."park_void"(text, text)', array['p_tenant', 'p_ticket']::text[]),
+              ('"retry_after_refusal"."lend_do"(text, text, text, bigint, bigint, uuid)', array['p_tenant', 'p_loan', 'p_member', 'p_qty', 'p_extra', 'p_call_id$']::text[]),
+              ('"retry_after_refusal"."park_hold"(text, text, text, bigint, bigint, uuid)', array['p_tenant', 'p_ticket', 'p_sku', 'p_qty', 'p_extra', 'p_call_id$']::text[]),
+              ('"retry_after_refusal"."park_post"(text, text, bigint, bigint, uuid)', array['p_tenant', 'p_ticket', 'p_qty', 'p_extra', 'p_call_id$']::text[]),
+              ('"retry_after_refusal"."park_void"(text, text, uuid)', array['p_tenant', 'p_ticket', 'p_call_id$']::text[]),
               ('"retry_after_refusal"."park_status"(text, text)', array['p_tenant', 'p_ticket']::text[]),
-              ('"retry_after_refusal"."clear_bin_do"(text, text, text, bigint)', array['p_tenant', 'p_ticket', 'p_sku', 'p_qty']::text[]),
+              ('"retry_after_refusal"."clear_bin_do"(text, text, text, bigint, uuid)', array['p_tenant', 'p_ticket', 'p_sku', 'p_qty', 'p_call_id$']::text[]),
               ('"retry_after_refusal"."balance_shelf"(text, text)', array['p_tenant', 'p_sku']::text[]),
               ('"retry_after_refusal"."balance_spare"(text)', array['p_tenant']::text[]),
               ('"retry_after_refusal"."balance_safety"(text, text)', array['p_tenant', 'p_sku']::text[]),
               ('"retry_after_refusal"."balance_credit"(text, text)', array['p_tenant', 'p_member']::text[]),
               ('"retry_after_refusal"."balance_bin"(text, text)', array['p_tenant', 'p_sku']::text[]),
               ('"retry_after_refusal"."balance_world"(text)', array['p_tenant']::text[]),
-              ('"retry_after_refusal"."expire"(integer)', array['p_max']::text[])) as w (sig, args)
+              ('"retry_after_refusal"."expire"(integer, uuid)', array['p_max', 'p_call_id$']::text[])) as w (sig, args)
       join pg_proc p on p.oid = to_regprocedure(w.sig)
      where p.proargnames is distinct from w.args
   loop
-    execute 'drop function ' || v_fn::text;
+    v_grants := v_grants || coalesce((
+      select jsonb_agg(jsonb_build_object('name', v_fn.proname, 'role', a.grantee, 'grantable', a.is_grantable))
+        from aclexplode(v_fn.proacl) a
+       where a.privilege_type = 'EXECUTE' and a.grantee <> 0 and a.grantee <> v_fn.proowner), '[]');
+    execute 'drop function ' || v_fn.fn::text;
   end loop;
+  perform set_config('chobo.execute_grants', v_grants::text, true);
 end $$;
 
 -- What a call changes on accounts without bounds. p_d holds nine numbers
@@ -363,7 +391,7 @@ begin
 end
 $fn$;
 
-create or replace function "retry_after_refusal"."stock_do"(p_tenant text, "p_delivery" text, "p_sku" text, "p_qty" bigint)
+create or replace function "retry_after_refusal"."stock_do"(p_tenant text, "p_delivery" text, "p_sku" text, "p_qty" bigint, "p_call_id$" uuid default null)
 returns "retry_after_refusal".result language plpgsql
 security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
@@ -430,16 +458,21 @@ begin
   -- It answers whether any of the call's accounts has no row yet (asked
   -- as exists, not as a count: a count was planned anew at every call,
   -- the generic plan looking dearer than each custom one).
-  insert into "retry_after_refusal".keys (tenant, kind, op, key, content, definition, result, entry_accounts, entry_posted, entry_held_in, entry_held_out)
-  values (p_tenant, 'stock', 'do', v_key, v_content, v_definition, 'done',
+  insert into "retry_after_refusal".keys (tenant, kind, op, key, content, definition, result, call_id, entry_accounts, entry_posted, entry_held_in, entry_held_out)
+  values (p_tenant, 'stock', 'do', v_key, v_content, v_definition, 'done', "p_call_id$",
           array[v_account_1, v_account_2, v_account_1, v_account_3], array[-"p_qty", "p_qty", -"p_qty", "p_qty"]::bigint[], array[0, 0, 0, 0]::bigint[], array[0, 0, 0, 0]::bigint[])
   on conflict do nothing
   returning exists (select 1 from unnest(array[v_account_1, v_account_2, v_account_3]) as x (id) where not exists (select 1 from "retry_after_refusal".accounts m where m.tenant = p_tenant and m.id = x.id))
   into v_missing;
   v_keyed := found;
   if not v_keyed then
-    select k.content, k.definition, k.result into v_prev from "retry_after_refusal".keys k
+    select k.content, k.definition, k.result, k.reason, k.call_id into v_prev from "retry_after_refusal".keys k
      where k.tenant = p_tenant and k.kind = 'stock' and k.op = 'do' and k.key = v_key;
+    -- this very call, sent again after its answer was lost: it answers
+    -- what its first sending answered (done, or the bound's refusal)
+    if v_prev.call_id = "p_call_id$" and v_prev.content = v_content then
+      return row(v_prev.result, v_prev.reason)::"retry_after_refusal".result;
+    end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"retry_after_refusal".result;
     elsif v_prev.content = v_content and v_prev.definition = v_definition then
@@ -517,7 +550,7 @@ begin
 end
 $fn$;
 
-create or replace function "retry_after_refusal"."restock_spare_do"(p_tenant text, "p_delivery" text, "p_qty" bigint)
+create or replace function "retry_after_refusal"."restock_spare_do"(p_tenant text, "p_delivery" text, "p_qty" bigint, "p_call_id$" uuid default null)
 returns "retry_after_refusal".result language plpgsql
 security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
@@ -587,8 +620,8 @@ begin
   -- Last, the shard of this session of the account without bounds takes
   -- its part, when its slice has room.
   with k as (
-    insert into "retry_after_refusal".keys (tenant, kind, op, key, content, definition, result, entry_accounts, entry_posted, entry_held_in, entry_held_out)
-    values (p_tenant, 'restock_spare', 'do', v_key, v_content, v_definition, 'done',
+    insert into "retry_after_refusal".keys (tenant, kind, op, key, content, definition, result, call_id, entry_accounts, entry_posted, entry_held_in, entry_held_out)
+    values (p_tenant, 'restock_spare', 'do', v_key, v_content, v_definition, 'done', "p_call_id$",
             array[v_account_1, v_account_2], array[-"p_qty", "p_qty"]::bigint[], array[0, 0]::bigint[], array[0, 0]::bigint[])
     on conflict do nothing
     returning 1
@@ -618,8 +651,13 @@ begin
     return row('done', null)::"retry_after_refusal".result;
   end if;
   if not v_keyed then
-    select k.content, k.definition, k.result into v_prev from "retry_after_refusal".keys k
+    select k.content, k.definition, k.result, k.reason, k.call_id into v_prev from "retry_after_refusal".keys k
      where k.tenant = p_tenant and k.kind = 'restock_spare' and k.op = 'do' and k.key = v_key;
+    -- this very call, sent again after its answer was lost: it answers
+    -- what its first sending answered (done, or the bound's refusal)
+    if v_prev.call_id = "p_call_id$" and v_prev.content = v_content then
+      return row(v_prev.result, v_prev.reason)::"retry_after_refusal".result;
+    end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"retry_after_refusal".result;
     elsif v_prev.content = v_content and v_prev.definition = v_definition then
@@ -689,7 +727,7 @@ begin
 end
 $fn$;
 
-create or replace function "retry_after_refusal"."ship_do"(p_tenant text, "p_order" text, "p_sku" text, "p_qty" bigint, "p_extra" bigint)
+create or replace function "retry_after_refusal"."ship_do"(p_tenant text, "p_order" text, "p_sku" text, "p_qty" bigint, "p_extra" bigint, "p_call_id$" uuid default null)
 returns "retry_after_refusal".result language plpgsql
 security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
@@ -764,16 +802,21 @@ begin
   -- It answers whether any of the call's accounts has no row yet (asked
   -- as exists, not as a count: a count was planned anew at every call,
   -- the generic plan looking dearer than each custom one).
-  insert into "retry_after_refusal".keys (tenant, kind, op, key, content, definition, result, entry_accounts, entry_posted, entry_held_in, entry_held_out)
-  values (p_tenant, 'ship', 'do', v_key, v_content, v_definition, 'done',
+  insert into "retry_after_refusal".keys (tenant, kind, op, key, content, definition, result, call_id, entry_accounts, entry_posted, entry_held_in, entry_held_out)
+  values (p_tenant, 'ship', 'do', v_key, v_content, v_definition, 'done', "p_call_id$",
           array[v_account_1, v_account_2, v_account_3, v_account_2], array[-"p_qty", "p_qty", -"p_extra", "p_extra"]::bigint[], array[0, 0, 0, 0]::bigint[], array[0, 0, 0, 0]::bigint[])
   on conflict do nothing
   returning exists (select 1 from unnest(array[v_account_1, v_account_2, v_account_3]) as x (id) where not exists (select 1 from "retry_after_refusal".accounts m where m.tenant = p_tenant and m.id = x.id))
   into v_missing;
   v_keyed := found;
   if not v_keyed then
-    select k.content, k.definition, k.result into v_prev from "retry_after_refusal".keys k
+    select k.content, k.definition, k.result, k.reason, k.call_id into v_prev from "retry_after_refusal".keys k
      where k.tenant = p_tenant and k.kind = 'ship' and k.op = 'do' and k.key = v_key;
+    -- this very call, sent again after its answer was lost: it answers
+    -- what its first sending answered (done, or the bound's refusal)
+    if v_prev.call_id = "p_call_id$" and v_prev.content = v_content then
+      return row(v_prev.result, v_prev.reason)::"retry_after_refusal".result;
+    end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"retry_after_refusal".result;
     elsif v_prev.content = v_content and v_prev.definition = v_definition then
@@ -867,7 +910,7 @@ begin
 end
 $fn$;
 
-create or replace function "retry_after_refusal"."reserve_hold"(p_tenant text, "p_order" text, "p_sku" text, "p_qty" bigint, "p_extra" bigint)
+create or replace function "retry_after_refusal"."reserve_hold"(p_tenant text, "p_order" text, "p_sku" text, "p_qty" bigint, "p_extra" bigint, "p_call_id$" uuid default null)
 returns "retry_after_refusal".result language plpgsql
 security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
@@ -943,9 +986,9 @@ begin
   -- It answers whether any of the call's accounts has no row yet (asked
   -- as exists, not as a count: a count was planned anew at every call,
   -- the generic plan looking dearer than each custom one).
-  insert into "retry_after_refusal".keys (tenant, kind, op, key, content, definition, result, entry_accounts, entry_posted, entry_held_in, entry_held_out,
+  insert into "retry_after_refusal".keys (tenant, kind, op, key, content, definition, result, call_id, entry_accounts, entry_posted, entry_held_in, entry_held_out,
                          at, from_ids, to_ids, amounts, state, deadline)
-  values (p_tenant, 'reserve', 'hold', v_key, v_content, v_definition, 'done',
+  values (p_tenant, 'reserve', 'hold', v_key, v_content, v_definition, 'done', "p_call_id$",
           array[v_account_1, v_account_2, v_account_3, v_account_2], array[0, 0, 0, 0]::bigint[], array[0, "p_qty", 0, "p_extra"]::bigint[], array["p_qty", 0, "p_extra", 0]::bigint[],
           v_now, array[v_account_1, v_account_3], array[v_account_2, v_account_2], array["p_qty", "p_extra"]::bigint[], 'held', v_now + interval '600 seconds')
   on conflict do nothing
@@ -953,8 +996,13 @@ begin
   into v_missing;
   v_keyed := found;
   if not v_keyed then
-    select k.content, k.definition, k.result into v_prev from "retry_after_refusal".keys k
+    select k.content, k.definition, k.result, k.reason, k.call_id into v_prev from "retry_after_refusal".keys k
      where k.tenant = p_tenant and k.kind = 'reserve' and k.op = 'hold' and k.key = v_key;
+    -- this very call, sent again after its answer was lost: it answers
+    -- what its first sending answered (done, or the bound's refusal)
+    if v_prev.call_id = "p_call_id$" and v_prev.content = v_content then
+      return row(v_prev.result, v_prev.reason)::"retry_after_refusal".result;
+    end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"retry_after_refusal".result;
     elsif v_prev.content = v_content and v_prev.definition = v_definition then
@@ -1048,7 +1096,7 @@ begin
 end
 $fn$;
 
-create or replace function "retry_after_refusal"."reserve_post"(p_tenant text, "p_order" text, "p_qty" bigint default null, "p_extra" bigint default null)
+create or replace function "retry_after_refusal"."reserve_post"(p_tenant text, "p_order" text, "p_qty" bigint default null, "p_extra" bigint default null, "p_call_id$" uuid default null)
 returns "retry_after_refusal".result language plpgsql
 security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
@@ -1118,8 +1166,12 @@ begin
   -- what each move posts: the amounts given, or the full hold
   v_amounts := array[coalesce("p_qty", v_hold.amounts[1]), coalesce("p_extra", v_hold.amounts[2])]::bigint[];
   if v_hold.state = 'posted' then
-    select k.content, k.definition into v_prev from "retry_after_refusal".keys k
+    select k.content, k.definition, k.call_id into v_prev from "retry_after_refusal".keys k
      where k.tenant = p_tenant and k.kind = 'reserve' and k.op = 'post' and k.key = v_key;
+    -- this very post, sent again after its answer was lost
+    if v_prev.call_id = "p_call_id$" and v_prev.content = v_amounts::text then
+      return row('done', null)::"retry_after_refusal".result;
+    end if;
     if v_prev.content = v_amounts::text and v_prev.definition = v_definition then
       return row('done_before', null)::"retry_after_refusal".result;
     end if;
@@ -1165,13 +1217,13 @@ begin
     update "retry_after_refusal".keys h set state = 'posted', posted_amounts = v_amounts
      where h.tenant = p_tenant and h.kind = 'reserve' and h.op = 'hold' and h.key = v_key
   )
-  insert into "retry_after_refusal".keys (tenant, kind, op, key, content, definition, result, entry_accounts, entry_posted, entry_held_in, entry_held_out)
-  values (p_tenant, 'reserve', 'post', v_key, v_amounts::text, v_definition, 'done', array[v_hold.from_ids[1], v_hold.to_ids[1], v_hold.from_ids[2], v_hold.to_ids[2]], array[-v_amounts[1], v_amounts[1], -v_amounts[2], v_amounts[2]]::bigint[], array[0, -v_hold.amounts[1], 0, -v_hold.amounts[2]]::bigint[], array[-v_hold.amounts[1], 0, -v_hold.amounts[2], 0]::bigint[]);
+  insert into "retry_after_refusal".keys (tenant, kind, op, key, content, definition, result, call_id, entry_accounts, entry_posted, entry_held_in, entry_held_out)
+  values (p_tenant, 'reserve', 'post', v_key, v_amounts::text, v_definition, 'done', "p_call_id$", array[v_hold.from_ids[1], v_hold.to_ids[1], v_hold.from_ids[2], v_hold.to_ids[2]], array[-v_amounts[1], v_amounts[1], -v_amounts[2], v_amounts[2]]::bigint[], array[0, -v_hold.amounts[1], 0, -v_hold.amounts[2]]::bigint[], array[-v_hold.amounts[1], 0, -v_hold.amounts[2], 0]::bigint[]);
   return row('done', null)::"retry_after_refusal".result;
 end
 $fn$;
 
-create or replace function "retry_after_refusal"."reserve_void"(p_tenant text, "p_order" text)
+create or replace function "retry_after_refusal"."reserve_void"(p_tenant text, "p_order" text, "p_call_id$" uuid default null)
 returns "retry_after_refusal".result language plpgsql
 security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
@@ -1223,8 +1275,12 @@ begin
   if v_hold.state = 'posted' then
     return row('refused', 'already_posted')::"retry_after_refusal".result;
   elsif v_hold.state = 'voided' then
-    select k.definition into v_prev from "retry_after_refusal".keys k
+    select k.definition, k.call_id into v_prev from "retry_after_refusal".keys k
      where k.tenant = p_tenant and k.kind = 'reserve' and k.op = 'void' and k.key = v_key;
+    -- this very void, sent again after its answer was lost
+    if v_prev.call_id = "p_call_id$" then
+      return row('done', null)::"retry_after_refusal".result;
+    end if;
     if v_prev.definition = v_definition then
       return row('done_before', null)::"retry_after_refusal".result;
     end if;
@@ -1264,8 +1320,8 @@ begin
     update "retry_after_refusal".keys h set state = 'voided'
      where h.tenant = p_tenant and h.kind = 'reserve' and h.op = 'hold' and h.key = v_key
   )
-  insert into "retry_after_refusal".keys (tenant, kind, op, key, content, definition, result, entry_accounts, entry_posted, entry_held_in, entry_held_out)
-  values (p_tenant, 'reserve', 'void', v_key, '', v_definition, 'done', array[v_hold.from_ids[1], v_hold.to_ids[1], v_hold.from_ids[2], v_hold.to_ids[2]], array[0, 0, 0, 0]::bigint[], array[0, -v_hold.amounts[1], 0, -v_hold.amounts[2]]::bigint[], array[-v_hold.amounts[1], 0, -v_hold.amounts[2], 0]::bigint[]);
+  insert into "retry_after_refusal".keys (tenant, kind, op, key, content, definition, result, call_id, entry_accounts, entry_posted, entry_held_in, entry_held_out)
+  values (p_tenant, 'reserve', 'void', v_key, '', v_definition, 'done', "p_call_id$", array[v_hold.from_ids[1], v_hold.to_ids[1], v_hold.from_ids[2], v_hold.to_ids[2]], array[0, 0, 0, 0]::bigint[], array[0, -v_hold.amounts[1], 0, -v_hold.amounts[2]]::bigint[], array[-v_hold.amounts[1], 0, -v_hold.amounts[2], 0]::bigint[]);
   return row('done', null)::"retry_after_refusal".result;
 end
 $fn$;
@@ -1305,7 +1361,7 @@ begin
 end
 $fn$;
 
-create or replace function "retry_after_refusal"."lend_do"(p_tenant text, "p_loan" text, "p_member" text, "p_qty" bigint, "p_extra" bigint)
+create or replace function "retry_after_refusal"."lend_do"(p_tenant text, "p_loan" text, "p_member" text, "p_qty" bigint, "p_extra" bigint, "p_call_id$" uuid default null)
 returns "retry_after_refusal".result language plpgsql
 security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
@@ -1380,16 +1436,21 @@ begin
   -- It answers whether any of the call's accounts has no row yet (asked
   -- as exists, not as a count: a count was planned anew at every call,
   -- the generic plan looking dearer than each custom one).
-  insert into "retry_after_refusal".keys (tenant, kind, op, key, content, definition, result, entry_accounts, entry_posted, entry_held_in, entry_held_out)
-  values (p_tenant, 'lend', 'do', v_key, v_content, v_definition, 'done',
+  insert into "retry_after_refusal".keys (tenant, kind, op, key, content, definition, result, call_id, entry_accounts, entry_posted, entry_held_in, entry_held_out)
+  values (p_tenant, 'lend', 'do', v_key, v_content, v_definition, 'done', "p_call_id$",
           array[v_account_1, v_account_2, v_account_3, v_account_2], array[-"p_qty", "p_qty", -"p_extra", "p_extra"]::bigint[], array[0, 0, 0, 0]::bigint[], array[0, 0, 0, 0]::bigint[])
   on conflict do nothing
   returning exists (select 1 from unnest(array[v_account_1, v_account_2, v_account_3]) as x (id) where not exists (select 1 from "retry_after_refusal".accounts m where m.tenant = p_tenant and m.id = x.id))
   into v_missing;
   v_keyed := found;
   if not v_keyed then
-    select k.content, k.definition, k.result into v_prev from "retry_after_refusal".keys k
+    select k.content, k.definition, k.result, k.reason, k.call_id into v_prev from "retry_after_refusal".keys k
      where k.tenant = p_tenant and k.kind = 'lend' and k.op = 'do' and k.key = v_key;
+    -- this very call, sent again after its answer was lost: it answers
+    -- what its first sending answered (done, or the bound's refusal)
+    if v_prev.call_id = "p_call_id$" and v_prev.content = v_content then
+      return row(v_prev.result, v_prev.reason)::"retry_after_refusal".result;
+    end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"retry_after_refusal".result;
     elsif v_prev.content = v_content and v_prev.definition = v_definition then
@@ -1483,7 +1544,7 @@ begin
 end
 $fn$;
 
-create or replace function "retry_after_refusal"."park_hold"(p_tenant text, "p_ticket" text, "p_sku" text, "p_qty" bigint, "p_extra" bigint)
+create or replace function "retry_after_refusal"."park_hold"(p_tenant text, "p_ticket" text, "p_sku" text, "p_qty" bigint, "p_extra" bigint, "p_call_id$" uuid default null)
 returns "retry_after_refusal".result language plpgsql
 security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
@@ -1561,9 +1622,9 @@ begin
   -- It answers whether any of the call's accounts has no row yet (asked
   -- as exists, not as a count: a count was planned anew at every call,
   -- the generic plan looking dearer than each custom one).
-  insert into "retry_after_refusal".keys (tenant, kind, op, key, content, definition, result, entry_accounts, entry_posted, entry_held_in, entry_held_out,
+  insert into "retry_after_refusal".keys (tenant, kind, op, key, content, definition, result, call_id, entry_accounts, entry_posted, entry_held_in, entry_held_out,
                          at, from_ids, to_ids, amounts, state, deadline)
-  values (p_tenant, 'park', 'hold', v_key, v_content, v_definition, 'done',
+  values (p_tenant, 'park', 'hold', v_key, v_content, v_definition, 'done', "p_call_id$",
           array[v_account_1, v_account_2, v_account_3, v_account_1], array[0, 0, 0, 0]::bigint[], array[0, "p_qty", 0, "p_extra"]::bigint[], array["p_qty", 0, "p_extra", 0]::bigint[],
           v_now, array[v_account_1, v_account_3], array[v_account_2, v_account_1], array["p_qty", "p_extra"]::bigint[], 'held', v_now + interval '600 seconds')
   on conflict do nothing
@@ -1571,8 +1632,13 @@ begin
   into v_missing;
   v_keyed := found;
   if not v_keyed then
-    select k.content, k.definition, k.result into v_prev from "retry_after_refusal".keys k
+    select k.content, k.definition, k.result, k.reason, k.call_id into v_prev from "retry_after_refusal".keys k
      where k.tenant = p_tenant and k.kind = 'park' and k.op = 'hold' and k.key = v_key;
+    -- this very call, sent again after its answer was lost: it answers
+    -- what its first sending answered (done, or the bound's refusal)
+    if v_prev.call_id = "p_call_id$" and v_prev.content = v_content then
+      return row(v_prev.result, v_prev.reason)::"retry_after_refusal".result;
+    end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"retry_after_refusal".result;
     elsif v_prev.content = v_content and v_prev.definition = v_definition then
@@ -1666,7 +1732,7 @@ begin
 end
 $fn$;
 
-create or replace function "retry_after_refusal"."park_post"(p_tenant text, "p_ticket" text, "p_qty" bigint default null, "p_extra" bigint default null)
+create or replace function "retry_after_refusal"."park_post"(p_tenant text, "p_ticket" text, "p_qty" bigint default null, "p_extra" bigint default null, "p_call_id$" uuid default null)
 returns "retry_after_refusal".result language plpgsql
 security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
@@ -1738,8 +1804,12 @@ begin
   -- what each move posts: the amounts given, or the full hold
   v_amounts := array[coalesce("p_qty", v_hold.amounts[1]), coalesce("p_extra", v_hold.amounts[2])]::bigint[];
   if v_hold.state = 'posted' then
-    select k.content, k.definition into v_prev from "retry_after_refusal".keys k
+    select k.content, k.definition, k.call_id into v_prev from "retry_after_refusal".keys k
      where k.tenant = p_tenant and k.kind = 'park' and k.op = 'post' and k.key = v_key;
+    -- this very post, sent again after its answer was lost
+    if v_prev.call_id = "p_call_id$" and v_prev.content = v_amounts::text then
+      return row('done', null)::"retry_after_refusal".result;
+    end if;
     if v_prev.content = v_amounts::text and v_prev.definition = v_definition then
       return row('done_before', null)::"retry_after_refusal".result;
     end if;
@@ -1785,13 +1855,13 @@ begin
     update "retry_after_refusal".keys h set state = 'posted', posted_amounts = v_amounts
      where h.tenant = p_tenant and h.kind = 'park' and h.op = 'hold' and h.key = v_key
   )
-  insert into "retry_after_refusal".keys (tenant, kind, op, key, content, definition, result, entry_accounts, entry_posted, entry_held_in, entry_held_out)
-  values (p_tenant, 'park', 'post', v_key, v_amounts::text, v_definition, 'done', array[v_hold.from_ids[1], v_hold.to_ids[1], v_hold.from_ids[2], v_hold.to_ids[2]], array[-v_amounts[1], v_amounts[1], -v_amounts[2], v_amounts[2]]::bigint[], array[0, -v_hold.amounts[1], 0, -v_hold.amounts[2]]::bigint[], array[-v_hold.amounts[1], 0, -v_hold.amounts[2], 0]::bigint[]);
+  insert into "retry_after_refusal".keys (tenant, kind, op, key, content, definition, result, call_id, entry_accounts, entry_posted, entry_held_in, entry_held_out)
+  values (p_tenant, 'park', 'post', v_key, v_amounts::text, v_definition, 'done', "p_call_id$", array[v_hold.from_ids[1], v_hold.to_ids[1], v_hold.from_ids[2], v_hold.to_ids[2]], array[-v_amounts[1], v_amounts[1], -v_amounts[2], v_amounts[2]]::bigint[], array[0, -v_hold.amounts[1], 0, -v_hold.amounts[2]]::bigint[], array[-v_hold.amounts[1], 0, -v_hold.amounts[2], 0]::bigint[]);
   return row('done', null)::"retry_after_refusal".result;
 end
 $fn$;
 
-create or replace function "retry_after_refusal"."park_void"(p_tenant text, "p_ticket" text)
+create or replace function "retry_after_refusal"."park_void"(p_tenant text, "p_ticket" text, "p_call_id$" uuid default null)
 returns "retry_after_refusal".result language plpgsql
 security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
@@ -1845,8 +1915,12 @@ begin
   if v_hold.state = 'posted' then
     return row('refused', 'already_posted')::"retry_after_refusal".result;
   elsif v_hold.state = 'voided' then
-    select k.definition into v_prev from "retry_after_refusal".keys k
+    select k.definition, k.call_id into v_prev from "retry_after_refusal".keys k
      where k.tenant = p_tenant and k.kind = 'park' and k.op = 'void' and k.key = v_key;
+    -- this very void, sent again after its answer was lost
+    if v_prev.call_id = "p_call_id$" then
+      return row('done', null)::"retry_after_refusal".result;
+    end if;
     if v_prev.definition = v_definition then
       return row('done_before', null)::"retry_after_refusal".result;
     end if;
@@ -1886,8 +1960,8 @@ begin
     update "retry_after_refusal".keys h set state = 'voided'
      where h.tenant = p_tenant and h.kind = 'park' and h.op = 'hold' and h.key = v_key
   )
-  insert into "retry_after_refusal".keys (tenant, kind, op, key, content, definition, result, entry_accounts, entry_posted, entry_held_in, entry_held_out)
-  values (p_tenant, 'park', 'void', v_key, '', v_definition, 'done', array[v_hold.from_ids[1], v_hold.to_ids[1], v_hold.from_ids[2], v_hold.to_ids[2]], array[0, 0, 0, 0]::bigint[], array[0, -v_hold.amounts[1], 0, -v_hold.amounts[2]]::bigint[], array[-v_hold.amounts[1], 0, -v_hold.amounts[2], 0]::bigint[]);
+  insert into "retry_after_refusal".keys (tenant, kind, op, key, content, definition, result, call_id, entry_accounts, entry_posted, entry_held_in, entry_held_out)
+  values (p_tenant, 'park', 'void', v_key, '', v_definition, 'done', "p_call_id$", array[v_hold.from_ids[1], v_hold.to_ids[1], v_hold.from_ids[2], v_hold.to_ids[2]], array[0, 0, 0, 0]::bigint[], array[0, -v_hold.amounts[1], 0, -v_hold.amounts[2]]::bigint[], array[-v_hold.amounts[1], 0, -v_hold.amounts[2], 0]::bigint[]);
   return row('done', null)::"retry_after_refusal".result;
 end
 $fn$;
@@ -1927,7 +2001,7 @@ begin
 end
 $fn$;
 
-create or replace function "retry_after_refusal"."clear_bin_do"(p_tenant text, "p_ticket" text, "p_sku" text, "p_qty" bigint)
+create or replace function "retry_after_refusal"."clear_bin_do"(p_tenant text, "p_ticket" text, "p_sku" text, "p_qty" bigint, "p_call_id$" uuid default null)
 returns "retry_after_refusal".result language plpgsql
 security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
@@ -2001,8 +2075,8 @@ begin
   -- Last, the shard of this session of the account without bounds takes
   -- its part, when its slice has room.
   with k as (
-    insert into "retry_after_refusal".keys (tenant, kind, op, key, content, definition, result, entry_accounts, entry_posted, entry_held_in, entry_held_out)
-    values (p_tenant, 'clear_bin', 'do', v_key, v_content, v_definition, 'done',
+    insert into "retry_after_refusal".keys (tenant, kind, op, key, content, definition, result, call_id, entry_accounts, entry_posted, entry_held_in, entry_held_out)
+    values (p_tenant, 'clear_bin', 'do', v_key, v_content, v_definition, 'done', "p_call_id$",
             array[v_account_1, v_account_2], array[-"p_qty", "p_qty"]::bigint[], array[0, 0]::bigint[], array[0, 0]::bigint[])
     on conflict do nothing
     returning 1
@@ -2032,8 +2106,13 @@ begin
     return row('done', null)::"retry_after_refusal".result;
   end if;
   if not v_keyed then
-    select k.content, k.definition, k.result into v_prev from "retry_after_refusal".keys k
+    select k.content, k.definition, k.result, k.reason, k.call_id into v_prev from "retry_after_refusal".keys k
      where k.tenant = p_tenant and k.kind = 'clear_bin' and k.op = 'do' and k.key = v_key;
+    -- this very call, sent again after its answer was lost: it answers
+    -- what its first sending answered (done, or the bound's refusal)
+    if v_prev.call_id = "p_call_id$" and v_prev.content = v_content then
+      return row(v_prev.result, v_prev.reason)::"retry_after_refusal".result;
+    end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"retry_after_refusal".result;
     elsif v_prev.content = v_content and v_prev.definition = v_definition then
@@ -2279,7 +2358,7 @@ begin
 end
 $fn$;
 
-create or replace function "retry_after_refusal".expire(p_max integer default 1000)
+create or replace function "retry_after_refusal".expire(p_max integer default 1000, "p_call_id$" uuid default null)
 returns integer language plpgsql
 security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
@@ -2289,7 +2368,22 @@ declare
   v_hold record;
   v_free record;
   v_count integer := 0;
+  v_left integer := p_max;
 begin
+  -- The same call sent again after its answer was lost counts the holds
+  -- its first sending gave back, gives back at most p_max in all, and
+  -- answers the total. A sending still running holds the lock until it
+  -- ends, so the count below sees all it gave back. (The lock is one of
+  -- the advisory locks of the database, keyed by a hash of the call id:
+  -- one the application takes with the same key only makes it wait.)
+  if "p_call_id$" is not null then
+    perform pg_advisory_xact_lock(hashtextextended('"retry_after_refusal"' || ' expire ' || "p_call_id$"::text, 0));
+    select count(*)::integer into v_count from "retry_after_refusal".keys k where k.op = 'expire' and k.call_id = "p_call_id$";
+    v_left := p_max - v_count;
+    if v_left < 0 then
+      v_left := 0;
+    end if;
+  end if;
   -- The holds taken, by the address of their rows: they stay locked by
   -- this call, so the rows cannot move until it has marked them expired,
   -- which it does last.
@@ -2298,7 +2392,7 @@ begin
     from (select k.ctid, k.tenant, k.kind, k.key, k.deadline from "retry_after_refusal".keys k
            where k.state = 'held' and k.deadline is not null and k.deadline <= v_now
            order by k.deadline, k.tenant, k.kind, k.key
-           limit p_max
+           limit v_left
            for update skip locked) due;
   perform 1 from "retry_after_refusal".accounts a
    where (a.tenant, a.id) in (select h.tenant, unnest(h.from_ids || h.to_ids)
@@ -2341,9 +2435,9 @@ begin
     end loop;
     -- what expiring gives back is recorded as the entries of an 'expire'
     -- key row of the hold's key
-    insert into "retry_after_refusal".keys (tenant, kind, op, key, content, definition, result,
+    insert into "retry_after_refusal".keys (tenant, kind, op, key, content, definition, result, call_id,
                            entry_accounts, entry_posted, entry_held_in, entry_held_out)
-    select v_hold.tenant, v_hold.kind, 'expire', v_hold.key, '', v_hold.definition, 'done',
+    select v_hold.tenant, v_hold.kind, 'expire', v_hold.key, '', v_hold.definition, 'done', "p_call_id$",
            array_agg(x.account order by x.n), array_agg(x.posted order by x.n),
            array_agg(x.held_in order by x.n), array_agg(x.held_out order by x.n)
       from generate_series(1, array_length(v_hold.amounts, 1)) as i,
@@ -2361,36 +2455,60 @@ $fn$;
 -- or an overload left by parameters that changed. Each is dropped, so that
 -- no call reaches a definition the loaded book does not contain. (Should
 -- anything else depend on one, the drop fails, and with it the load.)
+-- Before that, the roles that may execute a function this version
+-- replaces (one dropped above for its argument names, or an overload
+-- dropped here) are given the same on the function of the same name it
+-- writes: a version that changes an operation's arguments does not cut
+-- the application off until the owner grants again. The owner keeps its
+-- own rights, and PUBLIC is given nothing (below).
 do $$
 declare
+  v_kept constant oid[] := array[
+    '"retry_after_refusal"."chobo_id"(text[])'::regprocedure,
+    '"retry_after_refusal"."chobo_unbounded"(text, uuid[], numeric[], boolean)'::regprocedure,
+    '"retry_after_refusal"."stock_do"(text, text, text, bigint, uuid)'::regprocedure,
+    '"retry_after_refusal"."restock_spare_do"(text, text, bigint, uuid)'::regprocedure,
+    '"retry_after_refusal"."ship_do"(text, text, text, bigint, bigint, uuid)'::regprocedure,
+    '"retry_after_refusal"."reserve_hold"(text, text, text, bigint, bigint, uuid)'::regprocedure,
+    '"retry_after_refusal"."reserve_post"(text, text, bigint, bigint, uuid)'::regprocedure,
+    '"retry_after_refusal"."reserve_void"(text, text, uuid)'::regprocedure,
+    '"retry_after_refusal"."reserve_status"(text, text)'::regprocedure,
+    '"retry_after_refusal"."lend_do"(text, text, text, bigint, bigint, uuid)'::regprocedure,
+    '"retry_after_refusal"."park_hold"(text, text, text, bigint, bigint, uuid)'::regprocedure,
+    '"retry_after_refusal"."park_post"(text, text, bigint, bigint, uuid)'::regprocedure,
+    '"retry_after_refusal"."park_void"(text, text, uuid)'::regprocedure,
+    '"retry_after_refusal"."park_status"(text, text)'::regprocedure,
+    '"retry_after_refusal"."clear_bin_do"(text, text, text, bigint, uuid)'::regprocedure,
+    '"retry_after_refusal"."balance_shelf"(text, text)'::regprocedure,
+    '"retry_after_refusal"."balance_spare"(text)'::regprocedure,
+    '"retry_after_refusal"."balance_safety"(text, text)'::regprocedure,
+    '"retry_after_refusal"."balance_credit"(text, text)'::regprocedure,
+    '"retry_after_refusal"."balance_bin"(text, text)'::regprocedure,
+    '"retry_after_refusal"."balance_world"(text)'::regprocedure,
+    '"retry_after_refusal"."expire"(integer, uuid)'::regprocedure]::oid[];
+  v_grant record;
   v_fn regprocedure;
 begin
+  for v_grant in
+    select distinct n.oid::regprocedure as fn, g.role::regrole as role, g.grantable
+      from (select x.name, x.role, x.grantable
+              from jsonb_to_recordset(coalesce(nullif(current_setting('chobo.execute_grants', true), ''), '[]')::jsonb)
+                   as x (name name, role oid, grantable boolean)
+            union all
+            select p.proname, a.grantee, a.is_grantable
+              from pg_proc p cross join lateral aclexplode(p.proacl) a
+             where p.pronamespace = '"retry_after_refusal"'::regnamespace and p.prokind = 'f' and p.oid <> all (v_kept)
+               and a.privilege_type = 'EXECUTE' and a.grantee <> 0 and a.grantee <> p.proowner) g
+      join pg_proc n on n.pronamespace = '"retry_after_refusal"'::regnamespace and n.proname = g.name and n.oid = any (v_kept)
+     where g.role <> n.proowner
+     order by 1, 2, 3
+  loop
+    execute 'grant execute on function ' || v_grant.fn::text || ' to ' || v_grant.role::text
+            || case when v_grant.grantable then ' with grant option' else '' end;
+  end loop;
   for v_fn in
     select p.oid::regprocedure from pg_proc p
-     where p.pronamespace = '"retry_after_refusal"'::regnamespace and p.prokind = 'f'
-       and p.oid <> all (array[
-             '"retry_after_refusal"."chobo_id"(text[])'::regprocedure,
-             '"retry_after_refusal"."chobo_unbounded"(text, uuid[], numeric[], boolean)'::regprocedure,
-             '"retry_after_refusal"."stock_do"(text, text, text, bigint)'::regprocedure,
-             '"retry_after_refusal"."restock_spare_do"(text, text, bigint)'::regprocedure,
-             '"retry_after_refusal"."ship_do"(text, text, text, bigint, bigint)'::regprocedure,
-             '"retry_after_refusal"."reserve_hold"(text, text, text, bigint, bigint)'::regprocedure,
-             '"retry_after_refusal"."reserve_post"(text, text, bigint, bigint)'::regprocedure,
-             '"retry_after_refusal"."reserve_void"(text, text)'::regprocedure,
-             '"retry_after_refusal"."reserve_status"(text, text)'::regprocedure,
-             '"retry_after_refusal"."lend_do"(text, text, text, bigint, bigint)'::regprocedure,
-             '"retry_after_refusal"."park_hold"(text, text, text, bigint, bigint)'::regprocedure,
-             '"retry_after_refusal"."park_post"(text, text, bigint, bigint)'::regprocedure,
-             '"retry_after_refusal"."park_void"(text, text)'::regprocedure,
-             '"retry_after_refusal"."park_status"(text, text)'::regprocedure,
-             '"retry_after_refusal"."clear_bin_do"(text, text, text, bigint)'::regprocedure,
-             '"retry_after_refusal"."balance_shelf"(text, text)'::regprocedure,
-             '"retry_after_refusal"."balance_spare"(text)'::regprocedure,
-             '"retry_after_refusal"."balance_safety"(text, text)'::regprocedure,
-             '"retry_after_refusal"."balance_credit"(text, text)'::regprocedure,
-             '"retry_after_refusal"."balance_bin"(text, text)'::regprocedure,
-             '"retry_after_refusal"."balance_world"(text)'::regprocedure,
-             '"retry_after_refusal"."expire"(integer)'::regprocedure]::oid[])
+     where p.pronamespace = '"retry_after_refusal"'::regnamespace and p.prokind = 'f' and p.oid <> all (v_kept)
      order by p.oid
   loop
     execute 'drop function ' || v_fn::text;
