@@ -80,7 +80,7 @@ func Naming(m *model.Model) Names {
 	var types model.Set
 	types.Reserve(reserved...)
 	var fields model.Set
-	fields.Reserve("Balance", "Expire", "Bulk", "Gather")
+	fields.Reserve("Balance", "Expire", "ExpireUpTo", "Bulk", "Gather")
 	for _, t := range m.Transfers {
 		e := Exported(t.Name)
 		n.Transfers[t.Name] = TransferNames{

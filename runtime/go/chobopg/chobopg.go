@@ -384,11 +384,3 @@ func ReadBalance(ctx context.Context, q Querier, sql string, args ...any) (chobo
 	err := QueryRow(ctx, q, sql, args, &b.Posted, &b.HeldIn, &b.HeldOut)
 	return b, err
 }
-
-// Expire sends the book's expire statement, which gives back up to max
-// holds past their deadline and answers how many it gave back.
-func Expire(ctx context.Context, q Querier, sql string, max int) (int, error) {
-	var n int
-	err := QueryRow(ctx, q, sql, []any{max}, &n)
-	return n, err
-}

@@ -199,7 +199,10 @@ type server struct {
 // targets, which the open request carries (docs/formats.md).
 type names struct {
 	Balance string `json:"balance"`
-	Expire  string `json:"expire"` // "" on TigerBeetle, which expires holds itself
+	// Expire and ExpireUpTo: "" on TigerBeetle, which expires holds
+	// itself. The driver calls ExpireUpTo, with the request's max.
+	Expire     string `json:"expire"`
+	ExpireUpTo string `json:"expire_up_to"`
 	// Bulk sends many calls, each made by a transfer's method named op's
 	// method and CallSuffix.
 	Bulk       string     `json:"bulk"`
@@ -394,8 +397,13 @@ func fits(client reflect.Value, n *names) error {
 			return fmt.Errorf("no method %s.%s for the account %s", n.Balance, a.Method, a.Account)
 		}
 	}
-	if n.Expire != "" && !client.MethodByName(n.Expire).IsValid() {
-		return fmt.Errorf("no method %s", n.Expire)
+	for _, m := range []string{n.Expire, n.ExpireUpTo} {
+		if m != "" && !client.MethodByName(m).IsValid() {
+			return fmt.Errorf("no method %s", m)
+		}
+	}
+	if (n.Expire == "") != (n.ExpireUpTo == "") {
+		return fmt.Errorf("expire %q and expire_up_to %q: both or neither", n.Expire, n.ExpireUpTo)
 	}
 	return nil
 }
@@ -421,7 +429,7 @@ func (s *server) do(req protocol.Request) (protocol.Response, error) {
 			n := 0
 			return protocol.Response{Expired: &n}, nil
 		}
-		out := s.client("").MethodByName(s.names.Expire).Call([]reflect.Value{reflect.ValueOf(ctx), reflect.ValueOf(req.Max)})
+		out := s.client("").MethodByName(s.names.ExpireUpTo).Call([]reflect.Value{reflect.ValueOf(ctx), reflect.ValueOf(req.Max)})
 		if err := asError(out[1]); err != nil {
 			return protocol.Response{}, err
 		}
