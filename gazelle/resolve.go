@@ -18,6 +18,17 @@ const goLang = "go"
 // clients and the programs using them import.
 const runtimePrefix = "github.com/chobo-lang/chobo/runtime/go"
 
+// officialTigerBeetle is the import path of TigerBeetle's official Go
+// client, which a program hands to a tigerbeetle-go book's TigerBeetle.
+// It resolves to chobo's build of it (officialTigerBeetleLabel in the
+// chobo module), which links the client's native library; the build
+// go_deps would make of the module does not.
+const (
+	officialTigerBeetle      = "github.com/tigerbeetle/tigerbeetle-go"
+	officialTigerBeetlePkg   = "runtime/go/chobotb/tbgo"
+	officialTigerBeetleLabel = "tigerbeetle-go"
+)
+
 // Imports indexes each chobo_client by its Go import path, as a Go import
 // spec: chobo_client makes a go_library of the same name with that import
 // path. Other chobo rules are not imported by Go code and are not indexed.
@@ -47,7 +58,8 @@ func (*choboLang) Resolve(c *config.Config, ix *resolve.RuleIndex, rc *repo.Remo
 // language, so the Go resolver's own lookup (for Go rules) misses it;
 // here a Go import of a client's import path finds the chobo_client.
 // An import of chobo's Go runtime, outside chobo's own repository,
-// resolves to the runtime's package in the chobo module.
+// resolves to the runtime's package in the chobo module, and one of
+// TigerBeetle's official client to chobo's build of it.
 func (*choboLang) CrossResolve(c *config.Config, ix *resolve.RuleIndex, imp resolve.ImportSpec, lang string) []resolve.FindResult {
 	if lang != goLang || imp.Lang != goLang {
 		return nil
@@ -55,13 +67,16 @@ func (*choboLang) CrossResolve(c *config.Config, ix *resolve.RuleIndex, imp reso
 	if found := ix.FindRulesByImport(imp, languageName); len(found) > 0 {
 		return found
 	}
+	repo := apparentRepo(c.ModuleToApparentName)
+	if c.RepoName == repo {
+		repo = ""
+	}
 	if imp.Imp == runtimePrefix || strings.HasPrefix(imp.Imp, runtimePrefix+"/") {
 		pkg := "runtime/go" + strings.TrimPrefix(imp.Imp, runtimePrefix)
-		repo := apparentRepo(c.ModuleToApparentName)
-		if c.RepoName == repo {
-			repo = ""
-		}
 		return []resolve.FindResult{{Label: label.New(repo, pkg, pkg[strings.LastIndex(pkg, "/")+1:])}}
+	}
+	if imp.Imp == officialTigerBeetle {
+		return []resolve.FindResult{{Label: label.New(repo, officialTigerBeetlePkg, officialTigerBeetleLabel)}}
 	}
 	return nil
 }

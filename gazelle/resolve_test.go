@@ -72,6 +72,8 @@ func TestCrossResolve(t *testing.T) {
 		{"github.com/chobo-lang/chobo/runtime/go/chobotb", "go", []string{"@chobo//runtime/go/chobotb"}},
 		{"github.com/chobo-lang/chobo/runtime/go/chobotb/tbgo", "go", []string{"@chobo//runtime/go/chobotb/tbgo"}},
 		{"github.com/chobo-lang/chobo/chobo/book", "go", nil},
+		{"github.com/tigerbeetle/tigerbeetle-go", "go", []string{"@chobo//runtime/go/chobotb/tbgo:tigerbeetle-go"}},
+		{"github.com/tigerbeetle/tigerbeetle-go/native", "go", nil},
 	} {
 		var got []string
 		for _, r := range ix.FindRulesByImportWithConfig(c, resolve.ImportSpec{Lang: "go", Imp: tc.imp}, tc.lang) {

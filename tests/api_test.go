@@ -3,6 +3,7 @@ package tests
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"slices"
 	"strings"
@@ -15,6 +16,7 @@ import (
 	"github.com/chobo-lang/chobo/chobo/cli"
 	"github.com/chobo-lang/chobo/chobo/ids"
 	"github.com/chobo-lang/chobo/chobo/report"
+	"github.com/chobo-lang/chobo/chobo/target"
 )
 
 // TestAPIGoldensSayWhatTheBooksSay decodes each golden and compares it
@@ -145,6 +147,30 @@ func compareAPI(t *testing.T, doc api.Book, b *book.Book, reported []report.Oper
 	}
 	if len(doc.IDs.Roles) != len(ids.Roles) || doc.IDs.Prefix != ids.Version {
 		t.Errorf("ids: %+v", doc.IDs)
+	}
+	// Every target carries what `chobo build --target` says of the book,
+	// and a target build refuses lists no names.
+	if len(doc.Build) != len(target.All) {
+		t.Fatalf("build: %d targets, the registry has %d", len(doc.Build), len(target.All))
+	}
+	for i, tg := range target.All {
+		got, ds := doc.Build[i], tg.Check(b)
+		var gotCodes, wantCodes []string
+		for _, d := range got.Diagnostics {
+			gotCodes = append(gotCodes, fmt.Sprintf("%s %d:%d", d.Code, d.Line, d.Col))
+		}
+		for _, d := range ds {
+			wantCodes = append(wantCodes, fmt.Sprintf("%s %d:%d", d.Code, d.Line, d.Col))
+		}
+		if got.Target != tg.Name || got.OK != (len(ds) == 0) || !slices.Equal(gotCodes, wantCodes) {
+			t.Errorf("build %d: %s ok %v %v; build --target %s says %v", i, got.Target, got.OK, gotCodes, tg.Name, wantCodes)
+		}
+		if tg.Client() != nil && !got.OK && doc.Targets.Client(tg.Name) != nil {
+			t.Errorf("%s: names listed for a target build refuses", tg.Name)
+		}
+		if tg.Client() != nil && got.OK && doc.Targets.Client(tg.Name) == nil {
+			t.Errorf("%s: no names for a target build takes", tg.Name)
+		}
 	}
 }
 

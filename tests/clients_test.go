@@ -9,16 +9,21 @@ import (
 )
 
 // The PostgreSQL-only tests call two books through their typed Go
-// clients, compiled in from tests/clients. Those copies must be the
+// clients, and the TigerBeetle tests one through its tigerbeetle-go
+// client, compiled in from tests/clients. Those copies must be the
 // clients the cases expect, so that they test what chobo writes; the
 // cases' goldens are checked first (TestCases), then these against them.
 func TestCompiledClientsAreTheCases(t *testing.T) {
-	for _, name := range []string{"stock_reservation", "to_itself"} {
-		want, err := os.ReadFile(caseByName(t, name).expected(filepath.Join("postgres-go", name, "book.go")))
+	for _, c := range []struct{ name, target, dir string }{
+		{"stock_reservation", "postgres-go", "stock_reservation"},
+		{"to_itself", "postgres-go", "to_itself"},
+		{"stock_reservation", "tigerbeetle-go", "stock_reservation_tb"},
+	} {
+		want, err := os.ReadFile(caseByName(t, c.name).expected(filepath.Join(c.target, c.name, "book.go")))
 		if err != nil {
 			t.Fatal(err)
 		}
 		// CHOBO_BLESS=1 copies the case's client here.
-		golden.Check(t, filepath.Join("clients", name, "book.go"), want)
+		golden.Check(t, filepath.Join("clients", c.dir, "book.go"), want)
 	}
 }

@@ -37,7 +37,7 @@ func buildGoDrivers(tg target.Target, dir string, clients []caseClient) (func(st
 	main := postgresMain
 	constructor := "Postgres"
 	if tg.Backend == "tigerbeetle" {
-		main, constructor = tigerBeetleMain, "TigerBeetle"
+		main, constructor = tigerBeetleMain, "TigerBeetleWith"
 	}
 	bin, err := buildDriverProgram(goTool, dir, constructor, clients, main)
 	if err != nil {

@@ -553,7 +553,7 @@ func expiryRound(t *testing.T, pool *pgxpool.Pool, b *book.Book, tenant string) 
 			defer wg.Done()
 			at(first)
 			for time.Now().Before(last.Add(30 * time.Millisecond)) {
-				n, err := c.Expire(ctx, 1000)
+				n, err := c.Expire(ctx)
 				mu.Lock()
 				expired += n
 				if err != nil {
@@ -574,7 +574,7 @@ func expiryRound(t *testing.T, pool *pgxpool.Pool, b *book.Book, tenant string) 
 	// The holds that both post and void found past their deadline, and
 	// that the racing expire() calls did not take, are given back now.
 	for range 3 {
-		n, err := c.Expire(ctx, 1000)
+		n, err := c.Expire(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}

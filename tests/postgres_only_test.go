@@ -291,7 +291,7 @@ func TestExpireCounts(t *testing.T) {
 		t.Fatalf("status of an aged hold before expire(): %q %v", st, err)
 	}
 	for _, want := range []int{20, 0} {
-		n, err := c.Expire(ctx, 1000)
+		n, err := c.Expire(ctx)
 		if err != nil || n != want {
 			t.Fatalf("expire() = %d, %v; want %d", n, err, want)
 		}
@@ -304,7 +304,7 @@ func TestExpireCounts(t *testing.T) {
 	if err != nil || r.Reason != "expired" {
 		t.Fatalf("post of an expired hold: %+v %v", r, err)
 	}
-	n, err := c.Expire(ctx, 5)
+	n, err := c.ExpireUpTo(ctx, 5)
 	if err != nil || n != 0 {
 		t.Fatalf("a third expire(): %d %v", n, err)
 	}

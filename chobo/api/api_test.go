@@ -62,7 +62,7 @@ func load(t *testing.T, src string) *book.Book {
 func describe(t *testing.T, src string, lang diag.Lang) Book {
 	t.Helper()
 	b := load(t, src)
-	return Describe(b, report.Build(b), lang)
+	return Describe(b, nil, report.Build(b), lang)
 }
 
 func TestWriteDoesNotEscapeHTML(t *testing.T) {

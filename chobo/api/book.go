@@ -21,6 +21,7 @@ type Book struct {
 	Transfers []Transfer `json:"transfers"`
 	IDs       IDScheme   `json:"ids"`
 	Targets   Targets    `json:"targets"`
+	Build     Builds     `json:"build"`
 	Machines  []Machine  `json:"machines"`
 }
 
@@ -179,10 +180,13 @@ type Step struct {
 	Reason string `json:"reason"`
 }
 
-// Describe builds the `chobo api` document of b; rep is its refusal
-// report (report.Build), and lang picks the language of the texts meant
-// for people (key_text, the outcomes of examples). Keys are English.
-func Describe(b *book.Book, rep report.Report, lang diag.Lang) Book {
+// Describe builds the `chobo api` document of b; src is its text (which
+// quotes the lines of build's diagnostics; nil leaves them unquoted), rep
+// its refusal report (report.Build), and lang picks the language of the
+// texts meant for people (key_text, the outcomes of examples, build's
+// diagnostics). Keys are English.
+func Describe(b *book.Book, src []byte, rep report.Report, lang diag.Lang) Book {
+	builds := BuildsOf(b, src, lang)
 	out := Book{
 		V:         Version,
 		Book:      BookInfo{Name: b.Name, Version: b.Version, File: b.File, Description: b.Description},
@@ -190,7 +194,8 @@ func Describe(b *book.Book, rep report.Report, lang diag.Lang) Book {
 		Accounts:  []Account{},
 		Transfers: []Transfer{},
 		IDs:       idScheme(),
-		Targets:   TargetsOf(b),
+		Targets:   builds.Refuse(TargetsOf(b)),
+		Build:     builds,
 		Machines:  []Machine{},
 	}
 	for _, u := range b.Units {

@@ -89,8 +89,18 @@ func CheckFileOf(file string, l diag.List, rep *report.Report, lang diag.Lang) C
 		OK:          l.Errors() == 0,
 		Errors:      l.Errors(),
 		Warnings:    l.Warnings(),
-		Diagnostics: []Diagnostic{},
+		Diagnostics: diagnostics(l, lang),
 	}
+	if rep != nil {
+		r := ReportOf(*rep, lang)
+		fr.Report = &r
+	}
+	return fr
+}
+
+// diagnostics converts a list of diagnostics; texts follow lang.
+func diagnostics(l diag.List, lang diag.Lang) []Diagnostic {
+	out := []Diagnostic{}
 	for _, d := range l {
 		jd := Diagnostic{
 			Code:       d.Code,
@@ -109,13 +119,9 @@ func CheckFileOf(file string, l diag.List, rep *report.Report, lang diag.Lang) C
 		for _, n := range d.Notes {
 			jd.Notes = append(jd.Notes, n.In(lang))
 		}
-		fr.Diagnostics = append(fr.Diagnostics, jd)
+		out = append(out, jd)
 	}
-	if rep != nil {
-		r := ReportOf(*rep, lang)
-		fr.Report = &r
-	}
-	return fr
+	return out
 }
 
 // ReportOf converts a refusal report; texts follow lang.

@@ -15,14 +15,18 @@ import (
 	"github.com/chobo-lang/chobo/chobo/backend/postgres"
 	"github.com/chobo-lang/chobo/chobo/backend/tigerbeetle"
 	"github.com/chobo-lang/chobo/chobo/book"
+	"github.com/chobo-lang/chobo/chobo/check"
 	"github.com/chobo-lang/chobo/chobo/client"
 	"github.com/chobo-lang/chobo/chobo/client/model"
+	"github.com/chobo-lang/chobo/chobo/diag"
 	"github.com/chobo-lang/chobo/chobo/target"
 )
 
 // Targets are the names each target gives the book's parts, and what
-// each backend does in the book's terms. An entry is null when the book
-// cannot go to its backend (`chobo build` says why: E060, E061).
+// each backend does in the book's terms. An entry is null when `chobo
+// build` refuses the book for it: a backend when the book cannot go there
+// (E060, E061, E062 of the SQL names), a client target then and when its
+// language cannot write one of the book's names (E062); Build says why.
 //
 // In JSON it is one object: the backends first (postgres, whose entry is
 // also that of the target postgres, then tigerbeetle), then every client
@@ -33,8 +37,8 @@ type Targets struct {
 	Clients     []Client
 }
 
-// Client is what one client target names; Names is nil when the book
-// cannot go to the target's backend.
+// Client is what one client target names; Names is nil when `chobo
+// build` refuses the book for the target.
 type Client struct {
 	Target string
 	Names  client.Described
@@ -240,8 +244,11 @@ type PostgresBalance struct {
 // tenantParam is the first parameter of every SQL function.
 const tenantParam = "p_tenant"
 
-// TargetsOf gives the names every target gives the book's parts: what
-// `chobo api` prints under "targets".
+// TargetsOf gives the names every target whose backend takes the book
+// gives its parts, including the names a language cannot tell apart
+// (E062), which the comparison with a deployed version reads. `chobo api`
+// prints them under "targets" without the targets build refuses
+// (Builds.Refuse).
 func TargetsOf(b *book.Book) Targets {
 	var out Targets
 	models := map[string]*model.Model{}
@@ -271,6 +278,53 @@ func TargetsOf(b *book.Book) Targets {
 		out.Clients = append(out.Clients, c)
 	}
 	return out
+}
+
+// Build is what `chobo build --target` says of the book for one target
+// before writing anything: OK when it builds, else the diagnostics that
+// stop it (E060, E061, E062), as build prints them.
+type Build struct {
+	Target      string       `json:"target"`
+	OK          bool         `json:"ok"`
+	Diagnostics []Diagnostic `json:"diagnostics"`
+}
+
+// Builds is Build for every target, in the order `chobo build --help`
+// lists them.
+type Builds []Build
+
+// BuildsOf says what build says of b for every target. src, the book's
+// text, quotes the line of each diagnostic; without it the excerpts are
+// empty.
+func BuildsOf(b *book.Book, src []byte, lang diag.Lang) Builds {
+	out := Builds{}
+	for _, tg := range target.All {
+		ds := tg.Check(b)
+		if src != nil {
+			check.Quote(ds, src)
+		}
+		out = append(out, Build{Target: tg.Name, OK: len(ds) == 0, Diagnostics: diagnostics(ds, lang)})
+	}
+	return out
+}
+
+// Refuse returns t without the entries of the targets build refuses, so
+// that no tool reads a name of a client that cannot be written.
+func (bs Builds) Refuse(t Targets) Targets {
+	refused := map[string]bool{}
+	for _, b := range bs {
+		refused[b.Target] = !b.OK
+	}
+	if refused[model.Postgres] {
+		t.Postgres = nil
+	}
+	t.Clients = append([]Client(nil), t.Clients...)
+	for i, c := range t.Clients {
+		if refused[c.Target] {
+			t.Clients[i].Names = nil
+		}
+	}
+	return t
 }
 
 // sqlParams are the parameters of a function: the tenant, then params;

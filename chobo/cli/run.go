@@ -18,10 +18,17 @@ import (
 // loadBook reads and checks a book. When it has errors (or cannot be
 // read) it prints why to stderr and returns the exit code to stop with.
 func loadBook(inv *Invocation, name string) (*book.Book, int) {
+	b, _, code := loadBookSource(inv, name)
+	return b, code
+}
+
+// loadBookSource is loadBook that also returns the text the book was
+// read from.
+func loadBookSource(inv *Invocation, name string) (*book.Book, []byte, int) {
 	src, err := inv.Env.ReadFile(name)
 	if err != nil {
 		fmt.Fprintf(inv.Env.Stderr, "%s\n", diag.Printable(cannotRead(inv.Cmd.Name, name, err).In(inv.Lang)))
-		return nil, ExitUsage
+		return nil, nil, ExitUsage
 	}
 	res := check.Errors(name, src)
 	if res.Book == nil {
@@ -29,9 +36,9 @@ func loadBook(inv *Invocation, name string) (*book.Book, int) {
 			diag.WriteText(inv.Env.Stderr, d, inv.Lang)
 		}
 		fmt.Fprintln(inv.Env.Stderr, diag.Summary(name, res.Diags, inv.Lang))
-		return nil, ExitError
+		return nil, nil, ExitError
 	}
-	return res.Book, ExitOK
+	return res.Book, src, ExitOK
 }
 
 // runBudget bounds the work of each scenario; tests lower it.

@@ -274,7 +274,7 @@ func dump(l diag.List) string {
 // viaAPI writes b as `chobo api` prints it and reads it back.
 func viaAPI(t *testing.T, b *book.Book) *evolve.Previous {
 	t.Helper()
-	data, err := json.Marshal(api.Describe(b, report.Build(b), diag.English))
+	data, err := json.Marshal(api.Describe(b, nil, report.Build(b), diag.English))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -345,7 +345,7 @@ func TestRecordedHash(t *testing.T) {
 }
 
 func TestLoad(t *testing.T) {
-	apiDoc, err := json.Marshal(api.Describe(resolved(t, "old.book", base), report.Build(resolved(t, "old.book", base)), diag.English))
+	apiDoc, err := json.Marshal(api.Describe(resolved(t, "old.book", base), nil, report.Build(resolved(t, "old.book", base)), diag.English))
 	if err != nil {
 		t.Fatal(err)
 	}

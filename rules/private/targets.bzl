@@ -180,9 +180,9 @@ TARGETS = {
             Label("//runtime/go/chobopg"),
         ],
     ),
-    # The client builds its chains with the runtime and takes any
-    # chobotb.Client; the official client (cgo) comes in only through
-    # runtime/go/chobotb/tbgo, in the program that dials TigerBeetle.
+    # The client builds its chains with the runtime; its TigerBeetle
+    # constructor takes the official client (cgo), which tbgo puts behind
+    # chobotb.Client, so it imports both. Only this target brings them in.
     "tigerbeetle-go": struct(
         backend = "tigerbeetle",
         language = "go",
@@ -190,6 +190,8 @@ TARGETS = {
         deps = [
             Label("//runtime/go/chobo"),
             Label("//runtime/go/chobotb"),
+            Label("//runtime/go/chobotb/tbgo"),
+            Label("//runtime/go/chobotb/tbgo:tigerbeetle-go"),
         ],
     ),
     # One file named after the book, which carries chobo's TypeScript

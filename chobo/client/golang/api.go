@@ -17,9 +17,11 @@ type API struct {
 	Constructor string `json:"constructor"`
 	Book        string `json:"book"`
 	Balance     string `json:"balance"`
-	// Expire gives back holds past their deadline: PostgreSQL only, as
+	// Expire gives back up to 1000 holds past their deadline, and
+	// ExpireUpTo up to the number it is given: PostgreSQL only, as
 	// TigerBeetle does that itself.
-	Expire string `json:"expire,omitempty"`
+	Expire     string `json:"expire,omitempty"`
+	ExpireUpTo string `json:"expire_up_to,omitempty"`
 	// Bulk is the method that sends many calls at once (in as few
 	// requests as they fit on TigerBeetle, in one pipeline on
 	// PostgreSQL); each method of a transfer has a twin, its name and
@@ -82,7 +84,7 @@ func Describe(m *model.Model) *API {
 	if m.Backend == model.TigerBeetle {
 		out.Constructor, out.Bulk, out.CallSuffix, out.Gather = TigerBeetleConstructor, "Bulk", "Call", "Gather"
 	} else {
-		out.Constructor, out.Expire, out.Bulk, out.CallSuffix = PostgresConstructor, "Expire", "Bulk", "Call"
+		out.Constructor, out.Expire, out.ExpireUpTo, out.Bulk, out.CallSuffix = PostgresConstructor, "Expire", "ExpireUpTo", "Bulk", "Call"
 	}
 	names := Naming(m)
 	out.Transfers, out.Accounts = []APITransfer{}, []APIAccount{}

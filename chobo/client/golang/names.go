@@ -25,10 +25,12 @@ func PackageName(b *book.Book) string {
 
 // The constructors of the two targets, which return the book over a
 // backend's connection: Postgres(q, tenant) and TigerBeetle(c, tenant),
-// c being the official client.
+// c being the official client. TigerBeetleWith(c, tenant) takes any
+// chobotb.Client instead: the model of TigerBeetle, a wrapper.
 const (
-	PostgresConstructor    = "Postgres"
-	TigerBeetleConstructor = "TigerBeetle"
+	PostgresConstructor        = "Postgres"
+	TigerBeetleConstructor     = "TigerBeetle"
+	TigerBeetleWithConstructor = "TigerBeetleWith"
 )
 
 // Method is the Go method of an operation on its transfer kind's field:
@@ -48,7 +50,7 @@ func FieldType(p model.Param) string {
 // them.
 var reserved = []string{"Querier", "Outcome", "Done", "DoneBefore", "Refused", "Result", "HoldState",
 	"Held", "Posted", "Voided", "Expired", "Balance", "Book", "Postgres", "Balances",
-	"TigerBeetle", "TigerBeetleClient", "Call", "Answer"}
+	"TigerBeetle", "TigerBeetleWith", "TigerBeetleClient", "Call", "Answer"}
 
 // Names are the Go names a generated package gives a book's transfers,
 // accounts and parameters, by the names in the book. Drivers that call a
@@ -78,7 +80,7 @@ func Naming(m *model.Model) Names {
 	var types model.Set
 	types.Reserve(reserved...)
 	var fields model.Set
-	fields.Reserve("Balance", "Expire", "Bulk", "Gather")
+	fields.Reserve("Balance", "Expire", "ExpireUpTo", "Bulk", "Gather")
 	for _, t := range m.Transfers {
 		e := Exported(t.Name)
 		n.Transfers[t.Name] = TransferNames{

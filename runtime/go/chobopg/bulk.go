@@ -93,8 +93,7 @@ func Bulk(ctx context.Context, q Querier, ops []Op) []Answer {
 		}
 		return out
 	case *pgx.Conn:
-		if len(send) > 1 && c.PgConn().TxStatus() == 'I' {
-			sendPipelined(ctx, c, ops, send, out)
+		if len(send) > 1 && pipelinedOnConn(ctx, c, ops, send, out) {
 			return out
 		}
 	}
@@ -114,6 +113,26 @@ func pipelinedOnPool(ctx context.Context, pool *pgxpool.Pool, ops []Op, send []i
 	defer pc.Release()
 	sendPipelined(ctx, pc.Conn(), ops, send, out)
 	return nil
+}
+
+// pipelinedOnConn sends the calls at send in pipelines on conn, in its
+// turn (turns.go), when conn is outside a transaction; it reports false,
+// having sent nothing, when it is inside one. A Bulk whose context ends
+// while it waits for its turn sent nothing: each call's error says so.
+func pipelinedOnConn(ctx context.Context, conn *pgx.Conn, ops []Op, send []int, out []Answer) bool {
+	release, err := takeTurn(ctx, conn)
+	if err != nil {
+		for _, i := range send {
+			out[i].Err = err
+		}
+		return true
+	}
+	defer release()
+	if conn.PgConn().TxStatus() != 'I' {
+		return false
+	}
+	sendPipelined(ctx, conn, ops, send, out)
+	return true
 }
 
 // sendPipelined sends the calls at send in pipelines on conn, PipelineMax a

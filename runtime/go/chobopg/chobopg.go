@@ -2,6 +2,30 @@
 // PostgreSQL: one statement per operation through pgx, retried when the
 // server says the transaction could not be serialized, with the answer
 // read into the types of package chobo.
+//
+// # Contexts
+//
+// A call whose context has ended (cancelled, or past its deadline) before
+// the call is sent sends nothing: its error wraps ErrNotSent and the
+// context's error, and the call was not applied. A context that ends while
+// the call is out makes an error that wraps ErrOutcomeUnknown and the
+// context's error (errors.Is finds both): the server may have committed
+// the call, or may still; sending it again with the same arguments is
+// safe, and its answer (done or done_before) says which. pgx gives up on
+// the connection when a context ends during a statement: it closes the
+// socket rather than wait for the server. A *pgx.Conn is closed from then
+// on, every later call on it fails marked ErrNotSent, and the program
+// opens another; a pool drops the connection and the next call takes a
+// new one.
+//
+// # One connection, many goroutines
+//
+// A *pgx.Conn serves one statement at a time. Calls from several
+// goroutines through books over the same *pgx.Conn (or over a pgx.Tx or a
+// *pgxpool.Conn of it) take turns: each call, its retries included, and
+// each pipeline of a Bulk has the connection to itself, and the others
+// wait, each no longer than its context allows (a call that stops waiting
+// was not sent: ErrNotSent). A *pgxpool.Pool runs calls side by side.
 package chobopg
 
 import (
@@ -217,6 +241,11 @@ func QueryRow(ctx context.Context, q Querier, sql string, args []any, dest ...an
 func send(ctx context.Context, q Querier, sql string, args []any, dest ...any) (resent bool, err error) {
 	o := optionsOf(q)
 	q = unwrap(q)
+	release, err := takeTurn(ctx, q) // turns.go
+	if err != nil {
+		return false, err
+	}
+	defer release()
 	// A lost connection takes the caller's transaction with it: no
 	// sending again there, the error is the caller's to handle.
 	if inTransaction(q) {
@@ -433,12 +462,4 @@ func ReadBalance(ctx context.Context, q Querier, sql string, args ...any) (chobo
 	var b chobo.Balance
 	err := QueryRow(ctx, q, sql, args, &b.Posted, &b.HeldIn, &b.HeldOut)
 	return b, err
-}
-
-// Expire sends the book's expire statement, which gives back up to max
-// holds past their deadline and answers how many it gave back.
-func Expire(ctx context.Context, q Querier, sql string, max int) (int, error) {
-	var n int
-	err := QueryRow(ctx, q, sql, []any{max}, &n)
-	return n, err
 }

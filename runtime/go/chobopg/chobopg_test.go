@@ -244,6 +244,9 @@ func (t txScript) QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
 	return t.s.QueryRow(ctx, sql, args...)
 }
 
+// Conn is nil: the script has no connection of pgx's to take turns on.
+func (t txScript) Conn() *pgx.Conn { return nil }
+
 func TestConnectionLost(t *testing.T) {
 	lost := fmt.Errorf("reading the answer: %w", io.ErrUnexpectedEOF)
 	refused := &pgconn.ConnectError{}
@@ -306,15 +309,40 @@ func TestConnectionLost(t *testing.T) {
 	}
 }
 
+// cancelling cancels the call's context as the statement goes out, as a
+// caller does while the call waits for its answer.
+type cancelling struct {
+	s      *script
+	cancel func()
+}
+
+func (c cancelling) QueryRow(ctx context.Context, sql string, args ...any) pgx.Row {
+	c.cancel()
+	return c.s.QueryRow(ctx, sql, args...)
+}
+
 func TestCancelledWhileOut(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
 	s := &script{answers: []any{context.Canceled}}
-	_, err := Call(ctx, s, "select 1")
+	_, err := Call(ctx, cancelling{s, cancel}, "select 1")
 	if !errors.Is(err, ErrOutcomeUnknown) || !errors.Is(err, context.Canceled) {
 		t.Fatalf("err %v, want ErrOutcomeUnknown wrapping the cancellation", err)
 	}
 	if s.sent != 1 {
+		t.Errorf("sent %d times", s.sent)
+	}
+}
+
+// A context that ended before the call sends nothing, over any Querier.
+func TestCancelledBeforeTheCall(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	s := &script{answers: []any{[]any{"done", nil}}}
+	_, err := Call(ctx, s, "select 1")
+	if !errors.Is(err, ErrNotSent) || !errors.Is(err, context.Canceled) {
+		t.Fatalf("err %v, want ErrNotSent wrapping the cancellation", err)
+	}
+	if s.sent != 0 {
 		t.Errorf("sent %d times", s.sent)
 	}
 }

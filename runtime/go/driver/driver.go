@@ -61,7 +61,9 @@ func Main(constructor any) {
 }
 
 // MainTigerBeetle is Main for a generated tigerbeetle-go client: its
-// TigerBeetle function, with dial to reach TigerBeetle.
+// TigerBeetleWith function, which takes any chobotb.Client (the driver
+// reaches the model of TigerBeetle as well as a replica), with dial to
+// reach TigerBeetle.
 func MainTigerBeetle(constructor any, dial Dial) {
 	exit(ServeTigerBeetle(os.Stdin, os.Stdout, constructor, dial))
 }
@@ -88,7 +90,7 @@ func Serve(r io.Reader, w io.Writer, constructor any) error {
 
 // ServeTigerBeetle is Serve for a generated tigerbeetle-go client.
 func ServeTigerBeetle(r io.Reader, w io.Writer, constructor any, dial Dial) error {
-	if err := checkConstructor(constructor, reflect.TypeOf((*chobotb.Client)(nil)).Elem(), "TigerBeetle"); err != nil {
+	if err := checkConstructor(constructor, reflect.TypeOf((*chobotb.Client)(nil)).Elem(), golang.TigerBeetleWithConstructor); err != nil {
 		return err
 	}
 	return serveWith(r, w, &server{constructor: reflect.ValueOf(constructor), target: TigerBeetleTarget, dial: dial})
@@ -167,7 +169,7 @@ func checkConstructor(c any, first reflect.Type, name string) error {
 		return fmt.Errorf("the constructor must be a generated client's %s function, func(client, string[, ...option]) *Book; got %v", name, t)
 	}
 	if !first.Implements(t.In(0)) && first != t.In(0) {
-		return fmt.Errorf("the constructor takes %v, which a %v is not", t.In(0), first)
+		return fmt.Errorf("the constructor takes %v, which a %v is not: hand over the generated client's %s function", t.In(0), first, name)
 	}
 	return nil
 }
@@ -197,7 +199,10 @@ type server struct {
 // targets, which the open request carries (docs/formats.md).
 type names struct {
 	Balance string `json:"balance"`
-	Expire  string `json:"expire"` // "" on TigerBeetle, which expires holds itself
+	// Expire and ExpireUpTo: "" on TigerBeetle, which expires holds
+	// itself. The driver calls ExpireUpTo, with the request's max.
+	Expire     string `json:"expire"`
+	ExpireUpTo string `json:"expire_up_to"`
 	// Bulk sends many calls, each made by a transfer's method named op's
 	// method and CallSuffix.
 	Bulk       string     `json:"bulk"`
@@ -392,8 +397,13 @@ func fits(client reflect.Value, n *names) error {
 			return fmt.Errorf("no method %s.%s for the account %s", n.Balance, a.Method, a.Account)
 		}
 	}
-	if n.Expire != "" && !client.MethodByName(n.Expire).IsValid() {
-		return fmt.Errorf("no method %s", n.Expire)
+	for _, m := range []string{n.Expire, n.ExpireUpTo} {
+		if m != "" && !client.MethodByName(m).IsValid() {
+			return fmt.Errorf("no method %s", m)
+		}
+	}
+	if (n.Expire == "") != (n.ExpireUpTo == "") {
+		return fmt.Errorf("expire %q and expire_up_to %q: both or neither", n.Expire, n.ExpireUpTo)
 	}
 	return nil
 }
@@ -419,7 +429,7 @@ func (s *server) do(req protocol.Request) (protocol.Response, error) {
 			n := 0
 			return protocol.Response{Expired: &n}, nil
 		}
-		out := s.client("").MethodByName(s.names.Expire).Call([]reflect.Value{reflect.ValueOf(ctx), reflect.ValueOf(req.Max)})
+		out := s.client("").MethodByName(s.names.ExpireUpTo).Call([]reflect.Value{reflect.ValueOf(ctx), reflect.ValueOf(req.Max)})
 		if err := asError(out[1]); err != nil {
 			return protocol.Response{}, err
 		}
@@ -718,9 +728,10 @@ func DialWire(address string) (chobotb.Client, func(), error) {
 }
 
 // MainSourceTigerBeetle is MainSource for a tigerbeetle-go client: its
-// TigerBeetle constructor handed to MainTigerBeetle, over DialWire.
+// TigerBeetleWith constructor, which takes any chobotb.Client, handed to
+// MainTigerBeetle over DialWire.
 func MainSourceTigerBeetle(importpath string) []byte {
-	return mainSource(importpath, "tigerbeetle-go client", "driver.MainTigerBeetle(client.TigerBeetle, driver.DialWire)")
+	return mainSource(importpath, "tigerbeetle-go client", "driver.MainTigerBeetle(client."+golang.TigerBeetleWithConstructor+", driver.DialWire)")
 }
 
 // MainSource is a whole driver program for the client at importpath: a

@@ -8,6 +8,7 @@ import (
 	"go/format"
 	"go/parser"
 	"go/token"
+	"io"
 	"reflect"
 	"strconv"
 	"strings"
@@ -78,11 +79,18 @@ func TestConstructorIsChecked(t *testing.T) {
 	if err := checkConstructor(fakePostgres, poolType, "Postgres"); err != nil {
 		t.Errorf("a constructor of the generated shape: %v", err)
 	}
-	if err := checkConstructor(fakeTigerBeetle, tbType, "TigerBeetle"); err != nil {
-		t.Errorf("a TigerBeetle constructor of the generated shape: %v", err)
+	if err := checkConstructor(fakeTigerBeetle, tbType, "TigerBeetleWith"); err != nil {
+		t.Errorf("a TigerBeetleWith constructor of the generated shape: %v", err)
 	}
-	if err := checkConstructor(fakePostgres, tbType, "TigerBeetle"); err == nil {
+	if err := checkConstructor(fakePostgres, tbType, "TigerBeetleWith"); err == nil {
 		t.Errorf("a PostgreSQL constructor accepted for a TigerBeetle client")
+	}
+	// The generated TigerBeetle takes the official client, which the
+	// driver's chobotb.Client is not: handing it over is a mistake the
+	// driver names instead of failing at the first call.
+	err := ServeTigerBeetle(strings.NewReader(""), io.Discard, fakeOfficialTigerBeetle, nil)
+	if err == nil || !strings.Contains(err.Error(), "TigerBeetleWith") {
+		t.Errorf("a constructor over the official client: %v", err)
 	}
 }
 
@@ -92,6 +100,12 @@ var (
 )
 
 func fakeTigerBeetle(c chobotb.Client, tenant string) *fakeBook { return &fakeBook{} }
+
+// official stands for tigerbeetle_go.Client, a method of which chobotb.Client
+// does not have.
+type official interface{ Nop() error }
+
+func fakeOfficialTigerBeetle(c official, tenant string) *fakeBook { return &fakeBook{} }
 
 // serve runs Serve on the given lines and returns its answers by id.
 func serve(t *testing.T, lines ...string) (map[int64]protocol.Response, error) {

@@ -9,8 +9,11 @@ import (
 	"context"
 	"time"
 
+	tigerbeetle_go "github.com/tigerbeetle/tigerbeetle-go"
+
 	"github.com/chobo-lang/chobo/runtime/go/chobo"
 	"github.com/chobo-lang/chobo/runtime/go/chobotb"
+	"github.com/chobo-lang/chobo/runtime/go/chobotb/tbgo"
 )
 
 // This client was generated for version 1 of chobo's Go runtime. With
@@ -20,8 +23,9 @@ const _ = chobo.SupportPackageIsVersion1
 
 // The runtime's names, so that callers need import only this package.
 type (
-	// TigerBeetleClient is what the book sends its requests through: the
-	// official client wrapped by chobotb/tbgo.New, or a test double.
+	// TigerBeetleClient is what TigerBeetleWith sends its requests through:
+	// the official client wrapped by chobotb/tbgo.New, chobo's model of
+	// TigerBeetle, or a wrapper of either.
 	TigerBeetleClient = chobotb.Client
 	// Result is the answer to an operation; a refusal is an answer, not an error.
 	Result = chobo.Result
@@ -54,9 +58,17 @@ type Book struct {
 	tb *chobotb.Book
 }
 
-// TigerBeetle returns the book over c for a tenant ("" by default). TigerBeetle
-// gives expired holds back itself; the book has no Expire.
-func TigerBeetle(c TigerBeetleClient, tenant string) *Book {
+// TigerBeetle returns the book over c, TigerBeetle's official client, for a
+// tenant ("" by default). Every call is bounded by its context, which the
+// official client alone would not do. TigerBeetle gives expired holds back
+// itself; the book has no Expire. Closing c is the caller's business.
+func TigerBeetle(c tigerbeetle_go.Client, tenant string) *Book {
+	return TigerBeetleWith(tbgo.New(c), tenant)
+}
+
+// TigerBeetleWith is TigerBeetle over any TigerBeetleClient: chobo's model
+// of TigerBeetle in tests, or a client wrapped with logging or metrics.
+func TigerBeetleWith(c TigerBeetleClient, tenant string) *Book {
 	b := &Book{tb: chobotb.NewBook(c, definition, tenant)}
 	b.X補充 = X補充{b}
 	b.X販売 = X販売{b}

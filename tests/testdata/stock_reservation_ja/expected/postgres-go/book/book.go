@@ -86,9 +86,16 @@ func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
 	return chobopg.Bulk(ctx, b.q, calls)
 }
 
-// Expire gives back up to max holds past their deadline and says how
-// many. Call it from one periodic job.
-func (b *Book) Expire(ctx context.Context, max int) (int, error) {
+// Expire gives back up to 1000 holds past their deadline, as the SQL
+// function does when not told how many, and says how many. Call it from
+// one periodic job; an answer of 1000 means more may be waiting.
+func (b *Book) Expire(ctx context.Context) (int, error) {
+	return chobopg.Expire(ctx, b.q, `select "在庫".expire($1)`, chobopg.DefaultExpire)
+}
+
+// ExpireUpTo is Expire for up to max holds, from 0 to 2147483647 (the
+// SQL function's integer); a max outside is an error and nothing is sent.
+func (b *Book) ExpireUpTo(ctx context.Context, max int) (int, error) {
 	return chobopg.Expire(ctx, b.q, `select "在庫".expire($1)`, max)
 }
 

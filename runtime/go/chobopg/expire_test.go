@@ -1,0 +1,30 @@
+package chobopg
+
+import (
+	"context"
+	"math"
+	"strings"
+	"testing"
+)
+
+// The SQL function's p_max is an integer: a max it cannot take is refused
+// before anything is sent, and every one it can take is sent as given.
+func TestExpireMaxIsTheFunctionsInteger(t *testing.T) {
+	ctx := context.Background()
+	for _, max := range []int{-1, math.MinInt, math.MaxInt32 + 1, math.MaxInt} {
+		q := &script{answers: []any{[]any{0}}}
+		n, err := Expire(ctx, q, "x", max)
+		if err == nil || !strings.Contains(err.Error(), "nothing was sent") || n != 0 {
+			t.Errorf("max %d: %d, %v; want refused", max, n, err)
+		}
+		if q.sent != 0 {
+			t.Errorf("max %d: sent %d statements", max, q.sent)
+		}
+	}
+	for _, max := range []int{0, DefaultExpire, math.MaxInt32} {
+		q := &script{answers: []any{[]any{3}}}
+		if n, err := Expire(ctx, q, "x", max); err != nil || n != 3 || q.sent != 1 || q.args[0] != max {
+			t.Errorf("max %d: %d, %v, sent %d with %v", max, n, err, q.sent, q.args)
+		}
+	}
+}
