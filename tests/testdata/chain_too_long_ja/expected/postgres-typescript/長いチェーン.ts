@@ -573,6 +573,25 @@ function pooled(db: Queryable): boolean {
   return typeof p.connect === "function" && typeof p.totalCount === "number" && typeof p.idleCount === "number";
 }
 
+const lines = new WeakMap<object, Promise<unknown>>();
+
+/**
+ * query sends one statement over db. Over one connection the book's
+ * statements go one after another, each when the one before it has been
+ * answered: pg queues statements given to a busy Client itself, but warns
+ * that it will stop doing so. A Pool lends each its own connection, and
+ * a Client in pg's pipeline mode is meant to have many out at once.
+ */
+function query(db: Queryable, text: string, values: unknown[]): Promise<{ rows: unknown[] }> {
+  if (pooled(db) || (db as { pipeline?: unknown }).pipeline === true) {
+    return db.query(text, values);
+  }
+  const before = lines.get(db) ?? Promise.resolve();
+  const sent = before.then(() => db.query(text, values));
+  lines.set(db, sent.catch(() => {}));
+  return sent;
+}
+
 /**
  * resends says whether a lost call goes again over db: for the book's
  * resendMs, and only over a pool, which has another connection to send
@@ -683,7 +702,7 @@ async function send(configured: Queryable, where: string, text: string, values: 
   let lostTries = 0;
   for (let n = 0; ; n++) {
     try {
-      const res = await db.query(text, values);
+      const res = await query(db, text, values);
       const row = res.rows[0];
       if (typeof row !== "object" || row === null) {
         throw new ChoboError("CHOBO_UNEXPECTED", `${where}: the statement answered no row`);
@@ -850,7 +869,7 @@ async function oneStatement(db: Queryable, calls: readonly PgCall[]): Promise<un
     );
   });
   inOneStatement += calls.length;
-  const res = await db.query(parts.join("\nunion all\n"), values);
+  const res = await query(settingsOf(db).db, parts.join("\nunion all\n"), values);
   const rows: unknown[][] = calls.map(() => []);
   for (const r of res.rows) {
     const [i, a, b] = Object.values(r as object) as unknown[];
