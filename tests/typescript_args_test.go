@@ -26,12 +26,14 @@ import (
 var tsArgsBooks = map[string]string{
 	"postgres-typescript": `import { postgres } from "./在庫.ts";
 export let sent = 0;
-export const book = postgres({
+const db = {
   async query() {
     sent++;
     return { rows: [] };
   },
-});
+};
+export const make = (options: { tenant: string }) => postgres(db, options);
+export const book = make({ tenant: "" });
 `,
 	"tigerbeetle-typescript": `import { tigerbeetle } from "./在庫.ts";
 export let sent = 0;
@@ -39,7 +41,9 @@ const nothing = async (): Promise<never[]> => {
   sent++;
   return [];
 };
-export const book = tigerbeetle({ createAccounts: nothing, createTransfers: nothing, lookupAccounts: nothing, lookupTransfers: nothing });
+const client = { createAccounts: nothing, createTransfers: nothing, lookupAccounts: nothing, lookupTransfers: nothing };
+export const make = (options: { tenant: string }) => tigerbeetle(client, options);
+export const book = make({ tenant: "" });
 `,
 }
 
@@ -100,7 +104,7 @@ export async function mistaken(): Promise<void> {
 // and prints what each call threw, or, for the *Call twins, what bulk
 // answered, and how many requests went.
 const tsArgsRun = `import type { 入荷Args, 引当Amounts, 引当Args, 引当Key, 在庫Account } from "./在庫.ts";
-import { book, sent } from "./book.ts";
+import { book, make, sent } from "./book.ts";
 
 const capture: 引当Key = Object.assign({ 注文: "H", sku: "A-1" }, { 数: 4n });
 const key: 引当Key = { 注文: "H", sku: "A-1" };
@@ -137,6 +141,12 @@ for (const a of answers) {
   console.log("bulk: " + (a instanceof Error ? (a as { code?: string }).code + " " + a.message : JSON.stringify(a)));
 }
 console.log("sent: " + sent);
+try {
+  make({ tenant: "", typo: 0 } as { tenant: string });
+  console.log("options: no error");
+} catch (e) {
+  console.log("options: " + (e as { code?: string }).code + " " + (e as Error).message);
+}
 `
 
 const tsArgsWant = `post: CHOBO_BAD_ARGUMENT chobo: 引当.post: the key has 数, which is not part of 引当's key; give amounts as the second argument: post(key, { 数 })
@@ -152,6 +162,7 @@ bulk: CHOBO_BAD_ARGUMENT chobo: 引当.post: the key has 数, which is not part 
 bulk: CHOBO_BAD_ARGUMENT chobo: 引当.hold: the arguments have 期限, which 引当.hold does not take
 bulk: CHOBO_BAD_ARGUMENT chobo: 引当.postCall: got 3 arguments; postCall(key, amounts?) takes at most 2
 sent: 0
+options: CHOBO_BAD_ARGUMENT chobo: BACKEND: the options have typo, which BACKEND does not take; it takes tenant, OTHER
 `
 
 // tsArgsDir lays out the programs with the case's client of target.
@@ -288,8 +299,13 @@ func TestTypeScriptArgumentsRefused(t *testing.T) {
 			if err := cmd.Run(); err != nil {
 				t.Fatalf("node: %v\n%s", err, stderr.String())
 			}
-			if got := stdout.String(); got != tsArgsWant {
-				t.Errorf("the calls answered\n%s\nwant\n%s", got, tsArgsWant)
+			backend, other := "postgres", "resendMs"
+			if target == "tigerbeetle-typescript" {
+				backend, other = "tigerbeetle", "timeoutMs"
+			}
+			want := strings.NewReplacer("BACKEND", backend, "OTHER", other).Replace(tsArgsWant)
+			if got := stdout.String(); got != want {
+				t.Errorf("the calls answered\n%s\nwant\n%s", got, want)
 			}
 		})
 	}

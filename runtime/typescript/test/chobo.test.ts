@@ -58,6 +58,7 @@ test("an argument with a property its call does not take is refused, naming it a
     "reserve.post: the amounts have ref, which is not an amount of reserve; ref is part of the key, the first argument");
   fails(() => argsOf("reserve.void", "key", { ref: "H", amt: 4n }, ["ref"]), "CHOBO_BAD_ARGUMENT", "the key has amt, which is not part of reserve's key");
   fails(() => argsOf("reserve.hold", "arguments", { ref: "H", qty: 4n, 数: 1n }, ["ref", "qty"]), "CHOBO_BAD_ARGUMENT", "the arguments have 数, which reserve.hold does not take");
+  fails(() => argsOf("postgres", "options", { tenant: "", resendMS: 0 }, ["tenant", "resendMs"]), "CHOBO_BAD_ARGUMENT", "postgres: the options have resendMS, which postgres does not take; it takes tenant, resendMs");
   fails(() => argsOf("balance.shelf", "account", { sku: "A", "odd name": "x" }, ["sku"]), "CHOBO_BAD_ARGUMENT", 'the account has "odd name", which is not a parameter of the account shelf');
   // Own properties only, enumerable or not; what an object inherits is not its argument.
   fails(() => argsOf("t.do", "arguments", Object.defineProperty({ sku: "s" }, "qty", { value: 1n }), ["sku"]), "CHOBO_BAD_ARGUMENT", "qty");

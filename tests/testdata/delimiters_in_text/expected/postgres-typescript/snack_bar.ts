@@ -124,6 +124,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
   if (typeof db !== "object" || db === null || typeof db.query !== "function") {
     throw new ChoboError("CHOBO_BAD_ARGUMENT", "postgres: db must have query(text, values), as pg's Client and Pool do; got " + describe(db));
   }
+  argsOf("postgres", "options", options, ["tenant", "resendMs"]);
   const tenant = checkText("postgres", "the tenant", options.tenant ?? "");
   db = configure(db, options);
   return {
@@ -315,7 +316,7 @@ export const AMOUNT_MAX = (1n << 63n) - 1n;
 export type NoExtra<T, S> = { [P in Exclude<keyof T, keyof S>]: never };
 
 /** What one argument of a call is, as its messages name it. */
-export type ArgumentKind = "arguments" | "key" | "amounts" | "account";
+export type ArgumentKind = "arguments" | "key" | "amounts" | "account" | "options";
 
 /**
  * argsOf returns the object a call's values are read from, or throws when
@@ -332,13 +333,13 @@ export function argsOf(where: string, what: ArgumentKind, v: unknown, takes: rea
   }
   for (const name of Object.getOwnPropertyNames(v)) {
     if (!takes.includes(name)) {
-      throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: ${extraMessage(where, what, name, elsewhere.includes(name))}`);
+      throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: ${extraMessage(where, what, name, takes, elsewhere.includes(name))}`);
     }
   }
   return v as Record<string, unknown>;
 }
 
-function extraMessage(where: string, what: ArgumentKind, name: string, misplaced: boolean): string {
+function extraMessage(where: string, what: ArgumentKind, name: string, takes: readonly string[], misplaced: boolean): string {
   const dot = where.lastIndexOf(".");
   const owner = where.slice(0, dot);
   const op = where.slice(dot + 1);
@@ -352,6 +353,8 @@ function extraMessage(where: string, what: ArgumentKind, name: string, misplaced
         (misplaced ? `; ${shown} is part of the key, the first argument: ${op}({ ${shown} }, amounts)` : "");
     case "account":
       return `the account has ${shown}, which is not a parameter of the account ${op}`;
+    case "options":
+      return `the options have ${shown}, which ${where} does not take; it takes ${takes.join(", ")}`;
   }
   return `the arguments have ${shown}, which ${where} does not take`;
 }

@@ -86,6 +86,7 @@ export interface Book {
  * it remembers the accounts it has made.
  */
 export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptions = {}): Book {
+  argsOf("tigerbeetle", "options", options, ["tenant", "timeoutMs"]);
   const tenant = checkText("tigerbeetle", "the tenant", options.tenant ?? "");
   const tb = new TigerBeetleBook(client, definition, { ...options, tenant });
   return {
@@ -259,7 +260,7 @@ export const AMOUNT_MAX = (1n << 63n) - 1n;
 export type NoExtra<T, S> = { [P in Exclude<keyof T, keyof S>]: never };
 
 /** What one argument of a call is, as its messages name it. */
-export type ArgumentKind = "arguments" | "key" | "amounts" | "account";
+export type ArgumentKind = "arguments" | "key" | "amounts" | "account" | "options";
 
 /**
  * argsOf returns the object a call's values are read from, or throws when
@@ -276,13 +277,13 @@ export function argsOf(where: string, what: ArgumentKind, v: unknown, takes: rea
   }
   for (const name of Object.getOwnPropertyNames(v)) {
     if (!takes.includes(name)) {
-      throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: ${extraMessage(where, what, name, elsewhere.includes(name))}`);
+      throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: ${extraMessage(where, what, name, takes, elsewhere.includes(name))}`);
     }
   }
   return v as Record<string, unknown>;
 }
 
-function extraMessage(where: string, what: ArgumentKind, name: string, misplaced: boolean): string {
+function extraMessage(where: string, what: ArgumentKind, name: string, takes: readonly string[], misplaced: boolean): string {
   const dot = where.lastIndexOf(".");
   const owner = where.slice(0, dot);
   const op = where.slice(dot + 1);
@@ -296,6 +297,8 @@ function extraMessage(where: string, what: ArgumentKind, name: string, misplaced
         (misplaced ? `; ${shown} is part of the key, the first argument: ${op}({ ${shown} }, amounts)` : "");
     case "account":
       return `the account has ${shown}, which is not a parameter of the account ${op}`;
+    case "options":
+      return `the options have ${shown}, which ${where} does not take; it takes ${takes.join(", ")}`;
   }
   return `the arguments have ${shown}, which ${where} does not take`;
 }
