@@ -711,9 +711,9 @@ export function connectionFailure(err: unknown): "CHOBO_NOT_SENT" | "CHOBO_OUTCO
 
 /**
  * clientTimeout says whether err is pg's query_timeout: the client gave up
- * waiting, but told the server nothing, so a statement that was out runs
- * on and may commit; the connection stays, and pg sends the next
- * statement after that one's answer.
+ * waiting but told the server nothing, so a statement that was out runs on
+ * and may commit. A Client keeps the connection and sends what comes next
+ * after that statement's answer; a Pool closes it.
  */
 export function clientTimeout(err: unknown): boolean {
   return err instanceof Error && !(err instanceof ChoboError) && sqlState(err) === "" && /^Query read timeout$/.test(err.message);
@@ -993,18 +993,18 @@ export async function bulk<R extends string>(db: Queryable, calls: readonly PgCa
         failed = err;
       }
     }
-    // A statement whose connection broke while it was out may have
-    // committed: its calls are of unknown outcome, unless the book sends
-    // lost calls again; then each goes again, and one that cannot go is
-    // still of unknown outcome, not unsent.
-    // One the driver stopped waiting for may still commit: its calls are
-    // of unknown outcome, and never go again.
+    // A statement the driver stopped waiting for may still commit: its
+    // calls are of unknown outcome, and never go again.
     if (failed !== undefined && clientTimeout(failed)) {
       for (const i of part) {
         out[i] = timeoutError(calls[i]!.where, failed);
       }
       continue;
     }
+    // A statement whose connection broke while it was out may have
+    // committed: its calls are of unknown outcome, unless the book sends
+    // lost calls again; then each goes again, and one that cannot go is
+    // still of unknown outcome, not unsent.
     const lost = failed !== undefined && connectionFailure(failed) === "CHOBO_OUTCOME_UNKNOWN";
     if (lost && !resends(db)) {
       for (const i of part) {
