@@ -2,6 +2,7 @@ package tests
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -71,9 +72,32 @@ func TestTypeScriptRuntime(t *testing.T) {
 		t.Fatalf("found %d compiled test files", len(tests))
 	}
 	cmd = exec.Command(node, append([]string{"--test", "--test-reporter=tap"}, tests...)...)
+	// The tests against a real server take it from CHOBO_PG_DSN, and the
+	// book they load into it from CHOBO_PG_SQL.
+	srv, err := pgtest.Launch()
+	switch {
+	case errors.Is(err, pgtest.ErrNoServer) && os.Getenv("CI") != "true":
+		fmt.Println("SKIP: the TypeScript runtime's tests on a real PostgreSQL: " + err.Error())
+	case err != nil:
+		t.Fatal(err)
+	default:
+		t.Cleanup(func() {
+			if err := srv.Stop(); err != nil {
+				t.Errorf("pgtest: %v", err)
+			}
+		})
+		sql, err := filepath.Abs(filepath.Join(casesDir, "stock_reservation", "expected", "postgres", "stock_reservation.sql"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd.Env = append(os.Environ(), "CHOBO_PG_DSN="+srv.ConnString(pgtest.DefaultDB), "CHOBO_PG_SQL="+sql)
+	}
 	b, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("the runtime's unit tests failed: %v\n%s", err, b)
+	}
+	if srv != nil && strings.Contains(string(b), "SKIP: real PostgreSQL") {
+		t.Fatalf("the TypeScript runtime's tests skipped the real server they were given:\n%s", b)
 	}
 	pass := ""
 	for _, l := range strings.Split(string(b), "\n") {

@@ -126,10 +126,45 @@ function inTransaction(db: Queryable): boolean {
   return st === "T" || st === "E";
 }
 
-/** resends says whether a lost call goes again over db: for the book's resendMs, never in a transaction of the caller's, which the lost connection took with it. */
+/**
+ * pooled says whether db lends a connection per statement, as pg's Pool
+ * does (connect(), and its counts of connections): only there does a
+ * statement sent again go on another connection. A pg Client or a
+ * PoolClient is one connection, which pg never opens again once lost.
+ */
+function pooled(db: Queryable): boolean {
+  const p = db as { connect?: unknown; totalCount?: unknown; idleCount?: unknown };
+  return typeof p.connect === "function" && typeof p.totalCount === "number" && typeof p.idleCount === "number";
+}
+
+const lines = new WeakMap<object, Promise<unknown>>();
+
+/**
+ * query sends one statement over db. Over one connection the book's
+ * statements go one after another, each when the one before it has been
+ * answered: pg queues statements given to a busy Client itself, but warns
+ * that it will stop doing so. A Pool lends each its own connection, and
+ * a Client in pg's pipeline mode is meant to have many out at once.
+ */
+function query(db: Queryable, text: string, values: unknown[]): Promise<{ rows: unknown[] }> {
+  if (pooled(db) || (db as { pipeline?: unknown }).pipeline === true) {
+    return db.query(text, values);
+  }
+  const before = lines.get(db) ?? Promise.resolve();
+  const sent = before.then(() => db.query(text, values));
+  lines.set(db, sent.catch(() => {}));
+  return sent;
+}
+
+/**
+ * resends says whether a lost call goes again over db: for the book's
+ * resendMs, and only over a pool, which has another connection to send
+ * it on. Over a single connection it is answered at once, as it is inside
+ * a transaction of the caller's, which the lost connection took with it.
+ */
 function resends(configured: Queryable): boolean {
   const { db, resendMs } = settingsOf(configured);
-  return resendMs > 0 && !inTransaction(db);
+  return resendMs > 0 && pooled(db) && !inTransaction(db);
 }
 
 /** The errors of Node's sockets that come before anything is sent. */
@@ -184,10 +219,26 @@ export function connectionFailure(err: unknown): "CHOBO_NOT_SENT" | "CHOBO_OUTCO
   return null;
 }
 
+/**
+ * clientTimeout says whether err is pg's query_timeout: the client gave up
+ * waiting but told the server nothing, so a statement that was out runs on
+ * and may commit. A Client keeps the connection and sends what comes next
+ * after that statement's answer; a Pool closes it.
+ */
+export function clientTimeout(err: unknown): boolean {
+  return err instanceof Error && !(err instanceof ChoboError) && sqlState(err) === "" && /^Query read timeout$/.test(err.message);
+}
+
 const lostMessages = {
   CHOBO_OUTCOME_UNKNOWN: "the connection was lost after the call was sent, so it may or may not have been applied; sending it again with the same arguments is safe, and its answer says which",
   CHOBO_NOT_SENT: "the call was not sent: no connection to the server could be used",
 };
+
+/** timeoutError is the error of a call the driver stopped waiting for. */
+function timeoutError(where: string, err: unknown): ChoboError {
+  const message = err instanceof Error ? err.message : String(err);
+  return new ChoboError("CHOBO_OUTCOME_UNKNOWN", `${where}: no answer within the driver's query_timeout, and the server may still apply the call; sending it again with the same arguments is safe, and its answer says which: ${message}`, { cause: err });
+}
 
 /** lostError is the error of a call whose connection failed: what that means for the call, then what the driver said. */
 function lostError(kind: keyof typeof lostMessages, where: string, err: unknown): ChoboError {
@@ -227,7 +278,7 @@ async function send(configured: Queryable, where: string, text: string, values: 
   let lostTries = 0;
   for (let n = 0; ; n++) {
     try {
-      const res = await db.query(text, values);
+      const res = await query(db, text, values);
       const row = res.rows[0];
       if (typeof row !== "object" || row === null) {
         throw new ChoboError("CHOBO_UNEXPECTED", `${where}: the statement answered no row`);
@@ -236,6 +287,11 @@ async function send(configured: Queryable, where: string, text: string, values: 
     } catch (err) {
       if (err instanceof ChoboError) {
         throw err;
+      }
+      if (clientTimeout(err)) {
+        // Never sent again: the statement may still be running, and on
+        // one connection its second sending would wait behind it.
+        throw timeoutError(where, err);
       }
       const kind = connectionFailure(err);
       if (kind !== null) {
@@ -308,10 +364,16 @@ export async function balance(db: Queryable, where: string, text: string, values
   return { posted: int64(where, posted), held_in: int64(where, heldIn), held_out: int64(where, heldOut) };
 }
 
+/** How many holds expire gives back when the caller names no max, as the book's SQL function does. */
+export const DEFAULT_EXPIRE_MAX = 1000;
+
+/** The largest max of expire: the SQL function takes a PostgreSQL integer. */
+export const EXPIRE_MAX = 2147483647;
+
 /** expire sends the book's expire statement: it gives back up to max holds past their deadline and answers how many. */
-export async function expire(db: Queryable, text: string, max: number): Promise<number> {
-  if (!Number.isSafeInteger(max) || max < 0) {
-    throw new ChoboError("CHOBO_BAD_ARGUMENT", `expire: max must be a whole number from 0, got ${describe(max)}`);
+export async function expire(db: Queryable, text: string, max: number = DEFAULT_EXPIRE_MAX): Promise<number> {
+  if (!Number.isSafeInteger(max) || max < 0 || max > EXPIRE_MAX) {
+    throw new ChoboError("CHOBO_BAD_ARGUMENT", `expire: max must be a whole number from 0 to ${EXPIRE_MAX}, got ${describe(max)}`);
   }
   const [n] = await queryRow(db, "expire", text, [max]);
   return Number(int64("expire", n));
@@ -383,7 +445,7 @@ async function oneStatement(db: Queryable, calls: readonly PgCall[]): Promise<un
     );
   });
   inOneStatement += calls.length;
-  const res = await db.query(parts.join("\nunion all\n"), values);
+  const res = await query(settingsOf(db).db, parts.join("\nunion all\n"), values);
   const rows: unknown[][] = calls.map(() => []);
   for (const r of res.rows) {
     const [i, a, b] = Object.values(r as object) as unknown[];
@@ -440,6 +502,14 @@ export async function bulk<R extends string>(db: Queryable, calls: readonly PgCa
       } catch (err) {
         failed = err;
       }
+    }
+    // A statement the driver stopped waiting for may still commit: its
+    // calls are of unknown outcome, and never go again.
+    if (failed !== undefined && clientTimeout(failed)) {
+      for (const i of part) {
+        out[i] = timeoutError(calls[i]!.where, failed);
+      }
+      continue;
     }
     // A statement whose connection broke while it was out may have
     // committed: its calls are of unknown outcome, unless the book sends

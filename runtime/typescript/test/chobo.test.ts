@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import {
-  AMOUNT_MAX, ChoboError, MAX_TENANT, MAX_TEXTS, TEXT_OVERHEAD, argsOf, checkAmount, checkSize, checkText, field, parseHoldState,
+  AMOUNT_MAX, ChoboError, MAX_TENANT, MAX_TEXTS, TEXT_OVERHEAD, argsOf, checkAmount, checkArity, checkSize, checkText, field, parseHoldState,
   parseOutcome, withTimeout,
 } from "../src/chobo.ts";
 import { vectors } from "./vectors.ts";
@@ -40,14 +40,37 @@ test("strings must be Unicode text without NUL", () => {
 });
 
 test("arguments come in an object, and only its own properties count", () => {
-  fails(() => argsOf("t.do", "arguments", null), "CHOBO_BAD_ARGUMENT", "must be an object", "null");
-  fails(() => argsOf("t.do", "arguments", ["a"]), "CHOBO_BAD_ARGUMENT", "an array");
-  fails(() => argsOf("t.do", "key", "o-1"), "CHOBO_BAD_ARGUMENT", "the key must be an object");
-  const a = argsOf("t.do", "arguments", JSON.parse('{"__proto__": "x", "sku": "s"}'));
+  fails(() => argsOf("t.do", "arguments", null, ["sku"]), "CHOBO_BAD_ARGUMENT", "must be an object", "null");
+  fails(() => argsOf("t.do", "arguments", ["a"], ["sku"]), "CHOBO_BAD_ARGUMENT", "an array");
+  fails(() => argsOf("t.do", "key", "o-1", ["sku"]), "CHOBO_BAD_ARGUMENT", "the key must be an object");
+  const a = argsOf("t.do", "arguments", JSON.parse('{"__proto__": "x", "sku": "s"}'), ["__proto__", "sku"]);
   assert.equal(field(a, "__proto__"), "x");
   assert.equal(field(a, "sku"), "s");
   assert.equal(field(a, "toString"), undefined);
   assert.equal(field({}, "__proto__"), undefined);
+});
+
+test("an argument with a property its call does not take is refused, naming it and where it belongs", () => {
+  // The amount of a partial post, put in its key, would otherwise be left out and the whole hold posted.
+  fails(() => argsOf("reserve.post", "key", { ref: "H", amt: 4n }, ["ref"], ["amt"]), "CHOBO_BAD_ARGUMENT",
+    "reserve.post: the key has amt, which is not part of reserve's key; give amounts as the second argument: post(key, { amt })");
+  fails(() => argsOf("reserve.post", "amounts", { amt: 4n, ref: "H" }, ["amt"], ["ref"]), "CHOBO_BAD_ARGUMENT",
+    "reserve.post: the amounts have ref, which is not an amount of reserve; ref is part of the key, the first argument");
+  fails(() => argsOf("reserve.void", "key", { ref: "H", amt: 4n }, ["ref"]), "CHOBO_BAD_ARGUMENT", "the key has amt, which is not part of reserve's key");
+  fails(() => argsOf("reserve.hold", "arguments", { ref: "H", qty: 4n, 数: 1n }, ["ref", "qty"]), "CHOBO_BAD_ARGUMENT", "the arguments have 数, which reserve.hold does not take");
+  fails(() => argsOf("postgres", "options", { tenant: "", resendMS: 0 }, ["tenant", "resendMs"]), "CHOBO_BAD_ARGUMENT", "postgres: the options have resendMS, which postgres does not take; it takes tenant, resendMs");
+  fails(() => argsOf("balance.shelf", "account", { sku: "A", "odd name": "x" }, ["sku"]), "CHOBO_BAD_ARGUMENT", 'the account has "odd name", which is not a parameter of the account shelf');
+  // Own properties only, enumerable or not; what an object inherits is not its argument.
+  fails(() => argsOf("t.do", "arguments", Object.defineProperty({ sku: "s" }, "qty", { value: 1n }), ["sku"]), "CHOBO_BAD_ARGUMENT", "qty");
+  assert.equal(field(argsOf("t.do", "arguments", Object.create({ extra: 1 }, { sku: { value: "s", enumerable: true } }), ["sku"]), "sku"), "s");
+  assert.deepEqual(argsOf("t.do", "arguments", { 注文: "o-1" }, ["注文", "sku"]), { 注文: "o-1" });
+});
+
+test("a call with more positional arguments than its method takes is refused", () => {
+  checkArity("reserve.post", 2, ["key", "amounts?"]);
+  checkArity("reserve.post", 1, ["key", "amounts?"]);
+  fails(() => checkArity("reserve.post", 3, ["key", "amounts?"]), "CHOBO_BAD_ARGUMENT", "reserve.post: got 3 arguments; post(key, amounts?) takes at most 2");
+  fails(() => checkArity("balance.shoppers", 1, []), "CHOBO_BAD_ARGUMENT", "shoppers() takes none");
 });
 
 test("outcomes and states are read strictly", () => {

@@ -10,6 +10,9 @@ export async function poolClient(p: pg.Pool): Promise<Queryable> {
   return p.connect();
 }
 
+const DO = `select result, reason from "b"."t_do"($1, $2, $3)`;
+const STATUS = `select "b"."t_status"($1, $2)`;
+
 function pgError(code: string, message = "failed"): Error {
   return Object.assign(new Error(message), { code });
 }
@@ -78,19 +81,70 @@ test("answers are read by position, bigint columns from pg's strings", async () 
   await assert.rejects(expire(scripted(), "x", -1), (e: unknown) => e instanceof ChoboError && e.code === "CHOBO_BAD_ARGUMENT");
 });
 
+test("expire gives back 1000 holds when given no max, and takes a max PostgreSQL's integer holds", async () => {
+  const db = scripted([{ expire: 0 }], [{ expire: 0 }], [{ expire: 0 }]);
+  await expire(db, "select expire($1)");
+  await expire(db, "select expire($1)", 0);
+  await expire(db, "select expire($1)", 2147483647);
+  assert.deepEqual(db.sent.map((q) => q.values), [[1000], [0], [2147483647]]);
+  for (const max of [2147483648, -1, 1.5, Number.NaN, 2n]) {
+    await assert.rejects(expire(db, "x", max as number), (e: unknown) => e instanceof ChoboError && e.code === "CHOBO_BAD_ARGUMENT" && e.message.includes("2147483647"), String(max));
+  }
+  assert.equal(db.sent.length, 3);
+});
+
+/**
+ * pool makes db look like pg's Pool, which lends a connection per
+ * statement: the only kind of db a lost call is sent again over.
+ */
+function pool<T extends Queryable>(db: T): T {
+  return Object.assign(db, { connect: async () => db, totalCount: 1, idleCount: 1 });
+}
+
 function sysError(code: string, message = "socket"): Error {
   return Object.assign(new Error(message), { code });
 }
 
 test("a call whose connection was lost is sent again, and its answer says so", async () => {
-  const db = scripted(new Error("Connection terminated unexpectedly"), sysError("ECONNREFUSED"), [{ result: "done_before", reason: null }]);
+  const db = pool(scripted(new Error("Connection terminated unexpectedly"), sysError("ECONNREFUSED"), [{ result: "done_before", reason: null }]));
   assert.deepEqual(await call(configure(db, {}), "t.do", "select 1", ["", "a"]), { result: "done_before", resent: true });
   assert.equal(db.sent.length, 3);
 });
 
 test("a call that was never sent is sent again without saying so", async () => {
-  const db = scripted(sysError("ECONNREFUSED"), [{ result: "done", reason: null }]);
+  const db = pool(scripted(sysError("ECONNREFUSED"), [{ result: "done", reason: null }]));
   assert.deepEqual(await call(db, "t.do", "select 1", []), { result: "done" });
+});
+
+test("over one connection, a pg Client or a PoolClient, a lost call is answered at once", async () => {
+  const kinds: [Error, string][] = [
+    [new Error("Connection terminated unexpectedly"), "CHOBO_OUTCOME_UNKNOWN"],
+    [new Error("Client was closed and is not queryable"), "CHOBO_NOT_SENT"],
+  ];
+  for (const [err, kind] of kinds) {
+    const client = Object.assign(scripted(err, [{ result: "done", reason: null }]), { connect: async () => {}, getTransactionStatus: () => "I" });
+    const lent = Object.assign(scripted(err, [{ result: "done", reason: null }]), { release: () => {} });
+    for (const db of [client, lent]) {
+      await assert.rejects(call(configure(db, { resendMs: 600_000 }), "t.do", "x", []), (e: unknown) => e instanceof ChoboError && e.code === kind && e.cause === err, kind);
+      assert.equal(db.sent.length, 1);
+    }
+  }
+  // A bulk's statement, too: each call is of unknown outcome, none goes again.
+  const gone = scripted(new Error("Connection terminated unexpectedly"), [{ result: "done", reason: null }]);
+  const answers = await bulk(configure(gone, { resendMs: 600_000 }), [makeCall("t.do", DO, false, () => ["", "k1", 5n]), makeCall("t.do", DO, false, () => ["", "k2", 9n])]);
+  assert.deepEqual(answers.map((a) => a instanceof ChoboError && a.code), ["CHOBO_OUTCOME_UNKNOWN", "CHOBO_OUTCOME_UNKNOWN"]);
+  assert.equal(gone.sent.length, 1);
+});
+
+test("a call pg's query_timeout gave up on is of unknown outcome, and is not sent again", async () => {
+  const late = new Error("Query read timeout");
+  const db = pool(scripted(late, [{ result: "done", reason: null }]));
+  await assert.rejects(call(configure(db, {}), "t.do", "x", []), (e: unknown) => e instanceof ChoboError && e.code === "CHOBO_OUTCOME_UNKNOWN" && e.cause === late && e.message.includes("query_timeout"));
+  assert.equal(db.sent.length, 1);
+  const bulkDb = pool(scripted(late, [{ result: "done", reason: null }], [{ result: "done", reason: null }]));
+  const answers = await bulk(configure(bulkDb, {}), [makeCall("t.do", DO, false, () => ["", "k1", 5n]), makeCall("t.do", DO, false, () => ["", "k2", 9n])]);
+  assert.deepEqual(answers.map((a) => a instanceof ChoboError && a.code), ["CHOBO_OUTCOME_UNKNOWN", "CHOBO_OUTCOME_UNKNOWN"]);
+  assert.equal(bulkDb.sent.length, 1);
 });
 
 test("with resendMs 0 a lost call is a CHOBO_OUTCOME_UNKNOWN, a call not sent a CHOBO_NOT_SENT", async () => {
@@ -123,7 +177,7 @@ test("a lost call is never sent again inside the caller's transaction", async ()
 });
 
 test("resending stops at resendMs", async () => {
-  const db = scripted(...Array.from({ length: 500 }, () => sysError("ECONNRESET")));
+  const db = pool(scripted(...Array.from({ length: 500 }, () => sysError("ECONNRESET"))));
   const t0 = Date.now();
   await assert.rejects(call(configure(db, { resendMs: 40 }), "t.do", "x", []), (e: unknown) => e instanceof ChoboError && e.code === "CHOBO_OUTCOME_UNKNOWN");
   assert.ok(db.sent.length > 1 && Date.now() - t0 < 5000);
@@ -135,8 +189,6 @@ test("resendMs must be a number from 0", () => {
   }
 });
 
-const DO = `select result, reason from "b"."t_do"($1, $2, $3)`;
-const STATUS = `select "b"."t_status"($1, $2)`;
 
 test("a bulk goes as one statement, its placeholders renumbered, and is answered in order", async () => {
   const db = scripted([
@@ -172,7 +224,7 @@ test("a bulk whose connection was lost while it was out", async () => {
   }
   assert.equal(gone.sent.length, 1);
   // Otherwise each goes again alone, and its answer says so.
-  const back = scripted(new Error("Connection terminated unexpectedly"), [{ result: "done_before", reason: null }], [{ result: "done", reason: null }]);
+  const back = pool(scripted(new Error("Connection terminated unexpectedly"), [{ result: "done_before", reason: null }], [{ result: "done", reason: null }]));
   assert.deepEqual(await bulk(back, two()), [
     { result: "done_before", resent: true },
     { result: "done", resent: true },

@@ -48,24 +48,30 @@ export interface 店の売上Account {
   店: string;
 }
 
-/** The book 分配: マーケットの売上。代金は店の売上に入り、同じ振替の中でそこから手数料を取る。店の売上は支払で店の口座へ出る. */
+/**
+ * The book 分配: マーケットの売上。代金は店の売上に入り、同じ振替の中でそこから手数料を取る。店の売上は支払で店の口座へ出る.
+ *
+ * Each argument takes the properties its type declares and no others: an
+ * object with one more is refused at compile time (NoExtra) and, before
+ * anything is sent, at run time (CHOBO_BAD_ARGUMENT).
+ */
 export interface Book {
   /** 売上: 代金を入れてから手数料を取る。どちらも通るか、どちらも通らない. */
   readonly 売上: {
     /** Moves the amounts. */
-    do(args: 売上Args): Promise<Result>;
+    do<A extends 売上Args>(args: A & NoExtra<A, 売上Args>): Promise<Result>;
     /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    doCall(args: 売上Args): TbCall;
+    doCall<A extends 売上Args>(args: A & NoExtra<A, 売上Args>): TbCall;
   };
   readonly 支払: {
     /** Moves the amounts. */
-    do(args: 支払Args): Promise<Result>;
+    do<A extends 支払Args>(args: A & NoExtra<A, 支払Args>): Promise<Result>;
     /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    doCall(args: 支払Args): TbCall;
+    doCall<A extends 支払Args>(args: A & NoExtra<A, 支払Args>): TbCall;
   };
   /** Reads accounts: posted, held coming in, held going out. */
   readonly balance: {
-    店の売上(account: 店の売上Account): Promise<Balance>;
+    店の売上<A extends 店の売上Account>(account: A & NoExtra<A, 店の売上Account>): Promise<Balance>;
     買い手(): Promise<Balance>;
     手数料収入(): Promise<Balance>;
     店の口座(): Promise<Balance>;
@@ -88,49 +94,61 @@ export interface Book {
  * it remembers the accounts it has made.
  */
 export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptions = {}): Book {
+  argsOf("tigerbeetle", "options", options, ["tenant", "timeoutMs"]);
   const tenant = checkText("tigerbeetle", "the tenant", options.tenant ?? "");
   const tb = new TigerBeetleBook(client, definition, { ...options, tenant });
   return {
     売上: {
       async do(args: 売上Args): Promise<Result> {
-        const a = argsOf("売上.do", "arguments", args);
+        checkArity("売上.do", arguments.length, ["args"]);
+        const a = argsOf("売上.do", "arguments", args, ["注文", "店", "代金", "手数料"]);
         return tb.call<Reason>(0, "do", [checkText("売上.do", "注文", field(a, "注文")), checkText("売上.do", "店", field(a, "店")), checkAmount("売上.do", "代金", field(a, "代金")), checkAmount("売上.do", "手数料", field(a, "手数料"))]);
       },
       doCall(args: 売上Args): TbCall {
+        const n = arguments.length;
         return tbCall(0, "do", () => {
-          const a = argsOf("売上.do", "arguments", args);
+          checkArity("売上.doCall", n, ["args"]);
+          const a = argsOf("売上.do", "arguments", args, ["注文", "店", "代金", "手数料"]);
           return [checkText("売上.do", "注文", field(a, "注文")), checkText("売上.do", "店", field(a, "店")), checkAmount("売上.do", "代金", field(a, "代金")), checkAmount("売上.do", "手数料", field(a, "手数料"))];
         });
       },
     },
     支払: {
       async do(args: 支払Args): Promise<Result> {
-        const a = argsOf("支払.do", "arguments", args);
+        checkArity("支払.do", arguments.length, ["args"]);
+        const a = argsOf("支払.do", "arguments", args, ["支払番号", "店", "額"]);
         return tb.call<Reason>(1, "do", [checkText("支払.do", "支払番号", field(a, "支払番号")), checkText("支払.do", "店", field(a, "店")), checkAmount("支払.do", "額", field(a, "額"))]);
       },
       doCall(args: 支払Args): TbCall {
+        const n = arguments.length;
         return tbCall(1, "do", () => {
-          const a = argsOf("支払.do", "arguments", args);
+          checkArity("支払.doCall", n, ["args"]);
+          const a = argsOf("支払.do", "arguments", args, ["支払番号", "店", "額"]);
           return [checkText("支払.do", "支払番号", field(a, "支払番号")), checkText("支払.do", "店", field(a, "店")), checkAmount("支払.do", "額", field(a, "額"))];
         });
       },
     },
     balance: {
       async 店の売上(account: 店の売上Account): Promise<Balance> {
-        const a = argsOf("balance.店の売上", "account", account);
+        checkArity("balance.店の売上", arguments.length, ["account"]);
+        const a = argsOf("balance.店の売上", "account", account, ["店"]);
         return tb.balance(0, [checkText("balance.店の売上", "店", field(a, "店"))]);
       },
       async 買い手(): Promise<Balance> {
+        checkArity("balance.買い手", arguments.length, []);
         return tb.balance(1, []);
       },
       async 手数料収入(): Promise<Balance> {
+        checkArity("balance.手数料収入", arguments.length, []);
         return tb.balance(2, []);
       },
       async 店の口座(): Promise<Balance> {
+        checkArity("balance.店の口座", arguments.length, []);
         return tb.balance(3, []);
       },
     },
     async bulk(calls: readonly TbCall[]): Promise<TbAnswer<Reason>[]> {
+      checkArity("bulk", arguments.length, ["calls"]);
       return tb.bulk<Reason>(calls);
     },
   };
@@ -238,15 +256,69 @@ export class ChoboError extends Error {
 export const AMOUNT_MAX = (1n << 63n) - 1n;
 
 /**
- * argsOf returns the object a call's values are read from, or throws when
- * the caller passed something else. `where` names the call
- * (`reserve.hold`) in the message.
+ * NoExtra makes a call's parameter exact: a property of T that the
+ * parameter's type S does not declare must be of type never. TypeScript
+ * refuses an excess property of a fresh object literal only; with a
+ * method generic in T, written `T & NoExtra<T, S>`, it refuses one of a
+ * variable as well, so that an amount given in a key fails to compile
+ * rather than being left out of the call.
  */
-export function argsOf(where: string, what: string, v: unknown): Record<string, unknown> {
+export type NoExtra<T, S> = { [P in Exclude<keyof T, keyof S>]: never };
+
+/** What one argument of a call is, as its messages name it. */
+export type ArgumentKind = "arguments" | "key" | "amounts" | "account" | "options";
+
+/**
+ * argsOf returns the object a call's values are read from, or throws when
+ * the caller passed something else, or an object with an own property
+ * not among takes: a value the call would not read must not be dropped
+ * without a word. `where` names the call (`reserve.hold`) in the message;
+ * `elsewhere` lists the names that belong in the call's other argument
+ * (the amounts of a post, for its key; the key, for its amounts), which
+ * the message then points to.
+ */
+export function argsOf(where: string, what: ArgumentKind, v: unknown, takes: readonly string[], elsewhere: readonly string[] = []): Record<string, unknown> {
   if (typeof v !== "object" || v === null || Array.isArray(v)) {
     throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: the ${what} must be an object, got ${describe(v)}`);
   }
+  for (const name of Object.getOwnPropertyNames(v)) {
+    if (!takes.includes(name)) {
+      throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: ${extraMessage(where, what, name, takes, elsewhere.includes(name))}`);
+    }
+  }
   return v as Record<string, unknown>;
+}
+
+function extraMessage(where: string, what: ArgumentKind, name: string, takes: readonly string[], misplaced: boolean): string {
+  const dot = where.lastIndexOf(".");
+  const owner = where.slice(0, dot);
+  const op = where.slice(dot + 1);
+  const shown = /^[\p{L}_$][\p{L}\p{N}_$]*$/u.test(name) ? name : JSON.stringify(name);
+  switch (what) {
+    case "key":
+      return `the key has ${shown}, which is not part of ${owner}'s key` +
+        (misplaced ? `; give amounts as the second argument: ${op}(key, { ${shown} })` : "");
+    case "amounts":
+      return `the amounts have ${shown}, which is not an amount of ${owner}` +
+        (misplaced ? `; ${shown} is part of the key, the first argument: ${op}({ ${shown} }, amounts)` : "");
+    case "account":
+      return `the account has ${shown}, which is not a parameter of the account ${op}`;
+    case "options":
+      return `the options have ${shown}, which ${where} does not take; it takes ${takes.join(", ")}`;
+  }
+  return `the arguments have ${shown}, which ${where} does not take`;
+}
+
+/**
+ * checkArity refuses a call given more positional arguments than its
+ * method takes (params, named in the message): the method would never
+ * read them.
+ */
+export function checkArity(where: string, got: number, params: readonly string[]): void {
+  if (got > params.length) {
+    const op = where.slice(where.lastIndexOf(".") + 1);
+    throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: got ${got} arguments; ${op}(${params.join(", ")}) takes ${params.length === 0 ? "none" : `at most ${params.length}`}`);
+  }
 }
 
 /**

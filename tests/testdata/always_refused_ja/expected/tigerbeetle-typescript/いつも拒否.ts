@@ -40,17 +40,23 @@ export interface 引換券Account {
   会員: string;
 }
 
-/** The book いつも拒否. */
+/**
+ * The book いつも拒否.
+ *
+ * Each argument takes the properties its type declares and no others: an
+ * object with one more is refused at compile time (NoExtra) and, before
+ * anything is sent, at run time (CHOBO_BAD_ARGUMENT).
+ */
 export interface Book {
   readonly 引き換え: {
     /** Moves the amounts. */
-    do(args: 引き換えArgs): Promise<Result>;
+    do<A extends 引き換えArgs>(args: A & NoExtra<A, 引き換えArgs>): Promise<Result>;
     /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    doCall(args: 引き換えArgs): TbCall;
+    doCall<A extends 引き換えArgs>(args: A & NoExtra<A, 引き換えArgs>): TbCall;
   };
   /** Reads accounts: posted, held coming in, held going out. */
   readonly balance: {
-    引換券(account: 引換券Account): Promise<Balance>;
+    引換券<A extends 引換券Account>(account: A & NoExtra<A, 引換券Account>): Promise<Balance>;
     使用済み(): Promise<Balance>;
   };
   /**
@@ -71,31 +77,38 @@ export interface Book {
  * it remembers the accounts it has made.
  */
 export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptions = {}): Book {
+  argsOf("tigerbeetle", "options", options, ["tenant", "timeoutMs"]);
   const tenant = checkText("tigerbeetle", "the tenant", options.tenant ?? "");
   const tb = new TigerBeetleBook(client, definition, { ...options, tenant });
   return {
     引き換え: {
       async do(args: 引き換えArgs): Promise<Result> {
-        const a = argsOf("引き換え.do", "arguments", args);
+        checkArity("引き換え.do", arguments.length, ["args"]);
+        const a = argsOf("引き換え.do", "arguments", args, ["利用", "会員", "枚数"]);
         return tb.call<Reason>(0, "do", [checkText("引き換え.do", "利用", field(a, "利用")), checkText("引き換え.do", "会員", field(a, "会員")), checkAmount("引き換え.do", "枚数", field(a, "枚数"))]);
       },
       doCall(args: 引き換えArgs): TbCall {
+        const n = arguments.length;
         return tbCall(0, "do", () => {
-          const a = argsOf("引き換え.do", "arguments", args);
+          checkArity("引き換え.doCall", n, ["args"]);
+          const a = argsOf("引き換え.do", "arguments", args, ["利用", "会員", "枚数"]);
           return [checkText("引き換え.do", "利用", field(a, "利用")), checkText("引き換え.do", "会員", field(a, "会員")), checkAmount("引き換え.do", "枚数", field(a, "枚数"))];
         });
       },
     },
     balance: {
       async 引換券(account: 引換券Account): Promise<Balance> {
-        const a = argsOf("balance.引換券", "account", account);
+        checkArity("balance.引換券", arguments.length, ["account"]);
+        const a = argsOf("balance.引換券", "account", account, ["会員"]);
         return tb.balance(0, [checkText("balance.引換券", "会員", field(a, "会員"))]);
       },
       async 使用済み(): Promise<Balance> {
+        checkArity("balance.使用済み", arguments.length, []);
         return tb.balance(1, []);
       },
     },
     async bulk(calls: readonly TbCall[]): Promise<TbAnswer<Reason>[]> {
+      checkArity("bulk", arguments.length, ["calls"]);
       return tb.bulk<Reason>(calls);
     },
   };
@@ -192,15 +205,69 @@ export class ChoboError extends Error {
 export const AMOUNT_MAX = (1n << 63n) - 1n;
 
 /**
- * argsOf returns the object a call's values are read from, or throws when
- * the caller passed something else. `where` names the call
- * (`reserve.hold`) in the message.
+ * NoExtra makes a call's parameter exact: a property of T that the
+ * parameter's type S does not declare must be of type never. TypeScript
+ * refuses an excess property of a fresh object literal only; with a
+ * method generic in T, written `T & NoExtra<T, S>`, it refuses one of a
+ * variable as well, so that an amount given in a key fails to compile
+ * rather than being left out of the call.
  */
-export function argsOf(where: string, what: string, v: unknown): Record<string, unknown> {
+export type NoExtra<T, S> = { [P in Exclude<keyof T, keyof S>]: never };
+
+/** What one argument of a call is, as its messages name it. */
+export type ArgumentKind = "arguments" | "key" | "amounts" | "account" | "options";
+
+/**
+ * argsOf returns the object a call's values are read from, or throws when
+ * the caller passed something else, or an object with an own property
+ * not among takes: a value the call would not read must not be dropped
+ * without a word. `where` names the call (`reserve.hold`) in the message;
+ * `elsewhere` lists the names that belong in the call's other argument
+ * (the amounts of a post, for its key; the key, for its amounts), which
+ * the message then points to.
+ */
+export function argsOf(where: string, what: ArgumentKind, v: unknown, takes: readonly string[], elsewhere: readonly string[] = []): Record<string, unknown> {
   if (typeof v !== "object" || v === null || Array.isArray(v)) {
     throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: the ${what} must be an object, got ${describe(v)}`);
   }
+  for (const name of Object.getOwnPropertyNames(v)) {
+    if (!takes.includes(name)) {
+      throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: ${extraMessage(where, what, name, takes, elsewhere.includes(name))}`);
+    }
+  }
   return v as Record<string, unknown>;
+}
+
+function extraMessage(where: string, what: ArgumentKind, name: string, takes: readonly string[], misplaced: boolean): string {
+  const dot = where.lastIndexOf(".");
+  const owner = where.slice(0, dot);
+  const op = where.slice(dot + 1);
+  const shown = /^[\p{L}_$][\p{L}\p{N}_$]*$/u.test(name) ? name : JSON.stringify(name);
+  switch (what) {
+    case "key":
+      return `the key has ${shown}, which is not part of ${owner}'s key` +
+        (misplaced ? `; give amounts as the second argument: ${op}(key, { ${shown} })` : "");
+    case "amounts":
+      return `the amounts have ${shown}, which is not an amount of ${owner}` +
+        (misplaced ? `; ${shown} is part of the key, the first argument: ${op}({ ${shown} }, amounts)` : "");
+    case "account":
+      return `the account has ${shown}, which is not a parameter of the account ${op}`;
+    case "options":
+      return `the options have ${shown}, which ${where} does not take; it takes ${takes.join(", ")}`;
+  }
+  return `the arguments have ${shown}, which ${where} does not take`;
+}
+
+/**
+ * checkArity refuses a call given more positional arguments than its
+ * method takes (params, named in the message): the method would never
+ * read them.
+ */
+export function checkArity(where: string, got: number, params: readonly string[]): void {
+  if (got > params.length) {
+    const op = where.slice(where.lastIndexOf(".") + 1);
+    throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: got ${got} arguments; ${op}(${params.join(", ")}) takes ${params.length === 0 ? "none" : `at most ${params.length}`}`);
+  }
 }
 
 /**

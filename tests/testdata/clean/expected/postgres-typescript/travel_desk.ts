@@ -97,80 +97,87 @@ export interface FreeSeatsAccount {
   day: string;
 }
 
-/** The book travel_desk: Prepaid cards in dollars and seats per tour and day. */
+/**
+ * The book travel_desk: Prepaid cards in dollars and seats per tour and day.
+ *
+ * Each argument takes the properties its type declares and no others: an
+ * object with one more is refused at compile time (NoExtra) and, before
+ * anything is sent, at run time (CHOBO_BAD_ARGUMENT).
+ */
 export interface Book {
   readonly top_up: {
     /** Moves the amounts. */
-    do(args: TopUpArgs): Promise<Result>;
+    do<A extends TopUpArgs>(args: A & NoExtra<A, TopUpArgs>): Promise<Result>;
     /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    doCall(args: TopUpArgs): PgCall;
+    doCall<A extends TopUpArgs>(args: A & NoExtra<A, TopUpArgs>): PgCall;
   };
   readonly open_tour_day: {
     /** Moves the amounts. */
-    do(args: OpenTourDayArgs): Promise<Result>;
+    do<A extends OpenTourDayArgs>(args: A & NoExtra<A, OpenTourDayArgs>): Promise<Result>;
     /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    doCall(args: OpenTourDayArgs): PgCall;
+    doCall<A extends OpenTourDayArgs>(args: A & NoExtra<A, OpenTourDayArgs>): PgCall;
   };
   /** book_seat: a seat is held for two days while the member confirms. */
   readonly book_seat: {
     /** Holds the amounts; post or void ends the hold. */
-    hold(args: BookSeatArgs): Promise<Result>;
+    hold<A extends BookSeatArgs>(args: A & NoExtra<A, BookSeatArgs>): Promise<Result>;
     /** Posts the hold: the amounts given, or the whole hold when they are left out. */
-    post(key: BookSeatKey, amounts?: BookSeatAmounts): Promise<Result>;
+    post<K extends BookSeatKey, M extends BookSeatAmounts>(key: K & NoExtra<K, BookSeatKey>, amounts?: M & NoExtra<M, BookSeatAmounts>): Promise<Result>;
     /** Gives the hold back. */
-    void(key: BookSeatKey): Promise<Result>;
+    void<K extends BookSeatKey>(key: K & NoExtra<K, BookSeatKey>): Promise<Result>;
     /** Where the hold stands; null when there is none. It writes nothing. */
-    status(key: BookSeatKey): Promise<HoldState | null>;
+    status<K extends BookSeatKey>(key: K & NoExtra<K, BookSeatKey>): Promise<HoldState | null>;
     /** hold as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    holdCall(args: BookSeatArgs): PgCall;
+    holdCall<A extends BookSeatArgs>(args: A & NoExtra<A, BookSeatArgs>): PgCall;
     /** post as one call of bulk. */
-    postCall(key: BookSeatKey, amounts?: BookSeatAmounts): PgCall;
+    postCall<K extends BookSeatKey, M extends BookSeatAmounts>(key: K & NoExtra<K, BookSeatKey>, amounts?: M & NoExtra<M, BookSeatAmounts>): PgCall;
     /** void as one call of bulk. */
-    voidCall(key: BookSeatKey): PgCall;
+    voidCall<K extends BookSeatKey>(key: K & NoExtra<K, BookSeatKey>): PgCall;
     /** status as one call of bulk; its answer is the hold's state. */
-    statusCall(key: BookSeatKey): PgCall;
+    statusCall<K extends BookSeatKey>(key: K & NoExtra<K, BookSeatKey>): PgCall;
   };
   /** group_hold: held until the organiser confirms or gives the seats back. */
   readonly group_hold: {
     /** Holds the amounts; post or void ends the hold. */
-    hold(args: GroupHoldArgs): Promise<Result>;
+    hold<A extends GroupHoldArgs>(args: A & NoExtra<A, GroupHoldArgs>): Promise<Result>;
     /** Posts the hold: the amounts given, or the whole hold when they are left out. */
-    post(key: GroupHoldKey, amounts?: GroupHoldAmounts): Promise<Result>;
+    post<K extends GroupHoldKey, M extends GroupHoldAmounts>(key: K & NoExtra<K, GroupHoldKey>, amounts?: M & NoExtra<M, GroupHoldAmounts>): Promise<Result>;
     /** Gives the hold back. */
-    void(key: GroupHoldKey): Promise<Result>;
+    void<K extends GroupHoldKey>(key: K & NoExtra<K, GroupHoldKey>): Promise<Result>;
     /** Where the hold stands; null when there is none. It writes nothing. */
-    status(key: GroupHoldKey): Promise<HoldState | null>;
+    status<K extends GroupHoldKey>(key: K & NoExtra<K, GroupHoldKey>): Promise<HoldState | null>;
     /** hold as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    holdCall(args: GroupHoldArgs): PgCall;
+    holdCall<A extends GroupHoldArgs>(args: A & NoExtra<A, GroupHoldArgs>): PgCall;
     /** post as one call of bulk. */
-    postCall(key: GroupHoldKey, amounts?: GroupHoldAmounts): PgCall;
+    postCall<K extends GroupHoldKey, M extends GroupHoldAmounts>(key: K & NoExtra<K, GroupHoldKey>, amounts?: M & NoExtra<M, GroupHoldAmounts>): PgCall;
     /** void as one call of bulk. */
-    voidCall(key: GroupHoldKey): PgCall;
+    voidCall<K extends GroupHoldKey>(key: K & NoExtra<K, GroupHoldKey>): PgCall;
     /** status as one call of bulk; its answer is the hold's state. */
-    statusCall(key: GroupHoldKey): PgCall;
+    statusCall<K extends GroupHoldKey>(key: K & NoExtra<K, GroupHoldKey>): PgCall;
   };
   readonly pay_operator: {
     /** Moves the amounts. */
-    do(args: PayOperatorArgs): Promise<Result>;
+    do<A extends PayOperatorArgs>(args: A & NoExtra<A, PayOperatorArgs>): Promise<Result>;
     /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    doCall(args: PayOperatorArgs): PgCall;
+    doCall<A extends PayOperatorArgs>(args: A & NoExtra<A, PayOperatorArgs>): PgCall;
   };
   /** Reads accounts: posted, held coming in, held going out. */
   readonly balance: {
-    card(account: CardAccount): Promise<Balance>;
+    card<A extends CardAccount>(account: A & NoExtra<A, CardAccount>): Promise<Balance>;
     tour_income(): Promise<Balance>;
     member_banks(): Promise<Balance>;
     operator_bank(): Promise<Balance>;
-    free_seats(account: FreeSeatsAccount): Promise<Balance>;
+    free_seats<A extends FreeSeatsAccount>(account: A & NoExtra<A, FreeSeatsAccount>): Promise<Balance>;
     operator(): Promise<Balance>;
     travellers(): Promise<Balance>;
   };
   /**
-   * Gives back up to max holds past their deadline and answers how many.
-   * Call it from one periodic job; a hold past its deadline counts as
-   * expired whether or not it has been given back.
+   * Gives back up to max holds past their deadline (1000 when left out; at
+   * most 2147483647) and answers how many. Call it from one periodic job,
+   * again while it answers max; a hold past its deadline counts as expired
+   * whether or not it has been given back.
    */
-  expire(max: number): Promise<number>;
+  expire(max?: number): Promise<number>;
   /**
    * Sends many calls, made by the transfers' *Call methods, and answers
    * each, in order, as it would be answered alone: a result, a hold state
@@ -186,194 +193,239 @@ export interface Book {
  * postgres returns the book over db for a tenant ("" by default): a pg
  * Client, Pool or PoolClient, or anything else with query(text, values).
  * The book never commits or rolls back; inside the caller's transaction,
- * its writes commit with it. A call whose connection is lost while it is
- * out is sent again for resendMs (30 s by default; 0 never), outside a
- * transaction of the caller's.
+ * its writes commit with it. Over a Pool, a call whose connection is lost
+ * is sent again on another connection for resendMs (30 s by default; 0
+ * never), outside a transaction of the caller's; over one connection (a
+ * Client or a PoolClient) it is answered at once: CHOBO_OUTCOME_UNKNOWN,
+ * or CHOBO_NOT_SENT when nothing of it went.
  */
 export function postgres(db: Queryable, options: { tenant?: string; resendMs?: number } = {}): Book {
   if (typeof db !== "object" || db === null || typeof db.query !== "function") {
     throw new ChoboError("CHOBO_BAD_ARGUMENT", "postgres: db must have query(text, values), as pg's Client and Pool do; got " + describe(db));
   }
+  argsOf("postgres", "options", options, ["tenant", "resendMs"]);
   const tenant = checkText("postgres", "the tenant", options.tenant ?? "");
   db = configure(db, options);
   return {
     top_up: {
       async do(args: TopUpArgs): Promise<Result> {
-        const a = argsOf("top_up.do", "arguments", args);
+        checkArity("top_up.do", arguments.length, ["args"]);
+        const a = argsOf("top_up.do", "arguments", args, ["receipt", "member", "amount"]);
         return call<Reason>(db, "top_up.do", "select result, reason from \"travel_desk\".\"top_up_do\"($1, $2, $3, $4)", [tenant, checkText("top_up.do", "receipt", field(a, "receipt")), checkText("top_up.do", "member", field(a, "member")), checkAmount("top_up.do", "amount", field(a, "amount"))]);
       },
       doCall(args: TopUpArgs): PgCall {
+        const n = arguments.length;
         return makeCall("top_up.do", "select result, reason from \"travel_desk\".\"top_up_do\"($1, $2, $3, $4)", false, () => {
-          const a = argsOf("top_up.do", "arguments", args);
+          checkArity("top_up.doCall", n, ["args"]);
+          const a = argsOf("top_up.do", "arguments", args, ["receipt", "member", "amount"]);
           return [tenant, checkText("top_up.do", "receipt", field(a, "receipt")), checkText("top_up.do", "member", field(a, "member")), checkAmount("top_up.do", "amount", field(a, "amount"))];
         });
       },
     },
     open_tour_day: {
       async do(args: OpenTourDayArgs): Promise<Result> {
-        const a = argsOf("open_tour_day.do", "arguments", args);
+        checkArity("open_tour_day.do", arguments.length, ["args"]);
+        const a = argsOf("open_tour_day.do", "arguments", args, ["tour", "day", "capacity"]);
         return call<Reason>(db, "open_tour_day.do", "select result, reason from \"travel_desk\".\"open_tour_day_do\"($1, $2, $3, $4)", [tenant, checkText("open_tour_day.do", "tour", field(a, "tour")), checkText("open_tour_day.do", "day", field(a, "day")), checkAmount("open_tour_day.do", "capacity", field(a, "capacity"))]);
       },
       doCall(args: OpenTourDayArgs): PgCall {
+        const n = arguments.length;
         return makeCall("open_tour_day.do", "select result, reason from \"travel_desk\".\"open_tour_day_do\"($1, $2, $3, $4)", false, () => {
-          const a = argsOf("open_tour_day.do", "arguments", args);
+          checkArity("open_tour_day.doCall", n, ["args"]);
+          const a = argsOf("open_tour_day.do", "arguments", args, ["tour", "day", "capacity"]);
           return [tenant, checkText("open_tour_day.do", "tour", field(a, "tour")), checkText("open_tour_day.do", "day", field(a, "day")), checkAmount("open_tour_day.do", "capacity", field(a, "capacity"))];
         });
       },
     },
     book_seat: {
       async hold(args: BookSeatArgs): Promise<Result> {
-        const a = argsOf("book_seat.hold", "arguments", args);
+        checkArity("book_seat.hold", arguments.length, ["args"]);
+        const a = argsOf("book_seat.hold", "arguments", args, ["booking", "member", "tour", "day", "price"]);
         return call<Reason>(db, "book_seat.hold", "select result, reason from \"travel_desk\".\"book_seat_hold\"($1, $2, $3, $4, $5, $6)", [tenant, checkText("book_seat.hold", "booking", field(a, "booking")), checkText("book_seat.hold", "member", field(a, "member")), checkText("book_seat.hold", "tour", field(a, "tour")), checkText("book_seat.hold", "day", field(a, "day")), checkAmount("book_seat.hold", "price", field(a, "price"))]);
       },
       async post(key: BookSeatKey, amounts?: BookSeatAmounts): Promise<Result> {
-        const k = argsOf("book_seat.post", "key", key);
+        checkArity("book_seat.post", arguments.length, ["key", "amounts?"]);
+        const k = argsOf("book_seat.post", "key", key, ["booking"], ["price"]);
         const values: unknown[] = [tenant, checkText("book_seat.post", "booking", field(k, "booking"))];
         if (amounts === undefined) {
           values.push(null);
         } else {
-          const m = argsOf("book_seat.post", "amounts", amounts);
+          const m = argsOf("book_seat.post", "amounts", amounts, ["price"], ["booking"]);
           values.push(checkAmount("book_seat.post", "price", field(m, "price")));
         }
         return call<Reason>(db, "book_seat.post", "select result, reason from \"travel_desk\".\"book_seat_post\"($1, $2, $3)", values);
       },
       async void(key: BookSeatKey): Promise<Result> {
-        const k = argsOf("book_seat.void", "key", key);
+        checkArity("book_seat.void", arguments.length, ["key"]);
+        const k = argsOf("book_seat.void", "key", key, ["booking"]);
         return call<Reason>(db, "book_seat.void", "select result, reason from \"travel_desk\".\"book_seat_void\"($1, $2)", [tenant, checkText("book_seat.void", "booking", field(k, "booking"))]);
       },
       async status(key: BookSeatKey): Promise<HoldState | null> {
-        const k = argsOf("book_seat.status", "key", key);
+        checkArity("book_seat.status", arguments.length, ["key"]);
+        const k = argsOf("book_seat.status", "key", key, ["booking"]);
         return status(db, "book_seat.status", "select \"travel_desk\".\"book_seat_status\"($1, $2)", [tenant, checkText("book_seat.status", "booking", field(k, "booking"))]);
       },
       holdCall(args: BookSeatArgs): PgCall {
+        const n = arguments.length;
         return makeCall("book_seat.hold", "select result, reason from \"travel_desk\".\"book_seat_hold\"($1, $2, $3, $4, $5, $6)", false, () => {
-          const a = argsOf("book_seat.hold", "arguments", args);
+          checkArity("book_seat.holdCall", n, ["args"]);
+          const a = argsOf("book_seat.hold", "arguments", args, ["booking", "member", "tour", "day", "price"]);
           return [tenant, checkText("book_seat.hold", "booking", field(a, "booking")), checkText("book_seat.hold", "member", field(a, "member")), checkText("book_seat.hold", "tour", field(a, "tour")), checkText("book_seat.hold", "day", field(a, "day")), checkAmount("book_seat.hold", "price", field(a, "price"))];
         });
       },
       postCall(key: BookSeatKey, amounts?: BookSeatAmounts): PgCall {
+        const n = arguments.length;
         return makeCall("book_seat.post", "select result, reason from \"travel_desk\".\"book_seat_post\"($1, $2, $3)", false, () => {
-          const k = argsOf("book_seat.post", "key", key);
+          checkArity("book_seat.postCall", n, ["key", "amounts?"]);
+          const k = argsOf("book_seat.post", "key", key, ["booking"], ["price"]);
           const values: unknown[] = [tenant, checkText("book_seat.post", "booking", field(k, "booking"))];
           if (amounts === undefined) {
             values.push(null);
           } else {
-            const m = argsOf("book_seat.post", "amounts", amounts);
+            const m = argsOf("book_seat.post", "amounts", amounts, ["price"], ["booking"]);
             values.push(checkAmount("book_seat.post", "price", field(m, "price")));
           }
           return values;
         });
       },
       voidCall(key: BookSeatKey): PgCall {
+        const n = arguments.length;
         return makeCall("book_seat.void", "select result, reason from \"travel_desk\".\"book_seat_void\"($1, $2)", false, () => {
-          const k = argsOf("book_seat.void", "key", key);
+          checkArity("book_seat.voidCall", n, ["key"]);
+          const k = argsOf("book_seat.void", "key", key, ["booking"]);
           return [tenant, checkText("book_seat.void", "booking", field(k, "booking"))];
         });
       },
       statusCall(key: BookSeatKey): PgCall {
+        const n = arguments.length;
         return makeCall("book_seat.status", "select \"travel_desk\".\"book_seat_status\"($1, $2)", true, () => {
-          const k = argsOf("book_seat.status", "key", key);
+          checkArity("book_seat.statusCall", n, ["key"]);
+          const k = argsOf("book_seat.status", "key", key, ["booking"]);
           return [tenant, checkText("book_seat.status", "booking", field(k, "booking"))];
         });
       },
     },
     group_hold: {
       async hold(args: GroupHoldArgs): Promise<Result> {
-        const a = argsOf("group_hold.hold", "arguments", args);
+        checkArity("group_hold.hold", arguments.length, ["args"]);
+        const a = argsOf("group_hold.hold", "arguments", args, ["group", "tour", "day", "count"]);
         return call<Reason>(db, "group_hold.hold", "select result, reason from \"travel_desk\".\"group_hold_hold\"($1, $2, $3, $4, $5)", [tenant, checkText("group_hold.hold", "group", field(a, "group")), checkText("group_hold.hold", "tour", field(a, "tour")), checkText("group_hold.hold", "day", field(a, "day")), checkAmount("group_hold.hold", "count", field(a, "count"))]);
       },
       async post(key: GroupHoldKey, amounts?: GroupHoldAmounts): Promise<Result> {
-        const k = argsOf("group_hold.post", "key", key);
+        checkArity("group_hold.post", arguments.length, ["key", "amounts?"]);
+        const k = argsOf("group_hold.post", "key", key, ["group", "tour", "day"], ["count"]);
         const values: unknown[] = [tenant, checkText("group_hold.post", "group", field(k, "group")), checkText("group_hold.post", "tour", field(k, "tour")), checkText("group_hold.post", "day", field(k, "day"))];
         if (amounts === undefined) {
           values.push(null);
         } else {
-          const m = argsOf("group_hold.post", "amounts", amounts);
+          const m = argsOf("group_hold.post", "amounts", amounts, ["count"], ["group", "tour", "day"]);
           values.push(checkAmount("group_hold.post", "count", field(m, "count")));
         }
         return call<Reason>(db, "group_hold.post", "select result, reason from \"travel_desk\".\"group_hold_post\"($1, $2, $3, $4, $5)", values);
       },
       async void(key: GroupHoldKey): Promise<Result> {
-        const k = argsOf("group_hold.void", "key", key);
+        checkArity("group_hold.void", arguments.length, ["key"]);
+        const k = argsOf("group_hold.void", "key", key, ["group", "tour", "day"]);
         return call<Reason>(db, "group_hold.void", "select result, reason from \"travel_desk\".\"group_hold_void\"($1, $2, $3, $4)", [tenant, checkText("group_hold.void", "group", field(k, "group")), checkText("group_hold.void", "tour", field(k, "tour")), checkText("group_hold.void", "day", field(k, "day"))]);
       },
       async status(key: GroupHoldKey): Promise<HoldState | null> {
-        const k = argsOf("group_hold.status", "key", key);
+        checkArity("group_hold.status", arguments.length, ["key"]);
+        const k = argsOf("group_hold.status", "key", key, ["group", "tour", "day"]);
         return status(db, "group_hold.status", "select \"travel_desk\".\"group_hold_status\"($1, $2, $3, $4)", [tenant, checkText("group_hold.status", "group", field(k, "group")), checkText("group_hold.status", "tour", field(k, "tour")), checkText("group_hold.status", "day", field(k, "day"))]);
       },
       holdCall(args: GroupHoldArgs): PgCall {
+        const n = arguments.length;
         return makeCall("group_hold.hold", "select result, reason from \"travel_desk\".\"group_hold_hold\"($1, $2, $3, $4, $5)", false, () => {
-          const a = argsOf("group_hold.hold", "arguments", args);
+          checkArity("group_hold.holdCall", n, ["args"]);
+          const a = argsOf("group_hold.hold", "arguments", args, ["group", "tour", "day", "count"]);
           return [tenant, checkText("group_hold.hold", "group", field(a, "group")), checkText("group_hold.hold", "tour", field(a, "tour")), checkText("group_hold.hold", "day", field(a, "day")), checkAmount("group_hold.hold", "count", field(a, "count"))];
         });
       },
       postCall(key: GroupHoldKey, amounts?: GroupHoldAmounts): PgCall {
+        const n = arguments.length;
         return makeCall("group_hold.post", "select result, reason from \"travel_desk\".\"group_hold_post\"($1, $2, $3, $4, $5)", false, () => {
-          const k = argsOf("group_hold.post", "key", key);
+          checkArity("group_hold.postCall", n, ["key", "amounts?"]);
+          const k = argsOf("group_hold.post", "key", key, ["group", "tour", "day"], ["count"]);
           const values: unknown[] = [tenant, checkText("group_hold.post", "group", field(k, "group")), checkText("group_hold.post", "tour", field(k, "tour")), checkText("group_hold.post", "day", field(k, "day"))];
           if (amounts === undefined) {
             values.push(null);
           } else {
-            const m = argsOf("group_hold.post", "amounts", amounts);
+            const m = argsOf("group_hold.post", "amounts", amounts, ["count"], ["group", "tour", "day"]);
             values.push(checkAmount("group_hold.post", "count", field(m, "count")));
           }
           return values;
         });
       },
       voidCall(key: GroupHoldKey): PgCall {
+        const n = arguments.length;
         return makeCall("group_hold.void", "select result, reason from \"travel_desk\".\"group_hold_void\"($1, $2, $3, $4)", false, () => {
-          const k = argsOf("group_hold.void", "key", key);
+          checkArity("group_hold.voidCall", n, ["key"]);
+          const k = argsOf("group_hold.void", "key", key, ["group", "tour", "day"]);
           return [tenant, checkText("group_hold.void", "group", field(k, "group")), checkText("group_hold.void", "tour", field(k, "tour")), checkText("group_hold.void", "day", field(k, "day"))];
         });
       },
       statusCall(key: GroupHoldKey): PgCall {
+        const n = arguments.length;
         return makeCall("group_hold.status", "select \"travel_desk\".\"group_hold_status\"($1, $2, $3, $4)", true, () => {
-          const k = argsOf("group_hold.status", "key", key);
+          checkArity("group_hold.statusCall", n, ["key"]);
+          const k = argsOf("group_hold.status", "key", key, ["group", "tour", "day"]);
           return [tenant, checkText("group_hold.status", "group", field(k, "group")), checkText("group_hold.status", "tour", field(k, "tour")), checkText("group_hold.status", "day", field(k, "day"))];
         });
       },
     },
     pay_operator: {
       async do(args: PayOperatorArgs): Promise<Result> {
-        const a = argsOf("pay_operator.do", "arguments", args);
+        checkArity("pay_operator.do", arguments.length, ["args"]);
+        const a = argsOf("pay_operator.do", "arguments", args, ["statement", "amount"]);
         return call<Reason>(db, "pay_operator.do", "select result, reason from \"travel_desk\".\"pay_operator_do\"($1, $2, $3)", [tenant, checkText("pay_operator.do", "statement", field(a, "statement")), checkAmount("pay_operator.do", "amount", field(a, "amount"))]);
       },
       doCall(args: PayOperatorArgs): PgCall {
+        const n = arguments.length;
         return makeCall("pay_operator.do", "select result, reason from \"travel_desk\".\"pay_operator_do\"($1, $2, $3)", false, () => {
-          const a = argsOf("pay_operator.do", "arguments", args);
+          checkArity("pay_operator.doCall", n, ["args"]);
+          const a = argsOf("pay_operator.do", "arguments", args, ["statement", "amount"]);
           return [tenant, checkText("pay_operator.do", "statement", field(a, "statement")), checkAmount("pay_operator.do", "amount", field(a, "amount"))];
         });
       },
     },
     balance: {
       async card(account: CardAccount): Promise<Balance> {
-        const a = argsOf("balance.card", "account", account);
+        checkArity("balance.card", arguments.length, ["account"]);
+        const a = argsOf("balance.card", "account", account, ["member"]);
         return balance(db, "balance.card", "select posted, held_in, held_out from \"travel_desk\".\"balance_card\"($1, $2)", [tenant, checkText("balance.card", "member", field(a, "member"))]);
       },
       async tour_income(): Promise<Balance> {
+        checkArity("balance.tour_income", arguments.length, []);
         return balance(db, "balance.tour_income", "select posted, held_in, held_out from \"travel_desk\".\"balance_tour_income\"($1)", [tenant]);
       },
       async member_banks(): Promise<Balance> {
+        checkArity("balance.member_banks", arguments.length, []);
         return balance(db, "balance.member_banks", "select posted, held_in, held_out from \"travel_desk\".\"balance_member_banks\"($1)", [tenant]);
       },
       async operator_bank(): Promise<Balance> {
+        checkArity("balance.operator_bank", arguments.length, []);
         return balance(db, "balance.operator_bank", "select posted, held_in, held_out from \"travel_desk\".\"balance_operator_bank\"($1)", [tenant]);
       },
       async free_seats(account: FreeSeatsAccount): Promise<Balance> {
-        const a = argsOf("balance.free_seats", "account", account);
+        checkArity("balance.free_seats", arguments.length, ["account"]);
+        const a = argsOf("balance.free_seats", "account", account, ["tour", "day"]);
         return balance(db, "balance.free_seats", "select posted, held_in, held_out from \"travel_desk\".\"balance_free_seats\"($1, $2, $3)", [tenant, checkText("balance.free_seats", "tour", field(a, "tour")), checkText("balance.free_seats", "day", field(a, "day"))]);
       },
       async operator(): Promise<Balance> {
+        checkArity("balance.operator", arguments.length, []);
         return balance(db, "balance.operator", "select posted, held_in, held_out from \"travel_desk\".\"balance_operator\"($1)", [tenant]);
       },
       async travellers(): Promise<Balance> {
+        checkArity("balance.travellers", arguments.length, []);
         return balance(db, "balance.travellers", "select posted, held_in, held_out from \"travel_desk\".\"balance_travellers\"($1)", [tenant]);
       },
     },
-    async expire(max: number): Promise<number> {
+    async expire(max: number = DEFAULT_EXPIRE_MAX): Promise<number> {
+      checkArity("expire", arguments.length, ["max?"]);
       return expire(db, "select \"travel_desk\".expire($1)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
+      checkArity("bulk", arguments.length, ["calls"]);
       return bulk<Reason>(db, calls);
     },
   };
@@ -448,15 +500,69 @@ export class ChoboError extends Error {
 export const AMOUNT_MAX = (1n << 63n) - 1n;
 
 /**
- * argsOf returns the object a call's values are read from, or throws when
- * the caller passed something else. `where` names the call
- * (`reserve.hold`) in the message.
+ * NoExtra makes a call's parameter exact: a property of T that the
+ * parameter's type S does not declare must be of type never. TypeScript
+ * refuses an excess property of a fresh object literal only; with a
+ * method generic in T, written `T & NoExtra<T, S>`, it refuses one of a
+ * variable as well, so that an amount given in a key fails to compile
+ * rather than being left out of the call.
  */
-export function argsOf(where: string, what: string, v: unknown): Record<string, unknown> {
+export type NoExtra<T, S> = { [P in Exclude<keyof T, keyof S>]: never };
+
+/** What one argument of a call is, as its messages name it. */
+export type ArgumentKind = "arguments" | "key" | "amounts" | "account" | "options";
+
+/**
+ * argsOf returns the object a call's values are read from, or throws when
+ * the caller passed something else, or an object with an own property
+ * not among takes: a value the call would not read must not be dropped
+ * without a word. `where` names the call (`reserve.hold`) in the message;
+ * `elsewhere` lists the names that belong in the call's other argument
+ * (the amounts of a post, for its key; the key, for its amounts), which
+ * the message then points to.
+ */
+export function argsOf(where: string, what: ArgumentKind, v: unknown, takes: readonly string[], elsewhere: readonly string[] = []): Record<string, unknown> {
   if (typeof v !== "object" || v === null || Array.isArray(v)) {
     throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: the ${what} must be an object, got ${describe(v)}`);
   }
+  for (const name of Object.getOwnPropertyNames(v)) {
+    if (!takes.includes(name)) {
+      throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: ${extraMessage(where, what, name, takes, elsewhere.includes(name))}`);
+    }
+  }
   return v as Record<string, unknown>;
+}
+
+function extraMessage(where: string, what: ArgumentKind, name: string, takes: readonly string[], misplaced: boolean): string {
+  const dot = where.lastIndexOf(".");
+  const owner = where.slice(0, dot);
+  const op = where.slice(dot + 1);
+  const shown = /^[\p{L}_$][\p{L}\p{N}_$]*$/u.test(name) ? name : JSON.stringify(name);
+  switch (what) {
+    case "key":
+      return `the key has ${shown}, which is not part of ${owner}'s key` +
+        (misplaced ? `; give amounts as the second argument: ${op}(key, { ${shown} })` : "");
+    case "amounts":
+      return `the amounts have ${shown}, which is not an amount of ${owner}` +
+        (misplaced ? `; ${shown} is part of the key, the first argument: ${op}({ ${shown} }, amounts)` : "");
+    case "account":
+      return `the account has ${shown}, which is not a parameter of the account ${op}`;
+    case "options":
+      return `the options have ${shown}, which ${where} does not take; it takes ${takes.join(", ")}`;
+  }
+  return `the arguments have ${shown}, which ${where} does not take`;
+}
+
+/**
+ * checkArity refuses a call given more positional arguments than its
+ * method takes (params, named in the message): the method would never
+ * read them.
+ */
+export function checkArity(where: string, got: number, params: readonly string[]): void {
+  if (got > params.length) {
+    const op = where.slice(where.lastIndexOf(".") + 1);
+    throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: got ${got} arguments; ${op}(${params.join(", ")}) takes ${params.length === 0 ? "none" : `at most ${params.length}`}`);
+  }
 }
 
 /**
@@ -721,10 +827,45 @@ function inTransaction(db: Queryable): boolean {
   return st === "T" || st === "E";
 }
 
-/** resends says whether a lost call goes again over db: for the book's resendMs, never in a transaction of the caller's, which the lost connection took with it. */
+/**
+ * pooled says whether db lends a connection per statement, as pg's Pool
+ * does (connect(), and its counts of connections): only there does a
+ * statement sent again go on another connection. A pg Client or a
+ * PoolClient is one connection, which pg never opens again once lost.
+ */
+function pooled(db: Queryable): boolean {
+  const p = db as { connect?: unknown; totalCount?: unknown; idleCount?: unknown };
+  return typeof p.connect === "function" && typeof p.totalCount === "number" && typeof p.idleCount === "number";
+}
+
+const lines = new WeakMap<object, Promise<unknown>>();
+
+/**
+ * query sends one statement over db. Over one connection the book's
+ * statements go one after another, each when the one before it has been
+ * answered: pg queues statements given to a busy Client itself, but warns
+ * that it will stop doing so. A Pool lends each its own connection, and
+ * a Client in pg's pipeline mode is meant to have many out at once.
+ */
+function query(db: Queryable, text: string, values: unknown[]): Promise<{ rows: unknown[] }> {
+  if (pooled(db) || (db as { pipeline?: unknown }).pipeline === true) {
+    return db.query(text, values);
+  }
+  const before = lines.get(db) ?? Promise.resolve();
+  const sent = before.then(() => db.query(text, values));
+  lines.set(db, sent.catch(() => {}));
+  return sent;
+}
+
+/**
+ * resends says whether a lost call goes again over db: for the book's
+ * resendMs, and only over a pool, which has another connection to send
+ * it on. Over a single connection it is answered at once, as it is inside
+ * a transaction of the caller's, which the lost connection took with it.
+ */
 function resends(configured: Queryable): boolean {
   const { db, resendMs } = settingsOf(configured);
-  return resendMs > 0 && !inTransaction(db);
+  return resendMs > 0 && pooled(db) && !inTransaction(db);
 }
 
 /** The errors of Node's sockets that come before anything is sent. */
@@ -779,10 +920,26 @@ export function connectionFailure(err: unknown): "CHOBO_NOT_SENT" | "CHOBO_OUTCO
   return null;
 }
 
+/**
+ * clientTimeout says whether err is pg's query_timeout: the client gave up
+ * waiting but told the server nothing, so a statement that was out runs on
+ * and may commit. A Client keeps the connection and sends what comes next
+ * after that statement's answer; a Pool closes it.
+ */
+export function clientTimeout(err: unknown): boolean {
+  return err instanceof Error && !(err instanceof ChoboError) && sqlState(err) === "" && /^Query read timeout$/.test(err.message);
+}
+
 const lostMessages = {
   CHOBO_OUTCOME_UNKNOWN: "the connection was lost after the call was sent, so it may or may not have been applied; sending it again with the same arguments is safe, and its answer says which",
   CHOBO_NOT_SENT: "the call was not sent: no connection to the server could be used",
 };
+
+/** timeoutError is the error of a call the driver stopped waiting for. */
+function timeoutError(where: string, err: unknown): ChoboError {
+  const message = err instanceof Error ? err.message : String(err);
+  return new ChoboError("CHOBO_OUTCOME_UNKNOWN", `${where}: no answer within the driver's query_timeout, and the server may still apply the call; sending it again with the same arguments is safe, and its answer says which: ${message}`, { cause: err });
+}
 
 /** lostError is the error of a call whose connection failed: what that means for the call, then what the driver said. */
 function lostError(kind: keyof typeof lostMessages, where: string, err: unknown): ChoboError {
@@ -822,7 +979,7 @@ async function send(configured: Queryable, where: string, text: string, values: 
   let lostTries = 0;
   for (let n = 0; ; n++) {
     try {
-      const res = await db.query(text, values);
+      const res = await query(db, text, values);
       const row = res.rows[0];
       if (typeof row !== "object" || row === null) {
         throw new ChoboError("CHOBO_UNEXPECTED", `${where}: the statement answered no row`);
@@ -831,6 +988,11 @@ async function send(configured: Queryable, where: string, text: string, values: 
     } catch (err) {
       if (err instanceof ChoboError) {
         throw err;
+      }
+      if (clientTimeout(err)) {
+        // Never sent again: the statement may still be running, and on
+        // one connection its second sending would wait behind it.
+        throw timeoutError(where, err);
       }
       const kind = connectionFailure(err);
       if (kind !== null) {
@@ -903,10 +1065,16 @@ export async function balance(db: Queryable, where: string, text: string, values
   return { posted: int64(where, posted), held_in: int64(where, heldIn), held_out: int64(where, heldOut) };
 }
 
+/** How many holds expire gives back when the caller names no max, as the book's SQL function does. */
+export const DEFAULT_EXPIRE_MAX = 1000;
+
+/** The largest max of expire: the SQL function takes a PostgreSQL integer. */
+export const EXPIRE_MAX = 2147483647;
+
 /** expire sends the book's expire statement: it gives back up to max holds past their deadline and answers how many. */
-export async function expire(db: Queryable, text: string, max: number): Promise<number> {
-  if (!Number.isSafeInteger(max) || max < 0) {
-    throw new ChoboError("CHOBO_BAD_ARGUMENT", `expire: max must be a whole number from 0, got ${describe(max)}`);
+export async function expire(db: Queryable, text: string, max: number = DEFAULT_EXPIRE_MAX): Promise<number> {
+  if (!Number.isSafeInteger(max) || max < 0 || max > EXPIRE_MAX) {
+    throw new ChoboError("CHOBO_BAD_ARGUMENT", `expire: max must be a whole number from 0 to ${EXPIRE_MAX}, got ${describe(max)}`);
   }
   const [n] = await queryRow(db, "expire", text, [max]);
   return Number(int64("expire", n));
@@ -978,7 +1146,7 @@ async function oneStatement(db: Queryable, calls: readonly PgCall[]): Promise<un
     );
   });
   inOneStatement += calls.length;
-  const res = await db.query(parts.join("\nunion all\n"), values);
+  const res = await query(settingsOf(db).db, parts.join("\nunion all\n"), values);
   const rows: unknown[][] = calls.map(() => []);
   for (const r of res.rows) {
     const [i, a, b] = Object.values(r as object) as unknown[];
@@ -1035,6 +1203,14 @@ export async function bulk<R extends string>(db: Queryable, calls: readonly PgCa
       } catch (err) {
         failed = err;
       }
+    }
+    // A statement the driver stopped waiting for may still commit: its
+    // calls are of unknown outcome, and never go again.
+    if (failed !== undefined && clientTimeout(failed)) {
+      for (const i of part) {
+        out[i] = timeoutError(calls[i]!.where, failed);
+      }
+      continue;
     }
     // A statement whose connection broke while it was out may have
     // committed: its calls are of unknown outcome, unless the book sends

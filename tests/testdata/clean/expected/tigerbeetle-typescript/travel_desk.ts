@@ -102,71 +102,77 @@ export interface FreeSeatsAccount {
   day: string;
 }
 
-/** The book travel_desk: Prepaid cards in dollars and seats per tour and day. */
+/**
+ * The book travel_desk: Prepaid cards in dollars and seats per tour and day.
+ *
+ * Each argument takes the properties its type declares and no others: an
+ * object with one more is refused at compile time (NoExtra) and, before
+ * anything is sent, at run time (CHOBO_BAD_ARGUMENT).
+ */
 export interface Book {
   readonly top_up: {
     /** Moves the amounts. */
-    do(args: TopUpArgs): Promise<Result>;
+    do<A extends TopUpArgs>(args: A & NoExtra<A, TopUpArgs>): Promise<Result>;
     /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    doCall(args: TopUpArgs): TbCall;
+    doCall<A extends TopUpArgs>(args: A & NoExtra<A, TopUpArgs>): TbCall;
   };
   readonly open_tour_day: {
     /** Moves the amounts. */
-    do(args: OpenTourDayArgs): Promise<Result>;
+    do<A extends OpenTourDayArgs>(args: A & NoExtra<A, OpenTourDayArgs>): Promise<Result>;
     /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    doCall(args: OpenTourDayArgs): TbCall;
+    doCall<A extends OpenTourDayArgs>(args: A & NoExtra<A, OpenTourDayArgs>): TbCall;
   };
   /** book_seat: a seat is held for two days while the member confirms. */
   readonly book_seat: {
     /** Holds the amounts; post or void ends the hold. */
-    hold(args: BookSeatArgs): Promise<Result>;
+    hold<A extends BookSeatArgs>(args: A & NoExtra<A, BookSeatArgs>): Promise<Result>;
     /** Posts the hold: the amounts given, or the whole hold when they are left out. */
-    post(key: BookSeatKey, amounts?: BookSeatAmounts): Promise<Result>;
+    post<K extends BookSeatKey, M extends BookSeatAmounts>(key: K & NoExtra<K, BookSeatKey>, amounts?: M & NoExtra<M, BookSeatAmounts>): Promise<Result>;
     /** Gives the hold back. */
-    void(key: BookSeatKey): Promise<Result>;
+    void<K extends BookSeatKey>(key: K & NoExtra<K, BookSeatKey>): Promise<Result>;
     /** Where the hold stands; null when there is none. It writes nothing. */
-    status(key: BookSeatKey): Promise<HoldState | null>;
+    status<K extends BookSeatKey>(key: K & NoExtra<K, BookSeatKey>): Promise<HoldState | null>;
     /** hold as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    holdCall(args: BookSeatArgs): TbCall;
+    holdCall<A extends BookSeatArgs>(args: A & NoExtra<A, BookSeatArgs>): TbCall;
     /** post as one call of bulk. */
-    postCall(key: BookSeatKey, amounts?: BookSeatAmounts): TbCall;
+    postCall<K extends BookSeatKey, M extends BookSeatAmounts>(key: K & NoExtra<K, BookSeatKey>, amounts?: M & NoExtra<M, BookSeatAmounts>): TbCall;
     /** void as one call of bulk. */
-    voidCall(key: BookSeatKey): TbCall;
+    voidCall<K extends BookSeatKey>(key: K & NoExtra<K, BookSeatKey>): TbCall;
     /** status as one call of bulk; its answer is the hold's state. */
-    statusCall(key: BookSeatKey): TbCall;
+    statusCall<K extends BookSeatKey>(key: K & NoExtra<K, BookSeatKey>): TbCall;
   };
   /** group_hold: held until the organiser confirms or gives the seats back. */
   readonly group_hold: {
     /** Holds the amounts; post or void ends the hold. */
-    hold(args: GroupHoldArgs): Promise<Result>;
+    hold<A extends GroupHoldArgs>(args: A & NoExtra<A, GroupHoldArgs>): Promise<Result>;
     /** Posts the hold: the amounts given, or the whole hold when they are left out. */
-    post(key: GroupHoldKey, amounts?: GroupHoldAmounts): Promise<Result>;
+    post<K extends GroupHoldKey, M extends GroupHoldAmounts>(key: K & NoExtra<K, GroupHoldKey>, amounts?: M & NoExtra<M, GroupHoldAmounts>): Promise<Result>;
     /** Gives the hold back. */
-    void(key: GroupHoldKey): Promise<Result>;
+    void<K extends GroupHoldKey>(key: K & NoExtra<K, GroupHoldKey>): Promise<Result>;
     /** Where the hold stands; null when there is none. It writes nothing. */
-    status(key: GroupHoldKey): Promise<HoldState | null>;
+    status<K extends GroupHoldKey>(key: K & NoExtra<K, GroupHoldKey>): Promise<HoldState | null>;
     /** hold as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    holdCall(args: GroupHoldArgs): TbCall;
+    holdCall<A extends GroupHoldArgs>(args: A & NoExtra<A, GroupHoldArgs>): TbCall;
     /** post as one call of bulk. */
-    postCall(key: GroupHoldKey, amounts?: GroupHoldAmounts): TbCall;
+    postCall<K extends GroupHoldKey, M extends GroupHoldAmounts>(key: K & NoExtra<K, GroupHoldKey>, amounts?: M & NoExtra<M, GroupHoldAmounts>): TbCall;
     /** void as one call of bulk. */
-    voidCall(key: GroupHoldKey): TbCall;
+    voidCall<K extends GroupHoldKey>(key: K & NoExtra<K, GroupHoldKey>): TbCall;
     /** status as one call of bulk; its answer is the hold's state. */
-    statusCall(key: GroupHoldKey): TbCall;
+    statusCall<K extends GroupHoldKey>(key: K & NoExtra<K, GroupHoldKey>): TbCall;
   };
   readonly pay_operator: {
     /** Moves the amounts. */
-    do(args: PayOperatorArgs): Promise<Result>;
+    do<A extends PayOperatorArgs>(args: A & NoExtra<A, PayOperatorArgs>): Promise<Result>;
     /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    doCall(args: PayOperatorArgs): TbCall;
+    doCall<A extends PayOperatorArgs>(args: A & NoExtra<A, PayOperatorArgs>): TbCall;
   };
   /** Reads accounts: posted, held coming in, held going out. */
   readonly balance: {
-    card(account: CardAccount): Promise<Balance>;
+    card<A extends CardAccount>(account: A & NoExtra<A, CardAccount>): Promise<Balance>;
     tour_income(): Promise<Balance>;
     member_banks(): Promise<Balance>;
     operator_bank(): Promise<Balance>;
-    free_seats(account: FreeSeatsAccount): Promise<Balance>;
+    free_seats<A extends FreeSeatsAccount>(account: A & NoExtra<A, FreeSeatsAccount>): Promise<Balance>;
     operator(): Promise<Balance>;
     travellers(): Promise<Balance>;
   };
@@ -188,177 +194,219 @@ export interface Book {
  * it remembers the accounts it has made.
  */
 export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptions = {}): Book {
+  argsOf("tigerbeetle", "options", options, ["tenant", "timeoutMs"]);
   const tenant = checkText("tigerbeetle", "the tenant", options.tenant ?? "");
   const tb = new TigerBeetleBook(client, definition, { ...options, tenant });
   return {
     top_up: {
       async do(args: TopUpArgs): Promise<Result> {
-        const a = argsOf("top_up.do", "arguments", args);
+        checkArity("top_up.do", arguments.length, ["args"]);
+        const a = argsOf("top_up.do", "arguments", args, ["receipt", "member", "amount"]);
         return tb.call<Reason>(0, "do", [checkText("top_up.do", "receipt", field(a, "receipt")), checkText("top_up.do", "member", field(a, "member")), checkAmount("top_up.do", "amount", field(a, "amount"))]);
       },
       doCall(args: TopUpArgs): TbCall {
+        const n = arguments.length;
         return tbCall(0, "do", () => {
-          const a = argsOf("top_up.do", "arguments", args);
+          checkArity("top_up.doCall", n, ["args"]);
+          const a = argsOf("top_up.do", "arguments", args, ["receipt", "member", "amount"]);
           return [checkText("top_up.do", "receipt", field(a, "receipt")), checkText("top_up.do", "member", field(a, "member")), checkAmount("top_up.do", "amount", field(a, "amount"))];
         });
       },
     },
     open_tour_day: {
       async do(args: OpenTourDayArgs): Promise<Result> {
-        const a = argsOf("open_tour_day.do", "arguments", args);
+        checkArity("open_tour_day.do", arguments.length, ["args"]);
+        const a = argsOf("open_tour_day.do", "arguments", args, ["tour", "day", "capacity"]);
         return tb.call<Reason>(1, "do", [checkText("open_tour_day.do", "tour", field(a, "tour")), checkText("open_tour_day.do", "day", field(a, "day")), checkAmount("open_tour_day.do", "capacity", field(a, "capacity"))]);
       },
       doCall(args: OpenTourDayArgs): TbCall {
+        const n = arguments.length;
         return tbCall(1, "do", () => {
-          const a = argsOf("open_tour_day.do", "arguments", args);
+          checkArity("open_tour_day.doCall", n, ["args"]);
+          const a = argsOf("open_tour_day.do", "arguments", args, ["tour", "day", "capacity"]);
           return [checkText("open_tour_day.do", "tour", field(a, "tour")), checkText("open_tour_day.do", "day", field(a, "day")), checkAmount("open_tour_day.do", "capacity", field(a, "capacity"))];
         });
       },
     },
     book_seat: {
       async hold(args: BookSeatArgs): Promise<Result> {
-        const a = argsOf("book_seat.hold", "arguments", args);
+        checkArity("book_seat.hold", arguments.length, ["args"]);
+        const a = argsOf("book_seat.hold", "arguments", args, ["booking", "member", "tour", "day", "price"]);
         return tb.call<Reason>(2, "hold", [checkText("book_seat.hold", "booking", field(a, "booking")), checkText("book_seat.hold", "member", field(a, "member")), checkText("book_seat.hold", "tour", field(a, "tour")), checkText("book_seat.hold", "day", field(a, "day")), checkAmount("book_seat.hold", "price", field(a, "price"))]);
       },
       async post(key: BookSeatKey, amounts?: BookSeatAmounts): Promise<Result> {
-        const k = argsOf("book_seat.post", "key", key);
+        checkArity("book_seat.post", arguments.length, ["key", "amounts?"]);
+        const k = argsOf("book_seat.post", "key", key, ["booking"], ["price"]);
         const keyValues = [checkText("book_seat.post", "booking", field(k, "booking"))];
         if (amounts === undefined) {
           return tb.post<Reason>(2, keyValues, null);
         }
-        const m = argsOf("book_seat.post", "amounts", amounts);
+        const m = argsOf("book_seat.post", "amounts", amounts, ["price"], ["booking"]);
         return tb.post<Reason>(2, keyValues, [checkAmount("book_seat.post", "price", field(m, "price"))]);
       },
       async void(key: BookSeatKey): Promise<Result> {
-        const k = argsOf("book_seat.void", "key", key);
+        checkArity("book_seat.void", arguments.length, ["key"]);
+        const k = argsOf("book_seat.void", "key", key, ["booking"]);
         return tb.void<Reason>(2, [checkText("book_seat.void", "booking", field(k, "booking"))]);
       },
       async status(key: BookSeatKey): Promise<HoldState | null> {
-        const k = argsOf("book_seat.status", "key", key);
+        checkArity("book_seat.status", arguments.length, ["key"]);
+        const k = argsOf("book_seat.status", "key", key, ["booking"]);
         return tb.status(2, [checkText("book_seat.status", "booking", field(k, "booking"))]);
       },
       holdCall(args: BookSeatArgs): TbCall {
+        const n = arguments.length;
         return tbCall(2, "hold", () => {
-          const a = argsOf("book_seat.hold", "arguments", args);
+          checkArity("book_seat.holdCall", n, ["args"]);
+          const a = argsOf("book_seat.hold", "arguments", args, ["booking", "member", "tour", "day", "price"]);
           return [checkText("book_seat.hold", "booking", field(a, "booking")), checkText("book_seat.hold", "member", field(a, "member")), checkText("book_seat.hold", "tour", field(a, "tour")), checkText("book_seat.hold", "day", field(a, "day")), checkAmount("book_seat.hold", "price", field(a, "price"))];
         });
       },
       postCall(key: BookSeatKey, amounts?: BookSeatAmounts): TbCall {
+        const n = arguments.length;
         return tbCall(2, "post", () => {
-          const k = argsOf("book_seat.post", "key", key);
+          checkArity("book_seat.postCall", n, ["key", "amounts?"]);
+          const k = argsOf("book_seat.post", "key", key, ["booking"], ["price"]);
           return [checkText("book_seat.post", "booking", field(k, "booking"))];
         }, () => {
           if (amounts === undefined) {
             return null;
           }
-          const m = argsOf("book_seat.post", "amounts", amounts);
+          const m = argsOf("book_seat.post", "amounts", amounts, ["price"], ["booking"]);
           return [checkAmount("book_seat.post", "price", field(m, "price"))];
         });
       },
       voidCall(key: BookSeatKey): TbCall {
+        const n = arguments.length;
         return tbCall(2, "void", () => {
-          const k = argsOf("book_seat.void", "key", key);
+          checkArity("book_seat.voidCall", n, ["key"]);
+          const k = argsOf("book_seat.void", "key", key, ["booking"]);
           return [checkText("book_seat.void", "booking", field(k, "booking"))];
         });
       },
       statusCall(key: BookSeatKey): TbCall {
+        const n = arguments.length;
         return tbCall(2, "status", () => {
-          const k = argsOf("book_seat.status", "key", key);
+          checkArity("book_seat.statusCall", n, ["key"]);
+          const k = argsOf("book_seat.status", "key", key, ["booking"]);
           return [checkText("book_seat.status", "booking", field(k, "booking"))];
         });
       },
     },
     group_hold: {
       async hold(args: GroupHoldArgs): Promise<Result> {
-        const a = argsOf("group_hold.hold", "arguments", args);
+        checkArity("group_hold.hold", arguments.length, ["args"]);
+        const a = argsOf("group_hold.hold", "arguments", args, ["group", "tour", "day", "count"]);
         return tb.call<Reason>(3, "hold", [checkText("group_hold.hold", "group", field(a, "group")), checkText("group_hold.hold", "tour", field(a, "tour")), checkText("group_hold.hold", "day", field(a, "day")), checkAmount("group_hold.hold", "count", field(a, "count"))]);
       },
       async post(key: GroupHoldKey, amounts?: GroupHoldAmounts): Promise<Result> {
-        const k = argsOf("group_hold.post", "key", key);
+        checkArity("group_hold.post", arguments.length, ["key", "amounts?"]);
+        const k = argsOf("group_hold.post", "key", key, ["group", "tour", "day"], ["count"]);
         const keyValues = [checkText("group_hold.post", "group", field(k, "group")), checkText("group_hold.post", "tour", field(k, "tour")), checkText("group_hold.post", "day", field(k, "day"))];
         if (amounts === undefined) {
           return tb.post<Reason>(3, keyValues, null);
         }
-        const m = argsOf("group_hold.post", "amounts", amounts);
+        const m = argsOf("group_hold.post", "amounts", amounts, ["count"], ["group", "tour", "day"]);
         return tb.post<Reason>(3, keyValues, [checkAmount("group_hold.post", "count", field(m, "count"))]);
       },
       async void(key: GroupHoldKey): Promise<Result> {
-        const k = argsOf("group_hold.void", "key", key);
+        checkArity("group_hold.void", arguments.length, ["key"]);
+        const k = argsOf("group_hold.void", "key", key, ["group", "tour", "day"]);
         return tb.void<Reason>(3, [checkText("group_hold.void", "group", field(k, "group")), checkText("group_hold.void", "tour", field(k, "tour")), checkText("group_hold.void", "day", field(k, "day"))]);
       },
       async status(key: GroupHoldKey): Promise<HoldState | null> {
-        const k = argsOf("group_hold.status", "key", key);
+        checkArity("group_hold.status", arguments.length, ["key"]);
+        const k = argsOf("group_hold.status", "key", key, ["group", "tour", "day"]);
         return tb.status(3, [checkText("group_hold.status", "group", field(k, "group")), checkText("group_hold.status", "tour", field(k, "tour")), checkText("group_hold.status", "day", field(k, "day"))]);
       },
       holdCall(args: GroupHoldArgs): TbCall {
+        const n = arguments.length;
         return tbCall(3, "hold", () => {
-          const a = argsOf("group_hold.hold", "arguments", args);
+          checkArity("group_hold.holdCall", n, ["args"]);
+          const a = argsOf("group_hold.hold", "arguments", args, ["group", "tour", "day", "count"]);
           return [checkText("group_hold.hold", "group", field(a, "group")), checkText("group_hold.hold", "tour", field(a, "tour")), checkText("group_hold.hold", "day", field(a, "day")), checkAmount("group_hold.hold", "count", field(a, "count"))];
         });
       },
       postCall(key: GroupHoldKey, amounts?: GroupHoldAmounts): TbCall {
+        const n = arguments.length;
         return tbCall(3, "post", () => {
-          const k = argsOf("group_hold.post", "key", key);
+          checkArity("group_hold.postCall", n, ["key", "amounts?"]);
+          const k = argsOf("group_hold.post", "key", key, ["group", "tour", "day"], ["count"]);
           return [checkText("group_hold.post", "group", field(k, "group")), checkText("group_hold.post", "tour", field(k, "tour")), checkText("group_hold.post", "day", field(k, "day"))];
         }, () => {
           if (amounts === undefined) {
             return null;
           }
-          const m = argsOf("group_hold.post", "amounts", amounts);
+          const m = argsOf("group_hold.post", "amounts", amounts, ["count"], ["group", "tour", "day"]);
           return [checkAmount("group_hold.post", "count", field(m, "count"))];
         });
       },
       voidCall(key: GroupHoldKey): TbCall {
+        const n = arguments.length;
         return tbCall(3, "void", () => {
-          const k = argsOf("group_hold.void", "key", key);
+          checkArity("group_hold.voidCall", n, ["key"]);
+          const k = argsOf("group_hold.void", "key", key, ["group", "tour", "day"]);
           return [checkText("group_hold.void", "group", field(k, "group")), checkText("group_hold.void", "tour", field(k, "tour")), checkText("group_hold.void", "day", field(k, "day"))];
         });
       },
       statusCall(key: GroupHoldKey): TbCall {
+        const n = arguments.length;
         return tbCall(3, "status", () => {
-          const k = argsOf("group_hold.status", "key", key);
+          checkArity("group_hold.statusCall", n, ["key"]);
+          const k = argsOf("group_hold.status", "key", key, ["group", "tour", "day"]);
           return [checkText("group_hold.status", "group", field(k, "group")), checkText("group_hold.status", "tour", field(k, "tour")), checkText("group_hold.status", "day", field(k, "day"))];
         });
       },
     },
     pay_operator: {
       async do(args: PayOperatorArgs): Promise<Result> {
-        const a = argsOf("pay_operator.do", "arguments", args);
+        checkArity("pay_operator.do", arguments.length, ["args"]);
+        const a = argsOf("pay_operator.do", "arguments", args, ["statement", "amount"]);
         return tb.call<Reason>(4, "do", [checkText("pay_operator.do", "statement", field(a, "statement")), checkAmount("pay_operator.do", "amount", field(a, "amount"))]);
       },
       doCall(args: PayOperatorArgs): TbCall {
+        const n = arguments.length;
         return tbCall(4, "do", () => {
-          const a = argsOf("pay_operator.do", "arguments", args);
+          checkArity("pay_operator.doCall", n, ["args"]);
+          const a = argsOf("pay_operator.do", "arguments", args, ["statement", "amount"]);
           return [checkText("pay_operator.do", "statement", field(a, "statement")), checkAmount("pay_operator.do", "amount", field(a, "amount"))];
         });
       },
     },
     balance: {
       async card(account: CardAccount): Promise<Balance> {
-        const a = argsOf("balance.card", "account", account);
+        checkArity("balance.card", arguments.length, ["account"]);
+        const a = argsOf("balance.card", "account", account, ["member"]);
         return tb.balance(0, [checkText("balance.card", "member", field(a, "member"))]);
       },
       async tour_income(): Promise<Balance> {
+        checkArity("balance.tour_income", arguments.length, []);
         return tb.balance(1, []);
       },
       async member_banks(): Promise<Balance> {
+        checkArity("balance.member_banks", arguments.length, []);
         return tb.balance(2, []);
       },
       async operator_bank(): Promise<Balance> {
+        checkArity("balance.operator_bank", arguments.length, []);
         return tb.balance(3, []);
       },
       async free_seats(account: FreeSeatsAccount): Promise<Balance> {
-        const a = argsOf("balance.free_seats", "account", account);
+        checkArity("balance.free_seats", arguments.length, ["account"]);
+        const a = argsOf("balance.free_seats", "account", account, ["tour", "day"]);
         return tb.balance(4, [checkText("balance.free_seats", "tour", field(a, "tour")), checkText("balance.free_seats", "day", field(a, "day"))]);
       },
       async operator(): Promise<Balance> {
+        checkArity("balance.operator", arguments.length, []);
         return tb.balance(5, []);
       },
       async travellers(): Promise<Balance> {
+        checkArity("balance.travellers", arguments.length, []);
         return tb.balance(6, []);
       },
     },
     async bulk(calls: readonly TbCall[]): Promise<TbAnswer<Reason>[]> {
+      checkArity("bulk", arguments.length, ["calls"]);
       return tb.bulk<Reason>(calls);
     },
   };
@@ -495,15 +543,69 @@ export class ChoboError extends Error {
 export const AMOUNT_MAX = (1n << 63n) - 1n;
 
 /**
- * argsOf returns the object a call's values are read from, or throws when
- * the caller passed something else. `where` names the call
- * (`reserve.hold`) in the message.
+ * NoExtra makes a call's parameter exact: a property of T that the
+ * parameter's type S does not declare must be of type never. TypeScript
+ * refuses an excess property of a fresh object literal only; with a
+ * method generic in T, written `T & NoExtra<T, S>`, it refuses one of a
+ * variable as well, so that an amount given in a key fails to compile
+ * rather than being left out of the call.
  */
-export function argsOf(where: string, what: string, v: unknown): Record<string, unknown> {
+export type NoExtra<T, S> = { [P in Exclude<keyof T, keyof S>]: never };
+
+/** What one argument of a call is, as its messages name it. */
+export type ArgumentKind = "arguments" | "key" | "amounts" | "account" | "options";
+
+/**
+ * argsOf returns the object a call's values are read from, or throws when
+ * the caller passed something else, or an object with an own property
+ * not among takes: a value the call would not read must not be dropped
+ * without a word. `where` names the call (`reserve.hold`) in the message;
+ * `elsewhere` lists the names that belong in the call's other argument
+ * (the amounts of a post, for its key; the key, for its amounts), which
+ * the message then points to.
+ */
+export function argsOf(where: string, what: ArgumentKind, v: unknown, takes: readonly string[], elsewhere: readonly string[] = []): Record<string, unknown> {
   if (typeof v !== "object" || v === null || Array.isArray(v)) {
     throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: the ${what} must be an object, got ${describe(v)}`);
   }
+  for (const name of Object.getOwnPropertyNames(v)) {
+    if (!takes.includes(name)) {
+      throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: ${extraMessage(where, what, name, takes, elsewhere.includes(name))}`);
+    }
+  }
   return v as Record<string, unknown>;
+}
+
+function extraMessage(where: string, what: ArgumentKind, name: string, takes: readonly string[], misplaced: boolean): string {
+  const dot = where.lastIndexOf(".");
+  const owner = where.slice(0, dot);
+  const op = where.slice(dot + 1);
+  const shown = /^[\p{L}_$][\p{L}\p{N}_$]*$/u.test(name) ? name : JSON.stringify(name);
+  switch (what) {
+    case "key":
+      return `the key has ${shown}, which is not part of ${owner}'s key` +
+        (misplaced ? `; give amounts as the second argument: ${op}(key, { ${shown} })` : "");
+    case "amounts":
+      return `the amounts have ${shown}, which is not an amount of ${owner}` +
+        (misplaced ? `; ${shown} is part of the key, the first argument: ${op}({ ${shown} }, amounts)` : "");
+    case "account":
+      return `the account has ${shown}, which is not a parameter of the account ${op}`;
+    case "options":
+      return `the options have ${shown}, which ${where} does not take; it takes ${takes.join(", ")}`;
+  }
+  return `the arguments have ${shown}, which ${where} does not take`;
+}
+
+/**
+ * checkArity refuses a call given more positional arguments than its
+ * method takes (params, named in the message): the method would never
+ * read them.
+ */
+export function checkArity(where: string, got: number, params: readonly string[]): void {
+  if (got > params.length) {
+    const op = where.slice(where.lastIndexOf(".") + 1);
+    throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: got ${got} arguments; ${op}(${params.join(", ")}) takes ${params.length === 0 ? "none" : `at most ${params.length}`}`);
+  }
 }
 
 /**

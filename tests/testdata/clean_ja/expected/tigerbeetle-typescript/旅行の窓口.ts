@@ -102,71 +102,77 @@ export interface 空き席Account {
   day: string;
 }
 
-/** The book 旅行の窓口: ドルのプリペイドカードと、ツアーと日ごとの座席. */
+/**
+ * The book 旅行の窓口: ドルのプリペイドカードと、ツアーと日ごとの座席.
+ *
+ * Each argument takes the properties its type declares and no others: an
+ * object with one more is refused at compile time (NoExtra) and, before
+ * anything is sent, at run time (CHOBO_BAD_ARGUMENT).
+ */
 export interface Book {
   readonly チャージ: {
     /** Moves the amounts. */
-    do(args: チャージArgs): Promise<Result>;
+    do<A extends チャージArgs>(args: A & NoExtra<A, チャージArgs>): Promise<Result>;
     /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    doCall(args: チャージArgs): TbCall;
+    doCall<A extends チャージArgs>(args: A & NoExtra<A, チャージArgs>): TbCall;
   };
   readonly 催行日の設定: {
     /** Moves the amounts. */
-    do(args: 催行日の設定Args): Promise<Result>;
+    do<A extends 催行日の設定Args>(args: A & NoExtra<A, 催行日の設定Args>): Promise<Result>;
     /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    doCall(args: 催行日の設定Args): TbCall;
+    doCall<A extends 催行日の設定Args>(args: A & NoExtra<A, 催行日の設定Args>): TbCall;
   };
   /** 座席予約: 会員が確定するまで二日間、一席押さえる. */
   readonly 座席予約: {
     /** Holds the amounts; post or void ends the hold. */
-    hold(args: 座席予約Args): Promise<Result>;
+    hold<A extends 座席予約Args>(args: A & NoExtra<A, 座席予約Args>): Promise<Result>;
     /** Posts the hold: the amounts given, or the whole hold when they are left out. */
-    post(key: 座席予約Key, amounts?: 座席予約Amounts): Promise<Result>;
+    post<K extends 座席予約Key, M extends 座席予約Amounts>(key: K & NoExtra<K, 座席予約Key>, amounts?: M & NoExtra<M, 座席予約Amounts>): Promise<Result>;
     /** Gives the hold back. */
-    void(key: 座席予約Key): Promise<Result>;
+    void<K extends 座席予約Key>(key: K & NoExtra<K, 座席予約Key>): Promise<Result>;
     /** Where the hold stands; null when there is none. It writes nothing. */
-    status(key: 座席予約Key): Promise<HoldState | null>;
+    status<K extends 座席予約Key>(key: K & NoExtra<K, 座席予約Key>): Promise<HoldState | null>;
     /** hold as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    holdCall(args: 座席予約Args): TbCall;
+    holdCall<A extends 座席予約Args>(args: A & NoExtra<A, 座席予約Args>): TbCall;
     /** post as one call of bulk. */
-    postCall(key: 座席予約Key, amounts?: 座席予約Amounts): TbCall;
+    postCall<K extends 座席予約Key, M extends 座席予約Amounts>(key: K & NoExtra<K, 座席予約Key>, amounts?: M & NoExtra<M, 座席予約Amounts>): TbCall;
     /** void as one call of bulk. */
-    voidCall(key: 座席予約Key): TbCall;
+    voidCall<K extends 座席予約Key>(key: K & NoExtra<K, 座席予約Key>): TbCall;
     /** status as one call of bulk; its answer is the hold's state. */
-    statusCall(key: 座席予約Key): TbCall;
+    statusCall<K extends 座席予約Key>(key: K & NoExtra<K, 座席予約Key>): TbCall;
   };
   /** 団体の仮押さえ: 幹事が確定するか、席を戻すまで押さえる. */
   readonly 団体の仮押さえ: {
     /** Holds the amounts; post or void ends the hold. */
-    hold(args: 団体の仮押さえArgs): Promise<Result>;
+    hold<A extends 団体の仮押さえArgs>(args: A & NoExtra<A, 団体の仮押さえArgs>): Promise<Result>;
     /** Posts the hold: the amounts given, or the whole hold when they are left out. */
-    post(key: 団体の仮押さえKey, amounts?: 団体の仮押さえAmounts): Promise<Result>;
+    post<K extends 団体の仮押さえKey, M extends 団体の仮押さえAmounts>(key: K & NoExtra<K, 団体の仮押さえKey>, amounts?: M & NoExtra<M, 団体の仮押さえAmounts>): Promise<Result>;
     /** Gives the hold back. */
-    void(key: 団体の仮押さえKey): Promise<Result>;
+    void<K extends 団体の仮押さえKey>(key: K & NoExtra<K, 団体の仮押さえKey>): Promise<Result>;
     /** Where the hold stands; null when there is none. It writes nothing. */
-    status(key: 団体の仮押さえKey): Promise<HoldState | null>;
+    status<K extends 団体の仮押さえKey>(key: K & NoExtra<K, 団体の仮押さえKey>): Promise<HoldState | null>;
     /** hold as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    holdCall(args: 団体の仮押さえArgs): TbCall;
+    holdCall<A extends 団体の仮押さえArgs>(args: A & NoExtra<A, 団体の仮押さえArgs>): TbCall;
     /** post as one call of bulk. */
-    postCall(key: 団体の仮押さえKey, amounts?: 団体の仮押さえAmounts): TbCall;
+    postCall<K extends 団体の仮押さえKey, M extends 団体の仮押さえAmounts>(key: K & NoExtra<K, 団体の仮押さえKey>, amounts?: M & NoExtra<M, 団体の仮押さえAmounts>): TbCall;
     /** void as one call of bulk. */
-    voidCall(key: 団体の仮押さえKey): TbCall;
+    voidCall<K extends 団体の仮押さえKey>(key: K & NoExtra<K, 団体の仮押さえKey>): TbCall;
     /** status as one call of bulk; its answer is the hold's state. */
-    statusCall(key: 団体の仮押さえKey): TbCall;
+    statusCall<K extends 団体の仮押さえKey>(key: K & NoExtra<K, 団体の仮押さえKey>): TbCall;
   };
   readonly 催行会社への支払: {
     /** Moves the amounts. */
-    do(args: 催行会社への支払Args): Promise<Result>;
+    do<A extends 催行会社への支払Args>(args: A & NoExtra<A, 催行会社への支払Args>): Promise<Result>;
     /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    doCall(args: 催行会社への支払Args): TbCall;
+    doCall<A extends 催行会社への支払Args>(args: A & NoExtra<A, 催行会社への支払Args>): TbCall;
   };
   /** Reads accounts: posted, held coming in, held going out. */
   readonly balance: {
-    カード(account: カードAccount): Promise<Balance>;
+    カード<A extends カードAccount>(account: A & NoExtra<A, カードAccount>): Promise<Balance>;
     ツアー売上(): Promise<Balance>;
     会員の銀行(): Promise<Balance>;
     催行会社の口座(): Promise<Balance>;
-    空き席(account: 空き席Account): Promise<Balance>;
+    空き席<A extends 空き席Account>(account: A & NoExtra<A, 空き席Account>): Promise<Balance>;
     催行会社(): Promise<Balance>;
     旅行者(): Promise<Balance>;
   };
@@ -188,177 +194,219 @@ export interface Book {
  * it remembers the accounts it has made.
  */
 export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptions = {}): Book {
+  argsOf("tigerbeetle", "options", options, ["tenant", "timeoutMs"]);
   const tenant = checkText("tigerbeetle", "the tenant", options.tenant ?? "");
   const tb = new TigerBeetleBook(client, definition, { ...options, tenant });
   return {
     チャージ: {
       async do(args: チャージArgs): Promise<Result> {
-        const a = argsOf("チャージ.do", "arguments", args);
+        checkArity("チャージ.do", arguments.length, ["args"]);
+        const a = argsOf("チャージ.do", "arguments", args, ["受付番号", "会員", "額"]);
         return tb.call<Reason>(0, "do", [checkText("チャージ.do", "受付番号", field(a, "受付番号")), checkText("チャージ.do", "会員", field(a, "会員")), checkAmount("チャージ.do", "額", field(a, "額"))]);
       },
       doCall(args: チャージArgs): TbCall {
+        const n = arguments.length;
         return tbCall(0, "do", () => {
-          const a = argsOf("チャージ.do", "arguments", args);
+          checkArity("チャージ.doCall", n, ["args"]);
+          const a = argsOf("チャージ.do", "arguments", args, ["受付番号", "会員", "額"]);
           return [checkText("チャージ.do", "受付番号", field(a, "受付番号")), checkText("チャージ.do", "会員", field(a, "会員")), checkAmount("チャージ.do", "額", field(a, "額"))];
         });
       },
     },
     催行日の設定: {
       async do(args: 催行日の設定Args): Promise<Result> {
-        const a = argsOf("催行日の設定.do", "arguments", args);
+        checkArity("催行日の設定.do", arguments.length, ["args"]);
+        const a = argsOf("催行日の設定.do", "arguments", args, ["ツアー", "day", "定員"]);
         return tb.call<Reason>(1, "do", [checkText("催行日の設定.do", "ツアー", field(a, "ツアー")), checkText("催行日の設定.do", "day", field(a, "day")), checkAmount("催行日の設定.do", "定員", field(a, "定員"))]);
       },
       doCall(args: 催行日の設定Args): TbCall {
+        const n = arguments.length;
         return tbCall(1, "do", () => {
-          const a = argsOf("催行日の設定.do", "arguments", args);
+          checkArity("催行日の設定.doCall", n, ["args"]);
+          const a = argsOf("催行日の設定.do", "arguments", args, ["ツアー", "day", "定員"]);
           return [checkText("催行日の設定.do", "ツアー", field(a, "ツアー")), checkText("催行日の設定.do", "day", field(a, "day")), checkAmount("催行日の設定.do", "定員", field(a, "定員"))];
         });
       },
     },
     座席予約: {
       async hold(args: 座席予約Args): Promise<Result> {
-        const a = argsOf("座席予約.hold", "arguments", args);
+        checkArity("座席予約.hold", arguments.length, ["args"]);
+        const a = argsOf("座席予約.hold", "arguments", args, ["予約番号", "会員", "ツアー", "day", "代金"]);
         return tb.call<Reason>(2, "hold", [checkText("座席予約.hold", "予約番号", field(a, "予約番号")), checkText("座席予約.hold", "会員", field(a, "会員")), checkText("座席予約.hold", "ツアー", field(a, "ツアー")), checkText("座席予約.hold", "day", field(a, "day")), checkAmount("座席予約.hold", "代金", field(a, "代金"))]);
       },
       async post(key: 座席予約Key, amounts?: 座席予約Amounts): Promise<Result> {
-        const k = argsOf("座席予約.post", "key", key);
+        checkArity("座席予約.post", arguments.length, ["key", "amounts?"]);
+        const k = argsOf("座席予約.post", "key", key, ["予約番号"], ["代金"]);
         const keyValues = [checkText("座席予約.post", "予約番号", field(k, "予約番号"))];
         if (amounts === undefined) {
           return tb.post<Reason>(2, keyValues, null);
         }
-        const m = argsOf("座席予約.post", "amounts", amounts);
+        const m = argsOf("座席予約.post", "amounts", amounts, ["代金"], ["予約番号"]);
         return tb.post<Reason>(2, keyValues, [checkAmount("座席予約.post", "代金", field(m, "代金"))]);
       },
       async void(key: 座席予約Key): Promise<Result> {
-        const k = argsOf("座席予約.void", "key", key);
+        checkArity("座席予約.void", arguments.length, ["key"]);
+        const k = argsOf("座席予約.void", "key", key, ["予約番号"]);
         return tb.void<Reason>(2, [checkText("座席予約.void", "予約番号", field(k, "予約番号"))]);
       },
       async status(key: 座席予約Key): Promise<HoldState | null> {
-        const k = argsOf("座席予約.status", "key", key);
+        checkArity("座席予約.status", arguments.length, ["key"]);
+        const k = argsOf("座席予約.status", "key", key, ["予約番号"]);
         return tb.status(2, [checkText("座席予約.status", "予約番号", field(k, "予約番号"))]);
       },
       holdCall(args: 座席予約Args): TbCall {
+        const n = arguments.length;
         return tbCall(2, "hold", () => {
-          const a = argsOf("座席予約.hold", "arguments", args);
+          checkArity("座席予約.holdCall", n, ["args"]);
+          const a = argsOf("座席予約.hold", "arguments", args, ["予約番号", "会員", "ツアー", "day", "代金"]);
           return [checkText("座席予約.hold", "予約番号", field(a, "予約番号")), checkText("座席予約.hold", "会員", field(a, "会員")), checkText("座席予約.hold", "ツアー", field(a, "ツアー")), checkText("座席予約.hold", "day", field(a, "day")), checkAmount("座席予約.hold", "代金", field(a, "代金"))];
         });
       },
       postCall(key: 座席予約Key, amounts?: 座席予約Amounts): TbCall {
+        const n = arguments.length;
         return tbCall(2, "post", () => {
-          const k = argsOf("座席予約.post", "key", key);
+          checkArity("座席予約.postCall", n, ["key", "amounts?"]);
+          const k = argsOf("座席予約.post", "key", key, ["予約番号"], ["代金"]);
           return [checkText("座席予約.post", "予約番号", field(k, "予約番号"))];
         }, () => {
           if (amounts === undefined) {
             return null;
           }
-          const m = argsOf("座席予約.post", "amounts", amounts);
+          const m = argsOf("座席予約.post", "amounts", amounts, ["代金"], ["予約番号"]);
           return [checkAmount("座席予約.post", "代金", field(m, "代金"))];
         });
       },
       voidCall(key: 座席予約Key): TbCall {
+        const n = arguments.length;
         return tbCall(2, "void", () => {
-          const k = argsOf("座席予約.void", "key", key);
+          checkArity("座席予約.voidCall", n, ["key"]);
+          const k = argsOf("座席予約.void", "key", key, ["予約番号"]);
           return [checkText("座席予約.void", "予約番号", field(k, "予約番号"))];
         });
       },
       statusCall(key: 座席予約Key): TbCall {
+        const n = arguments.length;
         return tbCall(2, "status", () => {
-          const k = argsOf("座席予約.status", "key", key);
+          checkArity("座席予約.statusCall", n, ["key"]);
+          const k = argsOf("座席予約.status", "key", key, ["予約番号"]);
           return [checkText("座席予約.status", "予約番号", field(k, "予約番号"))];
         });
       },
     },
     団体の仮押さえ: {
       async hold(args: 団体の仮押さえArgs): Promise<Result> {
-        const a = argsOf("団体の仮押さえ.hold", "arguments", args);
+        checkArity("団体の仮押さえ.hold", arguments.length, ["args"]);
+        const a = argsOf("団体の仮押さえ.hold", "arguments", args, ["団体", "ツアー", "day", "席数"]);
         return tb.call<Reason>(3, "hold", [checkText("団体の仮押さえ.hold", "団体", field(a, "団体")), checkText("団体の仮押さえ.hold", "ツアー", field(a, "ツアー")), checkText("団体の仮押さえ.hold", "day", field(a, "day")), checkAmount("団体の仮押さえ.hold", "席数", field(a, "席数"))]);
       },
       async post(key: 団体の仮押さえKey, amounts?: 団体の仮押さえAmounts): Promise<Result> {
-        const k = argsOf("団体の仮押さえ.post", "key", key);
+        checkArity("団体の仮押さえ.post", arguments.length, ["key", "amounts?"]);
+        const k = argsOf("団体の仮押さえ.post", "key", key, ["団体", "ツアー", "day"], ["席数"]);
         const keyValues = [checkText("団体の仮押さえ.post", "団体", field(k, "団体")), checkText("団体の仮押さえ.post", "ツアー", field(k, "ツアー")), checkText("団体の仮押さえ.post", "day", field(k, "day"))];
         if (amounts === undefined) {
           return tb.post<Reason>(3, keyValues, null);
         }
-        const m = argsOf("団体の仮押さえ.post", "amounts", amounts);
+        const m = argsOf("団体の仮押さえ.post", "amounts", amounts, ["席数"], ["団体", "ツアー", "day"]);
         return tb.post<Reason>(3, keyValues, [checkAmount("団体の仮押さえ.post", "席数", field(m, "席数"))]);
       },
       async void(key: 団体の仮押さえKey): Promise<Result> {
-        const k = argsOf("団体の仮押さえ.void", "key", key);
+        checkArity("団体の仮押さえ.void", arguments.length, ["key"]);
+        const k = argsOf("団体の仮押さえ.void", "key", key, ["団体", "ツアー", "day"]);
         return tb.void<Reason>(3, [checkText("団体の仮押さえ.void", "団体", field(k, "団体")), checkText("団体の仮押さえ.void", "ツアー", field(k, "ツアー")), checkText("団体の仮押さえ.void", "day", field(k, "day"))]);
       },
       async status(key: 団体の仮押さえKey): Promise<HoldState | null> {
-        const k = argsOf("団体の仮押さえ.status", "key", key);
+        checkArity("団体の仮押さえ.status", arguments.length, ["key"]);
+        const k = argsOf("団体の仮押さえ.status", "key", key, ["団体", "ツアー", "day"]);
         return tb.status(3, [checkText("団体の仮押さえ.status", "団体", field(k, "団体")), checkText("団体の仮押さえ.status", "ツアー", field(k, "ツアー")), checkText("団体の仮押さえ.status", "day", field(k, "day"))]);
       },
       holdCall(args: 団体の仮押さえArgs): TbCall {
+        const n = arguments.length;
         return tbCall(3, "hold", () => {
-          const a = argsOf("団体の仮押さえ.hold", "arguments", args);
+          checkArity("団体の仮押さえ.holdCall", n, ["args"]);
+          const a = argsOf("団体の仮押さえ.hold", "arguments", args, ["団体", "ツアー", "day", "席数"]);
           return [checkText("団体の仮押さえ.hold", "団体", field(a, "団体")), checkText("団体の仮押さえ.hold", "ツアー", field(a, "ツアー")), checkText("団体の仮押さえ.hold", "day", field(a, "day")), checkAmount("団体の仮押さえ.hold", "席数", field(a, "席数"))];
         });
       },
       postCall(key: 団体の仮押さえKey, amounts?: 団体の仮押さえAmounts): TbCall {
+        const n = arguments.length;
         return tbCall(3, "post", () => {
-          const k = argsOf("団体の仮押さえ.post", "key", key);
+          checkArity("団体の仮押さえ.postCall", n, ["key", "amounts?"]);
+          const k = argsOf("団体の仮押さえ.post", "key", key, ["団体", "ツアー", "day"], ["席数"]);
           return [checkText("団体の仮押さえ.post", "団体", field(k, "団体")), checkText("団体の仮押さえ.post", "ツアー", field(k, "ツアー")), checkText("団体の仮押さえ.post", "day", field(k, "day"))];
         }, () => {
           if (amounts === undefined) {
             return null;
           }
-          const m = argsOf("団体の仮押さえ.post", "amounts", amounts);
+          const m = argsOf("団体の仮押さえ.post", "amounts", amounts, ["席数"], ["団体", "ツアー", "day"]);
           return [checkAmount("団体の仮押さえ.post", "席数", field(m, "席数"))];
         });
       },
       voidCall(key: 団体の仮押さえKey): TbCall {
+        const n = arguments.length;
         return tbCall(3, "void", () => {
-          const k = argsOf("団体の仮押さえ.void", "key", key);
+          checkArity("団体の仮押さえ.voidCall", n, ["key"]);
+          const k = argsOf("団体の仮押さえ.void", "key", key, ["団体", "ツアー", "day"]);
           return [checkText("団体の仮押さえ.void", "団体", field(k, "団体")), checkText("団体の仮押さえ.void", "ツアー", field(k, "ツアー")), checkText("団体の仮押さえ.void", "day", field(k, "day"))];
         });
       },
       statusCall(key: 団体の仮押さえKey): TbCall {
+        const n = arguments.length;
         return tbCall(3, "status", () => {
-          const k = argsOf("団体の仮押さえ.status", "key", key);
+          checkArity("団体の仮押さえ.statusCall", n, ["key"]);
+          const k = argsOf("団体の仮押さえ.status", "key", key, ["団体", "ツアー", "day"]);
           return [checkText("団体の仮押さえ.status", "団体", field(k, "団体")), checkText("団体の仮押さえ.status", "ツアー", field(k, "ツアー")), checkText("団体の仮押さえ.status", "day", field(k, "day"))];
         });
       },
     },
     催行会社への支払: {
       async do(args: 催行会社への支払Args): Promise<Result> {
-        const a = argsOf("催行会社への支払.do", "arguments", args);
+        checkArity("催行会社への支払.do", arguments.length, ["args"]);
+        const a = argsOf("催行会社への支払.do", "arguments", args, ["明細", "額"]);
         return tb.call<Reason>(4, "do", [checkText("催行会社への支払.do", "明細", field(a, "明細")), checkAmount("催行会社への支払.do", "額", field(a, "額"))]);
       },
       doCall(args: 催行会社への支払Args): TbCall {
+        const n = arguments.length;
         return tbCall(4, "do", () => {
-          const a = argsOf("催行会社への支払.do", "arguments", args);
+          checkArity("催行会社への支払.doCall", n, ["args"]);
+          const a = argsOf("催行会社への支払.do", "arguments", args, ["明細", "額"]);
           return [checkText("催行会社への支払.do", "明細", field(a, "明細")), checkAmount("催行会社への支払.do", "額", field(a, "額"))];
         });
       },
     },
     balance: {
       async カード(account: カードAccount): Promise<Balance> {
-        const a = argsOf("balance.カード", "account", account);
+        checkArity("balance.カード", arguments.length, ["account"]);
+        const a = argsOf("balance.カード", "account", account, ["会員"]);
         return tb.balance(0, [checkText("balance.カード", "会員", field(a, "会員"))]);
       },
       async ツアー売上(): Promise<Balance> {
+        checkArity("balance.ツアー売上", arguments.length, []);
         return tb.balance(1, []);
       },
       async 会員の銀行(): Promise<Balance> {
+        checkArity("balance.会員の銀行", arguments.length, []);
         return tb.balance(2, []);
       },
       async 催行会社の口座(): Promise<Balance> {
+        checkArity("balance.催行会社の口座", arguments.length, []);
         return tb.balance(3, []);
       },
       async 空き席(account: 空き席Account): Promise<Balance> {
-        const a = argsOf("balance.空き席", "account", account);
+        checkArity("balance.空き席", arguments.length, ["account"]);
+        const a = argsOf("balance.空き席", "account", account, ["ツアー", "day"]);
         return tb.balance(4, [checkText("balance.空き席", "ツアー", field(a, "ツアー")), checkText("balance.空き席", "day", field(a, "day"))]);
       },
       async 催行会社(): Promise<Balance> {
+        checkArity("balance.催行会社", arguments.length, []);
         return tb.balance(5, []);
       },
       async 旅行者(): Promise<Balance> {
+        checkArity("balance.旅行者", arguments.length, []);
         return tb.balance(6, []);
       },
     },
     async bulk(calls: readonly TbCall[]): Promise<TbAnswer<Reason>[]> {
+      checkArity("bulk", arguments.length, ["calls"]);
       return tb.bulk<Reason>(calls);
     },
   };
@@ -495,15 +543,69 @@ export class ChoboError extends Error {
 export const AMOUNT_MAX = (1n << 63n) - 1n;
 
 /**
- * argsOf returns the object a call's values are read from, or throws when
- * the caller passed something else. `where` names the call
- * (`reserve.hold`) in the message.
+ * NoExtra makes a call's parameter exact: a property of T that the
+ * parameter's type S does not declare must be of type never. TypeScript
+ * refuses an excess property of a fresh object literal only; with a
+ * method generic in T, written `T & NoExtra<T, S>`, it refuses one of a
+ * variable as well, so that an amount given in a key fails to compile
+ * rather than being left out of the call.
  */
-export function argsOf(where: string, what: string, v: unknown): Record<string, unknown> {
+export type NoExtra<T, S> = { [P in Exclude<keyof T, keyof S>]: never };
+
+/** What one argument of a call is, as its messages name it. */
+export type ArgumentKind = "arguments" | "key" | "amounts" | "account" | "options";
+
+/**
+ * argsOf returns the object a call's values are read from, or throws when
+ * the caller passed something else, or an object with an own property
+ * not among takes: a value the call would not read must not be dropped
+ * without a word. `where` names the call (`reserve.hold`) in the message;
+ * `elsewhere` lists the names that belong in the call's other argument
+ * (the amounts of a post, for its key; the key, for its amounts), which
+ * the message then points to.
+ */
+export function argsOf(where: string, what: ArgumentKind, v: unknown, takes: readonly string[], elsewhere: readonly string[] = []): Record<string, unknown> {
   if (typeof v !== "object" || v === null || Array.isArray(v)) {
     throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: the ${what} must be an object, got ${describe(v)}`);
   }
+  for (const name of Object.getOwnPropertyNames(v)) {
+    if (!takes.includes(name)) {
+      throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: ${extraMessage(where, what, name, takes, elsewhere.includes(name))}`);
+    }
+  }
   return v as Record<string, unknown>;
+}
+
+function extraMessage(where: string, what: ArgumentKind, name: string, takes: readonly string[], misplaced: boolean): string {
+  const dot = where.lastIndexOf(".");
+  const owner = where.slice(0, dot);
+  const op = where.slice(dot + 1);
+  const shown = /^[\p{L}_$][\p{L}\p{N}_$]*$/u.test(name) ? name : JSON.stringify(name);
+  switch (what) {
+    case "key":
+      return `the key has ${shown}, which is not part of ${owner}'s key` +
+        (misplaced ? `; give amounts as the second argument: ${op}(key, { ${shown} })` : "");
+    case "amounts":
+      return `the amounts have ${shown}, which is not an amount of ${owner}` +
+        (misplaced ? `; ${shown} is part of the key, the first argument: ${op}({ ${shown} }, amounts)` : "");
+    case "account":
+      return `the account has ${shown}, which is not a parameter of the account ${op}`;
+    case "options":
+      return `the options have ${shown}, which ${where} does not take; it takes ${takes.join(", ")}`;
+  }
+  return `the arguments have ${shown}, which ${where} does not take`;
+}
+
+/**
+ * checkArity refuses a call given more positional arguments than its
+ * method takes (params, named in the message): the method would never
+ * read them.
+ */
+export function checkArity(where: string, got: number, params: readonly string[]): void {
+  if (got > params.length) {
+    const op = where.slice(where.lastIndexOf(".") + 1);
+    throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: got ${got} arguments; ${op}(${params.join(", ")}) takes ${params.length === 0 ? "none" : `at most ${params.length}`}`);
+  }
 }
 
 /**

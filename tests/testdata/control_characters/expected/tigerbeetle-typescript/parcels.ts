@@ -59,36 +59,42 @@ export interface LockerAccount {
   site: string;
 }
 
-/** The book parcels. */
+/**
+ * The book parcels.
+ *
+ * Each argument takes the properties its type declares and no others: an
+ * object with one more is refused at compile time (NoExtra) and, before
+ * anything is sent, at run time (CHOBO_BAD_ARGUMENT).
+ */
 export interface Book {
   readonly drop_off: {
     /** Moves the amounts. */
-    do(args: DropOffArgs): Promise<Result>;
+    do<A extends DropOffArgs>(args: A & NoExtra<A, DropOffArgs>): Promise<Result>;
     /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    doCall(args: DropOffArgs): TbCall;
+    doCall<A extends DropOffArgs>(args: A & NoExtra<A, DropOffArgs>): TbCall;
   };
   /** pick_up: posted when the door opens, expired after a day. */
   readonly pick_up: {
     /** Holds the amounts; post or void ends the hold. */
-    hold(args: PickUpArgs): Promise<Result>;
+    hold<A extends PickUpArgs>(args: A & NoExtra<A, PickUpArgs>): Promise<Result>;
     /** Posts the hold: the amounts given, or the whole hold when they are left out. */
-    post(key: PickUpKey, amounts?: PickUpAmounts): Promise<Result>;
+    post<K extends PickUpKey, M extends PickUpAmounts>(key: K & NoExtra<K, PickUpKey>, amounts?: M & NoExtra<M, PickUpAmounts>): Promise<Result>;
     /** Gives the hold back. */
-    void(key: PickUpKey): Promise<Result>;
+    void<K extends PickUpKey>(key: K & NoExtra<K, PickUpKey>): Promise<Result>;
     /** Where the hold stands; null when there is none. It writes nothing. */
-    status(key: PickUpKey): Promise<HoldState | null>;
+    status<K extends PickUpKey>(key: K & NoExtra<K, PickUpKey>): Promise<HoldState | null>;
     /** hold as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    holdCall(args: PickUpArgs): TbCall;
+    holdCall<A extends PickUpArgs>(args: A & NoExtra<A, PickUpArgs>): TbCall;
     /** post as one call of bulk. */
-    postCall(key: PickUpKey, amounts?: PickUpAmounts): TbCall;
+    postCall<K extends PickUpKey, M extends PickUpAmounts>(key: K & NoExtra<K, PickUpKey>, amounts?: M & NoExtra<M, PickUpAmounts>): TbCall;
     /** void as one call of bulk. */
-    voidCall(key: PickUpKey): TbCall;
+    voidCall<K extends PickUpKey>(key: K & NoExtra<K, PickUpKey>): TbCall;
     /** status as one call of bulk; its answer is the hold's state. */
-    statusCall(key: PickUpKey): TbCall;
+    statusCall<K extends PickUpKey>(key: K & NoExtra<K, PickUpKey>): TbCall;
   };
   /** Reads accounts: posted, held coming in, held going out. */
   readonly balance: {
-    locker(account: LockerAccount): Promise<Balance>;
+    locker<A extends LockerAccount>(account: A & NoExtra<A, LockerAccount>): Promise<Balance>;
     couriers(): Promise<Balance>;
     recipients(): Promise<Balance>;
   };
@@ -110,87 +116,107 @@ export interface Book {
  * it remembers the accounts it has made.
  */
 export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptions = {}): Book {
+  argsOf("tigerbeetle", "options", options, ["tenant", "timeoutMs"]);
   const tenant = checkText("tigerbeetle", "the tenant", options.tenant ?? "");
   const tb = new TigerBeetleBook(client, definition, { ...options, tenant });
   return {
     drop_off: {
       async do(args: DropOffArgs): Promise<Result> {
-        const a = argsOf("drop_off.do", "arguments", args);
+        checkArity("drop_off.do", arguments.length, ["args"]);
+        const a = argsOf("drop_off.do", "arguments", args, ["slip", "site", "qty"]);
         return tb.call<Reason>(0, "do", [checkText("drop_off.do", "slip", field(a, "slip")), checkText("drop_off.do", "site", field(a, "site")), checkAmount("drop_off.do", "qty", field(a, "qty"))]);
       },
       doCall(args: DropOffArgs): TbCall {
+        const n = arguments.length;
         return tbCall(0, "do", () => {
-          const a = argsOf("drop_off.do", "arguments", args);
+          checkArity("drop_off.doCall", n, ["args"]);
+          const a = argsOf("drop_off.do", "arguments", args, ["slip", "site", "qty"]);
           return [checkText("drop_off.do", "slip", field(a, "slip")), checkText("drop_off.do", "site", field(a, "site")), checkAmount("drop_off.do", "qty", field(a, "qty"))];
         });
       },
     },
     pick_up: {
       async hold(args: PickUpArgs): Promise<Result> {
-        const a = argsOf("pick_up.hold", "arguments", args);
+        checkArity("pick_up.hold", arguments.length, ["args"]);
+        const a = argsOf("pick_up.hold", "arguments", args, ["code", "site", "qty"]);
         return tb.call<Reason>(1, "hold", [checkText("pick_up.hold", "code", field(a, "code")), checkText("pick_up.hold", "site", field(a, "site")), checkAmount("pick_up.hold", "qty", field(a, "qty"))]);
       },
       async post(key: PickUpKey, amounts?: PickUpAmounts): Promise<Result> {
-        const k = argsOf("pick_up.post", "key", key);
+        checkArity("pick_up.post", arguments.length, ["key", "amounts?"]);
+        const k = argsOf("pick_up.post", "key", key, ["code", "site"], ["qty"]);
         const keyValues = [checkText("pick_up.post", "code", field(k, "code")), checkText("pick_up.post", "site", field(k, "site"))];
         if (amounts === undefined) {
           return tb.post<Reason>(1, keyValues, null);
         }
-        const m = argsOf("pick_up.post", "amounts", amounts);
+        const m = argsOf("pick_up.post", "amounts", amounts, ["qty"], ["code", "site"]);
         return tb.post<Reason>(1, keyValues, [checkAmount("pick_up.post", "qty", field(m, "qty"))]);
       },
       async void(key: PickUpKey): Promise<Result> {
-        const k = argsOf("pick_up.void", "key", key);
+        checkArity("pick_up.void", arguments.length, ["key"]);
+        const k = argsOf("pick_up.void", "key", key, ["code", "site"]);
         return tb.void<Reason>(1, [checkText("pick_up.void", "code", field(k, "code")), checkText("pick_up.void", "site", field(k, "site"))]);
       },
       async status(key: PickUpKey): Promise<HoldState | null> {
-        const k = argsOf("pick_up.status", "key", key);
+        checkArity("pick_up.status", arguments.length, ["key"]);
+        const k = argsOf("pick_up.status", "key", key, ["code", "site"]);
         return tb.status(1, [checkText("pick_up.status", "code", field(k, "code")), checkText("pick_up.status", "site", field(k, "site"))]);
       },
       holdCall(args: PickUpArgs): TbCall {
+        const n = arguments.length;
         return tbCall(1, "hold", () => {
-          const a = argsOf("pick_up.hold", "arguments", args);
+          checkArity("pick_up.holdCall", n, ["args"]);
+          const a = argsOf("pick_up.hold", "arguments", args, ["code", "site", "qty"]);
           return [checkText("pick_up.hold", "code", field(a, "code")), checkText("pick_up.hold", "site", field(a, "site")), checkAmount("pick_up.hold", "qty", field(a, "qty"))];
         });
       },
       postCall(key: PickUpKey, amounts?: PickUpAmounts): TbCall {
+        const n = arguments.length;
         return tbCall(1, "post", () => {
-          const k = argsOf("pick_up.post", "key", key);
+          checkArity("pick_up.postCall", n, ["key", "amounts?"]);
+          const k = argsOf("pick_up.post", "key", key, ["code", "site"], ["qty"]);
           return [checkText("pick_up.post", "code", field(k, "code")), checkText("pick_up.post", "site", field(k, "site"))];
         }, () => {
           if (amounts === undefined) {
             return null;
           }
-          const m = argsOf("pick_up.post", "amounts", amounts);
+          const m = argsOf("pick_up.post", "amounts", amounts, ["qty"], ["code", "site"]);
           return [checkAmount("pick_up.post", "qty", field(m, "qty"))];
         });
       },
       voidCall(key: PickUpKey): TbCall {
+        const n = arguments.length;
         return tbCall(1, "void", () => {
-          const k = argsOf("pick_up.void", "key", key);
+          checkArity("pick_up.voidCall", n, ["key"]);
+          const k = argsOf("pick_up.void", "key", key, ["code", "site"]);
           return [checkText("pick_up.void", "code", field(k, "code")), checkText("pick_up.void", "site", field(k, "site"))];
         });
       },
       statusCall(key: PickUpKey): TbCall {
+        const n = arguments.length;
         return tbCall(1, "status", () => {
-          const k = argsOf("pick_up.status", "key", key);
+          checkArity("pick_up.statusCall", n, ["key"]);
+          const k = argsOf("pick_up.status", "key", key, ["code", "site"]);
           return [checkText("pick_up.status", "code", field(k, "code")), checkText("pick_up.status", "site", field(k, "site"))];
         });
       },
     },
     balance: {
       async locker(account: LockerAccount): Promise<Balance> {
-        const a = argsOf("balance.locker", "account", account);
+        checkArity("balance.locker", arguments.length, ["account"]);
+        const a = argsOf("balance.locker", "account", account, ["site"]);
         return tb.balance(0, [checkText("balance.locker", "site", field(a, "site"))]);
       },
       async couriers(): Promise<Balance> {
+        checkArity("balance.couriers", arguments.length, []);
         return tb.balance(1, []);
       },
       async recipients(): Promise<Balance> {
+        checkArity("balance.recipients", arguments.length, []);
         return tb.balance(2, []);
       },
     },
     async bulk(calls: readonly TbCall[]): Promise<TbAnswer<Reason>[]> {
+      checkArity("bulk", arguments.length, ["calls"]);
       return tb.bulk<Reason>(calls);
     },
   };
@@ -296,15 +322,69 @@ export class ChoboError extends Error {
 export const AMOUNT_MAX = (1n << 63n) - 1n;
 
 /**
- * argsOf returns the object a call's values are read from, or throws when
- * the caller passed something else. `where` names the call
- * (`reserve.hold`) in the message.
+ * NoExtra makes a call's parameter exact: a property of T that the
+ * parameter's type S does not declare must be of type never. TypeScript
+ * refuses an excess property of a fresh object literal only; with a
+ * method generic in T, written `T & NoExtra<T, S>`, it refuses one of a
+ * variable as well, so that an amount given in a key fails to compile
+ * rather than being left out of the call.
  */
-export function argsOf(where: string, what: string, v: unknown): Record<string, unknown> {
+export type NoExtra<T, S> = { [P in Exclude<keyof T, keyof S>]: never };
+
+/** What one argument of a call is, as its messages name it. */
+export type ArgumentKind = "arguments" | "key" | "amounts" | "account" | "options";
+
+/**
+ * argsOf returns the object a call's values are read from, or throws when
+ * the caller passed something else, or an object with an own property
+ * not among takes: a value the call would not read must not be dropped
+ * without a word. `where` names the call (`reserve.hold`) in the message;
+ * `elsewhere` lists the names that belong in the call's other argument
+ * (the amounts of a post, for its key; the key, for its amounts), which
+ * the message then points to.
+ */
+export function argsOf(where: string, what: ArgumentKind, v: unknown, takes: readonly string[], elsewhere: readonly string[] = []): Record<string, unknown> {
   if (typeof v !== "object" || v === null || Array.isArray(v)) {
     throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: the ${what} must be an object, got ${describe(v)}`);
   }
+  for (const name of Object.getOwnPropertyNames(v)) {
+    if (!takes.includes(name)) {
+      throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: ${extraMessage(where, what, name, takes, elsewhere.includes(name))}`);
+    }
+  }
   return v as Record<string, unknown>;
+}
+
+function extraMessage(where: string, what: ArgumentKind, name: string, takes: readonly string[], misplaced: boolean): string {
+  const dot = where.lastIndexOf(".");
+  const owner = where.slice(0, dot);
+  const op = where.slice(dot + 1);
+  const shown = /^[\p{L}_$][\p{L}\p{N}_$]*$/u.test(name) ? name : JSON.stringify(name);
+  switch (what) {
+    case "key":
+      return `the key has ${shown}, which is not part of ${owner}'s key` +
+        (misplaced ? `; give amounts as the second argument: ${op}(key, { ${shown} })` : "");
+    case "amounts":
+      return `the amounts have ${shown}, which is not an amount of ${owner}` +
+        (misplaced ? `; ${shown} is part of the key, the first argument: ${op}({ ${shown} }, amounts)` : "");
+    case "account":
+      return `the account has ${shown}, which is not a parameter of the account ${op}`;
+    case "options":
+      return `the options have ${shown}, which ${where} does not take; it takes ${takes.join(", ")}`;
+  }
+  return `the arguments have ${shown}, which ${where} does not take`;
+}
+
+/**
+ * checkArity refuses a call given more positional arguments than its
+ * method takes (params, named in the message): the method would never
+ * read them.
+ */
+export function checkArity(where: string, got: number, params: readonly string[]): void {
+  if (got > params.length) {
+    const op = where.slice(where.lastIndexOf(".") + 1);
+    throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: got ${got} arguments; ${op}(${params.join(", ")}) takes ${params.length === 0 ? "none" : `at most ${params.length}`}`);
+  }
 }
 
 /**

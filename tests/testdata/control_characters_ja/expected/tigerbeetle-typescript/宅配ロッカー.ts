@@ -59,36 +59,42 @@ export interface ロッカーAccount {
   場所: string;
 }
 
-/** The book 宅配ロッカー. */
+/**
+ * The book 宅配ロッカー.
+ *
+ * Each argument takes the properties its type declares and no others: an
+ * object with one more is refused at compile time (NoExtra) and, before
+ * anything is sent, at run time (CHOBO_BAD_ARGUMENT).
+ */
 export interface Book {
   readonly 預け入れ: {
     /** Moves the amounts. */
-    do(args: 預け入れArgs): Promise<Result>;
+    do<A extends 預け入れArgs>(args: A & NoExtra<A, 預け入れArgs>): Promise<Result>;
     /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    doCall(args: 預け入れArgs): TbCall;
+    doCall<A extends 預け入れArgs>(args: A & NoExtra<A, 預け入れArgs>): TbCall;
   };
   /** 受け取り: 扉が開けば確定、1 日で期限切れ. */
   readonly 受け取り: {
     /** Holds the amounts; post or void ends the hold. */
-    hold(args: 受け取りArgs): Promise<Result>;
+    hold<A extends 受け取りArgs>(args: A & NoExtra<A, 受け取りArgs>): Promise<Result>;
     /** Posts the hold: the amounts given, or the whole hold when they are left out. */
-    post(key: 受け取りKey, amounts?: 受け取りAmounts): Promise<Result>;
+    post<K extends 受け取りKey, M extends 受け取りAmounts>(key: K & NoExtra<K, 受け取りKey>, amounts?: M & NoExtra<M, 受け取りAmounts>): Promise<Result>;
     /** Gives the hold back. */
-    void(key: 受け取りKey): Promise<Result>;
+    void<K extends 受け取りKey>(key: K & NoExtra<K, 受け取りKey>): Promise<Result>;
     /** Where the hold stands; null when there is none. It writes nothing. */
-    status(key: 受け取りKey): Promise<HoldState | null>;
+    status<K extends 受け取りKey>(key: K & NoExtra<K, 受け取りKey>): Promise<HoldState | null>;
     /** hold as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    holdCall(args: 受け取りArgs): TbCall;
+    holdCall<A extends 受け取りArgs>(args: A & NoExtra<A, 受け取りArgs>): TbCall;
     /** post as one call of bulk. */
-    postCall(key: 受け取りKey, amounts?: 受け取りAmounts): TbCall;
+    postCall<K extends 受け取りKey, M extends 受け取りAmounts>(key: K & NoExtra<K, 受け取りKey>, amounts?: M & NoExtra<M, 受け取りAmounts>): TbCall;
     /** void as one call of bulk. */
-    voidCall(key: 受け取りKey): TbCall;
+    voidCall<K extends 受け取りKey>(key: K & NoExtra<K, 受け取りKey>): TbCall;
     /** status as one call of bulk; its answer is the hold's state. */
-    statusCall(key: 受け取りKey): TbCall;
+    statusCall<K extends 受け取りKey>(key: K & NoExtra<K, 受け取りKey>): TbCall;
   };
   /** Reads accounts: posted, held coming in, held going out. */
   readonly balance: {
-    ロッカー(account: ロッカーAccount): Promise<Balance>;
+    ロッカー<A extends ロッカーAccount>(account: A & NoExtra<A, ロッカーAccount>): Promise<Balance>;
     配達員(): Promise<Balance>;
     受取人(): Promise<Balance>;
   };
@@ -110,87 +116,107 @@ export interface Book {
  * it remembers the accounts it has made.
  */
 export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptions = {}): Book {
+  argsOf("tigerbeetle", "options", options, ["tenant", "timeoutMs"]);
   const tenant = checkText("tigerbeetle", "the tenant", options.tenant ?? "");
   const tb = new TigerBeetleBook(client, definition, { ...options, tenant });
   return {
     預け入れ: {
       async do(args: 預け入れArgs): Promise<Result> {
-        const a = argsOf("預け入れ.do", "arguments", args);
+        checkArity("預け入れ.do", arguments.length, ["args"]);
+        const a = argsOf("預け入れ.do", "arguments", args, ["伝票", "場所", "数"]);
         return tb.call<Reason>(0, "do", [checkText("預け入れ.do", "伝票", field(a, "伝票")), checkText("預け入れ.do", "場所", field(a, "場所")), checkAmount("預け入れ.do", "数", field(a, "数"))]);
       },
       doCall(args: 預け入れArgs): TbCall {
+        const n = arguments.length;
         return tbCall(0, "do", () => {
-          const a = argsOf("預け入れ.do", "arguments", args);
+          checkArity("預け入れ.doCall", n, ["args"]);
+          const a = argsOf("預け入れ.do", "arguments", args, ["伝票", "場所", "数"]);
           return [checkText("預け入れ.do", "伝票", field(a, "伝票")), checkText("預け入れ.do", "場所", field(a, "場所")), checkAmount("預け入れ.do", "数", field(a, "数"))];
         });
       },
     },
     受け取り: {
       async hold(args: 受け取りArgs): Promise<Result> {
-        const a = argsOf("受け取り.hold", "arguments", args);
+        checkArity("受け取り.hold", arguments.length, ["args"]);
+        const a = argsOf("受け取り.hold", "arguments", args, ["暗証", "場所", "数"]);
         return tb.call<Reason>(1, "hold", [checkText("受け取り.hold", "暗証", field(a, "暗証")), checkText("受け取り.hold", "場所", field(a, "場所")), checkAmount("受け取り.hold", "数", field(a, "数"))]);
       },
       async post(key: 受け取りKey, amounts?: 受け取りAmounts): Promise<Result> {
-        const k = argsOf("受け取り.post", "key", key);
+        checkArity("受け取り.post", arguments.length, ["key", "amounts?"]);
+        const k = argsOf("受け取り.post", "key", key, ["暗証", "場所"], ["数"]);
         const keyValues = [checkText("受け取り.post", "暗証", field(k, "暗証")), checkText("受け取り.post", "場所", field(k, "場所"))];
         if (amounts === undefined) {
           return tb.post<Reason>(1, keyValues, null);
         }
-        const m = argsOf("受け取り.post", "amounts", amounts);
+        const m = argsOf("受け取り.post", "amounts", amounts, ["数"], ["暗証", "場所"]);
         return tb.post<Reason>(1, keyValues, [checkAmount("受け取り.post", "数", field(m, "数"))]);
       },
       async void(key: 受け取りKey): Promise<Result> {
-        const k = argsOf("受け取り.void", "key", key);
+        checkArity("受け取り.void", arguments.length, ["key"]);
+        const k = argsOf("受け取り.void", "key", key, ["暗証", "場所"]);
         return tb.void<Reason>(1, [checkText("受け取り.void", "暗証", field(k, "暗証")), checkText("受け取り.void", "場所", field(k, "場所"))]);
       },
       async status(key: 受け取りKey): Promise<HoldState | null> {
-        const k = argsOf("受け取り.status", "key", key);
+        checkArity("受け取り.status", arguments.length, ["key"]);
+        const k = argsOf("受け取り.status", "key", key, ["暗証", "場所"]);
         return tb.status(1, [checkText("受け取り.status", "暗証", field(k, "暗証")), checkText("受け取り.status", "場所", field(k, "場所"))]);
       },
       holdCall(args: 受け取りArgs): TbCall {
+        const n = arguments.length;
         return tbCall(1, "hold", () => {
-          const a = argsOf("受け取り.hold", "arguments", args);
+          checkArity("受け取り.holdCall", n, ["args"]);
+          const a = argsOf("受け取り.hold", "arguments", args, ["暗証", "場所", "数"]);
           return [checkText("受け取り.hold", "暗証", field(a, "暗証")), checkText("受け取り.hold", "場所", field(a, "場所")), checkAmount("受け取り.hold", "数", field(a, "数"))];
         });
       },
       postCall(key: 受け取りKey, amounts?: 受け取りAmounts): TbCall {
+        const n = arguments.length;
         return tbCall(1, "post", () => {
-          const k = argsOf("受け取り.post", "key", key);
+          checkArity("受け取り.postCall", n, ["key", "amounts?"]);
+          const k = argsOf("受け取り.post", "key", key, ["暗証", "場所"], ["数"]);
           return [checkText("受け取り.post", "暗証", field(k, "暗証")), checkText("受け取り.post", "場所", field(k, "場所"))];
         }, () => {
           if (amounts === undefined) {
             return null;
           }
-          const m = argsOf("受け取り.post", "amounts", amounts);
+          const m = argsOf("受け取り.post", "amounts", amounts, ["数"], ["暗証", "場所"]);
           return [checkAmount("受け取り.post", "数", field(m, "数"))];
         });
       },
       voidCall(key: 受け取りKey): TbCall {
+        const n = arguments.length;
         return tbCall(1, "void", () => {
-          const k = argsOf("受け取り.void", "key", key);
+          checkArity("受け取り.voidCall", n, ["key"]);
+          const k = argsOf("受け取り.void", "key", key, ["暗証", "場所"]);
           return [checkText("受け取り.void", "暗証", field(k, "暗証")), checkText("受け取り.void", "場所", field(k, "場所"))];
         });
       },
       statusCall(key: 受け取りKey): TbCall {
+        const n = arguments.length;
         return tbCall(1, "status", () => {
-          const k = argsOf("受け取り.status", "key", key);
+          checkArity("受け取り.statusCall", n, ["key"]);
+          const k = argsOf("受け取り.status", "key", key, ["暗証", "場所"]);
           return [checkText("受け取り.status", "暗証", field(k, "暗証")), checkText("受け取り.status", "場所", field(k, "場所"))];
         });
       },
     },
     balance: {
       async ロッカー(account: ロッカーAccount): Promise<Balance> {
-        const a = argsOf("balance.ロッカー", "account", account);
+        checkArity("balance.ロッカー", arguments.length, ["account"]);
+        const a = argsOf("balance.ロッカー", "account", account, ["場所"]);
         return tb.balance(0, [checkText("balance.ロッカー", "場所", field(a, "場所"))]);
       },
       async 配達員(): Promise<Balance> {
+        checkArity("balance.配達員", arguments.length, []);
         return tb.balance(1, []);
       },
       async 受取人(): Promise<Balance> {
+        checkArity("balance.受取人", arguments.length, []);
         return tb.balance(2, []);
       },
     },
     async bulk(calls: readonly TbCall[]): Promise<TbAnswer<Reason>[]> {
+      checkArity("bulk", arguments.length, ["calls"]);
       return tb.bulk<Reason>(calls);
     },
   };
@@ -296,15 +322,69 @@ export class ChoboError extends Error {
 export const AMOUNT_MAX = (1n << 63n) - 1n;
 
 /**
- * argsOf returns the object a call's values are read from, or throws when
- * the caller passed something else. `where` names the call
- * (`reserve.hold`) in the message.
+ * NoExtra makes a call's parameter exact: a property of T that the
+ * parameter's type S does not declare must be of type never. TypeScript
+ * refuses an excess property of a fresh object literal only; with a
+ * method generic in T, written `T & NoExtra<T, S>`, it refuses one of a
+ * variable as well, so that an amount given in a key fails to compile
+ * rather than being left out of the call.
  */
-export function argsOf(where: string, what: string, v: unknown): Record<string, unknown> {
+export type NoExtra<T, S> = { [P in Exclude<keyof T, keyof S>]: never };
+
+/** What one argument of a call is, as its messages name it. */
+export type ArgumentKind = "arguments" | "key" | "amounts" | "account" | "options";
+
+/**
+ * argsOf returns the object a call's values are read from, or throws when
+ * the caller passed something else, or an object with an own property
+ * not among takes: a value the call would not read must not be dropped
+ * without a word. `where` names the call (`reserve.hold`) in the message;
+ * `elsewhere` lists the names that belong in the call's other argument
+ * (the amounts of a post, for its key; the key, for its amounts), which
+ * the message then points to.
+ */
+export function argsOf(where: string, what: ArgumentKind, v: unknown, takes: readonly string[], elsewhere: readonly string[] = []): Record<string, unknown> {
   if (typeof v !== "object" || v === null || Array.isArray(v)) {
     throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: the ${what} must be an object, got ${describe(v)}`);
   }
+  for (const name of Object.getOwnPropertyNames(v)) {
+    if (!takes.includes(name)) {
+      throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: ${extraMessage(where, what, name, takes, elsewhere.includes(name))}`);
+    }
+  }
   return v as Record<string, unknown>;
+}
+
+function extraMessage(where: string, what: ArgumentKind, name: string, takes: readonly string[], misplaced: boolean): string {
+  const dot = where.lastIndexOf(".");
+  const owner = where.slice(0, dot);
+  const op = where.slice(dot + 1);
+  const shown = /^[\p{L}_$][\p{L}\p{N}_$]*$/u.test(name) ? name : JSON.stringify(name);
+  switch (what) {
+    case "key":
+      return `the key has ${shown}, which is not part of ${owner}'s key` +
+        (misplaced ? `; give amounts as the second argument: ${op}(key, { ${shown} })` : "");
+    case "amounts":
+      return `the amounts have ${shown}, which is not an amount of ${owner}` +
+        (misplaced ? `; ${shown} is part of the key, the first argument: ${op}({ ${shown} }, amounts)` : "");
+    case "account":
+      return `the account has ${shown}, which is not a parameter of the account ${op}`;
+    case "options":
+      return `the options have ${shown}, which ${where} does not take; it takes ${takes.join(", ")}`;
+  }
+  return `the arguments have ${shown}, which ${where} does not take`;
+}
+
+/**
+ * checkArity refuses a call given more positional arguments than its
+ * method takes (params, named in the message): the method would never
+ * read them.
+ */
+export function checkArity(where: string, got: number, params: readonly string[]): void {
+  if (got > params.length) {
+    const op = where.slice(where.lastIndexOf(".") + 1);
+    throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: got ${got} arguments; ${op}(${params.join(", ")}) takes ${params.length === 0 ? "none" : `at most ${params.length}`}`);
+  }
 }
 
 /**

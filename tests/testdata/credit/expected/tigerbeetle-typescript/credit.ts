@@ -58,36 +58,42 @@ export interface CreditLineAccount {
   member: string;
 }
 
-/** The book credit: A card's credit line. Spending at a merchant is first authorized as a 7-day hold, posted when the charge settles and voided when it is cancelled. Repayments give the line back. */
+/**
+ * The book credit: A card's credit line. Spending at a merchant is first authorized as a 7-day hold, posted when the charge settles and voided when it is cancelled. Repayments give the line back.
+ *
+ * Each argument takes the properties its type declares and no others: an
+ * object with one more is refused at compile time (NoExtra) and, before
+ * anything is sent, at run time (CHOBO_BAD_ARGUMENT).
+ */
 export interface Book {
   /** authorize: posted when the charge settles, voided when it is cancelled, expired after 7 days. */
   readonly authorize: {
     /** Holds the amounts; post or void ends the hold. */
-    hold(args: AuthorizeArgs): Promise<Result>;
+    hold<A extends AuthorizeArgs>(args: A & NoExtra<A, AuthorizeArgs>): Promise<Result>;
     /** Posts the hold: the amounts given, or the whole hold when they are left out. */
-    post(key: AuthorizeKey, amounts?: AuthorizeAmounts): Promise<Result>;
+    post<K extends AuthorizeKey, M extends AuthorizeAmounts>(key: K & NoExtra<K, AuthorizeKey>, amounts?: M & NoExtra<M, AuthorizeAmounts>): Promise<Result>;
     /** Gives the hold back. */
-    void(key: AuthorizeKey): Promise<Result>;
+    void<K extends AuthorizeKey>(key: K & NoExtra<K, AuthorizeKey>): Promise<Result>;
     /** Where the hold stands; null when there is none. It writes nothing. */
-    status(key: AuthorizeKey): Promise<HoldState | null>;
+    status<K extends AuthorizeKey>(key: K & NoExtra<K, AuthorizeKey>): Promise<HoldState | null>;
     /** hold as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    holdCall(args: AuthorizeArgs): TbCall;
+    holdCall<A extends AuthorizeArgs>(args: A & NoExtra<A, AuthorizeArgs>): TbCall;
     /** post as one call of bulk. */
-    postCall(key: AuthorizeKey, amounts?: AuthorizeAmounts): TbCall;
+    postCall<K extends AuthorizeKey, M extends AuthorizeAmounts>(key: K & NoExtra<K, AuthorizeKey>, amounts?: M & NoExtra<M, AuthorizeAmounts>): TbCall;
     /** void as one call of bulk. */
-    voidCall(key: AuthorizeKey): TbCall;
+    voidCall<K extends AuthorizeKey>(key: K & NoExtra<K, AuthorizeKey>): TbCall;
     /** status as one call of bulk; its answer is the hold's state. */
-    statusCall(key: AuthorizeKey): TbCall;
+    statusCall<K extends AuthorizeKey>(key: K & NoExtra<K, AuthorizeKey>): TbCall;
   };
   readonly repay: {
     /** Moves the amounts. */
-    do(args: RepayArgs): Promise<Result>;
+    do<A extends RepayArgs>(args: A & NoExtra<A, RepayArgs>): Promise<Result>;
     /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    doCall(args: RepayArgs): TbCall;
+    doCall<A extends RepayArgs>(args: A & NoExtra<A, RepayArgs>): TbCall;
   };
   /** Reads accounts: posted, held coming in, held going out. */
   readonly balance: {
-    credit_line(account: CreditLineAccount): Promise<Balance>;
+    credit_line<A extends CreditLineAccount>(account: A & NoExtra<A, CreditLineAccount>): Promise<Balance>;
     merchants(): Promise<Balance>;
     bank(): Promise<Balance>;
   };
@@ -109,87 +115,107 @@ export interface Book {
  * it remembers the accounts it has made.
  */
 export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptions = {}): Book {
+  argsOf("tigerbeetle", "options", options, ["tenant", "timeoutMs"]);
   const tenant = checkText("tigerbeetle", "the tenant", options.tenant ?? "");
   const tb = new TigerBeetleBook(client, definition, { ...options, tenant });
   return {
     authorize: {
       async hold(args: AuthorizeArgs): Promise<Result> {
-        const a = argsOf("authorize.hold", "arguments", args);
+        checkArity("authorize.hold", arguments.length, ["args"]);
+        const a = argsOf("authorize.hold", "arguments", args, ["approval", "member", "amount"]);
         return tb.call<Reason>(0, "hold", [checkText("authorize.hold", "approval", field(a, "approval")), checkText("authorize.hold", "member", field(a, "member")), checkAmount("authorize.hold", "amount", field(a, "amount"))]);
       },
       async post(key: AuthorizeKey, amounts?: AuthorizeAmounts): Promise<Result> {
-        const k = argsOf("authorize.post", "key", key);
+        checkArity("authorize.post", arguments.length, ["key", "amounts?"]);
+        const k = argsOf("authorize.post", "key", key, ["approval"], ["amount"]);
         const keyValues = [checkText("authorize.post", "approval", field(k, "approval"))];
         if (amounts === undefined) {
           return tb.post<Reason>(0, keyValues, null);
         }
-        const m = argsOf("authorize.post", "amounts", amounts);
+        const m = argsOf("authorize.post", "amounts", amounts, ["amount"], ["approval"]);
         return tb.post<Reason>(0, keyValues, [checkAmount("authorize.post", "amount", field(m, "amount"))]);
       },
       async void(key: AuthorizeKey): Promise<Result> {
-        const k = argsOf("authorize.void", "key", key);
+        checkArity("authorize.void", arguments.length, ["key"]);
+        const k = argsOf("authorize.void", "key", key, ["approval"]);
         return tb.void<Reason>(0, [checkText("authorize.void", "approval", field(k, "approval"))]);
       },
       async status(key: AuthorizeKey): Promise<HoldState | null> {
-        const k = argsOf("authorize.status", "key", key);
+        checkArity("authorize.status", arguments.length, ["key"]);
+        const k = argsOf("authorize.status", "key", key, ["approval"]);
         return tb.status(0, [checkText("authorize.status", "approval", field(k, "approval"))]);
       },
       holdCall(args: AuthorizeArgs): TbCall {
+        const n = arguments.length;
         return tbCall(0, "hold", () => {
-          const a = argsOf("authorize.hold", "arguments", args);
+          checkArity("authorize.holdCall", n, ["args"]);
+          const a = argsOf("authorize.hold", "arguments", args, ["approval", "member", "amount"]);
           return [checkText("authorize.hold", "approval", field(a, "approval")), checkText("authorize.hold", "member", field(a, "member")), checkAmount("authorize.hold", "amount", field(a, "amount"))];
         });
       },
       postCall(key: AuthorizeKey, amounts?: AuthorizeAmounts): TbCall {
+        const n = arguments.length;
         return tbCall(0, "post", () => {
-          const k = argsOf("authorize.post", "key", key);
+          checkArity("authorize.postCall", n, ["key", "amounts?"]);
+          const k = argsOf("authorize.post", "key", key, ["approval"], ["amount"]);
           return [checkText("authorize.post", "approval", field(k, "approval"))];
         }, () => {
           if (amounts === undefined) {
             return null;
           }
-          const m = argsOf("authorize.post", "amounts", amounts);
+          const m = argsOf("authorize.post", "amounts", amounts, ["amount"], ["approval"]);
           return [checkAmount("authorize.post", "amount", field(m, "amount"))];
         });
       },
       voidCall(key: AuthorizeKey): TbCall {
+        const n = arguments.length;
         return tbCall(0, "void", () => {
-          const k = argsOf("authorize.void", "key", key);
+          checkArity("authorize.voidCall", n, ["key"]);
+          const k = argsOf("authorize.void", "key", key, ["approval"]);
           return [checkText("authorize.void", "approval", field(k, "approval"))];
         });
       },
       statusCall(key: AuthorizeKey): TbCall {
+        const n = arguments.length;
         return tbCall(0, "status", () => {
-          const k = argsOf("authorize.status", "key", key);
+          checkArity("authorize.statusCall", n, ["key"]);
+          const k = argsOf("authorize.status", "key", key, ["approval"]);
           return [checkText("authorize.status", "approval", field(k, "approval"))];
         });
       },
     },
     repay: {
       async do(args: RepayArgs): Promise<Result> {
-        const a = argsOf("repay.do", "arguments", args);
+        checkArity("repay.do", arguments.length, ["args"]);
+        const a = argsOf("repay.do", "arguments", args, ["payment", "member", "amount"]);
         return tb.call<Reason>(1, "do", [checkText("repay.do", "payment", field(a, "payment")), checkText("repay.do", "member", field(a, "member")), checkAmount("repay.do", "amount", field(a, "amount"))]);
       },
       doCall(args: RepayArgs): TbCall {
+        const n = arguments.length;
         return tbCall(1, "do", () => {
-          const a = argsOf("repay.do", "arguments", args);
+          checkArity("repay.doCall", n, ["args"]);
+          const a = argsOf("repay.do", "arguments", args, ["payment", "member", "amount"]);
           return [checkText("repay.do", "payment", field(a, "payment")), checkText("repay.do", "member", field(a, "member")), checkAmount("repay.do", "amount", field(a, "amount"))];
         });
       },
     },
     balance: {
       async credit_line(account: CreditLineAccount): Promise<Balance> {
-        const a = argsOf("balance.credit_line", "account", account);
+        checkArity("balance.credit_line", arguments.length, ["account"]);
+        const a = argsOf("balance.credit_line", "account", account, ["member"]);
         return tb.balance(0, [checkText("balance.credit_line", "member", field(a, "member"))]);
       },
       async merchants(): Promise<Balance> {
+        checkArity("balance.merchants", arguments.length, []);
         return tb.balance(1, []);
       },
       async bank(): Promise<Balance> {
+        checkArity("balance.bank", arguments.length, []);
         return tb.balance(2, []);
       },
     },
     async bulk(calls: readonly TbCall[]): Promise<TbAnswer<Reason>[]> {
+      checkArity("bulk", arguments.length, ["calls"]);
       return tb.bulk<Reason>(calls);
     },
   };
@@ -295,15 +321,69 @@ export class ChoboError extends Error {
 export const AMOUNT_MAX = (1n << 63n) - 1n;
 
 /**
- * argsOf returns the object a call's values are read from, or throws when
- * the caller passed something else. `where` names the call
- * (`reserve.hold`) in the message.
+ * NoExtra makes a call's parameter exact: a property of T that the
+ * parameter's type S does not declare must be of type never. TypeScript
+ * refuses an excess property of a fresh object literal only; with a
+ * method generic in T, written `T & NoExtra<T, S>`, it refuses one of a
+ * variable as well, so that an amount given in a key fails to compile
+ * rather than being left out of the call.
  */
-export function argsOf(where: string, what: string, v: unknown): Record<string, unknown> {
+export type NoExtra<T, S> = { [P in Exclude<keyof T, keyof S>]: never };
+
+/** What one argument of a call is, as its messages name it. */
+export type ArgumentKind = "arguments" | "key" | "amounts" | "account" | "options";
+
+/**
+ * argsOf returns the object a call's values are read from, or throws when
+ * the caller passed something else, or an object with an own property
+ * not among takes: a value the call would not read must not be dropped
+ * without a word. `where` names the call (`reserve.hold`) in the message;
+ * `elsewhere` lists the names that belong in the call's other argument
+ * (the amounts of a post, for its key; the key, for its amounts), which
+ * the message then points to.
+ */
+export function argsOf(where: string, what: ArgumentKind, v: unknown, takes: readonly string[], elsewhere: readonly string[] = []): Record<string, unknown> {
   if (typeof v !== "object" || v === null || Array.isArray(v)) {
     throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: the ${what} must be an object, got ${describe(v)}`);
   }
+  for (const name of Object.getOwnPropertyNames(v)) {
+    if (!takes.includes(name)) {
+      throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: ${extraMessage(where, what, name, takes, elsewhere.includes(name))}`);
+    }
+  }
   return v as Record<string, unknown>;
+}
+
+function extraMessage(where: string, what: ArgumentKind, name: string, takes: readonly string[], misplaced: boolean): string {
+  const dot = where.lastIndexOf(".");
+  const owner = where.slice(0, dot);
+  const op = where.slice(dot + 1);
+  const shown = /^[\p{L}_$][\p{L}\p{N}_$]*$/u.test(name) ? name : JSON.stringify(name);
+  switch (what) {
+    case "key":
+      return `the key has ${shown}, which is not part of ${owner}'s key` +
+        (misplaced ? `; give amounts as the second argument: ${op}(key, { ${shown} })` : "");
+    case "amounts":
+      return `the amounts have ${shown}, which is not an amount of ${owner}` +
+        (misplaced ? `; ${shown} is part of the key, the first argument: ${op}({ ${shown} }, amounts)` : "");
+    case "account":
+      return `the account has ${shown}, which is not a parameter of the account ${op}`;
+    case "options":
+      return `the options have ${shown}, which ${where} does not take; it takes ${takes.join(", ")}`;
+  }
+  return `the arguments have ${shown}, which ${where} does not take`;
+}
+
+/**
+ * checkArity refuses a call given more positional arguments than its
+ * method takes (params, named in the message): the method would never
+ * read them.
+ */
+export function checkArity(where: string, got: number, params: readonly string[]): void {
+  if (got > params.length) {
+    const op = where.slice(where.lastIndexOf(".") + 1);
+    throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: got ${got} arguments; ${op}(${params.join(", ")}) takes ${params.length === 0 ? "none" : `at most ${params.length}`}`);
+  }
 }
 
 /**

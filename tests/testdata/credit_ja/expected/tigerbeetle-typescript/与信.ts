@@ -58,36 +58,42 @@ export interface 与信Account {
   会員: string;
 }
 
-/** The book 与信: カードの与信枠。加盟店での利用はまず 7 日間の押さえになり、売上が立てば確定、取り消されれば取消になる。返済で枠が戻る. */
+/**
+ * The book 与信: カードの与信枠。加盟店での利用はまず 7 日間の押さえになり、売上が立てば確定、取り消されれば取消になる。返済で枠が戻る.
+ *
+ * Each argument takes the properties its type declares and no others: an
+ * object with one more is refused at compile time (NoExtra) and, before
+ * anything is sent, at run time (CHOBO_BAD_ARGUMENT).
+ */
 export interface Book {
   /** 与信利用: 売上が立てば確定、取り消されれば取消、7 日で期限切れ. */
   readonly 与信利用: {
     /** Holds the amounts; post or void ends the hold. */
-    hold(args: 与信利用Args): Promise<Result>;
+    hold<A extends 与信利用Args>(args: A & NoExtra<A, 与信利用Args>): Promise<Result>;
     /** Posts the hold: the amounts given, or the whole hold when they are left out. */
-    post(key: 与信利用Key, amounts?: 与信利用Amounts): Promise<Result>;
+    post<K extends 与信利用Key, M extends 与信利用Amounts>(key: K & NoExtra<K, 与信利用Key>, amounts?: M & NoExtra<M, 与信利用Amounts>): Promise<Result>;
     /** Gives the hold back. */
-    void(key: 与信利用Key): Promise<Result>;
+    void<K extends 与信利用Key>(key: K & NoExtra<K, 与信利用Key>): Promise<Result>;
     /** Where the hold stands; null when there is none. It writes nothing. */
-    status(key: 与信利用Key): Promise<HoldState | null>;
+    status<K extends 与信利用Key>(key: K & NoExtra<K, 与信利用Key>): Promise<HoldState | null>;
     /** hold as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    holdCall(args: 与信利用Args): TbCall;
+    holdCall<A extends 与信利用Args>(args: A & NoExtra<A, 与信利用Args>): TbCall;
     /** post as one call of bulk. */
-    postCall(key: 与信利用Key, amounts?: 与信利用Amounts): TbCall;
+    postCall<K extends 与信利用Key, M extends 与信利用Amounts>(key: K & NoExtra<K, 与信利用Key>, amounts?: M & NoExtra<M, 与信利用Amounts>): TbCall;
     /** void as one call of bulk. */
-    voidCall(key: 与信利用Key): TbCall;
+    voidCall<K extends 与信利用Key>(key: K & NoExtra<K, 与信利用Key>): TbCall;
     /** status as one call of bulk; its answer is the hold's state. */
-    statusCall(key: 与信利用Key): TbCall;
+    statusCall<K extends 与信利用Key>(key: K & NoExtra<K, 与信利用Key>): TbCall;
   };
   readonly 返済: {
     /** Moves the amounts. */
-    do(args: 返済Args): Promise<Result>;
+    do<A extends 返済Args>(args: A & NoExtra<A, 返済Args>): Promise<Result>;
     /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    doCall(args: 返済Args): TbCall;
+    doCall<A extends 返済Args>(args: A & NoExtra<A, 返済Args>): TbCall;
   };
   /** Reads accounts: posted, held coming in, held going out. */
   readonly balance: {
-    与信(account: 与信Account): Promise<Balance>;
+    与信<A extends 与信Account>(account: A & NoExtra<A, 与信Account>): Promise<Balance>;
     加盟店(): Promise<Balance>;
     入金口(): Promise<Balance>;
   };
@@ -109,87 +115,107 @@ export interface Book {
  * it remembers the accounts it has made.
  */
 export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptions = {}): Book {
+  argsOf("tigerbeetle", "options", options, ["tenant", "timeoutMs"]);
   const tenant = checkText("tigerbeetle", "the tenant", options.tenant ?? "");
   const tb = new TigerBeetleBook(client, definition, { ...options, tenant });
   return {
     与信利用: {
       async hold(args: 与信利用Args): Promise<Result> {
-        const a = argsOf("与信利用.hold", "arguments", args);
+        checkArity("与信利用.hold", arguments.length, ["args"]);
+        const a = argsOf("与信利用.hold", "arguments", args, ["承認番号", "会員", "額"]);
         return tb.call<Reason>(0, "hold", [checkText("与信利用.hold", "承認番号", field(a, "承認番号")), checkText("与信利用.hold", "会員", field(a, "会員")), checkAmount("与信利用.hold", "額", field(a, "額"))]);
       },
       async post(key: 与信利用Key, amounts?: 与信利用Amounts): Promise<Result> {
-        const k = argsOf("与信利用.post", "key", key);
+        checkArity("与信利用.post", arguments.length, ["key", "amounts?"]);
+        const k = argsOf("与信利用.post", "key", key, ["承認番号"], ["額"]);
         const keyValues = [checkText("与信利用.post", "承認番号", field(k, "承認番号"))];
         if (amounts === undefined) {
           return tb.post<Reason>(0, keyValues, null);
         }
-        const m = argsOf("与信利用.post", "amounts", amounts);
+        const m = argsOf("与信利用.post", "amounts", amounts, ["額"], ["承認番号"]);
         return tb.post<Reason>(0, keyValues, [checkAmount("与信利用.post", "額", field(m, "額"))]);
       },
       async void(key: 与信利用Key): Promise<Result> {
-        const k = argsOf("与信利用.void", "key", key);
+        checkArity("与信利用.void", arguments.length, ["key"]);
+        const k = argsOf("与信利用.void", "key", key, ["承認番号"]);
         return tb.void<Reason>(0, [checkText("与信利用.void", "承認番号", field(k, "承認番号"))]);
       },
       async status(key: 与信利用Key): Promise<HoldState | null> {
-        const k = argsOf("与信利用.status", "key", key);
+        checkArity("与信利用.status", arguments.length, ["key"]);
+        const k = argsOf("与信利用.status", "key", key, ["承認番号"]);
         return tb.status(0, [checkText("与信利用.status", "承認番号", field(k, "承認番号"))]);
       },
       holdCall(args: 与信利用Args): TbCall {
+        const n = arguments.length;
         return tbCall(0, "hold", () => {
-          const a = argsOf("与信利用.hold", "arguments", args);
+          checkArity("与信利用.holdCall", n, ["args"]);
+          const a = argsOf("与信利用.hold", "arguments", args, ["承認番号", "会員", "額"]);
           return [checkText("与信利用.hold", "承認番号", field(a, "承認番号")), checkText("与信利用.hold", "会員", field(a, "会員")), checkAmount("与信利用.hold", "額", field(a, "額"))];
         });
       },
       postCall(key: 与信利用Key, amounts?: 与信利用Amounts): TbCall {
+        const n = arguments.length;
         return tbCall(0, "post", () => {
-          const k = argsOf("与信利用.post", "key", key);
+          checkArity("与信利用.postCall", n, ["key", "amounts?"]);
+          const k = argsOf("与信利用.post", "key", key, ["承認番号"], ["額"]);
           return [checkText("与信利用.post", "承認番号", field(k, "承認番号"))];
         }, () => {
           if (amounts === undefined) {
             return null;
           }
-          const m = argsOf("与信利用.post", "amounts", amounts);
+          const m = argsOf("与信利用.post", "amounts", amounts, ["額"], ["承認番号"]);
           return [checkAmount("与信利用.post", "額", field(m, "額"))];
         });
       },
       voidCall(key: 与信利用Key): TbCall {
+        const n = arguments.length;
         return tbCall(0, "void", () => {
-          const k = argsOf("与信利用.void", "key", key);
+          checkArity("与信利用.voidCall", n, ["key"]);
+          const k = argsOf("与信利用.void", "key", key, ["承認番号"]);
           return [checkText("与信利用.void", "承認番号", field(k, "承認番号"))];
         });
       },
       statusCall(key: 与信利用Key): TbCall {
+        const n = arguments.length;
         return tbCall(0, "status", () => {
-          const k = argsOf("与信利用.status", "key", key);
+          checkArity("与信利用.statusCall", n, ["key"]);
+          const k = argsOf("与信利用.status", "key", key, ["承認番号"]);
           return [checkText("与信利用.status", "承認番号", field(k, "承認番号"))];
         });
       },
     },
     返済: {
       async do(args: 返済Args): Promise<Result> {
-        const a = argsOf("返済.do", "arguments", args);
+        checkArity("返済.do", arguments.length, ["args"]);
+        const a = argsOf("返済.do", "arguments", args, ["入金番号", "会員", "額"]);
         return tb.call<Reason>(1, "do", [checkText("返済.do", "入金番号", field(a, "入金番号")), checkText("返済.do", "会員", field(a, "会員")), checkAmount("返済.do", "額", field(a, "額"))]);
       },
       doCall(args: 返済Args): TbCall {
+        const n = arguments.length;
         return tbCall(1, "do", () => {
-          const a = argsOf("返済.do", "arguments", args);
+          checkArity("返済.doCall", n, ["args"]);
+          const a = argsOf("返済.do", "arguments", args, ["入金番号", "会員", "額"]);
           return [checkText("返済.do", "入金番号", field(a, "入金番号")), checkText("返済.do", "会員", field(a, "会員")), checkAmount("返済.do", "額", field(a, "額"))];
         });
       },
     },
     balance: {
       async 与信(account: 与信Account): Promise<Balance> {
-        const a = argsOf("balance.与信", "account", account);
+        checkArity("balance.与信", arguments.length, ["account"]);
+        const a = argsOf("balance.与信", "account", account, ["会員"]);
         return tb.balance(0, [checkText("balance.与信", "会員", field(a, "会員"))]);
       },
       async 加盟店(): Promise<Balance> {
+        checkArity("balance.加盟店", arguments.length, []);
         return tb.balance(1, []);
       },
       async 入金口(): Promise<Balance> {
+        checkArity("balance.入金口", arguments.length, []);
         return tb.balance(2, []);
       },
     },
     async bulk(calls: readonly TbCall[]): Promise<TbAnswer<Reason>[]> {
+      checkArity("bulk", arguments.length, ["calls"]);
       return tb.bulk<Reason>(calls);
     },
   };
@@ -295,15 +321,69 @@ export class ChoboError extends Error {
 export const AMOUNT_MAX = (1n << 63n) - 1n;
 
 /**
- * argsOf returns the object a call's values are read from, or throws when
- * the caller passed something else. `where` names the call
- * (`reserve.hold`) in the message.
+ * NoExtra makes a call's parameter exact: a property of T that the
+ * parameter's type S does not declare must be of type never. TypeScript
+ * refuses an excess property of a fresh object literal only; with a
+ * method generic in T, written `T & NoExtra<T, S>`, it refuses one of a
+ * variable as well, so that an amount given in a key fails to compile
+ * rather than being left out of the call.
  */
-export function argsOf(where: string, what: string, v: unknown): Record<string, unknown> {
+export type NoExtra<T, S> = { [P in Exclude<keyof T, keyof S>]: never };
+
+/** What one argument of a call is, as its messages name it. */
+export type ArgumentKind = "arguments" | "key" | "amounts" | "account" | "options";
+
+/**
+ * argsOf returns the object a call's values are read from, or throws when
+ * the caller passed something else, or an object with an own property
+ * not among takes: a value the call would not read must not be dropped
+ * without a word. `where` names the call (`reserve.hold`) in the message;
+ * `elsewhere` lists the names that belong in the call's other argument
+ * (the amounts of a post, for its key; the key, for its amounts), which
+ * the message then points to.
+ */
+export function argsOf(where: string, what: ArgumentKind, v: unknown, takes: readonly string[], elsewhere: readonly string[] = []): Record<string, unknown> {
   if (typeof v !== "object" || v === null || Array.isArray(v)) {
     throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: the ${what} must be an object, got ${describe(v)}`);
   }
+  for (const name of Object.getOwnPropertyNames(v)) {
+    if (!takes.includes(name)) {
+      throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: ${extraMessage(where, what, name, takes, elsewhere.includes(name))}`);
+    }
+  }
   return v as Record<string, unknown>;
+}
+
+function extraMessage(where: string, what: ArgumentKind, name: string, takes: readonly string[], misplaced: boolean): string {
+  const dot = where.lastIndexOf(".");
+  const owner = where.slice(0, dot);
+  const op = where.slice(dot + 1);
+  const shown = /^[\p{L}_$][\p{L}\p{N}_$]*$/u.test(name) ? name : JSON.stringify(name);
+  switch (what) {
+    case "key":
+      return `the key has ${shown}, which is not part of ${owner}'s key` +
+        (misplaced ? `; give amounts as the second argument: ${op}(key, { ${shown} })` : "");
+    case "amounts":
+      return `the amounts have ${shown}, which is not an amount of ${owner}` +
+        (misplaced ? `; ${shown} is part of the key, the first argument: ${op}({ ${shown} }, amounts)` : "");
+    case "account":
+      return `the account has ${shown}, which is not a parameter of the account ${op}`;
+    case "options":
+      return `the options have ${shown}, which ${where} does not take; it takes ${takes.join(", ")}`;
+  }
+  return `the arguments have ${shown}, which ${where} does not take`;
+}
+
+/**
+ * checkArity refuses a call given more positional arguments than its
+ * method takes (params, named in the message): the method would never
+ * read them.
+ */
+export function checkArity(where: string, got: number, params: readonly string[]): void {
+  if (got > params.length) {
+    const op = where.slice(where.lastIndexOf(".") + 1);
+    throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: got ${got} arguments; ${op}(${params.join(", ")}) takes ${params.length === 0 ? "none" : `at most ${params.length}`}`);
+  }
 }
 
 /**

@@ -49,29 +49,35 @@ export interface HeldAccount {
   order: string;
 }
 
-/** The book hold_order. */
+/**
+ * The book hold_order.
+ *
+ * Each argument takes the properties its type declares and no others: an
+ * object with one more is refused at compile time (NoExtra) and, before
+ * anything is sent, at run time (CHOBO_BAD_ARGUMENT).
+ */
 export interface Book {
   readonly settle: {
     /** Holds the amounts; post or void ends the hold. */
-    hold(args: SettleArgs): Promise<Result>;
+    hold<A extends SettleArgs>(args: A & NoExtra<A, SettleArgs>): Promise<Result>;
     /** Posts the hold: the amounts given, or the whole hold when they are left out. */
-    post(key: SettleKey, amounts?: SettleAmounts): Promise<Result>;
+    post<K extends SettleKey, M extends SettleAmounts>(key: K & NoExtra<K, SettleKey>, amounts?: M & NoExtra<M, SettleAmounts>): Promise<Result>;
     /** Gives the hold back. */
-    void(key: SettleKey): Promise<Result>;
+    void<K extends SettleKey>(key: K & NoExtra<K, SettleKey>): Promise<Result>;
     /** Where the hold stands; null when there is none. It writes nothing. */
-    status(key: SettleKey): Promise<HoldState | null>;
+    status<K extends SettleKey>(key: K & NoExtra<K, SettleKey>): Promise<HoldState | null>;
     /** hold as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    holdCall(args: SettleArgs): TbCall;
+    holdCall<A extends SettleArgs>(args: A & NoExtra<A, SettleArgs>): TbCall;
     /** post as one call of bulk. */
-    postCall(key: SettleKey, amounts?: SettleAmounts): TbCall;
+    postCall<K extends SettleKey, M extends SettleAmounts>(key: K & NoExtra<K, SettleKey>, amounts?: M & NoExtra<M, SettleAmounts>): TbCall;
     /** void as one call of bulk. */
-    voidCall(key: SettleKey): TbCall;
+    voidCall<K extends SettleKey>(key: K & NoExtra<K, SettleKey>): TbCall;
     /** status as one call of bulk; its answer is the hold's state. */
-    statusCall(key: SettleKey): TbCall;
+    statusCall<K extends SettleKey>(key: K & NoExtra<K, SettleKey>): TbCall;
   };
   /** Reads accounts: posted, held coming in, held going out. */
   readonly balance: {
-    held(account: HeldAccount): Promise<Balance>;
+    held<A extends HeldAccount>(account: A & NoExtra<A, HeldAccount>): Promise<Balance>;
     buyers(): Promise<Balance>;
     shop_payout(): Promise<Balance>;
   };
@@ -93,75 +99,92 @@ export interface Book {
  * it remembers the accounts it has made.
  */
 export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptions = {}): Book {
+  argsOf("tigerbeetle", "options", options, ["tenant", "timeoutMs"]);
   const tenant = checkText("tigerbeetle", "the tenant", options.tenant ?? "");
   const tb = new TigerBeetleBook(client, definition, { ...options, tenant });
   return {
     settle: {
       async hold(args: SettleArgs): Promise<Result> {
-        const a = argsOf("settle.hold", "arguments", args);
+        checkArity("settle.hold", arguments.length, ["args"]);
+        const a = argsOf("settle.hold", "arguments", args, ["order", "price"]);
         return tb.call<Reason>(0, "hold", [checkText("settle.hold", "order", field(a, "order")), checkAmount("settle.hold", "price", field(a, "price"))]);
       },
       async post(key: SettleKey, amounts?: SettleAmounts): Promise<Result> {
-        const k = argsOf("settle.post", "key", key);
+        checkArity("settle.post", arguments.length, ["key", "amounts?"]);
+        const k = argsOf("settle.post", "key", key, ["order"], ["price"]);
         const keyValues = [checkText("settle.post", "order", field(k, "order"))];
         if (amounts === undefined) {
           return tb.post<Reason>(0, keyValues, null);
         }
-        const m = argsOf("settle.post", "amounts", amounts);
+        const m = argsOf("settle.post", "amounts", amounts, ["price"], ["order"]);
         return tb.post<Reason>(0, keyValues, [checkAmount("settle.post", "price", field(m, "price"))]);
       },
       async void(key: SettleKey): Promise<Result> {
-        const k = argsOf("settle.void", "key", key);
+        checkArity("settle.void", arguments.length, ["key"]);
+        const k = argsOf("settle.void", "key", key, ["order"]);
         return tb.void<Reason>(0, [checkText("settle.void", "order", field(k, "order"))]);
       },
       async status(key: SettleKey): Promise<HoldState | null> {
-        const k = argsOf("settle.status", "key", key);
+        checkArity("settle.status", arguments.length, ["key"]);
+        const k = argsOf("settle.status", "key", key, ["order"]);
         return tb.status(0, [checkText("settle.status", "order", field(k, "order"))]);
       },
       holdCall(args: SettleArgs): TbCall {
+        const n = arguments.length;
         return tbCall(0, "hold", () => {
-          const a = argsOf("settle.hold", "arguments", args);
+          checkArity("settle.holdCall", n, ["args"]);
+          const a = argsOf("settle.hold", "arguments", args, ["order", "price"]);
           return [checkText("settle.hold", "order", field(a, "order")), checkAmount("settle.hold", "price", field(a, "price"))];
         });
       },
       postCall(key: SettleKey, amounts?: SettleAmounts): TbCall {
+        const n = arguments.length;
         return tbCall(0, "post", () => {
-          const k = argsOf("settle.post", "key", key);
+          checkArity("settle.postCall", n, ["key", "amounts?"]);
+          const k = argsOf("settle.post", "key", key, ["order"], ["price"]);
           return [checkText("settle.post", "order", field(k, "order"))];
         }, () => {
           if (amounts === undefined) {
             return null;
           }
-          const m = argsOf("settle.post", "amounts", amounts);
+          const m = argsOf("settle.post", "amounts", amounts, ["price"], ["order"]);
           return [checkAmount("settle.post", "price", field(m, "price"))];
         });
       },
       voidCall(key: SettleKey): TbCall {
+        const n = arguments.length;
         return tbCall(0, "void", () => {
-          const k = argsOf("settle.void", "key", key);
+          checkArity("settle.voidCall", n, ["key"]);
+          const k = argsOf("settle.void", "key", key, ["order"]);
           return [checkText("settle.void", "order", field(k, "order"))];
         });
       },
       statusCall(key: SettleKey): TbCall {
+        const n = arguments.length;
         return tbCall(0, "status", () => {
-          const k = argsOf("settle.status", "key", key);
+          checkArity("settle.statusCall", n, ["key"]);
+          const k = argsOf("settle.status", "key", key, ["order"]);
           return [checkText("settle.status", "order", field(k, "order"))];
         });
       },
     },
     balance: {
       async held(account: HeldAccount): Promise<Balance> {
-        const a = argsOf("balance.held", "account", account);
+        checkArity("balance.held", arguments.length, ["account"]);
+        const a = argsOf("balance.held", "account", account, ["order"]);
         return tb.balance(0, [checkText("balance.held", "order", field(a, "order"))]);
       },
       async buyers(): Promise<Balance> {
+        checkArity("balance.buyers", arguments.length, []);
         return tb.balance(1, []);
       },
       async shop_payout(): Promise<Balance> {
+        checkArity("balance.shop_payout", arguments.length, []);
         return tb.balance(2, []);
       },
     },
     async bulk(calls: readonly TbCall[]): Promise<TbAnswer<Reason>[]> {
+      checkArity("bulk", arguments.length, ["calls"]);
       return tb.bulk<Reason>(calls);
     },
   };
@@ -260,15 +283,69 @@ export class ChoboError extends Error {
 export const AMOUNT_MAX = (1n << 63n) - 1n;
 
 /**
- * argsOf returns the object a call's values are read from, or throws when
- * the caller passed something else. `where` names the call
- * (`reserve.hold`) in the message.
+ * NoExtra makes a call's parameter exact: a property of T that the
+ * parameter's type S does not declare must be of type never. TypeScript
+ * refuses an excess property of a fresh object literal only; with a
+ * method generic in T, written `T & NoExtra<T, S>`, it refuses one of a
+ * variable as well, so that an amount given in a key fails to compile
+ * rather than being left out of the call.
  */
-export function argsOf(where: string, what: string, v: unknown): Record<string, unknown> {
+export type NoExtra<T, S> = { [P in Exclude<keyof T, keyof S>]: never };
+
+/** What one argument of a call is, as its messages name it. */
+export type ArgumentKind = "arguments" | "key" | "amounts" | "account" | "options";
+
+/**
+ * argsOf returns the object a call's values are read from, or throws when
+ * the caller passed something else, or an object with an own property
+ * not among takes: a value the call would not read must not be dropped
+ * without a word. `where` names the call (`reserve.hold`) in the message;
+ * `elsewhere` lists the names that belong in the call's other argument
+ * (the amounts of a post, for its key; the key, for its amounts), which
+ * the message then points to.
+ */
+export function argsOf(where: string, what: ArgumentKind, v: unknown, takes: readonly string[], elsewhere: readonly string[] = []): Record<string, unknown> {
   if (typeof v !== "object" || v === null || Array.isArray(v)) {
     throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: the ${what} must be an object, got ${describe(v)}`);
   }
+  for (const name of Object.getOwnPropertyNames(v)) {
+    if (!takes.includes(name)) {
+      throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: ${extraMessage(where, what, name, takes, elsewhere.includes(name))}`);
+    }
+  }
   return v as Record<string, unknown>;
+}
+
+function extraMessage(where: string, what: ArgumentKind, name: string, takes: readonly string[], misplaced: boolean): string {
+  const dot = where.lastIndexOf(".");
+  const owner = where.slice(0, dot);
+  const op = where.slice(dot + 1);
+  const shown = /^[\p{L}_$][\p{L}\p{N}_$]*$/u.test(name) ? name : JSON.stringify(name);
+  switch (what) {
+    case "key":
+      return `the key has ${shown}, which is not part of ${owner}'s key` +
+        (misplaced ? `; give amounts as the second argument: ${op}(key, { ${shown} })` : "");
+    case "amounts":
+      return `the amounts have ${shown}, which is not an amount of ${owner}` +
+        (misplaced ? `; ${shown} is part of the key, the first argument: ${op}({ ${shown} }, amounts)` : "");
+    case "account":
+      return `the account has ${shown}, which is not a parameter of the account ${op}`;
+    case "options":
+      return `the options have ${shown}, which ${where} does not take; it takes ${takes.join(", ")}`;
+  }
+  return `the arguments have ${shown}, which ${where} does not take`;
+}
+
+/**
+ * checkArity refuses a call given more positional arguments than its
+ * method takes (params, named in the message): the method would never
+ * read them.
+ */
+export function checkArity(where: string, got: number, params: readonly string[]): void {
+  if (got > params.length) {
+    const op = where.slice(where.lastIndexOf(".") + 1);
+    throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: got ${got} arguments; ${op}(${params.join(", ")}) takes ${params.length === 0 ? "none" : `at most ${params.length}`}`);
+  }
 }
 
 /**

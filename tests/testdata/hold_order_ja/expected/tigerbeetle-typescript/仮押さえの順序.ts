@@ -49,29 +49,35 @@ export interface 預りAccount {
   注文: string;
 }
 
-/** The book 仮押さえの順序. */
+/**
+ * The book 仮押さえの順序.
+ *
+ * Each argument takes the properties its type declares and no others: an
+ * object with one more is refused at compile time (NoExtra) and, before
+ * anything is sent, at run time (CHOBO_BAD_ARGUMENT).
+ */
 export interface Book {
   readonly 決済: {
     /** Holds the amounts; post or void ends the hold. */
-    hold(args: 決済Args): Promise<Result>;
+    hold<A extends 決済Args>(args: A & NoExtra<A, 決済Args>): Promise<Result>;
     /** Posts the hold: the amounts given, or the whole hold when they are left out. */
-    post(key: 決済Key, amounts?: 決済Amounts): Promise<Result>;
+    post<K extends 決済Key, M extends 決済Amounts>(key: K & NoExtra<K, 決済Key>, amounts?: M & NoExtra<M, 決済Amounts>): Promise<Result>;
     /** Gives the hold back. */
-    void(key: 決済Key): Promise<Result>;
+    void<K extends 決済Key>(key: K & NoExtra<K, 決済Key>): Promise<Result>;
     /** Where the hold stands; null when there is none. It writes nothing. */
-    status(key: 決済Key): Promise<HoldState | null>;
+    status<K extends 決済Key>(key: K & NoExtra<K, 決済Key>): Promise<HoldState | null>;
     /** hold as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    holdCall(args: 決済Args): TbCall;
+    holdCall<A extends 決済Args>(args: A & NoExtra<A, 決済Args>): TbCall;
     /** post as one call of bulk. */
-    postCall(key: 決済Key, amounts?: 決済Amounts): TbCall;
+    postCall<K extends 決済Key, M extends 決済Amounts>(key: K & NoExtra<K, 決済Key>, amounts?: M & NoExtra<M, 決済Amounts>): TbCall;
     /** void as one call of bulk. */
-    voidCall(key: 決済Key): TbCall;
+    voidCall<K extends 決済Key>(key: K & NoExtra<K, 決済Key>): TbCall;
     /** status as one call of bulk; its answer is the hold's state. */
-    statusCall(key: 決済Key): TbCall;
+    statusCall<K extends 決済Key>(key: K & NoExtra<K, 決済Key>): TbCall;
   };
   /** Reads accounts: posted, held coming in, held going out. */
   readonly balance: {
-    預り(account: 預りAccount): Promise<Balance>;
+    預り<A extends 預りAccount>(account: A & NoExtra<A, 預りAccount>): Promise<Balance>;
     買い手(): Promise<Balance>;
     店への支払(): Promise<Balance>;
   };
@@ -93,75 +99,92 @@ export interface Book {
  * it remembers the accounts it has made.
  */
 export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptions = {}): Book {
+  argsOf("tigerbeetle", "options", options, ["tenant", "timeoutMs"]);
   const tenant = checkText("tigerbeetle", "the tenant", options.tenant ?? "");
   const tb = new TigerBeetleBook(client, definition, { ...options, tenant });
   return {
     決済: {
       async hold(args: 決済Args): Promise<Result> {
-        const a = argsOf("決済.hold", "arguments", args);
+        checkArity("決済.hold", arguments.length, ["args"]);
+        const a = argsOf("決済.hold", "arguments", args, ["注文", "代金"]);
         return tb.call<Reason>(0, "hold", [checkText("決済.hold", "注文", field(a, "注文")), checkAmount("決済.hold", "代金", field(a, "代金"))]);
       },
       async post(key: 決済Key, amounts?: 決済Amounts): Promise<Result> {
-        const k = argsOf("決済.post", "key", key);
+        checkArity("決済.post", arguments.length, ["key", "amounts?"]);
+        const k = argsOf("決済.post", "key", key, ["注文"], ["代金"]);
         const keyValues = [checkText("決済.post", "注文", field(k, "注文"))];
         if (amounts === undefined) {
           return tb.post<Reason>(0, keyValues, null);
         }
-        const m = argsOf("決済.post", "amounts", amounts);
+        const m = argsOf("決済.post", "amounts", amounts, ["代金"], ["注文"]);
         return tb.post<Reason>(0, keyValues, [checkAmount("決済.post", "代金", field(m, "代金"))]);
       },
       async void(key: 決済Key): Promise<Result> {
-        const k = argsOf("決済.void", "key", key);
+        checkArity("決済.void", arguments.length, ["key"]);
+        const k = argsOf("決済.void", "key", key, ["注文"]);
         return tb.void<Reason>(0, [checkText("決済.void", "注文", field(k, "注文"))]);
       },
       async status(key: 決済Key): Promise<HoldState | null> {
-        const k = argsOf("決済.status", "key", key);
+        checkArity("決済.status", arguments.length, ["key"]);
+        const k = argsOf("決済.status", "key", key, ["注文"]);
         return tb.status(0, [checkText("決済.status", "注文", field(k, "注文"))]);
       },
       holdCall(args: 決済Args): TbCall {
+        const n = arguments.length;
         return tbCall(0, "hold", () => {
-          const a = argsOf("決済.hold", "arguments", args);
+          checkArity("決済.holdCall", n, ["args"]);
+          const a = argsOf("決済.hold", "arguments", args, ["注文", "代金"]);
           return [checkText("決済.hold", "注文", field(a, "注文")), checkAmount("決済.hold", "代金", field(a, "代金"))];
         });
       },
       postCall(key: 決済Key, amounts?: 決済Amounts): TbCall {
+        const n = arguments.length;
         return tbCall(0, "post", () => {
-          const k = argsOf("決済.post", "key", key);
+          checkArity("決済.postCall", n, ["key", "amounts?"]);
+          const k = argsOf("決済.post", "key", key, ["注文"], ["代金"]);
           return [checkText("決済.post", "注文", field(k, "注文"))];
         }, () => {
           if (amounts === undefined) {
             return null;
           }
-          const m = argsOf("決済.post", "amounts", amounts);
+          const m = argsOf("決済.post", "amounts", amounts, ["代金"], ["注文"]);
           return [checkAmount("決済.post", "代金", field(m, "代金"))];
         });
       },
       voidCall(key: 決済Key): TbCall {
+        const n = arguments.length;
         return tbCall(0, "void", () => {
-          const k = argsOf("決済.void", "key", key);
+          checkArity("決済.voidCall", n, ["key"]);
+          const k = argsOf("決済.void", "key", key, ["注文"]);
           return [checkText("決済.void", "注文", field(k, "注文"))];
         });
       },
       statusCall(key: 決済Key): TbCall {
+        const n = arguments.length;
         return tbCall(0, "status", () => {
-          const k = argsOf("決済.status", "key", key);
+          checkArity("決済.statusCall", n, ["key"]);
+          const k = argsOf("決済.status", "key", key, ["注文"]);
           return [checkText("決済.status", "注文", field(k, "注文"))];
         });
       },
     },
     balance: {
       async 預り(account: 預りAccount): Promise<Balance> {
-        const a = argsOf("balance.預り", "account", account);
+        checkArity("balance.預り", arguments.length, ["account"]);
+        const a = argsOf("balance.預り", "account", account, ["注文"]);
         return tb.balance(0, [checkText("balance.預り", "注文", field(a, "注文"))]);
       },
       async 買い手(): Promise<Balance> {
+        checkArity("balance.買い手", arguments.length, []);
         return tb.balance(1, []);
       },
       async 店への支払(): Promise<Balance> {
+        checkArity("balance.店への支払", arguments.length, []);
         return tb.balance(2, []);
       },
     },
     async bulk(calls: readonly TbCall[]): Promise<TbAnswer<Reason>[]> {
+      checkArity("bulk", arguments.length, ["calls"]);
       return tb.bulk<Reason>(calls);
     },
   };
@@ -260,15 +283,69 @@ export class ChoboError extends Error {
 export const AMOUNT_MAX = (1n << 63n) - 1n;
 
 /**
- * argsOf returns the object a call's values are read from, or throws when
- * the caller passed something else. `where` names the call
- * (`reserve.hold`) in the message.
+ * NoExtra makes a call's parameter exact: a property of T that the
+ * parameter's type S does not declare must be of type never. TypeScript
+ * refuses an excess property of a fresh object literal only; with a
+ * method generic in T, written `T & NoExtra<T, S>`, it refuses one of a
+ * variable as well, so that an amount given in a key fails to compile
+ * rather than being left out of the call.
  */
-export function argsOf(where: string, what: string, v: unknown): Record<string, unknown> {
+export type NoExtra<T, S> = { [P in Exclude<keyof T, keyof S>]: never };
+
+/** What one argument of a call is, as its messages name it. */
+export type ArgumentKind = "arguments" | "key" | "amounts" | "account" | "options";
+
+/**
+ * argsOf returns the object a call's values are read from, or throws when
+ * the caller passed something else, or an object with an own property
+ * not among takes: a value the call would not read must not be dropped
+ * without a word. `where` names the call (`reserve.hold`) in the message;
+ * `elsewhere` lists the names that belong in the call's other argument
+ * (the amounts of a post, for its key; the key, for its amounts), which
+ * the message then points to.
+ */
+export function argsOf(where: string, what: ArgumentKind, v: unknown, takes: readonly string[], elsewhere: readonly string[] = []): Record<string, unknown> {
   if (typeof v !== "object" || v === null || Array.isArray(v)) {
     throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: the ${what} must be an object, got ${describe(v)}`);
   }
+  for (const name of Object.getOwnPropertyNames(v)) {
+    if (!takes.includes(name)) {
+      throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: ${extraMessage(where, what, name, takes, elsewhere.includes(name))}`);
+    }
+  }
   return v as Record<string, unknown>;
+}
+
+function extraMessage(where: string, what: ArgumentKind, name: string, takes: readonly string[], misplaced: boolean): string {
+  const dot = where.lastIndexOf(".");
+  const owner = where.slice(0, dot);
+  const op = where.slice(dot + 1);
+  const shown = /^[\p{L}_$][\p{L}\p{N}_$]*$/u.test(name) ? name : JSON.stringify(name);
+  switch (what) {
+    case "key":
+      return `the key has ${shown}, which is not part of ${owner}'s key` +
+        (misplaced ? `; give amounts as the second argument: ${op}(key, { ${shown} })` : "");
+    case "amounts":
+      return `the amounts have ${shown}, which is not an amount of ${owner}` +
+        (misplaced ? `; ${shown} is part of the key, the first argument: ${op}({ ${shown} }, amounts)` : "");
+    case "account":
+      return `the account has ${shown}, which is not a parameter of the account ${op}`;
+    case "options":
+      return `the options have ${shown}, which ${where} does not take; it takes ${takes.join(", ")}`;
+  }
+  return `the arguments have ${shown}, which ${where} does not take`;
+}
+
+/**
+ * checkArity refuses a call given more positional arguments than its
+ * method takes (params, named in the message): the method would never
+ * read them.
+ */
+export function checkArity(where: string, got: number, params: readonly string[]): void {
+  if (got > params.length) {
+    const op = where.slice(where.lastIndexOf(".") + 1);
+    throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: got ${got} arguments; ${op}(${params.join(", ")}) takes ${params.length === 0 ? "none" : `at most ${params.length}`}`);
+  }
 }
 
 /**

@@ -65,43 +65,49 @@ export interface StockAccount {
   sku: string;
 }
 
-/** The book inventory: Stock per SKU: deliveries add to it, an order holds what it takes for 30 minutes, shipping posts the hold, cancelling voids it, and returns put goods back on the shelf. */
+/**
+ * The book inventory: Stock per SKU: deliveries add to it, an order holds what it takes for 30 minutes, shipping posts the hold, cancelling voids it, and returns put goods back on the shelf.
+ *
+ * Each argument takes the properties its type declares and no others: an
+ * object with one more is refused at compile time (NoExtra) and, before
+ * anything is sent, at run time (CHOBO_BAD_ARGUMENT).
+ */
 export interface Book {
   readonly receive: {
     /** Moves the amounts. */
-    do(args: ReceiveArgs): Promise<Result>;
+    do<A extends ReceiveArgs>(args: A & NoExtra<A, ReceiveArgs>): Promise<Result>;
     /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    doCall(args: ReceiveArgs): TbCall;
+    doCall<A extends ReceiveArgs>(args: A & NoExtra<A, ReceiveArgs>): TbCall;
   };
   /** reserve: posted when the order ships, voided when it is cancelled. */
   readonly reserve: {
     /** Holds the amounts; post or void ends the hold. */
-    hold(args: ReserveArgs): Promise<Result>;
+    hold<A extends ReserveArgs>(args: A & NoExtra<A, ReserveArgs>): Promise<Result>;
     /** Posts the hold: the amounts given, or the whole hold when they are left out. */
-    post(key: ReserveKey, amounts?: ReserveAmounts): Promise<Result>;
+    post<K extends ReserveKey, M extends ReserveAmounts>(key: K & NoExtra<K, ReserveKey>, amounts?: M & NoExtra<M, ReserveAmounts>): Promise<Result>;
     /** Gives the hold back. */
-    void(key: ReserveKey): Promise<Result>;
+    void<K extends ReserveKey>(key: K & NoExtra<K, ReserveKey>): Promise<Result>;
     /** Where the hold stands; null when there is none. It writes nothing. */
-    status(key: ReserveKey): Promise<HoldState | null>;
+    status<K extends ReserveKey>(key: K & NoExtra<K, ReserveKey>): Promise<HoldState | null>;
     /** hold as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    holdCall(args: ReserveArgs): TbCall;
+    holdCall<A extends ReserveArgs>(args: A & NoExtra<A, ReserveArgs>): TbCall;
     /** post as one call of bulk. */
-    postCall(key: ReserveKey, amounts?: ReserveAmounts): TbCall;
+    postCall<K extends ReserveKey, M extends ReserveAmounts>(key: K & NoExtra<K, ReserveKey>, amounts?: M & NoExtra<M, ReserveAmounts>): TbCall;
     /** void as one call of bulk. */
-    voidCall(key: ReserveKey): TbCall;
+    voidCall<K extends ReserveKey>(key: K & NoExtra<K, ReserveKey>): TbCall;
     /** status as one call of bulk; its answer is the hold's state. */
-    statusCall(key: ReserveKey): TbCall;
+    statusCall<K extends ReserveKey>(key: K & NoExtra<K, ReserveKey>): TbCall;
   };
   /** take_back: goods a customer sent back, on the shelves again. */
   readonly take_back: {
     /** Moves the amounts. */
-    do(args: TakeBackArgs): Promise<Result>;
+    do<A extends TakeBackArgs>(args: A & NoExtra<A, TakeBackArgs>): Promise<Result>;
     /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    doCall(args: TakeBackArgs): TbCall;
+    doCall<A extends TakeBackArgs>(args: A & NoExtra<A, TakeBackArgs>): TbCall;
   };
   /** Reads accounts: posted, held coming in, held going out. */
   readonly balance: {
-    stock(account: StockAccount): Promise<Balance>;
+    stock<A extends StockAccount>(account: A & NoExtra<A, StockAccount>): Promise<Balance>;
     suppliers(): Promise<Balance>;
     customers(): Promise<Balance>;
   };
@@ -123,99 +129,122 @@ export interface Book {
  * it remembers the accounts it has made.
  */
 export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptions = {}): Book {
+  argsOf("tigerbeetle", "options", options, ["tenant", "timeoutMs"]);
   const tenant = checkText("tigerbeetle", "the tenant", options.tenant ?? "");
   const tb = new TigerBeetleBook(client, definition, { ...options, tenant });
   return {
     receive: {
       async do(args: ReceiveArgs): Promise<Result> {
-        const a = argsOf("receive.do", "arguments", args);
+        checkArity("receive.do", arguments.length, ["args"]);
+        const a = argsOf("receive.do", "arguments", args, ["delivery", "sku", "qty"]);
         return tb.call<Reason>(0, "do", [checkText("receive.do", "delivery", field(a, "delivery")), checkText("receive.do", "sku", field(a, "sku")), checkAmount("receive.do", "qty", field(a, "qty"))]);
       },
       doCall(args: ReceiveArgs): TbCall {
+        const n = arguments.length;
         return tbCall(0, "do", () => {
-          const a = argsOf("receive.do", "arguments", args);
+          checkArity("receive.doCall", n, ["args"]);
+          const a = argsOf("receive.do", "arguments", args, ["delivery", "sku", "qty"]);
           return [checkText("receive.do", "delivery", field(a, "delivery")), checkText("receive.do", "sku", field(a, "sku")), checkAmount("receive.do", "qty", field(a, "qty"))];
         });
       },
     },
     reserve: {
       async hold(args: ReserveArgs): Promise<Result> {
-        const a = argsOf("reserve.hold", "arguments", args);
+        checkArity("reserve.hold", arguments.length, ["args"]);
+        const a = argsOf("reserve.hold", "arguments", args, ["order", "sku", "qty"]);
         return tb.call<Reason>(1, "hold", [checkText("reserve.hold", "order", field(a, "order")), checkText("reserve.hold", "sku", field(a, "sku")), checkAmount("reserve.hold", "qty", field(a, "qty"))]);
       },
       async post(key: ReserveKey, amounts?: ReserveAmounts): Promise<Result> {
-        const k = argsOf("reserve.post", "key", key);
+        checkArity("reserve.post", arguments.length, ["key", "amounts?"]);
+        const k = argsOf("reserve.post", "key", key, ["order", "sku"], ["qty"]);
         const keyValues = [checkText("reserve.post", "order", field(k, "order")), checkText("reserve.post", "sku", field(k, "sku"))];
         if (amounts === undefined) {
           return tb.post<Reason>(1, keyValues, null);
         }
-        const m = argsOf("reserve.post", "amounts", amounts);
+        const m = argsOf("reserve.post", "amounts", amounts, ["qty"], ["order", "sku"]);
         return tb.post<Reason>(1, keyValues, [checkAmount("reserve.post", "qty", field(m, "qty"))]);
       },
       async void(key: ReserveKey): Promise<Result> {
-        const k = argsOf("reserve.void", "key", key);
+        checkArity("reserve.void", arguments.length, ["key"]);
+        const k = argsOf("reserve.void", "key", key, ["order", "sku"]);
         return tb.void<Reason>(1, [checkText("reserve.void", "order", field(k, "order")), checkText("reserve.void", "sku", field(k, "sku"))]);
       },
       async status(key: ReserveKey): Promise<HoldState | null> {
-        const k = argsOf("reserve.status", "key", key);
+        checkArity("reserve.status", arguments.length, ["key"]);
+        const k = argsOf("reserve.status", "key", key, ["order", "sku"]);
         return tb.status(1, [checkText("reserve.status", "order", field(k, "order")), checkText("reserve.status", "sku", field(k, "sku"))]);
       },
       holdCall(args: ReserveArgs): TbCall {
+        const n = arguments.length;
         return tbCall(1, "hold", () => {
-          const a = argsOf("reserve.hold", "arguments", args);
+          checkArity("reserve.holdCall", n, ["args"]);
+          const a = argsOf("reserve.hold", "arguments", args, ["order", "sku", "qty"]);
           return [checkText("reserve.hold", "order", field(a, "order")), checkText("reserve.hold", "sku", field(a, "sku")), checkAmount("reserve.hold", "qty", field(a, "qty"))];
         });
       },
       postCall(key: ReserveKey, amounts?: ReserveAmounts): TbCall {
+        const n = arguments.length;
         return tbCall(1, "post", () => {
-          const k = argsOf("reserve.post", "key", key);
+          checkArity("reserve.postCall", n, ["key", "amounts?"]);
+          const k = argsOf("reserve.post", "key", key, ["order", "sku"], ["qty"]);
           return [checkText("reserve.post", "order", field(k, "order")), checkText("reserve.post", "sku", field(k, "sku"))];
         }, () => {
           if (amounts === undefined) {
             return null;
           }
-          const m = argsOf("reserve.post", "amounts", amounts);
+          const m = argsOf("reserve.post", "amounts", amounts, ["qty"], ["order", "sku"]);
           return [checkAmount("reserve.post", "qty", field(m, "qty"))];
         });
       },
       voidCall(key: ReserveKey): TbCall {
+        const n = arguments.length;
         return tbCall(1, "void", () => {
-          const k = argsOf("reserve.void", "key", key);
+          checkArity("reserve.voidCall", n, ["key"]);
+          const k = argsOf("reserve.void", "key", key, ["order", "sku"]);
           return [checkText("reserve.void", "order", field(k, "order")), checkText("reserve.void", "sku", field(k, "sku"))];
         });
       },
       statusCall(key: ReserveKey): TbCall {
+        const n = arguments.length;
         return tbCall(1, "status", () => {
-          const k = argsOf("reserve.status", "key", key);
+          checkArity("reserve.statusCall", n, ["key"]);
+          const k = argsOf("reserve.status", "key", key, ["order", "sku"]);
           return [checkText("reserve.status", "order", field(k, "order")), checkText("reserve.status", "sku", field(k, "sku"))];
         });
       },
     },
     take_back: {
       async do(args: TakeBackArgs): Promise<Result> {
-        const a = argsOf("take_back.do", "arguments", args);
+        checkArity("take_back.do", arguments.length, ["args"]);
+        const a = argsOf("take_back.do", "arguments", args, ["return_id", "sku", "qty"]);
         return tb.call<Reason>(2, "do", [checkText("take_back.do", "return_id", field(a, "return_id")), checkText("take_back.do", "sku", field(a, "sku")), checkAmount("take_back.do", "qty", field(a, "qty"))]);
       },
       doCall(args: TakeBackArgs): TbCall {
+        const n = arguments.length;
         return tbCall(2, "do", () => {
-          const a = argsOf("take_back.do", "arguments", args);
+          checkArity("take_back.doCall", n, ["args"]);
+          const a = argsOf("take_back.do", "arguments", args, ["return_id", "sku", "qty"]);
           return [checkText("take_back.do", "return_id", field(a, "return_id")), checkText("take_back.do", "sku", field(a, "sku")), checkAmount("take_back.do", "qty", field(a, "qty"))];
         });
       },
     },
     balance: {
       async stock(account: StockAccount): Promise<Balance> {
-        const a = argsOf("balance.stock", "account", account);
+        checkArity("balance.stock", arguments.length, ["account"]);
+        const a = argsOf("balance.stock", "account", account, ["sku"]);
         return tb.balance(0, [checkText("balance.stock", "sku", field(a, "sku"))]);
       },
       async suppliers(): Promise<Balance> {
+        checkArity("balance.suppliers", arguments.length, []);
         return tb.balance(1, []);
       },
       async customers(): Promise<Balance> {
+        checkArity("balance.customers", arguments.length, []);
         return tb.balance(2, []);
       },
     },
     async bulk(calls: readonly TbCall[]): Promise<TbAnswer<Reason>[]> {
+      checkArity("bulk", arguments.length, ["calls"]);
       return tb.bulk<Reason>(calls);
     },
   };
@@ -329,15 +358,69 @@ export class ChoboError extends Error {
 export const AMOUNT_MAX = (1n << 63n) - 1n;
 
 /**
- * argsOf returns the object a call's values are read from, or throws when
- * the caller passed something else. `where` names the call
- * (`reserve.hold`) in the message.
+ * NoExtra makes a call's parameter exact: a property of T that the
+ * parameter's type S does not declare must be of type never. TypeScript
+ * refuses an excess property of a fresh object literal only; with a
+ * method generic in T, written `T & NoExtra<T, S>`, it refuses one of a
+ * variable as well, so that an amount given in a key fails to compile
+ * rather than being left out of the call.
  */
-export function argsOf(where: string, what: string, v: unknown): Record<string, unknown> {
+export type NoExtra<T, S> = { [P in Exclude<keyof T, keyof S>]: never };
+
+/** What one argument of a call is, as its messages name it. */
+export type ArgumentKind = "arguments" | "key" | "amounts" | "account" | "options";
+
+/**
+ * argsOf returns the object a call's values are read from, or throws when
+ * the caller passed something else, or an object with an own property
+ * not among takes: a value the call would not read must not be dropped
+ * without a word. `where` names the call (`reserve.hold`) in the message;
+ * `elsewhere` lists the names that belong in the call's other argument
+ * (the amounts of a post, for its key; the key, for its amounts), which
+ * the message then points to.
+ */
+export function argsOf(where: string, what: ArgumentKind, v: unknown, takes: readonly string[], elsewhere: readonly string[] = []): Record<string, unknown> {
   if (typeof v !== "object" || v === null || Array.isArray(v)) {
     throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: the ${what} must be an object, got ${describe(v)}`);
   }
+  for (const name of Object.getOwnPropertyNames(v)) {
+    if (!takes.includes(name)) {
+      throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: ${extraMessage(where, what, name, takes, elsewhere.includes(name))}`);
+    }
+  }
   return v as Record<string, unknown>;
+}
+
+function extraMessage(where: string, what: ArgumentKind, name: string, takes: readonly string[], misplaced: boolean): string {
+  const dot = where.lastIndexOf(".");
+  const owner = where.slice(0, dot);
+  const op = where.slice(dot + 1);
+  const shown = /^[\p{L}_$][\p{L}\p{N}_$]*$/u.test(name) ? name : JSON.stringify(name);
+  switch (what) {
+    case "key":
+      return `the key has ${shown}, which is not part of ${owner}'s key` +
+        (misplaced ? `; give amounts as the second argument: ${op}(key, { ${shown} })` : "");
+    case "amounts":
+      return `the amounts have ${shown}, which is not an amount of ${owner}` +
+        (misplaced ? `; ${shown} is part of the key, the first argument: ${op}({ ${shown} }, amounts)` : "");
+    case "account":
+      return `the account has ${shown}, which is not a parameter of the account ${op}`;
+    case "options":
+      return `the options have ${shown}, which ${where} does not take; it takes ${takes.join(", ")}`;
+  }
+  return `the arguments have ${shown}, which ${where} does not take`;
+}
+
+/**
+ * checkArity refuses a call given more positional arguments than its
+ * method takes (params, named in the message): the method would never
+ * read them.
+ */
+export function checkArity(where: string, got: number, params: readonly string[]): void {
+  if (got > params.length) {
+    const op = where.slice(where.lastIndexOf(".") + 1);
+    throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: got ${got} arguments; ${op}(${params.join(", ")}) takes ${params.length === 0 ? "none" : `at most ${params.length}`}`);
+  }
 }
 
 /**

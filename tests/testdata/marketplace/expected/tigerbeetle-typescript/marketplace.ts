@@ -67,44 +67,50 @@ export interface ShopSalesAccount {
   shop: string;
 }
 
-/** The book marketplace: Sales on a marketplace. The caller works out how each price splits into the shop's proceeds and the platform's fee, and a sale books both parts or neither. A payout to a shop is held, with no deadline, until the bank confirms it. A refund gives the buyer both parts back or neither, so it is refused when the shop has already been paid what it would take back. */
+/**
+ * The book marketplace: Sales on a marketplace. The caller works out how each price splits into the shop's proceeds and the platform's fee, and a sale books both parts or neither. A payout to a shop is held, with no deadline, until the bank confirms it. A refund gives the buyer both parts back or neither, so it is refused when the shop has already been paid what it would take back.
+ *
+ * Each argument takes the properties its type declares and no others: an
+ * object with one more is refused at compile time (NoExtra) and, before
+ * anything is sent, at run time (CHOBO_BAD_ARGUMENT).
+ */
 export interface Book {
   /** sale: the price of an order, split by the caller: proceeds to the shop, the fee to the platform. */
   readonly sale: {
     /** Moves the amounts. */
-    do(args: SaleArgs): Promise<Result>;
+    do<A extends SaleArgs>(args: A & NoExtra<A, SaleArgs>): Promise<Result>;
     /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    doCall(args: SaleArgs): TbCall;
+    doCall<A extends SaleArgs>(args: A & NoExtra<A, SaleArgs>): TbCall;
   };
   /** payout: a bank transfer to the shop: post when the bank confirms it, void when it bounces; it waits as long as the bank takes. */
   readonly payout: {
     /** Holds the amounts; post or void ends the hold. */
-    hold(args: PayoutArgs): Promise<Result>;
+    hold<A extends PayoutArgs>(args: A & NoExtra<A, PayoutArgs>): Promise<Result>;
     /** Posts the hold: the amounts given, or the whole hold when they are left out. */
-    post(key: PayoutKey, amounts?: PayoutAmounts): Promise<Result>;
+    post<K extends PayoutKey, M extends PayoutAmounts>(key: K & NoExtra<K, PayoutKey>, amounts?: M & NoExtra<M, PayoutAmounts>): Promise<Result>;
     /** Gives the hold back. */
-    void(key: PayoutKey): Promise<Result>;
+    void<K extends PayoutKey>(key: K & NoExtra<K, PayoutKey>): Promise<Result>;
     /** Where the hold stands; null when there is none. It writes nothing. */
-    status(key: PayoutKey): Promise<HoldState | null>;
+    status<K extends PayoutKey>(key: K & NoExtra<K, PayoutKey>): Promise<HoldState | null>;
     /** hold as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    holdCall(args: PayoutArgs): TbCall;
+    holdCall<A extends PayoutArgs>(args: A & NoExtra<A, PayoutArgs>): TbCall;
     /** post as one call of bulk. */
-    postCall(key: PayoutKey, amounts?: PayoutAmounts): TbCall;
+    postCall<K extends PayoutKey, M extends PayoutAmounts>(key: K & NoExtra<K, PayoutKey>, amounts?: M & NoExtra<M, PayoutAmounts>): TbCall;
     /** void as one call of bulk. */
-    voidCall(key: PayoutKey): TbCall;
+    voidCall<K extends PayoutKey>(key: K & NoExtra<K, PayoutKey>): TbCall;
     /** status as one call of bulk; its answer is the hold's state. */
-    statusCall(key: PayoutKey): TbCall;
+    statusCall<K extends PayoutKey>(key: K & NoExtra<K, PayoutKey>): TbCall;
   };
   /** refund: gives an order's price back to the buyer, once per order: the proceeds from the shop, the fee from the platform. */
   readonly refund: {
     /** Moves the amounts. */
-    do(args: RefundArgs): Promise<Result>;
+    do<A extends RefundArgs>(args: A & NoExtra<A, RefundArgs>): Promise<Result>;
     /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    doCall(args: RefundArgs): TbCall;
+    doCall<A extends RefundArgs>(args: A & NoExtra<A, RefundArgs>): TbCall;
   };
   /** Reads accounts: posted, held coming in, held going out. */
   readonly balance: {
-    shop_sales(account: ShopSalesAccount): Promise<Balance>;
+    shop_sales<A extends ShopSalesAccount>(account: A & NoExtra<A, ShopSalesAccount>): Promise<Balance>;
     platform_fees(): Promise<Balance>;
     buyers(): Promise<Balance>;
     shop_banks(): Promise<Balance>;
@@ -127,102 +133,126 @@ export interface Book {
  * it remembers the accounts it has made.
  */
 export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptions = {}): Book {
+  argsOf("tigerbeetle", "options", options, ["tenant", "timeoutMs"]);
   const tenant = checkText("tigerbeetle", "the tenant", options.tenant ?? "");
   const tb = new TigerBeetleBook(client, definition, { ...options, tenant });
   return {
     sale: {
       async do(args: SaleArgs): Promise<Result> {
-        const a = argsOf("sale.do", "arguments", args);
+        checkArity("sale.do", arguments.length, ["args"]);
+        const a = argsOf("sale.do", "arguments", args, ["order", "shop", "proceeds", "fee"]);
         return tb.call<Reason>(0, "do", [checkText("sale.do", "order", field(a, "order")), checkText("sale.do", "shop", field(a, "shop")), checkAmount("sale.do", "proceeds", field(a, "proceeds")), checkAmount("sale.do", "fee", field(a, "fee"))]);
       },
       doCall(args: SaleArgs): TbCall {
+        const n = arguments.length;
         return tbCall(0, "do", () => {
-          const a = argsOf("sale.do", "arguments", args);
+          checkArity("sale.doCall", n, ["args"]);
+          const a = argsOf("sale.do", "arguments", args, ["order", "shop", "proceeds", "fee"]);
           return [checkText("sale.do", "order", field(a, "order")), checkText("sale.do", "shop", field(a, "shop")), checkAmount("sale.do", "proceeds", field(a, "proceeds")), checkAmount("sale.do", "fee", field(a, "fee"))];
         });
       },
     },
     payout: {
       async hold(args: PayoutArgs): Promise<Result> {
-        const a = argsOf("payout.hold", "arguments", args);
+        checkArity("payout.hold", arguments.length, ["args"]);
+        const a = argsOf("payout.hold", "arguments", args, ["payout_id", "shop", "amount"]);
         return tb.call<Reason>(1, "hold", [checkText("payout.hold", "payout_id", field(a, "payout_id")), checkText("payout.hold", "shop", field(a, "shop")), checkAmount("payout.hold", "amount", field(a, "amount"))]);
       },
       async post(key: PayoutKey, amounts?: PayoutAmounts): Promise<Result> {
-        const k = argsOf("payout.post", "key", key);
+        checkArity("payout.post", arguments.length, ["key", "amounts?"]);
+        const k = argsOf("payout.post", "key", key, ["payout_id"], ["amount"]);
         const keyValues = [checkText("payout.post", "payout_id", field(k, "payout_id"))];
         if (amounts === undefined) {
           return tb.post<Reason>(1, keyValues, null);
         }
-        const m = argsOf("payout.post", "amounts", amounts);
+        const m = argsOf("payout.post", "amounts", amounts, ["amount"], ["payout_id"]);
         return tb.post<Reason>(1, keyValues, [checkAmount("payout.post", "amount", field(m, "amount"))]);
       },
       async void(key: PayoutKey): Promise<Result> {
-        const k = argsOf("payout.void", "key", key);
+        checkArity("payout.void", arguments.length, ["key"]);
+        const k = argsOf("payout.void", "key", key, ["payout_id"]);
         return tb.void<Reason>(1, [checkText("payout.void", "payout_id", field(k, "payout_id"))]);
       },
       async status(key: PayoutKey): Promise<HoldState | null> {
-        const k = argsOf("payout.status", "key", key);
+        checkArity("payout.status", arguments.length, ["key"]);
+        const k = argsOf("payout.status", "key", key, ["payout_id"]);
         return tb.status(1, [checkText("payout.status", "payout_id", field(k, "payout_id"))]);
       },
       holdCall(args: PayoutArgs): TbCall {
+        const n = arguments.length;
         return tbCall(1, "hold", () => {
-          const a = argsOf("payout.hold", "arguments", args);
+          checkArity("payout.holdCall", n, ["args"]);
+          const a = argsOf("payout.hold", "arguments", args, ["payout_id", "shop", "amount"]);
           return [checkText("payout.hold", "payout_id", field(a, "payout_id")), checkText("payout.hold", "shop", field(a, "shop")), checkAmount("payout.hold", "amount", field(a, "amount"))];
         });
       },
       postCall(key: PayoutKey, amounts?: PayoutAmounts): TbCall {
+        const n = arguments.length;
         return tbCall(1, "post", () => {
-          const k = argsOf("payout.post", "key", key);
+          checkArity("payout.postCall", n, ["key", "amounts?"]);
+          const k = argsOf("payout.post", "key", key, ["payout_id"], ["amount"]);
           return [checkText("payout.post", "payout_id", field(k, "payout_id"))];
         }, () => {
           if (amounts === undefined) {
             return null;
           }
-          const m = argsOf("payout.post", "amounts", amounts);
+          const m = argsOf("payout.post", "amounts", amounts, ["amount"], ["payout_id"]);
           return [checkAmount("payout.post", "amount", field(m, "amount"))];
         });
       },
       voidCall(key: PayoutKey): TbCall {
+        const n = arguments.length;
         return tbCall(1, "void", () => {
-          const k = argsOf("payout.void", "key", key);
+          checkArity("payout.voidCall", n, ["key"]);
+          const k = argsOf("payout.void", "key", key, ["payout_id"]);
           return [checkText("payout.void", "payout_id", field(k, "payout_id"))];
         });
       },
       statusCall(key: PayoutKey): TbCall {
+        const n = arguments.length;
         return tbCall(1, "status", () => {
-          const k = argsOf("payout.status", "key", key);
+          checkArity("payout.statusCall", n, ["key"]);
+          const k = argsOf("payout.status", "key", key, ["payout_id"]);
           return [checkText("payout.status", "payout_id", field(k, "payout_id"))];
         });
       },
     },
     refund: {
       async do(args: RefundArgs): Promise<Result> {
-        const a = argsOf("refund.do", "arguments", args);
+        checkArity("refund.do", arguments.length, ["args"]);
+        const a = argsOf("refund.do", "arguments", args, ["order", "shop", "proceeds", "fee"]);
         return tb.call<Reason>(2, "do", [checkText("refund.do", "order", field(a, "order")), checkText("refund.do", "shop", field(a, "shop")), checkAmount("refund.do", "proceeds", field(a, "proceeds")), checkAmount("refund.do", "fee", field(a, "fee"))]);
       },
       doCall(args: RefundArgs): TbCall {
+        const n = arguments.length;
         return tbCall(2, "do", () => {
-          const a = argsOf("refund.do", "arguments", args);
+          checkArity("refund.doCall", n, ["args"]);
+          const a = argsOf("refund.do", "arguments", args, ["order", "shop", "proceeds", "fee"]);
           return [checkText("refund.do", "order", field(a, "order")), checkText("refund.do", "shop", field(a, "shop")), checkAmount("refund.do", "proceeds", field(a, "proceeds")), checkAmount("refund.do", "fee", field(a, "fee"))];
         });
       },
     },
     balance: {
       async shop_sales(account: ShopSalesAccount): Promise<Balance> {
-        const a = argsOf("balance.shop_sales", "account", account);
+        checkArity("balance.shop_sales", arguments.length, ["account"]);
+        const a = argsOf("balance.shop_sales", "account", account, ["shop"]);
         return tb.balance(0, [checkText("balance.shop_sales", "shop", field(a, "shop"))]);
       },
       async platform_fees(): Promise<Balance> {
+        checkArity("balance.platform_fees", arguments.length, []);
         return tb.balance(1, []);
       },
       async buyers(): Promise<Balance> {
+        checkArity("balance.buyers", arguments.length, []);
         return tb.balance(2, []);
       },
       async shop_banks(): Promise<Balance> {
+        checkArity("balance.shop_banks", arguments.length, []);
         return tb.balance(3, []);
       },
     },
     async bulk(calls: readonly TbCall[]): Promise<TbAnswer<Reason>[]> {
+      checkArity("bulk", arguments.length, ["calls"]);
       return tb.bulk<Reason>(calls);
     },
   };
@@ -339,15 +369,69 @@ export class ChoboError extends Error {
 export const AMOUNT_MAX = (1n << 63n) - 1n;
 
 /**
- * argsOf returns the object a call's values are read from, or throws when
- * the caller passed something else. `where` names the call
- * (`reserve.hold`) in the message.
+ * NoExtra makes a call's parameter exact: a property of T that the
+ * parameter's type S does not declare must be of type never. TypeScript
+ * refuses an excess property of a fresh object literal only; with a
+ * method generic in T, written `T & NoExtra<T, S>`, it refuses one of a
+ * variable as well, so that an amount given in a key fails to compile
+ * rather than being left out of the call.
  */
-export function argsOf(where: string, what: string, v: unknown): Record<string, unknown> {
+export type NoExtra<T, S> = { [P in Exclude<keyof T, keyof S>]: never };
+
+/** What one argument of a call is, as its messages name it. */
+export type ArgumentKind = "arguments" | "key" | "amounts" | "account" | "options";
+
+/**
+ * argsOf returns the object a call's values are read from, or throws when
+ * the caller passed something else, or an object with an own property
+ * not among takes: a value the call would not read must not be dropped
+ * without a word. `where` names the call (`reserve.hold`) in the message;
+ * `elsewhere` lists the names that belong in the call's other argument
+ * (the amounts of a post, for its key; the key, for its amounts), which
+ * the message then points to.
+ */
+export function argsOf(where: string, what: ArgumentKind, v: unknown, takes: readonly string[], elsewhere: readonly string[] = []): Record<string, unknown> {
   if (typeof v !== "object" || v === null || Array.isArray(v)) {
     throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: the ${what} must be an object, got ${describe(v)}`);
   }
+  for (const name of Object.getOwnPropertyNames(v)) {
+    if (!takes.includes(name)) {
+      throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: ${extraMessage(where, what, name, takes, elsewhere.includes(name))}`);
+    }
+  }
   return v as Record<string, unknown>;
+}
+
+function extraMessage(where: string, what: ArgumentKind, name: string, takes: readonly string[], misplaced: boolean): string {
+  const dot = where.lastIndexOf(".");
+  const owner = where.slice(0, dot);
+  const op = where.slice(dot + 1);
+  const shown = /^[\p{L}_$][\p{L}\p{N}_$]*$/u.test(name) ? name : JSON.stringify(name);
+  switch (what) {
+    case "key":
+      return `the key has ${shown}, which is not part of ${owner}'s key` +
+        (misplaced ? `; give amounts as the second argument: ${op}(key, { ${shown} })` : "");
+    case "amounts":
+      return `the amounts have ${shown}, which is not an amount of ${owner}` +
+        (misplaced ? `; ${shown} is part of the key, the first argument: ${op}({ ${shown} }, amounts)` : "");
+    case "account":
+      return `the account has ${shown}, which is not a parameter of the account ${op}`;
+    case "options":
+      return `the options have ${shown}, which ${where} does not take; it takes ${takes.join(", ")}`;
+  }
+  return `the arguments have ${shown}, which ${where} does not take`;
+}
+
+/**
+ * checkArity refuses a call given more positional arguments than its
+ * method takes (params, named in the message): the method would never
+ * read them.
+ */
+export function checkArity(where: string, got: number, params: readonly string[]): void {
+  if (got > params.length) {
+    const op = where.slice(where.lastIndexOf(".") + 1);
+    throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: got ${got} arguments; ${op}(${params.join(", ")}) takes ${params.length === 0 ? "none" : `at most ${params.length}`}`);
+  }
 }
 
 /**

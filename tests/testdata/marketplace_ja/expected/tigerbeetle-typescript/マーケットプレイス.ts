@@ -67,44 +67,50 @@ export interface 店の売上金Account {
   店: string;
 }
 
-/** The book マーケットプレイス: マーケットプレイスの売上。代金を店の取り分と手数料にどう分けるかは呼ぶ側が計算し、売上は二つを両方とも記録するか、どちらも記録しない。店への振込は、期限を付けずに、銀行が着金を確かめるまで押さえる。返金は、売上の二つを両方とも戻すか、どちらも戻さない。店にもう振り込んだ分を戻すことになる返金は拒否される. */
+/**
+ * The book マーケットプレイス: マーケットプレイスの売上。代金を店の取り分と手数料にどう分けるかは呼ぶ側が計算し、売上は二つを両方とも記録するか、どちらも記録しない。店への振込は、期限を付けずに、銀行が着金を確かめるまで押さえる。返金は、売上の二つを両方とも戻すか、どちらも戻さない。店にもう振り込んだ分を戻すことになる返金は拒否される.
+ *
+ * Each argument takes the properties its type declares and no others: an
+ * object with one more is refused at compile time (NoExtra) and, before
+ * anything is sent, at run time (CHOBO_BAD_ARGUMENT).
+ */
 export interface Book {
   /** 売上: 注文の代金を呼ぶ側が分けたもの。取り分は店へ、手数料はプラットフォームへ. */
   readonly 売上: {
     /** Moves the amounts. */
-    do(args: 売上Args): Promise<Result>;
+    do<A extends 売上Args>(args: A & NoExtra<A, 売上Args>): Promise<Result>;
     /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    doCall(args: 売上Args): TbCall;
+    doCall<A extends 売上Args>(args: A & NoExtra<A, 売上Args>): TbCall;
   };
   /** 振込: 店の口座への振込。銀行が着金を確かめれば確定し、戻ってくれば取り消す。銀行が何日かかっても待つ. */
   readonly 振込: {
     /** Holds the amounts; post or void ends the hold. */
-    hold(args: 振込Args): Promise<Result>;
+    hold<A extends 振込Args>(args: A & NoExtra<A, 振込Args>): Promise<Result>;
     /** Posts the hold: the amounts given, or the whole hold when they are left out. */
-    post(key: 振込Key, amounts?: 振込Amounts): Promise<Result>;
+    post<K extends 振込Key, M extends 振込Amounts>(key: K & NoExtra<K, 振込Key>, amounts?: M & NoExtra<M, 振込Amounts>): Promise<Result>;
     /** Gives the hold back. */
-    void(key: 振込Key): Promise<Result>;
+    void<K extends 振込Key>(key: K & NoExtra<K, 振込Key>): Promise<Result>;
     /** Where the hold stands; null when there is none. It writes nothing. */
-    status(key: 振込Key): Promise<HoldState | null>;
+    status<K extends 振込Key>(key: K & NoExtra<K, 振込Key>): Promise<HoldState | null>;
     /** hold as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    holdCall(args: 振込Args): TbCall;
+    holdCall<A extends 振込Args>(args: A & NoExtra<A, 振込Args>): TbCall;
     /** post as one call of bulk. */
-    postCall(key: 振込Key, amounts?: 振込Amounts): TbCall;
+    postCall<K extends 振込Key, M extends 振込Amounts>(key: K & NoExtra<K, 振込Key>, amounts?: M & NoExtra<M, 振込Amounts>): TbCall;
     /** void as one call of bulk. */
-    voidCall(key: 振込Key): TbCall;
+    voidCall<K extends 振込Key>(key: K & NoExtra<K, 振込Key>): TbCall;
     /** status as one call of bulk; its answer is the hold's state. */
-    statusCall(key: 振込Key): TbCall;
+    statusCall<K extends 振込Key>(key: K & NoExtra<K, 振込Key>): TbCall;
   };
   /** 返金: 注文の代金を買い手に戻す。注文ごとに一度。取り分は店から、手数料はプラットフォームから. */
   readonly 返金: {
     /** Moves the amounts. */
-    do(args: 返金Args): Promise<Result>;
+    do<A extends 返金Args>(args: A & NoExtra<A, 返金Args>): Promise<Result>;
     /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    doCall(args: 返金Args): TbCall;
+    doCall<A extends 返金Args>(args: A & NoExtra<A, 返金Args>): TbCall;
   };
   /** Reads accounts: posted, held coming in, held going out. */
   readonly balance: {
-    店の売上金(account: 店の売上金Account): Promise<Balance>;
+    店の売上金<A extends 店の売上金Account>(account: A & NoExtra<A, 店の売上金Account>): Promise<Balance>;
     手数料収入(): Promise<Balance>;
     買い手(): Promise<Balance>;
     店の口座(): Promise<Balance>;
@@ -127,102 +133,126 @@ export interface Book {
  * it remembers the accounts it has made.
  */
 export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptions = {}): Book {
+  argsOf("tigerbeetle", "options", options, ["tenant", "timeoutMs"]);
   const tenant = checkText("tigerbeetle", "the tenant", options.tenant ?? "");
   const tb = new TigerBeetleBook(client, definition, { ...options, tenant });
   return {
     売上: {
       async do(args: 売上Args): Promise<Result> {
-        const a = argsOf("売上.do", "arguments", args);
+        checkArity("売上.do", arguments.length, ["args"]);
+        const a = argsOf("売上.do", "arguments", args, ["注文", "店", "取り分", "手数料"]);
         return tb.call<Reason>(0, "do", [checkText("売上.do", "注文", field(a, "注文")), checkText("売上.do", "店", field(a, "店")), checkAmount("売上.do", "取り分", field(a, "取り分")), checkAmount("売上.do", "手数料", field(a, "手数料"))]);
       },
       doCall(args: 売上Args): TbCall {
+        const n = arguments.length;
         return tbCall(0, "do", () => {
-          const a = argsOf("売上.do", "arguments", args);
+          checkArity("売上.doCall", n, ["args"]);
+          const a = argsOf("売上.do", "arguments", args, ["注文", "店", "取り分", "手数料"]);
           return [checkText("売上.do", "注文", field(a, "注文")), checkText("売上.do", "店", field(a, "店")), checkAmount("売上.do", "取り分", field(a, "取り分")), checkAmount("売上.do", "手数料", field(a, "手数料"))];
         });
       },
     },
     振込: {
       async hold(args: 振込Args): Promise<Result> {
-        const a = argsOf("振込.hold", "arguments", args);
+        checkArity("振込.hold", arguments.length, ["args"]);
+        const a = argsOf("振込.hold", "arguments", args, ["振込番号", "店", "額"]);
         return tb.call<Reason>(1, "hold", [checkText("振込.hold", "振込番号", field(a, "振込番号")), checkText("振込.hold", "店", field(a, "店")), checkAmount("振込.hold", "額", field(a, "額"))]);
       },
       async post(key: 振込Key, amounts?: 振込Amounts): Promise<Result> {
-        const k = argsOf("振込.post", "key", key);
+        checkArity("振込.post", arguments.length, ["key", "amounts?"]);
+        const k = argsOf("振込.post", "key", key, ["振込番号"], ["額"]);
         const keyValues = [checkText("振込.post", "振込番号", field(k, "振込番号"))];
         if (amounts === undefined) {
           return tb.post<Reason>(1, keyValues, null);
         }
-        const m = argsOf("振込.post", "amounts", amounts);
+        const m = argsOf("振込.post", "amounts", amounts, ["額"], ["振込番号"]);
         return tb.post<Reason>(1, keyValues, [checkAmount("振込.post", "額", field(m, "額"))]);
       },
       async void(key: 振込Key): Promise<Result> {
-        const k = argsOf("振込.void", "key", key);
+        checkArity("振込.void", arguments.length, ["key"]);
+        const k = argsOf("振込.void", "key", key, ["振込番号"]);
         return tb.void<Reason>(1, [checkText("振込.void", "振込番号", field(k, "振込番号"))]);
       },
       async status(key: 振込Key): Promise<HoldState | null> {
-        const k = argsOf("振込.status", "key", key);
+        checkArity("振込.status", arguments.length, ["key"]);
+        const k = argsOf("振込.status", "key", key, ["振込番号"]);
         return tb.status(1, [checkText("振込.status", "振込番号", field(k, "振込番号"))]);
       },
       holdCall(args: 振込Args): TbCall {
+        const n = arguments.length;
         return tbCall(1, "hold", () => {
-          const a = argsOf("振込.hold", "arguments", args);
+          checkArity("振込.holdCall", n, ["args"]);
+          const a = argsOf("振込.hold", "arguments", args, ["振込番号", "店", "額"]);
           return [checkText("振込.hold", "振込番号", field(a, "振込番号")), checkText("振込.hold", "店", field(a, "店")), checkAmount("振込.hold", "額", field(a, "額"))];
         });
       },
       postCall(key: 振込Key, amounts?: 振込Amounts): TbCall {
+        const n = arguments.length;
         return tbCall(1, "post", () => {
-          const k = argsOf("振込.post", "key", key);
+          checkArity("振込.postCall", n, ["key", "amounts?"]);
+          const k = argsOf("振込.post", "key", key, ["振込番号"], ["額"]);
           return [checkText("振込.post", "振込番号", field(k, "振込番号"))];
         }, () => {
           if (amounts === undefined) {
             return null;
           }
-          const m = argsOf("振込.post", "amounts", amounts);
+          const m = argsOf("振込.post", "amounts", amounts, ["額"], ["振込番号"]);
           return [checkAmount("振込.post", "額", field(m, "額"))];
         });
       },
       voidCall(key: 振込Key): TbCall {
+        const n = arguments.length;
         return tbCall(1, "void", () => {
-          const k = argsOf("振込.void", "key", key);
+          checkArity("振込.voidCall", n, ["key"]);
+          const k = argsOf("振込.void", "key", key, ["振込番号"]);
           return [checkText("振込.void", "振込番号", field(k, "振込番号"))];
         });
       },
       statusCall(key: 振込Key): TbCall {
+        const n = arguments.length;
         return tbCall(1, "status", () => {
-          const k = argsOf("振込.status", "key", key);
+          checkArity("振込.statusCall", n, ["key"]);
+          const k = argsOf("振込.status", "key", key, ["振込番号"]);
           return [checkText("振込.status", "振込番号", field(k, "振込番号"))];
         });
       },
     },
     返金: {
       async do(args: 返金Args): Promise<Result> {
-        const a = argsOf("返金.do", "arguments", args);
+        checkArity("返金.do", arguments.length, ["args"]);
+        const a = argsOf("返金.do", "arguments", args, ["注文", "店", "取り分", "手数料"]);
         return tb.call<Reason>(2, "do", [checkText("返金.do", "注文", field(a, "注文")), checkText("返金.do", "店", field(a, "店")), checkAmount("返金.do", "取り分", field(a, "取り分")), checkAmount("返金.do", "手数料", field(a, "手数料"))]);
       },
       doCall(args: 返金Args): TbCall {
+        const n = arguments.length;
         return tbCall(2, "do", () => {
-          const a = argsOf("返金.do", "arguments", args);
+          checkArity("返金.doCall", n, ["args"]);
+          const a = argsOf("返金.do", "arguments", args, ["注文", "店", "取り分", "手数料"]);
           return [checkText("返金.do", "注文", field(a, "注文")), checkText("返金.do", "店", field(a, "店")), checkAmount("返金.do", "取り分", field(a, "取り分")), checkAmount("返金.do", "手数料", field(a, "手数料"))];
         });
       },
     },
     balance: {
       async 店の売上金(account: 店の売上金Account): Promise<Balance> {
-        const a = argsOf("balance.店の売上金", "account", account);
+        checkArity("balance.店の売上金", arguments.length, ["account"]);
+        const a = argsOf("balance.店の売上金", "account", account, ["店"]);
         return tb.balance(0, [checkText("balance.店の売上金", "店", field(a, "店"))]);
       },
       async 手数料収入(): Promise<Balance> {
+        checkArity("balance.手数料収入", arguments.length, []);
         return tb.balance(1, []);
       },
       async 買い手(): Promise<Balance> {
+        checkArity("balance.買い手", arguments.length, []);
         return tb.balance(2, []);
       },
       async 店の口座(): Promise<Balance> {
+        checkArity("balance.店の口座", arguments.length, []);
         return tb.balance(3, []);
       },
     },
     async bulk(calls: readonly TbCall[]): Promise<TbAnswer<Reason>[]> {
+      checkArity("bulk", arguments.length, ["calls"]);
       return tb.bulk<Reason>(calls);
     },
   };
@@ -339,15 +369,69 @@ export class ChoboError extends Error {
 export const AMOUNT_MAX = (1n << 63n) - 1n;
 
 /**
- * argsOf returns the object a call's values are read from, or throws when
- * the caller passed something else. `where` names the call
- * (`reserve.hold`) in the message.
+ * NoExtra makes a call's parameter exact: a property of T that the
+ * parameter's type S does not declare must be of type never. TypeScript
+ * refuses an excess property of a fresh object literal only; with a
+ * method generic in T, written `T & NoExtra<T, S>`, it refuses one of a
+ * variable as well, so that an amount given in a key fails to compile
+ * rather than being left out of the call.
  */
-export function argsOf(where: string, what: string, v: unknown): Record<string, unknown> {
+export type NoExtra<T, S> = { [P in Exclude<keyof T, keyof S>]: never };
+
+/** What one argument of a call is, as its messages name it. */
+export type ArgumentKind = "arguments" | "key" | "amounts" | "account" | "options";
+
+/**
+ * argsOf returns the object a call's values are read from, or throws when
+ * the caller passed something else, or an object with an own property
+ * not among takes: a value the call would not read must not be dropped
+ * without a word. `where` names the call (`reserve.hold`) in the message;
+ * `elsewhere` lists the names that belong in the call's other argument
+ * (the amounts of a post, for its key; the key, for its amounts), which
+ * the message then points to.
+ */
+export function argsOf(where: string, what: ArgumentKind, v: unknown, takes: readonly string[], elsewhere: readonly string[] = []): Record<string, unknown> {
   if (typeof v !== "object" || v === null || Array.isArray(v)) {
     throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: the ${what} must be an object, got ${describe(v)}`);
   }
+  for (const name of Object.getOwnPropertyNames(v)) {
+    if (!takes.includes(name)) {
+      throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: ${extraMessage(where, what, name, takes, elsewhere.includes(name))}`);
+    }
+  }
   return v as Record<string, unknown>;
+}
+
+function extraMessage(where: string, what: ArgumentKind, name: string, takes: readonly string[], misplaced: boolean): string {
+  const dot = where.lastIndexOf(".");
+  const owner = where.slice(0, dot);
+  const op = where.slice(dot + 1);
+  const shown = /^[\p{L}_$][\p{L}\p{N}_$]*$/u.test(name) ? name : JSON.stringify(name);
+  switch (what) {
+    case "key":
+      return `the key has ${shown}, which is not part of ${owner}'s key` +
+        (misplaced ? `; give amounts as the second argument: ${op}(key, { ${shown} })` : "");
+    case "amounts":
+      return `the amounts have ${shown}, which is not an amount of ${owner}` +
+        (misplaced ? `; ${shown} is part of the key, the first argument: ${op}({ ${shown} }, amounts)` : "");
+    case "account":
+      return `the account has ${shown}, which is not a parameter of the account ${op}`;
+    case "options":
+      return `the options have ${shown}, which ${where} does not take; it takes ${takes.join(", ")}`;
+  }
+  return `the arguments have ${shown}, which ${where} does not take`;
+}
+
+/**
+ * checkArity refuses a call given more positional arguments than its
+ * method takes (params, named in the message): the method would never
+ * read them.
+ */
+export function checkArity(where: string, got: number, params: readonly string[]): void {
+  if (got > params.length) {
+    const op = where.slice(where.lastIndexOf(".") + 1);
+    throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: got ${got} arguments; ${op}(${params.join(", ")}) takes ${params.length === 0 ? "none" : `at most ${params.length}`}`);
+  }
 }
 
 /**

@@ -57,35 +57,41 @@ export interface StockAccount {
   สินค้า: string;
 }
 
-/** The book market. */
+/**
+ * The book market.
+ *
+ * Each argument takes the properties its type declares and no others: an
+ * object with one more is refused at compile time (NoExtra) and, before
+ * anything is sent, at run time (CHOBO_BAD_ARGUMENT).
+ */
 export interface Book {
   readonly receive: {
     /** Moves the amounts. */
-    do(args: ReceiveArgs): Promise<Result>;
+    do<A extends ReceiveArgs>(args: A & NoExtra<A, ReceiveArgs>): Promise<Result>;
     /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    doCall(args: ReceiveArgs): TbCall;
+    doCall<A extends ReceiveArgs>(args: A & NoExtra<A, ReceiveArgs>): TbCall;
   };
   readonly sell: {
     /** Holds the amounts; post or void ends the hold. */
-    hold(args: SellArgs): Promise<Result>;
+    hold<A extends SellArgs>(args: A & NoExtra<A, SellArgs>): Promise<Result>;
     /** Posts the hold: the amounts given, or the whole hold when they are left out. */
-    post(key: SellKey, amounts?: SellAmounts): Promise<Result>;
+    post<K extends SellKey, M extends SellAmounts>(key: K & NoExtra<K, SellKey>, amounts?: M & NoExtra<M, SellAmounts>): Promise<Result>;
     /** Gives the hold back. */
-    void(key: SellKey): Promise<Result>;
+    void<K extends SellKey>(key: K & NoExtra<K, SellKey>): Promise<Result>;
     /** Where the hold stands; null when there is none. It writes nothing. */
-    status(key: SellKey): Promise<HoldState | null>;
+    status<K extends SellKey>(key: K & NoExtra<K, SellKey>): Promise<HoldState | null>;
     /** hold as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    holdCall(args: SellArgs): TbCall;
+    holdCall<A extends SellArgs>(args: A & NoExtra<A, SellArgs>): TbCall;
     /** post as one call of bulk. */
-    postCall(key: SellKey, amounts?: SellAmounts): TbCall;
+    postCall<K extends SellKey, M extends SellAmounts>(key: K & NoExtra<K, SellKey>, amounts?: M & NoExtra<M, SellAmounts>): TbCall;
     /** void as one call of bulk. */
-    voidCall(key: SellKey): TbCall;
+    voidCall<K extends SellKey>(key: K & NoExtra<K, SellKey>): TbCall;
     /** status as one call of bulk; its answer is the hold's state. */
-    statusCall(key: SellKey): TbCall;
+    statusCall<K extends SellKey>(key: K & NoExtra<K, SellKey>): TbCall;
   };
   /** Reads accounts: posted, held coming in, held going out. */
   readonly balance: {
-    stock(account: StockAccount): Promise<Balance>;
+    stock<A extends StockAccount>(account: A & NoExtra<A, StockAccount>): Promise<Balance>;
     buyers(): Promise<Balance>;
     suppliers(): Promise<Balance>;
   };
@@ -107,87 +113,107 @@ export interface Book {
  * it remembers the accounts it has made.
  */
 export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptions = {}): Book {
+  argsOf("tigerbeetle", "options", options, ["tenant", "timeoutMs"]);
   const tenant = checkText("tigerbeetle", "the tenant", options.tenant ?? "");
   const tb = new TigerBeetleBook(client, definition, { ...options, tenant });
   return {
     receive: {
       async do(args: ReceiveArgs): Promise<Result> {
-        const a = argsOf("receive.do", "arguments", args);
+        checkArity("receive.do", arguments.length, ["args"]);
+        const a = argsOf("receive.do", "arguments", args, ["delivery", "สินค้า", "qty"]);
         return tb.call<Reason>(0, "do", [checkText("receive.do", "delivery", field(a, "delivery")), checkText("receive.do", "สินค้า", field(a, "สินค้า")), checkAmount("receive.do", "qty", field(a, "qty"))]);
       },
       doCall(args: ReceiveArgs): TbCall {
+        const n = arguments.length;
         return tbCall(0, "do", () => {
-          const a = argsOf("receive.do", "arguments", args);
+          checkArity("receive.doCall", n, ["args"]);
+          const a = argsOf("receive.do", "arguments", args, ["delivery", "สินค้า", "qty"]);
           return [checkText("receive.do", "delivery", field(a, "delivery")), checkText("receive.do", "สินค้า", field(a, "สินค้า")), checkAmount("receive.do", "qty", field(a, "qty"))];
         });
       },
     },
     sell: {
       async hold(args: SellArgs): Promise<Result> {
-        const a = argsOf("sell.hold", "arguments", args);
+        checkArity("sell.hold", arguments.length, ["args"]);
+        const a = argsOf("sell.hold", "arguments", args, ["order", "สินค้า", "मूल्य"]);
         return tb.call<Reason>(1, "hold", [checkText("sell.hold", "order", field(a, "order")), checkText("sell.hold", "สินค้า", field(a, "สินค้า")), checkAmount("sell.hold", "मूल्य", field(a, "मूल्य"))]);
       },
       async post(key: SellKey, amounts?: SellAmounts): Promise<Result> {
-        const k = argsOf("sell.post", "key", key);
+        checkArity("sell.post", arguments.length, ["key", "amounts?"]);
+        const k = argsOf("sell.post", "key", key, ["order"], ["मूल्य"]);
         const keyValues = [checkText("sell.post", "order", field(k, "order"))];
         if (amounts === undefined) {
           return tb.post<Reason>(1, keyValues, null);
         }
-        const m = argsOf("sell.post", "amounts", amounts);
+        const m = argsOf("sell.post", "amounts", amounts, ["मूल्य"], ["order"]);
         return tb.post<Reason>(1, keyValues, [checkAmount("sell.post", "मूल्य", field(m, "मूल्य"))]);
       },
       async void(key: SellKey): Promise<Result> {
-        const k = argsOf("sell.void", "key", key);
+        checkArity("sell.void", arguments.length, ["key"]);
+        const k = argsOf("sell.void", "key", key, ["order"]);
         return tb.void<Reason>(1, [checkText("sell.void", "order", field(k, "order"))]);
       },
       async status(key: SellKey): Promise<HoldState | null> {
-        const k = argsOf("sell.status", "key", key);
+        checkArity("sell.status", arguments.length, ["key"]);
+        const k = argsOf("sell.status", "key", key, ["order"]);
         return tb.status(1, [checkText("sell.status", "order", field(k, "order"))]);
       },
       holdCall(args: SellArgs): TbCall {
+        const n = arguments.length;
         return tbCall(1, "hold", () => {
-          const a = argsOf("sell.hold", "arguments", args);
+          checkArity("sell.holdCall", n, ["args"]);
+          const a = argsOf("sell.hold", "arguments", args, ["order", "สินค้า", "मूल्य"]);
           return [checkText("sell.hold", "order", field(a, "order")), checkText("sell.hold", "สินค้า", field(a, "สินค้า")), checkAmount("sell.hold", "मूल्य", field(a, "मूल्य"))];
         });
       },
       postCall(key: SellKey, amounts?: SellAmounts): TbCall {
+        const n = arguments.length;
         return tbCall(1, "post", () => {
-          const k = argsOf("sell.post", "key", key);
+          checkArity("sell.postCall", n, ["key", "amounts?"]);
+          const k = argsOf("sell.post", "key", key, ["order"], ["मूल्य"]);
           return [checkText("sell.post", "order", field(k, "order"))];
         }, () => {
           if (amounts === undefined) {
             return null;
           }
-          const m = argsOf("sell.post", "amounts", amounts);
+          const m = argsOf("sell.post", "amounts", amounts, ["मूल्य"], ["order"]);
           return [checkAmount("sell.post", "मूल्य", field(m, "मूल्य"))];
         });
       },
       voidCall(key: SellKey): TbCall {
+        const n = arguments.length;
         return tbCall(1, "void", () => {
-          const k = argsOf("sell.void", "key", key);
+          checkArity("sell.voidCall", n, ["key"]);
+          const k = argsOf("sell.void", "key", key, ["order"]);
           return [checkText("sell.void", "order", field(k, "order"))];
         });
       },
       statusCall(key: SellKey): TbCall {
+        const n = arguments.length;
         return tbCall(1, "status", () => {
-          const k = argsOf("sell.status", "key", key);
+          checkArity("sell.statusCall", n, ["key"]);
+          const k = argsOf("sell.status", "key", key, ["order"]);
           return [checkText("sell.status", "order", field(k, "order"))];
         });
       },
     },
     balance: {
       async stock(account: StockAccount): Promise<Balance> {
-        const a = argsOf("balance.stock", "account", account);
+        checkArity("balance.stock", arguments.length, ["account"]);
+        const a = argsOf("balance.stock", "account", account, ["สินค้า"]);
         return tb.balance(0, [checkText("balance.stock", "สินค้า", field(a, "สินค้า"))]);
       },
       async buyers(): Promise<Balance> {
+        checkArity("balance.buyers", arguments.length, []);
         return tb.balance(1, []);
       },
       async suppliers(): Promise<Balance> {
+        checkArity("balance.suppliers", arguments.length, []);
         return tb.balance(2, []);
       },
     },
     async bulk(calls: readonly TbCall[]): Promise<TbAnswer<Reason>[]> {
+      checkArity("bulk", arguments.length, ["calls"]);
       return tb.bulk<Reason>(calls);
     },
   };
@@ -293,15 +319,69 @@ export class ChoboError extends Error {
 export const AMOUNT_MAX = (1n << 63n) - 1n;
 
 /**
- * argsOf returns the object a call's values are read from, or throws when
- * the caller passed something else. `where` names the call
- * (`reserve.hold`) in the message.
+ * NoExtra makes a call's parameter exact: a property of T that the
+ * parameter's type S does not declare must be of type never. TypeScript
+ * refuses an excess property of a fresh object literal only; with a
+ * method generic in T, written `T & NoExtra<T, S>`, it refuses one of a
+ * variable as well, so that an amount given in a key fails to compile
+ * rather than being left out of the call.
  */
-export function argsOf(where: string, what: string, v: unknown): Record<string, unknown> {
+export type NoExtra<T, S> = { [P in Exclude<keyof T, keyof S>]: never };
+
+/** What one argument of a call is, as its messages name it. */
+export type ArgumentKind = "arguments" | "key" | "amounts" | "account" | "options";
+
+/**
+ * argsOf returns the object a call's values are read from, or throws when
+ * the caller passed something else, or an object with an own property
+ * not among takes: a value the call would not read must not be dropped
+ * without a word. `where` names the call (`reserve.hold`) in the message;
+ * `elsewhere` lists the names that belong in the call's other argument
+ * (the amounts of a post, for its key; the key, for its amounts), which
+ * the message then points to.
+ */
+export function argsOf(where: string, what: ArgumentKind, v: unknown, takes: readonly string[], elsewhere: readonly string[] = []): Record<string, unknown> {
   if (typeof v !== "object" || v === null || Array.isArray(v)) {
     throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: the ${what} must be an object, got ${describe(v)}`);
   }
+  for (const name of Object.getOwnPropertyNames(v)) {
+    if (!takes.includes(name)) {
+      throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: ${extraMessage(where, what, name, takes, elsewhere.includes(name))}`);
+    }
+  }
   return v as Record<string, unknown>;
+}
+
+function extraMessage(where: string, what: ArgumentKind, name: string, takes: readonly string[], misplaced: boolean): string {
+  const dot = where.lastIndexOf(".");
+  const owner = where.slice(0, dot);
+  const op = where.slice(dot + 1);
+  const shown = /^[\p{L}_$][\p{L}\p{N}_$]*$/u.test(name) ? name : JSON.stringify(name);
+  switch (what) {
+    case "key":
+      return `the key has ${shown}, which is not part of ${owner}'s key` +
+        (misplaced ? `; give amounts as the second argument: ${op}(key, { ${shown} })` : "");
+    case "amounts":
+      return `the amounts have ${shown}, which is not an amount of ${owner}` +
+        (misplaced ? `; ${shown} is part of the key, the first argument: ${op}({ ${shown} }, amounts)` : "");
+    case "account":
+      return `the account has ${shown}, which is not a parameter of the account ${op}`;
+    case "options":
+      return `the options have ${shown}, which ${where} does not take; it takes ${takes.join(", ")}`;
+  }
+  return `the arguments have ${shown}, which ${where} does not take`;
+}
+
+/**
+ * checkArity refuses a call given more positional arguments than its
+ * method takes (params, named in the message): the method would never
+ * read them.
+ */
+export function checkArity(where: string, got: number, params: readonly string[]): void {
+  if (got > params.length) {
+    const op = where.slice(where.lastIndexOf(".") + 1);
+    throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: got ${got} arguments; ${op}(${params.join(", ")}) takes ${params.length === 0 ? "none" : `at most ${params.length}`}`);
+  }
 }
 
 /**

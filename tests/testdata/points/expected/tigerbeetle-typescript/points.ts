@@ -75,56 +75,62 @@ export interface PointsAccount {
   member: string;
 }
 
-/** The book points: Loyalty points per member. A purchase grants points that stay on hold until its return period is over: posted then, voided if the goods come back, and not spendable before. Points spent at checkout are held for 15 minutes while the payment goes through. No member may hold more than 50,000 points, counting those still on hold. */
+/**
+ * The book points: Loyalty points per member. A purchase grants points that stay on hold until its return period is over: posted then, voided if the goods come back, and not spendable before. Points spent at checkout are held for 15 minutes while the payment goes through. No member may hold more than 50,000 points, counting those still on hold.
+ *
+ * Each argument takes the properties its type declares and no others: an
+ * object with one more is refused at compile time (NoExtra) and, before
+ * anything is sent, at run time (CHOBO_BAD_ARGUMENT).
+ */
 export interface Book {
   /** grant: points for a purchase, held until its return period ends: post when it ends, void when the purchase is returned. */
   readonly grant: {
     /** Holds the amounts; post or void ends the hold. */
-    hold(args: GrantArgs): Promise<Result>;
+    hold<A extends GrantArgs>(args: A & NoExtra<A, GrantArgs>): Promise<Result>;
     /** Posts the hold: the amounts given, or the whole hold when they are left out. */
-    post(key: GrantKey, amounts?: GrantAmounts): Promise<Result>;
+    post<K extends GrantKey, M extends GrantAmounts>(key: K & NoExtra<K, GrantKey>, amounts?: M & NoExtra<M, GrantAmounts>): Promise<Result>;
     /** Gives the hold back. */
-    void(key: GrantKey): Promise<Result>;
+    void<K extends GrantKey>(key: K & NoExtra<K, GrantKey>): Promise<Result>;
     /** Where the hold stands; null when there is none. It writes nothing. */
-    status(key: GrantKey): Promise<HoldState | null>;
+    status<K extends GrantKey>(key: K & NoExtra<K, GrantKey>): Promise<HoldState | null>;
     /** hold as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    holdCall(args: GrantArgs): TbCall;
+    holdCall<A extends GrantArgs>(args: A & NoExtra<A, GrantArgs>): TbCall;
     /** post as one call of bulk. */
-    postCall(key: GrantKey, amounts?: GrantAmounts): TbCall;
+    postCall<K extends GrantKey, M extends GrantAmounts>(key: K & NoExtra<K, GrantKey>, amounts?: M & NoExtra<M, GrantAmounts>): TbCall;
     /** void as one call of bulk. */
-    voidCall(key: GrantKey): TbCall;
+    voidCall<K extends GrantKey>(key: K & NoExtra<K, GrantKey>): TbCall;
     /** status as one call of bulk; its answer is the hold's state. */
-    statusCall(key: GrantKey): TbCall;
+    statusCall<K extends GrantKey>(key: K & NoExtra<K, GrantKey>): TbCall;
   };
   /** redeem: points spent at checkout: post when the payment succeeds, void when it fails; after 15 minutes the hold expires and the points are the member's again. */
   readonly redeem: {
     /** Holds the amounts; post or void ends the hold. */
-    hold(args: RedeemArgs): Promise<Result>;
+    hold<A extends RedeemArgs>(args: A & NoExtra<A, RedeemArgs>): Promise<Result>;
     /** Posts the hold: the amounts given, or the whole hold when they are left out. */
-    post(key: RedeemKey, amounts?: RedeemAmounts): Promise<Result>;
+    post<K extends RedeemKey, M extends RedeemAmounts>(key: K & NoExtra<K, RedeemKey>, amounts?: M & NoExtra<M, RedeemAmounts>): Promise<Result>;
     /** Gives the hold back. */
-    void(key: RedeemKey): Promise<Result>;
+    void<K extends RedeemKey>(key: K & NoExtra<K, RedeemKey>): Promise<Result>;
     /** Where the hold stands; null when there is none. It writes nothing. */
-    status(key: RedeemKey): Promise<HoldState | null>;
+    status<K extends RedeemKey>(key: K & NoExtra<K, RedeemKey>): Promise<HoldState | null>;
     /** hold as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    holdCall(args: RedeemArgs): TbCall;
+    holdCall<A extends RedeemArgs>(args: A & NoExtra<A, RedeemArgs>): TbCall;
     /** post as one call of bulk. */
-    postCall(key: RedeemKey, amounts?: RedeemAmounts): TbCall;
+    postCall<K extends RedeemKey, M extends RedeemAmounts>(key: K & NoExtra<K, RedeemKey>, amounts?: M & NoExtra<M, RedeemAmounts>): TbCall;
     /** void as one call of bulk. */
-    voidCall(key: RedeemKey): TbCall;
+    voidCall<K extends RedeemKey>(key: K & NoExtra<K, RedeemKey>): TbCall;
     /** status as one call of bulk; its answer is the hold's state. */
-    statusCall(key: RedeemKey): TbCall;
+    statusCall<K extends RedeemKey>(key: K & NoExtra<K, RedeemKey>): TbCall;
   };
   /** lapse: points left unused too long, taken back by the expiry batch named. */
   readonly lapse: {
     /** Moves the amounts. */
-    do(args: LapseArgs): Promise<Result>;
+    do<A extends LapseArgs>(args: A & NoExtra<A, LapseArgs>): Promise<Result>;
     /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    doCall(args: LapseArgs): TbCall;
+    doCall<A extends LapseArgs>(args: A & NoExtra<A, LapseArgs>): TbCall;
   };
   /** Reads accounts: posted, held coming in, held going out. */
   readonly balance: {
-    points(account: PointsAccount): Promise<Balance>;
+    points<A extends PointsAccount>(account: A & NoExtra<A, PointsAccount>): Promise<Balance>;
     program(): Promise<Balance>;
     redeemed(): Promise<Balance>;
   };
@@ -146,140 +152,172 @@ export interface Book {
  * it remembers the accounts it has made.
  */
 export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptions = {}): Book {
+  argsOf("tigerbeetle", "options", options, ["tenant", "timeoutMs"]);
   const tenant = checkText("tigerbeetle", "the tenant", options.tenant ?? "");
   const tb = new TigerBeetleBook(client, definition, { ...options, tenant });
   return {
     grant: {
       async hold(args: GrantArgs): Promise<Result> {
-        const a = argsOf("grant.hold", "arguments", args);
+        checkArity("grant.hold", arguments.length, ["args"]);
+        const a = argsOf("grant.hold", "arguments", args, ["purchase", "member", "amount"]);
         return tb.call<Reason>(0, "hold", [checkText("grant.hold", "purchase", field(a, "purchase")), checkText("grant.hold", "member", field(a, "member")), checkAmount("grant.hold", "amount", field(a, "amount"))]);
       },
       async post(key: GrantKey, amounts?: GrantAmounts): Promise<Result> {
-        const k = argsOf("grant.post", "key", key);
+        checkArity("grant.post", arguments.length, ["key", "amounts?"]);
+        const k = argsOf("grant.post", "key", key, ["purchase"], ["amount"]);
         const keyValues = [checkText("grant.post", "purchase", field(k, "purchase"))];
         if (amounts === undefined) {
           return tb.post<Reason>(0, keyValues, null);
         }
-        const m = argsOf("grant.post", "amounts", amounts);
+        const m = argsOf("grant.post", "amounts", amounts, ["amount"], ["purchase"]);
         return tb.post<Reason>(0, keyValues, [checkAmount("grant.post", "amount", field(m, "amount"))]);
       },
       async void(key: GrantKey): Promise<Result> {
-        const k = argsOf("grant.void", "key", key);
+        checkArity("grant.void", arguments.length, ["key"]);
+        const k = argsOf("grant.void", "key", key, ["purchase"]);
         return tb.void<Reason>(0, [checkText("grant.void", "purchase", field(k, "purchase"))]);
       },
       async status(key: GrantKey): Promise<HoldState | null> {
-        const k = argsOf("grant.status", "key", key);
+        checkArity("grant.status", arguments.length, ["key"]);
+        const k = argsOf("grant.status", "key", key, ["purchase"]);
         return tb.status(0, [checkText("grant.status", "purchase", field(k, "purchase"))]);
       },
       holdCall(args: GrantArgs): TbCall {
+        const n = arguments.length;
         return tbCall(0, "hold", () => {
-          const a = argsOf("grant.hold", "arguments", args);
+          checkArity("grant.holdCall", n, ["args"]);
+          const a = argsOf("grant.hold", "arguments", args, ["purchase", "member", "amount"]);
           return [checkText("grant.hold", "purchase", field(a, "purchase")), checkText("grant.hold", "member", field(a, "member")), checkAmount("grant.hold", "amount", field(a, "amount"))];
         });
       },
       postCall(key: GrantKey, amounts?: GrantAmounts): TbCall {
+        const n = arguments.length;
         return tbCall(0, "post", () => {
-          const k = argsOf("grant.post", "key", key);
+          checkArity("grant.postCall", n, ["key", "amounts?"]);
+          const k = argsOf("grant.post", "key", key, ["purchase"], ["amount"]);
           return [checkText("grant.post", "purchase", field(k, "purchase"))];
         }, () => {
           if (amounts === undefined) {
             return null;
           }
-          const m = argsOf("grant.post", "amounts", amounts);
+          const m = argsOf("grant.post", "amounts", amounts, ["amount"], ["purchase"]);
           return [checkAmount("grant.post", "amount", field(m, "amount"))];
         });
       },
       voidCall(key: GrantKey): TbCall {
+        const n = arguments.length;
         return tbCall(0, "void", () => {
-          const k = argsOf("grant.void", "key", key);
+          checkArity("grant.voidCall", n, ["key"]);
+          const k = argsOf("grant.void", "key", key, ["purchase"]);
           return [checkText("grant.void", "purchase", field(k, "purchase"))];
         });
       },
       statusCall(key: GrantKey): TbCall {
+        const n = arguments.length;
         return tbCall(0, "status", () => {
-          const k = argsOf("grant.status", "key", key);
+          checkArity("grant.statusCall", n, ["key"]);
+          const k = argsOf("grant.status", "key", key, ["purchase"]);
           return [checkText("grant.status", "purchase", field(k, "purchase"))];
         });
       },
     },
     redeem: {
       async hold(args: RedeemArgs): Promise<Result> {
-        const a = argsOf("redeem.hold", "arguments", args);
+        checkArity("redeem.hold", arguments.length, ["args"]);
+        const a = argsOf("redeem.hold", "arguments", args, ["checkout", "member", "amount"]);
         return tb.call<Reason>(1, "hold", [checkText("redeem.hold", "checkout", field(a, "checkout")), checkText("redeem.hold", "member", field(a, "member")), checkAmount("redeem.hold", "amount", field(a, "amount"))]);
       },
       async post(key: RedeemKey, amounts?: RedeemAmounts): Promise<Result> {
-        const k = argsOf("redeem.post", "key", key);
+        checkArity("redeem.post", arguments.length, ["key", "amounts?"]);
+        const k = argsOf("redeem.post", "key", key, ["checkout"], ["amount"]);
         const keyValues = [checkText("redeem.post", "checkout", field(k, "checkout"))];
         if (amounts === undefined) {
           return tb.post<Reason>(1, keyValues, null);
         }
-        const m = argsOf("redeem.post", "amounts", amounts);
+        const m = argsOf("redeem.post", "amounts", amounts, ["amount"], ["checkout"]);
         return tb.post<Reason>(1, keyValues, [checkAmount("redeem.post", "amount", field(m, "amount"))]);
       },
       async void(key: RedeemKey): Promise<Result> {
-        const k = argsOf("redeem.void", "key", key);
+        checkArity("redeem.void", arguments.length, ["key"]);
+        const k = argsOf("redeem.void", "key", key, ["checkout"]);
         return tb.void<Reason>(1, [checkText("redeem.void", "checkout", field(k, "checkout"))]);
       },
       async status(key: RedeemKey): Promise<HoldState | null> {
-        const k = argsOf("redeem.status", "key", key);
+        checkArity("redeem.status", arguments.length, ["key"]);
+        const k = argsOf("redeem.status", "key", key, ["checkout"]);
         return tb.status(1, [checkText("redeem.status", "checkout", field(k, "checkout"))]);
       },
       holdCall(args: RedeemArgs): TbCall {
+        const n = arguments.length;
         return tbCall(1, "hold", () => {
-          const a = argsOf("redeem.hold", "arguments", args);
+          checkArity("redeem.holdCall", n, ["args"]);
+          const a = argsOf("redeem.hold", "arguments", args, ["checkout", "member", "amount"]);
           return [checkText("redeem.hold", "checkout", field(a, "checkout")), checkText("redeem.hold", "member", field(a, "member")), checkAmount("redeem.hold", "amount", field(a, "amount"))];
         });
       },
       postCall(key: RedeemKey, amounts?: RedeemAmounts): TbCall {
+        const n = arguments.length;
         return tbCall(1, "post", () => {
-          const k = argsOf("redeem.post", "key", key);
+          checkArity("redeem.postCall", n, ["key", "amounts?"]);
+          const k = argsOf("redeem.post", "key", key, ["checkout"], ["amount"]);
           return [checkText("redeem.post", "checkout", field(k, "checkout"))];
         }, () => {
           if (amounts === undefined) {
             return null;
           }
-          const m = argsOf("redeem.post", "amounts", amounts);
+          const m = argsOf("redeem.post", "amounts", amounts, ["amount"], ["checkout"]);
           return [checkAmount("redeem.post", "amount", field(m, "amount"))];
         });
       },
       voidCall(key: RedeemKey): TbCall {
+        const n = arguments.length;
         return tbCall(1, "void", () => {
-          const k = argsOf("redeem.void", "key", key);
+          checkArity("redeem.voidCall", n, ["key"]);
+          const k = argsOf("redeem.void", "key", key, ["checkout"]);
           return [checkText("redeem.void", "checkout", field(k, "checkout"))];
         });
       },
       statusCall(key: RedeemKey): TbCall {
+        const n = arguments.length;
         return tbCall(1, "status", () => {
-          const k = argsOf("redeem.status", "key", key);
+          checkArity("redeem.statusCall", n, ["key"]);
+          const k = argsOf("redeem.status", "key", key, ["checkout"]);
           return [checkText("redeem.status", "checkout", field(k, "checkout"))];
         });
       },
     },
     lapse: {
       async do(args: LapseArgs): Promise<Result> {
-        const a = argsOf("lapse.do", "arguments", args);
+        checkArity("lapse.do", arguments.length, ["args"]);
+        const a = argsOf("lapse.do", "arguments", args, ["batch", "member", "amount"]);
         return tb.call<Reason>(2, "do", [checkText("lapse.do", "batch", field(a, "batch")), checkText("lapse.do", "member", field(a, "member")), checkAmount("lapse.do", "amount", field(a, "amount"))]);
       },
       doCall(args: LapseArgs): TbCall {
+        const n = arguments.length;
         return tbCall(2, "do", () => {
-          const a = argsOf("lapse.do", "arguments", args);
+          checkArity("lapse.doCall", n, ["args"]);
+          const a = argsOf("lapse.do", "arguments", args, ["batch", "member", "amount"]);
           return [checkText("lapse.do", "batch", field(a, "batch")), checkText("lapse.do", "member", field(a, "member")), checkAmount("lapse.do", "amount", field(a, "amount"))];
         });
       },
     },
     balance: {
       async points(account: PointsAccount): Promise<Balance> {
-        const a = argsOf("balance.points", "account", account);
+        checkArity("balance.points", arguments.length, ["account"]);
+        const a = argsOf("balance.points", "account", account, ["member"]);
         return tb.balance(0, [checkText("balance.points", "member", field(a, "member"))]);
       },
       async program(): Promise<Balance> {
+        checkArity("balance.program", arguments.length, []);
         return tb.balance(1, []);
       },
       async redeemed(): Promise<Balance> {
+        checkArity("balance.redeemed", arguments.length, []);
         return tb.balance(2, []);
       },
     },
     async bulk(calls: readonly TbCall[]): Promise<TbAnswer<Reason>[]> {
+      checkArity("bulk", arguments.length, ["calls"]);
       return tb.bulk<Reason>(calls);
     },
   };
@@ -393,15 +431,69 @@ export class ChoboError extends Error {
 export const AMOUNT_MAX = (1n << 63n) - 1n;
 
 /**
- * argsOf returns the object a call's values are read from, or throws when
- * the caller passed something else. `where` names the call
- * (`reserve.hold`) in the message.
+ * NoExtra makes a call's parameter exact: a property of T that the
+ * parameter's type S does not declare must be of type never. TypeScript
+ * refuses an excess property of a fresh object literal only; with a
+ * method generic in T, written `T & NoExtra<T, S>`, it refuses one of a
+ * variable as well, so that an amount given in a key fails to compile
+ * rather than being left out of the call.
  */
-export function argsOf(where: string, what: string, v: unknown): Record<string, unknown> {
+export type NoExtra<T, S> = { [P in Exclude<keyof T, keyof S>]: never };
+
+/** What one argument of a call is, as its messages name it. */
+export type ArgumentKind = "arguments" | "key" | "amounts" | "account" | "options";
+
+/**
+ * argsOf returns the object a call's values are read from, or throws when
+ * the caller passed something else, or an object with an own property
+ * not among takes: a value the call would not read must not be dropped
+ * without a word. `where` names the call (`reserve.hold`) in the message;
+ * `elsewhere` lists the names that belong in the call's other argument
+ * (the amounts of a post, for its key; the key, for its amounts), which
+ * the message then points to.
+ */
+export function argsOf(where: string, what: ArgumentKind, v: unknown, takes: readonly string[], elsewhere: readonly string[] = []): Record<string, unknown> {
   if (typeof v !== "object" || v === null || Array.isArray(v)) {
     throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: the ${what} must be an object, got ${describe(v)}`);
   }
+  for (const name of Object.getOwnPropertyNames(v)) {
+    if (!takes.includes(name)) {
+      throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: ${extraMessage(where, what, name, takes, elsewhere.includes(name))}`);
+    }
+  }
   return v as Record<string, unknown>;
+}
+
+function extraMessage(where: string, what: ArgumentKind, name: string, takes: readonly string[], misplaced: boolean): string {
+  const dot = where.lastIndexOf(".");
+  const owner = where.slice(0, dot);
+  const op = where.slice(dot + 1);
+  const shown = /^[\p{L}_$][\p{L}\p{N}_$]*$/u.test(name) ? name : JSON.stringify(name);
+  switch (what) {
+    case "key":
+      return `the key has ${shown}, which is not part of ${owner}'s key` +
+        (misplaced ? `; give amounts as the second argument: ${op}(key, { ${shown} })` : "");
+    case "amounts":
+      return `the amounts have ${shown}, which is not an amount of ${owner}` +
+        (misplaced ? `; ${shown} is part of the key, the first argument: ${op}({ ${shown} }, amounts)` : "");
+    case "account":
+      return `the account has ${shown}, which is not a parameter of the account ${op}`;
+    case "options":
+      return `the options have ${shown}, which ${where} does not take; it takes ${takes.join(", ")}`;
+  }
+  return `the arguments have ${shown}, which ${where} does not take`;
+}
+
+/**
+ * checkArity refuses a call given more positional arguments than its
+ * method takes (params, named in the message): the method would never
+ * read them.
+ */
+export function checkArity(where: string, got: number, params: readonly string[]): void {
+  if (got > params.length) {
+    const op = where.slice(where.lastIndexOf(".") + 1);
+    throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: got ${got} arguments; ${op}(${params.join(", ")}) takes ${params.length === 0 ? "none" : `at most ${params.length}`}`);
+  }
 }
 
 /**

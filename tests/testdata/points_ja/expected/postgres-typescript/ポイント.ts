@@ -70,65 +70,72 @@ export interface ポイントAccount {
   会員: string;
 }
 
-/** The book ポイント: 会員ごとのポイント。買い物で付くポイントは、返品できる期間が終わるまで押さえておく。期間が終われば確定し、品物が戻れば取り消す。確定するまでは使えない。会計で使うポイントは、支払いが済むまで 15 分押さえる。一人が持てるのは、押さえているものも含めて 50,000 pt まで. */
+/**
+ * The book ポイント: 会員ごとのポイント。買い物で付くポイントは、返品できる期間が終わるまで押さえておく。期間が終われば確定し、品物が戻れば取り消す。確定するまでは使えない。会計で使うポイントは、支払いが済むまで 15 分押さえる。一人が持てるのは、押さえているものも含めて 50,000 pt まで.
+ *
+ * Each argument takes the properties its type declares and no others: an
+ * object with one more is refused at compile time (NoExtra) and, before
+ * anything is sent, at run time (CHOBO_BAD_ARGUMENT).
+ */
 export interface Book {
   /** 付与: 買い物に付くポイント。返品できる期間が終わるまで押さえる。終われば確定し、返品されれば取り消す. */
   readonly 付与: {
     /** Holds the amounts; post or void ends the hold. */
-    hold(args: 付与Args): Promise<Result>;
+    hold<A extends 付与Args>(args: A & NoExtra<A, 付与Args>): Promise<Result>;
     /** Posts the hold: the amounts given, or the whole hold when they are left out. */
-    post(key: 付与Key, amounts?: 付与Amounts): Promise<Result>;
+    post<K extends 付与Key, M extends 付与Amounts>(key: K & NoExtra<K, 付与Key>, amounts?: M & NoExtra<M, 付与Amounts>): Promise<Result>;
     /** Gives the hold back. */
-    void(key: 付与Key): Promise<Result>;
+    void<K extends 付与Key>(key: K & NoExtra<K, 付与Key>): Promise<Result>;
     /** Where the hold stands; null when there is none. It writes nothing. */
-    status(key: 付与Key): Promise<HoldState | null>;
+    status<K extends 付与Key>(key: K & NoExtra<K, 付与Key>): Promise<HoldState | null>;
     /** hold as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    holdCall(args: 付与Args): PgCall;
+    holdCall<A extends 付与Args>(args: A & NoExtra<A, 付与Args>): PgCall;
     /** post as one call of bulk. */
-    postCall(key: 付与Key, amounts?: 付与Amounts): PgCall;
+    postCall<K extends 付与Key, M extends 付与Amounts>(key: K & NoExtra<K, 付与Key>, amounts?: M & NoExtra<M, 付与Amounts>): PgCall;
     /** void as one call of bulk. */
-    voidCall(key: 付与Key): PgCall;
+    voidCall<K extends 付与Key>(key: K & NoExtra<K, 付与Key>): PgCall;
     /** status as one call of bulk; its answer is the hold's state. */
-    statusCall(key: 付与Key): PgCall;
+    statusCall<K extends 付与Key>(key: K & NoExtra<K, 付与Key>): PgCall;
   };
   /** 利用: 会計で使うポイント。支払いが通れば確定し、通らなければ取り消す。15 分たつと押さえは期限切れになり、ポイントは会員に戻る. */
   readonly 利用: {
     /** Holds the amounts; post or void ends the hold. */
-    hold(args: 利用Args): Promise<Result>;
+    hold<A extends 利用Args>(args: A & NoExtra<A, 利用Args>): Promise<Result>;
     /** Posts the hold: the amounts given, or the whole hold when they are left out. */
-    post(key: 利用Key, amounts?: 利用Amounts): Promise<Result>;
+    post<K extends 利用Key, M extends 利用Amounts>(key: K & NoExtra<K, 利用Key>, amounts?: M & NoExtra<M, 利用Amounts>): Promise<Result>;
     /** Gives the hold back. */
-    void(key: 利用Key): Promise<Result>;
+    void<K extends 利用Key>(key: K & NoExtra<K, 利用Key>): Promise<Result>;
     /** Where the hold stands; null when there is none. It writes nothing. */
-    status(key: 利用Key): Promise<HoldState | null>;
+    status<K extends 利用Key>(key: K & NoExtra<K, 利用Key>): Promise<HoldState | null>;
     /** hold as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    holdCall(args: 利用Args): PgCall;
+    holdCall<A extends 利用Args>(args: A & NoExtra<A, 利用Args>): PgCall;
     /** post as one call of bulk. */
-    postCall(key: 利用Key, amounts?: 利用Amounts): PgCall;
+    postCall<K extends 利用Key, M extends 利用Amounts>(key: K & NoExtra<K, 利用Key>, amounts?: M & NoExtra<M, 利用Amounts>): PgCall;
     /** void as one call of bulk. */
-    voidCall(key: 利用Key): PgCall;
+    voidCall<K extends 利用Key>(key: K & NoExtra<K, 利用Key>): PgCall;
     /** status as one call of bulk; its answer is the hold's state. */
-    statusCall(key: 利用Key): PgCall;
+    statusCall<K extends 利用Key>(key: K & NoExtra<K, 利用Key>): PgCall;
   };
   /** 失効: 長く使われなかったポイント。名前を付けた失効の処理が引き取る. */
   readonly 失効: {
     /** Moves the amounts. */
-    do(args: 失効Args): Promise<Result>;
+    do<A extends 失効Args>(args: A & NoExtra<A, 失効Args>): Promise<Result>;
     /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    doCall(args: 失効Args): PgCall;
+    doCall<A extends 失効Args>(args: A & NoExtra<A, 失効Args>): PgCall;
   };
   /** Reads accounts: posted, held coming in, held going out. */
   readonly balance: {
-    ポイント(account: ポイントAccount): Promise<Balance>;
+    ポイント<A extends ポイントAccount>(account: A & NoExtra<A, ポイントAccount>): Promise<Balance>;
     発行元(): Promise<Balance>;
     利用済み(): Promise<Balance>;
   };
   /**
-   * Gives back up to max holds past their deadline and answers how many.
-   * Call it from one periodic job; a hold past its deadline counts as
-   * expired whether or not it has been given back.
+   * Gives back up to max holds past their deadline (1000 when left out; at
+   * most 2147483647) and answers how many. Call it from one periodic job,
+   * again while it answers max; a hold past its deadline counts as expired
+   * whether or not it has been given back.
    */
-  expire(max: number): Promise<number>;
+  expire(max?: number): Promise<number>;
   /**
    * Sends many calls, made by the transfers' *Call methods, and answers
    * each, in order, as it would be answered alone: a result, a hold state
@@ -144,157 +151,192 @@ export interface Book {
  * postgres returns the book over db for a tenant ("" by default): a pg
  * Client, Pool or PoolClient, or anything else with query(text, values).
  * The book never commits or rolls back; inside the caller's transaction,
- * its writes commit with it. A call whose connection is lost while it is
- * out is sent again for resendMs (30 s by default; 0 never), outside a
- * transaction of the caller's.
+ * its writes commit with it. Over a Pool, a call whose connection is lost
+ * is sent again on another connection for resendMs (30 s by default; 0
+ * never), outside a transaction of the caller's; over one connection (a
+ * Client or a PoolClient) it is answered at once: CHOBO_OUTCOME_UNKNOWN,
+ * or CHOBO_NOT_SENT when nothing of it went.
  */
 export function postgres(db: Queryable, options: { tenant?: string; resendMs?: number } = {}): Book {
   if (typeof db !== "object" || db === null || typeof db.query !== "function") {
     throw new ChoboError("CHOBO_BAD_ARGUMENT", "postgres: db must have query(text, values), as pg's Client and Pool do; got " + describe(db));
   }
+  argsOf("postgres", "options", options, ["tenant", "resendMs"]);
   const tenant = checkText("postgres", "the tenant", options.tenant ?? "");
   db = configure(db, options);
   return {
     付与: {
       async hold(args: 付与Args): Promise<Result> {
-        const a = argsOf("付与.hold", "arguments", args);
+        checkArity("付与.hold", arguments.length, ["args"]);
+        const a = argsOf("付与.hold", "arguments", args, ["購入", "会員", "点数"]);
         return call<Reason>(db, "付与.hold", "select result, reason from \"ポイント\".\"付与_hold\"($1, $2, $3, $4)", [tenant, checkText("付与.hold", "購入", field(a, "購入")), checkText("付与.hold", "会員", field(a, "会員")), checkAmount("付与.hold", "点数", field(a, "点数"))]);
       },
       async post(key: 付与Key, amounts?: 付与Amounts): Promise<Result> {
-        const k = argsOf("付与.post", "key", key);
+        checkArity("付与.post", arguments.length, ["key", "amounts?"]);
+        const k = argsOf("付与.post", "key", key, ["購入"], ["点数"]);
         const values: unknown[] = [tenant, checkText("付与.post", "購入", field(k, "購入"))];
         if (amounts === undefined) {
           values.push(null);
         } else {
-          const m = argsOf("付与.post", "amounts", amounts);
+          const m = argsOf("付与.post", "amounts", amounts, ["点数"], ["購入"]);
           values.push(checkAmount("付与.post", "点数", field(m, "点数")));
         }
         return call<Reason>(db, "付与.post", "select result, reason from \"ポイント\".\"付与_post\"($1, $2, $3)", values);
       },
       async void(key: 付与Key): Promise<Result> {
-        const k = argsOf("付与.void", "key", key);
+        checkArity("付与.void", arguments.length, ["key"]);
+        const k = argsOf("付与.void", "key", key, ["購入"]);
         return call<Reason>(db, "付与.void", "select result, reason from \"ポイント\".\"付与_void\"($1, $2)", [tenant, checkText("付与.void", "購入", field(k, "購入"))]);
       },
       async status(key: 付与Key): Promise<HoldState | null> {
-        const k = argsOf("付与.status", "key", key);
+        checkArity("付与.status", arguments.length, ["key"]);
+        const k = argsOf("付与.status", "key", key, ["購入"]);
         return status(db, "付与.status", "select \"ポイント\".\"付与_status\"($1, $2)", [tenant, checkText("付与.status", "購入", field(k, "購入"))]);
       },
       holdCall(args: 付与Args): PgCall {
+        const n = arguments.length;
         return makeCall("付与.hold", "select result, reason from \"ポイント\".\"付与_hold\"($1, $2, $3, $4)", false, () => {
-          const a = argsOf("付与.hold", "arguments", args);
+          checkArity("付与.holdCall", n, ["args"]);
+          const a = argsOf("付与.hold", "arguments", args, ["購入", "会員", "点数"]);
           return [tenant, checkText("付与.hold", "購入", field(a, "購入")), checkText("付与.hold", "会員", field(a, "会員")), checkAmount("付与.hold", "点数", field(a, "点数"))];
         });
       },
       postCall(key: 付与Key, amounts?: 付与Amounts): PgCall {
+        const n = arguments.length;
         return makeCall("付与.post", "select result, reason from \"ポイント\".\"付与_post\"($1, $2, $3)", false, () => {
-          const k = argsOf("付与.post", "key", key);
+          checkArity("付与.postCall", n, ["key", "amounts?"]);
+          const k = argsOf("付与.post", "key", key, ["購入"], ["点数"]);
           const values: unknown[] = [tenant, checkText("付与.post", "購入", field(k, "購入"))];
           if (amounts === undefined) {
             values.push(null);
           } else {
-            const m = argsOf("付与.post", "amounts", amounts);
+            const m = argsOf("付与.post", "amounts", amounts, ["点数"], ["購入"]);
             values.push(checkAmount("付与.post", "点数", field(m, "点数")));
           }
           return values;
         });
       },
       voidCall(key: 付与Key): PgCall {
+        const n = arguments.length;
         return makeCall("付与.void", "select result, reason from \"ポイント\".\"付与_void\"($1, $2)", false, () => {
-          const k = argsOf("付与.void", "key", key);
+          checkArity("付与.voidCall", n, ["key"]);
+          const k = argsOf("付与.void", "key", key, ["購入"]);
           return [tenant, checkText("付与.void", "購入", field(k, "購入"))];
         });
       },
       statusCall(key: 付与Key): PgCall {
+        const n = arguments.length;
         return makeCall("付与.status", "select \"ポイント\".\"付与_status\"($1, $2)", true, () => {
-          const k = argsOf("付与.status", "key", key);
+          checkArity("付与.statusCall", n, ["key"]);
+          const k = argsOf("付与.status", "key", key, ["購入"]);
           return [tenant, checkText("付与.status", "購入", field(k, "購入"))];
         });
       },
     },
     利用: {
       async hold(args: 利用Args): Promise<Result> {
-        const a = argsOf("利用.hold", "arguments", args);
+        checkArity("利用.hold", arguments.length, ["args"]);
+        const a = argsOf("利用.hold", "arguments", args, ["会計", "会員", "点数"]);
         return call<Reason>(db, "利用.hold", "select result, reason from \"ポイント\".\"利用_hold\"($1, $2, $3, $4)", [tenant, checkText("利用.hold", "会計", field(a, "会計")), checkText("利用.hold", "会員", field(a, "会員")), checkAmount("利用.hold", "点数", field(a, "点数"))]);
       },
       async post(key: 利用Key, amounts?: 利用Amounts): Promise<Result> {
-        const k = argsOf("利用.post", "key", key);
+        checkArity("利用.post", arguments.length, ["key", "amounts?"]);
+        const k = argsOf("利用.post", "key", key, ["会計"], ["点数"]);
         const values: unknown[] = [tenant, checkText("利用.post", "会計", field(k, "会計"))];
         if (amounts === undefined) {
           values.push(null);
         } else {
-          const m = argsOf("利用.post", "amounts", amounts);
+          const m = argsOf("利用.post", "amounts", amounts, ["点数"], ["会計"]);
           values.push(checkAmount("利用.post", "点数", field(m, "点数")));
         }
         return call<Reason>(db, "利用.post", "select result, reason from \"ポイント\".\"利用_post\"($1, $2, $3)", values);
       },
       async void(key: 利用Key): Promise<Result> {
-        const k = argsOf("利用.void", "key", key);
+        checkArity("利用.void", arguments.length, ["key"]);
+        const k = argsOf("利用.void", "key", key, ["会計"]);
         return call<Reason>(db, "利用.void", "select result, reason from \"ポイント\".\"利用_void\"($1, $2)", [tenant, checkText("利用.void", "会計", field(k, "会計"))]);
       },
       async status(key: 利用Key): Promise<HoldState | null> {
-        const k = argsOf("利用.status", "key", key);
+        checkArity("利用.status", arguments.length, ["key"]);
+        const k = argsOf("利用.status", "key", key, ["会計"]);
         return status(db, "利用.status", "select \"ポイント\".\"利用_status\"($1, $2)", [tenant, checkText("利用.status", "会計", field(k, "会計"))]);
       },
       holdCall(args: 利用Args): PgCall {
+        const n = arguments.length;
         return makeCall("利用.hold", "select result, reason from \"ポイント\".\"利用_hold\"($1, $2, $3, $4)", false, () => {
-          const a = argsOf("利用.hold", "arguments", args);
+          checkArity("利用.holdCall", n, ["args"]);
+          const a = argsOf("利用.hold", "arguments", args, ["会計", "会員", "点数"]);
           return [tenant, checkText("利用.hold", "会計", field(a, "会計")), checkText("利用.hold", "会員", field(a, "会員")), checkAmount("利用.hold", "点数", field(a, "点数"))];
         });
       },
       postCall(key: 利用Key, amounts?: 利用Amounts): PgCall {
+        const n = arguments.length;
         return makeCall("利用.post", "select result, reason from \"ポイント\".\"利用_post\"($1, $2, $3)", false, () => {
-          const k = argsOf("利用.post", "key", key);
+          checkArity("利用.postCall", n, ["key", "amounts?"]);
+          const k = argsOf("利用.post", "key", key, ["会計"], ["点数"]);
           const values: unknown[] = [tenant, checkText("利用.post", "会計", field(k, "会計"))];
           if (amounts === undefined) {
             values.push(null);
           } else {
-            const m = argsOf("利用.post", "amounts", amounts);
+            const m = argsOf("利用.post", "amounts", amounts, ["点数"], ["会計"]);
             values.push(checkAmount("利用.post", "点数", field(m, "点数")));
           }
           return values;
         });
       },
       voidCall(key: 利用Key): PgCall {
+        const n = arguments.length;
         return makeCall("利用.void", "select result, reason from \"ポイント\".\"利用_void\"($1, $2)", false, () => {
-          const k = argsOf("利用.void", "key", key);
+          checkArity("利用.voidCall", n, ["key"]);
+          const k = argsOf("利用.void", "key", key, ["会計"]);
           return [tenant, checkText("利用.void", "会計", field(k, "会計"))];
         });
       },
       statusCall(key: 利用Key): PgCall {
+        const n = arguments.length;
         return makeCall("利用.status", "select \"ポイント\".\"利用_status\"($1, $2)", true, () => {
-          const k = argsOf("利用.status", "key", key);
+          checkArity("利用.statusCall", n, ["key"]);
+          const k = argsOf("利用.status", "key", key, ["会計"]);
           return [tenant, checkText("利用.status", "会計", field(k, "会計"))];
         });
       },
     },
     失効: {
       async do(args: 失効Args): Promise<Result> {
-        const a = argsOf("失効.do", "arguments", args);
+        checkArity("失効.do", arguments.length, ["args"]);
+        const a = argsOf("失効.do", "arguments", args, ["処理", "会員", "点数"]);
         return call<Reason>(db, "失効.do", "select result, reason from \"ポイント\".\"失効_do\"($1, $2, $3, $4)", [tenant, checkText("失効.do", "処理", field(a, "処理")), checkText("失効.do", "会員", field(a, "会員")), checkAmount("失効.do", "点数", field(a, "点数"))]);
       },
       doCall(args: 失効Args): PgCall {
+        const n = arguments.length;
         return makeCall("失効.do", "select result, reason from \"ポイント\".\"失効_do\"($1, $2, $3, $4)", false, () => {
-          const a = argsOf("失効.do", "arguments", args);
+          checkArity("失効.doCall", n, ["args"]);
+          const a = argsOf("失効.do", "arguments", args, ["処理", "会員", "点数"]);
           return [tenant, checkText("失効.do", "処理", field(a, "処理")), checkText("失効.do", "会員", field(a, "会員")), checkAmount("失効.do", "点数", field(a, "点数"))];
         });
       },
     },
     balance: {
       async ポイント(account: ポイントAccount): Promise<Balance> {
-        const a = argsOf("balance.ポイント", "account", account);
+        checkArity("balance.ポイント", arguments.length, ["account"]);
+        const a = argsOf("balance.ポイント", "account", account, ["会員"]);
         return balance(db, "balance.ポイント", "select posted, held_in, held_out from \"ポイント\".\"balance_ポイント\"($1, $2)", [tenant, checkText("balance.ポイント", "会員", field(a, "会員"))]);
       },
       async 発行元(): Promise<Balance> {
+        checkArity("balance.発行元", arguments.length, []);
         return balance(db, "balance.発行元", "select posted, held_in, held_out from \"ポイント\".\"balance_発行元\"($1)", [tenant]);
       },
       async 利用済み(): Promise<Balance> {
+        checkArity("balance.利用済み", arguments.length, []);
         return balance(db, "balance.利用済み", "select posted, held_in, held_out from \"ポイント\".\"balance_利用済み\"($1)", [tenant]);
       },
     },
-    async expire(max: number): Promise<number> {
+    async expire(max: number = DEFAULT_EXPIRE_MAX): Promise<number> {
+      checkArity("expire", arguments.length, ["max?"]);
       return expire(db, "select \"ポイント\".expire($1)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
+      checkArity("bulk", arguments.length, ["calls"]);
       return bulk<Reason>(db, calls);
     },
   };
@@ -369,15 +411,69 @@ export class ChoboError extends Error {
 export const AMOUNT_MAX = (1n << 63n) - 1n;
 
 /**
- * argsOf returns the object a call's values are read from, or throws when
- * the caller passed something else. `where` names the call
- * (`reserve.hold`) in the message.
+ * NoExtra makes a call's parameter exact: a property of T that the
+ * parameter's type S does not declare must be of type never. TypeScript
+ * refuses an excess property of a fresh object literal only; with a
+ * method generic in T, written `T & NoExtra<T, S>`, it refuses one of a
+ * variable as well, so that an amount given in a key fails to compile
+ * rather than being left out of the call.
  */
-export function argsOf(where: string, what: string, v: unknown): Record<string, unknown> {
+export type NoExtra<T, S> = { [P in Exclude<keyof T, keyof S>]: never };
+
+/** What one argument of a call is, as its messages name it. */
+export type ArgumentKind = "arguments" | "key" | "amounts" | "account" | "options";
+
+/**
+ * argsOf returns the object a call's values are read from, or throws when
+ * the caller passed something else, or an object with an own property
+ * not among takes: a value the call would not read must not be dropped
+ * without a word. `where` names the call (`reserve.hold`) in the message;
+ * `elsewhere` lists the names that belong in the call's other argument
+ * (the amounts of a post, for its key; the key, for its amounts), which
+ * the message then points to.
+ */
+export function argsOf(where: string, what: ArgumentKind, v: unknown, takes: readonly string[], elsewhere: readonly string[] = []): Record<string, unknown> {
   if (typeof v !== "object" || v === null || Array.isArray(v)) {
     throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: the ${what} must be an object, got ${describe(v)}`);
   }
+  for (const name of Object.getOwnPropertyNames(v)) {
+    if (!takes.includes(name)) {
+      throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: ${extraMessage(where, what, name, takes, elsewhere.includes(name))}`);
+    }
+  }
   return v as Record<string, unknown>;
+}
+
+function extraMessage(where: string, what: ArgumentKind, name: string, takes: readonly string[], misplaced: boolean): string {
+  const dot = where.lastIndexOf(".");
+  const owner = where.slice(0, dot);
+  const op = where.slice(dot + 1);
+  const shown = /^[\p{L}_$][\p{L}\p{N}_$]*$/u.test(name) ? name : JSON.stringify(name);
+  switch (what) {
+    case "key":
+      return `the key has ${shown}, which is not part of ${owner}'s key` +
+        (misplaced ? `; give amounts as the second argument: ${op}(key, { ${shown} })` : "");
+    case "amounts":
+      return `the amounts have ${shown}, which is not an amount of ${owner}` +
+        (misplaced ? `; ${shown} is part of the key, the first argument: ${op}({ ${shown} }, amounts)` : "");
+    case "account":
+      return `the account has ${shown}, which is not a parameter of the account ${op}`;
+    case "options":
+      return `the options have ${shown}, which ${where} does not take; it takes ${takes.join(", ")}`;
+  }
+  return `the arguments have ${shown}, which ${where} does not take`;
+}
+
+/**
+ * checkArity refuses a call given more positional arguments than its
+ * method takes (params, named in the message): the method would never
+ * read them.
+ */
+export function checkArity(where: string, got: number, params: readonly string[]): void {
+  if (got > params.length) {
+    const op = where.slice(where.lastIndexOf(".") + 1);
+    throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: got ${got} arguments; ${op}(${params.join(", ")}) takes ${params.length === 0 ? "none" : `at most ${params.length}`}`);
+  }
 }
 
 /**
@@ -642,10 +738,45 @@ function inTransaction(db: Queryable): boolean {
   return st === "T" || st === "E";
 }
 
-/** resends says whether a lost call goes again over db: for the book's resendMs, never in a transaction of the caller's, which the lost connection took with it. */
+/**
+ * pooled says whether db lends a connection per statement, as pg's Pool
+ * does (connect(), and its counts of connections): only there does a
+ * statement sent again go on another connection. A pg Client or a
+ * PoolClient is one connection, which pg never opens again once lost.
+ */
+function pooled(db: Queryable): boolean {
+  const p = db as { connect?: unknown; totalCount?: unknown; idleCount?: unknown };
+  return typeof p.connect === "function" && typeof p.totalCount === "number" && typeof p.idleCount === "number";
+}
+
+const lines = new WeakMap<object, Promise<unknown>>();
+
+/**
+ * query sends one statement over db. Over one connection the book's
+ * statements go one after another, each when the one before it has been
+ * answered: pg queues statements given to a busy Client itself, but warns
+ * that it will stop doing so. A Pool lends each its own connection, and
+ * a Client in pg's pipeline mode is meant to have many out at once.
+ */
+function query(db: Queryable, text: string, values: unknown[]): Promise<{ rows: unknown[] }> {
+  if (pooled(db) || (db as { pipeline?: unknown }).pipeline === true) {
+    return db.query(text, values);
+  }
+  const before = lines.get(db) ?? Promise.resolve();
+  const sent = before.then(() => db.query(text, values));
+  lines.set(db, sent.catch(() => {}));
+  return sent;
+}
+
+/**
+ * resends says whether a lost call goes again over db: for the book's
+ * resendMs, and only over a pool, which has another connection to send
+ * it on. Over a single connection it is answered at once, as it is inside
+ * a transaction of the caller's, which the lost connection took with it.
+ */
 function resends(configured: Queryable): boolean {
   const { db, resendMs } = settingsOf(configured);
-  return resendMs > 0 && !inTransaction(db);
+  return resendMs > 0 && pooled(db) && !inTransaction(db);
 }
 
 /** The errors of Node's sockets that come before anything is sent. */
@@ -700,10 +831,26 @@ export function connectionFailure(err: unknown): "CHOBO_NOT_SENT" | "CHOBO_OUTCO
   return null;
 }
 
+/**
+ * clientTimeout says whether err is pg's query_timeout: the client gave up
+ * waiting but told the server nothing, so a statement that was out runs on
+ * and may commit. A Client keeps the connection and sends what comes next
+ * after that statement's answer; a Pool closes it.
+ */
+export function clientTimeout(err: unknown): boolean {
+  return err instanceof Error && !(err instanceof ChoboError) && sqlState(err) === "" && /^Query read timeout$/.test(err.message);
+}
+
 const lostMessages = {
   CHOBO_OUTCOME_UNKNOWN: "the connection was lost after the call was sent, so it may or may not have been applied; sending it again with the same arguments is safe, and its answer says which",
   CHOBO_NOT_SENT: "the call was not sent: no connection to the server could be used",
 };
+
+/** timeoutError is the error of a call the driver stopped waiting for. */
+function timeoutError(where: string, err: unknown): ChoboError {
+  const message = err instanceof Error ? err.message : String(err);
+  return new ChoboError("CHOBO_OUTCOME_UNKNOWN", `${where}: no answer within the driver's query_timeout, and the server may still apply the call; sending it again with the same arguments is safe, and its answer says which: ${message}`, { cause: err });
+}
 
 /** lostError is the error of a call whose connection failed: what that means for the call, then what the driver said. */
 function lostError(kind: keyof typeof lostMessages, where: string, err: unknown): ChoboError {
@@ -743,7 +890,7 @@ async function send(configured: Queryable, where: string, text: string, values: 
   let lostTries = 0;
   for (let n = 0; ; n++) {
     try {
-      const res = await db.query(text, values);
+      const res = await query(db, text, values);
       const row = res.rows[0];
       if (typeof row !== "object" || row === null) {
         throw new ChoboError("CHOBO_UNEXPECTED", `${where}: the statement answered no row`);
@@ -752,6 +899,11 @@ async function send(configured: Queryable, where: string, text: string, values: 
     } catch (err) {
       if (err instanceof ChoboError) {
         throw err;
+      }
+      if (clientTimeout(err)) {
+        // Never sent again: the statement may still be running, and on
+        // one connection its second sending would wait behind it.
+        throw timeoutError(where, err);
       }
       const kind = connectionFailure(err);
       if (kind !== null) {
@@ -824,10 +976,16 @@ export async function balance(db: Queryable, where: string, text: string, values
   return { posted: int64(where, posted), held_in: int64(where, heldIn), held_out: int64(where, heldOut) };
 }
 
+/** How many holds expire gives back when the caller names no max, as the book's SQL function does. */
+export const DEFAULT_EXPIRE_MAX = 1000;
+
+/** The largest max of expire: the SQL function takes a PostgreSQL integer. */
+export const EXPIRE_MAX = 2147483647;
+
 /** expire sends the book's expire statement: it gives back up to max holds past their deadline and answers how many. */
-export async function expire(db: Queryable, text: string, max: number): Promise<number> {
-  if (!Number.isSafeInteger(max) || max < 0) {
-    throw new ChoboError("CHOBO_BAD_ARGUMENT", `expire: max must be a whole number from 0, got ${describe(max)}`);
+export async function expire(db: Queryable, text: string, max: number = DEFAULT_EXPIRE_MAX): Promise<number> {
+  if (!Number.isSafeInteger(max) || max < 0 || max > EXPIRE_MAX) {
+    throw new ChoboError("CHOBO_BAD_ARGUMENT", `expire: max must be a whole number from 0 to ${EXPIRE_MAX}, got ${describe(max)}`);
   }
   const [n] = await queryRow(db, "expire", text, [max]);
   return Number(int64("expire", n));
@@ -899,7 +1057,7 @@ async function oneStatement(db: Queryable, calls: readonly PgCall[]): Promise<un
     );
   });
   inOneStatement += calls.length;
-  const res = await db.query(parts.join("\nunion all\n"), values);
+  const res = await query(settingsOf(db).db, parts.join("\nunion all\n"), values);
   const rows: unknown[][] = calls.map(() => []);
   for (const r of res.rows) {
     const [i, a, b] = Object.values(r as object) as unknown[];
@@ -956,6 +1114,14 @@ export async function bulk<R extends string>(db: Queryable, calls: readonly PgCa
       } catch (err) {
         failed = err;
       }
+    }
+    // A statement the driver stopped waiting for may still commit: its
+    // calls are of unknown outcome, and never go again.
+    if (failed !== undefined && clientTimeout(failed)) {
+      for (const i of part) {
+        out[i] = timeoutError(calls[i]!.where, failed);
+      }
+      continue;
     }
     // A statement whose connection broke while it was out may have
     // committed: its calls are of unknown outcome, unless the book sends

@@ -75,56 +75,62 @@ export interface ポイントAccount {
   会員: string;
 }
 
-/** The book ポイント: 会員ごとのポイント。買い物で付くポイントは、返品できる期間が終わるまで押さえておく。期間が終われば確定し、品物が戻れば取り消す。確定するまでは使えない。会計で使うポイントは、支払いが済むまで 15 分押さえる。一人が持てるのは、押さえているものも含めて 50,000 pt まで. */
+/**
+ * The book ポイント: 会員ごとのポイント。買い物で付くポイントは、返品できる期間が終わるまで押さえておく。期間が終われば確定し、品物が戻れば取り消す。確定するまでは使えない。会計で使うポイントは、支払いが済むまで 15 分押さえる。一人が持てるのは、押さえているものも含めて 50,000 pt まで.
+ *
+ * Each argument takes the properties its type declares and no others: an
+ * object with one more is refused at compile time (NoExtra) and, before
+ * anything is sent, at run time (CHOBO_BAD_ARGUMENT).
+ */
 export interface Book {
   /** 付与: 買い物に付くポイント。返品できる期間が終わるまで押さえる。終われば確定し、返品されれば取り消す. */
   readonly 付与: {
     /** Holds the amounts; post or void ends the hold. */
-    hold(args: 付与Args): Promise<Result>;
+    hold<A extends 付与Args>(args: A & NoExtra<A, 付与Args>): Promise<Result>;
     /** Posts the hold: the amounts given, or the whole hold when they are left out. */
-    post(key: 付与Key, amounts?: 付与Amounts): Promise<Result>;
+    post<K extends 付与Key, M extends 付与Amounts>(key: K & NoExtra<K, 付与Key>, amounts?: M & NoExtra<M, 付与Amounts>): Promise<Result>;
     /** Gives the hold back. */
-    void(key: 付与Key): Promise<Result>;
+    void<K extends 付与Key>(key: K & NoExtra<K, 付与Key>): Promise<Result>;
     /** Where the hold stands; null when there is none. It writes nothing. */
-    status(key: 付与Key): Promise<HoldState | null>;
+    status<K extends 付与Key>(key: K & NoExtra<K, 付与Key>): Promise<HoldState | null>;
     /** hold as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    holdCall(args: 付与Args): TbCall;
+    holdCall<A extends 付与Args>(args: A & NoExtra<A, 付与Args>): TbCall;
     /** post as one call of bulk. */
-    postCall(key: 付与Key, amounts?: 付与Amounts): TbCall;
+    postCall<K extends 付与Key, M extends 付与Amounts>(key: K & NoExtra<K, 付与Key>, amounts?: M & NoExtra<M, 付与Amounts>): TbCall;
     /** void as one call of bulk. */
-    voidCall(key: 付与Key): TbCall;
+    voidCall<K extends 付与Key>(key: K & NoExtra<K, 付与Key>): TbCall;
     /** status as one call of bulk; its answer is the hold's state. */
-    statusCall(key: 付与Key): TbCall;
+    statusCall<K extends 付与Key>(key: K & NoExtra<K, 付与Key>): TbCall;
   };
   /** 利用: 会計で使うポイント。支払いが通れば確定し、通らなければ取り消す。15 分たつと押さえは期限切れになり、ポイントは会員に戻る. */
   readonly 利用: {
     /** Holds the amounts; post or void ends the hold. */
-    hold(args: 利用Args): Promise<Result>;
+    hold<A extends 利用Args>(args: A & NoExtra<A, 利用Args>): Promise<Result>;
     /** Posts the hold: the amounts given, or the whole hold when they are left out. */
-    post(key: 利用Key, amounts?: 利用Amounts): Promise<Result>;
+    post<K extends 利用Key, M extends 利用Amounts>(key: K & NoExtra<K, 利用Key>, amounts?: M & NoExtra<M, 利用Amounts>): Promise<Result>;
     /** Gives the hold back. */
-    void(key: 利用Key): Promise<Result>;
+    void<K extends 利用Key>(key: K & NoExtra<K, 利用Key>): Promise<Result>;
     /** Where the hold stands; null when there is none. It writes nothing. */
-    status(key: 利用Key): Promise<HoldState | null>;
+    status<K extends 利用Key>(key: K & NoExtra<K, 利用Key>): Promise<HoldState | null>;
     /** hold as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    holdCall(args: 利用Args): TbCall;
+    holdCall<A extends 利用Args>(args: A & NoExtra<A, 利用Args>): TbCall;
     /** post as one call of bulk. */
-    postCall(key: 利用Key, amounts?: 利用Amounts): TbCall;
+    postCall<K extends 利用Key, M extends 利用Amounts>(key: K & NoExtra<K, 利用Key>, amounts?: M & NoExtra<M, 利用Amounts>): TbCall;
     /** void as one call of bulk. */
-    voidCall(key: 利用Key): TbCall;
+    voidCall<K extends 利用Key>(key: K & NoExtra<K, 利用Key>): TbCall;
     /** status as one call of bulk; its answer is the hold's state. */
-    statusCall(key: 利用Key): TbCall;
+    statusCall<K extends 利用Key>(key: K & NoExtra<K, 利用Key>): TbCall;
   };
   /** 失効: 長く使われなかったポイント。名前を付けた失効の処理が引き取る. */
   readonly 失効: {
     /** Moves the amounts. */
-    do(args: 失効Args): Promise<Result>;
+    do<A extends 失効Args>(args: A & NoExtra<A, 失効Args>): Promise<Result>;
     /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    doCall(args: 失効Args): TbCall;
+    doCall<A extends 失効Args>(args: A & NoExtra<A, 失効Args>): TbCall;
   };
   /** Reads accounts: posted, held coming in, held going out. */
   readonly balance: {
-    ポイント(account: ポイントAccount): Promise<Balance>;
+    ポイント<A extends ポイントAccount>(account: A & NoExtra<A, ポイントAccount>): Promise<Balance>;
     発行元(): Promise<Balance>;
     利用済み(): Promise<Balance>;
   };
@@ -146,140 +152,172 @@ export interface Book {
  * it remembers the accounts it has made.
  */
 export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptions = {}): Book {
+  argsOf("tigerbeetle", "options", options, ["tenant", "timeoutMs"]);
   const tenant = checkText("tigerbeetle", "the tenant", options.tenant ?? "");
   const tb = new TigerBeetleBook(client, definition, { ...options, tenant });
   return {
     付与: {
       async hold(args: 付与Args): Promise<Result> {
-        const a = argsOf("付与.hold", "arguments", args);
+        checkArity("付与.hold", arguments.length, ["args"]);
+        const a = argsOf("付与.hold", "arguments", args, ["購入", "会員", "点数"]);
         return tb.call<Reason>(0, "hold", [checkText("付与.hold", "購入", field(a, "購入")), checkText("付与.hold", "会員", field(a, "会員")), checkAmount("付与.hold", "点数", field(a, "点数"))]);
       },
       async post(key: 付与Key, amounts?: 付与Amounts): Promise<Result> {
-        const k = argsOf("付与.post", "key", key);
+        checkArity("付与.post", arguments.length, ["key", "amounts?"]);
+        const k = argsOf("付与.post", "key", key, ["購入"], ["点数"]);
         const keyValues = [checkText("付与.post", "購入", field(k, "購入"))];
         if (amounts === undefined) {
           return tb.post<Reason>(0, keyValues, null);
         }
-        const m = argsOf("付与.post", "amounts", amounts);
+        const m = argsOf("付与.post", "amounts", amounts, ["点数"], ["購入"]);
         return tb.post<Reason>(0, keyValues, [checkAmount("付与.post", "点数", field(m, "点数"))]);
       },
       async void(key: 付与Key): Promise<Result> {
-        const k = argsOf("付与.void", "key", key);
+        checkArity("付与.void", arguments.length, ["key"]);
+        const k = argsOf("付与.void", "key", key, ["購入"]);
         return tb.void<Reason>(0, [checkText("付与.void", "購入", field(k, "購入"))]);
       },
       async status(key: 付与Key): Promise<HoldState | null> {
-        const k = argsOf("付与.status", "key", key);
+        checkArity("付与.status", arguments.length, ["key"]);
+        const k = argsOf("付与.status", "key", key, ["購入"]);
         return tb.status(0, [checkText("付与.status", "購入", field(k, "購入"))]);
       },
       holdCall(args: 付与Args): TbCall {
+        const n = arguments.length;
         return tbCall(0, "hold", () => {
-          const a = argsOf("付与.hold", "arguments", args);
+          checkArity("付与.holdCall", n, ["args"]);
+          const a = argsOf("付与.hold", "arguments", args, ["購入", "会員", "点数"]);
           return [checkText("付与.hold", "購入", field(a, "購入")), checkText("付与.hold", "会員", field(a, "会員")), checkAmount("付与.hold", "点数", field(a, "点数"))];
         });
       },
       postCall(key: 付与Key, amounts?: 付与Amounts): TbCall {
+        const n = arguments.length;
         return tbCall(0, "post", () => {
-          const k = argsOf("付与.post", "key", key);
+          checkArity("付与.postCall", n, ["key", "amounts?"]);
+          const k = argsOf("付与.post", "key", key, ["購入"], ["点数"]);
           return [checkText("付与.post", "購入", field(k, "購入"))];
         }, () => {
           if (amounts === undefined) {
             return null;
           }
-          const m = argsOf("付与.post", "amounts", amounts);
+          const m = argsOf("付与.post", "amounts", amounts, ["点数"], ["購入"]);
           return [checkAmount("付与.post", "点数", field(m, "点数"))];
         });
       },
       voidCall(key: 付与Key): TbCall {
+        const n = arguments.length;
         return tbCall(0, "void", () => {
-          const k = argsOf("付与.void", "key", key);
+          checkArity("付与.voidCall", n, ["key"]);
+          const k = argsOf("付与.void", "key", key, ["購入"]);
           return [checkText("付与.void", "購入", field(k, "購入"))];
         });
       },
       statusCall(key: 付与Key): TbCall {
+        const n = arguments.length;
         return tbCall(0, "status", () => {
-          const k = argsOf("付与.status", "key", key);
+          checkArity("付与.statusCall", n, ["key"]);
+          const k = argsOf("付与.status", "key", key, ["購入"]);
           return [checkText("付与.status", "購入", field(k, "購入"))];
         });
       },
     },
     利用: {
       async hold(args: 利用Args): Promise<Result> {
-        const a = argsOf("利用.hold", "arguments", args);
+        checkArity("利用.hold", arguments.length, ["args"]);
+        const a = argsOf("利用.hold", "arguments", args, ["会計", "会員", "点数"]);
         return tb.call<Reason>(1, "hold", [checkText("利用.hold", "会計", field(a, "会計")), checkText("利用.hold", "会員", field(a, "会員")), checkAmount("利用.hold", "点数", field(a, "点数"))]);
       },
       async post(key: 利用Key, amounts?: 利用Amounts): Promise<Result> {
-        const k = argsOf("利用.post", "key", key);
+        checkArity("利用.post", arguments.length, ["key", "amounts?"]);
+        const k = argsOf("利用.post", "key", key, ["会計"], ["点数"]);
         const keyValues = [checkText("利用.post", "会計", field(k, "会計"))];
         if (amounts === undefined) {
           return tb.post<Reason>(1, keyValues, null);
         }
-        const m = argsOf("利用.post", "amounts", amounts);
+        const m = argsOf("利用.post", "amounts", amounts, ["点数"], ["会計"]);
         return tb.post<Reason>(1, keyValues, [checkAmount("利用.post", "点数", field(m, "点数"))]);
       },
       async void(key: 利用Key): Promise<Result> {
-        const k = argsOf("利用.void", "key", key);
+        checkArity("利用.void", arguments.length, ["key"]);
+        const k = argsOf("利用.void", "key", key, ["会計"]);
         return tb.void<Reason>(1, [checkText("利用.void", "会計", field(k, "会計"))]);
       },
       async status(key: 利用Key): Promise<HoldState | null> {
-        const k = argsOf("利用.status", "key", key);
+        checkArity("利用.status", arguments.length, ["key"]);
+        const k = argsOf("利用.status", "key", key, ["会計"]);
         return tb.status(1, [checkText("利用.status", "会計", field(k, "会計"))]);
       },
       holdCall(args: 利用Args): TbCall {
+        const n = arguments.length;
         return tbCall(1, "hold", () => {
-          const a = argsOf("利用.hold", "arguments", args);
+          checkArity("利用.holdCall", n, ["args"]);
+          const a = argsOf("利用.hold", "arguments", args, ["会計", "会員", "点数"]);
           return [checkText("利用.hold", "会計", field(a, "会計")), checkText("利用.hold", "会員", field(a, "会員")), checkAmount("利用.hold", "点数", field(a, "点数"))];
         });
       },
       postCall(key: 利用Key, amounts?: 利用Amounts): TbCall {
+        const n = arguments.length;
         return tbCall(1, "post", () => {
-          const k = argsOf("利用.post", "key", key);
+          checkArity("利用.postCall", n, ["key", "amounts?"]);
+          const k = argsOf("利用.post", "key", key, ["会計"], ["点数"]);
           return [checkText("利用.post", "会計", field(k, "会計"))];
         }, () => {
           if (amounts === undefined) {
             return null;
           }
-          const m = argsOf("利用.post", "amounts", amounts);
+          const m = argsOf("利用.post", "amounts", amounts, ["点数"], ["会計"]);
           return [checkAmount("利用.post", "点数", field(m, "点数"))];
         });
       },
       voidCall(key: 利用Key): TbCall {
+        const n = arguments.length;
         return tbCall(1, "void", () => {
-          const k = argsOf("利用.void", "key", key);
+          checkArity("利用.voidCall", n, ["key"]);
+          const k = argsOf("利用.void", "key", key, ["会計"]);
           return [checkText("利用.void", "会計", field(k, "会計"))];
         });
       },
       statusCall(key: 利用Key): TbCall {
+        const n = arguments.length;
         return tbCall(1, "status", () => {
-          const k = argsOf("利用.status", "key", key);
+          checkArity("利用.statusCall", n, ["key"]);
+          const k = argsOf("利用.status", "key", key, ["会計"]);
           return [checkText("利用.status", "会計", field(k, "会計"))];
         });
       },
     },
     失効: {
       async do(args: 失効Args): Promise<Result> {
-        const a = argsOf("失効.do", "arguments", args);
+        checkArity("失効.do", arguments.length, ["args"]);
+        const a = argsOf("失効.do", "arguments", args, ["処理", "会員", "点数"]);
         return tb.call<Reason>(2, "do", [checkText("失効.do", "処理", field(a, "処理")), checkText("失効.do", "会員", field(a, "会員")), checkAmount("失効.do", "点数", field(a, "点数"))]);
       },
       doCall(args: 失効Args): TbCall {
+        const n = arguments.length;
         return tbCall(2, "do", () => {
-          const a = argsOf("失効.do", "arguments", args);
+          checkArity("失効.doCall", n, ["args"]);
+          const a = argsOf("失効.do", "arguments", args, ["処理", "会員", "点数"]);
           return [checkText("失効.do", "処理", field(a, "処理")), checkText("失効.do", "会員", field(a, "会員")), checkAmount("失効.do", "点数", field(a, "点数"))];
         });
       },
     },
     balance: {
       async ポイント(account: ポイントAccount): Promise<Balance> {
-        const a = argsOf("balance.ポイント", "account", account);
+        checkArity("balance.ポイント", arguments.length, ["account"]);
+        const a = argsOf("balance.ポイント", "account", account, ["会員"]);
         return tb.balance(0, [checkText("balance.ポイント", "会員", field(a, "会員"))]);
       },
       async 発行元(): Promise<Balance> {
+        checkArity("balance.発行元", arguments.length, []);
         return tb.balance(1, []);
       },
       async 利用済み(): Promise<Balance> {
+        checkArity("balance.利用済み", arguments.length, []);
         return tb.balance(2, []);
       },
     },
     async bulk(calls: readonly TbCall[]): Promise<TbAnswer<Reason>[]> {
+      checkArity("bulk", arguments.length, ["calls"]);
       return tb.bulk<Reason>(calls);
     },
   };
@@ -393,15 +431,69 @@ export class ChoboError extends Error {
 export const AMOUNT_MAX = (1n << 63n) - 1n;
 
 /**
- * argsOf returns the object a call's values are read from, or throws when
- * the caller passed something else. `where` names the call
- * (`reserve.hold`) in the message.
+ * NoExtra makes a call's parameter exact: a property of T that the
+ * parameter's type S does not declare must be of type never. TypeScript
+ * refuses an excess property of a fresh object literal only; with a
+ * method generic in T, written `T & NoExtra<T, S>`, it refuses one of a
+ * variable as well, so that an amount given in a key fails to compile
+ * rather than being left out of the call.
  */
-export function argsOf(where: string, what: string, v: unknown): Record<string, unknown> {
+export type NoExtra<T, S> = { [P in Exclude<keyof T, keyof S>]: never };
+
+/** What one argument of a call is, as its messages name it. */
+export type ArgumentKind = "arguments" | "key" | "amounts" | "account" | "options";
+
+/**
+ * argsOf returns the object a call's values are read from, or throws when
+ * the caller passed something else, or an object with an own property
+ * not among takes: a value the call would not read must not be dropped
+ * without a word. `where` names the call (`reserve.hold`) in the message;
+ * `elsewhere` lists the names that belong in the call's other argument
+ * (the amounts of a post, for its key; the key, for its amounts), which
+ * the message then points to.
+ */
+export function argsOf(where: string, what: ArgumentKind, v: unknown, takes: readonly string[], elsewhere: readonly string[] = []): Record<string, unknown> {
   if (typeof v !== "object" || v === null || Array.isArray(v)) {
     throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: the ${what} must be an object, got ${describe(v)}`);
   }
+  for (const name of Object.getOwnPropertyNames(v)) {
+    if (!takes.includes(name)) {
+      throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: ${extraMessage(where, what, name, takes, elsewhere.includes(name))}`);
+    }
+  }
   return v as Record<string, unknown>;
+}
+
+function extraMessage(where: string, what: ArgumentKind, name: string, takes: readonly string[], misplaced: boolean): string {
+  const dot = where.lastIndexOf(".");
+  const owner = where.slice(0, dot);
+  const op = where.slice(dot + 1);
+  const shown = /^[\p{L}_$][\p{L}\p{N}_$]*$/u.test(name) ? name : JSON.stringify(name);
+  switch (what) {
+    case "key":
+      return `the key has ${shown}, which is not part of ${owner}'s key` +
+        (misplaced ? `; give amounts as the second argument: ${op}(key, { ${shown} })` : "");
+    case "amounts":
+      return `the amounts have ${shown}, which is not an amount of ${owner}` +
+        (misplaced ? `; ${shown} is part of the key, the first argument: ${op}({ ${shown} }, amounts)` : "");
+    case "account":
+      return `the account has ${shown}, which is not a parameter of the account ${op}`;
+    case "options":
+      return `the options have ${shown}, which ${where} does not take; it takes ${takes.join(", ")}`;
+  }
+  return `the arguments have ${shown}, which ${where} does not take`;
+}
+
+/**
+ * checkArity refuses a call given more positional arguments than its
+ * method takes (params, named in the message): the method would never
+ * read them.
+ */
+export function checkArity(where: string, got: number, params: readonly string[]): void {
+  if (got > params.length) {
+    const op = where.slice(where.lastIndexOf(".") + 1);
+    throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: got ${got} arguments; ${op}(${params.join(", ")}) takes ${params.length === 0 ? "none" : `at most ${params.length}`}`);
+  }
 }
 
 /**

@@ -56,37 +56,43 @@ export interface RefundableAccount {
   order: string;
 }
 
-/** The book refunds: What can still be refunded on each order. The sale raises it by the amount paid. Each refund lowers it as soon as it is asked for, and is held for up to 7 days while it waits for approval, so the refunds of one order, approved or waiting, never add up to more than its sale. */
+/**
+ * The book refunds: What can still be refunded on each order. The sale raises it by the amount paid. Each refund lowers it as soon as it is asked for, and is held for up to 7 days while it waits for approval, so the refunds of one order, approved or waiting, never add up to more than its sale.
+ *
+ * Each argument takes the properties its type declares and no others: an
+ * object with one more is refused at compile time (NoExtra) and, before
+ * anything is sent, at run time (CHOBO_BAD_ARGUMENT).
+ */
 export interface Book {
   /** sale: the payment for an order: its refunds may add up to this much. */
   readonly sale: {
     /** Moves the amounts. */
-    do(args: SaleArgs): Promise<Result>;
+    do<A extends SaleArgs>(args: A & NoExtra<A, SaleArgs>): Promise<Result>;
     /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    doCall(args: SaleArgs): TbCall;
+    doCall<A extends SaleArgs>(args: A & NoExtra<A, SaleArgs>): TbCall;
   };
   /** refund: a refund waiting for approval: post when it is approved, void when it is turned down; undecided after 7 days, it expires and the amount can be refunded again. */
   readonly refund: {
     /** Holds the amounts; post or void ends the hold. */
-    hold(args: RefundArgs): Promise<Result>;
+    hold<A extends RefundArgs>(args: A & NoExtra<A, RefundArgs>): Promise<Result>;
     /** Posts the hold: the amounts given, or the whole hold when they are left out. */
-    post(key: RefundKey, amounts?: RefundAmounts): Promise<Result>;
+    post<K extends RefundKey, M extends RefundAmounts>(key: K & NoExtra<K, RefundKey>, amounts?: M & NoExtra<M, RefundAmounts>): Promise<Result>;
     /** Gives the hold back. */
-    void(key: RefundKey): Promise<Result>;
+    void<K extends RefundKey>(key: K & NoExtra<K, RefundKey>): Promise<Result>;
     /** Where the hold stands; null when there is none. It writes nothing. */
-    status(key: RefundKey): Promise<HoldState | null>;
+    status<K extends RefundKey>(key: K & NoExtra<K, RefundKey>): Promise<HoldState | null>;
     /** hold as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    holdCall(args: RefundArgs): TbCall;
+    holdCall<A extends RefundArgs>(args: A & NoExtra<A, RefundArgs>): TbCall;
     /** post as one call of bulk. */
-    postCall(key: RefundKey, amounts?: RefundAmounts): TbCall;
+    postCall<K extends RefundKey, M extends RefundAmounts>(key: K & NoExtra<K, RefundKey>, amounts?: M & NoExtra<M, RefundAmounts>): TbCall;
     /** void as one call of bulk. */
-    voidCall(key: RefundKey): TbCall;
+    voidCall<K extends RefundKey>(key: K & NoExtra<K, RefundKey>): TbCall;
     /** status as one call of bulk; its answer is the hold's state. */
-    statusCall(key: RefundKey): TbCall;
+    statusCall<K extends RefundKey>(key: K & NoExtra<K, RefundKey>): TbCall;
   };
   /** Reads accounts: posted, held coming in, held going out. */
   readonly balance: {
-    refundable(account: RefundableAccount): Promise<Balance>;
+    refundable<A extends RefundableAccount>(account: A & NoExtra<A, RefundableAccount>): Promise<Balance>;
     customers(): Promise<Balance>;
   };
   /**
@@ -107,84 +113,103 @@ export interface Book {
  * it remembers the accounts it has made.
  */
 export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptions = {}): Book {
+  argsOf("tigerbeetle", "options", options, ["tenant", "timeoutMs"]);
   const tenant = checkText("tigerbeetle", "the tenant", options.tenant ?? "");
   const tb = new TigerBeetleBook(client, definition, { ...options, tenant });
   return {
     sale: {
       async do(args: SaleArgs): Promise<Result> {
-        const a = argsOf("sale.do", "arguments", args);
+        checkArity("sale.do", arguments.length, ["args"]);
+        const a = argsOf("sale.do", "arguments", args, ["order", "amount"]);
         return tb.call<Reason>(0, "do", [checkText("sale.do", "order", field(a, "order")), checkAmount("sale.do", "amount", field(a, "amount"))]);
       },
       doCall(args: SaleArgs): TbCall {
+        const n = arguments.length;
         return tbCall(0, "do", () => {
-          const a = argsOf("sale.do", "arguments", args);
+          checkArity("sale.doCall", n, ["args"]);
+          const a = argsOf("sale.do", "arguments", args, ["order", "amount"]);
           return [checkText("sale.do", "order", field(a, "order")), checkAmount("sale.do", "amount", field(a, "amount"))];
         });
       },
     },
     refund: {
       async hold(args: RefundArgs): Promise<Result> {
-        const a = argsOf("refund.hold", "arguments", args);
+        checkArity("refund.hold", arguments.length, ["args"]);
+        const a = argsOf("refund.hold", "arguments", args, ["refund_id", "order", "amount"]);
         return tb.call<Reason>(1, "hold", [checkText("refund.hold", "refund_id", field(a, "refund_id")), checkText("refund.hold", "order", field(a, "order")), checkAmount("refund.hold", "amount", field(a, "amount"))]);
       },
       async post(key: RefundKey, amounts?: RefundAmounts): Promise<Result> {
-        const k = argsOf("refund.post", "key", key);
+        checkArity("refund.post", arguments.length, ["key", "amounts?"]);
+        const k = argsOf("refund.post", "key", key, ["refund_id"], ["amount"]);
         const keyValues = [checkText("refund.post", "refund_id", field(k, "refund_id"))];
         if (amounts === undefined) {
           return tb.post<Reason>(1, keyValues, null);
         }
-        const m = argsOf("refund.post", "amounts", amounts);
+        const m = argsOf("refund.post", "amounts", amounts, ["amount"], ["refund_id"]);
         return tb.post<Reason>(1, keyValues, [checkAmount("refund.post", "amount", field(m, "amount"))]);
       },
       async void(key: RefundKey): Promise<Result> {
-        const k = argsOf("refund.void", "key", key);
+        checkArity("refund.void", arguments.length, ["key"]);
+        const k = argsOf("refund.void", "key", key, ["refund_id"]);
         return tb.void<Reason>(1, [checkText("refund.void", "refund_id", field(k, "refund_id"))]);
       },
       async status(key: RefundKey): Promise<HoldState | null> {
-        const k = argsOf("refund.status", "key", key);
+        checkArity("refund.status", arguments.length, ["key"]);
+        const k = argsOf("refund.status", "key", key, ["refund_id"]);
         return tb.status(1, [checkText("refund.status", "refund_id", field(k, "refund_id"))]);
       },
       holdCall(args: RefundArgs): TbCall {
+        const n = arguments.length;
         return tbCall(1, "hold", () => {
-          const a = argsOf("refund.hold", "arguments", args);
+          checkArity("refund.holdCall", n, ["args"]);
+          const a = argsOf("refund.hold", "arguments", args, ["refund_id", "order", "amount"]);
           return [checkText("refund.hold", "refund_id", field(a, "refund_id")), checkText("refund.hold", "order", field(a, "order")), checkAmount("refund.hold", "amount", field(a, "amount"))];
         });
       },
       postCall(key: RefundKey, amounts?: RefundAmounts): TbCall {
+        const n = arguments.length;
         return tbCall(1, "post", () => {
-          const k = argsOf("refund.post", "key", key);
+          checkArity("refund.postCall", n, ["key", "amounts?"]);
+          const k = argsOf("refund.post", "key", key, ["refund_id"], ["amount"]);
           return [checkText("refund.post", "refund_id", field(k, "refund_id"))];
         }, () => {
           if (amounts === undefined) {
             return null;
           }
-          const m = argsOf("refund.post", "amounts", amounts);
+          const m = argsOf("refund.post", "amounts", amounts, ["amount"], ["refund_id"]);
           return [checkAmount("refund.post", "amount", field(m, "amount"))];
         });
       },
       voidCall(key: RefundKey): TbCall {
+        const n = arguments.length;
         return tbCall(1, "void", () => {
-          const k = argsOf("refund.void", "key", key);
+          checkArity("refund.voidCall", n, ["key"]);
+          const k = argsOf("refund.void", "key", key, ["refund_id"]);
           return [checkText("refund.void", "refund_id", field(k, "refund_id"))];
         });
       },
       statusCall(key: RefundKey): TbCall {
+        const n = arguments.length;
         return tbCall(1, "status", () => {
-          const k = argsOf("refund.status", "key", key);
+          checkArity("refund.statusCall", n, ["key"]);
+          const k = argsOf("refund.status", "key", key, ["refund_id"]);
           return [checkText("refund.status", "refund_id", field(k, "refund_id"))];
         });
       },
     },
     balance: {
       async refundable(account: RefundableAccount): Promise<Balance> {
-        const a = argsOf("balance.refundable", "account", account);
+        checkArity("balance.refundable", arguments.length, ["account"]);
+        const a = argsOf("balance.refundable", "account", account, ["order"]);
         return tb.balance(0, [checkText("balance.refundable", "order", field(a, "order"))]);
       },
       async customers(): Promise<Balance> {
+        checkArity("balance.customers", arguments.length, []);
         return tb.balance(1, []);
       },
     },
     async bulk(calls: readonly TbCall[]): Promise<TbAnswer<Reason>[]> {
+      checkArity("bulk", arguments.length, ["calls"]);
       return tb.bulk<Reason>(calls);
     },
   };
@@ -289,15 +314,69 @@ export class ChoboError extends Error {
 export const AMOUNT_MAX = (1n << 63n) - 1n;
 
 /**
- * argsOf returns the object a call's values are read from, or throws when
- * the caller passed something else. `where` names the call
- * (`reserve.hold`) in the message.
+ * NoExtra makes a call's parameter exact: a property of T that the
+ * parameter's type S does not declare must be of type never. TypeScript
+ * refuses an excess property of a fresh object literal only; with a
+ * method generic in T, written `T & NoExtra<T, S>`, it refuses one of a
+ * variable as well, so that an amount given in a key fails to compile
+ * rather than being left out of the call.
  */
-export function argsOf(where: string, what: string, v: unknown): Record<string, unknown> {
+export type NoExtra<T, S> = { [P in Exclude<keyof T, keyof S>]: never };
+
+/** What one argument of a call is, as its messages name it. */
+export type ArgumentKind = "arguments" | "key" | "amounts" | "account" | "options";
+
+/**
+ * argsOf returns the object a call's values are read from, or throws when
+ * the caller passed something else, or an object with an own property
+ * not among takes: a value the call would not read must not be dropped
+ * without a word. `where` names the call (`reserve.hold`) in the message;
+ * `elsewhere` lists the names that belong in the call's other argument
+ * (the amounts of a post, for its key; the key, for its amounts), which
+ * the message then points to.
+ */
+export function argsOf(where: string, what: ArgumentKind, v: unknown, takes: readonly string[], elsewhere: readonly string[] = []): Record<string, unknown> {
   if (typeof v !== "object" || v === null || Array.isArray(v)) {
     throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: the ${what} must be an object, got ${describe(v)}`);
   }
+  for (const name of Object.getOwnPropertyNames(v)) {
+    if (!takes.includes(name)) {
+      throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: ${extraMessage(where, what, name, takes, elsewhere.includes(name))}`);
+    }
+  }
   return v as Record<string, unknown>;
+}
+
+function extraMessage(where: string, what: ArgumentKind, name: string, takes: readonly string[], misplaced: boolean): string {
+  const dot = where.lastIndexOf(".");
+  const owner = where.slice(0, dot);
+  const op = where.slice(dot + 1);
+  const shown = /^[\p{L}_$][\p{L}\p{N}_$]*$/u.test(name) ? name : JSON.stringify(name);
+  switch (what) {
+    case "key":
+      return `the key has ${shown}, which is not part of ${owner}'s key` +
+        (misplaced ? `; give amounts as the second argument: ${op}(key, { ${shown} })` : "");
+    case "amounts":
+      return `the amounts have ${shown}, which is not an amount of ${owner}` +
+        (misplaced ? `; ${shown} is part of the key, the first argument: ${op}({ ${shown} }, amounts)` : "");
+    case "account":
+      return `the account has ${shown}, which is not a parameter of the account ${op}`;
+    case "options":
+      return `the options have ${shown}, which ${where} does not take; it takes ${takes.join(", ")}`;
+  }
+  return `the arguments have ${shown}, which ${where} does not take`;
+}
+
+/**
+ * checkArity refuses a call given more positional arguments than its
+ * method takes (params, named in the message): the method would never
+ * read them.
+ */
+export function checkArity(where: string, got: number, params: readonly string[]): void {
+  if (got > params.length) {
+    const op = where.slice(where.lastIndexOf(".") + 1);
+    throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: got ${got} arguments; ${op}(${params.join(", ")}) takes ${params.length === 0 ? "none" : `at most ${params.length}`}`);
+  }
 }
 
 /**

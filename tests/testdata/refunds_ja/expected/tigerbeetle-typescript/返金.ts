@@ -56,37 +56,43 @@ export interface 返金できる残りAccount {
   注文: string;
 }
 
-/** The book 返金: 注文ごとの、まだ返金できる額。売上で支払われた額だけ増える。返金は申し込まれたときに減らし、承認を待つあいだ最長 7 日押さえる。だから一つの注文への返金は、承認済みのものも待っているものも合わせて、売上を超えない. */
+/**
+ * The book 返金: 注文ごとの、まだ返金できる額。売上で支払われた額だけ増える。返金は申し込まれたときに減らし、承認を待つあいだ最長 7 日押さえる。だから一つの注文への返金は、承認済みのものも待っているものも合わせて、売上を超えない.
+ *
+ * Each argument takes the properties its type declares and no others: an
+ * object with one more is refused at compile time (NoExtra) and, before
+ * anything is sent, at run time (CHOBO_BAD_ARGUMENT).
+ */
 export interface Book {
   /** 売上: 注文への支払い。その注文の返金は、合わせてこの額まで. */
   readonly 売上: {
     /** Moves the amounts. */
-    do(args: 売上Args): Promise<Result>;
+    do<A extends 売上Args>(args: A & NoExtra<A, 売上Args>): Promise<Result>;
     /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    doCall(args: 売上Args): TbCall;
+    doCall<A extends 売上Args>(args: A & NoExtra<A, 売上Args>): TbCall;
   };
   /** 返金: 承認を待つ返金。承認されれば確定し、却下されれば取り消す。7 日たっても決まらなければ期限切れになり、その額はまた返金できる. */
   readonly 返金: {
     /** Holds the amounts; post or void ends the hold. */
-    hold(args: 返金Args): Promise<Result>;
+    hold<A extends 返金Args>(args: A & NoExtra<A, 返金Args>): Promise<Result>;
     /** Posts the hold: the amounts given, or the whole hold when they are left out. */
-    post(key: 返金Key, amounts?: 返金Amounts): Promise<Result>;
+    post<K extends 返金Key, M extends 返金Amounts>(key: K & NoExtra<K, 返金Key>, amounts?: M & NoExtra<M, 返金Amounts>): Promise<Result>;
     /** Gives the hold back. */
-    void(key: 返金Key): Promise<Result>;
+    void<K extends 返金Key>(key: K & NoExtra<K, 返金Key>): Promise<Result>;
     /** Where the hold stands; null when there is none. It writes nothing. */
-    status(key: 返金Key): Promise<HoldState | null>;
+    status<K extends 返金Key>(key: K & NoExtra<K, 返金Key>): Promise<HoldState | null>;
     /** hold as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    holdCall(args: 返金Args): TbCall;
+    holdCall<A extends 返金Args>(args: A & NoExtra<A, 返金Args>): TbCall;
     /** post as one call of bulk. */
-    postCall(key: 返金Key, amounts?: 返金Amounts): TbCall;
+    postCall<K extends 返金Key, M extends 返金Amounts>(key: K & NoExtra<K, 返金Key>, amounts?: M & NoExtra<M, 返金Amounts>): TbCall;
     /** void as one call of bulk. */
-    voidCall(key: 返金Key): TbCall;
+    voidCall<K extends 返金Key>(key: K & NoExtra<K, 返金Key>): TbCall;
     /** status as one call of bulk; its answer is the hold's state. */
-    statusCall(key: 返金Key): TbCall;
+    statusCall<K extends 返金Key>(key: K & NoExtra<K, 返金Key>): TbCall;
   };
   /** Reads accounts: posted, held coming in, held going out. */
   readonly balance: {
-    返金できる残り(account: 返金できる残りAccount): Promise<Balance>;
+    返金できる残り<A extends 返金できる残りAccount>(account: A & NoExtra<A, 返金できる残りAccount>): Promise<Balance>;
     客(): Promise<Balance>;
   };
   /**
@@ -107,84 +113,103 @@ export interface Book {
  * it remembers the accounts it has made.
  */
 export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptions = {}): Book {
+  argsOf("tigerbeetle", "options", options, ["tenant", "timeoutMs"]);
   const tenant = checkText("tigerbeetle", "the tenant", options.tenant ?? "");
   const tb = new TigerBeetleBook(client, definition, { ...options, tenant });
   return {
     売上: {
       async do(args: 売上Args): Promise<Result> {
-        const a = argsOf("売上.do", "arguments", args);
+        checkArity("売上.do", arguments.length, ["args"]);
+        const a = argsOf("売上.do", "arguments", args, ["注文", "額"]);
         return tb.call<Reason>(0, "do", [checkText("売上.do", "注文", field(a, "注文")), checkAmount("売上.do", "額", field(a, "額"))]);
       },
       doCall(args: 売上Args): TbCall {
+        const n = arguments.length;
         return tbCall(0, "do", () => {
-          const a = argsOf("売上.do", "arguments", args);
+          checkArity("売上.doCall", n, ["args"]);
+          const a = argsOf("売上.do", "arguments", args, ["注文", "額"]);
           return [checkText("売上.do", "注文", field(a, "注文")), checkAmount("売上.do", "額", field(a, "額"))];
         });
       },
     },
     返金: {
       async hold(args: 返金Args): Promise<Result> {
-        const a = argsOf("返金.hold", "arguments", args);
+        checkArity("返金.hold", arguments.length, ["args"]);
+        const a = argsOf("返金.hold", "arguments", args, ["返金番号", "注文", "額"]);
         return tb.call<Reason>(1, "hold", [checkText("返金.hold", "返金番号", field(a, "返金番号")), checkText("返金.hold", "注文", field(a, "注文")), checkAmount("返金.hold", "額", field(a, "額"))]);
       },
       async post(key: 返金Key, amounts?: 返金Amounts): Promise<Result> {
-        const k = argsOf("返金.post", "key", key);
+        checkArity("返金.post", arguments.length, ["key", "amounts?"]);
+        const k = argsOf("返金.post", "key", key, ["返金番号"], ["額"]);
         const keyValues = [checkText("返金.post", "返金番号", field(k, "返金番号"))];
         if (amounts === undefined) {
           return tb.post<Reason>(1, keyValues, null);
         }
-        const m = argsOf("返金.post", "amounts", amounts);
+        const m = argsOf("返金.post", "amounts", amounts, ["額"], ["返金番号"]);
         return tb.post<Reason>(1, keyValues, [checkAmount("返金.post", "額", field(m, "額"))]);
       },
       async void(key: 返金Key): Promise<Result> {
-        const k = argsOf("返金.void", "key", key);
+        checkArity("返金.void", arguments.length, ["key"]);
+        const k = argsOf("返金.void", "key", key, ["返金番号"]);
         return tb.void<Reason>(1, [checkText("返金.void", "返金番号", field(k, "返金番号"))]);
       },
       async status(key: 返金Key): Promise<HoldState | null> {
-        const k = argsOf("返金.status", "key", key);
+        checkArity("返金.status", arguments.length, ["key"]);
+        const k = argsOf("返金.status", "key", key, ["返金番号"]);
         return tb.status(1, [checkText("返金.status", "返金番号", field(k, "返金番号"))]);
       },
       holdCall(args: 返金Args): TbCall {
+        const n = arguments.length;
         return tbCall(1, "hold", () => {
-          const a = argsOf("返金.hold", "arguments", args);
+          checkArity("返金.holdCall", n, ["args"]);
+          const a = argsOf("返金.hold", "arguments", args, ["返金番号", "注文", "額"]);
           return [checkText("返金.hold", "返金番号", field(a, "返金番号")), checkText("返金.hold", "注文", field(a, "注文")), checkAmount("返金.hold", "額", field(a, "額"))];
         });
       },
       postCall(key: 返金Key, amounts?: 返金Amounts): TbCall {
+        const n = arguments.length;
         return tbCall(1, "post", () => {
-          const k = argsOf("返金.post", "key", key);
+          checkArity("返金.postCall", n, ["key", "amounts?"]);
+          const k = argsOf("返金.post", "key", key, ["返金番号"], ["額"]);
           return [checkText("返金.post", "返金番号", field(k, "返金番号"))];
         }, () => {
           if (amounts === undefined) {
             return null;
           }
-          const m = argsOf("返金.post", "amounts", amounts);
+          const m = argsOf("返金.post", "amounts", amounts, ["額"], ["返金番号"]);
           return [checkAmount("返金.post", "額", field(m, "額"))];
         });
       },
       voidCall(key: 返金Key): TbCall {
+        const n = arguments.length;
         return tbCall(1, "void", () => {
-          const k = argsOf("返金.void", "key", key);
+          checkArity("返金.voidCall", n, ["key"]);
+          const k = argsOf("返金.void", "key", key, ["返金番号"]);
           return [checkText("返金.void", "返金番号", field(k, "返金番号"))];
         });
       },
       statusCall(key: 返金Key): TbCall {
+        const n = arguments.length;
         return tbCall(1, "status", () => {
-          const k = argsOf("返金.status", "key", key);
+          checkArity("返金.statusCall", n, ["key"]);
+          const k = argsOf("返金.status", "key", key, ["返金番号"]);
           return [checkText("返金.status", "返金番号", field(k, "返金番号"))];
         });
       },
     },
     balance: {
       async 返金できる残り(account: 返金できる残りAccount): Promise<Balance> {
-        const a = argsOf("balance.返金できる残り", "account", account);
+        checkArity("balance.返金できる残り", arguments.length, ["account"]);
+        const a = argsOf("balance.返金できる残り", "account", account, ["注文"]);
         return tb.balance(0, [checkText("balance.返金できる残り", "注文", field(a, "注文"))]);
       },
       async 客(): Promise<Balance> {
+        checkArity("balance.客", arguments.length, []);
         return tb.balance(1, []);
       },
     },
     async bulk(calls: readonly TbCall[]): Promise<TbAnswer<Reason>[]> {
+      checkArity("bulk", arguments.length, ["calls"]);
       return tb.bulk<Reason>(calls);
     },
   };
@@ -289,15 +314,69 @@ export class ChoboError extends Error {
 export const AMOUNT_MAX = (1n << 63n) - 1n;
 
 /**
- * argsOf returns the object a call's values are read from, or throws when
- * the caller passed something else. `where` names the call
- * (`reserve.hold`) in the message.
+ * NoExtra makes a call's parameter exact: a property of T that the
+ * parameter's type S does not declare must be of type never. TypeScript
+ * refuses an excess property of a fresh object literal only; with a
+ * method generic in T, written `T & NoExtra<T, S>`, it refuses one of a
+ * variable as well, so that an amount given in a key fails to compile
+ * rather than being left out of the call.
  */
-export function argsOf(where: string, what: string, v: unknown): Record<string, unknown> {
+export type NoExtra<T, S> = { [P in Exclude<keyof T, keyof S>]: never };
+
+/** What one argument of a call is, as its messages name it. */
+export type ArgumentKind = "arguments" | "key" | "amounts" | "account" | "options";
+
+/**
+ * argsOf returns the object a call's values are read from, or throws when
+ * the caller passed something else, or an object with an own property
+ * not among takes: a value the call would not read must not be dropped
+ * without a word. `where` names the call (`reserve.hold`) in the message;
+ * `elsewhere` lists the names that belong in the call's other argument
+ * (the amounts of a post, for its key; the key, for its amounts), which
+ * the message then points to.
+ */
+export function argsOf(where: string, what: ArgumentKind, v: unknown, takes: readonly string[], elsewhere: readonly string[] = []): Record<string, unknown> {
   if (typeof v !== "object" || v === null || Array.isArray(v)) {
     throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: the ${what} must be an object, got ${describe(v)}`);
   }
+  for (const name of Object.getOwnPropertyNames(v)) {
+    if (!takes.includes(name)) {
+      throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: ${extraMessage(where, what, name, takes, elsewhere.includes(name))}`);
+    }
+  }
   return v as Record<string, unknown>;
+}
+
+function extraMessage(where: string, what: ArgumentKind, name: string, takes: readonly string[], misplaced: boolean): string {
+  const dot = where.lastIndexOf(".");
+  const owner = where.slice(0, dot);
+  const op = where.slice(dot + 1);
+  const shown = /^[\p{L}_$][\p{L}\p{N}_$]*$/u.test(name) ? name : JSON.stringify(name);
+  switch (what) {
+    case "key":
+      return `the key has ${shown}, which is not part of ${owner}'s key` +
+        (misplaced ? `; give amounts as the second argument: ${op}(key, { ${shown} })` : "");
+    case "amounts":
+      return `the amounts have ${shown}, which is not an amount of ${owner}` +
+        (misplaced ? `; ${shown} is part of the key, the first argument: ${op}({ ${shown} }, amounts)` : "");
+    case "account":
+      return `the account has ${shown}, which is not a parameter of the account ${op}`;
+    case "options":
+      return `the options have ${shown}, which ${where} does not take; it takes ${takes.join(", ")}`;
+  }
+  return `the arguments have ${shown}, which ${where} does not take`;
+}
+
+/**
+ * checkArity refuses a call given more positional arguments than its
+ * method takes (params, named in the message): the method would never
+ * read them.
+ */
+export function checkArity(where: string, got: number, params: readonly string[]): void {
+  if (got > params.length) {
+    const op = where.slice(where.lastIndexOf(".") + 1);
+    throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: got ${got} arguments; ${op}(${params.join(", ")}) takes ${params.length === 0 ? "none" : `at most ${params.length}`}`);
+  }
 }
 
 /**

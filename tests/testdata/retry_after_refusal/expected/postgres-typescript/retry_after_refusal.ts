@@ -121,89 +121,96 @@ export interface BinAccount {
   sku: string;
 }
 
-/** The book retry_after_refusal. */
+/**
+ * The book retry_after_refusal.
+ *
+ * Each argument takes the properties its type declares and no others: an
+ * object with one more is refused at compile time (NoExtra) and, before
+ * anything is sent, at run time (CHOBO_BAD_ARGUMENT).
+ */
 export interface Book {
   readonly stock: {
     /** Moves the amounts. */
-    do(args: StockArgs): Promise<Result>;
+    do<A extends StockArgs>(args: A & NoExtra<A, StockArgs>): Promise<Result>;
     /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    doCall(args: StockArgs): PgCall;
+    doCall<A extends StockArgs>(args: A & NoExtra<A, StockArgs>): PgCall;
   };
   readonly restock_spare: {
     /** Moves the amounts. */
-    do(args: RestockSpareArgs): Promise<Result>;
+    do<A extends RestockSpareArgs>(args: A & NoExtra<A, RestockSpareArgs>): Promise<Result>;
     /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    doCall(args: RestockSpareArgs): PgCall;
+    doCall<A extends RestockSpareArgs>(args: A & NoExtra<A, RestockSpareArgs>): PgCall;
   };
   readonly ship: {
     /** Moves the amounts. */
-    do(args: ShipArgs): Promise<Result>;
+    do<A extends ShipArgs>(args: A & NoExtra<A, ShipArgs>): Promise<Result>;
     /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    doCall(args: ShipArgs): PgCall;
+    doCall<A extends ShipArgs>(args: A & NoExtra<A, ShipArgs>): PgCall;
   };
   readonly reserve: {
     /** Holds the amounts; post or void ends the hold. */
-    hold(args: ReserveArgs): Promise<Result>;
+    hold<A extends ReserveArgs>(args: A & NoExtra<A, ReserveArgs>): Promise<Result>;
     /** Posts the hold: the amounts given, or the whole hold when they are left out. */
-    post(key: ReserveKey, amounts?: ReserveAmounts): Promise<Result>;
+    post<K extends ReserveKey, M extends ReserveAmounts>(key: K & NoExtra<K, ReserveKey>, amounts?: M & NoExtra<M, ReserveAmounts>): Promise<Result>;
     /** Gives the hold back. */
-    void(key: ReserveKey): Promise<Result>;
+    void<K extends ReserveKey>(key: K & NoExtra<K, ReserveKey>): Promise<Result>;
     /** Where the hold stands; null when there is none. It writes nothing. */
-    status(key: ReserveKey): Promise<HoldState | null>;
+    status<K extends ReserveKey>(key: K & NoExtra<K, ReserveKey>): Promise<HoldState | null>;
     /** hold as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    holdCall(args: ReserveArgs): PgCall;
+    holdCall<A extends ReserveArgs>(args: A & NoExtra<A, ReserveArgs>): PgCall;
     /** post as one call of bulk. */
-    postCall(key: ReserveKey, amounts?: ReserveAmounts): PgCall;
+    postCall<K extends ReserveKey, M extends ReserveAmounts>(key: K & NoExtra<K, ReserveKey>, amounts?: M & NoExtra<M, ReserveAmounts>): PgCall;
     /** void as one call of bulk. */
-    voidCall(key: ReserveKey): PgCall;
+    voidCall<K extends ReserveKey>(key: K & NoExtra<K, ReserveKey>): PgCall;
     /** status as one call of bulk; its answer is the hold's state. */
-    statusCall(key: ReserveKey): PgCall;
+    statusCall<K extends ReserveKey>(key: K & NoExtra<K, ReserveKey>): PgCall;
   };
   readonly lend: {
     /** Moves the amounts. */
-    do(args: LendArgs): Promise<Result>;
+    do<A extends LendArgs>(args: A & NoExtra<A, LendArgs>): Promise<Result>;
     /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    doCall(args: LendArgs): PgCall;
+    doCall<A extends LendArgs>(args: A & NoExtra<A, LendArgs>): PgCall;
   };
   readonly park: {
     /** Holds the amounts; post or void ends the hold. */
-    hold(args: ParkArgs): Promise<Result>;
+    hold<A extends ParkArgs>(args: A & NoExtra<A, ParkArgs>): Promise<Result>;
     /** Posts the hold: the amounts given, or the whole hold when they are left out. */
-    post(key: ParkKey, amounts?: ParkAmounts): Promise<Result>;
+    post<K extends ParkKey, M extends ParkAmounts>(key: K & NoExtra<K, ParkKey>, amounts?: M & NoExtra<M, ParkAmounts>): Promise<Result>;
     /** Gives the hold back. */
-    void(key: ParkKey): Promise<Result>;
+    void<K extends ParkKey>(key: K & NoExtra<K, ParkKey>): Promise<Result>;
     /** Where the hold stands; null when there is none. It writes nothing. */
-    status(key: ParkKey): Promise<HoldState | null>;
+    status<K extends ParkKey>(key: K & NoExtra<K, ParkKey>): Promise<HoldState | null>;
     /** hold as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    holdCall(args: ParkArgs): PgCall;
+    holdCall<A extends ParkArgs>(args: A & NoExtra<A, ParkArgs>): PgCall;
     /** post as one call of bulk. */
-    postCall(key: ParkKey, amounts?: ParkAmounts): PgCall;
+    postCall<K extends ParkKey, M extends ParkAmounts>(key: K & NoExtra<K, ParkKey>, amounts?: M & NoExtra<M, ParkAmounts>): PgCall;
     /** void as one call of bulk. */
-    voidCall(key: ParkKey): PgCall;
+    voidCall<K extends ParkKey>(key: K & NoExtra<K, ParkKey>): PgCall;
     /** status as one call of bulk; its answer is the hold's state. */
-    statusCall(key: ParkKey): PgCall;
+    statusCall<K extends ParkKey>(key: K & NoExtra<K, ParkKey>): PgCall;
   };
   readonly clear_bin: {
     /** Moves the amounts. */
-    do(args: ClearBinArgs): Promise<Result>;
+    do<A extends ClearBinArgs>(args: A & NoExtra<A, ClearBinArgs>): Promise<Result>;
     /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    doCall(args: ClearBinArgs): PgCall;
+    doCall<A extends ClearBinArgs>(args: A & NoExtra<A, ClearBinArgs>): PgCall;
   };
   /** Reads accounts: posted, held coming in, held going out. */
   readonly balance: {
-    shelf(account: ShelfAccount): Promise<Balance>;
+    shelf<A extends ShelfAccount>(account: A & NoExtra<A, ShelfAccount>): Promise<Balance>;
     spare(): Promise<Balance>;
-    safety(account: SafetyAccount): Promise<Balance>;
-    credit(account: CreditAccount): Promise<Balance>;
-    bin(account: BinAccount): Promise<Balance>;
+    safety<A extends SafetyAccount>(account: A & NoExtra<A, SafetyAccount>): Promise<Balance>;
+    credit<A extends CreditAccount>(account: A & NoExtra<A, CreditAccount>): Promise<Balance>;
+    bin<A extends BinAccount>(account: A & NoExtra<A, BinAccount>): Promise<Balance>;
     world(): Promise<Balance>;
   };
   /**
-   * Gives back up to max holds past their deadline and answers how many.
-   * Call it from one periodic job; a hold past its deadline counts as
-   * expired whether or not it has been given back.
+   * Gives back up to max holds past their deadline (1000 when left out; at
+   * most 2147483647) and answers how many. Call it from one periodic job,
+   * again while it answers max; a hold past its deadline counts as expired
+   * whether or not it has been given back.
    */
-  expire(max: number): Promise<number>;
+  expire(max?: number): Promise<number>;
   /**
    * Sends many calls, made by the transfers' *Call methods, and answers
    * each, in order, as it would be answered alone: a result, a hold state
@@ -219,217 +226,267 @@ export interface Book {
  * postgres returns the book over db for a tenant ("" by default): a pg
  * Client, Pool or PoolClient, or anything else with query(text, values).
  * The book never commits or rolls back; inside the caller's transaction,
- * its writes commit with it. A call whose connection is lost while it is
- * out is sent again for resendMs (30 s by default; 0 never), outside a
- * transaction of the caller's.
+ * its writes commit with it. Over a Pool, a call whose connection is lost
+ * is sent again on another connection for resendMs (30 s by default; 0
+ * never), outside a transaction of the caller's; over one connection (a
+ * Client or a PoolClient) it is answered at once: CHOBO_OUTCOME_UNKNOWN,
+ * or CHOBO_NOT_SENT when nothing of it went.
  */
 export function postgres(db: Queryable, options: { tenant?: string; resendMs?: number } = {}): Book {
   if (typeof db !== "object" || db === null || typeof db.query !== "function") {
     throw new ChoboError("CHOBO_BAD_ARGUMENT", "postgres: db must have query(text, values), as pg's Client and Pool do; got " + describe(db));
   }
+  argsOf("postgres", "options", options, ["tenant", "resendMs"]);
   const tenant = checkText("postgres", "the tenant", options.tenant ?? "");
   db = configure(db, options);
   return {
     stock: {
       async do(args: StockArgs): Promise<Result> {
-        const a = argsOf("stock.do", "arguments", args);
+        checkArity("stock.do", arguments.length, ["args"]);
+        const a = argsOf("stock.do", "arguments", args, ["delivery", "sku", "qty"]);
         return call<Reason>(db, "stock.do", "select result, reason from \"retry_after_refusal\".\"stock_do\"($1, $2, $3, $4)", [tenant, checkText("stock.do", "delivery", field(a, "delivery")), checkText("stock.do", "sku", field(a, "sku")), checkAmount("stock.do", "qty", field(a, "qty"))]);
       },
       doCall(args: StockArgs): PgCall {
+        const n = arguments.length;
         return makeCall("stock.do", "select result, reason from \"retry_after_refusal\".\"stock_do\"($1, $2, $3, $4)", false, () => {
-          const a = argsOf("stock.do", "arguments", args);
+          checkArity("stock.doCall", n, ["args"]);
+          const a = argsOf("stock.do", "arguments", args, ["delivery", "sku", "qty"]);
           return [tenant, checkText("stock.do", "delivery", field(a, "delivery")), checkText("stock.do", "sku", field(a, "sku")), checkAmount("stock.do", "qty", field(a, "qty"))];
         });
       },
     },
     restock_spare: {
       async do(args: RestockSpareArgs): Promise<Result> {
-        const a = argsOf("restock_spare.do", "arguments", args);
+        checkArity("restock_spare.do", arguments.length, ["args"]);
+        const a = argsOf("restock_spare.do", "arguments", args, ["delivery", "qty"]);
         return call<Reason>(db, "restock_spare.do", "select result, reason from \"retry_after_refusal\".\"restock_spare_do\"($1, $2, $3)", [tenant, checkText("restock_spare.do", "delivery", field(a, "delivery")), checkAmount("restock_spare.do", "qty", field(a, "qty"))]);
       },
       doCall(args: RestockSpareArgs): PgCall {
+        const n = arguments.length;
         return makeCall("restock_spare.do", "select result, reason from \"retry_after_refusal\".\"restock_spare_do\"($1, $2, $3)", false, () => {
-          const a = argsOf("restock_spare.do", "arguments", args);
+          checkArity("restock_spare.doCall", n, ["args"]);
+          const a = argsOf("restock_spare.do", "arguments", args, ["delivery", "qty"]);
           return [tenant, checkText("restock_spare.do", "delivery", field(a, "delivery")), checkAmount("restock_spare.do", "qty", field(a, "qty"))];
         });
       },
     },
     ship: {
       async do(args: ShipArgs): Promise<Result> {
-        const a = argsOf("ship.do", "arguments", args);
+        checkArity("ship.do", arguments.length, ["args"]);
+        const a = argsOf("ship.do", "arguments", args, ["order", "sku", "qty", "extra"]);
         return call<Reason>(db, "ship.do", "select result, reason from \"retry_after_refusal\".\"ship_do\"($1, $2, $3, $4, $5)", [tenant, checkText("ship.do", "order", field(a, "order")), checkText("ship.do", "sku", field(a, "sku")), checkAmount("ship.do", "qty", field(a, "qty")), checkAmount("ship.do", "extra", field(a, "extra"))]);
       },
       doCall(args: ShipArgs): PgCall {
+        const n = arguments.length;
         return makeCall("ship.do", "select result, reason from \"retry_after_refusal\".\"ship_do\"($1, $2, $3, $4, $5)", false, () => {
-          const a = argsOf("ship.do", "arguments", args);
+          checkArity("ship.doCall", n, ["args"]);
+          const a = argsOf("ship.do", "arguments", args, ["order", "sku", "qty", "extra"]);
           return [tenant, checkText("ship.do", "order", field(a, "order")), checkText("ship.do", "sku", field(a, "sku")), checkAmount("ship.do", "qty", field(a, "qty")), checkAmount("ship.do", "extra", field(a, "extra"))];
         });
       },
     },
     reserve: {
       async hold(args: ReserveArgs): Promise<Result> {
-        const a = argsOf("reserve.hold", "arguments", args);
+        checkArity("reserve.hold", arguments.length, ["args"]);
+        const a = argsOf("reserve.hold", "arguments", args, ["order", "sku", "qty", "extra"]);
         return call<Reason>(db, "reserve.hold", "select result, reason from \"retry_after_refusal\".\"reserve_hold\"($1, $2, $3, $4, $5)", [tenant, checkText("reserve.hold", "order", field(a, "order")), checkText("reserve.hold", "sku", field(a, "sku")), checkAmount("reserve.hold", "qty", field(a, "qty")), checkAmount("reserve.hold", "extra", field(a, "extra"))]);
       },
       async post(key: ReserveKey, amounts?: ReserveAmounts): Promise<Result> {
-        const k = argsOf("reserve.post", "key", key);
+        checkArity("reserve.post", arguments.length, ["key", "amounts?"]);
+        const k = argsOf("reserve.post", "key", key, ["order"], ["qty", "extra"]);
         const values: unknown[] = [tenant, checkText("reserve.post", "order", field(k, "order"))];
         if (amounts === undefined) {
           values.push(null, null);
         } else {
-          const m = argsOf("reserve.post", "amounts", amounts);
+          const m = argsOf("reserve.post", "amounts", amounts, ["qty", "extra"], ["order"]);
           values.push(checkAmount("reserve.post", "qty", field(m, "qty")), checkAmount("reserve.post", "extra", field(m, "extra")));
         }
         return call<Reason>(db, "reserve.post", "select result, reason from \"retry_after_refusal\".\"reserve_post\"($1, $2, $3, $4)", values);
       },
       async void(key: ReserveKey): Promise<Result> {
-        const k = argsOf("reserve.void", "key", key);
+        checkArity("reserve.void", arguments.length, ["key"]);
+        const k = argsOf("reserve.void", "key", key, ["order"]);
         return call<Reason>(db, "reserve.void", "select result, reason from \"retry_after_refusal\".\"reserve_void\"($1, $2)", [tenant, checkText("reserve.void", "order", field(k, "order"))]);
       },
       async status(key: ReserveKey): Promise<HoldState | null> {
-        const k = argsOf("reserve.status", "key", key);
+        checkArity("reserve.status", arguments.length, ["key"]);
+        const k = argsOf("reserve.status", "key", key, ["order"]);
         return status(db, "reserve.status", "select \"retry_after_refusal\".\"reserve_status\"($1, $2)", [tenant, checkText("reserve.status", "order", field(k, "order"))]);
       },
       holdCall(args: ReserveArgs): PgCall {
+        const n = arguments.length;
         return makeCall("reserve.hold", "select result, reason from \"retry_after_refusal\".\"reserve_hold\"($1, $2, $3, $4, $5)", false, () => {
-          const a = argsOf("reserve.hold", "arguments", args);
+          checkArity("reserve.holdCall", n, ["args"]);
+          const a = argsOf("reserve.hold", "arguments", args, ["order", "sku", "qty", "extra"]);
           return [tenant, checkText("reserve.hold", "order", field(a, "order")), checkText("reserve.hold", "sku", field(a, "sku")), checkAmount("reserve.hold", "qty", field(a, "qty")), checkAmount("reserve.hold", "extra", field(a, "extra"))];
         });
       },
       postCall(key: ReserveKey, amounts?: ReserveAmounts): PgCall {
+        const n = arguments.length;
         return makeCall("reserve.post", "select result, reason from \"retry_after_refusal\".\"reserve_post\"($1, $2, $3, $4)", false, () => {
-          const k = argsOf("reserve.post", "key", key);
+          checkArity("reserve.postCall", n, ["key", "amounts?"]);
+          const k = argsOf("reserve.post", "key", key, ["order"], ["qty", "extra"]);
           const values: unknown[] = [tenant, checkText("reserve.post", "order", field(k, "order"))];
           if (amounts === undefined) {
             values.push(null, null);
           } else {
-            const m = argsOf("reserve.post", "amounts", amounts);
+            const m = argsOf("reserve.post", "amounts", amounts, ["qty", "extra"], ["order"]);
             values.push(checkAmount("reserve.post", "qty", field(m, "qty")), checkAmount("reserve.post", "extra", field(m, "extra")));
           }
           return values;
         });
       },
       voidCall(key: ReserveKey): PgCall {
+        const n = arguments.length;
         return makeCall("reserve.void", "select result, reason from \"retry_after_refusal\".\"reserve_void\"($1, $2)", false, () => {
-          const k = argsOf("reserve.void", "key", key);
+          checkArity("reserve.voidCall", n, ["key"]);
+          const k = argsOf("reserve.void", "key", key, ["order"]);
           return [tenant, checkText("reserve.void", "order", field(k, "order"))];
         });
       },
       statusCall(key: ReserveKey): PgCall {
+        const n = arguments.length;
         return makeCall("reserve.status", "select \"retry_after_refusal\".\"reserve_status\"($1, $2)", true, () => {
-          const k = argsOf("reserve.status", "key", key);
+          checkArity("reserve.statusCall", n, ["key"]);
+          const k = argsOf("reserve.status", "key", key, ["order"]);
           return [tenant, checkText("reserve.status", "order", field(k, "order"))];
         });
       },
     },
     lend: {
       async do(args: LendArgs): Promise<Result> {
-        const a = argsOf("lend.do", "arguments", args);
+        checkArity("lend.do", arguments.length, ["args"]);
+        const a = argsOf("lend.do", "arguments", args, ["loan", "member", "qty", "extra"]);
         return call<Reason>(db, "lend.do", "select result, reason from \"retry_after_refusal\".\"lend_do\"($1, $2, $3, $4, $5)", [tenant, checkText("lend.do", "loan", field(a, "loan")), checkText("lend.do", "member", field(a, "member")), checkAmount("lend.do", "qty", field(a, "qty")), checkAmount("lend.do", "extra", field(a, "extra"))]);
       },
       doCall(args: LendArgs): PgCall {
+        const n = arguments.length;
         return makeCall("lend.do", "select result, reason from \"retry_after_refusal\".\"lend_do\"($1, $2, $3, $4, $5)", false, () => {
-          const a = argsOf("lend.do", "arguments", args);
+          checkArity("lend.doCall", n, ["args"]);
+          const a = argsOf("lend.do", "arguments", args, ["loan", "member", "qty", "extra"]);
           return [tenant, checkText("lend.do", "loan", field(a, "loan")), checkText("lend.do", "member", field(a, "member")), checkAmount("lend.do", "qty", field(a, "qty")), checkAmount("lend.do", "extra", field(a, "extra"))];
         });
       },
     },
     park: {
       async hold(args: ParkArgs): Promise<Result> {
-        const a = argsOf("park.hold", "arguments", args);
+        checkArity("park.hold", arguments.length, ["args"]);
+        const a = argsOf("park.hold", "arguments", args, ["ticket", "sku", "qty", "extra"]);
         return call<Reason>(db, "park.hold", "select result, reason from \"retry_after_refusal\".\"park_hold\"($1, $2, $3, $4, $5)", [tenant, checkText("park.hold", "ticket", field(a, "ticket")), checkText("park.hold", "sku", field(a, "sku")), checkAmount("park.hold", "qty", field(a, "qty")), checkAmount("park.hold", "extra", field(a, "extra"))]);
       },
       async post(key: ParkKey, amounts?: ParkAmounts): Promise<Result> {
-        const k = argsOf("park.post", "key", key);
+        checkArity("park.post", arguments.length, ["key", "amounts?"]);
+        const k = argsOf("park.post", "key", key, ["ticket"], ["qty", "extra"]);
         const values: unknown[] = [tenant, checkText("park.post", "ticket", field(k, "ticket"))];
         if (amounts === undefined) {
           values.push(null, null);
         } else {
-          const m = argsOf("park.post", "amounts", amounts);
+          const m = argsOf("park.post", "amounts", amounts, ["qty", "extra"], ["ticket"]);
           values.push(checkAmount("park.post", "qty", field(m, "qty")), checkAmount("park.post", "extra", field(m, "extra")));
         }
         return call<Reason>(db, "park.post", "select result, reason from \"retry_after_refusal\".\"park_post\"($1, $2, $3, $4)", values);
       },
       async void(key: ParkKey): Promise<Result> {
-        const k = argsOf("park.void", "key", key);
+        checkArity("park.void", arguments.length, ["key"]);
+        const k = argsOf("park.void", "key", key, ["ticket"]);
         return call<Reason>(db, "park.void", "select result, reason from \"retry_after_refusal\".\"park_void\"($1, $2)", [tenant, checkText("park.void", "ticket", field(k, "ticket"))]);
       },
       async status(key: ParkKey): Promise<HoldState | null> {
-        const k = argsOf("park.status", "key", key);
+        checkArity("park.status", arguments.length, ["key"]);
+        const k = argsOf("park.status", "key", key, ["ticket"]);
         return status(db, "park.status", "select \"retry_after_refusal\".\"park_status\"($1, $2)", [tenant, checkText("park.status", "ticket", field(k, "ticket"))]);
       },
       holdCall(args: ParkArgs): PgCall {
+        const n = arguments.length;
         return makeCall("park.hold", "select result, reason from \"retry_after_refusal\".\"park_hold\"($1, $2, $3, $4, $5)", false, () => {
-          const a = argsOf("park.hold", "arguments", args);
+          checkArity("park.holdCall", n, ["args"]);
+          const a = argsOf("park.hold", "arguments", args, ["ticket", "sku", "qty", "extra"]);
           return [tenant, checkText("park.hold", "ticket", field(a, "ticket")), checkText("park.hold", "sku", field(a, "sku")), checkAmount("park.hold", "qty", field(a, "qty")), checkAmount("park.hold", "extra", field(a, "extra"))];
         });
       },
       postCall(key: ParkKey, amounts?: ParkAmounts): PgCall {
+        const n = arguments.length;
         return makeCall("park.post", "select result, reason from \"retry_after_refusal\".\"park_post\"($1, $2, $3, $4)", false, () => {
-          const k = argsOf("park.post", "key", key);
+          checkArity("park.postCall", n, ["key", "amounts?"]);
+          const k = argsOf("park.post", "key", key, ["ticket"], ["qty", "extra"]);
           const values: unknown[] = [tenant, checkText("park.post", "ticket", field(k, "ticket"))];
           if (amounts === undefined) {
             values.push(null, null);
           } else {
-            const m = argsOf("park.post", "amounts", amounts);
+            const m = argsOf("park.post", "amounts", amounts, ["qty", "extra"], ["ticket"]);
             values.push(checkAmount("park.post", "qty", field(m, "qty")), checkAmount("park.post", "extra", field(m, "extra")));
           }
           return values;
         });
       },
       voidCall(key: ParkKey): PgCall {
+        const n = arguments.length;
         return makeCall("park.void", "select result, reason from \"retry_after_refusal\".\"park_void\"($1, $2)", false, () => {
-          const k = argsOf("park.void", "key", key);
+          checkArity("park.voidCall", n, ["key"]);
+          const k = argsOf("park.void", "key", key, ["ticket"]);
           return [tenant, checkText("park.void", "ticket", field(k, "ticket"))];
         });
       },
       statusCall(key: ParkKey): PgCall {
+        const n = arguments.length;
         return makeCall("park.status", "select \"retry_after_refusal\".\"park_status\"($1, $2)", true, () => {
-          const k = argsOf("park.status", "key", key);
+          checkArity("park.statusCall", n, ["key"]);
+          const k = argsOf("park.status", "key", key, ["ticket"]);
           return [tenant, checkText("park.status", "ticket", field(k, "ticket"))];
         });
       },
     },
     clear_bin: {
       async do(args: ClearBinArgs): Promise<Result> {
-        const a = argsOf("clear_bin.do", "arguments", args);
+        checkArity("clear_bin.do", arguments.length, ["args"]);
+        const a = argsOf("clear_bin.do", "arguments", args, ["ticket", "sku", "qty"]);
         return call<Reason>(db, "clear_bin.do", "select result, reason from \"retry_after_refusal\".\"clear_bin_do\"($1, $2, $3, $4)", [tenant, checkText("clear_bin.do", "ticket", field(a, "ticket")), checkText("clear_bin.do", "sku", field(a, "sku")), checkAmount("clear_bin.do", "qty", field(a, "qty"))]);
       },
       doCall(args: ClearBinArgs): PgCall {
+        const n = arguments.length;
         return makeCall("clear_bin.do", "select result, reason from \"retry_after_refusal\".\"clear_bin_do\"($1, $2, $3, $4)", false, () => {
-          const a = argsOf("clear_bin.do", "arguments", args);
+          checkArity("clear_bin.doCall", n, ["args"]);
+          const a = argsOf("clear_bin.do", "arguments", args, ["ticket", "sku", "qty"]);
           return [tenant, checkText("clear_bin.do", "ticket", field(a, "ticket")), checkText("clear_bin.do", "sku", field(a, "sku")), checkAmount("clear_bin.do", "qty", field(a, "qty"))];
         });
       },
     },
     balance: {
       async shelf(account: ShelfAccount): Promise<Balance> {
-        const a = argsOf("balance.shelf", "account", account);
+        checkArity("balance.shelf", arguments.length, ["account"]);
+        const a = argsOf("balance.shelf", "account", account, ["sku"]);
         return balance(db, "balance.shelf", "select posted, held_in, held_out from \"retry_after_refusal\".\"balance_shelf\"($1, $2)", [tenant, checkText("balance.shelf", "sku", field(a, "sku"))]);
       },
       async spare(): Promise<Balance> {
+        checkArity("balance.spare", arguments.length, []);
         return balance(db, "balance.spare", "select posted, held_in, held_out from \"retry_after_refusal\".\"balance_spare\"($1)", [tenant]);
       },
       async safety(account: SafetyAccount): Promise<Balance> {
-        const a = argsOf("balance.safety", "account", account);
+        checkArity("balance.safety", arguments.length, ["account"]);
+        const a = argsOf("balance.safety", "account", account, ["sku"]);
         return balance(db, "balance.safety", "select posted, held_in, held_out from \"retry_after_refusal\".\"balance_safety\"($1, $2)", [tenant, checkText("balance.safety", "sku", field(a, "sku"))]);
       },
       async credit(account: CreditAccount): Promise<Balance> {
-        const a = argsOf("balance.credit", "account", account);
+        checkArity("balance.credit", arguments.length, ["account"]);
+        const a = argsOf("balance.credit", "account", account, ["member"]);
         return balance(db, "balance.credit", "select posted, held_in, held_out from \"retry_after_refusal\".\"balance_credit\"($1, $2)", [tenant, checkText("balance.credit", "member", field(a, "member"))]);
       },
       async bin(account: BinAccount): Promise<Balance> {
-        const a = argsOf("balance.bin", "account", account);
+        checkArity("balance.bin", arguments.length, ["account"]);
+        const a = argsOf("balance.bin", "account", account, ["sku"]);
         return balance(db, "balance.bin", "select posted, held_in, held_out from \"retry_after_refusal\".\"balance_bin\"($1, $2)", [tenant, checkText("balance.bin", "sku", field(a, "sku"))]);
       },
       async world(): Promise<Balance> {
+        checkArity("balance.world", arguments.length, []);
         return balance(db, "balance.world", "select posted, held_in, held_out from \"retry_after_refusal\".\"balance_world\"($1)", [tenant]);
       },
     },
-    async expire(max: number): Promise<number> {
+    async expire(max: number = DEFAULT_EXPIRE_MAX): Promise<number> {
+      checkArity("expire", arguments.length, ["max?"]);
       return expire(db, "select \"retry_after_refusal\".expire($1)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
+      checkArity("bulk", arguments.length, ["calls"]);
       return bulk<Reason>(db, calls);
     },
   };
@@ -504,15 +561,69 @@ export class ChoboError extends Error {
 export const AMOUNT_MAX = (1n << 63n) - 1n;
 
 /**
- * argsOf returns the object a call's values are read from, or throws when
- * the caller passed something else. `where` names the call
- * (`reserve.hold`) in the message.
+ * NoExtra makes a call's parameter exact: a property of T that the
+ * parameter's type S does not declare must be of type never. TypeScript
+ * refuses an excess property of a fresh object literal only; with a
+ * method generic in T, written `T & NoExtra<T, S>`, it refuses one of a
+ * variable as well, so that an amount given in a key fails to compile
+ * rather than being left out of the call.
  */
-export function argsOf(where: string, what: string, v: unknown): Record<string, unknown> {
+export type NoExtra<T, S> = { [P in Exclude<keyof T, keyof S>]: never };
+
+/** What one argument of a call is, as its messages name it. */
+export type ArgumentKind = "arguments" | "key" | "amounts" | "account" | "options";
+
+/**
+ * argsOf returns the object a call's values are read from, or throws when
+ * the caller passed something else, or an object with an own property
+ * not among takes: a value the call would not read must not be dropped
+ * without a word. `where` names the call (`reserve.hold`) in the message;
+ * `elsewhere` lists the names that belong in the call's other argument
+ * (the amounts of a post, for its key; the key, for its amounts), which
+ * the message then points to.
+ */
+export function argsOf(where: string, what: ArgumentKind, v: unknown, takes: readonly string[], elsewhere: readonly string[] = []): Record<string, unknown> {
   if (typeof v !== "object" || v === null || Array.isArray(v)) {
     throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: the ${what} must be an object, got ${describe(v)}`);
   }
+  for (const name of Object.getOwnPropertyNames(v)) {
+    if (!takes.includes(name)) {
+      throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: ${extraMessage(where, what, name, takes, elsewhere.includes(name))}`);
+    }
+  }
   return v as Record<string, unknown>;
+}
+
+function extraMessage(where: string, what: ArgumentKind, name: string, takes: readonly string[], misplaced: boolean): string {
+  const dot = where.lastIndexOf(".");
+  const owner = where.slice(0, dot);
+  const op = where.slice(dot + 1);
+  const shown = /^[\p{L}_$][\p{L}\p{N}_$]*$/u.test(name) ? name : JSON.stringify(name);
+  switch (what) {
+    case "key":
+      return `the key has ${shown}, which is not part of ${owner}'s key` +
+        (misplaced ? `; give amounts as the second argument: ${op}(key, { ${shown} })` : "");
+    case "amounts":
+      return `the amounts have ${shown}, which is not an amount of ${owner}` +
+        (misplaced ? `; ${shown} is part of the key, the first argument: ${op}({ ${shown} }, amounts)` : "");
+    case "account":
+      return `the account has ${shown}, which is not a parameter of the account ${op}`;
+    case "options":
+      return `the options have ${shown}, which ${where} does not take; it takes ${takes.join(", ")}`;
+  }
+  return `the arguments have ${shown}, which ${where} does not take`;
+}
+
+/**
+ * checkArity refuses a call given more positional arguments than its
+ * method takes (params, named in the message): the method would never
+ * read them.
+ */
+export function checkArity(where: string, got: number, params: readonly string[]): void {
+  if (got > params.length) {
+    const op = where.slice(where.lastIndexOf(".") + 1);
+    throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: got ${got} arguments; ${op}(${params.join(", ")}) takes ${params.length === 0 ? "none" : `at most ${params.length}`}`);
+  }
 }
 
 /**
@@ -777,10 +888,45 @@ function inTransaction(db: Queryable): boolean {
   return st === "T" || st === "E";
 }
 
-/** resends says whether a lost call goes again over db: for the book's resendMs, never in a transaction of the caller's, which the lost connection took with it. */
+/**
+ * pooled says whether db lends a connection per statement, as pg's Pool
+ * does (connect(), and its counts of connections): only there does a
+ * statement sent again go on another connection. A pg Client or a
+ * PoolClient is one connection, which pg never opens again once lost.
+ */
+function pooled(db: Queryable): boolean {
+  const p = db as { connect?: unknown; totalCount?: unknown; idleCount?: unknown };
+  return typeof p.connect === "function" && typeof p.totalCount === "number" && typeof p.idleCount === "number";
+}
+
+const lines = new WeakMap<object, Promise<unknown>>();
+
+/**
+ * query sends one statement over db. Over one connection the book's
+ * statements go one after another, each when the one before it has been
+ * answered: pg queues statements given to a busy Client itself, but warns
+ * that it will stop doing so. A Pool lends each its own connection, and
+ * a Client in pg's pipeline mode is meant to have many out at once.
+ */
+function query(db: Queryable, text: string, values: unknown[]): Promise<{ rows: unknown[] }> {
+  if (pooled(db) || (db as { pipeline?: unknown }).pipeline === true) {
+    return db.query(text, values);
+  }
+  const before = lines.get(db) ?? Promise.resolve();
+  const sent = before.then(() => db.query(text, values));
+  lines.set(db, sent.catch(() => {}));
+  return sent;
+}
+
+/**
+ * resends says whether a lost call goes again over db: for the book's
+ * resendMs, and only over a pool, which has another connection to send
+ * it on. Over a single connection it is answered at once, as it is inside
+ * a transaction of the caller's, which the lost connection took with it.
+ */
 function resends(configured: Queryable): boolean {
   const { db, resendMs } = settingsOf(configured);
-  return resendMs > 0 && !inTransaction(db);
+  return resendMs > 0 && pooled(db) && !inTransaction(db);
 }
 
 /** The errors of Node's sockets that come before anything is sent. */
@@ -835,10 +981,26 @@ export function connectionFailure(err: unknown): "CHOBO_NOT_SENT" | "CHOBO_OUTCO
   return null;
 }
 
+/**
+ * clientTimeout says whether err is pg's query_timeout: the client gave up
+ * waiting but told the server nothing, so a statement that was out runs on
+ * and may commit. A Client keeps the connection and sends what comes next
+ * after that statement's answer; a Pool closes it.
+ */
+export function clientTimeout(err: unknown): boolean {
+  return err instanceof Error && !(err instanceof ChoboError) && sqlState(err) === "" && /^Query read timeout$/.test(err.message);
+}
+
 const lostMessages = {
   CHOBO_OUTCOME_UNKNOWN: "the connection was lost after the call was sent, so it may or may not have been applied; sending it again with the same arguments is safe, and its answer says which",
   CHOBO_NOT_SENT: "the call was not sent: no connection to the server could be used",
 };
+
+/** timeoutError is the error of a call the driver stopped waiting for. */
+function timeoutError(where: string, err: unknown): ChoboError {
+  const message = err instanceof Error ? err.message : String(err);
+  return new ChoboError("CHOBO_OUTCOME_UNKNOWN", `${where}: no answer within the driver's query_timeout, and the server may still apply the call; sending it again with the same arguments is safe, and its answer says which: ${message}`, { cause: err });
+}
 
 /** lostError is the error of a call whose connection failed: what that means for the call, then what the driver said. */
 function lostError(kind: keyof typeof lostMessages, where: string, err: unknown): ChoboError {
@@ -878,7 +1040,7 @@ async function send(configured: Queryable, where: string, text: string, values: 
   let lostTries = 0;
   for (let n = 0; ; n++) {
     try {
-      const res = await db.query(text, values);
+      const res = await query(db, text, values);
       const row = res.rows[0];
       if (typeof row !== "object" || row === null) {
         throw new ChoboError("CHOBO_UNEXPECTED", `${where}: the statement answered no row`);
@@ -887,6 +1049,11 @@ async function send(configured: Queryable, where: string, text: string, values: 
     } catch (err) {
       if (err instanceof ChoboError) {
         throw err;
+      }
+      if (clientTimeout(err)) {
+        // Never sent again: the statement may still be running, and on
+        // one connection its second sending would wait behind it.
+        throw timeoutError(where, err);
       }
       const kind = connectionFailure(err);
       if (kind !== null) {
@@ -959,10 +1126,16 @@ export async function balance(db: Queryable, where: string, text: string, values
   return { posted: int64(where, posted), held_in: int64(where, heldIn), held_out: int64(where, heldOut) };
 }
 
+/** How many holds expire gives back when the caller names no max, as the book's SQL function does. */
+export const DEFAULT_EXPIRE_MAX = 1000;
+
+/** The largest max of expire: the SQL function takes a PostgreSQL integer. */
+export const EXPIRE_MAX = 2147483647;
+
 /** expire sends the book's expire statement: it gives back up to max holds past their deadline and answers how many. */
-export async function expire(db: Queryable, text: string, max: number): Promise<number> {
-  if (!Number.isSafeInteger(max) || max < 0) {
-    throw new ChoboError("CHOBO_BAD_ARGUMENT", `expire: max must be a whole number from 0, got ${describe(max)}`);
+export async function expire(db: Queryable, text: string, max: number = DEFAULT_EXPIRE_MAX): Promise<number> {
+  if (!Number.isSafeInteger(max) || max < 0 || max > EXPIRE_MAX) {
+    throw new ChoboError("CHOBO_BAD_ARGUMENT", `expire: max must be a whole number from 0 to ${EXPIRE_MAX}, got ${describe(max)}`);
   }
   const [n] = await queryRow(db, "expire", text, [max]);
   return Number(int64("expire", n));
@@ -1034,7 +1207,7 @@ async function oneStatement(db: Queryable, calls: readonly PgCall[]): Promise<un
     );
   });
   inOneStatement += calls.length;
-  const res = await db.query(parts.join("\nunion all\n"), values);
+  const res = await query(settingsOf(db).db, parts.join("\nunion all\n"), values);
   const rows: unknown[][] = calls.map(() => []);
   for (const r of res.rows) {
     const [i, a, b] = Object.values(r as object) as unknown[];
@@ -1091,6 +1264,14 @@ export async function bulk<R extends string>(db: Queryable, calls: readonly PgCa
       } catch (err) {
         failed = err;
       }
+    }
+    // A statement the driver stopped waiting for may still commit: its
+    // calls are of unknown outcome, and never go again.
+    if (failed !== undefined && clientTimeout(failed)) {
+      for (const i of part) {
+        out[i] = timeoutError(calls[i]!.where, failed);
+      }
+      continue;
     }
     // A statement whose connection broke while it was out may have
     // committed: its calls are of unknown outcome, unless the book sends

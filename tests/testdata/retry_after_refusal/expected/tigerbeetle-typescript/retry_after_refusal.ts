@@ -126,81 +126,87 @@ export interface BinAccount {
   sku: string;
 }
 
-/** The book retry_after_refusal. */
+/**
+ * The book retry_after_refusal.
+ *
+ * Each argument takes the properties its type declares and no others: an
+ * object with one more is refused at compile time (NoExtra) and, before
+ * anything is sent, at run time (CHOBO_BAD_ARGUMENT).
+ */
 export interface Book {
   readonly stock: {
     /** Moves the amounts. */
-    do(args: StockArgs): Promise<Result>;
+    do<A extends StockArgs>(args: A & NoExtra<A, StockArgs>): Promise<Result>;
     /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    doCall(args: StockArgs): TbCall;
+    doCall<A extends StockArgs>(args: A & NoExtra<A, StockArgs>): TbCall;
   };
   readonly restock_spare: {
     /** Moves the amounts. */
-    do(args: RestockSpareArgs): Promise<Result>;
+    do<A extends RestockSpareArgs>(args: A & NoExtra<A, RestockSpareArgs>): Promise<Result>;
     /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    doCall(args: RestockSpareArgs): TbCall;
+    doCall<A extends RestockSpareArgs>(args: A & NoExtra<A, RestockSpareArgs>): TbCall;
   };
   readonly ship: {
     /** Moves the amounts. */
-    do(args: ShipArgs): Promise<Result>;
+    do<A extends ShipArgs>(args: A & NoExtra<A, ShipArgs>): Promise<Result>;
     /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    doCall(args: ShipArgs): TbCall;
+    doCall<A extends ShipArgs>(args: A & NoExtra<A, ShipArgs>): TbCall;
   };
   readonly reserve: {
     /** Holds the amounts; post or void ends the hold. */
-    hold(args: ReserveArgs): Promise<Result>;
+    hold<A extends ReserveArgs>(args: A & NoExtra<A, ReserveArgs>): Promise<Result>;
     /** Posts the hold: the amounts given, or the whole hold when they are left out. */
-    post(key: ReserveKey, amounts?: ReserveAmounts): Promise<Result>;
+    post<K extends ReserveKey, M extends ReserveAmounts>(key: K & NoExtra<K, ReserveKey>, amounts?: M & NoExtra<M, ReserveAmounts>): Promise<Result>;
     /** Gives the hold back. */
-    void(key: ReserveKey): Promise<Result>;
+    void<K extends ReserveKey>(key: K & NoExtra<K, ReserveKey>): Promise<Result>;
     /** Where the hold stands; null when there is none. It writes nothing. */
-    status(key: ReserveKey): Promise<HoldState | null>;
+    status<K extends ReserveKey>(key: K & NoExtra<K, ReserveKey>): Promise<HoldState | null>;
     /** hold as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    holdCall(args: ReserveArgs): TbCall;
+    holdCall<A extends ReserveArgs>(args: A & NoExtra<A, ReserveArgs>): TbCall;
     /** post as one call of bulk. */
-    postCall(key: ReserveKey, amounts?: ReserveAmounts): TbCall;
+    postCall<K extends ReserveKey, M extends ReserveAmounts>(key: K & NoExtra<K, ReserveKey>, amounts?: M & NoExtra<M, ReserveAmounts>): TbCall;
     /** void as one call of bulk. */
-    voidCall(key: ReserveKey): TbCall;
+    voidCall<K extends ReserveKey>(key: K & NoExtra<K, ReserveKey>): TbCall;
     /** status as one call of bulk; its answer is the hold's state. */
-    statusCall(key: ReserveKey): TbCall;
+    statusCall<K extends ReserveKey>(key: K & NoExtra<K, ReserveKey>): TbCall;
   };
   readonly lend: {
     /** Moves the amounts. */
-    do(args: LendArgs): Promise<Result>;
+    do<A extends LendArgs>(args: A & NoExtra<A, LendArgs>): Promise<Result>;
     /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    doCall(args: LendArgs): TbCall;
+    doCall<A extends LendArgs>(args: A & NoExtra<A, LendArgs>): TbCall;
   };
   readonly park: {
     /** Holds the amounts; post or void ends the hold. */
-    hold(args: ParkArgs): Promise<Result>;
+    hold<A extends ParkArgs>(args: A & NoExtra<A, ParkArgs>): Promise<Result>;
     /** Posts the hold: the amounts given, or the whole hold when they are left out. */
-    post(key: ParkKey, amounts?: ParkAmounts): Promise<Result>;
+    post<K extends ParkKey, M extends ParkAmounts>(key: K & NoExtra<K, ParkKey>, amounts?: M & NoExtra<M, ParkAmounts>): Promise<Result>;
     /** Gives the hold back. */
-    void(key: ParkKey): Promise<Result>;
+    void<K extends ParkKey>(key: K & NoExtra<K, ParkKey>): Promise<Result>;
     /** Where the hold stands; null when there is none. It writes nothing. */
-    status(key: ParkKey): Promise<HoldState | null>;
+    status<K extends ParkKey>(key: K & NoExtra<K, ParkKey>): Promise<HoldState | null>;
     /** hold as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    holdCall(args: ParkArgs): TbCall;
+    holdCall<A extends ParkArgs>(args: A & NoExtra<A, ParkArgs>): TbCall;
     /** post as one call of bulk. */
-    postCall(key: ParkKey, amounts?: ParkAmounts): TbCall;
+    postCall<K extends ParkKey, M extends ParkAmounts>(key: K & NoExtra<K, ParkKey>, amounts?: M & NoExtra<M, ParkAmounts>): TbCall;
     /** void as one call of bulk. */
-    voidCall(key: ParkKey): TbCall;
+    voidCall<K extends ParkKey>(key: K & NoExtra<K, ParkKey>): TbCall;
     /** status as one call of bulk; its answer is the hold's state. */
-    statusCall(key: ParkKey): TbCall;
+    statusCall<K extends ParkKey>(key: K & NoExtra<K, ParkKey>): TbCall;
   };
   readonly clear_bin: {
     /** Moves the amounts. */
-    do(args: ClearBinArgs): Promise<Result>;
+    do<A extends ClearBinArgs>(args: A & NoExtra<A, ClearBinArgs>): Promise<Result>;
     /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    doCall(args: ClearBinArgs): TbCall;
+    doCall<A extends ClearBinArgs>(args: A & NoExtra<A, ClearBinArgs>): TbCall;
   };
   /** Reads accounts: posted, held coming in, held going out. */
   readonly balance: {
-    shelf(account: ShelfAccount): Promise<Balance>;
+    shelf<A extends ShelfAccount>(account: A & NoExtra<A, ShelfAccount>): Promise<Balance>;
     spare(): Promise<Balance>;
-    safety(account: SafetyAccount): Promise<Balance>;
-    credit(account: CreditAccount): Promise<Balance>;
-    bin(account: BinAccount): Promise<Balance>;
+    safety<A extends SafetyAccount>(account: A & NoExtra<A, SafetyAccount>): Promise<Balance>;
+    credit<A extends CreditAccount>(account: A & NoExtra<A, CreditAccount>): Promise<Balance>;
+    bin<A extends BinAccount>(account: A & NoExtra<A, BinAccount>): Promise<Balance>;
     world(): Promise<Balance>;
   };
   /**
@@ -221,200 +227,247 @@ export interface Book {
  * it remembers the accounts it has made.
  */
 export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptions = {}): Book {
+  argsOf("tigerbeetle", "options", options, ["tenant", "timeoutMs"]);
   const tenant = checkText("tigerbeetle", "the tenant", options.tenant ?? "");
   const tb = new TigerBeetleBook(client, definition, { ...options, tenant });
   return {
     stock: {
       async do(args: StockArgs): Promise<Result> {
-        const a = argsOf("stock.do", "arguments", args);
+        checkArity("stock.do", arguments.length, ["args"]);
+        const a = argsOf("stock.do", "arguments", args, ["delivery", "sku", "qty"]);
         return tb.call<Reason>(0, "do", [checkText("stock.do", "delivery", field(a, "delivery")), checkText("stock.do", "sku", field(a, "sku")), checkAmount("stock.do", "qty", field(a, "qty"))]);
       },
       doCall(args: StockArgs): TbCall {
+        const n = arguments.length;
         return tbCall(0, "do", () => {
-          const a = argsOf("stock.do", "arguments", args);
+          checkArity("stock.doCall", n, ["args"]);
+          const a = argsOf("stock.do", "arguments", args, ["delivery", "sku", "qty"]);
           return [checkText("stock.do", "delivery", field(a, "delivery")), checkText("stock.do", "sku", field(a, "sku")), checkAmount("stock.do", "qty", field(a, "qty"))];
         });
       },
     },
     restock_spare: {
       async do(args: RestockSpareArgs): Promise<Result> {
-        const a = argsOf("restock_spare.do", "arguments", args);
+        checkArity("restock_spare.do", arguments.length, ["args"]);
+        const a = argsOf("restock_spare.do", "arguments", args, ["delivery", "qty"]);
         return tb.call<Reason>(1, "do", [checkText("restock_spare.do", "delivery", field(a, "delivery")), checkAmount("restock_spare.do", "qty", field(a, "qty"))]);
       },
       doCall(args: RestockSpareArgs): TbCall {
+        const n = arguments.length;
         return tbCall(1, "do", () => {
-          const a = argsOf("restock_spare.do", "arguments", args);
+          checkArity("restock_spare.doCall", n, ["args"]);
+          const a = argsOf("restock_spare.do", "arguments", args, ["delivery", "qty"]);
           return [checkText("restock_spare.do", "delivery", field(a, "delivery")), checkAmount("restock_spare.do", "qty", field(a, "qty"))];
         });
       },
     },
     ship: {
       async do(args: ShipArgs): Promise<Result> {
-        const a = argsOf("ship.do", "arguments", args);
+        checkArity("ship.do", arguments.length, ["args"]);
+        const a = argsOf("ship.do", "arguments", args, ["order", "sku", "qty", "extra"]);
         return tb.call<Reason>(2, "do", [checkText("ship.do", "order", field(a, "order")), checkText("ship.do", "sku", field(a, "sku")), checkAmount("ship.do", "qty", field(a, "qty")), checkAmount("ship.do", "extra", field(a, "extra"))]);
       },
       doCall(args: ShipArgs): TbCall {
+        const n = arguments.length;
         return tbCall(2, "do", () => {
-          const a = argsOf("ship.do", "arguments", args);
+          checkArity("ship.doCall", n, ["args"]);
+          const a = argsOf("ship.do", "arguments", args, ["order", "sku", "qty", "extra"]);
           return [checkText("ship.do", "order", field(a, "order")), checkText("ship.do", "sku", field(a, "sku")), checkAmount("ship.do", "qty", field(a, "qty")), checkAmount("ship.do", "extra", field(a, "extra"))];
         });
       },
     },
     reserve: {
       async hold(args: ReserveArgs): Promise<Result> {
-        const a = argsOf("reserve.hold", "arguments", args);
+        checkArity("reserve.hold", arguments.length, ["args"]);
+        const a = argsOf("reserve.hold", "arguments", args, ["order", "sku", "qty", "extra"]);
         return tb.call<Reason>(3, "hold", [checkText("reserve.hold", "order", field(a, "order")), checkText("reserve.hold", "sku", field(a, "sku")), checkAmount("reserve.hold", "qty", field(a, "qty")), checkAmount("reserve.hold", "extra", field(a, "extra"))]);
       },
       async post(key: ReserveKey, amounts?: ReserveAmounts): Promise<Result> {
-        const k = argsOf("reserve.post", "key", key);
+        checkArity("reserve.post", arguments.length, ["key", "amounts?"]);
+        const k = argsOf("reserve.post", "key", key, ["order"], ["qty", "extra"]);
         const keyValues = [checkText("reserve.post", "order", field(k, "order"))];
         if (amounts === undefined) {
           return tb.post<Reason>(3, keyValues, null);
         }
-        const m = argsOf("reserve.post", "amounts", amounts);
+        const m = argsOf("reserve.post", "amounts", amounts, ["qty", "extra"], ["order"]);
         return tb.post<Reason>(3, keyValues, [checkAmount("reserve.post", "qty", field(m, "qty")), checkAmount("reserve.post", "extra", field(m, "extra"))]);
       },
       async void(key: ReserveKey): Promise<Result> {
-        const k = argsOf("reserve.void", "key", key);
+        checkArity("reserve.void", arguments.length, ["key"]);
+        const k = argsOf("reserve.void", "key", key, ["order"]);
         return tb.void<Reason>(3, [checkText("reserve.void", "order", field(k, "order"))]);
       },
       async status(key: ReserveKey): Promise<HoldState | null> {
-        const k = argsOf("reserve.status", "key", key);
+        checkArity("reserve.status", arguments.length, ["key"]);
+        const k = argsOf("reserve.status", "key", key, ["order"]);
         return tb.status(3, [checkText("reserve.status", "order", field(k, "order"))]);
       },
       holdCall(args: ReserveArgs): TbCall {
+        const n = arguments.length;
         return tbCall(3, "hold", () => {
-          const a = argsOf("reserve.hold", "arguments", args);
+          checkArity("reserve.holdCall", n, ["args"]);
+          const a = argsOf("reserve.hold", "arguments", args, ["order", "sku", "qty", "extra"]);
           return [checkText("reserve.hold", "order", field(a, "order")), checkText("reserve.hold", "sku", field(a, "sku")), checkAmount("reserve.hold", "qty", field(a, "qty")), checkAmount("reserve.hold", "extra", field(a, "extra"))];
         });
       },
       postCall(key: ReserveKey, amounts?: ReserveAmounts): TbCall {
+        const n = arguments.length;
         return tbCall(3, "post", () => {
-          const k = argsOf("reserve.post", "key", key);
+          checkArity("reserve.postCall", n, ["key", "amounts?"]);
+          const k = argsOf("reserve.post", "key", key, ["order"], ["qty", "extra"]);
           return [checkText("reserve.post", "order", field(k, "order"))];
         }, () => {
           if (amounts === undefined) {
             return null;
           }
-          const m = argsOf("reserve.post", "amounts", amounts);
+          const m = argsOf("reserve.post", "amounts", amounts, ["qty", "extra"], ["order"]);
           return [checkAmount("reserve.post", "qty", field(m, "qty")), checkAmount("reserve.post", "extra", field(m, "extra"))];
         });
       },
       voidCall(key: ReserveKey): TbCall {
+        const n = arguments.length;
         return tbCall(3, "void", () => {
-          const k = argsOf("reserve.void", "key", key);
+          checkArity("reserve.voidCall", n, ["key"]);
+          const k = argsOf("reserve.void", "key", key, ["order"]);
           return [checkText("reserve.void", "order", field(k, "order"))];
         });
       },
       statusCall(key: ReserveKey): TbCall {
+        const n = arguments.length;
         return tbCall(3, "status", () => {
-          const k = argsOf("reserve.status", "key", key);
+          checkArity("reserve.statusCall", n, ["key"]);
+          const k = argsOf("reserve.status", "key", key, ["order"]);
           return [checkText("reserve.status", "order", field(k, "order"))];
         });
       },
     },
     lend: {
       async do(args: LendArgs): Promise<Result> {
-        const a = argsOf("lend.do", "arguments", args);
+        checkArity("lend.do", arguments.length, ["args"]);
+        const a = argsOf("lend.do", "arguments", args, ["loan", "member", "qty", "extra"]);
         return tb.call<Reason>(4, "do", [checkText("lend.do", "loan", field(a, "loan")), checkText("lend.do", "member", field(a, "member")), checkAmount("lend.do", "qty", field(a, "qty")), checkAmount("lend.do", "extra", field(a, "extra"))]);
       },
       doCall(args: LendArgs): TbCall {
+        const n = arguments.length;
         return tbCall(4, "do", () => {
-          const a = argsOf("lend.do", "arguments", args);
+          checkArity("lend.doCall", n, ["args"]);
+          const a = argsOf("lend.do", "arguments", args, ["loan", "member", "qty", "extra"]);
           return [checkText("lend.do", "loan", field(a, "loan")), checkText("lend.do", "member", field(a, "member")), checkAmount("lend.do", "qty", field(a, "qty")), checkAmount("lend.do", "extra", field(a, "extra"))];
         });
       },
     },
     park: {
       async hold(args: ParkArgs): Promise<Result> {
-        const a = argsOf("park.hold", "arguments", args);
+        checkArity("park.hold", arguments.length, ["args"]);
+        const a = argsOf("park.hold", "arguments", args, ["ticket", "sku", "qty", "extra"]);
         return tb.call<Reason>(5, "hold", [checkText("park.hold", "ticket", field(a, "ticket")), checkText("park.hold", "sku", field(a, "sku")), checkAmount("park.hold", "qty", field(a, "qty")), checkAmount("park.hold", "extra", field(a, "extra"))]);
       },
       async post(key: ParkKey, amounts?: ParkAmounts): Promise<Result> {
-        const k = argsOf("park.post", "key", key);
+        checkArity("park.post", arguments.length, ["key", "amounts?"]);
+        const k = argsOf("park.post", "key", key, ["ticket"], ["qty", "extra"]);
         const keyValues = [checkText("park.post", "ticket", field(k, "ticket"))];
         if (amounts === undefined) {
           return tb.post<Reason>(5, keyValues, null);
         }
-        const m = argsOf("park.post", "amounts", amounts);
+        const m = argsOf("park.post", "amounts", amounts, ["qty", "extra"], ["ticket"]);
         return tb.post<Reason>(5, keyValues, [checkAmount("park.post", "qty", field(m, "qty")), checkAmount("park.post", "extra", field(m, "extra"))]);
       },
       async void(key: ParkKey): Promise<Result> {
-        const k = argsOf("park.void", "key", key);
+        checkArity("park.void", arguments.length, ["key"]);
+        const k = argsOf("park.void", "key", key, ["ticket"]);
         return tb.void<Reason>(5, [checkText("park.void", "ticket", field(k, "ticket"))]);
       },
       async status(key: ParkKey): Promise<HoldState | null> {
-        const k = argsOf("park.status", "key", key);
+        checkArity("park.status", arguments.length, ["key"]);
+        const k = argsOf("park.status", "key", key, ["ticket"]);
         return tb.status(5, [checkText("park.status", "ticket", field(k, "ticket"))]);
       },
       holdCall(args: ParkArgs): TbCall {
+        const n = arguments.length;
         return tbCall(5, "hold", () => {
-          const a = argsOf("park.hold", "arguments", args);
+          checkArity("park.holdCall", n, ["args"]);
+          const a = argsOf("park.hold", "arguments", args, ["ticket", "sku", "qty", "extra"]);
           return [checkText("park.hold", "ticket", field(a, "ticket")), checkText("park.hold", "sku", field(a, "sku")), checkAmount("park.hold", "qty", field(a, "qty")), checkAmount("park.hold", "extra", field(a, "extra"))];
         });
       },
       postCall(key: ParkKey, amounts?: ParkAmounts): TbCall {
+        const n = arguments.length;
         return tbCall(5, "post", () => {
-          const k = argsOf("park.post", "key", key);
+          checkArity("park.postCall", n, ["key", "amounts?"]);
+          const k = argsOf("park.post", "key", key, ["ticket"], ["qty", "extra"]);
           return [checkText("park.post", "ticket", field(k, "ticket"))];
         }, () => {
           if (amounts === undefined) {
             return null;
           }
-          const m = argsOf("park.post", "amounts", amounts);
+          const m = argsOf("park.post", "amounts", amounts, ["qty", "extra"], ["ticket"]);
           return [checkAmount("park.post", "qty", field(m, "qty")), checkAmount("park.post", "extra", field(m, "extra"))];
         });
       },
       voidCall(key: ParkKey): TbCall {
+        const n = arguments.length;
         return tbCall(5, "void", () => {
-          const k = argsOf("park.void", "key", key);
+          checkArity("park.voidCall", n, ["key"]);
+          const k = argsOf("park.void", "key", key, ["ticket"]);
           return [checkText("park.void", "ticket", field(k, "ticket"))];
         });
       },
       statusCall(key: ParkKey): TbCall {
+        const n = arguments.length;
         return tbCall(5, "status", () => {
-          const k = argsOf("park.status", "key", key);
+          checkArity("park.statusCall", n, ["key"]);
+          const k = argsOf("park.status", "key", key, ["ticket"]);
           return [checkText("park.status", "ticket", field(k, "ticket"))];
         });
       },
     },
     clear_bin: {
       async do(args: ClearBinArgs): Promise<Result> {
-        const a = argsOf("clear_bin.do", "arguments", args);
+        checkArity("clear_bin.do", arguments.length, ["args"]);
+        const a = argsOf("clear_bin.do", "arguments", args, ["ticket", "sku", "qty"]);
         return tb.call<Reason>(6, "do", [checkText("clear_bin.do", "ticket", field(a, "ticket")), checkText("clear_bin.do", "sku", field(a, "sku")), checkAmount("clear_bin.do", "qty", field(a, "qty"))]);
       },
       doCall(args: ClearBinArgs): TbCall {
+        const n = arguments.length;
         return tbCall(6, "do", () => {
-          const a = argsOf("clear_bin.do", "arguments", args);
+          checkArity("clear_bin.doCall", n, ["args"]);
+          const a = argsOf("clear_bin.do", "arguments", args, ["ticket", "sku", "qty"]);
           return [checkText("clear_bin.do", "ticket", field(a, "ticket")), checkText("clear_bin.do", "sku", field(a, "sku")), checkAmount("clear_bin.do", "qty", field(a, "qty"))];
         });
       },
     },
     balance: {
       async shelf(account: ShelfAccount): Promise<Balance> {
-        const a = argsOf("balance.shelf", "account", account);
+        checkArity("balance.shelf", arguments.length, ["account"]);
+        const a = argsOf("balance.shelf", "account", account, ["sku"]);
         return tb.balance(0, [checkText("balance.shelf", "sku", field(a, "sku"))]);
       },
       async spare(): Promise<Balance> {
+        checkArity("balance.spare", arguments.length, []);
         return tb.balance(1, []);
       },
       async safety(account: SafetyAccount): Promise<Balance> {
-        const a = argsOf("balance.safety", "account", account);
+        checkArity("balance.safety", arguments.length, ["account"]);
+        const a = argsOf("balance.safety", "account", account, ["sku"]);
         return tb.balance(2, [checkText("balance.safety", "sku", field(a, "sku"))]);
       },
       async credit(account: CreditAccount): Promise<Balance> {
-        const a = argsOf("balance.credit", "account", account);
+        checkArity("balance.credit", arguments.length, ["account"]);
+        const a = argsOf("balance.credit", "account", account, ["member"]);
         return tb.balance(3, [checkText("balance.credit", "member", field(a, "member"))]);
       },
       async bin(account: BinAccount): Promise<Balance> {
-        const a = argsOf("balance.bin", "account", account);
+        checkArity("balance.bin", arguments.length, ["account"]);
+        const a = argsOf("balance.bin", "account", account, ["sku"]);
         return tb.balance(4, [checkText("balance.bin", "sku", field(a, "sku"))]);
       },
       async world(): Promise<Balance> {
+        checkArity("balance.world", arguments.length, []);
         return tb.balance(5, []);
       },
     },
     async bulk(calls: readonly TbCall[]): Promise<TbAnswer<Reason>[]> {
+      checkArity("bulk", arguments.length, ["calls"]);
       return tb.bulk<Reason>(calls);
     },
   };
@@ -568,15 +621,69 @@ export class ChoboError extends Error {
 export const AMOUNT_MAX = (1n << 63n) - 1n;
 
 /**
- * argsOf returns the object a call's values are read from, or throws when
- * the caller passed something else. `where` names the call
- * (`reserve.hold`) in the message.
+ * NoExtra makes a call's parameter exact: a property of T that the
+ * parameter's type S does not declare must be of type never. TypeScript
+ * refuses an excess property of a fresh object literal only; with a
+ * method generic in T, written `T & NoExtra<T, S>`, it refuses one of a
+ * variable as well, so that an amount given in a key fails to compile
+ * rather than being left out of the call.
  */
-export function argsOf(where: string, what: string, v: unknown): Record<string, unknown> {
+export type NoExtra<T, S> = { [P in Exclude<keyof T, keyof S>]: never };
+
+/** What one argument of a call is, as its messages name it. */
+export type ArgumentKind = "arguments" | "key" | "amounts" | "account" | "options";
+
+/**
+ * argsOf returns the object a call's values are read from, or throws when
+ * the caller passed something else, or an object with an own property
+ * not among takes: a value the call would not read must not be dropped
+ * without a word. `where` names the call (`reserve.hold`) in the message;
+ * `elsewhere` lists the names that belong in the call's other argument
+ * (the amounts of a post, for its key; the key, for its amounts), which
+ * the message then points to.
+ */
+export function argsOf(where: string, what: ArgumentKind, v: unknown, takes: readonly string[], elsewhere: readonly string[] = []): Record<string, unknown> {
   if (typeof v !== "object" || v === null || Array.isArray(v)) {
     throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: the ${what} must be an object, got ${describe(v)}`);
   }
+  for (const name of Object.getOwnPropertyNames(v)) {
+    if (!takes.includes(name)) {
+      throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: ${extraMessage(where, what, name, takes, elsewhere.includes(name))}`);
+    }
+  }
   return v as Record<string, unknown>;
+}
+
+function extraMessage(where: string, what: ArgumentKind, name: string, takes: readonly string[], misplaced: boolean): string {
+  const dot = where.lastIndexOf(".");
+  const owner = where.slice(0, dot);
+  const op = where.slice(dot + 1);
+  const shown = /^[\p{L}_$][\p{L}\p{N}_$]*$/u.test(name) ? name : JSON.stringify(name);
+  switch (what) {
+    case "key":
+      return `the key has ${shown}, which is not part of ${owner}'s key` +
+        (misplaced ? `; give amounts as the second argument: ${op}(key, { ${shown} })` : "");
+    case "amounts":
+      return `the amounts have ${shown}, which is not an amount of ${owner}` +
+        (misplaced ? `; ${shown} is part of the key, the first argument: ${op}({ ${shown} }, amounts)` : "");
+    case "account":
+      return `the account has ${shown}, which is not a parameter of the account ${op}`;
+    case "options":
+      return `the options have ${shown}, which ${where} does not take; it takes ${takes.join(", ")}`;
+  }
+  return `the arguments have ${shown}, which ${where} does not take`;
+}
+
+/**
+ * checkArity refuses a call given more positional arguments than its
+ * method takes (params, named in the message): the method would never
+ * read them.
+ */
+export function checkArity(where: string, got: number, params: readonly string[]): void {
+  if (got > params.length) {
+    const op = where.slice(where.lastIndexOf(".") + 1);
+    throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: got ${got} arguments; ${op}(${params.join(", ")}) takes ${params.length === 0 ? "none" : `at most ${params.length}`}`);
+  }
 }
 
 /**

@@ -121,89 +121,96 @@ export interface 置き場Account {
   品番: string;
 }
 
-/** The book 拒否のあとのリトライ. */
+/**
+ * The book 拒否のあとのリトライ.
+ *
+ * Each argument takes the properties its type declares and no others: an
+ * object with one more is refused at compile time (NoExtra) and, before
+ * anything is sent, at run time (CHOBO_BAD_ARGUMENT).
+ */
 export interface Book {
   readonly 入荷: {
     /** Moves the amounts. */
-    do(args: 入荷Args): Promise<Result>;
+    do<A extends 入荷Args>(args: A & NoExtra<A, 入荷Args>): Promise<Result>;
     /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    doCall(args: 入荷Args): PgCall;
+    doCall<A extends 入荷Args>(args: A & NoExtra<A, 入荷Args>): PgCall;
   };
   readonly 予備入荷: {
     /** Moves the amounts. */
-    do(args: 予備入荷Args): Promise<Result>;
+    do<A extends 予備入荷Args>(args: A & NoExtra<A, 予備入荷Args>): Promise<Result>;
     /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    doCall(args: 予備入荷Args): PgCall;
+    doCall<A extends 予備入荷Args>(args: A & NoExtra<A, 予備入荷Args>): PgCall;
   };
   readonly 出荷: {
     /** Moves the amounts. */
-    do(args: 出荷Args): Promise<Result>;
+    do<A extends 出荷Args>(args: A & NoExtra<A, 出荷Args>): Promise<Result>;
     /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    doCall(args: 出荷Args): PgCall;
+    doCall<A extends 出荷Args>(args: A & NoExtra<A, 出荷Args>): PgCall;
   };
   readonly 引当: {
     /** Holds the amounts; post or void ends the hold. */
-    hold(args: 引当Args): Promise<Result>;
+    hold<A extends 引当Args>(args: A & NoExtra<A, 引当Args>): Promise<Result>;
     /** Posts the hold: the amounts given, or the whole hold when they are left out. */
-    post(key: 引当Key, amounts?: 引当Amounts): Promise<Result>;
+    post<K extends 引当Key, M extends 引当Amounts>(key: K & NoExtra<K, 引当Key>, amounts?: M & NoExtra<M, 引当Amounts>): Promise<Result>;
     /** Gives the hold back. */
-    void(key: 引当Key): Promise<Result>;
+    void<K extends 引当Key>(key: K & NoExtra<K, 引当Key>): Promise<Result>;
     /** Where the hold stands; null when there is none. It writes nothing. */
-    status(key: 引当Key): Promise<HoldState | null>;
+    status<K extends 引当Key>(key: K & NoExtra<K, 引当Key>): Promise<HoldState | null>;
     /** hold as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    holdCall(args: 引当Args): PgCall;
+    holdCall<A extends 引当Args>(args: A & NoExtra<A, 引当Args>): PgCall;
     /** post as one call of bulk. */
-    postCall(key: 引当Key, amounts?: 引当Amounts): PgCall;
+    postCall<K extends 引当Key, M extends 引当Amounts>(key: K & NoExtra<K, 引当Key>, amounts?: M & NoExtra<M, 引当Amounts>): PgCall;
     /** void as one call of bulk. */
-    voidCall(key: 引当Key): PgCall;
+    voidCall<K extends 引当Key>(key: K & NoExtra<K, 引当Key>): PgCall;
     /** status as one call of bulk; its answer is the hold's state. */
-    statusCall(key: 引当Key): PgCall;
+    statusCall<K extends 引当Key>(key: K & NoExtra<K, 引当Key>): PgCall;
   };
   readonly 貸出: {
     /** Moves the amounts. */
-    do(args: 貸出Args): Promise<Result>;
+    do<A extends 貸出Args>(args: A & NoExtra<A, 貸出Args>): Promise<Result>;
     /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    doCall(args: 貸出Args): PgCall;
+    doCall<A extends 貸出Args>(args: A & NoExtra<A, 貸出Args>): PgCall;
   };
   readonly 預け: {
     /** Holds the amounts; post or void ends the hold. */
-    hold(args: 預けArgs): Promise<Result>;
+    hold<A extends 預けArgs>(args: A & NoExtra<A, 預けArgs>): Promise<Result>;
     /** Posts the hold: the amounts given, or the whole hold when they are left out. */
-    post(key: 預けKey, amounts?: 預けAmounts): Promise<Result>;
+    post<K extends 預けKey, M extends 預けAmounts>(key: K & NoExtra<K, 預けKey>, amounts?: M & NoExtra<M, 預けAmounts>): Promise<Result>;
     /** Gives the hold back. */
-    void(key: 預けKey): Promise<Result>;
+    void<K extends 預けKey>(key: K & NoExtra<K, 預けKey>): Promise<Result>;
     /** Where the hold stands; null when there is none. It writes nothing. */
-    status(key: 預けKey): Promise<HoldState | null>;
+    status<K extends 預けKey>(key: K & NoExtra<K, 預けKey>): Promise<HoldState | null>;
     /** hold as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    holdCall(args: 預けArgs): PgCall;
+    holdCall<A extends 預けArgs>(args: A & NoExtra<A, 預けArgs>): PgCall;
     /** post as one call of bulk. */
-    postCall(key: 預けKey, amounts?: 預けAmounts): PgCall;
+    postCall<K extends 預けKey, M extends 預けAmounts>(key: K & NoExtra<K, 預けKey>, amounts?: M & NoExtra<M, 預けAmounts>): PgCall;
     /** void as one call of bulk. */
-    voidCall(key: 預けKey): PgCall;
+    voidCall<K extends 預けKey>(key: K & NoExtra<K, 預けKey>): PgCall;
     /** status as one call of bulk; its answer is the hold's state. */
-    statusCall(key: 預けKey): PgCall;
+    statusCall<K extends 預けKey>(key: K & NoExtra<K, 預けKey>): PgCall;
   };
   readonly 片付け: {
     /** Moves the amounts. */
-    do(args: 片付けArgs): Promise<Result>;
+    do<A extends 片付けArgs>(args: A & NoExtra<A, 片付けArgs>): Promise<Result>;
     /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    doCall(args: 片付けArgs): PgCall;
+    doCall<A extends 片付けArgs>(args: A & NoExtra<A, 片付けArgs>): PgCall;
   };
   /** Reads accounts: posted, held coming in, held going out. */
   readonly balance: {
-    棚(account: 棚Account): Promise<Balance>;
+    棚<A extends 棚Account>(account: A & NoExtra<A, 棚Account>): Promise<Balance>;
     予備(): Promise<Balance>;
-    安全在庫(account: 安全在庫Account): Promise<Balance>;
-    貸出枠(account: 貸出枠Account): Promise<Balance>;
-    置き場(account: 置き場Account): Promise<Balance>;
+    安全在庫<A extends 安全在庫Account>(account: A & NoExtra<A, 安全在庫Account>): Promise<Balance>;
+    貸出枠<A extends 貸出枠Account>(account: A & NoExtra<A, 貸出枠Account>): Promise<Balance>;
+    置き場<A extends 置き場Account>(account: A & NoExtra<A, 置き場Account>): Promise<Balance>;
     外(): Promise<Balance>;
   };
   /**
-   * Gives back up to max holds past their deadline and answers how many.
-   * Call it from one periodic job; a hold past its deadline counts as
-   * expired whether or not it has been given back.
+   * Gives back up to max holds past their deadline (1000 when left out; at
+   * most 2147483647) and answers how many. Call it from one periodic job,
+   * again while it answers max; a hold past its deadline counts as expired
+   * whether or not it has been given back.
    */
-  expire(max: number): Promise<number>;
+  expire(max?: number): Promise<number>;
   /**
    * Sends many calls, made by the transfers' *Call methods, and answers
    * each, in order, as it would be answered alone: a result, a hold state
@@ -219,217 +226,267 @@ export interface Book {
  * postgres returns the book over db for a tenant ("" by default): a pg
  * Client, Pool or PoolClient, or anything else with query(text, values).
  * The book never commits or rolls back; inside the caller's transaction,
- * its writes commit with it. A call whose connection is lost while it is
- * out is sent again for resendMs (30 s by default; 0 never), outside a
- * transaction of the caller's.
+ * its writes commit with it. Over a Pool, a call whose connection is lost
+ * is sent again on another connection for resendMs (30 s by default; 0
+ * never), outside a transaction of the caller's; over one connection (a
+ * Client or a PoolClient) it is answered at once: CHOBO_OUTCOME_UNKNOWN,
+ * or CHOBO_NOT_SENT when nothing of it went.
  */
 export function postgres(db: Queryable, options: { tenant?: string; resendMs?: number } = {}): Book {
   if (typeof db !== "object" || db === null || typeof db.query !== "function") {
     throw new ChoboError("CHOBO_BAD_ARGUMENT", "postgres: db must have query(text, values), as pg's Client and Pool do; got " + describe(db));
   }
+  argsOf("postgres", "options", options, ["tenant", "resendMs"]);
   const tenant = checkText("postgres", "the tenant", options.tenant ?? "");
   db = configure(db, options);
   return {
     入荷: {
       async do(args: 入荷Args): Promise<Result> {
-        const a = argsOf("入荷.do", "arguments", args);
+        checkArity("入荷.do", arguments.length, ["args"]);
+        const a = argsOf("入荷.do", "arguments", args, ["納品書", "品番", "数"]);
         return call<Reason>(db, "入荷.do", "select result, reason from \"拒否のあとのリトライ\".\"入荷_do\"($1, $2, $3, $4)", [tenant, checkText("入荷.do", "納品書", field(a, "納品書")), checkText("入荷.do", "品番", field(a, "品番")), checkAmount("入荷.do", "数", field(a, "数"))]);
       },
       doCall(args: 入荷Args): PgCall {
+        const n = arguments.length;
         return makeCall("入荷.do", "select result, reason from \"拒否のあとのリトライ\".\"入荷_do\"($1, $2, $3, $4)", false, () => {
-          const a = argsOf("入荷.do", "arguments", args);
+          checkArity("入荷.doCall", n, ["args"]);
+          const a = argsOf("入荷.do", "arguments", args, ["納品書", "品番", "数"]);
           return [tenant, checkText("入荷.do", "納品書", field(a, "納品書")), checkText("入荷.do", "品番", field(a, "品番")), checkAmount("入荷.do", "数", field(a, "数"))];
         });
       },
     },
     予備入荷: {
       async do(args: 予備入荷Args): Promise<Result> {
-        const a = argsOf("予備入荷.do", "arguments", args);
+        checkArity("予備入荷.do", arguments.length, ["args"]);
+        const a = argsOf("予備入荷.do", "arguments", args, ["納品書", "数"]);
         return call<Reason>(db, "予備入荷.do", "select result, reason from \"拒否のあとのリトライ\".\"予備入荷_do\"($1, $2, $3)", [tenant, checkText("予備入荷.do", "納品書", field(a, "納品書")), checkAmount("予備入荷.do", "数", field(a, "数"))]);
       },
       doCall(args: 予備入荷Args): PgCall {
+        const n = arguments.length;
         return makeCall("予備入荷.do", "select result, reason from \"拒否のあとのリトライ\".\"予備入荷_do\"($1, $2, $3)", false, () => {
-          const a = argsOf("予備入荷.do", "arguments", args);
+          checkArity("予備入荷.doCall", n, ["args"]);
+          const a = argsOf("予備入荷.do", "arguments", args, ["納品書", "数"]);
           return [tenant, checkText("予備入荷.do", "納品書", field(a, "納品書")), checkAmount("予備入荷.do", "数", field(a, "数"))];
         });
       },
     },
     出荷: {
       async do(args: 出荷Args): Promise<Result> {
-        const a = argsOf("出荷.do", "arguments", args);
+        checkArity("出荷.do", arguments.length, ["args"]);
+        const a = argsOf("出荷.do", "arguments", args, ["注文", "品番", "数", "追加"]);
         return call<Reason>(db, "出荷.do", "select result, reason from \"拒否のあとのリトライ\".\"出荷_do\"($1, $2, $3, $4, $5)", [tenant, checkText("出荷.do", "注文", field(a, "注文")), checkText("出荷.do", "品番", field(a, "品番")), checkAmount("出荷.do", "数", field(a, "数")), checkAmount("出荷.do", "追加", field(a, "追加"))]);
       },
       doCall(args: 出荷Args): PgCall {
+        const n = arguments.length;
         return makeCall("出荷.do", "select result, reason from \"拒否のあとのリトライ\".\"出荷_do\"($1, $2, $3, $4, $5)", false, () => {
-          const a = argsOf("出荷.do", "arguments", args);
+          checkArity("出荷.doCall", n, ["args"]);
+          const a = argsOf("出荷.do", "arguments", args, ["注文", "品番", "数", "追加"]);
           return [tenant, checkText("出荷.do", "注文", field(a, "注文")), checkText("出荷.do", "品番", field(a, "品番")), checkAmount("出荷.do", "数", field(a, "数")), checkAmount("出荷.do", "追加", field(a, "追加"))];
         });
       },
     },
     引当: {
       async hold(args: 引当Args): Promise<Result> {
-        const a = argsOf("引当.hold", "arguments", args);
+        checkArity("引当.hold", arguments.length, ["args"]);
+        const a = argsOf("引当.hold", "arguments", args, ["注文", "品番", "数", "追加"]);
         return call<Reason>(db, "引当.hold", "select result, reason from \"拒否のあとのリトライ\".\"引当_hold\"($1, $2, $3, $4, $5)", [tenant, checkText("引当.hold", "注文", field(a, "注文")), checkText("引当.hold", "品番", field(a, "品番")), checkAmount("引当.hold", "数", field(a, "数")), checkAmount("引当.hold", "追加", field(a, "追加"))]);
       },
       async post(key: 引当Key, amounts?: 引当Amounts): Promise<Result> {
-        const k = argsOf("引当.post", "key", key);
+        checkArity("引当.post", arguments.length, ["key", "amounts?"]);
+        const k = argsOf("引当.post", "key", key, ["注文"], ["数", "追加"]);
         const values: unknown[] = [tenant, checkText("引当.post", "注文", field(k, "注文"))];
         if (amounts === undefined) {
           values.push(null, null);
         } else {
-          const m = argsOf("引当.post", "amounts", amounts);
+          const m = argsOf("引当.post", "amounts", amounts, ["数", "追加"], ["注文"]);
           values.push(checkAmount("引当.post", "数", field(m, "数")), checkAmount("引当.post", "追加", field(m, "追加")));
         }
         return call<Reason>(db, "引当.post", "select result, reason from \"拒否のあとのリトライ\".\"引当_post\"($1, $2, $3, $4)", values);
       },
       async void(key: 引当Key): Promise<Result> {
-        const k = argsOf("引当.void", "key", key);
+        checkArity("引当.void", arguments.length, ["key"]);
+        const k = argsOf("引当.void", "key", key, ["注文"]);
         return call<Reason>(db, "引当.void", "select result, reason from \"拒否のあとのリトライ\".\"引当_void\"($1, $2)", [tenant, checkText("引当.void", "注文", field(k, "注文"))]);
       },
       async status(key: 引当Key): Promise<HoldState | null> {
-        const k = argsOf("引当.status", "key", key);
+        checkArity("引当.status", arguments.length, ["key"]);
+        const k = argsOf("引当.status", "key", key, ["注文"]);
         return status(db, "引当.status", "select \"拒否のあとのリトライ\".\"引当_status\"($1, $2)", [tenant, checkText("引当.status", "注文", field(k, "注文"))]);
       },
       holdCall(args: 引当Args): PgCall {
+        const n = arguments.length;
         return makeCall("引当.hold", "select result, reason from \"拒否のあとのリトライ\".\"引当_hold\"($1, $2, $3, $4, $5)", false, () => {
-          const a = argsOf("引当.hold", "arguments", args);
+          checkArity("引当.holdCall", n, ["args"]);
+          const a = argsOf("引当.hold", "arguments", args, ["注文", "品番", "数", "追加"]);
           return [tenant, checkText("引当.hold", "注文", field(a, "注文")), checkText("引当.hold", "品番", field(a, "品番")), checkAmount("引当.hold", "数", field(a, "数")), checkAmount("引当.hold", "追加", field(a, "追加"))];
         });
       },
       postCall(key: 引当Key, amounts?: 引当Amounts): PgCall {
+        const n = arguments.length;
         return makeCall("引当.post", "select result, reason from \"拒否のあとのリトライ\".\"引当_post\"($1, $2, $3, $4)", false, () => {
-          const k = argsOf("引当.post", "key", key);
+          checkArity("引当.postCall", n, ["key", "amounts?"]);
+          const k = argsOf("引当.post", "key", key, ["注文"], ["数", "追加"]);
           const values: unknown[] = [tenant, checkText("引当.post", "注文", field(k, "注文"))];
           if (amounts === undefined) {
             values.push(null, null);
           } else {
-            const m = argsOf("引当.post", "amounts", amounts);
+            const m = argsOf("引当.post", "amounts", amounts, ["数", "追加"], ["注文"]);
             values.push(checkAmount("引当.post", "数", field(m, "数")), checkAmount("引当.post", "追加", field(m, "追加")));
           }
           return values;
         });
       },
       voidCall(key: 引当Key): PgCall {
+        const n = arguments.length;
         return makeCall("引当.void", "select result, reason from \"拒否のあとのリトライ\".\"引当_void\"($1, $2)", false, () => {
-          const k = argsOf("引当.void", "key", key);
+          checkArity("引当.voidCall", n, ["key"]);
+          const k = argsOf("引当.void", "key", key, ["注文"]);
           return [tenant, checkText("引当.void", "注文", field(k, "注文"))];
         });
       },
       statusCall(key: 引当Key): PgCall {
+        const n = arguments.length;
         return makeCall("引当.status", "select \"拒否のあとのリトライ\".\"引当_status\"($1, $2)", true, () => {
-          const k = argsOf("引当.status", "key", key);
+          checkArity("引当.statusCall", n, ["key"]);
+          const k = argsOf("引当.status", "key", key, ["注文"]);
           return [tenant, checkText("引当.status", "注文", field(k, "注文"))];
         });
       },
     },
     貸出: {
       async do(args: 貸出Args): Promise<Result> {
-        const a = argsOf("貸出.do", "arguments", args);
+        checkArity("貸出.do", arguments.length, ["args"]);
+        const a = argsOf("貸出.do", "arguments", args, ["貸出番号", "会員", "数", "追加"]);
         return call<Reason>(db, "貸出.do", "select result, reason from \"拒否のあとのリトライ\".\"貸出_do\"($1, $2, $3, $4, $5)", [tenant, checkText("貸出.do", "貸出番号", field(a, "貸出番号")), checkText("貸出.do", "会員", field(a, "会員")), checkAmount("貸出.do", "数", field(a, "数")), checkAmount("貸出.do", "追加", field(a, "追加"))]);
       },
       doCall(args: 貸出Args): PgCall {
+        const n = arguments.length;
         return makeCall("貸出.do", "select result, reason from \"拒否のあとのリトライ\".\"貸出_do\"($1, $2, $3, $4, $5)", false, () => {
-          const a = argsOf("貸出.do", "arguments", args);
+          checkArity("貸出.doCall", n, ["args"]);
+          const a = argsOf("貸出.do", "arguments", args, ["貸出番号", "会員", "数", "追加"]);
           return [tenant, checkText("貸出.do", "貸出番号", field(a, "貸出番号")), checkText("貸出.do", "会員", field(a, "会員")), checkAmount("貸出.do", "数", field(a, "数")), checkAmount("貸出.do", "追加", field(a, "追加"))];
         });
       },
     },
     預け: {
       async hold(args: 預けArgs): Promise<Result> {
-        const a = argsOf("預け.hold", "arguments", args);
+        checkArity("預け.hold", arguments.length, ["args"]);
+        const a = argsOf("預け.hold", "arguments", args, ["預り番号", "品番", "数", "追加"]);
         return call<Reason>(db, "預け.hold", "select result, reason from \"拒否のあとのリトライ\".\"預け_hold\"($1, $2, $3, $4, $5)", [tenant, checkText("預け.hold", "預り番号", field(a, "預り番号")), checkText("預け.hold", "品番", field(a, "品番")), checkAmount("預け.hold", "数", field(a, "数")), checkAmount("預け.hold", "追加", field(a, "追加"))]);
       },
       async post(key: 預けKey, amounts?: 預けAmounts): Promise<Result> {
-        const k = argsOf("預け.post", "key", key);
+        checkArity("預け.post", arguments.length, ["key", "amounts?"]);
+        const k = argsOf("預け.post", "key", key, ["預り番号"], ["数", "追加"]);
         const values: unknown[] = [tenant, checkText("預け.post", "預り番号", field(k, "預り番号"))];
         if (amounts === undefined) {
           values.push(null, null);
         } else {
-          const m = argsOf("預け.post", "amounts", amounts);
+          const m = argsOf("預け.post", "amounts", amounts, ["数", "追加"], ["預り番号"]);
           values.push(checkAmount("預け.post", "数", field(m, "数")), checkAmount("預け.post", "追加", field(m, "追加")));
         }
         return call<Reason>(db, "預け.post", "select result, reason from \"拒否のあとのリトライ\".\"預け_post\"($1, $2, $3, $4)", values);
       },
       async void(key: 預けKey): Promise<Result> {
-        const k = argsOf("預け.void", "key", key);
+        checkArity("預け.void", arguments.length, ["key"]);
+        const k = argsOf("預け.void", "key", key, ["預り番号"]);
         return call<Reason>(db, "預け.void", "select result, reason from \"拒否のあとのリトライ\".\"預け_void\"($1, $2)", [tenant, checkText("預け.void", "預り番号", field(k, "預り番号"))]);
       },
       async status(key: 預けKey): Promise<HoldState | null> {
-        const k = argsOf("預け.status", "key", key);
+        checkArity("預け.status", arguments.length, ["key"]);
+        const k = argsOf("預け.status", "key", key, ["預り番号"]);
         return status(db, "預け.status", "select \"拒否のあとのリトライ\".\"預け_status\"($1, $2)", [tenant, checkText("預け.status", "預り番号", field(k, "預り番号"))]);
       },
       holdCall(args: 預けArgs): PgCall {
+        const n = arguments.length;
         return makeCall("預け.hold", "select result, reason from \"拒否のあとのリトライ\".\"預け_hold\"($1, $2, $3, $4, $5)", false, () => {
-          const a = argsOf("預け.hold", "arguments", args);
+          checkArity("預け.holdCall", n, ["args"]);
+          const a = argsOf("預け.hold", "arguments", args, ["預り番号", "品番", "数", "追加"]);
           return [tenant, checkText("預け.hold", "預り番号", field(a, "預り番号")), checkText("預け.hold", "品番", field(a, "品番")), checkAmount("預け.hold", "数", field(a, "数")), checkAmount("預け.hold", "追加", field(a, "追加"))];
         });
       },
       postCall(key: 預けKey, amounts?: 預けAmounts): PgCall {
+        const n = arguments.length;
         return makeCall("預け.post", "select result, reason from \"拒否のあとのリトライ\".\"預け_post\"($1, $2, $3, $4)", false, () => {
-          const k = argsOf("預け.post", "key", key);
+          checkArity("預け.postCall", n, ["key", "amounts?"]);
+          const k = argsOf("預け.post", "key", key, ["預り番号"], ["数", "追加"]);
           const values: unknown[] = [tenant, checkText("預け.post", "預り番号", field(k, "預り番号"))];
           if (amounts === undefined) {
             values.push(null, null);
           } else {
-            const m = argsOf("預け.post", "amounts", amounts);
+            const m = argsOf("預け.post", "amounts", amounts, ["数", "追加"], ["預り番号"]);
             values.push(checkAmount("預け.post", "数", field(m, "数")), checkAmount("預け.post", "追加", field(m, "追加")));
           }
           return values;
         });
       },
       voidCall(key: 預けKey): PgCall {
+        const n = arguments.length;
         return makeCall("預け.void", "select result, reason from \"拒否のあとのリトライ\".\"預け_void\"($1, $2)", false, () => {
-          const k = argsOf("預け.void", "key", key);
+          checkArity("預け.voidCall", n, ["key"]);
+          const k = argsOf("預け.void", "key", key, ["預り番号"]);
           return [tenant, checkText("預け.void", "預り番号", field(k, "預り番号"))];
         });
       },
       statusCall(key: 預けKey): PgCall {
+        const n = arguments.length;
         return makeCall("預け.status", "select \"拒否のあとのリトライ\".\"預け_status\"($1, $2)", true, () => {
-          const k = argsOf("預け.status", "key", key);
+          checkArity("預け.statusCall", n, ["key"]);
+          const k = argsOf("預け.status", "key", key, ["預り番号"]);
           return [tenant, checkText("預け.status", "預り番号", field(k, "預り番号"))];
         });
       },
     },
     片付け: {
       async do(args: 片付けArgs): Promise<Result> {
-        const a = argsOf("片付け.do", "arguments", args);
+        checkArity("片付け.do", arguments.length, ["args"]);
+        const a = argsOf("片付け.do", "arguments", args, ["預り番号", "品番", "数"]);
         return call<Reason>(db, "片付け.do", "select result, reason from \"拒否のあとのリトライ\".\"片付け_do\"($1, $2, $3, $4)", [tenant, checkText("片付け.do", "預り番号", field(a, "預り番号")), checkText("片付け.do", "品番", field(a, "品番")), checkAmount("片付け.do", "数", field(a, "数"))]);
       },
       doCall(args: 片付けArgs): PgCall {
+        const n = arguments.length;
         return makeCall("片付け.do", "select result, reason from \"拒否のあとのリトライ\".\"片付け_do\"($1, $2, $3, $4)", false, () => {
-          const a = argsOf("片付け.do", "arguments", args);
+          checkArity("片付け.doCall", n, ["args"]);
+          const a = argsOf("片付け.do", "arguments", args, ["預り番号", "品番", "数"]);
           return [tenant, checkText("片付け.do", "預り番号", field(a, "預り番号")), checkText("片付け.do", "品番", field(a, "品番")), checkAmount("片付け.do", "数", field(a, "数"))];
         });
       },
     },
     balance: {
       async 棚(account: 棚Account): Promise<Balance> {
-        const a = argsOf("balance.棚", "account", account);
+        checkArity("balance.棚", arguments.length, ["account"]);
+        const a = argsOf("balance.棚", "account", account, ["品番"]);
         return balance(db, "balance.棚", "select posted, held_in, held_out from \"拒否のあとのリトライ\".\"balance_棚\"($1, $2)", [tenant, checkText("balance.棚", "品番", field(a, "品番"))]);
       },
       async 予備(): Promise<Balance> {
+        checkArity("balance.予備", arguments.length, []);
         return balance(db, "balance.予備", "select posted, held_in, held_out from \"拒否のあとのリトライ\".\"balance_予備\"($1)", [tenant]);
       },
       async 安全在庫(account: 安全在庫Account): Promise<Balance> {
-        const a = argsOf("balance.安全在庫", "account", account);
+        checkArity("balance.安全在庫", arguments.length, ["account"]);
+        const a = argsOf("balance.安全在庫", "account", account, ["品番"]);
         return balance(db, "balance.安全在庫", "select posted, held_in, held_out from \"拒否のあとのリトライ\".\"balance_安全在庫\"($1, $2)", [tenant, checkText("balance.安全在庫", "品番", field(a, "品番"))]);
       },
       async 貸出枠(account: 貸出枠Account): Promise<Balance> {
-        const a = argsOf("balance.貸出枠", "account", account);
+        checkArity("balance.貸出枠", arguments.length, ["account"]);
+        const a = argsOf("balance.貸出枠", "account", account, ["会員"]);
         return balance(db, "balance.貸出枠", "select posted, held_in, held_out from \"拒否のあとのリトライ\".\"balance_貸出枠\"($1, $2)", [tenant, checkText("balance.貸出枠", "会員", field(a, "会員"))]);
       },
       async 置き場(account: 置き場Account): Promise<Balance> {
-        const a = argsOf("balance.置き場", "account", account);
+        checkArity("balance.置き場", arguments.length, ["account"]);
+        const a = argsOf("balance.置き場", "account", account, ["品番"]);
         return balance(db, "balance.置き場", "select posted, held_in, held_out from \"拒否のあとのリトライ\".\"balance_置き場\"($1, $2)", [tenant, checkText("balance.置き場", "品番", field(a, "品番"))]);
       },
       async 外(): Promise<Balance> {
+        checkArity("balance.外", arguments.length, []);
         return balance(db, "balance.外", "select posted, held_in, held_out from \"拒否のあとのリトライ\".\"balance_外\"($1)", [tenant]);
       },
     },
-    async expire(max: number): Promise<number> {
+    async expire(max: number = DEFAULT_EXPIRE_MAX): Promise<number> {
+      checkArity("expire", arguments.length, ["max?"]);
       return expire(db, "select \"拒否のあとのリトライ\".expire($1)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
+      checkArity("bulk", arguments.length, ["calls"]);
       return bulk<Reason>(db, calls);
     },
   };
@@ -504,15 +561,69 @@ export class ChoboError extends Error {
 export const AMOUNT_MAX = (1n << 63n) - 1n;
 
 /**
- * argsOf returns the object a call's values are read from, or throws when
- * the caller passed something else. `where` names the call
- * (`reserve.hold`) in the message.
+ * NoExtra makes a call's parameter exact: a property of T that the
+ * parameter's type S does not declare must be of type never. TypeScript
+ * refuses an excess property of a fresh object literal only; with a
+ * method generic in T, written `T & NoExtra<T, S>`, it refuses one of a
+ * variable as well, so that an amount given in a key fails to compile
+ * rather than being left out of the call.
  */
-export function argsOf(where: string, what: string, v: unknown): Record<string, unknown> {
+export type NoExtra<T, S> = { [P in Exclude<keyof T, keyof S>]: never };
+
+/** What one argument of a call is, as its messages name it. */
+export type ArgumentKind = "arguments" | "key" | "amounts" | "account" | "options";
+
+/**
+ * argsOf returns the object a call's values are read from, or throws when
+ * the caller passed something else, or an object with an own property
+ * not among takes: a value the call would not read must not be dropped
+ * without a word. `where` names the call (`reserve.hold`) in the message;
+ * `elsewhere` lists the names that belong in the call's other argument
+ * (the amounts of a post, for its key; the key, for its amounts), which
+ * the message then points to.
+ */
+export function argsOf(where: string, what: ArgumentKind, v: unknown, takes: readonly string[], elsewhere: readonly string[] = []): Record<string, unknown> {
   if (typeof v !== "object" || v === null || Array.isArray(v)) {
     throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: the ${what} must be an object, got ${describe(v)}`);
   }
+  for (const name of Object.getOwnPropertyNames(v)) {
+    if (!takes.includes(name)) {
+      throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: ${extraMessage(where, what, name, takes, elsewhere.includes(name))}`);
+    }
+  }
   return v as Record<string, unknown>;
+}
+
+function extraMessage(where: string, what: ArgumentKind, name: string, takes: readonly string[], misplaced: boolean): string {
+  const dot = where.lastIndexOf(".");
+  const owner = where.slice(0, dot);
+  const op = where.slice(dot + 1);
+  const shown = /^[\p{L}_$][\p{L}\p{N}_$]*$/u.test(name) ? name : JSON.stringify(name);
+  switch (what) {
+    case "key":
+      return `the key has ${shown}, which is not part of ${owner}'s key` +
+        (misplaced ? `; give amounts as the second argument: ${op}(key, { ${shown} })` : "");
+    case "amounts":
+      return `the amounts have ${shown}, which is not an amount of ${owner}` +
+        (misplaced ? `; ${shown} is part of the key, the first argument: ${op}({ ${shown} }, amounts)` : "");
+    case "account":
+      return `the account has ${shown}, which is not a parameter of the account ${op}`;
+    case "options":
+      return `the options have ${shown}, which ${where} does not take; it takes ${takes.join(", ")}`;
+  }
+  return `the arguments have ${shown}, which ${where} does not take`;
+}
+
+/**
+ * checkArity refuses a call given more positional arguments than its
+ * method takes (params, named in the message): the method would never
+ * read them.
+ */
+export function checkArity(where: string, got: number, params: readonly string[]): void {
+  if (got > params.length) {
+    const op = where.slice(where.lastIndexOf(".") + 1);
+    throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: got ${got} arguments; ${op}(${params.join(", ")}) takes ${params.length === 0 ? "none" : `at most ${params.length}`}`);
+  }
 }
 
 /**
@@ -777,10 +888,45 @@ function inTransaction(db: Queryable): boolean {
   return st === "T" || st === "E";
 }
 
-/** resends says whether a lost call goes again over db: for the book's resendMs, never in a transaction of the caller's, which the lost connection took with it. */
+/**
+ * pooled says whether db lends a connection per statement, as pg's Pool
+ * does (connect(), and its counts of connections): only there does a
+ * statement sent again go on another connection. A pg Client or a
+ * PoolClient is one connection, which pg never opens again once lost.
+ */
+function pooled(db: Queryable): boolean {
+  const p = db as { connect?: unknown; totalCount?: unknown; idleCount?: unknown };
+  return typeof p.connect === "function" && typeof p.totalCount === "number" && typeof p.idleCount === "number";
+}
+
+const lines = new WeakMap<object, Promise<unknown>>();
+
+/**
+ * query sends one statement over db. Over one connection the book's
+ * statements go one after another, each when the one before it has been
+ * answered: pg queues statements given to a busy Client itself, but warns
+ * that it will stop doing so. A Pool lends each its own connection, and
+ * a Client in pg's pipeline mode is meant to have many out at once.
+ */
+function query(db: Queryable, text: string, values: unknown[]): Promise<{ rows: unknown[] }> {
+  if (pooled(db) || (db as { pipeline?: unknown }).pipeline === true) {
+    return db.query(text, values);
+  }
+  const before = lines.get(db) ?? Promise.resolve();
+  const sent = before.then(() => db.query(text, values));
+  lines.set(db, sent.catch(() => {}));
+  return sent;
+}
+
+/**
+ * resends says whether a lost call goes again over db: for the book's
+ * resendMs, and only over a pool, which has another connection to send
+ * it on. Over a single connection it is answered at once, as it is inside
+ * a transaction of the caller's, which the lost connection took with it.
+ */
 function resends(configured: Queryable): boolean {
   const { db, resendMs } = settingsOf(configured);
-  return resendMs > 0 && !inTransaction(db);
+  return resendMs > 0 && pooled(db) && !inTransaction(db);
 }
 
 /** The errors of Node's sockets that come before anything is sent. */
@@ -835,10 +981,26 @@ export function connectionFailure(err: unknown): "CHOBO_NOT_SENT" | "CHOBO_OUTCO
   return null;
 }
 
+/**
+ * clientTimeout says whether err is pg's query_timeout: the client gave up
+ * waiting but told the server nothing, so a statement that was out runs on
+ * and may commit. A Client keeps the connection and sends what comes next
+ * after that statement's answer; a Pool closes it.
+ */
+export function clientTimeout(err: unknown): boolean {
+  return err instanceof Error && !(err instanceof ChoboError) && sqlState(err) === "" && /^Query read timeout$/.test(err.message);
+}
+
 const lostMessages = {
   CHOBO_OUTCOME_UNKNOWN: "the connection was lost after the call was sent, so it may or may not have been applied; sending it again with the same arguments is safe, and its answer says which",
   CHOBO_NOT_SENT: "the call was not sent: no connection to the server could be used",
 };
+
+/** timeoutError is the error of a call the driver stopped waiting for. */
+function timeoutError(where: string, err: unknown): ChoboError {
+  const message = err instanceof Error ? err.message : String(err);
+  return new ChoboError("CHOBO_OUTCOME_UNKNOWN", `${where}: no answer within the driver's query_timeout, and the server may still apply the call; sending it again with the same arguments is safe, and its answer says which: ${message}`, { cause: err });
+}
 
 /** lostError is the error of a call whose connection failed: what that means for the call, then what the driver said. */
 function lostError(kind: keyof typeof lostMessages, where: string, err: unknown): ChoboError {
@@ -878,7 +1040,7 @@ async function send(configured: Queryable, where: string, text: string, values: 
   let lostTries = 0;
   for (let n = 0; ; n++) {
     try {
-      const res = await db.query(text, values);
+      const res = await query(db, text, values);
       const row = res.rows[0];
       if (typeof row !== "object" || row === null) {
         throw new ChoboError("CHOBO_UNEXPECTED", `${where}: the statement answered no row`);
@@ -887,6 +1049,11 @@ async function send(configured: Queryable, where: string, text: string, values: 
     } catch (err) {
       if (err instanceof ChoboError) {
         throw err;
+      }
+      if (clientTimeout(err)) {
+        // Never sent again: the statement may still be running, and on
+        // one connection its second sending would wait behind it.
+        throw timeoutError(where, err);
       }
       const kind = connectionFailure(err);
       if (kind !== null) {
@@ -959,10 +1126,16 @@ export async function balance(db: Queryable, where: string, text: string, values
   return { posted: int64(where, posted), held_in: int64(where, heldIn), held_out: int64(where, heldOut) };
 }
 
+/** How many holds expire gives back when the caller names no max, as the book's SQL function does. */
+export const DEFAULT_EXPIRE_MAX = 1000;
+
+/** The largest max of expire: the SQL function takes a PostgreSQL integer. */
+export const EXPIRE_MAX = 2147483647;
+
 /** expire sends the book's expire statement: it gives back up to max holds past their deadline and answers how many. */
-export async function expire(db: Queryable, text: string, max: number): Promise<number> {
-  if (!Number.isSafeInteger(max) || max < 0) {
-    throw new ChoboError("CHOBO_BAD_ARGUMENT", `expire: max must be a whole number from 0, got ${describe(max)}`);
+export async function expire(db: Queryable, text: string, max: number = DEFAULT_EXPIRE_MAX): Promise<number> {
+  if (!Number.isSafeInteger(max) || max < 0 || max > EXPIRE_MAX) {
+    throw new ChoboError("CHOBO_BAD_ARGUMENT", `expire: max must be a whole number from 0 to ${EXPIRE_MAX}, got ${describe(max)}`);
   }
   const [n] = await queryRow(db, "expire", text, [max]);
   return Number(int64("expire", n));
@@ -1034,7 +1207,7 @@ async function oneStatement(db: Queryable, calls: readonly PgCall[]): Promise<un
     );
   });
   inOneStatement += calls.length;
-  const res = await db.query(parts.join("\nunion all\n"), values);
+  const res = await query(settingsOf(db).db, parts.join("\nunion all\n"), values);
   const rows: unknown[][] = calls.map(() => []);
   for (const r of res.rows) {
     const [i, a, b] = Object.values(r as object) as unknown[];
@@ -1091,6 +1264,14 @@ export async function bulk<R extends string>(db: Queryable, calls: readonly PgCa
       } catch (err) {
         failed = err;
       }
+    }
+    // A statement the driver stopped waiting for may still commit: its
+    // calls are of unknown outcome, and never go again.
+    if (failed !== undefined && clientTimeout(failed)) {
+      for (const i of part) {
+        out[i] = timeoutError(calls[i]!.where, failed);
+      }
+      continue;
     }
     // A statement whose connection broke while it was out may have
     // committed: its calls are of unknown outcome, unless the book sends

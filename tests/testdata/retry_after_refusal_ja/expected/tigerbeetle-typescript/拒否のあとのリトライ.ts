@@ -126,81 +126,87 @@ export interface 置き場Account {
   品番: string;
 }
 
-/** The book 拒否のあとのリトライ. */
+/**
+ * The book 拒否のあとのリトライ.
+ *
+ * Each argument takes the properties its type declares and no others: an
+ * object with one more is refused at compile time (NoExtra) and, before
+ * anything is sent, at run time (CHOBO_BAD_ARGUMENT).
+ */
 export interface Book {
   readonly 入荷: {
     /** Moves the amounts. */
-    do(args: 入荷Args): Promise<Result>;
+    do<A extends 入荷Args>(args: A & NoExtra<A, 入荷Args>): Promise<Result>;
     /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    doCall(args: 入荷Args): TbCall;
+    doCall<A extends 入荷Args>(args: A & NoExtra<A, 入荷Args>): TbCall;
   };
   readonly 予備入荷: {
     /** Moves the amounts. */
-    do(args: 予備入荷Args): Promise<Result>;
+    do<A extends 予備入荷Args>(args: A & NoExtra<A, 予備入荷Args>): Promise<Result>;
     /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    doCall(args: 予備入荷Args): TbCall;
+    doCall<A extends 予備入荷Args>(args: A & NoExtra<A, 予備入荷Args>): TbCall;
   };
   readonly 出荷: {
     /** Moves the amounts. */
-    do(args: 出荷Args): Promise<Result>;
+    do<A extends 出荷Args>(args: A & NoExtra<A, 出荷Args>): Promise<Result>;
     /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    doCall(args: 出荷Args): TbCall;
+    doCall<A extends 出荷Args>(args: A & NoExtra<A, 出荷Args>): TbCall;
   };
   readonly 引当: {
     /** Holds the amounts; post or void ends the hold. */
-    hold(args: 引当Args): Promise<Result>;
+    hold<A extends 引当Args>(args: A & NoExtra<A, 引当Args>): Promise<Result>;
     /** Posts the hold: the amounts given, or the whole hold when they are left out. */
-    post(key: 引当Key, amounts?: 引当Amounts): Promise<Result>;
+    post<K extends 引当Key, M extends 引当Amounts>(key: K & NoExtra<K, 引当Key>, amounts?: M & NoExtra<M, 引当Amounts>): Promise<Result>;
     /** Gives the hold back. */
-    void(key: 引当Key): Promise<Result>;
+    void<K extends 引当Key>(key: K & NoExtra<K, 引当Key>): Promise<Result>;
     /** Where the hold stands; null when there is none. It writes nothing. */
-    status(key: 引当Key): Promise<HoldState | null>;
+    status<K extends 引当Key>(key: K & NoExtra<K, 引当Key>): Promise<HoldState | null>;
     /** hold as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    holdCall(args: 引当Args): TbCall;
+    holdCall<A extends 引当Args>(args: A & NoExtra<A, 引当Args>): TbCall;
     /** post as one call of bulk. */
-    postCall(key: 引当Key, amounts?: 引当Amounts): TbCall;
+    postCall<K extends 引当Key, M extends 引当Amounts>(key: K & NoExtra<K, 引当Key>, amounts?: M & NoExtra<M, 引当Amounts>): TbCall;
     /** void as one call of bulk. */
-    voidCall(key: 引当Key): TbCall;
+    voidCall<K extends 引当Key>(key: K & NoExtra<K, 引当Key>): TbCall;
     /** status as one call of bulk; its answer is the hold's state. */
-    statusCall(key: 引当Key): TbCall;
+    statusCall<K extends 引当Key>(key: K & NoExtra<K, 引当Key>): TbCall;
   };
   readonly 貸出: {
     /** Moves the amounts. */
-    do(args: 貸出Args): Promise<Result>;
+    do<A extends 貸出Args>(args: A & NoExtra<A, 貸出Args>): Promise<Result>;
     /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    doCall(args: 貸出Args): TbCall;
+    doCall<A extends 貸出Args>(args: A & NoExtra<A, 貸出Args>): TbCall;
   };
   readonly 預け: {
     /** Holds the amounts; post or void ends the hold. */
-    hold(args: 預けArgs): Promise<Result>;
+    hold<A extends 預けArgs>(args: A & NoExtra<A, 預けArgs>): Promise<Result>;
     /** Posts the hold: the amounts given, or the whole hold when they are left out. */
-    post(key: 預けKey, amounts?: 預けAmounts): Promise<Result>;
+    post<K extends 預けKey, M extends 預けAmounts>(key: K & NoExtra<K, 預けKey>, amounts?: M & NoExtra<M, 預けAmounts>): Promise<Result>;
     /** Gives the hold back. */
-    void(key: 預けKey): Promise<Result>;
+    void<K extends 預けKey>(key: K & NoExtra<K, 預けKey>): Promise<Result>;
     /** Where the hold stands; null when there is none. It writes nothing. */
-    status(key: 預けKey): Promise<HoldState | null>;
+    status<K extends 預けKey>(key: K & NoExtra<K, 預けKey>): Promise<HoldState | null>;
     /** hold as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    holdCall(args: 預けArgs): TbCall;
+    holdCall<A extends 預けArgs>(args: A & NoExtra<A, 預けArgs>): TbCall;
     /** post as one call of bulk. */
-    postCall(key: 預けKey, amounts?: 預けAmounts): TbCall;
+    postCall<K extends 預けKey, M extends 預けAmounts>(key: K & NoExtra<K, 預けKey>, amounts?: M & NoExtra<M, 預けAmounts>): TbCall;
     /** void as one call of bulk. */
-    voidCall(key: 預けKey): TbCall;
+    voidCall<K extends 預けKey>(key: K & NoExtra<K, 預けKey>): TbCall;
     /** status as one call of bulk; its answer is the hold's state. */
-    statusCall(key: 預けKey): TbCall;
+    statusCall<K extends 預けKey>(key: K & NoExtra<K, 預けKey>): TbCall;
   };
   readonly 片付け: {
     /** Moves the amounts. */
-    do(args: 片付けArgs): Promise<Result>;
+    do<A extends 片付けArgs>(args: A & NoExtra<A, 片付けArgs>): Promise<Result>;
     /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    doCall(args: 片付けArgs): TbCall;
+    doCall<A extends 片付けArgs>(args: A & NoExtra<A, 片付けArgs>): TbCall;
   };
   /** Reads accounts: posted, held coming in, held going out. */
   readonly balance: {
-    棚(account: 棚Account): Promise<Balance>;
+    棚<A extends 棚Account>(account: A & NoExtra<A, 棚Account>): Promise<Balance>;
     予備(): Promise<Balance>;
-    安全在庫(account: 安全在庫Account): Promise<Balance>;
-    貸出枠(account: 貸出枠Account): Promise<Balance>;
-    置き場(account: 置き場Account): Promise<Balance>;
+    安全在庫<A extends 安全在庫Account>(account: A & NoExtra<A, 安全在庫Account>): Promise<Balance>;
+    貸出枠<A extends 貸出枠Account>(account: A & NoExtra<A, 貸出枠Account>): Promise<Balance>;
+    置き場<A extends 置き場Account>(account: A & NoExtra<A, 置き場Account>): Promise<Balance>;
     外(): Promise<Balance>;
   };
   /**
@@ -221,200 +227,247 @@ export interface Book {
  * it remembers the accounts it has made.
  */
 export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptions = {}): Book {
+  argsOf("tigerbeetle", "options", options, ["tenant", "timeoutMs"]);
   const tenant = checkText("tigerbeetle", "the tenant", options.tenant ?? "");
   const tb = new TigerBeetleBook(client, definition, { ...options, tenant });
   return {
     入荷: {
       async do(args: 入荷Args): Promise<Result> {
-        const a = argsOf("入荷.do", "arguments", args);
+        checkArity("入荷.do", arguments.length, ["args"]);
+        const a = argsOf("入荷.do", "arguments", args, ["納品書", "品番", "数"]);
         return tb.call<Reason>(0, "do", [checkText("入荷.do", "納品書", field(a, "納品書")), checkText("入荷.do", "品番", field(a, "品番")), checkAmount("入荷.do", "数", field(a, "数"))]);
       },
       doCall(args: 入荷Args): TbCall {
+        const n = arguments.length;
         return tbCall(0, "do", () => {
-          const a = argsOf("入荷.do", "arguments", args);
+          checkArity("入荷.doCall", n, ["args"]);
+          const a = argsOf("入荷.do", "arguments", args, ["納品書", "品番", "数"]);
           return [checkText("入荷.do", "納品書", field(a, "納品書")), checkText("入荷.do", "品番", field(a, "品番")), checkAmount("入荷.do", "数", field(a, "数"))];
         });
       },
     },
     予備入荷: {
       async do(args: 予備入荷Args): Promise<Result> {
-        const a = argsOf("予備入荷.do", "arguments", args);
+        checkArity("予備入荷.do", arguments.length, ["args"]);
+        const a = argsOf("予備入荷.do", "arguments", args, ["納品書", "数"]);
         return tb.call<Reason>(1, "do", [checkText("予備入荷.do", "納品書", field(a, "納品書")), checkAmount("予備入荷.do", "数", field(a, "数"))]);
       },
       doCall(args: 予備入荷Args): TbCall {
+        const n = arguments.length;
         return tbCall(1, "do", () => {
-          const a = argsOf("予備入荷.do", "arguments", args);
+          checkArity("予備入荷.doCall", n, ["args"]);
+          const a = argsOf("予備入荷.do", "arguments", args, ["納品書", "数"]);
           return [checkText("予備入荷.do", "納品書", field(a, "納品書")), checkAmount("予備入荷.do", "数", field(a, "数"))];
         });
       },
     },
     出荷: {
       async do(args: 出荷Args): Promise<Result> {
-        const a = argsOf("出荷.do", "arguments", args);
+        checkArity("出荷.do", arguments.length, ["args"]);
+        const a = argsOf("出荷.do", "arguments", args, ["注文", "品番", "数", "追加"]);
         return tb.call<Reason>(2, "do", [checkText("出荷.do", "注文", field(a, "注文")), checkText("出荷.do", "品番", field(a, "品番")), checkAmount("出荷.do", "数", field(a, "数")), checkAmount("出荷.do", "追加", field(a, "追加"))]);
       },
       doCall(args: 出荷Args): TbCall {
+        const n = arguments.length;
         return tbCall(2, "do", () => {
-          const a = argsOf("出荷.do", "arguments", args);
+          checkArity("出荷.doCall", n, ["args"]);
+          const a = argsOf("出荷.do", "arguments", args, ["注文", "品番", "数", "追加"]);
           return [checkText("出荷.do", "注文", field(a, "注文")), checkText("出荷.do", "品番", field(a, "品番")), checkAmount("出荷.do", "数", field(a, "数")), checkAmount("出荷.do", "追加", field(a, "追加"))];
         });
       },
     },
     引当: {
       async hold(args: 引当Args): Promise<Result> {
-        const a = argsOf("引当.hold", "arguments", args);
+        checkArity("引当.hold", arguments.length, ["args"]);
+        const a = argsOf("引当.hold", "arguments", args, ["注文", "品番", "数", "追加"]);
         return tb.call<Reason>(3, "hold", [checkText("引当.hold", "注文", field(a, "注文")), checkText("引当.hold", "品番", field(a, "品番")), checkAmount("引当.hold", "数", field(a, "数")), checkAmount("引当.hold", "追加", field(a, "追加"))]);
       },
       async post(key: 引当Key, amounts?: 引当Amounts): Promise<Result> {
-        const k = argsOf("引当.post", "key", key);
+        checkArity("引当.post", arguments.length, ["key", "amounts?"]);
+        const k = argsOf("引当.post", "key", key, ["注文"], ["数", "追加"]);
         const keyValues = [checkText("引当.post", "注文", field(k, "注文"))];
         if (amounts === undefined) {
           return tb.post<Reason>(3, keyValues, null);
         }
-        const m = argsOf("引当.post", "amounts", amounts);
+        const m = argsOf("引当.post", "amounts", amounts, ["数", "追加"], ["注文"]);
         return tb.post<Reason>(3, keyValues, [checkAmount("引当.post", "数", field(m, "数")), checkAmount("引当.post", "追加", field(m, "追加"))]);
       },
       async void(key: 引当Key): Promise<Result> {
-        const k = argsOf("引当.void", "key", key);
+        checkArity("引当.void", arguments.length, ["key"]);
+        const k = argsOf("引当.void", "key", key, ["注文"]);
         return tb.void<Reason>(3, [checkText("引当.void", "注文", field(k, "注文"))]);
       },
       async status(key: 引当Key): Promise<HoldState | null> {
-        const k = argsOf("引当.status", "key", key);
+        checkArity("引当.status", arguments.length, ["key"]);
+        const k = argsOf("引当.status", "key", key, ["注文"]);
         return tb.status(3, [checkText("引当.status", "注文", field(k, "注文"))]);
       },
       holdCall(args: 引当Args): TbCall {
+        const n = arguments.length;
         return tbCall(3, "hold", () => {
-          const a = argsOf("引当.hold", "arguments", args);
+          checkArity("引当.holdCall", n, ["args"]);
+          const a = argsOf("引当.hold", "arguments", args, ["注文", "品番", "数", "追加"]);
           return [checkText("引当.hold", "注文", field(a, "注文")), checkText("引当.hold", "品番", field(a, "品番")), checkAmount("引当.hold", "数", field(a, "数")), checkAmount("引当.hold", "追加", field(a, "追加"))];
         });
       },
       postCall(key: 引当Key, amounts?: 引当Amounts): TbCall {
+        const n = arguments.length;
         return tbCall(3, "post", () => {
-          const k = argsOf("引当.post", "key", key);
+          checkArity("引当.postCall", n, ["key", "amounts?"]);
+          const k = argsOf("引当.post", "key", key, ["注文"], ["数", "追加"]);
           return [checkText("引当.post", "注文", field(k, "注文"))];
         }, () => {
           if (amounts === undefined) {
             return null;
           }
-          const m = argsOf("引当.post", "amounts", amounts);
+          const m = argsOf("引当.post", "amounts", amounts, ["数", "追加"], ["注文"]);
           return [checkAmount("引当.post", "数", field(m, "数")), checkAmount("引当.post", "追加", field(m, "追加"))];
         });
       },
       voidCall(key: 引当Key): TbCall {
+        const n = arguments.length;
         return tbCall(3, "void", () => {
-          const k = argsOf("引当.void", "key", key);
+          checkArity("引当.voidCall", n, ["key"]);
+          const k = argsOf("引当.void", "key", key, ["注文"]);
           return [checkText("引当.void", "注文", field(k, "注文"))];
         });
       },
       statusCall(key: 引当Key): TbCall {
+        const n = arguments.length;
         return tbCall(3, "status", () => {
-          const k = argsOf("引当.status", "key", key);
+          checkArity("引当.statusCall", n, ["key"]);
+          const k = argsOf("引当.status", "key", key, ["注文"]);
           return [checkText("引当.status", "注文", field(k, "注文"))];
         });
       },
     },
     貸出: {
       async do(args: 貸出Args): Promise<Result> {
-        const a = argsOf("貸出.do", "arguments", args);
+        checkArity("貸出.do", arguments.length, ["args"]);
+        const a = argsOf("貸出.do", "arguments", args, ["貸出番号", "会員", "数", "追加"]);
         return tb.call<Reason>(4, "do", [checkText("貸出.do", "貸出番号", field(a, "貸出番号")), checkText("貸出.do", "会員", field(a, "会員")), checkAmount("貸出.do", "数", field(a, "数")), checkAmount("貸出.do", "追加", field(a, "追加"))]);
       },
       doCall(args: 貸出Args): TbCall {
+        const n = arguments.length;
         return tbCall(4, "do", () => {
-          const a = argsOf("貸出.do", "arguments", args);
+          checkArity("貸出.doCall", n, ["args"]);
+          const a = argsOf("貸出.do", "arguments", args, ["貸出番号", "会員", "数", "追加"]);
           return [checkText("貸出.do", "貸出番号", field(a, "貸出番号")), checkText("貸出.do", "会員", field(a, "会員")), checkAmount("貸出.do", "数", field(a, "数")), checkAmount("貸出.do", "追加", field(a, "追加"))];
         });
       },
     },
     預け: {
       async hold(args: 預けArgs): Promise<Result> {
-        const a = argsOf("預け.hold", "arguments", args);
+        checkArity("預け.hold", arguments.length, ["args"]);
+        const a = argsOf("預け.hold", "arguments", args, ["預り番号", "品番", "数", "追加"]);
         return tb.call<Reason>(5, "hold", [checkText("預け.hold", "預り番号", field(a, "預り番号")), checkText("預け.hold", "品番", field(a, "品番")), checkAmount("預け.hold", "数", field(a, "数")), checkAmount("預け.hold", "追加", field(a, "追加"))]);
       },
       async post(key: 預けKey, amounts?: 預けAmounts): Promise<Result> {
-        const k = argsOf("預け.post", "key", key);
+        checkArity("預け.post", arguments.length, ["key", "amounts?"]);
+        const k = argsOf("預け.post", "key", key, ["預り番号"], ["数", "追加"]);
         const keyValues = [checkText("預け.post", "預り番号", field(k, "預り番号"))];
         if (amounts === undefined) {
           return tb.post<Reason>(5, keyValues, null);
         }
-        const m = argsOf("預け.post", "amounts", amounts);
+        const m = argsOf("預け.post", "amounts", amounts, ["数", "追加"], ["預り番号"]);
         return tb.post<Reason>(5, keyValues, [checkAmount("預け.post", "数", field(m, "数")), checkAmount("預け.post", "追加", field(m, "追加"))]);
       },
       async void(key: 預けKey): Promise<Result> {
-        const k = argsOf("預け.void", "key", key);
+        checkArity("預け.void", arguments.length, ["key"]);
+        const k = argsOf("預け.void", "key", key, ["預り番号"]);
         return tb.void<Reason>(5, [checkText("預け.void", "預り番号", field(k, "預り番号"))]);
       },
       async status(key: 預けKey): Promise<HoldState | null> {
-        const k = argsOf("預け.status", "key", key);
+        checkArity("預け.status", arguments.length, ["key"]);
+        const k = argsOf("預け.status", "key", key, ["預り番号"]);
         return tb.status(5, [checkText("預け.status", "預り番号", field(k, "預り番号"))]);
       },
       holdCall(args: 預けArgs): TbCall {
+        const n = arguments.length;
         return tbCall(5, "hold", () => {
-          const a = argsOf("預け.hold", "arguments", args);
+          checkArity("預け.holdCall", n, ["args"]);
+          const a = argsOf("預け.hold", "arguments", args, ["預り番号", "品番", "数", "追加"]);
           return [checkText("預け.hold", "預り番号", field(a, "預り番号")), checkText("預け.hold", "品番", field(a, "品番")), checkAmount("預け.hold", "数", field(a, "数")), checkAmount("預け.hold", "追加", field(a, "追加"))];
         });
       },
       postCall(key: 預けKey, amounts?: 預けAmounts): TbCall {
+        const n = arguments.length;
         return tbCall(5, "post", () => {
-          const k = argsOf("預け.post", "key", key);
+          checkArity("預け.postCall", n, ["key", "amounts?"]);
+          const k = argsOf("預け.post", "key", key, ["預り番号"], ["数", "追加"]);
           return [checkText("預け.post", "預り番号", field(k, "預り番号"))];
         }, () => {
           if (amounts === undefined) {
             return null;
           }
-          const m = argsOf("預け.post", "amounts", amounts);
+          const m = argsOf("預け.post", "amounts", amounts, ["数", "追加"], ["預り番号"]);
           return [checkAmount("預け.post", "数", field(m, "数")), checkAmount("預け.post", "追加", field(m, "追加"))];
         });
       },
       voidCall(key: 預けKey): TbCall {
+        const n = arguments.length;
         return tbCall(5, "void", () => {
-          const k = argsOf("預け.void", "key", key);
+          checkArity("預け.voidCall", n, ["key"]);
+          const k = argsOf("預け.void", "key", key, ["預り番号"]);
           return [checkText("預け.void", "預り番号", field(k, "預り番号"))];
         });
       },
       statusCall(key: 預けKey): TbCall {
+        const n = arguments.length;
         return tbCall(5, "status", () => {
-          const k = argsOf("預け.status", "key", key);
+          checkArity("預け.statusCall", n, ["key"]);
+          const k = argsOf("預け.status", "key", key, ["預り番号"]);
           return [checkText("預け.status", "預り番号", field(k, "預り番号"))];
         });
       },
     },
     片付け: {
       async do(args: 片付けArgs): Promise<Result> {
-        const a = argsOf("片付け.do", "arguments", args);
+        checkArity("片付け.do", arguments.length, ["args"]);
+        const a = argsOf("片付け.do", "arguments", args, ["預り番号", "品番", "数"]);
         return tb.call<Reason>(6, "do", [checkText("片付け.do", "預り番号", field(a, "預り番号")), checkText("片付け.do", "品番", field(a, "品番")), checkAmount("片付け.do", "数", field(a, "数"))]);
       },
       doCall(args: 片付けArgs): TbCall {
+        const n = arguments.length;
         return tbCall(6, "do", () => {
-          const a = argsOf("片付け.do", "arguments", args);
+          checkArity("片付け.doCall", n, ["args"]);
+          const a = argsOf("片付け.do", "arguments", args, ["預り番号", "品番", "数"]);
           return [checkText("片付け.do", "預り番号", field(a, "預り番号")), checkText("片付け.do", "品番", field(a, "品番")), checkAmount("片付け.do", "数", field(a, "数"))];
         });
       },
     },
     balance: {
       async 棚(account: 棚Account): Promise<Balance> {
-        const a = argsOf("balance.棚", "account", account);
+        checkArity("balance.棚", arguments.length, ["account"]);
+        const a = argsOf("balance.棚", "account", account, ["品番"]);
         return tb.balance(0, [checkText("balance.棚", "品番", field(a, "品番"))]);
       },
       async 予備(): Promise<Balance> {
+        checkArity("balance.予備", arguments.length, []);
         return tb.balance(1, []);
       },
       async 安全在庫(account: 安全在庫Account): Promise<Balance> {
-        const a = argsOf("balance.安全在庫", "account", account);
+        checkArity("balance.安全在庫", arguments.length, ["account"]);
+        const a = argsOf("balance.安全在庫", "account", account, ["品番"]);
         return tb.balance(2, [checkText("balance.安全在庫", "品番", field(a, "品番"))]);
       },
       async 貸出枠(account: 貸出枠Account): Promise<Balance> {
-        const a = argsOf("balance.貸出枠", "account", account);
+        checkArity("balance.貸出枠", arguments.length, ["account"]);
+        const a = argsOf("balance.貸出枠", "account", account, ["会員"]);
         return tb.balance(3, [checkText("balance.貸出枠", "会員", field(a, "会員"))]);
       },
       async 置き場(account: 置き場Account): Promise<Balance> {
-        const a = argsOf("balance.置き場", "account", account);
+        checkArity("balance.置き場", arguments.length, ["account"]);
+        const a = argsOf("balance.置き場", "account", account, ["品番"]);
         return tb.balance(4, [checkText("balance.置き場", "品番", field(a, "品番"))]);
       },
       async 外(): Promise<Balance> {
+        checkArity("balance.外", arguments.length, []);
         return tb.balance(5, []);
       },
     },
     async bulk(calls: readonly TbCall[]): Promise<TbAnswer<Reason>[]> {
+      checkArity("bulk", arguments.length, ["calls"]);
       return tb.bulk<Reason>(calls);
     },
   };
@@ -568,15 +621,69 @@ export class ChoboError extends Error {
 export const AMOUNT_MAX = (1n << 63n) - 1n;
 
 /**
- * argsOf returns the object a call's values are read from, or throws when
- * the caller passed something else. `where` names the call
- * (`reserve.hold`) in the message.
+ * NoExtra makes a call's parameter exact: a property of T that the
+ * parameter's type S does not declare must be of type never. TypeScript
+ * refuses an excess property of a fresh object literal only; with a
+ * method generic in T, written `T & NoExtra<T, S>`, it refuses one of a
+ * variable as well, so that an amount given in a key fails to compile
+ * rather than being left out of the call.
  */
-export function argsOf(where: string, what: string, v: unknown): Record<string, unknown> {
+export type NoExtra<T, S> = { [P in Exclude<keyof T, keyof S>]: never };
+
+/** What one argument of a call is, as its messages name it. */
+export type ArgumentKind = "arguments" | "key" | "amounts" | "account" | "options";
+
+/**
+ * argsOf returns the object a call's values are read from, or throws when
+ * the caller passed something else, or an object with an own property
+ * not among takes: a value the call would not read must not be dropped
+ * without a word. `where` names the call (`reserve.hold`) in the message;
+ * `elsewhere` lists the names that belong in the call's other argument
+ * (the amounts of a post, for its key; the key, for its amounts), which
+ * the message then points to.
+ */
+export function argsOf(where: string, what: ArgumentKind, v: unknown, takes: readonly string[], elsewhere: readonly string[] = []): Record<string, unknown> {
   if (typeof v !== "object" || v === null || Array.isArray(v)) {
     throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: the ${what} must be an object, got ${describe(v)}`);
   }
+  for (const name of Object.getOwnPropertyNames(v)) {
+    if (!takes.includes(name)) {
+      throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: ${extraMessage(where, what, name, takes, elsewhere.includes(name))}`);
+    }
+  }
   return v as Record<string, unknown>;
+}
+
+function extraMessage(where: string, what: ArgumentKind, name: string, takes: readonly string[], misplaced: boolean): string {
+  const dot = where.lastIndexOf(".");
+  const owner = where.slice(0, dot);
+  const op = where.slice(dot + 1);
+  const shown = /^[\p{L}_$][\p{L}\p{N}_$]*$/u.test(name) ? name : JSON.stringify(name);
+  switch (what) {
+    case "key":
+      return `the key has ${shown}, which is not part of ${owner}'s key` +
+        (misplaced ? `; give amounts as the second argument: ${op}(key, { ${shown} })` : "");
+    case "amounts":
+      return `the amounts have ${shown}, which is not an amount of ${owner}` +
+        (misplaced ? `; ${shown} is part of the key, the first argument: ${op}({ ${shown} }, amounts)` : "");
+    case "account":
+      return `the account has ${shown}, which is not a parameter of the account ${op}`;
+    case "options":
+      return `the options have ${shown}, which ${where} does not take; it takes ${takes.join(", ")}`;
+  }
+  return `the arguments have ${shown}, which ${where} does not take`;
+}
+
+/**
+ * checkArity refuses a call given more positional arguments than its
+ * method takes (params, named in the message): the method would never
+ * read them.
+ */
+export function checkArity(where: string, got: number, params: readonly string[]): void {
+  if (got > params.length) {
+    const op = where.slice(where.lastIndexOf(".") + 1);
+    throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: got ${got} arguments; ${op}(${params.join(", ")}) takes ${params.length === 0 ? "none" : `at most ${params.length}`}`);
+  }
 }
 
 /**

@@ -58,36 +58,42 @@ export interface OnHandAccount {
   sku: string;
 }
 
-/** The book safety_stock: Stock per SKU that keeps its last 3 units against running out. An order holds units for an hour. */
+/**
+ * The book safety_stock: Stock per SKU that keeps its last 3 units against running out. An order holds units for an hour.
+ *
+ * Each argument takes the properties its type declares and no others: an
+ * object with one more is refused at compile time (NoExtra) and, before
+ * anything is sent, at run time (CHOBO_BAD_ARGUMENT).
+ */
 export interface Book {
   readonly receive_goods: {
     /** Moves the amounts. */
-    do(args: ReceiveGoodsArgs): Promise<Result>;
+    do<A extends ReceiveGoodsArgs>(args: A & NoExtra<A, ReceiveGoodsArgs>): Promise<Result>;
     /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    doCall(args: ReceiveGoodsArgs): TbCall;
+    doCall<A extends ReceiveGoodsArgs>(args: A & NoExtra<A, ReceiveGoodsArgs>): TbCall;
   };
   /** allocate: posted on shipping, voided on cancellation, expired after an hour. */
   readonly allocate: {
     /** Holds the amounts; post or void ends the hold. */
-    hold(args: AllocateArgs): Promise<Result>;
+    hold<A extends AllocateArgs>(args: A & NoExtra<A, AllocateArgs>): Promise<Result>;
     /** Posts the hold: the amounts given, or the whole hold when they are left out. */
-    post(key: AllocateKey, amounts?: AllocateAmounts): Promise<Result>;
+    post<K extends AllocateKey, M extends AllocateAmounts>(key: K & NoExtra<K, AllocateKey>, amounts?: M & NoExtra<M, AllocateAmounts>): Promise<Result>;
     /** Gives the hold back. */
-    void(key: AllocateKey): Promise<Result>;
+    void<K extends AllocateKey>(key: K & NoExtra<K, AllocateKey>): Promise<Result>;
     /** Where the hold stands; null when there is none. It writes nothing. */
-    status(key: AllocateKey): Promise<HoldState | null>;
+    status<K extends AllocateKey>(key: K & NoExtra<K, AllocateKey>): Promise<HoldState | null>;
     /** hold as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    holdCall(args: AllocateArgs): TbCall;
+    holdCall<A extends AllocateArgs>(args: A & NoExtra<A, AllocateArgs>): TbCall;
     /** post as one call of bulk. */
-    postCall(key: AllocateKey, amounts?: AllocateAmounts): TbCall;
+    postCall<K extends AllocateKey, M extends AllocateAmounts>(key: K & NoExtra<K, AllocateKey>, amounts?: M & NoExtra<M, AllocateAmounts>): TbCall;
     /** void as one call of bulk. */
-    voidCall(key: AllocateKey): TbCall;
+    voidCall<K extends AllocateKey>(key: K & NoExtra<K, AllocateKey>): TbCall;
     /** status as one call of bulk; its answer is the hold's state. */
-    statusCall(key: AllocateKey): TbCall;
+    statusCall<K extends AllocateKey>(key: K & NoExtra<K, AllocateKey>): TbCall;
   };
   /** Reads accounts: posted, held coming in, held going out. */
   readonly balance: {
-    on_hand(account: OnHandAccount): Promise<Balance>;
+    on_hand<A extends OnHandAccount>(account: A & NoExtra<A, OnHandAccount>): Promise<Balance>;
     makers(): Promise<Balance>;
     buyers(): Promise<Balance>;
   };
@@ -109,87 +115,107 @@ export interface Book {
  * it remembers the accounts it has made.
  */
 export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptions = {}): Book {
+  argsOf("tigerbeetle", "options", options, ["tenant", "timeoutMs"]);
   const tenant = checkText("tigerbeetle", "the tenant", options.tenant ?? "");
   const tb = new TigerBeetleBook(client, definition, { ...options, tenant });
   return {
     receive_goods: {
       async do(args: ReceiveGoodsArgs): Promise<Result> {
-        const a = argsOf("receive_goods.do", "arguments", args);
+        checkArity("receive_goods.do", arguments.length, ["args"]);
+        const a = argsOf("receive_goods.do", "arguments", args, ["delivery", "sku", "qty"]);
         return tb.call<Reason>(0, "do", [checkText("receive_goods.do", "delivery", field(a, "delivery")), checkText("receive_goods.do", "sku", field(a, "sku")), checkAmount("receive_goods.do", "qty", field(a, "qty"))]);
       },
       doCall(args: ReceiveGoodsArgs): TbCall {
+        const n = arguments.length;
         return tbCall(0, "do", () => {
-          const a = argsOf("receive_goods.do", "arguments", args);
+          checkArity("receive_goods.doCall", n, ["args"]);
+          const a = argsOf("receive_goods.do", "arguments", args, ["delivery", "sku", "qty"]);
           return [checkText("receive_goods.do", "delivery", field(a, "delivery")), checkText("receive_goods.do", "sku", field(a, "sku")), checkAmount("receive_goods.do", "qty", field(a, "qty"))];
         });
       },
     },
     allocate: {
       async hold(args: AllocateArgs): Promise<Result> {
-        const a = argsOf("allocate.hold", "arguments", args);
+        checkArity("allocate.hold", arguments.length, ["args"]);
+        const a = argsOf("allocate.hold", "arguments", args, ["order", "sku", "qty"]);
         return tb.call<Reason>(1, "hold", [checkText("allocate.hold", "order", field(a, "order")), checkText("allocate.hold", "sku", field(a, "sku")), checkAmount("allocate.hold", "qty", field(a, "qty"))]);
       },
       async post(key: AllocateKey, amounts?: AllocateAmounts): Promise<Result> {
-        const k = argsOf("allocate.post", "key", key);
+        checkArity("allocate.post", arguments.length, ["key", "amounts?"]);
+        const k = argsOf("allocate.post", "key", key, ["order", "sku"], ["qty"]);
         const keyValues = [checkText("allocate.post", "order", field(k, "order")), checkText("allocate.post", "sku", field(k, "sku"))];
         if (amounts === undefined) {
           return tb.post<Reason>(1, keyValues, null);
         }
-        const m = argsOf("allocate.post", "amounts", amounts);
+        const m = argsOf("allocate.post", "amounts", amounts, ["qty"], ["order", "sku"]);
         return tb.post<Reason>(1, keyValues, [checkAmount("allocate.post", "qty", field(m, "qty"))]);
       },
       async void(key: AllocateKey): Promise<Result> {
-        const k = argsOf("allocate.void", "key", key);
+        checkArity("allocate.void", arguments.length, ["key"]);
+        const k = argsOf("allocate.void", "key", key, ["order", "sku"]);
         return tb.void<Reason>(1, [checkText("allocate.void", "order", field(k, "order")), checkText("allocate.void", "sku", field(k, "sku"))]);
       },
       async status(key: AllocateKey): Promise<HoldState | null> {
-        const k = argsOf("allocate.status", "key", key);
+        checkArity("allocate.status", arguments.length, ["key"]);
+        const k = argsOf("allocate.status", "key", key, ["order", "sku"]);
         return tb.status(1, [checkText("allocate.status", "order", field(k, "order")), checkText("allocate.status", "sku", field(k, "sku"))]);
       },
       holdCall(args: AllocateArgs): TbCall {
+        const n = arguments.length;
         return tbCall(1, "hold", () => {
-          const a = argsOf("allocate.hold", "arguments", args);
+          checkArity("allocate.holdCall", n, ["args"]);
+          const a = argsOf("allocate.hold", "arguments", args, ["order", "sku", "qty"]);
           return [checkText("allocate.hold", "order", field(a, "order")), checkText("allocate.hold", "sku", field(a, "sku")), checkAmount("allocate.hold", "qty", field(a, "qty"))];
         });
       },
       postCall(key: AllocateKey, amounts?: AllocateAmounts): TbCall {
+        const n = arguments.length;
         return tbCall(1, "post", () => {
-          const k = argsOf("allocate.post", "key", key);
+          checkArity("allocate.postCall", n, ["key", "amounts?"]);
+          const k = argsOf("allocate.post", "key", key, ["order", "sku"], ["qty"]);
           return [checkText("allocate.post", "order", field(k, "order")), checkText("allocate.post", "sku", field(k, "sku"))];
         }, () => {
           if (amounts === undefined) {
             return null;
           }
-          const m = argsOf("allocate.post", "amounts", amounts);
+          const m = argsOf("allocate.post", "amounts", amounts, ["qty"], ["order", "sku"]);
           return [checkAmount("allocate.post", "qty", field(m, "qty"))];
         });
       },
       voidCall(key: AllocateKey): TbCall {
+        const n = arguments.length;
         return tbCall(1, "void", () => {
-          const k = argsOf("allocate.void", "key", key);
+          checkArity("allocate.voidCall", n, ["key"]);
+          const k = argsOf("allocate.void", "key", key, ["order", "sku"]);
           return [checkText("allocate.void", "order", field(k, "order")), checkText("allocate.void", "sku", field(k, "sku"))];
         });
       },
       statusCall(key: AllocateKey): TbCall {
+        const n = arguments.length;
         return tbCall(1, "status", () => {
-          const k = argsOf("allocate.status", "key", key);
+          checkArity("allocate.statusCall", n, ["key"]);
+          const k = argsOf("allocate.status", "key", key, ["order", "sku"]);
           return [checkText("allocate.status", "order", field(k, "order")), checkText("allocate.status", "sku", field(k, "sku"))];
         });
       },
     },
     balance: {
       async on_hand(account: OnHandAccount): Promise<Balance> {
-        const a = argsOf("balance.on_hand", "account", account);
+        checkArity("balance.on_hand", arguments.length, ["account"]);
+        const a = argsOf("balance.on_hand", "account", account, ["sku"]);
         return tb.balance(0, [checkText("balance.on_hand", "sku", field(a, "sku"))]);
       },
       async makers(): Promise<Balance> {
+        checkArity("balance.makers", arguments.length, []);
         return tb.balance(1, []);
       },
       async buyers(): Promise<Balance> {
+        checkArity("balance.buyers", arguments.length, []);
         return tb.balance(2, []);
       },
     },
     async bulk(calls: readonly TbCall[]): Promise<TbAnswer<Reason>[]> {
+      checkArity("bulk", arguments.length, ["calls"]);
       return tb.bulk<Reason>(calls);
     },
   };
@@ -295,15 +321,69 @@ export class ChoboError extends Error {
 export const AMOUNT_MAX = (1n << 63n) - 1n;
 
 /**
- * argsOf returns the object a call's values are read from, or throws when
- * the caller passed something else. `where` names the call
- * (`reserve.hold`) in the message.
+ * NoExtra makes a call's parameter exact: a property of T that the
+ * parameter's type S does not declare must be of type never. TypeScript
+ * refuses an excess property of a fresh object literal only; with a
+ * method generic in T, written `T & NoExtra<T, S>`, it refuses one of a
+ * variable as well, so that an amount given in a key fails to compile
+ * rather than being left out of the call.
  */
-export function argsOf(where: string, what: string, v: unknown): Record<string, unknown> {
+export type NoExtra<T, S> = { [P in Exclude<keyof T, keyof S>]: never };
+
+/** What one argument of a call is, as its messages name it. */
+export type ArgumentKind = "arguments" | "key" | "amounts" | "account" | "options";
+
+/**
+ * argsOf returns the object a call's values are read from, or throws when
+ * the caller passed something else, or an object with an own property
+ * not among takes: a value the call would not read must not be dropped
+ * without a word. `where` names the call (`reserve.hold`) in the message;
+ * `elsewhere` lists the names that belong in the call's other argument
+ * (the amounts of a post, for its key; the key, for its amounts), which
+ * the message then points to.
+ */
+export function argsOf(where: string, what: ArgumentKind, v: unknown, takes: readonly string[], elsewhere: readonly string[] = []): Record<string, unknown> {
   if (typeof v !== "object" || v === null || Array.isArray(v)) {
     throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: the ${what} must be an object, got ${describe(v)}`);
   }
+  for (const name of Object.getOwnPropertyNames(v)) {
+    if (!takes.includes(name)) {
+      throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: ${extraMessage(where, what, name, takes, elsewhere.includes(name))}`);
+    }
+  }
   return v as Record<string, unknown>;
+}
+
+function extraMessage(where: string, what: ArgumentKind, name: string, takes: readonly string[], misplaced: boolean): string {
+  const dot = where.lastIndexOf(".");
+  const owner = where.slice(0, dot);
+  const op = where.slice(dot + 1);
+  const shown = /^[\p{L}_$][\p{L}\p{N}_$]*$/u.test(name) ? name : JSON.stringify(name);
+  switch (what) {
+    case "key":
+      return `the key has ${shown}, which is not part of ${owner}'s key` +
+        (misplaced ? `; give amounts as the second argument: ${op}(key, { ${shown} })` : "");
+    case "amounts":
+      return `the amounts have ${shown}, which is not an amount of ${owner}` +
+        (misplaced ? `; ${shown} is part of the key, the first argument: ${op}({ ${shown} }, amounts)` : "");
+    case "account":
+      return `the account has ${shown}, which is not a parameter of the account ${op}`;
+    case "options":
+      return `the options have ${shown}, which ${where} does not take; it takes ${takes.join(", ")}`;
+  }
+  return `the arguments have ${shown}, which ${where} does not take`;
+}
+
+/**
+ * checkArity refuses a call given more positional arguments than its
+ * method takes (params, named in the message): the method would never
+ * read them.
+ */
+export function checkArity(where: string, got: number, params: readonly string[]): void {
+  if (got > params.length) {
+    const op = where.slice(where.lastIndexOf(".") + 1);
+    throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: got ${got} arguments; ${op}(${params.join(", ")}) takes ${params.length === 0 ? "none" : `at most ${params.length}`}`);
+  }
 }
 
 /**

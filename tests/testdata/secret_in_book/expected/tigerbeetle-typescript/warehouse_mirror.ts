@@ -47,23 +47,29 @@ export interface StockAccount {
   sku: string;
 }
 
-/** The book warehouse_mirror: Stock per SKU, mirrored to the warehouse API with key AKIAIOSFODNN7EXAMPLE. */
+/**
+ * The book warehouse_mirror: Stock per SKU, mirrored to the warehouse API with key AKIAIOSFODNN7EXAMPLE.
+ *
+ * Each argument takes the properties its type declares and no others: an
+ * object with one more is refused at compile time (NoExtra) and, before
+ * anything is sent, at run time (CHOBO_BAD_ARGUMENT).
+ */
 export interface Book {
   readonly receive: {
     /** Moves the amounts. */
-    do(args: ReceiveArgs): Promise<Result>;
+    do<A extends ReceiveArgs>(args: A & NoExtra<A, ReceiveArgs>): Promise<Result>;
     /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    doCall(args: ReceiveArgs): TbCall;
+    doCall<A extends ReceiveArgs>(args: A & NoExtra<A, ReceiveArgs>): TbCall;
   };
   readonly ship: {
     /** Moves the amounts. */
-    do(args: ShipArgs): Promise<Result>;
+    do<A extends ShipArgs>(args: A & NoExtra<A, ShipArgs>): Promise<Result>;
     /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    doCall(args: ShipArgs): TbCall;
+    doCall<A extends ShipArgs>(args: A & NoExtra<A, ShipArgs>): TbCall;
   };
   /** Reads accounts: posted, held coming in, held going out. */
   readonly balance: {
-    stock(account: StockAccount): Promise<Balance>;
+    stock<A extends StockAccount>(account: A & NoExtra<A, StockAccount>): Promise<Balance>;
     suppliers(): Promise<Balance>;
     customers(): Promise<Balance>;
   };
@@ -85,46 +91,57 @@ export interface Book {
  * it remembers the accounts it has made.
  */
 export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptions = {}): Book {
+  argsOf("tigerbeetle", "options", options, ["tenant", "timeoutMs"]);
   const tenant = checkText("tigerbeetle", "the tenant", options.tenant ?? "");
   const tb = new TigerBeetleBook(client, definition, { ...options, tenant });
   return {
     receive: {
       async do(args: ReceiveArgs): Promise<Result> {
-        const a = argsOf("receive.do", "arguments", args);
+        checkArity("receive.do", arguments.length, ["args"]);
+        const a = argsOf("receive.do", "arguments", args, ["delivery", "sku", "qty"]);
         return tb.call<Reason>(0, "do", [checkText("receive.do", "delivery", field(a, "delivery")), checkText("receive.do", "sku", field(a, "sku")), checkAmount("receive.do", "qty", field(a, "qty"))]);
       },
       doCall(args: ReceiveArgs): TbCall {
+        const n = arguments.length;
         return tbCall(0, "do", () => {
-          const a = argsOf("receive.do", "arguments", args);
+          checkArity("receive.doCall", n, ["args"]);
+          const a = argsOf("receive.do", "arguments", args, ["delivery", "sku", "qty"]);
           return [checkText("receive.do", "delivery", field(a, "delivery")), checkText("receive.do", "sku", field(a, "sku")), checkAmount("receive.do", "qty", field(a, "qty"))];
         });
       },
     },
     ship: {
       async do(args: ShipArgs): Promise<Result> {
-        const a = argsOf("ship.do", "arguments", args);
+        checkArity("ship.do", arguments.length, ["args"]);
+        const a = argsOf("ship.do", "arguments", args, ["order", "sku", "qty"]);
         return tb.call<Reason>(1, "do", [checkText("ship.do", "order", field(a, "order")), checkText("ship.do", "sku", field(a, "sku")), checkAmount("ship.do", "qty", field(a, "qty"))]);
       },
       doCall(args: ShipArgs): TbCall {
+        const n = arguments.length;
         return tbCall(1, "do", () => {
-          const a = argsOf("ship.do", "arguments", args);
+          checkArity("ship.doCall", n, ["args"]);
+          const a = argsOf("ship.do", "arguments", args, ["order", "sku", "qty"]);
           return [checkText("ship.do", "order", field(a, "order")), checkText("ship.do", "sku", field(a, "sku")), checkAmount("ship.do", "qty", field(a, "qty"))];
         });
       },
     },
     balance: {
       async stock(account: StockAccount): Promise<Balance> {
-        const a = argsOf("balance.stock", "account", account);
+        checkArity("balance.stock", arguments.length, ["account"]);
+        const a = argsOf("balance.stock", "account", account, ["sku"]);
         return tb.balance(0, [checkText("balance.stock", "sku", field(a, "sku"))]);
       },
       async suppliers(): Promise<Balance> {
+        checkArity("balance.suppliers", arguments.length, []);
         return tb.balance(1, []);
       },
       async customers(): Promise<Balance> {
+        checkArity("balance.customers", arguments.length, []);
         return tb.balance(2, []);
       },
     },
     async bulk(calls: readonly TbCall[]): Promise<TbAnswer<Reason>[]> {
+      checkArity("bulk", arguments.length, ["calls"]);
       return tb.bulk<Reason>(calls);
     },
   };
@@ -230,15 +247,69 @@ export class ChoboError extends Error {
 export const AMOUNT_MAX = (1n << 63n) - 1n;
 
 /**
- * argsOf returns the object a call's values are read from, or throws when
- * the caller passed something else. `where` names the call
- * (`reserve.hold`) in the message.
+ * NoExtra makes a call's parameter exact: a property of T that the
+ * parameter's type S does not declare must be of type never. TypeScript
+ * refuses an excess property of a fresh object literal only; with a
+ * method generic in T, written `T & NoExtra<T, S>`, it refuses one of a
+ * variable as well, so that an amount given in a key fails to compile
+ * rather than being left out of the call.
  */
-export function argsOf(where: string, what: string, v: unknown): Record<string, unknown> {
+export type NoExtra<T, S> = { [P in Exclude<keyof T, keyof S>]: never };
+
+/** What one argument of a call is, as its messages name it. */
+export type ArgumentKind = "arguments" | "key" | "amounts" | "account" | "options";
+
+/**
+ * argsOf returns the object a call's values are read from, or throws when
+ * the caller passed something else, or an object with an own property
+ * not among takes: a value the call would not read must not be dropped
+ * without a word. `where` names the call (`reserve.hold`) in the message;
+ * `elsewhere` lists the names that belong in the call's other argument
+ * (the amounts of a post, for its key; the key, for its amounts), which
+ * the message then points to.
+ */
+export function argsOf(where: string, what: ArgumentKind, v: unknown, takes: readonly string[], elsewhere: readonly string[] = []): Record<string, unknown> {
   if (typeof v !== "object" || v === null || Array.isArray(v)) {
     throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: the ${what} must be an object, got ${describe(v)}`);
   }
+  for (const name of Object.getOwnPropertyNames(v)) {
+    if (!takes.includes(name)) {
+      throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: ${extraMessage(where, what, name, takes, elsewhere.includes(name))}`);
+    }
+  }
   return v as Record<string, unknown>;
+}
+
+function extraMessage(where: string, what: ArgumentKind, name: string, takes: readonly string[], misplaced: boolean): string {
+  const dot = where.lastIndexOf(".");
+  const owner = where.slice(0, dot);
+  const op = where.slice(dot + 1);
+  const shown = /^[\p{L}_$][\p{L}\p{N}_$]*$/u.test(name) ? name : JSON.stringify(name);
+  switch (what) {
+    case "key":
+      return `the key has ${shown}, which is not part of ${owner}'s key` +
+        (misplaced ? `; give amounts as the second argument: ${op}(key, { ${shown} })` : "");
+    case "amounts":
+      return `the amounts have ${shown}, which is not an amount of ${owner}` +
+        (misplaced ? `; ${shown} is part of the key, the first argument: ${op}({ ${shown} }, amounts)` : "");
+    case "account":
+      return `the account has ${shown}, which is not a parameter of the account ${op}`;
+    case "options":
+      return `the options have ${shown}, which ${where} does not take; it takes ${takes.join(", ")}`;
+  }
+  return `the arguments have ${shown}, which ${where} does not take`;
+}
+
+/**
+ * checkArity refuses a call given more positional arguments than its
+ * method takes (params, named in the message): the method would never
+ * read them.
+ */
+export function checkArity(where: string, got: number, params: readonly string[]): void {
+  if (got > params.length) {
+    const op = where.slice(where.lastIndexOf(".") + 1);
+    throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: got ${got} arguments; ${op}(${params.join(", ")}) takes ${params.length === 0 ? "none" : `at most ${params.length}`}`);
+  }
 }
 
 /**

@@ -65,42 +65,48 @@ export interface ShelfAccount {
   sku: string;
 }
 
-/** The book stock_reservation: Counts the stock of each SKU on the shelf. Deliveries add to it, an order reserves units for 30 minutes, shipping posts the reservation, a cancellation voids it, and returned units go back on the shelf. */
+/**
+ * The book stock_reservation: Counts the stock of each SKU on the shelf. Deliveries add to it, an order reserves units for 30 minutes, shipping posts the reservation, a cancellation voids it, and returned units go back on the shelf.
+ *
+ * Each argument takes the properties its type declares and no others: an
+ * object with one more is refused at compile time (NoExtra) and, before
+ * anything is sent, at run time (CHOBO_BAD_ARGUMENT).
+ */
 export interface Book {
   readonly restock: {
     /** Moves the amounts. */
-    do(args: RestockArgs): Promise<Result>;
+    do<A extends RestockArgs>(args: A & NoExtra<A, RestockArgs>): Promise<Result>;
     /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    doCall(args: RestockArgs): TbCall;
+    doCall<A extends RestockArgs>(args: A & NoExtra<A, RestockArgs>): TbCall;
   };
   /** reserve_stock: posted on shipping, voided on cancellation, expired after 30 minutes. */
   readonly reserve_stock: {
     /** Holds the amounts; post or void ends the hold. */
-    hold(args: ReserveStockArgs): Promise<Result>;
+    hold<A extends ReserveStockArgs>(args: A & NoExtra<A, ReserveStockArgs>): Promise<Result>;
     /** Posts the hold: the amounts given, or the whole hold when they are left out. */
-    post(key: ReserveStockKey, amounts?: ReserveStockAmounts): Promise<Result>;
+    post<K extends ReserveStockKey, M extends ReserveStockAmounts>(key: K & NoExtra<K, ReserveStockKey>, amounts?: M & NoExtra<M, ReserveStockAmounts>): Promise<Result>;
     /** Gives the hold back. */
-    void(key: ReserveStockKey): Promise<Result>;
+    void<K extends ReserveStockKey>(key: K & NoExtra<K, ReserveStockKey>): Promise<Result>;
     /** Where the hold stands; null when there is none. It writes nothing. */
-    status(key: ReserveStockKey): Promise<HoldState | null>;
+    status<K extends ReserveStockKey>(key: K & NoExtra<K, ReserveStockKey>): Promise<HoldState | null>;
     /** hold as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    holdCall(args: ReserveStockArgs): TbCall;
+    holdCall<A extends ReserveStockArgs>(args: A & NoExtra<A, ReserveStockArgs>): TbCall;
     /** post as one call of bulk. */
-    postCall(key: ReserveStockKey, amounts?: ReserveStockAmounts): TbCall;
+    postCall<K extends ReserveStockKey, M extends ReserveStockAmounts>(key: K & NoExtra<K, ReserveStockKey>, amounts?: M & NoExtra<M, ReserveStockAmounts>): TbCall;
     /** void as one call of bulk. */
-    voidCall(key: ReserveStockKey): TbCall;
+    voidCall<K extends ReserveStockKey>(key: K & NoExtra<K, ReserveStockKey>): TbCall;
     /** status as one call of bulk; its answer is the hold's state. */
-    statusCall(key: ReserveStockKey): TbCall;
+    statusCall<K extends ReserveStockKey>(key: K & NoExtra<K, ReserveStockKey>): TbCall;
   };
   readonly give_back: {
     /** Moves the amounts. */
-    do(args: GiveBackArgs): Promise<Result>;
+    do<A extends GiveBackArgs>(args: A & NoExtra<A, GiveBackArgs>): Promise<Result>;
     /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    doCall(args: GiveBackArgs): TbCall;
+    doCall<A extends GiveBackArgs>(args: A & NoExtra<A, GiveBackArgs>): TbCall;
   };
   /** Reads accounts: posted, held coming in, held going out. */
   readonly balance: {
-    shelf(account: ShelfAccount): Promise<Balance>;
+    shelf<A extends ShelfAccount>(account: A & NoExtra<A, ShelfAccount>): Promise<Balance>;
     vendors(): Promise<Balance>;
     shoppers(): Promise<Balance>;
   };
@@ -122,99 +128,122 @@ export interface Book {
  * it remembers the accounts it has made.
  */
 export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptions = {}): Book {
+  argsOf("tigerbeetle", "options", options, ["tenant", "timeoutMs"]);
   const tenant = checkText("tigerbeetle", "the tenant", options.tenant ?? "");
   const tb = new TigerBeetleBook(client, definition, { ...options, tenant });
   return {
     restock: {
       async do(args: RestockArgs): Promise<Result> {
-        const a = argsOf("restock.do", "arguments", args);
+        checkArity("restock.do", arguments.length, ["args"]);
+        const a = argsOf("restock.do", "arguments", args, ["delivery", "sku", "qty"]);
         return tb.call<Reason>(0, "do", [checkText("restock.do", "delivery", field(a, "delivery")), checkText("restock.do", "sku", field(a, "sku")), checkAmount("restock.do", "qty", field(a, "qty"))]);
       },
       doCall(args: RestockArgs): TbCall {
+        const n = arguments.length;
         return tbCall(0, "do", () => {
-          const a = argsOf("restock.do", "arguments", args);
+          checkArity("restock.doCall", n, ["args"]);
+          const a = argsOf("restock.do", "arguments", args, ["delivery", "sku", "qty"]);
           return [checkText("restock.do", "delivery", field(a, "delivery")), checkText("restock.do", "sku", field(a, "sku")), checkAmount("restock.do", "qty", field(a, "qty"))];
         });
       },
     },
     reserve_stock: {
       async hold(args: ReserveStockArgs): Promise<Result> {
-        const a = argsOf("reserve_stock.hold", "arguments", args);
+        checkArity("reserve_stock.hold", arguments.length, ["args"]);
+        const a = argsOf("reserve_stock.hold", "arguments", args, ["order", "sku", "qty"]);
         return tb.call<Reason>(1, "hold", [checkText("reserve_stock.hold", "order", field(a, "order")), checkText("reserve_stock.hold", "sku", field(a, "sku")), checkAmount("reserve_stock.hold", "qty", field(a, "qty"))]);
       },
       async post(key: ReserveStockKey, amounts?: ReserveStockAmounts): Promise<Result> {
-        const k = argsOf("reserve_stock.post", "key", key);
+        checkArity("reserve_stock.post", arguments.length, ["key", "amounts?"]);
+        const k = argsOf("reserve_stock.post", "key", key, ["order", "sku"], ["qty"]);
         const keyValues = [checkText("reserve_stock.post", "order", field(k, "order")), checkText("reserve_stock.post", "sku", field(k, "sku"))];
         if (amounts === undefined) {
           return tb.post<Reason>(1, keyValues, null);
         }
-        const m = argsOf("reserve_stock.post", "amounts", amounts);
+        const m = argsOf("reserve_stock.post", "amounts", amounts, ["qty"], ["order", "sku"]);
         return tb.post<Reason>(1, keyValues, [checkAmount("reserve_stock.post", "qty", field(m, "qty"))]);
       },
       async void(key: ReserveStockKey): Promise<Result> {
-        const k = argsOf("reserve_stock.void", "key", key);
+        checkArity("reserve_stock.void", arguments.length, ["key"]);
+        const k = argsOf("reserve_stock.void", "key", key, ["order", "sku"]);
         return tb.void<Reason>(1, [checkText("reserve_stock.void", "order", field(k, "order")), checkText("reserve_stock.void", "sku", field(k, "sku"))]);
       },
       async status(key: ReserveStockKey): Promise<HoldState | null> {
-        const k = argsOf("reserve_stock.status", "key", key);
+        checkArity("reserve_stock.status", arguments.length, ["key"]);
+        const k = argsOf("reserve_stock.status", "key", key, ["order", "sku"]);
         return tb.status(1, [checkText("reserve_stock.status", "order", field(k, "order")), checkText("reserve_stock.status", "sku", field(k, "sku"))]);
       },
       holdCall(args: ReserveStockArgs): TbCall {
+        const n = arguments.length;
         return tbCall(1, "hold", () => {
-          const a = argsOf("reserve_stock.hold", "arguments", args);
+          checkArity("reserve_stock.holdCall", n, ["args"]);
+          const a = argsOf("reserve_stock.hold", "arguments", args, ["order", "sku", "qty"]);
           return [checkText("reserve_stock.hold", "order", field(a, "order")), checkText("reserve_stock.hold", "sku", field(a, "sku")), checkAmount("reserve_stock.hold", "qty", field(a, "qty"))];
         });
       },
       postCall(key: ReserveStockKey, amounts?: ReserveStockAmounts): TbCall {
+        const n = arguments.length;
         return tbCall(1, "post", () => {
-          const k = argsOf("reserve_stock.post", "key", key);
+          checkArity("reserve_stock.postCall", n, ["key", "amounts?"]);
+          const k = argsOf("reserve_stock.post", "key", key, ["order", "sku"], ["qty"]);
           return [checkText("reserve_stock.post", "order", field(k, "order")), checkText("reserve_stock.post", "sku", field(k, "sku"))];
         }, () => {
           if (amounts === undefined) {
             return null;
           }
-          const m = argsOf("reserve_stock.post", "amounts", amounts);
+          const m = argsOf("reserve_stock.post", "amounts", amounts, ["qty"], ["order", "sku"]);
           return [checkAmount("reserve_stock.post", "qty", field(m, "qty"))];
         });
       },
       voidCall(key: ReserveStockKey): TbCall {
+        const n = arguments.length;
         return tbCall(1, "void", () => {
-          const k = argsOf("reserve_stock.void", "key", key);
+          checkArity("reserve_stock.voidCall", n, ["key"]);
+          const k = argsOf("reserve_stock.void", "key", key, ["order", "sku"]);
           return [checkText("reserve_stock.void", "order", field(k, "order")), checkText("reserve_stock.void", "sku", field(k, "sku"))];
         });
       },
       statusCall(key: ReserveStockKey): TbCall {
+        const n = arguments.length;
         return tbCall(1, "status", () => {
-          const k = argsOf("reserve_stock.status", "key", key);
+          checkArity("reserve_stock.statusCall", n, ["key"]);
+          const k = argsOf("reserve_stock.status", "key", key, ["order", "sku"]);
           return [checkText("reserve_stock.status", "order", field(k, "order")), checkText("reserve_stock.status", "sku", field(k, "sku"))];
         });
       },
     },
     give_back: {
       async do(args: GiveBackArgs): Promise<Result> {
-        const a = argsOf("give_back.do", "arguments", args);
+        checkArity("give_back.do", arguments.length, ["args"]);
+        const a = argsOf("give_back.do", "arguments", args, ["return_slip", "sku", "qty"]);
         return tb.call<Reason>(2, "do", [checkText("give_back.do", "return_slip", field(a, "return_slip")), checkText("give_back.do", "sku", field(a, "sku")), checkAmount("give_back.do", "qty", field(a, "qty"))]);
       },
       doCall(args: GiveBackArgs): TbCall {
+        const n = arguments.length;
         return tbCall(2, "do", () => {
-          const a = argsOf("give_back.do", "arguments", args);
+          checkArity("give_back.doCall", n, ["args"]);
+          const a = argsOf("give_back.do", "arguments", args, ["return_slip", "sku", "qty"]);
           return [checkText("give_back.do", "return_slip", field(a, "return_slip")), checkText("give_back.do", "sku", field(a, "sku")), checkAmount("give_back.do", "qty", field(a, "qty"))];
         });
       },
     },
     balance: {
       async shelf(account: ShelfAccount): Promise<Balance> {
-        const a = argsOf("balance.shelf", "account", account);
+        checkArity("balance.shelf", arguments.length, ["account"]);
+        const a = argsOf("balance.shelf", "account", account, ["sku"]);
         return tb.balance(0, [checkText("balance.shelf", "sku", field(a, "sku"))]);
       },
       async vendors(): Promise<Balance> {
+        checkArity("balance.vendors", arguments.length, []);
         return tb.balance(1, []);
       },
       async shoppers(): Promise<Balance> {
+        checkArity("balance.shoppers", arguments.length, []);
         return tb.balance(2, []);
       },
     },
     async bulk(calls: readonly TbCall[]): Promise<TbAnswer<Reason>[]> {
+      checkArity("bulk", arguments.length, ["calls"]);
       return tb.bulk<Reason>(calls);
     },
   };
@@ -328,15 +357,69 @@ export class ChoboError extends Error {
 export const AMOUNT_MAX = (1n << 63n) - 1n;
 
 /**
- * argsOf returns the object a call's values are read from, or throws when
- * the caller passed something else. `where` names the call
- * (`reserve.hold`) in the message.
+ * NoExtra makes a call's parameter exact: a property of T that the
+ * parameter's type S does not declare must be of type never. TypeScript
+ * refuses an excess property of a fresh object literal only; with a
+ * method generic in T, written `T & NoExtra<T, S>`, it refuses one of a
+ * variable as well, so that an amount given in a key fails to compile
+ * rather than being left out of the call.
  */
-export function argsOf(where: string, what: string, v: unknown): Record<string, unknown> {
+export type NoExtra<T, S> = { [P in Exclude<keyof T, keyof S>]: never };
+
+/** What one argument of a call is, as its messages name it. */
+export type ArgumentKind = "arguments" | "key" | "amounts" | "account" | "options";
+
+/**
+ * argsOf returns the object a call's values are read from, or throws when
+ * the caller passed something else, or an object with an own property
+ * not among takes: a value the call would not read must not be dropped
+ * without a word. `where` names the call (`reserve.hold`) in the message;
+ * `elsewhere` lists the names that belong in the call's other argument
+ * (the amounts of a post, for its key; the key, for its amounts), which
+ * the message then points to.
+ */
+export function argsOf(where: string, what: ArgumentKind, v: unknown, takes: readonly string[], elsewhere: readonly string[] = []): Record<string, unknown> {
   if (typeof v !== "object" || v === null || Array.isArray(v)) {
     throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: the ${what} must be an object, got ${describe(v)}`);
   }
+  for (const name of Object.getOwnPropertyNames(v)) {
+    if (!takes.includes(name)) {
+      throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: ${extraMessage(where, what, name, takes, elsewhere.includes(name))}`);
+    }
+  }
   return v as Record<string, unknown>;
+}
+
+function extraMessage(where: string, what: ArgumentKind, name: string, takes: readonly string[], misplaced: boolean): string {
+  const dot = where.lastIndexOf(".");
+  const owner = where.slice(0, dot);
+  const op = where.slice(dot + 1);
+  const shown = /^[\p{L}_$][\p{L}\p{N}_$]*$/u.test(name) ? name : JSON.stringify(name);
+  switch (what) {
+    case "key":
+      return `the key has ${shown}, which is not part of ${owner}'s key` +
+        (misplaced ? `; give amounts as the second argument: ${op}(key, { ${shown} })` : "");
+    case "amounts":
+      return `the amounts have ${shown}, which is not an amount of ${owner}` +
+        (misplaced ? `; ${shown} is part of the key, the first argument: ${op}({ ${shown} }, amounts)` : "");
+    case "account":
+      return `the account has ${shown}, which is not a parameter of the account ${op}`;
+    case "options":
+      return `the options have ${shown}, which ${where} does not take; it takes ${takes.join(", ")}`;
+  }
+  return `the arguments have ${shown}, which ${where} does not take`;
+}
+
+/**
+ * checkArity refuses a call given more positional arguments than its
+ * method takes (params, named in the message): the method would never
+ * read them.
+ */
+export function checkArity(where: string, got: number, params: readonly string[]): void {
+  if (got > params.length) {
+    const op = where.slice(where.lastIndexOf(".") + 1);
+    throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: got ${got} arguments; ${op}(${params.join(", ")}) takes ${params.length === 0 ? "none" : `at most ${params.length}`}`);
+  }
 }
 
 /**

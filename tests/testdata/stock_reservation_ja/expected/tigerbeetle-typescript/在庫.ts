@@ -65,42 +65,48 @@ export interface 在庫Account {
   sku: string;
 }
 
-/** The book 在庫: 品番ごとに棚の在庫を数える。入荷で増え、注文が 30 分押さえ、出荷すれば確定、キャンセルなら取消、返品が来れば棚に戻る. */
+/**
+ * The book 在庫: 品番ごとに棚の在庫を数える。入荷で増え、注文が 30 分押さえ、出荷すれば確定、キャンセルなら取消、返品が来れば棚に戻る.
+ *
+ * Each argument takes the properties its type declares and no others: an
+ * object with one more is refused at compile time (NoExtra) and, before
+ * anything is sent, at run time (CHOBO_BAD_ARGUMENT).
+ */
 export interface Book {
   readonly 入荷: {
     /** Moves the amounts. */
-    do(args: 入荷Args): Promise<Result>;
+    do<A extends 入荷Args>(args: A & NoExtra<A, 入荷Args>): Promise<Result>;
     /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    doCall(args: 入荷Args): TbCall;
+    doCall<A extends 入荷Args>(args: A & NoExtra<A, 入荷Args>): TbCall;
   };
   /** 引当: 出荷で確定、キャンセルで取消、30 分で期限切れ. */
   readonly 引当: {
     /** Holds the amounts; post or void ends the hold. */
-    hold(args: 引当Args): Promise<Result>;
+    hold<A extends 引当Args>(args: A & NoExtra<A, 引当Args>): Promise<Result>;
     /** Posts the hold: the amounts given, or the whole hold when they are left out. */
-    post(key: 引当Key, amounts?: 引当Amounts): Promise<Result>;
+    post<K extends 引当Key, M extends 引当Amounts>(key: K & NoExtra<K, 引当Key>, amounts?: M & NoExtra<M, 引当Amounts>): Promise<Result>;
     /** Gives the hold back. */
-    void(key: 引当Key): Promise<Result>;
+    void<K extends 引当Key>(key: K & NoExtra<K, 引当Key>): Promise<Result>;
     /** Where the hold stands; null when there is none. It writes nothing. */
-    status(key: 引当Key): Promise<HoldState | null>;
+    status<K extends 引当Key>(key: K & NoExtra<K, 引当Key>): Promise<HoldState | null>;
     /** hold as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    holdCall(args: 引当Args): TbCall;
+    holdCall<A extends 引当Args>(args: A & NoExtra<A, 引当Args>): TbCall;
     /** post as one call of bulk. */
-    postCall(key: 引当Key, amounts?: 引当Amounts): TbCall;
+    postCall<K extends 引当Key, M extends 引当Amounts>(key: K & NoExtra<K, 引当Key>, amounts?: M & NoExtra<M, 引当Amounts>): TbCall;
     /** void as one call of bulk. */
-    voidCall(key: 引当Key): TbCall;
+    voidCall<K extends 引当Key>(key: K & NoExtra<K, 引当Key>): TbCall;
     /** status as one call of bulk; its answer is the hold's state. */
-    statusCall(key: 引当Key): TbCall;
+    statusCall<K extends 引当Key>(key: K & NoExtra<K, 引当Key>): TbCall;
   };
   readonly 返品: {
     /** Moves the amounts. */
-    do(args: 返品Args): Promise<Result>;
+    do<A extends 返品Args>(args: A & NoExtra<A, 返品Args>): Promise<Result>;
     /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    doCall(args: 返品Args): TbCall;
+    doCall<A extends 返品Args>(args: A & NoExtra<A, 返品Args>): TbCall;
   };
   /** Reads accounts: posted, held coming in, held going out. */
   readonly balance: {
-    在庫(account: 在庫Account): Promise<Balance>;
+    在庫<A extends 在庫Account>(account: A & NoExtra<A, 在庫Account>): Promise<Balance>;
     仕入先(): Promise<Balance>;
     客(): Promise<Balance>;
   };
@@ -122,99 +128,122 @@ export interface Book {
  * it remembers the accounts it has made.
  */
 export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptions = {}): Book {
+  argsOf("tigerbeetle", "options", options, ["tenant", "timeoutMs"]);
   const tenant = checkText("tigerbeetle", "the tenant", options.tenant ?? "");
   const tb = new TigerBeetleBook(client, definition, { ...options, tenant });
   return {
     入荷: {
       async do(args: 入荷Args): Promise<Result> {
-        const a = argsOf("入荷.do", "arguments", args);
+        checkArity("入荷.do", arguments.length, ["args"]);
+        const a = argsOf("入荷.do", "arguments", args, ["納品書", "sku", "数"]);
         return tb.call<Reason>(0, "do", [checkText("入荷.do", "納品書", field(a, "納品書")), checkText("入荷.do", "sku", field(a, "sku")), checkAmount("入荷.do", "数", field(a, "数"))]);
       },
       doCall(args: 入荷Args): TbCall {
+        const n = arguments.length;
         return tbCall(0, "do", () => {
-          const a = argsOf("入荷.do", "arguments", args);
+          checkArity("入荷.doCall", n, ["args"]);
+          const a = argsOf("入荷.do", "arguments", args, ["納品書", "sku", "数"]);
           return [checkText("入荷.do", "納品書", field(a, "納品書")), checkText("入荷.do", "sku", field(a, "sku")), checkAmount("入荷.do", "数", field(a, "数"))];
         });
       },
     },
     引当: {
       async hold(args: 引当Args): Promise<Result> {
-        const a = argsOf("引当.hold", "arguments", args);
+        checkArity("引当.hold", arguments.length, ["args"]);
+        const a = argsOf("引当.hold", "arguments", args, ["注文", "sku", "数"]);
         return tb.call<Reason>(1, "hold", [checkText("引当.hold", "注文", field(a, "注文")), checkText("引当.hold", "sku", field(a, "sku")), checkAmount("引当.hold", "数", field(a, "数"))]);
       },
       async post(key: 引当Key, amounts?: 引当Amounts): Promise<Result> {
-        const k = argsOf("引当.post", "key", key);
+        checkArity("引当.post", arguments.length, ["key", "amounts?"]);
+        const k = argsOf("引当.post", "key", key, ["注文", "sku"], ["数"]);
         const keyValues = [checkText("引当.post", "注文", field(k, "注文")), checkText("引当.post", "sku", field(k, "sku"))];
         if (amounts === undefined) {
           return tb.post<Reason>(1, keyValues, null);
         }
-        const m = argsOf("引当.post", "amounts", amounts);
+        const m = argsOf("引当.post", "amounts", amounts, ["数"], ["注文", "sku"]);
         return tb.post<Reason>(1, keyValues, [checkAmount("引当.post", "数", field(m, "数"))]);
       },
       async void(key: 引当Key): Promise<Result> {
-        const k = argsOf("引当.void", "key", key);
+        checkArity("引当.void", arguments.length, ["key"]);
+        const k = argsOf("引当.void", "key", key, ["注文", "sku"]);
         return tb.void<Reason>(1, [checkText("引当.void", "注文", field(k, "注文")), checkText("引当.void", "sku", field(k, "sku"))]);
       },
       async status(key: 引当Key): Promise<HoldState | null> {
-        const k = argsOf("引当.status", "key", key);
+        checkArity("引当.status", arguments.length, ["key"]);
+        const k = argsOf("引当.status", "key", key, ["注文", "sku"]);
         return tb.status(1, [checkText("引当.status", "注文", field(k, "注文")), checkText("引当.status", "sku", field(k, "sku"))]);
       },
       holdCall(args: 引当Args): TbCall {
+        const n = arguments.length;
         return tbCall(1, "hold", () => {
-          const a = argsOf("引当.hold", "arguments", args);
+          checkArity("引当.holdCall", n, ["args"]);
+          const a = argsOf("引当.hold", "arguments", args, ["注文", "sku", "数"]);
           return [checkText("引当.hold", "注文", field(a, "注文")), checkText("引当.hold", "sku", field(a, "sku")), checkAmount("引当.hold", "数", field(a, "数"))];
         });
       },
       postCall(key: 引当Key, amounts?: 引当Amounts): TbCall {
+        const n = arguments.length;
         return tbCall(1, "post", () => {
-          const k = argsOf("引当.post", "key", key);
+          checkArity("引当.postCall", n, ["key", "amounts?"]);
+          const k = argsOf("引当.post", "key", key, ["注文", "sku"], ["数"]);
           return [checkText("引当.post", "注文", field(k, "注文")), checkText("引当.post", "sku", field(k, "sku"))];
         }, () => {
           if (amounts === undefined) {
             return null;
           }
-          const m = argsOf("引当.post", "amounts", amounts);
+          const m = argsOf("引当.post", "amounts", amounts, ["数"], ["注文", "sku"]);
           return [checkAmount("引当.post", "数", field(m, "数"))];
         });
       },
       voidCall(key: 引当Key): TbCall {
+        const n = arguments.length;
         return tbCall(1, "void", () => {
-          const k = argsOf("引当.void", "key", key);
+          checkArity("引当.voidCall", n, ["key"]);
+          const k = argsOf("引当.void", "key", key, ["注文", "sku"]);
           return [checkText("引当.void", "注文", field(k, "注文")), checkText("引当.void", "sku", field(k, "sku"))];
         });
       },
       statusCall(key: 引当Key): TbCall {
+        const n = arguments.length;
         return tbCall(1, "status", () => {
-          const k = argsOf("引当.status", "key", key);
+          checkArity("引当.statusCall", n, ["key"]);
+          const k = argsOf("引当.status", "key", key, ["注文", "sku"]);
           return [checkText("引当.status", "注文", field(k, "注文")), checkText("引当.status", "sku", field(k, "sku"))];
         });
       },
     },
     返品: {
       async do(args: 返品Args): Promise<Result> {
-        const a = argsOf("返品.do", "arguments", args);
+        checkArity("返品.do", arguments.length, ["args"]);
+        const a = argsOf("返品.do", "arguments", args, ["返品伝票", "sku", "数"]);
         return tb.call<Reason>(2, "do", [checkText("返品.do", "返品伝票", field(a, "返品伝票")), checkText("返品.do", "sku", field(a, "sku")), checkAmount("返品.do", "数", field(a, "数"))]);
       },
       doCall(args: 返品Args): TbCall {
+        const n = arguments.length;
         return tbCall(2, "do", () => {
-          const a = argsOf("返品.do", "arguments", args);
+          checkArity("返品.doCall", n, ["args"]);
+          const a = argsOf("返品.do", "arguments", args, ["返品伝票", "sku", "数"]);
           return [checkText("返品.do", "返品伝票", field(a, "返品伝票")), checkText("返品.do", "sku", field(a, "sku")), checkAmount("返品.do", "数", field(a, "数"))];
         });
       },
     },
     balance: {
       async 在庫(account: 在庫Account): Promise<Balance> {
-        const a = argsOf("balance.在庫", "account", account);
+        checkArity("balance.在庫", arguments.length, ["account"]);
+        const a = argsOf("balance.在庫", "account", account, ["sku"]);
         return tb.balance(0, [checkText("balance.在庫", "sku", field(a, "sku"))]);
       },
       async 仕入先(): Promise<Balance> {
+        checkArity("balance.仕入先", arguments.length, []);
         return tb.balance(1, []);
       },
       async 客(): Promise<Balance> {
+        checkArity("balance.客", arguments.length, []);
         return tb.balance(2, []);
       },
     },
     async bulk(calls: readonly TbCall[]): Promise<TbAnswer<Reason>[]> {
+      checkArity("bulk", arguments.length, ["calls"]);
       return tb.bulk<Reason>(calls);
     },
   };
@@ -328,15 +357,69 @@ export class ChoboError extends Error {
 export const AMOUNT_MAX = (1n << 63n) - 1n;
 
 /**
- * argsOf returns the object a call's values are read from, or throws when
- * the caller passed something else. `where` names the call
- * (`reserve.hold`) in the message.
+ * NoExtra makes a call's parameter exact: a property of T that the
+ * parameter's type S does not declare must be of type never. TypeScript
+ * refuses an excess property of a fresh object literal only; with a
+ * method generic in T, written `T & NoExtra<T, S>`, it refuses one of a
+ * variable as well, so that an amount given in a key fails to compile
+ * rather than being left out of the call.
  */
-export function argsOf(where: string, what: string, v: unknown): Record<string, unknown> {
+export type NoExtra<T, S> = { [P in Exclude<keyof T, keyof S>]: never };
+
+/** What one argument of a call is, as its messages name it. */
+export type ArgumentKind = "arguments" | "key" | "amounts" | "account" | "options";
+
+/**
+ * argsOf returns the object a call's values are read from, or throws when
+ * the caller passed something else, or an object with an own property
+ * not among takes: a value the call would not read must not be dropped
+ * without a word. `where` names the call (`reserve.hold`) in the message;
+ * `elsewhere` lists the names that belong in the call's other argument
+ * (the amounts of a post, for its key; the key, for its amounts), which
+ * the message then points to.
+ */
+export function argsOf(where: string, what: ArgumentKind, v: unknown, takes: readonly string[], elsewhere: readonly string[] = []): Record<string, unknown> {
   if (typeof v !== "object" || v === null || Array.isArray(v)) {
     throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: the ${what} must be an object, got ${describe(v)}`);
   }
+  for (const name of Object.getOwnPropertyNames(v)) {
+    if (!takes.includes(name)) {
+      throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: ${extraMessage(where, what, name, takes, elsewhere.includes(name))}`);
+    }
+  }
   return v as Record<string, unknown>;
+}
+
+function extraMessage(where: string, what: ArgumentKind, name: string, takes: readonly string[], misplaced: boolean): string {
+  const dot = where.lastIndexOf(".");
+  const owner = where.slice(0, dot);
+  const op = where.slice(dot + 1);
+  const shown = /^[\p{L}_$][\p{L}\p{N}_$]*$/u.test(name) ? name : JSON.stringify(name);
+  switch (what) {
+    case "key":
+      return `the key has ${shown}, which is not part of ${owner}'s key` +
+        (misplaced ? `; give amounts as the second argument: ${op}(key, { ${shown} })` : "");
+    case "amounts":
+      return `the amounts have ${shown}, which is not an amount of ${owner}` +
+        (misplaced ? `; ${shown} is part of the key, the first argument: ${op}({ ${shown} }, amounts)` : "");
+    case "account":
+      return `the account has ${shown}, which is not a parameter of the account ${op}`;
+    case "options":
+      return `the options have ${shown}, which ${where} does not take; it takes ${takes.join(", ")}`;
+  }
+  return `the arguments have ${shown}, which ${where} does not take`;
+}
+
+/**
+ * checkArity refuses a call given more positional arguments than its
+ * method takes (params, named in the message): the method would never
+ * read them.
+ */
+export function checkArity(where: string, got: number, params: readonly string[]): void {
+  if (got > params.length) {
+    const op = where.slice(where.lastIndexOf(".") + 1);
+    throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: got ${got} arguments; ${op}(${params.join(", ")}) takes ${params.length === 0 ? "none" : `at most ${params.length}`}`);
+  }
 }
 
 /**

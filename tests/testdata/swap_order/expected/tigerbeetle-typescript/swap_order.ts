@@ -69,38 +69,44 @@ export interface BackRoomAccount {
   sku: string;
 }
 
-/** The book swap_order. */
+/**
+ * The book swap_order.
+ *
+ * Each argument takes the properties its type declares and no others: an
+ * object with one more is refused at compile time (NoExtra) and, before
+ * anything is sent, at run time (CHOBO_BAD_ARGUMENT).
+ */
 export interface Book {
   readonly receive: {
     /** Moves the amounts. */
-    do(args: ReceiveArgs): Promise<Result>;
+    do<A extends ReceiveArgs>(args: A & NoExtra<A, ReceiveArgs>): Promise<Result>;
     /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    doCall(args: ReceiveArgs): TbCall;
+    doCall<A extends ReceiveArgs>(args: A & NoExtra<A, ReceiveArgs>): TbCall;
   };
   /** put_away: a delivery that goes to the back room. */
   readonly put_away: {
     /** Moves the amounts. */
-    do(args: PutAwayArgs): Promise<Result>;
+    do<A extends PutAwayArgs>(args: A & NoExtra<A, PutAwayArgs>): Promise<Result>;
     /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    doCall(args: PutAwayArgs): TbCall;
+    doCall<A extends PutAwayArgs>(args: A & NoExtra<A, PutAwayArgs>): TbCall;
   };
   readonly sell: {
     /** Moves the amounts. */
-    do(args: SellArgs): Promise<Result>;
+    do<A extends SellArgs>(args: A & NoExtra<A, SellArgs>): Promise<Result>;
     /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    doCall(args: SellArgs): TbCall;
+    doCall<A extends SellArgs>(args: A & NoExtra<A, SellArgs>): TbCall;
   };
   /** rotate: old pieces to the back room, fresh ones to the shelf. */
   readonly rotate: {
     /** Moves the amounts. */
-    do(args: RotateArgs): Promise<Result>;
+    do<A extends RotateArgs>(args: A & NoExtra<A, RotateArgs>): Promise<Result>;
     /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    doCall(args: RotateArgs): TbCall;
+    doCall<A extends RotateArgs>(args: A & NoExtra<A, RotateArgs>): TbCall;
   };
   /** Reads accounts: posted, held coming in, held going out. */
   readonly balance: {
-    shelf(account: ShelfAccount): Promise<Balance>;
-    back_room(account: BackRoomAccount): Promise<Balance>;
+    shelf<A extends ShelfAccount>(account: A & NoExtra<A, ShelfAccount>): Promise<Balance>;
+    back_room<A extends BackRoomAccount>(account: A & NoExtra<A, BackRoomAccount>): Promise<Balance>;
     suppliers(): Promise<Balance>;
     customers(): Promise<Balance>;
   };
@@ -122,74 +128,92 @@ export interface Book {
  * it remembers the accounts it has made.
  */
 export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptions = {}): Book {
+  argsOf("tigerbeetle", "options", options, ["tenant", "timeoutMs"]);
   const tenant = checkText("tigerbeetle", "the tenant", options.tenant ?? "");
   const tb = new TigerBeetleBook(client, definition, { ...options, tenant });
   return {
     receive: {
       async do(args: ReceiveArgs): Promise<Result> {
-        const a = argsOf("receive.do", "arguments", args);
+        checkArity("receive.do", arguments.length, ["args"]);
+        const a = argsOf("receive.do", "arguments", args, ["delivery", "sku", "qty"]);
         return tb.call<Reason>(0, "do", [checkText("receive.do", "delivery", field(a, "delivery")), checkText("receive.do", "sku", field(a, "sku")), checkAmount("receive.do", "qty", field(a, "qty"))]);
       },
       doCall(args: ReceiveArgs): TbCall {
+        const n = arguments.length;
         return tbCall(0, "do", () => {
-          const a = argsOf("receive.do", "arguments", args);
+          checkArity("receive.doCall", n, ["args"]);
+          const a = argsOf("receive.do", "arguments", args, ["delivery", "sku", "qty"]);
           return [checkText("receive.do", "delivery", field(a, "delivery")), checkText("receive.do", "sku", field(a, "sku")), checkAmount("receive.do", "qty", field(a, "qty"))];
         });
       },
     },
     put_away: {
       async do(args: PutAwayArgs): Promise<Result> {
-        const a = argsOf("put_away.do", "arguments", args);
+        checkArity("put_away.do", arguments.length, ["args"]);
+        const a = argsOf("put_away.do", "arguments", args, ["delivery", "sku", "qty"]);
         return tb.call<Reason>(1, "do", [checkText("put_away.do", "delivery", field(a, "delivery")), checkText("put_away.do", "sku", field(a, "sku")), checkAmount("put_away.do", "qty", field(a, "qty"))]);
       },
       doCall(args: PutAwayArgs): TbCall {
+        const n = arguments.length;
         return tbCall(1, "do", () => {
-          const a = argsOf("put_away.do", "arguments", args);
+          checkArity("put_away.doCall", n, ["args"]);
+          const a = argsOf("put_away.do", "arguments", args, ["delivery", "sku", "qty"]);
           return [checkText("put_away.do", "delivery", field(a, "delivery")), checkText("put_away.do", "sku", field(a, "sku")), checkAmount("put_away.do", "qty", field(a, "qty"))];
         });
       },
     },
     sell: {
       async do(args: SellArgs): Promise<Result> {
-        const a = argsOf("sell.do", "arguments", args);
+        checkArity("sell.do", arguments.length, ["args"]);
+        const a = argsOf("sell.do", "arguments", args, ["order", "sku", "qty"]);
         return tb.call<Reason>(2, "do", [checkText("sell.do", "order", field(a, "order")), checkText("sell.do", "sku", field(a, "sku")), checkAmount("sell.do", "qty", field(a, "qty"))]);
       },
       doCall(args: SellArgs): TbCall {
+        const n = arguments.length;
         return tbCall(2, "do", () => {
-          const a = argsOf("sell.do", "arguments", args);
+          checkArity("sell.doCall", n, ["args"]);
+          const a = argsOf("sell.do", "arguments", args, ["order", "sku", "qty"]);
           return [checkText("sell.do", "order", field(a, "order")), checkText("sell.do", "sku", field(a, "sku")), checkAmount("sell.do", "qty", field(a, "qty"))];
         });
       },
     },
     rotate: {
       async do(args: RotateArgs): Promise<Result> {
-        const a = argsOf("rotate.do", "arguments", args);
+        checkArity("rotate.do", arguments.length, ["args"]);
+        const a = argsOf("rotate.do", "arguments", args, ["rotation", "sku", "old", "fresh"]);
         return tb.call<Reason>(3, "do", [checkText("rotate.do", "rotation", field(a, "rotation")), checkText("rotate.do", "sku", field(a, "sku")), checkAmount("rotate.do", "old", field(a, "old")), checkAmount("rotate.do", "fresh", field(a, "fresh"))]);
       },
       doCall(args: RotateArgs): TbCall {
+        const n = arguments.length;
         return tbCall(3, "do", () => {
-          const a = argsOf("rotate.do", "arguments", args);
+          checkArity("rotate.doCall", n, ["args"]);
+          const a = argsOf("rotate.do", "arguments", args, ["rotation", "sku", "old", "fresh"]);
           return [checkText("rotate.do", "rotation", field(a, "rotation")), checkText("rotate.do", "sku", field(a, "sku")), checkAmount("rotate.do", "old", field(a, "old")), checkAmount("rotate.do", "fresh", field(a, "fresh"))];
         });
       },
     },
     balance: {
       async shelf(account: ShelfAccount): Promise<Balance> {
-        const a = argsOf("balance.shelf", "account", account);
+        checkArity("balance.shelf", arguments.length, ["account"]);
+        const a = argsOf("balance.shelf", "account", account, ["sku"]);
         return tb.balance(0, [checkText("balance.shelf", "sku", field(a, "sku"))]);
       },
       async back_room(account: BackRoomAccount): Promise<Balance> {
-        const a = argsOf("balance.back_room", "account", account);
+        checkArity("balance.back_room", arguments.length, ["account"]);
+        const a = argsOf("balance.back_room", "account", account, ["sku"]);
         return tb.balance(1, [checkText("balance.back_room", "sku", field(a, "sku"))]);
       },
       async suppliers(): Promise<Balance> {
+        checkArity("balance.suppliers", arguments.length, []);
         return tb.balance(2, []);
       },
       async customers(): Promise<Balance> {
+        checkArity("balance.customers", arguments.length, []);
         return tb.balance(3, []);
       },
     },
     async bulk(calls: readonly TbCall[]): Promise<TbAnswer<Reason>[]> {
+      checkArity("bulk", arguments.length, ["calls"]);
       return tb.bulk<Reason>(calls);
     },
   };
@@ -313,15 +337,69 @@ export class ChoboError extends Error {
 export const AMOUNT_MAX = (1n << 63n) - 1n;
 
 /**
- * argsOf returns the object a call's values are read from, or throws when
- * the caller passed something else. `where` names the call
- * (`reserve.hold`) in the message.
+ * NoExtra makes a call's parameter exact: a property of T that the
+ * parameter's type S does not declare must be of type never. TypeScript
+ * refuses an excess property of a fresh object literal only; with a
+ * method generic in T, written `T & NoExtra<T, S>`, it refuses one of a
+ * variable as well, so that an amount given in a key fails to compile
+ * rather than being left out of the call.
  */
-export function argsOf(where: string, what: string, v: unknown): Record<string, unknown> {
+export type NoExtra<T, S> = { [P in Exclude<keyof T, keyof S>]: never };
+
+/** What one argument of a call is, as its messages name it. */
+export type ArgumentKind = "arguments" | "key" | "amounts" | "account" | "options";
+
+/**
+ * argsOf returns the object a call's values are read from, or throws when
+ * the caller passed something else, or an object with an own property
+ * not among takes: a value the call would not read must not be dropped
+ * without a word. `where` names the call (`reserve.hold`) in the message;
+ * `elsewhere` lists the names that belong in the call's other argument
+ * (the amounts of a post, for its key; the key, for its amounts), which
+ * the message then points to.
+ */
+export function argsOf(where: string, what: ArgumentKind, v: unknown, takes: readonly string[], elsewhere: readonly string[] = []): Record<string, unknown> {
   if (typeof v !== "object" || v === null || Array.isArray(v)) {
     throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: the ${what} must be an object, got ${describe(v)}`);
   }
+  for (const name of Object.getOwnPropertyNames(v)) {
+    if (!takes.includes(name)) {
+      throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: ${extraMessage(where, what, name, takes, elsewhere.includes(name))}`);
+    }
+  }
   return v as Record<string, unknown>;
+}
+
+function extraMessage(where: string, what: ArgumentKind, name: string, takes: readonly string[], misplaced: boolean): string {
+  const dot = where.lastIndexOf(".");
+  const owner = where.slice(0, dot);
+  const op = where.slice(dot + 1);
+  const shown = /^[\p{L}_$][\p{L}\p{N}_$]*$/u.test(name) ? name : JSON.stringify(name);
+  switch (what) {
+    case "key":
+      return `the key has ${shown}, which is not part of ${owner}'s key` +
+        (misplaced ? `; give amounts as the second argument: ${op}(key, { ${shown} })` : "");
+    case "amounts":
+      return `the amounts have ${shown}, which is not an amount of ${owner}` +
+        (misplaced ? `; ${shown} is part of the key, the first argument: ${op}({ ${shown} }, amounts)` : "");
+    case "account":
+      return `the account has ${shown}, which is not a parameter of the account ${op}`;
+    case "options":
+      return `the options have ${shown}, which ${where} does not take; it takes ${takes.join(", ")}`;
+  }
+  return `the arguments have ${shown}, which ${where} does not take`;
+}
+
+/**
+ * checkArity refuses a call given more positional arguments than its
+ * method takes (params, named in the message): the method would never
+ * read them.
+ */
+export function checkArity(where: string, got: number, params: readonly string[]): void {
+  if (got > params.length) {
+    const op = where.slice(where.lastIndexOf(".") + 1);
+    throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: got ${got} arguments; ${op}(${params.join(", ")}) takes ${params.length === 0 ? "none" : `at most ${params.length}`}`);
+  }
 }
 
 /**

@@ -67,42 +67,48 @@ export interface BinAccount {
   place: string;
 }
 
-/** The book to_itself: Units per bin in a warehouse; a bin takes at most 100. Units are relocated from bin to bin, and a set-aside holds a relocation with no time limit. */
+/**
+ * The book to_itself: Units per bin in a warehouse; a bin takes at most 100. Units are relocated from bin to bin, and a set-aside holds a relocation with no time limit.
+ *
+ * Each argument takes the properties its type declares and no others: an
+ * object with one more is refused at compile time (NoExtra) and, before
+ * anything is sent, at run time (CHOBO_BAD_ARGUMENT).
+ */
 export interface Book {
   readonly stock_in: {
     /** Moves the amounts. */
-    do(args: StockInArgs): Promise<Result>;
+    do<A extends StockInArgs>(args: A & NoExtra<A, StockInArgs>): Promise<Result>;
     /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    doCall(args: StockInArgs): TbCall;
+    doCall<A extends StockInArgs>(args: A & NoExtra<A, StockInArgs>): TbCall;
   };
   readonly relocate: {
     /** Moves the amounts. */
-    do(args: RelocateArgs): Promise<Result>;
+    do<A extends RelocateArgs>(args: A & NoExtra<A, RelocateArgs>): Promise<Result>;
     /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    doCall(args: RelocateArgs): TbCall;
+    doCall<A extends RelocateArgs>(args: A & NoExtra<A, RelocateArgs>): TbCall;
   };
   /** set_aside: holds a relocation ahead of time; ends by a post or a void, never by time. */
   readonly set_aside: {
     /** Holds the amounts; post or void ends the hold. */
-    hold(args: SetAsideArgs): Promise<Result>;
+    hold<A extends SetAsideArgs>(args: A & NoExtra<A, SetAsideArgs>): Promise<Result>;
     /** Posts the hold: the amounts given, or the whole hold when they are left out. */
-    post(key: SetAsideKey, amounts?: SetAsideAmounts): Promise<Result>;
+    post<K extends SetAsideKey, M extends SetAsideAmounts>(key: K & NoExtra<K, SetAsideKey>, amounts?: M & NoExtra<M, SetAsideAmounts>): Promise<Result>;
     /** Gives the hold back. */
-    void(key: SetAsideKey): Promise<Result>;
+    void<K extends SetAsideKey>(key: K & NoExtra<K, SetAsideKey>): Promise<Result>;
     /** Where the hold stands; null when there is none. It writes nothing. */
-    status(key: SetAsideKey): Promise<HoldState | null>;
+    status<K extends SetAsideKey>(key: K & NoExtra<K, SetAsideKey>): Promise<HoldState | null>;
     /** hold as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    holdCall(args: SetAsideArgs): TbCall;
+    holdCall<A extends SetAsideArgs>(args: A & NoExtra<A, SetAsideArgs>): TbCall;
     /** post as one call of bulk. */
-    postCall(key: SetAsideKey, amounts?: SetAsideAmounts): TbCall;
+    postCall<K extends SetAsideKey, M extends SetAsideAmounts>(key: K & NoExtra<K, SetAsideKey>, amounts?: M & NoExtra<M, SetAsideAmounts>): TbCall;
     /** void as one call of bulk. */
-    voidCall(key: SetAsideKey): TbCall;
+    voidCall<K extends SetAsideKey>(key: K & NoExtra<K, SetAsideKey>): TbCall;
     /** status as one call of bulk; its answer is the hold's state. */
-    statusCall(key: SetAsideKey): TbCall;
+    statusCall<K extends SetAsideKey>(key: K & NoExtra<K, SetAsideKey>): TbCall;
   };
   /** Reads accounts: posted, held coming in, held going out. */
   readonly balance: {
-    bin(account: BinAccount): Promise<Balance>;
+    bin<A extends BinAccount>(account: A & NoExtra<A, BinAccount>): Promise<Balance>;
     vendors(): Promise<Balance>;
   };
   /**
@@ -123,96 +129,118 @@ export interface Book {
  * it remembers the accounts it has made.
  */
 export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptions = {}): Book {
+  argsOf("tigerbeetle", "options", options, ["tenant", "timeoutMs"]);
   const tenant = checkText("tigerbeetle", "the tenant", options.tenant ?? "");
   const tb = new TigerBeetleBook(client, definition, { ...options, tenant });
   return {
     stock_in: {
       async do(args: StockInArgs): Promise<Result> {
-        const a = argsOf("stock_in.do", "arguments", args);
+        checkArity("stock_in.do", arguments.length, ["args"]);
+        const a = argsOf("stock_in.do", "arguments", args, ["delivery", "place", "qty"]);
         return tb.call<Reason>(0, "do", [checkText("stock_in.do", "delivery", field(a, "delivery")), checkText("stock_in.do", "place", field(a, "place")), checkAmount("stock_in.do", "qty", field(a, "qty"))]);
       },
       doCall(args: StockInArgs): TbCall {
+        const n = arguments.length;
         return tbCall(0, "do", () => {
-          const a = argsOf("stock_in.do", "arguments", args);
+          checkArity("stock_in.doCall", n, ["args"]);
+          const a = argsOf("stock_in.do", "arguments", args, ["delivery", "place", "qty"]);
           return [checkText("stock_in.do", "delivery", field(a, "delivery")), checkText("stock_in.do", "place", field(a, "place")), checkAmount("stock_in.do", "qty", field(a, "qty"))];
         });
       },
     },
     relocate: {
       async do(args: RelocateArgs): Promise<Result> {
-        const a = argsOf("relocate.do", "arguments", args);
+        checkArity("relocate.do", arguments.length, ["args"]);
+        const a = argsOf("relocate.do", "arguments", args, ["slip", "source", "target", "qty"]);
         return tb.call<Reason>(1, "do", [checkText("relocate.do", "slip", field(a, "slip")), checkText("relocate.do", "source", field(a, "source")), checkText("relocate.do", "target", field(a, "target")), checkAmount("relocate.do", "qty", field(a, "qty"))]);
       },
       doCall(args: RelocateArgs): TbCall {
+        const n = arguments.length;
         return tbCall(1, "do", () => {
-          const a = argsOf("relocate.do", "arguments", args);
+          checkArity("relocate.doCall", n, ["args"]);
+          const a = argsOf("relocate.do", "arguments", args, ["slip", "source", "target", "qty"]);
           return [checkText("relocate.do", "slip", field(a, "slip")), checkText("relocate.do", "source", field(a, "source")), checkText("relocate.do", "target", field(a, "target")), checkAmount("relocate.do", "qty", field(a, "qty"))];
         });
       },
     },
     set_aside: {
       async hold(args: SetAsideArgs): Promise<Result> {
-        const a = argsOf("set_aside.hold", "arguments", args);
+        checkArity("set_aside.hold", arguments.length, ["args"]);
+        const a = argsOf("set_aside.hold", "arguments", args, ["ticket", "source", "target", "qty"]);
         return tb.call<Reason>(2, "hold", [checkText("set_aside.hold", "ticket", field(a, "ticket")), checkText("set_aside.hold", "source", field(a, "source")), checkText("set_aside.hold", "target", field(a, "target")), checkAmount("set_aside.hold", "qty", field(a, "qty"))]);
       },
       async post(key: SetAsideKey, amounts?: SetAsideAmounts): Promise<Result> {
-        const k = argsOf("set_aside.post", "key", key);
+        checkArity("set_aside.post", arguments.length, ["key", "amounts?"]);
+        const k = argsOf("set_aside.post", "key", key, ["ticket"], ["qty"]);
         const keyValues = [checkText("set_aside.post", "ticket", field(k, "ticket"))];
         if (amounts === undefined) {
           return tb.post<Reason>(2, keyValues, null);
         }
-        const m = argsOf("set_aside.post", "amounts", amounts);
+        const m = argsOf("set_aside.post", "amounts", amounts, ["qty"], ["ticket"]);
         return tb.post<Reason>(2, keyValues, [checkAmount("set_aside.post", "qty", field(m, "qty"))]);
       },
       async void(key: SetAsideKey): Promise<Result> {
-        const k = argsOf("set_aside.void", "key", key);
+        checkArity("set_aside.void", arguments.length, ["key"]);
+        const k = argsOf("set_aside.void", "key", key, ["ticket"]);
         return tb.void<Reason>(2, [checkText("set_aside.void", "ticket", field(k, "ticket"))]);
       },
       async status(key: SetAsideKey): Promise<HoldState | null> {
-        const k = argsOf("set_aside.status", "key", key);
+        checkArity("set_aside.status", arguments.length, ["key"]);
+        const k = argsOf("set_aside.status", "key", key, ["ticket"]);
         return tb.status(2, [checkText("set_aside.status", "ticket", field(k, "ticket"))]);
       },
       holdCall(args: SetAsideArgs): TbCall {
+        const n = arguments.length;
         return tbCall(2, "hold", () => {
-          const a = argsOf("set_aside.hold", "arguments", args);
+          checkArity("set_aside.holdCall", n, ["args"]);
+          const a = argsOf("set_aside.hold", "arguments", args, ["ticket", "source", "target", "qty"]);
           return [checkText("set_aside.hold", "ticket", field(a, "ticket")), checkText("set_aside.hold", "source", field(a, "source")), checkText("set_aside.hold", "target", field(a, "target")), checkAmount("set_aside.hold", "qty", field(a, "qty"))];
         });
       },
       postCall(key: SetAsideKey, amounts?: SetAsideAmounts): TbCall {
+        const n = arguments.length;
         return tbCall(2, "post", () => {
-          const k = argsOf("set_aside.post", "key", key);
+          checkArity("set_aside.postCall", n, ["key", "amounts?"]);
+          const k = argsOf("set_aside.post", "key", key, ["ticket"], ["qty"]);
           return [checkText("set_aside.post", "ticket", field(k, "ticket"))];
         }, () => {
           if (amounts === undefined) {
             return null;
           }
-          const m = argsOf("set_aside.post", "amounts", amounts);
+          const m = argsOf("set_aside.post", "amounts", amounts, ["qty"], ["ticket"]);
           return [checkAmount("set_aside.post", "qty", field(m, "qty"))];
         });
       },
       voidCall(key: SetAsideKey): TbCall {
+        const n = arguments.length;
         return tbCall(2, "void", () => {
-          const k = argsOf("set_aside.void", "key", key);
+          checkArity("set_aside.voidCall", n, ["key"]);
+          const k = argsOf("set_aside.void", "key", key, ["ticket"]);
           return [checkText("set_aside.void", "ticket", field(k, "ticket"))];
         });
       },
       statusCall(key: SetAsideKey): TbCall {
+        const n = arguments.length;
         return tbCall(2, "status", () => {
-          const k = argsOf("set_aside.status", "key", key);
+          checkArity("set_aside.statusCall", n, ["key"]);
+          const k = argsOf("set_aside.status", "key", key, ["ticket"]);
           return [checkText("set_aside.status", "ticket", field(k, "ticket"))];
         });
       },
     },
     balance: {
       async bin(account: BinAccount): Promise<Balance> {
-        const a = argsOf("balance.bin", "account", account);
+        checkArity("balance.bin", arguments.length, ["account"]);
+        const a = argsOf("balance.bin", "account", account, ["place"]);
         return tb.balance(0, [checkText("balance.bin", "place", field(a, "place"))]);
       },
       async vendors(): Promise<Balance> {
+        checkArity("balance.vendors", arguments.length, []);
         return tb.balance(1, []);
       },
     },
     async bulk(calls: readonly TbCall[]): Promise<TbAnswer<Reason>[]> {
+      checkArity("bulk", arguments.length, ["calls"]);
       return tb.bulk<Reason>(calls);
     },
   };
@@ -325,15 +353,69 @@ export class ChoboError extends Error {
 export const AMOUNT_MAX = (1n << 63n) - 1n;
 
 /**
- * argsOf returns the object a call's values are read from, or throws when
- * the caller passed something else. `where` names the call
- * (`reserve.hold`) in the message.
+ * NoExtra makes a call's parameter exact: a property of T that the
+ * parameter's type S does not declare must be of type never. TypeScript
+ * refuses an excess property of a fresh object literal only; with a
+ * method generic in T, written `T & NoExtra<T, S>`, it refuses one of a
+ * variable as well, so that an amount given in a key fails to compile
+ * rather than being left out of the call.
  */
-export function argsOf(where: string, what: string, v: unknown): Record<string, unknown> {
+export type NoExtra<T, S> = { [P in Exclude<keyof T, keyof S>]: never };
+
+/** What one argument of a call is, as its messages name it. */
+export type ArgumentKind = "arguments" | "key" | "amounts" | "account" | "options";
+
+/**
+ * argsOf returns the object a call's values are read from, or throws when
+ * the caller passed something else, or an object with an own property
+ * not among takes: a value the call would not read must not be dropped
+ * without a word. `where` names the call (`reserve.hold`) in the message;
+ * `elsewhere` lists the names that belong in the call's other argument
+ * (the amounts of a post, for its key; the key, for its amounts), which
+ * the message then points to.
+ */
+export function argsOf(where: string, what: ArgumentKind, v: unknown, takes: readonly string[], elsewhere: readonly string[] = []): Record<string, unknown> {
   if (typeof v !== "object" || v === null || Array.isArray(v)) {
     throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: the ${what} must be an object, got ${describe(v)}`);
   }
+  for (const name of Object.getOwnPropertyNames(v)) {
+    if (!takes.includes(name)) {
+      throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: ${extraMessage(where, what, name, takes, elsewhere.includes(name))}`);
+    }
+  }
   return v as Record<string, unknown>;
+}
+
+function extraMessage(where: string, what: ArgumentKind, name: string, takes: readonly string[], misplaced: boolean): string {
+  const dot = where.lastIndexOf(".");
+  const owner = where.slice(0, dot);
+  const op = where.slice(dot + 1);
+  const shown = /^[\p{L}_$][\p{L}\p{N}_$]*$/u.test(name) ? name : JSON.stringify(name);
+  switch (what) {
+    case "key":
+      return `the key has ${shown}, which is not part of ${owner}'s key` +
+        (misplaced ? `; give amounts as the second argument: ${op}(key, { ${shown} })` : "");
+    case "amounts":
+      return `the amounts have ${shown}, which is not an amount of ${owner}` +
+        (misplaced ? `; ${shown} is part of the key, the first argument: ${op}({ ${shown} }, amounts)` : "");
+    case "account":
+      return `the account has ${shown}, which is not a parameter of the account ${op}`;
+    case "options":
+      return `the options have ${shown}, which ${where} does not take; it takes ${takes.join(", ")}`;
+  }
+  return `the arguments have ${shown}, which ${where} does not take`;
+}
+
+/**
+ * checkArity refuses a call given more positional arguments than its
+ * method takes (params, named in the message): the method would never
+ * read them.
+ */
+export function checkArity(where: string, got: number, params: readonly string[]): void {
+  if (got > params.length) {
+    const op = where.slice(where.lastIndexOf(".") + 1);
+    throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: got ${got} arguments; ${op}(${params.join(", ")}) takes ${params.length === 0 ? "none" : `at most ${params.length}`}`);
+  }
 }
 
 /**

@@ -67,42 +67,48 @@ export interface 棚Account {
   場所: string;
 }
 
-/** The book 自分あて: 倉庫の棚ごとの個数。棚には 100 個まで置ける。品は棚から棚へ移し替え、取り置きは期限なしで押さえる. */
+/**
+ * The book 自分あて: 倉庫の棚ごとの個数。棚には 100 個まで置ける。品は棚から棚へ移し替え、取り置きは期限なしで押さえる.
+ *
+ * Each argument takes the properties its type declares and no others: an
+ * object with one more is refused at compile time (NoExtra) and, before
+ * anything is sent, at run time (CHOBO_BAD_ARGUMENT).
+ */
 export interface Book {
   readonly 入荷: {
     /** Moves the amounts. */
-    do(args: 入荷Args): Promise<Result>;
+    do<A extends 入荷Args>(args: A & NoExtra<A, 入荷Args>): Promise<Result>;
     /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    doCall(args: 入荷Args): TbCall;
+    doCall<A extends 入荷Args>(args: A & NoExtra<A, 入荷Args>): TbCall;
   };
   readonly 移し替え: {
     /** Moves the amounts. */
-    do(args: 移し替えArgs): Promise<Result>;
+    do<A extends 移し替えArgs>(args: A & NoExtra<A, 移し替えArgs>): Promise<Result>;
     /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    doCall(args: 移し替えArgs): TbCall;
+    doCall<A extends 移し替えArgs>(args: A & NoExtra<A, 移し替えArgs>): TbCall;
   };
   /** 取り置き: 移し替えを先に押さえておく。確定か取消で終わり、期限は無い. */
   readonly 取り置き: {
     /** Holds the amounts; post or void ends the hold. */
-    hold(args: 取り置きArgs): Promise<Result>;
+    hold<A extends 取り置きArgs>(args: A & NoExtra<A, 取り置きArgs>): Promise<Result>;
     /** Posts the hold: the amounts given, or the whole hold when they are left out. */
-    post(key: 取り置きKey, amounts?: 取り置きAmounts): Promise<Result>;
+    post<K extends 取り置きKey, M extends 取り置きAmounts>(key: K & NoExtra<K, 取り置きKey>, amounts?: M & NoExtra<M, 取り置きAmounts>): Promise<Result>;
     /** Gives the hold back. */
-    void(key: 取り置きKey): Promise<Result>;
+    void<K extends 取り置きKey>(key: K & NoExtra<K, 取り置きKey>): Promise<Result>;
     /** Where the hold stands; null when there is none. It writes nothing. */
-    status(key: 取り置きKey): Promise<HoldState | null>;
+    status<K extends 取り置きKey>(key: K & NoExtra<K, 取り置きKey>): Promise<HoldState | null>;
     /** hold as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    holdCall(args: 取り置きArgs): TbCall;
+    holdCall<A extends 取り置きArgs>(args: A & NoExtra<A, 取り置きArgs>): TbCall;
     /** post as one call of bulk. */
-    postCall(key: 取り置きKey, amounts?: 取り置きAmounts): TbCall;
+    postCall<K extends 取り置きKey, M extends 取り置きAmounts>(key: K & NoExtra<K, 取り置きKey>, amounts?: M & NoExtra<M, 取り置きAmounts>): TbCall;
     /** void as one call of bulk. */
-    voidCall(key: 取り置きKey): TbCall;
+    voidCall<K extends 取り置きKey>(key: K & NoExtra<K, 取り置きKey>): TbCall;
     /** status as one call of bulk; its answer is the hold's state. */
-    statusCall(key: 取り置きKey): TbCall;
+    statusCall<K extends 取り置きKey>(key: K & NoExtra<K, 取り置きKey>): TbCall;
   };
   /** Reads accounts: posted, held coming in, held going out. */
   readonly balance: {
-    棚(account: 棚Account): Promise<Balance>;
+    棚<A extends 棚Account>(account: A & NoExtra<A, 棚Account>): Promise<Balance>;
     仕入先(): Promise<Balance>;
   };
   /**
@@ -123,96 +129,118 @@ export interface Book {
  * it remembers the accounts it has made.
  */
 export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptions = {}): Book {
+  argsOf("tigerbeetle", "options", options, ["tenant", "timeoutMs"]);
   const tenant = checkText("tigerbeetle", "the tenant", options.tenant ?? "");
   const tb = new TigerBeetleBook(client, definition, { ...options, tenant });
   return {
     入荷: {
       async do(args: 入荷Args): Promise<Result> {
-        const a = argsOf("入荷.do", "arguments", args);
+        checkArity("入荷.do", arguments.length, ["args"]);
+        const a = argsOf("入荷.do", "arguments", args, ["納品書", "場所", "数"]);
         return tb.call<Reason>(0, "do", [checkText("入荷.do", "納品書", field(a, "納品書")), checkText("入荷.do", "場所", field(a, "場所")), checkAmount("入荷.do", "数", field(a, "数"))]);
       },
       doCall(args: 入荷Args): TbCall {
+        const n = arguments.length;
         return tbCall(0, "do", () => {
-          const a = argsOf("入荷.do", "arguments", args);
+          checkArity("入荷.doCall", n, ["args"]);
+          const a = argsOf("入荷.do", "arguments", args, ["納品書", "場所", "数"]);
           return [checkText("入荷.do", "納品書", field(a, "納品書")), checkText("入荷.do", "場所", field(a, "場所")), checkAmount("入荷.do", "数", field(a, "数"))];
         });
       },
     },
     移し替え: {
       async do(args: 移し替えArgs): Promise<Result> {
-        const a = argsOf("移し替え.do", "arguments", args);
+        checkArity("移し替え.do", arguments.length, ["args"]);
+        const a = argsOf("移し替え.do", "arguments", args, ["伝票", "元", "先", "数"]);
         return tb.call<Reason>(1, "do", [checkText("移し替え.do", "伝票", field(a, "伝票")), checkText("移し替え.do", "元", field(a, "元")), checkText("移し替え.do", "先", field(a, "先")), checkAmount("移し替え.do", "数", field(a, "数"))]);
       },
       doCall(args: 移し替えArgs): TbCall {
+        const n = arguments.length;
         return tbCall(1, "do", () => {
-          const a = argsOf("移し替え.do", "arguments", args);
+          checkArity("移し替え.doCall", n, ["args"]);
+          const a = argsOf("移し替え.do", "arguments", args, ["伝票", "元", "先", "数"]);
           return [checkText("移し替え.do", "伝票", field(a, "伝票")), checkText("移し替え.do", "元", field(a, "元")), checkText("移し替え.do", "先", field(a, "先")), checkAmount("移し替え.do", "数", field(a, "数"))];
         });
       },
     },
     取り置き: {
       async hold(args: 取り置きArgs): Promise<Result> {
-        const a = argsOf("取り置き.hold", "arguments", args);
+        checkArity("取り置き.hold", arguments.length, ["args"]);
+        const a = argsOf("取り置き.hold", "arguments", args, ["取り置き番号", "元", "先", "数"]);
         return tb.call<Reason>(2, "hold", [checkText("取り置き.hold", "取り置き番号", field(a, "取り置き番号")), checkText("取り置き.hold", "元", field(a, "元")), checkText("取り置き.hold", "先", field(a, "先")), checkAmount("取り置き.hold", "数", field(a, "数"))]);
       },
       async post(key: 取り置きKey, amounts?: 取り置きAmounts): Promise<Result> {
-        const k = argsOf("取り置き.post", "key", key);
+        checkArity("取り置き.post", arguments.length, ["key", "amounts?"]);
+        const k = argsOf("取り置き.post", "key", key, ["取り置き番号"], ["数"]);
         const keyValues = [checkText("取り置き.post", "取り置き番号", field(k, "取り置き番号"))];
         if (amounts === undefined) {
           return tb.post<Reason>(2, keyValues, null);
         }
-        const m = argsOf("取り置き.post", "amounts", amounts);
+        const m = argsOf("取り置き.post", "amounts", amounts, ["数"], ["取り置き番号"]);
         return tb.post<Reason>(2, keyValues, [checkAmount("取り置き.post", "数", field(m, "数"))]);
       },
       async void(key: 取り置きKey): Promise<Result> {
-        const k = argsOf("取り置き.void", "key", key);
+        checkArity("取り置き.void", arguments.length, ["key"]);
+        const k = argsOf("取り置き.void", "key", key, ["取り置き番号"]);
         return tb.void<Reason>(2, [checkText("取り置き.void", "取り置き番号", field(k, "取り置き番号"))]);
       },
       async status(key: 取り置きKey): Promise<HoldState | null> {
-        const k = argsOf("取り置き.status", "key", key);
+        checkArity("取り置き.status", arguments.length, ["key"]);
+        const k = argsOf("取り置き.status", "key", key, ["取り置き番号"]);
         return tb.status(2, [checkText("取り置き.status", "取り置き番号", field(k, "取り置き番号"))]);
       },
       holdCall(args: 取り置きArgs): TbCall {
+        const n = arguments.length;
         return tbCall(2, "hold", () => {
-          const a = argsOf("取り置き.hold", "arguments", args);
+          checkArity("取り置き.holdCall", n, ["args"]);
+          const a = argsOf("取り置き.hold", "arguments", args, ["取り置き番号", "元", "先", "数"]);
           return [checkText("取り置き.hold", "取り置き番号", field(a, "取り置き番号")), checkText("取り置き.hold", "元", field(a, "元")), checkText("取り置き.hold", "先", field(a, "先")), checkAmount("取り置き.hold", "数", field(a, "数"))];
         });
       },
       postCall(key: 取り置きKey, amounts?: 取り置きAmounts): TbCall {
+        const n = arguments.length;
         return tbCall(2, "post", () => {
-          const k = argsOf("取り置き.post", "key", key);
+          checkArity("取り置き.postCall", n, ["key", "amounts?"]);
+          const k = argsOf("取り置き.post", "key", key, ["取り置き番号"], ["数"]);
           return [checkText("取り置き.post", "取り置き番号", field(k, "取り置き番号"))];
         }, () => {
           if (amounts === undefined) {
             return null;
           }
-          const m = argsOf("取り置き.post", "amounts", amounts);
+          const m = argsOf("取り置き.post", "amounts", amounts, ["数"], ["取り置き番号"]);
           return [checkAmount("取り置き.post", "数", field(m, "数"))];
         });
       },
       voidCall(key: 取り置きKey): TbCall {
+        const n = arguments.length;
         return tbCall(2, "void", () => {
-          const k = argsOf("取り置き.void", "key", key);
+          checkArity("取り置き.voidCall", n, ["key"]);
+          const k = argsOf("取り置き.void", "key", key, ["取り置き番号"]);
           return [checkText("取り置き.void", "取り置き番号", field(k, "取り置き番号"))];
         });
       },
       statusCall(key: 取り置きKey): TbCall {
+        const n = arguments.length;
         return tbCall(2, "status", () => {
-          const k = argsOf("取り置き.status", "key", key);
+          checkArity("取り置き.statusCall", n, ["key"]);
+          const k = argsOf("取り置き.status", "key", key, ["取り置き番号"]);
           return [checkText("取り置き.status", "取り置き番号", field(k, "取り置き番号"))];
         });
       },
     },
     balance: {
       async 棚(account: 棚Account): Promise<Balance> {
-        const a = argsOf("balance.棚", "account", account);
+        checkArity("balance.棚", arguments.length, ["account"]);
+        const a = argsOf("balance.棚", "account", account, ["場所"]);
         return tb.balance(0, [checkText("balance.棚", "場所", field(a, "場所"))]);
       },
       async 仕入先(): Promise<Balance> {
+        checkArity("balance.仕入先", arguments.length, []);
         return tb.balance(1, []);
       },
     },
     async bulk(calls: readonly TbCall[]): Promise<TbAnswer<Reason>[]> {
+      checkArity("bulk", arguments.length, ["calls"]);
       return tb.bulk<Reason>(calls);
     },
   };
@@ -325,15 +353,69 @@ export class ChoboError extends Error {
 export const AMOUNT_MAX = (1n << 63n) - 1n;
 
 /**
- * argsOf returns the object a call's values are read from, or throws when
- * the caller passed something else. `where` names the call
- * (`reserve.hold`) in the message.
+ * NoExtra makes a call's parameter exact: a property of T that the
+ * parameter's type S does not declare must be of type never. TypeScript
+ * refuses an excess property of a fresh object literal only; with a
+ * method generic in T, written `T & NoExtra<T, S>`, it refuses one of a
+ * variable as well, so that an amount given in a key fails to compile
+ * rather than being left out of the call.
  */
-export function argsOf(where: string, what: string, v: unknown): Record<string, unknown> {
+export type NoExtra<T, S> = { [P in Exclude<keyof T, keyof S>]: never };
+
+/** What one argument of a call is, as its messages name it. */
+export type ArgumentKind = "arguments" | "key" | "amounts" | "account" | "options";
+
+/**
+ * argsOf returns the object a call's values are read from, or throws when
+ * the caller passed something else, or an object with an own property
+ * not among takes: a value the call would not read must not be dropped
+ * without a word. `where` names the call (`reserve.hold`) in the message;
+ * `elsewhere` lists the names that belong in the call's other argument
+ * (the amounts of a post, for its key; the key, for its amounts), which
+ * the message then points to.
+ */
+export function argsOf(where: string, what: ArgumentKind, v: unknown, takes: readonly string[], elsewhere: readonly string[] = []): Record<string, unknown> {
   if (typeof v !== "object" || v === null || Array.isArray(v)) {
     throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: the ${what} must be an object, got ${describe(v)}`);
   }
+  for (const name of Object.getOwnPropertyNames(v)) {
+    if (!takes.includes(name)) {
+      throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: ${extraMessage(where, what, name, takes, elsewhere.includes(name))}`);
+    }
+  }
   return v as Record<string, unknown>;
+}
+
+function extraMessage(where: string, what: ArgumentKind, name: string, takes: readonly string[], misplaced: boolean): string {
+  const dot = where.lastIndexOf(".");
+  const owner = where.slice(0, dot);
+  const op = where.slice(dot + 1);
+  const shown = /^[\p{L}_$][\p{L}\p{N}_$]*$/u.test(name) ? name : JSON.stringify(name);
+  switch (what) {
+    case "key":
+      return `the key has ${shown}, which is not part of ${owner}'s key` +
+        (misplaced ? `; give amounts as the second argument: ${op}(key, { ${shown} })` : "");
+    case "amounts":
+      return `the amounts have ${shown}, which is not an amount of ${owner}` +
+        (misplaced ? `; ${shown} is part of the key, the first argument: ${op}({ ${shown} }, amounts)` : "");
+    case "account":
+      return `the account has ${shown}, which is not a parameter of the account ${op}`;
+    case "options":
+      return `the options have ${shown}, which ${where} does not take; it takes ${takes.join(", ")}`;
+  }
+  return `the arguments have ${shown}, which ${where} does not take`;
+}
+
+/**
+ * checkArity refuses a call given more positional arguments than its
+ * method takes (params, named in the message): the method would never
+ * read them.
+ */
+export function checkArity(where: string, got: number, params: readonly string[]): void {
+  if (got > params.length) {
+    const op = where.slice(where.lastIndexOf(".") + 1);
+    throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: got ${got} arguments; ${op}(${params.join(", ")}) takes ${params.length === 0 ? "none" : `at most ${params.length}`}`);
+  }
 }
 
 /**

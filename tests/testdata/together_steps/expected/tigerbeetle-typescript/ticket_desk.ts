@@ -58,36 +58,42 @@ export interface HallAccount {
   show: string;
 }
 
-/** The book ticket_desk: Seats of each show. The box office releases batches of seats, a booking holds seats for 15 minutes, paying posts the booking. */
+/**
+ * The book ticket_desk: Seats of each show. The box office releases batches of seats, a booking holds seats for 15 minutes, paying posts the booking.
+ *
+ * Each argument takes the properties its type declares and no others: an
+ * object with one more is refused at compile time (NoExtra) and, before
+ * anything is sent, at run time (CHOBO_BAD_ARGUMENT).
+ */
 export interface Book {
   readonly release: {
     /** Moves the amounts. */
-    do(args: ReleaseArgs): Promise<Result>;
+    do<A extends ReleaseArgs>(args: A & NoExtra<A, ReleaseArgs>): Promise<Result>;
     /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    doCall(args: ReleaseArgs): TbCall;
+    doCall<A extends ReleaseArgs>(args: A & NoExtra<A, ReleaseArgs>): TbCall;
   };
   /** booking: posted when paid, expired after 15 minutes. */
   readonly booking: {
     /** Holds the amounts; post or void ends the hold. */
-    hold(args: BookingArgs): Promise<Result>;
+    hold<A extends BookingArgs>(args: A & NoExtra<A, BookingArgs>): Promise<Result>;
     /** Posts the hold: the amounts given, or the whole hold when they are left out. */
-    post(key: BookingKey, amounts?: BookingAmounts): Promise<Result>;
+    post<K extends BookingKey, M extends BookingAmounts>(key: K & NoExtra<K, BookingKey>, amounts?: M & NoExtra<M, BookingAmounts>): Promise<Result>;
     /** Gives the hold back. */
-    void(key: BookingKey): Promise<Result>;
+    void<K extends BookingKey>(key: K & NoExtra<K, BookingKey>): Promise<Result>;
     /** Where the hold stands; null when there is none. It writes nothing. */
-    status(key: BookingKey): Promise<HoldState | null>;
+    status<K extends BookingKey>(key: K & NoExtra<K, BookingKey>): Promise<HoldState | null>;
     /** hold as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    holdCall(args: BookingArgs): TbCall;
+    holdCall<A extends BookingArgs>(args: A & NoExtra<A, BookingArgs>): TbCall;
     /** post as one call of bulk. */
-    postCall(key: BookingKey, amounts?: BookingAmounts): TbCall;
+    postCall<K extends BookingKey, M extends BookingAmounts>(key: K & NoExtra<K, BookingKey>, amounts?: M & NoExtra<M, BookingAmounts>): TbCall;
     /** void as one call of bulk. */
-    voidCall(key: BookingKey): TbCall;
+    voidCall<K extends BookingKey>(key: K & NoExtra<K, BookingKey>): TbCall;
     /** status as one call of bulk; its answer is the hold's state. */
-    statusCall(key: BookingKey): TbCall;
+    statusCall<K extends BookingKey>(key: K & NoExtra<K, BookingKey>): TbCall;
   };
   /** Reads accounts: posted, held coming in, held going out. */
   readonly balance: {
-    hall(account: HallAccount): Promise<Balance>;
+    hall<A extends HallAccount>(account: A & NoExtra<A, HallAccount>): Promise<Balance>;
     box_office(): Promise<Balance>;
     audience(): Promise<Balance>;
   };
@@ -109,87 +115,107 @@ export interface Book {
  * it remembers the accounts it has made.
  */
 export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptions = {}): Book {
+  argsOf("tigerbeetle", "options", options, ["tenant", "timeoutMs"]);
   const tenant = checkText("tigerbeetle", "the tenant", options.tenant ?? "");
   const tb = new TigerBeetleBook(client, definition, { ...options, tenant });
   return {
     release: {
       async do(args: ReleaseArgs): Promise<Result> {
-        const a = argsOf("release.do", "arguments", args);
+        checkArity("release.do", arguments.length, ["args"]);
+        const a = argsOf("release.do", "arguments", args, ["batch", "show", "qty"]);
         return tb.call<Reason>(0, "do", [checkText("release.do", "batch", field(a, "batch")), checkText("release.do", "show", field(a, "show")), checkAmount("release.do", "qty", field(a, "qty"))]);
       },
       doCall(args: ReleaseArgs): TbCall {
+        const n = arguments.length;
         return tbCall(0, "do", () => {
-          const a = argsOf("release.do", "arguments", args);
+          checkArity("release.doCall", n, ["args"]);
+          const a = argsOf("release.do", "arguments", args, ["batch", "show", "qty"]);
           return [checkText("release.do", "batch", field(a, "batch")), checkText("release.do", "show", field(a, "show")), checkAmount("release.do", "qty", field(a, "qty"))];
         });
       },
     },
     booking: {
       async hold(args: BookingArgs): Promise<Result> {
-        const a = argsOf("booking.hold", "arguments", args);
+        checkArity("booking.hold", arguments.length, ["args"]);
+        const a = argsOf("booking.hold", "arguments", args, ["ticket", "show", "qty"]);
         return tb.call<Reason>(1, "hold", [checkText("booking.hold", "ticket", field(a, "ticket")), checkText("booking.hold", "show", field(a, "show")), checkAmount("booking.hold", "qty", field(a, "qty"))]);
       },
       async post(key: BookingKey, amounts?: BookingAmounts): Promise<Result> {
-        const k = argsOf("booking.post", "key", key);
+        checkArity("booking.post", arguments.length, ["key", "amounts?"]);
+        const k = argsOf("booking.post", "key", key, ["ticket", "show"], ["qty"]);
         const keyValues = [checkText("booking.post", "ticket", field(k, "ticket")), checkText("booking.post", "show", field(k, "show"))];
         if (amounts === undefined) {
           return tb.post<Reason>(1, keyValues, null);
         }
-        const m = argsOf("booking.post", "amounts", amounts);
+        const m = argsOf("booking.post", "amounts", amounts, ["qty"], ["ticket", "show"]);
         return tb.post<Reason>(1, keyValues, [checkAmount("booking.post", "qty", field(m, "qty"))]);
       },
       async void(key: BookingKey): Promise<Result> {
-        const k = argsOf("booking.void", "key", key);
+        checkArity("booking.void", arguments.length, ["key"]);
+        const k = argsOf("booking.void", "key", key, ["ticket", "show"]);
         return tb.void<Reason>(1, [checkText("booking.void", "ticket", field(k, "ticket")), checkText("booking.void", "show", field(k, "show"))]);
       },
       async status(key: BookingKey): Promise<HoldState | null> {
-        const k = argsOf("booking.status", "key", key);
+        checkArity("booking.status", arguments.length, ["key"]);
+        const k = argsOf("booking.status", "key", key, ["ticket", "show"]);
         return tb.status(1, [checkText("booking.status", "ticket", field(k, "ticket")), checkText("booking.status", "show", field(k, "show"))]);
       },
       holdCall(args: BookingArgs): TbCall {
+        const n = arguments.length;
         return tbCall(1, "hold", () => {
-          const a = argsOf("booking.hold", "arguments", args);
+          checkArity("booking.holdCall", n, ["args"]);
+          const a = argsOf("booking.hold", "arguments", args, ["ticket", "show", "qty"]);
           return [checkText("booking.hold", "ticket", field(a, "ticket")), checkText("booking.hold", "show", field(a, "show")), checkAmount("booking.hold", "qty", field(a, "qty"))];
         });
       },
       postCall(key: BookingKey, amounts?: BookingAmounts): TbCall {
+        const n = arguments.length;
         return tbCall(1, "post", () => {
-          const k = argsOf("booking.post", "key", key);
+          checkArity("booking.postCall", n, ["key", "amounts?"]);
+          const k = argsOf("booking.post", "key", key, ["ticket", "show"], ["qty"]);
           return [checkText("booking.post", "ticket", field(k, "ticket")), checkText("booking.post", "show", field(k, "show"))];
         }, () => {
           if (amounts === undefined) {
             return null;
           }
-          const m = argsOf("booking.post", "amounts", amounts);
+          const m = argsOf("booking.post", "amounts", amounts, ["qty"], ["ticket", "show"]);
           return [checkAmount("booking.post", "qty", field(m, "qty"))];
         });
       },
       voidCall(key: BookingKey): TbCall {
+        const n = arguments.length;
         return tbCall(1, "void", () => {
-          const k = argsOf("booking.void", "key", key);
+          checkArity("booking.voidCall", n, ["key"]);
+          const k = argsOf("booking.void", "key", key, ["ticket", "show"]);
           return [checkText("booking.void", "ticket", field(k, "ticket")), checkText("booking.void", "show", field(k, "show"))];
         });
       },
       statusCall(key: BookingKey): TbCall {
+        const n = arguments.length;
         return tbCall(1, "status", () => {
-          const k = argsOf("booking.status", "key", key);
+          checkArity("booking.statusCall", n, ["key"]);
+          const k = argsOf("booking.status", "key", key, ["ticket", "show"]);
           return [checkText("booking.status", "ticket", field(k, "ticket")), checkText("booking.status", "show", field(k, "show"))];
         });
       },
     },
     balance: {
       async hall(account: HallAccount): Promise<Balance> {
-        const a = argsOf("balance.hall", "account", account);
+        checkArity("balance.hall", arguments.length, ["account"]);
+        const a = argsOf("balance.hall", "account", account, ["show"]);
         return tb.balance(0, [checkText("balance.hall", "show", field(a, "show"))]);
       },
       async box_office(): Promise<Balance> {
+        checkArity("balance.box_office", arguments.length, []);
         return tb.balance(1, []);
       },
       async audience(): Promise<Balance> {
+        checkArity("balance.audience", arguments.length, []);
         return tb.balance(2, []);
       },
     },
     async bulk(calls: readonly TbCall[]): Promise<TbAnswer<Reason>[]> {
+      checkArity("bulk", arguments.length, ["calls"]);
       return tb.bulk<Reason>(calls);
     },
   };
@@ -295,15 +321,69 @@ export class ChoboError extends Error {
 export const AMOUNT_MAX = (1n << 63n) - 1n;
 
 /**
- * argsOf returns the object a call's values are read from, or throws when
- * the caller passed something else. `where` names the call
- * (`reserve.hold`) in the message.
+ * NoExtra makes a call's parameter exact: a property of T that the
+ * parameter's type S does not declare must be of type never. TypeScript
+ * refuses an excess property of a fresh object literal only; with a
+ * method generic in T, written `T & NoExtra<T, S>`, it refuses one of a
+ * variable as well, so that an amount given in a key fails to compile
+ * rather than being left out of the call.
  */
-export function argsOf(where: string, what: string, v: unknown): Record<string, unknown> {
+export type NoExtra<T, S> = { [P in Exclude<keyof T, keyof S>]: never };
+
+/** What one argument of a call is, as its messages name it. */
+export type ArgumentKind = "arguments" | "key" | "amounts" | "account" | "options";
+
+/**
+ * argsOf returns the object a call's values are read from, or throws when
+ * the caller passed something else, or an object with an own property
+ * not among takes: a value the call would not read must not be dropped
+ * without a word. `where` names the call (`reserve.hold`) in the message;
+ * `elsewhere` lists the names that belong in the call's other argument
+ * (the amounts of a post, for its key; the key, for its amounts), which
+ * the message then points to.
+ */
+export function argsOf(where: string, what: ArgumentKind, v: unknown, takes: readonly string[], elsewhere: readonly string[] = []): Record<string, unknown> {
   if (typeof v !== "object" || v === null || Array.isArray(v)) {
     throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: the ${what} must be an object, got ${describe(v)}`);
   }
+  for (const name of Object.getOwnPropertyNames(v)) {
+    if (!takes.includes(name)) {
+      throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: ${extraMessage(where, what, name, takes, elsewhere.includes(name))}`);
+    }
+  }
   return v as Record<string, unknown>;
+}
+
+function extraMessage(where: string, what: ArgumentKind, name: string, takes: readonly string[], misplaced: boolean): string {
+  const dot = where.lastIndexOf(".");
+  const owner = where.slice(0, dot);
+  const op = where.slice(dot + 1);
+  const shown = /^[\p{L}_$][\p{L}\p{N}_$]*$/u.test(name) ? name : JSON.stringify(name);
+  switch (what) {
+    case "key":
+      return `the key has ${shown}, which is not part of ${owner}'s key` +
+        (misplaced ? `; give amounts as the second argument: ${op}(key, { ${shown} })` : "");
+    case "amounts":
+      return `the amounts have ${shown}, which is not an amount of ${owner}` +
+        (misplaced ? `; ${shown} is part of the key, the first argument: ${op}({ ${shown} }, amounts)` : "");
+    case "account":
+      return `the account has ${shown}, which is not a parameter of the account ${op}`;
+    case "options":
+      return `the options have ${shown}, which ${where} does not take; it takes ${takes.join(", ")}`;
+  }
+  return `the arguments have ${shown}, which ${where} does not take`;
+}
+
+/**
+ * checkArity refuses a call given more positional arguments than its
+ * method takes (params, named in the message): the method would never
+ * read them.
+ */
+export function checkArity(where: string, got: number, params: readonly string[]): void {
+  if (got > params.length) {
+    const op = where.slice(where.lastIndexOf(".") + 1);
+    throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: got ${got} arguments; ${op}(${params.join(", ")}) takes ${params.length === 0 ? "none" : `at most ${params.length}`}`);
+  }
 }
 
 /**

@@ -58,36 +58,42 @@ export interface 客席Account {
   公演: string;
 }
 
-/** The book 切符売り場: 公演ごとの座席。窓口がまとめて席を出し、予約が 15 分押さえ、支払で確定する. */
+/**
+ * The book 切符売り場: 公演ごとの座席。窓口がまとめて席を出し、予約が 15 分押さえ、支払で確定する.
+ *
+ * Each argument takes the properties its type declares and no others: an
+ * object with one more is refused at compile time (NoExtra) and, before
+ * anything is sent, at run time (CHOBO_BAD_ARGUMENT).
+ */
 export interface Book {
   readonly 放出: {
     /** Moves the amounts. */
-    do(args: 放出Args): Promise<Result>;
+    do<A extends 放出Args>(args: A & NoExtra<A, 放出Args>): Promise<Result>;
     /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    doCall(args: 放出Args): TbCall;
+    doCall<A extends 放出Args>(args: A & NoExtra<A, 放出Args>): TbCall;
   };
   /** 予約: 支払で確定、15 分で期限切れ. */
   readonly 予約: {
     /** Holds the amounts; post or void ends the hold. */
-    hold(args: 予約Args): Promise<Result>;
+    hold<A extends 予約Args>(args: A & NoExtra<A, 予約Args>): Promise<Result>;
     /** Posts the hold: the amounts given, or the whole hold when they are left out. */
-    post(key: 予約Key, amounts?: 予約Amounts): Promise<Result>;
+    post<K extends 予約Key, M extends 予約Amounts>(key: K & NoExtra<K, 予約Key>, amounts?: M & NoExtra<M, 予約Amounts>): Promise<Result>;
     /** Gives the hold back. */
-    void(key: 予約Key): Promise<Result>;
+    void<K extends 予約Key>(key: K & NoExtra<K, 予約Key>): Promise<Result>;
     /** Where the hold stands; null when there is none. It writes nothing. */
-    status(key: 予約Key): Promise<HoldState | null>;
+    status<K extends 予約Key>(key: K & NoExtra<K, 予約Key>): Promise<HoldState | null>;
     /** hold as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    holdCall(args: 予約Args): TbCall;
+    holdCall<A extends 予約Args>(args: A & NoExtra<A, 予約Args>): TbCall;
     /** post as one call of bulk. */
-    postCall(key: 予約Key, amounts?: 予約Amounts): TbCall;
+    postCall<K extends 予約Key, M extends 予約Amounts>(key: K & NoExtra<K, 予約Key>, amounts?: M & NoExtra<M, 予約Amounts>): TbCall;
     /** void as one call of bulk. */
-    voidCall(key: 予約Key): TbCall;
+    voidCall<K extends 予約Key>(key: K & NoExtra<K, 予約Key>): TbCall;
     /** status as one call of bulk; its answer is the hold's state. */
-    statusCall(key: 予約Key): TbCall;
+    statusCall<K extends 予約Key>(key: K & NoExtra<K, 予約Key>): TbCall;
   };
   /** Reads accounts: posted, held coming in, held going out. */
   readonly balance: {
-    客席(account: 客席Account): Promise<Balance>;
+    客席<A extends 客席Account>(account: A & NoExtra<A, 客席Account>): Promise<Balance>;
     窓口(): Promise<Balance>;
     観客(): Promise<Balance>;
   };
@@ -109,87 +115,107 @@ export interface Book {
  * it remembers the accounts it has made.
  */
 export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptions = {}): Book {
+  argsOf("tigerbeetle", "options", options, ["tenant", "timeoutMs"]);
   const tenant = checkText("tigerbeetle", "the tenant", options.tenant ?? "");
   const tb = new TigerBeetleBook(client, definition, { ...options, tenant });
   return {
     放出: {
       async do(args: 放出Args): Promise<Result> {
-        const a = argsOf("放出.do", "arguments", args);
+        checkArity("放出.do", arguments.length, ["args"]);
+        const a = argsOf("放出.do", "arguments", args, ["回", "公演", "数"]);
         return tb.call<Reason>(0, "do", [checkText("放出.do", "回", field(a, "回")), checkText("放出.do", "公演", field(a, "公演")), checkAmount("放出.do", "数", field(a, "数"))]);
       },
       doCall(args: 放出Args): TbCall {
+        const n = arguments.length;
         return tbCall(0, "do", () => {
-          const a = argsOf("放出.do", "arguments", args);
+          checkArity("放出.doCall", n, ["args"]);
+          const a = argsOf("放出.do", "arguments", args, ["回", "公演", "数"]);
           return [checkText("放出.do", "回", field(a, "回")), checkText("放出.do", "公演", field(a, "公演")), checkAmount("放出.do", "数", field(a, "数"))];
         });
       },
     },
     予約: {
       async hold(args: 予約Args): Promise<Result> {
-        const a = argsOf("予約.hold", "arguments", args);
+        checkArity("予約.hold", arguments.length, ["args"]);
+        const a = argsOf("予約.hold", "arguments", args, ["券", "公演", "数"]);
         return tb.call<Reason>(1, "hold", [checkText("予約.hold", "券", field(a, "券")), checkText("予約.hold", "公演", field(a, "公演")), checkAmount("予約.hold", "数", field(a, "数"))]);
       },
       async post(key: 予約Key, amounts?: 予約Amounts): Promise<Result> {
-        const k = argsOf("予約.post", "key", key);
+        checkArity("予約.post", arguments.length, ["key", "amounts?"]);
+        const k = argsOf("予約.post", "key", key, ["券", "公演"], ["数"]);
         const keyValues = [checkText("予約.post", "券", field(k, "券")), checkText("予約.post", "公演", field(k, "公演"))];
         if (amounts === undefined) {
           return tb.post<Reason>(1, keyValues, null);
         }
-        const m = argsOf("予約.post", "amounts", amounts);
+        const m = argsOf("予約.post", "amounts", amounts, ["数"], ["券", "公演"]);
         return tb.post<Reason>(1, keyValues, [checkAmount("予約.post", "数", field(m, "数"))]);
       },
       async void(key: 予約Key): Promise<Result> {
-        const k = argsOf("予約.void", "key", key);
+        checkArity("予約.void", arguments.length, ["key"]);
+        const k = argsOf("予約.void", "key", key, ["券", "公演"]);
         return tb.void<Reason>(1, [checkText("予約.void", "券", field(k, "券")), checkText("予約.void", "公演", field(k, "公演"))]);
       },
       async status(key: 予約Key): Promise<HoldState | null> {
-        const k = argsOf("予約.status", "key", key);
+        checkArity("予約.status", arguments.length, ["key"]);
+        const k = argsOf("予約.status", "key", key, ["券", "公演"]);
         return tb.status(1, [checkText("予約.status", "券", field(k, "券")), checkText("予約.status", "公演", field(k, "公演"))]);
       },
       holdCall(args: 予約Args): TbCall {
+        const n = arguments.length;
         return tbCall(1, "hold", () => {
-          const a = argsOf("予約.hold", "arguments", args);
+          checkArity("予約.holdCall", n, ["args"]);
+          const a = argsOf("予約.hold", "arguments", args, ["券", "公演", "数"]);
           return [checkText("予約.hold", "券", field(a, "券")), checkText("予約.hold", "公演", field(a, "公演")), checkAmount("予約.hold", "数", field(a, "数"))];
         });
       },
       postCall(key: 予約Key, amounts?: 予約Amounts): TbCall {
+        const n = arguments.length;
         return tbCall(1, "post", () => {
-          const k = argsOf("予約.post", "key", key);
+          checkArity("予約.postCall", n, ["key", "amounts?"]);
+          const k = argsOf("予約.post", "key", key, ["券", "公演"], ["数"]);
           return [checkText("予約.post", "券", field(k, "券")), checkText("予約.post", "公演", field(k, "公演"))];
         }, () => {
           if (amounts === undefined) {
             return null;
           }
-          const m = argsOf("予約.post", "amounts", amounts);
+          const m = argsOf("予約.post", "amounts", amounts, ["数"], ["券", "公演"]);
           return [checkAmount("予約.post", "数", field(m, "数"))];
         });
       },
       voidCall(key: 予約Key): TbCall {
+        const n = arguments.length;
         return tbCall(1, "void", () => {
-          const k = argsOf("予約.void", "key", key);
+          checkArity("予約.voidCall", n, ["key"]);
+          const k = argsOf("予約.void", "key", key, ["券", "公演"]);
           return [checkText("予約.void", "券", field(k, "券")), checkText("予約.void", "公演", field(k, "公演"))];
         });
       },
       statusCall(key: 予約Key): TbCall {
+        const n = arguments.length;
         return tbCall(1, "status", () => {
-          const k = argsOf("予約.status", "key", key);
+          checkArity("予約.statusCall", n, ["key"]);
+          const k = argsOf("予約.status", "key", key, ["券", "公演"]);
           return [checkText("予約.status", "券", field(k, "券")), checkText("予約.status", "公演", field(k, "公演"))];
         });
       },
     },
     balance: {
       async 客席(account: 客席Account): Promise<Balance> {
-        const a = argsOf("balance.客席", "account", account);
+        checkArity("balance.客席", arguments.length, ["account"]);
+        const a = argsOf("balance.客席", "account", account, ["公演"]);
         return tb.balance(0, [checkText("balance.客席", "公演", field(a, "公演"))]);
       },
       async 窓口(): Promise<Balance> {
+        checkArity("balance.窓口", arguments.length, []);
         return tb.balance(1, []);
       },
       async 観客(): Promise<Balance> {
+        checkArity("balance.観客", arguments.length, []);
         return tb.balance(2, []);
       },
     },
     async bulk(calls: readonly TbCall[]): Promise<TbAnswer<Reason>[]> {
+      checkArity("bulk", arguments.length, ["calls"]);
       return tb.bulk<Reason>(calls);
     },
   };
@@ -295,15 +321,69 @@ export class ChoboError extends Error {
 export const AMOUNT_MAX = (1n << 63n) - 1n;
 
 /**
- * argsOf returns the object a call's values are read from, or throws when
- * the caller passed something else. `where` names the call
- * (`reserve.hold`) in the message.
+ * NoExtra makes a call's parameter exact: a property of T that the
+ * parameter's type S does not declare must be of type never. TypeScript
+ * refuses an excess property of a fresh object literal only; with a
+ * method generic in T, written `T & NoExtra<T, S>`, it refuses one of a
+ * variable as well, so that an amount given in a key fails to compile
+ * rather than being left out of the call.
  */
-export function argsOf(where: string, what: string, v: unknown): Record<string, unknown> {
+export type NoExtra<T, S> = { [P in Exclude<keyof T, keyof S>]: never };
+
+/** What one argument of a call is, as its messages name it. */
+export type ArgumentKind = "arguments" | "key" | "amounts" | "account" | "options";
+
+/**
+ * argsOf returns the object a call's values are read from, or throws when
+ * the caller passed something else, or an object with an own property
+ * not among takes: a value the call would not read must not be dropped
+ * without a word. `where` names the call (`reserve.hold`) in the message;
+ * `elsewhere` lists the names that belong in the call's other argument
+ * (the amounts of a post, for its key; the key, for its amounts), which
+ * the message then points to.
+ */
+export function argsOf(where: string, what: ArgumentKind, v: unknown, takes: readonly string[], elsewhere: readonly string[] = []): Record<string, unknown> {
   if (typeof v !== "object" || v === null || Array.isArray(v)) {
     throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: the ${what} must be an object, got ${describe(v)}`);
   }
+  for (const name of Object.getOwnPropertyNames(v)) {
+    if (!takes.includes(name)) {
+      throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: ${extraMessage(where, what, name, takes, elsewhere.includes(name))}`);
+    }
+  }
   return v as Record<string, unknown>;
+}
+
+function extraMessage(where: string, what: ArgumentKind, name: string, takes: readonly string[], misplaced: boolean): string {
+  const dot = where.lastIndexOf(".");
+  const owner = where.slice(0, dot);
+  const op = where.slice(dot + 1);
+  const shown = /^[\p{L}_$][\p{L}\p{N}_$]*$/u.test(name) ? name : JSON.stringify(name);
+  switch (what) {
+    case "key":
+      return `the key has ${shown}, which is not part of ${owner}'s key` +
+        (misplaced ? `; give amounts as the second argument: ${op}(key, { ${shown} })` : "");
+    case "amounts":
+      return `the amounts have ${shown}, which is not an amount of ${owner}` +
+        (misplaced ? `; ${shown} is part of the key, the first argument: ${op}({ ${shown} }, amounts)` : "");
+    case "account":
+      return `the account has ${shown}, which is not a parameter of the account ${op}`;
+    case "options":
+      return `the options have ${shown}, which ${where} does not take; it takes ${takes.join(", ")}`;
+  }
+  return `the arguments have ${shown}, which ${where} does not take`;
+}
+
+/**
+ * checkArity refuses a call given more positional arguments than its
+ * method takes (params, named in the message): the method would never
+ * read them.
+ */
+export function checkArity(where: string, got: number, params: readonly string[]): void {
+  if (got > params.length) {
+    const op = where.slice(where.lastIndexOf(".") + 1);
+    throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: got ${got} arguments; ${op}(${params.join(", ")}) takes ${params.length === 0 ? "none" : `at most ${params.length}`}`);
+  }
 }
 
 /**

@@ -65,42 +65,48 @@ export interface WalletAccount {
   member: string;
 }
 
-/** The book wallet: A member's wallet. Top-ups add to it and payments take from it. A top-up by bank transfer is held for a day until the money arrives. */
+/**
+ * The book wallet: A member's wallet. Top-ups add to it and payments take from it. A top-up by bank transfer is held for a day until the money arrives.
+ *
+ * Each argument takes the properties its type declares and no others: an
+ * object with one more is refused at compile time (NoExtra) and, before
+ * anything is sent, at run time (CHOBO_BAD_ARGUMENT).
+ */
 export interface Book {
   readonly top_up: {
     /** Moves the amounts. */
-    do(args: TopUpArgs): Promise<Result>;
+    do<A extends TopUpArgs>(args: A & NoExtra<A, TopUpArgs>): Promise<Result>;
     /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    doCall(args: TopUpArgs): TbCall;
+    doCall<A extends TopUpArgs>(args: A & NoExtra<A, TopUpArgs>): TbCall;
   };
   /** incoming: posted when the money arrives, voided when the transfer is recalled, expired after 1 day. */
   readonly incoming: {
     /** Holds the amounts; post or void ends the hold. */
-    hold(args: IncomingArgs): Promise<Result>;
+    hold<A extends IncomingArgs>(args: A & NoExtra<A, IncomingArgs>): Promise<Result>;
     /** Posts the hold: the amounts given, or the whole hold when they are left out. */
-    post(key: IncomingKey, amounts?: IncomingAmounts): Promise<Result>;
+    post<K extends IncomingKey, M extends IncomingAmounts>(key: K & NoExtra<K, IncomingKey>, amounts?: M & NoExtra<M, IncomingAmounts>): Promise<Result>;
     /** Gives the hold back. */
-    void(key: IncomingKey): Promise<Result>;
+    void<K extends IncomingKey>(key: K & NoExtra<K, IncomingKey>): Promise<Result>;
     /** Where the hold stands; null when there is none. It writes nothing. */
-    status(key: IncomingKey): Promise<HoldState | null>;
+    status<K extends IncomingKey>(key: K & NoExtra<K, IncomingKey>): Promise<HoldState | null>;
     /** hold as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    holdCall(args: IncomingArgs): TbCall;
+    holdCall<A extends IncomingArgs>(args: A & NoExtra<A, IncomingArgs>): TbCall;
     /** post as one call of bulk. */
-    postCall(key: IncomingKey, amounts?: IncomingAmounts): TbCall;
+    postCall<K extends IncomingKey, M extends IncomingAmounts>(key: K & NoExtra<K, IncomingKey>, amounts?: M & NoExtra<M, IncomingAmounts>): TbCall;
     /** void as one call of bulk. */
-    voidCall(key: IncomingKey): TbCall;
+    voidCall<K extends IncomingKey>(key: K & NoExtra<K, IncomingKey>): TbCall;
     /** status as one call of bulk; its answer is the hold's state. */
-    statusCall(key: IncomingKey): TbCall;
+    statusCall<K extends IncomingKey>(key: K & NoExtra<K, IncomingKey>): TbCall;
   };
   readonly pay: {
     /** Moves the amounts. */
-    do(args: PayArgs): Promise<Result>;
+    do<A extends PayArgs>(args: A & NoExtra<A, PayArgs>): Promise<Result>;
     /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    doCall(args: PayArgs): TbCall;
+    doCall<A extends PayArgs>(args: A & NoExtra<A, PayArgs>): TbCall;
   };
   /** Reads accounts: posted, held coming in, held going out. */
   readonly balance: {
-    wallet(account: WalletAccount): Promise<Balance>;
+    wallet<A extends WalletAccount>(account: A & NoExtra<A, WalletAccount>): Promise<Balance>;
     bank(): Promise<Balance>;
     shops(): Promise<Balance>;
   };
@@ -122,99 +128,122 @@ export interface Book {
  * it remembers the accounts it has made.
  */
 export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptions = {}): Book {
+  argsOf("tigerbeetle", "options", options, ["tenant", "timeoutMs"]);
   const tenant = checkText("tigerbeetle", "the tenant", options.tenant ?? "");
   const tb = new TigerBeetleBook(client, definition, { ...options, tenant });
   return {
     top_up: {
       async do(args: TopUpArgs): Promise<Result> {
-        const a = argsOf("top_up.do", "arguments", args);
+        checkArity("top_up.do", arguments.length, ["args"]);
+        const a = argsOf("top_up.do", "arguments", args, ["top_up_id", "member", "amount"]);
         return tb.call<Reason>(0, "do", [checkText("top_up.do", "top_up_id", field(a, "top_up_id")), checkText("top_up.do", "member", field(a, "member")), checkAmount("top_up.do", "amount", field(a, "amount"))]);
       },
       doCall(args: TopUpArgs): TbCall {
+        const n = arguments.length;
         return tbCall(0, "do", () => {
-          const a = argsOf("top_up.do", "arguments", args);
+          checkArity("top_up.doCall", n, ["args"]);
+          const a = argsOf("top_up.do", "arguments", args, ["top_up_id", "member", "amount"]);
           return [checkText("top_up.do", "top_up_id", field(a, "top_up_id")), checkText("top_up.do", "member", field(a, "member")), checkAmount("top_up.do", "amount", field(a, "amount"))];
         });
       },
     },
     incoming: {
       async hold(args: IncomingArgs): Promise<Result> {
-        const a = argsOf("incoming.hold", "arguments", args);
+        checkArity("incoming.hold", arguments.length, ["args"]);
+        const a = argsOf("incoming.hold", "arguments", args, ["remittance", "member", "amount"]);
         return tb.call<Reason>(1, "hold", [checkText("incoming.hold", "remittance", field(a, "remittance")), checkText("incoming.hold", "member", field(a, "member")), checkAmount("incoming.hold", "amount", field(a, "amount"))]);
       },
       async post(key: IncomingKey, amounts?: IncomingAmounts): Promise<Result> {
-        const k = argsOf("incoming.post", "key", key);
+        checkArity("incoming.post", arguments.length, ["key", "amounts?"]);
+        const k = argsOf("incoming.post", "key", key, ["remittance"], ["amount"]);
         const keyValues = [checkText("incoming.post", "remittance", field(k, "remittance"))];
         if (amounts === undefined) {
           return tb.post<Reason>(1, keyValues, null);
         }
-        const m = argsOf("incoming.post", "amounts", amounts);
+        const m = argsOf("incoming.post", "amounts", amounts, ["amount"], ["remittance"]);
         return tb.post<Reason>(1, keyValues, [checkAmount("incoming.post", "amount", field(m, "amount"))]);
       },
       async void(key: IncomingKey): Promise<Result> {
-        const k = argsOf("incoming.void", "key", key);
+        checkArity("incoming.void", arguments.length, ["key"]);
+        const k = argsOf("incoming.void", "key", key, ["remittance"]);
         return tb.void<Reason>(1, [checkText("incoming.void", "remittance", field(k, "remittance"))]);
       },
       async status(key: IncomingKey): Promise<HoldState | null> {
-        const k = argsOf("incoming.status", "key", key);
+        checkArity("incoming.status", arguments.length, ["key"]);
+        const k = argsOf("incoming.status", "key", key, ["remittance"]);
         return tb.status(1, [checkText("incoming.status", "remittance", field(k, "remittance"))]);
       },
       holdCall(args: IncomingArgs): TbCall {
+        const n = arguments.length;
         return tbCall(1, "hold", () => {
-          const a = argsOf("incoming.hold", "arguments", args);
+          checkArity("incoming.holdCall", n, ["args"]);
+          const a = argsOf("incoming.hold", "arguments", args, ["remittance", "member", "amount"]);
           return [checkText("incoming.hold", "remittance", field(a, "remittance")), checkText("incoming.hold", "member", field(a, "member")), checkAmount("incoming.hold", "amount", field(a, "amount"))];
         });
       },
       postCall(key: IncomingKey, amounts?: IncomingAmounts): TbCall {
+        const n = arguments.length;
         return tbCall(1, "post", () => {
-          const k = argsOf("incoming.post", "key", key);
+          checkArity("incoming.postCall", n, ["key", "amounts?"]);
+          const k = argsOf("incoming.post", "key", key, ["remittance"], ["amount"]);
           return [checkText("incoming.post", "remittance", field(k, "remittance"))];
         }, () => {
           if (amounts === undefined) {
             return null;
           }
-          const m = argsOf("incoming.post", "amounts", amounts);
+          const m = argsOf("incoming.post", "amounts", amounts, ["amount"], ["remittance"]);
           return [checkAmount("incoming.post", "amount", field(m, "amount"))];
         });
       },
       voidCall(key: IncomingKey): TbCall {
+        const n = arguments.length;
         return tbCall(1, "void", () => {
-          const k = argsOf("incoming.void", "key", key);
+          checkArity("incoming.voidCall", n, ["key"]);
+          const k = argsOf("incoming.void", "key", key, ["remittance"]);
           return [checkText("incoming.void", "remittance", field(k, "remittance"))];
         });
       },
       statusCall(key: IncomingKey): TbCall {
+        const n = arguments.length;
         return tbCall(1, "status", () => {
-          const k = argsOf("incoming.status", "key", key);
+          checkArity("incoming.statusCall", n, ["key"]);
+          const k = argsOf("incoming.status", "key", key, ["remittance"]);
           return [checkText("incoming.status", "remittance", field(k, "remittance"))];
         });
       },
     },
     pay: {
       async do(args: PayArgs): Promise<Result> {
-        const a = argsOf("pay.do", "arguments", args);
+        checkArity("pay.do", arguments.length, ["args"]);
+        const a = argsOf("pay.do", "arguments", args, ["order", "member", "amount"]);
         return tb.call<Reason>(2, "do", [checkText("pay.do", "order", field(a, "order")), checkText("pay.do", "member", field(a, "member")), checkAmount("pay.do", "amount", field(a, "amount"))]);
       },
       doCall(args: PayArgs): TbCall {
+        const n = arguments.length;
         return tbCall(2, "do", () => {
-          const a = argsOf("pay.do", "arguments", args);
+          checkArity("pay.doCall", n, ["args"]);
+          const a = argsOf("pay.do", "arguments", args, ["order", "member", "amount"]);
           return [checkText("pay.do", "order", field(a, "order")), checkText("pay.do", "member", field(a, "member")), checkAmount("pay.do", "amount", field(a, "amount"))];
         });
       },
     },
     balance: {
       async wallet(account: WalletAccount): Promise<Balance> {
-        const a = argsOf("balance.wallet", "account", account);
+        checkArity("balance.wallet", arguments.length, ["account"]);
+        const a = argsOf("balance.wallet", "account", account, ["member"]);
         return tb.balance(0, [checkText("balance.wallet", "member", field(a, "member"))]);
       },
       async bank(): Promise<Balance> {
+        checkArity("balance.bank", arguments.length, []);
         return tb.balance(1, []);
       },
       async shops(): Promise<Balance> {
+        checkArity("balance.shops", arguments.length, []);
         return tb.balance(2, []);
       },
     },
     async bulk(calls: readonly TbCall[]): Promise<TbAnswer<Reason>[]> {
+      checkArity("bulk", arguments.length, ["calls"]);
       return tb.bulk<Reason>(calls);
     },
   };
@@ -328,15 +357,69 @@ export class ChoboError extends Error {
 export const AMOUNT_MAX = (1n << 63n) - 1n;
 
 /**
- * argsOf returns the object a call's values are read from, or throws when
- * the caller passed something else. `where` names the call
- * (`reserve.hold`) in the message.
+ * NoExtra makes a call's parameter exact: a property of T that the
+ * parameter's type S does not declare must be of type never. TypeScript
+ * refuses an excess property of a fresh object literal only; with a
+ * method generic in T, written `T & NoExtra<T, S>`, it refuses one of a
+ * variable as well, so that an amount given in a key fails to compile
+ * rather than being left out of the call.
  */
-export function argsOf(where: string, what: string, v: unknown): Record<string, unknown> {
+export type NoExtra<T, S> = { [P in Exclude<keyof T, keyof S>]: never };
+
+/** What one argument of a call is, as its messages name it. */
+export type ArgumentKind = "arguments" | "key" | "amounts" | "account" | "options";
+
+/**
+ * argsOf returns the object a call's values are read from, or throws when
+ * the caller passed something else, or an object with an own property
+ * not among takes: a value the call would not read must not be dropped
+ * without a word. `where` names the call (`reserve.hold`) in the message;
+ * `elsewhere` lists the names that belong in the call's other argument
+ * (the amounts of a post, for its key; the key, for its amounts), which
+ * the message then points to.
+ */
+export function argsOf(where: string, what: ArgumentKind, v: unknown, takes: readonly string[], elsewhere: readonly string[] = []): Record<string, unknown> {
   if (typeof v !== "object" || v === null || Array.isArray(v)) {
     throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: the ${what} must be an object, got ${describe(v)}`);
   }
+  for (const name of Object.getOwnPropertyNames(v)) {
+    if (!takes.includes(name)) {
+      throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: ${extraMessage(where, what, name, takes, elsewhere.includes(name))}`);
+    }
+  }
   return v as Record<string, unknown>;
+}
+
+function extraMessage(where: string, what: ArgumentKind, name: string, takes: readonly string[], misplaced: boolean): string {
+  const dot = where.lastIndexOf(".");
+  const owner = where.slice(0, dot);
+  const op = where.slice(dot + 1);
+  const shown = /^[\p{L}_$][\p{L}\p{N}_$]*$/u.test(name) ? name : JSON.stringify(name);
+  switch (what) {
+    case "key":
+      return `the key has ${shown}, which is not part of ${owner}'s key` +
+        (misplaced ? `; give amounts as the second argument: ${op}(key, { ${shown} })` : "");
+    case "amounts":
+      return `the amounts have ${shown}, which is not an amount of ${owner}` +
+        (misplaced ? `; ${shown} is part of the key, the first argument: ${op}({ ${shown} }, amounts)` : "");
+    case "account":
+      return `the account has ${shown}, which is not a parameter of the account ${op}`;
+    case "options":
+      return `the options have ${shown}, which ${where} does not take; it takes ${takes.join(", ")}`;
+  }
+  return `the arguments have ${shown}, which ${where} does not take`;
+}
+
+/**
+ * checkArity refuses a call given more positional arguments than its
+ * method takes (params, named in the message): the method would never
+ * read them.
+ */
+export function checkArity(where: string, got: number, params: readonly string[]): void {
+  if (got > params.length) {
+    const op = where.slice(where.lastIndexOf(".") + 1);
+    throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: got ${got} arguments; ${op}(${params.join(", ")}) takes ${params.length === 0 ? "none" : `at most ${params.length}`}`);
+  }
 }
 
 /**

@@ -65,42 +65,48 @@ export interface ウォレットAccount {
   会員: string;
 }
 
-/** The book ウォレット: 会員のウォレット。チャージで増え、支払で減る。銀行振込のチャージは着金まで 1 日押さえる. */
+/**
+ * The book ウォレット: 会員のウォレット。チャージで増え、支払で減る。銀行振込のチャージは着金まで 1 日押さえる.
+ *
+ * Each argument takes the properties its type declares and no others: an
+ * object with one more is refused at compile time (NoExtra) and, before
+ * anything is sent, at run time (CHOBO_BAD_ARGUMENT).
+ */
 export interface Book {
   readonly チャージ: {
     /** Moves the amounts. */
-    do(args: チャージArgs): Promise<Result>;
+    do<A extends チャージArgs>(args: A & NoExtra<A, チャージArgs>): Promise<Result>;
     /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    doCall(args: チャージArgs): TbCall;
+    doCall<A extends チャージArgs>(args: A & NoExtra<A, チャージArgs>): TbCall;
   };
   /** 振込待ち: 着金で確定、組戻しで取消、1 日で期限切れ. */
   readonly 振込待ち: {
     /** Holds the amounts; post or void ends the hold. */
-    hold(args: 振込待ちArgs): Promise<Result>;
+    hold<A extends 振込待ちArgs>(args: A & NoExtra<A, 振込待ちArgs>): Promise<Result>;
     /** Posts the hold: the amounts given, or the whole hold when they are left out. */
-    post(key: 振込待ちKey, amounts?: 振込待ちAmounts): Promise<Result>;
+    post<K extends 振込待ちKey, M extends 振込待ちAmounts>(key: K & NoExtra<K, 振込待ちKey>, amounts?: M & NoExtra<M, 振込待ちAmounts>): Promise<Result>;
     /** Gives the hold back. */
-    void(key: 振込待ちKey): Promise<Result>;
+    void<K extends 振込待ちKey>(key: K & NoExtra<K, 振込待ちKey>): Promise<Result>;
     /** Where the hold stands; null when there is none. It writes nothing. */
-    status(key: 振込待ちKey): Promise<HoldState | null>;
+    status<K extends 振込待ちKey>(key: K & NoExtra<K, 振込待ちKey>): Promise<HoldState | null>;
     /** hold as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    holdCall(args: 振込待ちArgs): TbCall;
+    holdCall<A extends 振込待ちArgs>(args: A & NoExtra<A, 振込待ちArgs>): TbCall;
     /** post as one call of bulk. */
-    postCall(key: 振込待ちKey, amounts?: 振込待ちAmounts): TbCall;
+    postCall<K extends 振込待ちKey, M extends 振込待ちAmounts>(key: K & NoExtra<K, 振込待ちKey>, amounts?: M & NoExtra<M, 振込待ちAmounts>): TbCall;
     /** void as one call of bulk. */
-    voidCall(key: 振込待ちKey): TbCall;
+    voidCall<K extends 振込待ちKey>(key: K & NoExtra<K, 振込待ちKey>): TbCall;
     /** status as one call of bulk; its answer is the hold's state. */
-    statusCall(key: 振込待ちKey): TbCall;
+    statusCall<K extends 振込待ちKey>(key: K & NoExtra<K, 振込待ちKey>): TbCall;
   };
   readonly 支払: {
     /** Moves the amounts. */
-    do(args: 支払Args): Promise<Result>;
+    do<A extends 支払Args>(args: A & NoExtra<A, 支払Args>): Promise<Result>;
     /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    doCall(args: 支払Args): TbCall;
+    doCall<A extends 支払Args>(args: A & NoExtra<A, 支払Args>): TbCall;
   };
   /** Reads accounts: posted, held coming in, held going out. */
   readonly balance: {
-    ウォレット(account: ウォレットAccount): Promise<Balance>;
+    ウォレット<A extends ウォレットAccount>(account: A & NoExtra<A, ウォレットAccount>): Promise<Balance>;
     銀行(): Promise<Balance>;
     店(): Promise<Balance>;
   };
@@ -122,99 +128,122 @@ export interface Book {
  * it remembers the accounts it has made.
  */
 export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptions = {}): Book {
+  argsOf("tigerbeetle", "options", options, ["tenant", "timeoutMs"]);
   const tenant = checkText("tigerbeetle", "the tenant", options.tenant ?? "");
   const tb = new TigerBeetleBook(client, definition, { ...options, tenant });
   return {
     チャージ: {
       async do(args: チャージArgs): Promise<Result> {
-        const a = argsOf("チャージ.do", "arguments", args);
+        checkArity("チャージ.do", arguments.length, ["args"]);
+        const a = argsOf("チャージ.do", "arguments", args, ["チャージ番号", "会員", "額"]);
         return tb.call<Reason>(0, "do", [checkText("チャージ.do", "チャージ番号", field(a, "チャージ番号")), checkText("チャージ.do", "会員", field(a, "会員")), checkAmount("チャージ.do", "額", field(a, "額"))]);
       },
       doCall(args: チャージArgs): TbCall {
+        const n = arguments.length;
         return tbCall(0, "do", () => {
-          const a = argsOf("チャージ.do", "arguments", args);
+          checkArity("チャージ.doCall", n, ["args"]);
+          const a = argsOf("チャージ.do", "arguments", args, ["チャージ番号", "会員", "額"]);
           return [checkText("チャージ.do", "チャージ番号", field(a, "チャージ番号")), checkText("チャージ.do", "会員", field(a, "会員")), checkAmount("チャージ.do", "額", field(a, "額"))];
         });
       },
     },
     振込待ち: {
       async hold(args: 振込待ちArgs): Promise<Result> {
-        const a = argsOf("振込待ち.hold", "arguments", args);
+        checkArity("振込待ち.hold", arguments.length, ["args"]);
+        const a = argsOf("振込待ち.hold", "arguments", args, ["振込番号", "会員", "額"]);
         return tb.call<Reason>(1, "hold", [checkText("振込待ち.hold", "振込番号", field(a, "振込番号")), checkText("振込待ち.hold", "会員", field(a, "会員")), checkAmount("振込待ち.hold", "額", field(a, "額"))]);
       },
       async post(key: 振込待ちKey, amounts?: 振込待ちAmounts): Promise<Result> {
-        const k = argsOf("振込待ち.post", "key", key);
+        checkArity("振込待ち.post", arguments.length, ["key", "amounts?"]);
+        const k = argsOf("振込待ち.post", "key", key, ["振込番号"], ["額"]);
         const keyValues = [checkText("振込待ち.post", "振込番号", field(k, "振込番号"))];
         if (amounts === undefined) {
           return tb.post<Reason>(1, keyValues, null);
         }
-        const m = argsOf("振込待ち.post", "amounts", amounts);
+        const m = argsOf("振込待ち.post", "amounts", amounts, ["額"], ["振込番号"]);
         return tb.post<Reason>(1, keyValues, [checkAmount("振込待ち.post", "額", field(m, "額"))]);
       },
       async void(key: 振込待ちKey): Promise<Result> {
-        const k = argsOf("振込待ち.void", "key", key);
+        checkArity("振込待ち.void", arguments.length, ["key"]);
+        const k = argsOf("振込待ち.void", "key", key, ["振込番号"]);
         return tb.void<Reason>(1, [checkText("振込待ち.void", "振込番号", field(k, "振込番号"))]);
       },
       async status(key: 振込待ちKey): Promise<HoldState | null> {
-        const k = argsOf("振込待ち.status", "key", key);
+        checkArity("振込待ち.status", arguments.length, ["key"]);
+        const k = argsOf("振込待ち.status", "key", key, ["振込番号"]);
         return tb.status(1, [checkText("振込待ち.status", "振込番号", field(k, "振込番号"))]);
       },
       holdCall(args: 振込待ちArgs): TbCall {
+        const n = arguments.length;
         return tbCall(1, "hold", () => {
-          const a = argsOf("振込待ち.hold", "arguments", args);
+          checkArity("振込待ち.holdCall", n, ["args"]);
+          const a = argsOf("振込待ち.hold", "arguments", args, ["振込番号", "会員", "額"]);
           return [checkText("振込待ち.hold", "振込番号", field(a, "振込番号")), checkText("振込待ち.hold", "会員", field(a, "会員")), checkAmount("振込待ち.hold", "額", field(a, "額"))];
         });
       },
       postCall(key: 振込待ちKey, amounts?: 振込待ちAmounts): TbCall {
+        const n = arguments.length;
         return tbCall(1, "post", () => {
-          const k = argsOf("振込待ち.post", "key", key);
+          checkArity("振込待ち.postCall", n, ["key", "amounts?"]);
+          const k = argsOf("振込待ち.post", "key", key, ["振込番号"], ["額"]);
           return [checkText("振込待ち.post", "振込番号", field(k, "振込番号"))];
         }, () => {
           if (amounts === undefined) {
             return null;
           }
-          const m = argsOf("振込待ち.post", "amounts", amounts);
+          const m = argsOf("振込待ち.post", "amounts", amounts, ["額"], ["振込番号"]);
           return [checkAmount("振込待ち.post", "額", field(m, "額"))];
         });
       },
       voidCall(key: 振込待ちKey): TbCall {
+        const n = arguments.length;
         return tbCall(1, "void", () => {
-          const k = argsOf("振込待ち.void", "key", key);
+          checkArity("振込待ち.voidCall", n, ["key"]);
+          const k = argsOf("振込待ち.void", "key", key, ["振込番号"]);
           return [checkText("振込待ち.void", "振込番号", field(k, "振込番号"))];
         });
       },
       statusCall(key: 振込待ちKey): TbCall {
+        const n = arguments.length;
         return tbCall(1, "status", () => {
-          const k = argsOf("振込待ち.status", "key", key);
+          checkArity("振込待ち.statusCall", n, ["key"]);
+          const k = argsOf("振込待ち.status", "key", key, ["振込番号"]);
           return [checkText("振込待ち.status", "振込番号", field(k, "振込番号"))];
         });
       },
     },
     支払: {
       async do(args: 支払Args): Promise<Result> {
-        const a = argsOf("支払.do", "arguments", args);
+        checkArity("支払.do", arguments.length, ["args"]);
+        const a = argsOf("支払.do", "arguments", args, ["注文", "会員", "額"]);
         return tb.call<Reason>(2, "do", [checkText("支払.do", "注文", field(a, "注文")), checkText("支払.do", "会員", field(a, "会員")), checkAmount("支払.do", "額", field(a, "額"))]);
       },
       doCall(args: 支払Args): TbCall {
+        const n = arguments.length;
         return tbCall(2, "do", () => {
-          const a = argsOf("支払.do", "arguments", args);
+          checkArity("支払.doCall", n, ["args"]);
+          const a = argsOf("支払.do", "arguments", args, ["注文", "会員", "額"]);
           return [checkText("支払.do", "注文", field(a, "注文")), checkText("支払.do", "会員", field(a, "会員")), checkAmount("支払.do", "額", field(a, "額"))];
         });
       },
     },
     balance: {
       async ウォレット(account: ウォレットAccount): Promise<Balance> {
-        const a = argsOf("balance.ウォレット", "account", account);
+        checkArity("balance.ウォレット", arguments.length, ["account"]);
+        const a = argsOf("balance.ウォレット", "account", account, ["会員"]);
         return tb.balance(0, [checkText("balance.ウォレット", "会員", field(a, "会員"))]);
       },
       async 銀行(): Promise<Balance> {
+        checkArity("balance.銀行", arguments.length, []);
         return tb.balance(1, []);
       },
       async 店(): Promise<Balance> {
+        checkArity("balance.店", arguments.length, []);
         return tb.balance(2, []);
       },
     },
     async bulk(calls: readonly TbCall[]): Promise<TbAnswer<Reason>[]> {
+      checkArity("bulk", arguments.length, ["calls"]);
       return tb.bulk<Reason>(calls);
     },
   };
@@ -328,15 +357,69 @@ export class ChoboError extends Error {
 export const AMOUNT_MAX = (1n << 63n) - 1n;
 
 /**
- * argsOf returns the object a call's values are read from, or throws when
- * the caller passed something else. `where` names the call
- * (`reserve.hold`) in the message.
+ * NoExtra makes a call's parameter exact: a property of T that the
+ * parameter's type S does not declare must be of type never. TypeScript
+ * refuses an excess property of a fresh object literal only; with a
+ * method generic in T, written `T & NoExtra<T, S>`, it refuses one of a
+ * variable as well, so that an amount given in a key fails to compile
+ * rather than being left out of the call.
  */
-export function argsOf(where: string, what: string, v: unknown): Record<string, unknown> {
+export type NoExtra<T, S> = { [P in Exclude<keyof T, keyof S>]: never };
+
+/** What one argument of a call is, as its messages name it. */
+export type ArgumentKind = "arguments" | "key" | "amounts" | "account" | "options";
+
+/**
+ * argsOf returns the object a call's values are read from, or throws when
+ * the caller passed something else, or an object with an own property
+ * not among takes: a value the call would not read must not be dropped
+ * without a word. `where` names the call (`reserve.hold`) in the message;
+ * `elsewhere` lists the names that belong in the call's other argument
+ * (the amounts of a post, for its key; the key, for its amounts), which
+ * the message then points to.
+ */
+export function argsOf(where: string, what: ArgumentKind, v: unknown, takes: readonly string[], elsewhere: readonly string[] = []): Record<string, unknown> {
   if (typeof v !== "object" || v === null || Array.isArray(v)) {
     throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: the ${what} must be an object, got ${describe(v)}`);
   }
+  for (const name of Object.getOwnPropertyNames(v)) {
+    if (!takes.includes(name)) {
+      throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: ${extraMessage(where, what, name, takes, elsewhere.includes(name))}`);
+    }
+  }
   return v as Record<string, unknown>;
+}
+
+function extraMessage(where: string, what: ArgumentKind, name: string, takes: readonly string[], misplaced: boolean): string {
+  const dot = where.lastIndexOf(".");
+  const owner = where.slice(0, dot);
+  const op = where.slice(dot + 1);
+  const shown = /^[\p{L}_$][\p{L}\p{N}_$]*$/u.test(name) ? name : JSON.stringify(name);
+  switch (what) {
+    case "key":
+      return `the key has ${shown}, which is not part of ${owner}'s key` +
+        (misplaced ? `; give amounts as the second argument: ${op}(key, { ${shown} })` : "");
+    case "amounts":
+      return `the amounts have ${shown}, which is not an amount of ${owner}` +
+        (misplaced ? `; ${shown} is part of the key, the first argument: ${op}({ ${shown} }, amounts)` : "");
+    case "account":
+      return `the account has ${shown}, which is not a parameter of the account ${op}`;
+    case "options":
+      return `the options have ${shown}, which ${where} does not take; it takes ${takes.join(", ")}`;
+  }
+  return `the arguments have ${shown}, which ${where} does not take`;
+}
+
+/**
+ * checkArity refuses a call given more positional arguments than its
+ * method takes (params, named in the message): the method would never
+ * read them.
+ */
+export function checkArity(where: string, got: number, params: readonly string[]): void {
+  if (got > params.length) {
+    const op = where.slice(where.lastIndexOf(".") + 1);
+    throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: got ${got} arguments; ${op}(${params.join(", ")}) takes ${params.length === 0 ? "none" : `at most ${params.length}`}`);
+  }
 }
 
 /**
