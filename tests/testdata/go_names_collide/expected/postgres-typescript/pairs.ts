@@ -42,31 +42,38 @@ export interface WalletAccount {
   member: string;
 }
 
-/** The book pairs. */
+/**
+ * The book pairs.
+ *
+ * Each argument takes the properties its type declares and no others: an
+ * object with one more is refused at compile time (NoExtra) and, before
+ * anything is sent, at run time (CHOBO_BAD_ARGUMENT).
+ */
 export interface Book {
   readonly give: {
     /** Moves the amounts. */
-    do(args: GiveArgs): Promise<Result>;
+    do<A extends GiveArgs>(args: A & NoExtra<A, GiveArgs>): Promise<Result>;
     /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    doCall(args: GiveArgs): PgCall;
+    doCall<A extends GiveArgs>(args: A & NoExtra<A, GiveArgs>): PgCall;
   };
   readonly take: {
     /** Moves the amounts. */
-    do(args: TakeArgs): Promise<Result>;
+    do<A extends TakeArgs>(args: A & NoExtra<A, TakeArgs>): Promise<Result>;
     /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    doCall(args: TakeArgs): PgCall;
+    doCall<A extends TakeArgs>(args: A & NoExtra<A, TakeArgs>): PgCall;
   };
   /** Reads accounts: posted, held coming in, held going out. */
   readonly balance: {
-    wallet(account: WalletAccount): Promise<Balance>;
+    wallet<A extends WalletAccount>(account: A & NoExtra<A, WalletAccount>): Promise<Balance>;
     bank(): Promise<Balance>;
   };
   /**
-   * Gives back up to max holds past their deadline and answers how many.
-   * Call it from one periodic job; a hold past its deadline counts as
-   * expired whether or not it has been given back.
+   * Gives back up to max holds past their deadline (1000 when left out; at
+   * most 2147483647) and answers how many. Call it from one periodic job,
+   * again while it answers max; a hold past its deadline counts as expired
+   * whether or not it has been given back.
    */
-  expire(max: number): Promise<number>;
+  expire(max?: number): Promise<number>;
   /**
    * Sends many calls, made by the transfers' *Call methods, and answers
    * each, in order, as it would be answered alone: a result, a hold state
@@ -82,54 +89,67 @@ export interface Book {
  * postgres returns the book over db for a tenant ("" by default): a pg
  * Client, Pool or PoolClient, or anything else with query(text, values).
  * The book never commits or rolls back; inside the caller's transaction,
- * its writes commit with it. A call whose connection is lost while it is
- * out is sent again for resendMs (30 s by default; 0 never), outside a
- * transaction of the caller's.
+ * its writes commit with it. Over a Pool, a call whose connection is lost
+ * is sent again on another connection for resendMs (30 s by default; 0
+ * never), outside a transaction of the caller's; over one connection (a
+ * Client or a PoolClient) it is answered at once: CHOBO_OUTCOME_UNKNOWN,
+ * or CHOBO_NOT_SENT when nothing of it went.
  */
 export function postgres(db: Queryable, options: { tenant?: string; resendMs?: number } = {}): Book {
   if (typeof db !== "object" || db === null || typeof db.query !== "function") {
     throw new ChoboError("CHOBO_BAD_ARGUMENT", "postgres: db must have query(text, values), as pg's Client and Pool do; got " + describe(db));
   }
+  argsOf("postgres", "options", options, ["tenant", "resendMs"]);
   const tenant = checkText("postgres", "the tenant", options.tenant ?? "");
   db = configure(db, options);
   return {
     give: {
       async do(args: GiveArgs): Promise<Result> {
-        const a = argsOf("give.do", "arguments", args);
+        checkArity("give.do", arguments.length, ["args"]);
+        const a = argsOf("give.do", "arguments", args, ["ref", "order_no", "orderNo"]);
         return call<Reason>(db, "give.do", "select result, reason from \"pairs\".\"give_do\"($1, $2, $3, $4)", [tenant, checkText("give.do", "ref", field(a, "ref")), checkText("give.do", "order_no", field(a, "order_no")), checkText("give.do", "orderNo", field(a, "orderNo"))]);
       },
       doCall(args: GiveArgs): PgCall {
+        const n = arguments.length;
         return makeCall("give.do", "select result, reason from \"pairs\".\"give_do\"($1, $2, $3, $4)", false, () => {
-          const a = argsOf("give.do", "arguments", args);
+          checkArity("give.doCall", n, ["args"]);
+          const a = argsOf("give.do", "arguments", args, ["ref", "order_no", "orderNo"]);
           return [tenant, checkText("give.do", "ref", field(a, "ref")), checkText("give.do", "order_no", field(a, "order_no")), checkText("give.do", "orderNo", field(a, "orderNo"))];
         });
       },
     },
     take: {
       async do(args: TakeArgs): Promise<Result> {
-        const a = argsOf("take.do", "arguments", args);
+        checkArity("take.do", arguments.length, ["args"]);
+        const a = argsOf("take.do", "arguments", args, ["ref", "member", "n"]);
         return call<Reason>(db, "take.do", "select result, reason from \"pairs\".\"take_do\"($1, $2, $3, $4)", [tenant, checkText("take.do", "ref", field(a, "ref")), checkText("take.do", "member", field(a, "member")), checkAmount("take.do", "n", field(a, "n"))]);
       },
       doCall(args: TakeArgs): PgCall {
+        const n = arguments.length;
         return makeCall("take.do", "select result, reason from \"pairs\".\"take_do\"($1, $2, $3, $4)", false, () => {
-          const a = argsOf("take.do", "arguments", args);
+          checkArity("take.doCall", n, ["args"]);
+          const a = argsOf("take.do", "arguments", args, ["ref", "member", "n"]);
           return [tenant, checkText("take.do", "ref", field(a, "ref")), checkText("take.do", "member", field(a, "member")), checkAmount("take.do", "n", field(a, "n"))];
         });
       },
     },
     balance: {
       async wallet(account: WalletAccount): Promise<Balance> {
-        const a = argsOf("balance.wallet", "account", account);
+        checkArity("balance.wallet", arguments.length, ["account"]);
+        const a = argsOf("balance.wallet", "account", account, ["member"]);
         return balance(db, "balance.wallet", "select posted, held_in, held_out from \"pairs\".\"balance_wallet\"($1, $2)", [tenant, checkText("balance.wallet", "member", field(a, "member"))]);
       },
       async bank(): Promise<Balance> {
+        checkArity("balance.bank", arguments.length, []);
         return balance(db, "balance.bank", "select posted, held_in, held_out from \"pairs\".\"balance_bank\"($1)", [tenant]);
       },
     },
-    async expire(max: number): Promise<number> {
+    async expire(max: number = DEFAULT_EXPIRE_MAX): Promise<number> {
+      checkArity("expire", arguments.length, ["max?"]);
       return expire(db, "select \"pairs\".expire($1)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
+      checkArity("bulk", arguments.length, ["calls"]);
       return bulk<Reason>(db, calls);
     },
   };
@@ -204,15 +224,69 @@ export class ChoboError extends Error {
 export const AMOUNT_MAX = (1n << 63n) - 1n;
 
 /**
- * argsOf returns the object a call's values are read from, or throws when
- * the caller passed something else. `where` names the call
- * (`reserve.hold`) in the message.
+ * NoExtra makes a call's parameter exact: a property of T that the
+ * parameter's type S does not declare must be of type never. TypeScript
+ * refuses an excess property of a fresh object literal only; with a
+ * method generic in T, written `T & NoExtra<T, S>`, it refuses one of a
+ * variable as well, so that an amount given in a key fails to compile
+ * rather than being left out of the call.
  */
-export function argsOf(where: string, what: string, v: unknown): Record<string, unknown> {
+export type NoExtra<T, S> = { [P in Exclude<keyof T, keyof S>]: never };
+
+/** What one argument of a call is, as its messages name it. */
+export type ArgumentKind = "arguments" | "key" | "amounts" | "account" | "options";
+
+/**
+ * argsOf returns the object a call's values are read from, or throws when
+ * the caller passed something else, or an object with an own property
+ * not among takes: a value the call would not read must not be dropped
+ * without a word. `where` names the call (`reserve.hold`) in the message;
+ * `elsewhere` lists the names that belong in the call's other argument
+ * (the amounts of a post, for its key; the key, for its amounts), which
+ * the message then points to.
+ */
+export function argsOf(where: string, what: ArgumentKind, v: unknown, takes: readonly string[], elsewhere: readonly string[] = []): Record<string, unknown> {
   if (typeof v !== "object" || v === null || Array.isArray(v)) {
     throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: the ${what} must be an object, got ${describe(v)}`);
   }
+  for (const name of Object.getOwnPropertyNames(v)) {
+    if (!takes.includes(name)) {
+      throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: ${extraMessage(where, what, name, takes, elsewhere.includes(name))}`);
+    }
+  }
   return v as Record<string, unknown>;
+}
+
+function extraMessage(where: string, what: ArgumentKind, name: string, takes: readonly string[], misplaced: boolean): string {
+  const dot = where.lastIndexOf(".");
+  const owner = where.slice(0, dot);
+  const op = where.slice(dot + 1);
+  const shown = /^[\p{L}_$][\p{L}\p{N}_$]*$/u.test(name) ? name : JSON.stringify(name);
+  switch (what) {
+    case "key":
+      return `the key has ${shown}, which is not part of ${owner}'s key` +
+        (misplaced ? `; give amounts as the second argument: ${op}(key, { ${shown} })` : "");
+    case "amounts":
+      return `the amounts have ${shown}, which is not an amount of ${owner}` +
+        (misplaced ? `; ${shown} is part of the key, the first argument: ${op}({ ${shown} }, amounts)` : "");
+    case "account":
+      return `the account has ${shown}, which is not a parameter of the account ${op}`;
+    case "options":
+      return `the options have ${shown}, which ${where} does not take; it takes ${takes.join(", ")}`;
+  }
+  return `the arguments have ${shown}, which ${where} does not take`;
+}
+
+/**
+ * checkArity refuses a call given more positional arguments than its
+ * method takes (params, named in the message): the method would never
+ * read them.
+ */
+export function checkArity(where: string, got: number, params: readonly string[]): void {
+  if (got > params.length) {
+    const op = where.slice(where.lastIndexOf(".") + 1);
+    throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: got ${got} arguments; ${op}(${params.join(", ")}) takes ${params.length === 0 ? "none" : `at most ${params.length}`}`);
+  }
 }
 
 /**
@@ -477,16 +551,60 @@ function inTransaction(db: Queryable): boolean {
   return st === "T" || st === "E";
 }
 
-/** resends says whether a lost call goes again over db: for the book's resendMs, never in a transaction of the caller's, which the lost connection took with it. */
+/**
+ * pooled says whether db lends a connection per statement, as pg's Pool
+ * does (connect(), and its counts of connections): only there does a
+ * statement sent again go on another connection. A pg Client or a
+ * PoolClient is one connection, which pg never opens again once lost.
+ */
+function pooled(db: Queryable): boolean {
+  const p = db as { connect?: unknown; totalCount?: unknown; idleCount?: unknown };
+  return typeof p.connect === "function" && typeof p.totalCount === "number" && typeof p.idleCount === "number";
+}
+
+const lines = new WeakMap<object, Promise<unknown>>();
+
+/**
+ * query sends one statement over db. Over one connection the book's
+ * statements go one after another, each when the one before it has been
+ * answered: pg queues statements given to a busy Client itself, but warns
+ * that it will stop doing so. A Pool lends each its own connection, and
+ * a Client in pg's pipeline mode is meant to have many out at once.
+ */
+function query(db: Queryable, text: string, values: unknown[]): Promise<{ rows: unknown[] }> {
+  if (pooled(db) || (db as { pipeline?: unknown }).pipeline === true) {
+    return db.query(text, values);
+  }
+  const before = lines.get(db) ?? Promise.resolve();
+  const sent = before.then(() => db.query(text, values));
+  lines.set(db, sent.catch(() => {}));
+  return sent;
+}
+
+/**
+ * resends says whether a lost call goes again over db: for the book's
+ * resendMs, and only over a pool, which has another connection to send
+ * it on. Over a single connection it is answered at once, as it is inside
+ * a transaction of the caller's, which the lost connection took with it.
+ */
 function resends(configured: Queryable): boolean {
   const { db, resendMs } = settingsOf(configured);
-  return resendMs > 0 && !inTransaction(db);
+  return resendMs > 0 && pooled(db) && !inTransaction(db);
 }
 
 /** The errors of Node's sockets that come before anything is sent. */
 const NOT_CONNECTED = new Set(["ECONNREFUSED", "ENOENT", "EHOSTUNREACH", "ENETUNREACH", "ENOTFOUND", "EAI_AGAIN"]);
 /** Those of a connection that broke, maybe while a statement was out. */
 const BROKEN = new Set(["ECONNRESET", "EPIPE", "ETIMEDOUT", "ECONNABORTED"]);
+
+/**
+ * PgBouncer's messages (all SQLSTATE 08P01) for a statement it held while
+ * it waited for a server connection that never came: the statement never
+ * reached the server. Its other errors, such as "server conn crashed?" when
+ * the server went away while the statement was out, leave the outcome
+ * unknown.
+ */
+const POOLER_NOT_SENT = /pgbouncer cannot connect to server|server login has been failing|query_wait_timeout|no more connections allowed/;
 
 /**
  * connectionFailure says how a statement failed when the connection, not
@@ -507,6 +625,9 @@ export function connectionFailure(err: unknown): "CHOBO_NOT_SENT" | "CHOBO_OUTCO
   if (code === "57P03") {
     return "CHOBO_NOT_SENT"; // the server takes no connections yet: said at the start of one
   }
+  if (code === "08P01" && err instanceof Error && POOLER_NOT_SENT.test(err.message)) {
+    return "CHOBO_NOT_SENT";
+  }
   if (code.startsWith("57P") || code.startsWith("08")) {
     return "CHOBO_OUTCOME_UNKNOWN";
   }
@@ -523,10 +644,26 @@ export function connectionFailure(err: unknown): "CHOBO_NOT_SENT" | "CHOBO_OUTCO
   return null;
 }
 
+/**
+ * clientTimeout says whether err is pg's query_timeout: the client gave up
+ * waiting but told the server nothing, so a statement that was out runs on
+ * and may commit. A Client keeps the connection and sends what comes next
+ * after that statement's answer; a Pool closes it.
+ */
+export function clientTimeout(err: unknown): boolean {
+  return err instanceof Error && !(err instanceof ChoboError) && sqlState(err) === "" && /^Query read timeout$/.test(err.message);
+}
+
 const lostMessages = {
   CHOBO_OUTCOME_UNKNOWN: "the connection was lost after the call was sent, so it may or may not have been applied; sending it again with the same arguments is safe, and its answer says which",
   CHOBO_NOT_SENT: "the call was not sent: no connection to the server could be used",
 };
+
+/** timeoutError is the error of a call the driver stopped waiting for. */
+function timeoutError(where: string, err: unknown): ChoboError {
+  const message = err instanceof Error ? err.message : String(err);
+  return new ChoboError("CHOBO_OUTCOME_UNKNOWN", `${where}: no answer within the driver's query_timeout, and the server may still apply the call; sending it again with the same arguments is safe, and its answer says which: ${message}`, { cause: err });
+}
 
 /** lostError is the error of a call whose connection failed: what that means for the call, then what the driver said. */
 function lostError(kind: keyof typeof lostMessages, where: string, err: unknown): ChoboError {
@@ -566,7 +703,7 @@ async function send(configured: Queryable, where: string, text: string, values: 
   let lostTries = 0;
   for (let n = 0; ; n++) {
     try {
-      const res = await db.query(text, values);
+      const res = await query(db, text, values);
       const row = res.rows[0];
       if (typeof row !== "object" || row === null) {
         throw new ChoboError("CHOBO_UNEXPECTED", `${where}: the statement answered no row`);
@@ -575,6 +712,11 @@ async function send(configured: Queryable, where: string, text: string, values: 
     } catch (err) {
       if (err instanceof ChoboError) {
         throw err;
+      }
+      if (clientTimeout(err)) {
+        // Never sent again: the statement may still be running, and on
+        // one connection its second sending would wait behind it.
+        throw timeoutError(where, err);
       }
       const kind = connectionFailure(err);
       if (kind !== null) {
@@ -647,10 +789,16 @@ export async function balance(db: Queryable, where: string, text: string, values
   return { posted: int64(where, posted), held_in: int64(where, heldIn), held_out: int64(where, heldOut) };
 }
 
+/** How many holds expire gives back when the caller names no max, as the book's SQL function does. */
+export const DEFAULT_EXPIRE_MAX = 1000;
+
+/** The largest max of expire: the SQL function takes a PostgreSQL integer. */
+export const EXPIRE_MAX = 2147483647;
+
 /** expire sends the book's expire statement: it gives back up to max holds past their deadline and answers how many. */
-export async function expire(db: Queryable, text: string, max: number): Promise<number> {
-  if (!Number.isSafeInteger(max) || max < 0) {
-    throw new ChoboError("CHOBO_BAD_ARGUMENT", `expire: max must be a whole number from 0, got ${describe(max)}`);
+export async function expire(db: Queryable, text: string, max: number = DEFAULT_EXPIRE_MAX): Promise<number> {
+  if (!Number.isSafeInteger(max) || max < 0 || max > EXPIRE_MAX) {
+    throw new ChoboError("CHOBO_BAD_ARGUMENT", `expire: max must be a whole number from 0 to ${EXPIRE_MAX}, got ${describe(max)}`);
   }
   const [n] = await queryRow(db, "expire", text, [max]);
   return Number(int64("expire", n));
@@ -722,7 +870,7 @@ async function oneStatement(db: Queryable, calls: readonly PgCall[]): Promise<un
     );
   });
   inOneStatement += calls.length;
-  const res = await db.query(parts.join("\nunion all\n"), values);
+  const res = await query(settingsOf(db).db, parts.join("\nunion all\n"), values);
   const rows: unknown[][] = calls.map(() => []);
   for (const r of res.rows) {
     const [i, a, b] = Object.values(r as object) as unknown[];
@@ -779,6 +927,14 @@ export async function bulk<R extends string>(db: Queryable, calls: readonly PgCa
       } catch (err) {
         failed = err;
       }
+    }
+    // A statement the driver stopped waiting for may still commit: its
+    // calls are of unknown outcome, and never go again.
+    if (failed !== undefined && clientTimeout(failed)) {
+      for (const i of part) {
+        out[i] = timeoutError(calls[i]!.where, failed);
+      }
+      continue;
     }
     // A statement whose connection broke while it was out may have
     // committed: its calls are of unknown outcome, unless the book sends

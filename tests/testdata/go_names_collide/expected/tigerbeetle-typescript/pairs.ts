@@ -47,23 +47,29 @@ export interface WalletAccount {
   member: string;
 }
 
-/** The book pairs. */
+/**
+ * The book pairs.
+ *
+ * Each argument takes the properties its type declares and no others: an
+ * object with one more is refused at compile time (NoExtra) and, before
+ * anything is sent, at run time (CHOBO_BAD_ARGUMENT).
+ */
 export interface Book {
   readonly give: {
     /** Moves the amounts. */
-    do(args: GiveArgs): Promise<Result>;
+    do<A extends GiveArgs>(args: A & NoExtra<A, GiveArgs>): Promise<Result>;
     /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    doCall(args: GiveArgs): TbCall;
+    doCall<A extends GiveArgs>(args: A & NoExtra<A, GiveArgs>): TbCall;
   };
   readonly take: {
     /** Moves the amounts. */
-    do(args: TakeArgs): Promise<Result>;
+    do<A extends TakeArgs>(args: A & NoExtra<A, TakeArgs>): Promise<Result>;
     /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    doCall(args: TakeArgs): TbCall;
+    doCall<A extends TakeArgs>(args: A & NoExtra<A, TakeArgs>): TbCall;
   };
   /** Reads accounts: posted, held coming in, held going out. */
   readonly balance: {
-    wallet(account: WalletAccount): Promise<Balance>;
+    wallet<A extends WalletAccount>(account: A & NoExtra<A, WalletAccount>): Promise<Balance>;
     bank(): Promise<Balance>;
   };
   /**
@@ -84,43 +90,53 @@ export interface Book {
  * it remembers the accounts it has made.
  */
 export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptions = {}): Book {
+  argsOf("tigerbeetle", "options", options, ["tenant", "timeoutMs"]);
   const tenant = checkText("tigerbeetle", "the tenant", options.tenant ?? "");
   const tb = new TigerBeetleBook(client, definition, { ...options, tenant });
   return {
     give: {
       async do(args: GiveArgs): Promise<Result> {
-        const a = argsOf("give.do", "arguments", args);
+        checkArity("give.do", arguments.length, ["args"]);
+        const a = argsOf("give.do", "arguments", args, ["ref", "order_no", "orderNo"]);
         return tb.call<Reason>(0, "do", [checkText("give.do", "ref", field(a, "ref")), checkText("give.do", "order_no", field(a, "order_no")), checkText("give.do", "orderNo", field(a, "orderNo"))]);
       },
       doCall(args: GiveArgs): TbCall {
+        const n = arguments.length;
         return tbCall(0, "do", () => {
-          const a = argsOf("give.do", "arguments", args);
+          checkArity("give.doCall", n, ["args"]);
+          const a = argsOf("give.do", "arguments", args, ["ref", "order_no", "orderNo"]);
           return [checkText("give.do", "ref", field(a, "ref")), checkText("give.do", "order_no", field(a, "order_no")), checkText("give.do", "orderNo", field(a, "orderNo"))];
         });
       },
     },
     take: {
       async do(args: TakeArgs): Promise<Result> {
-        const a = argsOf("take.do", "arguments", args);
+        checkArity("take.do", arguments.length, ["args"]);
+        const a = argsOf("take.do", "arguments", args, ["ref", "member", "n"]);
         return tb.call<Reason>(1, "do", [checkText("take.do", "ref", field(a, "ref")), checkText("take.do", "member", field(a, "member")), checkAmount("take.do", "n", field(a, "n"))]);
       },
       doCall(args: TakeArgs): TbCall {
+        const n = arguments.length;
         return tbCall(1, "do", () => {
-          const a = argsOf("take.do", "arguments", args);
+          checkArity("take.doCall", n, ["args"]);
+          const a = argsOf("take.do", "arguments", args, ["ref", "member", "n"]);
           return [checkText("take.do", "ref", field(a, "ref")), checkText("take.do", "member", field(a, "member")), checkAmount("take.do", "n", field(a, "n"))];
         });
       },
     },
     balance: {
       async wallet(account: WalletAccount): Promise<Balance> {
-        const a = argsOf("balance.wallet", "account", account);
+        checkArity("balance.wallet", arguments.length, ["account"]);
+        const a = argsOf("balance.wallet", "account", account, ["member"]);
         return tb.balance(0, [checkText("balance.wallet", "member", field(a, "member"))]);
       },
       async bank(): Promise<Balance> {
+        checkArity("balance.bank", arguments.length, []);
         return tb.balance(1, []);
       },
     },
     async bulk(calls: readonly TbCall[]): Promise<TbAnswer<Reason>[]> {
+      checkArity("bulk", arguments.length, ["calls"]);
       return tb.bulk<Reason>(calls);
     },
   };
@@ -225,15 +241,69 @@ export class ChoboError extends Error {
 export const AMOUNT_MAX = (1n << 63n) - 1n;
 
 /**
- * argsOf returns the object a call's values are read from, or throws when
- * the caller passed something else. `where` names the call
- * (`reserve.hold`) in the message.
+ * NoExtra makes a call's parameter exact: a property of T that the
+ * parameter's type S does not declare must be of type never. TypeScript
+ * refuses an excess property of a fresh object literal only; with a
+ * method generic in T, written `T & NoExtra<T, S>`, it refuses one of a
+ * variable as well, so that an amount given in a key fails to compile
+ * rather than being left out of the call.
  */
-export function argsOf(where: string, what: string, v: unknown): Record<string, unknown> {
+export type NoExtra<T, S> = { [P in Exclude<keyof T, keyof S>]: never };
+
+/** What one argument of a call is, as its messages name it. */
+export type ArgumentKind = "arguments" | "key" | "amounts" | "account" | "options";
+
+/**
+ * argsOf returns the object a call's values are read from, or throws when
+ * the caller passed something else, or an object with an own property
+ * not among takes: a value the call would not read must not be dropped
+ * without a word. `where` names the call (`reserve.hold`) in the message;
+ * `elsewhere` lists the names that belong in the call's other argument
+ * (the amounts of a post, for its key; the key, for its amounts), which
+ * the message then points to.
+ */
+export function argsOf(where: string, what: ArgumentKind, v: unknown, takes: readonly string[], elsewhere: readonly string[] = []): Record<string, unknown> {
   if (typeof v !== "object" || v === null || Array.isArray(v)) {
     throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: the ${what} must be an object, got ${describe(v)}`);
   }
+  for (const name of Object.getOwnPropertyNames(v)) {
+    if (!takes.includes(name)) {
+      throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: ${extraMessage(where, what, name, takes, elsewhere.includes(name))}`);
+    }
+  }
   return v as Record<string, unknown>;
+}
+
+function extraMessage(where: string, what: ArgumentKind, name: string, takes: readonly string[], misplaced: boolean): string {
+  const dot = where.lastIndexOf(".");
+  const owner = where.slice(0, dot);
+  const op = where.slice(dot + 1);
+  const shown = /^[\p{L}_$][\p{L}\p{N}_$]*$/u.test(name) ? name : JSON.stringify(name);
+  switch (what) {
+    case "key":
+      return `the key has ${shown}, which is not part of ${owner}'s key` +
+        (misplaced ? `; give amounts as the second argument: ${op}(key, { ${shown} })` : "");
+    case "amounts":
+      return `the amounts have ${shown}, which is not an amount of ${owner}` +
+        (misplaced ? `; ${shown} is part of the key, the first argument: ${op}({ ${shown} }, amounts)` : "");
+    case "account":
+      return `the account has ${shown}, which is not a parameter of the account ${op}`;
+    case "options":
+      return `the options have ${shown}, which ${where} does not take; it takes ${takes.join(", ")}`;
+  }
+  return `the arguments have ${shown}, which ${where} does not take`;
+}
+
+/**
+ * checkArity refuses a call given more positional arguments than its
+ * method takes (params, named in the message): the method would never
+ * read them.
+ */
+export function checkArity(where: string, got: number, params: readonly string[]): void {
+  if (got > params.length) {
+    const op = where.slice(where.lastIndexOf(".") + 1);
+    throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: got ${got} arguments; ${op}(${params.join(", ")}) takes ${params.length === 0 ? "none" : `at most ${params.length}`}`);
+  }
 }
 
 /**

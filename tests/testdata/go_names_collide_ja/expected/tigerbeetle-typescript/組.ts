@@ -47,23 +47,29 @@ export interface 財布Account {
   会員: string;
 }
 
-/** The book 組. */
+/**
+ * The book 組.
+ *
+ * Each argument takes the properties its type declares and no others: an
+ * object with one more is refused at compile time (NoExtra) and, before
+ * anything is sent, at run time (CHOBO_BAD_ARGUMENT).
+ */
 export interface Book {
   readonly 渡す: {
     /** Moves the amounts. */
-    do(args: 渡すArgs): Promise<Result>;
+    do<A extends 渡すArgs>(args: A & NoExtra<A, 渡すArgs>): Promise<Result>;
     /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    doCall(args: 渡すArgs): TbCall;
+    doCall<A extends 渡すArgs>(args: A & NoExtra<A, 渡すArgs>): TbCall;
   };
   readonly 使う: {
     /** Moves the amounts. */
-    do(args: 使うArgs): Promise<Result>;
+    do<A extends 使うArgs>(args: A & NoExtra<A, 使うArgs>): Promise<Result>;
     /** do as one call of bulk: nothing is sent, and a value it refuses is the call's answer. */
-    doCall(args: 使うArgs): TbCall;
+    doCall<A extends 使うArgs>(args: A & NoExtra<A, 使うArgs>): TbCall;
   };
   /** Reads accounts: posted, held coming in, held going out. */
   readonly balance: {
-    財布(account: 財布Account): Promise<Balance>;
+    財布<A extends 財布Account>(account: A & NoExtra<A, 財布Account>): Promise<Balance>;
     銀行(): Promise<Balance>;
   };
   /**
@@ -84,43 +90,53 @@ export interface Book {
  * it remembers the accounts it has made.
  */
 export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptions = {}): Book {
+  argsOf("tigerbeetle", "options", options, ["tenant", "timeoutMs"]);
   const tenant = checkText("tigerbeetle", "the tenant", options.tenant ?? "");
   const tb = new TigerBeetleBook(client, definition, { ...options, tenant });
   return {
     渡す: {
       async do(args: 渡すArgs): Promise<Result> {
-        const a = argsOf("渡す.do", "arguments", args);
+        checkArity("渡す.do", arguments.length, ["args"]);
+        const a = argsOf("渡す.do", "arguments", args, ["控え", "注文_番号", "注文番号"]);
         return tb.call<Reason>(0, "do", [checkText("渡す.do", "控え", field(a, "控え")), checkText("渡す.do", "注文_番号", field(a, "注文_番号")), checkText("渡す.do", "注文番号", field(a, "注文番号"))]);
       },
       doCall(args: 渡すArgs): TbCall {
+        const n = arguments.length;
         return tbCall(0, "do", () => {
-          const a = argsOf("渡す.do", "arguments", args);
+          checkArity("渡す.doCall", n, ["args"]);
+          const a = argsOf("渡す.do", "arguments", args, ["控え", "注文_番号", "注文番号"]);
           return [checkText("渡す.do", "控え", field(a, "控え")), checkText("渡す.do", "注文_番号", field(a, "注文_番号")), checkText("渡す.do", "注文番号", field(a, "注文番号"))];
         });
       },
     },
     使う: {
       async do(args: 使うArgs): Promise<Result> {
-        const a = argsOf("使う.do", "arguments", args);
+        checkArity("使う.do", arguments.length, ["args"]);
+        const a = argsOf("使う.do", "arguments", args, ["控え", "会員", "数"]);
         return tb.call<Reason>(1, "do", [checkText("使う.do", "控え", field(a, "控え")), checkText("使う.do", "会員", field(a, "会員")), checkAmount("使う.do", "数", field(a, "数"))]);
       },
       doCall(args: 使うArgs): TbCall {
+        const n = arguments.length;
         return tbCall(1, "do", () => {
-          const a = argsOf("使う.do", "arguments", args);
+          checkArity("使う.doCall", n, ["args"]);
+          const a = argsOf("使う.do", "arguments", args, ["控え", "会員", "数"]);
           return [checkText("使う.do", "控え", field(a, "控え")), checkText("使う.do", "会員", field(a, "会員")), checkAmount("使う.do", "数", field(a, "数"))];
         });
       },
     },
     balance: {
       async 財布(account: 財布Account): Promise<Balance> {
-        const a = argsOf("balance.財布", "account", account);
+        checkArity("balance.財布", arguments.length, ["account"]);
+        const a = argsOf("balance.財布", "account", account, ["会員"]);
         return tb.balance(0, [checkText("balance.財布", "会員", field(a, "会員"))]);
       },
       async 銀行(): Promise<Balance> {
+        checkArity("balance.銀行", arguments.length, []);
         return tb.balance(1, []);
       },
     },
     async bulk(calls: readonly TbCall[]): Promise<TbAnswer<Reason>[]> {
+      checkArity("bulk", arguments.length, ["calls"]);
       return tb.bulk<Reason>(calls);
     },
   };
@@ -225,15 +241,69 @@ export class ChoboError extends Error {
 export const AMOUNT_MAX = (1n << 63n) - 1n;
 
 /**
- * argsOf returns the object a call's values are read from, or throws when
- * the caller passed something else. `where` names the call
- * (`reserve.hold`) in the message.
+ * NoExtra makes a call's parameter exact: a property of T that the
+ * parameter's type S does not declare must be of type never. TypeScript
+ * refuses an excess property of a fresh object literal only; with a
+ * method generic in T, written `T & NoExtra<T, S>`, it refuses one of a
+ * variable as well, so that an amount given in a key fails to compile
+ * rather than being left out of the call.
  */
-export function argsOf(where: string, what: string, v: unknown): Record<string, unknown> {
+export type NoExtra<T, S> = { [P in Exclude<keyof T, keyof S>]: never };
+
+/** What one argument of a call is, as its messages name it. */
+export type ArgumentKind = "arguments" | "key" | "amounts" | "account" | "options";
+
+/**
+ * argsOf returns the object a call's values are read from, or throws when
+ * the caller passed something else, or an object with an own property
+ * not among takes: a value the call would not read must not be dropped
+ * without a word. `where` names the call (`reserve.hold`) in the message;
+ * `elsewhere` lists the names that belong in the call's other argument
+ * (the amounts of a post, for its key; the key, for its amounts), which
+ * the message then points to.
+ */
+export function argsOf(where: string, what: ArgumentKind, v: unknown, takes: readonly string[], elsewhere: readonly string[] = []): Record<string, unknown> {
   if (typeof v !== "object" || v === null || Array.isArray(v)) {
     throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: the ${what} must be an object, got ${describe(v)}`);
   }
+  for (const name of Object.getOwnPropertyNames(v)) {
+    if (!takes.includes(name)) {
+      throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: ${extraMessage(where, what, name, takes, elsewhere.includes(name))}`);
+    }
+  }
   return v as Record<string, unknown>;
+}
+
+function extraMessage(where: string, what: ArgumentKind, name: string, takes: readonly string[], misplaced: boolean): string {
+  const dot = where.lastIndexOf(".");
+  const owner = where.slice(0, dot);
+  const op = where.slice(dot + 1);
+  const shown = /^[\p{L}_$][\p{L}\p{N}_$]*$/u.test(name) ? name : JSON.stringify(name);
+  switch (what) {
+    case "key":
+      return `the key has ${shown}, which is not part of ${owner}'s key` +
+        (misplaced ? `; give amounts as the second argument: ${op}(key, { ${shown} })` : "");
+    case "amounts":
+      return `the amounts have ${shown}, which is not an amount of ${owner}` +
+        (misplaced ? `; ${shown} is part of the key, the first argument: ${op}({ ${shown} }, amounts)` : "");
+    case "account":
+      return `the account has ${shown}, which is not a parameter of the account ${op}`;
+    case "options":
+      return `the options have ${shown}, which ${where} does not take; it takes ${takes.join(", ")}`;
+  }
+  return `the arguments have ${shown}, which ${where} does not take`;
+}
+
+/**
+ * checkArity refuses a call given more positional arguments than its
+ * method takes (params, named in the message): the method would never
+ * read them.
+ */
+export function checkArity(where: string, got: number, params: readonly string[]): void {
+  if (got > params.length) {
+    const op = where.slice(where.lastIndexOf(".") + 1);
+    throw new ChoboError("CHOBO_BAD_ARGUMENT", `${where}: got ${got} arguments; ${op}(${params.join(", ")}) takes ${params.length === 0 ? "none" : `at most ${params.length}`}`);
+  }
 }
 
 /**
