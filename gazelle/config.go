@@ -11,8 +11,6 @@ import (
 	"github.com/bazelbuild/bazel-gazelle/config"
 	golang "github.com/bazelbuild/bazel-gazelle/language/go"
 	"github.com/bazelbuild/bazel-gazelle/rule"
-
-	"github.com/chobo-lang/chobo/chobo/syntax"
 )
 
 // The directives of the chobo language. Each one applies to the directory
@@ -161,7 +159,7 @@ func unknownDirective(key string) error {
 	if !strings.HasPrefix(strings.ToLower(key), languageName) {
 		return nil
 	}
-	if d, ok := syntax.Closest(key, choboDirectives); ok {
+	if d, ok := nearest(key, choboDirectives); ok {
 		return fmt.Errorf("gazelle:%s is not a directive of chobo; did you mean # gazelle:%s?", key, d)
 	}
 	return fmt.Errorf("gazelle:%s is not a directive of chobo; chobo's are %s", key, strings.Join(choboDirectives, ", "))
@@ -221,7 +219,7 @@ func onOff(value string) (bool, error) {
 // didYouMean is the end of the message for word when it looks like a
 // typo of one of cands, else "".
 func didYouMean(word string, cands []string) string {
-	if c, ok := syntax.Closest(word, cands); ok {
+	if c, ok := nearest(word, cands); ok {
 		return fmt.Sprintf("; did you mean %s?", c)
 	}
 	return ""
@@ -232,7 +230,7 @@ func didYouMean(word string, cands []string) string {
 // pyhton), that language's client of the default backend, as
 // chobo_client's default names the backend.
 func clientLike(word string) (string, bool) {
-	if t, ok := syntax.Closest(word, knownClientTargets()); ok {
+	if t, ok := nearest(word, knownClientTargets()); ok {
 		return t, true
 	}
 	backend, _, _ := strings.Cut(defaultClient, "-")
@@ -247,7 +245,7 @@ func clientLike(word string) (string, bool) {
 	if t, ok := byLanguage[strings.ToLower(word)]; ok {
 		return t, true
 	}
-	if l, ok := syntax.Closest(word, languages); ok {
+	if l, ok := nearest(word, languages); ok {
 		return byLanguage[l], true
 	}
 	return "", false

@@ -146,3 +146,59 @@ func strList(ss []string) bzl.Expr {
 	}
 	return l
 }
+
+// nearest is the one candidate that word most likely misspells: within one
+// edit of a candidate of up to four letters and two of a longer one, case
+// aside, and nearer than every other. The language has a measure of its
+// own here rather than the compiler's, since Gazelle links none of it.
+func nearest(word string, cands []string) (string, bool) {
+	w := []rune(strings.ToLower(word))
+	if len(w) < 2 || len(w) > 40 {
+		return "", false
+	}
+	best, bestD, tie := "", 0, false
+	for _, c := range cands {
+		if word == c {
+			continue
+		}
+		reach := 2
+		if len(c) <= 4 {
+			reach = 1
+		}
+		d := edits(w, []rune(strings.ToLower(c)))
+		switch {
+		case d > reach:
+		case best == "" || d < bestD:
+			best, bestD, tie = c, d, false
+		case d == bestD:
+			tie = true
+		}
+	}
+	return best, best != "" && !tie
+}
+
+// edits counts the letters to add, drop, change or swap with a neighbour
+// to turn a into b, keeping one row of the table per step.
+func edits(a, b []rune) int {
+	prev2 := make([]int, len(b)+1)
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			same := 1
+			if a[i-1] == b[j-1] {
+				same = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+same)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				cur[j] = min(cur[j], prev2[j-2]+1)
+			}
+		}
+		prev2, prev, cur = prev, cur, prev2
+	}
+	return prev[len(b)]
+}

@@ -69,11 +69,6 @@ func closest(word string, cands []string) (string, bool) {
 	return best, best != "" && !tie
 }
 
-// Closest is closest for names outside a book: chobo's Gazelle language
-// names with it the directive, or the word of one, that a typo in a BUILD
-// file was meant to be, by the same measure as a mistyped keyword.
-func Closest(word string, cands []string) (string, bool) { return closest(word, cands) }
-
 // didYouMean is the hint for word, close to the keyword kw, which is
 // shown as phrase (`refuse` is close to `refused`, and `refused as` is
 // what to write). A keyword typed in full-width letters is told apart:
