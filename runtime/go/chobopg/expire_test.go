@@ -3,6 +3,7 @@ package chobopg
 import (
 	"context"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -23,7 +24,7 @@ func TestExpireMaxIsTheFunctionsInteger(t *testing.T) {
 	}
 	for _, max := range []int{0, DefaultExpire, math.MaxInt32} {
 		q := &script{answers: []any{[]any{3}}}
-		if n, err := Expire(ctx, q, "x", max); err != nil || n != 3 || q.sent != 1 || q.args[0] != max {
+		if n, err := Expire(ctx, q, "x", max); err != nil || n != 3 || q.sent != 1 || !slices.Contains(q.args, any(max)) {
 			t.Errorf("max %d: %d, %v, sent %d with %v", max, n, err, q.sent, q.args)
 		}
 	}
