@@ -153,12 +153,15 @@ func TestTigerBeetleConformance(t *testing.T) {
 			}
 			t.Run("replica", func(t *testing.T) {
 				bin := realTigerBeetle(t)
-				// One official client per book's driver, and the proxy's.
-				if len(books)+1 > tbtest.ClientsMax {
-					t.Fatalf("%d books need %d clients on the replica at once; it serves %d", len(books), len(books)+1, tbtest.ClientsMax)
+				// One official client per book's driver, and the proxy's: a
+				// replica serves tbtest.ClientsMax at once, so the books go
+				// in rounds that fit, each on a replica of its own.
+				per := tbtest.ClientsMax - 1
+				for start := 0; start < len(books); start += per {
+					round := books[start:min(start+per, len(books))]
+					replica, raw := startProxy(t, bin)
+					runTigerBeetle(t, tg, round, tbTarget{what: "real replica", address: replica, raw: raw, replica: true, bulk: true})
 				}
-				replica, raw := startProxy(t, bin)
-				runTigerBeetle(t, tg, books, tbTarget{what: "real replica", address: replica, raw: raw, replica: true, bulk: true})
 			})
 		})
 	}
