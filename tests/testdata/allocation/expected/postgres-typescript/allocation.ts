@@ -114,11 +114,11 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async do(args: SaleArgs): Promise<Result> {
         checkArity("sale.do", arguments.length, ["args"]);
         const a = argsOf("sale.do", "arguments", args, ["order", "shop", "price", "fee"]);
-        return call<Reason>(db, "sale.do", "select result, reason from \"allocation\".\"sale_do\"($1, $2, $3, $4, $5, $6::uuid)", [tenant, checkText("sale.do", "order", field(a, "order")), checkText("sale.do", "shop", field(a, "shop")), checkAmount("sale.do", "price", field(a, "price")), checkAmount("sale.do", "fee", field(a, "fee"))]);
+        return call<Reason>(db, "sale.do", "select result, reason from \"allocation\".\"sale_do\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", [tenant, checkText("sale.do", "order", field(a, "order")), checkText("sale.do", "shop", field(a, "shop")), checkAmount("sale.do", "price", field(a, "price")), checkAmount("sale.do", "fee", field(a, "fee"))]);
       },
       doCall(args: SaleArgs): PgCall {
         const n = arguments.length;
-        return makeCall("sale.do", "select result, reason from \"allocation\".\"sale_do\"($1, $2, $3, $4, $5, $6::uuid)", false, () => {
+        return makeCall("sale.do", "select result, reason from \"allocation\".\"sale_do\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", false, () => {
           checkArity("sale.doCall", n, ["args"]);
           const a = argsOf("sale.do", "arguments", args, ["order", "shop", "price", "fee"]);
           return [tenant, checkText("sale.do", "order", field(a, "order")), checkText("sale.do", "shop", field(a, "shop")), checkAmount("sale.do", "price", field(a, "price")), checkAmount("sale.do", "fee", field(a, "fee"))];
@@ -129,11 +129,11 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async do(args: PayoutArgs): Promise<Result> {
         checkArity("payout.do", arguments.length, ["args"]);
         const a = argsOf("payout.do", "arguments", args, ["payout_id", "shop", "amount"]);
-        return call<Reason>(db, "payout.do", "select result, reason from \"allocation\".\"payout_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("payout.do", "payout_id", field(a, "payout_id")), checkText("payout.do", "shop", field(a, "shop")), checkAmount("payout.do", "amount", field(a, "amount"))]);
+        return call<Reason>(db, "payout.do", "select result, reason from \"allocation\".\"payout_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("payout.do", "payout_id", field(a, "payout_id")), checkText("payout.do", "shop", field(a, "shop")), checkAmount("payout.do", "amount", field(a, "amount"))]);
       },
       doCall(args: PayoutArgs): PgCall {
         const n = arguments.length;
-        return makeCall("payout.do", "select result, reason from \"allocation\".\"payout_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("payout.do", "select result, reason from \"allocation\".\"payout_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           checkArity("payout.doCall", n, ["args"]);
           const a = argsOf("payout.do", "arguments", args, ["payout_id", "shop", "amount"]);
           return [tenant, checkText("payout.do", "payout_id", field(a, "payout_id")), checkText("payout.do", "shop", field(a, "shop")), checkAmount("payout.do", "amount", field(a, "amount"))];
@@ -161,7 +161,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     },
     async expire(max: number = DEFAULT_EXPIRE_MAX): Promise<number> {
       checkArity("expire", arguments.length, ["max?"]);
-      return expire(db, "select \"allocation\".expire($1::integer, $2::uuid)", max);
+      return expire(db, "select \"allocation\".expire($1::integer, $2::pg_catalog.uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       checkArity("bulk", arguments.length, ["calls"]);

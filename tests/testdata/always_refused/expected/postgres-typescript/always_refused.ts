@@ -97,11 +97,11 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async do(args: RedeemArgs): Promise<Result> {
         checkArity("redeem.do", arguments.length, ["args"]);
         const a = argsOf("redeem.do", "arguments", args, ["use", "member", "count"]);
-        return call<Reason>(db, "redeem.do", "select result, reason from \"always_refused\".\"redeem_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("redeem.do", "use", field(a, "use")), checkText("redeem.do", "member", field(a, "member")), checkAmount("redeem.do", "count", field(a, "count"))]);
+        return call<Reason>(db, "redeem.do", "select result, reason from \"always_refused\".\"redeem_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("redeem.do", "use", field(a, "use")), checkText("redeem.do", "member", field(a, "member")), checkAmount("redeem.do", "count", field(a, "count"))]);
       },
       doCall(args: RedeemArgs): PgCall {
         const n = arguments.length;
-        return makeCall("redeem.do", "select result, reason from \"always_refused\".\"redeem_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("redeem.do", "select result, reason from \"always_refused\".\"redeem_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           checkArity("redeem.doCall", n, ["args"]);
           const a = argsOf("redeem.do", "arguments", args, ["use", "member", "count"]);
           return [tenant, checkText("redeem.do", "use", field(a, "use")), checkText("redeem.do", "member", field(a, "member")), checkAmount("redeem.do", "count", field(a, "count"))];
@@ -121,7 +121,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     },
     async expire(max: number = DEFAULT_EXPIRE_MAX): Promise<number> {
       checkArity("expire", arguments.length, ["max?"]);
-      return expire(db, "select \"always_refused\".expire($1::integer, $2::uuid)", max);
+      return expire(db, "select \"always_refused\".expire($1::integer, $2::pg_catalog.uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       checkArity("bulk", arguments.length, ["calls"]);

@@ -98,11 +98,11 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async do(args: BuyOnCreditArgs): Promise<Result> {
         checkArity("buy_on_credit.do", arguments.length, ["args"]);
         const a = argsOf("buy_on_credit.do", "arguments", args, ["receipt", "member", "amount"]);
-        return call<Reason>(db, "buy_on_credit.do", "select result, reason from \"coop_credit\".\"buy_on_credit_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("buy_on_credit.do", "receipt", field(a, "receipt")), checkText("buy_on_credit.do", "member", field(a, "member")), checkAmount("buy_on_credit.do", "amount", field(a, "amount"))]);
+        return call<Reason>(db, "buy_on_credit.do", "select result, reason from \"coop_credit\".\"buy_on_credit_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("buy_on_credit.do", "receipt", field(a, "receipt")), checkText("buy_on_credit.do", "member", field(a, "member")), checkAmount("buy_on_credit.do", "amount", field(a, "amount"))]);
       },
       doCall(args: BuyOnCreditArgs): PgCall {
         const n = arguments.length;
-        return makeCall("buy_on_credit.do", "select result, reason from \"coop_credit\".\"buy_on_credit_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("buy_on_credit.do", "select result, reason from \"coop_credit\".\"buy_on_credit_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           checkArity("buy_on_credit.doCall", n, ["args"]);
           const a = argsOf("buy_on_credit.do", "arguments", args, ["receipt", "member", "amount"]);
           return [tenant, checkText("buy_on_credit.do", "receipt", field(a, "receipt")), checkText("buy_on_credit.do", "member", field(a, "member")), checkAmount("buy_on_credit.do", "amount", field(a, "amount"))];
@@ -122,7 +122,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     },
     async expire(max: number = DEFAULT_EXPIRE_MAX): Promise<number> {
       checkArity("expire", arguments.length, ["max?"]);
-      return expire(db, "select \"coop_credit\".expire($1::integer, $2::uuid)", max);
+      return expire(db, "select \"coop_credit\".expire($1::integer, $2::pg_catalog.uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       checkArity("bulk", arguments.length, ["calls"]);

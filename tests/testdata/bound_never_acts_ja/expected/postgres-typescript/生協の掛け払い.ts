@@ -98,11 +98,11 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async do(args: 掛け買いArgs): Promise<Result> {
         checkArity("掛け買い.do", arguments.length, ["args"]);
         const a = argsOf("掛け買い.do", "arguments", args, ["レシート", "組合員", "額"]);
-        return call<Reason>(db, "掛け買い.do", "select result, reason from \"生協の掛け払い\".\"掛け買い_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("掛け買い.do", "レシート", field(a, "レシート")), checkText("掛け買い.do", "組合員", field(a, "組合員")), checkAmount("掛け買い.do", "額", field(a, "額"))]);
+        return call<Reason>(db, "掛け買い.do", "select result, reason from \"生協の掛け払い\".\"掛け買い_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("掛け買い.do", "レシート", field(a, "レシート")), checkText("掛け買い.do", "組合員", field(a, "組合員")), checkAmount("掛け買い.do", "額", field(a, "額"))]);
       },
       doCall(args: 掛け買いArgs): PgCall {
         const n = arguments.length;
-        return makeCall("掛け買い.do", "select result, reason from \"生協の掛け払い\".\"掛け買い_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("掛け買い.do", "select result, reason from \"生協の掛け払い\".\"掛け買い_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           checkArity("掛け買い.doCall", n, ["args"]);
           const a = argsOf("掛け買い.do", "arguments", args, ["レシート", "組合員", "額"]);
           return [tenant, checkText("掛け買い.do", "レシート", field(a, "レシート")), checkText("掛け買い.do", "組合員", field(a, "組合員")), checkAmount("掛け買い.do", "額", field(a, "額"))];
@@ -122,7 +122,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     },
     async expire(max: number = DEFAULT_EXPIRE_MAX): Promise<number> {
       checkArity("expire", arguments.length, ["max?"]);
-      return expire(db, "select \"生協の掛け払い\".expire($1::integer, $2::uuid)", max);
+      return expire(db, "select \"生協の掛け払い\".expire($1::integer, $2::pg_catalog.uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       checkArity("bulk", arguments.length, ["calls"]);

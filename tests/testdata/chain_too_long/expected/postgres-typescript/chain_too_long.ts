@@ -119,11 +119,11 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async do(args: FillArgs): Promise<Result> {
         checkArity("fill.do", arguments.length, ["args"]);
         const a = argsOf("fill.do", "arguments", args, ["id", "sku", "qty"]);
-        return call<Reason>(db, "fill.do", "select result, reason from \"chain_too_long\".\"fill_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("fill.do", "id", field(a, "id")), checkText("fill.do", "sku", field(a, "sku")), checkAmount("fill.do", "qty", field(a, "qty"))]);
+        return call<Reason>(db, "fill.do", "select result, reason from \"chain_too_long\".\"fill_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("fill.do", "id", field(a, "id")), checkText("fill.do", "sku", field(a, "sku")), checkAmount("fill.do", "qty", field(a, "qty"))]);
       },
       doCall(args: FillArgs): PgCall {
         const n = arguments.length;
-        return makeCall("fill.do", "select result, reason from \"chain_too_long\".\"fill_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("fill.do", "select result, reason from \"chain_too_long\".\"fill_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           checkArity("fill.doCall", n, ["args"]);
           const a = argsOf("fill.do", "arguments", args, ["id", "sku", "qty"]);
           return [tenant, checkText("fill.do", "id", field(a, "id")), checkText("fill.do", "sku", field(a, "sku")), checkAmount("fill.do", "qty", field(a, "qty"))];
@@ -134,11 +134,11 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async do(args: SpreadArgs): Promise<Result> {
         checkArity("spread.do", arguments.length, ["args"]);
         const a = argsOf("spread.do", "arguments", args, ["id", "sku", "qty"]);
-        return call<Reason>(db, "spread.do", "select result, reason from \"chain_too_long\".\"spread_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("spread.do", "id", field(a, "id")), checkText("spread.do", "sku", field(a, "sku")), checkAmount("spread.do", "qty", field(a, "qty"))]);
+        return call<Reason>(db, "spread.do", "select result, reason from \"chain_too_long\".\"spread_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("spread.do", "id", field(a, "id")), checkText("spread.do", "sku", field(a, "sku")), checkAmount("spread.do", "qty", field(a, "qty"))]);
       },
       doCall(args: SpreadArgs): PgCall {
         const n = arguments.length;
-        return makeCall("spread.do", "select result, reason from \"chain_too_long\".\"spread_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("spread.do", "select result, reason from \"chain_too_long\".\"spread_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           checkArity("spread.doCall", n, ["args"]);
           const a = argsOf("spread.do", "arguments", args, ["id", "sku", "qty"]);
           return [tenant, checkText("spread.do", "id", field(a, "id")), checkText("spread.do", "sku", field(a, "sku")), checkAmount("spread.do", "qty", field(a, "qty"))];
@@ -163,7 +163,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     },
     async expire(max: number = DEFAULT_EXPIRE_MAX): Promise<number> {
       checkArity("expire", arguments.length, ["max?"]);
-      return expire(db, "select \"chain_too_long\".expire($1::integer, $2::uuid)", max);
+      return expire(db, "select \"chain_too_long\".expire($1::integer, $2::pg_catalog.uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       checkArity("bulk", arguments.length, ["calls"]);

@@ -119,11 +119,11 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async do(args: 補充Args): Promise<Result> {
         checkArity("補充.do", arguments.length, ["args"]);
         const a = argsOf("補充.do", "arguments", args, ["番号", "sku", "数"]);
-        return call<Reason>(db, "補充.do", "select result, reason from \"長いチェーン\".\"補充_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("補充.do", "番号", field(a, "番号")), checkText("補充.do", "sku", field(a, "sku")), checkAmount("補充.do", "数", field(a, "数"))]);
+        return call<Reason>(db, "補充.do", "select result, reason from \"長いチェーン\".\"補充_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("補充.do", "番号", field(a, "番号")), checkText("補充.do", "sku", field(a, "sku")), checkAmount("補充.do", "数", field(a, "数"))]);
       },
       doCall(args: 補充Args): PgCall {
         const n = arguments.length;
-        return makeCall("補充.do", "select result, reason from \"長いチェーン\".\"補充_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("補充.do", "select result, reason from \"長いチェーン\".\"補充_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           checkArity("補充.doCall", n, ["args"]);
           const a = argsOf("補充.do", "arguments", args, ["番号", "sku", "数"]);
           return [tenant, checkText("補充.do", "番号", field(a, "番号")), checkText("補充.do", "sku", field(a, "sku")), checkAmount("補充.do", "数", field(a, "数"))];
@@ -134,11 +134,11 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async do(args: 配分Args): Promise<Result> {
         checkArity("配分.do", arguments.length, ["args"]);
         const a = argsOf("配分.do", "arguments", args, ["番号", "sku", "数"]);
-        return call<Reason>(db, "配分.do", "select result, reason from \"長いチェーン\".\"配分_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("配分.do", "番号", field(a, "番号")), checkText("配分.do", "sku", field(a, "sku")), checkAmount("配分.do", "数", field(a, "数"))]);
+        return call<Reason>(db, "配分.do", "select result, reason from \"長いチェーン\".\"配分_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("配分.do", "番号", field(a, "番号")), checkText("配分.do", "sku", field(a, "sku")), checkAmount("配分.do", "数", field(a, "数"))]);
       },
       doCall(args: 配分Args): PgCall {
         const n = arguments.length;
-        return makeCall("配分.do", "select result, reason from \"長いチェーン\".\"配分_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("配分.do", "select result, reason from \"長いチェーン\".\"配分_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           checkArity("配分.doCall", n, ["args"]);
           const a = argsOf("配分.do", "arguments", args, ["番号", "sku", "数"]);
           return [tenant, checkText("配分.do", "番号", field(a, "番号")), checkText("配分.do", "sku", field(a, "sku")), checkAmount("配分.do", "数", field(a, "数"))];
@@ -163,7 +163,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     },
     async expire(max: number = DEFAULT_EXPIRE_MAX): Promise<number> {
       checkArity("expire", arguments.length, ["max?"]);
-      return expire(db, "select \"長いチェーン\".expire($1::integer, $2::uuid)", max);
+      return expire(db, "select \"長いチェーン\".expire($1::integer, $2::pg_catalog.uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       checkArity("bulk", arguments.length, ["calls"]);

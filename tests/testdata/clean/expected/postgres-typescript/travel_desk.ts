@@ -214,11 +214,11 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async do(args: TopUpArgs): Promise<Result> {
         checkArity("top_up.do", arguments.length, ["args"]);
         const a = argsOf("top_up.do", "arguments", args, ["receipt", "member", "amount"]);
-        return call<Reason>(db, "top_up.do", "select result, reason from \"travel_desk\".\"top_up_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("top_up.do", "receipt", field(a, "receipt")), checkText("top_up.do", "member", field(a, "member")), checkAmount("top_up.do", "amount", field(a, "amount"))]);
+        return call<Reason>(db, "top_up.do", "select result, reason from \"travel_desk\".\"top_up_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("top_up.do", "receipt", field(a, "receipt")), checkText("top_up.do", "member", field(a, "member")), checkAmount("top_up.do", "amount", field(a, "amount"))]);
       },
       doCall(args: TopUpArgs): PgCall {
         const n = arguments.length;
-        return makeCall("top_up.do", "select result, reason from \"travel_desk\".\"top_up_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("top_up.do", "select result, reason from \"travel_desk\".\"top_up_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           checkArity("top_up.doCall", n, ["args"]);
           const a = argsOf("top_up.do", "arguments", args, ["receipt", "member", "amount"]);
           return [tenant, checkText("top_up.do", "receipt", field(a, "receipt")), checkText("top_up.do", "member", field(a, "member")), checkAmount("top_up.do", "amount", field(a, "amount"))];
@@ -229,11 +229,11 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async do(args: OpenTourDayArgs): Promise<Result> {
         checkArity("open_tour_day.do", arguments.length, ["args"]);
         const a = argsOf("open_tour_day.do", "arguments", args, ["tour", "day", "capacity"]);
-        return call<Reason>(db, "open_tour_day.do", "select result, reason from \"travel_desk\".\"open_tour_day_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("open_tour_day.do", "tour", field(a, "tour")), checkText("open_tour_day.do", "day", field(a, "day")), checkAmount("open_tour_day.do", "capacity", field(a, "capacity"))]);
+        return call<Reason>(db, "open_tour_day.do", "select result, reason from \"travel_desk\".\"open_tour_day_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("open_tour_day.do", "tour", field(a, "tour")), checkText("open_tour_day.do", "day", field(a, "day")), checkAmount("open_tour_day.do", "capacity", field(a, "capacity"))]);
       },
       doCall(args: OpenTourDayArgs): PgCall {
         const n = arguments.length;
-        return makeCall("open_tour_day.do", "select result, reason from \"travel_desk\".\"open_tour_day_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("open_tour_day.do", "select result, reason from \"travel_desk\".\"open_tour_day_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           checkArity("open_tour_day.doCall", n, ["args"]);
           const a = argsOf("open_tour_day.do", "arguments", args, ["tour", "day", "capacity"]);
           return [tenant, checkText("open_tour_day.do", "tour", field(a, "tour")), checkText("open_tour_day.do", "day", field(a, "day")), checkAmount("open_tour_day.do", "capacity", field(a, "capacity"))];
@@ -244,7 +244,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async hold(args: BookSeatArgs): Promise<Result> {
         checkArity("book_seat.hold", arguments.length, ["args"]);
         const a = argsOf("book_seat.hold", "arguments", args, ["booking", "member", "tour", "day", "price"]);
-        return call<Reason>(db, "book_seat.hold", "select result, reason from \"travel_desk\".\"book_seat_hold\"($1, $2, $3, $4, $5, $6, $7::uuid)", [tenant, checkText("book_seat.hold", "booking", field(a, "booking")), checkText("book_seat.hold", "member", field(a, "member")), checkText("book_seat.hold", "tour", field(a, "tour")), checkText("book_seat.hold", "day", field(a, "day")), checkAmount("book_seat.hold", "price", field(a, "price"))]);
+        return call<Reason>(db, "book_seat.hold", "select result, reason from \"travel_desk\".\"book_seat_hold\"($1, $2, $3, $4, $5, $6, $7::pg_catalog.uuid)", [tenant, checkText("book_seat.hold", "booking", field(a, "booking")), checkText("book_seat.hold", "member", field(a, "member")), checkText("book_seat.hold", "tour", field(a, "tour")), checkText("book_seat.hold", "day", field(a, "day")), checkAmount("book_seat.hold", "price", field(a, "price"))]);
       },
       async post(key: BookSeatKey, amounts?: BookSeatAmounts): Promise<Result> {
         checkArity("book_seat.post", arguments.length, ["key", "amounts?"]);
@@ -256,12 +256,12 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
           const m = argsOf("book_seat.post", "amounts", amounts, ["price"], ["booking"]);
           values.push(checkAmount("book_seat.post", "price", field(m, "price")));
         }
-        return call<Reason>(db, "book_seat.post", "select result, reason from \"travel_desk\".\"book_seat_post\"($1, $2, $3, $4::uuid)", values);
+        return call<Reason>(db, "book_seat.post", "select result, reason from \"travel_desk\".\"book_seat_post\"($1, $2, $3, $4::pg_catalog.uuid)", values);
       },
       async void(key: BookSeatKey): Promise<Result> {
         checkArity("book_seat.void", arguments.length, ["key"]);
         const k = argsOf("book_seat.void", "key", key, ["booking"]);
-        return call<Reason>(db, "book_seat.void", "select result, reason from \"travel_desk\".\"book_seat_void\"($1, $2, $3::uuid)", [tenant, checkText("book_seat.void", "booking", field(k, "booking"))]);
+        return call<Reason>(db, "book_seat.void", "select result, reason from \"travel_desk\".\"book_seat_void\"($1, $2, $3::pg_catalog.uuid)", [tenant, checkText("book_seat.void", "booking", field(k, "booking"))]);
       },
       async status(key: BookSeatKey): Promise<HoldState | null> {
         checkArity("book_seat.status", arguments.length, ["key"]);
@@ -270,7 +270,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       holdCall(args: BookSeatArgs): PgCall {
         const n = arguments.length;
-        return makeCall("book_seat.hold", "select result, reason from \"travel_desk\".\"book_seat_hold\"($1, $2, $3, $4, $5, $6, $7::uuid)", false, () => {
+        return makeCall("book_seat.hold", "select result, reason from \"travel_desk\".\"book_seat_hold\"($1, $2, $3, $4, $5, $6, $7::pg_catalog.uuid)", false, () => {
           checkArity("book_seat.holdCall", n, ["args"]);
           const a = argsOf("book_seat.hold", "arguments", args, ["booking", "member", "tour", "day", "price"]);
           return [tenant, checkText("book_seat.hold", "booking", field(a, "booking")), checkText("book_seat.hold", "member", field(a, "member")), checkText("book_seat.hold", "tour", field(a, "tour")), checkText("book_seat.hold", "day", field(a, "day")), checkAmount("book_seat.hold", "price", field(a, "price"))];
@@ -278,7 +278,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       postCall(key: BookSeatKey, amounts?: BookSeatAmounts): PgCall {
         const n = arguments.length;
-        return makeCall("book_seat.post", "select result, reason from \"travel_desk\".\"book_seat_post\"($1, $2, $3, $4::uuid)", false, () => {
+        return makeCall("book_seat.post", "select result, reason from \"travel_desk\".\"book_seat_post\"($1, $2, $3, $4::pg_catalog.uuid)", false, () => {
           checkArity("book_seat.postCall", n, ["key", "amounts?"]);
           const k = argsOf("book_seat.post", "key", key, ["booking"], ["price"]);
           const values: unknown[] = [tenant, checkText("book_seat.post", "booking", field(k, "booking"))];
@@ -293,7 +293,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       voidCall(key: BookSeatKey): PgCall {
         const n = arguments.length;
-        return makeCall("book_seat.void", "select result, reason from \"travel_desk\".\"book_seat_void\"($1, $2, $3::uuid)", false, () => {
+        return makeCall("book_seat.void", "select result, reason from \"travel_desk\".\"book_seat_void\"($1, $2, $3::pg_catalog.uuid)", false, () => {
           checkArity("book_seat.voidCall", n, ["key"]);
           const k = argsOf("book_seat.void", "key", key, ["booking"]);
           return [tenant, checkText("book_seat.void", "booking", field(k, "booking"))];
@@ -312,7 +312,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async hold(args: GroupHoldArgs): Promise<Result> {
         checkArity("group_hold.hold", arguments.length, ["args"]);
         const a = argsOf("group_hold.hold", "arguments", args, ["group", "tour", "day", "count"]);
-        return call<Reason>(db, "group_hold.hold", "select result, reason from \"travel_desk\".\"group_hold_hold\"($1, $2, $3, $4, $5, $6::uuid)", [tenant, checkText("group_hold.hold", "group", field(a, "group")), checkText("group_hold.hold", "tour", field(a, "tour")), checkText("group_hold.hold", "day", field(a, "day")), checkAmount("group_hold.hold", "count", field(a, "count"))]);
+        return call<Reason>(db, "group_hold.hold", "select result, reason from \"travel_desk\".\"group_hold_hold\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", [tenant, checkText("group_hold.hold", "group", field(a, "group")), checkText("group_hold.hold", "tour", field(a, "tour")), checkText("group_hold.hold", "day", field(a, "day")), checkAmount("group_hold.hold", "count", field(a, "count"))]);
       },
       async post(key: GroupHoldKey, amounts?: GroupHoldAmounts): Promise<Result> {
         checkArity("group_hold.post", arguments.length, ["key", "amounts?"]);
@@ -324,12 +324,12 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
           const m = argsOf("group_hold.post", "amounts", amounts, ["count"], ["group", "tour", "day"]);
           values.push(checkAmount("group_hold.post", "count", field(m, "count")));
         }
-        return call<Reason>(db, "group_hold.post", "select result, reason from \"travel_desk\".\"group_hold_post\"($1, $2, $3, $4, $5, $6::uuid)", values);
+        return call<Reason>(db, "group_hold.post", "select result, reason from \"travel_desk\".\"group_hold_post\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", values);
       },
       async void(key: GroupHoldKey): Promise<Result> {
         checkArity("group_hold.void", arguments.length, ["key"]);
         const k = argsOf("group_hold.void", "key", key, ["group", "tour", "day"]);
-        return call<Reason>(db, "group_hold.void", "select result, reason from \"travel_desk\".\"group_hold_void\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("group_hold.void", "group", field(k, "group")), checkText("group_hold.void", "tour", field(k, "tour")), checkText("group_hold.void", "day", field(k, "day"))]);
+        return call<Reason>(db, "group_hold.void", "select result, reason from \"travel_desk\".\"group_hold_void\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("group_hold.void", "group", field(k, "group")), checkText("group_hold.void", "tour", field(k, "tour")), checkText("group_hold.void", "day", field(k, "day"))]);
       },
       async status(key: GroupHoldKey): Promise<HoldState | null> {
         checkArity("group_hold.status", arguments.length, ["key"]);
@@ -338,7 +338,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       holdCall(args: GroupHoldArgs): PgCall {
         const n = arguments.length;
-        return makeCall("group_hold.hold", "select result, reason from \"travel_desk\".\"group_hold_hold\"($1, $2, $3, $4, $5, $6::uuid)", false, () => {
+        return makeCall("group_hold.hold", "select result, reason from \"travel_desk\".\"group_hold_hold\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", false, () => {
           checkArity("group_hold.holdCall", n, ["args"]);
           const a = argsOf("group_hold.hold", "arguments", args, ["group", "tour", "day", "count"]);
           return [tenant, checkText("group_hold.hold", "group", field(a, "group")), checkText("group_hold.hold", "tour", field(a, "tour")), checkText("group_hold.hold", "day", field(a, "day")), checkAmount("group_hold.hold", "count", field(a, "count"))];
@@ -346,7 +346,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       postCall(key: GroupHoldKey, amounts?: GroupHoldAmounts): PgCall {
         const n = arguments.length;
-        return makeCall("group_hold.post", "select result, reason from \"travel_desk\".\"group_hold_post\"($1, $2, $3, $4, $5, $6::uuid)", false, () => {
+        return makeCall("group_hold.post", "select result, reason from \"travel_desk\".\"group_hold_post\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", false, () => {
           checkArity("group_hold.postCall", n, ["key", "amounts?"]);
           const k = argsOf("group_hold.post", "key", key, ["group", "tour", "day"], ["count"]);
           const values: unknown[] = [tenant, checkText("group_hold.post", "group", field(k, "group")), checkText("group_hold.post", "tour", field(k, "tour")), checkText("group_hold.post", "day", field(k, "day"))];
@@ -361,7 +361,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       voidCall(key: GroupHoldKey): PgCall {
         const n = arguments.length;
-        return makeCall("group_hold.void", "select result, reason from \"travel_desk\".\"group_hold_void\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("group_hold.void", "select result, reason from \"travel_desk\".\"group_hold_void\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           checkArity("group_hold.voidCall", n, ["key"]);
           const k = argsOf("group_hold.void", "key", key, ["group", "tour", "day"]);
           return [tenant, checkText("group_hold.void", "group", field(k, "group")), checkText("group_hold.void", "tour", field(k, "tour")), checkText("group_hold.void", "day", field(k, "day"))];
@@ -380,11 +380,11 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async do(args: PayOperatorArgs): Promise<Result> {
         checkArity("pay_operator.do", arguments.length, ["args"]);
         const a = argsOf("pay_operator.do", "arguments", args, ["statement", "amount"]);
-        return call<Reason>(db, "pay_operator.do", "select result, reason from \"travel_desk\".\"pay_operator_do\"($1, $2, $3, $4::uuid)", [tenant, checkText("pay_operator.do", "statement", field(a, "statement")), checkAmount("pay_operator.do", "amount", field(a, "amount"))]);
+        return call<Reason>(db, "pay_operator.do", "select result, reason from \"travel_desk\".\"pay_operator_do\"($1, $2, $3, $4::pg_catalog.uuid)", [tenant, checkText("pay_operator.do", "statement", field(a, "statement")), checkAmount("pay_operator.do", "amount", field(a, "amount"))]);
       },
       doCall(args: PayOperatorArgs): PgCall {
         const n = arguments.length;
-        return makeCall("pay_operator.do", "select result, reason from \"travel_desk\".\"pay_operator_do\"($1, $2, $3, $4::uuid)", false, () => {
+        return makeCall("pay_operator.do", "select result, reason from \"travel_desk\".\"pay_operator_do\"($1, $2, $3, $4::pg_catalog.uuid)", false, () => {
           checkArity("pay_operator.doCall", n, ["args"]);
           const a = argsOf("pay_operator.do", "arguments", args, ["statement", "amount"]);
           return [tenant, checkText("pay_operator.do", "statement", field(a, "statement")), checkAmount("pay_operator.do", "amount", field(a, "amount"))];
@@ -425,7 +425,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     },
     async expire(max: number = DEFAULT_EXPIRE_MAX): Promise<number> {
       checkArity("expire", arguments.length, ["max?"]);
-      return expire(db, "select \"travel_desk\".expire($1::integer, $2::uuid)", max);
+      return expire(db, "select \"travel_desk\".expire($1::integer, $2::pg_catalog.uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       checkArity("bulk", arguments.length, ["calls"]);

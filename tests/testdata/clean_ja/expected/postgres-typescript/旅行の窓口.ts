@@ -214,11 +214,11 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async do(args: チャージArgs): Promise<Result> {
         checkArity("チャージ.do", arguments.length, ["args"]);
         const a = argsOf("チャージ.do", "arguments", args, ["受付番号", "会員", "額"]);
-        return call<Reason>(db, "チャージ.do", "select result, reason from \"旅行の窓口\".\"チャージ_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("チャージ.do", "受付番号", field(a, "受付番号")), checkText("チャージ.do", "会員", field(a, "会員")), checkAmount("チャージ.do", "額", field(a, "額"))]);
+        return call<Reason>(db, "チャージ.do", "select result, reason from \"旅行の窓口\".\"チャージ_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("チャージ.do", "受付番号", field(a, "受付番号")), checkText("チャージ.do", "会員", field(a, "会員")), checkAmount("チャージ.do", "額", field(a, "額"))]);
       },
       doCall(args: チャージArgs): PgCall {
         const n = arguments.length;
-        return makeCall("チャージ.do", "select result, reason from \"旅行の窓口\".\"チャージ_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("チャージ.do", "select result, reason from \"旅行の窓口\".\"チャージ_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           checkArity("チャージ.doCall", n, ["args"]);
           const a = argsOf("チャージ.do", "arguments", args, ["受付番号", "会員", "額"]);
           return [tenant, checkText("チャージ.do", "受付番号", field(a, "受付番号")), checkText("チャージ.do", "会員", field(a, "会員")), checkAmount("チャージ.do", "額", field(a, "額"))];
@@ -229,11 +229,11 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async do(args: 催行日の設定Args): Promise<Result> {
         checkArity("催行日の設定.do", arguments.length, ["args"]);
         const a = argsOf("催行日の設定.do", "arguments", args, ["ツアー", "day", "定員"]);
-        return call<Reason>(db, "催行日の設定.do", "select result, reason from \"旅行の窓口\".\"催行日の設定_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("催行日の設定.do", "ツアー", field(a, "ツアー")), checkText("催行日の設定.do", "day", field(a, "day")), checkAmount("催行日の設定.do", "定員", field(a, "定員"))]);
+        return call<Reason>(db, "催行日の設定.do", "select result, reason from \"旅行の窓口\".\"催行日の設定_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("催行日の設定.do", "ツアー", field(a, "ツアー")), checkText("催行日の設定.do", "day", field(a, "day")), checkAmount("催行日の設定.do", "定員", field(a, "定員"))]);
       },
       doCall(args: 催行日の設定Args): PgCall {
         const n = arguments.length;
-        return makeCall("催行日の設定.do", "select result, reason from \"旅行の窓口\".\"催行日の設定_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("催行日の設定.do", "select result, reason from \"旅行の窓口\".\"催行日の設定_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           checkArity("催行日の設定.doCall", n, ["args"]);
           const a = argsOf("催行日の設定.do", "arguments", args, ["ツアー", "day", "定員"]);
           return [tenant, checkText("催行日の設定.do", "ツアー", field(a, "ツアー")), checkText("催行日の設定.do", "day", field(a, "day")), checkAmount("催行日の設定.do", "定員", field(a, "定員"))];
@@ -244,7 +244,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async hold(args: 座席予約Args): Promise<Result> {
         checkArity("座席予約.hold", arguments.length, ["args"]);
         const a = argsOf("座席予約.hold", "arguments", args, ["予約番号", "会員", "ツアー", "day", "代金"]);
-        return call<Reason>(db, "座席予約.hold", "select result, reason from \"旅行の窓口\".\"座席予約_hold\"($1, $2, $3, $4, $5, $6, $7::uuid)", [tenant, checkText("座席予約.hold", "予約番号", field(a, "予約番号")), checkText("座席予約.hold", "会員", field(a, "会員")), checkText("座席予約.hold", "ツアー", field(a, "ツアー")), checkText("座席予約.hold", "day", field(a, "day")), checkAmount("座席予約.hold", "代金", field(a, "代金"))]);
+        return call<Reason>(db, "座席予約.hold", "select result, reason from \"旅行の窓口\".\"座席予約_hold\"($1, $2, $3, $4, $5, $6, $7::pg_catalog.uuid)", [tenant, checkText("座席予約.hold", "予約番号", field(a, "予約番号")), checkText("座席予約.hold", "会員", field(a, "会員")), checkText("座席予約.hold", "ツアー", field(a, "ツアー")), checkText("座席予約.hold", "day", field(a, "day")), checkAmount("座席予約.hold", "代金", field(a, "代金"))]);
       },
       async post(key: 座席予約Key, amounts?: 座席予約Amounts): Promise<Result> {
         checkArity("座席予約.post", arguments.length, ["key", "amounts?"]);
@@ -256,12 +256,12 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
           const m = argsOf("座席予約.post", "amounts", amounts, ["代金"], ["予約番号"]);
           values.push(checkAmount("座席予約.post", "代金", field(m, "代金")));
         }
-        return call<Reason>(db, "座席予約.post", "select result, reason from \"旅行の窓口\".\"座席予約_post\"($1, $2, $3, $4::uuid)", values);
+        return call<Reason>(db, "座席予約.post", "select result, reason from \"旅行の窓口\".\"座席予約_post\"($1, $2, $3, $4::pg_catalog.uuid)", values);
       },
       async void(key: 座席予約Key): Promise<Result> {
         checkArity("座席予約.void", arguments.length, ["key"]);
         const k = argsOf("座席予約.void", "key", key, ["予約番号"]);
-        return call<Reason>(db, "座席予約.void", "select result, reason from \"旅行の窓口\".\"座席予約_void\"($1, $2, $3::uuid)", [tenant, checkText("座席予約.void", "予約番号", field(k, "予約番号"))]);
+        return call<Reason>(db, "座席予約.void", "select result, reason from \"旅行の窓口\".\"座席予約_void\"($1, $2, $3::pg_catalog.uuid)", [tenant, checkText("座席予約.void", "予約番号", field(k, "予約番号"))]);
       },
       async status(key: 座席予約Key): Promise<HoldState | null> {
         checkArity("座席予約.status", arguments.length, ["key"]);
@@ -270,7 +270,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       holdCall(args: 座席予約Args): PgCall {
         const n = arguments.length;
-        return makeCall("座席予約.hold", "select result, reason from \"旅行の窓口\".\"座席予約_hold\"($1, $2, $3, $4, $5, $6, $7::uuid)", false, () => {
+        return makeCall("座席予約.hold", "select result, reason from \"旅行の窓口\".\"座席予約_hold\"($1, $2, $3, $4, $5, $6, $7::pg_catalog.uuid)", false, () => {
           checkArity("座席予約.holdCall", n, ["args"]);
           const a = argsOf("座席予約.hold", "arguments", args, ["予約番号", "会員", "ツアー", "day", "代金"]);
           return [tenant, checkText("座席予約.hold", "予約番号", field(a, "予約番号")), checkText("座席予約.hold", "会員", field(a, "会員")), checkText("座席予約.hold", "ツアー", field(a, "ツアー")), checkText("座席予約.hold", "day", field(a, "day")), checkAmount("座席予約.hold", "代金", field(a, "代金"))];
@@ -278,7 +278,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       postCall(key: 座席予約Key, amounts?: 座席予約Amounts): PgCall {
         const n = arguments.length;
-        return makeCall("座席予約.post", "select result, reason from \"旅行の窓口\".\"座席予約_post\"($1, $2, $3, $4::uuid)", false, () => {
+        return makeCall("座席予約.post", "select result, reason from \"旅行の窓口\".\"座席予約_post\"($1, $2, $3, $4::pg_catalog.uuid)", false, () => {
           checkArity("座席予約.postCall", n, ["key", "amounts?"]);
           const k = argsOf("座席予約.post", "key", key, ["予約番号"], ["代金"]);
           const values: unknown[] = [tenant, checkText("座席予約.post", "予約番号", field(k, "予約番号"))];
@@ -293,7 +293,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       voidCall(key: 座席予約Key): PgCall {
         const n = arguments.length;
-        return makeCall("座席予約.void", "select result, reason from \"旅行の窓口\".\"座席予約_void\"($1, $2, $3::uuid)", false, () => {
+        return makeCall("座席予約.void", "select result, reason from \"旅行の窓口\".\"座席予約_void\"($1, $2, $3::pg_catalog.uuid)", false, () => {
           checkArity("座席予約.voidCall", n, ["key"]);
           const k = argsOf("座席予約.void", "key", key, ["予約番号"]);
           return [tenant, checkText("座席予約.void", "予約番号", field(k, "予約番号"))];
@@ -312,7 +312,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async hold(args: 団体の仮押さえArgs): Promise<Result> {
         checkArity("団体の仮押さえ.hold", arguments.length, ["args"]);
         const a = argsOf("団体の仮押さえ.hold", "arguments", args, ["団体", "ツアー", "day", "席数"]);
-        return call<Reason>(db, "団体の仮押さえ.hold", "select result, reason from \"旅行の窓口\".\"団体の仮押さえ_hold\"($1, $2, $3, $4, $5, $6::uuid)", [tenant, checkText("団体の仮押さえ.hold", "団体", field(a, "団体")), checkText("団体の仮押さえ.hold", "ツアー", field(a, "ツアー")), checkText("団体の仮押さえ.hold", "day", field(a, "day")), checkAmount("団体の仮押さえ.hold", "席数", field(a, "席数"))]);
+        return call<Reason>(db, "団体の仮押さえ.hold", "select result, reason from \"旅行の窓口\".\"団体の仮押さえ_hold\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", [tenant, checkText("団体の仮押さえ.hold", "団体", field(a, "団体")), checkText("団体の仮押さえ.hold", "ツアー", field(a, "ツアー")), checkText("団体の仮押さえ.hold", "day", field(a, "day")), checkAmount("団体の仮押さえ.hold", "席数", field(a, "席数"))]);
       },
       async post(key: 団体の仮押さえKey, amounts?: 団体の仮押さえAmounts): Promise<Result> {
         checkArity("団体の仮押さえ.post", arguments.length, ["key", "amounts?"]);
@@ -324,12 +324,12 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
           const m = argsOf("団体の仮押さえ.post", "amounts", amounts, ["席数"], ["団体", "ツアー", "day"]);
           values.push(checkAmount("団体の仮押さえ.post", "席数", field(m, "席数")));
         }
-        return call<Reason>(db, "団体の仮押さえ.post", "select result, reason from \"旅行の窓口\".\"団体の仮押さえ_post\"($1, $2, $3, $4, $5, $6::uuid)", values);
+        return call<Reason>(db, "団体の仮押さえ.post", "select result, reason from \"旅行の窓口\".\"団体の仮押さえ_post\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", values);
       },
       async void(key: 団体の仮押さえKey): Promise<Result> {
         checkArity("団体の仮押さえ.void", arguments.length, ["key"]);
         const k = argsOf("団体の仮押さえ.void", "key", key, ["団体", "ツアー", "day"]);
-        return call<Reason>(db, "団体の仮押さえ.void", "select result, reason from \"旅行の窓口\".\"団体の仮押さえ_void\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("団体の仮押さえ.void", "団体", field(k, "団体")), checkText("団体の仮押さえ.void", "ツアー", field(k, "ツアー")), checkText("団体の仮押さえ.void", "day", field(k, "day"))]);
+        return call<Reason>(db, "団体の仮押さえ.void", "select result, reason from \"旅行の窓口\".\"団体の仮押さえ_void\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("団体の仮押さえ.void", "団体", field(k, "団体")), checkText("団体の仮押さえ.void", "ツアー", field(k, "ツアー")), checkText("団体の仮押さえ.void", "day", field(k, "day"))]);
       },
       async status(key: 団体の仮押さえKey): Promise<HoldState | null> {
         checkArity("団体の仮押さえ.status", arguments.length, ["key"]);
@@ -338,7 +338,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       holdCall(args: 団体の仮押さえArgs): PgCall {
         const n = arguments.length;
-        return makeCall("団体の仮押さえ.hold", "select result, reason from \"旅行の窓口\".\"団体の仮押さえ_hold\"($1, $2, $3, $4, $5, $6::uuid)", false, () => {
+        return makeCall("団体の仮押さえ.hold", "select result, reason from \"旅行の窓口\".\"団体の仮押さえ_hold\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", false, () => {
           checkArity("団体の仮押さえ.holdCall", n, ["args"]);
           const a = argsOf("団体の仮押さえ.hold", "arguments", args, ["団体", "ツアー", "day", "席数"]);
           return [tenant, checkText("団体の仮押さえ.hold", "団体", field(a, "団体")), checkText("団体の仮押さえ.hold", "ツアー", field(a, "ツアー")), checkText("団体の仮押さえ.hold", "day", field(a, "day")), checkAmount("団体の仮押さえ.hold", "席数", field(a, "席数"))];
@@ -346,7 +346,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       postCall(key: 団体の仮押さえKey, amounts?: 団体の仮押さえAmounts): PgCall {
         const n = arguments.length;
-        return makeCall("団体の仮押さえ.post", "select result, reason from \"旅行の窓口\".\"団体の仮押さえ_post\"($1, $2, $3, $4, $5, $6::uuid)", false, () => {
+        return makeCall("団体の仮押さえ.post", "select result, reason from \"旅行の窓口\".\"団体の仮押さえ_post\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", false, () => {
           checkArity("団体の仮押さえ.postCall", n, ["key", "amounts?"]);
           const k = argsOf("団体の仮押さえ.post", "key", key, ["団体", "ツアー", "day"], ["席数"]);
           const values: unknown[] = [tenant, checkText("団体の仮押さえ.post", "団体", field(k, "団体")), checkText("団体の仮押さえ.post", "ツアー", field(k, "ツアー")), checkText("団体の仮押さえ.post", "day", field(k, "day"))];
@@ -361,7 +361,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       voidCall(key: 団体の仮押さえKey): PgCall {
         const n = arguments.length;
-        return makeCall("団体の仮押さえ.void", "select result, reason from \"旅行の窓口\".\"団体の仮押さえ_void\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("団体の仮押さえ.void", "select result, reason from \"旅行の窓口\".\"団体の仮押さえ_void\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           checkArity("団体の仮押さえ.voidCall", n, ["key"]);
           const k = argsOf("団体の仮押さえ.void", "key", key, ["団体", "ツアー", "day"]);
           return [tenant, checkText("団体の仮押さえ.void", "団体", field(k, "団体")), checkText("団体の仮押さえ.void", "ツアー", field(k, "ツアー")), checkText("団体の仮押さえ.void", "day", field(k, "day"))];
@@ -380,11 +380,11 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async do(args: 催行会社への支払Args): Promise<Result> {
         checkArity("催行会社への支払.do", arguments.length, ["args"]);
         const a = argsOf("催行会社への支払.do", "arguments", args, ["明細", "額"]);
-        return call<Reason>(db, "催行会社への支払.do", "select result, reason from \"旅行の窓口\".\"催行会社への支払_do\"($1, $2, $3, $4::uuid)", [tenant, checkText("催行会社への支払.do", "明細", field(a, "明細")), checkAmount("催行会社への支払.do", "額", field(a, "額"))]);
+        return call<Reason>(db, "催行会社への支払.do", "select result, reason from \"旅行の窓口\".\"催行会社への支払_do\"($1, $2, $3, $4::pg_catalog.uuid)", [tenant, checkText("催行会社への支払.do", "明細", field(a, "明細")), checkAmount("催行会社への支払.do", "額", field(a, "額"))]);
       },
       doCall(args: 催行会社への支払Args): PgCall {
         const n = arguments.length;
-        return makeCall("催行会社への支払.do", "select result, reason from \"旅行の窓口\".\"催行会社への支払_do\"($1, $2, $3, $4::uuid)", false, () => {
+        return makeCall("催行会社への支払.do", "select result, reason from \"旅行の窓口\".\"催行会社への支払_do\"($1, $2, $3, $4::pg_catalog.uuid)", false, () => {
           checkArity("催行会社への支払.doCall", n, ["args"]);
           const a = argsOf("催行会社への支払.do", "arguments", args, ["明細", "額"]);
           return [tenant, checkText("催行会社への支払.do", "明細", field(a, "明細")), checkAmount("催行会社への支払.do", "額", field(a, "額"))];
@@ -425,7 +425,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     },
     async expire(max: number = DEFAULT_EXPIRE_MAX): Promise<number> {
       checkArity("expire", arguments.length, ["max?"]);
-      return expire(db, "select \"旅行の窓口\".expire($1::integer, $2::uuid)", max);
+      return expire(db, "select \"旅行の窓口\".expire($1::integer, $2::pg_catalog.uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       checkArity("bulk", arguments.length, ["calls"]);

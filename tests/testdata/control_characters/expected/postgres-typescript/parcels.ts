@@ -136,11 +136,11 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async do(args: DropOffArgs): Promise<Result> {
         checkArity("drop_off.do", arguments.length, ["args"]);
         const a = argsOf("drop_off.do", "arguments", args, ["slip", "site", "qty"]);
-        return call<Reason>(db, "drop_off.do", "select result, reason from \"parcels\".\"drop_off_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("drop_off.do", "slip", field(a, "slip")), checkText("drop_off.do", "site", field(a, "site")), checkAmount("drop_off.do", "qty", field(a, "qty"))]);
+        return call<Reason>(db, "drop_off.do", "select result, reason from \"parcels\".\"drop_off_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("drop_off.do", "slip", field(a, "slip")), checkText("drop_off.do", "site", field(a, "site")), checkAmount("drop_off.do", "qty", field(a, "qty"))]);
       },
       doCall(args: DropOffArgs): PgCall {
         const n = arguments.length;
-        return makeCall("drop_off.do", "select result, reason from \"parcels\".\"drop_off_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("drop_off.do", "select result, reason from \"parcels\".\"drop_off_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           checkArity("drop_off.doCall", n, ["args"]);
           const a = argsOf("drop_off.do", "arguments", args, ["slip", "site", "qty"]);
           return [tenant, checkText("drop_off.do", "slip", field(a, "slip")), checkText("drop_off.do", "site", field(a, "site")), checkAmount("drop_off.do", "qty", field(a, "qty"))];
@@ -151,7 +151,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async hold(args: PickUpArgs): Promise<Result> {
         checkArity("pick_up.hold", arguments.length, ["args"]);
         const a = argsOf("pick_up.hold", "arguments", args, ["code", "site", "qty"]);
-        return call<Reason>(db, "pick_up.hold", "select result, reason from \"parcels\".\"pick_up_hold\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("pick_up.hold", "code", field(a, "code")), checkText("pick_up.hold", "site", field(a, "site")), checkAmount("pick_up.hold", "qty", field(a, "qty"))]);
+        return call<Reason>(db, "pick_up.hold", "select result, reason from \"parcels\".\"pick_up_hold\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("pick_up.hold", "code", field(a, "code")), checkText("pick_up.hold", "site", field(a, "site")), checkAmount("pick_up.hold", "qty", field(a, "qty"))]);
       },
       async post(key: PickUpKey, amounts?: PickUpAmounts): Promise<Result> {
         checkArity("pick_up.post", arguments.length, ["key", "amounts?"]);
@@ -163,12 +163,12 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
           const m = argsOf("pick_up.post", "amounts", amounts, ["qty"], ["code", "site"]);
           values.push(checkAmount("pick_up.post", "qty", field(m, "qty")));
         }
-        return call<Reason>(db, "pick_up.post", "select result, reason from \"parcels\".\"pick_up_post\"($1, $2, $3, $4, $5::uuid)", values);
+        return call<Reason>(db, "pick_up.post", "select result, reason from \"parcels\".\"pick_up_post\"($1, $2, $3, $4, $5::pg_catalog.uuid)", values);
       },
       async void(key: PickUpKey): Promise<Result> {
         checkArity("pick_up.void", arguments.length, ["key"]);
         const k = argsOf("pick_up.void", "key", key, ["code", "site"]);
-        return call<Reason>(db, "pick_up.void", "select result, reason from \"parcels\".\"pick_up_void\"($1, $2, $3, $4::uuid)", [tenant, checkText("pick_up.void", "code", field(k, "code")), checkText("pick_up.void", "site", field(k, "site"))]);
+        return call<Reason>(db, "pick_up.void", "select result, reason from \"parcels\".\"pick_up_void\"($1, $2, $3, $4::pg_catalog.uuid)", [tenant, checkText("pick_up.void", "code", field(k, "code")), checkText("pick_up.void", "site", field(k, "site"))]);
       },
       async status(key: PickUpKey): Promise<HoldState | null> {
         checkArity("pick_up.status", arguments.length, ["key"]);
@@ -177,7 +177,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       holdCall(args: PickUpArgs): PgCall {
         const n = arguments.length;
-        return makeCall("pick_up.hold", "select result, reason from \"parcels\".\"pick_up_hold\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("pick_up.hold", "select result, reason from \"parcels\".\"pick_up_hold\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           checkArity("pick_up.holdCall", n, ["args"]);
           const a = argsOf("pick_up.hold", "arguments", args, ["code", "site", "qty"]);
           return [tenant, checkText("pick_up.hold", "code", field(a, "code")), checkText("pick_up.hold", "site", field(a, "site")), checkAmount("pick_up.hold", "qty", field(a, "qty"))];
@@ -185,7 +185,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       postCall(key: PickUpKey, amounts?: PickUpAmounts): PgCall {
         const n = arguments.length;
-        return makeCall("pick_up.post", "select result, reason from \"parcels\".\"pick_up_post\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("pick_up.post", "select result, reason from \"parcels\".\"pick_up_post\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           checkArity("pick_up.postCall", n, ["key", "amounts?"]);
           const k = argsOf("pick_up.post", "key", key, ["code", "site"], ["qty"]);
           const values: unknown[] = [tenant, checkText("pick_up.post", "code", field(k, "code")), checkText("pick_up.post", "site", field(k, "site"))];
@@ -200,7 +200,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       voidCall(key: PickUpKey): PgCall {
         const n = arguments.length;
-        return makeCall("pick_up.void", "select result, reason from \"parcels\".\"pick_up_void\"($1, $2, $3, $4::uuid)", false, () => {
+        return makeCall("pick_up.void", "select result, reason from \"parcels\".\"pick_up_void\"($1, $2, $3, $4::pg_catalog.uuid)", false, () => {
           checkArity("pick_up.voidCall", n, ["key"]);
           const k = argsOf("pick_up.void", "key", key, ["code", "site"]);
           return [tenant, checkText("pick_up.void", "code", field(k, "code")), checkText("pick_up.void", "site", field(k, "site"))];
@@ -232,7 +232,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     },
     async expire(max: number = DEFAULT_EXPIRE_MAX): Promise<number> {
       checkArity("expire", arguments.length, ["max?"]);
-      return expire(db, "select \"parcels\".expire($1::integer, $2::uuid)", max);
+      return expire(db, "select \"parcels\".expire($1::integer, $2::pg_catalog.uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       checkArity("bulk", arguments.length, ["calls"]);

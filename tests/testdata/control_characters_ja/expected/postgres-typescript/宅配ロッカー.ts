@@ -136,11 +136,11 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async do(args: 預け入れArgs): Promise<Result> {
         checkArity("預け入れ.do", arguments.length, ["args"]);
         const a = argsOf("預け入れ.do", "arguments", args, ["伝票", "場所", "数"]);
-        return call<Reason>(db, "預け入れ.do", "select result, reason from \"宅配ロッカー\".\"預け入れ_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("預け入れ.do", "伝票", field(a, "伝票")), checkText("預け入れ.do", "場所", field(a, "場所")), checkAmount("預け入れ.do", "数", field(a, "数"))]);
+        return call<Reason>(db, "預け入れ.do", "select result, reason from \"宅配ロッカー\".\"預け入れ_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("預け入れ.do", "伝票", field(a, "伝票")), checkText("預け入れ.do", "場所", field(a, "場所")), checkAmount("預け入れ.do", "数", field(a, "数"))]);
       },
       doCall(args: 預け入れArgs): PgCall {
         const n = arguments.length;
-        return makeCall("預け入れ.do", "select result, reason from \"宅配ロッカー\".\"預け入れ_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("預け入れ.do", "select result, reason from \"宅配ロッカー\".\"預け入れ_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           checkArity("預け入れ.doCall", n, ["args"]);
           const a = argsOf("預け入れ.do", "arguments", args, ["伝票", "場所", "数"]);
           return [tenant, checkText("預け入れ.do", "伝票", field(a, "伝票")), checkText("預け入れ.do", "場所", field(a, "場所")), checkAmount("預け入れ.do", "数", field(a, "数"))];
@@ -151,7 +151,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async hold(args: 受け取りArgs): Promise<Result> {
         checkArity("受け取り.hold", arguments.length, ["args"]);
         const a = argsOf("受け取り.hold", "arguments", args, ["暗証", "場所", "数"]);
-        return call<Reason>(db, "受け取り.hold", "select result, reason from \"宅配ロッカー\".\"受け取り_hold\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("受け取り.hold", "暗証", field(a, "暗証")), checkText("受け取り.hold", "場所", field(a, "場所")), checkAmount("受け取り.hold", "数", field(a, "数"))]);
+        return call<Reason>(db, "受け取り.hold", "select result, reason from \"宅配ロッカー\".\"受け取り_hold\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("受け取り.hold", "暗証", field(a, "暗証")), checkText("受け取り.hold", "場所", field(a, "場所")), checkAmount("受け取り.hold", "数", field(a, "数"))]);
       },
       async post(key: 受け取りKey, amounts?: 受け取りAmounts): Promise<Result> {
         checkArity("受け取り.post", arguments.length, ["key", "amounts?"]);
@@ -163,12 +163,12 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
           const m = argsOf("受け取り.post", "amounts", amounts, ["数"], ["暗証", "場所"]);
           values.push(checkAmount("受け取り.post", "数", field(m, "数")));
         }
-        return call<Reason>(db, "受け取り.post", "select result, reason from \"宅配ロッカー\".\"受け取り_post\"($1, $2, $3, $4, $5::uuid)", values);
+        return call<Reason>(db, "受け取り.post", "select result, reason from \"宅配ロッカー\".\"受け取り_post\"($1, $2, $3, $4, $5::pg_catalog.uuid)", values);
       },
       async void(key: 受け取りKey): Promise<Result> {
         checkArity("受け取り.void", arguments.length, ["key"]);
         const k = argsOf("受け取り.void", "key", key, ["暗証", "場所"]);
-        return call<Reason>(db, "受け取り.void", "select result, reason from \"宅配ロッカー\".\"受け取り_void\"($1, $2, $3, $4::uuid)", [tenant, checkText("受け取り.void", "暗証", field(k, "暗証")), checkText("受け取り.void", "場所", field(k, "場所"))]);
+        return call<Reason>(db, "受け取り.void", "select result, reason from \"宅配ロッカー\".\"受け取り_void\"($1, $2, $3, $4::pg_catalog.uuid)", [tenant, checkText("受け取り.void", "暗証", field(k, "暗証")), checkText("受け取り.void", "場所", field(k, "場所"))]);
       },
       async status(key: 受け取りKey): Promise<HoldState | null> {
         checkArity("受け取り.status", arguments.length, ["key"]);
@@ -177,7 +177,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       holdCall(args: 受け取りArgs): PgCall {
         const n = arguments.length;
-        return makeCall("受け取り.hold", "select result, reason from \"宅配ロッカー\".\"受け取り_hold\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("受け取り.hold", "select result, reason from \"宅配ロッカー\".\"受け取り_hold\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           checkArity("受け取り.holdCall", n, ["args"]);
           const a = argsOf("受け取り.hold", "arguments", args, ["暗証", "場所", "数"]);
           return [tenant, checkText("受け取り.hold", "暗証", field(a, "暗証")), checkText("受け取り.hold", "場所", field(a, "場所")), checkAmount("受け取り.hold", "数", field(a, "数"))];
@@ -185,7 +185,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       postCall(key: 受け取りKey, amounts?: 受け取りAmounts): PgCall {
         const n = arguments.length;
-        return makeCall("受け取り.post", "select result, reason from \"宅配ロッカー\".\"受け取り_post\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("受け取り.post", "select result, reason from \"宅配ロッカー\".\"受け取り_post\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           checkArity("受け取り.postCall", n, ["key", "amounts?"]);
           const k = argsOf("受け取り.post", "key", key, ["暗証", "場所"], ["数"]);
           const values: unknown[] = [tenant, checkText("受け取り.post", "暗証", field(k, "暗証")), checkText("受け取り.post", "場所", field(k, "場所"))];
@@ -200,7 +200,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       voidCall(key: 受け取りKey): PgCall {
         const n = arguments.length;
-        return makeCall("受け取り.void", "select result, reason from \"宅配ロッカー\".\"受け取り_void\"($1, $2, $3, $4::uuid)", false, () => {
+        return makeCall("受け取り.void", "select result, reason from \"宅配ロッカー\".\"受け取り_void\"($1, $2, $3, $4::pg_catalog.uuid)", false, () => {
           checkArity("受け取り.voidCall", n, ["key"]);
           const k = argsOf("受け取り.void", "key", key, ["暗証", "場所"]);
           return [tenant, checkText("受け取り.void", "暗証", field(k, "暗証")), checkText("受け取り.void", "場所", field(k, "場所"))];
@@ -232,7 +232,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     },
     async expire(max: number = DEFAULT_EXPIRE_MAX): Promise<number> {
       checkArity("expire", arguments.length, ["max?"]);
-      return expire(db, "select \"宅配ロッカー\".expire($1::integer, $2::uuid)", max);
+      return expire(db, "select \"宅配ロッカー\".expire($1::integer, $2::pg_catalog.uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       checkArity("bulk", arguments.length, ["calls"]);

@@ -135,7 +135,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async hold(args: AuthorizeArgs): Promise<Result> {
         checkArity("authorize.hold", arguments.length, ["args"]);
         const a = argsOf("authorize.hold", "arguments", args, ["approval", "member", "amount"]);
-        return call<Reason>(db, "authorize.hold", "select result, reason from \"credit\".\"authorize_hold\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("authorize.hold", "approval", field(a, "approval")), checkText("authorize.hold", "member", field(a, "member")), checkAmount("authorize.hold", "amount", field(a, "amount"))]);
+        return call<Reason>(db, "authorize.hold", "select result, reason from \"credit\".\"authorize_hold\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("authorize.hold", "approval", field(a, "approval")), checkText("authorize.hold", "member", field(a, "member")), checkAmount("authorize.hold", "amount", field(a, "amount"))]);
       },
       async post(key: AuthorizeKey, amounts?: AuthorizeAmounts): Promise<Result> {
         checkArity("authorize.post", arguments.length, ["key", "amounts?"]);
@@ -147,12 +147,12 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
           const m = argsOf("authorize.post", "amounts", amounts, ["amount"], ["approval"]);
           values.push(checkAmount("authorize.post", "amount", field(m, "amount")));
         }
-        return call<Reason>(db, "authorize.post", "select result, reason from \"credit\".\"authorize_post\"($1, $2, $3, $4::uuid)", values);
+        return call<Reason>(db, "authorize.post", "select result, reason from \"credit\".\"authorize_post\"($1, $2, $3, $4::pg_catalog.uuid)", values);
       },
       async void(key: AuthorizeKey): Promise<Result> {
         checkArity("authorize.void", arguments.length, ["key"]);
         const k = argsOf("authorize.void", "key", key, ["approval"]);
-        return call<Reason>(db, "authorize.void", "select result, reason from \"credit\".\"authorize_void\"($1, $2, $3::uuid)", [tenant, checkText("authorize.void", "approval", field(k, "approval"))]);
+        return call<Reason>(db, "authorize.void", "select result, reason from \"credit\".\"authorize_void\"($1, $2, $3::pg_catalog.uuid)", [tenant, checkText("authorize.void", "approval", field(k, "approval"))]);
       },
       async status(key: AuthorizeKey): Promise<HoldState | null> {
         checkArity("authorize.status", arguments.length, ["key"]);
@@ -161,7 +161,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       holdCall(args: AuthorizeArgs): PgCall {
         const n = arguments.length;
-        return makeCall("authorize.hold", "select result, reason from \"credit\".\"authorize_hold\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("authorize.hold", "select result, reason from \"credit\".\"authorize_hold\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           checkArity("authorize.holdCall", n, ["args"]);
           const a = argsOf("authorize.hold", "arguments", args, ["approval", "member", "amount"]);
           return [tenant, checkText("authorize.hold", "approval", field(a, "approval")), checkText("authorize.hold", "member", field(a, "member")), checkAmount("authorize.hold", "amount", field(a, "amount"))];
@@ -169,7 +169,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       postCall(key: AuthorizeKey, amounts?: AuthorizeAmounts): PgCall {
         const n = arguments.length;
-        return makeCall("authorize.post", "select result, reason from \"credit\".\"authorize_post\"($1, $2, $3, $4::uuid)", false, () => {
+        return makeCall("authorize.post", "select result, reason from \"credit\".\"authorize_post\"($1, $2, $3, $4::pg_catalog.uuid)", false, () => {
           checkArity("authorize.postCall", n, ["key", "amounts?"]);
           const k = argsOf("authorize.post", "key", key, ["approval"], ["amount"]);
           const values: unknown[] = [tenant, checkText("authorize.post", "approval", field(k, "approval"))];
@@ -184,7 +184,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       voidCall(key: AuthorizeKey): PgCall {
         const n = arguments.length;
-        return makeCall("authorize.void", "select result, reason from \"credit\".\"authorize_void\"($1, $2, $3::uuid)", false, () => {
+        return makeCall("authorize.void", "select result, reason from \"credit\".\"authorize_void\"($1, $2, $3::pg_catalog.uuid)", false, () => {
           checkArity("authorize.voidCall", n, ["key"]);
           const k = argsOf("authorize.void", "key", key, ["approval"]);
           return [tenant, checkText("authorize.void", "approval", field(k, "approval"))];
@@ -203,11 +203,11 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async do(args: RepayArgs): Promise<Result> {
         checkArity("repay.do", arguments.length, ["args"]);
         const a = argsOf("repay.do", "arguments", args, ["payment", "member", "amount"]);
-        return call<Reason>(db, "repay.do", "select result, reason from \"credit\".\"repay_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("repay.do", "payment", field(a, "payment")), checkText("repay.do", "member", field(a, "member")), checkAmount("repay.do", "amount", field(a, "amount"))]);
+        return call<Reason>(db, "repay.do", "select result, reason from \"credit\".\"repay_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("repay.do", "payment", field(a, "payment")), checkText("repay.do", "member", field(a, "member")), checkAmount("repay.do", "amount", field(a, "amount"))]);
       },
       doCall(args: RepayArgs): PgCall {
         const n = arguments.length;
-        return makeCall("repay.do", "select result, reason from \"credit\".\"repay_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("repay.do", "select result, reason from \"credit\".\"repay_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           checkArity("repay.doCall", n, ["args"]);
           const a = argsOf("repay.do", "arguments", args, ["payment", "member", "amount"]);
           return [tenant, checkText("repay.do", "payment", field(a, "payment")), checkText("repay.do", "member", field(a, "member")), checkAmount("repay.do", "amount", field(a, "amount"))];
@@ -231,7 +231,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     },
     async expire(max: number = DEFAULT_EXPIRE_MAX): Promise<number> {
       checkArity("expire", arguments.length, ["max?"]);
-      return expire(db, "select \"credit\".expire($1::integer, $2::uuid)", max);
+      return expire(db, "select \"credit\".expire($1::integer, $2::pg_catalog.uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       checkArity("bulk", arguments.length, ["calls"]);

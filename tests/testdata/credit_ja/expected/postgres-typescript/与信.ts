@@ -135,7 +135,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async hold(args: 与信利用Args): Promise<Result> {
         checkArity("与信利用.hold", arguments.length, ["args"]);
         const a = argsOf("与信利用.hold", "arguments", args, ["承認番号", "会員", "額"]);
-        return call<Reason>(db, "与信利用.hold", "select result, reason from \"与信\".\"与信利用_hold\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("与信利用.hold", "承認番号", field(a, "承認番号")), checkText("与信利用.hold", "会員", field(a, "会員")), checkAmount("与信利用.hold", "額", field(a, "額"))]);
+        return call<Reason>(db, "与信利用.hold", "select result, reason from \"与信\".\"与信利用_hold\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("与信利用.hold", "承認番号", field(a, "承認番号")), checkText("与信利用.hold", "会員", field(a, "会員")), checkAmount("与信利用.hold", "額", field(a, "額"))]);
       },
       async post(key: 与信利用Key, amounts?: 与信利用Amounts): Promise<Result> {
         checkArity("与信利用.post", arguments.length, ["key", "amounts?"]);
@@ -147,12 +147,12 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
           const m = argsOf("与信利用.post", "amounts", amounts, ["額"], ["承認番号"]);
           values.push(checkAmount("与信利用.post", "額", field(m, "額")));
         }
-        return call<Reason>(db, "与信利用.post", "select result, reason from \"与信\".\"与信利用_post\"($1, $2, $3, $4::uuid)", values);
+        return call<Reason>(db, "与信利用.post", "select result, reason from \"与信\".\"与信利用_post\"($1, $2, $3, $4::pg_catalog.uuid)", values);
       },
       async void(key: 与信利用Key): Promise<Result> {
         checkArity("与信利用.void", arguments.length, ["key"]);
         const k = argsOf("与信利用.void", "key", key, ["承認番号"]);
-        return call<Reason>(db, "与信利用.void", "select result, reason from \"与信\".\"与信利用_void\"($1, $2, $3::uuid)", [tenant, checkText("与信利用.void", "承認番号", field(k, "承認番号"))]);
+        return call<Reason>(db, "与信利用.void", "select result, reason from \"与信\".\"与信利用_void\"($1, $2, $3::pg_catalog.uuid)", [tenant, checkText("与信利用.void", "承認番号", field(k, "承認番号"))]);
       },
       async status(key: 与信利用Key): Promise<HoldState | null> {
         checkArity("与信利用.status", arguments.length, ["key"]);
@@ -161,7 +161,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       holdCall(args: 与信利用Args): PgCall {
         const n = arguments.length;
-        return makeCall("与信利用.hold", "select result, reason from \"与信\".\"与信利用_hold\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("与信利用.hold", "select result, reason from \"与信\".\"与信利用_hold\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           checkArity("与信利用.holdCall", n, ["args"]);
           const a = argsOf("与信利用.hold", "arguments", args, ["承認番号", "会員", "額"]);
           return [tenant, checkText("与信利用.hold", "承認番号", field(a, "承認番号")), checkText("与信利用.hold", "会員", field(a, "会員")), checkAmount("与信利用.hold", "額", field(a, "額"))];
@@ -169,7 +169,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       postCall(key: 与信利用Key, amounts?: 与信利用Amounts): PgCall {
         const n = arguments.length;
-        return makeCall("与信利用.post", "select result, reason from \"与信\".\"与信利用_post\"($1, $2, $3, $4::uuid)", false, () => {
+        return makeCall("与信利用.post", "select result, reason from \"与信\".\"与信利用_post\"($1, $2, $3, $4::pg_catalog.uuid)", false, () => {
           checkArity("与信利用.postCall", n, ["key", "amounts?"]);
           const k = argsOf("与信利用.post", "key", key, ["承認番号"], ["額"]);
           const values: unknown[] = [tenant, checkText("与信利用.post", "承認番号", field(k, "承認番号"))];
@@ -184,7 +184,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       voidCall(key: 与信利用Key): PgCall {
         const n = arguments.length;
-        return makeCall("与信利用.void", "select result, reason from \"与信\".\"与信利用_void\"($1, $2, $3::uuid)", false, () => {
+        return makeCall("与信利用.void", "select result, reason from \"与信\".\"与信利用_void\"($1, $2, $3::pg_catalog.uuid)", false, () => {
           checkArity("与信利用.voidCall", n, ["key"]);
           const k = argsOf("与信利用.void", "key", key, ["承認番号"]);
           return [tenant, checkText("与信利用.void", "承認番号", field(k, "承認番号"))];
@@ -203,11 +203,11 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async do(args: 返済Args): Promise<Result> {
         checkArity("返済.do", arguments.length, ["args"]);
         const a = argsOf("返済.do", "arguments", args, ["入金番号", "会員", "額"]);
-        return call<Reason>(db, "返済.do", "select result, reason from \"与信\".\"返済_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("返済.do", "入金番号", field(a, "入金番号")), checkText("返済.do", "会員", field(a, "会員")), checkAmount("返済.do", "額", field(a, "額"))]);
+        return call<Reason>(db, "返済.do", "select result, reason from \"与信\".\"返済_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("返済.do", "入金番号", field(a, "入金番号")), checkText("返済.do", "会員", field(a, "会員")), checkAmount("返済.do", "額", field(a, "額"))]);
       },
       doCall(args: 返済Args): PgCall {
         const n = arguments.length;
-        return makeCall("返済.do", "select result, reason from \"与信\".\"返済_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("返済.do", "select result, reason from \"与信\".\"返済_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           checkArity("返済.doCall", n, ["args"]);
           const a = argsOf("返済.do", "arguments", args, ["入金番号", "会員", "額"]);
           return [tenant, checkText("返済.do", "入金番号", field(a, "入金番号")), checkText("返済.do", "会員", field(a, "会員")), checkAmount("返済.do", "額", field(a, "額"))];
@@ -231,7 +231,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     },
     async expire(max: number = DEFAULT_EXPIRE_MAX): Promise<number> {
       checkArity("expire", arguments.length, ["max?"]);
-      return expire(db, "select \"与信\".expire($1::integer, $2::uuid)", max);
+      return expire(db, "select \"与信\".expire($1::integer, $2::pg_catalog.uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       checkArity("bulk", arguments.length, ["calls"]);

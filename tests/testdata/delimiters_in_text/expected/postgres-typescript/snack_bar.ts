@@ -135,11 +135,11 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async do(args: RestockArgs): Promise<Result> {
         checkArity("restock.do", arguments.length, ["args"]);
         const a = argsOf("restock.do", "arguments", args, ["delivery", "item", "qty"]);
-        return call<Reason>(db, "restock.do", "select result, reason from \"snack_bar\".\"restock_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("restock.do", "delivery", field(a, "delivery")), checkText("restock.do", "item", field(a, "item")), checkAmount("restock.do", "qty", field(a, "qty"))]);
+        return call<Reason>(db, "restock.do", "select result, reason from \"snack_bar\".\"restock_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("restock.do", "delivery", field(a, "delivery")), checkText("restock.do", "item", field(a, "item")), checkAmount("restock.do", "qty", field(a, "qty"))]);
       },
       doCall(args: RestockArgs): PgCall {
         const n = arguments.length;
-        return makeCall("restock.do", "select result, reason from \"snack_bar\".\"restock_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("restock.do", "select result, reason from \"snack_bar\".\"restock_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           checkArity("restock.doCall", n, ["args"]);
           const a = argsOf("restock.do", "arguments", args, ["delivery", "item", "qty"]);
           return [tenant, checkText("restock.do", "delivery", field(a, "delivery")), checkText("restock.do", "item", field(a, "item")), checkAmount("restock.do", "qty", field(a, "qty"))];
@@ -150,7 +150,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async hold(args: SellArgs): Promise<Result> {
         checkArity("sell.hold", arguments.length, ["args"]);
         const a = argsOf("sell.hold", "arguments", args, ["order", "item", "qty"]);
-        return call<Reason>(db, "sell.hold", "select result, reason from \"snack_bar\".\"sell_hold\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("sell.hold", "order", field(a, "order")), checkText("sell.hold", "item", field(a, "item")), checkAmount("sell.hold", "qty", field(a, "qty"))]);
+        return call<Reason>(db, "sell.hold", "select result, reason from \"snack_bar\".\"sell_hold\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("sell.hold", "order", field(a, "order")), checkText("sell.hold", "item", field(a, "item")), checkAmount("sell.hold", "qty", field(a, "qty"))]);
       },
       async post(key: SellKey, amounts?: SellAmounts): Promise<Result> {
         checkArity("sell.post", arguments.length, ["key", "amounts?"]);
@@ -162,12 +162,12 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
           const m = argsOf("sell.post", "amounts", amounts, ["qty"], ["order"]);
           values.push(checkAmount("sell.post", "qty", field(m, "qty")));
         }
-        return call<Reason>(db, "sell.post", "select result, reason from \"snack_bar\".\"sell_post\"($1, $2, $3, $4::uuid)", values);
+        return call<Reason>(db, "sell.post", "select result, reason from \"snack_bar\".\"sell_post\"($1, $2, $3, $4::pg_catalog.uuid)", values);
       },
       async void(key: SellKey): Promise<Result> {
         checkArity("sell.void", arguments.length, ["key"]);
         const k = argsOf("sell.void", "key", key, ["order"]);
-        return call<Reason>(db, "sell.void", "select result, reason from \"snack_bar\".\"sell_void\"($1, $2, $3::uuid)", [tenant, checkText("sell.void", "order", field(k, "order"))]);
+        return call<Reason>(db, "sell.void", "select result, reason from \"snack_bar\".\"sell_void\"($1, $2, $3::pg_catalog.uuid)", [tenant, checkText("sell.void", "order", field(k, "order"))]);
       },
       async status(key: SellKey): Promise<HoldState | null> {
         checkArity("sell.status", arguments.length, ["key"]);
@@ -176,7 +176,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       holdCall(args: SellArgs): PgCall {
         const n = arguments.length;
-        return makeCall("sell.hold", "select result, reason from \"snack_bar\".\"sell_hold\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("sell.hold", "select result, reason from \"snack_bar\".\"sell_hold\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           checkArity("sell.holdCall", n, ["args"]);
           const a = argsOf("sell.hold", "arguments", args, ["order", "item", "qty"]);
           return [tenant, checkText("sell.hold", "order", field(a, "order")), checkText("sell.hold", "item", field(a, "item")), checkAmount("sell.hold", "qty", field(a, "qty"))];
@@ -184,7 +184,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       postCall(key: SellKey, amounts?: SellAmounts): PgCall {
         const n = arguments.length;
-        return makeCall("sell.post", "select result, reason from \"snack_bar\".\"sell_post\"($1, $2, $3, $4::uuid)", false, () => {
+        return makeCall("sell.post", "select result, reason from \"snack_bar\".\"sell_post\"($1, $2, $3, $4::pg_catalog.uuid)", false, () => {
           checkArity("sell.postCall", n, ["key", "amounts?"]);
           const k = argsOf("sell.post", "key", key, ["order"], ["qty"]);
           const values: unknown[] = [tenant, checkText("sell.post", "order", field(k, "order"))];
@@ -199,7 +199,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       voidCall(key: SellKey): PgCall {
         const n = arguments.length;
-        return makeCall("sell.void", "select result, reason from \"snack_bar\".\"sell_void\"($1, $2, $3::uuid)", false, () => {
+        return makeCall("sell.void", "select result, reason from \"snack_bar\".\"sell_void\"($1, $2, $3::pg_catalog.uuid)", false, () => {
           checkArity("sell.voidCall", n, ["key"]);
           const k = argsOf("sell.void", "key", key, ["order"]);
           return [tenant, checkText("sell.void", "order", field(k, "order"))];
@@ -231,7 +231,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     },
     async expire(max: number = DEFAULT_EXPIRE_MAX): Promise<number> {
       checkArity("expire", arguments.length, ["max?"]);
-      return expire(db, "select \"snack_bar\".expire($1::integer, $2::uuid)", max);
+      return expire(db, "select \"snack_bar\".expire($1::integer, $2::pg_catalog.uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       checkArity("bulk", arguments.length, ["calls"]);

@@ -135,11 +135,11 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async do(args: 補充Args): Promise<Result> {
         checkArity("補充.do", arguments.length, ["args"]);
         const a = argsOf("補充.do", "arguments", args, ["納品", "品", "数"]);
-        return call<Reason>(db, "補充.do", "select result, reason from \"軽食堂\".\"補充_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("補充.do", "納品", field(a, "納品")), checkText("補充.do", "品", field(a, "品")), checkAmount("補充.do", "数", field(a, "数"))]);
+        return call<Reason>(db, "補充.do", "select result, reason from \"軽食堂\".\"補充_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("補充.do", "納品", field(a, "納品")), checkText("補充.do", "品", field(a, "品")), checkAmount("補充.do", "数", field(a, "数"))]);
       },
       doCall(args: 補充Args): PgCall {
         const n = arguments.length;
-        return makeCall("補充.do", "select result, reason from \"軽食堂\".\"補充_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("補充.do", "select result, reason from \"軽食堂\".\"補充_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           checkArity("補充.doCall", n, ["args"]);
           const a = argsOf("補充.do", "arguments", args, ["納品", "品", "数"]);
           return [tenant, checkText("補充.do", "納品", field(a, "納品")), checkText("補充.do", "品", field(a, "品")), checkAmount("補充.do", "数", field(a, "数"))];
@@ -150,7 +150,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async hold(args: 販売Args): Promise<Result> {
         checkArity("販売.hold", arguments.length, ["args"]);
         const a = argsOf("販売.hold", "arguments", args, ["注文", "品", "数"]);
-        return call<Reason>(db, "販売.hold", "select result, reason from \"軽食堂\".\"販売_hold\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("販売.hold", "注文", field(a, "注文")), checkText("販売.hold", "品", field(a, "品")), checkAmount("販売.hold", "数", field(a, "数"))]);
+        return call<Reason>(db, "販売.hold", "select result, reason from \"軽食堂\".\"販売_hold\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("販売.hold", "注文", field(a, "注文")), checkText("販売.hold", "品", field(a, "品")), checkAmount("販売.hold", "数", field(a, "数"))]);
       },
       async post(key: 販売Key, amounts?: 販売Amounts): Promise<Result> {
         checkArity("販売.post", arguments.length, ["key", "amounts?"]);
@@ -162,12 +162,12 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
           const m = argsOf("販売.post", "amounts", amounts, ["数"], ["注文"]);
           values.push(checkAmount("販売.post", "数", field(m, "数")));
         }
-        return call<Reason>(db, "販売.post", "select result, reason from \"軽食堂\".\"販売_post\"($1, $2, $3, $4::uuid)", values);
+        return call<Reason>(db, "販売.post", "select result, reason from \"軽食堂\".\"販売_post\"($1, $2, $3, $4::pg_catalog.uuid)", values);
       },
       async void(key: 販売Key): Promise<Result> {
         checkArity("販売.void", arguments.length, ["key"]);
         const k = argsOf("販売.void", "key", key, ["注文"]);
-        return call<Reason>(db, "販売.void", "select result, reason from \"軽食堂\".\"販売_void\"($1, $2, $3::uuid)", [tenant, checkText("販売.void", "注文", field(k, "注文"))]);
+        return call<Reason>(db, "販売.void", "select result, reason from \"軽食堂\".\"販売_void\"($1, $2, $3::pg_catalog.uuid)", [tenant, checkText("販売.void", "注文", field(k, "注文"))]);
       },
       async status(key: 販売Key): Promise<HoldState | null> {
         checkArity("販売.status", arguments.length, ["key"]);
@@ -176,7 +176,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       holdCall(args: 販売Args): PgCall {
         const n = arguments.length;
-        return makeCall("販売.hold", "select result, reason from \"軽食堂\".\"販売_hold\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("販売.hold", "select result, reason from \"軽食堂\".\"販売_hold\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           checkArity("販売.holdCall", n, ["args"]);
           const a = argsOf("販売.hold", "arguments", args, ["注文", "品", "数"]);
           return [tenant, checkText("販売.hold", "注文", field(a, "注文")), checkText("販売.hold", "品", field(a, "品")), checkAmount("販売.hold", "数", field(a, "数"))];
@@ -184,7 +184,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       postCall(key: 販売Key, amounts?: 販売Amounts): PgCall {
         const n = arguments.length;
-        return makeCall("販売.post", "select result, reason from \"軽食堂\".\"販売_post\"($1, $2, $3, $4::uuid)", false, () => {
+        return makeCall("販売.post", "select result, reason from \"軽食堂\".\"販売_post\"($1, $2, $3, $4::pg_catalog.uuid)", false, () => {
           checkArity("販売.postCall", n, ["key", "amounts?"]);
           const k = argsOf("販売.post", "key", key, ["注文"], ["数"]);
           const values: unknown[] = [tenant, checkText("販売.post", "注文", field(k, "注文"))];
@@ -199,7 +199,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       voidCall(key: 販売Key): PgCall {
         const n = arguments.length;
-        return makeCall("販売.void", "select result, reason from \"軽食堂\".\"販売_void\"($1, $2, $3::uuid)", false, () => {
+        return makeCall("販売.void", "select result, reason from \"軽食堂\".\"販売_void\"($1, $2, $3::pg_catalog.uuid)", false, () => {
           checkArity("販売.voidCall", n, ["key"]);
           const k = argsOf("販売.void", "key", key, ["注文"]);
           return [tenant, checkText("販売.void", "注文", field(k, "注文"))];
@@ -231,7 +231,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     },
     async expire(max: number = DEFAULT_EXPIRE_MAX): Promise<number> {
       checkArity("expire", arguments.length, ["max?"]);
-      return expire(db, "select \"軽食堂\".expire($1::integer, $2::uuid)", max);
+      return expire(db, "select \"軽食堂\".expire($1::integer, $2::pg_catalog.uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       checkArity("bulk", arguments.length, ["calls"]);

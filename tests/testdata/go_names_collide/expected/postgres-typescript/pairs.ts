@@ -110,11 +110,11 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async do(args: GiveArgs): Promise<Result> {
         checkArity("give.do", arguments.length, ["args"]);
         const a = argsOf("give.do", "arguments", args, ["ref", "order_no", "orderNo"]);
-        return call<Reason>(db, "give.do", "select result, reason from \"pairs\".\"give_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("give.do", "ref", field(a, "ref")), checkText("give.do", "order_no", field(a, "order_no")), checkText("give.do", "orderNo", field(a, "orderNo"))]);
+        return call<Reason>(db, "give.do", "select result, reason from \"pairs\".\"give_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("give.do", "ref", field(a, "ref")), checkText("give.do", "order_no", field(a, "order_no")), checkText("give.do", "orderNo", field(a, "orderNo"))]);
       },
       doCall(args: GiveArgs): PgCall {
         const n = arguments.length;
-        return makeCall("give.do", "select result, reason from \"pairs\".\"give_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("give.do", "select result, reason from \"pairs\".\"give_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           checkArity("give.doCall", n, ["args"]);
           const a = argsOf("give.do", "arguments", args, ["ref", "order_no", "orderNo"]);
           return [tenant, checkText("give.do", "ref", field(a, "ref")), checkText("give.do", "order_no", field(a, "order_no")), checkText("give.do", "orderNo", field(a, "orderNo"))];
@@ -125,11 +125,11 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async do(args: TakeArgs): Promise<Result> {
         checkArity("take.do", arguments.length, ["args"]);
         const a = argsOf("take.do", "arguments", args, ["ref", "member", "n"]);
-        return call<Reason>(db, "take.do", "select result, reason from \"pairs\".\"take_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("take.do", "ref", field(a, "ref")), checkText("take.do", "member", field(a, "member")), checkAmount("take.do", "n", field(a, "n"))]);
+        return call<Reason>(db, "take.do", "select result, reason from \"pairs\".\"take_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("take.do", "ref", field(a, "ref")), checkText("take.do", "member", field(a, "member")), checkAmount("take.do", "n", field(a, "n"))]);
       },
       doCall(args: TakeArgs): PgCall {
         const n = arguments.length;
-        return makeCall("take.do", "select result, reason from \"pairs\".\"take_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("take.do", "select result, reason from \"pairs\".\"take_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           checkArity("take.doCall", n, ["args"]);
           const a = argsOf("take.do", "arguments", args, ["ref", "member", "n"]);
           return [tenant, checkText("take.do", "ref", field(a, "ref")), checkText("take.do", "member", field(a, "member")), checkAmount("take.do", "n", field(a, "n"))];
@@ -149,7 +149,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     },
     async expire(max: number = DEFAULT_EXPIRE_MAX): Promise<number> {
       checkArity("expire", arguments.length, ["max?"]);
-      return expire(db, "select \"pairs\".expire($1::integer, $2::uuid)", max);
+      return expire(db, "select \"pairs\".expire($1::integer, $2::pg_catalog.uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       checkArity("bulk", arguments.length, ["calls"]);

@@ -110,11 +110,11 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async do(args: 渡すArgs): Promise<Result> {
         checkArity("渡す.do", arguments.length, ["args"]);
         const a = argsOf("渡す.do", "arguments", args, ["控え", "注文_番号", "注文番号"]);
-        return call<Reason>(db, "渡す.do", "select result, reason from \"組\".\"渡す_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("渡す.do", "控え", field(a, "控え")), checkText("渡す.do", "注文_番号", field(a, "注文_番号")), checkText("渡す.do", "注文番号", field(a, "注文番号"))]);
+        return call<Reason>(db, "渡す.do", "select result, reason from \"組\".\"渡す_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("渡す.do", "控え", field(a, "控え")), checkText("渡す.do", "注文_番号", field(a, "注文_番号")), checkText("渡す.do", "注文番号", field(a, "注文番号"))]);
       },
       doCall(args: 渡すArgs): PgCall {
         const n = arguments.length;
-        return makeCall("渡す.do", "select result, reason from \"組\".\"渡す_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("渡す.do", "select result, reason from \"組\".\"渡す_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           checkArity("渡す.doCall", n, ["args"]);
           const a = argsOf("渡す.do", "arguments", args, ["控え", "注文_番号", "注文番号"]);
           return [tenant, checkText("渡す.do", "控え", field(a, "控え")), checkText("渡す.do", "注文_番号", field(a, "注文_番号")), checkText("渡す.do", "注文番号", field(a, "注文番号"))];
@@ -125,11 +125,11 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async do(args: 使うArgs): Promise<Result> {
         checkArity("使う.do", arguments.length, ["args"]);
         const a = argsOf("使う.do", "arguments", args, ["控え", "会員", "数"]);
-        return call<Reason>(db, "使う.do", "select result, reason from \"組\".\"使う_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("使う.do", "控え", field(a, "控え")), checkText("使う.do", "会員", field(a, "会員")), checkAmount("使う.do", "数", field(a, "数"))]);
+        return call<Reason>(db, "使う.do", "select result, reason from \"組\".\"使う_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("使う.do", "控え", field(a, "控え")), checkText("使う.do", "会員", field(a, "会員")), checkAmount("使う.do", "数", field(a, "数"))]);
       },
       doCall(args: 使うArgs): PgCall {
         const n = arguments.length;
-        return makeCall("使う.do", "select result, reason from \"組\".\"使う_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("使う.do", "select result, reason from \"組\".\"使う_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           checkArity("使う.doCall", n, ["args"]);
           const a = argsOf("使う.do", "arguments", args, ["控え", "会員", "数"]);
           return [tenant, checkText("使う.do", "控え", field(a, "控え")), checkText("使う.do", "会員", field(a, "会員")), checkAmount("使う.do", "数", field(a, "数"))];
@@ -149,7 +149,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     },
     async expire(max: number = DEFAULT_EXPIRE_MAX): Promise<number> {
       checkArity("expire", arguments.length, ["max?"]);
-      return expire(db, "select \"組\".expire($1::integer, $2::uuid)", max);
+      return expire(db, "select \"組\".expire($1::integer, $2::pg_catalog.uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       checkArity("bulk", arguments.length, ["calls"]);

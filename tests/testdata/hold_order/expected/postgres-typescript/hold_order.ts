@@ -119,7 +119,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async hold(args: SettleArgs): Promise<Result> {
         checkArity("settle.hold", arguments.length, ["args"]);
         const a = argsOf("settle.hold", "arguments", args, ["order", "price"]);
-        return call<Reason>(db, "settle.hold", "select result, reason from \"hold_order\".\"settle_hold\"($1, $2, $3, $4::uuid)", [tenant, checkText("settle.hold", "order", field(a, "order")), checkAmount("settle.hold", "price", field(a, "price"))]);
+        return call<Reason>(db, "settle.hold", "select result, reason from \"hold_order\".\"settle_hold\"($1, $2, $3, $4::pg_catalog.uuid)", [tenant, checkText("settle.hold", "order", field(a, "order")), checkAmount("settle.hold", "price", field(a, "price"))]);
       },
       async post(key: SettleKey, amounts?: SettleAmounts): Promise<Result> {
         checkArity("settle.post", arguments.length, ["key", "amounts?"]);
@@ -131,12 +131,12 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
           const m = argsOf("settle.post", "amounts", amounts, ["price"], ["order"]);
           values.push(checkAmount("settle.post", "price", field(m, "price")));
         }
-        return call<Reason>(db, "settle.post", "select result, reason from \"hold_order\".\"settle_post\"($1, $2, $3, $4::uuid)", values);
+        return call<Reason>(db, "settle.post", "select result, reason from \"hold_order\".\"settle_post\"($1, $2, $3, $4::pg_catalog.uuid)", values);
       },
       async void(key: SettleKey): Promise<Result> {
         checkArity("settle.void", arguments.length, ["key"]);
         const k = argsOf("settle.void", "key", key, ["order"]);
-        return call<Reason>(db, "settle.void", "select result, reason from \"hold_order\".\"settle_void\"($1, $2, $3::uuid)", [tenant, checkText("settle.void", "order", field(k, "order"))]);
+        return call<Reason>(db, "settle.void", "select result, reason from \"hold_order\".\"settle_void\"($1, $2, $3::pg_catalog.uuid)", [tenant, checkText("settle.void", "order", field(k, "order"))]);
       },
       async status(key: SettleKey): Promise<HoldState | null> {
         checkArity("settle.status", arguments.length, ["key"]);
@@ -145,7 +145,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       holdCall(args: SettleArgs): PgCall {
         const n = arguments.length;
-        return makeCall("settle.hold", "select result, reason from \"hold_order\".\"settle_hold\"($1, $2, $3, $4::uuid)", false, () => {
+        return makeCall("settle.hold", "select result, reason from \"hold_order\".\"settle_hold\"($1, $2, $3, $4::pg_catalog.uuid)", false, () => {
           checkArity("settle.holdCall", n, ["args"]);
           const a = argsOf("settle.hold", "arguments", args, ["order", "price"]);
           return [tenant, checkText("settle.hold", "order", field(a, "order")), checkAmount("settle.hold", "price", field(a, "price"))];
@@ -153,7 +153,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       postCall(key: SettleKey, amounts?: SettleAmounts): PgCall {
         const n = arguments.length;
-        return makeCall("settle.post", "select result, reason from \"hold_order\".\"settle_post\"($1, $2, $3, $4::uuid)", false, () => {
+        return makeCall("settle.post", "select result, reason from \"hold_order\".\"settle_post\"($1, $2, $3, $4::pg_catalog.uuid)", false, () => {
           checkArity("settle.postCall", n, ["key", "amounts?"]);
           const k = argsOf("settle.post", "key", key, ["order"], ["price"]);
           const values: unknown[] = [tenant, checkText("settle.post", "order", field(k, "order"))];
@@ -168,7 +168,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       voidCall(key: SettleKey): PgCall {
         const n = arguments.length;
-        return makeCall("settle.void", "select result, reason from \"hold_order\".\"settle_void\"($1, $2, $3::uuid)", false, () => {
+        return makeCall("settle.void", "select result, reason from \"hold_order\".\"settle_void\"($1, $2, $3::pg_catalog.uuid)", false, () => {
           checkArity("settle.voidCall", n, ["key"]);
           const k = argsOf("settle.void", "key", key, ["order"]);
           return [tenant, checkText("settle.void", "order", field(k, "order"))];
@@ -200,7 +200,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     },
     async expire(max: number = DEFAULT_EXPIRE_MAX): Promise<number> {
       checkArity("expire", arguments.length, ["max?"]);
-      return expire(db, "select \"hold_order\".expire($1::integer, $2::uuid)", max);
+      return expire(db, "select \"hold_order\".expire($1::integer, $2::pg_catalog.uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       checkArity("bulk", arguments.length, ["calls"]);

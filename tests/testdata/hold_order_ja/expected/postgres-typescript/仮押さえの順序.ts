@@ -119,7 +119,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async hold(args: 決済Args): Promise<Result> {
         checkArity("決済.hold", arguments.length, ["args"]);
         const a = argsOf("決済.hold", "arguments", args, ["注文", "代金"]);
-        return call<Reason>(db, "決済.hold", "select result, reason from \"仮押さえの順序\".\"決済_hold\"($1, $2, $3, $4::uuid)", [tenant, checkText("決済.hold", "注文", field(a, "注文")), checkAmount("決済.hold", "代金", field(a, "代金"))]);
+        return call<Reason>(db, "決済.hold", "select result, reason from \"仮押さえの順序\".\"決済_hold\"($1, $2, $3, $4::pg_catalog.uuid)", [tenant, checkText("決済.hold", "注文", field(a, "注文")), checkAmount("決済.hold", "代金", field(a, "代金"))]);
       },
       async post(key: 決済Key, amounts?: 決済Amounts): Promise<Result> {
         checkArity("決済.post", arguments.length, ["key", "amounts?"]);
@@ -131,12 +131,12 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
           const m = argsOf("決済.post", "amounts", amounts, ["代金"], ["注文"]);
           values.push(checkAmount("決済.post", "代金", field(m, "代金")));
         }
-        return call<Reason>(db, "決済.post", "select result, reason from \"仮押さえの順序\".\"決済_post\"($1, $2, $3, $4::uuid)", values);
+        return call<Reason>(db, "決済.post", "select result, reason from \"仮押さえの順序\".\"決済_post\"($1, $2, $3, $4::pg_catalog.uuid)", values);
       },
       async void(key: 決済Key): Promise<Result> {
         checkArity("決済.void", arguments.length, ["key"]);
         const k = argsOf("決済.void", "key", key, ["注文"]);
-        return call<Reason>(db, "決済.void", "select result, reason from \"仮押さえの順序\".\"決済_void\"($1, $2, $3::uuid)", [tenant, checkText("決済.void", "注文", field(k, "注文"))]);
+        return call<Reason>(db, "決済.void", "select result, reason from \"仮押さえの順序\".\"決済_void\"($1, $2, $3::pg_catalog.uuid)", [tenant, checkText("決済.void", "注文", field(k, "注文"))]);
       },
       async status(key: 決済Key): Promise<HoldState | null> {
         checkArity("決済.status", arguments.length, ["key"]);
@@ -145,7 +145,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       holdCall(args: 決済Args): PgCall {
         const n = arguments.length;
-        return makeCall("決済.hold", "select result, reason from \"仮押さえの順序\".\"決済_hold\"($1, $2, $3, $4::uuid)", false, () => {
+        return makeCall("決済.hold", "select result, reason from \"仮押さえの順序\".\"決済_hold\"($1, $2, $3, $4::pg_catalog.uuid)", false, () => {
           checkArity("決済.holdCall", n, ["args"]);
           const a = argsOf("決済.hold", "arguments", args, ["注文", "代金"]);
           return [tenant, checkText("決済.hold", "注文", field(a, "注文")), checkAmount("決済.hold", "代金", field(a, "代金"))];
@@ -153,7 +153,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       postCall(key: 決済Key, amounts?: 決済Amounts): PgCall {
         const n = arguments.length;
-        return makeCall("決済.post", "select result, reason from \"仮押さえの順序\".\"決済_post\"($1, $2, $3, $4::uuid)", false, () => {
+        return makeCall("決済.post", "select result, reason from \"仮押さえの順序\".\"決済_post\"($1, $2, $3, $4::pg_catalog.uuid)", false, () => {
           checkArity("決済.postCall", n, ["key", "amounts?"]);
           const k = argsOf("決済.post", "key", key, ["注文"], ["代金"]);
           const values: unknown[] = [tenant, checkText("決済.post", "注文", field(k, "注文"))];
@@ -168,7 +168,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       voidCall(key: 決済Key): PgCall {
         const n = arguments.length;
-        return makeCall("決済.void", "select result, reason from \"仮押さえの順序\".\"決済_void\"($1, $2, $3::uuid)", false, () => {
+        return makeCall("決済.void", "select result, reason from \"仮押さえの順序\".\"決済_void\"($1, $2, $3::pg_catalog.uuid)", false, () => {
           checkArity("決済.voidCall", n, ["key"]);
           const k = argsOf("決済.void", "key", key, ["注文"]);
           return [tenant, checkText("決済.void", "注文", field(k, "注文"))];
@@ -200,7 +200,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     },
     async expire(max: number = DEFAULT_EXPIRE_MAX): Promise<number> {
       checkArity("expire", arguments.length, ["max?"]);
-      return expire(db, "select \"仮押さえの順序\".expire($1::integer, $2::uuid)", max);
+      return expire(db, "select \"仮押さえの順序\".expire($1::integer, $2::pg_catalog.uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       checkArity("bulk", arguments.length, ["calls"]);

@@ -149,11 +149,11 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async do(args: ReceiveArgs): Promise<Result> {
         checkArity("receive.do", arguments.length, ["args"]);
         const a = argsOf("receive.do", "arguments", args, ["delivery", "sku", "qty"]);
-        return call<Reason>(db, "receive.do", "select result, reason from \"inventory\".\"receive_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("receive.do", "delivery", field(a, "delivery")), checkText("receive.do", "sku", field(a, "sku")), checkAmount("receive.do", "qty", field(a, "qty"))]);
+        return call<Reason>(db, "receive.do", "select result, reason from \"inventory\".\"receive_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("receive.do", "delivery", field(a, "delivery")), checkText("receive.do", "sku", field(a, "sku")), checkAmount("receive.do", "qty", field(a, "qty"))]);
       },
       doCall(args: ReceiveArgs): PgCall {
         const n = arguments.length;
-        return makeCall("receive.do", "select result, reason from \"inventory\".\"receive_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("receive.do", "select result, reason from \"inventory\".\"receive_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           checkArity("receive.doCall", n, ["args"]);
           const a = argsOf("receive.do", "arguments", args, ["delivery", "sku", "qty"]);
           return [tenant, checkText("receive.do", "delivery", field(a, "delivery")), checkText("receive.do", "sku", field(a, "sku")), checkAmount("receive.do", "qty", field(a, "qty"))];
@@ -164,7 +164,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async hold(args: ReserveArgs): Promise<Result> {
         checkArity("reserve.hold", arguments.length, ["args"]);
         const a = argsOf("reserve.hold", "arguments", args, ["order", "sku", "qty"]);
-        return call<Reason>(db, "reserve.hold", "select result, reason from \"inventory\".\"reserve_hold\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("reserve.hold", "order", field(a, "order")), checkText("reserve.hold", "sku", field(a, "sku")), checkAmount("reserve.hold", "qty", field(a, "qty"))]);
+        return call<Reason>(db, "reserve.hold", "select result, reason from \"inventory\".\"reserve_hold\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("reserve.hold", "order", field(a, "order")), checkText("reserve.hold", "sku", field(a, "sku")), checkAmount("reserve.hold", "qty", field(a, "qty"))]);
       },
       async post(key: ReserveKey, amounts?: ReserveAmounts): Promise<Result> {
         checkArity("reserve.post", arguments.length, ["key", "amounts?"]);
@@ -176,12 +176,12 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
           const m = argsOf("reserve.post", "amounts", amounts, ["qty"], ["order", "sku"]);
           values.push(checkAmount("reserve.post", "qty", field(m, "qty")));
         }
-        return call<Reason>(db, "reserve.post", "select result, reason from \"inventory\".\"reserve_post\"($1, $2, $3, $4, $5::uuid)", values);
+        return call<Reason>(db, "reserve.post", "select result, reason from \"inventory\".\"reserve_post\"($1, $2, $3, $4, $5::pg_catalog.uuid)", values);
       },
       async void(key: ReserveKey): Promise<Result> {
         checkArity("reserve.void", arguments.length, ["key"]);
         const k = argsOf("reserve.void", "key", key, ["order", "sku"]);
-        return call<Reason>(db, "reserve.void", "select result, reason from \"inventory\".\"reserve_void\"($1, $2, $3, $4::uuid)", [tenant, checkText("reserve.void", "order", field(k, "order")), checkText("reserve.void", "sku", field(k, "sku"))]);
+        return call<Reason>(db, "reserve.void", "select result, reason from \"inventory\".\"reserve_void\"($1, $2, $3, $4::pg_catalog.uuid)", [tenant, checkText("reserve.void", "order", field(k, "order")), checkText("reserve.void", "sku", field(k, "sku"))]);
       },
       async status(key: ReserveKey): Promise<HoldState | null> {
         checkArity("reserve.status", arguments.length, ["key"]);
@@ -190,7 +190,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       holdCall(args: ReserveArgs): PgCall {
         const n = arguments.length;
-        return makeCall("reserve.hold", "select result, reason from \"inventory\".\"reserve_hold\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("reserve.hold", "select result, reason from \"inventory\".\"reserve_hold\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           checkArity("reserve.holdCall", n, ["args"]);
           const a = argsOf("reserve.hold", "arguments", args, ["order", "sku", "qty"]);
           return [tenant, checkText("reserve.hold", "order", field(a, "order")), checkText("reserve.hold", "sku", field(a, "sku")), checkAmount("reserve.hold", "qty", field(a, "qty"))];
@@ -198,7 +198,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       postCall(key: ReserveKey, amounts?: ReserveAmounts): PgCall {
         const n = arguments.length;
-        return makeCall("reserve.post", "select result, reason from \"inventory\".\"reserve_post\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("reserve.post", "select result, reason from \"inventory\".\"reserve_post\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           checkArity("reserve.postCall", n, ["key", "amounts?"]);
           const k = argsOf("reserve.post", "key", key, ["order", "sku"], ["qty"]);
           const values: unknown[] = [tenant, checkText("reserve.post", "order", field(k, "order")), checkText("reserve.post", "sku", field(k, "sku"))];
@@ -213,7 +213,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       voidCall(key: ReserveKey): PgCall {
         const n = arguments.length;
-        return makeCall("reserve.void", "select result, reason from \"inventory\".\"reserve_void\"($1, $2, $3, $4::uuid)", false, () => {
+        return makeCall("reserve.void", "select result, reason from \"inventory\".\"reserve_void\"($1, $2, $3, $4::pg_catalog.uuid)", false, () => {
           checkArity("reserve.voidCall", n, ["key"]);
           const k = argsOf("reserve.void", "key", key, ["order", "sku"]);
           return [tenant, checkText("reserve.void", "order", field(k, "order")), checkText("reserve.void", "sku", field(k, "sku"))];
@@ -232,11 +232,11 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async do(args: TakeBackArgs): Promise<Result> {
         checkArity("take_back.do", arguments.length, ["args"]);
         const a = argsOf("take_back.do", "arguments", args, ["return_id", "sku", "qty"]);
-        return call<Reason>(db, "take_back.do", "select result, reason from \"inventory\".\"take_back_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("take_back.do", "return_id", field(a, "return_id")), checkText("take_back.do", "sku", field(a, "sku")), checkAmount("take_back.do", "qty", field(a, "qty"))]);
+        return call<Reason>(db, "take_back.do", "select result, reason from \"inventory\".\"take_back_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("take_back.do", "return_id", field(a, "return_id")), checkText("take_back.do", "sku", field(a, "sku")), checkAmount("take_back.do", "qty", field(a, "qty"))]);
       },
       doCall(args: TakeBackArgs): PgCall {
         const n = arguments.length;
-        return makeCall("take_back.do", "select result, reason from \"inventory\".\"take_back_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("take_back.do", "select result, reason from \"inventory\".\"take_back_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           checkArity("take_back.doCall", n, ["args"]);
           const a = argsOf("take_back.do", "arguments", args, ["return_id", "sku", "qty"]);
           return [tenant, checkText("take_back.do", "return_id", field(a, "return_id")), checkText("take_back.do", "sku", field(a, "sku")), checkAmount("take_back.do", "qty", field(a, "qty"))];
@@ -260,7 +260,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     },
     async expire(max: number = DEFAULT_EXPIRE_MAX): Promise<number> {
       checkArity("expire", arguments.length, ["max?"]);
-      return expire(db, "select \"inventory\".expire($1::integer, $2::uuid)", max);
+      return expire(db, "select \"inventory\".expire($1::integer, $2::pg_catalog.uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       checkArity("bulk", arguments.length, ["calls"]);

@@ -111,11 +111,11 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async do(args: ReceiveArgs): Promise<Result> {
         checkArity("receive.do", arguments.length, ["args"]);
         const a = argsOf("receive.do", "arguments", args, ["delivery", "sku", "qty"]);
-        return call<Reason>(db, "receive.do", "select result, reason from \"shop\".\"receive_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("receive.do", "delivery", field(a, "delivery")), checkText("receive.do", "sku", field(a, "sku")), checkAmount("receive.do", "qty", field(a, "qty"))]);
+        return call<Reason>(db, "receive.do", "select result, reason from \"shop\".\"receive_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("receive.do", "delivery", field(a, "delivery")), checkText("receive.do", "sku", field(a, "sku")), checkAmount("receive.do", "qty", field(a, "qty"))]);
       },
       doCall(args: ReceiveArgs): PgCall {
         const n = arguments.length;
-        return makeCall("receive.do", "select result, reason from \"shop\".\"receive_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("receive.do", "select result, reason from \"shop\".\"receive_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           checkArity("receive.doCall", n, ["args"]);
           const a = argsOf("receive.do", "arguments", args, ["delivery", "sku", "qty"]);
           return [tenant, checkText("receive.do", "delivery", field(a, "delivery")), checkText("receive.do", "sku", field(a, "sku")), checkAmount("receive.do", "qty", field(a, "qty"))];
@@ -126,11 +126,11 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async do(args: ShipArgs): Promise<Result> {
         checkArity("ship.do", arguments.length, ["args"]);
         const a = argsOf("ship.do", "arguments", args, ["order", "sku", "qty"]);
-        return call<Reason>(db, "ship.do", "select result, reason from \"shop\".\"ship_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("ship.do", "order", field(a, "order")), checkText("ship.do", "sku", field(a, "sku")), checkAmount("ship.do", "qty", field(a, "qty"))]);
+        return call<Reason>(db, "ship.do", "select result, reason from \"shop\".\"ship_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("ship.do", "order", field(a, "order")), checkText("ship.do", "sku", field(a, "sku")), checkAmount("ship.do", "qty", field(a, "qty"))]);
       },
       doCall(args: ShipArgs): PgCall {
         const n = arguments.length;
-        return makeCall("ship.do", "select result, reason from \"shop\".\"ship_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("ship.do", "select result, reason from \"shop\".\"ship_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           checkArity("ship.doCall", n, ["args"]);
           const a = argsOf("ship.do", "arguments", args, ["order", "sku", "qty"]);
           return [tenant, checkText("ship.do", "order", field(a, "order")), checkText("ship.do", "sku", field(a, "sku")), checkAmount("ship.do", "qty", field(a, "qty"))];
@@ -154,7 +154,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     },
     async expire(max: number = DEFAULT_EXPIRE_MAX): Promise<number> {
       checkArity("expire", arguments.length, ["max?"]);
-      return expire(db, "select \"shop\".expire($1::integer, $2::uuid)", max);
+      return expire(db, "select \"shop\".expire($1::integer, $2::pg_catalog.uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       checkArity("bulk", arguments.length, ["calls"]);

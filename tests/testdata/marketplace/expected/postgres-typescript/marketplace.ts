@@ -153,11 +153,11 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async do(args: SaleArgs): Promise<Result> {
         checkArity("sale.do", arguments.length, ["args"]);
         const a = argsOf("sale.do", "arguments", args, ["order", "shop", "proceeds", "fee"]);
-        return call<Reason>(db, "sale.do", "select result, reason from \"marketplace\".\"sale_do\"($1, $2, $3, $4, $5, $6::uuid)", [tenant, checkText("sale.do", "order", field(a, "order")), checkText("sale.do", "shop", field(a, "shop")), checkAmount("sale.do", "proceeds", field(a, "proceeds")), checkAmount("sale.do", "fee", field(a, "fee"))]);
+        return call<Reason>(db, "sale.do", "select result, reason from \"marketplace\".\"sale_do\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", [tenant, checkText("sale.do", "order", field(a, "order")), checkText("sale.do", "shop", field(a, "shop")), checkAmount("sale.do", "proceeds", field(a, "proceeds")), checkAmount("sale.do", "fee", field(a, "fee"))]);
       },
       doCall(args: SaleArgs): PgCall {
         const n = arguments.length;
-        return makeCall("sale.do", "select result, reason from \"marketplace\".\"sale_do\"($1, $2, $3, $4, $5, $6::uuid)", false, () => {
+        return makeCall("sale.do", "select result, reason from \"marketplace\".\"sale_do\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", false, () => {
           checkArity("sale.doCall", n, ["args"]);
           const a = argsOf("sale.do", "arguments", args, ["order", "shop", "proceeds", "fee"]);
           return [tenant, checkText("sale.do", "order", field(a, "order")), checkText("sale.do", "shop", field(a, "shop")), checkAmount("sale.do", "proceeds", field(a, "proceeds")), checkAmount("sale.do", "fee", field(a, "fee"))];
@@ -168,7 +168,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async hold(args: PayoutArgs): Promise<Result> {
         checkArity("payout.hold", arguments.length, ["args"]);
         const a = argsOf("payout.hold", "arguments", args, ["payout_id", "shop", "amount"]);
-        return call<Reason>(db, "payout.hold", "select result, reason from \"marketplace\".\"payout_hold\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("payout.hold", "payout_id", field(a, "payout_id")), checkText("payout.hold", "shop", field(a, "shop")), checkAmount("payout.hold", "amount", field(a, "amount"))]);
+        return call<Reason>(db, "payout.hold", "select result, reason from \"marketplace\".\"payout_hold\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("payout.hold", "payout_id", field(a, "payout_id")), checkText("payout.hold", "shop", field(a, "shop")), checkAmount("payout.hold", "amount", field(a, "amount"))]);
       },
       async post(key: PayoutKey, amounts?: PayoutAmounts): Promise<Result> {
         checkArity("payout.post", arguments.length, ["key", "amounts?"]);
@@ -180,12 +180,12 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
           const m = argsOf("payout.post", "amounts", amounts, ["amount"], ["payout_id"]);
           values.push(checkAmount("payout.post", "amount", field(m, "amount")));
         }
-        return call<Reason>(db, "payout.post", "select result, reason from \"marketplace\".\"payout_post\"($1, $2, $3, $4::uuid)", values);
+        return call<Reason>(db, "payout.post", "select result, reason from \"marketplace\".\"payout_post\"($1, $2, $3, $4::pg_catalog.uuid)", values);
       },
       async void(key: PayoutKey): Promise<Result> {
         checkArity("payout.void", arguments.length, ["key"]);
         const k = argsOf("payout.void", "key", key, ["payout_id"]);
-        return call<Reason>(db, "payout.void", "select result, reason from \"marketplace\".\"payout_void\"($1, $2, $3::uuid)", [tenant, checkText("payout.void", "payout_id", field(k, "payout_id"))]);
+        return call<Reason>(db, "payout.void", "select result, reason from \"marketplace\".\"payout_void\"($1, $2, $3::pg_catalog.uuid)", [tenant, checkText("payout.void", "payout_id", field(k, "payout_id"))]);
       },
       async status(key: PayoutKey): Promise<HoldState | null> {
         checkArity("payout.status", arguments.length, ["key"]);
@@ -194,7 +194,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       holdCall(args: PayoutArgs): PgCall {
         const n = arguments.length;
-        return makeCall("payout.hold", "select result, reason from \"marketplace\".\"payout_hold\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("payout.hold", "select result, reason from \"marketplace\".\"payout_hold\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           checkArity("payout.holdCall", n, ["args"]);
           const a = argsOf("payout.hold", "arguments", args, ["payout_id", "shop", "amount"]);
           return [tenant, checkText("payout.hold", "payout_id", field(a, "payout_id")), checkText("payout.hold", "shop", field(a, "shop")), checkAmount("payout.hold", "amount", field(a, "amount"))];
@@ -202,7 +202,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       postCall(key: PayoutKey, amounts?: PayoutAmounts): PgCall {
         const n = arguments.length;
-        return makeCall("payout.post", "select result, reason from \"marketplace\".\"payout_post\"($1, $2, $3, $4::uuid)", false, () => {
+        return makeCall("payout.post", "select result, reason from \"marketplace\".\"payout_post\"($1, $2, $3, $4::pg_catalog.uuid)", false, () => {
           checkArity("payout.postCall", n, ["key", "amounts?"]);
           const k = argsOf("payout.post", "key", key, ["payout_id"], ["amount"]);
           const values: unknown[] = [tenant, checkText("payout.post", "payout_id", field(k, "payout_id"))];
@@ -217,7 +217,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       voidCall(key: PayoutKey): PgCall {
         const n = arguments.length;
-        return makeCall("payout.void", "select result, reason from \"marketplace\".\"payout_void\"($1, $2, $3::uuid)", false, () => {
+        return makeCall("payout.void", "select result, reason from \"marketplace\".\"payout_void\"($1, $2, $3::pg_catalog.uuid)", false, () => {
           checkArity("payout.voidCall", n, ["key"]);
           const k = argsOf("payout.void", "key", key, ["payout_id"]);
           return [tenant, checkText("payout.void", "payout_id", field(k, "payout_id"))];
@@ -236,11 +236,11 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async do(args: RefundArgs): Promise<Result> {
         checkArity("refund.do", arguments.length, ["args"]);
         const a = argsOf("refund.do", "arguments", args, ["order", "shop", "proceeds", "fee"]);
-        return call<Reason>(db, "refund.do", "select result, reason from \"marketplace\".\"refund_do\"($1, $2, $3, $4, $5, $6::uuid)", [tenant, checkText("refund.do", "order", field(a, "order")), checkText("refund.do", "shop", field(a, "shop")), checkAmount("refund.do", "proceeds", field(a, "proceeds")), checkAmount("refund.do", "fee", field(a, "fee"))]);
+        return call<Reason>(db, "refund.do", "select result, reason from \"marketplace\".\"refund_do\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", [tenant, checkText("refund.do", "order", field(a, "order")), checkText("refund.do", "shop", field(a, "shop")), checkAmount("refund.do", "proceeds", field(a, "proceeds")), checkAmount("refund.do", "fee", field(a, "fee"))]);
       },
       doCall(args: RefundArgs): PgCall {
         const n = arguments.length;
-        return makeCall("refund.do", "select result, reason from \"marketplace\".\"refund_do\"($1, $2, $3, $4, $5, $6::uuid)", false, () => {
+        return makeCall("refund.do", "select result, reason from \"marketplace\".\"refund_do\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", false, () => {
           checkArity("refund.doCall", n, ["args"]);
           const a = argsOf("refund.do", "arguments", args, ["order", "shop", "proceeds", "fee"]);
           return [tenant, checkText("refund.do", "order", field(a, "order")), checkText("refund.do", "shop", field(a, "shop")), checkAmount("refund.do", "proceeds", field(a, "proceeds")), checkAmount("refund.do", "fee", field(a, "fee"))];
@@ -268,7 +268,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     },
     async expire(max: number = DEFAULT_EXPIRE_MAX): Promise<number> {
       checkArity("expire", arguments.length, ["max?"]);
-      return expire(db, "select \"marketplace\".expire($1::integer, $2::uuid)", max);
+      return expire(db, "select \"marketplace\".expire($1::integer, $2::pg_catalog.uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       checkArity("bulk", arguments.length, ["calls"]);

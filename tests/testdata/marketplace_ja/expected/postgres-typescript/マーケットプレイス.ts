@@ -153,11 +153,11 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async do(args: 売上Args): Promise<Result> {
         checkArity("売上.do", arguments.length, ["args"]);
         const a = argsOf("売上.do", "arguments", args, ["注文", "店", "取り分", "手数料"]);
-        return call<Reason>(db, "売上.do", "select result, reason from \"マーケットプレイス\".\"売上_do\"($1, $2, $3, $4, $5, $6::uuid)", [tenant, checkText("売上.do", "注文", field(a, "注文")), checkText("売上.do", "店", field(a, "店")), checkAmount("売上.do", "取り分", field(a, "取り分")), checkAmount("売上.do", "手数料", field(a, "手数料"))]);
+        return call<Reason>(db, "売上.do", "select result, reason from \"マーケットプレイス\".\"売上_do\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", [tenant, checkText("売上.do", "注文", field(a, "注文")), checkText("売上.do", "店", field(a, "店")), checkAmount("売上.do", "取り分", field(a, "取り分")), checkAmount("売上.do", "手数料", field(a, "手数料"))]);
       },
       doCall(args: 売上Args): PgCall {
         const n = arguments.length;
-        return makeCall("売上.do", "select result, reason from \"マーケットプレイス\".\"売上_do\"($1, $2, $3, $4, $5, $6::uuid)", false, () => {
+        return makeCall("売上.do", "select result, reason from \"マーケットプレイス\".\"売上_do\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", false, () => {
           checkArity("売上.doCall", n, ["args"]);
           const a = argsOf("売上.do", "arguments", args, ["注文", "店", "取り分", "手数料"]);
           return [tenant, checkText("売上.do", "注文", field(a, "注文")), checkText("売上.do", "店", field(a, "店")), checkAmount("売上.do", "取り分", field(a, "取り分")), checkAmount("売上.do", "手数料", field(a, "手数料"))];
@@ -168,7 +168,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async hold(args: 振込Args): Promise<Result> {
         checkArity("振込.hold", arguments.length, ["args"]);
         const a = argsOf("振込.hold", "arguments", args, ["振込番号", "店", "額"]);
-        return call<Reason>(db, "振込.hold", "select result, reason from \"マーケットプレイス\".\"振込_hold\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("振込.hold", "振込番号", field(a, "振込番号")), checkText("振込.hold", "店", field(a, "店")), checkAmount("振込.hold", "額", field(a, "額"))]);
+        return call<Reason>(db, "振込.hold", "select result, reason from \"マーケットプレイス\".\"振込_hold\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("振込.hold", "振込番号", field(a, "振込番号")), checkText("振込.hold", "店", field(a, "店")), checkAmount("振込.hold", "額", field(a, "額"))]);
       },
       async post(key: 振込Key, amounts?: 振込Amounts): Promise<Result> {
         checkArity("振込.post", arguments.length, ["key", "amounts?"]);
@@ -180,12 +180,12 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
           const m = argsOf("振込.post", "amounts", amounts, ["額"], ["振込番号"]);
           values.push(checkAmount("振込.post", "額", field(m, "額")));
         }
-        return call<Reason>(db, "振込.post", "select result, reason from \"マーケットプレイス\".\"振込_post\"($1, $2, $3, $4::uuid)", values);
+        return call<Reason>(db, "振込.post", "select result, reason from \"マーケットプレイス\".\"振込_post\"($1, $2, $3, $4::pg_catalog.uuid)", values);
       },
       async void(key: 振込Key): Promise<Result> {
         checkArity("振込.void", arguments.length, ["key"]);
         const k = argsOf("振込.void", "key", key, ["振込番号"]);
-        return call<Reason>(db, "振込.void", "select result, reason from \"マーケットプレイス\".\"振込_void\"($1, $2, $3::uuid)", [tenant, checkText("振込.void", "振込番号", field(k, "振込番号"))]);
+        return call<Reason>(db, "振込.void", "select result, reason from \"マーケットプレイス\".\"振込_void\"($1, $2, $3::pg_catalog.uuid)", [tenant, checkText("振込.void", "振込番号", field(k, "振込番号"))]);
       },
       async status(key: 振込Key): Promise<HoldState | null> {
         checkArity("振込.status", arguments.length, ["key"]);
@@ -194,7 +194,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       holdCall(args: 振込Args): PgCall {
         const n = arguments.length;
-        return makeCall("振込.hold", "select result, reason from \"マーケットプレイス\".\"振込_hold\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("振込.hold", "select result, reason from \"マーケットプレイス\".\"振込_hold\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           checkArity("振込.holdCall", n, ["args"]);
           const a = argsOf("振込.hold", "arguments", args, ["振込番号", "店", "額"]);
           return [tenant, checkText("振込.hold", "振込番号", field(a, "振込番号")), checkText("振込.hold", "店", field(a, "店")), checkAmount("振込.hold", "額", field(a, "額"))];
@@ -202,7 +202,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       postCall(key: 振込Key, amounts?: 振込Amounts): PgCall {
         const n = arguments.length;
-        return makeCall("振込.post", "select result, reason from \"マーケットプレイス\".\"振込_post\"($1, $2, $3, $4::uuid)", false, () => {
+        return makeCall("振込.post", "select result, reason from \"マーケットプレイス\".\"振込_post\"($1, $2, $3, $4::pg_catalog.uuid)", false, () => {
           checkArity("振込.postCall", n, ["key", "amounts?"]);
           const k = argsOf("振込.post", "key", key, ["振込番号"], ["額"]);
           const values: unknown[] = [tenant, checkText("振込.post", "振込番号", field(k, "振込番号"))];
@@ -217,7 +217,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       voidCall(key: 振込Key): PgCall {
         const n = arguments.length;
-        return makeCall("振込.void", "select result, reason from \"マーケットプレイス\".\"振込_void\"($1, $2, $3::uuid)", false, () => {
+        return makeCall("振込.void", "select result, reason from \"マーケットプレイス\".\"振込_void\"($1, $2, $3::pg_catalog.uuid)", false, () => {
           checkArity("振込.voidCall", n, ["key"]);
           const k = argsOf("振込.void", "key", key, ["振込番号"]);
           return [tenant, checkText("振込.void", "振込番号", field(k, "振込番号"))];
@@ -236,11 +236,11 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async do(args: 返金Args): Promise<Result> {
         checkArity("返金.do", arguments.length, ["args"]);
         const a = argsOf("返金.do", "arguments", args, ["注文", "店", "取り分", "手数料"]);
-        return call<Reason>(db, "返金.do", "select result, reason from \"マーケットプレイス\".\"返金_do\"($1, $2, $3, $4, $5, $6::uuid)", [tenant, checkText("返金.do", "注文", field(a, "注文")), checkText("返金.do", "店", field(a, "店")), checkAmount("返金.do", "取り分", field(a, "取り分")), checkAmount("返金.do", "手数料", field(a, "手数料"))]);
+        return call<Reason>(db, "返金.do", "select result, reason from \"マーケットプレイス\".\"返金_do\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", [tenant, checkText("返金.do", "注文", field(a, "注文")), checkText("返金.do", "店", field(a, "店")), checkAmount("返金.do", "取り分", field(a, "取り分")), checkAmount("返金.do", "手数料", field(a, "手数料"))]);
       },
       doCall(args: 返金Args): PgCall {
         const n = arguments.length;
-        return makeCall("返金.do", "select result, reason from \"マーケットプレイス\".\"返金_do\"($1, $2, $3, $4, $5, $6::uuid)", false, () => {
+        return makeCall("返金.do", "select result, reason from \"マーケットプレイス\".\"返金_do\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", false, () => {
           checkArity("返金.doCall", n, ["args"]);
           const a = argsOf("返金.do", "arguments", args, ["注文", "店", "取り分", "手数料"]);
           return [tenant, checkText("返金.do", "注文", field(a, "注文")), checkText("返金.do", "店", field(a, "店")), checkAmount("返金.do", "取り分", field(a, "取り分")), checkAmount("返金.do", "手数料", field(a, "手数料"))];
@@ -268,7 +268,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     },
     async expire(max: number = DEFAULT_EXPIRE_MAX): Promise<number> {
       checkArity("expire", arguments.length, ["max?"]);
-      return expire(db, "select \"マーケットプレイス\".expire($1::integer, $2::uuid)", max);
+      return expire(db, "select \"マーケットプレイス\".expire($1::integer, $2::pg_catalog.uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       checkArity("bulk", arguments.length, ["calls"]);

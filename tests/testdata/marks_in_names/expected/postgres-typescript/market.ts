@@ -133,11 +133,11 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async do(args: ReceiveArgs): Promise<Result> {
         checkArity("receive.do", arguments.length, ["args"]);
         const a = argsOf("receive.do", "arguments", args, ["delivery", "สินค้า", "qty"]);
-        return call<Reason>(db, "receive.do", "select result, reason from \"market\".\"receive_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("receive.do", "delivery", field(a, "delivery")), checkText("receive.do", "สินค้า", field(a, "สินค้า")), checkAmount("receive.do", "qty", field(a, "qty"))]);
+        return call<Reason>(db, "receive.do", "select result, reason from \"market\".\"receive_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("receive.do", "delivery", field(a, "delivery")), checkText("receive.do", "สินค้า", field(a, "สินค้า")), checkAmount("receive.do", "qty", field(a, "qty"))]);
       },
       doCall(args: ReceiveArgs): PgCall {
         const n = arguments.length;
-        return makeCall("receive.do", "select result, reason from \"market\".\"receive_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("receive.do", "select result, reason from \"market\".\"receive_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           checkArity("receive.doCall", n, ["args"]);
           const a = argsOf("receive.do", "arguments", args, ["delivery", "สินค้า", "qty"]);
           return [tenant, checkText("receive.do", "delivery", field(a, "delivery")), checkText("receive.do", "สินค้า", field(a, "สินค้า")), checkAmount("receive.do", "qty", field(a, "qty"))];
@@ -148,7 +148,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async hold(args: SellArgs): Promise<Result> {
         checkArity("sell.hold", arguments.length, ["args"]);
         const a = argsOf("sell.hold", "arguments", args, ["order", "สินค้า", "मूल्य"]);
-        return call<Reason>(db, "sell.hold", "select result, reason from \"market\".\"sell_hold\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("sell.hold", "order", field(a, "order")), checkText("sell.hold", "สินค้า", field(a, "สินค้า")), checkAmount("sell.hold", "मूल्य", field(a, "मूल्य"))]);
+        return call<Reason>(db, "sell.hold", "select result, reason from \"market\".\"sell_hold\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("sell.hold", "order", field(a, "order")), checkText("sell.hold", "สินค้า", field(a, "สินค้า")), checkAmount("sell.hold", "मूल्य", field(a, "मूल्य"))]);
       },
       async post(key: SellKey, amounts?: SellAmounts): Promise<Result> {
         checkArity("sell.post", arguments.length, ["key", "amounts?"]);
@@ -160,12 +160,12 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
           const m = argsOf("sell.post", "amounts", amounts, ["मूल्य"], ["order"]);
           values.push(checkAmount("sell.post", "मूल्य", field(m, "मूल्य")));
         }
-        return call<Reason>(db, "sell.post", "select result, reason from \"market\".\"sell_post\"($1, $2, $3, $4::uuid)", values);
+        return call<Reason>(db, "sell.post", "select result, reason from \"market\".\"sell_post\"($1, $2, $3, $4::pg_catalog.uuid)", values);
       },
       async void(key: SellKey): Promise<Result> {
         checkArity("sell.void", arguments.length, ["key"]);
         const k = argsOf("sell.void", "key", key, ["order"]);
-        return call<Reason>(db, "sell.void", "select result, reason from \"market\".\"sell_void\"($1, $2, $3::uuid)", [tenant, checkText("sell.void", "order", field(k, "order"))]);
+        return call<Reason>(db, "sell.void", "select result, reason from \"market\".\"sell_void\"($1, $2, $3::pg_catalog.uuid)", [tenant, checkText("sell.void", "order", field(k, "order"))]);
       },
       async status(key: SellKey): Promise<HoldState | null> {
         checkArity("sell.status", arguments.length, ["key"]);
@@ -174,7 +174,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       holdCall(args: SellArgs): PgCall {
         const n = arguments.length;
-        return makeCall("sell.hold", "select result, reason from \"market\".\"sell_hold\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("sell.hold", "select result, reason from \"market\".\"sell_hold\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           checkArity("sell.holdCall", n, ["args"]);
           const a = argsOf("sell.hold", "arguments", args, ["order", "สินค้า", "मूल्य"]);
           return [tenant, checkText("sell.hold", "order", field(a, "order")), checkText("sell.hold", "สินค้า", field(a, "สินค้า")), checkAmount("sell.hold", "मूल्य", field(a, "मूल्य"))];
@@ -182,7 +182,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       postCall(key: SellKey, amounts?: SellAmounts): PgCall {
         const n = arguments.length;
-        return makeCall("sell.post", "select result, reason from \"market\".\"sell_post\"($1, $2, $3, $4::uuid)", false, () => {
+        return makeCall("sell.post", "select result, reason from \"market\".\"sell_post\"($1, $2, $3, $4::pg_catalog.uuid)", false, () => {
           checkArity("sell.postCall", n, ["key", "amounts?"]);
           const k = argsOf("sell.post", "key", key, ["order"], ["मूल्य"]);
           const values: unknown[] = [tenant, checkText("sell.post", "order", field(k, "order"))];
@@ -197,7 +197,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       voidCall(key: SellKey): PgCall {
         const n = arguments.length;
-        return makeCall("sell.void", "select result, reason from \"market\".\"sell_void\"($1, $2, $3::uuid)", false, () => {
+        return makeCall("sell.void", "select result, reason from \"market\".\"sell_void\"($1, $2, $3::pg_catalog.uuid)", false, () => {
           checkArity("sell.voidCall", n, ["key"]);
           const k = argsOf("sell.void", "key", key, ["order"]);
           return [tenant, checkText("sell.void", "order", field(k, "order"))];
@@ -229,7 +229,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     },
     async expire(max: number = DEFAULT_EXPIRE_MAX): Promise<number> {
       checkArity("expire", arguments.length, ["max?"]);
-      return expire(db, "select \"market\".expire($1::integer, $2::uuid)", max);
+      return expire(db, "select \"market\".expire($1::integer, $2::pg_catalog.uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       checkArity("bulk", arguments.length, ["calls"]);

@@ -133,11 +133,11 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async do(args: 入荷Args): Promise<Result> {
         checkArity("入荷.do", arguments.length, ["args"]);
         const a = argsOf("入荷.do", "arguments", args, ["納品", "สินค้า", "数"]);
-        return call<Reason>(db, "入荷.do", "select result, reason from \"市場\".\"入荷_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("入荷.do", "納品", field(a, "納品")), checkText("入荷.do", "สินค้า", field(a, "สินค้า")), checkAmount("入荷.do", "数", field(a, "数"))]);
+        return call<Reason>(db, "入荷.do", "select result, reason from \"市場\".\"入荷_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("入荷.do", "納品", field(a, "納品")), checkText("入荷.do", "สินค้า", field(a, "สินค้า")), checkAmount("入荷.do", "数", field(a, "数"))]);
       },
       doCall(args: 入荷Args): PgCall {
         const n = arguments.length;
-        return makeCall("入荷.do", "select result, reason from \"市場\".\"入荷_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("入荷.do", "select result, reason from \"市場\".\"入荷_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           checkArity("入荷.doCall", n, ["args"]);
           const a = argsOf("入荷.do", "arguments", args, ["納品", "สินค้า", "数"]);
           return [tenant, checkText("入荷.do", "納品", field(a, "納品")), checkText("入荷.do", "สินค้า", field(a, "สินค้า")), checkAmount("入荷.do", "数", field(a, "数"))];
@@ -148,7 +148,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async hold(args: 販売Args): Promise<Result> {
         checkArity("販売.hold", arguments.length, ["args"]);
         const a = argsOf("販売.hold", "arguments", args, ["注文", "สินค้า", "मूल्य"]);
-        return call<Reason>(db, "販売.hold", "select result, reason from \"市場\".\"販売_hold\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("販売.hold", "注文", field(a, "注文")), checkText("販売.hold", "สินค้า", field(a, "สินค้า")), checkAmount("販売.hold", "मूल्य", field(a, "मूल्य"))]);
+        return call<Reason>(db, "販売.hold", "select result, reason from \"市場\".\"販売_hold\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("販売.hold", "注文", field(a, "注文")), checkText("販売.hold", "สินค้า", field(a, "สินค้า")), checkAmount("販売.hold", "मूल्य", field(a, "मूल्य"))]);
       },
       async post(key: 販売Key, amounts?: 販売Amounts): Promise<Result> {
         checkArity("販売.post", arguments.length, ["key", "amounts?"]);
@@ -160,12 +160,12 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
           const m = argsOf("販売.post", "amounts", amounts, ["मूल्य"], ["注文"]);
           values.push(checkAmount("販売.post", "मूल्य", field(m, "मूल्य")));
         }
-        return call<Reason>(db, "販売.post", "select result, reason from \"市場\".\"販売_post\"($1, $2, $3, $4::uuid)", values);
+        return call<Reason>(db, "販売.post", "select result, reason from \"市場\".\"販売_post\"($1, $2, $3, $4::pg_catalog.uuid)", values);
       },
       async void(key: 販売Key): Promise<Result> {
         checkArity("販売.void", arguments.length, ["key"]);
         const k = argsOf("販売.void", "key", key, ["注文"]);
-        return call<Reason>(db, "販売.void", "select result, reason from \"市場\".\"販売_void\"($1, $2, $3::uuid)", [tenant, checkText("販売.void", "注文", field(k, "注文"))]);
+        return call<Reason>(db, "販売.void", "select result, reason from \"市場\".\"販売_void\"($1, $2, $3::pg_catalog.uuid)", [tenant, checkText("販売.void", "注文", field(k, "注文"))]);
       },
       async status(key: 販売Key): Promise<HoldState | null> {
         checkArity("販売.status", arguments.length, ["key"]);
@@ -174,7 +174,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       holdCall(args: 販売Args): PgCall {
         const n = arguments.length;
-        return makeCall("販売.hold", "select result, reason from \"市場\".\"販売_hold\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("販売.hold", "select result, reason from \"市場\".\"販売_hold\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           checkArity("販売.holdCall", n, ["args"]);
           const a = argsOf("販売.hold", "arguments", args, ["注文", "สินค้า", "मूल्य"]);
           return [tenant, checkText("販売.hold", "注文", field(a, "注文")), checkText("販売.hold", "สินค้า", field(a, "สินค้า")), checkAmount("販売.hold", "मूल्य", field(a, "मूल्य"))];
@@ -182,7 +182,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       postCall(key: 販売Key, amounts?: 販売Amounts): PgCall {
         const n = arguments.length;
-        return makeCall("販売.post", "select result, reason from \"市場\".\"販売_post\"($1, $2, $3, $4::uuid)", false, () => {
+        return makeCall("販売.post", "select result, reason from \"市場\".\"販売_post\"($1, $2, $3, $4::pg_catalog.uuid)", false, () => {
           checkArity("販売.postCall", n, ["key", "amounts?"]);
           const k = argsOf("販売.post", "key", key, ["注文"], ["मूल्य"]);
           const values: unknown[] = [tenant, checkText("販売.post", "注文", field(k, "注文"))];
@@ -197,7 +197,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       voidCall(key: 販売Key): PgCall {
         const n = arguments.length;
-        return makeCall("販売.void", "select result, reason from \"市場\".\"販売_void\"($1, $2, $3::uuid)", false, () => {
+        return makeCall("販売.void", "select result, reason from \"市場\".\"販売_void\"($1, $2, $3::pg_catalog.uuid)", false, () => {
           checkArity("販売.voidCall", n, ["key"]);
           const k = argsOf("販売.void", "key", key, ["注文"]);
           return [tenant, checkText("販売.void", "注文", field(k, "注文"))];
@@ -229,7 +229,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     },
     async expire(max: number = DEFAULT_EXPIRE_MAX): Promise<number> {
       checkArity("expire", arguments.length, ["max?"]);
-      return expire(db, "select \"市場\".expire($1::integer, $2::uuid)", max);
+      return expire(db, "select \"市場\".expire($1::integer, $2::pg_catalog.uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       checkArity("bulk", arguments.length, ["calls"]);

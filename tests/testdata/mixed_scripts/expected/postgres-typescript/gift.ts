@@ -110,11 +110,11 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async do(args: LoadArgs): Promise<Result> {
         checkArity("load.do", arguments.length, ["args"]);
         const a = argsOf("load.do", "arguments", args, ["ref", "member", "n"]);
-        return call<Reason>(db, "load.do", "select result, reason from \"gift\".\"load_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("load.do", "ref", field(a, "ref")), checkText("load.do", "member", field(a, "member")), checkAmount("load.do", "n", field(a, "n"))]);
+        return call<Reason>(db, "load.do", "select result, reason from \"gift\".\"load_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("load.do", "ref", field(a, "ref")), checkText("load.do", "member", field(a, "member")), checkAmount("load.do", "n", field(a, "n"))]);
       },
       doCall(args: LoadArgs): PgCall {
         const n = arguments.length;
-        return makeCall("load.do", "select result, reason from \"gift\".\"load_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("load.do", "select result, reason from \"gift\".\"load_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           checkArity("load.doCall", n, ["args"]);
           const a = argsOf("load.do", "arguments", args, ["ref", "member", "n"]);
           return [tenant, checkText("load.do", "ref", field(a, "ref")), checkText("load.do", "member", field(a, "member")), checkAmount("load.do", "n", field(a, "n"))];
@@ -125,11 +125,11 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async do(args: SpendArgs): Promise<Result> {
         checkArity("spend.do", arguments.length, ["args"]);
         const a = argsOf("spend.do", "arguments", args, ["ref", "member", "n"]);
-        return call<Reason>(db, "spend.do", "select result, reason from \"gift\".\"spend_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("spend.do", "ref", field(a, "ref")), checkText("spend.do", "member", field(a, "member")), checkAmount("spend.do", "n", field(a, "n"))]);
+        return call<Reason>(db, "spend.do", "select result, reason from \"gift\".\"spend_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("spend.do", "ref", field(a, "ref")), checkText("spend.do", "member", field(a, "member")), checkAmount("spend.do", "n", field(a, "n"))]);
       },
       doCall(args: SpendArgs): PgCall {
         const n = arguments.length;
-        return makeCall("spend.do", "select result, reason from \"gift\".\"spend_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("spend.do", "select result, reason from \"gift\".\"spend_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           checkArity("spend.doCall", n, ["args"]);
           const a = argsOf("spend.do", "arguments", args, ["ref", "member", "n"]);
           return [tenant, checkText("spend.do", "ref", field(a, "ref")), checkText("spend.do", "member", field(a, "member")), checkAmount("spend.do", "n", field(a, "n"))];
@@ -149,7 +149,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     },
     async expire(max: number = DEFAULT_EXPIRE_MAX): Promise<number> {
       checkArity("expire", arguments.length, ["max?"]);
-      return expire(db, "select \"gift\".expire($1::integer, $2::uuid)", max);
+      return expire(db, "select \"gift\".expire($1::integer, $2::pg_catalog.uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       checkArity("bulk", arguments.length, ["calls"]);

@@ -110,11 +110,11 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async do(args: 入金Args): Promise<Result> {
         checkArity("入金.do", arguments.length, ["args"]);
         const a = argsOf("入金.do", "arguments", args, ["番号", "会員", "額"]);
-        return call<Reason>(db, "入金.do", "select result, reason from \"ギフト\".\"入金_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("入金.do", "番号", field(a, "番号")), checkText("入金.do", "会員", field(a, "会員")), checkAmount("入金.do", "額", field(a, "額"))]);
+        return call<Reason>(db, "入金.do", "select result, reason from \"ギフト\".\"入金_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("入金.do", "番号", field(a, "番号")), checkText("入金.do", "会員", field(a, "会員")), checkAmount("入金.do", "額", field(a, "額"))]);
       },
       doCall(args: 入金Args): PgCall {
         const n = arguments.length;
-        return makeCall("入金.do", "select result, reason from \"ギフト\".\"入金_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("入金.do", "select result, reason from \"ギフト\".\"入金_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           checkArity("入金.doCall", n, ["args"]);
           const a = argsOf("入金.do", "arguments", args, ["番号", "会員", "額"]);
           return [tenant, checkText("入金.do", "番号", field(a, "番号")), checkText("入金.do", "会員", field(a, "会員")), checkAmount("入金.do", "額", field(a, "額"))];
@@ -125,11 +125,11 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async do(args: 利用Args): Promise<Result> {
         checkArity("利用.do", arguments.length, ["args"]);
         const a = argsOf("利用.do", "arguments", args, ["番号", "会員", "額"]);
-        return call<Reason>(db, "利用.do", "select result, reason from \"ギフト\".\"利用_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("利用.do", "番号", field(a, "番号")), checkText("利用.do", "会員", field(a, "会員")), checkAmount("利用.do", "額", field(a, "額"))]);
+        return call<Reason>(db, "利用.do", "select result, reason from \"ギフト\".\"利用_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("利用.do", "番号", field(a, "番号")), checkText("利用.do", "会員", field(a, "会員")), checkAmount("利用.do", "額", field(a, "額"))]);
       },
       doCall(args: 利用Args): PgCall {
         const n = arguments.length;
-        return makeCall("利用.do", "select result, reason from \"ギフト\".\"利用_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("利用.do", "select result, reason from \"ギフト\".\"利用_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           checkArity("利用.doCall", n, ["args"]);
           const a = argsOf("利用.do", "arguments", args, ["番号", "会員", "額"]);
           return [tenant, checkText("利用.do", "番号", field(a, "番号")), checkText("利用.do", "会員", field(a, "会員")), checkAmount("利用.do", "額", field(a, "額"))];
@@ -149,7 +149,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     },
     async expire(max: number = DEFAULT_EXPIRE_MAX): Promise<number> {
       checkArity("expire", arguments.length, ["max?"]);
-      return expire(db, "select \"ギフト\".expire($1::integer, $2::uuid)", max);
+      return expire(db, "select \"ギフト\".expire($1::integer, $2::pg_catalog.uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       checkArity("bulk", arguments.length, ["calls"]);

@@ -97,11 +97,11 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async do(args: TipArgs): Promise<Result> {
         checkArity("tip.do", arguments.length, ["args"]);
         const a = argsOf("tip.do", "arguments", args, ["bill", "waiter", "amount"]);
-        return call<Reason>(db, "tip.do", "select result, reason from \"only_fills\".\"tip_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("tip.do", "bill", field(a, "bill")), checkText("tip.do", "waiter", field(a, "waiter")), checkAmount("tip.do", "amount", field(a, "amount"))]);
+        return call<Reason>(db, "tip.do", "select result, reason from \"only_fills\".\"tip_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("tip.do", "bill", field(a, "bill")), checkText("tip.do", "waiter", field(a, "waiter")), checkAmount("tip.do", "amount", field(a, "amount"))]);
       },
       doCall(args: TipArgs): PgCall {
         const n = arguments.length;
-        return makeCall("tip.do", "select result, reason from \"only_fills\".\"tip_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("tip.do", "select result, reason from \"only_fills\".\"tip_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           checkArity("tip.doCall", n, ["args"]);
           const a = argsOf("tip.do", "arguments", args, ["bill", "waiter", "amount"]);
           return [tenant, checkText("tip.do", "bill", field(a, "bill")), checkText("tip.do", "waiter", field(a, "waiter")), checkAmount("tip.do", "amount", field(a, "amount"))];
@@ -121,7 +121,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     },
     async expire(max: number = DEFAULT_EXPIRE_MAX): Promise<number> {
       checkArity("expire", arguments.length, ["max?"]);
-      return expire(db, "select \"only_fills\".expire($1::integer, $2::uuid)", max);
+      return expire(db, "select \"only_fills\".expire($1::integer, $2::pg_catalog.uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       checkArity("bulk", arguments.length, ["calls"]);

@@ -97,11 +97,11 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async do(args: チップArgs): Promise<Result> {
         checkArity("チップ.do", arguments.length, ["args"]);
         const a = argsOf("チップ.do", "arguments", args, ["伝票", "給仕", "額"]);
-        return call<Reason>(db, "チップ.do", "select result, reason from \"増える一方\".\"チップ_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("チップ.do", "伝票", field(a, "伝票")), checkText("チップ.do", "給仕", field(a, "給仕")), checkAmount("チップ.do", "額", field(a, "額"))]);
+        return call<Reason>(db, "チップ.do", "select result, reason from \"増える一方\".\"チップ_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("チップ.do", "伝票", field(a, "伝票")), checkText("チップ.do", "給仕", field(a, "給仕")), checkAmount("チップ.do", "額", field(a, "額"))]);
       },
       doCall(args: チップArgs): PgCall {
         const n = arguments.length;
-        return makeCall("チップ.do", "select result, reason from \"増える一方\".\"チップ_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("チップ.do", "select result, reason from \"増える一方\".\"チップ_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           checkArity("チップ.doCall", n, ["args"]);
           const a = argsOf("チップ.do", "arguments", args, ["伝票", "給仕", "額"]);
           return [tenant, checkText("チップ.do", "伝票", field(a, "伝票")), checkText("チップ.do", "給仕", field(a, "給仕")), checkAmount("チップ.do", "額", field(a, "額"))];
@@ -121,7 +121,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     },
     async expire(max: number = DEFAULT_EXPIRE_MAX): Promise<number> {
       checkArity("expire", arguments.length, ["max?"]);
-      return expire(db, "select \"増える一方\".expire($1::integer, $2::uuid)", max);
+      return expire(db, "select \"増える一方\".expire($1::integer, $2::pg_catalog.uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       checkArity("bulk", arguments.length, ["calls"]);

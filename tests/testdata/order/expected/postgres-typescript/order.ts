@@ -100,11 +100,11 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async do(args: SaleArgs): Promise<Result> {
         checkArity("sale.do", arguments.length, ["args"]);
         const a = argsOf("sale.do", "arguments", args, ["order", "shop", "price", "fee"]);
-        return call<Reason>(db, "sale.do", "select result, reason from \"order\".\"sale_do\"($1, $2, $3, $4, $5, $6::uuid)", [tenant, checkText("sale.do", "order", field(a, "order")), checkText("sale.do", "shop", field(a, "shop")), checkAmount("sale.do", "price", field(a, "price")), checkAmount("sale.do", "fee", field(a, "fee"))]);
+        return call<Reason>(db, "sale.do", "select result, reason from \"order\".\"sale_do\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", [tenant, checkText("sale.do", "order", field(a, "order")), checkText("sale.do", "shop", field(a, "shop")), checkAmount("sale.do", "price", field(a, "price")), checkAmount("sale.do", "fee", field(a, "fee"))]);
       },
       doCall(args: SaleArgs): PgCall {
         const n = arguments.length;
-        return makeCall("sale.do", "select result, reason from \"order\".\"sale_do\"($1, $2, $3, $4, $5, $6::uuid)", false, () => {
+        return makeCall("sale.do", "select result, reason from \"order\".\"sale_do\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", false, () => {
           checkArity("sale.doCall", n, ["args"]);
           const a = argsOf("sale.do", "arguments", args, ["order", "shop", "price", "fee"]);
           return [tenant, checkText("sale.do", "order", field(a, "order")), checkText("sale.do", "shop", field(a, "shop")), checkAmount("sale.do", "price", field(a, "price")), checkAmount("sale.do", "fee", field(a, "fee"))];
@@ -128,7 +128,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     },
     async expire(max: number = DEFAULT_EXPIRE_MAX): Promise<number> {
       checkArity("expire", arguments.length, ["max?"]);
-      return expire(db, "select \"order\".expire($1::integer, $2::uuid)", max);
+      return expire(db, "select \"order\".expire($1::integer, $2::pg_catalog.uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       checkArity("bulk", arguments.length, ["calls"]);

@@ -100,11 +100,11 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async do(args: 売上Args): Promise<Result> {
         checkArity("売上.do", arguments.length, ["args"]);
         const a = argsOf("売上.do", "arguments", args, ["注文", "店", "代金", "手数料"]);
-        return call<Reason>(db, "売上.do", "select result, reason from \"順序\".\"売上_do\"($1, $2, $3, $4, $5, $6::uuid)", [tenant, checkText("売上.do", "注文", field(a, "注文")), checkText("売上.do", "店", field(a, "店")), checkAmount("売上.do", "代金", field(a, "代金")), checkAmount("売上.do", "手数料", field(a, "手数料"))]);
+        return call<Reason>(db, "売上.do", "select result, reason from \"順序\".\"売上_do\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", [tenant, checkText("売上.do", "注文", field(a, "注文")), checkText("売上.do", "店", field(a, "店")), checkAmount("売上.do", "代金", field(a, "代金")), checkAmount("売上.do", "手数料", field(a, "手数料"))]);
       },
       doCall(args: 売上Args): PgCall {
         const n = arguments.length;
-        return makeCall("売上.do", "select result, reason from \"順序\".\"売上_do\"($1, $2, $3, $4, $5, $6::uuid)", false, () => {
+        return makeCall("売上.do", "select result, reason from \"順序\".\"売上_do\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", false, () => {
           checkArity("売上.doCall", n, ["args"]);
           const a = argsOf("売上.do", "arguments", args, ["注文", "店", "代金", "手数料"]);
           return [tenant, checkText("売上.do", "注文", field(a, "注文")), checkText("売上.do", "店", field(a, "店")), checkAmount("売上.do", "代金", field(a, "代金")), checkAmount("売上.do", "手数料", field(a, "手数料"))];
@@ -128,7 +128,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     },
     async expire(max: number = DEFAULT_EXPIRE_MAX): Promise<number> {
       checkArity("expire", arguments.length, ["max?"]);
-      return expire(db, "select \"順序\".expire($1::integer, $2::uuid)", max);
+      return expire(db, "select \"順序\".expire($1::integer, $2::pg_catalog.uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       checkArity("bulk", arguments.length, ["calls"]);

@@ -172,7 +172,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async hold(args: GrantArgs): Promise<Result> {
         checkArity("grant.hold", arguments.length, ["args"]);
         const a = argsOf("grant.hold", "arguments", args, ["purchase", "member", "amount"]);
-        return call<Reason>(db, "grant.hold", "select result, reason from \"points\".\"grant_hold\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("grant.hold", "purchase", field(a, "purchase")), checkText("grant.hold", "member", field(a, "member")), checkAmount("grant.hold", "amount", field(a, "amount"))]);
+        return call<Reason>(db, "grant.hold", "select result, reason from \"points\".\"grant_hold\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("grant.hold", "purchase", field(a, "purchase")), checkText("grant.hold", "member", field(a, "member")), checkAmount("grant.hold", "amount", field(a, "amount"))]);
       },
       async post(key: GrantKey, amounts?: GrantAmounts): Promise<Result> {
         checkArity("grant.post", arguments.length, ["key", "amounts?"]);
@@ -184,12 +184,12 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
           const m = argsOf("grant.post", "amounts", amounts, ["amount"], ["purchase"]);
           values.push(checkAmount("grant.post", "amount", field(m, "amount")));
         }
-        return call<Reason>(db, "grant.post", "select result, reason from \"points\".\"grant_post\"($1, $2, $3, $4::uuid)", values);
+        return call<Reason>(db, "grant.post", "select result, reason from \"points\".\"grant_post\"($1, $2, $3, $4::pg_catalog.uuid)", values);
       },
       async void(key: GrantKey): Promise<Result> {
         checkArity("grant.void", arguments.length, ["key"]);
         const k = argsOf("grant.void", "key", key, ["purchase"]);
-        return call<Reason>(db, "grant.void", "select result, reason from \"points\".\"grant_void\"($1, $2, $3::uuid)", [tenant, checkText("grant.void", "purchase", field(k, "purchase"))]);
+        return call<Reason>(db, "grant.void", "select result, reason from \"points\".\"grant_void\"($1, $2, $3::pg_catalog.uuid)", [tenant, checkText("grant.void", "purchase", field(k, "purchase"))]);
       },
       async status(key: GrantKey): Promise<HoldState | null> {
         checkArity("grant.status", arguments.length, ["key"]);
@@ -198,7 +198,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       holdCall(args: GrantArgs): PgCall {
         const n = arguments.length;
-        return makeCall("grant.hold", "select result, reason from \"points\".\"grant_hold\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("grant.hold", "select result, reason from \"points\".\"grant_hold\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           checkArity("grant.holdCall", n, ["args"]);
           const a = argsOf("grant.hold", "arguments", args, ["purchase", "member", "amount"]);
           return [tenant, checkText("grant.hold", "purchase", field(a, "purchase")), checkText("grant.hold", "member", field(a, "member")), checkAmount("grant.hold", "amount", field(a, "amount"))];
@@ -206,7 +206,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       postCall(key: GrantKey, amounts?: GrantAmounts): PgCall {
         const n = arguments.length;
-        return makeCall("grant.post", "select result, reason from \"points\".\"grant_post\"($1, $2, $3, $4::uuid)", false, () => {
+        return makeCall("grant.post", "select result, reason from \"points\".\"grant_post\"($1, $2, $3, $4::pg_catalog.uuid)", false, () => {
           checkArity("grant.postCall", n, ["key", "amounts?"]);
           const k = argsOf("grant.post", "key", key, ["purchase"], ["amount"]);
           const values: unknown[] = [tenant, checkText("grant.post", "purchase", field(k, "purchase"))];
@@ -221,7 +221,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       voidCall(key: GrantKey): PgCall {
         const n = arguments.length;
-        return makeCall("grant.void", "select result, reason from \"points\".\"grant_void\"($1, $2, $3::uuid)", false, () => {
+        return makeCall("grant.void", "select result, reason from \"points\".\"grant_void\"($1, $2, $3::pg_catalog.uuid)", false, () => {
           checkArity("grant.voidCall", n, ["key"]);
           const k = argsOf("grant.void", "key", key, ["purchase"]);
           return [tenant, checkText("grant.void", "purchase", field(k, "purchase"))];
@@ -240,7 +240,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async hold(args: RedeemArgs): Promise<Result> {
         checkArity("redeem.hold", arguments.length, ["args"]);
         const a = argsOf("redeem.hold", "arguments", args, ["checkout", "member", "amount"]);
-        return call<Reason>(db, "redeem.hold", "select result, reason from \"points\".\"redeem_hold\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("redeem.hold", "checkout", field(a, "checkout")), checkText("redeem.hold", "member", field(a, "member")), checkAmount("redeem.hold", "amount", field(a, "amount"))]);
+        return call<Reason>(db, "redeem.hold", "select result, reason from \"points\".\"redeem_hold\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("redeem.hold", "checkout", field(a, "checkout")), checkText("redeem.hold", "member", field(a, "member")), checkAmount("redeem.hold", "amount", field(a, "amount"))]);
       },
       async post(key: RedeemKey, amounts?: RedeemAmounts): Promise<Result> {
         checkArity("redeem.post", arguments.length, ["key", "amounts?"]);
@@ -252,12 +252,12 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
           const m = argsOf("redeem.post", "amounts", amounts, ["amount"], ["checkout"]);
           values.push(checkAmount("redeem.post", "amount", field(m, "amount")));
         }
-        return call<Reason>(db, "redeem.post", "select result, reason from \"points\".\"redeem_post\"($1, $2, $3, $4::uuid)", values);
+        return call<Reason>(db, "redeem.post", "select result, reason from \"points\".\"redeem_post\"($1, $2, $3, $4::pg_catalog.uuid)", values);
       },
       async void(key: RedeemKey): Promise<Result> {
         checkArity("redeem.void", arguments.length, ["key"]);
         const k = argsOf("redeem.void", "key", key, ["checkout"]);
-        return call<Reason>(db, "redeem.void", "select result, reason from \"points\".\"redeem_void\"($1, $2, $3::uuid)", [tenant, checkText("redeem.void", "checkout", field(k, "checkout"))]);
+        return call<Reason>(db, "redeem.void", "select result, reason from \"points\".\"redeem_void\"($1, $2, $3::pg_catalog.uuid)", [tenant, checkText("redeem.void", "checkout", field(k, "checkout"))]);
       },
       async status(key: RedeemKey): Promise<HoldState | null> {
         checkArity("redeem.status", arguments.length, ["key"]);
@@ -266,7 +266,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       holdCall(args: RedeemArgs): PgCall {
         const n = arguments.length;
-        return makeCall("redeem.hold", "select result, reason from \"points\".\"redeem_hold\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("redeem.hold", "select result, reason from \"points\".\"redeem_hold\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           checkArity("redeem.holdCall", n, ["args"]);
           const a = argsOf("redeem.hold", "arguments", args, ["checkout", "member", "amount"]);
           return [tenant, checkText("redeem.hold", "checkout", field(a, "checkout")), checkText("redeem.hold", "member", field(a, "member")), checkAmount("redeem.hold", "amount", field(a, "amount"))];
@@ -274,7 +274,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       postCall(key: RedeemKey, amounts?: RedeemAmounts): PgCall {
         const n = arguments.length;
-        return makeCall("redeem.post", "select result, reason from \"points\".\"redeem_post\"($1, $2, $3, $4::uuid)", false, () => {
+        return makeCall("redeem.post", "select result, reason from \"points\".\"redeem_post\"($1, $2, $3, $4::pg_catalog.uuid)", false, () => {
           checkArity("redeem.postCall", n, ["key", "amounts?"]);
           const k = argsOf("redeem.post", "key", key, ["checkout"], ["amount"]);
           const values: unknown[] = [tenant, checkText("redeem.post", "checkout", field(k, "checkout"))];
@@ -289,7 +289,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       voidCall(key: RedeemKey): PgCall {
         const n = arguments.length;
-        return makeCall("redeem.void", "select result, reason from \"points\".\"redeem_void\"($1, $2, $3::uuid)", false, () => {
+        return makeCall("redeem.void", "select result, reason from \"points\".\"redeem_void\"($1, $2, $3::pg_catalog.uuid)", false, () => {
           checkArity("redeem.voidCall", n, ["key"]);
           const k = argsOf("redeem.void", "key", key, ["checkout"]);
           return [tenant, checkText("redeem.void", "checkout", field(k, "checkout"))];
@@ -308,11 +308,11 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async do(args: LapseArgs): Promise<Result> {
         checkArity("lapse.do", arguments.length, ["args"]);
         const a = argsOf("lapse.do", "arguments", args, ["batch", "member", "amount"]);
-        return call<Reason>(db, "lapse.do", "select result, reason from \"points\".\"lapse_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("lapse.do", "batch", field(a, "batch")), checkText("lapse.do", "member", field(a, "member")), checkAmount("lapse.do", "amount", field(a, "amount"))]);
+        return call<Reason>(db, "lapse.do", "select result, reason from \"points\".\"lapse_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("lapse.do", "batch", field(a, "batch")), checkText("lapse.do", "member", field(a, "member")), checkAmount("lapse.do", "amount", field(a, "amount"))]);
       },
       doCall(args: LapseArgs): PgCall {
         const n = arguments.length;
-        return makeCall("lapse.do", "select result, reason from \"points\".\"lapse_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("lapse.do", "select result, reason from \"points\".\"lapse_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           checkArity("lapse.doCall", n, ["args"]);
           const a = argsOf("lapse.do", "arguments", args, ["batch", "member", "amount"]);
           return [tenant, checkText("lapse.do", "batch", field(a, "batch")), checkText("lapse.do", "member", field(a, "member")), checkAmount("lapse.do", "amount", field(a, "amount"))];
@@ -336,7 +336,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     },
     async expire(max: number = DEFAULT_EXPIRE_MAX): Promise<number> {
       checkArity("expire", arguments.length, ["max?"]);
-      return expire(db, "select \"points\".expire($1::integer, $2::uuid)", max);
+      return expire(db, "select \"points\".expire($1::integer, $2::pg_catalog.uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       checkArity("bulk", arguments.length, ["calls"]);

@@ -172,7 +172,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async hold(args: 付与Args): Promise<Result> {
         checkArity("付与.hold", arguments.length, ["args"]);
         const a = argsOf("付与.hold", "arguments", args, ["購入", "会員", "点数"]);
-        return call<Reason>(db, "付与.hold", "select result, reason from \"ポイント\".\"付与_hold\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("付与.hold", "購入", field(a, "購入")), checkText("付与.hold", "会員", field(a, "会員")), checkAmount("付与.hold", "点数", field(a, "点数"))]);
+        return call<Reason>(db, "付与.hold", "select result, reason from \"ポイント\".\"付与_hold\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("付与.hold", "購入", field(a, "購入")), checkText("付与.hold", "会員", field(a, "会員")), checkAmount("付与.hold", "点数", field(a, "点数"))]);
       },
       async post(key: 付与Key, amounts?: 付与Amounts): Promise<Result> {
         checkArity("付与.post", arguments.length, ["key", "amounts?"]);
@@ -184,12 +184,12 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
           const m = argsOf("付与.post", "amounts", amounts, ["点数"], ["購入"]);
           values.push(checkAmount("付与.post", "点数", field(m, "点数")));
         }
-        return call<Reason>(db, "付与.post", "select result, reason from \"ポイント\".\"付与_post\"($1, $2, $3, $4::uuid)", values);
+        return call<Reason>(db, "付与.post", "select result, reason from \"ポイント\".\"付与_post\"($1, $2, $3, $4::pg_catalog.uuid)", values);
       },
       async void(key: 付与Key): Promise<Result> {
         checkArity("付与.void", arguments.length, ["key"]);
         const k = argsOf("付与.void", "key", key, ["購入"]);
-        return call<Reason>(db, "付与.void", "select result, reason from \"ポイント\".\"付与_void\"($1, $2, $3::uuid)", [tenant, checkText("付与.void", "購入", field(k, "購入"))]);
+        return call<Reason>(db, "付与.void", "select result, reason from \"ポイント\".\"付与_void\"($1, $2, $3::pg_catalog.uuid)", [tenant, checkText("付与.void", "購入", field(k, "購入"))]);
       },
       async status(key: 付与Key): Promise<HoldState | null> {
         checkArity("付与.status", arguments.length, ["key"]);
@@ -198,7 +198,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       holdCall(args: 付与Args): PgCall {
         const n = arguments.length;
-        return makeCall("付与.hold", "select result, reason from \"ポイント\".\"付与_hold\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("付与.hold", "select result, reason from \"ポイント\".\"付与_hold\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           checkArity("付与.holdCall", n, ["args"]);
           const a = argsOf("付与.hold", "arguments", args, ["購入", "会員", "点数"]);
           return [tenant, checkText("付与.hold", "購入", field(a, "購入")), checkText("付与.hold", "会員", field(a, "会員")), checkAmount("付与.hold", "点数", field(a, "点数"))];
@@ -206,7 +206,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       postCall(key: 付与Key, amounts?: 付与Amounts): PgCall {
         const n = arguments.length;
-        return makeCall("付与.post", "select result, reason from \"ポイント\".\"付与_post\"($1, $2, $3, $4::uuid)", false, () => {
+        return makeCall("付与.post", "select result, reason from \"ポイント\".\"付与_post\"($1, $2, $3, $4::pg_catalog.uuid)", false, () => {
           checkArity("付与.postCall", n, ["key", "amounts?"]);
           const k = argsOf("付与.post", "key", key, ["購入"], ["点数"]);
           const values: unknown[] = [tenant, checkText("付与.post", "購入", field(k, "購入"))];
@@ -221,7 +221,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       voidCall(key: 付与Key): PgCall {
         const n = arguments.length;
-        return makeCall("付与.void", "select result, reason from \"ポイント\".\"付与_void\"($1, $2, $3::uuid)", false, () => {
+        return makeCall("付与.void", "select result, reason from \"ポイント\".\"付与_void\"($1, $2, $3::pg_catalog.uuid)", false, () => {
           checkArity("付与.voidCall", n, ["key"]);
           const k = argsOf("付与.void", "key", key, ["購入"]);
           return [tenant, checkText("付与.void", "購入", field(k, "購入"))];
@@ -240,7 +240,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async hold(args: 利用Args): Promise<Result> {
         checkArity("利用.hold", arguments.length, ["args"]);
         const a = argsOf("利用.hold", "arguments", args, ["会計", "会員", "点数"]);
-        return call<Reason>(db, "利用.hold", "select result, reason from \"ポイント\".\"利用_hold\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("利用.hold", "会計", field(a, "会計")), checkText("利用.hold", "会員", field(a, "会員")), checkAmount("利用.hold", "点数", field(a, "点数"))]);
+        return call<Reason>(db, "利用.hold", "select result, reason from \"ポイント\".\"利用_hold\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("利用.hold", "会計", field(a, "会計")), checkText("利用.hold", "会員", field(a, "会員")), checkAmount("利用.hold", "点数", field(a, "点数"))]);
       },
       async post(key: 利用Key, amounts?: 利用Amounts): Promise<Result> {
         checkArity("利用.post", arguments.length, ["key", "amounts?"]);
@@ -252,12 +252,12 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
           const m = argsOf("利用.post", "amounts", amounts, ["点数"], ["会計"]);
           values.push(checkAmount("利用.post", "点数", field(m, "点数")));
         }
-        return call<Reason>(db, "利用.post", "select result, reason from \"ポイント\".\"利用_post\"($1, $2, $3, $4::uuid)", values);
+        return call<Reason>(db, "利用.post", "select result, reason from \"ポイント\".\"利用_post\"($1, $2, $3, $4::pg_catalog.uuid)", values);
       },
       async void(key: 利用Key): Promise<Result> {
         checkArity("利用.void", arguments.length, ["key"]);
         const k = argsOf("利用.void", "key", key, ["会計"]);
-        return call<Reason>(db, "利用.void", "select result, reason from \"ポイント\".\"利用_void\"($1, $2, $3::uuid)", [tenant, checkText("利用.void", "会計", field(k, "会計"))]);
+        return call<Reason>(db, "利用.void", "select result, reason from \"ポイント\".\"利用_void\"($1, $2, $3::pg_catalog.uuid)", [tenant, checkText("利用.void", "会計", field(k, "会計"))]);
       },
       async status(key: 利用Key): Promise<HoldState | null> {
         checkArity("利用.status", arguments.length, ["key"]);
@@ -266,7 +266,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       holdCall(args: 利用Args): PgCall {
         const n = arguments.length;
-        return makeCall("利用.hold", "select result, reason from \"ポイント\".\"利用_hold\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("利用.hold", "select result, reason from \"ポイント\".\"利用_hold\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           checkArity("利用.holdCall", n, ["args"]);
           const a = argsOf("利用.hold", "arguments", args, ["会計", "会員", "点数"]);
           return [tenant, checkText("利用.hold", "会計", field(a, "会計")), checkText("利用.hold", "会員", field(a, "会員")), checkAmount("利用.hold", "点数", field(a, "点数"))];
@@ -274,7 +274,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       postCall(key: 利用Key, amounts?: 利用Amounts): PgCall {
         const n = arguments.length;
-        return makeCall("利用.post", "select result, reason from \"ポイント\".\"利用_post\"($1, $2, $3, $4::uuid)", false, () => {
+        return makeCall("利用.post", "select result, reason from \"ポイント\".\"利用_post\"($1, $2, $3, $4::pg_catalog.uuid)", false, () => {
           checkArity("利用.postCall", n, ["key", "amounts?"]);
           const k = argsOf("利用.post", "key", key, ["会計"], ["点数"]);
           const values: unknown[] = [tenant, checkText("利用.post", "会計", field(k, "会計"))];
@@ -289,7 +289,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       voidCall(key: 利用Key): PgCall {
         const n = arguments.length;
-        return makeCall("利用.void", "select result, reason from \"ポイント\".\"利用_void\"($1, $2, $3::uuid)", false, () => {
+        return makeCall("利用.void", "select result, reason from \"ポイント\".\"利用_void\"($1, $2, $3::pg_catalog.uuid)", false, () => {
           checkArity("利用.voidCall", n, ["key"]);
           const k = argsOf("利用.void", "key", key, ["会計"]);
           return [tenant, checkText("利用.void", "会計", field(k, "会計"))];
@@ -308,11 +308,11 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async do(args: 失効Args): Promise<Result> {
         checkArity("失効.do", arguments.length, ["args"]);
         const a = argsOf("失効.do", "arguments", args, ["処理", "会員", "点数"]);
-        return call<Reason>(db, "失効.do", "select result, reason from \"ポイント\".\"失効_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("失効.do", "処理", field(a, "処理")), checkText("失効.do", "会員", field(a, "会員")), checkAmount("失効.do", "点数", field(a, "点数"))]);
+        return call<Reason>(db, "失効.do", "select result, reason from \"ポイント\".\"失効_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("失効.do", "処理", field(a, "処理")), checkText("失効.do", "会員", field(a, "会員")), checkAmount("失効.do", "点数", field(a, "点数"))]);
       },
       doCall(args: 失効Args): PgCall {
         const n = arguments.length;
-        return makeCall("失効.do", "select result, reason from \"ポイント\".\"失効_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("失効.do", "select result, reason from \"ポイント\".\"失効_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           checkArity("失効.doCall", n, ["args"]);
           const a = argsOf("失効.do", "arguments", args, ["処理", "会員", "点数"]);
           return [tenant, checkText("失効.do", "処理", field(a, "処理")), checkText("失効.do", "会員", field(a, "会員")), checkAmount("失効.do", "点数", field(a, "点数"))];
@@ -336,7 +336,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     },
     async expire(max: number = DEFAULT_EXPIRE_MAX): Promise<number> {
       checkArity("expire", arguments.length, ["max?"]);
-      return expire(db, "select \"ポイント\".expire($1::integer, $2::uuid)", max);
+      return expire(db, "select \"ポイント\".expire($1::integer, $2::pg_catalog.uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       checkArity("bulk", arguments.length, ["calls"]);

@@ -133,11 +133,11 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async do(args: SaleArgs): Promise<Result> {
         checkArity("sale.do", arguments.length, ["args"]);
         const a = argsOf("sale.do", "arguments", args, ["order", "amount"]);
-        return call<Reason>(db, "sale.do", "select result, reason from \"refunds\".\"sale_do\"($1, $2, $3, $4::uuid)", [tenant, checkText("sale.do", "order", field(a, "order")), checkAmount("sale.do", "amount", field(a, "amount"))]);
+        return call<Reason>(db, "sale.do", "select result, reason from \"refunds\".\"sale_do\"($1, $2, $3, $4::pg_catalog.uuid)", [tenant, checkText("sale.do", "order", field(a, "order")), checkAmount("sale.do", "amount", field(a, "amount"))]);
       },
       doCall(args: SaleArgs): PgCall {
         const n = arguments.length;
-        return makeCall("sale.do", "select result, reason from \"refunds\".\"sale_do\"($1, $2, $3, $4::uuid)", false, () => {
+        return makeCall("sale.do", "select result, reason from \"refunds\".\"sale_do\"($1, $2, $3, $4::pg_catalog.uuid)", false, () => {
           checkArity("sale.doCall", n, ["args"]);
           const a = argsOf("sale.do", "arguments", args, ["order", "amount"]);
           return [tenant, checkText("sale.do", "order", field(a, "order")), checkAmount("sale.do", "amount", field(a, "amount"))];
@@ -148,7 +148,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async hold(args: RefundArgs): Promise<Result> {
         checkArity("refund.hold", arguments.length, ["args"]);
         const a = argsOf("refund.hold", "arguments", args, ["refund_id", "order", "amount"]);
-        return call<Reason>(db, "refund.hold", "select result, reason from \"refunds\".\"refund_hold\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("refund.hold", "refund_id", field(a, "refund_id")), checkText("refund.hold", "order", field(a, "order")), checkAmount("refund.hold", "amount", field(a, "amount"))]);
+        return call<Reason>(db, "refund.hold", "select result, reason from \"refunds\".\"refund_hold\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("refund.hold", "refund_id", field(a, "refund_id")), checkText("refund.hold", "order", field(a, "order")), checkAmount("refund.hold", "amount", field(a, "amount"))]);
       },
       async post(key: RefundKey, amounts?: RefundAmounts): Promise<Result> {
         checkArity("refund.post", arguments.length, ["key", "amounts?"]);
@@ -160,12 +160,12 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
           const m = argsOf("refund.post", "amounts", amounts, ["amount"], ["refund_id"]);
           values.push(checkAmount("refund.post", "amount", field(m, "amount")));
         }
-        return call<Reason>(db, "refund.post", "select result, reason from \"refunds\".\"refund_post\"($1, $2, $3, $4::uuid)", values);
+        return call<Reason>(db, "refund.post", "select result, reason from \"refunds\".\"refund_post\"($1, $2, $3, $4::pg_catalog.uuid)", values);
       },
       async void(key: RefundKey): Promise<Result> {
         checkArity("refund.void", arguments.length, ["key"]);
         const k = argsOf("refund.void", "key", key, ["refund_id"]);
-        return call<Reason>(db, "refund.void", "select result, reason from \"refunds\".\"refund_void\"($1, $2, $3::uuid)", [tenant, checkText("refund.void", "refund_id", field(k, "refund_id"))]);
+        return call<Reason>(db, "refund.void", "select result, reason from \"refunds\".\"refund_void\"($1, $2, $3::pg_catalog.uuid)", [tenant, checkText("refund.void", "refund_id", field(k, "refund_id"))]);
       },
       async status(key: RefundKey): Promise<HoldState | null> {
         checkArity("refund.status", arguments.length, ["key"]);
@@ -174,7 +174,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       holdCall(args: RefundArgs): PgCall {
         const n = arguments.length;
-        return makeCall("refund.hold", "select result, reason from \"refunds\".\"refund_hold\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("refund.hold", "select result, reason from \"refunds\".\"refund_hold\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           checkArity("refund.holdCall", n, ["args"]);
           const a = argsOf("refund.hold", "arguments", args, ["refund_id", "order", "amount"]);
           return [tenant, checkText("refund.hold", "refund_id", field(a, "refund_id")), checkText("refund.hold", "order", field(a, "order")), checkAmount("refund.hold", "amount", field(a, "amount"))];
@@ -182,7 +182,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       postCall(key: RefundKey, amounts?: RefundAmounts): PgCall {
         const n = arguments.length;
-        return makeCall("refund.post", "select result, reason from \"refunds\".\"refund_post\"($1, $2, $3, $4::uuid)", false, () => {
+        return makeCall("refund.post", "select result, reason from \"refunds\".\"refund_post\"($1, $2, $3, $4::pg_catalog.uuid)", false, () => {
           checkArity("refund.postCall", n, ["key", "amounts?"]);
           const k = argsOf("refund.post", "key", key, ["refund_id"], ["amount"]);
           const values: unknown[] = [tenant, checkText("refund.post", "refund_id", field(k, "refund_id"))];
@@ -197,7 +197,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       voidCall(key: RefundKey): PgCall {
         const n = arguments.length;
-        return makeCall("refund.void", "select result, reason from \"refunds\".\"refund_void\"($1, $2, $3::uuid)", false, () => {
+        return makeCall("refund.void", "select result, reason from \"refunds\".\"refund_void\"($1, $2, $3::pg_catalog.uuid)", false, () => {
           checkArity("refund.voidCall", n, ["key"]);
           const k = argsOf("refund.void", "key", key, ["refund_id"]);
           return [tenant, checkText("refund.void", "refund_id", field(k, "refund_id"))];
@@ -225,7 +225,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     },
     async expire(max: number = DEFAULT_EXPIRE_MAX): Promise<number> {
       checkArity("expire", arguments.length, ["max?"]);
-      return expire(db, "select \"refunds\".expire($1::integer, $2::uuid)", max);
+      return expire(db, "select \"refunds\".expire($1::integer, $2::pg_catalog.uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       checkArity("bulk", arguments.length, ["calls"]);

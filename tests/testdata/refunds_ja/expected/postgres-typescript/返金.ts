@@ -133,11 +133,11 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async do(args: 売上Args): Promise<Result> {
         checkArity("売上.do", arguments.length, ["args"]);
         const a = argsOf("売上.do", "arguments", args, ["注文", "額"]);
-        return call<Reason>(db, "売上.do", "select result, reason from \"返金\".\"売上_do\"($1, $2, $3, $4::uuid)", [tenant, checkText("売上.do", "注文", field(a, "注文")), checkAmount("売上.do", "額", field(a, "額"))]);
+        return call<Reason>(db, "売上.do", "select result, reason from \"返金\".\"売上_do\"($1, $2, $3, $4::pg_catalog.uuid)", [tenant, checkText("売上.do", "注文", field(a, "注文")), checkAmount("売上.do", "額", field(a, "額"))]);
       },
       doCall(args: 売上Args): PgCall {
         const n = arguments.length;
-        return makeCall("売上.do", "select result, reason from \"返金\".\"売上_do\"($1, $2, $3, $4::uuid)", false, () => {
+        return makeCall("売上.do", "select result, reason from \"返金\".\"売上_do\"($1, $2, $3, $4::pg_catalog.uuid)", false, () => {
           checkArity("売上.doCall", n, ["args"]);
           const a = argsOf("売上.do", "arguments", args, ["注文", "額"]);
           return [tenant, checkText("売上.do", "注文", field(a, "注文")), checkAmount("売上.do", "額", field(a, "額"))];
@@ -148,7 +148,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async hold(args: 返金Args): Promise<Result> {
         checkArity("返金.hold", arguments.length, ["args"]);
         const a = argsOf("返金.hold", "arguments", args, ["返金番号", "注文", "額"]);
-        return call<Reason>(db, "返金.hold", "select result, reason from \"返金\".\"返金_hold\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("返金.hold", "返金番号", field(a, "返金番号")), checkText("返金.hold", "注文", field(a, "注文")), checkAmount("返金.hold", "額", field(a, "額"))]);
+        return call<Reason>(db, "返金.hold", "select result, reason from \"返金\".\"返金_hold\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("返金.hold", "返金番号", field(a, "返金番号")), checkText("返金.hold", "注文", field(a, "注文")), checkAmount("返金.hold", "額", field(a, "額"))]);
       },
       async post(key: 返金Key, amounts?: 返金Amounts): Promise<Result> {
         checkArity("返金.post", arguments.length, ["key", "amounts?"]);
@@ -160,12 +160,12 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
           const m = argsOf("返金.post", "amounts", amounts, ["額"], ["返金番号"]);
           values.push(checkAmount("返金.post", "額", field(m, "額")));
         }
-        return call<Reason>(db, "返金.post", "select result, reason from \"返金\".\"返金_post\"($1, $2, $3, $4::uuid)", values);
+        return call<Reason>(db, "返金.post", "select result, reason from \"返金\".\"返金_post\"($1, $2, $3, $4::pg_catalog.uuid)", values);
       },
       async void(key: 返金Key): Promise<Result> {
         checkArity("返金.void", arguments.length, ["key"]);
         const k = argsOf("返金.void", "key", key, ["返金番号"]);
-        return call<Reason>(db, "返金.void", "select result, reason from \"返金\".\"返金_void\"($1, $2, $3::uuid)", [tenant, checkText("返金.void", "返金番号", field(k, "返金番号"))]);
+        return call<Reason>(db, "返金.void", "select result, reason from \"返金\".\"返金_void\"($1, $2, $3::pg_catalog.uuid)", [tenant, checkText("返金.void", "返金番号", field(k, "返金番号"))]);
       },
       async status(key: 返金Key): Promise<HoldState | null> {
         checkArity("返金.status", arguments.length, ["key"]);
@@ -174,7 +174,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       holdCall(args: 返金Args): PgCall {
         const n = arguments.length;
-        return makeCall("返金.hold", "select result, reason from \"返金\".\"返金_hold\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("返金.hold", "select result, reason from \"返金\".\"返金_hold\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           checkArity("返金.holdCall", n, ["args"]);
           const a = argsOf("返金.hold", "arguments", args, ["返金番号", "注文", "額"]);
           return [tenant, checkText("返金.hold", "返金番号", field(a, "返金番号")), checkText("返金.hold", "注文", field(a, "注文")), checkAmount("返金.hold", "額", field(a, "額"))];
@@ -182,7 +182,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       postCall(key: 返金Key, amounts?: 返金Amounts): PgCall {
         const n = arguments.length;
-        return makeCall("返金.post", "select result, reason from \"返金\".\"返金_post\"($1, $2, $3, $4::uuid)", false, () => {
+        return makeCall("返金.post", "select result, reason from \"返金\".\"返金_post\"($1, $2, $3, $4::pg_catalog.uuid)", false, () => {
           checkArity("返金.postCall", n, ["key", "amounts?"]);
           const k = argsOf("返金.post", "key", key, ["返金番号"], ["額"]);
           const values: unknown[] = [tenant, checkText("返金.post", "返金番号", field(k, "返金番号"))];
@@ -197,7 +197,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       voidCall(key: 返金Key): PgCall {
         const n = arguments.length;
-        return makeCall("返金.void", "select result, reason from \"返金\".\"返金_void\"($1, $2, $3::uuid)", false, () => {
+        return makeCall("返金.void", "select result, reason from \"返金\".\"返金_void\"($1, $2, $3::pg_catalog.uuid)", false, () => {
           checkArity("返金.voidCall", n, ["key"]);
           const k = argsOf("返金.void", "key", key, ["返金番号"]);
           return [tenant, checkText("返金.void", "返金番号", field(k, "返金番号"))];
@@ -225,7 +225,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     },
     async expire(max: number = DEFAULT_EXPIRE_MAX): Promise<number> {
       checkArity("expire", arguments.length, ["max?"]);
-      return expire(db, "select \"返金\".expire($1::integer, $2::uuid)", max);
+      return expire(db, "select \"返金\".expire($1::integer, $2::pg_catalog.uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       checkArity("bulk", arguments.length, ["calls"]);

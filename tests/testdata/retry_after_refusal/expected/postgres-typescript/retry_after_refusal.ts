@@ -247,11 +247,11 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async do(args: StockArgs): Promise<Result> {
         checkArity("stock.do", arguments.length, ["args"]);
         const a = argsOf("stock.do", "arguments", args, ["delivery", "sku", "qty"]);
-        return call<Reason>(db, "stock.do", "select result, reason from \"retry_after_refusal\".\"stock_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("stock.do", "delivery", field(a, "delivery")), checkText("stock.do", "sku", field(a, "sku")), checkAmount("stock.do", "qty", field(a, "qty"))]);
+        return call<Reason>(db, "stock.do", "select result, reason from \"retry_after_refusal\".\"stock_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("stock.do", "delivery", field(a, "delivery")), checkText("stock.do", "sku", field(a, "sku")), checkAmount("stock.do", "qty", field(a, "qty"))]);
       },
       doCall(args: StockArgs): PgCall {
         const n = arguments.length;
-        return makeCall("stock.do", "select result, reason from \"retry_after_refusal\".\"stock_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("stock.do", "select result, reason from \"retry_after_refusal\".\"stock_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           checkArity("stock.doCall", n, ["args"]);
           const a = argsOf("stock.do", "arguments", args, ["delivery", "sku", "qty"]);
           return [tenant, checkText("stock.do", "delivery", field(a, "delivery")), checkText("stock.do", "sku", field(a, "sku")), checkAmount("stock.do", "qty", field(a, "qty"))];
@@ -262,11 +262,11 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async do(args: RestockSpareArgs): Promise<Result> {
         checkArity("restock_spare.do", arguments.length, ["args"]);
         const a = argsOf("restock_spare.do", "arguments", args, ["delivery", "qty"]);
-        return call<Reason>(db, "restock_spare.do", "select result, reason from \"retry_after_refusal\".\"restock_spare_do\"($1, $2, $3, $4::uuid)", [tenant, checkText("restock_spare.do", "delivery", field(a, "delivery")), checkAmount("restock_spare.do", "qty", field(a, "qty"))]);
+        return call<Reason>(db, "restock_spare.do", "select result, reason from \"retry_after_refusal\".\"restock_spare_do\"($1, $2, $3, $4::pg_catalog.uuid)", [tenant, checkText("restock_spare.do", "delivery", field(a, "delivery")), checkAmount("restock_spare.do", "qty", field(a, "qty"))]);
       },
       doCall(args: RestockSpareArgs): PgCall {
         const n = arguments.length;
-        return makeCall("restock_spare.do", "select result, reason from \"retry_after_refusal\".\"restock_spare_do\"($1, $2, $3, $4::uuid)", false, () => {
+        return makeCall("restock_spare.do", "select result, reason from \"retry_after_refusal\".\"restock_spare_do\"($1, $2, $3, $4::pg_catalog.uuid)", false, () => {
           checkArity("restock_spare.doCall", n, ["args"]);
           const a = argsOf("restock_spare.do", "arguments", args, ["delivery", "qty"]);
           return [tenant, checkText("restock_spare.do", "delivery", field(a, "delivery")), checkAmount("restock_spare.do", "qty", field(a, "qty"))];
@@ -277,11 +277,11 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async do(args: ShipArgs): Promise<Result> {
         checkArity("ship.do", arguments.length, ["args"]);
         const a = argsOf("ship.do", "arguments", args, ["order", "sku", "qty", "extra"]);
-        return call<Reason>(db, "ship.do", "select result, reason from \"retry_after_refusal\".\"ship_do\"($1, $2, $3, $4, $5, $6::uuid)", [tenant, checkText("ship.do", "order", field(a, "order")), checkText("ship.do", "sku", field(a, "sku")), checkAmount("ship.do", "qty", field(a, "qty")), checkAmount("ship.do", "extra", field(a, "extra"))]);
+        return call<Reason>(db, "ship.do", "select result, reason from \"retry_after_refusal\".\"ship_do\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", [tenant, checkText("ship.do", "order", field(a, "order")), checkText("ship.do", "sku", field(a, "sku")), checkAmount("ship.do", "qty", field(a, "qty")), checkAmount("ship.do", "extra", field(a, "extra"))]);
       },
       doCall(args: ShipArgs): PgCall {
         const n = arguments.length;
-        return makeCall("ship.do", "select result, reason from \"retry_after_refusal\".\"ship_do\"($1, $2, $3, $4, $5, $6::uuid)", false, () => {
+        return makeCall("ship.do", "select result, reason from \"retry_after_refusal\".\"ship_do\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", false, () => {
           checkArity("ship.doCall", n, ["args"]);
           const a = argsOf("ship.do", "arguments", args, ["order", "sku", "qty", "extra"]);
           return [tenant, checkText("ship.do", "order", field(a, "order")), checkText("ship.do", "sku", field(a, "sku")), checkAmount("ship.do", "qty", field(a, "qty")), checkAmount("ship.do", "extra", field(a, "extra"))];
@@ -292,7 +292,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async hold(args: ReserveArgs): Promise<Result> {
         checkArity("reserve.hold", arguments.length, ["args"]);
         const a = argsOf("reserve.hold", "arguments", args, ["order", "sku", "qty", "extra"]);
-        return call<Reason>(db, "reserve.hold", "select result, reason from \"retry_after_refusal\".\"reserve_hold\"($1, $2, $3, $4, $5, $6::uuid)", [tenant, checkText("reserve.hold", "order", field(a, "order")), checkText("reserve.hold", "sku", field(a, "sku")), checkAmount("reserve.hold", "qty", field(a, "qty")), checkAmount("reserve.hold", "extra", field(a, "extra"))]);
+        return call<Reason>(db, "reserve.hold", "select result, reason from \"retry_after_refusal\".\"reserve_hold\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", [tenant, checkText("reserve.hold", "order", field(a, "order")), checkText("reserve.hold", "sku", field(a, "sku")), checkAmount("reserve.hold", "qty", field(a, "qty")), checkAmount("reserve.hold", "extra", field(a, "extra"))]);
       },
       async post(key: ReserveKey, amounts?: ReserveAmounts): Promise<Result> {
         checkArity("reserve.post", arguments.length, ["key", "amounts?"]);
@@ -304,12 +304,12 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
           const m = argsOf("reserve.post", "amounts", amounts, ["qty", "extra"], ["order"]);
           values.push(checkAmount("reserve.post", "qty", field(m, "qty")), checkAmount("reserve.post", "extra", field(m, "extra")));
         }
-        return call<Reason>(db, "reserve.post", "select result, reason from \"retry_after_refusal\".\"reserve_post\"($1, $2, $3, $4, $5::uuid)", values);
+        return call<Reason>(db, "reserve.post", "select result, reason from \"retry_after_refusal\".\"reserve_post\"($1, $2, $3, $4, $5::pg_catalog.uuid)", values);
       },
       async void(key: ReserveKey): Promise<Result> {
         checkArity("reserve.void", arguments.length, ["key"]);
         const k = argsOf("reserve.void", "key", key, ["order"]);
-        return call<Reason>(db, "reserve.void", "select result, reason from \"retry_after_refusal\".\"reserve_void\"($1, $2, $3::uuid)", [tenant, checkText("reserve.void", "order", field(k, "order"))]);
+        return call<Reason>(db, "reserve.void", "select result, reason from \"retry_after_refusal\".\"reserve_void\"($1, $2, $3::pg_catalog.uuid)", [tenant, checkText("reserve.void", "order", field(k, "order"))]);
       },
       async status(key: ReserveKey): Promise<HoldState | null> {
         checkArity("reserve.status", arguments.length, ["key"]);
@@ -318,7 +318,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       holdCall(args: ReserveArgs): PgCall {
         const n = arguments.length;
-        return makeCall("reserve.hold", "select result, reason from \"retry_after_refusal\".\"reserve_hold\"($1, $2, $3, $4, $5, $6::uuid)", false, () => {
+        return makeCall("reserve.hold", "select result, reason from \"retry_after_refusal\".\"reserve_hold\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", false, () => {
           checkArity("reserve.holdCall", n, ["args"]);
           const a = argsOf("reserve.hold", "arguments", args, ["order", "sku", "qty", "extra"]);
           return [tenant, checkText("reserve.hold", "order", field(a, "order")), checkText("reserve.hold", "sku", field(a, "sku")), checkAmount("reserve.hold", "qty", field(a, "qty")), checkAmount("reserve.hold", "extra", field(a, "extra"))];
@@ -326,7 +326,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       postCall(key: ReserveKey, amounts?: ReserveAmounts): PgCall {
         const n = arguments.length;
-        return makeCall("reserve.post", "select result, reason from \"retry_after_refusal\".\"reserve_post\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("reserve.post", "select result, reason from \"retry_after_refusal\".\"reserve_post\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           checkArity("reserve.postCall", n, ["key", "amounts?"]);
           const k = argsOf("reserve.post", "key", key, ["order"], ["qty", "extra"]);
           const values: unknown[] = [tenant, checkText("reserve.post", "order", field(k, "order"))];
@@ -341,7 +341,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       voidCall(key: ReserveKey): PgCall {
         const n = arguments.length;
-        return makeCall("reserve.void", "select result, reason from \"retry_after_refusal\".\"reserve_void\"($1, $2, $3::uuid)", false, () => {
+        return makeCall("reserve.void", "select result, reason from \"retry_after_refusal\".\"reserve_void\"($1, $2, $3::pg_catalog.uuid)", false, () => {
           checkArity("reserve.voidCall", n, ["key"]);
           const k = argsOf("reserve.void", "key", key, ["order"]);
           return [tenant, checkText("reserve.void", "order", field(k, "order"))];
@@ -360,11 +360,11 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async do(args: LendArgs): Promise<Result> {
         checkArity("lend.do", arguments.length, ["args"]);
         const a = argsOf("lend.do", "arguments", args, ["loan", "member", "qty", "extra"]);
-        return call<Reason>(db, "lend.do", "select result, reason from \"retry_after_refusal\".\"lend_do\"($1, $2, $3, $4, $5, $6::uuid)", [tenant, checkText("lend.do", "loan", field(a, "loan")), checkText("lend.do", "member", field(a, "member")), checkAmount("lend.do", "qty", field(a, "qty")), checkAmount("lend.do", "extra", field(a, "extra"))]);
+        return call<Reason>(db, "lend.do", "select result, reason from \"retry_after_refusal\".\"lend_do\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", [tenant, checkText("lend.do", "loan", field(a, "loan")), checkText("lend.do", "member", field(a, "member")), checkAmount("lend.do", "qty", field(a, "qty")), checkAmount("lend.do", "extra", field(a, "extra"))]);
       },
       doCall(args: LendArgs): PgCall {
         const n = arguments.length;
-        return makeCall("lend.do", "select result, reason from \"retry_after_refusal\".\"lend_do\"($1, $2, $3, $4, $5, $6::uuid)", false, () => {
+        return makeCall("lend.do", "select result, reason from \"retry_after_refusal\".\"lend_do\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", false, () => {
           checkArity("lend.doCall", n, ["args"]);
           const a = argsOf("lend.do", "arguments", args, ["loan", "member", "qty", "extra"]);
           return [tenant, checkText("lend.do", "loan", field(a, "loan")), checkText("lend.do", "member", field(a, "member")), checkAmount("lend.do", "qty", field(a, "qty")), checkAmount("lend.do", "extra", field(a, "extra"))];
@@ -375,7 +375,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async hold(args: ParkArgs): Promise<Result> {
         checkArity("park.hold", arguments.length, ["args"]);
         const a = argsOf("park.hold", "arguments", args, ["ticket", "sku", "qty", "extra"]);
-        return call<Reason>(db, "park.hold", "select result, reason from \"retry_after_refusal\".\"park_hold\"($1, $2, $3, $4, $5, $6::uuid)", [tenant, checkText("park.hold", "ticket", field(a, "ticket")), checkText("park.hold", "sku", field(a, "sku")), checkAmount("park.hold", "qty", field(a, "qty")), checkAmount("park.hold", "extra", field(a, "extra"))]);
+        return call<Reason>(db, "park.hold", "select result, reason from \"retry_after_refusal\".\"park_hold\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", [tenant, checkText("park.hold", "ticket", field(a, "ticket")), checkText("park.hold", "sku", field(a, "sku")), checkAmount("park.hold", "qty", field(a, "qty")), checkAmount("park.hold", "extra", field(a, "extra"))]);
       },
       async post(key: ParkKey, amounts?: ParkAmounts): Promise<Result> {
         checkArity("park.post", arguments.length, ["key", "amounts?"]);
@@ -387,12 +387,12 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
           const m = argsOf("park.post", "amounts", amounts, ["qty", "extra"], ["ticket"]);
           values.push(checkAmount("park.post", "qty", field(m, "qty")), checkAmount("park.post", "extra", field(m, "extra")));
         }
-        return call<Reason>(db, "park.post", "select result, reason from \"retry_after_refusal\".\"park_post\"($1, $2, $3, $4, $5::uuid)", values);
+        return call<Reason>(db, "park.post", "select result, reason from \"retry_after_refusal\".\"park_post\"($1, $2, $3, $4, $5::pg_catalog.uuid)", values);
       },
       async void(key: ParkKey): Promise<Result> {
         checkArity("park.void", arguments.length, ["key"]);
         const k = argsOf("park.void", "key", key, ["ticket"]);
-        return call<Reason>(db, "park.void", "select result, reason from \"retry_after_refusal\".\"park_void\"($1, $2, $3::uuid)", [tenant, checkText("park.void", "ticket", field(k, "ticket"))]);
+        return call<Reason>(db, "park.void", "select result, reason from \"retry_after_refusal\".\"park_void\"($1, $2, $3::pg_catalog.uuid)", [tenant, checkText("park.void", "ticket", field(k, "ticket"))]);
       },
       async status(key: ParkKey): Promise<HoldState | null> {
         checkArity("park.status", arguments.length, ["key"]);
@@ -401,7 +401,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       holdCall(args: ParkArgs): PgCall {
         const n = arguments.length;
-        return makeCall("park.hold", "select result, reason from \"retry_after_refusal\".\"park_hold\"($1, $2, $3, $4, $5, $6::uuid)", false, () => {
+        return makeCall("park.hold", "select result, reason from \"retry_after_refusal\".\"park_hold\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", false, () => {
           checkArity("park.holdCall", n, ["args"]);
           const a = argsOf("park.hold", "arguments", args, ["ticket", "sku", "qty", "extra"]);
           return [tenant, checkText("park.hold", "ticket", field(a, "ticket")), checkText("park.hold", "sku", field(a, "sku")), checkAmount("park.hold", "qty", field(a, "qty")), checkAmount("park.hold", "extra", field(a, "extra"))];
@@ -409,7 +409,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       postCall(key: ParkKey, amounts?: ParkAmounts): PgCall {
         const n = arguments.length;
-        return makeCall("park.post", "select result, reason from \"retry_after_refusal\".\"park_post\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("park.post", "select result, reason from \"retry_after_refusal\".\"park_post\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           checkArity("park.postCall", n, ["key", "amounts?"]);
           const k = argsOf("park.post", "key", key, ["ticket"], ["qty", "extra"]);
           const values: unknown[] = [tenant, checkText("park.post", "ticket", field(k, "ticket"))];
@@ -424,7 +424,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       voidCall(key: ParkKey): PgCall {
         const n = arguments.length;
-        return makeCall("park.void", "select result, reason from \"retry_after_refusal\".\"park_void\"($1, $2, $3::uuid)", false, () => {
+        return makeCall("park.void", "select result, reason from \"retry_after_refusal\".\"park_void\"($1, $2, $3::pg_catalog.uuid)", false, () => {
           checkArity("park.voidCall", n, ["key"]);
           const k = argsOf("park.void", "key", key, ["ticket"]);
           return [tenant, checkText("park.void", "ticket", field(k, "ticket"))];
@@ -443,11 +443,11 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async do(args: ClearBinArgs): Promise<Result> {
         checkArity("clear_bin.do", arguments.length, ["args"]);
         const a = argsOf("clear_bin.do", "arguments", args, ["ticket", "sku", "qty"]);
-        return call<Reason>(db, "clear_bin.do", "select result, reason from \"retry_after_refusal\".\"clear_bin_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("clear_bin.do", "ticket", field(a, "ticket")), checkText("clear_bin.do", "sku", field(a, "sku")), checkAmount("clear_bin.do", "qty", field(a, "qty"))]);
+        return call<Reason>(db, "clear_bin.do", "select result, reason from \"retry_after_refusal\".\"clear_bin_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("clear_bin.do", "ticket", field(a, "ticket")), checkText("clear_bin.do", "sku", field(a, "sku")), checkAmount("clear_bin.do", "qty", field(a, "qty"))]);
       },
       doCall(args: ClearBinArgs): PgCall {
         const n = arguments.length;
-        return makeCall("clear_bin.do", "select result, reason from \"retry_after_refusal\".\"clear_bin_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("clear_bin.do", "select result, reason from \"retry_after_refusal\".\"clear_bin_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           checkArity("clear_bin.doCall", n, ["args"]);
           const a = argsOf("clear_bin.do", "arguments", args, ["ticket", "sku", "qty"]);
           return [tenant, checkText("clear_bin.do", "ticket", field(a, "ticket")), checkText("clear_bin.do", "sku", field(a, "sku")), checkAmount("clear_bin.do", "qty", field(a, "qty"))];
@@ -486,7 +486,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     },
     async expire(max: number = DEFAULT_EXPIRE_MAX): Promise<number> {
       checkArity("expire", arguments.length, ["max?"]);
-      return expire(db, "select \"retry_after_refusal\".expire($1::integer, $2::uuid)", max);
+      return expire(db, "select \"retry_after_refusal\".expire($1::integer, $2::pg_catalog.uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       checkArity("bulk", arguments.length, ["calls"]);

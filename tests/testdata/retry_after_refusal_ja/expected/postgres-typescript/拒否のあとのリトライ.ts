@@ -247,11 +247,11 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async do(args: 入荷Args): Promise<Result> {
         checkArity("入荷.do", arguments.length, ["args"]);
         const a = argsOf("入荷.do", "arguments", args, ["納品書", "品番", "数"]);
-        return call<Reason>(db, "入荷.do", "select result, reason from \"拒否のあとのリトライ\".\"入荷_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("入荷.do", "納品書", field(a, "納品書")), checkText("入荷.do", "品番", field(a, "品番")), checkAmount("入荷.do", "数", field(a, "数"))]);
+        return call<Reason>(db, "入荷.do", "select result, reason from \"拒否のあとのリトライ\".\"入荷_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("入荷.do", "納品書", field(a, "納品書")), checkText("入荷.do", "品番", field(a, "品番")), checkAmount("入荷.do", "数", field(a, "数"))]);
       },
       doCall(args: 入荷Args): PgCall {
         const n = arguments.length;
-        return makeCall("入荷.do", "select result, reason from \"拒否のあとのリトライ\".\"入荷_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("入荷.do", "select result, reason from \"拒否のあとのリトライ\".\"入荷_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           checkArity("入荷.doCall", n, ["args"]);
           const a = argsOf("入荷.do", "arguments", args, ["納品書", "品番", "数"]);
           return [tenant, checkText("入荷.do", "納品書", field(a, "納品書")), checkText("入荷.do", "品番", field(a, "品番")), checkAmount("入荷.do", "数", field(a, "数"))];
@@ -262,11 +262,11 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async do(args: 予備入荷Args): Promise<Result> {
         checkArity("予備入荷.do", arguments.length, ["args"]);
         const a = argsOf("予備入荷.do", "arguments", args, ["納品書", "数"]);
-        return call<Reason>(db, "予備入荷.do", "select result, reason from \"拒否のあとのリトライ\".\"予備入荷_do\"($1, $2, $3, $4::uuid)", [tenant, checkText("予備入荷.do", "納品書", field(a, "納品書")), checkAmount("予備入荷.do", "数", field(a, "数"))]);
+        return call<Reason>(db, "予備入荷.do", "select result, reason from \"拒否のあとのリトライ\".\"予備入荷_do\"($1, $2, $3, $4::pg_catalog.uuid)", [tenant, checkText("予備入荷.do", "納品書", field(a, "納品書")), checkAmount("予備入荷.do", "数", field(a, "数"))]);
       },
       doCall(args: 予備入荷Args): PgCall {
         const n = arguments.length;
-        return makeCall("予備入荷.do", "select result, reason from \"拒否のあとのリトライ\".\"予備入荷_do\"($1, $2, $3, $4::uuid)", false, () => {
+        return makeCall("予備入荷.do", "select result, reason from \"拒否のあとのリトライ\".\"予備入荷_do\"($1, $2, $3, $4::pg_catalog.uuid)", false, () => {
           checkArity("予備入荷.doCall", n, ["args"]);
           const a = argsOf("予備入荷.do", "arguments", args, ["納品書", "数"]);
           return [tenant, checkText("予備入荷.do", "納品書", field(a, "納品書")), checkAmount("予備入荷.do", "数", field(a, "数"))];
@@ -277,11 +277,11 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async do(args: 出荷Args): Promise<Result> {
         checkArity("出荷.do", arguments.length, ["args"]);
         const a = argsOf("出荷.do", "arguments", args, ["注文", "品番", "数", "追加"]);
-        return call<Reason>(db, "出荷.do", "select result, reason from \"拒否のあとのリトライ\".\"出荷_do\"($1, $2, $3, $4, $5, $6::uuid)", [tenant, checkText("出荷.do", "注文", field(a, "注文")), checkText("出荷.do", "品番", field(a, "品番")), checkAmount("出荷.do", "数", field(a, "数")), checkAmount("出荷.do", "追加", field(a, "追加"))]);
+        return call<Reason>(db, "出荷.do", "select result, reason from \"拒否のあとのリトライ\".\"出荷_do\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", [tenant, checkText("出荷.do", "注文", field(a, "注文")), checkText("出荷.do", "品番", field(a, "品番")), checkAmount("出荷.do", "数", field(a, "数")), checkAmount("出荷.do", "追加", field(a, "追加"))]);
       },
       doCall(args: 出荷Args): PgCall {
         const n = arguments.length;
-        return makeCall("出荷.do", "select result, reason from \"拒否のあとのリトライ\".\"出荷_do\"($1, $2, $3, $4, $5, $6::uuid)", false, () => {
+        return makeCall("出荷.do", "select result, reason from \"拒否のあとのリトライ\".\"出荷_do\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", false, () => {
           checkArity("出荷.doCall", n, ["args"]);
           const a = argsOf("出荷.do", "arguments", args, ["注文", "品番", "数", "追加"]);
           return [tenant, checkText("出荷.do", "注文", field(a, "注文")), checkText("出荷.do", "品番", field(a, "品番")), checkAmount("出荷.do", "数", field(a, "数")), checkAmount("出荷.do", "追加", field(a, "追加"))];
@@ -292,7 +292,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async hold(args: 引当Args): Promise<Result> {
         checkArity("引当.hold", arguments.length, ["args"]);
         const a = argsOf("引当.hold", "arguments", args, ["注文", "品番", "数", "追加"]);
-        return call<Reason>(db, "引当.hold", "select result, reason from \"拒否のあとのリトライ\".\"引当_hold\"($1, $2, $3, $4, $5, $6::uuid)", [tenant, checkText("引当.hold", "注文", field(a, "注文")), checkText("引当.hold", "品番", field(a, "品番")), checkAmount("引当.hold", "数", field(a, "数")), checkAmount("引当.hold", "追加", field(a, "追加"))]);
+        return call<Reason>(db, "引当.hold", "select result, reason from \"拒否のあとのリトライ\".\"引当_hold\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", [tenant, checkText("引当.hold", "注文", field(a, "注文")), checkText("引当.hold", "品番", field(a, "品番")), checkAmount("引当.hold", "数", field(a, "数")), checkAmount("引当.hold", "追加", field(a, "追加"))]);
       },
       async post(key: 引当Key, amounts?: 引当Amounts): Promise<Result> {
         checkArity("引当.post", arguments.length, ["key", "amounts?"]);
@@ -304,12 +304,12 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
           const m = argsOf("引当.post", "amounts", amounts, ["数", "追加"], ["注文"]);
           values.push(checkAmount("引当.post", "数", field(m, "数")), checkAmount("引当.post", "追加", field(m, "追加")));
         }
-        return call<Reason>(db, "引当.post", "select result, reason from \"拒否のあとのリトライ\".\"引当_post\"($1, $2, $3, $4, $5::uuid)", values);
+        return call<Reason>(db, "引当.post", "select result, reason from \"拒否のあとのリトライ\".\"引当_post\"($1, $2, $3, $4, $5::pg_catalog.uuid)", values);
       },
       async void(key: 引当Key): Promise<Result> {
         checkArity("引当.void", arguments.length, ["key"]);
         const k = argsOf("引当.void", "key", key, ["注文"]);
-        return call<Reason>(db, "引当.void", "select result, reason from \"拒否のあとのリトライ\".\"引当_void\"($1, $2, $3::uuid)", [tenant, checkText("引当.void", "注文", field(k, "注文"))]);
+        return call<Reason>(db, "引当.void", "select result, reason from \"拒否のあとのリトライ\".\"引当_void\"($1, $2, $3::pg_catalog.uuid)", [tenant, checkText("引当.void", "注文", field(k, "注文"))]);
       },
       async status(key: 引当Key): Promise<HoldState | null> {
         checkArity("引当.status", arguments.length, ["key"]);
@@ -318,7 +318,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       holdCall(args: 引当Args): PgCall {
         const n = arguments.length;
-        return makeCall("引当.hold", "select result, reason from \"拒否のあとのリトライ\".\"引当_hold\"($1, $2, $3, $4, $5, $6::uuid)", false, () => {
+        return makeCall("引当.hold", "select result, reason from \"拒否のあとのリトライ\".\"引当_hold\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", false, () => {
           checkArity("引当.holdCall", n, ["args"]);
           const a = argsOf("引当.hold", "arguments", args, ["注文", "品番", "数", "追加"]);
           return [tenant, checkText("引当.hold", "注文", field(a, "注文")), checkText("引当.hold", "品番", field(a, "品番")), checkAmount("引当.hold", "数", field(a, "数")), checkAmount("引当.hold", "追加", field(a, "追加"))];
@@ -326,7 +326,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       postCall(key: 引当Key, amounts?: 引当Amounts): PgCall {
         const n = arguments.length;
-        return makeCall("引当.post", "select result, reason from \"拒否のあとのリトライ\".\"引当_post\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("引当.post", "select result, reason from \"拒否のあとのリトライ\".\"引当_post\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           checkArity("引当.postCall", n, ["key", "amounts?"]);
           const k = argsOf("引当.post", "key", key, ["注文"], ["数", "追加"]);
           const values: unknown[] = [tenant, checkText("引当.post", "注文", field(k, "注文"))];
@@ -341,7 +341,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       voidCall(key: 引当Key): PgCall {
         const n = arguments.length;
-        return makeCall("引当.void", "select result, reason from \"拒否のあとのリトライ\".\"引当_void\"($1, $2, $3::uuid)", false, () => {
+        return makeCall("引当.void", "select result, reason from \"拒否のあとのリトライ\".\"引当_void\"($1, $2, $3::pg_catalog.uuid)", false, () => {
           checkArity("引当.voidCall", n, ["key"]);
           const k = argsOf("引当.void", "key", key, ["注文"]);
           return [tenant, checkText("引当.void", "注文", field(k, "注文"))];
@@ -360,11 +360,11 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async do(args: 貸出Args): Promise<Result> {
         checkArity("貸出.do", arguments.length, ["args"]);
         const a = argsOf("貸出.do", "arguments", args, ["貸出番号", "会員", "数", "追加"]);
-        return call<Reason>(db, "貸出.do", "select result, reason from \"拒否のあとのリトライ\".\"貸出_do\"($1, $2, $3, $4, $5, $6::uuid)", [tenant, checkText("貸出.do", "貸出番号", field(a, "貸出番号")), checkText("貸出.do", "会員", field(a, "会員")), checkAmount("貸出.do", "数", field(a, "数")), checkAmount("貸出.do", "追加", field(a, "追加"))]);
+        return call<Reason>(db, "貸出.do", "select result, reason from \"拒否のあとのリトライ\".\"貸出_do\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", [tenant, checkText("貸出.do", "貸出番号", field(a, "貸出番号")), checkText("貸出.do", "会員", field(a, "会員")), checkAmount("貸出.do", "数", field(a, "数")), checkAmount("貸出.do", "追加", field(a, "追加"))]);
       },
       doCall(args: 貸出Args): PgCall {
         const n = arguments.length;
-        return makeCall("貸出.do", "select result, reason from \"拒否のあとのリトライ\".\"貸出_do\"($1, $2, $3, $4, $5, $6::uuid)", false, () => {
+        return makeCall("貸出.do", "select result, reason from \"拒否のあとのリトライ\".\"貸出_do\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", false, () => {
           checkArity("貸出.doCall", n, ["args"]);
           const a = argsOf("貸出.do", "arguments", args, ["貸出番号", "会員", "数", "追加"]);
           return [tenant, checkText("貸出.do", "貸出番号", field(a, "貸出番号")), checkText("貸出.do", "会員", field(a, "会員")), checkAmount("貸出.do", "数", field(a, "数")), checkAmount("貸出.do", "追加", field(a, "追加"))];
@@ -375,7 +375,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async hold(args: 預けArgs): Promise<Result> {
         checkArity("預け.hold", arguments.length, ["args"]);
         const a = argsOf("預け.hold", "arguments", args, ["預り番号", "品番", "数", "追加"]);
-        return call<Reason>(db, "預け.hold", "select result, reason from \"拒否のあとのリトライ\".\"預け_hold\"($1, $2, $3, $4, $5, $6::uuid)", [tenant, checkText("預け.hold", "預り番号", field(a, "預り番号")), checkText("預け.hold", "品番", field(a, "品番")), checkAmount("預け.hold", "数", field(a, "数")), checkAmount("預け.hold", "追加", field(a, "追加"))]);
+        return call<Reason>(db, "預け.hold", "select result, reason from \"拒否のあとのリトライ\".\"預け_hold\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", [tenant, checkText("預け.hold", "預り番号", field(a, "預り番号")), checkText("預け.hold", "品番", field(a, "品番")), checkAmount("預け.hold", "数", field(a, "数")), checkAmount("預け.hold", "追加", field(a, "追加"))]);
       },
       async post(key: 預けKey, amounts?: 預けAmounts): Promise<Result> {
         checkArity("預け.post", arguments.length, ["key", "amounts?"]);
@@ -387,12 +387,12 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
           const m = argsOf("預け.post", "amounts", amounts, ["数", "追加"], ["預り番号"]);
           values.push(checkAmount("預け.post", "数", field(m, "数")), checkAmount("預け.post", "追加", field(m, "追加")));
         }
-        return call<Reason>(db, "預け.post", "select result, reason from \"拒否のあとのリトライ\".\"預け_post\"($1, $2, $3, $4, $5::uuid)", values);
+        return call<Reason>(db, "預け.post", "select result, reason from \"拒否のあとのリトライ\".\"預け_post\"($1, $2, $3, $4, $5::pg_catalog.uuid)", values);
       },
       async void(key: 預けKey): Promise<Result> {
         checkArity("預け.void", arguments.length, ["key"]);
         const k = argsOf("預け.void", "key", key, ["預り番号"]);
-        return call<Reason>(db, "預け.void", "select result, reason from \"拒否のあとのリトライ\".\"預け_void\"($1, $2, $3::uuid)", [tenant, checkText("預け.void", "預り番号", field(k, "預り番号"))]);
+        return call<Reason>(db, "預け.void", "select result, reason from \"拒否のあとのリトライ\".\"預け_void\"($1, $2, $3::pg_catalog.uuid)", [tenant, checkText("預け.void", "預り番号", field(k, "預り番号"))]);
       },
       async status(key: 預けKey): Promise<HoldState | null> {
         checkArity("預け.status", arguments.length, ["key"]);
@@ -401,7 +401,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       holdCall(args: 預けArgs): PgCall {
         const n = arguments.length;
-        return makeCall("預け.hold", "select result, reason from \"拒否のあとのリトライ\".\"預け_hold\"($1, $2, $3, $4, $5, $6::uuid)", false, () => {
+        return makeCall("預け.hold", "select result, reason from \"拒否のあとのリトライ\".\"預け_hold\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", false, () => {
           checkArity("預け.holdCall", n, ["args"]);
           const a = argsOf("預け.hold", "arguments", args, ["預り番号", "品番", "数", "追加"]);
           return [tenant, checkText("預け.hold", "預り番号", field(a, "預り番号")), checkText("預け.hold", "品番", field(a, "品番")), checkAmount("預け.hold", "数", field(a, "数")), checkAmount("預け.hold", "追加", field(a, "追加"))];
@@ -409,7 +409,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       postCall(key: 預けKey, amounts?: 預けAmounts): PgCall {
         const n = arguments.length;
-        return makeCall("預け.post", "select result, reason from \"拒否のあとのリトライ\".\"預け_post\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("預け.post", "select result, reason from \"拒否のあとのリトライ\".\"預け_post\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           checkArity("預け.postCall", n, ["key", "amounts?"]);
           const k = argsOf("預け.post", "key", key, ["預り番号"], ["数", "追加"]);
           const values: unknown[] = [tenant, checkText("預け.post", "預り番号", field(k, "預り番号"))];
@@ -424,7 +424,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       voidCall(key: 預けKey): PgCall {
         const n = arguments.length;
-        return makeCall("預け.void", "select result, reason from \"拒否のあとのリトライ\".\"預け_void\"($1, $2, $3::uuid)", false, () => {
+        return makeCall("預け.void", "select result, reason from \"拒否のあとのリトライ\".\"預け_void\"($1, $2, $3::pg_catalog.uuid)", false, () => {
           checkArity("預け.voidCall", n, ["key"]);
           const k = argsOf("預け.void", "key", key, ["預り番号"]);
           return [tenant, checkText("預け.void", "預り番号", field(k, "預り番号"))];
@@ -443,11 +443,11 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async do(args: 片付けArgs): Promise<Result> {
         checkArity("片付け.do", arguments.length, ["args"]);
         const a = argsOf("片付け.do", "arguments", args, ["預り番号", "品番", "数"]);
-        return call<Reason>(db, "片付け.do", "select result, reason from \"拒否のあとのリトライ\".\"片付け_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("片付け.do", "預り番号", field(a, "預り番号")), checkText("片付け.do", "品番", field(a, "品番")), checkAmount("片付け.do", "数", field(a, "数"))]);
+        return call<Reason>(db, "片付け.do", "select result, reason from \"拒否のあとのリトライ\".\"片付け_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("片付け.do", "預り番号", field(a, "預り番号")), checkText("片付け.do", "品番", field(a, "品番")), checkAmount("片付け.do", "数", field(a, "数"))]);
       },
       doCall(args: 片付けArgs): PgCall {
         const n = arguments.length;
-        return makeCall("片付け.do", "select result, reason from \"拒否のあとのリトライ\".\"片付け_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("片付け.do", "select result, reason from \"拒否のあとのリトライ\".\"片付け_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           checkArity("片付け.doCall", n, ["args"]);
           const a = argsOf("片付け.do", "arguments", args, ["預り番号", "品番", "数"]);
           return [tenant, checkText("片付け.do", "預り番号", field(a, "預り番号")), checkText("片付け.do", "品番", field(a, "品番")), checkAmount("片付け.do", "数", field(a, "数"))];
@@ -486,7 +486,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     },
     async expire(max: number = DEFAULT_EXPIRE_MAX): Promise<number> {
       checkArity("expire", arguments.length, ["max?"]);
-      return expire(db, "select \"拒否のあとのリトライ\".expire($1::integer, $2::uuid)", max);
+      return expire(db, "select \"拒否のあとのリトライ\".expire($1::integer, $2::pg_catalog.uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       checkArity("bulk", arguments.length, ["calls"]);

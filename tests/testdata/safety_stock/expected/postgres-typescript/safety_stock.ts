@@ -135,11 +135,11 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async do(args: ReceiveGoodsArgs): Promise<Result> {
         checkArity("receive_goods.do", arguments.length, ["args"]);
         const a = argsOf("receive_goods.do", "arguments", args, ["delivery", "sku", "qty"]);
-        return call<Reason>(db, "receive_goods.do", "select result, reason from \"safety_stock\".\"receive_goods_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("receive_goods.do", "delivery", field(a, "delivery")), checkText("receive_goods.do", "sku", field(a, "sku")), checkAmount("receive_goods.do", "qty", field(a, "qty"))]);
+        return call<Reason>(db, "receive_goods.do", "select result, reason from \"safety_stock\".\"receive_goods_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("receive_goods.do", "delivery", field(a, "delivery")), checkText("receive_goods.do", "sku", field(a, "sku")), checkAmount("receive_goods.do", "qty", field(a, "qty"))]);
       },
       doCall(args: ReceiveGoodsArgs): PgCall {
         const n = arguments.length;
-        return makeCall("receive_goods.do", "select result, reason from \"safety_stock\".\"receive_goods_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("receive_goods.do", "select result, reason from \"safety_stock\".\"receive_goods_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           checkArity("receive_goods.doCall", n, ["args"]);
           const a = argsOf("receive_goods.do", "arguments", args, ["delivery", "sku", "qty"]);
           return [tenant, checkText("receive_goods.do", "delivery", field(a, "delivery")), checkText("receive_goods.do", "sku", field(a, "sku")), checkAmount("receive_goods.do", "qty", field(a, "qty"))];
@@ -150,7 +150,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async hold(args: AllocateArgs): Promise<Result> {
         checkArity("allocate.hold", arguments.length, ["args"]);
         const a = argsOf("allocate.hold", "arguments", args, ["order", "sku", "qty"]);
-        return call<Reason>(db, "allocate.hold", "select result, reason from \"safety_stock\".\"allocate_hold\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("allocate.hold", "order", field(a, "order")), checkText("allocate.hold", "sku", field(a, "sku")), checkAmount("allocate.hold", "qty", field(a, "qty"))]);
+        return call<Reason>(db, "allocate.hold", "select result, reason from \"safety_stock\".\"allocate_hold\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("allocate.hold", "order", field(a, "order")), checkText("allocate.hold", "sku", field(a, "sku")), checkAmount("allocate.hold", "qty", field(a, "qty"))]);
       },
       async post(key: AllocateKey, amounts?: AllocateAmounts): Promise<Result> {
         checkArity("allocate.post", arguments.length, ["key", "amounts?"]);
@@ -162,12 +162,12 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
           const m = argsOf("allocate.post", "amounts", amounts, ["qty"], ["order", "sku"]);
           values.push(checkAmount("allocate.post", "qty", field(m, "qty")));
         }
-        return call<Reason>(db, "allocate.post", "select result, reason from \"safety_stock\".\"allocate_post\"($1, $2, $3, $4, $5::uuid)", values);
+        return call<Reason>(db, "allocate.post", "select result, reason from \"safety_stock\".\"allocate_post\"($1, $2, $3, $4, $5::pg_catalog.uuid)", values);
       },
       async void(key: AllocateKey): Promise<Result> {
         checkArity("allocate.void", arguments.length, ["key"]);
         const k = argsOf("allocate.void", "key", key, ["order", "sku"]);
-        return call<Reason>(db, "allocate.void", "select result, reason from \"safety_stock\".\"allocate_void\"($1, $2, $3, $4::uuid)", [tenant, checkText("allocate.void", "order", field(k, "order")), checkText("allocate.void", "sku", field(k, "sku"))]);
+        return call<Reason>(db, "allocate.void", "select result, reason from \"safety_stock\".\"allocate_void\"($1, $2, $3, $4::pg_catalog.uuid)", [tenant, checkText("allocate.void", "order", field(k, "order")), checkText("allocate.void", "sku", field(k, "sku"))]);
       },
       async status(key: AllocateKey): Promise<HoldState | null> {
         checkArity("allocate.status", arguments.length, ["key"]);
@@ -176,7 +176,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       holdCall(args: AllocateArgs): PgCall {
         const n = arguments.length;
-        return makeCall("allocate.hold", "select result, reason from \"safety_stock\".\"allocate_hold\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("allocate.hold", "select result, reason from \"safety_stock\".\"allocate_hold\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           checkArity("allocate.holdCall", n, ["args"]);
           const a = argsOf("allocate.hold", "arguments", args, ["order", "sku", "qty"]);
           return [tenant, checkText("allocate.hold", "order", field(a, "order")), checkText("allocate.hold", "sku", field(a, "sku")), checkAmount("allocate.hold", "qty", field(a, "qty"))];
@@ -184,7 +184,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       postCall(key: AllocateKey, amounts?: AllocateAmounts): PgCall {
         const n = arguments.length;
-        return makeCall("allocate.post", "select result, reason from \"safety_stock\".\"allocate_post\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("allocate.post", "select result, reason from \"safety_stock\".\"allocate_post\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           checkArity("allocate.postCall", n, ["key", "amounts?"]);
           const k = argsOf("allocate.post", "key", key, ["order", "sku"], ["qty"]);
           const values: unknown[] = [tenant, checkText("allocate.post", "order", field(k, "order")), checkText("allocate.post", "sku", field(k, "sku"))];
@@ -199,7 +199,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       voidCall(key: AllocateKey): PgCall {
         const n = arguments.length;
-        return makeCall("allocate.void", "select result, reason from \"safety_stock\".\"allocate_void\"($1, $2, $3, $4::uuid)", false, () => {
+        return makeCall("allocate.void", "select result, reason from \"safety_stock\".\"allocate_void\"($1, $2, $3, $4::pg_catalog.uuid)", false, () => {
           checkArity("allocate.voidCall", n, ["key"]);
           const k = argsOf("allocate.void", "key", key, ["order", "sku"]);
           return [tenant, checkText("allocate.void", "order", field(k, "order")), checkText("allocate.void", "sku", field(k, "sku"))];
@@ -231,7 +231,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     },
     async expire(max: number = DEFAULT_EXPIRE_MAX): Promise<number> {
       checkArity("expire", arguments.length, ["max?"]);
-      return expire(db, "select \"safety_stock\".expire($1::integer, $2::uuid)", max);
+      return expire(db, "select \"safety_stock\".expire($1::integer, $2::pg_catalog.uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       checkArity("bulk", arguments.length, ["calls"]);

@@ -106,11 +106,11 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async do(args: FillArgs): Promise<Result> {
         checkArity("fill.do", arguments.length, ["args"]);
         const a = argsOf("fill.do", "arguments", args, ["id"]);
-        return call<Reason>(db, "fill.do", "select result, reason from \"picking\".\"fill_do\"($1, $2, $3::uuid)", [tenant, checkText("fill.do", "id", field(a, "id"))]);
+        return call<Reason>(db, "fill.do", "select result, reason from \"picking\".\"fill_do\"($1, $2, $3::pg_catalog.uuid)", [tenant, checkText("fill.do", "id", field(a, "id"))]);
       },
       doCall(args: FillArgs): PgCall {
         const n = arguments.length;
-        return makeCall("fill.do", "select result, reason from \"picking\".\"fill_do\"($1, $2, $3::uuid)", false, () => {
+        return makeCall("fill.do", "select result, reason from \"picking\".\"fill_do\"($1, $2, $3::pg_catalog.uuid)", false, () => {
           checkArity("fill.doCall", n, ["args"]);
           const a = argsOf("fill.do", "arguments", args, ["id"]);
           return [tenant, checkText("fill.do", "id", field(a, "id"))];
@@ -121,11 +121,11 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async do(args: PickArgs): Promise<Result> {
         checkArity("pick.do", arguments.length, ["args"]);
         const a = argsOf("pick.do", "arguments", args, ["id", "p", "q", "r"]);
-        return call<Reason>(db, "pick.do", "select result, reason from \"picking\".\"pick_do\"($1, $2, $3, $4, $5, $6::uuid)", [tenant, checkText("pick.do", "id", field(a, "id")), checkAmount("pick.do", "p", field(a, "p")), checkAmount("pick.do", "q", field(a, "q")), checkAmount("pick.do", "r", field(a, "r"))]);
+        return call<Reason>(db, "pick.do", "select result, reason from \"picking\".\"pick_do\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", [tenant, checkText("pick.do", "id", field(a, "id")), checkAmount("pick.do", "p", field(a, "p")), checkAmount("pick.do", "q", field(a, "q")), checkAmount("pick.do", "r", field(a, "r"))]);
       },
       doCall(args: PickArgs): PgCall {
         const n = arguments.length;
-        return makeCall("pick.do", "select result, reason from \"picking\".\"pick_do\"($1, $2, $3, $4, $5, $6::uuid)", false, () => {
+        return makeCall("pick.do", "select result, reason from \"picking\".\"pick_do\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", false, () => {
           checkArity("pick.doCall", n, ["args"]);
           const a = argsOf("pick.do", "arguments", args, ["id", "p", "q", "r"]);
           return [tenant, checkText("pick.do", "id", field(a, "id")), checkAmount("pick.do", "p", field(a, "p")), checkAmount("pick.do", "q", field(a, "q")), checkAmount("pick.do", "r", field(a, "r"))];
@@ -148,7 +148,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     },
     async expire(max: number = DEFAULT_EXPIRE_MAX): Promise<number> {
       checkArity("expire", arguments.length, ["max?"]);
-      return expire(db, "select \"picking\".expire($1::integer, $2::uuid)", max);
+      return expire(db, "select \"picking\".expire($1::integer, $2::pg_catalog.uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       checkArity("bulk", arguments.length, ["calls"]);

@@ -106,11 +106,11 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async do(args: 補充Args): Promise<Result> {
         checkArity("補充.do", arguments.length, ["args"]);
         const a = argsOf("補充.do", "arguments", args, ["番号"]);
-        return call<Reason>(db, "補充.do", "select result, reason from \"ピッキング\".\"補充_do\"($1, $2, $3::uuid)", [tenant, checkText("補充.do", "番号", field(a, "番号"))]);
+        return call<Reason>(db, "補充.do", "select result, reason from \"ピッキング\".\"補充_do\"($1, $2, $3::pg_catalog.uuid)", [tenant, checkText("補充.do", "番号", field(a, "番号"))]);
       },
       doCall(args: 補充Args): PgCall {
         const n = arguments.length;
-        return makeCall("補充.do", "select result, reason from \"ピッキング\".\"補充_do\"($1, $2, $3::uuid)", false, () => {
+        return makeCall("補充.do", "select result, reason from \"ピッキング\".\"補充_do\"($1, $2, $3::pg_catalog.uuid)", false, () => {
           checkArity("補充.doCall", n, ["args"]);
           const a = argsOf("補充.do", "arguments", args, ["番号"]);
           return [tenant, checkText("補充.do", "番号", field(a, "番号"))];
@@ -121,11 +121,11 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async do(args: ピックArgs): Promise<Result> {
         checkArity("ピック.do", arguments.length, ["args"]);
         const a = argsOf("ピック.do", "arguments", args, ["番号", "p", "q", "r"]);
-        return call<Reason>(db, "ピック.do", "select result, reason from \"ピッキング\".\"ピック_do\"($1, $2, $3, $4, $5, $6::uuid)", [tenant, checkText("ピック.do", "番号", field(a, "番号")), checkAmount("ピック.do", "p", field(a, "p")), checkAmount("ピック.do", "q", field(a, "q")), checkAmount("ピック.do", "r", field(a, "r"))]);
+        return call<Reason>(db, "ピック.do", "select result, reason from \"ピッキング\".\"ピック_do\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", [tenant, checkText("ピック.do", "番号", field(a, "番号")), checkAmount("ピック.do", "p", field(a, "p")), checkAmount("ピック.do", "q", field(a, "q")), checkAmount("ピック.do", "r", field(a, "r"))]);
       },
       doCall(args: ピックArgs): PgCall {
         const n = arguments.length;
-        return makeCall("ピック.do", "select result, reason from \"ピッキング\".\"ピック_do\"($1, $2, $3, $4, $5, $6::uuid)", false, () => {
+        return makeCall("ピック.do", "select result, reason from \"ピッキング\".\"ピック_do\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", false, () => {
           checkArity("ピック.doCall", n, ["args"]);
           const a = argsOf("ピック.do", "arguments", args, ["番号", "p", "q", "r"]);
           return [tenant, checkText("ピック.do", "番号", field(a, "番号")), checkAmount("ピック.do", "p", field(a, "p")), checkAmount("ピック.do", "q", field(a, "q")), checkAmount("ピック.do", "r", field(a, "r"))];
@@ -148,7 +148,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     },
     async expire(max: number = DEFAULT_EXPIRE_MAX): Promise<number> {
       checkArity("expire", arguments.length, ["max?"]);
-      return expire(db, "select \"ピッキング\".expire($1::integer, $2::uuid)", max);
+      return expire(db, "select \"ピッキング\".expire($1::integer, $2::pg_catalog.uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       checkArity("bulk", arguments.length, ["calls"]);

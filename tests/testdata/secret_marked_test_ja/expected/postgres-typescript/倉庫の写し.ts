@@ -111,11 +111,11 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async do(args: 入荷Args): Promise<Result> {
         checkArity("入荷.do", arguments.length, ["args"]);
         const a = argsOf("入荷.do", "arguments", args, ["納品書", "sku", "数"]);
-        return call<Reason>(db, "入荷.do", "select result, reason from \"倉庫の写し\".\"入荷_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("入荷.do", "納品書", field(a, "納品書")), checkText("入荷.do", "sku", field(a, "sku")), checkAmount("入荷.do", "数", field(a, "数"))]);
+        return call<Reason>(db, "入荷.do", "select result, reason from \"倉庫の写し\".\"入荷_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("入荷.do", "納品書", field(a, "納品書")), checkText("入荷.do", "sku", field(a, "sku")), checkAmount("入荷.do", "数", field(a, "数"))]);
       },
       doCall(args: 入荷Args): PgCall {
         const n = arguments.length;
-        return makeCall("入荷.do", "select result, reason from \"倉庫の写し\".\"入荷_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("入荷.do", "select result, reason from \"倉庫の写し\".\"入荷_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           checkArity("入荷.doCall", n, ["args"]);
           const a = argsOf("入荷.do", "arguments", args, ["納品書", "sku", "数"]);
           return [tenant, checkText("入荷.do", "納品書", field(a, "納品書")), checkText("入荷.do", "sku", field(a, "sku")), checkAmount("入荷.do", "数", field(a, "数"))];
@@ -126,11 +126,11 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async do(args: 出荷Args): Promise<Result> {
         checkArity("出荷.do", arguments.length, ["args"]);
         const a = argsOf("出荷.do", "arguments", args, ["注文", "sku", "数"]);
-        return call<Reason>(db, "出荷.do", "select result, reason from \"倉庫の写し\".\"出荷_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("出荷.do", "注文", field(a, "注文")), checkText("出荷.do", "sku", field(a, "sku")), checkAmount("出荷.do", "数", field(a, "数"))]);
+        return call<Reason>(db, "出荷.do", "select result, reason from \"倉庫の写し\".\"出荷_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("出荷.do", "注文", field(a, "注文")), checkText("出荷.do", "sku", field(a, "sku")), checkAmount("出荷.do", "数", field(a, "数"))]);
       },
       doCall(args: 出荷Args): PgCall {
         const n = arguments.length;
-        return makeCall("出荷.do", "select result, reason from \"倉庫の写し\".\"出荷_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("出荷.do", "select result, reason from \"倉庫の写し\".\"出荷_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           checkArity("出荷.doCall", n, ["args"]);
           const a = argsOf("出荷.do", "arguments", args, ["注文", "sku", "数"]);
           return [tenant, checkText("出荷.do", "注文", field(a, "注文")), checkText("出荷.do", "sku", field(a, "sku")), checkAmount("出荷.do", "数", field(a, "数"))];
@@ -154,7 +154,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     },
     async expire(max: number = DEFAULT_EXPIRE_MAX): Promise<number> {
       checkArity("expire", arguments.length, ["max?"]);
-      return expire(db, "select \"倉庫の写し\".expire($1::integer, $2::uuid)", max);
+      return expire(db, "select \"倉庫の写し\".expire($1::integer, $2::pg_catalog.uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       checkArity("bulk", arguments.length, ["calls"]);

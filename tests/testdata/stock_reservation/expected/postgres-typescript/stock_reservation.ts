@@ -148,11 +148,11 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async do(args: RestockArgs): Promise<Result> {
         checkArity("restock.do", arguments.length, ["args"]);
         const a = argsOf("restock.do", "arguments", args, ["delivery", "sku", "qty"]);
-        return call<Reason>(db, "restock.do", "select result, reason from \"stock_reservation\".\"restock_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("restock.do", "delivery", field(a, "delivery")), checkText("restock.do", "sku", field(a, "sku")), checkAmount("restock.do", "qty", field(a, "qty"))]);
+        return call<Reason>(db, "restock.do", "select result, reason from \"stock_reservation\".\"restock_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("restock.do", "delivery", field(a, "delivery")), checkText("restock.do", "sku", field(a, "sku")), checkAmount("restock.do", "qty", field(a, "qty"))]);
       },
       doCall(args: RestockArgs): PgCall {
         const n = arguments.length;
-        return makeCall("restock.do", "select result, reason from \"stock_reservation\".\"restock_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("restock.do", "select result, reason from \"stock_reservation\".\"restock_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           checkArity("restock.doCall", n, ["args"]);
           const a = argsOf("restock.do", "arguments", args, ["delivery", "sku", "qty"]);
           return [tenant, checkText("restock.do", "delivery", field(a, "delivery")), checkText("restock.do", "sku", field(a, "sku")), checkAmount("restock.do", "qty", field(a, "qty"))];
@@ -163,7 +163,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async hold(args: ReserveStockArgs): Promise<Result> {
         checkArity("reserve_stock.hold", arguments.length, ["args"]);
         const a = argsOf("reserve_stock.hold", "arguments", args, ["order", "sku", "qty"]);
-        return call<Reason>(db, "reserve_stock.hold", "select result, reason from \"stock_reservation\".\"reserve_stock_hold\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("reserve_stock.hold", "order", field(a, "order")), checkText("reserve_stock.hold", "sku", field(a, "sku")), checkAmount("reserve_stock.hold", "qty", field(a, "qty"))]);
+        return call<Reason>(db, "reserve_stock.hold", "select result, reason from \"stock_reservation\".\"reserve_stock_hold\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("reserve_stock.hold", "order", field(a, "order")), checkText("reserve_stock.hold", "sku", field(a, "sku")), checkAmount("reserve_stock.hold", "qty", field(a, "qty"))]);
       },
       async post(key: ReserveStockKey, amounts?: ReserveStockAmounts): Promise<Result> {
         checkArity("reserve_stock.post", arguments.length, ["key", "amounts?"]);
@@ -175,12 +175,12 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
           const m = argsOf("reserve_stock.post", "amounts", amounts, ["qty"], ["order", "sku"]);
           values.push(checkAmount("reserve_stock.post", "qty", field(m, "qty")));
         }
-        return call<Reason>(db, "reserve_stock.post", "select result, reason from \"stock_reservation\".\"reserve_stock_post\"($1, $2, $3, $4, $5::uuid)", values);
+        return call<Reason>(db, "reserve_stock.post", "select result, reason from \"stock_reservation\".\"reserve_stock_post\"($1, $2, $3, $4, $5::pg_catalog.uuid)", values);
       },
       async void(key: ReserveStockKey): Promise<Result> {
         checkArity("reserve_stock.void", arguments.length, ["key"]);
         const k = argsOf("reserve_stock.void", "key", key, ["order", "sku"]);
-        return call<Reason>(db, "reserve_stock.void", "select result, reason from \"stock_reservation\".\"reserve_stock_void\"($1, $2, $3, $4::uuid)", [tenant, checkText("reserve_stock.void", "order", field(k, "order")), checkText("reserve_stock.void", "sku", field(k, "sku"))]);
+        return call<Reason>(db, "reserve_stock.void", "select result, reason from \"stock_reservation\".\"reserve_stock_void\"($1, $2, $3, $4::pg_catalog.uuid)", [tenant, checkText("reserve_stock.void", "order", field(k, "order")), checkText("reserve_stock.void", "sku", field(k, "sku"))]);
       },
       async status(key: ReserveStockKey): Promise<HoldState | null> {
         checkArity("reserve_stock.status", arguments.length, ["key"]);
@@ -189,7 +189,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       holdCall(args: ReserveStockArgs): PgCall {
         const n = arguments.length;
-        return makeCall("reserve_stock.hold", "select result, reason from \"stock_reservation\".\"reserve_stock_hold\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("reserve_stock.hold", "select result, reason from \"stock_reservation\".\"reserve_stock_hold\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           checkArity("reserve_stock.holdCall", n, ["args"]);
           const a = argsOf("reserve_stock.hold", "arguments", args, ["order", "sku", "qty"]);
           return [tenant, checkText("reserve_stock.hold", "order", field(a, "order")), checkText("reserve_stock.hold", "sku", field(a, "sku")), checkAmount("reserve_stock.hold", "qty", field(a, "qty"))];
@@ -197,7 +197,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       postCall(key: ReserveStockKey, amounts?: ReserveStockAmounts): PgCall {
         const n = arguments.length;
-        return makeCall("reserve_stock.post", "select result, reason from \"stock_reservation\".\"reserve_stock_post\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("reserve_stock.post", "select result, reason from \"stock_reservation\".\"reserve_stock_post\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           checkArity("reserve_stock.postCall", n, ["key", "amounts?"]);
           const k = argsOf("reserve_stock.post", "key", key, ["order", "sku"], ["qty"]);
           const values: unknown[] = [tenant, checkText("reserve_stock.post", "order", field(k, "order")), checkText("reserve_stock.post", "sku", field(k, "sku"))];
@@ -212,7 +212,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       voidCall(key: ReserveStockKey): PgCall {
         const n = arguments.length;
-        return makeCall("reserve_stock.void", "select result, reason from \"stock_reservation\".\"reserve_stock_void\"($1, $2, $3, $4::uuid)", false, () => {
+        return makeCall("reserve_stock.void", "select result, reason from \"stock_reservation\".\"reserve_stock_void\"($1, $2, $3, $4::pg_catalog.uuid)", false, () => {
           checkArity("reserve_stock.voidCall", n, ["key"]);
           const k = argsOf("reserve_stock.void", "key", key, ["order", "sku"]);
           return [tenant, checkText("reserve_stock.void", "order", field(k, "order")), checkText("reserve_stock.void", "sku", field(k, "sku"))];
@@ -231,11 +231,11 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async do(args: GiveBackArgs): Promise<Result> {
         checkArity("give_back.do", arguments.length, ["args"]);
         const a = argsOf("give_back.do", "arguments", args, ["return_slip", "sku", "qty"]);
-        return call<Reason>(db, "give_back.do", "select result, reason from \"stock_reservation\".\"give_back_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("give_back.do", "return_slip", field(a, "return_slip")), checkText("give_back.do", "sku", field(a, "sku")), checkAmount("give_back.do", "qty", field(a, "qty"))]);
+        return call<Reason>(db, "give_back.do", "select result, reason from \"stock_reservation\".\"give_back_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("give_back.do", "return_slip", field(a, "return_slip")), checkText("give_back.do", "sku", field(a, "sku")), checkAmount("give_back.do", "qty", field(a, "qty"))]);
       },
       doCall(args: GiveBackArgs): PgCall {
         const n = arguments.length;
-        return makeCall("give_back.do", "select result, reason from \"stock_reservation\".\"give_back_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("give_back.do", "select result, reason from \"stock_reservation\".\"give_back_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           checkArity("give_back.doCall", n, ["args"]);
           const a = argsOf("give_back.do", "arguments", args, ["return_slip", "sku", "qty"]);
           return [tenant, checkText("give_back.do", "return_slip", field(a, "return_slip")), checkText("give_back.do", "sku", field(a, "sku")), checkAmount("give_back.do", "qty", field(a, "qty"))];
@@ -259,7 +259,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     },
     async expire(max: number = DEFAULT_EXPIRE_MAX): Promise<number> {
       checkArity("expire", arguments.length, ["max?"]);
-      return expire(db, "select \"stock_reservation\".expire($1::integer, $2::uuid)", max);
+      return expire(db, "select \"stock_reservation\".expire($1::integer, $2::pg_catalog.uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       checkArity("bulk", arguments.length, ["calls"]);

@@ -148,11 +148,11 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async do(args: 入荷Args): Promise<Result> {
         checkArity("入荷.do", arguments.length, ["args"]);
         const a = argsOf("入荷.do", "arguments", args, ["納品書", "sku", "数"]);
-        return call<Reason>(db, "入荷.do", "select result, reason from \"在庫\".\"入荷_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("入荷.do", "納品書", field(a, "納品書")), checkText("入荷.do", "sku", field(a, "sku")), checkAmount("入荷.do", "数", field(a, "数"))]);
+        return call<Reason>(db, "入荷.do", "select result, reason from \"在庫\".\"入荷_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("入荷.do", "納品書", field(a, "納品書")), checkText("入荷.do", "sku", field(a, "sku")), checkAmount("入荷.do", "数", field(a, "数"))]);
       },
       doCall(args: 入荷Args): PgCall {
         const n = arguments.length;
-        return makeCall("入荷.do", "select result, reason from \"在庫\".\"入荷_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("入荷.do", "select result, reason from \"在庫\".\"入荷_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           checkArity("入荷.doCall", n, ["args"]);
           const a = argsOf("入荷.do", "arguments", args, ["納品書", "sku", "数"]);
           return [tenant, checkText("入荷.do", "納品書", field(a, "納品書")), checkText("入荷.do", "sku", field(a, "sku")), checkAmount("入荷.do", "数", field(a, "数"))];
@@ -163,7 +163,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async hold(args: 引当Args): Promise<Result> {
         checkArity("引当.hold", arguments.length, ["args"]);
         const a = argsOf("引当.hold", "arguments", args, ["注文", "sku", "数"]);
-        return call<Reason>(db, "引当.hold", "select result, reason from \"在庫\".\"引当_hold\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("引当.hold", "注文", field(a, "注文")), checkText("引当.hold", "sku", field(a, "sku")), checkAmount("引当.hold", "数", field(a, "数"))]);
+        return call<Reason>(db, "引当.hold", "select result, reason from \"在庫\".\"引当_hold\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("引当.hold", "注文", field(a, "注文")), checkText("引当.hold", "sku", field(a, "sku")), checkAmount("引当.hold", "数", field(a, "数"))]);
       },
       async post(key: 引当Key, amounts?: 引当Amounts): Promise<Result> {
         checkArity("引当.post", arguments.length, ["key", "amounts?"]);
@@ -175,12 +175,12 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
           const m = argsOf("引当.post", "amounts", amounts, ["数"], ["注文", "sku"]);
           values.push(checkAmount("引当.post", "数", field(m, "数")));
         }
-        return call<Reason>(db, "引当.post", "select result, reason from \"在庫\".\"引当_post\"($1, $2, $3, $4, $5::uuid)", values);
+        return call<Reason>(db, "引当.post", "select result, reason from \"在庫\".\"引当_post\"($1, $2, $3, $4, $5::pg_catalog.uuid)", values);
       },
       async void(key: 引当Key): Promise<Result> {
         checkArity("引当.void", arguments.length, ["key"]);
         const k = argsOf("引当.void", "key", key, ["注文", "sku"]);
-        return call<Reason>(db, "引当.void", "select result, reason from \"在庫\".\"引当_void\"($1, $2, $3, $4::uuid)", [tenant, checkText("引当.void", "注文", field(k, "注文")), checkText("引当.void", "sku", field(k, "sku"))]);
+        return call<Reason>(db, "引当.void", "select result, reason from \"在庫\".\"引当_void\"($1, $2, $3, $4::pg_catalog.uuid)", [tenant, checkText("引当.void", "注文", field(k, "注文")), checkText("引当.void", "sku", field(k, "sku"))]);
       },
       async status(key: 引当Key): Promise<HoldState | null> {
         checkArity("引当.status", arguments.length, ["key"]);
@@ -189,7 +189,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       holdCall(args: 引当Args): PgCall {
         const n = arguments.length;
-        return makeCall("引当.hold", "select result, reason from \"在庫\".\"引当_hold\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("引当.hold", "select result, reason from \"在庫\".\"引当_hold\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           checkArity("引当.holdCall", n, ["args"]);
           const a = argsOf("引当.hold", "arguments", args, ["注文", "sku", "数"]);
           return [tenant, checkText("引当.hold", "注文", field(a, "注文")), checkText("引当.hold", "sku", field(a, "sku")), checkAmount("引当.hold", "数", field(a, "数"))];
@@ -197,7 +197,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       postCall(key: 引当Key, amounts?: 引当Amounts): PgCall {
         const n = arguments.length;
-        return makeCall("引当.post", "select result, reason from \"在庫\".\"引当_post\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("引当.post", "select result, reason from \"在庫\".\"引当_post\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           checkArity("引当.postCall", n, ["key", "amounts?"]);
           const k = argsOf("引当.post", "key", key, ["注文", "sku"], ["数"]);
           const values: unknown[] = [tenant, checkText("引当.post", "注文", field(k, "注文")), checkText("引当.post", "sku", field(k, "sku"))];
@@ -212,7 +212,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       voidCall(key: 引当Key): PgCall {
         const n = arguments.length;
-        return makeCall("引当.void", "select result, reason from \"在庫\".\"引当_void\"($1, $2, $3, $4::uuid)", false, () => {
+        return makeCall("引当.void", "select result, reason from \"在庫\".\"引当_void\"($1, $2, $3, $4::pg_catalog.uuid)", false, () => {
           checkArity("引当.voidCall", n, ["key"]);
           const k = argsOf("引当.void", "key", key, ["注文", "sku"]);
           return [tenant, checkText("引当.void", "注文", field(k, "注文")), checkText("引当.void", "sku", field(k, "sku"))];
@@ -231,11 +231,11 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async do(args: 返品Args): Promise<Result> {
         checkArity("返品.do", arguments.length, ["args"]);
         const a = argsOf("返品.do", "arguments", args, ["返品伝票", "sku", "数"]);
-        return call<Reason>(db, "返品.do", "select result, reason from \"在庫\".\"返品_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("返品.do", "返品伝票", field(a, "返品伝票")), checkText("返品.do", "sku", field(a, "sku")), checkAmount("返品.do", "数", field(a, "数"))]);
+        return call<Reason>(db, "返品.do", "select result, reason from \"在庫\".\"返品_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("返品.do", "返品伝票", field(a, "返品伝票")), checkText("返品.do", "sku", field(a, "sku")), checkAmount("返品.do", "数", field(a, "数"))]);
       },
       doCall(args: 返品Args): PgCall {
         const n = arguments.length;
-        return makeCall("返品.do", "select result, reason from \"在庫\".\"返品_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("返品.do", "select result, reason from \"在庫\".\"返品_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           checkArity("返品.doCall", n, ["args"]);
           const a = argsOf("返品.do", "arguments", args, ["返品伝票", "sku", "数"]);
           return [tenant, checkText("返品.do", "返品伝票", field(a, "返品伝票")), checkText("返品.do", "sku", field(a, "sku")), checkAmount("返品.do", "数", field(a, "数"))];
@@ -259,7 +259,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     },
     async expire(max: number = DEFAULT_EXPIRE_MAX): Promise<number> {
       checkArity("expire", arguments.length, ["max?"]);
-      return expire(db, "select \"在庫\".expire($1::integer, $2::uuid)", max);
+      return expire(db, "select \"在庫\".expire($1::integer, $2::pg_catalog.uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       checkArity("bulk", arguments.length, ["calls"]);

@@ -148,11 +148,11 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async do(args: ReceiveArgs): Promise<Result> {
         checkArity("receive.do", arguments.length, ["args"]);
         const a = argsOf("receive.do", "arguments", args, ["delivery", "sku", "qty"]);
-        return call<Reason>(db, "receive.do", "select result, reason from \"swap_order\".\"receive_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("receive.do", "delivery", field(a, "delivery")), checkText("receive.do", "sku", field(a, "sku")), checkAmount("receive.do", "qty", field(a, "qty"))]);
+        return call<Reason>(db, "receive.do", "select result, reason from \"swap_order\".\"receive_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("receive.do", "delivery", field(a, "delivery")), checkText("receive.do", "sku", field(a, "sku")), checkAmount("receive.do", "qty", field(a, "qty"))]);
       },
       doCall(args: ReceiveArgs): PgCall {
         const n = arguments.length;
-        return makeCall("receive.do", "select result, reason from \"swap_order\".\"receive_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("receive.do", "select result, reason from \"swap_order\".\"receive_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           checkArity("receive.doCall", n, ["args"]);
           const a = argsOf("receive.do", "arguments", args, ["delivery", "sku", "qty"]);
           return [tenant, checkText("receive.do", "delivery", field(a, "delivery")), checkText("receive.do", "sku", field(a, "sku")), checkAmount("receive.do", "qty", field(a, "qty"))];
@@ -163,11 +163,11 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async do(args: PutAwayArgs): Promise<Result> {
         checkArity("put_away.do", arguments.length, ["args"]);
         const a = argsOf("put_away.do", "arguments", args, ["delivery", "sku", "qty"]);
-        return call<Reason>(db, "put_away.do", "select result, reason from \"swap_order\".\"put_away_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("put_away.do", "delivery", field(a, "delivery")), checkText("put_away.do", "sku", field(a, "sku")), checkAmount("put_away.do", "qty", field(a, "qty"))]);
+        return call<Reason>(db, "put_away.do", "select result, reason from \"swap_order\".\"put_away_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("put_away.do", "delivery", field(a, "delivery")), checkText("put_away.do", "sku", field(a, "sku")), checkAmount("put_away.do", "qty", field(a, "qty"))]);
       },
       doCall(args: PutAwayArgs): PgCall {
         const n = arguments.length;
-        return makeCall("put_away.do", "select result, reason from \"swap_order\".\"put_away_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("put_away.do", "select result, reason from \"swap_order\".\"put_away_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           checkArity("put_away.doCall", n, ["args"]);
           const a = argsOf("put_away.do", "arguments", args, ["delivery", "sku", "qty"]);
           return [tenant, checkText("put_away.do", "delivery", field(a, "delivery")), checkText("put_away.do", "sku", field(a, "sku")), checkAmount("put_away.do", "qty", field(a, "qty"))];
@@ -178,11 +178,11 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async do(args: SellArgs): Promise<Result> {
         checkArity("sell.do", arguments.length, ["args"]);
         const a = argsOf("sell.do", "arguments", args, ["order", "sku", "qty"]);
-        return call<Reason>(db, "sell.do", "select result, reason from \"swap_order\".\"sell_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("sell.do", "order", field(a, "order")), checkText("sell.do", "sku", field(a, "sku")), checkAmount("sell.do", "qty", field(a, "qty"))]);
+        return call<Reason>(db, "sell.do", "select result, reason from \"swap_order\".\"sell_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("sell.do", "order", field(a, "order")), checkText("sell.do", "sku", field(a, "sku")), checkAmount("sell.do", "qty", field(a, "qty"))]);
       },
       doCall(args: SellArgs): PgCall {
         const n = arguments.length;
-        return makeCall("sell.do", "select result, reason from \"swap_order\".\"sell_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("sell.do", "select result, reason from \"swap_order\".\"sell_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           checkArity("sell.doCall", n, ["args"]);
           const a = argsOf("sell.do", "arguments", args, ["order", "sku", "qty"]);
           return [tenant, checkText("sell.do", "order", field(a, "order")), checkText("sell.do", "sku", field(a, "sku")), checkAmount("sell.do", "qty", field(a, "qty"))];
@@ -193,11 +193,11 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async do(args: RotateArgs): Promise<Result> {
         checkArity("rotate.do", arguments.length, ["args"]);
         const a = argsOf("rotate.do", "arguments", args, ["rotation", "sku", "old", "fresh"]);
-        return call<Reason>(db, "rotate.do", "select result, reason from \"swap_order\".\"rotate_do\"($1, $2, $3, $4, $5, $6::uuid)", [tenant, checkText("rotate.do", "rotation", field(a, "rotation")), checkText("rotate.do", "sku", field(a, "sku")), checkAmount("rotate.do", "old", field(a, "old")), checkAmount("rotate.do", "fresh", field(a, "fresh"))]);
+        return call<Reason>(db, "rotate.do", "select result, reason from \"swap_order\".\"rotate_do\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", [tenant, checkText("rotate.do", "rotation", field(a, "rotation")), checkText("rotate.do", "sku", field(a, "sku")), checkAmount("rotate.do", "old", field(a, "old")), checkAmount("rotate.do", "fresh", field(a, "fresh"))]);
       },
       doCall(args: RotateArgs): PgCall {
         const n = arguments.length;
-        return makeCall("rotate.do", "select result, reason from \"swap_order\".\"rotate_do\"($1, $2, $3, $4, $5, $6::uuid)", false, () => {
+        return makeCall("rotate.do", "select result, reason from \"swap_order\".\"rotate_do\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", false, () => {
           checkArity("rotate.doCall", n, ["args"]);
           const a = argsOf("rotate.do", "arguments", args, ["rotation", "sku", "old", "fresh"]);
           return [tenant, checkText("rotate.do", "rotation", field(a, "rotation")), checkText("rotate.do", "sku", field(a, "sku")), checkAmount("rotate.do", "old", field(a, "old")), checkAmount("rotate.do", "fresh", field(a, "fresh"))];
@@ -226,7 +226,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     },
     async expire(max: number = DEFAULT_EXPIRE_MAX): Promise<number> {
       checkArity("expire", arguments.length, ["max?"]);
-      return expire(db, "select \"swap_order\".expire($1::integer, $2::uuid)", max);
+      return expire(db, "select \"swap_order\".expire($1::integer, $2::pg_catalog.uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       checkArity("bulk", arguments.length, ["calls"]);

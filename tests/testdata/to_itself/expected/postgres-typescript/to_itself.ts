@@ -149,11 +149,11 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async do(args: StockInArgs): Promise<Result> {
         checkArity("stock_in.do", arguments.length, ["args"]);
         const a = argsOf("stock_in.do", "arguments", args, ["delivery", "place", "qty"]);
-        return call<Reason>(db, "stock_in.do", "select result, reason from \"to_itself\".\"stock_in_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("stock_in.do", "delivery", field(a, "delivery")), checkText("stock_in.do", "place", field(a, "place")), checkAmount("stock_in.do", "qty", field(a, "qty"))]);
+        return call<Reason>(db, "stock_in.do", "select result, reason from \"to_itself\".\"stock_in_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("stock_in.do", "delivery", field(a, "delivery")), checkText("stock_in.do", "place", field(a, "place")), checkAmount("stock_in.do", "qty", field(a, "qty"))]);
       },
       doCall(args: StockInArgs): PgCall {
         const n = arguments.length;
-        return makeCall("stock_in.do", "select result, reason from \"to_itself\".\"stock_in_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("stock_in.do", "select result, reason from \"to_itself\".\"stock_in_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           checkArity("stock_in.doCall", n, ["args"]);
           const a = argsOf("stock_in.do", "arguments", args, ["delivery", "place", "qty"]);
           return [tenant, checkText("stock_in.do", "delivery", field(a, "delivery")), checkText("stock_in.do", "place", field(a, "place")), checkAmount("stock_in.do", "qty", field(a, "qty"))];
@@ -164,11 +164,11 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async do(args: RelocateArgs): Promise<Result> {
         checkArity("relocate.do", arguments.length, ["args"]);
         const a = argsOf("relocate.do", "arguments", args, ["slip", "source", "target", "qty"]);
-        return call<Reason>(db, "relocate.do", "select result, reason from \"to_itself\".\"relocate_do\"($1, $2, $3, $4, $5, $6::uuid)", [tenant, checkText("relocate.do", "slip", field(a, "slip")), checkText("relocate.do", "source", field(a, "source")), checkText("relocate.do", "target", field(a, "target")), checkAmount("relocate.do", "qty", field(a, "qty"))]);
+        return call<Reason>(db, "relocate.do", "select result, reason from \"to_itself\".\"relocate_do\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", [tenant, checkText("relocate.do", "slip", field(a, "slip")), checkText("relocate.do", "source", field(a, "source")), checkText("relocate.do", "target", field(a, "target")), checkAmount("relocate.do", "qty", field(a, "qty"))]);
       },
       doCall(args: RelocateArgs): PgCall {
         const n = arguments.length;
-        return makeCall("relocate.do", "select result, reason from \"to_itself\".\"relocate_do\"($1, $2, $3, $4, $5, $6::uuid)", false, () => {
+        return makeCall("relocate.do", "select result, reason from \"to_itself\".\"relocate_do\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", false, () => {
           checkArity("relocate.doCall", n, ["args"]);
           const a = argsOf("relocate.do", "arguments", args, ["slip", "source", "target", "qty"]);
           return [tenant, checkText("relocate.do", "slip", field(a, "slip")), checkText("relocate.do", "source", field(a, "source")), checkText("relocate.do", "target", field(a, "target")), checkAmount("relocate.do", "qty", field(a, "qty"))];
@@ -179,7 +179,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async hold(args: SetAsideArgs): Promise<Result> {
         checkArity("set_aside.hold", arguments.length, ["args"]);
         const a = argsOf("set_aside.hold", "arguments", args, ["ticket", "source", "target", "qty"]);
-        return call<Reason>(db, "set_aside.hold", "select result, reason from \"to_itself\".\"set_aside_hold\"($1, $2, $3, $4, $5, $6::uuid)", [tenant, checkText("set_aside.hold", "ticket", field(a, "ticket")), checkText("set_aside.hold", "source", field(a, "source")), checkText("set_aside.hold", "target", field(a, "target")), checkAmount("set_aside.hold", "qty", field(a, "qty"))]);
+        return call<Reason>(db, "set_aside.hold", "select result, reason from \"to_itself\".\"set_aside_hold\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", [tenant, checkText("set_aside.hold", "ticket", field(a, "ticket")), checkText("set_aside.hold", "source", field(a, "source")), checkText("set_aside.hold", "target", field(a, "target")), checkAmount("set_aside.hold", "qty", field(a, "qty"))]);
       },
       async post(key: SetAsideKey, amounts?: SetAsideAmounts): Promise<Result> {
         checkArity("set_aside.post", arguments.length, ["key", "amounts?"]);
@@ -191,12 +191,12 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
           const m = argsOf("set_aside.post", "amounts", amounts, ["qty"], ["ticket"]);
           values.push(checkAmount("set_aside.post", "qty", field(m, "qty")));
         }
-        return call<Reason>(db, "set_aside.post", "select result, reason from \"to_itself\".\"set_aside_post\"($1, $2, $3, $4::uuid)", values);
+        return call<Reason>(db, "set_aside.post", "select result, reason from \"to_itself\".\"set_aside_post\"($1, $2, $3, $4::pg_catalog.uuid)", values);
       },
       async void(key: SetAsideKey): Promise<Result> {
         checkArity("set_aside.void", arguments.length, ["key"]);
         const k = argsOf("set_aside.void", "key", key, ["ticket"]);
-        return call<Reason>(db, "set_aside.void", "select result, reason from \"to_itself\".\"set_aside_void\"($1, $2, $3::uuid)", [tenant, checkText("set_aside.void", "ticket", field(k, "ticket"))]);
+        return call<Reason>(db, "set_aside.void", "select result, reason from \"to_itself\".\"set_aside_void\"($1, $2, $3::pg_catalog.uuid)", [tenant, checkText("set_aside.void", "ticket", field(k, "ticket"))]);
       },
       async status(key: SetAsideKey): Promise<HoldState | null> {
         checkArity("set_aside.status", arguments.length, ["key"]);
@@ -205,7 +205,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       holdCall(args: SetAsideArgs): PgCall {
         const n = arguments.length;
-        return makeCall("set_aside.hold", "select result, reason from \"to_itself\".\"set_aside_hold\"($1, $2, $3, $4, $5, $6::uuid)", false, () => {
+        return makeCall("set_aside.hold", "select result, reason from \"to_itself\".\"set_aside_hold\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", false, () => {
           checkArity("set_aside.holdCall", n, ["args"]);
           const a = argsOf("set_aside.hold", "arguments", args, ["ticket", "source", "target", "qty"]);
           return [tenant, checkText("set_aside.hold", "ticket", field(a, "ticket")), checkText("set_aside.hold", "source", field(a, "source")), checkText("set_aside.hold", "target", field(a, "target")), checkAmount("set_aside.hold", "qty", field(a, "qty"))];
@@ -213,7 +213,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       postCall(key: SetAsideKey, amounts?: SetAsideAmounts): PgCall {
         const n = arguments.length;
-        return makeCall("set_aside.post", "select result, reason from \"to_itself\".\"set_aside_post\"($1, $2, $3, $4::uuid)", false, () => {
+        return makeCall("set_aside.post", "select result, reason from \"to_itself\".\"set_aside_post\"($1, $2, $3, $4::pg_catalog.uuid)", false, () => {
           checkArity("set_aside.postCall", n, ["key", "amounts?"]);
           const k = argsOf("set_aside.post", "key", key, ["ticket"], ["qty"]);
           const values: unknown[] = [tenant, checkText("set_aside.post", "ticket", field(k, "ticket"))];
@@ -228,7 +228,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       voidCall(key: SetAsideKey): PgCall {
         const n = arguments.length;
-        return makeCall("set_aside.void", "select result, reason from \"to_itself\".\"set_aside_void\"($1, $2, $3::uuid)", false, () => {
+        return makeCall("set_aside.void", "select result, reason from \"to_itself\".\"set_aside_void\"($1, $2, $3::pg_catalog.uuid)", false, () => {
           checkArity("set_aside.voidCall", n, ["key"]);
           const k = argsOf("set_aside.void", "key", key, ["ticket"]);
           return [tenant, checkText("set_aside.void", "ticket", field(k, "ticket"))];
@@ -256,7 +256,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     },
     async expire(max: number = DEFAULT_EXPIRE_MAX): Promise<number> {
       checkArity("expire", arguments.length, ["max?"]);
-      return expire(db, "select \"to_itself\".expire($1::integer, $2::uuid)", max);
+      return expire(db, "select \"to_itself\".expire($1::integer, $2::pg_catalog.uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       checkArity("bulk", arguments.length, ["calls"]);

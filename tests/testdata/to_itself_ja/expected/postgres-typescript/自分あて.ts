@@ -149,11 +149,11 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async do(args: 入荷Args): Promise<Result> {
         checkArity("入荷.do", arguments.length, ["args"]);
         const a = argsOf("入荷.do", "arguments", args, ["納品書", "場所", "数"]);
-        return call<Reason>(db, "入荷.do", "select result, reason from \"自分あて\".\"入荷_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("入荷.do", "納品書", field(a, "納品書")), checkText("入荷.do", "場所", field(a, "場所")), checkAmount("入荷.do", "数", field(a, "数"))]);
+        return call<Reason>(db, "入荷.do", "select result, reason from \"自分あて\".\"入荷_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("入荷.do", "納品書", field(a, "納品書")), checkText("入荷.do", "場所", field(a, "場所")), checkAmount("入荷.do", "数", field(a, "数"))]);
       },
       doCall(args: 入荷Args): PgCall {
         const n = arguments.length;
-        return makeCall("入荷.do", "select result, reason from \"自分あて\".\"入荷_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("入荷.do", "select result, reason from \"自分あて\".\"入荷_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           checkArity("入荷.doCall", n, ["args"]);
           const a = argsOf("入荷.do", "arguments", args, ["納品書", "場所", "数"]);
           return [tenant, checkText("入荷.do", "納品書", field(a, "納品書")), checkText("入荷.do", "場所", field(a, "場所")), checkAmount("入荷.do", "数", field(a, "数"))];
@@ -164,11 +164,11 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async do(args: 移し替えArgs): Promise<Result> {
         checkArity("移し替え.do", arguments.length, ["args"]);
         const a = argsOf("移し替え.do", "arguments", args, ["伝票", "元", "先", "数"]);
-        return call<Reason>(db, "移し替え.do", "select result, reason from \"自分あて\".\"移し替え_do\"($1, $2, $3, $4, $5, $6::uuid)", [tenant, checkText("移し替え.do", "伝票", field(a, "伝票")), checkText("移し替え.do", "元", field(a, "元")), checkText("移し替え.do", "先", field(a, "先")), checkAmount("移し替え.do", "数", field(a, "数"))]);
+        return call<Reason>(db, "移し替え.do", "select result, reason from \"自分あて\".\"移し替え_do\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", [tenant, checkText("移し替え.do", "伝票", field(a, "伝票")), checkText("移し替え.do", "元", field(a, "元")), checkText("移し替え.do", "先", field(a, "先")), checkAmount("移し替え.do", "数", field(a, "数"))]);
       },
       doCall(args: 移し替えArgs): PgCall {
         const n = arguments.length;
-        return makeCall("移し替え.do", "select result, reason from \"自分あて\".\"移し替え_do\"($1, $2, $3, $4, $5, $6::uuid)", false, () => {
+        return makeCall("移し替え.do", "select result, reason from \"自分あて\".\"移し替え_do\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", false, () => {
           checkArity("移し替え.doCall", n, ["args"]);
           const a = argsOf("移し替え.do", "arguments", args, ["伝票", "元", "先", "数"]);
           return [tenant, checkText("移し替え.do", "伝票", field(a, "伝票")), checkText("移し替え.do", "元", field(a, "元")), checkText("移し替え.do", "先", field(a, "先")), checkAmount("移し替え.do", "数", field(a, "数"))];
@@ -179,7 +179,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async hold(args: 取り置きArgs): Promise<Result> {
         checkArity("取り置き.hold", arguments.length, ["args"]);
         const a = argsOf("取り置き.hold", "arguments", args, ["取り置き番号", "元", "先", "数"]);
-        return call<Reason>(db, "取り置き.hold", "select result, reason from \"自分あて\".\"取り置き_hold\"($1, $2, $3, $4, $5, $6::uuid)", [tenant, checkText("取り置き.hold", "取り置き番号", field(a, "取り置き番号")), checkText("取り置き.hold", "元", field(a, "元")), checkText("取り置き.hold", "先", field(a, "先")), checkAmount("取り置き.hold", "数", field(a, "数"))]);
+        return call<Reason>(db, "取り置き.hold", "select result, reason from \"自分あて\".\"取り置き_hold\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", [tenant, checkText("取り置き.hold", "取り置き番号", field(a, "取り置き番号")), checkText("取り置き.hold", "元", field(a, "元")), checkText("取り置き.hold", "先", field(a, "先")), checkAmount("取り置き.hold", "数", field(a, "数"))]);
       },
       async post(key: 取り置きKey, amounts?: 取り置きAmounts): Promise<Result> {
         checkArity("取り置き.post", arguments.length, ["key", "amounts?"]);
@@ -191,12 +191,12 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
           const m = argsOf("取り置き.post", "amounts", amounts, ["数"], ["取り置き番号"]);
           values.push(checkAmount("取り置き.post", "数", field(m, "数")));
         }
-        return call<Reason>(db, "取り置き.post", "select result, reason from \"自分あて\".\"取り置き_post\"($1, $2, $3, $4::uuid)", values);
+        return call<Reason>(db, "取り置き.post", "select result, reason from \"自分あて\".\"取り置き_post\"($1, $2, $3, $4::pg_catalog.uuid)", values);
       },
       async void(key: 取り置きKey): Promise<Result> {
         checkArity("取り置き.void", arguments.length, ["key"]);
         const k = argsOf("取り置き.void", "key", key, ["取り置き番号"]);
-        return call<Reason>(db, "取り置き.void", "select result, reason from \"自分あて\".\"取り置き_void\"($1, $2, $3::uuid)", [tenant, checkText("取り置き.void", "取り置き番号", field(k, "取り置き番号"))]);
+        return call<Reason>(db, "取り置き.void", "select result, reason from \"自分あて\".\"取り置き_void\"($1, $2, $3::pg_catalog.uuid)", [tenant, checkText("取り置き.void", "取り置き番号", field(k, "取り置き番号"))]);
       },
       async status(key: 取り置きKey): Promise<HoldState | null> {
         checkArity("取り置き.status", arguments.length, ["key"]);
@@ -205,7 +205,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       holdCall(args: 取り置きArgs): PgCall {
         const n = arguments.length;
-        return makeCall("取り置き.hold", "select result, reason from \"自分あて\".\"取り置き_hold\"($1, $2, $3, $4, $5, $6::uuid)", false, () => {
+        return makeCall("取り置き.hold", "select result, reason from \"自分あて\".\"取り置き_hold\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", false, () => {
           checkArity("取り置き.holdCall", n, ["args"]);
           const a = argsOf("取り置き.hold", "arguments", args, ["取り置き番号", "元", "先", "数"]);
           return [tenant, checkText("取り置き.hold", "取り置き番号", field(a, "取り置き番号")), checkText("取り置き.hold", "元", field(a, "元")), checkText("取り置き.hold", "先", field(a, "先")), checkAmount("取り置き.hold", "数", field(a, "数"))];
@@ -213,7 +213,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       postCall(key: 取り置きKey, amounts?: 取り置きAmounts): PgCall {
         const n = arguments.length;
-        return makeCall("取り置き.post", "select result, reason from \"自分あて\".\"取り置き_post\"($1, $2, $3, $4::uuid)", false, () => {
+        return makeCall("取り置き.post", "select result, reason from \"自分あて\".\"取り置き_post\"($1, $2, $3, $4::pg_catalog.uuid)", false, () => {
           checkArity("取り置き.postCall", n, ["key", "amounts?"]);
           const k = argsOf("取り置き.post", "key", key, ["取り置き番号"], ["数"]);
           const values: unknown[] = [tenant, checkText("取り置き.post", "取り置き番号", field(k, "取り置き番号"))];
@@ -228,7 +228,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       voidCall(key: 取り置きKey): PgCall {
         const n = arguments.length;
-        return makeCall("取り置き.void", "select result, reason from \"自分あて\".\"取り置き_void\"($1, $2, $3::uuid)", false, () => {
+        return makeCall("取り置き.void", "select result, reason from \"自分あて\".\"取り置き_void\"($1, $2, $3::pg_catalog.uuid)", false, () => {
           checkArity("取り置き.voidCall", n, ["key"]);
           const k = argsOf("取り置き.void", "key", key, ["取り置き番号"]);
           return [tenant, checkText("取り置き.void", "取り置き番号", field(k, "取り置き番号"))];
@@ -256,7 +256,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     },
     async expire(max: number = DEFAULT_EXPIRE_MAX): Promise<number> {
       checkArity("expire", arguments.length, ["max?"]);
-      return expire(db, "select \"自分あて\".expire($1::integer, $2::uuid)", max);
+      return expire(db, "select \"自分あて\".expire($1::integer, $2::pg_catalog.uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       checkArity("bulk", arguments.length, ["calls"]);

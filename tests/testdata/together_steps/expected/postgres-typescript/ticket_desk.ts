@@ -135,11 +135,11 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async do(args: ReleaseArgs): Promise<Result> {
         checkArity("release.do", arguments.length, ["args"]);
         const a = argsOf("release.do", "arguments", args, ["batch", "show", "qty"]);
-        return call<Reason>(db, "release.do", "select result, reason from \"ticket_desk\".\"release_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("release.do", "batch", field(a, "batch")), checkText("release.do", "show", field(a, "show")), checkAmount("release.do", "qty", field(a, "qty"))]);
+        return call<Reason>(db, "release.do", "select result, reason from \"ticket_desk\".\"release_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("release.do", "batch", field(a, "batch")), checkText("release.do", "show", field(a, "show")), checkAmount("release.do", "qty", field(a, "qty"))]);
       },
       doCall(args: ReleaseArgs): PgCall {
         const n = arguments.length;
-        return makeCall("release.do", "select result, reason from \"ticket_desk\".\"release_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("release.do", "select result, reason from \"ticket_desk\".\"release_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           checkArity("release.doCall", n, ["args"]);
           const a = argsOf("release.do", "arguments", args, ["batch", "show", "qty"]);
           return [tenant, checkText("release.do", "batch", field(a, "batch")), checkText("release.do", "show", field(a, "show")), checkAmount("release.do", "qty", field(a, "qty"))];
@@ -150,7 +150,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async hold(args: BookingArgs): Promise<Result> {
         checkArity("booking.hold", arguments.length, ["args"]);
         const a = argsOf("booking.hold", "arguments", args, ["ticket", "show", "qty"]);
-        return call<Reason>(db, "booking.hold", "select result, reason from \"ticket_desk\".\"booking_hold\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("booking.hold", "ticket", field(a, "ticket")), checkText("booking.hold", "show", field(a, "show")), checkAmount("booking.hold", "qty", field(a, "qty"))]);
+        return call<Reason>(db, "booking.hold", "select result, reason from \"ticket_desk\".\"booking_hold\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("booking.hold", "ticket", field(a, "ticket")), checkText("booking.hold", "show", field(a, "show")), checkAmount("booking.hold", "qty", field(a, "qty"))]);
       },
       async post(key: BookingKey, amounts?: BookingAmounts): Promise<Result> {
         checkArity("booking.post", arguments.length, ["key", "amounts?"]);
@@ -162,12 +162,12 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
           const m = argsOf("booking.post", "amounts", amounts, ["qty"], ["ticket", "show"]);
           values.push(checkAmount("booking.post", "qty", field(m, "qty")));
         }
-        return call<Reason>(db, "booking.post", "select result, reason from \"ticket_desk\".\"booking_post\"($1, $2, $3, $4, $5::uuid)", values);
+        return call<Reason>(db, "booking.post", "select result, reason from \"ticket_desk\".\"booking_post\"($1, $2, $3, $4, $5::pg_catalog.uuid)", values);
       },
       async void(key: BookingKey): Promise<Result> {
         checkArity("booking.void", arguments.length, ["key"]);
         const k = argsOf("booking.void", "key", key, ["ticket", "show"]);
-        return call<Reason>(db, "booking.void", "select result, reason from \"ticket_desk\".\"booking_void\"($1, $2, $3, $4::uuid)", [tenant, checkText("booking.void", "ticket", field(k, "ticket")), checkText("booking.void", "show", field(k, "show"))]);
+        return call<Reason>(db, "booking.void", "select result, reason from \"ticket_desk\".\"booking_void\"($1, $2, $3, $4::pg_catalog.uuid)", [tenant, checkText("booking.void", "ticket", field(k, "ticket")), checkText("booking.void", "show", field(k, "show"))]);
       },
       async status(key: BookingKey): Promise<HoldState | null> {
         checkArity("booking.status", arguments.length, ["key"]);
@@ -176,7 +176,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       holdCall(args: BookingArgs): PgCall {
         const n = arguments.length;
-        return makeCall("booking.hold", "select result, reason from \"ticket_desk\".\"booking_hold\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("booking.hold", "select result, reason from \"ticket_desk\".\"booking_hold\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           checkArity("booking.holdCall", n, ["args"]);
           const a = argsOf("booking.hold", "arguments", args, ["ticket", "show", "qty"]);
           return [tenant, checkText("booking.hold", "ticket", field(a, "ticket")), checkText("booking.hold", "show", field(a, "show")), checkAmount("booking.hold", "qty", field(a, "qty"))];
@@ -184,7 +184,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       postCall(key: BookingKey, amounts?: BookingAmounts): PgCall {
         const n = arguments.length;
-        return makeCall("booking.post", "select result, reason from \"ticket_desk\".\"booking_post\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("booking.post", "select result, reason from \"ticket_desk\".\"booking_post\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           checkArity("booking.postCall", n, ["key", "amounts?"]);
           const k = argsOf("booking.post", "key", key, ["ticket", "show"], ["qty"]);
           const values: unknown[] = [tenant, checkText("booking.post", "ticket", field(k, "ticket")), checkText("booking.post", "show", field(k, "show"))];
@@ -199,7 +199,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       voidCall(key: BookingKey): PgCall {
         const n = arguments.length;
-        return makeCall("booking.void", "select result, reason from \"ticket_desk\".\"booking_void\"($1, $2, $3, $4::uuid)", false, () => {
+        return makeCall("booking.void", "select result, reason from \"ticket_desk\".\"booking_void\"($1, $2, $3, $4::pg_catalog.uuid)", false, () => {
           checkArity("booking.voidCall", n, ["key"]);
           const k = argsOf("booking.void", "key", key, ["ticket", "show"]);
           return [tenant, checkText("booking.void", "ticket", field(k, "ticket")), checkText("booking.void", "show", field(k, "show"))];
@@ -231,7 +231,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     },
     async expire(max: number = DEFAULT_EXPIRE_MAX): Promise<number> {
       checkArity("expire", arguments.length, ["max?"]);
-      return expire(db, "select \"ticket_desk\".expire($1::integer, $2::uuid)", max);
+      return expire(db, "select \"ticket_desk\".expire($1::integer, $2::pg_catalog.uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       checkArity("bulk", arguments.length, ["calls"]);

@@ -135,11 +135,11 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async do(args: 放出Args): Promise<Result> {
         checkArity("放出.do", arguments.length, ["args"]);
         const a = argsOf("放出.do", "arguments", args, ["回", "公演", "数"]);
-        return call<Reason>(db, "放出.do", "select result, reason from \"切符売り場\".\"放出_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("放出.do", "回", field(a, "回")), checkText("放出.do", "公演", field(a, "公演")), checkAmount("放出.do", "数", field(a, "数"))]);
+        return call<Reason>(db, "放出.do", "select result, reason from \"切符売り場\".\"放出_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("放出.do", "回", field(a, "回")), checkText("放出.do", "公演", field(a, "公演")), checkAmount("放出.do", "数", field(a, "数"))]);
       },
       doCall(args: 放出Args): PgCall {
         const n = arguments.length;
-        return makeCall("放出.do", "select result, reason from \"切符売り場\".\"放出_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("放出.do", "select result, reason from \"切符売り場\".\"放出_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           checkArity("放出.doCall", n, ["args"]);
           const a = argsOf("放出.do", "arguments", args, ["回", "公演", "数"]);
           return [tenant, checkText("放出.do", "回", field(a, "回")), checkText("放出.do", "公演", field(a, "公演")), checkAmount("放出.do", "数", field(a, "数"))];
@@ -150,7 +150,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async hold(args: 予約Args): Promise<Result> {
         checkArity("予約.hold", arguments.length, ["args"]);
         const a = argsOf("予約.hold", "arguments", args, ["券", "公演", "数"]);
-        return call<Reason>(db, "予約.hold", "select result, reason from \"切符売り場\".\"予約_hold\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("予約.hold", "券", field(a, "券")), checkText("予約.hold", "公演", field(a, "公演")), checkAmount("予約.hold", "数", field(a, "数"))]);
+        return call<Reason>(db, "予約.hold", "select result, reason from \"切符売り場\".\"予約_hold\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("予約.hold", "券", field(a, "券")), checkText("予約.hold", "公演", field(a, "公演")), checkAmount("予約.hold", "数", field(a, "数"))]);
       },
       async post(key: 予約Key, amounts?: 予約Amounts): Promise<Result> {
         checkArity("予約.post", arguments.length, ["key", "amounts?"]);
@@ -162,12 +162,12 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
           const m = argsOf("予約.post", "amounts", amounts, ["数"], ["券", "公演"]);
           values.push(checkAmount("予約.post", "数", field(m, "数")));
         }
-        return call<Reason>(db, "予約.post", "select result, reason from \"切符売り場\".\"予約_post\"($1, $2, $3, $4, $5::uuid)", values);
+        return call<Reason>(db, "予約.post", "select result, reason from \"切符売り場\".\"予約_post\"($1, $2, $3, $4, $5::pg_catalog.uuid)", values);
       },
       async void(key: 予約Key): Promise<Result> {
         checkArity("予約.void", arguments.length, ["key"]);
         const k = argsOf("予約.void", "key", key, ["券", "公演"]);
-        return call<Reason>(db, "予約.void", "select result, reason from \"切符売り場\".\"予約_void\"($1, $2, $3, $4::uuid)", [tenant, checkText("予約.void", "券", field(k, "券")), checkText("予約.void", "公演", field(k, "公演"))]);
+        return call<Reason>(db, "予約.void", "select result, reason from \"切符売り場\".\"予約_void\"($1, $2, $3, $4::pg_catalog.uuid)", [tenant, checkText("予約.void", "券", field(k, "券")), checkText("予約.void", "公演", field(k, "公演"))]);
       },
       async status(key: 予約Key): Promise<HoldState | null> {
         checkArity("予約.status", arguments.length, ["key"]);
@@ -176,7 +176,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       holdCall(args: 予約Args): PgCall {
         const n = arguments.length;
-        return makeCall("予約.hold", "select result, reason from \"切符売り場\".\"予約_hold\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("予約.hold", "select result, reason from \"切符売り場\".\"予約_hold\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           checkArity("予約.holdCall", n, ["args"]);
           const a = argsOf("予約.hold", "arguments", args, ["券", "公演", "数"]);
           return [tenant, checkText("予約.hold", "券", field(a, "券")), checkText("予約.hold", "公演", field(a, "公演")), checkAmount("予約.hold", "数", field(a, "数"))];
@@ -184,7 +184,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       postCall(key: 予約Key, amounts?: 予約Amounts): PgCall {
         const n = arguments.length;
-        return makeCall("予約.post", "select result, reason from \"切符売り場\".\"予約_post\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("予約.post", "select result, reason from \"切符売り場\".\"予約_post\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           checkArity("予約.postCall", n, ["key", "amounts?"]);
           const k = argsOf("予約.post", "key", key, ["券", "公演"], ["数"]);
           const values: unknown[] = [tenant, checkText("予約.post", "券", field(k, "券")), checkText("予約.post", "公演", field(k, "公演"))];
@@ -199,7 +199,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       voidCall(key: 予約Key): PgCall {
         const n = arguments.length;
-        return makeCall("予約.void", "select result, reason from \"切符売り場\".\"予約_void\"($1, $2, $3, $4::uuid)", false, () => {
+        return makeCall("予約.void", "select result, reason from \"切符売り場\".\"予約_void\"($1, $2, $3, $4::pg_catalog.uuid)", false, () => {
           checkArity("予約.voidCall", n, ["key"]);
           const k = argsOf("予約.void", "key", key, ["券", "公演"]);
           return [tenant, checkText("予約.void", "券", field(k, "券")), checkText("予約.void", "公演", field(k, "公演"))];
@@ -231,7 +231,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     },
     async expire(max: number = DEFAULT_EXPIRE_MAX): Promise<number> {
       checkArity("expire", arguments.length, ["max?"]);
-      return expire(db, "select \"切符売り場\".expire($1::integer, $2::uuid)", max);
+      return expire(db, "select \"切符売り場\".expire($1::integer, $2::pg_catalog.uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       checkArity("bulk", arguments.length, ["calls"]);

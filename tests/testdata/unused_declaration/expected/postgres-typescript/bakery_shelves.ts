@@ -114,11 +114,11 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async do(args: BakeArgs): Promise<Result> {
         checkArity("bake.do", arguments.length, ["args"]);
         const a = argsOf("bake.do", "arguments", args, ["batch", "bread", "count"]);
-        return call<Reason>(db, "bake.do", "select result, reason from \"bakery_shelves\".\"bake_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("bake.do", "batch", field(a, "batch")), checkText("bake.do", "bread", field(a, "bread")), checkAmount("bake.do", "count", field(a, "count"))]);
+        return call<Reason>(db, "bake.do", "select result, reason from \"bakery_shelves\".\"bake_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("bake.do", "batch", field(a, "batch")), checkText("bake.do", "bread", field(a, "bread")), checkAmount("bake.do", "count", field(a, "count"))]);
       },
       doCall(args: BakeArgs): PgCall {
         const n = arguments.length;
-        return makeCall("bake.do", "select result, reason from \"bakery_shelves\".\"bake_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("bake.do", "select result, reason from \"bakery_shelves\".\"bake_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           checkArity("bake.doCall", n, ["args"]);
           const a = argsOf("bake.do", "arguments", args, ["batch", "bread", "count"]);
           return [tenant, checkText("bake.do", "batch", field(a, "batch")), checkText("bake.do", "bread", field(a, "bread")), checkAmount("bake.do", "count", field(a, "count"))];
@@ -129,11 +129,11 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async do(args: SellArgs): Promise<Result> {
         checkArity("sell.do", arguments.length, ["args"]);
         const a = argsOf("sell.do", "arguments", args, ["receipt", "bread", "count", "cashier"]);
-        return call<Reason>(db, "sell.do", "select result, reason from \"bakery_shelves\".\"sell_do\"($1, $2, $3, $4, $5, $6::uuid)", [tenant, checkText("sell.do", "receipt", field(a, "receipt")), checkText("sell.do", "bread", field(a, "bread")), checkAmount("sell.do", "count", field(a, "count")), checkText("sell.do", "cashier", field(a, "cashier"))]);
+        return call<Reason>(db, "sell.do", "select result, reason from \"bakery_shelves\".\"sell_do\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", [tenant, checkText("sell.do", "receipt", field(a, "receipt")), checkText("sell.do", "bread", field(a, "bread")), checkAmount("sell.do", "count", field(a, "count")), checkText("sell.do", "cashier", field(a, "cashier"))]);
       },
       doCall(args: SellArgs): PgCall {
         const n = arguments.length;
-        return makeCall("sell.do", "select result, reason from \"bakery_shelves\".\"sell_do\"($1, $2, $3, $4, $5, $6::uuid)", false, () => {
+        return makeCall("sell.do", "select result, reason from \"bakery_shelves\".\"sell_do\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", false, () => {
           checkArity("sell.doCall", n, ["args"]);
           const a = argsOf("sell.do", "arguments", args, ["receipt", "bread", "count", "cashier"]);
           return [tenant, checkText("sell.do", "receipt", field(a, "receipt")), checkText("sell.do", "bread", field(a, "bread")), checkAmount("sell.do", "count", field(a, "count")), checkText("sell.do", "cashier", field(a, "cashier"))];
@@ -161,7 +161,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     },
     async expire(max: number = DEFAULT_EXPIRE_MAX): Promise<number> {
       checkArity("expire", arguments.length, ["max?"]);
-      return expire(db, "select \"bakery_shelves\".expire($1::integer, $2::uuid)", max);
+      return expire(db, "select \"bakery_shelves\".expire($1::integer, $2::pg_catalog.uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       checkArity("bulk", arguments.length, ["calls"]);

@@ -148,11 +148,11 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async do(args: TopUpArgs): Promise<Result> {
         checkArity("top_up.do", arguments.length, ["args"]);
         const a = argsOf("top_up.do", "arguments", args, ["top_up_id", "member", "amount"]);
-        return call<Reason>(db, "top_up.do", "select result, reason from \"wallet\".\"top_up_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("top_up.do", "top_up_id", field(a, "top_up_id")), checkText("top_up.do", "member", field(a, "member")), checkAmount("top_up.do", "amount", field(a, "amount"))]);
+        return call<Reason>(db, "top_up.do", "select result, reason from \"wallet\".\"top_up_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("top_up.do", "top_up_id", field(a, "top_up_id")), checkText("top_up.do", "member", field(a, "member")), checkAmount("top_up.do", "amount", field(a, "amount"))]);
       },
       doCall(args: TopUpArgs): PgCall {
         const n = arguments.length;
-        return makeCall("top_up.do", "select result, reason from \"wallet\".\"top_up_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("top_up.do", "select result, reason from \"wallet\".\"top_up_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           checkArity("top_up.doCall", n, ["args"]);
           const a = argsOf("top_up.do", "arguments", args, ["top_up_id", "member", "amount"]);
           return [tenant, checkText("top_up.do", "top_up_id", field(a, "top_up_id")), checkText("top_up.do", "member", field(a, "member")), checkAmount("top_up.do", "amount", field(a, "amount"))];
@@ -163,7 +163,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async hold(args: IncomingArgs): Promise<Result> {
         checkArity("incoming.hold", arguments.length, ["args"]);
         const a = argsOf("incoming.hold", "arguments", args, ["remittance", "member", "amount"]);
-        return call<Reason>(db, "incoming.hold", "select result, reason from \"wallet\".\"incoming_hold\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("incoming.hold", "remittance", field(a, "remittance")), checkText("incoming.hold", "member", field(a, "member")), checkAmount("incoming.hold", "amount", field(a, "amount"))]);
+        return call<Reason>(db, "incoming.hold", "select result, reason from \"wallet\".\"incoming_hold\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("incoming.hold", "remittance", field(a, "remittance")), checkText("incoming.hold", "member", field(a, "member")), checkAmount("incoming.hold", "amount", field(a, "amount"))]);
       },
       async post(key: IncomingKey, amounts?: IncomingAmounts): Promise<Result> {
         checkArity("incoming.post", arguments.length, ["key", "amounts?"]);
@@ -175,12 +175,12 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
           const m = argsOf("incoming.post", "amounts", amounts, ["amount"], ["remittance"]);
           values.push(checkAmount("incoming.post", "amount", field(m, "amount")));
         }
-        return call<Reason>(db, "incoming.post", "select result, reason from \"wallet\".\"incoming_post\"($1, $2, $3, $4::uuid)", values);
+        return call<Reason>(db, "incoming.post", "select result, reason from \"wallet\".\"incoming_post\"($1, $2, $3, $4::pg_catalog.uuid)", values);
       },
       async void(key: IncomingKey): Promise<Result> {
         checkArity("incoming.void", arguments.length, ["key"]);
         const k = argsOf("incoming.void", "key", key, ["remittance"]);
-        return call<Reason>(db, "incoming.void", "select result, reason from \"wallet\".\"incoming_void\"($1, $2, $3::uuid)", [tenant, checkText("incoming.void", "remittance", field(k, "remittance"))]);
+        return call<Reason>(db, "incoming.void", "select result, reason from \"wallet\".\"incoming_void\"($1, $2, $3::pg_catalog.uuid)", [tenant, checkText("incoming.void", "remittance", field(k, "remittance"))]);
       },
       async status(key: IncomingKey): Promise<HoldState | null> {
         checkArity("incoming.status", arguments.length, ["key"]);
@@ -189,7 +189,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       holdCall(args: IncomingArgs): PgCall {
         const n = arguments.length;
-        return makeCall("incoming.hold", "select result, reason from \"wallet\".\"incoming_hold\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("incoming.hold", "select result, reason from \"wallet\".\"incoming_hold\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           checkArity("incoming.holdCall", n, ["args"]);
           const a = argsOf("incoming.hold", "arguments", args, ["remittance", "member", "amount"]);
           return [tenant, checkText("incoming.hold", "remittance", field(a, "remittance")), checkText("incoming.hold", "member", field(a, "member")), checkAmount("incoming.hold", "amount", field(a, "amount"))];
@@ -197,7 +197,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       postCall(key: IncomingKey, amounts?: IncomingAmounts): PgCall {
         const n = arguments.length;
-        return makeCall("incoming.post", "select result, reason from \"wallet\".\"incoming_post\"($1, $2, $3, $4::uuid)", false, () => {
+        return makeCall("incoming.post", "select result, reason from \"wallet\".\"incoming_post\"($1, $2, $3, $4::pg_catalog.uuid)", false, () => {
           checkArity("incoming.postCall", n, ["key", "amounts?"]);
           const k = argsOf("incoming.post", "key", key, ["remittance"], ["amount"]);
           const values: unknown[] = [tenant, checkText("incoming.post", "remittance", field(k, "remittance"))];
@@ -212,7 +212,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       voidCall(key: IncomingKey): PgCall {
         const n = arguments.length;
-        return makeCall("incoming.void", "select result, reason from \"wallet\".\"incoming_void\"($1, $2, $3::uuid)", false, () => {
+        return makeCall("incoming.void", "select result, reason from \"wallet\".\"incoming_void\"($1, $2, $3::pg_catalog.uuid)", false, () => {
           checkArity("incoming.voidCall", n, ["key"]);
           const k = argsOf("incoming.void", "key", key, ["remittance"]);
           return [tenant, checkText("incoming.void", "remittance", field(k, "remittance"))];
@@ -231,11 +231,11 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async do(args: PayArgs): Promise<Result> {
         checkArity("pay.do", arguments.length, ["args"]);
         const a = argsOf("pay.do", "arguments", args, ["order", "member", "amount"]);
-        return call<Reason>(db, "pay.do", "select result, reason from \"wallet\".\"pay_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("pay.do", "order", field(a, "order")), checkText("pay.do", "member", field(a, "member")), checkAmount("pay.do", "amount", field(a, "amount"))]);
+        return call<Reason>(db, "pay.do", "select result, reason from \"wallet\".\"pay_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("pay.do", "order", field(a, "order")), checkText("pay.do", "member", field(a, "member")), checkAmount("pay.do", "amount", field(a, "amount"))]);
       },
       doCall(args: PayArgs): PgCall {
         const n = arguments.length;
-        return makeCall("pay.do", "select result, reason from \"wallet\".\"pay_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("pay.do", "select result, reason from \"wallet\".\"pay_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           checkArity("pay.doCall", n, ["args"]);
           const a = argsOf("pay.do", "arguments", args, ["order", "member", "amount"]);
           return [tenant, checkText("pay.do", "order", field(a, "order")), checkText("pay.do", "member", field(a, "member")), checkAmount("pay.do", "amount", field(a, "amount"))];
@@ -259,7 +259,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     },
     async expire(max: number = DEFAULT_EXPIRE_MAX): Promise<number> {
       checkArity("expire", arguments.length, ["max?"]);
-      return expire(db, "select \"wallet\".expire($1::integer, $2::uuid)", max);
+      return expire(db, "select \"wallet\".expire($1::integer, $2::pg_catalog.uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       checkArity("bulk", arguments.length, ["calls"]);

@@ -148,11 +148,11 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async do(args: チャージArgs): Promise<Result> {
         checkArity("チャージ.do", arguments.length, ["args"]);
         const a = argsOf("チャージ.do", "arguments", args, ["チャージ番号", "会員", "額"]);
-        return call<Reason>(db, "チャージ.do", "select result, reason from \"ウォレット\".\"チャージ_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("チャージ.do", "チャージ番号", field(a, "チャージ番号")), checkText("チャージ.do", "会員", field(a, "会員")), checkAmount("チャージ.do", "額", field(a, "額"))]);
+        return call<Reason>(db, "チャージ.do", "select result, reason from \"ウォレット\".\"チャージ_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("チャージ.do", "チャージ番号", field(a, "チャージ番号")), checkText("チャージ.do", "会員", field(a, "会員")), checkAmount("チャージ.do", "額", field(a, "額"))]);
       },
       doCall(args: チャージArgs): PgCall {
         const n = arguments.length;
-        return makeCall("チャージ.do", "select result, reason from \"ウォレット\".\"チャージ_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("チャージ.do", "select result, reason from \"ウォレット\".\"チャージ_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           checkArity("チャージ.doCall", n, ["args"]);
           const a = argsOf("チャージ.do", "arguments", args, ["チャージ番号", "会員", "額"]);
           return [tenant, checkText("チャージ.do", "チャージ番号", field(a, "チャージ番号")), checkText("チャージ.do", "会員", field(a, "会員")), checkAmount("チャージ.do", "額", field(a, "額"))];
@@ -163,7 +163,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async hold(args: 振込待ちArgs): Promise<Result> {
         checkArity("振込待ち.hold", arguments.length, ["args"]);
         const a = argsOf("振込待ち.hold", "arguments", args, ["振込番号", "会員", "額"]);
-        return call<Reason>(db, "振込待ち.hold", "select result, reason from \"ウォレット\".\"振込待ち_hold\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("振込待ち.hold", "振込番号", field(a, "振込番号")), checkText("振込待ち.hold", "会員", field(a, "会員")), checkAmount("振込待ち.hold", "額", field(a, "額"))]);
+        return call<Reason>(db, "振込待ち.hold", "select result, reason from \"ウォレット\".\"振込待ち_hold\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("振込待ち.hold", "振込番号", field(a, "振込番号")), checkText("振込待ち.hold", "会員", field(a, "会員")), checkAmount("振込待ち.hold", "額", field(a, "額"))]);
       },
       async post(key: 振込待ちKey, amounts?: 振込待ちAmounts): Promise<Result> {
         checkArity("振込待ち.post", arguments.length, ["key", "amounts?"]);
@@ -175,12 +175,12 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
           const m = argsOf("振込待ち.post", "amounts", amounts, ["額"], ["振込番号"]);
           values.push(checkAmount("振込待ち.post", "額", field(m, "額")));
         }
-        return call<Reason>(db, "振込待ち.post", "select result, reason from \"ウォレット\".\"振込待ち_post\"($1, $2, $3, $4::uuid)", values);
+        return call<Reason>(db, "振込待ち.post", "select result, reason from \"ウォレット\".\"振込待ち_post\"($1, $2, $3, $4::pg_catalog.uuid)", values);
       },
       async void(key: 振込待ちKey): Promise<Result> {
         checkArity("振込待ち.void", arguments.length, ["key"]);
         const k = argsOf("振込待ち.void", "key", key, ["振込番号"]);
-        return call<Reason>(db, "振込待ち.void", "select result, reason from \"ウォレット\".\"振込待ち_void\"($1, $2, $3::uuid)", [tenant, checkText("振込待ち.void", "振込番号", field(k, "振込番号"))]);
+        return call<Reason>(db, "振込待ち.void", "select result, reason from \"ウォレット\".\"振込待ち_void\"($1, $2, $3::pg_catalog.uuid)", [tenant, checkText("振込待ち.void", "振込番号", field(k, "振込番号"))]);
       },
       async status(key: 振込待ちKey): Promise<HoldState | null> {
         checkArity("振込待ち.status", arguments.length, ["key"]);
@@ -189,7 +189,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       holdCall(args: 振込待ちArgs): PgCall {
         const n = arguments.length;
-        return makeCall("振込待ち.hold", "select result, reason from \"ウォレット\".\"振込待ち_hold\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("振込待ち.hold", "select result, reason from \"ウォレット\".\"振込待ち_hold\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           checkArity("振込待ち.holdCall", n, ["args"]);
           const a = argsOf("振込待ち.hold", "arguments", args, ["振込番号", "会員", "額"]);
           return [tenant, checkText("振込待ち.hold", "振込番号", field(a, "振込番号")), checkText("振込待ち.hold", "会員", field(a, "会員")), checkAmount("振込待ち.hold", "額", field(a, "額"))];
@@ -197,7 +197,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       postCall(key: 振込待ちKey, amounts?: 振込待ちAmounts): PgCall {
         const n = arguments.length;
-        return makeCall("振込待ち.post", "select result, reason from \"ウォレット\".\"振込待ち_post\"($1, $2, $3, $4::uuid)", false, () => {
+        return makeCall("振込待ち.post", "select result, reason from \"ウォレット\".\"振込待ち_post\"($1, $2, $3, $4::pg_catalog.uuid)", false, () => {
           checkArity("振込待ち.postCall", n, ["key", "amounts?"]);
           const k = argsOf("振込待ち.post", "key", key, ["振込番号"], ["額"]);
           const values: unknown[] = [tenant, checkText("振込待ち.post", "振込番号", field(k, "振込番号"))];
@@ -212,7 +212,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
       voidCall(key: 振込待ちKey): PgCall {
         const n = arguments.length;
-        return makeCall("振込待ち.void", "select result, reason from \"ウォレット\".\"振込待ち_void\"($1, $2, $3::uuid)", false, () => {
+        return makeCall("振込待ち.void", "select result, reason from \"ウォレット\".\"振込待ち_void\"($1, $2, $3::pg_catalog.uuid)", false, () => {
           checkArity("振込待ち.voidCall", n, ["key"]);
           const k = argsOf("振込待ち.void", "key", key, ["振込番号"]);
           return [tenant, checkText("振込待ち.void", "振込番号", field(k, "振込番号"))];
@@ -231,11 +231,11 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       async do(args: 支払Args): Promise<Result> {
         checkArity("支払.do", arguments.length, ["args"]);
         const a = argsOf("支払.do", "arguments", args, ["注文", "会員", "額"]);
-        return call<Reason>(db, "支払.do", "select result, reason from \"ウォレット\".\"支払_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("支払.do", "注文", field(a, "注文")), checkText("支払.do", "会員", field(a, "会員")), checkAmount("支払.do", "額", field(a, "額"))]);
+        return call<Reason>(db, "支払.do", "select result, reason from \"ウォレット\".\"支払_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("支払.do", "注文", field(a, "注文")), checkText("支払.do", "会員", field(a, "会員")), checkAmount("支払.do", "額", field(a, "額"))]);
       },
       doCall(args: 支払Args): PgCall {
         const n = arguments.length;
-        return makeCall("支払.do", "select result, reason from \"ウォレット\".\"支払_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("支払.do", "select result, reason from \"ウォレット\".\"支払_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           checkArity("支払.doCall", n, ["args"]);
           const a = argsOf("支払.do", "arguments", args, ["注文", "会員", "額"]);
           return [tenant, checkText("支払.do", "注文", field(a, "注文")), checkText("支払.do", "会員", field(a, "会員")), checkAmount("支払.do", "額", field(a, "額"))];
@@ -259,7 +259,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     },
     async expire(max: number = DEFAULT_EXPIRE_MAX): Promise<number> {
       checkArity("expire", arguments.length, ["max?"]);
-      return expire(db, "select \"ウォレット\".expire($1::integer, $2::uuid)", max);
+      return expire(db, "select \"ウォレット\".expire($1::integer, $2::pg_catalog.uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       checkArity("bulk", arguments.length, ["calls"]);
