@@ -10,7 +10,7 @@ export async function poolClient(p: pg.Pool): Promise<Queryable> {
   return p.connect();
 }
 
-const DO = `select result, reason from "b"."t_do"($1, $2, $3, $4::uuid)`;
+const DO = `select result, reason from "b"."t_do"($1, $2, $3, $4::pg_catalog.uuid)`;
 const STATUS = `select "b"."t_status"($1, $2)`;
 
 function pgError(code: string, message = "failed"): Error {
@@ -210,7 +210,7 @@ test("a bulk goes as one statement, its placeholders renumbered, and is answered
   assert.ok(got[3] instanceof ChoboError);
   assert.equal(bulkStatements() - before, 3);
   assert.equal(db.sent.length, 1);
-  assert.match(db.sent[0]!.text, /"t_do"\(\$5, \$6, \$7, \$8::uuid\)/);
+  assert.match(db.sent[0]!.text, /"t_do"\(\$5, \$6, \$7, \$8::pg_catalog\.uuid\)/);
   assert.match(db.sent[0]!.text, /"t_status"\(\$9, \$10\)/);
   const [id1, id2] = [calls[0]!.values[3], calls[1]!.values[3]];
   assert.deepEqual(db.sent[0]!.values, ["", "k1", 5n, id1, "", "k2", 9n, id2, "", "k1"]);
@@ -285,8 +285,8 @@ test("a call sends its id last, the same with every resend and retry, and a new 
 test("expire sends its id after max, the same when sent again, another for the next expire", async () => {
   const db = pool(scripted(sysError("ECONNRESET"), pgError("40001"), [{ expire: 2 }], [{ expire: 0 }]));
   const book = configure(db, {});
-  assert.equal(await expire(book, "select expire($1::integer, $2::uuid)", 5), 2);
-  assert.equal(await expire(book, "select expire($1::integer, $2::uuid)", 5), 0);
+  assert.equal(await expire(book, "select expire($1::integer, $2::pg_catalog.uuid)", 5), 2);
+  assert.equal(await expire(book, "select expire($1::integer, $2::pg_catalog.uuid)", 5), 0);
   const [a, b, c, d] = db.sent.map((q) => q.values);
   assert.match(String(a![1]), UUID4);
   assert.deepEqual([b, c], [a, a]);

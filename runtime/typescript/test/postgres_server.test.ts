@@ -20,9 +20,9 @@ if (skip) {
 }
 
 const S = '"stock_reservation"';
-const RESTOCK = `select result, reason from ${S}."restock_do"($1, $2, $3, $4, $5::uuid)`;
-const HOLD = `select result, reason from ${S}."reserve_stock_hold"($1, $2, $3, $4, $5::uuid)`;
-const EXPIRE = `select ${S}.expire($1::integer, $2::uuid)`;
+const RESTOCK = `select result, reason from ${S}."restock_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`;
+const HOLD = `select result, reason from ${S}."reserve_stock_hold"($1, $2, $3, $4, $5::pg_catalog.uuid)`;
+const EXPIRE = `select ${S}.expire($1::integer, $2::pg_catalog.uuid)`;
 const SHELF = `select posted, held_in, held_out from ${S}."balance_shelf"($1, $2)`;
 
 /** config reads a libpq-style connection string (key=value, values maybe in single quotes) into pg's settings. */
