@@ -842,7 +842,7 @@ export async function expire(db: Queryable, text: string, max: number = DEFAULT_
 export interface PgCall {
   readonly where: string;
   readonly text: string;
-  /** What is sent; an operation's end with its call's id, made with the call, so that every sending of it carries the same. */
+  /** What is sent: an operation's values end with its call id, made with the call, so that every sending of it carries the same. */
   readonly values: readonly unknown[];
   /** A status, answered with a hold state rather than a result. */
   readonly status: boolean;
