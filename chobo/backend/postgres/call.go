@@ -29,14 +29,17 @@ func placeholders(n int) string {
 }
 
 // CallSQL is the statement a client sends for an operation: do, hold,
-// post and void answer (result, reason); status answers one text.
+// post and void answer (result, reason); status answers one text. The
+// call id's cast names pg_catalog: the type name would otherwise be looked
+// up on the caller's path, where a lookalike uuid ahead of pg_catalog
+// would take the id (integer is a keyword, always the catalog's).
 func CallSQL(b *book.Book, t *book.Transfer, op string) string {
 	fn := Ident(b.Name) + "." + Ident(FuncName(t, op))
 	n := 1 + len(Params(t, op))
 	if op == "status" {
 		return fmt.Sprintf("select %s(%s)", fn, placeholders(n))
 	}
-	return fmt.Sprintf("select result, reason from %s(%s)", fn, placeholders(n))
+	return fmt.Sprintf("select result, reason from %s(%s, $%d::pg_catalog.uuid)", fn, placeholders(n), n+1)
 }
 
 // BalanceSQL is the statement that reads an account kind.
@@ -47,5 +50,5 @@ func BalanceSQL(b *book.Book, a *book.Account) string {
 
 // ExpireSQL gives back holds past their deadline.
 func ExpireSQL(b *book.Book) string {
-	return fmt.Sprintf("select %s.expire($1)", Ident(b.Name))
+	return fmt.Sprintf("select %s.expire($1::integer, $2::pg_catalog.uuid)", Ident(b.Name))
 }

@@ -3,6 +3,7 @@
 // book's SQL functions, sent again when the server could not serialize
 // it, with the answer read into chobo's types.
 
+import { randomUUID } from "node:crypto";
 import {
   type Balance,
   ChoboError,
@@ -85,8 +86,9 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  * again with the same arguments, unless the book was made with another
  * resendMs: long enough for a standby to be promoted, short enough that a
  * caller hears of a server that is gone. Its key makes a second sending
- * safe, and its answer says whether the first had been applied
- * (done_before).
+ * safe, and its call id, the same in every sending, has the server answer
+ * what it answered the first that was applied: done or refused, never
+ * done_before for a call of the caller's made once.
  */
 export const DEFAULT_RESEND_MS = 30_000;
 
@@ -321,9 +323,29 @@ async function send(configured: Queryable, where: string, text: string, values: 
   }
 }
 
-/** call sends an operation (do, hold, post, void), whose statement answers (result, reason). */
+/**
+ * callId makes the id of one call: a random version 4 UUID. The server
+ * keeps it with the call's key, so that a second sending with the same id
+ * is known for the book's own and answered what the first was answered,
+ * while a new call with the same arguments, with an id of its own, still
+ * hears done_before or already_refused.
+ */
+function callId(): string {
+  return randomUUID();
+}
+
+/**
+ * call sends an operation (do, hold, post, void), whose statement answers
+ * (result, reason) and takes the call's id after values: a new one, the
+ * same for every sending of this call.
+ */
 export async function call<R extends string>(db: Queryable, where: string, text: string, values: unknown[]): Promise<ResultOf<R>> {
   checkSize(where, values[0], values.slice(1));
+  return operate<R>(db, where, text, [...values, callId()]);
+}
+
+/** operate sends an operation whose values end with its call's id. */
+async function operate<R extends string>(db: Queryable, where: string, text: string, values: unknown[]): Promise<ResultOf<R>> {
   const { row, resent } = await send(db, where, text, values);
   const [outcome, reason] = row;
   const again = resent ? { resent: true as const } : {};
@@ -370,12 +392,17 @@ export const DEFAULT_EXPIRE_MAX = 1000;
 /** The largest max of expire: the SQL function takes a PostgreSQL integer. */
 export const EXPIRE_MAX = 2147483647;
 
-/** expire sends the book's expire statement: it gives back up to max holds past their deadline and answers how many. */
+/**
+ * expire sends the book's expire statement: it gives back up to max holds
+ * past their deadline and answers how many. The call's id goes with it,
+ * so that a second sending of a lost call answers the count of the first
+ * rather than giving back up to max more.
+ */
 export async function expire(db: Queryable, text: string, max: number = DEFAULT_EXPIRE_MAX): Promise<number> {
   if (!Number.isSafeInteger(max) || max < 0 || max > EXPIRE_MAX) {
     throw new ChoboError("CHOBO_BAD_ARGUMENT", `expire: max must be a whole number from 0 to ${EXPIRE_MAX}, got ${describe(max)}`);
   }
-  const [n] = await queryRow(db, "expire", text, [max]);
+  const [n] = await queryRow(db, "expire", text, [max, callId()]);
   return Number(int64("expire", n));
 }
 
@@ -383,6 +410,7 @@ export async function expire(db: Queryable, text: string, max: number = DEFAULT_
 export interface PgCall {
   readonly where: string;
   readonly text: string;
+  /** What is sent: an operation's values end with its call id, made with the call, so that every sending of it carries the same. */
   readonly values: readonly unknown[];
   /** A status, answered with a hold state rather than a result. */
   readonly status: boolean;
@@ -397,12 +425,17 @@ function asError(err: unknown): Error {
   return err instanceof Error ? err : new Error(String(err));
 }
 
-/** makeCall is one call of a bulk; an error of its values is the call's answer, never thrown. */
+/**
+ * makeCall is one call of a bulk; an error of its values is the call's
+ * answer, never thrown. An operation gets its id here, once: a bulk that
+ * sends the call again alone, or the same PgCall in a bulk again, sends
+ * it as the same call.
+ */
 export function makeCall(where: string, text: string, status: boolean, values: () => unknown[]): PgCall {
   try {
     const v = values();
     checkSize(where, v[0], v.slice(1));
-    return { where, text, values: v, status };
+    return { where, text, values: status ? v : [...v, callId()], status };
   } catch (err) {
     return { where, text, values: [], status, error: asError(err) };
   }
@@ -528,7 +561,7 @@ export async function bulk<R extends string>(db: Queryable, calls: readonly PgCa
         if (c.status) {
           out[i] = await status(db, c.where, c.text, [...c.values]);
         } else {
-          const r = await call<R>(db, c.where, c.text, [...c.values]);
+          const r = await operate<R>(db, c.where, c.text, [...c.values]);
           out[i] = lost ? { ...r, resent: true } : r;
         }
       } catch (err) {

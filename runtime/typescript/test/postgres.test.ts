@@ -10,7 +10,7 @@ export async function poolClient(p: pg.Pool): Promise<Queryable> {
   return p.connect();
 }
 
-const DO = `select result, reason from "b"."t_do"($1, $2, $3)`;
+const DO = `select result, reason from "b"."t_do"($1, $2, $3, $4::pg_catalog.uuid)`;
 const STATUS = `select "b"."t_status"($1, $2)`;
 
 function pgError(code: string, message = "failed"): Error {
@@ -45,7 +45,7 @@ test("a serialization failure or a deadlock is sent again, and counted", async (
   const db = scripted(pgError("40001"), pgError("40P01"), [{ result: "done", reason: null }]);
   assert.deepEqual(await call(db, "t.do", "select 1", ["", "a"]), { result: "done" });
   assert.equal(db.sent.length, 3);
-  assert.deepEqual(db.sent[2], { text: "select 1", values: ["", "a"] });
+  assert.deepEqual(db.sent[2], { text: "select 1", values: ["", "a", db.sent[0]!.values[2]] });
   assert.equal(retriesOf("40001") + retriesOf("40P01"), before + 2);
 });
 
@@ -86,7 +86,7 @@ test("expire gives back 1000 holds when given no max, and takes a max PostgreSQL
   await expire(db, "select expire($1)");
   await expire(db, "select expire($1)", 0);
   await expire(db, "select expire($1)", 2147483647);
-  assert.deepEqual(db.sent.map((q) => q.values), [[1000], [0], [2147483647]]);
+  assert.deepEqual(db.sent.map((q) => q.values[0]), [1000, 0, 2147483647]);
   for (const max of [2147483648, -1, 1.5, Number.NaN, 2n]) {
     await assert.rejects(expire(db, "x", max as number), (e: unknown) => e instanceof ChoboError && e.code === "CHOBO_BAD_ARGUMENT" && e.message.includes("2147483647"), String(max));
   }
@@ -210,9 +210,10 @@ test("a bulk goes as one statement, its placeholders renumbered, and is answered
   assert.ok(got[3] instanceof ChoboError);
   assert.equal(bulkStatements() - before, 3);
   assert.equal(db.sent.length, 1);
-  assert.match(db.sent[0]!.text, /"t_do"\(\$4, \$5, \$6\)/);
-  assert.match(db.sent[0]!.text, /"t_status"\(\$7, \$8\)/);
-  assert.deepEqual(db.sent[0]!.values, ["", "k1", 5n, "", "k2", 9n, "", "k1"]);
+  assert.match(db.sent[0]!.text, /"t_do"\(\$5, \$6, \$7, \$8::pg_catalog\.uuid\)/);
+  assert.match(db.sent[0]!.text, /"t_status"\(\$9, \$10\)/);
+  const [id1, id2] = [calls[0]!.values[3], calls[1]!.values[3]];
+  assert.deepEqual(db.sent[0]!.values, ["", "k1", 5n, id1, "", "k2", 9n, id2, "", "k1"]);
 });
 
 test("a bulk whose connection was lost while it was out", async () => {
@@ -247,4 +248,87 @@ test("inside the caller's failed transaction a bulk's calls are answered with th
   for (const a of got) {
     assert.ok(a instanceof Error && a.message === "could not serialize", String(a));
   }
+});
+
+/** A call's id as the runtime sends it: a version 4 UUID in lowercase. */
+const UUID4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+function lastOf(q: { values: unknown[] }): unknown {
+  return q.values[q.values.length - 1];
+}
+
+test("a call sends its id last, the same with every resend and retry, and a new call a new one", async () => {
+  const db = pool(
+    scripted(
+      new Error("Connection terminated unexpectedly"),
+      pgError("40001"),
+      sysError("ECONNREFUSED"),
+      pgError("40P01"),
+      [{ result: "done", reason: null }],
+      [{ result: "done_before", reason: null }],
+    ),
+  );
+  const book = configure(db, {});
+  assert.deepEqual(await call(book, "t.do", DO, ["", "k1", 5n]), { result: "done", resent: true });
+  assert.equal(db.sent.length, 5);
+  const id = lastOf(db.sent[0]!);
+  assert.match(String(id), UUID4);
+  for (const q of db.sent) {
+    assert.deepEqual(q.values, ["", "k1", 5n, id]);
+  }
+  // The same arguments again are another call, which the server must not take for a resend.
+  assert.deepEqual(await call(book, "t.do", DO, ["", "k1", 5n]), { result: "done_before" });
+  assert.match(String(lastOf(db.sent[5]!)), UUID4);
+  assert.notEqual(lastOf(db.sent[5]!), id);
+});
+
+test("expire sends its id after max, the same when sent again, another for the next expire", async () => {
+  const db = pool(scripted(sysError("ECONNRESET"), pgError("40001"), [{ expire: 2 }], [{ expire: 0 }]));
+  const book = configure(db, {});
+  assert.equal(await expire(book, "select expire($1::integer, $2::pg_catalog.uuid)", 5), 2);
+  assert.equal(await expire(book, "select expire($1::integer, $2::pg_catalog.uuid)", 5), 0);
+  const [a, b, c, d] = db.sent.map((q) => q.values);
+  assert.match(String(a![1]), UUID4);
+  assert.deepEqual([b, c], [a, a]);
+  assert.equal(d![0], 5);
+  assert.match(String(d![1]), UUID4);
+  assert.notEqual(d![1], a![1]);
+});
+
+test("status and balance send no id", async () => {
+  const db = scripted([{ t_status: "held" }], [{ posted: "0", held_in: "0", held_out: "0" }], [{ chobo_i: 0, a: "held", b: null }, { chobo_i: 1, a: null, b: null }]);
+  await status(db, "t.status", STATUS, ["", "k1"]);
+  await balance(db, "balance.a", "x", ["", "a"]);
+  await bulk(db, [makeCall("t.status", STATUS, true, () => ["", "k1"]), makeCall("t.status", STATUS, true, () => ["", "k2"])]);
+  assert.deepEqual(db.sent.map((q) => q.values), [["", "k1"], ["", "a"], ["", "k1", "", "k2"]]);
+});
+
+test("each call of a bulk has its own id, made with the call and kept when the call goes again alone", async () => {
+  const two = () => [makeCall("t.do", DO, false, () => ["", "k1", 5n]), makeCall("t.do", DO, false, () => ["", "k1", 5n])];
+  const calls = two();
+  const [id1, id2] = calls.map((c) => c.values[3]);
+  assert.match(String(id1), UUID4);
+  assert.match(String(id2), UUID4);
+  assert.notEqual(id1, id2);
+  const others = two().map((c) => c.values[3]);
+  assert.ok(!others.includes(id1) && !others.includes(id2));
+  // Lost while out, then each alone: the first once more after a retry.
+  const lost = pool(
+    scripted(
+      new Error("Connection terminated unexpectedly"),
+      pgError("40001"),
+      [{ result: "done", reason: null }],
+      [{ result: "done", reason: null }],
+    ),
+  );
+  assert.deepEqual(await bulk(configure(lost, {}), calls), [
+    { result: "done", resent: true },
+    { result: "done", resent: true },
+  ]);
+  assert.deepEqual(lost.sent[0]!.values, ["", "k1", 5n, id1, "", "k1", 5n, id2]);
+  assert.deepEqual(lost.sent.slice(1).map(lastOf), [id1, id1, id2]);
+  // A statement that failed: the calls go alone with the ids they had in it.
+  const failed = scripted(pgError("22003"), [{ result: "done", reason: null }], [{ result: "refused", reason: "short" }]);
+  await bulk(failed, calls);
+  assert.deepEqual(failed.sent.map(lastOf), [id2, id1, id2]);
 });

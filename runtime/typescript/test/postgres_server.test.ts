@@ -10,7 +10,7 @@ import net from "node:net";
 import { after, before, test } from "node:test";
 import pg from "pg";
 import { ChoboError } from "../src/chobo.ts";
-import { type Queryable, balance, bulk, call, configure, makeCall, queryRow } from "../src/postgres.ts";
+import { type Queryable, balance, bulk, call, configure, expire, makeCall, queryRow } from "../src/postgres.ts";
 
 const DSN = process.env["CHOBO_PG_DSN"] ?? "";
 const SQL = process.env["CHOBO_PG_SQL"] ?? "";
@@ -20,8 +20,9 @@ if (skip) {
 }
 
 const S = '"stock_reservation"';
-const RESTOCK = `select result, reason from ${S}."restock_do"($1, $2, $3, $4)`;
-const HOLD = `select result, reason from ${S}."reserve_stock_hold"($1, $2, $3, $4)`;
+const RESTOCK = `select result, reason from ${S}."restock_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`;
+const HOLD = `select result, reason from ${S}."reserve_stock_hold"($1, $2, $3, $4, $5::pg_catalog.uuid)`;
+const EXPIRE = `select ${S}.expire($1::integer, $2::pg_catalog.uuid)`;
 const SHELF = `select posted, held_in, held_out from ${S}."balance_shelf"($1, $2)`;
 
 /** config reads a libpq-style connection string (key=value, values maybe in single quotes) into pg's settings. */
@@ -83,7 +84,7 @@ after(async () => {
 async function holdKey(t: string, delivery: string): Promise<pg.Client> {
   const holder = await client();
   await holder.query("begin");
-  await holder.query(RESTOCK, [t, delivery, "A", 5n]);
+  await holder.query(RESTOCK, [t, delivery, "A", 5n, null]);
   return holder;
 }
 
@@ -223,15 +224,23 @@ test("pg's query_timeout before the server commits: of unknown outcome, the call
   assert.deepEqual(await balance(db, "balance.shelf", SHELF, [t, "A"]), { posted: 5n, held_in: 0n, held_out: 0n });
 });
 
+/** ReadyForQuery outside a transaction: the server has ended (committed) the statement before it and waits for the next. */
+const IDLE = Buffer.from([0x5a, 0, 0, 0, 5, 0x49]);
+
 /**
  * A proxy between pg and the server that, while held, keeps what the
  * server answers from reaching the client: an answer delayed on the way.
+ * committed() waits until a held answer ends with the server idle, and
+ * cut() then breaks every connection and drops what it held: an answer
+ * lost after the commit.
  */
-async function proxy(): Promise<{ port: number; hold(on: boolean): void; close(): void }> {
+async function proxy(): Promise<{ port: number; hold(on: boolean): void; committed(): Promise<void>; cut(): void; close(): void }> {
   const target = config(DSN);
   let held = false;
   const waiting: (() => void)[] = [];
   const sockets: net.Socket[] = [];
+  let tail = Buffer.alloc(0);
+  const idle: (() => void)[] = [];
   const server = net.createServer((down) => {
     const up = target.host?.startsWith("/")
       ? net.connect(`${target.host}/.s.PGSQL.${target.port ?? 5432}`)
@@ -241,6 +250,12 @@ async function proxy(): Promise<{ port: number; hold(on: boolean): void; close()
     up.on("data", (chunk: Buffer) => {
       if (held) {
         waiting.push(() => down.write(chunk));
+        tail = Buffer.concat([tail, chunk]).subarray(-IDLE.length);
+        if (tail.equals(IDLE)) {
+          for (const f of idle.splice(0)) {
+            f();
+          }
+        }
       } else {
         down.write(chunk);
       }
@@ -255,10 +270,21 @@ async function proxy(): Promise<{ port: number; hold(on: boolean): void; close()
     port: (server.address() as net.AddressInfo).port,
     hold(on: boolean) {
       held = on;
+      tail = Buffer.alloc(0);
       if (!on) {
         for (const w of waiting.splice(0)) {
           w();
         }
+      }
+    },
+    committed() {
+      return new Promise<void>((resolve) => idle.push(resolve));
+    },
+    cut() {
+      held = false;
+      waiting.splice(0);
+      for (const s of sockets.splice(0)) {
+        s.destroy();
       }
     },
     close() {
@@ -289,6 +315,100 @@ test("pg's query_timeout after the server committed: of unknown outcome, and the
     }
     p.hold(false);
     assert.deepEqual(await call(db, "restock.do", RESTOCK, [t, "d1", "A", 5n]), { result: "done_before" });
+  } finally {
+    p.close();
+  }
+});
+
+/**
+ * A Pool whose connections go through a proxy, and the book over it: the
+ * one kind of db the book sends a lost call again over.
+ */
+async function proxiedPool(): Promise<{ p: Awaited<ReturnType<typeof proxy>>; db: Queryable }> {
+  const p = await proxy();
+  const pl = new pg.Pool({ ...config(DSN), host: "127.0.0.1", port: p.port, max: 4 });
+  pl.on("error", () => {});
+  opened.push(pl);
+  // One connection open before anything is held: a statement held later
+  // goes on it, not on a connection whose opening is held.
+  await pl.query("select 1");
+  return { p, db: configure(pl, { resendMs: LONG }) };
+}
+
+/** lostAfterCommit sends one statement with the answer held, and breaks the connection once the server has committed it. */
+async function lostAfterCommit<T>(p: Awaited<ReturnType<typeof proxy>>, send: () => Promise<T>): Promise<T> {
+  p.hold(true);
+  const committed = p.committed();
+  const answer = send();
+  await committed;
+  p.cut();
+  return answer;
+}
+
+test("over a Pool, a call refused by a bound whose answer was lost after the commit is answered, sent again, with the bound's reason", { skip, ...BOUND }, async () => {
+  const t = tenant();
+  const { p, db } = await proxiedPool();
+  try {
+    const answer = await lostAfterCommit(p, () => call(db, "reserve_stock.hold", HOLD, [t, "o1", "A", 3n]));
+    assert.deepEqual(answer, { result: "refused", reason: "sold_out", resent: true });
+    // A second call of the caller's, not the book's resend, is told it was refused before.
+    assert.deepEqual(await call(db, "reserve_stock.hold", HOLD, [t, "o1", "A", 3n]), { result: "refused", reason: "already_refused" });
+  } finally {
+    p.close();
+  }
+});
+
+test("over a Pool, a committed call whose answer was lost is answered done when sent again, and a second call done_before", { skip, ...BOUND }, async () => {
+  const t = tenant();
+  const { p, db } = await proxiedPool();
+  try {
+    const answer = await lostAfterCommit(p, () => call(db, "restock.do", RESTOCK, [t, "d1", "A", 5n]));
+    assert.deepEqual(answer, { result: "done", resent: true });
+    assert.deepEqual(await call(db, "restock.do", RESTOCK, [t, "d1", "A", 5n]), { result: "done_before" });
+    assert.deepEqual(await balance(db, "balance.shelf", SHELF, [t, "A"]), { posted: 5n, held_in: 0n, held_out: 0n });
+  } finally {
+    p.close();
+  }
+});
+
+test("over a Pool, an expire whose answer was lost answers, sent again, the number its first sending gave back", { skip, ...BOUND }, async () => {
+  const t = tenant();
+  const { p, db } = await proxiedPool();
+  try {
+    assert.deepEqual(await call(db, "restock.do", RESTOCK, [t, "d1", "A", 10n]), { result: "done" });
+    for (const o of ["o1", "o2", "o3"]) {
+      assert.deepEqual(await call(db, "reserve_stock.hold", HOLD, [t, o, "A", 1n]), { result: "done" });
+    }
+    const admin = await client();
+    await admin.query(`update ${S}.keys set deadline = now() - interval '1 minute' where tenant = $1 and state = 'held'`, [t]);
+    assert.equal(await lostAfterCommit(p, () => expire(db, EXPIRE, 5)), 3);
+    assert.deepEqual(await balance(db, "balance.shelf", SHELF, [t, "A"]), { posted: 10n, held_in: 0n, held_out: 0n });
+    // Another expire has nothing left to give back.
+    assert.equal(await expire(db, EXPIRE, 5), 0);
+  } finally {
+    p.close();
+  }
+});
+
+test("over a Pool, the calls of a bulk whose answer was lost after the commit go again alone, each with its id", { skip, ...BOUND }, async () => {
+  const t = tenant();
+  const { p, db } = await proxiedPool();
+  try {
+    const calls = [
+      makeCall("restock.do", RESTOCK, false, () => [t, "d1", "A", 5n]),
+      makeCall("reserve_stock.hold", HOLD, false, () => [t, "o1", "B", 1n]),
+    ];
+    const answers = await lostAfterCommit(p, () => bulk(db, calls));
+    assert.deepEqual(answers, [
+      { result: "done", resent: true },
+      { result: "refused", reason: "sold_out", resent: true },
+    ]);
+    // The same arguments in a new bulk are new calls.
+    const again = await bulk(db, [
+      makeCall("restock.do", RESTOCK, false, () => [t, "d1", "A", 5n]),
+      makeCall("reserve_stock.hold", HOLD, false, () => [t, "o1", "B", 1n]),
+    ]);
+    assert.deepEqual(again, [{ result: "done_before" }, { result: "refused", reason: "already_refused" }]);
   } finally {
     p.close();
   }
