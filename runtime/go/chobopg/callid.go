@@ -20,7 +20,7 @@ import (
 // value.
 func newCallID() string {
 	var b [16]byte
-	rand.Read(b[:]) // never fails: crypto/rand crashes the program instead
+	rand.Read(b[:])         // never fails: crypto/rand crashes the program instead
 	b[6] = b[6]&0x0f | 0x40 // version 4
 	b[8] = b[8]&0x3f | 0x80 // the variant of RFC 9562
 	var s [36]byte
