@@ -80,7 +80,7 @@ func Bulk(ctx context.Context, q Querier, ops []Op) []Answer {
 			continue
 		}
 		if !op.Status {
-			op.Args = append(op.Args[:len(op.Args):len(op.Args)], newCallID())
+			op.Args = append(op.Args[:len(op.Args):len(op.Args)], NewCallID())
 		}
 		withIDs[i] = op
 		send = append(send, i)

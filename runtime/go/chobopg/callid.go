@@ -15,10 +15,12 @@ import (
 // which stay the answer to another call with the same key. A new call,
 // with the same arguments or not, gets a new id.
 
-// newCallID is a random UUID, version 4, in its lowercase text form: the
-// statements cast it to uuid, so that it goes as text like every other
-// value.
-func newCallID() string {
+// NewCallID makes the id of one call: a random UUID, version 4, in its
+// lowercase text form, which the statements cast to uuid, so that it goes
+// as text like every other value. A program that calls the book's
+// functions with statements of its own makes one per call with it and
+// sends that one again with every sending of the call.
+func NewCallID() string {
 	var b [16]byte
 	rand.Read(b[:])         // never fails: crypto/rand crashes the program instead
 	b[6] = b[6]&0x0f | 0x40 // version 4

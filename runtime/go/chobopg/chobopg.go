@@ -422,7 +422,7 @@ func Call(ctx context.Context, q Querier, sql string, args ...any) (chobo.Result
 	if err := checkSize(args); err != nil {
 		return chobo.Result{}, err
 	}
-	return call(ctx, q, sql, append(args[:len(args):len(args)], newCallID()))
+	return call(ctx, q, sql, append(args[:len(args):len(args)], NewCallID()))
 }
 
 // call sends an operation whose args end with its call id.

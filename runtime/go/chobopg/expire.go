@@ -22,6 +22,6 @@ func Expire(ctx context.Context, q Querier, sql string, max int) (int, error) {
 		return 0, fmt.Errorf("chobo: expire: max %d is outside 0..%d; nothing was sent", max, math.MaxInt32)
 	}
 	var n int
-	err := QueryRow(ctx, q, sql, []any{max, newCallID()}, &n)
+	err := QueryRow(ctx, q, sql, []any{max, NewCallID()}, &n)
 	return n, err
 }

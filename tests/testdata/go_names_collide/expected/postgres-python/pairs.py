@@ -9,10 +9,11 @@ import random
 import re
 import threading
 import time
-from collections.abc import Callable, Generator, Mapping, Sequence
+import weakref
+from collections.abc import Awaitable, Callable, Generator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, AbstractContextManager
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, TypeAlias, TypeVar, cast
+from typing import Any, Literal, Never, Protocol, TypeAlias, TypeVar, cast
 
 # The client of the book pairs kept in PostgreSQL: each operation is
 # one call of the book's SQL function (pairs.sql), in one statement.
@@ -45,11 +46,12 @@ class Give:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def do(self, *, ref: str, order_no: str, orderNo: str) -> Result:
+    def do(self, *, ref: str, order_no: str, orderNo: str, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("give.do", _unknown)
         return self._backend.call(
             "give.do",
-            'select result, reason from "pairs"."give_do"(%s, %s, %s, %s)',
+            'select result, reason from "pairs"."give_do"(%s, %s, %s, %s, %s::uuid)',
             [
                 check_text("give.do", "ref", ref),
                 check_text("give.do", "order_no", order_no),
@@ -57,11 +59,12 @@ class Give:
             ],
         )
 
-    def do_call(self, *, ref: str, order_no: str, orderNo: str) -> PgCall:
+    def do_call(self, *, ref: str, order_no: str, orderNo: str, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("give.do", _unknown)
         return self._backend.make_call(
             "give.do",
-            'select result, reason from "pairs"."give_do"(%s, %s, %s, %s)',
+            'select result, reason from "pairs"."give_do"(%s, %s, %s, %s, %s::uuid)',
             lambda: [
                 check_text("give.do", "ref", ref),
                 check_text("give.do", "order_no", order_no),
@@ -76,11 +79,12 @@ class Take:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def do(self, *, ref: str, member: str, n: int) -> Result:
+    def do(self, *, ref: str, member: str, n: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("take.do", _unknown)
         return self._backend.call(
             "take.do",
-            'select result, reason from "pairs"."take_do"(%s, %s, %s, %s)',
+            'select result, reason from "pairs"."take_do"(%s, %s, %s, %s, %s::uuid)',
             [
                 check_text("take.do", "ref", ref),
                 check_text("take.do", "member", member),
@@ -88,11 +92,12 @@ class Take:
             ],
         )
 
-    def do_call(self, *, ref: str, member: str, n: int) -> PgCall:
+    def do_call(self, *, ref: str, member: str, n: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("take.do", _unknown)
         return self._backend.make_call(
             "take.do",
-            'select result, reason from "pairs"."take_do"(%s, %s, %s, %s)',
+            'select result, reason from "pairs"."take_do"(%s, %s, %s, %s, %s::uuid)',
             lambda: [
                 check_text("take.do", "ref", ref),
                 check_text("take.do", "member", member),
@@ -107,8 +112,9 @@ class Balances:
     def __init__(self, backend: PostgresBook) -> None:
         self._backend = backend
 
-    def wallet(self, *, member: str) -> Balance:
+    def wallet(self, *, member: str, **_unknown: Never) -> Balance:
         """The account wallet."""
+        check_keywords("balance.wallet", _unknown)
         return self._backend.balance(
             "balance.wallet",
             'select posted, held_in, held_out from "pairs"."balance_wallet"(%s, %s)',
@@ -117,8 +123,9 @@ class Balances:
             ],
         )
 
-    def bank(self) -> Balance:
+    def bank(self, **_unknown: Never) -> Balance:
         """The account bank."""
+        check_keywords("balance.bank", _unknown)
         return self._backend.balance(
             "balance.bank",
             'select posted, held_in, held_out from "pairs"."balance_bank"(%s)',
@@ -137,13 +144,14 @@ class Book:
         self.balance = Balances(backend)
         """Reads accounts: posted, held coming in, held going out."""
 
-    def expire(self, max: int = 1000) -> int:
+    def expire(self, max: int = 1000, **_unknown: Never) -> int:
         """Gives back up to max holds past their deadline and answers how
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
-        return self._backend.expire('select "pairs".expire(%s)', max)
+        check_keywords("expire", _unknown)
+        return self._backend.expire('select "pairs".expire(%s::integer, %s::uuid)', max)
 
-    def bulk(self, calls: Sequence[PgCall]) -> list[PgAnswer]:
+    def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
         answers each, in order, as it would be answered alone: a Result, a
         hold state (or None) for a status, or the error the call alone
@@ -151,6 +159,7 @@ class Book:
         autocommit mode they go in one pipeline; over psycopg2, or in the
         caller's transaction, one by one. No call sees another's answer: a
         post, void or status must not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return self._backend.bulk(calls)
 
 
@@ -160,11 +169,12 @@ class AsyncGive:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def do(self, *, ref: str, order_no: str, orderNo: str) -> Result:
+    async def do(self, *, ref: str, order_no: str, orderNo: str, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("give.do", _unknown)
         return await self._backend.call(
             "give.do",
-            'select result, reason from "pairs"."give_do"(%s, %s, %s, %s)',
+            'select result, reason from "pairs"."give_do"(%s, %s, %s, %s, %s::uuid)',
             [
                 check_text("give.do", "ref", ref),
                 check_text("give.do", "order_no", order_no),
@@ -172,11 +182,12 @@ class AsyncGive:
             ],
         )
 
-    def do_call(self, *, ref: str, order_no: str, orderNo: str) -> PgCall:
+    def do_call(self, *, ref: str, order_no: str, orderNo: str, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("give.do", _unknown)
         return self._backend.make_call(
             "give.do",
-            'select result, reason from "pairs"."give_do"(%s, %s, %s, %s)',
+            'select result, reason from "pairs"."give_do"(%s, %s, %s, %s, %s::uuid)',
             lambda: [
                 check_text("give.do", "ref", ref),
                 check_text("give.do", "order_no", order_no),
@@ -191,11 +202,12 @@ class AsyncTake:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def do(self, *, ref: str, member: str, n: int) -> Result:
+    async def do(self, *, ref: str, member: str, n: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("take.do", _unknown)
         return await self._backend.call(
             "take.do",
-            'select result, reason from "pairs"."take_do"(%s, %s, %s, %s)',
+            'select result, reason from "pairs"."take_do"(%s, %s, %s, %s, %s::uuid)',
             [
                 check_text("take.do", "ref", ref),
                 check_text("take.do", "member", member),
@@ -203,11 +215,12 @@ class AsyncTake:
             ],
         )
 
-    def do_call(self, *, ref: str, member: str, n: int) -> PgCall:
+    def do_call(self, *, ref: str, member: str, n: int, **_unknown: Never) -> PgCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("take.do", _unknown)
         return self._backend.make_call(
             "take.do",
-            'select result, reason from "pairs"."take_do"(%s, %s, %s, %s)',
+            'select result, reason from "pairs"."take_do"(%s, %s, %s, %s, %s::uuid)',
             lambda: [
                 check_text("take.do", "ref", ref),
                 check_text("take.do", "member", member),
@@ -222,8 +235,9 @@ class AsyncBalances:
     def __init__(self, backend: AsyncPostgresBook) -> None:
         self._backend = backend
 
-    async def wallet(self, *, member: str) -> Balance:
+    async def wallet(self, *, member: str, **_unknown: Never) -> Balance:
         """The account wallet."""
+        check_keywords("balance.wallet", _unknown)
         return await self._backend.balance(
             "balance.wallet",
             'select posted, held_in, held_out from "pairs"."balance_wallet"(%s, %s)',
@@ -232,8 +246,9 @@ class AsyncBalances:
             ],
         )
 
-    async def bank(self) -> Balance:
+    async def bank(self, **_unknown: Never) -> Balance:
         """The account bank."""
+        check_keywords("balance.bank", _unknown)
         return await self._backend.balance(
             "balance.bank",
             'select posted, held_in, held_out from "pairs"."balance_bank"(%s)',
@@ -252,13 +267,14 @@ class AsyncBook:
         self.balance = AsyncBalances(backend)
         """Reads accounts: posted, held coming in, held going out."""
 
-    async def expire(self, max: int = 1000) -> int:
+    async def expire(self, max: int = 1000, **_unknown: Never) -> int:
         """Gives back up to max holds past their deadline and answers how
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
-        return await self._backend.expire('select "pairs".expire(%s)', max)
+        check_keywords("expire", _unknown)
+        return await self._backend.expire('select "pairs".expire(%s::integer, %s::uuid)', max)
 
-    async def bulk(self, calls: Sequence[PgCall]) -> list[PgAnswer]:
+    async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
         answers each, in order, as it would be answered alone: a Result, a
         hold state (or None) for a status, or the error the call alone
@@ -266,6 +282,7 @@ class AsyncBook:
         autocommit mode they go in one pipeline; over psycopg2, or in the
         caller's transaction, one by one. No call sees another's answer: a
         post, void or status must not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return await self._backend.bulk(calls)
 
 
@@ -276,7 +293,8 @@ def postgres(conn: Any, tenant: str = "", *, resend_for: float | None = None) ->
     transaction, its writes commit with it. Over a pool, each call is a
     transaction of a lent connection, and a call whose connection is lost
     while it is out goes again on another for resend_for seconds (30 by
-    default; 0: never)."""
+    default; 0: never). Threads may share one connection: the books over it
+    take turns."""
     tenant = check_text("postgres", "the tenant", tenant)
     return Book(PostgresBook(conn, tenant, resend_for))
 
@@ -284,7 +302,9 @@ def postgres(conn: Any, tenant: str = "", *, resend_for: float | None = None) ->
 def postgres_async(conn: Any, tenant: str = "", *, resend_for: float | None = None) -> AsyncBook:
     """The book for asyncio over conn, a psycopg 3 AsyncConnection or a
     psycopg_pool AsyncConnectionPool, for a tenant ("" by default), as
-    postgres() says."""
+    postgres() says. A call cancelled after it was sent raises
+    ChoboCancelledError, since it may have been applied; cancelled before,
+    the plain CancelledError."""
     tenant = check_text("postgres_async", "the tenant", tenant)
     return AsyncBook(AsyncPostgresBook(conn, tenant, resend_for))
 
@@ -312,7 +332,7 @@ ChoboErrorCode: TypeAlias = Literal[
     "CHOBO_BOUND_CHANGED",  # a floor or room account was opened with another amount
     "CHOBO_BALANCE_OVERFLOW",  # a TigerBeetle balance outside 64 bits
     "CHOBO_TIMEOUT",  # no answer within the time a request may take
-    "CHOBO_OUTCOME_UNKNOWN",  # the connection was lost while the call was out: it may have been applied
+    "CHOBO_OUTCOME_UNKNOWN",  # the connection was lost, or an asyncio call cancelled, while the call was out: it may have been applied
     "CHOBO_NOT_SENT",  # the connection was closed before the call: it never went
     "CHOBO_UNEXPECTED",  # an answer chobo's statements or chains never get
 ]
@@ -363,6 +383,23 @@ class ChoboError(Exception):
         self.code = code
 
 
+class ChoboCancelledError(ChoboError, asyncio.CancelledError):
+    """What an asyncio call raises when it is cancelled (task.cancel(),
+    asyncio.wait_for, asyncio.timeout) after it was sent: its outcome is
+    unknown, as that of a call whose connection was lost
+    (CHOBO_OUTCOME_UNKNOWN). It is a CancelledError too, so that whatever
+    cancelled the task still sees its cancellation. A call cancelled before
+    it went raises the plain CancelledError: nothing was sent; so does, on
+    TigerBeetle, a read (a status, a balance), which changes nothing."""
+
+    def __init__(self, where: str) -> None:
+        super().__init__(
+            "CHOBO_OUTCOME_UNKNOWN",
+            f"{where}: the call was cancelled after it was sent, so it may or may not have been applied; "
+            "sending it again with the same arguments is safe, and its answer says which",
+        )
+
+
 AMOUNT_MAX = (1 << 63) - 1
 """The largest amount: amounts are 64-bit integers from 0 up."""
 
@@ -388,6 +425,18 @@ def describe(v: object) -> str:
     if isinstance(v, int):
         return f"the int {v}"
     return f"a {type(v).__name__}"
+
+
+def check_keywords(where: str, unknown: Mapping[str, object]) -> None:
+    """Refuses, before anything is sent, keyword arguments the operation
+    does not take: a generated method gathers them in **_unknown (typed
+    Never, so that a type checker names them too) rather than letting
+    Python raise its TypeError, so that every mistake in a call is a
+    ChoboError."""
+    if unknown:
+        names = ", ".join(repr(n) for n in unknown)
+        what = "argument" if len(unknown) == 1 else "arguments"
+        raise ChoboError("CHOBO_BAD_ARGUMENT", f"{where}: the operation takes no {what} named {names}")
 
 
 def check_amount(where: str, name: str, v: object) -> int:
@@ -599,6 +648,7 @@ class _PgQuery:
 
     statement: str
     params: tuple[object, ...]
+    where: str = ""
 
 
 @dataclass(frozen=True)
@@ -636,16 +686,35 @@ _PG_LOST = (
 )
 
 
+_PG_POOLER_NOT_SENT = re.compile(
+    r"pgbouncer cannot connect to server|server login has been failing|query_wait_timeout|no more connections allowed"
+)
+"""PgBouncer's messages (all SQLSTATE 08P01) for a statement that waited in
+the pooler for a server connection it never got: the statement never
+reached the server."""
+
+
 def _pg_lost(where: str, err: Exception) -> Exception | None:
     """CHOBO_OUTCOME_UNKNOWN for an error that says the connection broke, or
     the server shut down, while the statement was out (SQLSTATE 57P01-57P05
-    or class 08, or a driver's OperationalError or InterfaceError that
-    carries none); None for an answer of the server's."""
+    or class 08, or a driver's OperationalError, InterfaceError or
+    InternalError that carries none: psycopg's InternalError says the
+    answers on the connection were not what was sent, as when a server
+    behind a pooler ends the session before a COMMIT is answered);
+    CHOBO_NOT_SENT for PgBouncer's word that the statement never reached a
+    server; None for an answer of the server's."""
     code = sqlstate_of(err)
+    if code == "08P01":
+        diag = getattr(err, "diag", None)
+        message = getattr(diag, "message_primary", None) or str(err)
+        if _PG_POOLER_NOT_SENT.search(message):
+            n = ChoboError("CHOBO_NOT_SENT", f"{where}: the call was not sent: the pooler reached no server: {err}")
+            n.__cause__ = err
+            return n
     if code:
         if not (code.startswith("57P") or code.startswith("08")):
             return None
-    elif not any(c.__name__ in ("OperationalError", "InterfaceError") for c in type(err).__mro__):
+    elif not any(c.__name__ in ("OperationalError", "InterfaceError", "InternalError") for c in type(err).__mro__):
         return None
     e = ChoboError("CHOBO_OUTCOME_UNKNOWN", f"{where}: {_PG_LOST}: {err}")
     e.__cause__ = err
@@ -678,7 +747,7 @@ def _pg_row_flow(
     while True:
         err: Exception
         try:
-            fetched = yield _PgQuery(statement, params)
+            fetched = yield _PgQuery(statement, params, where)
         except Exception as e:
             err = e
         else:
@@ -790,9 +859,16 @@ def _pg_balance_flow(where: str, statement: str, params: tuple[object, ...], res
     )
 
 
+EXPIRE_MAX = (1 << 31) - 1
+"""The most holds one expire gives back: its SQL function takes max as an
+integer, which PostgreSQL keeps in 32 bits."""
+
+
 def _pg_expire_flow(statement: str, max: int, resend_for: float = 0.0) -> _PgFlow[int]:
-    if isinstance(max, bool) or not isinstance(max, int) or max < 0:
-        raise ChoboError("CHOBO_BAD_ARGUMENT", f"expire: max must be a whole number from 0, got {describe(max)}")
+    if isinstance(max, bool) or not isinstance(max, int) or max < 0 or max > EXPIRE_MAX:
+        raise ChoboError(
+            "CHOBO_BAD_ARGUMENT", f"expire: max must be a whole number from 0 to {EXPIRE_MAX}, got {describe(max)}"
+        )
     row, _ = yield from _pg_row_flow("expire", statement, (max,), resend_for)
     return _pg_int64("expire", _pg_column(row, 0))
 
@@ -834,11 +910,78 @@ def _pg_check_resend_for(resend_for: object) -> float:
     return float(resend_for)
 
 
+def _pg_unprepared(conn: object) -> dict[str, object]:
+    """What execute is given so that the statement goes unnamed. psycopg 3
+    prepares a statement once it ran a few times on a connection, under a
+    name of that connection's; behind a pooler in transaction mode the
+    server connection that runs the next call may hold another client's
+    statement of that name, of another function, and run it instead.
+    psycopg2 never prepares, and its execute takes no such argument: it is
+    told apart by psycopg 3's prepare_threshold."""
+    return {"prepare": False} if hasattr(conn, "prepare_threshold") else {}
+
+
 def _pg_check_open(conn: object) -> None:
     """CHOBO_NOT_SENT for a connection already closed (psycopg's closed is
     a bool, psycopg2's a number, 0 while open): nothing goes."""
     if getattr(conn, "closed", False):
         raise ChoboError("CHOBO_NOT_SENT", "the call was not sent: the connection is closed; open a new one")
+
+
+# One connection, many callers. A connection carries one statement at a
+# time, and psycopg 3 takes its own lock only for each statement, not for
+# the whole of a pipeline: a statement another thread sends while a bulk's
+# pipeline is open meets it half-way ("another command is already in
+# progress"), and the pipeline is left broken. So every book over one
+# connection takes the same lock for each statement and each pipeline
+# (PostgresBook a threading.Lock, AsyncPostgresBook an asyncio.Lock for
+# the tasks of one loop), kept beside the connection for as long as it
+# lives. Over a pool each call has a connection of its own, and no lock.
+
+_pg_locks: weakref.WeakKeyDictionary[object, threading.Lock] = weakref.WeakKeyDictionary()
+_pg_async_locks: weakref.WeakKeyDictionary[object, asyncio.Lock] = weakref.WeakKeyDictionary()
+_pg_locks_guard = threading.Lock()
+
+
+def _pg_lock_of(conn: object) -> threading.Lock:
+    """The lock of the books over conn. A connection that cannot be
+    referred to weakly gets one for each book: its books do not take turns
+    with one another."""
+    with _pg_locks_guard:
+        try:
+            lock = _pg_locks.get(conn)
+            if lock is None:
+                lock = _pg_locks[conn] = threading.Lock()
+        except TypeError:
+            lock = threading.Lock()
+        return lock
+
+
+def _pg_async_lock_of(conn: object) -> asyncio.Lock:
+    """The asyncio lock of the async books over conn, as _pg_lock_of."""
+    with _pg_locks_guard:
+        try:
+            lock = _pg_async_locks.get(conn)
+            if lock is None:
+                lock = _pg_async_locks[conn] = asyncio.Lock()
+        except TypeError:
+            lock = asyncio.Lock()
+        return lock
+
+
+async def _pg_out(where: str, sending: Awaitable[_PgT]) -> _PgT:
+    """Awaits a statement (or a pipeline) that is being sent. Cancelled
+    now, the call may have been applied: psycopg asks the server to cancel
+    the statement, but the server may have committed it first, so the
+    caller gets ChoboCancelledError, which is CHOBO_OUTCOME_UNKNOWN and a
+    CancelledError both. A cancellation before this point (waiting for a
+    pool's connection or for the lock) sent nothing and stays plain."""
+    try:
+        return await sending
+    except ChoboCancelledError:
+        raise
+    except asyncio.CancelledError as e:
+        raise ChoboCancelledError(where or "postgres") from e
 
 
 PIPELINE_MAX = 1000
@@ -979,6 +1122,9 @@ class PostgresBook(_PgBase):
     def __init__(self, conn: PgConnection | PgPool, tenant: str = "", resend_for: float | None = None) -> None:
         super().__init__(conn, tenant, "a DB-API 2 connection (psycopg or psycopg2)", resend_for)
         self._conn = conn
+        # Shared by every book over the connection, so that threads calling
+        # them take turns; a pool lends each call a connection of its own.
+        self._lock = _pg_lock_of(conn) if not _pg_is_pool(conn) else None
 
     def _run(self, flow: _PgFlow[_PgT]) -> _PgT:
         try:
@@ -1017,7 +1163,12 @@ class PostgresBook(_PgBase):
                 raise
             lending.__exit__(None, None, None)
             return row
-        return self._fetch_on(cast(PgConnection, self._conn), q)
+        with self._turn():
+            return self._fetch_on(cast(PgConnection, self._conn), q)
+
+    def _turn(self) -> AbstractContextManager[object]:
+        """The connection's lock, held while one statement or pipeline is out."""
+        return self._lock if self._lock is not None else threading.Lock()
 
     def _fetch_on(self, conn: PgConnection, q: _PgQuery) -> object:
         _pg_check_open(conn)
@@ -1027,7 +1178,7 @@ class PostgresBook(_PgBase):
         if inspect.iscoroutinefunction(cur.execute):
             raise ChoboError("CHOBO_BAD_ARGUMENT", "postgres: an async connection needs AsyncPostgresBook")
         try:
-            cur.execute(q.statement, q.params)
+            cur.execute(q.statement, q.params, **_pg_unprepared(conn))
             return cur.fetchone()
         finally:
             cur.close()
@@ -1071,7 +1222,9 @@ class PostgresBook(_PgBase):
         if len(send) > 1 and _pg_pipelines(self._conn):
             alone = []
             for part in _pg_chunks(send):
-                alone += _pg_settle(calls, part, self._pipeline([calls[i] for i in part]), out)
+                with self._turn():
+                    got = self._pipeline([calls[i] for i in part])
+                alone += _pg_settle(calls, part, got, out)
         for i in alone:
             out[i] = self._one(calls[i])
         return out
@@ -1108,6 +1261,9 @@ class AsyncPostgresBook(_PgBase):
     def __init__(self, conn: AsyncPgConnection | AsyncPgPool, tenant: str = "", resend_for: float | None = None) -> None:
         super().__init__(conn, tenant, "psycopg's AsyncConnection", resend_for)
         self._conn = conn
+        # Shared by every async book over the connection: its tasks take
+        # turns, as PostgresBook's threads do.
+        self._lock = _pg_async_lock_of(conn) if not _pg_is_pool(conn) else None
 
     async def _run(self, flow: _PgFlow[_PgT]) -> _PgT:
         try:
@@ -1120,6 +1276,10 @@ class AsyncPostgresBook(_PgBase):
                 else:
                     try:
                         answer = await self._fetch(step)
+                    except asyncio.CancelledError:
+                        # Never sent again: a cancelled call ends here,
+                        # plain or of unknown outcome (_pg_out).
+                        raise
                     except Exception as e:
                         error = e
                 # Thrown in out here, not in the except clause, so that what
@@ -1138,13 +1298,20 @@ class AsyncPostgresBook(_PgBase):
             except Exception as e:
                 raise _pg_not_sent(e) from None
             try:
-                row = await self._fetch_on(conn, q)
+                row = await _pg_out(q.where, self._fetch_on(conn, q))
             except BaseException as e:
                 await lending.__aexit__(type(e), e, e.__traceback__)
                 raise
             await lending.__aexit__(None, None, None)
             return row
-        return await self._fetch_on(cast(AsyncPgConnection, self._conn), q)
+        async with self._turn():
+            return await _pg_out(q.where, self._fetch_on(cast(AsyncPgConnection, self._conn), q))
+
+    def _turn(self) -> AbstractAsyncContextManager[object]:
+        """The connection's asyncio lock, held while one statement or
+        pipeline is out; waiting for it sends nothing, so a cancellation
+        there is plain."""
+        return self._lock if self._lock is not None else asyncio.Lock()
 
     async def _fetch_on(self, conn: AsyncPgConnection, q: _PgQuery) -> object:
         _pg_check_open(conn)
@@ -1154,7 +1321,7 @@ class AsyncPostgresBook(_PgBase):
         if not inspect.iscoroutinefunction(cur.execute):
             raise ChoboError("CHOBO_BAD_ARGUMENT", "postgres: a connection that is not async needs PostgresBook")
         try:
-            await cur.execute(q.statement, q.params)
+            await cur.execute(q.statement, q.params, **_pg_unprepared(conn))
             return await cur.fetchone()
         finally:
             await cur.close()
@@ -1179,6 +1346,8 @@ class AsyncPostgresBook(_PgBase):
     async def _one(self, c: PgCall) -> PgAnswer:
         try:
             return await self._run(_pg_flow_of(c, self._resend_for))
+        except asyncio.CancelledError:
+            raise  # the bulk's, not the call's answer
         except Exception as e:
             return e
 
@@ -1190,7 +1359,9 @@ class AsyncPostgresBook(_PgBase):
         if len(send) > 1 and _pg_pipelines(self._conn):
             alone = []
             for part in _pg_chunks(send):
-                alone += _pg_settle(calls, part, await self._pipeline([calls[i] for i in part]), out)
+                async with self._turn():
+                    got = await _pg_out("bulk", self._pipeline([calls[i] for i in part]))
+                alone += _pg_settle(calls, part, got, out)
         for i in alone:
             out[i] = await self._one(calls[i])
         return out

@@ -96,10 +96,10 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     give: {
       async do(args: GiveArgs): Promise<Result> {
         const a = argsOf("give.do", "arguments", args);
-        return call<Reason>(db, "give.do", "select result, reason from \"pairs\".\"give_do\"($1, $2, $3, $4)", [tenant, checkText("give.do", "ref", field(a, "ref")), checkText("give.do", "order_no", field(a, "order_no")), checkText("give.do", "orderNo", field(a, "orderNo"))]);
+        return call<Reason>(db, "give.do", "select result, reason from \"pairs\".\"give_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("give.do", "ref", field(a, "ref")), checkText("give.do", "order_no", field(a, "order_no")), checkText("give.do", "orderNo", field(a, "orderNo"))]);
       },
       doCall(args: GiveArgs): PgCall {
-        return makeCall("give.do", "select result, reason from \"pairs\".\"give_do\"($1, $2, $3, $4)", false, () => {
+        return makeCall("give.do", "select result, reason from \"pairs\".\"give_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
           const a = argsOf("give.do", "arguments", args);
           return [tenant, checkText("give.do", "ref", field(a, "ref")), checkText("give.do", "order_no", field(a, "order_no")), checkText("give.do", "orderNo", field(a, "orderNo"))];
         });
@@ -108,10 +108,10 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     take: {
       async do(args: TakeArgs): Promise<Result> {
         const a = argsOf("take.do", "arguments", args);
-        return call<Reason>(db, "take.do", "select result, reason from \"pairs\".\"take_do\"($1, $2, $3, $4)", [tenant, checkText("take.do", "ref", field(a, "ref")), checkText("take.do", "member", field(a, "member")), checkAmount("take.do", "n", field(a, "n"))]);
+        return call<Reason>(db, "take.do", "select result, reason from \"pairs\".\"take_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("take.do", "ref", field(a, "ref")), checkText("take.do", "member", field(a, "member")), checkAmount("take.do", "n", field(a, "n"))]);
       },
       doCall(args: TakeArgs): PgCall {
-        return makeCall("take.do", "select result, reason from \"pairs\".\"take_do\"($1, $2, $3, $4)", false, () => {
+        return makeCall("take.do", "select result, reason from \"pairs\".\"take_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
           const a = argsOf("take.do", "arguments", args);
           return [tenant, checkText("take.do", "ref", field(a, "ref")), checkText("take.do", "member", field(a, "member")), checkAmount("take.do", "n", field(a, "n"))];
         });
@@ -127,7 +127,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
     },
     async expire(max: number): Promise<number> {
-      return expire(db, "select \"pairs\".expire($1)", max);
+      return expire(db, "select \"pairs\".expire($1::integer, $2::uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       return bulk<Reason>(db, calls);
@@ -489,6 +489,15 @@ const NOT_CONNECTED = new Set(["ECONNREFUSED", "ENOENT", "EHOSTUNREACH", "ENETUN
 const BROKEN = new Set(["ECONNRESET", "EPIPE", "ETIMEDOUT", "ECONNABORTED"]);
 
 /**
+ * PgBouncer's messages (all SQLSTATE 08P01) for a statement it held while
+ * it waited for a server connection that never came: the statement never
+ * reached the server. Its other errors, such as "server conn crashed?" when
+ * the server went away while the statement was out, leave the outcome
+ * unknown.
+ */
+const POOLER_NOT_SENT = /pgbouncer cannot connect to server|server login has been failing|query_wait_timeout|no more connections allowed/;
+
+/**
  * connectionFailure says how a statement failed when the connection, not
  * the server's answer, was the cause: CHOBO_NOT_SENT when nothing of it
  * went (no connection could be made or used), CHOBO_OUTCOME_UNKNOWN when it
@@ -506,6 +515,9 @@ export function connectionFailure(err: unknown): "CHOBO_NOT_SENT" | "CHOBO_OUTCO
   const code = sqlState(err);
   if (code === "57P03") {
     return "CHOBO_NOT_SENT"; // the server takes no connections yet: said at the start of one
+  }
+  if (code === "08P01" && err instanceof Error && POOLER_NOT_SENT.test(err.message)) {
+    return "CHOBO_NOT_SENT";
   }
   if (code.startsWith("57P") || code.startsWith("08")) {
     return "CHOBO_OUTCOME_UNKNOWN";

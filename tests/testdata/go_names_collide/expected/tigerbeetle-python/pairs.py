@@ -10,11 +10,11 @@ import re
 import secrets
 import threading
 import tigerbeetle as tb
-from collections.abc import Awaitable, Callable, Generator, Sequence
+from collections.abc import Awaitable, Callable, Generator, Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any, Literal, Protocol, TypeAlias, TypeVar, cast
+from typing import Any, Literal, Never, Protocol, TypeAlias, TypeVar, cast
 
 # The client of the book pairs kept in TigerBeetle: each operation is
 # one linked chain of transfers sent in one request, so that every bound is
@@ -49,8 +49,9 @@ class Give:
     def __init__(self, backend: TigerBeetleBook) -> None:
         self._backend = backend
 
-    def do(self, *, ref: str, order_no: str, orderNo: str) -> Result:
+    def do(self, *, ref: str, order_no: str, orderNo: str, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("give.do", _unknown)
         return self._backend.call(
             0,
             "do",
@@ -61,8 +62,9 @@ class Give:
             ],
         )
 
-    def do_call(self, *, ref: str, order_no: str, orderNo: str) -> TbCall:
+    def do_call(self, *, ref: str, order_no: str, orderNo: str, **_unknown: Never) -> TbCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("give.do", _unknown)
         return tb_call(
             0,
             "do",
@@ -80,8 +82,9 @@ class Take:
     def __init__(self, backend: TigerBeetleBook) -> None:
         self._backend = backend
 
-    def do(self, *, ref: str, member: str, n: int) -> Result:
+    def do(self, *, ref: str, member: str, n: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("take.do", _unknown)
         return self._backend.call(
             1,
             "do",
@@ -92,8 +95,9 @@ class Take:
             ],
         )
 
-    def do_call(self, *, ref: str, member: str, n: int) -> TbCall:
+    def do_call(self, *, ref: str, member: str, n: int, **_unknown: Never) -> TbCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("take.do", _unknown)
         return tb_call(
             1,
             "do",
@@ -111,8 +115,9 @@ class Balances:
     def __init__(self, backend: TigerBeetleBook) -> None:
         self._backend = backend
 
-    def wallet(self, *, member: str) -> Balance:
+    def wallet(self, *, member: str, **_unknown: Never) -> Balance:
         """The account wallet."""
+        check_keywords("balance.wallet", _unknown)
         return self._backend.balance(
             0,
             [
@@ -120,8 +125,9 @@ class Balances:
             ],
         )
 
-    def bank(self) -> Balance:
+    def bank(self, **_unknown: Never) -> Balance:
         """The account bank."""
+        check_keywords("balance.bank", _unknown)
         return self._backend.balance(
             1,
             [],
@@ -138,7 +144,7 @@ class Book:
         """Reads accounts: posted, held coming in, held going out."""
         self._backend = backend
 
-    def bulk(self, calls: Sequence[TbCall]) -> list[TbAnswer]:
+    def bulk(self, calls: Sequence[TbCall], **_unknown: Never) -> list[TbAnswer]:
         """Sends many calls, made by the transfers' *_call methods, in as few
         requests as they fit (a request takes MAX_EVENTS transfers; a call's chain
         is never split), and answers each, in order, as it would be answered
@@ -146,6 +152,7 @@ class Book:
         the call alone would raise. TigerBeetle applies them one after
         another; no call sees another's answer: a post, void or status must
         not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return self._backend.bulk(calls)
 
 
@@ -155,8 +162,9 @@ class AsyncGive:
     def __init__(self, backend: AsyncTigerBeetleBook) -> None:
         self._backend = backend
 
-    async def do(self, *, ref: str, order_no: str, orderNo: str) -> Result:
+    async def do(self, *, ref: str, order_no: str, orderNo: str, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("give.do", _unknown)
         return await self._backend.call(
             0,
             "do",
@@ -167,8 +175,9 @@ class AsyncGive:
             ],
         )
 
-    def do_call(self, *, ref: str, order_no: str, orderNo: str) -> TbCall:
+    def do_call(self, *, ref: str, order_no: str, orderNo: str, **_unknown: Never) -> TbCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("give.do", _unknown)
         return tb_call(
             0,
             "do",
@@ -186,8 +195,9 @@ class AsyncTake:
     def __init__(self, backend: AsyncTigerBeetleBook) -> None:
         self._backend = backend
 
-    async def do(self, *, ref: str, member: str, n: int) -> Result:
+    async def do(self, *, ref: str, member: str, n: int, **_unknown: Never) -> Result:
         """Moves the amounts."""
+        check_keywords("take.do", _unknown)
         return await self._backend.call(
             1,
             "do",
@@ -198,8 +208,9 @@ class AsyncTake:
             ],
         )
 
-    def do_call(self, *, ref: str, member: str, n: int) -> TbCall:
+    def do_call(self, *, ref: str, member: str, n: int, **_unknown: Never) -> TbCall:
         """do as one call of the book's bulk: nothing is sent, and a value it refuses is the call's answer."""
+        check_keywords("take.do", _unknown)
         return tb_call(
             1,
             "do",
@@ -217,8 +228,9 @@ class AsyncBalances:
     def __init__(self, backend: AsyncTigerBeetleBook) -> None:
         self._backend = backend
 
-    async def wallet(self, *, member: str) -> Balance:
+    async def wallet(self, *, member: str, **_unknown: Never) -> Balance:
         """The account wallet."""
+        check_keywords("balance.wallet", _unknown)
         return await self._backend.balance(
             0,
             [
@@ -226,8 +238,9 @@ class AsyncBalances:
             ],
         )
 
-    async def bank(self) -> Balance:
+    async def bank(self, **_unknown: Never) -> Balance:
         """The account bank."""
+        check_keywords("balance.bank", _unknown)
         return await self._backend.balance(
             1,
             [],
@@ -244,7 +257,7 @@ class AsyncBook:
         """Reads accounts: posted, held coming in, held going out."""
         self._backend = backend
 
-    async def bulk(self, calls: Sequence[TbCall]) -> list[TbAnswer]:
+    async def bulk(self, calls: Sequence[TbCall], **_unknown: Never) -> list[TbAnswer]:
         """Sends many calls, made by the transfers' *_call methods, in as few
         requests as they fit (a request takes MAX_EVENTS transfers; a call's chain
         is never split), and answers each, in order, as it would be answered
@@ -252,6 +265,7 @@ class AsyncBook:
         the call alone would raise. TigerBeetle applies them one after
         another; no call sees another's answer: a post, void or status must
         not name a hold held in the same bulk."""
+        check_keywords("bulk", _unknown)
         return await self._backend.bulk(calls)
 
 
@@ -327,7 +341,7 @@ ChoboErrorCode: TypeAlias = Literal[
     "CHOBO_BOUND_CHANGED",  # a floor or room account was opened with another amount
     "CHOBO_BALANCE_OVERFLOW",  # a TigerBeetle balance outside 64 bits
     "CHOBO_TIMEOUT",  # no answer within the time a request may take
-    "CHOBO_OUTCOME_UNKNOWN",  # the connection was lost while the call was out: it may have been applied
+    "CHOBO_OUTCOME_UNKNOWN",  # the connection was lost, or an asyncio call cancelled, while the call was out: it may have been applied
     "CHOBO_NOT_SENT",  # the connection was closed before the call: it never went
     "CHOBO_UNEXPECTED",  # an answer chobo's statements or chains never get
 ]
@@ -378,6 +392,23 @@ class ChoboError(Exception):
         self.code = code
 
 
+class ChoboCancelledError(ChoboError, asyncio.CancelledError):
+    """What an asyncio call raises when it is cancelled (task.cancel(),
+    asyncio.wait_for, asyncio.timeout) after it was sent: its outcome is
+    unknown, as that of a call whose connection was lost
+    (CHOBO_OUTCOME_UNKNOWN). It is a CancelledError too, so that whatever
+    cancelled the task still sees its cancellation. A call cancelled before
+    it went raises the plain CancelledError: nothing was sent; so does, on
+    TigerBeetle, a read (a status, a balance), which changes nothing."""
+
+    def __init__(self, where: str) -> None:
+        super().__init__(
+            "CHOBO_OUTCOME_UNKNOWN",
+            f"{where}: the call was cancelled after it was sent, so it may or may not have been applied; "
+            "sending it again with the same arguments is safe, and its answer says which",
+        )
+
+
 AMOUNT_MAX = (1 << 63) - 1
 """The largest amount: amounts are 64-bit integers from 0 up."""
 
@@ -403,6 +434,18 @@ def describe(v: object) -> str:
     if isinstance(v, int):
         return f"the int {v}"
     return f"a {type(v).__name__}"
+
+
+def check_keywords(where: str, unknown: Mapping[str, object]) -> None:
+    """Refuses, before anything is sent, keyword arguments the operation
+    does not take: a generated method gathers them in **_unknown (typed
+    Never, so that a type checker names them too) rather than letting
+    Python raise its TypeError, so that every mistake in a call is a
+    ChoboError."""
+    if unknown:
+        names = ", ".join(repr(n) for n in unknown)
+        what = "argument" if len(unknown) == 1 else "arguments"
+        raise ChoboError("CHOBO_BAD_ARGUMENT", f"{where}: the operation takes no {what} named {names}")
 
 
 def check_amount(where: str, name: str, v: object) -> int:
@@ -1976,13 +2019,24 @@ class AsyncTigerBeetleBook(_TbFlows):
         super().__init__(d, tenant, timeout_ms, on_request)
         self._client = client
 
-    async def _run(self, flow: _TbFlow[_TbT]) -> _TbT:
+    async def _run(self, flow: _TbFlow[_TbT], where: str = "") -> _TbT:
+        """Runs an operation's requests. where names one that writes (do,
+        hold, post, void, a bulk): cancelled once a create_transfers of its
+        has gone out, it may have been applied, and raises
+        ChoboCancelledError; cancelled before, or a read, the plain
+        CancelledError."""
+        went = False
         try:
             req = next(flow)
             while True:
                 error: Exception | None = None
                 try:
+                    went = went or (where != "" and req.op == "create_transfers")
                     answer = await self._send(req)
+                except asyncio.CancelledError as e:
+                    if went:
+                        raise ChoboCancelledError(where) from e
+                    raise
                 except Exception as e:
                     error = e
                 # Thrown in out here, not in the except clause, so that what
@@ -1992,6 +2046,11 @@ class AsyncTigerBeetleBook(_TbFlows):
             return cast(_TbT, stop.value)
         finally:
             flow.close()
+
+    def _where(self, kind: int, op: str) -> str:
+        """The call's name for an error: its transfer kind's and op's."""
+        ts = self.d.transfers
+        return f"{ts[kind].name}.{op}" if isinstance(kind, int) and 0 <= kind < len(ts) else op
 
     async def _send(self, req: Request) -> _TbAnswer:
         self._recorded(req)
@@ -2010,16 +2069,16 @@ class AsyncTigerBeetleBook(_TbFlows):
 
     async def call(self, kind: int, op: Literal["do", "hold"], vals: Sequence[Value]) -> Result:
         """Sends a do or a hold of the transfer kind with its values in declaration order."""
-        return await self._run(self._call_flow(kind, op, vals))
+        return await self._run(self._call_flow(kind, op, vals), self._where(kind, op))
 
     async def post(self, kind: int, key_vals: Sequence[Value], amounts: Sequence[int] | None) -> Result:
         """Posts a hold named by its key's values in key order. amounts are
         the kind's post amounts in declaration order, or None for the whole hold."""
-        return await self._run(self._post_flow(kind, key_vals, amounts))
+        return await self._run(self._post_flow(kind, key_vals, amounts), self._where(kind, "post"))
 
     async def void(self, kind: int, key_vals: Sequence[Value]) -> Result:
         """Voids a hold named by its key's values in key order."""
-        return await self._run(self._void_flow(kind, key_vals))
+        return await self._run(self._void_flow(kind, key_vals), self._where(kind, "void"))
 
     async def status(self, kind: int, key_vals: Sequence[Value]) -> HoldState | None:
         """Where a hold stands, None when there is none. It writes nothing."""
@@ -2027,7 +2086,7 @@ class AsyncTigerBeetleBook(_TbFlows):
 
     async def bulk(self, calls: Sequence[TbCall]) -> list[TbAnswer]:
         """TigerBeetleBook.bulk, awaited."""
-        return await self._run(self._bulk_flow(calls))
+        return await self._run(self._bulk_flow(calls), "bulk")
 
     async def balance(self, account: int, args: Sequence[str]) -> Balance:
         """Reads an account of the kind, named by its arguments; one never

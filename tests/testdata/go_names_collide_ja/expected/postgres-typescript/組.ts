@@ -96,10 +96,10 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     渡す: {
       async do(args: 渡すArgs): Promise<Result> {
         const a = argsOf("渡す.do", "arguments", args);
-        return call<Reason>(db, "渡す.do", "select result, reason from \"組\".\"渡す_do\"($1, $2, $3, $4)", [tenant, checkText("渡す.do", "控え", field(a, "控え")), checkText("渡す.do", "注文_番号", field(a, "注文_番号")), checkText("渡す.do", "注文番号", field(a, "注文番号"))]);
+        return call<Reason>(db, "渡す.do", "select result, reason from \"組\".\"渡す_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("渡す.do", "控え", field(a, "控え")), checkText("渡す.do", "注文_番号", field(a, "注文_番号")), checkText("渡す.do", "注文番号", field(a, "注文番号"))]);
       },
       doCall(args: 渡すArgs): PgCall {
-        return makeCall("渡す.do", "select result, reason from \"組\".\"渡す_do\"($1, $2, $3, $4)", false, () => {
+        return makeCall("渡す.do", "select result, reason from \"組\".\"渡す_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
           const a = argsOf("渡す.do", "arguments", args);
           return [tenant, checkText("渡す.do", "控え", field(a, "控え")), checkText("渡す.do", "注文_番号", field(a, "注文_番号")), checkText("渡す.do", "注文番号", field(a, "注文番号"))];
         });
@@ -108,10 +108,10 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     使う: {
       async do(args: 使うArgs): Promise<Result> {
         const a = argsOf("使う.do", "arguments", args);
-        return call<Reason>(db, "使う.do", "select result, reason from \"組\".\"使う_do\"($1, $2, $3, $4)", [tenant, checkText("使う.do", "控え", field(a, "控え")), checkText("使う.do", "会員", field(a, "会員")), checkAmount("使う.do", "数", field(a, "数"))]);
+        return call<Reason>(db, "使う.do", "select result, reason from \"組\".\"使う_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("使う.do", "控え", field(a, "控え")), checkText("使う.do", "会員", field(a, "会員")), checkAmount("使う.do", "数", field(a, "数"))]);
       },
       doCall(args: 使うArgs): PgCall {
-        return makeCall("使う.do", "select result, reason from \"組\".\"使う_do\"($1, $2, $3, $4)", false, () => {
+        return makeCall("使う.do", "select result, reason from \"組\".\"使う_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
           const a = argsOf("使う.do", "arguments", args);
           return [tenant, checkText("使う.do", "控え", field(a, "控え")), checkText("使う.do", "会員", field(a, "会員")), checkAmount("使う.do", "数", field(a, "数"))];
         });
@@ -127,7 +127,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
     },
     async expire(max: number): Promise<number> {
-      return expire(db, "select \"組\".expire($1)", max);
+      return expire(db, "select \"組\".expire($1::integer, $2::uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       return bulk<Reason>(db, calls);
@@ -489,6 +489,15 @@ const NOT_CONNECTED = new Set(["ECONNREFUSED", "ENOENT", "EHOSTUNREACH", "ENETUN
 const BROKEN = new Set(["ECONNRESET", "EPIPE", "ETIMEDOUT", "ECONNABORTED"]);
 
 /**
+ * PgBouncer's messages (all SQLSTATE 08P01) for a statement it held while
+ * it waited for a server connection that never came: the statement never
+ * reached the server. Its other errors, such as "server conn crashed?" when
+ * the server went away while the statement was out, leave the outcome
+ * unknown.
+ */
+const POOLER_NOT_SENT = /pgbouncer cannot connect to server|server login has been failing|query_wait_timeout|no more connections allowed/;
+
+/**
  * connectionFailure says how a statement failed when the connection, not
  * the server's answer, was the cause: CHOBO_NOT_SENT when nothing of it
  * went (no connection could be made or used), CHOBO_OUTCOME_UNKNOWN when it
@@ -506,6 +515,9 @@ export function connectionFailure(err: unknown): "CHOBO_NOT_SENT" | "CHOBO_OUTCO
   const code = sqlState(err);
   if (code === "57P03") {
     return "CHOBO_NOT_SENT"; // the server takes no connections yet: said at the start of one
+  }
+  if (code === "08P01" && err instanceof Error && POOLER_NOT_SENT.test(err.message)) {
+    return "CHOBO_NOT_SENT";
   }
   if (code.startsWith("57P") || code.startsWith("08")) {
     return "CHOBO_OUTCOME_UNKNOWN";

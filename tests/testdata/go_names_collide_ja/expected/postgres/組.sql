@@ -121,8 +121,23 @@ create table if not exists "組".keys (
   state          text, -- 'held', 'posted', 'voided' or 'expired'
   deadline       timestamptz,
   posted_amounts bigint[],
+  -- the id the client gave the call, sent again with each sending of it
+  -- (null from a client that gives none); for an 'expire' row, the id of
+  -- the expire() call that gave the hold back
+  call_id        uuid,
   primary key (tenant, kind, op, key)
 );
+
+-- A schema made by an earlier chobo has no call_id yet. A nullable column
+-- without a default is added without rewriting the table; asked first,
+-- since even "if not exists" locks the table against every call until
+-- the load commits.
+do $$ begin
+  if not exists (select 1 from pg_attribute
+                  where attrelid = '"組".keys'::regclass and attname = 'call_id' and not attisdropped) then
+    alter table "組".keys add column if not exists call_id uuid;
+  end if;
+end $$;
 
 -- A schema made by an earlier chobo kept entries and holds in tables of
 -- their own, one row per change and per hold. Here, once, their rows move
@@ -193,6 +208,11 @@ do $$ begin
   if to_regclass('"組".keys_due') is null then
     create index keys_due on "組".keys (deadline, tenant, kind, key) where state = 'held';
   end if;
+  -- what an expire() call sent again finds of its first sending: only the
+  -- rows expire() writes with a call id, so no operation's row is in it
+  if to_regclass('"組".keys_expire_call') is null then
+    create index keys_expire_call on "組".keys (call_id) where op = 'expire' and call_id is not null;
+  end if;
 end $$;
 
 -- The id of an account or a transfer, the same in every backend and
@@ -241,27 +261,35 @@ select k.tenant, e.account, k.kind, k.op, k.key, e.posted, e.held_in, e.held_out
 -- PostgreSQL replaces a function in place only when its arguments keep
 -- their names. One that an earlier version of the book made with other
 -- names (a parameter renamed) is dropped here and made anew below, in this
--- same transaction, so that no session ever finds it missing; its grants
--- go with it and are given again after the load (docs/targets.md).
+-- same transaction, so that no session ever finds it missing. Its grants
+-- would go with it: the roles that may execute it are noted first, in a
+-- setting of this transaction alone, and are given the same on the new
+-- function once it is made (at the end of the file).
 do $$
 declare
-  v_fn regprocedure;
+  v_fn record;
+  v_grants jsonb := '[]';
 begin
   for v_fn in
-    select p.oid::regprocedure
+    select p.oid::regprocedure as fn, p.proname, p.proacl, p.proowner
       from (values
               ('"組"."chobo_id"(text[])', array['parts']::text[]),
               ('"組"."chobo_unbounded"(text, uuid[], numeric[], boolean)', array['p_tenant', 'p_ids', 'p_d', 'p_write']::text[]),
-              ('"組"."渡す_do"(text, text, text, text)', array['p_tenant', 'p_控え', 'p_注文_番号', 'p_注文番号']::text[]),
-              ('"組"."使う_do"(text, text, text, bigint)', array['p_tenant', 'p_控え', 'p_会員', 'p_数']::text[]),
+              ('"組"."渡す_do"(text, text, text, text, uuid)', array['p_tenant', 'p_控え', 'p_注文_番号', 'p_注文番号', 'p_call_id$']::text[]),
+              ('"組"."使う_do"(text, text, text, bigint, uuid)', array['p_tenant', 'p_控え', 'p_会員', 'p_数', 'p_call_id$']::text[]),
               ('"組"."balance_財布"(text, text)', array['p_tenant', 'p_会員']::text[]),
               ('"組"."balance_銀行"(text)', array['p_tenant']::text[]),
-              ('"組"."expire"(integer)', array['p_max']::text[])) as w (sig, args)
+              ('"組"."expire"(integer, uuid)', array['p_max', 'p_call_id$']::text[])) as w (sig, args)
       join pg_proc p on p.oid = to_regprocedure(w.sig)
      where p.proargnames is distinct from w.args
   loop
-    execute 'drop function ' || v_fn::text;
+    v_grants := v_grants || coalesce((
+      select jsonb_agg(jsonb_build_object('name', v_fn.proname, 'role', a.grantee, 'grantable', a.is_grantable))
+        from aclexplode(v_fn.proacl) a
+       where a.privilege_type = 'EXECUTE' and a.grantee <> 0 and a.grantee <> v_fn.proowner), '[]');
+    execute 'drop function ' || v_fn.fn::text;
   end loop;
+  perform set_config('chobo.execute_grants', v_grants::text, true);
 end $$;
 
 -- What a call changes on accounts without bounds. p_d holds nine numbers
@@ -348,7 +376,7 @@ begin
 end
 $fn$;
 
-create or replace function "組"."渡す_do"(p_tenant text, "p_控え" text, "p_注文_番号" text, "p_注文番号" text)
+create or replace function "組"."渡す_do"(p_tenant text, "p_控え" text, "p_注文_番号" text, "p_注文番号" text, "p_call_id$" uuid default null)
 returns "組".result language plpgsql
 security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
@@ -418,8 +446,8 @@ begin
   -- Last, the shard of this session of the account without bounds takes
   -- its part, when its slice has room.
   with k as (
-    insert into "組".keys (tenant, kind, op, key, content, definition, result, entry_accounts, entry_posted, entry_held_in, entry_held_out)
-    values (p_tenant, '渡す', 'do', v_key, v_content, v_definition, 'done',
+    insert into "組".keys (tenant, kind, op, key, content, definition, result, call_id, entry_accounts, entry_posted, entry_held_in, entry_held_out)
+    values (p_tenant, '渡す', 'do', v_key, v_content, v_definition, 'done', "p_call_id$",
             array[v_account_1, v_account_2], array[-1::bigint, 1::bigint]::bigint[], array[0, 0]::bigint[], array[0, 0]::bigint[])
     on conflict do nothing
     returning 1
@@ -449,8 +477,13 @@ begin
     return row('done', null)::"組".result;
   end if;
   if not v_keyed then
-    select k.content, k.definition, k.result into v_prev from "組".keys k
+    select k.content, k.definition, k.result, k.reason, k.call_id into v_prev from "組".keys k
      where k.tenant = p_tenant and k.kind = '渡す' and k.op = 'do' and k.key = v_key;
+    -- this very call, sent again after its answer was lost: it answers
+    -- what its first sending answered (done, or the bound's refusal)
+    if v_prev.call_id = "p_call_id$" and v_prev.content = v_content then
+      return row(v_prev.result, v_prev.reason)::"組".result;
+    end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"組".result;
     elsif v_prev.content = v_content and v_prev.definition = v_definition then
@@ -520,7 +553,7 @@ begin
 end
 $fn$;
 
-create or replace function "組"."使う_do"(p_tenant text, "p_控え" text, "p_会員" text, "p_数" bigint)
+create or replace function "組"."使う_do"(p_tenant text, "p_控え" text, "p_会員" text, "p_数" bigint, "p_call_id$" uuid default null)
 returns "組".result language plpgsql
 security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
@@ -594,8 +627,8 @@ begin
   -- Last, the shard of this session of the account without bounds takes
   -- its part, when its slice has room.
   with k as (
-    insert into "組".keys (tenant, kind, op, key, content, definition, result, entry_accounts, entry_posted, entry_held_in, entry_held_out)
-    values (p_tenant, '使う', 'do', v_key, v_content, v_definition, 'done',
+    insert into "組".keys (tenant, kind, op, key, content, definition, result, call_id, entry_accounts, entry_posted, entry_held_in, entry_held_out)
+    values (p_tenant, '使う', 'do', v_key, v_content, v_definition, 'done', "p_call_id$",
             array[v_account_1, v_account_2], array[-"p_数", "p_数"]::bigint[], array[0, 0]::bigint[], array[0, 0]::bigint[])
     on conflict do nothing
     returning 1
@@ -625,8 +658,13 @@ begin
     return row('done', null)::"組".result;
   end if;
   if not v_keyed then
-    select k.content, k.definition, k.result into v_prev from "組".keys k
+    select k.content, k.definition, k.result, k.reason, k.call_id into v_prev from "組".keys k
      where k.tenant = p_tenant and k.kind = '使う' and k.op = 'do' and k.key = v_key;
+    -- this very call, sent again after its answer was lost: it answers
+    -- what its first sending answered (done, or the bound's refusal)
+    if v_prev.call_id = "p_call_id$" and v_prev.content = v_content then
+      return row(v_prev.result, v_prev.reason)::"組".result;
+    end if;
     if v_prev.result = 'refused' then
       return row('refused', 'already_refused')::"組".result;
     elsif v_prev.content = v_content and v_prev.definition = v_definition then
@@ -759,7 +797,7 @@ begin
 end
 $fn$;
 
-create or replace function "組".expire(p_max integer default 1000)
+create or replace function "組".expire(p_max integer default 1000, "p_call_id$" uuid default null)
 returns integer language plpgsql
 security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
@@ -769,7 +807,22 @@ declare
   v_hold record;
   v_free record;
   v_count integer := 0;
+  v_left integer := p_max;
 begin
+  -- The same call sent again after its answer was lost counts the holds
+  -- its first sending gave back, gives back at most p_max in all, and
+  -- answers the total. A sending still running holds the lock until it
+  -- ends, so the count below sees all it gave back. (The lock is one of
+  -- the advisory locks of the database, keyed by a hash of the call id:
+  -- one the application takes with the same key only makes it wait.)
+  if "p_call_id$" is not null then
+    perform pg_advisory_xact_lock(hashtextextended('"組"' || ' expire ' || "p_call_id$"::text, 0));
+    select count(*)::integer into v_count from "組".keys k where k.op = 'expire' and k.call_id = "p_call_id$";
+    v_left := p_max - v_count;
+    if v_left < 0 then
+      v_left := 0;
+    end if;
+  end if;
   -- The holds taken, by the address of their rows: they stay locked by
   -- this call, so the rows cannot move until it has marked them expired,
   -- which it does last.
@@ -778,7 +831,7 @@ begin
     from (select k.ctid, k.tenant, k.kind, k.key, k.deadline from "組".keys k
            where k.state = 'held' and k.deadline is not null and k.deadline <= v_now
            order by k.deadline, k.tenant, k.kind, k.key
-           limit p_max
+           limit v_left
            for update skip locked) due;
   perform 1 from "組".accounts a
    where (a.tenant, a.id) in (select h.tenant, unnest(h.from_ids || h.to_ids)
@@ -821,9 +874,9 @@ begin
     end loop;
     -- what expiring gives back is recorded as the entries of an 'expire'
     -- key row of the hold's key
-    insert into "組".keys (tenant, kind, op, key, content, definition, result,
+    insert into "組".keys (tenant, kind, op, key, content, definition, result, call_id,
                            entry_accounts, entry_posted, entry_held_in, entry_held_out)
-    select v_hold.tenant, v_hold.kind, 'expire', v_hold.key, '', v_hold.definition, 'done',
+    select v_hold.tenant, v_hold.kind, 'expire', v_hold.key, '', v_hold.definition, 'done', "p_call_id$",
            array_agg(x.account order by x.n), array_agg(x.posted order by x.n),
            array_agg(x.held_in order by x.n), array_agg(x.held_out order by x.n)
       from generate_series(1, array_length(v_hold.amounts, 1)) as i,
@@ -841,21 +894,45 @@ $fn$;
 -- or an overload left by parameters that changed. Each is dropped, so that
 -- no call reaches a definition the loaded book does not contain. (Should
 -- anything else depend on one, the drop fails, and with it the load.)
+-- Before that, the roles that may execute a function this version
+-- replaces (one dropped above for its argument names, or an overload
+-- dropped here) are given the same on the function of the same name it
+-- writes: a version that changes an operation's arguments does not cut
+-- the application off until the owner grants again. The owner keeps its
+-- own rights, and PUBLIC is given nothing (below).
 do $$
 declare
+  v_kept constant oid[] := array[
+    '"組"."chobo_id"(text[])'::regprocedure,
+    '"組"."chobo_unbounded"(text, uuid[], numeric[], boolean)'::regprocedure,
+    '"組"."渡す_do"(text, text, text, text, uuid)'::regprocedure,
+    '"組"."使う_do"(text, text, text, bigint, uuid)'::regprocedure,
+    '"組"."balance_財布"(text, text)'::regprocedure,
+    '"組"."balance_銀行"(text)'::regprocedure,
+    '"組"."expire"(integer, uuid)'::regprocedure]::oid[];
+  v_grant record;
   v_fn regprocedure;
 begin
+  for v_grant in
+    select distinct n.oid::regprocedure as fn, g.role::regrole as role, g.grantable
+      from (select x.name, x.role, x.grantable
+              from jsonb_to_recordset(coalesce(nullif(current_setting('chobo.execute_grants', true), ''), '[]')::jsonb)
+                   as x (name name, role oid, grantable boolean)
+            union all
+            select p.proname, a.grantee, a.is_grantable
+              from pg_proc p cross join lateral aclexplode(p.proacl) a
+             where p.pronamespace = '"組"'::regnamespace and p.prokind = 'f' and p.oid <> all (v_kept)
+               and a.privilege_type = 'EXECUTE' and a.grantee <> 0 and a.grantee <> p.proowner) g
+      join pg_proc n on n.pronamespace = '"組"'::regnamespace and n.proname = g.name and n.oid = any (v_kept)
+     where g.role <> n.proowner
+     order by 1, 2, 3
+  loop
+    execute 'grant execute on function ' || v_grant.fn::text || ' to ' || v_grant.role::text
+            || case when v_grant.grantable then ' with grant option' else '' end;
+  end loop;
   for v_fn in
     select p.oid::regprocedure from pg_proc p
-     where p.pronamespace = '"組"'::regnamespace and p.prokind = 'f'
-       and p.oid <> all (array[
-             '"組"."chobo_id"(text[])'::regprocedure,
-             '"組"."chobo_unbounded"(text, uuid[], numeric[], boolean)'::regprocedure,
-             '"組"."渡す_do"(text, text, text, text)'::regprocedure,
-             '"組"."使う_do"(text, text, text, bigint)'::regprocedure,
-             '"組"."balance_財布"(text, text)'::regprocedure,
-             '"組"."balance_銀行"(text)'::regprocedure,
-             '"組"."expire"(integer)'::regprocedure]::oid[])
+     where p.pronamespace = '"組"'::regnamespace and p.prokind = 'f' and p.oid <> all (v_kept)
      order by p.oid
   loop
     execute 'drop function ' || v_fn::text;
