@@ -36,7 +36,7 @@ func CallSQL(b *book.Book, t *book.Transfer, op string) string {
 	if op == "status" {
 		return fmt.Sprintf("select %s(%s)", fn, placeholders(n))
 	}
-	return fmt.Sprintf("select result, reason from %s(%s, $%d::uuid)", fn, placeholders(n), n+1)
+	return fmt.Sprintf("select result, reason from %s(%s, $%d::pg_catalog.uuid)", fn, placeholders(n), n+1)
 }
 
 // BalanceSQL is the statement that reads an account kind.
@@ -47,5 +47,5 @@ func BalanceSQL(b *book.Book, a *book.Account) string {
 
 // ExpireSQL gives back holds past their deadline.
 func ExpireSQL(b *book.Book) string {
-	return fmt.Sprintf("select %s.expire($1::integer, $2::uuid)", Ident(b.Name))
+	return fmt.Sprintf("select %s.expire($1::integer, $2::pg_catalog.uuid)", Ident(b.Name))
 }

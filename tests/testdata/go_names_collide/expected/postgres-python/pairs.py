@@ -51,7 +51,7 @@ class Give:
         check_keywords("give.do", _unknown)
         return self._backend.call(
             "give.do",
-            'select result, reason from "pairs"."give_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "pairs"."give_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("give.do", "ref", ref),
                 check_text("give.do", "order_no", order_no),
@@ -64,7 +64,7 @@ class Give:
         check_keywords("give.do", _unknown)
         return self._backend.make_call(
             "give.do",
-            'select result, reason from "pairs"."give_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "pairs"."give_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("give.do", "ref", ref),
                 check_text("give.do", "order_no", order_no),
@@ -84,7 +84,7 @@ class Take:
         check_keywords("take.do", _unknown)
         return self._backend.call(
             "take.do",
-            'select result, reason from "pairs"."take_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "pairs"."take_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("take.do", "ref", ref),
                 check_text("take.do", "member", member),
@@ -97,7 +97,7 @@ class Take:
         check_keywords("take.do", _unknown)
         return self._backend.make_call(
             "take.do",
-            'select result, reason from "pairs"."take_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "pairs"."take_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("take.do", "ref", ref),
                 check_text("take.do", "member", member),
@@ -149,7 +149,7 @@ class Book:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return self._backend.expire('select "pairs".expire(%s::integer, %s::uuid)', max)
+        return self._backend.expire('select "pairs".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
@@ -174,7 +174,7 @@ class AsyncGive:
         check_keywords("give.do", _unknown)
         return await self._backend.call(
             "give.do",
-            'select result, reason from "pairs"."give_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "pairs"."give_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("give.do", "ref", ref),
                 check_text("give.do", "order_no", order_no),
@@ -187,7 +187,7 @@ class AsyncGive:
         check_keywords("give.do", _unknown)
         return self._backend.make_call(
             "give.do",
-            'select result, reason from "pairs"."give_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "pairs"."give_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("give.do", "ref", ref),
                 check_text("give.do", "order_no", order_no),
@@ -207,7 +207,7 @@ class AsyncTake:
         check_keywords("take.do", _unknown)
         return await self._backend.call(
             "take.do",
-            'select result, reason from "pairs"."take_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "pairs"."take_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("take.do", "ref", ref),
                 check_text("take.do", "member", member),
@@ -220,7 +220,7 @@ class AsyncTake:
         check_keywords("take.do", _unknown)
         return self._backend.make_call(
             "take.do",
-            'select result, reason from "pairs"."take_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "pairs"."take_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("take.do", "ref", ref),
                 check_text("take.do", "member", member),
@@ -272,7 +272,7 @@ class AsyncBook:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return await self._backend.expire('select "pairs".expire(%s::integer, %s::uuid)', max)
+        return await self._backend.expire('select "pairs".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and

@@ -96,10 +96,10 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     give: {
       async do(args: GiveArgs): Promise<Result> {
         const a = argsOf("give.do", "arguments", args);
-        return call<Reason>(db, "give.do", "select result, reason from \"pairs\".\"give_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("give.do", "ref", field(a, "ref")), checkText("give.do", "order_no", field(a, "order_no")), checkText("give.do", "orderNo", field(a, "orderNo"))]);
+        return call<Reason>(db, "give.do", "select result, reason from \"pairs\".\"give_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("give.do", "ref", field(a, "ref")), checkText("give.do", "order_no", field(a, "order_no")), checkText("give.do", "orderNo", field(a, "orderNo"))]);
       },
       doCall(args: GiveArgs): PgCall {
-        return makeCall("give.do", "select result, reason from \"pairs\".\"give_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("give.do", "select result, reason from \"pairs\".\"give_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           const a = argsOf("give.do", "arguments", args);
           return [tenant, checkText("give.do", "ref", field(a, "ref")), checkText("give.do", "order_no", field(a, "order_no")), checkText("give.do", "orderNo", field(a, "orderNo"))];
         });
@@ -108,10 +108,10 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     take: {
       async do(args: TakeArgs): Promise<Result> {
         const a = argsOf("take.do", "arguments", args);
-        return call<Reason>(db, "take.do", "select result, reason from \"pairs\".\"take_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("take.do", "ref", field(a, "ref")), checkText("take.do", "member", field(a, "member")), checkAmount("take.do", "n", field(a, "n"))]);
+        return call<Reason>(db, "take.do", "select result, reason from \"pairs\".\"take_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("take.do", "ref", field(a, "ref")), checkText("take.do", "member", field(a, "member")), checkAmount("take.do", "n", field(a, "n"))]);
       },
       doCall(args: TakeArgs): PgCall {
-        return makeCall("take.do", "select result, reason from \"pairs\".\"take_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("take.do", "select result, reason from \"pairs\".\"take_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           const a = argsOf("take.do", "arguments", args);
           return [tenant, checkText("take.do", "ref", field(a, "ref")), checkText("take.do", "member", field(a, "member")), checkAmount("take.do", "n", field(a, "n"))];
         });
@@ -127,7 +127,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
     },
     async expire(max: number): Promise<number> {
-      return expire(db, "select \"pairs\".expire($1::integer, $2::uuid)", max);
+      return expire(db, "select \"pairs\".expire($1::integer, $2::pg_catalog.uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       return bulk<Reason>(db, calls);

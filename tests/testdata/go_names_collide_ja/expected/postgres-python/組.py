@@ -51,7 +51,7 @@ class 渡す:
         check_keywords("渡す.do", _unknown)
         return self._backend.call(
             "渡す.do",
-            'select result, reason from "組"."渡す_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "組"."渡す_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("渡す.do", "控え", 控え),
                 check_text("渡す.do", "注文_番号", 注文_番号),
@@ -64,7 +64,7 @@ class 渡す:
         check_keywords("渡す.do", _unknown)
         return self._backend.make_call(
             "渡す.do",
-            'select result, reason from "組"."渡す_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "組"."渡す_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("渡す.do", "控え", 控え),
                 check_text("渡す.do", "注文_番号", 注文_番号),
@@ -84,7 +84,7 @@ class 使う:
         check_keywords("使う.do", _unknown)
         return self._backend.call(
             "使う.do",
-            'select result, reason from "組"."使う_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "組"."使う_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("使う.do", "控え", 控え),
                 check_text("使う.do", "会員", 会員),
@@ -97,7 +97,7 @@ class 使う:
         check_keywords("使う.do", _unknown)
         return self._backend.make_call(
             "使う.do",
-            'select result, reason from "組"."使う_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "組"."使う_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("使う.do", "控え", 控え),
                 check_text("使う.do", "会員", 会員),
@@ -149,7 +149,7 @@ class Book:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return self._backend.expire('select "組".expire(%s::integer, %s::uuid)', max)
+        return self._backend.expire('select "組".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
@@ -174,7 +174,7 @@ class Async渡す:
         check_keywords("渡す.do", _unknown)
         return await self._backend.call(
             "渡す.do",
-            'select result, reason from "組"."渡す_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "組"."渡す_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("渡す.do", "控え", 控え),
                 check_text("渡す.do", "注文_番号", 注文_番号),
@@ -187,7 +187,7 @@ class Async渡す:
         check_keywords("渡す.do", _unknown)
         return self._backend.make_call(
             "渡す.do",
-            'select result, reason from "組"."渡す_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "組"."渡す_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("渡す.do", "控え", 控え),
                 check_text("渡す.do", "注文_番号", 注文_番号),
@@ -207,7 +207,7 @@ class Async使う:
         check_keywords("使う.do", _unknown)
         return await self._backend.call(
             "使う.do",
-            'select result, reason from "組"."使う_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "組"."使う_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("使う.do", "控え", 控え),
                 check_text("使う.do", "会員", 会員),
@@ -220,7 +220,7 @@ class Async使う:
         check_keywords("使う.do", _unknown)
         return self._backend.make_call(
             "使う.do",
-            'select result, reason from "組"."使う_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "組"."使う_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("使う.do", "控え", 控え),
                 check_text("使う.do", "会員", 会員),
@@ -272,7 +272,7 @@ class AsyncBook:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return await self._backend.expire('select "組".expire(%s::integer, %s::uuid)', max)
+        return await self._backend.expire('select "組".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and

@@ -96,10 +96,10 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     渡す: {
       async do(args: 渡すArgs): Promise<Result> {
         const a = argsOf("渡す.do", "arguments", args);
-        return call<Reason>(db, "渡す.do", "select result, reason from \"組\".\"渡す_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("渡す.do", "控え", field(a, "控え")), checkText("渡す.do", "注文_番号", field(a, "注文_番号")), checkText("渡す.do", "注文番号", field(a, "注文番号"))]);
+        return call<Reason>(db, "渡す.do", "select result, reason from \"組\".\"渡す_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("渡す.do", "控え", field(a, "控え")), checkText("渡す.do", "注文_番号", field(a, "注文_番号")), checkText("渡す.do", "注文番号", field(a, "注文番号"))]);
       },
       doCall(args: 渡すArgs): PgCall {
-        return makeCall("渡す.do", "select result, reason from \"組\".\"渡す_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("渡す.do", "select result, reason from \"組\".\"渡す_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           const a = argsOf("渡す.do", "arguments", args);
           return [tenant, checkText("渡す.do", "控え", field(a, "控え")), checkText("渡す.do", "注文_番号", field(a, "注文_番号")), checkText("渡す.do", "注文番号", field(a, "注文番号"))];
         });
@@ -108,10 +108,10 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     使う: {
       async do(args: 使うArgs): Promise<Result> {
         const a = argsOf("使う.do", "arguments", args);
-        return call<Reason>(db, "使う.do", "select result, reason from \"組\".\"使う_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("使う.do", "控え", field(a, "控え")), checkText("使う.do", "会員", field(a, "会員")), checkAmount("使う.do", "数", field(a, "数"))]);
+        return call<Reason>(db, "使う.do", "select result, reason from \"組\".\"使う_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("使う.do", "控え", field(a, "控え")), checkText("使う.do", "会員", field(a, "会員")), checkAmount("使う.do", "数", field(a, "数"))]);
       },
       doCall(args: 使うArgs): PgCall {
-        return makeCall("使う.do", "select result, reason from \"組\".\"使う_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("使う.do", "select result, reason from \"組\".\"使う_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           const a = argsOf("使う.do", "arguments", args);
           return [tenant, checkText("使う.do", "控え", field(a, "控え")), checkText("使う.do", "会員", field(a, "会員")), checkAmount("使う.do", "数", field(a, "数"))];
         });
@@ -127,7 +127,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
     },
     async expire(max: number): Promise<number> {
-      return expire(db, "select \"組\".expire($1::integer, $2::uuid)", max);
+      return expire(db, "select \"組\".expire($1::integer, $2::pg_catalog.uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       return bulk<Reason>(db, calls);
