@@ -57,7 +57,9 @@ type Book struct {
 
 // Postgres returns the book over q for a tenant ("" by default). A call
 // whose connection is lost while it is out is sent again for 30 s, unless
-// an option says otherwise (chobopg.Resend).
+// an option says otherwise (chobopg.Resend), with the id the call was
+// given: when its first sending was applied, the answer is the one that
+// sending got.
 func Postgres(q Querier, tenant string, opts ...chobopg.Option) *Book {
 	b := &Book{q: chobopg.With(q, opts...), tenant: tenant}
 	b.Receive = Receive{b}
