@@ -75,7 +75,7 @@ func TestRepeatableReadRetriesInEveryClient(t *testing.T) {
 							t.Error(err)
 							return
 						}
-						_, err = bare.Exec(ctx, st.SQL, st.Args...)
+						_, err = bare.Exec(ctx, st.SQL, conformance.WithCallID(st)...)
 						if sqlState(err) == "40001" {
 							failures.Add(1)
 						} else if err != nil {

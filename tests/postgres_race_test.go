@@ -136,10 +136,12 @@ func raceRound(ctx context.Context, conns []*pgx.Conn, via, redeem, tenant strin
 			if via == "sql" {
 				// Under REPEATABLE READ a caller of the function itself
 				// must send it again after a serialization failure, as
-				// the runtime does; a deadlock is never retried here.
+				// the runtime does, with the same call id; a deadlock is
+				// never retried here.
+				id := chobopg.NewCallID()
 				for try := 0; try < chobopg.MaxAttempts; try++ {
 					var reason *string
-					err = conn.QueryRow(ctx, redeem, tenant, order, "m1", int64(1)).Scan(&outcome, &reason)
+					err = conn.QueryRow(ctx, redeem, tenant, order, "m1", int64(1), id).Scan(&outcome, &reason)
 					if chobopg.SQLState(err) != chobopg.SerializationFailure {
 						break
 					}

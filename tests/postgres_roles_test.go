@@ -15,6 +15,7 @@ import (
 	"github.com/chobo-lang/chobo/chobo/client/model"
 	"github.com/chobo-lang/chobo/chobo/conformance/pgdeploy"
 	"github.com/chobo-lang/chobo/chobo/conformance/pgtest"
+	"github.com/chobo-lang/chobo/runtime/go/chobopg"
 )
 
 // TestApplicationRole deploys every book of the cases as docs/targets.md
@@ -96,7 +97,7 @@ select c.relname, c.relkind::text, a.attname
 		if _, err := d.admin.Exec(ctx, "grant usage on schema "+s+" to chobo_bystander"); err != nil {
 			t.Fatal(err)
 		}
-		refuse("a role with USAGE alone", bystander, m.Expire, 1000)
+		refuse("a role with USAGE alone", bystander, m.Expire, 1000, chobopg.NewCallID())
 	}
 	t.Logf("%d books: %d calls as the application's role answered, %d statements refused", len(books), calls, refused)
 }
@@ -132,6 +133,9 @@ func callEveryFunction(t *testing.T, ctx context.Context, db pgdeploy.DB, m *mod
 					args = append(args, "x")
 				}
 			}
+			if op.CallID {
+				args = append(args, chobopg.NewCallID())
+			}
 			call(tr.Name+"."+op.Name, op.Statement, args...)
 		}
 	}
@@ -142,7 +146,7 @@ func callEveryFunction(t *testing.T, ctx context.Context, db pgdeploy.DB, m *mod
 		}
 		call("balance of "+a.Name, a.Statement, args...)
 	}
-	call("expire()", m.Expire, 1000)
+	call("expire()", m.Expire, 1000, chobopg.NewCallID())
 	return calls
 }
 
@@ -233,9 +237,9 @@ func testDeploymentInDoc(t *testing.T, file, heading, ownerLine, bookFile, schem
 		args []any
 		want string
 	}{
-		{m.Transfer(receive).Operation("do").Statement, []any{"shop-1", "d-1", "A-1", int64(3)}, "done"},
-		{m.Transfer(reserve).Operation("hold").Statement, []any{"shop-1", "o-1", "A-1", int64(5)}, "refused"},
-		{m.Transfer(reserve).Operation("hold").Statement, []any{"shop-1", "o-2", "A-1", int64(2)}, "done"},
+		{m.Transfer(receive).Operation("do").Statement, []any{"shop-1", "d-1", "A-1", int64(3), chobopg.NewCallID()}, "done"},
+		{m.Transfer(reserve).Operation("hold").Statement, []any{"shop-1", "o-1", "A-1", int64(5), chobopg.NewCallID()}, "refused"},
+		{m.Transfer(reserve).Operation("hold").Statement, []any{"shop-1", "o-2", "A-1", int64(2), chobopg.NewCallID()}, "done"},
 	} {
 		var result string
 		var reason *string

@@ -10,6 +10,7 @@ import (
 	"math/big"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -35,7 +36,9 @@ import (
 // to their driver's connection, written down by drivers that can as the
 // real client sends it, to what `chobo run --show postgres` prints: every
 // call of every scenario without a together, one scenario at a time, each
-// under a tenant of its own. Their TigerBeetle clients are held to `--show
+// under a tenant of its own. Where --show prints the stand-in of a call
+// id, the client must have sent a version 4 UUID that no other call of
+// the run carried. Their TigerBeetle clients are held to `--show
 // tigerbeetle` in TestTigerBeetleConformance.
 func TestPostgresSendsWhatShowPrints(t *testing.T) {
 	for _, tg := range targetsOn("postgres") {
@@ -51,6 +54,7 @@ func postgresSendsWhatShowPrints(t *testing.T, tg string) {
 	driversOf(t, tg)
 	d := startPostgres(t, books)
 	checked, calls := 0, 0
+	ids := map[string]string{} // call id → the call that carried it first
 	for _, l := range books {
 		m, err := model.New(l.Copy, model.Postgres)
 		if err != nil {
@@ -66,6 +70,7 @@ func postgresSendsWhatShowPrints(t *testing.T, tg string) {
 			}
 			tenant := fmt.Sprintf("sent%d", i)
 			var want []string
+			var withID []bool // by statement: --show prints a call id last
 			for _, st := range sc.Steps {
 				switch {
 				case st.Call != nil && st.Call.Bad != "":
@@ -79,23 +84,35 @@ func postgresSendsWhatShowPrints(t *testing.T, tg string) {
 						t.Fatal(err)
 					}
 					want = append(want, sentText(tenant, s.SQL, s.Args))
+					withID = append(withID, s.CallID)
 					p.Call(ctx, st.Call.Call, tenant) // the answers are the conformance test's to check
 					calls++
 				default:
-					want = append(want, sentText("", m.Expire, []any{1000}))
+					s := show.Expire(m)
+					want = append(want, sentText("", s.SQL, s.Args))
+					withID = append(withID, s.CallID)
 					if _, err := p.Expire(ctx, tenant); err != nil {
 						t.Fatal(err)
 					}
 				}
 			}
 			var got []string
-			for _, r := range recorded(t, rec) {
+			for i, r := range recorded(t, rec) {
 				var tenant, sql string
-				var args []json.RawMessage
+				var raw []json.RawMessage
 				json.Unmarshal(r["tenant"], &tenant)
 				json.Unmarshal(r["sql"], &sql)
-				json.Unmarshal(r["args"], &args)
-				got = append(got, sentText(tenant, sql, rawArgs(args)))
+				json.Unmarshal(r["args"], &raw)
+				args := rawArgs(raw)
+				if i < len(withID) && withID[i] {
+					where := fmt.Sprintf("%s %q statement %d", l.path, sc.Name, i+1)
+					if err := callIDSent(args, ids, where); err != "" {
+						t.Errorf("%s: the %s client %s", where, tg, err)
+					} else {
+						args[len(args)-1] = show.CallIDText
+					}
+				}
+				got = append(got, sentText(tenant, sql, args))
 			}
 			if diff := firstDiff(want, got); diff != "" {
 				t.Errorf("%s %q: the %s client sent other than --show postgres prints: %s", l.path, sc.Name, tg, diff)
@@ -153,6 +170,28 @@ func sentAsShown(t *testing.T, tg string, books []loaded, jobs []conformance.Job
 		checked++
 	}
 	t.Logf("%d scenarios, %d requests: the %s clients sent what --show tigerbeetle prints", checked, requests, tg)
+}
+
+// callIDForm is a version 4 UUID in lowercase text: what every client
+// sends as a call id.
+var callIDForm = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
+
+// callIDSent says what is wrong with the call id that args end with, ""
+// when nothing is: it must be a version 4 UUID that no call before it
+// (in ids, where each one is written down as it is met) carried.
+func callIDSent(args []any, ids map[string]string, where string) string {
+	if len(args) == 0 {
+		return "sent no call id"
+	}
+	id, ok := args[len(args)-1].(string)
+	if !ok || !callIDForm.MatchString(id) {
+		return fmt.Sprintf("sent %v where a call id (a version 4 UUID) goes", args[len(args)-1])
+	}
+	if first, ok := ids[id]; ok {
+		return fmt.Sprintf("sent the call id %s of %s again, for another call", id, first)
+	}
+	ids[id] = where
+	return ""
 }
 
 // recorded reads what a driver wrote down since the last read, one JSON

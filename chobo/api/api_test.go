@@ -447,10 +447,17 @@ func TestTargets(t *testing.T) {
 	for _, p := range post.Params {
 		params = append(params, p.Name+"="+p.Default)
 	}
-	if want := []string{"p_tenant=", "p_order=", "p_qty=null"}; !slices.Equal(params, want) {
+	if want := []string{"p_tenant=", "p_order=", "p_qty=null", "p_call_id$=null"}; !slices.Equal(params, want) {
 		t.Errorf("reserve_post takes %v, want %v", params, want)
 	}
-	if pg.Balances[0].Function != "balance_stock" || pg.Expire.Function != "expire" {
+	for _, o := range pg.Operations {
+		last := o.Params[len(o.Params)-1]
+		if (last.Name == "p_call_id$") != (o.Op != "status") || last.Name == "p_call_id$" && (last.Type != "uuid" || last.Param != "") {
+			t.Errorf("%s ends with %+v", o.Function, last)
+		}
+	}
+	if pg.Balances[0].Function != "balance_stock" || pg.Expire.Function != "expire" || len(pg.Expire.Params) != 2 ||
+		pg.Expire.Params[1] != (PostgresParam{Name: "p_call_id$", Type: "uuid", Default: "null"}) {
 		t.Errorf("balances %+v expire %+v", pg.Balances[0], pg.Expire)
 	}
 	if g.Package != "shop" || g.Constructor != "Postgres" {

@@ -22,13 +22,15 @@ type ShowScenario struct {
 
 // ShowStep is one statement and its arguments. Caller numbers the callers
 // of a together from 1; Pass is set for the expire call that stands for a
-// pass of time.
+// pass of time. CallID says that the last of Args is show.CallIDText,
+// where a client sends a call id of its own for every call.
 type ShowStep struct {
 	Step   int    `json:"step"`
 	Caller int    `json:"caller,omitempty"`
 	Pass   string `json:"pass,omitempty"`
 	SQL    string `json:"sql"`
 	Args   []any  `json:"args"`
+	CallID bool   `json:"call_id,omitempty"`
 }
 
 // ShowOf converts the steps of each scenario, named in order by names.
@@ -37,7 +39,7 @@ func ShowOf(file, target string, names []string, steps [][]show.Step) Show {
 	for i, name := range names {
 		sc := ShowScenario{Name: name, Steps: []ShowStep{}}
 		for _, st := range steps[i] {
-			sc.Steps = append(sc.Steps, ShowStep{Step: st.Step, Caller: st.Caller, Pass: st.Pass, SQL: st.SQL, Args: st.Args})
+			sc.Steps = append(sc.Steps, ShowStep{Step: st.Step, Caller: st.Caller, Pass: st.Pass, SQL: st.SQL, Args: st.Args, CallID: st.CallID})
 		}
 		out.Scenarios = append(out.Scenarios, sc)
 	}

@@ -220,7 +220,8 @@ type PostgresFunction struct {
 type PostgresParam struct {
 	Name string `json:"name"`
 	// Param is the book parameter (of the transfer or account kind) it
-	// carries; empty for the tenant and for expire's p_max.
+	// carries; empty for the tenant, for expire's p_max and for the call
+	// id.
 	Param string `json:"param"`
 	Type  string `json:"type"`
 	// Default is the SQL default, "" when the parameter has none: "null"
@@ -341,12 +342,17 @@ func sqlParams(params []model.Param, optional bool) []PostgresParam {
 	return out
 }
 
+// callIDParam is the last parameter of every operation but status, and
+// of expire: the id a client gives one call and sends again with each
+// sending of it. Without one (null) a call answers as a new call.
+var callIDParam = PostgresParam{Name: postgres.CallIDParam, Type: "uuid", Default: "null"}
+
 func postgresOf(b *book.Book, m *model.Model) *Postgres {
 	out := &Postgres{
 		Schema: b.Name, File: b.Name + ".sql",
 		Operations: []PostgresOperation{}, Balances: []PostgresBalance{},
 		Expire: PostgresFunction{Function: "expire", Returns: "integer",
-			Params: []PostgresParam{{Name: "p_max", Type: "integer", Default: "1000"}}},
+			Params: []PostgresParam{{Name: "p_max", Type: "integer", Default: "1000"}, callIDParam}},
 	}
 	for i, t := range m.Transfers {
 		for _, op := range t.Operations {
@@ -354,9 +360,13 @@ func postgresOf(b *book.Book, m *model.Model) *Postgres {
 			if op.Answers == model.AnswersState {
 				returns = "text"
 			}
+			params := sqlParams(op.Params, op.AmountsOptional)
+			if op.CallID {
+				params = append(params, callIDParam)
+			}
 			out.Operations = append(out.Operations, PostgresOperation{Transfer: t.Name, Op: op.Name, PostgresFunction: PostgresFunction{
 				Function: postgres.FuncName(b.Transfers[i], op.Name),
-				Params:   sqlParams(op.Params, op.AmountsOptional),
+				Params:   params,
 				Returns:  returns,
 			}})
 		}

@@ -201,10 +201,10 @@ func TestShowUsesTheTenant(t *testing.T) {
 		}
 		return out.String()
 	}
-	if got := show("tenant.json", "postgres"); !strings.Contains(got, `["shop-1","d-1","s-1",1]`) {
+	if got := show("tenant.json", "postgres"); !strings.Contains(got, `["shop-1","d-1","s-1",1,"(call id)"]`) {
 		t.Errorf("--show postgres does not send the scenario's tenant:\n%s", got)
 	}
-	if got := show("no_tenant.json", "postgres"); !strings.Contains(got, `["","d-1","s-1",1]`) {
+	if got := show("no_tenant.json", "postgres"); !strings.Contains(got, `["","d-1","s-1",1,"(call id)"]`) {
 		t.Errorf("--show postgres without a tenant does not send the empty one:\n%s", got)
 	}
 	if show("tenant.json", "tigerbeetle") == show("no_tenant.json", "tigerbeetle") {

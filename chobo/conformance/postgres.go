@@ -11,6 +11,7 @@ import (
 	"github.com/chobo-lang/chobo/chobo/client/model"
 	"github.com/chobo-lang/chobo/chobo/interp"
 	"github.com/chobo-lang/chobo/chobo/show"
+	"github.com/chobo-lang/chobo/runtime/go/chobopg"
 )
 
 // SQL calls the book's functions directly, each call on whatever
@@ -39,7 +40,7 @@ func (s SQL) Call(ctx context.Context, c interp.Call, tenant string) (interp.Res
 		return interp.Result{}, err
 	}
 	var res, reason *string
-	if err := s.Pool.QueryRow(ctx, st.SQL, st.Args...).Scan(&res, &reason); err != nil {
+	if err := s.Pool.QueryRow(ctx, st.SQL, WithCallID(st)...).Scan(&res, &reason); err != nil {
 		return interp.Result{}, err
 	}
 	o, ok := interp.ParseOutcome(*res)
@@ -58,10 +59,21 @@ func (s SQL) Call(ctx context.Context, c interp.Call, tenant string) (interp.Res
 // may hold them).
 func (s SQL) Expire(ctx context.Context, tenant string) (bool, error) {
 	var n int
-	if err := s.Pool.QueryRow(ctx, postgres.ExpireSQL(s.Book), 1000).Scan(&n); err != nil {
+	if err := s.Pool.QueryRow(ctx, s.Model.Expire, WithCallID(show.Expire(s.Model))...).Scan(&n); err != nil {
 		return false, err
 	}
 	return HeldPastDeadline(ctx, s.Read, s.Book, tenant)
+}
+
+// WithCallID is the arguments of st with a new call id where --show
+// prints its stand-in: each statement so sent is a call of its own, as a
+// client's new call would be.
+func WithCallID(st show.Sent) []any {
+	if !st.CallID {
+		return st.Args
+	}
+	n := len(st.Args) - 1
+	return append(st.Args[:n:n], chobopg.NewCallID())
 }
 
 // Ledger implements Backend.

@@ -20,6 +20,21 @@ import (
 type Sent struct {
 	SQL  string
 	Args []any
+	// CallID: the last of Args is CallIDText, where a client sends the
+	// call's id.
+	CallID bool
+}
+
+// CallIDText stands in Args for the call id a client sends last with every
+// do, hold, post, void and expire: a random UUID made afresh for each
+// call (and sent again unchanged only with a resend of it), so that what
+// is shown stays the same from run to run.
+const CallIDText = "(call id)"
+
+// Expire is what a client sends to give back holds past their deadline,
+// up to 1000 of them, as a pass of time does.
+func Expire(m *model.Model) Sent {
+	return Sent{SQL: m.Expire, Args: []any{1000, CallIDText}, CallID: true}
 }
 
 // Step is one step of a scenario as sent. chobo/api writes it as JSON.
@@ -32,7 +47,8 @@ type Step struct {
 
 // Args are the arguments of a call in the order the model's operation
 // sends them: the tenant, then its parameters; an amount the call leaves
-// out (a full post) is sent as null.
+// out (a full post) is sent as null; then CallIDText when the operation
+// takes a call id.
 func Args(op *model.Operation, c interp.Call, tenant string) []any {
 	args := []any{tenant}
 	for _, p := range op.Params {
@@ -43,6 +59,9 @@ func Args(op *model.Operation, c interp.Call, tenant string) []any {
 		} else {
 			args = append(args, nil)
 		}
+	}
+	if op.CallID {
+		args = append(args, CallIDText)
 	}
 	return args
 }
@@ -57,7 +76,7 @@ func Statement(m *model.Model, c interp.Call, tenant string) (Sent, error) {
 	if op == nil {
 		return Sent{}, fmt.Errorf("%s has no operation %s", t.Name, c.Op)
 	}
-	return Sent{SQL: op.Statement, Args: Args(op, c, tenant)}, nil
+	return Sent{SQL: op.Statement, Args: Args(op, c, tenant), CallID: op.CallID}, nil
 }
 
 // Steps lists what a client sends for every step of a scenario, for the
@@ -85,7 +104,7 @@ func Steps(m *model.Model, sc scenario.Scenario) ([]Step, error) {
 				}
 			}
 		default:
-			out = append(out, Step{Step: i + 1, Pass: st.PassText, Sent: Sent{SQL: m.Expire, Args: []any{1000}}})
+			out = append(out, Step{Step: i + 1, Pass: st.PassText, Sent: Expire(m)})
 		}
 	}
 	return out, nil

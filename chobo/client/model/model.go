@@ -38,8 +38,9 @@ type Model struct {
 	// the reasons of the book's bounds in the order declared, then
 	// chobo's own.
 	Reasons []string
-	// Expire gives back holds past their deadline; its one argument is
-	// how many at most. Empty on a backend that expires holds itself.
+	// Expire gives back holds past their deadline; its arguments are how
+	// many at most, then a call id, as CallID says. Empty on a backend
+	// that expires holds itself.
 	Expire string
 	// Def is what a TigerBeetle client builds each operation's chain
 	// from, carried in its source as a literal (client/lit). Nil on
@@ -87,9 +88,16 @@ type Operation struct {
 	// (a hold state, or none).
 	Answers string
 	// Statement is what a client sends (PostgreSQL: SQL whose $1 is the
-	// tenant and $2… are Params). Empty on TigerBeetle, where the client
-	// builds a chain from the book's definition instead.
+	// tenant and $2… are Params, then a call id when CallID). Empty on
+	// TigerBeetle, where the client builds a chain from the book's
+	// definition instead.
 	Statement string
+	// CallID: the statement takes one value more, last, the call's id: a
+	// random UUID (version 4) in text form, new for every call and the
+	// same on every sending of it, so that the server answers a client's
+	// own resend as it answered the first sending. Set on PostgreSQL for
+	// do, hold, post and void; status only reads and takes none.
+	CallID bool
 }
 
 // The values of Operation.Takes and Operation.Answers.
@@ -150,6 +158,7 @@ func newTransfer(b *book.Book, t *book.Transfer, pg bool) *Transfer {
 		o := &Operation{Name: name, Takes: takes, Params: params(ps), AmountsOptional: optional, Answers: answers}
 		if pg {
 			o.Statement = postgres.CallSQL(b, t, name)
+			o.CallID = answers == AnswersResult
 		}
 		tr.Operations = append(tr.Operations, o)
 	}

@@ -74,7 +74,8 @@ func TestOperations(t *testing.T) {
 			t.Fatalf("%s has no %s", c.transfer, c.op)
 		}
 		if op.Takes != c.takes || op.Answers != c.answers || op.AmountsOptional != c.optional ||
-			!reflect.DeepEqual(names(op.Params), c.params) || op.Statement != c.statement {
+			!reflect.DeepEqual(names(op.Params), c.params) || op.Statement != c.statement ||
+			op.CallID != (c.op != "status") {
 			t.Errorf("%s.%s = %+v (params %v)", c.transfer, c.op, op, names(op.Params))
 		}
 	}

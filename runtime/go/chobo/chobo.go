@@ -51,8 +51,11 @@ type Result struct {
 	Outcome Outcome
 	Reason  string // set when Outcome is Refused
 	// Resent says the answer is that of the call sent again, with the same
-	// arguments, after its connection was lost while it was out: a
-	// done_before then says the first sending had been applied.
+	// arguments and call id, after its connection was lost while it was
+	// out. The server answers such a sending with what the first one
+	// answered when that one was applied (done, or the refusal with its
+	// reason), so the answer is the call's whichever sending applied it; a
+	// done_before says another call with the same key came first.
 	Resent bool
 }
 

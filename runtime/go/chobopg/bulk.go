@@ -63,10 +63,14 @@ func Pipelined() int64 { return pipelined.Load() }
 // only as a single call would be. A call of a pipeline whose connection
 // broke is answered as a single call would be (ErrOutcomeUnknown, or
 // ErrNotSent for one that never went); over a pool that resends (Resend)
-// such calls go again one by one.
+// such calls go again one by one. Each call of an operation gets an id of
+// its own (callid.go) when the Bulk is sent, which goes with every sending
+// of that call, alone or in a pipeline; the same Op in another Bulk is
+// another call, with another id.
 func Bulk(ctx context.Context, q Querier, ops []Op) []Answer {
 	out := make([]Answer, len(ops))
 	var send []int
+	withIDs := make([]Op, len(ops))
 	for i, op := range ops {
 		if op.Err == nil {
 			op.Err = checkSize(op.Args)
@@ -75,8 +79,13 @@ func Bulk(ctx context.Context, q Querier, ops []Op) []Answer {
 			out[i].Err = op.Err
 			continue
 		}
+		if !op.Status {
+			op.Args = append(op.Args[:len(op.Args):len(op.Args)], NewCallID())
+		}
+		withIDs[i] = op
 		send = append(send, i)
 	}
+	ops = withIDs
 	switch c := unwrap(q).(type) {
 	case *pgxpool.Pool:
 		if len(send) < 2 {
@@ -177,13 +186,13 @@ func resendLost(ctx context.Context, q Querier, ops []Op, at []int, out []Answer
 	}
 }
 
-// one sends a call of a Bulk alone.
+// one sends a call of a Bulk alone, with the call id it has in the Bulk.
 func one(ctx context.Context, q Querier, op Op) Answer {
 	var a Answer
 	if op.Status {
 		a.State, a.Err = Status(ctx, q, op.SQL, op.Args...)
 	} else {
-		a.Result, a.Err = Call(ctx, q, op.SQL, op.Args...)
+		a.Result, a.Err = call(ctx, q, op.SQL, op.Args)
 	}
 	return a
 }

@@ -14,11 +14,14 @@ import (
 // refusal above 10, a malformed call (SQLSTATE 22023) below 0, and a
 // serialization failure on every other try of a key with "retry" in it.
 const bulkSchema = `
-create table done (k text primary key, amt bigint not null);
+create table done (k text primary key, amt bigint not null, id uuid);
 -- a sequence, as its numbers stay taken when the transaction fails
 create sequence tries;
-create function op(t text, k text, amt bigint) returns table(result text, reason text) language plpgsql as $$
+-- A call that finds its key done by a call of the same id is answered
+-- done, as the book's functions answer a call sent again.
+create function op(t text, k text, amt bigint, id uuid) returns table(result text, reason text) language plpgsql as $$
 begin
+  if id is null then raise exception 'no call id' using errcode = '22004'; end if;
   if amt < 0 then raise exception 'negative' using errcode = '22023'; end if;
   if k like '%retry%' then
     if nextval('tries') % 2 = 1 then
@@ -28,15 +31,19 @@ begin
     end if;
   end if;
   if amt > 10 then return query select 'refused', 'too_much'; return; end if;
-  insert into done values (k, amt) on conflict do nothing;
-  if found then return query select 'done', null::text; else return query select 'done_before', null::text; end if;
+  insert into done values (k, amt, id) on conflict do nothing;
+  if found or exists (select 1 from done where done.k = op.k and done.id = op.id) then
+    return query select 'done', null::text;
+  else
+    return query select 'done_before', null::text;
+  end if;
 end $$;
 create function st(t text, k text) returns text language sql as $$ select case when exists (select 1 from done where done.k = st.k) then 'posted' end $$;
 `
 
 func bulkOps(prefix string) ([]Op, []string) {
 	call := func(k string, amt any) Op {
-		return Op{SQL: `select result, reason from op($1, $2, $3)`, Args: []any{"t", prefix + k, amt}}
+		return Op{SQL: `select result, reason from op($1, $2, $3, $4::uuid)`, Args: []any{"t", prefix + k, amt}}
 	}
 	status := func(k string) Op {
 		return Op{SQL: `select st($1, $2)`, Args: []any{"t", prefix + k}, Status: true}
@@ -108,6 +115,17 @@ func TestBulkOnServer(t *testing.T) {
 			if err := pool.QueryRow(ctx, `select count(*) from done where k like $1`, c.name+"-%ghost").Scan(&ghosts); err != nil || ghosts != 0 {
 				t.Errorf("the failed try left %d rows (%v)", ghosts, err)
 			}
+			// Each call its own id, a version 4 UUID: the second call of
+			// "a" above answered done_before, not done.
+			var rows, ids, v4 int
+			if err := pool.QueryRow(ctx, `select count(*), count(distinct id), count(*) filter (where id::text ~ '^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$')
+				from done where k like $1`, c.name+"-%").Scan(&rows, &ids, &v4); err != nil || rows != 3 || ids != rows || v4 != rows {
+				t.Errorf("%d calls done, with %d ids, %d of version 4 (%v)", rows, ids, v4, err)
+			}
+			// The same Op in another Bulk is another call.
+			if again := Bulk(ctx, c.q, ops[:1]); show(again[0]) != "done_before" {
+				t.Errorf("the first call in a second bulk: %s, want done_before", show(again[0]))
+			}
 		})
 	}
 	t.Run("transaction", func(t *testing.T) {
@@ -118,9 +136,9 @@ func TestBulkOnServer(t *testing.T) {
 		defer tx.Rollback(ctx)
 		before := Pipelined()
 		ops := []Op{
-			{SQL: `select result, reason from op($1, $2, $3)`, Args: []any{"t", "tx-a", int64(1)}},
-			{SQL: `select result, reason from op($1, $2, $3)`, Args: []any{"t", "tx-retry", int64(1)}},
-			{SQL: `select result, reason from op($1, $2, $3)`, Args: []any{"t", "tx-b", int64(1)}},
+			{SQL: `select result, reason from op($1, $2, $3, $4::uuid)`, Args: []any{"t", "tx-a", int64(1)}},
+			{SQL: `select result, reason from op($1, $2, $3, $4::uuid)`, Args: []any{"t", "tx-retry", int64(1)}},
+			{SQL: `select result, reason from op($1, $2, $3, $4::uuid)`, Args: []any{"t", "tx-b", int64(1)}},
 		}
 		got := Bulk(ctx, tx, ops)
 		if Pipelined() != before {
@@ -151,7 +169,7 @@ func TestBulkManyCalls(t *testing.T) {
 	n := 2*PipelineMax + 7
 	ops := make([]Op, n)
 	for i := range ops {
-		ops[i] = Op{SQL: `select result, reason from op($1, $2, $3)`, Args: []any{"t", fmt.Sprint("k", i/2), int64(i % 13)}}
+		ops[i] = Op{SQL: `select result, reason from op($1, $2, $3, $4::uuid)`, Args: []any{"t", fmt.Sprint("k", i/2), int64(i % 13)}}
 	}
 	got := Bulk(ctx, pool, ops)
 	for i, a := range got {

@@ -129,7 +129,8 @@ var (
 	// is safe (its key makes a second sending change nothing) and its
 	// answer says which: done_before when the first sending was applied.
 	// Outside a transaction of the caller's, a client sends it again
-	// itself for a while first (Resend).
+	// itself for a while first (Resend), with the call's own id, and the
+	// answer is then what the first sending answered if it was applied.
 	ErrOutcomeUnknown = errors.New("chobo: the connection was lost after the call was sent, so it may or may not have been applied; sending it again with the same arguments is safe, and its answer says which")
 	// ErrNotSent is wrapped by the error of a call that never reached the
 	// server: no connection could be made or used. Nothing was applied.
@@ -164,8 +165,8 @@ type options struct {
 }
 
 // Resend sets how long a call whose connection was lost is sent again,
-// with the same arguments, before its error is returned; 0 returns the
-// error at once. The answer that settles it is returned with
+// with the same arguments and call id, before its error is returned; 0
+// returns the error at once. The answer that settles it is returned with
 // Result.Resent set. Inside a transaction of the caller's a call is never
 // sent again. The context's deadline, when sooner, ends the resending.
 func Resend(d time.Duration) Option {
@@ -414,11 +415,18 @@ func checkSize(args []any) error {
 }
 
 // Call sends an operation (do, hold, post, void), whose statement answers
-// one row of (result, reason).
+// one row of (result, reason). args are the tenant and the parameters: the
+// call's id (callid.go), new for this call, goes after them, the same on
+// every sending of it.
 func Call(ctx context.Context, q Querier, sql string, args ...any) (chobo.Result, error) {
 	if err := checkSize(args); err != nil {
 		return chobo.Result{}, err
 	}
+	return call(ctx, q, sql, append(args[:len(args):len(args)], NewCallID()))
+}
+
+// call sends an operation whose args end with its call id.
+func call(ctx context.Context, q Querier, sql string, args []any) (chobo.Result, error) {
 	var outcome, reason *string
 	again, err := send(ctx, q, sql, args, &outcome, &reason)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"testing"
 	"time"
 
@@ -21,6 +22,7 @@ type script struct {
 	sent    int
 	sql     string
 	args    []any
+	sends   [][]any // the args of every sending, in order
 }
 
 type row struct {
@@ -30,6 +32,7 @@ type row struct {
 
 func (s *script) QueryRow(_ context.Context, sql string, args ...any) pgx.Row {
 	s.sql, s.args = sql, args
+	s.sends = append(s.sends, args)
 	a := s.answers[min(s.sent, len(s.answers)-1)]
 	s.sent++
 	if err, ok := a.(error); ok {
@@ -83,9 +86,66 @@ func TestCallRetriesSerializationFailures(t *testing.T) {
 	if q.sent != 3 {
 		t.Errorf("sent %d times, want 3", q.sent)
 	}
-	// Exec mode first: the statement goes unnamed, never prepared.
-	if len(q.args) != 3 || q.args[0] != pgx.QueryExecModeExec || q.args[1] != "t" || q.args[2] != int64(3) {
+	// Exec mode first: the statement goes unnamed, never prepared. The
+	// call id last, the same on every try.
+	if len(q.args) != 4 || q.args[0] != pgx.QueryExecModeExec || q.args[1] != "t" || q.args[2] != int64(3) || !isCallID(q.args[3]) {
 		t.Errorf("args %v", q.args)
+	}
+	sameID(t, q.sends, 3)
+}
+
+// isCallID says whether v is a call id as the statements take it: a
+// version 4 UUID in lowercase text.
+func isCallID(v any) bool {
+	s, ok := v.(string)
+	return ok && callIDForm.MatchString(s)
+}
+
+var callIDForm = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
+
+// sameID fails unless every sending carried the same call id, last
+// among its values.
+func sameID(t *testing.T, sends [][]any, want int) {
+	t.Helper()
+	if len(sends) != want {
+		t.Errorf("%d sendings, want %d", len(sends), want)
+	}
+	for i, a := range sends {
+		if id := a[len(a)-1]; !isCallID(id) || id != sends[0][len(sends[0])-1] {
+			t.Errorf("sending %d carried the id %v, the first %v", i+1, id, sends[0][len(sends[0])-1])
+		}
+	}
+}
+
+// Every call gets an id of its own, however alike the calls; status and
+// balance reads take none.
+func TestCallIDs(t *testing.T) {
+	ctx := context.Background()
+	seen := map[any]bool{}
+	for range 100 {
+		q := &script{answers: []any{[]any{str("done"), nil}}}
+		if _, err := Call(ctx, q, "select 1", "t", "k", int64(1)); err != nil {
+			t.Fatal(err)
+		}
+		id := q.args[len(q.args)-1]
+		if !isCallID(id) || seen[id] {
+			t.Fatalf("call id %v: not a version 4 UUID, or given twice", id)
+		}
+		seen[id] = true
+	}
+	args := []any{"t", "k"}
+	q := &script{answers: []any{[]any{str("done"), nil}}}
+	Call(ctx, q, "select 1", args...)
+	if len(args) != 2 || len(q.args) != 4 {
+		t.Errorf("the caller's args became %v; sent %v", args, q.args)
+	}
+	q = &script{answers: []any{[]any{str("held")}}}
+	if _, err := Status(ctx, q, "select 1", "t", "k"); err != nil || len(q.args) != 3 {
+		t.Errorf("status sent %v (%v)", q.args, err)
+	}
+	q = &script{answers: []any{[]any{int64(1), int64(0), int64(0)}}}
+	if _, err := ReadBalance(ctx, q, "select 1", "t", "a"); err != nil || len(q.args) != 3 {
+		t.Errorf("balance sent %v (%v)", q.args, err)
 	}
 }
 
@@ -305,6 +365,8 @@ func TestConnectionLost(t *testing.T) {
 			if c.sent >= 0 && s.sent != c.sent {
 				t.Errorf("sent %d times, want %d", s.sent, c.sent)
 			}
+			// Every sending again is the same call: the same id.
+			sameID(t, s.sends, s.sent)
 		})
 	}
 }

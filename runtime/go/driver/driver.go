@@ -827,7 +827,18 @@ func (r *recorder) TraceQueryStart(ctx context.Context, _ *pgx.Conn, q pgx.Trace
 		SQL    string `json:"sql"`
 		Args   []any  `json:"args"`
 	}{SQL: q.SQL, Args: []any{}}
-	for i, a := range q.Args {
+	// pgx sees how to send the statement among the arguments, before
+	// them (chobopg sends every one unnamed): not a value that goes.
+	args := q.Args
+	for len(args) > 0 {
+		switch args[0].(type) {
+		case pgx.QueryExecMode, pgx.QueryResultFormats, pgx.QueryResultFormatsByOID:
+			args = args[1:]
+			continue
+		}
+		break
+	}
+	for i, a := range args {
 		switch v := a.(type) {
 		case int64:
 			a = map[string]string{"amount": strconv.FormatInt(v, 10)}

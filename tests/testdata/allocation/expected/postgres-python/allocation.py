@@ -51,7 +51,7 @@ class Sale:
         check_keywords("sale.do", _unknown)
         return self._backend.call(
             "sale.do",
-            'select result, reason from "allocation"."sale_do"(%s, %s, %s, %s, %s)',
+            'select result, reason from "allocation"."sale_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("sale.do", "order", order),
                 check_text("sale.do", "shop", shop),
@@ -65,7 +65,7 @@ class Sale:
         check_keywords("sale.do", _unknown)
         return self._backend.make_call(
             "sale.do",
-            'select result, reason from "allocation"."sale_do"(%s, %s, %s, %s, %s)',
+            'select result, reason from "allocation"."sale_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("sale.do", "order", order),
                 check_text("sale.do", "shop", shop),
@@ -86,7 +86,7 @@ class Payout:
         check_keywords("payout.do", _unknown)
         return self._backend.call(
             "payout.do",
-            'select result, reason from "allocation"."payout_do"(%s, %s, %s, %s)',
+            'select result, reason from "allocation"."payout_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("payout.do", "payout_id", payout_id),
                 check_text("payout.do", "shop", shop),
@@ -99,7 +99,7 @@ class Payout:
         check_keywords("payout.do", _unknown)
         return self._backend.make_call(
             "payout.do",
-            'select result, reason from "allocation"."payout_do"(%s, %s, %s, %s)',
+            'select result, reason from "allocation"."payout_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("payout.do", "payout_id", payout_id),
                 check_text("payout.do", "shop", shop),
@@ -172,7 +172,7 @@ class Book:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return self._backend.expire('select "allocation".expire(%s)', max)
+        return self._backend.expire('select "allocation".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
@@ -197,7 +197,7 @@ class AsyncSale:
         check_keywords("sale.do", _unknown)
         return await self._backend.call(
             "sale.do",
-            'select result, reason from "allocation"."sale_do"(%s, %s, %s, %s, %s)',
+            'select result, reason from "allocation"."sale_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("sale.do", "order", order),
                 check_text("sale.do", "shop", shop),
@@ -211,7 +211,7 @@ class AsyncSale:
         check_keywords("sale.do", _unknown)
         return self._backend.make_call(
             "sale.do",
-            'select result, reason from "allocation"."sale_do"(%s, %s, %s, %s, %s)',
+            'select result, reason from "allocation"."sale_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("sale.do", "order", order),
                 check_text("sale.do", "shop", shop),
@@ -232,7 +232,7 @@ class AsyncPayout:
         check_keywords("payout.do", _unknown)
         return await self._backend.call(
             "payout.do",
-            'select result, reason from "allocation"."payout_do"(%s, %s, %s, %s)',
+            'select result, reason from "allocation"."payout_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("payout.do", "payout_id", payout_id),
                 check_text("payout.do", "shop", shop),
@@ -245,7 +245,7 @@ class AsyncPayout:
         check_keywords("payout.do", _unknown)
         return self._backend.make_call(
             "payout.do",
-            'select result, reason from "allocation"."payout_do"(%s, %s, %s, %s)',
+            'select result, reason from "allocation"."payout_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("payout.do", "payout_id", payout_id),
                 check_text("payout.do", "shop", shop),
@@ -318,7 +318,7 @@ class AsyncBook:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return await self._backend.expire('select "allocation".expire(%s)', max)
+        return await self._backend.expire('select "allocation".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and

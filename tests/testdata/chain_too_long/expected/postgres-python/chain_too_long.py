@@ -54,7 +54,7 @@ class Fill:
         check_keywords("fill.do", _unknown)
         return self._backend.call(
             "fill.do",
-            'select result, reason from "chain_too_long"."fill_do"(%s, %s, %s, %s)',
+            'select result, reason from "chain_too_long"."fill_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("fill.do", "id", id),
                 check_text("fill.do", "sku", sku),
@@ -67,7 +67,7 @@ class Fill:
         check_keywords("fill.do", _unknown)
         return self._backend.make_call(
             "fill.do",
-            'select result, reason from "chain_too_long"."fill_do"(%s, %s, %s, %s)',
+            'select result, reason from "chain_too_long"."fill_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("fill.do", "id", id),
                 check_text("fill.do", "sku", sku),
@@ -87,7 +87,7 @@ class Spread:
         check_keywords("spread.do", _unknown)
         return self._backend.call(
             "spread.do",
-            'select result, reason from "chain_too_long"."spread_do"(%s, %s, %s, %s)',
+            'select result, reason from "chain_too_long"."spread_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("spread.do", "id", id),
                 check_text("spread.do", "sku", sku),
@@ -100,7 +100,7 @@ class Spread:
         check_keywords("spread.do", _unknown)
         return self._backend.make_call(
             "spread.do",
-            'select result, reason from "chain_too_long"."spread_do"(%s, %s, %s, %s)',
+            'select result, reason from "chain_too_long"."spread_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("spread.do", "id", id),
                 check_text("spread.do", "sku", sku),
@@ -163,7 +163,7 @@ class Book:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return self._backend.expire('select "chain_too_long".expire(%s)', max)
+        return self._backend.expire('select "chain_too_long".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
@@ -188,7 +188,7 @@ class AsyncFill:
         check_keywords("fill.do", _unknown)
         return await self._backend.call(
             "fill.do",
-            'select result, reason from "chain_too_long"."fill_do"(%s, %s, %s, %s)',
+            'select result, reason from "chain_too_long"."fill_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("fill.do", "id", id),
                 check_text("fill.do", "sku", sku),
@@ -201,7 +201,7 @@ class AsyncFill:
         check_keywords("fill.do", _unknown)
         return self._backend.make_call(
             "fill.do",
-            'select result, reason from "chain_too_long"."fill_do"(%s, %s, %s, %s)',
+            'select result, reason from "chain_too_long"."fill_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("fill.do", "id", id),
                 check_text("fill.do", "sku", sku),
@@ -221,7 +221,7 @@ class AsyncSpread:
         check_keywords("spread.do", _unknown)
         return await self._backend.call(
             "spread.do",
-            'select result, reason from "chain_too_long"."spread_do"(%s, %s, %s, %s)',
+            'select result, reason from "chain_too_long"."spread_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("spread.do", "id", id),
                 check_text("spread.do", "sku", sku),
@@ -234,7 +234,7 @@ class AsyncSpread:
         check_keywords("spread.do", _unknown)
         return self._backend.make_call(
             "spread.do",
-            'select result, reason from "chain_too_long"."spread_do"(%s, %s, %s, %s)',
+            'select result, reason from "chain_too_long"."spread_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("spread.do", "id", id),
                 check_text("spread.do", "sku", sku),
@@ -297,7 +297,7 @@ class AsyncBook:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return await self._backend.expire('select "chain_too_long".expire(%s)', max)
+        return await self._backend.expire('select "chain_too_long".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and

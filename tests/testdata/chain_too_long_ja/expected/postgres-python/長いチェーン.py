@@ -54,7 +54,7 @@ class 補充:
         check_keywords("補充.do", _unknown)
         return self._backend.call(
             "補充.do",
-            'select result, reason from "長いチェーン"."補充_do"(%s, %s, %s, %s)',
+            'select result, reason from "長いチェーン"."補充_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("補充.do", "番号", 番号),
                 check_text("補充.do", "sku", sku),
@@ -67,7 +67,7 @@ class 補充:
         check_keywords("補充.do", _unknown)
         return self._backend.make_call(
             "補充.do",
-            'select result, reason from "長いチェーン"."補充_do"(%s, %s, %s, %s)',
+            'select result, reason from "長いチェーン"."補充_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("補充.do", "番号", 番号),
                 check_text("補充.do", "sku", sku),
@@ -87,7 +87,7 @@ class 配分:
         check_keywords("配分.do", _unknown)
         return self._backend.call(
             "配分.do",
-            'select result, reason from "長いチェーン"."配分_do"(%s, %s, %s, %s)',
+            'select result, reason from "長いチェーン"."配分_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("配分.do", "番号", 番号),
                 check_text("配分.do", "sku", sku),
@@ -100,7 +100,7 @@ class 配分:
         check_keywords("配分.do", _unknown)
         return self._backend.make_call(
             "配分.do",
-            'select result, reason from "長いチェーン"."配分_do"(%s, %s, %s, %s)',
+            'select result, reason from "長いチェーン"."配分_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("配分.do", "番号", 番号),
                 check_text("配分.do", "sku", sku),
@@ -163,7 +163,7 @@ class Book:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return self._backend.expire('select "長いチェーン".expire(%s)', max)
+        return self._backend.expire('select "長いチェーン".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
@@ -188,7 +188,7 @@ class Async補充:
         check_keywords("補充.do", _unknown)
         return await self._backend.call(
             "補充.do",
-            'select result, reason from "長いチェーン"."補充_do"(%s, %s, %s, %s)',
+            'select result, reason from "長いチェーン"."補充_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("補充.do", "番号", 番号),
                 check_text("補充.do", "sku", sku),
@@ -201,7 +201,7 @@ class Async補充:
         check_keywords("補充.do", _unknown)
         return self._backend.make_call(
             "補充.do",
-            'select result, reason from "長いチェーン"."補充_do"(%s, %s, %s, %s)',
+            'select result, reason from "長いチェーン"."補充_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("補充.do", "番号", 番号),
                 check_text("補充.do", "sku", sku),
@@ -221,7 +221,7 @@ class Async配分:
         check_keywords("配分.do", _unknown)
         return await self._backend.call(
             "配分.do",
-            'select result, reason from "長いチェーン"."配分_do"(%s, %s, %s, %s)',
+            'select result, reason from "長いチェーン"."配分_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("配分.do", "番号", 番号),
                 check_text("配分.do", "sku", sku),
@@ -234,7 +234,7 @@ class Async配分:
         check_keywords("配分.do", _unknown)
         return self._backend.make_call(
             "配分.do",
-            'select result, reason from "長いチェーン"."配分_do"(%s, %s, %s, %s)',
+            'select result, reason from "長いチェーン"."配分_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("配分.do", "番号", 番号),
                 check_text("配分.do", "sku", sku),
@@ -297,7 +297,7 @@ class AsyncBook:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return await self._backend.expire('select "長いチェーン".expire(%s)', max)
+        return await self._backend.expire('select "長いチェーン".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and

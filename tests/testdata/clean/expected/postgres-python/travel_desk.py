@@ -55,7 +55,7 @@ class TopUp:
         check_keywords("top_up.do", _unknown)
         return self._backend.call(
             "top_up.do",
-            'select result, reason from "travel_desk"."top_up_do"(%s, %s, %s, %s)',
+            'select result, reason from "travel_desk"."top_up_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("top_up.do", "receipt", receipt),
                 check_text("top_up.do", "member", member),
@@ -68,7 +68,7 @@ class TopUp:
         check_keywords("top_up.do", _unknown)
         return self._backend.make_call(
             "top_up.do",
-            'select result, reason from "travel_desk"."top_up_do"(%s, %s, %s, %s)',
+            'select result, reason from "travel_desk"."top_up_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("top_up.do", "receipt", receipt),
                 check_text("top_up.do", "member", member),
@@ -88,7 +88,7 @@ class OpenTourDay:
         check_keywords("open_tour_day.do", _unknown)
         return self._backend.call(
             "open_tour_day.do",
-            'select result, reason from "travel_desk"."open_tour_day_do"(%s, %s, %s, %s)',
+            'select result, reason from "travel_desk"."open_tour_day_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("open_tour_day.do", "tour", tour),
                 check_text("open_tour_day.do", "day", day),
@@ -101,7 +101,7 @@ class OpenTourDay:
         check_keywords("open_tour_day.do", _unknown)
         return self._backend.make_call(
             "open_tour_day.do",
-            'select result, reason from "travel_desk"."open_tour_day_do"(%s, %s, %s, %s)',
+            'select result, reason from "travel_desk"."open_tour_day_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("open_tour_day.do", "tour", tour),
                 check_text("open_tour_day.do", "day", day),
@@ -121,7 +121,7 @@ class BookSeat:
         check_keywords("book_seat.hold", _unknown)
         return self._backend.call(
             "book_seat.hold",
-            'select result, reason from "travel_desk"."book_seat_hold"(%s, %s, %s, %s, %s, %s)',
+            'select result, reason from "travel_desk"."book_seat_hold"(%s, %s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("book_seat.hold", "booking", booking),
                 check_text("book_seat.hold", "member", member),
@@ -136,7 +136,7 @@ class BookSeat:
         check_keywords("book_seat.hold", _unknown)
         return self._backend.make_call(
             "book_seat.hold",
-            'select result, reason from "travel_desk"."book_seat_hold"(%s, %s, %s, %s, %s, %s)',
+            'select result, reason from "travel_desk"."book_seat_hold"(%s, %s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("book_seat.hold", "booking", booking),
                 check_text("book_seat.hold", "member", member),
@@ -151,7 +151,7 @@ class BookSeat:
         check_keywords("book_seat.post", _unknown)
         return self._backend.call(
             "book_seat.post",
-            'select result, reason from "travel_desk"."book_seat_post"(%s, %s, %s)',
+            'select result, reason from "travel_desk"."book_seat_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("book_seat.post", "booking", booking),
                 *_post_values("book_seat.post", ("price", price)),
@@ -163,7 +163,7 @@ class BookSeat:
         check_keywords("book_seat.post", _unknown)
         return self._backend.make_call(
             "book_seat.post",
-            'select result, reason from "travel_desk"."book_seat_post"(%s, %s, %s)',
+            'select result, reason from "travel_desk"."book_seat_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("book_seat.post", "booking", booking),
                 *_post_values("book_seat.post", ("price", price)),
@@ -175,7 +175,7 @@ class BookSeat:
         check_keywords("book_seat.void", _unknown)
         return self._backend.call(
             "book_seat.void",
-            'select result, reason from "travel_desk"."book_seat_void"(%s, %s)',
+            'select result, reason from "travel_desk"."book_seat_void"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("book_seat.void", "booking", booking),
             ],
@@ -186,7 +186,7 @@ class BookSeat:
         check_keywords("book_seat.void", _unknown)
         return self._backend.make_call(
             "book_seat.void",
-            'select result, reason from "travel_desk"."book_seat_void"(%s, %s)',
+            'select result, reason from "travel_desk"."book_seat_void"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("book_seat.void", "booking", booking),
             ],
@@ -227,7 +227,7 @@ class GroupHold:
         check_keywords("group_hold.hold", _unknown)
         return self._backend.call(
             "group_hold.hold",
-            'select result, reason from "travel_desk"."group_hold_hold"(%s, %s, %s, %s, %s)',
+            'select result, reason from "travel_desk"."group_hold_hold"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("group_hold.hold", "group", group),
                 check_text("group_hold.hold", "tour", tour),
@@ -241,7 +241,7 @@ class GroupHold:
         check_keywords("group_hold.hold", _unknown)
         return self._backend.make_call(
             "group_hold.hold",
-            'select result, reason from "travel_desk"."group_hold_hold"(%s, %s, %s, %s, %s)',
+            'select result, reason from "travel_desk"."group_hold_hold"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("group_hold.hold", "group", group),
                 check_text("group_hold.hold", "tour", tour),
@@ -255,7 +255,7 @@ class GroupHold:
         check_keywords("group_hold.post", _unknown)
         return self._backend.call(
             "group_hold.post",
-            'select result, reason from "travel_desk"."group_hold_post"(%s, %s, %s, %s, %s)',
+            'select result, reason from "travel_desk"."group_hold_post"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("group_hold.post", "group", group),
                 check_text("group_hold.post", "tour", tour),
@@ -269,7 +269,7 @@ class GroupHold:
         check_keywords("group_hold.post", _unknown)
         return self._backend.make_call(
             "group_hold.post",
-            'select result, reason from "travel_desk"."group_hold_post"(%s, %s, %s, %s, %s)',
+            'select result, reason from "travel_desk"."group_hold_post"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("group_hold.post", "group", group),
                 check_text("group_hold.post", "tour", tour),
@@ -283,7 +283,7 @@ class GroupHold:
         check_keywords("group_hold.void", _unknown)
         return self._backend.call(
             "group_hold.void",
-            'select result, reason from "travel_desk"."group_hold_void"(%s, %s, %s, %s)',
+            'select result, reason from "travel_desk"."group_hold_void"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("group_hold.void", "group", group),
                 check_text("group_hold.void", "tour", tour),
@@ -296,7 +296,7 @@ class GroupHold:
         check_keywords("group_hold.void", _unknown)
         return self._backend.make_call(
             "group_hold.void",
-            'select result, reason from "travel_desk"."group_hold_void"(%s, %s, %s, %s)',
+            'select result, reason from "travel_desk"."group_hold_void"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("group_hold.void", "group", group),
                 check_text("group_hold.void", "tour", tour),
@@ -343,7 +343,7 @@ class PayOperator:
         check_keywords("pay_operator.do", _unknown)
         return self._backend.call(
             "pay_operator.do",
-            'select result, reason from "travel_desk"."pay_operator_do"(%s, %s, %s)',
+            'select result, reason from "travel_desk"."pay_operator_do"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("pay_operator.do", "statement", statement),
                 check_amount("pay_operator.do", "amount", amount),
@@ -355,7 +355,7 @@ class PayOperator:
         check_keywords("pay_operator.do", _unknown)
         return self._backend.make_call(
             "pay_operator.do",
-            'select result, reason from "travel_desk"."pay_operator_do"(%s, %s, %s)',
+            'select result, reason from "travel_desk"."pay_operator_do"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("pay_operator.do", "statement", statement),
                 check_amount("pay_operator.do", "amount", amount),
@@ -463,7 +463,7 @@ class Book:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return self._backend.expire('select "travel_desk".expire(%s)', max)
+        return self._backend.expire('select "travel_desk".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
@@ -488,7 +488,7 @@ class AsyncTopUp:
         check_keywords("top_up.do", _unknown)
         return await self._backend.call(
             "top_up.do",
-            'select result, reason from "travel_desk"."top_up_do"(%s, %s, %s, %s)',
+            'select result, reason from "travel_desk"."top_up_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("top_up.do", "receipt", receipt),
                 check_text("top_up.do", "member", member),
@@ -501,7 +501,7 @@ class AsyncTopUp:
         check_keywords("top_up.do", _unknown)
         return self._backend.make_call(
             "top_up.do",
-            'select result, reason from "travel_desk"."top_up_do"(%s, %s, %s, %s)',
+            'select result, reason from "travel_desk"."top_up_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("top_up.do", "receipt", receipt),
                 check_text("top_up.do", "member", member),
@@ -521,7 +521,7 @@ class AsyncOpenTourDay:
         check_keywords("open_tour_day.do", _unknown)
         return await self._backend.call(
             "open_tour_day.do",
-            'select result, reason from "travel_desk"."open_tour_day_do"(%s, %s, %s, %s)',
+            'select result, reason from "travel_desk"."open_tour_day_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("open_tour_day.do", "tour", tour),
                 check_text("open_tour_day.do", "day", day),
@@ -534,7 +534,7 @@ class AsyncOpenTourDay:
         check_keywords("open_tour_day.do", _unknown)
         return self._backend.make_call(
             "open_tour_day.do",
-            'select result, reason from "travel_desk"."open_tour_day_do"(%s, %s, %s, %s)',
+            'select result, reason from "travel_desk"."open_tour_day_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("open_tour_day.do", "tour", tour),
                 check_text("open_tour_day.do", "day", day),
@@ -554,7 +554,7 @@ class AsyncBookSeat:
         check_keywords("book_seat.hold", _unknown)
         return await self._backend.call(
             "book_seat.hold",
-            'select result, reason from "travel_desk"."book_seat_hold"(%s, %s, %s, %s, %s, %s)',
+            'select result, reason from "travel_desk"."book_seat_hold"(%s, %s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("book_seat.hold", "booking", booking),
                 check_text("book_seat.hold", "member", member),
@@ -569,7 +569,7 @@ class AsyncBookSeat:
         check_keywords("book_seat.hold", _unknown)
         return self._backend.make_call(
             "book_seat.hold",
-            'select result, reason from "travel_desk"."book_seat_hold"(%s, %s, %s, %s, %s, %s)',
+            'select result, reason from "travel_desk"."book_seat_hold"(%s, %s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("book_seat.hold", "booking", booking),
                 check_text("book_seat.hold", "member", member),
@@ -584,7 +584,7 @@ class AsyncBookSeat:
         check_keywords("book_seat.post", _unknown)
         return await self._backend.call(
             "book_seat.post",
-            'select result, reason from "travel_desk"."book_seat_post"(%s, %s, %s)',
+            'select result, reason from "travel_desk"."book_seat_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("book_seat.post", "booking", booking),
                 *_post_values("book_seat.post", ("price", price)),
@@ -596,7 +596,7 @@ class AsyncBookSeat:
         check_keywords("book_seat.post", _unknown)
         return self._backend.make_call(
             "book_seat.post",
-            'select result, reason from "travel_desk"."book_seat_post"(%s, %s, %s)',
+            'select result, reason from "travel_desk"."book_seat_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("book_seat.post", "booking", booking),
                 *_post_values("book_seat.post", ("price", price)),
@@ -608,7 +608,7 @@ class AsyncBookSeat:
         check_keywords("book_seat.void", _unknown)
         return await self._backend.call(
             "book_seat.void",
-            'select result, reason from "travel_desk"."book_seat_void"(%s, %s)',
+            'select result, reason from "travel_desk"."book_seat_void"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("book_seat.void", "booking", booking),
             ],
@@ -619,7 +619,7 @@ class AsyncBookSeat:
         check_keywords("book_seat.void", _unknown)
         return self._backend.make_call(
             "book_seat.void",
-            'select result, reason from "travel_desk"."book_seat_void"(%s, %s)',
+            'select result, reason from "travel_desk"."book_seat_void"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("book_seat.void", "booking", booking),
             ],
@@ -660,7 +660,7 @@ class AsyncGroupHold:
         check_keywords("group_hold.hold", _unknown)
         return await self._backend.call(
             "group_hold.hold",
-            'select result, reason from "travel_desk"."group_hold_hold"(%s, %s, %s, %s, %s)',
+            'select result, reason from "travel_desk"."group_hold_hold"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("group_hold.hold", "group", group),
                 check_text("group_hold.hold", "tour", tour),
@@ -674,7 +674,7 @@ class AsyncGroupHold:
         check_keywords("group_hold.hold", _unknown)
         return self._backend.make_call(
             "group_hold.hold",
-            'select result, reason from "travel_desk"."group_hold_hold"(%s, %s, %s, %s, %s)',
+            'select result, reason from "travel_desk"."group_hold_hold"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("group_hold.hold", "group", group),
                 check_text("group_hold.hold", "tour", tour),
@@ -688,7 +688,7 @@ class AsyncGroupHold:
         check_keywords("group_hold.post", _unknown)
         return await self._backend.call(
             "group_hold.post",
-            'select result, reason from "travel_desk"."group_hold_post"(%s, %s, %s, %s, %s)',
+            'select result, reason from "travel_desk"."group_hold_post"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("group_hold.post", "group", group),
                 check_text("group_hold.post", "tour", tour),
@@ -702,7 +702,7 @@ class AsyncGroupHold:
         check_keywords("group_hold.post", _unknown)
         return self._backend.make_call(
             "group_hold.post",
-            'select result, reason from "travel_desk"."group_hold_post"(%s, %s, %s, %s, %s)',
+            'select result, reason from "travel_desk"."group_hold_post"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("group_hold.post", "group", group),
                 check_text("group_hold.post", "tour", tour),
@@ -716,7 +716,7 @@ class AsyncGroupHold:
         check_keywords("group_hold.void", _unknown)
         return await self._backend.call(
             "group_hold.void",
-            'select result, reason from "travel_desk"."group_hold_void"(%s, %s, %s, %s)',
+            'select result, reason from "travel_desk"."group_hold_void"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("group_hold.void", "group", group),
                 check_text("group_hold.void", "tour", tour),
@@ -729,7 +729,7 @@ class AsyncGroupHold:
         check_keywords("group_hold.void", _unknown)
         return self._backend.make_call(
             "group_hold.void",
-            'select result, reason from "travel_desk"."group_hold_void"(%s, %s, %s, %s)',
+            'select result, reason from "travel_desk"."group_hold_void"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("group_hold.void", "group", group),
                 check_text("group_hold.void", "tour", tour),
@@ -776,7 +776,7 @@ class AsyncPayOperator:
         check_keywords("pay_operator.do", _unknown)
         return await self._backend.call(
             "pay_operator.do",
-            'select result, reason from "travel_desk"."pay_operator_do"(%s, %s, %s)',
+            'select result, reason from "travel_desk"."pay_operator_do"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("pay_operator.do", "statement", statement),
                 check_amount("pay_operator.do", "amount", amount),
@@ -788,7 +788,7 @@ class AsyncPayOperator:
         check_keywords("pay_operator.do", _unknown)
         return self._backend.make_call(
             "pay_operator.do",
-            'select result, reason from "travel_desk"."pay_operator_do"(%s, %s, %s)',
+            'select result, reason from "travel_desk"."pay_operator_do"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("pay_operator.do", "statement", statement),
                 check_amount("pay_operator.do", "amount", amount),
@@ -896,7 +896,7 @@ class AsyncBook:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return await self._backend.expire('select "travel_desk".expire(%s)', max)
+        return await self._backend.expire('select "travel_desk".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and

@@ -55,7 +55,7 @@ class チャージ:
         check_keywords("チャージ.do", _unknown)
         return self._backend.call(
             "チャージ.do",
-            'select result, reason from "旅行の窓口"."チャージ_do"(%s, %s, %s, %s)',
+            'select result, reason from "旅行の窓口"."チャージ_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("チャージ.do", "受付番号", 受付番号),
                 check_text("チャージ.do", "会員", 会員),
@@ -68,7 +68,7 @@ class チャージ:
         check_keywords("チャージ.do", _unknown)
         return self._backend.make_call(
             "チャージ.do",
-            'select result, reason from "旅行の窓口"."チャージ_do"(%s, %s, %s, %s)',
+            'select result, reason from "旅行の窓口"."チャージ_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("チャージ.do", "受付番号", 受付番号),
                 check_text("チャージ.do", "会員", 会員),
@@ -88,7 +88,7 @@ class 催行日の設定:
         check_keywords("催行日の設定.do", _unknown)
         return self._backend.call(
             "催行日の設定.do",
-            'select result, reason from "旅行の窓口"."催行日の設定_do"(%s, %s, %s, %s)',
+            'select result, reason from "旅行の窓口"."催行日の設定_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("催行日の設定.do", "ツアー", ツアー),
                 check_text("催行日の設定.do", "day", day),
@@ -101,7 +101,7 @@ class 催行日の設定:
         check_keywords("催行日の設定.do", _unknown)
         return self._backend.make_call(
             "催行日の設定.do",
-            'select result, reason from "旅行の窓口"."催行日の設定_do"(%s, %s, %s, %s)',
+            'select result, reason from "旅行の窓口"."催行日の設定_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("催行日の設定.do", "ツアー", ツアー),
                 check_text("催行日の設定.do", "day", day),
@@ -121,7 +121,7 @@ class 座席予約:
         check_keywords("座席予約.hold", _unknown)
         return self._backend.call(
             "座席予約.hold",
-            'select result, reason from "旅行の窓口"."座席予約_hold"(%s, %s, %s, %s, %s, %s)',
+            'select result, reason from "旅行の窓口"."座席予約_hold"(%s, %s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("座席予約.hold", "予約番号", 予約番号),
                 check_text("座席予約.hold", "会員", 会員),
@@ -136,7 +136,7 @@ class 座席予約:
         check_keywords("座席予約.hold", _unknown)
         return self._backend.make_call(
             "座席予約.hold",
-            'select result, reason from "旅行の窓口"."座席予約_hold"(%s, %s, %s, %s, %s, %s)',
+            'select result, reason from "旅行の窓口"."座席予約_hold"(%s, %s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("座席予約.hold", "予約番号", 予約番号),
                 check_text("座席予約.hold", "会員", 会員),
@@ -151,7 +151,7 @@ class 座席予約:
         check_keywords("座席予約.post", _unknown)
         return self._backend.call(
             "座席予約.post",
-            'select result, reason from "旅行の窓口"."座席予約_post"(%s, %s, %s)',
+            'select result, reason from "旅行の窓口"."座席予約_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("座席予約.post", "予約番号", 予約番号),
                 *_post_values("座席予約.post", ("代金", 代金)),
@@ -163,7 +163,7 @@ class 座席予約:
         check_keywords("座席予約.post", _unknown)
         return self._backend.make_call(
             "座席予約.post",
-            'select result, reason from "旅行の窓口"."座席予約_post"(%s, %s, %s)',
+            'select result, reason from "旅行の窓口"."座席予約_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("座席予約.post", "予約番号", 予約番号),
                 *_post_values("座席予約.post", ("代金", 代金)),
@@ -175,7 +175,7 @@ class 座席予約:
         check_keywords("座席予約.void", _unknown)
         return self._backend.call(
             "座席予約.void",
-            'select result, reason from "旅行の窓口"."座席予約_void"(%s, %s)',
+            'select result, reason from "旅行の窓口"."座席予約_void"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("座席予約.void", "予約番号", 予約番号),
             ],
@@ -186,7 +186,7 @@ class 座席予約:
         check_keywords("座席予約.void", _unknown)
         return self._backend.make_call(
             "座席予約.void",
-            'select result, reason from "旅行の窓口"."座席予約_void"(%s, %s)',
+            'select result, reason from "旅行の窓口"."座席予約_void"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("座席予約.void", "予約番号", 予約番号),
             ],
@@ -227,7 +227,7 @@ class 団体の仮押さえ:
         check_keywords("団体の仮押さえ.hold", _unknown)
         return self._backend.call(
             "団体の仮押さえ.hold",
-            'select result, reason from "旅行の窓口"."団体の仮押さえ_hold"(%s, %s, %s, %s, %s)',
+            'select result, reason from "旅行の窓口"."団体の仮押さえ_hold"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("団体の仮押さえ.hold", "団体", 団体),
                 check_text("団体の仮押さえ.hold", "ツアー", ツアー),
@@ -241,7 +241,7 @@ class 団体の仮押さえ:
         check_keywords("団体の仮押さえ.hold", _unknown)
         return self._backend.make_call(
             "団体の仮押さえ.hold",
-            'select result, reason from "旅行の窓口"."団体の仮押さえ_hold"(%s, %s, %s, %s, %s)',
+            'select result, reason from "旅行の窓口"."団体の仮押さえ_hold"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("団体の仮押さえ.hold", "団体", 団体),
                 check_text("団体の仮押さえ.hold", "ツアー", ツアー),
@@ -255,7 +255,7 @@ class 団体の仮押さえ:
         check_keywords("団体の仮押さえ.post", _unknown)
         return self._backend.call(
             "団体の仮押さえ.post",
-            'select result, reason from "旅行の窓口"."団体の仮押さえ_post"(%s, %s, %s, %s, %s)',
+            'select result, reason from "旅行の窓口"."団体の仮押さえ_post"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("団体の仮押さえ.post", "団体", 団体),
                 check_text("団体の仮押さえ.post", "ツアー", ツアー),
@@ -269,7 +269,7 @@ class 団体の仮押さえ:
         check_keywords("団体の仮押さえ.post", _unknown)
         return self._backend.make_call(
             "団体の仮押さえ.post",
-            'select result, reason from "旅行の窓口"."団体の仮押さえ_post"(%s, %s, %s, %s, %s)',
+            'select result, reason from "旅行の窓口"."団体の仮押さえ_post"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("団体の仮押さえ.post", "団体", 団体),
                 check_text("団体の仮押さえ.post", "ツアー", ツアー),
@@ -283,7 +283,7 @@ class 団体の仮押さえ:
         check_keywords("団体の仮押さえ.void", _unknown)
         return self._backend.call(
             "団体の仮押さえ.void",
-            'select result, reason from "旅行の窓口"."団体の仮押さえ_void"(%s, %s, %s, %s)',
+            'select result, reason from "旅行の窓口"."団体の仮押さえ_void"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("団体の仮押さえ.void", "団体", 団体),
                 check_text("団体の仮押さえ.void", "ツアー", ツアー),
@@ -296,7 +296,7 @@ class 団体の仮押さえ:
         check_keywords("団体の仮押さえ.void", _unknown)
         return self._backend.make_call(
             "団体の仮押さえ.void",
-            'select result, reason from "旅行の窓口"."団体の仮押さえ_void"(%s, %s, %s, %s)',
+            'select result, reason from "旅行の窓口"."団体の仮押さえ_void"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("団体の仮押さえ.void", "団体", 団体),
                 check_text("団体の仮押さえ.void", "ツアー", ツアー),
@@ -343,7 +343,7 @@ class 催行会社への支払:
         check_keywords("催行会社への支払.do", _unknown)
         return self._backend.call(
             "催行会社への支払.do",
-            'select result, reason from "旅行の窓口"."催行会社への支払_do"(%s, %s, %s)',
+            'select result, reason from "旅行の窓口"."催行会社への支払_do"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("催行会社への支払.do", "明細", 明細),
                 check_amount("催行会社への支払.do", "額", 額),
@@ -355,7 +355,7 @@ class 催行会社への支払:
         check_keywords("催行会社への支払.do", _unknown)
         return self._backend.make_call(
             "催行会社への支払.do",
-            'select result, reason from "旅行の窓口"."催行会社への支払_do"(%s, %s, %s)',
+            'select result, reason from "旅行の窓口"."催行会社への支払_do"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("催行会社への支払.do", "明細", 明細),
                 check_amount("催行会社への支払.do", "額", 額),
@@ -463,7 +463,7 @@ class Book:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return self._backend.expire('select "旅行の窓口".expire(%s)', max)
+        return self._backend.expire('select "旅行の窓口".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
@@ -488,7 +488,7 @@ class Asyncチャージ:
         check_keywords("チャージ.do", _unknown)
         return await self._backend.call(
             "チャージ.do",
-            'select result, reason from "旅行の窓口"."チャージ_do"(%s, %s, %s, %s)',
+            'select result, reason from "旅行の窓口"."チャージ_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("チャージ.do", "受付番号", 受付番号),
                 check_text("チャージ.do", "会員", 会員),
@@ -501,7 +501,7 @@ class Asyncチャージ:
         check_keywords("チャージ.do", _unknown)
         return self._backend.make_call(
             "チャージ.do",
-            'select result, reason from "旅行の窓口"."チャージ_do"(%s, %s, %s, %s)',
+            'select result, reason from "旅行の窓口"."チャージ_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("チャージ.do", "受付番号", 受付番号),
                 check_text("チャージ.do", "会員", 会員),
@@ -521,7 +521,7 @@ class Async催行日の設定:
         check_keywords("催行日の設定.do", _unknown)
         return await self._backend.call(
             "催行日の設定.do",
-            'select result, reason from "旅行の窓口"."催行日の設定_do"(%s, %s, %s, %s)',
+            'select result, reason from "旅行の窓口"."催行日の設定_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("催行日の設定.do", "ツアー", ツアー),
                 check_text("催行日の設定.do", "day", day),
@@ -534,7 +534,7 @@ class Async催行日の設定:
         check_keywords("催行日の設定.do", _unknown)
         return self._backend.make_call(
             "催行日の設定.do",
-            'select result, reason from "旅行の窓口"."催行日の設定_do"(%s, %s, %s, %s)',
+            'select result, reason from "旅行の窓口"."催行日の設定_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("催行日の設定.do", "ツアー", ツアー),
                 check_text("催行日の設定.do", "day", day),
@@ -554,7 +554,7 @@ class Async座席予約:
         check_keywords("座席予約.hold", _unknown)
         return await self._backend.call(
             "座席予約.hold",
-            'select result, reason from "旅行の窓口"."座席予約_hold"(%s, %s, %s, %s, %s, %s)',
+            'select result, reason from "旅行の窓口"."座席予約_hold"(%s, %s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("座席予約.hold", "予約番号", 予約番号),
                 check_text("座席予約.hold", "会員", 会員),
@@ -569,7 +569,7 @@ class Async座席予約:
         check_keywords("座席予約.hold", _unknown)
         return self._backend.make_call(
             "座席予約.hold",
-            'select result, reason from "旅行の窓口"."座席予約_hold"(%s, %s, %s, %s, %s, %s)',
+            'select result, reason from "旅行の窓口"."座席予約_hold"(%s, %s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("座席予約.hold", "予約番号", 予約番号),
                 check_text("座席予約.hold", "会員", 会員),
@@ -584,7 +584,7 @@ class Async座席予約:
         check_keywords("座席予約.post", _unknown)
         return await self._backend.call(
             "座席予約.post",
-            'select result, reason from "旅行の窓口"."座席予約_post"(%s, %s, %s)',
+            'select result, reason from "旅行の窓口"."座席予約_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("座席予約.post", "予約番号", 予約番号),
                 *_post_values("座席予約.post", ("代金", 代金)),
@@ -596,7 +596,7 @@ class Async座席予約:
         check_keywords("座席予約.post", _unknown)
         return self._backend.make_call(
             "座席予約.post",
-            'select result, reason from "旅行の窓口"."座席予約_post"(%s, %s, %s)',
+            'select result, reason from "旅行の窓口"."座席予約_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("座席予約.post", "予約番号", 予約番号),
                 *_post_values("座席予約.post", ("代金", 代金)),
@@ -608,7 +608,7 @@ class Async座席予約:
         check_keywords("座席予約.void", _unknown)
         return await self._backend.call(
             "座席予約.void",
-            'select result, reason from "旅行の窓口"."座席予約_void"(%s, %s)',
+            'select result, reason from "旅行の窓口"."座席予約_void"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("座席予約.void", "予約番号", 予約番号),
             ],
@@ -619,7 +619,7 @@ class Async座席予約:
         check_keywords("座席予約.void", _unknown)
         return self._backend.make_call(
             "座席予約.void",
-            'select result, reason from "旅行の窓口"."座席予約_void"(%s, %s)',
+            'select result, reason from "旅行の窓口"."座席予約_void"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("座席予約.void", "予約番号", 予約番号),
             ],
@@ -660,7 +660,7 @@ class Async団体の仮押さえ:
         check_keywords("団体の仮押さえ.hold", _unknown)
         return await self._backend.call(
             "団体の仮押さえ.hold",
-            'select result, reason from "旅行の窓口"."団体の仮押さえ_hold"(%s, %s, %s, %s, %s)',
+            'select result, reason from "旅行の窓口"."団体の仮押さえ_hold"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("団体の仮押さえ.hold", "団体", 団体),
                 check_text("団体の仮押さえ.hold", "ツアー", ツアー),
@@ -674,7 +674,7 @@ class Async団体の仮押さえ:
         check_keywords("団体の仮押さえ.hold", _unknown)
         return self._backend.make_call(
             "団体の仮押さえ.hold",
-            'select result, reason from "旅行の窓口"."団体の仮押さえ_hold"(%s, %s, %s, %s, %s)',
+            'select result, reason from "旅行の窓口"."団体の仮押さえ_hold"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("団体の仮押さえ.hold", "団体", 団体),
                 check_text("団体の仮押さえ.hold", "ツアー", ツアー),
@@ -688,7 +688,7 @@ class Async団体の仮押さえ:
         check_keywords("団体の仮押さえ.post", _unknown)
         return await self._backend.call(
             "団体の仮押さえ.post",
-            'select result, reason from "旅行の窓口"."団体の仮押さえ_post"(%s, %s, %s, %s, %s)',
+            'select result, reason from "旅行の窓口"."団体の仮押さえ_post"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("団体の仮押さえ.post", "団体", 団体),
                 check_text("団体の仮押さえ.post", "ツアー", ツアー),
@@ -702,7 +702,7 @@ class Async団体の仮押さえ:
         check_keywords("団体の仮押さえ.post", _unknown)
         return self._backend.make_call(
             "団体の仮押さえ.post",
-            'select result, reason from "旅行の窓口"."団体の仮押さえ_post"(%s, %s, %s, %s, %s)',
+            'select result, reason from "旅行の窓口"."団体の仮押さえ_post"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("団体の仮押さえ.post", "団体", 団体),
                 check_text("団体の仮押さえ.post", "ツアー", ツアー),
@@ -716,7 +716,7 @@ class Async団体の仮押さえ:
         check_keywords("団体の仮押さえ.void", _unknown)
         return await self._backend.call(
             "団体の仮押さえ.void",
-            'select result, reason from "旅行の窓口"."団体の仮押さえ_void"(%s, %s, %s, %s)',
+            'select result, reason from "旅行の窓口"."団体の仮押さえ_void"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("団体の仮押さえ.void", "団体", 団体),
                 check_text("団体の仮押さえ.void", "ツアー", ツアー),
@@ -729,7 +729,7 @@ class Async団体の仮押さえ:
         check_keywords("団体の仮押さえ.void", _unknown)
         return self._backend.make_call(
             "団体の仮押さえ.void",
-            'select result, reason from "旅行の窓口"."団体の仮押さえ_void"(%s, %s, %s, %s)',
+            'select result, reason from "旅行の窓口"."団体の仮押さえ_void"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("団体の仮押さえ.void", "団体", 団体),
                 check_text("団体の仮押さえ.void", "ツアー", ツアー),
@@ -776,7 +776,7 @@ class Async催行会社への支払:
         check_keywords("催行会社への支払.do", _unknown)
         return await self._backend.call(
             "催行会社への支払.do",
-            'select result, reason from "旅行の窓口"."催行会社への支払_do"(%s, %s, %s)',
+            'select result, reason from "旅行の窓口"."催行会社への支払_do"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("催行会社への支払.do", "明細", 明細),
                 check_amount("催行会社への支払.do", "額", 額),
@@ -788,7 +788,7 @@ class Async催行会社への支払:
         check_keywords("催行会社への支払.do", _unknown)
         return self._backend.make_call(
             "催行会社への支払.do",
-            'select result, reason from "旅行の窓口"."催行会社への支払_do"(%s, %s, %s)',
+            'select result, reason from "旅行の窓口"."催行会社への支払_do"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("催行会社への支払.do", "明細", 明細),
                 check_amount("催行会社への支払.do", "額", 額),
@@ -896,7 +896,7 @@ class AsyncBook:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return await self._backend.expire('select "旅行の窓口".expire(%s)', max)
+        return await self._backend.expire('select "旅行の窓口".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and

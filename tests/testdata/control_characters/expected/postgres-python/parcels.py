@@ -52,7 +52,7 @@ class DropOff:
         check_keywords("drop_off.do", _unknown)
         return self._backend.call(
             "drop_off.do",
-            'select result, reason from "parcels"."drop_off_do"(%s, %s, %s, %s)',
+            'select result, reason from "parcels"."drop_off_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("drop_off.do", "slip", slip),
                 check_text("drop_off.do", "site", site),
@@ -65,7 +65,7 @@ class DropOff:
         check_keywords("drop_off.do", _unknown)
         return self._backend.make_call(
             "drop_off.do",
-            'select result, reason from "parcels"."drop_off_do"(%s, %s, %s, %s)',
+            'select result, reason from "parcels"."drop_off_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("drop_off.do", "slip", slip),
                 check_text("drop_off.do", "site", site),
@@ -85,7 +85,7 @@ class PickUp:
         check_keywords("pick_up.hold", _unknown)
         return self._backend.call(
             "pick_up.hold",
-            'select result, reason from "parcels"."pick_up_hold"(%s, %s, %s, %s)',
+            'select result, reason from "parcels"."pick_up_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("pick_up.hold", "code", code),
                 check_text("pick_up.hold", "site", site),
@@ -98,7 +98,7 @@ class PickUp:
         check_keywords("pick_up.hold", _unknown)
         return self._backend.make_call(
             "pick_up.hold",
-            'select result, reason from "parcels"."pick_up_hold"(%s, %s, %s, %s)',
+            'select result, reason from "parcels"."pick_up_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("pick_up.hold", "code", code),
                 check_text("pick_up.hold", "site", site),
@@ -111,7 +111,7 @@ class PickUp:
         check_keywords("pick_up.post", _unknown)
         return self._backend.call(
             "pick_up.post",
-            'select result, reason from "parcels"."pick_up_post"(%s, %s, %s, %s)',
+            'select result, reason from "parcels"."pick_up_post"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("pick_up.post", "code", code),
                 check_text("pick_up.post", "site", site),
@@ -124,7 +124,7 @@ class PickUp:
         check_keywords("pick_up.post", _unknown)
         return self._backend.make_call(
             "pick_up.post",
-            'select result, reason from "parcels"."pick_up_post"(%s, %s, %s, %s)',
+            'select result, reason from "parcels"."pick_up_post"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("pick_up.post", "code", code),
                 check_text("pick_up.post", "site", site),
@@ -137,7 +137,7 @@ class PickUp:
         check_keywords("pick_up.void", _unknown)
         return self._backend.call(
             "pick_up.void",
-            'select result, reason from "parcels"."pick_up_void"(%s, %s, %s)',
+            'select result, reason from "parcels"."pick_up_void"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("pick_up.void", "code", code),
                 check_text("pick_up.void", "site", site),
@@ -149,7 +149,7 @@ class PickUp:
         check_keywords("pick_up.void", _unknown)
         return self._backend.make_call(
             "pick_up.void",
-            'select result, reason from "parcels"."pick_up_void"(%s, %s, %s)',
+            'select result, reason from "parcels"."pick_up_void"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("pick_up.void", "code", code),
                 check_text("pick_up.void", "site", site),
@@ -236,7 +236,7 @@ class Book:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return self._backend.expire('select "parcels".expire(%s)', max)
+        return self._backend.expire('select "parcels".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
@@ -261,7 +261,7 @@ class AsyncDropOff:
         check_keywords("drop_off.do", _unknown)
         return await self._backend.call(
             "drop_off.do",
-            'select result, reason from "parcels"."drop_off_do"(%s, %s, %s, %s)',
+            'select result, reason from "parcels"."drop_off_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("drop_off.do", "slip", slip),
                 check_text("drop_off.do", "site", site),
@@ -274,7 +274,7 @@ class AsyncDropOff:
         check_keywords("drop_off.do", _unknown)
         return self._backend.make_call(
             "drop_off.do",
-            'select result, reason from "parcels"."drop_off_do"(%s, %s, %s, %s)',
+            'select result, reason from "parcels"."drop_off_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("drop_off.do", "slip", slip),
                 check_text("drop_off.do", "site", site),
@@ -294,7 +294,7 @@ class AsyncPickUp:
         check_keywords("pick_up.hold", _unknown)
         return await self._backend.call(
             "pick_up.hold",
-            'select result, reason from "parcels"."pick_up_hold"(%s, %s, %s, %s)',
+            'select result, reason from "parcels"."pick_up_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("pick_up.hold", "code", code),
                 check_text("pick_up.hold", "site", site),
@@ -307,7 +307,7 @@ class AsyncPickUp:
         check_keywords("pick_up.hold", _unknown)
         return self._backend.make_call(
             "pick_up.hold",
-            'select result, reason from "parcels"."pick_up_hold"(%s, %s, %s, %s)',
+            'select result, reason from "parcels"."pick_up_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("pick_up.hold", "code", code),
                 check_text("pick_up.hold", "site", site),
@@ -320,7 +320,7 @@ class AsyncPickUp:
         check_keywords("pick_up.post", _unknown)
         return await self._backend.call(
             "pick_up.post",
-            'select result, reason from "parcels"."pick_up_post"(%s, %s, %s, %s)',
+            'select result, reason from "parcels"."pick_up_post"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("pick_up.post", "code", code),
                 check_text("pick_up.post", "site", site),
@@ -333,7 +333,7 @@ class AsyncPickUp:
         check_keywords("pick_up.post", _unknown)
         return self._backend.make_call(
             "pick_up.post",
-            'select result, reason from "parcels"."pick_up_post"(%s, %s, %s, %s)',
+            'select result, reason from "parcels"."pick_up_post"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("pick_up.post", "code", code),
                 check_text("pick_up.post", "site", site),
@@ -346,7 +346,7 @@ class AsyncPickUp:
         check_keywords("pick_up.void", _unknown)
         return await self._backend.call(
             "pick_up.void",
-            'select result, reason from "parcels"."pick_up_void"(%s, %s, %s)',
+            'select result, reason from "parcels"."pick_up_void"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("pick_up.void", "code", code),
                 check_text("pick_up.void", "site", site),
@@ -358,7 +358,7 @@ class AsyncPickUp:
         check_keywords("pick_up.void", _unknown)
         return self._backend.make_call(
             "pick_up.void",
-            'select result, reason from "parcels"."pick_up_void"(%s, %s, %s)',
+            'select result, reason from "parcels"."pick_up_void"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("pick_up.void", "code", code),
                 check_text("pick_up.void", "site", site),
@@ -445,7 +445,7 @@ class AsyncBook:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return await self._backend.expire('select "parcels".expire(%s)', max)
+        return await self._backend.expire('select "parcels".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and

@@ -52,7 +52,7 @@ class 預け入れ:
         check_keywords("預け入れ.do", _unknown)
         return self._backend.call(
             "預け入れ.do",
-            'select result, reason from "宅配ロッカー"."預け入れ_do"(%s, %s, %s, %s)',
+            'select result, reason from "宅配ロッカー"."預け入れ_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("預け入れ.do", "伝票", 伝票),
                 check_text("預け入れ.do", "場所", 場所),
@@ -65,7 +65,7 @@ class 預け入れ:
         check_keywords("預け入れ.do", _unknown)
         return self._backend.make_call(
             "預け入れ.do",
-            'select result, reason from "宅配ロッカー"."預け入れ_do"(%s, %s, %s, %s)',
+            'select result, reason from "宅配ロッカー"."預け入れ_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("預け入れ.do", "伝票", 伝票),
                 check_text("預け入れ.do", "場所", 場所),
@@ -85,7 +85,7 @@ class 受け取り:
         check_keywords("受け取り.hold", _unknown)
         return self._backend.call(
             "受け取り.hold",
-            'select result, reason from "宅配ロッカー"."受け取り_hold"(%s, %s, %s, %s)',
+            'select result, reason from "宅配ロッカー"."受け取り_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("受け取り.hold", "暗証", 暗証),
                 check_text("受け取り.hold", "場所", 場所),
@@ -98,7 +98,7 @@ class 受け取り:
         check_keywords("受け取り.hold", _unknown)
         return self._backend.make_call(
             "受け取り.hold",
-            'select result, reason from "宅配ロッカー"."受け取り_hold"(%s, %s, %s, %s)',
+            'select result, reason from "宅配ロッカー"."受け取り_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("受け取り.hold", "暗証", 暗証),
                 check_text("受け取り.hold", "場所", 場所),
@@ -111,7 +111,7 @@ class 受け取り:
         check_keywords("受け取り.post", _unknown)
         return self._backend.call(
             "受け取り.post",
-            'select result, reason from "宅配ロッカー"."受け取り_post"(%s, %s, %s, %s)',
+            'select result, reason from "宅配ロッカー"."受け取り_post"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("受け取り.post", "暗証", 暗証),
                 check_text("受け取り.post", "場所", 場所),
@@ -124,7 +124,7 @@ class 受け取り:
         check_keywords("受け取り.post", _unknown)
         return self._backend.make_call(
             "受け取り.post",
-            'select result, reason from "宅配ロッカー"."受け取り_post"(%s, %s, %s, %s)',
+            'select result, reason from "宅配ロッカー"."受け取り_post"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("受け取り.post", "暗証", 暗証),
                 check_text("受け取り.post", "場所", 場所),
@@ -137,7 +137,7 @@ class 受け取り:
         check_keywords("受け取り.void", _unknown)
         return self._backend.call(
             "受け取り.void",
-            'select result, reason from "宅配ロッカー"."受け取り_void"(%s, %s, %s)',
+            'select result, reason from "宅配ロッカー"."受け取り_void"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("受け取り.void", "暗証", 暗証),
                 check_text("受け取り.void", "場所", 場所),
@@ -149,7 +149,7 @@ class 受け取り:
         check_keywords("受け取り.void", _unknown)
         return self._backend.make_call(
             "受け取り.void",
-            'select result, reason from "宅配ロッカー"."受け取り_void"(%s, %s, %s)',
+            'select result, reason from "宅配ロッカー"."受け取り_void"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("受け取り.void", "暗証", 暗証),
                 check_text("受け取り.void", "場所", 場所),
@@ -236,7 +236,7 @@ class Book:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return self._backend.expire('select "宅配ロッカー".expire(%s)', max)
+        return self._backend.expire('select "宅配ロッカー".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
@@ -261,7 +261,7 @@ class Async預け入れ:
         check_keywords("預け入れ.do", _unknown)
         return await self._backend.call(
             "預け入れ.do",
-            'select result, reason from "宅配ロッカー"."預け入れ_do"(%s, %s, %s, %s)',
+            'select result, reason from "宅配ロッカー"."預け入れ_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("預け入れ.do", "伝票", 伝票),
                 check_text("預け入れ.do", "場所", 場所),
@@ -274,7 +274,7 @@ class Async預け入れ:
         check_keywords("預け入れ.do", _unknown)
         return self._backend.make_call(
             "預け入れ.do",
-            'select result, reason from "宅配ロッカー"."預け入れ_do"(%s, %s, %s, %s)',
+            'select result, reason from "宅配ロッカー"."預け入れ_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("預け入れ.do", "伝票", 伝票),
                 check_text("預け入れ.do", "場所", 場所),
@@ -294,7 +294,7 @@ class Async受け取り:
         check_keywords("受け取り.hold", _unknown)
         return await self._backend.call(
             "受け取り.hold",
-            'select result, reason from "宅配ロッカー"."受け取り_hold"(%s, %s, %s, %s)',
+            'select result, reason from "宅配ロッカー"."受け取り_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("受け取り.hold", "暗証", 暗証),
                 check_text("受け取り.hold", "場所", 場所),
@@ -307,7 +307,7 @@ class Async受け取り:
         check_keywords("受け取り.hold", _unknown)
         return self._backend.make_call(
             "受け取り.hold",
-            'select result, reason from "宅配ロッカー"."受け取り_hold"(%s, %s, %s, %s)',
+            'select result, reason from "宅配ロッカー"."受け取り_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("受け取り.hold", "暗証", 暗証),
                 check_text("受け取り.hold", "場所", 場所),
@@ -320,7 +320,7 @@ class Async受け取り:
         check_keywords("受け取り.post", _unknown)
         return await self._backend.call(
             "受け取り.post",
-            'select result, reason from "宅配ロッカー"."受け取り_post"(%s, %s, %s, %s)',
+            'select result, reason from "宅配ロッカー"."受け取り_post"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("受け取り.post", "暗証", 暗証),
                 check_text("受け取り.post", "場所", 場所),
@@ -333,7 +333,7 @@ class Async受け取り:
         check_keywords("受け取り.post", _unknown)
         return self._backend.make_call(
             "受け取り.post",
-            'select result, reason from "宅配ロッカー"."受け取り_post"(%s, %s, %s, %s)',
+            'select result, reason from "宅配ロッカー"."受け取り_post"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("受け取り.post", "暗証", 暗証),
                 check_text("受け取り.post", "場所", 場所),
@@ -346,7 +346,7 @@ class Async受け取り:
         check_keywords("受け取り.void", _unknown)
         return await self._backend.call(
             "受け取り.void",
-            'select result, reason from "宅配ロッカー"."受け取り_void"(%s, %s, %s)',
+            'select result, reason from "宅配ロッカー"."受け取り_void"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("受け取り.void", "暗証", 暗証),
                 check_text("受け取り.void", "場所", 場所),
@@ -358,7 +358,7 @@ class Async受け取り:
         check_keywords("受け取り.void", _unknown)
         return self._backend.make_call(
             "受け取り.void",
-            'select result, reason from "宅配ロッカー"."受け取り_void"(%s, %s, %s)',
+            'select result, reason from "宅配ロッカー"."受け取り_void"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("受け取り.void", "暗証", 暗証),
                 check_text("受け取り.void", "場所", 場所),
@@ -445,7 +445,7 @@ class AsyncBook:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return await self._backend.expire('select "宅配ロッカー".expire(%s)', max)
+        return await self._backend.expire('select "宅配ロッカー".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and

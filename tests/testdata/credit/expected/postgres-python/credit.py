@@ -52,7 +52,7 @@ class Authorize:
         check_keywords("authorize.hold", _unknown)
         return self._backend.call(
             "authorize.hold",
-            'select result, reason from "credit"."authorize_hold"(%s, %s, %s, %s)',
+            'select result, reason from "credit"."authorize_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("authorize.hold", "approval", approval),
                 check_text("authorize.hold", "member", member),
@@ -65,7 +65,7 @@ class Authorize:
         check_keywords("authorize.hold", _unknown)
         return self._backend.make_call(
             "authorize.hold",
-            'select result, reason from "credit"."authorize_hold"(%s, %s, %s, %s)',
+            'select result, reason from "credit"."authorize_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("authorize.hold", "approval", approval),
                 check_text("authorize.hold", "member", member),
@@ -78,7 +78,7 @@ class Authorize:
         check_keywords("authorize.post", _unknown)
         return self._backend.call(
             "authorize.post",
-            'select result, reason from "credit"."authorize_post"(%s, %s, %s)',
+            'select result, reason from "credit"."authorize_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("authorize.post", "approval", approval),
                 *_post_values("authorize.post", ("amount", amount)),
@@ -90,7 +90,7 @@ class Authorize:
         check_keywords("authorize.post", _unknown)
         return self._backend.make_call(
             "authorize.post",
-            'select result, reason from "credit"."authorize_post"(%s, %s, %s)',
+            'select result, reason from "credit"."authorize_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("authorize.post", "approval", approval),
                 *_post_values("authorize.post", ("amount", amount)),
@@ -102,7 +102,7 @@ class Authorize:
         check_keywords("authorize.void", _unknown)
         return self._backend.call(
             "authorize.void",
-            'select result, reason from "credit"."authorize_void"(%s, %s)',
+            'select result, reason from "credit"."authorize_void"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("authorize.void", "approval", approval),
             ],
@@ -113,7 +113,7 @@ class Authorize:
         check_keywords("authorize.void", _unknown)
         return self._backend.make_call(
             "authorize.void",
-            'select result, reason from "credit"."authorize_void"(%s, %s)',
+            'select result, reason from "credit"."authorize_void"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("authorize.void", "approval", approval),
             ],
@@ -154,7 +154,7 @@ class Repay:
         check_keywords("repay.do", _unknown)
         return self._backend.call(
             "repay.do",
-            'select result, reason from "credit"."repay_do"(%s, %s, %s, %s)',
+            'select result, reason from "credit"."repay_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("repay.do", "payment", payment),
                 check_text("repay.do", "member", member),
@@ -167,7 +167,7 @@ class Repay:
         check_keywords("repay.do", _unknown)
         return self._backend.make_call(
             "repay.do",
-            'select result, reason from "credit"."repay_do"(%s, %s, %s, %s)',
+            'select result, reason from "credit"."repay_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("repay.do", "payment", payment),
                 check_text("repay.do", "member", member),
@@ -230,7 +230,7 @@ class Book:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return self._backend.expire('select "credit".expire(%s)', max)
+        return self._backend.expire('select "credit".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
@@ -255,7 +255,7 @@ class AsyncAuthorize:
         check_keywords("authorize.hold", _unknown)
         return await self._backend.call(
             "authorize.hold",
-            'select result, reason from "credit"."authorize_hold"(%s, %s, %s, %s)',
+            'select result, reason from "credit"."authorize_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("authorize.hold", "approval", approval),
                 check_text("authorize.hold", "member", member),
@@ -268,7 +268,7 @@ class AsyncAuthorize:
         check_keywords("authorize.hold", _unknown)
         return self._backend.make_call(
             "authorize.hold",
-            'select result, reason from "credit"."authorize_hold"(%s, %s, %s, %s)',
+            'select result, reason from "credit"."authorize_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("authorize.hold", "approval", approval),
                 check_text("authorize.hold", "member", member),
@@ -281,7 +281,7 @@ class AsyncAuthorize:
         check_keywords("authorize.post", _unknown)
         return await self._backend.call(
             "authorize.post",
-            'select result, reason from "credit"."authorize_post"(%s, %s, %s)',
+            'select result, reason from "credit"."authorize_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("authorize.post", "approval", approval),
                 *_post_values("authorize.post", ("amount", amount)),
@@ -293,7 +293,7 @@ class AsyncAuthorize:
         check_keywords("authorize.post", _unknown)
         return self._backend.make_call(
             "authorize.post",
-            'select result, reason from "credit"."authorize_post"(%s, %s, %s)',
+            'select result, reason from "credit"."authorize_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("authorize.post", "approval", approval),
                 *_post_values("authorize.post", ("amount", amount)),
@@ -305,7 +305,7 @@ class AsyncAuthorize:
         check_keywords("authorize.void", _unknown)
         return await self._backend.call(
             "authorize.void",
-            'select result, reason from "credit"."authorize_void"(%s, %s)',
+            'select result, reason from "credit"."authorize_void"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("authorize.void", "approval", approval),
             ],
@@ -316,7 +316,7 @@ class AsyncAuthorize:
         check_keywords("authorize.void", _unknown)
         return self._backend.make_call(
             "authorize.void",
-            'select result, reason from "credit"."authorize_void"(%s, %s)',
+            'select result, reason from "credit"."authorize_void"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("authorize.void", "approval", approval),
             ],
@@ -357,7 +357,7 @@ class AsyncRepay:
         check_keywords("repay.do", _unknown)
         return await self._backend.call(
             "repay.do",
-            'select result, reason from "credit"."repay_do"(%s, %s, %s, %s)',
+            'select result, reason from "credit"."repay_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("repay.do", "payment", payment),
                 check_text("repay.do", "member", member),
@@ -370,7 +370,7 @@ class AsyncRepay:
         check_keywords("repay.do", _unknown)
         return self._backend.make_call(
             "repay.do",
-            'select result, reason from "credit"."repay_do"(%s, %s, %s, %s)',
+            'select result, reason from "credit"."repay_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("repay.do", "payment", payment),
                 check_text("repay.do", "member", member),
@@ -433,7 +433,7 @@ class AsyncBook:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return await self._backend.expire('select "credit".expire(%s)', max)
+        return await self._backend.expire('select "credit".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and

@@ -52,7 +52,7 @@ class 与信利用:
         check_keywords("与信利用.hold", _unknown)
         return self._backend.call(
             "与信利用.hold",
-            'select result, reason from "与信"."与信利用_hold"(%s, %s, %s, %s)',
+            'select result, reason from "与信"."与信利用_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("与信利用.hold", "承認番号", 承認番号),
                 check_text("与信利用.hold", "会員", 会員),
@@ -65,7 +65,7 @@ class 与信利用:
         check_keywords("与信利用.hold", _unknown)
         return self._backend.make_call(
             "与信利用.hold",
-            'select result, reason from "与信"."与信利用_hold"(%s, %s, %s, %s)',
+            'select result, reason from "与信"."与信利用_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("与信利用.hold", "承認番号", 承認番号),
                 check_text("与信利用.hold", "会員", 会員),
@@ -78,7 +78,7 @@ class 与信利用:
         check_keywords("与信利用.post", _unknown)
         return self._backend.call(
             "与信利用.post",
-            'select result, reason from "与信"."与信利用_post"(%s, %s, %s)',
+            'select result, reason from "与信"."与信利用_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("与信利用.post", "承認番号", 承認番号),
                 *_post_values("与信利用.post", ("額", 額)),
@@ -90,7 +90,7 @@ class 与信利用:
         check_keywords("与信利用.post", _unknown)
         return self._backend.make_call(
             "与信利用.post",
-            'select result, reason from "与信"."与信利用_post"(%s, %s, %s)',
+            'select result, reason from "与信"."与信利用_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("与信利用.post", "承認番号", 承認番号),
                 *_post_values("与信利用.post", ("額", 額)),
@@ -102,7 +102,7 @@ class 与信利用:
         check_keywords("与信利用.void", _unknown)
         return self._backend.call(
             "与信利用.void",
-            'select result, reason from "与信"."与信利用_void"(%s, %s)',
+            'select result, reason from "与信"."与信利用_void"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("与信利用.void", "承認番号", 承認番号),
             ],
@@ -113,7 +113,7 @@ class 与信利用:
         check_keywords("与信利用.void", _unknown)
         return self._backend.make_call(
             "与信利用.void",
-            'select result, reason from "与信"."与信利用_void"(%s, %s)',
+            'select result, reason from "与信"."与信利用_void"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("与信利用.void", "承認番号", 承認番号),
             ],
@@ -154,7 +154,7 @@ class 返済:
         check_keywords("返済.do", _unknown)
         return self._backend.call(
             "返済.do",
-            'select result, reason from "与信"."返済_do"(%s, %s, %s, %s)',
+            'select result, reason from "与信"."返済_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("返済.do", "入金番号", 入金番号),
                 check_text("返済.do", "会員", 会員),
@@ -167,7 +167,7 @@ class 返済:
         check_keywords("返済.do", _unknown)
         return self._backend.make_call(
             "返済.do",
-            'select result, reason from "与信"."返済_do"(%s, %s, %s, %s)',
+            'select result, reason from "与信"."返済_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("返済.do", "入金番号", 入金番号),
                 check_text("返済.do", "会員", 会員),
@@ -230,7 +230,7 @@ class Book:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return self._backend.expire('select "与信".expire(%s)', max)
+        return self._backend.expire('select "与信".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
@@ -255,7 +255,7 @@ class Async与信利用:
         check_keywords("与信利用.hold", _unknown)
         return await self._backend.call(
             "与信利用.hold",
-            'select result, reason from "与信"."与信利用_hold"(%s, %s, %s, %s)',
+            'select result, reason from "与信"."与信利用_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("与信利用.hold", "承認番号", 承認番号),
                 check_text("与信利用.hold", "会員", 会員),
@@ -268,7 +268,7 @@ class Async与信利用:
         check_keywords("与信利用.hold", _unknown)
         return self._backend.make_call(
             "与信利用.hold",
-            'select result, reason from "与信"."与信利用_hold"(%s, %s, %s, %s)',
+            'select result, reason from "与信"."与信利用_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("与信利用.hold", "承認番号", 承認番号),
                 check_text("与信利用.hold", "会員", 会員),
@@ -281,7 +281,7 @@ class Async与信利用:
         check_keywords("与信利用.post", _unknown)
         return await self._backend.call(
             "与信利用.post",
-            'select result, reason from "与信"."与信利用_post"(%s, %s, %s)',
+            'select result, reason from "与信"."与信利用_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("与信利用.post", "承認番号", 承認番号),
                 *_post_values("与信利用.post", ("額", 額)),
@@ -293,7 +293,7 @@ class Async与信利用:
         check_keywords("与信利用.post", _unknown)
         return self._backend.make_call(
             "与信利用.post",
-            'select result, reason from "与信"."与信利用_post"(%s, %s, %s)',
+            'select result, reason from "与信"."与信利用_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("与信利用.post", "承認番号", 承認番号),
                 *_post_values("与信利用.post", ("額", 額)),
@@ -305,7 +305,7 @@ class Async与信利用:
         check_keywords("与信利用.void", _unknown)
         return await self._backend.call(
             "与信利用.void",
-            'select result, reason from "与信"."与信利用_void"(%s, %s)',
+            'select result, reason from "与信"."与信利用_void"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("与信利用.void", "承認番号", 承認番号),
             ],
@@ -316,7 +316,7 @@ class Async与信利用:
         check_keywords("与信利用.void", _unknown)
         return self._backend.make_call(
             "与信利用.void",
-            'select result, reason from "与信"."与信利用_void"(%s, %s)',
+            'select result, reason from "与信"."与信利用_void"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("与信利用.void", "承認番号", 承認番号),
             ],
@@ -357,7 +357,7 @@ class Async返済:
         check_keywords("返済.do", _unknown)
         return await self._backend.call(
             "返済.do",
-            'select result, reason from "与信"."返済_do"(%s, %s, %s, %s)',
+            'select result, reason from "与信"."返済_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("返済.do", "入金番号", 入金番号),
                 check_text("返済.do", "会員", 会員),
@@ -370,7 +370,7 @@ class Async返済:
         check_keywords("返済.do", _unknown)
         return self._backend.make_call(
             "返済.do",
-            'select result, reason from "与信"."返済_do"(%s, %s, %s, %s)',
+            'select result, reason from "与信"."返済_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("返済.do", "入金番号", 入金番号),
                 check_text("返済.do", "会員", 会員),
@@ -433,7 +433,7 @@ class AsyncBook:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return await self._backend.expire('select "与信".expire(%s)', max)
+        return await self._backend.expire('select "与信".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and

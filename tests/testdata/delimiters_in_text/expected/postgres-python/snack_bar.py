@@ -51,7 +51,7 @@ class Restock:
         check_keywords("restock.do", _unknown)
         return self._backend.call(
             "restock.do",
-            'select result, reason from "snack_bar"."restock_do"(%s, %s, %s, %s)',
+            'select result, reason from "snack_bar"."restock_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("restock.do", "delivery", delivery),
                 check_text("restock.do", "item", item),
@@ -64,7 +64,7 @@ class Restock:
         check_keywords("restock.do", _unknown)
         return self._backend.make_call(
             "restock.do",
-            'select result, reason from "snack_bar"."restock_do"(%s, %s, %s, %s)',
+            'select result, reason from "snack_bar"."restock_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("restock.do", "delivery", delivery),
                 check_text("restock.do", "item", item),
@@ -84,7 +84,7 @@ class Sell:
         check_keywords("sell.hold", _unknown)
         return self._backend.call(
             "sell.hold",
-            'select result, reason from "snack_bar"."sell_hold"(%s, %s, %s, %s)',
+            'select result, reason from "snack_bar"."sell_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("sell.hold", "order", order),
                 check_text("sell.hold", "item", item),
@@ -97,7 +97,7 @@ class Sell:
         check_keywords("sell.hold", _unknown)
         return self._backend.make_call(
             "sell.hold",
-            'select result, reason from "snack_bar"."sell_hold"(%s, %s, %s, %s)',
+            'select result, reason from "snack_bar"."sell_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("sell.hold", "order", order),
                 check_text("sell.hold", "item", item),
@@ -110,7 +110,7 @@ class Sell:
         check_keywords("sell.post", _unknown)
         return self._backend.call(
             "sell.post",
-            'select result, reason from "snack_bar"."sell_post"(%s, %s, %s)',
+            'select result, reason from "snack_bar"."sell_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("sell.post", "order", order),
                 *_post_values("sell.post", ("qty", qty)),
@@ -122,7 +122,7 @@ class Sell:
         check_keywords("sell.post", _unknown)
         return self._backend.make_call(
             "sell.post",
-            'select result, reason from "snack_bar"."sell_post"(%s, %s, %s)',
+            'select result, reason from "snack_bar"."sell_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("sell.post", "order", order),
                 *_post_values("sell.post", ("qty", qty)),
@@ -134,7 +134,7 @@ class Sell:
         check_keywords("sell.void", _unknown)
         return self._backend.call(
             "sell.void",
-            'select result, reason from "snack_bar"."sell_void"(%s, %s)',
+            'select result, reason from "snack_bar"."sell_void"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("sell.void", "order", order),
             ],
@@ -145,7 +145,7 @@ class Sell:
         check_keywords("sell.void", _unknown)
         return self._backend.make_call(
             "sell.void",
-            'select result, reason from "snack_bar"."sell_void"(%s, %s)',
+            'select result, reason from "snack_bar"."sell_void"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("sell.void", "order", order),
             ],
@@ -230,7 +230,7 @@ class Book:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return self._backend.expire('select "snack_bar".expire(%s)', max)
+        return self._backend.expire('select "snack_bar".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
@@ -255,7 +255,7 @@ class AsyncRestock:
         check_keywords("restock.do", _unknown)
         return await self._backend.call(
             "restock.do",
-            'select result, reason from "snack_bar"."restock_do"(%s, %s, %s, %s)',
+            'select result, reason from "snack_bar"."restock_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("restock.do", "delivery", delivery),
                 check_text("restock.do", "item", item),
@@ -268,7 +268,7 @@ class AsyncRestock:
         check_keywords("restock.do", _unknown)
         return self._backend.make_call(
             "restock.do",
-            'select result, reason from "snack_bar"."restock_do"(%s, %s, %s, %s)',
+            'select result, reason from "snack_bar"."restock_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("restock.do", "delivery", delivery),
                 check_text("restock.do", "item", item),
@@ -288,7 +288,7 @@ class AsyncSell:
         check_keywords("sell.hold", _unknown)
         return await self._backend.call(
             "sell.hold",
-            'select result, reason from "snack_bar"."sell_hold"(%s, %s, %s, %s)',
+            'select result, reason from "snack_bar"."sell_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("sell.hold", "order", order),
                 check_text("sell.hold", "item", item),
@@ -301,7 +301,7 @@ class AsyncSell:
         check_keywords("sell.hold", _unknown)
         return self._backend.make_call(
             "sell.hold",
-            'select result, reason from "snack_bar"."sell_hold"(%s, %s, %s, %s)',
+            'select result, reason from "snack_bar"."sell_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("sell.hold", "order", order),
                 check_text("sell.hold", "item", item),
@@ -314,7 +314,7 @@ class AsyncSell:
         check_keywords("sell.post", _unknown)
         return await self._backend.call(
             "sell.post",
-            'select result, reason from "snack_bar"."sell_post"(%s, %s, %s)',
+            'select result, reason from "snack_bar"."sell_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("sell.post", "order", order),
                 *_post_values("sell.post", ("qty", qty)),
@@ -326,7 +326,7 @@ class AsyncSell:
         check_keywords("sell.post", _unknown)
         return self._backend.make_call(
             "sell.post",
-            'select result, reason from "snack_bar"."sell_post"(%s, %s, %s)',
+            'select result, reason from "snack_bar"."sell_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("sell.post", "order", order),
                 *_post_values("sell.post", ("qty", qty)),
@@ -338,7 +338,7 @@ class AsyncSell:
         check_keywords("sell.void", _unknown)
         return await self._backend.call(
             "sell.void",
-            'select result, reason from "snack_bar"."sell_void"(%s, %s)',
+            'select result, reason from "snack_bar"."sell_void"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("sell.void", "order", order),
             ],
@@ -349,7 +349,7 @@ class AsyncSell:
         check_keywords("sell.void", _unknown)
         return self._backend.make_call(
             "sell.void",
-            'select result, reason from "snack_bar"."sell_void"(%s, %s)',
+            'select result, reason from "snack_bar"."sell_void"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("sell.void", "order", order),
             ],
@@ -434,7 +434,7 @@ class AsyncBook:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return await self._backend.expire('select "snack_bar".expire(%s)', max)
+        return await self._backend.expire('select "snack_bar".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and

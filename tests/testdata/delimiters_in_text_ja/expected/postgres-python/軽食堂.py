@@ -51,7 +51,7 @@ class 補充:
         check_keywords("補充.do", _unknown)
         return self._backend.call(
             "補充.do",
-            'select result, reason from "軽食堂"."補充_do"(%s, %s, %s, %s)',
+            'select result, reason from "軽食堂"."補充_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("補充.do", "納品", 納品),
                 check_text("補充.do", "品", 品),
@@ -64,7 +64,7 @@ class 補充:
         check_keywords("補充.do", _unknown)
         return self._backend.make_call(
             "補充.do",
-            'select result, reason from "軽食堂"."補充_do"(%s, %s, %s, %s)',
+            'select result, reason from "軽食堂"."補充_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("補充.do", "納品", 納品),
                 check_text("補充.do", "品", 品),
@@ -84,7 +84,7 @@ class 販売:
         check_keywords("販売.hold", _unknown)
         return self._backend.call(
             "販売.hold",
-            'select result, reason from "軽食堂"."販売_hold"(%s, %s, %s, %s)',
+            'select result, reason from "軽食堂"."販売_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("販売.hold", "注文", 注文),
                 check_text("販売.hold", "品", 品),
@@ -97,7 +97,7 @@ class 販売:
         check_keywords("販売.hold", _unknown)
         return self._backend.make_call(
             "販売.hold",
-            'select result, reason from "軽食堂"."販売_hold"(%s, %s, %s, %s)',
+            'select result, reason from "軽食堂"."販売_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("販売.hold", "注文", 注文),
                 check_text("販売.hold", "品", 品),
@@ -110,7 +110,7 @@ class 販売:
         check_keywords("販売.post", _unknown)
         return self._backend.call(
             "販売.post",
-            'select result, reason from "軽食堂"."販売_post"(%s, %s, %s)',
+            'select result, reason from "軽食堂"."販売_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("販売.post", "注文", 注文),
                 *_post_values("販売.post", ("数", 数)),
@@ -122,7 +122,7 @@ class 販売:
         check_keywords("販売.post", _unknown)
         return self._backend.make_call(
             "販売.post",
-            'select result, reason from "軽食堂"."販売_post"(%s, %s, %s)',
+            'select result, reason from "軽食堂"."販売_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("販売.post", "注文", 注文),
                 *_post_values("販売.post", ("数", 数)),
@@ -134,7 +134,7 @@ class 販売:
         check_keywords("販売.void", _unknown)
         return self._backend.call(
             "販売.void",
-            'select result, reason from "軽食堂"."販売_void"(%s, %s)',
+            'select result, reason from "軽食堂"."販売_void"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("販売.void", "注文", 注文),
             ],
@@ -145,7 +145,7 @@ class 販売:
         check_keywords("販売.void", _unknown)
         return self._backend.make_call(
             "販売.void",
-            'select result, reason from "軽食堂"."販売_void"(%s, %s)',
+            'select result, reason from "軽食堂"."販売_void"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("販売.void", "注文", 注文),
             ],
@@ -230,7 +230,7 @@ class Book:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return self._backend.expire('select "軽食堂".expire(%s)', max)
+        return self._backend.expire('select "軽食堂".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
@@ -255,7 +255,7 @@ class Async補充:
         check_keywords("補充.do", _unknown)
         return await self._backend.call(
             "補充.do",
-            'select result, reason from "軽食堂"."補充_do"(%s, %s, %s, %s)',
+            'select result, reason from "軽食堂"."補充_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("補充.do", "納品", 納品),
                 check_text("補充.do", "品", 品),
@@ -268,7 +268,7 @@ class Async補充:
         check_keywords("補充.do", _unknown)
         return self._backend.make_call(
             "補充.do",
-            'select result, reason from "軽食堂"."補充_do"(%s, %s, %s, %s)',
+            'select result, reason from "軽食堂"."補充_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("補充.do", "納品", 納品),
                 check_text("補充.do", "品", 品),
@@ -288,7 +288,7 @@ class Async販売:
         check_keywords("販売.hold", _unknown)
         return await self._backend.call(
             "販売.hold",
-            'select result, reason from "軽食堂"."販売_hold"(%s, %s, %s, %s)',
+            'select result, reason from "軽食堂"."販売_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("販売.hold", "注文", 注文),
                 check_text("販売.hold", "品", 品),
@@ -301,7 +301,7 @@ class Async販売:
         check_keywords("販売.hold", _unknown)
         return self._backend.make_call(
             "販売.hold",
-            'select result, reason from "軽食堂"."販売_hold"(%s, %s, %s, %s)',
+            'select result, reason from "軽食堂"."販売_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("販売.hold", "注文", 注文),
                 check_text("販売.hold", "品", 品),
@@ -314,7 +314,7 @@ class Async販売:
         check_keywords("販売.post", _unknown)
         return await self._backend.call(
             "販売.post",
-            'select result, reason from "軽食堂"."販売_post"(%s, %s, %s)',
+            'select result, reason from "軽食堂"."販売_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("販売.post", "注文", 注文),
                 *_post_values("販売.post", ("数", 数)),
@@ -326,7 +326,7 @@ class Async販売:
         check_keywords("販売.post", _unknown)
         return self._backend.make_call(
             "販売.post",
-            'select result, reason from "軽食堂"."販売_post"(%s, %s, %s)',
+            'select result, reason from "軽食堂"."販売_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("販売.post", "注文", 注文),
                 *_post_values("販売.post", ("数", 数)),
@@ -338,7 +338,7 @@ class Async販売:
         check_keywords("販売.void", _unknown)
         return await self._backend.call(
             "販売.void",
-            'select result, reason from "軽食堂"."販売_void"(%s, %s)',
+            'select result, reason from "軽食堂"."販売_void"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("販売.void", "注文", 注文),
             ],
@@ -349,7 +349,7 @@ class Async販売:
         check_keywords("販売.void", _unknown)
         return self._backend.make_call(
             "販売.void",
-            'select result, reason from "軽食堂"."販売_void"(%s, %s)',
+            'select result, reason from "軽食堂"."販売_void"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("販売.void", "注文", 注文),
             ],
@@ -434,7 +434,7 @@ class AsyncBook:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return await self._backend.expire('select "軽食堂".expire(%s)', max)
+        return await self._backend.expire('select "軽食堂".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and

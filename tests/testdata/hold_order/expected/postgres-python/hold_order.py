@@ -51,7 +51,7 @@ class Settle:
         check_keywords("settle.hold", _unknown)
         return self._backend.call(
             "settle.hold",
-            'select result, reason from "hold_order"."settle_hold"(%s, %s, %s)',
+            'select result, reason from "hold_order"."settle_hold"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("settle.hold", "order", order),
                 check_amount("settle.hold", "price", price),
@@ -63,7 +63,7 @@ class Settle:
         check_keywords("settle.hold", _unknown)
         return self._backend.make_call(
             "settle.hold",
-            'select result, reason from "hold_order"."settle_hold"(%s, %s, %s)',
+            'select result, reason from "hold_order"."settle_hold"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("settle.hold", "order", order),
                 check_amount("settle.hold", "price", price),
@@ -75,7 +75,7 @@ class Settle:
         check_keywords("settle.post", _unknown)
         return self._backend.call(
             "settle.post",
-            'select result, reason from "hold_order"."settle_post"(%s, %s, %s)',
+            'select result, reason from "hold_order"."settle_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("settle.post", "order", order),
                 *_post_values("settle.post", ("price", price)),
@@ -87,7 +87,7 @@ class Settle:
         check_keywords("settle.post", _unknown)
         return self._backend.make_call(
             "settle.post",
-            'select result, reason from "hold_order"."settle_post"(%s, %s, %s)',
+            'select result, reason from "hold_order"."settle_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("settle.post", "order", order),
                 *_post_values("settle.post", ("price", price)),
@@ -99,7 +99,7 @@ class Settle:
         check_keywords("settle.void", _unknown)
         return self._backend.call(
             "settle.void",
-            'select result, reason from "hold_order"."settle_void"(%s, %s)',
+            'select result, reason from "hold_order"."settle_void"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("settle.void", "order", order),
             ],
@@ -110,7 +110,7 @@ class Settle:
         check_keywords("settle.void", _unknown)
         return self._backend.make_call(
             "settle.void",
-            'select result, reason from "hold_order"."settle_void"(%s, %s)',
+            'select result, reason from "hold_order"."settle_void"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("settle.void", "order", order),
             ],
@@ -192,7 +192,7 @@ class Book:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return self._backend.expire('select "hold_order".expire(%s)', max)
+        return self._backend.expire('select "hold_order".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
@@ -217,7 +217,7 @@ class AsyncSettle:
         check_keywords("settle.hold", _unknown)
         return await self._backend.call(
             "settle.hold",
-            'select result, reason from "hold_order"."settle_hold"(%s, %s, %s)',
+            'select result, reason from "hold_order"."settle_hold"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("settle.hold", "order", order),
                 check_amount("settle.hold", "price", price),
@@ -229,7 +229,7 @@ class AsyncSettle:
         check_keywords("settle.hold", _unknown)
         return self._backend.make_call(
             "settle.hold",
-            'select result, reason from "hold_order"."settle_hold"(%s, %s, %s)',
+            'select result, reason from "hold_order"."settle_hold"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("settle.hold", "order", order),
                 check_amount("settle.hold", "price", price),
@@ -241,7 +241,7 @@ class AsyncSettle:
         check_keywords("settle.post", _unknown)
         return await self._backend.call(
             "settle.post",
-            'select result, reason from "hold_order"."settle_post"(%s, %s, %s)',
+            'select result, reason from "hold_order"."settle_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("settle.post", "order", order),
                 *_post_values("settle.post", ("price", price)),
@@ -253,7 +253,7 @@ class AsyncSettle:
         check_keywords("settle.post", _unknown)
         return self._backend.make_call(
             "settle.post",
-            'select result, reason from "hold_order"."settle_post"(%s, %s, %s)',
+            'select result, reason from "hold_order"."settle_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("settle.post", "order", order),
                 *_post_values("settle.post", ("price", price)),
@@ -265,7 +265,7 @@ class AsyncSettle:
         check_keywords("settle.void", _unknown)
         return await self._backend.call(
             "settle.void",
-            'select result, reason from "hold_order"."settle_void"(%s, %s)',
+            'select result, reason from "hold_order"."settle_void"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("settle.void", "order", order),
             ],
@@ -276,7 +276,7 @@ class AsyncSettle:
         check_keywords("settle.void", _unknown)
         return self._backend.make_call(
             "settle.void",
-            'select result, reason from "hold_order"."settle_void"(%s, %s)',
+            'select result, reason from "hold_order"."settle_void"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("settle.void", "order", order),
             ],
@@ -358,7 +358,7 @@ class AsyncBook:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return await self._backend.expire('select "hold_order".expire(%s)', max)
+        return await self._backend.expire('select "hold_order".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and

@@ -51,7 +51,7 @@ class 決済:
         check_keywords("決済.hold", _unknown)
         return self._backend.call(
             "決済.hold",
-            'select result, reason from "仮押さえの順序"."決済_hold"(%s, %s, %s)',
+            'select result, reason from "仮押さえの順序"."決済_hold"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("決済.hold", "注文", 注文),
                 check_amount("決済.hold", "代金", 代金),
@@ -63,7 +63,7 @@ class 決済:
         check_keywords("決済.hold", _unknown)
         return self._backend.make_call(
             "決済.hold",
-            'select result, reason from "仮押さえの順序"."決済_hold"(%s, %s, %s)',
+            'select result, reason from "仮押さえの順序"."決済_hold"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("決済.hold", "注文", 注文),
                 check_amount("決済.hold", "代金", 代金),
@@ -75,7 +75,7 @@ class 決済:
         check_keywords("決済.post", _unknown)
         return self._backend.call(
             "決済.post",
-            'select result, reason from "仮押さえの順序"."決済_post"(%s, %s, %s)',
+            'select result, reason from "仮押さえの順序"."決済_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("決済.post", "注文", 注文),
                 *_post_values("決済.post", ("代金", 代金)),
@@ -87,7 +87,7 @@ class 決済:
         check_keywords("決済.post", _unknown)
         return self._backend.make_call(
             "決済.post",
-            'select result, reason from "仮押さえの順序"."決済_post"(%s, %s, %s)',
+            'select result, reason from "仮押さえの順序"."決済_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("決済.post", "注文", 注文),
                 *_post_values("決済.post", ("代金", 代金)),
@@ -99,7 +99,7 @@ class 決済:
         check_keywords("決済.void", _unknown)
         return self._backend.call(
             "決済.void",
-            'select result, reason from "仮押さえの順序"."決済_void"(%s, %s)',
+            'select result, reason from "仮押さえの順序"."決済_void"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("決済.void", "注文", 注文),
             ],
@@ -110,7 +110,7 @@ class 決済:
         check_keywords("決済.void", _unknown)
         return self._backend.make_call(
             "決済.void",
-            'select result, reason from "仮押さえの順序"."決済_void"(%s, %s)',
+            'select result, reason from "仮押さえの順序"."決済_void"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("決済.void", "注文", 注文),
             ],
@@ -192,7 +192,7 @@ class Book:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return self._backend.expire('select "仮押さえの順序".expire(%s)', max)
+        return self._backend.expire('select "仮押さえの順序".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
@@ -217,7 +217,7 @@ class Async決済:
         check_keywords("決済.hold", _unknown)
         return await self._backend.call(
             "決済.hold",
-            'select result, reason from "仮押さえの順序"."決済_hold"(%s, %s, %s)',
+            'select result, reason from "仮押さえの順序"."決済_hold"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("決済.hold", "注文", 注文),
                 check_amount("決済.hold", "代金", 代金),
@@ -229,7 +229,7 @@ class Async決済:
         check_keywords("決済.hold", _unknown)
         return self._backend.make_call(
             "決済.hold",
-            'select result, reason from "仮押さえの順序"."決済_hold"(%s, %s, %s)',
+            'select result, reason from "仮押さえの順序"."決済_hold"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("決済.hold", "注文", 注文),
                 check_amount("決済.hold", "代金", 代金),
@@ -241,7 +241,7 @@ class Async決済:
         check_keywords("決済.post", _unknown)
         return await self._backend.call(
             "決済.post",
-            'select result, reason from "仮押さえの順序"."決済_post"(%s, %s, %s)',
+            'select result, reason from "仮押さえの順序"."決済_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("決済.post", "注文", 注文),
                 *_post_values("決済.post", ("代金", 代金)),
@@ -253,7 +253,7 @@ class Async決済:
         check_keywords("決済.post", _unknown)
         return self._backend.make_call(
             "決済.post",
-            'select result, reason from "仮押さえの順序"."決済_post"(%s, %s, %s)',
+            'select result, reason from "仮押さえの順序"."決済_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("決済.post", "注文", 注文),
                 *_post_values("決済.post", ("代金", 代金)),
@@ -265,7 +265,7 @@ class Async決済:
         check_keywords("決済.void", _unknown)
         return await self._backend.call(
             "決済.void",
-            'select result, reason from "仮押さえの順序"."決済_void"(%s, %s)',
+            'select result, reason from "仮押さえの順序"."決済_void"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("決済.void", "注文", 注文),
             ],
@@ -276,7 +276,7 @@ class Async決済:
         check_keywords("決済.void", _unknown)
         return self._backend.make_call(
             "決済.void",
-            'select result, reason from "仮押さえの順序"."決済_void"(%s, %s)',
+            'select result, reason from "仮押さえの順序"."決済_void"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("決済.void", "注文", 注文),
             ],
@@ -358,7 +358,7 @@ class AsyncBook:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return await self._backend.expire('select "仮押さえの順序".expire(%s)', max)
+        return await self._backend.expire('select "仮押さえの順序".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and

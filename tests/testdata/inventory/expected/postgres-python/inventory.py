@@ -51,7 +51,7 @@ class Receive:
         check_keywords("receive.do", _unknown)
         return self._backend.call(
             "receive.do",
-            'select result, reason from "inventory"."receive_do"(%s, %s, %s, %s)',
+            'select result, reason from "inventory"."receive_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("receive.do", "delivery", delivery),
                 check_text("receive.do", "sku", sku),
@@ -64,7 +64,7 @@ class Receive:
         check_keywords("receive.do", _unknown)
         return self._backend.make_call(
             "receive.do",
-            'select result, reason from "inventory"."receive_do"(%s, %s, %s, %s)',
+            'select result, reason from "inventory"."receive_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("receive.do", "delivery", delivery),
                 check_text("receive.do", "sku", sku),
@@ -84,7 +84,7 @@ class Reserve:
         check_keywords("reserve.hold", _unknown)
         return self._backend.call(
             "reserve.hold",
-            'select result, reason from "inventory"."reserve_hold"(%s, %s, %s, %s)',
+            'select result, reason from "inventory"."reserve_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("reserve.hold", "order", order),
                 check_text("reserve.hold", "sku", sku),
@@ -97,7 +97,7 @@ class Reserve:
         check_keywords("reserve.hold", _unknown)
         return self._backend.make_call(
             "reserve.hold",
-            'select result, reason from "inventory"."reserve_hold"(%s, %s, %s, %s)',
+            'select result, reason from "inventory"."reserve_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("reserve.hold", "order", order),
                 check_text("reserve.hold", "sku", sku),
@@ -110,7 +110,7 @@ class Reserve:
         check_keywords("reserve.post", _unknown)
         return self._backend.call(
             "reserve.post",
-            'select result, reason from "inventory"."reserve_post"(%s, %s, %s, %s)',
+            'select result, reason from "inventory"."reserve_post"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("reserve.post", "order", order),
                 check_text("reserve.post", "sku", sku),
@@ -123,7 +123,7 @@ class Reserve:
         check_keywords("reserve.post", _unknown)
         return self._backend.make_call(
             "reserve.post",
-            'select result, reason from "inventory"."reserve_post"(%s, %s, %s, %s)',
+            'select result, reason from "inventory"."reserve_post"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("reserve.post", "order", order),
                 check_text("reserve.post", "sku", sku),
@@ -136,7 +136,7 @@ class Reserve:
         check_keywords("reserve.void", _unknown)
         return self._backend.call(
             "reserve.void",
-            'select result, reason from "inventory"."reserve_void"(%s, %s, %s)',
+            'select result, reason from "inventory"."reserve_void"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("reserve.void", "order", order),
                 check_text("reserve.void", "sku", sku),
@@ -148,7 +148,7 @@ class Reserve:
         check_keywords("reserve.void", _unknown)
         return self._backend.make_call(
             "reserve.void",
-            'select result, reason from "inventory"."reserve_void"(%s, %s, %s)',
+            'select result, reason from "inventory"."reserve_void"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("reserve.void", "order", order),
                 check_text("reserve.void", "sku", sku),
@@ -192,7 +192,7 @@ class TakeBack:
         check_keywords("take_back.do", _unknown)
         return self._backend.call(
             "take_back.do",
-            'select result, reason from "inventory"."take_back_do"(%s, %s, %s, %s)',
+            'select result, reason from "inventory"."take_back_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("take_back.do", "return_id", return_id),
                 check_text("take_back.do", "sku", sku),
@@ -205,7 +205,7 @@ class TakeBack:
         check_keywords("take_back.do", _unknown)
         return self._backend.make_call(
             "take_back.do",
-            'select result, reason from "inventory"."take_back_do"(%s, %s, %s, %s)',
+            'select result, reason from "inventory"."take_back_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("take_back.do", "return_id", return_id),
                 check_text("take_back.do", "sku", sku),
@@ -270,7 +270,7 @@ class Book:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return self._backend.expire('select "inventory".expire(%s)', max)
+        return self._backend.expire('select "inventory".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
@@ -295,7 +295,7 @@ class AsyncReceive:
         check_keywords("receive.do", _unknown)
         return await self._backend.call(
             "receive.do",
-            'select result, reason from "inventory"."receive_do"(%s, %s, %s, %s)',
+            'select result, reason from "inventory"."receive_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("receive.do", "delivery", delivery),
                 check_text("receive.do", "sku", sku),
@@ -308,7 +308,7 @@ class AsyncReceive:
         check_keywords("receive.do", _unknown)
         return self._backend.make_call(
             "receive.do",
-            'select result, reason from "inventory"."receive_do"(%s, %s, %s, %s)',
+            'select result, reason from "inventory"."receive_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("receive.do", "delivery", delivery),
                 check_text("receive.do", "sku", sku),
@@ -328,7 +328,7 @@ class AsyncReserve:
         check_keywords("reserve.hold", _unknown)
         return await self._backend.call(
             "reserve.hold",
-            'select result, reason from "inventory"."reserve_hold"(%s, %s, %s, %s)',
+            'select result, reason from "inventory"."reserve_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("reserve.hold", "order", order),
                 check_text("reserve.hold", "sku", sku),
@@ -341,7 +341,7 @@ class AsyncReserve:
         check_keywords("reserve.hold", _unknown)
         return self._backend.make_call(
             "reserve.hold",
-            'select result, reason from "inventory"."reserve_hold"(%s, %s, %s, %s)',
+            'select result, reason from "inventory"."reserve_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("reserve.hold", "order", order),
                 check_text("reserve.hold", "sku", sku),
@@ -354,7 +354,7 @@ class AsyncReserve:
         check_keywords("reserve.post", _unknown)
         return await self._backend.call(
             "reserve.post",
-            'select result, reason from "inventory"."reserve_post"(%s, %s, %s, %s)',
+            'select result, reason from "inventory"."reserve_post"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("reserve.post", "order", order),
                 check_text("reserve.post", "sku", sku),
@@ -367,7 +367,7 @@ class AsyncReserve:
         check_keywords("reserve.post", _unknown)
         return self._backend.make_call(
             "reserve.post",
-            'select result, reason from "inventory"."reserve_post"(%s, %s, %s, %s)',
+            'select result, reason from "inventory"."reserve_post"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("reserve.post", "order", order),
                 check_text("reserve.post", "sku", sku),
@@ -380,7 +380,7 @@ class AsyncReserve:
         check_keywords("reserve.void", _unknown)
         return await self._backend.call(
             "reserve.void",
-            'select result, reason from "inventory"."reserve_void"(%s, %s, %s)',
+            'select result, reason from "inventory"."reserve_void"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("reserve.void", "order", order),
                 check_text("reserve.void", "sku", sku),
@@ -392,7 +392,7 @@ class AsyncReserve:
         check_keywords("reserve.void", _unknown)
         return self._backend.make_call(
             "reserve.void",
-            'select result, reason from "inventory"."reserve_void"(%s, %s, %s)',
+            'select result, reason from "inventory"."reserve_void"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("reserve.void", "order", order),
                 check_text("reserve.void", "sku", sku),
@@ -436,7 +436,7 @@ class AsyncTakeBack:
         check_keywords("take_back.do", _unknown)
         return await self._backend.call(
             "take_back.do",
-            'select result, reason from "inventory"."take_back_do"(%s, %s, %s, %s)',
+            'select result, reason from "inventory"."take_back_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("take_back.do", "return_id", return_id),
                 check_text("take_back.do", "sku", sku),
@@ -449,7 +449,7 @@ class AsyncTakeBack:
         check_keywords("take_back.do", _unknown)
         return self._backend.make_call(
             "take_back.do",
-            'select result, reason from "inventory"."take_back_do"(%s, %s, %s, %s)',
+            'select result, reason from "inventory"."take_back_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("take_back.do", "return_id", return_id),
                 check_text("take_back.do", "sku", sku),
@@ -514,7 +514,7 @@ class AsyncBook:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return await self._backend.expire('select "inventory".expire(%s)', max)
+        return await self._backend.expire('select "inventory".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and

@@ -52,7 +52,7 @@ class Sale:
         check_keywords("sale.do", _unknown)
         return self._backend.call(
             "sale.do",
-            'select result, reason from "marketplace"."sale_do"(%s, %s, %s, %s, %s)',
+            'select result, reason from "marketplace"."sale_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("sale.do", "order", order),
                 check_text("sale.do", "shop", shop),
@@ -66,7 +66,7 @@ class Sale:
         check_keywords("sale.do", _unknown)
         return self._backend.make_call(
             "sale.do",
-            'select result, reason from "marketplace"."sale_do"(%s, %s, %s, %s, %s)',
+            'select result, reason from "marketplace"."sale_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("sale.do", "order", order),
                 check_text("sale.do", "shop", shop),
@@ -87,7 +87,7 @@ class Payout:
         check_keywords("payout.hold", _unknown)
         return self._backend.call(
             "payout.hold",
-            'select result, reason from "marketplace"."payout_hold"(%s, %s, %s, %s)',
+            'select result, reason from "marketplace"."payout_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("payout.hold", "payout_id", payout_id),
                 check_text("payout.hold", "shop", shop),
@@ -100,7 +100,7 @@ class Payout:
         check_keywords("payout.hold", _unknown)
         return self._backend.make_call(
             "payout.hold",
-            'select result, reason from "marketplace"."payout_hold"(%s, %s, %s, %s)',
+            'select result, reason from "marketplace"."payout_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("payout.hold", "payout_id", payout_id),
                 check_text("payout.hold", "shop", shop),
@@ -113,7 +113,7 @@ class Payout:
         check_keywords("payout.post", _unknown)
         return self._backend.call(
             "payout.post",
-            'select result, reason from "marketplace"."payout_post"(%s, %s, %s)',
+            'select result, reason from "marketplace"."payout_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("payout.post", "payout_id", payout_id),
                 *_post_values("payout.post", ("amount", amount)),
@@ -125,7 +125,7 @@ class Payout:
         check_keywords("payout.post", _unknown)
         return self._backend.make_call(
             "payout.post",
-            'select result, reason from "marketplace"."payout_post"(%s, %s, %s)',
+            'select result, reason from "marketplace"."payout_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("payout.post", "payout_id", payout_id),
                 *_post_values("payout.post", ("amount", amount)),
@@ -137,7 +137,7 @@ class Payout:
         check_keywords("payout.void", _unknown)
         return self._backend.call(
             "payout.void",
-            'select result, reason from "marketplace"."payout_void"(%s, %s)',
+            'select result, reason from "marketplace"."payout_void"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("payout.void", "payout_id", payout_id),
             ],
@@ -148,7 +148,7 @@ class Payout:
         check_keywords("payout.void", _unknown)
         return self._backend.make_call(
             "payout.void",
-            'select result, reason from "marketplace"."payout_void"(%s, %s)',
+            'select result, reason from "marketplace"."payout_void"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("payout.void", "payout_id", payout_id),
             ],
@@ -189,7 +189,7 @@ class Refund:
         check_keywords("refund.do", _unknown)
         return self._backend.call(
             "refund.do",
-            'select result, reason from "marketplace"."refund_do"(%s, %s, %s, %s, %s)',
+            'select result, reason from "marketplace"."refund_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("refund.do", "order", order),
                 check_text("refund.do", "shop", shop),
@@ -203,7 +203,7 @@ class Refund:
         check_keywords("refund.do", _unknown)
         return self._backend.make_call(
             "refund.do",
-            'select result, reason from "marketplace"."refund_do"(%s, %s, %s, %s, %s)',
+            'select result, reason from "marketplace"."refund_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("refund.do", "order", order),
                 check_text("refund.do", "shop", shop),
@@ -280,7 +280,7 @@ class Book:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return self._backend.expire('select "marketplace".expire(%s)', max)
+        return self._backend.expire('select "marketplace".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
@@ -305,7 +305,7 @@ class AsyncSale:
         check_keywords("sale.do", _unknown)
         return await self._backend.call(
             "sale.do",
-            'select result, reason from "marketplace"."sale_do"(%s, %s, %s, %s, %s)',
+            'select result, reason from "marketplace"."sale_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("sale.do", "order", order),
                 check_text("sale.do", "shop", shop),
@@ -319,7 +319,7 @@ class AsyncSale:
         check_keywords("sale.do", _unknown)
         return self._backend.make_call(
             "sale.do",
-            'select result, reason from "marketplace"."sale_do"(%s, %s, %s, %s, %s)',
+            'select result, reason from "marketplace"."sale_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("sale.do", "order", order),
                 check_text("sale.do", "shop", shop),
@@ -340,7 +340,7 @@ class AsyncPayout:
         check_keywords("payout.hold", _unknown)
         return await self._backend.call(
             "payout.hold",
-            'select result, reason from "marketplace"."payout_hold"(%s, %s, %s, %s)',
+            'select result, reason from "marketplace"."payout_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("payout.hold", "payout_id", payout_id),
                 check_text("payout.hold", "shop", shop),
@@ -353,7 +353,7 @@ class AsyncPayout:
         check_keywords("payout.hold", _unknown)
         return self._backend.make_call(
             "payout.hold",
-            'select result, reason from "marketplace"."payout_hold"(%s, %s, %s, %s)',
+            'select result, reason from "marketplace"."payout_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("payout.hold", "payout_id", payout_id),
                 check_text("payout.hold", "shop", shop),
@@ -366,7 +366,7 @@ class AsyncPayout:
         check_keywords("payout.post", _unknown)
         return await self._backend.call(
             "payout.post",
-            'select result, reason from "marketplace"."payout_post"(%s, %s, %s)',
+            'select result, reason from "marketplace"."payout_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("payout.post", "payout_id", payout_id),
                 *_post_values("payout.post", ("amount", amount)),
@@ -378,7 +378,7 @@ class AsyncPayout:
         check_keywords("payout.post", _unknown)
         return self._backend.make_call(
             "payout.post",
-            'select result, reason from "marketplace"."payout_post"(%s, %s, %s)',
+            'select result, reason from "marketplace"."payout_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("payout.post", "payout_id", payout_id),
                 *_post_values("payout.post", ("amount", amount)),
@@ -390,7 +390,7 @@ class AsyncPayout:
         check_keywords("payout.void", _unknown)
         return await self._backend.call(
             "payout.void",
-            'select result, reason from "marketplace"."payout_void"(%s, %s)',
+            'select result, reason from "marketplace"."payout_void"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("payout.void", "payout_id", payout_id),
             ],
@@ -401,7 +401,7 @@ class AsyncPayout:
         check_keywords("payout.void", _unknown)
         return self._backend.make_call(
             "payout.void",
-            'select result, reason from "marketplace"."payout_void"(%s, %s)',
+            'select result, reason from "marketplace"."payout_void"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("payout.void", "payout_id", payout_id),
             ],
@@ -442,7 +442,7 @@ class AsyncRefund:
         check_keywords("refund.do", _unknown)
         return await self._backend.call(
             "refund.do",
-            'select result, reason from "marketplace"."refund_do"(%s, %s, %s, %s, %s)',
+            'select result, reason from "marketplace"."refund_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("refund.do", "order", order),
                 check_text("refund.do", "shop", shop),
@@ -456,7 +456,7 @@ class AsyncRefund:
         check_keywords("refund.do", _unknown)
         return self._backend.make_call(
             "refund.do",
-            'select result, reason from "marketplace"."refund_do"(%s, %s, %s, %s, %s)',
+            'select result, reason from "marketplace"."refund_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("refund.do", "order", order),
                 check_text("refund.do", "shop", shop),
@@ -533,7 +533,7 @@ class AsyncBook:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return await self._backend.expire('select "marketplace".expire(%s)', max)
+        return await self._backend.expire('select "marketplace".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and

@@ -52,7 +52,7 @@ class 売上:
         check_keywords("売上.do", _unknown)
         return self._backend.call(
             "売上.do",
-            'select result, reason from "マーケットプレイス"."売上_do"(%s, %s, %s, %s, %s)',
+            'select result, reason from "マーケットプレイス"."売上_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("売上.do", "注文", 注文),
                 check_text("売上.do", "店", 店),
@@ -66,7 +66,7 @@ class 売上:
         check_keywords("売上.do", _unknown)
         return self._backend.make_call(
             "売上.do",
-            'select result, reason from "マーケットプレイス"."売上_do"(%s, %s, %s, %s, %s)',
+            'select result, reason from "マーケットプレイス"."売上_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("売上.do", "注文", 注文),
                 check_text("売上.do", "店", 店),
@@ -87,7 +87,7 @@ class 振込:
         check_keywords("振込.hold", _unknown)
         return self._backend.call(
             "振込.hold",
-            'select result, reason from "マーケットプレイス"."振込_hold"(%s, %s, %s, %s)',
+            'select result, reason from "マーケットプレイス"."振込_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("振込.hold", "振込番号", 振込番号),
                 check_text("振込.hold", "店", 店),
@@ -100,7 +100,7 @@ class 振込:
         check_keywords("振込.hold", _unknown)
         return self._backend.make_call(
             "振込.hold",
-            'select result, reason from "マーケットプレイス"."振込_hold"(%s, %s, %s, %s)',
+            'select result, reason from "マーケットプレイス"."振込_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("振込.hold", "振込番号", 振込番号),
                 check_text("振込.hold", "店", 店),
@@ -113,7 +113,7 @@ class 振込:
         check_keywords("振込.post", _unknown)
         return self._backend.call(
             "振込.post",
-            'select result, reason from "マーケットプレイス"."振込_post"(%s, %s, %s)',
+            'select result, reason from "マーケットプレイス"."振込_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("振込.post", "振込番号", 振込番号),
                 *_post_values("振込.post", ("額", 額)),
@@ -125,7 +125,7 @@ class 振込:
         check_keywords("振込.post", _unknown)
         return self._backend.make_call(
             "振込.post",
-            'select result, reason from "マーケットプレイス"."振込_post"(%s, %s, %s)',
+            'select result, reason from "マーケットプレイス"."振込_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("振込.post", "振込番号", 振込番号),
                 *_post_values("振込.post", ("額", 額)),
@@ -137,7 +137,7 @@ class 振込:
         check_keywords("振込.void", _unknown)
         return self._backend.call(
             "振込.void",
-            'select result, reason from "マーケットプレイス"."振込_void"(%s, %s)',
+            'select result, reason from "マーケットプレイス"."振込_void"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("振込.void", "振込番号", 振込番号),
             ],
@@ -148,7 +148,7 @@ class 振込:
         check_keywords("振込.void", _unknown)
         return self._backend.make_call(
             "振込.void",
-            'select result, reason from "マーケットプレイス"."振込_void"(%s, %s)',
+            'select result, reason from "マーケットプレイス"."振込_void"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("振込.void", "振込番号", 振込番号),
             ],
@@ -189,7 +189,7 @@ class 返金:
         check_keywords("返金.do", _unknown)
         return self._backend.call(
             "返金.do",
-            'select result, reason from "マーケットプレイス"."返金_do"(%s, %s, %s, %s, %s)',
+            'select result, reason from "マーケットプレイス"."返金_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("返金.do", "注文", 注文),
                 check_text("返金.do", "店", 店),
@@ -203,7 +203,7 @@ class 返金:
         check_keywords("返金.do", _unknown)
         return self._backend.make_call(
             "返金.do",
-            'select result, reason from "マーケットプレイス"."返金_do"(%s, %s, %s, %s, %s)',
+            'select result, reason from "マーケットプレイス"."返金_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("返金.do", "注文", 注文),
                 check_text("返金.do", "店", 店),
@@ -280,7 +280,7 @@ class Book:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return self._backend.expire('select "マーケットプレイス".expire(%s)', max)
+        return self._backend.expire('select "マーケットプレイス".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
@@ -305,7 +305,7 @@ class Async売上:
         check_keywords("売上.do", _unknown)
         return await self._backend.call(
             "売上.do",
-            'select result, reason from "マーケットプレイス"."売上_do"(%s, %s, %s, %s, %s)',
+            'select result, reason from "マーケットプレイス"."売上_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("売上.do", "注文", 注文),
                 check_text("売上.do", "店", 店),
@@ -319,7 +319,7 @@ class Async売上:
         check_keywords("売上.do", _unknown)
         return self._backend.make_call(
             "売上.do",
-            'select result, reason from "マーケットプレイス"."売上_do"(%s, %s, %s, %s, %s)',
+            'select result, reason from "マーケットプレイス"."売上_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("売上.do", "注文", 注文),
                 check_text("売上.do", "店", 店),
@@ -340,7 +340,7 @@ class Async振込:
         check_keywords("振込.hold", _unknown)
         return await self._backend.call(
             "振込.hold",
-            'select result, reason from "マーケットプレイス"."振込_hold"(%s, %s, %s, %s)',
+            'select result, reason from "マーケットプレイス"."振込_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("振込.hold", "振込番号", 振込番号),
                 check_text("振込.hold", "店", 店),
@@ -353,7 +353,7 @@ class Async振込:
         check_keywords("振込.hold", _unknown)
         return self._backend.make_call(
             "振込.hold",
-            'select result, reason from "マーケットプレイス"."振込_hold"(%s, %s, %s, %s)',
+            'select result, reason from "マーケットプレイス"."振込_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("振込.hold", "振込番号", 振込番号),
                 check_text("振込.hold", "店", 店),
@@ -366,7 +366,7 @@ class Async振込:
         check_keywords("振込.post", _unknown)
         return await self._backend.call(
             "振込.post",
-            'select result, reason from "マーケットプレイス"."振込_post"(%s, %s, %s)',
+            'select result, reason from "マーケットプレイス"."振込_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("振込.post", "振込番号", 振込番号),
                 *_post_values("振込.post", ("額", 額)),
@@ -378,7 +378,7 @@ class Async振込:
         check_keywords("振込.post", _unknown)
         return self._backend.make_call(
             "振込.post",
-            'select result, reason from "マーケットプレイス"."振込_post"(%s, %s, %s)',
+            'select result, reason from "マーケットプレイス"."振込_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("振込.post", "振込番号", 振込番号),
                 *_post_values("振込.post", ("額", 額)),
@@ -390,7 +390,7 @@ class Async振込:
         check_keywords("振込.void", _unknown)
         return await self._backend.call(
             "振込.void",
-            'select result, reason from "マーケットプレイス"."振込_void"(%s, %s)',
+            'select result, reason from "マーケットプレイス"."振込_void"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("振込.void", "振込番号", 振込番号),
             ],
@@ -401,7 +401,7 @@ class Async振込:
         check_keywords("振込.void", _unknown)
         return self._backend.make_call(
             "振込.void",
-            'select result, reason from "マーケットプレイス"."振込_void"(%s, %s)',
+            'select result, reason from "マーケットプレイス"."振込_void"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("振込.void", "振込番号", 振込番号),
             ],
@@ -442,7 +442,7 @@ class Async返金:
         check_keywords("返金.do", _unknown)
         return await self._backend.call(
             "返金.do",
-            'select result, reason from "マーケットプレイス"."返金_do"(%s, %s, %s, %s, %s)',
+            'select result, reason from "マーケットプレイス"."返金_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("返金.do", "注文", 注文),
                 check_text("返金.do", "店", 店),
@@ -456,7 +456,7 @@ class Async返金:
         check_keywords("返金.do", _unknown)
         return self._backend.make_call(
             "返金.do",
-            'select result, reason from "マーケットプレイス"."返金_do"(%s, %s, %s, %s, %s)',
+            'select result, reason from "マーケットプレイス"."返金_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("返金.do", "注文", 注文),
                 check_text("返金.do", "店", 店),
@@ -533,7 +533,7 @@ class AsyncBook:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return await self._backend.expire('select "マーケットプレイス".expire(%s)', max)
+        return await self._backend.expire('select "マーケットプレイス".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and

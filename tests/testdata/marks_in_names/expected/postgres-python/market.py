@@ -51,7 +51,7 @@ class Receive:
         check_keywords("receive.do", _unknown)
         return self._backend.call(
             "receive.do",
-            'select result, reason from "market"."receive_do"(%s, %s, %s, %s)',
+            'select result, reason from "market"."receive_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("receive.do", "delivery", delivery),
                 check_text("receive.do", "สินค้า", สินค้า),
@@ -64,7 +64,7 @@ class Receive:
         check_keywords("receive.do", _unknown)
         return self._backend.make_call(
             "receive.do",
-            'select result, reason from "market"."receive_do"(%s, %s, %s, %s)',
+            'select result, reason from "market"."receive_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("receive.do", "delivery", delivery),
                 check_text("receive.do", "สินค้า", สินค้า),
@@ -84,7 +84,7 @@ class Sell:
         check_keywords("sell.hold", _unknown)
         return self._backend.call(
             "sell.hold",
-            'select result, reason from "market"."sell_hold"(%s, %s, %s, %s)',
+            'select result, reason from "market"."sell_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("sell.hold", "order", order),
                 check_text("sell.hold", "สินค้า", สินค้า),
@@ -97,7 +97,7 @@ class Sell:
         check_keywords("sell.hold", _unknown)
         return self._backend.make_call(
             "sell.hold",
-            'select result, reason from "market"."sell_hold"(%s, %s, %s, %s)',
+            'select result, reason from "market"."sell_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("sell.hold", "order", order),
                 check_text("sell.hold", "สินค้า", สินค้า),
@@ -110,7 +110,7 @@ class Sell:
         check_keywords("sell.post", _unknown)
         return self._backend.call(
             "sell.post",
-            'select result, reason from "market"."sell_post"(%s, %s, %s)',
+            'select result, reason from "market"."sell_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("sell.post", "order", order),
                 *_post_values("sell.post", ("मूल्य", मूल्य)),
@@ -122,7 +122,7 @@ class Sell:
         check_keywords("sell.post", _unknown)
         return self._backend.make_call(
             "sell.post",
-            'select result, reason from "market"."sell_post"(%s, %s, %s)',
+            'select result, reason from "market"."sell_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("sell.post", "order", order),
                 *_post_values("sell.post", ("मूल्य", मूल्य)),
@@ -134,7 +134,7 @@ class Sell:
         check_keywords("sell.void", _unknown)
         return self._backend.call(
             "sell.void",
-            'select result, reason from "market"."sell_void"(%s, %s)',
+            'select result, reason from "market"."sell_void"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("sell.void", "order", order),
             ],
@@ -145,7 +145,7 @@ class Sell:
         check_keywords("sell.void", _unknown)
         return self._backend.make_call(
             "sell.void",
-            'select result, reason from "market"."sell_void"(%s, %s)',
+            'select result, reason from "market"."sell_void"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("sell.void", "order", order),
             ],
@@ -228,7 +228,7 @@ class Book:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return self._backend.expire('select "market".expire(%s)', max)
+        return self._backend.expire('select "market".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
@@ -253,7 +253,7 @@ class AsyncReceive:
         check_keywords("receive.do", _unknown)
         return await self._backend.call(
             "receive.do",
-            'select result, reason from "market"."receive_do"(%s, %s, %s, %s)',
+            'select result, reason from "market"."receive_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("receive.do", "delivery", delivery),
                 check_text("receive.do", "สินค้า", สินค้า),
@@ -266,7 +266,7 @@ class AsyncReceive:
         check_keywords("receive.do", _unknown)
         return self._backend.make_call(
             "receive.do",
-            'select result, reason from "market"."receive_do"(%s, %s, %s, %s)',
+            'select result, reason from "market"."receive_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("receive.do", "delivery", delivery),
                 check_text("receive.do", "สินค้า", สินค้า),
@@ -286,7 +286,7 @@ class AsyncSell:
         check_keywords("sell.hold", _unknown)
         return await self._backend.call(
             "sell.hold",
-            'select result, reason from "market"."sell_hold"(%s, %s, %s, %s)',
+            'select result, reason from "market"."sell_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("sell.hold", "order", order),
                 check_text("sell.hold", "สินค้า", สินค้า),
@@ -299,7 +299,7 @@ class AsyncSell:
         check_keywords("sell.hold", _unknown)
         return self._backend.make_call(
             "sell.hold",
-            'select result, reason from "market"."sell_hold"(%s, %s, %s, %s)',
+            'select result, reason from "market"."sell_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("sell.hold", "order", order),
                 check_text("sell.hold", "สินค้า", สินค้า),
@@ -312,7 +312,7 @@ class AsyncSell:
         check_keywords("sell.post", _unknown)
         return await self._backend.call(
             "sell.post",
-            'select result, reason from "market"."sell_post"(%s, %s, %s)',
+            'select result, reason from "market"."sell_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("sell.post", "order", order),
                 *_post_values("sell.post", ("मूल्य", मूल्य)),
@@ -324,7 +324,7 @@ class AsyncSell:
         check_keywords("sell.post", _unknown)
         return self._backend.make_call(
             "sell.post",
-            'select result, reason from "market"."sell_post"(%s, %s, %s)',
+            'select result, reason from "market"."sell_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("sell.post", "order", order),
                 *_post_values("sell.post", ("मूल्य", मूल्य)),
@@ -336,7 +336,7 @@ class AsyncSell:
         check_keywords("sell.void", _unknown)
         return await self._backend.call(
             "sell.void",
-            'select result, reason from "market"."sell_void"(%s, %s)',
+            'select result, reason from "market"."sell_void"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("sell.void", "order", order),
             ],
@@ -347,7 +347,7 @@ class AsyncSell:
         check_keywords("sell.void", _unknown)
         return self._backend.make_call(
             "sell.void",
-            'select result, reason from "market"."sell_void"(%s, %s)',
+            'select result, reason from "market"."sell_void"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("sell.void", "order", order),
             ],
@@ -430,7 +430,7 @@ class AsyncBook:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return await self._backend.expire('select "market".expire(%s)', max)
+        return await self._backend.expire('select "market".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and

@@ -51,7 +51,7 @@ class 入荷:
         check_keywords("入荷.do", _unknown)
         return self._backend.call(
             "入荷.do",
-            'select result, reason from "市場"."入荷_do"(%s, %s, %s, %s)',
+            'select result, reason from "市場"."入荷_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("入荷.do", "納品", 納品),
                 check_text("入荷.do", "สินค้า", สินค้า),
@@ -64,7 +64,7 @@ class 入荷:
         check_keywords("入荷.do", _unknown)
         return self._backend.make_call(
             "入荷.do",
-            'select result, reason from "市場"."入荷_do"(%s, %s, %s, %s)',
+            'select result, reason from "市場"."入荷_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("入荷.do", "納品", 納品),
                 check_text("入荷.do", "สินค้า", สินค้า),
@@ -84,7 +84,7 @@ class 販売:
         check_keywords("販売.hold", _unknown)
         return self._backend.call(
             "販売.hold",
-            'select result, reason from "市場"."販売_hold"(%s, %s, %s, %s)',
+            'select result, reason from "市場"."販売_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("販売.hold", "注文", 注文),
                 check_text("販売.hold", "สินค้า", สินค้า),
@@ -97,7 +97,7 @@ class 販売:
         check_keywords("販売.hold", _unknown)
         return self._backend.make_call(
             "販売.hold",
-            'select result, reason from "市場"."販売_hold"(%s, %s, %s, %s)',
+            'select result, reason from "市場"."販売_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("販売.hold", "注文", 注文),
                 check_text("販売.hold", "สินค้า", สินค้า),
@@ -110,7 +110,7 @@ class 販売:
         check_keywords("販売.post", _unknown)
         return self._backend.call(
             "販売.post",
-            'select result, reason from "市場"."販売_post"(%s, %s, %s)',
+            'select result, reason from "市場"."販売_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("販売.post", "注文", 注文),
                 *_post_values("販売.post", ("मूल्य", मूल्य)),
@@ -122,7 +122,7 @@ class 販売:
         check_keywords("販売.post", _unknown)
         return self._backend.make_call(
             "販売.post",
-            'select result, reason from "市場"."販売_post"(%s, %s, %s)',
+            'select result, reason from "市場"."販売_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("販売.post", "注文", 注文),
                 *_post_values("販売.post", ("मूल्य", मूल्य)),
@@ -134,7 +134,7 @@ class 販売:
         check_keywords("販売.void", _unknown)
         return self._backend.call(
             "販売.void",
-            'select result, reason from "市場"."販売_void"(%s, %s)',
+            'select result, reason from "市場"."販売_void"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("販売.void", "注文", 注文),
             ],
@@ -145,7 +145,7 @@ class 販売:
         check_keywords("販売.void", _unknown)
         return self._backend.make_call(
             "販売.void",
-            'select result, reason from "市場"."販売_void"(%s, %s)',
+            'select result, reason from "市場"."販売_void"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("販売.void", "注文", 注文),
             ],
@@ -228,7 +228,7 @@ class Book:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return self._backend.expire('select "市場".expire(%s)', max)
+        return self._backend.expire('select "市場".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
@@ -253,7 +253,7 @@ class Async入荷:
         check_keywords("入荷.do", _unknown)
         return await self._backend.call(
             "入荷.do",
-            'select result, reason from "市場"."入荷_do"(%s, %s, %s, %s)',
+            'select result, reason from "市場"."入荷_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("入荷.do", "納品", 納品),
                 check_text("入荷.do", "สินค้า", สินค้า),
@@ -266,7 +266,7 @@ class Async入荷:
         check_keywords("入荷.do", _unknown)
         return self._backend.make_call(
             "入荷.do",
-            'select result, reason from "市場"."入荷_do"(%s, %s, %s, %s)',
+            'select result, reason from "市場"."入荷_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("入荷.do", "納品", 納品),
                 check_text("入荷.do", "สินค้า", สินค้า),
@@ -286,7 +286,7 @@ class Async販売:
         check_keywords("販売.hold", _unknown)
         return await self._backend.call(
             "販売.hold",
-            'select result, reason from "市場"."販売_hold"(%s, %s, %s, %s)',
+            'select result, reason from "市場"."販売_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("販売.hold", "注文", 注文),
                 check_text("販売.hold", "สินค้า", สินค้า),
@@ -299,7 +299,7 @@ class Async販売:
         check_keywords("販売.hold", _unknown)
         return self._backend.make_call(
             "販売.hold",
-            'select result, reason from "市場"."販売_hold"(%s, %s, %s, %s)',
+            'select result, reason from "市場"."販売_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("販売.hold", "注文", 注文),
                 check_text("販売.hold", "สินค้า", สินค้า),
@@ -312,7 +312,7 @@ class Async販売:
         check_keywords("販売.post", _unknown)
         return await self._backend.call(
             "販売.post",
-            'select result, reason from "市場"."販売_post"(%s, %s, %s)',
+            'select result, reason from "市場"."販売_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("販売.post", "注文", 注文),
                 *_post_values("販売.post", ("मूल्य", मूल्य)),
@@ -324,7 +324,7 @@ class Async販売:
         check_keywords("販売.post", _unknown)
         return self._backend.make_call(
             "販売.post",
-            'select result, reason from "市場"."販売_post"(%s, %s, %s)',
+            'select result, reason from "市場"."販売_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("販売.post", "注文", 注文),
                 *_post_values("販売.post", ("मूल्य", मूल्य)),
@@ -336,7 +336,7 @@ class Async販売:
         check_keywords("販売.void", _unknown)
         return await self._backend.call(
             "販売.void",
-            'select result, reason from "市場"."販売_void"(%s, %s)',
+            'select result, reason from "市場"."販売_void"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("販売.void", "注文", 注文),
             ],
@@ -347,7 +347,7 @@ class Async販売:
         check_keywords("販売.void", _unknown)
         return self._backend.make_call(
             "販売.void",
-            'select result, reason from "市場"."販売_void"(%s, %s)',
+            'select result, reason from "市場"."販売_void"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("販売.void", "注文", 注文),
             ],
@@ -430,7 +430,7 @@ class AsyncBook:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return await self._backend.expire('select "市場".expire(%s)', max)
+        return await self._backend.expire('select "市場".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and

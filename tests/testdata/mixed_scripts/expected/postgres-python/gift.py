@@ -51,7 +51,7 @@ class Load:
         check_keywords("load.do", _unknown)
         return self._backend.call(
             "load.do",
-            'select result, reason from "gift"."load_do"(%s, %s, %s, %s)',
+            'select result, reason from "gift"."load_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("load.do", "ref", ref),
                 check_text("load.do", "member", member),
@@ -64,7 +64,7 @@ class Load:
         check_keywords("load.do", _unknown)
         return self._backend.make_call(
             "load.do",
-            'select result, reason from "gift"."load_do"(%s, %s, %s, %s)',
+            'select result, reason from "gift"."load_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("load.do", "ref", ref),
                 check_text("load.do", "member", member),
@@ -84,7 +84,7 @@ class Spend:
         check_keywords("spend.do", _unknown)
         return self._backend.call(
             "spend.do",
-            'select result, reason from "gift"."spend_do"(%s, %s, %s, %s)',
+            'select result, reason from "gift"."spend_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("spend.do", "ref", ref),
                 check_text("spend.do", "member", member),
@@ -97,7 +97,7 @@ class Spend:
         check_keywords("spend.do", _unknown)
         return self._backend.make_call(
             "spend.do",
-            'select result, reason from "gift"."spend_do"(%s, %s, %s, %s)',
+            'select result, reason from "gift"."spend_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("spend.do", "ref", ref),
                 check_text("spend.do", "member", member),
@@ -149,7 +149,7 @@ class Book:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return self._backend.expire('select "gift".expire(%s)', max)
+        return self._backend.expire('select "gift".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
@@ -174,7 +174,7 @@ class AsyncLoad:
         check_keywords("load.do", _unknown)
         return await self._backend.call(
             "load.do",
-            'select result, reason from "gift"."load_do"(%s, %s, %s, %s)',
+            'select result, reason from "gift"."load_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("load.do", "ref", ref),
                 check_text("load.do", "member", member),
@@ -187,7 +187,7 @@ class AsyncLoad:
         check_keywords("load.do", _unknown)
         return self._backend.make_call(
             "load.do",
-            'select result, reason from "gift"."load_do"(%s, %s, %s, %s)',
+            'select result, reason from "gift"."load_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("load.do", "ref", ref),
                 check_text("load.do", "member", member),
@@ -207,7 +207,7 @@ class AsyncSpend:
         check_keywords("spend.do", _unknown)
         return await self._backend.call(
             "spend.do",
-            'select result, reason from "gift"."spend_do"(%s, %s, %s, %s)',
+            'select result, reason from "gift"."spend_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("spend.do", "ref", ref),
                 check_text("spend.do", "member", member),
@@ -220,7 +220,7 @@ class AsyncSpend:
         check_keywords("spend.do", _unknown)
         return self._backend.make_call(
             "spend.do",
-            'select result, reason from "gift"."spend_do"(%s, %s, %s, %s)',
+            'select result, reason from "gift"."spend_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("spend.do", "ref", ref),
                 check_text("spend.do", "member", member),
@@ -272,7 +272,7 @@ class AsyncBook:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return await self._backend.expire('select "gift".expire(%s)', max)
+        return await self._backend.expire('select "gift".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and

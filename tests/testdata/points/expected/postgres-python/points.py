@@ -52,7 +52,7 @@ class Grant:
         check_keywords("grant.hold", _unknown)
         return self._backend.call(
             "grant.hold",
-            'select result, reason from "points"."grant_hold"(%s, %s, %s, %s)',
+            'select result, reason from "points"."grant_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("grant.hold", "purchase", purchase),
                 check_text("grant.hold", "member", member),
@@ -65,7 +65,7 @@ class Grant:
         check_keywords("grant.hold", _unknown)
         return self._backend.make_call(
             "grant.hold",
-            'select result, reason from "points"."grant_hold"(%s, %s, %s, %s)',
+            'select result, reason from "points"."grant_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("grant.hold", "purchase", purchase),
                 check_text("grant.hold", "member", member),
@@ -78,7 +78,7 @@ class Grant:
         check_keywords("grant.post", _unknown)
         return self._backend.call(
             "grant.post",
-            'select result, reason from "points"."grant_post"(%s, %s, %s)',
+            'select result, reason from "points"."grant_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("grant.post", "purchase", purchase),
                 *_post_values("grant.post", ("amount", amount)),
@@ -90,7 +90,7 @@ class Grant:
         check_keywords("grant.post", _unknown)
         return self._backend.make_call(
             "grant.post",
-            'select result, reason from "points"."grant_post"(%s, %s, %s)',
+            'select result, reason from "points"."grant_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("grant.post", "purchase", purchase),
                 *_post_values("grant.post", ("amount", amount)),
@@ -102,7 +102,7 @@ class Grant:
         check_keywords("grant.void", _unknown)
         return self._backend.call(
             "grant.void",
-            'select result, reason from "points"."grant_void"(%s, %s)',
+            'select result, reason from "points"."grant_void"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("grant.void", "purchase", purchase),
             ],
@@ -113,7 +113,7 @@ class Grant:
         check_keywords("grant.void", _unknown)
         return self._backend.make_call(
             "grant.void",
-            'select result, reason from "points"."grant_void"(%s, %s)',
+            'select result, reason from "points"."grant_void"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("grant.void", "purchase", purchase),
             ],
@@ -154,7 +154,7 @@ class Redeem:
         check_keywords("redeem.hold", _unknown)
         return self._backend.call(
             "redeem.hold",
-            'select result, reason from "points"."redeem_hold"(%s, %s, %s, %s)',
+            'select result, reason from "points"."redeem_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("redeem.hold", "checkout", checkout),
                 check_text("redeem.hold", "member", member),
@@ -167,7 +167,7 @@ class Redeem:
         check_keywords("redeem.hold", _unknown)
         return self._backend.make_call(
             "redeem.hold",
-            'select result, reason from "points"."redeem_hold"(%s, %s, %s, %s)',
+            'select result, reason from "points"."redeem_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("redeem.hold", "checkout", checkout),
                 check_text("redeem.hold", "member", member),
@@ -180,7 +180,7 @@ class Redeem:
         check_keywords("redeem.post", _unknown)
         return self._backend.call(
             "redeem.post",
-            'select result, reason from "points"."redeem_post"(%s, %s, %s)',
+            'select result, reason from "points"."redeem_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("redeem.post", "checkout", checkout),
                 *_post_values("redeem.post", ("amount", amount)),
@@ -192,7 +192,7 @@ class Redeem:
         check_keywords("redeem.post", _unknown)
         return self._backend.make_call(
             "redeem.post",
-            'select result, reason from "points"."redeem_post"(%s, %s, %s)',
+            'select result, reason from "points"."redeem_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("redeem.post", "checkout", checkout),
                 *_post_values("redeem.post", ("amount", amount)),
@@ -204,7 +204,7 @@ class Redeem:
         check_keywords("redeem.void", _unknown)
         return self._backend.call(
             "redeem.void",
-            'select result, reason from "points"."redeem_void"(%s, %s)',
+            'select result, reason from "points"."redeem_void"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("redeem.void", "checkout", checkout),
             ],
@@ -215,7 +215,7 @@ class Redeem:
         check_keywords("redeem.void", _unknown)
         return self._backend.make_call(
             "redeem.void",
-            'select result, reason from "points"."redeem_void"(%s, %s)',
+            'select result, reason from "points"."redeem_void"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("redeem.void", "checkout", checkout),
             ],
@@ -256,7 +256,7 @@ class Lapse:
         check_keywords("lapse.do", _unknown)
         return self._backend.call(
             "lapse.do",
-            'select result, reason from "points"."lapse_do"(%s, %s, %s, %s)',
+            'select result, reason from "points"."lapse_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("lapse.do", "batch", batch),
                 check_text("lapse.do", "member", member),
@@ -269,7 +269,7 @@ class Lapse:
         check_keywords("lapse.do", _unknown)
         return self._backend.make_call(
             "lapse.do",
-            'select result, reason from "points"."lapse_do"(%s, %s, %s, %s)',
+            'select result, reason from "points"."lapse_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("lapse.do", "batch", batch),
                 check_text("lapse.do", "member", member),
@@ -335,7 +335,7 @@ class Book:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return self._backend.expire('select "points".expire(%s)', max)
+        return self._backend.expire('select "points".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
@@ -360,7 +360,7 @@ class AsyncGrant:
         check_keywords("grant.hold", _unknown)
         return await self._backend.call(
             "grant.hold",
-            'select result, reason from "points"."grant_hold"(%s, %s, %s, %s)',
+            'select result, reason from "points"."grant_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("grant.hold", "purchase", purchase),
                 check_text("grant.hold", "member", member),
@@ -373,7 +373,7 @@ class AsyncGrant:
         check_keywords("grant.hold", _unknown)
         return self._backend.make_call(
             "grant.hold",
-            'select result, reason from "points"."grant_hold"(%s, %s, %s, %s)',
+            'select result, reason from "points"."grant_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("grant.hold", "purchase", purchase),
                 check_text("grant.hold", "member", member),
@@ -386,7 +386,7 @@ class AsyncGrant:
         check_keywords("grant.post", _unknown)
         return await self._backend.call(
             "grant.post",
-            'select result, reason from "points"."grant_post"(%s, %s, %s)',
+            'select result, reason from "points"."grant_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("grant.post", "purchase", purchase),
                 *_post_values("grant.post", ("amount", amount)),
@@ -398,7 +398,7 @@ class AsyncGrant:
         check_keywords("grant.post", _unknown)
         return self._backend.make_call(
             "grant.post",
-            'select result, reason from "points"."grant_post"(%s, %s, %s)',
+            'select result, reason from "points"."grant_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("grant.post", "purchase", purchase),
                 *_post_values("grant.post", ("amount", amount)),
@@ -410,7 +410,7 @@ class AsyncGrant:
         check_keywords("grant.void", _unknown)
         return await self._backend.call(
             "grant.void",
-            'select result, reason from "points"."grant_void"(%s, %s)',
+            'select result, reason from "points"."grant_void"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("grant.void", "purchase", purchase),
             ],
@@ -421,7 +421,7 @@ class AsyncGrant:
         check_keywords("grant.void", _unknown)
         return self._backend.make_call(
             "grant.void",
-            'select result, reason from "points"."grant_void"(%s, %s)',
+            'select result, reason from "points"."grant_void"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("grant.void", "purchase", purchase),
             ],
@@ -462,7 +462,7 @@ class AsyncRedeem:
         check_keywords("redeem.hold", _unknown)
         return await self._backend.call(
             "redeem.hold",
-            'select result, reason from "points"."redeem_hold"(%s, %s, %s, %s)',
+            'select result, reason from "points"."redeem_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("redeem.hold", "checkout", checkout),
                 check_text("redeem.hold", "member", member),
@@ -475,7 +475,7 @@ class AsyncRedeem:
         check_keywords("redeem.hold", _unknown)
         return self._backend.make_call(
             "redeem.hold",
-            'select result, reason from "points"."redeem_hold"(%s, %s, %s, %s)',
+            'select result, reason from "points"."redeem_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("redeem.hold", "checkout", checkout),
                 check_text("redeem.hold", "member", member),
@@ -488,7 +488,7 @@ class AsyncRedeem:
         check_keywords("redeem.post", _unknown)
         return await self._backend.call(
             "redeem.post",
-            'select result, reason from "points"."redeem_post"(%s, %s, %s)',
+            'select result, reason from "points"."redeem_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("redeem.post", "checkout", checkout),
                 *_post_values("redeem.post", ("amount", amount)),
@@ -500,7 +500,7 @@ class AsyncRedeem:
         check_keywords("redeem.post", _unknown)
         return self._backend.make_call(
             "redeem.post",
-            'select result, reason from "points"."redeem_post"(%s, %s, %s)',
+            'select result, reason from "points"."redeem_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("redeem.post", "checkout", checkout),
                 *_post_values("redeem.post", ("amount", amount)),
@@ -512,7 +512,7 @@ class AsyncRedeem:
         check_keywords("redeem.void", _unknown)
         return await self._backend.call(
             "redeem.void",
-            'select result, reason from "points"."redeem_void"(%s, %s)',
+            'select result, reason from "points"."redeem_void"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("redeem.void", "checkout", checkout),
             ],
@@ -523,7 +523,7 @@ class AsyncRedeem:
         check_keywords("redeem.void", _unknown)
         return self._backend.make_call(
             "redeem.void",
-            'select result, reason from "points"."redeem_void"(%s, %s)',
+            'select result, reason from "points"."redeem_void"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("redeem.void", "checkout", checkout),
             ],
@@ -564,7 +564,7 @@ class AsyncLapse:
         check_keywords("lapse.do", _unknown)
         return await self._backend.call(
             "lapse.do",
-            'select result, reason from "points"."lapse_do"(%s, %s, %s, %s)',
+            'select result, reason from "points"."lapse_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("lapse.do", "batch", batch),
                 check_text("lapse.do", "member", member),
@@ -577,7 +577,7 @@ class AsyncLapse:
         check_keywords("lapse.do", _unknown)
         return self._backend.make_call(
             "lapse.do",
-            'select result, reason from "points"."lapse_do"(%s, %s, %s, %s)',
+            'select result, reason from "points"."lapse_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("lapse.do", "batch", batch),
                 check_text("lapse.do", "member", member),
@@ -643,7 +643,7 @@ class AsyncBook:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return await self._backend.expire('select "points".expire(%s)', max)
+        return await self._backend.expire('select "points".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and

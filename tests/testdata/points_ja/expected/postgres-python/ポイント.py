@@ -52,7 +52,7 @@ class 付与:
         check_keywords("付与.hold", _unknown)
         return self._backend.call(
             "付与.hold",
-            'select result, reason from "ポイント"."付与_hold"(%s, %s, %s, %s)',
+            'select result, reason from "ポイント"."付与_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("付与.hold", "購入", 購入),
                 check_text("付与.hold", "会員", 会員),
@@ -65,7 +65,7 @@ class 付与:
         check_keywords("付与.hold", _unknown)
         return self._backend.make_call(
             "付与.hold",
-            'select result, reason from "ポイント"."付与_hold"(%s, %s, %s, %s)',
+            'select result, reason from "ポイント"."付与_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("付与.hold", "購入", 購入),
                 check_text("付与.hold", "会員", 会員),
@@ -78,7 +78,7 @@ class 付与:
         check_keywords("付与.post", _unknown)
         return self._backend.call(
             "付与.post",
-            'select result, reason from "ポイント"."付与_post"(%s, %s, %s)',
+            'select result, reason from "ポイント"."付与_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("付与.post", "購入", 購入),
                 *_post_values("付与.post", ("点数", 点数)),
@@ -90,7 +90,7 @@ class 付与:
         check_keywords("付与.post", _unknown)
         return self._backend.make_call(
             "付与.post",
-            'select result, reason from "ポイント"."付与_post"(%s, %s, %s)',
+            'select result, reason from "ポイント"."付与_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("付与.post", "購入", 購入),
                 *_post_values("付与.post", ("点数", 点数)),
@@ -102,7 +102,7 @@ class 付与:
         check_keywords("付与.void", _unknown)
         return self._backend.call(
             "付与.void",
-            'select result, reason from "ポイント"."付与_void"(%s, %s)',
+            'select result, reason from "ポイント"."付与_void"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("付与.void", "購入", 購入),
             ],
@@ -113,7 +113,7 @@ class 付与:
         check_keywords("付与.void", _unknown)
         return self._backend.make_call(
             "付与.void",
-            'select result, reason from "ポイント"."付与_void"(%s, %s)',
+            'select result, reason from "ポイント"."付与_void"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("付与.void", "購入", 購入),
             ],
@@ -154,7 +154,7 @@ class 利用:
         check_keywords("利用.hold", _unknown)
         return self._backend.call(
             "利用.hold",
-            'select result, reason from "ポイント"."利用_hold"(%s, %s, %s, %s)',
+            'select result, reason from "ポイント"."利用_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("利用.hold", "会計", 会計),
                 check_text("利用.hold", "会員", 会員),
@@ -167,7 +167,7 @@ class 利用:
         check_keywords("利用.hold", _unknown)
         return self._backend.make_call(
             "利用.hold",
-            'select result, reason from "ポイント"."利用_hold"(%s, %s, %s, %s)',
+            'select result, reason from "ポイント"."利用_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("利用.hold", "会計", 会計),
                 check_text("利用.hold", "会員", 会員),
@@ -180,7 +180,7 @@ class 利用:
         check_keywords("利用.post", _unknown)
         return self._backend.call(
             "利用.post",
-            'select result, reason from "ポイント"."利用_post"(%s, %s, %s)',
+            'select result, reason from "ポイント"."利用_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("利用.post", "会計", 会計),
                 *_post_values("利用.post", ("点数", 点数)),
@@ -192,7 +192,7 @@ class 利用:
         check_keywords("利用.post", _unknown)
         return self._backend.make_call(
             "利用.post",
-            'select result, reason from "ポイント"."利用_post"(%s, %s, %s)',
+            'select result, reason from "ポイント"."利用_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("利用.post", "会計", 会計),
                 *_post_values("利用.post", ("点数", 点数)),
@@ -204,7 +204,7 @@ class 利用:
         check_keywords("利用.void", _unknown)
         return self._backend.call(
             "利用.void",
-            'select result, reason from "ポイント"."利用_void"(%s, %s)',
+            'select result, reason from "ポイント"."利用_void"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("利用.void", "会計", 会計),
             ],
@@ -215,7 +215,7 @@ class 利用:
         check_keywords("利用.void", _unknown)
         return self._backend.make_call(
             "利用.void",
-            'select result, reason from "ポイント"."利用_void"(%s, %s)',
+            'select result, reason from "ポイント"."利用_void"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("利用.void", "会計", 会計),
             ],
@@ -256,7 +256,7 @@ class 失効:
         check_keywords("失効.do", _unknown)
         return self._backend.call(
             "失効.do",
-            'select result, reason from "ポイント"."失効_do"(%s, %s, %s, %s)',
+            'select result, reason from "ポイント"."失効_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("失効.do", "処理", 処理),
                 check_text("失効.do", "会員", 会員),
@@ -269,7 +269,7 @@ class 失効:
         check_keywords("失効.do", _unknown)
         return self._backend.make_call(
             "失効.do",
-            'select result, reason from "ポイント"."失効_do"(%s, %s, %s, %s)',
+            'select result, reason from "ポイント"."失効_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("失効.do", "処理", 処理),
                 check_text("失効.do", "会員", 会員),
@@ -335,7 +335,7 @@ class Book:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return self._backend.expire('select "ポイント".expire(%s)', max)
+        return self._backend.expire('select "ポイント".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
@@ -360,7 +360,7 @@ class Async付与:
         check_keywords("付与.hold", _unknown)
         return await self._backend.call(
             "付与.hold",
-            'select result, reason from "ポイント"."付与_hold"(%s, %s, %s, %s)',
+            'select result, reason from "ポイント"."付与_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("付与.hold", "購入", 購入),
                 check_text("付与.hold", "会員", 会員),
@@ -373,7 +373,7 @@ class Async付与:
         check_keywords("付与.hold", _unknown)
         return self._backend.make_call(
             "付与.hold",
-            'select result, reason from "ポイント"."付与_hold"(%s, %s, %s, %s)',
+            'select result, reason from "ポイント"."付与_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("付与.hold", "購入", 購入),
                 check_text("付与.hold", "会員", 会員),
@@ -386,7 +386,7 @@ class Async付与:
         check_keywords("付与.post", _unknown)
         return await self._backend.call(
             "付与.post",
-            'select result, reason from "ポイント"."付与_post"(%s, %s, %s)',
+            'select result, reason from "ポイント"."付与_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("付与.post", "購入", 購入),
                 *_post_values("付与.post", ("点数", 点数)),
@@ -398,7 +398,7 @@ class Async付与:
         check_keywords("付与.post", _unknown)
         return self._backend.make_call(
             "付与.post",
-            'select result, reason from "ポイント"."付与_post"(%s, %s, %s)',
+            'select result, reason from "ポイント"."付与_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("付与.post", "購入", 購入),
                 *_post_values("付与.post", ("点数", 点数)),
@@ -410,7 +410,7 @@ class Async付与:
         check_keywords("付与.void", _unknown)
         return await self._backend.call(
             "付与.void",
-            'select result, reason from "ポイント"."付与_void"(%s, %s)',
+            'select result, reason from "ポイント"."付与_void"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("付与.void", "購入", 購入),
             ],
@@ -421,7 +421,7 @@ class Async付与:
         check_keywords("付与.void", _unknown)
         return self._backend.make_call(
             "付与.void",
-            'select result, reason from "ポイント"."付与_void"(%s, %s)',
+            'select result, reason from "ポイント"."付与_void"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("付与.void", "購入", 購入),
             ],
@@ -462,7 +462,7 @@ class Async利用:
         check_keywords("利用.hold", _unknown)
         return await self._backend.call(
             "利用.hold",
-            'select result, reason from "ポイント"."利用_hold"(%s, %s, %s, %s)',
+            'select result, reason from "ポイント"."利用_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("利用.hold", "会計", 会計),
                 check_text("利用.hold", "会員", 会員),
@@ -475,7 +475,7 @@ class Async利用:
         check_keywords("利用.hold", _unknown)
         return self._backend.make_call(
             "利用.hold",
-            'select result, reason from "ポイント"."利用_hold"(%s, %s, %s, %s)',
+            'select result, reason from "ポイント"."利用_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("利用.hold", "会計", 会計),
                 check_text("利用.hold", "会員", 会員),
@@ -488,7 +488,7 @@ class Async利用:
         check_keywords("利用.post", _unknown)
         return await self._backend.call(
             "利用.post",
-            'select result, reason from "ポイント"."利用_post"(%s, %s, %s)',
+            'select result, reason from "ポイント"."利用_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("利用.post", "会計", 会計),
                 *_post_values("利用.post", ("点数", 点数)),
@@ -500,7 +500,7 @@ class Async利用:
         check_keywords("利用.post", _unknown)
         return self._backend.make_call(
             "利用.post",
-            'select result, reason from "ポイント"."利用_post"(%s, %s, %s)',
+            'select result, reason from "ポイント"."利用_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("利用.post", "会計", 会計),
                 *_post_values("利用.post", ("点数", 点数)),
@@ -512,7 +512,7 @@ class Async利用:
         check_keywords("利用.void", _unknown)
         return await self._backend.call(
             "利用.void",
-            'select result, reason from "ポイント"."利用_void"(%s, %s)',
+            'select result, reason from "ポイント"."利用_void"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("利用.void", "会計", 会計),
             ],
@@ -523,7 +523,7 @@ class Async利用:
         check_keywords("利用.void", _unknown)
         return self._backend.make_call(
             "利用.void",
-            'select result, reason from "ポイント"."利用_void"(%s, %s)',
+            'select result, reason from "ポイント"."利用_void"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("利用.void", "会計", 会計),
             ],
@@ -564,7 +564,7 @@ class Async失効:
         check_keywords("失効.do", _unknown)
         return await self._backend.call(
             "失効.do",
-            'select result, reason from "ポイント"."失効_do"(%s, %s, %s, %s)',
+            'select result, reason from "ポイント"."失効_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("失効.do", "処理", 処理),
                 check_text("失効.do", "会員", 会員),
@@ -577,7 +577,7 @@ class Async失効:
         check_keywords("失効.do", _unknown)
         return self._backend.make_call(
             "失効.do",
-            'select result, reason from "ポイント"."失効_do"(%s, %s, %s, %s)',
+            'select result, reason from "ポイント"."失効_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("失効.do", "処理", 処理),
                 check_text("失効.do", "会員", 会員),
@@ -643,7 +643,7 @@ class AsyncBook:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return await self._backend.expire('select "ポイント".expire(%s)', max)
+        return await self._backend.expire('select "ポイント".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and

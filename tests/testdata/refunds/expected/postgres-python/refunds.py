@@ -51,7 +51,7 @@ class Sale:
         check_keywords("sale.do", _unknown)
         return self._backend.call(
             "sale.do",
-            'select result, reason from "refunds"."sale_do"(%s, %s, %s)',
+            'select result, reason from "refunds"."sale_do"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("sale.do", "order", order),
                 check_amount("sale.do", "amount", amount),
@@ -63,7 +63,7 @@ class Sale:
         check_keywords("sale.do", _unknown)
         return self._backend.make_call(
             "sale.do",
-            'select result, reason from "refunds"."sale_do"(%s, %s, %s)',
+            'select result, reason from "refunds"."sale_do"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("sale.do", "order", order),
                 check_amount("sale.do", "amount", amount),
@@ -82,7 +82,7 @@ class Refund:
         check_keywords("refund.hold", _unknown)
         return self._backend.call(
             "refund.hold",
-            'select result, reason from "refunds"."refund_hold"(%s, %s, %s, %s)',
+            'select result, reason from "refunds"."refund_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("refund.hold", "refund_id", refund_id),
                 check_text("refund.hold", "order", order),
@@ -95,7 +95,7 @@ class Refund:
         check_keywords("refund.hold", _unknown)
         return self._backend.make_call(
             "refund.hold",
-            'select result, reason from "refunds"."refund_hold"(%s, %s, %s, %s)',
+            'select result, reason from "refunds"."refund_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("refund.hold", "refund_id", refund_id),
                 check_text("refund.hold", "order", order),
@@ -108,7 +108,7 @@ class Refund:
         check_keywords("refund.post", _unknown)
         return self._backend.call(
             "refund.post",
-            'select result, reason from "refunds"."refund_post"(%s, %s, %s)',
+            'select result, reason from "refunds"."refund_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("refund.post", "refund_id", refund_id),
                 *_post_values("refund.post", ("amount", amount)),
@@ -120,7 +120,7 @@ class Refund:
         check_keywords("refund.post", _unknown)
         return self._backend.make_call(
             "refund.post",
-            'select result, reason from "refunds"."refund_post"(%s, %s, %s)',
+            'select result, reason from "refunds"."refund_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("refund.post", "refund_id", refund_id),
                 *_post_values("refund.post", ("amount", amount)),
@@ -132,7 +132,7 @@ class Refund:
         check_keywords("refund.void", _unknown)
         return self._backend.call(
             "refund.void",
-            'select result, reason from "refunds"."refund_void"(%s, %s)',
+            'select result, reason from "refunds"."refund_void"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("refund.void", "refund_id", refund_id),
             ],
@@ -143,7 +143,7 @@ class Refund:
         check_keywords("refund.void", _unknown)
         return self._backend.make_call(
             "refund.void",
-            'select result, reason from "refunds"."refund_void"(%s, %s)',
+            'select result, reason from "refunds"."refund_void"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("refund.void", "refund_id", refund_id),
             ],
@@ -218,7 +218,7 @@ class Book:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return self._backend.expire('select "refunds".expire(%s)', max)
+        return self._backend.expire('select "refunds".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
@@ -243,7 +243,7 @@ class AsyncSale:
         check_keywords("sale.do", _unknown)
         return await self._backend.call(
             "sale.do",
-            'select result, reason from "refunds"."sale_do"(%s, %s, %s)',
+            'select result, reason from "refunds"."sale_do"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("sale.do", "order", order),
                 check_amount("sale.do", "amount", amount),
@@ -255,7 +255,7 @@ class AsyncSale:
         check_keywords("sale.do", _unknown)
         return self._backend.make_call(
             "sale.do",
-            'select result, reason from "refunds"."sale_do"(%s, %s, %s)',
+            'select result, reason from "refunds"."sale_do"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("sale.do", "order", order),
                 check_amount("sale.do", "amount", amount),
@@ -274,7 +274,7 @@ class AsyncRefund:
         check_keywords("refund.hold", _unknown)
         return await self._backend.call(
             "refund.hold",
-            'select result, reason from "refunds"."refund_hold"(%s, %s, %s, %s)',
+            'select result, reason from "refunds"."refund_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("refund.hold", "refund_id", refund_id),
                 check_text("refund.hold", "order", order),
@@ -287,7 +287,7 @@ class AsyncRefund:
         check_keywords("refund.hold", _unknown)
         return self._backend.make_call(
             "refund.hold",
-            'select result, reason from "refunds"."refund_hold"(%s, %s, %s, %s)',
+            'select result, reason from "refunds"."refund_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("refund.hold", "refund_id", refund_id),
                 check_text("refund.hold", "order", order),
@@ -300,7 +300,7 @@ class AsyncRefund:
         check_keywords("refund.post", _unknown)
         return await self._backend.call(
             "refund.post",
-            'select result, reason from "refunds"."refund_post"(%s, %s, %s)',
+            'select result, reason from "refunds"."refund_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("refund.post", "refund_id", refund_id),
                 *_post_values("refund.post", ("amount", amount)),
@@ -312,7 +312,7 @@ class AsyncRefund:
         check_keywords("refund.post", _unknown)
         return self._backend.make_call(
             "refund.post",
-            'select result, reason from "refunds"."refund_post"(%s, %s, %s)',
+            'select result, reason from "refunds"."refund_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("refund.post", "refund_id", refund_id),
                 *_post_values("refund.post", ("amount", amount)),
@@ -324,7 +324,7 @@ class AsyncRefund:
         check_keywords("refund.void", _unknown)
         return await self._backend.call(
             "refund.void",
-            'select result, reason from "refunds"."refund_void"(%s, %s)',
+            'select result, reason from "refunds"."refund_void"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("refund.void", "refund_id", refund_id),
             ],
@@ -335,7 +335,7 @@ class AsyncRefund:
         check_keywords("refund.void", _unknown)
         return self._backend.make_call(
             "refund.void",
-            'select result, reason from "refunds"."refund_void"(%s, %s)',
+            'select result, reason from "refunds"."refund_void"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("refund.void", "refund_id", refund_id),
             ],
@@ -410,7 +410,7 @@ class AsyncBook:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return await self._backend.expire('select "refunds".expire(%s)', max)
+        return await self._backend.expire('select "refunds".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and

@@ -51,7 +51,7 @@ class 売上:
         check_keywords("売上.do", _unknown)
         return self._backend.call(
             "売上.do",
-            'select result, reason from "返金"."売上_do"(%s, %s, %s)',
+            'select result, reason from "返金"."売上_do"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("売上.do", "注文", 注文),
                 check_amount("売上.do", "額", 額),
@@ -63,7 +63,7 @@ class 売上:
         check_keywords("売上.do", _unknown)
         return self._backend.make_call(
             "売上.do",
-            'select result, reason from "返金"."売上_do"(%s, %s, %s)',
+            'select result, reason from "返金"."売上_do"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("売上.do", "注文", 注文),
                 check_amount("売上.do", "額", 額),
@@ -82,7 +82,7 @@ class 返金:
         check_keywords("返金.hold", _unknown)
         return self._backend.call(
             "返金.hold",
-            'select result, reason from "返金"."返金_hold"(%s, %s, %s, %s)',
+            'select result, reason from "返金"."返金_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("返金.hold", "返金番号", 返金番号),
                 check_text("返金.hold", "注文", 注文),
@@ -95,7 +95,7 @@ class 返金:
         check_keywords("返金.hold", _unknown)
         return self._backend.make_call(
             "返金.hold",
-            'select result, reason from "返金"."返金_hold"(%s, %s, %s, %s)',
+            'select result, reason from "返金"."返金_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("返金.hold", "返金番号", 返金番号),
                 check_text("返金.hold", "注文", 注文),
@@ -108,7 +108,7 @@ class 返金:
         check_keywords("返金.post", _unknown)
         return self._backend.call(
             "返金.post",
-            'select result, reason from "返金"."返金_post"(%s, %s, %s)',
+            'select result, reason from "返金"."返金_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("返金.post", "返金番号", 返金番号),
                 *_post_values("返金.post", ("額", 額)),
@@ -120,7 +120,7 @@ class 返金:
         check_keywords("返金.post", _unknown)
         return self._backend.make_call(
             "返金.post",
-            'select result, reason from "返金"."返金_post"(%s, %s, %s)',
+            'select result, reason from "返金"."返金_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("返金.post", "返金番号", 返金番号),
                 *_post_values("返金.post", ("額", 額)),
@@ -132,7 +132,7 @@ class 返金:
         check_keywords("返金.void", _unknown)
         return self._backend.call(
             "返金.void",
-            'select result, reason from "返金"."返金_void"(%s, %s)',
+            'select result, reason from "返金"."返金_void"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("返金.void", "返金番号", 返金番号),
             ],
@@ -143,7 +143,7 @@ class 返金:
         check_keywords("返金.void", _unknown)
         return self._backend.make_call(
             "返金.void",
-            'select result, reason from "返金"."返金_void"(%s, %s)',
+            'select result, reason from "返金"."返金_void"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("返金.void", "返金番号", 返金番号),
             ],
@@ -218,7 +218,7 @@ class Book:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return self._backend.expire('select "返金".expire(%s)', max)
+        return self._backend.expire('select "返金".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
@@ -243,7 +243,7 @@ class Async売上:
         check_keywords("売上.do", _unknown)
         return await self._backend.call(
             "売上.do",
-            'select result, reason from "返金"."売上_do"(%s, %s, %s)',
+            'select result, reason from "返金"."売上_do"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("売上.do", "注文", 注文),
                 check_amount("売上.do", "額", 額),
@@ -255,7 +255,7 @@ class Async売上:
         check_keywords("売上.do", _unknown)
         return self._backend.make_call(
             "売上.do",
-            'select result, reason from "返金"."売上_do"(%s, %s, %s)',
+            'select result, reason from "返金"."売上_do"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("売上.do", "注文", 注文),
                 check_amount("売上.do", "額", 額),
@@ -274,7 +274,7 @@ class Async返金:
         check_keywords("返金.hold", _unknown)
         return await self._backend.call(
             "返金.hold",
-            'select result, reason from "返金"."返金_hold"(%s, %s, %s, %s)',
+            'select result, reason from "返金"."返金_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("返金.hold", "返金番号", 返金番号),
                 check_text("返金.hold", "注文", 注文),
@@ -287,7 +287,7 @@ class Async返金:
         check_keywords("返金.hold", _unknown)
         return self._backend.make_call(
             "返金.hold",
-            'select result, reason from "返金"."返金_hold"(%s, %s, %s, %s)',
+            'select result, reason from "返金"."返金_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("返金.hold", "返金番号", 返金番号),
                 check_text("返金.hold", "注文", 注文),
@@ -300,7 +300,7 @@ class Async返金:
         check_keywords("返金.post", _unknown)
         return await self._backend.call(
             "返金.post",
-            'select result, reason from "返金"."返金_post"(%s, %s, %s)',
+            'select result, reason from "返金"."返金_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("返金.post", "返金番号", 返金番号),
                 *_post_values("返金.post", ("額", 額)),
@@ -312,7 +312,7 @@ class Async返金:
         check_keywords("返金.post", _unknown)
         return self._backend.make_call(
             "返金.post",
-            'select result, reason from "返金"."返金_post"(%s, %s, %s)',
+            'select result, reason from "返金"."返金_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("返金.post", "返金番号", 返金番号),
                 *_post_values("返金.post", ("額", 額)),
@@ -324,7 +324,7 @@ class Async返金:
         check_keywords("返金.void", _unknown)
         return await self._backend.call(
             "返金.void",
-            'select result, reason from "返金"."返金_void"(%s, %s)',
+            'select result, reason from "返金"."返金_void"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("返金.void", "返金番号", 返金番号),
             ],
@@ -335,7 +335,7 @@ class Async返金:
         check_keywords("返金.void", _unknown)
         return self._backend.make_call(
             "返金.void",
-            'select result, reason from "返金"."返金_void"(%s, %s)',
+            'select result, reason from "返金"."返金_void"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("返金.void", "返金番号", 返金番号),
             ],
@@ -410,7 +410,7 @@ class AsyncBook:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return await self._backend.expire('select "返金".expire(%s)', max)
+        return await self._backend.expire('select "返金".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and

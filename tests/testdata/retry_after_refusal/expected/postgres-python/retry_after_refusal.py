@@ -55,7 +55,7 @@ class Stock:
         check_keywords("stock.do", _unknown)
         return self._backend.call(
             "stock.do",
-            'select result, reason from "retry_after_refusal"."stock_do"(%s, %s, %s, %s)',
+            'select result, reason from "retry_after_refusal"."stock_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("stock.do", "delivery", delivery),
                 check_text("stock.do", "sku", sku),
@@ -68,7 +68,7 @@ class Stock:
         check_keywords("stock.do", _unknown)
         return self._backend.make_call(
             "stock.do",
-            'select result, reason from "retry_after_refusal"."stock_do"(%s, %s, %s, %s)',
+            'select result, reason from "retry_after_refusal"."stock_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("stock.do", "delivery", delivery),
                 check_text("stock.do", "sku", sku),
@@ -88,7 +88,7 @@ class RestockSpare:
         check_keywords("restock_spare.do", _unknown)
         return self._backend.call(
             "restock_spare.do",
-            'select result, reason from "retry_after_refusal"."restock_spare_do"(%s, %s, %s)',
+            'select result, reason from "retry_after_refusal"."restock_spare_do"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("restock_spare.do", "delivery", delivery),
                 check_amount("restock_spare.do", "qty", qty),
@@ -100,7 +100,7 @@ class RestockSpare:
         check_keywords("restock_spare.do", _unknown)
         return self._backend.make_call(
             "restock_spare.do",
-            'select result, reason from "retry_after_refusal"."restock_spare_do"(%s, %s, %s)',
+            'select result, reason from "retry_after_refusal"."restock_spare_do"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("restock_spare.do", "delivery", delivery),
                 check_amount("restock_spare.do", "qty", qty),
@@ -119,7 +119,7 @@ class Ship:
         check_keywords("ship.do", _unknown)
         return self._backend.call(
             "ship.do",
-            'select result, reason from "retry_after_refusal"."ship_do"(%s, %s, %s, %s, %s)',
+            'select result, reason from "retry_after_refusal"."ship_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("ship.do", "order", order),
                 check_text("ship.do", "sku", sku),
@@ -133,7 +133,7 @@ class Ship:
         check_keywords("ship.do", _unknown)
         return self._backend.make_call(
             "ship.do",
-            'select result, reason from "retry_after_refusal"."ship_do"(%s, %s, %s, %s, %s)',
+            'select result, reason from "retry_after_refusal"."ship_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("ship.do", "order", order),
                 check_text("ship.do", "sku", sku),
@@ -154,7 +154,7 @@ class Reserve:
         check_keywords("reserve.hold", _unknown)
         return self._backend.call(
             "reserve.hold",
-            'select result, reason from "retry_after_refusal"."reserve_hold"(%s, %s, %s, %s, %s)',
+            'select result, reason from "retry_after_refusal"."reserve_hold"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("reserve.hold", "order", order),
                 check_text("reserve.hold", "sku", sku),
@@ -168,7 +168,7 @@ class Reserve:
         check_keywords("reserve.hold", _unknown)
         return self._backend.make_call(
             "reserve.hold",
-            'select result, reason from "retry_after_refusal"."reserve_hold"(%s, %s, %s, %s, %s)',
+            'select result, reason from "retry_after_refusal"."reserve_hold"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("reserve.hold", "order", order),
                 check_text("reserve.hold", "sku", sku),
@@ -182,7 +182,7 @@ class Reserve:
         check_keywords("reserve.post", _unknown)
         return self._backend.call(
             "reserve.post",
-            'select result, reason from "retry_after_refusal"."reserve_post"(%s, %s, %s, %s)',
+            'select result, reason from "retry_after_refusal"."reserve_post"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("reserve.post", "order", order),
                 *_post_values("reserve.post", ("qty", qty), ("extra", extra)),
@@ -194,7 +194,7 @@ class Reserve:
         check_keywords("reserve.post", _unknown)
         return self._backend.make_call(
             "reserve.post",
-            'select result, reason from "retry_after_refusal"."reserve_post"(%s, %s, %s, %s)',
+            'select result, reason from "retry_after_refusal"."reserve_post"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("reserve.post", "order", order),
                 *_post_values("reserve.post", ("qty", qty), ("extra", extra)),
@@ -206,7 +206,7 @@ class Reserve:
         check_keywords("reserve.void", _unknown)
         return self._backend.call(
             "reserve.void",
-            'select result, reason from "retry_after_refusal"."reserve_void"(%s, %s)',
+            'select result, reason from "retry_after_refusal"."reserve_void"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("reserve.void", "order", order),
             ],
@@ -217,7 +217,7 @@ class Reserve:
         check_keywords("reserve.void", _unknown)
         return self._backend.make_call(
             "reserve.void",
-            'select result, reason from "retry_after_refusal"."reserve_void"(%s, %s)',
+            'select result, reason from "retry_after_refusal"."reserve_void"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("reserve.void", "order", order),
             ],
@@ -258,7 +258,7 @@ class Lend:
         check_keywords("lend.do", _unknown)
         return self._backend.call(
             "lend.do",
-            'select result, reason from "retry_after_refusal"."lend_do"(%s, %s, %s, %s, %s)',
+            'select result, reason from "retry_after_refusal"."lend_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("lend.do", "loan", loan),
                 check_text("lend.do", "member", member),
@@ -272,7 +272,7 @@ class Lend:
         check_keywords("lend.do", _unknown)
         return self._backend.make_call(
             "lend.do",
-            'select result, reason from "retry_after_refusal"."lend_do"(%s, %s, %s, %s, %s)',
+            'select result, reason from "retry_after_refusal"."lend_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("lend.do", "loan", loan),
                 check_text("lend.do", "member", member),
@@ -293,7 +293,7 @@ class Park:
         check_keywords("park.hold", _unknown)
         return self._backend.call(
             "park.hold",
-            'select result, reason from "retry_after_refusal"."park_hold"(%s, %s, %s, %s, %s)',
+            'select result, reason from "retry_after_refusal"."park_hold"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("park.hold", "ticket", ticket),
                 check_text("park.hold", "sku", sku),
@@ -307,7 +307,7 @@ class Park:
         check_keywords("park.hold", _unknown)
         return self._backend.make_call(
             "park.hold",
-            'select result, reason from "retry_after_refusal"."park_hold"(%s, %s, %s, %s, %s)',
+            'select result, reason from "retry_after_refusal"."park_hold"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("park.hold", "ticket", ticket),
                 check_text("park.hold", "sku", sku),
@@ -321,7 +321,7 @@ class Park:
         check_keywords("park.post", _unknown)
         return self._backend.call(
             "park.post",
-            'select result, reason from "retry_after_refusal"."park_post"(%s, %s, %s, %s)',
+            'select result, reason from "retry_after_refusal"."park_post"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("park.post", "ticket", ticket),
                 *_post_values("park.post", ("qty", qty), ("extra", extra)),
@@ -333,7 +333,7 @@ class Park:
         check_keywords("park.post", _unknown)
         return self._backend.make_call(
             "park.post",
-            'select result, reason from "retry_after_refusal"."park_post"(%s, %s, %s, %s)',
+            'select result, reason from "retry_after_refusal"."park_post"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("park.post", "ticket", ticket),
                 *_post_values("park.post", ("qty", qty), ("extra", extra)),
@@ -345,7 +345,7 @@ class Park:
         check_keywords("park.void", _unknown)
         return self._backend.call(
             "park.void",
-            'select result, reason from "retry_after_refusal"."park_void"(%s, %s)',
+            'select result, reason from "retry_after_refusal"."park_void"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("park.void", "ticket", ticket),
             ],
@@ -356,7 +356,7 @@ class Park:
         check_keywords("park.void", _unknown)
         return self._backend.make_call(
             "park.void",
-            'select result, reason from "retry_after_refusal"."park_void"(%s, %s)',
+            'select result, reason from "retry_after_refusal"."park_void"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("park.void", "ticket", ticket),
             ],
@@ -397,7 +397,7 @@ class ClearBin:
         check_keywords("clear_bin.do", _unknown)
         return self._backend.call(
             "clear_bin.do",
-            'select result, reason from "retry_after_refusal"."clear_bin_do"(%s, %s, %s, %s)',
+            'select result, reason from "retry_after_refusal"."clear_bin_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("clear_bin.do", "ticket", ticket),
                 check_text("clear_bin.do", "sku", sku),
@@ -410,7 +410,7 @@ class ClearBin:
         check_keywords("clear_bin.do", _unknown)
         return self._backend.make_call(
             "clear_bin.do",
-            'select result, reason from "retry_after_refusal"."clear_bin_do"(%s, %s, %s, %s)',
+            'select result, reason from "retry_after_refusal"."clear_bin_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("clear_bin.do", "ticket", ticket),
                 check_text("clear_bin.do", "sku", sku),
@@ -510,7 +510,7 @@ class Book:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return self._backend.expire('select "retry_after_refusal".expire(%s)', max)
+        return self._backend.expire('select "retry_after_refusal".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
@@ -535,7 +535,7 @@ class AsyncStock:
         check_keywords("stock.do", _unknown)
         return await self._backend.call(
             "stock.do",
-            'select result, reason from "retry_after_refusal"."stock_do"(%s, %s, %s, %s)',
+            'select result, reason from "retry_after_refusal"."stock_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("stock.do", "delivery", delivery),
                 check_text("stock.do", "sku", sku),
@@ -548,7 +548,7 @@ class AsyncStock:
         check_keywords("stock.do", _unknown)
         return self._backend.make_call(
             "stock.do",
-            'select result, reason from "retry_after_refusal"."stock_do"(%s, %s, %s, %s)',
+            'select result, reason from "retry_after_refusal"."stock_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("stock.do", "delivery", delivery),
                 check_text("stock.do", "sku", sku),
@@ -568,7 +568,7 @@ class AsyncRestockSpare:
         check_keywords("restock_spare.do", _unknown)
         return await self._backend.call(
             "restock_spare.do",
-            'select result, reason from "retry_after_refusal"."restock_spare_do"(%s, %s, %s)',
+            'select result, reason from "retry_after_refusal"."restock_spare_do"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("restock_spare.do", "delivery", delivery),
                 check_amount("restock_spare.do", "qty", qty),
@@ -580,7 +580,7 @@ class AsyncRestockSpare:
         check_keywords("restock_spare.do", _unknown)
         return self._backend.make_call(
             "restock_spare.do",
-            'select result, reason from "retry_after_refusal"."restock_spare_do"(%s, %s, %s)',
+            'select result, reason from "retry_after_refusal"."restock_spare_do"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("restock_spare.do", "delivery", delivery),
                 check_amount("restock_spare.do", "qty", qty),
@@ -599,7 +599,7 @@ class AsyncShip:
         check_keywords("ship.do", _unknown)
         return await self._backend.call(
             "ship.do",
-            'select result, reason from "retry_after_refusal"."ship_do"(%s, %s, %s, %s, %s)',
+            'select result, reason from "retry_after_refusal"."ship_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("ship.do", "order", order),
                 check_text("ship.do", "sku", sku),
@@ -613,7 +613,7 @@ class AsyncShip:
         check_keywords("ship.do", _unknown)
         return self._backend.make_call(
             "ship.do",
-            'select result, reason from "retry_after_refusal"."ship_do"(%s, %s, %s, %s, %s)',
+            'select result, reason from "retry_after_refusal"."ship_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("ship.do", "order", order),
                 check_text("ship.do", "sku", sku),
@@ -634,7 +634,7 @@ class AsyncReserve:
         check_keywords("reserve.hold", _unknown)
         return await self._backend.call(
             "reserve.hold",
-            'select result, reason from "retry_after_refusal"."reserve_hold"(%s, %s, %s, %s, %s)',
+            'select result, reason from "retry_after_refusal"."reserve_hold"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("reserve.hold", "order", order),
                 check_text("reserve.hold", "sku", sku),
@@ -648,7 +648,7 @@ class AsyncReserve:
         check_keywords("reserve.hold", _unknown)
         return self._backend.make_call(
             "reserve.hold",
-            'select result, reason from "retry_after_refusal"."reserve_hold"(%s, %s, %s, %s, %s)',
+            'select result, reason from "retry_after_refusal"."reserve_hold"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("reserve.hold", "order", order),
                 check_text("reserve.hold", "sku", sku),
@@ -662,7 +662,7 @@ class AsyncReserve:
         check_keywords("reserve.post", _unknown)
         return await self._backend.call(
             "reserve.post",
-            'select result, reason from "retry_after_refusal"."reserve_post"(%s, %s, %s, %s)',
+            'select result, reason from "retry_after_refusal"."reserve_post"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("reserve.post", "order", order),
                 *_post_values("reserve.post", ("qty", qty), ("extra", extra)),
@@ -674,7 +674,7 @@ class AsyncReserve:
         check_keywords("reserve.post", _unknown)
         return self._backend.make_call(
             "reserve.post",
-            'select result, reason from "retry_after_refusal"."reserve_post"(%s, %s, %s, %s)',
+            'select result, reason from "retry_after_refusal"."reserve_post"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("reserve.post", "order", order),
                 *_post_values("reserve.post", ("qty", qty), ("extra", extra)),
@@ -686,7 +686,7 @@ class AsyncReserve:
         check_keywords("reserve.void", _unknown)
         return await self._backend.call(
             "reserve.void",
-            'select result, reason from "retry_after_refusal"."reserve_void"(%s, %s)',
+            'select result, reason from "retry_after_refusal"."reserve_void"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("reserve.void", "order", order),
             ],
@@ -697,7 +697,7 @@ class AsyncReserve:
         check_keywords("reserve.void", _unknown)
         return self._backend.make_call(
             "reserve.void",
-            'select result, reason from "retry_after_refusal"."reserve_void"(%s, %s)',
+            'select result, reason from "retry_after_refusal"."reserve_void"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("reserve.void", "order", order),
             ],
@@ -738,7 +738,7 @@ class AsyncLend:
         check_keywords("lend.do", _unknown)
         return await self._backend.call(
             "lend.do",
-            'select result, reason from "retry_after_refusal"."lend_do"(%s, %s, %s, %s, %s)',
+            'select result, reason from "retry_after_refusal"."lend_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("lend.do", "loan", loan),
                 check_text("lend.do", "member", member),
@@ -752,7 +752,7 @@ class AsyncLend:
         check_keywords("lend.do", _unknown)
         return self._backend.make_call(
             "lend.do",
-            'select result, reason from "retry_after_refusal"."lend_do"(%s, %s, %s, %s, %s)',
+            'select result, reason from "retry_after_refusal"."lend_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("lend.do", "loan", loan),
                 check_text("lend.do", "member", member),
@@ -773,7 +773,7 @@ class AsyncPark:
         check_keywords("park.hold", _unknown)
         return await self._backend.call(
             "park.hold",
-            'select result, reason from "retry_after_refusal"."park_hold"(%s, %s, %s, %s, %s)',
+            'select result, reason from "retry_after_refusal"."park_hold"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("park.hold", "ticket", ticket),
                 check_text("park.hold", "sku", sku),
@@ -787,7 +787,7 @@ class AsyncPark:
         check_keywords("park.hold", _unknown)
         return self._backend.make_call(
             "park.hold",
-            'select result, reason from "retry_after_refusal"."park_hold"(%s, %s, %s, %s, %s)',
+            'select result, reason from "retry_after_refusal"."park_hold"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("park.hold", "ticket", ticket),
                 check_text("park.hold", "sku", sku),
@@ -801,7 +801,7 @@ class AsyncPark:
         check_keywords("park.post", _unknown)
         return await self._backend.call(
             "park.post",
-            'select result, reason from "retry_after_refusal"."park_post"(%s, %s, %s, %s)',
+            'select result, reason from "retry_after_refusal"."park_post"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("park.post", "ticket", ticket),
                 *_post_values("park.post", ("qty", qty), ("extra", extra)),
@@ -813,7 +813,7 @@ class AsyncPark:
         check_keywords("park.post", _unknown)
         return self._backend.make_call(
             "park.post",
-            'select result, reason from "retry_after_refusal"."park_post"(%s, %s, %s, %s)',
+            'select result, reason from "retry_after_refusal"."park_post"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("park.post", "ticket", ticket),
                 *_post_values("park.post", ("qty", qty), ("extra", extra)),
@@ -825,7 +825,7 @@ class AsyncPark:
         check_keywords("park.void", _unknown)
         return await self._backend.call(
             "park.void",
-            'select result, reason from "retry_after_refusal"."park_void"(%s, %s)',
+            'select result, reason from "retry_after_refusal"."park_void"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("park.void", "ticket", ticket),
             ],
@@ -836,7 +836,7 @@ class AsyncPark:
         check_keywords("park.void", _unknown)
         return self._backend.make_call(
             "park.void",
-            'select result, reason from "retry_after_refusal"."park_void"(%s, %s)',
+            'select result, reason from "retry_after_refusal"."park_void"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("park.void", "ticket", ticket),
             ],
@@ -877,7 +877,7 @@ class AsyncClearBin:
         check_keywords("clear_bin.do", _unknown)
         return await self._backend.call(
             "clear_bin.do",
-            'select result, reason from "retry_after_refusal"."clear_bin_do"(%s, %s, %s, %s)',
+            'select result, reason from "retry_after_refusal"."clear_bin_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("clear_bin.do", "ticket", ticket),
                 check_text("clear_bin.do", "sku", sku),
@@ -890,7 +890,7 @@ class AsyncClearBin:
         check_keywords("clear_bin.do", _unknown)
         return self._backend.make_call(
             "clear_bin.do",
-            'select result, reason from "retry_after_refusal"."clear_bin_do"(%s, %s, %s, %s)',
+            'select result, reason from "retry_after_refusal"."clear_bin_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("clear_bin.do", "ticket", ticket),
                 check_text("clear_bin.do", "sku", sku),
@@ -990,7 +990,7 @@ class AsyncBook:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return await self._backend.expire('select "retry_after_refusal".expire(%s)', max)
+        return await self._backend.expire('select "retry_after_refusal".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and

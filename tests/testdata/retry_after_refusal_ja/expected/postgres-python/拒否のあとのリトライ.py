@@ -55,7 +55,7 @@ class 入荷:
         check_keywords("入荷.do", _unknown)
         return self._backend.call(
             "入荷.do",
-            'select result, reason from "拒否のあとのリトライ"."入荷_do"(%s, %s, %s, %s)',
+            'select result, reason from "拒否のあとのリトライ"."入荷_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("入荷.do", "納品書", 納品書),
                 check_text("入荷.do", "品番", 品番),
@@ -68,7 +68,7 @@ class 入荷:
         check_keywords("入荷.do", _unknown)
         return self._backend.make_call(
             "入荷.do",
-            'select result, reason from "拒否のあとのリトライ"."入荷_do"(%s, %s, %s, %s)',
+            'select result, reason from "拒否のあとのリトライ"."入荷_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("入荷.do", "納品書", 納品書),
                 check_text("入荷.do", "品番", 品番),
@@ -88,7 +88,7 @@ class 予備入荷:
         check_keywords("予備入荷.do", _unknown)
         return self._backend.call(
             "予備入荷.do",
-            'select result, reason from "拒否のあとのリトライ"."予備入荷_do"(%s, %s, %s)',
+            'select result, reason from "拒否のあとのリトライ"."予備入荷_do"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("予備入荷.do", "納品書", 納品書),
                 check_amount("予備入荷.do", "数", 数),
@@ -100,7 +100,7 @@ class 予備入荷:
         check_keywords("予備入荷.do", _unknown)
         return self._backend.make_call(
             "予備入荷.do",
-            'select result, reason from "拒否のあとのリトライ"."予備入荷_do"(%s, %s, %s)',
+            'select result, reason from "拒否のあとのリトライ"."予備入荷_do"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("予備入荷.do", "納品書", 納品書),
                 check_amount("予備入荷.do", "数", 数),
@@ -119,7 +119,7 @@ class 出荷:
         check_keywords("出荷.do", _unknown)
         return self._backend.call(
             "出荷.do",
-            'select result, reason from "拒否のあとのリトライ"."出荷_do"(%s, %s, %s, %s, %s)',
+            'select result, reason from "拒否のあとのリトライ"."出荷_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("出荷.do", "注文", 注文),
                 check_text("出荷.do", "品番", 品番),
@@ -133,7 +133,7 @@ class 出荷:
         check_keywords("出荷.do", _unknown)
         return self._backend.make_call(
             "出荷.do",
-            'select result, reason from "拒否のあとのリトライ"."出荷_do"(%s, %s, %s, %s, %s)',
+            'select result, reason from "拒否のあとのリトライ"."出荷_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("出荷.do", "注文", 注文),
                 check_text("出荷.do", "品番", 品番),
@@ -154,7 +154,7 @@ class 引当:
         check_keywords("引当.hold", _unknown)
         return self._backend.call(
             "引当.hold",
-            'select result, reason from "拒否のあとのリトライ"."引当_hold"(%s, %s, %s, %s, %s)',
+            'select result, reason from "拒否のあとのリトライ"."引当_hold"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("引当.hold", "注文", 注文),
                 check_text("引当.hold", "品番", 品番),
@@ -168,7 +168,7 @@ class 引当:
         check_keywords("引当.hold", _unknown)
         return self._backend.make_call(
             "引当.hold",
-            'select result, reason from "拒否のあとのリトライ"."引当_hold"(%s, %s, %s, %s, %s)',
+            'select result, reason from "拒否のあとのリトライ"."引当_hold"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("引当.hold", "注文", 注文),
                 check_text("引当.hold", "品番", 品番),
@@ -182,7 +182,7 @@ class 引当:
         check_keywords("引当.post", _unknown)
         return self._backend.call(
             "引当.post",
-            'select result, reason from "拒否のあとのリトライ"."引当_post"(%s, %s, %s, %s)',
+            'select result, reason from "拒否のあとのリトライ"."引当_post"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("引当.post", "注文", 注文),
                 *_post_values("引当.post", ("数", 数), ("追加", 追加)),
@@ -194,7 +194,7 @@ class 引当:
         check_keywords("引当.post", _unknown)
         return self._backend.make_call(
             "引当.post",
-            'select result, reason from "拒否のあとのリトライ"."引当_post"(%s, %s, %s, %s)',
+            'select result, reason from "拒否のあとのリトライ"."引当_post"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("引当.post", "注文", 注文),
                 *_post_values("引当.post", ("数", 数), ("追加", 追加)),
@@ -206,7 +206,7 @@ class 引当:
         check_keywords("引当.void", _unknown)
         return self._backend.call(
             "引当.void",
-            'select result, reason from "拒否のあとのリトライ"."引当_void"(%s, %s)',
+            'select result, reason from "拒否のあとのリトライ"."引当_void"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("引当.void", "注文", 注文),
             ],
@@ -217,7 +217,7 @@ class 引当:
         check_keywords("引当.void", _unknown)
         return self._backend.make_call(
             "引当.void",
-            'select result, reason from "拒否のあとのリトライ"."引当_void"(%s, %s)',
+            'select result, reason from "拒否のあとのリトライ"."引当_void"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("引当.void", "注文", 注文),
             ],
@@ -258,7 +258,7 @@ class 貸出:
         check_keywords("貸出.do", _unknown)
         return self._backend.call(
             "貸出.do",
-            'select result, reason from "拒否のあとのリトライ"."貸出_do"(%s, %s, %s, %s, %s)',
+            'select result, reason from "拒否のあとのリトライ"."貸出_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("貸出.do", "貸出番号", 貸出番号),
                 check_text("貸出.do", "会員", 会員),
@@ -272,7 +272,7 @@ class 貸出:
         check_keywords("貸出.do", _unknown)
         return self._backend.make_call(
             "貸出.do",
-            'select result, reason from "拒否のあとのリトライ"."貸出_do"(%s, %s, %s, %s, %s)',
+            'select result, reason from "拒否のあとのリトライ"."貸出_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("貸出.do", "貸出番号", 貸出番号),
                 check_text("貸出.do", "会員", 会員),
@@ -293,7 +293,7 @@ class 預け:
         check_keywords("預け.hold", _unknown)
         return self._backend.call(
             "預け.hold",
-            'select result, reason from "拒否のあとのリトライ"."預け_hold"(%s, %s, %s, %s, %s)',
+            'select result, reason from "拒否のあとのリトライ"."預け_hold"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("預け.hold", "預り番号", 預り番号),
                 check_text("預け.hold", "品番", 品番),
@@ -307,7 +307,7 @@ class 預け:
         check_keywords("預け.hold", _unknown)
         return self._backend.make_call(
             "預け.hold",
-            'select result, reason from "拒否のあとのリトライ"."預け_hold"(%s, %s, %s, %s, %s)',
+            'select result, reason from "拒否のあとのリトライ"."預け_hold"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("預け.hold", "預り番号", 預り番号),
                 check_text("預け.hold", "品番", 品番),
@@ -321,7 +321,7 @@ class 預け:
         check_keywords("預け.post", _unknown)
         return self._backend.call(
             "預け.post",
-            'select result, reason from "拒否のあとのリトライ"."預け_post"(%s, %s, %s, %s)',
+            'select result, reason from "拒否のあとのリトライ"."預け_post"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("預け.post", "預り番号", 預り番号),
                 *_post_values("預け.post", ("数", 数), ("追加", 追加)),
@@ -333,7 +333,7 @@ class 預け:
         check_keywords("預け.post", _unknown)
         return self._backend.make_call(
             "預け.post",
-            'select result, reason from "拒否のあとのリトライ"."預け_post"(%s, %s, %s, %s)',
+            'select result, reason from "拒否のあとのリトライ"."預け_post"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("預け.post", "預り番号", 預り番号),
                 *_post_values("預け.post", ("数", 数), ("追加", 追加)),
@@ -345,7 +345,7 @@ class 預け:
         check_keywords("預け.void", _unknown)
         return self._backend.call(
             "預け.void",
-            'select result, reason from "拒否のあとのリトライ"."預け_void"(%s, %s)',
+            'select result, reason from "拒否のあとのリトライ"."預け_void"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("預け.void", "預り番号", 預り番号),
             ],
@@ -356,7 +356,7 @@ class 預け:
         check_keywords("預け.void", _unknown)
         return self._backend.make_call(
             "預け.void",
-            'select result, reason from "拒否のあとのリトライ"."預け_void"(%s, %s)',
+            'select result, reason from "拒否のあとのリトライ"."預け_void"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("預け.void", "預り番号", 預り番号),
             ],
@@ -397,7 +397,7 @@ class 片付け:
         check_keywords("片付け.do", _unknown)
         return self._backend.call(
             "片付け.do",
-            'select result, reason from "拒否のあとのリトライ"."片付け_do"(%s, %s, %s, %s)',
+            'select result, reason from "拒否のあとのリトライ"."片付け_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("片付け.do", "預り番号", 預り番号),
                 check_text("片付け.do", "品番", 品番),
@@ -410,7 +410,7 @@ class 片付け:
         check_keywords("片付け.do", _unknown)
         return self._backend.make_call(
             "片付け.do",
-            'select result, reason from "拒否のあとのリトライ"."片付け_do"(%s, %s, %s, %s)',
+            'select result, reason from "拒否のあとのリトライ"."片付け_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("片付け.do", "預り番号", 預り番号),
                 check_text("片付け.do", "品番", 品番),
@@ -510,7 +510,7 @@ class Book:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return self._backend.expire('select "拒否のあとのリトライ".expire(%s)', max)
+        return self._backend.expire('select "拒否のあとのリトライ".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
@@ -535,7 +535,7 @@ class Async入荷:
         check_keywords("入荷.do", _unknown)
         return await self._backend.call(
             "入荷.do",
-            'select result, reason from "拒否のあとのリトライ"."入荷_do"(%s, %s, %s, %s)',
+            'select result, reason from "拒否のあとのリトライ"."入荷_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("入荷.do", "納品書", 納品書),
                 check_text("入荷.do", "品番", 品番),
@@ -548,7 +548,7 @@ class Async入荷:
         check_keywords("入荷.do", _unknown)
         return self._backend.make_call(
             "入荷.do",
-            'select result, reason from "拒否のあとのリトライ"."入荷_do"(%s, %s, %s, %s)',
+            'select result, reason from "拒否のあとのリトライ"."入荷_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("入荷.do", "納品書", 納品書),
                 check_text("入荷.do", "品番", 品番),
@@ -568,7 +568,7 @@ class Async予備入荷:
         check_keywords("予備入荷.do", _unknown)
         return await self._backend.call(
             "予備入荷.do",
-            'select result, reason from "拒否のあとのリトライ"."予備入荷_do"(%s, %s, %s)',
+            'select result, reason from "拒否のあとのリトライ"."予備入荷_do"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("予備入荷.do", "納品書", 納品書),
                 check_amount("予備入荷.do", "数", 数),
@@ -580,7 +580,7 @@ class Async予備入荷:
         check_keywords("予備入荷.do", _unknown)
         return self._backend.make_call(
             "予備入荷.do",
-            'select result, reason from "拒否のあとのリトライ"."予備入荷_do"(%s, %s, %s)',
+            'select result, reason from "拒否のあとのリトライ"."予備入荷_do"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("予備入荷.do", "納品書", 納品書),
                 check_amount("予備入荷.do", "数", 数),
@@ -599,7 +599,7 @@ class Async出荷:
         check_keywords("出荷.do", _unknown)
         return await self._backend.call(
             "出荷.do",
-            'select result, reason from "拒否のあとのリトライ"."出荷_do"(%s, %s, %s, %s, %s)',
+            'select result, reason from "拒否のあとのリトライ"."出荷_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("出荷.do", "注文", 注文),
                 check_text("出荷.do", "品番", 品番),
@@ -613,7 +613,7 @@ class Async出荷:
         check_keywords("出荷.do", _unknown)
         return self._backend.make_call(
             "出荷.do",
-            'select result, reason from "拒否のあとのリトライ"."出荷_do"(%s, %s, %s, %s, %s)',
+            'select result, reason from "拒否のあとのリトライ"."出荷_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("出荷.do", "注文", 注文),
                 check_text("出荷.do", "品番", 品番),
@@ -634,7 +634,7 @@ class Async引当:
         check_keywords("引当.hold", _unknown)
         return await self._backend.call(
             "引当.hold",
-            'select result, reason from "拒否のあとのリトライ"."引当_hold"(%s, %s, %s, %s, %s)',
+            'select result, reason from "拒否のあとのリトライ"."引当_hold"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("引当.hold", "注文", 注文),
                 check_text("引当.hold", "品番", 品番),
@@ -648,7 +648,7 @@ class Async引当:
         check_keywords("引当.hold", _unknown)
         return self._backend.make_call(
             "引当.hold",
-            'select result, reason from "拒否のあとのリトライ"."引当_hold"(%s, %s, %s, %s, %s)',
+            'select result, reason from "拒否のあとのリトライ"."引当_hold"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("引当.hold", "注文", 注文),
                 check_text("引当.hold", "品番", 品番),
@@ -662,7 +662,7 @@ class Async引当:
         check_keywords("引当.post", _unknown)
         return await self._backend.call(
             "引当.post",
-            'select result, reason from "拒否のあとのリトライ"."引当_post"(%s, %s, %s, %s)',
+            'select result, reason from "拒否のあとのリトライ"."引当_post"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("引当.post", "注文", 注文),
                 *_post_values("引当.post", ("数", 数), ("追加", 追加)),
@@ -674,7 +674,7 @@ class Async引当:
         check_keywords("引当.post", _unknown)
         return self._backend.make_call(
             "引当.post",
-            'select result, reason from "拒否のあとのリトライ"."引当_post"(%s, %s, %s, %s)',
+            'select result, reason from "拒否のあとのリトライ"."引当_post"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("引当.post", "注文", 注文),
                 *_post_values("引当.post", ("数", 数), ("追加", 追加)),
@@ -686,7 +686,7 @@ class Async引当:
         check_keywords("引当.void", _unknown)
         return await self._backend.call(
             "引当.void",
-            'select result, reason from "拒否のあとのリトライ"."引当_void"(%s, %s)',
+            'select result, reason from "拒否のあとのリトライ"."引当_void"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("引当.void", "注文", 注文),
             ],
@@ -697,7 +697,7 @@ class Async引当:
         check_keywords("引当.void", _unknown)
         return self._backend.make_call(
             "引当.void",
-            'select result, reason from "拒否のあとのリトライ"."引当_void"(%s, %s)',
+            'select result, reason from "拒否のあとのリトライ"."引当_void"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("引当.void", "注文", 注文),
             ],
@@ -738,7 +738,7 @@ class Async貸出:
         check_keywords("貸出.do", _unknown)
         return await self._backend.call(
             "貸出.do",
-            'select result, reason from "拒否のあとのリトライ"."貸出_do"(%s, %s, %s, %s, %s)',
+            'select result, reason from "拒否のあとのリトライ"."貸出_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("貸出.do", "貸出番号", 貸出番号),
                 check_text("貸出.do", "会員", 会員),
@@ -752,7 +752,7 @@ class Async貸出:
         check_keywords("貸出.do", _unknown)
         return self._backend.make_call(
             "貸出.do",
-            'select result, reason from "拒否のあとのリトライ"."貸出_do"(%s, %s, %s, %s, %s)',
+            'select result, reason from "拒否のあとのリトライ"."貸出_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("貸出.do", "貸出番号", 貸出番号),
                 check_text("貸出.do", "会員", 会員),
@@ -773,7 +773,7 @@ class Async預け:
         check_keywords("預け.hold", _unknown)
         return await self._backend.call(
             "預け.hold",
-            'select result, reason from "拒否のあとのリトライ"."預け_hold"(%s, %s, %s, %s, %s)',
+            'select result, reason from "拒否のあとのリトライ"."預け_hold"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("預け.hold", "預り番号", 預り番号),
                 check_text("預け.hold", "品番", 品番),
@@ -787,7 +787,7 @@ class Async預け:
         check_keywords("預け.hold", _unknown)
         return self._backend.make_call(
             "預け.hold",
-            'select result, reason from "拒否のあとのリトライ"."預け_hold"(%s, %s, %s, %s, %s)',
+            'select result, reason from "拒否のあとのリトライ"."預け_hold"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("預け.hold", "預り番号", 預り番号),
                 check_text("預け.hold", "品番", 品番),
@@ -801,7 +801,7 @@ class Async預け:
         check_keywords("預け.post", _unknown)
         return await self._backend.call(
             "預け.post",
-            'select result, reason from "拒否のあとのリトライ"."預け_post"(%s, %s, %s, %s)',
+            'select result, reason from "拒否のあとのリトライ"."預け_post"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("預け.post", "預り番号", 預り番号),
                 *_post_values("預け.post", ("数", 数), ("追加", 追加)),
@@ -813,7 +813,7 @@ class Async預け:
         check_keywords("預け.post", _unknown)
         return self._backend.make_call(
             "預け.post",
-            'select result, reason from "拒否のあとのリトライ"."預け_post"(%s, %s, %s, %s)',
+            'select result, reason from "拒否のあとのリトライ"."預け_post"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("預け.post", "預り番号", 預り番号),
                 *_post_values("預け.post", ("数", 数), ("追加", 追加)),
@@ -825,7 +825,7 @@ class Async預け:
         check_keywords("預け.void", _unknown)
         return await self._backend.call(
             "預け.void",
-            'select result, reason from "拒否のあとのリトライ"."預け_void"(%s, %s)',
+            'select result, reason from "拒否のあとのリトライ"."預け_void"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("預け.void", "預り番号", 預り番号),
             ],
@@ -836,7 +836,7 @@ class Async預け:
         check_keywords("預け.void", _unknown)
         return self._backend.make_call(
             "預け.void",
-            'select result, reason from "拒否のあとのリトライ"."預け_void"(%s, %s)',
+            'select result, reason from "拒否のあとのリトライ"."預け_void"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("預け.void", "預り番号", 預り番号),
             ],
@@ -877,7 +877,7 @@ class Async片付け:
         check_keywords("片付け.do", _unknown)
         return await self._backend.call(
             "片付け.do",
-            'select result, reason from "拒否のあとのリトライ"."片付け_do"(%s, %s, %s, %s)',
+            'select result, reason from "拒否のあとのリトライ"."片付け_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("片付け.do", "預り番号", 預り番号),
                 check_text("片付け.do", "品番", 品番),
@@ -890,7 +890,7 @@ class Async片付け:
         check_keywords("片付け.do", _unknown)
         return self._backend.make_call(
             "片付け.do",
-            'select result, reason from "拒否のあとのリトライ"."片付け_do"(%s, %s, %s, %s)',
+            'select result, reason from "拒否のあとのリトライ"."片付け_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("片付け.do", "預り番号", 預り番号),
                 check_text("片付け.do", "品番", 品番),
@@ -990,7 +990,7 @@ class AsyncBook:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return await self._backend.expire('select "拒否のあとのリトライ".expire(%s)', max)
+        return await self._backend.expire('select "拒否のあとのリトライ".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and

@@ -51,7 +51,7 @@ class ReceiveGoods:
         check_keywords("receive_goods.do", _unknown)
         return self._backend.call(
             "receive_goods.do",
-            'select result, reason from "safety_stock"."receive_goods_do"(%s, %s, %s, %s)',
+            'select result, reason from "safety_stock"."receive_goods_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("receive_goods.do", "delivery", delivery),
                 check_text("receive_goods.do", "sku", sku),
@@ -64,7 +64,7 @@ class ReceiveGoods:
         check_keywords("receive_goods.do", _unknown)
         return self._backend.make_call(
             "receive_goods.do",
-            'select result, reason from "safety_stock"."receive_goods_do"(%s, %s, %s, %s)',
+            'select result, reason from "safety_stock"."receive_goods_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("receive_goods.do", "delivery", delivery),
                 check_text("receive_goods.do", "sku", sku),
@@ -84,7 +84,7 @@ class Allocate:
         check_keywords("allocate.hold", _unknown)
         return self._backend.call(
             "allocate.hold",
-            'select result, reason from "safety_stock"."allocate_hold"(%s, %s, %s, %s)',
+            'select result, reason from "safety_stock"."allocate_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("allocate.hold", "order", order),
                 check_text("allocate.hold", "sku", sku),
@@ -97,7 +97,7 @@ class Allocate:
         check_keywords("allocate.hold", _unknown)
         return self._backend.make_call(
             "allocate.hold",
-            'select result, reason from "safety_stock"."allocate_hold"(%s, %s, %s, %s)',
+            'select result, reason from "safety_stock"."allocate_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("allocate.hold", "order", order),
                 check_text("allocate.hold", "sku", sku),
@@ -110,7 +110,7 @@ class Allocate:
         check_keywords("allocate.post", _unknown)
         return self._backend.call(
             "allocate.post",
-            'select result, reason from "safety_stock"."allocate_post"(%s, %s, %s, %s)',
+            'select result, reason from "safety_stock"."allocate_post"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("allocate.post", "order", order),
                 check_text("allocate.post", "sku", sku),
@@ -123,7 +123,7 @@ class Allocate:
         check_keywords("allocate.post", _unknown)
         return self._backend.make_call(
             "allocate.post",
-            'select result, reason from "safety_stock"."allocate_post"(%s, %s, %s, %s)',
+            'select result, reason from "safety_stock"."allocate_post"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("allocate.post", "order", order),
                 check_text("allocate.post", "sku", sku),
@@ -136,7 +136,7 @@ class Allocate:
         check_keywords("allocate.void", _unknown)
         return self._backend.call(
             "allocate.void",
-            'select result, reason from "safety_stock"."allocate_void"(%s, %s, %s)',
+            'select result, reason from "safety_stock"."allocate_void"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("allocate.void", "order", order),
                 check_text("allocate.void", "sku", sku),
@@ -148,7 +148,7 @@ class Allocate:
         check_keywords("allocate.void", _unknown)
         return self._backend.make_call(
             "allocate.void",
-            'select result, reason from "safety_stock"."allocate_void"(%s, %s, %s)',
+            'select result, reason from "safety_stock"."allocate_void"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("allocate.void", "order", order),
                 check_text("allocate.void", "sku", sku),
@@ -235,7 +235,7 @@ class Book:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return self._backend.expire('select "safety_stock".expire(%s)', max)
+        return self._backend.expire('select "safety_stock".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
@@ -260,7 +260,7 @@ class AsyncReceiveGoods:
         check_keywords("receive_goods.do", _unknown)
         return await self._backend.call(
             "receive_goods.do",
-            'select result, reason from "safety_stock"."receive_goods_do"(%s, %s, %s, %s)',
+            'select result, reason from "safety_stock"."receive_goods_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("receive_goods.do", "delivery", delivery),
                 check_text("receive_goods.do", "sku", sku),
@@ -273,7 +273,7 @@ class AsyncReceiveGoods:
         check_keywords("receive_goods.do", _unknown)
         return self._backend.make_call(
             "receive_goods.do",
-            'select result, reason from "safety_stock"."receive_goods_do"(%s, %s, %s, %s)',
+            'select result, reason from "safety_stock"."receive_goods_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("receive_goods.do", "delivery", delivery),
                 check_text("receive_goods.do", "sku", sku),
@@ -293,7 +293,7 @@ class AsyncAllocate:
         check_keywords("allocate.hold", _unknown)
         return await self._backend.call(
             "allocate.hold",
-            'select result, reason from "safety_stock"."allocate_hold"(%s, %s, %s, %s)',
+            'select result, reason from "safety_stock"."allocate_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("allocate.hold", "order", order),
                 check_text("allocate.hold", "sku", sku),
@@ -306,7 +306,7 @@ class AsyncAllocate:
         check_keywords("allocate.hold", _unknown)
         return self._backend.make_call(
             "allocate.hold",
-            'select result, reason from "safety_stock"."allocate_hold"(%s, %s, %s, %s)',
+            'select result, reason from "safety_stock"."allocate_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("allocate.hold", "order", order),
                 check_text("allocate.hold", "sku", sku),
@@ -319,7 +319,7 @@ class AsyncAllocate:
         check_keywords("allocate.post", _unknown)
         return await self._backend.call(
             "allocate.post",
-            'select result, reason from "safety_stock"."allocate_post"(%s, %s, %s, %s)',
+            'select result, reason from "safety_stock"."allocate_post"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("allocate.post", "order", order),
                 check_text("allocate.post", "sku", sku),
@@ -332,7 +332,7 @@ class AsyncAllocate:
         check_keywords("allocate.post", _unknown)
         return self._backend.make_call(
             "allocate.post",
-            'select result, reason from "safety_stock"."allocate_post"(%s, %s, %s, %s)',
+            'select result, reason from "safety_stock"."allocate_post"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("allocate.post", "order", order),
                 check_text("allocate.post", "sku", sku),
@@ -345,7 +345,7 @@ class AsyncAllocate:
         check_keywords("allocate.void", _unknown)
         return await self._backend.call(
             "allocate.void",
-            'select result, reason from "safety_stock"."allocate_void"(%s, %s, %s)',
+            'select result, reason from "safety_stock"."allocate_void"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("allocate.void", "order", order),
                 check_text("allocate.void", "sku", sku),
@@ -357,7 +357,7 @@ class AsyncAllocate:
         check_keywords("allocate.void", _unknown)
         return self._backend.make_call(
             "allocate.void",
-            'select result, reason from "safety_stock"."allocate_void"(%s, %s, %s)',
+            'select result, reason from "safety_stock"."allocate_void"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("allocate.void", "order", order),
                 check_text("allocate.void", "sku", sku),
@@ -444,7 +444,7 @@ class AsyncBook:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return await self._backend.expire('select "safety_stock".expire(%s)', max)
+        return await self._backend.expire('select "safety_stock".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and

@@ -51,7 +51,7 @@ class 入荷:
         check_keywords("入荷.do", _unknown)
         return self._backend.call(
             "入荷.do",
-            'select result, reason from "安全在庫"."入荷_do"(%s, %s, %s, %s)',
+            'select result, reason from "安全在庫"."入荷_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("入荷.do", "納品書", 納品書),
                 check_text("入荷.do", "sku", sku),
@@ -64,7 +64,7 @@ class 入荷:
         check_keywords("入荷.do", _unknown)
         return self._backend.make_call(
             "入荷.do",
-            'select result, reason from "安全在庫"."入荷_do"(%s, %s, %s, %s)',
+            'select result, reason from "安全在庫"."入荷_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("入荷.do", "納品書", 納品書),
                 check_text("入荷.do", "sku", sku),
@@ -84,7 +84,7 @@ class 引当:
         check_keywords("引当.hold", _unknown)
         return self._backend.call(
             "引当.hold",
-            'select result, reason from "安全在庫"."引当_hold"(%s, %s, %s, %s)',
+            'select result, reason from "安全在庫"."引当_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("引当.hold", "注文", 注文),
                 check_text("引当.hold", "sku", sku),
@@ -97,7 +97,7 @@ class 引当:
         check_keywords("引当.hold", _unknown)
         return self._backend.make_call(
             "引当.hold",
-            'select result, reason from "安全在庫"."引当_hold"(%s, %s, %s, %s)',
+            'select result, reason from "安全在庫"."引当_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("引当.hold", "注文", 注文),
                 check_text("引当.hold", "sku", sku),
@@ -110,7 +110,7 @@ class 引当:
         check_keywords("引当.post", _unknown)
         return self._backend.call(
             "引当.post",
-            'select result, reason from "安全在庫"."引当_post"(%s, %s, %s, %s)',
+            'select result, reason from "安全在庫"."引当_post"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("引当.post", "注文", 注文),
                 check_text("引当.post", "sku", sku),
@@ -123,7 +123,7 @@ class 引当:
         check_keywords("引当.post", _unknown)
         return self._backend.make_call(
             "引当.post",
-            'select result, reason from "安全在庫"."引当_post"(%s, %s, %s, %s)',
+            'select result, reason from "安全在庫"."引当_post"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("引当.post", "注文", 注文),
                 check_text("引当.post", "sku", sku),
@@ -136,7 +136,7 @@ class 引当:
         check_keywords("引当.void", _unknown)
         return self._backend.call(
             "引当.void",
-            'select result, reason from "安全在庫"."引当_void"(%s, %s, %s)',
+            'select result, reason from "安全在庫"."引当_void"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("引当.void", "注文", 注文),
                 check_text("引当.void", "sku", sku),
@@ -148,7 +148,7 @@ class 引当:
         check_keywords("引当.void", _unknown)
         return self._backend.make_call(
             "引当.void",
-            'select result, reason from "安全在庫"."引当_void"(%s, %s, %s)',
+            'select result, reason from "安全在庫"."引当_void"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("引当.void", "注文", 注文),
                 check_text("引当.void", "sku", sku),
@@ -235,7 +235,7 @@ class Book:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return self._backend.expire('select "安全在庫".expire(%s)', max)
+        return self._backend.expire('select "安全在庫".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
@@ -260,7 +260,7 @@ class Async入荷:
         check_keywords("入荷.do", _unknown)
         return await self._backend.call(
             "入荷.do",
-            'select result, reason from "安全在庫"."入荷_do"(%s, %s, %s, %s)',
+            'select result, reason from "安全在庫"."入荷_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("入荷.do", "納品書", 納品書),
                 check_text("入荷.do", "sku", sku),
@@ -273,7 +273,7 @@ class Async入荷:
         check_keywords("入荷.do", _unknown)
         return self._backend.make_call(
             "入荷.do",
-            'select result, reason from "安全在庫"."入荷_do"(%s, %s, %s, %s)',
+            'select result, reason from "安全在庫"."入荷_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("入荷.do", "納品書", 納品書),
                 check_text("入荷.do", "sku", sku),
@@ -293,7 +293,7 @@ class Async引当:
         check_keywords("引当.hold", _unknown)
         return await self._backend.call(
             "引当.hold",
-            'select result, reason from "安全在庫"."引当_hold"(%s, %s, %s, %s)',
+            'select result, reason from "安全在庫"."引当_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("引当.hold", "注文", 注文),
                 check_text("引当.hold", "sku", sku),
@@ -306,7 +306,7 @@ class Async引当:
         check_keywords("引当.hold", _unknown)
         return self._backend.make_call(
             "引当.hold",
-            'select result, reason from "安全在庫"."引当_hold"(%s, %s, %s, %s)',
+            'select result, reason from "安全在庫"."引当_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("引当.hold", "注文", 注文),
                 check_text("引当.hold", "sku", sku),
@@ -319,7 +319,7 @@ class Async引当:
         check_keywords("引当.post", _unknown)
         return await self._backend.call(
             "引当.post",
-            'select result, reason from "安全在庫"."引当_post"(%s, %s, %s, %s)',
+            'select result, reason from "安全在庫"."引当_post"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("引当.post", "注文", 注文),
                 check_text("引当.post", "sku", sku),
@@ -332,7 +332,7 @@ class Async引当:
         check_keywords("引当.post", _unknown)
         return self._backend.make_call(
             "引当.post",
-            'select result, reason from "安全在庫"."引当_post"(%s, %s, %s, %s)',
+            'select result, reason from "安全在庫"."引当_post"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("引当.post", "注文", 注文),
                 check_text("引当.post", "sku", sku),
@@ -345,7 +345,7 @@ class Async引当:
         check_keywords("引当.void", _unknown)
         return await self._backend.call(
             "引当.void",
-            'select result, reason from "安全在庫"."引当_void"(%s, %s, %s)',
+            'select result, reason from "安全在庫"."引当_void"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("引当.void", "注文", 注文),
                 check_text("引当.void", "sku", sku),
@@ -357,7 +357,7 @@ class Async引当:
         check_keywords("引当.void", _unknown)
         return self._backend.make_call(
             "引当.void",
-            'select result, reason from "安全在庫"."引当_void"(%s, %s, %s)',
+            'select result, reason from "安全在庫"."引当_void"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("引当.void", "注文", 注文),
                 check_text("引当.void", "sku", sku),
@@ -444,7 +444,7 @@ class AsyncBook:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return await self._backend.expire('select "安全在庫".expire(%s)', max)
+        return await self._backend.expire('select "安全在庫".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and

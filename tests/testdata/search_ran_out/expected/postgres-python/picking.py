@@ -52,7 +52,7 @@ class Fill:
         check_keywords("fill.do", _unknown)
         return self._backend.call(
             "fill.do",
-            'select result, reason from "picking"."fill_do"(%s, %s)',
+            'select result, reason from "picking"."fill_do"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("fill.do", "id", id),
             ],
@@ -63,7 +63,7 @@ class Fill:
         check_keywords("fill.do", _unknown)
         return self._backend.make_call(
             "fill.do",
-            'select result, reason from "picking"."fill_do"(%s, %s)',
+            'select result, reason from "picking"."fill_do"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("fill.do", "id", id),
             ],
@@ -81,7 +81,7 @@ class Pick:
         check_keywords("pick.do", _unknown)
         return self._backend.call(
             "pick.do",
-            'select result, reason from "picking"."pick_do"(%s, %s, %s, %s, %s)',
+            'select result, reason from "picking"."pick_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("pick.do", "id", id),
                 check_amount("pick.do", "p", p),
@@ -95,7 +95,7 @@ class Pick:
         check_keywords("pick.do", _unknown)
         return self._backend.make_call(
             "pick.do",
-            'select result, reason from "picking"."pick_do"(%s, %s, %s, %s, %s)',
+            'select result, reason from "picking"."pick_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("pick.do", "id", id),
                 check_amount("pick.do", "p", p),
@@ -157,7 +157,7 @@ class Book:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return self._backend.expire('select "picking".expire(%s)', max)
+        return self._backend.expire('select "picking".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
@@ -182,7 +182,7 @@ class AsyncFill:
         check_keywords("fill.do", _unknown)
         return await self._backend.call(
             "fill.do",
-            'select result, reason from "picking"."fill_do"(%s, %s)',
+            'select result, reason from "picking"."fill_do"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("fill.do", "id", id),
             ],
@@ -193,7 +193,7 @@ class AsyncFill:
         check_keywords("fill.do", _unknown)
         return self._backend.make_call(
             "fill.do",
-            'select result, reason from "picking"."fill_do"(%s, %s)',
+            'select result, reason from "picking"."fill_do"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("fill.do", "id", id),
             ],
@@ -211,7 +211,7 @@ class AsyncPick:
         check_keywords("pick.do", _unknown)
         return await self._backend.call(
             "pick.do",
-            'select result, reason from "picking"."pick_do"(%s, %s, %s, %s, %s)',
+            'select result, reason from "picking"."pick_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("pick.do", "id", id),
                 check_amount("pick.do", "p", p),
@@ -225,7 +225,7 @@ class AsyncPick:
         check_keywords("pick.do", _unknown)
         return self._backend.make_call(
             "pick.do",
-            'select result, reason from "picking"."pick_do"(%s, %s, %s, %s, %s)',
+            'select result, reason from "picking"."pick_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("pick.do", "id", id),
                 check_amount("pick.do", "p", p),
@@ -287,7 +287,7 @@ class AsyncBook:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return await self._backend.expire('select "picking".expire(%s)', max)
+        return await self._backend.expire('select "picking".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and

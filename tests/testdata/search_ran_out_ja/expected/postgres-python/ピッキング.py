@@ -52,7 +52,7 @@ class 補充:
         check_keywords("補充.do", _unknown)
         return self._backend.call(
             "補充.do",
-            'select result, reason from "ピッキング"."補充_do"(%s, %s)',
+            'select result, reason from "ピッキング"."補充_do"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("補充.do", "番号", 番号),
             ],
@@ -63,7 +63,7 @@ class 補充:
         check_keywords("補充.do", _unknown)
         return self._backend.make_call(
             "補充.do",
-            'select result, reason from "ピッキング"."補充_do"(%s, %s)',
+            'select result, reason from "ピッキング"."補充_do"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("補充.do", "番号", 番号),
             ],
@@ -81,7 +81,7 @@ class ピック:
         check_keywords("ピック.do", _unknown)
         return self._backend.call(
             "ピック.do",
-            'select result, reason from "ピッキング"."ピック_do"(%s, %s, %s, %s, %s)',
+            'select result, reason from "ピッキング"."ピック_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("ピック.do", "番号", 番号),
                 check_amount("ピック.do", "p", p),
@@ -95,7 +95,7 @@ class ピック:
         check_keywords("ピック.do", _unknown)
         return self._backend.make_call(
             "ピック.do",
-            'select result, reason from "ピッキング"."ピック_do"(%s, %s, %s, %s, %s)',
+            'select result, reason from "ピッキング"."ピック_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("ピック.do", "番号", 番号),
                 check_amount("ピック.do", "p", p),
@@ -157,7 +157,7 @@ class Book:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return self._backend.expire('select "ピッキング".expire(%s)', max)
+        return self._backend.expire('select "ピッキング".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
@@ -182,7 +182,7 @@ class Async補充:
         check_keywords("補充.do", _unknown)
         return await self._backend.call(
             "補充.do",
-            'select result, reason from "ピッキング"."補充_do"(%s, %s)',
+            'select result, reason from "ピッキング"."補充_do"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("補充.do", "番号", 番号),
             ],
@@ -193,7 +193,7 @@ class Async補充:
         check_keywords("補充.do", _unknown)
         return self._backend.make_call(
             "補充.do",
-            'select result, reason from "ピッキング"."補充_do"(%s, %s)',
+            'select result, reason from "ピッキング"."補充_do"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("補充.do", "番号", 番号),
             ],
@@ -211,7 +211,7 @@ class Asyncピック:
         check_keywords("ピック.do", _unknown)
         return await self._backend.call(
             "ピック.do",
-            'select result, reason from "ピッキング"."ピック_do"(%s, %s, %s, %s, %s)',
+            'select result, reason from "ピッキング"."ピック_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("ピック.do", "番号", 番号),
                 check_amount("ピック.do", "p", p),
@@ -225,7 +225,7 @@ class Asyncピック:
         check_keywords("ピック.do", _unknown)
         return self._backend.make_call(
             "ピック.do",
-            'select result, reason from "ピッキング"."ピック_do"(%s, %s, %s, %s, %s)',
+            'select result, reason from "ピッキング"."ピック_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("ピック.do", "番号", 番号),
                 check_amount("ピック.do", "p", p),
@@ -287,7 +287,7 @@ class AsyncBook:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return await self._backend.expire('select "ピッキング".expire(%s)', max)
+        return await self._backend.expire('select "ピッキング".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and

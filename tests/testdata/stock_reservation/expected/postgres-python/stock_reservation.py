@@ -51,7 +51,7 @@ class Restock:
         check_keywords("restock.do", _unknown)
         return self._backend.call(
             "restock.do",
-            'select result, reason from "stock_reservation"."restock_do"(%s, %s, %s, %s)',
+            'select result, reason from "stock_reservation"."restock_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("restock.do", "delivery", delivery),
                 check_text("restock.do", "sku", sku),
@@ -64,7 +64,7 @@ class Restock:
         check_keywords("restock.do", _unknown)
         return self._backend.make_call(
             "restock.do",
-            'select result, reason from "stock_reservation"."restock_do"(%s, %s, %s, %s)',
+            'select result, reason from "stock_reservation"."restock_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("restock.do", "delivery", delivery),
                 check_text("restock.do", "sku", sku),
@@ -84,7 +84,7 @@ class ReserveStock:
         check_keywords("reserve_stock.hold", _unknown)
         return self._backend.call(
             "reserve_stock.hold",
-            'select result, reason from "stock_reservation"."reserve_stock_hold"(%s, %s, %s, %s)',
+            'select result, reason from "stock_reservation"."reserve_stock_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("reserve_stock.hold", "order", order),
                 check_text("reserve_stock.hold", "sku", sku),
@@ -97,7 +97,7 @@ class ReserveStock:
         check_keywords("reserve_stock.hold", _unknown)
         return self._backend.make_call(
             "reserve_stock.hold",
-            'select result, reason from "stock_reservation"."reserve_stock_hold"(%s, %s, %s, %s)',
+            'select result, reason from "stock_reservation"."reserve_stock_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("reserve_stock.hold", "order", order),
                 check_text("reserve_stock.hold", "sku", sku),
@@ -110,7 +110,7 @@ class ReserveStock:
         check_keywords("reserve_stock.post", _unknown)
         return self._backend.call(
             "reserve_stock.post",
-            'select result, reason from "stock_reservation"."reserve_stock_post"(%s, %s, %s, %s)',
+            'select result, reason from "stock_reservation"."reserve_stock_post"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("reserve_stock.post", "order", order),
                 check_text("reserve_stock.post", "sku", sku),
@@ -123,7 +123,7 @@ class ReserveStock:
         check_keywords("reserve_stock.post", _unknown)
         return self._backend.make_call(
             "reserve_stock.post",
-            'select result, reason from "stock_reservation"."reserve_stock_post"(%s, %s, %s, %s)',
+            'select result, reason from "stock_reservation"."reserve_stock_post"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("reserve_stock.post", "order", order),
                 check_text("reserve_stock.post", "sku", sku),
@@ -136,7 +136,7 @@ class ReserveStock:
         check_keywords("reserve_stock.void", _unknown)
         return self._backend.call(
             "reserve_stock.void",
-            'select result, reason from "stock_reservation"."reserve_stock_void"(%s, %s, %s)',
+            'select result, reason from "stock_reservation"."reserve_stock_void"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("reserve_stock.void", "order", order),
                 check_text("reserve_stock.void", "sku", sku),
@@ -148,7 +148,7 @@ class ReserveStock:
         check_keywords("reserve_stock.void", _unknown)
         return self._backend.make_call(
             "reserve_stock.void",
-            'select result, reason from "stock_reservation"."reserve_stock_void"(%s, %s, %s)',
+            'select result, reason from "stock_reservation"."reserve_stock_void"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("reserve_stock.void", "order", order),
                 check_text("reserve_stock.void", "sku", sku),
@@ -192,7 +192,7 @@ class GiveBack:
         check_keywords("give_back.do", _unknown)
         return self._backend.call(
             "give_back.do",
-            'select result, reason from "stock_reservation"."give_back_do"(%s, %s, %s, %s)',
+            'select result, reason from "stock_reservation"."give_back_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("give_back.do", "return_slip", return_slip),
                 check_text("give_back.do", "sku", sku),
@@ -205,7 +205,7 @@ class GiveBack:
         check_keywords("give_back.do", _unknown)
         return self._backend.make_call(
             "give_back.do",
-            'select result, reason from "stock_reservation"."give_back_do"(%s, %s, %s, %s)',
+            'select result, reason from "stock_reservation"."give_back_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("give_back.do", "return_slip", return_slip),
                 check_text("give_back.do", "sku", sku),
@@ -269,7 +269,7 @@ class Book:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return self._backend.expire('select "stock_reservation".expire(%s)', max)
+        return self._backend.expire('select "stock_reservation".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
@@ -294,7 +294,7 @@ class AsyncRestock:
         check_keywords("restock.do", _unknown)
         return await self._backend.call(
             "restock.do",
-            'select result, reason from "stock_reservation"."restock_do"(%s, %s, %s, %s)',
+            'select result, reason from "stock_reservation"."restock_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("restock.do", "delivery", delivery),
                 check_text("restock.do", "sku", sku),
@@ -307,7 +307,7 @@ class AsyncRestock:
         check_keywords("restock.do", _unknown)
         return self._backend.make_call(
             "restock.do",
-            'select result, reason from "stock_reservation"."restock_do"(%s, %s, %s, %s)',
+            'select result, reason from "stock_reservation"."restock_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("restock.do", "delivery", delivery),
                 check_text("restock.do", "sku", sku),
@@ -327,7 +327,7 @@ class AsyncReserveStock:
         check_keywords("reserve_stock.hold", _unknown)
         return await self._backend.call(
             "reserve_stock.hold",
-            'select result, reason from "stock_reservation"."reserve_stock_hold"(%s, %s, %s, %s)',
+            'select result, reason from "stock_reservation"."reserve_stock_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("reserve_stock.hold", "order", order),
                 check_text("reserve_stock.hold", "sku", sku),
@@ -340,7 +340,7 @@ class AsyncReserveStock:
         check_keywords("reserve_stock.hold", _unknown)
         return self._backend.make_call(
             "reserve_stock.hold",
-            'select result, reason from "stock_reservation"."reserve_stock_hold"(%s, %s, %s, %s)',
+            'select result, reason from "stock_reservation"."reserve_stock_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("reserve_stock.hold", "order", order),
                 check_text("reserve_stock.hold", "sku", sku),
@@ -353,7 +353,7 @@ class AsyncReserveStock:
         check_keywords("reserve_stock.post", _unknown)
         return await self._backend.call(
             "reserve_stock.post",
-            'select result, reason from "stock_reservation"."reserve_stock_post"(%s, %s, %s, %s)',
+            'select result, reason from "stock_reservation"."reserve_stock_post"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("reserve_stock.post", "order", order),
                 check_text("reserve_stock.post", "sku", sku),
@@ -366,7 +366,7 @@ class AsyncReserveStock:
         check_keywords("reserve_stock.post", _unknown)
         return self._backend.make_call(
             "reserve_stock.post",
-            'select result, reason from "stock_reservation"."reserve_stock_post"(%s, %s, %s, %s)',
+            'select result, reason from "stock_reservation"."reserve_stock_post"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("reserve_stock.post", "order", order),
                 check_text("reserve_stock.post", "sku", sku),
@@ -379,7 +379,7 @@ class AsyncReserveStock:
         check_keywords("reserve_stock.void", _unknown)
         return await self._backend.call(
             "reserve_stock.void",
-            'select result, reason from "stock_reservation"."reserve_stock_void"(%s, %s, %s)',
+            'select result, reason from "stock_reservation"."reserve_stock_void"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("reserve_stock.void", "order", order),
                 check_text("reserve_stock.void", "sku", sku),
@@ -391,7 +391,7 @@ class AsyncReserveStock:
         check_keywords("reserve_stock.void", _unknown)
         return self._backend.make_call(
             "reserve_stock.void",
-            'select result, reason from "stock_reservation"."reserve_stock_void"(%s, %s, %s)',
+            'select result, reason from "stock_reservation"."reserve_stock_void"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("reserve_stock.void", "order", order),
                 check_text("reserve_stock.void", "sku", sku),
@@ -435,7 +435,7 @@ class AsyncGiveBack:
         check_keywords("give_back.do", _unknown)
         return await self._backend.call(
             "give_back.do",
-            'select result, reason from "stock_reservation"."give_back_do"(%s, %s, %s, %s)',
+            'select result, reason from "stock_reservation"."give_back_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("give_back.do", "return_slip", return_slip),
                 check_text("give_back.do", "sku", sku),
@@ -448,7 +448,7 @@ class AsyncGiveBack:
         check_keywords("give_back.do", _unknown)
         return self._backend.make_call(
             "give_back.do",
-            'select result, reason from "stock_reservation"."give_back_do"(%s, %s, %s, %s)',
+            'select result, reason from "stock_reservation"."give_back_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("give_back.do", "return_slip", return_slip),
                 check_text("give_back.do", "sku", sku),
@@ -512,7 +512,7 @@ class AsyncBook:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return await self._backend.expire('select "stock_reservation".expire(%s)', max)
+        return await self._backend.expire('select "stock_reservation".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and

@@ -53,7 +53,7 @@ class Receive:
         check_keywords("receive.do", _unknown)
         return self._backend.call(
             "receive.do",
-            'select result, reason from "swap_order"."receive_do"(%s, %s, %s, %s)',
+            'select result, reason from "swap_order"."receive_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("receive.do", "delivery", delivery),
                 check_text("receive.do", "sku", sku),
@@ -66,7 +66,7 @@ class Receive:
         check_keywords("receive.do", _unknown)
         return self._backend.make_call(
             "receive.do",
-            'select result, reason from "swap_order"."receive_do"(%s, %s, %s, %s)',
+            'select result, reason from "swap_order"."receive_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("receive.do", "delivery", delivery),
                 check_text("receive.do", "sku", sku),
@@ -86,7 +86,7 @@ class PutAway:
         check_keywords("put_away.do", _unknown)
         return self._backend.call(
             "put_away.do",
-            'select result, reason from "swap_order"."put_away_do"(%s, %s, %s, %s)',
+            'select result, reason from "swap_order"."put_away_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("put_away.do", "delivery", delivery),
                 check_text("put_away.do", "sku", sku),
@@ -99,7 +99,7 @@ class PutAway:
         check_keywords("put_away.do", _unknown)
         return self._backend.make_call(
             "put_away.do",
-            'select result, reason from "swap_order"."put_away_do"(%s, %s, %s, %s)',
+            'select result, reason from "swap_order"."put_away_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("put_away.do", "delivery", delivery),
                 check_text("put_away.do", "sku", sku),
@@ -119,7 +119,7 @@ class Sell:
         check_keywords("sell.do", _unknown)
         return self._backend.call(
             "sell.do",
-            'select result, reason from "swap_order"."sell_do"(%s, %s, %s, %s)',
+            'select result, reason from "swap_order"."sell_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("sell.do", "order", order),
                 check_text("sell.do", "sku", sku),
@@ -132,7 +132,7 @@ class Sell:
         check_keywords("sell.do", _unknown)
         return self._backend.make_call(
             "sell.do",
-            'select result, reason from "swap_order"."sell_do"(%s, %s, %s, %s)',
+            'select result, reason from "swap_order"."sell_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("sell.do", "order", order),
                 check_text("sell.do", "sku", sku),
@@ -152,7 +152,7 @@ class Rotate:
         check_keywords("rotate.do", _unknown)
         return self._backend.call(
             "rotate.do",
-            'select result, reason from "swap_order"."rotate_do"(%s, %s, %s, %s, %s)',
+            'select result, reason from "swap_order"."rotate_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("rotate.do", "rotation", rotation),
                 check_text("rotate.do", "sku", sku),
@@ -166,7 +166,7 @@ class Rotate:
         check_keywords("rotate.do", _unknown)
         return self._backend.make_call(
             "rotate.do",
-            'select result, reason from "swap_order"."rotate_do"(%s, %s, %s, %s, %s)',
+            'select result, reason from "swap_order"."rotate_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("rotate.do", "rotation", rotation),
                 check_text("rotate.do", "sku", sku),
@@ -244,7 +244,7 @@ class Book:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return self._backend.expire('select "swap_order".expire(%s)', max)
+        return self._backend.expire('select "swap_order".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
@@ -269,7 +269,7 @@ class AsyncReceive:
         check_keywords("receive.do", _unknown)
         return await self._backend.call(
             "receive.do",
-            'select result, reason from "swap_order"."receive_do"(%s, %s, %s, %s)',
+            'select result, reason from "swap_order"."receive_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("receive.do", "delivery", delivery),
                 check_text("receive.do", "sku", sku),
@@ -282,7 +282,7 @@ class AsyncReceive:
         check_keywords("receive.do", _unknown)
         return self._backend.make_call(
             "receive.do",
-            'select result, reason from "swap_order"."receive_do"(%s, %s, %s, %s)',
+            'select result, reason from "swap_order"."receive_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("receive.do", "delivery", delivery),
                 check_text("receive.do", "sku", sku),
@@ -302,7 +302,7 @@ class AsyncPutAway:
         check_keywords("put_away.do", _unknown)
         return await self._backend.call(
             "put_away.do",
-            'select result, reason from "swap_order"."put_away_do"(%s, %s, %s, %s)',
+            'select result, reason from "swap_order"."put_away_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("put_away.do", "delivery", delivery),
                 check_text("put_away.do", "sku", sku),
@@ -315,7 +315,7 @@ class AsyncPutAway:
         check_keywords("put_away.do", _unknown)
         return self._backend.make_call(
             "put_away.do",
-            'select result, reason from "swap_order"."put_away_do"(%s, %s, %s, %s)',
+            'select result, reason from "swap_order"."put_away_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("put_away.do", "delivery", delivery),
                 check_text("put_away.do", "sku", sku),
@@ -335,7 +335,7 @@ class AsyncSell:
         check_keywords("sell.do", _unknown)
         return await self._backend.call(
             "sell.do",
-            'select result, reason from "swap_order"."sell_do"(%s, %s, %s, %s)',
+            'select result, reason from "swap_order"."sell_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("sell.do", "order", order),
                 check_text("sell.do", "sku", sku),
@@ -348,7 +348,7 @@ class AsyncSell:
         check_keywords("sell.do", _unknown)
         return self._backend.make_call(
             "sell.do",
-            'select result, reason from "swap_order"."sell_do"(%s, %s, %s, %s)',
+            'select result, reason from "swap_order"."sell_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("sell.do", "order", order),
                 check_text("sell.do", "sku", sku),
@@ -368,7 +368,7 @@ class AsyncRotate:
         check_keywords("rotate.do", _unknown)
         return await self._backend.call(
             "rotate.do",
-            'select result, reason from "swap_order"."rotate_do"(%s, %s, %s, %s, %s)',
+            'select result, reason from "swap_order"."rotate_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("rotate.do", "rotation", rotation),
                 check_text("rotate.do", "sku", sku),
@@ -382,7 +382,7 @@ class AsyncRotate:
         check_keywords("rotate.do", _unknown)
         return self._backend.make_call(
             "rotate.do",
-            'select result, reason from "swap_order"."rotate_do"(%s, %s, %s, %s, %s)',
+            'select result, reason from "swap_order"."rotate_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("rotate.do", "rotation", rotation),
                 check_text("rotate.do", "sku", sku),
@@ -460,7 +460,7 @@ class AsyncBook:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return await self._backend.expire('select "swap_order".expire(%s)', max)
+        return await self._backend.expire('select "swap_order".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and

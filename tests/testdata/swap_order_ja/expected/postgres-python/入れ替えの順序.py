@@ -53,7 +53,7 @@ class 入荷:
         check_keywords("入荷.do", _unknown)
         return self._backend.call(
             "入荷.do",
-            'select result, reason from "入れ替えの順序"."入荷_do"(%s, %s, %s, %s)',
+            'select result, reason from "入れ替えの順序"."入荷_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("入荷.do", "納品書", 納品書),
                 check_text("入荷.do", "sku", sku),
@@ -66,7 +66,7 @@ class 入荷:
         check_keywords("入荷.do", _unknown)
         return self._backend.make_call(
             "入荷.do",
-            'select result, reason from "入れ替えの順序"."入荷_do"(%s, %s, %s, %s)',
+            'select result, reason from "入れ替えの順序"."入荷_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("入荷.do", "納品書", 納品書),
                 check_text("入荷.do", "sku", sku),
@@ -86,7 +86,7 @@ class 倉庫入れ:
         check_keywords("倉庫入れ.do", _unknown)
         return self._backend.call(
             "倉庫入れ.do",
-            'select result, reason from "入れ替えの順序"."倉庫入れ_do"(%s, %s, %s, %s)',
+            'select result, reason from "入れ替えの順序"."倉庫入れ_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("倉庫入れ.do", "納品書", 納品書),
                 check_text("倉庫入れ.do", "sku", sku),
@@ -99,7 +99,7 @@ class 倉庫入れ:
         check_keywords("倉庫入れ.do", _unknown)
         return self._backend.make_call(
             "倉庫入れ.do",
-            'select result, reason from "入れ替えの順序"."倉庫入れ_do"(%s, %s, %s, %s)',
+            'select result, reason from "入れ替えの順序"."倉庫入れ_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("倉庫入れ.do", "納品書", 納品書),
                 check_text("倉庫入れ.do", "sku", sku),
@@ -119,7 +119,7 @@ class 販売:
         check_keywords("販売.do", _unknown)
         return self._backend.call(
             "販売.do",
-            'select result, reason from "入れ替えの順序"."販売_do"(%s, %s, %s, %s)',
+            'select result, reason from "入れ替えの順序"."販売_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("販売.do", "注文", 注文),
                 check_text("販売.do", "sku", sku),
@@ -132,7 +132,7 @@ class 販売:
         check_keywords("販売.do", _unknown)
         return self._backend.make_call(
             "販売.do",
-            'select result, reason from "入れ替えの順序"."販売_do"(%s, %s, %s, %s)',
+            'select result, reason from "入れ替えの順序"."販売_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("販売.do", "注文", 注文),
                 check_text("販売.do", "sku", sku),
@@ -152,7 +152,7 @@ class 入れ替え:
         check_keywords("入れ替え.do", _unknown)
         return self._backend.call(
             "入れ替え.do",
-            'select result, reason from "入れ替えの順序"."入れ替え_do"(%s, %s, %s, %s, %s)',
+            'select result, reason from "入れ替えの順序"."入れ替え_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("入れ替え.do", "入れ替え番号", 入れ替え番号),
                 check_text("入れ替え.do", "sku", sku),
@@ -166,7 +166,7 @@ class 入れ替え:
         check_keywords("入れ替え.do", _unknown)
         return self._backend.make_call(
             "入れ替え.do",
-            'select result, reason from "入れ替えの順序"."入れ替え_do"(%s, %s, %s, %s, %s)',
+            'select result, reason from "入れ替えの順序"."入れ替え_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("入れ替え.do", "入れ替え番号", 入れ替え番号),
                 check_text("入れ替え.do", "sku", sku),
@@ -244,7 +244,7 @@ class Book:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return self._backend.expire('select "入れ替えの順序".expire(%s)', max)
+        return self._backend.expire('select "入れ替えの順序".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
@@ -269,7 +269,7 @@ class Async入荷:
         check_keywords("入荷.do", _unknown)
         return await self._backend.call(
             "入荷.do",
-            'select result, reason from "入れ替えの順序"."入荷_do"(%s, %s, %s, %s)',
+            'select result, reason from "入れ替えの順序"."入荷_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("入荷.do", "納品書", 納品書),
                 check_text("入荷.do", "sku", sku),
@@ -282,7 +282,7 @@ class Async入荷:
         check_keywords("入荷.do", _unknown)
         return self._backend.make_call(
             "入荷.do",
-            'select result, reason from "入れ替えの順序"."入荷_do"(%s, %s, %s, %s)',
+            'select result, reason from "入れ替えの順序"."入荷_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("入荷.do", "納品書", 納品書),
                 check_text("入荷.do", "sku", sku),
@@ -302,7 +302,7 @@ class Async倉庫入れ:
         check_keywords("倉庫入れ.do", _unknown)
         return await self._backend.call(
             "倉庫入れ.do",
-            'select result, reason from "入れ替えの順序"."倉庫入れ_do"(%s, %s, %s, %s)',
+            'select result, reason from "入れ替えの順序"."倉庫入れ_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("倉庫入れ.do", "納品書", 納品書),
                 check_text("倉庫入れ.do", "sku", sku),
@@ -315,7 +315,7 @@ class Async倉庫入れ:
         check_keywords("倉庫入れ.do", _unknown)
         return self._backend.make_call(
             "倉庫入れ.do",
-            'select result, reason from "入れ替えの順序"."倉庫入れ_do"(%s, %s, %s, %s)',
+            'select result, reason from "入れ替えの順序"."倉庫入れ_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("倉庫入れ.do", "納品書", 納品書),
                 check_text("倉庫入れ.do", "sku", sku),
@@ -335,7 +335,7 @@ class Async販売:
         check_keywords("販売.do", _unknown)
         return await self._backend.call(
             "販売.do",
-            'select result, reason from "入れ替えの順序"."販売_do"(%s, %s, %s, %s)',
+            'select result, reason from "入れ替えの順序"."販売_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("販売.do", "注文", 注文),
                 check_text("販売.do", "sku", sku),
@@ -348,7 +348,7 @@ class Async販売:
         check_keywords("販売.do", _unknown)
         return self._backend.make_call(
             "販売.do",
-            'select result, reason from "入れ替えの順序"."販売_do"(%s, %s, %s, %s)',
+            'select result, reason from "入れ替えの順序"."販売_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("販売.do", "注文", 注文),
                 check_text("販売.do", "sku", sku),
@@ -368,7 +368,7 @@ class Async入れ替え:
         check_keywords("入れ替え.do", _unknown)
         return await self._backend.call(
             "入れ替え.do",
-            'select result, reason from "入れ替えの順序"."入れ替え_do"(%s, %s, %s, %s, %s)',
+            'select result, reason from "入れ替えの順序"."入れ替え_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("入れ替え.do", "入れ替え番号", 入れ替え番号),
                 check_text("入れ替え.do", "sku", sku),
@@ -382,7 +382,7 @@ class Async入れ替え:
         check_keywords("入れ替え.do", _unknown)
         return self._backend.make_call(
             "入れ替え.do",
-            'select result, reason from "入れ替えの順序"."入れ替え_do"(%s, %s, %s, %s, %s)',
+            'select result, reason from "入れ替えの順序"."入れ替え_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("入れ替え.do", "入れ替え番号", 入れ替え番号),
                 check_text("入れ替え.do", "sku", sku),
@@ -460,7 +460,7 @@ class AsyncBook:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return await self._backend.expire('select "入れ替えの順序".expire(%s)', max)
+        return await self._backend.expire('select "入れ替えの順序".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and

@@ -52,7 +52,7 @@ class StockIn:
         check_keywords("stock_in.do", _unknown)
         return self._backend.call(
             "stock_in.do",
-            'select result, reason from "to_itself"."stock_in_do"(%s, %s, %s, %s)',
+            'select result, reason from "to_itself"."stock_in_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("stock_in.do", "delivery", delivery),
                 check_text("stock_in.do", "place", place),
@@ -65,7 +65,7 @@ class StockIn:
         check_keywords("stock_in.do", _unknown)
         return self._backend.make_call(
             "stock_in.do",
-            'select result, reason from "to_itself"."stock_in_do"(%s, %s, %s, %s)',
+            'select result, reason from "to_itself"."stock_in_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("stock_in.do", "delivery", delivery),
                 check_text("stock_in.do", "place", place),
@@ -85,7 +85,7 @@ class Relocate:
         check_keywords("relocate.do", _unknown)
         return self._backend.call(
             "relocate.do",
-            'select result, reason from "to_itself"."relocate_do"(%s, %s, %s, %s, %s)',
+            'select result, reason from "to_itself"."relocate_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("relocate.do", "slip", slip),
                 check_text("relocate.do", "source", source),
@@ -99,7 +99,7 @@ class Relocate:
         check_keywords("relocate.do", _unknown)
         return self._backend.make_call(
             "relocate.do",
-            'select result, reason from "to_itself"."relocate_do"(%s, %s, %s, %s, %s)',
+            'select result, reason from "to_itself"."relocate_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("relocate.do", "slip", slip),
                 check_text("relocate.do", "source", source),
@@ -120,7 +120,7 @@ class SetAside:
         check_keywords("set_aside.hold", _unknown)
         return self._backend.call(
             "set_aside.hold",
-            'select result, reason from "to_itself"."set_aside_hold"(%s, %s, %s, %s, %s)',
+            'select result, reason from "to_itself"."set_aside_hold"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("set_aside.hold", "ticket", ticket),
                 check_text("set_aside.hold", "source", source),
@@ -134,7 +134,7 @@ class SetAside:
         check_keywords("set_aside.hold", _unknown)
         return self._backend.make_call(
             "set_aside.hold",
-            'select result, reason from "to_itself"."set_aside_hold"(%s, %s, %s, %s, %s)',
+            'select result, reason from "to_itself"."set_aside_hold"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("set_aside.hold", "ticket", ticket),
                 check_text("set_aside.hold", "source", source),
@@ -148,7 +148,7 @@ class SetAside:
         check_keywords("set_aside.post", _unknown)
         return self._backend.call(
             "set_aside.post",
-            'select result, reason from "to_itself"."set_aside_post"(%s, %s, %s)',
+            'select result, reason from "to_itself"."set_aside_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("set_aside.post", "ticket", ticket),
                 *_post_values("set_aside.post", ("qty", qty)),
@@ -160,7 +160,7 @@ class SetAside:
         check_keywords("set_aside.post", _unknown)
         return self._backend.make_call(
             "set_aside.post",
-            'select result, reason from "to_itself"."set_aside_post"(%s, %s, %s)',
+            'select result, reason from "to_itself"."set_aside_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("set_aside.post", "ticket", ticket),
                 *_post_values("set_aside.post", ("qty", qty)),
@@ -172,7 +172,7 @@ class SetAside:
         check_keywords("set_aside.void", _unknown)
         return self._backend.call(
             "set_aside.void",
-            'select result, reason from "to_itself"."set_aside_void"(%s, %s)',
+            'select result, reason from "to_itself"."set_aside_void"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("set_aside.void", "ticket", ticket),
             ],
@@ -183,7 +183,7 @@ class SetAside:
         check_keywords("set_aside.void", _unknown)
         return self._backend.make_call(
             "set_aside.void",
-            'select result, reason from "to_itself"."set_aside_void"(%s, %s)',
+            'select result, reason from "to_itself"."set_aside_void"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("set_aside.void", "ticket", ticket),
             ],
@@ -258,7 +258,7 @@ class Book:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return self._backend.expire('select "to_itself".expire(%s)', max)
+        return self._backend.expire('select "to_itself".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
@@ -283,7 +283,7 @@ class AsyncStockIn:
         check_keywords("stock_in.do", _unknown)
         return await self._backend.call(
             "stock_in.do",
-            'select result, reason from "to_itself"."stock_in_do"(%s, %s, %s, %s)',
+            'select result, reason from "to_itself"."stock_in_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("stock_in.do", "delivery", delivery),
                 check_text("stock_in.do", "place", place),
@@ -296,7 +296,7 @@ class AsyncStockIn:
         check_keywords("stock_in.do", _unknown)
         return self._backend.make_call(
             "stock_in.do",
-            'select result, reason from "to_itself"."stock_in_do"(%s, %s, %s, %s)',
+            'select result, reason from "to_itself"."stock_in_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("stock_in.do", "delivery", delivery),
                 check_text("stock_in.do", "place", place),
@@ -316,7 +316,7 @@ class AsyncRelocate:
         check_keywords("relocate.do", _unknown)
         return await self._backend.call(
             "relocate.do",
-            'select result, reason from "to_itself"."relocate_do"(%s, %s, %s, %s, %s)',
+            'select result, reason from "to_itself"."relocate_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("relocate.do", "slip", slip),
                 check_text("relocate.do", "source", source),
@@ -330,7 +330,7 @@ class AsyncRelocate:
         check_keywords("relocate.do", _unknown)
         return self._backend.make_call(
             "relocate.do",
-            'select result, reason from "to_itself"."relocate_do"(%s, %s, %s, %s, %s)',
+            'select result, reason from "to_itself"."relocate_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("relocate.do", "slip", slip),
                 check_text("relocate.do", "source", source),
@@ -351,7 +351,7 @@ class AsyncSetAside:
         check_keywords("set_aside.hold", _unknown)
         return await self._backend.call(
             "set_aside.hold",
-            'select result, reason from "to_itself"."set_aside_hold"(%s, %s, %s, %s, %s)',
+            'select result, reason from "to_itself"."set_aside_hold"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("set_aside.hold", "ticket", ticket),
                 check_text("set_aside.hold", "source", source),
@@ -365,7 +365,7 @@ class AsyncSetAside:
         check_keywords("set_aside.hold", _unknown)
         return self._backend.make_call(
             "set_aside.hold",
-            'select result, reason from "to_itself"."set_aside_hold"(%s, %s, %s, %s, %s)',
+            'select result, reason from "to_itself"."set_aside_hold"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("set_aside.hold", "ticket", ticket),
                 check_text("set_aside.hold", "source", source),
@@ -379,7 +379,7 @@ class AsyncSetAside:
         check_keywords("set_aside.post", _unknown)
         return await self._backend.call(
             "set_aside.post",
-            'select result, reason from "to_itself"."set_aside_post"(%s, %s, %s)',
+            'select result, reason from "to_itself"."set_aside_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("set_aside.post", "ticket", ticket),
                 *_post_values("set_aside.post", ("qty", qty)),
@@ -391,7 +391,7 @@ class AsyncSetAside:
         check_keywords("set_aside.post", _unknown)
         return self._backend.make_call(
             "set_aside.post",
-            'select result, reason from "to_itself"."set_aside_post"(%s, %s, %s)',
+            'select result, reason from "to_itself"."set_aside_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("set_aside.post", "ticket", ticket),
                 *_post_values("set_aside.post", ("qty", qty)),
@@ -403,7 +403,7 @@ class AsyncSetAside:
         check_keywords("set_aside.void", _unknown)
         return await self._backend.call(
             "set_aside.void",
-            'select result, reason from "to_itself"."set_aside_void"(%s, %s)',
+            'select result, reason from "to_itself"."set_aside_void"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("set_aside.void", "ticket", ticket),
             ],
@@ -414,7 +414,7 @@ class AsyncSetAside:
         check_keywords("set_aside.void", _unknown)
         return self._backend.make_call(
             "set_aside.void",
-            'select result, reason from "to_itself"."set_aside_void"(%s, %s)',
+            'select result, reason from "to_itself"."set_aside_void"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("set_aside.void", "ticket", ticket),
             ],
@@ -489,7 +489,7 @@ class AsyncBook:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return await self._backend.expire('select "to_itself".expire(%s)', max)
+        return await self._backend.expire('select "to_itself".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and

@@ -52,7 +52,7 @@ class 入荷:
         check_keywords("入荷.do", _unknown)
         return self._backend.call(
             "入荷.do",
-            'select result, reason from "自分あて"."入荷_do"(%s, %s, %s, %s)',
+            'select result, reason from "自分あて"."入荷_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("入荷.do", "納品書", 納品書),
                 check_text("入荷.do", "場所", 場所),
@@ -65,7 +65,7 @@ class 入荷:
         check_keywords("入荷.do", _unknown)
         return self._backend.make_call(
             "入荷.do",
-            'select result, reason from "自分あて"."入荷_do"(%s, %s, %s, %s)',
+            'select result, reason from "自分あて"."入荷_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("入荷.do", "納品書", 納品書),
                 check_text("入荷.do", "場所", 場所),
@@ -85,7 +85,7 @@ class 移し替え:
         check_keywords("移し替え.do", _unknown)
         return self._backend.call(
             "移し替え.do",
-            'select result, reason from "自分あて"."移し替え_do"(%s, %s, %s, %s, %s)',
+            'select result, reason from "自分あて"."移し替え_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("移し替え.do", "伝票", 伝票),
                 check_text("移し替え.do", "元", 元),
@@ -99,7 +99,7 @@ class 移し替え:
         check_keywords("移し替え.do", _unknown)
         return self._backend.make_call(
             "移し替え.do",
-            'select result, reason from "自分あて"."移し替え_do"(%s, %s, %s, %s, %s)',
+            'select result, reason from "自分あて"."移し替え_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("移し替え.do", "伝票", 伝票),
                 check_text("移し替え.do", "元", 元),
@@ -120,7 +120,7 @@ class 取り置き:
         check_keywords("取り置き.hold", _unknown)
         return self._backend.call(
             "取り置き.hold",
-            'select result, reason from "自分あて"."取り置き_hold"(%s, %s, %s, %s, %s)',
+            'select result, reason from "自分あて"."取り置き_hold"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("取り置き.hold", "取り置き番号", 取り置き番号),
                 check_text("取り置き.hold", "元", 元),
@@ -134,7 +134,7 @@ class 取り置き:
         check_keywords("取り置き.hold", _unknown)
         return self._backend.make_call(
             "取り置き.hold",
-            'select result, reason from "自分あて"."取り置き_hold"(%s, %s, %s, %s, %s)',
+            'select result, reason from "自分あて"."取り置き_hold"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("取り置き.hold", "取り置き番号", 取り置き番号),
                 check_text("取り置き.hold", "元", 元),
@@ -148,7 +148,7 @@ class 取り置き:
         check_keywords("取り置き.post", _unknown)
         return self._backend.call(
             "取り置き.post",
-            'select result, reason from "自分あて"."取り置き_post"(%s, %s, %s)',
+            'select result, reason from "自分あて"."取り置き_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("取り置き.post", "取り置き番号", 取り置き番号),
                 *_post_values("取り置き.post", ("数", 数)),
@@ -160,7 +160,7 @@ class 取り置き:
         check_keywords("取り置き.post", _unknown)
         return self._backend.make_call(
             "取り置き.post",
-            'select result, reason from "自分あて"."取り置き_post"(%s, %s, %s)',
+            'select result, reason from "自分あて"."取り置き_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("取り置き.post", "取り置き番号", 取り置き番号),
                 *_post_values("取り置き.post", ("数", 数)),
@@ -172,7 +172,7 @@ class 取り置き:
         check_keywords("取り置き.void", _unknown)
         return self._backend.call(
             "取り置き.void",
-            'select result, reason from "自分あて"."取り置き_void"(%s, %s)',
+            'select result, reason from "自分あて"."取り置き_void"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("取り置き.void", "取り置き番号", 取り置き番号),
             ],
@@ -183,7 +183,7 @@ class 取り置き:
         check_keywords("取り置き.void", _unknown)
         return self._backend.make_call(
             "取り置き.void",
-            'select result, reason from "自分あて"."取り置き_void"(%s, %s)',
+            'select result, reason from "自分あて"."取り置き_void"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("取り置き.void", "取り置き番号", 取り置き番号),
             ],
@@ -258,7 +258,7 @@ class Book:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return self._backend.expire('select "自分あて".expire(%s)', max)
+        return self._backend.expire('select "自分あて".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
@@ -283,7 +283,7 @@ class Async入荷:
         check_keywords("入荷.do", _unknown)
         return await self._backend.call(
             "入荷.do",
-            'select result, reason from "自分あて"."入荷_do"(%s, %s, %s, %s)',
+            'select result, reason from "自分あて"."入荷_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("入荷.do", "納品書", 納品書),
                 check_text("入荷.do", "場所", 場所),
@@ -296,7 +296,7 @@ class Async入荷:
         check_keywords("入荷.do", _unknown)
         return self._backend.make_call(
             "入荷.do",
-            'select result, reason from "自分あて"."入荷_do"(%s, %s, %s, %s)',
+            'select result, reason from "自分あて"."入荷_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("入荷.do", "納品書", 納品書),
                 check_text("入荷.do", "場所", 場所),
@@ -316,7 +316,7 @@ class Async移し替え:
         check_keywords("移し替え.do", _unknown)
         return await self._backend.call(
             "移し替え.do",
-            'select result, reason from "自分あて"."移し替え_do"(%s, %s, %s, %s, %s)',
+            'select result, reason from "自分あて"."移し替え_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("移し替え.do", "伝票", 伝票),
                 check_text("移し替え.do", "元", 元),
@@ -330,7 +330,7 @@ class Async移し替え:
         check_keywords("移し替え.do", _unknown)
         return self._backend.make_call(
             "移し替え.do",
-            'select result, reason from "自分あて"."移し替え_do"(%s, %s, %s, %s, %s)',
+            'select result, reason from "自分あて"."移し替え_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("移し替え.do", "伝票", 伝票),
                 check_text("移し替え.do", "元", 元),
@@ -351,7 +351,7 @@ class Async取り置き:
         check_keywords("取り置き.hold", _unknown)
         return await self._backend.call(
             "取り置き.hold",
-            'select result, reason from "自分あて"."取り置き_hold"(%s, %s, %s, %s, %s)',
+            'select result, reason from "自分あて"."取り置き_hold"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("取り置き.hold", "取り置き番号", 取り置き番号),
                 check_text("取り置き.hold", "元", 元),
@@ -365,7 +365,7 @@ class Async取り置き:
         check_keywords("取り置き.hold", _unknown)
         return self._backend.make_call(
             "取り置き.hold",
-            'select result, reason from "自分あて"."取り置き_hold"(%s, %s, %s, %s, %s)',
+            'select result, reason from "自分あて"."取り置き_hold"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("取り置き.hold", "取り置き番号", 取り置き番号),
                 check_text("取り置き.hold", "元", 元),
@@ -379,7 +379,7 @@ class Async取り置き:
         check_keywords("取り置き.post", _unknown)
         return await self._backend.call(
             "取り置き.post",
-            'select result, reason from "自分あて"."取り置き_post"(%s, %s, %s)',
+            'select result, reason from "自分あて"."取り置き_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("取り置き.post", "取り置き番号", 取り置き番号),
                 *_post_values("取り置き.post", ("数", 数)),
@@ -391,7 +391,7 @@ class Async取り置き:
         check_keywords("取り置き.post", _unknown)
         return self._backend.make_call(
             "取り置き.post",
-            'select result, reason from "自分あて"."取り置き_post"(%s, %s, %s)',
+            'select result, reason from "自分あて"."取り置き_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("取り置き.post", "取り置き番号", 取り置き番号),
                 *_post_values("取り置き.post", ("数", 数)),
@@ -403,7 +403,7 @@ class Async取り置き:
         check_keywords("取り置き.void", _unknown)
         return await self._backend.call(
             "取り置き.void",
-            'select result, reason from "自分あて"."取り置き_void"(%s, %s)',
+            'select result, reason from "自分あて"."取り置き_void"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("取り置き.void", "取り置き番号", 取り置き番号),
             ],
@@ -414,7 +414,7 @@ class Async取り置き:
         check_keywords("取り置き.void", _unknown)
         return self._backend.make_call(
             "取り置き.void",
-            'select result, reason from "自分あて"."取り置き_void"(%s, %s)',
+            'select result, reason from "自分あて"."取り置き_void"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("取り置き.void", "取り置き番号", 取り置き番号),
             ],
@@ -489,7 +489,7 @@ class AsyncBook:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return await self._backend.expire('select "自分あて".expire(%s)', max)
+        return await self._backend.expire('select "自分あて".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and

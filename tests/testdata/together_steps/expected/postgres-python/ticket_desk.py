@@ -51,7 +51,7 @@ class Release:
         check_keywords("release.do", _unknown)
         return self._backend.call(
             "release.do",
-            'select result, reason from "ticket_desk"."release_do"(%s, %s, %s, %s)',
+            'select result, reason from "ticket_desk"."release_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("release.do", "batch", batch),
                 check_text("release.do", "show", show),
@@ -64,7 +64,7 @@ class Release:
         check_keywords("release.do", _unknown)
         return self._backend.make_call(
             "release.do",
-            'select result, reason from "ticket_desk"."release_do"(%s, %s, %s, %s)',
+            'select result, reason from "ticket_desk"."release_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("release.do", "batch", batch),
                 check_text("release.do", "show", show),
@@ -84,7 +84,7 @@ class Booking:
         check_keywords("booking.hold", _unknown)
         return self._backend.call(
             "booking.hold",
-            'select result, reason from "ticket_desk"."booking_hold"(%s, %s, %s, %s)',
+            'select result, reason from "ticket_desk"."booking_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("booking.hold", "ticket", ticket),
                 check_text("booking.hold", "show", show),
@@ -97,7 +97,7 @@ class Booking:
         check_keywords("booking.hold", _unknown)
         return self._backend.make_call(
             "booking.hold",
-            'select result, reason from "ticket_desk"."booking_hold"(%s, %s, %s, %s)',
+            'select result, reason from "ticket_desk"."booking_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("booking.hold", "ticket", ticket),
                 check_text("booking.hold", "show", show),
@@ -110,7 +110,7 @@ class Booking:
         check_keywords("booking.post", _unknown)
         return self._backend.call(
             "booking.post",
-            'select result, reason from "ticket_desk"."booking_post"(%s, %s, %s, %s)',
+            'select result, reason from "ticket_desk"."booking_post"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("booking.post", "ticket", ticket),
                 check_text("booking.post", "show", show),
@@ -123,7 +123,7 @@ class Booking:
         check_keywords("booking.post", _unknown)
         return self._backend.make_call(
             "booking.post",
-            'select result, reason from "ticket_desk"."booking_post"(%s, %s, %s, %s)',
+            'select result, reason from "ticket_desk"."booking_post"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("booking.post", "ticket", ticket),
                 check_text("booking.post", "show", show),
@@ -136,7 +136,7 @@ class Booking:
         check_keywords("booking.void", _unknown)
         return self._backend.call(
             "booking.void",
-            'select result, reason from "ticket_desk"."booking_void"(%s, %s, %s)',
+            'select result, reason from "ticket_desk"."booking_void"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("booking.void", "ticket", ticket),
                 check_text("booking.void", "show", show),
@@ -148,7 +148,7 @@ class Booking:
         check_keywords("booking.void", _unknown)
         return self._backend.make_call(
             "booking.void",
-            'select result, reason from "ticket_desk"."booking_void"(%s, %s, %s)',
+            'select result, reason from "ticket_desk"."booking_void"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("booking.void", "ticket", ticket),
                 check_text("booking.void", "show", show),
@@ -235,7 +235,7 @@ class Book:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return self._backend.expire('select "ticket_desk".expire(%s)', max)
+        return self._backend.expire('select "ticket_desk".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
@@ -260,7 +260,7 @@ class AsyncRelease:
         check_keywords("release.do", _unknown)
         return await self._backend.call(
             "release.do",
-            'select result, reason from "ticket_desk"."release_do"(%s, %s, %s, %s)',
+            'select result, reason from "ticket_desk"."release_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("release.do", "batch", batch),
                 check_text("release.do", "show", show),
@@ -273,7 +273,7 @@ class AsyncRelease:
         check_keywords("release.do", _unknown)
         return self._backend.make_call(
             "release.do",
-            'select result, reason from "ticket_desk"."release_do"(%s, %s, %s, %s)',
+            'select result, reason from "ticket_desk"."release_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("release.do", "batch", batch),
                 check_text("release.do", "show", show),
@@ -293,7 +293,7 @@ class AsyncBooking:
         check_keywords("booking.hold", _unknown)
         return await self._backend.call(
             "booking.hold",
-            'select result, reason from "ticket_desk"."booking_hold"(%s, %s, %s, %s)',
+            'select result, reason from "ticket_desk"."booking_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("booking.hold", "ticket", ticket),
                 check_text("booking.hold", "show", show),
@@ -306,7 +306,7 @@ class AsyncBooking:
         check_keywords("booking.hold", _unknown)
         return self._backend.make_call(
             "booking.hold",
-            'select result, reason from "ticket_desk"."booking_hold"(%s, %s, %s, %s)',
+            'select result, reason from "ticket_desk"."booking_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("booking.hold", "ticket", ticket),
                 check_text("booking.hold", "show", show),
@@ -319,7 +319,7 @@ class AsyncBooking:
         check_keywords("booking.post", _unknown)
         return await self._backend.call(
             "booking.post",
-            'select result, reason from "ticket_desk"."booking_post"(%s, %s, %s, %s)',
+            'select result, reason from "ticket_desk"."booking_post"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("booking.post", "ticket", ticket),
                 check_text("booking.post", "show", show),
@@ -332,7 +332,7 @@ class AsyncBooking:
         check_keywords("booking.post", _unknown)
         return self._backend.make_call(
             "booking.post",
-            'select result, reason from "ticket_desk"."booking_post"(%s, %s, %s, %s)',
+            'select result, reason from "ticket_desk"."booking_post"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("booking.post", "ticket", ticket),
                 check_text("booking.post", "show", show),
@@ -345,7 +345,7 @@ class AsyncBooking:
         check_keywords("booking.void", _unknown)
         return await self._backend.call(
             "booking.void",
-            'select result, reason from "ticket_desk"."booking_void"(%s, %s, %s)',
+            'select result, reason from "ticket_desk"."booking_void"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("booking.void", "ticket", ticket),
                 check_text("booking.void", "show", show),
@@ -357,7 +357,7 @@ class AsyncBooking:
         check_keywords("booking.void", _unknown)
         return self._backend.make_call(
             "booking.void",
-            'select result, reason from "ticket_desk"."booking_void"(%s, %s, %s)',
+            'select result, reason from "ticket_desk"."booking_void"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("booking.void", "ticket", ticket),
                 check_text("booking.void", "show", show),
@@ -444,7 +444,7 @@ class AsyncBook:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return await self._backend.expire('select "ticket_desk".expire(%s)', max)
+        return await self._backend.expire('select "ticket_desk".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and

@@ -51,7 +51,7 @@ class 放出:
         check_keywords("放出.do", _unknown)
         return self._backend.call(
             "放出.do",
-            'select result, reason from "切符売り場"."放出_do"(%s, %s, %s, %s)',
+            'select result, reason from "切符売り場"."放出_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("放出.do", "回", 回),
                 check_text("放出.do", "公演", 公演),
@@ -64,7 +64,7 @@ class 放出:
         check_keywords("放出.do", _unknown)
         return self._backend.make_call(
             "放出.do",
-            'select result, reason from "切符売り場"."放出_do"(%s, %s, %s, %s)',
+            'select result, reason from "切符売り場"."放出_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("放出.do", "回", 回),
                 check_text("放出.do", "公演", 公演),
@@ -84,7 +84,7 @@ class 予約:
         check_keywords("予約.hold", _unknown)
         return self._backend.call(
             "予約.hold",
-            'select result, reason from "切符売り場"."予約_hold"(%s, %s, %s, %s)',
+            'select result, reason from "切符売り場"."予約_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("予約.hold", "券", 券),
                 check_text("予約.hold", "公演", 公演),
@@ -97,7 +97,7 @@ class 予約:
         check_keywords("予約.hold", _unknown)
         return self._backend.make_call(
             "予約.hold",
-            'select result, reason from "切符売り場"."予約_hold"(%s, %s, %s, %s)',
+            'select result, reason from "切符売り場"."予約_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("予約.hold", "券", 券),
                 check_text("予約.hold", "公演", 公演),
@@ -110,7 +110,7 @@ class 予約:
         check_keywords("予約.post", _unknown)
         return self._backend.call(
             "予約.post",
-            'select result, reason from "切符売り場"."予約_post"(%s, %s, %s, %s)',
+            'select result, reason from "切符売り場"."予約_post"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("予約.post", "券", 券),
                 check_text("予約.post", "公演", 公演),
@@ -123,7 +123,7 @@ class 予約:
         check_keywords("予約.post", _unknown)
         return self._backend.make_call(
             "予約.post",
-            'select result, reason from "切符売り場"."予約_post"(%s, %s, %s, %s)',
+            'select result, reason from "切符売り場"."予約_post"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("予約.post", "券", 券),
                 check_text("予約.post", "公演", 公演),
@@ -136,7 +136,7 @@ class 予約:
         check_keywords("予約.void", _unknown)
         return self._backend.call(
             "予約.void",
-            'select result, reason from "切符売り場"."予約_void"(%s, %s, %s)',
+            'select result, reason from "切符売り場"."予約_void"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("予約.void", "券", 券),
                 check_text("予約.void", "公演", 公演),
@@ -148,7 +148,7 @@ class 予約:
         check_keywords("予約.void", _unknown)
         return self._backend.make_call(
             "予約.void",
-            'select result, reason from "切符売り場"."予約_void"(%s, %s, %s)',
+            'select result, reason from "切符売り場"."予約_void"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("予約.void", "券", 券),
                 check_text("予約.void", "公演", 公演),
@@ -235,7 +235,7 @@ class Book:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return self._backend.expire('select "切符売り場".expire(%s)', max)
+        return self._backend.expire('select "切符売り場".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
@@ -260,7 +260,7 @@ class Async放出:
         check_keywords("放出.do", _unknown)
         return await self._backend.call(
             "放出.do",
-            'select result, reason from "切符売り場"."放出_do"(%s, %s, %s, %s)',
+            'select result, reason from "切符売り場"."放出_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("放出.do", "回", 回),
                 check_text("放出.do", "公演", 公演),
@@ -273,7 +273,7 @@ class Async放出:
         check_keywords("放出.do", _unknown)
         return self._backend.make_call(
             "放出.do",
-            'select result, reason from "切符売り場"."放出_do"(%s, %s, %s, %s)',
+            'select result, reason from "切符売り場"."放出_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("放出.do", "回", 回),
                 check_text("放出.do", "公演", 公演),
@@ -293,7 +293,7 @@ class Async予約:
         check_keywords("予約.hold", _unknown)
         return await self._backend.call(
             "予約.hold",
-            'select result, reason from "切符売り場"."予約_hold"(%s, %s, %s, %s)',
+            'select result, reason from "切符売り場"."予約_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("予約.hold", "券", 券),
                 check_text("予約.hold", "公演", 公演),
@@ -306,7 +306,7 @@ class Async予約:
         check_keywords("予約.hold", _unknown)
         return self._backend.make_call(
             "予約.hold",
-            'select result, reason from "切符売り場"."予約_hold"(%s, %s, %s, %s)',
+            'select result, reason from "切符売り場"."予約_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("予約.hold", "券", 券),
                 check_text("予約.hold", "公演", 公演),
@@ -319,7 +319,7 @@ class Async予約:
         check_keywords("予約.post", _unknown)
         return await self._backend.call(
             "予約.post",
-            'select result, reason from "切符売り場"."予約_post"(%s, %s, %s, %s)',
+            'select result, reason from "切符売り場"."予約_post"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("予約.post", "券", 券),
                 check_text("予約.post", "公演", 公演),
@@ -332,7 +332,7 @@ class Async予約:
         check_keywords("予約.post", _unknown)
         return self._backend.make_call(
             "予約.post",
-            'select result, reason from "切符売り場"."予約_post"(%s, %s, %s, %s)',
+            'select result, reason from "切符売り場"."予約_post"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("予約.post", "券", 券),
                 check_text("予約.post", "公演", 公演),
@@ -345,7 +345,7 @@ class Async予約:
         check_keywords("予約.void", _unknown)
         return await self._backend.call(
             "予約.void",
-            'select result, reason from "切符売り場"."予約_void"(%s, %s, %s)',
+            'select result, reason from "切符売り場"."予約_void"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("予約.void", "券", 券),
                 check_text("予約.void", "公演", 公演),
@@ -357,7 +357,7 @@ class Async予約:
         check_keywords("予約.void", _unknown)
         return self._backend.make_call(
             "予約.void",
-            'select result, reason from "切符売り場"."予約_void"(%s, %s, %s)',
+            'select result, reason from "切符売り場"."予約_void"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("予約.void", "券", 券),
                 check_text("予約.void", "公演", 公演),
@@ -444,7 +444,7 @@ class AsyncBook:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return await self._backend.expire('select "切符売り場".expire(%s)', max)
+        return await self._backend.expire('select "切符売り場".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and

@@ -52,7 +52,7 @@ class Bake:
         check_keywords("bake.do", _unknown)
         return self._backend.call(
             "bake.do",
-            'select result, reason from "bakery_shelves"."bake_do"(%s, %s, %s, %s)',
+            'select result, reason from "bakery_shelves"."bake_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("bake.do", "batch", batch),
                 check_text("bake.do", "bread", bread),
@@ -65,7 +65,7 @@ class Bake:
         check_keywords("bake.do", _unknown)
         return self._backend.make_call(
             "bake.do",
-            'select result, reason from "bakery_shelves"."bake_do"(%s, %s, %s, %s)',
+            'select result, reason from "bakery_shelves"."bake_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("bake.do", "batch", batch),
                 check_text("bake.do", "bread", bread),
@@ -85,7 +85,7 @@ class Sell:
         check_keywords("sell.do", _unknown)
         return self._backend.call(
             "sell.do",
-            'select result, reason from "bakery_shelves"."sell_do"(%s, %s, %s, %s, %s)',
+            'select result, reason from "bakery_shelves"."sell_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("sell.do", "receipt", receipt),
                 check_text("sell.do", "bread", bread),
@@ -99,7 +99,7 @@ class Sell:
         check_keywords("sell.do", _unknown)
         return self._backend.make_call(
             "sell.do",
-            'select result, reason from "bakery_shelves"."sell_do"(%s, %s, %s, %s, %s)',
+            'select result, reason from "bakery_shelves"."sell_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("sell.do", "receipt", receipt),
                 check_text("sell.do", "bread", bread),
@@ -172,7 +172,7 @@ class Book:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return self._backend.expire('select "bakery_shelves".expire(%s)', max)
+        return self._backend.expire('select "bakery_shelves".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
@@ -197,7 +197,7 @@ class AsyncBake:
         check_keywords("bake.do", _unknown)
         return await self._backend.call(
             "bake.do",
-            'select result, reason from "bakery_shelves"."bake_do"(%s, %s, %s, %s)',
+            'select result, reason from "bakery_shelves"."bake_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("bake.do", "batch", batch),
                 check_text("bake.do", "bread", bread),
@@ -210,7 +210,7 @@ class AsyncBake:
         check_keywords("bake.do", _unknown)
         return self._backend.make_call(
             "bake.do",
-            'select result, reason from "bakery_shelves"."bake_do"(%s, %s, %s, %s)',
+            'select result, reason from "bakery_shelves"."bake_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("bake.do", "batch", batch),
                 check_text("bake.do", "bread", bread),
@@ -230,7 +230,7 @@ class AsyncSell:
         check_keywords("sell.do", _unknown)
         return await self._backend.call(
             "sell.do",
-            'select result, reason from "bakery_shelves"."sell_do"(%s, %s, %s, %s, %s)',
+            'select result, reason from "bakery_shelves"."sell_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("sell.do", "receipt", receipt),
                 check_text("sell.do", "bread", bread),
@@ -244,7 +244,7 @@ class AsyncSell:
         check_keywords("sell.do", _unknown)
         return self._backend.make_call(
             "sell.do",
-            'select result, reason from "bakery_shelves"."sell_do"(%s, %s, %s, %s, %s)',
+            'select result, reason from "bakery_shelves"."sell_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("sell.do", "receipt", receipt),
                 check_text("sell.do", "bread", bread),
@@ -317,7 +317,7 @@ class AsyncBook:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return await self._backend.expire('select "bakery_shelves".expire(%s)', max)
+        return await self._backend.expire('select "bakery_shelves".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and

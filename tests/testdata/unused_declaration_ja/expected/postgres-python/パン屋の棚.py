@@ -52,7 +52,7 @@ class 焼成:
         check_keywords("焼成.do", _unknown)
         return self._backend.call(
             "焼成.do",
-            'select result, reason from "パン屋の棚"."焼成_do"(%s, %s, %s, %s)',
+            'select result, reason from "パン屋の棚"."焼成_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("焼成.do", "焼き番号", 焼き番号),
                 check_text("焼成.do", "パン", パン),
@@ -65,7 +65,7 @@ class 焼成:
         check_keywords("焼成.do", _unknown)
         return self._backend.make_call(
             "焼成.do",
-            'select result, reason from "パン屋の棚"."焼成_do"(%s, %s, %s, %s)',
+            'select result, reason from "パン屋の棚"."焼成_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("焼成.do", "焼き番号", 焼き番号),
                 check_text("焼成.do", "パン", パン),
@@ -85,7 +85,7 @@ class 販売:
         check_keywords("販売.do", _unknown)
         return self._backend.call(
             "販売.do",
-            'select result, reason from "パン屋の棚"."販売_do"(%s, %s, %s, %s, %s)',
+            'select result, reason from "パン屋の棚"."販売_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("販売.do", "レシート", レシート),
                 check_text("販売.do", "パン", パン),
@@ -99,7 +99,7 @@ class 販売:
         check_keywords("販売.do", _unknown)
         return self._backend.make_call(
             "販売.do",
-            'select result, reason from "パン屋の棚"."販売_do"(%s, %s, %s, %s, %s)',
+            'select result, reason from "パン屋の棚"."販売_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("販売.do", "レシート", レシート),
                 check_text("販売.do", "パン", パン),
@@ -172,7 +172,7 @@ class Book:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return self._backend.expire('select "パン屋の棚".expire(%s)', max)
+        return self._backend.expire('select "パン屋の棚".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
@@ -197,7 +197,7 @@ class Async焼成:
         check_keywords("焼成.do", _unknown)
         return await self._backend.call(
             "焼成.do",
-            'select result, reason from "パン屋の棚"."焼成_do"(%s, %s, %s, %s)',
+            'select result, reason from "パン屋の棚"."焼成_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("焼成.do", "焼き番号", 焼き番号),
                 check_text("焼成.do", "パン", パン),
@@ -210,7 +210,7 @@ class Async焼成:
         check_keywords("焼成.do", _unknown)
         return self._backend.make_call(
             "焼成.do",
-            'select result, reason from "パン屋の棚"."焼成_do"(%s, %s, %s, %s)',
+            'select result, reason from "パン屋の棚"."焼成_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("焼成.do", "焼き番号", 焼き番号),
                 check_text("焼成.do", "パン", パン),
@@ -230,7 +230,7 @@ class Async販売:
         check_keywords("販売.do", _unknown)
         return await self._backend.call(
             "販売.do",
-            'select result, reason from "パン屋の棚"."販売_do"(%s, %s, %s, %s, %s)',
+            'select result, reason from "パン屋の棚"."販売_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("販売.do", "レシート", レシート),
                 check_text("販売.do", "パン", パン),
@@ -244,7 +244,7 @@ class Async販売:
         check_keywords("販売.do", _unknown)
         return self._backend.make_call(
             "販売.do",
-            'select result, reason from "パン屋の棚"."販売_do"(%s, %s, %s, %s, %s)',
+            'select result, reason from "パン屋の棚"."販売_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("販売.do", "レシート", レシート),
                 check_text("販売.do", "パン", パン),
@@ -317,7 +317,7 @@ class AsyncBook:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return await self._backend.expire('select "パン屋の棚".expire(%s)', max)
+        return await self._backend.expire('select "パン屋の棚".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and

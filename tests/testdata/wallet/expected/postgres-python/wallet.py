@@ -52,7 +52,7 @@ class TopUp:
         check_keywords("top_up.do", _unknown)
         return self._backend.call(
             "top_up.do",
-            'select result, reason from "wallet"."top_up_do"(%s, %s, %s, %s)',
+            'select result, reason from "wallet"."top_up_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("top_up.do", "top_up_id", top_up_id),
                 check_text("top_up.do", "member", member),
@@ -65,7 +65,7 @@ class TopUp:
         check_keywords("top_up.do", _unknown)
         return self._backend.make_call(
             "top_up.do",
-            'select result, reason from "wallet"."top_up_do"(%s, %s, %s, %s)',
+            'select result, reason from "wallet"."top_up_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("top_up.do", "top_up_id", top_up_id),
                 check_text("top_up.do", "member", member),
@@ -85,7 +85,7 @@ class Incoming:
         check_keywords("incoming.hold", _unknown)
         return self._backend.call(
             "incoming.hold",
-            'select result, reason from "wallet"."incoming_hold"(%s, %s, %s, %s)',
+            'select result, reason from "wallet"."incoming_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("incoming.hold", "remittance", remittance),
                 check_text("incoming.hold", "member", member),
@@ -98,7 +98,7 @@ class Incoming:
         check_keywords("incoming.hold", _unknown)
         return self._backend.make_call(
             "incoming.hold",
-            'select result, reason from "wallet"."incoming_hold"(%s, %s, %s, %s)',
+            'select result, reason from "wallet"."incoming_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("incoming.hold", "remittance", remittance),
                 check_text("incoming.hold", "member", member),
@@ -111,7 +111,7 @@ class Incoming:
         check_keywords("incoming.post", _unknown)
         return self._backend.call(
             "incoming.post",
-            'select result, reason from "wallet"."incoming_post"(%s, %s, %s)',
+            'select result, reason from "wallet"."incoming_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("incoming.post", "remittance", remittance),
                 *_post_values("incoming.post", ("amount", amount)),
@@ -123,7 +123,7 @@ class Incoming:
         check_keywords("incoming.post", _unknown)
         return self._backend.make_call(
             "incoming.post",
-            'select result, reason from "wallet"."incoming_post"(%s, %s, %s)',
+            'select result, reason from "wallet"."incoming_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("incoming.post", "remittance", remittance),
                 *_post_values("incoming.post", ("amount", amount)),
@@ -135,7 +135,7 @@ class Incoming:
         check_keywords("incoming.void", _unknown)
         return self._backend.call(
             "incoming.void",
-            'select result, reason from "wallet"."incoming_void"(%s, %s)',
+            'select result, reason from "wallet"."incoming_void"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("incoming.void", "remittance", remittance),
             ],
@@ -146,7 +146,7 @@ class Incoming:
         check_keywords("incoming.void", _unknown)
         return self._backend.make_call(
             "incoming.void",
-            'select result, reason from "wallet"."incoming_void"(%s, %s)',
+            'select result, reason from "wallet"."incoming_void"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("incoming.void", "remittance", remittance),
             ],
@@ -187,7 +187,7 @@ class Pay:
         check_keywords("pay.do", _unknown)
         return self._backend.call(
             "pay.do",
-            'select result, reason from "wallet"."pay_do"(%s, %s, %s, %s)',
+            'select result, reason from "wallet"."pay_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("pay.do", "order", order),
                 check_text("pay.do", "member", member),
@@ -200,7 +200,7 @@ class Pay:
         check_keywords("pay.do", _unknown)
         return self._backend.make_call(
             "pay.do",
-            'select result, reason from "wallet"."pay_do"(%s, %s, %s, %s)',
+            'select result, reason from "wallet"."pay_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("pay.do", "order", order),
                 check_text("pay.do", "member", member),
@@ -264,7 +264,7 @@ class Book:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return self._backend.expire('select "wallet".expire(%s)', max)
+        return self._backend.expire('select "wallet".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
@@ -289,7 +289,7 @@ class AsyncTopUp:
         check_keywords("top_up.do", _unknown)
         return await self._backend.call(
             "top_up.do",
-            'select result, reason from "wallet"."top_up_do"(%s, %s, %s, %s)',
+            'select result, reason from "wallet"."top_up_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("top_up.do", "top_up_id", top_up_id),
                 check_text("top_up.do", "member", member),
@@ -302,7 +302,7 @@ class AsyncTopUp:
         check_keywords("top_up.do", _unknown)
         return self._backend.make_call(
             "top_up.do",
-            'select result, reason from "wallet"."top_up_do"(%s, %s, %s, %s)',
+            'select result, reason from "wallet"."top_up_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("top_up.do", "top_up_id", top_up_id),
                 check_text("top_up.do", "member", member),
@@ -322,7 +322,7 @@ class AsyncIncoming:
         check_keywords("incoming.hold", _unknown)
         return await self._backend.call(
             "incoming.hold",
-            'select result, reason from "wallet"."incoming_hold"(%s, %s, %s, %s)',
+            'select result, reason from "wallet"."incoming_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("incoming.hold", "remittance", remittance),
                 check_text("incoming.hold", "member", member),
@@ -335,7 +335,7 @@ class AsyncIncoming:
         check_keywords("incoming.hold", _unknown)
         return self._backend.make_call(
             "incoming.hold",
-            'select result, reason from "wallet"."incoming_hold"(%s, %s, %s, %s)',
+            'select result, reason from "wallet"."incoming_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("incoming.hold", "remittance", remittance),
                 check_text("incoming.hold", "member", member),
@@ -348,7 +348,7 @@ class AsyncIncoming:
         check_keywords("incoming.post", _unknown)
         return await self._backend.call(
             "incoming.post",
-            'select result, reason from "wallet"."incoming_post"(%s, %s, %s)',
+            'select result, reason from "wallet"."incoming_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("incoming.post", "remittance", remittance),
                 *_post_values("incoming.post", ("amount", amount)),
@@ -360,7 +360,7 @@ class AsyncIncoming:
         check_keywords("incoming.post", _unknown)
         return self._backend.make_call(
             "incoming.post",
-            'select result, reason from "wallet"."incoming_post"(%s, %s, %s)',
+            'select result, reason from "wallet"."incoming_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("incoming.post", "remittance", remittance),
                 *_post_values("incoming.post", ("amount", amount)),
@@ -372,7 +372,7 @@ class AsyncIncoming:
         check_keywords("incoming.void", _unknown)
         return await self._backend.call(
             "incoming.void",
-            'select result, reason from "wallet"."incoming_void"(%s, %s)',
+            'select result, reason from "wallet"."incoming_void"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("incoming.void", "remittance", remittance),
             ],
@@ -383,7 +383,7 @@ class AsyncIncoming:
         check_keywords("incoming.void", _unknown)
         return self._backend.make_call(
             "incoming.void",
-            'select result, reason from "wallet"."incoming_void"(%s, %s)',
+            'select result, reason from "wallet"."incoming_void"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("incoming.void", "remittance", remittance),
             ],
@@ -424,7 +424,7 @@ class AsyncPay:
         check_keywords("pay.do", _unknown)
         return await self._backend.call(
             "pay.do",
-            'select result, reason from "wallet"."pay_do"(%s, %s, %s, %s)',
+            'select result, reason from "wallet"."pay_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("pay.do", "order", order),
                 check_text("pay.do", "member", member),
@@ -437,7 +437,7 @@ class AsyncPay:
         check_keywords("pay.do", _unknown)
         return self._backend.make_call(
             "pay.do",
-            'select result, reason from "wallet"."pay_do"(%s, %s, %s, %s)',
+            'select result, reason from "wallet"."pay_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("pay.do", "order", order),
                 check_text("pay.do", "member", member),
@@ -501,7 +501,7 @@ class AsyncBook:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return await self._backend.expire('select "wallet".expire(%s)', max)
+        return await self._backend.expire('select "wallet".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and

@@ -52,7 +52,7 @@ class チャージ:
         check_keywords("チャージ.do", _unknown)
         return self._backend.call(
             "チャージ.do",
-            'select result, reason from "ウォレット"."チャージ_do"(%s, %s, %s, %s)',
+            'select result, reason from "ウォレット"."チャージ_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("チャージ.do", "チャージ番号", チャージ番号),
                 check_text("チャージ.do", "会員", 会員),
@@ -65,7 +65,7 @@ class チャージ:
         check_keywords("チャージ.do", _unknown)
         return self._backend.make_call(
             "チャージ.do",
-            'select result, reason from "ウォレット"."チャージ_do"(%s, %s, %s, %s)',
+            'select result, reason from "ウォレット"."チャージ_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("チャージ.do", "チャージ番号", チャージ番号),
                 check_text("チャージ.do", "会員", 会員),
@@ -85,7 +85,7 @@ class 振込待ち:
         check_keywords("振込待ち.hold", _unknown)
         return self._backend.call(
             "振込待ち.hold",
-            'select result, reason from "ウォレット"."振込待ち_hold"(%s, %s, %s, %s)',
+            'select result, reason from "ウォレット"."振込待ち_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("振込待ち.hold", "振込番号", 振込番号),
                 check_text("振込待ち.hold", "会員", 会員),
@@ -98,7 +98,7 @@ class 振込待ち:
         check_keywords("振込待ち.hold", _unknown)
         return self._backend.make_call(
             "振込待ち.hold",
-            'select result, reason from "ウォレット"."振込待ち_hold"(%s, %s, %s, %s)',
+            'select result, reason from "ウォレット"."振込待ち_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("振込待ち.hold", "振込番号", 振込番号),
                 check_text("振込待ち.hold", "会員", 会員),
@@ -111,7 +111,7 @@ class 振込待ち:
         check_keywords("振込待ち.post", _unknown)
         return self._backend.call(
             "振込待ち.post",
-            'select result, reason from "ウォレット"."振込待ち_post"(%s, %s, %s)',
+            'select result, reason from "ウォレット"."振込待ち_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("振込待ち.post", "振込番号", 振込番号),
                 *_post_values("振込待ち.post", ("額", 額)),
@@ -123,7 +123,7 @@ class 振込待ち:
         check_keywords("振込待ち.post", _unknown)
         return self._backend.make_call(
             "振込待ち.post",
-            'select result, reason from "ウォレット"."振込待ち_post"(%s, %s, %s)',
+            'select result, reason from "ウォレット"."振込待ち_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("振込待ち.post", "振込番号", 振込番号),
                 *_post_values("振込待ち.post", ("額", 額)),
@@ -135,7 +135,7 @@ class 振込待ち:
         check_keywords("振込待ち.void", _unknown)
         return self._backend.call(
             "振込待ち.void",
-            'select result, reason from "ウォレット"."振込待ち_void"(%s, %s)',
+            'select result, reason from "ウォレット"."振込待ち_void"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("振込待ち.void", "振込番号", 振込番号),
             ],
@@ -146,7 +146,7 @@ class 振込待ち:
         check_keywords("振込待ち.void", _unknown)
         return self._backend.make_call(
             "振込待ち.void",
-            'select result, reason from "ウォレット"."振込待ち_void"(%s, %s)',
+            'select result, reason from "ウォレット"."振込待ち_void"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("振込待ち.void", "振込番号", 振込番号),
             ],
@@ -187,7 +187,7 @@ class 支払:
         check_keywords("支払.do", _unknown)
         return self._backend.call(
             "支払.do",
-            'select result, reason from "ウォレット"."支払_do"(%s, %s, %s, %s)',
+            'select result, reason from "ウォレット"."支払_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("支払.do", "注文", 注文),
                 check_text("支払.do", "会員", 会員),
@@ -200,7 +200,7 @@ class 支払:
         check_keywords("支払.do", _unknown)
         return self._backend.make_call(
             "支払.do",
-            'select result, reason from "ウォレット"."支払_do"(%s, %s, %s, %s)',
+            'select result, reason from "ウォレット"."支払_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("支払.do", "注文", 注文),
                 check_text("支払.do", "会員", 会員),
@@ -264,7 +264,7 @@ class Book:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return self._backend.expire('select "ウォレット".expire(%s)', max)
+        return self._backend.expire('select "ウォレット".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
@@ -289,7 +289,7 @@ class Asyncチャージ:
         check_keywords("チャージ.do", _unknown)
         return await self._backend.call(
             "チャージ.do",
-            'select result, reason from "ウォレット"."チャージ_do"(%s, %s, %s, %s)',
+            'select result, reason from "ウォレット"."チャージ_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("チャージ.do", "チャージ番号", チャージ番号),
                 check_text("チャージ.do", "会員", 会員),
@@ -302,7 +302,7 @@ class Asyncチャージ:
         check_keywords("チャージ.do", _unknown)
         return self._backend.make_call(
             "チャージ.do",
-            'select result, reason from "ウォレット"."チャージ_do"(%s, %s, %s, %s)',
+            'select result, reason from "ウォレット"."チャージ_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("チャージ.do", "チャージ番号", チャージ番号),
                 check_text("チャージ.do", "会員", 会員),
@@ -322,7 +322,7 @@ class Async振込待ち:
         check_keywords("振込待ち.hold", _unknown)
         return await self._backend.call(
             "振込待ち.hold",
-            'select result, reason from "ウォレット"."振込待ち_hold"(%s, %s, %s, %s)',
+            'select result, reason from "ウォレット"."振込待ち_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("振込待ち.hold", "振込番号", 振込番号),
                 check_text("振込待ち.hold", "会員", 会員),
@@ -335,7 +335,7 @@ class Async振込待ち:
         check_keywords("振込待ち.hold", _unknown)
         return self._backend.make_call(
             "振込待ち.hold",
-            'select result, reason from "ウォレット"."振込待ち_hold"(%s, %s, %s, %s)',
+            'select result, reason from "ウォレット"."振込待ち_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("振込待ち.hold", "振込番号", 振込番号),
                 check_text("振込待ち.hold", "会員", 会員),
@@ -348,7 +348,7 @@ class Async振込待ち:
         check_keywords("振込待ち.post", _unknown)
         return await self._backend.call(
             "振込待ち.post",
-            'select result, reason from "ウォレット"."振込待ち_post"(%s, %s, %s)',
+            'select result, reason from "ウォレット"."振込待ち_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("振込待ち.post", "振込番号", 振込番号),
                 *_post_values("振込待ち.post", ("額", 額)),
@@ -360,7 +360,7 @@ class Async振込待ち:
         check_keywords("振込待ち.post", _unknown)
         return self._backend.make_call(
             "振込待ち.post",
-            'select result, reason from "ウォレット"."振込待ち_post"(%s, %s, %s)',
+            'select result, reason from "ウォレット"."振込待ち_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("振込待ち.post", "振込番号", 振込番号),
                 *_post_values("振込待ち.post", ("額", 額)),
@@ -372,7 +372,7 @@ class Async振込待ち:
         check_keywords("振込待ち.void", _unknown)
         return await self._backend.call(
             "振込待ち.void",
-            'select result, reason from "ウォレット"."振込待ち_void"(%s, %s)',
+            'select result, reason from "ウォレット"."振込待ち_void"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("振込待ち.void", "振込番号", 振込番号),
             ],
@@ -383,7 +383,7 @@ class Async振込待ち:
         check_keywords("振込待ち.void", _unknown)
         return self._backend.make_call(
             "振込待ち.void",
-            'select result, reason from "ウォレット"."振込待ち_void"(%s, %s)',
+            'select result, reason from "ウォレット"."振込待ち_void"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("振込待ち.void", "振込番号", 振込番号),
             ],
@@ -424,7 +424,7 @@ class Async支払:
         check_keywords("支払.do", _unknown)
         return await self._backend.call(
             "支払.do",
-            'select result, reason from "ウォレット"."支払_do"(%s, %s, %s, %s)',
+            'select result, reason from "ウォレット"."支払_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("支払.do", "注文", 注文),
                 check_text("支払.do", "会員", 会員),
@@ -437,7 +437,7 @@ class Async支払:
         check_keywords("支払.do", _unknown)
         return self._backend.make_call(
             "支払.do",
-            'select result, reason from "ウォレット"."支払_do"(%s, %s, %s, %s)',
+            'select result, reason from "ウォレット"."支払_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("支払.do", "注文", 注文),
                 check_text("支払.do", "会員", 会員),
@@ -501,7 +501,7 @@ class AsyncBook:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return await self._backend.expire('select "ウォレット".expire(%s)', max)
+        return await self._backend.expire('select "ウォレット".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
