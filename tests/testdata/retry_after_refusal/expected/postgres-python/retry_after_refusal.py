@@ -9,6 +9,7 @@ import random
 import re
 import threading
 import time
+import uuid
 import weakref
 from collections.abc import Awaitable, Callable, Generator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, AbstractContextManager
@@ -55,7 +56,7 @@ class Stock:
         check_keywords("stock.do", _unknown)
         return self._backend.call(
             "stock.do",
-            'select result, reason from "retry_after_refusal"."stock_do"(%s, %s, %s, %s)',
+            'select result, reason from "retry_after_refusal"."stock_do"(%s, %s, %s, %s, %s::uuid)',
             [
                 check_text("stock.do", "delivery", delivery),
                 check_text("stock.do", "sku", sku),
@@ -68,7 +69,7 @@ class Stock:
         check_keywords("stock.do", _unknown)
         return self._backend.make_call(
             "stock.do",
-            'select result, reason from "retry_after_refusal"."stock_do"(%s, %s, %s, %s)',
+            'select result, reason from "retry_after_refusal"."stock_do"(%s, %s, %s, %s, %s::uuid)',
             lambda: [
                 check_text("stock.do", "delivery", delivery),
                 check_text("stock.do", "sku", sku),
@@ -88,7 +89,7 @@ class RestockSpare:
         check_keywords("restock_spare.do", _unknown)
         return self._backend.call(
             "restock_spare.do",
-            'select result, reason from "retry_after_refusal"."restock_spare_do"(%s, %s, %s)',
+            'select result, reason from "retry_after_refusal"."restock_spare_do"(%s, %s, %s, %s::uuid)',
             [
                 check_text("restock_spare.do", "delivery", delivery),
                 check_amount("restock_spare.do", "qty", qty),
@@ -100,7 +101,7 @@ class RestockSpare:
         check_keywords("restock_spare.do", _unknown)
         return self._backend.make_call(
             "restock_spare.do",
-            'select result, reason from "retry_after_refusal"."restock_spare_do"(%s, %s, %s)',
+            'select result, reason from "retry_after_refusal"."restock_spare_do"(%s, %s, %s, %s::uuid)',
             lambda: [
                 check_text("restock_spare.do", "delivery", delivery),
                 check_amount("restock_spare.do", "qty", qty),
@@ -119,7 +120,7 @@ class Ship:
         check_keywords("ship.do", _unknown)
         return self._backend.call(
             "ship.do",
-            'select result, reason from "retry_after_refusal"."ship_do"(%s, %s, %s, %s, %s)',
+            'select result, reason from "retry_after_refusal"."ship_do"(%s, %s, %s, %s, %s, %s::uuid)',
             [
                 check_text("ship.do", "order", order),
                 check_text("ship.do", "sku", sku),
@@ -133,7 +134,7 @@ class Ship:
         check_keywords("ship.do", _unknown)
         return self._backend.make_call(
             "ship.do",
-            'select result, reason from "retry_after_refusal"."ship_do"(%s, %s, %s, %s, %s)',
+            'select result, reason from "retry_after_refusal"."ship_do"(%s, %s, %s, %s, %s, %s::uuid)',
             lambda: [
                 check_text("ship.do", "order", order),
                 check_text("ship.do", "sku", sku),
@@ -154,7 +155,7 @@ class Reserve:
         check_keywords("reserve.hold", _unknown)
         return self._backend.call(
             "reserve.hold",
-            'select result, reason from "retry_after_refusal"."reserve_hold"(%s, %s, %s, %s, %s)',
+            'select result, reason from "retry_after_refusal"."reserve_hold"(%s, %s, %s, %s, %s, %s::uuid)',
             [
                 check_text("reserve.hold", "order", order),
                 check_text("reserve.hold", "sku", sku),
@@ -168,7 +169,7 @@ class Reserve:
         check_keywords("reserve.hold", _unknown)
         return self._backend.make_call(
             "reserve.hold",
-            'select result, reason from "retry_after_refusal"."reserve_hold"(%s, %s, %s, %s, %s)',
+            'select result, reason from "retry_after_refusal"."reserve_hold"(%s, %s, %s, %s, %s, %s::uuid)',
             lambda: [
                 check_text("reserve.hold", "order", order),
                 check_text("reserve.hold", "sku", sku),
@@ -182,7 +183,7 @@ class Reserve:
         check_keywords("reserve.post", _unknown)
         return self._backend.call(
             "reserve.post",
-            'select result, reason from "retry_after_refusal"."reserve_post"(%s, %s, %s, %s)',
+            'select result, reason from "retry_after_refusal"."reserve_post"(%s, %s, %s, %s, %s::uuid)',
             [
                 check_text("reserve.post", "order", order),
                 *_post_values("reserve.post", ("qty", qty), ("extra", extra)),
@@ -194,7 +195,7 @@ class Reserve:
         check_keywords("reserve.post", _unknown)
         return self._backend.make_call(
             "reserve.post",
-            'select result, reason from "retry_after_refusal"."reserve_post"(%s, %s, %s, %s)',
+            'select result, reason from "retry_after_refusal"."reserve_post"(%s, %s, %s, %s, %s::uuid)',
             lambda: [
                 check_text("reserve.post", "order", order),
                 *_post_values("reserve.post", ("qty", qty), ("extra", extra)),
@@ -206,7 +207,7 @@ class Reserve:
         check_keywords("reserve.void", _unknown)
         return self._backend.call(
             "reserve.void",
-            'select result, reason from "retry_after_refusal"."reserve_void"(%s, %s)',
+            'select result, reason from "retry_after_refusal"."reserve_void"(%s, %s, %s::uuid)',
             [
                 check_text("reserve.void", "order", order),
             ],
@@ -217,7 +218,7 @@ class Reserve:
         check_keywords("reserve.void", _unknown)
         return self._backend.make_call(
             "reserve.void",
-            'select result, reason from "retry_after_refusal"."reserve_void"(%s, %s)',
+            'select result, reason from "retry_after_refusal"."reserve_void"(%s, %s, %s::uuid)',
             lambda: [
                 check_text("reserve.void", "order", order),
             ],
@@ -258,7 +259,7 @@ class Lend:
         check_keywords("lend.do", _unknown)
         return self._backend.call(
             "lend.do",
-            'select result, reason from "retry_after_refusal"."lend_do"(%s, %s, %s, %s, %s)',
+            'select result, reason from "retry_after_refusal"."lend_do"(%s, %s, %s, %s, %s, %s::uuid)',
             [
                 check_text("lend.do", "loan", loan),
                 check_text("lend.do", "member", member),
@@ -272,7 +273,7 @@ class Lend:
         check_keywords("lend.do", _unknown)
         return self._backend.make_call(
             "lend.do",
-            'select result, reason from "retry_after_refusal"."lend_do"(%s, %s, %s, %s, %s)',
+            'select result, reason from "retry_after_refusal"."lend_do"(%s, %s, %s, %s, %s, %s::uuid)',
             lambda: [
                 check_text("lend.do", "loan", loan),
                 check_text("lend.do", "member", member),
@@ -293,7 +294,7 @@ class Park:
         check_keywords("park.hold", _unknown)
         return self._backend.call(
             "park.hold",
-            'select result, reason from "retry_after_refusal"."park_hold"(%s, %s, %s, %s, %s)',
+            'select result, reason from "retry_after_refusal"."park_hold"(%s, %s, %s, %s, %s, %s::uuid)',
             [
                 check_text("park.hold", "ticket", ticket),
                 check_text("park.hold", "sku", sku),
@@ -307,7 +308,7 @@ class Park:
         check_keywords("park.hold", _unknown)
         return self._backend.make_call(
             "park.hold",
-            'select result, reason from "retry_after_refusal"."park_hold"(%s, %s, %s, %s, %s)',
+            'select result, reason from "retry_after_refusal"."park_hold"(%s, %s, %s, %s, %s, %s::uuid)',
             lambda: [
                 check_text("park.hold", "ticket", ticket),
                 check_text("park.hold", "sku", sku),
@@ -321,7 +322,7 @@ class Park:
         check_keywords("park.post", _unknown)
         return self._backend.call(
             "park.post",
-            'select result, reason from "retry_after_refusal"."park_post"(%s, %s, %s, %s)',
+            'select result, reason from "retry_after_refusal"."park_post"(%s, %s, %s, %s, %s::uuid)',
             [
                 check_text("park.post", "ticket", ticket),
                 *_post_values("park.post", ("qty", qty), ("extra", extra)),
@@ -333,7 +334,7 @@ class Park:
         check_keywords("park.post", _unknown)
         return self._backend.make_call(
             "park.post",
-            'select result, reason from "retry_after_refusal"."park_post"(%s, %s, %s, %s)',
+            'select result, reason from "retry_after_refusal"."park_post"(%s, %s, %s, %s, %s::uuid)',
             lambda: [
                 check_text("park.post", "ticket", ticket),
                 *_post_values("park.post", ("qty", qty), ("extra", extra)),
@@ -345,7 +346,7 @@ class Park:
         check_keywords("park.void", _unknown)
         return self._backend.call(
             "park.void",
-            'select result, reason from "retry_after_refusal"."park_void"(%s, %s)',
+            'select result, reason from "retry_after_refusal"."park_void"(%s, %s, %s::uuid)',
             [
                 check_text("park.void", "ticket", ticket),
             ],
@@ -356,7 +357,7 @@ class Park:
         check_keywords("park.void", _unknown)
         return self._backend.make_call(
             "park.void",
-            'select result, reason from "retry_after_refusal"."park_void"(%s, %s)',
+            'select result, reason from "retry_after_refusal"."park_void"(%s, %s, %s::uuid)',
             lambda: [
                 check_text("park.void", "ticket", ticket),
             ],
@@ -397,7 +398,7 @@ class ClearBin:
         check_keywords("clear_bin.do", _unknown)
         return self._backend.call(
             "clear_bin.do",
-            'select result, reason from "retry_after_refusal"."clear_bin_do"(%s, %s, %s, %s)',
+            'select result, reason from "retry_after_refusal"."clear_bin_do"(%s, %s, %s, %s, %s::uuid)',
             [
                 check_text("clear_bin.do", "ticket", ticket),
                 check_text("clear_bin.do", "sku", sku),
@@ -410,7 +411,7 @@ class ClearBin:
         check_keywords("clear_bin.do", _unknown)
         return self._backend.make_call(
             "clear_bin.do",
-            'select result, reason from "retry_after_refusal"."clear_bin_do"(%s, %s, %s, %s)',
+            'select result, reason from "retry_after_refusal"."clear_bin_do"(%s, %s, %s, %s, %s::uuid)',
             lambda: [
                 check_text("clear_bin.do", "ticket", ticket),
                 check_text("clear_bin.do", "sku", sku),
@@ -510,7 +511,7 @@ class Book:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return self._backend.expire('select "retry_after_refusal".expire(%s)', max)
+        return self._backend.expire('select "retry_after_refusal".expire(%s::integer, %s::uuid)', max)
 
     def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
@@ -535,7 +536,7 @@ class AsyncStock:
         check_keywords("stock.do", _unknown)
         return await self._backend.call(
             "stock.do",
-            'select result, reason from "retry_after_refusal"."stock_do"(%s, %s, %s, %s)',
+            'select result, reason from "retry_after_refusal"."stock_do"(%s, %s, %s, %s, %s::uuid)',
             [
                 check_text("stock.do", "delivery", delivery),
                 check_text("stock.do", "sku", sku),
@@ -548,7 +549,7 @@ class AsyncStock:
         check_keywords("stock.do", _unknown)
         return self._backend.make_call(
             "stock.do",
-            'select result, reason from "retry_after_refusal"."stock_do"(%s, %s, %s, %s)',
+            'select result, reason from "retry_after_refusal"."stock_do"(%s, %s, %s, %s, %s::uuid)',
             lambda: [
                 check_text("stock.do", "delivery", delivery),
                 check_text("stock.do", "sku", sku),
@@ -568,7 +569,7 @@ class AsyncRestockSpare:
         check_keywords("restock_spare.do", _unknown)
         return await self._backend.call(
             "restock_spare.do",
-            'select result, reason from "retry_after_refusal"."restock_spare_do"(%s, %s, %s)',
+            'select result, reason from "retry_after_refusal"."restock_spare_do"(%s, %s, %s, %s::uuid)',
             [
                 check_text("restock_spare.do", "delivery", delivery),
                 check_amount("restock_spare.do", "qty", qty),
@@ -580,7 +581,7 @@ class AsyncRestockSpare:
         check_keywords("restock_spare.do", _unknown)
         return self._backend.make_call(
             "restock_spare.do",
-            'select result, reason from "retry_after_refusal"."restock_spare_do"(%s, %s, %s)',
+            'select result, reason from "retry_after_refusal"."restock_spare_do"(%s, %s, %s, %s::uuid)',
             lambda: [
                 check_text("restock_spare.do", "delivery", delivery),
                 check_amount("restock_spare.do", "qty", qty),
@@ -599,7 +600,7 @@ class AsyncShip:
         check_keywords("ship.do", _unknown)
         return await self._backend.call(
             "ship.do",
-            'select result, reason from "retry_after_refusal"."ship_do"(%s, %s, %s, %s, %s)',
+            'select result, reason from "retry_after_refusal"."ship_do"(%s, %s, %s, %s, %s, %s::uuid)',
             [
                 check_text("ship.do", "order", order),
                 check_text("ship.do", "sku", sku),
@@ -613,7 +614,7 @@ class AsyncShip:
         check_keywords("ship.do", _unknown)
         return self._backend.make_call(
             "ship.do",
-            'select result, reason from "retry_after_refusal"."ship_do"(%s, %s, %s, %s, %s)',
+            'select result, reason from "retry_after_refusal"."ship_do"(%s, %s, %s, %s, %s, %s::uuid)',
             lambda: [
                 check_text("ship.do", "order", order),
                 check_text("ship.do", "sku", sku),
@@ -634,7 +635,7 @@ class AsyncReserve:
         check_keywords("reserve.hold", _unknown)
         return await self._backend.call(
             "reserve.hold",
-            'select result, reason from "retry_after_refusal"."reserve_hold"(%s, %s, %s, %s, %s)',
+            'select result, reason from "retry_after_refusal"."reserve_hold"(%s, %s, %s, %s, %s, %s::uuid)',
             [
                 check_text("reserve.hold", "order", order),
                 check_text("reserve.hold", "sku", sku),
@@ -648,7 +649,7 @@ class AsyncReserve:
         check_keywords("reserve.hold", _unknown)
         return self._backend.make_call(
             "reserve.hold",
-            'select result, reason from "retry_after_refusal"."reserve_hold"(%s, %s, %s, %s, %s)',
+            'select result, reason from "retry_after_refusal"."reserve_hold"(%s, %s, %s, %s, %s, %s::uuid)',
             lambda: [
                 check_text("reserve.hold", "order", order),
                 check_text("reserve.hold", "sku", sku),
@@ -662,7 +663,7 @@ class AsyncReserve:
         check_keywords("reserve.post", _unknown)
         return await self._backend.call(
             "reserve.post",
-            'select result, reason from "retry_after_refusal"."reserve_post"(%s, %s, %s, %s)',
+            'select result, reason from "retry_after_refusal"."reserve_post"(%s, %s, %s, %s, %s::uuid)',
             [
                 check_text("reserve.post", "order", order),
                 *_post_values("reserve.post", ("qty", qty), ("extra", extra)),
@@ -674,7 +675,7 @@ class AsyncReserve:
         check_keywords("reserve.post", _unknown)
         return self._backend.make_call(
             "reserve.post",
-            'select result, reason from "retry_after_refusal"."reserve_post"(%s, %s, %s, %s)',
+            'select result, reason from "retry_after_refusal"."reserve_post"(%s, %s, %s, %s, %s::uuid)',
             lambda: [
                 check_text("reserve.post", "order", order),
                 *_post_values("reserve.post", ("qty", qty), ("extra", extra)),
@@ -686,7 +687,7 @@ class AsyncReserve:
         check_keywords("reserve.void", _unknown)
         return await self._backend.call(
             "reserve.void",
-            'select result, reason from "retry_after_refusal"."reserve_void"(%s, %s)',
+            'select result, reason from "retry_after_refusal"."reserve_void"(%s, %s, %s::uuid)',
             [
                 check_text("reserve.void", "order", order),
             ],
@@ -697,7 +698,7 @@ class AsyncReserve:
         check_keywords("reserve.void", _unknown)
         return self._backend.make_call(
             "reserve.void",
-            'select result, reason from "retry_after_refusal"."reserve_void"(%s, %s)',
+            'select result, reason from "retry_after_refusal"."reserve_void"(%s, %s, %s::uuid)',
             lambda: [
                 check_text("reserve.void", "order", order),
             ],
@@ -738,7 +739,7 @@ class AsyncLend:
         check_keywords("lend.do", _unknown)
         return await self._backend.call(
             "lend.do",
-            'select result, reason from "retry_after_refusal"."lend_do"(%s, %s, %s, %s, %s)',
+            'select result, reason from "retry_after_refusal"."lend_do"(%s, %s, %s, %s, %s, %s::uuid)',
             [
                 check_text("lend.do", "loan", loan),
                 check_text("lend.do", "member", member),
@@ -752,7 +753,7 @@ class AsyncLend:
         check_keywords("lend.do", _unknown)
         return self._backend.make_call(
             "lend.do",
-            'select result, reason from "retry_after_refusal"."lend_do"(%s, %s, %s, %s, %s)',
+            'select result, reason from "retry_after_refusal"."lend_do"(%s, %s, %s, %s, %s, %s::uuid)',
             lambda: [
                 check_text("lend.do", "loan", loan),
                 check_text("lend.do", "member", member),
@@ -773,7 +774,7 @@ class AsyncPark:
         check_keywords("park.hold", _unknown)
         return await self._backend.call(
             "park.hold",
-            'select result, reason from "retry_after_refusal"."park_hold"(%s, %s, %s, %s, %s)',
+            'select result, reason from "retry_after_refusal"."park_hold"(%s, %s, %s, %s, %s, %s::uuid)',
             [
                 check_text("park.hold", "ticket", ticket),
                 check_text("park.hold", "sku", sku),
@@ -787,7 +788,7 @@ class AsyncPark:
         check_keywords("park.hold", _unknown)
         return self._backend.make_call(
             "park.hold",
-            'select result, reason from "retry_after_refusal"."park_hold"(%s, %s, %s, %s, %s)',
+            'select result, reason from "retry_after_refusal"."park_hold"(%s, %s, %s, %s, %s, %s::uuid)',
             lambda: [
                 check_text("park.hold", "ticket", ticket),
                 check_text("park.hold", "sku", sku),
@@ -801,7 +802,7 @@ class AsyncPark:
         check_keywords("park.post", _unknown)
         return await self._backend.call(
             "park.post",
-            'select result, reason from "retry_after_refusal"."park_post"(%s, %s, %s, %s)',
+            'select result, reason from "retry_after_refusal"."park_post"(%s, %s, %s, %s, %s::uuid)',
             [
                 check_text("park.post", "ticket", ticket),
                 *_post_values("park.post", ("qty", qty), ("extra", extra)),
@@ -813,7 +814,7 @@ class AsyncPark:
         check_keywords("park.post", _unknown)
         return self._backend.make_call(
             "park.post",
-            'select result, reason from "retry_after_refusal"."park_post"(%s, %s, %s, %s)',
+            'select result, reason from "retry_after_refusal"."park_post"(%s, %s, %s, %s, %s::uuid)',
             lambda: [
                 check_text("park.post", "ticket", ticket),
                 *_post_values("park.post", ("qty", qty), ("extra", extra)),
@@ -825,7 +826,7 @@ class AsyncPark:
         check_keywords("park.void", _unknown)
         return await self._backend.call(
             "park.void",
-            'select result, reason from "retry_after_refusal"."park_void"(%s, %s)',
+            'select result, reason from "retry_after_refusal"."park_void"(%s, %s, %s::uuid)',
             [
                 check_text("park.void", "ticket", ticket),
             ],
@@ -836,7 +837,7 @@ class AsyncPark:
         check_keywords("park.void", _unknown)
         return self._backend.make_call(
             "park.void",
-            'select result, reason from "retry_after_refusal"."park_void"(%s, %s)',
+            'select result, reason from "retry_after_refusal"."park_void"(%s, %s, %s::uuid)',
             lambda: [
                 check_text("park.void", "ticket", ticket),
             ],
@@ -877,7 +878,7 @@ class AsyncClearBin:
         check_keywords("clear_bin.do", _unknown)
         return await self._backend.call(
             "clear_bin.do",
-            'select result, reason from "retry_after_refusal"."clear_bin_do"(%s, %s, %s, %s)',
+            'select result, reason from "retry_after_refusal"."clear_bin_do"(%s, %s, %s, %s, %s::uuid)',
             [
                 check_text("clear_bin.do", "ticket", ticket),
                 check_text("clear_bin.do", "sku", sku),
@@ -890,7 +891,7 @@ class AsyncClearBin:
         check_keywords("clear_bin.do", _unknown)
         return self._backend.make_call(
             "clear_bin.do",
-            'select result, reason from "retry_after_refusal"."clear_bin_do"(%s, %s, %s, %s)',
+            'select result, reason from "retry_after_refusal"."clear_bin_do"(%s, %s, %s, %s, %s::uuid)',
             lambda: [
                 check_text("clear_bin.do", "ticket", ticket),
                 check_text("clear_bin.do", "sku", sku),
@@ -990,7 +991,7 @@ class AsyncBook:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return await self._backend.expire('select "retry_after_refusal".expire(%s)', max)
+        return await self._backend.expire('select "retry_after_refusal".expire(%s::integer, %s::uuid)', max)
 
     async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
@@ -1570,6 +1571,18 @@ def _pg_int64(where: str, v: object) -> int:
     raise ChoboError("CHOBO_UNEXPECTED", f"{where}: a balance of {describe(v)}")
 
 
+def _pg_call_id() -> str:
+    """A new call's id, sent last with an operation or expire. The server
+    keeps it with what the call did, so that a sending of the same call
+    again, with the same id, is answered what the first sending was
+    answered (done, or refused with its reason, for an operation; the
+    holds given back, for expire) rather than done_before or
+    already_refused. Each call gets one of its own: only the book's own
+    sendings again of that call share it. Text, which the statement casts
+    to uuid, so that both drivers send it alike."""
+    return str(uuid.uuid4())
+
+
 def _pg_call_flow(where: str, statement: str, params: tuple[object, ...], resend_for: float = 0.0) -> _PgFlow[Result]:
     row, again = yield from _pg_row_flow(where, statement, params, resend_for)
     outcome = parse_outcome(_pg_column(row, 0))
@@ -1609,7 +1622,8 @@ def _pg_expire_flow(statement: str, max: int, resend_for: float = 0.0) -> _PgFlo
         raise ChoboError(
             "CHOBO_BAD_ARGUMENT", f"expire: max must be a whole number from 0 to {EXPIRE_MAX}, got {describe(max)}"
         )
-    row, _ = yield from _pg_row_flow("expire", statement, (max,), resend_for)
+    # Made once for the call, so that every sending again of it carries it.
+    row, _ = yield from _pg_row_flow("expire", statement, (max, _pg_call_id()), resend_for)
     return _pg_int64("expire", _pg_column(row, 0))
 
 
@@ -1736,7 +1750,10 @@ state or None (status), or the error the call alone would have raised."""
 class PgCall:
     """One call of a bulk, made by a transfer's *_call method and sent by
     the book's bulk: its statement and parameters (the tenant first), or
-    the error that kept the client from making it."""
+    the error that kept the client from making it. An operation's call id
+    is not among the parameters: a bulk gives it one each time it takes
+    it (_pg_with_id), so that one PgCall passed twice is two calls, never
+    one call answered twice."""
 
     where: str
     statement: str
@@ -1759,6 +1776,15 @@ def _pg_count_pipelined(n: int) -> None:
     global _pg_pipelined
     with _pg_retried_lock:
         _pg_pipelined += n
+
+
+def _pg_with_id(c: PgCall) -> PgCall:
+    """The call as a bulk sends it: an operation with a new call id last,
+    which its pipeline and any sending of it alone afterwards share; a
+    status, or a call the client could not make, as it is."""
+    if c.status or c.error is not None:
+        return c
+    return PgCall(c.where, c.statement, (*c.params, _pg_call_id()), c.status)
 
 
 def _pg_flow_of(c: PgCall, resend_for: float = 0.0) -> _PgFlow[PgAnswer]:
@@ -1836,6 +1862,11 @@ class _PgBase:
         check_size(where, self.tenant, values)
         return (self.tenant, *values)
 
+    def _call_params(self, where: str, values: Sequence[object]) -> tuple[object, ...]:
+        """An operation's parameters: those of _params, then a new call id,
+        made once here for the call and every sending of it again."""
+        return (*self._params(where, values), _pg_call_id())
+
     def make_call(
         self, where: str, statement: str, values: Callable[[], Sequence[object]], status: bool = False
     ) -> PgCall:
@@ -1857,7 +1888,12 @@ class PostgresBook(_PgBase):
     back (a retry there only meets 25P02, so the first error is raised).
 
     Every method takes the statement of the operation, with %s placeholders
-    of which the first is the tenant, and the call's values without it."""
+    of which the first is the tenant, and the call's values without it. An
+    operation's statement (do, hold, post, void) has one placeholder more,
+    last, and expire's one after max: the call id the book makes for each
+    call and sends with every sending of it, so that a call sent again
+    after a lost connection or a failure to serialize is answered what its
+    first sending was answered."""
 
     def __init__(self, conn: PgConnection | PgPool, tenant: str = "", resend_for: float | None = None) -> None:
         super().__init__(conn, tenant, "a DB-API 2 connection (psycopg or psycopg2)", resend_for)
@@ -1925,7 +1961,7 @@ class PostgresBook(_PgBase):
 
     def call(self, where: str, statement: str, values: Sequence[object]) -> Result:
         """Sends an operation (do, hold, post, void), whose row is (outcome, reason)."""
-        return self._run(_pg_call_flow(where, statement, self._params(where, values), self._resend_for))
+        return self._run(_pg_call_flow(where, statement, self._call_params(where, values), self._resend_for))
 
     def status(self, where: str, statement: str, values: Sequence[object]) -> HoldState | None:
         """Sends a status statement, whose row holds the state of a hold, None when there is none."""
@@ -1936,9 +1972,9 @@ class PostgresBook(_PgBase):
         return self._run(_pg_balance_flow(where, statement, self._params(where, values), self._resend_for))
 
     def expire(self, statement: str, max: int) -> int:
-        """Sends the book's expire statement, whose one parameter is max (no
-        tenant: it gives back holds of every tenant), and answers how many
-        holds past their deadline it gave back."""
+        """Sends the book's expire statement, whose parameters are max (no
+        tenant: it gives back holds of every tenant) and the call id, and
+        answers how many holds past their deadline it gave back."""
         return self._run(_pg_expire_flow(statement, max, self._resend_for))
 
     def _one(self, c: PgCall) -> PgAnswer:
@@ -1955,8 +1991,11 @@ class PostgresBook(_PgBase):
         each answered from its row; when one fails, the server undoes them
         all, and they go again one by one, each its own transaction, with
         the retries and errors of a single call. Elsewhere (psycopg2, a
-        pool, the caller's transaction) they go one by one."""
+        pool, the caller's transaction) they go one by one. Each operation
+        goes with a call id the bulk makes for it, and keeps it when it
+        goes again alone."""
         out: list[PgAnswer] = [c.error for c in calls]
+        calls = [_pg_with_id(c) for c in calls]
         send = [i for i, c in enumerate(calls) if c.error is None]
         alone = send
         if len(send) > 1 and _pg_pipelines(self._conn):
@@ -2068,7 +2107,7 @@ class AsyncPostgresBook(_PgBase):
 
     async def call(self, where: str, statement: str, values: Sequence[object]) -> Result:
         """Sends an operation (do, hold, post, void), whose row is (outcome, reason)."""
-        return await self._run(_pg_call_flow(where, statement, self._params(where, values), self._resend_for))
+        return await self._run(_pg_call_flow(where, statement, self._call_params(where, values), self._resend_for))
 
     async def status(self, where: str, statement: str, values: Sequence[object]) -> HoldState | None:
         """Sends a status statement, whose row holds the state of a hold, None when there is none."""
@@ -2079,8 +2118,9 @@ class AsyncPostgresBook(_PgBase):
         return await self._run(_pg_balance_flow(where, statement, self._params(where, values), self._resend_for))
 
     async def expire(self, statement: str, max: int) -> int:
-        """Sends the book's expire statement, whose one parameter is max, and
-        answers how many holds past their deadline it gave back."""
+        """Sends the book's expire statement, whose parameters are max and
+        the call id, and answers how many holds past their deadline it gave
+        back."""
         return await self._run(_pg_expire_flow(statement, max, self._resend_for))
 
     async def _one(self, c: PgCall) -> PgAnswer:
@@ -2094,6 +2134,7 @@ class AsyncPostgresBook(_PgBase):
     async def bulk(self, calls: Sequence[PgCall]) -> list[PgAnswer]:
         """PostgresBook.bulk, awaited."""
         out: list[PgAnswer] = [c.error for c in calls]
+        calls = [_pg_with_id(c) for c in calls]
         send = [i for i, c in enumerate(calls) if c.error is None]
         alone = send
         if len(send) > 1 and _pg_pipelines(self._conn):
