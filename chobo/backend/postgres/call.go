@@ -30,15 +30,16 @@ func placeholders(n int) string {
 
 // CallSQL is the statement a client sends for an operation: do, hold,
 // post and void answer (result, reason) and take the call's id last, as
-// text cast to uuid so that every driver may send it as a string; status
-// answers one text.
+// text cast to uuid so that every driver may send it as a string (the
+// type named in pg_catalog, since a name the statement leaves unqualified
+// is looked up on the caller's path); status answers one text.
 func CallSQL(b *book.Book, t *book.Transfer, op string) string {
 	fn := Ident(b.Name) + "." + Ident(FuncName(t, op))
 	n := 1 + len(Params(t, op))
 	if op == "status" {
 		return fmt.Sprintf("select %s(%s)", fn, placeholders(n))
 	}
-	return fmt.Sprintf("select result, reason from %s(%s, $%d::uuid)", fn, placeholders(n), n+1)
+	return fmt.Sprintf("select result, reason from %s(%s, $%d::pg_catalog.uuid)", fn, placeholders(n), n+1)
 }
 
 // BalanceSQL is the statement that reads an account kind.
@@ -48,7 +49,8 @@ func BalanceSQL(b *book.Book, a *book.Account) string {
 }
 
 // ExpireSQL gives back holds past their deadline: it takes the most to
-// give back and the call's id.
+// give back (integer is a keyword of SQL's, never looked up on a path)
+// and the call's id.
 func ExpireSQL(b *book.Book) string {
-	return fmt.Sprintf("select %s.expire($1::integer, $2::uuid)", Ident(b.Name))
+	return fmt.Sprintf("select %s.expire($1::integer, $2::pg_catalog.uuid)", Ident(b.Name))
 }

@@ -65,7 +65,7 @@ func TestGenerate(t *testing.T) {
 		`chobo.CheckText("注文", a.X注文)`,  // every string of the arguments,
 		`chobo.CheckText("注文", k.X注文)`,  // of a key,
 		`chobo.CheckText("sku", a.Sku)`, // and of an account
-		"`select result, reason from \"在庫\".\"引当_hold\"($1, $2, $3, $4, $5::uuid)`",
+		"`select result, reason from \"在庫\".\"引当_hold\"($1, $2, $3, $4, $5::pg_catalog.uuid)`",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the client lacks %q", want)

@@ -55,15 +55,15 @@ func TestOperations(t *testing.T) {
 		statement                    string
 	}{
 		{"reserve", "hold", TakesArgs, AnswersResult, []string{"order", "sku", "qty", "fee"}, false,
-			`select result, reason from "shop"."reserve_hold"($1, $2, $3, $4, $5, $6::uuid)`},
+			`select result, reason from "shop"."reserve_hold"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)`},
 		{"reserve", "post", TakesKeyAndAmounts, AnswersResult, []string{"order", "qty", "fee"}, true,
-			`select result, reason from "shop"."reserve_post"($1, $2, $3, $4, $5::uuid)`},
+			`select result, reason from "shop"."reserve_post"($1, $2, $3, $4, $5::pg_catalog.uuid)`},
 		{"reserve", "void", TakesKey, AnswersResult, []string{"order"}, false,
-			`select result, reason from "shop"."reserve_void"($1, $2, $3::uuid)`},
+			`select result, reason from "shop"."reserve_void"($1, $2, $3::pg_catalog.uuid)`},
 		{"reserve", "status", TakesKey, AnswersState, []string{"order"}, false,
 			`select "shop"."reserve_status"($1, $2)`},
 		{"restock", "do", TakesArgs, AnswersResult, []string{"note", "sku", "qty"}, false,
-			`select result, reason from "shop"."restock_do"($1, $2, $3, $4, $5::uuid)`},
+			`select result, reason from "shop"."restock_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`},
 	} {
 		tr := m.Transfer(c.transfer)
 		if tr == nil {
@@ -115,7 +115,7 @@ func TestEnumsAndReaders(t *testing.T) {
 	if a := m.Account("shelf"); a == nil || a.Name != "shelf" || m.Account("nothing") != nil {
 		t.Errorf("Account(shelf) = %+v", a)
 	}
-	if m.Expire != `select "shop".expire($1::integer, $2::uuid)` {
+	if m.Expire != `select "shop".expire($1::integer, $2::pg_catalog.uuid)` {
 		t.Errorf("expire %q", m.Expire)
 	}
 }

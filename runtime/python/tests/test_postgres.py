@@ -163,7 +163,7 @@ class Awaited:
         return self.run(self.b.expire(statement, max))
 
 
-CALL = "select result, reason from b.t_do(%s, %s, %s, %s::uuid)"
+CALL = "select result, reason from b.t_do(%s, %s, %s, %s::pg_catalog.uuid)"
 
 
 def call_id(test: unittest.TestCase, params: Sequence[object]) -> str:
@@ -262,7 +262,7 @@ class _Cases:
         def test_expire(self) -> None:
             s = Script((3,), (0,), (5,))
             b = self.book(s)
-            st = "select b.expire(%s::integer, %s::uuid)"
+            st = "select b.expire(%s::integer, %s::pg_catalog.uuid)"
             self.assertEqual(b.expire(st, 100), 3)
             self.assertEqual(b.expire(st, 0), 0)
             self.assertEqual(b.expire(st, 2**31 - 1), 5)
@@ -293,7 +293,7 @@ class _Cases:
             """Every attempt of a call goes with the call's id, expire's
             too; every call has an id of its own; status and balance take
             none."""
-            st_expire = "select b.expire(%s::integer, %s::uuid)"
+            st_expire = "select b.expire(%s::integer, %s::pg_catalog.uuid)"
             st_status = "select b.t_status(%s, %s)"
             st_balance = "select posted, held_in, held_out from b.balance_a(%s, %s)"
             s = Script(Pg3Error("40001"), Pg2Error("40P01"), ("done", None), ("done_before", None),
@@ -693,7 +693,7 @@ class CallIdTest(unittest.TestCase):
     def test_lost_call_goes_again_with_its_id(self) -> None:
         """Over a pool, a call, expire and a bulk's call whose connection
         was lost go again on another with the ids they went with."""
-        expire = "select b.expire(%s::integer, %s::uuid)"
+        expire = "select b.expire(%s::integer, %s::pg_catalog.uuid)"
         for is_async in (False, True):
             with self.subTest(book=["sync", "async"][is_async]):
                 lost = OperationalError("server closed the connection unexpectedly")

@@ -27,14 +27,14 @@ SQL = (Path(__file__).resolve().parents[3] / "tests" / "testdata" / "stock_reser
 S = '"stock_reservation"'
 # An operation's last placeholder, and expire's second, take the call id
 # the book adds.
-RESTOCK = f"select result, reason from {S}.\"restock_do\"(%s, %s, %s, %s, %s::uuid)"
-HOLD = f"select result, reason from {S}.\"reserve_stock_hold\"(%s, %s, %s, %s, %s::uuid)"
-POST = f"select result, reason from {S}.\"reserve_stock_post\"(%s, %s, %s, %s, %s::uuid)"
-VOID = f"select result, reason from {S}.\"reserve_stock_void\"(%s, %s, %s, %s::uuid)"
+RESTOCK = f"select result, reason from {S}.\"restock_do\"(%s, %s, %s, %s, %s::pg_catalog.uuid)"
+HOLD = f"select result, reason from {S}.\"reserve_stock_hold\"(%s, %s, %s, %s, %s::pg_catalog.uuid)"
+POST = f"select result, reason from {S}.\"reserve_stock_post\"(%s, %s, %s, %s, %s::pg_catalog.uuid)"
+VOID = f"select result, reason from {S}.\"reserve_stock_void\"(%s, %s, %s, %s::pg_catalog.uuid)"
 STATUS = f"select {S}.\"reserve_stock_status\"(%s, %s, %s)"
 SHELF = f"select posted, held_in, held_out from {S}.\"balance_shelf\"(%s, %s)"
 SHOPPERS = f"select posted, held_in, held_out from {S}.\"balance_shoppers\"(%s)"
-EXPIRE = f"select {S}.expire(%s::integer, %s::uuid)"
+EXPIRE = f"select {S}.expire(%s::integer, %s::pg_catalog.uuid)"
 
 # Each step: the method, its arguments, what it must answer.
 STORY: list[tuple[str, tuple[Any, ...], object]] = [

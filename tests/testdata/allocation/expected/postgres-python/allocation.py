@@ -52,7 +52,7 @@ class Sale:
         check_keywords("sale.do", _unknown)
         return self._backend.call(
             "sale.do",
-            'select result, reason from "allocation"."sale_do"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "allocation"."sale_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("sale.do", "order", order),
                 check_text("sale.do", "shop", shop),
@@ -66,7 +66,7 @@ class Sale:
         check_keywords("sale.do", _unknown)
         return self._backend.make_call(
             "sale.do",
-            'select result, reason from "allocation"."sale_do"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "allocation"."sale_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("sale.do", "order", order),
                 check_text("sale.do", "shop", shop),
@@ -87,7 +87,7 @@ class Payout:
         check_keywords("payout.do", _unknown)
         return self._backend.call(
             "payout.do",
-            'select result, reason from "allocation"."payout_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "allocation"."payout_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("payout.do", "payout_id", payout_id),
                 check_text("payout.do", "shop", shop),
@@ -100,7 +100,7 @@ class Payout:
         check_keywords("payout.do", _unknown)
         return self._backend.make_call(
             "payout.do",
-            'select result, reason from "allocation"."payout_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "allocation"."payout_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("payout.do", "payout_id", payout_id),
                 check_text("payout.do", "shop", shop),
@@ -173,7 +173,7 @@ class Book:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return self._backend.expire('select "allocation".expire(%s::integer, %s::uuid)', max)
+        return self._backend.expire('select "allocation".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
@@ -198,7 +198,7 @@ class AsyncSale:
         check_keywords("sale.do", _unknown)
         return await self._backend.call(
             "sale.do",
-            'select result, reason from "allocation"."sale_do"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "allocation"."sale_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("sale.do", "order", order),
                 check_text("sale.do", "shop", shop),
@@ -212,7 +212,7 @@ class AsyncSale:
         check_keywords("sale.do", _unknown)
         return self._backend.make_call(
             "sale.do",
-            'select result, reason from "allocation"."sale_do"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "allocation"."sale_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("sale.do", "order", order),
                 check_text("sale.do", "shop", shop),
@@ -233,7 +233,7 @@ class AsyncPayout:
         check_keywords("payout.do", _unknown)
         return await self._backend.call(
             "payout.do",
-            'select result, reason from "allocation"."payout_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "allocation"."payout_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("payout.do", "payout_id", payout_id),
                 check_text("payout.do", "shop", shop),
@@ -246,7 +246,7 @@ class AsyncPayout:
         check_keywords("payout.do", _unknown)
         return self._backend.make_call(
             "payout.do",
-            'select result, reason from "allocation"."payout_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "allocation"."payout_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("payout.do", "payout_id", payout_id),
                 check_text("payout.do", "shop", shop),
@@ -319,7 +319,7 @@ class AsyncBook:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return await self._backend.expire('select "allocation".expire(%s::integer, %s::uuid)', max)
+        return await self._backend.expire('select "allocation".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and

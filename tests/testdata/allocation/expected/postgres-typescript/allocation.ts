@@ -100,10 +100,10 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     sale: {
       async do(args: SaleArgs): Promise<Result> {
         const a = argsOf("sale.do", "arguments", args);
-        return call<Reason>(db, "sale.do", "select result, reason from \"allocation\".\"sale_do\"($1, $2, $3, $4, $5, $6::uuid)", [tenant, checkText("sale.do", "order", field(a, "order")), checkText("sale.do", "shop", field(a, "shop")), checkAmount("sale.do", "price", field(a, "price")), checkAmount("sale.do", "fee", field(a, "fee"))]);
+        return call<Reason>(db, "sale.do", "select result, reason from \"allocation\".\"sale_do\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", [tenant, checkText("sale.do", "order", field(a, "order")), checkText("sale.do", "shop", field(a, "shop")), checkAmount("sale.do", "price", field(a, "price")), checkAmount("sale.do", "fee", field(a, "fee"))]);
       },
       doCall(args: SaleArgs): PgCall {
-        return makeCall("sale.do", "select result, reason from \"allocation\".\"sale_do\"($1, $2, $3, $4, $5, $6::uuid)", false, () => {
+        return makeCall("sale.do", "select result, reason from \"allocation\".\"sale_do\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", false, () => {
           const a = argsOf("sale.do", "arguments", args);
           return [tenant, checkText("sale.do", "order", field(a, "order")), checkText("sale.do", "shop", field(a, "shop")), checkAmount("sale.do", "price", field(a, "price")), checkAmount("sale.do", "fee", field(a, "fee"))];
         });
@@ -112,10 +112,10 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     payout: {
       async do(args: PayoutArgs): Promise<Result> {
         const a = argsOf("payout.do", "arguments", args);
-        return call<Reason>(db, "payout.do", "select result, reason from \"allocation\".\"payout_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("payout.do", "payout_id", field(a, "payout_id")), checkText("payout.do", "shop", field(a, "shop")), checkAmount("payout.do", "amount", field(a, "amount"))]);
+        return call<Reason>(db, "payout.do", "select result, reason from \"allocation\".\"payout_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("payout.do", "payout_id", field(a, "payout_id")), checkText("payout.do", "shop", field(a, "shop")), checkAmount("payout.do", "amount", field(a, "amount"))]);
       },
       doCall(args: PayoutArgs): PgCall {
-        return makeCall("payout.do", "select result, reason from \"allocation\".\"payout_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("payout.do", "select result, reason from \"allocation\".\"payout_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           const a = argsOf("payout.do", "arguments", args);
           return [tenant, checkText("payout.do", "payout_id", field(a, "payout_id")), checkText("payout.do", "shop", field(a, "shop")), checkAmount("payout.do", "amount", field(a, "amount"))];
         });
@@ -137,7 +137,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
     },
     async expire(max: number): Promise<number> {
-      return expire(db, "select \"allocation\".expire($1::integer, $2::uuid)", max);
+      return expire(db, "select \"allocation\".expire($1::integer, $2::pg_catalog.uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       return bulk<Reason>(db, calls);

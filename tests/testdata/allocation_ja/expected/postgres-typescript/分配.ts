@@ -100,10 +100,10 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     売上: {
       async do(args: 売上Args): Promise<Result> {
         const a = argsOf("売上.do", "arguments", args);
-        return call<Reason>(db, "売上.do", "select result, reason from \"分配\".\"売上_do\"($1, $2, $3, $4, $5, $6::uuid)", [tenant, checkText("売上.do", "注文", field(a, "注文")), checkText("売上.do", "店", field(a, "店")), checkAmount("売上.do", "代金", field(a, "代金")), checkAmount("売上.do", "手数料", field(a, "手数料"))]);
+        return call<Reason>(db, "売上.do", "select result, reason from \"分配\".\"売上_do\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", [tenant, checkText("売上.do", "注文", field(a, "注文")), checkText("売上.do", "店", field(a, "店")), checkAmount("売上.do", "代金", field(a, "代金")), checkAmount("売上.do", "手数料", field(a, "手数料"))]);
       },
       doCall(args: 売上Args): PgCall {
-        return makeCall("売上.do", "select result, reason from \"分配\".\"売上_do\"($1, $2, $3, $4, $5, $6::uuid)", false, () => {
+        return makeCall("売上.do", "select result, reason from \"分配\".\"売上_do\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", false, () => {
           const a = argsOf("売上.do", "arguments", args);
           return [tenant, checkText("売上.do", "注文", field(a, "注文")), checkText("売上.do", "店", field(a, "店")), checkAmount("売上.do", "代金", field(a, "代金")), checkAmount("売上.do", "手数料", field(a, "手数料"))];
         });
@@ -112,10 +112,10 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     支払: {
       async do(args: 支払Args): Promise<Result> {
         const a = argsOf("支払.do", "arguments", args);
-        return call<Reason>(db, "支払.do", "select result, reason from \"分配\".\"支払_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("支払.do", "支払番号", field(a, "支払番号")), checkText("支払.do", "店", field(a, "店")), checkAmount("支払.do", "額", field(a, "額"))]);
+        return call<Reason>(db, "支払.do", "select result, reason from \"分配\".\"支払_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("支払.do", "支払番号", field(a, "支払番号")), checkText("支払.do", "店", field(a, "店")), checkAmount("支払.do", "額", field(a, "額"))]);
       },
       doCall(args: 支払Args): PgCall {
-        return makeCall("支払.do", "select result, reason from \"分配\".\"支払_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("支払.do", "select result, reason from \"分配\".\"支払_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           const a = argsOf("支払.do", "arguments", args);
           return [tenant, checkText("支払.do", "支払番号", field(a, "支払番号")), checkText("支払.do", "店", field(a, "店")), checkAmount("支払.do", "額", field(a, "額"))];
         });
@@ -137,7 +137,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
     },
     async expire(max: number): Promise<number> {
-      return expire(db, "select \"分配\".expire($1::integer, $2::uuid)", max);
+      return expire(db, "select \"分配\".expire($1::integer, $2::pg_catalog.uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       return bulk<Reason>(db, calls);

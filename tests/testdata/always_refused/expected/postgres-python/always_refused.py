@@ -52,7 +52,7 @@ class Redeem:
         check_keywords("redeem.do", _unknown)
         return self._backend.call(
             "redeem.do",
-            'select result, reason from "always_refused"."redeem_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "always_refused"."redeem_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("redeem.do", "use", use),
                 check_text("redeem.do", "member", member),
@@ -65,7 +65,7 @@ class Redeem:
         check_keywords("redeem.do", _unknown)
         return self._backend.make_call(
             "redeem.do",
-            'select result, reason from "always_refused"."redeem_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "always_refused"."redeem_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("redeem.do", "use", use),
                 check_text("redeem.do", "member", member),
@@ -116,7 +116,7 @@ class Book:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return self._backend.expire('select "always_refused".expire(%s::integer, %s::uuid)', max)
+        return self._backend.expire('select "always_refused".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
@@ -141,7 +141,7 @@ class AsyncRedeem:
         check_keywords("redeem.do", _unknown)
         return await self._backend.call(
             "redeem.do",
-            'select result, reason from "always_refused"."redeem_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "always_refused"."redeem_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("redeem.do", "use", use),
                 check_text("redeem.do", "member", member),
@@ -154,7 +154,7 @@ class AsyncRedeem:
         check_keywords("redeem.do", _unknown)
         return self._backend.make_call(
             "redeem.do",
-            'select result, reason from "always_refused"."redeem_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "always_refused"."redeem_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("redeem.do", "use", use),
                 check_text("redeem.do", "member", member),
@@ -205,7 +205,7 @@ class AsyncBook:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return await self._backend.expire('select "always_refused".expire(%s::integer, %s::uuid)', max)
+        return await self._backend.expire('select "always_refused".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and

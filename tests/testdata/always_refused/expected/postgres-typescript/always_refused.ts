@@ -83,10 +83,10 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     redeem: {
       async do(args: RedeemArgs): Promise<Result> {
         const a = argsOf("redeem.do", "arguments", args);
-        return call<Reason>(db, "redeem.do", "select result, reason from \"always_refused\".\"redeem_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("redeem.do", "use", field(a, "use")), checkText("redeem.do", "member", field(a, "member")), checkAmount("redeem.do", "count", field(a, "count"))]);
+        return call<Reason>(db, "redeem.do", "select result, reason from \"always_refused\".\"redeem_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("redeem.do", "use", field(a, "use")), checkText("redeem.do", "member", field(a, "member")), checkAmount("redeem.do", "count", field(a, "count"))]);
       },
       doCall(args: RedeemArgs): PgCall {
-        return makeCall("redeem.do", "select result, reason from \"always_refused\".\"redeem_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("redeem.do", "select result, reason from \"always_refused\".\"redeem_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           const a = argsOf("redeem.do", "arguments", args);
           return [tenant, checkText("redeem.do", "use", field(a, "use")), checkText("redeem.do", "member", field(a, "member")), checkAmount("redeem.do", "count", field(a, "count"))];
         });
@@ -102,7 +102,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
     },
     async expire(max: number): Promise<number> {
-      return expire(db, "select \"always_refused\".expire($1::integer, $2::uuid)", max);
+      return expire(db, "select \"always_refused\".expire($1::integer, $2::pg_catalog.uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       return bulk<Reason>(db, calls);

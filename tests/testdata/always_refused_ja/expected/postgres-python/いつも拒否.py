@@ -52,7 +52,7 @@ class 引き換え:
         check_keywords("引き換え.do", _unknown)
         return self._backend.call(
             "引き換え.do",
-            'select result, reason from "いつも拒否"."引き換え_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "いつも拒否"."引き換え_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("引き換え.do", "利用", 利用),
                 check_text("引き換え.do", "会員", 会員),
@@ -65,7 +65,7 @@ class 引き換え:
         check_keywords("引き換え.do", _unknown)
         return self._backend.make_call(
             "引き換え.do",
-            'select result, reason from "いつも拒否"."引き換え_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "いつも拒否"."引き換え_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("引き換え.do", "利用", 利用),
                 check_text("引き換え.do", "会員", 会員),
@@ -116,7 +116,7 @@ class Book:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return self._backend.expire('select "いつも拒否".expire(%s::integer, %s::uuid)', max)
+        return self._backend.expire('select "いつも拒否".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
@@ -141,7 +141,7 @@ class Async引き換え:
         check_keywords("引き換え.do", _unknown)
         return await self._backend.call(
             "引き換え.do",
-            'select result, reason from "いつも拒否"."引き換え_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "いつも拒否"."引き換え_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("引き換え.do", "利用", 利用),
                 check_text("引き換え.do", "会員", 会員),
@@ -154,7 +154,7 @@ class Async引き換え:
         check_keywords("引き換え.do", _unknown)
         return self._backend.make_call(
             "引き換え.do",
-            'select result, reason from "いつも拒否"."引き換え_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "いつも拒否"."引き換え_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("引き換え.do", "利用", 利用),
                 check_text("引き換え.do", "会員", 会員),
@@ -205,7 +205,7 @@ class AsyncBook:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return await self._backend.expire('select "いつも拒否".expire(%s::integer, %s::uuid)', max)
+        return await self._backend.expire('select "いつも拒否".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and

@@ -83,10 +83,10 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     引き換え: {
       async do(args: 引き換えArgs): Promise<Result> {
         const a = argsOf("引き換え.do", "arguments", args);
-        return call<Reason>(db, "引き換え.do", "select result, reason from \"いつも拒否\".\"引き換え_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("引き換え.do", "利用", field(a, "利用")), checkText("引き換え.do", "会員", field(a, "会員")), checkAmount("引き換え.do", "枚数", field(a, "枚数"))]);
+        return call<Reason>(db, "引き換え.do", "select result, reason from \"いつも拒否\".\"引き換え_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("引き換え.do", "利用", field(a, "利用")), checkText("引き換え.do", "会員", field(a, "会員")), checkAmount("引き換え.do", "枚数", field(a, "枚数"))]);
       },
       doCall(args: 引き換えArgs): PgCall {
-        return makeCall("引き換え.do", "select result, reason from \"いつも拒否\".\"引き換え_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("引き換え.do", "select result, reason from \"いつも拒否\".\"引き換え_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           const a = argsOf("引き換え.do", "arguments", args);
           return [tenant, checkText("引き換え.do", "利用", field(a, "利用")), checkText("引き換え.do", "会員", field(a, "会員")), checkAmount("引き換え.do", "枚数", field(a, "枚数"))];
         });
@@ -102,7 +102,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
     },
     async expire(max: number): Promise<number> {
-      return expire(db, "select \"いつも拒否\".expire($1::integer, $2::uuid)", max);
+      return expire(db, "select \"いつも拒否\".expire($1::integer, $2::pg_catalog.uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       return bulk<Reason>(db, calls);

@@ -52,7 +52,7 @@ class 入荷:
         check_keywords("入荷.do", _unknown)
         return self._backend.call(
             "入荷.do",
-            'select result, reason from "商店"."入荷_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "商店"."入荷_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("入荷.do", "納品書", 納品書),
                 check_text("入荷.do", "sku", sku),
@@ -65,7 +65,7 @@ class 入荷:
         check_keywords("入荷.do", _unknown)
         return self._backend.make_call(
             "入荷.do",
-            'select result, reason from "商店"."入荷_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "商店"."入荷_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("入荷.do", "納品書", 納品書),
                 check_text("入荷.do", "sku", sku),
@@ -85,7 +85,7 @@ class 出荷:
         check_keywords("出荷.do", _unknown)
         return self._backend.call(
             "出荷.do",
-            'select result, reason from "商店"."出荷_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "商店"."出荷_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("出荷.do", "注文", 注文),
                 check_text("出荷.do", "sku", sku),
@@ -98,7 +98,7 @@ class 出荷:
         check_keywords("出荷.do", _unknown)
         return self._backend.make_call(
             "出荷.do",
-            'select result, reason from "商店"."出荷_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "商店"."出荷_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("出荷.do", "注文", 注文),
                 check_text("出荷.do", "sku", sku),
@@ -160,7 +160,7 @@ class Book:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return self._backend.expire('select "商店".expire(%s::integer, %s::uuid)', max)
+        return self._backend.expire('select "商店".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
@@ -185,7 +185,7 @@ class Async入荷:
         check_keywords("入荷.do", _unknown)
         return await self._backend.call(
             "入荷.do",
-            'select result, reason from "商店"."入荷_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "商店"."入荷_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("入荷.do", "納品書", 納品書),
                 check_text("入荷.do", "sku", sku),
@@ -198,7 +198,7 @@ class Async入荷:
         check_keywords("入荷.do", _unknown)
         return self._backend.make_call(
             "入荷.do",
-            'select result, reason from "商店"."入荷_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "商店"."入荷_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("入荷.do", "納品書", 納品書),
                 check_text("入荷.do", "sku", sku),
@@ -218,7 +218,7 @@ class Async出荷:
         check_keywords("出荷.do", _unknown)
         return await self._backend.call(
             "出荷.do",
-            'select result, reason from "商店"."出荷_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "商店"."出荷_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("出荷.do", "注文", 注文),
                 check_text("出荷.do", "sku", sku),
@@ -231,7 +231,7 @@ class Async出荷:
         check_keywords("出荷.do", _unknown)
         return self._backend.make_call(
             "出荷.do",
-            'select result, reason from "商店"."出荷_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "商店"."出荷_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("出荷.do", "注文", 注文),
                 check_text("出荷.do", "sku", sku),
@@ -293,7 +293,7 @@ class AsyncBook:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return await self._backend.expire('select "商店".expire(%s::integer, %s::uuid)', max)
+        return await self._backend.expire('select "商店".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and

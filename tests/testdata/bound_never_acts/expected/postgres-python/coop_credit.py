@@ -53,7 +53,7 @@ class BuyOnCredit:
         check_keywords("buy_on_credit.do", _unknown)
         return self._backend.call(
             "buy_on_credit.do",
-            'select result, reason from "coop_credit"."buy_on_credit_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "coop_credit"."buy_on_credit_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("buy_on_credit.do", "receipt", receipt),
                 check_text("buy_on_credit.do", "member", member),
@@ -66,7 +66,7 @@ class BuyOnCredit:
         check_keywords("buy_on_credit.do", _unknown)
         return self._backend.make_call(
             "buy_on_credit.do",
-            'select result, reason from "coop_credit"."buy_on_credit_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "coop_credit"."buy_on_credit_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("buy_on_credit.do", "receipt", receipt),
                 check_text("buy_on_credit.do", "member", member),
@@ -117,7 +117,7 @@ class Book:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return self._backend.expire('select "coop_credit".expire(%s::integer, %s::uuid)', max)
+        return self._backend.expire('select "coop_credit".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
@@ -142,7 +142,7 @@ class AsyncBuyOnCredit:
         check_keywords("buy_on_credit.do", _unknown)
         return await self._backend.call(
             "buy_on_credit.do",
-            'select result, reason from "coop_credit"."buy_on_credit_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "coop_credit"."buy_on_credit_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("buy_on_credit.do", "receipt", receipt),
                 check_text("buy_on_credit.do", "member", member),
@@ -155,7 +155,7 @@ class AsyncBuyOnCredit:
         check_keywords("buy_on_credit.do", _unknown)
         return self._backend.make_call(
             "buy_on_credit.do",
-            'select result, reason from "coop_credit"."buy_on_credit_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "coop_credit"."buy_on_credit_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("buy_on_credit.do", "receipt", receipt),
                 check_text("buy_on_credit.do", "member", member),
@@ -206,7 +206,7 @@ class AsyncBook:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return await self._backend.expire('select "coop_credit".expire(%s::integer, %s::uuid)', max)
+        return await self._backend.expire('select "coop_credit".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and

@@ -84,10 +84,10 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     buy_on_credit: {
       async do(args: BuyOnCreditArgs): Promise<Result> {
         const a = argsOf("buy_on_credit.do", "arguments", args);
-        return call<Reason>(db, "buy_on_credit.do", "select result, reason from \"coop_credit\".\"buy_on_credit_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("buy_on_credit.do", "receipt", field(a, "receipt")), checkText("buy_on_credit.do", "member", field(a, "member")), checkAmount("buy_on_credit.do", "amount", field(a, "amount"))]);
+        return call<Reason>(db, "buy_on_credit.do", "select result, reason from \"coop_credit\".\"buy_on_credit_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("buy_on_credit.do", "receipt", field(a, "receipt")), checkText("buy_on_credit.do", "member", field(a, "member")), checkAmount("buy_on_credit.do", "amount", field(a, "amount"))]);
       },
       doCall(args: BuyOnCreditArgs): PgCall {
-        return makeCall("buy_on_credit.do", "select result, reason from \"coop_credit\".\"buy_on_credit_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("buy_on_credit.do", "select result, reason from \"coop_credit\".\"buy_on_credit_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           const a = argsOf("buy_on_credit.do", "arguments", args);
           return [tenant, checkText("buy_on_credit.do", "receipt", field(a, "receipt")), checkText("buy_on_credit.do", "member", field(a, "member")), checkAmount("buy_on_credit.do", "amount", field(a, "amount"))];
         });
@@ -103,7 +103,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
     },
     async expire(max: number): Promise<number> {
-      return expire(db, "select \"coop_credit\".expire($1::integer, $2::uuid)", max);
+      return expire(db, "select \"coop_credit\".expire($1::integer, $2::pg_catalog.uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       return bulk<Reason>(db, calls);

@@ -53,7 +53,7 @@ class 掛け買い:
         check_keywords("掛け買い.do", _unknown)
         return self._backend.call(
             "掛け買い.do",
-            'select result, reason from "生協の掛け払い"."掛け買い_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "生協の掛け払い"."掛け買い_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("掛け買い.do", "レシート", レシート),
                 check_text("掛け買い.do", "組合員", 組合員),
@@ -66,7 +66,7 @@ class 掛け買い:
         check_keywords("掛け買い.do", _unknown)
         return self._backend.make_call(
             "掛け買い.do",
-            'select result, reason from "生協の掛け払い"."掛け買い_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "生協の掛け払い"."掛け買い_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("掛け買い.do", "レシート", レシート),
                 check_text("掛け買い.do", "組合員", 組合員),
@@ -117,7 +117,7 @@ class Book:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return self._backend.expire('select "生協の掛け払い".expire(%s::integer, %s::uuid)', max)
+        return self._backend.expire('select "生協の掛け払い".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
@@ -142,7 +142,7 @@ class Async掛け買い:
         check_keywords("掛け買い.do", _unknown)
         return await self._backend.call(
             "掛け買い.do",
-            'select result, reason from "生協の掛け払い"."掛け買い_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "生協の掛け払い"."掛け買い_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("掛け買い.do", "レシート", レシート),
                 check_text("掛け買い.do", "組合員", 組合員),
@@ -155,7 +155,7 @@ class Async掛け買い:
         check_keywords("掛け買い.do", _unknown)
         return self._backend.make_call(
             "掛け買い.do",
-            'select result, reason from "生協の掛け払い"."掛け買い_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "生協の掛け払い"."掛け買い_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("掛け買い.do", "レシート", レシート),
                 check_text("掛け買い.do", "組合員", 組合員),
@@ -206,7 +206,7 @@ class AsyncBook:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return await self._backend.expire('select "生協の掛け払い".expire(%s::integer, %s::uuid)', max)
+        return await self._backend.expire('select "生協の掛け払い".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and

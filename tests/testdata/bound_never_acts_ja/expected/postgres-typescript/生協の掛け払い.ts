@@ -84,10 +84,10 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     掛け買い: {
       async do(args: 掛け買いArgs): Promise<Result> {
         const a = argsOf("掛け買い.do", "arguments", args);
-        return call<Reason>(db, "掛け買い.do", "select result, reason from \"生協の掛け払い\".\"掛け買い_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("掛け買い.do", "レシート", field(a, "レシート")), checkText("掛け買い.do", "組合員", field(a, "組合員")), checkAmount("掛け買い.do", "額", field(a, "額"))]);
+        return call<Reason>(db, "掛け買い.do", "select result, reason from \"生協の掛け払い\".\"掛け買い_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("掛け買い.do", "レシート", field(a, "レシート")), checkText("掛け買い.do", "組合員", field(a, "組合員")), checkAmount("掛け買い.do", "額", field(a, "額"))]);
       },
       doCall(args: 掛け買いArgs): PgCall {
-        return makeCall("掛け買い.do", "select result, reason from \"生協の掛け払い\".\"掛け買い_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("掛け買い.do", "select result, reason from \"生協の掛け払い\".\"掛け買い_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           const a = argsOf("掛け買い.do", "arguments", args);
           return [tenant, checkText("掛け買い.do", "レシート", field(a, "レシート")), checkText("掛け買い.do", "組合員", field(a, "組合員")), checkAmount("掛け買い.do", "額", field(a, "額"))];
         });
@@ -103,7 +103,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
     },
     async expire(max: number): Promise<number> {
-      return expire(db, "select \"生協の掛け払い\".expire($1::integer, $2::uuid)", max);
+      return expire(db, "select \"生協の掛け払い\".expire($1::integer, $2::pg_catalog.uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       return bulk<Reason>(db, calls);

@@ -55,7 +55,7 @@ class Fill:
         check_keywords("fill.do", _unknown)
         return self._backend.call(
             "fill.do",
-            'select result, reason from "chain_too_long"."fill_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "chain_too_long"."fill_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("fill.do", "id", id),
                 check_text("fill.do", "sku", sku),
@@ -68,7 +68,7 @@ class Fill:
         check_keywords("fill.do", _unknown)
         return self._backend.make_call(
             "fill.do",
-            'select result, reason from "chain_too_long"."fill_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "chain_too_long"."fill_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("fill.do", "id", id),
                 check_text("fill.do", "sku", sku),
@@ -88,7 +88,7 @@ class Spread:
         check_keywords("spread.do", _unknown)
         return self._backend.call(
             "spread.do",
-            'select result, reason from "chain_too_long"."spread_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "chain_too_long"."spread_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("spread.do", "id", id),
                 check_text("spread.do", "sku", sku),
@@ -101,7 +101,7 @@ class Spread:
         check_keywords("spread.do", _unknown)
         return self._backend.make_call(
             "spread.do",
-            'select result, reason from "chain_too_long"."spread_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "chain_too_long"."spread_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("spread.do", "id", id),
                 check_text("spread.do", "sku", sku),
@@ -164,7 +164,7 @@ class Book:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return self._backend.expire('select "chain_too_long".expire(%s::integer, %s::uuid)', max)
+        return self._backend.expire('select "chain_too_long".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
@@ -189,7 +189,7 @@ class AsyncFill:
         check_keywords("fill.do", _unknown)
         return await self._backend.call(
             "fill.do",
-            'select result, reason from "chain_too_long"."fill_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "chain_too_long"."fill_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("fill.do", "id", id),
                 check_text("fill.do", "sku", sku),
@@ -202,7 +202,7 @@ class AsyncFill:
         check_keywords("fill.do", _unknown)
         return self._backend.make_call(
             "fill.do",
-            'select result, reason from "chain_too_long"."fill_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "chain_too_long"."fill_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("fill.do", "id", id),
                 check_text("fill.do", "sku", sku),
@@ -222,7 +222,7 @@ class AsyncSpread:
         check_keywords("spread.do", _unknown)
         return await self._backend.call(
             "spread.do",
-            'select result, reason from "chain_too_long"."spread_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "chain_too_long"."spread_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("spread.do", "id", id),
                 check_text("spread.do", "sku", sku),
@@ -235,7 +235,7 @@ class AsyncSpread:
         check_keywords("spread.do", _unknown)
         return self._backend.make_call(
             "spread.do",
-            'select result, reason from "chain_too_long"."spread_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "chain_too_long"."spread_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("spread.do", "id", id),
                 check_text("spread.do", "sku", sku),
@@ -298,7 +298,7 @@ class AsyncBook:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return await self._backend.expire('select "chain_too_long".expire(%s::integer, %s::uuid)', max)
+        return await self._backend.expire('select "chain_too_long".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and

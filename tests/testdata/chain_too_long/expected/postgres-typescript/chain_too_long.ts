@@ -105,10 +105,10 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     fill: {
       async do(args: FillArgs): Promise<Result> {
         const a = argsOf("fill.do", "arguments", args);
-        return call<Reason>(db, "fill.do", "select result, reason from \"chain_too_long\".\"fill_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("fill.do", "id", field(a, "id")), checkText("fill.do", "sku", field(a, "sku")), checkAmount("fill.do", "qty", field(a, "qty"))]);
+        return call<Reason>(db, "fill.do", "select result, reason from \"chain_too_long\".\"fill_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("fill.do", "id", field(a, "id")), checkText("fill.do", "sku", field(a, "sku")), checkAmount("fill.do", "qty", field(a, "qty"))]);
       },
       doCall(args: FillArgs): PgCall {
-        return makeCall("fill.do", "select result, reason from \"chain_too_long\".\"fill_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("fill.do", "select result, reason from \"chain_too_long\".\"fill_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           const a = argsOf("fill.do", "arguments", args);
           return [tenant, checkText("fill.do", "id", field(a, "id")), checkText("fill.do", "sku", field(a, "sku")), checkAmount("fill.do", "qty", field(a, "qty"))];
         });
@@ -117,10 +117,10 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     spread: {
       async do(args: SpreadArgs): Promise<Result> {
         const a = argsOf("spread.do", "arguments", args);
-        return call<Reason>(db, "spread.do", "select result, reason from \"chain_too_long\".\"spread_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("spread.do", "id", field(a, "id")), checkText("spread.do", "sku", field(a, "sku")), checkAmount("spread.do", "qty", field(a, "qty"))]);
+        return call<Reason>(db, "spread.do", "select result, reason from \"chain_too_long\".\"spread_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("spread.do", "id", field(a, "id")), checkText("spread.do", "sku", field(a, "sku")), checkAmount("spread.do", "qty", field(a, "qty"))]);
       },
       doCall(args: SpreadArgs): PgCall {
-        return makeCall("spread.do", "select result, reason from \"chain_too_long\".\"spread_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("spread.do", "select result, reason from \"chain_too_long\".\"spread_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           const a = argsOf("spread.do", "arguments", args);
           return [tenant, checkText("spread.do", "id", field(a, "id")), checkText("spread.do", "sku", field(a, "sku")), checkAmount("spread.do", "qty", field(a, "qty"))];
         });
@@ -140,7 +140,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
     },
     async expire(max: number): Promise<number> {
-      return expire(db, "select \"chain_too_long\".expire($1::integer, $2::uuid)", max);
+      return expire(db, "select \"chain_too_long\".expire($1::integer, $2::pg_catalog.uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       return bulk<Reason>(db, calls);

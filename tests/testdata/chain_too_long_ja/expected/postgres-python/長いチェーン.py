@@ -55,7 +55,7 @@ class 補充:
         check_keywords("補充.do", _unknown)
         return self._backend.call(
             "補充.do",
-            'select result, reason from "長いチェーン"."補充_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "長いチェーン"."補充_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("補充.do", "番号", 番号),
                 check_text("補充.do", "sku", sku),
@@ -68,7 +68,7 @@ class 補充:
         check_keywords("補充.do", _unknown)
         return self._backend.make_call(
             "補充.do",
-            'select result, reason from "長いチェーン"."補充_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "長いチェーン"."補充_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("補充.do", "番号", 番号),
                 check_text("補充.do", "sku", sku),
@@ -88,7 +88,7 @@ class 配分:
         check_keywords("配分.do", _unknown)
         return self._backend.call(
             "配分.do",
-            'select result, reason from "長いチェーン"."配分_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "長いチェーン"."配分_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("配分.do", "番号", 番号),
                 check_text("配分.do", "sku", sku),
@@ -101,7 +101,7 @@ class 配分:
         check_keywords("配分.do", _unknown)
         return self._backend.make_call(
             "配分.do",
-            'select result, reason from "長いチェーン"."配分_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "長いチェーン"."配分_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("配分.do", "番号", 番号),
                 check_text("配分.do", "sku", sku),
@@ -164,7 +164,7 @@ class Book:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return self._backend.expire('select "長いチェーン".expire(%s::integer, %s::uuid)', max)
+        return self._backend.expire('select "長いチェーン".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
@@ -189,7 +189,7 @@ class Async補充:
         check_keywords("補充.do", _unknown)
         return await self._backend.call(
             "補充.do",
-            'select result, reason from "長いチェーン"."補充_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "長いチェーン"."補充_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("補充.do", "番号", 番号),
                 check_text("補充.do", "sku", sku),
@@ -202,7 +202,7 @@ class Async補充:
         check_keywords("補充.do", _unknown)
         return self._backend.make_call(
             "補充.do",
-            'select result, reason from "長いチェーン"."補充_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "長いチェーン"."補充_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("補充.do", "番号", 番号),
                 check_text("補充.do", "sku", sku),
@@ -222,7 +222,7 @@ class Async配分:
         check_keywords("配分.do", _unknown)
         return await self._backend.call(
             "配分.do",
-            'select result, reason from "長いチェーン"."配分_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "長いチェーン"."配分_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("配分.do", "番号", 番号),
                 check_text("配分.do", "sku", sku),
@@ -235,7 +235,7 @@ class Async配分:
         check_keywords("配分.do", _unknown)
         return self._backend.make_call(
             "配分.do",
-            'select result, reason from "長いチェーン"."配分_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "長いチェーン"."配分_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("配分.do", "番号", 番号),
                 check_text("配分.do", "sku", sku),
@@ -298,7 +298,7 @@ class AsyncBook:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return await self._backend.expire('select "長いチェーン".expire(%s::integer, %s::uuid)', max)
+        return await self._backend.expire('select "長いチェーン".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and

@@ -105,10 +105,10 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     補充: {
       async do(args: 補充Args): Promise<Result> {
         const a = argsOf("補充.do", "arguments", args);
-        return call<Reason>(db, "補充.do", "select result, reason from \"長いチェーン\".\"補充_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("補充.do", "番号", field(a, "番号")), checkText("補充.do", "sku", field(a, "sku")), checkAmount("補充.do", "数", field(a, "数"))]);
+        return call<Reason>(db, "補充.do", "select result, reason from \"長いチェーン\".\"補充_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("補充.do", "番号", field(a, "番号")), checkText("補充.do", "sku", field(a, "sku")), checkAmount("補充.do", "数", field(a, "数"))]);
       },
       doCall(args: 補充Args): PgCall {
-        return makeCall("補充.do", "select result, reason from \"長いチェーン\".\"補充_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("補充.do", "select result, reason from \"長いチェーン\".\"補充_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           const a = argsOf("補充.do", "arguments", args);
           return [tenant, checkText("補充.do", "番号", field(a, "番号")), checkText("補充.do", "sku", field(a, "sku")), checkAmount("補充.do", "数", field(a, "数"))];
         });
@@ -117,10 +117,10 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     配分: {
       async do(args: 配分Args): Promise<Result> {
         const a = argsOf("配分.do", "arguments", args);
-        return call<Reason>(db, "配分.do", "select result, reason from \"長いチェーン\".\"配分_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("配分.do", "番号", field(a, "番号")), checkText("配分.do", "sku", field(a, "sku")), checkAmount("配分.do", "数", field(a, "数"))]);
+        return call<Reason>(db, "配分.do", "select result, reason from \"長いチェーン\".\"配分_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("配分.do", "番号", field(a, "番号")), checkText("配分.do", "sku", field(a, "sku")), checkAmount("配分.do", "数", field(a, "数"))]);
       },
       doCall(args: 配分Args): PgCall {
-        return makeCall("配分.do", "select result, reason from \"長いチェーン\".\"配分_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("配分.do", "select result, reason from \"長いチェーン\".\"配分_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           const a = argsOf("配分.do", "arguments", args);
           return [tenant, checkText("配分.do", "番号", field(a, "番号")), checkText("配分.do", "sku", field(a, "sku")), checkAmount("配分.do", "数", field(a, "数"))];
         });
@@ -140,7 +140,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
     },
     async expire(max: number): Promise<number> {
-      return expire(db, "select \"長いチェーン\".expire($1::integer, $2::uuid)", max);
+      return expire(db, "select \"長いチェーン\".expire($1::integer, $2::pg_catalog.uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       return bulk<Reason>(db, calls);

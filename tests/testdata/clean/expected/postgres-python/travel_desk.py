@@ -56,7 +56,7 @@ class TopUp:
         check_keywords("top_up.do", _unknown)
         return self._backend.call(
             "top_up.do",
-            'select result, reason from "travel_desk"."top_up_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "travel_desk"."top_up_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("top_up.do", "receipt", receipt),
                 check_text("top_up.do", "member", member),
@@ -69,7 +69,7 @@ class TopUp:
         check_keywords("top_up.do", _unknown)
         return self._backend.make_call(
             "top_up.do",
-            'select result, reason from "travel_desk"."top_up_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "travel_desk"."top_up_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("top_up.do", "receipt", receipt),
                 check_text("top_up.do", "member", member),
@@ -89,7 +89,7 @@ class OpenTourDay:
         check_keywords("open_tour_day.do", _unknown)
         return self._backend.call(
             "open_tour_day.do",
-            'select result, reason from "travel_desk"."open_tour_day_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "travel_desk"."open_tour_day_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("open_tour_day.do", "tour", tour),
                 check_text("open_tour_day.do", "day", day),
@@ -102,7 +102,7 @@ class OpenTourDay:
         check_keywords("open_tour_day.do", _unknown)
         return self._backend.make_call(
             "open_tour_day.do",
-            'select result, reason from "travel_desk"."open_tour_day_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "travel_desk"."open_tour_day_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("open_tour_day.do", "tour", tour),
                 check_text("open_tour_day.do", "day", day),
@@ -122,7 +122,7 @@ class BookSeat:
         check_keywords("book_seat.hold", _unknown)
         return self._backend.call(
             "book_seat.hold",
-            'select result, reason from "travel_desk"."book_seat_hold"(%s, %s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "travel_desk"."book_seat_hold"(%s, %s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("book_seat.hold", "booking", booking),
                 check_text("book_seat.hold", "member", member),
@@ -137,7 +137,7 @@ class BookSeat:
         check_keywords("book_seat.hold", _unknown)
         return self._backend.make_call(
             "book_seat.hold",
-            'select result, reason from "travel_desk"."book_seat_hold"(%s, %s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "travel_desk"."book_seat_hold"(%s, %s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("book_seat.hold", "booking", booking),
                 check_text("book_seat.hold", "member", member),
@@ -152,7 +152,7 @@ class BookSeat:
         check_keywords("book_seat.post", _unknown)
         return self._backend.call(
             "book_seat.post",
-            'select result, reason from "travel_desk"."book_seat_post"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "travel_desk"."book_seat_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("book_seat.post", "booking", booking),
                 *_post_values("book_seat.post", ("price", price)),
@@ -164,7 +164,7 @@ class BookSeat:
         check_keywords("book_seat.post", _unknown)
         return self._backend.make_call(
             "book_seat.post",
-            'select result, reason from "travel_desk"."book_seat_post"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "travel_desk"."book_seat_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("book_seat.post", "booking", booking),
                 *_post_values("book_seat.post", ("price", price)),
@@ -176,7 +176,7 @@ class BookSeat:
         check_keywords("book_seat.void", _unknown)
         return self._backend.call(
             "book_seat.void",
-            'select result, reason from "travel_desk"."book_seat_void"(%s, %s, %s::uuid)',
+            'select result, reason from "travel_desk"."book_seat_void"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("book_seat.void", "booking", booking),
             ],
@@ -187,7 +187,7 @@ class BookSeat:
         check_keywords("book_seat.void", _unknown)
         return self._backend.make_call(
             "book_seat.void",
-            'select result, reason from "travel_desk"."book_seat_void"(%s, %s, %s::uuid)',
+            'select result, reason from "travel_desk"."book_seat_void"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("book_seat.void", "booking", booking),
             ],
@@ -228,7 +228,7 @@ class GroupHold:
         check_keywords("group_hold.hold", _unknown)
         return self._backend.call(
             "group_hold.hold",
-            'select result, reason from "travel_desk"."group_hold_hold"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "travel_desk"."group_hold_hold"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("group_hold.hold", "group", group),
                 check_text("group_hold.hold", "tour", tour),
@@ -242,7 +242,7 @@ class GroupHold:
         check_keywords("group_hold.hold", _unknown)
         return self._backend.make_call(
             "group_hold.hold",
-            'select result, reason from "travel_desk"."group_hold_hold"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "travel_desk"."group_hold_hold"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("group_hold.hold", "group", group),
                 check_text("group_hold.hold", "tour", tour),
@@ -256,7 +256,7 @@ class GroupHold:
         check_keywords("group_hold.post", _unknown)
         return self._backend.call(
             "group_hold.post",
-            'select result, reason from "travel_desk"."group_hold_post"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "travel_desk"."group_hold_post"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("group_hold.post", "group", group),
                 check_text("group_hold.post", "tour", tour),
@@ -270,7 +270,7 @@ class GroupHold:
         check_keywords("group_hold.post", _unknown)
         return self._backend.make_call(
             "group_hold.post",
-            'select result, reason from "travel_desk"."group_hold_post"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "travel_desk"."group_hold_post"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("group_hold.post", "group", group),
                 check_text("group_hold.post", "tour", tour),
@@ -284,7 +284,7 @@ class GroupHold:
         check_keywords("group_hold.void", _unknown)
         return self._backend.call(
             "group_hold.void",
-            'select result, reason from "travel_desk"."group_hold_void"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "travel_desk"."group_hold_void"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("group_hold.void", "group", group),
                 check_text("group_hold.void", "tour", tour),
@@ -297,7 +297,7 @@ class GroupHold:
         check_keywords("group_hold.void", _unknown)
         return self._backend.make_call(
             "group_hold.void",
-            'select result, reason from "travel_desk"."group_hold_void"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "travel_desk"."group_hold_void"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("group_hold.void", "group", group),
                 check_text("group_hold.void", "tour", tour),
@@ -344,7 +344,7 @@ class PayOperator:
         check_keywords("pay_operator.do", _unknown)
         return self._backend.call(
             "pay_operator.do",
-            'select result, reason from "travel_desk"."pay_operator_do"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "travel_desk"."pay_operator_do"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("pay_operator.do", "statement", statement),
                 check_amount("pay_operator.do", "amount", amount),
@@ -356,7 +356,7 @@ class PayOperator:
         check_keywords("pay_operator.do", _unknown)
         return self._backend.make_call(
             "pay_operator.do",
-            'select result, reason from "travel_desk"."pay_operator_do"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "travel_desk"."pay_operator_do"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("pay_operator.do", "statement", statement),
                 check_amount("pay_operator.do", "amount", amount),
@@ -464,7 +464,7 @@ class Book:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return self._backend.expire('select "travel_desk".expire(%s::integer, %s::uuid)', max)
+        return self._backend.expire('select "travel_desk".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
@@ -489,7 +489,7 @@ class AsyncTopUp:
         check_keywords("top_up.do", _unknown)
         return await self._backend.call(
             "top_up.do",
-            'select result, reason from "travel_desk"."top_up_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "travel_desk"."top_up_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("top_up.do", "receipt", receipt),
                 check_text("top_up.do", "member", member),
@@ -502,7 +502,7 @@ class AsyncTopUp:
         check_keywords("top_up.do", _unknown)
         return self._backend.make_call(
             "top_up.do",
-            'select result, reason from "travel_desk"."top_up_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "travel_desk"."top_up_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("top_up.do", "receipt", receipt),
                 check_text("top_up.do", "member", member),
@@ -522,7 +522,7 @@ class AsyncOpenTourDay:
         check_keywords("open_tour_day.do", _unknown)
         return await self._backend.call(
             "open_tour_day.do",
-            'select result, reason from "travel_desk"."open_tour_day_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "travel_desk"."open_tour_day_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("open_tour_day.do", "tour", tour),
                 check_text("open_tour_day.do", "day", day),
@@ -535,7 +535,7 @@ class AsyncOpenTourDay:
         check_keywords("open_tour_day.do", _unknown)
         return self._backend.make_call(
             "open_tour_day.do",
-            'select result, reason from "travel_desk"."open_tour_day_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "travel_desk"."open_tour_day_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("open_tour_day.do", "tour", tour),
                 check_text("open_tour_day.do", "day", day),
@@ -555,7 +555,7 @@ class AsyncBookSeat:
         check_keywords("book_seat.hold", _unknown)
         return await self._backend.call(
             "book_seat.hold",
-            'select result, reason from "travel_desk"."book_seat_hold"(%s, %s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "travel_desk"."book_seat_hold"(%s, %s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("book_seat.hold", "booking", booking),
                 check_text("book_seat.hold", "member", member),
@@ -570,7 +570,7 @@ class AsyncBookSeat:
         check_keywords("book_seat.hold", _unknown)
         return self._backend.make_call(
             "book_seat.hold",
-            'select result, reason from "travel_desk"."book_seat_hold"(%s, %s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "travel_desk"."book_seat_hold"(%s, %s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("book_seat.hold", "booking", booking),
                 check_text("book_seat.hold", "member", member),
@@ -585,7 +585,7 @@ class AsyncBookSeat:
         check_keywords("book_seat.post", _unknown)
         return await self._backend.call(
             "book_seat.post",
-            'select result, reason from "travel_desk"."book_seat_post"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "travel_desk"."book_seat_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("book_seat.post", "booking", booking),
                 *_post_values("book_seat.post", ("price", price)),
@@ -597,7 +597,7 @@ class AsyncBookSeat:
         check_keywords("book_seat.post", _unknown)
         return self._backend.make_call(
             "book_seat.post",
-            'select result, reason from "travel_desk"."book_seat_post"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "travel_desk"."book_seat_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("book_seat.post", "booking", booking),
                 *_post_values("book_seat.post", ("price", price)),
@@ -609,7 +609,7 @@ class AsyncBookSeat:
         check_keywords("book_seat.void", _unknown)
         return await self._backend.call(
             "book_seat.void",
-            'select result, reason from "travel_desk"."book_seat_void"(%s, %s, %s::uuid)',
+            'select result, reason from "travel_desk"."book_seat_void"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("book_seat.void", "booking", booking),
             ],
@@ -620,7 +620,7 @@ class AsyncBookSeat:
         check_keywords("book_seat.void", _unknown)
         return self._backend.make_call(
             "book_seat.void",
-            'select result, reason from "travel_desk"."book_seat_void"(%s, %s, %s::uuid)',
+            'select result, reason from "travel_desk"."book_seat_void"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("book_seat.void", "booking", booking),
             ],
@@ -661,7 +661,7 @@ class AsyncGroupHold:
         check_keywords("group_hold.hold", _unknown)
         return await self._backend.call(
             "group_hold.hold",
-            'select result, reason from "travel_desk"."group_hold_hold"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "travel_desk"."group_hold_hold"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("group_hold.hold", "group", group),
                 check_text("group_hold.hold", "tour", tour),
@@ -675,7 +675,7 @@ class AsyncGroupHold:
         check_keywords("group_hold.hold", _unknown)
         return self._backend.make_call(
             "group_hold.hold",
-            'select result, reason from "travel_desk"."group_hold_hold"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "travel_desk"."group_hold_hold"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("group_hold.hold", "group", group),
                 check_text("group_hold.hold", "tour", tour),
@@ -689,7 +689,7 @@ class AsyncGroupHold:
         check_keywords("group_hold.post", _unknown)
         return await self._backend.call(
             "group_hold.post",
-            'select result, reason from "travel_desk"."group_hold_post"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "travel_desk"."group_hold_post"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("group_hold.post", "group", group),
                 check_text("group_hold.post", "tour", tour),
@@ -703,7 +703,7 @@ class AsyncGroupHold:
         check_keywords("group_hold.post", _unknown)
         return self._backend.make_call(
             "group_hold.post",
-            'select result, reason from "travel_desk"."group_hold_post"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "travel_desk"."group_hold_post"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("group_hold.post", "group", group),
                 check_text("group_hold.post", "tour", tour),
@@ -717,7 +717,7 @@ class AsyncGroupHold:
         check_keywords("group_hold.void", _unknown)
         return await self._backend.call(
             "group_hold.void",
-            'select result, reason from "travel_desk"."group_hold_void"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "travel_desk"."group_hold_void"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("group_hold.void", "group", group),
                 check_text("group_hold.void", "tour", tour),
@@ -730,7 +730,7 @@ class AsyncGroupHold:
         check_keywords("group_hold.void", _unknown)
         return self._backend.make_call(
             "group_hold.void",
-            'select result, reason from "travel_desk"."group_hold_void"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "travel_desk"."group_hold_void"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("group_hold.void", "group", group),
                 check_text("group_hold.void", "tour", tour),
@@ -777,7 +777,7 @@ class AsyncPayOperator:
         check_keywords("pay_operator.do", _unknown)
         return await self._backend.call(
             "pay_operator.do",
-            'select result, reason from "travel_desk"."pay_operator_do"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "travel_desk"."pay_operator_do"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("pay_operator.do", "statement", statement),
                 check_amount("pay_operator.do", "amount", amount),
@@ -789,7 +789,7 @@ class AsyncPayOperator:
         check_keywords("pay_operator.do", _unknown)
         return self._backend.make_call(
             "pay_operator.do",
-            'select result, reason from "travel_desk"."pay_operator_do"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "travel_desk"."pay_operator_do"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("pay_operator.do", "statement", statement),
                 check_amount("pay_operator.do", "amount", amount),
@@ -897,7 +897,7 @@ class AsyncBook:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return await self._backend.expire('select "travel_desk".expire(%s::integer, %s::uuid)', max)
+        return await self._backend.expire('select "travel_desk".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and

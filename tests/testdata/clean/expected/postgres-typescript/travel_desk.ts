@@ -200,10 +200,10 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     top_up: {
       async do(args: TopUpArgs): Promise<Result> {
         const a = argsOf("top_up.do", "arguments", args);
-        return call<Reason>(db, "top_up.do", "select result, reason from \"travel_desk\".\"top_up_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("top_up.do", "receipt", field(a, "receipt")), checkText("top_up.do", "member", field(a, "member")), checkAmount("top_up.do", "amount", field(a, "amount"))]);
+        return call<Reason>(db, "top_up.do", "select result, reason from \"travel_desk\".\"top_up_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("top_up.do", "receipt", field(a, "receipt")), checkText("top_up.do", "member", field(a, "member")), checkAmount("top_up.do", "amount", field(a, "amount"))]);
       },
       doCall(args: TopUpArgs): PgCall {
-        return makeCall("top_up.do", "select result, reason from \"travel_desk\".\"top_up_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("top_up.do", "select result, reason from \"travel_desk\".\"top_up_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           const a = argsOf("top_up.do", "arguments", args);
           return [tenant, checkText("top_up.do", "receipt", field(a, "receipt")), checkText("top_up.do", "member", field(a, "member")), checkAmount("top_up.do", "amount", field(a, "amount"))];
         });
@@ -212,10 +212,10 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     open_tour_day: {
       async do(args: OpenTourDayArgs): Promise<Result> {
         const a = argsOf("open_tour_day.do", "arguments", args);
-        return call<Reason>(db, "open_tour_day.do", "select result, reason from \"travel_desk\".\"open_tour_day_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("open_tour_day.do", "tour", field(a, "tour")), checkText("open_tour_day.do", "day", field(a, "day")), checkAmount("open_tour_day.do", "capacity", field(a, "capacity"))]);
+        return call<Reason>(db, "open_tour_day.do", "select result, reason from \"travel_desk\".\"open_tour_day_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("open_tour_day.do", "tour", field(a, "tour")), checkText("open_tour_day.do", "day", field(a, "day")), checkAmount("open_tour_day.do", "capacity", field(a, "capacity"))]);
       },
       doCall(args: OpenTourDayArgs): PgCall {
-        return makeCall("open_tour_day.do", "select result, reason from \"travel_desk\".\"open_tour_day_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("open_tour_day.do", "select result, reason from \"travel_desk\".\"open_tour_day_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           const a = argsOf("open_tour_day.do", "arguments", args);
           return [tenant, checkText("open_tour_day.do", "tour", field(a, "tour")), checkText("open_tour_day.do", "day", field(a, "day")), checkAmount("open_tour_day.do", "capacity", field(a, "capacity"))];
         });
@@ -224,7 +224,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     book_seat: {
       async hold(args: BookSeatArgs): Promise<Result> {
         const a = argsOf("book_seat.hold", "arguments", args);
-        return call<Reason>(db, "book_seat.hold", "select result, reason from \"travel_desk\".\"book_seat_hold\"($1, $2, $3, $4, $5, $6, $7::uuid)", [tenant, checkText("book_seat.hold", "booking", field(a, "booking")), checkText("book_seat.hold", "member", field(a, "member")), checkText("book_seat.hold", "tour", field(a, "tour")), checkText("book_seat.hold", "day", field(a, "day")), checkAmount("book_seat.hold", "price", field(a, "price"))]);
+        return call<Reason>(db, "book_seat.hold", "select result, reason from \"travel_desk\".\"book_seat_hold\"($1, $2, $3, $4, $5, $6, $7::pg_catalog.uuid)", [tenant, checkText("book_seat.hold", "booking", field(a, "booking")), checkText("book_seat.hold", "member", field(a, "member")), checkText("book_seat.hold", "tour", field(a, "tour")), checkText("book_seat.hold", "day", field(a, "day")), checkAmount("book_seat.hold", "price", field(a, "price"))]);
       },
       async post(key: BookSeatKey, amounts?: BookSeatAmounts): Promise<Result> {
         const k = argsOf("book_seat.post", "key", key);
@@ -235,24 +235,24 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
           const m = argsOf("book_seat.post", "amounts", amounts);
           values.push(checkAmount("book_seat.post", "price", field(m, "price")));
         }
-        return call<Reason>(db, "book_seat.post", "select result, reason from \"travel_desk\".\"book_seat_post\"($1, $2, $3, $4::uuid)", values);
+        return call<Reason>(db, "book_seat.post", "select result, reason from \"travel_desk\".\"book_seat_post\"($1, $2, $3, $4::pg_catalog.uuid)", values);
       },
       async void(key: BookSeatKey): Promise<Result> {
         const k = argsOf("book_seat.void", "key", key);
-        return call<Reason>(db, "book_seat.void", "select result, reason from \"travel_desk\".\"book_seat_void\"($1, $2, $3::uuid)", [tenant, checkText("book_seat.void", "booking", field(k, "booking"))]);
+        return call<Reason>(db, "book_seat.void", "select result, reason from \"travel_desk\".\"book_seat_void\"($1, $2, $3::pg_catalog.uuid)", [tenant, checkText("book_seat.void", "booking", field(k, "booking"))]);
       },
       async status(key: BookSeatKey): Promise<HoldState | null> {
         const k = argsOf("book_seat.status", "key", key);
         return status(db, "book_seat.status", "select \"travel_desk\".\"book_seat_status\"($1, $2)", [tenant, checkText("book_seat.status", "booking", field(k, "booking"))]);
       },
       holdCall(args: BookSeatArgs): PgCall {
-        return makeCall("book_seat.hold", "select result, reason from \"travel_desk\".\"book_seat_hold\"($1, $2, $3, $4, $5, $6, $7::uuid)", false, () => {
+        return makeCall("book_seat.hold", "select result, reason from \"travel_desk\".\"book_seat_hold\"($1, $2, $3, $4, $5, $6, $7::pg_catalog.uuid)", false, () => {
           const a = argsOf("book_seat.hold", "arguments", args);
           return [tenant, checkText("book_seat.hold", "booking", field(a, "booking")), checkText("book_seat.hold", "member", field(a, "member")), checkText("book_seat.hold", "tour", field(a, "tour")), checkText("book_seat.hold", "day", field(a, "day")), checkAmount("book_seat.hold", "price", field(a, "price"))];
         });
       },
       postCall(key: BookSeatKey, amounts?: BookSeatAmounts): PgCall {
-        return makeCall("book_seat.post", "select result, reason from \"travel_desk\".\"book_seat_post\"($1, $2, $3, $4::uuid)", false, () => {
+        return makeCall("book_seat.post", "select result, reason from \"travel_desk\".\"book_seat_post\"($1, $2, $3, $4::pg_catalog.uuid)", false, () => {
           const k = argsOf("book_seat.post", "key", key);
           const values: unknown[] = [tenant, checkText("book_seat.post", "booking", field(k, "booking"))];
           if (amounts === undefined) {
@@ -265,7 +265,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
         });
       },
       voidCall(key: BookSeatKey): PgCall {
-        return makeCall("book_seat.void", "select result, reason from \"travel_desk\".\"book_seat_void\"($1, $2, $3::uuid)", false, () => {
+        return makeCall("book_seat.void", "select result, reason from \"travel_desk\".\"book_seat_void\"($1, $2, $3::pg_catalog.uuid)", false, () => {
           const k = argsOf("book_seat.void", "key", key);
           return [tenant, checkText("book_seat.void", "booking", field(k, "booking"))];
         });
@@ -280,7 +280,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     group_hold: {
       async hold(args: GroupHoldArgs): Promise<Result> {
         const a = argsOf("group_hold.hold", "arguments", args);
-        return call<Reason>(db, "group_hold.hold", "select result, reason from \"travel_desk\".\"group_hold_hold\"($1, $2, $3, $4, $5, $6::uuid)", [tenant, checkText("group_hold.hold", "group", field(a, "group")), checkText("group_hold.hold", "tour", field(a, "tour")), checkText("group_hold.hold", "day", field(a, "day")), checkAmount("group_hold.hold", "count", field(a, "count"))]);
+        return call<Reason>(db, "group_hold.hold", "select result, reason from \"travel_desk\".\"group_hold_hold\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", [tenant, checkText("group_hold.hold", "group", field(a, "group")), checkText("group_hold.hold", "tour", field(a, "tour")), checkText("group_hold.hold", "day", field(a, "day")), checkAmount("group_hold.hold", "count", field(a, "count"))]);
       },
       async post(key: GroupHoldKey, amounts?: GroupHoldAmounts): Promise<Result> {
         const k = argsOf("group_hold.post", "key", key);
@@ -291,24 +291,24 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
           const m = argsOf("group_hold.post", "amounts", amounts);
           values.push(checkAmount("group_hold.post", "count", field(m, "count")));
         }
-        return call<Reason>(db, "group_hold.post", "select result, reason from \"travel_desk\".\"group_hold_post\"($1, $2, $3, $4, $5, $6::uuid)", values);
+        return call<Reason>(db, "group_hold.post", "select result, reason from \"travel_desk\".\"group_hold_post\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", values);
       },
       async void(key: GroupHoldKey): Promise<Result> {
         const k = argsOf("group_hold.void", "key", key);
-        return call<Reason>(db, "group_hold.void", "select result, reason from \"travel_desk\".\"group_hold_void\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("group_hold.void", "group", field(k, "group")), checkText("group_hold.void", "tour", field(k, "tour")), checkText("group_hold.void", "day", field(k, "day"))]);
+        return call<Reason>(db, "group_hold.void", "select result, reason from \"travel_desk\".\"group_hold_void\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("group_hold.void", "group", field(k, "group")), checkText("group_hold.void", "tour", field(k, "tour")), checkText("group_hold.void", "day", field(k, "day"))]);
       },
       async status(key: GroupHoldKey): Promise<HoldState | null> {
         const k = argsOf("group_hold.status", "key", key);
         return status(db, "group_hold.status", "select \"travel_desk\".\"group_hold_status\"($1, $2, $3, $4)", [tenant, checkText("group_hold.status", "group", field(k, "group")), checkText("group_hold.status", "tour", field(k, "tour")), checkText("group_hold.status", "day", field(k, "day"))]);
       },
       holdCall(args: GroupHoldArgs): PgCall {
-        return makeCall("group_hold.hold", "select result, reason from \"travel_desk\".\"group_hold_hold\"($1, $2, $3, $4, $5, $6::uuid)", false, () => {
+        return makeCall("group_hold.hold", "select result, reason from \"travel_desk\".\"group_hold_hold\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", false, () => {
           const a = argsOf("group_hold.hold", "arguments", args);
           return [tenant, checkText("group_hold.hold", "group", field(a, "group")), checkText("group_hold.hold", "tour", field(a, "tour")), checkText("group_hold.hold", "day", field(a, "day")), checkAmount("group_hold.hold", "count", field(a, "count"))];
         });
       },
       postCall(key: GroupHoldKey, amounts?: GroupHoldAmounts): PgCall {
-        return makeCall("group_hold.post", "select result, reason from \"travel_desk\".\"group_hold_post\"($1, $2, $3, $4, $5, $6::uuid)", false, () => {
+        return makeCall("group_hold.post", "select result, reason from \"travel_desk\".\"group_hold_post\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", false, () => {
           const k = argsOf("group_hold.post", "key", key);
           const values: unknown[] = [tenant, checkText("group_hold.post", "group", field(k, "group")), checkText("group_hold.post", "tour", field(k, "tour")), checkText("group_hold.post", "day", field(k, "day"))];
           if (amounts === undefined) {
@@ -321,7 +321,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
         });
       },
       voidCall(key: GroupHoldKey): PgCall {
-        return makeCall("group_hold.void", "select result, reason from \"travel_desk\".\"group_hold_void\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("group_hold.void", "select result, reason from \"travel_desk\".\"group_hold_void\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           const k = argsOf("group_hold.void", "key", key);
           return [tenant, checkText("group_hold.void", "group", field(k, "group")), checkText("group_hold.void", "tour", field(k, "tour")), checkText("group_hold.void", "day", field(k, "day"))];
         });
@@ -336,10 +336,10 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     pay_operator: {
       async do(args: PayOperatorArgs): Promise<Result> {
         const a = argsOf("pay_operator.do", "arguments", args);
-        return call<Reason>(db, "pay_operator.do", "select result, reason from \"travel_desk\".\"pay_operator_do\"($1, $2, $3, $4::uuid)", [tenant, checkText("pay_operator.do", "statement", field(a, "statement")), checkAmount("pay_operator.do", "amount", field(a, "amount"))]);
+        return call<Reason>(db, "pay_operator.do", "select result, reason from \"travel_desk\".\"pay_operator_do\"($1, $2, $3, $4::pg_catalog.uuid)", [tenant, checkText("pay_operator.do", "statement", field(a, "statement")), checkAmount("pay_operator.do", "amount", field(a, "amount"))]);
       },
       doCall(args: PayOperatorArgs): PgCall {
-        return makeCall("pay_operator.do", "select result, reason from \"travel_desk\".\"pay_operator_do\"($1, $2, $3, $4::uuid)", false, () => {
+        return makeCall("pay_operator.do", "select result, reason from \"travel_desk\".\"pay_operator_do\"($1, $2, $3, $4::pg_catalog.uuid)", false, () => {
           const a = argsOf("pay_operator.do", "arguments", args);
           return [tenant, checkText("pay_operator.do", "statement", field(a, "statement")), checkAmount("pay_operator.do", "amount", field(a, "amount"))];
         });
@@ -371,7 +371,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
     },
     async expire(max: number): Promise<number> {
-      return expire(db, "select \"travel_desk\".expire($1::integer, $2::uuid)", max);
+      return expire(db, "select \"travel_desk\".expire($1::integer, $2::pg_catalog.uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       return bulk<Reason>(db, calls);

@@ -56,7 +56,7 @@ class チャージ:
         check_keywords("チャージ.do", _unknown)
         return self._backend.call(
             "チャージ.do",
-            'select result, reason from "旅行の窓口"."チャージ_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "旅行の窓口"."チャージ_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("チャージ.do", "受付番号", 受付番号),
                 check_text("チャージ.do", "会員", 会員),
@@ -69,7 +69,7 @@ class チャージ:
         check_keywords("チャージ.do", _unknown)
         return self._backend.make_call(
             "チャージ.do",
-            'select result, reason from "旅行の窓口"."チャージ_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "旅行の窓口"."チャージ_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("チャージ.do", "受付番号", 受付番号),
                 check_text("チャージ.do", "会員", 会員),
@@ -89,7 +89,7 @@ class 催行日の設定:
         check_keywords("催行日の設定.do", _unknown)
         return self._backend.call(
             "催行日の設定.do",
-            'select result, reason from "旅行の窓口"."催行日の設定_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "旅行の窓口"."催行日の設定_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("催行日の設定.do", "ツアー", ツアー),
                 check_text("催行日の設定.do", "day", day),
@@ -102,7 +102,7 @@ class 催行日の設定:
         check_keywords("催行日の設定.do", _unknown)
         return self._backend.make_call(
             "催行日の設定.do",
-            'select result, reason from "旅行の窓口"."催行日の設定_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "旅行の窓口"."催行日の設定_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("催行日の設定.do", "ツアー", ツアー),
                 check_text("催行日の設定.do", "day", day),
@@ -122,7 +122,7 @@ class 座席予約:
         check_keywords("座席予約.hold", _unknown)
         return self._backend.call(
             "座席予約.hold",
-            'select result, reason from "旅行の窓口"."座席予約_hold"(%s, %s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "旅行の窓口"."座席予約_hold"(%s, %s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("座席予約.hold", "予約番号", 予約番号),
                 check_text("座席予約.hold", "会員", 会員),
@@ -137,7 +137,7 @@ class 座席予約:
         check_keywords("座席予約.hold", _unknown)
         return self._backend.make_call(
             "座席予約.hold",
-            'select result, reason from "旅行の窓口"."座席予約_hold"(%s, %s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "旅行の窓口"."座席予約_hold"(%s, %s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("座席予約.hold", "予約番号", 予約番号),
                 check_text("座席予約.hold", "会員", 会員),
@@ -152,7 +152,7 @@ class 座席予約:
         check_keywords("座席予約.post", _unknown)
         return self._backend.call(
             "座席予約.post",
-            'select result, reason from "旅行の窓口"."座席予約_post"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "旅行の窓口"."座席予約_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("座席予約.post", "予約番号", 予約番号),
                 *_post_values("座席予約.post", ("代金", 代金)),
@@ -164,7 +164,7 @@ class 座席予約:
         check_keywords("座席予約.post", _unknown)
         return self._backend.make_call(
             "座席予約.post",
-            'select result, reason from "旅行の窓口"."座席予約_post"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "旅行の窓口"."座席予約_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("座席予約.post", "予約番号", 予約番号),
                 *_post_values("座席予約.post", ("代金", 代金)),
@@ -176,7 +176,7 @@ class 座席予約:
         check_keywords("座席予約.void", _unknown)
         return self._backend.call(
             "座席予約.void",
-            'select result, reason from "旅行の窓口"."座席予約_void"(%s, %s, %s::uuid)',
+            'select result, reason from "旅行の窓口"."座席予約_void"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("座席予約.void", "予約番号", 予約番号),
             ],
@@ -187,7 +187,7 @@ class 座席予約:
         check_keywords("座席予約.void", _unknown)
         return self._backend.make_call(
             "座席予約.void",
-            'select result, reason from "旅行の窓口"."座席予約_void"(%s, %s, %s::uuid)',
+            'select result, reason from "旅行の窓口"."座席予約_void"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("座席予約.void", "予約番号", 予約番号),
             ],
@@ -228,7 +228,7 @@ class 団体の仮押さえ:
         check_keywords("団体の仮押さえ.hold", _unknown)
         return self._backend.call(
             "団体の仮押さえ.hold",
-            'select result, reason from "旅行の窓口"."団体の仮押さえ_hold"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "旅行の窓口"."団体の仮押さえ_hold"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("団体の仮押さえ.hold", "団体", 団体),
                 check_text("団体の仮押さえ.hold", "ツアー", ツアー),
@@ -242,7 +242,7 @@ class 団体の仮押さえ:
         check_keywords("団体の仮押さえ.hold", _unknown)
         return self._backend.make_call(
             "団体の仮押さえ.hold",
-            'select result, reason from "旅行の窓口"."団体の仮押さえ_hold"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "旅行の窓口"."団体の仮押さえ_hold"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("団体の仮押さえ.hold", "団体", 団体),
                 check_text("団体の仮押さえ.hold", "ツアー", ツアー),
@@ -256,7 +256,7 @@ class 団体の仮押さえ:
         check_keywords("団体の仮押さえ.post", _unknown)
         return self._backend.call(
             "団体の仮押さえ.post",
-            'select result, reason from "旅行の窓口"."団体の仮押さえ_post"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "旅行の窓口"."団体の仮押さえ_post"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("団体の仮押さえ.post", "団体", 団体),
                 check_text("団体の仮押さえ.post", "ツアー", ツアー),
@@ -270,7 +270,7 @@ class 団体の仮押さえ:
         check_keywords("団体の仮押さえ.post", _unknown)
         return self._backend.make_call(
             "団体の仮押さえ.post",
-            'select result, reason from "旅行の窓口"."団体の仮押さえ_post"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "旅行の窓口"."団体の仮押さえ_post"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("団体の仮押さえ.post", "団体", 団体),
                 check_text("団体の仮押さえ.post", "ツアー", ツアー),
@@ -284,7 +284,7 @@ class 団体の仮押さえ:
         check_keywords("団体の仮押さえ.void", _unknown)
         return self._backend.call(
             "団体の仮押さえ.void",
-            'select result, reason from "旅行の窓口"."団体の仮押さえ_void"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "旅行の窓口"."団体の仮押さえ_void"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("団体の仮押さえ.void", "団体", 団体),
                 check_text("団体の仮押さえ.void", "ツアー", ツアー),
@@ -297,7 +297,7 @@ class 団体の仮押さえ:
         check_keywords("団体の仮押さえ.void", _unknown)
         return self._backend.make_call(
             "団体の仮押さえ.void",
-            'select result, reason from "旅行の窓口"."団体の仮押さえ_void"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "旅行の窓口"."団体の仮押さえ_void"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("団体の仮押さえ.void", "団体", 団体),
                 check_text("団体の仮押さえ.void", "ツアー", ツアー),
@@ -344,7 +344,7 @@ class 催行会社への支払:
         check_keywords("催行会社への支払.do", _unknown)
         return self._backend.call(
             "催行会社への支払.do",
-            'select result, reason from "旅行の窓口"."催行会社への支払_do"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "旅行の窓口"."催行会社への支払_do"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("催行会社への支払.do", "明細", 明細),
                 check_amount("催行会社への支払.do", "額", 額),
@@ -356,7 +356,7 @@ class 催行会社への支払:
         check_keywords("催行会社への支払.do", _unknown)
         return self._backend.make_call(
             "催行会社への支払.do",
-            'select result, reason from "旅行の窓口"."催行会社への支払_do"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "旅行の窓口"."催行会社への支払_do"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("催行会社への支払.do", "明細", 明細),
                 check_amount("催行会社への支払.do", "額", 額),
@@ -464,7 +464,7 @@ class Book:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return self._backend.expire('select "旅行の窓口".expire(%s::integer, %s::uuid)', max)
+        return self._backend.expire('select "旅行の窓口".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
@@ -489,7 +489,7 @@ class Asyncチャージ:
         check_keywords("チャージ.do", _unknown)
         return await self._backend.call(
             "チャージ.do",
-            'select result, reason from "旅行の窓口"."チャージ_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "旅行の窓口"."チャージ_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("チャージ.do", "受付番号", 受付番号),
                 check_text("チャージ.do", "会員", 会員),
@@ -502,7 +502,7 @@ class Asyncチャージ:
         check_keywords("チャージ.do", _unknown)
         return self._backend.make_call(
             "チャージ.do",
-            'select result, reason from "旅行の窓口"."チャージ_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "旅行の窓口"."チャージ_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("チャージ.do", "受付番号", 受付番号),
                 check_text("チャージ.do", "会員", 会員),
@@ -522,7 +522,7 @@ class Async催行日の設定:
         check_keywords("催行日の設定.do", _unknown)
         return await self._backend.call(
             "催行日の設定.do",
-            'select result, reason from "旅行の窓口"."催行日の設定_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "旅行の窓口"."催行日の設定_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("催行日の設定.do", "ツアー", ツアー),
                 check_text("催行日の設定.do", "day", day),
@@ -535,7 +535,7 @@ class Async催行日の設定:
         check_keywords("催行日の設定.do", _unknown)
         return self._backend.make_call(
             "催行日の設定.do",
-            'select result, reason from "旅行の窓口"."催行日の設定_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "旅行の窓口"."催行日の設定_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("催行日の設定.do", "ツアー", ツアー),
                 check_text("催行日の設定.do", "day", day),
@@ -555,7 +555,7 @@ class Async座席予約:
         check_keywords("座席予約.hold", _unknown)
         return await self._backend.call(
             "座席予約.hold",
-            'select result, reason from "旅行の窓口"."座席予約_hold"(%s, %s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "旅行の窓口"."座席予約_hold"(%s, %s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("座席予約.hold", "予約番号", 予約番号),
                 check_text("座席予約.hold", "会員", 会員),
@@ -570,7 +570,7 @@ class Async座席予約:
         check_keywords("座席予約.hold", _unknown)
         return self._backend.make_call(
             "座席予約.hold",
-            'select result, reason from "旅行の窓口"."座席予約_hold"(%s, %s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "旅行の窓口"."座席予約_hold"(%s, %s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("座席予約.hold", "予約番号", 予約番号),
                 check_text("座席予約.hold", "会員", 会員),
@@ -585,7 +585,7 @@ class Async座席予約:
         check_keywords("座席予約.post", _unknown)
         return await self._backend.call(
             "座席予約.post",
-            'select result, reason from "旅行の窓口"."座席予約_post"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "旅行の窓口"."座席予約_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("座席予約.post", "予約番号", 予約番号),
                 *_post_values("座席予約.post", ("代金", 代金)),
@@ -597,7 +597,7 @@ class Async座席予約:
         check_keywords("座席予約.post", _unknown)
         return self._backend.make_call(
             "座席予約.post",
-            'select result, reason from "旅行の窓口"."座席予約_post"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "旅行の窓口"."座席予約_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("座席予約.post", "予約番号", 予約番号),
                 *_post_values("座席予約.post", ("代金", 代金)),
@@ -609,7 +609,7 @@ class Async座席予約:
         check_keywords("座席予約.void", _unknown)
         return await self._backend.call(
             "座席予約.void",
-            'select result, reason from "旅行の窓口"."座席予約_void"(%s, %s, %s::uuid)',
+            'select result, reason from "旅行の窓口"."座席予約_void"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("座席予約.void", "予約番号", 予約番号),
             ],
@@ -620,7 +620,7 @@ class Async座席予約:
         check_keywords("座席予約.void", _unknown)
         return self._backend.make_call(
             "座席予約.void",
-            'select result, reason from "旅行の窓口"."座席予約_void"(%s, %s, %s::uuid)',
+            'select result, reason from "旅行の窓口"."座席予約_void"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("座席予約.void", "予約番号", 予約番号),
             ],
@@ -661,7 +661,7 @@ class Async団体の仮押さえ:
         check_keywords("団体の仮押さえ.hold", _unknown)
         return await self._backend.call(
             "団体の仮押さえ.hold",
-            'select result, reason from "旅行の窓口"."団体の仮押さえ_hold"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "旅行の窓口"."団体の仮押さえ_hold"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("団体の仮押さえ.hold", "団体", 団体),
                 check_text("団体の仮押さえ.hold", "ツアー", ツアー),
@@ -675,7 +675,7 @@ class Async団体の仮押さえ:
         check_keywords("団体の仮押さえ.hold", _unknown)
         return self._backend.make_call(
             "団体の仮押さえ.hold",
-            'select result, reason from "旅行の窓口"."団体の仮押さえ_hold"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "旅行の窓口"."団体の仮押さえ_hold"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("団体の仮押さえ.hold", "団体", 団体),
                 check_text("団体の仮押さえ.hold", "ツアー", ツアー),
@@ -689,7 +689,7 @@ class Async団体の仮押さえ:
         check_keywords("団体の仮押さえ.post", _unknown)
         return await self._backend.call(
             "団体の仮押さえ.post",
-            'select result, reason from "旅行の窓口"."団体の仮押さえ_post"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "旅行の窓口"."団体の仮押さえ_post"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("団体の仮押さえ.post", "団体", 団体),
                 check_text("団体の仮押さえ.post", "ツアー", ツアー),
@@ -703,7 +703,7 @@ class Async団体の仮押さえ:
         check_keywords("団体の仮押さえ.post", _unknown)
         return self._backend.make_call(
             "団体の仮押さえ.post",
-            'select result, reason from "旅行の窓口"."団体の仮押さえ_post"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "旅行の窓口"."団体の仮押さえ_post"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("団体の仮押さえ.post", "団体", 団体),
                 check_text("団体の仮押さえ.post", "ツアー", ツアー),
@@ -717,7 +717,7 @@ class Async団体の仮押さえ:
         check_keywords("団体の仮押さえ.void", _unknown)
         return await self._backend.call(
             "団体の仮押さえ.void",
-            'select result, reason from "旅行の窓口"."団体の仮押さえ_void"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "旅行の窓口"."団体の仮押さえ_void"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("団体の仮押さえ.void", "団体", 団体),
                 check_text("団体の仮押さえ.void", "ツアー", ツアー),
@@ -730,7 +730,7 @@ class Async団体の仮押さえ:
         check_keywords("団体の仮押さえ.void", _unknown)
         return self._backend.make_call(
             "団体の仮押さえ.void",
-            'select result, reason from "旅行の窓口"."団体の仮押さえ_void"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "旅行の窓口"."団体の仮押さえ_void"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("団体の仮押さえ.void", "団体", 団体),
                 check_text("団体の仮押さえ.void", "ツアー", ツアー),
@@ -777,7 +777,7 @@ class Async催行会社への支払:
         check_keywords("催行会社への支払.do", _unknown)
         return await self._backend.call(
             "催行会社への支払.do",
-            'select result, reason from "旅行の窓口"."催行会社への支払_do"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "旅行の窓口"."催行会社への支払_do"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("催行会社への支払.do", "明細", 明細),
                 check_amount("催行会社への支払.do", "額", 額),
@@ -789,7 +789,7 @@ class Async催行会社への支払:
         check_keywords("催行会社への支払.do", _unknown)
         return self._backend.make_call(
             "催行会社への支払.do",
-            'select result, reason from "旅行の窓口"."催行会社への支払_do"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "旅行の窓口"."催行会社への支払_do"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("催行会社への支払.do", "明細", 明細),
                 check_amount("催行会社への支払.do", "額", 額),
@@ -897,7 +897,7 @@ class AsyncBook:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return await self._backend.expire('select "旅行の窓口".expire(%s::integer, %s::uuid)', max)
+        return await self._backend.expire('select "旅行の窓口".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and

@@ -200,10 +200,10 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     チャージ: {
       async do(args: チャージArgs): Promise<Result> {
         const a = argsOf("チャージ.do", "arguments", args);
-        return call<Reason>(db, "チャージ.do", "select result, reason from \"旅行の窓口\".\"チャージ_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("チャージ.do", "受付番号", field(a, "受付番号")), checkText("チャージ.do", "会員", field(a, "会員")), checkAmount("チャージ.do", "額", field(a, "額"))]);
+        return call<Reason>(db, "チャージ.do", "select result, reason from \"旅行の窓口\".\"チャージ_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("チャージ.do", "受付番号", field(a, "受付番号")), checkText("チャージ.do", "会員", field(a, "会員")), checkAmount("チャージ.do", "額", field(a, "額"))]);
       },
       doCall(args: チャージArgs): PgCall {
-        return makeCall("チャージ.do", "select result, reason from \"旅行の窓口\".\"チャージ_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("チャージ.do", "select result, reason from \"旅行の窓口\".\"チャージ_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           const a = argsOf("チャージ.do", "arguments", args);
           return [tenant, checkText("チャージ.do", "受付番号", field(a, "受付番号")), checkText("チャージ.do", "会員", field(a, "会員")), checkAmount("チャージ.do", "額", field(a, "額"))];
         });
@@ -212,10 +212,10 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     催行日の設定: {
       async do(args: 催行日の設定Args): Promise<Result> {
         const a = argsOf("催行日の設定.do", "arguments", args);
-        return call<Reason>(db, "催行日の設定.do", "select result, reason from \"旅行の窓口\".\"催行日の設定_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("催行日の設定.do", "ツアー", field(a, "ツアー")), checkText("催行日の設定.do", "day", field(a, "day")), checkAmount("催行日の設定.do", "定員", field(a, "定員"))]);
+        return call<Reason>(db, "催行日の設定.do", "select result, reason from \"旅行の窓口\".\"催行日の設定_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("催行日の設定.do", "ツアー", field(a, "ツアー")), checkText("催行日の設定.do", "day", field(a, "day")), checkAmount("催行日の設定.do", "定員", field(a, "定員"))]);
       },
       doCall(args: 催行日の設定Args): PgCall {
-        return makeCall("催行日の設定.do", "select result, reason from \"旅行の窓口\".\"催行日の設定_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("催行日の設定.do", "select result, reason from \"旅行の窓口\".\"催行日の設定_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           const a = argsOf("催行日の設定.do", "arguments", args);
           return [tenant, checkText("催行日の設定.do", "ツアー", field(a, "ツアー")), checkText("催行日の設定.do", "day", field(a, "day")), checkAmount("催行日の設定.do", "定員", field(a, "定員"))];
         });
@@ -224,7 +224,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     座席予約: {
       async hold(args: 座席予約Args): Promise<Result> {
         const a = argsOf("座席予約.hold", "arguments", args);
-        return call<Reason>(db, "座席予約.hold", "select result, reason from \"旅行の窓口\".\"座席予約_hold\"($1, $2, $3, $4, $5, $6, $7::uuid)", [tenant, checkText("座席予約.hold", "予約番号", field(a, "予約番号")), checkText("座席予約.hold", "会員", field(a, "会員")), checkText("座席予約.hold", "ツアー", field(a, "ツアー")), checkText("座席予約.hold", "day", field(a, "day")), checkAmount("座席予約.hold", "代金", field(a, "代金"))]);
+        return call<Reason>(db, "座席予約.hold", "select result, reason from \"旅行の窓口\".\"座席予約_hold\"($1, $2, $3, $4, $5, $6, $7::pg_catalog.uuid)", [tenant, checkText("座席予約.hold", "予約番号", field(a, "予約番号")), checkText("座席予約.hold", "会員", field(a, "会員")), checkText("座席予約.hold", "ツアー", field(a, "ツアー")), checkText("座席予約.hold", "day", field(a, "day")), checkAmount("座席予約.hold", "代金", field(a, "代金"))]);
       },
       async post(key: 座席予約Key, amounts?: 座席予約Amounts): Promise<Result> {
         const k = argsOf("座席予約.post", "key", key);
@@ -235,24 +235,24 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
           const m = argsOf("座席予約.post", "amounts", amounts);
           values.push(checkAmount("座席予約.post", "代金", field(m, "代金")));
         }
-        return call<Reason>(db, "座席予約.post", "select result, reason from \"旅行の窓口\".\"座席予約_post\"($1, $2, $3, $4::uuid)", values);
+        return call<Reason>(db, "座席予約.post", "select result, reason from \"旅行の窓口\".\"座席予約_post\"($1, $2, $3, $4::pg_catalog.uuid)", values);
       },
       async void(key: 座席予約Key): Promise<Result> {
         const k = argsOf("座席予約.void", "key", key);
-        return call<Reason>(db, "座席予約.void", "select result, reason from \"旅行の窓口\".\"座席予約_void\"($1, $2, $3::uuid)", [tenant, checkText("座席予約.void", "予約番号", field(k, "予約番号"))]);
+        return call<Reason>(db, "座席予約.void", "select result, reason from \"旅行の窓口\".\"座席予約_void\"($1, $2, $3::pg_catalog.uuid)", [tenant, checkText("座席予約.void", "予約番号", field(k, "予約番号"))]);
       },
       async status(key: 座席予約Key): Promise<HoldState | null> {
         const k = argsOf("座席予約.status", "key", key);
         return status(db, "座席予約.status", "select \"旅行の窓口\".\"座席予約_status\"($1, $2)", [tenant, checkText("座席予約.status", "予約番号", field(k, "予約番号"))]);
       },
       holdCall(args: 座席予約Args): PgCall {
-        return makeCall("座席予約.hold", "select result, reason from \"旅行の窓口\".\"座席予約_hold\"($1, $2, $3, $4, $5, $6, $7::uuid)", false, () => {
+        return makeCall("座席予約.hold", "select result, reason from \"旅行の窓口\".\"座席予約_hold\"($1, $2, $3, $4, $5, $6, $7::pg_catalog.uuid)", false, () => {
           const a = argsOf("座席予約.hold", "arguments", args);
           return [tenant, checkText("座席予約.hold", "予約番号", field(a, "予約番号")), checkText("座席予約.hold", "会員", field(a, "会員")), checkText("座席予約.hold", "ツアー", field(a, "ツアー")), checkText("座席予約.hold", "day", field(a, "day")), checkAmount("座席予約.hold", "代金", field(a, "代金"))];
         });
       },
       postCall(key: 座席予約Key, amounts?: 座席予約Amounts): PgCall {
-        return makeCall("座席予約.post", "select result, reason from \"旅行の窓口\".\"座席予約_post\"($1, $2, $3, $4::uuid)", false, () => {
+        return makeCall("座席予約.post", "select result, reason from \"旅行の窓口\".\"座席予約_post\"($1, $2, $3, $4::pg_catalog.uuid)", false, () => {
           const k = argsOf("座席予約.post", "key", key);
           const values: unknown[] = [tenant, checkText("座席予約.post", "予約番号", field(k, "予約番号"))];
           if (amounts === undefined) {
@@ -265,7 +265,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
         });
       },
       voidCall(key: 座席予約Key): PgCall {
-        return makeCall("座席予約.void", "select result, reason from \"旅行の窓口\".\"座席予約_void\"($1, $2, $3::uuid)", false, () => {
+        return makeCall("座席予約.void", "select result, reason from \"旅行の窓口\".\"座席予約_void\"($1, $2, $3::pg_catalog.uuid)", false, () => {
           const k = argsOf("座席予約.void", "key", key);
           return [tenant, checkText("座席予約.void", "予約番号", field(k, "予約番号"))];
         });
@@ -280,7 +280,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     団体の仮押さえ: {
       async hold(args: 団体の仮押さえArgs): Promise<Result> {
         const a = argsOf("団体の仮押さえ.hold", "arguments", args);
-        return call<Reason>(db, "団体の仮押さえ.hold", "select result, reason from \"旅行の窓口\".\"団体の仮押さえ_hold\"($1, $2, $3, $4, $5, $6::uuid)", [tenant, checkText("団体の仮押さえ.hold", "団体", field(a, "団体")), checkText("団体の仮押さえ.hold", "ツアー", field(a, "ツアー")), checkText("団体の仮押さえ.hold", "day", field(a, "day")), checkAmount("団体の仮押さえ.hold", "席数", field(a, "席数"))]);
+        return call<Reason>(db, "団体の仮押さえ.hold", "select result, reason from \"旅行の窓口\".\"団体の仮押さえ_hold\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", [tenant, checkText("団体の仮押さえ.hold", "団体", field(a, "団体")), checkText("団体の仮押さえ.hold", "ツアー", field(a, "ツアー")), checkText("団体の仮押さえ.hold", "day", field(a, "day")), checkAmount("団体の仮押さえ.hold", "席数", field(a, "席数"))]);
       },
       async post(key: 団体の仮押さえKey, amounts?: 団体の仮押さえAmounts): Promise<Result> {
         const k = argsOf("団体の仮押さえ.post", "key", key);
@@ -291,24 +291,24 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
           const m = argsOf("団体の仮押さえ.post", "amounts", amounts);
           values.push(checkAmount("団体の仮押さえ.post", "席数", field(m, "席数")));
         }
-        return call<Reason>(db, "団体の仮押さえ.post", "select result, reason from \"旅行の窓口\".\"団体の仮押さえ_post\"($1, $2, $3, $4, $5, $6::uuid)", values);
+        return call<Reason>(db, "団体の仮押さえ.post", "select result, reason from \"旅行の窓口\".\"団体の仮押さえ_post\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", values);
       },
       async void(key: 団体の仮押さえKey): Promise<Result> {
         const k = argsOf("団体の仮押さえ.void", "key", key);
-        return call<Reason>(db, "団体の仮押さえ.void", "select result, reason from \"旅行の窓口\".\"団体の仮押さえ_void\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("団体の仮押さえ.void", "団体", field(k, "団体")), checkText("団体の仮押さえ.void", "ツアー", field(k, "ツアー")), checkText("団体の仮押さえ.void", "day", field(k, "day"))]);
+        return call<Reason>(db, "団体の仮押さえ.void", "select result, reason from \"旅行の窓口\".\"団体の仮押さえ_void\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("団体の仮押さえ.void", "団体", field(k, "団体")), checkText("団体の仮押さえ.void", "ツアー", field(k, "ツアー")), checkText("団体の仮押さえ.void", "day", field(k, "day"))]);
       },
       async status(key: 団体の仮押さえKey): Promise<HoldState | null> {
         const k = argsOf("団体の仮押さえ.status", "key", key);
         return status(db, "団体の仮押さえ.status", "select \"旅行の窓口\".\"団体の仮押さえ_status\"($1, $2, $3, $4)", [tenant, checkText("団体の仮押さえ.status", "団体", field(k, "団体")), checkText("団体の仮押さえ.status", "ツアー", field(k, "ツアー")), checkText("団体の仮押さえ.status", "day", field(k, "day"))]);
       },
       holdCall(args: 団体の仮押さえArgs): PgCall {
-        return makeCall("団体の仮押さえ.hold", "select result, reason from \"旅行の窓口\".\"団体の仮押さえ_hold\"($1, $2, $3, $4, $5, $6::uuid)", false, () => {
+        return makeCall("団体の仮押さえ.hold", "select result, reason from \"旅行の窓口\".\"団体の仮押さえ_hold\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", false, () => {
           const a = argsOf("団体の仮押さえ.hold", "arguments", args);
           return [tenant, checkText("団体の仮押さえ.hold", "団体", field(a, "団体")), checkText("団体の仮押さえ.hold", "ツアー", field(a, "ツアー")), checkText("団体の仮押さえ.hold", "day", field(a, "day")), checkAmount("団体の仮押さえ.hold", "席数", field(a, "席数"))];
         });
       },
       postCall(key: 団体の仮押さえKey, amounts?: 団体の仮押さえAmounts): PgCall {
-        return makeCall("団体の仮押さえ.post", "select result, reason from \"旅行の窓口\".\"団体の仮押さえ_post\"($1, $2, $3, $4, $5, $6::uuid)", false, () => {
+        return makeCall("団体の仮押さえ.post", "select result, reason from \"旅行の窓口\".\"団体の仮押さえ_post\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", false, () => {
           const k = argsOf("団体の仮押さえ.post", "key", key);
           const values: unknown[] = [tenant, checkText("団体の仮押さえ.post", "団体", field(k, "団体")), checkText("団体の仮押さえ.post", "ツアー", field(k, "ツアー")), checkText("団体の仮押さえ.post", "day", field(k, "day"))];
           if (amounts === undefined) {
@@ -321,7 +321,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
         });
       },
       voidCall(key: 団体の仮押さえKey): PgCall {
-        return makeCall("団体の仮押さえ.void", "select result, reason from \"旅行の窓口\".\"団体の仮押さえ_void\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("団体の仮押さえ.void", "select result, reason from \"旅行の窓口\".\"団体の仮押さえ_void\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           const k = argsOf("団体の仮押さえ.void", "key", key);
           return [tenant, checkText("団体の仮押さえ.void", "団体", field(k, "団体")), checkText("団体の仮押さえ.void", "ツアー", field(k, "ツアー")), checkText("団体の仮押さえ.void", "day", field(k, "day"))];
         });
@@ -336,10 +336,10 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     催行会社への支払: {
       async do(args: 催行会社への支払Args): Promise<Result> {
         const a = argsOf("催行会社への支払.do", "arguments", args);
-        return call<Reason>(db, "催行会社への支払.do", "select result, reason from \"旅行の窓口\".\"催行会社への支払_do\"($1, $2, $3, $4::uuid)", [tenant, checkText("催行会社への支払.do", "明細", field(a, "明細")), checkAmount("催行会社への支払.do", "額", field(a, "額"))]);
+        return call<Reason>(db, "催行会社への支払.do", "select result, reason from \"旅行の窓口\".\"催行会社への支払_do\"($1, $2, $3, $4::pg_catalog.uuid)", [tenant, checkText("催行会社への支払.do", "明細", field(a, "明細")), checkAmount("催行会社への支払.do", "額", field(a, "額"))]);
       },
       doCall(args: 催行会社への支払Args): PgCall {
-        return makeCall("催行会社への支払.do", "select result, reason from \"旅行の窓口\".\"催行会社への支払_do\"($1, $2, $3, $4::uuid)", false, () => {
+        return makeCall("催行会社への支払.do", "select result, reason from \"旅行の窓口\".\"催行会社への支払_do\"($1, $2, $3, $4::pg_catalog.uuid)", false, () => {
           const a = argsOf("催行会社への支払.do", "arguments", args);
           return [tenant, checkText("催行会社への支払.do", "明細", field(a, "明細")), checkAmount("催行会社への支払.do", "額", field(a, "額"))];
         });
@@ -371,7 +371,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
     },
     async expire(max: number): Promise<number> {
-      return expire(db, "select \"旅行の窓口\".expire($1::integer, $2::uuid)", max);
+      return expire(db, "select \"旅行の窓口\".expire($1::integer, $2::pg_catalog.uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       return bulk<Reason>(db, calls);

@@ -53,7 +53,7 @@ class DropOff:
         check_keywords("drop_off.do", _unknown)
         return self._backend.call(
             "drop_off.do",
-            'select result, reason from "parcels"."drop_off_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "parcels"."drop_off_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("drop_off.do", "slip", slip),
                 check_text("drop_off.do", "site", site),
@@ -66,7 +66,7 @@ class DropOff:
         check_keywords("drop_off.do", _unknown)
         return self._backend.make_call(
             "drop_off.do",
-            'select result, reason from "parcels"."drop_off_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "parcels"."drop_off_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("drop_off.do", "slip", slip),
                 check_text("drop_off.do", "site", site),
@@ -86,7 +86,7 @@ class PickUp:
         check_keywords("pick_up.hold", _unknown)
         return self._backend.call(
             "pick_up.hold",
-            'select result, reason from "parcels"."pick_up_hold"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "parcels"."pick_up_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("pick_up.hold", "code", code),
                 check_text("pick_up.hold", "site", site),
@@ -99,7 +99,7 @@ class PickUp:
         check_keywords("pick_up.hold", _unknown)
         return self._backend.make_call(
             "pick_up.hold",
-            'select result, reason from "parcels"."pick_up_hold"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "parcels"."pick_up_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("pick_up.hold", "code", code),
                 check_text("pick_up.hold", "site", site),
@@ -112,7 +112,7 @@ class PickUp:
         check_keywords("pick_up.post", _unknown)
         return self._backend.call(
             "pick_up.post",
-            'select result, reason from "parcels"."pick_up_post"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "parcels"."pick_up_post"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("pick_up.post", "code", code),
                 check_text("pick_up.post", "site", site),
@@ -125,7 +125,7 @@ class PickUp:
         check_keywords("pick_up.post", _unknown)
         return self._backend.make_call(
             "pick_up.post",
-            'select result, reason from "parcels"."pick_up_post"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "parcels"."pick_up_post"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("pick_up.post", "code", code),
                 check_text("pick_up.post", "site", site),
@@ -138,7 +138,7 @@ class PickUp:
         check_keywords("pick_up.void", _unknown)
         return self._backend.call(
             "pick_up.void",
-            'select result, reason from "parcels"."pick_up_void"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "parcels"."pick_up_void"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("pick_up.void", "code", code),
                 check_text("pick_up.void", "site", site),
@@ -150,7 +150,7 @@ class PickUp:
         check_keywords("pick_up.void", _unknown)
         return self._backend.make_call(
             "pick_up.void",
-            'select result, reason from "parcels"."pick_up_void"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "parcels"."pick_up_void"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("pick_up.void", "code", code),
                 check_text("pick_up.void", "site", site),
@@ -237,7 +237,7 @@ class Book:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return self._backend.expire('select "parcels".expire(%s::integer, %s::uuid)', max)
+        return self._backend.expire('select "parcels".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
@@ -262,7 +262,7 @@ class AsyncDropOff:
         check_keywords("drop_off.do", _unknown)
         return await self._backend.call(
             "drop_off.do",
-            'select result, reason from "parcels"."drop_off_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "parcels"."drop_off_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("drop_off.do", "slip", slip),
                 check_text("drop_off.do", "site", site),
@@ -275,7 +275,7 @@ class AsyncDropOff:
         check_keywords("drop_off.do", _unknown)
         return self._backend.make_call(
             "drop_off.do",
-            'select result, reason from "parcels"."drop_off_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "parcels"."drop_off_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("drop_off.do", "slip", slip),
                 check_text("drop_off.do", "site", site),
@@ -295,7 +295,7 @@ class AsyncPickUp:
         check_keywords("pick_up.hold", _unknown)
         return await self._backend.call(
             "pick_up.hold",
-            'select result, reason from "parcels"."pick_up_hold"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "parcels"."pick_up_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("pick_up.hold", "code", code),
                 check_text("pick_up.hold", "site", site),
@@ -308,7 +308,7 @@ class AsyncPickUp:
         check_keywords("pick_up.hold", _unknown)
         return self._backend.make_call(
             "pick_up.hold",
-            'select result, reason from "parcels"."pick_up_hold"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "parcels"."pick_up_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("pick_up.hold", "code", code),
                 check_text("pick_up.hold", "site", site),
@@ -321,7 +321,7 @@ class AsyncPickUp:
         check_keywords("pick_up.post", _unknown)
         return await self._backend.call(
             "pick_up.post",
-            'select result, reason from "parcels"."pick_up_post"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "parcels"."pick_up_post"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("pick_up.post", "code", code),
                 check_text("pick_up.post", "site", site),
@@ -334,7 +334,7 @@ class AsyncPickUp:
         check_keywords("pick_up.post", _unknown)
         return self._backend.make_call(
             "pick_up.post",
-            'select result, reason from "parcels"."pick_up_post"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "parcels"."pick_up_post"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("pick_up.post", "code", code),
                 check_text("pick_up.post", "site", site),
@@ -347,7 +347,7 @@ class AsyncPickUp:
         check_keywords("pick_up.void", _unknown)
         return await self._backend.call(
             "pick_up.void",
-            'select result, reason from "parcels"."pick_up_void"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "parcels"."pick_up_void"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("pick_up.void", "code", code),
                 check_text("pick_up.void", "site", site),
@@ -359,7 +359,7 @@ class AsyncPickUp:
         check_keywords("pick_up.void", _unknown)
         return self._backend.make_call(
             "pick_up.void",
-            'select result, reason from "parcels"."pick_up_void"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "parcels"."pick_up_void"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("pick_up.void", "code", code),
                 check_text("pick_up.void", "site", site),
@@ -446,7 +446,7 @@ class AsyncBook:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return await self._backend.expire('select "parcels".expire(%s::integer, %s::uuid)', max)
+        return await self._backend.expire('select "parcels".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and

@@ -122,10 +122,10 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     drop_off: {
       async do(args: DropOffArgs): Promise<Result> {
         const a = argsOf("drop_off.do", "arguments", args);
-        return call<Reason>(db, "drop_off.do", "select result, reason from \"parcels\".\"drop_off_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("drop_off.do", "slip", field(a, "slip")), checkText("drop_off.do", "site", field(a, "site")), checkAmount("drop_off.do", "qty", field(a, "qty"))]);
+        return call<Reason>(db, "drop_off.do", "select result, reason from \"parcels\".\"drop_off_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("drop_off.do", "slip", field(a, "slip")), checkText("drop_off.do", "site", field(a, "site")), checkAmount("drop_off.do", "qty", field(a, "qty"))]);
       },
       doCall(args: DropOffArgs): PgCall {
-        return makeCall("drop_off.do", "select result, reason from \"parcels\".\"drop_off_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("drop_off.do", "select result, reason from \"parcels\".\"drop_off_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           const a = argsOf("drop_off.do", "arguments", args);
           return [tenant, checkText("drop_off.do", "slip", field(a, "slip")), checkText("drop_off.do", "site", field(a, "site")), checkAmount("drop_off.do", "qty", field(a, "qty"))];
         });
@@ -134,7 +134,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     pick_up: {
       async hold(args: PickUpArgs): Promise<Result> {
         const a = argsOf("pick_up.hold", "arguments", args);
-        return call<Reason>(db, "pick_up.hold", "select result, reason from \"parcels\".\"pick_up_hold\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("pick_up.hold", "code", field(a, "code")), checkText("pick_up.hold", "site", field(a, "site")), checkAmount("pick_up.hold", "qty", field(a, "qty"))]);
+        return call<Reason>(db, "pick_up.hold", "select result, reason from \"parcels\".\"pick_up_hold\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("pick_up.hold", "code", field(a, "code")), checkText("pick_up.hold", "site", field(a, "site")), checkAmount("pick_up.hold", "qty", field(a, "qty"))]);
       },
       async post(key: PickUpKey, amounts?: PickUpAmounts): Promise<Result> {
         const k = argsOf("pick_up.post", "key", key);
@@ -145,24 +145,24 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
           const m = argsOf("pick_up.post", "amounts", amounts);
           values.push(checkAmount("pick_up.post", "qty", field(m, "qty")));
         }
-        return call<Reason>(db, "pick_up.post", "select result, reason from \"parcels\".\"pick_up_post\"($1, $2, $3, $4, $5::uuid)", values);
+        return call<Reason>(db, "pick_up.post", "select result, reason from \"parcels\".\"pick_up_post\"($1, $2, $3, $4, $5::pg_catalog.uuid)", values);
       },
       async void(key: PickUpKey): Promise<Result> {
         const k = argsOf("pick_up.void", "key", key);
-        return call<Reason>(db, "pick_up.void", "select result, reason from \"parcels\".\"pick_up_void\"($1, $2, $3, $4::uuid)", [tenant, checkText("pick_up.void", "code", field(k, "code")), checkText("pick_up.void", "site", field(k, "site"))]);
+        return call<Reason>(db, "pick_up.void", "select result, reason from \"parcels\".\"pick_up_void\"($1, $2, $3, $4::pg_catalog.uuid)", [tenant, checkText("pick_up.void", "code", field(k, "code")), checkText("pick_up.void", "site", field(k, "site"))]);
       },
       async status(key: PickUpKey): Promise<HoldState | null> {
         const k = argsOf("pick_up.status", "key", key);
         return status(db, "pick_up.status", "select \"parcels\".\"pick_up_status\"($1, $2, $3)", [tenant, checkText("pick_up.status", "code", field(k, "code")), checkText("pick_up.status", "site", field(k, "site"))]);
       },
       holdCall(args: PickUpArgs): PgCall {
-        return makeCall("pick_up.hold", "select result, reason from \"parcels\".\"pick_up_hold\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("pick_up.hold", "select result, reason from \"parcels\".\"pick_up_hold\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           const a = argsOf("pick_up.hold", "arguments", args);
           return [tenant, checkText("pick_up.hold", "code", field(a, "code")), checkText("pick_up.hold", "site", field(a, "site")), checkAmount("pick_up.hold", "qty", field(a, "qty"))];
         });
       },
       postCall(key: PickUpKey, amounts?: PickUpAmounts): PgCall {
-        return makeCall("pick_up.post", "select result, reason from \"parcels\".\"pick_up_post\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("pick_up.post", "select result, reason from \"parcels\".\"pick_up_post\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           const k = argsOf("pick_up.post", "key", key);
           const values: unknown[] = [tenant, checkText("pick_up.post", "code", field(k, "code")), checkText("pick_up.post", "site", field(k, "site"))];
           if (amounts === undefined) {
@@ -175,7 +175,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
         });
       },
       voidCall(key: PickUpKey): PgCall {
-        return makeCall("pick_up.void", "select result, reason from \"parcels\".\"pick_up_void\"($1, $2, $3, $4::uuid)", false, () => {
+        return makeCall("pick_up.void", "select result, reason from \"parcels\".\"pick_up_void\"($1, $2, $3, $4::pg_catalog.uuid)", false, () => {
           const k = argsOf("pick_up.void", "key", key);
           return [tenant, checkText("pick_up.void", "code", field(k, "code")), checkText("pick_up.void", "site", field(k, "site"))];
         });
@@ -200,7 +200,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
     },
     async expire(max: number): Promise<number> {
-      return expire(db, "select \"parcels\".expire($1::integer, $2::uuid)", max);
+      return expire(db, "select \"parcels\".expire($1::integer, $2::pg_catalog.uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       return bulk<Reason>(db, calls);

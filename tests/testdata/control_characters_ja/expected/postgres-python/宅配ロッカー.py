@@ -53,7 +53,7 @@ class 預け入れ:
         check_keywords("預け入れ.do", _unknown)
         return self._backend.call(
             "預け入れ.do",
-            'select result, reason from "宅配ロッカー"."預け入れ_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "宅配ロッカー"."預け入れ_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("預け入れ.do", "伝票", 伝票),
                 check_text("預け入れ.do", "場所", 場所),
@@ -66,7 +66,7 @@ class 預け入れ:
         check_keywords("預け入れ.do", _unknown)
         return self._backend.make_call(
             "預け入れ.do",
-            'select result, reason from "宅配ロッカー"."預け入れ_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "宅配ロッカー"."預け入れ_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("預け入れ.do", "伝票", 伝票),
                 check_text("預け入れ.do", "場所", 場所),
@@ -86,7 +86,7 @@ class 受け取り:
         check_keywords("受け取り.hold", _unknown)
         return self._backend.call(
             "受け取り.hold",
-            'select result, reason from "宅配ロッカー"."受け取り_hold"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "宅配ロッカー"."受け取り_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("受け取り.hold", "暗証", 暗証),
                 check_text("受け取り.hold", "場所", 場所),
@@ -99,7 +99,7 @@ class 受け取り:
         check_keywords("受け取り.hold", _unknown)
         return self._backend.make_call(
             "受け取り.hold",
-            'select result, reason from "宅配ロッカー"."受け取り_hold"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "宅配ロッカー"."受け取り_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("受け取り.hold", "暗証", 暗証),
                 check_text("受け取り.hold", "場所", 場所),
@@ -112,7 +112,7 @@ class 受け取り:
         check_keywords("受け取り.post", _unknown)
         return self._backend.call(
             "受け取り.post",
-            'select result, reason from "宅配ロッカー"."受け取り_post"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "宅配ロッカー"."受け取り_post"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("受け取り.post", "暗証", 暗証),
                 check_text("受け取り.post", "場所", 場所),
@@ -125,7 +125,7 @@ class 受け取り:
         check_keywords("受け取り.post", _unknown)
         return self._backend.make_call(
             "受け取り.post",
-            'select result, reason from "宅配ロッカー"."受け取り_post"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "宅配ロッカー"."受け取り_post"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("受け取り.post", "暗証", 暗証),
                 check_text("受け取り.post", "場所", 場所),
@@ -138,7 +138,7 @@ class 受け取り:
         check_keywords("受け取り.void", _unknown)
         return self._backend.call(
             "受け取り.void",
-            'select result, reason from "宅配ロッカー"."受け取り_void"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "宅配ロッカー"."受け取り_void"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("受け取り.void", "暗証", 暗証),
                 check_text("受け取り.void", "場所", 場所),
@@ -150,7 +150,7 @@ class 受け取り:
         check_keywords("受け取り.void", _unknown)
         return self._backend.make_call(
             "受け取り.void",
-            'select result, reason from "宅配ロッカー"."受け取り_void"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "宅配ロッカー"."受け取り_void"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("受け取り.void", "暗証", 暗証),
                 check_text("受け取り.void", "場所", 場所),
@@ -237,7 +237,7 @@ class Book:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return self._backend.expire('select "宅配ロッカー".expire(%s::integer, %s::uuid)', max)
+        return self._backend.expire('select "宅配ロッカー".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
@@ -262,7 +262,7 @@ class Async預け入れ:
         check_keywords("預け入れ.do", _unknown)
         return await self._backend.call(
             "預け入れ.do",
-            'select result, reason from "宅配ロッカー"."預け入れ_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "宅配ロッカー"."預け入れ_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("預け入れ.do", "伝票", 伝票),
                 check_text("預け入れ.do", "場所", 場所),
@@ -275,7 +275,7 @@ class Async預け入れ:
         check_keywords("預け入れ.do", _unknown)
         return self._backend.make_call(
             "預け入れ.do",
-            'select result, reason from "宅配ロッカー"."預け入れ_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "宅配ロッカー"."預け入れ_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("預け入れ.do", "伝票", 伝票),
                 check_text("預け入れ.do", "場所", 場所),
@@ -295,7 +295,7 @@ class Async受け取り:
         check_keywords("受け取り.hold", _unknown)
         return await self._backend.call(
             "受け取り.hold",
-            'select result, reason from "宅配ロッカー"."受け取り_hold"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "宅配ロッカー"."受け取り_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("受け取り.hold", "暗証", 暗証),
                 check_text("受け取り.hold", "場所", 場所),
@@ -308,7 +308,7 @@ class Async受け取り:
         check_keywords("受け取り.hold", _unknown)
         return self._backend.make_call(
             "受け取り.hold",
-            'select result, reason from "宅配ロッカー"."受け取り_hold"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "宅配ロッカー"."受け取り_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("受け取り.hold", "暗証", 暗証),
                 check_text("受け取り.hold", "場所", 場所),
@@ -321,7 +321,7 @@ class Async受け取り:
         check_keywords("受け取り.post", _unknown)
         return await self._backend.call(
             "受け取り.post",
-            'select result, reason from "宅配ロッカー"."受け取り_post"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "宅配ロッカー"."受け取り_post"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("受け取り.post", "暗証", 暗証),
                 check_text("受け取り.post", "場所", 場所),
@@ -334,7 +334,7 @@ class Async受け取り:
         check_keywords("受け取り.post", _unknown)
         return self._backend.make_call(
             "受け取り.post",
-            'select result, reason from "宅配ロッカー"."受け取り_post"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "宅配ロッカー"."受け取り_post"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("受け取り.post", "暗証", 暗証),
                 check_text("受け取り.post", "場所", 場所),
@@ -347,7 +347,7 @@ class Async受け取り:
         check_keywords("受け取り.void", _unknown)
         return await self._backend.call(
             "受け取り.void",
-            'select result, reason from "宅配ロッカー"."受け取り_void"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "宅配ロッカー"."受け取り_void"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("受け取り.void", "暗証", 暗証),
                 check_text("受け取り.void", "場所", 場所),
@@ -359,7 +359,7 @@ class Async受け取り:
         check_keywords("受け取り.void", _unknown)
         return self._backend.make_call(
             "受け取り.void",
-            'select result, reason from "宅配ロッカー"."受け取り_void"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "宅配ロッカー"."受け取り_void"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("受け取り.void", "暗証", 暗証),
                 check_text("受け取り.void", "場所", 場所),
@@ -446,7 +446,7 @@ class AsyncBook:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return await self._backend.expire('select "宅配ロッカー".expire(%s::integer, %s::uuid)', max)
+        return await self._backend.expire('select "宅配ロッカー".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and

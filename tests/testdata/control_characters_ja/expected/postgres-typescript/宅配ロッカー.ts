@@ -122,10 +122,10 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     預け入れ: {
       async do(args: 預け入れArgs): Promise<Result> {
         const a = argsOf("預け入れ.do", "arguments", args);
-        return call<Reason>(db, "預け入れ.do", "select result, reason from \"宅配ロッカー\".\"預け入れ_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("預け入れ.do", "伝票", field(a, "伝票")), checkText("預け入れ.do", "場所", field(a, "場所")), checkAmount("預け入れ.do", "数", field(a, "数"))]);
+        return call<Reason>(db, "預け入れ.do", "select result, reason from \"宅配ロッカー\".\"預け入れ_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("預け入れ.do", "伝票", field(a, "伝票")), checkText("預け入れ.do", "場所", field(a, "場所")), checkAmount("預け入れ.do", "数", field(a, "数"))]);
       },
       doCall(args: 預け入れArgs): PgCall {
-        return makeCall("預け入れ.do", "select result, reason from \"宅配ロッカー\".\"預け入れ_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("預け入れ.do", "select result, reason from \"宅配ロッカー\".\"預け入れ_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           const a = argsOf("預け入れ.do", "arguments", args);
           return [tenant, checkText("預け入れ.do", "伝票", field(a, "伝票")), checkText("預け入れ.do", "場所", field(a, "場所")), checkAmount("預け入れ.do", "数", field(a, "数"))];
         });
@@ -134,7 +134,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     受け取り: {
       async hold(args: 受け取りArgs): Promise<Result> {
         const a = argsOf("受け取り.hold", "arguments", args);
-        return call<Reason>(db, "受け取り.hold", "select result, reason from \"宅配ロッカー\".\"受け取り_hold\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("受け取り.hold", "暗証", field(a, "暗証")), checkText("受け取り.hold", "場所", field(a, "場所")), checkAmount("受け取り.hold", "数", field(a, "数"))]);
+        return call<Reason>(db, "受け取り.hold", "select result, reason from \"宅配ロッカー\".\"受け取り_hold\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("受け取り.hold", "暗証", field(a, "暗証")), checkText("受け取り.hold", "場所", field(a, "場所")), checkAmount("受け取り.hold", "数", field(a, "数"))]);
       },
       async post(key: 受け取りKey, amounts?: 受け取りAmounts): Promise<Result> {
         const k = argsOf("受け取り.post", "key", key);
@@ -145,24 +145,24 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
           const m = argsOf("受け取り.post", "amounts", amounts);
           values.push(checkAmount("受け取り.post", "数", field(m, "数")));
         }
-        return call<Reason>(db, "受け取り.post", "select result, reason from \"宅配ロッカー\".\"受け取り_post\"($1, $2, $3, $4, $5::uuid)", values);
+        return call<Reason>(db, "受け取り.post", "select result, reason from \"宅配ロッカー\".\"受け取り_post\"($1, $2, $3, $4, $5::pg_catalog.uuid)", values);
       },
       async void(key: 受け取りKey): Promise<Result> {
         const k = argsOf("受け取り.void", "key", key);
-        return call<Reason>(db, "受け取り.void", "select result, reason from \"宅配ロッカー\".\"受け取り_void\"($1, $2, $3, $4::uuid)", [tenant, checkText("受け取り.void", "暗証", field(k, "暗証")), checkText("受け取り.void", "場所", field(k, "場所"))]);
+        return call<Reason>(db, "受け取り.void", "select result, reason from \"宅配ロッカー\".\"受け取り_void\"($1, $2, $3, $4::pg_catalog.uuid)", [tenant, checkText("受け取り.void", "暗証", field(k, "暗証")), checkText("受け取り.void", "場所", field(k, "場所"))]);
       },
       async status(key: 受け取りKey): Promise<HoldState | null> {
         const k = argsOf("受け取り.status", "key", key);
         return status(db, "受け取り.status", "select \"宅配ロッカー\".\"受け取り_status\"($1, $2, $3)", [tenant, checkText("受け取り.status", "暗証", field(k, "暗証")), checkText("受け取り.status", "場所", field(k, "場所"))]);
       },
       holdCall(args: 受け取りArgs): PgCall {
-        return makeCall("受け取り.hold", "select result, reason from \"宅配ロッカー\".\"受け取り_hold\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("受け取り.hold", "select result, reason from \"宅配ロッカー\".\"受け取り_hold\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           const a = argsOf("受け取り.hold", "arguments", args);
           return [tenant, checkText("受け取り.hold", "暗証", field(a, "暗証")), checkText("受け取り.hold", "場所", field(a, "場所")), checkAmount("受け取り.hold", "数", field(a, "数"))];
         });
       },
       postCall(key: 受け取りKey, amounts?: 受け取りAmounts): PgCall {
-        return makeCall("受け取り.post", "select result, reason from \"宅配ロッカー\".\"受け取り_post\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("受け取り.post", "select result, reason from \"宅配ロッカー\".\"受け取り_post\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           const k = argsOf("受け取り.post", "key", key);
           const values: unknown[] = [tenant, checkText("受け取り.post", "暗証", field(k, "暗証")), checkText("受け取り.post", "場所", field(k, "場所"))];
           if (amounts === undefined) {
@@ -175,7 +175,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
         });
       },
       voidCall(key: 受け取りKey): PgCall {
-        return makeCall("受け取り.void", "select result, reason from \"宅配ロッカー\".\"受け取り_void\"($1, $2, $3, $4::uuid)", false, () => {
+        return makeCall("受け取り.void", "select result, reason from \"宅配ロッカー\".\"受け取り_void\"($1, $2, $3, $4::pg_catalog.uuid)", false, () => {
           const k = argsOf("受け取り.void", "key", key);
           return [tenant, checkText("受け取り.void", "暗証", field(k, "暗証")), checkText("受け取り.void", "場所", field(k, "場所"))];
         });
@@ -200,7 +200,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
     },
     async expire(max: number): Promise<number> {
-      return expire(db, "select \"宅配ロッカー\".expire($1::integer, $2::uuid)", max);
+      return expire(db, "select \"宅配ロッカー\".expire($1::integer, $2::pg_catalog.uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       return bulk<Reason>(db, calls);

@@ -53,7 +53,7 @@ class Authorize:
         check_keywords("authorize.hold", _unknown)
         return self._backend.call(
             "authorize.hold",
-            'select result, reason from "credit"."authorize_hold"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "credit"."authorize_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("authorize.hold", "approval", approval),
                 check_text("authorize.hold", "member", member),
@@ -66,7 +66,7 @@ class Authorize:
         check_keywords("authorize.hold", _unknown)
         return self._backend.make_call(
             "authorize.hold",
-            'select result, reason from "credit"."authorize_hold"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "credit"."authorize_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("authorize.hold", "approval", approval),
                 check_text("authorize.hold", "member", member),
@@ -79,7 +79,7 @@ class Authorize:
         check_keywords("authorize.post", _unknown)
         return self._backend.call(
             "authorize.post",
-            'select result, reason from "credit"."authorize_post"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "credit"."authorize_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("authorize.post", "approval", approval),
                 *_post_values("authorize.post", ("amount", amount)),
@@ -91,7 +91,7 @@ class Authorize:
         check_keywords("authorize.post", _unknown)
         return self._backend.make_call(
             "authorize.post",
-            'select result, reason from "credit"."authorize_post"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "credit"."authorize_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("authorize.post", "approval", approval),
                 *_post_values("authorize.post", ("amount", amount)),
@@ -103,7 +103,7 @@ class Authorize:
         check_keywords("authorize.void", _unknown)
         return self._backend.call(
             "authorize.void",
-            'select result, reason from "credit"."authorize_void"(%s, %s, %s::uuid)',
+            'select result, reason from "credit"."authorize_void"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("authorize.void", "approval", approval),
             ],
@@ -114,7 +114,7 @@ class Authorize:
         check_keywords("authorize.void", _unknown)
         return self._backend.make_call(
             "authorize.void",
-            'select result, reason from "credit"."authorize_void"(%s, %s, %s::uuid)',
+            'select result, reason from "credit"."authorize_void"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("authorize.void", "approval", approval),
             ],
@@ -155,7 +155,7 @@ class Repay:
         check_keywords("repay.do", _unknown)
         return self._backend.call(
             "repay.do",
-            'select result, reason from "credit"."repay_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "credit"."repay_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("repay.do", "payment", payment),
                 check_text("repay.do", "member", member),
@@ -168,7 +168,7 @@ class Repay:
         check_keywords("repay.do", _unknown)
         return self._backend.make_call(
             "repay.do",
-            'select result, reason from "credit"."repay_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "credit"."repay_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("repay.do", "payment", payment),
                 check_text("repay.do", "member", member),
@@ -231,7 +231,7 @@ class Book:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return self._backend.expire('select "credit".expire(%s::integer, %s::uuid)', max)
+        return self._backend.expire('select "credit".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
@@ -256,7 +256,7 @@ class AsyncAuthorize:
         check_keywords("authorize.hold", _unknown)
         return await self._backend.call(
             "authorize.hold",
-            'select result, reason from "credit"."authorize_hold"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "credit"."authorize_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("authorize.hold", "approval", approval),
                 check_text("authorize.hold", "member", member),
@@ -269,7 +269,7 @@ class AsyncAuthorize:
         check_keywords("authorize.hold", _unknown)
         return self._backend.make_call(
             "authorize.hold",
-            'select result, reason from "credit"."authorize_hold"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "credit"."authorize_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("authorize.hold", "approval", approval),
                 check_text("authorize.hold", "member", member),
@@ -282,7 +282,7 @@ class AsyncAuthorize:
         check_keywords("authorize.post", _unknown)
         return await self._backend.call(
             "authorize.post",
-            'select result, reason from "credit"."authorize_post"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "credit"."authorize_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("authorize.post", "approval", approval),
                 *_post_values("authorize.post", ("amount", amount)),
@@ -294,7 +294,7 @@ class AsyncAuthorize:
         check_keywords("authorize.post", _unknown)
         return self._backend.make_call(
             "authorize.post",
-            'select result, reason from "credit"."authorize_post"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "credit"."authorize_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("authorize.post", "approval", approval),
                 *_post_values("authorize.post", ("amount", amount)),
@@ -306,7 +306,7 @@ class AsyncAuthorize:
         check_keywords("authorize.void", _unknown)
         return await self._backend.call(
             "authorize.void",
-            'select result, reason from "credit"."authorize_void"(%s, %s, %s::uuid)',
+            'select result, reason from "credit"."authorize_void"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("authorize.void", "approval", approval),
             ],
@@ -317,7 +317,7 @@ class AsyncAuthorize:
         check_keywords("authorize.void", _unknown)
         return self._backend.make_call(
             "authorize.void",
-            'select result, reason from "credit"."authorize_void"(%s, %s, %s::uuid)',
+            'select result, reason from "credit"."authorize_void"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("authorize.void", "approval", approval),
             ],
@@ -358,7 +358,7 @@ class AsyncRepay:
         check_keywords("repay.do", _unknown)
         return await self._backend.call(
             "repay.do",
-            'select result, reason from "credit"."repay_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "credit"."repay_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("repay.do", "payment", payment),
                 check_text("repay.do", "member", member),
@@ -371,7 +371,7 @@ class AsyncRepay:
         check_keywords("repay.do", _unknown)
         return self._backend.make_call(
             "repay.do",
-            'select result, reason from "credit"."repay_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "credit"."repay_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("repay.do", "payment", payment),
                 check_text("repay.do", "member", member),
@@ -434,7 +434,7 @@ class AsyncBook:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return await self._backend.expire('select "credit".expire(%s::integer, %s::uuid)', max)
+        return await self._backend.expire('select "credit".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and

@@ -121,7 +121,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     authorize: {
       async hold(args: AuthorizeArgs): Promise<Result> {
         const a = argsOf("authorize.hold", "arguments", args);
-        return call<Reason>(db, "authorize.hold", "select result, reason from \"credit\".\"authorize_hold\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("authorize.hold", "approval", field(a, "approval")), checkText("authorize.hold", "member", field(a, "member")), checkAmount("authorize.hold", "amount", field(a, "amount"))]);
+        return call<Reason>(db, "authorize.hold", "select result, reason from \"credit\".\"authorize_hold\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("authorize.hold", "approval", field(a, "approval")), checkText("authorize.hold", "member", field(a, "member")), checkAmount("authorize.hold", "amount", field(a, "amount"))]);
       },
       async post(key: AuthorizeKey, amounts?: AuthorizeAmounts): Promise<Result> {
         const k = argsOf("authorize.post", "key", key);
@@ -132,24 +132,24 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
           const m = argsOf("authorize.post", "amounts", amounts);
           values.push(checkAmount("authorize.post", "amount", field(m, "amount")));
         }
-        return call<Reason>(db, "authorize.post", "select result, reason from \"credit\".\"authorize_post\"($1, $2, $3, $4::uuid)", values);
+        return call<Reason>(db, "authorize.post", "select result, reason from \"credit\".\"authorize_post\"($1, $2, $3, $4::pg_catalog.uuid)", values);
       },
       async void(key: AuthorizeKey): Promise<Result> {
         const k = argsOf("authorize.void", "key", key);
-        return call<Reason>(db, "authorize.void", "select result, reason from \"credit\".\"authorize_void\"($1, $2, $3::uuid)", [tenant, checkText("authorize.void", "approval", field(k, "approval"))]);
+        return call<Reason>(db, "authorize.void", "select result, reason from \"credit\".\"authorize_void\"($1, $2, $3::pg_catalog.uuid)", [tenant, checkText("authorize.void", "approval", field(k, "approval"))]);
       },
       async status(key: AuthorizeKey): Promise<HoldState | null> {
         const k = argsOf("authorize.status", "key", key);
         return status(db, "authorize.status", "select \"credit\".\"authorize_status\"($1, $2)", [tenant, checkText("authorize.status", "approval", field(k, "approval"))]);
       },
       holdCall(args: AuthorizeArgs): PgCall {
-        return makeCall("authorize.hold", "select result, reason from \"credit\".\"authorize_hold\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("authorize.hold", "select result, reason from \"credit\".\"authorize_hold\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           const a = argsOf("authorize.hold", "arguments", args);
           return [tenant, checkText("authorize.hold", "approval", field(a, "approval")), checkText("authorize.hold", "member", field(a, "member")), checkAmount("authorize.hold", "amount", field(a, "amount"))];
         });
       },
       postCall(key: AuthorizeKey, amounts?: AuthorizeAmounts): PgCall {
-        return makeCall("authorize.post", "select result, reason from \"credit\".\"authorize_post\"($1, $2, $3, $4::uuid)", false, () => {
+        return makeCall("authorize.post", "select result, reason from \"credit\".\"authorize_post\"($1, $2, $3, $4::pg_catalog.uuid)", false, () => {
           const k = argsOf("authorize.post", "key", key);
           const values: unknown[] = [tenant, checkText("authorize.post", "approval", field(k, "approval"))];
           if (amounts === undefined) {
@@ -162,7 +162,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
         });
       },
       voidCall(key: AuthorizeKey): PgCall {
-        return makeCall("authorize.void", "select result, reason from \"credit\".\"authorize_void\"($1, $2, $3::uuid)", false, () => {
+        return makeCall("authorize.void", "select result, reason from \"credit\".\"authorize_void\"($1, $2, $3::pg_catalog.uuid)", false, () => {
           const k = argsOf("authorize.void", "key", key);
           return [tenant, checkText("authorize.void", "approval", field(k, "approval"))];
         });
@@ -177,10 +177,10 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     repay: {
       async do(args: RepayArgs): Promise<Result> {
         const a = argsOf("repay.do", "arguments", args);
-        return call<Reason>(db, "repay.do", "select result, reason from \"credit\".\"repay_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("repay.do", "payment", field(a, "payment")), checkText("repay.do", "member", field(a, "member")), checkAmount("repay.do", "amount", field(a, "amount"))]);
+        return call<Reason>(db, "repay.do", "select result, reason from \"credit\".\"repay_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("repay.do", "payment", field(a, "payment")), checkText("repay.do", "member", field(a, "member")), checkAmount("repay.do", "amount", field(a, "amount"))]);
       },
       doCall(args: RepayArgs): PgCall {
-        return makeCall("repay.do", "select result, reason from \"credit\".\"repay_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("repay.do", "select result, reason from \"credit\".\"repay_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           const a = argsOf("repay.do", "arguments", args);
           return [tenant, checkText("repay.do", "payment", field(a, "payment")), checkText("repay.do", "member", field(a, "member")), checkAmount("repay.do", "amount", field(a, "amount"))];
         });
@@ -199,7 +199,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
     },
     async expire(max: number): Promise<number> {
-      return expire(db, "select \"credit\".expire($1::integer, $2::uuid)", max);
+      return expire(db, "select \"credit\".expire($1::integer, $2::pg_catalog.uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       return bulk<Reason>(db, calls);

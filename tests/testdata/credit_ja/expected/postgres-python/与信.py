@@ -53,7 +53,7 @@ class 与信利用:
         check_keywords("与信利用.hold", _unknown)
         return self._backend.call(
             "与信利用.hold",
-            'select result, reason from "与信"."与信利用_hold"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "与信"."与信利用_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("与信利用.hold", "承認番号", 承認番号),
                 check_text("与信利用.hold", "会員", 会員),
@@ -66,7 +66,7 @@ class 与信利用:
         check_keywords("与信利用.hold", _unknown)
         return self._backend.make_call(
             "与信利用.hold",
-            'select result, reason from "与信"."与信利用_hold"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "与信"."与信利用_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("与信利用.hold", "承認番号", 承認番号),
                 check_text("与信利用.hold", "会員", 会員),
@@ -79,7 +79,7 @@ class 与信利用:
         check_keywords("与信利用.post", _unknown)
         return self._backend.call(
             "与信利用.post",
-            'select result, reason from "与信"."与信利用_post"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "与信"."与信利用_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("与信利用.post", "承認番号", 承認番号),
                 *_post_values("与信利用.post", ("額", 額)),
@@ -91,7 +91,7 @@ class 与信利用:
         check_keywords("与信利用.post", _unknown)
         return self._backend.make_call(
             "与信利用.post",
-            'select result, reason from "与信"."与信利用_post"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "与信"."与信利用_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("与信利用.post", "承認番号", 承認番号),
                 *_post_values("与信利用.post", ("額", 額)),
@@ -103,7 +103,7 @@ class 与信利用:
         check_keywords("与信利用.void", _unknown)
         return self._backend.call(
             "与信利用.void",
-            'select result, reason from "与信"."与信利用_void"(%s, %s, %s::uuid)',
+            'select result, reason from "与信"."与信利用_void"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("与信利用.void", "承認番号", 承認番号),
             ],
@@ -114,7 +114,7 @@ class 与信利用:
         check_keywords("与信利用.void", _unknown)
         return self._backend.make_call(
             "与信利用.void",
-            'select result, reason from "与信"."与信利用_void"(%s, %s, %s::uuid)',
+            'select result, reason from "与信"."与信利用_void"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("与信利用.void", "承認番号", 承認番号),
             ],
@@ -155,7 +155,7 @@ class 返済:
         check_keywords("返済.do", _unknown)
         return self._backend.call(
             "返済.do",
-            'select result, reason from "与信"."返済_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "与信"."返済_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("返済.do", "入金番号", 入金番号),
                 check_text("返済.do", "会員", 会員),
@@ -168,7 +168,7 @@ class 返済:
         check_keywords("返済.do", _unknown)
         return self._backend.make_call(
             "返済.do",
-            'select result, reason from "与信"."返済_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "与信"."返済_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("返済.do", "入金番号", 入金番号),
                 check_text("返済.do", "会員", 会員),
@@ -231,7 +231,7 @@ class Book:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return self._backend.expire('select "与信".expire(%s::integer, %s::uuid)', max)
+        return self._backend.expire('select "与信".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
@@ -256,7 +256,7 @@ class Async与信利用:
         check_keywords("与信利用.hold", _unknown)
         return await self._backend.call(
             "与信利用.hold",
-            'select result, reason from "与信"."与信利用_hold"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "与信"."与信利用_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("与信利用.hold", "承認番号", 承認番号),
                 check_text("与信利用.hold", "会員", 会員),
@@ -269,7 +269,7 @@ class Async与信利用:
         check_keywords("与信利用.hold", _unknown)
         return self._backend.make_call(
             "与信利用.hold",
-            'select result, reason from "与信"."与信利用_hold"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "与信"."与信利用_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("与信利用.hold", "承認番号", 承認番号),
                 check_text("与信利用.hold", "会員", 会員),
@@ -282,7 +282,7 @@ class Async与信利用:
         check_keywords("与信利用.post", _unknown)
         return await self._backend.call(
             "与信利用.post",
-            'select result, reason from "与信"."与信利用_post"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "与信"."与信利用_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("与信利用.post", "承認番号", 承認番号),
                 *_post_values("与信利用.post", ("額", 額)),
@@ -294,7 +294,7 @@ class Async与信利用:
         check_keywords("与信利用.post", _unknown)
         return self._backend.make_call(
             "与信利用.post",
-            'select result, reason from "与信"."与信利用_post"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "与信"."与信利用_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("与信利用.post", "承認番号", 承認番号),
                 *_post_values("与信利用.post", ("額", 額)),
@@ -306,7 +306,7 @@ class Async与信利用:
         check_keywords("与信利用.void", _unknown)
         return await self._backend.call(
             "与信利用.void",
-            'select result, reason from "与信"."与信利用_void"(%s, %s, %s::uuid)',
+            'select result, reason from "与信"."与信利用_void"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("与信利用.void", "承認番号", 承認番号),
             ],
@@ -317,7 +317,7 @@ class Async与信利用:
         check_keywords("与信利用.void", _unknown)
         return self._backend.make_call(
             "与信利用.void",
-            'select result, reason from "与信"."与信利用_void"(%s, %s, %s::uuid)',
+            'select result, reason from "与信"."与信利用_void"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("与信利用.void", "承認番号", 承認番号),
             ],
@@ -358,7 +358,7 @@ class Async返済:
         check_keywords("返済.do", _unknown)
         return await self._backend.call(
             "返済.do",
-            'select result, reason from "与信"."返済_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "与信"."返済_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("返済.do", "入金番号", 入金番号),
                 check_text("返済.do", "会員", 会員),
@@ -371,7 +371,7 @@ class Async返済:
         check_keywords("返済.do", _unknown)
         return self._backend.make_call(
             "返済.do",
-            'select result, reason from "与信"."返済_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "与信"."返済_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("返済.do", "入金番号", 入金番号),
                 check_text("返済.do", "会員", 会員),
@@ -434,7 +434,7 @@ class AsyncBook:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return await self._backend.expire('select "与信".expire(%s::integer, %s::uuid)', max)
+        return await self._backend.expire('select "与信".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and

@@ -121,7 +121,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     与信利用: {
       async hold(args: 与信利用Args): Promise<Result> {
         const a = argsOf("与信利用.hold", "arguments", args);
-        return call<Reason>(db, "与信利用.hold", "select result, reason from \"与信\".\"与信利用_hold\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("与信利用.hold", "承認番号", field(a, "承認番号")), checkText("与信利用.hold", "会員", field(a, "会員")), checkAmount("与信利用.hold", "額", field(a, "額"))]);
+        return call<Reason>(db, "与信利用.hold", "select result, reason from \"与信\".\"与信利用_hold\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("与信利用.hold", "承認番号", field(a, "承認番号")), checkText("与信利用.hold", "会員", field(a, "会員")), checkAmount("与信利用.hold", "額", field(a, "額"))]);
       },
       async post(key: 与信利用Key, amounts?: 与信利用Amounts): Promise<Result> {
         const k = argsOf("与信利用.post", "key", key);
@@ -132,24 +132,24 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
           const m = argsOf("与信利用.post", "amounts", amounts);
           values.push(checkAmount("与信利用.post", "額", field(m, "額")));
         }
-        return call<Reason>(db, "与信利用.post", "select result, reason from \"与信\".\"与信利用_post\"($1, $2, $3, $4::uuid)", values);
+        return call<Reason>(db, "与信利用.post", "select result, reason from \"与信\".\"与信利用_post\"($1, $2, $3, $4::pg_catalog.uuid)", values);
       },
       async void(key: 与信利用Key): Promise<Result> {
         const k = argsOf("与信利用.void", "key", key);
-        return call<Reason>(db, "与信利用.void", "select result, reason from \"与信\".\"与信利用_void\"($1, $2, $3::uuid)", [tenant, checkText("与信利用.void", "承認番号", field(k, "承認番号"))]);
+        return call<Reason>(db, "与信利用.void", "select result, reason from \"与信\".\"与信利用_void\"($1, $2, $3::pg_catalog.uuid)", [tenant, checkText("与信利用.void", "承認番号", field(k, "承認番号"))]);
       },
       async status(key: 与信利用Key): Promise<HoldState | null> {
         const k = argsOf("与信利用.status", "key", key);
         return status(db, "与信利用.status", "select \"与信\".\"与信利用_status\"($1, $2)", [tenant, checkText("与信利用.status", "承認番号", field(k, "承認番号"))]);
       },
       holdCall(args: 与信利用Args): PgCall {
-        return makeCall("与信利用.hold", "select result, reason from \"与信\".\"与信利用_hold\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("与信利用.hold", "select result, reason from \"与信\".\"与信利用_hold\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           const a = argsOf("与信利用.hold", "arguments", args);
           return [tenant, checkText("与信利用.hold", "承認番号", field(a, "承認番号")), checkText("与信利用.hold", "会員", field(a, "会員")), checkAmount("与信利用.hold", "額", field(a, "額"))];
         });
       },
       postCall(key: 与信利用Key, amounts?: 与信利用Amounts): PgCall {
-        return makeCall("与信利用.post", "select result, reason from \"与信\".\"与信利用_post\"($1, $2, $3, $4::uuid)", false, () => {
+        return makeCall("与信利用.post", "select result, reason from \"与信\".\"与信利用_post\"($1, $2, $3, $4::pg_catalog.uuid)", false, () => {
           const k = argsOf("与信利用.post", "key", key);
           const values: unknown[] = [tenant, checkText("与信利用.post", "承認番号", field(k, "承認番号"))];
           if (amounts === undefined) {
@@ -162,7 +162,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
         });
       },
       voidCall(key: 与信利用Key): PgCall {
-        return makeCall("与信利用.void", "select result, reason from \"与信\".\"与信利用_void\"($1, $2, $3::uuid)", false, () => {
+        return makeCall("与信利用.void", "select result, reason from \"与信\".\"与信利用_void\"($1, $2, $3::pg_catalog.uuid)", false, () => {
           const k = argsOf("与信利用.void", "key", key);
           return [tenant, checkText("与信利用.void", "承認番号", field(k, "承認番号"))];
         });
@@ -177,10 +177,10 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     返済: {
       async do(args: 返済Args): Promise<Result> {
         const a = argsOf("返済.do", "arguments", args);
-        return call<Reason>(db, "返済.do", "select result, reason from \"与信\".\"返済_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("返済.do", "入金番号", field(a, "入金番号")), checkText("返済.do", "会員", field(a, "会員")), checkAmount("返済.do", "額", field(a, "額"))]);
+        return call<Reason>(db, "返済.do", "select result, reason from \"与信\".\"返済_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("返済.do", "入金番号", field(a, "入金番号")), checkText("返済.do", "会員", field(a, "会員")), checkAmount("返済.do", "額", field(a, "額"))]);
       },
       doCall(args: 返済Args): PgCall {
-        return makeCall("返済.do", "select result, reason from \"与信\".\"返済_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("返済.do", "select result, reason from \"与信\".\"返済_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           const a = argsOf("返済.do", "arguments", args);
           return [tenant, checkText("返済.do", "入金番号", field(a, "入金番号")), checkText("返済.do", "会員", field(a, "会員")), checkAmount("返済.do", "額", field(a, "額"))];
         });
@@ -199,7 +199,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
     },
     async expire(max: number): Promise<number> {
-      return expire(db, "select \"与信\".expire($1::integer, $2::uuid)", max);
+      return expire(db, "select \"与信\".expire($1::integer, $2::pg_catalog.uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       return bulk<Reason>(db, calls);

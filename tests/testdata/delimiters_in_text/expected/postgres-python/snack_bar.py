@@ -52,7 +52,7 @@ class Restock:
         check_keywords("restock.do", _unknown)
         return self._backend.call(
             "restock.do",
-            'select result, reason from "snack_bar"."restock_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "snack_bar"."restock_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("restock.do", "delivery", delivery),
                 check_text("restock.do", "item", item),
@@ -65,7 +65,7 @@ class Restock:
         check_keywords("restock.do", _unknown)
         return self._backend.make_call(
             "restock.do",
-            'select result, reason from "snack_bar"."restock_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "snack_bar"."restock_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("restock.do", "delivery", delivery),
                 check_text("restock.do", "item", item),
@@ -85,7 +85,7 @@ class Sell:
         check_keywords("sell.hold", _unknown)
         return self._backend.call(
             "sell.hold",
-            'select result, reason from "snack_bar"."sell_hold"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "snack_bar"."sell_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("sell.hold", "order", order),
                 check_text("sell.hold", "item", item),
@@ -98,7 +98,7 @@ class Sell:
         check_keywords("sell.hold", _unknown)
         return self._backend.make_call(
             "sell.hold",
-            'select result, reason from "snack_bar"."sell_hold"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "snack_bar"."sell_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("sell.hold", "order", order),
                 check_text("sell.hold", "item", item),
@@ -111,7 +111,7 @@ class Sell:
         check_keywords("sell.post", _unknown)
         return self._backend.call(
             "sell.post",
-            'select result, reason from "snack_bar"."sell_post"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "snack_bar"."sell_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("sell.post", "order", order),
                 *_post_values("sell.post", ("qty", qty)),
@@ -123,7 +123,7 @@ class Sell:
         check_keywords("sell.post", _unknown)
         return self._backend.make_call(
             "sell.post",
-            'select result, reason from "snack_bar"."sell_post"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "snack_bar"."sell_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("sell.post", "order", order),
                 *_post_values("sell.post", ("qty", qty)),
@@ -135,7 +135,7 @@ class Sell:
         check_keywords("sell.void", _unknown)
         return self._backend.call(
             "sell.void",
-            'select result, reason from "snack_bar"."sell_void"(%s, %s, %s::uuid)',
+            'select result, reason from "snack_bar"."sell_void"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("sell.void", "order", order),
             ],
@@ -146,7 +146,7 @@ class Sell:
         check_keywords("sell.void", _unknown)
         return self._backend.make_call(
             "sell.void",
-            'select result, reason from "snack_bar"."sell_void"(%s, %s, %s::uuid)',
+            'select result, reason from "snack_bar"."sell_void"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("sell.void", "order", order),
             ],
@@ -231,7 +231,7 @@ class Book:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return self._backend.expire('select "snack_bar".expire(%s::integer, %s::uuid)', max)
+        return self._backend.expire('select "snack_bar".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
@@ -256,7 +256,7 @@ class AsyncRestock:
         check_keywords("restock.do", _unknown)
         return await self._backend.call(
             "restock.do",
-            'select result, reason from "snack_bar"."restock_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "snack_bar"."restock_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("restock.do", "delivery", delivery),
                 check_text("restock.do", "item", item),
@@ -269,7 +269,7 @@ class AsyncRestock:
         check_keywords("restock.do", _unknown)
         return self._backend.make_call(
             "restock.do",
-            'select result, reason from "snack_bar"."restock_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "snack_bar"."restock_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("restock.do", "delivery", delivery),
                 check_text("restock.do", "item", item),
@@ -289,7 +289,7 @@ class AsyncSell:
         check_keywords("sell.hold", _unknown)
         return await self._backend.call(
             "sell.hold",
-            'select result, reason from "snack_bar"."sell_hold"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "snack_bar"."sell_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("sell.hold", "order", order),
                 check_text("sell.hold", "item", item),
@@ -302,7 +302,7 @@ class AsyncSell:
         check_keywords("sell.hold", _unknown)
         return self._backend.make_call(
             "sell.hold",
-            'select result, reason from "snack_bar"."sell_hold"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "snack_bar"."sell_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("sell.hold", "order", order),
                 check_text("sell.hold", "item", item),
@@ -315,7 +315,7 @@ class AsyncSell:
         check_keywords("sell.post", _unknown)
         return await self._backend.call(
             "sell.post",
-            'select result, reason from "snack_bar"."sell_post"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "snack_bar"."sell_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("sell.post", "order", order),
                 *_post_values("sell.post", ("qty", qty)),
@@ -327,7 +327,7 @@ class AsyncSell:
         check_keywords("sell.post", _unknown)
         return self._backend.make_call(
             "sell.post",
-            'select result, reason from "snack_bar"."sell_post"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "snack_bar"."sell_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("sell.post", "order", order),
                 *_post_values("sell.post", ("qty", qty)),
@@ -339,7 +339,7 @@ class AsyncSell:
         check_keywords("sell.void", _unknown)
         return await self._backend.call(
             "sell.void",
-            'select result, reason from "snack_bar"."sell_void"(%s, %s, %s::uuid)',
+            'select result, reason from "snack_bar"."sell_void"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("sell.void", "order", order),
             ],
@@ -350,7 +350,7 @@ class AsyncSell:
         check_keywords("sell.void", _unknown)
         return self._backend.make_call(
             "sell.void",
-            'select result, reason from "snack_bar"."sell_void"(%s, %s, %s::uuid)',
+            'select result, reason from "snack_bar"."sell_void"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("sell.void", "order", order),
             ],
@@ -435,7 +435,7 @@ class AsyncBook:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return await self._backend.expire('select "snack_bar".expire(%s::integer, %s::uuid)', max)
+        return await self._backend.expire('select "snack_bar".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and

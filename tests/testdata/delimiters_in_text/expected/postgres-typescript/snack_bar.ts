@@ -121,10 +121,10 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     restock: {
       async do(args: RestockArgs): Promise<Result> {
         const a = argsOf("restock.do", "arguments", args);
-        return call<Reason>(db, "restock.do", "select result, reason from \"snack_bar\".\"restock_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("restock.do", "delivery", field(a, "delivery")), checkText("restock.do", "item", field(a, "item")), checkAmount("restock.do", "qty", field(a, "qty"))]);
+        return call<Reason>(db, "restock.do", "select result, reason from \"snack_bar\".\"restock_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("restock.do", "delivery", field(a, "delivery")), checkText("restock.do", "item", field(a, "item")), checkAmount("restock.do", "qty", field(a, "qty"))]);
       },
       doCall(args: RestockArgs): PgCall {
-        return makeCall("restock.do", "select result, reason from \"snack_bar\".\"restock_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("restock.do", "select result, reason from \"snack_bar\".\"restock_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           const a = argsOf("restock.do", "arguments", args);
           return [tenant, checkText("restock.do", "delivery", field(a, "delivery")), checkText("restock.do", "item", field(a, "item")), checkAmount("restock.do", "qty", field(a, "qty"))];
         });
@@ -133,7 +133,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     sell: {
       async hold(args: SellArgs): Promise<Result> {
         const a = argsOf("sell.hold", "arguments", args);
-        return call<Reason>(db, "sell.hold", "select result, reason from \"snack_bar\".\"sell_hold\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("sell.hold", "order", field(a, "order")), checkText("sell.hold", "item", field(a, "item")), checkAmount("sell.hold", "qty", field(a, "qty"))]);
+        return call<Reason>(db, "sell.hold", "select result, reason from \"snack_bar\".\"sell_hold\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("sell.hold", "order", field(a, "order")), checkText("sell.hold", "item", field(a, "item")), checkAmount("sell.hold", "qty", field(a, "qty"))]);
       },
       async post(key: SellKey, amounts?: SellAmounts): Promise<Result> {
         const k = argsOf("sell.post", "key", key);
@@ -144,24 +144,24 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
           const m = argsOf("sell.post", "amounts", amounts);
           values.push(checkAmount("sell.post", "qty", field(m, "qty")));
         }
-        return call<Reason>(db, "sell.post", "select result, reason from \"snack_bar\".\"sell_post\"($1, $2, $3, $4::uuid)", values);
+        return call<Reason>(db, "sell.post", "select result, reason from \"snack_bar\".\"sell_post\"($1, $2, $3, $4::pg_catalog.uuid)", values);
       },
       async void(key: SellKey): Promise<Result> {
         const k = argsOf("sell.void", "key", key);
-        return call<Reason>(db, "sell.void", "select result, reason from \"snack_bar\".\"sell_void\"($1, $2, $3::uuid)", [tenant, checkText("sell.void", "order", field(k, "order"))]);
+        return call<Reason>(db, "sell.void", "select result, reason from \"snack_bar\".\"sell_void\"($1, $2, $3::pg_catalog.uuid)", [tenant, checkText("sell.void", "order", field(k, "order"))]);
       },
       async status(key: SellKey): Promise<HoldState | null> {
         const k = argsOf("sell.status", "key", key);
         return status(db, "sell.status", "select \"snack_bar\".\"sell_status\"($1, $2)", [tenant, checkText("sell.status", "order", field(k, "order"))]);
       },
       holdCall(args: SellArgs): PgCall {
-        return makeCall("sell.hold", "select result, reason from \"snack_bar\".\"sell_hold\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("sell.hold", "select result, reason from \"snack_bar\".\"sell_hold\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           const a = argsOf("sell.hold", "arguments", args);
           return [tenant, checkText("sell.hold", "order", field(a, "order")), checkText("sell.hold", "item", field(a, "item")), checkAmount("sell.hold", "qty", field(a, "qty"))];
         });
       },
       postCall(key: SellKey, amounts?: SellAmounts): PgCall {
-        return makeCall("sell.post", "select result, reason from \"snack_bar\".\"sell_post\"($1, $2, $3, $4::uuid)", false, () => {
+        return makeCall("sell.post", "select result, reason from \"snack_bar\".\"sell_post\"($1, $2, $3, $4::pg_catalog.uuid)", false, () => {
           const k = argsOf("sell.post", "key", key);
           const values: unknown[] = [tenant, checkText("sell.post", "order", field(k, "order"))];
           if (amounts === undefined) {
@@ -174,7 +174,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
         });
       },
       voidCall(key: SellKey): PgCall {
-        return makeCall("sell.void", "select result, reason from \"snack_bar\".\"sell_void\"($1, $2, $3::uuid)", false, () => {
+        return makeCall("sell.void", "select result, reason from \"snack_bar\".\"sell_void\"($1, $2, $3::pg_catalog.uuid)", false, () => {
           const k = argsOf("sell.void", "key", key);
           return [tenant, checkText("sell.void", "order", field(k, "order"))];
         });
@@ -199,7 +199,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
     },
     async expire(max: number): Promise<number> {
-      return expire(db, "select \"snack_bar\".expire($1::integer, $2::uuid)", max);
+      return expire(db, "select \"snack_bar\".expire($1::integer, $2::pg_catalog.uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       return bulk<Reason>(db, calls);

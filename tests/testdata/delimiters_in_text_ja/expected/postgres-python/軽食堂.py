@@ -52,7 +52,7 @@ class 補充:
         check_keywords("補充.do", _unknown)
         return self._backend.call(
             "補充.do",
-            'select result, reason from "軽食堂"."補充_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "軽食堂"."補充_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("補充.do", "納品", 納品),
                 check_text("補充.do", "品", 品),
@@ -65,7 +65,7 @@ class 補充:
         check_keywords("補充.do", _unknown)
         return self._backend.make_call(
             "補充.do",
-            'select result, reason from "軽食堂"."補充_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "軽食堂"."補充_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("補充.do", "納品", 納品),
                 check_text("補充.do", "品", 品),
@@ -85,7 +85,7 @@ class 販売:
         check_keywords("販売.hold", _unknown)
         return self._backend.call(
             "販売.hold",
-            'select result, reason from "軽食堂"."販売_hold"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "軽食堂"."販売_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("販売.hold", "注文", 注文),
                 check_text("販売.hold", "品", 品),
@@ -98,7 +98,7 @@ class 販売:
         check_keywords("販売.hold", _unknown)
         return self._backend.make_call(
             "販売.hold",
-            'select result, reason from "軽食堂"."販売_hold"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "軽食堂"."販売_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("販売.hold", "注文", 注文),
                 check_text("販売.hold", "品", 品),
@@ -111,7 +111,7 @@ class 販売:
         check_keywords("販売.post", _unknown)
         return self._backend.call(
             "販売.post",
-            'select result, reason from "軽食堂"."販売_post"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "軽食堂"."販売_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("販売.post", "注文", 注文),
                 *_post_values("販売.post", ("数", 数)),
@@ -123,7 +123,7 @@ class 販売:
         check_keywords("販売.post", _unknown)
         return self._backend.make_call(
             "販売.post",
-            'select result, reason from "軽食堂"."販売_post"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "軽食堂"."販売_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("販売.post", "注文", 注文),
                 *_post_values("販売.post", ("数", 数)),
@@ -135,7 +135,7 @@ class 販売:
         check_keywords("販売.void", _unknown)
         return self._backend.call(
             "販売.void",
-            'select result, reason from "軽食堂"."販売_void"(%s, %s, %s::uuid)',
+            'select result, reason from "軽食堂"."販売_void"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("販売.void", "注文", 注文),
             ],
@@ -146,7 +146,7 @@ class 販売:
         check_keywords("販売.void", _unknown)
         return self._backend.make_call(
             "販売.void",
-            'select result, reason from "軽食堂"."販売_void"(%s, %s, %s::uuid)',
+            'select result, reason from "軽食堂"."販売_void"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("販売.void", "注文", 注文),
             ],
@@ -231,7 +231,7 @@ class Book:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return self._backend.expire('select "軽食堂".expire(%s::integer, %s::uuid)', max)
+        return self._backend.expire('select "軽食堂".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
@@ -256,7 +256,7 @@ class Async補充:
         check_keywords("補充.do", _unknown)
         return await self._backend.call(
             "補充.do",
-            'select result, reason from "軽食堂"."補充_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "軽食堂"."補充_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("補充.do", "納品", 納品),
                 check_text("補充.do", "品", 品),
@@ -269,7 +269,7 @@ class Async補充:
         check_keywords("補充.do", _unknown)
         return self._backend.make_call(
             "補充.do",
-            'select result, reason from "軽食堂"."補充_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "軽食堂"."補充_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("補充.do", "納品", 納品),
                 check_text("補充.do", "品", 品),
@@ -289,7 +289,7 @@ class Async販売:
         check_keywords("販売.hold", _unknown)
         return await self._backend.call(
             "販売.hold",
-            'select result, reason from "軽食堂"."販売_hold"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "軽食堂"."販売_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("販売.hold", "注文", 注文),
                 check_text("販売.hold", "品", 品),
@@ -302,7 +302,7 @@ class Async販売:
         check_keywords("販売.hold", _unknown)
         return self._backend.make_call(
             "販売.hold",
-            'select result, reason from "軽食堂"."販売_hold"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "軽食堂"."販売_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("販売.hold", "注文", 注文),
                 check_text("販売.hold", "品", 品),
@@ -315,7 +315,7 @@ class Async販売:
         check_keywords("販売.post", _unknown)
         return await self._backend.call(
             "販売.post",
-            'select result, reason from "軽食堂"."販売_post"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "軽食堂"."販売_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("販売.post", "注文", 注文),
                 *_post_values("販売.post", ("数", 数)),
@@ -327,7 +327,7 @@ class Async販売:
         check_keywords("販売.post", _unknown)
         return self._backend.make_call(
             "販売.post",
-            'select result, reason from "軽食堂"."販売_post"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "軽食堂"."販売_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("販売.post", "注文", 注文),
                 *_post_values("販売.post", ("数", 数)),
@@ -339,7 +339,7 @@ class Async販売:
         check_keywords("販売.void", _unknown)
         return await self._backend.call(
             "販売.void",
-            'select result, reason from "軽食堂"."販売_void"(%s, %s, %s::uuid)',
+            'select result, reason from "軽食堂"."販売_void"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("販売.void", "注文", 注文),
             ],
@@ -350,7 +350,7 @@ class Async販売:
         check_keywords("販売.void", _unknown)
         return self._backend.make_call(
             "販売.void",
-            'select result, reason from "軽食堂"."販売_void"(%s, %s, %s::uuid)',
+            'select result, reason from "軽食堂"."販売_void"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("販売.void", "注文", 注文),
             ],
@@ -435,7 +435,7 @@ class AsyncBook:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return await self._backend.expire('select "軽食堂".expire(%s::integer, %s::uuid)', max)
+        return await self._backend.expire('select "軽食堂".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and

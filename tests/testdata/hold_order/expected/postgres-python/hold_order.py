@@ -52,7 +52,7 @@ class Settle:
         check_keywords("settle.hold", _unknown)
         return self._backend.call(
             "settle.hold",
-            'select result, reason from "hold_order"."settle_hold"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "hold_order"."settle_hold"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("settle.hold", "order", order),
                 check_amount("settle.hold", "price", price),
@@ -64,7 +64,7 @@ class Settle:
         check_keywords("settle.hold", _unknown)
         return self._backend.make_call(
             "settle.hold",
-            'select result, reason from "hold_order"."settle_hold"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "hold_order"."settle_hold"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("settle.hold", "order", order),
                 check_amount("settle.hold", "price", price),
@@ -76,7 +76,7 @@ class Settle:
         check_keywords("settle.post", _unknown)
         return self._backend.call(
             "settle.post",
-            'select result, reason from "hold_order"."settle_post"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "hold_order"."settle_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("settle.post", "order", order),
                 *_post_values("settle.post", ("price", price)),
@@ -88,7 +88,7 @@ class Settle:
         check_keywords("settle.post", _unknown)
         return self._backend.make_call(
             "settle.post",
-            'select result, reason from "hold_order"."settle_post"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "hold_order"."settle_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("settle.post", "order", order),
                 *_post_values("settle.post", ("price", price)),
@@ -100,7 +100,7 @@ class Settle:
         check_keywords("settle.void", _unknown)
         return self._backend.call(
             "settle.void",
-            'select result, reason from "hold_order"."settle_void"(%s, %s, %s::uuid)',
+            'select result, reason from "hold_order"."settle_void"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("settle.void", "order", order),
             ],
@@ -111,7 +111,7 @@ class Settle:
         check_keywords("settle.void", _unknown)
         return self._backend.make_call(
             "settle.void",
-            'select result, reason from "hold_order"."settle_void"(%s, %s, %s::uuid)',
+            'select result, reason from "hold_order"."settle_void"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("settle.void", "order", order),
             ],
@@ -193,7 +193,7 @@ class Book:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return self._backend.expire('select "hold_order".expire(%s::integer, %s::uuid)', max)
+        return self._backend.expire('select "hold_order".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
@@ -218,7 +218,7 @@ class AsyncSettle:
         check_keywords("settle.hold", _unknown)
         return await self._backend.call(
             "settle.hold",
-            'select result, reason from "hold_order"."settle_hold"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "hold_order"."settle_hold"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("settle.hold", "order", order),
                 check_amount("settle.hold", "price", price),
@@ -230,7 +230,7 @@ class AsyncSettle:
         check_keywords("settle.hold", _unknown)
         return self._backend.make_call(
             "settle.hold",
-            'select result, reason from "hold_order"."settle_hold"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "hold_order"."settle_hold"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("settle.hold", "order", order),
                 check_amount("settle.hold", "price", price),
@@ -242,7 +242,7 @@ class AsyncSettle:
         check_keywords("settle.post", _unknown)
         return await self._backend.call(
             "settle.post",
-            'select result, reason from "hold_order"."settle_post"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "hold_order"."settle_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("settle.post", "order", order),
                 *_post_values("settle.post", ("price", price)),
@@ -254,7 +254,7 @@ class AsyncSettle:
         check_keywords("settle.post", _unknown)
         return self._backend.make_call(
             "settle.post",
-            'select result, reason from "hold_order"."settle_post"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "hold_order"."settle_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("settle.post", "order", order),
                 *_post_values("settle.post", ("price", price)),
@@ -266,7 +266,7 @@ class AsyncSettle:
         check_keywords("settle.void", _unknown)
         return await self._backend.call(
             "settle.void",
-            'select result, reason from "hold_order"."settle_void"(%s, %s, %s::uuid)',
+            'select result, reason from "hold_order"."settle_void"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("settle.void", "order", order),
             ],
@@ -277,7 +277,7 @@ class AsyncSettle:
         check_keywords("settle.void", _unknown)
         return self._backend.make_call(
             "settle.void",
-            'select result, reason from "hold_order"."settle_void"(%s, %s, %s::uuid)',
+            'select result, reason from "hold_order"."settle_void"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("settle.void", "order", order),
             ],
@@ -359,7 +359,7 @@ class AsyncBook:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return await self._backend.expire('select "hold_order".expire(%s::integer, %s::uuid)', max)
+        return await self._backend.expire('select "hold_order".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and

@@ -105,7 +105,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     settle: {
       async hold(args: SettleArgs): Promise<Result> {
         const a = argsOf("settle.hold", "arguments", args);
-        return call<Reason>(db, "settle.hold", "select result, reason from \"hold_order\".\"settle_hold\"($1, $2, $3, $4::uuid)", [tenant, checkText("settle.hold", "order", field(a, "order")), checkAmount("settle.hold", "price", field(a, "price"))]);
+        return call<Reason>(db, "settle.hold", "select result, reason from \"hold_order\".\"settle_hold\"($1, $2, $3, $4::pg_catalog.uuid)", [tenant, checkText("settle.hold", "order", field(a, "order")), checkAmount("settle.hold", "price", field(a, "price"))]);
       },
       async post(key: SettleKey, amounts?: SettleAmounts): Promise<Result> {
         const k = argsOf("settle.post", "key", key);
@@ -116,24 +116,24 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
           const m = argsOf("settle.post", "amounts", amounts);
           values.push(checkAmount("settle.post", "price", field(m, "price")));
         }
-        return call<Reason>(db, "settle.post", "select result, reason from \"hold_order\".\"settle_post\"($1, $2, $3, $4::uuid)", values);
+        return call<Reason>(db, "settle.post", "select result, reason from \"hold_order\".\"settle_post\"($1, $2, $3, $4::pg_catalog.uuid)", values);
       },
       async void(key: SettleKey): Promise<Result> {
         const k = argsOf("settle.void", "key", key);
-        return call<Reason>(db, "settle.void", "select result, reason from \"hold_order\".\"settle_void\"($1, $2, $3::uuid)", [tenant, checkText("settle.void", "order", field(k, "order"))]);
+        return call<Reason>(db, "settle.void", "select result, reason from \"hold_order\".\"settle_void\"($1, $2, $3::pg_catalog.uuid)", [tenant, checkText("settle.void", "order", field(k, "order"))]);
       },
       async status(key: SettleKey): Promise<HoldState | null> {
         const k = argsOf("settle.status", "key", key);
         return status(db, "settle.status", "select \"hold_order\".\"settle_status\"($1, $2)", [tenant, checkText("settle.status", "order", field(k, "order"))]);
       },
       holdCall(args: SettleArgs): PgCall {
-        return makeCall("settle.hold", "select result, reason from \"hold_order\".\"settle_hold\"($1, $2, $3, $4::uuid)", false, () => {
+        return makeCall("settle.hold", "select result, reason from \"hold_order\".\"settle_hold\"($1, $2, $3, $4::pg_catalog.uuid)", false, () => {
           const a = argsOf("settle.hold", "arguments", args);
           return [tenant, checkText("settle.hold", "order", field(a, "order")), checkAmount("settle.hold", "price", field(a, "price"))];
         });
       },
       postCall(key: SettleKey, amounts?: SettleAmounts): PgCall {
-        return makeCall("settle.post", "select result, reason from \"hold_order\".\"settle_post\"($1, $2, $3, $4::uuid)", false, () => {
+        return makeCall("settle.post", "select result, reason from \"hold_order\".\"settle_post\"($1, $2, $3, $4::pg_catalog.uuid)", false, () => {
           const k = argsOf("settle.post", "key", key);
           const values: unknown[] = [tenant, checkText("settle.post", "order", field(k, "order"))];
           if (amounts === undefined) {
@@ -146,7 +146,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
         });
       },
       voidCall(key: SettleKey): PgCall {
-        return makeCall("settle.void", "select result, reason from \"hold_order\".\"settle_void\"($1, $2, $3::uuid)", false, () => {
+        return makeCall("settle.void", "select result, reason from \"hold_order\".\"settle_void\"($1, $2, $3::pg_catalog.uuid)", false, () => {
           const k = argsOf("settle.void", "key", key);
           return [tenant, checkText("settle.void", "order", field(k, "order"))];
         });
@@ -171,7 +171,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
     },
     async expire(max: number): Promise<number> {
-      return expire(db, "select \"hold_order\".expire($1::integer, $2::uuid)", max);
+      return expire(db, "select \"hold_order\".expire($1::integer, $2::pg_catalog.uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       return bulk<Reason>(db, calls);

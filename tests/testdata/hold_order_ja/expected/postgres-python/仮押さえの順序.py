@@ -52,7 +52,7 @@ class 決済:
         check_keywords("決済.hold", _unknown)
         return self._backend.call(
             "決済.hold",
-            'select result, reason from "仮押さえの順序"."決済_hold"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "仮押さえの順序"."決済_hold"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("決済.hold", "注文", 注文),
                 check_amount("決済.hold", "代金", 代金),
@@ -64,7 +64,7 @@ class 決済:
         check_keywords("決済.hold", _unknown)
         return self._backend.make_call(
             "決済.hold",
-            'select result, reason from "仮押さえの順序"."決済_hold"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "仮押さえの順序"."決済_hold"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("決済.hold", "注文", 注文),
                 check_amount("決済.hold", "代金", 代金),
@@ -76,7 +76,7 @@ class 決済:
         check_keywords("決済.post", _unknown)
         return self._backend.call(
             "決済.post",
-            'select result, reason from "仮押さえの順序"."決済_post"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "仮押さえの順序"."決済_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("決済.post", "注文", 注文),
                 *_post_values("決済.post", ("代金", 代金)),
@@ -88,7 +88,7 @@ class 決済:
         check_keywords("決済.post", _unknown)
         return self._backend.make_call(
             "決済.post",
-            'select result, reason from "仮押さえの順序"."決済_post"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "仮押さえの順序"."決済_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("決済.post", "注文", 注文),
                 *_post_values("決済.post", ("代金", 代金)),
@@ -100,7 +100,7 @@ class 決済:
         check_keywords("決済.void", _unknown)
         return self._backend.call(
             "決済.void",
-            'select result, reason from "仮押さえの順序"."決済_void"(%s, %s, %s::uuid)',
+            'select result, reason from "仮押さえの順序"."決済_void"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("決済.void", "注文", 注文),
             ],
@@ -111,7 +111,7 @@ class 決済:
         check_keywords("決済.void", _unknown)
         return self._backend.make_call(
             "決済.void",
-            'select result, reason from "仮押さえの順序"."決済_void"(%s, %s, %s::uuid)',
+            'select result, reason from "仮押さえの順序"."決済_void"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("決済.void", "注文", 注文),
             ],
@@ -193,7 +193,7 @@ class Book:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return self._backend.expire('select "仮押さえの順序".expire(%s::integer, %s::uuid)', max)
+        return self._backend.expire('select "仮押さえの順序".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
@@ -218,7 +218,7 @@ class Async決済:
         check_keywords("決済.hold", _unknown)
         return await self._backend.call(
             "決済.hold",
-            'select result, reason from "仮押さえの順序"."決済_hold"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "仮押さえの順序"."決済_hold"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("決済.hold", "注文", 注文),
                 check_amount("決済.hold", "代金", 代金),
@@ -230,7 +230,7 @@ class Async決済:
         check_keywords("決済.hold", _unknown)
         return self._backend.make_call(
             "決済.hold",
-            'select result, reason from "仮押さえの順序"."決済_hold"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "仮押さえの順序"."決済_hold"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("決済.hold", "注文", 注文),
                 check_amount("決済.hold", "代金", 代金),
@@ -242,7 +242,7 @@ class Async決済:
         check_keywords("決済.post", _unknown)
         return await self._backend.call(
             "決済.post",
-            'select result, reason from "仮押さえの順序"."決済_post"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "仮押さえの順序"."決済_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("決済.post", "注文", 注文),
                 *_post_values("決済.post", ("代金", 代金)),
@@ -254,7 +254,7 @@ class Async決済:
         check_keywords("決済.post", _unknown)
         return self._backend.make_call(
             "決済.post",
-            'select result, reason from "仮押さえの順序"."決済_post"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "仮押さえの順序"."決済_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("決済.post", "注文", 注文),
                 *_post_values("決済.post", ("代金", 代金)),
@@ -266,7 +266,7 @@ class Async決済:
         check_keywords("決済.void", _unknown)
         return await self._backend.call(
             "決済.void",
-            'select result, reason from "仮押さえの順序"."決済_void"(%s, %s, %s::uuid)',
+            'select result, reason from "仮押さえの順序"."決済_void"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("決済.void", "注文", 注文),
             ],
@@ -277,7 +277,7 @@ class Async決済:
         check_keywords("決済.void", _unknown)
         return self._backend.make_call(
             "決済.void",
-            'select result, reason from "仮押さえの順序"."決済_void"(%s, %s, %s::uuid)',
+            'select result, reason from "仮押さえの順序"."決済_void"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("決済.void", "注文", 注文),
             ],
@@ -359,7 +359,7 @@ class AsyncBook:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return await self._backend.expire('select "仮押さえの順序".expire(%s::integer, %s::uuid)', max)
+        return await self._backend.expire('select "仮押さえの順序".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and

@@ -105,7 +105,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     決済: {
       async hold(args: 決済Args): Promise<Result> {
         const a = argsOf("決済.hold", "arguments", args);
-        return call<Reason>(db, "決済.hold", "select result, reason from \"仮押さえの順序\".\"決済_hold\"($1, $2, $3, $4::uuid)", [tenant, checkText("決済.hold", "注文", field(a, "注文")), checkAmount("決済.hold", "代金", field(a, "代金"))]);
+        return call<Reason>(db, "決済.hold", "select result, reason from \"仮押さえの順序\".\"決済_hold\"($1, $2, $3, $4::pg_catalog.uuid)", [tenant, checkText("決済.hold", "注文", field(a, "注文")), checkAmount("決済.hold", "代金", field(a, "代金"))]);
       },
       async post(key: 決済Key, amounts?: 決済Amounts): Promise<Result> {
         const k = argsOf("決済.post", "key", key);
@@ -116,24 +116,24 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
           const m = argsOf("決済.post", "amounts", amounts);
           values.push(checkAmount("決済.post", "代金", field(m, "代金")));
         }
-        return call<Reason>(db, "決済.post", "select result, reason from \"仮押さえの順序\".\"決済_post\"($1, $2, $3, $4::uuid)", values);
+        return call<Reason>(db, "決済.post", "select result, reason from \"仮押さえの順序\".\"決済_post\"($1, $2, $3, $4::pg_catalog.uuid)", values);
       },
       async void(key: 決済Key): Promise<Result> {
         const k = argsOf("決済.void", "key", key);
-        return call<Reason>(db, "決済.void", "select result, reason from \"仮押さえの順序\".\"決済_void\"($1, $2, $3::uuid)", [tenant, checkText("決済.void", "注文", field(k, "注文"))]);
+        return call<Reason>(db, "決済.void", "select result, reason from \"仮押さえの順序\".\"決済_void\"($1, $2, $3::pg_catalog.uuid)", [tenant, checkText("決済.void", "注文", field(k, "注文"))]);
       },
       async status(key: 決済Key): Promise<HoldState | null> {
         const k = argsOf("決済.status", "key", key);
         return status(db, "決済.status", "select \"仮押さえの順序\".\"決済_status\"($1, $2)", [tenant, checkText("決済.status", "注文", field(k, "注文"))]);
       },
       holdCall(args: 決済Args): PgCall {
-        return makeCall("決済.hold", "select result, reason from \"仮押さえの順序\".\"決済_hold\"($1, $2, $3, $4::uuid)", false, () => {
+        return makeCall("決済.hold", "select result, reason from \"仮押さえの順序\".\"決済_hold\"($1, $2, $3, $4::pg_catalog.uuid)", false, () => {
           const a = argsOf("決済.hold", "arguments", args);
           return [tenant, checkText("決済.hold", "注文", field(a, "注文")), checkAmount("決済.hold", "代金", field(a, "代金"))];
         });
       },
       postCall(key: 決済Key, amounts?: 決済Amounts): PgCall {
-        return makeCall("決済.post", "select result, reason from \"仮押さえの順序\".\"決済_post\"($1, $2, $3, $4::uuid)", false, () => {
+        return makeCall("決済.post", "select result, reason from \"仮押さえの順序\".\"決済_post\"($1, $2, $3, $4::pg_catalog.uuid)", false, () => {
           const k = argsOf("決済.post", "key", key);
           const values: unknown[] = [tenant, checkText("決済.post", "注文", field(k, "注文"))];
           if (amounts === undefined) {
@@ -146,7 +146,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
         });
       },
       voidCall(key: 決済Key): PgCall {
-        return makeCall("決済.void", "select result, reason from \"仮押さえの順序\".\"決済_void\"($1, $2, $3::uuid)", false, () => {
+        return makeCall("決済.void", "select result, reason from \"仮押さえの順序\".\"決済_void\"($1, $2, $3::pg_catalog.uuid)", false, () => {
           const k = argsOf("決済.void", "key", key);
           return [tenant, checkText("決済.void", "注文", field(k, "注文"))];
         });
@@ -171,7 +171,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
     },
     async expire(max: number): Promise<number> {
-      return expire(db, "select \"仮押さえの順序\".expire($1::integer, $2::uuid)", max);
+      return expire(db, "select \"仮押さえの順序\".expire($1::integer, $2::pg_catalog.uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       return bulk<Reason>(db, calls);

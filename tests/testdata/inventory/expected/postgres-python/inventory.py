@@ -52,7 +52,7 @@ class Receive:
         check_keywords("receive.do", _unknown)
         return self._backend.call(
             "receive.do",
-            'select result, reason from "inventory"."receive_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "inventory"."receive_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("receive.do", "delivery", delivery),
                 check_text("receive.do", "sku", sku),
@@ -65,7 +65,7 @@ class Receive:
         check_keywords("receive.do", _unknown)
         return self._backend.make_call(
             "receive.do",
-            'select result, reason from "inventory"."receive_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "inventory"."receive_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("receive.do", "delivery", delivery),
                 check_text("receive.do", "sku", sku),
@@ -85,7 +85,7 @@ class Reserve:
         check_keywords("reserve.hold", _unknown)
         return self._backend.call(
             "reserve.hold",
-            'select result, reason from "inventory"."reserve_hold"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "inventory"."reserve_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("reserve.hold", "order", order),
                 check_text("reserve.hold", "sku", sku),
@@ -98,7 +98,7 @@ class Reserve:
         check_keywords("reserve.hold", _unknown)
         return self._backend.make_call(
             "reserve.hold",
-            'select result, reason from "inventory"."reserve_hold"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "inventory"."reserve_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("reserve.hold", "order", order),
                 check_text("reserve.hold", "sku", sku),
@@ -111,7 +111,7 @@ class Reserve:
         check_keywords("reserve.post", _unknown)
         return self._backend.call(
             "reserve.post",
-            'select result, reason from "inventory"."reserve_post"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "inventory"."reserve_post"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("reserve.post", "order", order),
                 check_text("reserve.post", "sku", sku),
@@ -124,7 +124,7 @@ class Reserve:
         check_keywords("reserve.post", _unknown)
         return self._backend.make_call(
             "reserve.post",
-            'select result, reason from "inventory"."reserve_post"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "inventory"."reserve_post"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("reserve.post", "order", order),
                 check_text("reserve.post", "sku", sku),
@@ -137,7 +137,7 @@ class Reserve:
         check_keywords("reserve.void", _unknown)
         return self._backend.call(
             "reserve.void",
-            'select result, reason from "inventory"."reserve_void"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "inventory"."reserve_void"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("reserve.void", "order", order),
                 check_text("reserve.void", "sku", sku),
@@ -149,7 +149,7 @@ class Reserve:
         check_keywords("reserve.void", _unknown)
         return self._backend.make_call(
             "reserve.void",
-            'select result, reason from "inventory"."reserve_void"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "inventory"."reserve_void"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("reserve.void", "order", order),
                 check_text("reserve.void", "sku", sku),
@@ -193,7 +193,7 @@ class TakeBack:
         check_keywords("take_back.do", _unknown)
         return self._backend.call(
             "take_back.do",
-            'select result, reason from "inventory"."take_back_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "inventory"."take_back_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("take_back.do", "return_id", return_id),
                 check_text("take_back.do", "sku", sku),
@@ -206,7 +206,7 @@ class TakeBack:
         check_keywords("take_back.do", _unknown)
         return self._backend.make_call(
             "take_back.do",
-            'select result, reason from "inventory"."take_back_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "inventory"."take_back_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("take_back.do", "return_id", return_id),
                 check_text("take_back.do", "sku", sku),
@@ -271,7 +271,7 @@ class Book:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return self._backend.expire('select "inventory".expire(%s::integer, %s::uuid)', max)
+        return self._backend.expire('select "inventory".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
@@ -296,7 +296,7 @@ class AsyncReceive:
         check_keywords("receive.do", _unknown)
         return await self._backend.call(
             "receive.do",
-            'select result, reason from "inventory"."receive_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "inventory"."receive_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("receive.do", "delivery", delivery),
                 check_text("receive.do", "sku", sku),
@@ -309,7 +309,7 @@ class AsyncReceive:
         check_keywords("receive.do", _unknown)
         return self._backend.make_call(
             "receive.do",
-            'select result, reason from "inventory"."receive_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "inventory"."receive_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("receive.do", "delivery", delivery),
                 check_text("receive.do", "sku", sku),
@@ -329,7 +329,7 @@ class AsyncReserve:
         check_keywords("reserve.hold", _unknown)
         return await self._backend.call(
             "reserve.hold",
-            'select result, reason from "inventory"."reserve_hold"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "inventory"."reserve_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("reserve.hold", "order", order),
                 check_text("reserve.hold", "sku", sku),
@@ -342,7 +342,7 @@ class AsyncReserve:
         check_keywords("reserve.hold", _unknown)
         return self._backend.make_call(
             "reserve.hold",
-            'select result, reason from "inventory"."reserve_hold"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "inventory"."reserve_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("reserve.hold", "order", order),
                 check_text("reserve.hold", "sku", sku),
@@ -355,7 +355,7 @@ class AsyncReserve:
         check_keywords("reserve.post", _unknown)
         return await self._backend.call(
             "reserve.post",
-            'select result, reason from "inventory"."reserve_post"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "inventory"."reserve_post"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("reserve.post", "order", order),
                 check_text("reserve.post", "sku", sku),
@@ -368,7 +368,7 @@ class AsyncReserve:
         check_keywords("reserve.post", _unknown)
         return self._backend.make_call(
             "reserve.post",
-            'select result, reason from "inventory"."reserve_post"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "inventory"."reserve_post"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("reserve.post", "order", order),
                 check_text("reserve.post", "sku", sku),
@@ -381,7 +381,7 @@ class AsyncReserve:
         check_keywords("reserve.void", _unknown)
         return await self._backend.call(
             "reserve.void",
-            'select result, reason from "inventory"."reserve_void"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "inventory"."reserve_void"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("reserve.void", "order", order),
                 check_text("reserve.void", "sku", sku),
@@ -393,7 +393,7 @@ class AsyncReserve:
         check_keywords("reserve.void", _unknown)
         return self._backend.make_call(
             "reserve.void",
-            'select result, reason from "inventory"."reserve_void"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "inventory"."reserve_void"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("reserve.void", "order", order),
                 check_text("reserve.void", "sku", sku),
@@ -437,7 +437,7 @@ class AsyncTakeBack:
         check_keywords("take_back.do", _unknown)
         return await self._backend.call(
             "take_back.do",
-            'select result, reason from "inventory"."take_back_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "inventory"."take_back_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("take_back.do", "return_id", return_id),
                 check_text("take_back.do", "sku", sku),
@@ -450,7 +450,7 @@ class AsyncTakeBack:
         check_keywords("take_back.do", _unknown)
         return self._backend.make_call(
             "take_back.do",
-            'select result, reason from "inventory"."take_back_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "inventory"."take_back_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("take_back.do", "return_id", return_id),
                 check_text("take_back.do", "sku", sku),
@@ -515,7 +515,7 @@ class AsyncBook:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return await self._backend.expire('select "inventory".expire(%s::integer, %s::uuid)', max)
+        return await self._backend.expire('select "inventory".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and

@@ -135,10 +135,10 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     receive: {
       async do(args: ReceiveArgs): Promise<Result> {
         const a = argsOf("receive.do", "arguments", args);
-        return call<Reason>(db, "receive.do", "select result, reason from \"inventory\".\"receive_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("receive.do", "delivery", field(a, "delivery")), checkText("receive.do", "sku", field(a, "sku")), checkAmount("receive.do", "qty", field(a, "qty"))]);
+        return call<Reason>(db, "receive.do", "select result, reason from \"inventory\".\"receive_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("receive.do", "delivery", field(a, "delivery")), checkText("receive.do", "sku", field(a, "sku")), checkAmount("receive.do", "qty", field(a, "qty"))]);
       },
       doCall(args: ReceiveArgs): PgCall {
-        return makeCall("receive.do", "select result, reason from \"inventory\".\"receive_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("receive.do", "select result, reason from \"inventory\".\"receive_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           const a = argsOf("receive.do", "arguments", args);
           return [tenant, checkText("receive.do", "delivery", field(a, "delivery")), checkText("receive.do", "sku", field(a, "sku")), checkAmount("receive.do", "qty", field(a, "qty"))];
         });
@@ -147,7 +147,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     reserve: {
       async hold(args: ReserveArgs): Promise<Result> {
         const a = argsOf("reserve.hold", "arguments", args);
-        return call<Reason>(db, "reserve.hold", "select result, reason from \"inventory\".\"reserve_hold\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("reserve.hold", "order", field(a, "order")), checkText("reserve.hold", "sku", field(a, "sku")), checkAmount("reserve.hold", "qty", field(a, "qty"))]);
+        return call<Reason>(db, "reserve.hold", "select result, reason from \"inventory\".\"reserve_hold\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("reserve.hold", "order", field(a, "order")), checkText("reserve.hold", "sku", field(a, "sku")), checkAmount("reserve.hold", "qty", field(a, "qty"))]);
       },
       async post(key: ReserveKey, amounts?: ReserveAmounts): Promise<Result> {
         const k = argsOf("reserve.post", "key", key);
@@ -158,24 +158,24 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
           const m = argsOf("reserve.post", "amounts", amounts);
           values.push(checkAmount("reserve.post", "qty", field(m, "qty")));
         }
-        return call<Reason>(db, "reserve.post", "select result, reason from \"inventory\".\"reserve_post\"($1, $2, $3, $4, $5::uuid)", values);
+        return call<Reason>(db, "reserve.post", "select result, reason from \"inventory\".\"reserve_post\"($1, $2, $3, $4, $5::pg_catalog.uuid)", values);
       },
       async void(key: ReserveKey): Promise<Result> {
         const k = argsOf("reserve.void", "key", key);
-        return call<Reason>(db, "reserve.void", "select result, reason from \"inventory\".\"reserve_void\"($1, $2, $3, $4::uuid)", [tenant, checkText("reserve.void", "order", field(k, "order")), checkText("reserve.void", "sku", field(k, "sku"))]);
+        return call<Reason>(db, "reserve.void", "select result, reason from \"inventory\".\"reserve_void\"($1, $2, $3, $4::pg_catalog.uuid)", [tenant, checkText("reserve.void", "order", field(k, "order")), checkText("reserve.void", "sku", field(k, "sku"))]);
       },
       async status(key: ReserveKey): Promise<HoldState | null> {
         const k = argsOf("reserve.status", "key", key);
         return status(db, "reserve.status", "select \"inventory\".\"reserve_status\"($1, $2, $3)", [tenant, checkText("reserve.status", "order", field(k, "order")), checkText("reserve.status", "sku", field(k, "sku"))]);
       },
       holdCall(args: ReserveArgs): PgCall {
-        return makeCall("reserve.hold", "select result, reason from \"inventory\".\"reserve_hold\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("reserve.hold", "select result, reason from \"inventory\".\"reserve_hold\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           const a = argsOf("reserve.hold", "arguments", args);
           return [tenant, checkText("reserve.hold", "order", field(a, "order")), checkText("reserve.hold", "sku", field(a, "sku")), checkAmount("reserve.hold", "qty", field(a, "qty"))];
         });
       },
       postCall(key: ReserveKey, amounts?: ReserveAmounts): PgCall {
-        return makeCall("reserve.post", "select result, reason from \"inventory\".\"reserve_post\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("reserve.post", "select result, reason from \"inventory\".\"reserve_post\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           const k = argsOf("reserve.post", "key", key);
           const values: unknown[] = [tenant, checkText("reserve.post", "order", field(k, "order")), checkText("reserve.post", "sku", field(k, "sku"))];
           if (amounts === undefined) {
@@ -188,7 +188,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
         });
       },
       voidCall(key: ReserveKey): PgCall {
-        return makeCall("reserve.void", "select result, reason from \"inventory\".\"reserve_void\"($1, $2, $3, $4::uuid)", false, () => {
+        return makeCall("reserve.void", "select result, reason from \"inventory\".\"reserve_void\"($1, $2, $3, $4::pg_catalog.uuid)", false, () => {
           const k = argsOf("reserve.void", "key", key);
           return [tenant, checkText("reserve.void", "order", field(k, "order")), checkText("reserve.void", "sku", field(k, "sku"))];
         });
@@ -203,10 +203,10 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     take_back: {
       async do(args: TakeBackArgs): Promise<Result> {
         const a = argsOf("take_back.do", "arguments", args);
-        return call<Reason>(db, "take_back.do", "select result, reason from \"inventory\".\"take_back_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("take_back.do", "return_id", field(a, "return_id")), checkText("take_back.do", "sku", field(a, "sku")), checkAmount("take_back.do", "qty", field(a, "qty"))]);
+        return call<Reason>(db, "take_back.do", "select result, reason from \"inventory\".\"take_back_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("take_back.do", "return_id", field(a, "return_id")), checkText("take_back.do", "sku", field(a, "sku")), checkAmount("take_back.do", "qty", field(a, "qty"))]);
       },
       doCall(args: TakeBackArgs): PgCall {
-        return makeCall("take_back.do", "select result, reason from \"inventory\".\"take_back_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("take_back.do", "select result, reason from \"inventory\".\"take_back_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           const a = argsOf("take_back.do", "arguments", args);
           return [tenant, checkText("take_back.do", "return_id", field(a, "return_id")), checkText("take_back.do", "sku", field(a, "sku")), checkAmount("take_back.do", "qty", field(a, "qty"))];
         });
@@ -225,7 +225,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
     },
     async expire(max: number): Promise<number> {
-      return expire(db, "select \"inventory\".expire($1::integer, $2::uuid)", max);
+      return expire(db, "select \"inventory\".expire($1::integer, $2::pg_catalog.uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       return bulk<Reason>(db, calls);

@@ -52,7 +52,7 @@ class 入荷:
         check_keywords("入荷.do", _unknown)
         return self._backend.call(
             "入荷.do",
-            'select result, reason from "在庫管理"."入荷_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "在庫管理"."入荷_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("入荷.do", "納品書", 納品書),
                 check_text("入荷.do", "sku", sku),
@@ -65,7 +65,7 @@ class 入荷:
         check_keywords("入荷.do", _unknown)
         return self._backend.make_call(
             "入荷.do",
-            'select result, reason from "在庫管理"."入荷_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "在庫管理"."入荷_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("入荷.do", "納品書", 納品書),
                 check_text("入荷.do", "sku", sku),
@@ -85,7 +85,7 @@ class 引当:
         check_keywords("引当.hold", _unknown)
         return self._backend.call(
             "引当.hold",
-            'select result, reason from "在庫管理"."引当_hold"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "在庫管理"."引当_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("引当.hold", "注文", 注文),
                 check_text("引当.hold", "sku", sku),
@@ -98,7 +98,7 @@ class 引当:
         check_keywords("引当.hold", _unknown)
         return self._backend.make_call(
             "引当.hold",
-            'select result, reason from "在庫管理"."引当_hold"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "在庫管理"."引当_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("引当.hold", "注文", 注文),
                 check_text("引当.hold", "sku", sku),
@@ -111,7 +111,7 @@ class 引当:
         check_keywords("引当.post", _unknown)
         return self._backend.call(
             "引当.post",
-            'select result, reason from "在庫管理"."引当_post"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "在庫管理"."引当_post"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("引当.post", "注文", 注文),
                 check_text("引当.post", "sku", sku),
@@ -124,7 +124,7 @@ class 引当:
         check_keywords("引当.post", _unknown)
         return self._backend.make_call(
             "引当.post",
-            'select result, reason from "在庫管理"."引当_post"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "在庫管理"."引当_post"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("引当.post", "注文", 注文),
                 check_text("引当.post", "sku", sku),
@@ -137,7 +137,7 @@ class 引当:
         check_keywords("引当.void", _unknown)
         return self._backend.call(
             "引当.void",
-            'select result, reason from "在庫管理"."引当_void"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "在庫管理"."引当_void"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("引当.void", "注文", 注文),
                 check_text("引当.void", "sku", sku),
@@ -149,7 +149,7 @@ class 引当:
         check_keywords("引当.void", _unknown)
         return self._backend.make_call(
             "引当.void",
-            'select result, reason from "在庫管理"."引当_void"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "在庫管理"."引当_void"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("引当.void", "注文", 注文),
                 check_text("引当.void", "sku", sku),
@@ -193,7 +193,7 @@ class 返品:
         check_keywords("返品.do", _unknown)
         return self._backend.call(
             "返品.do",
-            'select result, reason from "在庫管理"."返品_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "在庫管理"."返品_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("返品.do", "返品伝票", 返品伝票),
                 check_text("返品.do", "sku", sku),
@@ -206,7 +206,7 @@ class 返品:
         check_keywords("返品.do", _unknown)
         return self._backend.make_call(
             "返品.do",
-            'select result, reason from "在庫管理"."返品_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "在庫管理"."返品_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("返品.do", "返品伝票", 返品伝票),
                 check_text("返品.do", "sku", sku),
@@ -271,7 +271,7 @@ class Book:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return self._backend.expire('select "在庫管理".expire(%s::integer, %s::uuid)', max)
+        return self._backend.expire('select "在庫管理".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
@@ -296,7 +296,7 @@ class Async入荷:
         check_keywords("入荷.do", _unknown)
         return await self._backend.call(
             "入荷.do",
-            'select result, reason from "在庫管理"."入荷_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "在庫管理"."入荷_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("入荷.do", "納品書", 納品書),
                 check_text("入荷.do", "sku", sku),
@@ -309,7 +309,7 @@ class Async入荷:
         check_keywords("入荷.do", _unknown)
         return self._backend.make_call(
             "入荷.do",
-            'select result, reason from "在庫管理"."入荷_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "在庫管理"."入荷_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("入荷.do", "納品書", 納品書),
                 check_text("入荷.do", "sku", sku),
@@ -329,7 +329,7 @@ class Async引当:
         check_keywords("引当.hold", _unknown)
         return await self._backend.call(
             "引当.hold",
-            'select result, reason from "在庫管理"."引当_hold"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "在庫管理"."引当_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("引当.hold", "注文", 注文),
                 check_text("引当.hold", "sku", sku),
@@ -342,7 +342,7 @@ class Async引当:
         check_keywords("引当.hold", _unknown)
         return self._backend.make_call(
             "引当.hold",
-            'select result, reason from "在庫管理"."引当_hold"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "在庫管理"."引当_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("引当.hold", "注文", 注文),
                 check_text("引当.hold", "sku", sku),
@@ -355,7 +355,7 @@ class Async引当:
         check_keywords("引当.post", _unknown)
         return await self._backend.call(
             "引当.post",
-            'select result, reason from "在庫管理"."引当_post"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "在庫管理"."引当_post"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("引当.post", "注文", 注文),
                 check_text("引当.post", "sku", sku),
@@ -368,7 +368,7 @@ class Async引当:
         check_keywords("引当.post", _unknown)
         return self._backend.make_call(
             "引当.post",
-            'select result, reason from "在庫管理"."引当_post"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "在庫管理"."引当_post"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("引当.post", "注文", 注文),
                 check_text("引当.post", "sku", sku),
@@ -381,7 +381,7 @@ class Async引当:
         check_keywords("引当.void", _unknown)
         return await self._backend.call(
             "引当.void",
-            'select result, reason from "在庫管理"."引当_void"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "在庫管理"."引当_void"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("引当.void", "注文", 注文),
                 check_text("引当.void", "sku", sku),
@@ -393,7 +393,7 @@ class Async引当:
         check_keywords("引当.void", _unknown)
         return self._backend.make_call(
             "引当.void",
-            'select result, reason from "在庫管理"."引当_void"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "在庫管理"."引当_void"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("引当.void", "注文", 注文),
                 check_text("引当.void", "sku", sku),
@@ -437,7 +437,7 @@ class Async返品:
         check_keywords("返品.do", _unknown)
         return await self._backend.call(
             "返品.do",
-            'select result, reason from "在庫管理"."返品_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "在庫管理"."返品_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("返品.do", "返品伝票", 返品伝票),
                 check_text("返品.do", "sku", sku),
@@ -450,7 +450,7 @@ class Async返品:
         check_keywords("返品.do", _unknown)
         return self._backend.make_call(
             "返品.do",
-            'select result, reason from "在庫管理"."返品_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "在庫管理"."返品_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("返品.do", "返品伝票", 返品伝票),
                 check_text("返品.do", "sku", sku),
@@ -515,7 +515,7 @@ class AsyncBook:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return await self._backend.expire('select "在庫管理".expire(%s::integer, %s::uuid)', max)
+        return await self._backend.expire('select "在庫管理".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and

@@ -52,7 +52,7 @@ class Receive:
         check_keywords("receive.do", _unknown)
         return self._backend.call(
             "receive.do",
-            'select result, reason from "shop"."receive_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "shop"."receive_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("receive.do", "delivery", delivery),
                 check_text("receive.do", "sku", sku),
@@ -65,7 +65,7 @@ class Receive:
         check_keywords("receive.do", _unknown)
         return self._backend.make_call(
             "receive.do",
-            'select result, reason from "shop"."receive_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "shop"."receive_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("receive.do", "delivery", delivery),
                 check_text("receive.do", "sku", sku),
@@ -85,7 +85,7 @@ class Ship:
         check_keywords("ship.do", _unknown)
         return self._backend.call(
             "ship.do",
-            'select result, reason from "shop"."ship_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "shop"."ship_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("ship.do", "order", order),
                 check_text("ship.do", "sku", sku),
@@ -98,7 +98,7 @@ class Ship:
         check_keywords("ship.do", _unknown)
         return self._backend.make_call(
             "ship.do",
-            'select result, reason from "shop"."ship_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "shop"."ship_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("ship.do", "order", order),
                 check_text("ship.do", "sku", sku),
@@ -160,7 +160,7 @@ class Book:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return self._backend.expire('select "shop".expire(%s::integer, %s::uuid)', max)
+        return self._backend.expire('select "shop".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
@@ -185,7 +185,7 @@ class AsyncReceive:
         check_keywords("receive.do", _unknown)
         return await self._backend.call(
             "receive.do",
-            'select result, reason from "shop"."receive_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "shop"."receive_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("receive.do", "delivery", delivery),
                 check_text("receive.do", "sku", sku),
@@ -198,7 +198,7 @@ class AsyncReceive:
         check_keywords("receive.do", _unknown)
         return self._backend.make_call(
             "receive.do",
-            'select result, reason from "shop"."receive_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "shop"."receive_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("receive.do", "delivery", delivery),
                 check_text("receive.do", "sku", sku),
@@ -218,7 +218,7 @@ class AsyncShip:
         check_keywords("ship.do", _unknown)
         return await self._backend.call(
             "ship.do",
-            'select result, reason from "shop"."ship_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "shop"."ship_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("ship.do", "order", order),
                 check_text("ship.do", "sku", sku),
@@ -231,7 +231,7 @@ class AsyncShip:
         check_keywords("ship.do", _unknown)
         return self._backend.make_call(
             "ship.do",
-            'select result, reason from "shop"."ship_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "shop"."ship_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("ship.do", "order", order),
                 check_text("ship.do", "sku", sku),
@@ -293,7 +293,7 @@ class AsyncBook:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return await self._backend.expire('select "shop".expire(%s::integer, %s::uuid)', max)
+        return await self._backend.expire('select "shop".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and

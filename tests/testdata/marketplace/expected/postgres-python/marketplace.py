@@ -53,7 +53,7 @@ class Sale:
         check_keywords("sale.do", _unknown)
         return self._backend.call(
             "sale.do",
-            'select result, reason from "marketplace"."sale_do"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "marketplace"."sale_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("sale.do", "order", order),
                 check_text("sale.do", "shop", shop),
@@ -67,7 +67,7 @@ class Sale:
         check_keywords("sale.do", _unknown)
         return self._backend.make_call(
             "sale.do",
-            'select result, reason from "marketplace"."sale_do"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "marketplace"."sale_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("sale.do", "order", order),
                 check_text("sale.do", "shop", shop),
@@ -88,7 +88,7 @@ class Payout:
         check_keywords("payout.hold", _unknown)
         return self._backend.call(
             "payout.hold",
-            'select result, reason from "marketplace"."payout_hold"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "marketplace"."payout_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("payout.hold", "payout_id", payout_id),
                 check_text("payout.hold", "shop", shop),
@@ -101,7 +101,7 @@ class Payout:
         check_keywords("payout.hold", _unknown)
         return self._backend.make_call(
             "payout.hold",
-            'select result, reason from "marketplace"."payout_hold"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "marketplace"."payout_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("payout.hold", "payout_id", payout_id),
                 check_text("payout.hold", "shop", shop),
@@ -114,7 +114,7 @@ class Payout:
         check_keywords("payout.post", _unknown)
         return self._backend.call(
             "payout.post",
-            'select result, reason from "marketplace"."payout_post"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "marketplace"."payout_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("payout.post", "payout_id", payout_id),
                 *_post_values("payout.post", ("amount", amount)),
@@ -126,7 +126,7 @@ class Payout:
         check_keywords("payout.post", _unknown)
         return self._backend.make_call(
             "payout.post",
-            'select result, reason from "marketplace"."payout_post"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "marketplace"."payout_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("payout.post", "payout_id", payout_id),
                 *_post_values("payout.post", ("amount", amount)),
@@ -138,7 +138,7 @@ class Payout:
         check_keywords("payout.void", _unknown)
         return self._backend.call(
             "payout.void",
-            'select result, reason from "marketplace"."payout_void"(%s, %s, %s::uuid)',
+            'select result, reason from "marketplace"."payout_void"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("payout.void", "payout_id", payout_id),
             ],
@@ -149,7 +149,7 @@ class Payout:
         check_keywords("payout.void", _unknown)
         return self._backend.make_call(
             "payout.void",
-            'select result, reason from "marketplace"."payout_void"(%s, %s, %s::uuid)',
+            'select result, reason from "marketplace"."payout_void"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("payout.void", "payout_id", payout_id),
             ],
@@ -190,7 +190,7 @@ class Refund:
         check_keywords("refund.do", _unknown)
         return self._backend.call(
             "refund.do",
-            'select result, reason from "marketplace"."refund_do"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "marketplace"."refund_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("refund.do", "order", order),
                 check_text("refund.do", "shop", shop),
@@ -204,7 +204,7 @@ class Refund:
         check_keywords("refund.do", _unknown)
         return self._backend.make_call(
             "refund.do",
-            'select result, reason from "marketplace"."refund_do"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "marketplace"."refund_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("refund.do", "order", order),
                 check_text("refund.do", "shop", shop),
@@ -281,7 +281,7 @@ class Book:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return self._backend.expire('select "marketplace".expire(%s::integer, %s::uuid)', max)
+        return self._backend.expire('select "marketplace".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
@@ -306,7 +306,7 @@ class AsyncSale:
         check_keywords("sale.do", _unknown)
         return await self._backend.call(
             "sale.do",
-            'select result, reason from "marketplace"."sale_do"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "marketplace"."sale_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("sale.do", "order", order),
                 check_text("sale.do", "shop", shop),
@@ -320,7 +320,7 @@ class AsyncSale:
         check_keywords("sale.do", _unknown)
         return self._backend.make_call(
             "sale.do",
-            'select result, reason from "marketplace"."sale_do"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "marketplace"."sale_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("sale.do", "order", order),
                 check_text("sale.do", "shop", shop),
@@ -341,7 +341,7 @@ class AsyncPayout:
         check_keywords("payout.hold", _unknown)
         return await self._backend.call(
             "payout.hold",
-            'select result, reason from "marketplace"."payout_hold"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "marketplace"."payout_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("payout.hold", "payout_id", payout_id),
                 check_text("payout.hold", "shop", shop),
@@ -354,7 +354,7 @@ class AsyncPayout:
         check_keywords("payout.hold", _unknown)
         return self._backend.make_call(
             "payout.hold",
-            'select result, reason from "marketplace"."payout_hold"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "marketplace"."payout_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("payout.hold", "payout_id", payout_id),
                 check_text("payout.hold", "shop", shop),
@@ -367,7 +367,7 @@ class AsyncPayout:
         check_keywords("payout.post", _unknown)
         return await self._backend.call(
             "payout.post",
-            'select result, reason from "marketplace"."payout_post"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "marketplace"."payout_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("payout.post", "payout_id", payout_id),
                 *_post_values("payout.post", ("amount", amount)),
@@ -379,7 +379,7 @@ class AsyncPayout:
         check_keywords("payout.post", _unknown)
         return self._backend.make_call(
             "payout.post",
-            'select result, reason from "marketplace"."payout_post"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "marketplace"."payout_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("payout.post", "payout_id", payout_id),
                 *_post_values("payout.post", ("amount", amount)),
@@ -391,7 +391,7 @@ class AsyncPayout:
         check_keywords("payout.void", _unknown)
         return await self._backend.call(
             "payout.void",
-            'select result, reason from "marketplace"."payout_void"(%s, %s, %s::uuid)',
+            'select result, reason from "marketplace"."payout_void"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("payout.void", "payout_id", payout_id),
             ],
@@ -402,7 +402,7 @@ class AsyncPayout:
         check_keywords("payout.void", _unknown)
         return self._backend.make_call(
             "payout.void",
-            'select result, reason from "marketplace"."payout_void"(%s, %s, %s::uuid)',
+            'select result, reason from "marketplace"."payout_void"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("payout.void", "payout_id", payout_id),
             ],
@@ -443,7 +443,7 @@ class AsyncRefund:
         check_keywords("refund.do", _unknown)
         return await self._backend.call(
             "refund.do",
-            'select result, reason from "marketplace"."refund_do"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "marketplace"."refund_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("refund.do", "order", order),
                 check_text("refund.do", "shop", shop),
@@ -457,7 +457,7 @@ class AsyncRefund:
         check_keywords("refund.do", _unknown)
         return self._backend.make_call(
             "refund.do",
-            'select result, reason from "marketplace"."refund_do"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "marketplace"."refund_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("refund.do", "order", order),
                 check_text("refund.do", "shop", shop),
@@ -534,7 +534,7 @@ class AsyncBook:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return await self._backend.expire('select "marketplace".expire(%s::integer, %s::uuid)', max)
+        return await self._backend.expire('select "marketplace".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and

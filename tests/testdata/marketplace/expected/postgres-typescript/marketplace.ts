@@ -139,10 +139,10 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     sale: {
       async do(args: SaleArgs): Promise<Result> {
         const a = argsOf("sale.do", "arguments", args);
-        return call<Reason>(db, "sale.do", "select result, reason from \"marketplace\".\"sale_do\"($1, $2, $3, $4, $5, $6::uuid)", [tenant, checkText("sale.do", "order", field(a, "order")), checkText("sale.do", "shop", field(a, "shop")), checkAmount("sale.do", "proceeds", field(a, "proceeds")), checkAmount("sale.do", "fee", field(a, "fee"))]);
+        return call<Reason>(db, "sale.do", "select result, reason from \"marketplace\".\"sale_do\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", [tenant, checkText("sale.do", "order", field(a, "order")), checkText("sale.do", "shop", field(a, "shop")), checkAmount("sale.do", "proceeds", field(a, "proceeds")), checkAmount("sale.do", "fee", field(a, "fee"))]);
       },
       doCall(args: SaleArgs): PgCall {
-        return makeCall("sale.do", "select result, reason from \"marketplace\".\"sale_do\"($1, $2, $3, $4, $5, $6::uuid)", false, () => {
+        return makeCall("sale.do", "select result, reason from \"marketplace\".\"sale_do\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", false, () => {
           const a = argsOf("sale.do", "arguments", args);
           return [tenant, checkText("sale.do", "order", field(a, "order")), checkText("sale.do", "shop", field(a, "shop")), checkAmount("sale.do", "proceeds", field(a, "proceeds")), checkAmount("sale.do", "fee", field(a, "fee"))];
         });
@@ -151,7 +151,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     payout: {
       async hold(args: PayoutArgs): Promise<Result> {
         const a = argsOf("payout.hold", "arguments", args);
-        return call<Reason>(db, "payout.hold", "select result, reason from \"marketplace\".\"payout_hold\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("payout.hold", "payout_id", field(a, "payout_id")), checkText("payout.hold", "shop", field(a, "shop")), checkAmount("payout.hold", "amount", field(a, "amount"))]);
+        return call<Reason>(db, "payout.hold", "select result, reason from \"marketplace\".\"payout_hold\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("payout.hold", "payout_id", field(a, "payout_id")), checkText("payout.hold", "shop", field(a, "shop")), checkAmount("payout.hold", "amount", field(a, "amount"))]);
       },
       async post(key: PayoutKey, amounts?: PayoutAmounts): Promise<Result> {
         const k = argsOf("payout.post", "key", key);
@@ -162,24 +162,24 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
           const m = argsOf("payout.post", "amounts", amounts);
           values.push(checkAmount("payout.post", "amount", field(m, "amount")));
         }
-        return call<Reason>(db, "payout.post", "select result, reason from \"marketplace\".\"payout_post\"($1, $2, $3, $4::uuid)", values);
+        return call<Reason>(db, "payout.post", "select result, reason from \"marketplace\".\"payout_post\"($1, $2, $3, $4::pg_catalog.uuid)", values);
       },
       async void(key: PayoutKey): Promise<Result> {
         const k = argsOf("payout.void", "key", key);
-        return call<Reason>(db, "payout.void", "select result, reason from \"marketplace\".\"payout_void\"($1, $2, $3::uuid)", [tenant, checkText("payout.void", "payout_id", field(k, "payout_id"))]);
+        return call<Reason>(db, "payout.void", "select result, reason from \"marketplace\".\"payout_void\"($1, $2, $3::pg_catalog.uuid)", [tenant, checkText("payout.void", "payout_id", field(k, "payout_id"))]);
       },
       async status(key: PayoutKey): Promise<HoldState | null> {
         const k = argsOf("payout.status", "key", key);
         return status(db, "payout.status", "select \"marketplace\".\"payout_status\"($1, $2)", [tenant, checkText("payout.status", "payout_id", field(k, "payout_id"))]);
       },
       holdCall(args: PayoutArgs): PgCall {
-        return makeCall("payout.hold", "select result, reason from \"marketplace\".\"payout_hold\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("payout.hold", "select result, reason from \"marketplace\".\"payout_hold\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           const a = argsOf("payout.hold", "arguments", args);
           return [tenant, checkText("payout.hold", "payout_id", field(a, "payout_id")), checkText("payout.hold", "shop", field(a, "shop")), checkAmount("payout.hold", "amount", field(a, "amount"))];
         });
       },
       postCall(key: PayoutKey, amounts?: PayoutAmounts): PgCall {
-        return makeCall("payout.post", "select result, reason from \"marketplace\".\"payout_post\"($1, $2, $3, $4::uuid)", false, () => {
+        return makeCall("payout.post", "select result, reason from \"marketplace\".\"payout_post\"($1, $2, $3, $4::pg_catalog.uuid)", false, () => {
           const k = argsOf("payout.post", "key", key);
           const values: unknown[] = [tenant, checkText("payout.post", "payout_id", field(k, "payout_id"))];
           if (amounts === undefined) {
@@ -192,7 +192,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
         });
       },
       voidCall(key: PayoutKey): PgCall {
-        return makeCall("payout.void", "select result, reason from \"marketplace\".\"payout_void\"($1, $2, $3::uuid)", false, () => {
+        return makeCall("payout.void", "select result, reason from \"marketplace\".\"payout_void\"($1, $2, $3::pg_catalog.uuid)", false, () => {
           const k = argsOf("payout.void", "key", key);
           return [tenant, checkText("payout.void", "payout_id", field(k, "payout_id"))];
         });
@@ -207,10 +207,10 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     refund: {
       async do(args: RefundArgs): Promise<Result> {
         const a = argsOf("refund.do", "arguments", args);
-        return call<Reason>(db, "refund.do", "select result, reason from \"marketplace\".\"refund_do\"($1, $2, $3, $4, $5, $6::uuid)", [tenant, checkText("refund.do", "order", field(a, "order")), checkText("refund.do", "shop", field(a, "shop")), checkAmount("refund.do", "proceeds", field(a, "proceeds")), checkAmount("refund.do", "fee", field(a, "fee"))]);
+        return call<Reason>(db, "refund.do", "select result, reason from \"marketplace\".\"refund_do\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", [tenant, checkText("refund.do", "order", field(a, "order")), checkText("refund.do", "shop", field(a, "shop")), checkAmount("refund.do", "proceeds", field(a, "proceeds")), checkAmount("refund.do", "fee", field(a, "fee"))]);
       },
       doCall(args: RefundArgs): PgCall {
-        return makeCall("refund.do", "select result, reason from \"marketplace\".\"refund_do\"($1, $2, $3, $4, $5, $6::uuid)", false, () => {
+        return makeCall("refund.do", "select result, reason from \"marketplace\".\"refund_do\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", false, () => {
           const a = argsOf("refund.do", "arguments", args);
           return [tenant, checkText("refund.do", "order", field(a, "order")), checkText("refund.do", "shop", field(a, "shop")), checkAmount("refund.do", "proceeds", field(a, "proceeds")), checkAmount("refund.do", "fee", field(a, "fee"))];
         });
@@ -232,7 +232,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
     },
     async expire(max: number): Promise<number> {
-      return expire(db, "select \"marketplace\".expire($1::integer, $2::uuid)", max);
+      return expire(db, "select \"marketplace\".expire($1::integer, $2::pg_catalog.uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       return bulk<Reason>(db, calls);

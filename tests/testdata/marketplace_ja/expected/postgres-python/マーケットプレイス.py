@@ -53,7 +53,7 @@ class 売上:
         check_keywords("売上.do", _unknown)
         return self._backend.call(
             "売上.do",
-            'select result, reason from "マーケットプレイス"."売上_do"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "マーケットプレイス"."売上_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("売上.do", "注文", 注文),
                 check_text("売上.do", "店", 店),
@@ -67,7 +67,7 @@ class 売上:
         check_keywords("売上.do", _unknown)
         return self._backend.make_call(
             "売上.do",
-            'select result, reason from "マーケットプレイス"."売上_do"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "マーケットプレイス"."売上_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("売上.do", "注文", 注文),
                 check_text("売上.do", "店", 店),
@@ -88,7 +88,7 @@ class 振込:
         check_keywords("振込.hold", _unknown)
         return self._backend.call(
             "振込.hold",
-            'select result, reason from "マーケットプレイス"."振込_hold"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "マーケットプレイス"."振込_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("振込.hold", "振込番号", 振込番号),
                 check_text("振込.hold", "店", 店),
@@ -101,7 +101,7 @@ class 振込:
         check_keywords("振込.hold", _unknown)
         return self._backend.make_call(
             "振込.hold",
-            'select result, reason from "マーケットプレイス"."振込_hold"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "マーケットプレイス"."振込_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("振込.hold", "振込番号", 振込番号),
                 check_text("振込.hold", "店", 店),
@@ -114,7 +114,7 @@ class 振込:
         check_keywords("振込.post", _unknown)
         return self._backend.call(
             "振込.post",
-            'select result, reason from "マーケットプレイス"."振込_post"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "マーケットプレイス"."振込_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("振込.post", "振込番号", 振込番号),
                 *_post_values("振込.post", ("額", 額)),
@@ -126,7 +126,7 @@ class 振込:
         check_keywords("振込.post", _unknown)
         return self._backend.make_call(
             "振込.post",
-            'select result, reason from "マーケットプレイス"."振込_post"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "マーケットプレイス"."振込_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("振込.post", "振込番号", 振込番号),
                 *_post_values("振込.post", ("額", 額)),
@@ -138,7 +138,7 @@ class 振込:
         check_keywords("振込.void", _unknown)
         return self._backend.call(
             "振込.void",
-            'select result, reason from "マーケットプレイス"."振込_void"(%s, %s, %s::uuid)',
+            'select result, reason from "マーケットプレイス"."振込_void"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("振込.void", "振込番号", 振込番号),
             ],
@@ -149,7 +149,7 @@ class 振込:
         check_keywords("振込.void", _unknown)
         return self._backend.make_call(
             "振込.void",
-            'select result, reason from "マーケットプレイス"."振込_void"(%s, %s, %s::uuid)',
+            'select result, reason from "マーケットプレイス"."振込_void"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("振込.void", "振込番号", 振込番号),
             ],
@@ -190,7 +190,7 @@ class 返金:
         check_keywords("返金.do", _unknown)
         return self._backend.call(
             "返金.do",
-            'select result, reason from "マーケットプレイス"."返金_do"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "マーケットプレイス"."返金_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("返金.do", "注文", 注文),
                 check_text("返金.do", "店", 店),
@@ -204,7 +204,7 @@ class 返金:
         check_keywords("返金.do", _unknown)
         return self._backend.make_call(
             "返金.do",
-            'select result, reason from "マーケットプレイス"."返金_do"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "マーケットプレイス"."返金_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("返金.do", "注文", 注文),
                 check_text("返金.do", "店", 店),
@@ -281,7 +281,7 @@ class Book:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return self._backend.expire('select "マーケットプレイス".expire(%s::integer, %s::uuid)', max)
+        return self._backend.expire('select "マーケットプレイス".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
@@ -306,7 +306,7 @@ class Async売上:
         check_keywords("売上.do", _unknown)
         return await self._backend.call(
             "売上.do",
-            'select result, reason from "マーケットプレイス"."売上_do"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "マーケットプレイス"."売上_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("売上.do", "注文", 注文),
                 check_text("売上.do", "店", 店),
@@ -320,7 +320,7 @@ class Async売上:
         check_keywords("売上.do", _unknown)
         return self._backend.make_call(
             "売上.do",
-            'select result, reason from "マーケットプレイス"."売上_do"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "マーケットプレイス"."売上_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("売上.do", "注文", 注文),
                 check_text("売上.do", "店", 店),
@@ -341,7 +341,7 @@ class Async振込:
         check_keywords("振込.hold", _unknown)
         return await self._backend.call(
             "振込.hold",
-            'select result, reason from "マーケットプレイス"."振込_hold"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "マーケットプレイス"."振込_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("振込.hold", "振込番号", 振込番号),
                 check_text("振込.hold", "店", 店),
@@ -354,7 +354,7 @@ class Async振込:
         check_keywords("振込.hold", _unknown)
         return self._backend.make_call(
             "振込.hold",
-            'select result, reason from "マーケットプレイス"."振込_hold"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "マーケットプレイス"."振込_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("振込.hold", "振込番号", 振込番号),
                 check_text("振込.hold", "店", 店),
@@ -367,7 +367,7 @@ class Async振込:
         check_keywords("振込.post", _unknown)
         return await self._backend.call(
             "振込.post",
-            'select result, reason from "マーケットプレイス"."振込_post"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "マーケットプレイス"."振込_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("振込.post", "振込番号", 振込番号),
                 *_post_values("振込.post", ("額", 額)),
@@ -379,7 +379,7 @@ class Async振込:
         check_keywords("振込.post", _unknown)
         return self._backend.make_call(
             "振込.post",
-            'select result, reason from "マーケットプレイス"."振込_post"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "マーケットプレイス"."振込_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("振込.post", "振込番号", 振込番号),
                 *_post_values("振込.post", ("額", 額)),
@@ -391,7 +391,7 @@ class Async振込:
         check_keywords("振込.void", _unknown)
         return await self._backend.call(
             "振込.void",
-            'select result, reason from "マーケットプレイス"."振込_void"(%s, %s, %s::uuid)',
+            'select result, reason from "マーケットプレイス"."振込_void"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("振込.void", "振込番号", 振込番号),
             ],
@@ -402,7 +402,7 @@ class Async振込:
         check_keywords("振込.void", _unknown)
         return self._backend.make_call(
             "振込.void",
-            'select result, reason from "マーケットプレイス"."振込_void"(%s, %s, %s::uuid)',
+            'select result, reason from "マーケットプレイス"."振込_void"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("振込.void", "振込番号", 振込番号),
             ],
@@ -443,7 +443,7 @@ class Async返金:
         check_keywords("返金.do", _unknown)
         return await self._backend.call(
             "返金.do",
-            'select result, reason from "マーケットプレイス"."返金_do"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "マーケットプレイス"."返金_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("返金.do", "注文", 注文),
                 check_text("返金.do", "店", 店),
@@ -457,7 +457,7 @@ class Async返金:
         check_keywords("返金.do", _unknown)
         return self._backend.make_call(
             "返金.do",
-            'select result, reason from "マーケットプレイス"."返金_do"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "マーケットプレイス"."返金_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("返金.do", "注文", 注文),
                 check_text("返金.do", "店", 店),
@@ -534,7 +534,7 @@ class AsyncBook:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return await self._backend.expire('select "マーケットプレイス".expire(%s::integer, %s::uuid)', max)
+        return await self._backend.expire('select "マーケットプレイス".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and

@@ -139,10 +139,10 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     売上: {
       async do(args: 売上Args): Promise<Result> {
         const a = argsOf("売上.do", "arguments", args);
-        return call<Reason>(db, "売上.do", "select result, reason from \"マーケットプレイス\".\"売上_do\"($1, $2, $3, $4, $5, $6::uuid)", [tenant, checkText("売上.do", "注文", field(a, "注文")), checkText("売上.do", "店", field(a, "店")), checkAmount("売上.do", "取り分", field(a, "取り分")), checkAmount("売上.do", "手数料", field(a, "手数料"))]);
+        return call<Reason>(db, "売上.do", "select result, reason from \"マーケットプレイス\".\"売上_do\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", [tenant, checkText("売上.do", "注文", field(a, "注文")), checkText("売上.do", "店", field(a, "店")), checkAmount("売上.do", "取り分", field(a, "取り分")), checkAmount("売上.do", "手数料", field(a, "手数料"))]);
       },
       doCall(args: 売上Args): PgCall {
-        return makeCall("売上.do", "select result, reason from \"マーケットプレイス\".\"売上_do\"($1, $2, $3, $4, $5, $6::uuid)", false, () => {
+        return makeCall("売上.do", "select result, reason from \"マーケットプレイス\".\"売上_do\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", false, () => {
           const a = argsOf("売上.do", "arguments", args);
           return [tenant, checkText("売上.do", "注文", field(a, "注文")), checkText("売上.do", "店", field(a, "店")), checkAmount("売上.do", "取り分", field(a, "取り分")), checkAmount("売上.do", "手数料", field(a, "手数料"))];
         });
@@ -151,7 +151,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     振込: {
       async hold(args: 振込Args): Promise<Result> {
         const a = argsOf("振込.hold", "arguments", args);
-        return call<Reason>(db, "振込.hold", "select result, reason from \"マーケットプレイス\".\"振込_hold\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("振込.hold", "振込番号", field(a, "振込番号")), checkText("振込.hold", "店", field(a, "店")), checkAmount("振込.hold", "額", field(a, "額"))]);
+        return call<Reason>(db, "振込.hold", "select result, reason from \"マーケットプレイス\".\"振込_hold\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("振込.hold", "振込番号", field(a, "振込番号")), checkText("振込.hold", "店", field(a, "店")), checkAmount("振込.hold", "額", field(a, "額"))]);
       },
       async post(key: 振込Key, amounts?: 振込Amounts): Promise<Result> {
         const k = argsOf("振込.post", "key", key);
@@ -162,24 +162,24 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
           const m = argsOf("振込.post", "amounts", amounts);
           values.push(checkAmount("振込.post", "額", field(m, "額")));
         }
-        return call<Reason>(db, "振込.post", "select result, reason from \"マーケットプレイス\".\"振込_post\"($1, $2, $3, $4::uuid)", values);
+        return call<Reason>(db, "振込.post", "select result, reason from \"マーケットプレイス\".\"振込_post\"($1, $2, $3, $4::pg_catalog.uuid)", values);
       },
       async void(key: 振込Key): Promise<Result> {
         const k = argsOf("振込.void", "key", key);
-        return call<Reason>(db, "振込.void", "select result, reason from \"マーケットプレイス\".\"振込_void\"($1, $2, $3::uuid)", [tenant, checkText("振込.void", "振込番号", field(k, "振込番号"))]);
+        return call<Reason>(db, "振込.void", "select result, reason from \"マーケットプレイス\".\"振込_void\"($1, $2, $3::pg_catalog.uuid)", [tenant, checkText("振込.void", "振込番号", field(k, "振込番号"))]);
       },
       async status(key: 振込Key): Promise<HoldState | null> {
         const k = argsOf("振込.status", "key", key);
         return status(db, "振込.status", "select \"マーケットプレイス\".\"振込_status\"($1, $2)", [tenant, checkText("振込.status", "振込番号", field(k, "振込番号"))]);
       },
       holdCall(args: 振込Args): PgCall {
-        return makeCall("振込.hold", "select result, reason from \"マーケットプレイス\".\"振込_hold\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("振込.hold", "select result, reason from \"マーケットプレイス\".\"振込_hold\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           const a = argsOf("振込.hold", "arguments", args);
           return [tenant, checkText("振込.hold", "振込番号", field(a, "振込番号")), checkText("振込.hold", "店", field(a, "店")), checkAmount("振込.hold", "額", field(a, "額"))];
         });
       },
       postCall(key: 振込Key, amounts?: 振込Amounts): PgCall {
-        return makeCall("振込.post", "select result, reason from \"マーケットプレイス\".\"振込_post\"($1, $2, $3, $4::uuid)", false, () => {
+        return makeCall("振込.post", "select result, reason from \"マーケットプレイス\".\"振込_post\"($1, $2, $3, $4::pg_catalog.uuid)", false, () => {
           const k = argsOf("振込.post", "key", key);
           const values: unknown[] = [tenant, checkText("振込.post", "振込番号", field(k, "振込番号"))];
           if (amounts === undefined) {
@@ -192,7 +192,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
         });
       },
       voidCall(key: 振込Key): PgCall {
-        return makeCall("振込.void", "select result, reason from \"マーケットプレイス\".\"振込_void\"($1, $2, $3::uuid)", false, () => {
+        return makeCall("振込.void", "select result, reason from \"マーケットプレイス\".\"振込_void\"($1, $2, $3::pg_catalog.uuid)", false, () => {
           const k = argsOf("振込.void", "key", key);
           return [tenant, checkText("振込.void", "振込番号", field(k, "振込番号"))];
         });
@@ -207,10 +207,10 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     返金: {
       async do(args: 返金Args): Promise<Result> {
         const a = argsOf("返金.do", "arguments", args);
-        return call<Reason>(db, "返金.do", "select result, reason from \"マーケットプレイス\".\"返金_do\"($1, $2, $3, $4, $5, $6::uuid)", [tenant, checkText("返金.do", "注文", field(a, "注文")), checkText("返金.do", "店", field(a, "店")), checkAmount("返金.do", "取り分", field(a, "取り分")), checkAmount("返金.do", "手数料", field(a, "手数料"))]);
+        return call<Reason>(db, "返金.do", "select result, reason from \"マーケットプレイス\".\"返金_do\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", [tenant, checkText("返金.do", "注文", field(a, "注文")), checkText("返金.do", "店", field(a, "店")), checkAmount("返金.do", "取り分", field(a, "取り分")), checkAmount("返金.do", "手数料", field(a, "手数料"))]);
       },
       doCall(args: 返金Args): PgCall {
-        return makeCall("返金.do", "select result, reason from \"マーケットプレイス\".\"返金_do\"($1, $2, $3, $4, $5, $6::uuid)", false, () => {
+        return makeCall("返金.do", "select result, reason from \"マーケットプレイス\".\"返金_do\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", false, () => {
           const a = argsOf("返金.do", "arguments", args);
           return [tenant, checkText("返金.do", "注文", field(a, "注文")), checkText("返金.do", "店", field(a, "店")), checkAmount("返金.do", "取り分", field(a, "取り分")), checkAmount("返金.do", "手数料", field(a, "手数料"))];
         });
@@ -232,7 +232,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
     },
     async expire(max: number): Promise<number> {
-      return expire(db, "select \"マーケットプレイス\".expire($1::integer, $2::uuid)", max);
+      return expire(db, "select \"マーケットプレイス\".expire($1::integer, $2::pg_catalog.uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       return bulk<Reason>(db, calls);

@@ -52,7 +52,7 @@ class Receive:
         check_keywords("receive.do", _unknown)
         return self._backend.call(
             "receive.do",
-            'select result, reason from "market"."receive_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "market"."receive_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("receive.do", "delivery", delivery),
                 check_text("receive.do", "สินค้า", สินค้า),
@@ -65,7 +65,7 @@ class Receive:
         check_keywords("receive.do", _unknown)
         return self._backend.make_call(
             "receive.do",
-            'select result, reason from "market"."receive_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "market"."receive_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("receive.do", "delivery", delivery),
                 check_text("receive.do", "สินค้า", สินค้า),
@@ -85,7 +85,7 @@ class Sell:
         check_keywords("sell.hold", _unknown)
         return self._backend.call(
             "sell.hold",
-            'select result, reason from "market"."sell_hold"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "market"."sell_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("sell.hold", "order", order),
                 check_text("sell.hold", "สินค้า", สินค้า),
@@ -98,7 +98,7 @@ class Sell:
         check_keywords("sell.hold", _unknown)
         return self._backend.make_call(
             "sell.hold",
-            'select result, reason from "market"."sell_hold"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "market"."sell_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("sell.hold", "order", order),
                 check_text("sell.hold", "สินค้า", สินค้า),
@@ -111,7 +111,7 @@ class Sell:
         check_keywords("sell.post", _unknown)
         return self._backend.call(
             "sell.post",
-            'select result, reason from "market"."sell_post"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "market"."sell_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("sell.post", "order", order),
                 *_post_values("sell.post", ("मूल्य", मूल्य)),
@@ -123,7 +123,7 @@ class Sell:
         check_keywords("sell.post", _unknown)
         return self._backend.make_call(
             "sell.post",
-            'select result, reason from "market"."sell_post"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "market"."sell_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("sell.post", "order", order),
                 *_post_values("sell.post", ("मूल्य", मूल्य)),
@@ -135,7 +135,7 @@ class Sell:
         check_keywords("sell.void", _unknown)
         return self._backend.call(
             "sell.void",
-            'select result, reason from "market"."sell_void"(%s, %s, %s::uuid)',
+            'select result, reason from "market"."sell_void"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("sell.void", "order", order),
             ],
@@ -146,7 +146,7 @@ class Sell:
         check_keywords("sell.void", _unknown)
         return self._backend.make_call(
             "sell.void",
-            'select result, reason from "market"."sell_void"(%s, %s, %s::uuid)',
+            'select result, reason from "market"."sell_void"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("sell.void", "order", order),
             ],
@@ -229,7 +229,7 @@ class Book:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return self._backend.expire('select "market".expire(%s::integer, %s::uuid)', max)
+        return self._backend.expire('select "market".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
@@ -254,7 +254,7 @@ class AsyncReceive:
         check_keywords("receive.do", _unknown)
         return await self._backend.call(
             "receive.do",
-            'select result, reason from "market"."receive_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "market"."receive_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("receive.do", "delivery", delivery),
                 check_text("receive.do", "สินค้า", สินค้า),
@@ -267,7 +267,7 @@ class AsyncReceive:
         check_keywords("receive.do", _unknown)
         return self._backend.make_call(
             "receive.do",
-            'select result, reason from "market"."receive_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "market"."receive_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("receive.do", "delivery", delivery),
                 check_text("receive.do", "สินค้า", สินค้า),
@@ -287,7 +287,7 @@ class AsyncSell:
         check_keywords("sell.hold", _unknown)
         return await self._backend.call(
             "sell.hold",
-            'select result, reason from "market"."sell_hold"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "market"."sell_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("sell.hold", "order", order),
                 check_text("sell.hold", "สินค้า", สินค้า),
@@ -300,7 +300,7 @@ class AsyncSell:
         check_keywords("sell.hold", _unknown)
         return self._backend.make_call(
             "sell.hold",
-            'select result, reason from "market"."sell_hold"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "market"."sell_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("sell.hold", "order", order),
                 check_text("sell.hold", "สินค้า", สินค้า),
@@ -313,7 +313,7 @@ class AsyncSell:
         check_keywords("sell.post", _unknown)
         return await self._backend.call(
             "sell.post",
-            'select result, reason from "market"."sell_post"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "market"."sell_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("sell.post", "order", order),
                 *_post_values("sell.post", ("मूल्य", मूल्य)),
@@ -325,7 +325,7 @@ class AsyncSell:
         check_keywords("sell.post", _unknown)
         return self._backend.make_call(
             "sell.post",
-            'select result, reason from "market"."sell_post"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "market"."sell_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("sell.post", "order", order),
                 *_post_values("sell.post", ("मूल्य", मूल्य)),
@@ -337,7 +337,7 @@ class AsyncSell:
         check_keywords("sell.void", _unknown)
         return await self._backend.call(
             "sell.void",
-            'select result, reason from "market"."sell_void"(%s, %s, %s::uuid)',
+            'select result, reason from "market"."sell_void"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("sell.void", "order", order),
             ],
@@ -348,7 +348,7 @@ class AsyncSell:
         check_keywords("sell.void", _unknown)
         return self._backend.make_call(
             "sell.void",
-            'select result, reason from "market"."sell_void"(%s, %s, %s::uuid)',
+            'select result, reason from "market"."sell_void"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("sell.void", "order", order),
             ],
@@ -431,7 +431,7 @@ class AsyncBook:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return await self._backend.expire('select "market".expire(%s::integer, %s::uuid)', max)
+        return await self._backend.expire('select "market".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and

@@ -119,10 +119,10 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     receive: {
       async do(args: ReceiveArgs): Promise<Result> {
         const a = argsOf("receive.do", "arguments", args);
-        return call<Reason>(db, "receive.do", "select result, reason from \"market\".\"receive_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("receive.do", "delivery", field(a, "delivery")), checkText("receive.do", "สินค้า", field(a, "สินค้า")), checkAmount("receive.do", "qty", field(a, "qty"))]);
+        return call<Reason>(db, "receive.do", "select result, reason from \"market\".\"receive_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("receive.do", "delivery", field(a, "delivery")), checkText("receive.do", "สินค้า", field(a, "สินค้า")), checkAmount("receive.do", "qty", field(a, "qty"))]);
       },
       doCall(args: ReceiveArgs): PgCall {
-        return makeCall("receive.do", "select result, reason from \"market\".\"receive_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("receive.do", "select result, reason from \"market\".\"receive_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           const a = argsOf("receive.do", "arguments", args);
           return [tenant, checkText("receive.do", "delivery", field(a, "delivery")), checkText("receive.do", "สินค้า", field(a, "สินค้า")), checkAmount("receive.do", "qty", field(a, "qty"))];
         });
@@ -131,7 +131,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     sell: {
       async hold(args: SellArgs): Promise<Result> {
         const a = argsOf("sell.hold", "arguments", args);
-        return call<Reason>(db, "sell.hold", "select result, reason from \"market\".\"sell_hold\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("sell.hold", "order", field(a, "order")), checkText("sell.hold", "สินค้า", field(a, "สินค้า")), checkAmount("sell.hold", "मूल्य", field(a, "मूल्य"))]);
+        return call<Reason>(db, "sell.hold", "select result, reason from \"market\".\"sell_hold\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("sell.hold", "order", field(a, "order")), checkText("sell.hold", "สินค้า", field(a, "สินค้า")), checkAmount("sell.hold", "मूल्य", field(a, "मूल्य"))]);
       },
       async post(key: SellKey, amounts?: SellAmounts): Promise<Result> {
         const k = argsOf("sell.post", "key", key);
@@ -142,24 +142,24 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
           const m = argsOf("sell.post", "amounts", amounts);
           values.push(checkAmount("sell.post", "मूल्य", field(m, "मूल्य")));
         }
-        return call<Reason>(db, "sell.post", "select result, reason from \"market\".\"sell_post\"($1, $2, $3, $4::uuid)", values);
+        return call<Reason>(db, "sell.post", "select result, reason from \"market\".\"sell_post\"($1, $2, $3, $4::pg_catalog.uuid)", values);
       },
       async void(key: SellKey): Promise<Result> {
         const k = argsOf("sell.void", "key", key);
-        return call<Reason>(db, "sell.void", "select result, reason from \"market\".\"sell_void\"($1, $2, $3::uuid)", [tenant, checkText("sell.void", "order", field(k, "order"))]);
+        return call<Reason>(db, "sell.void", "select result, reason from \"market\".\"sell_void\"($1, $2, $3::pg_catalog.uuid)", [tenant, checkText("sell.void", "order", field(k, "order"))]);
       },
       async status(key: SellKey): Promise<HoldState | null> {
         const k = argsOf("sell.status", "key", key);
         return status(db, "sell.status", "select \"market\".\"sell_status\"($1, $2)", [tenant, checkText("sell.status", "order", field(k, "order"))]);
       },
       holdCall(args: SellArgs): PgCall {
-        return makeCall("sell.hold", "select result, reason from \"market\".\"sell_hold\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("sell.hold", "select result, reason from \"market\".\"sell_hold\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           const a = argsOf("sell.hold", "arguments", args);
           return [tenant, checkText("sell.hold", "order", field(a, "order")), checkText("sell.hold", "สินค้า", field(a, "สินค้า")), checkAmount("sell.hold", "मूल्य", field(a, "मूल्य"))];
         });
       },
       postCall(key: SellKey, amounts?: SellAmounts): PgCall {
-        return makeCall("sell.post", "select result, reason from \"market\".\"sell_post\"($1, $2, $3, $4::uuid)", false, () => {
+        return makeCall("sell.post", "select result, reason from \"market\".\"sell_post\"($1, $2, $3, $4::pg_catalog.uuid)", false, () => {
           const k = argsOf("sell.post", "key", key);
           const values: unknown[] = [tenant, checkText("sell.post", "order", field(k, "order"))];
           if (amounts === undefined) {
@@ -172,7 +172,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
         });
       },
       voidCall(key: SellKey): PgCall {
-        return makeCall("sell.void", "select result, reason from \"market\".\"sell_void\"($1, $2, $3::uuid)", false, () => {
+        return makeCall("sell.void", "select result, reason from \"market\".\"sell_void\"($1, $2, $3::pg_catalog.uuid)", false, () => {
           const k = argsOf("sell.void", "key", key);
           return [tenant, checkText("sell.void", "order", field(k, "order"))];
         });
@@ -197,7 +197,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
     },
     async expire(max: number): Promise<number> {
-      return expire(db, "select \"market\".expire($1::integer, $2::uuid)", max);
+      return expire(db, "select \"market\".expire($1::integer, $2::pg_catalog.uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       return bulk<Reason>(db, calls);

@@ -52,7 +52,7 @@ class 入荷:
         check_keywords("入荷.do", _unknown)
         return self._backend.call(
             "入荷.do",
-            'select result, reason from "市場"."入荷_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "市場"."入荷_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("入荷.do", "納品", 納品),
                 check_text("入荷.do", "สินค้า", สินค้า),
@@ -65,7 +65,7 @@ class 入荷:
         check_keywords("入荷.do", _unknown)
         return self._backend.make_call(
             "入荷.do",
-            'select result, reason from "市場"."入荷_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "市場"."入荷_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("入荷.do", "納品", 納品),
                 check_text("入荷.do", "สินค้า", สินค้า),
@@ -85,7 +85,7 @@ class 販売:
         check_keywords("販売.hold", _unknown)
         return self._backend.call(
             "販売.hold",
-            'select result, reason from "市場"."販売_hold"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "市場"."販売_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("販売.hold", "注文", 注文),
                 check_text("販売.hold", "สินค้า", สินค้า),
@@ -98,7 +98,7 @@ class 販売:
         check_keywords("販売.hold", _unknown)
         return self._backend.make_call(
             "販売.hold",
-            'select result, reason from "市場"."販売_hold"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "市場"."販売_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("販売.hold", "注文", 注文),
                 check_text("販売.hold", "สินค้า", สินค้า),
@@ -111,7 +111,7 @@ class 販売:
         check_keywords("販売.post", _unknown)
         return self._backend.call(
             "販売.post",
-            'select result, reason from "市場"."販売_post"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "市場"."販売_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("販売.post", "注文", 注文),
                 *_post_values("販売.post", ("मूल्य", मूल्य)),
@@ -123,7 +123,7 @@ class 販売:
         check_keywords("販売.post", _unknown)
         return self._backend.make_call(
             "販売.post",
-            'select result, reason from "市場"."販売_post"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "市場"."販売_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("販売.post", "注文", 注文),
                 *_post_values("販売.post", ("मूल्य", मूल्य)),
@@ -135,7 +135,7 @@ class 販売:
         check_keywords("販売.void", _unknown)
         return self._backend.call(
             "販売.void",
-            'select result, reason from "市場"."販売_void"(%s, %s, %s::uuid)',
+            'select result, reason from "市場"."販売_void"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("販売.void", "注文", 注文),
             ],
@@ -146,7 +146,7 @@ class 販売:
         check_keywords("販売.void", _unknown)
         return self._backend.make_call(
             "販売.void",
-            'select result, reason from "市場"."販売_void"(%s, %s, %s::uuid)',
+            'select result, reason from "市場"."販売_void"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("販売.void", "注文", 注文),
             ],
@@ -229,7 +229,7 @@ class Book:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return self._backend.expire('select "市場".expire(%s::integer, %s::uuid)', max)
+        return self._backend.expire('select "市場".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
@@ -254,7 +254,7 @@ class Async入荷:
         check_keywords("入荷.do", _unknown)
         return await self._backend.call(
             "入荷.do",
-            'select result, reason from "市場"."入荷_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "市場"."入荷_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("入荷.do", "納品", 納品),
                 check_text("入荷.do", "สินค้า", สินค้า),
@@ -267,7 +267,7 @@ class Async入荷:
         check_keywords("入荷.do", _unknown)
         return self._backend.make_call(
             "入荷.do",
-            'select result, reason from "市場"."入荷_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "市場"."入荷_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("入荷.do", "納品", 納品),
                 check_text("入荷.do", "สินค้า", สินค้า),
@@ -287,7 +287,7 @@ class Async販売:
         check_keywords("販売.hold", _unknown)
         return await self._backend.call(
             "販売.hold",
-            'select result, reason from "市場"."販売_hold"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "市場"."販売_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("販売.hold", "注文", 注文),
                 check_text("販売.hold", "สินค้า", สินค้า),
@@ -300,7 +300,7 @@ class Async販売:
         check_keywords("販売.hold", _unknown)
         return self._backend.make_call(
             "販売.hold",
-            'select result, reason from "市場"."販売_hold"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "市場"."販売_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("販売.hold", "注文", 注文),
                 check_text("販売.hold", "สินค้า", สินค้า),
@@ -313,7 +313,7 @@ class Async販売:
         check_keywords("販売.post", _unknown)
         return await self._backend.call(
             "販売.post",
-            'select result, reason from "市場"."販売_post"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "市場"."販売_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("販売.post", "注文", 注文),
                 *_post_values("販売.post", ("मूल्य", मूल्य)),
@@ -325,7 +325,7 @@ class Async販売:
         check_keywords("販売.post", _unknown)
         return self._backend.make_call(
             "販売.post",
-            'select result, reason from "市場"."販売_post"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "市場"."販売_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("販売.post", "注文", 注文),
                 *_post_values("販売.post", ("मूल्य", मूल्य)),
@@ -337,7 +337,7 @@ class Async販売:
         check_keywords("販売.void", _unknown)
         return await self._backend.call(
             "販売.void",
-            'select result, reason from "市場"."販売_void"(%s, %s, %s::uuid)',
+            'select result, reason from "市場"."販売_void"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("販売.void", "注文", 注文),
             ],
@@ -348,7 +348,7 @@ class Async販売:
         check_keywords("販売.void", _unknown)
         return self._backend.make_call(
             "販売.void",
-            'select result, reason from "市場"."販売_void"(%s, %s, %s::uuid)',
+            'select result, reason from "市場"."販売_void"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("販売.void", "注文", 注文),
             ],
@@ -431,7 +431,7 @@ class AsyncBook:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return await self._backend.expire('select "市場".expire(%s::integer, %s::uuid)', max)
+        return await self._backend.expire('select "市場".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and

@@ -119,10 +119,10 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     入荷: {
       async do(args: 入荷Args): Promise<Result> {
         const a = argsOf("入荷.do", "arguments", args);
-        return call<Reason>(db, "入荷.do", "select result, reason from \"市場\".\"入荷_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("入荷.do", "納品", field(a, "納品")), checkText("入荷.do", "สินค้า", field(a, "สินค้า")), checkAmount("入荷.do", "数", field(a, "数"))]);
+        return call<Reason>(db, "入荷.do", "select result, reason from \"市場\".\"入荷_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("入荷.do", "納品", field(a, "納品")), checkText("入荷.do", "สินค้า", field(a, "สินค้า")), checkAmount("入荷.do", "数", field(a, "数"))]);
       },
       doCall(args: 入荷Args): PgCall {
-        return makeCall("入荷.do", "select result, reason from \"市場\".\"入荷_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("入荷.do", "select result, reason from \"市場\".\"入荷_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           const a = argsOf("入荷.do", "arguments", args);
           return [tenant, checkText("入荷.do", "納品", field(a, "納品")), checkText("入荷.do", "สินค้า", field(a, "สินค้า")), checkAmount("入荷.do", "数", field(a, "数"))];
         });
@@ -131,7 +131,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     販売: {
       async hold(args: 販売Args): Promise<Result> {
         const a = argsOf("販売.hold", "arguments", args);
-        return call<Reason>(db, "販売.hold", "select result, reason from \"市場\".\"販売_hold\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("販売.hold", "注文", field(a, "注文")), checkText("販売.hold", "สินค้า", field(a, "สินค้า")), checkAmount("販売.hold", "मूल्य", field(a, "मूल्य"))]);
+        return call<Reason>(db, "販売.hold", "select result, reason from \"市場\".\"販売_hold\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("販売.hold", "注文", field(a, "注文")), checkText("販売.hold", "สินค้า", field(a, "สินค้า")), checkAmount("販売.hold", "मूल्य", field(a, "मूल्य"))]);
       },
       async post(key: 販売Key, amounts?: 販売Amounts): Promise<Result> {
         const k = argsOf("販売.post", "key", key);
@@ -142,24 +142,24 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
           const m = argsOf("販売.post", "amounts", amounts);
           values.push(checkAmount("販売.post", "मूल्य", field(m, "मूल्य")));
         }
-        return call<Reason>(db, "販売.post", "select result, reason from \"市場\".\"販売_post\"($1, $2, $3, $4::uuid)", values);
+        return call<Reason>(db, "販売.post", "select result, reason from \"市場\".\"販売_post\"($1, $2, $3, $4::pg_catalog.uuid)", values);
       },
       async void(key: 販売Key): Promise<Result> {
         const k = argsOf("販売.void", "key", key);
-        return call<Reason>(db, "販売.void", "select result, reason from \"市場\".\"販売_void\"($1, $2, $3::uuid)", [tenant, checkText("販売.void", "注文", field(k, "注文"))]);
+        return call<Reason>(db, "販売.void", "select result, reason from \"市場\".\"販売_void\"($1, $2, $3::pg_catalog.uuid)", [tenant, checkText("販売.void", "注文", field(k, "注文"))]);
       },
       async status(key: 販売Key): Promise<HoldState | null> {
         const k = argsOf("販売.status", "key", key);
         return status(db, "販売.status", "select \"市場\".\"販売_status\"($1, $2)", [tenant, checkText("販売.status", "注文", field(k, "注文"))]);
       },
       holdCall(args: 販売Args): PgCall {
-        return makeCall("販売.hold", "select result, reason from \"市場\".\"販売_hold\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("販売.hold", "select result, reason from \"市場\".\"販売_hold\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           const a = argsOf("販売.hold", "arguments", args);
           return [tenant, checkText("販売.hold", "注文", field(a, "注文")), checkText("販売.hold", "สินค้า", field(a, "สินค้า")), checkAmount("販売.hold", "मूल्य", field(a, "मूल्य"))];
         });
       },
       postCall(key: 販売Key, amounts?: 販売Amounts): PgCall {
-        return makeCall("販売.post", "select result, reason from \"市場\".\"販売_post\"($1, $2, $3, $4::uuid)", false, () => {
+        return makeCall("販売.post", "select result, reason from \"市場\".\"販売_post\"($1, $2, $3, $4::pg_catalog.uuid)", false, () => {
           const k = argsOf("販売.post", "key", key);
           const values: unknown[] = [tenant, checkText("販売.post", "注文", field(k, "注文"))];
           if (amounts === undefined) {
@@ -172,7 +172,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
         });
       },
       voidCall(key: 販売Key): PgCall {
-        return makeCall("販売.void", "select result, reason from \"市場\".\"販売_void\"($1, $2, $3::uuid)", false, () => {
+        return makeCall("販売.void", "select result, reason from \"市場\".\"販売_void\"($1, $2, $3::pg_catalog.uuid)", false, () => {
           const k = argsOf("販売.void", "key", key);
           return [tenant, checkText("販売.void", "注文", field(k, "注文"))];
         });
@@ -197,7 +197,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
     },
     async expire(max: number): Promise<number> {
-      return expire(db, "select \"市場\".expire($1::integer, $2::uuid)", max);
+      return expire(db, "select \"市場\".expire($1::integer, $2::pg_catalog.uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       return bulk<Reason>(db, calls);

@@ -52,7 +52,7 @@ class Load:
         check_keywords("load.do", _unknown)
         return self._backend.call(
             "load.do",
-            'select result, reason from "gift"."load_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "gift"."load_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("load.do", "ref", ref),
                 check_text("load.do", "member", member),
@@ -65,7 +65,7 @@ class Load:
         check_keywords("load.do", _unknown)
         return self._backend.make_call(
             "load.do",
-            'select result, reason from "gift"."load_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "gift"."load_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("load.do", "ref", ref),
                 check_text("load.do", "member", member),
@@ -85,7 +85,7 @@ class Spend:
         check_keywords("spend.do", _unknown)
         return self._backend.call(
             "spend.do",
-            'select result, reason from "gift"."spend_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "gift"."spend_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("spend.do", "ref", ref),
                 check_text("spend.do", "member", member),
@@ -98,7 +98,7 @@ class Spend:
         check_keywords("spend.do", _unknown)
         return self._backend.make_call(
             "spend.do",
-            'select result, reason from "gift"."spend_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "gift"."spend_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("spend.do", "ref", ref),
                 check_text("spend.do", "member", member),
@@ -150,7 +150,7 @@ class Book:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return self._backend.expire('select "gift".expire(%s::integer, %s::uuid)', max)
+        return self._backend.expire('select "gift".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
@@ -175,7 +175,7 @@ class AsyncLoad:
         check_keywords("load.do", _unknown)
         return await self._backend.call(
             "load.do",
-            'select result, reason from "gift"."load_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "gift"."load_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("load.do", "ref", ref),
                 check_text("load.do", "member", member),
@@ -188,7 +188,7 @@ class AsyncLoad:
         check_keywords("load.do", _unknown)
         return self._backend.make_call(
             "load.do",
-            'select result, reason from "gift"."load_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "gift"."load_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("load.do", "ref", ref),
                 check_text("load.do", "member", member),
@@ -208,7 +208,7 @@ class AsyncSpend:
         check_keywords("spend.do", _unknown)
         return await self._backend.call(
             "spend.do",
-            'select result, reason from "gift"."spend_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "gift"."spend_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("spend.do", "ref", ref),
                 check_text("spend.do", "member", member),
@@ -221,7 +221,7 @@ class AsyncSpend:
         check_keywords("spend.do", _unknown)
         return self._backend.make_call(
             "spend.do",
-            'select result, reason from "gift"."spend_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "gift"."spend_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("spend.do", "ref", ref),
                 check_text("spend.do", "member", member),
@@ -273,7 +273,7 @@ class AsyncBook:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return await self._backend.expire('select "gift".expire(%s::integer, %s::uuid)', max)
+        return await self._backend.expire('select "gift".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and

@@ -96,10 +96,10 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     load: {
       async do(args: LoadArgs): Promise<Result> {
         const a = argsOf("load.do", "arguments", args);
-        return call<Reason>(db, "load.do", "select result, reason from \"gift\".\"load_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("load.do", "ref", field(a, "ref")), checkText("load.do", "member", field(a, "member")), checkAmount("load.do", "n", field(a, "n"))]);
+        return call<Reason>(db, "load.do", "select result, reason from \"gift\".\"load_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("load.do", "ref", field(a, "ref")), checkText("load.do", "member", field(a, "member")), checkAmount("load.do", "n", field(a, "n"))]);
       },
       doCall(args: LoadArgs): PgCall {
-        return makeCall("load.do", "select result, reason from \"gift\".\"load_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("load.do", "select result, reason from \"gift\".\"load_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           const a = argsOf("load.do", "arguments", args);
           return [tenant, checkText("load.do", "ref", field(a, "ref")), checkText("load.do", "member", field(a, "member")), checkAmount("load.do", "n", field(a, "n"))];
         });
@@ -108,10 +108,10 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     spend: {
       async do(args: SpendArgs): Promise<Result> {
         const a = argsOf("spend.do", "arguments", args);
-        return call<Reason>(db, "spend.do", "select result, reason from \"gift\".\"spend_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("spend.do", "ref", field(a, "ref")), checkText("spend.do", "member", field(a, "member")), checkAmount("spend.do", "n", field(a, "n"))]);
+        return call<Reason>(db, "spend.do", "select result, reason from \"gift\".\"spend_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("spend.do", "ref", field(a, "ref")), checkText("spend.do", "member", field(a, "member")), checkAmount("spend.do", "n", field(a, "n"))]);
       },
       doCall(args: SpendArgs): PgCall {
-        return makeCall("spend.do", "select result, reason from \"gift\".\"spend_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("spend.do", "select result, reason from \"gift\".\"spend_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           const a = argsOf("spend.do", "arguments", args);
           return [tenant, checkText("spend.do", "ref", field(a, "ref")), checkText("spend.do", "member", field(a, "member")), checkAmount("spend.do", "n", field(a, "n"))];
         });
@@ -127,7 +127,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
     },
     async expire(max: number): Promise<number> {
-      return expire(db, "select \"gift\".expire($1::integer, $2::uuid)", max);
+      return expire(db, "select \"gift\".expire($1::integer, $2::pg_catalog.uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       return bulk<Reason>(db, calls);

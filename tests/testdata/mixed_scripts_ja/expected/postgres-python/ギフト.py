@@ -52,7 +52,7 @@ class 入金:
         check_keywords("入金.do", _unknown)
         return self._backend.call(
             "入金.do",
-            'select result, reason from "ギフト"."入金_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "ギフト"."入金_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("入金.do", "番号", 番号),
                 check_text("入金.do", "会員", 会員),
@@ -65,7 +65,7 @@ class 入金:
         check_keywords("入金.do", _unknown)
         return self._backend.make_call(
             "入金.do",
-            'select result, reason from "ギフト"."入金_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "ギフト"."入金_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("入金.do", "番号", 番号),
                 check_text("入金.do", "会員", 会員),
@@ -85,7 +85,7 @@ class 利用:
         check_keywords("利用.do", _unknown)
         return self._backend.call(
             "利用.do",
-            'select result, reason from "ギフト"."利用_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "ギフト"."利用_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("利用.do", "番号", 番号),
                 check_text("利用.do", "会員", 会員),
@@ -98,7 +98,7 @@ class 利用:
         check_keywords("利用.do", _unknown)
         return self._backend.make_call(
             "利用.do",
-            'select result, reason from "ギフト"."利用_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "ギフト"."利用_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("利用.do", "番号", 番号),
                 check_text("利用.do", "会員", 会員),
@@ -150,7 +150,7 @@ class Book:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return self._backend.expire('select "ギフト".expire(%s::integer, %s::uuid)', max)
+        return self._backend.expire('select "ギフト".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
@@ -175,7 +175,7 @@ class Async入金:
         check_keywords("入金.do", _unknown)
         return await self._backend.call(
             "入金.do",
-            'select result, reason from "ギフト"."入金_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "ギフト"."入金_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("入金.do", "番号", 番号),
                 check_text("入金.do", "会員", 会員),
@@ -188,7 +188,7 @@ class Async入金:
         check_keywords("入金.do", _unknown)
         return self._backend.make_call(
             "入金.do",
-            'select result, reason from "ギフト"."入金_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "ギフト"."入金_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("入金.do", "番号", 番号),
                 check_text("入金.do", "会員", 会員),
@@ -208,7 +208,7 @@ class Async利用:
         check_keywords("利用.do", _unknown)
         return await self._backend.call(
             "利用.do",
-            'select result, reason from "ギフト"."利用_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "ギフト"."利用_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("利用.do", "番号", 番号),
                 check_text("利用.do", "会員", 会員),
@@ -221,7 +221,7 @@ class Async利用:
         check_keywords("利用.do", _unknown)
         return self._backend.make_call(
             "利用.do",
-            'select result, reason from "ギフト"."利用_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "ギフト"."利用_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("利用.do", "番号", 番号),
                 check_text("利用.do", "会員", 会員),
@@ -273,7 +273,7 @@ class AsyncBook:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return await self._backend.expire('select "ギフト".expire(%s::integer, %s::uuid)', max)
+        return await self._backend.expire('select "ギフト".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and

@@ -96,10 +96,10 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     入金: {
       async do(args: 入金Args): Promise<Result> {
         const a = argsOf("入金.do", "arguments", args);
-        return call<Reason>(db, "入金.do", "select result, reason from \"ギフト\".\"入金_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("入金.do", "番号", field(a, "番号")), checkText("入金.do", "会員", field(a, "会員")), checkAmount("入金.do", "額", field(a, "額"))]);
+        return call<Reason>(db, "入金.do", "select result, reason from \"ギフト\".\"入金_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("入金.do", "番号", field(a, "番号")), checkText("入金.do", "会員", field(a, "会員")), checkAmount("入金.do", "額", field(a, "額"))]);
       },
       doCall(args: 入金Args): PgCall {
-        return makeCall("入金.do", "select result, reason from \"ギフト\".\"入金_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("入金.do", "select result, reason from \"ギフト\".\"入金_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           const a = argsOf("入金.do", "arguments", args);
           return [tenant, checkText("入金.do", "番号", field(a, "番号")), checkText("入金.do", "会員", field(a, "会員")), checkAmount("入金.do", "額", field(a, "額"))];
         });
@@ -108,10 +108,10 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     利用: {
       async do(args: 利用Args): Promise<Result> {
         const a = argsOf("利用.do", "arguments", args);
-        return call<Reason>(db, "利用.do", "select result, reason from \"ギフト\".\"利用_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("利用.do", "番号", field(a, "番号")), checkText("利用.do", "会員", field(a, "会員")), checkAmount("利用.do", "額", field(a, "額"))]);
+        return call<Reason>(db, "利用.do", "select result, reason from \"ギフト\".\"利用_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("利用.do", "番号", field(a, "番号")), checkText("利用.do", "会員", field(a, "会員")), checkAmount("利用.do", "額", field(a, "額"))]);
       },
       doCall(args: 利用Args): PgCall {
-        return makeCall("利用.do", "select result, reason from \"ギフト\".\"利用_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("利用.do", "select result, reason from \"ギフト\".\"利用_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           const a = argsOf("利用.do", "arguments", args);
           return [tenant, checkText("利用.do", "番号", field(a, "番号")), checkText("利用.do", "会員", field(a, "会員")), checkAmount("利用.do", "額", field(a, "額"))];
         });
@@ -127,7 +127,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
     },
     async expire(max: number): Promise<number> {
-      return expire(db, "select \"ギフト\".expire($1::integer, $2::uuid)", max);
+      return expire(db, "select \"ギフト\".expire($1::integer, $2::pg_catalog.uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       return bulk<Reason>(db, calls);

@@ -52,7 +52,7 @@ class Tip:
         check_keywords("tip.do", _unknown)
         return self._backend.call(
             "tip.do",
-            'select result, reason from "only_fills"."tip_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "only_fills"."tip_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("tip.do", "bill", bill),
                 check_text("tip.do", "waiter", waiter),
@@ -65,7 +65,7 @@ class Tip:
         check_keywords("tip.do", _unknown)
         return self._backend.make_call(
             "tip.do",
-            'select result, reason from "only_fills"."tip_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "only_fills"."tip_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("tip.do", "bill", bill),
                 check_text("tip.do", "waiter", waiter),
@@ -116,7 +116,7 @@ class Book:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return self._backend.expire('select "only_fills".expire(%s::integer, %s::uuid)', max)
+        return self._backend.expire('select "only_fills".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
@@ -141,7 +141,7 @@ class AsyncTip:
         check_keywords("tip.do", _unknown)
         return await self._backend.call(
             "tip.do",
-            'select result, reason from "only_fills"."tip_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "only_fills"."tip_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("tip.do", "bill", bill),
                 check_text("tip.do", "waiter", waiter),
@@ -154,7 +154,7 @@ class AsyncTip:
         check_keywords("tip.do", _unknown)
         return self._backend.make_call(
             "tip.do",
-            'select result, reason from "only_fills"."tip_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "only_fills"."tip_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("tip.do", "bill", bill),
                 check_text("tip.do", "waiter", waiter),
@@ -205,7 +205,7 @@ class AsyncBook:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return await self._backend.expire('select "only_fills".expire(%s::integer, %s::uuid)', max)
+        return await self._backend.expire('select "only_fills".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and

@@ -83,10 +83,10 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     tip: {
       async do(args: TipArgs): Promise<Result> {
         const a = argsOf("tip.do", "arguments", args);
-        return call<Reason>(db, "tip.do", "select result, reason from \"only_fills\".\"tip_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("tip.do", "bill", field(a, "bill")), checkText("tip.do", "waiter", field(a, "waiter")), checkAmount("tip.do", "amount", field(a, "amount"))]);
+        return call<Reason>(db, "tip.do", "select result, reason from \"only_fills\".\"tip_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("tip.do", "bill", field(a, "bill")), checkText("tip.do", "waiter", field(a, "waiter")), checkAmount("tip.do", "amount", field(a, "amount"))]);
       },
       doCall(args: TipArgs): PgCall {
-        return makeCall("tip.do", "select result, reason from \"only_fills\".\"tip_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("tip.do", "select result, reason from \"only_fills\".\"tip_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           const a = argsOf("tip.do", "arguments", args);
           return [tenant, checkText("tip.do", "bill", field(a, "bill")), checkText("tip.do", "waiter", field(a, "waiter")), checkAmount("tip.do", "amount", field(a, "amount"))];
         });
@@ -102,7 +102,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
     },
     async expire(max: number): Promise<number> {
-      return expire(db, "select \"only_fills\".expire($1::integer, $2::uuid)", max);
+      return expire(db, "select \"only_fills\".expire($1::integer, $2::pg_catalog.uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       return bulk<Reason>(db, calls);

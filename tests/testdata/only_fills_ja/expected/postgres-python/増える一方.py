@@ -52,7 +52,7 @@ class チップ:
         check_keywords("チップ.do", _unknown)
         return self._backend.call(
             "チップ.do",
-            'select result, reason from "増える一方"."チップ_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "増える一方"."チップ_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("チップ.do", "伝票", 伝票),
                 check_text("チップ.do", "給仕", 給仕),
@@ -65,7 +65,7 @@ class チップ:
         check_keywords("チップ.do", _unknown)
         return self._backend.make_call(
             "チップ.do",
-            'select result, reason from "増える一方"."チップ_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "増える一方"."チップ_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("チップ.do", "伝票", 伝票),
                 check_text("チップ.do", "給仕", 給仕),
@@ -116,7 +116,7 @@ class Book:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return self._backend.expire('select "増える一方".expire(%s::integer, %s::uuid)', max)
+        return self._backend.expire('select "増える一方".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
@@ -141,7 +141,7 @@ class Asyncチップ:
         check_keywords("チップ.do", _unknown)
         return await self._backend.call(
             "チップ.do",
-            'select result, reason from "増える一方"."チップ_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "増える一方"."チップ_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("チップ.do", "伝票", 伝票),
                 check_text("チップ.do", "給仕", 給仕),
@@ -154,7 +154,7 @@ class Asyncチップ:
         check_keywords("チップ.do", _unknown)
         return self._backend.make_call(
             "チップ.do",
-            'select result, reason from "増える一方"."チップ_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "増える一方"."チップ_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("チップ.do", "伝票", 伝票),
                 check_text("チップ.do", "給仕", 給仕),
@@ -205,7 +205,7 @@ class AsyncBook:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return await self._backend.expire('select "増える一方".expire(%s::integer, %s::uuid)', max)
+        return await self._backend.expire('select "増える一方".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and

@@ -83,10 +83,10 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     チップ: {
       async do(args: チップArgs): Promise<Result> {
         const a = argsOf("チップ.do", "arguments", args);
-        return call<Reason>(db, "チップ.do", "select result, reason from \"増える一方\".\"チップ_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("チップ.do", "伝票", field(a, "伝票")), checkText("チップ.do", "給仕", field(a, "給仕")), checkAmount("チップ.do", "額", field(a, "額"))]);
+        return call<Reason>(db, "チップ.do", "select result, reason from \"増える一方\".\"チップ_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("チップ.do", "伝票", field(a, "伝票")), checkText("チップ.do", "給仕", field(a, "給仕")), checkAmount("チップ.do", "額", field(a, "額"))]);
       },
       doCall(args: チップArgs): PgCall {
-        return makeCall("チップ.do", "select result, reason from \"増える一方\".\"チップ_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("チップ.do", "select result, reason from \"増える一方\".\"チップ_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           const a = argsOf("チップ.do", "arguments", args);
           return [tenant, checkText("チップ.do", "伝票", field(a, "伝票")), checkText("チップ.do", "給仕", field(a, "給仕")), checkAmount("チップ.do", "額", field(a, "額"))];
         });
@@ -102,7 +102,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
     },
     async expire(max: number): Promise<number> {
-      return expire(db, "select \"増える一方\".expire($1::integer, $2::uuid)", max);
+      return expire(db, "select \"増える一方\".expire($1::integer, $2::pg_catalog.uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       return bulk<Reason>(db, calls);

@@ -52,7 +52,7 @@ class Sale:
         check_keywords("sale.do", _unknown)
         return self._backend.call(
             "sale.do",
-            'select result, reason from "order"."sale_do"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "order"."sale_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("sale.do", "order", order),
                 check_text("sale.do", "shop", shop),
@@ -66,7 +66,7 @@ class Sale:
         check_keywords("sale.do", _unknown)
         return self._backend.make_call(
             "sale.do",
-            'select result, reason from "order"."sale_do"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "order"."sale_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("sale.do", "order", order),
                 check_text("sale.do", "shop", shop),
@@ -129,7 +129,7 @@ class Book:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return self._backend.expire('select "order".expire(%s::integer, %s::uuid)', max)
+        return self._backend.expire('select "order".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
@@ -154,7 +154,7 @@ class AsyncSale:
         check_keywords("sale.do", _unknown)
         return await self._backend.call(
             "sale.do",
-            'select result, reason from "order"."sale_do"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "order"."sale_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("sale.do", "order", order),
                 check_text("sale.do", "shop", shop),
@@ -168,7 +168,7 @@ class AsyncSale:
         check_keywords("sale.do", _unknown)
         return self._backend.make_call(
             "sale.do",
-            'select result, reason from "order"."sale_do"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "order"."sale_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("sale.do", "order", order),
                 check_text("sale.do", "shop", shop),
@@ -231,7 +231,7 @@ class AsyncBook:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return await self._backend.expire('select "order".expire(%s::integer, %s::uuid)', max)
+        return await self._backend.expire('select "order".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and

@@ -86,10 +86,10 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     sale: {
       async do(args: SaleArgs): Promise<Result> {
         const a = argsOf("sale.do", "arguments", args);
-        return call<Reason>(db, "sale.do", "select result, reason from \"order\".\"sale_do\"($1, $2, $3, $4, $5, $6::uuid)", [tenant, checkText("sale.do", "order", field(a, "order")), checkText("sale.do", "shop", field(a, "shop")), checkAmount("sale.do", "price", field(a, "price")), checkAmount("sale.do", "fee", field(a, "fee"))]);
+        return call<Reason>(db, "sale.do", "select result, reason from \"order\".\"sale_do\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", [tenant, checkText("sale.do", "order", field(a, "order")), checkText("sale.do", "shop", field(a, "shop")), checkAmount("sale.do", "price", field(a, "price")), checkAmount("sale.do", "fee", field(a, "fee"))]);
       },
       doCall(args: SaleArgs): PgCall {
-        return makeCall("sale.do", "select result, reason from \"order\".\"sale_do\"($1, $2, $3, $4, $5, $6::uuid)", false, () => {
+        return makeCall("sale.do", "select result, reason from \"order\".\"sale_do\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", false, () => {
           const a = argsOf("sale.do", "arguments", args);
           return [tenant, checkText("sale.do", "order", field(a, "order")), checkText("sale.do", "shop", field(a, "shop")), checkAmount("sale.do", "price", field(a, "price")), checkAmount("sale.do", "fee", field(a, "fee"))];
         });
@@ -108,7 +108,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
     },
     async expire(max: number): Promise<number> {
-      return expire(db, "select \"order\".expire($1::integer, $2::uuid)", max);
+      return expire(db, "select \"order\".expire($1::integer, $2::pg_catalog.uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       return bulk<Reason>(db, calls);

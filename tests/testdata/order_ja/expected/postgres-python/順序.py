@@ -52,7 +52,7 @@ class 売上:
         check_keywords("売上.do", _unknown)
         return self._backend.call(
             "売上.do",
-            'select result, reason from "順序"."売上_do"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "順序"."売上_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("売上.do", "注文", 注文),
                 check_text("売上.do", "店", 店),
@@ -66,7 +66,7 @@ class 売上:
         check_keywords("売上.do", _unknown)
         return self._backend.make_call(
             "売上.do",
-            'select result, reason from "順序"."売上_do"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "順序"."売上_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("売上.do", "注文", 注文),
                 check_text("売上.do", "店", 店),
@@ -129,7 +129,7 @@ class Book:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return self._backend.expire('select "順序".expire(%s::integer, %s::uuid)', max)
+        return self._backend.expire('select "順序".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
@@ -154,7 +154,7 @@ class Async売上:
         check_keywords("売上.do", _unknown)
         return await self._backend.call(
             "売上.do",
-            'select result, reason from "順序"."売上_do"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "順序"."売上_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("売上.do", "注文", 注文),
                 check_text("売上.do", "店", 店),
@@ -168,7 +168,7 @@ class Async売上:
         check_keywords("売上.do", _unknown)
         return self._backend.make_call(
             "売上.do",
-            'select result, reason from "順序"."売上_do"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "順序"."売上_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("売上.do", "注文", 注文),
                 check_text("売上.do", "店", 店),
@@ -231,7 +231,7 @@ class AsyncBook:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return await self._backend.expire('select "順序".expire(%s::integer, %s::uuid)', max)
+        return await self._backend.expire('select "順序".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and

@@ -53,7 +53,7 @@ class Grant:
         check_keywords("grant.hold", _unknown)
         return self._backend.call(
             "grant.hold",
-            'select result, reason from "points"."grant_hold"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "points"."grant_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("grant.hold", "purchase", purchase),
                 check_text("grant.hold", "member", member),
@@ -66,7 +66,7 @@ class Grant:
         check_keywords("grant.hold", _unknown)
         return self._backend.make_call(
             "grant.hold",
-            'select result, reason from "points"."grant_hold"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "points"."grant_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("grant.hold", "purchase", purchase),
                 check_text("grant.hold", "member", member),
@@ -79,7 +79,7 @@ class Grant:
         check_keywords("grant.post", _unknown)
         return self._backend.call(
             "grant.post",
-            'select result, reason from "points"."grant_post"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "points"."grant_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("grant.post", "purchase", purchase),
                 *_post_values("grant.post", ("amount", amount)),
@@ -91,7 +91,7 @@ class Grant:
         check_keywords("grant.post", _unknown)
         return self._backend.make_call(
             "grant.post",
-            'select result, reason from "points"."grant_post"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "points"."grant_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("grant.post", "purchase", purchase),
                 *_post_values("grant.post", ("amount", amount)),
@@ -103,7 +103,7 @@ class Grant:
         check_keywords("grant.void", _unknown)
         return self._backend.call(
             "grant.void",
-            'select result, reason from "points"."grant_void"(%s, %s, %s::uuid)',
+            'select result, reason from "points"."grant_void"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("grant.void", "purchase", purchase),
             ],
@@ -114,7 +114,7 @@ class Grant:
         check_keywords("grant.void", _unknown)
         return self._backend.make_call(
             "grant.void",
-            'select result, reason from "points"."grant_void"(%s, %s, %s::uuid)',
+            'select result, reason from "points"."grant_void"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("grant.void", "purchase", purchase),
             ],
@@ -155,7 +155,7 @@ class Redeem:
         check_keywords("redeem.hold", _unknown)
         return self._backend.call(
             "redeem.hold",
-            'select result, reason from "points"."redeem_hold"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "points"."redeem_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("redeem.hold", "checkout", checkout),
                 check_text("redeem.hold", "member", member),
@@ -168,7 +168,7 @@ class Redeem:
         check_keywords("redeem.hold", _unknown)
         return self._backend.make_call(
             "redeem.hold",
-            'select result, reason from "points"."redeem_hold"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "points"."redeem_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("redeem.hold", "checkout", checkout),
                 check_text("redeem.hold", "member", member),
@@ -181,7 +181,7 @@ class Redeem:
         check_keywords("redeem.post", _unknown)
         return self._backend.call(
             "redeem.post",
-            'select result, reason from "points"."redeem_post"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "points"."redeem_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("redeem.post", "checkout", checkout),
                 *_post_values("redeem.post", ("amount", amount)),
@@ -193,7 +193,7 @@ class Redeem:
         check_keywords("redeem.post", _unknown)
         return self._backend.make_call(
             "redeem.post",
-            'select result, reason from "points"."redeem_post"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "points"."redeem_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("redeem.post", "checkout", checkout),
                 *_post_values("redeem.post", ("amount", amount)),
@@ -205,7 +205,7 @@ class Redeem:
         check_keywords("redeem.void", _unknown)
         return self._backend.call(
             "redeem.void",
-            'select result, reason from "points"."redeem_void"(%s, %s, %s::uuid)',
+            'select result, reason from "points"."redeem_void"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("redeem.void", "checkout", checkout),
             ],
@@ -216,7 +216,7 @@ class Redeem:
         check_keywords("redeem.void", _unknown)
         return self._backend.make_call(
             "redeem.void",
-            'select result, reason from "points"."redeem_void"(%s, %s, %s::uuid)',
+            'select result, reason from "points"."redeem_void"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("redeem.void", "checkout", checkout),
             ],
@@ -257,7 +257,7 @@ class Lapse:
         check_keywords("lapse.do", _unknown)
         return self._backend.call(
             "lapse.do",
-            'select result, reason from "points"."lapse_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "points"."lapse_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("lapse.do", "batch", batch),
                 check_text("lapse.do", "member", member),
@@ -270,7 +270,7 @@ class Lapse:
         check_keywords("lapse.do", _unknown)
         return self._backend.make_call(
             "lapse.do",
-            'select result, reason from "points"."lapse_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "points"."lapse_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("lapse.do", "batch", batch),
                 check_text("lapse.do", "member", member),
@@ -336,7 +336,7 @@ class Book:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return self._backend.expire('select "points".expire(%s::integer, %s::uuid)', max)
+        return self._backend.expire('select "points".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
@@ -361,7 +361,7 @@ class AsyncGrant:
         check_keywords("grant.hold", _unknown)
         return await self._backend.call(
             "grant.hold",
-            'select result, reason from "points"."grant_hold"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "points"."grant_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("grant.hold", "purchase", purchase),
                 check_text("grant.hold", "member", member),
@@ -374,7 +374,7 @@ class AsyncGrant:
         check_keywords("grant.hold", _unknown)
         return self._backend.make_call(
             "grant.hold",
-            'select result, reason from "points"."grant_hold"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "points"."grant_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("grant.hold", "purchase", purchase),
                 check_text("grant.hold", "member", member),
@@ -387,7 +387,7 @@ class AsyncGrant:
         check_keywords("grant.post", _unknown)
         return await self._backend.call(
             "grant.post",
-            'select result, reason from "points"."grant_post"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "points"."grant_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("grant.post", "purchase", purchase),
                 *_post_values("grant.post", ("amount", amount)),
@@ -399,7 +399,7 @@ class AsyncGrant:
         check_keywords("grant.post", _unknown)
         return self._backend.make_call(
             "grant.post",
-            'select result, reason from "points"."grant_post"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "points"."grant_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("grant.post", "purchase", purchase),
                 *_post_values("grant.post", ("amount", amount)),
@@ -411,7 +411,7 @@ class AsyncGrant:
         check_keywords("grant.void", _unknown)
         return await self._backend.call(
             "grant.void",
-            'select result, reason from "points"."grant_void"(%s, %s, %s::uuid)',
+            'select result, reason from "points"."grant_void"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("grant.void", "purchase", purchase),
             ],
@@ -422,7 +422,7 @@ class AsyncGrant:
         check_keywords("grant.void", _unknown)
         return self._backend.make_call(
             "grant.void",
-            'select result, reason from "points"."grant_void"(%s, %s, %s::uuid)',
+            'select result, reason from "points"."grant_void"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("grant.void", "purchase", purchase),
             ],
@@ -463,7 +463,7 @@ class AsyncRedeem:
         check_keywords("redeem.hold", _unknown)
         return await self._backend.call(
             "redeem.hold",
-            'select result, reason from "points"."redeem_hold"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "points"."redeem_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("redeem.hold", "checkout", checkout),
                 check_text("redeem.hold", "member", member),
@@ -476,7 +476,7 @@ class AsyncRedeem:
         check_keywords("redeem.hold", _unknown)
         return self._backend.make_call(
             "redeem.hold",
-            'select result, reason from "points"."redeem_hold"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "points"."redeem_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("redeem.hold", "checkout", checkout),
                 check_text("redeem.hold", "member", member),
@@ -489,7 +489,7 @@ class AsyncRedeem:
         check_keywords("redeem.post", _unknown)
         return await self._backend.call(
             "redeem.post",
-            'select result, reason from "points"."redeem_post"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "points"."redeem_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("redeem.post", "checkout", checkout),
                 *_post_values("redeem.post", ("amount", amount)),
@@ -501,7 +501,7 @@ class AsyncRedeem:
         check_keywords("redeem.post", _unknown)
         return self._backend.make_call(
             "redeem.post",
-            'select result, reason from "points"."redeem_post"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "points"."redeem_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("redeem.post", "checkout", checkout),
                 *_post_values("redeem.post", ("amount", amount)),
@@ -513,7 +513,7 @@ class AsyncRedeem:
         check_keywords("redeem.void", _unknown)
         return await self._backend.call(
             "redeem.void",
-            'select result, reason from "points"."redeem_void"(%s, %s, %s::uuid)',
+            'select result, reason from "points"."redeem_void"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("redeem.void", "checkout", checkout),
             ],
@@ -524,7 +524,7 @@ class AsyncRedeem:
         check_keywords("redeem.void", _unknown)
         return self._backend.make_call(
             "redeem.void",
-            'select result, reason from "points"."redeem_void"(%s, %s, %s::uuid)',
+            'select result, reason from "points"."redeem_void"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("redeem.void", "checkout", checkout),
             ],
@@ -565,7 +565,7 @@ class AsyncLapse:
         check_keywords("lapse.do", _unknown)
         return await self._backend.call(
             "lapse.do",
-            'select result, reason from "points"."lapse_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "points"."lapse_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("lapse.do", "batch", batch),
                 check_text("lapse.do", "member", member),
@@ -578,7 +578,7 @@ class AsyncLapse:
         check_keywords("lapse.do", _unknown)
         return self._backend.make_call(
             "lapse.do",
-            'select result, reason from "points"."lapse_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "points"."lapse_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("lapse.do", "batch", batch),
                 check_text("lapse.do", "member", member),
@@ -644,7 +644,7 @@ class AsyncBook:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return await self._backend.expire('select "points".expire(%s::integer, %s::uuid)', max)
+        return await self._backend.expire('select "points".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and

@@ -158,7 +158,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     grant: {
       async hold(args: GrantArgs): Promise<Result> {
         const a = argsOf("grant.hold", "arguments", args);
-        return call<Reason>(db, "grant.hold", "select result, reason from \"points\".\"grant_hold\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("grant.hold", "purchase", field(a, "purchase")), checkText("grant.hold", "member", field(a, "member")), checkAmount("grant.hold", "amount", field(a, "amount"))]);
+        return call<Reason>(db, "grant.hold", "select result, reason from \"points\".\"grant_hold\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("grant.hold", "purchase", field(a, "purchase")), checkText("grant.hold", "member", field(a, "member")), checkAmount("grant.hold", "amount", field(a, "amount"))]);
       },
       async post(key: GrantKey, amounts?: GrantAmounts): Promise<Result> {
         const k = argsOf("grant.post", "key", key);
@@ -169,24 +169,24 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
           const m = argsOf("grant.post", "amounts", amounts);
           values.push(checkAmount("grant.post", "amount", field(m, "amount")));
         }
-        return call<Reason>(db, "grant.post", "select result, reason from \"points\".\"grant_post\"($1, $2, $3, $4::uuid)", values);
+        return call<Reason>(db, "grant.post", "select result, reason from \"points\".\"grant_post\"($1, $2, $3, $4::pg_catalog.uuid)", values);
       },
       async void(key: GrantKey): Promise<Result> {
         const k = argsOf("grant.void", "key", key);
-        return call<Reason>(db, "grant.void", "select result, reason from \"points\".\"grant_void\"($1, $2, $3::uuid)", [tenant, checkText("grant.void", "purchase", field(k, "purchase"))]);
+        return call<Reason>(db, "grant.void", "select result, reason from \"points\".\"grant_void\"($1, $2, $3::pg_catalog.uuid)", [tenant, checkText("grant.void", "purchase", field(k, "purchase"))]);
       },
       async status(key: GrantKey): Promise<HoldState | null> {
         const k = argsOf("grant.status", "key", key);
         return status(db, "grant.status", "select \"points\".\"grant_status\"($1, $2)", [tenant, checkText("grant.status", "purchase", field(k, "purchase"))]);
       },
       holdCall(args: GrantArgs): PgCall {
-        return makeCall("grant.hold", "select result, reason from \"points\".\"grant_hold\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("grant.hold", "select result, reason from \"points\".\"grant_hold\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           const a = argsOf("grant.hold", "arguments", args);
           return [tenant, checkText("grant.hold", "purchase", field(a, "purchase")), checkText("grant.hold", "member", field(a, "member")), checkAmount("grant.hold", "amount", field(a, "amount"))];
         });
       },
       postCall(key: GrantKey, amounts?: GrantAmounts): PgCall {
-        return makeCall("grant.post", "select result, reason from \"points\".\"grant_post\"($1, $2, $3, $4::uuid)", false, () => {
+        return makeCall("grant.post", "select result, reason from \"points\".\"grant_post\"($1, $2, $3, $4::pg_catalog.uuid)", false, () => {
           const k = argsOf("grant.post", "key", key);
           const values: unknown[] = [tenant, checkText("grant.post", "purchase", field(k, "purchase"))];
           if (amounts === undefined) {
@@ -199,7 +199,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
         });
       },
       voidCall(key: GrantKey): PgCall {
-        return makeCall("grant.void", "select result, reason from \"points\".\"grant_void\"($1, $2, $3::uuid)", false, () => {
+        return makeCall("grant.void", "select result, reason from \"points\".\"grant_void\"($1, $2, $3::pg_catalog.uuid)", false, () => {
           const k = argsOf("grant.void", "key", key);
           return [tenant, checkText("grant.void", "purchase", field(k, "purchase"))];
         });
@@ -214,7 +214,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     redeem: {
       async hold(args: RedeemArgs): Promise<Result> {
         const a = argsOf("redeem.hold", "arguments", args);
-        return call<Reason>(db, "redeem.hold", "select result, reason from \"points\".\"redeem_hold\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("redeem.hold", "checkout", field(a, "checkout")), checkText("redeem.hold", "member", field(a, "member")), checkAmount("redeem.hold", "amount", field(a, "amount"))]);
+        return call<Reason>(db, "redeem.hold", "select result, reason from \"points\".\"redeem_hold\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("redeem.hold", "checkout", field(a, "checkout")), checkText("redeem.hold", "member", field(a, "member")), checkAmount("redeem.hold", "amount", field(a, "amount"))]);
       },
       async post(key: RedeemKey, amounts?: RedeemAmounts): Promise<Result> {
         const k = argsOf("redeem.post", "key", key);
@@ -225,24 +225,24 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
           const m = argsOf("redeem.post", "amounts", amounts);
           values.push(checkAmount("redeem.post", "amount", field(m, "amount")));
         }
-        return call<Reason>(db, "redeem.post", "select result, reason from \"points\".\"redeem_post\"($1, $2, $3, $4::uuid)", values);
+        return call<Reason>(db, "redeem.post", "select result, reason from \"points\".\"redeem_post\"($1, $2, $3, $4::pg_catalog.uuid)", values);
       },
       async void(key: RedeemKey): Promise<Result> {
         const k = argsOf("redeem.void", "key", key);
-        return call<Reason>(db, "redeem.void", "select result, reason from \"points\".\"redeem_void\"($1, $2, $3::uuid)", [tenant, checkText("redeem.void", "checkout", field(k, "checkout"))]);
+        return call<Reason>(db, "redeem.void", "select result, reason from \"points\".\"redeem_void\"($1, $2, $3::pg_catalog.uuid)", [tenant, checkText("redeem.void", "checkout", field(k, "checkout"))]);
       },
       async status(key: RedeemKey): Promise<HoldState | null> {
         const k = argsOf("redeem.status", "key", key);
         return status(db, "redeem.status", "select \"points\".\"redeem_status\"($1, $2)", [tenant, checkText("redeem.status", "checkout", field(k, "checkout"))]);
       },
       holdCall(args: RedeemArgs): PgCall {
-        return makeCall("redeem.hold", "select result, reason from \"points\".\"redeem_hold\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("redeem.hold", "select result, reason from \"points\".\"redeem_hold\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           const a = argsOf("redeem.hold", "arguments", args);
           return [tenant, checkText("redeem.hold", "checkout", field(a, "checkout")), checkText("redeem.hold", "member", field(a, "member")), checkAmount("redeem.hold", "amount", field(a, "amount"))];
         });
       },
       postCall(key: RedeemKey, amounts?: RedeemAmounts): PgCall {
-        return makeCall("redeem.post", "select result, reason from \"points\".\"redeem_post\"($1, $2, $3, $4::uuid)", false, () => {
+        return makeCall("redeem.post", "select result, reason from \"points\".\"redeem_post\"($1, $2, $3, $4::pg_catalog.uuid)", false, () => {
           const k = argsOf("redeem.post", "key", key);
           const values: unknown[] = [tenant, checkText("redeem.post", "checkout", field(k, "checkout"))];
           if (amounts === undefined) {
@@ -255,7 +255,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
         });
       },
       voidCall(key: RedeemKey): PgCall {
-        return makeCall("redeem.void", "select result, reason from \"points\".\"redeem_void\"($1, $2, $3::uuid)", false, () => {
+        return makeCall("redeem.void", "select result, reason from \"points\".\"redeem_void\"($1, $2, $3::pg_catalog.uuid)", false, () => {
           const k = argsOf("redeem.void", "key", key);
           return [tenant, checkText("redeem.void", "checkout", field(k, "checkout"))];
         });
@@ -270,10 +270,10 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     lapse: {
       async do(args: LapseArgs): Promise<Result> {
         const a = argsOf("lapse.do", "arguments", args);
-        return call<Reason>(db, "lapse.do", "select result, reason from \"points\".\"lapse_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("lapse.do", "batch", field(a, "batch")), checkText("lapse.do", "member", field(a, "member")), checkAmount("lapse.do", "amount", field(a, "amount"))]);
+        return call<Reason>(db, "lapse.do", "select result, reason from \"points\".\"lapse_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("lapse.do", "batch", field(a, "batch")), checkText("lapse.do", "member", field(a, "member")), checkAmount("lapse.do", "amount", field(a, "amount"))]);
       },
       doCall(args: LapseArgs): PgCall {
-        return makeCall("lapse.do", "select result, reason from \"points\".\"lapse_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("lapse.do", "select result, reason from \"points\".\"lapse_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           const a = argsOf("lapse.do", "arguments", args);
           return [tenant, checkText("lapse.do", "batch", field(a, "batch")), checkText("lapse.do", "member", field(a, "member")), checkAmount("lapse.do", "amount", field(a, "amount"))];
         });
@@ -292,7 +292,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
     },
     async expire(max: number): Promise<number> {
-      return expire(db, "select \"points\".expire($1::integer, $2::uuid)", max);
+      return expire(db, "select \"points\".expire($1::integer, $2::pg_catalog.uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       return bulk<Reason>(db, calls);

@@ -53,7 +53,7 @@ class 付与:
         check_keywords("付与.hold", _unknown)
         return self._backend.call(
             "付与.hold",
-            'select result, reason from "ポイント"."付与_hold"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "ポイント"."付与_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("付与.hold", "購入", 購入),
                 check_text("付与.hold", "会員", 会員),
@@ -66,7 +66,7 @@ class 付与:
         check_keywords("付与.hold", _unknown)
         return self._backend.make_call(
             "付与.hold",
-            'select result, reason from "ポイント"."付与_hold"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "ポイント"."付与_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("付与.hold", "購入", 購入),
                 check_text("付与.hold", "会員", 会員),
@@ -79,7 +79,7 @@ class 付与:
         check_keywords("付与.post", _unknown)
         return self._backend.call(
             "付与.post",
-            'select result, reason from "ポイント"."付与_post"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "ポイント"."付与_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("付与.post", "購入", 購入),
                 *_post_values("付与.post", ("点数", 点数)),
@@ -91,7 +91,7 @@ class 付与:
         check_keywords("付与.post", _unknown)
         return self._backend.make_call(
             "付与.post",
-            'select result, reason from "ポイント"."付与_post"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "ポイント"."付与_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("付与.post", "購入", 購入),
                 *_post_values("付与.post", ("点数", 点数)),
@@ -103,7 +103,7 @@ class 付与:
         check_keywords("付与.void", _unknown)
         return self._backend.call(
             "付与.void",
-            'select result, reason from "ポイント"."付与_void"(%s, %s, %s::uuid)',
+            'select result, reason from "ポイント"."付与_void"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("付与.void", "購入", 購入),
             ],
@@ -114,7 +114,7 @@ class 付与:
         check_keywords("付与.void", _unknown)
         return self._backend.make_call(
             "付与.void",
-            'select result, reason from "ポイント"."付与_void"(%s, %s, %s::uuid)',
+            'select result, reason from "ポイント"."付与_void"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("付与.void", "購入", 購入),
             ],
@@ -155,7 +155,7 @@ class 利用:
         check_keywords("利用.hold", _unknown)
         return self._backend.call(
             "利用.hold",
-            'select result, reason from "ポイント"."利用_hold"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "ポイント"."利用_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("利用.hold", "会計", 会計),
                 check_text("利用.hold", "会員", 会員),
@@ -168,7 +168,7 @@ class 利用:
         check_keywords("利用.hold", _unknown)
         return self._backend.make_call(
             "利用.hold",
-            'select result, reason from "ポイント"."利用_hold"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "ポイント"."利用_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("利用.hold", "会計", 会計),
                 check_text("利用.hold", "会員", 会員),
@@ -181,7 +181,7 @@ class 利用:
         check_keywords("利用.post", _unknown)
         return self._backend.call(
             "利用.post",
-            'select result, reason from "ポイント"."利用_post"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "ポイント"."利用_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("利用.post", "会計", 会計),
                 *_post_values("利用.post", ("点数", 点数)),
@@ -193,7 +193,7 @@ class 利用:
         check_keywords("利用.post", _unknown)
         return self._backend.make_call(
             "利用.post",
-            'select result, reason from "ポイント"."利用_post"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "ポイント"."利用_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("利用.post", "会計", 会計),
                 *_post_values("利用.post", ("点数", 点数)),
@@ -205,7 +205,7 @@ class 利用:
         check_keywords("利用.void", _unknown)
         return self._backend.call(
             "利用.void",
-            'select result, reason from "ポイント"."利用_void"(%s, %s, %s::uuid)',
+            'select result, reason from "ポイント"."利用_void"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("利用.void", "会計", 会計),
             ],
@@ -216,7 +216,7 @@ class 利用:
         check_keywords("利用.void", _unknown)
         return self._backend.make_call(
             "利用.void",
-            'select result, reason from "ポイント"."利用_void"(%s, %s, %s::uuid)',
+            'select result, reason from "ポイント"."利用_void"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("利用.void", "会計", 会計),
             ],
@@ -257,7 +257,7 @@ class 失効:
         check_keywords("失効.do", _unknown)
         return self._backend.call(
             "失効.do",
-            'select result, reason from "ポイント"."失効_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "ポイント"."失効_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("失効.do", "処理", 処理),
                 check_text("失効.do", "会員", 会員),
@@ -270,7 +270,7 @@ class 失効:
         check_keywords("失効.do", _unknown)
         return self._backend.make_call(
             "失効.do",
-            'select result, reason from "ポイント"."失効_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "ポイント"."失効_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("失効.do", "処理", 処理),
                 check_text("失効.do", "会員", 会員),
@@ -336,7 +336,7 @@ class Book:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return self._backend.expire('select "ポイント".expire(%s::integer, %s::uuid)', max)
+        return self._backend.expire('select "ポイント".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
@@ -361,7 +361,7 @@ class Async付与:
         check_keywords("付与.hold", _unknown)
         return await self._backend.call(
             "付与.hold",
-            'select result, reason from "ポイント"."付与_hold"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "ポイント"."付与_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("付与.hold", "購入", 購入),
                 check_text("付与.hold", "会員", 会員),
@@ -374,7 +374,7 @@ class Async付与:
         check_keywords("付与.hold", _unknown)
         return self._backend.make_call(
             "付与.hold",
-            'select result, reason from "ポイント"."付与_hold"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "ポイント"."付与_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("付与.hold", "購入", 購入),
                 check_text("付与.hold", "会員", 会員),
@@ -387,7 +387,7 @@ class Async付与:
         check_keywords("付与.post", _unknown)
         return await self._backend.call(
             "付与.post",
-            'select result, reason from "ポイント"."付与_post"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "ポイント"."付与_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("付与.post", "購入", 購入),
                 *_post_values("付与.post", ("点数", 点数)),
@@ -399,7 +399,7 @@ class Async付与:
         check_keywords("付与.post", _unknown)
         return self._backend.make_call(
             "付与.post",
-            'select result, reason from "ポイント"."付与_post"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "ポイント"."付与_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("付与.post", "購入", 購入),
                 *_post_values("付与.post", ("点数", 点数)),
@@ -411,7 +411,7 @@ class Async付与:
         check_keywords("付与.void", _unknown)
         return await self._backend.call(
             "付与.void",
-            'select result, reason from "ポイント"."付与_void"(%s, %s, %s::uuid)',
+            'select result, reason from "ポイント"."付与_void"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("付与.void", "購入", 購入),
             ],
@@ -422,7 +422,7 @@ class Async付与:
         check_keywords("付与.void", _unknown)
         return self._backend.make_call(
             "付与.void",
-            'select result, reason from "ポイント"."付与_void"(%s, %s, %s::uuid)',
+            'select result, reason from "ポイント"."付与_void"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("付与.void", "購入", 購入),
             ],
@@ -463,7 +463,7 @@ class Async利用:
         check_keywords("利用.hold", _unknown)
         return await self._backend.call(
             "利用.hold",
-            'select result, reason from "ポイント"."利用_hold"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "ポイント"."利用_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("利用.hold", "会計", 会計),
                 check_text("利用.hold", "会員", 会員),
@@ -476,7 +476,7 @@ class Async利用:
         check_keywords("利用.hold", _unknown)
         return self._backend.make_call(
             "利用.hold",
-            'select result, reason from "ポイント"."利用_hold"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "ポイント"."利用_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("利用.hold", "会計", 会計),
                 check_text("利用.hold", "会員", 会員),
@@ -489,7 +489,7 @@ class Async利用:
         check_keywords("利用.post", _unknown)
         return await self._backend.call(
             "利用.post",
-            'select result, reason from "ポイント"."利用_post"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "ポイント"."利用_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("利用.post", "会計", 会計),
                 *_post_values("利用.post", ("点数", 点数)),
@@ -501,7 +501,7 @@ class Async利用:
         check_keywords("利用.post", _unknown)
         return self._backend.make_call(
             "利用.post",
-            'select result, reason from "ポイント"."利用_post"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "ポイント"."利用_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("利用.post", "会計", 会計),
                 *_post_values("利用.post", ("点数", 点数)),
@@ -513,7 +513,7 @@ class Async利用:
         check_keywords("利用.void", _unknown)
         return await self._backend.call(
             "利用.void",
-            'select result, reason from "ポイント"."利用_void"(%s, %s, %s::uuid)',
+            'select result, reason from "ポイント"."利用_void"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("利用.void", "会計", 会計),
             ],
@@ -524,7 +524,7 @@ class Async利用:
         check_keywords("利用.void", _unknown)
         return self._backend.make_call(
             "利用.void",
-            'select result, reason from "ポイント"."利用_void"(%s, %s, %s::uuid)',
+            'select result, reason from "ポイント"."利用_void"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("利用.void", "会計", 会計),
             ],
@@ -565,7 +565,7 @@ class Async失効:
         check_keywords("失効.do", _unknown)
         return await self._backend.call(
             "失効.do",
-            'select result, reason from "ポイント"."失効_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "ポイント"."失効_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("失効.do", "処理", 処理),
                 check_text("失効.do", "会員", 会員),
@@ -578,7 +578,7 @@ class Async失効:
         check_keywords("失効.do", _unknown)
         return self._backend.make_call(
             "失効.do",
-            'select result, reason from "ポイント"."失効_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "ポイント"."失効_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("失効.do", "処理", 処理),
                 check_text("失効.do", "会員", 会員),
@@ -644,7 +644,7 @@ class AsyncBook:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return await self._backend.expire('select "ポイント".expire(%s::integer, %s::uuid)', max)
+        return await self._backend.expire('select "ポイント".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and

@@ -158,7 +158,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     付与: {
       async hold(args: 付与Args): Promise<Result> {
         const a = argsOf("付与.hold", "arguments", args);
-        return call<Reason>(db, "付与.hold", "select result, reason from \"ポイント\".\"付与_hold\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("付与.hold", "購入", field(a, "購入")), checkText("付与.hold", "会員", field(a, "会員")), checkAmount("付与.hold", "点数", field(a, "点数"))]);
+        return call<Reason>(db, "付与.hold", "select result, reason from \"ポイント\".\"付与_hold\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("付与.hold", "購入", field(a, "購入")), checkText("付与.hold", "会員", field(a, "会員")), checkAmount("付与.hold", "点数", field(a, "点数"))]);
       },
       async post(key: 付与Key, amounts?: 付与Amounts): Promise<Result> {
         const k = argsOf("付与.post", "key", key);
@@ -169,24 +169,24 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
           const m = argsOf("付与.post", "amounts", amounts);
           values.push(checkAmount("付与.post", "点数", field(m, "点数")));
         }
-        return call<Reason>(db, "付与.post", "select result, reason from \"ポイント\".\"付与_post\"($1, $2, $3, $4::uuid)", values);
+        return call<Reason>(db, "付与.post", "select result, reason from \"ポイント\".\"付与_post\"($1, $2, $3, $4::pg_catalog.uuid)", values);
       },
       async void(key: 付与Key): Promise<Result> {
         const k = argsOf("付与.void", "key", key);
-        return call<Reason>(db, "付与.void", "select result, reason from \"ポイント\".\"付与_void\"($1, $2, $3::uuid)", [tenant, checkText("付与.void", "購入", field(k, "購入"))]);
+        return call<Reason>(db, "付与.void", "select result, reason from \"ポイント\".\"付与_void\"($1, $2, $3::pg_catalog.uuid)", [tenant, checkText("付与.void", "購入", field(k, "購入"))]);
       },
       async status(key: 付与Key): Promise<HoldState | null> {
         const k = argsOf("付与.status", "key", key);
         return status(db, "付与.status", "select \"ポイント\".\"付与_status\"($1, $2)", [tenant, checkText("付与.status", "購入", field(k, "購入"))]);
       },
       holdCall(args: 付与Args): PgCall {
-        return makeCall("付与.hold", "select result, reason from \"ポイント\".\"付与_hold\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("付与.hold", "select result, reason from \"ポイント\".\"付与_hold\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           const a = argsOf("付与.hold", "arguments", args);
           return [tenant, checkText("付与.hold", "購入", field(a, "購入")), checkText("付与.hold", "会員", field(a, "会員")), checkAmount("付与.hold", "点数", field(a, "点数"))];
         });
       },
       postCall(key: 付与Key, amounts?: 付与Amounts): PgCall {
-        return makeCall("付与.post", "select result, reason from \"ポイント\".\"付与_post\"($1, $2, $3, $4::uuid)", false, () => {
+        return makeCall("付与.post", "select result, reason from \"ポイント\".\"付与_post\"($1, $2, $3, $4::pg_catalog.uuid)", false, () => {
           const k = argsOf("付与.post", "key", key);
           const values: unknown[] = [tenant, checkText("付与.post", "購入", field(k, "購入"))];
           if (amounts === undefined) {
@@ -199,7 +199,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
         });
       },
       voidCall(key: 付与Key): PgCall {
-        return makeCall("付与.void", "select result, reason from \"ポイント\".\"付与_void\"($1, $2, $3::uuid)", false, () => {
+        return makeCall("付与.void", "select result, reason from \"ポイント\".\"付与_void\"($1, $2, $3::pg_catalog.uuid)", false, () => {
           const k = argsOf("付与.void", "key", key);
           return [tenant, checkText("付与.void", "購入", field(k, "購入"))];
         });
@@ -214,7 +214,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     利用: {
       async hold(args: 利用Args): Promise<Result> {
         const a = argsOf("利用.hold", "arguments", args);
-        return call<Reason>(db, "利用.hold", "select result, reason from \"ポイント\".\"利用_hold\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("利用.hold", "会計", field(a, "会計")), checkText("利用.hold", "会員", field(a, "会員")), checkAmount("利用.hold", "点数", field(a, "点数"))]);
+        return call<Reason>(db, "利用.hold", "select result, reason from \"ポイント\".\"利用_hold\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("利用.hold", "会計", field(a, "会計")), checkText("利用.hold", "会員", field(a, "会員")), checkAmount("利用.hold", "点数", field(a, "点数"))]);
       },
       async post(key: 利用Key, amounts?: 利用Amounts): Promise<Result> {
         const k = argsOf("利用.post", "key", key);
@@ -225,24 +225,24 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
           const m = argsOf("利用.post", "amounts", amounts);
           values.push(checkAmount("利用.post", "点数", field(m, "点数")));
         }
-        return call<Reason>(db, "利用.post", "select result, reason from \"ポイント\".\"利用_post\"($1, $2, $3, $4::uuid)", values);
+        return call<Reason>(db, "利用.post", "select result, reason from \"ポイント\".\"利用_post\"($1, $2, $3, $4::pg_catalog.uuid)", values);
       },
       async void(key: 利用Key): Promise<Result> {
         const k = argsOf("利用.void", "key", key);
-        return call<Reason>(db, "利用.void", "select result, reason from \"ポイント\".\"利用_void\"($1, $2, $3::uuid)", [tenant, checkText("利用.void", "会計", field(k, "会計"))]);
+        return call<Reason>(db, "利用.void", "select result, reason from \"ポイント\".\"利用_void\"($1, $2, $3::pg_catalog.uuid)", [tenant, checkText("利用.void", "会計", field(k, "会計"))]);
       },
       async status(key: 利用Key): Promise<HoldState | null> {
         const k = argsOf("利用.status", "key", key);
         return status(db, "利用.status", "select \"ポイント\".\"利用_status\"($1, $2)", [tenant, checkText("利用.status", "会計", field(k, "会計"))]);
       },
       holdCall(args: 利用Args): PgCall {
-        return makeCall("利用.hold", "select result, reason from \"ポイント\".\"利用_hold\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("利用.hold", "select result, reason from \"ポイント\".\"利用_hold\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           const a = argsOf("利用.hold", "arguments", args);
           return [tenant, checkText("利用.hold", "会計", field(a, "会計")), checkText("利用.hold", "会員", field(a, "会員")), checkAmount("利用.hold", "点数", field(a, "点数"))];
         });
       },
       postCall(key: 利用Key, amounts?: 利用Amounts): PgCall {
-        return makeCall("利用.post", "select result, reason from \"ポイント\".\"利用_post\"($1, $2, $3, $4::uuid)", false, () => {
+        return makeCall("利用.post", "select result, reason from \"ポイント\".\"利用_post\"($1, $2, $3, $4::pg_catalog.uuid)", false, () => {
           const k = argsOf("利用.post", "key", key);
           const values: unknown[] = [tenant, checkText("利用.post", "会計", field(k, "会計"))];
           if (amounts === undefined) {
@@ -255,7 +255,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
         });
       },
       voidCall(key: 利用Key): PgCall {
-        return makeCall("利用.void", "select result, reason from \"ポイント\".\"利用_void\"($1, $2, $3::uuid)", false, () => {
+        return makeCall("利用.void", "select result, reason from \"ポイント\".\"利用_void\"($1, $2, $3::pg_catalog.uuid)", false, () => {
           const k = argsOf("利用.void", "key", key);
           return [tenant, checkText("利用.void", "会計", field(k, "会計"))];
         });
@@ -270,10 +270,10 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     失効: {
       async do(args: 失効Args): Promise<Result> {
         const a = argsOf("失効.do", "arguments", args);
-        return call<Reason>(db, "失効.do", "select result, reason from \"ポイント\".\"失効_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("失効.do", "処理", field(a, "処理")), checkText("失効.do", "会員", field(a, "会員")), checkAmount("失効.do", "点数", field(a, "点数"))]);
+        return call<Reason>(db, "失効.do", "select result, reason from \"ポイント\".\"失効_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("失効.do", "処理", field(a, "処理")), checkText("失効.do", "会員", field(a, "会員")), checkAmount("失効.do", "点数", field(a, "点数"))]);
       },
       doCall(args: 失効Args): PgCall {
-        return makeCall("失効.do", "select result, reason from \"ポイント\".\"失効_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("失効.do", "select result, reason from \"ポイント\".\"失効_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           const a = argsOf("失効.do", "arguments", args);
           return [tenant, checkText("失効.do", "処理", field(a, "処理")), checkText("失効.do", "会員", field(a, "会員")), checkAmount("失効.do", "点数", field(a, "点数"))];
         });
@@ -292,7 +292,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
     },
     async expire(max: number): Promise<number> {
-      return expire(db, "select \"ポイント\".expire($1::integer, $2::uuid)", max);
+      return expire(db, "select \"ポイント\".expire($1::integer, $2::pg_catalog.uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       return bulk<Reason>(db, calls);

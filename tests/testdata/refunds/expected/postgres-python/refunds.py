@@ -52,7 +52,7 @@ class Sale:
         check_keywords("sale.do", _unknown)
         return self._backend.call(
             "sale.do",
-            'select result, reason from "refunds"."sale_do"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "refunds"."sale_do"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("sale.do", "order", order),
                 check_amount("sale.do", "amount", amount),
@@ -64,7 +64,7 @@ class Sale:
         check_keywords("sale.do", _unknown)
         return self._backend.make_call(
             "sale.do",
-            'select result, reason from "refunds"."sale_do"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "refunds"."sale_do"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("sale.do", "order", order),
                 check_amount("sale.do", "amount", amount),
@@ -83,7 +83,7 @@ class Refund:
         check_keywords("refund.hold", _unknown)
         return self._backend.call(
             "refund.hold",
-            'select result, reason from "refunds"."refund_hold"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "refunds"."refund_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("refund.hold", "refund_id", refund_id),
                 check_text("refund.hold", "order", order),
@@ -96,7 +96,7 @@ class Refund:
         check_keywords("refund.hold", _unknown)
         return self._backend.make_call(
             "refund.hold",
-            'select result, reason from "refunds"."refund_hold"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "refunds"."refund_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("refund.hold", "refund_id", refund_id),
                 check_text("refund.hold", "order", order),
@@ -109,7 +109,7 @@ class Refund:
         check_keywords("refund.post", _unknown)
         return self._backend.call(
             "refund.post",
-            'select result, reason from "refunds"."refund_post"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "refunds"."refund_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("refund.post", "refund_id", refund_id),
                 *_post_values("refund.post", ("amount", amount)),
@@ -121,7 +121,7 @@ class Refund:
         check_keywords("refund.post", _unknown)
         return self._backend.make_call(
             "refund.post",
-            'select result, reason from "refunds"."refund_post"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "refunds"."refund_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("refund.post", "refund_id", refund_id),
                 *_post_values("refund.post", ("amount", amount)),
@@ -133,7 +133,7 @@ class Refund:
         check_keywords("refund.void", _unknown)
         return self._backend.call(
             "refund.void",
-            'select result, reason from "refunds"."refund_void"(%s, %s, %s::uuid)',
+            'select result, reason from "refunds"."refund_void"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("refund.void", "refund_id", refund_id),
             ],
@@ -144,7 +144,7 @@ class Refund:
         check_keywords("refund.void", _unknown)
         return self._backend.make_call(
             "refund.void",
-            'select result, reason from "refunds"."refund_void"(%s, %s, %s::uuid)',
+            'select result, reason from "refunds"."refund_void"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("refund.void", "refund_id", refund_id),
             ],
@@ -219,7 +219,7 @@ class Book:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return self._backend.expire('select "refunds".expire(%s::integer, %s::uuid)', max)
+        return self._backend.expire('select "refunds".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
@@ -244,7 +244,7 @@ class AsyncSale:
         check_keywords("sale.do", _unknown)
         return await self._backend.call(
             "sale.do",
-            'select result, reason from "refunds"."sale_do"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "refunds"."sale_do"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("sale.do", "order", order),
                 check_amount("sale.do", "amount", amount),
@@ -256,7 +256,7 @@ class AsyncSale:
         check_keywords("sale.do", _unknown)
         return self._backend.make_call(
             "sale.do",
-            'select result, reason from "refunds"."sale_do"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "refunds"."sale_do"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("sale.do", "order", order),
                 check_amount("sale.do", "amount", amount),
@@ -275,7 +275,7 @@ class AsyncRefund:
         check_keywords("refund.hold", _unknown)
         return await self._backend.call(
             "refund.hold",
-            'select result, reason from "refunds"."refund_hold"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "refunds"."refund_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("refund.hold", "refund_id", refund_id),
                 check_text("refund.hold", "order", order),
@@ -288,7 +288,7 @@ class AsyncRefund:
         check_keywords("refund.hold", _unknown)
         return self._backend.make_call(
             "refund.hold",
-            'select result, reason from "refunds"."refund_hold"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "refunds"."refund_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("refund.hold", "refund_id", refund_id),
                 check_text("refund.hold", "order", order),
@@ -301,7 +301,7 @@ class AsyncRefund:
         check_keywords("refund.post", _unknown)
         return await self._backend.call(
             "refund.post",
-            'select result, reason from "refunds"."refund_post"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "refunds"."refund_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("refund.post", "refund_id", refund_id),
                 *_post_values("refund.post", ("amount", amount)),
@@ -313,7 +313,7 @@ class AsyncRefund:
         check_keywords("refund.post", _unknown)
         return self._backend.make_call(
             "refund.post",
-            'select result, reason from "refunds"."refund_post"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "refunds"."refund_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("refund.post", "refund_id", refund_id),
                 *_post_values("refund.post", ("amount", amount)),
@@ -325,7 +325,7 @@ class AsyncRefund:
         check_keywords("refund.void", _unknown)
         return await self._backend.call(
             "refund.void",
-            'select result, reason from "refunds"."refund_void"(%s, %s, %s::uuid)',
+            'select result, reason from "refunds"."refund_void"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("refund.void", "refund_id", refund_id),
             ],
@@ -336,7 +336,7 @@ class AsyncRefund:
         check_keywords("refund.void", _unknown)
         return self._backend.make_call(
             "refund.void",
-            'select result, reason from "refunds"."refund_void"(%s, %s, %s::uuid)',
+            'select result, reason from "refunds"."refund_void"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("refund.void", "refund_id", refund_id),
             ],
@@ -411,7 +411,7 @@ class AsyncBook:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return await self._backend.expire('select "refunds".expire(%s::integer, %s::uuid)', max)
+        return await self._backend.expire('select "refunds".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and

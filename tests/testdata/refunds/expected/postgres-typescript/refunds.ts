@@ -119,10 +119,10 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     sale: {
       async do(args: SaleArgs): Promise<Result> {
         const a = argsOf("sale.do", "arguments", args);
-        return call<Reason>(db, "sale.do", "select result, reason from \"refunds\".\"sale_do\"($1, $2, $3, $4::uuid)", [tenant, checkText("sale.do", "order", field(a, "order")), checkAmount("sale.do", "amount", field(a, "amount"))]);
+        return call<Reason>(db, "sale.do", "select result, reason from \"refunds\".\"sale_do\"($1, $2, $3, $4::pg_catalog.uuid)", [tenant, checkText("sale.do", "order", field(a, "order")), checkAmount("sale.do", "amount", field(a, "amount"))]);
       },
       doCall(args: SaleArgs): PgCall {
-        return makeCall("sale.do", "select result, reason from \"refunds\".\"sale_do\"($1, $2, $3, $4::uuid)", false, () => {
+        return makeCall("sale.do", "select result, reason from \"refunds\".\"sale_do\"($1, $2, $3, $4::pg_catalog.uuid)", false, () => {
           const a = argsOf("sale.do", "arguments", args);
           return [tenant, checkText("sale.do", "order", field(a, "order")), checkAmount("sale.do", "amount", field(a, "amount"))];
         });
@@ -131,7 +131,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     refund: {
       async hold(args: RefundArgs): Promise<Result> {
         const a = argsOf("refund.hold", "arguments", args);
-        return call<Reason>(db, "refund.hold", "select result, reason from \"refunds\".\"refund_hold\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("refund.hold", "refund_id", field(a, "refund_id")), checkText("refund.hold", "order", field(a, "order")), checkAmount("refund.hold", "amount", field(a, "amount"))]);
+        return call<Reason>(db, "refund.hold", "select result, reason from \"refunds\".\"refund_hold\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("refund.hold", "refund_id", field(a, "refund_id")), checkText("refund.hold", "order", field(a, "order")), checkAmount("refund.hold", "amount", field(a, "amount"))]);
       },
       async post(key: RefundKey, amounts?: RefundAmounts): Promise<Result> {
         const k = argsOf("refund.post", "key", key);
@@ -142,24 +142,24 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
           const m = argsOf("refund.post", "amounts", amounts);
           values.push(checkAmount("refund.post", "amount", field(m, "amount")));
         }
-        return call<Reason>(db, "refund.post", "select result, reason from \"refunds\".\"refund_post\"($1, $2, $3, $4::uuid)", values);
+        return call<Reason>(db, "refund.post", "select result, reason from \"refunds\".\"refund_post\"($1, $2, $3, $4::pg_catalog.uuid)", values);
       },
       async void(key: RefundKey): Promise<Result> {
         const k = argsOf("refund.void", "key", key);
-        return call<Reason>(db, "refund.void", "select result, reason from \"refunds\".\"refund_void\"($1, $2, $3::uuid)", [tenant, checkText("refund.void", "refund_id", field(k, "refund_id"))]);
+        return call<Reason>(db, "refund.void", "select result, reason from \"refunds\".\"refund_void\"($1, $2, $3::pg_catalog.uuid)", [tenant, checkText("refund.void", "refund_id", field(k, "refund_id"))]);
       },
       async status(key: RefundKey): Promise<HoldState | null> {
         const k = argsOf("refund.status", "key", key);
         return status(db, "refund.status", "select \"refunds\".\"refund_status\"($1, $2)", [tenant, checkText("refund.status", "refund_id", field(k, "refund_id"))]);
       },
       holdCall(args: RefundArgs): PgCall {
-        return makeCall("refund.hold", "select result, reason from \"refunds\".\"refund_hold\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("refund.hold", "select result, reason from \"refunds\".\"refund_hold\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           const a = argsOf("refund.hold", "arguments", args);
           return [tenant, checkText("refund.hold", "refund_id", field(a, "refund_id")), checkText("refund.hold", "order", field(a, "order")), checkAmount("refund.hold", "amount", field(a, "amount"))];
         });
       },
       postCall(key: RefundKey, amounts?: RefundAmounts): PgCall {
-        return makeCall("refund.post", "select result, reason from \"refunds\".\"refund_post\"($1, $2, $3, $4::uuid)", false, () => {
+        return makeCall("refund.post", "select result, reason from \"refunds\".\"refund_post\"($1, $2, $3, $4::pg_catalog.uuid)", false, () => {
           const k = argsOf("refund.post", "key", key);
           const values: unknown[] = [tenant, checkText("refund.post", "refund_id", field(k, "refund_id"))];
           if (amounts === undefined) {
@@ -172,7 +172,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
         });
       },
       voidCall(key: RefundKey): PgCall {
-        return makeCall("refund.void", "select result, reason from \"refunds\".\"refund_void\"($1, $2, $3::uuid)", false, () => {
+        return makeCall("refund.void", "select result, reason from \"refunds\".\"refund_void\"($1, $2, $3::pg_catalog.uuid)", false, () => {
           const k = argsOf("refund.void", "key", key);
           return [tenant, checkText("refund.void", "refund_id", field(k, "refund_id"))];
         });
@@ -194,7 +194,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
     },
     async expire(max: number): Promise<number> {
-      return expire(db, "select \"refunds\".expire($1::integer, $2::uuid)", max);
+      return expire(db, "select \"refunds\".expire($1::integer, $2::pg_catalog.uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       return bulk<Reason>(db, calls);

@@ -52,7 +52,7 @@ class 売上:
         check_keywords("売上.do", _unknown)
         return self._backend.call(
             "売上.do",
-            'select result, reason from "返金"."売上_do"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "返金"."売上_do"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("売上.do", "注文", 注文),
                 check_amount("売上.do", "額", 額),
@@ -64,7 +64,7 @@ class 売上:
         check_keywords("売上.do", _unknown)
         return self._backend.make_call(
             "売上.do",
-            'select result, reason from "返金"."売上_do"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "返金"."売上_do"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("売上.do", "注文", 注文),
                 check_amount("売上.do", "額", 額),
@@ -83,7 +83,7 @@ class 返金:
         check_keywords("返金.hold", _unknown)
         return self._backend.call(
             "返金.hold",
-            'select result, reason from "返金"."返金_hold"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "返金"."返金_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("返金.hold", "返金番号", 返金番号),
                 check_text("返金.hold", "注文", 注文),
@@ -96,7 +96,7 @@ class 返金:
         check_keywords("返金.hold", _unknown)
         return self._backend.make_call(
             "返金.hold",
-            'select result, reason from "返金"."返金_hold"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "返金"."返金_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("返金.hold", "返金番号", 返金番号),
                 check_text("返金.hold", "注文", 注文),
@@ -109,7 +109,7 @@ class 返金:
         check_keywords("返金.post", _unknown)
         return self._backend.call(
             "返金.post",
-            'select result, reason from "返金"."返金_post"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "返金"."返金_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("返金.post", "返金番号", 返金番号),
                 *_post_values("返金.post", ("額", 額)),
@@ -121,7 +121,7 @@ class 返金:
         check_keywords("返金.post", _unknown)
         return self._backend.make_call(
             "返金.post",
-            'select result, reason from "返金"."返金_post"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "返金"."返金_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("返金.post", "返金番号", 返金番号),
                 *_post_values("返金.post", ("額", 額)),
@@ -133,7 +133,7 @@ class 返金:
         check_keywords("返金.void", _unknown)
         return self._backend.call(
             "返金.void",
-            'select result, reason from "返金"."返金_void"(%s, %s, %s::uuid)',
+            'select result, reason from "返金"."返金_void"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("返金.void", "返金番号", 返金番号),
             ],
@@ -144,7 +144,7 @@ class 返金:
         check_keywords("返金.void", _unknown)
         return self._backend.make_call(
             "返金.void",
-            'select result, reason from "返金"."返金_void"(%s, %s, %s::uuid)',
+            'select result, reason from "返金"."返金_void"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("返金.void", "返金番号", 返金番号),
             ],
@@ -219,7 +219,7 @@ class Book:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return self._backend.expire('select "返金".expire(%s::integer, %s::uuid)', max)
+        return self._backend.expire('select "返金".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
@@ -244,7 +244,7 @@ class Async売上:
         check_keywords("売上.do", _unknown)
         return await self._backend.call(
             "売上.do",
-            'select result, reason from "返金"."売上_do"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "返金"."売上_do"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("売上.do", "注文", 注文),
                 check_amount("売上.do", "額", 額),
@@ -256,7 +256,7 @@ class Async売上:
         check_keywords("売上.do", _unknown)
         return self._backend.make_call(
             "売上.do",
-            'select result, reason from "返金"."売上_do"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "返金"."売上_do"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("売上.do", "注文", 注文),
                 check_amount("売上.do", "額", 額),
@@ -275,7 +275,7 @@ class Async返金:
         check_keywords("返金.hold", _unknown)
         return await self._backend.call(
             "返金.hold",
-            'select result, reason from "返金"."返金_hold"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "返金"."返金_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("返金.hold", "返金番号", 返金番号),
                 check_text("返金.hold", "注文", 注文),
@@ -288,7 +288,7 @@ class Async返金:
         check_keywords("返金.hold", _unknown)
         return self._backend.make_call(
             "返金.hold",
-            'select result, reason from "返金"."返金_hold"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "返金"."返金_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("返金.hold", "返金番号", 返金番号),
                 check_text("返金.hold", "注文", 注文),
@@ -301,7 +301,7 @@ class Async返金:
         check_keywords("返金.post", _unknown)
         return await self._backend.call(
             "返金.post",
-            'select result, reason from "返金"."返金_post"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "返金"."返金_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("返金.post", "返金番号", 返金番号),
                 *_post_values("返金.post", ("額", 額)),
@@ -313,7 +313,7 @@ class Async返金:
         check_keywords("返金.post", _unknown)
         return self._backend.make_call(
             "返金.post",
-            'select result, reason from "返金"."返金_post"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "返金"."返金_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("返金.post", "返金番号", 返金番号),
                 *_post_values("返金.post", ("額", 額)),
@@ -325,7 +325,7 @@ class Async返金:
         check_keywords("返金.void", _unknown)
         return await self._backend.call(
             "返金.void",
-            'select result, reason from "返金"."返金_void"(%s, %s, %s::uuid)',
+            'select result, reason from "返金"."返金_void"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("返金.void", "返金番号", 返金番号),
             ],
@@ -336,7 +336,7 @@ class Async返金:
         check_keywords("返金.void", _unknown)
         return self._backend.make_call(
             "返金.void",
-            'select result, reason from "返金"."返金_void"(%s, %s, %s::uuid)',
+            'select result, reason from "返金"."返金_void"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("返金.void", "返金番号", 返金番号),
             ],
@@ -411,7 +411,7 @@ class AsyncBook:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return await self._backend.expire('select "返金".expire(%s::integer, %s::uuid)', max)
+        return await self._backend.expire('select "返金".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and

@@ -119,10 +119,10 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     売上: {
       async do(args: 売上Args): Promise<Result> {
         const a = argsOf("売上.do", "arguments", args);
-        return call<Reason>(db, "売上.do", "select result, reason from \"返金\".\"売上_do\"($1, $2, $3, $4::uuid)", [tenant, checkText("売上.do", "注文", field(a, "注文")), checkAmount("売上.do", "額", field(a, "額"))]);
+        return call<Reason>(db, "売上.do", "select result, reason from \"返金\".\"売上_do\"($1, $2, $3, $4::pg_catalog.uuid)", [tenant, checkText("売上.do", "注文", field(a, "注文")), checkAmount("売上.do", "額", field(a, "額"))]);
       },
       doCall(args: 売上Args): PgCall {
-        return makeCall("売上.do", "select result, reason from \"返金\".\"売上_do\"($1, $2, $3, $4::uuid)", false, () => {
+        return makeCall("売上.do", "select result, reason from \"返金\".\"売上_do\"($1, $2, $3, $4::pg_catalog.uuid)", false, () => {
           const a = argsOf("売上.do", "arguments", args);
           return [tenant, checkText("売上.do", "注文", field(a, "注文")), checkAmount("売上.do", "額", field(a, "額"))];
         });
@@ -131,7 +131,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     返金: {
       async hold(args: 返金Args): Promise<Result> {
         const a = argsOf("返金.hold", "arguments", args);
-        return call<Reason>(db, "返金.hold", "select result, reason from \"返金\".\"返金_hold\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("返金.hold", "返金番号", field(a, "返金番号")), checkText("返金.hold", "注文", field(a, "注文")), checkAmount("返金.hold", "額", field(a, "額"))]);
+        return call<Reason>(db, "返金.hold", "select result, reason from \"返金\".\"返金_hold\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("返金.hold", "返金番号", field(a, "返金番号")), checkText("返金.hold", "注文", field(a, "注文")), checkAmount("返金.hold", "額", field(a, "額"))]);
       },
       async post(key: 返金Key, amounts?: 返金Amounts): Promise<Result> {
         const k = argsOf("返金.post", "key", key);
@@ -142,24 +142,24 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
           const m = argsOf("返金.post", "amounts", amounts);
           values.push(checkAmount("返金.post", "額", field(m, "額")));
         }
-        return call<Reason>(db, "返金.post", "select result, reason from \"返金\".\"返金_post\"($1, $2, $3, $4::uuid)", values);
+        return call<Reason>(db, "返金.post", "select result, reason from \"返金\".\"返金_post\"($1, $2, $3, $4::pg_catalog.uuid)", values);
       },
       async void(key: 返金Key): Promise<Result> {
         const k = argsOf("返金.void", "key", key);
-        return call<Reason>(db, "返金.void", "select result, reason from \"返金\".\"返金_void\"($1, $2, $3::uuid)", [tenant, checkText("返金.void", "返金番号", field(k, "返金番号"))]);
+        return call<Reason>(db, "返金.void", "select result, reason from \"返金\".\"返金_void\"($1, $2, $3::pg_catalog.uuid)", [tenant, checkText("返金.void", "返金番号", field(k, "返金番号"))]);
       },
       async status(key: 返金Key): Promise<HoldState | null> {
         const k = argsOf("返金.status", "key", key);
         return status(db, "返金.status", "select \"返金\".\"返金_status\"($1, $2)", [tenant, checkText("返金.status", "返金番号", field(k, "返金番号"))]);
       },
       holdCall(args: 返金Args): PgCall {
-        return makeCall("返金.hold", "select result, reason from \"返金\".\"返金_hold\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("返金.hold", "select result, reason from \"返金\".\"返金_hold\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           const a = argsOf("返金.hold", "arguments", args);
           return [tenant, checkText("返金.hold", "返金番号", field(a, "返金番号")), checkText("返金.hold", "注文", field(a, "注文")), checkAmount("返金.hold", "額", field(a, "額"))];
         });
       },
       postCall(key: 返金Key, amounts?: 返金Amounts): PgCall {
-        return makeCall("返金.post", "select result, reason from \"返金\".\"返金_post\"($1, $2, $3, $4::uuid)", false, () => {
+        return makeCall("返金.post", "select result, reason from \"返金\".\"返金_post\"($1, $2, $3, $4::pg_catalog.uuid)", false, () => {
           const k = argsOf("返金.post", "key", key);
           const values: unknown[] = [tenant, checkText("返金.post", "返金番号", field(k, "返金番号"))];
           if (amounts === undefined) {
@@ -172,7 +172,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
         });
       },
       voidCall(key: 返金Key): PgCall {
-        return makeCall("返金.void", "select result, reason from \"返金\".\"返金_void\"($1, $2, $3::uuid)", false, () => {
+        return makeCall("返金.void", "select result, reason from \"返金\".\"返金_void\"($1, $2, $3::pg_catalog.uuid)", false, () => {
           const k = argsOf("返金.void", "key", key);
           return [tenant, checkText("返金.void", "返金番号", field(k, "返金番号"))];
         });
@@ -194,7 +194,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
     },
     async expire(max: number): Promise<number> {
-      return expire(db, "select \"返金\".expire($1::integer, $2::uuid)", max);
+      return expire(db, "select \"返金\".expire($1::integer, $2::pg_catalog.uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       return bulk<Reason>(db, calls);

@@ -56,7 +56,7 @@ class Stock:
         check_keywords("stock.do", _unknown)
         return self._backend.call(
             "stock.do",
-            'select result, reason from "retry_after_refusal"."stock_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "retry_after_refusal"."stock_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("stock.do", "delivery", delivery),
                 check_text("stock.do", "sku", sku),
@@ -69,7 +69,7 @@ class Stock:
         check_keywords("stock.do", _unknown)
         return self._backend.make_call(
             "stock.do",
-            'select result, reason from "retry_after_refusal"."stock_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "retry_after_refusal"."stock_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("stock.do", "delivery", delivery),
                 check_text("stock.do", "sku", sku),
@@ -89,7 +89,7 @@ class RestockSpare:
         check_keywords("restock_spare.do", _unknown)
         return self._backend.call(
             "restock_spare.do",
-            'select result, reason from "retry_after_refusal"."restock_spare_do"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "retry_after_refusal"."restock_spare_do"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("restock_spare.do", "delivery", delivery),
                 check_amount("restock_spare.do", "qty", qty),
@@ -101,7 +101,7 @@ class RestockSpare:
         check_keywords("restock_spare.do", _unknown)
         return self._backend.make_call(
             "restock_spare.do",
-            'select result, reason from "retry_after_refusal"."restock_spare_do"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "retry_after_refusal"."restock_spare_do"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("restock_spare.do", "delivery", delivery),
                 check_amount("restock_spare.do", "qty", qty),
@@ -120,7 +120,7 @@ class Ship:
         check_keywords("ship.do", _unknown)
         return self._backend.call(
             "ship.do",
-            'select result, reason from "retry_after_refusal"."ship_do"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "retry_after_refusal"."ship_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("ship.do", "order", order),
                 check_text("ship.do", "sku", sku),
@@ -134,7 +134,7 @@ class Ship:
         check_keywords("ship.do", _unknown)
         return self._backend.make_call(
             "ship.do",
-            'select result, reason from "retry_after_refusal"."ship_do"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "retry_after_refusal"."ship_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("ship.do", "order", order),
                 check_text("ship.do", "sku", sku),
@@ -155,7 +155,7 @@ class Reserve:
         check_keywords("reserve.hold", _unknown)
         return self._backend.call(
             "reserve.hold",
-            'select result, reason from "retry_after_refusal"."reserve_hold"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "retry_after_refusal"."reserve_hold"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("reserve.hold", "order", order),
                 check_text("reserve.hold", "sku", sku),
@@ -169,7 +169,7 @@ class Reserve:
         check_keywords("reserve.hold", _unknown)
         return self._backend.make_call(
             "reserve.hold",
-            'select result, reason from "retry_after_refusal"."reserve_hold"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "retry_after_refusal"."reserve_hold"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("reserve.hold", "order", order),
                 check_text("reserve.hold", "sku", sku),
@@ -183,7 +183,7 @@ class Reserve:
         check_keywords("reserve.post", _unknown)
         return self._backend.call(
             "reserve.post",
-            'select result, reason from "retry_after_refusal"."reserve_post"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "retry_after_refusal"."reserve_post"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("reserve.post", "order", order),
                 *_post_values("reserve.post", ("qty", qty), ("extra", extra)),
@@ -195,7 +195,7 @@ class Reserve:
         check_keywords("reserve.post", _unknown)
         return self._backend.make_call(
             "reserve.post",
-            'select result, reason from "retry_after_refusal"."reserve_post"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "retry_after_refusal"."reserve_post"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("reserve.post", "order", order),
                 *_post_values("reserve.post", ("qty", qty), ("extra", extra)),
@@ -207,7 +207,7 @@ class Reserve:
         check_keywords("reserve.void", _unknown)
         return self._backend.call(
             "reserve.void",
-            'select result, reason from "retry_after_refusal"."reserve_void"(%s, %s, %s::uuid)',
+            'select result, reason from "retry_after_refusal"."reserve_void"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("reserve.void", "order", order),
             ],
@@ -218,7 +218,7 @@ class Reserve:
         check_keywords("reserve.void", _unknown)
         return self._backend.make_call(
             "reserve.void",
-            'select result, reason from "retry_after_refusal"."reserve_void"(%s, %s, %s::uuid)',
+            'select result, reason from "retry_after_refusal"."reserve_void"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("reserve.void", "order", order),
             ],
@@ -259,7 +259,7 @@ class Lend:
         check_keywords("lend.do", _unknown)
         return self._backend.call(
             "lend.do",
-            'select result, reason from "retry_after_refusal"."lend_do"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "retry_after_refusal"."lend_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("lend.do", "loan", loan),
                 check_text("lend.do", "member", member),
@@ -273,7 +273,7 @@ class Lend:
         check_keywords("lend.do", _unknown)
         return self._backend.make_call(
             "lend.do",
-            'select result, reason from "retry_after_refusal"."lend_do"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "retry_after_refusal"."lend_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("lend.do", "loan", loan),
                 check_text("lend.do", "member", member),
@@ -294,7 +294,7 @@ class Park:
         check_keywords("park.hold", _unknown)
         return self._backend.call(
             "park.hold",
-            'select result, reason from "retry_after_refusal"."park_hold"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "retry_after_refusal"."park_hold"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("park.hold", "ticket", ticket),
                 check_text("park.hold", "sku", sku),
@@ -308,7 +308,7 @@ class Park:
         check_keywords("park.hold", _unknown)
         return self._backend.make_call(
             "park.hold",
-            'select result, reason from "retry_after_refusal"."park_hold"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "retry_after_refusal"."park_hold"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("park.hold", "ticket", ticket),
                 check_text("park.hold", "sku", sku),
@@ -322,7 +322,7 @@ class Park:
         check_keywords("park.post", _unknown)
         return self._backend.call(
             "park.post",
-            'select result, reason from "retry_after_refusal"."park_post"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "retry_after_refusal"."park_post"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("park.post", "ticket", ticket),
                 *_post_values("park.post", ("qty", qty), ("extra", extra)),
@@ -334,7 +334,7 @@ class Park:
         check_keywords("park.post", _unknown)
         return self._backend.make_call(
             "park.post",
-            'select result, reason from "retry_after_refusal"."park_post"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "retry_after_refusal"."park_post"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("park.post", "ticket", ticket),
                 *_post_values("park.post", ("qty", qty), ("extra", extra)),
@@ -346,7 +346,7 @@ class Park:
         check_keywords("park.void", _unknown)
         return self._backend.call(
             "park.void",
-            'select result, reason from "retry_after_refusal"."park_void"(%s, %s, %s::uuid)',
+            'select result, reason from "retry_after_refusal"."park_void"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("park.void", "ticket", ticket),
             ],
@@ -357,7 +357,7 @@ class Park:
         check_keywords("park.void", _unknown)
         return self._backend.make_call(
             "park.void",
-            'select result, reason from "retry_after_refusal"."park_void"(%s, %s, %s::uuid)',
+            'select result, reason from "retry_after_refusal"."park_void"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("park.void", "ticket", ticket),
             ],
@@ -398,7 +398,7 @@ class ClearBin:
         check_keywords("clear_bin.do", _unknown)
         return self._backend.call(
             "clear_bin.do",
-            'select result, reason from "retry_after_refusal"."clear_bin_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "retry_after_refusal"."clear_bin_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("clear_bin.do", "ticket", ticket),
                 check_text("clear_bin.do", "sku", sku),
@@ -411,7 +411,7 @@ class ClearBin:
         check_keywords("clear_bin.do", _unknown)
         return self._backend.make_call(
             "clear_bin.do",
-            'select result, reason from "retry_after_refusal"."clear_bin_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "retry_after_refusal"."clear_bin_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("clear_bin.do", "ticket", ticket),
                 check_text("clear_bin.do", "sku", sku),
@@ -511,7 +511,7 @@ class Book:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return self._backend.expire('select "retry_after_refusal".expire(%s::integer, %s::uuid)', max)
+        return self._backend.expire('select "retry_after_refusal".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
@@ -536,7 +536,7 @@ class AsyncStock:
         check_keywords("stock.do", _unknown)
         return await self._backend.call(
             "stock.do",
-            'select result, reason from "retry_after_refusal"."stock_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "retry_after_refusal"."stock_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("stock.do", "delivery", delivery),
                 check_text("stock.do", "sku", sku),
@@ -549,7 +549,7 @@ class AsyncStock:
         check_keywords("stock.do", _unknown)
         return self._backend.make_call(
             "stock.do",
-            'select result, reason from "retry_after_refusal"."stock_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "retry_after_refusal"."stock_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("stock.do", "delivery", delivery),
                 check_text("stock.do", "sku", sku),
@@ -569,7 +569,7 @@ class AsyncRestockSpare:
         check_keywords("restock_spare.do", _unknown)
         return await self._backend.call(
             "restock_spare.do",
-            'select result, reason from "retry_after_refusal"."restock_spare_do"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "retry_after_refusal"."restock_spare_do"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("restock_spare.do", "delivery", delivery),
                 check_amount("restock_spare.do", "qty", qty),
@@ -581,7 +581,7 @@ class AsyncRestockSpare:
         check_keywords("restock_spare.do", _unknown)
         return self._backend.make_call(
             "restock_spare.do",
-            'select result, reason from "retry_after_refusal"."restock_spare_do"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "retry_after_refusal"."restock_spare_do"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("restock_spare.do", "delivery", delivery),
                 check_amount("restock_spare.do", "qty", qty),
@@ -600,7 +600,7 @@ class AsyncShip:
         check_keywords("ship.do", _unknown)
         return await self._backend.call(
             "ship.do",
-            'select result, reason from "retry_after_refusal"."ship_do"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "retry_after_refusal"."ship_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("ship.do", "order", order),
                 check_text("ship.do", "sku", sku),
@@ -614,7 +614,7 @@ class AsyncShip:
         check_keywords("ship.do", _unknown)
         return self._backend.make_call(
             "ship.do",
-            'select result, reason from "retry_after_refusal"."ship_do"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "retry_after_refusal"."ship_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("ship.do", "order", order),
                 check_text("ship.do", "sku", sku),
@@ -635,7 +635,7 @@ class AsyncReserve:
         check_keywords("reserve.hold", _unknown)
         return await self._backend.call(
             "reserve.hold",
-            'select result, reason from "retry_after_refusal"."reserve_hold"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "retry_after_refusal"."reserve_hold"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("reserve.hold", "order", order),
                 check_text("reserve.hold", "sku", sku),
@@ -649,7 +649,7 @@ class AsyncReserve:
         check_keywords("reserve.hold", _unknown)
         return self._backend.make_call(
             "reserve.hold",
-            'select result, reason from "retry_after_refusal"."reserve_hold"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "retry_after_refusal"."reserve_hold"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("reserve.hold", "order", order),
                 check_text("reserve.hold", "sku", sku),
@@ -663,7 +663,7 @@ class AsyncReserve:
         check_keywords("reserve.post", _unknown)
         return await self._backend.call(
             "reserve.post",
-            'select result, reason from "retry_after_refusal"."reserve_post"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "retry_after_refusal"."reserve_post"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("reserve.post", "order", order),
                 *_post_values("reserve.post", ("qty", qty), ("extra", extra)),
@@ -675,7 +675,7 @@ class AsyncReserve:
         check_keywords("reserve.post", _unknown)
         return self._backend.make_call(
             "reserve.post",
-            'select result, reason from "retry_after_refusal"."reserve_post"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "retry_after_refusal"."reserve_post"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("reserve.post", "order", order),
                 *_post_values("reserve.post", ("qty", qty), ("extra", extra)),
@@ -687,7 +687,7 @@ class AsyncReserve:
         check_keywords("reserve.void", _unknown)
         return await self._backend.call(
             "reserve.void",
-            'select result, reason from "retry_after_refusal"."reserve_void"(%s, %s, %s::uuid)',
+            'select result, reason from "retry_after_refusal"."reserve_void"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("reserve.void", "order", order),
             ],
@@ -698,7 +698,7 @@ class AsyncReserve:
         check_keywords("reserve.void", _unknown)
         return self._backend.make_call(
             "reserve.void",
-            'select result, reason from "retry_after_refusal"."reserve_void"(%s, %s, %s::uuid)',
+            'select result, reason from "retry_after_refusal"."reserve_void"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("reserve.void", "order", order),
             ],
@@ -739,7 +739,7 @@ class AsyncLend:
         check_keywords("lend.do", _unknown)
         return await self._backend.call(
             "lend.do",
-            'select result, reason from "retry_after_refusal"."lend_do"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "retry_after_refusal"."lend_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("lend.do", "loan", loan),
                 check_text("lend.do", "member", member),
@@ -753,7 +753,7 @@ class AsyncLend:
         check_keywords("lend.do", _unknown)
         return self._backend.make_call(
             "lend.do",
-            'select result, reason from "retry_after_refusal"."lend_do"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "retry_after_refusal"."lend_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("lend.do", "loan", loan),
                 check_text("lend.do", "member", member),
@@ -774,7 +774,7 @@ class AsyncPark:
         check_keywords("park.hold", _unknown)
         return await self._backend.call(
             "park.hold",
-            'select result, reason from "retry_after_refusal"."park_hold"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "retry_after_refusal"."park_hold"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("park.hold", "ticket", ticket),
                 check_text("park.hold", "sku", sku),
@@ -788,7 +788,7 @@ class AsyncPark:
         check_keywords("park.hold", _unknown)
         return self._backend.make_call(
             "park.hold",
-            'select result, reason from "retry_after_refusal"."park_hold"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "retry_after_refusal"."park_hold"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("park.hold", "ticket", ticket),
                 check_text("park.hold", "sku", sku),
@@ -802,7 +802,7 @@ class AsyncPark:
         check_keywords("park.post", _unknown)
         return await self._backend.call(
             "park.post",
-            'select result, reason from "retry_after_refusal"."park_post"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "retry_after_refusal"."park_post"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("park.post", "ticket", ticket),
                 *_post_values("park.post", ("qty", qty), ("extra", extra)),
@@ -814,7 +814,7 @@ class AsyncPark:
         check_keywords("park.post", _unknown)
         return self._backend.make_call(
             "park.post",
-            'select result, reason from "retry_after_refusal"."park_post"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "retry_after_refusal"."park_post"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("park.post", "ticket", ticket),
                 *_post_values("park.post", ("qty", qty), ("extra", extra)),
@@ -826,7 +826,7 @@ class AsyncPark:
         check_keywords("park.void", _unknown)
         return await self._backend.call(
             "park.void",
-            'select result, reason from "retry_after_refusal"."park_void"(%s, %s, %s::uuid)',
+            'select result, reason from "retry_after_refusal"."park_void"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("park.void", "ticket", ticket),
             ],
@@ -837,7 +837,7 @@ class AsyncPark:
         check_keywords("park.void", _unknown)
         return self._backend.make_call(
             "park.void",
-            'select result, reason from "retry_after_refusal"."park_void"(%s, %s, %s::uuid)',
+            'select result, reason from "retry_after_refusal"."park_void"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("park.void", "ticket", ticket),
             ],
@@ -878,7 +878,7 @@ class AsyncClearBin:
         check_keywords("clear_bin.do", _unknown)
         return await self._backend.call(
             "clear_bin.do",
-            'select result, reason from "retry_after_refusal"."clear_bin_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "retry_after_refusal"."clear_bin_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("clear_bin.do", "ticket", ticket),
                 check_text("clear_bin.do", "sku", sku),
@@ -891,7 +891,7 @@ class AsyncClearBin:
         check_keywords("clear_bin.do", _unknown)
         return self._backend.make_call(
             "clear_bin.do",
-            'select result, reason from "retry_after_refusal"."clear_bin_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "retry_after_refusal"."clear_bin_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("clear_bin.do", "ticket", ticket),
                 check_text("clear_bin.do", "sku", sku),
@@ -991,7 +991,7 @@ class AsyncBook:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return await self._backend.expire('select "retry_after_refusal".expire(%s::integer, %s::uuid)', max)
+        return await self._backend.expire('select "retry_after_refusal".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and

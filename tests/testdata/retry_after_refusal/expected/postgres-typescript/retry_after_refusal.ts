@@ -233,10 +233,10 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     stock: {
       async do(args: StockArgs): Promise<Result> {
         const a = argsOf("stock.do", "arguments", args);
-        return call<Reason>(db, "stock.do", "select result, reason from \"retry_after_refusal\".\"stock_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("stock.do", "delivery", field(a, "delivery")), checkText("stock.do", "sku", field(a, "sku")), checkAmount("stock.do", "qty", field(a, "qty"))]);
+        return call<Reason>(db, "stock.do", "select result, reason from \"retry_after_refusal\".\"stock_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("stock.do", "delivery", field(a, "delivery")), checkText("stock.do", "sku", field(a, "sku")), checkAmount("stock.do", "qty", field(a, "qty"))]);
       },
       doCall(args: StockArgs): PgCall {
-        return makeCall("stock.do", "select result, reason from \"retry_after_refusal\".\"stock_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("stock.do", "select result, reason from \"retry_after_refusal\".\"stock_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           const a = argsOf("stock.do", "arguments", args);
           return [tenant, checkText("stock.do", "delivery", field(a, "delivery")), checkText("stock.do", "sku", field(a, "sku")), checkAmount("stock.do", "qty", field(a, "qty"))];
         });
@@ -245,10 +245,10 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     restock_spare: {
       async do(args: RestockSpareArgs): Promise<Result> {
         const a = argsOf("restock_spare.do", "arguments", args);
-        return call<Reason>(db, "restock_spare.do", "select result, reason from \"retry_after_refusal\".\"restock_spare_do\"($1, $2, $3, $4::uuid)", [tenant, checkText("restock_spare.do", "delivery", field(a, "delivery")), checkAmount("restock_spare.do", "qty", field(a, "qty"))]);
+        return call<Reason>(db, "restock_spare.do", "select result, reason from \"retry_after_refusal\".\"restock_spare_do\"($1, $2, $3, $4::pg_catalog.uuid)", [tenant, checkText("restock_spare.do", "delivery", field(a, "delivery")), checkAmount("restock_spare.do", "qty", field(a, "qty"))]);
       },
       doCall(args: RestockSpareArgs): PgCall {
-        return makeCall("restock_spare.do", "select result, reason from \"retry_after_refusal\".\"restock_spare_do\"($1, $2, $3, $4::uuid)", false, () => {
+        return makeCall("restock_spare.do", "select result, reason from \"retry_after_refusal\".\"restock_spare_do\"($1, $2, $3, $4::pg_catalog.uuid)", false, () => {
           const a = argsOf("restock_spare.do", "arguments", args);
           return [tenant, checkText("restock_spare.do", "delivery", field(a, "delivery")), checkAmount("restock_spare.do", "qty", field(a, "qty"))];
         });
@@ -257,10 +257,10 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     ship: {
       async do(args: ShipArgs): Promise<Result> {
         const a = argsOf("ship.do", "arguments", args);
-        return call<Reason>(db, "ship.do", "select result, reason from \"retry_after_refusal\".\"ship_do\"($1, $2, $3, $4, $5, $6::uuid)", [tenant, checkText("ship.do", "order", field(a, "order")), checkText("ship.do", "sku", field(a, "sku")), checkAmount("ship.do", "qty", field(a, "qty")), checkAmount("ship.do", "extra", field(a, "extra"))]);
+        return call<Reason>(db, "ship.do", "select result, reason from \"retry_after_refusal\".\"ship_do\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", [tenant, checkText("ship.do", "order", field(a, "order")), checkText("ship.do", "sku", field(a, "sku")), checkAmount("ship.do", "qty", field(a, "qty")), checkAmount("ship.do", "extra", field(a, "extra"))]);
       },
       doCall(args: ShipArgs): PgCall {
-        return makeCall("ship.do", "select result, reason from \"retry_after_refusal\".\"ship_do\"($1, $2, $3, $4, $5, $6::uuid)", false, () => {
+        return makeCall("ship.do", "select result, reason from \"retry_after_refusal\".\"ship_do\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", false, () => {
           const a = argsOf("ship.do", "arguments", args);
           return [tenant, checkText("ship.do", "order", field(a, "order")), checkText("ship.do", "sku", field(a, "sku")), checkAmount("ship.do", "qty", field(a, "qty")), checkAmount("ship.do", "extra", field(a, "extra"))];
         });
@@ -269,7 +269,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     reserve: {
       async hold(args: ReserveArgs): Promise<Result> {
         const a = argsOf("reserve.hold", "arguments", args);
-        return call<Reason>(db, "reserve.hold", "select result, reason from \"retry_after_refusal\".\"reserve_hold\"($1, $2, $3, $4, $5, $6::uuid)", [tenant, checkText("reserve.hold", "order", field(a, "order")), checkText("reserve.hold", "sku", field(a, "sku")), checkAmount("reserve.hold", "qty", field(a, "qty")), checkAmount("reserve.hold", "extra", field(a, "extra"))]);
+        return call<Reason>(db, "reserve.hold", "select result, reason from \"retry_after_refusal\".\"reserve_hold\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", [tenant, checkText("reserve.hold", "order", field(a, "order")), checkText("reserve.hold", "sku", field(a, "sku")), checkAmount("reserve.hold", "qty", field(a, "qty")), checkAmount("reserve.hold", "extra", field(a, "extra"))]);
       },
       async post(key: ReserveKey, amounts?: ReserveAmounts): Promise<Result> {
         const k = argsOf("reserve.post", "key", key);
@@ -280,24 +280,24 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
           const m = argsOf("reserve.post", "amounts", amounts);
           values.push(checkAmount("reserve.post", "qty", field(m, "qty")), checkAmount("reserve.post", "extra", field(m, "extra")));
         }
-        return call<Reason>(db, "reserve.post", "select result, reason from \"retry_after_refusal\".\"reserve_post\"($1, $2, $3, $4, $5::uuid)", values);
+        return call<Reason>(db, "reserve.post", "select result, reason from \"retry_after_refusal\".\"reserve_post\"($1, $2, $3, $4, $5::pg_catalog.uuid)", values);
       },
       async void(key: ReserveKey): Promise<Result> {
         const k = argsOf("reserve.void", "key", key);
-        return call<Reason>(db, "reserve.void", "select result, reason from \"retry_after_refusal\".\"reserve_void\"($1, $2, $3::uuid)", [tenant, checkText("reserve.void", "order", field(k, "order"))]);
+        return call<Reason>(db, "reserve.void", "select result, reason from \"retry_after_refusal\".\"reserve_void\"($1, $2, $3::pg_catalog.uuid)", [tenant, checkText("reserve.void", "order", field(k, "order"))]);
       },
       async status(key: ReserveKey): Promise<HoldState | null> {
         const k = argsOf("reserve.status", "key", key);
         return status(db, "reserve.status", "select \"retry_after_refusal\".\"reserve_status\"($1, $2)", [tenant, checkText("reserve.status", "order", field(k, "order"))]);
       },
       holdCall(args: ReserveArgs): PgCall {
-        return makeCall("reserve.hold", "select result, reason from \"retry_after_refusal\".\"reserve_hold\"($1, $2, $3, $4, $5, $6::uuid)", false, () => {
+        return makeCall("reserve.hold", "select result, reason from \"retry_after_refusal\".\"reserve_hold\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", false, () => {
           const a = argsOf("reserve.hold", "arguments", args);
           return [tenant, checkText("reserve.hold", "order", field(a, "order")), checkText("reserve.hold", "sku", field(a, "sku")), checkAmount("reserve.hold", "qty", field(a, "qty")), checkAmount("reserve.hold", "extra", field(a, "extra"))];
         });
       },
       postCall(key: ReserveKey, amounts?: ReserveAmounts): PgCall {
-        return makeCall("reserve.post", "select result, reason from \"retry_after_refusal\".\"reserve_post\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("reserve.post", "select result, reason from \"retry_after_refusal\".\"reserve_post\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           const k = argsOf("reserve.post", "key", key);
           const values: unknown[] = [tenant, checkText("reserve.post", "order", field(k, "order"))];
           if (amounts === undefined) {
@@ -310,7 +310,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
         });
       },
       voidCall(key: ReserveKey): PgCall {
-        return makeCall("reserve.void", "select result, reason from \"retry_after_refusal\".\"reserve_void\"($1, $2, $3::uuid)", false, () => {
+        return makeCall("reserve.void", "select result, reason from \"retry_after_refusal\".\"reserve_void\"($1, $2, $3::pg_catalog.uuid)", false, () => {
           const k = argsOf("reserve.void", "key", key);
           return [tenant, checkText("reserve.void", "order", field(k, "order"))];
         });
@@ -325,10 +325,10 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     lend: {
       async do(args: LendArgs): Promise<Result> {
         const a = argsOf("lend.do", "arguments", args);
-        return call<Reason>(db, "lend.do", "select result, reason from \"retry_after_refusal\".\"lend_do\"($1, $2, $3, $4, $5, $6::uuid)", [tenant, checkText("lend.do", "loan", field(a, "loan")), checkText("lend.do", "member", field(a, "member")), checkAmount("lend.do", "qty", field(a, "qty")), checkAmount("lend.do", "extra", field(a, "extra"))]);
+        return call<Reason>(db, "lend.do", "select result, reason from \"retry_after_refusal\".\"lend_do\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", [tenant, checkText("lend.do", "loan", field(a, "loan")), checkText("lend.do", "member", field(a, "member")), checkAmount("lend.do", "qty", field(a, "qty")), checkAmount("lend.do", "extra", field(a, "extra"))]);
       },
       doCall(args: LendArgs): PgCall {
-        return makeCall("lend.do", "select result, reason from \"retry_after_refusal\".\"lend_do\"($1, $2, $3, $4, $5, $6::uuid)", false, () => {
+        return makeCall("lend.do", "select result, reason from \"retry_after_refusal\".\"lend_do\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", false, () => {
           const a = argsOf("lend.do", "arguments", args);
           return [tenant, checkText("lend.do", "loan", field(a, "loan")), checkText("lend.do", "member", field(a, "member")), checkAmount("lend.do", "qty", field(a, "qty")), checkAmount("lend.do", "extra", field(a, "extra"))];
         });
@@ -337,7 +337,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     park: {
       async hold(args: ParkArgs): Promise<Result> {
         const a = argsOf("park.hold", "arguments", args);
-        return call<Reason>(db, "park.hold", "select result, reason from \"retry_after_refusal\".\"park_hold\"($1, $2, $3, $4, $5, $6::uuid)", [tenant, checkText("park.hold", "ticket", field(a, "ticket")), checkText("park.hold", "sku", field(a, "sku")), checkAmount("park.hold", "qty", field(a, "qty")), checkAmount("park.hold", "extra", field(a, "extra"))]);
+        return call<Reason>(db, "park.hold", "select result, reason from \"retry_after_refusal\".\"park_hold\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", [tenant, checkText("park.hold", "ticket", field(a, "ticket")), checkText("park.hold", "sku", field(a, "sku")), checkAmount("park.hold", "qty", field(a, "qty")), checkAmount("park.hold", "extra", field(a, "extra"))]);
       },
       async post(key: ParkKey, amounts?: ParkAmounts): Promise<Result> {
         const k = argsOf("park.post", "key", key);
@@ -348,24 +348,24 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
           const m = argsOf("park.post", "amounts", amounts);
           values.push(checkAmount("park.post", "qty", field(m, "qty")), checkAmount("park.post", "extra", field(m, "extra")));
         }
-        return call<Reason>(db, "park.post", "select result, reason from \"retry_after_refusal\".\"park_post\"($1, $2, $3, $4, $5::uuid)", values);
+        return call<Reason>(db, "park.post", "select result, reason from \"retry_after_refusal\".\"park_post\"($1, $2, $3, $4, $5::pg_catalog.uuid)", values);
       },
       async void(key: ParkKey): Promise<Result> {
         const k = argsOf("park.void", "key", key);
-        return call<Reason>(db, "park.void", "select result, reason from \"retry_after_refusal\".\"park_void\"($1, $2, $3::uuid)", [tenant, checkText("park.void", "ticket", field(k, "ticket"))]);
+        return call<Reason>(db, "park.void", "select result, reason from \"retry_after_refusal\".\"park_void\"($1, $2, $3::pg_catalog.uuid)", [tenant, checkText("park.void", "ticket", field(k, "ticket"))]);
       },
       async status(key: ParkKey): Promise<HoldState | null> {
         const k = argsOf("park.status", "key", key);
         return status(db, "park.status", "select \"retry_after_refusal\".\"park_status\"($1, $2)", [tenant, checkText("park.status", "ticket", field(k, "ticket"))]);
       },
       holdCall(args: ParkArgs): PgCall {
-        return makeCall("park.hold", "select result, reason from \"retry_after_refusal\".\"park_hold\"($1, $2, $3, $4, $5, $6::uuid)", false, () => {
+        return makeCall("park.hold", "select result, reason from \"retry_after_refusal\".\"park_hold\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", false, () => {
           const a = argsOf("park.hold", "arguments", args);
           return [tenant, checkText("park.hold", "ticket", field(a, "ticket")), checkText("park.hold", "sku", field(a, "sku")), checkAmount("park.hold", "qty", field(a, "qty")), checkAmount("park.hold", "extra", field(a, "extra"))];
         });
       },
       postCall(key: ParkKey, amounts?: ParkAmounts): PgCall {
-        return makeCall("park.post", "select result, reason from \"retry_after_refusal\".\"park_post\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("park.post", "select result, reason from \"retry_after_refusal\".\"park_post\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           const k = argsOf("park.post", "key", key);
           const values: unknown[] = [tenant, checkText("park.post", "ticket", field(k, "ticket"))];
           if (amounts === undefined) {
@@ -378,7 +378,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
         });
       },
       voidCall(key: ParkKey): PgCall {
-        return makeCall("park.void", "select result, reason from \"retry_after_refusal\".\"park_void\"($1, $2, $3::uuid)", false, () => {
+        return makeCall("park.void", "select result, reason from \"retry_after_refusal\".\"park_void\"($1, $2, $3::pg_catalog.uuid)", false, () => {
           const k = argsOf("park.void", "key", key);
           return [tenant, checkText("park.void", "ticket", field(k, "ticket"))];
         });
@@ -393,10 +393,10 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     clear_bin: {
       async do(args: ClearBinArgs): Promise<Result> {
         const a = argsOf("clear_bin.do", "arguments", args);
-        return call<Reason>(db, "clear_bin.do", "select result, reason from \"retry_after_refusal\".\"clear_bin_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("clear_bin.do", "ticket", field(a, "ticket")), checkText("clear_bin.do", "sku", field(a, "sku")), checkAmount("clear_bin.do", "qty", field(a, "qty"))]);
+        return call<Reason>(db, "clear_bin.do", "select result, reason from \"retry_after_refusal\".\"clear_bin_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("clear_bin.do", "ticket", field(a, "ticket")), checkText("clear_bin.do", "sku", field(a, "sku")), checkAmount("clear_bin.do", "qty", field(a, "qty"))]);
       },
       doCall(args: ClearBinArgs): PgCall {
-        return makeCall("clear_bin.do", "select result, reason from \"retry_after_refusal\".\"clear_bin_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("clear_bin.do", "select result, reason from \"retry_after_refusal\".\"clear_bin_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           const a = argsOf("clear_bin.do", "arguments", args);
           return [tenant, checkText("clear_bin.do", "ticket", field(a, "ticket")), checkText("clear_bin.do", "sku", field(a, "sku")), checkAmount("clear_bin.do", "qty", field(a, "qty"))];
         });
@@ -427,7 +427,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
     },
     async expire(max: number): Promise<number> {
-      return expire(db, "select \"retry_after_refusal\".expire($1::integer, $2::uuid)", max);
+      return expire(db, "select \"retry_after_refusal\".expire($1::integer, $2::pg_catalog.uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       return bulk<Reason>(db, calls);

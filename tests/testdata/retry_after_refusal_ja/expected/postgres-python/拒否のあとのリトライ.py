@@ -56,7 +56,7 @@ class 入荷:
         check_keywords("入荷.do", _unknown)
         return self._backend.call(
             "入荷.do",
-            'select result, reason from "拒否のあとのリトライ"."入荷_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "拒否のあとのリトライ"."入荷_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("入荷.do", "納品書", 納品書),
                 check_text("入荷.do", "品番", 品番),
@@ -69,7 +69,7 @@ class 入荷:
         check_keywords("入荷.do", _unknown)
         return self._backend.make_call(
             "入荷.do",
-            'select result, reason from "拒否のあとのリトライ"."入荷_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "拒否のあとのリトライ"."入荷_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("入荷.do", "納品書", 納品書),
                 check_text("入荷.do", "品番", 品番),
@@ -89,7 +89,7 @@ class 予備入荷:
         check_keywords("予備入荷.do", _unknown)
         return self._backend.call(
             "予備入荷.do",
-            'select result, reason from "拒否のあとのリトライ"."予備入荷_do"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "拒否のあとのリトライ"."予備入荷_do"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("予備入荷.do", "納品書", 納品書),
                 check_amount("予備入荷.do", "数", 数),
@@ -101,7 +101,7 @@ class 予備入荷:
         check_keywords("予備入荷.do", _unknown)
         return self._backend.make_call(
             "予備入荷.do",
-            'select result, reason from "拒否のあとのリトライ"."予備入荷_do"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "拒否のあとのリトライ"."予備入荷_do"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("予備入荷.do", "納品書", 納品書),
                 check_amount("予備入荷.do", "数", 数),
@@ -120,7 +120,7 @@ class 出荷:
         check_keywords("出荷.do", _unknown)
         return self._backend.call(
             "出荷.do",
-            'select result, reason from "拒否のあとのリトライ"."出荷_do"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "拒否のあとのリトライ"."出荷_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("出荷.do", "注文", 注文),
                 check_text("出荷.do", "品番", 品番),
@@ -134,7 +134,7 @@ class 出荷:
         check_keywords("出荷.do", _unknown)
         return self._backend.make_call(
             "出荷.do",
-            'select result, reason from "拒否のあとのリトライ"."出荷_do"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "拒否のあとのリトライ"."出荷_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("出荷.do", "注文", 注文),
                 check_text("出荷.do", "品番", 品番),
@@ -155,7 +155,7 @@ class 引当:
         check_keywords("引当.hold", _unknown)
         return self._backend.call(
             "引当.hold",
-            'select result, reason from "拒否のあとのリトライ"."引当_hold"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "拒否のあとのリトライ"."引当_hold"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("引当.hold", "注文", 注文),
                 check_text("引当.hold", "品番", 品番),
@@ -169,7 +169,7 @@ class 引当:
         check_keywords("引当.hold", _unknown)
         return self._backend.make_call(
             "引当.hold",
-            'select result, reason from "拒否のあとのリトライ"."引当_hold"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "拒否のあとのリトライ"."引当_hold"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("引当.hold", "注文", 注文),
                 check_text("引当.hold", "品番", 品番),
@@ -183,7 +183,7 @@ class 引当:
         check_keywords("引当.post", _unknown)
         return self._backend.call(
             "引当.post",
-            'select result, reason from "拒否のあとのリトライ"."引当_post"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "拒否のあとのリトライ"."引当_post"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("引当.post", "注文", 注文),
                 *_post_values("引当.post", ("数", 数), ("追加", 追加)),
@@ -195,7 +195,7 @@ class 引当:
         check_keywords("引当.post", _unknown)
         return self._backend.make_call(
             "引当.post",
-            'select result, reason from "拒否のあとのリトライ"."引当_post"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "拒否のあとのリトライ"."引当_post"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("引当.post", "注文", 注文),
                 *_post_values("引当.post", ("数", 数), ("追加", 追加)),
@@ -207,7 +207,7 @@ class 引当:
         check_keywords("引当.void", _unknown)
         return self._backend.call(
             "引当.void",
-            'select result, reason from "拒否のあとのリトライ"."引当_void"(%s, %s, %s::uuid)',
+            'select result, reason from "拒否のあとのリトライ"."引当_void"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("引当.void", "注文", 注文),
             ],
@@ -218,7 +218,7 @@ class 引当:
         check_keywords("引当.void", _unknown)
         return self._backend.make_call(
             "引当.void",
-            'select result, reason from "拒否のあとのリトライ"."引当_void"(%s, %s, %s::uuid)',
+            'select result, reason from "拒否のあとのリトライ"."引当_void"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("引当.void", "注文", 注文),
             ],
@@ -259,7 +259,7 @@ class 貸出:
         check_keywords("貸出.do", _unknown)
         return self._backend.call(
             "貸出.do",
-            'select result, reason from "拒否のあとのリトライ"."貸出_do"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "拒否のあとのリトライ"."貸出_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("貸出.do", "貸出番号", 貸出番号),
                 check_text("貸出.do", "会員", 会員),
@@ -273,7 +273,7 @@ class 貸出:
         check_keywords("貸出.do", _unknown)
         return self._backend.make_call(
             "貸出.do",
-            'select result, reason from "拒否のあとのリトライ"."貸出_do"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "拒否のあとのリトライ"."貸出_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("貸出.do", "貸出番号", 貸出番号),
                 check_text("貸出.do", "会員", 会員),
@@ -294,7 +294,7 @@ class 預け:
         check_keywords("預け.hold", _unknown)
         return self._backend.call(
             "預け.hold",
-            'select result, reason from "拒否のあとのリトライ"."預け_hold"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "拒否のあとのリトライ"."預け_hold"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("預け.hold", "預り番号", 預り番号),
                 check_text("預け.hold", "品番", 品番),
@@ -308,7 +308,7 @@ class 預け:
         check_keywords("預け.hold", _unknown)
         return self._backend.make_call(
             "預け.hold",
-            'select result, reason from "拒否のあとのリトライ"."預け_hold"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "拒否のあとのリトライ"."預け_hold"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("預け.hold", "預り番号", 預り番号),
                 check_text("預け.hold", "品番", 品番),
@@ -322,7 +322,7 @@ class 預け:
         check_keywords("預け.post", _unknown)
         return self._backend.call(
             "預け.post",
-            'select result, reason from "拒否のあとのリトライ"."預け_post"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "拒否のあとのリトライ"."預け_post"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("預け.post", "預り番号", 預り番号),
                 *_post_values("預け.post", ("数", 数), ("追加", 追加)),
@@ -334,7 +334,7 @@ class 預け:
         check_keywords("預け.post", _unknown)
         return self._backend.make_call(
             "預け.post",
-            'select result, reason from "拒否のあとのリトライ"."預け_post"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "拒否のあとのリトライ"."預け_post"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("預け.post", "預り番号", 預り番号),
                 *_post_values("預け.post", ("数", 数), ("追加", 追加)),
@@ -346,7 +346,7 @@ class 預け:
         check_keywords("預け.void", _unknown)
         return self._backend.call(
             "預け.void",
-            'select result, reason from "拒否のあとのリトライ"."預け_void"(%s, %s, %s::uuid)',
+            'select result, reason from "拒否のあとのリトライ"."預け_void"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("預け.void", "預り番号", 預り番号),
             ],
@@ -357,7 +357,7 @@ class 預け:
         check_keywords("預け.void", _unknown)
         return self._backend.make_call(
             "預け.void",
-            'select result, reason from "拒否のあとのリトライ"."預け_void"(%s, %s, %s::uuid)',
+            'select result, reason from "拒否のあとのリトライ"."預け_void"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("預け.void", "預り番号", 預り番号),
             ],
@@ -398,7 +398,7 @@ class 片付け:
         check_keywords("片付け.do", _unknown)
         return self._backend.call(
             "片付け.do",
-            'select result, reason from "拒否のあとのリトライ"."片付け_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "拒否のあとのリトライ"."片付け_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("片付け.do", "預り番号", 預り番号),
                 check_text("片付け.do", "品番", 品番),
@@ -411,7 +411,7 @@ class 片付け:
         check_keywords("片付け.do", _unknown)
         return self._backend.make_call(
             "片付け.do",
-            'select result, reason from "拒否のあとのリトライ"."片付け_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "拒否のあとのリトライ"."片付け_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("片付け.do", "預り番号", 預り番号),
                 check_text("片付け.do", "品番", 品番),
@@ -511,7 +511,7 @@ class Book:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return self._backend.expire('select "拒否のあとのリトライ".expire(%s::integer, %s::uuid)', max)
+        return self._backend.expire('select "拒否のあとのリトライ".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
@@ -536,7 +536,7 @@ class Async入荷:
         check_keywords("入荷.do", _unknown)
         return await self._backend.call(
             "入荷.do",
-            'select result, reason from "拒否のあとのリトライ"."入荷_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "拒否のあとのリトライ"."入荷_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("入荷.do", "納品書", 納品書),
                 check_text("入荷.do", "品番", 品番),
@@ -549,7 +549,7 @@ class Async入荷:
         check_keywords("入荷.do", _unknown)
         return self._backend.make_call(
             "入荷.do",
-            'select result, reason from "拒否のあとのリトライ"."入荷_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "拒否のあとのリトライ"."入荷_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("入荷.do", "納品書", 納品書),
                 check_text("入荷.do", "品番", 品番),
@@ -569,7 +569,7 @@ class Async予備入荷:
         check_keywords("予備入荷.do", _unknown)
         return await self._backend.call(
             "予備入荷.do",
-            'select result, reason from "拒否のあとのリトライ"."予備入荷_do"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "拒否のあとのリトライ"."予備入荷_do"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("予備入荷.do", "納品書", 納品書),
                 check_amount("予備入荷.do", "数", 数),
@@ -581,7 +581,7 @@ class Async予備入荷:
         check_keywords("予備入荷.do", _unknown)
         return self._backend.make_call(
             "予備入荷.do",
-            'select result, reason from "拒否のあとのリトライ"."予備入荷_do"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "拒否のあとのリトライ"."予備入荷_do"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("予備入荷.do", "納品書", 納品書),
                 check_amount("予備入荷.do", "数", 数),
@@ -600,7 +600,7 @@ class Async出荷:
         check_keywords("出荷.do", _unknown)
         return await self._backend.call(
             "出荷.do",
-            'select result, reason from "拒否のあとのリトライ"."出荷_do"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "拒否のあとのリトライ"."出荷_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("出荷.do", "注文", 注文),
                 check_text("出荷.do", "品番", 品番),
@@ -614,7 +614,7 @@ class Async出荷:
         check_keywords("出荷.do", _unknown)
         return self._backend.make_call(
             "出荷.do",
-            'select result, reason from "拒否のあとのリトライ"."出荷_do"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "拒否のあとのリトライ"."出荷_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("出荷.do", "注文", 注文),
                 check_text("出荷.do", "品番", 品番),
@@ -635,7 +635,7 @@ class Async引当:
         check_keywords("引当.hold", _unknown)
         return await self._backend.call(
             "引当.hold",
-            'select result, reason from "拒否のあとのリトライ"."引当_hold"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "拒否のあとのリトライ"."引当_hold"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("引当.hold", "注文", 注文),
                 check_text("引当.hold", "品番", 品番),
@@ -649,7 +649,7 @@ class Async引当:
         check_keywords("引当.hold", _unknown)
         return self._backend.make_call(
             "引当.hold",
-            'select result, reason from "拒否のあとのリトライ"."引当_hold"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "拒否のあとのリトライ"."引当_hold"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("引当.hold", "注文", 注文),
                 check_text("引当.hold", "品番", 品番),
@@ -663,7 +663,7 @@ class Async引当:
         check_keywords("引当.post", _unknown)
         return await self._backend.call(
             "引当.post",
-            'select result, reason from "拒否のあとのリトライ"."引当_post"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "拒否のあとのリトライ"."引当_post"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("引当.post", "注文", 注文),
                 *_post_values("引当.post", ("数", 数), ("追加", 追加)),
@@ -675,7 +675,7 @@ class Async引当:
         check_keywords("引当.post", _unknown)
         return self._backend.make_call(
             "引当.post",
-            'select result, reason from "拒否のあとのリトライ"."引当_post"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "拒否のあとのリトライ"."引当_post"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("引当.post", "注文", 注文),
                 *_post_values("引当.post", ("数", 数), ("追加", 追加)),
@@ -687,7 +687,7 @@ class Async引当:
         check_keywords("引当.void", _unknown)
         return await self._backend.call(
             "引当.void",
-            'select result, reason from "拒否のあとのリトライ"."引当_void"(%s, %s, %s::uuid)',
+            'select result, reason from "拒否のあとのリトライ"."引当_void"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("引当.void", "注文", 注文),
             ],
@@ -698,7 +698,7 @@ class Async引当:
         check_keywords("引当.void", _unknown)
         return self._backend.make_call(
             "引当.void",
-            'select result, reason from "拒否のあとのリトライ"."引当_void"(%s, %s, %s::uuid)',
+            'select result, reason from "拒否のあとのリトライ"."引当_void"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("引当.void", "注文", 注文),
             ],
@@ -739,7 +739,7 @@ class Async貸出:
         check_keywords("貸出.do", _unknown)
         return await self._backend.call(
             "貸出.do",
-            'select result, reason from "拒否のあとのリトライ"."貸出_do"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "拒否のあとのリトライ"."貸出_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("貸出.do", "貸出番号", 貸出番号),
                 check_text("貸出.do", "会員", 会員),
@@ -753,7 +753,7 @@ class Async貸出:
         check_keywords("貸出.do", _unknown)
         return self._backend.make_call(
             "貸出.do",
-            'select result, reason from "拒否のあとのリトライ"."貸出_do"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "拒否のあとのリトライ"."貸出_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("貸出.do", "貸出番号", 貸出番号),
                 check_text("貸出.do", "会員", 会員),
@@ -774,7 +774,7 @@ class Async預け:
         check_keywords("預け.hold", _unknown)
         return await self._backend.call(
             "預け.hold",
-            'select result, reason from "拒否のあとのリトライ"."預け_hold"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "拒否のあとのリトライ"."預け_hold"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("預け.hold", "預り番号", 預り番号),
                 check_text("預け.hold", "品番", 品番),
@@ -788,7 +788,7 @@ class Async預け:
         check_keywords("預け.hold", _unknown)
         return self._backend.make_call(
             "預け.hold",
-            'select result, reason from "拒否のあとのリトライ"."預け_hold"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "拒否のあとのリトライ"."預け_hold"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("預け.hold", "預り番号", 預り番号),
                 check_text("預け.hold", "品番", 品番),
@@ -802,7 +802,7 @@ class Async預け:
         check_keywords("預け.post", _unknown)
         return await self._backend.call(
             "預け.post",
-            'select result, reason from "拒否のあとのリトライ"."預け_post"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "拒否のあとのリトライ"."預け_post"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("預け.post", "預り番号", 預り番号),
                 *_post_values("預け.post", ("数", 数), ("追加", 追加)),
@@ -814,7 +814,7 @@ class Async預け:
         check_keywords("預け.post", _unknown)
         return self._backend.make_call(
             "預け.post",
-            'select result, reason from "拒否のあとのリトライ"."預け_post"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "拒否のあとのリトライ"."預け_post"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("預け.post", "預り番号", 預り番号),
                 *_post_values("預け.post", ("数", 数), ("追加", 追加)),
@@ -826,7 +826,7 @@ class Async預け:
         check_keywords("預け.void", _unknown)
         return await self._backend.call(
             "預け.void",
-            'select result, reason from "拒否のあとのリトライ"."預け_void"(%s, %s, %s::uuid)',
+            'select result, reason from "拒否のあとのリトライ"."預け_void"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("預け.void", "預り番号", 預り番号),
             ],
@@ -837,7 +837,7 @@ class Async預け:
         check_keywords("預け.void", _unknown)
         return self._backend.make_call(
             "預け.void",
-            'select result, reason from "拒否のあとのリトライ"."預け_void"(%s, %s, %s::uuid)',
+            'select result, reason from "拒否のあとのリトライ"."預け_void"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("預け.void", "預り番号", 預り番号),
             ],
@@ -878,7 +878,7 @@ class Async片付け:
         check_keywords("片付け.do", _unknown)
         return await self._backend.call(
             "片付け.do",
-            'select result, reason from "拒否のあとのリトライ"."片付け_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "拒否のあとのリトライ"."片付け_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("片付け.do", "預り番号", 預り番号),
                 check_text("片付け.do", "品番", 品番),
@@ -891,7 +891,7 @@ class Async片付け:
         check_keywords("片付け.do", _unknown)
         return self._backend.make_call(
             "片付け.do",
-            'select result, reason from "拒否のあとのリトライ"."片付け_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "拒否のあとのリトライ"."片付け_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("片付け.do", "預り番号", 預り番号),
                 check_text("片付け.do", "品番", 品番),
@@ -991,7 +991,7 @@ class AsyncBook:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return await self._backend.expire('select "拒否のあとのリトライ".expire(%s::integer, %s::uuid)', max)
+        return await self._backend.expire('select "拒否のあとのリトライ".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and

@@ -233,10 +233,10 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     入荷: {
       async do(args: 入荷Args): Promise<Result> {
         const a = argsOf("入荷.do", "arguments", args);
-        return call<Reason>(db, "入荷.do", "select result, reason from \"拒否のあとのリトライ\".\"入荷_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("入荷.do", "納品書", field(a, "納品書")), checkText("入荷.do", "品番", field(a, "品番")), checkAmount("入荷.do", "数", field(a, "数"))]);
+        return call<Reason>(db, "入荷.do", "select result, reason from \"拒否のあとのリトライ\".\"入荷_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("入荷.do", "納品書", field(a, "納品書")), checkText("入荷.do", "品番", field(a, "品番")), checkAmount("入荷.do", "数", field(a, "数"))]);
       },
       doCall(args: 入荷Args): PgCall {
-        return makeCall("入荷.do", "select result, reason from \"拒否のあとのリトライ\".\"入荷_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("入荷.do", "select result, reason from \"拒否のあとのリトライ\".\"入荷_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           const a = argsOf("入荷.do", "arguments", args);
           return [tenant, checkText("入荷.do", "納品書", field(a, "納品書")), checkText("入荷.do", "品番", field(a, "品番")), checkAmount("入荷.do", "数", field(a, "数"))];
         });
@@ -245,10 +245,10 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     予備入荷: {
       async do(args: 予備入荷Args): Promise<Result> {
         const a = argsOf("予備入荷.do", "arguments", args);
-        return call<Reason>(db, "予備入荷.do", "select result, reason from \"拒否のあとのリトライ\".\"予備入荷_do\"($1, $2, $3, $4::uuid)", [tenant, checkText("予備入荷.do", "納品書", field(a, "納品書")), checkAmount("予備入荷.do", "数", field(a, "数"))]);
+        return call<Reason>(db, "予備入荷.do", "select result, reason from \"拒否のあとのリトライ\".\"予備入荷_do\"($1, $2, $3, $4::pg_catalog.uuid)", [tenant, checkText("予備入荷.do", "納品書", field(a, "納品書")), checkAmount("予備入荷.do", "数", field(a, "数"))]);
       },
       doCall(args: 予備入荷Args): PgCall {
-        return makeCall("予備入荷.do", "select result, reason from \"拒否のあとのリトライ\".\"予備入荷_do\"($1, $2, $3, $4::uuid)", false, () => {
+        return makeCall("予備入荷.do", "select result, reason from \"拒否のあとのリトライ\".\"予備入荷_do\"($1, $2, $3, $4::pg_catalog.uuid)", false, () => {
           const a = argsOf("予備入荷.do", "arguments", args);
           return [tenant, checkText("予備入荷.do", "納品書", field(a, "納品書")), checkAmount("予備入荷.do", "数", field(a, "数"))];
         });
@@ -257,10 +257,10 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     出荷: {
       async do(args: 出荷Args): Promise<Result> {
         const a = argsOf("出荷.do", "arguments", args);
-        return call<Reason>(db, "出荷.do", "select result, reason from \"拒否のあとのリトライ\".\"出荷_do\"($1, $2, $3, $4, $5, $6::uuid)", [tenant, checkText("出荷.do", "注文", field(a, "注文")), checkText("出荷.do", "品番", field(a, "品番")), checkAmount("出荷.do", "数", field(a, "数")), checkAmount("出荷.do", "追加", field(a, "追加"))]);
+        return call<Reason>(db, "出荷.do", "select result, reason from \"拒否のあとのリトライ\".\"出荷_do\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", [tenant, checkText("出荷.do", "注文", field(a, "注文")), checkText("出荷.do", "品番", field(a, "品番")), checkAmount("出荷.do", "数", field(a, "数")), checkAmount("出荷.do", "追加", field(a, "追加"))]);
       },
       doCall(args: 出荷Args): PgCall {
-        return makeCall("出荷.do", "select result, reason from \"拒否のあとのリトライ\".\"出荷_do\"($1, $2, $3, $4, $5, $6::uuid)", false, () => {
+        return makeCall("出荷.do", "select result, reason from \"拒否のあとのリトライ\".\"出荷_do\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", false, () => {
           const a = argsOf("出荷.do", "arguments", args);
           return [tenant, checkText("出荷.do", "注文", field(a, "注文")), checkText("出荷.do", "品番", field(a, "品番")), checkAmount("出荷.do", "数", field(a, "数")), checkAmount("出荷.do", "追加", field(a, "追加"))];
         });
@@ -269,7 +269,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     引当: {
       async hold(args: 引当Args): Promise<Result> {
         const a = argsOf("引当.hold", "arguments", args);
-        return call<Reason>(db, "引当.hold", "select result, reason from \"拒否のあとのリトライ\".\"引当_hold\"($1, $2, $3, $4, $5, $6::uuid)", [tenant, checkText("引当.hold", "注文", field(a, "注文")), checkText("引当.hold", "品番", field(a, "品番")), checkAmount("引当.hold", "数", field(a, "数")), checkAmount("引当.hold", "追加", field(a, "追加"))]);
+        return call<Reason>(db, "引当.hold", "select result, reason from \"拒否のあとのリトライ\".\"引当_hold\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", [tenant, checkText("引当.hold", "注文", field(a, "注文")), checkText("引当.hold", "品番", field(a, "品番")), checkAmount("引当.hold", "数", field(a, "数")), checkAmount("引当.hold", "追加", field(a, "追加"))]);
       },
       async post(key: 引当Key, amounts?: 引当Amounts): Promise<Result> {
         const k = argsOf("引当.post", "key", key);
@@ -280,24 +280,24 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
           const m = argsOf("引当.post", "amounts", amounts);
           values.push(checkAmount("引当.post", "数", field(m, "数")), checkAmount("引当.post", "追加", field(m, "追加")));
         }
-        return call<Reason>(db, "引当.post", "select result, reason from \"拒否のあとのリトライ\".\"引当_post\"($1, $2, $3, $4, $5::uuid)", values);
+        return call<Reason>(db, "引当.post", "select result, reason from \"拒否のあとのリトライ\".\"引当_post\"($1, $2, $3, $4, $5::pg_catalog.uuid)", values);
       },
       async void(key: 引当Key): Promise<Result> {
         const k = argsOf("引当.void", "key", key);
-        return call<Reason>(db, "引当.void", "select result, reason from \"拒否のあとのリトライ\".\"引当_void\"($1, $2, $3::uuid)", [tenant, checkText("引当.void", "注文", field(k, "注文"))]);
+        return call<Reason>(db, "引当.void", "select result, reason from \"拒否のあとのリトライ\".\"引当_void\"($1, $2, $3::pg_catalog.uuid)", [tenant, checkText("引当.void", "注文", field(k, "注文"))]);
       },
       async status(key: 引当Key): Promise<HoldState | null> {
         const k = argsOf("引当.status", "key", key);
         return status(db, "引当.status", "select \"拒否のあとのリトライ\".\"引当_status\"($1, $2)", [tenant, checkText("引当.status", "注文", field(k, "注文"))]);
       },
       holdCall(args: 引当Args): PgCall {
-        return makeCall("引当.hold", "select result, reason from \"拒否のあとのリトライ\".\"引当_hold\"($1, $2, $3, $4, $5, $6::uuid)", false, () => {
+        return makeCall("引当.hold", "select result, reason from \"拒否のあとのリトライ\".\"引当_hold\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", false, () => {
           const a = argsOf("引当.hold", "arguments", args);
           return [tenant, checkText("引当.hold", "注文", field(a, "注文")), checkText("引当.hold", "品番", field(a, "品番")), checkAmount("引当.hold", "数", field(a, "数")), checkAmount("引当.hold", "追加", field(a, "追加"))];
         });
       },
       postCall(key: 引当Key, amounts?: 引当Amounts): PgCall {
-        return makeCall("引当.post", "select result, reason from \"拒否のあとのリトライ\".\"引当_post\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("引当.post", "select result, reason from \"拒否のあとのリトライ\".\"引当_post\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           const k = argsOf("引当.post", "key", key);
           const values: unknown[] = [tenant, checkText("引当.post", "注文", field(k, "注文"))];
           if (amounts === undefined) {
@@ -310,7 +310,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
         });
       },
       voidCall(key: 引当Key): PgCall {
-        return makeCall("引当.void", "select result, reason from \"拒否のあとのリトライ\".\"引当_void\"($1, $2, $3::uuid)", false, () => {
+        return makeCall("引当.void", "select result, reason from \"拒否のあとのリトライ\".\"引当_void\"($1, $2, $3::pg_catalog.uuid)", false, () => {
           const k = argsOf("引当.void", "key", key);
           return [tenant, checkText("引当.void", "注文", field(k, "注文"))];
         });
@@ -325,10 +325,10 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     貸出: {
       async do(args: 貸出Args): Promise<Result> {
         const a = argsOf("貸出.do", "arguments", args);
-        return call<Reason>(db, "貸出.do", "select result, reason from \"拒否のあとのリトライ\".\"貸出_do\"($1, $2, $3, $4, $5, $6::uuid)", [tenant, checkText("貸出.do", "貸出番号", field(a, "貸出番号")), checkText("貸出.do", "会員", field(a, "会員")), checkAmount("貸出.do", "数", field(a, "数")), checkAmount("貸出.do", "追加", field(a, "追加"))]);
+        return call<Reason>(db, "貸出.do", "select result, reason from \"拒否のあとのリトライ\".\"貸出_do\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", [tenant, checkText("貸出.do", "貸出番号", field(a, "貸出番号")), checkText("貸出.do", "会員", field(a, "会員")), checkAmount("貸出.do", "数", field(a, "数")), checkAmount("貸出.do", "追加", field(a, "追加"))]);
       },
       doCall(args: 貸出Args): PgCall {
-        return makeCall("貸出.do", "select result, reason from \"拒否のあとのリトライ\".\"貸出_do\"($1, $2, $3, $4, $5, $6::uuid)", false, () => {
+        return makeCall("貸出.do", "select result, reason from \"拒否のあとのリトライ\".\"貸出_do\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", false, () => {
           const a = argsOf("貸出.do", "arguments", args);
           return [tenant, checkText("貸出.do", "貸出番号", field(a, "貸出番号")), checkText("貸出.do", "会員", field(a, "会員")), checkAmount("貸出.do", "数", field(a, "数")), checkAmount("貸出.do", "追加", field(a, "追加"))];
         });
@@ -337,7 +337,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     預け: {
       async hold(args: 預けArgs): Promise<Result> {
         const a = argsOf("預け.hold", "arguments", args);
-        return call<Reason>(db, "預け.hold", "select result, reason from \"拒否のあとのリトライ\".\"預け_hold\"($1, $2, $3, $4, $5, $6::uuid)", [tenant, checkText("預け.hold", "預り番号", field(a, "預り番号")), checkText("預け.hold", "品番", field(a, "品番")), checkAmount("預け.hold", "数", field(a, "数")), checkAmount("預け.hold", "追加", field(a, "追加"))]);
+        return call<Reason>(db, "預け.hold", "select result, reason from \"拒否のあとのリトライ\".\"預け_hold\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", [tenant, checkText("預け.hold", "預り番号", field(a, "預り番号")), checkText("預け.hold", "品番", field(a, "品番")), checkAmount("預け.hold", "数", field(a, "数")), checkAmount("預け.hold", "追加", field(a, "追加"))]);
       },
       async post(key: 預けKey, amounts?: 預けAmounts): Promise<Result> {
         const k = argsOf("預け.post", "key", key);
@@ -348,24 +348,24 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
           const m = argsOf("預け.post", "amounts", amounts);
           values.push(checkAmount("預け.post", "数", field(m, "数")), checkAmount("預け.post", "追加", field(m, "追加")));
         }
-        return call<Reason>(db, "預け.post", "select result, reason from \"拒否のあとのリトライ\".\"預け_post\"($1, $2, $3, $4, $5::uuid)", values);
+        return call<Reason>(db, "預け.post", "select result, reason from \"拒否のあとのリトライ\".\"預け_post\"($1, $2, $3, $4, $5::pg_catalog.uuid)", values);
       },
       async void(key: 預けKey): Promise<Result> {
         const k = argsOf("預け.void", "key", key);
-        return call<Reason>(db, "預け.void", "select result, reason from \"拒否のあとのリトライ\".\"預け_void\"($1, $2, $3::uuid)", [tenant, checkText("預け.void", "預り番号", field(k, "預り番号"))]);
+        return call<Reason>(db, "預け.void", "select result, reason from \"拒否のあとのリトライ\".\"預け_void\"($1, $2, $3::pg_catalog.uuid)", [tenant, checkText("預け.void", "預り番号", field(k, "預り番号"))]);
       },
       async status(key: 預けKey): Promise<HoldState | null> {
         const k = argsOf("預け.status", "key", key);
         return status(db, "預け.status", "select \"拒否のあとのリトライ\".\"預け_status\"($1, $2)", [tenant, checkText("預け.status", "預り番号", field(k, "預り番号"))]);
       },
       holdCall(args: 預けArgs): PgCall {
-        return makeCall("預け.hold", "select result, reason from \"拒否のあとのリトライ\".\"預け_hold\"($1, $2, $3, $4, $5, $6::uuid)", false, () => {
+        return makeCall("預け.hold", "select result, reason from \"拒否のあとのリトライ\".\"預け_hold\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", false, () => {
           const a = argsOf("預け.hold", "arguments", args);
           return [tenant, checkText("預け.hold", "預り番号", field(a, "預り番号")), checkText("預け.hold", "品番", field(a, "品番")), checkAmount("預け.hold", "数", field(a, "数")), checkAmount("預け.hold", "追加", field(a, "追加"))];
         });
       },
       postCall(key: 預けKey, amounts?: 預けAmounts): PgCall {
-        return makeCall("預け.post", "select result, reason from \"拒否のあとのリトライ\".\"預け_post\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("預け.post", "select result, reason from \"拒否のあとのリトライ\".\"預け_post\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           const k = argsOf("預け.post", "key", key);
           const values: unknown[] = [tenant, checkText("預け.post", "預り番号", field(k, "預り番号"))];
           if (amounts === undefined) {
@@ -378,7 +378,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
         });
       },
       voidCall(key: 預けKey): PgCall {
-        return makeCall("預け.void", "select result, reason from \"拒否のあとのリトライ\".\"預け_void\"($1, $2, $3::uuid)", false, () => {
+        return makeCall("預け.void", "select result, reason from \"拒否のあとのリトライ\".\"預け_void\"($1, $2, $3::pg_catalog.uuid)", false, () => {
           const k = argsOf("預け.void", "key", key);
           return [tenant, checkText("預け.void", "預り番号", field(k, "預り番号"))];
         });
@@ -393,10 +393,10 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     片付け: {
       async do(args: 片付けArgs): Promise<Result> {
         const a = argsOf("片付け.do", "arguments", args);
-        return call<Reason>(db, "片付け.do", "select result, reason from \"拒否のあとのリトライ\".\"片付け_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("片付け.do", "預り番号", field(a, "預り番号")), checkText("片付け.do", "品番", field(a, "品番")), checkAmount("片付け.do", "数", field(a, "数"))]);
+        return call<Reason>(db, "片付け.do", "select result, reason from \"拒否のあとのリトライ\".\"片付け_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("片付け.do", "預り番号", field(a, "預り番号")), checkText("片付け.do", "品番", field(a, "品番")), checkAmount("片付け.do", "数", field(a, "数"))]);
       },
       doCall(args: 片付けArgs): PgCall {
-        return makeCall("片付け.do", "select result, reason from \"拒否のあとのリトライ\".\"片付け_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("片付け.do", "select result, reason from \"拒否のあとのリトライ\".\"片付け_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           const a = argsOf("片付け.do", "arguments", args);
           return [tenant, checkText("片付け.do", "預り番号", field(a, "預り番号")), checkText("片付け.do", "品番", field(a, "品番")), checkAmount("片付け.do", "数", field(a, "数"))];
         });
@@ -427,7 +427,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
     },
     async expire(max: number): Promise<number> {
-      return expire(db, "select \"拒否のあとのリトライ\".expire($1::integer, $2::uuid)", max);
+      return expire(db, "select \"拒否のあとのリトライ\".expire($1::integer, $2::pg_catalog.uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       return bulk<Reason>(db, calls);

@@ -52,7 +52,7 @@ class ReceiveGoods:
         check_keywords("receive_goods.do", _unknown)
         return self._backend.call(
             "receive_goods.do",
-            'select result, reason from "safety_stock"."receive_goods_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "safety_stock"."receive_goods_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("receive_goods.do", "delivery", delivery),
                 check_text("receive_goods.do", "sku", sku),
@@ -65,7 +65,7 @@ class ReceiveGoods:
         check_keywords("receive_goods.do", _unknown)
         return self._backend.make_call(
             "receive_goods.do",
-            'select result, reason from "safety_stock"."receive_goods_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "safety_stock"."receive_goods_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("receive_goods.do", "delivery", delivery),
                 check_text("receive_goods.do", "sku", sku),
@@ -85,7 +85,7 @@ class Allocate:
         check_keywords("allocate.hold", _unknown)
         return self._backend.call(
             "allocate.hold",
-            'select result, reason from "safety_stock"."allocate_hold"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "safety_stock"."allocate_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("allocate.hold", "order", order),
                 check_text("allocate.hold", "sku", sku),
@@ -98,7 +98,7 @@ class Allocate:
         check_keywords("allocate.hold", _unknown)
         return self._backend.make_call(
             "allocate.hold",
-            'select result, reason from "safety_stock"."allocate_hold"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "safety_stock"."allocate_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("allocate.hold", "order", order),
                 check_text("allocate.hold", "sku", sku),
@@ -111,7 +111,7 @@ class Allocate:
         check_keywords("allocate.post", _unknown)
         return self._backend.call(
             "allocate.post",
-            'select result, reason from "safety_stock"."allocate_post"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "safety_stock"."allocate_post"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("allocate.post", "order", order),
                 check_text("allocate.post", "sku", sku),
@@ -124,7 +124,7 @@ class Allocate:
         check_keywords("allocate.post", _unknown)
         return self._backend.make_call(
             "allocate.post",
-            'select result, reason from "safety_stock"."allocate_post"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "safety_stock"."allocate_post"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("allocate.post", "order", order),
                 check_text("allocate.post", "sku", sku),
@@ -137,7 +137,7 @@ class Allocate:
         check_keywords("allocate.void", _unknown)
         return self._backend.call(
             "allocate.void",
-            'select result, reason from "safety_stock"."allocate_void"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "safety_stock"."allocate_void"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("allocate.void", "order", order),
                 check_text("allocate.void", "sku", sku),
@@ -149,7 +149,7 @@ class Allocate:
         check_keywords("allocate.void", _unknown)
         return self._backend.make_call(
             "allocate.void",
-            'select result, reason from "safety_stock"."allocate_void"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "safety_stock"."allocate_void"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("allocate.void", "order", order),
                 check_text("allocate.void", "sku", sku),
@@ -236,7 +236,7 @@ class Book:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return self._backend.expire('select "safety_stock".expire(%s::integer, %s::uuid)', max)
+        return self._backend.expire('select "safety_stock".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
@@ -261,7 +261,7 @@ class AsyncReceiveGoods:
         check_keywords("receive_goods.do", _unknown)
         return await self._backend.call(
             "receive_goods.do",
-            'select result, reason from "safety_stock"."receive_goods_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "safety_stock"."receive_goods_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("receive_goods.do", "delivery", delivery),
                 check_text("receive_goods.do", "sku", sku),
@@ -274,7 +274,7 @@ class AsyncReceiveGoods:
         check_keywords("receive_goods.do", _unknown)
         return self._backend.make_call(
             "receive_goods.do",
-            'select result, reason from "safety_stock"."receive_goods_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "safety_stock"."receive_goods_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("receive_goods.do", "delivery", delivery),
                 check_text("receive_goods.do", "sku", sku),
@@ -294,7 +294,7 @@ class AsyncAllocate:
         check_keywords("allocate.hold", _unknown)
         return await self._backend.call(
             "allocate.hold",
-            'select result, reason from "safety_stock"."allocate_hold"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "safety_stock"."allocate_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("allocate.hold", "order", order),
                 check_text("allocate.hold", "sku", sku),
@@ -307,7 +307,7 @@ class AsyncAllocate:
         check_keywords("allocate.hold", _unknown)
         return self._backend.make_call(
             "allocate.hold",
-            'select result, reason from "safety_stock"."allocate_hold"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "safety_stock"."allocate_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("allocate.hold", "order", order),
                 check_text("allocate.hold", "sku", sku),
@@ -320,7 +320,7 @@ class AsyncAllocate:
         check_keywords("allocate.post", _unknown)
         return await self._backend.call(
             "allocate.post",
-            'select result, reason from "safety_stock"."allocate_post"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "safety_stock"."allocate_post"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("allocate.post", "order", order),
                 check_text("allocate.post", "sku", sku),
@@ -333,7 +333,7 @@ class AsyncAllocate:
         check_keywords("allocate.post", _unknown)
         return self._backend.make_call(
             "allocate.post",
-            'select result, reason from "safety_stock"."allocate_post"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "safety_stock"."allocate_post"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("allocate.post", "order", order),
                 check_text("allocate.post", "sku", sku),
@@ -346,7 +346,7 @@ class AsyncAllocate:
         check_keywords("allocate.void", _unknown)
         return await self._backend.call(
             "allocate.void",
-            'select result, reason from "safety_stock"."allocate_void"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "safety_stock"."allocate_void"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("allocate.void", "order", order),
                 check_text("allocate.void", "sku", sku),
@@ -358,7 +358,7 @@ class AsyncAllocate:
         check_keywords("allocate.void", _unknown)
         return self._backend.make_call(
             "allocate.void",
-            'select result, reason from "safety_stock"."allocate_void"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "safety_stock"."allocate_void"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("allocate.void", "order", order),
                 check_text("allocate.void", "sku", sku),
@@ -445,7 +445,7 @@ class AsyncBook:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return await self._backend.expire('select "safety_stock".expire(%s::integer, %s::uuid)', max)
+        return await self._backend.expire('select "safety_stock".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and

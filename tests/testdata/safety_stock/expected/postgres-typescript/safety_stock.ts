@@ -121,10 +121,10 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     receive_goods: {
       async do(args: ReceiveGoodsArgs): Promise<Result> {
         const a = argsOf("receive_goods.do", "arguments", args);
-        return call<Reason>(db, "receive_goods.do", "select result, reason from \"safety_stock\".\"receive_goods_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("receive_goods.do", "delivery", field(a, "delivery")), checkText("receive_goods.do", "sku", field(a, "sku")), checkAmount("receive_goods.do", "qty", field(a, "qty"))]);
+        return call<Reason>(db, "receive_goods.do", "select result, reason from \"safety_stock\".\"receive_goods_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("receive_goods.do", "delivery", field(a, "delivery")), checkText("receive_goods.do", "sku", field(a, "sku")), checkAmount("receive_goods.do", "qty", field(a, "qty"))]);
       },
       doCall(args: ReceiveGoodsArgs): PgCall {
-        return makeCall("receive_goods.do", "select result, reason from \"safety_stock\".\"receive_goods_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("receive_goods.do", "select result, reason from \"safety_stock\".\"receive_goods_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           const a = argsOf("receive_goods.do", "arguments", args);
           return [tenant, checkText("receive_goods.do", "delivery", field(a, "delivery")), checkText("receive_goods.do", "sku", field(a, "sku")), checkAmount("receive_goods.do", "qty", field(a, "qty"))];
         });
@@ -133,7 +133,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     allocate: {
       async hold(args: AllocateArgs): Promise<Result> {
         const a = argsOf("allocate.hold", "arguments", args);
-        return call<Reason>(db, "allocate.hold", "select result, reason from \"safety_stock\".\"allocate_hold\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("allocate.hold", "order", field(a, "order")), checkText("allocate.hold", "sku", field(a, "sku")), checkAmount("allocate.hold", "qty", field(a, "qty"))]);
+        return call<Reason>(db, "allocate.hold", "select result, reason from \"safety_stock\".\"allocate_hold\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("allocate.hold", "order", field(a, "order")), checkText("allocate.hold", "sku", field(a, "sku")), checkAmount("allocate.hold", "qty", field(a, "qty"))]);
       },
       async post(key: AllocateKey, amounts?: AllocateAmounts): Promise<Result> {
         const k = argsOf("allocate.post", "key", key);
@@ -144,24 +144,24 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
           const m = argsOf("allocate.post", "amounts", amounts);
           values.push(checkAmount("allocate.post", "qty", field(m, "qty")));
         }
-        return call<Reason>(db, "allocate.post", "select result, reason from \"safety_stock\".\"allocate_post\"($1, $2, $3, $4, $5::uuid)", values);
+        return call<Reason>(db, "allocate.post", "select result, reason from \"safety_stock\".\"allocate_post\"($1, $2, $3, $4, $5::pg_catalog.uuid)", values);
       },
       async void(key: AllocateKey): Promise<Result> {
         const k = argsOf("allocate.void", "key", key);
-        return call<Reason>(db, "allocate.void", "select result, reason from \"safety_stock\".\"allocate_void\"($1, $2, $3, $4::uuid)", [tenant, checkText("allocate.void", "order", field(k, "order")), checkText("allocate.void", "sku", field(k, "sku"))]);
+        return call<Reason>(db, "allocate.void", "select result, reason from \"safety_stock\".\"allocate_void\"($1, $2, $3, $4::pg_catalog.uuid)", [tenant, checkText("allocate.void", "order", field(k, "order")), checkText("allocate.void", "sku", field(k, "sku"))]);
       },
       async status(key: AllocateKey): Promise<HoldState | null> {
         const k = argsOf("allocate.status", "key", key);
         return status(db, "allocate.status", "select \"safety_stock\".\"allocate_status\"($1, $2, $3)", [tenant, checkText("allocate.status", "order", field(k, "order")), checkText("allocate.status", "sku", field(k, "sku"))]);
       },
       holdCall(args: AllocateArgs): PgCall {
-        return makeCall("allocate.hold", "select result, reason from \"safety_stock\".\"allocate_hold\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("allocate.hold", "select result, reason from \"safety_stock\".\"allocate_hold\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           const a = argsOf("allocate.hold", "arguments", args);
           return [tenant, checkText("allocate.hold", "order", field(a, "order")), checkText("allocate.hold", "sku", field(a, "sku")), checkAmount("allocate.hold", "qty", field(a, "qty"))];
         });
       },
       postCall(key: AllocateKey, amounts?: AllocateAmounts): PgCall {
-        return makeCall("allocate.post", "select result, reason from \"safety_stock\".\"allocate_post\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("allocate.post", "select result, reason from \"safety_stock\".\"allocate_post\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           const k = argsOf("allocate.post", "key", key);
           const values: unknown[] = [tenant, checkText("allocate.post", "order", field(k, "order")), checkText("allocate.post", "sku", field(k, "sku"))];
           if (amounts === undefined) {
@@ -174,7 +174,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
         });
       },
       voidCall(key: AllocateKey): PgCall {
-        return makeCall("allocate.void", "select result, reason from \"safety_stock\".\"allocate_void\"($1, $2, $3, $4::uuid)", false, () => {
+        return makeCall("allocate.void", "select result, reason from \"safety_stock\".\"allocate_void\"($1, $2, $3, $4::pg_catalog.uuid)", false, () => {
           const k = argsOf("allocate.void", "key", key);
           return [tenant, checkText("allocate.void", "order", field(k, "order")), checkText("allocate.void", "sku", field(k, "sku"))];
         });
@@ -199,7 +199,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
     },
     async expire(max: number): Promise<number> {
-      return expire(db, "select \"safety_stock\".expire($1::integer, $2::uuid)", max);
+      return expire(db, "select \"safety_stock\".expire($1::integer, $2::pg_catalog.uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       return bulk<Reason>(db, calls);

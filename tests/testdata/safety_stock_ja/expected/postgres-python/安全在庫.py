@@ -52,7 +52,7 @@ class 入荷:
         check_keywords("入荷.do", _unknown)
         return self._backend.call(
             "入荷.do",
-            'select result, reason from "安全在庫"."入荷_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "安全在庫"."入荷_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("入荷.do", "納品書", 納品書),
                 check_text("入荷.do", "sku", sku),
@@ -65,7 +65,7 @@ class 入荷:
         check_keywords("入荷.do", _unknown)
         return self._backend.make_call(
             "入荷.do",
-            'select result, reason from "安全在庫"."入荷_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "安全在庫"."入荷_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("入荷.do", "納品書", 納品書),
                 check_text("入荷.do", "sku", sku),
@@ -85,7 +85,7 @@ class 引当:
         check_keywords("引当.hold", _unknown)
         return self._backend.call(
             "引当.hold",
-            'select result, reason from "安全在庫"."引当_hold"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "安全在庫"."引当_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("引当.hold", "注文", 注文),
                 check_text("引当.hold", "sku", sku),
@@ -98,7 +98,7 @@ class 引当:
         check_keywords("引当.hold", _unknown)
         return self._backend.make_call(
             "引当.hold",
-            'select result, reason from "安全在庫"."引当_hold"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "安全在庫"."引当_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("引当.hold", "注文", 注文),
                 check_text("引当.hold", "sku", sku),
@@ -111,7 +111,7 @@ class 引当:
         check_keywords("引当.post", _unknown)
         return self._backend.call(
             "引当.post",
-            'select result, reason from "安全在庫"."引当_post"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "安全在庫"."引当_post"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("引当.post", "注文", 注文),
                 check_text("引当.post", "sku", sku),
@@ -124,7 +124,7 @@ class 引当:
         check_keywords("引当.post", _unknown)
         return self._backend.make_call(
             "引当.post",
-            'select result, reason from "安全在庫"."引当_post"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "安全在庫"."引当_post"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("引当.post", "注文", 注文),
                 check_text("引当.post", "sku", sku),
@@ -137,7 +137,7 @@ class 引当:
         check_keywords("引当.void", _unknown)
         return self._backend.call(
             "引当.void",
-            'select result, reason from "安全在庫"."引当_void"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "安全在庫"."引当_void"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("引当.void", "注文", 注文),
                 check_text("引当.void", "sku", sku),
@@ -149,7 +149,7 @@ class 引当:
         check_keywords("引当.void", _unknown)
         return self._backend.make_call(
             "引当.void",
-            'select result, reason from "安全在庫"."引当_void"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "安全在庫"."引当_void"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("引当.void", "注文", 注文),
                 check_text("引当.void", "sku", sku),
@@ -236,7 +236,7 @@ class Book:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return self._backend.expire('select "安全在庫".expire(%s::integer, %s::uuid)', max)
+        return self._backend.expire('select "安全在庫".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
@@ -261,7 +261,7 @@ class Async入荷:
         check_keywords("入荷.do", _unknown)
         return await self._backend.call(
             "入荷.do",
-            'select result, reason from "安全在庫"."入荷_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "安全在庫"."入荷_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("入荷.do", "納品書", 納品書),
                 check_text("入荷.do", "sku", sku),
@@ -274,7 +274,7 @@ class Async入荷:
         check_keywords("入荷.do", _unknown)
         return self._backend.make_call(
             "入荷.do",
-            'select result, reason from "安全在庫"."入荷_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "安全在庫"."入荷_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("入荷.do", "納品書", 納品書),
                 check_text("入荷.do", "sku", sku),
@@ -294,7 +294,7 @@ class Async引当:
         check_keywords("引当.hold", _unknown)
         return await self._backend.call(
             "引当.hold",
-            'select result, reason from "安全在庫"."引当_hold"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "安全在庫"."引当_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("引当.hold", "注文", 注文),
                 check_text("引当.hold", "sku", sku),
@@ -307,7 +307,7 @@ class Async引当:
         check_keywords("引当.hold", _unknown)
         return self._backend.make_call(
             "引当.hold",
-            'select result, reason from "安全在庫"."引当_hold"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "安全在庫"."引当_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("引当.hold", "注文", 注文),
                 check_text("引当.hold", "sku", sku),
@@ -320,7 +320,7 @@ class Async引当:
         check_keywords("引当.post", _unknown)
         return await self._backend.call(
             "引当.post",
-            'select result, reason from "安全在庫"."引当_post"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "安全在庫"."引当_post"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("引当.post", "注文", 注文),
                 check_text("引当.post", "sku", sku),
@@ -333,7 +333,7 @@ class Async引当:
         check_keywords("引当.post", _unknown)
         return self._backend.make_call(
             "引当.post",
-            'select result, reason from "安全在庫"."引当_post"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "安全在庫"."引当_post"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("引当.post", "注文", 注文),
                 check_text("引当.post", "sku", sku),
@@ -346,7 +346,7 @@ class Async引当:
         check_keywords("引当.void", _unknown)
         return await self._backend.call(
             "引当.void",
-            'select result, reason from "安全在庫"."引当_void"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "安全在庫"."引当_void"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("引当.void", "注文", 注文),
                 check_text("引当.void", "sku", sku),
@@ -358,7 +358,7 @@ class Async引当:
         check_keywords("引当.void", _unknown)
         return self._backend.make_call(
             "引当.void",
-            'select result, reason from "安全在庫"."引当_void"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "安全在庫"."引当_void"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("引当.void", "注文", 注文),
                 check_text("引当.void", "sku", sku),
@@ -445,7 +445,7 @@ class AsyncBook:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return await self._backend.expire('select "安全在庫".expire(%s::integer, %s::uuid)', max)
+        return await self._backend.expire('select "安全在庫".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and

@@ -121,10 +121,10 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     入荷: {
       async do(args: 入荷Args): Promise<Result> {
         const a = argsOf("入荷.do", "arguments", args);
-        return call<Reason>(db, "入荷.do", "select result, reason from \"安全在庫\".\"入荷_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("入荷.do", "納品書", field(a, "納品書")), checkText("入荷.do", "sku", field(a, "sku")), checkAmount("入荷.do", "数", field(a, "数"))]);
+        return call<Reason>(db, "入荷.do", "select result, reason from \"安全在庫\".\"入荷_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("入荷.do", "納品書", field(a, "納品書")), checkText("入荷.do", "sku", field(a, "sku")), checkAmount("入荷.do", "数", field(a, "数"))]);
       },
       doCall(args: 入荷Args): PgCall {
-        return makeCall("入荷.do", "select result, reason from \"安全在庫\".\"入荷_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("入荷.do", "select result, reason from \"安全在庫\".\"入荷_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           const a = argsOf("入荷.do", "arguments", args);
           return [tenant, checkText("入荷.do", "納品書", field(a, "納品書")), checkText("入荷.do", "sku", field(a, "sku")), checkAmount("入荷.do", "数", field(a, "数"))];
         });
@@ -133,7 +133,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     引当: {
       async hold(args: 引当Args): Promise<Result> {
         const a = argsOf("引当.hold", "arguments", args);
-        return call<Reason>(db, "引当.hold", "select result, reason from \"安全在庫\".\"引当_hold\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("引当.hold", "注文", field(a, "注文")), checkText("引当.hold", "sku", field(a, "sku")), checkAmount("引当.hold", "数", field(a, "数"))]);
+        return call<Reason>(db, "引当.hold", "select result, reason from \"安全在庫\".\"引当_hold\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("引当.hold", "注文", field(a, "注文")), checkText("引当.hold", "sku", field(a, "sku")), checkAmount("引当.hold", "数", field(a, "数"))]);
       },
       async post(key: 引当Key, amounts?: 引当Amounts): Promise<Result> {
         const k = argsOf("引当.post", "key", key);
@@ -144,24 +144,24 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
           const m = argsOf("引当.post", "amounts", amounts);
           values.push(checkAmount("引当.post", "数", field(m, "数")));
         }
-        return call<Reason>(db, "引当.post", "select result, reason from \"安全在庫\".\"引当_post\"($1, $2, $3, $4, $5::uuid)", values);
+        return call<Reason>(db, "引当.post", "select result, reason from \"安全在庫\".\"引当_post\"($1, $2, $3, $4, $5::pg_catalog.uuid)", values);
       },
       async void(key: 引当Key): Promise<Result> {
         const k = argsOf("引当.void", "key", key);
-        return call<Reason>(db, "引当.void", "select result, reason from \"安全在庫\".\"引当_void\"($1, $2, $3, $4::uuid)", [tenant, checkText("引当.void", "注文", field(k, "注文")), checkText("引当.void", "sku", field(k, "sku"))]);
+        return call<Reason>(db, "引当.void", "select result, reason from \"安全在庫\".\"引当_void\"($1, $2, $3, $4::pg_catalog.uuid)", [tenant, checkText("引当.void", "注文", field(k, "注文")), checkText("引当.void", "sku", field(k, "sku"))]);
       },
       async status(key: 引当Key): Promise<HoldState | null> {
         const k = argsOf("引当.status", "key", key);
         return status(db, "引当.status", "select \"安全在庫\".\"引当_status\"($1, $2, $3)", [tenant, checkText("引当.status", "注文", field(k, "注文")), checkText("引当.status", "sku", field(k, "sku"))]);
       },
       holdCall(args: 引当Args): PgCall {
-        return makeCall("引当.hold", "select result, reason from \"安全在庫\".\"引当_hold\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("引当.hold", "select result, reason from \"安全在庫\".\"引当_hold\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           const a = argsOf("引当.hold", "arguments", args);
           return [tenant, checkText("引当.hold", "注文", field(a, "注文")), checkText("引当.hold", "sku", field(a, "sku")), checkAmount("引当.hold", "数", field(a, "数"))];
         });
       },
       postCall(key: 引当Key, amounts?: 引当Amounts): PgCall {
-        return makeCall("引当.post", "select result, reason from \"安全在庫\".\"引当_post\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("引当.post", "select result, reason from \"安全在庫\".\"引当_post\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           const k = argsOf("引当.post", "key", key);
           const values: unknown[] = [tenant, checkText("引当.post", "注文", field(k, "注文")), checkText("引当.post", "sku", field(k, "sku"))];
           if (amounts === undefined) {
@@ -174,7 +174,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
         });
       },
       voidCall(key: 引当Key): PgCall {
-        return makeCall("引当.void", "select result, reason from \"安全在庫\".\"引当_void\"($1, $2, $3, $4::uuid)", false, () => {
+        return makeCall("引当.void", "select result, reason from \"安全在庫\".\"引当_void\"($1, $2, $3, $4::pg_catalog.uuid)", false, () => {
           const k = argsOf("引当.void", "key", key);
           return [tenant, checkText("引当.void", "注文", field(k, "注文")), checkText("引当.void", "sku", field(k, "sku"))];
         });
@@ -199,7 +199,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
     },
     async expire(max: number): Promise<number> {
-      return expire(db, "select \"安全在庫\".expire($1::integer, $2::uuid)", max);
+      return expire(db, "select \"安全在庫\".expire($1::integer, $2::pg_catalog.uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       return bulk<Reason>(db, calls);

@@ -53,7 +53,7 @@ class Fill:
         check_keywords("fill.do", _unknown)
         return self._backend.call(
             "fill.do",
-            'select result, reason from "picking"."fill_do"(%s, %s, %s::uuid)',
+            'select result, reason from "picking"."fill_do"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("fill.do", "id", id),
             ],
@@ -64,7 +64,7 @@ class Fill:
         check_keywords("fill.do", _unknown)
         return self._backend.make_call(
             "fill.do",
-            'select result, reason from "picking"."fill_do"(%s, %s, %s::uuid)',
+            'select result, reason from "picking"."fill_do"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("fill.do", "id", id),
             ],
@@ -82,7 +82,7 @@ class Pick:
         check_keywords("pick.do", _unknown)
         return self._backend.call(
             "pick.do",
-            'select result, reason from "picking"."pick_do"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "picking"."pick_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("pick.do", "id", id),
                 check_amount("pick.do", "p", p),
@@ -96,7 +96,7 @@ class Pick:
         check_keywords("pick.do", _unknown)
         return self._backend.make_call(
             "pick.do",
-            'select result, reason from "picking"."pick_do"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "picking"."pick_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("pick.do", "id", id),
                 check_amount("pick.do", "p", p),
@@ -158,7 +158,7 @@ class Book:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return self._backend.expire('select "picking".expire(%s::integer, %s::uuid)', max)
+        return self._backend.expire('select "picking".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
@@ -183,7 +183,7 @@ class AsyncFill:
         check_keywords("fill.do", _unknown)
         return await self._backend.call(
             "fill.do",
-            'select result, reason from "picking"."fill_do"(%s, %s, %s::uuid)',
+            'select result, reason from "picking"."fill_do"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("fill.do", "id", id),
             ],
@@ -194,7 +194,7 @@ class AsyncFill:
         check_keywords("fill.do", _unknown)
         return self._backend.make_call(
             "fill.do",
-            'select result, reason from "picking"."fill_do"(%s, %s, %s::uuid)',
+            'select result, reason from "picking"."fill_do"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("fill.do", "id", id),
             ],
@@ -212,7 +212,7 @@ class AsyncPick:
         check_keywords("pick.do", _unknown)
         return await self._backend.call(
             "pick.do",
-            'select result, reason from "picking"."pick_do"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "picking"."pick_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("pick.do", "id", id),
                 check_amount("pick.do", "p", p),
@@ -226,7 +226,7 @@ class AsyncPick:
         check_keywords("pick.do", _unknown)
         return self._backend.make_call(
             "pick.do",
-            'select result, reason from "picking"."pick_do"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "picking"."pick_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("pick.do", "id", id),
                 check_amount("pick.do", "p", p),
@@ -288,7 +288,7 @@ class AsyncBook:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return await self._backend.expire('select "picking".expire(%s::integer, %s::uuid)', max)
+        return await self._backend.expire('select "picking".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and

@@ -92,10 +92,10 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     fill: {
       async do(args: FillArgs): Promise<Result> {
         const a = argsOf("fill.do", "arguments", args);
-        return call<Reason>(db, "fill.do", "select result, reason from \"picking\".\"fill_do\"($1, $2, $3::uuid)", [tenant, checkText("fill.do", "id", field(a, "id"))]);
+        return call<Reason>(db, "fill.do", "select result, reason from \"picking\".\"fill_do\"($1, $2, $3::pg_catalog.uuid)", [tenant, checkText("fill.do", "id", field(a, "id"))]);
       },
       doCall(args: FillArgs): PgCall {
-        return makeCall("fill.do", "select result, reason from \"picking\".\"fill_do\"($1, $2, $3::uuid)", false, () => {
+        return makeCall("fill.do", "select result, reason from \"picking\".\"fill_do\"($1, $2, $3::pg_catalog.uuid)", false, () => {
           const a = argsOf("fill.do", "arguments", args);
           return [tenant, checkText("fill.do", "id", field(a, "id"))];
         });
@@ -104,10 +104,10 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     pick: {
       async do(args: PickArgs): Promise<Result> {
         const a = argsOf("pick.do", "arguments", args);
-        return call<Reason>(db, "pick.do", "select result, reason from \"picking\".\"pick_do\"($1, $2, $3, $4, $5, $6::uuid)", [tenant, checkText("pick.do", "id", field(a, "id")), checkAmount("pick.do", "p", field(a, "p")), checkAmount("pick.do", "q", field(a, "q")), checkAmount("pick.do", "r", field(a, "r"))]);
+        return call<Reason>(db, "pick.do", "select result, reason from \"picking\".\"pick_do\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", [tenant, checkText("pick.do", "id", field(a, "id")), checkAmount("pick.do", "p", field(a, "p")), checkAmount("pick.do", "q", field(a, "q")), checkAmount("pick.do", "r", field(a, "r"))]);
       },
       doCall(args: PickArgs): PgCall {
-        return makeCall("pick.do", "select result, reason from \"picking\".\"pick_do\"($1, $2, $3, $4, $5, $6::uuid)", false, () => {
+        return makeCall("pick.do", "select result, reason from \"picking\".\"pick_do\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", false, () => {
           const a = argsOf("pick.do", "arguments", args);
           return [tenant, checkText("pick.do", "id", field(a, "id")), checkAmount("pick.do", "p", field(a, "p")), checkAmount("pick.do", "q", field(a, "q")), checkAmount("pick.do", "r", field(a, "r"))];
         });
@@ -125,7 +125,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
     },
     async expire(max: number): Promise<number> {
-      return expire(db, "select \"picking\".expire($1::integer, $2::uuid)", max);
+      return expire(db, "select \"picking\".expire($1::integer, $2::pg_catalog.uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       return bulk<Reason>(db, calls);

@@ -53,7 +53,7 @@ class 補充:
         check_keywords("補充.do", _unknown)
         return self._backend.call(
             "補充.do",
-            'select result, reason from "ピッキング"."補充_do"(%s, %s, %s::uuid)',
+            'select result, reason from "ピッキング"."補充_do"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("補充.do", "番号", 番号),
             ],
@@ -64,7 +64,7 @@ class 補充:
         check_keywords("補充.do", _unknown)
         return self._backend.make_call(
             "補充.do",
-            'select result, reason from "ピッキング"."補充_do"(%s, %s, %s::uuid)',
+            'select result, reason from "ピッキング"."補充_do"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("補充.do", "番号", 番号),
             ],
@@ -82,7 +82,7 @@ class ピック:
         check_keywords("ピック.do", _unknown)
         return self._backend.call(
             "ピック.do",
-            'select result, reason from "ピッキング"."ピック_do"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "ピッキング"."ピック_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("ピック.do", "番号", 番号),
                 check_amount("ピック.do", "p", p),
@@ -96,7 +96,7 @@ class ピック:
         check_keywords("ピック.do", _unknown)
         return self._backend.make_call(
             "ピック.do",
-            'select result, reason from "ピッキング"."ピック_do"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "ピッキング"."ピック_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("ピック.do", "番号", 番号),
                 check_amount("ピック.do", "p", p),
@@ -158,7 +158,7 @@ class Book:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return self._backend.expire('select "ピッキング".expire(%s::integer, %s::uuid)', max)
+        return self._backend.expire('select "ピッキング".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
@@ -183,7 +183,7 @@ class Async補充:
         check_keywords("補充.do", _unknown)
         return await self._backend.call(
             "補充.do",
-            'select result, reason from "ピッキング"."補充_do"(%s, %s, %s::uuid)',
+            'select result, reason from "ピッキング"."補充_do"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("補充.do", "番号", 番号),
             ],
@@ -194,7 +194,7 @@ class Async補充:
         check_keywords("補充.do", _unknown)
         return self._backend.make_call(
             "補充.do",
-            'select result, reason from "ピッキング"."補充_do"(%s, %s, %s::uuid)',
+            'select result, reason from "ピッキング"."補充_do"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("補充.do", "番号", 番号),
             ],
@@ -212,7 +212,7 @@ class Asyncピック:
         check_keywords("ピック.do", _unknown)
         return await self._backend.call(
             "ピック.do",
-            'select result, reason from "ピッキング"."ピック_do"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "ピッキング"."ピック_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("ピック.do", "番号", 番号),
                 check_amount("ピック.do", "p", p),
@@ -226,7 +226,7 @@ class Asyncピック:
         check_keywords("ピック.do", _unknown)
         return self._backend.make_call(
             "ピック.do",
-            'select result, reason from "ピッキング"."ピック_do"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "ピッキング"."ピック_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("ピック.do", "番号", 番号),
                 check_amount("ピック.do", "p", p),
@@ -288,7 +288,7 @@ class AsyncBook:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return await self._backend.expire('select "ピッキング".expire(%s::integer, %s::uuid)', max)
+        return await self._backend.expire('select "ピッキング".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and

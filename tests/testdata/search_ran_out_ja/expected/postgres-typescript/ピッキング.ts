@@ -92,10 +92,10 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     補充: {
       async do(args: 補充Args): Promise<Result> {
         const a = argsOf("補充.do", "arguments", args);
-        return call<Reason>(db, "補充.do", "select result, reason from \"ピッキング\".\"補充_do\"($1, $2, $3::uuid)", [tenant, checkText("補充.do", "番号", field(a, "番号"))]);
+        return call<Reason>(db, "補充.do", "select result, reason from \"ピッキング\".\"補充_do\"($1, $2, $3::pg_catalog.uuid)", [tenant, checkText("補充.do", "番号", field(a, "番号"))]);
       },
       doCall(args: 補充Args): PgCall {
-        return makeCall("補充.do", "select result, reason from \"ピッキング\".\"補充_do\"($1, $2, $3::uuid)", false, () => {
+        return makeCall("補充.do", "select result, reason from \"ピッキング\".\"補充_do\"($1, $2, $3::pg_catalog.uuid)", false, () => {
           const a = argsOf("補充.do", "arguments", args);
           return [tenant, checkText("補充.do", "番号", field(a, "番号"))];
         });
@@ -104,10 +104,10 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     ピック: {
       async do(args: ピックArgs): Promise<Result> {
         const a = argsOf("ピック.do", "arguments", args);
-        return call<Reason>(db, "ピック.do", "select result, reason from \"ピッキング\".\"ピック_do\"($1, $2, $3, $4, $5, $6::uuid)", [tenant, checkText("ピック.do", "番号", field(a, "番号")), checkAmount("ピック.do", "p", field(a, "p")), checkAmount("ピック.do", "q", field(a, "q")), checkAmount("ピック.do", "r", field(a, "r"))]);
+        return call<Reason>(db, "ピック.do", "select result, reason from \"ピッキング\".\"ピック_do\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", [tenant, checkText("ピック.do", "番号", field(a, "番号")), checkAmount("ピック.do", "p", field(a, "p")), checkAmount("ピック.do", "q", field(a, "q")), checkAmount("ピック.do", "r", field(a, "r"))]);
       },
       doCall(args: ピックArgs): PgCall {
-        return makeCall("ピック.do", "select result, reason from \"ピッキング\".\"ピック_do\"($1, $2, $3, $4, $5, $6::uuid)", false, () => {
+        return makeCall("ピック.do", "select result, reason from \"ピッキング\".\"ピック_do\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", false, () => {
           const a = argsOf("ピック.do", "arguments", args);
           return [tenant, checkText("ピック.do", "番号", field(a, "番号")), checkAmount("ピック.do", "p", field(a, "p")), checkAmount("ピック.do", "q", field(a, "q")), checkAmount("ピック.do", "r", field(a, "r"))];
         });
@@ -125,7 +125,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
     },
     async expire(max: number): Promise<number> {
-      return expire(db, "select \"ピッキング\".expire($1::integer, $2::uuid)", max);
+      return expire(db, "select \"ピッキング\".expire($1::integer, $2::pg_catalog.uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       return bulk<Reason>(db, calls);

@@ -97,10 +97,10 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     receive: {
       async do(args: ReceiveArgs): Promise<Result> {
         const a = argsOf("receive.do", "arguments", args);
-        return call<Reason>(db, "receive.do", "select result, reason from \"warehouse_mirror\".\"receive_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("receive.do", "delivery", field(a, "delivery")), checkText("receive.do", "sku", field(a, "sku")), checkAmount("receive.do", "qty", field(a, "qty"))]);
+        return call<Reason>(db, "receive.do", "select result, reason from \"warehouse_mirror\".\"receive_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("receive.do", "delivery", field(a, "delivery")), checkText("receive.do", "sku", field(a, "sku")), checkAmount("receive.do", "qty", field(a, "qty"))]);
       },
       doCall(args: ReceiveArgs): PgCall {
-        return makeCall("receive.do", "select result, reason from \"warehouse_mirror\".\"receive_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("receive.do", "select result, reason from \"warehouse_mirror\".\"receive_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           const a = argsOf("receive.do", "arguments", args);
           return [tenant, checkText("receive.do", "delivery", field(a, "delivery")), checkText("receive.do", "sku", field(a, "sku")), checkAmount("receive.do", "qty", field(a, "qty"))];
         });
@@ -109,10 +109,10 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     ship: {
       async do(args: ShipArgs): Promise<Result> {
         const a = argsOf("ship.do", "arguments", args);
-        return call<Reason>(db, "ship.do", "select result, reason from \"warehouse_mirror\".\"ship_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("ship.do", "order", field(a, "order")), checkText("ship.do", "sku", field(a, "sku")), checkAmount("ship.do", "qty", field(a, "qty"))]);
+        return call<Reason>(db, "ship.do", "select result, reason from \"warehouse_mirror\".\"ship_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("ship.do", "order", field(a, "order")), checkText("ship.do", "sku", field(a, "sku")), checkAmount("ship.do", "qty", field(a, "qty"))]);
       },
       doCall(args: ShipArgs): PgCall {
-        return makeCall("ship.do", "select result, reason from \"warehouse_mirror\".\"ship_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("ship.do", "select result, reason from \"warehouse_mirror\".\"ship_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           const a = argsOf("ship.do", "arguments", args);
           return [tenant, checkText("ship.do", "order", field(a, "order")), checkText("ship.do", "sku", field(a, "sku")), checkAmount("ship.do", "qty", field(a, "qty"))];
         });
@@ -131,7 +131,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
     },
     async expire(max: number): Promise<number> {
-      return expire(db, "select \"warehouse_mirror\".expire($1::integer, $2::uuid)", max);
+      return expire(db, "select \"warehouse_mirror\".expire($1::integer, $2::pg_catalog.uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       return bulk<Reason>(db, calls);

@@ -97,10 +97,10 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     入荷: {
       async do(args: 入荷Args): Promise<Result> {
         const a = argsOf("入荷.do", "arguments", args);
-        return call<Reason>(db, "入荷.do", "select result, reason from \"倉庫の写し\".\"入荷_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("入荷.do", "納品書", field(a, "納品書")), checkText("入荷.do", "sku", field(a, "sku")), checkAmount("入荷.do", "数", field(a, "数"))]);
+        return call<Reason>(db, "入荷.do", "select result, reason from \"倉庫の写し\".\"入荷_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("入荷.do", "納品書", field(a, "納品書")), checkText("入荷.do", "sku", field(a, "sku")), checkAmount("入荷.do", "数", field(a, "数"))]);
       },
       doCall(args: 入荷Args): PgCall {
-        return makeCall("入荷.do", "select result, reason from \"倉庫の写し\".\"入荷_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("入荷.do", "select result, reason from \"倉庫の写し\".\"入荷_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           const a = argsOf("入荷.do", "arguments", args);
           return [tenant, checkText("入荷.do", "納品書", field(a, "納品書")), checkText("入荷.do", "sku", field(a, "sku")), checkAmount("入荷.do", "数", field(a, "数"))];
         });
@@ -109,10 +109,10 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     出荷: {
       async do(args: 出荷Args): Promise<Result> {
         const a = argsOf("出荷.do", "arguments", args);
-        return call<Reason>(db, "出荷.do", "select result, reason from \"倉庫の写し\".\"出荷_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("出荷.do", "注文", field(a, "注文")), checkText("出荷.do", "sku", field(a, "sku")), checkAmount("出荷.do", "数", field(a, "数"))]);
+        return call<Reason>(db, "出荷.do", "select result, reason from \"倉庫の写し\".\"出荷_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("出荷.do", "注文", field(a, "注文")), checkText("出荷.do", "sku", field(a, "sku")), checkAmount("出荷.do", "数", field(a, "数"))]);
       },
       doCall(args: 出荷Args): PgCall {
-        return makeCall("出荷.do", "select result, reason from \"倉庫の写し\".\"出荷_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("出荷.do", "select result, reason from \"倉庫の写し\".\"出荷_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           const a = argsOf("出荷.do", "arguments", args);
           return [tenant, checkText("出荷.do", "注文", field(a, "注文")), checkText("出荷.do", "sku", field(a, "sku")), checkAmount("出荷.do", "数", field(a, "数"))];
         });
@@ -131,7 +131,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
     },
     async expire(max: number): Promise<number> {
-      return expire(db, "select \"倉庫の写し\".expire($1::integer, $2::uuid)", max);
+      return expire(db, "select \"倉庫の写し\".expire($1::integer, $2::pg_catalog.uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       return bulk<Reason>(db, calls);

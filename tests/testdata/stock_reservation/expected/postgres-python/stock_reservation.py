@@ -52,7 +52,7 @@ class Restock:
         check_keywords("restock.do", _unknown)
         return self._backend.call(
             "restock.do",
-            'select result, reason from "stock_reservation"."restock_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "stock_reservation"."restock_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("restock.do", "delivery", delivery),
                 check_text("restock.do", "sku", sku),
@@ -65,7 +65,7 @@ class Restock:
         check_keywords("restock.do", _unknown)
         return self._backend.make_call(
             "restock.do",
-            'select result, reason from "stock_reservation"."restock_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "stock_reservation"."restock_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("restock.do", "delivery", delivery),
                 check_text("restock.do", "sku", sku),
@@ -85,7 +85,7 @@ class ReserveStock:
         check_keywords("reserve_stock.hold", _unknown)
         return self._backend.call(
             "reserve_stock.hold",
-            'select result, reason from "stock_reservation"."reserve_stock_hold"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "stock_reservation"."reserve_stock_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("reserve_stock.hold", "order", order),
                 check_text("reserve_stock.hold", "sku", sku),
@@ -98,7 +98,7 @@ class ReserveStock:
         check_keywords("reserve_stock.hold", _unknown)
         return self._backend.make_call(
             "reserve_stock.hold",
-            'select result, reason from "stock_reservation"."reserve_stock_hold"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "stock_reservation"."reserve_stock_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("reserve_stock.hold", "order", order),
                 check_text("reserve_stock.hold", "sku", sku),
@@ -111,7 +111,7 @@ class ReserveStock:
         check_keywords("reserve_stock.post", _unknown)
         return self._backend.call(
             "reserve_stock.post",
-            'select result, reason from "stock_reservation"."reserve_stock_post"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "stock_reservation"."reserve_stock_post"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("reserve_stock.post", "order", order),
                 check_text("reserve_stock.post", "sku", sku),
@@ -124,7 +124,7 @@ class ReserveStock:
         check_keywords("reserve_stock.post", _unknown)
         return self._backend.make_call(
             "reserve_stock.post",
-            'select result, reason from "stock_reservation"."reserve_stock_post"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "stock_reservation"."reserve_stock_post"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("reserve_stock.post", "order", order),
                 check_text("reserve_stock.post", "sku", sku),
@@ -137,7 +137,7 @@ class ReserveStock:
         check_keywords("reserve_stock.void", _unknown)
         return self._backend.call(
             "reserve_stock.void",
-            'select result, reason from "stock_reservation"."reserve_stock_void"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "stock_reservation"."reserve_stock_void"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("reserve_stock.void", "order", order),
                 check_text("reserve_stock.void", "sku", sku),
@@ -149,7 +149,7 @@ class ReserveStock:
         check_keywords("reserve_stock.void", _unknown)
         return self._backend.make_call(
             "reserve_stock.void",
-            'select result, reason from "stock_reservation"."reserve_stock_void"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "stock_reservation"."reserve_stock_void"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("reserve_stock.void", "order", order),
                 check_text("reserve_stock.void", "sku", sku),
@@ -193,7 +193,7 @@ class GiveBack:
         check_keywords("give_back.do", _unknown)
         return self._backend.call(
             "give_back.do",
-            'select result, reason from "stock_reservation"."give_back_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "stock_reservation"."give_back_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("give_back.do", "return_slip", return_slip),
                 check_text("give_back.do", "sku", sku),
@@ -206,7 +206,7 @@ class GiveBack:
         check_keywords("give_back.do", _unknown)
         return self._backend.make_call(
             "give_back.do",
-            'select result, reason from "stock_reservation"."give_back_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "stock_reservation"."give_back_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("give_back.do", "return_slip", return_slip),
                 check_text("give_back.do", "sku", sku),
@@ -270,7 +270,7 @@ class Book:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return self._backend.expire('select "stock_reservation".expire(%s::integer, %s::uuid)', max)
+        return self._backend.expire('select "stock_reservation".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
@@ -295,7 +295,7 @@ class AsyncRestock:
         check_keywords("restock.do", _unknown)
         return await self._backend.call(
             "restock.do",
-            'select result, reason from "stock_reservation"."restock_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "stock_reservation"."restock_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("restock.do", "delivery", delivery),
                 check_text("restock.do", "sku", sku),
@@ -308,7 +308,7 @@ class AsyncRestock:
         check_keywords("restock.do", _unknown)
         return self._backend.make_call(
             "restock.do",
-            'select result, reason from "stock_reservation"."restock_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "stock_reservation"."restock_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("restock.do", "delivery", delivery),
                 check_text("restock.do", "sku", sku),
@@ -328,7 +328,7 @@ class AsyncReserveStock:
         check_keywords("reserve_stock.hold", _unknown)
         return await self._backend.call(
             "reserve_stock.hold",
-            'select result, reason from "stock_reservation"."reserve_stock_hold"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "stock_reservation"."reserve_stock_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("reserve_stock.hold", "order", order),
                 check_text("reserve_stock.hold", "sku", sku),
@@ -341,7 +341,7 @@ class AsyncReserveStock:
         check_keywords("reserve_stock.hold", _unknown)
         return self._backend.make_call(
             "reserve_stock.hold",
-            'select result, reason from "stock_reservation"."reserve_stock_hold"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "stock_reservation"."reserve_stock_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("reserve_stock.hold", "order", order),
                 check_text("reserve_stock.hold", "sku", sku),
@@ -354,7 +354,7 @@ class AsyncReserveStock:
         check_keywords("reserve_stock.post", _unknown)
         return await self._backend.call(
             "reserve_stock.post",
-            'select result, reason from "stock_reservation"."reserve_stock_post"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "stock_reservation"."reserve_stock_post"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("reserve_stock.post", "order", order),
                 check_text("reserve_stock.post", "sku", sku),
@@ -367,7 +367,7 @@ class AsyncReserveStock:
         check_keywords("reserve_stock.post", _unknown)
         return self._backend.make_call(
             "reserve_stock.post",
-            'select result, reason from "stock_reservation"."reserve_stock_post"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "stock_reservation"."reserve_stock_post"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("reserve_stock.post", "order", order),
                 check_text("reserve_stock.post", "sku", sku),
@@ -380,7 +380,7 @@ class AsyncReserveStock:
         check_keywords("reserve_stock.void", _unknown)
         return await self._backend.call(
             "reserve_stock.void",
-            'select result, reason from "stock_reservation"."reserve_stock_void"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "stock_reservation"."reserve_stock_void"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("reserve_stock.void", "order", order),
                 check_text("reserve_stock.void", "sku", sku),
@@ -392,7 +392,7 @@ class AsyncReserveStock:
         check_keywords("reserve_stock.void", _unknown)
         return self._backend.make_call(
             "reserve_stock.void",
-            'select result, reason from "stock_reservation"."reserve_stock_void"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "stock_reservation"."reserve_stock_void"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("reserve_stock.void", "order", order),
                 check_text("reserve_stock.void", "sku", sku),
@@ -436,7 +436,7 @@ class AsyncGiveBack:
         check_keywords("give_back.do", _unknown)
         return await self._backend.call(
             "give_back.do",
-            'select result, reason from "stock_reservation"."give_back_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "stock_reservation"."give_back_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("give_back.do", "return_slip", return_slip),
                 check_text("give_back.do", "sku", sku),
@@ -449,7 +449,7 @@ class AsyncGiveBack:
         check_keywords("give_back.do", _unknown)
         return self._backend.make_call(
             "give_back.do",
-            'select result, reason from "stock_reservation"."give_back_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "stock_reservation"."give_back_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("give_back.do", "return_slip", return_slip),
                 check_text("give_back.do", "sku", sku),
@@ -513,7 +513,7 @@ class AsyncBook:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return await self._backend.expire('select "stock_reservation".expire(%s::integer, %s::uuid)', max)
+        return await self._backend.expire('select "stock_reservation".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and

@@ -134,10 +134,10 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     restock: {
       async do(args: RestockArgs): Promise<Result> {
         const a = argsOf("restock.do", "arguments", args);
-        return call<Reason>(db, "restock.do", "select result, reason from \"stock_reservation\".\"restock_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("restock.do", "delivery", field(a, "delivery")), checkText("restock.do", "sku", field(a, "sku")), checkAmount("restock.do", "qty", field(a, "qty"))]);
+        return call<Reason>(db, "restock.do", "select result, reason from \"stock_reservation\".\"restock_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("restock.do", "delivery", field(a, "delivery")), checkText("restock.do", "sku", field(a, "sku")), checkAmount("restock.do", "qty", field(a, "qty"))]);
       },
       doCall(args: RestockArgs): PgCall {
-        return makeCall("restock.do", "select result, reason from \"stock_reservation\".\"restock_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("restock.do", "select result, reason from \"stock_reservation\".\"restock_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           const a = argsOf("restock.do", "arguments", args);
           return [tenant, checkText("restock.do", "delivery", field(a, "delivery")), checkText("restock.do", "sku", field(a, "sku")), checkAmount("restock.do", "qty", field(a, "qty"))];
         });
@@ -146,7 +146,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     reserve_stock: {
       async hold(args: ReserveStockArgs): Promise<Result> {
         const a = argsOf("reserve_stock.hold", "arguments", args);
-        return call<Reason>(db, "reserve_stock.hold", "select result, reason from \"stock_reservation\".\"reserve_stock_hold\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("reserve_stock.hold", "order", field(a, "order")), checkText("reserve_stock.hold", "sku", field(a, "sku")), checkAmount("reserve_stock.hold", "qty", field(a, "qty"))]);
+        return call<Reason>(db, "reserve_stock.hold", "select result, reason from \"stock_reservation\".\"reserve_stock_hold\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("reserve_stock.hold", "order", field(a, "order")), checkText("reserve_stock.hold", "sku", field(a, "sku")), checkAmount("reserve_stock.hold", "qty", field(a, "qty"))]);
       },
       async post(key: ReserveStockKey, amounts?: ReserveStockAmounts): Promise<Result> {
         const k = argsOf("reserve_stock.post", "key", key);
@@ -157,24 +157,24 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
           const m = argsOf("reserve_stock.post", "amounts", amounts);
           values.push(checkAmount("reserve_stock.post", "qty", field(m, "qty")));
         }
-        return call<Reason>(db, "reserve_stock.post", "select result, reason from \"stock_reservation\".\"reserve_stock_post\"($1, $2, $3, $4, $5::uuid)", values);
+        return call<Reason>(db, "reserve_stock.post", "select result, reason from \"stock_reservation\".\"reserve_stock_post\"($1, $2, $3, $4, $5::pg_catalog.uuid)", values);
       },
       async void(key: ReserveStockKey): Promise<Result> {
         const k = argsOf("reserve_stock.void", "key", key);
-        return call<Reason>(db, "reserve_stock.void", "select result, reason from \"stock_reservation\".\"reserve_stock_void\"($1, $2, $3, $4::uuid)", [tenant, checkText("reserve_stock.void", "order", field(k, "order")), checkText("reserve_stock.void", "sku", field(k, "sku"))]);
+        return call<Reason>(db, "reserve_stock.void", "select result, reason from \"stock_reservation\".\"reserve_stock_void\"($1, $2, $3, $4::pg_catalog.uuid)", [tenant, checkText("reserve_stock.void", "order", field(k, "order")), checkText("reserve_stock.void", "sku", field(k, "sku"))]);
       },
       async status(key: ReserveStockKey): Promise<HoldState | null> {
         const k = argsOf("reserve_stock.status", "key", key);
         return status(db, "reserve_stock.status", "select \"stock_reservation\".\"reserve_stock_status\"($1, $2, $3)", [tenant, checkText("reserve_stock.status", "order", field(k, "order")), checkText("reserve_stock.status", "sku", field(k, "sku"))]);
       },
       holdCall(args: ReserveStockArgs): PgCall {
-        return makeCall("reserve_stock.hold", "select result, reason from \"stock_reservation\".\"reserve_stock_hold\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("reserve_stock.hold", "select result, reason from \"stock_reservation\".\"reserve_stock_hold\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           const a = argsOf("reserve_stock.hold", "arguments", args);
           return [tenant, checkText("reserve_stock.hold", "order", field(a, "order")), checkText("reserve_stock.hold", "sku", field(a, "sku")), checkAmount("reserve_stock.hold", "qty", field(a, "qty"))];
         });
       },
       postCall(key: ReserveStockKey, amounts?: ReserveStockAmounts): PgCall {
-        return makeCall("reserve_stock.post", "select result, reason from \"stock_reservation\".\"reserve_stock_post\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("reserve_stock.post", "select result, reason from \"stock_reservation\".\"reserve_stock_post\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           const k = argsOf("reserve_stock.post", "key", key);
           const values: unknown[] = [tenant, checkText("reserve_stock.post", "order", field(k, "order")), checkText("reserve_stock.post", "sku", field(k, "sku"))];
           if (amounts === undefined) {
@@ -187,7 +187,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
         });
       },
       voidCall(key: ReserveStockKey): PgCall {
-        return makeCall("reserve_stock.void", "select result, reason from \"stock_reservation\".\"reserve_stock_void\"($1, $2, $3, $4::uuid)", false, () => {
+        return makeCall("reserve_stock.void", "select result, reason from \"stock_reservation\".\"reserve_stock_void\"($1, $2, $3, $4::pg_catalog.uuid)", false, () => {
           const k = argsOf("reserve_stock.void", "key", key);
           return [tenant, checkText("reserve_stock.void", "order", field(k, "order")), checkText("reserve_stock.void", "sku", field(k, "sku"))];
         });
@@ -202,10 +202,10 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     give_back: {
       async do(args: GiveBackArgs): Promise<Result> {
         const a = argsOf("give_back.do", "arguments", args);
-        return call<Reason>(db, "give_back.do", "select result, reason from \"stock_reservation\".\"give_back_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("give_back.do", "return_slip", field(a, "return_slip")), checkText("give_back.do", "sku", field(a, "sku")), checkAmount("give_back.do", "qty", field(a, "qty"))]);
+        return call<Reason>(db, "give_back.do", "select result, reason from \"stock_reservation\".\"give_back_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("give_back.do", "return_slip", field(a, "return_slip")), checkText("give_back.do", "sku", field(a, "sku")), checkAmount("give_back.do", "qty", field(a, "qty"))]);
       },
       doCall(args: GiveBackArgs): PgCall {
-        return makeCall("give_back.do", "select result, reason from \"stock_reservation\".\"give_back_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("give_back.do", "select result, reason from \"stock_reservation\".\"give_back_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           const a = argsOf("give_back.do", "arguments", args);
           return [tenant, checkText("give_back.do", "return_slip", field(a, "return_slip")), checkText("give_back.do", "sku", field(a, "sku")), checkAmount("give_back.do", "qty", field(a, "qty"))];
         });
@@ -224,7 +224,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
     },
     async expire(max: number): Promise<number> {
-      return expire(db, "select \"stock_reservation\".expire($1::integer, $2::uuid)", max);
+      return expire(db, "select \"stock_reservation\".expire($1::integer, $2::pg_catalog.uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       return bulk<Reason>(db, calls);

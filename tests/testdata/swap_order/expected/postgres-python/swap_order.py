@@ -54,7 +54,7 @@ class Receive:
         check_keywords("receive.do", _unknown)
         return self._backend.call(
             "receive.do",
-            'select result, reason from "swap_order"."receive_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "swap_order"."receive_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("receive.do", "delivery", delivery),
                 check_text("receive.do", "sku", sku),
@@ -67,7 +67,7 @@ class Receive:
         check_keywords("receive.do", _unknown)
         return self._backend.make_call(
             "receive.do",
-            'select result, reason from "swap_order"."receive_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "swap_order"."receive_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("receive.do", "delivery", delivery),
                 check_text("receive.do", "sku", sku),
@@ -87,7 +87,7 @@ class PutAway:
         check_keywords("put_away.do", _unknown)
         return self._backend.call(
             "put_away.do",
-            'select result, reason from "swap_order"."put_away_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "swap_order"."put_away_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("put_away.do", "delivery", delivery),
                 check_text("put_away.do", "sku", sku),
@@ -100,7 +100,7 @@ class PutAway:
         check_keywords("put_away.do", _unknown)
         return self._backend.make_call(
             "put_away.do",
-            'select result, reason from "swap_order"."put_away_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "swap_order"."put_away_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("put_away.do", "delivery", delivery),
                 check_text("put_away.do", "sku", sku),
@@ -120,7 +120,7 @@ class Sell:
         check_keywords("sell.do", _unknown)
         return self._backend.call(
             "sell.do",
-            'select result, reason from "swap_order"."sell_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "swap_order"."sell_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("sell.do", "order", order),
                 check_text("sell.do", "sku", sku),
@@ -133,7 +133,7 @@ class Sell:
         check_keywords("sell.do", _unknown)
         return self._backend.make_call(
             "sell.do",
-            'select result, reason from "swap_order"."sell_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "swap_order"."sell_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("sell.do", "order", order),
                 check_text("sell.do", "sku", sku),
@@ -153,7 +153,7 @@ class Rotate:
         check_keywords("rotate.do", _unknown)
         return self._backend.call(
             "rotate.do",
-            'select result, reason from "swap_order"."rotate_do"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "swap_order"."rotate_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("rotate.do", "rotation", rotation),
                 check_text("rotate.do", "sku", sku),
@@ -167,7 +167,7 @@ class Rotate:
         check_keywords("rotate.do", _unknown)
         return self._backend.make_call(
             "rotate.do",
-            'select result, reason from "swap_order"."rotate_do"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "swap_order"."rotate_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("rotate.do", "rotation", rotation),
                 check_text("rotate.do", "sku", sku),
@@ -245,7 +245,7 @@ class Book:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return self._backend.expire('select "swap_order".expire(%s::integer, %s::uuid)', max)
+        return self._backend.expire('select "swap_order".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
@@ -270,7 +270,7 @@ class AsyncReceive:
         check_keywords("receive.do", _unknown)
         return await self._backend.call(
             "receive.do",
-            'select result, reason from "swap_order"."receive_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "swap_order"."receive_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("receive.do", "delivery", delivery),
                 check_text("receive.do", "sku", sku),
@@ -283,7 +283,7 @@ class AsyncReceive:
         check_keywords("receive.do", _unknown)
         return self._backend.make_call(
             "receive.do",
-            'select result, reason from "swap_order"."receive_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "swap_order"."receive_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("receive.do", "delivery", delivery),
                 check_text("receive.do", "sku", sku),
@@ -303,7 +303,7 @@ class AsyncPutAway:
         check_keywords("put_away.do", _unknown)
         return await self._backend.call(
             "put_away.do",
-            'select result, reason from "swap_order"."put_away_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "swap_order"."put_away_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("put_away.do", "delivery", delivery),
                 check_text("put_away.do", "sku", sku),
@@ -316,7 +316,7 @@ class AsyncPutAway:
         check_keywords("put_away.do", _unknown)
         return self._backend.make_call(
             "put_away.do",
-            'select result, reason from "swap_order"."put_away_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "swap_order"."put_away_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("put_away.do", "delivery", delivery),
                 check_text("put_away.do", "sku", sku),
@@ -336,7 +336,7 @@ class AsyncSell:
         check_keywords("sell.do", _unknown)
         return await self._backend.call(
             "sell.do",
-            'select result, reason from "swap_order"."sell_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "swap_order"."sell_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("sell.do", "order", order),
                 check_text("sell.do", "sku", sku),
@@ -349,7 +349,7 @@ class AsyncSell:
         check_keywords("sell.do", _unknown)
         return self._backend.make_call(
             "sell.do",
-            'select result, reason from "swap_order"."sell_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "swap_order"."sell_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("sell.do", "order", order),
                 check_text("sell.do", "sku", sku),
@@ -369,7 +369,7 @@ class AsyncRotate:
         check_keywords("rotate.do", _unknown)
         return await self._backend.call(
             "rotate.do",
-            'select result, reason from "swap_order"."rotate_do"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "swap_order"."rotate_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("rotate.do", "rotation", rotation),
                 check_text("rotate.do", "sku", sku),
@@ -383,7 +383,7 @@ class AsyncRotate:
         check_keywords("rotate.do", _unknown)
         return self._backend.make_call(
             "rotate.do",
-            'select result, reason from "swap_order"."rotate_do"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "swap_order"."rotate_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("rotate.do", "rotation", rotation),
                 check_text("rotate.do", "sku", sku),
@@ -461,7 +461,7 @@ class AsyncBook:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return await self._backend.expire('select "swap_order".expire(%s::integer, %s::uuid)', max)
+        return await self._backend.expire('select "swap_order".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and

@@ -134,10 +134,10 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     receive: {
       async do(args: ReceiveArgs): Promise<Result> {
         const a = argsOf("receive.do", "arguments", args);
-        return call<Reason>(db, "receive.do", "select result, reason from \"swap_order\".\"receive_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("receive.do", "delivery", field(a, "delivery")), checkText("receive.do", "sku", field(a, "sku")), checkAmount("receive.do", "qty", field(a, "qty"))]);
+        return call<Reason>(db, "receive.do", "select result, reason from \"swap_order\".\"receive_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("receive.do", "delivery", field(a, "delivery")), checkText("receive.do", "sku", field(a, "sku")), checkAmount("receive.do", "qty", field(a, "qty"))]);
       },
       doCall(args: ReceiveArgs): PgCall {
-        return makeCall("receive.do", "select result, reason from \"swap_order\".\"receive_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("receive.do", "select result, reason from \"swap_order\".\"receive_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           const a = argsOf("receive.do", "arguments", args);
           return [tenant, checkText("receive.do", "delivery", field(a, "delivery")), checkText("receive.do", "sku", field(a, "sku")), checkAmount("receive.do", "qty", field(a, "qty"))];
         });
@@ -146,10 +146,10 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     put_away: {
       async do(args: PutAwayArgs): Promise<Result> {
         const a = argsOf("put_away.do", "arguments", args);
-        return call<Reason>(db, "put_away.do", "select result, reason from \"swap_order\".\"put_away_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("put_away.do", "delivery", field(a, "delivery")), checkText("put_away.do", "sku", field(a, "sku")), checkAmount("put_away.do", "qty", field(a, "qty"))]);
+        return call<Reason>(db, "put_away.do", "select result, reason from \"swap_order\".\"put_away_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("put_away.do", "delivery", field(a, "delivery")), checkText("put_away.do", "sku", field(a, "sku")), checkAmount("put_away.do", "qty", field(a, "qty"))]);
       },
       doCall(args: PutAwayArgs): PgCall {
-        return makeCall("put_away.do", "select result, reason from \"swap_order\".\"put_away_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("put_away.do", "select result, reason from \"swap_order\".\"put_away_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           const a = argsOf("put_away.do", "arguments", args);
           return [tenant, checkText("put_away.do", "delivery", field(a, "delivery")), checkText("put_away.do", "sku", field(a, "sku")), checkAmount("put_away.do", "qty", field(a, "qty"))];
         });
@@ -158,10 +158,10 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     sell: {
       async do(args: SellArgs): Promise<Result> {
         const a = argsOf("sell.do", "arguments", args);
-        return call<Reason>(db, "sell.do", "select result, reason from \"swap_order\".\"sell_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("sell.do", "order", field(a, "order")), checkText("sell.do", "sku", field(a, "sku")), checkAmount("sell.do", "qty", field(a, "qty"))]);
+        return call<Reason>(db, "sell.do", "select result, reason from \"swap_order\".\"sell_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("sell.do", "order", field(a, "order")), checkText("sell.do", "sku", field(a, "sku")), checkAmount("sell.do", "qty", field(a, "qty"))]);
       },
       doCall(args: SellArgs): PgCall {
-        return makeCall("sell.do", "select result, reason from \"swap_order\".\"sell_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("sell.do", "select result, reason from \"swap_order\".\"sell_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           const a = argsOf("sell.do", "arguments", args);
           return [tenant, checkText("sell.do", "order", field(a, "order")), checkText("sell.do", "sku", field(a, "sku")), checkAmount("sell.do", "qty", field(a, "qty"))];
         });
@@ -170,10 +170,10 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     rotate: {
       async do(args: RotateArgs): Promise<Result> {
         const a = argsOf("rotate.do", "arguments", args);
-        return call<Reason>(db, "rotate.do", "select result, reason from \"swap_order\".\"rotate_do\"($1, $2, $3, $4, $5, $6::uuid)", [tenant, checkText("rotate.do", "rotation", field(a, "rotation")), checkText("rotate.do", "sku", field(a, "sku")), checkAmount("rotate.do", "old", field(a, "old")), checkAmount("rotate.do", "fresh", field(a, "fresh"))]);
+        return call<Reason>(db, "rotate.do", "select result, reason from \"swap_order\".\"rotate_do\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", [tenant, checkText("rotate.do", "rotation", field(a, "rotation")), checkText("rotate.do", "sku", field(a, "sku")), checkAmount("rotate.do", "old", field(a, "old")), checkAmount("rotate.do", "fresh", field(a, "fresh"))]);
       },
       doCall(args: RotateArgs): PgCall {
-        return makeCall("rotate.do", "select result, reason from \"swap_order\".\"rotate_do\"($1, $2, $3, $4, $5, $6::uuid)", false, () => {
+        return makeCall("rotate.do", "select result, reason from \"swap_order\".\"rotate_do\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", false, () => {
           const a = argsOf("rotate.do", "arguments", args);
           return [tenant, checkText("rotate.do", "rotation", field(a, "rotation")), checkText("rotate.do", "sku", field(a, "sku")), checkAmount("rotate.do", "old", field(a, "old")), checkAmount("rotate.do", "fresh", field(a, "fresh"))];
         });
@@ -196,7 +196,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
     },
     async expire(max: number): Promise<number> {
-      return expire(db, "select \"swap_order\".expire($1::integer, $2::uuid)", max);
+      return expire(db, "select \"swap_order\".expire($1::integer, $2::pg_catalog.uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       return bulk<Reason>(db, calls);

@@ -54,7 +54,7 @@ class 入荷:
         check_keywords("入荷.do", _unknown)
         return self._backend.call(
             "入荷.do",
-            'select result, reason from "入れ替えの順序"."入荷_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "入れ替えの順序"."入荷_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("入荷.do", "納品書", 納品書),
                 check_text("入荷.do", "sku", sku),
@@ -67,7 +67,7 @@ class 入荷:
         check_keywords("入荷.do", _unknown)
         return self._backend.make_call(
             "入荷.do",
-            'select result, reason from "入れ替えの順序"."入荷_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "入れ替えの順序"."入荷_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("入荷.do", "納品書", 納品書),
                 check_text("入荷.do", "sku", sku),
@@ -87,7 +87,7 @@ class 倉庫入れ:
         check_keywords("倉庫入れ.do", _unknown)
         return self._backend.call(
             "倉庫入れ.do",
-            'select result, reason from "入れ替えの順序"."倉庫入れ_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "入れ替えの順序"."倉庫入れ_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("倉庫入れ.do", "納品書", 納品書),
                 check_text("倉庫入れ.do", "sku", sku),
@@ -100,7 +100,7 @@ class 倉庫入れ:
         check_keywords("倉庫入れ.do", _unknown)
         return self._backend.make_call(
             "倉庫入れ.do",
-            'select result, reason from "入れ替えの順序"."倉庫入れ_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "入れ替えの順序"."倉庫入れ_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("倉庫入れ.do", "納品書", 納品書),
                 check_text("倉庫入れ.do", "sku", sku),
@@ -120,7 +120,7 @@ class 販売:
         check_keywords("販売.do", _unknown)
         return self._backend.call(
             "販売.do",
-            'select result, reason from "入れ替えの順序"."販売_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "入れ替えの順序"."販売_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("販売.do", "注文", 注文),
                 check_text("販売.do", "sku", sku),
@@ -133,7 +133,7 @@ class 販売:
         check_keywords("販売.do", _unknown)
         return self._backend.make_call(
             "販売.do",
-            'select result, reason from "入れ替えの順序"."販売_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "入れ替えの順序"."販売_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("販売.do", "注文", 注文),
                 check_text("販売.do", "sku", sku),
@@ -153,7 +153,7 @@ class 入れ替え:
         check_keywords("入れ替え.do", _unknown)
         return self._backend.call(
             "入れ替え.do",
-            'select result, reason from "入れ替えの順序"."入れ替え_do"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "入れ替えの順序"."入れ替え_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("入れ替え.do", "入れ替え番号", 入れ替え番号),
                 check_text("入れ替え.do", "sku", sku),
@@ -167,7 +167,7 @@ class 入れ替え:
         check_keywords("入れ替え.do", _unknown)
         return self._backend.make_call(
             "入れ替え.do",
-            'select result, reason from "入れ替えの順序"."入れ替え_do"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "入れ替えの順序"."入れ替え_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("入れ替え.do", "入れ替え番号", 入れ替え番号),
                 check_text("入れ替え.do", "sku", sku),
@@ -245,7 +245,7 @@ class Book:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return self._backend.expire('select "入れ替えの順序".expire(%s::integer, %s::uuid)', max)
+        return self._backend.expire('select "入れ替えの順序".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
@@ -270,7 +270,7 @@ class Async入荷:
         check_keywords("入荷.do", _unknown)
         return await self._backend.call(
             "入荷.do",
-            'select result, reason from "入れ替えの順序"."入荷_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "入れ替えの順序"."入荷_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("入荷.do", "納品書", 納品書),
                 check_text("入荷.do", "sku", sku),
@@ -283,7 +283,7 @@ class Async入荷:
         check_keywords("入荷.do", _unknown)
         return self._backend.make_call(
             "入荷.do",
-            'select result, reason from "入れ替えの順序"."入荷_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "入れ替えの順序"."入荷_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("入荷.do", "納品書", 納品書),
                 check_text("入荷.do", "sku", sku),
@@ -303,7 +303,7 @@ class Async倉庫入れ:
         check_keywords("倉庫入れ.do", _unknown)
         return await self._backend.call(
             "倉庫入れ.do",
-            'select result, reason from "入れ替えの順序"."倉庫入れ_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "入れ替えの順序"."倉庫入れ_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("倉庫入れ.do", "納品書", 納品書),
                 check_text("倉庫入れ.do", "sku", sku),
@@ -316,7 +316,7 @@ class Async倉庫入れ:
         check_keywords("倉庫入れ.do", _unknown)
         return self._backend.make_call(
             "倉庫入れ.do",
-            'select result, reason from "入れ替えの順序"."倉庫入れ_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "入れ替えの順序"."倉庫入れ_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("倉庫入れ.do", "納品書", 納品書),
                 check_text("倉庫入れ.do", "sku", sku),
@@ -336,7 +336,7 @@ class Async販売:
         check_keywords("販売.do", _unknown)
         return await self._backend.call(
             "販売.do",
-            'select result, reason from "入れ替えの順序"."販売_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "入れ替えの順序"."販売_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("販売.do", "注文", 注文),
                 check_text("販売.do", "sku", sku),
@@ -349,7 +349,7 @@ class Async販売:
         check_keywords("販売.do", _unknown)
         return self._backend.make_call(
             "販売.do",
-            'select result, reason from "入れ替えの順序"."販売_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "入れ替えの順序"."販売_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("販売.do", "注文", 注文),
                 check_text("販売.do", "sku", sku),
@@ -369,7 +369,7 @@ class Async入れ替え:
         check_keywords("入れ替え.do", _unknown)
         return await self._backend.call(
             "入れ替え.do",
-            'select result, reason from "入れ替えの順序"."入れ替え_do"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "入れ替えの順序"."入れ替え_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("入れ替え.do", "入れ替え番号", 入れ替え番号),
                 check_text("入れ替え.do", "sku", sku),
@@ -383,7 +383,7 @@ class Async入れ替え:
         check_keywords("入れ替え.do", _unknown)
         return self._backend.make_call(
             "入れ替え.do",
-            'select result, reason from "入れ替えの順序"."入れ替え_do"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "入れ替えの順序"."入れ替え_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("入れ替え.do", "入れ替え番号", 入れ替え番号),
                 check_text("入れ替え.do", "sku", sku),
@@ -461,7 +461,7 @@ class AsyncBook:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return await self._backend.expire('select "入れ替えの順序".expire(%s::integer, %s::uuid)', max)
+        return await self._backend.expire('select "入れ替えの順序".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and

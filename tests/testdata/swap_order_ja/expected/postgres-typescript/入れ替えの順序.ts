@@ -134,10 +134,10 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     入荷: {
       async do(args: 入荷Args): Promise<Result> {
         const a = argsOf("入荷.do", "arguments", args);
-        return call<Reason>(db, "入荷.do", "select result, reason from \"入れ替えの順序\".\"入荷_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("入荷.do", "納品書", field(a, "納品書")), checkText("入荷.do", "sku", field(a, "sku")), checkAmount("入荷.do", "数", field(a, "数"))]);
+        return call<Reason>(db, "入荷.do", "select result, reason from \"入れ替えの順序\".\"入荷_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("入荷.do", "納品書", field(a, "納品書")), checkText("入荷.do", "sku", field(a, "sku")), checkAmount("入荷.do", "数", field(a, "数"))]);
       },
       doCall(args: 入荷Args): PgCall {
-        return makeCall("入荷.do", "select result, reason from \"入れ替えの順序\".\"入荷_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("入荷.do", "select result, reason from \"入れ替えの順序\".\"入荷_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           const a = argsOf("入荷.do", "arguments", args);
           return [tenant, checkText("入荷.do", "納品書", field(a, "納品書")), checkText("入荷.do", "sku", field(a, "sku")), checkAmount("入荷.do", "数", field(a, "数"))];
         });
@@ -146,10 +146,10 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     倉庫入れ: {
       async do(args: 倉庫入れArgs): Promise<Result> {
         const a = argsOf("倉庫入れ.do", "arguments", args);
-        return call<Reason>(db, "倉庫入れ.do", "select result, reason from \"入れ替えの順序\".\"倉庫入れ_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("倉庫入れ.do", "納品書", field(a, "納品書")), checkText("倉庫入れ.do", "sku", field(a, "sku")), checkAmount("倉庫入れ.do", "数", field(a, "数"))]);
+        return call<Reason>(db, "倉庫入れ.do", "select result, reason from \"入れ替えの順序\".\"倉庫入れ_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("倉庫入れ.do", "納品書", field(a, "納品書")), checkText("倉庫入れ.do", "sku", field(a, "sku")), checkAmount("倉庫入れ.do", "数", field(a, "数"))]);
       },
       doCall(args: 倉庫入れArgs): PgCall {
-        return makeCall("倉庫入れ.do", "select result, reason from \"入れ替えの順序\".\"倉庫入れ_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("倉庫入れ.do", "select result, reason from \"入れ替えの順序\".\"倉庫入れ_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           const a = argsOf("倉庫入れ.do", "arguments", args);
           return [tenant, checkText("倉庫入れ.do", "納品書", field(a, "納品書")), checkText("倉庫入れ.do", "sku", field(a, "sku")), checkAmount("倉庫入れ.do", "数", field(a, "数"))];
         });
@@ -158,10 +158,10 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     販売: {
       async do(args: 販売Args): Promise<Result> {
         const a = argsOf("販売.do", "arguments", args);
-        return call<Reason>(db, "販売.do", "select result, reason from \"入れ替えの順序\".\"販売_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("販売.do", "注文", field(a, "注文")), checkText("販売.do", "sku", field(a, "sku")), checkAmount("販売.do", "数", field(a, "数"))]);
+        return call<Reason>(db, "販売.do", "select result, reason from \"入れ替えの順序\".\"販売_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("販売.do", "注文", field(a, "注文")), checkText("販売.do", "sku", field(a, "sku")), checkAmount("販売.do", "数", field(a, "数"))]);
       },
       doCall(args: 販売Args): PgCall {
-        return makeCall("販売.do", "select result, reason from \"入れ替えの順序\".\"販売_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("販売.do", "select result, reason from \"入れ替えの順序\".\"販売_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           const a = argsOf("販売.do", "arguments", args);
           return [tenant, checkText("販売.do", "注文", field(a, "注文")), checkText("販売.do", "sku", field(a, "sku")), checkAmount("販売.do", "数", field(a, "数"))];
         });
@@ -170,10 +170,10 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     入れ替え: {
       async do(args: 入れ替えArgs): Promise<Result> {
         const a = argsOf("入れ替え.do", "arguments", args);
-        return call<Reason>(db, "入れ替え.do", "select result, reason from \"入れ替えの順序\".\"入れ替え_do\"($1, $2, $3, $4, $5, $6::uuid)", [tenant, checkText("入れ替え.do", "入れ替え番号", field(a, "入れ替え番号")), checkText("入れ替え.do", "sku", field(a, "sku")), checkAmount("入れ替え.do", "古い数", field(a, "古い数")), checkAmount("入れ替え.do", "新しい数", field(a, "新しい数"))]);
+        return call<Reason>(db, "入れ替え.do", "select result, reason from \"入れ替えの順序\".\"入れ替え_do\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", [tenant, checkText("入れ替え.do", "入れ替え番号", field(a, "入れ替え番号")), checkText("入れ替え.do", "sku", field(a, "sku")), checkAmount("入れ替え.do", "古い数", field(a, "古い数")), checkAmount("入れ替え.do", "新しい数", field(a, "新しい数"))]);
       },
       doCall(args: 入れ替えArgs): PgCall {
-        return makeCall("入れ替え.do", "select result, reason from \"入れ替えの順序\".\"入れ替え_do\"($1, $2, $3, $4, $5, $6::uuid)", false, () => {
+        return makeCall("入れ替え.do", "select result, reason from \"入れ替えの順序\".\"入れ替え_do\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", false, () => {
           const a = argsOf("入れ替え.do", "arguments", args);
           return [tenant, checkText("入れ替え.do", "入れ替え番号", field(a, "入れ替え番号")), checkText("入れ替え.do", "sku", field(a, "sku")), checkAmount("入れ替え.do", "古い数", field(a, "古い数")), checkAmount("入れ替え.do", "新しい数", field(a, "新しい数"))];
         });
@@ -196,7 +196,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
     },
     async expire(max: number): Promise<number> {
-      return expire(db, "select \"入れ替えの順序\".expire($1::integer, $2::uuid)", max);
+      return expire(db, "select \"入れ替えの順序\".expire($1::integer, $2::pg_catalog.uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       return bulk<Reason>(db, calls);

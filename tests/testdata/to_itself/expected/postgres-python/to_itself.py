@@ -53,7 +53,7 @@ class StockIn:
         check_keywords("stock_in.do", _unknown)
         return self._backend.call(
             "stock_in.do",
-            'select result, reason from "to_itself"."stock_in_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "to_itself"."stock_in_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("stock_in.do", "delivery", delivery),
                 check_text("stock_in.do", "place", place),
@@ -66,7 +66,7 @@ class StockIn:
         check_keywords("stock_in.do", _unknown)
         return self._backend.make_call(
             "stock_in.do",
-            'select result, reason from "to_itself"."stock_in_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "to_itself"."stock_in_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("stock_in.do", "delivery", delivery),
                 check_text("stock_in.do", "place", place),
@@ -86,7 +86,7 @@ class Relocate:
         check_keywords("relocate.do", _unknown)
         return self._backend.call(
             "relocate.do",
-            'select result, reason from "to_itself"."relocate_do"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "to_itself"."relocate_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("relocate.do", "slip", slip),
                 check_text("relocate.do", "source", source),
@@ -100,7 +100,7 @@ class Relocate:
         check_keywords("relocate.do", _unknown)
         return self._backend.make_call(
             "relocate.do",
-            'select result, reason from "to_itself"."relocate_do"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "to_itself"."relocate_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("relocate.do", "slip", slip),
                 check_text("relocate.do", "source", source),
@@ -121,7 +121,7 @@ class SetAside:
         check_keywords("set_aside.hold", _unknown)
         return self._backend.call(
             "set_aside.hold",
-            'select result, reason from "to_itself"."set_aside_hold"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "to_itself"."set_aside_hold"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("set_aside.hold", "ticket", ticket),
                 check_text("set_aside.hold", "source", source),
@@ -135,7 +135,7 @@ class SetAside:
         check_keywords("set_aside.hold", _unknown)
         return self._backend.make_call(
             "set_aside.hold",
-            'select result, reason from "to_itself"."set_aside_hold"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "to_itself"."set_aside_hold"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("set_aside.hold", "ticket", ticket),
                 check_text("set_aside.hold", "source", source),
@@ -149,7 +149,7 @@ class SetAside:
         check_keywords("set_aside.post", _unknown)
         return self._backend.call(
             "set_aside.post",
-            'select result, reason from "to_itself"."set_aside_post"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "to_itself"."set_aside_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("set_aside.post", "ticket", ticket),
                 *_post_values("set_aside.post", ("qty", qty)),
@@ -161,7 +161,7 @@ class SetAside:
         check_keywords("set_aside.post", _unknown)
         return self._backend.make_call(
             "set_aside.post",
-            'select result, reason from "to_itself"."set_aside_post"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "to_itself"."set_aside_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("set_aside.post", "ticket", ticket),
                 *_post_values("set_aside.post", ("qty", qty)),
@@ -173,7 +173,7 @@ class SetAside:
         check_keywords("set_aside.void", _unknown)
         return self._backend.call(
             "set_aside.void",
-            'select result, reason from "to_itself"."set_aside_void"(%s, %s, %s::uuid)',
+            'select result, reason from "to_itself"."set_aside_void"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("set_aside.void", "ticket", ticket),
             ],
@@ -184,7 +184,7 @@ class SetAside:
         check_keywords("set_aside.void", _unknown)
         return self._backend.make_call(
             "set_aside.void",
-            'select result, reason from "to_itself"."set_aside_void"(%s, %s, %s::uuid)',
+            'select result, reason from "to_itself"."set_aside_void"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("set_aside.void", "ticket", ticket),
             ],
@@ -259,7 +259,7 @@ class Book:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return self._backend.expire('select "to_itself".expire(%s::integer, %s::uuid)', max)
+        return self._backend.expire('select "to_itself".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
@@ -284,7 +284,7 @@ class AsyncStockIn:
         check_keywords("stock_in.do", _unknown)
         return await self._backend.call(
             "stock_in.do",
-            'select result, reason from "to_itself"."stock_in_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "to_itself"."stock_in_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("stock_in.do", "delivery", delivery),
                 check_text("stock_in.do", "place", place),
@@ -297,7 +297,7 @@ class AsyncStockIn:
         check_keywords("stock_in.do", _unknown)
         return self._backend.make_call(
             "stock_in.do",
-            'select result, reason from "to_itself"."stock_in_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "to_itself"."stock_in_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("stock_in.do", "delivery", delivery),
                 check_text("stock_in.do", "place", place),
@@ -317,7 +317,7 @@ class AsyncRelocate:
         check_keywords("relocate.do", _unknown)
         return await self._backend.call(
             "relocate.do",
-            'select result, reason from "to_itself"."relocate_do"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "to_itself"."relocate_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("relocate.do", "slip", slip),
                 check_text("relocate.do", "source", source),
@@ -331,7 +331,7 @@ class AsyncRelocate:
         check_keywords("relocate.do", _unknown)
         return self._backend.make_call(
             "relocate.do",
-            'select result, reason from "to_itself"."relocate_do"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "to_itself"."relocate_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("relocate.do", "slip", slip),
                 check_text("relocate.do", "source", source),
@@ -352,7 +352,7 @@ class AsyncSetAside:
         check_keywords("set_aside.hold", _unknown)
         return await self._backend.call(
             "set_aside.hold",
-            'select result, reason from "to_itself"."set_aside_hold"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "to_itself"."set_aside_hold"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("set_aside.hold", "ticket", ticket),
                 check_text("set_aside.hold", "source", source),
@@ -366,7 +366,7 @@ class AsyncSetAside:
         check_keywords("set_aside.hold", _unknown)
         return self._backend.make_call(
             "set_aside.hold",
-            'select result, reason from "to_itself"."set_aside_hold"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "to_itself"."set_aside_hold"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("set_aside.hold", "ticket", ticket),
                 check_text("set_aside.hold", "source", source),
@@ -380,7 +380,7 @@ class AsyncSetAside:
         check_keywords("set_aside.post", _unknown)
         return await self._backend.call(
             "set_aside.post",
-            'select result, reason from "to_itself"."set_aside_post"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "to_itself"."set_aside_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("set_aside.post", "ticket", ticket),
                 *_post_values("set_aside.post", ("qty", qty)),
@@ -392,7 +392,7 @@ class AsyncSetAside:
         check_keywords("set_aside.post", _unknown)
         return self._backend.make_call(
             "set_aside.post",
-            'select result, reason from "to_itself"."set_aside_post"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "to_itself"."set_aside_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("set_aside.post", "ticket", ticket),
                 *_post_values("set_aside.post", ("qty", qty)),
@@ -404,7 +404,7 @@ class AsyncSetAside:
         check_keywords("set_aside.void", _unknown)
         return await self._backend.call(
             "set_aside.void",
-            'select result, reason from "to_itself"."set_aside_void"(%s, %s, %s::uuid)',
+            'select result, reason from "to_itself"."set_aside_void"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("set_aside.void", "ticket", ticket),
             ],
@@ -415,7 +415,7 @@ class AsyncSetAside:
         check_keywords("set_aside.void", _unknown)
         return self._backend.make_call(
             "set_aside.void",
-            'select result, reason from "to_itself"."set_aside_void"(%s, %s, %s::uuid)',
+            'select result, reason from "to_itself"."set_aside_void"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("set_aside.void", "ticket", ticket),
             ],
@@ -490,7 +490,7 @@ class AsyncBook:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return await self._backend.expire('select "to_itself".expire(%s::integer, %s::uuid)', max)
+        return await self._backend.expire('select "to_itself".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and

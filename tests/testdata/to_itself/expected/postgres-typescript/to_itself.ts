@@ -135,10 +135,10 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     stock_in: {
       async do(args: StockInArgs): Promise<Result> {
         const a = argsOf("stock_in.do", "arguments", args);
-        return call<Reason>(db, "stock_in.do", "select result, reason from \"to_itself\".\"stock_in_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("stock_in.do", "delivery", field(a, "delivery")), checkText("stock_in.do", "place", field(a, "place")), checkAmount("stock_in.do", "qty", field(a, "qty"))]);
+        return call<Reason>(db, "stock_in.do", "select result, reason from \"to_itself\".\"stock_in_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("stock_in.do", "delivery", field(a, "delivery")), checkText("stock_in.do", "place", field(a, "place")), checkAmount("stock_in.do", "qty", field(a, "qty"))]);
       },
       doCall(args: StockInArgs): PgCall {
-        return makeCall("stock_in.do", "select result, reason from \"to_itself\".\"stock_in_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("stock_in.do", "select result, reason from \"to_itself\".\"stock_in_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           const a = argsOf("stock_in.do", "arguments", args);
           return [tenant, checkText("stock_in.do", "delivery", field(a, "delivery")), checkText("stock_in.do", "place", field(a, "place")), checkAmount("stock_in.do", "qty", field(a, "qty"))];
         });
@@ -147,10 +147,10 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     relocate: {
       async do(args: RelocateArgs): Promise<Result> {
         const a = argsOf("relocate.do", "arguments", args);
-        return call<Reason>(db, "relocate.do", "select result, reason from \"to_itself\".\"relocate_do\"($1, $2, $3, $4, $5, $6::uuid)", [tenant, checkText("relocate.do", "slip", field(a, "slip")), checkText("relocate.do", "source", field(a, "source")), checkText("relocate.do", "target", field(a, "target")), checkAmount("relocate.do", "qty", field(a, "qty"))]);
+        return call<Reason>(db, "relocate.do", "select result, reason from \"to_itself\".\"relocate_do\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", [tenant, checkText("relocate.do", "slip", field(a, "slip")), checkText("relocate.do", "source", field(a, "source")), checkText("relocate.do", "target", field(a, "target")), checkAmount("relocate.do", "qty", field(a, "qty"))]);
       },
       doCall(args: RelocateArgs): PgCall {
-        return makeCall("relocate.do", "select result, reason from \"to_itself\".\"relocate_do\"($1, $2, $3, $4, $5, $6::uuid)", false, () => {
+        return makeCall("relocate.do", "select result, reason from \"to_itself\".\"relocate_do\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", false, () => {
           const a = argsOf("relocate.do", "arguments", args);
           return [tenant, checkText("relocate.do", "slip", field(a, "slip")), checkText("relocate.do", "source", field(a, "source")), checkText("relocate.do", "target", field(a, "target")), checkAmount("relocate.do", "qty", field(a, "qty"))];
         });
@@ -159,7 +159,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     set_aside: {
       async hold(args: SetAsideArgs): Promise<Result> {
         const a = argsOf("set_aside.hold", "arguments", args);
-        return call<Reason>(db, "set_aside.hold", "select result, reason from \"to_itself\".\"set_aside_hold\"($1, $2, $3, $4, $5, $6::uuid)", [tenant, checkText("set_aside.hold", "ticket", field(a, "ticket")), checkText("set_aside.hold", "source", field(a, "source")), checkText("set_aside.hold", "target", field(a, "target")), checkAmount("set_aside.hold", "qty", field(a, "qty"))]);
+        return call<Reason>(db, "set_aside.hold", "select result, reason from \"to_itself\".\"set_aside_hold\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", [tenant, checkText("set_aside.hold", "ticket", field(a, "ticket")), checkText("set_aside.hold", "source", field(a, "source")), checkText("set_aside.hold", "target", field(a, "target")), checkAmount("set_aside.hold", "qty", field(a, "qty"))]);
       },
       async post(key: SetAsideKey, amounts?: SetAsideAmounts): Promise<Result> {
         const k = argsOf("set_aside.post", "key", key);
@@ -170,24 +170,24 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
           const m = argsOf("set_aside.post", "amounts", amounts);
           values.push(checkAmount("set_aside.post", "qty", field(m, "qty")));
         }
-        return call<Reason>(db, "set_aside.post", "select result, reason from \"to_itself\".\"set_aside_post\"($1, $2, $3, $4::uuid)", values);
+        return call<Reason>(db, "set_aside.post", "select result, reason from \"to_itself\".\"set_aside_post\"($1, $2, $3, $4::pg_catalog.uuid)", values);
       },
       async void(key: SetAsideKey): Promise<Result> {
         const k = argsOf("set_aside.void", "key", key);
-        return call<Reason>(db, "set_aside.void", "select result, reason from \"to_itself\".\"set_aside_void\"($1, $2, $3::uuid)", [tenant, checkText("set_aside.void", "ticket", field(k, "ticket"))]);
+        return call<Reason>(db, "set_aside.void", "select result, reason from \"to_itself\".\"set_aside_void\"($1, $2, $3::pg_catalog.uuid)", [tenant, checkText("set_aside.void", "ticket", field(k, "ticket"))]);
       },
       async status(key: SetAsideKey): Promise<HoldState | null> {
         const k = argsOf("set_aside.status", "key", key);
         return status(db, "set_aside.status", "select \"to_itself\".\"set_aside_status\"($1, $2)", [tenant, checkText("set_aside.status", "ticket", field(k, "ticket"))]);
       },
       holdCall(args: SetAsideArgs): PgCall {
-        return makeCall("set_aside.hold", "select result, reason from \"to_itself\".\"set_aside_hold\"($1, $2, $3, $4, $5, $6::uuid)", false, () => {
+        return makeCall("set_aside.hold", "select result, reason from \"to_itself\".\"set_aside_hold\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", false, () => {
           const a = argsOf("set_aside.hold", "arguments", args);
           return [tenant, checkText("set_aside.hold", "ticket", field(a, "ticket")), checkText("set_aside.hold", "source", field(a, "source")), checkText("set_aside.hold", "target", field(a, "target")), checkAmount("set_aside.hold", "qty", field(a, "qty"))];
         });
       },
       postCall(key: SetAsideKey, amounts?: SetAsideAmounts): PgCall {
-        return makeCall("set_aside.post", "select result, reason from \"to_itself\".\"set_aside_post\"($1, $2, $3, $4::uuid)", false, () => {
+        return makeCall("set_aside.post", "select result, reason from \"to_itself\".\"set_aside_post\"($1, $2, $3, $4::pg_catalog.uuid)", false, () => {
           const k = argsOf("set_aside.post", "key", key);
           const values: unknown[] = [tenant, checkText("set_aside.post", "ticket", field(k, "ticket"))];
           if (amounts === undefined) {
@@ -200,7 +200,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
         });
       },
       voidCall(key: SetAsideKey): PgCall {
-        return makeCall("set_aside.void", "select result, reason from \"to_itself\".\"set_aside_void\"($1, $2, $3::uuid)", false, () => {
+        return makeCall("set_aside.void", "select result, reason from \"to_itself\".\"set_aside_void\"($1, $2, $3::pg_catalog.uuid)", false, () => {
           const k = argsOf("set_aside.void", "key", key);
           return [tenant, checkText("set_aside.void", "ticket", field(k, "ticket"))];
         });
@@ -222,7 +222,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
     },
     async expire(max: number): Promise<number> {
-      return expire(db, "select \"to_itself\".expire($1::integer, $2::uuid)", max);
+      return expire(db, "select \"to_itself\".expire($1::integer, $2::pg_catalog.uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       return bulk<Reason>(db, calls);

@@ -53,7 +53,7 @@ class 入荷:
         check_keywords("入荷.do", _unknown)
         return self._backend.call(
             "入荷.do",
-            'select result, reason from "自分あて"."入荷_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "自分あて"."入荷_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("入荷.do", "納品書", 納品書),
                 check_text("入荷.do", "場所", 場所),
@@ -66,7 +66,7 @@ class 入荷:
         check_keywords("入荷.do", _unknown)
         return self._backend.make_call(
             "入荷.do",
-            'select result, reason from "自分あて"."入荷_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "自分あて"."入荷_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("入荷.do", "納品書", 納品書),
                 check_text("入荷.do", "場所", 場所),
@@ -86,7 +86,7 @@ class 移し替え:
         check_keywords("移し替え.do", _unknown)
         return self._backend.call(
             "移し替え.do",
-            'select result, reason from "自分あて"."移し替え_do"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "自分あて"."移し替え_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("移し替え.do", "伝票", 伝票),
                 check_text("移し替え.do", "元", 元),
@@ -100,7 +100,7 @@ class 移し替え:
         check_keywords("移し替え.do", _unknown)
         return self._backend.make_call(
             "移し替え.do",
-            'select result, reason from "自分あて"."移し替え_do"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "自分あて"."移し替え_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("移し替え.do", "伝票", 伝票),
                 check_text("移し替え.do", "元", 元),
@@ -121,7 +121,7 @@ class 取り置き:
         check_keywords("取り置き.hold", _unknown)
         return self._backend.call(
             "取り置き.hold",
-            'select result, reason from "自分あて"."取り置き_hold"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "自分あて"."取り置き_hold"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("取り置き.hold", "取り置き番号", 取り置き番号),
                 check_text("取り置き.hold", "元", 元),
@@ -135,7 +135,7 @@ class 取り置き:
         check_keywords("取り置き.hold", _unknown)
         return self._backend.make_call(
             "取り置き.hold",
-            'select result, reason from "自分あて"."取り置き_hold"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "自分あて"."取り置き_hold"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("取り置き.hold", "取り置き番号", 取り置き番号),
                 check_text("取り置き.hold", "元", 元),
@@ -149,7 +149,7 @@ class 取り置き:
         check_keywords("取り置き.post", _unknown)
         return self._backend.call(
             "取り置き.post",
-            'select result, reason from "自分あて"."取り置き_post"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "自分あて"."取り置き_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("取り置き.post", "取り置き番号", 取り置き番号),
                 *_post_values("取り置き.post", ("数", 数)),
@@ -161,7 +161,7 @@ class 取り置き:
         check_keywords("取り置き.post", _unknown)
         return self._backend.make_call(
             "取り置き.post",
-            'select result, reason from "自分あて"."取り置き_post"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "自分あて"."取り置き_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("取り置き.post", "取り置き番号", 取り置き番号),
                 *_post_values("取り置き.post", ("数", 数)),
@@ -173,7 +173,7 @@ class 取り置き:
         check_keywords("取り置き.void", _unknown)
         return self._backend.call(
             "取り置き.void",
-            'select result, reason from "自分あて"."取り置き_void"(%s, %s, %s::uuid)',
+            'select result, reason from "自分あて"."取り置き_void"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("取り置き.void", "取り置き番号", 取り置き番号),
             ],
@@ -184,7 +184,7 @@ class 取り置き:
         check_keywords("取り置き.void", _unknown)
         return self._backend.make_call(
             "取り置き.void",
-            'select result, reason from "自分あて"."取り置き_void"(%s, %s, %s::uuid)',
+            'select result, reason from "自分あて"."取り置き_void"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("取り置き.void", "取り置き番号", 取り置き番号),
             ],
@@ -259,7 +259,7 @@ class Book:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return self._backend.expire('select "自分あて".expire(%s::integer, %s::uuid)', max)
+        return self._backend.expire('select "自分あて".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
@@ -284,7 +284,7 @@ class Async入荷:
         check_keywords("入荷.do", _unknown)
         return await self._backend.call(
             "入荷.do",
-            'select result, reason from "自分あて"."入荷_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "自分あて"."入荷_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("入荷.do", "納品書", 納品書),
                 check_text("入荷.do", "場所", 場所),
@@ -297,7 +297,7 @@ class Async入荷:
         check_keywords("入荷.do", _unknown)
         return self._backend.make_call(
             "入荷.do",
-            'select result, reason from "自分あて"."入荷_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "自分あて"."入荷_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("入荷.do", "納品書", 納品書),
                 check_text("入荷.do", "場所", 場所),
@@ -317,7 +317,7 @@ class Async移し替え:
         check_keywords("移し替え.do", _unknown)
         return await self._backend.call(
             "移し替え.do",
-            'select result, reason from "自分あて"."移し替え_do"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "自分あて"."移し替え_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("移し替え.do", "伝票", 伝票),
                 check_text("移し替え.do", "元", 元),
@@ -331,7 +331,7 @@ class Async移し替え:
         check_keywords("移し替え.do", _unknown)
         return self._backend.make_call(
             "移し替え.do",
-            'select result, reason from "自分あて"."移し替え_do"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "自分あて"."移し替え_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("移し替え.do", "伝票", 伝票),
                 check_text("移し替え.do", "元", 元),
@@ -352,7 +352,7 @@ class Async取り置き:
         check_keywords("取り置き.hold", _unknown)
         return await self._backend.call(
             "取り置き.hold",
-            'select result, reason from "自分あて"."取り置き_hold"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "自分あて"."取り置き_hold"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("取り置き.hold", "取り置き番号", 取り置き番号),
                 check_text("取り置き.hold", "元", 元),
@@ -366,7 +366,7 @@ class Async取り置き:
         check_keywords("取り置き.hold", _unknown)
         return self._backend.make_call(
             "取り置き.hold",
-            'select result, reason from "自分あて"."取り置き_hold"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "自分あて"."取り置き_hold"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("取り置き.hold", "取り置き番号", 取り置き番号),
                 check_text("取り置き.hold", "元", 元),
@@ -380,7 +380,7 @@ class Async取り置き:
         check_keywords("取り置き.post", _unknown)
         return await self._backend.call(
             "取り置き.post",
-            'select result, reason from "自分あて"."取り置き_post"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "自分あて"."取り置き_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("取り置き.post", "取り置き番号", 取り置き番号),
                 *_post_values("取り置き.post", ("数", 数)),
@@ -392,7 +392,7 @@ class Async取り置き:
         check_keywords("取り置き.post", _unknown)
         return self._backend.make_call(
             "取り置き.post",
-            'select result, reason from "自分あて"."取り置き_post"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "自分あて"."取り置き_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("取り置き.post", "取り置き番号", 取り置き番号),
                 *_post_values("取り置き.post", ("数", 数)),
@@ -404,7 +404,7 @@ class Async取り置き:
         check_keywords("取り置き.void", _unknown)
         return await self._backend.call(
             "取り置き.void",
-            'select result, reason from "自分あて"."取り置き_void"(%s, %s, %s::uuid)',
+            'select result, reason from "自分あて"."取り置き_void"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("取り置き.void", "取り置き番号", 取り置き番号),
             ],
@@ -415,7 +415,7 @@ class Async取り置き:
         check_keywords("取り置き.void", _unknown)
         return self._backend.make_call(
             "取り置き.void",
-            'select result, reason from "自分あて"."取り置き_void"(%s, %s, %s::uuid)',
+            'select result, reason from "自分あて"."取り置き_void"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("取り置き.void", "取り置き番号", 取り置き番号),
             ],
@@ -490,7 +490,7 @@ class AsyncBook:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return await self._backend.expire('select "自分あて".expire(%s::integer, %s::uuid)', max)
+        return await self._backend.expire('select "自分あて".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and

@@ -135,10 +135,10 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     入荷: {
       async do(args: 入荷Args): Promise<Result> {
         const a = argsOf("入荷.do", "arguments", args);
-        return call<Reason>(db, "入荷.do", "select result, reason from \"自分あて\".\"入荷_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("入荷.do", "納品書", field(a, "納品書")), checkText("入荷.do", "場所", field(a, "場所")), checkAmount("入荷.do", "数", field(a, "数"))]);
+        return call<Reason>(db, "入荷.do", "select result, reason from \"自分あて\".\"入荷_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("入荷.do", "納品書", field(a, "納品書")), checkText("入荷.do", "場所", field(a, "場所")), checkAmount("入荷.do", "数", field(a, "数"))]);
       },
       doCall(args: 入荷Args): PgCall {
-        return makeCall("入荷.do", "select result, reason from \"自分あて\".\"入荷_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("入荷.do", "select result, reason from \"自分あて\".\"入荷_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           const a = argsOf("入荷.do", "arguments", args);
           return [tenant, checkText("入荷.do", "納品書", field(a, "納品書")), checkText("入荷.do", "場所", field(a, "場所")), checkAmount("入荷.do", "数", field(a, "数"))];
         });
@@ -147,10 +147,10 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     移し替え: {
       async do(args: 移し替えArgs): Promise<Result> {
         const a = argsOf("移し替え.do", "arguments", args);
-        return call<Reason>(db, "移し替え.do", "select result, reason from \"自分あて\".\"移し替え_do\"($1, $2, $3, $4, $5, $6::uuid)", [tenant, checkText("移し替え.do", "伝票", field(a, "伝票")), checkText("移し替え.do", "元", field(a, "元")), checkText("移し替え.do", "先", field(a, "先")), checkAmount("移し替え.do", "数", field(a, "数"))]);
+        return call<Reason>(db, "移し替え.do", "select result, reason from \"自分あて\".\"移し替え_do\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", [tenant, checkText("移し替え.do", "伝票", field(a, "伝票")), checkText("移し替え.do", "元", field(a, "元")), checkText("移し替え.do", "先", field(a, "先")), checkAmount("移し替え.do", "数", field(a, "数"))]);
       },
       doCall(args: 移し替えArgs): PgCall {
-        return makeCall("移し替え.do", "select result, reason from \"自分あて\".\"移し替え_do\"($1, $2, $3, $4, $5, $6::uuid)", false, () => {
+        return makeCall("移し替え.do", "select result, reason from \"自分あて\".\"移し替え_do\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", false, () => {
           const a = argsOf("移し替え.do", "arguments", args);
           return [tenant, checkText("移し替え.do", "伝票", field(a, "伝票")), checkText("移し替え.do", "元", field(a, "元")), checkText("移し替え.do", "先", field(a, "先")), checkAmount("移し替え.do", "数", field(a, "数"))];
         });
@@ -159,7 +159,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     取り置き: {
       async hold(args: 取り置きArgs): Promise<Result> {
         const a = argsOf("取り置き.hold", "arguments", args);
-        return call<Reason>(db, "取り置き.hold", "select result, reason from \"自分あて\".\"取り置き_hold\"($1, $2, $3, $4, $5, $6::uuid)", [tenant, checkText("取り置き.hold", "取り置き番号", field(a, "取り置き番号")), checkText("取り置き.hold", "元", field(a, "元")), checkText("取り置き.hold", "先", field(a, "先")), checkAmount("取り置き.hold", "数", field(a, "数"))]);
+        return call<Reason>(db, "取り置き.hold", "select result, reason from \"自分あて\".\"取り置き_hold\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", [tenant, checkText("取り置き.hold", "取り置き番号", field(a, "取り置き番号")), checkText("取り置き.hold", "元", field(a, "元")), checkText("取り置き.hold", "先", field(a, "先")), checkAmount("取り置き.hold", "数", field(a, "数"))]);
       },
       async post(key: 取り置きKey, amounts?: 取り置きAmounts): Promise<Result> {
         const k = argsOf("取り置き.post", "key", key);
@@ -170,24 +170,24 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
           const m = argsOf("取り置き.post", "amounts", amounts);
           values.push(checkAmount("取り置き.post", "数", field(m, "数")));
         }
-        return call<Reason>(db, "取り置き.post", "select result, reason from \"自分あて\".\"取り置き_post\"($1, $2, $3, $4::uuid)", values);
+        return call<Reason>(db, "取り置き.post", "select result, reason from \"自分あて\".\"取り置き_post\"($1, $2, $3, $4::pg_catalog.uuid)", values);
       },
       async void(key: 取り置きKey): Promise<Result> {
         const k = argsOf("取り置き.void", "key", key);
-        return call<Reason>(db, "取り置き.void", "select result, reason from \"自分あて\".\"取り置き_void\"($1, $2, $3::uuid)", [tenant, checkText("取り置き.void", "取り置き番号", field(k, "取り置き番号"))]);
+        return call<Reason>(db, "取り置き.void", "select result, reason from \"自分あて\".\"取り置き_void\"($1, $2, $3::pg_catalog.uuid)", [tenant, checkText("取り置き.void", "取り置き番号", field(k, "取り置き番号"))]);
       },
       async status(key: 取り置きKey): Promise<HoldState | null> {
         const k = argsOf("取り置き.status", "key", key);
         return status(db, "取り置き.status", "select \"自分あて\".\"取り置き_status\"($1, $2)", [tenant, checkText("取り置き.status", "取り置き番号", field(k, "取り置き番号"))]);
       },
       holdCall(args: 取り置きArgs): PgCall {
-        return makeCall("取り置き.hold", "select result, reason from \"自分あて\".\"取り置き_hold\"($1, $2, $3, $4, $5, $6::uuid)", false, () => {
+        return makeCall("取り置き.hold", "select result, reason from \"自分あて\".\"取り置き_hold\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", false, () => {
           const a = argsOf("取り置き.hold", "arguments", args);
           return [tenant, checkText("取り置き.hold", "取り置き番号", field(a, "取り置き番号")), checkText("取り置き.hold", "元", field(a, "元")), checkText("取り置き.hold", "先", field(a, "先")), checkAmount("取り置き.hold", "数", field(a, "数"))];
         });
       },
       postCall(key: 取り置きKey, amounts?: 取り置きAmounts): PgCall {
-        return makeCall("取り置き.post", "select result, reason from \"自分あて\".\"取り置き_post\"($1, $2, $3, $4::uuid)", false, () => {
+        return makeCall("取り置き.post", "select result, reason from \"自分あて\".\"取り置き_post\"($1, $2, $3, $4::pg_catalog.uuid)", false, () => {
           const k = argsOf("取り置き.post", "key", key);
           const values: unknown[] = [tenant, checkText("取り置き.post", "取り置き番号", field(k, "取り置き番号"))];
           if (amounts === undefined) {
@@ -200,7 +200,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
         });
       },
       voidCall(key: 取り置きKey): PgCall {
-        return makeCall("取り置き.void", "select result, reason from \"自分あて\".\"取り置き_void\"($1, $2, $3::uuid)", false, () => {
+        return makeCall("取り置き.void", "select result, reason from \"自分あて\".\"取り置き_void\"($1, $2, $3::pg_catalog.uuid)", false, () => {
           const k = argsOf("取り置き.void", "key", key);
           return [tenant, checkText("取り置き.void", "取り置き番号", field(k, "取り置き番号"))];
         });
@@ -222,7 +222,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
     },
     async expire(max: number): Promise<number> {
-      return expire(db, "select \"自分あて\".expire($1::integer, $2::uuid)", max);
+      return expire(db, "select \"自分あて\".expire($1::integer, $2::pg_catalog.uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       return bulk<Reason>(db, calls);

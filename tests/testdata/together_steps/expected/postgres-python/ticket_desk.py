@@ -52,7 +52,7 @@ class Release:
         check_keywords("release.do", _unknown)
         return self._backend.call(
             "release.do",
-            'select result, reason from "ticket_desk"."release_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "ticket_desk"."release_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("release.do", "batch", batch),
                 check_text("release.do", "show", show),
@@ -65,7 +65,7 @@ class Release:
         check_keywords("release.do", _unknown)
         return self._backend.make_call(
             "release.do",
-            'select result, reason from "ticket_desk"."release_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "ticket_desk"."release_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("release.do", "batch", batch),
                 check_text("release.do", "show", show),
@@ -85,7 +85,7 @@ class Booking:
         check_keywords("booking.hold", _unknown)
         return self._backend.call(
             "booking.hold",
-            'select result, reason from "ticket_desk"."booking_hold"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "ticket_desk"."booking_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("booking.hold", "ticket", ticket),
                 check_text("booking.hold", "show", show),
@@ -98,7 +98,7 @@ class Booking:
         check_keywords("booking.hold", _unknown)
         return self._backend.make_call(
             "booking.hold",
-            'select result, reason from "ticket_desk"."booking_hold"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "ticket_desk"."booking_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("booking.hold", "ticket", ticket),
                 check_text("booking.hold", "show", show),
@@ -111,7 +111,7 @@ class Booking:
         check_keywords("booking.post", _unknown)
         return self._backend.call(
             "booking.post",
-            'select result, reason from "ticket_desk"."booking_post"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "ticket_desk"."booking_post"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("booking.post", "ticket", ticket),
                 check_text("booking.post", "show", show),
@@ -124,7 +124,7 @@ class Booking:
         check_keywords("booking.post", _unknown)
         return self._backend.make_call(
             "booking.post",
-            'select result, reason from "ticket_desk"."booking_post"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "ticket_desk"."booking_post"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("booking.post", "ticket", ticket),
                 check_text("booking.post", "show", show),
@@ -137,7 +137,7 @@ class Booking:
         check_keywords("booking.void", _unknown)
         return self._backend.call(
             "booking.void",
-            'select result, reason from "ticket_desk"."booking_void"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "ticket_desk"."booking_void"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("booking.void", "ticket", ticket),
                 check_text("booking.void", "show", show),
@@ -149,7 +149,7 @@ class Booking:
         check_keywords("booking.void", _unknown)
         return self._backend.make_call(
             "booking.void",
-            'select result, reason from "ticket_desk"."booking_void"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "ticket_desk"."booking_void"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("booking.void", "ticket", ticket),
                 check_text("booking.void", "show", show),
@@ -236,7 +236,7 @@ class Book:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return self._backend.expire('select "ticket_desk".expire(%s::integer, %s::uuid)', max)
+        return self._backend.expire('select "ticket_desk".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
@@ -261,7 +261,7 @@ class AsyncRelease:
         check_keywords("release.do", _unknown)
         return await self._backend.call(
             "release.do",
-            'select result, reason from "ticket_desk"."release_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "ticket_desk"."release_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("release.do", "batch", batch),
                 check_text("release.do", "show", show),
@@ -274,7 +274,7 @@ class AsyncRelease:
         check_keywords("release.do", _unknown)
         return self._backend.make_call(
             "release.do",
-            'select result, reason from "ticket_desk"."release_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "ticket_desk"."release_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("release.do", "batch", batch),
                 check_text("release.do", "show", show),
@@ -294,7 +294,7 @@ class AsyncBooking:
         check_keywords("booking.hold", _unknown)
         return await self._backend.call(
             "booking.hold",
-            'select result, reason from "ticket_desk"."booking_hold"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "ticket_desk"."booking_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("booking.hold", "ticket", ticket),
                 check_text("booking.hold", "show", show),
@@ -307,7 +307,7 @@ class AsyncBooking:
         check_keywords("booking.hold", _unknown)
         return self._backend.make_call(
             "booking.hold",
-            'select result, reason from "ticket_desk"."booking_hold"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "ticket_desk"."booking_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("booking.hold", "ticket", ticket),
                 check_text("booking.hold", "show", show),
@@ -320,7 +320,7 @@ class AsyncBooking:
         check_keywords("booking.post", _unknown)
         return await self._backend.call(
             "booking.post",
-            'select result, reason from "ticket_desk"."booking_post"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "ticket_desk"."booking_post"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("booking.post", "ticket", ticket),
                 check_text("booking.post", "show", show),
@@ -333,7 +333,7 @@ class AsyncBooking:
         check_keywords("booking.post", _unknown)
         return self._backend.make_call(
             "booking.post",
-            'select result, reason from "ticket_desk"."booking_post"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "ticket_desk"."booking_post"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("booking.post", "ticket", ticket),
                 check_text("booking.post", "show", show),
@@ -346,7 +346,7 @@ class AsyncBooking:
         check_keywords("booking.void", _unknown)
         return await self._backend.call(
             "booking.void",
-            'select result, reason from "ticket_desk"."booking_void"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "ticket_desk"."booking_void"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("booking.void", "ticket", ticket),
                 check_text("booking.void", "show", show),
@@ -358,7 +358,7 @@ class AsyncBooking:
         check_keywords("booking.void", _unknown)
         return self._backend.make_call(
             "booking.void",
-            'select result, reason from "ticket_desk"."booking_void"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "ticket_desk"."booking_void"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("booking.void", "ticket", ticket),
                 check_text("booking.void", "show", show),
@@ -445,7 +445,7 @@ class AsyncBook:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return await self._backend.expire('select "ticket_desk".expire(%s::integer, %s::uuid)', max)
+        return await self._backend.expire('select "ticket_desk".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and

@@ -121,10 +121,10 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     release: {
       async do(args: ReleaseArgs): Promise<Result> {
         const a = argsOf("release.do", "arguments", args);
-        return call<Reason>(db, "release.do", "select result, reason from \"ticket_desk\".\"release_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("release.do", "batch", field(a, "batch")), checkText("release.do", "show", field(a, "show")), checkAmount("release.do", "qty", field(a, "qty"))]);
+        return call<Reason>(db, "release.do", "select result, reason from \"ticket_desk\".\"release_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("release.do", "batch", field(a, "batch")), checkText("release.do", "show", field(a, "show")), checkAmount("release.do", "qty", field(a, "qty"))]);
       },
       doCall(args: ReleaseArgs): PgCall {
-        return makeCall("release.do", "select result, reason from \"ticket_desk\".\"release_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("release.do", "select result, reason from \"ticket_desk\".\"release_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           const a = argsOf("release.do", "arguments", args);
           return [tenant, checkText("release.do", "batch", field(a, "batch")), checkText("release.do", "show", field(a, "show")), checkAmount("release.do", "qty", field(a, "qty"))];
         });
@@ -133,7 +133,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     booking: {
       async hold(args: BookingArgs): Promise<Result> {
         const a = argsOf("booking.hold", "arguments", args);
-        return call<Reason>(db, "booking.hold", "select result, reason from \"ticket_desk\".\"booking_hold\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("booking.hold", "ticket", field(a, "ticket")), checkText("booking.hold", "show", field(a, "show")), checkAmount("booking.hold", "qty", field(a, "qty"))]);
+        return call<Reason>(db, "booking.hold", "select result, reason from \"ticket_desk\".\"booking_hold\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("booking.hold", "ticket", field(a, "ticket")), checkText("booking.hold", "show", field(a, "show")), checkAmount("booking.hold", "qty", field(a, "qty"))]);
       },
       async post(key: BookingKey, amounts?: BookingAmounts): Promise<Result> {
         const k = argsOf("booking.post", "key", key);
@@ -144,24 +144,24 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
           const m = argsOf("booking.post", "amounts", amounts);
           values.push(checkAmount("booking.post", "qty", field(m, "qty")));
         }
-        return call<Reason>(db, "booking.post", "select result, reason from \"ticket_desk\".\"booking_post\"($1, $2, $3, $4, $5::uuid)", values);
+        return call<Reason>(db, "booking.post", "select result, reason from \"ticket_desk\".\"booking_post\"($1, $2, $3, $4, $5::pg_catalog.uuid)", values);
       },
       async void(key: BookingKey): Promise<Result> {
         const k = argsOf("booking.void", "key", key);
-        return call<Reason>(db, "booking.void", "select result, reason from \"ticket_desk\".\"booking_void\"($1, $2, $3, $4::uuid)", [tenant, checkText("booking.void", "ticket", field(k, "ticket")), checkText("booking.void", "show", field(k, "show"))]);
+        return call<Reason>(db, "booking.void", "select result, reason from \"ticket_desk\".\"booking_void\"($1, $2, $3, $4::pg_catalog.uuid)", [tenant, checkText("booking.void", "ticket", field(k, "ticket")), checkText("booking.void", "show", field(k, "show"))]);
       },
       async status(key: BookingKey): Promise<HoldState | null> {
         const k = argsOf("booking.status", "key", key);
         return status(db, "booking.status", "select \"ticket_desk\".\"booking_status\"($1, $2, $3)", [tenant, checkText("booking.status", "ticket", field(k, "ticket")), checkText("booking.status", "show", field(k, "show"))]);
       },
       holdCall(args: BookingArgs): PgCall {
-        return makeCall("booking.hold", "select result, reason from \"ticket_desk\".\"booking_hold\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("booking.hold", "select result, reason from \"ticket_desk\".\"booking_hold\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           const a = argsOf("booking.hold", "arguments", args);
           return [tenant, checkText("booking.hold", "ticket", field(a, "ticket")), checkText("booking.hold", "show", field(a, "show")), checkAmount("booking.hold", "qty", field(a, "qty"))];
         });
       },
       postCall(key: BookingKey, amounts?: BookingAmounts): PgCall {
-        return makeCall("booking.post", "select result, reason from \"ticket_desk\".\"booking_post\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("booking.post", "select result, reason from \"ticket_desk\".\"booking_post\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           const k = argsOf("booking.post", "key", key);
           const values: unknown[] = [tenant, checkText("booking.post", "ticket", field(k, "ticket")), checkText("booking.post", "show", field(k, "show"))];
           if (amounts === undefined) {
@@ -174,7 +174,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
         });
       },
       voidCall(key: BookingKey): PgCall {
-        return makeCall("booking.void", "select result, reason from \"ticket_desk\".\"booking_void\"($1, $2, $3, $4::uuid)", false, () => {
+        return makeCall("booking.void", "select result, reason from \"ticket_desk\".\"booking_void\"($1, $2, $3, $4::pg_catalog.uuid)", false, () => {
           const k = argsOf("booking.void", "key", key);
           return [tenant, checkText("booking.void", "ticket", field(k, "ticket")), checkText("booking.void", "show", field(k, "show"))];
         });
@@ -199,7 +199,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
     },
     async expire(max: number): Promise<number> {
-      return expire(db, "select \"ticket_desk\".expire($1::integer, $2::uuid)", max);
+      return expire(db, "select \"ticket_desk\".expire($1::integer, $2::pg_catalog.uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       return bulk<Reason>(db, calls);

@@ -52,7 +52,7 @@ class 放出:
         check_keywords("放出.do", _unknown)
         return self._backend.call(
             "放出.do",
-            'select result, reason from "切符売り場"."放出_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "切符売り場"."放出_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("放出.do", "回", 回),
                 check_text("放出.do", "公演", 公演),
@@ -65,7 +65,7 @@ class 放出:
         check_keywords("放出.do", _unknown)
         return self._backend.make_call(
             "放出.do",
-            'select result, reason from "切符売り場"."放出_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "切符売り場"."放出_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("放出.do", "回", 回),
                 check_text("放出.do", "公演", 公演),
@@ -85,7 +85,7 @@ class 予約:
         check_keywords("予約.hold", _unknown)
         return self._backend.call(
             "予約.hold",
-            'select result, reason from "切符売り場"."予約_hold"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "切符売り場"."予約_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("予約.hold", "券", 券),
                 check_text("予約.hold", "公演", 公演),
@@ -98,7 +98,7 @@ class 予約:
         check_keywords("予約.hold", _unknown)
         return self._backend.make_call(
             "予約.hold",
-            'select result, reason from "切符売り場"."予約_hold"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "切符売り場"."予約_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("予約.hold", "券", 券),
                 check_text("予約.hold", "公演", 公演),
@@ -111,7 +111,7 @@ class 予約:
         check_keywords("予約.post", _unknown)
         return self._backend.call(
             "予約.post",
-            'select result, reason from "切符売り場"."予約_post"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "切符売り場"."予約_post"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("予約.post", "券", 券),
                 check_text("予約.post", "公演", 公演),
@@ -124,7 +124,7 @@ class 予約:
         check_keywords("予約.post", _unknown)
         return self._backend.make_call(
             "予約.post",
-            'select result, reason from "切符売り場"."予約_post"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "切符売り場"."予約_post"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("予約.post", "券", 券),
                 check_text("予約.post", "公演", 公演),
@@ -137,7 +137,7 @@ class 予約:
         check_keywords("予約.void", _unknown)
         return self._backend.call(
             "予約.void",
-            'select result, reason from "切符売り場"."予約_void"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "切符売り場"."予約_void"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("予約.void", "券", 券),
                 check_text("予約.void", "公演", 公演),
@@ -149,7 +149,7 @@ class 予約:
         check_keywords("予約.void", _unknown)
         return self._backend.make_call(
             "予約.void",
-            'select result, reason from "切符売り場"."予約_void"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "切符売り場"."予約_void"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("予約.void", "券", 券),
                 check_text("予約.void", "公演", 公演),
@@ -236,7 +236,7 @@ class Book:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return self._backend.expire('select "切符売り場".expire(%s::integer, %s::uuid)', max)
+        return self._backend.expire('select "切符売り場".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
@@ -261,7 +261,7 @@ class Async放出:
         check_keywords("放出.do", _unknown)
         return await self._backend.call(
             "放出.do",
-            'select result, reason from "切符売り場"."放出_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "切符売り場"."放出_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("放出.do", "回", 回),
                 check_text("放出.do", "公演", 公演),
@@ -274,7 +274,7 @@ class Async放出:
         check_keywords("放出.do", _unknown)
         return self._backend.make_call(
             "放出.do",
-            'select result, reason from "切符売り場"."放出_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "切符売り場"."放出_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("放出.do", "回", 回),
                 check_text("放出.do", "公演", 公演),
@@ -294,7 +294,7 @@ class Async予約:
         check_keywords("予約.hold", _unknown)
         return await self._backend.call(
             "予約.hold",
-            'select result, reason from "切符売り場"."予約_hold"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "切符売り場"."予約_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("予約.hold", "券", 券),
                 check_text("予約.hold", "公演", 公演),
@@ -307,7 +307,7 @@ class Async予約:
         check_keywords("予約.hold", _unknown)
         return self._backend.make_call(
             "予約.hold",
-            'select result, reason from "切符売り場"."予約_hold"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "切符売り場"."予約_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("予約.hold", "券", 券),
                 check_text("予約.hold", "公演", 公演),
@@ -320,7 +320,7 @@ class Async予約:
         check_keywords("予約.post", _unknown)
         return await self._backend.call(
             "予約.post",
-            'select result, reason from "切符売り場"."予約_post"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "切符売り場"."予約_post"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("予約.post", "券", 券),
                 check_text("予約.post", "公演", 公演),
@@ -333,7 +333,7 @@ class Async予約:
         check_keywords("予約.post", _unknown)
         return self._backend.make_call(
             "予約.post",
-            'select result, reason from "切符売り場"."予約_post"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "切符売り場"."予約_post"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("予約.post", "券", 券),
                 check_text("予約.post", "公演", 公演),
@@ -346,7 +346,7 @@ class Async予約:
         check_keywords("予約.void", _unknown)
         return await self._backend.call(
             "予約.void",
-            'select result, reason from "切符売り場"."予約_void"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "切符売り場"."予約_void"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("予約.void", "券", 券),
                 check_text("予約.void", "公演", 公演),
@@ -358,7 +358,7 @@ class Async予約:
         check_keywords("予約.void", _unknown)
         return self._backend.make_call(
             "予約.void",
-            'select result, reason from "切符売り場"."予約_void"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "切符売り場"."予約_void"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("予約.void", "券", 券),
                 check_text("予約.void", "公演", 公演),
@@ -445,7 +445,7 @@ class AsyncBook:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return await self._backend.expire('select "切符売り場".expire(%s::integer, %s::uuid)', max)
+        return await self._backend.expire('select "切符売り場".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and

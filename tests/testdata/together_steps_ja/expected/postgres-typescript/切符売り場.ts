@@ -121,10 +121,10 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     放出: {
       async do(args: 放出Args): Promise<Result> {
         const a = argsOf("放出.do", "arguments", args);
-        return call<Reason>(db, "放出.do", "select result, reason from \"切符売り場\".\"放出_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("放出.do", "回", field(a, "回")), checkText("放出.do", "公演", field(a, "公演")), checkAmount("放出.do", "数", field(a, "数"))]);
+        return call<Reason>(db, "放出.do", "select result, reason from \"切符売り場\".\"放出_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("放出.do", "回", field(a, "回")), checkText("放出.do", "公演", field(a, "公演")), checkAmount("放出.do", "数", field(a, "数"))]);
       },
       doCall(args: 放出Args): PgCall {
-        return makeCall("放出.do", "select result, reason from \"切符売り場\".\"放出_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("放出.do", "select result, reason from \"切符売り場\".\"放出_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           const a = argsOf("放出.do", "arguments", args);
           return [tenant, checkText("放出.do", "回", field(a, "回")), checkText("放出.do", "公演", field(a, "公演")), checkAmount("放出.do", "数", field(a, "数"))];
         });
@@ -133,7 +133,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     予約: {
       async hold(args: 予約Args): Promise<Result> {
         const a = argsOf("予約.hold", "arguments", args);
-        return call<Reason>(db, "予約.hold", "select result, reason from \"切符売り場\".\"予約_hold\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("予約.hold", "券", field(a, "券")), checkText("予約.hold", "公演", field(a, "公演")), checkAmount("予約.hold", "数", field(a, "数"))]);
+        return call<Reason>(db, "予約.hold", "select result, reason from \"切符売り場\".\"予約_hold\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("予約.hold", "券", field(a, "券")), checkText("予約.hold", "公演", field(a, "公演")), checkAmount("予約.hold", "数", field(a, "数"))]);
       },
       async post(key: 予約Key, amounts?: 予約Amounts): Promise<Result> {
         const k = argsOf("予約.post", "key", key);
@@ -144,24 +144,24 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
           const m = argsOf("予約.post", "amounts", amounts);
           values.push(checkAmount("予約.post", "数", field(m, "数")));
         }
-        return call<Reason>(db, "予約.post", "select result, reason from \"切符売り場\".\"予約_post\"($1, $2, $3, $4, $5::uuid)", values);
+        return call<Reason>(db, "予約.post", "select result, reason from \"切符売り場\".\"予約_post\"($1, $2, $3, $4, $5::pg_catalog.uuid)", values);
       },
       async void(key: 予約Key): Promise<Result> {
         const k = argsOf("予約.void", "key", key);
-        return call<Reason>(db, "予約.void", "select result, reason from \"切符売り場\".\"予約_void\"($1, $2, $3, $4::uuid)", [tenant, checkText("予約.void", "券", field(k, "券")), checkText("予約.void", "公演", field(k, "公演"))]);
+        return call<Reason>(db, "予約.void", "select result, reason from \"切符売り場\".\"予約_void\"($1, $2, $3, $4::pg_catalog.uuid)", [tenant, checkText("予約.void", "券", field(k, "券")), checkText("予約.void", "公演", field(k, "公演"))]);
       },
       async status(key: 予約Key): Promise<HoldState | null> {
         const k = argsOf("予約.status", "key", key);
         return status(db, "予約.status", "select \"切符売り場\".\"予約_status\"($1, $2, $3)", [tenant, checkText("予約.status", "券", field(k, "券")), checkText("予約.status", "公演", field(k, "公演"))]);
       },
       holdCall(args: 予約Args): PgCall {
-        return makeCall("予約.hold", "select result, reason from \"切符売り場\".\"予約_hold\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("予約.hold", "select result, reason from \"切符売り場\".\"予約_hold\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           const a = argsOf("予約.hold", "arguments", args);
           return [tenant, checkText("予約.hold", "券", field(a, "券")), checkText("予約.hold", "公演", field(a, "公演")), checkAmount("予約.hold", "数", field(a, "数"))];
         });
       },
       postCall(key: 予約Key, amounts?: 予約Amounts): PgCall {
-        return makeCall("予約.post", "select result, reason from \"切符売り場\".\"予約_post\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("予約.post", "select result, reason from \"切符売り場\".\"予約_post\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           const k = argsOf("予約.post", "key", key);
           const values: unknown[] = [tenant, checkText("予約.post", "券", field(k, "券")), checkText("予約.post", "公演", field(k, "公演"))];
           if (amounts === undefined) {
@@ -174,7 +174,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
         });
       },
       voidCall(key: 予約Key): PgCall {
-        return makeCall("予約.void", "select result, reason from \"切符売り場\".\"予約_void\"($1, $2, $3, $4::uuid)", false, () => {
+        return makeCall("予約.void", "select result, reason from \"切符売り場\".\"予約_void\"($1, $2, $3, $4::pg_catalog.uuid)", false, () => {
           const k = argsOf("予約.void", "key", key);
           return [tenant, checkText("予約.void", "券", field(k, "券")), checkText("予約.void", "公演", field(k, "公演"))];
         });
@@ -199,7 +199,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
     },
     async expire(max: number): Promise<number> {
-      return expire(db, "select \"切符売り場\".expire($1::integer, $2::uuid)", max);
+      return expire(db, "select \"切符売り場\".expire($1::integer, $2::pg_catalog.uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       return bulk<Reason>(db, calls);

@@ -53,7 +53,7 @@ class Bake:
         check_keywords("bake.do", _unknown)
         return self._backend.call(
             "bake.do",
-            'select result, reason from "bakery_shelves"."bake_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "bakery_shelves"."bake_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("bake.do", "batch", batch),
                 check_text("bake.do", "bread", bread),
@@ -66,7 +66,7 @@ class Bake:
         check_keywords("bake.do", _unknown)
         return self._backend.make_call(
             "bake.do",
-            'select result, reason from "bakery_shelves"."bake_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "bakery_shelves"."bake_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("bake.do", "batch", batch),
                 check_text("bake.do", "bread", bread),
@@ -86,7 +86,7 @@ class Sell:
         check_keywords("sell.do", _unknown)
         return self._backend.call(
             "sell.do",
-            'select result, reason from "bakery_shelves"."sell_do"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "bakery_shelves"."sell_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("sell.do", "receipt", receipt),
                 check_text("sell.do", "bread", bread),
@@ -100,7 +100,7 @@ class Sell:
         check_keywords("sell.do", _unknown)
         return self._backend.make_call(
             "sell.do",
-            'select result, reason from "bakery_shelves"."sell_do"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "bakery_shelves"."sell_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("sell.do", "receipt", receipt),
                 check_text("sell.do", "bread", bread),
@@ -173,7 +173,7 @@ class Book:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return self._backend.expire('select "bakery_shelves".expire(%s::integer, %s::uuid)', max)
+        return self._backend.expire('select "bakery_shelves".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
@@ -198,7 +198,7 @@ class AsyncBake:
         check_keywords("bake.do", _unknown)
         return await self._backend.call(
             "bake.do",
-            'select result, reason from "bakery_shelves"."bake_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "bakery_shelves"."bake_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("bake.do", "batch", batch),
                 check_text("bake.do", "bread", bread),
@@ -211,7 +211,7 @@ class AsyncBake:
         check_keywords("bake.do", _unknown)
         return self._backend.make_call(
             "bake.do",
-            'select result, reason from "bakery_shelves"."bake_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "bakery_shelves"."bake_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("bake.do", "batch", batch),
                 check_text("bake.do", "bread", bread),
@@ -231,7 +231,7 @@ class AsyncSell:
         check_keywords("sell.do", _unknown)
         return await self._backend.call(
             "sell.do",
-            'select result, reason from "bakery_shelves"."sell_do"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "bakery_shelves"."sell_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("sell.do", "receipt", receipt),
                 check_text("sell.do", "bread", bread),
@@ -245,7 +245,7 @@ class AsyncSell:
         check_keywords("sell.do", _unknown)
         return self._backend.make_call(
             "sell.do",
-            'select result, reason from "bakery_shelves"."sell_do"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "bakery_shelves"."sell_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("sell.do", "receipt", receipt),
                 check_text("sell.do", "bread", bread),
@@ -318,7 +318,7 @@ class AsyncBook:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return await self._backend.expire('select "bakery_shelves".expire(%s::integer, %s::uuid)', max)
+        return await self._backend.expire('select "bakery_shelves".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and

@@ -100,10 +100,10 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     bake: {
       async do(args: BakeArgs): Promise<Result> {
         const a = argsOf("bake.do", "arguments", args);
-        return call<Reason>(db, "bake.do", "select result, reason from \"bakery_shelves\".\"bake_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("bake.do", "batch", field(a, "batch")), checkText("bake.do", "bread", field(a, "bread")), checkAmount("bake.do", "count", field(a, "count"))]);
+        return call<Reason>(db, "bake.do", "select result, reason from \"bakery_shelves\".\"bake_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("bake.do", "batch", field(a, "batch")), checkText("bake.do", "bread", field(a, "bread")), checkAmount("bake.do", "count", field(a, "count"))]);
       },
       doCall(args: BakeArgs): PgCall {
-        return makeCall("bake.do", "select result, reason from \"bakery_shelves\".\"bake_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("bake.do", "select result, reason from \"bakery_shelves\".\"bake_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           const a = argsOf("bake.do", "arguments", args);
           return [tenant, checkText("bake.do", "batch", field(a, "batch")), checkText("bake.do", "bread", field(a, "bread")), checkAmount("bake.do", "count", field(a, "count"))];
         });
@@ -112,10 +112,10 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     sell: {
       async do(args: SellArgs): Promise<Result> {
         const a = argsOf("sell.do", "arguments", args);
-        return call<Reason>(db, "sell.do", "select result, reason from \"bakery_shelves\".\"sell_do\"($1, $2, $3, $4, $5, $6::uuid)", [tenant, checkText("sell.do", "receipt", field(a, "receipt")), checkText("sell.do", "bread", field(a, "bread")), checkAmount("sell.do", "count", field(a, "count")), checkText("sell.do", "cashier", field(a, "cashier"))]);
+        return call<Reason>(db, "sell.do", "select result, reason from \"bakery_shelves\".\"sell_do\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", [tenant, checkText("sell.do", "receipt", field(a, "receipt")), checkText("sell.do", "bread", field(a, "bread")), checkAmount("sell.do", "count", field(a, "count")), checkText("sell.do", "cashier", field(a, "cashier"))]);
       },
       doCall(args: SellArgs): PgCall {
-        return makeCall("sell.do", "select result, reason from \"bakery_shelves\".\"sell_do\"($1, $2, $3, $4, $5, $6::uuid)", false, () => {
+        return makeCall("sell.do", "select result, reason from \"bakery_shelves\".\"sell_do\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", false, () => {
           const a = argsOf("sell.do", "arguments", args);
           return [tenant, checkText("sell.do", "receipt", field(a, "receipt")), checkText("sell.do", "bread", field(a, "bread")), checkAmount("sell.do", "count", field(a, "count")), checkText("sell.do", "cashier", field(a, "cashier"))];
         });
@@ -137,7 +137,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
     },
     async expire(max: number): Promise<number> {
-      return expire(db, "select \"bakery_shelves\".expire($1::integer, $2::uuid)", max);
+      return expire(db, "select \"bakery_shelves\".expire($1::integer, $2::pg_catalog.uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       return bulk<Reason>(db, calls);

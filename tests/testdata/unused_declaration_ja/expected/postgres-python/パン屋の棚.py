@@ -53,7 +53,7 @@ class 焼成:
         check_keywords("焼成.do", _unknown)
         return self._backend.call(
             "焼成.do",
-            'select result, reason from "パン屋の棚"."焼成_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "パン屋の棚"."焼成_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("焼成.do", "焼き番号", 焼き番号),
                 check_text("焼成.do", "パン", パン),
@@ -66,7 +66,7 @@ class 焼成:
         check_keywords("焼成.do", _unknown)
         return self._backend.make_call(
             "焼成.do",
-            'select result, reason from "パン屋の棚"."焼成_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "パン屋の棚"."焼成_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("焼成.do", "焼き番号", 焼き番号),
                 check_text("焼成.do", "パン", パン),
@@ -86,7 +86,7 @@ class 販売:
         check_keywords("販売.do", _unknown)
         return self._backend.call(
             "販売.do",
-            'select result, reason from "パン屋の棚"."販売_do"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "パン屋の棚"."販売_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("販売.do", "レシート", レシート),
                 check_text("販売.do", "パン", パン),
@@ -100,7 +100,7 @@ class 販売:
         check_keywords("販売.do", _unknown)
         return self._backend.make_call(
             "販売.do",
-            'select result, reason from "パン屋の棚"."販売_do"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "パン屋の棚"."販売_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("販売.do", "レシート", レシート),
                 check_text("販売.do", "パン", パン),
@@ -173,7 +173,7 @@ class Book:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return self._backend.expire('select "パン屋の棚".expire(%s::integer, %s::uuid)', max)
+        return self._backend.expire('select "パン屋の棚".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
@@ -198,7 +198,7 @@ class Async焼成:
         check_keywords("焼成.do", _unknown)
         return await self._backend.call(
             "焼成.do",
-            'select result, reason from "パン屋の棚"."焼成_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "パン屋の棚"."焼成_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("焼成.do", "焼き番号", 焼き番号),
                 check_text("焼成.do", "パン", パン),
@@ -211,7 +211,7 @@ class Async焼成:
         check_keywords("焼成.do", _unknown)
         return self._backend.make_call(
             "焼成.do",
-            'select result, reason from "パン屋の棚"."焼成_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "パン屋の棚"."焼成_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("焼成.do", "焼き番号", 焼き番号),
                 check_text("焼成.do", "パン", パン),
@@ -231,7 +231,7 @@ class Async販売:
         check_keywords("販売.do", _unknown)
         return await self._backend.call(
             "販売.do",
-            'select result, reason from "パン屋の棚"."販売_do"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "パン屋の棚"."販売_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("販売.do", "レシート", レシート),
                 check_text("販売.do", "パン", パン),
@@ -245,7 +245,7 @@ class Async販売:
         check_keywords("販売.do", _unknown)
         return self._backend.make_call(
             "販売.do",
-            'select result, reason from "パン屋の棚"."販売_do"(%s, %s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "パン屋の棚"."販売_do"(%s, %s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("販売.do", "レシート", レシート),
                 check_text("販売.do", "パン", パン),
@@ -318,7 +318,7 @@ class AsyncBook:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return await self._backend.expire('select "パン屋の棚".expire(%s::integer, %s::uuid)', max)
+        return await self._backend.expire('select "パン屋の棚".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and

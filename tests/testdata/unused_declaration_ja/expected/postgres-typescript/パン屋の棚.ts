@@ -100,10 +100,10 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     焼成: {
       async do(args: 焼成Args): Promise<Result> {
         const a = argsOf("焼成.do", "arguments", args);
-        return call<Reason>(db, "焼成.do", "select result, reason from \"パン屋の棚\".\"焼成_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("焼成.do", "焼き番号", field(a, "焼き番号")), checkText("焼成.do", "パン", field(a, "パン")), checkAmount("焼成.do", "数", field(a, "数"))]);
+        return call<Reason>(db, "焼成.do", "select result, reason from \"パン屋の棚\".\"焼成_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("焼成.do", "焼き番号", field(a, "焼き番号")), checkText("焼成.do", "パン", field(a, "パン")), checkAmount("焼成.do", "数", field(a, "数"))]);
       },
       doCall(args: 焼成Args): PgCall {
-        return makeCall("焼成.do", "select result, reason from \"パン屋の棚\".\"焼成_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("焼成.do", "select result, reason from \"パン屋の棚\".\"焼成_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           const a = argsOf("焼成.do", "arguments", args);
           return [tenant, checkText("焼成.do", "焼き番号", field(a, "焼き番号")), checkText("焼成.do", "パン", field(a, "パン")), checkAmount("焼成.do", "数", field(a, "数"))];
         });
@@ -112,10 +112,10 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     販売: {
       async do(args: 販売Args): Promise<Result> {
         const a = argsOf("販売.do", "arguments", args);
-        return call<Reason>(db, "販売.do", "select result, reason from \"パン屋の棚\".\"販売_do\"($1, $2, $3, $4, $5, $6::uuid)", [tenant, checkText("販売.do", "レシート", field(a, "レシート")), checkText("販売.do", "パン", field(a, "パン")), checkAmount("販売.do", "数", field(a, "数")), checkText("販売.do", "担当者", field(a, "担当者"))]);
+        return call<Reason>(db, "販売.do", "select result, reason from \"パン屋の棚\".\"販売_do\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", [tenant, checkText("販売.do", "レシート", field(a, "レシート")), checkText("販売.do", "パン", field(a, "パン")), checkAmount("販売.do", "数", field(a, "数")), checkText("販売.do", "担当者", field(a, "担当者"))]);
       },
       doCall(args: 販売Args): PgCall {
-        return makeCall("販売.do", "select result, reason from \"パン屋の棚\".\"販売_do\"($1, $2, $3, $4, $5, $6::uuid)", false, () => {
+        return makeCall("販売.do", "select result, reason from \"パン屋の棚\".\"販売_do\"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)", false, () => {
           const a = argsOf("販売.do", "arguments", args);
           return [tenant, checkText("販売.do", "レシート", field(a, "レシート")), checkText("販売.do", "パン", field(a, "パン")), checkAmount("販売.do", "数", field(a, "数")), checkText("販売.do", "担当者", field(a, "担当者"))];
         });
@@ -137,7 +137,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
     },
     async expire(max: number): Promise<number> {
-      return expire(db, "select \"パン屋の棚\".expire($1::integer, $2::uuid)", max);
+      return expire(db, "select \"パン屋の棚\".expire($1::integer, $2::pg_catalog.uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       return bulk<Reason>(db, calls);

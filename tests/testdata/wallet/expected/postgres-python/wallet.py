@@ -53,7 +53,7 @@ class TopUp:
         check_keywords("top_up.do", _unknown)
         return self._backend.call(
             "top_up.do",
-            'select result, reason from "wallet"."top_up_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "wallet"."top_up_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("top_up.do", "top_up_id", top_up_id),
                 check_text("top_up.do", "member", member),
@@ -66,7 +66,7 @@ class TopUp:
         check_keywords("top_up.do", _unknown)
         return self._backend.make_call(
             "top_up.do",
-            'select result, reason from "wallet"."top_up_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "wallet"."top_up_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("top_up.do", "top_up_id", top_up_id),
                 check_text("top_up.do", "member", member),
@@ -86,7 +86,7 @@ class Incoming:
         check_keywords("incoming.hold", _unknown)
         return self._backend.call(
             "incoming.hold",
-            'select result, reason from "wallet"."incoming_hold"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "wallet"."incoming_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("incoming.hold", "remittance", remittance),
                 check_text("incoming.hold", "member", member),
@@ -99,7 +99,7 @@ class Incoming:
         check_keywords("incoming.hold", _unknown)
         return self._backend.make_call(
             "incoming.hold",
-            'select result, reason from "wallet"."incoming_hold"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "wallet"."incoming_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("incoming.hold", "remittance", remittance),
                 check_text("incoming.hold", "member", member),
@@ -112,7 +112,7 @@ class Incoming:
         check_keywords("incoming.post", _unknown)
         return self._backend.call(
             "incoming.post",
-            'select result, reason from "wallet"."incoming_post"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "wallet"."incoming_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("incoming.post", "remittance", remittance),
                 *_post_values("incoming.post", ("amount", amount)),
@@ -124,7 +124,7 @@ class Incoming:
         check_keywords("incoming.post", _unknown)
         return self._backend.make_call(
             "incoming.post",
-            'select result, reason from "wallet"."incoming_post"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "wallet"."incoming_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("incoming.post", "remittance", remittance),
                 *_post_values("incoming.post", ("amount", amount)),
@@ -136,7 +136,7 @@ class Incoming:
         check_keywords("incoming.void", _unknown)
         return self._backend.call(
             "incoming.void",
-            'select result, reason from "wallet"."incoming_void"(%s, %s, %s::uuid)',
+            'select result, reason from "wallet"."incoming_void"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("incoming.void", "remittance", remittance),
             ],
@@ -147,7 +147,7 @@ class Incoming:
         check_keywords("incoming.void", _unknown)
         return self._backend.make_call(
             "incoming.void",
-            'select result, reason from "wallet"."incoming_void"(%s, %s, %s::uuid)',
+            'select result, reason from "wallet"."incoming_void"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("incoming.void", "remittance", remittance),
             ],
@@ -188,7 +188,7 @@ class Pay:
         check_keywords("pay.do", _unknown)
         return self._backend.call(
             "pay.do",
-            'select result, reason from "wallet"."pay_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "wallet"."pay_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("pay.do", "order", order),
                 check_text("pay.do", "member", member),
@@ -201,7 +201,7 @@ class Pay:
         check_keywords("pay.do", _unknown)
         return self._backend.make_call(
             "pay.do",
-            'select result, reason from "wallet"."pay_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "wallet"."pay_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("pay.do", "order", order),
                 check_text("pay.do", "member", member),
@@ -265,7 +265,7 @@ class Book:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return self._backend.expire('select "wallet".expire(%s::integer, %s::uuid)', max)
+        return self._backend.expire('select "wallet".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
@@ -290,7 +290,7 @@ class AsyncTopUp:
         check_keywords("top_up.do", _unknown)
         return await self._backend.call(
             "top_up.do",
-            'select result, reason from "wallet"."top_up_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "wallet"."top_up_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("top_up.do", "top_up_id", top_up_id),
                 check_text("top_up.do", "member", member),
@@ -303,7 +303,7 @@ class AsyncTopUp:
         check_keywords("top_up.do", _unknown)
         return self._backend.make_call(
             "top_up.do",
-            'select result, reason from "wallet"."top_up_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "wallet"."top_up_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("top_up.do", "top_up_id", top_up_id),
                 check_text("top_up.do", "member", member),
@@ -323,7 +323,7 @@ class AsyncIncoming:
         check_keywords("incoming.hold", _unknown)
         return await self._backend.call(
             "incoming.hold",
-            'select result, reason from "wallet"."incoming_hold"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "wallet"."incoming_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("incoming.hold", "remittance", remittance),
                 check_text("incoming.hold", "member", member),
@@ -336,7 +336,7 @@ class AsyncIncoming:
         check_keywords("incoming.hold", _unknown)
         return self._backend.make_call(
             "incoming.hold",
-            'select result, reason from "wallet"."incoming_hold"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "wallet"."incoming_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("incoming.hold", "remittance", remittance),
                 check_text("incoming.hold", "member", member),
@@ -349,7 +349,7 @@ class AsyncIncoming:
         check_keywords("incoming.post", _unknown)
         return await self._backend.call(
             "incoming.post",
-            'select result, reason from "wallet"."incoming_post"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "wallet"."incoming_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("incoming.post", "remittance", remittance),
                 *_post_values("incoming.post", ("amount", amount)),
@@ -361,7 +361,7 @@ class AsyncIncoming:
         check_keywords("incoming.post", _unknown)
         return self._backend.make_call(
             "incoming.post",
-            'select result, reason from "wallet"."incoming_post"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "wallet"."incoming_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("incoming.post", "remittance", remittance),
                 *_post_values("incoming.post", ("amount", amount)),
@@ -373,7 +373,7 @@ class AsyncIncoming:
         check_keywords("incoming.void", _unknown)
         return await self._backend.call(
             "incoming.void",
-            'select result, reason from "wallet"."incoming_void"(%s, %s, %s::uuid)',
+            'select result, reason from "wallet"."incoming_void"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("incoming.void", "remittance", remittance),
             ],
@@ -384,7 +384,7 @@ class AsyncIncoming:
         check_keywords("incoming.void", _unknown)
         return self._backend.make_call(
             "incoming.void",
-            'select result, reason from "wallet"."incoming_void"(%s, %s, %s::uuid)',
+            'select result, reason from "wallet"."incoming_void"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("incoming.void", "remittance", remittance),
             ],
@@ -425,7 +425,7 @@ class AsyncPay:
         check_keywords("pay.do", _unknown)
         return await self._backend.call(
             "pay.do",
-            'select result, reason from "wallet"."pay_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "wallet"."pay_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("pay.do", "order", order),
                 check_text("pay.do", "member", member),
@@ -438,7 +438,7 @@ class AsyncPay:
         check_keywords("pay.do", _unknown)
         return self._backend.make_call(
             "pay.do",
-            'select result, reason from "wallet"."pay_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "wallet"."pay_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("pay.do", "order", order),
                 check_text("pay.do", "member", member),
@@ -502,7 +502,7 @@ class AsyncBook:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return await self._backend.expire('select "wallet".expire(%s::integer, %s::uuid)', max)
+        return await self._backend.expire('select "wallet".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and

@@ -134,10 +134,10 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     top_up: {
       async do(args: TopUpArgs): Promise<Result> {
         const a = argsOf("top_up.do", "arguments", args);
-        return call<Reason>(db, "top_up.do", "select result, reason from \"wallet\".\"top_up_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("top_up.do", "top_up_id", field(a, "top_up_id")), checkText("top_up.do", "member", field(a, "member")), checkAmount("top_up.do", "amount", field(a, "amount"))]);
+        return call<Reason>(db, "top_up.do", "select result, reason from \"wallet\".\"top_up_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("top_up.do", "top_up_id", field(a, "top_up_id")), checkText("top_up.do", "member", field(a, "member")), checkAmount("top_up.do", "amount", field(a, "amount"))]);
       },
       doCall(args: TopUpArgs): PgCall {
-        return makeCall("top_up.do", "select result, reason from \"wallet\".\"top_up_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("top_up.do", "select result, reason from \"wallet\".\"top_up_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           const a = argsOf("top_up.do", "arguments", args);
           return [tenant, checkText("top_up.do", "top_up_id", field(a, "top_up_id")), checkText("top_up.do", "member", field(a, "member")), checkAmount("top_up.do", "amount", field(a, "amount"))];
         });
@@ -146,7 +146,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     incoming: {
       async hold(args: IncomingArgs): Promise<Result> {
         const a = argsOf("incoming.hold", "arguments", args);
-        return call<Reason>(db, "incoming.hold", "select result, reason from \"wallet\".\"incoming_hold\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("incoming.hold", "remittance", field(a, "remittance")), checkText("incoming.hold", "member", field(a, "member")), checkAmount("incoming.hold", "amount", field(a, "amount"))]);
+        return call<Reason>(db, "incoming.hold", "select result, reason from \"wallet\".\"incoming_hold\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("incoming.hold", "remittance", field(a, "remittance")), checkText("incoming.hold", "member", field(a, "member")), checkAmount("incoming.hold", "amount", field(a, "amount"))]);
       },
       async post(key: IncomingKey, amounts?: IncomingAmounts): Promise<Result> {
         const k = argsOf("incoming.post", "key", key);
@@ -157,24 +157,24 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
           const m = argsOf("incoming.post", "amounts", amounts);
           values.push(checkAmount("incoming.post", "amount", field(m, "amount")));
         }
-        return call<Reason>(db, "incoming.post", "select result, reason from \"wallet\".\"incoming_post\"($1, $2, $3, $4::uuid)", values);
+        return call<Reason>(db, "incoming.post", "select result, reason from \"wallet\".\"incoming_post\"($1, $2, $3, $4::pg_catalog.uuid)", values);
       },
       async void(key: IncomingKey): Promise<Result> {
         const k = argsOf("incoming.void", "key", key);
-        return call<Reason>(db, "incoming.void", "select result, reason from \"wallet\".\"incoming_void\"($1, $2, $3::uuid)", [tenant, checkText("incoming.void", "remittance", field(k, "remittance"))]);
+        return call<Reason>(db, "incoming.void", "select result, reason from \"wallet\".\"incoming_void\"($1, $2, $3::pg_catalog.uuid)", [tenant, checkText("incoming.void", "remittance", field(k, "remittance"))]);
       },
       async status(key: IncomingKey): Promise<HoldState | null> {
         const k = argsOf("incoming.status", "key", key);
         return status(db, "incoming.status", "select \"wallet\".\"incoming_status\"($1, $2)", [tenant, checkText("incoming.status", "remittance", field(k, "remittance"))]);
       },
       holdCall(args: IncomingArgs): PgCall {
-        return makeCall("incoming.hold", "select result, reason from \"wallet\".\"incoming_hold\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("incoming.hold", "select result, reason from \"wallet\".\"incoming_hold\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           const a = argsOf("incoming.hold", "arguments", args);
           return [tenant, checkText("incoming.hold", "remittance", field(a, "remittance")), checkText("incoming.hold", "member", field(a, "member")), checkAmount("incoming.hold", "amount", field(a, "amount"))];
         });
       },
       postCall(key: IncomingKey, amounts?: IncomingAmounts): PgCall {
-        return makeCall("incoming.post", "select result, reason from \"wallet\".\"incoming_post\"($1, $2, $3, $4::uuid)", false, () => {
+        return makeCall("incoming.post", "select result, reason from \"wallet\".\"incoming_post\"($1, $2, $3, $4::pg_catalog.uuid)", false, () => {
           const k = argsOf("incoming.post", "key", key);
           const values: unknown[] = [tenant, checkText("incoming.post", "remittance", field(k, "remittance"))];
           if (amounts === undefined) {
@@ -187,7 +187,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
         });
       },
       voidCall(key: IncomingKey): PgCall {
-        return makeCall("incoming.void", "select result, reason from \"wallet\".\"incoming_void\"($1, $2, $3::uuid)", false, () => {
+        return makeCall("incoming.void", "select result, reason from \"wallet\".\"incoming_void\"($1, $2, $3::pg_catalog.uuid)", false, () => {
           const k = argsOf("incoming.void", "key", key);
           return [tenant, checkText("incoming.void", "remittance", field(k, "remittance"))];
         });
@@ -202,10 +202,10 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     pay: {
       async do(args: PayArgs): Promise<Result> {
         const a = argsOf("pay.do", "arguments", args);
-        return call<Reason>(db, "pay.do", "select result, reason from \"wallet\".\"pay_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("pay.do", "order", field(a, "order")), checkText("pay.do", "member", field(a, "member")), checkAmount("pay.do", "amount", field(a, "amount"))]);
+        return call<Reason>(db, "pay.do", "select result, reason from \"wallet\".\"pay_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("pay.do", "order", field(a, "order")), checkText("pay.do", "member", field(a, "member")), checkAmount("pay.do", "amount", field(a, "amount"))]);
       },
       doCall(args: PayArgs): PgCall {
-        return makeCall("pay.do", "select result, reason from \"wallet\".\"pay_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("pay.do", "select result, reason from \"wallet\".\"pay_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           const a = argsOf("pay.do", "arguments", args);
           return [tenant, checkText("pay.do", "order", field(a, "order")), checkText("pay.do", "member", field(a, "member")), checkAmount("pay.do", "amount", field(a, "amount"))];
         });
@@ -224,7 +224,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
     },
     async expire(max: number): Promise<number> {
-      return expire(db, "select \"wallet\".expire($1::integer, $2::uuid)", max);
+      return expire(db, "select \"wallet\".expire($1::integer, $2::pg_catalog.uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       return bulk<Reason>(db, calls);

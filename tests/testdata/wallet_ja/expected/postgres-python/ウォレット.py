@@ -53,7 +53,7 @@ class チャージ:
         check_keywords("チャージ.do", _unknown)
         return self._backend.call(
             "チャージ.do",
-            'select result, reason from "ウォレット"."チャージ_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "ウォレット"."チャージ_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("チャージ.do", "チャージ番号", チャージ番号),
                 check_text("チャージ.do", "会員", 会員),
@@ -66,7 +66,7 @@ class チャージ:
         check_keywords("チャージ.do", _unknown)
         return self._backend.make_call(
             "チャージ.do",
-            'select result, reason from "ウォレット"."チャージ_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "ウォレット"."チャージ_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("チャージ.do", "チャージ番号", チャージ番号),
                 check_text("チャージ.do", "会員", 会員),
@@ -86,7 +86,7 @@ class 振込待ち:
         check_keywords("振込待ち.hold", _unknown)
         return self._backend.call(
             "振込待ち.hold",
-            'select result, reason from "ウォレット"."振込待ち_hold"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "ウォレット"."振込待ち_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("振込待ち.hold", "振込番号", 振込番号),
                 check_text("振込待ち.hold", "会員", 会員),
@@ -99,7 +99,7 @@ class 振込待ち:
         check_keywords("振込待ち.hold", _unknown)
         return self._backend.make_call(
             "振込待ち.hold",
-            'select result, reason from "ウォレット"."振込待ち_hold"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "ウォレット"."振込待ち_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("振込待ち.hold", "振込番号", 振込番号),
                 check_text("振込待ち.hold", "会員", 会員),
@@ -112,7 +112,7 @@ class 振込待ち:
         check_keywords("振込待ち.post", _unknown)
         return self._backend.call(
             "振込待ち.post",
-            'select result, reason from "ウォレット"."振込待ち_post"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "ウォレット"."振込待ち_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("振込待ち.post", "振込番号", 振込番号),
                 *_post_values("振込待ち.post", ("額", 額)),
@@ -124,7 +124,7 @@ class 振込待ち:
         check_keywords("振込待ち.post", _unknown)
         return self._backend.make_call(
             "振込待ち.post",
-            'select result, reason from "ウォレット"."振込待ち_post"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "ウォレット"."振込待ち_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("振込待ち.post", "振込番号", 振込番号),
                 *_post_values("振込待ち.post", ("額", 額)),
@@ -136,7 +136,7 @@ class 振込待ち:
         check_keywords("振込待ち.void", _unknown)
         return self._backend.call(
             "振込待ち.void",
-            'select result, reason from "ウォレット"."振込待ち_void"(%s, %s, %s::uuid)',
+            'select result, reason from "ウォレット"."振込待ち_void"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("振込待ち.void", "振込番号", 振込番号),
             ],
@@ -147,7 +147,7 @@ class 振込待ち:
         check_keywords("振込待ち.void", _unknown)
         return self._backend.make_call(
             "振込待ち.void",
-            'select result, reason from "ウォレット"."振込待ち_void"(%s, %s, %s::uuid)',
+            'select result, reason from "ウォレット"."振込待ち_void"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("振込待ち.void", "振込番号", 振込番号),
             ],
@@ -188,7 +188,7 @@ class 支払:
         check_keywords("支払.do", _unknown)
         return self._backend.call(
             "支払.do",
-            'select result, reason from "ウォレット"."支払_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "ウォレット"."支払_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("支払.do", "注文", 注文),
                 check_text("支払.do", "会員", 会員),
@@ -201,7 +201,7 @@ class 支払:
         check_keywords("支払.do", _unknown)
         return self._backend.make_call(
             "支払.do",
-            'select result, reason from "ウォレット"."支払_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "ウォレット"."支払_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("支払.do", "注文", 注文),
                 check_text("支払.do", "会員", 会員),
@@ -265,7 +265,7 @@ class Book:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return self._backend.expire('select "ウォレット".expire(%s::integer, %s::uuid)', max)
+        return self._backend.expire('select "ウォレット".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
@@ -290,7 +290,7 @@ class Asyncチャージ:
         check_keywords("チャージ.do", _unknown)
         return await self._backend.call(
             "チャージ.do",
-            'select result, reason from "ウォレット"."チャージ_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "ウォレット"."チャージ_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("チャージ.do", "チャージ番号", チャージ番号),
                 check_text("チャージ.do", "会員", 会員),
@@ -303,7 +303,7 @@ class Asyncチャージ:
         check_keywords("チャージ.do", _unknown)
         return self._backend.make_call(
             "チャージ.do",
-            'select result, reason from "ウォレット"."チャージ_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "ウォレット"."チャージ_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("チャージ.do", "チャージ番号", チャージ番号),
                 check_text("チャージ.do", "会員", 会員),
@@ -323,7 +323,7 @@ class Async振込待ち:
         check_keywords("振込待ち.hold", _unknown)
         return await self._backend.call(
             "振込待ち.hold",
-            'select result, reason from "ウォレット"."振込待ち_hold"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "ウォレット"."振込待ち_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("振込待ち.hold", "振込番号", 振込番号),
                 check_text("振込待ち.hold", "会員", 会員),
@@ -336,7 +336,7 @@ class Async振込待ち:
         check_keywords("振込待ち.hold", _unknown)
         return self._backend.make_call(
             "振込待ち.hold",
-            'select result, reason from "ウォレット"."振込待ち_hold"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "ウォレット"."振込待ち_hold"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("振込待ち.hold", "振込番号", 振込番号),
                 check_text("振込待ち.hold", "会員", 会員),
@@ -349,7 +349,7 @@ class Async振込待ち:
         check_keywords("振込待ち.post", _unknown)
         return await self._backend.call(
             "振込待ち.post",
-            'select result, reason from "ウォレット"."振込待ち_post"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "ウォレット"."振込待ち_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("振込待ち.post", "振込番号", 振込番号),
                 *_post_values("振込待ち.post", ("額", 額)),
@@ -361,7 +361,7 @@ class Async振込待ち:
         check_keywords("振込待ち.post", _unknown)
         return self._backend.make_call(
             "振込待ち.post",
-            'select result, reason from "ウォレット"."振込待ち_post"(%s, %s, %s, %s::uuid)',
+            'select result, reason from "ウォレット"."振込待ち_post"(%s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("振込待ち.post", "振込番号", 振込番号),
                 *_post_values("振込待ち.post", ("額", 額)),
@@ -373,7 +373,7 @@ class Async振込待ち:
         check_keywords("振込待ち.void", _unknown)
         return await self._backend.call(
             "振込待ち.void",
-            'select result, reason from "ウォレット"."振込待ち_void"(%s, %s, %s::uuid)',
+            'select result, reason from "ウォレット"."振込待ち_void"(%s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("振込待ち.void", "振込番号", 振込番号),
             ],
@@ -384,7 +384,7 @@ class Async振込待ち:
         check_keywords("振込待ち.void", _unknown)
         return self._backend.make_call(
             "振込待ち.void",
-            'select result, reason from "ウォレット"."振込待ち_void"(%s, %s, %s::uuid)',
+            'select result, reason from "ウォレット"."振込待ち_void"(%s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("振込待ち.void", "振込番号", 振込番号),
             ],
@@ -425,7 +425,7 @@ class Async支払:
         check_keywords("支払.do", _unknown)
         return await self._backend.call(
             "支払.do",
-            'select result, reason from "ウォレット"."支払_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "ウォレット"."支払_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("支払.do", "注文", 注文),
                 check_text("支払.do", "会員", 会員),
@@ -438,7 +438,7 @@ class Async支払:
         check_keywords("支払.do", _unknown)
         return self._backend.make_call(
             "支払.do",
-            'select result, reason from "ウォレット"."支払_do"(%s, %s, %s, %s, %s::uuid)',
+            'select result, reason from "ウォレット"."支払_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("支払.do", "注文", 注文),
                 check_text("支払.do", "会員", 会員),
@@ -502,7 +502,7 @@ class AsyncBook:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return await self._backend.expire('select "ウォレット".expire(%s::integer, %s::uuid)', max)
+        return await self._backend.expire('select "ウォレット".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and

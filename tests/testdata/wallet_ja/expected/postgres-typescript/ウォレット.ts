@@ -134,10 +134,10 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     チャージ: {
       async do(args: チャージArgs): Promise<Result> {
         const a = argsOf("チャージ.do", "arguments", args);
-        return call<Reason>(db, "チャージ.do", "select result, reason from \"ウォレット\".\"チャージ_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("チャージ.do", "チャージ番号", field(a, "チャージ番号")), checkText("チャージ.do", "会員", field(a, "会員")), checkAmount("チャージ.do", "額", field(a, "額"))]);
+        return call<Reason>(db, "チャージ.do", "select result, reason from \"ウォレット\".\"チャージ_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("チャージ.do", "チャージ番号", field(a, "チャージ番号")), checkText("チャージ.do", "会員", field(a, "会員")), checkAmount("チャージ.do", "額", field(a, "額"))]);
       },
       doCall(args: チャージArgs): PgCall {
-        return makeCall("チャージ.do", "select result, reason from \"ウォレット\".\"チャージ_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("チャージ.do", "select result, reason from \"ウォレット\".\"チャージ_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           const a = argsOf("チャージ.do", "arguments", args);
           return [tenant, checkText("チャージ.do", "チャージ番号", field(a, "チャージ番号")), checkText("チャージ.do", "会員", field(a, "会員")), checkAmount("チャージ.do", "額", field(a, "額"))];
         });
@@ -146,7 +146,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     振込待ち: {
       async hold(args: 振込待ちArgs): Promise<Result> {
         const a = argsOf("振込待ち.hold", "arguments", args);
-        return call<Reason>(db, "振込待ち.hold", "select result, reason from \"ウォレット\".\"振込待ち_hold\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("振込待ち.hold", "振込番号", field(a, "振込番号")), checkText("振込待ち.hold", "会員", field(a, "会員")), checkAmount("振込待ち.hold", "額", field(a, "額"))]);
+        return call<Reason>(db, "振込待ち.hold", "select result, reason from \"ウォレット\".\"振込待ち_hold\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("振込待ち.hold", "振込番号", field(a, "振込番号")), checkText("振込待ち.hold", "会員", field(a, "会員")), checkAmount("振込待ち.hold", "額", field(a, "額"))]);
       },
       async post(key: 振込待ちKey, amounts?: 振込待ちAmounts): Promise<Result> {
         const k = argsOf("振込待ち.post", "key", key);
@@ -157,24 +157,24 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
           const m = argsOf("振込待ち.post", "amounts", amounts);
           values.push(checkAmount("振込待ち.post", "額", field(m, "額")));
         }
-        return call<Reason>(db, "振込待ち.post", "select result, reason from \"ウォレット\".\"振込待ち_post\"($1, $2, $3, $4::uuid)", values);
+        return call<Reason>(db, "振込待ち.post", "select result, reason from \"ウォレット\".\"振込待ち_post\"($1, $2, $3, $4::pg_catalog.uuid)", values);
       },
       async void(key: 振込待ちKey): Promise<Result> {
         const k = argsOf("振込待ち.void", "key", key);
-        return call<Reason>(db, "振込待ち.void", "select result, reason from \"ウォレット\".\"振込待ち_void\"($1, $2, $3::uuid)", [tenant, checkText("振込待ち.void", "振込番号", field(k, "振込番号"))]);
+        return call<Reason>(db, "振込待ち.void", "select result, reason from \"ウォレット\".\"振込待ち_void\"($1, $2, $3::pg_catalog.uuid)", [tenant, checkText("振込待ち.void", "振込番号", field(k, "振込番号"))]);
       },
       async status(key: 振込待ちKey): Promise<HoldState | null> {
         const k = argsOf("振込待ち.status", "key", key);
         return status(db, "振込待ち.status", "select \"ウォレット\".\"振込待ち_status\"($1, $2)", [tenant, checkText("振込待ち.status", "振込番号", field(k, "振込番号"))]);
       },
       holdCall(args: 振込待ちArgs): PgCall {
-        return makeCall("振込待ち.hold", "select result, reason from \"ウォレット\".\"振込待ち_hold\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("振込待ち.hold", "select result, reason from \"ウォレット\".\"振込待ち_hold\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           const a = argsOf("振込待ち.hold", "arguments", args);
           return [tenant, checkText("振込待ち.hold", "振込番号", field(a, "振込番号")), checkText("振込待ち.hold", "会員", field(a, "会員")), checkAmount("振込待ち.hold", "額", field(a, "額"))];
         });
       },
       postCall(key: 振込待ちKey, amounts?: 振込待ちAmounts): PgCall {
-        return makeCall("振込待ち.post", "select result, reason from \"ウォレット\".\"振込待ち_post\"($1, $2, $3, $4::uuid)", false, () => {
+        return makeCall("振込待ち.post", "select result, reason from \"ウォレット\".\"振込待ち_post\"($1, $2, $3, $4::pg_catalog.uuid)", false, () => {
           const k = argsOf("振込待ち.post", "key", key);
           const values: unknown[] = [tenant, checkText("振込待ち.post", "振込番号", field(k, "振込番号"))];
           if (amounts === undefined) {
@@ -187,7 +187,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
         });
       },
       voidCall(key: 振込待ちKey): PgCall {
-        return makeCall("振込待ち.void", "select result, reason from \"ウォレット\".\"振込待ち_void\"($1, $2, $3::uuid)", false, () => {
+        return makeCall("振込待ち.void", "select result, reason from \"ウォレット\".\"振込待ち_void\"($1, $2, $3::pg_catalog.uuid)", false, () => {
           const k = argsOf("振込待ち.void", "key", key);
           return [tenant, checkText("振込待ち.void", "振込番号", field(k, "振込番号"))];
         });
@@ -202,10 +202,10 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
     支払: {
       async do(args: 支払Args): Promise<Result> {
         const a = argsOf("支払.do", "arguments", args);
-        return call<Reason>(db, "支払.do", "select result, reason from \"ウォレット\".\"支払_do\"($1, $2, $3, $4, $5::uuid)", [tenant, checkText("支払.do", "注文", field(a, "注文")), checkText("支払.do", "会員", field(a, "会員")), checkAmount("支払.do", "額", field(a, "額"))]);
+        return call<Reason>(db, "支払.do", "select result, reason from \"ウォレット\".\"支払_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", [tenant, checkText("支払.do", "注文", field(a, "注文")), checkText("支払.do", "会員", field(a, "会員")), checkAmount("支払.do", "額", field(a, "額"))]);
       },
       doCall(args: 支払Args): PgCall {
-        return makeCall("支払.do", "select result, reason from \"ウォレット\".\"支払_do\"($1, $2, $3, $4, $5::uuid)", false, () => {
+        return makeCall("支払.do", "select result, reason from \"ウォレット\".\"支払_do\"($1, $2, $3, $4, $5::pg_catalog.uuid)", false, () => {
           const a = argsOf("支払.do", "arguments", args);
           return [tenant, checkText("支払.do", "注文", field(a, "注文")), checkText("支払.do", "会員", field(a, "会員")), checkAmount("支払.do", "額", field(a, "額"))];
         });
@@ -224,7 +224,7 @@ export function postgres(db: Queryable, options: { tenant?: string; resendMs?: n
       },
     },
     async expire(max: number): Promise<number> {
-      return expire(db, "select \"ウォレット\".expire($1::integer, $2::uuid)", max);
+      return expire(db, "select \"ウォレット\".expire($1::integer, $2::pg_catalog.uuid)", max);
     },
     async bulk(calls: readonly PgCall[]): Promise<PgAnswer<Reason>[]> {
       return bulk<Reason>(db, calls);

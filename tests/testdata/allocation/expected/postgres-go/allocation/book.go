@@ -88,13 +88,13 @@ func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
 // function does when not told how many, and says how many. Call it from
 // one periodic job; an answer of 1000 means more may be waiting.
 func (b *Book) Expire(ctx context.Context) (int, error) {
-	return chobopg.Expire(ctx, b.q, `select "allocation".expire($1::integer, $2::uuid)`, chobopg.DefaultExpire)
+	return chobopg.Expire(ctx, b.q, `select "allocation".expire($1::integer, $2::pg_catalog.uuid)`, chobopg.DefaultExpire)
 }
 
 // ExpireUpTo is Expire for up to max holds, from 0 to 2147483647 (the
 // SQL function's integer); a max outside is an error and nothing is sent.
 func (b *Book) ExpireUpTo(ctx context.Context, max int) (int, error) {
-	return chobopg.Expire(ctx, b.q, `select "allocation".expire($1::integer, $2::uuid)`, max)
+	return chobopg.Expire(ctx, b.q, `select "allocation".expire($1::integer, $2::pg_catalog.uuid)`, max)
 }
 
 // Sale is the transfer sale: puts the price in, then takes the fee out; both moves happen or neither
@@ -122,7 +122,7 @@ func (t Sale) Do(ctx context.Context, a SaleArgs) (Result, error) {
 	if err := chobo.CheckAmount("fee", a.Fee); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "allocation"."sale_do"($1, $2, $3, $4, $5, $6::uuid)`, t.b.tenant, a.Order, a.Shop, a.Price, a.Fee)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "allocation"."sale_do"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)`, t.b.tenant, a.Order, a.Shop, a.Price, a.Fee)
 }
 
 // DoCall is Do as one call of a Bulk.
@@ -139,7 +139,7 @@ func (t Sale) DoCall(a SaleArgs) Call {
 	if err := chobo.CheckAmount("fee", a.Fee); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "allocation"."sale_do"($1, $2, $3, $4, $5, $6::uuid)`, Args: []any{t.b.tenant, a.Order, a.Shop, a.Price, a.Fee}}
+	return Call{SQL: `select result, reason from "allocation"."sale_do"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.Order, a.Shop, a.Price, a.Fee}}
 }
 
 // Payout is the transfer payout.
@@ -163,7 +163,7 @@ func (t Payout) Do(ctx context.Context, a PayoutArgs) (Result, error) {
 	if err := chobo.CheckAmount("amount", a.Amount); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "allocation"."payout_do"($1, $2, $3, $4, $5::uuid)`, t.b.tenant, a.PayoutId, a.Shop, a.Amount)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "allocation"."payout_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, t.b.tenant, a.PayoutId, a.Shop, a.Amount)
 }
 
 // DoCall is Do as one call of a Bulk.
@@ -177,7 +177,7 @@ func (t Payout) DoCall(a PayoutArgs) Call {
 	if err := chobo.CheckAmount("amount", a.Amount); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "allocation"."payout_do"($1, $2, $3, $4, $5::uuid)`, Args: []any{t.b.tenant, a.PayoutId, a.Shop, a.Amount}}
+	return Call{SQL: `select result, reason from "allocation"."payout_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.PayoutId, a.Shop, a.Amount}}
 }
 
 // Balances reads accounts: posted, held coming in, held going out.

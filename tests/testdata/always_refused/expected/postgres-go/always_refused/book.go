@@ -86,13 +86,13 @@ func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
 // function does when not told how many, and says how many. Call it from
 // one periodic job; an answer of 1000 means more may be waiting.
 func (b *Book) Expire(ctx context.Context) (int, error) {
-	return chobopg.Expire(ctx, b.q, `select "always_refused".expire($1::integer, $2::uuid)`, chobopg.DefaultExpire)
+	return chobopg.Expire(ctx, b.q, `select "always_refused".expire($1::integer, $2::pg_catalog.uuid)`, chobopg.DefaultExpire)
 }
 
 // ExpireUpTo is Expire for up to max holds, from 0 to 2147483647 (the
 // SQL function's integer); a max outside is an error and nothing is sent.
 func (b *Book) ExpireUpTo(ctx context.Context, max int) (int, error) {
-	return chobopg.Expire(ctx, b.q, `select "always_refused".expire($1::integer, $2::uuid)`, max)
+	return chobopg.Expire(ctx, b.q, `select "always_refused".expire($1::integer, $2::pg_catalog.uuid)`, max)
 }
 
 // Redeem is the transfer redeem.
@@ -116,7 +116,7 @@ func (t Redeem) Do(ctx context.Context, a RedeemArgs) (Result, error) {
 	if err := chobo.CheckAmount("count", a.Count); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "always_refused"."redeem_do"($1, $2, $3, $4, $5::uuid)`, t.b.tenant, a.Use, a.Member, a.Count)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "always_refused"."redeem_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, t.b.tenant, a.Use, a.Member, a.Count)
 }
 
 // DoCall is Do as one call of a Bulk.
@@ -130,7 +130,7 @@ func (t Redeem) DoCall(a RedeemArgs) Call {
 	if err := chobo.CheckAmount("count", a.Count); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "always_refused"."redeem_do"($1, $2, $3, $4, $5::uuid)`, Args: []any{t.b.tenant, a.Use, a.Member, a.Count}}
+	return Call{SQL: `select result, reason from "always_refused"."redeem_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.Use, a.Member, a.Count}}
 }
 
 // Balances reads accounts: posted, held coming in, held going out.

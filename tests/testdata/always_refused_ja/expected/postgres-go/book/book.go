@@ -86,13 +86,13 @@ func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
 // function does when not told how many, and says how many. Call it from
 // one periodic job; an answer of 1000 means more may be waiting.
 func (b *Book) Expire(ctx context.Context) (int, error) {
-	return chobopg.Expire(ctx, b.q, `select "いつも拒否".expire($1::integer, $2::uuid)`, chobopg.DefaultExpire)
+	return chobopg.Expire(ctx, b.q, `select "いつも拒否".expire($1::integer, $2::pg_catalog.uuid)`, chobopg.DefaultExpire)
 }
 
 // ExpireUpTo is Expire for up to max holds, from 0 to 2147483647 (the
 // SQL function's integer); a max outside is an error and nothing is sent.
 func (b *Book) ExpireUpTo(ctx context.Context, max int) (int, error) {
-	return chobopg.Expire(ctx, b.q, `select "いつも拒否".expire($1::integer, $2::uuid)`, max)
+	return chobopg.Expire(ctx, b.q, `select "いつも拒否".expire($1::integer, $2::pg_catalog.uuid)`, max)
 }
 
 // X引き換え is the transfer 引き換え.
@@ -116,7 +116,7 @@ func (t X引き換え) Do(ctx context.Context, a X引き換えArgs) (Result, err
 	if err := chobo.CheckAmount("枚数", a.X枚数); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "いつも拒否"."引き換え_do"($1, $2, $3, $4, $5::uuid)`, t.b.tenant, a.X利用, a.X会員, a.X枚数)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "いつも拒否"."引き換え_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, t.b.tenant, a.X利用, a.X会員, a.X枚数)
 }
 
 // DoCall is Do as one call of a Bulk.
@@ -130,7 +130,7 @@ func (t X引き換え) DoCall(a X引き換えArgs) Call {
 	if err := chobo.CheckAmount("枚数", a.X枚数); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "いつも拒否"."引き換え_do"($1, $2, $3, $4, $5::uuid)`, Args: []any{t.b.tenant, a.X利用, a.X会員, a.X枚数}}
+	return Call{SQL: `select result, reason from "いつも拒否"."引き換え_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.X利用, a.X会員, a.X枚数}}
 }
 
 // Balances reads accounts: posted, held coming in, held going out.

@@ -86,13 +86,13 @@ func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
 // function does when not told how many, and says how many. Call it from
 // one periodic job; an answer of 1000 means more may be waiting.
 func (b *Book) Expire(ctx context.Context) (int, error) {
-	return chobopg.Expire(ctx, b.q, `select "coop_credit".expire($1::integer, $2::uuid)`, chobopg.DefaultExpire)
+	return chobopg.Expire(ctx, b.q, `select "coop_credit".expire($1::integer, $2::pg_catalog.uuid)`, chobopg.DefaultExpire)
 }
 
 // ExpireUpTo is Expire for up to max holds, from 0 to 2147483647 (the
 // SQL function's integer); a max outside is an error and nothing is sent.
 func (b *Book) ExpireUpTo(ctx context.Context, max int) (int, error) {
-	return chobopg.Expire(ctx, b.q, `select "coop_credit".expire($1::integer, $2::uuid)`, max)
+	return chobopg.Expire(ctx, b.q, `select "coop_credit".expire($1::integer, $2::pg_catalog.uuid)`, max)
 }
 
 // BuyOnCredit is the transfer buy_on_credit.
@@ -116,7 +116,7 @@ func (t BuyOnCredit) Do(ctx context.Context, a BuyOnCreditArgs) (Result, error) 
 	if err := chobo.CheckAmount("amount", a.Amount); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "coop_credit"."buy_on_credit_do"($1, $2, $3, $4, $5::uuid)`, t.b.tenant, a.Receipt, a.Member, a.Amount)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "coop_credit"."buy_on_credit_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, t.b.tenant, a.Receipt, a.Member, a.Amount)
 }
 
 // DoCall is Do as one call of a Bulk.
@@ -130,7 +130,7 @@ func (t BuyOnCredit) DoCall(a BuyOnCreditArgs) Call {
 	if err := chobo.CheckAmount("amount", a.Amount); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "coop_credit"."buy_on_credit_do"($1, $2, $3, $4, $5::uuid)`, Args: []any{t.b.tenant, a.Receipt, a.Member, a.Amount}}
+	return Call{SQL: `select result, reason from "coop_credit"."buy_on_credit_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.Receipt, a.Member, a.Amount}}
 }
 
 // Balances reads accounts: posted, held coming in, held going out.

@@ -88,13 +88,13 @@ func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
 // function does when not told how many, and says how many. Call it from
 // one periodic job; an answer of 1000 means more may be waiting.
 func (b *Book) Expire(ctx context.Context) (int, error) {
-	return chobopg.Expire(ctx, b.q, `select "chain_too_long".expire($1::integer, $2::uuid)`, chobopg.DefaultExpire)
+	return chobopg.Expire(ctx, b.q, `select "chain_too_long".expire($1::integer, $2::pg_catalog.uuid)`, chobopg.DefaultExpire)
 }
 
 // ExpireUpTo is Expire for up to max holds, from 0 to 2147483647 (the
 // SQL function's integer); a max outside is an error and nothing is sent.
 func (b *Book) ExpireUpTo(ctx context.Context, max int) (int, error) {
-	return chobopg.Expire(ctx, b.q, `select "chain_too_long".expire($1::integer, $2::uuid)`, max)
+	return chobopg.Expire(ctx, b.q, `select "chain_too_long".expire($1::integer, $2::pg_catalog.uuid)`, max)
 }
 
 // Fill is the transfer fill.
@@ -118,7 +118,7 @@ func (t Fill) Do(ctx context.Context, a FillArgs) (Result, error) {
 	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "chain_too_long"."fill_do"($1, $2, $3, $4, $5::uuid)`, t.b.tenant, a.Id, a.Sku, a.Qty)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "chain_too_long"."fill_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, t.b.tenant, a.Id, a.Sku, a.Qty)
 }
 
 // DoCall is Do as one call of a Bulk.
@@ -132,7 +132,7 @@ func (t Fill) DoCall(a FillArgs) Call {
 	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "chain_too_long"."fill_do"($1, $2, $3, $4, $5::uuid)`, Args: []any{t.b.tenant, a.Id, a.Sku, a.Qty}}
+	return Call{SQL: `select result, reason from "chain_too_long"."fill_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.Id, a.Sku, a.Qty}}
 }
 
 // Spread is the transfer spread.
@@ -156,7 +156,7 @@ func (t Spread) Do(ctx context.Context, a SpreadArgs) (Result, error) {
 	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "chain_too_long"."spread_do"($1, $2, $3, $4, $5::uuid)`, t.b.tenant, a.Id, a.Sku, a.Qty)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "chain_too_long"."spread_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, t.b.tenant, a.Id, a.Sku, a.Qty)
 }
 
 // DoCall is Do as one call of a Bulk.
@@ -170,7 +170,7 @@ func (t Spread) DoCall(a SpreadArgs) Call {
 	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "chain_too_long"."spread_do"($1, $2, $3, $4, $5::uuid)`, Args: []any{t.b.tenant, a.Id, a.Sku, a.Qty}}
+	return Call{SQL: `select result, reason from "chain_too_long"."spread_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.Id, a.Sku, a.Qty}}
 }
 
 // Balances reads accounts: posted, held coming in, held going out.

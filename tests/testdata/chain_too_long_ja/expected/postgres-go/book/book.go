@@ -88,13 +88,13 @@ func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
 // function does when not told how many, and says how many. Call it from
 // one periodic job; an answer of 1000 means more may be waiting.
 func (b *Book) Expire(ctx context.Context) (int, error) {
-	return chobopg.Expire(ctx, b.q, `select "長いチェーン".expire($1::integer, $2::uuid)`, chobopg.DefaultExpire)
+	return chobopg.Expire(ctx, b.q, `select "長いチェーン".expire($1::integer, $2::pg_catalog.uuid)`, chobopg.DefaultExpire)
 }
 
 // ExpireUpTo is Expire for up to max holds, from 0 to 2147483647 (the
 // SQL function's integer); a max outside is an error and nothing is sent.
 func (b *Book) ExpireUpTo(ctx context.Context, max int) (int, error) {
-	return chobopg.Expire(ctx, b.q, `select "長いチェーン".expire($1::integer, $2::uuid)`, max)
+	return chobopg.Expire(ctx, b.q, `select "長いチェーン".expire($1::integer, $2::pg_catalog.uuid)`, max)
 }
 
 // X補充 is the transfer 補充.
@@ -118,7 +118,7 @@ func (t X補充) Do(ctx context.Context, a X補充Args) (Result, error) {
 	if err := chobo.CheckAmount("数", a.X数); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "長いチェーン"."補充_do"($1, $2, $3, $4, $5::uuid)`, t.b.tenant, a.X番号, a.Sku, a.X数)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "長いチェーン"."補充_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, t.b.tenant, a.X番号, a.Sku, a.X数)
 }
 
 // DoCall is Do as one call of a Bulk.
@@ -132,7 +132,7 @@ func (t X補充) DoCall(a X補充Args) Call {
 	if err := chobo.CheckAmount("数", a.X数); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "長いチェーン"."補充_do"($1, $2, $3, $4, $5::uuid)`, Args: []any{t.b.tenant, a.X番号, a.Sku, a.X数}}
+	return Call{SQL: `select result, reason from "長いチェーン"."補充_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.X番号, a.Sku, a.X数}}
 }
 
 // X配分 is the transfer 配分.
@@ -156,7 +156,7 @@ func (t X配分) Do(ctx context.Context, a X配分Args) (Result, error) {
 	if err := chobo.CheckAmount("数", a.X数); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "長いチェーン"."配分_do"($1, $2, $3, $4, $5::uuid)`, t.b.tenant, a.X番号, a.Sku, a.X数)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "長いチェーン"."配分_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, t.b.tenant, a.X番号, a.Sku, a.X数)
 }
 
 // DoCall is Do as one call of a Bulk.
@@ -170,7 +170,7 @@ func (t X配分) DoCall(a X配分Args) Call {
 	if err := chobo.CheckAmount("数", a.X数); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "長いチェーン"."配分_do"($1, $2, $3, $4, $5::uuid)`, Args: []any{t.b.tenant, a.X番号, a.Sku, a.X数}}
+	return Call{SQL: `select result, reason from "長いチェーン"."配分_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.X番号, a.Sku, a.X数}}
 }
 
 // Balances reads accounts: posted, held coming in, held going out.

@@ -94,13 +94,13 @@ func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
 // function does when not told how many, and says how many. Call it from
 // one periodic job; an answer of 1000 means more may be waiting.
 func (b *Book) Expire(ctx context.Context) (int, error) {
-	return chobopg.Expire(ctx, b.q, `select "travel_desk".expire($1::integer, $2::uuid)`, chobopg.DefaultExpire)
+	return chobopg.Expire(ctx, b.q, `select "travel_desk".expire($1::integer, $2::pg_catalog.uuid)`, chobopg.DefaultExpire)
 }
 
 // ExpireUpTo is Expire for up to max holds, from 0 to 2147483647 (the
 // SQL function's integer); a max outside is an error and nothing is sent.
 func (b *Book) ExpireUpTo(ctx context.Context, max int) (int, error) {
-	return chobopg.Expire(ctx, b.q, `select "travel_desk".expire($1::integer, $2::uuid)`, max)
+	return chobopg.Expire(ctx, b.q, `select "travel_desk".expire($1::integer, $2::pg_catalog.uuid)`, max)
 }
 
 // TopUp is the transfer top_up.
@@ -124,7 +124,7 @@ func (t TopUp) Do(ctx context.Context, a TopUpArgs) (Result, error) {
 	if err := chobo.CheckAmount("amount", a.Amount); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "travel_desk"."top_up_do"($1, $2, $3, $4, $5::uuid)`, t.b.tenant, a.Receipt, a.Member, a.Amount)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "travel_desk"."top_up_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, t.b.tenant, a.Receipt, a.Member, a.Amount)
 }
 
 // DoCall is Do as one call of a Bulk.
@@ -138,7 +138,7 @@ func (t TopUp) DoCall(a TopUpArgs) Call {
 	if err := chobo.CheckAmount("amount", a.Amount); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "travel_desk"."top_up_do"($1, $2, $3, $4, $5::uuid)`, Args: []any{t.b.tenant, a.Receipt, a.Member, a.Amount}}
+	return Call{SQL: `select result, reason from "travel_desk"."top_up_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.Receipt, a.Member, a.Amount}}
 }
 
 // OpenTourDay is the transfer open_tour_day.
@@ -162,7 +162,7 @@ func (t OpenTourDay) Do(ctx context.Context, a OpenTourDayArgs) (Result, error) 
 	if err := chobo.CheckAmount("capacity", a.Capacity); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "travel_desk"."open_tour_day_do"($1, $2, $3, $4, $5::uuid)`, t.b.tenant, a.Tour, a.Day, a.Capacity)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "travel_desk"."open_tour_day_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, t.b.tenant, a.Tour, a.Day, a.Capacity)
 }
 
 // DoCall is Do as one call of a Bulk.
@@ -176,7 +176,7 @@ func (t OpenTourDay) DoCall(a OpenTourDayArgs) Call {
 	if err := chobo.CheckAmount("capacity", a.Capacity); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "travel_desk"."open_tour_day_do"($1, $2, $3, $4, $5::uuid)`, Args: []any{t.b.tenant, a.Tour, a.Day, a.Capacity}}
+	return Call{SQL: `select result, reason from "travel_desk"."open_tour_day_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.Tour, a.Day, a.Capacity}}
 }
 
 // BookSeat is the transfer book_seat: a seat is held for two days while the member confirms
@@ -218,7 +218,7 @@ func (t BookSeat) Hold(ctx context.Context, a BookSeatArgs) (Result, error) {
 	if err := chobo.CheckAmount("price", a.Price); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "travel_desk"."book_seat_hold"($1, $2, $3, $4, $5, $6, $7::uuid)`, t.b.tenant, a.Booking, a.Member, a.Tour, a.Day, a.Price)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "travel_desk"."book_seat_hold"($1, $2, $3, $4, $5, $6, $7::pg_catalog.uuid)`, t.b.tenant, a.Booking, a.Member, a.Tour, a.Day, a.Price)
 }
 
 // HoldCall is Hold as one call of a Bulk.
@@ -238,7 +238,7 @@ func (t BookSeat) HoldCall(a BookSeatArgs) Call {
 	if err := chobo.CheckAmount("price", a.Price); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "travel_desk"."book_seat_hold"($1, $2, $3, $4, $5, $6, $7::uuid)`, Args: []any{t.b.tenant, a.Booking, a.Member, a.Tour, a.Day, a.Price}}
+	return Call{SQL: `select result, reason from "travel_desk"."book_seat_hold"($1, $2, $3, $4, $5, $6, $7::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.Booking, a.Member, a.Tour, a.Day, a.Price}}
 }
 
 // Post posts the hold: in full when amounts is nil.
@@ -255,7 +255,7 @@ func (t BookSeat) Post(ctx context.Context, k BookSeatKey, amounts *BookSeatAmou
 		}
 		args = append(args, amounts.Price)
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "travel_desk"."book_seat_post"($1, $2, $3, $4::uuid)`, args...)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "travel_desk"."book_seat_post"($1, $2, $3, $4::pg_catalog.uuid)`, args...)
 }
 
 // PostCall is Post as one call of a Bulk.
@@ -272,7 +272,7 @@ func (t BookSeat) PostCall(k BookSeatKey, amounts *BookSeatAmounts) Call {
 		}
 		args = append(args, amounts.Price)
 	}
-	return Call{SQL: `select result, reason from "travel_desk"."book_seat_post"($1, $2, $3, $4::uuid)`, Args: args}
+	return Call{SQL: `select result, reason from "travel_desk"."book_seat_post"($1, $2, $3, $4::pg_catalog.uuid)`, Args: args}
 }
 
 // Void cancels the hold.
@@ -280,7 +280,7 @@ func (t BookSeat) Void(ctx context.Context, k BookSeatKey) (Result, error) {
 	if err := chobo.CheckText("booking", k.Booking); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "travel_desk"."book_seat_void"($1, $2, $3::uuid)`, t.b.tenant, k.Booking)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "travel_desk"."book_seat_void"($1, $2, $3::pg_catalog.uuid)`, t.b.tenant, k.Booking)
 }
 
 // VoidCall is Void as one call of a Bulk.
@@ -288,7 +288,7 @@ func (t BookSeat) VoidCall(k BookSeatKey) Call {
 	if err := chobo.CheckText("booking", k.Booking); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "travel_desk"."book_seat_void"($1, $2, $3::uuid)`, Args: []any{t.b.tenant, k.Booking}}
+	return Call{SQL: `select result, reason from "travel_desk"."book_seat_void"($1, $2, $3::pg_catalog.uuid)`, Args: []any{t.b.tenant, k.Booking}}
 }
 
 // Status says where the hold stands; "" when there is none.
@@ -344,7 +344,7 @@ func (t GroupHold) Hold(ctx context.Context, a GroupHoldArgs) (Result, error) {
 	if err := chobo.CheckAmount("count", a.Count); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "travel_desk"."group_hold_hold"($1, $2, $3, $4, $5, $6::uuid)`, t.b.tenant, a.Group, a.Tour, a.Day, a.Count)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "travel_desk"."group_hold_hold"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)`, t.b.tenant, a.Group, a.Tour, a.Day, a.Count)
 }
 
 // HoldCall is Hold as one call of a Bulk.
@@ -361,7 +361,7 @@ func (t GroupHold) HoldCall(a GroupHoldArgs) Call {
 	if err := chobo.CheckAmount("count", a.Count); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "travel_desk"."group_hold_hold"($1, $2, $3, $4, $5, $6::uuid)`, Args: []any{t.b.tenant, a.Group, a.Tour, a.Day, a.Count}}
+	return Call{SQL: `select result, reason from "travel_desk"."group_hold_hold"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.Group, a.Tour, a.Day, a.Count}}
 }
 
 // Post posts the hold: in full when amounts is nil.
@@ -384,7 +384,7 @@ func (t GroupHold) Post(ctx context.Context, k GroupHoldKey, amounts *GroupHoldA
 		}
 		args = append(args, amounts.Count)
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "travel_desk"."group_hold_post"($1, $2, $3, $4, $5, $6::uuid)`, args...)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "travel_desk"."group_hold_post"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)`, args...)
 }
 
 // PostCall is Post as one call of a Bulk.
@@ -407,7 +407,7 @@ func (t GroupHold) PostCall(k GroupHoldKey, amounts *GroupHoldAmounts) Call {
 		}
 		args = append(args, amounts.Count)
 	}
-	return Call{SQL: `select result, reason from "travel_desk"."group_hold_post"($1, $2, $3, $4, $5, $6::uuid)`, Args: args}
+	return Call{SQL: `select result, reason from "travel_desk"."group_hold_post"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)`, Args: args}
 }
 
 // Void cancels the hold.
@@ -421,7 +421,7 @@ func (t GroupHold) Void(ctx context.Context, k GroupHoldKey) (Result, error) {
 	if err := chobo.CheckText("day", k.Day); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "travel_desk"."group_hold_void"($1, $2, $3, $4, $5::uuid)`, t.b.tenant, k.Group, k.Tour, k.Day)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "travel_desk"."group_hold_void"($1, $2, $3, $4, $5::pg_catalog.uuid)`, t.b.tenant, k.Group, k.Tour, k.Day)
 }
 
 // VoidCall is Void as one call of a Bulk.
@@ -435,7 +435,7 @@ func (t GroupHold) VoidCall(k GroupHoldKey) Call {
 	if err := chobo.CheckText("day", k.Day); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "travel_desk"."group_hold_void"($1, $2, $3, $4, $5::uuid)`, Args: []any{t.b.tenant, k.Group, k.Tour, k.Day}}
+	return Call{SQL: `select result, reason from "travel_desk"."group_hold_void"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, k.Group, k.Tour, k.Day}}
 }
 
 // Status says where the hold stands; "" when there is none.
@@ -483,7 +483,7 @@ func (t PayOperator) Do(ctx context.Context, a PayOperatorArgs) (Result, error) 
 	if err := chobo.CheckAmount("amount", a.Amount); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "travel_desk"."pay_operator_do"($1, $2, $3, $4::uuid)`, t.b.tenant, a.Statement, a.Amount)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "travel_desk"."pay_operator_do"($1, $2, $3, $4::pg_catalog.uuid)`, t.b.tenant, a.Statement, a.Amount)
 }
 
 // DoCall is Do as one call of a Bulk.
@@ -494,7 +494,7 @@ func (t PayOperator) DoCall(a PayOperatorArgs) Call {
 	if err := chobo.CheckAmount("amount", a.Amount); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "travel_desk"."pay_operator_do"($1, $2, $3, $4::uuid)`, Args: []any{t.b.tenant, a.Statement, a.Amount}}
+	return Call{SQL: `select result, reason from "travel_desk"."pay_operator_do"($1, $2, $3, $4::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.Statement, a.Amount}}
 }
 
 // Balances reads accounts: posted, held coming in, held going out.

@@ -94,13 +94,13 @@ func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
 // function does when not told how many, and says how many. Call it from
 // one periodic job; an answer of 1000 means more may be waiting.
 func (b *Book) Expire(ctx context.Context) (int, error) {
-	return chobopg.Expire(ctx, b.q, `select "旅行の窓口".expire($1::integer, $2::uuid)`, chobopg.DefaultExpire)
+	return chobopg.Expire(ctx, b.q, `select "旅行の窓口".expire($1::integer, $2::pg_catalog.uuid)`, chobopg.DefaultExpire)
 }
 
 // ExpireUpTo is Expire for up to max holds, from 0 to 2147483647 (the
 // SQL function's integer); a max outside is an error and nothing is sent.
 func (b *Book) ExpireUpTo(ctx context.Context, max int) (int, error) {
-	return chobopg.Expire(ctx, b.q, `select "旅行の窓口".expire($1::integer, $2::uuid)`, max)
+	return chobopg.Expire(ctx, b.q, `select "旅行の窓口".expire($1::integer, $2::pg_catalog.uuid)`, max)
 }
 
 // Xチャージ is the transfer チャージ.
@@ -124,7 +124,7 @@ func (t Xチャージ) Do(ctx context.Context, a XチャージArgs) (Result, err
 	if err := chobo.CheckAmount("額", a.X額); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "旅行の窓口"."チャージ_do"($1, $2, $3, $4, $5::uuid)`, t.b.tenant, a.X受付番号, a.X会員, a.X額)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "旅行の窓口"."チャージ_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, t.b.tenant, a.X受付番号, a.X会員, a.X額)
 }
 
 // DoCall is Do as one call of a Bulk.
@@ -138,7 +138,7 @@ func (t Xチャージ) DoCall(a XチャージArgs) Call {
 	if err := chobo.CheckAmount("額", a.X額); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "旅行の窓口"."チャージ_do"($1, $2, $3, $4, $5::uuid)`, Args: []any{t.b.tenant, a.X受付番号, a.X会員, a.X額}}
+	return Call{SQL: `select result, reason from "旅行の窓口"."チャージ_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.X受付番号, a.X会員, a.X額}}
 }
 
 // X催行日の設定 is the transfer 催行日の設定.
@@ -162,7 +162,7 @@ func (t X催行日の設定) Do(ctx context.Context, a X催行日の設定Args) 
 	if err := chobo.CheckAmount("定員", a.X定員); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "旅行の窓口"."催行日の設定_do"($1, $2, $3, $4, $5::uuid)`, t.b.tenant, a.Xツアー, a.Day, a.X定員)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "旅行の窓口"."催行日の設定_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, t.b.tenant, a.Xツアー, a.Day, a.X定員)
 }
 
 // DoCall is Do as one call of a Bulk.
@@ -176,7 +176,7 @@ func (t X催行日の設定) DoCall(a X催行日の設定Args) Call {
 	if err := chobo.CheckAmount("定員", a.X定員); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "旅行の窓口"."催行日の設定_do"($1, $2, $3, $4, $5::uuid)`, Args: []any{t.b.tenant, a.Xツアー, a.Day, a.X定員}}
+	return Call{SQL: `select result, reason from "旅行の窓口"."催行日の設定_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.Xツアー, a.Day, a.X定員}}
 }
 
 // X座席予約 is the transfer 座席予約: 会員が確定するまで二日間、一席押さえる
@@ -218,7 +218,7 @@ func (t X座席予約) Hold(ctx context.Context, a X座席予約Args) (Result, e
 	if err := chobo.CheckAmount("代金", a.X代金); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "旅行の窓口"."座席予約_hold"($1, $2, $3, $4, $5, $6, $7::uuid)`, t.b.tenant, a.X予約番号, a.X会員, a.Xツアー, a.Day, a.X代金)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "旅行の窓口"."座席予約_hold"($1, $2, $3, $4, $5, $6, $7::pg_catalog.uuid)`, t.b.tenant, a.X予約番号, a.X会員, a.Xツアー, a.Day, a.X代金)
 }
 
 // HoldCall is Hold as one call of a Bulk.
@@ -238,7 +238,7 @@ func (t X座席予約) HoldCall(a X座席予約Args) Call {
 	if err := chobo.CheckAmount("代金", a.X代金); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "旅行の窓口"."座席予約_hold"($1, $2, $3, $4, $5, $6, $7::uuid)`, Args: []any{t.b.tenant, a.X予約番号, a.X会員, a.Xツアー, a.Day, a.X代金}}
+	return Call{SQL: `select result, reason from "旅行の窓口"."座席予約_hold"($1, $2, $3, $4, $5, $6, $7::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.X予約番号, a.X会員, a.Xツアー, a.Day, a.X代金}}
 }
 
 // Post posts the hold: in full when amounts is nil.
@@ -255,7 +255,7 @@ func (t X座席予約) Post(ctx context.Context, k X座席予約Key, amounts *X�
 		}
 		args = append(args, amounts.X代金)
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "旅行の窓口"."座席予約_post"($1, $2, $3, $4::uuid)`, args...)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "旅行の窓口"."座席予約_post"($1, $2, $3, $4::pg_catalog.uuid)`, args...)
 }
 
 // PostCall is Post as one call of a Bulk.
@@ -272,7 +272,7 @@ func (t X座席予約) PostCall(k X座席予約Key, amounts *X座席予約Amount
 		}
 		args = append(args, amounts.X代金)
 	}
-	return Call{SQL: `select result, reason from "旅行の窓口"."座席予約_post"($1, $2, $3, $4::uuid)`, Args: args}
+	return Call{SQL: `select result, reason from "旅行の窓口"."座席予約_post"($1, $2, $3, $4::pg_catalog.uuid)`, Args: args}
 }
 
 // Void cancels the hold.
@@ -280,7 +280,7 @@ func (t X座席予約) Void(ctx context.Context, k X座席予約Key) (Result, er
 	if err := chobo.CheckText("予約番号", k.X予約番号); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "旅行の窓口"."座席予約_void"($1, $2, $3::uuid)`, t.b.tenant, k.X予約番号)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "旅行の窓口"."座席予約_void"($1, $2, $3::pg_catalog.uuid)`, t.b.tenant, k.X予約番号)
 }
 
 // VoidCall is Void as one call of a Bulk.
@@ -288,7 +288,7 @@ func (t X座席予約) VoidCall(k X座席予約Key) Call {
 	if err := chobo.CheckText("予約番号", k.X予約番号); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "旅行の窓口"."座席予約_void"($1, $2, $3::uuid)`, Args: []any{t.b.tenant, k.X予約番号}}
+	return Call{SQL: `select result, reason from "旅行の窓口"."座席予約_void"($1, $2, $3::pg_catalog.uuid)`, Args: []any{t.b.tenant, k.X予約番号}}
 }
 
 // Status says where the hold stands; "" when there is none.
@@ -344,7 +344,7 @@ func (t X団体の仮押さえ) Hold(ctx context.Context, a X団体の仮押さ�
 	if err := chobo.CheckAmount("席数", a.X席数); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "旅行の窓口"."団体の仮押さえ_hold"($1, $2, $3, $4, $5, $6::uuid)`, t.b.tenant, a.X団体, a.Xツアー, a.Day, a.X席数)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "旅行の窓口"."団体の仮押さえ_hold"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)`, t.b.tenant, a.X団体, a.Xツアー, a.Day, a.X席数)
 }
 
 // HoldCall is Hold as one call of a Bulk.
@@ -361,7 +361,7 @@ func (t X団体の仮押さえ) HoldCall(a X団体の仮押さえArgs) Call {
 	if err := chobo.CheckAmount("席数", a.X席数); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "旅行の窓口"."団体の仮押さえ_hold"($1, $2, $3, $4, $5, $6::uuid)`, Args: []any{t.b.tenant, a.X団体, a.Xツアー, a.Day, a.X席数}}
+	return Call{SQL: `select result, reason from "旅行の窓口"."団体の仮押さえ_hold"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.X団体, a.Xツアー, a.Day, a.X席数}}
 }
 
 // Post posts the hold: in full when amounts is nil.
@@ -384,7 +384,7 @@ func (t X団体の仮押さえ) Post(ctx context.Context, k X団体の仮押さ�
 		}
 		args = append(args, amounts.X席数)
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "旅行の窓口"."団体の仮押さえ_post"($1, $2, $3, $4, $5, $6::uuid)`, args...)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "旅行の窓口"."団体の仮押さえ_post"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)`, args...)
 }
 
 // PostCall is Post as one call of a Bulk.
@@ -407,7 +407,7 @@ func (t X団体の仮押さえ) PostCall(k X団体の仮押さえKey, amounts *X
 		}
 		args = append(args, amounts.X席数)
 	}
-	return Call{SQL: `select result, reason from "旅行の窓口"."団体の仮押さえ_post"($1, $2, $3, $4, $5, $6::uuid)`, Args: args}
+	return Call{SQL: `select result, reason from "旅行の窓口"."団体の仮押さえ_post"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)`, Args: args}
 }
 
 // Void cancels the hold.
@@ -421,7 +421,7 @@ func (t X団体の仮押さえ) Void(ctx context.Context, k X団体の仮押さ�
 	if err := chobo.CheckText("day", k.Day); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "旅行の窓口"."団体の仮押さえ_void"($1, $2, $3, $4, $5::uuid)`, t.b.tenant, k.X団体, k.Xツアー, k.Day)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "旅行の窓口"."団体の仮押さえ_void"($1, $2, $3, $4, $5::pg_catalog.uuid)`, t.b.tenant, k.X団体, k.Xツアー, k.Day)
 }
 
 // VoidCall is Void as one call of a Bulk.
@@ -435,7 +435,7 @@ func (t X団体の仮押さえ) VoidCall(k X団体の仮押さえKey) Call {
 	if err := chobo.CheckText("day", k.Day); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "旅行の窓口"."団体の仮押さえ_void"($1, $2, $3, $4, $5::uuid)`, Args: []any{t.b.tenant, k.X団体, k.Xツアー, k.Day}}
+	return Call{SQL: `select result, reason from "旅行の窓口"."団体の仮押さえ_void"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, k.X団体, k.Xツアー, k.Day}}
 }
 
 // Status says where the hold stands; "" when there is none.
@@ -483,7 +483,7 @@ func (t X催行会社への支払) Do(ctx context.Context, a X催行会社への
 	if err := chobo.CheckAmount("額", a.X額); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "旅行の窓口"."催行会社への支払_do"($1, $2, $3, $4::uuid)`, t.b.tenant, a.X明細, a.X額)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "旅行の窓口"."催行会社への支払_do"($1, $2, $3, $4::pg_catalog.uuid)`, t.b.tenant, a.X明細, a.X額)
 }
 
 // DoCall is Do as one call of a Bulk.
@@ -494,7 +494,7 @@ func (t X催行会社への支払) DoCall(a X催行会社への支払Args) Call 
 	if err := chobo.CheckAmount("額", a.X額); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "旅行の窓口"."催行会社への支払_do"($1, $2, $3, $4::uuid)`, Args: []any{t.b.tenant, a.X明細, a.X額}}
+	return Call{SQL: `select result, reason from "旅行の窓口"."催行会社への支払_do"($1, $2, $3, $4::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.X明細, a.X額}}
 }
 
 // Balances reads accounts: posted, held coming in, held going out.

@@ -88,13 +88,13 @@ func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
 // function does when not told how many, and says how many. Call it from
 // one periodic job; an answer of 1000 means more may be waiting.
 func (b *Book) Expire(ctx context.Context) (int, error) {
-	return chobopg.Expire(ctx, b.q, `select "parcels".expire($1::integer, $2::uuid)`, chobopg.DefaultExpire)
+	return chobopg.Expire(ctx, b.q, `select "parcels".expire($1::integer, $2::pg_catalog.uuid)`, chobopg.DefaultExpire)
 }
 
 // ExpireUpTo is Expire for up to max holds, from 0 to 2147483647 (the
 // SQL function's integer); a max outside is an error and nothing is sent.
 func (b *Book) ExpireUpTo(ctx context.Context, max int) (int, error) {
-	return chobopg.Expire(ctx, b.q, `select "parcels".expire($1::integer, $2::uuid)`, max)
+	return chobopg.Expire(ctx, b.q, `select "parcels".expire($1::integer, $2::pg_catalog.uuid)`, max)
 }
 
 // DropOff is the transfer drop_off.
@@ -118,7 +118,7 @@ func (t DropOff) Do(ctx context.Context, a DropOffArgs) (Result, error) {
 	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "parcels"."drop_off_do"($1, $2, $3, $4, $5::uuid)`, t.b.tenant, a.Slip, a.Site, a.Qty)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "parcels"."drop_off_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, t.b.tenant, a.Slip, a.Site, a.Qty)
 }
 
 // DoCall is Do as one call of a Bulk.
@@ -132,7 +132,7 @@ func (t DropOff) DoCall(a DropOffArgs) Call {
 	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "parcels"."drop_off_do"($1, $2, $3, $4, $5::uuid)`, Args: []any{t.b.tenant, a.Slip, a.Site, a.Qty}}
+	return Call{SQL: `select result, reason from "parcels"."drop_off_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.Slip, a.Site, a.Qty}}
 }
 
 // PickUp is the transfer pick_up: posted when the door opens, expired after a day
@@ -167,7 +167,7 @@ func (t PickUp) Hold(ctx context.Context, a PickUpArgs) (Result, error) {
 	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "parcels"."pick_up_hold"($1, $2, $3, $4, $5::uuid)`, t.b.tenant, a.Code, a.Site, a.Qty)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "parcels"."pick_up_hold"($1, $2, $3, $4, $5::pg_catalog.uuid)`, t.b.tenant, a.Code, a.Site, a.Qty)
 }
 
 // HoldCall is Hold as one call of a Bulk.
@@ -181,7 +181,7 @@ func (t PickUp) HoldCall(a PickUpArgs) Call {
 	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "parcels"."pick_up_hold"($1, $2, $3, $4, $5::uuid)`, Args: []any{t.b.tenant, a.Code, a.Site, a.Qty}}
+	return Call{SQL: `select result, reason from "parcels"."pick_up_hold"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.Code, a.Site, a.Qty}}
 }
 
 // Post posts the hold: in full when amounts is nil.
@@ -201,7 +201,7 @@ func (t PickUp) Post(ctx context.Context, k PickUpKey, amounts *PickUpAmounts) (
 		}
 		args = append(args, amounts.Qty)
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "parcels"."pick_up_post"($1, $2, $3, $4, $5::uuid)`, args...)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "parcels"."pick_up_post"($1, $2, $3, $4, $5::pg_catalog.uuid)`, args...)
 }
 
 // PostCall is Post as one call of a Bulk.
@@ -221,7 +221,7 @@ func (t PickUp) PostCall(k PickUpKey, amounts *PickUpAmounts) Call {
 		}
 		args = append(args, amounts.Qty)
 	}
-	return Call{SQL: `select result, reason from "parcels"."pick_up_post"($1, $2, $3, $4, $5::uuid)`, Args: args}
+	return Call{SQL: `select result, reason from "parcels"."pick_up_post"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: args}
 }
 
 // Void cancels the hold.
@@ -232,7 +232,7 @@ func (t PickUp) Void(ctx context.Context, k PickUpKey) (Result, error) {
 	if err := chobo.CheckText("site", k.Site); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "parcels"."pick_up_void"($1, $2, $3, $4::uuid)`, t.b.tenant, k.Code, k.Site)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "parcels"."pick_up_void"($1, $2, $3, $4::pg_catalog.uuid)`, t.b.tenant, k.Code, k.Site)
 }
 
 // VoidCall is Void as one call of a Bulk.
@@ -243,7 +243,7 @@ func (t PickUp) VoidCall(k PickUpKey) Call {
 	if err := chobo.CheckText("site", k.Site); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "parcels"."pick_up_void"($1, $2, $3, $4::uuid)`, Args: []any{t.b.tenant, k.Code, k.Site}}
+	return Call{SQL: `select result, reason from "parcels"."pick_up_void"($1, $2, $3, $4::pg_catalog.uuid)`, Args: []any{t.b.tenant, k.Code, k.Site}}
 }
 
 // Status says where the hold stands; "" when there is none.

@@ -88,13 +88,13 @@ func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
 // function does when not told how many, and says how many. Call it from
 // one periodic job; an answer of 1000 means more may be waiting.
 func (b *Book) Expire(ctx context.Context) (int, error) {
-	return chobopg.Expire(ctx, b.q, `select "宅配ロッカー".expire($1::integer, $2::uuid)`, chobopg.DefaultExpire)
+	return chobopg.Expire(ctx, b.q, `select "宅配ロッカー".expire($1::integer, $2::pg_catalog.uuid)`, chobopg.DefaultExpire)
 }
 
 // ExpireUpTo is Expire for up to max holds, from 0 to 2147483647 (the
 // SQL function's integer); a max outside is an error and nothing is sent.
 func (b *Book) ExpireUpTo(ctx context.Context, max int) (int, error) {
-	return chobopg.Expire(ctx, b.q, `select "宅配ロッカー".expire($1::integer, $2::uuid)`, max)
+	return chobopg.Expire(ctx, b.q, `select "宅配ロッカー".expire($1::integer, $2::pg_catalog.uuid)`, max)
 }
 
 // X預け入れ is the transfer 預け入れ.
@@ -118,7 +118,7 @@ func (t X預け入れ) Do(ctx context.Context, a X預け入れArgs) (Result, err
 	if err := chobo.CheckAmount("数", a.X数); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "宅配ロッカー"."預け入れ_do"($1, $2, $3, $4, $5::uuid)`, t.b.tenant, a.X伝票, a.X場所, a.X数)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "宅配ロッカー"."預け入れ_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, t.b.tenant, a.X伝票, a.X場所, a.X数)
 }
 
 // DoCall is Do as one call of a Bulk.
@@ -132,7 +132,7 @@ func (t X預け入れ) DoCall(a X預け入れArgs) Call {
 	if err := chobo.CheckAmount("数", a.X数); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "宅配ロッカー"."預け入れ_do"($1, $2, $3, $4, $5::uuid)`, Args: []any{t.b.tenant, a.X伝票, a.X場所, a.X数}}
+	return Call{SQL: `select result, reason from "宅配ロッカー"."預け入れ_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.X伝票, a.X場所, a.X数}}
 }
 
 // X受け取り is the transfer 受け取り: 扉が開けば確定、1 日で期限切れ
@@ -167,7 +167,7 @@ func (t X受け取り) Hold(ctx context.Context, a X受け取りArgs) (Result, e
 	if err := chobo.CheckAmount("数", a.X数); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "宅配ロッカー"."受け取り_hold"($1, $2, $3, $4, $5::uuid)`, t.b.tenant, a.X暗証, a.X場所, a.X数)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "宅配ロッカー"."受け取り_hold"($1, $2, $3, $4, $5::pg_catalog.uuid)`, t.b.tenant, a.X暗証, a.X場所, a.X数)
 }
 
 // HoldCall is Hold as one call of a Bulk.
@@ -181,7 +181,7 @@ func (t X受け取り) HoldCall(a X受け取りArgs) Call {
 	if err := chobo.CheckAmount("数", a.X数); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "宅配ロッカー"."受け取り_hold"($1, $2, $3, $4, $5::uuid)`, Args: []any{t.b.tenant, a.X暗証, a.X場所, a.X数}}
+	return Call{SQL: `select result, reason from "宅配ロッカー"."受け取り_hold"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.X暗証, a.X場所, a.X数}}
 }
 
 // Post posts the hold: in full when amounts is nil.
@@ -201,7 +201,7 @@ func (t X受け取り) Post(ctx context.Context, k X受け取りKey, amounts *X�
 		}
 		args = append(args, amounts.X数)
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "宅配ロッカー"."受け取り_post"($1, $2, $3, $4, $5::uuid)`, args...)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "宅配ロッカー"."受け取り_post"($1, $2, $3, $4, $5::pg_catalog.uuid)`, args...)
 }
 
 // PostCall is Post as one call of a Bulk.
@@ -221,7 +221,7 @@ func (t X受け取り) PostCall(k X受け取りKey, amounts *X受け取りAmount
 		}
 		args = append(args, amounts.X数)
 	}
-	return Call{SQL: `select result, reason from "宅配ロッカー"."受け取り_post"($1, $2, $3, $4, $5::uuid)`, Args: args}
+	return Call{SQL: `select result, reason from "宅配ロッカー"."受け取り_post"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: args}
 }
 
 // Void cancels the hold.
@@ -232,7 +232,7 @@ func (t X受け取り) Void(ctx context.Context, k X受け取りKey) (Result, er
 	if err := chobo.CheckText("場所", k.X場所); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "宅配ロッカー"."受け取り_void"($1, $2, $3, $4::uuid)`, t.b.tenant, k.X暗証, k.X場所)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "宅配ロッカー"."受け取り_void"($1, $2, $3, $4::pg_catalog.uuid)`, t.b.tenant, k.X暗証, k.X場所)
 }
 
 // VoidCall is Void as one call of a Bulk.
@@ -243,7 +243,7 @@ func (t X受け取り) VoidCall(k X受け取りKey) Call {
 	if err := chobo.CheckText("場所", k.X場所); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "宅配ロッカー"."受け取り_void"($1, $2, $3, $4::uuid)`, Args: []any{t.b.tenant, k.X暗証, k.X場所}}
+	return Call{SQL: `select result, reason from "宅配ロッカー"."受け取り_void"($1, $2, $3, $4::pg_catalog.uuid)`, Args: []any{t.b.tenant, k.X暗証, k.X場所}}
 }
 
 // Status says where the hold stands; "" when there is none.

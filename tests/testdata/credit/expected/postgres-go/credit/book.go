@@ -88,13 +88,13 @@ func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
 // function does when not told how many, and says how many. Call it from
 // one periodic job; an answer of 1000 means more may be waiting.
 func (b *Book) Expire(ctx context.Context) (int, error) {
-	return chobopg.Expire(ctx, b.q, `select "credit".expire($1::integer, $2::uuid)`, chobopg.DefaultExpire)
+	return chobopg.Expire(ctx, b.q, `select "credit".expire($1::integer, $2::pg_catalog.uuid)`, chobopg.DefaultExpire)
 }
 
 // ExpireUpTo is Expire for up to max holds, from 0 to 2147483647 (the
 // SQL function's integer); a max outside is an error and nothing is sent.
 func (b *Book) ExpireUpTo(ctx context.Context, max int) (int, error) {
-	return chobopg.Expire(ctx, b.q, `select "credit".expire($1::integer, $2::uuid)`, max)
+	return chobopg.Expire(ctx, b.q, `select "credit".expire($1::integer, $2::pg_catalog.uuid)`, max)
 }
 
 // Authorize is the transfer authorize: posted when the charge settles, voided when it is cancelled, expired after 7 days
@@ -128,7 +128,7 @@ func (t Authorize) Hold(ctx context.Context, a AuthorizeArgs) (Result, error) {
 	if err := chobo.CheckAmount("amount", a.Amount); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "credit"."authorize_hold"($1, $2, $3, $4, $5::uuid)`, t.b.tenant, a.Approval, a.Member, a.Amount)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "credit"."authorize_hold"($1, $2, $3, $4, $5::pg_catalog.uuid)`, t.b.tenant, a.Approval, a.Member, a.Amount)
 }
 
 // HoldCall is Hold as one call of a Bulk.
@@ -142,7 +142,7 @@ func (t Authorize) HoldCall(a AuthorizeArgs) Call {
 	if err := chobo.CheckAmount("amount", a.Amount); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "credit"."authorize_hold"($1, $2, $3, $4, $5::uuid)`, Args: []any{t.b.tenant, a.Approval, a.Member, a.Amount}}
+	return Call{SQL: `select result, reason from "credit"."authorize_hold"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.Approval, a.Member, a.Amount}}
 }
 
 // Post posts the hold: in full when amounts is nil.
@@ -159,7 +159,7 @@ func (t Authorize) Post(ctx context.Context, k AuthorizeKey, amounts *AuthorizeA
 		}
 		args = append(args, amounts.Amount)
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "credit"."authorize_post"($1, $2, $3, $4::uuid)`, args...)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "credit"."authorize_post"($1, $2, $3, $4::pg_catalog.uuid)`, args...)
 }
 
 // PostCall is Post as one call of a Bulk.
@@ -176,7 +176,7 @@ func (t Authorize) PostCall(k AuthorizeKey, amounts *AuthorizeAmounts) Call {
 		}
 		args = append(args, amounts.Amount)
 	}
-	return Call{SQL: `select result, reason from "credit"."authorize_post"($1, $2, $3, $4::uuid)`, Args: args}
+	return Call{SQL: `select result, reason from "credit"."authorize_post"($1, $2, $3, $4::pg_catalog.uuid)`, Args: args}
 }
 
 // Void cancels the hold.
@@ -184,7 +184,7 @@ func (t Authorize) Void(ctx context.Context, k AuthorizeKey) (Result, error) {
 	if err := chobo.CheckText("approval", k.Approval); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "credit"."authorize_void"($1, $2, $3::uuid)`, t.b.tenant, k.Approval)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "credit"."authorize_void"($1, $2, $3::pg_catalog.uuid)`, t.b.tenant, k.Approval)
 }
 
 // VoidCall is Void as one call of a Bulk.
@@ -192,7 +192,7 @@ func (t Authorize) VoidCall(k AuthorizeKey) Call {
 	if err := chobo.CheckText("approval", k.Approval); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "credit"."authorize_void"($1, $2, $3::uuid)`, Args: []any{t.b.tenant, k.Approval}}
+	return Call{SQL: `select result, reason from "credit"."authorize_void"($1, $2, $3::pg_catalog.uuid)`, Args: []any{t.b.tenant, k.Approval}}
 }
 
 // Status says where the hold stands; "" when there is none.
@@ -232,7 +232,7 @@ func (t Repay) Do(ctx context.Context, a RepayArgs) (Result, error) {
 	if err := chobo.CheckAmount("amount", a.Amount); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "credit"."repay_do"($1, $2, $3, $4, $5::uuid)`, t.b.tenant, a.Payment, a.Member, a.Amount)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "credit"."repay_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, t.b.tenant, a.Payment, a.Member, a.Amount)
 }
 
 // DoCall is Do as one call of a Bulk.
@@ -246,7 +246,7 @@ func (t Repay) DoCall(a RepayArgs) Call {
 	if err := chobo.CheckAmount("amount", a.Amount); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "credit"."repay_do"($1, $2, $3, $4, $5::uuid)`, Args: []any{t.b.tenant, a.Payment, a.Member, a.Amount}}
+	return Call{SQL: `select result, reason from "credit"."repay_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.Payment, a.Member, a.Amount}}
 }
 
 // Balances reads accounts: posted, held coming in, held going out.

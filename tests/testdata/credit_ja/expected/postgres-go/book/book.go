@@ -88,13 +88,13 @@ func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
 // function does when not told how many, and says how many. Call it from
 // one periodic job; an answer of 1000 means more may be waiting.
 func (b *Book) Expire(ctx context.Context) (int, error) {
-	return chobopg.Expire(ctx, b.q, `select "与信".expire($1::integer, $2::uuid)`, chobopg.DefaultExpire)
+	return chobopg.Expire(ctx, b.q, `select "与信".expire($1::integer, $2::pg_catalog.uuid)`, chobopg.DefaultExpire)
 }
 
 // ExpireUpTo is Expire for up to max holds, from 0 to 2147483647 (the
 // SQL function's integer); a max outside is an error and nothing is sent.
 func (b *Book) ExpireUpTo(ctx context.Context, max int) (int, error) {
-	return chobopg.Expire(ctx, b.q, `select "与信".expire($1::integer, $2::uuid)`, max)
+	return chobopg.Expire(ctx, b.q, `select "与信".expire($1::integer, $2::pg_catalog.uuid)`, max)
 }
 
 // X与信利用 is the transfer 与信利用: 売上が立てば確定、取り消されれば取消、7 日で期限切れ
@@ -128,7 +128,7 @@ func (t X与信利用) Hold(ctx context.Context, a X与信利用Args) (Result, e
 	if err := chobo.CheckAmount("額", a.X額); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "与信"."与信利用_hold"($1, $2, $3, $4, $5::uuid)`, t.b.tenant, a.X承認番号, a.X会員, a.X額)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "与信"."与信利用_hold"($1, $2, $3, $4, $5::pg_catalog.uuid)`, t.b.tenant, a.X承認番号, a.X会員, a.X額)
 }
 
 // HoldCall is Hold as one call of a Bulk.
@@ -142,7 +142,7 @@ func (t X与信利用) HoldCall(a X与信利用Args) Call {
 	if err := chobo.CheckAmount("額", a.X額); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "与信"."与信利用_hold"($1, $2, $3, $4, $5::uuid)`, Args: []any{t.b.tenant, a.X承認番号, a.X会員, a.X額}}
+	return Call{SQL: `select result, reason from "与信"."与信利用_hold"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.X承認番号, a.X会員, a.X額}}
 }
 
 // Post posts the hold: in full when amounts is nil.
@@ -159,7 +159,7 @@ func (t X与信利用) Post(ctx context.Context, k X与信利用Key, amounts *X�
 		}
 		args = append(args, amounts.X額)
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "与信"."与信利用_post"($1, $2, $3, $4::uuid)`, args...)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "与信"."与信利用_post"($1, $2, $3, $4::pg_catalog.uuid)`, args...)
 }
 
 // PostCall is Post as one call of a Bulk.
@@ -176,7 +176,7 @@ func (t X与信利用) PostCall(k X与信利用Key, amounts *X与信利用Amount
 		}
 		args = append(args, amounts.X額)
 	}
-	return Call{SQL: `select result, reason from "与信"."与信利用_post"($1, $2, $3, $4::uuid)`, Args: args}
+	return Call{SQL: `select result, reason from "与信"."与信利用_post"($1, $2, $3, $4::pg_catalog.uuid)`, Args: args}
 }
 
 // Void cancels the hold.
@@ -184,7 +184,7 @@ func (t X与信利用) Void(ctx context.Context, k X与信利用Key) (Result, er
 	if err := chobo.CheckText("承認番号", k.X承認番号); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "与信"."与信利用_void"($1, $2, $3::uuid)`, t.b.tenant, k.X承認番号)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "与信"."与信利用_void"($1, $2, $3::pg_catalog.uuid)`, t.b.tenant, k.X承認番号)
 }
 
 // VoidCall is Void as one call of a Bulk.
@@ -192,7 +192,7 @@ func (t X与信利用) VoidCall(k X与信利用Key) Call {
 	if err := chobo.CheckText("承認番号", k.X承認番号); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "与信"."与信利用_void"($1, $2, $3::uuid)`, Args: []any{t.b.tenant, k.X承認番号}}
+	return Call{SQL: `select result, reason from "与信"."与信利用_void"($1, $2, $3::pg_catalog.uuid)`, Args: []any{t.b.tenant, k.X承認番号}}
 }
 
 // Status says where the hold stands; "" when there is none.
@@ -232,7 +232,7 @@ func (t X返済) Do(ctx context.Context, a X返済Args) (Result, error) {
 	if err := chobo.CheckAmount("額", a.X額); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "与信"."返済_do"($1, $2, $3, $4, $5::uuid)`, t.b.tenant, a.X入金番号, a.X会員, a.X額)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "与信"."返済_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, t.b.tenant, a.X入金番号, a.X会員, a.X額)
 }
 
 // DoCall is Do as one call of a Bulk.
@@ -246,7 +246,7 @@ func (t X返済) DoCall(a X返済Args) Call {
 	if err := chobo.CheckAmount("額", a.X額); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "与信"."返済_do"($1, $2, $3, $4, $5::uuid)`, Args: []any{t.b.tenant, a.X入金番号, a.X会員, a.X額}}
+	return Call{SQL: `select result, reason from "与信"."返済_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.X入金番号, a.X会員, a.X額}}
 }
 
 // Balances reads accounts: posted, held coming in, held going out.

@@ -86,13 +86,13 @@ func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
 // function does when not told how many, and says how many. Call it from
 // one periodic job; an answer of 1000 means more may be waiting.
 func (b *Book) Expire(ctx context.Context) (int, error) {
-	return chobopg.Expire(ctx, b.q, `select "hold_order".expire($1::integer, $2::uuid)`, chobopg.DefaultExpire)
+	return chobopg.Expire(ctx, b.q, `select "hold_order".expire($1::integer, $2::pg_catalog.uuid)`, chobopg.DefaultExpire)
 }
 
 // ExpireUpTo is Expire for up to max holds, from 0 to 2147483647 (the
 // SQL function's integer); a max outside is an error and nothing is sent.
 func (b *Book) ExpireUpTo(ctx context.Context, max int) (int, error) {
-	return chobopg.Expire(ctx, b.q, `select "hold_order".expire($1::integer, $2::uuid)`, max)
+	return chobopg.Expire(ctx, b.q, `select "hold_order".expire($1::integer, $2::pg_catalog.uuid)`, max)
 }
 
 // Settle is the transfer settle.
@@ -122,7 +122,7 @@ func (t Settle) Hold(ctx context.Context, a SettleArgs) (Result, error) {
 	if err := chobo.CheckAmount("price", a.Price); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "hold_order"."settle_hold"($1, $2, $3, $4::uuid)`, t.b.tenant, a.Order, a.Price)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "hold_order"."settle_hold"($1, $2, $3, $4::pg_catalog.uuid)`, t.b.tenant, a.Order, a.Price)
 }
 
 // HoldCall is Hold as one call of a Bulk.
@@ -133,7 +133,7 @@ func (t Settle) HoldCall(a SettleArgs) Call {
 	if err := chobo.CheckAmount("price", a.Price); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "hold_order"."settle_hold"($1, $2, $3, $4::uuid)`, Args: []any{t.b.tenant, a.Order, a.Price}}
+	return Call{SQL: `select result, reason from "hold_order"."settle_hold"($1, $2, $3, $4::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.Order, a.Price}}
 }
 
 // Post posts the hold: in full when amounts is nil.
@@ -150,7 +150,7 @@ func (t Settle) Post(ctx context.Context, k SettleKey, amounts *SettleAmounts) (
 		}
 		args = append(args, amounts.Price)
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "hold_order"."settle_post"($1, $2, $3, $4::uuid)`, args...)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "hold_order"."settle_post"($1, $2, $3, $4::pg_catalog.uuid)`, args...)
 }
 
 // PostCall is Post as one call of a Bulk.
@@ -167,7 +167,7 @@ func (t Settle) PostCall(k SettleKey, amounts *SettleAmounts) Call {
 		}
 		args = append(args, amounts.Price)
 	}
-	return Call{SQL: `select result, reason from "hold_order"."settle_post"($1, $2, $3, $4::uuid)`, Args: args}
+	return Call{SQL: `select result, reason from "hold_order"."settle_post"($1, $2, $3, $4::pg_catalog.uuid)`, Args: args}
 }
 
 // Void cancels the hold.
@@ -175,7 +175,7 @@ func (t Settle) Void(ctx context.Context, k SettleKey) (Result, error) {
 	if err := chobo.CheckText("order", k.Order); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "hold_order"."settle_void"($1, $2, $3::uuid)`, t.b.tenant, k.Order)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "hold_order"."settle_void"($1, $2, $3::pg_catalog.uuid)`, t.b.tenant, k.Order)
 }
 
 // VoidCall is Void as one call of a Bulk.
@@ -183,7 +183,7 @@ func (t Settle) VoidCall(k SettleKey) Call {
 	if err := chobo.CheckText("order", k.Order); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "hold_order"."settle_void"($1, $2, $3::uuid)`, Args: []any{t.b.tenant, k.Order}}
+	return Call{SQL: `select result, reason from "hold_order"."settle_void"($1, $2, $3::pg_catalog.uuid)`, Args: []any{t.b.tenant, k.Order}}
 }
 
 // Status says where the hold stands; "" when there is none.

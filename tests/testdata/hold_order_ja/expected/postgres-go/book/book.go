@@ -86,13 +86,13 @@ func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
 // function does when not told how many, and says how many. Call it from
 // one periodic job; an answer of 1000 means more may be waiting.
 func (b *Book) Expire(ctx context.Context) (int, error) {
-	return chobopg.Expire(ctx, b.q, `select "仮押さえの順序".expire($1::integer, $2::uuid)`, chobopg.DefaultExpire)
+	return chobopg.Expire(ctx, b.q, `select "仮押さえの順序".expire($1::integer, $2::pg_catalog.uuid)`, chobopg.DefaultExpire)
 }
 
 // ExpireUpTo is Expire for up to max holds, from 0 to 2147483647 (the
 // SQL function's integer); a max outside is an error and nothing is sent.
 func (b *Book) ExpireUpTo(ctx context.Context, max int) (int, error) {
-	return chobopg.Expire(ctx, b.q, `select "仮押さえの順序".expire($1::integer, $2::uuid)`, max)
+	return chobopg.Expire(ctx, b.q, `select "仮押さえの順序".expire($1::integer, $2::pg_catalog.uuid)`, max)
 }
 
 // X決済 is the transfer 決済.
@@ -122,7 +122,7 @@ func (t X決済) Hold(ctx context.Context, a X決済Args) (Result, error) {
 	if err := chobo.CheckAmount("代金", a.X代金); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "仮押さえの順序"."決済_hold"($1, $2, $3, $4::uuid)`, t.b.tenant, a.X注文, a.X代金)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "仮押さえの順序"."決済_hold"($1, $2, $3, $4::pg_catalog.uuid)`, t.b.tenant, a.X注文, a.X代金)
 }
 
 // HoldCall is Hold as one call of a Bulk.
@@ -133,7 +133,7 @@ func (t X決済) HoldCall(a X決済Args) Call {
 	if err := chobo.CheckAmount("代金", a.X代金); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "仮押さえの順序"."決済_hold"($1, $2, $3, $4::uuid)`, Args: []any{t.b.tenant, a.X注文, a.X代金}}
+	return Call{SQL: `select result, reason from "仮押さえの順序"."決済_hold"($1, $2, $3, $4::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.X注文, a.X代金}}
 }
 
 // Post posts the hold: in full when amounts is nil.
@@ -150,7 +150,7 @@ func (t X決済) Post(ctx context.Context, k X決済Key, amounts *X決済Amounts
 		}
 		args = append(args, amounts.X代金)
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "仮押さえの順序"."決済_post"($1, $2, $3, $4::uuid)`, args...)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "仮押さえの順序"."決済_post"($1, $2, $3, $4::pg_catalog.uuid)`, args...)
 }
 
 // PostCall is Post as one call of a Bulk.
@@ -167,7 +167,7 @@ func (t X決済) PostCall(k X決済Key, amounts *X決済Amounts) Call {
 		}
 		args = append(args, amounts.X代金)
 	}
-	return Call{SQL: `select result, reason from "仮押さえの順序"."決済_post"($1, $2, $3, $4::uuid)`, Args: args}
+	return Call{SQL: `select result, reason from "仮押さえの順序"."決済_post"($1, $2, $3, $4::pg_catalog.uuid)`, Args: args}
 }
 
 // Void cancels the hold.
@@ -175,7 +175,7 @@ func (t X決済) Void(ctx context.Context, k X決済Key) (Result, error) {
 	if err := chobo.CheckText("注文", k.X注文); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "仮押さえの順序"."決済_void"($1, $2, $3::uuid)`, t.b.tenant, k.X注文)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "仮押さえの順序"."決済_void"($1, $2, $3::pg_catalog.uuid)`, t.b.tenant, k.X注文)
 }
 
 // VoidCall is Void as one call of a Bulk.
@@ -183,7 +183,7 @@ func (t X決済) VoidCall(k X決済Key) Call {
 	if err := chobo.CheckText("注文", k.X注文); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "仮押さえの順序"."決済_void"($1, $2, $3::uuid)`, Args: []any{t.b.tenant, k.X注文}}
+	return Call{SQL: `select result, reason from "仮押さえの順序"."決済_void"($1, $2, $3::pg_catalog.uuid)`, Args: []any{t.b.tenant, k.X注文}}
 }
 
 // Status says where the hold stands; "" when there is none.

@@ -90,13 +90,13 @@ func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
 // function does when not told how many, and says how many. Call it from
 // one periodic job; an answer of 1000 means more may be waiting.
 func (b *Book) Expire(ctx context.Context) (int, error) {
-	return chobopg.Expire(ctx, b.q, `select "inventory".expire($1::integer, $2::uuid)`, chobopg.DefaultExpire)
+	return chobopg.Expire(ctx, b.q, `select "inventory".expire($1::integer, $2::pg_catalog.uuid)`, chobopg.DefaultExpire)
 }
 
 // ExpireUpTo is Expire for up to max holds, from 0 to 2147483647 (the
 // SQL function's integer); a max outside is an error and nothing is sent.
 func (b *Book) ExpireUpTo(ctx context.Context, max int) (int, error) {
-	return chobopg.Expire(ctx, b.q, `select "inventory".expire($1::integer, $2::uuid)`, max)
+	return chobopg.Expire(ctx, b.q, `select "inventory".expire($1::integer, $2::pg_catalog.uuid)`, max)
 }
 
 // Receive is the transfer receive.
@@ -120,7 +120,7 @@ func (t Receive) Do(ctx context.Context, a ReceiveArgs) (Result, error) {
 	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "inventory"."receive_do"($1, $2, $3, $4, $5::uuid)`, t.b.tenant, a.Delivery, a.Sku, a.Qty)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "inventory"."receive_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, t.b.tenant, a.Delivery, a.Sku, a.Qty)
 }
 
 // DoCall is Do as one call of a Bulk.
@@ -134,7 +134,7 @@ func (t Receive) DoCall(a ReceiveArgs) Call {
 	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "inventory"."receive_do"($1, $2, $3, $4, $5::uuid)`, Args: []any{t.b.tenant, a.Delivery, a.Sku, a.Qty}}
+	return Call{SQL: `select result, reason from "inventory"."receive_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.Delivery, a.Sku, a.Qty}}
 }
 
 // Reserve is the transfer reserve: posted when the order ships, voided when it is cancelled
@@ -169,7 +169,7 @@ func (t Reserve) Hold(ctx context.Context, a ReserveArgs) (Result, error) {
 	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "inventory"."reserve_hold"($1, $2, $3, $4, $5::uuid)`, t.b.tenant, a.Order, a.Sku, a.Qty)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "inventory"."reserve_hold"($1, $2, $3, $4, $5::pg_catalog.uuid)`, t.b.tenant, a.Order, a.Sku, a.Qty)
 }
 
 // HoldCall is Hold as one call of a Bulk.
@@ -183,7 +183,7 @@ func (t Reserve) HoldCall(a ReserveArgs) Call {
 	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "inventory"."reserve_hold"($1, $2, $3, $4, $5::uuid)`, Args: []any{t.b.tenant, a.Order, a.Sku, a.Qty}}
+	return Call{SQL: `select result, reason from "inventory"."reserve_hold"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.Order, a.Sku, a.Qty}}
 }
 
 // Post posts the hold: in full when amounts is nil.
@@ -203,7 +203,7 @@ func (t Reserve) Post(ctx context.Context, k ReserveKey, amounts *ReserveAmounts
 		}
 		args = append(args, amounts.Qty)
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "inventory"."reserve_post"($1, $2, $3, $4, $5::uuid)`, args...)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "inventory"."reserve_post"($1, $2, $3, $4, $5::pg_catalog.uuid)`, args...)
 }
 
 // PostCall is Post as one call of a Bulk.
@@ -223,7 +223,7 @@ func (t Reserve) PostCall(k ReserveKey, amounts *ReserveAmounts) Call {
 		}
 		args = append(args, amounts.Qty)
 	}
-	return Call{SQL: `select result, reason from "inventory"."reserve_post"($1, $2, $3, $4, $5::uuid)`, Args: args}
+	return Call{SQL: `select result, reason from "inventory"."reserve_post"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: args}
 }
 
 // Void cancels the hold.
@@ -234,7 +234,7 @@ func (t Reserve) Void(ctx context.Context, k ReserveKey) (Result, error) {
 	if err := chobo.CheckText("sku", k.Sku); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "inventory"."reserve_void"($1, $2, $3, $4::uuid)`, t.b.tenant, k.Order, k.Sku)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "inventory"."reserve_void"($1, $2, $3, $4::pg_catalog.uuid)`, t.b.tenant, k.Order, k.Sku)
 }
 
 // VoidCall is Void as one call of a Bulk.
@@ -245,7 +245,7 @@ func (t Reserve) VoidCall(k ReserveKey) Call {
 	if err := chobo.CheckText("sku", k.Sku); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "inventory"."reserve_void"($1, $2, $3, $4::uuid)`, Args: []any{t.b.tenant, k.Order, k.Sku}}
+	return Call{SQL: `select result, reason from "inventory"."reserve_void"($1, $2, $3, $4::pg_catalog.uuid)`, Args: []any{t.b.tenant, k.Order, k.Sku}}
 }
 
 // Status says where the hold stands; "" when there is none.
@@ -291,7 +291,7 @@ func (t TakeBack) Do(ctx context.Context, a TakeBackArgs) (Result, error) {
 	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "inventory"."take_back_do"($1, $2, $3, $4, $5::uuid)`, t.b.tenant, a.ReturnId, a.Sku, a.Qty)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "inventory"."take_back_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, t.b.tenant, a.ReturnId, a.Sku, a.Qty)
 }
 
 // DoCall is Do as one call of a Bulk.
@@ -305,7 +305,7 @@ func (t TakeBack) DoCall(a TakeBackArgs) Call {
 	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "inventory"."take_back_do"($1, $2, $3, $4, $5::uuid)`, Args: []any{t.b.tenant, a.ReturnId, a.Sku, a.Qty}}
+	return Call{SQL: `select result, reason from "inventory"."take_back_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.ReturnId, a.Sku, a.Qty}}
 }
 
 // Balances reads accounts: posted, held coming in, held going out.

@@ -90,13 +90,13 @@ func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
 // function does when not told how many, and says how many. Call it from
 // one periodic job; an answer of 1000 means more may be waiting.
 func (b *Book) Expire(ctx context.Context) (int, error) {
-	return chobopg.Expire(ctx, b.q, `select "marketplace".expire($1::integer, $2::uuid)`, chobopg.DefaultExpire)
+	return chobopg.Expire(ctx, b.q, `select "marketplace".expire($1::integer, $2::pg_catalog.uuid)`, chobopg.DefaultExpire)
 }
 
 // ExpireUpTo is Expire for up to max holds, from 0 to 2147483647 (the
 // SQL function's integer); a max outside is an error and nothing is sent.
 func (b *Book) ExpireUpTo(ctx context.Context, max int) (int, error) {
-	return chobopg.Expire(ctx, b.q, `select "marketplace".expire($1::integer, $2::uuid)`, max)
+	return chobopg.Expire(ctx, b.q, `select "marketplace".expire($1::integer, $2::pg_catalog.uuid)`, max)
 }
 
 // Sale is the transfer sale: the price of an order, split by the caller: proceeds to the shop, the fee to the platform
@@ -124,7 +124,7 @@ func (t Sale) Do(ctx context.Context, a SaleArgs) (Result, error) {
 	if err := chobo.CheckAmount("fee", a.Fee); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "marketplace"."sale_do"($1, $2, $3, $4, $5, $6::uuid)`, t.b.tenant, a.Order, a.Shop, a.Proceeds, a.Fee)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "marketplace"."sale_do"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)`, t.b.tenant, a.Order, a.Shop, a.Proceeds, a.Fee)
 }
 
 // DoCall is Do as one call of a Bulk.
@@ -141,7 +141,7 @@ func (t Sale) DoCall(a SaleArgs) Call {
 	if err := chobo.CheckAmount("fee", a.Fee); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "marketplace"."sale_do"($1, $2, $3, $4, $5, $6::uuid)`, Args: []any{t.b.tenant, a.Order, a.Shop, a.Proceeds, a.Fee}}
+	return Call{SQL: `select result, reason from "marketplace"."sale_do"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.Order, a.Shop, a.Proceeds, a.Fee}}
 }
 
 // Payout is the transfer payout: a bank transfer to the shop: post when the bank confirms it, void when it bounces; it waits as long as the bank takes
@@ -175,7 +175,7 @@ func (t Payout) Hold(ctx context.Context, a PayoutArgs) (Result, error) {
 	if err := chobo.CheckAmount("amount", a.Amount); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "marketplace"."payout_hold"($1, $2, $3, $4, $5::uuid)`, t.b.tenant, a.PayoutId, a.Shop, a.Amount)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "marketplace"."payout_hold"($1, $2, $3, $4, $5::pg_catalog.uuid)`, t.b.tenant, a.PayoutId, a.Shop, a.Amount)
 }
 
 // HoldCall is Hold as one call of a Bulk.
@@ -189,7 +189,7 @@ func (t Payout) HoldCall(a PayoutArgs) Call {
 	if err := chobo.CheckAmount("amount", a.Amount); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "marketplace"."payout_hold"($1, $2, $3, $4, $5::uuid)`, Args: []any{t.b.tenant, a.PayoutId, a.Shop, a.Amount}}
+	return Call{SQL: `select result, reason from "marketplace"."payout_hold"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.PayoutId, a.Shop, a.Amount}}
 }
 
 // Post posts the hold: in full when amounts is nil.
@@ -206,7 +206,7 @@ func (t Payout) Post(ctx context.Context, k PayoutKey, amounts *PayoutAmounts) (
 		}
 		args = append(args, amounts.Amount)
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "marketplace"."payout_post"($1, $2, $3, $4::uuid)`, args...)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "marketplace"."payout_post"($1, $2, $3, $4::pg_catalog.uuid)`, args...)
 }
 
 // PostCall is Post as one call of a Bulk.
@@ -223,7 +223,7 @@ func (t Payout) PostCall(k PayoutKey, amounts *PayoutAmounts) Call {
 		}
 		args = append(args, amounts.Amount)
 	}
-	return Call{SQL: `select result, reason from "marketplace"."payout_post"($1, $2, $3, $4::uuid)`, Args: args}
+	return Call{SQL: `select result, reason from "marketplace"."payout_post"($1, $2, $3, $4::pg_catalog.uuid)`, Args: args}
 }
 
 // Void cancels the hold.
@@ -231,7 +231,7 @@ func (t Payout) Void(ctx context.Context, k PayoutKey) (Result, error) {
 	if err := chobo.CheckText("payout_id", k.PayoutId); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "marketplace"."payout_void"($1, $2, $3::uuid)`, t.b.tenant, k.PayoutId)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "marketplace"."payout_void"($1, $2, $3::pg_catalog.uuid)`, t.b.tenant, k.PayoutId)
 }
 
 // VoidCall is Void as one call of a Bulk.
@@ -239,7 +239,7 @@ func (t Payout) VoidCall(k PayoutKey) Call {
 	if err := chobo.CheckText("payout_id", k.PayoutId); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "marketplace"."payout_void"($1, $2, $3::uuid)`, Args: []any{t.b.tenant, k.PayoutId}}
+	return Call{SQL: `select result, reason from "marketplace"."payout_void"($1, $2, $3::pg_catalog.uuid)`, Args: []any{t.b.tenant, k.PayoutId}}
 }
 
 // Status says where the hold stands; "" when there is none.
@@ -283,7 +283,7 @@ func (t Refund) Do(ctx context.Context, a RefundArgs) (Result, error) {
 	if err := chobo.CheckAmount("fee", a.Fee); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "marketplace"."refund_do"($1, $2, $3, $4, $5, $6::uuid)`, t.b.tenant, a.Order, a.Shop, a.Proceeds, a.Fee)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "marketplace"."refund_do"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)`, t.b.tenant, a.Order, a.Shop, a.Proceeds, a.Fee)
 }
 
 // DoCall is Do as one call of a Bulk.
@@ -300,7 +300,7 @@ func (t Refund) DoCall(a RefundArgs) Call {
 	if err := chobo.CheckAmount("fee", a.Fee); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "marketplace"."refund_do"($1, $2, $3, $4, $5, $6::uuid)`, Args: []any{t.b.tenant, a.Order, a.Shop, a.Proceeds, a.Fee}}
+	return Call{SQL: `select result, reason from "marketplace"."refund_do"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.Order, a.Shop, a.Proceeds, a.Fee}}
 }
 
 // Balances reads accounts: posted, held coming in, held going out.

@@ -90,13 +90,13 @@ func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
 // function does when not told how many, and says how many. Call it from
 // one periodic job; an answer of 1000 means more may be waiting.
 func (b *Book) Expire(ctx context.Context) (int, error) {
-	return chobopg.Expire(ctx, b.q, `select "マーケットプレイス".expire($1::integer, $2::uuid)`, chobopg.DefaultExpire)
+	return chobopg.Expire(ctx, b.q, `select "マーケットプレイス".expire($1::integer, $2::pg_catalog.uuid)`, chobopg.DefaultExpire)
 }
 
 // ExpireUpTo is Expire for up to max holds, from 0 to 2147483647 (the
 // SQL function's integer); a max outside is an error and nothing is sent.
 func (b *Book) ExpireUpTo(ctx context.Context, max int) (int, error) {
-	return chobopg.Expire(ctx, b.q, `select "マーケットプレイス".expire($1::integer, $2::uuid)`, max)
+	return chobopg.Expire(ctx, b.q, `select "マーケットプレイス".expire($1::integer, $2::pg_catalog.uuid)`, max)
 }
 
 // X売上 is the transfer 売上: 注文の代金を呼ぶ側が分けたもの。取り分は店へ、手数料はプラットフォームへ
@@ -124,7 +124,7 @@ func (t X売上) Do(ctx context.Context, a X売上Args) (Result, error) {
 	if err := chobo.CheckAmount("手数料", a.X手数料); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "マーケットプレイス"."売上_do"($1, $2, $3, $4, $5, $6::uuid)`, t.b.tenant, a.X注文, a.X店, a.X取り分, a.X手数料)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "マーケットプレイス"."売上_do"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)`, t.b.tenant, a.X注文, a.X店, a.X取り分, a.X手数料)
 }
 
 // DoCall is Do as one call of a Bulk.
@@ -141,7 +141,7 @@ func (t X売上) DoCall(a X売上Args) Call {
 	if err := chobo.CheckAmount("手数料", a.X手数料); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "マーケットプレイス"."売上_do"($1, $2, $3, $4, $5, $6::uuid)`, Args: []any{t.b.tenant, a.X注文, a.X店, a.X取り分, a.X手数料}}
+	return Call{SQL: `select result, reason from "マーケットプレイス"."売上_do"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.X注文, a.X店, a.X取り分, a.X手数料}}
 }
 
 // X振込 is the transfer 振込: 店の口座への振込。銀行が着金を確かめれば確定し、戻ってくれば取り消す。銀行が何日かかっても待つ
@@ -175,7 +175,7 @@ func (t X振込) Hold(ctx context.Context, a X振込Args) (Result, error) {
 	if err := chobo.CheckAmount("額", a.X額); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "マーケットプレイス"."振込_hold"($1, $2, $3, $4, $5::uuid)`, t.b.tenant, a.X振込番号, a.X店, a.X額)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "マーケットプレイス"."振込_hold"($1, $2, $3, $4, $5::pg_catalog.uuid)`, t.b.tenant, a.X振込番号, a.X店, a.X額)
 }
 
 // HoldCall is Hold as one call of a Bulk.
@@ -189,7 +189,7 @@ func (t X振込) HoldCall(a X振込Args) Call {
 	if err := chobo.CheckAmount("額", a.X額); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "マーケットプレイス"."振込_hold"($1, $2, $3, $4, $5::uuid)`, Args: []any{t.b.tenant, a.X振込番号, a.X店, a.X額}}
+	return Call{SQL: `select result, reason from "マーケットプレイス"."振込_hold"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.X振込番号, a.X店, a.X額}}
 }
 
 // Post posts the hold: in full when amounts is nil.
@@ -206,7 +206,7 @@ func (t X振込) Post(ctx context.Context, k X振込Key, amounts *X振込Amounts
 		}
 		args = append(args, amounts.X額)
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "マーケットプレイス"."振込_post"($1, $2, $3, $4::uuid)`, args...)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "マーケットプレイス"."振込_post"($1, $2, $3, $4::pg_catalog.uuid)`, args...)
 }
 
 // PostCall is Post as one call of a Bulk.
@@ -223,7 +223,7 @@ func (t X振込) PostCall(k X振込Key, amounts *X振込Amounts) Call {
 		}
 		args = append(args, amounts.X額)
 	}
-	return Call{SQL: `select result, reason from "マーケットプレイス"."振込_post"($1, $2, $3, $4::uuid)`, Args: args}
+	return Call{SQL: `select result, reason from "マーケットプレイス"."振込_post"($1, $2, $3, $4::pg_catalog.uuid)`, Args: args}
 }
 
 // Void cancels the hold.
@@ -231,7 +231,7 @@ func (t X振込) Void(ctx context.Context, k X振込Key) (Result, error) {
 	if err := chobo.CheckText("振込番号", k.X振込番号); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "マーケットプレイス"."振込_void"($1, $2, $3::uuid)`, t.b.tenant, k.X振込番号)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "マーケットプレイス"."振込_void"($1, $2, $3::pg_catalog.uuid)`, t.b.tenant, k.X振込番号)
 }
 
 // VoidCall is Void as one call of a Bulk.
@@ -239,7 +239,7 @@ func (t X振込) VoidCall(k X振込Key) Call {
 	if err := chobo.CheckText("振込番号", k.X振込番号); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "マーケットプレイス"."振込_void"($1, $2, $3::uuid)`, Args: []any{t.b.tenant, k.X振込番号}}
+	return Call{SQL: `select result, reason from "マーケットプレイス"."振込_void"($1, $2, $3::pg_catalog.uuid)`, Args: []any{t.b.tenant, k.X振込番号}}
 }
 
 // Status says where the hold stands; "" when there is none.
@@ -283,7 +283,7 @@ func (t X返金) Do(ctx context.Context, a X返金Args) (Result, error) {
 	if err := chobo.CheckAmount("手数料", a.X手数料); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "マーケットプレイス"."返金_do"($1, $2, $3, $4, $5, $6::uuid)`, t.b.tenant, a.X注文, a.X店, a.X取り分, a.X手数料)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "マーケットプレイス"."返金_do"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)`, t.b.tenant, a.X注文, a.X店, a.X取り分, a.X手数料)
 }
 
 // DoCall is Do as one call of a Bulk.
@@ -300,7 +300,7 @@ func (t X返金) DoCall(a X返金Args) Call {
 	if err := chobo.CheckAmount("手数料", a.X手数料); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "マーケットプレイス"."返金_do"($1, $2, $3, $4, $5, $6::uuid)`, Args: []any{t.b.tenant, a.X注文, a.X店, a.X取り分, a.X手数料}}
+	return Call{SQL: `select result, reason from "マーケットプレイス"."返金_do"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.X注文, a.X店, a.X取り分, a.X手数料}}
 }
 
 // Balances reads accounts: posted, held coming in, held going out.

@@ -88,13 +88,13 @@ func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
 // function does when not told how many, and says how many. Call it from
 // one periodic job; an answer of 1000 means more may be waiting.
 func (b *Book) Expire(ctx context.Context) (int, error) {
-	return chobopg.Expire(ctx, b.q, `select "market".expire($1::integer, $2::uuid)`, chobopg.DefaultExpire)
+	return chobopg.Expire(ctx, b.q, `select "market".expire($1::integer, $2::pg_catalog.uuid)`, chobopg.DefaultExpire)
 }
 
 // ExpireUpTo is Expire for up to max holds, from 0 to 2147483647 (the
 // SQL function's integer); a max outside is an error and nothing is sent.
 func (b *Book) ExpireUpTo(ctx context.Context, max int) (int, error) {
-	return chobopg.Expire(ctx, b.q, `select "market".expire($1::integer, $2::uuid)`, max)
+	return chobopg.Expire(ctx, b.q, `select "market".expire($1::integer, $2::pg_catalog.uuid)`, max)
 }
 
 // Receive is the transfer receive.
@@ -118,7 +118,7 @@ func (t Receive) Do(ctx context.Context, a ReceiveArgs) (Result, error) {
 	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "market"."receive_do"($1, $2, $3, $4, $5::uuid)`, t.b.tenant, a.Delivery, a.XสU0E34นคU0E49า, a.Qty)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "market"."receive_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, t.b.tenant, a.Delivery, a.XสU0E34นคU0E49า, a.Qty)
 }
 
 // DoCall is Do as one call of a Bulk.
@@ -132,7 +132,7 @@ func (t Receive) DoCall(a ReceiveArgs) Call {
 	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "market"."receive_do"($1, $2, $3, $4, $5::uuid)`, Args: []any{t.b.tenant, a.Delivery, a.XสU0E34นคU0E49า, a.Qty}}
+	return Call{SQL: `select result, reason from "market"."receive_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.Delivery, a.XสU0E34นคU0E49า, a.Qty}}
 }
 
 // Sell is the transfer sell.
@@ -166,7 +166,7 @@ func (t Sell) Hold(ctx context.Context, a SellArgs) (Result, error) {
 	if err := chobo.CheckAmount("मूल्य", a.XमU0942लU094Dय); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "market"."sell_hold"($1, $2, $3, $4, $5::uuid)`, t.b.tenant, a.Order, a.XสU0E34นคU0E49า, a.XमU0942लU094Dय)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "market"."sell_hold"($1, $2, $3, $4, $5::pg_catalog.uuid)`, t.b.tenant, a.Order, a.XสU0E34นคU0E49า, a.XमU0942लU094Dय)
 }
 
 // HoldCall is Hold as one call of a Bulk.
@@ -180,7 +180,7 @@ func (t Sell) HoldCall(a SellArgs) Call {
 	if err := chobo.CheckAmount("मूल्य", a.XमU0942लU094Dय); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "market"."sell_hold"($1, $2, $3, $4, $5::uuid)`, Args: []any{t.b.tenant, a.Order, a.XสU0E34นคU0E49า, a.XमU0942लU094Dय}}
+	return Call{SQL: `select result, reason from "market"."sell_hold"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.Order, a.XสU0E34นคU0E49า, a.XमU0942लU094Dय}}
 }
 
 // Post posts the hold: in full when amounts is nil.
@@ -197,7 +197,7 @@ func (t Sell) Post(ctx context.Context, k SellKey, amounts *SellAmounts) (Result
 		}
 		args = append(args, amounts.XमU0942लU094Dय)
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "market"."sell_post"($1, $2, $3, $4::uuid)`, args...)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "market"."sell_post"($1, $2, $3, $4::pg_catalog.uuid)`, args...)
 }
 
 // PostCall is Post as one call of a Bulk.
@@ -214,7 +214,7 @@ func (t Sell) PostCall(k SellKey, amounts *SellAmounts) Call {
 		}
 		args = append(args, amounts.XमU0942लU094Dय)
 	}
-	return Call{SQL: `select result, reason from "market"."sell_post"($1, $2, $3, $4::uuid)`, Args: args}
+	return Call{SQL: `select result, reason from "market"."sell_post"($1, $2, $3, $4::pg_catalog.uuid)`, Args: args}
 }
 
 // Void cancels the hold.
@@ -222,7 +222,7 @@ func (t Sell) Void(ctx context.Context, k SellKey) (Result, error) {
 	if err := chobo.CheckText("order", k.Order); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "market"."sell_void"($1, $2, $3::uuid)`, t.b.tenant, k.Order)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "market"."sell_void"($1, $2, $3::pg_catalog.uuid)`, t.b.tenant, k.Order)
 }
 
 // VoidCall is Void as one call of a Bulk.
@@ -230,7 +230,7 @@ func (t Sell) VoidCall(k SellKey) Call {
 	if err := chobo.CheckText("order", k.Order); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "market"."sell_void"($1, $2, $3::uuid)`, Args: []any{t.b.tenant, k.Order}}
+	return Call{SQL: `select result, reason from "market"."sell_void"($1, $2, $3::pg_catalog.uuid)`, Args: []any{t.b.tenant, k.Order}}
 }
 
 // Status says where the hold stands; "" when there is none.

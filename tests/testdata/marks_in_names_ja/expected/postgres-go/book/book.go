@@ -88,13 +88,13 @@ func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
 // function does when not told how many, and says how many. Call it from
 // one periodic job; an answer of 1000 means more may be waiting.
 func (b *Book) Expire(ctx context.Context) (int, error) {
-	return chobopg.Expire(ctx, b.q, `select "市場".expire($1::integer, $2::uuid)`, chobopg.DefaultExpire)
+	return chobopg.Expire(ctx, b.q, `select "市場".expire($1::integer, $2::pg_catalog.uuid)`, chobopg.DefaultExpire)
 }
 
 // ExpireUpTo is Expire for up to max holds, from 0 to 2147483647 (the
 // SQL function's integer); a max outside is an error and nothing is sent.
 func (b *Book) ExpireUpTo(ctx context.Context, max int) (int, error) {
-	return chobopg.Expire(ctx, b.q, `select "市場".expire($1::integer, $2::uuid)`, max)
+	return chobopg.Expire(ctx, b.q, `select "市場".expire($1::integer, $2::pg_catalog.uuid)`, max)
 }
 
 // X入荷 is the transfer 入荷.
@@ -118,7 +118,7 @@ func (t X入荷) Do(ctx context.Context, a X入荷Args) (Result, error) {
 	if err := chobo.CheckAmount("数", a.X数); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "市場"."入荷_do"($1, $2, $3, $4, $5::uuid)`, t.b.tenant, a.X納品, a.XสU0E34นคU0E49า, a.X数)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "市場"."入荷_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, t.b.tenant, a.X納品, a.XสU0E34นคU0E49า, a.X数)
 }
 
 // DoCall is Do as one call of a Bulk.
@@ -132,7 +132,7 @@ func (t X入荷) DoCall(a X入荷Args) Call {
 	if err := chobo.CheckAmount("数", a.X数); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "市場"."入荷_do"($1, $2, $3, $4, $5::uuid)`, Args: []any{t.b.tenant, a.X納品, a.XสU0E34นคU0E49า, a.X数}}
+	return Call{SQL: `select result, reason from "市場"."入荷_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.X納品, a.XสU0E34นคU0E49า, a.X数}}
 }
 
 // X販売 is the transfer 販売.
@@ -166,7 +166,7 @@ func (t X販売) Hold(ctx context.Context, a X販売Args) (Result, error) {
 	if err := chobo.CheckAmount("मूल्य", a.XमU0942लU094Dय); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "市場"."販売_hold"($1, $2, $3, $4, $5::uuid)`, t.b.tenant, a.X注文, a.XสU0E34นคU0E49า, a.XमU0942लU094Dय)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "市場"."販売_hold"($1, $2, $3, $4, $5::pg_catalog.uuid)`, t.b.tenant, a.X注文, a.XสU0E34นคU0E49า, a.XमU0942लU094Dय)
 }
 
 // HoldCall is Hold as one call of a Bulk.
@@ -180,7 +180,7 @@ func (t X販売) HoldCall(a X販売Args) Call {
 	if err := chobo.CheckAmount("मूल्य", a.XमU0942लU094Dय); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "市場"."販売_hold"($1, $2, $3, $4, $5::uuid)`, Args: []any{t.b.tenant, a.X注文, a.XสU0E34นคU0E49า, a.XमU0942लU094Dय}}
+	return Call{SQL: `select result, reason from "市場"."販売_hold"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.X注文, a.XสU0E34นคU0E49า, a.XमU0942लU094Dय}}
 }
 
 // Post posts the hold: in full when amounts is nil.
@@ -197,7 +197,7 @@ func (t X販売) Post(ctx context.Context, k X販売Key, amounts *X販売Amounts
 		}
 		args = append(args, amounts.XमU0942लU094Dय)
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "市場"."販売_post"($1, $2, $3, $4::uuid)`, args...)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "市場"."販売_post"($1, $2, $3, $4::pg_catalog.uuid)`, args...)
 }
 
 // PostCall is Post as one call of a Bulk.
@@ -214,7 +214,7 @@ func (t X販売) PostCall(k X販売Key, amounts *X販売Amounts) Call {
 		}
 		args = append(args, amounts.XमU0942लU094Dय)
 	}
-	return Call{SQL: `select result, reason from "市場"."販売_post"($1, $2, $3, $4::uuid)`, Args: args}
+	return Call{SQL: `select result, reason from "市場"."販売_post"($1, $2, $3, $4::pg_catalog.uuid)`, Args: args}
 }
 
 // Void cancels the hold.
@@ -222,7 +222,7 @@ func (t X販売) Void(ctx context.Context, k X販売Key) (Result, error) {
 	if err := chobo.CheckText("注文", k.X注文); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "市場"."販売_void"($1, $2, $3::uuid)`, t.b.tenant, k.X注文)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "市場"."販売_void"($1, $2, $3::pg_catalog.uuid)`, t.b.tenant, k.X注文)
 }
 
 // VoidCall is Void as one call of a Bulk.
@@ -230,7 +230,7 @@ func (t X販売) VoidCall(k X販売Key) Call {
 	if err := chobo.CheckText("注文", k.X注文); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "市場"."販売_void"($1, $2, $3::uuid)`, Args: []any{t.b.tenant, k.X注文}}
+	return Call{SQL: `select result, reason from "市場"."販売_void"($1, $2, $3::pg_catalog.uuid)`, Args: []any{t.b.tenant, k.X注文}}
 }
 
 // Status says where the hold stands; "" when there is none.

@@ -88,13 +88,13 @@ func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
 // function does when not told how many, and says how many. Call it from
 // one periodic job; an answer of 1000 means more may be waiting.
 func (b *Book) Expire(ctx context.Context) (int, error) {
-	return chobopg.Expire(ctx, b.q, `select "ギフト".expire($1::integer, $2::uuid)`, chobopg.DefaultExpire)
+	return chobopg.Expire(ctx, b.q, `select "ギフト".expire($1::integer, $2::pg_catalog.uuid)`, chobopg.DefaultExpire)
 }
 
 // ExpireUpTo is Expire for up to max holds, from 0 to 2147483647 (the
 // SQL function's integer); a max outside is an error and nothing is sent.
 func (b *Book) ExpireUpTo(ctx context.Context, max int) (int, error) {
-	return chobopg.Expire(ctx, b.q, `select "ギフト".expire($1::integer, $2::uuid)`, max)
+	return chobopg.Expire(ctx, b.q, `select "ギフト".expire($1::integer, $2::pg_catalog.uuid)`, max)
 }
 
 // X入金 is the transfer 入金.
@@ -118,7 +118,7 @@ func (t X入金) Do(ctx context.Context, a X入金Args) (Result, error) {
 	if err := chobo.CheckAmount("額", a.X額); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "ギフト"."入金_do"($1, $2, $3, $4, $5::uuid)`, t.b.tenant, a.X番号, a.X会員, a.X額)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "ギフト"."入金_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, t.b.tenant, a.X番号, a.X会員, a.X額)
 }
 
 // DoCall is Do as one call of a Bulk.
@@ -132,7 +132,7 @@ func (t X入金) DoCall(a X入金Args) Call {
 	if err := chobo.CheckAmount("額", a.X額); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "ギフト"."入金_do"($1, $2, $3, $4, $5::uuid)`, Args: []any{t.b.tenant, a.X番号, a.X会員, a.X額}}
+	return Call{SQL: `select result, reason from "ギフト"."入金_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.X番号, a.X会員, a.X額}}
 }
 
 // X利用 is the transfer 利用.
@@ -156,7 +156,7 @@ func (t X利用) Do(ctx context.Context, a X利用Args) (Result, error) {
 	if err := chobo.CheckAmount("額", a.X額); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "ギフト"."利用_do"($1, $2, $3, $4, $5::uuid)`, t.b.tenant, a.X番号, a.X会員, a.X額)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "ギフト"."利用_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, t.b.tenant, a.X番号, a.X会員, a.X額)
 }
 
 // DoCall is Do as one call of a Bulk.
@@ -170,7 +170,7 @@ func (t X利用) DoCall(a X利用Args) Call {
 	if err := chobo.CheckAmount("額", a.X額); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "ギフト"."利用_do"($1, $2, $3, $4, $5::uuid)`, Args: []any{t.b.tenant, a.X番号, a.X会員, a.X額}}
+	return Call{SQL: `select result, reason from "ギフト"."利用_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.X番号, a.X会員, a.X額}}
 }
 
 // Balances reads accounts: posted, held coming in, held going out.

@@ -86,13 +86,13 @@ func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
 // function does when not told how many, and says how many. Call it from
 // one periodic job; an answer of 1000 means more may be waiting.
 func (b *Book) Expire(ctx context.Context) (int, error) {
-	return chobopg.Expire(ctx, b.q, `select "order".expire($1::integer, $2::uuid)`, chobopg.DefaultExpire)
+	return chobopg.Expire(ctx, b.q, `select "order".expire($1::integer, $2::pg_catalog.uuid)`, chobopg.DefaultExpire)
 }
 
 // ExpireUpTo is Expire for up to max holds, from 0 to 2147483647 (the
 // SQL function's integer); a max outside is an error and nothing is sent.
 func (b *Book) ExpireUpTo(ctx context.Context, max int) (int, error) {
-	return chobopg.Expire(ctx, b.q, `select "order".expire($1::integer, $2::uuid)`, max)
+	return chobopg.Expire(ctx, b.q, `select "order".expire($1::integer, $2::pg_catalog.uuid)`, max)
 }
 
 // Sale is the transfer sale: the fee is taken before the price arrives
@@ -120,7 +120,7 @@ func (t Sale) Do(ctx context.Context, a SaleArgs) (Result, error) {
 	if err := chobo.CheckAmount("fee", a.Fee); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "order"."sale_do"($1, $2, $3, $4, $5, $6::uuid)`, t.b.tenant, a.Order, a.Shop, a.Price, a.Fee)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "order"."sale_do"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)`, t.b.tenant, a.Order, a.Shop, a.Price, a.Fee)
 }
 
 // DoCall is Do as one call of a Bulk.
@@ -137,7 +137,7 @@ func (t Sale) DoCall(a SaleArgs) Call {
 	if err := chobo.CheckAmount("fee", a.Fee); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "order"."sale_do"($1, $2, $3, $4, $5, $6::uuid)`, Args: []any{t.b.tenant, a.Order, a.Shop, a.Price, a.Fee}}
+	return Call{SQL: `select result, reason from "order"."sale_do"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.Order, a.Shop, a.Price, a.Fee}}
 }
 
 // Balances reads accounts: posted, held coming in, held going out.

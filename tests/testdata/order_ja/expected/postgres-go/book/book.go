@@ -86,13 +86,13 @@ func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
 // function does when not told how many, and says how many. Call it from
 // one periodic job; an answer of 1000 means more may be waiting.
 func (b *Book) Expire(ctx context.Context) (int, error) {
-	return chobopg.Expire(ctx, b.q, `select "順序".expire($1::integer, $2::uuid)`, chobopg.DefaultExpire)
+	return chobopg.Expire(ctx, b.q, `select "順序".expire($1::integer, $2::pg_catalog.uuid)`, chobopg.DefaultExpire)
 }
 
 // ExpireUpTo is Expire for up to max holds, from 0 to 2147483647 (the
 // SQL function's integer); a max outside is an error and nothing is sent.
 func (b *Book) ExpireUpTo(ctx context.Context, max int) (int, error) {
-	return chobopg.Expire(ctx, b.q, `select "順序".expire($1::integer, $2::uuid)`, max)
+	return chobopg.Expire(ctx, b.q, `select "順序".expire($1::integer, $2::pg_catalog.uuid)`, max)
 }
 
 // X売上 is the transfer 売上: 代金が入る前に手数料を取っている
@@ -120,7 +120,7 @@ func (t X売上) Do(ctx context.Context, a X売上Args) (Result, error) {
 	if err := chobo.CheckAmount("手数料", a.X手数料); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "順序"."売上_do"($1, $2, $3, $4, $5, $6::uuid)`, t.b.tenant, a.X注文, a.X店, a.X代金, a.X手数料)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "順序"."売上_do"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)`, t.b.tenant, a.X注文, a.X店, a.X代金, a.X手数料)
 }
 
 // DoCall is Do as one call of a Bulk.
@@ -137,7 +137,7 @@ func (t X売上) DoCall(a X売上Args) Call {
 	if err := chobo.CheckAmount("手数料", a.X手数料); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "順序"."売上_do"($1, $2, $3, $4, $5, $6::uuid)`, Args: []any{t.b.tenant, a.X注文, a.X店, a.X代金, a.X手数料}}
+	return Call{SQL: `select result, reason from "順序"."売上_do"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.X注文, a.X店, a.X代金, a.X手数料}}
 }
 
 // Balances reads accounts: posted, held coming in, held going out.

@@ -90,13 +90,13 @@ func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
 // function does when not told how many, and says how many. Call it from
 // one periodic job; an answer of 1000 means more may be waiting.
 func (b *Book) Expire(ctx context.Context) (int, error) {
-	return chobopg.Expire(ctx, b.q, `select "points".expire($1::integer, $2::uuid)`, chobopg.DefaultExpire)
+	return chobopg.Expire(ctx, b.q, `select "points".expire($1::integer, $2::pg_catalog.uuid)`, chobopg.DefaultExpire)
 }
 
 // ExpireUpTo is Expire for up to max holds, from 0 to 2147483647 (the
 // SQL function's integer); a max outside is an error and nothing is sent.
 func (b *Book) ExpireUpTo(ctx context.Context, max int) (int, error) {
-	return chobopg.Expire(ctx, b.q, `select "points".expire($1::integer, $2::uuid)`, max)
+	return chobopg.Expire(ctx, b.q, `select "points".expire($1::integer, $2::pg_catalog.uuid)`, max)
 }
 
 // Grant is the transfer grant: points for a purchase, held until its return period ends: post when it ends, void when the purchase is returned
@@ -130,7 +130,7 @@ func (t Grant) Hold(ctx context.Context, a GrantArgs) (Result, error) {
 	if err := chobo.CheckAmount("amount", a.Amount); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "points"."grant_hold"($1, $2, $3, $4, $5::uuid)`, t.b.tenant, a.Purchase, a.Member, a.Amount)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "points"."grant_hold"($1, $2, $3, $4, $5::pg_catalog.uuid)`, t.b.tenant, a.Purchase, a.Member, a.Amount)
 }
 
 // HoldCall is Hold as one call of a Bulk.
@@ -144,7 +144,7 @@ func (t Grant) HoldCall(a GrantArgs) Call {
 	if err := chobo.CheckAmount("amount", a.Amount); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "points"."grant_hold"($1, $2, $3, $4, $5::uuid)`, Args: []any{t.b.tenant, a.Purchase, a.Member, a.Amount}}
+	return Call{SQL: `select result, reason from "points"."grant_hold"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.Purchase, a.Member, a.Amount}}
 }
 
 // Post posts the hold: in full when amounts is nil.
@@ -161,7 +161,7 @@ func (t Grant) Post(ctx context.Context, k GrantKey, amounts *GrantAmounts) (Res
 		}
 		args = append(args, amounts.Amount)
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "points"."grant_post"($1, $2, $3, $4::uuid)`, args...)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "points"."grant_post"($1, $2, $3, $4::pg_catalog.uuid)`, args...)
 }
 
 // PostCall is Post as one call of a Bulk.
@@ -178,7 +178,7 @@ func (t Grant) PostCall(k GrantKey, amounts *GrantAmounts) Call {
 		}
 		args = append(args, amounts.Amount)
 	}
-	return Call{SQL: `select result, reason from "points"."grant_post"($1, $2, $3, $4::uuid)`, Args: args}
+	return Call{SQL: `select result, reason from "points"."grant_post"($1, $2, $3, $4::pg_catalog.uuid)`, Args: args}
 }
 
 // Void cancels the hold.
@@ -186,7 +186,7 @@ func (t Grant) Void(ctx context.Context, k GrantKey) (Result, error) {
 	if err := chobo.CheckText("purchase", k.Purchase); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "points"."grant_void"($1, $2, $3::uuid)`, t.b.tenant, k.Purchase)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "points"."grant_void"($1, $2, $3::pg_catalog.uuid)`, t.b.tenant, k.Purchase)
 }
 
 // VoidCall is Void as one call of a Bulk.
@@ -194,7 +194,7 @@ func (t Grant) VoidCall(k GrantKey) Call {
 	if err := chobo.CheckText("purchase", k.Purchase); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "points"."grant_void"($1, $2, $3::uuid)`, Args: []any{t.b.tenant, k.Purchase}}
+	return Call{SQL: `select result, reason from "points"."grant_void"($1, $2, $3::pg_catalog.uuid)`, Args: []any{t.b.tenant, k.Purchase}}
 }
 
 // Status says where the hold stands; "" when there is none.
@@ -244,7 +244,7 @@ func (t Redeem) Hold(ctx context.Context, a RedeemArgs) (Result, error) {
 	if err := chobo.CheckAmount("amount", a.Amount); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "points"."redeem_hold"($1, $2, $3, $4, $5::uuid)`, t.b.tenant, a.Checkout, a.Member, a.Amount)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "points"."redeem_hold"($1, $2, $3, $4, $5::pg_catalog.uuid)`, t.b.tenant, a.Checkout, a.Member, a.Amount)
 }
 
 // HoldCall is Hold as one call of a Bulk.
@@ -258,7 +258,7 @@ func (t Redeem) HoldCall(a RedeemArgs) Call {
 	if err := chobo.CheckAmount("amount", a.Amount); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "points"."redeem_hold"($1, $2, $3, $4, $5::uuid)`, Args: []any{t.b.tenant, a.Checkout, a.Member, a.Amount}}
+	return Call{SQL: `select result, reason from "points"."redeem_hold"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.Checkout, a.Member, a.Amount}}
 }
 
 // Post posts the hold: in full when amounts is nil.
@@ -275,7 +275,7 @@ func (t Redeem) Post(ctx context.Context, k RedeemKey, amounts *RedeemAmounts) (
 		}
 		args = append(args, amounts.Amount)
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "points"."redeem_post"($1, $2, $3, $4::uuid)`, args...)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "points"."redeem_post"($1, $2, $3, $4::pg_catalog.uuid)`, args...)
 }
 
 // PostCall is Post as one call of a Bulk.
@@ -292,7 +292,7 @@ func (t Redeem) PostCall(k RedeemKey, amounts *RedeemAmounts) Call {
 		}
 		args = append(args, amounts.Amount)
 	}
-	return Call{SQL: `select result, reason from "points"."redeem_post"($1, $2, $3, $4::uuid)`, Args: args}
+	return Call{SQL: `select result, reason from "points"."redeem_post"($1, $2, $3, $4::pg_catalog.uuid)`, Args: args}
 }
 
 // Void cancels the hold.
@@ -300,7 +300,7 @@ func (t Redeem) Void(ctx context.Context, k RedeemKey) (Result, error) {
 	if err := chobo.CheckText("checkout", k.Checkout); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "points"."redeem_void"($1, $2, $3::uuid)`, t.b.tenant, k.Checkout)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "points"."redeem_void"($1, $2, $3::pg_catalog.uuid)`, t.b.tenant, k.Checkout)
 }
 
 // VoidCall is Void as one call of a Bulk.
@@ -308,7 +308,7 @@ func (t Redeem) VoidCall(k RedeemKey) Call {
 	if err := chobo.CheckText("checkout", k.Checkout); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "points"."redeem_void"($1, $2, $3::uuid)`, Args: []any{t.b.tenant, k.Checkout}}
+	return Call{SQL: `select result, reason from "points"."redeem_void"($1, $2, $3::pg_catalog.uuid)`, Args: []any{t.b.tenant, k.Checkout}}
 }
 
 // Status says where the hold stands; "" when there is none.
@@ -348,7 +348,7 @@ func (t Lapse) Do(ctx context.Context, a LapseArgs) (Result, error) {
 	if err := chobo.CheckAmount("amount", a.Amount); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "points"."lapse_do"($1, $2, $3, $4, $5::uuid)`, t.b.tenant, a.Batch, a.Member, a.Amount)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "points"."lapse_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, t.b.tenant, a.Batch, a.Member, a.Amount)
 }
 
 // DoCall is Do as one call of a Bulk.
@@ -362,7 +362,7 @@ func (t Lapse) DoCall(a LapseArgs) Call {
 	if err := chobo.CheckAmount("amount", a.Amount); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "points"."lapse_do"($1, $2, $3, $4, $5::uuid)`, Args: []any{t.b.tenant, a.Batch, a.Member, a.Amount}}
+	return Call{SQL: `select result, reason from "points"."lapse_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.Batch, a.Member, a.Amount}}
 }
 
 // Balances reads accounts: posted, held coming in, held going out.

@@ -90,13 +90,13 @@ func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
 // function does when not told how many, and says how many. Call it from
 // one periodic job; an answer of 1000 means more may be waiting.
 func (b *Book) Expire(ctx context.Context) (int, error) {
-	return chobopg.Expire(ctx, b.q, `select "ポイント".expire($1::integer, $2::uuid)`, chobopg.DefaultExpire)
+	return chobopg.Expire(ctx, b.q, `select "ポイント".expire($1::integer, $2::pg_catalog.uuid)`, chobopg.DefaultExpire)
 }
 
 // ExpireUpTo is Expire for up to max holds, from 0 to 2147483647 (the
 // SQL function's integer); a max outside is an error and nothing is sent.
 func (b *Book) ExpireUpTo(ctx context.Context, max int) (int, error) {
-	return chobopg.Expire(ctx, b.q, `select "ポイント".expire($1::integer, $2::uuid)`, max)
+	return chobopg.Expire(ctx, b.q, `select "ポイント".expire($1::integer, $2::pg_catalog.uuid)`, max)
 }
 
 // X付与 is the transfer 付与: 買い物に付くポイント。返品できる期間が終わるまで押さえる。終われば確定し、返品されれば取り消す
@@ -130,7 +130,7 @@ func (t X付与) Hold(ctx context.Context, a X付与Args) (Result, error) {
 	if err := chobo.CheckAmount("点数", a.X点数); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "ポイント"."付与_hold"($1, $2, $3, $4, $5::uuid)`, t.b.tenant, a.X購入, a.X会員, a.X点数)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "ポイント"."付与_hold"($1, $2, $3, $4, $5::pg_catalog.uuid)`, t.b.tenant, a.X購入, a.X会員, a.X点数)
 }
 
 // HoldCall is Hold as one call of a Bulk.
@@ -144,7 +144,7 @@ func (t X付与) HoldCall(a X付与Args) Call {
 	if err := chobo.CheckAmount("点数", a.X点数); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "ポイント"."付与_hold"($1, $2, $3, $4, $5::uuid)`, Args: []any{t.b.tenant, a.X購入, a.X会員, a.X点数}}
+	return Call{SQL: `select result, reason from "ポイント"."付与_hold"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.X購入, a.X会員, a.X点数}}
 }
 
 // Post posts the hold: in full when amounts is nil.
@@ -161,7 +161,7 @@ func (t X付与) Post(ctx context.Context, k X付与Key, amounts *X付与Amounts
 		}
 		args = append(args, amounts.X点数)
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "ポイント"."付与_post"($1, $2, $3, $4::uuid)`, args...)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "ポイント"."付与_post"($1, $2, $3, $4::pg_catalog.uuid)`, args...)
 }
 
 // PostCall is Post as one call of a Bulk.
@@ -178,7 +178,7 @@ func (t X付与) PostCall(k X付与Key, amounts *X付与Amounts) Call {
 		}
 		args = append(args, amounts.X点数)
 	}
-	return Call{SQL: `select result, reason from "ポイント"."付与_post"($1, $2, $3, $4::uuid)`, Args: args}
+	return Call{SQL: `select result, reason from "ポイント"."付与_post"($1, $2, $3, $4::pg_catalog.uuid)`, Args: args}
 }
 
 // Void cancels the hold.
@@ -186,7 +186,7 @@ func (t X付与) Void(ctx context.Context, k X付与Key) (Result, error) {
 	if err := chobo.CheckText("購入", k.X購入); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "ポイント"."付与_void"($1, $2, $3::uuid)`, t.b.tenant, k.X購入)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "ポイント"."付与_void"($1, $2, $3::pg_catalog.uuid)`, t.b.tenant, k.X購入)
 }
 
 // VoidCall is Void as one call of a Bulk.
@@ -194,7 +194,7 @@ func (t X付与) VoidCall(k X付与Key) Call {
 	if err := chobo.CheckText("購入", k.X購入); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "ポイント"."付与_void"($1, $2, $3::uuid)`, Args: []any{t.b.tenant, k.X購入}}
+	return Call{SQL: `select result, reason from "ポイント"."付与_void"($1, $2, $3::pg_catalog.uuid)`, Args: []any{t.b.tenant, k.X購入}}
 }
 
 // Status says where the hold stands; "" when there is none.
@@ -244,7 +244,7 @@ func (t X利用) Hold(ctx context.Context, a X利用Args) (Result, error) {
 	if err := chobo.CheckAmount("点数", a.X点数); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "ポイント"."利用_hold"($1, $2, $3, $4, $5::uuid)`, t.b.tenant, a.X会計, a.X会員, a.X点数)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "ポイント"."利用_hold"($1, $2, $3, $4, $5::pg_catalog.uuid)`, t.b.tenant, a.X会計, a.X会員, a.X点数)
 }
 
 // HoldCall is Hold as one call of a Bulk.
@@ -258,7 +258,7 @@ func (t X利用) HoldCall(a X利用Args) Call {
 	if err := chobo.CheckAmount("点数", a.X点数); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "ポイント"."利用_hold"($1, $2, $3, $4, $5::uuid)`, Args: []any{t.b.tenant, a.X会計, a.X会員, a.X点数}}
+	return Call{SQL: `select result, reason from "ポイント"."利用_hold"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.X会計, a.X会員, a.X点数}}
 }
 
 // Post posts the hold: in full when amounts is nil.
@@ -275,7 +275,7 @@ func (t X利用) Post(ctx context.Context, k X利用Key, amounts *X利用Amounts
 		}
 		args = append(args, amounts.X点数)
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "ポイント"."利用_post"($1, $2, $3, $4::uuid)`, args...)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "ポイント"."利用_post"($1, $2, $3, $4::pg_catalog.uuid)`, args...)
 }
 
 // PostCall is Post as one call of a Bulk.
@@ -292,7 +292,7 @@ func (t X利用) PostCall(k X利用Key, amounts *X利用Amounts) Call {
 		}
 		args = append(args, amounts.X点数)
 	}
-	return Call{SQL: `select result, reason from "ポイント"."利用_post"($1, $2, $3, $4::uuid)`, Args: args}
+	return Call{SQL: `select result, reason from "ポイント"."利用_post"($1, $2, $3, $4::pg_catalog.uuid)`, Args: args}
 }
 
 // Void cancels the hold.
@@ -300,7 +300,7 @@ func (t X利用) Void(ctx context.Context, k X利用Key) (Result, error) {
 	if err := chobo.CheckText("会計", k.X会計); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "ポイント"."利用_void"($1, $2, $3::uuid)`, t.b.tenant, k.X会計)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "ポイント"."利用_void"($1, $2, $3::pg_catalog.uuid)`, t.b.tenant, k.X会計)
 }
 
 // VoidCall is Void as one call of a Bulk.
@@ -308,7 +308,7 @@ func (t X利用) VoidCall(k X利用Key) Call {
 	if err := chobo.CheckText("会計", k.X会計); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "ポイント"."利用_void"($1, $2, $3::uuid)`, Args: []any{t.b.tenant, k.X会計}}
+	return Call{SQL: `select result, reason from "ポイント"."利用_void"($1, $2, $3::pg_catalog.uuid)`, Args: []any{t.b.tenant, k.X会計}}
 }
 
 // Status says where the hold stands; "" when there is none.
@@ -348,7 +348,7 @@ func (t X失効) Do(ctx context.Context, a X失効Args) (Result, error) {
 	if err := chobo.CheckAmount("点数", a.X点数); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "ポイント"."失効_do"($1, $2, $3, $4, $5::uuid)`, t.b.tenant, a.X処理, a.X会員, a.X点数)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "ポイント"."失効_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, t.b.tenant, a.X処理, a.X会員, a.X点数)
 }
 
 // DoCall is Do as one call of a Bulk.
@@ -362,7 +362,7 @@ func (t X失効) DoCall(a X失効Args) Call {
 	if err := chobo.CheckAmount("点数", a.X点数); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "ポイント"."失効_do"($1, $2, $3, $4, $5::uuid)`, Args: []any{t.b.tenant, a.X処理, a.X会員, a.X点数}}
+	return Call{SQL: `select result, reason from "ポイント"."失効_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.X処理, a.X会員, a.X点数}}
 }
 
 // Balances reads accounts: posted, held coming in, held going out.

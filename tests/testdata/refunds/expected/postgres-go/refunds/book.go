@@ -88,13 +88,13 @@ func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
 // function does when not told how many, and says how many. Call it from
 // one periodic job; an answer of 1000 means more may be waiting.
 func (b *Book) Expire(ctx context.Context) (int, error) {
-	return chobopg.Expire(ctx, b.q, `select "refunds".expire($1::integer, $2::uuid)`, chobopg.DefaultExpire)
+	return chobopg.Expire(ctx, b.q, `select "refunds".expire($1::integer, $2::pg_catalog.uuid)`, chobopg.DefaultExpire)
 }
 
 // ExpireUpTo is Expire for up to max holds, from 0 to 2147483647 (the
 // SQL function's integer); a max outside is an error and nothing is sent.
 func (b *Book) ExpireUpTo(ctx context.Context, max int) (int, error) {
-	return chobopg.Expire(ctx, b.q, `select "refunds".expire($1::integer, $2::uuid)`, max)
+	return chobopg.Expire(ctx, b.q, `select "refunds".expire($1::integer, $2::pg_catalog.uuid)`, max)
 }
 
 // Sale is the transfer sale: the payment for an order: its refunds may add up to this much
@@ -114,7 +114,7 @@ func (t Sale) Do(ctx context.Context, a SaleArgs) (Result, error) {
 	if err := chobo.CheckAmount("amount", a.Amount); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "refunds"."sale_do"($1, $2, $3, $4::uuid)`, t.b.tenant, a.Order, a.Amount)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "refunds"."sale_do"($1, $2, $3, $4::pg_catalog.uuid)`, t.b.tenant, a.Order, a.Amount)
 }
 
 // DoCall is Do as one call of a Bulk.
@@ -125,7 +125,7 @@ func (t Sale) DoCall(a SaleArgs) Call {
 	if err := chobo.CheckAmount("amount", a.Amount); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "refunds"."sale_do"($1, $2, $3, $4::uuid)`, Args: []any{t.b.tenant, a.Order, a.Amount}}
+	return Call{SQL: `select result, reason from "refunds"."sale_do"($1, $2, $3, $4::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.Order, a.Amount}}
 }
 
 // Refund is the transfer refund: a refund waiting for approval: post when it is approved, void when it is turned down; undecided after 7 days, it expires and the amount can be refunded again
@@ -159,7 +159,7 @@ func (t Refund) Hold(ctx context.Context, a RefundArgs) (Result, error) {
 	if err := chobo.CheckAmount("amount", a.Amount); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "refunds"."refund_hold"($1, $2, $3, $4, $5::uuid)`, t.b.tenant, a.RefundId, a.Order, a.Amount)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "refunds"."refund_hold"($1, $2, $3, $4, $5::pg_catalog.uuid)`, t.b.tenant, a.RefundId, a.Order, a.Amount)
 }
 
 // HoldCall is Hold as one call of a Bulk.
@@ -173,7 +173,7 @@ func (t Refund) HoldCall(a RefundArgs) Call {
 	if err := chobo.CheckAmount("amount", a.Amount); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "refunds"."refund_hold"($1, $2, $3, $4, $5::uuid)`, Args: []any{t.b.tenant, a.RefundId, a.Order, a.Amount}}
+	return Call{SQL: `select result, reason from "refunds"."refund_hold"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.RefundId, a.Order, a.Amount}}
 }
 
 // Post posts the hold: in full when amounts is nil.
@@ -190,7 +190,7 @@ func (t Refund) Post(ctx context.Context, k RefundKey, amounts *RefundAmounts) (
 		}
 		args = append(args, amounts.Amount)
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "refunds"."refund_post"($1, $2, $3, $4::uuid)`, args...)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "refunds"."refund_post"($1, $2, $3, $4::pg_catalog.uuid)`, args...)
 }
 
 // PostCall is Post as one call of a Bulk.
@@ -207,7 +207,7 @@ func (t Refund) PostCall(k RefundKey, amounts *RefundAmounts) Call {
 		}
 		args = append(args, amounts.Amount)
 	}
-	return Call{SQL: `select result, reason from "refunds"."refund_post"($1, $2, $3, $4::uuid)`, Args: args}
+	return Call{SQL: `select result, reason from "refunds"."refund_post"($1, $2, $3, $4::pg_catalog.uuid)`, Args: args}
 }
 
 // Void cancels the hold.
@@ -215,7 +215,7 @@ func (t Refund) Void(ctx context.Context, k RefundKey) (Result, error) {
 	if err := chobo.CheckText("refund_id", k.RefundId); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "refunds"."refund_void"($1, $2, $3::uuid)`, t.b.tenant, k.RefundId)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "refunds"."refund_void"($1, $2, $3::pg_catalog.uuid)`, t.b.tenant, k.RefundId)
 }
 
 // VoidCall is Void as one call of a Bulk.
@@ -223,7 +223,7 @@ func (t Refund) VoidCall(k RefundKey) Call {
 	if err := chobo.CheckText("refund_id", k.RefundId); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "refunds"."refund_void"($1, $2, $3::uuid)`, Args: []any{t.b.tenant, k.RefundId}}
+	return Call{SQL: `select result, reason from "refunds"."refund_void"($1, $2, $3::pg_catalog.uuid)`, Args: []any{t.b.tenant, k.RefundId}}
 }
 
 // Status says where the hold stands; "" when there is none.

@@ -88,13 +88,13 @@ func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
 // function does when not told how many, and says how many. Call it from
 // one periodic job; an answer of 1000 means more may be waiting.
 func (b *Book) Expire(ctx context.Context) (int, error) {
-	return chobopg.Expire(ctx, b.q, `select "返金".expire($1::integer, $2::uuid)`, chobopg.DefaultExpire)
+	return chobopg.Expire(ctx, b.q, `select "返金".expire($1::integer, $2::pg_catalog.uuid)`, chobopg.DefaultExpire)
 }
 
 // ExpireUpTo is Expire for up to max holds, from 0 to 2147483647 (the
 // SQL function's integer); a max outside is an error and nothing is sent.
 func (b *Book) ExpireUpTo(ctx context.Context, max int) (int, error) {
-	return chobopg.Expire(ctx, b.q, `select "返金".expire($1::integer, $2::uuid)`, max)
+	return chobopg.Expire(ctx, b.q, `select "返金".expire($1::integer, $2::pg_catalog.uuid)`, max)
 }
 
 // X売上 is the transfer 売上: 注文への支払い。その注文の返金は、合わせてこの額まで
@@ -114,7 +114,7 @@ func (t X売上) Do(ctx context.Context, a X売上Args) (Result, error) {
 	if err := chobo.CheckAmount("額", a.X額); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "返金"."売上_do"($1, $2, $3, $4::uuid)`, t.b.tenant, a.X注文, a.X額)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "返金"."売上_do"($1, $2, $3, $4::pg_catalog.uuid)`, t.b.tenant, a.X注文, a.X額)
 }
 
 // DoCall is Do as one call of a Bulk.
@@ -125,7 +125,7 @@ func (t X売上) DoCall(a X売上Args) Call {
 	if err := chobo.CheckAmount("額", a.X額); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "返金"."売上_do"($1, $2, $3, $4::uuid)`, Args: []any{t.b.tenant, a.X注文, a.X額}}
+	return Call{SQL: `select result, reason from "返金"."売上_do"($1, $2, $3, $4::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.X注文, a.X額}}
 }
 
 // X返金 is the transfer 返金: 承認を待つ返金。承認されれば確定し、却下されれば取り消す。7 日たっても決まらなければ期限切れになり、その額はまた返金できる
@@ -159,7 +159,7 @@ func (t X返金) Hold(ctx context.Context, a X返金Args) (Result, error) {
 	if err := chobo.CheckAmount("額", a.X額); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "返金"."返金_hold"($1, $2, $3, $4, $5::uuid)`, t.b.tenant, a.X返金番号, a.X注文, a.X額)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "返金"."返金_hold"($1, $2, $3, $4, $5::pg_catalog.uuid)`, t.b.tenant, a.X返金番号, a.X注文, a.X額)
 }
 
 // HoldCall is Hold as one call of a Bulk.
@@ -173,7 +173,7 @@ func (t X返金) HoldCall(a X返金Args) Call {
 	if err := chobo.CheckAmount("額", a.X額); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "返金"."返金_hold"($1, $2, $3, $4, $5::uuid)`, Args: []any{t.b.tenant, a.X返金番号, a.X注文, a.X額}}
+	return Call{SQL: `select result, reason from "返金"."返金_hold"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.X返金番号, a.X注文, a.X額}}
 }
 
 // Post posts the hold: in full when amounts is nil.
@@ -190,7 +190,7 @@ func (t X返金) Post(ctx context.Context, k X返金Key, amounts *X返金Amounts
 		}
 		args = append(args, amounts.X額)
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "返金"."返金_post"($1, $2, $3, $4::uuid)`, args...)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "返金"."返金_post"($1, $2, $3, $4::pg_catalog.uuid)`, args...)
 }
 
 // PostCall is Post as one call of a Bulk.
@@ -207,7 +207,7 @@ func (t X返金) PostCall(k X返金Key, amounts *X返金Amounts) Call {
 		}
 		args = append(args, amounts.X額)
 	}
-	return Call{SQL: `select result, reason from "返金"."返金_post"($1, $2, $3, $4::uuid)`, Args: args}
+	return Call{SQL: `select result, reason from "返金"."返金_post"($1, $2, $3, $4::pg_catalog.uuid)`, Args: args}
 }
 
 // Void cancels the hold.
@@ -215,7 +215,7 @@ func (t X返金) Void(ctx context.Context, k X返金Key) (Result, error) {
 	if err := chobo.CheckText("返金番号", k.X返金番号); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "返金"."返金_void"($1, $2, $3::uuid)`, t.b.tenant, k.X返金番号)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "返金"."返金_void"($1, $2, $3::pg_catalog.uuid)`, t.b.tenant, k.X返金番号)
 }
 
 // VoidCall is Void as one call of a Bulk.
@@ -223,7 +223,7 @@ func (t X返金) VoidCall(k X返金Key) Call {
 	if err := chobo.CheckText("返金番号", k.X返金番号); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "返金"."返金_void"($1, $2, $3::uuid)`, Args: []any{t.b.tenant, k.X返金番号}}
+	return Call{SQL: `select result, reason from "返金"."返金_void"($1, $2, $3::pg_catalog.uuid)`, Args: []any{t.b.tenant, k.X返金番号}}
 }
 
 // Status says where the hold stands; "" when there is none.

@@ -98,13 +98,13 @@ func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
 // function does when not told how many, and says how many. Call it from
 // one periodic job; an answer of 1000 means more may be waiting.
 func (b *Book) Expire(ctx context.Context) (int, error) {
-	return chobopg.Expire(ctx, b.q, `select "retry_after_refusal".expire($1::integer, $2::uuid)`, chobopg.DefaultExpire)
+	return chobopg.Expire(ctx, b.q, `select "retry_after_refusal".expire($1::integer, $2::pg_catalog.uuid)`, chobopg.DefaultExpire)
 }
 
 // ExpireUpTo is Expire for up to max holds, from 0 to 2147483647 (the
 // SQL function's integer); a max outside is an error and nothing is sent.
 func (b *Book) ExpireUpTo(ctx context.Context, max int) (int, error) {
-	return chobopg.Expire(ctx, b.q, `select "retry_after_refusal".expire($1::integer, $2::uuid)`, max)
+	return chobopg.Expire(ctx, b.q, `select "retry_after_refusal".expire($1::integer, $2::pg_catalog.uuid)`, max)
 }
 
 // Stock is the transfer stock.
@@ -128,7 +128,7 @@ func (t Stock) Do(ctx context.Context, a StockArgs) (Result, error) {
 	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "retry_after_refusal"."stock_do"($1, $2, $3, $4, $5::uuid)`, t.b.tenant, a.Delivery, a.Sku, a.Qty)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "retry_after_refusal"."stock_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, t.b.tenant, a.Delivery, a.Sku, a.Qty)
 }
 
 // DoCall is Do as one call of a Bulk.
@@ -142,7 +142,7 @@ func (t Stock) DoCall(a StockArgs) Call {
 	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "retry_after_refusal"."stock_do"($1, $2, $3, $4, $5::uuid)`, Args: []any{t.b.tenant, a.Delivery, a.Sku, a.Qty}}
+	return Call{SQL: `select result, reason from "retry_after_refusal"."stock_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.Delivery, a.Sku, a.Qty}}
 }
 
 // RestockSpare is the transfer restock_spare.
@@ -162,7 +162,7 @@ func (t RestockSpare) Do(ctx context.Context, a RestockSpareArgs) (Result, error
 	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "retry_after_refusal"."restock_spare_do"($1, $2, $3, $4::uuid)`, t.b.tenant, a.Delivery, a.Qty)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "retry_after_refusal"."restock_spare_do"($1, $2, $3, $4::pg_catalog.uuid)`, t.b.tenant, a.Delivery, a.Qty)
 }
 
 // DoCall is Do as one call of a Bulk.
@@ -173,7 +173,7 @@ func (t RestockSpare) DoCall(a RestockSpareArgs) Call {
 	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "retry_after_refusal"."restock_spare_do"($1, $2, $3, $4::uuid)`, Args: []any{t.b.tenant, a.Delivery, a.Qty}}
+	return Call{SQL: `select result, reason from "retry_after_refusal"."restock_spare_do"($1, $2, $3, $4::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.Delivery, a.Qty}}
 }
 
 // Ship is the transfer ship.
@@ -201,7 +201,7 @@ func (t Ship) Do(ctx context.Context, a ShipArgs) (Result, error) {
 	if err := chobo.CheckAmount("extra", a.Extra); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "retry_after_refusal"."ship_do"($1, $2, $3, $4, $5, $6::uuid)`, t.b.tenant, a.Order, a.Sku, a.Qty, a.Extra)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "retry_after_refusal"."ship_do"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)`, t.b.tenant, a.Order, a.Sku, a.Qty, a.Extra)
 }
 
 // DoCall is Do as one call of a Bulk.
@@ -218,7 +218,7 @@ func (t Ship) DoCall(a ShipArgs) Call {
 	if err := chobo.CheckAmount("extra", a.Extra); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "retry_after_refusal"."ship_do"($1, $2, $3, $4, $5, $6::uuid)`, Args: []any{t.b.tenant, a.Order, a.Sku, a.Qty, a.Extra}}
+	return Call{SQL: `select result, reason from "retry_after_refusal"."ship_do"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.Order, a.Sku, a.Qty, a.Extra}}
 }
 
 // Reserve is the transfer reserve.
@@ -257,7 +257,7 @@ func (t Reserve) Hold(ctx context.Context, a ReserveArgs) (Result, error) {
 	if err := chobo.CheckAmount("extra", a.Extra); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "retry_after_refusal"."reserve_hold"($1, $2, $3, $4, $5, $6::uuid)`, t.b.tenant, a.Order, a.Sku, a.Qty, a.Extra)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "retry_after_refusal"."reserve_hold"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)`, t.b.tenant, a.Order, a.Sku, a.Qty, a.Extra)
 }
 
 // HoldCall is Hold as one call of a Bulk.
@@ -274,7 +274,7 @@ func (t Reserve) HoldCall(a ReserveArgs) Call {
 	if err := chobo.CheckAmount("extra", a.Extra); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "retry_after_refusal"."reserve_hold"($1, $2, $3, $4, $5, $6::uuid)`, Args: []any{t.b.tenant, a.Order, a.Sku, a.Qty, a.Extra}}
+	return Call{SQL: `select result, reason from "retry_after_refusal"."reserve_hold"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.Order, a.Sku, a.Qty, a.Extra}}
 }
 
 // Post posts the hold: in full when amounts is nil.
@@ -294,7 +294,7 @@ func (t Reserve) Post(ctx context.Context, k ReserveKey, amounts *ReserveAmounts
 		}
 		args = append(args, amounts.Qty, amounts.Extra)
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "retry_after_refusal"."reserve_post"($1, $2, $3, $4, $5::uuid)`, args...)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "retry_after_refusal"."reserve_post"($1, $2, $3, $4, $5::pg_catalog.uuid)`, args...)
 }
 
 // PostCall is Post as one call of a Bulk.
@@ -314,7 +314,7 @@ func (t Reserve) PostCall(k ReserveKey, amounts *ReserveAmounts) Call {
 		}
 		args = append(args, amounts.Qty, amounts.Extra)
 	}
-	return Call{SQL: `select result, reason from "retry_after_refusal"."reserve_post"($1, $2, $3, $4, $5::uuid)`, Args: args}
+	return Call{SQL: `select result, reason from "retry_after_refusal"."reserve_post"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: args}
 }
 
 // Void cancels the hold.
@@ -322,7 +322,7 @@ func (t Reserve) Void(ctx context.Context, k ReserveKey) (Result, error) {
 	if err := chobo.CheckText("order", k.Order); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "retry_after_refusal"."reserve_void"($1, $2, $3::uuid)`, t.b.tenant, k.Order)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "retry_after_refusal"."reserve_void"($1, $2, $3::pg_catalog.uuid)`, t.b.tenant, k.Order)
 }
 
 // VoidCall is Void as one call of a Bulk.
@@ -330,7 +330,7 @@ func (t Reserve) VoidCall(k ReserveKey) Call {
 	if err := chobo.CheckText("order", k.Order); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "retry_after_refusal"."reserve_void"($1, $2, $3::uuid)`, Args: []any{t.b.tenant, k.Order}}
+	return Call{SQL: `select result, reason from "retry_after_refusal"."reserve_void"($1, $2, $3::pg_catalog.uuid)`, Args: []any{t.b.tenant, k.Order}}
 }
 
 // Status says where the hold stands; "" when there is none.
@@ -374,7 +374,7 @@ func (t Lend) Do(ctx context.Context, a LendArgs) (Result, error) {
 	if err := chobo.CheckAmount("extra", a.Extra); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "retry_after_refusal"."lend_do"($1, $2, $3, $4, $5, $6::uuid)`, t.b.tenant, a.Loan, a.Member, a.Qty, a.Extra)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "retry_after_refusal"."lend_do"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)`, t.b.tenant, a.Loan, a.Member, a.Qty, a.Extra)
 }
 
 // DoCall is Do as one call of a Bulk.
@@ -391,7 +391,7 @@ func (t Lend) DoCall(a LendArgs) Call {
 	if err := chobo.CheckAmount("extra", a.Extra); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "retry_after_refusal"."lend_do"($1, $2, $3, $4, $5, $6::uuid)`, Args: []any{t.b.tenant, a.Loan, a.Member, a.Qty, a.Extra}}
+	return Call{SQL: `select result, reason from "retry_after_refusal"."lend_do"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.Loan, a.Member, a.Qty, a.Extra}}
 }
 
 // Park is the transfer park.
@@ -430,7 +430,7 @@ func (t Park) Hold(ctx context.Context, a ParkArgs) (Result, error) {
 	if err := chobo.CheckAmount("extra", a.Extra); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "retry_after_refusal"."park_hold"($1, $2, $3, $4, $5, $6::uuid)`, t.b.tenant, a.Ticket, a.Sku, a.Qty, a.Extra)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "retry_after_refusal"."park_hold"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)`, t.b.tenant, a.Ticket, a.Sku, a.Qty, a.Extra)
 }
 
 // HoldCall is Hold as one call of a Bulk.
@@ -447,7 +447,7 @@ func (t Park) HoldCall(a ParkArgs) Call {
 	if err := chobo.CheckAmount("extra", a.Extra); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "retry_after_refusal"."park_hold"($1, $2, $3, $4, $5, $6::uuid)`, Args: []any{t.b.tenant, a.Ticket, a.Sku, a.Qty, a.Extra}}
+	return Call{SQL: `select result, reason from "retry_after_refusal"."park_hold"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.Ticket, a.Sku, a.Qty, a.Extra}}
 }
 
 // Post posts the hold: in full when amounts is nil.
@@ -467,7 +467,7 @@ func (t Park) Post(ctx context.Context, k ParkKey, amounts *ParkAmounts) (Result
 		}
 		args = append(args, amounts.Qty, amounts.Extra)
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "retry_after_refusal"."park_post"($1, $2, $3, $4, $5::uuid)`, args...)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "retry_after_refusal"."park_post"($1, $2, $3, $4, $5::pg_catalog.uuid)`, args...)
 }
 
 // PostCall is Post as one call of a Bulk.
@@ -487,7 +487,7 @@ func (t Park) PostCall(k ParkKey, amounts *ParkAmounts) Call {
 		}
 		args = append(args, amounts.Qty, amounts.Extra)
 	}
-	return Call{SQL: `select result, reason from "retry_after_refusal"."park_post"($1, $2, $3, $4, $5::uuid)`, Args: args}
+	return Call{SQL: `select result, reason from "retry_after_refusal"."park_post"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: args}
 }
 
 // Void cancels the hold.
@@ -495,7 +495,7 @@ func (t Park) Void(ctx context.Context, k ParkKey) (Result, error) {
 	if err := chobo.CheckText("ticket", k.Ticket); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "retry_after_refusal"."park_void"($1, $2, $3::uuid)`, t.b.tenant, k.Ticket)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "retry_after_refusal"."park_void"($1, $2, $3::pg_catalog.uuid)`, t.b.tenant, k.Ticket)
 }
 
 // VoidCall is Void as one call of a Bulk.
@@ -503,7 +503,7 @@ func (t Park) VoidCall(k ParkKey) Call {
 	if err := chobo.CheckText("ticket", k.Ticket); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "retry_after_refusal"."park_void"($1, $2, $3::uuid)`, Args: []any{t.b.tenant, k.Ticket}}
+	return Call{SQL: `select result, reason from "retry_after_refusal"."park_void"($1, $2, $3::pg_catalog.uuid)`, Args: []any{t.b.tenant, k.Ticket}}
 }
 
 // Status says where the hold stands; "" when there is none.
@@ -543,7 +543,7 @@ func (t ClearBin) Do(ctx context.Context, a ClearBinArgs) (Result, error) {
 	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "retry_after_refusal"."clear_bin_do"($1, $2, $3, $4, $5::uuid)`, t.b.tenant, a.Ticket, a.Sku, a.Qty)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "retry_after_refusal"."clear_bin_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, t.b.tenant, a.Ticket, a.Sku, a.Qty)
 }
 
 // DoCall is Do as one call of a Bulk.
@@ -557,7 +557,7 @@ func (t ClearBin) DoCall(a ClearBinArgs) Call {
 	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "retry_after_refusal"."clear_bin_do"($1, $2, $3, $4, $5::uuid)`, Args: []any{t.b.tenant, a.Ticket, a.Sku, a.Qty}}
+	return Call{SQL: `select result, reason from "retry_after_refusal"."clear_bin_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.Ticket, a.Sku, a.Qty}}
 }
 
 // Balances reads accounts: posted, held coming in, held going out.

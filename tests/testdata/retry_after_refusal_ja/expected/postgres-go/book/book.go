@@ -98,13 +98,13 @@ func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
 // function does when not told how many, and says how many. Call it from
 // one periodic job; an answer of 1000 means more may be waiting.
 func (b *Book) Expire(ctx context.Context) (int, error) {
-	return chobopg.Expire(ctx, b.q, `select "拒否のあとのリトライ".expire($1::integer, $2::uuid)`, chobopg.DefaultExpire)
+	return chobopg.Expire(ctx, b.q, `select "拒否のあとのリトライ".expire($1::integer, $2::pg_catalog.uuid)`, chobopg.DefaultExpire)
 }
 
 // ExpireUpTo is Expire for up to max holds, from 0 to 2147483647 (the
 // SQL function's integer); a max outside is an error and nothing is sent.
 func (b *Book) ExpireUpTo(ctx context.Context, max int) (int, error) {
-	return chobopg.Expire(ctx, b.q, `select "拒否のあとのリトライ".expire($1::integer, $2::uuid)`, max)
+	return chobopg.Expire(ctx, b.q, `select "拒否のあとのリトライ".expire($1::integer, $2::pg_catalog.uuid)`, max)
 }
 
 // X入荷 is the transfer 入荷.
@@ -128,7 +128,7 @@ func (t X入荷) Do(ctx context.Context, a X入荷Args) (Result, error) {
 	if err := chobo.CheckAmount("数", a.X数); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "拒否のあとのリトライ"."入荷_do"($1, $2, $3, $4, $5::uuid)`, t.b.tenant, a.X納品書, a.X品番, a.X数)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "拒否のあとのリトライ"."入荷_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, t.b.tenant, a.X納品書, a.X品番, a.X数)
 }
 
 // DoCall is Do as one call of a Bulk.
@@ -142,7 +142,7 @@ func (t X入荷) DoCall(a X入荷Args) Call {
 	if err := chobo.CheckAmount("数", a.X数); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "拒否のあとのリトライ"."入荷_do"($1, $2, $3, $4, $5::uuid)`, Args: []any{t.b.tenant, a.X納品書, a.X品番, a.X数}}
+	return Call{SQL: `select result, reason from "拒否のあとのリトライ"."入荷_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.X納品書, a.X品番, a.X数}}
 }
 
 // X予備入荷 is the transfer 予備入荷.
@@ -162,7 +162,7 @@ func (t X予備入荷) Do(ctx context.Context, a X予備入荷Args) (Result, err
 	if err := chobo.CheckAmount("数", a.X数); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "拒否のあとのリトライ"."予備入荷_do"($1, $2, $3, $4::uuid)`, t.b.tenant, a.X納品書, a.X数)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "拒否のあとのリトライ"."予備入荷_do"($1, $2, $3, $4::pg_catalog.uuid)`, t.b.tenant, a.X納品書, a.X数)
 }
 
 // DoCall is Do as one call of a Bulk.
@@ -173,7 +173,7 @@ func (t X予備入荷) DoCall(a X予備入荷Args) Call {
 	if err := chobo.CheckAmount("数", a.X数); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "拒否のあとのリトライ"."予備入荷_do"($1, $2, $3, $4::uuid)`, Args: []any{t.b.tenant, a.X納品書, a.X数}}
+	return Call{SQL: `select result, reason from "拒否のあとのリトライ"."予備入荷_do"($1, $2, $3, $4::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.X納品書, a.X数}}
 }
 
 // X出荷 is the transfer 出荷.
@@ -201,7 +201,7 @@ func (t X出荷) Do(ctx context.Context, a X出荷Args) (Result, error) {
 	if err := chobo.CheckAmount("追加", a.X追加); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "拒否のあとのリトライ"."出荷_do"($1, $2, $3, $4, $5, $6::uuid)`, t.b.tenant, a.X注文, a.X品番, a.X数, a.X追加)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "拒否のあとのリトライ"."出荷_do"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)`, t.b.tenant, a.X注文, a.X品番, a.X数, a.X追加)
 }
 
 // DoCall is Do as one call of a Bulk.
@@ -218,7 +218,7 @@ func (t X出荷) DoCall(a X出荷Args) Call {
 	if err := chobo.CheckAmount("追加", a.X追加); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "拒否のあとのリトライ"."出荷_do"($1, $2, $3, $4, $5, $6::uuid)`, Args: []any{t.b.tenant, a.X注文, a.X品番, a.X数, a.X追加}}
+	return Call{SQL: `select result, reason from "拒否のあとのリトライ"."出荷_do"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.X注文, a.X品番, a.X数, a.X追加}}
 }
 
 // X引当 is the transfer 引当.
@@ -257,7 +257,7 @@ func (t X引当) Hold(ctx context.Context, a X引当Args) (Result, error) {
 	if err := chobo.CheckAmount("追加", a.X追加); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "拒否のあとのリトライ"."引当_hold"($1, $2, $3, $4, $5, $6::uuid)`, t.b.tenant, a.X注文, a.X品番, a.X数, a.X追加)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "拒否のあとのリトライ"."引当_hold"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)`, t.b.tenant, a.X注文, a.X品番, a.X数, a.X追加)
 }
 
 // HoldCall is Hold as one call of a Bulk.
@@ -274,7 +274,7 @@ func (t X引当) HoldCall(a X引当Args) Call {
 	if err := chobo.CheckAmount("追加", a.X追加); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "拒否のあとのリトライ"."引当_hold"($1, $2, $3, $4, $5, $6::uuid)`, Args: []any{t.b.tenant, a.X注文, a.X品番, a.X数, a.X追加}}
+	return Call{SQL: `select result, reason from "拒否のあとのリトライ"."引当_hold"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.X注文, a.X品番, a.X数, a.X追加}}
 }
 
 // Post posts the hold: in full when amounts is nil.
@@ -294,7 +294,7 @@ func (t X引当) Post(ctx context.Context, k X引当Key, amounts *X引当Amounts
 		}
 		args = append(args, amounts.X数, amounts.X追加)
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "拒否のあとのリトライ"."引当_post"($1, $2, $3, $4, $5::uuid)`, args...)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "拒否のあとのリトライ"."引当_post"($1, $2, $3, $4, $5::pg_catalog.uuid)`, args...)
 }
 
 // PostCall is Post as one call of a Bulk.
@@ -314,7 +314,7 @@ func (t X引当) PostCall(k X引当Key, amounts *X引当Amounts) Call {
 		}
 		args = append(args, amounts.X数, amounts.X追加)
 	}
-	return Call{SQL: `select result, reason from "拒否のあとのリトライ"."引当_post"($1, $2, $3, $4, $5::uuid)`, Args: args}
+	return Call{SQL: `select result, reason from "拒否のあとのリトライ"."引当_post"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: args}
 }
 
 // Void cancels the hold.
@@ -322,7 +322,7 @@ func (t X引当) Void(ctx context.Context, k X引当Key) (Result, error) {
 	if err := chobo.CheckText("注文", k.X注文); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "拒否のあとのリトライ"."引当_void"($1, $2, $3::uuid)`, t.b.tenant, k.X注文)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "拒否のあとのリトライ"."引当_void"($1, $2, $3::pg_catalog.uuid)`, t.b.tenant, k.X注文)
 }
 
 // VoidCall is Void as one call of a Bulk.
@@ -330,7 +330,7 @@ func (t X引当) VoidCall(k X引当Key) Call {
 	if err := chobo.CheckText("注文", k.X注文); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "拒否のあとのリトライ"."引当_void"($1, $2, $3::uuid)`, Args: []any{t.b.tenant, k.X注文}}
+	return Call{SQL: `select result, reason from "拒否のあとのリトライ"."引当_void"($1, $2, $3::pg_catalog.uuid)`, Args: []any{t.b.tenant, k.X注文}}
 }
 
 // Status says where the hold stands; "" when there is none.
@@ -374,7 +374,7 @@ func (t X貸出) Do(ctx context.Context, a X貸出Args) (Result, error) {
 	if err := chobo.CheckAmount("追加", a.X追加); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "拒否のあとのリトライ"."貸出_do"($1, $2, $3, $4, $5, $6::uuid)`, t.b.tenant, a.X貸出番号, a.X会員, a.X数, a.X追加)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "拒否のあとのリトライ"."貸出_do"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)`, t.b.tenant, a.X貸出番号, a.X会員, a.X数, a.X追加)
 }
 
 // DoCall is Do as one call of a Bulk.
@@ -391,7 +391,7 @@ func (t X貸出) DoCall(a X貸出Args) Call {
 	if err := chobo.CheckAmount("追加", a.X追加); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "拒否のあとのリトライ"."貸出_do"($1, $2, $3, $4, $5, $6::uuid)`, Args: []any{t.b.tenant, a.X貸出番号, a.X会員, a.X数, a.X追加}}
+	return Call{SQL: `select result, reason from "拒否のあとのリトライ"."貸出_do"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.X貸出番号, a.X会員, a.X数, a.X追加}}
 }
 
 // X預け is the transfer 預け.
@@ -430,7 +430,7 @@ func (t X預け) Hold(ctx context.Context, a X預けArgs) (Result, error) {
 	if err := chobo.CheckAmount("追加", a.X追加); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "拒否のあとのリトライ"."預け_hold"($1, $2, $3, $4, $5, $6::uuid)`, t.b.tenant, a.X預り番号, a.X品番, a.X数, a.X追加)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "拒否のあとのリトライ"."預け_hold"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)`, t.b.tenant, a.X預り番号, a.X品番, a.X数, a.X追加)
 }
 
 // HoldCall is Hold as one call of a Bulk.
@@ -447,7 +447,7 @@ func (t X預け) HoldCall(a X預けArgs) Call {
 	if err := chobo.CheckAmount("追加", a.X追加); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "拒否のあとのリトライ"."預け_hold"($1, $2, $3, $4, $5, $6::uuid)`, Args: []any{t.b.tenant, a.X預り番号, a.X品番, a.X数, a.X追加}}
+	return Call{SQL: `select result, reason from "拒否のあとのリトライ"."預け_hold"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.X預り番号, a.X品番, a.X数, a.X追加}}
 }
 
 // Post posts the hold: in full when amounts is nil.
@@ -467,7 +467,7 @@ func (t X預け) Post(ctx context.Context, k X預けKey, amounts *X預けAmounts
 		}
 		args = append(args, amounts.X数, amounts.X追加)
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "拒否のあとのリトライ"."預け_post"($1, $2, $3, $4, $5::uuid)`, args...)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "拒否のあとのリトライ"."預け_post"($1, $2, $3, $4, $5::pg_catalog.uuid)`, args...)
 }
 
 // PostCall is Post as one call of a Bulk.
@@ -487,7 +487,7 @@ func (t X預け) PostCall(k X預けKey, amounts *X預けAmounts) Call {
 		}
 		args = append(args, amounts.X数, amounts.X追加)
 	}
-	return Call{SQL: `select result, reason from "拒否のあとのリトライ"."預け_post"($1, $2, $3, $4, $5::uuid)`, Args: args}
+	return Call{SQL: `select result, reason from "拒否のあとのリトライ"."預け_post"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: args}
 }
 
 // Void cancels the hold.
@@ -495,7 +495,7 @@ func (t X預け) Void(ctx context.Context, k X預けKey) (Result, error) {
 	if err := chobo.CheckText("預り番号", k.X預り番号); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "拒否のあとのリトライ"."預け_void"($1, $2, $3::uuid)`, t.b.tenant, k.X預り番号)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "拒否のあとのリトライ"."預け_void"($1, $2, $3::pg_catalog.uuid)`, t.b.tenant, k.X預り番号)
 }
 
 // VoidCall is Void as one call of a Bulk.
@@ -503,7 +503,7 @@ func (t X預け) VoidCall(k X預けKey) Call {
 	if err := chobo.CheckText("預り番号", k.X預り番号); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "拒否のあとのリトライ"."預け_void"($1, $2, $3::uuid)`, Args: []any{t.b.tenant, k.X預り番号}}
+	return Call{SQL: `select result, reason from "拒否のあとのリトライ"."預け_void"($1, $2, $3::pg_catalog.uuid)`, Args: []any{t.b.tenant, k.X預り番号}}
 }
 
 // Status says where the hold stands; "" when there is none.
@@ -543,7 +543,7 @@ func (t X片付け) Do(ctx context.Context, a X片付けArgs) (Result, error) {
 	if err := chobo.CheckAmount("数", a.X数); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "拒否のあとのリトライ"."片付け_do"($1, $2, $3, $4, $5::uuid)`, t.b.tenant, a.X預り番号, a.X品番, a.X数)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "拒否のあとのリトライ"."片付け_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, t.b.tenant, a.X預り番号, a.X品番, a.X数)
 }
 
 // DoCall is Do as one call of a Bulk.
@@ -557,7 +557,7 @@ func (t X片付け) DoCall(a X片付けArgs) Call {
 	if err := chobo.CheckAmount("数", a.X数); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "拒否のあとのリトライ"."片付け_do"($1, $2, $3, $4, $5::uuid)`, Args: []any{t.b.tenant, a.X預り番号, a.X品番, a.X数}}
+	return Call{SQL: `select result, reason from "拒否のあとのリトライ"."片付け_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.X預り番号, a.X品番, a.X数}}
 }
 
 // Balances reads accounts: posted, held coming in, held going out.

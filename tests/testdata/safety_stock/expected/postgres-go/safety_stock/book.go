@@ -88,13 +88,13 @@ func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
 // function does when not told how many, and says how many. Call it from
 // one periodic job; an answer of 1000 means more may be waiting.
 func (b *Book) Expire(ctx context.Context) (int, error) {
-	return chobopg.Expire(ctx, b.q, `select "safety_stock".expire($1::integer, $2::uuid)`, chobopg.DefaultExpire)
+	return chobopg.Expire(ctx, b.q, `select "safety_stock".expire($1::integer, $2::pg_catalog.uuid)`, chobopg.DefaultExpire)
 }
 
 // ExpireUpTo is Expire for up to max holds, from 0 to 2147483647 (the
 // SQL function's integer); a max outside is an error and nothing is sent.
 func (b *Book) ExpireUpTo(ctx context.Context, max int) (int, error) {
-	return chobopg.Expire(ctx, b.q, `select "safety_stock".expire($1::integer, $2::uuid)`, max)
+	return chobopg.Expire(ctx, b.q, `select "safety_stock".expire($1::integer, $2::pg_catalog.uuid)`, max)
 }
 
 // ReceiveGoods is the transfer receive_goods.
@@ -118,7 +118,7 @@ func (t ReceiveGoods) Do(ctx context.Context, a ReceiveGoodsArgs) (Result, error
 	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "safety_stock"."receive_goods_do"($1, $2, $3, $4, $5::uuid)`, t.b.tenant, a.Delivery, a.Sku, a.Qty)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "safety_stock"."receive_goods_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, t.b.tenant, a.Delivery, a.Sku, a.Qty)
 }
 
 // DoCall is Do as one call of a Bulk.
@@ -132,7 +132,7 @@ func (t ReceiveGoods) DoCall(a ReceiveGoodsArgs) Call {
 	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "safety_stock"."receive_goods_do"($1, $2, $3, $4, $5::uuid)`, Args: []any{t.b.tenant, a.Delivery, a.Sku, a.Qty}}
+	return Call{SQL: `select result, reason from "safety_stock"."receive_goods_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.Delivery, a.Sku, a.Qty}}
 }
 
 // Allocate is the transfer allocate: posted on shipping, voided on cancellation, expired after an hour
@@ -167,7 +167,7 @@ func (t Allocate) Hold(ctx context.Context, a AllocateArgs) (Result, error) {
 	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "safety_stock"."allocate_hold"($1, $2, $3, $4, $5::uuid)`, t.b.tenant, a.Order, a.Sku, a.Qty)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "safety_stock"."allocate_hold"($1, $2, $3, $4, $5::pg_catalog.uuid)`, t.b.tenant, a.Order, a.Sku, a.Qty)
 }
 
 // HoldCall is Hold as one call of a Bulk.
@@ -181,7 +181,7 @@ func (t Allocate) HoldCall(a AllocateArgs) Call {
 	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "safety_stock"."allocate_hold"($1, $2, $3, $4, $5::uuid)`, Args: []any{t.b.tenant, a.Order, a.Sku, a.Qty}}
+	return Call{SQL: `select result, reason from "safety_stock"."allocate_hold"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.Order, a.Sku, a.Qty}}
 }
 
 // Post posts the hold: in full when amounts is nil.
@@ -201,7 +201,7 @@ func (t Allocate) Post(ctx context.Context, k AllocateKey, amounts *AllocateAmou
 		}
 		args = append(args, amounts.Qty)
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "safety_stock"."allocate_post"($1, $2, $3, $4, $5::uuid)`, args...)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "safety_stock"."allocate_post"($1, $2, $3, $4, $5::pg_catalog.uuid)`, args...)
 }
 
 // PostCall is Post as one call of a Bulk.
@@ -221,7 +221,7 @@ func (t Allocate) PostCall(k AllocateKey, amounts *AllocateAmounts) Call {
 		}
 		args = append(args, amounts.Qty)
 	}
-	return Call{SQL: `select result, reason from "safety_stock"."allocate_post"($1, $2, $3, $4, $5::uuid)`, Args: args}
+	return Call{SQL: `select result, reason from "safety_stock"."allocate_post"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: args}
 }
 
 // Void cancels the hold.
@@ -232,7 +232,7 @@ func (t Allocate) Void(ctx context.Context, k AllocateKey) (Result, error) {
 	if err := chobo.CheckText("sku", k.Sku); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "safety_stock"."allocate_void"($1, $2, $3, $4::uuid)`, t.b.tenant, k.Order, k.Sku)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "safety_stock"."allocate_void"($1, $2, $3, $4::pg_catalog.uuid)`, t.b.tenant, k.Order, k.Sku)
 }
 
 // VoidCall is Void as one call of a Bulk.
@@ -243,7 +243,7 @@ func (t Allocate) VoidCall(k AllocateKey) Call {
 	if err := chobo.CheckText("sku", k.Sku); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "safety_stock"."allocate_void"($1, $2, $3, $4::uuid)`, Args: []any{t.b.tenant, k.Order, k.Sku}}
+	return Call{SQL: `select result, reason from "safety_stock"."allocate_void"($1, $2, $3, $4::pg_catalog.uuid)`, Args: []any{t.b.tenant, k.Order, k.Sku}}
 }
 
 // Status says where the hold stands; "" when there is none.

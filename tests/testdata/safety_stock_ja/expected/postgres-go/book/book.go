@@ -88,13 +88,13 @@ func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
 // function does when not told how many, and says how many. Call it from
 // one periodic job; an answer of 1000 means more may be waiting.
 func (b *Book) Expire(ctx context.Context) (int, error) {
-	return chobopg.Expire(ctx, b.q, `select "安全在庫".expire($1::integer, $2::uuid)`, chobopg.DefaultExpire)
+	return chobopg.Expire(ctx, b.q, `select "安全在庫".expire($1::integer, $2::pg_catalog.uuid)`, chobopg.DefaultExpire)
 }
 
 // ExpireUpTo is Expire for up to max holds, from 0 to 2147483647 (the
 // SQL function's integer); a max outside is an error and nothing is sent.
 func (b *Book) ExpireUpTo(ctx context.Context, max int) (int, error) {
-	return chobopg.Expire(ctx, b.q, `select "安全在庫".expire($1::integer, $2::uuid)`, max)
+	return chobopg.Expire(ctx, b.q, `select "安全在庫".expire($1::integer, $2::pg_catalog.uuid)`, max)
 }
 
 // X入荷 is the transfer 入荷.
@@ -118,7 +118,7 @@ func (t X入荷) Do(ctx context.Context, a X入荷Args) (Result, error) {
 	if err := chobo.CheckAmount("数", a.X数); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "安全在庫"."入荷_do"($1, $2, $3, $4, $5::uuid)`, t.b.tenant, a.X納品書, a.Sku, a.X数)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "安全在庫"."入荷_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, t.b.tenant, a.X納品書, a.Sku, a.X数)
 }
 
 // DoCall is Do as one call of a Bulk.
@@ -132,7 +132,7 @@ func (t X入荷) DoCall(a X入荷Args) Call {
 	if err := chobo.CheckAmount("数", a.X数); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "安全在庫"."入荷_do"($1, $2, $3, $4, $5::uuid)`, Args: []any{t.b.tenant, a.X納品書, a.Sku, a.X数}}
+	return Call{SQL: `select result, reason from "安全在庫"."入荷_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.X納品書, a.Sku, a.X数}}
 }
 
 // X引当 is the transfer 引当: 出荷で確定、キャンセルで取消、1 時間で期限切れ
@@ -167,7 +167,7 @@ func (t X引当) Hold(ctx context.Context, a X引当Args) (Result, error) {
 	if err := chobo.CheckAmount("数", a.X数); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "安全在庫"."引当_hold"($1, $2, $3, $4, $5::uuid)`, t.b.tenant, a.X注文, a.Sku, a.X数)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "安全在庫"."引当_hold"($1, $2, $3, $4, $5::pg_catalog.uuid)`, t.b.tenant, a.X注文, a.Sku, a.X数)
 }
 
 // HoldCall is Hold as one call of a Bulk.
@@ -181,7 +181,7 @@ func (t X引当) HoldCall(a X引当Args) Call {
 	if err := chobo.CheckAmount("数", a.X数); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "安全在庫"."引当_hold"($1, $2, $3, $4, $5::uuid)`, Args: []any{t.b.tenant, a.X注文, a.Sku, a.X数}}
+	return Call{SQL: `select result, reason from "安全在庫"."引当_hold"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.X注文, a.Sku, a.X数}}
 }
 
 // Post posts the hold: in full when amounts is nil.
@@ -201,7 +201,7 @@ func (t X引当) Post(ctx context.Context, k X引当Key, amounts *X引当Amounts
 		}
 		args = append(args, amounts.X数)
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "安全在庫"."引当_post"($1, $2, $3, $4, $5::uuid)`, args...)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "安全在庫"."引当_post"($1, $2, $3, $4, $5::pg_catalog.uuid)`, args...)
 }
 
 // PostCall is Post as one call of a Bulk.
@@ -221,7 +221,7 @@ func (t X引当) PostCall(k X引当Key, amounts *X引当Amounts) Call {
 		}
 		args = append(args, amounts.X数)
 	}
-	return Call{SQL: `select result, reason from "安全在庫"."引当_post"($1, $2, $3, $4, $5::uuid)`, Args: args}
+	return Call{SQL: `select result, reason from "安全在庫"."引当_post"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: args}
 }
 
 // Void cancels the hold.
@@ -232,7 +232,7 @@ func (t X引当) Void(ctx context.Context, k X引当Key) (Result, error) {
 	if err := chobo.CheckText("sku", k.Sku); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "安全在庫"."引当_void"($1, $2, $3, $4::uuid)`, t.b.tenant, k.X注文, k.Sku)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "安全在庫"."引当_void"($1, $2, $3, $4::pg_catalog.uuid)`, t.b.tenant, k.X注文, k.Sku)
 }
 
 // VoidCall is Void as one call of a Bulk.
@@ -243,7 +243,7 @@ func (t X引当) VoidCall(k X引当Key) Call {
 	if err := chobo.CheckText("sku", k.Sku); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "安全在庫"."引当_void"($1, $2, $3, $4::uuid)`, Args: []any{t.b.tenant, k.X注文, k.Sku}}
+	return Call{SQL: `select result, reason from "安全在庫"."引当_void"($1, $2, $3, $4::pg_catalog.uuid)`, Args: []any{t.b.tenant, k.X注文, k.Sku}}
 }
 
 // Status says where the hold stands; "" when there is none.

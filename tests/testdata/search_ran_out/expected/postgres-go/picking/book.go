@@ -88,13 +88,13 @@ func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
 // function does when not told how many, and says how many. Call it from
 // one periodic job; an answer of 1000 means more may be waiting.
 func (b *Book) Expire(ctx context.Context) (int, error) {
-	return chobopg.Expire(ctx, b.q, `select "picking".expire($1::integer, $2::uuid)`, chobopg.DefaultExpire)
+	return chobopg.Expire(ctx, b.q, `select "picking".expire($1::integer, $2::pg_catalog.uuid)`, chobopg.DefaultExpire)
 }
 
 // ExpireUpTo is Expire for up to max holds, from 0 to 2147483647 (the
 // SQL function's integer); a max outside is an error and nothing is sent.
 func (b *Book) ExpireUpTo(ctx context.Context, max int) (int, error) {
-	return chobopg.Expire(ctx, b.q, `select "picking".expire($1::integer, $2::uuid)`, max)
+	return chobopg.Expire(ctx, b.q, `select "picking".expire($1::integer, $2::pg_catalog.uuid)`, max)
 }
 
 // Fill is the transfer fill.
@@ -110,7 +110,7 @@ func (t Fill) Do(ctx context.Context, a FillArgs) (Result, error) {
 	if err := chobo.CheckText("id", a.Id); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "picking"."fill_do"($1, $2, $3::uuid)`, t.b.tenant, a.Id)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "picking"."fill_do"($1, $2, $3::pg_catalog.uuid)`, t.b.tenant, a.Id)
 }
 
 // DoCall is Do as one call of a Bulk.
@@ -118,7 +118,7 @@ func (t Fill) DoCall(a FillArgs) Call {
 	if err := chobo.CheckText("id", a.Id); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "picking"."fill_do"($1, $2, $3::uuid)`, Args: []any{t.b.tenant, a.Id}}
+	return Call{SQL: `select result, reason from "picking"."fill_do"($1, $2, $3::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.Id}}
 }
 
 // Pick is the transfer pick.
@@ -146,7 +146,7 @@ func (t Pick) Do(ctx context.Context, a PickArgs) (Result, error) {
 	if err := chobo.CheckAmount("r", a.R); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "picking"."pick_do"($1, $2, $3, $4, $5, $6::uuid)`, t.b.tenant, a.Id, a.P, a.Q, a.R)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "picking"."pick_do"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)`, t.b.tenant, a.Id, a.P, a.Q, a.R)
 }
 
 // DoCall is Do as one call of a Bulk.
@@ -163,7 +163,7 @@ func (t Pick) DoCall(a PickArgs) Call {
 	if err := chobo.CheckAmount("r", a.R); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "picking"."pick_do"($1, $2, $3, $4, $5, $6::uuid)`, Args: []any{t.b.tenant, a.Id, a.P, a.Q, a.R}}
+	return Call{SQL: `select result, reason from "picking"."pick_do"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.Id, a.P, a.Q, a.R}}
 }
 
 // Balances reads accounts: posted, held coming in, held going out.

@@ -88,13 +88,13 @@ func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
 // function does when not told how many, and says how many. Call it from
 // one periodic job; an answer of 1000 means more may be waiting.
 func (b *Book) Expire(ctx context.Context) (int, error) {
-	return chobopg.Expire(ctx, b.q, `select "warehouse_mirror".expire($1::integer, $2::uuid)`, chobopg.DefaultExpire)
+	return chobopg.Expire(ctx, b.q, `select "warehouse_mirror".expire($1::integer, $2::pg_catalog.uuid)`, chobopg.DefaultExpire)
 }
 
 // ExpireUpTo is Expire for up to max holds, from 0 to 2147483647 (the
 // SQL function's integer); a max outside is an error and nothing is sent.
 func (b *Book) ExpireUpTo(ctx context.Context, max int) (int, error) {
-	return chobopg.Expire(ctx, b.q, `select "warehouse_mirror".expire($1::integer, $2::uuid)`, max)
+	return chobopg.Expire(ctx, b.q, `select "warehouse_mirror".expire($1::integer, $2::pg_catalog.uuid)`, max)
 }
 
 // Receive is the transfer receive.
@@ -118,7 +118,7 @@ func (t Receive) Do(ctx context.Context, a ReceiveArgs) (Result, error) {
 	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "warehouse_mirror"."receive_do"($1, $2, $3, $4, $5::uuid)`, t.b.tenant, a.Delivery, a.Sku, a.Qty)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "warehouse_mirror"."receive_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, t.b.tenant, a.Delivery, a.Sku, a.Qty)
 }
 
 // DoCall is Do as one call of a Bulk.
@@ -132,7 +132,7 @@ func (t Receive) DoCall(a ReceiveArgs) Call {
 	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "warehouse_mirror"."receive_do"($1, $2, $3, $4, $5::uuid)`, Args: []any{t.b.tenant, a.Delivery, a.Sku, a.Qty}}
+	return Call{SQL: `select result, reason from "warehouse_mirror"."receive_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.Delivery, a.Sku, a.Qty}}
 }
 
 // Ship is the transfer ship.
@@ -156,7 +156,7 @@ func (t Ship) Do(ctx context.Context, a ShipArgs) (Result, error) {
 	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "warehouse_mirror"."ship_do"($1, $2, $3, $4, $5::uuid)`, t.b.tenant, a.Order, a.Sku, a.Qty)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "warehouse_mirror"."ship_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, t.b.tenant, a.Order, a.Sku, a.Qty)
 }
 
 // DoCall is Do as one call of a Bulk.
@@ -170,7 +170,7 @@ func (t Ship) DoCall(a ShipArgs) Call {
 	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "warehouse_mirror"."ship_do"($1, $2, $3, $4, $5::uuid)`, Args: []any{t.b.tenant, a.Order, a.Sku, a.Qty}}
+	return Call{SQL: `select result, reason from "warehouse_mirror"."ship_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.Order, a.Sku, a.Qty}}
 }
 
 // Balances reads accounts: posted, held coming in, held going out.

@@ -90,13 +90,13 @@ func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
 // function does when not told how many, and says how many. Call it from
 // one periodic job; an answer of 1000 means more may be waiting.
 func (b *Book) Expire(ctx context.Context) (int, error) {
-	return chobopg.Expire(ctx, b.q, `select "stock_reservation".expire($1::integer, $2::uuid)`, chobopg.DefaultExpire)
+	return chobopg.Expire(ctx, b.q, `select "stock_reservation".expire($1::integer, $2::pg_catalog.uuid)`, chobopg.DefaultExpire)
 }
 
 // ExpireUpTo is Expire for up to max holds, from 0 to 2147483647 (the
 // SQL function's integer); a max outside is an error and nothing is sent.
 func (b *Book) ExpireUpTo(ctx context.Context, max int) (int, error) {
-	return chobopg.Expire(ctx, b.q, `select "stock_reservation".expire($1::integer, $2::uuid)`, max)
+	return chobopg.Expire(ctx, b.q, `select "stock_reservation".expire($1::integer, $2::pg_catalog.uuid)`, max)
 }
 
 // Restock is the transfer restock.
@@ -120,7 +120,7 @@ func (t Restock) Do(ctx context.Context, a RestockArgs) (Result, error) {
 	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "stock_reservation"."restock_do"($1, $2, $3, $4, $5::uuid)`, t.b.tenant, a.Delivery, a.Sku, a.Qty)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "stock_reservation"."restock_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, t.b.tenant, a.Delivery, a.Sku, a.Qty)
 }
 
 // DoCall is Do as one call of a Bulk.
@@ -134,7 +134,7 @@ func (t Restock) DoCall(a RestockArgs) Call {
 	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "stock_reservation"."restock_do"($1, $2, $3, $4, $5::uuid)`, Args: []any{t.b.tenant, a.Delivery, a.Sku, a.Qty}}
+	return Call{SQL: `select result, reason from "stock_reservation"."restock_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.Delivery, a.Sku, a.Qty}}
 }
 
 // ReserveStock is the transfer reserve_stock: posted on shipping, voided on cancellation, expired after 30 minutes
@@ -169,7 +169,7 @@ func (t ReserveStock) Hold(ctx context.Context, a ReserveStockArgs) (Result, err
 	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "stock_reservation"."reserve_stock_hold"($1, $2, $3, $4, $5::uuid)`, t.b.tenant, a.Order, a.Sku, a.Qty)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "stock_reservation"."reserve_stock_hold"($1, $2, $3, $4, $5::pg_catalog.uuid)`, t.b.tenant, a.Order, a.Sku, a.Qty)
 }
 
 // HoldCall is Hold as one call of a Bulk.
@@ -183,7 +183,7 @@ func (t ReserveStock) HoldCall(a ReserveStockArgs) Call {
 	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "stock_reservation"."reserve_stock_hold"($1, $2, $3, $4, $5::uuid)`, Args: []any{t.b.tenant, a.Order, a.Sku, a.Qty}}
+	return Call{SQL: `select result, reason from "stock_reservation"."reserve_stock_hold"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.Order, a.Sku, a.Qty}}
 }
 
 // Post posts the hold: in full when amounts is nil.
@@ -203,7 +203,7 @@ func (t ReserveStock) Post(ctx context.Context, k ReserveStockKey, amounts *Rese
 		}
 		args = append(args, amounts.Qty)
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "stock_reservation"."reserve_stock_post"($1, $2, $3, $4, $5::uuid)`, args...)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "stock_reservation"."reserve_stock_post"($1, $2, $3, $4, $5::pg_catalog.uuid)`, args...)
 }
 
 // PostCall is Post as one call of a Bulk.
@@ -223,7 +223,7 @@ func (t ReserveStock) PostCall(k ReserveStockKey, amounts *ReserveStockAmounts) 
 		}
 		args = append(args, amounts.Qty)
 	}
-	return Call{SQL: `select result, reason from "stock_reservation"."reserve_stock_post"($1, $2, $3, $4, $5::uuid)`, Args: args}
+	return Call{SQL: `select result, reason from "stock_reservation"."reserve_stock_post"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: args}
 }
 
 // Void cancels the hold.
@@ -234,7 +234,7 @@ func (t ReserveStock) Void(ctx context.Context, k ReserveStockKey) (Result, erro
 	if err := chobo.CheckText("sku", k.Sku); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "stock_reservation"."reserve_stock_void"($1, $2, $3, $4::uuid)`, t.b.tenant, k.Order, k.Sku)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "stock_reservation"."reserve_stock_void"($1, $2, $3, $4::pg_catalog.uuid)`, t.b.tenant, k.Order, k.Sku)
 }
 
 // VoidCall is Void as one call of a Bulk.
@@ -245,7 +245,7 @@ func (t ReserveStock) VoidCall(k ReserveStockKey) Call {
 	if err := chobo.CheckText("sku", k.Sku); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "stock_reservation"."reserve_stock_void"($1, $2, $3, $4::uuid)`, Args: []any{t.b.tenant, k.Order, k.Sku}}
+	return Call{SQL: `select result, reason from "stock_reservation"."reserve_stock_void"($1, $2, $3, $4::pg_catalog.uuid)`, Args: []any{t.b.tenant, k.Order, k.Sku}}
 }
 
 // Status says where the hold stands; "" when there is none.
@@ -291,7 +291,7 @@ func (t GiveBack) Do(ctx context.Context, a GiveBackArgs) (Result, error) {
 	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "stock_reservation"."give_back_do"($1, $2, $3, $4, $5::uuid)`, t.b.tenant, a.ReturnSlip, a.Sku, a.Qty)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "stock_reservation"."give_back_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, t.b.tenant, a.ReturnSlip, a.Sku, a.Qty)
 }
 
 // DoCall is Do as one call of a Bulk.
@@ -305,7 +305,7 @@ func (t GiveBack) DoCall(a GiveBackArgs) Call {
 	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "stock_reservation"."give_back_do"($1, $2, $3, $4, $5::uuid)`, Args: []any{t.b.tenant, a.ReturnSlip, a.Sku, a.Qty}}
+	return Call{SQL: `select result, reason from "stock_reservation"."give_back_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.ReturnSlip, a.Sku, a.Qty}}
 }
 
 // Balances reads accounts: posted, held coming in, held going out.

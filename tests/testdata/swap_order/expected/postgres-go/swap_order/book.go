@@ -92,13 +92,13 @@ func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
 // function does when not told how many, and says how many. Call it from
 // one periodic job; an answer of 1000 means more may be waiting.
 func (b *Book) Expire(ctx context.Context) (int, error) {
-	return chobopg.Expire(ctx, b.q, `select "swap_order".expire($1::integer, $2::uuid)`, chobopg.DefaultExpire)
+	return chobopg.Expire(ctx, b.q, `select "swap_order".expire($1::integer, $2::pg_catalog.uuid)`, chobopg.DefaultExpire)
 }
 
 // ExpireUpTo is Expire for up to max holds, from 0 to 2147483647 (the
 // SQL function's integer); a max outside is an error and nothing is sent.
 func (b *Book) ExpireUpTo(ctx context.Context, max int) (int, error) {
-	return chobopg.Expire(ctx, b.q, `select "swap_order".expire($1::integer, $2::uuid)`, max)
+	return chobopg.Expire(ctx, b.q, `select "swap_order".expire($1::integer, $2::pg_catalog.uuid)`, max)
 }
 
 // Receive is the transfer receive.
@@ -122,7 +122,7 @@ func (t Receive) Do(ctx context.Context, a ReceiveArgs) (Result, error) {
 	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "swap_order"."receive_do"($1, $2, $3, $4, $5::uuid)`, t.b.tenant, a.Delivery, a.Sku, a.Qty)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "swap_order"."receive_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, t.b.tenant, a.Delivery, a.Sku, a.Qty)
 }
 
 // DoCall is Do as one call of a Bulk.
@@ -136,7 +136,7 @@ func (t Receive) DoCall(a ReceiveArgs) Call {
 	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "swap_order"."receive_do"($1, $2, $3, $4, $5::uuid)`, Args: []any{t.b.tenant, a.Delivery, a.Sku, a.Qty}}
+	return Call{SQL: `select result, reason from "swap_order"."receive_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.Delivery, a.Sku, a.Qty}}
 }
 
 // PutAway is the transfer put_away: a delivery that goes to the back room
@@ -160,7 +160,7 @@ func (t PutAway) Do(ctx context.Context, a PutAwayArgs) (Result, error) {
 	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "swap_order"."put_away_do"($1, $2, $3, $4, $5::uuid)`, t.b.tenant, a.Delivery, a.Sku, a.Qty)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "swap_order"."put_away_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, t.b.tenant, a.Delivery, a.Sku, a.Qty)
 }
 
 // DoCall is Do as one call of a Bulk.
@@ -174,7 +174,7 @@ func (t PutAway) DoCall(a PutAwayArgs) Call {
 	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "swap_order"."put_away_do"($1, $2, $3, $4, $5::uuid)`, Args: []any{t.b.tenant, a.Delivery, a.Sku, a.Qty}}
+	return Call{SQL: `select result, reason from "swap_order"."put_away_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.Delivery, a.Sku, a.Qty}}
 }
 
 // Sell is the transfer sell.
@@ -198,7 +198,7 @@ func (t Sell) Do(ctx context.Context, a SellArgs) (Result, error) {
 	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "swap_order"."sell_do"($1, $2, $3, $4, $5::uuid)`, t.b.tenant, a.Order, a.Sku, a.Qty)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "swap_order"."sell_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, t.b.tenant, a.Order, a.Sku, a.Qty)
 }
 
 // DoCall is Do as one call of a Bulk.
@@ -212,7 +212,7 @@ func (t Sell) DoCall(a SellArgs) Call {
 	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "swap_order"."sell_do"($1, $2, $3, $4, $5::uuid)`, Args: []any{t.b.tenant, a.Order, a.Sku, a.Qty}}
+	return Call{SQL: `select result, reason from "swap_order"."sell_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.Order, a.Sku, a.Qty}}
 }
 
 // Rotate is the transfer rotate: old pieces to the back room, fresh ones to the shelf
@@ -240,7 +240,7 @@ func (t Rotate) Do(ctx context.Context, a RotateArgs) (Result, error) {
 	if err := chobo.CheckAmount("fresh", a.Fresh); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "swap_order"."rotate_do"($1, $2, $3, $4, $5, $6::uuid)`, t.b.tenant, a.Rotation, a.Sku, a.Old, a.Fresh)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "swap_order"."rotate_do"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)`, t.b.tenant, a.Rotation, a.Sku, a.Old, a.Fresh)
 }
 
 // DoCall is Do as one call of a Bulk.
@@ -257,7 +257,7 @@ func (t Rotate) DoCall(a RotateArgs) Call {
 	if err := chobo.CheckAmount("fresh", a.Fresh); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "swap_order"."rotate_do"($1, $2, $3, $4, $5, $6::uuid)`, Args: []any{t.b.tenant, a.Rotation, a.Sku, a.Old, a.Fresh}}
+	return Call{SQL: `select result, reason from "swap_order"."rotate_do"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.Rotation, a.Sku, a.Old, a.Fresh}}
 }
 
 // Balances reads accounts: posted, held coming in, held going out.

@@ -92,13 +92,13 @@ func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
 // function does when not told how many, and says how many. Call it from
 // one periodic job; an answer of 1000 means more may be waiting.
 func (b *Book) Expire(ctx context.Context) (int, error) {
-	return chobopg.Expire(ctx, b.q, `select "入れ替えの順序".expire($1::integer, $2::uuid)`, chobopg.DefaultExpire)
+	return chobopg.Expire(ctx, b.q, `select "入れ替えの順序".expire($1::integer, $2::pg_catalog.uuid)`, chobopg.DefaultExpire)
 }
 
 // ExpireUpTo is Expire for up to max holds, from 0 to 2147483647 (the
 // SQL function's integer); a max outside is an error and nothing is sent.
 func (b *Book) ExpireUpTo(ctx context.Context, max int) (int, error) {
-	return chobopg.Expire(ctx, b.q, `select "入れ替えの順序".expire($1::integer, $2::uuid)`, max)
+	return chobopg.Expire(ctx, b.q, `select "入れ替えの順序".expire($1::integer, $2::pg_catalog.uuid)`, max)
 }
 
 // X入荷 is the transfer 入荷.
@@ -122,7 +122,7 @@ func (t X入荷) Do(ctx context.Context, a X入荷Args) (Result, error) {
 	if err := chobo.CheckAmount("数", a.X数); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "入れ替えの順序"."入荷_do"($1, $2, $3, $4, $5::uuid)`, t.b.tenant, a.X納品書, a.Sku, a.X数)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "入れ替えの順序"."入荷_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, t.b.tenant, a.X納品書, a.Sku, a.X数)
 }
 
 // DoCall is Do as one call of a Bulk.
@@ -136,7 +136,7 @@ func (t X入荷) DoCall(a X入荷Args) Call {
 	if err := chobo.CheckAmount("数", a.X数); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "入れ替えの順序"."入荷_do"($1, $2, $3, $4, $5::uuid)`, Args: []any{t.b.tenant, a.X納品書, a.Sku, a.X数}}
+	return Call{SQL: `select result, reason from "入れ替えの順序"."入荷_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.X納品書, a.Sku, a.X数}}
 }
 
 // X倉庫入れ is the transfer 倉庫入れ: 倉庫へ直接入る入荷
@@ -160,7 +160,7 @@ func (t X倉庫入れ) Do(ctx context.Context, a X倉庫入れArgs) (Result, err
 	if err := chobo.CheckAmount("数", a.X数); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "入れ替えの順序"."倉庫入れ_do"($1, $2, $3, $4, $5::uuid)`, t.b.tenant, a.X納品書, a.Sku, a.X数)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "入れ替えの順序"."倉庫入れ_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, t.b.tenant, a.X納品書, a.Sku, a.X数)
 }
 
 // DoCall is Do as one call of a Bulk.
@@ -174,7 +174,7 @@ func (t X倉庫入れ) DoCall(a X倉庫入れArgs) Call {
 	if err := chobo.CheckAmount("数", a.X数); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "入れ替えの順序"."倉庫入れ_do"($1, $2, $3, $4, $5::uuid)`, Args: []any{t.b.tenant, a.X納品書, a.Sku, a.X数}}
+	return Call{SQL: `select result, reason from "入れ替えの順序"."倉庫入れ_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.X納品書, a.Sku, a.X数}}
 }
 
 // X販売 is the transfer 販売.
@@ -198,7 +198,7 @@ func (t X販売) Do(ctx context.Context, a X販売Args) (Result, error) {
 	if err := chobo.CheckAmount("数", a.X数); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "入れ替えの順序"."販売_do"($1, $2, $3, $4, $5::uuid)`, t.b.tenant, a.X注文, a.Sku, a.X数)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "入れ替えの順序"."販売_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, t.b.tenant, a.X注文, a.Sku, a.X数)
 }
 
 // DoCall is Do as one call of a Bulk.
@@ -212,7 +212,7 @@ func (t X販売) DoCall(a X販売Args) Call {
 	if err := chobo.CheckAmount("数", a.X数); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "入れ替えの順序"."販売_do"($1, $2, $3, $4, $5::uuid)`, Args: []any{t.b.tenant, a.X注文, a.Sku, a.X数}}
+	return Call{SQL: `select result, reason from "入れ替えの順序"."販売_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.X注文, a.Sku, a.X数}}
 }
 
 // X入れ替え is the transfer 入れ替え: 古い品を倉庫へ、新しい品を棚へ
@@ -240,7 +240,7 @@ func (t X入れ替え) Do(ctx context.Context, a X入れ替えArgs) (Result, err
 	if err := chobo.CheckAmount("新しい数", a.X新しい数); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "入れ替えの順序"."入れ替え_do"($1, $2, $3, $4, $5, $6::uuid)`, t.b.tenant, a.X入れ替え番号, a.Sku, a.X古い数, a.X新しい数)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "入れ替えの順序"."入れ替え_do"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)`, t.b.tenant, a.X入れ替え番号, a.Sku, a.X古い数, a.X新しい数)
 }
 
 // DoCall is Do as one call of a Bulk.
@@ -257,7 +257,7 @@ func (t X入れ替え) DoCall(a X入れ替えArgs) Call {
 	if err := chobo.CheckAmount("新しい数", a.X新しい数); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "入れ替えの順序"."入れ替え_do"($1, $2, $3, $4, $5, $6::uuid)`, Args: []any{t.b.tenant, a.X入れ替え番号, a.Sku, a.X古い数, a.X新しい数}}
+	return Call{SQL: `select result, reason from "入れ替えの順序"."入れ替え_do"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.X入れ替え番号, a.Sku, a.X古い数, a.X新しい数}}
 }
 
 // Balances reads accounts: posted, held coming in, held going out.

@@ -90,13 +90,13 @@ func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
 // function does when not told how many, and says how many. Call it from
 // one periodic job; an answer of 1000 means more may be waiting.
 func (b *Book) Expire(ctx context.Context) (int, error) {
-	return chobopg.Expire(ctx, b.q, `select "to_itself".expire($1::integer, $2::uuid)`, chobopg.DefaultExpire)
+	return chobopg.Expire(ctx, b.q, `select "to_itself".expire($1::integer, $2::pg_catalog.uuid)`, chobopg.DefaultExpire)
 }
 
 // ExpireUpTo is Expire for up to max holds, from 0 to 2147483647 (the
 // SQL function's integer); a max outside is an error and nothing is sent.
 func (b *Book) ExpireUpTo(ctx context.Context, max int) (int, error) {
-	return chobopg.Expire(ctx, b.q, `select "to_itself".expire($1::integer, $2::uuid)`, max)
+	return chobopg.Expire(ctx, b.q, `select "to_itself".expire($1::integer, $2::pg_catalog.uuid)`, max)
 }
 
 // StockIn is the transfer stock_in.
@@ -120,7 +120,7 @@ func (t StockIn) Do(ctx context.Context, a StockInArgs) (Result, error) {
 	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "to_itself"."stock_in_do"($1, $2, $3, $4, $5::uuid)`, t.b.tenant, a.Delivery, a.Place, a.Qty)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "to_itself"."stock_in_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, t.b.tenant, a.Delivery, a.Place, a.Qty)
 }
 
 // DoCall is Do as one call of a Bulk.
@@ -134,7 +134,7 @@ func (t StockIn) DoCall(a StockInArgs) Call {
 	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "to_itself"."stock_in_do"($1, $2, $3, $4, $5::uuid)`, Args: []any{t.b.tenant, a.Delivery, a.Place, a.Qty}}
+	return Call{SQL: `select result, reason from "to_itself"."stock_in_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.Delivery, a.Place, a.Qty}}
 }
 
 // Relocate is the transfer relocate.
@@ -162,7 +162,7 @@ func (t Relocate) Do(ctx context.Context, a RelocateArgs) (Result, error) {
 	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "to_itself"."relocate_do"($1, $2, $3, $4, $5, $6::uuid)`, t.b.tenant, a.Slip, a.Source, a.Target, a.Qty)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "to_itself"."relocate_do"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)`, t.b.tenant, a.Slip, a.Source, a.Target, a.Qty)
 }
 
 // DoCall is Do as one call of a Bulk.
@@ -179,7 +179,7 @@ func (t Relocate) DoCall(a RelocateArgs) Call {
 	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "to_itself"."relocate_do"($1, $2, $3, $4, $5, $6::uuid)`, Args: []any{t.b.tenant, a.Slip, a.Source, a.Target, a.Qty}}
+	return Call{SQL: `select result, reason from "to_itself"."relocate_do"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.Slip, a.Source, a.Target, a.Qty}}
 }
 
 // SetAside is the transfer set_aside: holds a relocation ahead of time; ends by a post or a void, never by time
@@ -217,7 +217,7 @@ func (t SetAside) Hold(ctx context.Context, a SetAsideArgs) (Result, error) {
 	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "to_itself"."set_aside_hold"($1, $2, $3, $4, $5, $6::uuid)`, t.b.tenant, a.Ticket, a.Source, a.Target, a.Qty)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "to_itself"."set_aside_hold"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)`, t.b.tenant, a.Ticket, a.Source, a.Target, a.Qty)
 }
 
 // HoldCall is Hold as one call of a Bulk.
@@ -234,7 +234,7 @@ func (t SetAside) HoldCall(a SetAsideArgs) Call {
 	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "to_itself"."set_aside_hold"($1, $2, $3, $4, $5, $6::uuid)`, Args: []any{t.b.tenant, a.Ticket, a.Source, a.Target, a.Qty}}
+	return Call{SQL: `select result, reason from "to_itself"."set_aside_hold"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.Ticket, a.Source, a.Target, a.Qty}}
 }
 
 // Post posts the hold: in full when amounts is nil.
@@ -251,7 +251,7 @@ func (t SetAside) Post(ctx context.Context, k SetAsideKey, amounts *SetAsideAmou
 		}
 		args = append(args, amounts.Qty)
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "to_itself"."set_aside_post"($1, $2, $3, $4::uuid)`, args...)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "to_itself"."set_aside_post"($1, $2, $3, $4::pg_catalog.uuid)`, args...)
 }
 
 // PostCall is Post as one call of a Bulk.
@@ -268,7 +268,7 @@ func (t SetAside) PostCall(k SetAsideKey, amounts *SetAsideAmounts) Call {
 		}
 		args = append(args, amounts.Qty)
 	}
-	return Call{SQL: `select result, reason from "to_itself"."set_aside_post"($1, $2, $3, $4::uuid)`, Args: args}
+	return Call{SQL: `select result, reason from "to_itself"."set_aside_post"($1, $2, $3, $4::pg_catalog.uuid)`, Args: args}
 }
 
 // Void cancels the hold.
@@ -276,7 +276,7 @@ func (t SetAside) Void(ctx context.Context, k SetAsideKey) (Result, error) {
 	if err := chobo.CheckText("ticket", k.Ticket); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "to_itself"."set_aside_void"($1, $2, $3::uuid)`, t.b.tenant, k.Ticket)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "to_itself"."set_aside_void"($1, $2, $3::pg_catalog.uuid)`, t.b.tenant, k.Ticket)
 }
 
 // VoidCall is Void as one call of a Bulk.
@@ -284,7 +284,7 @@ func (t SetAside) VoidCall(k SetAsideKey) Call {
 	if err := chobo.CheckText("ticket", k.Ticket); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "to_itself"."set_aside_void"($1, $2, $3::uuid)`, Args: []any{t.b.tenant, k.Ticket}}
+	return Call{SQL: `select result, reason from "to_itself"."set_aside_void"($1, $2, $3::pg_catalog.uuid)`, Args: []any{t.b.tenant, k.Ticket}}
 }
 
 // Status says where the hold stands; "" when there is none.

@@ -90,13 +90,13 @@ func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
 // function does when not told how many, and says how many. Call it from
 // one periodic job; an answer of 1000 means more may be waiting.
 func (b *Book) Expire(ctx context.Context) (int, error) {
-	return chobopg.Expire(ctx, b.q, `select "自分あて".expire($1::integer, $2::uuid)`, chobopg.DefaultExpire)
+	return chobopg.Expire(ctx, b.q, `select "自分あて".expire($1::integer, $2::pg_catalog.uuid)`, chobopg.DefaultExpire)
 }
 
 // ExpireUpTo is Expire for up to max holds, from 0 to 2147483647 (the
 // SQL function's integer); a max outside is an error and nothing is sent.
 func (b *Book) ExpireUpTo(ctx context.Context, max int) (int, error) {
-	return chobopg.Expire(ctx, b.q, `select "自分あて".expire($1::integer, $2::uuid)`, max)
+	return chobopg.Expire(ctx, b.q, `select "自分あて".expire($1::integer, $2::pg_catalog.uuid)`, max)
 }
 
 // X入荷 is the transfer 入荷.
@@ -120,7 +120,7 @@ func (t X入荷) Do(ctx context.Context, a X入荷Args) (Result, error) {
 	if err := chobo.CheckAmount("数", a.X数); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "自分あて"."入荷_do"($1, $2, $3, $4, $5::uuid)`, t.b.tenant, a.X納品書, a.X場所, a.X数)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "自分あて"."入荷_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, t.b.tenant, a.X納品書, a.X場所, a.X数)
 }
 
 // DoCall is Do as one call of a Bulk.
@@ -134,7 +134,7 @@ func (t X入荷) DoCall(a X入荷Args) Call {
 	if err := chobo.CheckAmount("数", a.X数); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "自分あて"."入荷_do"($1, $2, $3, $4, $5::uuid)`, Args: []any{t.b.tenant, a.X納品書, a.X場所, a.X数}}
+	return Call{SQL: `select result, reason from "自分あて"."入荷_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.X納品書, a.X場所, a.X数}}
 }
 
 // X移し替え is the transfer 移し替え.
@@ -162,7 +162,7 @@ func (t X移し替え) Do(ctx context.Context, a X移し替えArgs) (Result, err
 	if err := chobo.CheckAmount("数", a.X数); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "自分あて"."移し替え_do"($1, $2, $3, $4, $5, $6::uuid)`, t.b.tenant, a.X伝票, a.X元, a.X先, a.X数)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "自分あて"."移し替え_do"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)`, t.b.tenant, a.X伝票, a.X元, a.X先, a.X数)
 }
 
 // DoCall is Do as one call of a Bulk.
@@ -179,7 +179,7 @@ func (t X移し替え) DoCall(a X移し替えArgs) Call {
 	if err := chobo.CheckAmount("数", a.X数); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "自分あて"."移し替え_do"($1, $2, $3, $4, $5, $6::uuid)`, Args: []any{t.b.tenant, a.X伝票, a.X元, a.X先, a.X数}}
+	return Call{SQL: `select result, reason from "自分あて"."移し替え_do"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.X伝票, a.X元, a.X先, a.X数}}
 }
 
 // X取り置き is the transfer 取り置き: 移し替えを先に押さえておく。確定か取消で終わり、期限は無い
@@ -217,7 +217,7 @@ func (t X取り置き) Hold(ctx context.Context, a X取り置きArgs) (Result, e
 	if err := chobo.CheckAmount("数", a.X数); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "自分あて"."取り置き_hold"($1, $2, $3, $4, $5, $6::uuid)`, t.b.tenant, a.X取り置き番号, a.X元, a.X先, a.X数)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "自分あて"."取り置き_hold"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)`, t.b.tenant, a.X取り置き番号, a.X元, a.X先, a.X数)
 }
 
 // HoldCall is Hold as one call of a Bulk.
@@ -234,7 +234,7 @@ func (t X取り置き) HoldCall(a X取り置きArgs) Call {
 	if err := chobo.CheckAmount("数", a.X数); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "自分あて"."取り置き_hold"($1, $2, $3, $4, $5, $6::uuid)`, Args: []any{t.b.tenant, a.X取り置き番号, a.X元, a.X先, a.X数}}
+	return Call{SQL: `select result, reason from "自分あて"."取り置き_hold"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.X取り置き番号, a.X元, a.X先, a.X数}}
 }
 
 // Post posts the hold: in full when amounts is nil.
@@ -251,7 +251,7 @@ func (t X取り置き) Post(ctx context.Context, k X取り置きKey, amounts *X�
 		}
 		args = append(args, amounts.X数)
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "自分あて"."取り置き_post"($1, $2, $3, $4::uuid)`, args...)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "自分あて"."取り置き_post"($1, $2, $3, $4::pg_catalog.uuid)`, args...)
 }
 
 // PostCall is Post as one call of a Bulk.
@@ -268,7 +268,7 @@ func (t X取り置き) PostCall(k X取り置きKey, amounts *X取り置きAmount
 		}
 		args = append(args, amounts.X数)
 	}
-	return Call{SQL: `select result, reason from "自分あて"."取り置き_post"($1, $2, $3, $4::uuid)`, Args: args}
+	return Call{SQL: `select result, reason from "自分あて"."取り置き_post"($1, $2, $3, $4::pg_catalog.uuid)`, Args: args}
 }
 
 // Void cancels the hold.
@@ -276,7 +276,7 @@ func (t X取り置き) Void(ctx context.Context, k X取り置きKey) (Result, er
 	if err := chobo.CheckText("取り置き番号", k.X取り置き番号); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "自分あて"."取り置き_void"($1, $2, $3::uuid)`, t.b.tenant, k.X取り置き番号)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "自分あて"."取り置き_void"($1, $2, $3::pg_catalog.uuid)`, t.b.tenant, k.X取り置き番号)
 }
 
 // VoidCall is Void as one call of a Bulk.
@@ -284,7 +284,7 @@ func (t X取り置き) VoidCall(k X取り置きKey) Call {
 	if err := chobo.CheckText("取り置き番号", k.X取り置き番号); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "自分あて"."取り置き_void"($1, $2, $3::uuid)`, Args: []any{t.b.tenant, k.X取り置き番号}}
+	return Call{SQL: `select result, reason from "自分あて"."取り置き_void"($1, $2, $3::pg_catalog.uuid)`, Args: []any{t.b.tenant, k.X取り置き番号}}
 }
 
 // Status says where the hold stands; "" when there is none.

@@ -88,13 +88,13 @@ func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
 // function does when not told how many, and says how many. Call it from
 // one periodic job; an answer of 1000 means more may be waiting.
 func (b *Book) Expire(ctx context.Context) (int, error) {
-	return chobopg.Expire(ctx, b.q, `select "ticket_desk".expire($1::integer, $2::uuid)`, chobopg.DefaultExpire)
+	return chobopg.Expire(ctx, b.q, `select "ticket_desk".expire($1::integer, $2::pg_catalog.uuid)`, chobopg.DefaultExpire)
 }
 
 // ExpireUpTo is Expire for up to max holds, from 0 to 2147483647 (the
 // SQL function's integer); a max outside is an error and nothing is sent.
 func (b *Book) ExpireUpTo(ctx context.Context, max int) (int, error) {
-	return chobopg.Expire(ctx, b.q, `select "ticket_desk".expire($1::integer, $2::uuid)`, max)
+	return chobopg.Expire(ctx, b.q, `select "ticket_desk".expire($1::integer, $2::pg_catalog.uuid)`, max)
 }
 
 // Release is the transfer release.
@@ -118,7 +118,7 @@ func (t Release) Do(ctx context.Context, a ReleaseArgs) (Result, error) {
 	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "ticket_desk"."release_do"($1, $2, $3, $4, $5::uuid)`, t.b.tenant, a.Batch, a.Show, a.Qty)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "ticket_desk"."release_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, t.b.tenant, a.Batch, a.Show, a.Qty)
 }
 
 // DoCall is Do as one call of a Bulk.
@@ -132,7 +132,7 @@ func (t Release) DoCall(a ReleaseArgs) Call {
 	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "ticket_desk"."release_do"($1, $2, $3, $4, $5::uuid)`, Args: []any{t.b.tenant, a.Batch, a.Show, a.Qty}}
+	return Call{SQL: `select result, reason from "ticket_desk"."release_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.Batch, a.Show, a.Qty}}
 }
 
 // Booking is the transfer booking: posted when paid, expired after 15 minutes
@@ -167,7 +167,7 @@ func (t Booking) Hold(ctx context.Context, a BookingArgs) (Result, error) {
 	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "ticket_desk"."booking_hold"($1, $2, $3, $4, $5::uuid)`, t.b.tenant, a.Ticket, a.Show, a.Qty)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "ticket_desk"."booking_hold"($1, $2, $3, $4, $5::pg_catalog.uuid)`, t.b.tenant, a.Ticket, a.Show, a.Qty)
 }
 
 // HoldCall is Hold as one call of a Bulk.
@@ -181,7 +181,7 @@ func (t Booking) HoldCall(a BookingArgs) Call {
 	if err := chobo.CheckAmount("qty", a.Qty); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "ticket_desk"."booking_hold"($1, $2, $3, $4, $5::uuid)`, Args: []any{t.b.tenant, a.Ticket, a.Show, a.Qty}}
+	return Call{SQL: `select result, reason from "ticket_desk"."booking_hold"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.Ticket, a.Show, a.Qty}}
 }
 
 // Post posts the hold: in full when amounts is nil.
@@ -201,7 +201,7 @@ func (t Booking) Post(ctx context.Context, k BookingKey, amounts *BookingAmounts
 		}
 		args = append(args, amounts.Qty)
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "ticket_desk"."booking_post"($1, $2, $3, $4, $5::uuid)`, args...)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "ticket_desk"."booking_post"($1, $2, $3, $4, $5::pg_catalog.uuid)`, args...)
 }
 
 // PostCall is Post as one call of a Bulk.
@@ -221,7 +221,7 @@ func (t Booking) PostCall(k BookingKey, amounts *BookingAmounts) Call {
 		}
 		args = append(args, amounts.Qty)
 	}
-	return Call{SQL: `select result, reason from "ticket_desk"."booking_post"($1, $2, $3, $4, $5::uuid)`, Args: args}
+	return Call{SQL: `select result, reason from "ticket_desk"."booking_post"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: args}
 }
 
 // Void cancels the hold.
@@ -232,7 +232,7 @@ func (t Booking) Void(ctx context.Context, k BookingKey) (Result, error) {
 	if err := chobo.CheckText("show", k.Show); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "ticket_desk"."booking_void"($1, $2, $3, $4::uuid)`, t.b.tenant, k.Ticket, k.Show)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "ticket_desk"."booking_void"($1, $2, $3, $4::pg_catalog.uuid)`, t.b.tenant, k.Ticket, k.Show)
 }
 
 // VoidCall is Void as one call of a Bulk.
@@ -243,7 +243,7 @@ func (t Booking) VoidCall(k BookingKey) Call {
 	if err := chobo.CheckText("show", k.Show); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "ticket_desk"."booking_void"($1, $2, $3, $4::uuid)`, Args: []any{t.b.tenant, k.Ticket, k.Show}}
+	return Call{SQL: `select result, reason from "ticket_desk"."booking_void"($1, $2, $3, $4::pg_catalog.uuid)`, Args: []any{t.b.tenant, k.Ticket, k.Show}}
 }
 
 // Status says where the hold stands; "" when there is none.

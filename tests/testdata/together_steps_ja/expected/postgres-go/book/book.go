@@ -88,13 +88,13 @@ func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
 // function does when not told how many, and says how many. Call it from
 // one periodic job; an answer of 1000 means more may be waiting.
 func (b *Book) Expire(ctx context.Context) (int, error) {
-	return chobopg.Expire(ctx, b.q, `select "切符売り場".expire($1::integer, $2::uuid)`, chobopg.DefaultExpire)
+	return chobopg.Expire(ctx, b.q, `select "切符売り場".expire($1::integer, $2::pg_catalog.uuid)`, chobopg.DefaultExpire)
 }
 
 // ExpireUpTo is Expire for up to max holds, from 0 to 2147483647 (the
 // SQL function's integer); a max outside is an error and nothing is sent.
 func (b *Book) ExpireUpTo(ctx context.Context, max int) (int, error) {
-	return chobopg.Expire(ctx, b.q, `select "切符売り場".expire($1::integer, $2::uuid)`, max)
+	return chobopg.Expire(ctx, b.q, `select "切符売り場".expire($1::integer, $2::pg_catalog.uuid)`, max)
 }
 
 // X放出 is the transfer 放出.
@@ -118,7 +118,7 @@ func (t X放出) Do(ctx context.Context, a X放出Args) (Result, error) {
 	if err := chobo.CheckAmount("数", a.X数); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "切符売り場"."放出_do"($1, $2, $3, $4, $5::uuid)`, t.b.tenant, a.X回, a.X公演, a.X数)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "切符売り場"."放出_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, t.b.tenant, a.X回, a.X公演, a.X数)
 }
 
 // DoCall is Do as one call of a Bulk.
@@ -132,7 +132,7 @@ func (t X放出) DoCall(a X放出Args) Call {
 	if err := chobo.CheckAmount("数", a.X数); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "切符売り場"."放出_do"($1, $2, $3, $4, $5::uuid)`, Args: []any{t.b.tenant, a.X回, a.X公演, a.X数}}
+	return Call{SQL: `select result, reason from "切符売り場"."放出_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.X回, a.X公演, a.X数}}
 }
 
 // X予約 is the transfer 予約: 支払で確定、15 分で期限切れ
@@ -167,7 +167,7 @@ func (t X予約) Hold(ctx context.Context, a X予約Args) (Result, error) {
 	if err := chobo.CheckAmount("数", a.X数); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "切符売り場"."予約_hold"($1, $2, $3, $4, $5::uuid)`, t.b.tenant, a.X券, a.X公演, a.X数)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "切符売り場"."予約_hold"($1, $2, $3, $4, $5::pg_catalog.uuid)`, t.b.tenant, a.X券, a.X公演, a.X数)
 }
 
 // HoldCall is Hold as one call of a Bulk.
@@ -181,7 +181,7 @@ func (t X予約) HoldCall(a X予約Args) Call {
 	if err := chobo.CheckAmount("数", a.X数); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "切符売り場"."予約_hold"($1, $2, $3, $4, $5::uuid)`, Args: []any{t.b.tenant, a.X券, a.X公演, a.X数}}
+	return Call{SQL: `select result, reason from "切符売り場"."予約_hold"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.X券, a.X公演, a.X数}}
 }
 
 // Post posts the hold: in full when amounts is nil.
@@ -201,7 +201,7 @@ func (t X予約) Post(ctx context.Context, k X予約Key, amounts *X予約Amounts
 		}
 		args = append(args, amounts.X数)
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "切符売り場"."予約_post"($1, $2, $3, $4, $5::uuid)`, args...)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "切符売り場"."予約_post"($1, $2, $3, $4, $5::pg_catalog.uuid)`, args...)
 }
 
 // PostCall is Post as one call of a Bulk.
@@ -221,7 +221,7 @@ func (t X予約) PostCall(k X予約Key, amounts *X予約Amounts) Call {
 		}
 		args = append(args, amounts.X数)
 	}
-	return Call{SQL: `select result, reason from "切符売り場"."予約_post"($1, $2, $3, $4, $5::uuid)`, Args: args}
+	return Call{SQL: `select result, reason from "切符売り場"."予約_post"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: args}
 }
 
 // Void cancels the hold.
@@ -232,7 +232,7 @@ func (t X予約) Void(ctx context.Context, k X予約Key) (Result, error) {
 	if err := chobo.CheckText("公演", k.X公演); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "切符売り場"."予約_void"($1, $2, $3, $4::uuid)`, t.b.tenant, k.X券, k.X公演)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "切符売り場"."予約_void"($1, $2, $3, $4::pg_catalog.uuid)`, t.b.tenant, k.X券, k.X公演)
 }
 
 // VoidCall is Void as one call of a Bulk.
@@ -243,7 +243,7 @@ func (t X予約) VoidCall(k X予約Key) Call {
 	if err := chobo.CheckText("公演", k.X公演); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "切符売り場"."予約_void"($1, $2, $3, $4::uuid)`, Args: []any{t.b.tenant, k.X券, k.X公演}}
+	return Call{SQL: `select result, reason from "切符売り場"."予約_void"($1, $2, $3, $4::pg_catalog.uuid)`, Args: []any{t.b.tenant, k.X券, k.X公演}}
 }
 
 // Status says where the hold stands; "" when there is none.

@@ -88,13 +88,13 @@ func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
 // function does when not told how many, and says how many. Call it from
 // one periodic job; an answer of 1000 means more may be waiting.
 func (b *Book) Expire(ctx context.Context) (int, error) {
-	return chobopg.Expire(ctx, b.q, `select "bakery_shelves".expire($1::integer, $2::uuid)`, chobopg.DefaultExpire)
+	return chobopg.Expire(ctx, b.q, `select "bakery_shelves".expire($1::integer, $2::pg_catalog.uuid)`, chobopg.DefaultExpire)
 }
 
 // ExpireUpTo is Expire for up to max holds, from 0 to 2147483647 (the
 // SQL function's integer); a max outside is an error and nothing is sent.
 func (b *Book) ExpireUpTo(ctx context.Context, max int) (int, error) {
-	return chobopg.Expire(ctx, b.q, `select "bakery_shelves".expire($1::integer, $2::uuid)`, max)
+	return chobopg.Expire(ctx, b.q, `select "bakery_shelves".expire($1::integer, $2::pg_catalog.uuid)`, max)
 }
 
 // Bake is the transfer bake.
@@ -118,7 +118,7 @@ func (t Bake) Do(ctx context.Context, a BakeArgs) (Result, error) {
 	if err := chobo.CheckAmount("count", a.Count); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "bakery_shelves"."bake_do"($1, $2, $3, $4, $5::uuid)`, t.b.tenant, a.Batch, a.Bread, a.Count)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "bakery_shelves"."bake_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, t.b.tenant, a.Batch, a.Bread, a.Count)
 }
 
 // DoCall is Do as one call of a Bulk.
@@ -132,7 +132,7 @@ func (t Bake) DoCall(a BakeArgs) Call {
 	if err := chobo.CheckAmount("count", a.Count); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "bakery_shelves"."bake_do"($1, $2, $3, $4, $5::uuid)`, Args: []any{t.b.tenant, a.Batch, a.Bread, a.Count}}
+	return Call{SQL: `select result, reason from "bakery_shelves"."bake_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.Batch, a.Bread, a.Count}}
 }
 
 // Sell is the transfer sell.
@@ -160,7 +160,7 @@ func (t Sell) Do(ctx context.Context, a SellArgs) (Result, error) {
 	if err := chobo.CheckText("cashier", a.Cashier); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "bakery_shelves"."sell_do"($1, $2, $3, $4, $5, $6::uuid)`, t.b.tenant, a.Receipt, a.Bread, a.Count, a.Cashier)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "bakery_shelves"."sell_do"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)`, t.b.tenant, a.Receipt, a.Bread, a.Count, a.Cashier)
 }
 
 // DoCall is Do as one call of a Bulk.
@@ -177,7 +177,7 @@ func (t Sell) DoCall(a SellArgs) Call {
 	if err := chobo.CheckText("cashier", a.Cashier); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "bakery_shelves"."sell_do"($1, $2, $3, $4, $5, $6::uuid)`, Args: []any{t.b.tenant, a.Receipt, a.Bread, a.Count, a.Cashier}}
+	return Call{SQL: `select result, reason from "bakery_shelves"."sell_do"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.Receipt, a.Bread, a.Count, a.Cashier}}
 }
 
 // Balances reads accounts: posted, held coming in, held going out.

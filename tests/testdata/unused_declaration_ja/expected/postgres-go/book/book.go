@@ -88,13 +88,13 @@ func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
 // function does when not told how many, and says how many. Call it from
 // one periodic job; an answer of 1000 means more may be waiting.
 func (b *Book) Expire(ctx context.Context) (int, error) {
-	return chobopg.Expire(ctx, b.q, `select "パン屋の棚".expire($1::integer, $2::uuid)`, chobopg.DefaultExpire)
+	return chobopg.Expire(ctx, b.q, `select "パン屋の棚".expire($1::integer, $2::pg_catalog.uuid)`, chobopg.DefaultExpire)
 }
 
 // ExpireUpTo is Expire for up to max holds, from 0 to 2147483647 (the
 // SQL function's integer); a max outside is an error and nothing is sent.
 func (b *Book) ExpireUpTo(ctx context.Context, max int) (int, error) {
-	return chobopg.Expire(ctx, b.q, `select "パン屋の棚".expire($1::integer, $2::uuid)`, max)
+	return chobopg.Expire(ctx, b.q, `select "パン屋の棚".expire($1::integer, $2::pg_catalog.uuid)`, max)
 }
 
 // X焼成 is the transfer 焼成.
@@ -118,7 +118,7 @@ func (t X焼成) Do(ctx context.Context, a X焼成Args) (Result, error) {
 	if err := chobo.CheckAmount("数", a.X数); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "パン屋の棚"."焼成_do"($1, $2, $3, $4, $5::uuid)`, t.b.tenant, a.X焼き番号, a.Xパン, a.X数)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "パン屋の棚"."焼成_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, t.b.tenant, a.X焼き番号, a.Xパン, a.X数)
 }
 
 // DoCall is Do as one call of a Bulk.
@@ -132,7 +132,7 @@ func (t X焼成) DoCall(a X焼成Args) Call {
 	if err := chobo.CheckAmount("数", a.X数); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "パン屋の棚"."焼成_do"($1, $2, $3, $4, $5::uuid)`, Args: []any{t.b.tenant, a.X焼き番号, a.Xパン, a.X数}}
+	return Call{SQL: `select result, reason from "パン屋の棚"."焼成_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.X焼き番号, a.Xパン, a.X数}}
 }
 
 // X販売 is the transfer 販売.
@@ -160,7 +160,7 @@ func (t X販売) Do(ctx context.Context, a X販売Args) (Result, error) {
 	if err := chobo.CheckText("担当者", a.X担当者); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "パン屋の棚"."販売_do"($1, $2, $3, $4, $5, $6::uuid)`, t.b.tenant, a.Xレシート, a.Xパン, a.X数, a.X担当者)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "パン屋の棚"."販売_do"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)`, t.b.tenant, a.Xレシート, a.Xパン, a.X数, a.X担当者)
 }
 
 // DoCall is Do as one call of a Bulk.
@@ -177,7 +177,7 @@ func (t X販売) DoCall(a X販売Args) Call {
 	if err := chobo.CheckText("担当者", a.X担当者); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "パン屋の棚"."販売_do"($1, $2, $3, $4, $5, $6::uuid)`, Args: []any{t.b.tenant, a.Xレシート, a.Xパン, a.X数, a.X担当者}}
+	return Call{SQL: `select result, reason from "パン屋の棚"."販売_do"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.Xレシート, a.Xパン, a.X数, a.X担当者}}
 }
 
 // Balances reads accounts: posted, held coming in, held going out.

@@ -90,13 +90,13 @@ func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
 // function does when not told how many, and says how many. Call it from
 // one periodic job; an answer of 1000 means more may be waiting.
 func (b *Book) Expire(ctx context.Context) (int, error) {
-	return chobopg.Expire(ctx, b.q, `select "wallet".expire($1::integer, $2::uuid)`, chobopg.DefaultExpire)
+	return chobopg.Expire(ctx, b.q, `select "wallet".expire($1::integer, $2::pg_catalog.uuid)`, chobopg.DefaultExpire)
 }
 
 // ExpireUpTo is Expire for up to max holds, from 0 to 2147483647 (the
 // SQL function's integer); a max outside is an error and nothing is sent.
 func (b *Book) ExpireUpTo(ctx context.Context, max int) (int, error) {
-	return chobopg.Expire(ctx, b.q, `select "wallet".expire($1::integer, $2::uuid)`, max)
+	return chobopg.Expire(ctx, b.q, `select "wallet".expire($1::integer, $2::pg_catalog.uuid)`, max)
 }
 
 // TopUp is the transfer top_up.
@@ -120,7 +120,7 @@ func (t TopUp) Do(ctx context.Context, a TopUpArgs) (Result, error) {
 	if err := chobo.CheckAmount("amount", a.Amount); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "wallet"."top_up_do"($1, $2, $3, $4, $5::uuid)`, t.b.tenant, a.TopUpId, a.Member, a.Amount)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "wallet"."top_up_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, t.b.tenant, a.TopUpId, a.Member, a.Amount)
 }
 
 // DoCall is Do as one call of a Bulk.
@@ -134,7 +134,7 @@ func (t TopUp) DoCall(a TopUpArgs) Call {
 	if err := chobo.CheckAmount("amount", a.Amount); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "wallet"."top_up_do"($1, $2, $3, $4, $5::uuid)`, Args: []any{t.b.tenant, a.TopUpId, a.Member, a.Amount}}
+	return Call{SQL: `select result, reason from "wallet"."top_up_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.TopUpId, a.Member, a.Amount}}
 }
 
 // Incoming is the transfer incoming: posted when the money arrives, voided when the transfer is recalled, expired after 1 day
@@ -168,7 +168,7 @@ func (t Incoming) Hold(ctx context.Context, a IncomingArgs) (Result, error) {
 	if err := chobo.CheckAmount("amount", a.Amount); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "wallet"."incoming_hold"($1, $2, $3, $4, $5::uuid)`, t.b.tenant, a.Remittance, a.Member, a.Amount)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "wallet"."incoming_hold"($1, $2, $3, $4, $5::pg_catalog.uuid)`, t.b.tenant, a.Remittance, a.Member, a.Amount)
 }
 
 // HoldCall is Hold as one call of a Bulk.
@@ -182,7 +182,7 @@ func (t Incoming) HoldCall(a IncomingArgs) Call {
 	if err := chobo.CheckAmount("amount", a.Amount); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "wallet"."incoming_hold"($1, $2, $3, $4, $5::uuid)`, Args: []any{t.b.tenant, a.Remittance, a.Member, a.Amount}}
+	return Call{SQL: `select result, reason from "wallet"."incoming_hold"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.Remittance, a.Member, a.Amount}}
 }
 
 // Post posts the hold: in full when amounts is nil.
@@ -199,7 +199,7 @@ func (t Incoming) Post(ctx context.Context, k IncomingKey, amounts *IncomingAmou
 		}
 		args = append(args, amounts.Amount)
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "wallet"."incoming_post"($1, $2, $3, $4::uuid)`, args...)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "wallet"."incoming_post"($1, $2, $3, $4::pg_catalog.uuid)`, args...)
 }
 
 // PostCall is Post as one call of a Bulk.
@@ -216,7 +216,7 @@ func (t Incoming) PostCall(k IncomingKey, amounts *IncomingAmounts) Call {
 		}
 		args = append(args, amounts.Amount)
 	}
-	return Call{SQL: `select result, reason from "wallet"."incoming_post"($1, $2, $3, $4::uuid)`, Args: args}
+	return Call{SQL: `select result, reason from "wallet"."incoming_post"($1, $2, $3, $4::pg_catalog.uuid)`, Args: args}
 }
 
 // Void cancels the hold.
@@ -224,7 +224,7 @@ func (t Incoming) Void(ctx context.Context, k IncomingKey) (Result, error) {
 	if err := chobo.CheckText("remittance", k.Remittance); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "wallet"."incoming_void"($1, $2, $3::uuid)`, t.b.tenant, k.Remittance)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "wallet"."incoming_void"($1, $2, $3::pg_catalog.uuid)`, t.b.tenant, k.Remittance)
 }
 
 // VoidCall is Void as one call of a Bulk.
@@ -232,7 +232,7 @@ func (t Incoming) VoidCall(k IncomingKey) Call {
 	if err := chobo.CheckText("remittance", k.Remittance); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "wallet"."incoming_void"($1, $2, $3::uuid)`, Args: []any{t.b.tenant, k.Remittance}}
+	return Call{SQL: `select result, reason from "wallet"."incoming_void"($1, $2, $3::pg_catalog.uuid)`, Args: []any{t.b.tenant, k.Remittance}}
 }
 
 // Status says where the hold stands; "" when there is none.
@@ -272,7 +272,7 @@ func (t Pay) Do(ctx context.Context, a PayArgs) (Result, error) {
 	if err := chobo.CheckAmount("amount", a.Amount); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "wallet"."pay_do"($1, $2, $3, $4, $5::uuid)`, t.b.tenant, a.Order, a.Member, a.Amount)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "wallet"."pay_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, t.b.tenant, a.Order, a.Member, a.Amount)
 }
 
 // DoCall is Do as one call of a Bulk.
@@ -286,7 +286,7 @@ func (t Pay) DoCall(a PayArgs) Call {
 	if err := chobo.CheckAmount("amount", a.Amount); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "wallet"."pay_do"($1, $2, $3, $4, $5::uuid)`, Args: []any{t.b.tenant, a.Order, a.Member, a.Amount}}
+	return Call{SQL: `select result, reason from "wallet"."pay_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.Order, a.Member, a.Amount}}
 }
 
 // Balances reads accounts: posted, held coming in, held going out.

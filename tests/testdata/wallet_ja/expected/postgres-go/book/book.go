@@ -90,13 +90,13 @@ func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
 // function does when not told how many, and says how many. Call it from
 // one periodic job; an answer of 1000 means more may be waiting.
 func (b *Book) Expire(ctx context.Context) (int, error) {
-	return chobopg.Expire(ctx, b.q, `select "ウォレット".expire($1::integer, $2::uuid)`, chobopg.DefaultExpire)
+	return chobopg.Expire(ctx, b.q, `select "ウォレット".expire($1::integer, $2::pg_catalog.uuid)`, chobopg.DefaultExpire)
 }
 
 // ExpireUpTo is Expire for up to max holds, from 0 to 2147483647 (the
 // SQL function's integer); a max outside is an error and nothing is sent.
 func (b *Book) ExpireUpTo(ctx context.Context, max int) (int, error) {
-	return chobopg.Expire(ctx, b.q, `select "ウォレット".expire($1::integer, $2::uuid)`, max)
+	return chobopg.Expire(ctx, b.q, `select "ウォレット".expire($1::integer, $2::pg_catalog.uuid)`, max)
 }
 
 // Xチャージ is the transfer チャージ.
@@ -120,7 +120,7 @@ func (t Xチャージ) Do(ctx context.Context, a XチャージArgs) (Result, err
 	if err := chobo.CheckAmount("額", a.X額); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "ウォレット"."チャージ_do"($1, $2, $3, $4, $5::uuid)`, t.b.tenant, a.Xチャージ番号, a.X会員, a.X額)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "ウォレット"."チャージ_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, t.b.tenant, a.Xチャージ番号, a.X会員, a.X額)
 }
 
 // DoCall is Do as one call of a Bulk.
@@ -134,7 +134,7 @@ func (t Xチャージ) DoCall(a XチャージArgs) Call {
 	if err := chobo.CheckAmount("額", a.X額); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "ウォレット"."チャージ_do"($1, $2, $3, $4, $5::uuid)`, Args: []any{t.b.tenant, a.Xチャージ番号, a.X会員, a.X額}}
+	return Call{SQL: `select result, reason from "ウォレット"."チャージ_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.Xチャージ番号, a.X会員, a.X額}}
 }
 
 // X振込待ち is the transfer 振込待ち: 着金で確定、組戻しで取消、1 日で期限切れ
@@ -168,7 +168,7 @@ func (t X振込待ち) Hold(ctx context.Context, a X振込待ちArgs) (Result, e
 	if err := chobo.CheckAmount("額", a.X額); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "ウォレット"."振込待ち_hold"($1, $2, $3, $4, $5::uuid)`, t.b.tenant, a.X振込番号, a.X会員, a.X額)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "ウォレット"."振込待ち_hold"($1, $2, $3, $4, $5::pg_catalog.uuid)`, t.b.tenant, a.X振込番号, a.X会員, a.X額)
 }
 
 // HoldCall is Hold as one call of a Bulk.
@@ -182,7 +182,7 @@ func (t X振込待ち) HoldCall(a X振込待ちArgs) Call {
 	if err := chobo.CheckAmount("額", a.X額); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "ウォレット"."振込待ち_hold"($1, $2, $3, $4, $5::uuid)`, Args: []any{t.b.tenant, a.X振込番号, a.X会員, a.X額}}
+	return Call{SQL: `select result, reason from "ウォレット"."振込待ち_hold"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.X振込番号, a.X会員, a.X額}}
 }
 
 // Post posts the hold: in full when amounts is nil.
@@ -199,7 +199,7 @@ func (t X振込待ち) Post(ctx context.Context, k X振込待ちKey, amounts *X�
 		}
 		args = append(args, amounts.X額)
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "ウォレット"."振込待ち_post"($1, $2, $3, $4::uuid)`, args...)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "ウォレット"."振込待ち_post"($1, $2, $3, $4::pg_catalog.uuid)`, args...)
 }
 
 // PostCall is Post as one call of a Bulk.
@@ -216,7 +216,7 @@ func (t X振込待ち) PostCall(k X振込待ちKey, amounts *X振込待ちAmount
 		}
 		args = append(args, amounts.X額)
 	}
-	return Call{SQL: `select result, reason from "ウォレット"."振込待ち_post"($1, $2, $3, $4::uuid)`, Args: args}
+	return Call{SQL: `select result, reason from "ウォレット"."振込待ち_post"($1, $2, $3, $4::pg_catalog.uuid)`, Args: args}
 }
 
 // Void cancels the hold.
@@ -224,7 +224,7 @@ func (t X振込待ち) Void(ctx context.Context, k X振込待ちKey) (Result, er
 	if err := chobo.CheckText("振込番号", k.X振込番号); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "ウォレット"."振込待ち_void"($1, $2, $3::uuid)`, t.b.tenant, k.X振込番号)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "ウォレット"."振込待ち_void"($1, $2, $3::pg_catalog.uuid)`, t.b.tenant, k.X振込番号)
 }
 
 // VoidCall is Void as one call of a Bulk.
@@ -232,7 +232,7 @@ func (t X振込待ち) VoidCall(k X振込待ちKey) Call {
 	if err := chobo.CheckText("振込番号", k.X振込番号); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "ウォレット"."振込待ち_void"($1, $2, $3::uuid)`, Args: []any{t.b.tenant, k.X振込番号}}
+	return Call{SQL: `select result, reason from "ウォレット"."振込待ち_void"($1, $2, $3::pg_catalog.uuid)`, Args: []any{t.b.tenant, k.X振込番号}}
 }
 
 // Status says where the hold stands; "" when there is none.
@@ -272,7 +272,7 @@ func (t X支払) Do(ctx context.Context, a X支払Args) (Result, error) {
 	if err := chobo.CheckAmount("額", a.X額); err != nil {
 		return Result{}, err
 	}
-	return chobopg.Call(ctx, t.b.q, `select result, reason from "ウォレット"."支払_do"($1, $2, $3, $4, $5::uuid)`, t.b.tenant, a.X注文, a.X会員, a.X額)
+	return chobopg.Call(ctx, t.b.q, `select result, reason from "ウォレット"."支払_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, t.b.tenant, a.X注文, a.X会員, a.X額)
 }
 
 // DoCall is Do as one call of a Bulk.
@@ -286,7 +286,7 @@ func (t X支払) DoCall(a X支払Args) Call {
 	if err := chobo.CheckAmount("額", a.X額); err != nil {
 		return Call{Err: err}
 	}
-	return Call{SQL: `select result, reason from "ウォレット"."支払_do"($1, $2, $3, $4, $5::uuid)`, Args: []any{t.b.tenant, a.X注文, a.X会員, a.X額}}
+	return Call{SQL: `select result, reason from "ウォレット"."支払_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.X注文, a.X会員, a.X額}}
 }
 
 // Balances reads accounts: posted, held coming in, held going out.
