@@ -12,7 +12,7 @@ import time
 import unittest
 import uuid
 from pathlib import Path
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
 import vectors  # noqa: F401  first: it puts the sources on the path
@@ -746,34 +746,57 @@ class CallIdTest(unittest.TestCase):
         function fn, is held back until the server has committed it, and
         then the connection is cut. The book sends it again on a new
         connection, whose answer send returns."""
+        from psycopg_pool import ConnectionPool
+
+        def run(proxy: _HoldingProxy, app: str) -> _T:
+            with ConnectionPool(proxy.dsn, min_size=1, max_size=1, open=True,
+                                kwargs={"autocommit": True, "application_name": app}) as pool:
+                pool.wait()
+                proxy.hold()
+                return send(PostgresBook(pool, t))
+
+        return self.cut_after_commit(fn, run)
+
+    def lost_after_commit_async(self, fn: str, send: Callable[[AsyncPostgresBook], Awaitable[_T]], t: str) -> _T:
+        """lost_after_commit over psycopg_pool's AsyncConnectionPool."""
+        from psycopg_pool import AsyncConnectionPool
+
+        async def main(proxy: _HoldingProxy, app: str) -> _T:
+            async with AsyncConnectionPool(proxy.dsn, min_size=1, max_size=1, open=False,
+                                           kwargs={"autocommit": True, "application_name": app}) as pool:
+                await pool.wait()
+                proxy.hold()
+                return await send(AsyncPostgresBook(pool, t))
+
+        return self.cut_after_commit(fn, lambda proxy, app: asyncio.run(main(proxy, app)))
+
+    def cut_after_commit(self, fn: str, run: Callable[[_HoldingProxy, str], _T]) -> _T:
+        """Runs run, given a proxy and the application name its pool's
+        connections take, in a thread of its own; once the statement of
+        the function fn has committed, cuts the connection that carried
+        it, and answers what run returned."""
         import threading
 
         import psycopg
-        from psycopg_pool import ConnectionPool
 
         app = "chobo-" + uuid.uuid4().hex[:12]
         proxy = _HoldingProxy(DSN)
         try:
-            with psycopg.connect(DSN, autocommit=True) as admin, ConnectionPool(
-                proxy.dsn, min_size=1, max_size=1, open=True, kwargs={"autocommit": True, "application_name": app}
-            ) as pool:
-                pool.wait()
-                b = PostgresBook(pool, t)
-                proxy.hold()
-                got: list[_T] = []
-                failed: list[BaseException] = []
+            got: list[_T] = []
+            failed: list[BaseException] = []
 
-                def run() -> None:
-                    try:
-                        got.append(send(b))
-                    except BaseException as e:
-                        failed.append(e)
+            def work() -> None:
+                try:
+                    got.append(run(proxy, app))
+                except BaseException as e:
+                    failed.append(e)
 
-                th = threading.Thread(target=run)
-                th.start()
+            th = threading.Thread(target=work)
+            th.start()
+            with psycopg.connect(DSN, autocommit=True) as admin:
                 # The statement is done, and committed (autocommit), when
                 # its backend is idle again after running it.
-                for _ in range(2000):
+                for _ in range(4000):
                     row = admin.execute(
                         "select 1 from pg_stat_activity where application_name = %s and state = 'idle' and query like %s",
                         (app, f"%{fn}%"),
@@ -782,12 +805,14 @@ class CallIdTest(unittest.TestCase):
                         break
                     time.sleep(0.005)
                 else:
+                    proxy.close()
+                    th.join(30)
                     self.fail(f"{fn} never committed")
-                proxy.drop()
-                th.join(30)
-                self.assertFalse(th.is_alive(), "the call did not come back")
-                self.assertEqual(failed, [])
-                return got[0]
+            proxy.drop()
+            th.join(30)
+            self.assertFalse(th.is_alive(), "the call did not come back")
+            self.assertEqual(failed, [])
+            return got[0]
         finally:
             proxy.close()
 
@@ -813,6 +838,28 @@ class CallIdTest(unittest.TestCase):
         self.assertEqual((r.result, r.reason, r.resent), ("done", None, True))
         self.assertEqual(self.book.call("reserve_stock.hold", HOLD, ["o1", "A", 3]), DONE_BEFORE)
         self.assertEqual(self.book.balance("balance.shelf", SHELF, ["A"]), Balance(10, 0, 3))
+
+    def test_async_calls_sent_again(self) -> None:
+        """AsyncPostgresBook over AsyncConnectionPool: a refused call, a
+        done one and a bulk's, each whose answer is lost, answer as at
+        first."""
+        r = self.lost_after_commit_async(
+            "reserve_stock_hold", lambda b: b.call("reserve_stock.hold", HOLD, ["o1", "A", 11]), self.t
+        )
+        self.assertEqual((r.result, r.reason, r.resent), ("refused", "sold_out", True))
+        r = self.lost_after_commit_async(
+            "reserve_stock_hold", lambda b: b.call("reserve_stock.hold", HOLD, ["o2", "A", 3]), self.t
+        )
+        self.assertEqual((r.result, r.reason, r.resent), ("done", None, True))
+
+        async def bulk(b: AsyncPostgresBook) -> list[object]:
+            return list(await b.bulk([b.make_call("reserve_stock.hold", HOLD, lambda: ["o3", "A", 2])]))
+
+        got = self.lost_after_commit_async("reserve_stock_hold", bulk, self.t)
+        self.assertEqual([(getattr(g, "result", g), getattr(g, "resent", None)) for g in got], [("done", True)])
+        self.assertEqual(self.book.call("reserve_stock.hold", HOLD, ["o1", "A", 11]), refused("already_refused"))
+        self.assertEqual(self.book.call("reserve_stock.hold", HOLD, ["o2", "A", 3]), DONE_BEFORE)
+        self.assertEqual(self.book.balance("balance.shelf", SHELF, ["A"]), Balance(10, 0, 5))
 
     def test_bulk_call_sent_again_alone(self) -> None:
         """Over a pool a bulk's calls go one by one; the one whose answer
