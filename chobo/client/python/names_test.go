@@ -163,6 +163,7 @@ func TestPlaceholders(t *testing.T) {
 	for _, c := range []struct{ in, want, err string }{
 		{`select result, reason from "b"."t_do"($1, $2, $3)`, `select result, reason from "b"."t_do"(%s, %s, %s)`, ""},
 		{`select "b".expire($1)`, `select "b".expire(%s)`, ""},
+		{`select "b".expire($1::integer, $2::pg_catalog.uuid)`, `select "b".expire(%s::integer, %s::pg_catalog.uuid)`, ""},
 		{`select "b$1"."f"($1)`, `select "b$1"."f"(%s)`, ""},                // inside a quoted identifier
 		{`select 'a $1 ''b'' $2', $1`, `select 'a $1 ''b'' $2', %s`, ""},    // inside a literal, with doubled quotes
 		{`select "a""$1"($1)`, `select "a""$1"(%s)`, ""},                    // a doubled quote in a name

@@ -6,7 +6,9 @@ against both books, which share one implementation and must answer alike."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import unittest
+import uuid
 from collections.abc import Callable, Coroutine, Sequence
 from typing import Any, Protocol, TypeVar
 from unittest import mock
@@ -15,7 +17,7 @@ import vectors  # noqa: F401  first: it puts the sources on the path
 
 from chobo import postgres
 from chobo.chobo import DONE, DONE_BEFORE, Balance, ChoboError, HoldState, Result, refused
-from chobo.postgres import AsyncPostgresBook, PostgresBook, retries_of
+from chobo.postgres import AsyncPostgresBook, PgCall, PostgresBook, retries_of
 
 _T = TypeVar("_T")
 
@@ -161,7 +163,18 @@ class Awaited:
         return self.run(self.b.expire(statement, max))
 
 
-CALL = "select result, reason from b.t_do(%s, %s, %s)"
+CALL = "select result, reason from b.t_do(%s, %s, %s, %s::pg_catalog.uuid)"
+
+
+def call_id(test: unittest.TestCase, params: Sequence[object]) -> str:
+    """The call id a statement went with, its last value: a version 4
+    UUID in its lowercase text form."""
+    v = params[-1]
+    test.assertIsInstance(v, str)
+    assert isinstance(v, str)
+    u = uuid.UUID(v)
+    test.assertEqual((str(u), u.version), (v, 4))
+    return v
 
 
 class _Cases:
@@ -208,7 +221,12 @@ class _Cases:
             self.assertEqual(b.call("t.do", CALL, ["k1", 5]), DONE_BEFORE)
             self.assertEqual(b.call("t.do", CALL, ["k2", 500]), refused("sold_out"))
             self.assertEqual(b.call("t.do", CALL, ["k3", 1]), DONE, "a dict row is read in column order")
-            self.assertEqual(s.sent[0], (CALL, ("acme", "k1", 5)), "the tenant goes first, then the values")
+            self.assertEqual(s.sent[0][0], CALL)
+            self.assertEqual(s.sent[0][1][:-1], ("acme", "k1", 5), "the tenant goes first, then the values")
+            # and the call id last, a new one for every call, the same
+            # arguments or not
+            ids = [call_id(self, p) for _, p in s.sent]
+            self.assertEqual(len(set(ids)), 4, ids)
             self.ran(s, 4)
 
         def test_unexpected_answers(self) -> None:
@@ -244,11 +262,13 @@ class _Cases:
         def test_expire(self) -> None:
             s = Script((3,), (0,), (5,))
             b = self.book(s)
-            st = "select b.expire(%s)"
+            st = "select b.expire(%s::integer, %s::pg_catalog.uuid)"
             self.assertEqual(b.expire(st, 100), 3)
             self.assertEqual(b.expire(st, 0), 0)
             self.assertEqual(b.expire(st, 2**31 - 1), 5)
-            self.assertEqual(s.sent, [(st, (100,)), (st, (0,)), (st, (2**31 - 1,))], "expire takes max alone, no tenant")
+            self.assertEqual([(q, p[:-1]) for q, p in s.sent], [(st, (100,)), (st, (0,)), (st, (2**31 - 1,))],
+                             "expire takes max and its call id, no tenant")
+            self.assertEqual(len({call_id(self, p) for _, p in s.sent}), 3)
             # max is an integer of PostgreSQL's, 32 bits: a larger one
             # would find no function to call.
             for bad in (-1, 2**31, 2**63, True, "3", 2.0, None):
@@ -262,12 +282,36 @@ class _Cases:
             b = self.book(s)
             self.assertEqual(b.call("t.do", CALL, ["k", 1]), DONE)
             self.ran(s, 4)
-            self.assertEqual(len(set(s.sent)), 1, "every attempt sends the same statement")
+            self.assertEqual(len(set(s.sent)), 1, "every attempt sends the same statement, with the same call id")
             self.assertEqual((retries_of("40001"), retries_of("40P01")), (before[0] + 2, before[1] + 1))
             self.assertEqual(len(self.pauses), 3)
             for n, p in enumerate(self.pauses):
                 self.assertTrue(0 <= p <= postgres.backoff(n) / 1000, (n, p))
             self.assertEqual(retries_of("23505"), 0)
+
+        def test_call_ids(self) -> None:
+            """Every attempt of a call goes with the call's id, expire's
+            too; every call has an id of its own; status and balance take
+            none."""
+            st_expire = "select b.expire(%s::integer, %s::pg_catalog.uuid)"
+            st_status = "select b.t_status(%s, %s)"
+            st_balance = "select posted, held_in, held_out from b.balance_a(%s, %s)"
+            s = Script(Pg3Error("40001"), Pg2Error("40P01"), ("done", None), ("done_before", None),
+                       Pg3Error("40001"), (2,), (0,), ("held",), (1, 0, 0))
+            b = self.book(s)
+            self.assertEqual(b.call("t.do", CALL, ["k", 1]), DONE)
+            self.assertEqual(b.call("t.do", CALL, ["k", 1]), DONE_BEFORE)
+            self.assertEqual(b.expire(st_expire, 10), 2)
+            self.assertEqual(b.expire(st_expire, 10), 0)
+            self.assertEqual(b.status("t.status", st_status, ["k"]), "held")
+            self.assertEqual(b.balance("balance.a", st_balance, ["x"]), Balance(1, 0, 0))
+            ids = [call_id(self, p) for _, p in s.sent[:7]]
+            self.assertEqual(ids[0], ids[1])
+            self.assertEqual(ids[1], ids[2])
+            self.assertEqual(ids[4], ids[5])
+            self.assertEqual(len({ids[0], ids[3], ids[4], ids[6]}), 4, ids)
+            self.assertEqual(s.sent[7:], [(st_status, ("acme", "k")), (st_balance, ("acme", "x"))])
+            self.ran(s, 9)
 
         def test_attempts_run_out(self) -> None:
             errs = [Pg3Error("40001", f"attempt {i}") for i in range(postgres.MAX_ATTEMPTS)]
@@ -544,3 +588,139 @@ class PoolTest(unittest.TestCase):
         for bad in (-1, float("nan"), "1", True):
             with self.assertRaises(ChoboError):
                 PostgresBook(FakePool(Script()), "", bad)  # type: ignore[arg-type]
+
+
+class FakePipeCursor(FakeCursor):
+    def execute(self, query: str, params: Sequence[object], /, prepare: bool | None = None) -> FakePipeCursor:
+        self.row = self.s.answer(query, params)
+        return self
+
+
+class FakePipeConn(FakeConn):
+    """psycopg 3's connection in autocommit mode, outside a transaction:
+    a bulk over it goes in a pipeline, whose statements the script answers
+    as they are sent (an error there ends the pipeline)."""
+
+    autocommit = True
+    prepare_threshold = 5
+
+    class info:
+        transaction_status = 0
+
+    def cursor(self) -> FakePipeCursor:
+        return FakePipeCursor(self.s)
+
+    @contextlib.contextmanager
+    def pipeline(self) -> Any:
+        self.s.ended.append("pipeline")
+        yield
+
+
+class FakeAsyncPipeCursor(FakeAsyncCursor):
+    async def execute(self, query: str, params: Sequence[object], /, prepare: bool | None = None) -> FakeAsyncPipeCursor:
+        await asyncio.sleep(0)
+        self.row = self.s.answer(query, params)
+        return self
+
+
+class FakeAsyncPipeConn(FakeAsyncConn):
+    """FakePipeConn, async."""
+
+    autocommit = True
+    prepare_threshold = 5
+
+    class info:
+        transaction_status = 0
+
+    def cursor(self) -> FakeAsyncPipeCursor:
+        return FakeAsyncPipeCursor(self.s)
+
+    @contextlib.asynccontextmanager
+    async def pipeline(self) -> Any:
+        self.s.ended.append("pipeline")
+        yield
+
+
+class CallIdTest(unittest.TestCase):
+    """The call id each call of a bulk, and each call over a pool, goes
+    with: the same for every sending of one call, another for each call."""
+
+    def setUp(self) -> None:
+        for p in (mock.patch.object(postgres, "_pg_pause", lambda s: None),
+                  mock.patch.object(postgres, "_pg_pause_async", mock.AsyncMock())):
+            p.start()
+            self.addCleanup(p.stop)
+
+    def ids(self, s: Script) -> list[str]:
+        return [call_id(self, p) for _, p in s.sent]
+
+    def test_bulk_call_sent_again_alone_keeps_its_id(self) -> None:
+        """The pipeline fails, the server undid it whole, and its calls go
+        again alone, each with the id it had in the pipeline."""
+        for is_async in (False, True):
+            with self.subTest(book=["sync", "async"][is_async]):
+                s = Script(("done", None), Pg3Error("40001"), ("done", None), ("done", None))
+                if is_async:
+                    ab = AsyncPostgresBook(FakeAsyncPipeConn(s), "acme")
+                    calls = [ab.make_call("t.do", CALL, lambda: ["k1", 1]), ab.make_call("t.do", CALL, lambda: ["k2", 1])]
+                    got = asyncio.run(ab.bulk(calls))
+                else:
+                    b = PostgresBook(FakePipeConn(s), "acme")
+                    calls = [b.make_call("t.do", CALL, lambda: ["k1", 1]), b.make_call("t.do", CALL, lambda: ["k2", 1])]
+                    got = b.bulk(calls)
+                self.assertEqual(got, [DONE, DONE])
+                self.assertEqual(s.ended, ["pipeline"], "the calls went in a pipeline first")
+                self.assertEqual([p[1] for _, p in s.sent], ["k1", "k2", "k1", "k2"])
+                ids = self.ids(s)
+                self.assertEqual((ids[2], ids[3]), (ids[0], ids[1]))
+                self.assertNotEqual(ids[0], ids[1])
+
+    def test_a_call_taken_twice_is_two_calls(self) -> None:
+        """One PgCall in two bulks, or twice in one, goes with a new id
+        each time; a status and a call the client refused take none."""
+        s = Script(("done", None), ("done_before", None), ("held",), ("done_before", None))
+        b = PostgresBook(FakePipeConn(s), "acme")
+        c = b.make_call("t.do", CALL, lambda: ["k", 1])
+        st = b.make_call("t.status", "select b.t_status(%s, %s)", lambda: ["k"], True)
+        bad = b.make_call("t.do", CALL, lambda: ["x" * 3000, 1])
+        self.assertEqual(b.bulk([c, c, st, bad])[:3], [DONE, DONE_BEFORE, "held"])
+        self.assertEqual(b.bulk([c])[0], DONE_BEFORE)
+        self.assertEqual(s.sent[2], ("select b.t_status(%s, %s)", ("acme", "k")))
+        ids = [call_id(self, s.sent[i][1]) for i in (0, 1, 3)]
+        self.assertEqual(len(set(ids)), 3, ids)
+        self.assertEqual(c.params, ("acme", "k", 1), "the PgCall keeps no id")
+
+    def test_lost_call_goes_again_with_its_id(self) -> None:
+        """Over a pool, a call, expire and a bulk's call whose connection
+        was lost go again on another with the ids they went with."""
+        expire = "select b.expire(%s::integer, %s::pg_catalog.uuid)"
+        for is_async in (False, True):
+            with self.subTest(book=["sync", "async"][is_async]):
+                lost = OperationalError("server closed the connection unexpectedly")
+                pool = FakePool(Script(lost, ("done", None), ("done", None), lost, (2,), (0,),
+                                       lost, ("done", None), ("done", None)))
+                calls: list[PgCall]
+                if is_async:
+                    ab = AsyncPostgresBook(pool, "acme")
+                    r1 = asyncio.run(ab.call("t.do", CALL, ["k", 1]))
+                    r2 = asyncio.run(ab.call("t.do", CALL, ["k", 1]))
+                    n1 = asyncio.run(ab.expire(expire, 5))
+                    n2 = asyncio.run(ab.expire(expire, 5))
+                    calls = [ab.make_call("t.do", CALL, lambda: ["k1", 1]), ab.make_call("t.do", CALL, lambda: ["k2", 1])]
+                    got = asyncio.run(ab.bulk(calls))
+                else:
+                    b = PostgresBook(pool, "acme")
+                    r1 = b.call("t.do", CALL, ["k", 1])
+                    r2 = b.call("t.do", CALL, ["k", 1])
+                    n1, n2 = b.expire(expire, 5), b.expire(expire, 5)
+                    calls = [b.make_call("t.do", CALL, lambda: ["k1", 1]), b.make_call("t.do", CALL, lambda: ["k2", 1])]
+                    got = b.bulk(calls)
+                self.assertEqual(((r1.result, r1.resent), (r2.result, r2.resent)), (("done", True), ("done", False)))
+                self.assertEqual((n1, n2), (2, 0))
+                self.assertEqual([(getattr(r, "result", r), getattr(r, "resent", r)) for r in got],
+                                 [("done", True), ("done", False)])
+                ids = self.ids(pool.s)
+                self.assertEqual(ids[0], ids[1], "the call went again with its id")
+                self.assertEqual(ids[3], ids[4], "expire went again with its id")
+                self.assertEqual(ids[6], ids[7], "the bulk's call went again with its id")
+                self.assertEqual(len({ids[0], ids[2], ids[3], ids[5], ids[6], ids[8]}), 6, ids)

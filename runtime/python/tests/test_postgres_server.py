@@ -12,8 +12,8 @@ import time
 import unittest
 import uuid
 from pathlib import Path
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, TypeVar
 
 import vectors  # noqa: F401  first: it puts the sources on the path
 
@@ -25,14 +25,16 @@ SQL = (Path(__file__).resolve().parents[3] / "tests" / "testdata" / "stock_reser
        / "stock_reservation.sql")
 
 S = '"stock_reservation"'
-RESTOCK = f"select result, reason from {S}.\"restock_do\"(%s, %s, %s, %s)"
-HOLD = f"select result, reason from {S}.\"reserve_stock_hold\"(%s, %s, %s, %s)"
-POST = f"select result, reason from {S}.\"reserve_stock_post\"(%s, %s, %s, %s)"
-VOID = f"select result, reason from {S}.\"reserve_stock_void\"(%s, %s, %s)"
+# An operation's last placeholder, and expire's second, take the call id
+# the book adds.
+RESTOCK = f"select result, reason from {S}.\"restock_do\"(%s, %s, %s, %s, %s::pg_catalog.uuid)"
+HOLD = f"select result, reason from {S}.\"reserve_stock_hold\"(%s, %s, %s, %s, %s::pg_catalog.uuid)"
+POST = f"select result, reason from {S}.\"reserve_stock_post\"(%s, %s, %s, %s, %s::pg_catalog.uuid)"
+VOID = f"select result, reason from {S}.\"reserve_stock_void\"(%s, %s, %s, %s::pg_catalog.uuid)"
 STATUS = f"select {S}.\"reserve_stock_status\"(%s, %s, %s)"
 SHELF = f"select posted, held_in, held_out from {S}.\"balance_shelf\"(%s, %s)"
 SHOPPERS = f"select posted, held_in, held_out from {S}.\"balance_shoppers\"(%s)"
-EXPIRE = f"select {S}.expire(%s)"
+EXPIRE = f"select {S}.expire(%s::integer, %s::pg_catalog.uuid)"
 
 # Each step: the method, its arguments, what it must answer.
 STORY: list[tuple[str, tuple[Any, ...], object]] = [
@@ -54,6 +56,9 @@ STORY: list[tuple[str, tuple[Any, ...], object]] = [
     ("balance", ("balance.shelf", SHELF, ["A"]), Balance(0, 0, 0)),
     ("balance", ("balance.shoppers", SHOPPERS, []), Balance(10, 0, 0)),
 ]
+
+
+_T = TypeVar("_T")
 
 
 def tenant() -> str:
@@ -307,8 +312,9 @@ class _HoldingProxy:
     """A TCP proxy in front of the server that can hold back what the
     server says to the first connection made through it (the book's), so
     that a test can cancel a call the server has already committed before
-    its answer arrives. Later connections (psycopg's cancel request) pass
-    freely."""
+    its answer arrives, or cut that connection so that the answer never
+    arrives at all. Later connections (psycopg's cancel request, a pool's
+    new connection) pass freely."""
 
     def __init__(self, dsn: str) -> None:
         import socket
@@ -326,6 +332,8 @@ class _HoldingProxy:
         self._flowing = threading.Event()
         self._flowing.set()
         self._socks: list[socket.socket] = []
+        self._first: list[socket.socket] = []
+        self._dropped = False
         self._accepted = 0
         threading.Thread(target=self._accept, daemon=True).start()
 
@@ -333,6 +341,19 @@ class _HoldingProxy:
         self._flowing.clear()
 
     def release(self) -> None:
+        self._flowing.set()
+
+    def drop(self) -> None:
+        """Cuts the first connection: what the server said and was held
+        back is thrown away, and its client sees the connection end."""
+        import socket
+
+        self._dropped = True
+        for s in self._first:
+            try:
+                s.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
         self._flowing.set()
 
     def _accept(self) -> None:
@@ -349,6 +370,8 @@ class _HoldingProxy:
             server.connect(addr)  # type: ignore[arg-type]
             self._socks += [client, server]
             gated = self._accepted == 0
+            if gated:
+                self._first = [client, server]
             self._accepted += 1
             threading.Thread(target=self._pump, args=(client, server, False), daemon=True).start()
             threading.Thread(target=self._pump, args=(server, client, gated), daemon=True).start()
@@ -360,6 +383,8 @@ class _HoldingProxy:
             while data := src.recv(65536):
                 if gated:
                     self._flowing.wait()
+                    if self._dropped:
+                        return
                 dst.sendall(data)
             dst.shutdown(socket.SHUT_WR)
         except OSError:
@@ -699,3 +724,173 @@ class OneConnectionTest(unittest.TestCase):
                 proxy.close()
 
         asyncio.run(run())
+
+
+@unittest.skipUnless(DSN, "SKIP: real PostgreSQL: CHOBO_PG_DSN is not set")
+class CallIdTest(unittest.TestCase):
+    """A book over a pool whose call is committed and whose answer is then
+    lost sends the call again with its call id: the server answers what
+    it answered the first sending, not what a second call of the same
+    key would get."""
+
+    @classmethod
+    def setUpClass(cls) -> None:
+        import psycopg
+
+        with psycopg.connect(DSN, autocommit=True) as conn:
+            conn.execute(SQL.read_text(encoding="utf-8"))
+
+    def lost_after_commit(self, fn: str, send: Callable[[PostgresBook], _T], t: str) -> _T:
+        """Runs send on a book over a pool whose one connection goes
+        through a proxy: the answer of its first statement, one of the
+        function fn, is held back until the server has committed it, and
+        then the connection is cut. The book sends it again on a new
+        connection, whose answer send returns."""
+        from psycopg_pool import ConnectionPool
+
+        def run(proxy: _HoldingProxy, app: str) -> _T:
+            with ConnectionPool(proxy.dsn, min_size=1, max_size=1, open=True,
+                                kwargs={"autocommit": True, "application_name": app}) as pool:
+                pool.wait()
+                proxy.hold()
+                return send(PostgresBook(pool, t))
+
+        return self.cut_after_commit(fn, run)
+
+    def lost_after_commit_async(self, fn: str, send: Callable[[AsyncPostgresBook], Awaitable[_T]], t: str) -> _T:
+        """lost_after_commit over psycopg_pool's AsyncConnectionPool."""
+        from psycopg_pool import AsyncConnectionPool
+
+        async def main(proxy: _HoldingProxy, app: str) -> _T:
+            async with AsyncConnectionPool(proxy.dsn, min_size=1, max_size=1, open=False,
+                                           kwargs={"autocommit": True, "application_name": app}) as pool:
+                await pool.wait()
+                proxy.hold()
+                return await send(AsyncPostgresBook(pool, t))
+
+        return self.cut_after_commit(fn, lambda proxy, app: asyncio.run(main(proxy, app)))
+
+    def cut_after_commit(self, fn: str, run: Callable[[_HoldingProxy, str], _T]) -> _T:
+        """Runs run, given a proxy and the application name its pool's
+        connections take, in a thread of its own; once the statement of
+        the function fn has committed, cuts the connection that carried
+        it, and answers what run returned."""
+        import threading
+
+        import psycopg
+
+        app = "chobo-" + uuid.uuid4().hex[:12]
+        proxy = _HoldingProxy(DSN)
+        try:
+            got: list[_T] = []
+            failed: list[BaseException] = []
+
+            def work() -> None:
+                try:
+                    got.append(run(proxy, app))
+                except BaseException as e:
+                    failed.append(e)
+
+            th = threading.Thread(target=work)
+            th.start()
+            with psycopg.connect(DSN, autocommit=True) as admin:
+                # The statement is done, and committed (autocommit), when
+                # its backend is idle again after running it.
+                for _ in range(4000):
+                    row = admin.execute(
+                        "select 1 from pg_stat_activity where application_name = %s and state = 'idle' and query like %s",
+                        (app, f"%{fn}%"),
+                    ).fetchone()
+                    if row is not None:
+                        break
+                    time.sleep(0.005)
+                else:
+                    proxy.close()
+                    th.join(30)
+                    self.fail(f"{fn} never committed")
+            proxy.drop()
+            th.join(30)
+            self.assertFalse(th.is_alive(), "the call did not come back")
+            self.assertEqual(failed, [])
+            return got[0]
+        finally:
+            proxy.close()
+
+    def setUp(self) -> None:
+        import psycopg
+
+        self.t = tenant()
+        self.admin = psycopg.connect(DSN, autocommit=True)
+        self.addCleanup(self.admin.close)
+        self.book = PostgresBook(self.admin, self.t)
+        self.assertEqual(self.book.call("restock.do", RESTOCK, ["d0", "A", 10]), DONE)
+
+    def test_refused_call_sent_again(self) -> None:
+        """A hold the shelf's bound refuses: sent again, refused for
+        sold_out as at first, not already_refused."""
+        r = self.lost_after_commit("reserve_stock_hold", lambda b: b.call("reserve_stock.hold", HOLD, ["o1", "A", 11]), self.t)
+        self.assertEqual((r.result, r.reason, r.resent), ("refused", "sold_out", True))
+        # A call of its own with the same arguments is a second call.
+        self.assertEqual(self.book.call("reserve_stock.hold", HOLD, ["o1", "A", 11]), refused("already_refused"))
+
+    def test_done_call_sent_again(self) -> None:
+        r = self.lost_after_commit("reserve_stock_hold", lambda b: b.call("reserve_stock.hold", HOLD, ["o1", "A", 3]), self.t)
+        self.assertEqual((r.result, r.reason, r.resent), ("done", None, True))
+        self.assertEqual(self.book.call("reserve_stock.hold", HOLD, ["o1", "A", 3]), DONE_BEFORE)
+        self.assertEqual(self.book.balance("balance.shelf", SHELF, ["A"]), Balance(10, 0, 3))
+
+    def test_async_calls_sent_again(self) -> None:
+        """AsyncPostgresBook over AsyncConnectionPool: a refused call, a
+        done one and a bulk's, each whose answer is lost, answer as at
+        first."""
+        r = self.lost_after_commit_async(
+            "reserve_stock_hold", lambda b: b.call("reserve_stock.hold", HOLD, ["o1", "A", 11]), self.t
+        )
+        self.assertEqual((r.result, r.reason, r.resent), ("refused", "sold_out", True))
+        r = self.lost_after_commit_async(
+            "reserve_stock_hold", lambda b: b.call("reserve_stock.hold", HOLD, ["o2", "A", 3]), self.t
+        )
+        self.assertEqual((r.result, r.reason, r.resent), ("done", None, True))
+
+        async def bulk(b: AsyncPostgresBook) -> list[object]:
+            return list(await b.bulk([b.make_call("reserve_stock.hold", HOLD, lambda: ["o3", "A", 2])]))
+
+        got = self.lost_after_commit_async("reserve_stock_hold", bulk, self.t)
+        self.assertEqual([(getattr(g, "result", g), getattr(g, "resent", None)) for g in got], [("done", True)])
+        self.assertEqual(self.book.call("reserve_stock.hold", HOLD, ["o1", "A", 11]), refused("already_refused"))
+        self.assertEqual(self.book.call("reserve_stock.hold", HOLD, ["o2", "A", 3]), DONE_BEFORE)
+        self.assertEqual(self.book.balance("balance.shelf", SHELF, ["A"]), Balance(10, 0, 5))
+
+    def test_bulk_call_sent_again_alone(self) -> None:
+        """Over a pool a bulk's calls go one by one; the one whose answer
+        is lost goes again with the id the bulk gave it."""
+        def send(b: PostgresBook) -> list[object]:
+            return list(b.bulk([
+                b.make_call("reserve_stock.hold", HOLD, lambda: ["o1", "A", 3]),
+                b.make_call("reserve_stock.hold", HOLD, lambda: ["o2", "A", 2]),
+            ]))
+
+        got = self.lost_after_commit("reserve_stock_hold", send, self.t)
+        self.assertEqual([(getattr(r, "result", r), getattr(r, "resent", None)) for r in got],
+                         [("done", True), ("done", False)])
+        self.assertEqual(self.book.balance("balance.shelf", SHELF, ["A"]), Balance(10, 0, 5))
+
+    def test_expire_sent_again(self) -> None:
+        """An expire whose answer is lost, sent again, answers how many
+        holds its first sending gave back, and gives back no more than its
+        max in all."""
+        for order in ("o1", "o2", "o3"):
+            self.assertEqual(self.book.call("reserve_stock.hold", HOLD, [order, "A", 2]), DONE)
+        # Every hold already past its deadline, any tenant's, is given back
+        # first, so that the expire under test finds only these three.
+        self.book.expire(EXPIRE, 2**31 - 1)
+        self.admin.execute(
+            f"update {S}.keys set deadline = clock_timestamp() - interval '1 second' where tenant = %s and op = 'hold'",
+            (self.t,),
+        )
+        n = self.lost_after_commit("expire", lambda b: b.expire(EXPIRE, 2), self.t)
+        self.assertEqual(n, 2)
+        self.assertEqual(self.book.balance("balance.shelf", SHELF, ["A"]), Balance(10, 0, 2), "one hold is left")
+        # A call of its own goes on where the first stopped.
+        self.assertEqual(self.book.expire(EXPIRE, 2), 1)
+        self.assertEqual(self.book.balance("balance.shelf", SHELF, ["A"]), Balance(10, 0, 0))
