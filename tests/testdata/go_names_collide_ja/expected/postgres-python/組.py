@@ -9,6 +9,7 @@ import random
 import re
 import threading
 import time
+import uuid
 import weakref
 from collections.abc import Awaitable, Callable, Generator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, AbstractContextManager
@@ -51,7 +52,7 @@ class 渡す:
         check_keywords("渡す.do", _unknown)
         return self._backend.call(
             "渡す.do",
-            'select result, reason from "組"."渡す_do"(%s, %s, %s, %s)',
+            'select result, reason from "組"."渡す_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("渡す.do", "控え", 控え),
                 check_text("渡す.do", "注文_番号", 注文_番号),
@@ -64,7 +65,7 @@ class 渡す:
         check_keywords("渡す.do", _unknown)
         return self._backend.make_call(
             "渡す.do",
-            'select result, reason from "組"."渡す_do"(%s, %s, %s, %s)',
+            'select result, reason from "組"."渡す_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("渡す.do", "控え", 控え),
                 check_text("渡す.do", "注文_番号", 注文_番号),
@@ -84,7 +85,7 @@ class 使う:
         check_keywords("使う.do", _unknown)
         return self._backend.call(
             "使う.do",
-            'select result, reason from "組"."使う_do"(%s, %s, %s, %s)',
+            'select result, reason from "組"."使う_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("使う.do", "控え", 控え),
                 check_text("使う.do", "会員", 会員),
@@ -97,7 +98,7 @@ class 使う:
         check_keywords("使う.do", _unknown)
         return self._backend.make_call(
             "使う.do",
-            'select result, reason from "組"."使う_do"(%s, %s, %s, %s)',
+            'select result, reason from "組"."使う_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("使う.do", "控え", 控え),
                 check_text("使う.do", "会員", 会員),
@@ -149,7 +150,7 @@ class Book:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return self._backend.expire('select "組".expire(%s)', max)
+        return self._backend.expire('select "組".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
@@ -174,7 +175,7 @@ class Async渡す:
         check_keywords("渡す.do", _unknown)
         return await self._backend.call(
             "渡す.do",
-            'select result, reason from "組"."渡す_do"(%s, %s, %s, %s)',
+            'select result, reason from "組"."渡す_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("渡す.do", "控え", 控え),
                 check_text("渡す.do", "注文_番号", 注文_番号),
@@ -187,7 +188,7 @@ class Async渡す:
         check_keywords("渡す.do", _unknown)
         return self._backend.make_call(
             "渡す.do",
-            'select result, reason from "組"."渡す_do"(%s, %s, %s, %s)',
+            'select result, reason from "組"."渡す_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("渡す.do", "控え", 控え),
                 check_text("渡す.do", "注文_番号", 注文_番号),
@@ -207,7 +208,7 @@ class Async使う:
         check_keywords("使う.do", _unknown)
         return await self._backend.call(
             "使う.do",
-            'select result, reason from "組"."使う_do"(%s, %s, %s, %s)',
+            'select result, reason from "組"."使う_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             [
                 check_text("使う.do", "控え", 控え),
                 check_text("使う.do", "会員", 会員),
@@ -220,7 +221,7 @@ class Async使う:
         check_keywords("使う.do", _unknown)
         return self._backend.make_call(
             "使う.do",
-            'select result, reason from "組"."使う_do"(%s, %s, %s, %s)',
+            'select result, reason from "組"."使う_do"(%s, %s, %s, %s, %s::pg_catalog.uuid)',
             lambda: [
                 check_text("使う.do", "控え", 控え),
                 check_text("使う.do", "会員", 会員),
@@ -272,7 +273,7 @@ class AsyncBook:
         many. Call it from one periodic job; a hold past its deadline counts
         as expired whether or not it has been given back."""
         check_keywords("expire", _unknown)
-        return await self._backend.expire('select "組".expire(%s)', max)
+        return await self._backend.expire('select "組".expire(%s::integer, %s::pg_catalog.uuid)', max)
 
     async def bulk(self, calls: Sequence[PgCall], **_unknown: Never) -> list[PgAnswer]:
         """Sends many calls, made by the transfers' *_call methods, and
@@ -830,6 +831,18 @@ def _pg_int64(where: str, v: object) -> int:
     raise ChoboError("CHOBO_UNEXPECTED", f"{where}: a balance of {describe(v)}")
 
 
+def _pg_call_id() -> str:
+    """A new call's id, sent last with an operation or expire. The server
+    keeps it with what the call did, so that a sending of the same call
+    again, with the same id, is answered what the first sending was
+    answered (done, or refused with its reason, for an operation; the
+    holds given back, for expire) rather than done_before or
+    already_refused. Each call gets one of its own: only the book's own
+    sendings again of that call share it. Text, which the statement casts
+    to uuid, so that both drivers send it alike."""
+    return str(uuid.uuid4())
+
+
 def _pg_call_flow(where: str, statement: str, params: tuple[object, ...], resend_for: float = 0.0) -> _PgFlow[Result]:
     row, again = yield from _pg_row_flow(where, statement, params, resend_for)
     outcome = parse_outcome(_pg_column(row, 0))
@@ -869,7 +882,8 @@ def _pg_expire_flow(statement: str, max: int, resend_for: float = 0.0) -> _PgFlo
         raise ChoboError(
             "CHOBO_BAD_ARGUMENT", f"expire: max must be a whole number from 0 to {EXPIRE_MAX}, got {describe(max)}"
         )
-    row, _ = yield from _pg_row_flow("expire", statement, (max,), resend_for)
+    # Made once for the call, so that every sending again of it carries it.
+    row, _ = yield from _pg_row_flow("expire", statement, (max, _pg_call_id()), resend_for)
     return _pg_int64("expire", _pg_column(row, 0))
 
 
@@ -996,7 +1010,10 @@ state or None (status), or the error the call alone would have raised."""
 class PgCall:
     """One call of a bulk, made by a transfer's *_call method and sent by
     the book's bulk: its statement and parameters (the tenant first), or
-    the error that kept the client from making it."""
+    the error that kept the client from making it. An operation's call id
+    is not among the parameters: a bulk gives it one each time it takes
+    it (_pg_with_id), so that one PgCall passed twice is two calls, never
+    one call answered twice."""
 
     where: str
     statement: str
@@ -1019,6 +1036,15 @@ def _pg_count_pipelined(n: int) -> None:
     global _pg_pipelined
     with _pg_retried_lock:
         _pg_pipelined += n
+
+
+def _pg_with_id(c: PgCall) -> PgCall:
+    """The call as a bulk sends it: an operation with a new call id last,
+    which its pipeline and any sending of it alone afterwards share; a
+    status, or a call the client could not make, as it is."""
+    if c.status or c.error is not None:
+        return c
+    return PgCall(c.where, c.statement, (*c.params, _pg_call_id()), c.status)
 
 
 def _pg_flow_of(c: PgCall, resend_for: float = 0.0) -> _PgFlow[PgAnswer]:
@@ -1096,6 +1122,11 @@ class _PgBase:
         check_size(where, self.tenant, values)
         return (self.tenant, *values)
 
+    def _call_params(self, where: str, values: Sequence[object]) -> tuple[object, ...]:
+        """An operation's parameters: those of _params, then a new call id,
+        made once here for the call and every sending of it again."""
+        return (*self._params(where, values), _pg_call_id())
+
     def make_call(
         self, where: str, statement: str, values: Callable[[], Sequence[object]], status: bool = False
     ) -> PgCall:
@@ -1117,7 +1148,12 @@ class PostgresBook(_PgBase):
     back (a retry there only meets 25P02, so the first error is raised).
 
     Every method takes the statement of the operation, with %s placeholders
-    of which the first is the tenant, and the call's values without it."""
+    of which the first is the tenant, and the call's values without it. An
+    operation's statement (do, hold, post, void) has one placeholder more,
+    last, and expire's one after max: the call id the book makes for each
+    call and sends with every sending of it, so that a call sent again
+    after a lost connection or a failure to serialize is answered what its
+    first sending was answered."""
 
     def __init__(self, conn: PgConnection | PgPool, tenant: str = "", resend_for: float | None = None) -> None:
         super().__init__(conn, tenant, "a DB-API 2 connection (psycopg or psycopg2)", resend_for)
@@ -1185,7 +1221,7 @@ class PostgresBook(_PgBase):
 
     def call(self, where: str, statement: str, values: Sequence[object]) -> Result:
         """Sends an operation (do, hold, post, void), whose row is (outcome, reason)."""
-        return self._run(_pg_call_flow(where, statement, self._params(where, values), self._resend_for))
+        return self._run(_pg_call_flow(where, statement, self._call_params(where, values), self._resend_for))
 
     def status(self, where: str, statement: str, values: Sequence[object]) -> HoldState | None:
         """Sends a status statement, whose row holds the state of a hold, None when there is none."""
@@ -1196,9 +1232,9 @@ class PostgresBook(_PgBase):
         return self._run(_pg_balance_flow(where, statement, self._params(where, values), self._resend_for))
 
     def expire(self, statement: str, max: int) -> int:
-        """Sends the book's expire statement, whose one parameter is max (no
-        tenant: it gives back holds of every tenant), and answers how many
-        holds past their deadline it gave back."""
+        """Sends the book's expire statement, whose parameters are max (no
+        tenant: it gives back holds of every tenant) and the call id, and
+        answers how many holds past their deadline it gave back."""
         return self._run(_pg_expire_flow(statement, max, self._resend_for))
 
     def _one(self, c: PgCall) -> PgAnswer:
@@ -1215,8 +1251,11 @@ class PostgresBook(_PgBase):
         each answered from its row; when one fails, the server undoes them
         all, and they go again one by one, each its own transaction, with
         the retries and errors of a single call. Elsewhere (psycopg2, a
-        pool, the caller's transaction) they go one by one."""
+        pool, the caller's transaction) they go one by one. Each operation
+        goes with a call id the bulk makes for it, and keeps it when it
+        goes again alone."""
         out: list[PgAnswer] = [c.error for c in calls]
+        calls = [_pg_with_id(c) for c in calls]
         send = [i for i, c in enumerate(calls) if c.error is None]
         alone = send
         if len(send) > 1 and _pg_pipelines(self._conn):
@@ -1328,7 +1367,7 @@ class AsyncPostgresBook(_PgBase):
 
     async def call(self, where: str, statement: str, values: Sequence[object]) -> Result:
         """Sends an operation (do, hold, post, void), whose row is (outcome, reason)."""
-        return await self._run(_pg_call_flow(where, statement, self._params(where, values), self._resend_for))
+        return await self._run(_pg_call_flow(where, statement, self._call_params(where, values), self._resend_for))
 
     async def status(self, where: str, statement: str, values: Sequence[object]) -> HoldState | None:
         """Sends a status statement, whose row holds the state of a hold, None when there is none."""
@@ -1339,8 +1378,9 @@ class AsyncPostgresBook(_PgBase):
         return await self._run(_pg_balance_flow(where, statement, self._params(where, values), self._resend_for))
 
     async def expire(self, statement: str, max: int) -> int:
-        """Sends the book's expire statement, whose one parameter is max, and
-        answers how many holds past their deadline it gave back."""
+        """Sends the book's expire statement, whose parameters are max and
+        the call id, and answers how many holds past their deadline it gave
+        back."""
         return await self._run(_pg_expire_flow(statement, max, self._resend_for))
 
     async def _one(self, c: PgCall) -> PgAnswer:
@@ -1354,6 +1394,7 @@ class AsyncPostgresBook(_PgBase):
     async def bulk(self, calls: Sequence[PgCall]) -> list[PgAnswer]:
         """PostgresBook.bulk, awaited."""
         out: list[PgAnswer] = [c.error for c in calls]
+        calls = [_pg_with_id(c) for c in calls]
         send = [i for i, c in enumerate(calls) if c.error is None]
         alone = send
         if len(send) > 1 and _pg_pipelines(self._conn):
