@@ -212,7 +212,10 @@ test("a bulk goes as one statement, its placeholders renumbered, and is answered
   assert.equal(db.sent.length, 1);
   assert.match(db.sent[0]!.text, /"t_do"\(\$5, \$6, \$7, \$8::pg_catalog\.uuid\)/);
   assert.match(db.sent[0]!.text, /"t_status"\(\$9, \$10\)/);
-  const [id1, id2] = [calls[0]!.values[3], calls[1]!.values[3]];
+  const [id1, id2] = [db.sent[0]!.values[3], db.sent[0]!.values[7]];
+  assert.match(String(id1), UUID4);
+  assert.match(String(id2), UUID4);
+  assert.notEqual(id1, id2);
   assert.deepEqual(db.sent[0]!.values, ["", "k1", 5n, id1, "", "k2", 9n, id2, "", "k1"]);
 });
 
@@ -303,15 +306,8 @@ test("status and balance send no id", async () => {
   assert.deepEqual(db.sent.map((q) => q.values), [["", "k1"], ["", "a"], ["", "k1", "", "k2"]]);
 });
 
-test("each call of a bulk has its own id, made with the call and kept when the call goes again alone", async () => {
-  const two = () => [makeCall("t.do", DO, false, () => ["", "k1", 5n]), makeCall("t.do", DO, false, () => ["", "k1", 5n])];
-  const calls = two();
-  const [id1, id2] = calls.map((c) => c.values[3]);
-  assert.match(String(id1), UUID4);
-  assert.match(String(id2), UUID4);
-  assert.notEqual(id1, id2);
-  const others = two().map((c) => c.values[3]);
-  assert.ok(!others.includes(id1) && !others.includes(id2));
+test("each call of a bulk gets its own id as the bulk takes it, kept when the call goes again alone", async () => {
+  const calls = [makeCall("t.do", DO, false, () => ["", "k1", 5n]), makeCall("t.do", DO, false, () => ["", "k1", 5n])];
   // Lost while out, then each alone: the first once more after a retry.
   const lost = pool(
     scripted(
@@ -325,10 +321,18 @@ test("each call of a bulk has its own id, made with the call and kept when the c
     { result: "done", resent: true },
     { result: "done", resent: true },
   ]);
+  const [id1, id2] = [lost.sent[0]!.values[3], lost.sent[0]!.values[7]];
+  assert.match(String(id1), UUID4);
+  assert.match(String(id2), UUID4);
+  assert.notEqual(id1, id2);
   assert.deepEqual(lost.sent[0]!.values, ["", "k1", 5n, id1, "", "k1", 5n, id2]);
   assert.deepEqual(lost.sent.slice(1).map(lastOf), [id1, id1, id2]);
-  // A statement that failed: the calls go alone with the ids they had in it.
+  // The same calls in another bulk are new calls, with new ids; a statement
+  // that failed sends them alone with the ids they had in it.
   const failed = scripted(pgError("22003"), [{ result: "done", reason: null }], [{ result: "refused", reason: "short" }]);
   await bulk(failed, calls);
-  assert.deepEqual(failed.sent.map(lastOf), [id2, id1, id2]);
+  const [id3, id4] = [failed.sent[0]!.values[3], failed.sent[0]!.values[7]];
+  assert.ok(![id1, id2].includes(id3) && ![id1, id2].includes(id4) && id3 !== id4);
+  assert.deepEqual(failed.sent.map(lastOf), [id4, id3, id4]);
 });
+

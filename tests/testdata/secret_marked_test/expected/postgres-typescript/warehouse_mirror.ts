@@ -842,7 +842,7 @@ export async function expire(db: Queryable, text: string, max: number = DEFAULT_
 export interface PgCall {
   readonly where: string;
   readonly text: string;
-  /** What is sent: an operation's values end with its call id, made with the call, so that every sending of it carries the same. */
+  /** What is sent after the statement's text; an operation's call id is not among them: bulk gives each call its id as it takes it. */
   readonly values: readonly unknown[];
   /** A status, answered with a hold state rather than a result. */
   readonly status: boolean;
@@ -859,15 +859,13 @@ function asError(err: unknown): Error {
 
 /**
  * makeCall is one call of a bulk; an error of its values is the call's
- * answer, never thrown. An operation gets its id here, once: a bulk that
- * sends the call again alone, or the same PgCall in a bulk again, sends
- * it as the same call.
+ * answer, never thrown.
  */
 export function makeCall(where: string, text: string, status: boolean, values: () => unknown[]): PgCall {
   try {
     const v = values();
     checkSize(where, v[0], v.slice(1));
-    return { where, text, values: status ? v : [...v, callId()], status };
+    return { where, text, values: v, status };
   } catch (err) {
     return { where, text, values: [], status, error: asError(err) };
   }
@@ -953,7 +951,11 @@ function answerOf<R extends string>(c: PgCall, row: unknown[]): PgAnswer<R> {
  * failure has spoilt, nothing goes again: every call of the statement is
  * answered with its error, and the caller rolls back.
  */
-export async function bulk<R extends string>(db: Queryable, calls: readonly PgCall[]): Promise<PgAnswer<R>[]> {
+export async function bulk<R extends string>(db: Queryable, given: readonly PgCall[]): Promise<PgAnswer<R>[]> {
+  // Each operation gets its call id as the bulk takes it, and keeps it
+  // when it goes again alone: the same PgCall given twice, in one bulk or
+  // two, is two calls, as in the Go and Python books.
+  const calls = given.map((c) => (c.status || c.error !== undefined ? c : { ...c, values: [...c.values, callId()] }));
   const out: PgAnswer<R>[] = calls.map((c) => c.error ?? null);
   const send = calls.flatMap((c, i) => (c.error === undefined ? [i] : []));
   for (let k = 0; k < send.length; k += BULK_STATEMENT_MAX) {
