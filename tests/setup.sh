@@ -261,7 +261,8 @@ fi
 # machine, well under a second when it is there. It needs root. The Bazel
 # tests run their actions inside that chroot, so the chroot gets its own
 # PostgreSQL server for the conformance tests, with plpgsql_check for
-# tests/plpgsql_check_test.go, and npm (with node) for the toolchain that
+# tests/plpgsql_check_test.go, PgBouncer for the tests behind a pooler,
+# and npm (with node) for the toolchain that
 # fetches a version-pinned server (examples/workspace).
 if [ "$(id -u)" = 0 ]; then
   # plpgsql_check's package is named after the chroot server's major
@@ -277,7 +278,7 @@ if [ "$(id -u)" = 0 ]; then
   chroot_pkgs() {
     local major
     major=$(chroot_pg_major)
-    echo "postgresql${major:+ postgresql-$major-plpgsql-check} npm${CHOBO_BAZEL_EXTRA_PKGS:+ $CHOBO_BAZEL_EXTRA_PKGS}"
+    echo "postgresql${major:+ postgresql-$major-plpgsql-check} pgbouncer npm${CHOBO_BAZEL_EXTRA_PKGS:+ $CHOBO_BAZEL_EXTRA_PKGS}"
   }
   pkgs=$(chroot_pkgs)
   CHOBO_BAZEL_EXTRA_PKGS="$pkgs" bash tests/setup/bazel.sh
