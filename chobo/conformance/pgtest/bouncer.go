@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -41,7 +42,8 @@ type Bouncer struct {
 
 	server *Server
 	prog   string
-	dir    string // holds the ini, the user list and the log
+	quit   syscall.Signal // what ends this PgBouncer at once (stopSignal)
+	dir    string         // holds the ini, the user list and the log
 	ini    string
 	log    string
 
@@ -92,7 +94,7 @@ func LaunchBouncer(s *Server, mode string, roles ...string) (*Bouncer, error) {
 		return nil, fmt.Errorf("pgtest: %v", err)
 	}
 	b := &Bouncer{
-		Port: port, Mode: mode, server: s, prog: prog, dir: dir,
+		Port: port, Mode: mode, server: s, prog: prog, quit: stopSignal(prog), dir: dir,
 		ini: filepath.Join(dir, "pgbouncer.ini"),
 		log: filepath.Join(dir, "pgbouncer.log"),
 	}
@@ -205,14 +207,14 @@ func (b *Bouncer) start() error {
 	}
 }
 
-// kill ends the running pgbouncer at once (SIGTERM: its immediate
-// shutdown, which closes every client and server connection) and waits
-// for it; b.mu is held.
+// kill ends the running pgbouncer at once (its immediate shutdown, which
+// closes every client and server connection) and waits for it; b.mu is
+// held.
 func (b *Bouncer) kill() {
 	if b.cmd == nil {
 		return
 	}
-	_ = b.cmd.Process.Signal(syscall.SIGTERM)
+	_ = b.cmd.Process.Signal(b.quit)
 	select {
 	case <-b.done:
 	case <-time.After(stopWait):
@@ -269,4 +271,24 @@ func freePort() (int, error) {
 	}
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// stopSignal is the signal that shuts prog down at once. PgBouncer 1.23
+// made SIGTERM wait for every client to leave, and gave the immediate
+// shutdown SIGTERM had until then to SIGQUIT; Debian 12 has 1.18, a newer
+// Debian 1.26. A version that cannot be read is taken as a new one.
+func stopSignal(prog string) syscall.Signal {
+	out, err := exec.Command(prog, "--version").Output()
+	if err != nil {
+		return syscall.SIGQUIT
+	}
+	var major, minor int
+	line, _, _ := strings.Cut(string(out), "\n")
+	if _, err := fmt.Sscanf(line, "PgBouncer %d.%d", &major, &minor); err != nil {
+		return syscall.SIGQUIT
+	}
+	if major == 1 && minor < 23 {
+		return syscall.SIGTERM
+	}
+	return syscall.SIGQUIT
 }
