@@ -957,30 +957,31 @@ _pg_async_locks: weakref.WeakKeyDictionary[object, asyncio.Lock] = weakref.WeakK
 _pg_locks_guard = threading.Lock()
 
 
-def _pg_lock_of(conn: object) -> threading.Lock:
-    """The lock of the books over conn. A connection that cannot be
-    referred to weakly gets one for each book: its books do not take turns
-    with one another."""
+_PgLockT = TypeVar("_PgLockT")
+
+
+def _pg_lock_in(locks: weakref.WeakKeyDictionary[object, _PgLockT], conn: object, make: Callable[[], _PgLockT]) -> _PgLockT:
+    """The lock in locks of the books over conn, made by make the first
+    time. A connection that cannot be referred to weakly gets one for each
+    book: its books do not take turns with one another."""
     with _pg_locks_guard:
         try:
-            lock = _pg_locks.get(conn)
+            lock = locks.get(conn)
             if lock is None:
-                lock = _pg_locks[conn] = threading.Lock()
+                lock = locks[conn] = make()
         except TypeError:
-            lock = threading.Lock()
+            lock = make()
         return lock
+
+
+def _pg_lock_of(conn: object) -> threading.Lock:
+    """The lock of the blocking books over conn."""
+    return _pg_lock_in(_pg_locks, conn, threading.Lock)
 
 
 def _pg_async_lock_of(conn: object) -> asyncio.Lock:
-    """The asyncio lock of the async books over conn, as _pg_lock_of."""
-    with _pg_locks_guard:
-        try:
-            lock = _pg_async_locks.get(conn)
-            if lock is None:
-                lock = _pg_async_locks[conn] = asyncio.Lock()
-        except TypeError:
-            lock = asyncio.Lock()
-        return lock
+    """The asyncio lock of the async books over conn."""
+    return _pg_lock_in(_pg_async_locks, conn, asyncio.Lock)
 
 
 async def _pg_out(where: str, sending: Awaitable[_PgT]) -> _PgT:
