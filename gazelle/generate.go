@@ -2,7 +2,6 @@ package gazelle
 
 import (
 	"log"
-	"os"
 	"path"
 	"path/filepath"
 	"sort"
@@ -31,9 +30,10 @@ const docScenarioSuffix = ".more.json"
 // that holds one book; with more, each is <book>_conformance.
 const soleConformanceName = "conformance"
 
-// book is one .book file of a directory and the names of its targets.
+// book is one .book file of a directory, the names of its targets and
+// the language of its pages.
 type book struct {
-	file, stem, name string
+	file, stem, name, lang string
 }
 
 // GenerateRules writes, for every .book file of the directory, a
@@ -51,7 +51,7 @@ func (*choboLang) GenerateRules(args language.GenerateArgs) language.GenerateRes
 	for _, f := range args.RegularFiles {
 		files[f] = true
 	}
-	books := findBooks(args.Dir, args.RegularFiles)
+	books := findBooks(args.Dir, args.RegularFiles, files)
 	base := baseImportPath(args.Config, args.Rel)
 	for _, b := range books {
 		for _, r := range bookRules(b, cc, base, files, len(books) == 1) {
@@ -65,8 +65,9 @@ func (*choboLang) GenerateRules(args language.GenerateArgs) language.GenerateRes
 
 // findBooks lists the books among a directory's files, sorted by file
 // name. A book whose name another book already took is left out, with a
-// message.
-func findBooks(dir string, regularFiles []string) []book {
+// message. Each book is read up to its `book` line, for the language of
+// its pages and, when its file name is not ASCII, for its target name.
+func findBooks(dir string, regularFiles []string, files map[string]bool) []book {
 	var names []string
 	for _, f := range regularFiles {
 		if strings.HasSuffix(f, bookExt) && len(f) > len(bookExt) {
@@ -78,20 +79,17 @@ func findBooks(dir string, regularFiles []string) []book {
 	var out []book
 	for _, f := range names {
 		stem := strings.TrimSuffix(f, bookExt)
-		var source []byte
-		if !isASCII(stem) {
-			source, _ = os.ReadFile(filepath.Join(dir, f))
-		}
-		name := bookName(f, source)
+		declared := readDeclaredName(filepath.Join(dir, f))
+		name := bookName(f, declared)
 		if !isASCII(f) {
-			log.Print(renameWarning(dir, f, name))
+			log.Print(renameWarning(dir, f, name, declared, files))
 		}
 		if other, ok := taken[name]; ok {
 			log.Printf("%s: chobo: %s and %s both make targets named %s; %s gets none (rename one)", dir, other, f, name, f)
 			continue
 		}
 		taken[name] = f
-		out = append(out, book{file: f, stem: stem, name: name})
+		out = append(out, book{file: f, stem: stem, name: name, lang: bookLang(f, declared)})
 	}
 	return out
 }
@@ -151,7 +149,7 @@ func bookRules(b book, cc *choboConfig, base string, files map[string]bool, sole
 		d := rule.NewRule(docKind, docName(b.name, f))
 		d.SetAttr("book", ":"+b.name)
 		d.SetAttr("format", f)
-		if l := bookLang(b.file); l != defaultLang {
+		if l := b.lang; l != defaultLang {
 			d.SetAttr("lang", l)
 		}
 		// The page shows the team's scenarios, not a list that chobo

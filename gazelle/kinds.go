@@ -48,8 +48,9 @@ var choboKinds = map[string]rule.KindInfo{
 	// A book has one page per format, so a page is matched by name only:
 	// matched by book, the page of a format newly turned on would be
 	// merged into the page of another. lang is the user's: Gazelle writes
-	// it when it creates the rule (from the file name) and keeps what is
-	// there after.
+	// it when it creates the rule (from the book's name, bookLang) and
+	// keeps what is there after, so a page in the other language set by
+	// hand stays so.
 	docKind: {
 		NonEmptyAttrs:   map[string]bool{"book": true},
 		SubstituteAttrs: map[string]bool{"book": true},

@@ -2,12 +2,14 @@ package gazelle
 
 import (
 	"bufio"
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io"
+	"os"
 	"path/filepath"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	bzl "github.com/bazelbuild/buildtools/build"
@@ -20,18 +22,39 @@ const bookExt = ".book"
 // told otherwise.
 const defaultLang = "en"
 
-// bookLang is the language of the page Gazelle asks for a book: ja for a
-// file whose name ends in .ja.book (inventory.ja.book), else en. The
-// book's text is not read for it.
-func bookLang(file string) string {
-	if strings.HasSuffix(file, ".ja"+bookExt) {
+// bookLang is the language of the page Gazelle asks for a book, from
+// what the book says of itself: ja when the name on its `book` line has
+// kana or kanji (book 在庫管理 v1), whatever the file is called; also ja
+// for a file whose name ends in .ja.book, the older sign that still holds
+// for a Japanese book with an ASCII name; else en.
+//
+// A book's keywords are English in either language, so its names are
+// what tell, and the one on the `book` line is read first and is the
+// name of all: its SQL, its clients and its pages are called after it.
+// The file name alone (注文.book holding `book orders v1`) does not make
+// a page Japanese: the page is about the text, and Bazel 7 wants that
+// file renamed to ASCII, which must not change the page's language.
+func bookLang(file, declared string) string {
+	if strings.HasSuffix(file, ".ja"+bookExt) || isJapanese(declared) {
 		return "ja"
 	}
 	return defaultLang
 }
 
+// isJapanese reports whether s has a letter of a Japanese script:
+// hiragana, katakana (half-width too) or kanji. chobo's pages come in
+// English and Japanese only, so kanji alone count as Japanese.
+func isJapanese(s string) bool {
+	for _, r := range s {
+		if unicode.In(r, unicode.Hiragana, unicode.Katakana, unicode.Han) {
+			return true
+		}
+	}
+	return false
+}
+
 // bookName is the base of every target name of a book, made from its file
-// name so that it is known without reading the book:
+// name so that it stays as it is while the book's text changes:
 //
 //   - an ASCII stem is kept, each character that is not a letter, digit or
 //     underscore made "_" (inventory.ja.book: inventory_ja);
@@ -43,27 +66,73 @@ func bookLang(file string) string {
 //   - a name that would start with a digit starts with book_ instead, so
 //     that it is a Go package name too.
 //
-// source is the book's text, or nil when it cannot be read.
-func bookName(file string, source []byte) string {
+// declared is the name on the book's `book` line, "" when it has none.
+func bookName(file, declared string) string {
 	stem := strings.TrimSuffix(file, bookExt)
 	if isASCII(stem) {
 		return identifier(stem)
 	}
-	if d := declaredName(source); d != "" && isASCII(d) {
-		return identifier(d)
+	if declared != "" && isASCII(declared) {
+		return identifier(declared)
 	}
 	sum := sha256.Sum256([]byte(stem))
 	return "book_" + hex.EncodeToString(sum[:4])
 }
 
 // renameWarning says why a book whose file name is not ASCII will not
-// build, and the name to give the file: Bazel 7 reads such a name in a
-// BUILD file differently from the name on disk and stops at "missing input
-// file". The name offered is the book's target name, so renaming keeps
-// every target as it is.
-func renameWarning(dir, file, name string) string {
-	return fmt.Sprintf("%s: chobo: Bazel 7 cannot take a file name that is not ASCII as a source, so the build of %s would stop at `missing input file`; rename the file to %s%s (the book keeps the name on its book line, and its targets keep theirs)",
-		filepath.Join(dir, file), file, name, bookExt)
+// build, and how to rename it: Bazel 7 reads such a name in a BUILD file
+// differently from the name on disk and stops at "missing input file".
+// The files named after the book (its baseline, its scenarios) go with
+// it, or Gazelle no longer finds them; files lists the directory's files.
+//
+// The name offered is the book's target name when that came from its
+// `book` line, so that renaming keeps every target as it is. A book named
+// in Japanese gives no name to offer: kanji have no one reading to spell
+// them in ASCII, and the hash the targets are named after until then says
+// nothing to a reader. The message then shows the command with NAME in
+// its place and what NAME becomes.
+func renameWarning(dir, file, name, declared string, files map[string]bool) string {
+	stem := strings.TrimSuffix(file, bookExt)
+	why := fmt.Sprintf("%s: chobo: Bazel 7 cannot take a file name that is not ASCII as a source, so the build of %s would stop at `missing input file`",
+		filepath.Join(dir, file), file)
+	// What follows the stem in each file to rename: the book first.
+	tails := []string{bookExt}
+	for _, s := range append([]string{baselineSuffix}, scenarioSuffixes...) {
+		if files[stem+s] {
+			tails = append(tails, s)
+		}
+	}
+	mv := func(to string) string {
+		var cmds []string
+		for _, t := range tails {
+			cmds = append(cmds, fmt.Sprintf("mv %s %s", shellWord(stem+t), shellWord(to+t)))
+		}
+		return strings.Join(cmds, " && ")
+	}
+	if declared != "" && isASCII(declared) && name == identifier(declared) && !files[name+bookExt] {
+		return fmt.Sprintf("%s; rename it after the name on its book line: %s (its targets keep their names: %s, %s_sql, ...)",
+			why, mv(name), name, name)
+	}
+	hint, instead := "", fmt.Sprintf(" instead of %s, %s_sql, ...", name, name)
+	switch {
+	case declared == "":
+	case isASCII(declared):
+		// Another book has the name; findBooks says this one gets none.
+		hint, instead = fmt.Sprintf(" (%s, after its book line, is another file's)", name+bookExt), ""
+	default:
+		hint = fmt.Sprintf(" (%s in romaji, for one)", declared)
+	}
+	return fmt.Sprintf("%s; give it a name of ASCII letters, digits and _%s: %s, with that name for NAME. Its targets are then called NAME, NAME_sql, ...%s; the SQL, the clients and the pages keep the names they take from the book line",
+		why, hint, mv("NAME"), instead)
+}
+
+// shellWord is s as one word of a shell command, quoted when it has a
+// character the shell would read otherwise.
+func shellWord(s string) string {
+	if !strings.ContainsAny(s, " \t\n'\"\\$`!*?[]{}()<>|&;#~=%") {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // identifier makes an ASCII string a target and Go package name.
@@ -92,10 +161,27 @@ func isASCII(s string) bool {
 	return true
 }
 
+// headLimit bounds what Gazelle reads of a book looking for its `book`
+// line, which comes before every declaration: past the comments at the
+// head of any book that is written by hand.
+const headLimit = 1 << 20
+
+// readDeclaredName is the name on the `book` line of the book at path,
+// reading no further than that line; "" when the file cannot be read or
+// has no such line, which the compiler reports when it builds the book.
+func readDeclaredName(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	return declaredName(io.LimitReader(f, headLimit))
+}
+
 // declaredName is the name on a book's `book <name> v<N>` line: the first
 // line that is neither blank nor a comment. "" when there is none.
-func declaredName(source []byte) string {
-	sc := bufio.NewScanner(bytes.NewReader(source))
+func declaredName(r io.Reader) string {
+	sc := bufio.NewScanner(r)
 	for sc.Scan() {
 		line := strings.TrimSpace(sc.Text())
 		if line == "" || strings.HasPrefix(line, "#") {
