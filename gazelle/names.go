@@ -25,8 +25,9 @@ const defaultLang = "en"
 // bookLang is the language of the page Gazelle asks for a book, from
 // what the book says of itself: ja when the name on its `book` line has
 // kana or kanji (book 在庫管理 v1), whatever the file is called; also ja
-// for a file whose name ends in .ja.book, the older sign that still holds
-// for a Japanese book with an ASCII name; else en.
+// for a file whose name ends in .ja.book, the mark of a Japanese twin of
+// an English book (inventory.ja.book beside inventory.book), whatever its
+// book line says; else en.
 //
 // A book's keywords are English in either language, so its names are
 // what tell, and the one on the `book` line is read first and is the
@@ -54,7 +55,8 @@ func isJapanese(s string) bool {
 }
 
 // bookName is the base of every target name of a book, made from its file
-// name so that it stays as it is while the book's text changes:
+// name where that can be one, so that the targets are named as the file
+// is:
 //
 //   - an ASCII stem is kept, each character that is not a letter, digit or
 //     underscore made "_" (inventory.ja.book: inventory_ja);
