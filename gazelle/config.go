@@ -150,19 +150,36 @@ func joinedName(key, value string) (string, bool) {
 }
 
 // unknownDirective is the error for a directive chobo does not know, when
-// its name starts like chobo's: chobo_clients, Chobo-doc. Every other name
+// its name starts like chobo's: chobo_clients, Chobo-doc, and chobbo_client
+// or chob_doc, whose first word is one letter off. Every other name
 // belongs to Gazelle or another language, which report it themselves.
 // Gazelle itself logs a name that no language knows as an unknown
 // directive, and stops on it only with -strict; this adds what was meant,
-// and stops always.
+// and stops always: going on would write the BUILD files by the defaults.
 func unknownDirective(key string) error {
-	if !strings.HasPrefix(strings.ToLower(key), languageName) {
+	if !startsLikeChobo(key) {
 		return nil
 	}
 	if d, ok := nearest(key, choboDirectives); ok {
 		return fmt.Errorf("gazelle:%s is not a directive of chobo; did you mean # gazelle:%s?", key, d)
 	}
 	return fmt.Errorf("gazelle:%s is not a directive of chobo; chobo's are %s", key, strings.Join(choboDirectives, ", "))
+}
+
+// startsLikeChobo reports whether a directive's name starts with chobo, or
+// with a first word (its letters up to the first that is not one) a
+// letter off chobo. Two letters off would take in words of their own
+// (combo, cobol), which may name another language's directives.
+func startsLikeChobo(key string) bool {
+	k := strings.ToLower(key)
+	if strings.HasPrefix(k, languageName) {
+		return true
+	}
+	head := k
+	if i := strings.IndexFunc(k, func(r rune) bool { return r < 'a' || r > 'z' }); i >= 0 {
+		head = k[:i]
+	}
+	return edits([]rune(head), []rune(languageName)) == 1
 }
 
 // apply sets what one directive says; on an error it changes nothing.

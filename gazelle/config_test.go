@@ -169,6 +169,13 @@ func TestUnknownDirectives(t *testing.T) {
 		{"chobo_conformence", "did you mean # gazelle:chobo_conformance?"},
 		{"choboo", "did you mean # gazelle:chobo?"},
 		{"chobo_targets", "chobo's are chobo, chobo_client, chobo_importpath, chobo_conformance, chobo_doc"},
+		// The first word a letter off chobo: still chobo's.
+		{"chobbo_client", "did you mean # gazelle:chobo_client?"},
+		{"chob_doc", "did you mean # gazelle:chobo_doc?"},
+		{"cobo_conformance", "did you mean # gazelle:chobo_conformance?"},
+		{"chbo_clinet", "did you mean # gazelle:chobo_client?"},
+		{"Chobbo", "did you mean # gazelle:chobo?"},
+		{"chbo_targets", "chobo's are chobo, "},
 	} {
 		err := unknownDirective(tc.key)
 		if err == nil {
@@ -179,7 +186,9 @@ func TestUnknownDirectives(t *testing.T) {
 			t.Errorf("%s: %q, want it to name the directive and say %q", tc.key, err, tc.want)
 		}
 	}
-	for _, key := range []string{"prefix", "go_naming_convention", "proto", "resolve", "exclude", "clients", "chobbo"} {
+	// Two letters off chobo is a word of its own, perhaps another
+	// language's.
+	for _, key := range []string{"prefix", "go_naming_convention", "proto", "resolve", "exclude", "clients", "combo", "cobol_version", "chobbbo", "js_root", "python_root"} {
 		if err := unknownDirective(key); err != nil {
 			t.Errorf("%s is not chobo's, yet: %v", key, err)
 		}

@@ -56,6 +56,16 @@ var badDirectiveCases = []struct {
 		},
 	},
 	{
+		name: "a misspelt chobo in a directive name",
+		edit: func(t *testing.T, dir string) {
+			replaceIn(t, dir, "BUILD.bazel", "gazelle:chobo_client ", "gazelle:chobbo_client ")
+		},
+		want: []string{
+			"BUILD.bazel: unknown directive: gazelle:chobbo_client",
+			"BUILD.bazel: gazelle:chobbo_client is not a directive of chobo; did you mean # gazelle:chobo_client?",
+		},
+	},
+	{
 		name: "a wrong directive below, another BUILD file missing",
 		edit: func(t *testing.T, dir string) {
 			replaceIn(t, dir, "ledger/BUILD.bazel", "chobo_book(", "# gazelle:chobo-doc html\n\nchobo_book(")

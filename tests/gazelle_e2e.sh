@@ -102,6 +102,8 @@ bad_directive BUILD.bazel 'chobo_client postgres-go tigerbeetle-go' 'chobo_clien
   'unknown client target "typescrpt"; did you mean postgres-typescript?'
 bad_directive BUILD.bazel 'gazelle:chobo_client ' 'gazelle:chobo_clients ' \
   'gazelle:chobo_clients is not a directive of chobo; did you mean # gazelle:chobo_client?'
+bad_directive BUILD.bazel 'gazelle:chobo_client ' 'gazelle:chobbo_client ' \
+  'gazelle:chobbo_client is not a directive of chobo; did you mean # gazelle:chobo_client?'
 bad_directive ledger/BUILD.bazel '^chobo_book(' '# gazelle:chobo-doc html\nchobo_book(' \
   'gazelle:chobo-doc is not a directive of chobo; did you mean # gazelle:chobo_doc?'
 no_change "the BUILD files changed while the directives were being put back"
