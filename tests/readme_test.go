@@ -265,6 +265,50 @@ func newWalker(t *testing.T, file string) *walker {
 	return w
 }
 
+// TestInstallFromCheckoutWithGoInstall runs the other way "Install"
+// gives to build chobo in a checkout, `go install ./chobo/cmd/chobo`,
+// and finds chobo where the README says it lands.
+func TestInstallFromCheckoutWithGoInstall(t *testing.T) {
+	if os.Getenv("TEST_SRCDIR") != "" {
+		t.Skip("SKIP: under Bazel the go command is not at hand")
+	}
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("SKIP: no go command")
+	}
+	const line = "go install ./chobo/cmd/chobo"
+	for _, file := range []string{"README.md", "README.ja.md"} {
+		if text, _ := installSection(t, file); !strings.Contains(text, "`"+line+"`") || !strings.Contains(text, "`$(go env GOPATH)/bin`") {
+			t.Fatalf("%s: Install no longer gives `%s` and where it puts chobo", file, line)
+		}
+	}
+	repo, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkout, gopath := copyCheckout(t, repo), t.TempDir()
+	cmd := exec.Command("bash", "-c", line)
+	cmd.Dir = checkout
+	cmd.Env = append(os.Environ(), "GOPATH="+gopath, "GOBIN=", "GOFLAGS=-mod=mod", "GOWORK=off", "GOPROXY=off",
+		"GOMODCACHE="+strings.TrimSpace(mustOutput(t, goBin, "env", "GOMODCACHE")))
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("`%s` in a checkout: %v\n%s", line, err, out)
+	}
+	if got := mustOutput(t, filepath.Join(gopath, "bin", "chobo"), "--version"); got != "chobo 0.1.0\n" {
+		t.Errorf("the chobo in $(go env GOPATH)/bin says %q", got)
+	}
+}
+
+// mustOutput is what a command prints on its standard output.
+func mustOutput(t *testing.T, name string, args ...string) string {
+	t.Helper()
+	out, err := exec.Command(name, args...).Output()
+	if err != nil {
+		t.Fatalf("%s %s: %v", name, strings.Join(args, " "), err)
+	}
+	return string(out)
+}
+
 // indented is one indented code block of a Markdown file: the commands
 // the READMEs give to copy.
 type indented struct {
