@@ -106,6 +106,19 @@ func (w *walker) walkStandIn(line string) bool {
 			w.t.Fatalf("%s: DATABASE_URL is set before any server is started", w.file)
 		}
 		return true
+	case strings.HasPrefix(line, "export "):
+		// Each line runs in a shell of its own, so what a line exports
+		// is carried to the next by the walk.
+		name, _, ok := strings.Cut(strings.TrimPrefix(line, "export "), "=")
+		if !ok || strings.ContainsAny(name, " \t\"'$") {
+			w.t.Fatalf("%s: %q: the walk takes one variable an export line", w.file, line)
+		}
+		out, errOut, err := w.sh(line + ` && printf %s "$` + name + `"`)
+		if err != nil {
+			w.t.Fatalf("%s: `%s`: %v\n%s", w.file, line, err, errOut)
+		}
+		w.setenv(name, out)
+		return true
 	case strings.HasPrefix(line, "npm install "):
 		// Offline: the packages the TypeScript runtime pins, the
 		// versions the README names.
@@ -147,13 +160,6 @@ func (w *walker) step(at int, line string) {
 	}
 	if out, errOut, err := w.sh(line); err != nil {
 		w.t.Fatalf("%s:%d: `%s`: %v\n%s%s", w.file, at, line, err, out, errOut)
-	}
-	if strings.HasPrefix(line, "go mod init ") {
-		// chobo is not fetched from its public address here: the
-		// module is this checkout, which `go get .` then finds.
-		if out, errOut, err := w.sh("go mod edit -replace github.com/chobo-lang/chobo=" + w.repo); err != nil {
-			w.t.Fatalf("go mod edit: %v\n%s%s", err, out, errOut)
-		}
 	}
 }
 
@@ -203,10 +209,11 @@ func (w *walker) follow(fences []fence) (commands, transcripts int) {
 	return commands, transcripts
 }
 
-// newWalker prepares an empty folder and the environment of a walk: chobo
-// built from this checkout and the Python runtime's virtual environment
-// first on PATH, Go's modules from the local module cache only, pip and
-// npm offline.
+// newWalker prepares an empty folder and the environment of a walk: the
+// README's "Install" followed in a copy of this checkout (chobo built
+// there and put first on PATH, CHOBO_SRC naming the copy), the Python
+// runtime's virtual environment on PATH, Go's modules from the local
+// module cache only, pip and npm offline.
 func newWalker(t *testing.T, file string) *walker {
 	if os.Getenv("TEST_SRCDIR") != "" {
 		t.Skip("SKIP: under Bazel the go command, the module cache and the language runtimes are not at hand")
@@ -226,29 +233,186 @@ func newWalker(t *testing.T, file string) *walker {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bin := t.TempDir()
-	build := exec.Command(goBin, "build", "-o", filepath.Join(bin, "chobo"), "./chobo/cmd/chobo")
-	build.Dir = repo
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build chobo: %v\n%s", err, out)
-	}
 	cache, err := exec.Command(goBin, "env", "GOMODCACHE").Output()
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := &walker{t: t, file: file, repo: repo, dir: t.TempDir(), env: os.Environ()}
+	checkout := copyCheckout(t, repo)
+	w := &walker{t: t, file: file, repo: checkout, dir: checkout, env: os.Environ()}
 	sep := string(os.PathListSeparator)
-	w.setenv("PATH", bin+sep+filepath.Dir(pyTools.python)+sep+filepath.Dir(goBin)+sep+w.getenv("PATH"))
+	w.setenv("PATH", filepath.Dir(pyTools.python)+sep+filepath.Dir(goBin)+sep+w.getenv("PATH"))
 	w.setenv("GOPROXY", "file://"+filepath.Join(strings.TrimSpace(string(cache)), "cache", "download"))
 	w.setenv("GOSUMDB", "off")
-	w.setenv("GOFLAGS", "")
+	w.setenv("GOFLAGS", "-mod=mod")
 	w.setenv("GOWORK", "off")
 	w.setenv("PIP_NO_INDEX", "1")
 	w.setenv("PIP_DISABLE_PIP_VERSION_CHECK", "1")
 	w.setenv("npm_config_offline", "true")
 	w.setenv("npm_config_update_notifier", "false")
 	w.setenv("CHOBO_LANG", "")
+	w.setenv("CHOBO_SRC", "")
+	install := installCommands(t, file)
+	for i, l := range install.lines {
+		w.step(install.line+i, l)
+	}
+	if got := w.getenv("CHOBO_SRC"); got != checkout {
+		t.Fatalf("%s: after \"Install\", CHOBO_SRC is %q, not the checkout %s", file, got, checkout)
+	}
+	if out, errOut, err := w.sh("command -v chobo && chobo --version"); err != nil || !strings.HasPrefix(out, filepath.Join(checkout, "bin", "chobo")+"\n") {
+		t.Fatalf("%s: after \"Install\", chobo on PATH is not the one built in the checkout's bin: %v\n%s%s", file, err, out, errOut)
+	}
+	w.dir = t.TempDir()
 	return w
+}
+
+// TestInstallFromCheckoutWithGoInstall runs the other way "Install"
+// gives to build chobo in a checkout, `go install ./chobo/cmd/chobo`,
+// and finds chobo where the README says it lands.
+func TestInstallFromCheckoutWithGoInstall(t *testing.T) {
+	if os.Getenv("TEST_SRCDIR") != "" {
+		t.Skip("SKIP: under Bazel the go command is not at hand")
+	}
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("SKIP: no go command")
+	}
+	const line = "go install ./chobo/cmd/chobo"
+	for _, file := range []string{"README.md", "README.ja.md"} {
+		if text, _ := installSection(t, file); !strings.Contains(text, "`"+line+"`") || !strings.Contains(text, "`$(go env GOPATH)/bin`") {
+			t.Fatalf("%s: Install no longer gives `%s` and where it puts chobo", file, line)
+		}
+	}
+	repo, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkout, gopath := copyCheckout(t, repo), t.TempDir()
+	cmd := exec.Command("bash", "-c", line)
+	cmd.Dir = checkout
+	cmd.Env = append(os.Environ(), "GOPATH="+gopath, "GOBIN=", "GOFLAGS=-mod=mod", "GOWORK=off", "GOPROXY=off",
+		"GOMODCACHE="+strings.TrimSpace(mustOutput(t, goBin, "env", "GOMODCACHE")))
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("`%s` in a checkout: %v\n%s", line, err, out)
+	}
+	if got := mustOutput(t, filepath.Join(gopath, "bin", "chobo"), "--version"); got != "chobo 0.1.0\n" {
+		t.Errorf("the chobo in $(go env GOPATH)/bin says %q", got)
+	}
+}
+
+// mustOutput is what a command prints on its standard output.
+func mustOutput(t *testing.T, name string, args ...string) string {
+	t.Helper()
+	out, err := exec.Command(name, args...).Output()
+	if err != nil {
+		t.Fatalf("%s %s: %v", name, strings.Join(args, " "), err)
+	}
+	return string(out)
+}
+
+// indented is one indented code block of a Markdown file: the commands
+// the READMEs give to copy.
+type indented struct {
+	line  int // 1-based line of its first line
+	lines []string
+}
+
+// indentedBlocks is every indented code block of a Markdown text outside
+// fenced blocks: lines indented by four spaces after a blank line.
+func indentedBlocks(src string) []indented {
+	prose, _ := markdownText(src)
+	var out []indented
+	for i := 0; i < len(prose); i++ {
+		if !strings.HasPrefix(prose[i], "    ") || strings.TrimSpace(prose[i]) == "" || (i > 0 && strings.TrimSpace(prose[i-1]) != "") {
+			continue
+		}
+		b := indented{line: i + 1}
+		for ; i < len(prose) && strings.HasPrefix(prose[i], "    "); i++ {
+			b.lines = append(b.lines, strings.TrimPrefix(prose[i], "    "))
+		}
+		out = append(out, b)
+	}
+	return out
+}
+
+// installSection is the text of a README's section on installing chobo.
+func installSection(t *testing.T, file string) (text string, firstLine int) {
+	t.Helper()
+	doc, err := os.ReadFile(filepath.Join("..", file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	heading := map[string]string{"README.md": "## Install", "README.ja.md": "## インストール"}[file]
+	src := string(doc)
+	i := strings.Index(src, "\n"+heading+"\n")
+	if i < 0 {
+		t.Fatalf("%s has no section %q", file, heading)
+	}
+	rest := src[i+1:]
+	if j := strings.Index(rest[len(heading):], "\n## "); j >= 0 {
+		rest = rest[:len(heading)+j+1]
+	}
+	return rest, strings.Count(src[:i+1], "\n")
+}
+
+// installCommands is the first block of a README's "Install": the
+// commands that build chobo in a checkout.
+func installCommands(t *testing.T, file string) indented {
+	t.Helper()
+	text, offset := installSection(t, file)
+	blocks := indentedBlocks(text)
+	if len(blocks) == 0 || !strings.HasPrefix(blocks[0].lines[0], "go build ") {
+		t.Fatalf("%s: the first block of its Install section should build chobo, not %v", file, blocks)
+	}
+	blocks[0].line += offset
+	return blocks[0]
+}
+
+// copyCheckout copies the files git knows of in repo (committed or not,
+// as they are in the work tree) into a new folder, as a clone or the
+// unpacked archive of a commit would have them.
+func copyCheckout(t *testing.T, repo string) string {
+	t.Helper()
+	cmd := exec.Command("git", "ls-files", "-z", "--cached", "--others", "--exclude-standard")
+	cmd.Dir = repo
+	list, err := cmd.Output()
+	if err != nil {
+		t.Skipf("SKIP: the checkout's files cannot be listed with git: %v", err)
+	}
+	dst := filepath.Join(t.TempDir(), "chobo")
+	for _, rel := range strings.Split(strings.TrimRight(string(list), "\x00"), "\x00") {
+		src := filepath.Join(repo, rel)
+		info, err := os.Lstat(src)
+		if os.IsNotExist(err) {
+			continue // deleted in the work tree, not yet in a commit
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		to := filepath.Join(dst, rel)
+		if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if info.Mode()&os.ModeSymlink != 0 {
+			link, err := os.Readlink(src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(link, to); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		if !info.Mode().IsRegular() {
+			continue
+		}
+		data, err := os.ReadFile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(to, data, info.Mode().Perm()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dst
 }
 
 // TestReadmeWalk follows "From a book to a call" of README.md in an empty
@@ -354,4 +518,31 @@ func TestReadmeJaWalk(t *testing.T) {
 	if transcripts < 3 || commands < 10 {
 		t.Errorf("the walk ran %d commands and %d transcripts; it should reach the Go, Python and TypeScript programs", commands, transcripts)
 	}
+}
+
+// TestReadmesGiveTheSameCommands holds the two READMEs to the same
+// commands to copy, in the same order: a reader of either installs,
+// sets up and tests the same way.
+func TestReadmesGiveTheSameCommands(t *testing.T) {
+	blocks := func(file string) []string {
+		doc, err := os.ReadFile(filepath.Join("..", file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, b := range indentedBlocks(string(doc)) {
+			out = append(out, strings.Join(b.lines, "\n"))
+		}
+		return out
+	}
+	en, ja := blocks("README.md"), blocks("README.ja.md")
+	if strings.Join(en, "\n\n") != strings.Join(ja, "\n\n") {
+		t.Errorf("README.md gives the commands\n%s\n\nand README.ja.md\n%s", strings.Join(en, "\n\n"), strings.Join(ja, "\n\n"))
+	}
+	for _, want := range []string{"go build -o bin/chobo ./chobo/cmd/chobo", "tests/setup.sh && cd examples/workspace && ", "tests/run.sh"} {
+		if !strings.Contains(strings.Join(en, "\n"), want) {
+			t.Errorf("the READMEs' commands have no %q", want)
+		}
+	}
+	t.Logf("%d blocks of commands alike", len(en))
 }

@@ -74,9 +74,9 @@ CHECKOUT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)"
 LOGS="$CACHE/logs"
 mkdir -p "$MODDIR" "$STUBDIR" "$OUTROOT" "$STAMPS" "$LOGS"
 
-# One setup at a time.
-exec 9>"$CACHE/.setup.lock"
-flock 9
+# One setup at a time; a setup that waits for another says so.
+. "$(dirname "${BASH_SOURCE[0]}")/lock.sh"
+take_setup_lock "$CACHE/.setup.lock" "$CHECKOUT"
 
 # Refuse to delete anything that has a mount below it (a bind mount of a host directory, say).
 safe_rm() {
