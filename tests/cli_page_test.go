@@ -35,7 +35,10 @@ var cliPageText = map[string]struct {
 			"have warnings only; 1 when a book or a scenario file has errors, when `check --against` or\n" +
 			"`--diff-base` finds a change the database cannot follow (E050, E051), or when a run does not give\n" +
 			"what its `expect` says; 2 for a wrong use of the command, a file that cannot be read, a previous\n" +
-			"version that cannot be used, or an internal failure, with nothing on standard output.",
+			"version that cannot be used, or an internal failure, with nothing on standard output. A scenario\n" +
+			"the conformance test cannot run is a scenario with errors, exit 1: on the test's copy of the book\n" +
+			"every hold lasts 3 seconds, and each pass must get a length there, in whole seconds, that expires\n" +
+			"exactly the holds it expires on the book ([formats.md](formats.md#what-a-scenario-may-hold)).",
 		env: "## Environment variables",
 		envBody: "| variable | read by | what it does |\n|---|---|---|\n" +
 			"| `CHOBO_LANG` | every command | the language of the text when `--lang` is not given: `ja`, or a locale name such as `ja_JP.UTF-8` or `ja-JP`, gives Japanese; any other value, or none, English |\n" +
@@ -58,7 +61,10 @@ var cliPageText = map[string]struct {
 		exitBody: "どのコマンドでも同じで、一覧のヘルプのとおりです。もう少し詳しく言うと、0 は帳簿に問題がないか警告だけ。\n" +
 			"1 は帳簿やシナリオのファイルにエラーがある、`check --against` や `--diff-base` がデータベースのついて\n" +
 			"いけない変更(E050、E051)を見つけた、実行が `expect` のとおりにならなかった。2 はコマンドの使い方の\n" +
-			"誤り、読めないファイル、使えない前のバージョン、内部の異常で、このときは標準出力に何も出しません。",
+			"誤り、読めないファイル、使えない前のバージョン、内部の異常で、このときは標準出力に何も出しません。\n" +
+			"突き合わせのテストで流せないシナリオも、エラーのあるシナリオとして 1 になります。テストが使う帳簿の写しでは\n" +
+			"仮押さえがどれも 3 秒で期限切れになり、経過のそれぞれに、帳簿でその経過が期限切れにする仮押さえを\n" +
+			"ちょうど期限切れにする長さを、秒単位で与えられなければなりません([formats.md](formats.md#what-a-scenario-may-hold))。",
 		env: "## 環境変数",
 		envBody: "| 変数 | 読むもの | はたらき |\n|---|---|---|\n" +
 			"| `CHOBO_LANG` | どのコマンドも | `--lang` がないときの出力の言語。`ja`、または `ja_JP.UTF-8` や `ja-JP` のようなロケール名なら日本語、ほかの値や空なら英語 |\n" +

@@ -6,6 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/chobo-lang/chobo/chobo/check"
+	"github.com/chobo-lang/chobo/chobo/scenario"
 )
 
 // generatedFor runs `chobo scenarios` on the book of a case.
@@ -67,4 +70,53 @@ func TestScenariosOut(t *testing.T) {
 	if !bytes.Equal(got, []byte(generatedFor(t, "wallet"))) {
 		t.Error("--out wrote other bytes than standard output")
 	}
+}
+
+// TestScenariosKeepTheTimingRule holds every scenario chobo generates
+// for every example and case book, and every case's hand-written one, to
+// the rule `chobo run` and the conformance test share (scenario.Timing):
+// each must be one the test copy can run.
+func TestScenariosKeepTheTimingRule(t *testing.T) {
+	paths, _ := filepath.Glob(filepath.Join("..", "examples", "*", "*.book"))
+	more := map[string]string{}
+	for _, c := range cases(t) {
+		paths = append(paths, c.path())
+		if c.Scenarios {
+			more[c.path()] = filepath.Join(c.Dir, "scenarios.json")
+		}
+	}
+	books, scenarios := 0, 0
+	for _, p := range paths {
+		src, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := check.Errors(p, src).Book
+		if b == nil {
+			continue // a case of a book with errors has no scenarios
+		}
+		books++
+		scs := scenario.Generate(b)
+		if f, ok := more[p]; ok {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			own, err := scenario.Read(b, data)
+			if err != nil {
+				t.Fatalf("%s: %v", f, err)
+			}
+			scs = append(scs, own...)
+		}
+		for _, sc := range scs {
+			scenarios++
+			if _, err := scenario.Timing(sc, scenario.Run(b, sc)); err != nil {
+				t.Errorf("%s: %q: %v", p, sc.Name, err)
+			}
+		}
+	}
+	if books < 50 || scenarios < 1000 {
+		t.Errorf("only %d books and %d scenarios were held to the rule; the walk lost its books", books, scenarios)
+	}
+	t.Logf("%d books, %d scenarios", books, scenarios)
 }

@@ -156,6 +156,9 @@ type RefusalBound struct {
 	// Side is "lower" or "upper".
 	Side string `json:"side"`
 	Text string `json:"text"`
+	// Moves are the moves (from 1) whose account crosses the bound in
+	// the calls the search found.
+	Moves []int `json:"moves"`
 }
 
 // Step is one step of an example: a call or time passing.
@@ -298,7 +301,7 @@ func refusalOf(rf report.Refusal, lang diag.Lang) Refusal {
 			side = "lower"
 		}
 		out.By = "bound"
-		out.Bound = &RefusalBound{Account: rf.Account.Name, Side: side, Text: rf.Bound}
+		out.Bound = &RefusalBound{Account: rf.Account.Name, Side: side, Text: rf.Bound, Moves: rf.Moves}
 	}
 	// A refusal by a bound marks the key as refused for good; the answer
 	// to such a key stays already_refused. Every other refusal leaves the

@@ -66,8 +66,11 @@ type ReportOperation struct {
 // ReportRefusal is one reason, the bound behind it when it is a bound's
 // reason, and calls that end refused with it.
 type ReportRefusal struct {
-	Reason     string      `json:"reason"`
-	Bound      string      `json:"bound,omitempty"`
+	Reason string `json:"reason"`
+	Bound  string `json:"bound,omitempty"`
+	// Moves are the moves (from 1) whose account crosses the bound in
+	// the calls the search found; empty for chobo's own reasons.
+	Moves      []int       `json:"moves,omitempty"`
 	Operations []Operation `json:"operations"`
 }
 
@@ -130,7 +133,7 @@ func ReportOf(r report.Report, lang diag.Lang) Report {
 	for _, o := range r.Operations {
 		jo := ReportOperation{Transfer: o.Transfer.Name, Op: string(o.Op), Refusals: []ReportRefusal{}}
 		for _, rf := range o.Refusals {
-			jo.Refusals = append(jo.Refusals, ReportRefusal{Reason: rf.Reason, Bound: rf.Bound, Operations: exampleOperations(rf.Example, lang)})
+			jo.Refusals = append(jo.Refusals, ReportRefusal{Reason: rf.Reason, Bound: rf.Bound, Moves: rf.Moves, Operations: exampleOperations(rf.Example, lang)})
 		}
 		out.Operations = append(out.Operations, jo)
 	}

@@ -23,6 +23,27 @@ transfer sell(order: string, sku: string, qty: pcs)
   move qty from stock(sku) to world
 `
 
+// lifetimesBook gives its holds two lifetimes, which the conformance
+// test's copy of a book makes one.
+const lifetimesBook = `book counter v1
+unit pcs
+account shelf(sku: string) : pcs
+  at least 0 refused as sold_out
+account vendors : pcs outside
+account buyers : pcs outside
+transfer restock(delivery: string, sku: string, qty: pcs)
+  key delivery, sku
+  move qty from vendors to shelf(sku)
+transfer cart(order: string, sku: string, qty: pcs)
+  key order, sku
+  pending expires after 10 minutes
+  move qty from shelf(sku) to buyers
+transfer layaway(order: string, sku: string, qty: pcs)
+  key order, sku
+  pending expires after 1 hour
+  move qty from shelf(sku) to buyers
+`
+
 const brokenBook = "book shop v1\nunit pcs\naccount stock : pieces\n  at least 0 refused as out\n"
 
 func testEnv(env map[string]string) (Env, *bytes.Buffer, *bytes.Buffer) {
@@ -38,15 +59,34 @@ func testEnv(env map[string]string) (Env, *bytes.Buffer, *bytes.Buffer) {
 			{"op": "receive.do", "args": {"delivery": "d-1", "sku": "s-1", "qty": 1}}]}`,
 		"no_tenant.json": `{"name": "for one tenant", "steps": [
 			{"op": "receive.do", "args": {"delivery": "d-1", "sku": "s-1", "qty": 1}}]}`,
-		"bad.json":      `{"name": "bad", "steps": [{"op": "nothing.do", "args": {}}]}`,
-		"trailing.json": `{"name": "x", "steps": []} {"name": "y", "steps": []}`,
-		"twice.json":    `{"name": "x", "name": "y", "steps": []}`,
-		"bom.json":      "\ufeff" + `{"name": "x", "steps": []}`,
-		"empty.json":    " \n",
-		"number.json":   "42",
-		"latin1.json":   "{\"name\": \"caf\xe9\", \"steps\": []}",
-		"missing.json":  `{"name": "x", "steps": [{"op": "sell.do", "args": {"order": "o-1", "qty": 1}}]}`,
-		"escape.json":   "{\"name\": \"x\", \"steps\": [{\"op\": \"receive.do\", \"args\": {\"delivery\": \"\\u001b[31mred\", \"sku\": \"s\\u202e1\", \"qty\": 1}}]}",
+		"bad.json":       `{"name": "bad", "steps": [{"op": "nothing.do", "args": {}}]}`,
+		"trailing.json":  `{"name": "x", "steps": []} {"name": "y", "steps": []}`,
+		"twice.json":     `{"name": "x", "name": "y", "steps": []}`,
+		"bom.json":       "\ufeff" + `{"name": "x", "steps": []}`,
+		"empty.json":     " \n",
+		"number.json":    "42",
+		"latin1.json":    "{\"name\": \"caf\xe9\", \"steps\": []}",
+		"missing.json":   `{"name": "x", "steps": [{"op": "sell.do", "args": {"order": "o-1", "qty": 1}}]}`,
+		"escape.json":    "{\"name\": \"x\", \"steps\": [{\"op\": \"receive.do\", \"args\": {\"delivery\": \"\\u001b[31mred\", \"sku\": \"s\\u202e1\", \"qty\": 1}}]}",
+		"lifetimes.book": lifetimesBook,
+		// A cart and a layaway held at once, then a pass that ends the
+		// cart only: on the copy both last as long, so no pass can.
+		"together_held.json": `{"name": "held at once", "steps": [
+			{"op": "restock.do", "args": {"delivery": "d-1", "sku": "s-1", "qty": 2}},
+			{"op": "cart.hold", "args": {"order": "o-1", "sku": "s-1", "qty": 1}},
+			{"op": "layaway.hold", "args": {"order": "o-2", "sku": "s-1", "qty": 1}},
+			{"pass": "30 minutes"},
+			{"op": "layaway.post", "args": {"order": "o-2", "sku": "s-1"}}]}`,
+		// The same holds, the cart made near the layaway's end: the copy
+		// keeps their deadlines apart.
+		"apart.json": `{"name": "apart", "steps": [
+			{"op": "restock.do", "args": {"delivery": "d-1", "sku": "s-1", "qty": 2}},
+			{"op": "layaway.hold", "args": {"order": "o-1", "sku": "s-1", "qty": 1}},
+			{"pass": "55 minutes"},
+			{"op": "cart.hold", "args": {"order": "o-2", "sku": "s-1", "qty": 1}},
+			{"pass": "5 minutes"},
+			{"op": "layaway.post", "args": {"order": "o-1", "sku": "s-1"}, "expect": "refused: expired"},
+			{"op": "cart.post", "args": {"order": "o-2", "sku": "s-1"}, "expect": "done"}]}`,
 		"races.json": `{"name": "races", "steps": [
 			{"op": "receive.do", "args": {"delivery": "d-1", "sku": "s-1", "qty": 2}},
 			{"together": [[{"op": "sell.do", "args": {"order": "o-1", "sku": "s-1", "qty": 1}}], [{"op": "sell.do", "args": {"order": "o-2", "sku": "s-1", "qty": 1}}],
@@ -243,6 +283,37 @@ func TestRunBudget(t *testing.T) {
 		}
 		if out.Len() > 0 || !strings.Contains(errb.String(), v.want) {
 			t.Errorf("%s: stdout %q, stderr %q; want %q", v.lang, out, errb, v.want)
+		}
+	}
+}
+
+// TestRunRefusesWhatConformanceCannotTime: a scenario whose passes no
+// test copy can time is refused by `chobo run` and `chobo doc
+// --scenario` at once, with exit 1, nothing on standard output, and the
+// conformance test's own words; the same holds kept apart run.
+func TestRunRefusesWhatConformanceCannotTime(t *testing.T) {
+	for _, cmd := range [][]string{{"run", "lifetimes.book", "--scenario"}, {"doc", "lifetimes.book", "--scenario"}} {
+		for _, v := range []struct{ lang, want string }{
+			{"en", `: together_held.json: scenario 1: "held at once": the conformance test cannot run this scenario: it runs every scenario on a test copy of the book where every hold lasts 3 seconds`},
+			{"ja", `: together_held.json: シナリオ 1: "held at once": このシナリオは突き合わせのテストで流せません。`},
+		} {
+			env, out, errb := testEnv(nil)
+			args := append(append([]string{}, cmd...), "together_held.json", "--lang", v.lang)
+			if code := Main(args, env); code != ExitError {
+				t.Errorf("%s %s: exit %d, want %d", cmd[0], v.lang, code, ExitError)
+			}
+			if out.Len() > 0 || !strings.Contains(errb.String(), "chobo "+cmd[0]+v.want) {
+				t.Errorf("%s %s: stdout %q, stderr %q; want %q", cmd[0], v.lang, out, errb, v.want)
+			}
+			for _, fact := range []string{"cart(o-1, s-1)", "layaway(o-2, s-1)"} {
+				if !strings.Contains(errb.String(), fact) {
+					t.Errorf("%s %s: the refusal does not name %s: %s", cmd[0], v.lang, fact, errb)
+				}
+			}
+		}
+		env, _, errb := testEnv(nil)
+		if code := Main(append(append([]string{}, cmd...), "apart.json"), env); code != ExitOK {
+			t.Errorf("%s apart.json: exit %d: %s", cmd[0], code, errb)
 		}
 	}
 }

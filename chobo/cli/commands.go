@@ -32,7 +32,8 @@ func init() {
 			Name: "run", Args: "<file.book> --scenario <file.json>",
 			Summary: diag.T("run scenarios on the reference interpreter", "シナリオを参照インタプリタで実行する"),
 			Flags: []Flag{
-				{Name: "scenario", Value: "<file.json>", Help: diag.T("the scenario file: one scenario or an array of them", "シナリオのファイル(シナリオ一つか、その配列)")},
+				{Name: "scenario", Value: "<file.json>", Help: diag.T("the scenario file: one scenario or an array of them, each one the conformance test can time (docs/formats.md)",
+					"シナリオのファイル(シナリオ一つか、その配列)。どれも突き合わせのテストが時間を割り振れるもの(docs/formats.md)")},
 				{Name: "show", Choices: []string{"postgres", "tigerbeetle"}, Help: diag.T("instead of the answers, print what a client sends to that backend", "結果の代わりに、クライアントがそのバックエンドへ送るものを表示する")},
 				{Name: "format", Choices: []string{"text", "json"},
 					Help: diag.T("text for people (default) or json for tools", "人向けの text(既定)か、ツール向けの json")},

@@ -42,6 +42,21 @@ func runDoc(inv *Invocation) int {
 			fmt.Fprintf(env.Stderr, "chobo doc: %s: %s\n", diag.Printable(path), diag.Printable(textOf(err).In(inv.Lang)))
 			return ExitError
 		}
+		// A page shows the scenarios the conformance test runs: one it
+		// cannot run is refused as `chobo run` refuses it.
+		for i, sc := range scs {
+			outs, _, err := scenario.Explore(res.Book, sc, scenario.Budget)
+			if err == nil {
+				_, err = scenario.Timing(sc, outs)
+			}
+			if err != nil {
+				t := textOf(err)
+				fmt.Fprintf(env.Stderr, "chobo doc: %s: %s\n", diag.Printable(path), diag.Printable(diag.T(
+					fmt.Sprintf("scenario %d: %q: %s", i+1, sc.Name, t.En),
+					fmt.Sprintf("シナリオ %d: %q: %s", i+1, sc.Name, t.Ja)).In(inv.Lang)))
+				return ExitError
+			}
+		}
 		own = append(own, doc.OwnFile{File: path, Scenarios: scs})
 	}
 	page, err := doc.Build(res.Book, res.Diags, *res.Report, own, inv.Lang)

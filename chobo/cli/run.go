@@ -74,6 +74,11 @@ func runRun(inv *Invocation) int {
 		// Outcomes come only once every scenario has run: a run that
 		// would go on for too long prints nothing but why.
 		runs[i], _, err = scenario.Explore(b, sc, runBudget)
+		if err == nil {
+			// What the conformance test cannot run is refused here too,
+			// in the same words, rather than minutes into a test.
+			_, err = scenario.Timing(sc, runs[i])
+		}
 		if err != nil {
 			t := textOf(err)
 			scenarioError(inv, path, diag.T(fmt.Sprintf("scenario %d: %q: %s", i+1, sc.Name, t.En),

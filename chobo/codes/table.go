@@ -38,8 +38,8 @@ var All = []Code{
 		Title:    diag.T("a name that is not declared", "宣言の無い名前"),
 		When: diag.T("A unit, account or parameter is used but declared nowhere, often because of a typo. Units are looked up among the `unit` lines, accounts among the `account` lines, and the names in a move or a key among the parameters of its transfer.",
 			"使っている単位、勘定、引数が、どこにも宣言されていません。たいていは綴りの誤りです。単位は `unit` の行から、勘定は `account` の行から、移動や `key` に書いた名前はその振替の引数から探します。"),
-		Fix: diag.T("Declare what is missing, or correct the spelling to one of the names the hint lists. Names are compared as written: `在庫２` with a full-width digit and `在庫2` are two names, and so are `ｶｰﾄﾞ` and `カード`; when that is the only difference, the message says so.",
-			"足りない宣言を書くか、ヒントに挙がっている名前のどれかに綴りを直してください。名前は書いたとおりに比べるので、全角の数字の `在庫２` と `在庫2`、`ｶｰﾄﾞ` と `カード` は別の名前です。違いがそれだけなら、メッセージがそう言います。"),
+		Fix: diag.T("Declare what is missing, or correct the spelling: a name a letter or two away from one declared is answered with that name (`did you mean handled?` for `handeld`), and any other with the list of the names there are to choose from. Names are compared as written: `在庫２` with a full-width digit and `在庫2` are two names, and so are `ｶｰﾄﾞ` and `カード`; when that is the only difference, the message says so.",
+			"足りない宣言を書くか、綴りを直してください。宣言した名前と一、二文字しか違わない名前には、ヒントがその名前を挙げます(`handeld` なら「`handled` のことですか」)。それ以外の名前には、選べる名前の一覧が出ます。名前は書いたとおりに比べるので、全角の数字の `在庫２` と `在庫2`、`ｶｰﾄﾞ` と `カード` は別の名前です。違いがそれだけなら、メッセージがそう言います。"),
 		Repro: "book repro v1\naccount stock : pcs outside\n",
 	},
 	{

@@ -28,8 +28,9 @@ import (
 	"github.com/chobo-lang/chobo/chobo/scenario"
 )
 
-// Lifetime is how long every hold of a test copy lasts.
-const Lifetime = 3 * time.Second
+// Lifetime is how long every hold of a test copy lasts: the lifetime
+// the scenario package times every scenario's passes for.
+const Lifetime = time.Duration(scenario.CopyLifetime) * time.Second
 
 // margin is how close to a hold's deadline a step may start: closer, and
 // the backend may see the deadline pass before the interpreter does.

@@ -44,6 +44,13 @@ func Load(src File, scenarios ...File) (*Loaded, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %v", f.Name, err)
 		}
+		// A scenario no test copy can time is refused before any server
+		// starts, in the words `chobo run` refuses it with.
+		for i, sc := range more {
+			if _, err := scenario.Timing(sc, scenario.Run(res.Book, sc)); err != nil {
+				return nil, fmt.Errorf("%s: scenario %d: %q: %v", f.Name, i+1, sc.Name, err)
+			}
+		}
 		l.Scenarios = append(l.Scenarios, more...)
 	}
 	return l, nil

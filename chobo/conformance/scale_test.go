@@ -150,7 +150,7 @@ func TestScaleRefusesWhatTheCopyCannotTime(t *testing.T) {
 		t.Fatal("scaled a scenario the copy cannot time")
 	}
 	t.Log(err)
-	for _, want := range []string{"cannot be timed", "cart(o-1, s-1), held at step 2, expires at the pass of step 4",
+	for _, want := range []string{"cannot run this scenario", "cart(o-1, s-1), held at step 2, expires at the pass of step 4",
 		"layaway(o-2, s-1), held at step 3, is still held after the pass of step 4"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("the refusal lacks %q:\n%v", want, err)
@@ -169,7 +169,7 @@ func TestScaleRefusesTooManyDeadlinesInFlight(t *testing.T) {
 	}
 	steps = append(steps, `{"pass": "6 minutes"}`, `{"pass": "1 minute"}`, `{"pass": "1 minute"}`, `{"pass": "1 minute"}`)
 	sc := read(t, orig, `{"name": "carts a minute apart", "steps": [`+strings.Join(steps, ",")+`]}`)
-	if _, err := Scale(orig, cp, sc); err == nil || !strings.Contains(err.Error(), "cannot be timed") {
+	if _, err := Scale(orig, cp, sc); err == nil || !strings.Contains(err.Error(), "cannot run this scenario") {
 		t.Errorf("got %v, want a refusal", err)
 	}
 }
@@ -198,5 +198,22 @@ func TestRunRefusesAnUnscaledPass(t *testing.T) {
 	_, _, err := Run(context.Background(), nil, sc, "t")
 	if err == nil || !strings.Contains(err.Error(), "Scale") {
 		t.Errorf("got %v", err)
+	}
+}
+
+// A hand-written scenario no test copy can time is refused when the book
+// is loaded, before any server starts, in the words `chobo run` uses.
+func TestLoadRefusesWhatTheCopyCannotTime(t *testing.T) {
+	sc := []byte(`{"name": "a cart and a layaway together", "steps": [
+	  {"op": "restock.do", "args": {"delivery": "d-1", "sku": "s-1", "qty": 2}},
+	  {"op": "cart.hold", "args": {"order": "o-1", "sku": "s-1", "qty": 1}},
+	  {"op": "layaway.hold", "args": {"order": "o-2", "sku": "s-1", "qty": 1}},
+	  {"pass": "30 minutes"},
+	  {"op": "layaway.post", "args": {"order": "o-2", "sku": "s-1"}}
+	]}`)
+	_, err := Load(File{Name: "counter.book", Data: []byte(twoLifetimes)}, File{Name: "more.json", Data: sc})
+	want := `more.json: scenario 1: "a cart and a layaway together": the conformance test cannot run this scenario`
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("got %v, want %q", err, want)
 	}
 }

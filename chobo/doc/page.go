@@ -365,7 +365,7 @@ func transferSection(b *book.Book, t *book.Transfer, d api.Transfer, ops []repor
 	for oi, o := range ops {
 		or := OpReport{Op: t.Name + "." + string(o.Op)}
 		for ri, rf := range o.Refusals {
-			v, err := refusalView(b, rf, d.Operations[oi].Refusals[ri], lang)
+			v, err := refusalView(b, o.Transfer, rf, d.Operations[oi].Refusals[ri], lang)
 			if err != nil {
 				return s, err
 			}
@@ -404,8 +404,8 @@ func holdView(t *book.Transfer, lang diag.Lang) *HoldView {
 	return h
 }
 
-func refusalView(b *book.Book, rf report.Refusal, d api.Refusal, lang diag.Lang) (RefusalView, error) {
-	v := RefusalView{Reason: rf.Reason, Bound: boundText(rf), KeyUsed: d.KeyUsed, Meaning: meaning(rf, lang)}
+func refusalView(b *book.Book, t *book.Transfer, rf report.Refusal, d api.Refusal, lang diag.Lang) (RefusalView, error) {
+	v := RefusalView{Reason: rf.Reason, Bound: boundText(t, rf, lang), KeyUsed: d.KeyUsed, Meaning: meaning(t, rf, lang)}
 	sc := scenario.FromExample(rf.Reason, rf.Example)
 	outs, _, err := scenario.Explore(b, sc, scenario.Budget)
 	if err != nil {
@@ -433,11 +433,11 @@ func refusalView(b *book.Book, rf report.Refusal, d api.Refusal, lang diag.Lang)
 }
 
 // meaning says what a refusal means for the caller.
-func meaning(rf report.Refusal, lang diag.Lang) string {
+func meaning(t *book.Transfer, rf report.Refusal, lang diag.Lang) string {
 	if rf.Account != nil {
 		return T(
-			fmt.Sprintf("the call would take %s past its bound (%s); nothing moves, and the key stays refused", rf.Account.Name, boundText(rf)),
-			fmt.Sprintf("呼び出すと %s が境界(%s)を越えます。何も動かず、このキーは拒否されたままになります", rf.Account.Name, boundText(rf))).In(lang)
+			fmt.Sprintf("the call would take %s past its bound (%s); nothing moves, and the key stays refused", rf.Account.Name, boundText(t, rf, lang)),
+			fmt.Sprintf("呼び出すと %s が境界(%s)を越えます。何も動かず、このキーは拒否されたままになります", rf.Account.Name, boundText(t, rf, lang))).In(lang)
 	}
 	if m, ok := meanings[rf.Reason]; ok {
 		return m.In(lang)
@@ -510,8 +510,9 @@ func group(s string) string {
 }
 
 // boundText is the bound behind a refusal, its amount grouped as the
-// page writes amounts.
-func boundText(rf report.Refusal) string {
+// page writes amounts; in a transfer of several moves, with the move
+// whose account crosses it, as `chobo check` says it.
+func boundText(t *book.Transfer, rf report.Refusal, lang diag.Lang) string {
 	a := rf.Account
 	if a == nil {
 		return rf.Bound
@@ -521,9 +522,13 @@ func boundText(rf report.Refusal) string {
 		b, word = a.Lower, "at least"
 	}
 	if b == nil {
-		return rf.Bound
+		return rf.Where(t, lang)
 	}
-	return a.Shape() + " " + word + " " + amount(b.Value, a.Unit.Scale)
+	limit := word + " " + amount(b.Value, a.Unit.Scale)
+	if len(t.Moves) < 2 {
+		return a.Shape() + " " + limit
+	}
+	return report.MovesText(rf.Moves, lang) + ": " + rf.Ref + " " + limit
 }
 
 // T is diag.T, short for the many texts of the page.

@@ -19,6 +19,15 @@ type Refusal struct {
 	// one of Account. Account is nil for chobo's own reasons.
 	Account *book.Account
 	Lower   bool
+	// Moves are the moves (from 1, in order) whose account, named by the
+	// move as Ref (`stock(to_sku)`), crosses the bound of words Limit
+	// (`at least 0`) in some call the search found: in a transfer of
+	// several moves, which move refuses is what a reader needs, since two
+	// moves may take from accounts of one kind, or give one reason for
+	// different bounds. Moves naming the account alike share a refusal.
+	Moves   []int
+	Ref     string
+	Limit   string
 	Example search.Example
 }
 
@@ -47,8 +56,12 @@ func BuildWith(b *book.Book, s *search.Searcher) Report {
 		for _, op := range t.Ops() {
 			o := Operation{Transfer: t, Op: op}
 			for _, c := range candidates(t, op) {
-				if ex, ok := s.Refusal(t, op, c.Reason); ok {
+				if c.Account != nil {
+					c = reached(s, t, c)
+				} else if ex, ok := s.Refusal(t, op, c.Reason); ok {
 					c.Example = ex
+				}
+				if len(c.Example.Steps) > 0 {
 					o.Refusals = append(o.Refusals, c)
 				}
 			}
@@ -57,6 +70,22 @@ func BuildWith(b *book.Book, s *search.Searcher) Report {
 		r.Keys = append(r.Keys, t)
 	}
 	return r
+}
+
+// reached keeps of c's moves those the search finds a call refused at,
+// each bound searched at its own move; the example is the first move's.
+func reached(s *search.Searcher, t *book.Transfer, c Refusal) Refusal {
+	var moves []int
+	for _, mv := range c.Moves {
+		if ex, ok := s.AtMove(t, mv, c.Lower, nil); ok {
+			if len(moves) == 0 {
+				c.Example = ex
+			}
+			moves = append(moves, mv)
+		}
+	}
+	c.Moves = moves
+	return c
 }
 
 // candidates lists the reasons worth searching for, in the order the
@@ -69,25 +98,31 @@ func candidates(t *book.Transfer, op book.Op) []Refusal {
 		return reasons(book.AlreadyPosted, book.Expired, book.NoSuchHold)
 	}
 	var out []Refusal
-	seen := map[string]bool{}
-	add := func(reason string, acc *book.Account, b *book.Bound, lower bool) {
+	seen := map[string]int{}
+	add := func(reason string, m *book.Move, ref book.AccountRef, b *book.Bound, lower bool) {
 		word := "at most"
 		if lower {
 			word = "at least"
 		}
-		r := Refusal{Reason: reason, Bound: acc.Shape() + " " + word + " " + book.FormatAmount(b.Value, acc.Unit.Scale), Account: acc, Lower: lower}
-		if !seen[r.Reason+"\x00"+r.Bound] {
-			seen[r.Reason+"\x00"+r.Bound] = true
-			out = append(out, r)
+		acc := ref.Account
+		limit := word + " " + book.FormatAmount(b.Value, acc.Unit.Scale)
+		r := Refusal{Reason: reason, Bound: acc.Shape() + " " + limit, Account: acc, Lower: lower,
+			Moves: []int{m.Index}, Ref: ref.String(), Limit: limit}
+		k := r.Reason + "\x00" + r.Bound + "\x00" + r.Ref
+		if i, ok := seen[k]; ok {
+			out[i].Moves = append(out[i].Moves, m.Index)
+			return
 		}
+		seen[k] = len(out)
+		out = append(out, r)
 	}
 	sameKind := false
 	for _, m := range t.Moves {
 		if lo := m.From.Account.Lower; lo != nil {
-			add(lo.Reason, m.From.Account, lo, true)
+			add(lo.Reason, m, m.From, lo, true)
 		}
 		if up := m.To.Account.Upper; up != nil {
-			add(up.Reason, m.To.Account, up, false)
+			add(up.Reason, m, m.To, up, false)
 		}
 		sameKind = sameKind || m.From.Account == m.To.Account
 	}

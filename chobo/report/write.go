@@ -11,14 +11,74 @@ import (
 
 func (o Operation) name() string { return diag.Printable(o.Transfer.Name + "." + string(o.Op)) }
 
-func (r Refusal) text(lang diag.Lang) string {
-	if r.Bound == "" {
-		return r.Reason
+// Where says, for people, which bound a refusal comes from: the bound
+// as its account declares it (`stock(sku) at least 0`), or, in a
+// transfer of several moves, the move and its account as the move
+// names it (`move 2: stock(to_sku) at least 0`); empty for chobo's own
+// reasons.
+func (r Refusal) Where(t *book.Transfer, lang diag.Lang) string {
+	switch {
+	case r.Account == nil:
+		return ""
+	case len(t.Moves) < 2:
+		return r.Bound
 	}
+	return MovesText(r.Moves, lang) + ": " + r.Ref + " " + r.Limit
+}
+
+// MovesText names moves for people: `move 2`, `moves 2, 3`, `moves
+// 1–43` (a run of three or more is written as its ends).
+func MovesText(moves []int, lang diag.Lang) string {
+	var parts []string
+	for i := 0; i < len(moves); {
+		j := i
+		for j+1 < len(moves) && moves[j+1] == moves[j]+1 {
+			j++
+		}
+		switch {
+		case j-i >= 2:
+			parts = append(parts, fmt.Sprintf("%d%s%d", moves[i], diag.T("–", "〜").In(lang), moves[j]))
+		default:
+			for k := i; k <= j; k++ {
+				parts = append(parts, fmt.Sprint(moves[k]))
+			}
+		}
+		i = j + 1
+	}
+	list := strings.Join(parts, diag.T(", ", "、").In(lang))
 	if lang == diag.Japanese {
-		return r.Reason + "(" + r.Bound + ")"
+		return "移動 " + list
 	}
-	return r.Reason + " (" + r.Bound + ")"
+	if len(moves) == 1 {
+		return "move " + list
+	}
+	return "moves " + list
+}
+
+// Texts writes the refusals of o for people, one entry per reason in
+// the order first listed, with every bound that gives it:
+// `out_of_stock (move 1: stock(from) at least 0; move 3: stock(to) at
+// least 0)`.
+func (o Operation) Texts(lang diag.Lang) []string {
+	var order []string
+	where := map[string][]string{}
+	for _, rf := range o.Refusals {
+		if _, ok := where[rf.Reason]; !ok {
+			order = append(order, rf.Reason)
+			where[rf.Reason] = nil
+		}
+		if w := rf.Where(o.Transfer, lang); w != "" {
+			where[rf.Reason] = append(where[rf.Reason], w)
+		}
+	}
+	out := make([]string, len(order))
+	for i, reason := range order {
+		out[i] = reason
+		if ws := where[reason]; len(ws) > 0 {
+			out[i] = diag.Paren(lang, reason, strings.Join(ws, diag.T("; ", "、").In(lang)))
+		}
+	}
+	return out
 }
 
 // WriteText prints the report under a file's summary line.
@@ -35,8 +95,8 @@ func WriteText(w io.Writer, r Report, lang diag.Lang) {
 			continue
 		}
 		var parts []string
-		for _, rf := range o.Refusals {
-			parts = append(parts, diag.Printable(rf.text(lang)))
+		for _, text := range o.Texts(lang) {
+			parts = append(parts, diag.Printable(text))
 		}
 		if lang == diag.Japanese {
 			fmt.Fprintf(&b, "  %s%s  拒否されうる理由: %s\n", o.name(), pad, strings.Join(parts, "、"))

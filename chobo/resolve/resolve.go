@@ -172,7 +172,9 @@ func (r *resolver) unitNames() []string {
 // missing reports code (E002, or E030 for a key) for the name id, which
 // msg says is not there. When a declared name differs from it only in
 // full-width or half-width characters, which look alike in many fonts,
-// the message says so and the hint names that name instead of hint.
+// the message says so and the hint names that name instead of hint; one
+// a slip of the keyboard away (syntax.Nearest) is named in place of the
+// list hint gives, which stays for a name near none.
 func (r *resolver) missing(code string, id syntax.Ident, declared []string, msg, hint diag.Text) {
 	if twin, ok := syntax.WidthTwin(id.Name, declared); ok {
 		note := syntax.WidthNote(id.Name, twin)
@@ -182,6 +184,8 @@ func (r *resolver) missing(code string, id syntax.Ident, declared []string, msg,
 		note := syntax.LookalikeNote(id.Name, twin)
 		msg = diag.T(msg.En+"; "+note.En, msg.Ja+"。"+note.Ja)
 		hint = syntax.WidthHint(twin)
+	} else if near, ok := syntax.Nearest(id.Name, declared); ok {
+		hint = diag.T(fmt.Sprintf("did you mean %s?", quote(near)), fmt.Sprintf("%s のことですか", quote(near)))
 	}
 	r.report(code, id.Pos, msg, hint)
 }

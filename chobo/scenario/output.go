@@ -26,7 +26,12 @@ func resultText(r OpResult, lang diag.Lang) string {
 	if r.Failed != "" {
 		return diag.T("failed: ", "失敗: ").In(lang) + diag.Printable(r.FailedText().In(lang))
 	}
-	return diag.Printable(r.Result.Text().In(lang))
+	text := r.Result.Text().In(lang)
+	if r.Move > 0 {
+		text = diag.Paren(lang, text, diag.T(fmt.Sprintf("move %d: %s", r.Move, r.Bound),
+			fmt.Sprintf("移動 %d: %s", r.Move, r.Bound)).In(lang))
+	}
+	return diag.Printable(text)
 }
 
 // balanceText writes a balance at the unit's scale of its account, as

@@ -18,6 +18,14 @@ type OpResult struct {
 	interp.Result
 	Failed   string
 	FailedJa string // Failed in Japanese, when there is one
+	// Move and Bound say, for a refusal by a bound in a transfer of
+	// several moves, which move's account refused: the move (from 1),
+	// and the account as the call names it with the bound's words
+	// (`stock(s-2) at least 0`). They are for people: outcomes are
+	// told apart and merged without them, as a backend answers the
+	// reason alone.
+	Move  int
+	Bound string
 }
 
 // FailedText is the failure in both languages; the Japanese falls back
@@ -280,6 +288,7 @@ func (r *runner) lookOf(s *interp.State) look {
 // sequence of numbers can be read as, so strings of them compare as the
 // sequences do.
 func (r *runner) answer(res OpResult) string {
+	res.Move, res.Bound = 0, ""
 	id, ok := r.answerIDs[res]
 	if !ok {
 		id = uint64(len(r.answerIDs))
@@ -357,8 +366,23 @@ func apply(s *interp.State, c *Call) OpResult {
 		}
 		return OpResult{Failed: err.Error()}
 	}
-	res.Detail = nil // where a bound was met is for diagnostics, not outcomes
-	return OpResult{Result: res}
+	out := OpResult{Result: res}
+	if d := res.Detail; d != nil && len(c.Transfer.Moves) > 1 {
+		out.Move, out.Bound = d.Move, boundAt(d)
+	}
+	out.Detail = nil // the balances where a bound was met are for diagnostics, not outcomes
+	return out
+}
+
+// boundAt writes the account a refusal met and its bound: `stock(s-2) at
+// least 0`.
+func boundAt(d *interp.BoundDetail) string {
+	acc := d.Account.Kind
+	b, word := acc.Upper, "at most"
+	if d.Lower {
+		b, word = acc.Lower, "at least"
+	}
+	return d.Account.String() + " " + word + " " + book.FormatAmount(b.Value, acc.Unit.Scale)
 }
 
 // interleave runs every order of the callers' calls that keeps each

@@ -299,6 +299,10 @@ func readStep(b *book.Book, v *value) (Step, *Error) {
 	if err != nil {
 		return Step{}, err
 	}
+	if reason, note, ok := strings.Cut(strings.TrimPrefix(expect, "refused: "), " ("); ok && strings.HasPrefix(expect, "refused: ") && strings.HasSuffix(note, ")") {
+		return Step{}, fail(`expect %q: the words in brackets say which move refused, for people, and are not part of the answer, which a backend gives as the reason alone: write "refused: %s"`,
+			`expect %q: 括弧の中は、どの移動で拒否されたかを人に示すもので、答えには含まれません(バックエンドは理由だけを返します)。"refused: %s" と書いてください`, expect, reason)
+	}
 	if expect != "" && !validExpect(expect) {
 		return Step{}, fail(`expect %q: write "done", "done_before", "failed" or "refused: REASON"`,
 			`expect %q: "done"、"done_before"、"failed"、"refused: 理由" のどれかを書いてください`, expect)

@@ -234,6 +234,9 @@ func badCharacter(pos Pos, r rune, rest string) *lexError {
 // in place of the ASCII ones a book is written in. rest is the text from
 // r on.
 func characterHint(r rune, rest string) (diag.Text, bool) {
+	if h, ok := comparisonHint(r, rest); ok {
+		return h, true
+	}
 	switch r {
 	case '\u3000':
 		return diag.T("this is a full-width space; indent and separate words with half-width spaces",

@@ -563,7 +563,11 @@ func (p *parser) accountBlockLine(first token) *lineErr {
 	case "key", "pending", "move":
 		return misplaced(first, first.text, wAccount)
 	}
-	return p.unknownStart(first, accountStarts)
+	err := p.unknownStart(first, accountStarts)
+	if h, ok := boundWordHint(first.text, p.peekAhead(1)); ok {
+		err.hint = h
+	}
+	return err
 }
 
 // boundLine reads `at least|at most N [refused as REASON]`.
@@ -578,21 +582,38 @@ func (p *parser) boundLine(first token) (*Bound, *lineErr) {
 	default:
 		err := expected(wBoundWord, p.peek())
 		if w := p.peek(); w.kind == tIdent {
-			if kw, ok := closest(w.text, []string{"least", "most"}); ok {
+			if side, ok := boundSideWords[strings.ToLower(FoldWidth(w.text))]; ok {
+				value := "0"
+				if n := p.peekAhead(1); n.kind == tNumber {
+					value = n.text
+				}
+				err.hint = wordHere(side, boundShape("at "+side, value))
+			} else if kw, ok := closest(w.text, []string{"least", "most"}); ok {
 				err.hint = didYouMean(w.text, kw, "at "+kw)
 			}
 		}
 		return nil, err
 	}
-	p.next()
+	kind := "at " + p.next().text
 	n, err := p.expectKind(tNumber, wNumber)
 	if err != nil {
+		// `at least: 0`: the number follows the words.
+		if n.kind == tColon {
+			if v := p.peekAhead(1); v.kind == tNumber {
+				err.hint = diag.T(fmt.Sprintf("the number follows `%s` with nothing between: `%s`", kind, boundShape(kind, v.text).En),
+					fmt.Sprintf("数は `%s` のすぐ後に書きます: `%s`", kind, boundShape(kind, v.text).Ja))
+			}
+		}
 		return nil, err
 	}
 	b.Value = Number{Pos: n.pos, Text: n.text}
 	if p.isWord("refused") {
 		p.next()
 		if err := p.expectWord("as"); err != nil {
+			// `refused out_of_stock`, `refused: out_of_stock`
+			if r := reasonAfter(p.peek(), p.peekAhead(1)); r != "" {
+				err.hint = wordHere("as", diag.T(kind+" "+b.Value.Text+" refused as "+r, kind+" "+b.Value.Text+" refused as "+r))
+			}
 			return nil, err
 		}
 		if s := p.peek(); s.kind == tString {
@@ -615,6 +636,18 @@ func (p *parser) boundLine(first token) (*Bound, *lineErr) {
 		if kw, ok := closest(t.text, []string{"refused"}); ok {
 			err := p.expectEOL()
 			err.hint = didYouMean(t.text, kw, kw+" as")
+			return nil, err
+		}
+		// `at least 0 as out_of_stock`, `at least 0 out_of_stock`
+		r := t.text
+		if t.text == "as" {
+			r = reasonAfter(p.peekAhead(1), p.peekAhead(2))
+		}
+		if r != "" && isName(r) {
+			err := p.expectEOL()
+			shape := kind + " " + b.Value.Text + " refused as " + r
+			err.hint = diag.T(fmt.Sprintf("the reason follows `refused as`: `%s`", shape),
+				fmt.Sprintf("理由は `refused as` の後に書きます: `%s`", shape))
 			return nil, err
 		}
 	}

@@ -53,7 +53,7 @@ func closest(word string, cands []string) (string, bool) {
 			d = min(d, distance(w, first))
 		}
 		reach := 2
-		if len(c) <= 4 {
+		if utf8.RuneCountInString(c) <= 4 {
 			reach = 1
 		}
 		if d > reach || word == c {
@@ -68,6 +68,12 @@ func closest(word string, cands []string) (string, bool) {
 	}
 	return best, best != "" && !tie
 }
+
+// Nearest returns the one name of names that word is most likely a
+// misspelling of, by the measure keywords are matched with: within one
+// edit of a name of up to four characters, two of a longer one, and
+// nearer than any other. A name wanted by a book is matched this way.
+func Nearest(word string, names []string) (string, bool) { return closest(word, names) }
 
 // didYouMean is the hint for word, close to the keyword kw, which is
 // shown as phrase (`refuse` is close to `refused`, and `refused as` is
