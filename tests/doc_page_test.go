@@ -161,25 +161,32 @@ func bookWords(src string) map[string]bool {
 	return own
 }
 
-// TestJapanesePagesSpeakJapanese compares, for every case, the page of
-// its book in English with the page of the same book in Japanese. An
-// English word the English page writes that is none of the book's own
-// names is a label of the page; the Japanese page must write none of
-// them (a step "pass 5 minutes" reads "5 分経過" there). Both formats
-// are read: the HTML page with the data of its stepper, and Markdown.
-func TestJapanesePagesSpeakJapanese(t *testing.T) {
-	type pair struct {
-		name, en, ja string
-		own          map[string]bool
-	}
-	var pairs []pair
-	labels := map[string]string{} // word → a page that writes it in English
+// pagePair is the page of one case's book in English and in Japanese,
+// as text a reader meets, with the English words that are the book's own.
+type pagePair struct {
+	name, en, ja string
+	own          map[string]bool
+}
+
+// englishLabels reads, for every case, the page of its book in English
+// and the page of the same book in Japanese. An English word the English
+// page writes that is none of the book's own words is a label of the
+// page: labels maps each to a page that writes it.
+func englishLabels(t *testing.T) (labels map[string]string, pairs []pagePair) {
+	t.Helper()
+	labels = map[string]string{}
 	for _, c := range cases(t) {
 		src, err := os.ReadFile(c.path())
 		if err != nil {
 			t.Fatal(err)
 		}
 		own := bookWords(string(src))
+		for _, r := range []string{book.KeyConflict, book.AlreadyRefused, book.SameAccount, book.NoSuchHold, book.AlreadyPosted,
+			book.AlreadyVoided, book.Expired, book.OverHold, "done_before"} {
+			for w := range wordsOf(r) {
+				own[w] = true
+			}
+		}
 		// The team's scenarios are named in the team's words.
 		if c.Scenarios {
 			data, err := os.ReadFile(filepath.Join(c.Dir, "scenarios.json"))
@@ -190,19 +197,13 @@ func TestJapanesePagesSpeakJapanese(t *testing.T) {
 				own[w] = true
 			}
 		}
-		for _, r := range []string{book.KeyConflict, book.AlreadyRefused, book.SameAccount, book.NoSuchHold, book.AlreadyPosted,
-			book.AlreadyVoided, book.Expired, book.OverHold, "done_before"} {
-			for w := range wordsOf(r) {
-				own[w] = true
-			}
-		}
 		for _, f := range [][2]string{{"doc.html", "doc.ja.html"}, {"doc.md", "doc.ja.md"}} {
 			en, err1 := os.ReadFile(c.expected(f[0]))
 			ja, err2 := os.ReadFile(c.expected(f[1]))
 			if err1 != nil || err2 != nil {
 				continue
 			}
-			p := pair{name: c.Name + "/" + f[1], en: visibleText(string(en)), ja: visibleText(string(ja)), own: own}
+			p := pagePair{name: c.Name + "/" + f[1], en: visibleText(string(en)), ja: visibleText(string(ja)), own: own}
 			pairs = append(pairs, p)
 			for w := range wordsOf(p.en) {
 				if !own[w] && !slices.Contains(notLabels, w) {
@@ -214,6 +215,15 @@ func TestJapanesePagesSpeakJapanese(t *testing.T) {
 	if len(pairs) < 20 || len(labels) < 30 {
 		t.Fatalf("only %d pairs of pages and %d English labels found", len(pairs), len(labels))
 	}
+	return labels, pairs
+}
+
+// TestJapanesePagesSpeakJapanese holds every case's Japanese page to
+// writing none of the English labels (a step "pass 5 minutes" reads "5
+// 分経過" there). Both formats are read: the HTML page with the data of
+// its stepper, and Markdown.
+func TestJapanesePagesSpeakJapanese(t *testing.T) {
+	labels, pairs := englishLabels(t)
 	for _, p := range pairs {
 		var leaked []string
 		for w := range wordsOf(p.ja) {

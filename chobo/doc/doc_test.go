@@ -140,6 +140,7 @@ func TestLifetimeText(t *testing.T) {
 		{86400 * 7, diag.Japanese, "7 日"},
 		{90, diag.Japanese, "90 秒"},
 		{1, diag.English, "1 second"},
+		{10081 * 60, diag.English, "10,081 minutes"},
 	} {
 		if got := lifetimeText(c.secs, c.lang); got != c.want {
 			t.Errorf("lifetimeText(%d, %v) = %q, want %q", c.secs, c.lang, got, c.want)
@@ -191,6 +192,8 @@ func TestPassLabel(t *testing.T) {
 		{"5 minutes", diag.Japanese, "5 分経過"},
 		{"1 day", diag.Japanese, "1 日経過"},
 		{"31 seconds", diag.Japanese, "31 秒経過"},
+		{"10081 minutes", diag.English, "pass 10,081 minutes"},
+		{"10081 minutes", diag.Japanese, "10,081 分経過"},
 	} {
 		if got := passLabel(c.text, c.lang); got != c.want {
 			t.Errorf("passLabel(%q, %v) = %q, want %q", c.text, c.lang, got, c.want)

@@ -10,6 +10,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/chobo-lang/chobo/chobo/diag"
 	"github.com/chobo-lang/chobo/chobo/doc/draw"
@@ -124,7 +125,9 @@ func HTML(p *Page) ([]byte, error) {
 	// Written whole, so that the quotes of the policy read as quotes.
 	v.CSP = template.HTML(`<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src '` + hash(style) +
 		`'; script-src '` + hash(script) + `'; img-src 'none'; font-src 'none'; connect-src 'none'; base-uri 'none'; form-action 'none'">`)
-	tmpl, err := template.New("page.html.tmpl").Funcs(template.FuncMap(words(p.Lang))).ParseFS(templates, "templates/page.html.tmpl", "templates/transfer.html.tmpl")
+	fm := template.FuncMap(words(p.Lang))
+	fm["name"] = nameHTML
+	tmpl, err := template.New("page.html.tmpl").Funcs(fm).ParseFS(templates, "templates/page.html.tmpl", "templates/transfer.html.tmpl")
 	if err != nil {
 		return nil, err
 	}
@@ -189,6 +192,24 @@ func bareLines(src, comment []byte) []byte {
 		out = append(out, '\n')
 	}
 	return out
+}
+
+// longName is the length past which a name may not fit the width of a
+// phone: it gets places to break between its words.
+const longName = 16
+
+// nameHTML writes a name (an account with its parameters, an operation)
+// for a cell of a table. A name breaks at no place inside a word; a long
+// one, when it is wider than a phone's screen, may break before its
+// parameters and after each underscore, between the words of a
+// snake_case name (page.css keeps names whole on a wide screen).
+func nameHTML(s string) template.HTML {
+	esc := template.HTMLEscapeString(s)
+	if utf8.RuneCountInString(s) <= longName {
+		return template.HTML(esc)
+	}
+	esc = strings.ReplaceAll(esc, "_", "_<wbr>")
+	return template.HTML(strings.Replace(esc, "(", "<wbr>(", 1))
 }
 
 func hash(b []byte) string {

@@ -486,7 +486,7 @@ var meanings = map[string]diag.Text{
 // in the page's language: a Japanese sentence reads "30 分", as chobo run
 // writes it beside a pass.
 func lifetimeText(secs int64, lang diag.Lang) string {
-	s := syntax.FormatDuration(secs)
+	s := groupNumbers(syntax.FormatDuration(secs))
 	if lang != diag.Japanese {
 		return s
 	}
@@ -553,16 +553,18 @@ func boundText(rf report.Refusal, lang diag.Lang) string {
 // minutes", "30 分経過". The listings of chobo run keep the scenario's
 // own words beside the Japanese; the page speaks only its language.
 func passLabel(text string, lang diag.Lang) string {
-	s := scenario.PassText(text, lang)
+	n, word, ok := strings.Cut(text, " ")
+	if !ok || strings.Contains(word, " ") {
+		return scenario.PassText(text, lang)
+	}
+	n = groupNumbers(diag.Printable(n))
 	if lang != diag.Japanese {
-		return s
+		return "pass " + n + " " + diag.Printable(word)
 	}
-	if n, word, ok := strings.Cut(text, " "); ok && !strings.Contains(word, " ") {
-		if unit, known := syntax.TimeWordJa(word); known {
-			return diag.Printable(n) + " " + unit + "経過"
-		}
+	if unit, known := syntax.TimeWordJa(word); known {
+		return n + " " + unit + "経過"
 	}
-	return s
+	return scenario.PassText(text, lang)
 }
 
 // callText writes a call as the page shows it: each amount at its unit's

@@ -108,6 +108,39 @@
     row.appendChild(td);
   }
 
+  // breakable writes text into el as the page writes names (html.go): a
+  // word longer than a phone's line may break before a name's parameters
+  // and after an underscore or a point, and nowhere else. A short word
+  // with a hyphen (sku-2) is kept whole: Chromium would break after it.
+  function breakable(el, text) {
+    var piece = function (part) {
+      if (part.indexOf("-") < 0) {
+        el.appendChild(document.createTextNode(part));
+        return;
+      }
+      var whole = document.createElement("span");
+      whole.className = "nw";
+      whole.textContent = part;
+      el.appendChild(whole);
+    };
+    text.split(/(\s+)/).forEach(function (word) {
+      if (Array.from(word).length <= 16) {
+        piece(word);
+        return;
+      }
+      word.split(/(?=\()|(?<=[_.])/).forEach(function (part, i) {
+        if (i > 0) { el.appendChild(document.createElement("wbr")); }
+        piece(part);
+      });
+    });
+  }
+
+  function nameCell(row, name) {
+    var td = document.createElement("td");
+    breakable(td, name);
+    row.appendChild(td);
+  }
+
   function fillOutcomes() {
     var sc = data.scenarios[at.s];
     outcomeSelect.textContent = "";
@@ -132,13 +165,13 @@
       b.dataset.step = String(i);
       if (state.refused.length > 0) { li.className = "refused"; }
       var head = document.createElement("span");
-      head.textContent = (i + 1) + ". " + step.label;
+      breakable(head, (i + 1) + ". " + step.label);
       b.appendChild(head);
       var lines = step.calls.length > 0 ? step.calls : [null];
       lines.forEach(function (call, j) {
         var line = document.createElement("span");
         line.style.display = "block";
-        if (call !== null) { line.textContent = call + " "; }
+        if (call !== null) { breakable(line, call + " "); }
         var answer = document.createElement("span");
         answer.className = "answer";
         answer.textContent = state.answers[j] !== undefined ? "→ " + state.answers[j] : "";
@@ -168,7 +201,7 @@
     state.ledger.forEach(function (row) {
       var tr = document.createElement("tr");
       if (row.changed) { tr.className = "changed"; }
-      cell(tr, row.account);
+      nameCell(tr, row.account);
       cell(tr, group(row.posted));
       cell(tr, group(row.held_out));
       cell(tr, group(row.held_in));
@@ -179,7 +212,7 @@
     holdsBody.textContent = "";
     state.holds.forEach(function (h) {
       var tr = document.createElement("tr");
-      cell(tr, h[0]);
+      nameCell(tr, h[0]);
       cell(tr, h[1]);
       holdsBody.appendChild(tr);
     });
