@@ -278,8 +278,13 @@ func TestBrowserFirefox(t *testing.T) {
 			}
 		}
 	}
+	msg := "no firefox-esr command: install Debian's firefox-esr package (tests/setup.sh does) or set CHOBO_FIREFOX"
+	if ff != "" {
+		if _, err := os.Stat(ff); err != nil {
+			ff, msg = "", "CHOBO_FIREFOX names no file: "+ff
+		}
+	}
 	if ff == "" {
-		msg := "no firefox-esr command: install Debian's firefox-esr package (tests/setup.sh does) or set CHOBO_FIREFOX"
 		fmt.Println("SKIP: browser tests in Firefox: " + msg)
 		if os.Getenv("CI") == "true" {
 			t.Fatal(msg)
