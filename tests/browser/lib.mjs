@@ -1,5 +1,6 @@
-// What pages.mjs and mermaid.mjs share: finding and starting Chromium, the
-// command line, and the report of checks.
+// What pages.mjs, mermaid.mjs and firefox.mjs share: finding and starting
+// Chromium, the command line, the report of checks, and the reading of a
+// page's data.
 import { chromium } from "playwright-core";
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
