@@ -11,7 +11,7 @@
     var w = parseFloat(svg.getAttribute("width"));
     if (w > 0) { svg.style.minWidth = (w * 0.7) + "px"; }
   });
-  // On a narrow screen a table is a list of cards, each cell under the
+  // On a narrow screen a table is a list of cards, each cell beside the
   // name of its column (page.css): the names come from the table's head.
   function labelCells(table) {
     var heads = table.tHead ? table.tHead.rows[0].cells : [];
