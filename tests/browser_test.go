@@ -2,10 +2,13 @@ package tests
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -125,51 +128,78 @@ func runBrowser(t *testing.T, script string, args ...string) string {
 	return text
 }
 
-// TestBrowserPages opens the HTML page of every example in both languages
-// in headless Chromium and drives it as a reader would (pages.mjs): at
-// least ten steps by keyboard and by click, each compared with the JSON
-// the page carries; a reload of the fragment finds the same step; no
-// request leaves the page and its CSP is never violated; the page never
-// scrolls sideways at 360 or 1280 px (a wide table or diagram scrolls in
-// its own frame), and no two texts of the flow diagram overlap, for the
-// examples and for tests/browser/wide.book; screenshots at 360 and 1280
-// px, light and dark, go to $CHOBO_SCREENSHOTS or tests/browser/screenshots.
-func TestBrowserPages(t *testing.T) {
-	browser(t)
-	pages := t.TempDir()
-	var files []string
+// browserPages writes the HTML page of every example in its language,
+// with the team's scenarios, and of tests/browser/wide.book in both
+// languages, into dir. english is a file listing the English labels of
+// the pages (englishLabels) less every word of these books, for the
+// check that a Japanese page writes none of them.
+func browserPages(t *testing.T, dir string) (files []string, english string) {
+	t.Helper()
+	labels, _ := englishLabels(t)
 	for _, p := range examplePages(t) {
-		dir, file := filepath.Split(p)
-		args := []string{"doc", file, "--format", "html", "--out", pages}
+		base, file := filepath.Split(p)
+		args := []string{"doc", file, "--format", "html", "--out", dir}
 		if strings.HasSuffix(file, ".ja.book") {
 			args = append(args, "--lang", "ja")
 		}
 		// The team's scenarios come first in the stepper, in their own
 		// group of the list.
-		if more := strings.TrimSuffix(file, ".book") + ".more.json"; fileExists(filepath.Join(dir, more)) {
+		if more := strings.TrimSuffix(file, ".book") + ".more.json"; fileExists(filepath.Join(base, more)) {
 			args = append(args, "--scenario", more)
+			forgetWords(t, labels, filepath.Join(base, more))
 		}
-		_, stderr, code := run(dir, nil, args...)
+		forgetWords(t, labels, p)
+		_, stderr, code := run(base, nil, args...)
 		if code != cli.ExitOK {
 			t.Fatalf("chobo %s: exit %d: %s", strings.Join(args, " "), code, stderr)
 		}
-		files = append(files, filepath.Join(pages, strings.TrimSuffix(file, ".book")+".html"))
+		files = append(files, filepath.Join(dir, strings.TrimSuffix(file, ".book")+".html"))
 	}
 	// A book wider than any example in every way (long descriptions and
 	// names, thirteen accounts, many transfers, amounts in the millions),
 	// in both languages: the layout must hold for it too.
+	forgetWords(t, labels, filepath.Join(browserDir, "wide.book"))
 	for _, lang := range []string{"en", "ja"} {
-		out := filepath.Join(pages, lang)
+		out := filepath.Join(dir, lang)
 		args := []string{"doc", "wide.book", "--format", "html", "--lang", lang, "--out", out}
 		if _, stderr, code := run(browserDir, nil, args...); code != cli.ExitOK {
 			t.Fatalf("chobo %s: exit %d: %s", strings.Join(args, " "), code, stderr)
 		}
-		wide := filepath.Join(pages, "wide."+lang+".html")
+		wide := filepath.Join(dir, "wide."+lang+".html")
 		if err := os.Rename(filepath.Join(out, "wide.html"), wide); err != nil {
 			t.Fatal(err)
 		}
 		files = append(files, wide)
 	}
+	words := slices.Sorted(maps.Keys(labels))
+	data, err := json.Marshal(words)
+	if err != nil {
+		t.Fatal(err)
+	}
+	english = filepath.Join(dir, "english.json")
+	if err := os.WriteFile(english, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return files, english
+}
+
+// forgetWords takes the words of a book (or a scenario file) out of the
+// labels: on its pages they are its own.
+func forgetWords(t *testing.T, labels map[string]string, file string) {
+	t.Helper()
+	src, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for w := range wordsOf(string(src)) {
+		delete(labels, w)
+	}
+}
+
+// screenshotDir is where the screenshots go, emptied of an earlier run's,
+// which would pass for this one's.
+func screenshotDir(t *testing.T, pattern string) string {
+	t.Helper()
 	shots := os.Getenv("CHOBO_SCREENSHOTS")
 	if shots == "" {
 		shots = filepath.Join(browserDir, "screenshots")
@@ -178,14 +208,33 @@ func TestBrowserPages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Screenshots of an earlier run would pass for this one's.
-	old, _ := filepath.Glob(filepath.Join(shots, "*.png"))
+	old, _ := filepath.Glob(filepath.Join(shots, pattern))
 	for _, f := range old {
 		if err := os.Remove(f); err != nil {
 			t.Fatal(err)
 		}
 	}
-	report := runBrowser(t, "pages.mjs", append([]string{"--out", shots}, files...)...)
+	return shots
+}
+
+// TestBrowserPages opens the HTML page of every example in both languages
+// in headless Chromium and drives it as a reader would (pages.mjs): at
+// least ten steps by keyboard and by click, each compared with the JSON
+// the page carries; a reload of the fragment finds the same step; no
+// request leaves the page and its CSP is never violated. At 360 and 1280
+// px (audit.mjs) the page never scrolls sideways, every table cell shown
+// is whole and in the window, every arrow ends in a box and a hold's life
+// fits the window, no name breaks inside a word, every number is grouped
+// and a Japanese page writes no English label; no two texts of the flow
+// diagram overlap; for the examples and for tests/browser/wide.book.
+// Screenshots at 360 and 1280 px, light and dark, go to
+// $CHOBO_SCREENSHOTS or tests/browser/screenshots.
+func TestBrowserPages(t *testing.T) {
+	browser(t)
+	files, english := browserPages(t, t.TempDir())
+	shots := screenshotDir(t, "*-light.png")
+	screenshotDir(t, "*-dark.png")
+	report := runBrowser(t, "pages.mjs", append([]string{"--out", shots, "--english", english}, files...)...)
 
 	// The script's own summary is not taken on trust: every page must
 	// have its four screenshots on disk, and have been stepped.
@@ -204,6 +253,79 @@ func TestBrowserPages(t *testing.T) {
 		}
 		if !strings.Contains(report, "ok   "+base+".html: visited ") {
 			t.Errorf("%s: the report does not say how many steps were visited", base)
+		}
+		for _, w := range []string{"360", "1280"} {
+			if !strings.Contains(report, "ok   "+base+".html: "+w+"px: none of ") {
+				t.Errorf("%s: the report has no check of names at %s px", base, w)
+			}
+		}
+	}
+}
+
+// TestBrowserFirefox opens the same pages in Debian's Firefox (firefox-esr),
+// headless, over WebDriver BiDi (firefox.mjs): at 360 and 1280 px the
+// checks of audit.mjs, as in Chromium, and the longest scenario stepped
+// with the next button, each step compared with the data the page
+// carries; a screenshot at each width.
+func TestBrowserFirefox(t *testing.T) {
+	node, _ := browser(t)
+	ff := os.Getenv("CHOBO_FIREFOX")
+	if ff == "" {
+		for _, name := range []string{"firefox-esr", "firefox"} {
+			if p, err := exec.LookPath(name); err == nil {
+				ff = p
+				break
+			}
+		}
+	}
+	msg := "no firefox-esr command: install Debian's firefox-esr package (tests/setup.sh does) or set CHOBO_FIREFOX"
+	if ff != "" {
+		if _, err := os.Stat(ff); err != nil {
+			ff, msg = "", "CHOBO_FIREFOX names no file: "+ff
+		}
+	}
+	if ff == "" {
+		fmt.Println("SKIP: browser tests in Firefox: " + msg)
+		if os.Getenv("CI") == "true" {
+			t.Fatal(msg)
+		}
+		t.Skip("SKIP: " + msg)
+	}
+	files, english := browserPages(t, t.TempDir())
+	shots := screenshotDir(t, "*-firefox-*.png")
+	args := []string{"firefox.mjs", "--firefox", ff, "--out", shots, "--english", english}
+	// Node 22 has WebSocket; Node 20 has it behind a flag.
+	if out, err := exec.Command(node, "-e", "process.stdout.write(typeof WebSocket)").Output(); err == nil && string(out) != "function" {
+		args = append([]string{"--experimental-websocket"}, args...)
+	}
+	ctx := context.Background()
+	if d, ok := t.Deadline(); ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, d.Add(-30*time.Second))
+		defer cancel()
+	}
+	cmd := exec.CommandContext(ctx, node, append(args, files...)...)
+	cmd.Dir = browserDir
+	out, err := cmd.CombinedOutput()
+	report := string(out)
+	for _, line := range strings.Split(strings.TrimRight(report, "\n"), "\n") {
+		t.Log(line)
+	}
+	if err != nil {
+		t.Fatalf("node firefox.mjs: %v (the report is above)", err)
+	}
+	for _, f := range files {
+		base := strings.TrimSuffix(filepath.Base(f), ".html")
+		for _, w := range []string{"360", "1280"} {
+			shot := filepath.Join(shots, base+"-firefox-"+w+".png")
+			if st, err := os.Stat(shot); err != nil || st.Size() < 1000 {
+				t.Errorf("%s: no screenshot %s", base, shot)
+			} else {
+				fmt.Printf("screenshot: %s (%d bytes)\n", shot, st.Size())
+			}
+			if !strings.Contains(report, "ok   "+base+".html: "+w+"px: none of ") {
+				t.Errorf("%s: the report has no check of names at %s px in Firefox", base, w)
+			}
 		}
 	}
 }

@@ -2,6 +2,7 @@ package tests
 
 import (
 	"encoding/json"
+	"html"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -16,39 +17,91 @@ import (
 	"github.com/chobo-lang/chobo/tests/golden"
 )
 
-// pageData is the part of the JSON a page carries that this test reads.
+// pageData is the part of what a page carries that this test reads: the
+// scenarios of its stepper, their steps and the ledger after each step of
+// each outcome, read back from the data block (where each row, hold,
+// step and state is written once and named by its place) and the
+// titles from the scenario list.
 type pageData struct {
+	Scenarios []pageScenario
+}
+
+type pageScenario struct {
+	Title    string
+	Steps    []string // labels
+	Outcomes [][]pageState
+}
+
+type pageState struct {
+	Ledger [][4]string // account, posted, held out, held in
+	Holds  [][2]string
+}
+
+// pageJSON is the page's data block as the page writes it.
+type pageJSONData struct {
+	Rows      [][4]string          `json:"rows"`
+	Holds     [][2]string          `json:"holds"`
+	Steps     [][3]json.RawMessage `json:"steps"`
+	States    [][5]json.RawMessage `json:"states"`
 	Scenarios []struct {
-		Title string `json:"title"`
-		Steps []struct {
-			Label string `json:"label"`
-		} `json:"steps"`
-		Outcomes []struct {
-			Steps []struct {
-				Ledger []struct {
-					Account string `json:"account"`
-					Posted  string `json:"posted"`
-					HeldOut string `json:"held_out"`
-					HeldIn  string `json:"held_in"`
-				} `json:"ledger"`
-				Holds [][2]string `json:"holds"`
-			} `json:"steps"`
-		} `json:"outcomes"`
+		Steps    []int   `json:"steps"`
+		Outcomes [][]int `json:"outcomes"`
 	} `json:"scenarios"`
 }
 
-var pageJSON = regexp.MustCompile(`<script type="application/json" id="chobo-data">([^<]*)</script>`)
+var (
+	pageJSON    = regexp.MustCompile(`<script type="application/json" id="chobo-data">([^<]*)</script>`)
+	pageOption  = regexp.MustCompile(`<option value="[0-9]+">[0-9]+\. ([^<]*)</option>`)
+	pageGrouped = regexp.MustCompile(`([0-9]),([0-9]{3})`)
+)
 
-// readPage takes the JSON out of a page written by chobo doc.
-func readPage(t *testing.T, html string) pageData {
+// readPage takes the scenarios out of a page written by chobo doc.
+func readPage(t *testing.T, page string) pageData {
 	t.Helper()
-	m := pageJSON.FindStringSubmatch(html)
+	m := pageJSON.FindStringSubmatch(page)
 	if m == nil {
 		t.Fatal("the page carries no scenario data")
 	}
-	var d pageData
-	if err := json.Unmarshal([]byte(m[1]), &d); err != nil {
+	var raw pageJSONData
+	if err := json.Unmarshal([]byte(m[1]), &raw); err != nil {
 		t.Fatal(err)
+	}
+	options := pageOption.FindAllStringSubmatch(page, -1)
+	if len(options) != len(raw.Scenarios) {
+		t.Fatalf("the page lists %d scenarios and carries %d", len(options), len(raw.Scenarios))
+	}
+	var d pageData
+	for i, rs := range raw.Scenarios {
+		ps := pageScenario{Title: html.UnescapeString(options[i][1])}
+		for _, k := range rs.Steps {
+			var label string
+			if err := json.Unmarshal(raw.Steps[k][0], &label); err != nil {
+				t.Fatal(err)
+			}
+			ps.Steps = append(ps.Steps, label)
+		}
+		for _, o := range rs.Outcomes {
+			var states []pageState
+			for _, k := range o {
+				var rows, holds []int
+				if err := json.Unmarshal(raw.States[k][2], &rows); err != nil {
+					t.Fatal(err)
+				}
+				if err := json.Unmarshal(raw.States[k][4], &holds); err != nil {
+					t.Fatal(err)
+				}
+				var st pageState
+				for _, r := range rows {
+					st.Ledger = append(st.Ledger, raw.Rows[r])
+				}
+				for _, h := range holds {
+					st.Holds = append(st.Holds, raw.Holds[h])
+				}
+				states = append(states, st)
+			}
+			ps.Outcomes = append(ps.Outcomes, states)
+		}
+		d.Scenarios = append(d.Scenarios, ps)
 	}
 	return d
 }
@@ -99,8 +152,8 @@ func TestDocBalancesAreTheInterpreters(t *testing.T) {
 					}
 					for oi, po := range ps.Outcomes {
 						var rows []string
-						for _, r := range po.Steps[k].Ledger {
-							rows = append(rows, r.Account+"="+r.Posted+"/"+r.HeldOut+"/"+r.HeldIn)
+						for _, r := range po[k].Ledger {
+							rows = append(rows, r[0]+"="+r[1]+"/"+r[2]+"/"+r[3])
 						}
 						got := ledgerKey(rows)
 						if !ends[got] {
@@ -294,7 +347,8 @@ func TestDocOwnScenarios(t *testing.T) {
 			if i < 2*len(own) {
 				want = own[i%len(own)]
 			}
-			if ps.Title != want.Title(diag.English) {
+			// The page groups the digits of the numbers in a title.
+			if ungroup(ps.Title) != want.Title(diag.English) {
 				t.Errorf("%s: scenario %d is %q on the page, want %q", c.Name, i+1, ps.Title, want.Title(diag.English))
 			}
 			full := scenario.Run(b, want)
@@ -303,10 +357,10 @@ func TestDocOwnScenarios(t *testing.T) {
 				continue
 			}
 			for oi, po := range ps.Outcomes {
-				last := po.Steps[len(po.Steps)-1]
+				last := po[len(po)-1]
 				var rows []string
 				for _, r := range last.Ledger {
-					rows = append(rows, r.Account+"="+r.Posted+"/"+r.HeldOut+"/"+r.HeldIn)
+					rows = append(rows, r[0]+"="+r[1]+"/"+r[2]+"/"+r[3])
 				}
 				if got := ledgerKey(rows); got != ledgerOfOutcome(full[oi]) {
 					t.Errorf("%s: scenario %d, outcome %d ends with %s on the page, %s on the interpreter", c.Name, i+1, oi+1, got, ledgerOfOutcome(full[oi]))
@@ -351,6 +405,18 @@ func TestDocOwnScenarios(t *testing.T) {
 	}
 	if !strings.Contains(md, "Expectation not met: step 1: expected refused: nosuch, got done") {
 		t.Errorf("the page does not say the expectation is not met:\n%s", md)
+	}
+}
+
+// ungroup takes out the commas the page puts between the digits of a
+// number.
+func ungroup(s string) string {
+	for {
+		t := pageGrouped.ReplaceAllString(s, "$1$2")
+		if t == s {
+			return s
+		}
+		s = t
 	}
 }
 

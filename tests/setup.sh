@@ -230,6 +230,21 @@ if ! command -v chromium >/dev/null 2>&1; then
     fi
   fi
 fi
+# Firefox for the same pages (tests/browser/firefox.mjs drives Debian's
+# firefox-esr over WebDriver BiDi, which it speaks itself: Playwright drives
+# only its own builds of Firefox).
+if ! command -v firefox-esr >/dev/null 2>&1 && ! command -v firefox >/dev/null 2>&1; then
+  if [ "$(id -u)" != 0 ]; then
+    echo "setup: no firefox-esr and not root: the browser tests in Firefox will be skipped"
+  else
+    echo "setup: installing Firefox ESR from Debian"
+    export DEBIAN_FRONTEND=noninteractive
+    if ! apt-get install -y -qq firefox-esr >/dev/null 2>&1; then
+      apt-get update -qq
+      apt-get install -y -qq firefox-esr >/dev/null
+    fi
+  fi
+fi
 # The Japanese pages' screenshots need a font with Japanese glyphs.
 if command -v chromium >/dev/null 2>&1 && [ -z "$(fc-list :lang=ja 2>/dev/null | head -n 1)" ]; then
   if [ "$(id -u)" != 0 ]; then
@@ -253,6 +268,9 @@ if command -v npm >/dev/null 2>&1; then
   fi
   if command -v chromium >/dev/null 2>&1; then
     echo "setup: $(chromium --version 2>/dev/null | head -n 1)"
+  fi
+  if command -v firefox-esr >/dev/null 2>&1; then
+    echo "setup: $(firefox-esr --version 2>/dev/null | head -n 1)"
   fi
 fi
 

@@ -140,6 +140,7 @@ func TestLifetimeText(t *testing.T) {
 		{86400 * 7, diag.Japanese, "7 日"},
 		{90, diag.Japanese, "90 秒"},
 		{1, diag.English, "1 second"},
+		{10081 * 60, diag.English, "10,081 minutes"},
 	} {
 		if got := lifetimeText(c.secs, c.lang); got != c.want {
 			t.Errorf("lifetimeText(%d, %v) = %q, want %q", c.secs, c.lang, got, c.want)
@@ -162,5 +163,142 @@ func TestGroup(t *testing.T) {
 		if got := group(c.in); got != c.want {
 			t.Errorf("group(%q) = %q, want %q", c.in, got, c.want)
 		}
+	}
+}
+
+func TestGroupNumbers(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"receive.do one above at most 4611686018427387904", "receive.do one above at most 4,611,686,018,427,387,904"},
+		{"ends 1 inside its lower bound -50000", "ends 1 inside its lower bound -50,000"},
+		{"amount 12345.6789 then 1000", "amount 12,345.6789 then 1,000"},
+		{"sku-12345 and v20000 and a_10000", "sku-12345 and v20000 and a_10000"},
+		{"注文-12345 と 12345円", "注文-12345 と 12,345円"},
+		{"already 1,000,000", "already 1,000,000"},
+		{"(10000)", "(10,000)"},
+	} {
+		if got := groupNumbers(c.in); got != c.want {
+			t.Errorf("groupNumbers(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+func TestPassLabel(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		lang diag.Lang
+		want string
+	}{
+		{"5 minutes", diag.English, "pass 5 minutes"},
+		{"5 minutes", diag.Japanese, "5 分経過"},
+		{"1 day", diag.Japanese, "1 日経過"},
+		{"31 seconds", diag.Japanese, "31 秒経過"},
+		{"10081 minutes", diag.English, "pass 10,081 minutes"},
+		{"10081 minutes", diag.Japanese, "10,081 分経過"},
+	} {
+		if got := passLabel(c.text, c.lang); got != c.want {
+			t.Errorf("passLabel(%q, %v) = %q, want %q", c.text, c.lang, got, c.want)
+		}
+	}
+}
+
+// pageOf builds the page of a book given as text.
+func pageOf(t *testing.T, src string, lang diag.Lang) *Page {
+	t.Helper()
+	res := check.Check("t.book", []byte(src))
+	if res.Book == nil {
+		t.Fatalf("the book does not check: %v", res.Diags)
+	}
+	p, err := Build(res.Book, res.Diags, *res.Report, nil, lang)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+const bigBook = `book big v1
+unit pcs
+account shelf(sku: string) : pcs
+  at least 0 refused as out_of_stock
+  at most 5000000 refused as full
+account world : pcs outside
+transfer spread(id: string, sku: string, qty: pcs)
+  key id
+  move qty from world to shelf(sku)
+  move qty from world to shelf(sku)
+transfer pair(id: string, sku: string, a: pcs, b: pcs)
+  key id
+  move a from world to shelf(sku)
+  move b from world to shelf(sku)
+`
+
+// TestPageGroupsEveryAmount: the calls of the steps and of the refusals'
+// examples, and the titles, write their amounts grouped.
+func TestPageGroupsEveryAmount(t *testing.T) {
+	p := pageOf(t, bigBook, diag.English)
+	plain := regexp.MustCompile(`(^|[ (:-])[0-9]{4,}`)
+	seen := 0
+	for _, sc := range p.Scenarios {
+		texts := []string{sc.Title}
+		for _, st := range sc.Steps {
+			texts = append(texts, st.Label)
+			texts = append(texts, st.Calls...)
+		}
+		for _, s := range texts {
+			if m := plain.FindString(s); m != "" {
+				t.Errorf("scenario %d: %q writes %q ungrouped", sc.Number, s, m)
+			}
+			if strings.Contains(s, "5,000,00") {
+				seen++
+			}
+		}
+	}
+	for _, tr := range p.Transfers {
+		for _, op := range tr.Ops {
+			for _, rf := range op.Refusals {
+				for _, st := range rf.Steps {
+					if m := plain.FindString(st.Call); m != "" {
+						t.Errorf("%s: %q writes %q ungrouped", op.Op, st.Call, m)
+					}
+				}
+			}
+		}
+	}
+	if seen == 0 {
+		t.Error("no scenario reaches the upper bound: the test reads nothing grouped")
+	}
+}
+
+// TestFlowNumbersMovesThatReadAlike: two moves of one transfer that carry
+// the same amount say which move they are; moves that carry different
+// amounts say their amount, as before.
+func TestFlowNumbersMovesThatReadAlike(t *testing.T) {
+	for _, c := range []struct {
+		lang diag.Lang
+		want []string
+	}{
+		{diag.English, []string{"spread (move 1: qty)", "spread (move 2: qty)", "pair (a)", "pair (b)"}},
+		{diag.Japanese, []string{"spread (移動 1: qty)", "spread (移動 2: qty)", "pair (a)", "pair (b)"}},
+	} {
+		p := pageOf(t, bigBook, c.lang)
+		var got []string
+		for _, e := range p.Flow.Edges {
+			got = append(got, e.Label)
+		}
+		if strings.Join(got, "|") != strings.Join(c.want, "|") {
+			t.Errorf("%v: the arrows read %q, want %q", c.lang, got, c.want)
+		}
+	}
+}
+
+// TestBareStyleAndScript: the page's style and script lose their
+// comments and indentation and keep every rule and statement.
+func TestBareStyleAndScript(t *testing.T) {
+	css := "/* why */\na { b: c; }\n  /* two\n  lines */\n  d { e: f; } /* after */\n"
+	if got := string(bareStyle([]byte(css))); got != "a { b: c; }\nd { e: f; }\n" {
+		t.Errorf("bareStyle = %q", got)
+	}
+	js := "// why\n(function () {\n  var a = 1; // kept\n\n  // gone\n  return a;\n})();\n"
+	if got := string(bareScript([]byte(js))); got != "(function () {\nvar a = 1; // kept\nreturn a;\n})();\n" {
+		t.Errorf("bareScript = %q", got)
 	}
 }

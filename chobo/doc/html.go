@@ -10,6 +10,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/chobo-lang/chobo/chobo/diag"
 	"github.com/chobo-lang/chobo/chobo/doc/draw"
@@ -42,42 +43,53 @@ type htmlTransfer struct {
 
 // stepperData is the JSON the stepper reads: texts it writes itself, and
 // each scenario's steps with the ledger after every step of every
-// outcome.
+// outcome. A ledger row, a hold, a step and the state after a step are
+// each written once, in their own list, and named by their place in it
+// wherever they recur: scenarios share their first steps, outcomes their
+// steps before a together, and steps most rows, so that the data does
+// not grow with every repetition of them.
 type stepperData struct {
-	Texts     map[string]string `json:"texts"`
-	Scenarios []jsonScenario    `json:"scenarios"`
+	Texts map[string]string `json:"texts"`
+	// Rows are ledger rows: account, posted, held out, held in, the
+	// amounts plain (the stepper groups their digits).
+	Rows [][4]string `json:"rows"`
+	// Holds are a hold's name and state.
+	Holds [][2]string `json:"holds"`
+	// Steps are a label, the calls of a together (one line each, with
+	// its caller) and the transfers called.
+	Steps [][3]any `json:"steps"`
+	// States are what a step of an outcome shows: its answers, the
+	// transfers refused in it, its rows, the places in them of the rows
+	// that changed, and its holds.
+	States    [][5]any       `json:"states"`
+	Scenarios []jsonScenario `json:"scenarios"`
 }
 
+// jsonScenario is a scenario's steps and, per outcome, the state after
+// each, all named by place.
 type jsonScenario struct {
-	Number   int           `json:"number"`
-	Title    string        `json:"title"`
-	Steps    []jsonStep    `json:"steps"`
-	Outcomes []jsonOutcome `json:"outcomes"`
+	Steps    []int   `json:"steps"`
+	Outcomes [][]int `json:"outcomes"`
 }
 
-type jsonStep struct {
-	Label     string   `json:"label"`
-	Calls     []string `json:"calls"`
-	Transfers []int    `json:"transfers"`
+// interner gives each distinct value its place in a list, in the order
+// first met, so that the data is the same bytes on every run.
+type interner struct {
+	at  map[string]int
+	out []any
 }
 
-type jsonOutcome struct {
-	Steps []jsonState `json:"steps"`
-}
-
-type jsonState struct {
-	Answers []string    `json:"answers"`
-	Refused []int       `json:"refused"`
-	Ledger  []jsonRow   `json:"ledger"`
-	Holds   [][2]string `json:"holds"`
-}
-
-type jsonRow struct {
-	Account string `json:"account"`
-	Posted  string `json:"posted"`
-	HeldOut string `json:"held_out"`
-	HeldIn  string `json:"held_in"`
-	Changed bool   `json:"changed"`
+func (n *interner) id(v any) int {
+	b, _ := json.Marshal(v)
+	if i, ok := n.at[string(b)]; ok {
+		return i
+	}
+	if n.at == nil {
+		n.at = map[string]int{}
+	}
+	n.at[string(b)] = len(n.out)
+	n.out = append(n.out, v)
+	return len(n.out) - 1
 }
 
 // HTML writes the page as one file that loads nothing from elsewhere:
@@ -88,10 +100,12 @@ func HTML(p *Page) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	style = bareStyle(style)
 	script, err := templates.ReadFile("templates/stepper.js")
 	if err != nil {
 		return nil, err
 	}
+	script = bareScript(script)
 	data, err := stepperJSON(p)
 	if err != nil {
 		return nil, err
@@ -111,7 +125,9 @@ func HTML(p *Page) ([]byte, error) {
 	// Written whole, so that the quotes of the policy read as quotes.
 	v.CSP = template.HTML(`<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src '` + hash(style) +
 		`'; script-src '` + hash(script) + `'; img-src 'none'; font-src 'none'; connect-src 'none'; base-uri 'none'; form-action 'none'">`)
-	tmpl, err := template.New("page.html.tmpl").Funcs(template.FuncMap(words(p.Lang))).ParseFS(templates, "templates/page.html.tmpl", "templates/transfer.html.tmpl")
+	fm := template.FuncMap(words(p.Lang))
+	fm["name"] = nameHTML
+	tmpl, err := template.New("page.html.tmpl").Funcs(fm).ParseFS(templates, "templates/page.html.tmpl", "templates/transfer.html.tmpl")
 	if err != nil {
 		return nil, err
 	}
@@ -134,6 +150,66 @@ func HTML(p *Page) ([]byte, error) {
 		return nil, err
 	}
 	return out.Bytes(), nil
+}
+
+// bareStyle is the stylesheet as the page carries it: without its
+// comments and indentation, which are for the people who change it, not
+// for the browser. Every page carries it, so every byte counts once per
+// page. The stylesheet holds no string with "/*" in it.
+func bareStyle(css []byte) []byte {
+	var out []byte
+	for len(css) > 0 {
+		i := bytes.Index(css, []byte("/*"))
+		if i < 0 {
+			out = append(out, css...)
+			break
+		}
+		out = append(out, css[:i]...)
+		j := bytes.Index(css[i+2:], []byte("*/"))
+		if j < 0 {
+			break
+		}
+		css = css[i+2+j+2:]
+	}
+	return bareLines(out, nil)
+}
+
+// bareScript is the stepper as the page carries it: without its comment
+// lines and indentation. Lines stay lines, so that no statement runs into
+// the next; a comment after code on its line stays.
+func bareScript(js []byte) []byte { return bareLines(js, []byte("//")) }
+
+// bareLines trims each line and drops the empty ones and those that
+// start with comment.
+func bareLines(src, comment []byte) []byte {
+	var out []byte
+	for _, line := range bytes.Split(src, []byte("\n")) {
+		line = bytes.TrimSpace(line)
+		if len(line) == 0 || (comment != nil && bytes.HasPrefix(line, comment)) {
+			continue
+		}
+		out = append(out, line...)
+		out = append(out, '\n')
+	}
+	return out
+}
+
+// longName is the length past which a name may not fit the width of a
+// phone: it gets places to break between its words.
+const longName = 16
+
+// nameHTML writes a name (an account with its parameters, an operation)
+// for a cell of a table. A name breaks at no place inside a word; a long
+// one, when it is wider than a phone's screen, may break before its
+// parameters and after each underscore, between the words of a
+// snake_case name (page.css keeps names whole on a wide screen).
+func nameHTML(s string) template.HTML {
+	esc := template.HTMLEscapeString(s)
+	if utf8.RuneCountInString(s) <= longName {
+		return template.HTML(esc)
+	}
+	esc = strings.ReplaceAll(esc, "_", "_<wbr>")
+	return template.HTML(strings.Replace(esc, "(", "<wbr>(", 1))
 }
 
 func hash(b []byte) string {
@@ -178,29 +254,52 @@ func stepperJSON(p *Page) ([]byte, error) {
 		"outcomeOf": diag.T("Outcome %1 of %2", "結果 %1 / %2").In(p.Lang),
 		"changed":   diag.T("changed", "変わった").In(p.Lang),
 	}, Scenarios: []jsonScenario{}}
+	var rows, holds, steps, states interner
 	for _, sc := range p.All() {
-		js := jsonScenario{Number: sc.Number, Title: sc.Title}
+		var js jsonScenario
 		for _, st := range sc.Steps {
-			js.Steps = append(js.Steps, jsonStep{Label: st.Label, Calls: nonNil(st.Calls), Transfers: nonNilInts(st.Transfers)})
+			js.Steps = append(js.Steps, steps.id([3]any{st.Label, nonNil(st.Calls), nonNilInts(st.Transfers)}))
 		}
 		for _, o := range sc.Outcomes {
-			var jo jsonOutcome
+			var jo []int
 			for _, ss := range o.Steps {
-				st := jsonState{Answers: nonNil(ss.Answers), Refused: []int{}, Ledger: []jsonRow{}, Holds: [][2]string{}}
+				refused := []int{}
 				for _, t := range slices.Sorted(maps.Keys(ss.Refused)) {
 					if ss.Refused[t] {
-						st.Refused = append(st.Refused, t)
+						refused = append(refused, t)
 					}
 				}
+				ledger, changed, hs := []int{}, []int{}, []int{}
 				for i, r := range ss.Ledger {
-					st.Ledger = append(st.Ledger, jsonRow{Account: r.Account, Posted: r.Posted, HeldOut: r.HeldOut, HeldIn: r.HeldIn, Changed: ss.Changed[i]})
+					ledger = append(ledger, rows.id([4]string{r.Account, r.Posted, r.HeldOut, r.HeldIn}))
+					if ss.Changed[i] {
+						changed = append(changed, i)
+					}
 				}
-				st.Holds = append(st.Holds, ss.Holds...)
-				jo.Steps = append(jo.Steps, st)
+				for _, h := range ss.Holds {
+					hs = append(hs, holds.id(h))
+				}
+				jo = append(jo, states.id([5]any{nonNil(ss.Answers), refused, ledger, changed, hs}))
 			}
 			js.Outcomes = append(js.Outcomes, jo)
 		}
 		d.Scenarios = append(d.Scenarios, js)
+	}
+	d.Rows = make([][4]string, 0, len(rows.out))
+	for _, r := range rows.out {
+		d.Rows = append(d.Rows, r.([4]string))
+	}
+	d.Holds = make([][2]string, 0, len(holds.out))
+	for _, h := range holds.out {
+		d.Holds = append(d.Holds, h.([2]string))
+	}
+	d.Steps = make([][3]any, 0, len(steps.out))
+	for _, st := range steps.out {
+		d.Steps = append(d.Steps, st.([3]any))
+	}
+	d.States = make([][5]any, 0, len(states.out))
+	for _, st := range states.out {
+		d.States = append(d.States, st.([5]any))
 	}
 	return json.Marshal(d)
 }

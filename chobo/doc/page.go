@@ -9,9 +9,9 @@
 // The page says nothing of the backends (no floor or room accounts, no
 // chains, no tables): its readers check the rules of the book, not the
 // database. Amounts are written at their unit's scale, as the book
-// writes them, their digits grouped in threes where people read them;
-// calls keep them as they are typed, and the data the stepper reads
-// keeps them plain.
+// writes them, their digits grouped in threes wherever people read them,
+// in calls and scenario titles too; the data the stepper reads keeps
+// them plain, and the stepper groups them as it shows them.
 package doc
 
 import (
@@ -20,6 +20,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -272,17 +273,34 @@ func boundsText(a *book.Account, lang diag.Lang) string {
 	if a.Outside {
 		return T("outside the ledger: no bounds", "帳簿の外: 境界なし").In(lang)
 	}
-	var parts []string
-	if a.Lower != nil {
-		parts = append(parts, fmt.Sprintf("at least %s (%s)", amount(a.Lower.Value, a.Unit.Scale), a.Lower.Reason))
-	}
-	if a.Upper != nil {
-		parts = append(parts, fmt.Sprintf("at most %s (%s)", amount(a.Upper.Value, a.Unit.Scale), a.Upper.Reason))
-	}
+	parts := boundLines(a, lang)
 	if len(parts) == 0 {
 		return T("no bounds", "境界なし").In(lang)
 	}
-	return strings.Join(parts, ", ")
+	return strings.Join(parts, T(", ", "、").In(lang))
+}
+
+// boundLines writes each bound of a with its reason: "at least 0
+// (out_of_stock)", "0 以上(在庫切れ)".
+func boundLines(a *book.Account, lang diag.Lang) []string {
+	var out []string
+	if a.Lower != nil {
+		out = append(out, diag.Paren(lang, boundWords(false, amount(a.Lower.Value, a.Unit.Scale), lang), a.Lower.Reason))
+	}
+	if a.Upper != nil {
+		out = append(out, diag.Paren(lang, boundWords(true, amount(a.Upper.Value, a.Unit.Scale), lang), a.Upper.Reason))
+	}
+	return out
+}
+
+// boundWords says a bound's amount in words: "at most 50,000", "50,000
+// 以下". The book's keywords are English; a Japanese page reads them in
+// Japanese, as the rest of its sentences.
+func boundWords(upper bool, v string, lang diag.Lang) string {
+	if upper {
+		return T("at most "+v, v+" 以下").In(lang)
+	}
+	return T("at least "+v, v+" 以上").In(lang)
 }
 
 func flowOf(b *book.Book, lang diag.Lang) Flow {
@@ -292,20 +310,25 @@ func flowOf(b *book.Book, lang diag.Lang) Flow {
 		if a.Outside {
 			n.Lines = []string{a.Unit.Name + T(" · outside", " · 外").In(lang)}
 		} else {
-			n.Lines = []string{a.Unit.Name}
-			if a.Lower != nil {
-				n.Lines = append(n.Lines, fmt.Sprintf("at least %s (%s)", amount(a.Lower.Value, a.Unit.Scale), a.Lower.Reason))
-			}
-			if a.Upper != nil {
-				n.Lines = append(n.Lines, fmt.Sprintf("at most %s (%s)", amount(a.Upper.Value, a.Unit.Scale), a.Upper.Reason))
-			}
+			n.Lines = append([]string{a.Unit.Name}, boundLines(a, lang)...)
 		}
 		f.Nodes = append(f.Nodes, n)
 	}
 	for _, t := range b.Transfers {
+		// Two moves of one transfer that carry the same amount would
+		// read alike; then every arrow of the transfer says which move
+		// it is, by its number in the transfer's list of moves.
+		same := map[string]int{}
 		for _, m := range t.Moves {
+			same[amountText(m)]++
+		}
+		numbered := len(same) < len(t.Moves)
+		for i, m := range t.Moves {
 			label := t.Name
-			if len(t.Moves) > 1 {
+			switch {
+			case numbered:
+				label = diag.Paren(diag.English, t.Name, T(fmt.Sprintf("move %d: %s", i+1, amountText(m)), fmt.Sprintf("移動 %d: %s", i+1, amountText(m))).In(lang))
+			case len(t.Moves) > 1:
 				label = diag.Paren(diag.English, t.Name, amountText(m))
 			}
 			f.Edges = append(f.Edges, FlowEdge{From: m.From.Account.Index, To: m.To.Account.Index,
@@ -365,7 +388,7 @@ func transferSection(b *book.Book, t *book.Transfer, d api.Transfer, ops []repor
 	for oi, o := range ops {
 		or := OpReport{Op: t.Name + "." + string(o.Op)}
 		for ri, rf := range o.Refusals {
-			v, err := refusalView(b, o.Transfer, rf, d.Operations[oi].Refusals[ri], lang)
+			v, err := refusalView(b, rf, d.Operations[oi].Refusals[ri], lang)
 			if err != nil {
 				return s, err
 			}
@@ -404,8 +427,8 @@ func holdView(t *book.Transfer, lang diag.Lang) *HoldView {
 	return h
 }
 
-func refusalView(b *book.Book, t *book.Transfer, rf report.Refusal, d api.Refusal, lang diag.Lang) (RefusalView, error) {
-	v := RefusalView{Reason: rf.Reason, Bound: boundText(t, rf, lang), KeyUsed: d.KeyUsed, Meaning: meaning(t, rf, lang)}
+func refusalView(b *book.Book, rf report.Refusal, d api.Refusal, lang diag.Lang) (RefusalView, error) {
+	v := RefusalView{Reason: rf.Reason, Bound: boundText(rf, lang), KeyUsed: d.KeyUsed, Meaning: meaning(rf, lang)}
 	sc := scenario.FromExample(rf.Reason, rf.Example)
 	outs, _, err := scenario.Explore(b, sc, scenario.Budget)
 	if err != nil {
@@ -422,10 +445,10 @@ func refusalView(b *book.Book, t *book.Transfer, rf report.Refusal, d api.Refusa
 			if names := o.Expired[i]; len(names) > 0 {
 				note = scenario.ExpiredText(names, lang)
 			}
-			v.Steps = append(v.Steps, ExampleStep{Call: scenario.PassText(st.PassText, lang), Answer: note})
+			v.Steps = append(v.Steps, ExampleStep{Call: passLabel(st.PassText, lang), Answer: note})
 			continue
 		}
-		v.Steps = append(v.Steps, ExampleStep{Call: st.Call.Call.Display(), Answer: scenario.ResultText(o.Results[k], lang)})
+		v.Steps = append(v.Steps, ExampleStep{Call: callText(st.Call), Answer: answerText(o.Results[k], lang)})
 		k++
 	}
 	v.Ledger = ledgerOf(o.Accounts, lang)
@@ -433,11 +456,11 @@ func refusalView(b *book.Book, t *book.Transfer, rf report.Refusal, d api.Refusa
 }
 
 // meaning says what a refusal means for the caller.
-func meaning(t *book.Transfer, rf report.Refusal, lang diag.Lang) string {
+func meaning(rf report.Refusal, lang diag.Lang) string {
 	if rf.Account != nil {
 		return T(
-			fmt.Sprintf("the call would take %s past its bound (%s); nothing moves, and the key stays refused", rf.Account.Name, boundText(t, rf, lang)),
-			fmt.Sprintf("呼び出すと %s が境界(%s)を越えます。何も動かず、このキーは拒否されたままになります", rf.Account.Name, boundText(t, rf, lang))).In(lang)
+			fmt.Sprintf("the call would take %s past its bound (%s); nothing moves, and the key stays refused", rf.Account.Name, boundText(rf, lang)),
+			fmt.Sprintf("呼び出すと %s が境界(%s)を越えます。何も動かず、このキーは拒否されたままになります", rf.Account.Name, boundText(rf, lang))).In(lang)
 	}
 	if m, ok := meanings[rf.Reason]; ok {
 		return m.In(lang)
@@ -463,7 +486,7 @@ var meanings = map[string]diag.Text{
 // in the page's language: a Japanese sentence reads "30 分", as chobo run
 // writes it beside a pass.
 func lifetimeText(secs int64, lang diag.Lang) string {
-	s := syntax.FormatDuration(secs)
+	s := groupNumbers(syntax.FormatDuration(secs))
 	if lang != diag.Japanese {
 		return s
 	}
@@ -510,25 +533,142 @@ func group(s string) string {
 }
 
 // boundText is the bound behind a refusal, its amount grouped as the
-// page writes amounts; in a transfer of several moves, with the move
-// whose account crosses it, as `chobo check` says it.
-func boundText(t *book.Transfer, rf report.Refusal, lang diag.Lang) string {
+// page writes amounts.
+func boundText(rf report.Refusal, lang diag.Lang) string {
 	a := rf.Account
 	if a == nil {
 		return rf.Bound
 	}
-	b, word := a.Upper, "at most"
+	b := a.Upper
 	if rf.Lower {
-		b, word = a.Lower, "at least"
+		b = a.Lower
 	}
 	if b == nil {
-		return rf.Where(t, lang)
+		return rf.Bound
 	}
-	limit := word + " " + amount(b.Value, a.Unit.Scale)
-	if len(t.Moves) < 2 {
-		return a.Shape() + " " + limit
+	return a.Shape() + T(" ", " が ").In(lang) + boundWords(!rf.Lower, amount(b.Value, a.Unit.Scale), lang)
+}
+
+// passLabel is a pass of time as a step of the page says it: "pass 30
+// minutes", "30 分経過". The listings of chobo run keep the scenario's
+// own words beside the Japanese; the page speaks only its language.
+func passLabel(text string, lang diag.Lang) string {
+	n, word, ok := strings.Cut(text, " ")
+	if !ok || strings.Contains(word, " ") {
+		return scenario.PassText(text, lang)
 	}
-	return report.MovesText(rf.Moves, lang) + ": " + rf.Ref + " " + limit
+	n = groupNumbers(diag.Printable(n))
+	if lang != diag.Japanese {
+		return "pass " + n + " " + diag.Printable(word)
+	}
+	if unit, known := syntax.TimeWordJa(word); known {
+		return n + " " + unit + "経過"
+	}
+	return scenario.PassText(text, lang)
+}
+
+// callText writes a call as the page shows it: each amount at its unit's
+// scale with its digits grouped, as every other amount of the page.
+func callText(c *scenario.Call) string {
+	var parts []string
+	for _, p := range c.Transfer.Params {
+		if v, ok := c.Strings[p.Name]; ok {
+			parts = append(parts, p.Name+": "+diag.Printable(v))
+			continue
+		}
+		n, raw := c.Raw[p.Name]
+		if !raw {
+			v, given := c.Amounts[p.Name]
+			if !given {
+				continue
+			}
+			n = strconv.FormatInt(v, 10)
+		}
+		if p.Unit != nil {
+			n = scaleDigits(n, p.Unit.Scale)
+		}
+		parts = append(parts, p.Name+": "+group(n))
+	}
+	return c.Transfer.Name + "." + string(c.Op) + "(" + strings.Join(parts, ", ") + ")"
+}
+
+// scaleDigits writes a whole number given as decimal digits, perhaps
+// beyond 64 bits (a scenario may hold one, shown as written), with scale
+// decimals, as book.FormatAmount writes one that fits.
+func scaleDigits(digits string, scale int) string {
+	sign, d := "", digits
+	if rest, ok := strings.CutPrefix(d, "-"); ok {
+		sign, d = "-", rest
+	}
+	if scale <= 0 {
+		return sign + d
+	}
+	for len(d) <= scale {
+		d = "0" + d
+	}
+	return sign + d[:len(d)-scale] + "." + d[len(d)-scale:]
+}
+
+// groupNumbers groups the digits of every number that stands on its own
+// in s, as the page writes amounts: a scenario's title carries the
+// amounts of its calls, plain. Digits inside a word (sku-12345, v2) or
+// after a decimal point stay as they are; a word of another script may
+// follow (12345円).
+func groupNumbers(s string) string {
+	var b strings.Builder
+	i := 0
+	for i < len(s) {
+		c := s[i]
+		if c < '0' || c > '9' {
+			b.WriteByte(c)
+			i++
+			continue
+		}
+		j := i
+		for j < len(s) && s[j] >= '0' && s[j] <= '9' {
+			j++
+		}
+		if !inWord(s, i) && (j == len(s) || s[j] >= 0x80 || !wordByte(s[j])) {
+			b.WriteString(group(s[i:j]))
+		} else {
+			b.WriteString(s[i:j])
+		}
+		i = j
+	}
+	return b.String()
+}
+
+// inWord reports whether the digits at s[i:] continue a word: they follow
+// a letter, a digit, an underscore, a point or a hyphen that itself
+// follows one of those.
+func inWord(s string, i int) bool {
+	if i == 0 {
+		return false
+	}
+	p := s[i-1]
+	if p == '-' {
+		return i >= 2 && (wordByte(s[i-2]) || s[i-2] == '.')
+	}
+	return wordByte(p) || p == '.' || p == ','
+}
+
+// wordByte reports whether c belongs to a word: an ASCII letter or digit,
+// an underscore, or a byte of a character beyond ASCII (名前 too).
+func wordByte(c byte) bool {
+	return c >= 0x80 || c == '_' || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
+}
+
+// answerText is a call's answer as the page writes it: as chobo run
+// lists it, but a bound met in a transfer of several moves is told in
+// the page's words, its amount grouped (`移動 2: 在庫(s-2) が 0 以上`).
+func answerText(r scenario.OpResult, lang diag.Lang) string {
+	if r.Failed != "" || r.Move == 0 {
+		return scenario.ResultText(r, lang)
+	}
+	m := r.Bound
+	where := report.MovesText([]int{r.Move}, lang) + ": " + m.Account + T(" ", " が ").In(lang) +
+		boundWords(m.Upper, amount(m.Value, m.Scale), lang)
+	return diag.Printable(diag.Paren(lang, r.Result.Text().In(lang), where))
 }
 
 // T is diag.T, short for the many texts of the page.
@@ -560,16 +700,16 @@ func ledgerOf(accs []interp.AccountBalance, lang diag.Lang) []LedgerRow {
 }
 
 func scenarioView(b *book.Book, n int, sc scenario.Scenario, lang diag.Lang) (ScenarioView, error) {
-	v := ScenarioView{Number: n, Title: sc.Title(lang)}
+	v := ScenarioView{Number: n, Title: groupNumbers(sc.Title(lang))}
 	for _, st := range sc.Steps {
 		switch {
 		case st.Call != nil:
-			v.Steps = append(v.Steps, StepView{Label: st.Call.Call.Display(), Transfers: []int{st.Call.Transfer.Index}})
+			v.Steps = append(v.Steps, StepView{Label: callText(st.Call), Transfers: []int{st.Call.Transfer.Index}})
 		case st.Together != nil:
-			sv := StepView{Label: "together"}
+			sv := StepView{Label: T("together", "同時に").In(lang)}
 			for ci, calls := range st.Together {
 				for _, c := range calls {
-					sv.Calls = append(sv.Calls, T(fmt.Sprintf("caller %d: ", ci+1), fmt.Sprintf("呼び出し元 %d: ", ci+1)).In(lang)+c.Call.Display())
+					sv.Calls = append(sv.Calls, T(fmt.Sprintf("caller %d: ", ci+1), fmt.Sprintf("呼び出し元 %d: ", ci+1)).In(lang)+callText(c))
 					if !slices.Contains(sv.Transfers, c.Transfer.Index) {
 						sv.Transfers = append(sv.Transfers, c.Transfer.Index)
 					}
@@ -577,7 +717,7 @@ func scenarioView(b *book.Book, n int, sc scenario.Scenario, lang diag.Lang) (Sc
 			}
 			v.Steps = append(v.Steps, sv)
 		default:
-			v.Steps = append(v.Steps, StepView{Label: scenario.PassText(st.PassText, lang)})
+			v.Steps = append(v.Steps, StepView{Label: passLabel(st.PassText, lang)})
 		}
 	}
 	outs, _, err := scenario.Trace(b, sc, scenario.Budget)
@@ -616,7 +756,7 @@ func outcomeView(sc scenario.Scenario, o scenario.Outcome, lang diag.Lang) Outco
 		for _, c := range calls {
 			r := o.Results[k]
 			k++
-			ss.Answers = append(ss.Answers, scenario.ResultText(r, lang))
+			ss.Answers = append(ss.Answers, answerText(r, lang))
 			if r.Failed == "" && r.Outcome != interp.Refused {
 				done[c.Transfer.Index] = true
 			}

@@ -25,7 +25,25 @@ type OpResult struct {
 	// told apart and merged without them, as a backend answers the
 	// reason alone.
 	Move  int
-	Bound string
+	Bound MetBound
+}
+
+// MetBound is the bound a call met: the account as the call names it,
+// which of its bounds, and the bound's value at the unit's scale.
+type MetBound struct {
+	Account string
+	Upper   bool
+	Value   int64
+	Scale   int
+}
+
+// String writes the bound in the book's words: `stock(s-2) at least 0`.
+func (m MetBound) String() string {
+	word := "at least"
+	if m.Upper {
+		word = "at most"
+	}
+	return m.Account + " " + word + " " + book.FormatAmount(m.Value, m.Scale)
 }
 
 // FailedText is the failure in both languages; the Japanese falls back
@@ -288,7 +306,7 @@ func (r *runner) lookOf(s *interp.State) look {
 // sequence of numbers can be read as, so strings of them compare as the
 // sequences do.
 func (r *runner) answer(res OpResult) string {
-	res.Move, res.Bound = 0, ""
+	res.Move, res.Bound = 0, MetBound{}
 	id, ok := r.answerIDs[res]
 	if !ok {
 		id = uint64(len(r.answerIDs))
@@ -374,15 +392,14 @@ func apply(s *interp.State, c *Call) OpResult {
 	return out
 }
 
-// boundAt writes the account a refusal met and its bound: `stock(s-2) at
-// least 0`.
-func boundAt(d *interp.BoundDetail) string {
+// boundAt is the account a refusal met and its bound.
+func boundAt(d *interp.BoundDetail) MetBound {
 	acc := d.Account.Kind
-	b, word := acc.Upper, "at most"
+	b := acc.Upper
 	if d.Lower {
-		b, word = acc.Lower, "at least"
+		b = acc.Lower
 	}
-	return d.Account.String() + " " + word + " " + book.FormatAmount(b.Value, acc.Unit.Scale)
+	return MetBound{Account: d.Account.String(), Upper: !d.Lower, Value: b.Value, Scale: acc.Unit.Scale}
 }
 
 // interleave runs every order of the callers' calls that keeps each

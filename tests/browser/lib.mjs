@@ -1,5 +1,6 @@
-// What pages.mjs and mermaid.mjs share: finding and starting Chromium, the
-// command line, and the report of checks.
+// What pages.mjs, mermaid.mjs and firefox.mjs share: finding and starting
+// Chromium, the command line, the report of checks, and the reading of a
+// page's data.
 import { chromium } from "playwright-core";
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
@@ -98,4 +99,42 @@ export class Report {
       process.exitCode = 1;
     }
   }
+}
+
+// decodeData reads the data block of a page (html.go writes each row,
+// hold, step and state once, and names it by its place) into one object
+// per scenario, step and state, as the checks compare them with what the
+// page shows. It is written apart from the stepper's own reading, so that
+// the checks do not share its mistakes.
+export function decodeData(raw) {
+  const state = (i) => {
+    const [answers, refused, rows, changed, holds] = raw.states[i];
+    return {
+      answers,
+      refused,
+      ledger: rows.map((r, k) => {
+        const [account, posted, heldOut, heldIn] = raw.rows[r];
+        return { account, posted, held_out: heldOut, held_in: heldIn, changed: changed.includes(k) };
+      }),
+      holds: holds.map((h) => raw.holds[h]),
+    };
+  };
+  return {
+    texts: raw.texts,
+    scenarios: raw.scenarios.map((sc) => ({
+      steps: sc.steps.map((i) => ({ label: raw.steps[i][0], calls: raw.steps[i][1], transfers: raw.steps[i][2] })),
+      outcomes: sc.outcomes.map((states) => ({ steps: states.map(state) })),
+    })),
+  };
+}
+
+// reportAudit turns what audit.mjs found at one width into checks.
+export function reportAudit(report, where, width, a) {
+  const c = a.counts;
+  report.check(where, `${width}px: nothing overflows the window sideways`, a.overflow.slice(0, 5));
+  report.check(where, `${width}px: the text of all ${c.cells} table cells shown is whole and in the window`, a.cells.slice(0, 5));
+  report.check(where, `${width}px: all ${c.arrows} arrows end in a box, and a hold's life fits the window`, a.arrows.slice(0, 5));
+  report.check(where, `${width}px: none of ${c.names} names and calls breaks inside a word`, a.names.slice(0, 5));
+  report.check(where, `${width}px: every number of ${c.texts} texts has its digits grouped`, a.numbers.slice(0, 5));
+  report.check(where, `${width}px: no English label on a Japanese page`, a.english.slice(0, 5));
 }

@@ -5,13 +5,54 @@
 // the URL fragment: #scenario=3&step=2&outcome=1.
 (function () {
   "use strict";
-  // The floor of a diagram shrunk to fit (page.css): 70% of the width it
-  // was drawn at.
-  document.querySelectorAll(".diagram svg").forEach(function (svg) {
+  // The floor of the flow diagram shrunk to fit (page.css): 70% of the
+  // width it was drawn at. A hold's life has none: it always fits.
+  document.querySelectorAll(".diagram svg.chobo-flow").forEach(function (svg) {
     var w = parseFloat(svg.getAttribute("width"));
     if (w > 0) { svg.style.minWidth = (w * 0.7) + "px"; }
   });
-  var data = JSON.parse(document.getElementById("chobo-data").textContent);
+  // On a narrow screen a table is a list of cards, each cell beside the
+  // name of its column (page.css): the names come from the table's head.
+  function labelCells(table) {
+    var heads = table.tHead ? table.tHead.rows[0].cells : [];
+    Array.prototype.forEach.call(table.tBodies, function (body) {
+      Array.prototype.forEach.call(body.rows, function (row) {
+        Array.prototype.forEach.call(row.cells, function (c, i) {
+          var h = heads[i];
+          if (c.tagName === "TD" && h && !h.querySelector(".visually-hidden")) { c.setAttribute("data-label", h.textContent); }
+        });
+      });
+    });
+  }
+  document.querySelectorAll("table").forEach(labelCells);
+  var raw = JSON.parse(document.getElementById("chobo-data").textContent);
+  // The data names each row, hold, step and state by its place in its
+  // own list (html.go); the stepper reads them whole.
+  var data = {
+    texts: raw.texts,
+    scenarios: raw.scenarios.map(function (sc) {
+      return {
+        steps: sc.steps.map(function (i) {
+          var st = raw.steps[i];
+          return { label: st[0], calls: st[1], transfers: st[2] };
+        }),
+        outcomes: sc.outcomes.map(function (states) {
+          return { steps: states.map(function (i) {
+            var st = raw.states[i];
+            return {
+              answers: st[0],
+              refused: st[1],
+              ledger: st[2].map(function (r, k) {
+                var row = raw.rows[r];
+                return { account: row[0], posted: row[1], held_out: row[2], held_in: row[3], changed: st[3].indexOf(k) >= 0 };
+              }),
+              holds: st[4].map(function (h) { return raw.holds[h]; })
+            };
+          }) };
+        })
+      };
+    })
+  };
   if (data.scenarios.length === 0) { return; }
   var texts = data.texts;
   var scenarioSelect = document.getElementById("scenario");
@@ -23,6 +64,7 @@
   var ledgerBody = document.getElementById("ledger-body");
   var holdsBody = document.getElementById("holds-body");
   var holdsTable = document.getElementById("holds");
+  var ledgerTable = document.getElementById("ledger");
   var edges = document.querySelectorAll("#flow-diagram [data-transfer]");
   var at = { s: 0, o: 0, k: 0 };
 
@@ -66,6 +108,39 @@
     row.appendChild(td);
   }
 
+  // breakable writes text into el as the page writes names (html.go): a
+  // word longer than a phone's line may break before a name's parameters
+  // and after an underscore or a point, and nowhere else. A short word
+  // with a hyphen (sku-2) is kept whole: Chromium would break after it.
+  function breakable(el, text) {
+    var piece = function (part) {
+      if (part.indexOf("-") < 0) {
+        el.appendChild(document.createTextNode(part));
+        return;
+      }
+      var whole = document.createElement("span");
+      whole.className = "nw";
+      whole.textContent = part;
+      el.appendChild(whole);
+    };
+    text.split(/(\s+)/).forEach(function (word) {
+      if (Array.from(word).length <= 16) {
+        piece(word);
+        return;
+      }
+      word.split(/(?=\()|(?<=[_.])/).forEach(function (part, i) {
+        if (i > 0) { el.appendChild(document.createElement("wbr")); }
+        piece(part);
+      });
+    });
+  }
+
+  function nameCell(row, name) {
+    var td = document.createElement("td");
+    breakable(td, name);
+    row.appendChild(td);
+  }
+
   function fillOutcomes() {
     var sc = data.scenarios[at.s];
     outcomeSelect.textContent = "";
@@ -90,13 +165,13 @@
       b.dataset.step = String(i);
       if (state.refused.length > 0) { li.className = "refused"; }
       var head = document.createElement("span");
-      head.textContent = (i + 1) + ". " + step.label;
+      breakable(head, (i + 1) + ". " + step.label);
       b.appendChild(head);
       var lines = step.calls.length > 0 ? step.calls : [null];
       lines.forEach(function (call, j) {
         var line = document.createElement("span");
         line.style.display = "block";
-        if (call !== null) { line.textContent = call + " "; }
+        if (call !== null) { breakable(line, call + " "); }
         var answer = document.createElement("span");
         answer.className = "answer";
         answer.textContent = state.answers[j] !== undefined ? "→ " + state.answers[j] : "";
@@ -126,20 +201,22 @@
     state.ledger.forEach(function (row) {
       var tr = document.createElement("tr");
       if (row.changed) { tr.className = "changed"; }
-      cell(tr, row.account);
+      nameCell(tr, row.account);
       cell(tr, group(row.posted));
       cell(tr, group(row.held_out));
       cell(tr, group(row.held_in));
       cell(tr, row.changed ? texts.changed : "");
       ledgerBody.appendChild(tr);
     });
+    labelCells(ledgerTable);
     holdsBody.textContent = "";
     state.holds.forEach(function (h) {
       var tr = document.createElement("tr");
-      cell(tr, h[0]);
+      nameCell(tr, h[0]);
       cell(tr, h[1]);
       holdsBody.appendChild(tr);
     });
+    labelCells(holdsTable);
     holdsTable.hidden = state.holds.length === 0;
     edges.forEach(function (e) {
       var t = parseInt(e.getAttribute("data-transfer"), 10);
