@@ -28,6 +28,7 @@
 //	CHOBO_CONFORMANCE_TIGERBEETLE   the TigerBeetle toolchain's binary, or empty
 //	CHOBO_CONFORMANCE_TIGERBEETLE_MISSING  why the toolchain has none
 //	CHOBO_CONFORMANCE_TIGERBEETLE_ERROR    why the binary the user named cannot be used (a failure, not a skip)
+//	CHOBO_CONFORMANCE_PARTS         which parts to run, separated by spaces: postgres, tigerbeetle-model, tigerbeetle (real replica); empty: all
 //
 // and what a client language needs besides, which its row of languages
 // reads (for TypeScript, typescript.go; for Python, python.go).
@@ -35,6 +36,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -97,6 +99,23 @@ type config struct {
 	drivers     []driver // the driver programs of the book's clients
 	tigerbeetle string   // the tigerbeetle binary; "" for none
 	tbMissing   string   // why there is none
+	// parts are the parts of the run asked for (partPostgres,
+	// partModel, partReplica); none: every part.
+	parts map[string]bool
+}
+
+// The parts of a run, each a test target of chobo_conformance_test of its
+// own, so that a part that cannot run shows as such in Bazel's summary
+// rather than as a line of the log.
+const (
+	partPostgres = "postgres"          // a PostgreSQL cluster: the SQL functions and every PostgreSQL client
+	partModel    = "tigerbeetle-model" // chobo's model of TigerBeetle: the TigerBeetle clients that reach it
+	partReplica  = "tigerbeetle"       // a real replica: every TigerBeetle client
+)
+
+// runs reports whether the run has the part.
+func (c config) runs(part string) bool {
+	return len(c.parts) == 0 || c.parts[part]
 }
 
 // driver is the driver program of one client.
@@ -166,8 +185,18 @@ func fromEnv() (config, error) {
 	if err != nil {
 		return cfg, fmt.Errorf("the PostgreSQL toolchain's initdb: %v", err)
 	}
+	for _, part := range strings.Fields(os.Getenv("CHOBO_CONFORMANCE_PARTS")) {
+		switch part {
+		case partPostgres, partModel, partReplica:
+		default:
+			return cfg, fmt.Errorf("CHOBO_CONFORMANCE_PARTS: no part %q (there are %s, %s and %s)", part, partPostgres, partModel, partReplica)
+		}
+		if cfg.parts == nil {
+			cfg.parts = map[string]bool{}
+		}
+		cfg.parts[part] = true
+	}
 	os.Setenv("CHOBO_PG_BIN", filepath.Dir(initdb))
-	fmt.Printf("PostgreSQL server binaries: %s\n", filepath.Dir(initdb))
 	for _, p := range strings.Fields(os.Getenv("CHOBO_CONFORMANCE_SCENARIOS")) {
 		path, err := runfile(p)
 		if err != nil {
@@ -248,50 +277,132 @@ func runfile(p string) (string, error) {
 	return "", fmt.Errorf("neither RUNFILES_DIR nor TEST_SRCDIR is set: run this through bazel test")
 }
 
-// main runs every scenario of the book on every backend.
+// main runs every scenario of the book on every backend of the parts
+// cfg asks for. What takes time before a pair can run (the replica, the
+// PostgreSQL cluster, compiling clients) is started at once, and each
+// pair runs as soon as its backend is ready, beside the others: most of
+// a pair's time is spent waiting for holds to expire, which the pairs
+// can do together.
 func (r *run) main(cfg config) error {
 	l, err := load(cfg)
 	if err != nil {
 		return err
 	}
 	name, cp := l.Name, l.Copy
-	srv, app, pool, err := r.deploy(l)
-	if err != nil {
-		return err
-	}
 	copyPath, err := r.writeCopy(name, l.CopySrc)
 	if err != nil {
 		return err
 	}
-	for i := range cfg.drivers {
-		if err := languages[cfg.drivers[i].language].prepare(r, &cfg.drivers[i]); err != nil {
-			return err
+	tbClients := false
+	for _, d := range cfg.drivers {
+		tbClients = tbClients || d.backend == "tigerbeetle"
+	}
+	replica := r.startReplica(cfg, tbClients)
+	if replica != nil {
+		// Not left starting when the run ends early: what it starts is
+		// stopped at the end only once it is registered.
+		defer func() { <-replica.done }()
+	}
+	if err := r.prepare(cfg.drivers); err != nil {
+		return err
+	}
+	var wire, direct []driver
+	for _, d := range cfg.drivers {
+		switch {
+		case d.backend != "tigerbeetle":
+		case languages[d.language].viaWire:
+			wire = append(wire, d)
+		default:
+			direct = append(direct, d)
 		}
 	}
-	backends, err := r.backends(srv, app, pool, cp, name, copyPath, cfg.drivers)
-	if err != nil {
-		return err
+	p := &pairs{run: r, l: l}
+	defer p.wait()
+	var pool *pgxpool.Pool
+	if cfg.runs(partPostgres) {
+		srv, app, read, err := r.deploy(l)
+		if err != nil {
+			return err
+		}
+		pool = read
+		backends, err := r.backends(srv, app, read, cp, name, copyPath, cfg.drivers)
+		if err != nil {
+			return err
+		}
+		p.start(backends...)
 	}
-	tb, err := r.tigerbeetle(cfg, cp, name, copyPath)
-	if err != nil {
-		return err
+	if cfg.runs(partModel) {
+		m := tbmodel.New()
+		m.FollowWallClock()
+		on, err := r.onWire(wire, "model", m, m.Pulse, false, cp, name, copyPath)
+		if err != nil {
+			return err
+		}
+		p.start(on...)
 	}
-	var summary []string
-	for _, be := range append(backends, tb...) {
-		summary = append(summary, r.runOn(l, be))
+	if cfg.runs(partReplica) && tbClients {
+		on, err := r.onReplica(cfg, replica, wire, direct, cp, name, copyPath)
+		if err != nil {
+			return err
+		}
+		p.start(on...)
 	}
-	// One line per pair, at the end, where a reader of a long log looks.
-	for _, line := range summary {
+	p.wait()
+	// One line per pair, at the end, where a reader of a long log looks,
+	// in the order the pairs were started whatever order they ended in.
+	for _, line := range p.summary {
 		fmt.Fprintln(r.out, line)
 	}
-	bad, err := conformance.EntriesBalance(context.Background(), pool, cp)
-	if err != nil {
-		return err
-	}
-	if len(bad) > 0 {
-		r.errorf("balances that are not the sum of their entries: %v", bad)
+	if pool != nil {
+		bad, err := conformance.EntriesBalance(context.Background(), pool, cp)
+		if err != nil {
+			return err
+		}
+		if len(bad) > 0 {
+			r.errorf("balances that are not the sum of their entries: %v", bad)
+		}
 	}
 	return nil
+}
+
+// pairs are the pairs of one run, each running on its own.
+type pairs struct {
+	run     *run
+	l       *conformance.Loaded
+	wg      sync.WaitGroup
+	summary []string // one line per pair started, in that order, filled in as each ends
+}
+
+func (p *pairs) start(bes ...namedBackend) {
+	for _, be := range bes {
+		i := len(p.summary)
+		p.summary = append(p.summary, "")
+		p.wg.Add(1)
+		go func() {
+			defer p.wg.Done()
+			p.summary[i] = p.run.runOn(p.l, be)
+		}()
+	}
+}
+
+// wait waits for every pair started; after an error, so that nothing
+// the pairs use is stopped under them.
+func (p *pairs) wait() { p.wg.Wait() }
+
+// prepare makes every driver ready to start, all at once (a TypeScript
+// client is compiled by tsc, which takes a while).
+func (r *run) prepare(drivers []driver) error {
+	errs := make([]error, len(drivers))
+	var wg sync.WaitGroup
+	for i := range drivers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = languages[drivers[i].language].prepare(r, &drivers[i])
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
 // load reads the book and the hand-written scenarios. Holds expire in
@@ -317,17 +428,24 @@ func load(cfg config) (*conformance.Loaded, error) {
 // deploy starts a PostgreSQL server and loads the test copy's SQL. It
 // returns the server, the application's pool and the superuser's.
 func (r *run) deploy(l *conformance.Loaded) (*pgtest.Server, *pgxpool.Pool, *pgxpool.Pool, error) {
+	if bin := os.Getenv("CHOBO_PG_BIN"); bin != "" {
+		fmt.Fprintf(r.out, "PostgreSQL server binaries: %s\n", bin)
+	}
+	start := time.Now()
 	srv, err := pgtest.Launch()
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	fmt.Fprintf(r.out, "time: a PostgreSQL cluster: %.1f s to start\n", time.Since(start).Seconds())
 	r.atEnd(func() {
 		if err := srv.Stop(); err != nil {
 			r.errorf("%v", err)
 		}
 	})
 	ctx := context.Background()
-	pool, err := srv.OpenPool(ctx, 20)
+	// Every PostgreSQL pair reads the tables over it at once, each up to
+	// eight scenarios at a time.
+	pool, err := srv.OpenPool(ctx, 40)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -355,6 +473,9 @@ func (r *run) deploy(l *conformance.Loaded) (*pgtest.Server, *pgxpool.Pool, *pgx
 // runOn runs every scenario on one backend and returns its summary line.
 func (r *run) runOn(l *conformance.Loaded, be namedBackend) string {
 	rep := &reporter{run: r}
+	// How long each pair took is in the log, for a test near its timeout.
+	start := time.Now()
+	defer func() { fmt.Fprintf(r.out, "time: %s on %s: %.1f s\n", l.Name, be.name, time.Since(start).Seconds()) }()
 	var jobs []conformance.Job
 	for _, j := range l.Jobs(l.Name, be.backend, func(i int) string { return fmt.Sprintf("%s-s%d", be.name, i) }) {
 		j.Pair = be.name
@@ -442,29 +563,34 @@ func (r *run) backends(srv *pgtest.Server, app, read *pgxpool.Pool, cp *book.Boo
 	return out, nil
 }
 
-// tigerbeetle are the TigerBeetle clients on the model of TigerBeetle,
-// and on a real replica when the toolchain has a binary.
-func (r *run) tigerbeetle(cfg config, cp *book.Book, name, copyPath string) ([]namedBackend, error) {
-	var wire, direct []driver
-	for _, d := range cfg.drivers {
-		switch {
-		case d.backend != "tigerbeetle":
-		case languages[d.language].viaWire:
-			wire = append(wire, d)
-		default:
-			direct = append(direct, d)
-		}
+// launched is a replica being started, or why there is none.
+type launched struct {
+	done chan struct{}
+	srv  *tbtest.Server
+	err  error
+}
+
+// startReplica starts a TigerBeetle replica in the background when the
+// run has TigerBeetle clients to run on one and the toolchain has a
+// binary (it takes seconds, which the other pairs need not wait for);
+// nil when none is started.
+func (r *run) startReplica(cfg config, clients bool) *launched {
+	if !cfg.runs(partReplica) || !clients || cfg.tigerbeetle == "" {
+		return nil
 	}
-	if len(wire) == 0 && len(direct) == 0 {
-		return nil, nil
-	}
-	m := tbmodel.New()
-	m.FollowWallClock()
-	out, err := r.onWire(wire, "model", m, m.Pulse, false, cp, name, copyPath)
-	if err != nil {
-		return nil, err
-	}
-	if cfg.tigerbeetle == "" {
+	l := &launched{done: make(chan struct{})}
+	go func() {
+		defer close(l.done)
+		l.srv, l.err = r.replica(cfg.tigerbeetle)
+	}()
+	return l
+}
+
+// onReplica are the TigerBeetle clients on the real replica started by
+// startReplica; without one, a SKIP line for the replica and for each
+// client that reaches only a real one.
+func (r *run) onReplica(cfg config, l *launched, wire, direct []driver, cp *book.Book, name, copyPath string) ([]namedBackend, error) {
+	if l == nil {
 		why := cfg.tbMissing
 		if why == "" {
 			why = "the TigerBeetle toolchain has no binary"
@@ -473,17 +599,17 @@ func (r *run) tigerbeetle(cfg config, cp *book.Book, name, copyPath string) ([]n
 		for _, d := range direct {
 			fmt.Fprintf(r.out, "SKIP: %s: its driver reaches only a real replica, and there is none\n", d.target)
 		}
-		return out, nil
+		return nil, nil
 	}
-	srv, err := r.replica(cfg.tigerbeetle)
+	<-l.done
+	if l.err != nil {
+		return nil, l.err
+	}
+	srv := l.srv
+	out, err := r.onWire(wire, "real replica", srv.Client, nil, true, cp, name, copyPath)
 	if err != nil {
 		return nil, err
 	}
-	on, err := r.onWire(wire, "real replica", srv.Client, nil, true, cp, name, copyPath)
-	if err != nil {
-		return nil, err
-	}
-	out = append(out, on...)
 	// These drivers dial the replica themselves; open tells them to cut
 	// the timeouts of holds to the test copy's, as tbwire does for the
 	// others.
@@ -528,11 +654,13 @@ func (r *run) onWire(drivers []driver, what string, raw chobotb.Client, pulse fu
 // end.
 func (r *run) replica(binary string) (*tbtest.Server, error) {
 	os.Setenv(tbtest.EnvVar, binary)
+	start := time.Now()
 	srv, err := tbtest.Launch(context.Background())
 	if err != nil {
 		return nil, fmt.Errorf("starting a TigerBeetle replica: %v", err)
 	}
 	fmt.Fprintf(r.out, "real TigerBeetle: %s\n", srv.Describe())
+	fmt.Fprintf(r.out, "time: a TigerBeetle replica: %.1f s to start\n", time.Since(start).Seconds())
 	r.atEnd(func() {
 		if err := srv.Stop(); err != nil {
 			r.errorf("stopping the TigerBeetle replica: %v", err)
