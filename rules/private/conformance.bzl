@@ -161,6 +161,23 @@ def _parts(clients):
     # In the order of _PARTS, which is the order of the suite.
     return {name: parts[name] for name in _PARTS if name in parts}
 
+# The most pairs a part runs side by side within a small test's minute,
+# with room to spare on a runner of two cores that runs two tests at a
+# time. Measured there, busy with other work besides: a PostgreSQL
+# cluster starts in under a second, a replica in 1 to 19 s; four pairs
+# of about 40 scenarios each end together in 4 to 6 s, where one alone
+# takes 3 to 4 s (most of a pair's time is spent waiting for holds to
+# expire, which pairs do together; what they add is their calls' share
+# of the cores). A part of the examples takes 25 s at worst. One client
+# of each target makes at most four pairs a part; more clients than that
+# (several of one target) make the test medium.
+_SMALL_PAIRS = 4
+
+def _size(part, clients):
+    """The size of a part's test, from the number of pairs it runs."""
+    pairs = clients + (1 if part == _POSTGRES_PART else 0)  # the SQL functions
+    return "small" if pairs <= _SMALL_PAIRS else "medium"
+
 def chobo_conformance_test(name, book, scenarios = [], client = None, clients = [], **kwargs):
     """Checks a book on every backend and client given against the interpreter.
 
@@ -206,16 +223,17 @@ def chobo_conformance_test(name, book, scenarios = [], client = None, clients = 
         target (TARGETS in rules/private/targets.bzl).
       **kwargs: passed to every part's test (size, timeout, tags,
         target_compatible_with, visibility, …); tags and visibility to
-        the test_suite too. The size is small by default: each part starts
-        its servers and runs its pairs side by side in well under a
-        minute, and a larger size only makes Bazel warn that it is too
-        big.
+        the test_suite too. Without a size, a part that runs up to four
+        pairs (the SQL functions and one client of each language, on one
+        backend) is small: it starts its server and runs its pairs side
+        by side in well under a minute, even on two busy cores; a part of
+        more pairs is medium.
     """
-    kwargs.setdefault("size", "small")
     all_clients = ([client] if client else []) + clients
     tests = []
     for part, part_clients in _parts(all_clients).items():
         test_kwargs = dict(kwargs)
+        test_kwargs.setdefault("size", _size(part, len(part_clients)))
         if part == _REPLICA_PART:
             test_kwargs["target_compatible_with"] = kwargs.get("target_compatible_with", []) + [_REPLICA]
         _chobo_conformance_test(
