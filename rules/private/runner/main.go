@@ -8,13 +8,18 @@
 //     a process (the driver protocol, docs/formats.md).
 //   - TigerBeetle: each client whose target's backend is TigerBeetle,
 //     driven as a process, on a real replica when the TigerBeetle
-//     toolchain has a binary (else one SKIP line), and, when its language
+//     toolchain has a binary, and, when its language
 //     reaches TigerBeetle through this process (tbwire, which shortens
 //     hold timeouts to the test copy's), on chobo's model of TigerBeetle
 //     (a test double) kept here too.
 //
 // A client's backend and language come from the registry of targets
 // (chobo/target); what differs by language is one row of languages.
+//
+// Each test of chobo_conformance_test runs one part of this: PostgreSQL,
+// the model, or the real replica, which the rule makes incompatible
+// without a binary so that Bazel reports it skipped. Run with every part
+// (no CHOBO_CONFORMANCE_PARTS), a missing binary is one SKIP line instead.
 //
 // It prints one line per pair whose every scenario agreed, and exits 1 on
 // any difference or unmet expectation.

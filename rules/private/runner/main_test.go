@@ -107,3 +107,24 @@ func TestRunnerChecksExpectations(t *testing.T) {
 		t.Errorf("the last line is %q, want the summary of the one pair", last)
 	}
 }
+
+// A part given no client of its own (the rule hands every part a client
+// it could not sort) runs nothing, and says so rather than pass in
+// silence; it needs no PostgreSQL server.
+func TestPartWithoutClients(t *testing.T) {
+	dir := t.TempDir()
+	book := filepath.Join(dir, "shop.book")
+	if err := os.WriteFile(book, []byte(shopBook), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut bytes.Buffer
+	r := &run{out: &out, errOut: &errOut}
+	err := r.main(config{book: book, parts: map[string]bool{partModel: true}})
+	r.finish()
+	if err != nil || r.failed {
+		t.Fatalf("%v\n%s", err, errOut.String())
+	}
+	if want := "SKIP: shop.book: no client of this part among the test's clients\n"; out.String() != want {
+		t.Errorf("the log is %q, want %q", out.String(), want)
+	}
+}
