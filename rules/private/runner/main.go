@@ -90,7 +90,10 @@ func main() {
 	if err != nil {
 		r.errorf("%v", err)
 	}
+	start := time.Now()
 	r.finish()
+	// What the test spends after the last pair, which its timeout counts too.
+	fmt.Fprintf(r.out, "time: stopping the drivers and servers: %.1f s\n", time.Since(start).Seconds())
 	if r.failed {
 		os.Exit(1)
 	}
@@ -291,6 +294,7 @@ func runfile(p string) (string, error) {
 // a pair's time is spent waiting for holds to expire, which the pairs
 // can do together.
 func (r *run) main(cfg config) error {
+	began := time.Now()
 	l, err := load(cfg)
 	if err != nil {
 		return err
@@ -310,7 +314,36 @@ func (r *run) main(cfg config) error {
 		// stopped at the end only once it is registered.
 		defer func() { <-replica.done }()
 	}
-	if err := r.prepare(cfg.drivers); err != nil {
+	// The drivers are prepared (a TypeScript client compiled) while the
+	// cluster starts, and the SQL functions run before they are ready.
+	prepared := make(chan error, 1)
+	go func() { prepared <- r.prepare(cfg.drivers) }()
+	waitPrepared := sync.OnceValue(func() error { return <-prepared })
+	defer waitPrepared()
+	p := &pairs{run: r, l: l}
+	defer p.wait()
+	var pool *pgxpool.Pool
+	if cfg.runs(partPostgres) {
+		srv, app, read, err := r.deploy(l)
+		if err != nil {
+			return err
+		}
+		pool = read
+		sql, err := conformance.NewSQL(cp, app, read)
+		if err != nil {
+			return err
+		}
+		p.start(began, namedBackend{name: "postgres", backend: sql})
+		if err := waitPrepared(); err != nil {
+			return err
+		}
+		clients, err := r.postgresClients(srv, read, cp, name, copyPath, cfg.drivers)
+		if err != nil {
+			return err
+		}
+		p.start(began, clients...)
+	}
+	if err := waitPrepared(); err != nil {
 		return err
 	}
 	var wire, direct []driver
@@ -323,21 +356,6 @@ func (r *run) main(cfg config) error {
 			direct = append(direct, d)
 		}
 	}
-	p := &pairs{run: r, l: l}
-	defer p.wait()
-	var pool *pgxpool.Pool
-	if cfg.runs(partPostgres) {
-		srv, app, read, err := r.deploy(l)
-		if err != nil {
-			return err
-		}
-		pool = read
-		backends, err := r.backends(srv, app, read, cp, name, copyPath, cfg.drivers)
-		if err != nil {
-			return err
-		}
-		p.start(backends...)
-	}
 	if cfg.runs(partModel) {
 		m := tbmodel.New()
 		m.FollowWallClock()
@@ -345,14 +363,14 @@ func (r *run) main(cfg config) error {
 		if err != nil {
 			return err
 		}
-		p.start(on...)
+		p.start(began, on...)
 	}
 	if cfg.runs(partReplica) && tbClients {
 		on, err := r.onReplica(cfg, replica, wire, direct, cp, name, copyPath)
 		if err != nil {
 			return err
 		}
-		p.start(on...)
+		p.start(began, on...)
 	}
 	p.wait()
 	if len(p.summary) == 0 {
@@ -385,7 +403,11 @@ type pairs struct {
 	summary []string // one line per pair started, in that order, filled in as each ends
 }
 
-func (p *pairs) start(bes ...namedBackend) {
+func (p *pairs) start(began time.Time, bes ...namedBackend) {
+	if len(bes) > 0 {
+		// How long the book, the servers and the drivers took to be ready.
+		fmt.Fprintf(p.run.out, "time: %s: ready after %.1f s\n", names(bes), time.Since(began).Seconds())
+	}
 	for _, be := range bes {
 		i := len(p.summary)
 		p.summary = append(p.summary, "")
@@ -395,6 +417,14 @@ func (p *pairs) start(bes ...namedBackend) {
 			p.summary[i] = p.run.runOn(p.l, be)
 		}()
 	}
+}
+
+func names(bes []namedBackend) string {
+	var out []string
+	for _, be := range bes {
+		out = append(out, be.name)
+	}
+	return strings.Join(out, ", ")
 }
 
 // wait waits for every pair started; after an error, so that nothing
@@ -550,27 +580,45 @@ func (r *run) startDriver(name string, d driver, b *book.Book, copyPath string, 
 	return p, nil
 }
 
-// backends are the ways the book is reached on PostgreSQL: its SQL
-// functions, and each postgres-go client, through its driver; all call as
-// the application's role (over app), and the tables are read over read.
-// Backends share the server, so the tenants of each carry its name.
-func (r *run) backends(srv *pgtest.Server, app, read *pgxpool.Pool, cp *book.Book, name, copyPath string, drivers []driver) ([]namedBackend, error) {
-	sql, err := conformance.NewSQL(cp, app, read)
-	if err != nil {
-		return nil, err
-	}
-	out := []namedBackend{{name: "postgres", backend: sql}}
+// postgresClients are the ways the book is reached on PostgreSQL besides
+// its SQL functions: each PostgreSQL client, through its driver, calling
+// as the application's role; the tables are read over read. Backends
+// share the server, so the tenants of each carry its name.
+func (r *run) postgresClients(srv *pgtest.Server, read *pgxpool.Pool, cp *book.Book, name, copyPath string, drivers []driver) ([]namedBackend, error) {
+	var pg []driver
 	for _, d := range drivers {
-		if d.backend != "postgres" {
-			continue
+		if d.backend == "postgres" {
+			pg = append(pg, d)
 		}
+	}
+	return startEach(len(pg), func(i int) (namedBackend, error) {
 		// The driver opens the book whose SQL is loaded: the test copy.
-		p, err := r.startDriver(name, d, cp, copyPath, protocol.Request{DSN: srv.ConnStringAs(pgdeploy.App, pgtest.DefaultDB)},
+		p, err := r.startDriver(name, pg[i], cp, copyPath, protocol.Request{DSN: srv.ConnStringAs(pgdeploy.App, pgtest.DefaultDB)},
 			conformance.PostgresReader{Pool: read, Book: cp})
 		if err != nil {
-			return nil, err
+			return namedBackend{}, err
 		}
-		out = append(out, namedBackend{name: p.Client(), backend: p})
+		return namedBackend{name: p.Client(), backend: p}, nil
+	})
+}
+
+// startEach calls start(0), …, start(n-1) at once (a driver takes a
+// while to start: an interpreter, Node) and returns what they made, in
+// that order, or their errors.
+func startEach(n int, start func(i int) (namedBackend, error)) ([]namedBackend, error) {
+	out := make([]namedBackend, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			out[i], errs[i] = start(i)
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
 	}
 	return out, nil
 }
@@ -625,16 +673,16 @@ func (r *run) onReplica(cfg config, l *launched, wire, direct []driver, cp *book
 	// These drivers dial the replica themselves; open tells them to cut
 	// the timeouts of holds to the test copy's, as tbwire does for the
 	// others.
-	for _, d := range direct {
+	more, err := startEach(len(direct), func(i int) (namedBackend, error) {
 		tb := &conformance.TigerBeetle{Raw: srv.Client, Book: cp, Replica: true}
-		p, err := r.startDriver(name, d, cp, copyPath, protocol.Request{TigerBeetle: srv.Address, HoldSeconds: int(conformance.Lifetime / time.Second)}, tb)
+		p, err := r.startDriver(name, direct[i], cp, copyPath, protocol.Request{TigerBeetle: srv.Address, HoldSeconds: int(conformance.Lifetime / time.Second)}, tb)
 		if err != nil {
-			return nil, err
+			return namedBackend{}, err
 		}
 		tb.Calls = p
-		out = append(out, namedBackend{name: fmt.Sprintf("%s (real replica)", p.Client()), backend: tb})
-	}
-	return out, nil
+		return namedBackend{name: fmt.Sprintf("%s (real replica)", p.Client()), backend: tb}, nil
+	})
+	return append(out, more...), err
 }
 
 // onWire serves raw to drivers over tbwire, hold timeouts shortened to
@@ -649,17 +697,15 @@ func (r *run) onWire(drivers []driver, what string, raw chobotb.Client, pulse fu
 		return nil, err
 	}
 	r.atEnd(stop)
-	var out []namedBackend
-	for _, d := range drivers {
+	return startEach(len(drivers), func(i int) (namedBackend, error) {
 		tb := &conformance.TigerBeetle{Raw: raw, Book: cp, Replica: replica, Pulse: pulse}
-		p, err := r.startDriver(name, d, cp, copyPath, protocol.Request{TigerBeetle: addr}, tb)
+		p, err := r.startDriver(name, drivers[i], cp, copyPath, protocol.Request{TigerBeetle: addr}, tb)
 		if err != nil {
-			return nil, err
+			return namedBackend{}, err
 		}
 		tb.Calls = p
-		out = append(out, namedBackend{name: fmt.Sprintf("%s (%s)", p.Client(), what), backend: tb})
-	}
-	return out, nil
+		return namedBackend{name: fmt.Sprintf("%s (%s)", p.Client(), what), backend: tb}, nil
+	})
 }
 
 // replica starts a TigerBeetle replica of the binary and stops it at the
