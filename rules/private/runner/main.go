@@ -90,10 +90,7 @@ func main() {
 	if err != nil {
 		r.errorf("%v", err)
 	}
-	start := time.Now()
-	r.finish()
-	// What the test spends after the last pair, which its timeout counts too.
-	fmt.Fprintf(r.out, "time: stopping the drivers and servers: %.1f s\n", time.Since(start).Seconds())
+	r.end()
 	if r.failed {
 		os.Exit(1)
 	}
@@ -250,6 +247,7 @@ type run struct {
 	mu      sync.Mutex
 	failed  bool
 	cleanup []func()
+	summary []string // one line per pair, which end prints last
 }
 
 func (r *run) errorf(format string, args ...any) {
@@ -273,6 +271,18 @@ func (r *run) finish() {
 	r.mu.Unlock()
 	for i := len(fs) - 1; i >= 0; i-- {
 		fs[i]()
+	}
+}
+
+// end stops what the run started and ends the log with one line per
+// pair, where a reader of a long log looks, after how long stopping took
+// (a test's timeout counts that too).
+func (r *run) end() {
+	start := time.Now()
+	r.finish()
+	fmt.Fprintf(r.out, "time: stopping the drivers and servers: %.1f s\n", time.Since(start).Seconds())
+	for _, line := range r.summary {
+		fmt.Fprintln(r.out, line)
 	}
 }
 
@@ -378,11 +388,8 @@ func (r *run) main(cfg config) error {
 		// had none of its own.
 		fmt.Fprintf(r.out, "SKIP: %s: no client of this part among the test's clients\n", name)
 	}
-	// One line per pair, at the end, where a reader of a long log looks,
-	// in the order the pairs were started whatever order they ended in.
-	for _, line := range p.summary {
-		fmt.Fprintln(r.out, line)
-	}
+	// In the order the pairs were started, whatever order they ended in.
+	r.summary = p.summary
 	if pool != nil {
 		bad, err := conformance.EntriesBalance(context.Background(), pool, cp)
 		if err != nil {
