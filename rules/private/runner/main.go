@@ -383,13 +383,15 @@ func (r *run) main(cfg config) error {
 		p.start(began, on...)
 	}
 	p.wait()
-	if len(p.summary) == 0 {
+	if len(p.lines) == 0 {
 		// The rule sorts clients it cannot see into every part; this part
 		// had none of its own.
 		fmt.Fprintf(r.out, "SKIP: %s: no client of this part among the test's clients\n", name)
 	}
 	// In the order the pairs were started, whatever order they ended in.
-	r.summary = p.summary
+	for _, line := range p.lines {
+		r.summary = append(r.summary, *line)
+	}
 	if pool != nil {
 		bad, err := conformance.EntriesBalance(context.Background(), pool, cp)
 		if err != nil {
@@ -404,10 +406,10 @@ func (r *run) main(cfg config) error {
 
 // pairs are the pairs of one run, each running on its own.
 type pairs struct {
-	run     *run
-	l       *conformance.Loaded
-	wg      sync.WaitGroup
-	summary []string // one line per pair started, in that order, filled in as each ends
+	run   *run
+	l     *conformance.Loaded
+	wg    sync.WaitGroup
+	lines []*string // one line per pair started, in that order, each filled in by its pair as it ends
 }
 
 func (p *pairs) start(began time.Time, bes ...namedBackend) {
@@ -416,12 +418,12 @@ func (p *pairs) start(began time.Time, bes ...namedBackend) {
 		fmt.Fprintf(p.run.out, "time: %s: ready after %.1f s\n", names(bes), time.Since(began).Seconds())
 	}
 	for _, be := range bes {
-		i := len(p.summary)
-		p.summary = append(p.summary, "")
+		line := new(string)
+		p.lines = append(p.lines, line)
 		p.wg.Add(1)
 		go func() {
 			defer p.wg.Done()
-			p.summary[i] = p.run.runOn(p.l, be)
+			*line = p.run.runOn(p.l, be)
 		}()
 	}
 }
