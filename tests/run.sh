@@ -38,22 +38,24 @@ ran_on_replica() {
   fi
 }
 
-# ran_python LOG BOOK: the conformance test log LOG shows that BOOK passed
-# through postgres-python and, with a binary, through tigerbeetle-python
-# on the real replica; without one, that tigerbeetle-python was skipped
-# with a SKIP line, not passed over in silence (the lines are printed).
+# ran_python LOGS BOOK SUMMARY: the conformance test whose parts' logs
+# are LOGS_postgres/test.log and LOGS_tigerbeetle/test.log shows that
+# BOOK passed through postgres-python and, with a binary,
+# tigerbeetle-python on the real replica; without one, Bazel's summary
+# SUMMARY reports the part on a real replica SKIPPED, not passed over in
+# silence (the lines are printed).
 ran_python() {
-  local want=("^PASS: $2 on postgres-python:")
+  local want=("$1_postgres/test.log" "^PASS: $2 on postgres-python:")
   if [ -n "${CHOBO_TIGERBEETLE:-}" ]; then
-    want+=("^PASS: $2 on tigerbeetle-python (real replica):")
+    want+=("$1_tigerbeetle/test.log" "^PASS: $2 on tigerbeetle-python (real replica):")
   else
-    want+=("^SKIP: tigerbeetle-python: ")
+    want+=("$3" "^//.*:$(basename "$1")_tigerbeetle  *SKIPPED\$")
   fi
-  local w
-  for w in "${want[@]}"; do
-    if ! grep "$w" "$1"; then
-      echo "$1: no line matching $w:" >&2
-      cat "$1" >&2
+  local i
+  for ((i = 0; i < ${#want[@]}; i += 2)); do
+    if ! grep "${want[i + 1]}" "${want[i]}"; then
+      echo "${want[i]}: no line matching ${want[i + 1]}:" >&2
+      cat "${want[i]}" >&2
       exit 1
     fi
   done
@@ -86,24 +88,27 @@ trap '(cd "$e2e" && bazel shutdown) || true; (cd "$root" && bazel shutdown) || t
 # Exit status 1 is a build that did not complete (3 is a failed test, never
 # run again): it is tried once more, so that a fault of the machine's
 # shared caches does not stop the run, while a real build error fails twice.
+# Bazel's summary is kept, for the parts it reports SKIPPED.
+summary=$(mktemp)
+trap 'rm -f "$summary"; (cd "$e2e" && bazel shutdown) || true; (cd "$root" && bazel shutdown) || true' EXIT
 rc=0
-bazel test --test_env=CI //... || rc=$?
+bazel test --test_env=CI //... 2>&1 | tee "$summary" || rc=$?
 if [ "$rc" = 1 ]; then
   echo "bazel test //... did not complete the build (exit status 1); trying once more"
-  bazel test --test_env=CI //...
+  bazel test --test_env=CI //... 2>&1 | tee "$summary"
 elif [ "$rc" != 0 ]; then
   exit "$rc"
 fi
 # Every conformance test that ran a tigerbeetle-go client on the model ran
 # it on the real replica too, when there is a binary.
 if [ -n "${CHOBO_TIGERBEETLE:-}" ]; then
-  for log in "$(bazel info bazel-testlogs)"/examples/*conformance/test.log; do
+  for log in "$(bazel info bazel-testlogs)"/examples/*conformance_tigerbeetle_model/test.log; do
     if grep -q "on tigerbeetle-go (model)" "$log"; then
-      ran_on_replica "$log"
+      ran_on_replica "${log%_model/test.log}/test.log"
     fi
   done
 fi
-ran_python "$(bazel info bazel-testlogs)/examples/inventory_conformance/test.log" inventory.book
+ran_python "$(bazel info bazel-testlogs)/examples/inventory_conformance" inventory.book "$summary"
 bash tests/gazelle_check.sh
 # chobo's Gazelle language on a copy of examples/workspace: its BUILD files
 # are what Gazelle writes, and deleted, Gazelle writes them again so that
@@ -113,22 +118,22 @@ bash tests/gazelle_e2e.sh
 # server is really started and every scenario really sent to it.
 # stockpy's test imports the Python client the way a user's program does.
 (cd "$e2e" && bazel build //ledger:stock_go_client //ledger:stock_tb_client //... &&
-  bazel test --test_env=CI --nocache_test_results //ledger:conformance //stockpy:reserve_test)
-e2e_log="$(cd "$e2e" && bazel info bazel-testlogs)/ledger/conformance/test.log"
+  bazel test --test_env=CI --nocache_test_results //ledger:conformance //stockpy:reserve_test) 2>&1 | tee "$summary"
+e2e_logs="$(cd "$e2e" && bazel info bazel-testlogs)/ledger/conformance"
 # The TypeScript client ran on PostgreSQL, compiled and driven on Node.
-if ! grep "^PASS: stock.book on postgres-typescript:" "$e2e_log"; then
-  echo "$e2e_log: postgres-typescript did not pass:" >&2
-  cat "$e2e_log" >&2
+if ! grep "^PASS: stock.book on postgres-typescript:" "${e2e_logs}_postgres/test.log"; then
+  echo "${e2e_logs}_postgres/test.log: postgres-typescript did not pass:" >&2
+  cat "${e2e_logs}_postgres/test.log" >&2
   exit 1
 fi
 # The Python clients ran on the Python toolchain's interpreter.
-ran_python "$e2e_log" stock.book
+ran_python "$e2e_logs" stock.book "$summary"
 # With a binary, the log must show that the real replica ran, not a skip.
 if [ -n "${CHOBO_TIGERBEETLE:-}" ]; then
-  ran_on_replica "$e2e_log" stock.book
-  if ! grep "^PASS: stock.book on tigerbeetle-typescript (real replica):" "$e2e_log"; then
-    echo "$e2e_log: tigerbeetle-typescript did not pass on the real replica:" >&2
-    cat "$e2e_log" >&2
+  ran_on_replica "${e2e_logs}_tigerbeetle/test.log" stock.book
+  if ! grep "^PASS: stock.book on tigerbeetle-typescript (real replica):" "${e2e_logs}_tigerbeetle/test.log"; then
+    echo "${e2e_logs}_tigerbeetle/test.log: tigerbeetle-typescript did not pass on the real replica:" >&2
+    cat "${e2e_logs}_tigerbeetle/test.log" >&2
     exit 1
   fi
   # The toolchain kinds in a module outside the checkout: a release by

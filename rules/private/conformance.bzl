@@ -1,7 +1,7 @@
 """chobo_conformance_test: a book's scenarios on a real server, against the interpreter."""
 
 load(":providers.bzl", "BookInfo", "ChoboDriverInfo")
-load(":targets.bzl", "LANGUAGES")
+load(":targets.bzl", "LANGUAGES", "TARGETS")
 
 _POSTGRES = Label("//toolchains/postgres:toolchain_type")
 _TIGERBEETLE = Label("//toolchains/tigerbeetle:toolchain_type")
@@ -23,14 +23,28 @@ _NOT_A_BOOK = """%s: book = %s is not a chobo_book target. chobo_conformance_tes
     chobo_book(name = "stock", src = "stock.book")
     chobo_conformance_test(name = "conformance", book = ":stock", clients = [...])"""
 
+# The parts of a conformance test, each a test target of its own (the
+# runner's CHOBO_CONFORMANCE_PARTS): name suffix -> which clients it
+# drives, by their target's backend and language.
+_POSTGRES_PART = "postgres"
+_MODEL_PART = "tigerbeetle-model"
+_REPLICA_PART = "tigerbeetle"
+_PARTS = {
+    _POSTGRES_PART: struct(suffix = "_postgres", drives = lambda spec: spec.backend == "postgres"),
+    _MODEL_PART: struct(suffix = "_tigerbeetle_model", drives = lambda spec: spec.backend == "tigerbeetle" and LANGUAGES[spec.language].model),
+    _REPLICA_PART: struct(suffix = "_tigerbeetle", drives = lambda spec: spec.backend == "tigerbeetle"),
+}
+
+# What the real-replica part is compatible with: decided by the
+# TigerBeetle toolchain's repositories from whether they found a binary
+# (toolchains/tigerbeetle/repositories.bzl).
+_REPLICA = Label("@tigerbeetle_toolchains//:replica")
+
 def _chobo_conformance_test_impl(ctx):
     if BookInfo not in ctx.attr.book:
         fail(_NOT_A_BOOK % (ctx.label, ctx.attr.book.label))
     book = ctx.attr.book[BookInfo]
-    pg = ctx.toolchains[_POSTGRES].postgres
-    if pg.missing:
-        fail("%s needs a PostgreSQL server: %s" % (ctx.label, pg.missing))
-    tb = ctx.toolchains[_TIGERBEETLE].tigerbeetle
+    part = _PARTS[ctx.attr.part]
 
     # The test is the shared runner itself; what it runs on comes in
     # through the environment (see rules/private/runner/main.go).
@@ -39,22 +53,34 @@ def _chobo_conformance_test_impl(ctx):
     ctx.actions.symlink(output = exe, target_file = runner, is_executable = True)
     runfiles = ctx.runfiles(
         files = [book.src, book.check_output] + ctx.files.scenarios,
-        transitive_files = pg.files,
     ).merge(ctx.attr._runner[DefaultInfo].default_runfiles)
     env = {
         "CHOBO_CONFORMANCE_BOOK": _rlocation(ctx, book.src),
         "CHOBO_CONFORMANCE_SCENARIOS": " ".join([_rlocation(ctx, f) for f in ctx.files.scenarios]),
-        "CHOBO_CONFORMANCE_INITDB": _rlocation(ctx, pg.initdb),
-        "CHOBO_CONFORMANCE_TIGERBEETLE_MISSING": tb.missing,
-        "CHOBO_CONFORMANCE_TIGERBEETLE_ERROR": tb.error,
+        "CHOBO_CONFORMANCE_PARTS": ctx.attr.part,
     }
-    if tb.binary:
-        runfiles = runfiles.merge(ctx.runfiles(files = [tb.binary]))
-        env["CHOBO_CONFORMANCE_TIGERBEETLE"] = _rlocation(ctx, tb.binary)
+
+    # Each part takes only the servers it runs on, so that a binary that
+    # comes or goes runs again only the part on a real replica.
+    if ctx.attr.part == _POSTGRES_PART:
+        pg = ctx.toolchains[_POSTGRES].postgres
+        if pg.missing:
+            fail("%s needs a PostgreSQL server: %s" % (ctx.label, pg.missing))
+        runfiles = runfiles.merge(ctx.runfiles(transitive_files = pg.files))
+        env["CHOBO_CONFORMANCE_INITDB"] = _rlocation(ctx, pg.initdb)
+    if ctx.attr.part == _REPLICA_PART:
+        tb = ctx.toolchains[_TIGERBEETLE].tigerbeetle
+        env["CHOBO_CONFORMANCE_TIGERBEETLE_MISSING"] = tb.missing
+        env["CHOBO_CONFORMANCE_TIGERBEETLE_ERROR"] = tb.error
+        if tb.binary:
+            runfiles = runfiles.merge(ctx.runfiles(files = [tb.binary]))
+            env["CHOBO_CONFORMANCE_TIGERBEETLE"] = _rlocation(ctx, tb.binary)
     drivers = []
     languages = {}
     for driver in ctx.attr.drivers:
         info = driver[ChoboDriverInfo]
+        if not part.drives(TARGETS[info.target]):
+            continue
         runfiles = runfiles.merge(info.runfiles)
         drivers.append("%s=%s" % (info.target, _rlocation(ctx, info.entry)))
         if info.toolchain:
@@ -71,17 +97,21 @@ def _chobo_conformance_test_impl(ctx):
 
 _chobo_conformance_test = rule(
     implementation = _chobo_conformance_test_impl,
-    doc = """Runs every scenario of a book on every backend and client given and
-compares each run with the reference interpreter.
+    doc = """Runs every scenario of a book on the backends of one part and the
+clients given of that part, and compares each run with the reference
+interpreter.
 
 The scenarios are the ones chobo generates for the book, plus `scenarios`
-(hand-written JSON, the format of `chobo run --scenario`). PostgreSQL comes
-from its toolchain (toolchains/postgres); TigerBeetle clients run on
-chobo's model of TigerBeetle, and on a real replica when the TigerBeetle
-toolchain (toolchains/tigerbeetle) has a binary. Holds are shortened to
-seconds on a test copy of the book, as in the project's own tests.""",
+(hand-written JSON, the format of `chobo run --scenario`). The part
+`postgres` runs on PostgreSQL from its toolchain (toolchains/postgres);
+`tigerbeetle-model` runs the TigerBeetle clients that reach it on chobo's
+model of TigerBeetle; `tigerbeetle` runs every TigerBeetle client on a
+real replica of the TigerBeetle toolchain's binary
+(toolchains/tigerbeetle). Holds are shortened to seconds on a test copy of
+the book, as in the project's own tests.""",
     attrs = {
         "book": attr.label(allow_files = True, mandatory = True, doc = "A chobo_book target (anything else fails with a message that says so)."),
+        "part": attr.string(mandatory = True, values = sorted(_PARTS.keys()), doc = "What the test runs on; clients of another part are left out."),
         "scenarios": attr.label_list(allow_files = [".json"], doc = "Hand-written scenario files."),
         "drivers": attr.label_list(
             cfg = "target",
@@ -104,20 +134,64 @@ def _beside(client, suffix):
         return client + suffix
     return client + ":" + client.split("/")[-1] + suffix
 
+def _client_target(client):
+    """The chobo target of a client, when the BUILD file has declared it by now.
+
+    A client declared in this package above the test is known while the
+    file is read (its <name>_srcs rule says its target); any other is
+    None, and the test gets every part the client could be of.
+    """
+    label = native.package_relative_label(client)
+    if label.package != native.package_name() or label != native.package_relative_label(":" + label.name):
+        return None
+    srcs = native.existing_rule(label.name + "_srcs")
+    if not srcs or "target" not in srcs or srcs["target"] not in TARGETS:
+        return None
+    return srcs["target"]
+
+def _parts(clients):
+    """The parts a test of these clients has, each with its clients."""
+    parts = {_POSTGRES_PART: []}
+    for client in clients:
+        target = _client_target(client)
+        for name, part in _PARTS.items():
+            if target == None or part.drives(TARGETS[target]):
+                parts.setdefault(name, []).append(client)
+
+    # In the order of _PARTS, which is the order of the suite.
+    return {name: parts[name] for name in _PARTS if name in parts}
+
+# The most pairs a part runs side by side within a small test's minute,
+# with room to spare on a runner of two cores that runs two tests at a
+# time. Measured there, busy with other work besides: a PostgreSQL
+# cluster starts in under a second, a replica in 1 to 19 s; four pairs
+# of about 40 scenarios each end together in 4 to 6 s, where one alone
+# takes 3 to 4 s (most of a pair's time is spent waiting for holds to
+# expire, which pairs do together; what they add is their calls' share
+# of the cores). A part of the examples takes 25 s at worst. One client
+# of each target makes at most four pairs a part; more clients than that
+# (several of one target) make the test medium.
+_SMALL_PAIRS = 4
+
+def _size(part, clients):
+    """The size of a part's test, from the number of pairs it runs."""
+    pairs = clients + (1 if part == _POSTGRES_PART else 0)  # the SQL functions
+    return "small" if pairs <= _SMALL_PAIRS else "medium"
+
 def chobo_conformance_test(name, book, scenarios = [], client = None, clients = [], **kwargs):
     """Checks a book on every backend and client given against the interpreter.
 
     Runs every scenario of a book and compares each run with the reference
     interpreter: on a throwaway PostgreSQL cluster through the book's SQL
     functions, and through each client in `clients`, driven as a process
-    (`<client>_driver`, which chobo_client makes): a postgres-go or
-    postgres-typescript client on the same cluster, a tigerbeetle-go client
-    on chobo's model of TigerBeetle and, when the TigerBeetle toolchain has
-    a binary, on a real replica (else the log says SKIP), where a
-    tigerbeetle-typescript client runs too (tigerbeetle-node reaches only a
-    real replica). A TypeScript client is compiled with tsc and driven by
-    chobo's TypeScript driver on the Node toolchain (toolchains/node). The
-    log ends with one line per pair.
+    (`<client>_driver`, which chobo_client makes): a postgres-go,
+    postgres-typescript or postgres-python client on the same cluster, a
+    tigerbeetle-go client on chobo's model of TigerBeetle and, when the
+    TigerBeetle toolchain has a binary, every TigerBeetle client on a real
+    replica. A TypeScript client is compiled with tsc and driven by
+    chobo's TypeScript driver on the Node toolchain (toolchains/node), a
+    Python one by chobo's Python driver on the Python toolchain
+    (toolchains/python). Each log ends with one line per pair.
 
     The scenarios are the ones chobo generates for the book, plus
     `scenarios` (hand-written JSON, the format of `chobo run --scenario`),
@@ -125,24 +199,55 @@ def chobo_conformance_test(name, book, scenarios = [], client = None, clients = 
     shortened to seconds on a test copy of the book, as in chobo's own
     tests.
 
+    Each part is a test of its own, and `name` is a test_suite of them:
+
+    - `<name>_postgres`: the SQL functions and the PostgreSQL clients;
+    - `<name>_tigerbeetle_model`: the TigerBeetle clients that reach
+      chobo's model of TigerBeetle (Go ones), when there are any;
+    - `<name>_tigerbeetle`: every TigerBeetle client on a real replica,
+      when there are any. Without a TigerBeetle binary it is incompatible,
+      and `bazel test //pkg:<name>` (or `//...`) reports it SKIPPED, with
+      "1 was skipped" in the summary, rather than passing it.
+
+    A client is sorted into its part by the chobo_client declared above
+    the test in the same package; one from elsewhere, or declared below,
+    goes to every part, whose test drives it only where it belongs.
+
     Args:
-      name: the test's name.
+      name: the name of the test_suite; the parts' tests are named after it.
       book: a chobo_book target.
       scenarios: hand-written scenario files.
       client: optional; one chobo_client of the same book (the same as
         clients = [client]).
       clients: chobo_client targets of the same book, of any client
         target (TARGETS in rules/private/targets.bzl).
-      **kwargs: passed to the test (size, timeout, tags, …). The size is
-        small by default: a book's scenarios take seconds, and a larger
-        size only makes Bazel warn that it is too big.
+      **kwargs: passed to every part's test (size, timeout, tags,
+        target_compatible_with, visibility, …); tags and visibility to
+        the test_suite too. Without a size, a part that runs up to four
+        pairs (the SQL functions and one client of each language, on one
+        backend) is small: it starts its server and runs its pairs side
+        by side in well under a minute, even on two busy cores; a part of
+        more pairs is medium.
     """
-    kwargs.setdefault("size", "small")
     all_clients = ([client] if client else []) + clients
-    _chobo_conformance_test(
+    tests = []
+    for part, part_clients in _parts(all_clients).items():
+        test_kwargs = dict(kwargs)
+        test_kwargs.setdefault("size", _size(part, len(part_clients)))
+        if part == _REPLICA_PART:
+            test_kwargs["target_compatible_with"] = kwargs.get("target_compatible_with", []) + [_REPLICA]
+        _chobo_conformance_test(
+            name = name + _PARTS[part].suffix,
+            book = book,
+            scenarios = scenarios,
+            part = part,
+            drivers = [_beside(c, "_driver") for c in part_clients],
+            **test_kwargs
+        )
+        tests.append(":" + name + _PARTS[part].suffix)
+    native.test_suite(
         name = name,
-        book = book,
-        scenarios = scenarios,
-        drivers = [_beside(c, "_driver") for c in all_clients],
-        **kwargs
+        tests = tests,
+        tags = kwargs.get("tags"),
+        visibility = kwargs.get("visibility"),
     )

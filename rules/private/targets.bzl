@@ -138,7 +138,10 @@ def _python_env(label, python, rlocation):
 #     chobo_driver: what chobo_conformance_test drives the client with,
 #   toolchain = the toolchain type the driver runs on, or None,
 #   toolchain_env = function(label, toolchain info or None, rlocation)
-#     -> struct(env, files): what the runner is handed of that toolchain.
+#     -> struct(env, files): what the runner is handed of that toolchain,
+#   model = whether its TigerBeetle clients run on chobo's model of
+#     TigerBeetle too, not only on a real replica (the runner's viaWire,
+#     rules/private/runner/main.go, which a test holds this to).
 # )
 LANGUAGES = {
     "go": struct(
@@ -147,6 +150,7 @@ LANGUAGES = {
         driver = _go_driver,
         toolchain = None,
         toolchain_env = None,
+        model = True,
     ),
     "typescript": struct(
         library = _typescript_sources,
@@ -154,6 +158,7 @@ LANGUAGES = {
         driver = _typescript_driver,
         toolchain = _NODE,
         toolchain_env = _node_env,
+        model = False,
     ),
     "python": struct(
         library = _python_library,
@@ -161,6 +166,7 @@ LANGUAGES = {
         driver = _python_driver,
         toolchain = _PYTHON,
         toolchain_env = _python_env,
+        model = False,
     ),
 }
 

@@ -1,7 +1,7 @@
-"""Analysis tests: chobo_conformance_test given a book that is not a chobo_book."""
+"""Tests of chobo_conformance_test: a book that is not a chobo_book, and the parts the macro makes."""
 
 load("@bazel_skylib//lib:unittest.bzl", "analysistest", "asserts")
-load("//rules:defs.bzl", "chobo_conformance_test")
+load("//rules:defs.bzl", "chobo_book", "chobo_client", "chobo_conformance_test")
 
 def _fails_with_message_impl(ctx):
     env = analysistest.begin(ctx)
@@ -31,8 +31,151 @@ def conformance_book_tests(name):
         chobo_conformance_test(name = name + "_" + case, book = book, tags = ["manual"])
         _fails_with_message_test(
             name = name + "_" + case + "_test",
-            target_under_test = ":" + name + "_" + case,
+            # The macro's test of its PostgreSQL part: the suite named
+            # after it only groups the parts.
+            target_under_test = ":" + name + "_" + case + "_postgres",
             book_label = str(native.package_relative_label(book)),
         )
         tests.append(":" + name + "_" + case + "_test")
+    native.test_suite(name = name, tests = tests)
+
+def _drives_impl(ctx):
+    env = analysistest.begin(ctx)
+    got = analysistest.target_under_test(env)[RunEnvironmentInfo].environment
+    asserts.equals(env, ctx.attr.part, got.get("CHOBO_CONFORMANCE_PARTS"))
+    drivers = sorted([d.split("=")[0] for d in got.get("CHOBO_CONFORMANCE_DRIVERS", "").split(" ") if d])
+    asserts.equals(env, sorted(ctx.attr.drivers), drivers)
+
+    # Only the part on a real replica is handed the TigerBeetle toolchain,
+    # only the PostgreSQL part the PostgreSQL one.
+    asserts.equals(env, ctx.attr.part == "tigerbeetle", "CHOBO_CONFORMANCE_TIGERBEETLE_MISSING" in got)
+    asserts.equals(env, ctx.attr.part == "postgres", "CHOBO_CONFORMANCE_INITDB" in got)
+    return analysistest.end(env)
+
+_drives_test = analysistest.make(
+    _drives_impl,
+    attrs = {
+        "part": attr.string(),
+        "drivers": attr.string_list(doc = "The chobo targets of the clients the part drives."),
+    },
+)
+
+def _loading_check_impl(ctx):
+    # What the macro declared, checked while the BUILD file was read: the
+    # test fails, listing what was wrong.
+    script = ctx.actions.declare_file(ctx.label.name + ".sh")
+    lines = ["#!/bin/sh"]
+    for f in ctx.attr.failures:
+        lines.append("echo %s" % repr("FAIL: " + f))
+    lines.append("exit %d" % (1 if ctx.attr.failures else 0))
+    ctx.actions.write(script, "\n".join(lines) + "\n", is_executable = True)
+    return [DefaultInfo(executable = script)]
+
+_loading_check_test = rule(
+    implementation = _loading_check_impl,
+    attrs = {"failures": attr.string_list()},
+    test = True,
+)
+
+# A client of each target, of one book.
+_CLIENTS = {
+    "postgres-go": "pg_go",
+    "tigerbeetle-go": "tb_go",
+    "postgres-typescript": "pg_ts",
+    "tigerbeetle-typescript": "tb_ts",
+    "postgres-python": "pg_py",
+    "tigerbeetle-python": "tb_py",
+}
+
+def conformance_part_tests(name):
+    """The parts chobo_conformance_test makes, and what each drives.
+
+    Args:
+      name: the prefix of the targets.
+    """
+    chobo_book(name = name + "_stock", src = "stock.book", tags = ["manual"])
+    clients = {}
+    for target, short in _CLIENTS.items():
+        client = name + "_" + short
+        chobo_client(
+            name = client,
+            book = ":" + name + "_stock",
+            target = target,
+            importpath = "example.com/parts/" + short,
+            package = "stock",
+            tags = ["manual"],
+        )
+        clients[target] = ":" + client
+    every = name + "_every"
+    chobo_conformance_test(name = every, book = ":" + name + "_stock", clients = clients.values(), tags = ["manual"])
+    pg_only = name + "_pg_only"
+    chobo_conformance_test(name = pg_only, book = ":" + name + "_stock", clients = [clients["postgres-go"], clients["postgres-python"]], tags = ["manual"])
+
+    # Declared after the test: not known while the file is read, so it
+    # goes to every part, and each drives it only where it belongs.
+    late = name + "_late"
+    chobo_conformance_test(name = late, book = ":" + name + "_stock", clients = [":" + name + "_late_go"], tags = ["manual"])
+    chobo_client(
+        name = name + "_late_go",
+        book = ":" + name + "_stock",
+        target = "postgres-go",
+        importpath = "example.com/parts/late",
+        package = "stock",
+        tags = ["manual"],
+    )
+    tests = []
+    for test, part, drivers in [
+        (every + "_postgres", "postgres", ["postgres-go", "postgres-typescript", "postgres-python"]),
+        (every + "_tigerbeetle_model", "tigerbeetle-model", ["tigerbeetle-go"]),
+        (every + "_tigerbeetle", "tigerbeetle", ["tigerbeetle-go", "tigerbeetle-typescript", "tigerbeetle-python"]),
+        (pg_only + "_postgres", "postgres", ["postgres-go", "postgres-python"]),
+        (late + "_postgres", "postgres", ["postgres-go"]),
+        (late + "_tigerbeetle_model", "tigerbeetle-model", []),
+    ]:
+        _drives_test(name = test + "_drives_test", target_under_test = ":" + test, part = part, drivers = drivers)
+        tests.append(":" + test + "_drives_test")
+
+    failures = []
+
+    def want(what, got, expected):
+        if got != expected:
+            failures.append("%s: got %r, want %r" % (what, got, expected))
+
+    suite = native.existing_rule(every)
+    want("the suite's tests", suite and sorted([str(native.package_relative_label(t)) for t in suite["tests"]]), sorted([
+        str(native.package_relative_label(":" + every + s))
+        for s in ["_postgres", "_tigerbeetle_model", "_tigerbeetle"]
+    ]))
+    replica = native.existing_rule(every + "_tigerbeetle") or {}
+    want(
+        "the replica part is compatible only with a TigerBeetle binary",
+        [str(c) for c in replica.get("target_compatible_with", [])],
+        [str(Label("@tigerbeetle_toolchains//:replica"))],
+    )
+    want("the model part is compatible everywhere", list((native.existing_rule(every + "_tigerbeetle_model") or {}).get("target_compatible_with", ["(no such test)"])), [])
+    for s in ["_tigerbeetle_model", "_tigerbeetle"]:
+        want("a test of PostgreSQL clients only has no " + s, native.existing_rule(pg_only + s), None)
+        want("a test of a client not known yet has " + s, native.existing_rule(late + s) != None, True)
+    want("four pairs make a small test", (native.existing_rule(every + "_postgres") or {}).get("size"), "small")
+    many = name + "_many"
+    chobo_client(
+        name = name + "_pg_go_again",
+        book = ":" + name + "_stock",
+        target = "postgres-go",
+        importpath = "example.com/parts/again",
+        package = "stock",
+        tags = ["manual"],
+    )
+    chobo_conformance_test(
+        name = many,
+        book = ":" + name + "_stock",
+        clients = [clients["postgres-go"], ":" + name + "_pg_go_again", clients["postgres-typescript"], clients["postgres-python"]],
+        tags = ["manual"],
+    )
+    want("five pairs make a medium test", (native.existing_rule(many + "_postgres") or {}).get("size"), "medium")
+    sized = name + "_sized"
+    chobo_conformance_test(name = sized, book = ":" + name + "_stock", size = "large", tags = ["manual"])
+    want("a size given is kept", (native.existing_rule(sized + "_postgres") or {}).get("size"), "large")
+    _loading_check_test(name = name + "_declared_test", failures = failures)
+    tests.append(":" + name + "_declared_test")
     native.test_suite(name = name, tests = tests)

@@ -42,7 +42,7 @@ def choose_tags(mctx, kinds, default):
         tags += [(k, t) for t in getattr(chosen.tags, k)]
     return tags
 
-def make_installations(mctx, tool, toolchain_type, kinds, default, target_compatible_with = {}):
+def make_installations(mctx, tool, toolchain_type, kinds, default, target_compatible_with = {}, aliases = []):
     """Makes a repository for each installation the modules ask for, and @<tool>_toolchains.
 
     Args:
@@ -55,6 +55,10 @@ def make_installations(mctx, tool, toolchain_type, kinds, default, target_compat
       default: the (kind, tag) pairs to use when no module has a tag.
       target_compatible_with: dict of kind to the constraint labels (as
         strings) the toolchains of that kind are limited to.
+      aliases: names of targets that every installation's repository has,
+        which @<tool>_toolchains makes aliases of, to the preferred
+        installation's (the one toolchain resolution picks when no
+        installation is limited by target_compatible_with).
     """
     repos, compat = [], {}
     for i, (kind, tag) in enumerate(choose_tags(mctx, kinds.keys(), default)):
@@ -69,6 +73,7 @@ def make_installations(mctx, tool, toolchain_type, kinds, default, target_compat
         toolchain_type = toolchain_type,
         repos = repos,
         target_compatible_with = compat,
+        aliases = aliases,
     )
 
 def _tool_toolchains_repo_impl(rctx):
@@ -87,6 +92,13 @@ def _tool_toolchains_repo_impl(rctx):
             type = repr(rctx.attr.toolchain_type),
             compat = repr(rctx.attr.target_compatible_with.get(repo, [])),
         ))
+    for name in rctx.attr.aliases:
+        lines.append("""alias(
+    name = {name},
+    actual = {actual},
+    visibility = ["//visibility:public"],
+)
+""".format(name = repr(name), actual = repr("@%s//:%s" % (rctx.attr.repos[0], name))))
     rctx.file("BUILD.bazel", "\n".join(lines))
 
 tool_toolchains_repo = repository_rule(
@@ -97,6 +109,7 @@ tool_toolchains_repo = repository_rule(
         "toolchain_type": attr.string(mandatory = True),
         "repos": attr.string_list(doc = "The installations' repositories, the preferred first."),
         "target_compatible_with": attr.string_list_dict(doc = "Constraints of some of the repositories."),
+        "aliases": attr.string_list(doc = "Targets of the preferred repository to make aliases of."),
     },
 )
 
@@ -173,7 +186,7 @@ def install_pinned(rctx, files, argv, environment = {}, timeout = 600):
         return res.stderr.strip()[-2000:] or res.stdout.strip()[-2000:]
     return None
 
-def write_tool_build(rctx, toolchain_bzl, tool, attrs):
+def write_tool_build(rctx, toolchain_bzl, tool, attrs, more = ""):
     """Writes the BUILD file of an installation: one <tool>_toolchain named <tool>.
 
     Args:
@@ -182,16 +195,17 @@ def write_tool_build(rctx, toolchain_bzl, tool, attrs):
         defines <tool>_toolchain.
       tool: the tool's name.
       attrs: list of (attribute, its value as Starlark source), in order.
+      more: more of the BUILD file, written after the toolchain.
     """
     rule = tool + "_toolchain"
     body = ["%s(" % rule, "    name = %r," % tool]
     body += ["    %s = %s," % (name, value) for name, value in attrs]
     body += ['    visibility = ["//visibility:public"],', ")", ""]
-    rctx.file("BUILD.bazel", "load(%r, %r)\n\n%s" % (toolchain_bzl, rule, "\n".join(body)))
+    rctx.file("BUILD.bazel", "load(%r, %r)\n\n%s%s" % (toolchain_bzl, rule, "\n".join(body), ("\n" + more) if more else ""))
 
-def write_missing_tool_build(rctx, toolchain_bzl, tool, missing):
+def write_missing_tool_build(rctx, toolchain_bzl, tool, missing, more = ""):
     """Writes the BUILD file of an installation that could not be had, and says why."""
-    write_tool_build(rctx, toolchain_bzl, tool, [("missing", repr(missing))])
+    write_tool_build(rctx, toolchain_bzl, tool, [("missing", repr(missing))], more)
 
 # The attributes every <tool>_toolchain rule has, besides its programs
 # and files.

@@ -12,8 +12,10 @@ with cgo over its static library, which //runtime/go/chobotb/tbgo uses.
 The root module's tags win; when it has none, the tags of other modules
 (chobo itself asks for `local()`) are used. Releases come first, then
 local binaries, each in the order written. With no binary, the toolchain
-says so, and chobo_conformance_test runs TigerBeetle clients on chobo's
-model of TigerBeetle only, printing one SKIP line for the real replica.
+says so, and the part of chobo_conformance_test that runs TigerBeetle
+clients on a real replica (<name>_tigerbeetle) is incompatible: Bazel
+reports it SKIPPED, while the clients still run on chobo's model of
+TigerBeetle (<name>_tigerbeetle_model).
 """
 
 load("//toolchains/private:local_tool.bzl", "make_installations")
@@ -53,6 +55,9 @@ def _tigerbeetle_impl(mctx):
         toolchain_type = str(Label("//toolchains/tigerbeetle:toolchain_type")),
         kinds = {"release": _release_repository, "local": _local_repository},
         default = [("local", struct(path = ""))],
+        # What the real-replica part of a conformance test is compatible
+        # with (repositories.bzl): the preferred installation's.
+        aliases = ["replica"],
     )
 
     # The official Go client, for the conformance runner and for programs

@@ -29,13 +29,28 @@ RELEASE_URL = "https://github.com/tigerbeetle/tigerbeetle/releases/download/{ver
 
 _TOOLCHAIN_BZL = str(Label("//toolchains/tigerbeetle:toolchain.bzl"))
 
+# `replica`, in every installation's repository, is what the part of a
+# conformance test that runs on a real replica is compatible with: a
+# constraint every platform has when there is a binary, and one none has
+# when there is not, so that Bazel reports that part SKIPPED instead of
+# running it. A binary that was named but cannot be used leaves the part
+# to run, and fail with the reason.
+_REPLICA = """alias(
+    name = "replica",
+    actual = %r,
+    visibility = ["//visibility:public"],
+)
+"""
+_REPLICA_POSSIBLE = _REPLICA % str(Label("//toolchains/tigerbeetle:binary_present"))
+_REPLICA_IMPOSSIBLE = _REPLICA % str(Label("@platforms//:incompatible"))
+
 def _build_file(rctx, binary, version):
-    write_tool_build(rctx, _TOOLCHAIN_BZL, "tigerbeetle", [("binary", repr(binary)), ("version", repr(version))])
+    write_tool_build(rctx, _TOOLCHAIN_BZL, "tigerbeetle", [("binary", repr(binary)), ("version", repr(version))], _REPLICA_POSSIBLE)
 
 def _error_build_file(rctx, error):
     # A binary was named but cannot be used: unlike a missing one, the
     # test fails rather than skips.
-    write_tool_build(rctx, _TOOLCHAIN_BZL, "tigerbeetle", [("error", repr(error))])
+    write_tool_build(rctx, _TOOLCHAIN_BZL, "tigerbeetle", [("error", repr(error))], _REPLICA_POSSIBLE)
 
 def _version(rctx, binary):
     version, _ = tool_version(rctx, binary, ["version"])
@@ -45,7 +60,7 @@ def _tigerbeetle_local_repository_impl(rctx):
     path = rctx.attr.path or rctx.os.environ.get("CHOBO_TIGERBEETLE", "")
     if not path:
         write_missing_tool_build(rctx, _TOOLCHAIN_BZL, "tigerbeetle", "no TigerBeetle binary: give tigerbeetle.local(path = ...) " +
-                                                                      "or set CHOBO_TIGERBEETLE, or use tigerbeetle.release(...)")
+                                                                      "or set CHOBO_TIGERBEETLE, or use tigerbeetle.release(...)", _REPLICA_IMPOSSIBLE)
         return
     binary = rctx.path(path)
 

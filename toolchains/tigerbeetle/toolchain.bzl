@@ -23,8 +23,9 @@ def _tigerbeetle_toolchain_impl(ctx):
 tigerbeetle_toolchain = rule(
     implementation = _tigerbeetle_toolchain_impl,
     doc = "Describes one TigerBeetle binary. Made by the module extension; when " +
-          "none was found, `missing` says why and a conformance test runs its " +
-          "TigerBeetle clients on chobo's model of TigerBeetle only, with a SKIP line; " +
+          "none was found, `missing` says why, a conformance test runs its " +
+          "TigerBeetle clients on chobo's model of TigerBeetle only, and its part on a " +
+          "real replica is reported SKIPPED (repositories.bzl, `replica`); " +
           "when one was named but cannot be used, `error` says why and the test fails.",
     attrs = dict(
         TOOL_ATTRS,

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -25,5 +28,44 @@ func TestNewDriver(t *testing.T) {
 	}
 	if _, err := newDriver("postgres-cobol", "/x"); err == nil {
 		t.Error("a target chobo build does not know was taken")
+	}
+}
+
+// bzlLanguage is one entry of LANGUAGES in rules/private/targets.bzl, up
+// to its `model`, which says whether the rule puts the language's
+// TigerBeetle clients in the part on chobo's model.
+var bzlLanguage = regexp.MustCompile(`(?s)\n    "([a-z]+)": struct\(.*?\n        model = (True|False),\n    \),`)
+
+// The rule sorts TigerBeetle clients into the part on the model by
+// LANGUAGES' `model`; the runner drives on the model exactly the clients
+// whose language reaches TigerBeetle through it (viaWire). A language on
+// one side only would be a part that runs nothing, or a client the model
+// part never gets.
+func TestModelAgreesWithRules(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "targets.bzl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(data)
+	start := strings.Index(text, "LANGUAGES = {")
+	if start < 0 {
+		t.Fatal("targets.bzl has no LANGUAGES table")
+	}
+	seen := map[string]bool{}
+	for _, m := range bzlLanguage.FindAllStringSubmatch(text[start:], -1) {
+		lang, ok := languages[m[1]]
+		if !ok {
+			t.Errorf("targets.bzl has the language %s, the runner does not", m[1])
+			continue
+		}
+		seen[m[1]] = true
+		if model := m[2] == "True"; model != lang.viaWire {
+			t.Errorf("%s: targets.bzl says model = %s, the runner's viaWire is %v", m[1], m[2], lang.viaWire)
+		}
+	}
+	for name := range languages {
+		if !seen[name] {
+			t.Errorf("the runner drives %s clients; targets.bzl's LANGUAGES has no model for it", name)
+		}
 	}
 }

@@ -8,13 +8,18 @@
 //     a process (the driver protocol, docs/formats.md).
 //   - TigerBeetle: each client whose target's backend is TigerBeetle,
 //     driven as a process, on a real replica when the TigerBeetle
-//     toolchain has a binary (else one SKIP line), and, when its language
+//     toolchain has a binary, and, when its language
 //     reaches TigerBeetle through this process (tbwire, which shortens
 //     hold timeouts to the test copy's), on chobo's model of TigerBeetle
 //     (a test double) kept here too.
 //
 // A client's backend and language come from the registry of targets
 // (chobo/target); what differs by language is one row of languages.
+//
+// Each test of chobo_conformance_test runs one part of this: PostgreSQL,
+// the model, or the real replica, which the rule makes incompatible
+// without a binary so that Bazel reports it skipped. Run with every part
+// (no CHOBO_CONFORMANCE_PARTS), a missing binary is one SKIP line instead.
 //
 // It prints one line per pair whose every scenario agreed, and exits 1 on
 // any difference or unmet expectation.
@@ -28,6 +33,7 @@
 //	CHOBO_CONFORMANCE_TIGERBEETLE   the TigerBeetle toolchain's binary, or empty
 //	CHOBO_CONFORMANCE_TIGERBEETLE_MISSING  why the toolchain has none
 //	CHOBO_CONFORMANCE_TIGERBEETLE_ERROR    why the binary the user named cannot be used (a failure, not a skip)
+//	CHOBO_CONFORMANCE_PARTS         which parts to run, separated by spaces: postgres, tigerbeetle-model, tigerbeetle (real replica); empty: all
 //
 // and what a client language needs besides, which its row of languages
 // reads (for TypeScript, typescript.go; for Python, python.go).
@@ -35,6 +41,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -83,7 +90,7 @@ func main() {
 	if err != nil {
 		r.errorf("%v", err)
 	}
-	r.finish()
+	r.end()
 	if r.failed {
 		os.Exit(1)
 	}
@@ -97,6 +104,23 @@ type config struct {
 	drivers     []driver // the driver programs of the book's clients
 	tigerbeetle string   // the tigerbeetle binary; "" for none
 	tbMissing   string   // why there is none
+	// parts are the parts of the run asked for (partPostgres,
+	// partModel, partReplica); none: every part.
+	parts map[string]bool
+}
+
+// The parts of a run, each a test target of chobo_conformance_test of its
+// own, so that a part that cannot run shows as such in Bazel's summary
+// rather than as a line of the log.
+const (
+	partPostgres = "postgres"          // a PostgreSQL cluster: the SQL functions and every PostgreSQL client
+	partModel    = "tigerbeetle-model" // chobo's model of TigerBeetle: the TigerBeetle clients that reach it
+	partReplica  = "tigerbeetle"       // a real replica: every TigerBeetle client
+)
+
+// runs reports whether the run has the part.
+func (c config) runs(part string) bool {
+	return len(c.parts) == 0 || c.parts[part]
 }
 
 // driver is the driver program of one client.
@@ -156,18 +180,30 @@ func fromEnv() (config, error) {
 	if cfg.book, err = runfile(os.Getenv("CHOBO_CONFORMANCE_BOOK")); err != nil {
 		return cfg, err
 	}
+	for _, part := range strings.Fields(os.Getenv("CHOBO_CONFORMANCE_PARTS")) {
+		switch part {
+		case partPostgres, partModel, partReplica:
+		default:
+			return cfg, fmt.Errorf("CHOBO_CONFORMANCE_PARTS: no part %q (there are %s, %s and %s)", part, partPostgres, partModel, partReplica)
+		}
+		if cfg.parts == nil {
+			cfg.parts = map[string]bool{}
+		}
+		cfg.parts[part] = true
+	}
 	// The server binaries: the toolchain hands over initdb; pgtest takes
 	// the directory it really lives in (the toolchain's files may be
 	// symlinks, and the server finds its share/ and lib/ from there).
-	initdb, err := runfile(os.Getenv("CHOBO_CONFORMANCE_INITDB"))
-	if err == nil {
-		initdb, err = filepath.EvalSymlinks(initdb)
+	if cfg.runs(partPostgres) {
+		initdb, err := runfile(os.Getenv("CHOBO_CONFORMANCE_INITDB"))
+		if err == nil {
+			initdb, err = filepath.EvalSymlinks(initdb)
+		}
+		if err != nil {
+			return cfg, fmt.Errorf("the PostgreSQL toolchain's initdb: %v", err)
+		}
+		os.Setenv("CHOBO_PG_BIN", filepath.Dir(initdb))
 	}
-	if err != nil {
-		return cfg, fmt.Errorf("the PostgreSQL toolchain's initdb: %v", err)
-	}
-	os.Setenv("CHOBO_PG_BIN", filepath.Dir(initdb))
-	fmt.Printf("PostgreSQL server binaries: %s\n", filepath.Dir(initdb))
 	for _, p := range strings.Fields(os.Getenv("CHOBO_CONFORMANCE_SCENARIOS")) {
 		path, err := runfile(p)
 		if err != nil {
@@ -211,6 +247,7 @@ type run struct {
 	mu      sync.Mutex
 	failed  bool
 	cleanup []func()
+	summary []string // one line per pair, which end prints last
 }
 
 func (r *run) errorf(format string, args ...any) {
@@ -237,6 +274,18 @@ func (r *run) finish() {
 	}
 }
 
+// end stops what the run started and ends the log with one line per
+// pair, where a reader of a long log looks, after how long stopping took
+// (a test's timeout counts that too).
+func (r *run) end() {
+	start := time.Now()
+	r.finish()
+	fmt.Fprintf(r.out, "time: stopping the drivers and servers: %.1f s\n", time.Since(start).Seconds())
+	for _, line := range r.summary {
+		fmt.Fprintln(r.out, line)
+	}
+}
+
 // runfile turns a runfiles path ("repo/dir/file") into a path that is
 // valid whatever the working directory is.
 func runfile(p string) (string, error) {
@@ -248,50 +297,163 @@ func runfile(p string) (string, error) {
 	return "", fmt.Errorf("neither RUNFILES_DIR nor TEST_SRCDIR is set: run this through bazel test")
 }
 
-// main runs every scenario of the book on every backend.
+// main runs every scenario of the book on every backend of the parts
+// cfg asks for. What takes time before a pair can run (the replica, the
+// PostgreSQL cluster, compiling clients) is started at once, and each
+// pair runs as soon as its backend is ready, beside the others: most of
+// a pair's time is spent waiting for holds to expire, which the pairs
+// can do together.
 func (r *run) main(cfg config) error {
+	began := time.Now()
 	l, err := load(cfg)
 	if err != nil {
 		return err
 	}
 	name, cp := l.Name, l.Copy
-	srv, app, pool, err := r.deploy(l)
-	if err != nil {
-		return err
-	}
 	copyPath, err := r.writeCopy(name, l.CopySrc)
 	if err != nil {
 		return err
 	}
-	for i := range cfg.drivers {
-		if err := languages[cfg.drivers[i].language].prepare(r, &cfg.drivers[i]); err != nil {
+	tbClients := false
+	for _, d := range cfg.drivers {
+		tbClients = tbClients || d.backend == "tigerbeetle"
+	}
+	replica := r.startReplica(cfg, tbClients)
+	if replica != nil {
+		// Not left starting when the run ends early: what it starts is
+		// stopped at the end only once it is registered.
+		defer func() { <-replica.done }()
+	}
+	// The drivers are prepared (a TypeScript client compiled) while the
+	// cluster starts, and the SQL functions run before they are ready.
+	prepared := make(chan error, 1)
+	go func() { prepared <- r.prepare(cfg.drivers) }()
+	waitPrepared := sync.OnceValue(func() error { return <-prepared })
+	defer waitPrepared()
+	p := &pairs{run: r, l: l}
+	defer p.wait()
+	var pool *pgxpool.Pool
+	if cfg.runs(partPostgres) {
+		srv, app, read, err := r.deploy(l)
+		if err != nil {
 			return err
 		}
+		pool = read
+		sql, err := conformance.NewSQL(cp, app, read)
+		if err != nil {
+			return err
+		}
+		p.start(began, namedBackend{name: "postgres", backend: sql})
+		if err := waitPrepared(); err != nil {
+			return err
+		}
+		clients, err := r.postgresClients(srv, read, cp, name, copyPath, cfg.drivers)
+		if err != nil {
+			return err
+		}
+		p.start(began, clients...)
 	}
-	backends, err := r.backends(srv, app, pool, cp, name, copyPath, cfg.drivers)
-	if err != nil {
+	if err := waitPrepared(); err != nil {
 		return err
 	}
-	tb, err := r.tigerbeetle(cfg, cp, name, copyPath)
-	if err != nil {
-		return err
+	var wire, direct []driver
+	for _, d := range cfg.drivers {
+		switch {
+		case d.backend != "tigerbeetle":
+		case languages[d.language].viaWire:
+			wire = append(wire, d)
+		default:
+			direct = append(direct, d)
+		}
 	}
-	var summary []string
-	for _, be := range append(backends, tb...) {
-		summary = append(summary, r.runOn(l, be))
+	if cfg.runs(partModel) {
+		m := tbmodel.New()
+		m.FollowWallClock()
+		on, err := r.onWire(wire, "model", m, m.Pulse, false, cp, name, copyPath)
+		if err != nil {
+			return err
+		}
+		p.start(began, on...)
 	}
-	// One line per pair, at the end, where a reader of a long log looks.
-	for _, line := range summary {
-		fmt.Fprintln(r.out, line)
+	if cfg.runs(partReplica) && tbClients {
+		on, err := r.onReplica(cfg, replica, wire, direct, cp, name, copyPath)
+		if err != nil {
+			return err
+		}
+		p.start(began, on...)
 	}
-	bad, err := conformance.EntriesBalance(context.Background(), pool, cp)
-	if err != nil {
-		return err
+	p.wait()
+	if len(p.lines) == 0 {
+		// The rule sorts clients it cannot see into every part; this part
+		// had none of its own.
+		fmt.Fprintf(r.out, "SKIP: %s: no client of this part among the test's clients\n", name)
 	}
-	if len(bad) > 0 {
-		r.errorf("balances that are not the sum of their entries: %v", bad)
+	// In the order the pairs were started, whatever order they ended in.
+	for _, line := range p.lines {
+		r.summary = append(r.summary, *line)
+	}
+	if pool != nil {
+		bad, err := conformance.EntriesBalance(context.Background(), pool, cp)
+		if err != nil {
+			return err
+		}
+		if len(bad) > 0 {
+			r.errorf("balances that are not the sum of their entries: %v", bad)
+		}
 	}
 	return nil
+}
+
+// pairs are the pairs of one run, each running on its own.
+type pairs struct {
+	run   *run
+	l     *conformance.Loaded
+	wg    sync.WaitGroup
+	lines []*string // one line per pair started, in that order, each filled in by its pair as it ends
+}
+
+func (p *pairs) start(began time.Time, bes ...namedBackend) {
+	if len(bes) > 0 {
+		// How long the book, the servers and the drivers took to be ready.
+		fmt.Fprintf(p.run.out, "time: %s: ready after %.1f s\n", names(bes), time.Since(began).Seconds())
+	}
+	for _, be := range bes {
+		line := new(string)
+		p.lines = append(p.lines, line)
+		p.wg.Add(1)
+		go func() {
+			defer p.wg.Done()
+			*line = p.run.runOn(p.l, be)
+		}()
+	}
+}
+
+func names(bes []namedBackend) string {
+	var out []string
+	for _, be := range bes {
+		out = append(out, be.name)
+	}
+	return strings.Join(out, ", ")
+}
+
+// wait waits for every pair started; after an error, so that nothing
+// the pairs use is stopped under them.
+func (p *pairs) wait() { p.wg.Wait() }
+
+// prepare makes every driver ready to start, all at once (a TypeScript
+// client is compiled by tsc, which takes a while).
+func (r *run) prepare(drivers []driver) error {
+	errs := make([]error, len(drivers))
+	var wg sync.WaitGroup
+	for i := range drivers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = languages[drivers[i].language].prepare(r, &drivers[i])
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
 // load reads the book and the hand-written scenarios. Holds expire in
@@ -317,17 +479,24 @@ func load(cfg config) (*conformance.Loaded, error) {
 // deploy starts a PostgreSQL server and loads the test copy's SQL. It
 // returns the server, the application's pool and the superuser's.
 func (r *run) deploy(l *conformance.Loaded) (*pgtest.Server, *pgxpool.Pool, *pgxpool.Pool, error) {
+	if bin := os.Getenv("CHOBO_PG_BIN"); bin != "" {
+		fmt.Fprintf(r.out, "PostgreSQL server binaries: %s\n", bin)
+	}
+	start := time.Now()
 	srv, err := pgtest.Launch()
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	fmt.Fprintf(r.out, "time: a PostgreSQL cluster: %.1f s to start\n", time.Since(start).Seconds())
 	r.atEnd(func() {
 		if err := srv.Stop(); err != nil {
 			r.errorf("%v", err)
 		}
 	})
 	ctx := context.Background()
-	pool, err := srv.OpenPool(ctx, 20)
+	// Every PostgreSQL pair reads the tables over it at once, each up to
+	// eight scenarios at a time.
+	pool, err := srv.OpenPool(ctx, 40)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -355,6 +524,9 @@ func (r *run) deploy(l *conformance.Loaded) (*pgtest.Server, *pgxpool.Pool, *pgx
 // runOn runs every scenario on one backend and returns its summary line.
 func (r *run) runOn(l *conformance.Loaded, be namedBackend) string {
 	rep := &reporter{run: r}
+	// How long each pair took is in the log, for a test near its timeout.
+	start := time.Now()
+	defer func() { fmt.Fprintf(r.out, "time: %s on %s: %.1f s\n", l.Name, be.name, time.Since(start).Seconds()) }()
 	var jobs []conformance.Job
 	for _, j := range l.Jobs(l.Name, be.backend, func(i int) string { return fmt.Sprintf("%s-s%d", be.name, i) }) {
 		j.Pair = be.name
@@ -417,54 +589,77 @@ func (r *run) startDriver(name string, d driver, b *book.Book, copyPath string, 
 	return p, nil
 }
 
-// backends are the ways the book is reached on PostgreSQL: its SQL
-// functions, and each postgres-go client, through its driver; all call as
-// the application's role (over app), and the tables are read over read.
-// Backends share the server, so the tenants of each carry its name.
-func (r *run) backends(srv *pgtest.Server, app, read *pgxpool.Pool, cp *book.Book, name, copyPath string, drivers []driver) ([]namedBackend, error) {
-	sql, err := conformance.NewSQL(cp, app, read)
-	if err != nil {
-		return nil, err
-	}
-	out := []namedBackend{{name: "postgres", backend: sql}}
+// postgresClients are the ways the book is reached on PostgreSQL besides
+// its SQL functions: each PostgreSQL client, through its driver, calling
+// as the application's role; the tables are read over read. Backends
+// share the server, so the tenants of each carry its name.
+func (r *run) postgresClients(srv *pgtest.Server, read *pgxpool.Pool, cp *book.Book, name, copyPath string, drivers []driver) ([]namedBackend, error) {
+	var pg []driver
 	for _, d := range drivers {
-		if d.backend != "postgres" {
-			continue
+		if d.backend == "postgres" {
+			pg = append(pg, d)
 		}
+	}
+	return startEach(len(pg), func(i int) (namedBackend, error) {
 		// The driver opens the book whose SQL is loaded: the test copy.
-		p, err := r.startDriver(name, d, cp, copyPath, protocol.Request{DSN: srv.ConnStringAs(pgdeploy.App, pgtest.DefaultDB)},
+		p, err := r.startDriver(name, pg[i], cp, copyPath, protocol.Request{DSN: srv.ConnStringAs(pgdeploy.App, pgtest.DefaultDB)},
 			conformance.PostgresReader{Pool: read, Book: cp})
 		if err != nil {
-			return nil, err
+			return namedBackend{}, err
 		}
-		out = append(out, namedBackend{name: p.Client(), backend: p})
+		return namedBackend{name: p.Client(), backend: p}, nil
+	})
+}
+
+// startEach calls start(0), …, start(n-1) at once (a driver takes a
+// while to start: an interpreter, Node) and returns what they made, in
+// that order, or their errors.
+func startEach(n int, start func(i int) (namedBackend, error)) ([]namedBackend, error) {
+	out := make([]namedBackend, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			out[i], errs[i] = start(i)
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
 	}
 	return out, nil
 }
 
-// tigerbeetle are the TigerBeetle clients on the model of TigerBeetle,
-// and on a real replica when the toolchain has a binary.
-func (r *run) tigerbeetle(cfg config, cp *book.Book, name, copyPath string) ([]namedBackend, error) {
-	var wire, direct []driver
-	for _, d := range cfg.drivers {
-		switch {
-		case d.backend != "tigerbeetle":
-		case languages[d.language].viaWire:
-			wire = append(wire, d)
-		default:
-			direct = append(direct, d)
-		}
+// launched is a replica being started, or why there is none.
+type launched struct {
+	done chan struct{}
+	srv  *tbtest.Server
+	err  error
+}
+
+// startReplica starts a TigerBeetle replica in the background when the
+// run has TigerBeetle clients to run on one and the toolchain has a
+// binary (it takes seconds, which the other pairs need not wait for);
+// nil when none is started.
+func (r *run) startReplica(cfg config, clients bool) *launched {
+	if !cfg.runs(partReplica) || !clients || cfg.tigerbeetle == "" {
+		return nil
 	}
-	if len(wire) == 0 && len(direct) == 0 {
-		return nil, nil
-	}
-	m := tbmodel.New()
-	m.FollowWallClock()
-	out, err := r.onWire(wire, "model", m, m.Pulse, false, cp, name, copyPath)
-	if err != nil {
-		return nil, err
-	}
-	if cfg.tigerbeetle == "" {
+	l := &launched{done: make(chan struct{})}
+	go func() {
+		defer close(l.done)
+		l.srv, l.err = r.replica(cfg.tigerbeetle)
+	}()
+	return l
+}
+
+// onReplica are the TigerBeetle clients on the real replica started by
+// startReplica; without one, a SKIP line for the replica and for each
+// client that reaches only a real one.
+func (r *run) onReplica(cfg config, l *launched, wire, direct []driver, cp *book.Book, name, copyPath string) ([]namedBackend, error) {
+	if l == nil {
 		why := cfg.tbMissing
 		if why == "" {
 			why = "the TigerBeetle toolchain has no binary"
@@ -473,30 +668,30 @@ func (r *run) tigerbeetle(cfg config, cp *book.Book, name, copyPath string) ([]n
 		for _, d := range direct {
 			fmt.Fprintf(r.out, "SKIP: %s: its driver reaches only a real replica, and there is none\n", d.target)
 		}
-		return out, nil
+		return nil, nil
 	}
-	srv, err := r.replica(cfg.tigerbeetle)
+	<-l.done
+	if l.err != nil {
+		return nil, l.err
+	}
+	srv := l.srv
+	out, err := r.onWire(wire, "real replica", srv.Client, nil, true, cp, name, copyPath)
 	if err != nil {
 		return nil, err
 	}
-	on, err := r.onWire(wire, "real replica", srv.Client, nil, true, cp, name, copyPath)
-	if err != nil {
-		return nil, err
-	}
-	out = append(out, on...)
 	// These drivers dial the replica themselves; open tells them to cut
 	// the timeouts of holds to the test copy's, as tbwire does for the
 	// others.
-	for _, d := range direct {
+	more, err := startEach(len(direct), func(i int) (namedBackend, error) {
 		tb := &conformance.TigerBeetle{Raw: srv.Client, Book: cp, Replica: true}
-		p, err := r.startDriver(name, d, cp, copyPath, protocol.Request{TigerBeetle: srv.Address, HoldSeconds: int(conformance.Lifetime / time.Second)}, tb)
+		p, err := r.startDriver(name, direct[i], cp, copyPath, protocol.Request{TigerBeetle: srv.Address, HoldSeconds: int(conformance.Lifetime / time.Second)}, tb)
 		if err != nil {
-			return nil, err
+			return namedBackend{}, err
 		}
 		tb.Calls = p
-		out = append(out, namedBackend{name: fmt.Sprintf("%s (real replica)", p.Client()), backend: tb})
-	}
-	return out, nil
+		return namedBackend{name: fmt.Sprintf("%s (real replica)", p.Client()), backend: tb}, nil
+	})
+	return append(out, more...), err
 }
 
 // onWire serves raw to drivers over tbwire, hold timeouts shortened to
@@ -511,28 +706,28 @@ func (r *run) onWire(drivers []driver, what string, raw chobotb.Client, pulse fu
 		return nil, err
 	}
 	r.atEnd(stop)
-	var out []namedBackend
-	for _, d := range drivers {
+	return startEach(len(drivers), func(i int) (namedBackend, error) {
 		tb := &conformance.TigerBeetle{Raw: raw, Book: cp, Replica: replica, Pulse: pulse}
-		p, err := r.startDriver(name, d, cp, copyPath, protocol.Request{TigerBeetle: addr}, tb)
+		p, err := r.startDriver(name, drivers[i], cp, copyPath, protocol.Request{TigerBeetle: addr}, tb)
 		if err != nil {
-			return nil, err
+			return namedBackend{}, err
 		}
 		tb.Calls = p
-		out = append(out, namedBackend{name: fmt.Sprintf("%s (%s)", p.Client(), what), backend: tb})
-	}
-	return out, nil
+		return namedBackend{name: fmt.Sprintf("%s (%s)", p.Client(), what), backend: tb}, nil
+	})
 }
 
 // replica starts a TigerBeetle replica of the binary and stops it at the
 // end.
 func (r *run) replica(binary string) (*tbtest.Server, error) {
 	os.Setenv(tbtest.EnvVar, binary)
+	start := time.Now()
 	srv, err := tbtest.Launch(context.Background())
 	if err != nil {
 		return nil, fmt.Errorf("starting a TigerBeetle replica: %v", err)
 	}
 	fmt.Fprintf(r.out, "real TigerBeetle: %s\n", srv.Describe())
+	fmt.Fprintf(r.out, "time: a TigerBeetle replica: %.1f s to start\n", time.Since(start).Seconds())
 	r.atEnd(func() {
 		if err := srv.Stop(); err != nil {
 			r.errorf("stopping the TigerBeetle replica: %v", err)

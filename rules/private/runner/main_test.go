@@ -74,7 +74,7 @@ func TestRunnerChecksExpectations(t *testing.T) {
 	var out, errOut bytes.Buffer
 	r := &run{out: &out, errOut: &errOut}
 	err := r.main(config{book: book, scenarios: []string{scs}})
-	r.finish()
+	r.end()
 	if errors.Is(err, pgtest.ErrNoServer) && os.Getenv("CI") != "true" {
 		t.Skip("SKIP: ", err)
 	}
@@ -105,5 +105,26 @@ func TestRunnerChecksExpectations(t *testing.T) {
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
 	if last := lines[len(lines)-1]; !strings.HasPrefix(last, "FAIL: shop.book on postgres: 2 of ") || !strings.HasSuffix(last, " scenarios failed") {
 		t.Errorf("the last line is %q, want the summary of the one pair", last)
+	}
+}
+
+// A part given no client of its own (the rule hands every part a client
+// it could not sort) runs nothing, and says so rather than pass in
+// silence; it needs no PostgreSQL server.
+func TestPartWithoutClients(t *testing.T) {
+	dir := t.TempDir()
+	book := filepath.Join(dir, "shop.book")
+	if err := os.WriteFile(book, []byte(shopBook), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut bytes.Buffer
+	r := &run{out: &out, errOut: &errOut}
+	err := r.main(config{book: book, parts: map[string]bool{partModel: true}})
+	r.end()
+	if err != nil || r.failed {
+		t.Fatalf("%v\n%s", err, errOut.String())
+	}
+	if want := "SKIP: shop.book: no client of this part among the test's clients\n"; !strings.HasPrefix(out.String(), want) || strings.Contains(out.String(), "PASS") {
+		t.Errorf("the log is %q, want %q and no pair", out.String(), want)
 	}
 }

@@ -90,7 +90,8 @@ func TestPythonTigerBeetleSkipsWithoutReplica(t *testing.T) {
 	var out bytes.Buffer
 	r := &run{out: &out, errOut: &bytes.Buffer{}}
 	defer r.finish()
-	got, err := r.tigerbeetle(config{drivers: []driver{d}, tbMissing: "no TigerBeetle binary"}, nil, "stock.book", "/x/stock.book")
+	cfg := config{drivers: []driver{d}, tbMissing: "no TigerBeetle binary"}
+	got, err := r.onReplica(cfg, r.startReplica(cfg, true), nil, []driver{d}, nil, "stock.book", "/x/stock.book")
 	if err != nil || len(got) != 0 {
 		t.Fatalf("got %v, %v; want nothing run", got, err)
 	}
