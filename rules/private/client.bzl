@@ -44,6 +44,7 @@ def _chobo_client_srcs_impl(ctx):
             target = ctx.attr.target,
             language = spec.language,
             package = pkg,
+            book = book.src,
             srcs = outs,
         ),
     ]

@@ -23,6 +23,19 @@ _NOT_A_BOOK = """%s: book = %s is not a chobo_book target. chobo_conformance_tes
     chobo_book(name = "stock", src = "stock.book")
     chobo_conformance_test(name = "conformance", book = ":stock", clients = [...])"""
 
+# A client of another book would be driven with this book's scenarios and
+# fail at the first call with a message about a missing field; said here,
+# at analysis, it names both books.
+_OTHER_BOOK = """%s: clients = %s is a client of %s, not of %s, the book of this test: a conformance test runs its own book's scenarios, so each of its clients must be a chobo_client with book = %s (a client of the other book goes in that book's own chobo_conformance_test)"""
+
+def _client_of(driver):
+    # chobo_client names its driver <client>_driver; the message names the
+    # client, which is what the BUILD file lists.
+    name = driver.name
+    if name.endswith("_driver"):
+        name = name[:-len("_driver")]
+    return str(driver.same_package_label(name))
+
 # The parts of a conformance test, each a test target of its own (the
 # runner's CHOBO_CONFORMANCE_PARTS): name suffix -> which clients it
 # drives, by their target's backend and language.
@@ -79,6 +92,8 @@ def _chobo_conformance_test_impl(ctx):
     languages = {}
     for driver in ctx.attr.drivers:
         info = driver[ChoboDriverInfo]
+        if info.book.path != book.src.path:
+            fail(_OTHER_BOOK % (ctx.label, _client_of(driver.label), info.book.path, book.src.path, ctx.attr.book.label))
         if not part.drives(TARGETS[info.target]):
             continue
         runfiles = runfiles.merge(info.runfiles)

@@ -45,6 +45,7 @@ def _chobo_driver_impl(ctx):
         ChoboDriverInfo(
             target = gen.target,
             language = gen.language,
+            book = gen.book,
             entry = entry,
             runfiles = runfiles,
             toolchain = ctx.attr.toolchain.label if ctx.attr.toolchain else None,

@@ -1,4 +1,4 @@
-"""Tests of chobo_conformance_test: a book that is not a chobo_book, and the parts the macro makes."""
+"""Tests of chobo_conformance_test: a book that is not a chobo_book, a client of another book, and the parts the macro makes."""
 
 load("@bazel_skylib//lib:unittest.bzl", "analysistest", "asserts")
 load("//rules:defs.bzl", "chobo_book", "chobo_client", "chobo_conformance_test")
@@ -38,6 +38,62 @@ def conformance_book_tests(name):
         )
         tests.append(":" + name + "_" + case + "_test")
     native.test_suite(name = name, tests = tests)
+
+def _fails_with_impl(ctx):
+    env = analysistest.begin(ctx)
+    for m in ctx.attr.messages:
+        asserts.expect_failure(env, m)
+    return analysistest.end(env)
+
+_fails_with_test = analysistest.make(
+    _fails_with_impl,
+    expect_failure = True,
+    attrs = {"messages": attr.string_list(doc = "Texts the analysis failure must hold.")},
+)
+
+def conformance_other_book_tests(name):
+    """A client of another book is refused at analysis, naming both books; a client of a second chobo_book of the same file is not.
+
+    Args:
+      name: the prefix of the targets.
+    """
+    chobo_book(name = name + "_stock", src = "stock.book", tags = ["manual"])
+    chobo_book(name = name + "_stock_again", src = "stock.book", tags = ["manual"])
+    chobo_book(name = name + "_other", src = "other.book", tags = ["manual"])
+    for book in ["stock", "other"]:
+        chobo_client(
+            name = name + "_" + book + "_go",
+            book = ":" + name + "_" + book,
+            importpath = "example.com/books/" + book,
+            tags = ["manual"],
+        )
+    chobo_conformance_test(
+        name = name + "_mixed",
+        book = ":" + name + "_stock",
+        clients = [":" + name + "_stock_go", ":" + name + "_other_go"],
+        tags = ["manual"],
+    )
+    _fails_with_test(
+        name = name + "_mixed_test",
+        target_under_test = ":" + name + "_mixed_postgres",
+        messages = [
+            "clients = %s is a client of rules/tests/other.book, not of rules/tests/stock.book, the book of this test" % native.package_relative_label(":" + name + "_other_go"),
+            "book = %s" % native.package_relative_label(":" + name + "_stock"),
+        ],
+    )
+    chobo_conformance_test(
+        name = name + "_same_file",
+        book = ":" + name + "_stock_again",
+        clients = [":" + name + "_stock_go"],
+        tags = ["manual"],
+    )
+    _drives_test(
+        name = name + "_same_file_test",
+        target_under_test = ":" + name + "_same_file_postgres",
+        part = "postgres",
+        drivers = ["postgres-go"],
+    )
+    native.test_suite(name = name, tests = [":" + name + "_mixed_test", ":" + name + "_same_file_test"])
 
 def _drives_impl(ctx):
     env = analysistest.begin(ctx)
