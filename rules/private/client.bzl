@@ -2,7 +2,7 @@
 
 load(":compiler.bzl", "COMPILER_ATTRS", "run_chobo")
 load(":providers.bzl", "BookInfo", "ChoboGeneratedInfo")
-load(":targets.bzl", "LANGUAGES", "TARGETS")
+load(":targets.bzl", "LANGUAGES", "TARGETS", "target_like")
 
 def _chobo_client_srcs_impl(ctx):
     book = ctx.attr.book[BookInfo]
@@ -93,7 +93,9 @@ def chobo_client(name, book, target = "postgres-go", importpath = None, package 
       **kwargs: passed to the generating rule (e.g. testonly).
     """
     if target not in TARGETS:
-        fail("chobo_client %s: unknown target %r; known: %s" % (name, target, ", ".join(sorted(TARGETS.keys()))))
+        like = target_like(target)
+        hint = "; did you mean %r?" % like if like else ""
+        fail("chobo_client %s: unknown target %r%s (known: %s)" % (name, target, hint, ", ".join(sorted(TARGETS.keys()))))
     spec = TARGETS[target]
     lang = LANGUAGES[spec.language]
     if lang.importpath and not importpath:

@@ -233,3 +233,65 @@ TARGETS = {
         deps = [],
     ),
 }
+
+def _edits(a, b):
+    # Letters to add, drop, change or swap with a neighbour to turn a into
+    # b: the measure chobo's Gazelle language suggests by (gazelle/names.go).
+    a = a.elems()
+    b = b.elems()
+    prev2 = []
+    prev = list(range(len(b) + 1))
+    for i in range(1, len(a) + 1):
+        cur = [i] + [0] * len(b)
+        for j in range(1, len(b) + 1):
+            cost = 0 if a[i - 1] == b[j - 1] else 1
+            cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost)
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                cur[j] = min(cur[j], prev2[j - 2] + 1)
+        prev2 = prev
+        prev = cur
+    return prev[len(b)]
+
+def _nearest(word, cands):
+    # The one candidate word nearly spells (two edits, one for a word of up
+    # to four letters), or None when there is none or a tie.
+    w = word.lower()
+    if len(w) < 2 or len(w) > 40:
+        return None
+    best, best_d, tie = None, 0, False
+    for c in cands:
+        if c == word:
+            continue
+        reach = 1 if len(c) <= 4 else 2
+        d = _edits(w, c.lower())
+        if d > reach:
+            continue
+        if best == None or d < best_d:
+            best, best_d, tie = c, d, False
+        elif d == best_d:
+            tie = True
+    return None if tie else best
+
+def target_like(word, default_backend = "postgres"):
+    """The client target a word that is not one was most likely meant as.
+
+    One whose name it nearly spells (postgres_go, postgres-typscript), or,
+    for a language alone (typescript, pyhton), that language's target on
+    the default backend, as chobo_client's default names the backend; the
+    same guesses as the chobo_client directive of chobo's Gazelle language.
+
+    Args:
+      word: what was written as the target.
+      default_backend: the backend of chobo_client's default target.
+
+    Returns:
+      A key of TARGETS, or None.
+    """
+    t = _nearest(word, sorted(TARGETS.keys()))
+    if t:
+        return t
+    by_language = {spec.language: name for name, spec in TARGETS.items() if spec.backend == default_backend}
+    if word.lower() in by_language:
+        return by_language[word.lower()]
+    lang = _nearest(word, sorted(by_language.keys()))
+    return by_language[lang] if lang else None
