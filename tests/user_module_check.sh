@@ -12,6 +12,8 @@
 # - a program of its own opens a pgxpool (gazelle's go_deps, use_repo, a
 #   go.mod), next to the generated client;
 # - a chobo_doc target writes the book's HTML page;
+# - a PostgreSQL toolchain pointed at a folder with no server fails the
+#   conformance test at analysis, naming the folder and what to write;
 # - while a command of this module runs (`bazel run` of a program that
 #   waits), a command in another workspace (this checkout) must not wait
 #   for it: the wrapper locks per output base, not per machine.
@@ -243,3 +245,19 @@ kill -0 "$waiter" 2>/dev/null || fail "bazel run //:wait ended before it was rel
 : >"$released"
 wait "$waiter" || fail "bazel run //:wait failed"
 echo "user module: bazel info in $root took ${took}s while a command of $ws was running"
+
+# A PostgreSQL toolchain pointed at a folder with no server: the
+# conformance test fails at analysis, and the message names the folder and
+# what to write instead.
+cat >>MODULE.bazel <<'EOF2'
+postgres = use_extension("@chobo//toolchains/postgres:extensions.bzl", "postgres")
+postgres.local(path = "/nonexistent/postgresql/bin")
+EOF2
+if out=$(bazel build //:conformance_postgres 2>&1); then
+  fail "bazel build //:conformance_postgres passed with postgres.local(path) naming a folder with no server"
+fi
+grep -q 'no PostgreSQL server (initdb, pg_ctl, postgres) in /nonexistent/postgresql/bin; name the bin folder of an installed server' <<<"$out" || {
+  echo "$out" >&2
+  fail "a PostgreSQL toolchain with no server did not say which folder and what to write"
+}
+echo "user module: postgres.local(path) naming a folder with no server fails the conformance test at analysis, naming the folder"

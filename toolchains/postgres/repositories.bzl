@@ -69,8 +69,14 @@ def _postgres_local_repository_impl(rctx):
         bin_dir = _find_debian(rctx)
         where = "/usr/lib/postgresql/*/bin"
     if bin_dir == None or not all([bin_dir.get_child(t).exists for t in _TOOLS]):
-        write_missing_tool_build(rctx, _TOOLCHAIN_BZL, "postgres", "no PostgreSQL server (initdb, pg_ctl, postgres) in %s; " % where +
-                                                                   "install one (Debian: apt-get install postgresql) or use postgres.pinned(...)")
+        # What to do differs: a path given names the wrong folder; no path
+        # means nothing is installed where Debian puts it.
+        if rctx.attr.path:
+            fix = "name the bin folder of an installed server instead (the one that holds initdb)"
+        else:
+            fix = "install one (Debian: apt-get install postgresql), or name the bin folder of one elsewhere with postgres.local(path = ...)"
+        write_missing_tool_build(rctx, _TOOLCHAIN_BZL, "postgres", "no PostgreSQL server (initdb, pg_ctl, postgres) in %s; " % where + fix +
+                                                                   ' in the root MODULE.bazel, or use postgres.pinned(version = "18") (x86-64 Linux); docs/bazel.md, "The PostgreSQL toolchain"')
         return
 
     # Symlinks, not copies: the server finds its share/ and lib/ from where
