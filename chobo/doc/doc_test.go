@@ -302,3 +302,23 @@ func TestBareStyleAndScript(t *testing.T) {
 		t.Errorf("bareScript = %q", got)
 	}
 }
+
+// The words of chobo's own text between backticks are code on both
+// pages: a sentence that starts with one (`post` moves them) would
+// otherwise read as one without its capital.
+func TestCodeSpans(t *testing.T) {
+	for _, c := range []struct{ in, html, md string }{
+		{"`post` moves them; `void` <back>", "<code>post</code> moves them; <code>void</code> &lt;back&gt;", "`post` moves them; `void` \\<back\\>"},
+		{"(`hold`)", "(<code>hold</code>)", "(`hold`)"},
+		{"`a<b`", "<code>a&lt;b</code>", "`a<b`"},
+		{"one ` alone", "one ` alone", "one \\` alone"},
+		{"none", "none", "none"},
+	} {
+		if got := string(codeHTML(c.in)); got != c.html {
+			t.Errorf("codeHTML(%q) = %q, want %q", c.in, got, c.html)
+		}
+		if got := funcs(diag.English)["mdCode"].(func(string) string)(c.in); got != c.md {
+			t.Errorf("mdCode(%q) = %q, want %q", c.in, got, c.md)
+		}
+	}
+}

@@ -127,6 +127,7 @@ func HTML(p *Page) ([]byte, error) {
 		`'; script-src '` + hash(script) + `'; img-src 'none'; font-src 'none'; connect-src 'none'; base-uri 'none'; form-action 'none'">`)
 	fm := template.FuncMap(words(p.Lang))
 	fm["name"] = nameHTML
+	fm["code"] = codeHTML
 	tmpl, err := template.New("page.html.tmpl").Funcs(fm).ParseFS(templates, "templates/page.html.tmpl", "templates/transfer.html.tmpl")
 	if err != nil {
 		return nil, err
@@ -210,6 +211,16 @@ func nameHTML(s string) template.HTML {
 	}
 	esc = strings.ReplaceAll(esc, "_", "_<wbr>")
 	return template.HTML(strings.Replace(esc, "(", "<wbr>(", 1))
+}
+
+// codeHTML writes a text of the page's own, where the words a reader
+// types or calls (`post`, `chobo scenarios`) are between backticks as in
+// the Markdown page, with those words as code: without the mark, a
+// sentence that starts with one reads as a sentence without a capital.
+func codeHTML(s string) template.HTML {
+	return template.HTML(codeSpans(s, template.HTMLEscapeString, func(c string) string {
+		return "<code>" + template.HTMLEscapeString(c) + "</code>"
+	}))
 }
 
 func hash(b []byte) string {

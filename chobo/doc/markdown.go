@@ -35,7 +35,12 @@ func words(lang diag.Lang) map[string]any {
 func funcs(lang diag.Lang) template.FuncMap {
 	f := template.FuncMap(words(lang))
 	more := map[string]any{
-		"md":   md,
+		"md": md,
+		// md, but the spans between backticks of a text of chobo's own
+		// stay code spans.
+		"mdCode": func(s string) string {
+			return codeSpans(s, md, func(c string) string { return "`" + c + "`" })
+		},
 		"cell": cell,
 		"html": func(s string) string { return html.EscapeString(diag.Printable(s)) },
 		"lines": func(list []string) string {
@@ -116,6 +121,25 @@ func renderEach[T any](tmpl *template.Template, name string, items []T) ([]strin
 		return nil
 	})
 	return out, err
+}
+
+// codeSpans writes s with plain for the text outside backticks and span
+// for each span between a pair of them; with an odd number of backticks,
+// s is plain text whole.
+func codeSpans(s string, plain, span func(string) string) string {
+	parts := strings.Split(s, "`")
+	if len(parts)%2 == 0 {
+		return plain(s)
+	}
+	var b strings.Builder
+	for i, p := range parts {
+		if i%2 == 1 {
+			b.WriteString(span(p))
+		} else if p != "" {
+			b.WriteString(plain(p))
+		}
+	}
+	return b.String()
 }
 
 // md makes text from a book safe in running Markdown: controls made

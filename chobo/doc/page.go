@@ -372,17 +372,17 @@ func transferSection(b *book.Book, t *book.Transfer, d api.Transfer, ops []repor
 	}
 	switch {
 	case t.Pending == nil:
-		s.Ends = T("A call moves the amounts at once (do).", "呼び出すと、その場で額が動きます(do)。").In(lang)
+		s.Ends = T("A call moves the amounts at once (`do`).", "呼び出すと、その場で額が動きます(`do`)。").In(lang)
 	case t.Pending.Expires:
 		life := lifetimeText(t.Pending.Seconds, lang)
 		s.Ends = T(
-			fmt.Sprintf("A call holds the amounts first (hold): they count against the bounds but have not moved. post moves them, in full or in part; void gives them back; a hold neither posted nor voided within %s expires and gives them back.", life),
-			fmt.Sprintf("呼び出すと、まず額を押さえます(hold)。押さえた額は境界に数えますが、まだ動いていません。post で全部か一部を動かし、void で戻します。%sのうちに確定も取消もされない仮押さえは期限切れになり、額が戻ります。", life)).In(lang)
+			fmt.Sprintf("A call holds the amounts first (`hold`): they count against the bounds but have not moved. `post` moves them, in full or in part; `void` gives them back; a hold neither posted nor voided within %s expires and gives them back.", life),
+			fmt.Sprintf("呼び出すと、まず額を押さえます(`hold`)。押さえた額は境界に数えますが、まだ動いていません。`post` で全部か一部を動かし、`void` で戻します。%sのうちに確定も取消もされない仮押さえは期限切れになり、額が戻ります。", life)).In(lang)
 		s.Hold = holdView(t, lang)
 	default:
 		s.Ends = T(
-			"A call holds the amounts first (hold): they count against the bounds but have not moved. post moves them, in full or in part; void gives them back. The hold never expires: only post or void ends it.",
-			"呼び出すと、まず額を押さえます(hold)。押さえた額は境界に数えますが、まだ動いていません。post で全部か一部を動かし、void で戻します。この仮押さえは期限切れになりません。終わらせるのは post か void だけです。").In(lang)
+			"A call holds the amounts first (`hold`): they count against the bounds but have not moved. `post` moves them, in full or in part; `void` gives them back. The hold never expires: only `post` or `void` ends it.",
+			"呼び出すと、まず額を押さえます(`hold`)。押さえた額は境界に数えますが、まだ動いていません。`post` で全部か一部を動かし、`void` で戻します。この仮押さえは期限切れになりません。終わらせるのは `post` か `void` だけです。").In(lang)
 		s.Hold = holdView(t, lang)
 	}
 	for oi, o := range ops {
