@@ -596,7 +596,11 @@ async function checkLayout(page, where) {
           }
         }
         const svg = document.querySelector("#flow-diagram svg");
+        const frame = document.getElementById("flow-diagram");
+        const hint = document.getElementById("flow-hint");
         resolve({
+          scrolls: frame ? frame.scrollWidth > frame.clientWidth + 1 : false,
+          hinted: hint ? !hint.hidden && hint.getBoundingClientRect().height > 0 : false,
           vw,
           scrolling: document.scrollingElement.scrollWidth,
           labels: labels.length,
@@ -633,6 +637,8 @@ async function checkLayout(page, where) {
         reportAudit(report, where, width, await page.evaluate(audit, english));
       }
       if (scheme === schemes[0]) {
+        report.check(where, `${width}px: the line that says to scroll the flow diagram is shown exactly when it scrolls in its frame (${m.scrolls ? "it does" : "it fits"})`,
+          m.scrolls === m.hinted ? [] : [m.hinted ? "shown, but the diagram fits" : "not shown, but the diagram scrolls"]);
         report.check(where, `${width}px: the ${m.labels} arrow labels and ${m.boxes} boxes of the flow diagram do not overlap (drawn ${m.drawn}px wide of ${m.natural}px)`,
           m.boxes > 0 ? m.overlaps.slice(0, 10) : ["the flow diagram has no box"]);
       }

@@ -11,6 +11,16 @@
     var w = parseFloat(svg.getAttribute("width"));
     if (w > 0) { svg.style.minWidth = (w * 0.7) + "px"; }
   });
+  // A flow wider than its frame scrolls in it, and a phone shows no
+  // scroll bar until the frame is touched: the line above the diagram
+  // says so while it does not fit.
+  var flowFrame = document.getElementById("flow-diagram");
+  var flowHint = document.getElementById("flow-hint");
+  if (flowFrame && flowHint) {
+    var hintFlow = function () { flowHint.hidden = flowFrame.scrollWidth <= flowFrame.clientWidth + 1; };
+    hintFlow();
+    window.addEventListener("resize", hintFlow);
+  }
   // On a narrow screen a table is a list of cards, each cell beside the
   // name of its column (page.css): the names come from the table's head.
   function labelCells(table) {
