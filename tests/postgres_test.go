@@ -2,6 +2,7 @@ package tests
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -62,6 +63,12 @@ func loadForBackends(t *testing.T, c testCase) loaded {
 		more = append(more, conformance.File{Name: filepath.Join(c.Dir, "scenarios.json"), Data: data})
 	}
 	l, err := conformance.Load(conformance.File{Name: filepath.Base(path), Data: src}, more...)
+	if errors.Is(err, conformance.ErrReadSteps) {
+		// The case's own scenarios read the history, which no backend
+		// answers yet: the generated scenarios still go.
+		t.Logf("SKIP: %s: %v", c.Name, err)
+		l, err = conformance.Load(conformance.File{Name: filepath.Base(path), Data: src})
+	}
 	if err != nil {
 		t.Fatal(err)
 	}

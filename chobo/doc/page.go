@@ -716,6 +716,8 @@ func scenarioView(b *book.Book, n int, sc scenario.Scenario, lang diag.Lang) (Sc
 				}
 			}
 			v.Steps = append(v.Steps, sv)
+		case st.Read != nil:
+			v.Steps = append(v.Steps, StepView{Label: st.Read.Label(lang)})
 		default:
 			v.Steps = append(v.Steps, StepView{Label: passLabel(st.PassText, lang)})
 		}
