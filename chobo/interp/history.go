@@ -29,9 +29,11 @@ import (
 // A move of 0 writes its two entries all the same: the call happened.
 //
 // Time is the ledger's clock (State.Now), in seconds from the start: an
-// entry is when its call was made, and an expiry is when the clock
-// reached the deadline. Several entries share a time; their order is
-// the order of the history.
+// entry is when its call was made, and an expiry's is when the hold
+// gave back what it held, the end of the pass that reached the deadline
+// (what was held still counts until then, as on a database that
+// expires holds after their deadline). So times never go back along the
+// history; entries that share a time keep the history's order.
 
 // EntryOp is what wrote an entry: an operation of the book, or the
 // expiry of a hold, which no caller asks for.

@@ -9,6 +9,7 @@ import (
 	"github.com/chobo-lang/chobo/chobo/book"
 	"github.com/chobo-lang/chobo/chobo/diag"
 	"github.com/chobo-lang/chobo/chobo/interp"
+	"github.com/chobo-lang/chobo/chobo/syntax"
 )
 
 // A read step reads the ledger's history where it stands, and changes
@@ -145,10 +146,10 @@ func (rd *ReadStep) Label(lang diag.Lang) string {
 			add("of "+strings.Join(names, ", "), strings.Join(names, "、")+" のみ")
 		}
 		if rd.FromText != "" {
-			add("from "+rd.FromText, rd.FromText+" から")
+			add("from "+rd.FromText, sinceJa(rd.FromText)+"から")
 		}
 		if rd.ToText != "" {
-			add("before "+rd.ToText, rd.ToText+" より前")
+			add("before "+rd.ToText, sinceJa(rd.ToText)+"より前")
 		}
 		if rd.Order == interp.Newest {
 			add("newest first", "新しい順")
@@ -175,7 +176,7 @@ func (rd *ReadStep) Label(lang diag.Lang) string {
 			add("open holds of "+strings.Join(of, ", "), strings.Join(of, "、")+" の押さえ中の仮押さえ")
 		}
 	case ReadBalance:
-		add("balance of "+rd.Account.String()+" at "+rd.AtText, rd.Account.String()+" の "+rd.AtText+" の残高")
+		add("balance of "+rd.Account.String()+" at "+rd.AtText, rd.Account.String()+" の"+sinceJa(rd.AtText)+"の残高")
 	}
 	sep := ", "
 	if lang == diag.Japanese {
@@ -469,4 +470,15 @@ func (rd *ReadStep) run(s *interp.State, reads map[int]*ReadResult) *ReadResult 
 		}
 	}
 	return out
+}
+
+// sinceJa writes a time of the scenario's clock in Japanese, "30
+// minutes" as 「開始 30 分後」; what it cannot read stays as written.
+func sinceJa(text string) string {
+	if f := strings.Fields(text); len(f) == 2 {
+		if unit, ok := syntax.TimeWordJa(f[1]); ok {
+			return "開始 " + f[0] + " " + unit + "後"
+		}
+	}
+	return text
 }
