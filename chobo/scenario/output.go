@@ -185,8 +185,22 @@ func ExpiredText(names []string, lang diag.Lang) string {
 // each line under it.
 func readRows(n string, rd *ReadStep, res *ReadResult, lang diag.Lang) []row {
 	const under = "       "
+	note := ReadNote(rd, res, lang)
+	rows := []row{{left: n + rd.Label(lang), right: note}}
+	for _, e := range res.Entries {
+		rows = append(rows, row{left: under + diag.Printable(EntryLine(e, lang)), loose: true})
+	}
+	for _, h := range res.Holds {
+		rows = append(rows, row{left: under + diag.Printable(HoldLine(h, lang)), loose: true})
+	}
+	return rows
+}
+
+// ReadNote says in a few words what a read step read: how many entries
+// or holds, or the balance, or why it failed.
+func ReadNote(rd *ReadStep, res *ReadResult, lang diag.Lang) string {
 	if res.Failed != "" {
-		return []row{{left: n + rd.Label(lang), right: diag.T("failed: ", "失敗: ").In(lang) + diag.Printable(diag.T(res.Failed, res.FailedJa).In(lang))}}
+		return diag.T("failed: ", "失敗: ").In(lang) + diag.Printable(diag.T(res.Failed, res.FailedJa).In(lang))
 	}
 	var note string
 	switch rd.Kind {
@@ -203,12 +217,5 @@ func readRows(n string, rd *ReadStep, res *ReadResult, lang diag.Lang) []row {
 	case ReadBalance:
 		note = BalanceLine(res.Balance, rd.Account.Kind.Unit.Scale, lang)
 	}
-	rows := []row{{left: n + rd.Label(lang), right: note}}
-	for _, e := range res.Entries {
-		rows = append(rows, row{left: under + diag.Printable(EntryLine(e, lang)), loose: true})
-	}
-	for _, h := range res.Holds {
-		rows = append(rows, row{left: under + diag.Printable(HoldLine(h, lang)), loose: true})
-	}
-	return rows
+	return note
 }
