@@ -155,7 +155,7 @@ func (rd *ReadStep) Label(lang diag.Lang) string {
 			add("newest first", "新しい順")
 		}
 		if rd.Limit > 0 {
-			add(fmt.Sprintf("at most %d", rd.Limit), fmt.Sprintf("%d 件まで", rd.Limit))
+			add(fmt.Sprintf("limit %d", rd.Limit), fmt.Sprintf("%d 件まで", rd.Limit))
 		}
 		if rd.AfterStep >= 0 {
 			add(fmt.Sprintf("after step %d", rd.AfterStep+1), fmt.Sprintf("ステップ %d の続き", rd.AfterStep+1))
