@@ -24,6 +24,64 @@ type RunOutcome struct {
 	Results  []RunResult  `json:"results"`
 	Accounts []RunAccount `json:"accounts"`
 	Holds    []RunHold    `json:"holds"`
+	// Reads holds what the read steps read, in step order; left out when
+	// the scenario has none.
+	Reads []RunRead `json:"reads,omitempty"`
+}
+
+// RunRead is what one read step read. Amounts are in the unit's
+// smallest step, times in seconds from the start of the scenario.
+type RunRead struct {
+	Step int    `json:"step"` // 1-based
+	Read string `json:"read"` // statement, entries, holds or balance
+	// Entries, for a statement and the entries of a call.
+	Entries []RunEntry `json:"entries,omitempty"`
+	// Holds, for the open holds.
+	Holds []RunOpenHold `json:"holds,omitempty"`
+	// Balance, for a balance at a time.
+	Balance *RunBalance `json:"balance,omitempty"`
+	// More and Next, for a statement: whether more entries follow, and
+	// the cursor to continue from, opaque.
+	More  bool   `json:"more,omitempty"`
+	Next  string `json:"next,omitempty"`
+	Error string `json:"error,omitempty"`
+}
+
+// RunEntry is one entry: one side of one move of a call.
+type RunEntry struct {
+	Account  string     `json:"account"`
+	Time     int64      `json:"time"`
+	Transfer string     `json:"transfer"`
+	Op       string     `json:"op"` // do, hold, post, void or expire
+	Call     string     `json:"call"`
+	Move     int        `json:"move"`
+	Side     string     `json:"side"` // out or in
+	Posted   int64      `json:"posted"`
+	HeldOut  int64      `json:"held_out"`
+	HeldIn   int64      `json:"held_in"`
+	After    RunBalance `json:"after"`
+}
+
+// RunBalance is a balance's three amounts.
+type RunBalance struct {
+	Posted  int64 `json:"posted"`
+	HeldOut int64 `json:"held_out"`
+	HeldIn  int64 `json:"held_in"`
+}
+
+// RunOpenHold is a hold still held.
+type RunOpenHold struct {
+	Hold    string        `json:"hold"`
+	Created int64         `json:"created"`
+	Expires *int64        `json:"expires,omitempty"` // the deadline; absent for one that never expires
+	Moves   []RunHoldMove `json:"moves"`
+}
+
+// RunHoldMove is what one move of a hold holds.
+type RunHoldMove struct {
+	From   string `json:"from"`
+	To     string `json:"to"`
+	Amount int64  `json:"amount"`
 }
 
 // RunResult is the answer to one call.
@@ -54,7 +112,9 @@ func RunOf(file string, scs []scenario.Scenario, runs [][]scenario.Outcome) Run 
 	for i, sc := range scs {
 		rs := RunScenario{Name: sc.Name, Outcomes: []RunOutcome{}, Failures: scenario.Failures(sc, runs[i])}
 		for _, o := range runs[i] {
-			rs.Outcomes = append(rs.Outcomes, RunOutcomeOf(o))
+			ro := RunOutcomeOf(o)
+			ro.Reads = readsOf(sc, o)
+			rs.Outcomes = append(rs.Outcomes, ro)
 		}
 		rep.Scenarios = append(rep.Scenarios, rs)
 	}
@@ -78,4 +138,45 @@ func RunOutcomeOf(o scenario.Outcome) RunOutcome {
 		ro.Holds = append(ro.Holds, RunHold{h.Name, h.State.String()})
 	}
 	return ro
+}
+
+// readsOf converts what the read steps of sc read in o.
+func readsOf(sc scenario.Scenario, o scenario.Outcome) []RunRead {
+	var out []RunRead
+	for i, st := range sc.Steps {
+		res := o.Reads[i]
+		if st.Read == nil || res == nil {
+			continue
+		}
+		r := RunRead{Step: i + 1, Read: st.Read.Kind, Error: res.Failed}
+		if res.Failed == "" {
+			for _, e := range res.Entries {
+				side := "in"
+				if e.Out {
+					side = "out"
+				}
+				r.Entries = append(r.Entries, RunEntry{Account: e.Account.String(), Time: e.Time, Transfer: e.Call.Transfer.Name,
+					Op: string(e.Op), Call: e.CallText(), Move: e.Move, Side: side, Posted: e.Posted, HeldOut: e.HeldOut, HeldIn: e.HeldIn,
+					After: RunBalance{e.After.Posted, e.After.HeldOut, e.After.HeldIn}})
+			}
+			for _, h := range res.Holds {
+				oh := RunOpenHold{Hold: h.Name(), Created: h.Created, Moves: []RunHoldMove{}}
+				if h.Transfer.Pending.Expires {
+					d := h.Deadline
+					oh.Expires = &d
+				}
+				for j, a := range h.Amounts {
+					oh.Moves = append(oh.Moves, RunHoldMove{h.From[j].String(), h.To[j].String(), a})
+				}
+				r.Holds = append(r.Holds, oh)
+			}
+			if st.Read.Kind == scenario.ReadBalance {
+				b := res.Balance
+				r.Balance = &RunBalance{b.Posted, b.HeldOut, b.HeldIn}
+			}
+			r.More, r.Next = res.More, res.Next
+		}
+		out = append(out, r)
+	}
+	return out
 }

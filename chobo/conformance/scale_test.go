@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -215,5 +216,35 @@ func TestLoadRefusesWhatTheCopyCannotTime(t *testing.T) {
 	want := `more.json: scenario 1: "a cart and a layaway together": the conformance test cannot run this scenario`
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Fatalf("got %v, want %q", err, want)
+	}
+}
+
+// A scenario with read steps is refused when the book is loaded: the
+// interpreter alone answers them in this version, so no run may seem to
+// hold a backend to them.
+func TestLoadRefusesReadSteps(t *testing.T) {
+	calls := `{"op": "restock.do", "args": {"delivery": "d-1", "sku": "s-1", "qty": 2}}`
+	for _, tc := range []struct {
+		name, steps string
+		refused     bool
+	}{
+		{"a statement", calls + `, {"read": "statement", "account": "shelf(s-1)"}`, true},
+		{"open holds", calls + `, {"read": "holds"}`, true},
+		{"calls only", calls, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sc := []byte(`{"name": "x", "steps": [` + tc.steps + `]}`)
+			_, err := Load(File{Name: "counter.book", Data: []byte(twoLifetimes)}, File{Name: "more.json", Data: sc})
+			if !tc.refused {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want := `more.json: scenario 1: "x": step 2 reads the ledger's history; read steps run on the reference interpreter only`
+			if !errors.Is(err, ErrReadSteps) || !strings.Contains(err.Error(), want) {
+				t.Fatalf("got %v, want %q", err, want)
+			}
+		})
 	}
 }

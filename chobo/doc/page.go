@@ -716,6 +716,8 @@ func scenarioView(b *book.Book, n int, sc scenario.Scenario, lang diag.Lang) (Sc
 				}
 			}
 			v.Steps = append(v.Steps, sv)
+		case st.Read != nil:
+			v.Steps = append(v.Steps, StepView{Label: st.Read.Label(lang)})
 		default:
 			v.Steps = append(v.Steps, StepView{Label: passLabel(st.PassText, lang)})
 		}
@@ -747,6 +749,8 @@ func outcomeView(sc scenario.Scenario, o scenario.Outcome, lang diag.Lang) Outco
 			for _, cs := range st.Together {
 				calls = append(calls, cs...)
 			}
+		case st.Read != nil:
+			ss.Answers = []string{scenario.ReadNote(st.Read, o.Reads[i], lang)}
 		default:
 			if names := o.Expired[i]; len(names) > 0 {
 				ss.Answers = []string{scenario.ExpiredText(names, lang)}

@@ -311,6 +311,7 @@ func (s *State) move(c Call) (Result, error) {
 		*s.balances[sb.id] = sb.b
 	}
 	s.keys[kid] = keyRecord{content: body}
+	s.record(c, EntryOp(c.Op), vals, moveChanges(from, to, amts, c.Op == book.Hold))
 	if c.Op == book.Hold {
 		h := &Hold{Transfer: t, Key: vals, Amounts: amts, From: from, To: to, State: Held, Created: s.Now}
 		if t.Pending.Expires {
@@ -541,6 +542,7 @@ func (s *State) post(c Call) (Result, error) {
 	}
 	h.State = Posted
 	s.keys[kid] = keyRecord{content: amountsContent(amts)}
+	s.record(c, EntryOp(book.Post), h.Key, holdChanges(h, amts))
 	return Result{Outcome: Done}, nil
 }
 
@@ -587,5 +589,6 @@ func (s *State) void(c Call) (Result, error) {
 	}
 	s.release(h)
 	h.State = Voided
+	s.record(c, EntryOp(book.Void), h.Key, holdChanges(h, nil))
 	return Result{Outcome: Done}, nil
 }

@@ -113,8 +113,12 @@ func (s *State) Only(p Part) *State {
 
 // With returns a copy of s whose part p is what o holds of it: the
 // ledger s becomes when calls limited to p turn Only(p) into o.
+//
+// The result keeps no history: the entries the calls wrote on o would
+// have to be woven into those of s in an order the parts do not know.
 func (s *State) With(o *State, p Part) *State {
 	c := s.Clone()
+	c.hist = nil
 	for id := range p.accounts {
 		delete(c.balances, id)
 	}

@@ -87,6 +87,7 @@ type State struct {
 	accounts []Account // every account touched
 	holds    map[string]*Hold
 	keys     map[string]keyRecord
+	hist     *history // nil unless KeepHistory was called
 }
 
 // New returns an empty ledger for b.
@@ -113,6 +114,9 @@ func (s *State) Clone() *State {
 	}
 	for k, v := range s.keys {
 		c.keys[k] = v
+	}
+	if s.hist != nil {
+		c.hist = s.hist.clone()
 	}
 	return c
 }
@@ -192,6 +196,7 @@ func (s *State) Pass(seconds int64) ([]*Hold, error) {
 		if h.State == Held && h.expires() && s.Now >= h.Deadline {
 			s.release(h)
 			h.State = HoldExpired
+			s.record(holdCall(h), Expire, h.Key, holdChanges(h, nil))
 			out = append(out, h)
 		}
 	}

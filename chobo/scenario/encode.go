@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
+
+	"github.com/chobo-lang/chobo/chobo/interp"
 )
 
 // Encode writes scenarios in the format Read takes, as one JSON array.
@@ -52,6 +55,8 @@ func Encode(scs []Scenario) []byte {
 					b.WriteString("]")
 				}
 				b.WriteString("]}")
+			case st.Read != nil:
+				b.WriteString(encodeRead(sc.Steps, st.Read))
 			default:
 				b.WriteString(`{"pass": ` + str(st.PassText) + `}`)
 			}
@@ -105,4 +110,73 @@ func encodeCall(c *Call, expect string) string {
 	}
 	b.WriteString("}")
 	return b.String()
+}
+
+// encodeRead writes a read step with its fields in the order the format
+// lists them.
+func encodeRead(steps []Step, rd *ReadStep) string {
+	parts := []string{`"read": ` + str(rd.Kind)}
+	add := func(k, v string) { parts = append(parts, str(k)+": "+v) }
+	if rd.Name != "" {
+		add("name", str(rd.Name))
+	}
+	if rd.Account != nil {
+		add("account", str(rd.Account.String()))
+	}
+	if rd.Transfer != nil {
+		add("transfer", str(rd.Transfer.Name))
+	}
+	if rd.Kind == ReadEntries {
+		var kv []string
+		for i, p := range rd.Transfer.Key {
+			kv = append(kv, str(p.Name)+": "+str(rd.Key[i]))
+		}
+		add("key", "{"+strings.Join(kv, ", ")+"}")
+	}
+	if len(rd.Transfers) > 0 {
+		var names []string
+		for _, t := range rd.Transfers {
+			names = append(names, str(t.Name))
+		}
+		add("transfers", "["+strings.Join(names, ", ")+"]")
+	}
+	if rd.FromText != "" {
+		add("from", str(rd.FromText))
+	}
+	if rd.ToText != "" {
+		add("to", str(rd.ToText))
+	}
+	if rd.Order == interp.Newest {
+		add("order", `"newest"`)
+	}
+	if rd.Limit > 0 {
+		add("limit", strconv.Itoa(rd.Limit))
+	}
+	if rd.AfterStep >= 0 {
+		add("after", str(steps[rd.AfterStep].Read.Name))
+	}
+	if rd.AtText != "" {
+		add("at", str(rd.AtText))
+	}
+	if ex := rd.Expect; ex != nil {
+		var lines []string
+		for _, l := range ex.Lines {
+			lines = append(lines, str(l))
+		}
+		switch rd.Kind {
+		case ReadBalance:
+			add("expect", `{"balance": `+lines[0]+`}`)
+		default:
+			key := "entries"
+			if rd.Kind == ReadHolds {
+				key = "holds"
+			}
+			e := `{"` + key + `": [` + strings.Join(lines, ", ") + `]`
+			if ex.More != nil {
+				e += `, "more": ` + strconv.FormatBool(*ex.More)
+			}
+			add("expect", e+"}")
+		}
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
 }

@@ -66,7 +66,39 @@ func FailureTexts(sc Scenario, outcomes []Outcome) []diag.Text {
 			for _, calls := range st.Together {
 				k += len(calls)
 			}
+		case st.Read != nil && st.Read.Expect != nil:
+			for _, o := range outcomes {
+				if f, ok := readFailure(i, st.Read, o.Reads[i]); ok {
+					out = append(out, f)
+					break
+				}
+			}
 		}
 	}
 	return out
+}
+
+// readFailure says how a read's result differs from what it expects:
+// the first line that differs, or a count, or whether more follow.
+func readFailure(i int, rd *ReadStep, got *ReadResult) (diag.Text, bool) {
+	if got.Failed != "" {
+		return diag.T(fmt.Sprintf("step %d: the read failed: %s", i+1, got.Failed),
+			fmt.Sprintf("ステップ %d: 読めませんでした: %s", i+1, got.FailedJa)), true
+	}
+	lines, want := got.Lines(rd), rd.Expect.Lines
+	for j := range min(len(lines), len(want)) {
+		if lines[j] != want[j] {
+			return diag.T(fmt.Sprintf("step %d: line %d: expected %q, got %q", i+1, j+1, want[j], lines[j]),
+				fmt.Sprintf("ステップ %d: %d 行目: %q のはずが、%q でした", i+1, j+1, want[j], lines[j])), true
+		}
+	}
+	if len(lines) != len(want) {
+		return diag.T(fmt.Sprintf("step %d: expected %d lines, got %d", i+1, len(want), len(lines)),
+			fmt.Sprintf("ステップ %d: %d 行のはずが、%d 行でした", i+1, len(want), len(lines))), true
+	}
+	if m := rd.Expect.More; m != nil && *m != got.More {
+		return diag.T(fmt.Sprintf("step %d: expected more %v, got %v", i+1, *m, got.More),
+			fmt.Sprintf("ステップ %d: more は %v のはずが、%v でした", i+1, *m, got.More)), true
+	}
+	return diag.Text{}, false
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"unicode/utf8"
 
 	"github.com/chobo-lang/chobo/chobo/diag"
@@ -201,7 +202,7 @@ func (p *parser) value() (*value, *Error) {
 	case nil:
 		v.kind = jsonNull
 	case bool:
-		v.kind = jsonBool
+		v.kind, v.str = jsonBool, strconv.FormatBool(t)
 	case json.Number:
 		v.kind, v.num = jsonNumber, t.String()
 	case string:

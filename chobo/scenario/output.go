@@ -65,8 +65,13 @@ func PassText(text string, lang diag.Lang) string {
 
 func pad(s string, w int) string { return s + strings.Repeat(" ", max(0, w-diag.Width(s))) }
 
-// row is one line of the step listing before it is aligned.
-type row struct{ left, right string }
+// row is one line of the step listing before it is aligned. A loose
+// row, the long lines a read prints under its step, does not widen the
+// column the answers are aligned to.
+type row struct {
+	left, right string
+	loose       bool
+}
 
 // WriteText prints one scenario's outcomes for people. Names, values and
 // messages go through diag.Printable before they are measured and
@@ -93,7 +98,9 @@ func WriteText(w io.Writer, file string, sc Scenario, outcomes []Outcome, lang d
 		rows := stepRows(sc, o, lang)
 		width := 0
 		for _, r := range rows {
-			width = max(width, diag.Width(r.left))
+			if !r.loose {
+				width = max(width, diag.Width(r.left))
+			}
 		}
 		for _, r := range rows {
 			if r.right == "" {
@@ -139,23 +146,25 @@ func stepRows(sc Scenario, o Outcome, lang diag.Lang) []row {
 		n := fmt.Sprintf("%3d  ", i+1)
 		switch {
 		case st.Call != nil:
-			rows = append(rows, row{n + diag.Printable(st.Call.Display()), resultText(o.Results[k], lang)})
+			rows = append(rows, row{left: n + diag.Printable(st.Call.Display()), right: resultText(o.Results[k], lang)})
 			k++
 		case st.Together != nil:
-			rows = append(rows, row{n + "together", ""})
+			rows = append(rows, row{left: n + "together", right: ""})
 			for ci, calls := range st.Together {
 				for _, c := range calls {
 					who := diag.T(fmt.Sprintf("caller %d: ", ci+1), fmt.Sprintf("呼び出し元 %d: ", ci+1)).In(lang)
-					rows = append(rows, row{"       " + who + diag.Printable(c.Display()), resultText(o.Results[k], lang)})
+					rows = append(rows, row{left: "       " + who + diag.Printable(c.Display()), right: resultText(o.Results[k], lang)})
 					k++
 				}
 			}
+		case st.Read != nil:
+			rows = append(rows, readRows(n, st.Read, o.Reads[i], lang)...)
 		default:
 			var note string
 			if names := o.Expired[i]; len(names) > 0 {
 				note = diag.Printable(ExpiredText(names, lang))
 			}
-			rows = append(rows, row{n + PassText(st.PassText, lang), note})
+			rows = append(rows, row{left: n + PassText(st.PassText, lang), right: note})
 		}
 	}
 	return rows
@@ -170,4 +179,43 @@ func HoldStateText(s interp.HoldState, lang diag.Lang) string { return holdState
 // ExpiredText says which holds a pass expired, as the listings write it.
 func ExpiredText(names []string, lang diag.Lang) string {
 	return diag.T(strings.Join(names, ", ")+" expired", strings.Join(names, "、")+" が期限切れになる").In(lang)
+}
+
+// readRows are the lines of a read step: its label, then what it read,
+// each line under it.
+func readRows(n string, rd *ReadStep, res *ReadResult, lang diag.Lang) []row {
+	const under = "       "
+	note := ReadNote(rd, res, lang)
+	rows := []row{{left: n + rd.Label(lang), right: note}}
+	for _, e := range res.Entries {
+		rows = append(rows, row{left: under + diag.Printable(EntryLine(e, lang)), loose: true})
+	}
+	for _, h := range res.Holds {
+		rows = append(rows, row{left: under + diag.Printable(HoldLine(h, lang)), loose: true})
+	}
+	return rows
+}
+
+// ReadNote says in a few words what a read step read: how many entries
+// or holds, or the balance, or why it failed.
+func ReadNote(rd *ReadStep, res *ReadResult, lang diag.Lang) string {
+	if res.Failed != "" {
+		return diag.T("failed: ", "失敗: ").In(lang) + diag.Printable(diag.T(res.Failed, res.FailedJa).In(lang))
+	}
+	var note string
+	switch rd.Kind {
+	case ReadStatement, ReadEntries:
+		note = diag.T(fmt.Sprintf("%d entries", len(res.Entries)), fmt.Sprintf("%d 件", len(res.Entries))).In(lang)
+		if len(res.Entries) == 1 {
+			note = diag.T("1 entry", "1 件").In(lang)
+		}
+		if rd.Kind == ReadStatement && res.More {
+			note += diag.T(", more follow", "、続きあり").In(lang)
+		}
+	case ReadHolds:
+		note = diag.T(fmt.Sprintf("%d open", len(res.Holds)), fmt.Sprintf("%d 件", len(res.Holds))).In(lang)
+	case ReadBalance:
+		note = BalanceLine(res.Balance, rd.Account.Kind.Unit.Scale, lang)
+	}
+	return note
 }

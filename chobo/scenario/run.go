@@ -57,6 +57,8 @@ type Outcome struct {
 	Expired  map[int][]string // step index → holds that expired at that pass
 	Accounts []interp.AccountBalance
 	Holds    []HoldView
+	// Reads holds what each read step read, by step index.
+	Reads map[int]*ReadResult
 	// Trace is the ledger after each step, one entry per step, on the way
 	// this outcome was first found; only Trace fills it.
 	Trace []Snapshot
@@ -123,6 +125,7 @@ type branch struct {
 	state   *interp.State
 	results []OpResult
 	expired map[int][]string
+	reads   map[int]*ReadResult
 	look    look
 	// answers and gone write results and expired as the merge compares
 	// them, grown step by step instead of rewritten for every branch.
@@ -213,6 +216,11 @@ func Trace(b *book.Book, sc Scenario, budget int) ([]Outcome, Stats, error) {
 func explore(b *book.Book, sc Scenario, budget int, trace bool) ([]Outcome, Stats, error) {
 	r := &runner{trace: trace, budget: budget, answerIDs: map[OpResult]uint64{}, shownIDs: map[string]int{}}
 	start := interp.New(b)
+	if slices.ContainsFunc(sc.Steps, func(st Step) bool { return st.Read != nil }) {
+		// Only a scenario that reads its history keeps one: the others
+		// are spared the copies.
+		start.KeepHistory()
+	}
 	branches := []branch{{state: start, expired: map[int][]string{}, look: r.lookOf(start)}}
 	type merged struct {
 		answers, gone string
@@ -224,6 +232,24 @@ func explore(b *book.Book, sc Scenario, budget int, trace bool) ([]Outcome, Stat
 		parts := map[look][]seenLedger{}
 		seen := map[merged]bool{}
 		var next []branch
+		if st.Read != nil {
+			// A read changes nothing; it comes before any together (Read
+			// sees to it), so the branches are one.
+			for _, br := range branches {
+				m := make(map[int]*ReadResult, len(br.reads)+1)
+				for k, v := range br.reads {
+					m[k] = v
+				}
+				m[i] = st.Read.run(br.state, br.reads)
+				br.reads = m
+				if r.trace {
+					br.trace = &traced{state: br.state, prev: br.trace}
+				}
+				next = append(next, br)
+			}
+			branches = next
+			continue
+		}
 		for _, br := range branches {
 			ends, ok := findSame(ledgers[br.look], br.state)
 			if !ok {
@@ -234,7 +260,7 @@ func explore(b *book.Book, sc Scenario, budget int, trace bool) ([]Outcome, Stat
 				ledgers[br.look] = append(ledgers[br.look], seenLedger{br.state, ends})
 			}
 			for _, e := range ends {
-				nb := branch{state: e.state, expired: br.expired, look: e.look,
+				nb := branch{state: e.state, expired: br.expired, reads: br.reads, look: e.look,
 					results: slices.Concat(br.results, e.results),
 					answers: br.answers + e.answers, gone: br.gone}
 				if r.trace {
@@ -482,7 +508,7 @@ func (r *runner) interleave(s *interp.State, callers [][]*Call) ([]ending, error
 
 func outcomeOf(br branch) Outcome {
 	snap := snapshotOf(br.state)
-	o := Outcome{Results: br.results, Expired: br.expired, Accounts: snap.Accounts, Holds: snap.Holds}
+	o := Outcome{Results: br.results, Expired: br.expired, Reads: br.reads, Accounts: snap.Accounts, Holds: snap.Holds}
 	for t := br.trace; t != nil; t = t.prev {
 		o.Trace = append(o.Trace, snapshotOf(t.state))
 	}

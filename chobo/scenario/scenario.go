@@ -44,9 +44,11 @@ func (sc Scenario) Title(lang diag.Lang) string {
 	return diag.T(sc.Name, sc.TitleJa).In(lang)
 }
 
-// Step is exactly one of: a call, time passing, or concurrent callers.
+// Step is exactly one of: a call, time passing, concurrent callers, or
+// a read of the ledger's history.
 type Step struct {
 	Call     *Call
+	Read     *ReadStep
 	Pass     int64 // seconds; meaningful when PassText != ""
 	PassText string
 	Together [][]*Call
@@ -232,8 +234,16 @@ func readScenario(b *book.Book, v *value) (Scenario, *Error) {
 	if steps.kind != jsonArray {
 		return sc, here(fail(`"steps" is an array, not %s`, `"steps" には配列を書きます(ここは%sです)`, steps.kind.what()))
 	}
+	together := -1 // the first together step
 	for i, sv := range steps.elems {
-		st, err := readStep(b, sv)
+		st, err := readStep(b, sv, sc.Steps)
+		if err == nil && st.Together != nil && together < 0 {
+			together = i
+		}
+		if err == nil && st.Read != nil && together >= 0 {
+			err = fail("a read step cannot come after a together step (step %d): the orders of concurrent calls leave their entries in different orders, and a read reads one history",
+				"together のステップ(ステップ %d)の後には読むステップを置けません。同時の呼び出しは順序によって記録の並びが変わり、読むステップは一つの履歴を読むからです", together+1)
+		}
 		if err != nil {
 			return sc, here(within(fmt.Sprintf("step %d", i+1), fmt.Sprintf("ステップ %d", i+1), err))
 		}
@@ -250,8 +260,15 @@ func shown(v *value) diag.Text {
 	return v.kind.what()
 }
 
-func readStep(b *book.Book, v *value) (Step, *Error) {
-	if err := fields(v, aStep, "op", "args", "amounts", "expect", "pass", "together"); err != nil {
+func readStep(b *book.Book, v *value, earlier []Step) (Step, *Error) {
+	if v.kind == jsonObject && v.field("read") != nil {
+		rd, err := readRead(b, v, earlier)
+		if err != nil {
+			return Step{}, err
+		}
+		return Step{Read: rd}, nil
+	}
+	if err := fields(v, aStep, "op", "args", "amounts", "expect", "pass", "together", "read"); err != nil {
 		return Step{}, err
 	}
 	var kinds []string
@@ -261,8 +278,8 @@ func readStep(b *book.Book, v *value) (Step, *Error) {
 		}
 	}
 	if len(kinds) != 1 {
-		return Step{}, fail(`a step has exactly one of "op", "pass" or "together"`,
-			`ステップには "op"、"pass"、"together" のどれか一つだけを書きます`)
+		return Step{}, fail(`a step has exactly one of "op", "pass", "together" or "read"`,
+			`ステップには "op"、"pass"、"together"、"read" のどれか一つだけを書きます`)
 	}
 	if kinds[0] != "op" {
 		// What only a call takes would be silently dropped.
@@ -328,6 +345,10 @@ func readTogether(b *book.Book, v *value) (Step, *Error) {
 		for oi, cv := range caller.elems {
 			callFields := []string{"op", "args", "amounts"}
 			err := fields(cv, aCall, callFields...)
+			if cv.kind == jsonObject && cv.field("read") != nil {
+				err = fail("a read cannot stand inside together: the callers' calls come in every order, and a read there would read a different history in each; put the read after the calls, in a scenario without together",
+					"together の中には読むステップを置けません。呼び出しはあらゆる順序で来るので、そこで読むと順序ごとに違う履歴を読むことになります。together の無いシナリオで、呼び出しの後に置いてください")
+			}
 			if err != nil && firstUnknown(cv, callFields) == "expect" {
 				err = withOutcomesHint(err)
 			}

@@ -103,6 +103,8 @@ func Steps(m *model.Model, sc scenario.Scenario) ([]Step, error) {
 					}
 				}
 			}
+		case st.Read != nil:
+			// A read of the history sends nothing a client has yet.
 		default:
 			out = append(out, Step{Step: i + 1, Pass: st.PassText, Sent: Expire(m)})
 		}
