@@ -53,11 +53,18 @@ _PARTS = {
 # (toolchains/tigerbeetle/repositories.bzl).
 _REPLICA = Label("@tigerbeetle_toolchains//:replica")
 
+def _written(ctx, part):
+    # The test as its BUILD file names it: messages name the
+    # chobo_conformance_test the user wrote, not the part Bazel analyses.
+    label = str(ctx.label)
+    return label[:len(label) - len(part.suffix)]
+
 def _chobo_conformance_test_impl(ctx):
-    if BookInfo not in ctx.attr.book:
-        fail(_NOT_A_BOOK % (ctx.label, ctx.attr.book.label))
-    book = ctx.attr.book[BookInfo]
     part = _PARTS[ctx.attr.part]
+    test = _written(ctx, part)
+    if BookInfo not in ctx.attr.book:
+        fail(_NOT_A_BOOK % (test, ctx.attr.book.label))
+    book = ctx.attr.book[BookInfo]
 
     # The test is the shared runner itself; what it runs on comes in
     # through the environment (see rules/private/runner/main.go).
@@ -78,7 +85,7 @@ def _chobo_conformance_test_impl(ctx):
     if ctx.attr.part == _POSTGRES_PART:
         pg = ctx.toolchains[_POSTGRES].postgres
         if pg.missing:
-            fail("%s needs a PostgreSQL server: %s" % (ctx.label, pg.missing))
+            fail("%s needs a PostgreSQL server: %s" % (test, pg.missing))
         runfiles = runfiles.merge(ctx.runfiles(transitive_files = pg.files))
         env["CHOBO_CONFORMANCE_INITDB"] = _rlocation(ctx, pg.initdb)
     if ctx.attr.part == _REPLICA_PART:
@@ -93,7 +100,7 @@ def _chobo_conformance_test_impl(ctx):
     for driver in ctx.attr.drivers:
         info = driver[ChoboDriverInfo]
         if info.book.path != book.src.path:
-            fail(_OTHER_BOOK % (ctx.label, _client_of(driver.label), info.book.path, book.src.path, ctx.attr.book.label))
+            fail(_OTHER_BOOK % (test, _client_of(driver.label), info.book.path, book.src.path, ctx.attr.book.label))
         if not part.drives(TARGETS[info.target]):
             continue
         runfiles = runfiles.merge(info.runfiles)

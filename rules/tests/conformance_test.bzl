@@ -7,12 +7,15 @@ def _fails_with_message_impl(ctx):
     env = analysistest.begin(ctx)
     asserts.expect_failure(env, "is not a chobo_book target. chobo_conformance_test wants the chobo_book of the book")
     asserts.expect_failure(env, "book = %s" % ctx.attr.book_label)
+
+    # The message names the test as the BUILD file writes it, not the part.
+    asserts.expect_failure(env, "%s: book = " % ctx.attr.test_label)
     return analysistest.end(env)
 
 _fails_with_message_test = analysistest.make(
     _fails_with_message_impl,
     expect_failure = True,
-    attrs = {"book_label": attr.string()},
+    attrs = {"book_label": attr.string(), "test_label": attr.string()},
 )
 
 def conformance_book_tests(name):
@@ -35,6 +38,7 @@ def conformance_book_tests(name):
             # after it only groups the parts.
             target_under_test = ":" + name + "_" + case + "_postgres",
             book_label = str(native.package_relative_label(book)),
+            test_label = str(native.package_relative_label(":" + name + "_" + case)),
         )
         tests.append(":" + name + "_" + case + "_test")
     native.test_suite(name = name, tests = tests)
