@@ -20,7 +20,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -569,45 +568,7 @@ func passLabel(text string, lang diag.Lang) string {
 
 // callText writes a call as the page shows it: each amount at its unit's
 // scale with its digits grouped, as every other amount of the page.
-func callText(c *scenario.Call) string {
-	var parts []string
-	for _, p := range c.Transfer.Params {
-		if v, ok := c.Strings[p.Name]; ok {
-			parts = append(parts, p.Name+": "+diag.Printable(v))
-			continue
-		}
-		n, raw := c.Raw[p.Name]
-		if !raw {
-			v, given := c.Amounts[p.Name]
-			if !given {
-				continue
-			}
-			n = strconv.FormatInt(v, 10)
-		}
-		if p.Unit != nil {
-			n = scaleDigits(n, p.Unit.Scale)
-		}
-		parts = append(parts, p.Name+": "+group(n))
-	}
-	return c.Transfer.Name + "." + string(c.Op) + "(" + strings.Join(parts, ", ") + ")"
-}
-
-// scaleDigits writes a whole number given as decimal digits, perhaps
-// beyond 64 bits (a scenario may hold one, shown as written), with scale
-// decimals, as book.FormatAmount writes one that fits.
-func scaleDigits(digits string, scale int) string {
-	sign, d := "", digits
-	if rest, ok := strings.CutPrefix(d, "-"); ok {
-		sign, d = "-", rest
-	}
-	if scale <= 0 {
-		return sign + d
-	}
-	for len(d) <= scale {
-		d = "0" + d
-	}
-	return sign + d[:len(d)-scale] + "." + d[len(d)-scale:]
-}
+func callText(c *scenario.Call) string { return c.Format(group) }
 
 // groupNumbers groups the digits of every number that stands on its own
 // in s, as the page writes amounts: a scenario's title carries the

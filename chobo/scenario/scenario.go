@@ -85,6 +85,14 @@ func (c *Call) text(scaled bool) string {
 		return c.Call.String()
 	}
 	// Amounts that did not fit were read as 0: show them as written.
+	return c.format(scaled, func(n string) string { return n })
+}
+
+// Format writes the call as Display does, every amount, at its unit's
+// scale, passed through amount first: the page groups their digits.
+func (c *Call) Format(amount func(string) string) string { return c.format(true, amount) }
+
+func (c *Call) format(scaled bool, amount func(string) string) string {
 	var parts []string
 	for _, p := range c.Transfer.Params {
 		if v, ok := c.Strings[p.Name]; ok {
@@ -99,10 +107,10 @@ func (c *Call) text(scaled bool) string {
 			}
 			n = strconv.FormatInt(v, 10)
 		}
-		if scaled {
+		if scaled && p.Unit != nil {
 			n = scaleDigits(n, p.Unit.Scale)
 		}
-		parts = append(parts, p.Name+": "+n)
+		parts = append(parts, p.Name+": "+amount(n))
 	}
 	return c.Transfer.Name + "." + string(c.Op) + "(" + strings.Join(parts, ", ") + ")"
 }
