@@ -4,36 +4,18 @@
 // on a profile of its own, opens the session, and offers the few commands
 // the page checks need. Node's WebSocket carries the messages (Node 22
 // has it; Node 20 behind --experimental-websocket, which the tests pass).
-import { spawn, execFileSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { onPath, versionOf } from "./which.mjs";
 
 export function findFirefox(flag) {
-  const given = flag || process.env.CHOBO_FIREFOX;
-  if (given) {
-    return given;
-  }
-  for (const name of ["firefox-esr", "firefox"]) {
-    for (const dir of (process.env.PATH || "").split(path.delimiter)) {
-      const p = path.join(dir || ".", name);
-      try {
-        fs.accessSync(p, fs.constants.X_OK);
-        return p;
-      } catch {
-        // not in this directory
-      }
-    }
-  }
-  return null;
+  return flag || process.env.CHOBO_FIREFOX || onPath(["firefox-esr", "firefox"]);
 }
 
 export function firefoxVersion(executable) {
-  try {
-    return execFileSync(executable, ["--version"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
-  } catch {
-    return "unknown version";
-  }
+  return versionOf(executable);
 }
 
 export class Firefox {

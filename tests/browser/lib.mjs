@@ -2,29 +2,16 @@
 // Chromium, the command line, the report of checks, and the reading of a
 // page's data.
 import { chromium } from "playwright-core";
-import { execFileSync } from "node:child_process";
-import fs from "node:fs";
-import path from "node:path";
+import { onPath, versionOf } from "./which.mjs";
 
 // findChromium takes the browser the machine has (Debian's chromium):
 // nothing here may download one.
 export function findChromium(flag) {
-  const given = flag || process.env.CHOBO_CHROMIUM;
-  if (given) {
-    return given;
+  const found = flag || process.env.CHOBO_CHROMIUM || onPath(["chromium", "chromium-browser"]);
+  if (!found) {
+    throw new Error("no Chromium: set CHOBO_CHROMIUM or put chromium on PATH (tests/setup.sh installs Debian's)");
   }
-  for (const name of ["chromium", "chromium-browser"]) {
-    for (const dir of (process.env.PATH || "").split(path.delimiter)) {
-      const p = path.join(dir || ".", name);
-      try {
-        fs.accessSync(p, fs.constants.X_OK);
-        return p;
-      } catch {
-        // not in this directory
-      }
-    }
-  }
-  throw new Error("no Chromium: set CHOBO_CHROMIUM or put chromium on PATH (tests/setup.sh installs Debian's)");
+  return found;
 }
 
 export async function launch(executablePath) {
@@ -34,11 +21,7 @@ export async function launch(executablePath) {
 }
 
 export function chromiumVersion(executablePath) {
-  try {
-    return execFileSync(executablePath, ["--version"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
-  } catch {
-    return "unknown version";
-  }
+  return versionOf(executablePath);
 }
 
 // parseArgs reads `--name value` options and the files after them.
