@@ -177,37 +177,15 @@ counts() {
   echo "$hits $((total - internal))"
 }
 
-# misses EXECLOG: the actions of an --execution_log_json_file (a stream of
-# JSON objects) that did not come from the remote cache.
-misses() {
-  python3 - "$1" <<'EOF'
+# execlog count|misses EXECLOG: reads an --execution_log_json_file (a
+# stream of JSON objects, one per action run or fetched). count prints
+# "HITS TOTAL", the actions that came from the remote cache and all of
+# them; misses names those that did not.
+execlog() {
+  python3 - "$1" "$2" <<'EOF'
 import json, sys
-text = open(sys.argv[1]).read()
-dec, i, n = json.JSONDecoder(), 0, 0
-while True:
-    while i < len(text) and text[i].isspace():
-        i += 1
-    if i >= len(text):
-        break
-    spawn, i = dec.raw_decode(text, i)
-    if not (spawn.get("remoteCacheHit") or spawn.get("runner") == "remote cache hit"):
-        n += 1
-        if n <= 20:
-            outs = [o.get("path", "") for o in spawn.get("actualOutputs", [])][:1]
-            print("  not from the cache:", spawn.get("mnemonic", "?"), spawn.get("targetLabel", ""),
-                  spawn.get("runner", ""), *outs)
-if n > 20:
-    print("  ... and", n - 20, "more")
-EOF
-}
-
-# spawns EXECLOG: prints "HITS TOTAL", the actions of an
-# --execution_log_json_file that came from the remote cache, and all of them.
-spawns() {
-  python3 - "$1" <<'EOF'
-import json, sys
-text = open(sys.argv[1]).read()
-dec, i, hits, total = json.JSONDecoder(), 0, 0, 0
+mode, text = sys.argv[1], open(sys.argv[2]).read()
+dec, i, total, missed = json.JSONDecoder(), 0, 0, []
 while True:
     while i < len(text) and text[i].isspace():
         i += 1
@@ -215,9 +193,17 @@ while True:
         break
     spawn, i = dec.raw_decode(text, i)
     total += 1
-    if spawn.get("remoteCacheHit") or spawn.get("runner") == "remote cache hit":
-        hits += 1
-print(hits, total)
+    if not (spawn.get("remoteCacheHit") or spawn.get("runner") == "remote cache hit"):
+        missed.append(spawn)
+if mode == "count":
+    print(total - len(missed), total)
+    sys.exit(0)
+for spawn in missed[:20]:
+    outs = [o.get("path", "") for o in spawn.get("actualOutputs", [])][:1]
+    print("  not from the cache:", spawn.get("mnemonic", "?"), spawn.get("targetLabel", ""),
+          spawn.get("runner", ""), *outs)
+if len(missed) > 20:
+    print("  ... and", len(missed) - 20, "more")
 EOF
 }
 
@@ -272,14 +258,14 @@ for ws in e2e root; do
     # action run or fetched: Bazel's summary line counts a cached test
     # more than once (a test_suite of three tests gave "4 processes: 6
     # remote cache hit"), so it cannot say whether anything ran.
-    read -r h c <<<"$(spawns "$execlog")"
+    read -r h c <<<"$(execlog count "$execlog")"
     hits=$((hits + h))
     cacheable=$((cacheable + c))
     detail+="${detail:+, }bazel ${args[0]} $h/$c"
     if [ "$h" != "$c" ]; then
       echo "remote cache: $ws, bazel $step from the copy ran actions the cache should have had:" >&2
       echo "  $summary" >&2
-      misses "$execlog" >&2
+      execlog misses "$execlog" >&2
       failed=1
     fi
   done
