@@ -321,9 +321,9 @@ func openWorkers(ctx context.Context, srv *pgtest.Server, setup *pgx.Conn, m *mo
 			sql  string
 			args []any
 		}{
-			{grant, []any{tenant, "g-" + w.a, w.a, int64(1) << 50}},
-			{pay, []any{tenant, "warm-pay-" + w.a, w.a, w.b, int64(1)}},
-			{redeem, []any{tenant, "warm-redeem-" + w.a, w.a, int64(1)}},
+			{grant, []any{tenant, "g-" + w.a, w.a, int64(1) << 50, nil}},
+			{pay, []any{tenant, "warm-pay-" + w.a, w.a, w.b, int64(1), nil}},
+			{redeem, []any{tenant, "warm-redeem-" + w.a, w.a, int64(1), nil}},
 		} {
 			var result string
 			var reason *string
@@ -411,23 +411,23 @@ update "bench".accounts set posted = posted + $4::bigint, held_in = held_in - $4
 	return map[string]map[string][]stmt{
 		"move": {
 			"chobo": chobo(m.Transfer("pay").Operation("do").Statement, func(w *worker, key string) [][]byte {
-				return [][]byte{[]byte(tenant), []byte(key), []byte(w.a), []byte(w.b), []byte("1")}
+				return [][]byte{[]byte(tenant), []byte(key), []byte(w.a), []byte(w.b), []byte("1"), nil}
 			}),
 			"bare":  {{sql: moveSQL(false), params: bare(two)}},
 			"floor": {{sql: moveSQL(true), params: two}},
 		},
 		"outside": {
 			"chobo": chobo(m.Transfer("redeem").Operation("do").Statement, func(w *worker, key string) [][]byte {
-				return [][]byte{[]byte(tenant), []byte(key), []byte(w.a), []byte("1")}
+				return [][]byte{[]byte(tenant), []byte(key), []byte(w.a), []byte("1"), nil}
 			}),
 			"bare":  {{sql: bareSQL(outsideSQL(false)), params: bare(out)}},
 			"floor": {{sql: outsideSQL(true), params: out}},
 		},
 		"hold": {
 			"chobo": append(chobo(m.Transfer("spend").Operation("hold").Statement, func(w *worker, key string) [][]byte {
-				return [][]byte{[]byte(tenant), []byte(key), []byte(w.a), []byte(w.b), []byte("1")}
+				return [][]byte{[]byte(tenant), []byte(key), []byte(w.a), []byte(w.b), []byte("1"), nil}
 			}), chobo(m.Transfer("spend").Operation("post").Statement, func(w *worker, key string) [][]byte {
-				return [][]byte{[]byte(tenant), []byte(key), nil}
+				return [][]byte{[]byte(tenant), []byte(key), nil, nil}
 			})...),
 			"bare":  {{sql: holdSQL(false), params: bare(two)}, {sql: postSQL(false), params: bare(two)}},
 			"floor": {{sql: holdSQL(true), params: two}, {sql: postSQL(true), params: two}},
