@@ -79,6 +79,7 @@ func Generate(b *book.Book, header []string) string {
 		S, Book string
 		Shards  int
 	}{s, Lit(b.Name), Shards})
+	exec("history.sql.tmpl", struct{ S string }{s})
 	for _, t := range b.Transfers {
 		if t.Pending == nil {
 			exec("move.sql.tmpl", newMoveView(b, t, book.Do))
@@ -138,6 +139,8 @@ func Functions(b *book.Book) []Function {
 	out := []Function{
 		fn("chobo_id", arg("parts", "text[]")),
 		fn("chobo_unbounded", tenant, arg("p_ids", "uuid[]"), arg("p_d", "numeric[]"), arg("p_write", "boolean")),
+		fn("chobo_record", tenant, arg("p_kind", "text"), arg("p_op", "text"), arg("p_key", "text[]"), arg("p_accounts", "uuid[]"),
+			arg("p_posted", "bigint[]"), arg("p_held_in", "bigint[]"), arg("p_held_out", "bigint[]")),
 	}
 	for _, t := range b.Transfers {
 		ops := t.Ops()

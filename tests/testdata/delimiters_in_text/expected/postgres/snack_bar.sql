@@ -93,10 +93,10 @@ create table if not exists "snack_bar".account_shards (
 -- One row per key used, in the namespace of a transfer kind and an
 -- operation (do, hold, post, void, and expire for a hold given back by
 -- expire()): what it was used with, how it ended, and what the call
--- changed. A call writes this one row and its accounts, nothing else:
--- the entries of a call are arrays here, and a hold is the row of its
--- hold call. Every extra row written per call was a measurable part of
--- its cost.
+-- changed. The entries of a call are arrays here, and a hold is the row
+-- of its hold call; besides this row and its accounts, a call writes only
+-- its entries to account_entries (below), which a statement reads. Every
+-- extra row written per call was a measurable part of its cost.
 create table if not exists "snack_bar".keys (
   tenant         text not null,
   kind           text not null,
@@ -215,6 +215,80 @@ do $$ begin
   end if;
 end $$;
 
+-- The history of every account, one row per entry: one change of one
+-- account by one call that took effect, with what the account held right
+-- after it. The key rows keep a call's entries too, as arrays; these rows
+-- are what a statement reads, an account's entries in its own order from
+-- one index. An account with bounds numbers its entries from 1 with the
+-- counter of its row, which the call has locked already: an entry's number
+-- is given only after every earlier entry of the account committed, so a
+-- cursor (the number of the last entry read) stays right however many
+-- calls come after it. An account without bounds takes its numbers from
+-- the sequence entry_order instead (its row is not locked by its calls,
+-- so that they do not queue on it), and its entries keep no balance
+-- after them: the balance is spread over shards that other calls change
+-- at the same time.
+do $$ begin
+  if not exists (select 1 from pg_attribute
+                  where attrelid = '"snack_bar".accounts'::regclass and attname = 'entry_seq' and not attisdropped) then
+    alter table "snack_bar".accounts add column if not exists entry_seq bigint not null default 0;
+  end if;
+end $$;
+
+create sequence if not exists "snack_bar".entry_order;
+
+do $history$ begin
+  if to_regclass('"snack_bar".account_entries') is not null then
+    return;
+  end if;
+  create table "snack_bar".account_entries (
+    tenant         text not null,
+    account        uuid not null,
+    seq            bigint not null,
+    kind           text not null,
+    op             text not null,
+    key            text[] not null,
+    -- the entry's place among the entries of its call, from 1: 2m-1 and
+    -- 2m are the two sides of move m
+    n              integer not null,
+    posted         bigint not null,
+    held_in        bigint not null,
+    held_out       bigint not null,
+    after_posted   bigint,
+    after_held_in  bigint,
+    after_held_out bigint,
+    at             timestamptz not null,
+    primary key (tenant, account, seq)
+  );
+  -- The entries a ledger made before this table, carried over once from
+  -- its key rows: each account's in the order of their calls' times (then
+  -- of kind, operation and key, for calls made at the same instant), with
+  -- the balance each left, summed from the account's first entry.
+  insert into "snack_bar".account_entries
+    (tenant, account, seq, kind, op, key, n, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at)
+  select e.tenant, e.account,
+         row_number() over w, e.kind, e.op, e.key, e.n, e.posted, e.held_in, e.held_out,
+         case when e.bounded then sum(e.posted) over w end,
+         case when e.bounded then sum(e.held_in) over w end,
+         case when e.bounded then sum(e.held_out) over w end,
+         e.at
+    from (select k.tenant, x.account, k.kind, k.op, k.key, x.n::integer as n, x.posted, x.held_in, x.held_out, k.at,
+                 (a.lower_bound is not null or a.upper_bound is not null) as bounded
+            from "snack_bar".keys k
+                 cross join lateral unnest(k.entry_accounts, k.entry_posted, k.entry_held_in, k.entry_held_out)
+                   with ordinality as x (account, posted, held_in, held_out, n)
+                 join "snack_bar".accounts a on a.tenant = k.tenant and a.id = x.account
+           where k.result = 'done') e
+  window w as (partition by e.tenant, e.account order by e.at, e.kind, e.op, e.key, e.n
+               rows between unbounded preceding and current row);
+  update "snack_bar".accounts a set entry_seq = c.n
+    from (select tenant, account, max(seq) as n from "snack_bar".account_entries group by tenant, account) c
+   where a.tenant = c.tenant and a.id = c.account and (a.lower_bound is not null or a.upper_bound is not null);
+  perform setval('"snack_bar".entry_order',
+                 greatest(coalesce((select max(seq) from "snack_bar".account_entries), 0), 1));
+end
+$history$;
+
 -- The id of an account or a transfer, the same in every backend and
 -- language: SHA-256 over length-prefixed UTF-8 parts, first 16 bytes.
 -- Stable, not immutable: convert_to, which makes the UTF-8 bytes, is
@@ -275,6 +349,7 @@ begin
       from (values
               ('"snack_bar"."chobo_id"(text[])', array['parts']::text[]),
               ('"snack_bar"."chobo_unbounded"(text, uuid[], numeric[], boolean)', array['p_tenant', 'p_ids', 'p_d', 'p_write']::text[]),
+              ('"snack_bar"."chobo_record"(text, text, text, text[], uuid[], bigint[], bigint[], bigint[])', array['p_tenant', 'p_kind', 'p_op', 'p_key', 'p_accounts', 'p_posted', 'p_held_in', 'p_held_out']::text[]),
               ('"snack_bar"."restock_do"(text, text, text, bigint, uuid)', array['p_tenant', 'p_delivery', 'p_item', 'p_qty', 'p_call_id$']::text[]),
               ('"snack_bar"."sell_hold"(text, text, text, bigint, uuid)', array['p_tenant', 'p_order', 'p_item', 'p_qty', 'p_call_id$']::text[]),
               ('"snack_bar"."sell_post"(text, text, bigint, uuid)', array['p_tenant', 'p_order', 'p_qty', 'p_call_id$']::text[]),
@@ -377,6 +452,39 @@ begin
        where s.tenant = p_tenant and s.id = p_ids[v_i];
     end if;
   end loop;
+end
+$fn$;
+-- The entries of one call that took effect, written to account_entries
+-- once the call has changed its accounts: the four arrays are the call's
+-- entries as its key row keeps them. An account with bounds (its row
+-- locked by the call) numbers them from its counter, and each entry gets
+-- the balance it left, worked back from the row: an entry's balance is
+-- the row's less what the call's later entries on the account changed.
+-- An account without bounds takes numbers from entry_order, and no
+-- balance.
+create or replace function "snack_bar".chobo_record(p_tenant text, p_kind text, p_op text, p_key text[], p_accounts uuid[],
+                                               p_posted bigint[], p_held_in bigint[], p_held_out bigint[])
+returns void language plpgsql
+set search_path = pg_catalog, pg_temp as $fn$
+begin
+  with c as (
+    select x.account, x.n::integer as n, x.posted, x.held_in, x.held_out,
+           count(*) over w as later, coalesce(sum(x.posted) over w, 0) as later_posted,
+           coalesce(sum(x.held_in) over w, 0) as later_held_in, coalesce(sum(x.held_out) over w, 0) as later_held_out
+      from unnest(p_accounts, p_posted, p_held_in, p_held_out) with ordinality as x (account, posted, held_in, held_out, n)
+    window w as (partition by x.account order by x.n desc rows between unbounded preceding and 1 preceding)
+  ), a as (
+    update "snack_bar".accounts a set entry_seq = a.entry_seq + g.count
+      from (select u.account, count(*) as count from unnest(p_accounts) as u (account) group by u.account) g
+     where a.tenant = p_tenant and a.id = g.account and (a.lower_bound is not null or a.upper_bound is not null)
+    returning a.id, a.entry_seq, a.posted, a.held_in, a.held_out
+  )
+  insert into "snack_bar".account_entries
+    (tenant, account, seq, kind, op, key, n, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at)
+  select p_tenant, c.account, coalesce(a.entry_seq - c.later, nextval('"snack_bar".entry_order'::regclass)),
+         p_kind, p_op, p_key, c.n, c.posted, c.held_in, c.held_out,
+         a.posted - c.later_posted, a.held_in - c.later_held_in, a.held_out - c.later_held_out, clock_timestamp()
+    from c left join a on a.id = c.account;
 end
 $fn$;
 
@@ -482,6 +590,7 @@ begin
       v_fd[v_ffrom + 2] := least(v_fd[v_ffrom + 2], v_fd[v_ffrom + 1]);
       perform "snack_bar".chobo_unbounded(p_tenant, v_fids, v_fd, true);
     end if;
+    perform "snack_bar".chobo_record(p_tenant, 'restock', 'do', v_key, array[v_account_1, v_account_2], array[-"p_qty", "p_qty"]::bigint[], array[0, 0]::bigint[], array[0, 0]::bigint[]);
     return row('done', null)::"snack_bar".result;
   end if;
   if not v_keyed then
@@ -557,6 +666,7 @@ begin
      set posted = v_posted[array_position(v_ids, a.id)], held_in = v_held_in[array_position(v_ids, a.id)],
          held_out = v_held_out[array_position(v_ids, a.id)]
    where a.tenant = p_tenant and a.id in (v_account_2);
+  perform "snack_bar".chobo_record(p_tenant, 'restock', 'do', v_key, array[v_account_1, v_account_2], array[-"p_qty", "p_qty"]::bigint[], array[0, 0]::bigint[], array[0, 0]::bigint[]);
   return row('done', null)::"snack_bar".result;
 end
 $fn$;
@@ -666,6 +776,7 @@ begin
       v_fd[v_fto + 6] := greatest(v_fd[v_fto + 6], v_fd[v_fto + 4]);
       perform "snack_bar".chobo_unbounded(p_tenant, v_fids, v_fd, true);
     end if;
+    perform "snack_bar".chobo_record(p_tenant, 'sell', 'hold', v_key, array[v_account_1, v_account_2], array[0, 0]::bigint[], array[0, "p_qty"]::bigint[], array["p_qty", 0]::bigint[]);
     return row('done', null)::"snack_bar".result;
   end if;
   if not v_keyed then
@@ -748,6 +859,7 @@ begin
      set posted = v_posted[array_position(v_ids, a.id)], held_in = v_held_in[array_position(v_ids, a.id)],
          held_out = v_held_out[array_position(v_ids, a.id)]
    where a.tenant = p_tenant and a.id in (v_account_1);
+  perform "snack_bar".chobo_record(p_tenant, 'sell', 'hold', v_key, array[v_account_1, v_account_2], array[0, 0]::bigint[], array[0, "p_qty"]::bigint[], array["p_qty", 0]::bigint[]);
   return row('done', null)::"snack_bar".result;
 end
 $fn$;
@@ -875,6 +987,7 @@ begin
   )
   insert into "snack_bar".keys (tenant, kind, op, key, content, definition, result, call_id, entry_accounts, entry_posted, entry_held_in, entry_held_out)
   values (p_tenant, 'sell', 'post', v_key, v_amounts::text, v_definition, 'done', "p_call_id$", array[v_hold.from_ids[1], v_hold.to_ids[1]], array[-v_amounts[1], v_amounts[1]]::bigint[], array[0, -v_hold.amounts[1]]::bigint[], array[-v_hold.amounts[1], 0]::bigint[]);
+  perform "snack_bar".chobo_record(p_tenant, 'sell', 'post', v_key, array[v_hold.from_ids[1], v_hold.to_ids[1]], array[-v_amounts[1], v_amounts[1]]::bigint[], array[0, -v_hold.amounts[1]]::bigint[], array[-v_hold.amounts[1], 0]::bigint[]);
   return row('done', null)::"snack_bar".result;
 end
 $fn$;
@@ -985,6 +1098,7 @@ begin
   )
   insert into "snack_bar".keys (tenant, kind, op, key, content, definition, result, call_id, entry_accounts, entry_posted, entry_held_in, entry_held_out)
   values (p_tenant, 'sell', 'void', v_key, '', v_definition, 'done', "p_call_id$", array[v_hold.from_ids[1], v_hold.to_ids[1]], array[0, 0]::bigint[], array[0, -v_hold.amounts[1]]::bigint[], array[-v_hold.amounts[1], 0]::bigint[]);
+  perform "snack_bar".chobo_record(p_tenant, 'sell', 'void', v_key, array[v_hold.from_ids[1], v_hold.to_ids[1]], array[0, 0]::bigint[], array[0, -v_hold.amounts[1]]::bigint[], array[-v_hold.amounts[1], 0]::bigint[]);
   return row('done', null)::"snack_bar".result;
 end
 $fn$;
@@ -1190,6 +1304,10 @@ begin
            lateral (values (2 * i - 1, v_hold.from_ids[i], 0::bigint, 0::bigint, -v_hold.amounts[i]),
                            (2 * i, v_hold.to_ids[i], 0::bigint, -v_hold.amounts[i], 0::bigint))
            as x (n, account, posted, held_in, held_out);
+    perform "snack_bar".chobo_record(v_hold.tenant, v_hold.kind, 'expire', v_hold.key, k.entry_accounts, k.entry_posted,
+                                k.entry_held_in, k.entry_held_out)
+       from "snack_bar".keys k
+      where k.tenant = v_hold.tenant and k.kind = v_hold.kind and k.op = 'expire' and k.key = v_hold.key;
     update "snack_bar".keys h set state = 'expired' where h.ctid = v_tid;
     v_count := v_count + 1;
   end loop;
@@ -1212,6 +1330,7 @@ declare
   v_kept constant oid[] := array[
     '"snack_bar"."chobo_id"(text[])'::regprocedure,
     '"snack_bar"."chobo_unbounded"(text, uuid[], numeric[], boolean)'::regprocedure,
+    '"snack_bar"."chobo_record"(text, text, text, text[], uuid[], bigint[], bigint[], bigint[])'::regprocedure,
     '"snack_bar"."restock_do"(text, text, text, bigint, uuid)'::regprocedure,
     '"snack_bar"."sell_hold"(text, text, text, bigint, uuid)'::regprocedure,
     '"snack_bar"."sell_post"(text, text, bigint, uuid)'::regprocedure,
