@@ -79,7 +79,7 @@ func Generate(b *book.Book, header []string) string {
 		S, Book string
 		Shards  int
 	}{s, Lit(b.Name), Shards})
-	exec("history.sql.tmpl", struct{ S string }{s})
+	exec("history.sql.tmpl", struct{ S, Book string }{s, Lit(b.Name)})
 	for _, t := range b.Transfers {
 		if t.Pending == nil {
 			exec("move.sql.tmpl", newMoveView(b, t, book.Do))
@@ -141,6 +141,12 @@ func Functions(b *book.Book) []Function {
 		fn("chobo_unbounded", tenant, arg("p_ids", "uuid[]"), arg("p_d", "numeric[]"), arg("p_write", "boolean")),
 		fn("chobo_record", tenant, arg("p_kind", "text"), arg("p_op", "text"), arg("p_key", "text[]"), arg("p_accounts", "uuid[]"),
 			arg("p_posted", "bigint[]"), arg("p_held_in", "bigint[]"), arg("p_held_out", "bigint[]")),
+		fn("history_statement", tenant, arg("p_account", "text"), arg("p_args", "text[]"), arg("p_from", "timestamp with time zone"),
+			arg("p_to", "timestamp with time zone"), arg("p_kinds", "text[]"), arg("p_newest", "boolean"),
+			arg("p_limit", "integer"), arg("p_after", "bigint")),
+		fn("history_call", tenant, arg("p_kind", "text"), arg("p_key", "text[]")),
+		fn("history_open_holds", tenant, arg("p_account", "text"), arg("p_args", "text[]"), arg("p_kind", "text")),
+		fn("history_balance", tenant, arg("p_account", "text"), arg("p_args", "text[]"), arg("p_at", "timestamp with time zone")),
 	}
 	for _, t := range b.Transfers {
 		ops := t.Ops()

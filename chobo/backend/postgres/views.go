@@ -581,6 +581,12 @@ func (e *entryArrays) moveEntries(st moveStep, hold bool) {
 	e.add(st.To.Var, st.Amount, "0", "0")
 }
 
+// Count is the SQL of how many of the call's entries are of the account
+// row a: what its counter of entries takes in one update.
+func (e entryArrays) Count() string {
+	return fmt.Sprintf("(select count(*) from unnest(array[%s]) as x (id) where x.id = a.id)", strings.Join(e.Accounts, ", "))
+}
+
 // Columns are the entry columns of the key row and Values their values,
 // for an insert.
 func (entryArrays) Columns() string {

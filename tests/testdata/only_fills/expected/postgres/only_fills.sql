@@ -350,6 +350,10 @@ begin
               ('"only_fills"."chobo_id"(text[])', array['parts']::text[]),
               ('"only_fills"."chobo_unbounded"(text, uuid[], numeric[], boolean)', array['p_tenant', 'p_ids', 'p_d', 'p_write']::text[]),
               ('"only_fills"."chobo_record"(text, text, text, text[], uuid[], bigint[], bigint[], bigint[])', array['p_tenant', 'p_kind', 'p_op', 'p_key', 'p_accounts', 'p_posted', 'p_held_in', 'p_held_out']::text[]),
+              ('"only_fills"."history_statement"(text, text, text[], timestamp with time zone, timestamp with time zone, text[], boolean, integer, bigint)', array['p_tenant', 'p_account', 'p_args', 'p_from', 'p_to', 'p_kinds', 'p_newest', 'p_limit', 'p_after']::text[]),
+              ('"only_fills"."history_call"(text, text, text[])', array['p_tenant', 'p_kind', 'p_key']::text[]),
+              ('"only_fills"."history_open_holds"(text, text, text[], text)', array['p_tenant', 'p_account', 'p_args', 'p_kind']::text[]),
+              ('"only_fills"."history_balance"(text, text, text[], timestamp with time zone)', array['p_tenant', 'p_account', 'p_args', 'p_at']::text[]),
               ('"only_fills"."tip_do"(text, text, text, bigint, uuid)', array['p_tenant', 'p_bill', 'p_waiter', 'p_amount', 'p_call_id$']::text[]),
               ('"only_fills"."balance_tips"(text, text)', array['p_tenant', 'p_waiter']::text[]),
               ('"only_fills"."balance_guests"(text)', array['p_tenant']::text[]),
@@ -451,35 +455,171 @@ end
 $fn$;
 -- The entries of one call that took effect, written to account_entries
 -- once the call has changed its accounts: the four arrays are the call's
--- entries as its key row keeps them. An account with bounds (its row
--- locked by the call) numbers them from its counter, and each entry gets
--- the balance it left, worked back from the row: an entry's balance is
--- the row's less what the call's later entries on the account changed.
--- An account without bounds takes numbers from entry_order, and no
--- balance.
+-- entries as its key row keeps them. An account with bounds has had its
+-- counter moved on by the call's own update of its row (one per entry),
+-- so its entries take the numbers up to the counter, and each the balance
+-- it left, worked back from the row: the row's less what the call's later
+-- entries on the account changed. An account without bounds takes
+-- numbers from entry_order, and no balance. The plan is made once per
+-- session: each plan made for the values of one call cost the call more
+-- than all the rest of this function.
 create or replace function "only_fills".chobo_record(p_tenant text, p_kind text, p_op text, p_key text[], p_accounts uuid[],
                                                p_posted bigint[], p_held_in bigint[], p_held_out bigint[])
 returns void language plpgsql
+set plan_cache_mode = force_generic_plan
 set search_path = pg_catalog, pg_temp as $fn$
+declare
+  -- one time for every entry of the call
+  v_at constant timestamptz := clock_timestamp();
 begin
-  with c as (
-    select x.account, x.n::integer as n, x.posted, x.held_in, x.held_out,
-           count(*) over w as later, coalesce(sum(x.posted) over w, 0) as later_posted,
-           coalesce(sum(x.held_in) over w, 0) as later_held_in, coalesce(sum(x.held_out) over w, 0) as later_held_out
-      from unnest(p_accounts, p_posted, p_held_in, p_held_out) with ordinality as x (account, posted, held_in, held_out, n)
-    window w as (partition by x.account order by x.n desc rows between unbounded preceding and 1 preceding)
-  ), a as (
-    update "only_fills".accounts a set entry_seq = a.entry_seq + g.count
-      from (select u.account, count(*) as count from unnest(p_accounts) as u (account) group by u.account) g
-     where a.tenant = p_tenant and a.id = g.account and (a.lower_bound is not null or a.upper_bound is not null)
-    returning a.id, a.entry_seq, a.posted, a.held_in, a.held_out
-  )
   insert into "only_fills".account_entries
     (tenant, account, seq, kind, op, key, n, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at)
-  select p_tenant, c.account, coalesce(a.entry_seq - c.later, nextval('"only_fills".entry_order'::regclass)),
+  select p_tenant, c.account,
+         case when a.lower_bound is null and a.upper_bound is null
+              then nextval('"only_fills".entry_order'::regclass) else a.entry_seq - c.later end,
          p_kind, p_op, p_key, c.n, c.posted, c.held_in, c.held_out,
-         a.posted - c.later_posted, a.held_in - c.later_held_in, a.held_out - c.later_held_out, clock_timestamp()
-    from c left join a on a.id = c.account;
+         case when a.lower_bound is not null or a.upper_bound is not null then a.posted - c.later_posted end,
+         case when a.lower_bound is not null or a.upper_bound is not null then a.held_in - c.later_held_in end,
+         case when a.lower_bound is not null or a.upper_bound is not null then a.held_out - c.later_held_out end,
+         v_at
+    from (select x.account, x.n::integer as n, x.posted, x.held_in, x.held_out,
+                 count(*) over w as later, coalesce(sum(x.posted) over w, 0) as later_posted,
+                 coalesce(sum(x.held_in) over w, 0) as later_held_in, coalesce(sum(x.held_out) over w, 0) as later_held_out
+            from unnest(p_accounts, p_posted, p_held_in, p_held_out) with ordinality as x (account, posted, held_in, held_out, n)
+          window w as (partition by x.account order by x.n desc rows between unbounded preceding and 1 preceding)) c
+    join "only_fills".accounts a on a.tenant = p_tenant and a.id = c.account;
+end
+$fn$;
+
+-- An account's statement (the account named by its kind and its values,
+-- as its balance function takes them): a page of its entries, oldest first or newest
+-- first, those at or after p_from and before p_to (either may be null),
+-- of the transfer kinds p_kinds (null: all), at most p_limit of them (0:
+-- all). p_after is a cursor: the cursor of the last entry of the page
+-- read before, or null to start at the start. Each row's cursor is where
+-- the next page starts when the row is the last read; an account's
+-- cursors only grow with its entries, so a page read oldest first later
+-- also holds the entries written since. Each row carries its call: the
+-- operation, the key, and what the call was given (for a post, the
+-- amounts it posted; nothing more for a void or an expiry).
+create or replace function "only_fills".history_statement(p_tenant text, p_account text, p_args text[], p_from timestamptz default null,
+                                                    p_to timestamptz default null, p_kinds text[] default null,
+                                                    p_newest boolean default false, p_limit integer default 100,
+                                                    p_after bigint default null)
+returns table (cursor bigint, kind text, op text, key text[], content text, n integer,
+               posted bigint, held_in bigint, held_out bigint,
+               after_posted bigint, after_held_in bigint, after_held_out bigint, at timestamptz)
+language plpgsql stable
+security definer set search_path = pg_catalog, pg_temp as $fn$
+declare
+  v_id uuid := "only_fills".chobo_id(array['account', 'only_fills', p_tenant, p_account] || p_args);
+begin
+  if p_tenant is null or p_account is null or p_args is null then
+    raise exception 'chobo: a statement names its tenant and its account' using errcode = '22004';
+  end if;
+  if p_limit is null or p_limit < 0 then
+    raise exception 'chobo: the limit is %; it is 0 (no limit) or more', p_limit using errcode = '22023';
+  end if;
+  if p_newest then
+    return query
+      select e.seq, e.kind, e.op, e.key, k.content, e.n, e.posted, e.held_in, e.held_out,
+             e.after_posted, e.after_held_in, e.after_held_out, e.at
+        from "only_fills".account_entries e
+        left join "only_fills".keys k on k.tenant = e.tenant and k.kind = e.kind and k.op = e.op and k.key = e.key
+       where e.tenant = p_tenant and e.account = v_id and e.seq < coalesce(p_after, 9223372036854775807)
+         and (p_from is null or e.at >= p_from) and (p_to is null or e.at < p_to)
+         and (p_kinds is null or e.kind = any (p_kinds))
+       order by e.seq desc
+       limit nullif(p_limit, 0);
+  else
+    return query
+      select e.seq, e.kind, e.op, e.key, k.content, e.n, e.posted, e.held_in, e.held_out,
+             e.after_posted, e.after_held_in, e.after_held_out, e.at
+        from "only_fills".account_entries e
+        left join "only_fills".keys k on k.tenant = e.tenant and k.kind = e.kind and k.op = e.op and k.key = e.key
+       where e.tenant = p_tenant and e.account = v_id and e.seq > coalesce(p_after, 0)
+         and (p_from is null or e.at >= p_from) and (p_to is null or e.at < p_to)
+         and (p_kinds is null or e.kind = any (p_kinds))
+       order by e.seq
+       limit nullif(p_limit, 0);
+  end if;
+end
+$fn$;
+
+-- The entries written under one key of a transfer kind, in the order
+-- they were written: a do's, or a hold's, then those of its post, void
+-- or expiry. They come from the key rows, which keep a call's entries in
+-- the order the book writes its moves; the balance each left is in the
+-- statement of its account.
+create or replace function "only_fills".history_call(p_tenant text, p_kind text, p_key text[])
+returns table (op text, n integer, account uuid, posted bigint, held_in bigint, held_out bigint, at timestamptz)
+language plpgsql stable
+security definer set search_path = pg_catalog, pg_temp as $fn$
+begin
+  if p_tenant is null or p_kind is null or p_key is null then
+    raise exception 'chobo: a call is named by its tenant, its transfer kind and its key' using errcode = '22004';
+  end if;
+  return query
+    select k.op, x.n::integer, x.account, x.posted, x.held_in, x.held_out, k.at
+      from "only_fills".keys k
+           cross join lateral unnest(k.entry_accounts, k.entry_posted, k.entry_held_in, k.entry_held_out)
+             with ordinality as x (account, posted, held_in, held_out, n)
+     where k.tenant = p_tenant and k.kind = p_kind and k.op in ('do', 'hold', 'post', 'void', 'expire')
+       and k.key = p_key and k.result = 'done'
+     order by case k.op when 'do' then 0 when 'hold' then 0 else 1 end, x.n;
+end
+$fn$;
+
+-- The holds still held that move from or to the account p_account with
+-- the values p_args (p_account null: any) and
+-- are of the transfer kind p_kind (null: any), with their deadlines; a
+-- hold past its deadline is not open, even before expire() gives it back.
+create or replace function "only_fills".history_open_holds(p_tenant text, p_account text default null, p_args text[] default '{}',
+                                                     p_kind text default null)
+returns table (kind text, key text[], from_ids uuid[], to_ids uuid[], amounts bigint[], created_at timestamptz,
+               deadline timestamptz)
+language plpgsql stable
+security definer set search_path = pg_catalog, pg_temp as $fn$
+declare
+  v_id uuid := "only_fills".chobo_id(array['account', 'only_fills', p_tenant, p_account] || p_args);
+begin
+  if p_tenant is null then
+    raise exception 'chobo: the tenant is null' using errcode = '22004';
+  end if;
+  return query
+    select k.kind, k.key, k.from_ids, k.to_ids, k.amounts, k.at, k.deadline
+      from "only_fills".keys k
+     where k.tenant = p_tenant and k.op = 'hold' and k.result = 'done' and k.state = 'held'
+       and (k.deadline is null or k.deadline > clock_timestamp())
+       and (p_kind is null or k.kind = p_kind)
+       and (p_account is null or v_id = any (k.from_ids) or v_id = any (k.to_ids))
+     order by k.at, k.kind, k.key;
+end
+$fn$;
+
+-- What an account with bounds held at a time: the balance its last entry
+-- at or before p_at left, zeros before its first. An account without
+-- bounds has no balance after its entries, and is answered null.
+create or replace function "only_fills".history_balance(p_tenant text, p_account text, p_args text[], p_at timestamptz)
+returns "only_fills".balance
+language plpgsql stable
+security definer set search_path = pg_catalog, pg_temp as $fn$
+declare
+  v_id uuid := "only_fills".chobo_id(array['account', 'only_fills', p_tenant, p_account] || p_args);
+begin
+  if p_tenant is null or p_account is null or p_args is null or p_at is null then
+    raise exception 'chobo: a balance at a time names its tenant, its account and the time' using errcode = '22004';
+  end if;
+  if exists (select 1 from "only_fills".accounts a where a.tenant = p_tenant and a.id = v_id
+                and a.lower_bound is null and a.upper_bound is null) then
+    return null;
+  end if;
+  return coalesce((select row(e.after_posted, e.after_held_in, e.after_held_out)::"only_fills".balance
+                     from "only_fills".account_entries e
+                    where e.tenant = p_tenant and e.account = v_id and e.at <= p_at
+                    order by e.seq desc
+                    limit 1),
+                  row(0, 0, 0)::"only_fills".balance);
 end
 $fn$;
 
@@ -564,7 +704,7 @@ begin
     returning 1
   ), b1 as (
     update "only_fills".accounts a
-       set posted = a.posted + "p_amount"
+       set posted = a.posted + "p_amount", entry_seq = a.entry_seq + 1
      where a.tenant = p_tenant and a.id = v_account_2 and exists (select 1 from k)
        and exists (select 1 from "only_fills".accounts m where m.tenant = p_tenant and m.id = v_account_1)
        and a.lower_bound is not distinct from null::bigint and a.upper_bound is not distinct from 100000::bigint and a.posted::numeric + a.held_in + "p_amount" <= 100000
@@ -666,7 +806,7 @@ begin
   end if;
   update "only_fills".accounts a
      set posted = v_posted[array_position(v_ids, a.id)], held_in = v_held_in[array_position(v_ids, a.id)],
-         held_out = v_held_out[array_position(v_ids, a.id)]
+         held_out = v_held_out[array_position(v_ids, a.id)], entry_seq = a.entry_seq + (select count(*) from unnest(array[v_account_1, v_account_2]) as x (id) where x.id = a.id)
    where a.tenant = p_tenant and a.id in (v_account_2);
   perform "only_fills".chobo_record(p_tenant, 'tip', 'do', v_key, array[v_account_1, v_account_2], array[-"p_amount", "p_amount"]::bigint[], array[0, 0]::bigint[], array[0, 0]::bigint[]);
   return row('done', null)::"only_fills".result;
@@ -797,10 +937,10 @@ begin
     select h.tenant, h.kind, h.key, h.definition, h.from_ids, h.to_ids, h.amounts into v_hold
       from "only_fills".keys h where h.ctid = v_tid;
     for i in 1 .. array_length(v_hold.amounts, 1) loop
-      update "only_fills".accounts a set held_out = a.held_out - v_hold.amounts[i]
+      update "only_fills".accounts a set held_out = a.held_out - v_hold.amounts[i], entry_seq = a.entry_seq + 1
        where a.tenant = v_hold.tenant and a.id = v_hold.from_ids[i]
          and (a.lower_bound is not null or a.upper_bound is not null);
-      update "only_fills".accounts a set held_in = a.held_in - v_hold.amounts[i]
+      update "only_fills".accounts a set held_in = a.held_in - v_hold.amounts[i], entry_seq = a.entry_seq + 1
        where a.tenant = v_hold.tenant and a.id = v_hold.to_ids[i]
          and (a.lower_bound is not null or a.upper_bound is not null);
     end loop;
@@ -842,6 +982,10 @@ declare
     '"only_fills"."chobo_id"(text[])'::regprocedure,
     '"only_fills"."chobo_unbounded"(text, uuid[], numeric[], boolean)'::regprocedure,
     '"only_fills"."chobo_record"(text, text, text, text[], uuid[], bigint[], bigint[], bigint[])'::regprocedure,
+    '"only_fills"."history_statement"(text, text, text[], timestamp with time zone, timestamp with time zone, text[], boolean, integer, bigint)'::regprocedure,
+    '"only_fills"."history_call"(text, text, text[])'::regprocedure,
+    '"only_fills"."history_open_holds"(text, text, text[], text)'::regprocedure,
+    '"only_fills"."history_balance"(text, text, text[], timestamp with time zone)'::regprocedure,
     '"only_fills"."tip_do"(text, text, text, bigint, uuid)'::regprocedure,
     '"only_fills"."balance_tips"(text, text)'::regprocedure,
     '"only_fills"."balance_guests"(text)'::regprocedure,
