@@ -139,7 +139,7 @@ func Functions(b *book.Book) []Function {
 	out := []Function{
 		fn("chobo_id", arg("parts", "text[]")),
 		fn("chobo_unbounded", tenant, arg("p_ids", "uuid[]"), arg("p_d", "numeric[]"), arg("p_write", "boolean")),
-		fn("chobo_record", tenant, arg("p_kind", "text"), arg("p_op", "text"), arg("p_key", "text[]"), arg("p_accounts", "uuid[]"),
+		fn("chobo_record", tenant, arg("p_kind", "text"), arg("p_op", "text"), arg("p_key", "text[]"), arg("p_content", "text"), arg("p_accounts", "uuid[]"),
 			arg("p_posted", "bigint[]"), arg("p_held_in", "bigint[]"), arg("p_held_out", "bigint[]")),
 		fn("history_statement", tenant, arg("p_account", "text"), arg("p_args", "text[]"), arg("p_from", "timestamp with time zone"),
 			arg("p_to", "timestamp with time zone"), arg("p_kinds", "text[]"), arg("p_newest", "boolean"),

@@ -248,6 +248,8 @@ do $history$ begin
     kind           text not null,
     op             text not null,
     key            text[] not null,
+    -- what the call was given, as its key row keeps it
+    content        text not null,
     -- the entry's place among the entries of its call, from 1: 2m-1 and
     -- 2m are the two sides of move m
     n              integer not null,
@@ -265,14 +267,14 @@ do $history$ begin
   -- of kind, operation and key, for calls made at the same instant), with
   -- the balance each left, summed from the account's first entry.
   insert into "パン屋の棚".account_entries
-    (tenant, account, seq, kind, op, key, n, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at)
+    (tenant, account, seq, kind, op, key, content, n, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at)
   select e.tenant, e.account,
-         row_number() over w, e.kind, e.op, e.key, e.n, e.posted, e.held_in, e.held_out,
+         row_number() over w, e.kind, e.op, e.key, e.content, e.n, e.posted, e.held_in, e.held_out,
          case when e.bounded then sum(e.posted) over w end,
          case when e.bounded then sum(e.held_in) over w end,
          case when e.bounded then sum(e.held_out) over w end,
          e.at
-    from (select k.tenant, x.account, k.kind, k.op, k.key, x.n::integer as n, x.posted, x.held_in, x.held_out, k.at,
+    from (select k.tenant, x.account, k.kind, k.op, k.key, k.content, x.n::integer as n, x.posted, x.held_in, x.held_out, k.at,
                  (a.lower_bound is not null or a.upper_bound is not null) as bounded
             from "パン屋の棚".keys k
                  cross join lateral unnest(k.entry_accounts, k.entry_posted, k.entry_held_in, k.entry_held_out)
@@ -349,7 +351,7 @@ begin
       from (values
               ('"パン屋の棚"."chobo_id"(text[])', array['parts']::text[]),
               ('"パン屋の棚"."chobo_unbounded"(text, uuid[], numeric[], boolean)', array['p_tenant', 'p_ids', 'p_d', 'p_write']::text[]),
-              ('"パン屋の棚"."chobo_record"(text, text, text, text[], uuid[], bigint[], bigint[], bigint[])', array['p_tenant', 'p_kind', 'p_op', 'p_key', 'p_accounts', 'p_posted', 'p_held_in', 'p_held_out']::text[]),
+              ('"パン屋の棚"."chobo_record"(text, text, text, text[], text, uuid[], bigint[], bigint[], bigint[])', array['p_tenant', 'p_kind', 'p_op', 'p_key', 'p_content', 'p_accounts', 'p_posted', 'p_held_in', 'p_held_out']::text[]),
               ('"パン屋の棚"."history_statement"(text, text, text[], timestamp with time zone, timestamp with time zone, text[], boolean, integer, bigint)', array['p_tenant', 'p_account', 'p_args', 'p_from', 'p_to', 'p_kinds', 'p_newest', 'p_limit', 'p_after']::text[]),
               ('"パン屋の棚"."history_call"(text, text, text[])', array['p_tenant', 'p_kind', 'p_key']::text[]),
               ('"パン屋の棚"."history_open_holds"(text, text, text[], text)', array['p_tenant', 'p_account', 'p_args', 'p_kind']::text[]),
@@ -458,7 +460,8 @@ end
 $fn$;
 -- The entries of one call that took effect, written to account_entries
 -- once the call has changed its accounts: the four arrays are the call's
--- entries as its key row keeps them. An account with bounds has had its
+-- entries as its key row keeps them, p_content what the call was given.
+-- An account with bounds has had its
 -- counter moved on by the call's own update of its row (one per entry),
 -- so its entries take the numbers up to the counter, and each the balance
 -- it left, worked back from the row: the row's less what the call's later
@@ -466,7 +469,7 @@ $fn$;
 -- numbers from entry_order, and no balance. The plan is made once per
 -- session: each plan made for the values of one call cost the call more
 -- than all the rest of this function.
-create or replace function "パン屋の棚".chobo_record(p_tenant text, p_kind text, p_op text, p_key text[], p_accounts uuid[],
+create or replace function "パン屋の棚".chobo_record(p_tenant text, p_kind text, p_op text, p_key text[], p_content text, p_accounts uuid[],
                                                p_posted bigint[], p_held_in bigint[], p_held_out bigint[])
 returns void language plpgsql
 set plan_cache_mode = force_generic_plan
@@ -476,11 +479,11 @@ declare
   v_at constant timestamptz := clock_timestamp();
 begin
   insert into "パン屋の棚".account_entries
-    (tenant, account, seq, kind, op, key, n, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at)
+    (tenant, account, seq, kind, op, key, content, n, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at)
   select p_tenant, c.account,
          case when a.lower_bound is null and a.upper_bound is null
               then nextval('"パン屋の棚".entry_order'::regclass) else a.entry_seq - c.later end,
-         p_kind, p_op, p_key, c.n, c.posted, c.held_in, c.held_out,
+         p_kind, p_op, p_key, p_content, c.n, c.posted, c.held_in, c.held_out,
          case when a.lower_bound is not null or a.upper_bound is not null then a.posted - c.later_posted end,
          case when a.lower_bound is not null or a.upper_bound is not null then a.held_in - c.later_held_in end,
          case when a.lower_bound is not null or a.upper_bound is not null then a.held_out - c.later_held_out end,
@@ -525,10 +528,9 @@ begin
   end if;
   if p_newest then
     return query
-      select e.seq, e.kind, e.op, e.key, k.content, e.n, e.posted, e.held_in, e.held_out,
+      select e.seq, e.kind, e.op, e.key, e.content, e.n, e.posted, e.held_in, e.held_out,
              e.after_posted, e.after_held_in, e.after_held_out, e.at
         from "パン屋の棚".account_entries e
-        left join "パン屋の棚".keys k on k.tenant = e.tenant and k.kind = e.kind and k.op = e.op and k.key = e.key
        where e.tenant = p_tenant and e.account = v_id and e.seq < coalesce(p_after, 9223372036854775807)
          and (p_from is null or e.at >= p_from) and (p_to is null or e.at < p_to)
          and (p_kinds is null or e.kind = any (p_kinds))
@@ -536,10 +538,9 @@ begin
        limit nullif(p_limit, 0);
   else
     return query
-      select e.seq, e.kind, e.op, e.key, k.content, e.n, e.posted, e.held_in, e.held_out,
+      select e.seq, e.kind, e.op, e.key, e.content, e.n, e.posted, e.held_in, e.held_out,
              e.after_posted, e.after_held_in, e.after_held_out, e.at
         from "パン屋の棚".account_entries e
-        left join "パン屋の棚".keys k on k.tenant = e.tenant and k.kind = e.kind and k.op = e.op and k.key = e.key
        where e.tenant = p_tenant and e.account = v_id and e.seq > coalesce(p_after, 0)
          and (p_from is null or e.at >= p_from) and (p_to is null or e.at < p_to)
          and (p_kinds is null or e.kind = any (p_kinds))
@@ -728,7 +729,7 @@ begin
       v_fd[v_ffrom + 2] := least(v_fd[v_ffrom + 2], v_fd[v_ffrom + 1]);
       perform "パン屋の棚".chobo_unbounded(p_tenant, v_fids, v_fd, true);
     end if;
-    perform "パン屋の棚".chobo_record(p_tenant, '焼成', 'do', v_key, array[v_account_1, v_account_2], array[-"p_数", "p_数"]::bigint[], array[0, 0]::bigint[], array[0, 0]::bigint[]);
+    perform "パン屋の棚".chobo_record(p_tenant, '焼成', 'do', v_key, v_content, array[v_account_1, v_account_2], array[-"p_数", "p_数"]::bigint[], array[0, 0]::bigint[], array[0, 0]::bigint[]);
     return row('done', null)::"パン屋の棚".result;
   end if;
   if not v_keyed then
@@ -811,7 +812,7 @@ begin
      set posted = v_posted[array_position(v_ids, a.id)], held_in = v_held_in[array_position(v_ids, a.id)],
          held_out = v_held_out[array_position(v_ids, a.id)], entry_seq = a.entry_seq + (select count(*) from unnest(array[v_account_1, v_account_2]) as x (id) where x.id = a.id)
    where a.tenant = p_tenant and a.id in (v_account_2);
-  perform "パン屋の棚".chobo_record(p_tenant, '焼成', 'do', v_key, array[v_account_1, v_account_2], array[-"p_数", "p_数"]::bigint[], array[0, 0]::bigint[], array[0, 0]::bigint[]);
+  perform "パン屋の棚".chobo_record(p_tenant, '焼成', 'do', v_key, v_content, array[v_account_1, v_account_2], array[-"p_数", "p_数"]::bigint[], array[0, 0]::bigint[], array[0, 0]::bigint[]);
   return row('done', null)::"パン屋の棚".result;
 end
 $fn$;
@@ -922,7 +923,7 @@ begin
       v_fd[v_fto + 3] := greatest(v_fd[v_fto + 3], v_fd[v_fto + 1]);
       perform "パン屋の棚".chobo_unbounded(p_tenant, v_fids, v_fd, true);
     end if;
-    perform "パン屋の棚".chobo_record(p_tenant, '販売', 'do', v_key, array[v_account_1, v_account_2], array[-"p_数", "p_数"]::bigint[], array[0, 0]::bigint[], array[0, 0]::bigint[]);
+    perform "パン屋の棚".chobo_record(p_tenant, '販売', 'do', v_key, v_content, array[v_account_1, v_account_2], array[-"p_数", "p_数"]::bigint[], array[0, 0]::bigint[], array[0, 0]::bigint[]);
     return row('done', null)::"パン屋の棚".result;
   end if;
   if not v_keyed then
@@ -1005,7 +1006,7 @@ begin
      set posted = v_posted[array_position(v_ids, a.id)], held_in = v_held_in[array_position(v_ids, a.id)],
          held_out = v_held_out[array_position(v_ids, a.id)], entry_seq = a.entry_seq + (select count(*) from unnest(array[v_account_1, v_account_2]) as x (id) where x.id = a.id)
    where a.tenant = p_tenant and a.id in (v_account_1);
-  perform "パン屋の棚".chobo_record(p_tenant, '販売', 'do', v_key, array[v_account_1, v_account_2], array[-"p_数", "p_数"]::bigint[], array[0, 0]::bigint[], array[0, 0]::bigint[]);
+  perform "パン屋の棚".chobo_record(p_tenant, '販売', 'do', v_key, v_content, array[v_account_1, v_account_2], array[-"p_数", "p_数"]::bigint[], array[0, 0]::bigint[], array[0, 0]::bigint[]);
   return row('done', null)::"パン屋の棚".result;
 end
 $fn$;
@@ -1200,7 +1201,7 @@ begin
            lateral (values (2 * i - 1, v_hold.from_ids[i], 0::bigint, 0::bigint, -v_hold.amounts[i]),
                            (2 * i, v_hold.to_ids[i], 0::bigint, -v_hold.amounts[i], 0::bigint))
            as x (n, account, posted, held_in, held_out);
-    perform "パン屋の棚".chobo_record(v_hold.tenant, v_hold.kind, 'expire', v_hold.key, k.entry_accounts, k.entry_posted,
+    perform "パン屋の棚".chobo_record(v_hold.tenant, v_hold.kind, 'expire', v_hold.key, '', k.entry_accounts, k.entry_posted,
                                 k.entry_held_in, k.entry_held_out)
        from "パン屋の棚".keys k
       where k.tenant = v_hold.tenant and k.kind = v_hold.kind and k.op = 'expire' and k.key = v_hold.key;
@@ -1226,7 +1227,7 @@ declare
   v_kept constant oid[] := array[
     '"パン屋の棚"."chobo_id"(text[])'::regprocedure,
     '"パン屋の棚"."chobo_unbounded"(text, uuid[], numeric[], boolean)'::regprocedure,
-    '"パン屋の棚"."chobo_record"(text, text, text, text[], uuid[], bigint[], bigint[], bigint[])'::regprocedure,
+    '"パン屋の棚"."chobo_record"(text, text, text, text[], text, uuid[], bigint[], bigint[], bigint[])'::regprocedure,
     '"パン屋の棚"."history_statement"(text, text, text[], timestamp with time zone, timestamp with time zone, text[], boolean, integer, bigint)'::regprocedure,
     '"パン屋の棚"."history_call"(text, text, text[])'::regprocedure,
     '"パン屋の棚"."history_open_holds"(text, text, text[], text)'::regprocedure,
