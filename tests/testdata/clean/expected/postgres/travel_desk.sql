@@ -724,11 +724,22 @@ begin
      where a.tenant = p_tenant and a.id = v_account_2 and exists (select 1 from k)
        and exists (select 1 from "travel_desk".accounts m where m.tenant = p_tenant and m.id = v_account_1)
        and a.lower_bound is not distinct from -5000::bigint and a.upper_bound is not distinct from 200000::bigint and a.posted::numeric + a.held_in + "p_amount" <= 200000
-    returning 1
+    returning a.id, a.entry_seq, a.posted, a.held_in, a.held_out
   ), s as (
     update "travel_desk".account_shards s set posted = s.posted - "p_amount"
      where s.tenant = p_tenant and s.id = v_account_1 and s.shard = pg_backend_pid() % 16
        and exists (select 1 from b1) and "p_amount" <> 0 and s.posted - "p_amount" >= s.posted_lo
+    returning 1
+  ), e as (
+    -- and when every bounded row changed, the move's two entries, each
+    -- bounded row's with the number and the balance the update left
+    insert into "travel_desk".account_entries
+      (tenant, account, seq, kind, op, key, content, n, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at)
+    select p_tenant, x.account, coalesce(r.entry_seq, nextval('"travel_desk".entry_order'::regclass)), 'top_up', 'do',
+           v_key, v_content, x.n, x.posted, x.held_in, x.held_out, r.posted, r.held_in, r.held_out, (select clock_timestamp())
+      from (values (1, v_account_1, (-"p_amount")::bigint, (0)::bigint, (0)::bigint), (2, v_account_2, ("p_amount")::bigint, (0)::bigint, (0)::bigint)) as x (n, account, posted, held_in, held_out)
+      left join (select * from b1) r on r.id = x.account
+     where (select count(*) from b1) = 1
     returning 1
   )
   select exists (select 1 from k), (select count(*) from b1), exists (select 1 from s)
@@ -741,7 +752,6 @@ begin
       v_fd[v_ffrom + 2] := least(v_fd[v_ffrom + 2], v_fd[v_ffrom + 1]);
       perform "travel_desk".chobo_unbounded(p_tenant, v_fids, v_fd, true);
     end if;
-    perform "travel_desk".chobo_record(p_tenant, 'top_up', 'do', v_key, v_content, array[v_account_1, v_account_2], array[-"p_amount", "p_amount"]::bigint[], array[0, 0]::bigint[], array[0, 0]::bigint[]);
     return row('done', null)::"travel_desk".result;
   end if;
   if not v_keyed then
@@ -914,11 +924,22 @@ begin
      where a.tenant = p_tenant and a.id = v_account_2 and exists (select 1 from k)
        and exists (select 1 from "travel_desk".accounts m where m.tenant = p_tenant and m.id = v_account_1)
        and a.lower_bound is not distinct from 0::bigint and a.upper_bound is not distinct from 40::bigint and a.posted::numeric + a.held_in + "p_capacity" <= 40
-    returning 1
+    returning a.id, a.entry_seq, a.posted, a.held_in, a.held_out
   ), s as (
     update "travel_desk".account_shards s set posted = s.posted - "p_capacity"
      where s.tenant = p_tenant and s.id = v_account_1 and s.shard = pg_backend_pid() % 16
        and exists (select 1 from b1) and "p_capacity" <> 0 and s.posted - "p_capacity" >= s.posted_lo
+    returning 1
+  ), e as (
+    -- and when every bounded row changed, the move's two entries, each
+    -- bounded row's with the number and the balance the update left
+    insert into "travel_desk".account_entries
+      (tenant, account, seq, kind, op, key, content, n, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at)
+    select p_tenant, x.account, coalesce(r.entry_seq, nextval('"travel_desk".entry_order'::regclass)), 'open_tour_day', 'do',
+           v_key, v_content, x.n, x.posted, x.held_in, x.held_out, r.posted, r.held_in, r.held_out, (select clock_timestamp())
+      from (values (1, v_account_1, (-"p_capacity")::bigint, (0)::bigint, (0)::bigint), (2, v_account_2, ("p_capacity")::bigint, (0)::bigint, (0)::bigint)) as x (n, account, posted, held_in, held_out)
+      left join (select * from b1) r on r.id = x.account
+     where (select count(*) from b1) = 1
     returning 1
   )
   select exists (select 1 from k), (select count(*) from b1), exists (select 1 from s)
@@ -931,7 +952,6 @@ begin
       v_fd[v_ffrom + 2] := least(v_fd[v_ffrom + 2], v_fd[v_ffrom + 1]);
       perform "travel_desk".chobo_unbounded(p_tenant, v_fids, v_fd, true);
     end if;
-    perform "travel_desk".chobo_record(p_tenant, 'open_tour_day', 'do', v_key, v_content, array[v_account_1, v_account_2], array[-"p_capacity", "p_capacity"]::bigint[], array[0, 0]::bigint[], array[0, 0]::bigint[]);
     return row('done', null)::"travel_desk".result;
   end if;
   if not v_keyed then
@@ -1617,11 +1637,22 @@ begin
      where a.tenant = p_tenant and a.id = v_account_1 and exists (select 1 from k)
        and exists (select 1 from "travel_desk".accounts m where m.tenant = p_tenant and m.id = v_account_2)
        and a.lower_bound is not distinct from 0::bigint and a.upper_bound is not distinct from 40::bigint and a.posted::numeric - a.held_out - "p_count" >= 0
-    returning 1
+    returning a.id, a.entry_seq, a.posted, a.held_in, a.held_out
   ), s as (
     update "travel_desk".account_shards s set held_in = s.held_in + "p_count"
      where s.tenant = p_tenant and s.id = v_account_2 and s.shard = pg_backend_pid() % 16
        and exists (select 1 from b1) and "p_count" <> 0 and s.held_in + "p_count" <= s.held_in_hi
+    returning 1
+  ), e as (
+    -- and when every bounded row changed, the move's two entries, each
+    -- bounded row's with the number and the balance the update left
+    insert into "travel_desk".account_entries
+      (tenant, account, seq, kind, op, key, content, n, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at)
+    select p_tenant, x.account, coalesce(r.entry_seq, nextval('"travel_desk".entry_order'::regclass)), 'group_hold', 'hold',
+           v_key, v_content, x.n, x.posted, x.held_in, x.held_out, r.posted, r.held_in, r.held_out, (select clock_timestamp())
+      from (values (1, v_account_1, (0)::bigint, (0)::bigint, ("p_count")::bigint), (2, v_account_2, (0)::bigint, ("p_count")::bigint, (0)::bigint)) as x (n, account, posted, held_in, held_out)
+      left join (select * from b1) r on r.id = x.account
+     where (select count(*) from b1) = 1
     returning 1
   )
   select exists (select 1 from k), (select count(*) from b1), exists (select 1 from s)
@@ -1634,7 +1665,6 @@ begin
       v_fd[v_fto + 6] := greatest(v_fd[v_fto + 6], v_fd[v_fto + 4]);
       perform "travel_desk".chobo_unbounded(p_tenant, v_fids, v_fd, true);
     end if;
-    perform "travel_desk".chobo_record(p_tenant, 'group_hold', 'hold', v_key, v_content, array[v_account_1, v_account_2], array[0, 0]::bigint[], array[0, "p_count"]::bigint[], array["p_count", 0]::bigint[]);
     return row('done', null)::"travel_desk".result;
   end if;
   if not v_keyed then
@@ -2101,11 +2131,22 @@ begin
      where a.tenant = p_tenant and a.id = v_account_1 and exists (select 1 from k)
        and exists (select 1 from "travel_desk".accounts m where m.tenant = p_tenant and m.id = v_account_2)
        and a.lower_bound is not distinct from 0::bigint and a.upper_bound is not distinct from null::bigint and a.posted::numeric - a.held_out - "p_amount" >= 0
-    returning 1
+    returning a.id, a.entry_seq, a.posted, a.held_in, a.held_out
   ), s as (
     update "travel_desk".account_shards s set posted = s.posted + "p_amount"
      where s.tenant = p_tenant and s.id = v_account_2 and s.shard = pg_backend_pid() % 16
        and exists (select 1 from b1) and "p_amount" <> 0 and s.posted + "p_amount" <= s.posted_hi
+    returning 1
+  ), e as (
+    -- and when every bounded row changed, the move's two entries, each
+    -- bounded row's with the number and the balance the update left
+    insert into "travel_desk".account_entries
+      (tenant, account, seq, kind, op, key, content, n, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at)
+    select p_tenant, x.account, coalesce(r.entry_seq, nextval('"travel_desk".entry_order'::regclass)), 'pay_operator', 'do',
+           v_key, v_content, x.n, x.posted, x.held_in, x.held_out, r.posted, r.held_in, r.held_out, (select clock_timestamp())
+      from (values (1, v_account_1, (-"p_amount")::bigint, (0)::bigint, (0)::bigint), (2, v_account_2, ("p_amount")::bigint, (0)::bigint, (0)::bigint)) as x (n, account, posted, held_in, held_out)
+      left join (select * from b1) r on r.id = x.account
+     where (select count(*) from b1) = 1
     returning 1
   )
   select exists (select 1 from k), (select count(*) from b1), exists (select 1 from s)
@@ -2118,7 +2159,6 @@ begin
       v_fd[v_fto + 3] := greatest(v_fd[v_fto + 3], v_fd[v_fto + 1]);
       perform "travel_desk".chobo_unbounded(p_tenant, v_fids, v_fd, true);
     end if;
-    perform "travel_desk".chobo_record(p_tenant, 'pay_operator', 'do', v_key, v_content, array[v_account_1, v_account_2], array[-"p_amount", "p_amount"]::bigint[], array[0, 0]::bigint[], array[0, 0]::bigint[]);
     return row('done', null)::"travel_desk".result;
   end if;
   if not v_keyed then

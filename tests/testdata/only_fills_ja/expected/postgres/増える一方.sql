@@ -709,11 +709,22 @@ begin
      where a.tenant = p_tenant and a.id = v_account_2 and exists (select 1 from k)
        and exists (select 1 from "増える一方".accounts m where m.tenant = p_tenant and m.id = v_account_1)
        and a.lower_bound is not distinct from null::bigint and a.upper_bound is not distinct from 100000::bigint and a.posted::numeric + a.held_in + "p_額" <= 100000
-    returning 1
+    returning a.id, a.entry_seq, a.posted, a.held_in, a.held_out
   ), s as (
     update "増える一方".account_shards s set posted = s.posted - "p_額"
      where s.tenant = p_tenant and s.id = v_account_1 and s.shard = pg_backend_pid() % 16
        and exists (select 1 from b1) and "p_額" <> 0 and s.posted - "p_額" >= s.posted_lo
+    returning 1
+  ), e as (
+    -- and when every bounded row changed, the move's two entries, each
+    -- bounded row's with the number and the balance the update left
+    insert into "増える一方".account_entries
+      (tenant, account, seq, kind, op, key, content, n, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at)
+    select p_tenant, x.account, coalesce(r.entry_seq, nextval('"増える一方".entry_order'::regclass)), 'チップ', 'do',
+           v_key, v_content, x.n, x.posted, x.held_in, x.held_out, r.posted, r.held_in, r.held_out, (select clock_timestamp())
+      from (values (1, v_account_1, (-"p_額")::bigint, (0)::bigint, (0)::bigint), (2, v_account_2, ("p_額")::bigint, (0)::bigint, (0)::bigint)) as x (n, account, posted, held_in, held_out)
+      left join (select * from b1) r on r.id = x.account
+     where (select count(*) from b1) = 1
     returning 1
   )
   select exists (select 1 from k), (select count(*) from b1), exists (select 1 from s)
@@ -726,7 +737,6 @@ begin
       v_fd[v_ffrom + 2] := least(v_fd[v_ffrom + 2], v_fd[v_ffrom + 1]);
       perform "増える一方".chobo_unbounded(p_tenant, v_fids, v_fd, true);
     end if;
-    perform "増える一方".chobo_record(p_tenant, 'チップ', 'do', v_key, v_content, array[v_account_1, v_account_2], array[-"p_額", "p_額"]::bigint[], array[0, 0]::bigint[], array[0, 0]::bigint[]);
     return row('done', null)::"増える一方".result;
   end if;
   if not v_keyed then

@@ -715,11 +715,22 @@ begin
      where a.tenant = p_tenant and a.id = v_account_2 and exists (select 1 from k)
        and exists (select 1 from "在庫".accounts m where m.tenant = p_tenant and m.id = v_account_1)
        and a.lower_bound is not distinct from 0::bigint and a.upper_bound is not distinct from null::bigint
-    returning 1
+    returning a.id, a.entry_seq, a.posted, a.held_in, a.held_out
   ), s as (
     update "在庫".account_shards s set posted = s.posted - "p_数"
      where s.tenant = p_tenant and s.id = v_account_1 and s.shard = pg_backend_pid() % 16
        and exists (select 1 from b1) and "p_数" <> 0 and s.posted - "p_数" >= s.posted_lo
+    returning 1
+  ), e as (
+    -- and when every bounded row changed, the move's two entries, each
+    -- bounded row's with the number and the balance the update left
+    insert into "在庫".account_entries
+      (tenant, account, seq, kind, op, key, content, n, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at)
+    select p_tenant, x.account, coalesce(r.entry_seq, nextval('"在庫".entry_order'::regclass)), '入荷', 'do',
+           v_key, v_content, x.n, x.posted, x.held_in, x.held_out, r.posted, r.held_in, r.held_out, (select clock_timestamp())
+      from (values (1, v_account_1, (-"p_数")::bigint, (0)::bigint, (0)::bigint), (2, v_account_2, ("p_数")::bigint, (0)::bigint, (0)::bigint)) as x (n, account, posted, held_in, held_out)
+      left join (select * from b1) r on r.id = x.account
+     where (select count(*) from b1) = 1
     returning 1
   )
   select exists (select 1 from k), (select count(*) from b1), exists (select 1 from s)
@@ -732,7 +743,6 @@ begin
       v_fd[v_ffrom + 2] := least(v_fd[v_ffrom + 2], v_fd[v_ffrom + 1]);
       perform "在庫".chobo_unbounded(p_tenant, v_fids, v_fd, true);
     end if;
-    perform "在庫".chobo_record(p_tenant, '入荷', 'do', v_key, v_content, array[v_account_1, v_account_2], array[-"p_数", "p_数"]::bigint[], array[0, 0]::bigint[], array[0, 0]::bigint[]);
     return row('done', null)::"在庫".result;
   end if;
   if not v_keyed then
@@ -901,11 +911,22 @@ begin
      where a.tenant = p_tenant and a.id = v_account_1 and exists (select 1 from k)
        and exists (select 1 from "在庫".accounts m where m.tenant = p_tenant and m.id = v_account_2)
        and a.lower_bound is not distinct from 0::bigint and a.upper_bound is not distinct from null::bigint and a.posted::numeric - a.held_out - "p_数" >= 0
-    returning 1
+    returning a.id, a.entry_seq, a.posted, a.held_in, a.held_out
   ), s as (
     update "在庫".account_shards s set held_in = s.held_in + "p_数"
      where s.tenant = p_tenant and s.id = v_account_2 and s.shard = pg_backend_pid() % 16
        and exists (select 1 from b1) and "p_数" <> 0 and s.held_in + "p_数" <= s.held_in_hi
+    returning 1
+  ), e as (
+    -- and when every bounded row changed, the move's two entries, each
+    -- bounded row's with the number and the balance the update left
+    insert into "在庫".account_entries
+      (tenant, account, seq, kind, op, key, content, n, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at)
+    select p_tenant, x.account, coalesce(r.entry_seq, nextval('"在庫".entry_order'::regclass)), '引当', 'hold',
+           v_key, v_content, x.n, x.posted, x.held_in, x.held_out, r.posted, r.held_in, r.held_out, (select clock_timestamp())
+      from (values (1, v_account_1, (0)::bigint, (0)::bigint, ("p_数")::bigint), (2, v_account_2, (0)::bigint, ("p_数")::bigint, (0)::bigint)) as x (n, account, posted, held_in, held_out)
+      left join (select * from b1) r on r.id = x.account
+     where (select count(*) from b1) = 1
     returning 1
   )
   select exists (select 1 from k), (select count(*) from b1), exists (select 1 from s)
@@ -918,7 +939,6 @@ begin
       v_fd[v_fto + 6] := greatest(v_fd[v_fto + 6], v_fd[v_fto + 4]);
       perform "在庫".chobo_unbounded(p_tenant, v_fids, v_fd, true);
     end if;
-    perform "在庫".chobo_record(p_tenant, '引当', 'hold', v_key, v_content, array[v_account_1, v_account_2], array[0, 0]::bigint[], array[0, "p_数"]::bigint[], array["p_数", 0]::bigint[]);
     return row('done', null)::"在庫".result;
   end if;
   if not v_keyed then
@@ -1377,11 +1397,22 @@ begin
      where a.tenant = p_tenant and a.id = v_account_2 and exists (select 1 from k)
        and exists (select 1 from "在庫".accounts m where m.tenant = p_tenant and m.id = v_account_1)
        and a.lower_bound is not distinct from 0::bigint and a.upper_bound is not distinct from null::bigint
-    returning 1
+    returning a.id, a.entry_seq, a.posted, a.held_in, a.held_out
   ), s as (
     update "在庫".account_shards s set posted = s.posted - "p_数"
      where s.tenant = p_tenant and s.id = v_account_1 and s.shard = pg_backend_pid() % 16
        and exists (select 1 from b1) and "p_数" <> 0 and s.posted - "p_数" >= s.posted_lo
+    returning 1
+  ), e as (
+    -- and when every bounded row changed, the move's two entries, each
+    -- bounded row's with the number and the balance the update left
+    insert into "在庫".account_entries
+      (tenant, account, seq, kind, op, key, content, n, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at)
+    select p_tenant, x.account, coalesce(r.entry_seq, nextval('"在庫".entry_order'::regclass)), '返品', 'do',
+           v_key, v_content, x.n, x.posted, x.held_in, x.held_out, r.posted, r.held_in, r.held_out, (select clock_timestamp())
+      from (values (1, v_account_1, (-"p_数")::bigint, (0)::bigint, (0)::bigint), (2, v_account_2, ("p_数")::bigint, (0)::bigint, (0)::bigint)) as x (n, account, posted, held_in, held_out)
+      left join (select * from b1) r on r.id = x.account
+     where (select count(*) from b1) = 1
     returning 1
   )
   select exists (select 1 from k), (select count(*) from b1), exists (select 1 from s)
@@ -1394,7 +1425,6 @@ begin
       v_fd[v_ffrom + 2] := least(v_fd[v_ffrom + 2], v_fd[v_ffrom + 1]);
       perform "在庫".chobo_unbounded(p_tenant, v_fids, v_fd, true);
     end if;
-    perform "在庫".chobo_record(p_tenant, '返品', 'do', v_key, v_content, array[v_account_1, v_account_2], array[-"p_数", "p_数"]::bigint[], array[0, 0]::bigint[], array[0, 0]::bigint[]);
     return row('done', null)::"在庫".result;
   end if;
   if not v_keyed then

@@ -714,11 +714,22 @@ begin
      where a.tenant = p_tenant and a.id = v_account_2 and exists (select 1 from k)
        and exists (select 1 from "入れ替えの順序".accounts m where m.tenant = p_tenant and m.id = v_account_1)
        and a.lower_bound is not distinct from 0::bigint and a.upper_bound is not distinct from null::bigint
-    returning 1
+    returning a.id, a.entry_seq, a.posted, a.held_in, a.held_out
   ), s as (
     update "入れ替えの順序".account_shards s set posted = s.posted - "p_数"
      where s.tenant = p_tenant and s.id = v_account_1 and s.shard = pg_backend_pid() % 16
        and exists (select 1 from b1) and "p_数" <> 0 and s.posted - "p_数" >= s.posted_lo
+    returning 1
+  ), e as (
+    -- and when every bounded row changed, the move's two entries, each
+    -- bounded row's with the number and the balance the update left
+    insert into "入れ替えの順序".account_entries
+      (tenant, account, seq, kind, op, key, content, n, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at)
+    select p_tenant, x.account, coalesce(r.entry_seq, nextval('"入れ替えの順序".entry_order'::regclass)), '入荷', 'do',
+           v_key, v_content, x.n, x.posted, x.held_in, x.held_out, r.posted, r.held_in, r.held_out, (select clock_timestamp())
+      from (values (1, v_account_1, (-"p_数")::bigint, (0)::bigint, (0)::bigint), (2, v_account_2, ("p_数")::bigint, (0)::bigint, (0)::bigint)) as x (n, account, posted, held_in, held_out)
+      left join (select * from b1) r on r.id = x.account
+     where (select count(*) from b1) = 1
     returning 1
   )
   select exists (select 1 from k), (select count(*) from b1), exists (select 1 from s)
@@ -731,7 +742,6 @@ begin
       v_fd[v_ffrom + 2] := least(v_fd[v_ffrom + 2], v_fd[v_ffrom + 1]);
       perform "入れ替えの順序".chobo_unbounded(p_tenant, v_fids, v_fd, true);
     end if;
-    perform "入れ替えの順序".chobo_record(p_tenant, '入荷', 'do', v_key, v_content, array[v_account_1, v_account_2], array[-"p_数", "p_数"]::bigint[], array[0, 0]::bigint[], array[0, 0]::bigint[]);
     return row('done', null)::"入れ替えの順序".result;
   end if;
   if not v_keyed then
@@ -897,11 +907,22 @@ begin
      where a.tenant = p_tenant and a.id = v_account_2 and exists (select 1 from k)
        and exists (select 1 from "入れ替えの順序".accounts m where m.tenant = p_tenant and m.id = v_account_1)
        and a.lower_bound is not distinct from 0::bigint and a.upper_bound is not distinct from 100::bigint and a.posted::numeric + a.held_in + "p_数" <= 100
-    returning 1
+    returning a.id, a.entry_seq, a.posted, a.held_in, a.held_out
   ), s as (
     update "入れ替えの順序".account_shards s set posted = s.posted - "p_数"
      where s.tenant = p_tenant and s.id = v_account_1 and s.shard = pg_backend_pid() % 16
        and exists (select 1 from b1) and "p_数" <> 0 and s.posted - "p_数" >= s.posted_lo
+    returning 1
+  ), e as (
+    -- and when every bounded row changed, the move's two entries, each
+    -- bounded row's with the number and the balance the update left
+    insert into "入れ替えの順序".account_entries
+      (tenant, account, seq, kind, op, key, content, n, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at)
+    select p_tenant, x.account, coalesce(r.entry_seq, nextval('"入れ替えの順序".entry_order'::regclass)), '倉庫入れ', 'do',
+           v_key, v_content, x.n, x.posted, x.held_in, x.held_out, r.posted, r.held_in, r.held_out, (select clock_timestamp())
+      from (values (1, v_account_1, (-"p_数")::bigint, (0)::bigint, (0)::bigint), (2, v_account_2, ("p_数")::bigint, (0)::bigint, (0)::bigint)) as x (n, account, posted, held_in, held_out)
+      left join (select * from b1) r on r.id = x.account
+     where (select count(*) from b1) = 1
     returning 1
   )
   select exists (select 1 from k), (select count(*) from b1), exists (select 1 from s)
@@ -914,7 +935,6 @@ begin
       v_fd[v_ffrom + 2] := least(v_fd[v_ffrom + 2], v_fd[v_ffrom + 1]);
       perform "入れ替えの順序".chobo_unbounded(p_tenant, v_fids, v_fd, true);
     end if;
-    perform "入れ替えの順序".chobo_record(p_tenant, '倉庫入れ', 'do', v_key, v_content, array[v_account_1, v_account_2], array[-"p_数", "p_数"]::bigint[], array[0, 0]::bigint[], array[0, 0]::bigint[]);
     return row('done', null)::"入れ替えの順序".result;
   end if;
   if not v_keyed then
@@ -1087,11 +1107,22 @@ begin
      where a.tenant = p_tenant and a.id = v_account_1 and exists (select 1 from k)
        and exists (select 1 from "入れ替えの順序".accounts m where m.tenant = p_tenant and m.id = v_account_2)
        and a.lower_bound is not distinct from 0::bigint and a.upper_bound is not distinct from null::bigint and a.posted::numeric - a.held_out - "p_数" >= 0
-    returning 1
+    returning a.id, a.entry_seq, a.posted, a.held_in, a.held_out
   ), s as (
     update "入れ替えの順序".account_shards s set posted = s.posted + "p_数"
      where s.tenant = p_tenant and s.id = v_account_2 and s.shard = pg_backend_pid() % 16
        and exists (select 1 from b1) and "p_数" <> 0 and s.posted + "p_数" <= s.posted_hi
+    returning 1
+  ), e as (
+    -- and when every bounded row changed, the move's two entries, each
+    -- bounded row's with the number and the balance the update left
+    insert into "入れ替えの順序".account_entries
+      (tenant, account, seq, kind, op, key, content, n, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at)
+    select p_tenant, x.account, coalesce(r.entry_seq, nextval('"入れ替えの順序".entry_order'::regclass)), '販売', 'do',
+           v_key, v_content, x.n, x.posted, x.held_in, x.held_out, r.posted, r.held_in, r.held_out, (select clock_timestamp())
+      from (values (1, v_account_1, (-"p_数")::bigint, (0)::bigint, (0)::bigint), (2, v_account_2, ("p_数")::bigint, (0)::bigint, (0)::bigint)) as x (n, account, posted, held_in, held_out)
+      left join (select * from b1) r on r.id = x.account
+     where (select count(*) from b1) = 1
     returning 1
   )
   select exists (select 1 from k), (select count(*) from b1), exists (select 1 from s)
@@ -1104,7 +1135,6 @@ begin
       v_fd[v_fto + 3] := greatest(v_fd[v_fto + 3], v_fd[v_fto + 1]);
       perform "入れ替えの順序".chobo_unbounded(p_tenant, v_fids, v_fd, true);
     end if;
-    perform "入れ替えの順序".chobo_record(p_tenant, '販売', 'do', v_key, v_content, array[v_account_1, v_account_2], array[-"p_数", "p_数"]::bigint[], array[0, 0]::bigint[], array[0, 0]::bigint[]);
     return row('done', null)::"入れ替えの順序".result;
   end if;
   if not v_keyed then
