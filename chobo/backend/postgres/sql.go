@@ -1,10 +1,11 @@
 // Package postgres writes a book as PostgreSQL: one schema per book, the
 // tables that hold balances and used keys (with each call's entries and
-// holds, also seen through the views holds and entries), and one
-// function per transfer and operation. Every bound is kept inside one
-// function call: the rows are locked in id order, every move is checked
-// on the locked values in the order written, and nothing is written
-// unless all of them pass.
+// holds, also seen through the views holds and entries), the history
+// (account_entries, each account's entries in its own order), one
+// function per transfer and operation, and the functions that read the
+// history. Every bound is kept inside one function call: the rows are
+// locked in id order, every move is checked on the locked values in the
+// order written, and nothing is written unless all of them pass.
 //
 // The SQL comes from the templates under templates/, which read as the
 // SQL they write; this package only works out the names and expressions
