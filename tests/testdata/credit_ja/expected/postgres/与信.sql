@@ -948,14 +948,28 @@ begin
        set posted = v_posted[array_position(v_ids, a.id)], held_in = v_held_in[array_position(v_ids, a.id)],
            held_out = v_held_out[array_position(v_ids, a.id)], entry_seq = a.entry_seq + (select count(*) from unnest(array[v_hold.from_ids[1], v_hold.to_ids[1]]) as x (id) where x.id = a.id)
      where a.tenant = p_tenant and a.id in (v_hold.from_ids[1])
+    returning a.id, a.entry_seq, a.posted, a.held_in, a.held_out
   )
   , ended as (
     update "与信".keys h set state = 'posted', posted_amounts = v_amounts
      where h.tenant = p_tenant and h.kind = '与信利用' and h.op = 'hold' and h.key = v_key
+  ), entries as (
+    -- the call's entries: each bounded row's numbered up to the counter
+    -- its update left, with the balance worked back from the row (the
+    -- row's less what the call's later entries on the account changed)
+    insert into "与信".account_entries
+      (tenant, account, seq, kind, op, key, content, n, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at)
+    select p_tenant, x.account, coalesce(r.entry_seq - x.later, nextval('"与信".entry_order'::regclass)),
+           '与信利用', 'post', v_key, v_amounts::text, x.n, x.posted, x.held_in, x.held_out,
+           r.posted - x.later_posted, r.held_in - x.later_held_in, r.held_out - x.later_held_out, (select clock_timestamp())
+      from (select v.*, count(*) over w as later, coalesce(sum(v.posted) over w, 0) as later_posted,
+                   coalesce(sum(v.held_in) over w, 0) as later_held_in, coalesce(sum(v.held_out) over w, 0) as later_held_out
+              from (values (1, v_hold.from_ids[1], (-v_amounts[1])::bigint, (0)::bigint, (-v_hold.amounts[1])::bigint), (2, v_hold.to_ids[1], (v_amounts[1])::bigint, (-v_hold.amounts[1])::bigint, (0)::bigint)) as v (n, account, posted, held_in, held_out)
+            window w as (partition by v.account order by v.n desc rows between unbounded preceding and 1 preceding)) x
+      left join written r on r.id = x.account
   )
   insert into "与信".keys (tenant, kind, op, key, content, definition, result, call_id, entry_accounts, entry_posted, entry_held_in, entry_held_out)
   values (p_tenant, '与信利用', 'post', v_key, v_amounts::text, v_definition, 'done', "p_call_id$", array[v_hold.from_ids[1], v_hold.to_ids[1]], array[-v_amounts[1], v_amounts[1]]::bigint[], array[0, -v_hold.amounts[1]]::bigint[], array[-v_hold.amounts[1], 0]::bigint[]);
-  perform "与信".chobo_record(p_tenant, '与信利用', 'post', v_key, v_amounts::text, array[v_hold.from_ids[1], v_hold.to_ids[1]], array[-v_amounts[1], v_amounts[1]]::bigint[], array[0, -v_hold.amounts[1]]::bigint[], array[-v_hold.amounts[1], 0]::bigint[]);
   return row('done', null)::"与信".result;
 end
 $fn$;
@@ -1059,14 +1073,28 @@ begin
        set posted = v_posted[array_position(v_ids, a.id)], held_in = v_held_in[array_position(v_ids, a.id)],
            held_out = v_held_out[array_position(v_ids, a.id)], entry_seq = a.entry_seq + (select count(*) from unnest(array[v_hold.from_ids[1], v_hold.to_ids[1]]) as x (id) where x.id = a.id)
      where a.tenant = p_tenant and a.id in (v_hold.from_ids[1])
+    returning a.id, a.entry_seq, a.posted, a.held_in, a.held_out
   )
   , ended as (
     update "与信".keys h set state = 'voided'
      where h.tenant = p_tenant and h.kind = '与信利用' and h.op = 'hold' and h.key = v_key
+  ), entries as (
+    -- the call's entries: each bounded row's numbered up to the counter
+    -- its update left, with the balance worked back from the row (the
+    -- row's less what the call's later entries on the account changed)
+    insert into "与信".account_entries
+      (tenant, account, seq, kind, op, key, content, n, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at)
+    select p_tenant, x.account, coalesce(r.entry_seq - x.later, nextval('"与信".entry_order'::regclass)),
+           '与信利用', 'void', v_key, '', x.n, x.posted, x.held_in, x.held_out,
+           r.posted - x.later_posted, r.held_in - x.later_held_in, r.held_out - x.later_held_out, (select clock_timestamp())
+      from (select v.*, count(*) over w as later, coalesce(sum(v.posted) over w, 0) as later_posted,
+                   coalesce(sum(v.held_in) over w, 0) as later_held_in, coalesce(sum(v.held_out) over w, 0) as later_held_out
+              from (values (1, v_hold.from_ids[1], (0)::bigint, (0)::bigint, (-v_hold.amounts[1])::bigint), (2, v_hold.to_ids[1], (0)::bigint, (-v_hold.amounts[1])::bigint, (0)::bigint)) as v (n, account, posted, held_in, held_out)
+            window w as (partition by v.account order by v.n desc rows between unbounded preceding and 1 preceding)) x
+      left join written r on r.id = x.account
   )
   insert into "与信".keys (tenant, kind, op, key, content, definition, result, call_id, entry_accounts, entry_posted, entry_held_in, entry_held_out)
   values (p_tenant, '与信利用', 'void', v_key, '', v_definition, 'done', "p_call_id$", array[v_hold.from_ids[1], v_hold.to_ids[1]], array[0, 0]::bigint[], array[0, -v_hold.amounts[1]]::bigint[], array[-v_hold.amounts[1], 0]::bigint[]);
-  perform "与信".chobo_record(p_tenant, '与信利用', 'void', v_key, '', array[v_hold.from_ids[1], v_hold.to_ids[1]], array[0, 0]::bigint[], array[0, -v_hold.amounts[1]]::bigint[], array[-v_hold.amounts[1], 0]::bigint[]);
   return row('done', null)::"与信".result;
 end
 $fn$;
