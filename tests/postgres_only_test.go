@@ -506,6 +506,9 @@ func TestEarlierLayoutMovesOver(t *testing.T) {
    and (a.posted, a.held_in, a.held_out) is distinct from (e.p, e.i, e.o)`).Scan(&bad); err != nil || bad != "" {
 			t.Errorf("rows that differ from their entries: %q %v", bad, err)
 		}
+		// the entries of the earlier layout are in the history too, the
+		// calls after the move numbered on after them
+		wantEntriesBalance(t, pool, res.Book)
 		var m1, issued string
 		if err := pool.QueryRow(ctx, `select "points".balance_member_points('t', 'm1')::text, "points".balance_issued('t')::text`).Scan(&m1, &issued); err != nil {
 			t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chobo-lang/chobo/chobo/check"
 	"github.com/chobo-lang/chobo/chobo/conformance/pgdeploy"
 )
 
@@ -260,7 +261,7 @@ func TestUpgradeFromBeforeCallIDs(t *testing.T) {
 		t.Helper()
 		var s string
 		if err := u.owner.QueryRow(ctx, `select (select jsonb_agg(to_jsonb(k) - 'call_id' order by k.tenant, k.kind, k.op, k.key) from "wallet".keys k)::text
-  || (select jsonb_agg(to_jsonb(a) order by a.tenant, a.id) from "wallet".accounts a)::text
+  || (select jsonb_agg(to_jsonb(a) - 'entry_seq' order by a.tenant, a.id) from "wallet".accounts a)::text
   || (select coalesce(jsonb_agg(to_jsonb(s) order by s.tenant, s.id, s.shard), '[]') from "wallet".account_shards s)::text`).Scan(&s); err != nil {
 			t.Fatal(err)
 		}
@@ -300,6 +301,22 @@ func TestUpgradeFromBeforeCallIDs(t *testing.T) {
 	if after := state(); after != before {
 		t.Fatalf("the rows changed in the upgrade:\nbefore %s\nafter  %s", before, after)
 	}
+	// The entries of before are in the history, each account's numbered
+	// from 1 with the balance each left; m's last one left what m holds.
+	wallet := check.Check("wallet.book", []byte(walletV1)).Book
+	wantEntriesBalance(t, u.admin, wallet)
+	m := `"wallet".chobo_id(array['account', 'wallet', '', 'wallet', 'm'])`
+	var history string
+	if err := u.admin.QueryRow(ctx, `select string_agg(seq || ' ' || op || ' ' || key[1] || ' ' || posted || ' ' || after_posted || ' ' || after_held_out, '; ' order by seq)
+  from "wallet".account_entries where tenant = '' and account = `+m).Scan(&history); err != nil {
+		t.Fatal(err)
+	}
+	const wantHistory = "1 do g-1 100 100 0; 2 hold o-1 0 100 20; 3 hold o-1 0 100 21; 4 post o-1 -20 80 1; 5 post o-1 -1 79 0; " +
+		"6 hold o-2 0 79 10; 7 hold o-2 0 79 11; 8 hold o-3 0 79 16; 9 hold o-3 0 79 17; 10 hold o-4 0 79 18; 11 hold o-4 0 79 19; " +
+		"12 expire o-3 0 79 14; 13 expire o-3 0 79 13; 14 do g-0 1 80 13"
+	if history != wantHistory {
+		t.Errorf("m's statement after the upgrade:\n%s\nwant\n%s", history, wantHistory)
+	}
 	// each function once: the overloads of before are gone
 	var overloads string
 	if err := u.admin.QueryRow(ctx, `select coalesce(string_agg(proname, ' '), '') from (select proname from pg_proc
@@ -334,6 +351,12 @@ func TestUpgradeFromBeforeCallIDs(t *testing.T) {
 	// give 50 more; o-4 voided, o-2 given back; o-5 holds 2 + 1
 	if got := walletBalance(t, ctx, u.app, "m"); got != "posted 130, held out 3" {
 		t.Errorf("after the upgrade: %s, want posted 130, held out 3", got)
+	}
+	// and the entries of today follow them, numbered on from 14
+	wantEntriesBalance(t, u.admin, wallet)
+	var last int64
+	if err := u.admin.QueryRow(ctx, `select max(seq) from "wallet".account_entries where tenant = '' and account = `+m).Scan(&last); err != nil || last <= 14 {
+		t.Errorf("m's last entry after calls of today: %d %v", last, err)
 	}
 	// The reporting role may still call nothing.
 	if got := call(ctx, u.report, `select * from "wallet".give_do('', 'g-3', 'm', 1, $1)`, callID(6)); got != "error 42501" {

@@ -169,7 +169,10 @@ func readBalance(ctx context.Context, pool *pgxpool.Pool, m *model.Model, tenant
 
 // EntriesBalance reports accounts of the book whose balance (the row, and
 // the shards of an account without bounds) differs from the sum of their
-// entries.
+// entries, or whose history (account_entries) disagrees with them: other
+// sums, or, for an account with bounds, numbers that are not 1 to its
+// counter or a balance after an entry that is not the sum up to it (an
+// account without bounds keeps none).
 func EntriesBalance(ctx context.Context, pool *pgxpool.Pool, b *book.Book) ([]string, error) {
 	s := postgres.Ident(b.Name)
 	rows, err := pool.Query(ctx, fmt.Sprintf(`
@@ -181,8 +184,20 @@ select a.tenant, a.kind, a.args
   left join (select tenant, id, sum(posted) p, sum(held_in) hi, sum(held_out) ho
                from %[1]s.account_shards group by tenant, id) s
     on s.tenant = a.tenant and s.id = a.id
+  left join (select tenant, account, sum(posted) p, sum(held_in) hi, sum(held_out) ho, count(*) n, max(seq) last,
+                    bool_and(after_posted = run_p and after_held_in = run_hi and after_held_out = run_ho) after_ok,
+                    bool_and(after_posted is null and after_held_in is null and after_held_out is null) no_after
+               from (select *, sum(posted) over w run_p, sum(held_in) over w run_hi, sum(held_out) over w run_ho
+                       from %[1]s.account_entries
+                     window w as (partition by tenant, account order by seq)) r
+              group by tenant, account) h
+    on h.tenant = a.tenant and h.account = a.id
  where a.posted + coalesce(s.p, 0) <> coalesce(e.p, 0) or a.held_in + coalesce(s.hi, 0) <> coalesce(e.hi, 0)
-    or a.held_out + coalesce(s.ho, 0) <> coalesce(e.ho, 0)`, s))
+    or a.held_out + coalesce(s.ho, 0) <> coalesce(e.ho, 0)
+    or coalesce(h.p, 0) <> coalesce(e.p, 0) or coalesce(h.hi, 0) <> coalesce(e.hi, 0) or coalesce(h.ho, 0) <> coalesce(e.ho, 0)
+    or case when a.lower_bound is null and a.upper_bound is null
+            then not coalesce(h.no_after, true)
+            else coalesce(h.n, 0) <> a.entry_seq or coalesce(h.last, 0) <> a.entry_seq or not coalesce(h.after_ok, true) end`, s))
 	if err != nil {
 		return nil, err
 	}

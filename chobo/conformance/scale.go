@@ -43,7 +43,7 @@ func Scale(orig, cp *book.Book, sc scenario.Scenario) (scenario.Scenario, error)
 	}
 	k := 0
 	for i, st := range out.Steps {
-		if st.Call == nil && st.Together == nil {
+		if st.Call == nil && st.Together == nil && st.Read == nil {
 			out.Steps[i].Pass = lens[k]
 			out.Steps[i].PassText = passText(lens[k])
 			k++
@@ -111,7 +111,7 @@ func passText(secs int64) string {
 func passList(sc scenario.Scenario) string {
 	var out []string
 	for i, st := range sc.Steps {
-		if st.Call == nil && st.Together == nil {
+		if st.Call == nil && st.Together == nil && st.Read == nil {
 			out = append(out, fmt.Sprintf("step %d: %s", i+1, st.PassText))
 		}
 	}

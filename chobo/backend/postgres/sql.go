@@ -1,10 +1,11 @@
 // Package postgres writes a book as PostgreSQL: one schema per book, the
 // tables that hold balances and used keys (with each call's entries and
-// holds, also seen through the views holds and entries), and one
-// function per transfer and operation. Every bound is kept inside one
-// function call: the rows are locked in id order, every move is checked
-// on the locked values in the order written, and nothing is written
-// unless all of them pass.
+// holds, also seen through the views holds and entries), the history
+// (account_entries, each account's entries in its own order), one
+// function per transfer and operation, and the functions that read the
+// history. Every bound is kept inside one function call: the rows are
+// locked in id order, every move is checked on the locked values in the
+// order written, and nothing is written unless all of them pass.
 //
 // The SQL comes from the templates under templates/, which read as the
 // SQL they write; this package only works out the names and expressions
@@ -79,6 +80,7 @@ func Generate(b *book.Book, header []string) string {
 		S, Book string
 		Shards  int
 	}{s, Lit(b.Name), Shards})
+	exec("history.sql.tmpl", struct{ S, Book string }{s, Lit(b.Name)})
 	for _, t := range b.Transfers {
 		if t.Pending == nil {
 			exec("move.sql.tmpl", newMoveView(b, t, book.Do))
@@ -138,6 +140,14 @@ func Functions(b *book.Book) []Function {
 	out := []Function{
 		fn("chobo_id", arg("parts", "text[]")),
 		fn("chobo_unbounded", tenant, arg("p_ids", "uuid[]"), arg("p_d", "numeric[]"), arg("p_write", "boolean")),
+		fn("chobo_record", tenant, arg("p_kind", "text"), arg("p_op", "text"), arg("p_key", "text[]"), arg("p_content", "text"), arg("p_accounts", "uuid[]"),
+			arg("p_posted", "bigint[]"), arg("p_held_in", "bigint[]"), arg("p_held_out", "bigint[]")),
+		fn("history_statement", tenant, arg("p_account", "text"), arg("p_args", "text[]"), arg("p_from", "timestamp with time zone"),
+			arg("p_to", "timestamp with time zone"), arg("p_kinds", "text[]"), arg("p_newest", "boolean"),
+			arg("p_limit", "integer"), arg("p_after", "bigint")),
+		fn("history_call", tenant, arg("p_kind", "text"), arg("p_key", "text[]")),
+		fn("history_open_holds", tenant, arg("p_account", "text"), arg("p_args", "text[]"), arg("p_kind", "text")),
+		fn("history_balance", tenant, arg("p_account", "text"), arg("p_args", "text[]"), arg("p_at", "timestamp with time zone")),
 	}
 	for _, t := range b.Transfers {
 		ops := t.Ops()

@@ -581,6 +581,22 @@ func (e *entryArrays) moveEntries(st moveStep, hold bool) {
 	e.add(st.To.Var, st.Amount, "0", "0")
 }
 
+// Rows writes the entries as the rows of a VALUES list: the place of the
+// entry in the call, the account, and what it changes.
+func (e entryArrays) Rows() string {
+	var rows []string
+	for i := range e.Accounts {
+		rows = append(rows, fmt.Sprintf("(%d, %s, (%s)::bigint, (%s)::bigint, (%s)::bigint)", i+1, e.Accounts[i], e.Posted[i], e.HeldIn[i], e.HeldOut[i]))
+	}
+	return strings.Join(rows, ", ")
+}
+
+// Count is the SQL of how many of the call's entries are of the account
+// row a: what its counter of entries takes in one update.
+func (e entryArrays) Count() string {
+	return fmt.Sprintf("(select count(*) from unnest(array[%s]) as x (id) where x.id = a.id)", strings.Join(e.Accounts, ", "))
+}
+
 // Columns are the entry columns of the key row and Values their values,
 // for an insert.
 func (entryArrays) Columns() string {

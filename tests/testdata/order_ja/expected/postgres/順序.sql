@@ -93,10 +93,10 @@ create table if not exists "順序".account_shards (
 -- One row per key used, in the namespace of a transfer kind and an
 -- operation (do, hold, post, void, and expire for a hold given back by
 -- expire()): what it was used with, how it ended, and what the call
--- changed. A call writes this one row and its accounts, nothing else:
--- the entries of a call are arrays here, and a hold is the row of its
--- hold call. Every extra row written per call was a measurable part of
--- its cost.
+-- changed. The entries of a call are arrays here, and a hold is the row
+-- of its hold call; besides this row and its accounts, a call writes only
+-- its entries to account_entries (below), which a statement reads. Every
+-- extra row written per call was a measurable part of its cost.
 create table if not exists "順序".keys (
   tenant         text not null,
   kind           text not null,
@@ -215,6 +215,82 @@ do $$ begin
   end if;
 end $$;
 
+-- The history of every account, one row per entry: one change of one
+-- account by one call that took effect, with what the account held right
+-- after it. The key rows keep a call's entries too, as arrays; these rows
+-- are what a statement reads, an account's entries in its own order from
+-- one index. An account with bounds numbers its entries from 1 with the
+-- counter of its row, which the call has locked already: an entry's number
+-- is given only after every earlier entry of the account committed, so a
+-- cursor (the number of the last entry read) stays right however many
+-- calls come after it. An account without bounds takes its numbers from
+-- the sequence entry_order instead (its row is not locked by its calls,
+-- so that they do not queue on it), and its entries keep no balance
+-- after them: the balance is spread over shards that other calls change
+-- at the same time.
+do $$ begin
+  if not exists (select 1 from pg_attribute
+                  where attrelid = '"順序".accounts'::regclass and attname = 'entry_seq' and not attisdropped) then
+    alter table "順序".accounts add column if not exists entry_seq bigint not null default 0;
+  end if;
+end $$;
+
+create sequence if not exists "順序".entry_order;
+
+do $history$ begin
+  if to_regclass('"順序".account_entries') is not null then
+    return;
+  end if;
+  create table "順序".account_entries (
+    tenant         text not null,
+    account        uuid not null,
+    seq            bigint not null,
+    kind           text not null,
+    op             text not null,
+    key            text[] not null,
+    -- what the call was given, as its key row keeps it
+    content        text not null,
+    -- the entry's place among the entries of its call, from 1: 2m-1 and
+    -- 2m are the two sides of move m
+    n              integer not null,
+    posted         bigint not null,
+    held_in        bigint not null,
+    held_out       bigint not null,
+    after_posted   bigint,
+    after_held_in  bigint,
+    after_held_out bigint,
+    at             timestamptz not null,
+    primary key (tenant, account, seq)
+  );
+  -- The entries a ledger made before this table, carried over once from
+  -- its key rows: each account's in the order of their calls' times (then
+  -- of kind, operation and key, for calls made at the same instant), with
+  -- the balance each left, summed from the account's first entry.
+  insert into "順序".account_entries
+    (tenant, account, seq, kind, op, key, content, n, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at)
+  select e.tenant, e.account,
+         row_number() over w, e.kind, e.op, e.key, e.content, e.n, e.posted, e.held_in, e.held_out,
+         case when e.bounded then sum(e.posted) over w end,
+         case when e.bounded then sum(e.held_in) over w end,
+         case when e.bounded then sum(e.held_out) over w end,
+         e.at
+    from (select k.tenant, x.account, k.kind, k.op, k.key, k.content, x.n::integer as n, x.posted, x.held_in, x.held_out, k.at,
+                 (a.lower_bound is not null or a.upper_bound is not null) as bounded
+            from "順序".keys k
+                 cross join lateral unnest(k.entry_accounts, k.entry_posted, k.entry_held_in, k.entry_held_out)
+                   with ordinality as x (account, posted, held_in, held_out, n)
+                 join "順序".accounts a on a.tenant = k.tenant and a.id = x.account
+           where k.result = 'done') e
+  window w as (partition by e.tenant, e.account order by e.at, e.kind, e.op, e.key, e.n
+               rows between unbounded preceding and current row);
+  update "順序".accounts a set entry_seq = c.n
+    from (select tenant, account, max(seq) as n from "順序".account_entries group by tenant, account) c
+   where a.tenant = c.tenant and a.id = c.account and (a.lower_bound is not null or a.upper_bound is not null);
+  perform setval('"順序".entry_order',
+                 greatest(coalesce((select max(seq) from "順序".account_entries), 0), 1));
+end
+$history$;
+
 -- The id of an account or a transfer, the same in every backend and
 -- language: SHA-256 over length-prefixed UTF-8 parts, first 16 bytes.
 -- Stable, not immutable: convert_to, which makes the UTF-8 bytes, is
@@ -275,6 +351,11 @@ begin
       from (values
               ('"順序"."chobo_id"(text[])', array['parts']::text[]),
               ('"順序"."chobo_unbounded"(text, uuid[], numeric[], boolean)', array['p_tenant', 'p_ids', 'p_d', 'p_write']::text[]),
+              ('"順序"."chobo_record"(text, text, text, text[], text, uuid[], bigint[], bigint[], bigint[])', array['p_tenant', 'p_kind', 'p_op', 'p_key', 'p_content', 'p_accounts', 'p_posted', 'p_held_in', 'p_held_out']::text[]),
+              ('"順序"."history_statement"(text, text, text[], timestamp with time zone, timestamp with time zone, text[], boolean, integer, bigint)', array['p_tenant', 'p_account', 'p_args', 'p_from', 'p_to', 'p_kinds', 'p_newest', 'p_limit', 'p_after']::text[]),
+              ('"順序"."history_call"(text, text, text[])', array['p_tenant', 'p_kind', 'p_key']::text[]),
+              ('"順序"."history_open_holds"(text, text, text[], text)', array['p_tenant', 'p_account', 'p_args', 'p_kind']::text[]),
+              ('"順序"."history_balance"(text, text, text[], timestamp with time zone)', array['p_tenant', 'p_account', 'p_args', 'p_at']::text[]),
               ('"順序"."売上_do"(text, text, text, bigint, bigint, uuid)', array['p_tenant', 'p_注文', 'p_店', 'p_代金', 'p_手数料', 'p_call_id$']::text[]),
               ('"順序"."balance_店の売上"(text, text)', array['p_tenant', 'p_店']::text[]),
               ('"順序"."balance_買い手"(text)', array['p_tenant']::text[]),
@@ -373,6 +454,174 @@ begin
        where s.tenant = p_tenant and s.id = p_ids[v_i];
     end if;
   end loop;
+end
+$fn$;
+-- The entries of one call that took effect, written to account_entries
+-- once the call has changed its accounts: the four arrays are the call's
+-- entries as its key row keeps them, p_content what the call was given.
+-- An account with bounds has had its
+-- counter moved on by the call's own update of its row (one per entry),
+-- so its entries take the numbers up to the counter, and each the balance
+-- it left, worked back from the row: the row's less what the call's later
+-- entries on the account changed. An account without bounds takes
+-- numbers from entry_order, and no balance. The plan is made once per
+-- session: each plan made for the values of one call cost the call more
+-- than all the rest of this function.
+create or replace function "順序".chobo_record(p_tenant text, p_kind text, p_op text, p_key text[], p_content text, p_accounts uuid[],
+                                               p_posted bigint[], p_held_in bigint[], p_held_out bigint[])
+returns void language plpgsql
+set plan_cache_mode = force_generic_plan
+set search_path = pg_catalog, pg_temp as $fn$
+declare
+  -- one time for every entry of the call
+  v_at constant timestamptz := clock_timestamp();
+begin
+  insert into "順序".account_entries
+    (tenant, account, seq, kind, op, key, content, n, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at)
+  select p_tenant, c.account,
+         case when a.lower_bound is null and a.upper_bound is null
+              then nextval('"順序".entry_order'::regclass) else a.entry_seq - c.later end,
+         p_kind, p_op, p_key, p_content, c.n, c.posted, c.held_in, c.held_out,
+         case when a.lower_bound is not null or a.upper_bound is not null then a.posted - c.later_posted end,
+         case when a.lower_bound is not null or a.upper_bound is not null then a.held_in - c.later_held_in end,
+         case when a.lower_bound is not null or a.upper_bound is not null then a.held_out - c.later_held_out end,
+         v_at
+    from (select x.account, x.n::integer as n, x.posted, x.held_in, x.held_out,
+                 count(*) over w as later, coalesce(sum(x.posted) over w, 0) as later_posted,
+                 coalesce(sum(x.held_in) over w, 0) as later_held_in, coalesce(sum(x.held_out) over w, 0) as later_held_out
+            from unnest(p_accounts, p_posted, p_held_in, p_held_out) with ordinality as x (account, posted, held_in, held_out, n)
+          window w as (partition by x.account order by x.n desc rows between unbounded preceding and 1 preceding)) c
+    join "順序".accounts a on a.tenant = p_tenant and a.id = c.account;
+end
+$fn$;
+
+-- An account's statement (the account named by its kind and its values,
+-- as its balance function takes them): a page of its entries, oldest first or newest
+-- first, those at or after p_from and before p_to (either may be null),
+-- of the transfer kinds p_kinds (null: all), at most p_limit of them (0:
+-- all). p_after is a cursor: the cursor of the last entry of the page
+-- read before, or null to start at the start. Each row's cursor is where
+-- the next page starts when the row is the last read; an account's
+-- cursors only grow with its entries, so a page read oldest first later
+-- also holds the entries written since. Each row carries its call: the
+-- operation, the key, and what the call was given (for a post, the
+-- amounts it posted; nothing more for a void or an expiry).
+create or replace function "順序".history_statement(p_tenant text, p_account text, p_args text[], p_from timestamptz default null,
+                                                    p_to timestamptz default null, p_kinds text[] default null,
+                                                    p_newest boolean default false, p_limit integer default 100,
+                                                    p_after bigint default null)
+returns table (cursor bigint, kind text, op text, key text[], content text, n integer,
+               posted bigint, held_in bigint, held_out bigint,
+               after_posted bigint, after_held_in bigint, after_held_out bigint, at timestamptz)
+language plpgsql stable
+security definer set search_path = pg_catalog, pg_temp as $fn$
+declare
+  v_id uuid := "順序".chobo_id(array['account', '順序', p_tenant, p_account] || p_args);
+begin
+  if p_tenant is null or p_account is null or p_args is null then
+    raise exception 'chobo: a statement names its tenant and its account' using errcode = '22004';
+  end if;
+  if p_limit is null or p_limit < 0 then
+    raise exception 'chobo: the limit is %; it is 0 (no limit) or more', p_limit using errcode = '22023';
+  end if;
+  if p_newest then
+    return query
+      select e.seq, e.kind, e.op, e.key, e.content, e.n, e.posted, e.held_in, e.held_out,
+             e.after_posted, e.after_held_in, e.after_held_out, e.at
+        from "順序".account_entries e
+       where e.tenant = p_tenant and e.account = v_id and e.seq < coalesce(p_after, 9223372036854775807)
+         and (p_from is null or e.at >= p_from) and (p_to is null or e.at < p_to)
+         and (p_kinds is null or e.kind = any (p_kinds))
+       order by e.seq desc
+       limit nullif(p_limit, 0);
+  else
+    return query
+      select e.seq, e.kind, e.op, e.key, e.content, e.n, e.posted, e.held_in, e.held_out,
+             e.after_posted, e.after_held_in, e.after_held_out, e.at
+        from "順序".account_entries e
+       where e.tenant = p_tenant and e.account = v_id and e.seq > coalesce(p_after, 0)
+         and (p_from is null or e.at >= p_from) and (p_to is null or e.at < p_to)
+         and (p_kinds is null or e.kind = any (p_kinds))
+       order by e.seq
+       limit nullif(p_limit, 0);
+  end if;
+end
+$fn$;
+
+-- The entries written under one key of a transfer kind, in the order
+-- they were written: a do's, or a hold's, then those of its post, void
+-- or expiry. They come from the key rows, which keep a call's entries in
+-- the order the book writes its moves; the balance each left is in the
+-- statement of its account.
+create or replace function "順序".history_call(p_tenant text, p_kind text, p_key text[])
+returns table (op text, n integer, account uuid, posted bigint, held_in bigint, held_out bigint, at timestamptz)
+language plpgsql stable
+security definer set search_path = pg_catalog, pg_temp as $fn$
+begin
+  if p_tenant is null or p_kind is null or p_key is null then
+    raise exception 'chobo: a call is named by its tenant, its transfer kind and its key' using errcode = '22004';
+  end if;
+  return query
+    select k.op, x.n::integer, x.account, x.posted, x.held_in, x.held_out, k.at
+      from "順序".keys k
+           cross join lateral unnest(k.entry_accounts, k.entry_posted, k.entry_held_in, k.entry_held_out)
+             with ordinality as x (account, posted, held_in, held_out, n)
+     where k.tenant = p_tenant and k.kind = p_kind and k.op in ('do', 'hold', 'post', 'void', 'expire')
+       and k.key = p_key and k.result = 'done'
+     order by case k.op when 'do' then 0 when 'hold' then 0 else 1 end, x.n;
+end
+$fn$;
+
+-- The holds still held that move from or to the account p_account with
+-- the values p_args (p_account null: any) and
+-- are of the transfer kind p_kind (null: any), with their deadlines; a
+-- hold past its deadline is not open, even before expire() gives it back.
+create or replace function "順序".history_open_holds(p_tenant text, p_account text default null, p_args text[] default '{}',
+                                                     p_kind text default null)
+returns table (kind text, key text[], from_ids uuid[], to_ids uuid[], amounts bigint[], created_at timestamptz,
+               deadline timestamptz)
+language plpgsql stable
+security definer set search_path = pg_catalog, pg_temp as $fn$
+declare
+  v_id uuid := "順序".chobo_id(array['account', '順序', p_tenant, p_account] || p_args);
+begin
+  if p_tenant is null then
+    raise exception 'chobo: the tenant is null' using errcode = '22004';
+  end if;
+  return query
+    select k.kind, k.key, k.from_ids, k.to_ids, k.amounts, k.at, k.deadline
+      from "順序".keys k
+     where k.tenant = p_tenant and k.op = 'hold' and k.result = 'done' and k.state = 'held'
+       and (k.deadline is null or k.deadline > clock_timestamp())
+       and (p_kind is null or k.kind = p_kind)
+       and (p_account is null or v_id = any (k.from_ids) or v_id = any (k.to_ids))
+     order by k.at, k.kind, k.key;
+end
+$fn$;
+
+-- What an account with bounds held at a time: the balance its last entry
+-- at or before p_at left, zeros before its first. An account without
+-- bounds has no balance after its entries, and is answered null.
+create or replace function "順序".history_balance(p_tenant text, p_account text, p_args text[], p_at timestamptz)
+returns "順序".balance
+language plpgsql stable
+security definer set search_path = pg_catalog, pg_temp as $fn$
+declare
+  v_id uuid := "順序".chobo_id(array['account', '順序', p_tenant, p_account] || p_args);
+begin
+  if p_tenant is null or p_account is null or p_args is null or p_at is null then
+    raise exception 'chobo: a balance at a time names its tenant, its account and the time' using errcode = '22004';
+  end if;
+  if exists (select 1 from "順序".accounts a where a.tenant = p_tenant and a.id = v_id
+                and a.lower_bound is null and a.upper_bound is null) then
+    return null;
+  end if;
+  return coalesce((select row(e.after_posted, e.after_held_in, e.after_held_out)::"順序".balance
+                     from "順序".account_entries e
+                    where e.tenant = p_tenant and e.account = v_id and e.at <= p_at
+                    order by e.seq desc
+                    limit 1),
+                  row(0, 0, 0)::"順序".balance);
 end
 $fn$;
 
@@ -531,8 +780,9 @@ begin
   perform "順序".chobo_unbounded(p_tenant, v_fids, v_fd, true);
   update "順序".accounts a
      set posted = v_posted[array_position(v_ids, a.id)], held_in = v_held_in[array_position(v_ids, a.id)],
-         held_out = v_held_out[array_position(v_ids, a.id)]
+         held_out = v_held_out[array_position(v_ids, a.id)], entry_seq = a.entry_seq + (select count(*) from unnest(array[v_account_1, v_account_2, v_account_3, v_account_1]) as x (id) where x.id = a.id)
    where a.tenant = p_tenant and a.id in (v_account_1);
+  perform "順序".chobo_record(p_tenant, '売上', 'do', v_key, v_content, array[v_account_1, v_account_2, v_account_3, v_account_1], array[-"p_手数料", "p_手数料", -"p_代金", "p_代金"]::bigint[], array[0, 0, 0, 0]::bigint[], array[0, 0, 0, 0]::bigint[]);
   return row('done', null)::"順序".result;
 end
 $fn$;
@@ -685,10 +935,10 @@ begin
     select h.tenant, h.kind, h.key, h.definition, h.from_ids, h.to_ids, h.amounts into v_hold
       from "順序".keys h where h.ctid = v_tid;
     for i in 1 .. array_length(v_hold.amounts, 1) loop
-      update "順序".accounts a set held_out = a.held_out - v_hold.amounts[i]
+      update "順序".accounts a set held_out = a.held_out - v_hold.amounts[i], entry_seq = a.entry_seq + 1
        where a.tenant = v_hold.tenant and a.id = v_hold.from_ids[i]
          and (a.lower_bound is not null or a.upper_bound is not null);
-      update "順序".accounts a set held_in = a.held_in - v_hold.amounts[i]
+      update "順序".accounts a set held_in = a.held_in - v_hold.amounts[i], entry_seq = a.entry_seq + 1
        where a.tenant = v_hold.tenant and a.id = v_hold.to_ids[i]
          and (a.lower_bound is not null or a.upper_bound is not null);
     end loop;
@@ -703,6 +953,10 @@ begin
            lateral (values (2 * i - 1, v_hold.from_ids[i], 0::bigint, 0::bigint, -v_hold.amounts[i]),
                            (2 * i, v_hold.to_ids[i], 0::bigint, -v_hold.amounts[i], 0::bigint))
            as x (n, account, posted, held_in, held_out);
+    perform "順序".chobo_record(v_hold.tenant, v_hold.kind, 'expire', v_hold.key, '', k.entry_accounts, k.entry_posted,
+                                k.entry_held_in, k.entry_held_out)
+       from "順序".keys k
+      where k.tenant = v_hold.tenant and k.kind = v_hold.kind and k.op = 'expire' and k.key = v_hold.key;
     update "順序".keys h set state = 'expired' where h.ctid = v_tid;
     v_count := v_count + 1;
   end loop;
@@ -725,6 +979,11 @@ declare
   v_kept constant oid[] := array[
     '"順序"."chobo_id"(text[])'::regprocedure,
     '"順序"."chobo_unbounded"(text, uuid[], numeric[], boolean)'::regprocedure,
+    '"順序"."chobo_record"(text, text, text, text[], text, uuid[], bigint[], bigint[], bigint[])'::regprocedure,
+    '"順序"."history_statement"(text, text, text[], timestamp with time zone, timestamp with time zone, text[], boolean, integer, bigint)'::regprocedure,
+    '"順序"."history_call"(text, text, text[])'::regprocedure,
+    '"順序"."history_open_holds"(text, text, text[], text)'::regprocedure,
+    '"順序"."history_balance"(text, text, text[], timestamp with time zone)'::regprocedure,
     '"順序"."売上_do"(text, text, text, bigint, bigint, uuid)'::regprocedure,
     '"順序"."balance_店の売上"(text, text)'::regprocedure,
     '"順序"."balance_買い手"(text)'::regprocedure,
