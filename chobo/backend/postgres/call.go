@@ -52,3 +52,37 @@ func BalanceSQL(b *book.Book, a *book.Account) string {
 func ExpireSQL(b *book.Book) string {
 	return fmt.Sprintf("select %s.expire($1::integer, $2::pg_catalog.uuid)", Ident(b.Name))
 }
+
+// HistorySQL are the statements a client reads a ledger's history with,
+// one per read; docs/history.md gives their arguments and rows.
+type HistorySQL struct {
+	// Statement: $1 tenant, $2 account kind, $3 its values, $4 from and
+	// $5 to (null: open), $6 transfer kinds (null: all), $7 newest first,
+	// $8 how many rows at most, $9 the cursor to start past (null: the
+	// start). A row per entry.
+	Statement string
+	// Call: $1 tenant, $2 transfer kind, $3 key values. The same rows,
+	// oldest first.
+	Call string
+	// OpenHolds: $1 tenant, $2 account kind and $3 its values (null: any
+	// account), $4 transfer kind (null: any). A row per move of each hold.
+	OpenHolds string
+	// BalanceAt: $1 tenant, $2 account kind, $3 its values, $4 the time.
+	BalanceAt string
+}
+
+// entryColumns are the columns of a row of a statement and of a call's
+// entries, in the order clients scan them.
+const entryColumns = "cursor, kind, op, key, args, move, out, account, account_args, posted, held_in, held_out, " +
+	"after_posted, after_held_in, after_held_out, at"
+
+// History gives the history statements of b.
+func History(b *book.Book) HistorySQL {
+	s := Ident(b.Name)
+	return HistorySQL{
+		Statement: fmt.Sprintf("select %s from %s.history_statement($1, $2, $3::text[], $4::timestamptz, $5::timestamptz, $6::text[], $7::boolean, $8::integer, $9::bigint)", entryColumns, s),
+		Call:      fmt.Sprintf("select %s from %s.history_call($1, $2, $3::text[])", entryColumns, s),
+		OpenHolds: fmt.Sprintf("select kind, key, move, from_account, from_args, to_account, to_args, amount, created, deadline from %s.history_open_holds($1, $2, $3::text[], $4)", s),
+		BalanceAt: fmt.Sprintf("select posted, held_in, held_out from %s.history_balance($1, $2, $3::text[], $4::timestamptz)", s),
+	}
+}

@@ -49,6 +49,11 @@ type Model struct {
 	// MaxEvents is how many events one TigerBeetle request carries, so a
 	// client can say where it splits a bulk call. Zero on PostgreSQL.
 	MaxEvents int
+	// History are the statements that read the ledger's history on
+	// PostgreSQL (a statement, a call's entries, the open holds, a
+	// balance at a time); nil on TigerBeetle, whose runtime reads its
+	// records itself.
+	History *postgres.HistorySQL
 }
 
 // Param is one value a call sends.
@@ -131,6 +136,8 @@ func New(b *book.Book, backend string) (*Model, error) {
 	pg := backend == Postgres
 	if pg {
 		m.Expire = postgres.ExpireSQL(b)
+		h := postgres.History(b)
+		m.History = &h
 	} else {
 		m.Def = tigerbeetle.Def(b)
 		m.MaxEvents = chobotb.MaxEvents
