@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
+	"time"
 )
 
 // The values of Request.Op.
@@ -23,6 +24,14 @@ const (
 	// Bulk sends Calls through the client's bulk call, all at once, for
 	// the request's Tenant; the answer's Answers are theirs, in order.
 	Bulk = "bulk"
+	// The history reads: an account's statement, the entries of one call
+	// (the key by parameter name in Args), the open holds (of an account,
+	// a transfer kind, both or neither) and an account's balance at a
+	// time. Times are RFC 3339 with nanoseconds, in UTC.
+	Statement = "statement"
+	Entries   = "entries"
+	Holds     = "holds"
+	BalanceAt = "balance_at"
 )
 
 // Request is one line the runner writes. Which fields are set depends on
@@ -65,6 +74,18 @@ type Request struct {
 
 	// bulk
 	Calls []BulkCall `json:"calls,omitempty"`
+
+	// statement: Account and Args name the account; the rest is its
+	// query, each left out for the default (oldest first, every time and
+	// transfer kind, a page of 100, from the start).
+	Transfers []string `json:"transfers,omitempty"`
+	From      string   `json:"from,omitempty"`
+	To        string   `json:"to,omitempty"`
+	Newest    bool     `json:"newest,omitempty"`
+	Limit     int      `json:"limit,omitempty"`
+	After     string   `json:"after,omitempty"`
+	// balance_at
+	At string `json:"at,omitempty"`
 }
 
 // BulkCall is one call of a bulk request: what a call request gives,
@@ -108,11 +129,72 @@ type Response struct {
 	// bulk: one answer per call, in the order of the request's calls
 	Answers []Answer `json:"answers,omitempty"`
 
-	// balance
+	// balance and balance_at
 	Posted  string `json:"posted,omitempty"`
 	HeldIn  string `json:"held_in,omitempty"`
 	HeldOut string `json:"held_out,omitempty"`
+
+	// statement and entries; a pointer so that no entry is written []
+	Entries *[]Entry `json:"entries,omitempty"`
+	// statement
+	Next string `json:"next,omitempty"`
+	More bool   `json:"more,omitempty"`
+	// holds
+	Holds *[]Hold `json:"holds,omitempty"`
 }
+
+// Entry is one entry of a history read, as runtime/go/chobo.Entry holds
+// it: amounts as FormatAmount writes them, At in RFC 3339 with
+// nanoseconds, in UTC. Key and Args are null where the backend keeps
+// neither (a TigerBeetle statement); After is null where it keeps no
+// balance after the entry.
+type Entry struct {
+	Transfer    string            `json:"transfer"`
+	Op          string            `json:"op"`
+	Key         []string          `json:"key"`
+	Args        map[string]string `json:"args"`
+	ID          string            `json:"id,omitempty"`
+	Move        int               `json:"move"`
+	Out         bool              `json:"out"`
+	Account     string            `json:"account"`
+	AccountArgs []string          `json:"account_args"`
+	Posted      string            `json:"posted"`
+	HeldIn      string            `json:"held_in"`
+	HeldOut     string            `json:"held_out"`
+	After       *Amounts          `json:"after"`
+	At          string            `json:"at"`
+	Cursor      string            `json:"cursor"`
+}
+
+// Amounts is what an account held, amounts as FormatAmount writes them.
+type Amounts struct {
+	Posted  string `json:"posted"`
+	HeldIn  string `json:"held_in"`
+	HeldOut string `json:"held_out"`
+}
+
+// Hold is an open hold; Deadline is "" for one that never expires.
+type Hold struct {
+	Transfer string     `json:"transfer"`
+	Key      []string   `json:"key"`
+	ID       string     `json:"id,omitempty"`
+	Moves    []HoldMove `json:"moves"`
+	Created  string     `json:"created"`
+	Deadline string     `json:"deadline"`
+}
+
+// HoldMove is what one move of an open hold holds.
+type HoldMove struct {
+	Move     int      `json:"move"`
+	From     string   `json:"from"`
+	FromArgs []string `json:"from_args"`
+	To       string   `json:"to"`
+	ToArgs   []string `json:"to_args"`
+	Amount   string   `json:"amount"`
+}
+
+// TimeFormat is how the protocol writes a time.
+const TimeFormat = time.RFC3339Nano
 
 var amountText = regexp.MustCompile(`^-?[0-9]+$`)
 
