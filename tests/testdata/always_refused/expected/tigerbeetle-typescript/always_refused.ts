@@ -143,11 +143,11 @@ export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptio
       async voucher_balance(account: VoucherBalanceAccount, query?: StatementQuery): Promise<Statement> {
         checkArity("statement.voucher_balance", arguments.length, ["account", "query?"]);
         const a = argsOf("statement.voucher_balance", "account", account, ["member"]);
-        throw noHistory("statement.voucher_balance", checkText("statement.voucher_balance", "member", field(a, "member")), checkQuery("statement.voucher_balance", query ?? {}, transferNames));
+        throw noHistory("statement.voucher_balance", checkText("statement.voucher_balance", "member", field(a, "member")), checkQuery("statement.voucher_balance", query === undefined ? {} : query, transferNames));
       },
       async redeemed(query?: StatementQuery): Promise<Statement> {
         checkArity("statement.redeemed", arguments.length, ["query?"]);
-        throw noHistory("statement.redeemed", checkQuery("statement.redeemed", query ?? {}, transferNames));
+        throw noHistory("statement.redeemed", checkQuery("statement.redeemed", query === undefined ? {} : query, transferNames));
       },
     },
     balanceAt: {

@@ -143,11 +143,11 @@ export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptio
       async 引換券(account: 引換券Account, query?: StatementQuery): Promise<Statement> {
         checkArity("statement.引換券", arguments.length, ["account", "query?"]);
         const a = argsOf("statement.引換券", "account", account, ["会員"]);
-        throw noHistory("statement.引換券", checkText("statement.引換券", "会員", field(a, "会員")), checkQuery("statement.引換券", query ?? {}, transferNames));
+        throw noHistory("statement.引換券", checkText("statement.引換券", "会員", field(a, "会員")), checkQuery("statement.引換券", query === undefined ? {} : query, transferNames));
       },
       async 使用済み(query?: StatementQuery): Promise<Statement> {
         checkArity("statement.使用済み", arguments.length, ["query?"]);
-        throw noHistory("statement.使用済み", checkQuery("statement.使用済み", query ?? {}, transferNames));
+        throw noHistory("statement.使用済み", checkQuery("statement.使用済み", query === undefined ? {} : query, transferNames));
       },
     },
     balanceAt: {

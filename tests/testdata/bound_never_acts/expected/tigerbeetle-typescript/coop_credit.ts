@@ -144,11 +144,11 @@ export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptio
       async credit_line(account: CreditLineAccount, query?: StatementQuery): Promise<Statement> {
         checkArity("statement.credit_line", arguments.length, ["account", "query?"]);
         const a = argsOf("statement.credit_line", "account", account, ["member"]);
-        throw noHistory("statement.credit_line", checkText("statement.credit_line", "member", field(a, "member")), checkQuery("statement.credit_line", query ?? {}, transferNames));
+        throw noHistory("statement.credit_line", checkText("statement.credit_line", "member", field(a, "member")), checkQuery("statement.credit_line", query === undefined ? {} : query, transferNames));
       },
       async coop_store(query?: StatementQuery): Promise<Statement> {
         checkArity("statement.coop_store", arguments.length, ["query?"]);
-        throw noHistory("statement.coop_store", checkQuery("statement.coop_store", query ?? {}, transferNames));
+        throw noHistory("statement.coop_store", checkQuery("statement.coop_store", query === undefined ? {} : query, transferNames));
       },
     },
     balanceAt: {

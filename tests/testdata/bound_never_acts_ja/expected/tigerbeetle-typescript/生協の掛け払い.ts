@@ -144,11 +144,11 @@ export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptio
       async 与信枠(account: 与信枠Account, query?: StatementQuery): Promise<Statement> {
         checkArity("statement.与信枠", arguments.length, ["account", "query?"]);
         const a = argsOf("statement.与信枠", "account", account, ["組合員"]);
-        throw noHistory("statement.与信枠", checkText("statement.与信枠", "組合員", field(a, "組合員")), checkQuery("statement.与信枠", query ?? {}, transferNames));
+        throw noHistory("statement.与信枠", checkText("statement.与信枠", "組合員", field(a, "組合員")), checkQuery("statement.与信枠", query === undefined ? {} : query, transferNames));
       },
       async 生協の店(query?: StatementQuery): Promise<Statement> {
         checkArity("statement.生協の店", arguments.length, ["query?"]);
-        throw noHistory("statement.生協の店", checkQuery("statement.生協の店", query ?? {}, transferNames));
+        throw noHistory("statement.生協の店", checkQuery("statement.生協の店", query === undefined ? {} : query, transferNames));
       },
     },
     balanceAt: {

@@ -507,32 +507,32 @@ export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptio
       async card(account: CardAccount, query?: StatementQuery): Promise<Statement> {
         checkArity("statement.card", arguments.length, ["account", "query?"]);
         const a = argsOf("statement.card", "account", account, ["member"]);
-        throw noHistory("statement.card", checkText("statement.card", "member", field(a, "member")), checkQuery("statement.card", query ?? {}, transferNames));
+        throw noHistory("statement.card", checkText("statement.card", "member", field(a, "member")), checkQuery("statement.card", query === undefined ? {} : query, transferNames));
       },
       async tour_income(query?: StatementQuery): Promise<Statement> {
         checkArity("statement.tour_income", arguments.length, ["query?"]);
-        throw noHistory("statement.tour_income", checkQuery("statement.tour_income", query ?? {}, transferNames));
+        throw noHistory("statement.tour_income", checkQuery("statement.tour_income", query === undefined ? {} : query, transferNames));
       },
       async member_banks(query?: StatementQuery): Promise<Statement> {
         checkArity("statement.member_banks", arguments.length, ["query?"]);
-        throw noHistory("statement.member_banks", checkQuery("statement.member_banks", query ?? {}, transferNames));
+        throw noHistory("statement.member_banks", checkQuery("statement.member_banks", query === undefined ? {} : query, transferNames));
       },
       async operator_bank(query?: StatementQuery): Promise<Statement> {
         checkArity("statement.operator_bank", arguments.length, ["query?"]);
-        throw noHistory("statement.operator_bank", checkQuery("statement.operator_bank", query ?? {}, transferNames));
+        throw noHistory("statement.operator_bank", checkQuery("statement.operator_bank", query === undefined ? {} : query, transferNames));
       },
       async free_seats(account: FreeSeatsAccount, query?: StatementQuery): Promise<Statement> {
         checkArity("statement.free_seats", arguments.length, ["account", "query?"]);
         const a = argsOf("statement.free_seats", "account", account, ["tour", "day"]);
-        throw noHistory("statement.free_seats", checkText("statement.free_seats", "tour", field(a, "tour")), checkText("statement.free_seats", "day", field(a, "day")), checkQuery("statement.free_seats", query ?? {}, transferNames));
+        throw noHistory("statement.free_seats", checkText("statement.free_seats", "tour", field(a, "tour")), checkText("statement.free_seats", "day", field(a, "day")), checkQuery("statement.free_seats", query === undefined ? {} : query, transferNames));
       },
       async operator(query?: StatementQuery): Promise<Statement> {
         checkArity("statement.operator", arguments.length, ["query?"]);
-        throw noHistory("statement.operator", checkQuery("statement.operator", query ?? {}, transferNames));
+        throw noHistory("statement.operator", checkQuery("statement.operator", query === undefined ? {} : query, transferNames));
       },
       async travellers(query?: StatementQuery): Promise<Statement> {
         checkArity("statement.travellers", arguments.length, ["query?"]);
-        throw noHistory("statement.travellers", checkQuery("statement.travellers", query ?? {}, transferNames));
+        throw noHistory("statement.travellers", checkQuery("statement.travellers", query === undefined ? {} : query, transferNames));
       },
     },
     balanceAt: {

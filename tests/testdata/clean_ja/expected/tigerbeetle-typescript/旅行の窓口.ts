@@ -507,32 +507,32 @@ export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptio
       async カード(account: カードAccount, query?: StatementQuery): Promise<Statement> {
         checkArity("statement.カード", arguments.length, ["account", "query?"]);
         const a = argsOf("statement.カード", "account", account, ["会員"]);
-        throw noHistory("statement.カード", checkText("statement.カード", "会員", field(a, "会員")), checkQuery("statement.カード", query ?? {}, transferNames));
+        throw noHistory("statement.カード", checkText("statement.カード", "会員", field(a, "会員")), checkQuery("statement.カード", query === undefined ? {} : query, transferNames));
       },
       async ツアー売上(query?: StatementQuery): Promise<Statement> {
         checkArity("statement.ツアー売上", arguments.length, ["query?"]);
-        throw noHistory("statement.ツアー売上", checkQuery("statement.ツアー売上", query ?? {}, transferNames));
+        throw noHistory("statement.ツアー売上", checkQuery("statement.ツアー売上", query === undefined ? {} : query, transferNames));
       },
       async 会員の銀行(query?: StatementQuery): Promise<Statement> {
         checkArity("statement.会員の銀行", arguments.length, ["query?"]);
-        throw noHistory("statement.会員の銀行", checkQuery("statement.会員の銀行", query ?? {}, transferNames));
+        throw noHistory("statement.会員の銀行", checkQuery("statement.会員の銀行", query === undefined ? {} : query, transferNames));
       },
       async 催行会社の口座(query?: StatementQuery): Promise<Statement> {
         checkArity("statement.催行会社の口座", arguments.length, ["query?"]);
-        throw noHistory("statement.催行会社の口座", checkQuery("statement.催行会社の口座", query ?? {}, transferNames));
+        throw noHistory("statement.催行会社の口座", checkQuery("statement.催行会社の口座", query === undefined ? {} : query, transferNames));
       },
       async 空き席(account: 空き席Account, query?: StatementQuery): Promise<Statement> {
         checkArity("statement.空き席", arguments.length, ["account", "query?"]);
         const a = argsOf("statement.空き席", "account", account, ["ツアー", "day"]);
-        throw noHistory("statement.空き席", checkText("statement.空き席", "ツアー", field(a, "ツアー")), checkText("statement.空き席", "day", field(a, "day")), checkQuery("statement.空き席", query ?? {}, transferNames));
+        throw noHistory("statement.空き席", checkText("statement.空き席", "ツアー", field(a, "ツアー")), checkText("statement.空き席", "day", field(a, "day")), checkQuery("statement.空き席", query === undefined ? {} : query, transferNames));
       },
       async 催行会社(query?: StatementQuery): Promise<Statement> {
         checkArity("statement.催行会社", arguments.length, ["query?"]);
-        throw noHistory("statement.催行会社", checkQuery("statement.催行会社", query ?? {}, transferNames));
+        throw noHistory("statement.催行会社", checkQuery("statement.催行会社", query === undefined ? {} : query, transferNames));
       },
       async 旅行者(query?: StatementQuery): Promise<Statement> {
         checkArity("statement.旅行者", arguments.length, ["query?"]);
-        throw noHistory("statement.旅行者", checkQuery("statement.旅行者", query ?? {}, transferNames));
+        throw noHistory("statement.旅行者", checkQuery("statement.旅行者", query === undefined ? {} : query, transferNames));
       },
     },
     balanceAt: {

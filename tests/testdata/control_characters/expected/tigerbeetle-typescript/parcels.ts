@@ -268,15 +268,15 @@ export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptio
       async locker(account: LockerAccount, query?: StatementQuery): Promise<Statement> {
         checkArity("statement.locker", arguments.length, ["account", "query?"]);
         const a = argsOf("statement.locker", "account", account, ["site"]);
-        throw noHistory("statement.locker", checkText("statement.locker", "site", field(a, "site")), checkQuery("statement.locker", query ?? {}, transferNames));
+        throw noHistory("statement.locker", checkText("statement.locker", "site", field(a, "site")), checkQuery("statement.locker", query === undefined ? {} : query, transferNames));
       },
       async couriers(query?: StatementQuery): Promise<Statement> {
         checkArity("statement.couriers", arguments.length, ["query?"]);
-        throw noHistory("statement.couriers", checkQuery("statement.couriers", query ?? {}, transferNames));
+        throw noHistory("statement.couriers", checkQuery("statement.couriers", query === undefined ? {} : query, transferNames));
       },
       async recipients(query?: StatementQuery): Promise<Statement> {
         checkArity("statement.recipients", arguments.length, ["query?"]);
-        throw noHistory("statement.recipients", checkQuery("statement.recipients", query ?? {}, transferNames));
+        throw noHistory("statement.recipients", checkQuery("statement.recipients", query === undefined ? {} : query, transferNames));
       },
     },
     balanceAt: {

@@ -268,15 +268,15 @@ export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptio
       async ロッカー(account: ロッカーAccount, query?: StatementQuery): Promise<Statement> {
         checkArity("statement.ロッカー", arguments.length, ["account", "query?"]);
         const a = argsOf("statement.ロッカー", "account", account, ["場所"]);
-        throw noHistory("statement.ロッカー", checkText("statement.ロッカー", "場所", field(a, "場所")), checkQuery("statement.ロッカー", query ?? {}, transferNames));
+        throw noHistory("statement.ロッカー", checkText("statement.ロッカー", "場所", field(a, "場所")), checkQuery("statement.ロッカー", query === undefined ? {} : query, transferNames));
       },
       async 配達員(query?: StatementQuery): Promise<Statement> {
         checkArity("statement.配達員", arguments.length, ["query?"]);
-        throw noHistory("statement.配達員", checkQuery("statement.配達員", query ?? {}, transferNames));
+        throw noHistory("statement.配達員", checkQuery("statement.配達員", query === undefined ? {} : query, transferNames));
       },
       async 受取人(query?: StatementQuery): Promise<Statement> {
         checkArity("statement.受取人", arguments.length, ["query?"]);
-        throw noHistory("statement.受取人", checkQuery("statement.受取人", query ?? {}, transferNames));
+        throw noHistory("statement.受取人", checkQuery("statement.受取人", query === undefined ? {} : query, transferNames));
       },
     },
     balanceAt: {

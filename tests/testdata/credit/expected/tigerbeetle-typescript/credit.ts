@@ -266,15 +266,15 @@ export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptio
       async credit_line(account: CreditLineAccount, query?: StatementQuery): Promise<Statement> {
         checkArity("statement.credit_line", arguments.length, ["account", "query?"]);
         const a = argsOf("statement.credit_line", "account", account, ["member"]);
-        throw noHistory("statement.credit_line", checkText("statement.credit_line", "member", field(a, "member")), checkQuery("statement.credit_line", query ?? {}, transferNames));
+        throw noHistory("statement.credit_line", checkText("statement.credit_line", "member", field(a, "member")), checkQuery("statement.credit_line", query === undefined ? {} : query, transferNames));
       },
       async merchants(query?: StatementQuery): Promise<Statement> {
         checkArity("statement.merchants", arguments.length, ["query?"]);
-        throw noHistory("statement.merchants", checkQuery("statement.merchants", query ?? {}, transferNames));
+        throw noHistory("statement.merchants", checkQuery("statement.merchants", query === undefined ? {} : query, transferNames));
       },
       async bank(query?: StatementQuery): Promise<Statement> {
         checkArity("statement.bank", arguments.length, ["query?"]);
-        throw noHistory("statement.bank", checkQuery("statement.bank", query ?? {}, transferNames));
+        throw noHistory("statement.bank", checkQuery("statement.bank", query === undefined ? {} : query, transferNames));
       },
     },
     balanceAt: {

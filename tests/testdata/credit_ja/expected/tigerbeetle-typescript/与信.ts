@@ -266,15 +266,15 @@ export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptio
       async 与信(account: 与信Account, query?: StatementQuery): Promise<Statement> {
         checkArity("statement.与信", arguments.length, ["account", "query?"]);
         const a = argsOf("statement.与信", "account", account, ["会員"]);
-        throw noHistory("statement.与信", checkText("statement.与信", "会員", field(a, "会員")), checkQuery("statement.与信", query ?? {}, transferNames));
+        throw noHistory("statement.与信", checkText("statement.与信", "会員", field(a, "会員")), checkQuery("statement.与信", query === undefined ? {} : query, transferNames));
       },
       async 加盟店(query?: StatementQuery): Promise<Statement> {
         checkArity("statement.加盟店", arguments.length, ["query?"]);
-        throw noHistory("statement.加盟店", checkQuery("statement.加盟店", query ?? {}, transferNames));
+        throw noHistory("statement.加盟店", checkQuery("statement.加盟店", query === undefined ? {} : query, transferNames));
       },
       async 入金口(query?: StatementQuery): Promise<Statement> {
         checkArity("statement.入金口", arguments.length, ["query?"]);
-        throw noHistory("statement.入金口", checkQuery("statement.入金口", query ?? {}, transferNames));
+        throw noHistory("statement.入金口", checkQuery("statement.入金口", query === undefined ? {} : query, transferNames));
       },
     },
     balanceAt: {

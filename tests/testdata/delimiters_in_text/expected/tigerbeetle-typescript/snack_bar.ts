@@ -267,15 +267,15 @@ export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptio
       async shelf(account: ShelfAccount, query?: StatementQuery): Promise<Statement> {
         checkArity("statement.shelf", arguments.length, ["account", "query?"]);
         const a = argsOf("statement.shelf", "account", account, ["item"]);
-        throw noHistory("statement.shelf", checkText("statement.shelf", "item", field(a, "item")), checkQuery("statement.shelf", query ?? {}, transferNames));
+        throw noHistory("statement.shelf", checkText("statement.shelf", "item", field(a, "item")), checkQuery("statement.shelf", query === undefined ? {} : query, transferNames));
       },
       async buyers(query?: StatementQuery): Promise<Statement> {
         checkArity("statement.buyers", arguments.length, ["query?"]);
-        throw noHistory("statement.buyers", checkQuery("statement.buyers", query ?? {}, transferNames));
+        throw noHistory("statement.buyers", checkQuery("statement.buyers", query === undefined ? {} : query, transferNames));
       },
       async suppliers(query?: StatementQuery): Promise<Statement> {
         checkArity("statement.suppliers", arguments.length, ["query?"]);
-        throw noHistory("statement.suppliers", checkQuery("statement.suppliers", query ?? {}, transferNames));
+        throw noHistory("statement.suppliers", checkQuery("statement.suppliers", query === undefined ? {} : query, transferNames));
       },
     },
     balanceAt: {

@@ -267,15 +267,15 @@ export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptio
       async 棚(account: 棚Account, query?: StatementQuery): Promise<Statement> {
         checkArity("statement.棚", arguments.length, ["account", "query?"]);
         const a = argsOf("statement.棚", "account", account, ["品"]);
-        throw noHistory("statement.棚", checkText("statement.棚", "品", field(a, "品")), checkQuery("statement.棚", query ?? {}, transferNames));
+        throw noHistory("statement.棚", checkText("statement.棚", "品", field(a, "品")), checkQuery("statement.棚", query === undefined ? {} : query, transferNames));
       },
       async 買い手(query?: StatementQuery): Promise<Statement> {
         checkArity("statement.買い手", arguments.length, ["query?"]);
-        throw noHistory("statement.買い手", checkQuery("statement.買い手", query ?? {}, transferNames));
+        throw noHistory("statement.買い手", checkQuery("statement.買い手", query === undefined ? {} : query, transferNames));
       },
       async 仕入れ先(query?: StatementQuery): Promise<Statement> {
         checkArity("statement.仕入れ先", arguments.length, ["query?"]);
-        throw noHistory("statement.仕入れ先", checkQuery("statement.仕入れ先", query ?? {}, transferNames));
+        throw noHistory("statement.仕入れ先", checkQuery("statement.仕入れ先", query === undefined ? {} : query, transferNames));
       },
     },
     balanceAt: {

@@ -184,11 +184,11 @@ export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptio
       async 財布(account: 財布Account, query?: StatementQuery): Promise<Statement> {
         checkArity("statement.財布", arguments.length, ["account", "query?"]);
         const a = argsOf("statement.財布", "account", account, ["会員"]);
-        throw noHistory("statement.財布", checkText("statement.財布", "会員", field(a, "会員")), checkQuery("statement.財布", query ?? {}, transferNames));
+        throw noHistory("statement.財布", checkText("statement.財布", "会員", field(a, "会員")), checkQuery("statement.財布", query === undefined ? {} : query, transferNames));
       },
       async 銀行(query?: StatementQuery): Promise<Statement> {
         checkArity("statement.銀行", arguments.length, ["query?"]);
-        throw noHistory("statement.銀行", checkQuery("statement.銀行", query ?? {}, transferNames));
+        throw noHistory("statement.銀行", checkQuery("statement.銀行", query === undefined ? {} : query, transferNames));
       },
     },
     balanceAt: {

@@ -275,19 +275,19 @@ export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptio
       async wallet(account: WalletAccount, query?: StatementQuery): Promise<Statement> {
         checkArity("statement.wallet", arguments.length, ["account", "query?"]);
         const a = argsOf("statement.wallet", "account", account, ["card"]);
-        throw noHistory("statement.wallet", checkText("statement.wallet", "card", field(a, "card")), checkQuery("statement.wallet", query ?? {}, transferNames));
+        throw noHistory("statement.wallet", checkText("statement.wallet", "card", field(a, "card")), checkQuery("statement.wallet", query === undefined ? {} : query, transferNames));
       },
       async bank(query?: StatementQuery): Promise<Statement> {
         checkArity("statement.bank", arguments.length, ["query?"]);
-        throw noHistory("statement.bank", checkQuery("statement.bank", query ?? {}, transferNames));
+        throw noHistory("statement.bank", checkQuery("statement.bank", query === undefined ? {} : query, transferNames));
       },
       async merchants(query?: StatementQuery): Promise<Statement> {
         checkArity("statement.merchants", arguments.length, ["query?"]);
-        throw noHistory("statement.merchants", checkQuery("statement.merchants", query ?? {}, transferNames));
+        throw noHistory("statement.merchants", checkQuery("statement.merchants", query === undefined ? {} : query, transferNames));
       },
       async fees(query?: StatementQuery): Promise<Statement> {
         checkArity("statement.fees", arguments.length, ["query?"]);
-        throw noHistory("statement.fees", checkQuery("statement.fees", query ?? {}, transferNames));
+        throw noHistory("statement.fees", checkQuery("statement.fees", query === undefined ? {} : query, transferNames));
       },
     },
     balanceAt: {

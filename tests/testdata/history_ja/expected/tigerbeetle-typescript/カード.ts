@@ -275,19 +275,19 @@ export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptio
       async ウォレット(account: ウォレットAccount, query?: StatementQuery): Promise<Statement> {
         checkArity("statement.ウォレット", arguments.length, ["account", "query?"]);
         const a = argsOf("statement.ウォレット", "account", account, ["カード"]);
-        throw noHistory("statement.ウォレット", checkText("statement.ウォレット", "カード", field(a, "カード")), checkQuery("statement.ウォレット", query ?? {}, transferNames));
+        throw noHistory("statement.ウォレット", checkText("statement.ウォレット", "カード", field(a, "カード")), checkQuery("statement.ウォレット", query === undefined ? {} : query, transferNames));
       },
       async 銀行(query?: StatementQuery): Promise<Statement> {
         checkArity("statement.銀行", arguments.length, ["query?"]);
-        throw noHistory("statement.銀行", checkQuery("statement.銀行", query ?? {}, transferNames));
+        throw noHistory("statement.銀行", checkQuery("statement.銀行", query === undefined ? {} : query, transferNames));
       },
       async 加盟店(query?: StatementQuery): Promise<Statement> {
         checkArity("statement.加盟店", arguments.length, ["query?"]);
-        throw noHistory("statement.加盟店", checkQuery("statement.加盟店", query ?? {}, transferNames));
+        throw noHistory("statement.加盟店", checkQuery("statement.加盟店", query === undefined ? {} : query, transferNames));
       },
       async 手数料(query?: StatementQuery): Promise<Statement> {
         checkArity("statement.手数料", arguments.length, ["query?"]);
-        throw noHistory("statement.手数料", checkQuery("statement.手数料", query ?? {}, transferNames));
+        throw noHistory("statement.手数料", checkQuery("statement.手数料", query === undefined ? {} : query, transferNames));
       },
     },
     balanceAt: {

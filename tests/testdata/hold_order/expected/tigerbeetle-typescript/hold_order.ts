@@ -223,15 +223,15 @@ export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptio
       async held(account: HeldAccount, query?: StatementQuery): Promise<Statement> {
         checkArity("statement.held", arguments.length, ["account", "query?"]);
         const a = argsOf("statement.held", "account", account, ["order"]);
-        throw noHistory("statement.held", checkText("statement.held", "order", field(a, "order")), checkQuery("statement.held", query ?? {}, transferNames));
+        throw noHistory("statement.held", checkText("statement.held", "order", field(a, "order")), checkQuery("statement.held", query === undefined ? {} : query, transferNames));
       },
       async buyers(query?: StatementQuery): Promise<Statement> {
         checkArity("statement.buyers", arguments.length, ["query?"]);
-        throw noHistory("statement.buyers", checkQuery("statement.buyers", query ?? {}, transferNames));
+        throw noHistory("statement.buyers", checkQuery("statement.buyers", query === undefined ? {} : query, transferNames));
       },
       async shop_payout(query?: StatementQuery): Promise<Statement> {
         checkArity("statement.shop_payout", arguments.length, ["query?"]);
-        throw noHistory("statement.shop_payout", checkQuery("statement.shop_payout", query ?? {}, transferNames));
+        throw noHistory("statement.shop_payout", checkQuery("statement.shop_payout", query === undefined ? {} : query, transferNames));
       },
     },
     balanceAt: {

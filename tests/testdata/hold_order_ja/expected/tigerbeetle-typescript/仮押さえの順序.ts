@@ -223,15 +223,15 @@ export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptio
       async 預り(account: 預りAccount, query?: StatementQuery): Promise<Statement> {
         checkArity("statement.預り", arguments.length, ["account", "query?"]);
         const a = argsOf("statement.預り", "account", account, ["注文"]);
-        throw noHistory("statement.預り", checkText("statement.預り", "注文", field(a, "注文")), checkQuery("statement.預り", query ?? {}, transferNames));
+        throw noHistory("statement.預り", checkText("statement.預り", "注文", field(a, "注文")), checkQuery("statement.預り", query === undefined ? {} : query, transferNames));
       },
       async 買い手(query?: StatementQuery): Promise<Statement> {
         checkArity("statement.買い手", arguments.length, ["query?"]);
-        throw noHistory("statement.買い手", checkQuery("statement.買い手", query ?? {}, transferNames));
+        throw noHistory("statement.買い手", checkQuery("statement.買い手", query === undefined ? {} : query, transferNames));
       },
       async 店への支払(query?: StatementQuery): Promise<Statement> {
         checkArity("statement.店への支払", arguments.length, ["query?"]);
-        throw noHistory("statement.店への支払", checkQuery("statement.店への支払", query ?? {}, transferNames));
+        throw noHistory("statement.店への支払", checkQuery("statement.店への支払", query === undefined ? {} : query, transferNames));
       },
     },
     balanceAt: {

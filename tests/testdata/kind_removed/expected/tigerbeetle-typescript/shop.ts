@@ -193,15 +193,15 @@ export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptio
       async shelf(account: ShelfAccount, query?: StatementQuery): Promise<Statement> {
         checkArity("statement.shelf", arguments.length, ["account", "query?"]);
         const a = argsOf("statement.shelf", "account", account, ["sku"]);
-        throw noHistory("statement.shelf", checkText("statement.shelf", "sku", field(a, "sku")), checkQuery("statement.shelf", query ?? {}, transferNames));
+        throw noHistory("statement.shelf", checkText("statement.shelf", "sku", field(a, "sku")), checkQuery("statement.shelf", query === undefined ? {} : query, transferNames));
       },
       async suppliers(query?: StatementQuery): Promise<Statement> {
         checkArity("statement.suppliers", arguments.length, ["query?"]);
-        throw noHistory("statement.suppliers", checkQuery("statement.suppliers", query ?? {}, transferNames));
+        throw noHistory("statement.suppliers", checkQuery("statement.suppliers", query === undefined ? {} : query, transferNames));
       },
       async customers(query?: StatementQuery): Promise<Statement> {
         checkArity("statement.customers", arguments.length, ["query?"]);
-        throw noHistory("statement.customers", checkQuery("statement.customers", query ?? {}, transferNames));
+        throw noHistory("statement.customers", checkQuery("statement.customers", query === undefined ? {} : query, transferNames));
       },
     },
     balanceAt: {

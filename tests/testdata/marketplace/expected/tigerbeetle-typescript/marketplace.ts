@@ -318,19 +318,19 @@ export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptio
       async shop_sales(account: ShopSalesAccount, query?: StatementQuery): Promise<Statement> {
         checkArity("statement.shop_sales", arguments.length, ["account", "query?"]);
         const a = argsOf("statement.shop_sales", "account", account, ["shop"]);
-        throw noHistory("statement.shop_sales", checkText("statement.shop_sales", "shop", field(a, "shop")), checkQuery("statement.shop_sales", query ?? {}, transferNames));
+        throw noHistory("statement.shop_sales", checkText("statement.shop_sales", "shop", field(a, "shop")), checkQuery("statement.shop_sales", query === undefined ? {} : query, transferNames));
       },
       async platform_fees(query?: StatementQuery): Promise<Statement> {
         checkArity("statement.platform_fees", arguments.length, ["query?"]);
-        throw noHistory("statement.platform_fees", checkQuery("statement.platform_fees", query ?? {}, transferNames));
+        throw noHistory("statement.platform_fees", checkQuery("statement.platform_fees", query === undefined ? {} : query, transferNames));
       },
       async buyers(query?: StatementQuery): Promise<Statement> {
         checkArity("statement.buyers", arguments.length, ["query?"]);
-        throw noHistory("statement.buyers", checkQuery("statement.buyers", query ?? {}, transferNames));
+        throw noHistory("statement.buyers", checkQuery("statement.buyers", query === undefined ? {} : query, transferNames));
       },
       async shop_banks(query?: StatementQuery): Promise<Statement> {
         checkArity("statement.shop_banks", arguments.length, ["query?"]);
-        throw noHistory("statement.shop_banks", checkQuery("statement.shop_banks", query ?? {}, transferNames));
+        throw noHistory("statement.shop_banks", checkQuery("statement.shop_banks", query === undefined ? {} : query, transferNames));
       },
     },
     balanceAt: {

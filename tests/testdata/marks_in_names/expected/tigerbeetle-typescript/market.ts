@@ -265,15 +265,15 @@ export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptio
       async stock(account: StockAccount, query?: StatementQuery): Promise<Statement> {
         checkArity("statement.stock", arguments.length, ["account", "query?"]);
         const a = argsOf("statement.stock", "account", account, ["สินค้า"]);
-        throw noHistory("statement.stock", checkText("statement.stock", "สินค้า", field(a, "สินค้า")), checkQuery("statement.stock", query ?? {}, transferNames));
+        throw noHistory("statement.stock", checkText("statement.stock", "สินค้า", field(a, "สินค้า")), checkQuery("statement.stock", query === undefined ? {} : query, transferNames));
       },
       async buyers(query?: StatementQuery): Promise<Statement> {
         checkArity("statement.buyers", arguments.length, ["query?"]);
-        throw noHistory("statement.buyers", checkQuery("statement.buyers", query ?? {}, transferNames));
+        throw noHistory("statement.buyers", checkQuery("statement.buyers", query === undefined ? {} : query, transferNames));
       },
       async suppliers(query?: StatementQuery): Promise<Statement> {
         checkArity("statement.suppliers", arguments.length, ["query?"]);
-        throw noHistory("statement.suppliers", checkQuery("statement.suppliers", query ?? {}, transferNames));
+        throw noHistory("statement.suppliers", checkQuery("statement.suppliers", query === undefined ? {} : query, transferNames));
       },
     },
     balanceAt: {

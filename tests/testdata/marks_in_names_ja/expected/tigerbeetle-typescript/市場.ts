@@ -265,15 +265,15 @@ export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptio
       async 在庫(account: 在庫Account, query?: StatementQuery): Promise<Statement> {
         checkArity("statement.在庫", arguments.length, ["account", "query?"]);
         const a = argsOf("statement.在庫", "account", account, ["สินค้า"]);
-        throw noHistory("statement.在庫", checkText("statement.在庫", "สินค้า", field(a, "สินค้า")), checkQuery("statement.在庫", query ?? {}, transferNames));
+        throw noHistory("statement.在庫", checkText("statement.在庫", "สินค้า", field(a, "สินค้า")), checkQuery("statement.在庫", query === undefined ? {} : query, transferNames));
       },
       async 買い手(query?: StatementQuery): Promise<Statement> {
         checkArity("statement.買い手", arguments.length, ["query?"]);
-        throw noHistory("statement.買い手", checkQuery("statement.買い手", query ?? {}, transferNames));
+        throw noHistory("statement.買い手", checkQuery("statement.買い手", query === undefined ? {} : query, transferNames));
       },
       async 仕入れ先(query?: StatementQuery): Promise<Statement> {
         checkArity("statement.仕入れ先", arguments.length, ["query?"]);
-        throw noHistory("statement.仕入れ先", checkQuery("statement.仕入れ先", query ?? {}, transferNames));
+        throw noHistory("statement.仕入れ先", checkQuery("statement.仕入れ先", query === undefined ? {} : query, transferNames));
       },
     },
     balanceAt: {

@@ -183,11 +183,11 @@ export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptio
       async cаrd(account: CаrdAccount, query?: StatementQuery): Promise<Statement> {
         checkArity("statement.cаrd", arguments.length, ["account", "query?"]);
         const a = argsOf("statement.cаrd", "account", account, ["member"]);
-        throw noHistory("statement.cаrd", checkText("statement.cаrd", "member", field(a, "member")), checkQuery("statement.cаrd", query ?? {}, transferNames));
+        throw noHistory("statement.cаrd", checkText("statement.cаrd", "member", field(a, "member")), checkQuery("statement.cаrd", query === undefined ? {} : query, transferNames));
       },
       async shop(query?: StatementQuery): Promise<Statement> {
         checkArity("statement.shop", arguments.length, ["query?"]);
-        throw noHistory("statement.shop", checkQuery("statement.shop", query ?? {}, transferNames));
+        throw noHistory("statement.shop", checkQuery("statement.shop", query === undefined ? {} : query, transferNames));
       },
     },
     balanceAt: {

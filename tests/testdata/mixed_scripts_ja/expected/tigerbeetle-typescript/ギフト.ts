@@ -183,11 +183,11 @@ export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptio
       async ギフトcаrd(account: ギフトcаrdAccount, query?: StatementQuery): Promise<Statement> {
         checkArity("statement.ギフトcаrd", arguments.length, ["account", "query?"]);
         const a = argsOf("statement.ギフトcаrd", "account", account, ["会員"]);
-        throw noHistory("statement.ギフトcаrd", checkText("statement.ギフトcаrd", "会員", field(a, "会員")), checkQuery("statement.ギフトcаrd", query ?? {}, transferNames));
+        throw noHistory("statement.ギフトcаrd", checkText("statement.ギフトcаrd", "会員", field(a, "会員")), checkQuery("statement.ギフトcаrd", query === undefined ? {} : query, transferNames));
       },
       async 店(query?: StatementQuery): Promise<Statement> {
         checkArity("statement.店", arguments.length, ["query?"]);
-        throw noHistory("statement.店", checkQuery("statement.店", query ?? {}, transferNames));
+        throw noHistory("statement.店", checkQuery("statement.店", query === undefined ? {} : query, transferNames));
       },
     },
     balanceAt: {

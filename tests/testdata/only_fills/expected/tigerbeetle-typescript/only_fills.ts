@@ -143,11 +143,11 @@ export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptio
       async tips(account: TipsAccount, query?: StatementQuery): Promise<Statement> {
         checkArity("statement.tips", arguments.length, ["account", "query?"]);
         const a = argsOf("statement.tips", "account", account, ["waiter"]);
-        throw noHistory("statement.tips", checkText("statement.tips", "waiter", field(a, "waiter")), checkQuery("statement.tips", query ?? {}, transferNames));
+        throw noHistory("statement.tips", checkText("statement.tips", "waiter", field(a, "waiter")), checkQuery("statement.tips", query === undefined ? {} : query, transferNames));
       },
       async guests(query?: StatementQuery): Promise<Statement> {
         checkArity("statement.guests", arguments.length, ["query?"]);
-        throw noHistory("statement.guests", checkQuery("statement.guests", query ?? {}, transferNames));
+        throw noHistory("statement.guests", checkQuery("statement.guests", query === undefined ? {} : query, transferNames));
       },
     },
     balanceAt: {

@@ -143,11 +143,11 @@ export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptio
       async チップ(account: チップAccount, query?: StatementQuery): Promise<Statement> {
         checkArity("statement.チップ", arguments.length, ["account", "query?"]);
         const a = argsOf("statement.チップ", "account", account, ["給仕"]);
-        throw noHistory("statement.チップ", checkText("statement.チップ", "給仕", field(a, "給仕")), checkQuery("statement.チップ", query ?? {}, transferNames));
+        throw noHistory("statement.チップ", checkText("statement.チップ", "給仕", field(a, "給仕")), checkQuery("statement.チップ", query === undefined ? {} : query, transferNames));
       },
       async 客(query?: StatementQuery): Promise<Statement> {
         checkArity("statement.客", arguments.length, ["query?"]);
-        throw noHistory("statement.客", checkQuery("statement.客", query ?? {}, transferNames));
+        throw noHistory("statement.客", checkQuery("statement.客", query === undefined ? {} : query, transferNames));
       },
     },
     balanceAt: {

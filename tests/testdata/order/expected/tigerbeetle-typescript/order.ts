@@ -153,15 +153,15 @@ export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptio
       async shop_sales(account: ShopSalesAccount, query?: StatementQuery): Promise<Statement> {
         checkArity("statement.shop_sales", arguments.length, ["account", "query?"]);
         const a = argsOf("statement.shop_sales", "account", account, ["shop"]);
-        throw noHistory("statement.shop_sales", checkText("statement.shop_sales", "shop", field(a, "shop")), checkQuery("statement.shop_sales", query ?? {}, transferNames));
+        throw noHistory("statement.shop_sales", checkText("statement.shop_sales", "shop", field(a, "shop")), checkQuery("statement.shop_sales", query === undefined ? {} : query, transferNames));
       },
       async buyers(query?: StatementQuery): Promise<Statement> {
         checkArity("statement.buyers", arguments.length, ["query?"]);
-        throw noHistory("statement.buyers", checkQuery("statement.buyers", query ?? {}, transferNames));
+        throw noHistory("statement.buyers", checkQuery("statement.buyers", query === undefined ? {} : query, transferNames));
       },
       async fee_income(query?: StatementQuery): Promise<Statement> {
         checkArity("statement.fee_income", arguments.length, ["query?"]);
-        throw noHistory("statement.fee_income", checkQuery("statement.fee_income", query ?? {}, transferNames));
+        throw noHistory("statement.fee_income", checkQuery("statement.fee_income", query === undefined ? {} : query, transferNames));
       },
     },
     balanceAt: {

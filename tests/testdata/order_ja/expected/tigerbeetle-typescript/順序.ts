@@ -153,15 +153,15 @@ export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptio
       async 店の売上(account: 店の売上Account, query?: StatementQuery): Promise<Statement> {
         checkArity("statement.店の売上", arguments.length, ["account", "query?"]);
         const a = argsOf("statement.店の売上", "account", account, ["店"]);
-        throw noHistory("statement.店の売上", checkText("statement.店の売上", "店", field(a, "店")), checkQuery("statement.店の売上", query ?? {}, transferNames));
+        throw noHistory("statement.店の売上", checkText("statement.店の売上", "店", field(a, "店")), checkQuery("statement.店の売上", query === undefined ? {} : query, transferNames));
       },
       async 買い手(query?: StatementQuery): Promise<Statement> {
         checkArity("statement.買い手", arguments.length, ["query?"]);
-        throw noHistory("statement.買い手", checkQuery("statement.買い手", query ?? {}, transferNames));
+        throw noHistory("statement.買い手", checkQuery("statement.買い手", query === undefined ? {} : query, transferNames));
       },
       async 手数料収入(query?: StatementQuery): Promise<Statement> {
         checkArity("statement.手数料収入", arguments.length, ["query?"]);
-        throw noHistory("statement.手数料収入", checkQuery("statement.手数料収入", query ?? {}, transferNames));
+        throw noHistory("statement.手数料収入", checkQuery("statement.手数料収入", query === undefined ? {} : query, transferNames));
       },
     },
     balanceAt: {

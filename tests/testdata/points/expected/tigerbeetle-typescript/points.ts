@@ -382,15 +382,15 @@ export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptio
       async points(account: PointsAccount, query?: StatementQuery): Promise<Statement> {
         checkArity("statement.points", arguments.length, ["account", "query?"]);
         const a = argsOf("statement.points", "account", account, ["member"]);
-        throw noHistory("statement.points", checkText("statement.points", "member", field(a, "member")), checkQuery("statement.points", query ?? {}, transferNames));
+        throw noHistory("statement.points", checkText("statement.points", "member", field(a, "member")), checkQuery("statement.points", query === undefined ? {} : query, transferNames));
       },
       async program(query?: StatementQuery): Promise<Statement> {
         checkArity("statement.program", arguments.length, ["query?"]);
-        throw noHistory("statement.program", checkQuery("statement.program", query ?? {}, transferNames));
+        throw noHistory("statement.program", checkQuery("statement.program", query === undefined ? {} : query, transferNames));
       },
       async redeemed(query?: StatementQuery): Promise<Statement> {
         checkArity("statement.redeemed", arguments.length, ["query?"]);
-        throw noHistory("statement.redeemed", checkQuery("statement.redeemed", query ?? {}, transferNames));
+        throw noHistory("statement.redeemed", checkQuery("statement.redeemed", query === undefined ? {} : query, transferNames));
       },
     },
     balanceAt: {

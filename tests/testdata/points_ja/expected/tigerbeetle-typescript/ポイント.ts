@@ -382,15 +382,15 @@ export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptio
       async ポイント(account: ポイントAccount, query?: StatementQuery): Promise<Statement> {
         checkArity("statement.ポイント", arguments.length, ["account", "query?"]);
         const a = argsOf("statement.ポイント", "account", account, ["会員"]);
-        throw noHistory("statement.ポイント", checkText("statement.ポイント", "会員", field(a, "会員")), checkQuery("statement.ポイント", query ?? {}, transferNames));
+        throw noHistory("statement.ポイント", checkText("statement.ポイント", "会員", field(a, "会員")), checkQuery("statement.ポイント", query === undefined ? {} : query, transferNames));
       },
       async 発行元(query?: StatementQuery): Promise<Statement> {
         checkArity("statement.発行元", arguments.length, ["query?"]);
-        throw noHistory("statement.発行元", checkQuery("statement.発行元", query ?? {}, transferNames));
+        throw noHistory("statement.発行元", checkQuery("statement.発行元", query === undefined ? {} : query, transferNames));
       },
       async 利用済み(query?: StatementQuery): Promise<Statement> {
         checkArity("statement.利用済み", arguments.length, ["query?"]);
-        throw noHistory("statement.利用済み", checkQuery("statement.利用済み", query ?? {}, transferNames));
+        throw noHistory("statement.利用済み", checkQuery("statement.利用済み", query === undefined ? {} : query, transferNames));
       },
     },
     balanceAt: {

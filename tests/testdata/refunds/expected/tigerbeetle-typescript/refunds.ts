@@ -257,11 +257,11 @@ export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptio
       async refundable(account: RefundableAccount, query?: StatementQuery): Promise<Statement> {
         checkArity("statement.refundable", arguments.length, ["account", "query?"]);
         const a = argsOf("statement.refundable", "account", account, ["order"]);
-        throw noHistory("statement.refundable", checkText("statement.refundable", "order", field(a, "order")), checkQuery("statement.refundable", query ?? {}, transferNames));
+        throw noHistory("statement.refundable", checkText("statement.refundable", "order", field(a, "order")), checkQuery("statement.refundable", query === undefined ? {} : query, transferNames));
       },
       async customers(query?: StatementQuery): Promise<Statement> {
         checkArity("statement.customers", arguments.length, ["query?"]);
-        throw noHistory("statement.customers", checkQuery("statement.customers", query ?? {}, transferNames));
+        throw noHistory("statement.customers", checkQuery("statement.customers", query === undefined ? {} : query, transferNames));
       },
     },
     balanceAt: {

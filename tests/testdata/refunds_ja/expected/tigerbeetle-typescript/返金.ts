@@ -257,11 +257,11 @@ export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptio
       async 返金できる残り(account: 返金できる残りAccount, query?: StatementQuery): Promise<Statement> {
         checkArity("statement.返金できる残り", arguments.length, ["account", "query?"]);
         const a = argsOf("statement.返金できる残り", "account", account, ["注文"]);
-        throw noHistory("statement.返金できる残り", checkText("statement.返金できる残り", "注文", field(a, "注文")), checkQuery("statement.返金できる残り", query ?? {}, transferNames));
+        throw noHistory("statement.返金できる残り", checkText("statement.返金できる残り", "注文", field(a, "注文")), checkQuery("statement.返金できる残り", query === undefined ? {} : query, transferNames));
       },
       async 客(query?: StatementQuery): Promise<Statement> {
         checkArity("statement.客", arguments.length, ["query?"]);
-        throw noHistory("statement.客", checkQuery("statement.客", query ?? {}, transferNames));
+        throw noHistory("statement.客", checkQuery("statement.客", query === undefined ? {} : query, transferNames));
       },
     },
     balanceAt: {

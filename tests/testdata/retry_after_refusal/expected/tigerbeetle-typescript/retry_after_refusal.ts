@@ -588,30 +588,30 @@ export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptio
       async shelf(account: ShelfAccount, query?: StatementQuery): Promise<Statement> {
         checkArity("statement.shelf", arguments.length, ["account", "query?"]);
         const a = argsOf("statement.shelf", "account", account, ["sku"]);
-        throw noHistory("statement.shelf", checkText("statement.shelf", "sku", field(a, "sku")), checkQuery("statement.shelf", query ?? {}, transferNames));
+        throw noHistory("statement.shelf", checkText("statement.shelf", "sku", field(a, "sku")), checkQuery("statement.shelf", query === undefined ? {} : query, transferNames));
       },
       async spare(query?: StatementQuery): Promise<Statement> {
         checkArity("statement.spare", arguments.length, ["query?"]);
-        throw noHistory("statement.spare", checkQuery("statement.spare", query ?? {}, transferNames));
+        throw noHistory("statement.spare", checkQuery("statement.spare", query === undefined ? {} : query, transferNames));
       },
       async safety(account: SafetyAccount, query?: StatementQuery): Promise<Statement> {
         checkArity("statement.safety", arguments.length, ["account", "query?"]);
         const a = argsOf("statement.safety", "account", account, ["sku"]);
-        throw noHistory("statement.safety", checkText("statement.safety", "sku", field(a, "sku")), checkQuery("statement.safety", query ?? {}, transferNames));
+        throw noHistory("statement.safety", checkText("statement.safety", "sku", field(a, "sku")), checkQuery("statement.safety", query === undefined ? {} : query, transferNames));
       },
       async credit(account: CreditAccount, query?: StatementQuery): Promise<Statement> {
         checkArity("statement.credit", arguments.length, ["account", "query?"]);
         const a = argsOf("statement.credit", "account", account, ["member"]);
-        throw noHistory("statement.credit", checkText("statement.credit", "member", field(a, "member")), checkQuery("statement.credit", query ?? {}, transferNames));
+        throw noHistory("statement.credit", checkText("statement.credit", "member", field(a, "member")), checkQuery("statement.credit", query === undefined ? {} : query, transferNames));
       },
       async bin(account: BinAccount, query?: StatementQuery): Promise<Statement> {
         checkArity("statement.bin", arguments.length, ["account", "query?"]);
         const a = argsOf("statement.bin", "account", account, ["sku"]);
-        throw noHistory("statement.bin", checkText("statement.bin", "sku", field(a, "sku")), checkQuery("statement.bin", query ?? {}, transferNames));
+        throw noHistory("statement.bin", checkText("statement.bin", "sku", field(a, "sku")), checkQuery("statement.bin", query === undefined ? {} : query, transferNames));
       },
       async world(query?: StatementQuery): Promise<Statement> {
         checkArity("statement.world", arguments.length, ["query?"]);
-        throw noHistory("statement.world", checkQuery("statement.world", query ?? {}, transferNames));
+        throw noHistory("statement.world", checkQuery("statement.world", query === undefined ? {} : query, transferNames));
       },
     },
     balanceAt: {

@@ -588,30 +588,30 @@ export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptio
       async 棚(account: 棚Account, query?: StatementQuery): Promise<Statement> {
         checkArity("statement.棚", arguments.length, ["account", "query?"]);
         const a = argsOf("statement.棚", "account", account, ["品番"]);
-        throw noHistory("statement.棚", checkText("statement.棚", "品番", field(a, "品番")), checkQuery("statement.棚", query ?? {}, transferNames));
+        throw noHistory("statement.棚", checkText("statement.棚", "品番", field(a, "品番")), checkQuery("statement.棚", query === undefined ? {} : query, transferNames));
       },
       async 予備(query?: StatementQuery): Promise<Statement> {
         checkArity("statement.予備", arguments.length, ["query?"]);
-        throw noHistory("statement.予備", checkQuery("statement.予備", query ?? {}, transferNames));
+        throw noHistory("statement.予備", checkQuery("statement.予備", query === undefined ? {} : query, transferNames));
       },
       async 安全在庫(account: 安全在庫Account, query?: StatementQuery): Promise<Statement> {
         checkArity("statement.安全在庫", arguments.length, ["account", "query?"]);
         const a = argsOf("statement.安全在庫", "account", account, ["品番"]);
-        throw noHistory("statement.安全在庫", checkText("statement.安全在庫", "品番", field(a, "品番")), checkQuery("statement.安全在庫", query ?? {}, transferNames));
+        throw noHistory("statement.安全在庫", checkText("statement.安全在庫", "品番", field(a, "品番")), checkQuery("statement.安全在庫", query === undefined ? {} : query, transferNames));
       },
       async 貸出枠(account: 貸出枠Account, query?: StatementQuery): Promise<Statement> {
         checkArity("statement.貸出枠", arguments.length, ["account", "query?"]);
         const a = argsOf("statement.貸出枠", "account", account, ["会員"]);
-        throw noHistory("statement.貸出枠", checkText("statement.貸出枠", "会員", field(a, "会員")), checkQuery("statement.貸出枠", query ?? {}, transferNames));
+        throw noHistory("statement.貸出枠", checkText("statement.貸出枠", "会員", field(a, "会員")), checkQuery("statement.貸出枠", query === undefined ? {} : query, transferNames));
       },
       async 置き場(account: 置き場Account, query?: StatementQuery): Promise<Statement> {
         checkArity("statement.置き場", arguments.length, ["account", "query?"]);
         const a = argsOf("statement.置き場", "account", account, ["品番"]);
-        throw noHistory("statement.置き場", checkText("statement.置き場", "品番", field(a, "品番")), checkQuery("statement.置き場", query ?? {}, transferNames));
+        throw noHistory("statement.置き場", checkText("statement.置き場", "品番", field(a, "品番")), checkQuery("statement.置き場", query === undefined ? {} : query, transferNames));
       },
       async 外(query?: StatementQuery): Promise<Statement> {
         checkArity("statement.外", arguments.length, ["query?"]);
-        throw noHistory("statement.外", checkQuery("statement.外", query ?? {}, transferNames));
+        throw noHistory("statement.外", checkQuery("statement.外", query === undefined ? {} : query, transferNames));
       },
     },
     balanceAt: {

@@ -267,15 +267,15 @@ export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptio
       async on_hand(account: OnHandAccount, query?: StatementQuery): Promise<Statement> {
         checkArity("statement.on_hand", arguments.length, ["account", "query?"]);
         const a = argsOf("statement.on_hand", "account", account, ["sku"]);
-        throw noHistory("statement.on_hand", checkText("statement.on_hand", "sku", field(a, "sku")), checkQuery("statement.on_hand", query ?? {}, transferNames));
+        throw noHistory("statement.on_hand", checkText("statement.on_hand", "sku", field(a, "sku")), checkQuery("statement.on_hand", query === undefined ? {} : query, transferNames));
       },
       async makers(query?: StatementQuery): Promise<Statement> {
         checkArity("statement.makers", arguments.length, ["query?"]);
-        throw noHistory("statement.makers", checkQuery("statement.makers", query ?? {}, transferNames));
+        throw noHistory("statement.makers", checkQuery("statement.makers", query === undefined ? {} : query, transferNames));
       },
       async buyers(query?: StatementQuery): Promise<Statement> {
         checkArity("statement.buyers", arguments.length, ["query?"]);
-        throw noHistory("statement.buyers", checkQuery("statement.buyers", query ?? {}, transferNames));
+        throw noHistory("statement.buyers", checkQuery("statement.buyers", query === undefined ? {} : query, transferNames));
       },
     },
     balanceAt: {

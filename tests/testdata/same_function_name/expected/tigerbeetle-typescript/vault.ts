@@ -174,11 +174,11 @@ export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptio
     statement: {
       async do(query?: StatementQuery): Promise<Statement> {
         checkArity("statement.do", arguments.length, ["query?"]);
-        throw noHistory("statement.do", checkQuery("statement.do", query ?? {}, transferNames));
+        throw noHistory("statement.do", checkQuery("statement.do", query === undefined ? {} : query, transferNames));
       },
       async bank(query?: StatementQuery): Promise<Statement> {
         checkArity("statement.bank", arguments.length, ["query?"]);
-        throw noHistory("statement.bank", checkQuery("statement.bank", query ?? {}, transferNames));
+        throw noHistory("statement.bank", checkQuery("statement.bank", query === undefined ? {} : query, transferNames));
       },
     },
     balanceAt: {

@@ -174,11 +174,11 @@ export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptio
     statement: {
       async 預け_do(query?: StatementQuery): Promise<Statement> {
         checkArity("statement.預け_do", arguments.length, ["query?"]);
-        throw noHistory("statement.預け_do", checkQuery("statement.預け_do", query ?? {}, transferNames));
+        throw noHistory("statement.預け_do", checkQuery("statement.預け_do", query === undefined ? {} : query, transferNames));
       },
       async 銀行(query?: StatementQuery): Promise<Statement> {
         checkArity("statement.銀行", arguments.length, ["query?"]);
-        throw noHistory("statement.銀行", checkQuery("statement.銀行", query ?? {}, transferNames));
+        throw noHistory("statement.銀行", checkQuery("statement.銀行", query === undefined ? {} : query, transferNames));
       },
     },
     balanceAt: {

@@ -184,15 +184,15 @@ export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptio
     statement: {
       async shelf(query?: StatementQuery): Promise<Statement> {
         checkArity("statement.shelf", arguments.length, ["query?"]);
-        throw noHistory("statement.shelf", checkQuery("statement.shelf", query ?? {}, transferNames));
+        throw noHistory("statement.shelf", checkQuery("statement.shelf", query === undefined ? {} : query, transferNames));
       },
       async tokens(query?: StatementQuery): Promise<Statement> {
         checkArity("statement.tokens", arguments.length, ["query?"]);
-        throw noHistory("statement.tokens", checkQuery("statement.tokens", query ?? {}, transferNames));
+        throw noHistory("statement.tokens", checkQuery("statement.tokens", query === undefined ? {} : query, transferNames));
       },
       async world(query?: StatementQuery): Promise<Statement> {
         checkArity("statement.world", arguments.length, ["query?"]);
-        throw noHistory("statement.world", checkQuery("statement.world", query ?? {}, transferNames));
+        throw noHistory("statement.world", checkQuery("statement.world", query === undefined ? {} : query, transferNames));
       },
     },
     balanceAt: {

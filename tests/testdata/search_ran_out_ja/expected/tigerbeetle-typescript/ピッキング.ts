@@ -184,15 +184,15 @@ export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptio
     statement: {
       async 棚(query?: StatementQuery): Promise<Statement> {
         checkArity("statement.棚", arguments.length, ["query?"]);
-        throw noHistory("statement.棚", checkQuery("statement.棚", query ?? {}, transferNames));
+        throw noHistory("statement.棚", checkQuery("statement.棚", query === undefined ? {} : query, transferNames));
       },
       async 札(query?: StatementQuery): Promise<Statement> {
         checkArity("statement.札", arguments.length, ["query?"]);
-        throw noHistory("statement.札", checkQuery("statement.札", query ?? {}, transferNames));
+        throw noHistory("statement.札", checkQuery("statement.札", query === undefined ? {} : query, transferNames));
       },
       async 外部(query?: StatementQuery): Promise<Statement> {
         checkArity("statement.外部", arguments.length, ["query?"]);
-        throw noHistory("statement.外部", checkQuery("statement.外部", query ?? {}, transferNames));
+        throw noHistory("statement.外部", checkQuery("statement.外部", query === undefined ? {} : query, transferNames));
       },
     },
     balanceAt: {

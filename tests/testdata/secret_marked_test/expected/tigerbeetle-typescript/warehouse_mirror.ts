@@ -193,15 +193,15 @@ export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptio
       async stock(account: StockAccount, query?: StatementQuery): Promise<Statement> {
         checkArity("statement.stock", arguments.length, ["account", "query?"]);
         const a = argsOf("statement.stock", "account", account, ["sku"]);
-        throw noHistory("statement.stock", checkText("statement.stock", "sku", field(a, "sku")), checkQuery("statement.stock", query ?? {}, transferNames));
+        throw noHistory("statement.stock", checkText("statement.stock", "sku", field(a, "sku")), checkQuery("statement.stock", query === undefined ? {} : query, transferNames));
       },
       async suppliers(query?: StatementQuery): Promise<Statement> {
         checkArity("statement.suppliers", arguments.length, ["query?"]);
-        throw noHistory("statement.suppliers", checkQuery("statement.suppliers", query ?? {}, transferNames));
+        throw noHistory("statement.suppliers", checkQuery("statement.suppliers", query === undefined ? {} : query, transferNames));
       },
       async customers(query?: StatementQuery): Promise<Statement> {
         checkArity("statement.customers", arguments.length, ["query?"]);
-        throw noHistory("statement.customers", checkQuery("statement.customers", query ?? {}, transferNames));
+        throw noHistory("statement.customers", checkQuery("statement.customers", query === undefined ? {} : query, transferNames));
       },
     },
     balanceAt: {

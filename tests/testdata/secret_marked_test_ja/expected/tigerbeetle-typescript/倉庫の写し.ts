@@ -193,15 +193,15 @@ export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptio
       async 在庫(account: 在庫Account, query?: StatementQuery): Promise<Statement> {
         checkArity("statement.在庫", arguments.length, ["account", "query?"]);
         const a = argsOf("statement.在庫", "account", account, ["sku"]);
-        throw noHistory("statement.在庫", checkText("statement.在庫", "sku", field(a, "sku")), checkQuery("statement.在庫", query ?? {}, transferNames));
+        throw noHistory("statement.在庫", checkText("statement.在庫", "sku", field(a, "sku")), checkQuery("statement.在庫", query === undefined ? {} : query, transferNames));
       },
       async 仕入先(query?: StatementQuery): Promise<Statement> {
         checkArity("statement.仕入先", arguments.length, ["query?"]);
-        throw noHistory("statement.仕入先", checkQuery("statement.仕入先", query ?? {}, transferNames));
+        throw noHistory("statement.仕入先", checkQuery("statement.仕入先", query === undefined ? {} : query, transferNames));
       },
       async 客(query?: StatementQuery): Promise<Statement> {
         checkArity("statement.客", arguments.length, ["query?"]);
-        throw noHistory("statement.客", checkQuery("statement.客", query ?? {}, transferNames));
+        throw noHistory("statement.客", checkQuery("statement.客", query === undefined ? {} : query, transferNames));
       },
     },
     balanceAt: {

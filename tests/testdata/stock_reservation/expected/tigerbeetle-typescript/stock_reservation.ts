@@ -308,15 +308,15 @@ export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptio
       async shelf(account: ShelfAccount, query?: StatementQuery): Promise<Statement> {
         checkArity("statement.shelf", arguments.length, ["account", "query?"]);
         const a = argsOf("statement.shelf", "account", account, ["sku"]);
-        throw noHistory("statement.shelf", checkText("statement.shelf", "sku", field(a, "sku")), checkQuery("statement.shelf", query ?? {}, transferNames));
+        throw noHistory("statement.shelf", checkText("statement.shelf", "sku", field(a, "sku")), checkQuery("statement.shelf", query === undefined ? {} : query, transferNames));
       },
       async vendors(query?: StatementQuery): Promise<Statement> {
         checkArity("statement.vendors", arguments.length, ["query?"]);
-        throw noHistory("statement.vendors", checkQuery("statement.vendors", query ?? {}, transferNames));
+        throw noHistory("statement.vendors", checkQuery("statement.vendors", query === undefined ? {} : query, transferNames));
       },
       async shoppers(query?: StatementQuery): Promise<Statement> {
         checkArity("statement.shoppers", arguments.length, ["query?"]);
-        throw noHistory("statement.shoppers", checkQuery("statement.shoppers", query ?? {}, transferNames));
+        throw noHistory("statement.shoppers", checkQuery("statement.shoppers", query === undefined ? {} : query, transferNames));
       },
     },
     balanceAt: {

@@ -1537,7 +1537,7 @@ function entryOf(where: string, kinds: HistoryKinds, row: unknown[]): Entry {
  * whether more are left.
  */
 export async function statement(db: Queryable, where: string, text: string, kinds: HistoryKinds, tenant: string, account: string, values: string[], q: unknown): Promise<Statement> {
-  const query = checkQuery(where, q ?? {}, [...kinds.keys()]);
+  const query = checkQuery(where, q === undefined ? {} : q, [...kinds.keys()]);
   const after = parseCursor(where, query.after);
   checkSize(where, tenant, values);
   const { rows } = await sendRows(db, where, text, [tenant, account, values, query.from, query.to,

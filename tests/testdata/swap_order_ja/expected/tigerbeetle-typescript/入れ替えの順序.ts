@@ -293,20 +293,20 @@ export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptio
       async 棚(account: 棚Account, query?: StatementQuery): Promise<Statement> {
         checkArity("statement.棚", arguments.length, ["account", "query?"]);
         const a = argsOf("statement.棚", "account", account, ["sku"]);
-        throw noHistory("statement.棚", checkText("statement.棚", "sku", field(a, "sku")), checkQuery("statement.棚", query ?? {}, transferNames));
+        throw noHistory("statement.棚", checkText("statement.棚", "sku", field(a, "sku")), checkQuery("statement.棚", query === undefined ? {} : query, transferNames));
       },
       async 倉庫(account: 倉庫Account, query?: StatementQuery): Promise<Statement> {
         checkArity("statement.倉庫", arguments.length, ["account", "query?"]);
         const a = argsOf("statement.倉庫", "account", account, ["sku"]);
-        throw noHistory("statement.倉庫", checkText("statement.倉庫", "sku", field(a, "sku")), checkQuery("statement.倉庫", query ?? {}, transferNames));
+        throw noHistory("statement.倉庫", checkText("statement.倉庫", "sku", field(a, "sku")), checkQuery("statement.倉庫", query === undefined ? {} : query, transferNames));
       },
       async 仕入先(query?: StatementQuery): Promise<Statement> {
         checkArity("statement.仕入先", arguments.length, ["query?"]);
-        throw noHistory("statement.仕入先", checkQuery("statement.仕入先", query ?? {}, transferNames));
+        throw noHistory("statement.仕入先", checkQuery("statement.仕入先", query === undefined ? {} : query, transferNames));
       },
       async 客(query?: StatementQuery): Promise<Statement> {
         checkArity("statement.客", arguments.length, ["query?"]);
-        throw noHistory("statement.客", checkQuery("statement.客", query ?? {}, transferNames));
+        throw noHistory("statement.客", checkQuery("statement.客", query === undefined ? {} : query, transferNames));
       },
     },
     balanceAt: {

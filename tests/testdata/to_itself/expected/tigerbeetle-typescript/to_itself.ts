@@ -300,11 +300,11 @@ export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptio
       async bin(account: BinAccount, query?: StatementQuery): Promise<Statement> {
         checkArity("statement.bin", arguments.length, ["account", "query?"]);
         const a = argsOf("statement.bin", "account", account, ["place"]);
-        throw noHistory("statement.bin", checkText("statement.bin", "place", field(a, "place")), checkQuery("statement.bin", query ?? {}, transferNames));
+        throw noHistory("statement.bin", checkText("statement.bin", "place", field(a, "place")), checkQuery("statement.bin", query === undefined ? {} : query, transferNames));
       },
       async vendors(query?: StatementQuery): Promise<Statement> {
         checkArity("statement.vendors", arguments.length, ["query?"]);
-        throw noHistory("statement.vendors", checkQuery("statement.vendors", query ?? {}, transferNames));
+        throw noHistory("statement.vendors", checkQuery("statement.vendors", query === undefined ? {} : query, transferNames));
       },
     },
     balanceAt: {

@@ -267,15 +267,15 @@ export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptio
       async hall(account: HallAccount, query?: StatementQuery): Promise<Statement> {
         checkArity("statement.hall", arguments.length, ["account", "query?"]);
         const a = argsOf("statement.hall", "account", account, ["show"]);
-        throw noHistory("statement.hall", checkText("statement.hall", "show", field(a, "show")), checkQuery("statement.hall", query ?? {}, transferNames));
+        throw noHistory("statement.hall", checkText("statement.hall", "show", field(a, "show")), checkQuery("statement.hall", query === undefined ? {} : query, transferNames));
       },
       async box_office(query?: StatementQuery): Promise<Statement> {
         checkArity("statement.box_office", arguments.length, ["query?"]);
-        throw noHistory("statement.box_office", checkQuery("statement.box_office", query ?? {}, transferNames));
+        throw noHistory("statement.box_office", checkQuery("statement.box_office", query === undefined ? {} : query, transferNames));
       },
       async audience(query?: StatementQuery): Promise<Statement> {
         checkArity("statement.audience", arguments.length, ["query?"]);
-        throw noHistory("statement.audience", checkQuery("statement.audience", query ?? {}, transferNames));
+        throw noHistory("statement.audience", checkQuery("statement.audience", query === undefined ? {} : query, transferNames));
       },
     },
     balanceAt: {

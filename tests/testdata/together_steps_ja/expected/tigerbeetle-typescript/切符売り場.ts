@@ -267,15 +267,15 @@ export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptio
       async 客席(account: 客席Account, query?: StatementQuery): Promise<Statement> {
         checkArity("statement.客席", arguments.length, ["account", "query?"]);
         const a = argsOf("statement.客席", "account", account, ["公演"]);
-        throw noHistory("statement.客席", checkText("statement.客席", "公演", field(a, "公演")), checkQuery("statement.客席", query ?? {}, transferNames));
+        throw noHistory("statement.客席", checkText("statement.客席", "公演", field(a, "公演")), checkQuery("statement.客席", query === undefined ? {} : query, transferNames));
       },
       async 窓口(query?: StatementQuery): Promise<Statement> {
         checkArity("statement.窓口", arguments.length, ["query?"]);
-        throw noHistory("statement.窓口", checkQuery("statement.窓口", query ?? {}, transferNames));
+        throw noHistory("statement.窓口", checkQuery("statement.窓口", query === undefined ? {} : query, transferNames));
       },
       async 観客(query?: StatementQuery): Promise<Statement> {
         checkArity("statement.観客", arguments.length, ["query?"]);
-        throw noHistory("statement.観客", checkQuery("statement.観客", query ?? {}, transferNames));
+        throw noHistory("statement.観客", checkQuery("statement.観客", query === undefined ? {} : query, transferNames));
       },
     },
     balanceAt: {

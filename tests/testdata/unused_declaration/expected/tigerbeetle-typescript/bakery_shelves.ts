@@ -203,19 +203,19 @@ export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptio
       async shelf(account: ShelfAccount, query?: StatementQuery): Promise<Statement> {
         checkArity("statement.shelf", arguments.length, ["account", "query?"]);
         const a = argsOf("statement.shelf", "account", account, ["bread"]);
-        throw noHistory("statement.shelf", checkText("statement.shelf", "bread", field(a, "bread")), checkQuery("statement.shelf", query ?? {}, transferNames));
+        throw noHistory("statement.shelf", checkText("statement.shelf", "bread", field(a, "bread")), checkQuery("statement.shelf", query === undefined ? {} : query, transferNames));
       },
       async ovens(query?: StatementQuery): Promise<Statement> {
         checkArity("statement.ovens", arguments.length, ["query?"]);
-        throw noHistory("statement.ovens", checkQuery("statement.ovens", query ?? {}, transferNames));
+        throw noHistory("statement.ovens", checkQuery("statement.ovens", query === undefined ? {} : query, transferNames));
       },
       async customers(query?: StatementQuery): Promise<Statement> {
         checkArity("statement.customers", arguments.length, ["query?"]);
-        throw noHistory("statement.customers", checkQuery("statement.customers", query ?? {}, transferNames));
+        throw noHistory("statement.customers", checkQuery("statement.customers", query === undefined ? {} : query, transferNames));
       },
       async waste_bin(query?: StatementQuery): Promise<Statement> {
         checkArity("statement.waste_bin", arguments.length, ["query?"]);
-        throw noHistory("statement.waste_bin", checkQuery("statement.waste_bin", query ?? {}, transferNames));
+        throw noHistory("statement.waste_bin", checkQuery("statement.waste_bin", query === undefined ? {} : query, transferNames));
       },
     },
     balanceAt: {

@@ -203,19 +203,19 @@ export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptio
       async 棚(account: 棚Account, query?: StatementQuery): Promise<Statement> {
         checkArity("statement.棚", arguments.length, ["account", "query?"]);
         const a = argsOf("statement.棚", "account", account, ["パン"]);
-        throw noHistory("statement.棚", checkText("statement.棚", "パン", field(a, "パン")), checkQuery("statement.棚", query ?? {}, transferNames));
+        throw noHistory("statement.棚", checkText("statement.棚", "パン", field(a, "パン")), checkQuery("statement.棚", query === undefined ? {} : query, transferNames));
       },
       async 窯(query?: StatementQuery): Promise<Statement> {
         checkArity("statement.窯", arguments.length, ["query?"]);
-        throw noHistory("statement.窯", checkQuery("statement.窯", query ?? {}, transferNames));
+        throw noHistory("statement.窯", checkQuery("statement.窯", query === undefined ? {} : query, transferNames));
       },
       async お客さま(query?: StatementQuery): Promise<Statement> {
         checkArity("statement.お客さま", arguments.length, ["query?"]);
-        throw noHistory("statement.お客さま", checkQuery("statement.お客さま", query ?? {}, transferNames));
+        throw noHistory("statement.お客さま", checkQuery("statement.お客さま", query === undefined ? {} : query, transferNames));
       },
       async 廃棄(query?: StatementQuery): Promise<Statement> {
         checkArity("statement.廃棄", arguments.length, ["query?"]);
-        throw noHistory("statement.廃棄", checkQuery("statement.廃棄", query ?? {}, transferNames));
+        throw noHistory("statement.廃棄", checkQuery("statement.廃棄", query === undefined ? {} : query, transferNames));
       },
     },
     balanceAt: {

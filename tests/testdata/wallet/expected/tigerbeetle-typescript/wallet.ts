@@ -306,15 +306,15 @@ export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptio
       async wallet(account: WalletAccount, query?: StatementQuery): Promise<Statement> {
         checkArity("statement.wallet", arguments.length, ["account", "query?"]);
         const a = argsOf("statement.wallet", "account", account, ["member"]);
-        throw noHistory("statement.wallet", checkText("statement.wallet", "member", field(a, "member")), checkQuery("statement.wallet", query ?? {}, transferNames));
+        throw noHistory("statement.wallet", checkText("statement.wallet", "member", field(a, "member")), checkQuery("statement.wallet", query === undefined ? {} : query, transferNames));
       },
       async bank(query?: StatementQuery): Promise<Statement> {
         checkArity("statement.bank", arguments.length, ["query?"]);
-        throw noHistory("statement.bank", checkQuery("statement.bank", query ?? {}, transferNames));
+        throw noHistory("statement.bank", checkQuery("statement.bank", query === undefined ? {} : query, transferNames));
       },
       async shops(query?: StatementQuery): Promise<Statement> {
         checkArity("statement.shops", arguments.length, ["query?"]);
-        throw noHistory("statement.shops", checkQuery("statement.shops", query ?? {}, transferNames));
+        throw noHistory("statement.shops", checkQuery("statement.shops", query === undefined ? {} : query, transferNames));
       },
     },
     balanceAt: {

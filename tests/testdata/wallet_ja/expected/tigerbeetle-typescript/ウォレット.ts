@@ -306,15 +306,15 @@ export function tigerbeetle(client: TigerBeetleClient, options: TigerBeetleOptio
       async ウォレット(account: ウォレットAccount, query?: StatementQuery): Promise<Statement> {
         checkArity("statement.ウォレット", arguments.length, ["account", "query?"]);
         const a = argsOf("statement.ウォレット", "account", account, ["会員"]);
-        throw noHistory("statement.ウォレット", checkText("statement.ウォレット", "会員", field(a, "会員")), checkQuery("statement.ウォレット", query ?? {}, transferNames));
+        throw noHistory("statement.ウォレット", checkText("statement.ウォレット", "会員", field(a, "会員")), checkQuery("statement.ウォレット", query === undefined ? {} : query, transferNames));
       },
       async 銀行(query?: StatementQuery): Promise<Statement> {
         checkArity("statement.銀行", arguments.length, ["query?"]);
-        throw noHistory("statement.銀行", checkQuery("statement.銀行", query ?? {}, transferNames));
+        throw noHistory("statement.銀行", checkQuery("statement.銀行", query === undefined ? {} : query, transferNames));
       },
       async 店(query?: StatementQuery): Promise<Statement> {
         checkArity("statement.店", arguments.length, ["query?"]);
-        throw noHistory("statement.店", checkQuery("statement.店", query ?? {}, transferNames));
+        throw noHistory("statement.店", checkQuery("statement.店", query === undefined ? {} : query, transferNames));
       },
     },
     balanceAt: {
