@@ -233,7 +233,7 @@ func tsHistoryScenario(t *testing.T, ctx context.Context, d *tsDriver, pool *pgx
 		case st.Read != nil:
 			reads++
 			rd, exp := sc.Steps[i].Read, want[0].Reads[i]
-			got, wantLines := tsHistoryRead(t, d, tenant, rd, exp, first, timeOf, nexts, i)
+			got, wantLines := tsHistoryRead(t, d, orig, tenant, rd, exp, first, timeOf, nexts, i)
 			if strings.Join(got, "\n") != strings.Join(wantLines, "\n") {
 				t.Errorf("%s: step %d (%s):\nTypeScript client:\n  %s\ninterpreter:\n  %s", sc.Name, i+1, rd.Label(diag.English),
 					strings.Join(got, "\n  "), strings.Join(wantLines, "\n  "))
@@ -321,7 +321,7 @@ func protocolEntryLines(entries *[]protocol.Entry, timeOf func(string) int64) []
 	return out
 }
 
-func tsHistoryRead(t *testing.T, d *tsDriver, tenant string, rd *scenario.ReadStep, exp *scenario.ReadResult,
+func tsHistoryRead(t *testing.T, d *tsDriver, b *book.Book, tenant string, rd *scenario.ReadStep, exp *scenario.ReadResult,
 	first func(int64, bool) *time.Time, timeOf func(string) int64, nexts map[int]string, step int) (got, want []string) {
 	t.Helper()
 	req := protocol.Request{Tenant: tenant}
@@ -375,24 +375,35 @@ func tsHistoryRead(t *testing.T, d *tsDriver, tenant string, rd *scenario.ReadSt
 		if rd.Transfer != nil {
 			req.Transfer = rd.Transfer.Name
 		}
-		res := d.ask(req)
-		if res.Holds == nil {
-			t.Fatalf("holds: no holds in the answer")
-		}
-		for _, h := range *res.Holds {
-			var moves []string
-			for _, m := range h.Moves {
-				moves = append(moves, fmt.Sprintf("%d: %s %s -> %s", m.Move, m.Amount, book.KindArgs(m.From, m.FromArgs), book.KindArgs(m.To, m.ToArgs)))
+		got, want = tsHoldLines(t, d.ask(req), timeOf), interpHoldLines(exp.Holds)
+		// The requests the scenarios do not make: an account's holds kept
+		// to one kind, and every hold of the book, which is the one
+		// kind's when the book has one kind that holds.
+		var holding []*book.Transfer
+		for _, tr := range b.Transfers {
+			if tr.Pending != nil {
+				holding = append(holding, tr)
 			}
-			got = append(got, fmt.Sprintf("%s held at %ds, expires %v: %s", book.KindArgs(h.Transfer, h.Key), timeOf(h.Created), h.Deadline != "",
-				strings.Join(moves, "; ")))
 		}
-		for _, h := range exp.Holds {
-			var moves []string
-			for i, a := range h.Amounts {
-				moves = append(moves, fmt.Sprintf("%d: %d %s -> %s", i+1, a, h.From[i], h.To[i]))
+		switch {
+		case rd.Account != nil && rd.Transfer == nil:
+			for _, tr := range holding {
+				both := req
+				both.Transfer = tr.Name
+				var kept []*interp.Hold
+				for _, h := range exp.Holds {
+					if h.Transfer == tr {
+						kept = append(kept, h)
+					}
+				}
+				got = append(append(got, "of "+tr.Name+":"), tsHoldLines(t, d.ask(both), timeOf)...)
+				want = append(append(want, "of "+tr.Name+":"), interpHoldLines(kept)...)
 			}
-			want = append(want, fmt.Sprintf("%s held at %ds, expires %v: %s", h.Name(), h.Created, h.Transfer.Pending.Expires, strings.Join(moves, "; ")))
+		case rd.Account == nil && len(holding) == 1:
+			every := req
+			every.Transfer = ""
+			got = append(append(got, "of any kind:"), tsHoldLines(t, d.ask(every), timeOf)...)
+			want = append(append(want, "of any kind:"), interpHoldLines(exp.Holds)...)
 		}
 	case scenario.ReadBalance:
 		req.Op = protocol.BalanceAt
@@ -406,6 +417,35 @@ func tsHistoryRead(t *testing.T, d *tsDriver, tenant string, rd *scenario.ReadSt
 		want = []string{fmt.Sprintf("posted %d, held out %d, held in %d", exp.Balance.Posted, exp.Balance.HeldOut, exp.Balance.HeldIn)}
 	}
 	return got, want
+}
+
+func tsHoldLines(t *testing.T, res protocol.Response, timeOf func(string) int64) []string {
+	t.Helper()
+	if res.Holds == nil {
+		t.Fatalf("holds: no holds in the answer")
+	}
+	var out []string
+	for _, h := range *res.Holds {
+		var moves []string
+		for _, m := range h.Moves {
+			moves = append(moves, fmt.Sprintf("%d: %s %s -> %s", m.Move, m.Amount, book.KindArgs(m.From, m.FromArgs), book.KindArgs(m.To, m.ToArgs)))
+		}
+		out = append(out, fmt.Sprintf("%s held at %ds, expires %v: %s", book.KindArgs(h.Transfer, h.Key), timeOf(h.Created), h.Deadline != "",
+			strings.Join(moves, "; ")))
+	}
+	return out
+}
+
+func interpHoldLines(holds []*interp.Hold) []string {
+	var out []string
+	for _, h := range holds {
+		var moves []string
+		for i, a := range h.Amounts {
+			moves = append(moves, fmt.Sprintf("%d: %d %s -> %s", i+1, a, h.From[i], h.To[i]))
+		}
+		out = append(out, fmt.Sprintf("%s held at %ds, expires %v: %s", h.Name(), h.Created, h.Transfer.Pending.Expires, strings.Join(moves, "; ")))
+	}
+	return out
 }
 
 // keyNames are the names of a transfer kind's key, in key order.
