@@ -15,6 +15,7 @@ import (
 	"github.com/chobo-lang/chobo/chobo/ids"
 	"github.com/chobo-lang/chobo/runtime/go/chobotb"
 	"github.com/chobo-lang/chobo/runtime/go/chobotb/tbgo"
+	"github.com/chobo-lang/chobo/runtime/go/chobotb/tbmodel"
 )
 
 // What a reader of a ledger's history gets from TigerBeetle today: the
@@ -423,5 +424,73 @@ func TestTigerBeetleHistoryFlagCost(t *testing.T) {
 	f.AccountID = plain[0]
 	if b, err := raw.GetAccountBalances(f); err != nil || len(b) != 0 {
 		t.Errorf("balances of an account without the flag: %d, %v", len(b), err)
+	}
+}
+
+// TestTigerBeetleModelKeepsTheReplicasRecords makes the calls of
+// TestTigerBeetleHistoryRawRecords on the model and on a real replica and
+// compares what get_account_transfers answers for the wallet, field by
+// field but the timestamps: the model stands in for the replica where a
+// read of history is tested without one.
+func TestTigerBeetleModelKeepsTheReplicasRecords(t *testing.T) {
+	res := check.Check("hist.book", []byte(historyTBBook))
+	if res.Book == nil {
+		t.Fatalf("the book does not check: %v", res.Diags)
+	}
+	def := tigerbeetle.Def(res.Book)
+	topUp, payment := kindIndex(t, def, "top_up"), kindIndex(t, def, "payment")
+	records := func(t *testing.T, c chobotb.HistoryClient, expire func(wallet ids.ID)) []string {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		r := &tbRecorder{t: t, ctx: ctx, c: c, def: def, tenant: "model-or-replica", names: map[ids.ID]string{}}
+		r.call(topUp, "do", "t-1", "c-1", int64(1000))
+		r.call(payment, "hold", "p-1", "c-1", int64(300), int64(5))
+		r.finish(payment, "post", []string{"p-1"}, []uint64{200, 5})
+		r.call(payment, "hold", "p-2", "c-1", int64(100), int64(1))
+		r.finish(payment, "void", []string{"p-2"}, nil)
+		r.call(payment, "hold", "p-9", "c-1", int64(5000), int64(1))
+		r.call(payment, "hold", "p-3", "c-1", int64(50), int64(1))
+		wallet := ids.Account(def.Book, r.tenant, "wallet", "c-1")
+		expire(wallet)
+		r.call(topUp, "do", "t-2", "c-1", int64(10))
+		got, err := c.GetAccountTransfers(ctx, chobotb.AccountFilter{AccountID: wallet, Limit: 100, Debits: true, Credits: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var lines []string
+		for _, x := range got {
+			x.Timestamp = 0
+			lines = append(lines, r.transferLine(tbgo.TransferToTB(x), 0))
+		}
+		return lines
+	}
+	m := tbmodel.New()
+	onModel := records(t, m, func(ids.ID) { m.Advance(2 * time.Second) })
+	if len(onModel) != 24 {
+		t.Fatalf("%d records on the model, want 24", len(onModel))
+	}
+	realTigerBeetle(t)
+	srv := tbtest.Replica(t)
+	conn, err := srv.Dial()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(conn.Close)
+	onReplica := records(t, conn, func(wallet ids.ID) {
+		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+			a, err := conn.LookupAccounts(context.Background(), []ids.ID{wallet})
+			if err != nil || len(a) != 1 {
+				t.Fatalf("wallet: %v, %v", a, err)
+			}
+			if a[0].DebitsPending.IsZero() {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("p-3 was not released 10 s after it was held")
+			}
+		}
+	})
+	if strings.Join(onModel, "\n") != strings.Join(onReplica, "\n") {
+		t.Errorf("the model's records:\n%s\nthe replica's:\n%s", strings.Join(onModel, "\n"), strings.Join(onReplica, "\n"))
 	}
 }
