@@ -554,3 +554,58 @@ func entryID(t *testing.T, def *chobotb.Def, tenant string, e interp.Entry) ids.
 	t.Fatalf("no record id for %s", e)
 	return ids.ID{}
 }
+
+// swapBook has kinds whose moves join the same account kinds the same
+// way, so that the kinds of a record's accounts do not tell its move: its
+// place in its chain must.
+const swapBook = `book swap v1
+
+unit USD scale 2
+
+account wallet(card: string) : USD
+  at least 0 refused as insufficient_funds
+account bank : USD outside
+
+transfer top_up(top_up_id: string, card: string, amount: USD)
+  key top_up_id
+  move amount from bank to wallet(card)
+
+transfer swap(swap_id: string, a: string, b: string, x: USD, y: USD)
+  key swap_id
+  pending expires after 1 second
+  move x from wallet(a) to wallet(b)
+  move y from wallet(b) to wallet(a)
+
+transfer split(split_id: string, a: string, b: string, x: USD, y: USD)
+  key split_id
+  move x from wallet(a) to wallet(b)
+  move y from wallet(a) to wallet(b)
+`
+
+// TestTigerBeetleStatementTellsMovesApart reads entries whose moves only
+// their place in the chain tells apart, in every read.
+func TestTigerBeetleStatementTellsMovesApart(t *testing.T) {
+	const scs = `[{"name": "moves of one kind between wallets", "steps": [
+  {"op": "top_up.do", "args": {"top_up_id": "t-1", "card": "c-1", "amount": 1000}, "expect": "done"},
+  {"op": "top_up.do", "args": {"top_up_id": "t-2", "card": "c-2", "amount": 1000}, "expect": "done"},
+  {"op": "swap.hold", "args": {"swap_id": "s-1", "a": "c-1", "b": "c-2", "x": 100, "y": 30}, "expect": "done"},
+  {"op": "swap.post", "args": {"swap_id": "s-1"}, "amounts": {"x": 60, "y": 30}, "expect": "done"},
+  {"op": "swap.hold", "args": {"swap_id": "s-2", "a": "c-2", "b": "c-1", "x": 5, "y": 7}, "expect": "done"},
+  {"op": "swap.void", "args": {"swap_id": "s-2"}, "expect": "done"},
+  {"op": "split.do", "args": {"split_id": "d-1", "a": "c-1", "b": "c-2", "x": 1, "y": 2}, "expect": "done"},
+  {"op": "swap.hold", "args": {"swap_id": "s-3", "a": "c-2", "b": "c-1", "x": 9, "y": 4}, "expect": "done"},
+  {"read": "holds", "account": "wallet(c-1)"},
+  {"read": "holds", "transfer": "swap"},
+  {"read": "statement", "name": "one", "account": "wallet(c-1)", "limit": 3},
+  {"read": "statement", "account": "wallet(c-1)", "limit": 3, "after": "one"},
+  {"read": "statement", "account": "wallet(c-2)", "order": "newest"},
+  {"read": "entries", "transfer": "swap", "key": {"swap_id": "s-1"}},
+  {"read": "entries", "transfer": "split", "key": {"split_id": "d-1"}},
+  {"pass": "2 seconds"},
+  {"read": "entries", "transfer": "swap", "key": {"swap_id": "s-3"}},
+  {"read": "holds"},
+  {"read": "balance", "account": "wallet(c-1)", "at": "2 seconds"},
+  {"read": "statement", "account": "wallet(c-1)"}
+]}]`
+	readsAgainstInterpreter(t, "swap.book", []byte(swapBook), []byte(scs))
+}
