@@ -18,12 +18,12 @@ import (
 	"github.com/chobo-lang/chobo/runtime/go/chobotb/tbmodel"
 )
 
-// What a reader of a ledger's history gets from TigerBeetle today: the
+// What a reader of a ledger's history gets from TigerBeetle: the
 // transfers get_account_transfers answers for a book's account after a
 // call of each kind, and the balances get_account_balances answers when
-// the account has the history flag. These are the records a statement on
-// TigerBeetle will decode (docs/targets.md, "Reading history on
-// TigerBeetle"); the test holds the facts that design rests on.
+// the account has the history flag. These are the records the reads of
+// chobotb decode (docs/targets.md, "Reading history on TigerBeetle");
+// the test holds the facts they rest on.
 
 // historyTBBook has a wallet whose bounds need every kind of helper
 // event a move of chobo's can bring: a probe for its lower bound above 0
