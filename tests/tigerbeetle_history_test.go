@@ -429,8 +429,9 @@ func TestTigerBeetleHistoryFlagCost(t *testing.T) {
 
 // TestTigerBeetleModelKeepsTheReplicasRecords makes the calls of
 // TestTigerBeetleHistoryRawRecords on the model and on a real replica and
-// compares what get_account_transfers answers for the wallet, field by
-// field but the timestamps: the model stands in for the replica where a
+// compares what get_account_transfers answers for the wallet, and what
+// query_transfers answers as the reads ask it, field by field but the
+// timestamps: the model stands in for the replica where a
 // read of history is tested without one.
 func TestTigerBeetleModelKeepsTheReplicasRecords(t *testing.T) {
 	res := check.Check("hist.book", []byte(historyTBBook))
@@ -458,17 +459,40 @@ func TestTigerBeetleModelKeepsTheReplicasRecords(t *testing.T) {
 			t.Fatal(err)
 		}
 		var lines []string
+		var hold chobotb.Transfer // p-1's first move
 		for _, x := range got {
+			if hold.Flags == 0 && x.Flags&chobotb.TransferPending != 0 {
+				hold = x
+			}
 			x.Timestamp = 0
 			lines = append(lines, r.transferLine(tbgo.TransferToTB(x), 0))
+		}
+		if len(lines) != 24 {
+			t.Fatalf("%d records, want 24", len(lines))
+		}
+		// query_transfers, as the reads use it: a call's chain by its
+		// content hash and code, in either order; every record of a code;
+		// and by user_data_64.
+		for _, f := range []chobotb.QueryFilter{
+			{UserData128: hold.UserData128, Code: hold.Code, Limit: 100},
+			{UserData128: hold.UserData128, Code: hold.Code, Limit: 2, Reversed: true},
+			{Code: hold.Code, Limit: 100},
+			{UserData64: hold.UserData64, Limit: 3},
+		} {
+			found, err := c.QueryTransfers(ctx, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines = append(lines, fmt.Sprintf("query %+v: %d", f, len(found)))
+			for _, x := range found {
+				x.Timestamp = 0
+				lines = append(lines, r.transferLine(tbgo.TransferToTB(x), 0))
+			}
 		}
 		return lines
 	}
 	m := tbmodel.New()
 	onModel := records(t, m, func(ids.ID) { m.Advance(2 * time.Second) })
-	if len(onModel) != 24 {
-		t.Fatalf("%d records on the model, want 24", len(onModel))
-	}
 	realTigerBeetle(t)
 	srv := tbtest.Replica(t)
 	conn, err := srv.Dial()
