@@ -133,7 +133,7 @@ func (b *Book) historyClient() (HistoryClient, error) {
 	return hc, nil
 }
 
-// accountID checks an account kind and its arguments and names the
+// accountOf checks an account kind and its arguments and names the
 // account.
 func (b *Book) accountOf(account int, args []string) (ids.ID, error) {
 	if account < 0 || account >= len(b.def.Accounts) {
@@ -673,13 +673,16 @@ func (b *Book) CallEntries(ctx context.Context, kind int, key Values) ([]chobo.E
 	for i, w := range want {
 		idList[i] = w.id
 	}
-	found, err := b.c.LookupTransfers(ctx, idList)
-	if err != nil {
-		return nil, err
-	}
+	// A reply holds as many records as a request holds events.
 	byID := map[ids.ID]Transfer{}
-	for _, r := range found {
-		byID[r.ID] = r
+	for start := 0; start < len(idList); start += MaxEvents {
+		found, err := b.c.LookupTransfers(ctx, idList[start:min(start+MaxEvents, len(idList))])
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range found {
+			byID[r.ID] = r
+		}
 	}
 	held := map[int]Transfer{} // the hold's record, by move
 	ended := map[int]bool{}
