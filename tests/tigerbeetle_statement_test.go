@@ -297,7 +297,7 @@ func readsAgainstInterpreter(t *testing.T, file string, src, data []byte) {
 								want.HeldOut -= -e.HeldOut
 								want.HeldIn -= -e.HeldIn
 							case model == nil && d > rd.At && (next < 0 || d <= next):
-								t.Logf("SKIP: %s: %s: the hold %s expires between the second read and the next time the scenario knows on the replica",
+								t.Logf("SKIP: %s: %s: the deadline of %s falls between that second and the next mark the run took on the replica, so the balance read there depends on when it is read",
 									where(i), rd.Label(diag.English), e.CallText())
 								continue steps
 							}
