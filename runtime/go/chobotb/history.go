@@ -354,22 +354,31 @@ func (b *Book) accountEntries(ctx context.Context, hc HistoryClient, account int
 		}
 	}
 	// Expiries: a move of a hold that no record ended and that TigerBeetle
-	// finds expired, which a status chain asks without writing.
-	var pending []entry
+	// finds expired. A deadline at or before the account's last record
+	// has passed on TigerBeetle's clock; a later one is asked of it, with
+	// a status chain that writes nothing.
+	var last uint64
+	if len(records) > 0 {
+		last = records[len(records)-1].Timestamp
+	}
+	var ask []entry
 	for _, h := range open {
-		if !ended[h.id] {
-			pending = append(pending, h)
+		switch {
+		case ended[h.id]:
+		case h.ts+uint64(h.timeout)*1e9 <= last:
+			out = append(out, expiry(h))
+		default:
+			ask = append(ask, h)
 		}
 	}
-	expired, err := b.expired(ctx, pending)
+	expired, err := b.expired(ctx, ask)
 	if err != nil {
 		return nil, err
 	}
-	for i, h := range pending {
-		if !expired[i] {
-			continue
+	for i, h := range ask {
+		if expired[i] {
+			out = append(out, expiry(h))
 		}
-		out = append(out, expiry(h))
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].before(&out[j]) })
 	var bal chobo.Balance
@@ -838,12 +847,21 @@ func (b *Book) OpenHolds(ctx context.Context, account int, args []string, kind i
 			firsts[r.UserData128] = r
 		}
 	}
+	// A hold whose deadline is at or before the last record read has
+	// expired on TigerBeetle's clock: nothing more is asked of it.
+	var last uint64
+	for _, r := range records {
+		last = max(last, r.Timestamp)
+	}
 	var out []chobo.OpenHold
 	var heads []entry
 	for _, c := range calls {
 		r := firsts[c]
 		k := dec.byCode[r.Code]
 		t := &d.Transfers[k]
+		if t.Timeout > 0 && r.Timestamp+uint64(t.Timeout)*1e9 <= last {
+			continue
+		}
 		chain, err := hc.QueryTransfers(ctx, QueryFilter{UserData128: c, Code: r.Code, Limit: MaxEvents + 1})
 		if err != nil {
 			return nil, err

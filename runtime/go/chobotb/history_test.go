@@ -128,6 +128,17 @@ func TestStatementPagesOneByOne(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// h-2 and h-3 are past their deadline by the time of the account's
+	// last record, so only h-4 is asked about: one status chain.
+	var asked int
+	for _, r := range e.m.Requests()[sent:] {
+		if r.Op == tbmodel.OpCreateTransfers {
+			asked += len(r.Transfers)
+		}
+	}
+	if asked != 2 {
+		t.Errorf("the statement sent %d events to ask where holds stand, want 2", asked)
+	}
 	var ops []string
 	for _, en := range full.Entries {
 		ops = append(ops, en.Op)
