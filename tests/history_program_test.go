@@ -105,14 +105,5 @@ func historySQLReadsEntries(t *testing.T, book fence) bool {
 		t.Fatal(ds)
 	}
 	sql := string(files[0].Data)
-	i := strings.Index(sql, ".history_statement(")
-	if i < 0 {
-		return false
-	}
-	// The function's declaration runs to its body.
-	decl := sql[i:]
-	if j := strings.Index(decl, " as $"); j > 0 {
-		decl = decl[:j]
-	}
-	return strings.Contains(decl, "account_args")
+	return declares(sql, "history_statement", "account_args") && declares(sql, "history_open_holds", "from_args")
 }
