@@ -194,7 +194,7 @@ func (r *goHistoryRun) clientLine(e chobo.Entry) string {
 	if e.After != nil {
 		after = &interp.Balance{Posted: e.After.Posted, HeldIn: e.After.HeldIn, HeldOut: e.After.HeldOut}
 	}
-	return entryLine(book.KindArgs(e.Account, e.AccountArgs), r.timeOf(e.At), e.Transfer, e.Op, e.Key, e.Move, e.Out,
+	return goEntryLine(book.KindArgs(e.Account, e.AccountArgs), r.timeOf(e.At), e.Transfer, e.Op, e.Key, e.Move, e.Out,
 		e.Posted, e.HeldOut, e.HeldIn, after) + " " + argsText(e.Args)
 }
 
@@ -210,8 +210,18 @@ func interpLine(e interp.Entry) string {
 	for k, v := range e.Call.Amounts {
 		args[k] = strconv.FormatInt(v, 10)
 	}
-	return entryLine(e.Account.String(), e.Time, e.Call.Transfer.Name, string(e.Op), e.Key, e.Move, e.Out,
+	return goEntryLine(e.Account.String(), e.Time, e.Call.Transfer.Name, string(e.Op), e.Key, e.Move, e.Out,
 		e.Posted, e.HeldOut, e.HeldIn, after) + " " + argsText(args)
+}
+
+// goEntryLine is what both sides of the comparison write of an entry.
+func goEntryLine(account string, t int64, transfer, op string, key []string, move int, out bool, posted, heldOut, heldIn int64, after *interp.Balance) string {
+	s := fmt.Sprintf("%s at %ds: %s.%s(%s) move %d out=%v; posted %+d, held out %+d, held in %+d", account, t, transfer, op,
+		strings.Join(key, ", "), move, out, posted, heldOut, heldIn)
+	if after != nil {
+		s += fmt.Sprintf(" -> %d, %d, %d", after.Posted, after.HeldOut, after.HeldIn)
+	}
+	return s
 }
 
 func argsText(args map[string]string) string {
