@@ -218,3 +218,41 @@ func derefHolds(p *[]protocol.Hold) []protocol.Hold {
 	}
 	return *p
 }
+
+// The requests and answers docs/formats.md shows under "Driver protocol"
+// are the protocol's: each line decodes into a Request (a line with an
+// "op") or a Response, with no field the protocol lacks. A line that
+// leaves part out ("…") is not JSON, and is passed over.
+func TestDriverProtocolExamplesDecode(t *testing.T) {
+	lines := 0
+	for _, f := range walkSection(t, "docs/formats.md", "## Driver protocol") {
+		if f.info != "json" {
+			continue
+		}
+		for i, l := range f.body {
+			if strings.Contains(l, "…") || strings.TrimSpace(l) == "" {
+				continue
+			}
+			var probe map[string]any
+			if err := json.Unmarshal([]byte(l), &probe); err != nil {
+				t.Errorf("docs/formats.md:%d: not JSON: %v", f.line+1+i, err)
+				continue
+			}
+			dec := json.NewDecoder(strings.NewReader(l))
+			dec.DisallowUnknownFields()
+			var err error
+			if _, ok := probe["op"]; ok {
+				err = dec.Decode(&protocol.Request{})
+			} else {
+				err = dec.Decode(&protocol.Response{})
+			}
+			if err != nil {
+				t.Errorf("docs/formats.md:%d: %v", f.line+1+i, err)
+			}
+			lines++
+		}
+	}
+	if lines < 8 {
+		t.Errorf("%d lines decoded; the section shows more", lines)
+	}
+}
