@@ -358,11 +358,14 @@ for module, book in books:
                 continue
             m = getattr(obj, name)
             params = list(inspect.signature(m).parameters.values())
-            given = {p.name: value(p.annotation) for p in params if p.kind != p.VAR_KEYWORD and p.default is p.empty}
+            # A history read takes its query or time positionally.
+            pos = [value(p.annotation) for p in params if p.kind == p.POSITIONAL_ONLY and p.default is p.empty]
+            given = {p.name: value(p.annotation) for p in params
+                     if p.kind not in (p.VAR_KEYWORD, p.POSITIONAL_ONLY) and p.default is p.empty}
             if "calls" in given:
                 given["calls"] = []
             try:
-                r = m(**given, wrong_keyword=1)
+                r = m(*pos, **given, wrong_keyword=1)
                 if inspect.isawaitable(r):
                     asyncio.run(r)
             except module.ChoboError as e:
@@ -373,7 +376,7 @@ for module, book in books:
             checked += 1
             if any(p.kind == p.KEYWORD_ONLY for p in params):
                 try:
-                    m(*given.values())
+                    m(*pos, *given.values())
                 except TypeError:
                     positional += 1
                 else:
