@@ -129,6 +129,12 @@ class StatementTest(unittest.TestCase):
         self.assertEqual(params[3], datetime(2026, 1, 1, 0, 0, tzinfo=timezone.utc))
         self.assertEqual(params[3:], (frm, to, ["payment"], True, 3, 41))
 
+    def test_a_full_page_has_no_more(self) -> None:
+        rows = [row(1, "payment", "void", ["p-1"], ["p-1"]), row(2, "payment", "void", ["p-2"], ["p-2"])]
+        b = Both(self, rows)
+        st = b.run(lambda book: book.statement("s", H, "wallet", ["c-1"], StatementQuery(limit=2)))
+        self.assertEqual(([e.cursor for e in st.entries], st.next, st.more), (["1", "2"], "2", False))
+
     def test_empty_page_keeps_after(self) -> None:
         b = Both(self, [])
         st = b.run(lambda book: book.statement("statement.bank", H, "bank", [], StatementQuery(after="7")))
