@@ -389,9 +389,11 @@ print(checked, positional)
 // tigerbeetle-python client with a keyword the operation does not take,
 // sync and async, a method and a *_call twin; mypy --strict must name
 // each.
-const unknownKeywordCaller = `import psycopg
+const unknownKeywordCaller = `from datetime import datetime, timezone
+
+import psycopg
 import tigerbeetle as tb
-from pgbook import postgres, postgres_async
+from pgbook import Balance, Entry, OpenHold, Statement, StatementQuery, postgres, postgres_async
 from tbbook import tigerbeetle
 
 
@@ -411,6 +413,26 @@ async def asynchronous(conn: psycopg.AsyncConnection) -> None:
 def beetle(client: tb.ClientSync) -> None:
     book = tigerbeetle(client)
     book.reserve.void(order="o", sku="s", tenant="t")
+
+
+def reads(conn: psycopg.Connection, beetle: tb.ClientSync) -> None:
+    book = postgres(conn)
+    page: Statement = book.statement.stock(StatementQuery(newest=True, limit=3), sku="s")
+    more: bool = page.more
+    changed: int = page.entries[0].posted
+    when: datetime = page.entries[0].at
+    then: Balance = book.balance_at.stock(datetime.now(timezone.utc), sku="s")
+    held: list[OpenHold] = book.open_holds.stock(sku="s")
+    calls: list[Entry] = book.reserve.entries(order="o", sku="s")
+    kinds: list[OpenHold] = book.reserve.open_holds()
+    later: int = len(tigerbeetle(beetle).statement.customers().entries)
+    book.balance_at.stock(sku="s", at=when)
+
+
+async def reads_async(conn: psycopg.AsyncConnection) -> None:
+    book = postgres_async(conn)
+    page: Statement = await book.statement.customers()
+    first: Entry = (await book.receive.entries(delivery="d", sku="s"))[0]
 `
 
 // TestPythonUnknownKeywords holds every method of the Python clients,
@@ -454,13 +476,17 @@ func TestPythonUnknownKeywords(t *testing.T) {
 	}
 	out := string(b)
 	for _, want := range []string{
-		`caller.py:9: error: Argument "qtty" to "do" of "Receive"`,
-		`caller.py:10: error: Argument "orders" to "hold_call" of "Reserve"`,
-		`caller.py:11: error: Argument "skus" to "stock" of "Balances"`,
-		`caller.py:12: error: Argument "limit" to "expire" of "Book"`,
-		`caller.py:17: error: Argument "amount" to "post" of "AsyncReserve"`,
-		`caller.py:22: error: Argument "tenant" to "void" of "Reserve"`,
-		"Found 6 errors",
+		`caller.py:11: error: Argument "qtty" to "do" of "Receive"`,
+		`caller.py:12: error: Argument "orders" to "hold_call" of "Reserve"`,
+		`caller.py:13: error: Argument "skus" to "stock" of "Balances"`,
+		`caller.py:14: error: Argument "limit" to "expire" of "Book"`,
+		`caller.py:19: error: Argument "amount" to "post" of "AsyncReserve"`,
+		`caller.py:24: error: Argument "tenant" to "void" of "Reserve"`,
+		// The reads type-check as they are meant to be called; a time
+		// given by keyword is one mistake.
+		`caller.py:38: error: Too few arguments for "stock" of "BalancesAt"`,
+		`caller.py:38: error: Argument "at" to "stock" of "BalancesAt" has incompatible type "datetime"; expected "Never"`,
+		"Found 8 errors",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("mypy --strict does not say %q:\n%s", want, out)
