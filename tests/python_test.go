@@ -493,3 +493,73 @@ func TestPythonUnknownKeywords(t *testing.T) {
 		}
 	}
 }
+
+// tigerBeetleReadsScript calls every history read of the history case's
+// tigerbeetle-python client, both books, over a client that must never be
+// used, and prints how many raised CHOBO_UNSUPPORTED saying why.
+const tigerBeetleReadsScript = `
+import asyncio, datetime, sys
+import card
+
+class Untouched:
+    def create_accounts(self, *a): raise AssertionError("a request")
+    def create_transfers(self, *a): raise AssertionError("a request")
+    def lookup_accounts(self, *a): raise AssertionError("a request")
+    def lookup_transfers(self, *a): raise AssertionError("a request")
+
+class AsyncUntouched:
+    async def create_accounts(self, *a): raise AssertionError("a request")
+    async def create_transfers(self, *a): raise AssertionError("a request")
+    async def lookup_accounts(self, *a): raise AssertionError("a request")
+    async def lookup_transfers(self, *a): raise AssertionError("a request")
+
+now = datetime.datetime.now(datetime.timezone.utc)
+n = 0
+for book, is_async in ((card.tigerbeetle(Untouched()), False), (card.tigerbeetle_async(AsyncUntouched()), True)):
+    reads = [
+        lambda: book.statement.wallet(card.StatementQuery(limit=3), card="c-1"),
+        lambda: book.statement.bank(),
+        lambda: book.balance_at.wallet(now, card="c-1"),
+        lambda: book.open_holds.wallet(card="c-1"),
+        lambda: book.top_up.entries(top_up_id="t-1"),
+        lambda: book.payment.entries(payment_id="p-1"),
+        lambda: book.payment.open_holds(),
+    ]
+    for read in reads:
+        try:
+            r = read()
+            if is_async:
+                asyncio.run(r)
+        except card.ChoboError as e:
+            assert e.code == "CHOBO_UNSUPPORTED", e.code
+            assert "reading the history is not in the Python TigerBeetle client yet" in str(e), str(e)
+            n += 1
+        else:
+            raise AssertionError("a read answered")
+print(n)
+`
+
+// TestPythonTigerBeetleReadsSayNotYet holds the history reads of a
+// tigerbeetle-python client, which are there so that a program written
+// for the PostgreSQL client type-checks against it, to raising
+// CHOBO_UNSUPPORTED with the reason, in both books, without a request.
+func TestPythonTigerBeetleReadsSayNotYet(t *testing.T) {
+	venv := venvBin(t)
+	dir := t.TempDir()
+	data, err := os.ReadFile(filepath.Join(casesDir, "history", "expected", "tigerbeetle-python", "card.py"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "card.py"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(filepath.Join(venv, "python"), "-c", tigerBeetleReadsScript)
+	cmd.Dir, cmd.Env = dir, append(os.Environ(), "PYTHONDONTWRITEBYTECODE=1", "PYTHONPATH="+dir)
+	b, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, b)
+	}
+	if got := strings.TrimSpace(string(b)); got != "14" {
+		t.Fatalf("%s reads said they are not there yet, want 14", got)
+	}
+}
