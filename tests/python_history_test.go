@@ -30,7 +30,8 @@ import (
 // TestPythonHistoryReadsOnPostgres runs the scenarios of the history case
 // on a real server and makes every read step through the generated
 // postgres-python client, by its driver in alternate mode, so that the
-// reads go through the blocking book and the asyncio one in turn. Each
+// reads go through the blocking book and the asyncio one in turn, the
+// blocking one over psycopg 3 and then over psycopg2. Each
 // read is compared with what the interpreter reads, written as
 // TestHistoryScenariosOnPostgres writes both, with the same marks of
 // time; calls go through the SQL functions directly, since the reads are
@@ -97,28 +98,37 @@ func TestPythonHistoryReadsOnPostgres(t *testing.T) {
 	if err := os.WriteFile(clientPath, client, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	drv := startPythonReader(t, filepath.Join(venv, "python"), clientPath)
 	names, err := json.Marshal(python.Describe(m))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r := drv.ask(t, map[string]any{"op": "open", "target": "postgres-python", "names": json.RawMessage(names),
-		"dsn": srv.ConnString(pgtest.DefaultDB)}); r["error"] != nil {
-		t.Fatalf("open: %v", r["error"])
+	// The blocking book over psycopg 3, then over psycopg2; the asyncio
+	// one over psycopg 3 both times.
+	for _, driver := range []string{"psycopg", "psycopg2"} {
+		t.Run(driver, func(t *testing.T) {
+			env := []string{"CHOBO_DRIVER_PSYCOPG2=0"}
+			if driver == "psycopg2" {
+				env = []string{"CHOBO_DRIVER_PSYCOPG2=1"}
+			}
+			drv := startPythonReader(t, filepath.Join(venv, "python"), clientPath, env)
+			if r := drv.ask(t, map[string]any{"op": "open", "target": "postgres-python", "names": json.RawMessage(names),
+				"dsn": srv.ConnString(pgtest.DefaultDB)}); r["error"] != nil {
+				t.Fatalf("open: %v", r["error"])
+			}
+			reads := 0
+			for i, sc := range scs {
+				reads += runPythonHistoryScenario(t, ctx, be, res.Book, cp, sc, fmt.Sprintf("%s-%d", driver, i), drv)
+			}
+			if reads == 0 {
+				t.Fatal("no read step in the scenarios")
+			}
+			if drv.sync == 0 || drv.async == 0 {
+				t.Fatalf("the reads went through one book only: %d blocking, %d asyncio", drv.sync, drv.async)
+			}
+			t.Logf("%d scenarios, %d reads compared (%d through the blocking book, %d through the asyncio one)",
+				len(scs), reads, drv.sync, drv.async)
+		})
 	}
-
-	reads := 0
-	for i, sc := range scs {
-		reads += runPythonHistoryScenario(t, ctx, be, res.Book, cp, sc, fmt.Sprintf("s%d", i), drv)
-	}
-	if reads == 0 {
-		t.Fatal("no read step in the scenarios")
-	}
-	if drv.sync == 0 || drv.async == 0 {
-		t.Fatalf("the reads went through one book only: %d sync, %d asyncio", drv.sync, drv.async)
-	}
-	t.Logf("%d scenarios, %d reads compared (%d through the blocking book, %d through the asyncio one)",
-		len(scs), reads, drv.sync, drv.async)
 }
 
 // pythonReader is the Python driver, asked one request at a time.
@@ -129,10 +139,10 @@ type pythonReader struct {
 	sync, async int
 }
 
-func startPythonReader(t *testing.T, py, client string) *pythonReader {
+func startPythonReader(t *testing.T, py, client string, env []string) *pythonReader {
 	t.Helper()
 	cmd := exec.Command(py, filepath.Join(pyRuntimeDir, "driver", "driver.py"), "--mode", "alternate", client)
-	cmd.Env = append(os.Environ(), "PYTHONDONTWRITEBYTECODE=1")
+	cmd.Env = append(append(os.Environ(), "PYTHONDONTWRITEBYTECODE=1"), env...)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
