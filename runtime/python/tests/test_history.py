@@ -102,6 +102,9 @@ class StatementTest(unittest.TestCase):
         self.assertEqual((e.posted, e.held_in, e.held_out, e.after), (500, 0, 0, Balance(500, 0, 0)))
         self.assertEqual(e.at, T0)
         self.assertEqual(e.at.utcoffset(), timedelta(0), "times are in UTC")
+        self.assertEqual(len({hash(x) for x in st.entries}), 5, "entries are hashable, as every answer is")
+        with self.assertRaises(TypeError):
+            e.args["amount"] = "1"  # type: ignore[index]
         self.assertEqual(e.cursor, "1")
         self.assertEqual(dict(st.entries[1].args or {}), {"payment_id": "p-1", "card": "c-1", "price": "120", "fee": "5"})
         self.assertEqual(dict(st.entries[2].args or {}), {"payment_id": "p-1", "price": "100", "fee": "5"},

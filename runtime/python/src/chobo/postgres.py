@@ -26,6 +26,7 @@ from collections.abc import Awaitable, Callable, Generator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, AbstractContextManager
 from dataclasses import dataclass
 from datetime import datetime, timezone
+from types import MappingProxyType
 from typing import Any, Protocol, TypeAlias, TypeVar, cast
 
 from .chobo import (
@@ -478,7 +479,7 @@ def _pg_time(where: str, v: object) -> datetime:
     return v.astimezone(timezone.utc)
 
 
-def _pg_call_args(where: str, names: PgCallNames, op: EntryOp, values: tuple[str, ...]) -> dict[str, str]:
+def _pg_call_args(where: str, names: PgCallNames, op: EntryOp, values: tuple[str, ...]) -> Mapping[str, str]:
     """A call's values named: a do or a hold gives every parameter; a post
     its key, then the amounts when it gives them; a void or an expiry its
     key."""
@@ -490,7 +491,7 @@ def _pg_call_args(where: str, names: PgCallNames, op: EntryOp, values: tuple[str
         ns = names.key
     if len(ns) != len(values):
         raise ChoboError("CHOBO_UNEXPECTED", f"{where}: a {op} entry with {len(values)} values, for {len(ns)} names")
-    return dict(zip(ns, values))
+    return MappingProxyType(dict(zip(ns, values)))
 
 
 def _pg_entry(where: str, h: PgHistory, row: tuple[object, ...]) -> Entry:

@@ -708,11 +708,12 @@ class Entry:
     op: EntryOp
     key: tuple[str, ...] | None
     """The call's key, in key order; None where the backend keeps no key."""
-    args: Mapping[str, str] | None
+    args: Mapping[str, str] | None = field(hash=False)
     """What the call was given, by the book's parameter names, amounts as
     decimal text: every argument of a do or a hold, the key and the amounts
     of a post in part, the key alone for a post in full, a void or an
-    expiry. None where the backend keeps no arguments."""
+    expiry, read-only. None where the backend keeps no arguments. Left out
+    of the entry's hash, as a mapping has none."""
     id: str
     """The id of the entry's transfer where the backend has one (32 hex
     digits on TigerBeetle); empty on PostgreSQL."""

@@ -16,6 +16,7 @@ from contextlib import AbstractAsyncContextManager, AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from functools import cache
+from types import MappingProxyType
 from typing import Any, Literal, Never, Protocol, TypeAlias, TypeVar, cast
 
 # The client of the book warehouse_mirror kept in PostgreSQL: each operation is
@@ -752,11 +753,12 @@ class Entry:
     op: EntryOp
     key: tuple[str, ...] | None
     """The call's key, in key order; None where the backend keeps no key."""
-    args: Mapping[str, str] | None
+    args: Mapping[str, str] | None = field(hash=False)
     """What the call was given, by the book's parameter names, amounts as
     decimal text: every argument of a do or a hold, the key and the amounts
     of a post in part, the key alone for a post in full, a void or an
-    expiry. None where the backend keeps no arguments."""
+    expiry, read-only. None where the backend keeps no arguments. Left out
+    of the entry's hash, as a mapping has none."""
     id: str
     """The id of the entry's transfer where the backend has one (32 hex
     digits on TigerBeetle); empty on PostgreSQL."""
@@ -1490,7 +1492,7 @@ def _pg_time(where: str, v: object) -> datetime:
     return v.astimezone(timezone.utc)
 
 
-def _pg_call_args(where: str, names: PgCallNames, op: EntryOp, values: tuple[str, ...]) -> dict[str, str]:
+def _pg_call_args(where: str, names: PgCallNames, op: EntryOp, values: tuple[str, ...]) -> Mapping[str, str]:
     """A call's values named: a do or a hold gives every parameter; a post
     its key, then the amounts when it gives them; a void or an expiry its
     key."""
@@ -1502,7 +1504,7 @@ def _pg_call_args(where: str, names: PgCallNames, op: EntryOp, values: tuple[str
         ns = names.key
     if len(ns) != len(values):
         raise ChoboError("CHOBO_UNEXPECTED", f"{where}: a {op} entry with {len(values)} values, for {len(ns)} names")
-    return dict(zip(ns, values))
+    return MappingProxyType(dict(zip(ns, values)))
 
 
 def _pg_entry(where: str, h: PgHistory, row: tuple[object, ...]) -> Entry:
