@@ -319,6 +319,19 @@ type postView struct {
 	Settle       settleView
 }
 
+// PostArgs is what the post was given, as the history shows it: the key
+// and then the amounts it named, or the key alone for the full hold.
+func (v postView) PostArgs() string {
+	if len(v.Amounts) == 0 {
+		return "v_key"
+	}
+	var named []string
+	for _, a := range v.Amounts {
+		named = append(named, a+"::text")
+	}
+	return fmt.Sprintf("case when %s then v_key else v_key || array[%s] end", strings.Join(v.Nulls, " and "), strings.Join(named, ", "))
+}
+
 type voidView struct {
 	function
 	Settle settleView
@@ -336,6 +349,9 @@ type settleView struct {
 	Vars    settleVars
 	Post    bool
 	Entries entryArrays // what the post or void changes, move by move
+	// Several says the hold has more than one move, so that two of its
+	// entries may change one account, each then showing its own balance.
+	Several bool
 }
 
 type settleMove struct {
@@ -351,7 +367,7 @@ func (settleView) Shards() int          { return Shards }
 func (v settleView) WriteIDs() string   { return strings.Join(v.Bounded, ", ") }
 
 func newSettle(b *book.Book, t *book.Transfer, post bool) settleView {
-	v := settleView{S: Ident(b.Name), Op: "'void'", Post: post}
+	v := settleView{S: Ident(b.Name), Op: "'void'", Post: post, Several: len(t.Moves) > 1}
 	if post {
 		v.Op = "'post'"
 	}
@@ -556,8 +572,8 @@ func newFast(st moveStep, hold bool) *fastView {
 	return f
 }
 
-// entryArrays are the entries of a call as the four arrays of its key
-// row, one element per entry: the account, and what it changes.
+// entryArrays are the entries of a call, one element per entry: the
+// account, and what it changes.
 type entryArrays struct {
 	Accounts, Posted, HeldIn, HeldOut []string
 }
@@ -597,12 +613,7 @@ func (e entryArrays) Count() string {
 	return fmt.Sprintf("(select count(*) from unnest(array[%s]) as x (id) where x.id = a.id)", strings.Join(e.Accounts, ", "))
 }
 
-// Columns are the entry columns of the key row and Values their values,
-// for an insert.
-func (entryArrays) Columns() string {
-	return "entry_accounts, entry_posted, entry_held_in, entry_held_out"
-}
-
+// Values are the entries as the four arrays chobo_record takes.
 func (e entryArrays) Values() string {
 	return fmt.Sprintf("array[%s], array[%s]::bigint[], array[%s]::bigint[], array[%s]::bigint[]",
 		strings.Join(e.Accounts, ", "), strings.Join(e.Posted, ", "), strings.Join(e.HeldIn, ", "), strings.Join(e.HeldOut, ", "))
@@ -707,4 +718,50 @@ func boundLit(b *book.Bound) string {
 		return "null::bigint"
 	}
 	return fmt.Sprintf("%d::bigint", b.Value)
+}
+
+// historyView is what the history's functions are written from.
+type historyView struct {
+	S, Book string
+	// LegacyPosts are, for each transfer kind whose post names amounts,
+	// the amounts it named picked out of what each move posted: the
+	// arguments of a post made before its key row kept them, when it did
+	// not post the full hold.
+	LegacyPosts []legacyPost
+}
+
+type legacyPost struct {
+	Kind, Named string
+}
+
+// entryRowView is what one function's rows of entries read: the view,
+// and the kind and values of each entry's account as SQL.
+type entryRowView struct {
+	historyView
+	Account string
+}
+
+// Statement's rows are of the account named; a call's rows, of the
+// account each entry's row holds.
+func (v historyView) StatementRow() entryRowView { return entryRowView{v, "p_account, p_args"} }
+func (v historyView) CallRow() entryRowView      { return entryRowView{v, "a.kind, a.args"} }
+
+func newHistoryView(b *book.Book) historyView {
+	v := historyView{S: Ident(b.Name), Book: Lit(b.Name)}
+	for _, t := range b.Transfers {
+		if t.Pending == nil || len(t.PostAmounts()) == 0 {
+			continue
+		}
+		var named []string
+		for _, p := range t.PostAmounts() {
+			for i, m := range t.Moves {
+				if m.Amount.Param == p {
+					named = append(named, fmt.Sprintf("(c.content::bigint[])[%d]::text", i+1))
+					break
+				}
+			}
+		}
+		v.LegacyPosts = append(v.LegacyPosts, legacyPost{Kind: Lit(t.Name), Named: "array[" + strings.Join(named, ", ") + "]"})
+	}
+	return v
 }
