@@ -1,0 +1,583 @@
+package conformance
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/chobo-lang/chobo/chobo/book"
+	"github.com/chobo-lang/chobo/chobo/conformance/protocol"
+	"github.com/chobo-lang/chobo/chobo/diag"
+	"github.com/chobo-lang/chobo/chobo/ids"
+	"github.com/chobo-lang/chobo/chobo/interp"
+	"github.com/chobo-lang/chobo/chobo/scenario"
+	"github.com/chobo-lang/chobo/runtime/go/chobotb"
+)
+
+// The read steps of a scenario read the ledger's history through the
+// client under test, and what they read is compared with what the
+// interpreter reads at the same step. The two clocks differ: the
+// interpreter counts the scenario's seconds, and a backend dates entries
+// with its wall clock, on the test copy, whose passes are a few seconds.
+// So the run notes its wall clock at the end of every pass (a Mark, in
+// the scenario's time as written), and times are compared through the
+// marks: an entry written between the mark of t and the next mark is at
+// t, where the interpreter puts every call made after the pass that
+// brought it to t, and an expiry at the end of its pass. The mark of a
+// pass is taken when its wait is over and before the backend is asked to
+// give holds back, so that PostgreSQL's expiries, written then, are at
+// the pass's time. TigerBeetle writes nothing when a hold expires: its
+// expiry is dated at the hold's deadline, reached during the pass, and
+// is at the first mark at or after it.
+
+// HistoryReader is a backend that reads the ledger's history: it sends
+// a read request of the driver protocol (statement, entries, holds or
+// balance_at) and gives back the answer as the driver wrote it. The
+// error is for a read that could not be made at all (a broken driver);
+// a read that failed is an answer with Error set.
+type HistoryReader interface {
+	ReadHistory(ctx context.Context, req protocol.Request) (protocol.Response, error)
+}
+
+// errNoReader is the answer of a backend that cannot read the history.
+var errNoReader = errors.New("the backend reads no history")
+
+// ReadHistory implements HistoryReader: the request goes to the driver
+// as it is, and the answer comes back as it was written, checked only
+// for being an answer to that op.
+func (p *Process) ReadHistory(ctx context.Context, req protocol.Request) (protocol.Response, error) {
+	return p.ask(ctx, req)
+}
+
+// ReadHistory implements HistoryReader through the client under test.
+func (t *TigerBeetle) ReadHistory(ctx context.Context, req protocol.Request) (protocol.Response, error) {
+	r, ok := t.Calls.(HistoryReader)
+	if !ok {
+		return protocol.Response{}, errNoReader
+	}
+	return r.ReadHistory(ctx, req)
+}
+
+// DatesExpiriesAtTheDeadline says that TigerBeetle's expiries are dated
+// at the hold's deadline, not when the pass gave the hold back.
+func (t *TigerBeetle) DatesExpiriesAtTheDeadline() bool { return true }
+
+// Mark is the wall clock of a run at the end of a pass: T is the
+// scenario's time the pass brought, in the seconds of the book as
+// written, and Step the pass's step (-1 for the start of the run, at 0).
+type Mark struct {
+	T    int64
+	At   time.Time
+	Step int
+}
+
+// Marks are the marks of one run, in order.
+type Marks []Mark
+
+// Written is the scenario time of an entry a backend wrote at at: that
+// of the last mark at or before it.
+func (m Marks) Written(at time.Time) int64 {
+	var t int64
+	for _, k := range m {
+		if !at.Before(k.At) {
+			t = k.T
+		}
+	}
+	return t
+}
+
+// Reached is the scenario time of an instant the run waits for, such as
+// a hold's deadline on TigerBeetle: that of the first mark at or after
+// it; ok is false when no mark is.
+func (m Marks) Reached(at time.Time) (int64, bool) {
+	for _, k := range m {
+		if !k.At.Before(at) {
+			return k.T, true
+		}
+	}
+	return 0, false
+}
+
+// first is the index of the first mark at t or past it (past: strictly
+// past t), -1 when none is yet.
+func (m Marks) first(t int64, past bool) int {
+	for i, k := range m {
+		if k.T > t || (!past && k.T == t) {
+			return i
+		}
+	}
+	return -1
+}
+
+// firstAt is the first scenario time among the marks at or after t, for
+// the interpreter's side of a deadline; ok is false when no mark is.
+func (m Marks) firstAt(t int64) (int64, bool) {
+	if i := m.first(t, false); i >= 0 {
+		return m[i].T, true
+	}
+	return 0, false
+}
+
+// ReadAnswer is what the run read at a read step.
+type ReadAnswer struct {
+	Request  protocol.Request
+	Response protocol.Response
+	// Err is why the read was not answered: the backend reads no
+	// history, or the statement it continues was not answered.
+	Err error
+	// Marks holds the index in the run's marks of the mark each of the
+	// read's times went to, by "from", "to" and "at"; -1 for one sent
+	// as the time of the read itself (no mark was at or past it yet).
+	Marks map[string]int
+}
+
+// readRequest writes a read step as the protocol sends it, its times
+// mapped through the marks so far; now is the time of the read. A
+// statement that continues another takes the cursor that one was
+// answered.
+func readRequest(rd *scenario.ReadStep, tenant string, marks Marks, now time.Time, earlier map[int]*ReadAnswer) (protocol.Request, map[string]int, error) {
+	req := protocol.Request{Op: readOp(rd.Kind), Tenant: tenant}
+	used := map[string]int{}
+	account := func() {
+		if rd.Account == nil {
+			return
+		}
+		req.Account = rd.Account.Kind.Name
+		req.Args = map[string]string{}
+		for i, p := range rd.Account.Kind.Params {
+			req.Args[p] = rd.Account.Args[i]
+		}
+	}
+	// at is the wall time a scenario time maps to.
+	at := func(name string, t int64, past bool) time.Time {
+		i := marks.first(t, past)
+		used[name] = i
+		if i < 0 {
+			return now
+		}
+		return marks[i].At
+	}
+	switch rd.Kind {
+	case scenario.ReadStatement:
+		account()
+		for _, t := range rd.Transfers {
+			req.Transfers = append(req.Transfers, t.Name)
+		}
+		if rd.From > 0 {
+			req.From = at("from", rd.From, false).UTC().Format(protocol.TimeFormat)
+		}
+		if rd.To != nil {
+			if w := at("to", *rd.To, false); marks.first(*rd.To, false) >= 0 {
+				req.To = w.UTC().Format(protocol.TimeFormat)
+			}
+		}
+		req.Newest = rd.Order == interp.Newest
+		// The interpreter's page is unbounded without a limit; a
+		// client's is 100 then. The largest page a client takes reads
+		// what the interpreter reads, up to that many entries.
+		req.Limit = rd.Limit
+		if req.Limit == 0 {
+			req.Limit = maxPage
+		}
+		if rd.AfterStep >= 0 {
+			prev := earlier[rd.AfterStep]
+			if prev == nil || prev.Err != nil || prev.Response.Error != "" {
+				return req, used, fmt.Errorf("the statement of step %d it continues was not answered", rd.AfterStep+1)
+			}
+			req.After = prev.Response.Next
+		}
+	case scenario.ReadEntries:
+		req.Transfer = rd.Transfer.Name
+		req.Args = map[string]string{}
+		for i, p := range rd.Transfer.Key {
+			req.Args[p.Name] = rd.Key[i]
+		}
+	case scenario.ReadHolds:
+		account()
+		if rd.Transfer != nil {
+			req.Transfer = rd.Transfer.Name
+		}
+	case scenario.ReadBalance:
+		account()
+		// Just before the first mark past the time: after every entry
+		// at that time or before it. Times go to PostgreSQL in
+		// microseconds, and marks are kept to the microsecond.
+		req.At = at("at", rd.At, true).Add(-time.Microsecond).UTC().Format(protocol.TimeFormat)
+	}
+	return req, used, nil
+}
+
+// maxPage is the largest page a client reads (chobo.MaxPage).
+const maxPage = 1000
+
+func readOp(kind string) string {
+	if kind == scenario.ReadBalance {
+		return protocol.BalanceAt
+	}
+	return kind // statement, entries and holds are named alike
+}
+
+// readCheck compares the reads of one run with the interpreter's.
+type readCheck struct {
+	marks Marks
+	// atDeadline: the backend dates an expiry at the hold's deadline
+	// (TigerBeetle).
+	atDeadline bool
+	// def, when set, is the TigerBeetle definition of the test copy, by
+	// which an entry's id is checked against the call that wrote it.
+	def    *chobotb.Def
+	tenant string
+	// expired is what each pass of the interpreter's run expired, by
+	// step.
+	expired map[int][]string
+}
+
+// compare writes the interpreter's read and the backend's as lines,
+// which must be equal; skip, when not empty, says why this read is not
+// compared.
+func (c readCheck) compare(rd *scenario.ReadStep, ref *scenario.ReadResult, ans *ReadAnswer) (got, want []string, skip string) {
+	if ref.Failed != "" {
+		return nil, nil, "the interpreter's read fails: " + ref.Failed
+	}
+	if ans == nil {
+		return nil, nil, "the run stopped before it"
+	}
+	if errors.Is(ans.Err, errNoReader) {
+		return nil, nil, ans.Err.Error()
+	}
+	if s := c.window(ans); s != "" {
+		return nil, nil, s
+	}
+	res := ans.Response
+	switch {
+	case ans.Err != nil:
+		got = []string{"not read: " + ans.Err.Error()}
+	case res.Error != "":
+		got = []string{fmt.Sprintf("%s answered an error: %s", ans.Request.Op, res.Error)}
+	}
+	switch rd.Kind {
+	case scenario.ReadStatement, scenario.ReadEntries:
+		var gotEntries []protocol.Entry
+		if got == nil {
+			if res.Entries == nil {
+				got = []string{fmt.Sprintf(`the answer to %s has no "entries"`, ans.Request.Op)}
+			} else {
+				gotEntries = *res.Entries
+			}
+		}
+		for i, e := range ref.Entries {
+			var shape *protocol.Entry
+			if i < len(gotEntries) {
+				shape = &gotEntries[i]
+			}
+			want = append(want, c.wantEntry(e, shape))
+		}
+		if got == nil {
+			got = []string{}
+			for _, e := range gotEntries {
+				got = append(got, c.gotEntry(e))
+			}
+		}
+		if rd.Kind == scenario.ReadStatement {
+			want = append(want, fmt.Sprintf("more %v", ref.More))
+			if ans.Err == nil && res.Error == "" {
+				got = append(got, fmt.Sprintf("more %v", res.More))
+			}
+		}
+	case scenario.ReadHolds:
+		var gotHolds []protocol.Hold
+		if got == nil {
+			if res.Holds == nil {
+				got = []string{`the answer to holds has no "holds"`}
+			} else {
+				gotHolds = *res.Holds
+			}
+		}
+		want = []string{}
+		for i, h := range ref.Holds {
+			var shape *protocol.Hold
+			if i < len(gotHolds) {
+				shape = &gotHolds[i]
+			}
+			want = append(want, c.wantHold(h, shape))
+		}
+		if got == nil {
+			got = []string{}
+			for _, h := range gotHolds {
+				got = append(got, c.gotHold(h))
+			}
+		}
+	case scenario.ReadBalance:
+		want = []string{balanceText(ref.Balance.Posted, ref.Balance.HeldIn, ref.Balance.HeldOut)}
+		if got == nil {
+			got = []string{amountsText(protocol.Amounts{Posted: res.Posted, HeldIn: res.HeldIn, HeldOut: res.HeldOut})}
+		}
+	}
+	return got, want, ""
+}
+
+// window says why a read is not compared on a backend that dates an
+// expiry at its deadline, when one of its times went to the mark of a
+// pass that expired a hold: the expiry is before that mark there, and at
+// it in the interpreter, so the read would tell the two apart by the
+// instant the bound falls on, not by what the backend holds.
+func (c readCheck) window(ans *ReadAnswer) string {
+	if !c.atDeadline {
+		return ""
+	}
+	for _, name := range slices.Sorted(maps.Keys(ans.Marks)) {
+		i := ans.Marks[name]
+		if i < 0 || i >= len(c.marks) {
+			continue
+		}
+		if held := c.expired[c.marks[i].Step]; len(held) > 0 {
+			return fmt.Sprintf("its %q falls on the end of the pass that expired %s, whose expiry TigerBeetle dates at the deadline, before that end",
+				name, strings.Join(held, ", "))
+		}
+	}
+	return ""
+}
+
+// entryLine is how both sides of an entry are written. key and args are
+// left out (nil) where the backend gives none, and so are id and after.
+func entryLine(account string, t string, transfer, op string, key []string, args map[string]string, id string,
+	move int, out bool, posted, heldOut, heldIn string, after string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s at %s: %s %s", account, t, transfer, op)
+	if key != nil {
+		fmt.Fprintf(&b, " key (%s)", strings.Join(key, ", "))
+	}
+	if args != nil {
+		var kv []string
+		for _, k := range slices.Sorted(maps.Keys(args)) {
+			kv = append(kv, k+": "+args[k])
+		}
+		fmt.Fprintf(&b, " args (%s)", strings.Join(kv, ", "))
+	}
+	if id != "" {
+		fmt.Fprintf(&b, " id %s", id)
+	}
+	side := "in"
+	if out {
+		side = "out"
+	}
+	fmt.Fprintf(&b, " move %d %s; posted %s, held out %s, held in %s", move, side, posted, heldOut, heldIn)
+	if after != "" {
+		fmt.Fprintf(&b, " -> %s", after)
+	}
+	return b.String()
+}
+
+func balanceText(posted, heldIn, heldOut int64) string {
+	return fmt.Sprintf("posted %d, held in %d, held out %d", posted, heldIn, heldOut)
+}
+
+func amountsText(a protocol.Amounts) string {
+	return fmt.Sprintf("posted %s, held in %s, held out %s", a.Posted, a.HeldIn, a.HeldOut)
+}
+
+func secs(t int64) string { return fmt.Sprintf("%ds", t) }
+
+// gotEntry writes an entry the backend read, its time mapped to the
+// scenario's.
+func (c readCheck) gotEntry(e protocol.Entry) string {
+	after := ""
+	if e.After != nil {
+		after = amountsText(*e.After)
+	}
+	return entryLine(Name(e.Account, e.AccountArgs), c.gotTime(e.At, e.Op == string(interp.Expire)), e.Transfer, e.Op,
+		e.Key, e.Args, e.ID, e.Move, e.Out, e.Posted, e.HeldOut, e.HeldIn, after)
+}
+
+// gotTime maps a time the backend wrote to the scenario's.
+func (c readCheck) gotTime(text string, expiry bool) string {
+	at, err := time.Parse(protocol.TimeFormat, text)
+	if err != nil {
+		return fmt.Sprintf("%q (not a time)", text)
+	}
+	if expiry && c.atDeadline {
+		t, ok := c.marks.Reached(at)
+		if !ok {
+			return "past the run's end"
+		}
+		return secs(t)
+	}
+	return secs(c.marks.Written(at))
+}
+
+// wantEntry writes an interpreter's entry as the backend should give it:
+// with the key, the arguments, an id and the balance after where the
+// backend's entry at the same place (shape) has them, and always with
+// the balance after for an account with bounds.
+func (c readCheck) wantEntry(e interp.Entry, shape *protocol.Entry) string {
+	var key []string
+	var args map[string]string
+	id, after := "", ""
+	full := shape == nil
+	if full || shape.Key != nil {
+		key = slices.Clone(e.Key)
+		if key == nil {
+			key = []string{}
+		}
+	}
+	if full || shape.Args != nil {
+		args = map[string]string{}
+		maps.Copy(args, e.Call.Strings)
+		for k, v := range e.Call.Amounts {
+			args[k] = protocol.FormatAmount(v)
+		}
+	}
+	if c.def != nil && (full || shape.ID != "") {
+		id = c.entryID(e)
+	}
+	if k := e.Account.Kind; k.Lower != nil || k.Upper != nil || full || shape.After != nil {
+		after = balanceText(e.After.Posted, e.After.HeldIn, e.After.HeldOut)
+	}
+	return entryLine(Name(e.Account.Kind.Name, e.Account.Args), secs(e.Time), e.Call.Transfer.Name, string(e.Op),
+		key, args, id, e.Move, e.Out, protocol.FormatAmount(e.Posted), protocol.FormatAmount(e.HeldOut), protocol.FormatAmount(e.HeldIn), after)
+}
+
+// entryID is the id of the TigerBeetle record an entry is read from: a
+// move of the do or hold chain of its call, the post or void of that
+// move, or, for an expiry, the hold's move that expired.
+func (c readCheck) entryID(e interp.Entry) string {
+	t := e.Call.Transfer
+	kind := transferIndex(c.def, t.Name)
+	if kind < 0 {
+		return "(no such transfer kind on TigerBeetle)"
+	}
+	var events []chobotb.Event
+	var err error
+	switch e.Op {
+	case interp.EntryOp(book.Do), interp.EntryOp(book.Hold):
+		var vals chobotb.Values
+		for _, p := range t.Params {
+			if p.IsAmount() {
+				vals = append(vals, e.Call.Amounts[p.Name])
+			} else {
+				vals = append(vals, e.Call.Strings[p.Name])
+			}
+		}
+		var plan *chobotb.Plan
+		if plan, err = c.def.Build(c.tenant, kind, string(e.Op), vals); err == nil {
+			for _, ev := range plan.Chain {
+				if ev.Role == chobotb.RoleMove {
+					events = append(events, ev)
+				}
+			}
+		}
+	case interp.EntryOp(book.Post), interp.EntryOp(book.Void):
+		var amounts []uint64
+		if e.Op == interp.EntryOp(book.Post) {
+			amounts = make([]uint64, len(t.Moves))
+		}
+		events, err = c.def.Finish(c.tenant, kind, string(e.Op), e.Key, amounts)
+	case interp.Expire:
+		var lookups []ids.ID
+		if lookups, err = c.def.Lookups(c.tenant, kind, e.Key); err == nil {
+			if e.Move >= 1 && e.Move <= len(lookups) {
+				return lookups[e.Move-1].Hex()
+			}
+		}
+	}
+	if err != nil {
+		return "(" + err.Error() + ")"
+	}
+	for _, ev := range events {
+		if ev.Move == e.Move {
+			return ev.ID.Hex()
+		}
+	}
+	return fmt.Sprintf("(no record of move %d)", e.Move)
+}
+
+func transferIndex(d *chobotb.Def, name string) int {
+	for i, t := range d.Transfers {
+		if t.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// holdLine is how both sides of an open hold are written.
+func holdLine(transfer string, key []string, id, created, deadline string, moves []string) string {
+	var b strings.Builder
+	b.WriteString(transfer)
+	if key != nil {
+		fmt.Fprintf(&b, " key (%s)", strings.Join(key, ", "))
+	}
+	if id != "" {
+		fmt.Fprintf(&b, " id %s", id)
+	}
+	fmt.Fprintf(&b, " held at %s, %s: %s", created, deadline, strings.Join(moves, "; "))
+	return b.String()
+}
+
+func moveText(n int, amount, from, to string) string {
+	return fmt.Sprintf("move %d %s from %s to %s", n, amount, from, to)
+}
+
+// gotHold writes an open hold the backend read. Its deadline is in the
+// test copy's time, which only the marks relate to the book's: it is
+// the first mark at or after it, as the pass that reaches it gives the
+// hold back.
+func (c readCheck) gotHold(h protocol.Hold) string {
+	var moves []string
+	for _, m := range h.Moves {
+		moves = append(moves, moveText(m.Move, m.Amount, Name(m.From, m.FromArgs), Name(m.To, m.ToArgs)))
+	}
+	deadline := "never expires"
+	if h.Deadline != "" {
+		at, err := time.Parse(protocol.TimeFormat, h.Deadline)
+		switch t, ok := c.marks.Reached(at); {
+		case err != nil:
+			deadline = fmt.Sprintf("expires at %q (not a time)", h.Deadline)
+		case ok:
+			deadline = "expires at " + secs(t)
+		default:
+			deadline = "expires past the run's end"
+		}
+	}
+	return holdLine(h.Transfer, h.Key, h.ID, c.gotTime(h.Created, false), deadline, moves)
+}
+
+// wantHold writes an interpreter's open hold as the backend should give
+// it, its key and id as the backend's hold at the same place has them.
+func (c readCheck) wantHold(h *interp.Hold, shape *protocol.Hold) string {
+	var moves []string
+	for i, a := range h.Amounts {
+		moves = append(moves, moveText(i+1, protocol.FormatAmount(a), h.From[i].String(), h.To[i].String()))
+	}
+	deadline := "never expires"
+	if h.Transfer.Pending.Expires {
+		if t, ok := c.marks.firstAt(h.Deadline); ok {
+			deadline = "expires at " + secs(t)
+		} else {
+			deadline = "expires past the run's end"
+		}
+	}
+	var key []string
+	if shape == nil || shape.Key != nil {
+		key = slices.Clone(h.Key)
+	}
+	id := ""
+	if c.def != nil && (shape == nil || shape.ID != "") {
+		if kind := transferIndex(c.def, h.Transfer.Name); kind >= 0 {
+			if l, err := c.def.Lookups(c.tenant, kind, h.Key); err == nil && len(l) > 0 {
+				id = l[0].Hex()
+			}
+		}
+	}
+	return holdLine(h.Transfer.Name, key, id, secs(h.Created), deadline, moves)
+}
+
+// readFailure writes a read whose answer differs from the interpreter's.
+func readFailure(step int, rd *scenario.ReadStep, pair string, got, want []string) string {
+	return fmt.Sprintf("step %d, %s: differs from the interpreter:\n got (%s):\n  %s\n want:\n  %s", step+1,
+		rd.Label(diag.English), pair, strings.Join(got, "\n  "), strings.Join(want, "\n  "))
+}

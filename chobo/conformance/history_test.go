@@ -1,0 +1,623 @@
+package conformance
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chobo-lang/chobo/chobo/backend/tigerbeetle"
+	"github.com/chobo-lang/chobo/chobo/book"
+	"github.com/chobo-lang/chobo/chobo/conformance/protocol"
+	"github.com/chobo-lang/chobo/chobo/interp"
+	"github.com/chobo-lang/chobo/chobo/scenario"
+)
+
+// at is a wall time some seconds after a fixed instant.
+func at(s float64) time.Time {
+	return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC).Add(time.Duration(s * float64(time.Second)))
+}
+
+// marks: the run starts at 0 s (the scenario's 0), a pass to 600 s ends
+// at 4 s, a pass to 3600 s at 9 s.
+var someMarks = Marks{{T: 0, At: at(0), Step: -1}, {T: 600, At: at(4), Step: 2}, {T: 3600, At: at(9), Step: 5}}
+
+func TestMarksMapTimes(t *testing.T) {
+	for _, c := range []struct {
+		wall          float64
+		written       int64
+		reached       int64
+		reachedBefore bool // no mark at or after it
+	}{
+		{0, 0, 0, false},
+		{1.5, 0, 600, false},
+		{3.999, 0, 600, false},
+		{4, 600, 600, false},
+		{4.001, 600, 3600, false},
+		{9, 3600, 3600, false},
+		{12, 3600, 0, true},
+	} {
+		if got := someMarks.Written(at(c.wall)); got != c.written {
+			t.Errorf("an entry written at %vs is at %d, want %d", c.wall, got, c.written)
+		}
+		got, ok := someMarks.Reached(at(c.wall))
+		if ok == c.reachedBefore || (ok && got != c.reached) {
+			t.Errorf("a deadline at %vs is reached at %d (%v), want %d (%v)", c.wall, got, ok, c.reached, !c.reachedBefore)
+		}
+	}
+}
+
+// counter is twoLifetimes: carts expire after 10 minutes, layaways
+// after an hour.
+func counterBooks(t *testing.T) (*book.Book, *book.Book) { return books(t, twoLifetimes) }
+
+func readOf(t *testing.T, b *book.Book, steps string) scenario.Scenario {
+	t.Helper()
+	scs, err := scenario.Read(b, []byte(`{"name": "reads", "steps": [`+steps+`]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return scs[0]
+}
+
+func TestReadRequestMapsTimesToMarks(t *testing.T) {
+	orig, _ := counterBooks(t)
+	now := at(20)
+	stamp := func(s float64) string { return at(s).UTC().Format(protocol.TimeFormat) }
+	answered := map[int]*ReadAnswer{0: {Response: protocol.Response{Next: "17"}}, 1: {Response: protocol.Response{Error: "no"}}}
+	for _, c := range []struct {
+		name, step string
+		want       protocol.Request
+		marks      map[string]int
+		err        string
+	}{
+		{"a statement from the start, to a time no pass reached yet",
+			`{"read": "statement", "account": "shelf(s-1)", "to": "2 hours"}`,
+			protocol.Request{Op: "statement", Tenant: "t", Account: "shelf", Args: map[string]string{"sku": "s-1"}, Limit: maxPage},
+			map[string]int{"to": -1}, ""},
+		{"from a pass's end, to another's, newest first, by kind",
+			`{"read": "statement", "account": "shelf(s-1)", "from": "10 minutes", "to": "1 hour", "order": "newest", "limit": 2, "transfers": ["cart"]}`,
+			protocol.Request{Op: "statement", Tenant: "t", Account: "shelf", Args: map[string]string{"sku": "s-1"},
+				From: stamp(4), To: stamp(9), Newest: true, Limit: 2, Transfers: []string{"cart"}},
+			map[string]int{"from": 1, "to": 2}, ""},
+		{"from between passes is from the next one's end",
+			`{"read": "statement", "account": "shelf(s-1)", "from": "5 minutes"}`,
+			protocol.Request{Op: "statement", Tenant: "t", Account: "shelf", Args: map[string]string{"sku": "s-1"}, From: stamp(4), Limit: maxPage},
+			map[string]int{"from": 1}, ""},
+		{"from past every pass is from now",
+			`{"read": "statement", "account": "shelf(s-1)", "from": "2 hours"}`,
+			protocol.Request{Op: "statement", Tenant: "t", Account: "shelf", Args: map[string]string{"sku": "s-1"}, From: stamp(20), Limit: maxPage},
+			map[string]int{"from": -1}, ""},
+		{"a balance at a pass's time is just before the next mark",
+			`{"read": "balance", "account": "shelf(s-1)", "at": "10 minutes"}`,
+			protocol.Request{Op: "balance_at", Tenant: "t", Account: "shelf", Args: map[string]string{"sku": "s-1"},
+				At: at(9).Add(-time.Microsecond).UTC().Format(protocol.TimeFormat)},
+			map[string]int{"at": 2}, ""},
+		{"a balance at the clock is now",
+			`{"read": "balance", "account": "shelf(s-1)", "at": "1 hour"}`,
+			protocol.Request{Op: "balance_at", Tenant: "t", Account: "shelf", Args: map[string]string{"sku": "s-1"},
+				At: at(20).Add(-time.Microsecond).UTC().Format(protocol.TimeFormat)},
+			map[string]int{"at": -1}, ""},
+		{"the entries of a call, the key by name",
+			`{"read": "entries", "transfer": "cart", "key": {"order": "o-1", "sku": "s-1"}}`,
+			protocol.Request{Op: "entries", Tenant: "t", Transfer: "cart", Args: map[string]string{"order": "o-1", "sku": "s-1"}},
+			map[string]int{}, ""},
+		{"open holds of a kind",
+			`{"read": "holds", "transfer": "cart"}`,
+			protocol.Request{Op: "holds", Tenant: "t", Transfer: "cart"}, map[string]int{}, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rd := readOf(t, orig, c.step).Steps[0].Read
+			req, used, err := readRequest(rd, "t", someMarks, now, answered)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fmt.Sprintf("%+v", req) != fmt.Sprintf("%+v", c.want) {
+				t.Errorf("request\n got  %+v\n want %+v", req, c.want)
+			}
+			if fmt.Sprint(used) != fmt.Sprint(c.marks) {
+				t.Errorf("marks used %v, want %v", used, c.marks)
+			}
+		})
+	}
+	// A statement that continues another sends the cursor that one was
+	// answered, and is not sent when that one failed.
+	sc := readOf(t, orig, `{"read": "statement", "account": "shelf(s-1)", "name": "a", "limit": 1},
+		{"read": "statement", "account": "shelf(s-1)", "name": "b", "limit": 1},
+		{"read": "statement", "account": "shelf(s-1)", "after": "a"},
+		{"read": "statement", "account": "shelf(s-1)", "after": "b"}`)
+	req, _, err := readRequest(sc.Steps[2].Read, "t", someMarks, now, answered)
+	if err != nil || req.After != "17" {
+		t.Errorf("after a: %+v %v, want the cursor 17", req, err)
+	}
+	if _, _, err := readRequest(sc.Steps[3].Read, "t", someMarks, now, answered); err == nil || !strings.Contains(err.Error(), "step 2") {
+		t.Errorf("after a failed statement: %v, want an error naming step 2", err)
+	}
+}
+
+// fakeLedger is a backend that keeps its ledger in the interpreter, on
+// the test copy, dates each entry with the wall clock when it is written
+// and answers the reads from them as a driver would: what a correct
+// backend answers. mangle, when set, spoils each read's answer.
+type fakeLedger struct {
+	b      *book.Book
+	passes []int64 // the scaled passes, in order; each Expire makes the next
+	// deadline dates an expiry at the hold's deadline, as TigerBeetle
+	// does, and not when Expire gave it back.
+	deadline bool
+	mangle   func(req protocol.Request, res *protocol.Response)
+
+	mu   sync.Mutex
+	s    *interp.State
+	wall []time.Time // by entry, from Seq 1
+	made map[string]time.Time
+}
+
+func newFakeLedger(b *book.Book, passes []int64) *fakeLedger {
+	s := interp.New(b)
+	s.KeepHistory()
+	return &fakeLedger{b: b, passes: passes, s: s, made: map[string]time.Time{}}
+}
+
+// stamp dates the entries of a call's key not dated yet.
+func (f *fakeLedger) stamp(t *book.Transfer, key []string, when time.Time) {
+	es, _ := f.s.CallEntries(t, key)
+	for _, e := range es {
+		for int64(len(f.wall)) < e.Seq {
+			f.wall = append(f.wall, when)
+		}
+	}
+}
+
+func (f *fakeLedger) Call(_ context.Context, c interp.Call, _ string) (interp.Result, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	r, err := f.s.Apply(c)
+	if err != nil {
+		return r, err
+	}
+	now := time.Now()
+	key := keyOf(c)
+	f.stamp(c.Transfer, key, now)
+	if c.Op == book.Hold && r.Outcome == interp.Done {
+		f.made[c.Transfer.Name+"\x00"+strings.Join(key, "\x00")] = now
+	}
+	return r, nil
+}
+
+func (f *fakeLedger) Expire(context.Context, string) (bool, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.passes) == 0 {
+		return false, fmt.Errorf("more passes than the scenario has")
+	}
+	gone, err := f.s.Pass(f.passes[0])
+	f.passes = f.passes[1:]
+	for _, h := range gone {
+		when := time.Now()
+		if f.deadline {
+			when = f.deadlineOf(h)
+		}
+		f.stamp(h.Transfer, h.Key, when)
+	}
+	return false, err
+}
+
+func (f *fakeLedger) deadlineOf(h *interp.Hold) time.Time {
+	return f.made[h.Transfer.Name+"\x00"+strings.Join(h.Key, "\x00")].Add(time.Duration(h.Deadline-h.Created) * time.Second)
+}
+
+func (f *fakeLedger) DatesExpiriesAtTheDeadline() bool { return f.deadline }
+
+func (f *fakeLedger) Ledger(context.Context, string) ([]string, []string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var accounts, holds []string
+	for _, a := range f.s.Accounts() {
+		accounts = append(accounts, AccountLine(a.Account.String(), a.Balance))
+	}
+	for _, h := range f.s.Holds() {
+		holds = append(holds, h.Name()+" "+h.State.String())
+	}
+	return accounts, holds, nil
+}
+
+func (f *fakeLedger) account(req protocol.Request) *interp.Account {
+	if req.Account == "" {
+		return nil
+	}
+	for _, k := range f.b.Accounts {
+		if k.Name == req.Account {
+			a := interp.Account{Kind: k}
+			for _, p := range k.Params {
+				a.Args = append(a.Args, req.Args[p])
+			}
+			return &a
+		}
+	}
+	return nil
+}
+
+func (f *fakeLedger) entry(e interp.Entry) protocol.Entry {
+	args := map[string]string{}
+	for k, v := range e.Call.Strings {
+		args[k] = v
+	}
+	for k, v := range e.Call.Amounts {
+		args[k] = protocol.FormatAmount(v)
+	}
+	return protocol.Entry{Transfer: e.Call.Transfer.Name, Op: string(e.Op), Key: e.Key, Args: args, Move: e.Move, Out: e.Out,
+		Account: e.Account.Kind.Name, AccountArgs: e.Account.Args,
+		Posted: protocol.FormatAmount(e.Posted), HeldIn: protocol.FormatAmount(e.HeldIn), HeldOut: protocol.FormatAmount(e.HeldOut),
+		After: &protocol.Amounts{Posted: protocol.FormatAmount(e.After.Posted), HeldIn: protocol.FormatAmount(e.After.HeldIn),
+			HeldOut: protocol.FormatAmount(e.After.HeldOut)},
+		At: f.wall[e.Seq-1].UTC().Format(protocol.TimeFormat), Cursor: strconv.FormatInt(e.Seq, 10)}
+}
+
+func (f *fakeLedger) ReadHistory(_ context.Context, req protocol.Request) (protocol.Response, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	res := f.read(req)
+	if f.mangle != nil {
+		f.mangle(req, &res)
+	}
+	return res, nil
+}
+
+func (f *fakeLedger) read(req protocol.Request) protocol.Response {
+	res := protocol.Response{ID: req.ID}
+	parse := func(s string) time.Time { t, _ := time.Parse(protocol.TimeFormat, s); return t }
+	switch req.Op {
+	case protocol.Statement:
+		all, err := f.s.Statement(*f.account(req), interp.Filter{})
+		if err != nil {
+			return protocol.Response{Error: err.Error()}
+		}
+		es := all.Entries
+		if req.Newest {
+			slices.Reverse(es)
+		}
+		after, _ := strconv.ParseInt(req.After, 10, 64)
+		var page []protocol.Entry
+		res.Next = req.After
+		for _, e := range es {
+			w := f.wall[e.Seq-1]
+			switch {
+			case req.After != "" && ((!req.Newest && e.Seq <= after) || (req.Newest && e.Seq >= after)):
+			case req.From != "" && w.Before(parse(req.From)):
+			case req.To != "" && !w.Before(parse(req.To)):
+			case len(req.Transfers) > 0 && !slices.Contains(req.Transfers, e.Call.Transfer.Name):
+			case len(page) == req.Limit:
+				res.More = true
+			default:
+				page = append(page, f.entry(e))
+				res.Next = page[len(page)-1].Cursor
+			}
+		}
+		if page == nil {
+			page = []protocol.Entry{}
+		}
+		res.Entries = &page
+	case protocol.Entries:
+		t := f.b.Transfer(req.Transfer)
+		var key []string
+		for _, p := range t.Key {
+			key = append(key, req.Args[p.Name])
+		}
+		es, _ := f.s.CallEntries(t, key)
+		page := []protocol.Entry{}
+		for _, e := range es {
+			page = append(page, f.entry(e))
+		}
+		res.Entries = &page
+	case protocol.Holds:
+		var t *book.Transfer
+		if req.Transfer != "" {
+			t = f.b.Transfer(req.Transfer)
+		}
+		hs := []protocol.Hold{}
+		for _, h := range f.s.OpenHolds(f.account(req), t) {
+			ph := protocol.Hold{Transfer: h.Transfer.Name, Key: h.Key,
+				Created: f.made[h.Transfer.Name+"\x00"+strings.Join(h.Key, "\x00")].UTC().Format(protocol.TimeFormat)}
+			if h.Transfer.Pending.Expires {
+				ph.Deadline = f.deadlineOf(h).UTC().Format(protocol.TimeFormat)
+			}
+			for i, a := range h.Amounts {
+				ph.Moves = append(ph.Moves, protocol.HoldMove{Move: i + 1, From: h.From[i].Kind.Name, FromArgs: h.From[i].Args,
+					To: h.To[i].Kind.Name, ToArgs: h.To[i].Args, Amount: protocol.FormatAmount(a)})
+			}
+			hs = append(hs, ph)
+		}
+		res.Holds = &hs
+	case protocol.BalanceAt:
+		all, _ := f.s.Statement(*f.account(req), interp.Filter{})
+		var b interp.Balance
+		for _, e := range all.Entries {
+			if !f.wall[e.Seq-1].After(parse(req.At)) {
+				b = e.After
+			}
+		}
+		res.Posted, res.HeldIn, res.HeldOut = protocol.FormatAmount(b.Posted), protocol.FormatAmount(b.HeldIn), protocol.FormatAmount(b.HeldOut)
+	default:
+		res.Error = fmt.Sprintf("unknown op %q", req.Op)
+	}
+	return res
+}
+
+// historyScenario reads the counter's history at every turn: pages of
+// a statement, one continuing another; a statement from a pass's time;
+// the entries of a hold that expired; the open holds with their
+// deadlines; a balance at an earlier time.
+const historyScenario = `
+	{"op": "restock.do", "args": {"delivery": "d-1", "sku": "s-1", "qty": 5}},
+	{"op": "cart.hold", "args": {"order": "o-1", "sku": "s-1", "qty": 2}},
+	{"read": "statement", "name": "first", "account": "shelf(s-1)", "limit": 1, "expect": {
+		"entries": ["shelf(s-1) at 0s: restock.do(delivery: d-1, sku: s-1, qty: 5) move 1 in; posted +5 -> posted 5, held out 0, held in 0"],
+		"more": true}},
+	{"read": "statement", "account": "shelf(s-1)", "after": "first"},
+	{"read": "holds", "account": "shelf(s-1)"},
+	{"pass": "10 minutes"},
+	{"op": "layaway.hold", "args": {"order": "o-2", "sku": "s-1", "qty": 1}},
+	{"read": "statement", "account": "shelf(s-1)", "from": "10 minutes", "order": "newest"},
+	{"read": "entries", "transfer": "cart", "key": {"order": "o-1", "sku": "s-1"}},
+	{"read": "holds"},
+	{"read": "balance", "account": "shelf(s-1)", "at": "0 seconds"},
+	{"pass": "1 minute"},
+	{"read": "balance", "account": "shelf(s-1)", "at": "10 minutes"}`
+
+// runFakes runs the history scenario on a fake ledger per case, all at
+// once, and returns what RunAll reported of each, by pair.
+func runFakes(t *testing.T, fakes map[string]*fakeLedger, orig, cp *book.Book, sc scenario.Scenario) (map[string][]string, Stats) {
+	t.Helper()
+	var jobs []Job
+	for name, f := range fakes {
+		jobs = append(jobs, Job{Where: "counter.book", Book: cp, Original: orig, Scenario: sc, Backend: f, Pair: name, Tenant: name})
+	}
+	r := &pairReporter{errs: map[string][]string{}}
+	stats := RunAll(r, jobs)
+	return r.errs, stats
+}
+
+type pairReporter struct {
+	mu   sync.Mutex
+	errs map[string][]string
+	logs []string
+}
+
+func (r *pairReporter) Errorf(format string, args ...any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	msg := fmt.Sprintf(format, args...)
+	pair := strings.TrimPrefix(msg, "counter.book on ")
+	pair, _, _ = strings.Cut(pair, " ")
+	r.errs[pair] = append(r.errs[pair], msg)
+}
+
+func (r *pairReporter) Logf(format string, args ...any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.logs = append(r.logs, fmt.Sprintf(format, args...))
+}
+
+func scaledPasses(t *testing.T, orig, cp *book.Book, sc scenario.Scenario) []int64 {
+	t.Helper()
+	scaled, err := Scale(orig, cp, sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []int64
+	for _, st := range scaled.Steps {
+		if st.Call == nil && st.Together == nil && st.Read == nil {
+			out = append(out, st.Pass)
+		}
+	}
+	return out
+}
+
+// TestRunAllComparesReads runs a scenario that reads at every turn on a
+// backend that answers as it should, and on backends that each get one
+// thing wrong: each of those is reported, with the read's label and both
+// sides, and the right one is not.
+func TestRunAllComparesReads(t *testing.T) {
+	orig, cp := counterBooks(t)
+	sc := readOf(t, orig, historyScenario)
+	if got := scenario.Failures(sc, scenario.Run(orig, sc)); len(got) > 0 {
+		t.Fatalf("the scenario does not hold on the interpreter: %v", got)
+	}
+	passes := scaledPasses(t, orig, cp, sc)
+	entry := func(op string, spoil func(e *protocol.Entry)) func(protocol.Request, *protocol.Response) {
+		return func(req protocol.Request, res *protocol.Response) {
+			if req.Op == op && res.Entries != nil && len(*res.Entries) > 0 {
+				spoil(&(*res.Entries)[0])
+			}
+		}
+	}
+	spoilers := map[string]struct {
+		mangle func(protocol.Request, *protocol.Response)
+		want   string // in the report
+	}{
+		"amount": {entry("statement", func(e *protocol.Entry) { e.Posted = "4" }), "read statement of shelf(s-1), limit 1"},
+		"time": {entry("entries", func(e *protocol.Entry) { e.At = time.Now().Add(time.Hour).UTC().Format(protocol.TimeFormat) }),
+			"read entries of cart(o-1, s-1)"},
+		"move": {entry("entries", func(e *protocol.Entry) { e.Move = 2 }), "move 2 out"},
+		"side": {entry("entries", func(e *protocol.Entry) { e.Out = !e.Out }), "read entries of cart(o-1, s-1)"},
+		"after": {entry("statement", func(e *protocol.Entry) { e.After = nil }),
+			"move 1 in; posted 5, held out 0, held in 0\n"},
+		"key":  {entry("entries", func(e *protocol.Entry) { e.Key = []string{"o-9", "s-1"} }), "key (o-9, s-1)"},
+		"args": {entry("entries", func(e *protocol.Entry) { e.Args["qty"] = "3" }), "qty: 3"},
+		"more": {func(req protocol.Request, res *protocol.Response) {
+			if req.Op == "statement" {
+				res.More = !res.More
+			}
+		}, "more true"},
+		"cursor": {func(req protocol.Request, res *protocol.Response) {
+			if req.Op == "statement" && req.Limit == 1 {
+				res.Next = ""
+			}
+		}, "read statement of shelf(s-1), after step 3"},
+		"hold": {func(req protocol.Request, res *protocol.Response) {
+			if req.Op == "holds" && len(*res.Holds) > 0 {
+				(*res.Holds)[0].Moves[0].Amount = "7"
+			}
+		}, "move 1 7 from shelf(s-1) to buyers"},
+		"deadline": {func(req protocol.Request, res *protocol.Response) {
+			if req.Op == "holds" && req.Account == "" && len(*res.Holds) > 0 {
+				(*res.Holds)[0].Deadline = ""
+			}
+		}, "never expires"},
+		"balance": {func(req protocol.Request, res *protocol.Response) {
+			if req.Op == "balance_at" {
+				res.HeldOut = "9"
+			}
+		}, "read balance of shelf(s-1) at 10 minutes"},
+		"unknown": {func(req protocol.Request, res *protocol.Response) {
+			if req.Op == "holds" {
+				*res = protocol.Response{ID: req.ID, Error: `unknown op "holds"`}
+			}
+		}, `holds answered an error: unknown op "holds"`},
+	}
+	fakes := map[string]*fakeLedger{"right": newFakeLedger(cp, passes)}
+	for name, s := range spoilers {
+		f := newFakeLedger(cp, passes)
+		f.mangle = s.mangle
+		fakes[name] = f
+	}
+	errs, stats := runFakes(t, fakes, orig, cp, sc)
+	if e := errs["right"]; len(e) > 0 {
+		t.Errorf("a backend that reads right is reported:\n%s", strings.Join(e, "\n"))
+	}
+	for name, s := range spoilers {
+		got := strings.Join(errs[name], "\n")
+		if !strings.Contains(got, "reads the history otherwise than the interpreter") || !strings.Contains(got, s.want) {
+			t.Errorf("%s: reported\n%s\nwant a difference in the reads showing %q", name, got, s.want)
+		}
+	}
+	if want := 8 * len(fakes); stats.Reads != want || stats.ReadsSkipped != 0 {
+		t.Errorf("%d reads compared, %d skipped; want %d and 0", stats.Reads, stats.ReadsSkipped, want)
+	}
+}
+
+// TestRunAllSkipsReadsAcrossAnExpiryAtTheDeadline: where expiries are
+// dated at the deadline, a read bounded by the end of the pass that
+// expired a hold is not compared, and says so; the others are.
+func TestRunAllSkipsReadsAcrossAnExpiryAtTheDeadline(t *testing.T) {
+	orig, cp := counterBooks(t)
+	sc := readOf(t, orig, historyScenario)
+	f := newFakeLedger(cp, scaledPasses(t, orig, cp, sc))
+	f.deadline = true
+	r := &pairReporter{errs: map[string][]string{}}
+	stats := RunAll(r, []Job{{Where: "counter.book", Book: cp, Original: orig, Scenario: sc, Backend: f, Pair: "deadline", Tenant: "t"}})
+	if len(r.errs) > 0 {
+		t.Errorf("reported: %v", r.errs)
+	}
+	// The statement from 10 minutes and the balance at 0 go to the end of
+	// the pass that expired the cart.
+	var skips []string
+	for _, l := range r.logs {
+		if strings.HasPrefix(l, "SKIP: ") {
+			skips = append(skips, l)
+		}
+	}
+	if stats.Reads != 6 || stats.ReadsSkipped != 2 || len(skips) != 2 ||
+		!strings.Contains(skips[0], `step 8, read statement of shelf(s-1), from 10 minutes, newest first: its "from" falls on the end of the pass that expired cart(o-1, s-1)`) {
+		t.Errorf("%d compared, %d skipped:\n%s", stats.Reads, stats.ReadsSkipped, strings.Join(skips, "\n"))
+	}
+}
+
+// TestRunAllWithoutHistory: a backend that reads no history has its
+// read steps skipped, in one line per scenario.
+func TestRunAllWithoutHistory(t *testing.T) {
+	orig, cp := counterBooks(t)
+	sc := readOf(t, orig, `{"op": "restock.do", "args": {"delivery": "d-1", "sku": "s-1", "qty": 5}},
+		{"read": "holds"}, {"read": "statement", "account": "shelf(s-1)"}`)
+	f := newFakeLedger(cp, nil)
+	r := &pairReporter{errs: map[string][]string{}}
+	stats := RunAll(r, []Job{{Where: "counter.book", Book: cp, Original: orig, Scenario: sc, Backend: callsOnly{f}, Pair: "calls", Tenant: "t"}})
+	if len(r.errs) > 0 || stats.Reads != 0 || stats.ReadsSkipped != 1 ||
+		!slices.Contains(r.logs, `SKIP: counter.book on calls "reads": not compared: its 2 read steps: calls reads no history`) {
+		t.Errorf("errors %v, %d compared, %d skipped, log %q", r.errs, stats.Reads, stats.ReadsSkipped, r.logs)
+	}
+}
+
+// callsOnly hides the reads of a backend.
+type callsOnly struct{ f *fakeLedger }
+
+func (c callsOnly) Call(ctx context.Context, call interp.Call, tenant string) (interp.Result, error) {
+	return c.f.Call(ctx, call, tenant)
+}
+func (c callsOnly) Expire(ctx context.Context, tenant string) (bool, error) {
+	return c.f.Expire(ctx, tenant)
+}
+func (c callsOnly) Ledger(ctx context.Context, tenant string) ([]string, []string, error) {
+	return c.f.Ledger(ctx, tenant)
+}
+
+// TestReadsThroughADriverThatKnowsNone: a driver that answers a read op
+// with an error, as one that does not know it does, fails the scenario
+// with the op named, instead of passing it.
+func TestReadsThroughADriverThatKnowsNone(t *testing.T) {
+	orig, cp := counterBooks(t)
+	sc := readOf(t, orig, `{"read": "holds"}, {"read": "statement", "account": "shelf(s-1)"}`)
+	p := startFake(t, "ok")
+	r := &pairReporter{errs: map[string][]string{}}
+	RunAll(r, []Job{{Where: "counter.book", Book: cp, Original: orig, Scenario: sc, Backend: p, Pair: "fake", Tenant: "t"}})
+	got := strings.Join(r.errs["fake"], "\n")
+	for _, want := range []string{`step 1, read open holds: differs`, `holds answered an error: unknown op "holds"`,
+		`step 2, read statement of shelf(s-1): differs`, `statement answered an error: unknown op "statement"`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("reported:\n%s\nwant %q", got, want)
+		}
+	}
+}
+
+// TestEntryIDsOnTigerBeetle: the id an entry read from TigerBeetle must
+// carry is that of the record of its move: in the do or hold chain, the
+// post or void chain, or the hold's move for an expiry.
+func TestEntryIDsOnTigerBeetle(t *testing.T) {
+	orig, cp := counterBooks(t)
+	sc := readOf(t, orig, `{"op": "restock.do", "args": {"delivery": "d-1", "sku": "s-1", "qty": 5}},
+		{"op": "cart.hold", "args": {"order": "o-1", "sku": "s-1", "qty": 2}},
+		{"op": "cart.post", "args": {"order": "o-1", "sku": "s-1"}},
+		{"op": "layaway.hold", "args": {"order": "o-2", "sku": "s-1", "qty": 1}},
+		{"pass": "2 hours"},
+		{"read": "statement", "account": "shelf(s-1)"}`)
+	ref := scenario.Run(orig, sc)[0].Reads[5]
+	def := tigerbeetle.Def(cp)
+	c := readCheck{def: def, tenant: "t", marks: Marks{{T: 0, At: at(0), Step: -1}}}
+	var got []string
+	for _, e := range ref.Entries {
+		got = append(got, string(e.Op)+" "+c.entryID(e))
+	}
+	hold := func(kind int, key ...string) string {
+		l, err := def.Lookups("t", kind, key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l[0].Hex()
+	}
+	cart, layaway := transferIndex(def, "cart"), transferIndex(def, "layaway")
+	post, err := def.Finish("t", cart, "post", []string{"o-1", "s-1"}, []uint64{0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	restock, err := def.Build("t", transferIndex(def, "restock"), "do", []any{"d-1", "s-1", int64(5)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"do " + restock.Chain[0].ID.Hex(), "hold " + hold(cart, "o-1", "s-1"), "post " + post[0].ID.Hex(),
+		"hold " + hold(layaway, "o-2", "s-1"), "expire " + hold(layaway, "o-2", "s-1")}
+	if !slices.Equal(got, want) {
+		t.Errorf("ids\n got  %v\n want %v", got, want)
+	}
+	for i := range want {
+		for j := range i {
+			if want[i] == want[j] && !strings.HasPrefix(want[i], "expire") {
+				t.Errorf("two entries with one id: %s", want[i])
+			}
+		}
+	}
+}
