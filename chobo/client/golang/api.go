@@ -17,6 +17,14 @@ type API struct {
 	Constructor string `json:"constructor"`
 	Book        string `json:"book"`
 	Balance     string `json:"balance"`
+	// Statement, BalanceAt and OpenHolds are the fields of the book that
+	// read the history of an account: each has a method per account kind,
+	// named as Balance's (APIAccount.Method). Statement's takes the
+	// account and a chobo.StatementQuery, BalanceAt's the account and a
+	// time, OpenHolds' the account.
+	Statement string `json:"statement"`
+	BalanceAt string `json:"balance_at"`
+	OpenHolds string `json:"open_holds"`
 	// Expire gives back up to 1000 holds past their deadline, and
 	// ExpireUpTo up to the number it is given: PostgreSQL only, as
 	// TigerBeetle does that itself.
@@ -42,11 +50,16 @@ type APITransfer struct {
 	Type     string      `json:"type"`
 	Methods  []APIMethod `json:"methods"`
 	Args     APIStruct   `json:"args"`
-	// Key names a hold (post, void, status); null for a transfer that
-	// posts at once. Amounts are the amounts of a partial post; null
-	// when there is no such post.
+	// Key is the transfer's key: what Entries takes, and what names a
+	// hold (post, void, status). Amounts are the amounts of a partial
+	// post; null when there is no such post.
 	Key     *APIStruct `json:"key"`
 	Amounts *APIStruct `json:"amounts"`
+	// Entries is the method that reads the entries of one key; OpenHolds,
+	// "" for a transfer that posts at once, the one that reads the holds
+	// of the kind still held.
+	Entries   string `json:"entries"`
+	OpenHolds string `json:"open_holds,omitempty"`
 }
 
 // APIMethod is the method of one operation.
@@ -68,7 +81,8 @@ type APIField struct {
 	Type  string `json:"type"`
 }
 
-// APIAccount is the method of Balance that reads one account kind, and
+// APIAccount is the method of Balance that reads one account kind (and
+// of Statement, BalanceAt and OpenHolds, under the same name), and
 // the struct that names an account of it ("" when the kind has no
 // parameters and the method takes none).
 type APIAccount struct {
@@ -80,7 +94,8 @@ type APIAccount struct {
 
 // Describe says what the Go client of a model names.
 func Describe(m *model.Model) *API {
-	out := &API{Package: PackageName(m.Book), Book: "Book", Balance: "Balance"}
+	out := &API{Package: PackageName(m.Book), Book: "Book", Balance: "Balance",
+		Statement: "Statement", BalanceAt: "BalanceAt", OpenHolds: "OpenHolds"}
 	if m.Backend == model.TigerBeetle {
 		out.Constructor, out.Bulk, out.CallSuffix, out.Gather = TigerBeetleConstructor, "Bulk", "Call", "Gather"
 	} else {
@@ -91,12 +106,13 @@ func Describe(m *model.Model) *API {
 	for _, t := range m.Transfers {
 		n := names.Transfers[t.Name]
 		gt := APITransfer{Transfer: t.Name, Field: n.Field, Type: n.Type, Methods: []APIMethod{},
-			Args: APIStruct{Type: n.Args, Fields: apiFields(t.Args, n.ArgFields)}}
+			Args: APIStruct{Type: n.Args, Fields: apiFields(t.Args, n.ArgFields)},
+			Key:  &APIStruct{Type: n.Key, Fields: apiFields(t.Key, n.KeyFields)}, Entries: "Entries"}
 		for _, op := range t.Operations {
 			gt.Methods = append(gt.Methods, APIMethod{Op: op.Name, Method: Method(op.Name)})
 		}
 		if t.Pending {
-			gt.Key = &APIStruct{Type: n.Key, Fields: apiFields(t.Key, n.KeyFields)}
+			gt.OpenHolds = "OpenHolds"
 			if len(t.Amounts) > 0 {
 				gt.Amounts = &APIStruct{Type: n.Amounts, Fields: apiFields(t.Amounts, n.AmountFields)}
 			}
@@ -145,6 +161,8 @@ func (x *API) Names() []client.Name {
 		for _, m := range t.Methods {
 			add("transfer", t.Transfer, "method of "+m.Op, m.Method)
 		}
+		add("transfer", t.Transfer, "method of entries", t.Entries)
+		add("transfer", t.Transfer, "method of open holds", t.OpenHolds)
 		structOf(t.Transfer, "arguments", &t.Args)
 		structOf(t.Transfer, "key", t.Key)
 		structOf(t.Transfer, "amounts", t.Amounts)

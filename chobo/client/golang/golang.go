@@ -51,10 +51,15 @@ type view struct {
 	BookName       string
 	RuntimeVersion int
 	Expire         string
-	Def            string // TigerBeetle: the chain definition, a Go expression
-	MaxEvents      int    // TigerBeetle: the events one request carries
+	History        historyView // PostgreSQL: the history statements, as Go literals
+	Def            string      // TigerBeetle: the chain definition, a Go expression
+	MaxEvents      int         // TigerBeetle: the events one request carries
 	Transfers      []transferView
 	Accounts       []accountView
+}
+
+type historyView struct {
+	Statement, Call, OpenHolds, BalanceAt string
 }
 
 type transferView struct {
@@ -103,6 +108,10 @@ func newView(m *model.Model, pkg string, header []string) view {
 	names := Naming(m)
 	v := view{Header: header, Package: pkg, BookName: m.Book.Name, RuntimeVersion: RuntimeVersion,
 		Expire: goString(m.Expire)}
+	if h := m.History; h != nil {
+		v.History = historyView{Statement: goString(h.Statement), Call: goString(h.Call),
+			OpenHolds: goString(h.OpenHolds), BalanceAt: goString(h.BalanceAt)}
+	}
 	if m.Def != nil {
 		v.Def = lit.Write(m.Def, defSyntax)
 		v.MaxEvents = m.MaxEvents

@@ -50,7 +50,8 @@ func FieldType(p model.Param) string {
 // them.
 var reserved = []string{"Querier", "Outcome", "Done", "DoneBefore", "Refused", "Result", "HoldState",
 	"Held", "Posted", "Voided", "Expired", "Balance", "Book", "Postgres", "Balances",
-	"TigerBeetle", "TigerBeetleWith", "TigerBeetleClient", "Call", "Answer"}
+	"TigerBeetle", "TigerBeetleWith", "TigerBeetleClient", "Call", "Answer",
+	"Entry", "StatementQuery", "Statement", "OpenHold", "HoldMove", "Statements", "BalancesAt", "OpenHoldsOf"}
 
 // Names are the Go names a generated package gives a book's transfers,
 // accounts and parameters, by the names in the book. Drivers that call a
@@ -74,13 +75,14 @@ type AccountNames struct {
 
 // Naming gives every name of a client. Names never collide: with each
 // other, with the reserved names, or with the book's own members
-// (Balance, Expire, and the Bulk and Gather of a tigerbeetle-go client).
+// (Balance and the history readers Statement, BalanceAt and OpenHolds,
+// Expire, and the Bulk and Gather of a tigerbeetle-go client).
 func Naming(m *model.Model) Names {
 	n := Names{Transfers: map[string]TransferNames{}, Accounts: map[string]AccountNames{}}
 	var types model.Set
 	types.Reserve(reserved...)
 	var fields model.Set
-	fields.Reserve("Balance", "Expire", "ExpireUpTo", "Bulk", "Gather")
+	fields.Reserve("Balance", "Statement", "BalanceAt", "OpenHolds", "Expire", "ExpireUpTo", "Bulk", "Gather")
 	for _, t := range m.Transfers {
 		e := Exported(t.Name)
 		n.Transfers[t.Name] = TransferNames{

@@ -240,6 +240,15 @@ func QueryRow(ctx context.Context, q Querier, sql string, args []any, dest ...an
 // send is QueryRow, saying also whether the answer is that of a
 // statement sent again after its connection was lost.
 func send(ctx context.Context, q Querier, sql string, args []any, dest ...any) (resent bool, err error) {
+	return sendWith(ctx, q, args, func(q Querier, args []any) error {
+		return q.QueryRow(ctx, sql, args...).Scan(dest...)
+	})
+}
+
+// sendWith is send for any one sending of a statement: attempt sends it
+// with args over q and reads its answer, and is called again as send
+// says a failed sending goes again.
+func sendWith(ctx context.Context, q Querier, args []any, attempt func(q Querier, args []any) error) (resent bool, err error) {
 	o := optionsOf(q)
 	q = unwrap(q)
 	release, err := takeTurn(ctx, q) // turns.go
@@ -267,7 +276,7 @@ func send(ctx context.Context, q Querier, sql string, args []any, dest ...any) (
 	var first error
 	lostOnce := false
 	for n, lostTries := 0, 0; ; n++ {
-		err := q.QueryRow(ctx, sql, args...).Scan(dest...)
+		err := attempt(q, args)
 		if err == nil {
 			return lostOnce, nil
 		}

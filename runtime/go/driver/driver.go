@@ -199,6 +199,12 @@ type server struct {
 // targets, which the open request carries (docs/formats.md).
 type names struct {
 	Balance string `json:"balance"`
+	// Statement, BalanceAt and OpenHolds read an account's history, each
+	// with the method Balance has for its kind; "" for a client without
+	// the history reads.
+	Statement string `json:"statement"`
+	BalanceAt string `json:"balance_at"`
+	OpenHolds string `json:"open_holds"`
 	// Expire and ExpireUpTo: "" on TigerBeetle, which expires holds
 	// itself. The driver calls ExpireUpTo, with the request's max.
 	Expire     string `json:"expire"`
@@ -221,6 +227,10 @@ type transfer struct {
 	Args    structType  `json:"args"`
 	Key     *structType `json:"key"`
 	Amounts *structType `json:"amounts"`
+	// Entries and OpenHolds are the transfer's history reads: the entries
+	// of a key, and the holds still held ("" for one that posts at once).
+	Entries   string `json:"entries"`
+	OpenHolds string `json:"open_holds"`
 }
 
 type structType struct {
@@ -397,6 +407,9 @@ func fits(client reflect.Value, n *names) error {
 			return fmt.Errorf("no method %s.%s for the account %s", n.Balance, a.Method, a.Account)
 		}
 	}
+	if err := fitsHistory(b, n); err != nil {
+		return err
+	}
 	for _, m := range []string{n.Expire, n.ExpireUpTo} {
 		if m != "" && !client.MethodByName(m).IsValid() {
 			return fmt.Errorf("no method %s", m)
@@ -439,8 +452,16 @@ func (s *server) do(req protocol.Request) (protocol.Response, error) {
 		return s.balance(ctx, req)
 	case protocol.Bulk:
 		return s.bulk(ctx, req)
+	case protocol.Statement:
+		return s.statement(ctx, req)
+	case protocol.Entries:
+		return s.entries(ctx, req)
+	case protocol.Holds:
+		return s.holds(ctx, req)
+	case protocol.BalanceAt:
+		return s.balanceAt(ctx, req)
 	}
-	return protocol.Response{}, fmt.Errorf("no op %q (open, call, expire, balance, bulk)", req.Op)
+	return protocol.Response{}, fmt.Errorf("no op %q (open, call, expire, balance, bulk, statement, entries, holds, balance_at)", req.Op)
 }
 
 // client is the generated Book for a tenant, over the driver's pool.

@@ -7,6 +7,7 @@ package to_itself
 
 import (
 	"context"
+	"time"
 
 	"github.com/chobo-lang/chobo/runtime/go/chobo"
 	"github.com/chobo-lang/chobo/runtime/go/chobopg"
@@ -30,6 +31,15 @@ type (
 	HoldState = chobo.HoldState
 	// Balance is what an account holds: posted, held coming in, held going out.
 	Balance = chobo.Balance
+	// Entry is one change of one account by one call, as the history reads give it.
+	Entry = chobo.Entry
+	// StatementQuery says which of an account's entries a statement reads.
+	StatementQuery = chobo.StatementQuery
+	// Statement is one page of an account's entries.
+	Statement = chobo.Statement
+	// OpenHold is a hold still held, and HoldMove what one of its moves holds.
+	OpenHold = chobo.OpenHold
+	HoldMove = chobo.HoldMove
 )
 
 // Outcomes and hold states.
@@ -50,6 +60,11 @@ type Book struct {
 	SetAside SetAside
 	// Balance reads accounts.
 	Balance Balances
+	// Statement, BalanceAt and OpenHolds read the history of accounts:
+	// their entries, what they held at a time, the holds still held.
+	Statement Statements
+	BalanceAt BalancesAt
+	OpenHolds OpenHoldsOf
 
 	q      Querier
 	tenant string
@@ -66,6 +81,7 @@ func Postgres(q Querier, tenant string, opts ...chobopg.Option) *Book {
 	b.Relocate = Relocate{b}
 	b.SetAside = SetAside{b}
 	b.Balance = Balances{b}
+	b.Statement, b.BalanceAt, b.OpenHolds = Statements{b}, BalancesAt{b}, OpenHoldsOf{b}
 	return b
 }
 
@@ -86,6 +102,20 @@ type Answer = chobopg.Answer
 // makes.
 func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
 	return chobopg.Bulk(ctx, b.q, calls)
+}
+
+// history is what the history reads send: a statement per read, and
+// the names of each transfer kind's values, which the rows give in order.
+var history = chobopg.History{
+	Statement: `select cursor, kind, op, key, args, move, out, account, account_args, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at from "to_itself".history_statement($1, $2, $3::text[], $4::timestamptz, $5::timestamptz, $6::text[], $7::boolean, $8::integer, $9::bigint)`,
+	Call:      `select cursor, kind, op, key, args, move, out, account, account_args, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at from "to_itself".history_call($1, $2, $3::text[])`,
+	OpenHolds: `select kind, key, move, from_account, from_args, to_account, to_args, amount, created, deadline from "to_itself".history_open_holds($1, $2, $3::text[], $4)`,
+	BalanceAt: `select posted, held_in, held_out from "to_itself".history_balance($1, $2, $3::text[], $4::timestamptz)`,
+	Kinds: map[string]chobopg.Kind{
+		"stock_in":  {Args: []string{"delivery", "place", "qty"}, Key: []string{"delivery"}},
+		"relocate":  {Args: []string{"slip", "source", "target", "qty"}, Key: []string{"slip"}},
+		"set_aside": {Args: []string{"ticket", "source", "target", "qty"}, Key: []string{"ticket"}, Amounts: []string{"qty"}},
+	},
 }
 
 // Expire gives back up to 1000 holds past their deadline, as the SQL
@@ -109,6 +139,11 @@ type StockInArgs struct {
 	Delivery string
 	Place    string
 	Qty      int64
+}
+
+// StockInKey is the key of stock_in: it names one call.
+type StockInKey struct {
+	Delivery string
 }
 
 // Do calls stock_in.do.
@@ -139,6 +174,14 @@ func (t StockIn) DoCall(a StockInArgs) Call {
 	return Call{SQL: `select result, reason from "to_itself"."stock_in_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.Delivery, a.Place, a.Qty}}
 }
 
+// Entries reads the entries the calls of stock_in with the key k wrote, oldest first. A key no call took effect with has none.
+func (t StockIn) Entries(ctx context.Context, k StockInKey) ([]Entry, error) {
+	if err := chobo.CheckText("delivery", k.Delivery); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadCallEntries(ctx, t.b.q, &history, t.b.tenant, "stock_in", []string{k.Delivery})
+}
+
 // Relocate is the transfer relocate.
 type Relocate struct{ b *Book }
 
@@ -148,6 +191,11 @@ type RelocateArgs struct {
 	Source string
 	Target string
 	Qty    int64
+}
+
+// RelocateKey is the key of relocate: it names one call.
+type RelocateKey struct {
+	Slip string
 }
 
 // Do calls relocate.do.
@@ -184,6 +232,14 @@ func (t Relocate) DoCall(a RelocateArgs) Call {
 	return Call{SQL: `select result, reason from "to_itself"."relocate_do"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.Slip, a.Source, a.Target, a.Qty}}
 }
 
+// Entries reads the entries the calls of relocate with the key k wrote, oldest first. A key no call took effect with has none.
+func (t Relocate) Entries(ctx context.Context, k RelocateKey) ([]Entry, error) {
+	if err := chobo.CheckText("slip", k.Slip); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadCallEntries(ctx, t.b.q, &history, t.b.tenant, "relocate", []string{k.Slip})
+}
+
 // SetAside is the transfer set_aside: holds a relocation ahead of time; ends by a post or a void, never by time
 type SetAside struct{ b *Book }
 
@@ -195,7 +251,7 @@ type SetAsideArgs struct {
 	Qty    int64
 }
 
-// SetAsideKey names one hold of set_aside.
+// SetAsideKey is the key of set_aside: it names one call, and the hold it makes.
 type SetAsideKey struct {
 	Ticket string
 }
@@ -305,6 +361,20 @@ func (t SetAside) StatusCall(k SetAsideKey) Call {
 	return Call{SQL: `select "to_itself"."set_aside_status"($1, $2)`, Args: []any{t.b.tenant, k.Ticket}, Status: true}
 }
 
+// Entries reads the entries the calls of set_aside with the key k wrote, oldest first:
+// the hold's, then those of its post, void or expiry. A key no call took effect with has none.
+func (t SetAside) Entries(ctx context.Context, k SetAsideKey) ([]Entry, error) {
+	if err := chobo.CheckText("ticket", k.Ticket); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadCallEntries(ctx, t.b.q, &history, t.b.tenant, "set_aside", []string{k.Ticket})
+}
+
+// OpenHolds reads the holds of set_aside still held, oldest first.
+func (t SetAside) OpenHolds(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, t.b.q, &history, t.b.tenant, "", nil, "set_aside")
+}
+
 // Balances reads accounts: posted, held coming in, held going out.
 type Balances struct{ b *Book }
 
@@ -324,4 +394,52 @@ func (x Balances) Bin(ctx context.Context, a BinAccount) (Balance, error) {
 // Vendors reads the account vendors.
 func (x Balances) Vendors(ctx context.Context) (Balance, error) {
 	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "to_itself"."balance_vendors"($1)`, x.b.tenant)
+}
+
+// Statements reads the entries of accounts, a page at a time.
+type Statements struct{ b *Book }
+
+// BalancesAt reads what accounts held at a time.
+type BalancesAt struct{ b *Book }
+
+// OpenHoldsOf reads the holds still held that move from or to an account.
+type OpenHoldsOf struct{ b *Book }
+
+// Bin reads a page of the entries of an account of bin.
+func (x Statements) Bin(ctx context.Context, a BinAccount, q StatementQuery) (Statement, error) {
+	if err := chobo.CheckText("place", a.Place); err != nil {
+		return Statement{}, err
+	}
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "bin", []string{a.Place}, q)
+}
+
+// Bin reads what an account of bin held at a time: after every entry made then or before.
+func (x BalancesAt) Bin(ctx context.Context, a BinAccount, at time.Time) (Balance, error) {
+	if err := chobo.CheckText("place", a.Place); err != nil {
+		return Balance{}, err
+	}
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "bin", []string{a.Place}, at)
+}
+
+// Bin reads the holds still held that move from or to an account of bin, oldest first.
+func (x OpenHoldsOf) Bin(ctx context.Context, a BinAccount) ([]OpenHold, error) {
+	if err := chobo.CheckText("place", a.Place); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "bin", []string{a.Place}, "")
+}
+
+// Vendors reads a page of the entries of the account vendors.
+func (x Statements) Vendors(ctx context.Context, q StatementQuery) (Statement, error) {
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "vendors", nil, q)
+}
+
+// Vendors reads what the account vendors held at a time: after every entry made then or before.
+func (x BalancesAt) Vendors(ctx context.Context, at time.Time) (Balance, error) {
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "vendors", nil, at)
+}
+
+// Vendors reads the holds still held that move from or to the account vendors, oldest first.
+func (x OpenHoldsOf) Vendors(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "vendors", nil, "")
 }

@@ -7,6 +7,7 @@ package allocation
 
 import (
 	"context"
+	"time"
 
 	"github.com/chobo-lang/chobo/runtime/go/chobo"
 	"github.com/chobo-lang/chobo/runtime/go/chobopg"
@@ -30,6 +31,15 @@ type (
 	HoldState = chobo.HoldState
 	// Balance is what an account holds: posted, held coming in, held going out.
 	Balance = chobo.Balance
+	// Entry is one change of one account by one call, as the history reads give it.
+	Entry = chobo.Entry
+	// StatementQuery says which of an account's entries a statement reads.
+	StatementQuery = chobo.StatementQuery
+	// Statement is one page of an account's entries.
+	Statement = chobo.Statement
+	// OpenHold is a hold still held, and HoldMove what one of its moves holds.
+	OpenHold = chobo.OpenHold
+	HoldMove = chobo.HoldMove
 )
 
 // Outcomes and hold states.
@@ -49,6 +59,11 @@ type Book struct {
 	Payout Payout
 	// Balance reads accounts.
 	Balance Balances
+	// Statement, BalanceAt and OpenHolds read the history of accounts:
+	// their entries, what they held at a time, the holds still held.
+	Statement Statements
+	BalanceAt BalancesAt
+	OpenHolds OpenHoldsOf
 
 	q      Querier
 	tenant string
@@ -64,6 +79,7 @@ func Postgres(q Querier, tenant string, opts ...chobopg.Option) *Book {
 	b.Sale = Sale{b}
 	b.Payout = Payout{b}
 	b.Balance = Balances{b}
+	b.Statement, b.BalanceAt, b.OpenHolds = Statements{b}, BalancesAt{b}, OpenHoldsOf{b}
 	return b
 }
 
@@ -84,6 +100,19 @@ type Answer = chobopg.Answer
 // makes.
 func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
 	return chobopg.Bulk(ctx, b.q, calls)
+}
+
+// history is what the history reads send: a statement per read, and
+// the names of each transfer kind's values, which the rows give in order.
+var history = chobopg.History{
+	Statement: `select cursor, kind, op, key, args, move, out, account, account_args, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at from "allocation".history_statement($1, $2, $3::text[], $4::timestamptz, $5::timestamptz, $6::text[], $7::boolean, $8::integer, $9::bigint)`,
+	Call:      `select cursor, kind, op, key, args, move, out, account, account_args, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at from "allocation".history_call($1, $2, $3::text[])`,
+	OpenHolds: `select kind, key, move, from_account, from_args, to_account, to_args, amount, created, deadline from "allocation".history_open_holds($1, $2, $3::text[], $4)`,
+	BalanceAt: `select posted, held_in, held_out from "allocation".history_balance($1, $2, $3::text[], $4::timestamptz)`,
+	Kinds: map[string]chobopg.Kind{
+		"sale":   {Args: []string{"order", "shop", "price", "fee"}, Key: []string{"order"}},
+		"payout": {Args: []string{"payout_id", "shop", "amount"}, Key: []string{"payout_id"}},
+	},
 }
 
 // Expire gives back up to 1000 holds past their deadline, as the SQL
@@ -108,6 +137,11 @@ type SaleArgs struct {
 	Shop  string
 	Price int64
 	Fee   int64
+}
+
+// SaleKey is the key of sale: it names one call.
+type SaleKey struct {
+	Order string
 }
 
 // Do calls sale.do.
@@ -144,6 +178,14 @@ func (t Sale) DoCall(a SaleArgs) Call {
 	return Call{SQL: `select result, reason from "allocation"."sale_do"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.Order, a.Shop, a.Price, a.Fee}}
 }
 
+// Entries reads the entries the calls of sale with the key k wrote, oldest first. A key no call took effect with has none.
+func (t Sale) Entries(ctx context.Context, k SaleKey) ([]Entry, error) {
+	if err := chobo.CheckText("order", k.Order); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadCallEntries(ctx, t.b.q, &history, t.b.tenant, "sale", []string{k.Order})
+}
+
 // Payout is the transfer payout.
 type Payout struct{ b *Book }
 
@@ -152,6 +194,11 @@ type PayoutArgs struct {
 	PayoutId string
 	Shop     string
 	Amount   int64
+}
+
+// PayoutKey is the key of payout: it names one call.
+type PayoutKey struct {
+	PayoutId string
 }
 
 // Do calls payout.do.
@@ -180,6 +227,14 @@ func (t Payout) DoCall(a PayoutArgs) Call {
 		return Call{Err: err}
 	}
 	return Call{SQL: `select result, reason from "allocation"."payout_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.PayoutId, a.Shop, a.Amount}}
+}
+
+// Entries reads the entries the calls of payout with the key k wrote, oldest first. A key no call took effect with has none.
+func (t Payout) Entries(ctx context.Context, k PayoutKey) ([]Entry, error) {
+	if err := chobo.CheckText("payout_id", k.PayoutId); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadCallEntries(ctx, t.b.q, &history, t.b.tenant, "payout", []string{k.PayoutId})
 }
 
 // Balances reads accounts: posted, held coming in, held going out.
@@ -211,4 +266,82 @@ func (x Balances) FeeIncome(ctx context.Context) (Balance, error) {
 // ShopBank reads the account shop_bank.
 func (x Balances) ShopBank(ctx context.Context) (Balance, error) {
 	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "allocation"."balance_shop_bank"($1)`, x.b.tenant)
+}
+
+// Statements reads the entries of accounts, a page at a time.
+type Statements struct{ b *Book }
+
+// BalancesAt reads what accounts held at a time.
+type BalancesAt struct{ b *Book }
+
+// OpenHoldsOf reads the holds still held that move from or to an account.
+type OpenHoldsOf struct{ b *Book }
+
+// ShopSales reads a page of the entries of an account of shop_sales.
+func (x Statements) ShopSales(ctx context.Context, a ShopSalesAccount, q StatementQuery) (Statement, error) {
+	if err := chobo.CheckText("shop", a.Shop); err != nil {
+		return Statement{}, err
+	}
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "shop_sales", []string{a.Shop}, q)
+}
+
+// ShopSales reads what an account of shop_sales held at a time: after every entry made then or before.
+func (x BalancesAt) ShopSales(ctx context.Context, a ShopSalesAccount, at time.Time) (Balance, error) {
+	if err := chobo.CheckText("shop", a.Shop); err != nil {
+		return Balance{}, err
+	}
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "shop_sales", []string{a.Shop}, at)
+}
+
+// ShopSales reads the holds still held that move from or to an account of shop_sales, oldest first.
+func (x OpenHoldsOf) ShopSales(ctx context.Context, a ShopSalesAccount) ([]OpenHold, error) {
+	if err := chobo.CheckText("shop", a.Shop); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "shop_sales", []string{a.Shop}, "")
+}
+
+// Buyers reads a page of the entries of the account buyers.
+func (x Statements) Buyers(ctx context.Context, q StatementQuery) (Statement, error) {
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "buyers", nil, q)
+}
+
+// Buyers reads what the account buyers held at a time: after every entry made then or before.
+func (x BalancesAt) Buyers(ctx context.Context, at time.Time) (Balance, error) {
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "buyers", nil, at)
+}
+
+// Buyers reads the holds still held that move from or to the account buyers, oldest first.
+func (x OpenHoldsOf) Buyers(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "buyers", nil, "")
+}
+
+// FeeIncome reads a page of the entries of the account fee_income.
+func (x Statements) FeeIncome(ctx context.Context, q StatementQuery) (Statement, error) {
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "fee_income", nil, q)
+}
+
+// FeeIncome reads what the account fee_income held at a time: after every entry made then or before.
+func (x BalancesAt) FeeIncome(ctx context.Context, at time.Time) (Balance, error) {
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "fee_income", nil, at)
+}
+
+// FeeIncome reads the holds still held that move from or to the account fee_income, oldest first.
+func (x OpenHoldsOf) FeeIncome(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "fee_income", nil, "")
+}
+
+// ShopBank reads a page of the entries of the account shop_bank.
+func (x Statements) ShopBank(ctx context.Context, q StatementQuery) (Statement, error) {
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "shop_bank", nil, q)
+}
+
+// ShopBank reads what the account shop_bank held at a time: after every entry made then or before.
+func (x BalancesAt) ShopBank(ctx context.Context, at time.Time) (Balance, error) {
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "shop_bank", nil, at)
+}
+
+// ShopBank reads the holds still held that move from or to the account shop_bank, oldest first.
+func (x OpenHoldsOf) ShopBank(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "shop_bank", nil, "")
 }

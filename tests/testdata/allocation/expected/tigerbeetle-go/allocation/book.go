@@ -35,6 +35,15 @@ type (
 	HoldState = chobo.HoldState
 	// Balance is what an account holds: posted, held coming in, held going out.
 	Balance = chobo.Balance
+	// Entry is one change of one account by one call, as the history reads give it.
+	Entry = chobo.Entry
+	// StatementQuery says which of an account's entries a statement reads.
+	StatementQuery = chobo.StatementQuery
+	// Statement is one page of an account's entries.
+	Statement = chobo.Statement
+	// OpenHold is a hold still held, and HoldMove what one of its moves holds.
+	OpenHold = chobo.OpenHold
+	HoldMove = chobo.HoldMove
 )
 
 // Outcomes and hold states.
@@ -54,6 +63,11 @@ type Book struct {
 	Payout Payout
 	// Balance reads accounts.
 	Balance Balances
+	// Statement, BalanceAt and OpenHolds read the history of accounts:
+	// their entries, what they held at a time, the holds still held.
+	Statement Statements
+	BalanceAt BalancesAt
+	OpenHolds OpenHoldsOf
 
 	tb *chobotb.Book
 }
@@ -73,6 +87,7 @@ func TigerBeetleWith(c TigerBeetleClient, tenant string) *Book {
 	b.Sale = Sale{b}
 	b.Payout = Payout{b}
 	b.Balance = Balances{b}
+	b.Statement, b.BalanceAt, b.OpenHolds = Statements{b}, BalancesAt{b}, OpenHoldsOf{b}
 	return b
 }
 
@@ -143,6 +158,11 @@ type SaleArgs struct {
 	Fee   int64
 }
 
+// SaleKey is the key of sale: it names one call.
+type SaleKey struct {
+	Order string
+}
+
 // Do calls sale.do.
 func (t Sale) Do(ctx context.Context, a SaleArgs) (Result, error) {
 	if err := chobo.CheckText("order", a.Order); err != nil {
@@ -177,6 +197,14 @@ func (t Sale) DoCall(a SaleArgs) Call {
 	return Call{Kind: 0, Op: "do", Values: chobotb.Values{a.Order, a.Shop, a.Price, a.Fee}}
 }
 
+// Entries reads the entries the calls of sale with the key k wrote, oldest first. A key no call took effect with has none.
+func (t Sale) Entries(ctx context.Context, k SaleKey) ([]Entry, error) {
+	if err := chobo.CheckText("order", k.Order); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 0, chobotb.Values{k.Order})
+}
+
 // Payout is the transfer payout.
 type Payout struct{ b *Book }
 
@@ -185,6 +213,11 @@ type PayoutArgs struct {
 	PayoutId string
 	Shop     string
 	Amount   int64
+}
+
+// PayoutKey is the key of payout: it names one call.
+type PayoutKey struct {
+	PayoutId string
 }
 
 // Do calls payout.do.
@@ -213,6 +246,14 @@ func (t Payout) DoCall(a PayoutArgs) Call {
 		return Call{Err: err}
 	}
 	return Call{Kind: 1, Op: "do", Values: chobotb.Values{a.PayoutId, a.Shop, a.Amount}}
+}
+
+// Entries reads the entries the calls of payout with the key k wrote, oldest first. A key no call took effect with has none.
+func (t Payout) Entries(ctx context.Context, k PayoutKey) ([]Entry, error) {
+	if err := chobo.CheckText("payout_id", k.PayoutId); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 1, chobotb.Values{k.PayoutId})
 }
 
 // Balances reads accounts: posted, held coming in, held going out.
@@ -244,4 +285,82 @@ func (x Balances) FeeIncome(ctx context.Context) (Balance, error) {
 // ShopBank reads the account shop_bank.
 func (x Balances) ShopBank(ctx context.Context) (Balance, error) {
 	return x.b.tb.Balance(ctx, 3)
+}
+
+// Statements reads the entries of accounts, a page at a time.
+type Statements struct{ b *Book }
+
+// BalancesAt reads what accounts held at a time.
+type BalancesAt struct{ b *Book }
+
+// OpenHoldsOf reads the holds still held that move from or to an account.
+type OpenHoldsOf struct{ b *Book }
+
+// ShopSales reads a page of the entries of an account of shop_sales.
+func (x Statements) ShopSales(ctx context.Context, a ShopSalesAccount, q StatementQuery) (Statement, error) {
+	if err := chobo.CheckText("shop", a.Shop); err != nil {
+		return Statement{}, err
+	}
+	return x.b.tb.Statement(ctx, 0, []string{a.Shop}, q)
+}
+
+// ShopSales reads what an account of shop_sales held at a time: after every entry made then or before.
+func (x BalancesAt) ShopSales(ctx context.Context, a ShopSalesAccount, at time.Time) (Balance, error) {
+	if err := chobo.CheckText("shop", a.Shop); err != nil {
+		return Balance{}, err
+	}
+	return x.b.tb.BalanceAt(ctx, 0, []string{a.Shop}, at)
+}
+
+// ShopSales reads the holds still held that move from or to an account of shop_sales, oldest first.
+func (x OpenHoldsOf) ShopSales(ctx context.Context, a ShopSalesAccount) ([]OpenHold, error) {
+	if err := chobo.CheckText("shop", a.Shop); err != nil {
+		return nil, err
+	}
+	return x.b.tb.OpenHolds(ctx, 0, []string{a.Shop}, -1)
+}
+
+// Buyers reads a page of the entries of the account buyers.
+func (x Statements) Buyers(ctx context.Context, q StatementQuery) (Statement, error) {
+	return x.b.tb.Statement(ctx, 1, nil, q)
+}
+
+// Buyers reads what the account buyers held at a time: after every entry made then or before.
+func (x BalancesAt) Buyers(ctx context.Context, at time.Time) (Balance, error) {
+	return x.b.tb.BalanceAt(ctx, 1, nil, at)
+}
+
+// Buyers reads the holds still held that move from or to the account buyers, oldest first.
+func (x OpenHoldsOf) Buyers(ctx context.Context) ([]OpenHold, error) {
+	return x.b.tb.OpenHolds(ctx, 1, nil, -1)
+}
+
+// FeeIncome reads a page of the entries of the account fee_income.
+func (x Statements) FeeIncome(ctx context.Context, q StatementQuery) (Statement, error) {
+	return x.b.tb.Statement(ctx, 2, nil, q)
+}
+
+// FeeIncome reads what the account fee_income held at a time: after every entry made then or before.
+func (x BalancesAt) FeeIncome(ctx context.Context, at time.Time) (Balance, error) {
+	return x.b.tb.BalanceAt(ctx, 2, nil, at)
+}
+
+// FeeIncome reads the holds still held that move from or to the account fee_income, oldest first.
+func (x OpenHoldsOf) FeeIncome(ctx context.Context) ([]OpenHold, error) {
+	return x.b.tb.OpenHolds(ctx, 2, nil, -1)
+}
+
+// ShopBank reads a page of the entries of the account shop_bank.
+func (x Statements) ShopBank(ctx context.Context, q StatementQuery) (Statement, error) {
+	return x.b.tb.Statement(ctx, 3, nil, q)
+}
+
+// ShopBank reads what the account shop_bank held at a time: after every entry made then or before.
+func (x BalancesAt) ShopBank(ctx context.Context, at time.Time) (Balance, error) {
+	return x.b.tb.BalanceAt(ctx, 3, nil, at)
+}
+
+// ShopBank reads the holds still held that move from or to the account shop_bank, oldest first.
+func (x OpenHoldsOf) ShopBank(ctx context.Context) ([]OpenHold, error) {
+	return x.b.tb.OpenHolds(ctx, 3, nil, -1)
 }

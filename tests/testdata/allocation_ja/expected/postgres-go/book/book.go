@@ -7,6 +7,7 @@ package book
 
 import (
 	"context"
+	"time"
 
 	"github.com/chobo-lang/chobo/runtime/go/chobo"
 	"github.com/chobo-lang/chobo/runtime/go/chobopg"
@@ -30,6 +31,15 @@ type (
 	HoldState = chobo.HoldState
 	// Balance is what an account holds: posted, held coming in, held going out.
 	Balance = chobo.Balance
+	// Entry is one change of one account by one call, as the history reads give it.
+	Entry = chobo.Entry
+	// StatementQuery says which of an account's entries a statement reads.
+	StatementQuery = chobo.StatementQuery
+	// Statement is one page of an account's entries.
+	Statement = chobo.Statement
+	// OpenHold is a hold still held, and HoldMove what one of its moves holds.
+	OpenHold = chobo.OpenHold
+	HoldMove = chobo.HoldMove
 )
 
 // Outcomes and hold states.
@@ -49,6 +59,11 @@ type Book struct {
 	X支払 X支払
 	// Balance reads accounts.
 	Balance Balances
+	// Statement, BalanceAt and OpenHolds read the history of accounts:
+	// their entries, what they held at a time, the holds still held.
+	Statement Statements
+	BalanceAt BalancesAt
+	OpenHolds OpenHoldsOf
 
 	q      Querier
 	tenant string
@@ -64,6 +79,7 @@ func Postgres(q Querier, tenant string, opts ...chobopg.Option) *Book {
 	b.X売上 = X売上{b}
 	b.X支払 = X支払{b}
 	b.Balance = Balances{b}
+	b.Statement, b.BalanceAt, b.OpenHolds = Statements{b}, BalancesAt{b}, OpenHoldsOf{b}
 	return b
 }
 
@@ -84,6 +100,19 @@ type Answer = chobopg.Answer
 // makes.
 func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
 	return chobopg.Bulk(ctx, b.q, calls)
+}
+
+// history is what the history reads send: a statement per read, and
+// the names of each transfer kind's values, which the rows give in order.
+var history = chobopg.History{
+	Statement: `select cursor, kind, op, key, args, move, out, account, account_args, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at from "分配".history_statement($1, $2, $3::text[], $4::timestamptz, $5::timestamptz, $6::text[], $7::boolean, $8::integer, $9::bigint)`,
+	Call:      `select cursor, kind, op, key, args, move, out, account, account_args, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at from "分配".history_call($1, $2, $3::text[])`,
+	OpenHolds: `select kind, key, move, from_account, from_args, to_account, to_args, amount, created, deadline from "分配".history_open_holds($1, $2, $3::text[], $4)`,
+	BalanceAt: `select posted, held_in, held_out from "分配".history_balance($1, $2, $3::text[], $4::timestamptz)`,
+	Kinds: map[string]chobopg.Kind{
+		"売上": {Args: []string{"注文", "店", "代金", "手数料"}, Key: []string{"注文"}},
+		"支払": {Args: []string{"支払番号", "店", "額"}, Key: []string{"支払番号"}},
+	},
 }
 
 // Expire gives back up to 1000 holds past their deadline, as the SQL
@@ -108,6 +137,11 @@ type X売上Args struct {
 	X店   string
 	X代金  int64
 	X手数料 int64
+}
+
+// X売上Key is the key of 売上: it names one call.
+type X売上Key struct {
+	X注文 string
 }
 
 // Do calls 売上.do.
@@ -144,6 +178,14 @@ func (t X売上) DoCall(a X売上Args) Call {
 	return Call{SQL: `select result, reason from "分配"."売上_do"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.X注文, a.X店, a.X代金, a.X手数料}}
 }
 
+// Entries reads the entries the calls of 売上 with the key k wrote, oldest first. A key no call took effect with has none.
+func (t X売上) Entries(ctx context.Context, k X売上Key) ([]Entry, error) {
+	if err := chobo.CheckText("注文", k.X注文); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadCallEntries(ctx, t.b.q, &history, t.b.tenant, "売上", []string{k.X注文})
+}
+
 // X支払 is the transfer 支払.
 type X支払 struct{ b *Book }
 
@@ -152,6 +194,11 @@ type X支払Args struct {
 	X支払番号 string
 	X店    string
 	X額    int64
+}
+
+// X支払Key is the key of 支払: it names one call.
+type X支払Key struct {
+	X支払番号 string
 }
 
 // Do calls 支払.do.
@@ -180,6 +227,14 @@ func (t X支払) DoCall(a X支払Args) Call {
 		return Call{Err: err}
 	}
 	return Call{SQL: `select result, reason from "分配"."支払_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.X支払番号, a.X店, a.X額}}
+}
+
+// Entries reads the entries the calls of 支払 with the key k wrote, oldest first. A key no call took effect with has none.
+func (t X支払) Entries(ctx context.Context, k X支払Key) ([]Entry, error) {
+	if err := chobo.CheckText("支払番号", k.X支払番号); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadCallEntries(ctx, t.b.q, &history, t.b.tenant, "支払", []string{k.X支払番号})
 }
 
 // Balances reads accounts: posted, held coming in, held going out.
@@ -211,4 +266,82 @@ func (x Balances) X手数料収入(ctx context.Context) (Balance, error) {
 // X店の口座 reads the account 店の口座.
 func (x Balances) X店の口座(ctx context.Context) (Balance, error) {
 	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "分配"."balance_店の口座"($1)`, x.b.tenant)
+}
+
+// Statements reads the entries of accounts, a page at a time.
+type Statements struct{ b *Book }
+
+// BalancesAt reads what accounts held at a time.
+type BalancesAt struct{ b *Book }
+
+// OpenHoldsOf reads the holds still held that move from or to an account.
+type OpenHoldsOf struct{ b *Book }
+
+// X店の売上 reads a page of the entries of an account of 店の売上.
+func (x Statements) X店の売上(ctx context.Context, a X店の売上Account, q StatementQuery) (Statement, error) {
+	if err := chobo.CheckText("店", a.X店); err != nil {
+		return Statement{}, err
+	}
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "店の売上", []string{a.X店}, q)
+}
+
+// X店の売上 reads what an account of 店の売上 held at a time: after every entry made then or before.
+func (x BalancesAt) X店の売上(ctx context.Context, a X店の売上Account, at time.Time) (Balance, error) {
+	if err := chobo.CheckText("店", a.X店); err != nil {
+		return Balance{}, err
+	}
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "店の売上", []string{a.X店}, at)
+}
+
+// X店の売上 reads the holds still held that move from or to an account of 店の売上, oldest first.
+func (x OpenHoldsOf) X店の売上(ctx context.Context, a X店の売上Account) ([]OpenHold, error) {
+	if err := chobo.CheckText("店", a.X店); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "店の売上", []string{a.X店}, "")
+}
+
+// X買い手 reads a page of the entries of the account 買い手.
+func (x Statements) X買い手(ctx context.Context, q StatementQuery) (Statement, error) {
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "買い手", nil, q)
+}
+
+// X買い手 reads what the account 買い手 held at a time: after every entry made then or before.
+func (x BalancesAt) X買い手(ctx context.Context, at time.Time) (Balance, error) {
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "買い手", nil, at)
+}
+
+// X買い手 reads the holds still held that move from or to the account 買い手, oldest first.
+func (x OpenHoldsOf) X買い手(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "買い手", nil, "")
+}
+
+// X手数料収入 reads a page of the entries of the account 手数料収入.
+func (x Statements) X手数料収入(ctx context.Context, q StatementQuery) (Statement, error) {
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "手数料収入", nil, q)
+}
+
+// X手数料収入 reads what the account 手数料収入 held at a time: after every entry made then or before.
+func (x BalancesAt) X手数料収入(ctx context.Context, at time.Time) (Balance, error) {
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "手数料収入", nil, at)
+}
+
+// X手数料収入 reads the holds still held that move from or to the account 手数料収入, oldest first.
+func (x OpenHoldsOf) X手数料収入(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "手数料収入", nil, "")
+}
+
+// X店の口座 reads a page of the entries of the account 店の口座.
+func (x Statements) X店の口座(ctx context.Context, q StatementQuery) (Statement, error) {
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "店の口座", nil, q)
+}
+
+// X店の口座 reads what the account 店の口座 held at a time: after every entry made then or before.
+func (x BalancesAt) X店の口座(ctx context.Context, at time.Time) (Balance, error) {
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "店の口座", nil, at)
+}
+
+// X店の口座 reads the holds still held that move from or to the account 店の口座, oldest first.
+func (x OpenHoldsOf) X店の口座(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "店の口座", nil, "")
 }

@@ -35,6 +35,15 @@ type (
 	HoldState = chobo.HoldState
 	// Balance is what an account holds: posted, held coming in, held going out.
 	Balance = chobo.Balance
+	// Entry is one change of one account by one call, as the history reads give it.
+	Entry = chobo.Entry
+	// StatementQuery says which of an account's entries a statement reads.
+	StatementQuery = chobo.StatementQuery
+	// Statement is one page of an account's entries.
+	Statement = chobo.Statement
+	// OpenHold is a hold still held, and HoldMove what one of its moves holds.
+	OpenHold = chobo.OpenHold
+	HoldMove = chobo.HoldMove
 )
 
 // Outcomes and hold states.
@@ -54,6 +63,11 @@ type Book struct {
 	X支払 X支払
 	// Balance reads accounts.
 	Balance Balances
+	// Statement, BalanceAt and OpenHolds read the history of accounts:
+	// their entries, what they held at a time, the holds still held.
+	Statement Statements
+	BalanceAt BalancesAt
+	OpenHolds OpenHoldsOf
 
 	tb *chobotb.Book
 }
@@ -73,6 +87,7 @@ func TigerBeetleWith(c TigerBeetleClient, tenant string) *Book {
 	b.X売上 = X売上{b}
 	b.X支払 = X支払{b}
 	b.Balance = Balances{b}
+	b.Statement, b.BalanceAt, b.OpenHolds = Statements{b}, BalancesAt{b}, OpenHoldsOf{b}
 	return b
 }
 
@@ -143,6 +158,11 @@ type X売上Args struct {
 	X手数料 int64
 }
 
+// X売上Key is the key of 売上: it names one call.
+type X売上Key struct {
+	X注文 string
+}
+
 // Do calls 売上.do.
 func (t X売上) Do(ctx context.Context, a X売上Args) (Result, error) {
 	if err := chobo.CheckText("注文", a.X注文); err != nil {
@@ -177,6 +197,14 @@ func (t X売上) DoCall(a X売上Args) Call {
 	return Call{Kind: 0, Op: "do", Values: chobotb.Values{a.X注文, a.X店, a.X代金, a.X手数料}}
 }
 
+// Entries reads the entries the calls of 売上 with the key k wrote, oldest first. A key no call took effect with has none.
+func (t X売上) Entries(ctx context.Context, k X売上Key) ([]Entry, error) {
+	if err := chobo.CheckText("注文", k.X注文); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 0, chobotb.Values{k.X注文})
+}
+
 // X支払 is the transfer 支払.
 type X支払 struct{ b *Book }
 
@@ -185,6 +213,11 @@ type X支払Args struct {
 	X支払番号 string
 	X店    string
 	X額    int64
+}
+
+// X支払Key is the key of 支払: it names one call.
+type X支払Key struct {
+	X支払番号 string
 }
 
 // Do calls 支払.do.
@@ -213,6 +246,14 @@ func (t X支払) DoCall(a X支払Args) Call {
 		return Call{Err: err}
 	}
 	return Call{Kind: 1, Op: "do", Values: chobotb.Values{a.X支払番号, a.X店, a.X額}}
+}
+
+// Entries reads the entries the calls of 支払 with the key k wrote, oldest first. A key no call took effect with has none.
+func (t X支払) Entries(ctx context.Context, k X支払Key) ([]Entry, error) {
+	if err := chobo.CheckText("支払番号", k.X支払番号); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 1, chobotb.Values{k.X支払番号})
 }
 
 // Balances reads accounts: posted, held coming in, held going out.
@@ -244,4 +285,82 @@ func (x Balances) X手数料収入(ctx context.Context) (Balance, error) {
 // X店の口座 reads the account 店の口座.
 func (x Balances) X店の口座(ctx context.Context) (Balance, error) {
 	return x.b.tb.Balance(ctx, 3)
+}
+
+// Statements reads the entries of accounts, a page at a time.
+type Statements struct{ b *Book }
+
+// BalancesAt reads what accounts held at a time.
+type BalancesAt struct{ b *Book }
+
+// OpenHoldsOf reads the holds still held that move from or to an account.
+type OpenHoldsOf struct{ b *Book }
+
+// X店の売上 reads a page of the entries of an account of 店の売上.
+func (x Statements) X店の売上(ctx context.Context, a X店の売上Account, q StatementQuery) (Statement, error) {
+	if err := chobo.CheckText("店", a.X店); err != nil {
+		return Statement{}, err
+	}
+	return x.b.tb.Statement(ctx, 0, []string{a.X店}, q)
+}
+
+// X店の売上 reads what an account of 店の売上 held at a time: after every entry made then or before.
+func (x BalancesAt) X店の売上(ctx context.Context, a X店の売上Account, at time.Time) (Balance, error) {
+	if err := chobo.CheckText("店", a.X店); err != nil {
+		return Balance{}, err
+	}
+	return x.b.tb.BalanceAt(ctx, 0, []string{a.X店}, at)
+}
+
+// X店の売上 reads the holds still held that move from or to an account of 店の売上, oldest first.
+func (x OpenHoldsOf) X店の売上(ctx context.Context, a X店の売上Account) ([]OpenHold, error) {
+	if err := chobo.CheckText("店", a.X店); err != nil {
+		return nil, err
+	}
+	return x.b.tb.OpenHolds(ctx, 0, []string{a.X店}, -1)
+}
+
+// X買い手 reads a page of the entries of the account 買い手.
+func (x Statements) X買い手(ctx context.Context, q StatementQuery) (Statement, error) {
+	return x.b.tb.Statement(ctx, 1, nil, q)
+}
+
+// X買い手 reads what the account 買い手 held at a time: after every entry made then or before.
+func (x BalancesAt) X買い手(ctx context.Context, at time.Time) (Balance, error) {
+	return x.b.tb.BalanceAt(ctx, 1, nil, at)
+}
+
+// X買い手 reads the holds still held that move from or to the account 買い手, oldest first.
+func (x OpenHoldsOf) X買い手(ctx context.Context) ([]OpenHold, error) {
+	return x.b.tb.OpenHolds(ctx, 1, nil, -1)
+}
+
+// X手数料収入 reads a page of the entries of the account 手数料収入.
+func (x Statements) X手数料収入(ctx context.Context, q StatementQuery) (Statement, error) {
+	return x.b.tb.Statement(ctx, 2, nil, q)
+}
+
+// X手数料収入 reads what the account 手数料収入 held at a time: after every entry made then or before.
+func (x BalancesAt) X手数料収入(ctx context.Context, at time.Time) (Balance, error) {
+	return x.b.tb.BalanceAt(ctx, 2, nil, at)
+}
+
+// X手数料収入 reads the holds still held that move from or to the account 手数料収入, oldest first.
+func (x OpenHoldsOf) X手数料収入(ctx context.Context) ([]OpenHold, error) {
+	return x.b.tb.OpenHolds(ctx, 2, nil, -1)
+}
+
+// X店の口座 reads a page of the entries of the account 店の口座.
+func (x Statements) X店の口座(ctx context.Context, q StatementQuery) (Statement, error) {
+	return x.b.tb.Statement(ctx, 3, nil, q)
+}
+
+// X店の口座 reads what the account 店の口座 held at a time: after every entry made then or before.
+func (x BalancesAt) X店の口座(ctx context.Context, at time.Time) (Balance, error) {
+	return x.b.tb.BalanceAt(ctx, 3, nil, at)
+}
+
+// X店の口座 reads the holds still held that move from or to the account 店の口座, oldest first.
+func (x OpenHoldsOf) X店の口座(ctx context.Context) ([]OpenHold, error) {
+	return x.b.tb.OpenHolds(ctx, 3, nil, -1)
 }

@@ -7,6 +7,7 @@ package always_refused
 
 import (
 	"context"
+	"time"
 
 	"github.com/chobo-lang/chobo/runtime/go/chobo"
 	"github.com/chobo-lang/chobo/runtime/go/chobopg"
@@ -30,6 +31,15 @@ type (
 	HoldState = chobo.HoldState
 	// Balance is what an account holds: posted, held coming in, held going out.
 	Balance = chobo.Balance
+	// Entry is one change of one account by one call, as the history reads give it.
+	Entry = chobo.Entry
+	// StatementQuery says which of an account's entries a statement reads.
+	StatementQuery = chobo.StatementQuery
+	// Statement is one page of an account's entries.
+	Statement = chobo.Statement
+	// OpenHold is a hold still held, and HoldMove what one of its moves holds.
+	OpenHold = chobo.OpenHold
+	HoldMove = chobo.HoldMove
 )
 
 // Outcomes and hold states.
@@ -48,6 +58,11 @@ type Book struct {
 	Redeem Redeem
 	// Balance reads accounts.
 	Balance Balances
+	// Statement, BalanceAt and OpenHolds read the history of accounts:
+	// their entries, what they held at a time, the holds still held.
+	Statement Statements
+	BalanceAt BalancesAt
+	OpenHolds OpenHoldsOf
 
 	q      Querier
 	tenant string
@@ -62,6 +77,7 @@ func Postgres(q Querier, tenant string, opts ...chobopg.Option) *Book {
 	b := &Book{q: chobopg.With(q, opts...), tenant: tenant}
 	b.Redeem = Redeem{b}
 	b.Balance = Balances{b}
+	b.Statement, b.BalanceAt, b.OpenHolds = Statements{b}, BalancesAt{b}, OpenHoldsOf{b}
 	return b
 }
 
@@ -82,6 +98,18 @@ type Answer = chobopg.Answer
 // makes.
 func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
 	return chobopg.Bulk(ctx, b.q, calls)
+}
+
+// history is what the history reads send: a statement per read, and
+// the names of each transfer kind's values, which the rows give in order.
+var history = chobopg.History{
+	Statement: `select cursor, kind, op, key, args, move, out, account, account_args, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at from "always_refused".history_statement($1, $2, $3::text[], $4::timestamptz, $5::timestamptz, $6::text[], $7::boolean, $8::integer, $9::bigint)`,
+	Call:      `select cursor, kind, op, key, args, move, out, account, account_args, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at from "always_refused".history_call($1, $2, $3::text[])`,
+	OpenHolds: `select kind, key, move, from_account, from_args, to_account, to_args, amount, created, deadline from "always_refused".history_open_holds($1, $2, $3::text[], $4)`,
+	BalanceAt: `select posted, held_in, held_out from "always_refused".history_balance($1, $2, $3::text[], $4::timestamptz)`,
+	Kinds: map[string]chobopg.Kind{
+		"redeem": {Args: []string{"use", "member", "count"}, Key: []string{"use"}},
+	},
 }
 
 // Expire gives back up to 1000 holds past their deadline, as the SQL
@@ -105,6 +133,11 @@ type RedeemArgs struct {
 	Use    string
 	Member string
 	Count  int64
+}
+
+// RedeemKey is the key of redeem: it names one call.
+type RedeemKey struct {
+	Use string
 }
 
 // Do calls redeem.do.
@@ -135,6 +168,14 @@ func (t Redeem) DoCall(a RedeemArgs) Call {
 	return Call{SQL: `select result, reason from "always_refused"."redeem_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.Use, a.Member, a.Count}}
 }
 
+// Entries reads the entries the calls of redeem with the key k wrote, oldest first. A key no call took effect with has none.
+func (t Redeem) Entries(ctx context.Context, k RedeemKey) ([]Entry, error) {
+	if err := chobo.CheckText("use", k.Use); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadCallEntries(ctx, t.b.q, &history, t.b.tenant, "redeem", []string{k.Use})
+}
+
 // Balances reads accounts: posted, held coming in, held going out.
 type Balances struct{ b *Book }
 
@@ -154,4 +195,52 @@ func (x Balances) VoucherBalance(ctx context.Context, a VoucherBalanceAccount) (
 // Redeemed reads the account redeemed.
 func (x Balances) Redeemed(ctx context.Context) (Balance, error) {
 	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "always_refused"."balance_redeemed"($1)`, x.b.tenant)
+}
+
+// Statements reads the entries of accounts, a page at a time.
+type Statements struct{ b *Book }
+
+// BalancesAt reads what accounts held at a time.
+type BalancesAt struct{ b *Book }
+
+// OpenHoldsOf reads the holds still held that move from or to an account.
+type OpenHoldsOf struct{ b *Book }
+
+// VoucherBalance reads a page of the entries of an account of voucher_balance.
+func (x Statements) VoucherBalance(ctx context.Context, a VoucherBalanceAccount, q StatementQuery) (Statement, error) {
+	if err := chobo.CheckText("member", a.Member); err != nil {
+		return Statement{}, err
+	}
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "voucher_balance", []string{a.Member}, q)
+}
+
+// VoucherBalance reads what an account of voucher_balance held at a time: after every entry made then or before.
+func (x BalancesAt) VoucherBalance(ctx context.Context, a VoucherBalanceAccount, at time.Time) (Balance, error) {
+	if err := chobo.CheckText("member", a.Member); err != nil {
+		return Balance{}, err
+	}
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "voucher_balance", []string{a.Member}, at)
+}
+
+// VoucherBalance reads the holds still held that move from or to an account of voucher_balance, oldest first.
+func (x OpenHoldsOf) VoucherBalance(ctx context.Context, a VoucherBalanceAccount) ([]OpenHold, error) {
+	if err := chobo.CheckText("member", a.Member); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "voucher_balance", []string{a.Member}, "")
+}
+
+// Redeemed reads a page of the entries of the account redeemed.
+func (x Statements) Redeemed(ctx context.Context, q StatementQuery) (Statement, error) {
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "redeemed", nil, q)
+}
+
+// Redeemed reads what the account redeemed held at a time: after every entry made then or before.
+func (x BalancesAt) Redeemed(ctx context.Context, at time.Time) (Balance, error) {
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "redeemed", nil, at)
+}
+
+// Redeemed reads the holds still held that move from or to the account redeemed, oldest first.
+func (x OpenHoldsOf) Redeemed(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "redeemed", nil, "")
 }

@@ -35,6 +35,15 @@ type (
 	HoldState = chobo.HoldState
 	// Balance is what an account holds: posted, held coming in, held going out.
 	Balance = chobo.Balance
+	// Entry is one change of one account by one call, as the history reads give it.
+	Entry = chobo.Entry
+	// StatementQuery says which of an account's entries a statement reads.
+	StatementQuery = chobo.StatementQuery
+	// Statement is one page of an account's entries.
+	Statement = chobo.Statement
+	// OpenHold is a hold still held, and HoldMove what one of its moves holds.
+	OpenHold = chobo.OpenHold
+	HoldMove = chobo.HoldMove
 )
 
 // Outcomes and hold states.
@@ -53,6 +62,11 @@ type Book struct {
 	Redeem Redeem
 	// Balance reads accounts.
 	Balance Balances
+	// Statement, BalanceAt and OpenHolds read the history of accounts:
+	// their entries, what they held at a time, the holds still held.
+	Statement Statements
+	BalanceAt BalancesAt
+	OpenHolds OpenHoldsOf
 
 	tb *chobotb.Book
 }
@@ -71,6 +85,7 @@ func TigerBeetleWith(c TigerBeetleClient, tenant string) *Book {
 	b := &Book{tb: chobotb.NewBook(c, definition, tenant)}
 	b.Redeem = Redeem{b}
 	b.Balance = Balances{b}
+	b.Statement, b.BalanceAt, b.OpenHolds = Statements{b}, BalancesAt{b}, OpenHoldsOf{b}
 	return b
 }
 
@@ -129,6 +144,11 @@ type RedeemArgs struct {
 	Count  int64
 }
 
+// RedeemKey is the key of redeem: it names one call.
+type RedeemKey struct {
+	Use string
+}
+
 // Do calls redeem.do.
 func (t Redeem) Do(ctx context.Context, a RedeemArgs) (Result, error) {
 	if err := chobo.CheckText("use", a.Use); err != nil {
@@ -157,6 +177,14 @@ func (t Redeem) DoCall(a RedeemArgs) Call {
 	return Call{Kind: 0, Op: "do", Values: chobotb.Values{a.Use, a.Member, a.Count}}
 }
 
+// Entries reads the entries the calls of redeem with the key k wrote, oldest first. A key no call took effect with has none.
+func (t Redeem) Entries(ctx context.Context, k RedeemKey) ([]Entry, error) {
+	if err := chobo.CheckText("use", k.Use); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 0, chobotb.Values{k.Use})
+}
+
 // Balances reads accounts: posted, held coming in, held going out.
 type Balances struct{ b *Book }
 
@@ -176,4 +204,52 @@ func (x Balances) VoucherBalance(ctx context.Context, a VoucherBalanceAccount) (
 // Redeemed reads the account redeemed.
 func (x Balances) Redeemed(ctx context.Context) (Balance, error) {
 	return x.b.tb.Balance(ctx, 1)
+}
+
+// Statements reads the entries of accounts, a page at a time.
+type Statements struct{ b *Book }
+
+// BalancesAt reads what accounts held at a time.
+type BalancesAt struct{ b *Book }
+
+// OpenHoldsOf reads the holds still held that move from or to an account.
+type OpenHoldsOf struct{ b *Book }
+
+// VoucherBalance reads a page of the entries of an account of voucher_balance.
+func (x Statements) VoucherBalance(ctx context.Context, a VoucherBalanceAccount, q StatementQuery) (Statement, error) {
+	if err := chobo.CheckText("member", a.Member); err != nil {
+		return Statement{}, err
+	}
+	return x.b.tb.Statement(ctx, 0, []string{a.Member}, q)
+}
+
+// VoucherBalance reads what an account of voucher_balance held at a time: after every entry made then or before.
+func (x BalancesAt) VoucherBalance(ctx context.Context, a VoucherBalanceAccount, at time.Time) (Balance, error) {
+	if err := chobo.CheckText("member", a.Member); err != nil {
+		return Balance{}, err
+	}
+	return x.b.tb.BalanceAt(ctx, 0, []string{a.Member}, at)
+}
+
+// VoucherBalance reads the holds still held that move from or to an account of voucher_balance, oldest first.
+func (x OpenHoldsOf) VoucherBalance(ctx context.Context, a VoucherBalanceAccount) ([]OpenHold, error) {
+	if err := chobo.CheckText("member", a.Member); err != nil {
+		return nil, err
+	}
+	return x.b.tb.OpenHolds(ctx, 0, []string{a.Member}, -1)
+}
+
+// Redeemed reads a page of the entries of the account redeemed.
+func (x Statements) Redeemed(ctx context.Context, q StatementQuery) (Statement, error) {
+	return x.b.tb.Statement(ctx, 1, nil, q)
+}
+
+// Redeemed reads what the account redeemed held at a time: after every entry made then or before.
+func (x BalancesAt) Redeemed(ctx context.Context, at time.Time) (Balance, error) {
+	return x.b.tb.BalanceAt(ctx, 1, nil, at)
+}
+
+// Redeemed reads the holds still held that move from or to the account redeemed, oldest first.
+func (x OpenHoldsOf) Redeemed(ctx context.Context) ([]OpenHold, error) {
+	return x.b.tb.OpenHolds(ctx, 1, nil, -1)
 }

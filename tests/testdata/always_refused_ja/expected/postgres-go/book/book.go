@@ -7,6 +7,7 @@ package book
 
 import (
 	"context"
+	"time"
 
 	"github.com/chobo-lang/chobo/runtime/go/chobo"
 	"github.com/chobo-lang/chobo/runtime/go/chobopg"
@@ -30,6 +31,15 @@ type (
 	HoldState = chobo.HoldState
 	// Balance is what an account holds: posted, held coming in, held going out.
 	Balance = chobo.Balance
+	// Entry is one change of one account by one call, as the history reads give it.
+	Entry = chobo.Entry
+	// StatementQuery says which of an account's entries a statement reads.
+	StatementQuery = chobo.StatementQuery
+	// Statement is one page of an account's entries.
+	Statement = chobo.Statement
+	// OpenHold is a hold still held, and HoldMove what one of its moves holds.
+	OpenHold = chobo.OpenHold
+	HoldMove = chobo.HoldMove
 )
 
 // Outcomes and hold states.
@@ -48,6 +58,11 @@ type Book struct {
 	X引き換え X引き換え
 	// Balance reads accounts.
 	Balance Balances
+	// Statement, BalanceAt and OpenHolds read the history of accounts:
+	// their entries, what they held at a time, the holds still held.
+	Statement Statements
+	BalanceAt BalancesAt
+	OpenHolds OpenHoldsOf
 
 	q      Querier
 	tenant string
@@ -62,6 +77,7 @@ func Postgres(q Querier, tenant string, opts ...chobopg.Option) *Book {
 	b := &Book{q: chobopg.With(q, opts...), tenant: tenant}
 	b.X引き換え = X引き換え{b}
 	b.Balance = Balances{b}
+	b.Statement, b.BalanceAt, b.OpenHolds = Statements{b}, BalancesAt{b}, OpenHoldsOf{b}
 	return b
 }
 
@@ -82,6 +98,18 @@ type Answer = chobopg.Answer
 // makes.
 func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
 	return chobopg.Bulk(ctx, b.q, calls)
+}
+
+// history is what the history reads send: a statement per read, and
+// the names of each transfer kind's values, which the rows give in order.
+var history = chobopg.History{
+	Statement: `select cursor, kind, op, key, args, move, out, account, account_args, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at from "いつも拒否".history_statement($1, $2, $3::text[], $4::timestamptz, $5::timestamptz, $6::text[], $7::boolean, $8::integer, $9::bigint)`,
+	Call:      `select cursor, kind, op, key, args, move, out, account, account_args, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at from "いつも拒否".history_call($1, $2, $3::text[])`,
+	OpenHolds: `select kind, key, move, from_account, from_args, to_account, to_args, amount, created, deadline from "いつも拒否".history_open_holds($1, $2, $3::text[], $4)`,
+	BalanceAt: `select posted, held_in, held_out from "いつも拒否".history_balance($1, $2, $3::text[], $4::timestamptz)`,
+	Kinds: map[string]chobopg.Kind{
+		"引き換え": {Args: []string{"利用", "会員", "枚数"}, Key: []string{"利用"}},
+	},
 }
 
 // Expire gives back up to 1000 holds past their deadline, as the SQL
@@ -105,6 +133,11 @@ type X引き換えArgs struct {
 	X利用 string
 	X会員 string
 	X枚数 int64
+}
+
+// X引き換えKey is the key of 引き換え: it names one call.
+type X引き換えKey struct {
+	X利用 string
 }
 
 // Do calls 引き換え.do.
@@ -135,6 +168,14 @@ func (t X引き換え) DoCall(a X引き換えArgs) Call {
 	return Call{SQL: `select result, reason from "いつも拒否"."引き換え_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.X利用, a.X会員, a.X枚数}}
 }
 
+// Entries reads the entries the calls of 引き換え with the key k wrote, oldest first. A key no call took effect with has none.
+func (t X引き換え) Entries(ctx context.Context, k X引き換えKey) ([]Entry, error) {
+	if err := chobo.CheckText("利用", k.X利用); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadCallEntries(ctx, t.b.q, &history, t.b.tenant, "引き換え", []string{k.X利用})
+}
+
 // Balances reads accounts: posted, held coming in, held going out.
 type Balances struct{ b *Book }
 
@@ -154,4 +195,52 @@ func (x Balances) X引換券(ctx context.Context, a X引換券Account) (Balance,
 // X使用済み reads the account 使用済み.
 func (x Balances) X使用済み(ctx context.Context) (Balance, error) {
 	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "いつも拒否"."balance_使用済み"($1)`, x.b.tenant)
+}
+
+// Statements reads the entries of accounts, a page at a time.
+type Statements struct{ b *Book }
+
+// BalancesAt reads what accounts held at a time.
+type BalancesAt struct{ b *Book }
+
+// OpenHoldsOf reads the holds still held that move from or to an account.
+type OpenHoldsOf struct{ b *Book }
+
+// X引換券 reads a page of the entries of an account of 引換券.
+func (x Statements) X引換券(ctx context.Context, a X引換券Account, q StatementQuery) (Statement, error) {
+	if err := chobo.CheckText("会員", a.X会員); err != nil {
+		return Statement{}, err
+	}
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "引換券", []string{a.X会員}, q)
+}
+
+// X引換券 reads what an account of 引換券 held at a time: after every entry made then or before.
+func (x BalancesAt) X引換券(ctx context.Context, a X引換券Account, at time.Time) (Balance, error) {
+	if err := chobo.CheckText("会員", a.X会員); err != nil {
+		return Balance{}, err
+	}
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "引換券", []string{a.X会員}, at)
+}
+
+// X引換券 reads the holds still held that move from or to an account of 引換券, oldest first.
+func (x OpenHoldsOf) X引換券(ctx context.Context, a X引換券Account) ([]OpenHold, error) {
+	if err := chobo.CheckText("会員", a.X会員); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "引換券", []string{a.X会員}, "")
+}
+
+// X使用済み reads a page of the entries of the account 使用済み.
+func (x Statements) X使用済み(ctx context.Context, q StatementQuery) (Statement, error) {
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "使用済み", nil, q)
+}
+
+// X使用済み reads what the account 使用済み held at a time: after every entry made then or before.
+func (x BalancesAt) X使用済み(ctx context.Context, at time.Time) (Balance, error) {
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "使用済み", nil, at)
+}
+
+// X使用済み reads the holds still held that move from or to the account 使用済み, oldest first.
+func (x OpenHoldsOf) X使用済み(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "使用済み", nil, "")
 }

@@ -35,6 +35,15 @@ type (
 	HoldState = chobo.HoldState
 	// Balance is what an account holds: posted, held coming in, held going out.
 	Balance = chobo.Balance
+	// Entry is one change of one account by one call, as the history reads give it.
+	Entry = chobo.Entry
+	// StatementQuery says which of an account's entries a statement reads.
+	StatementQuery = chobo.StatementQuery
+	// Statement is one page of an account's entries.
+	Statement = chobo.Statement
+	// OpenHold is a hold still held, and HoldMove what one of its moves holds.
+	OpenHold = chobo.OpenHold
+	HoldMove = chobo.HoldMove
 )
 
 // Outcomes and hold states.
@@ -53,6 +62,11 @@ type Book struct {
 	X引き換え X引き換え
 	// Balance reads accounts.
 	Balance Balances
+	// Statement, BalanceAt and OpenHolds read the history of accounts:
+	// their entries, what they held at a time, the holds still held.
+	Statement Statements
+	BalanceAt BalancesAt
+	OpenHolds OpenHoldsOf
 
 	tb *chobotb.Book
 }
@@ -71,6 +85,7 @@ func TigerBeetleWith(c TigerBeetleClient, tenant string) *Book {
 	b := &Book{tb: chobotb.NewBook(c, definition, tenant)}
 	b.X引き換え = X引き換え{b}
 	b.Balance = Balances{b}
+	b.Statement, b.BalanceAt, b.OpenHolds = Statements{b}, BalancesAt{b}, OpenHoldsOf{b}
 	return b
 }
 
@@ -129,6 +144,11 @@ type X引き換えArgs struct {
 	X枚数 int64
 }
 
+// X引き換えKey is the key of 引き換え: it names one call.
+type X引き換えKey struct {
+	X利用 string
+}
+
 // Do calls 引き換え.do.
 func (t X引き換え) Do(ctx context.Context, a X引き換えArgs) (Result, error) {
 	if err := chobo.CheckText("利用", a.X利用); err != nil {
@@ -157,6 +177,14 @@ func (t X引き換え) DoCall(a X引き換えArgs) Call {
 	return Call{Kind: 0, Op: "do", Values: chobotb.Values{a.X利用, a.X会員, a.X枚数}}
 }
 
+// Entries reads the entries the calls of 引き換え with the key k wrote, oldest first. A key no call took effect with has none.
+func (t X引き換え) Entries(ctx context.Context, k X引き換えKey) ([]Entry, error) {
+	if err := chobo.CheckText("利用", k.X利用); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 0, chobotb.Values{k.X利用})
+}
+
 // Balances reads accounts: posted, held coming in, held going out.
 type Balances struct{ b *Book }
 
@@ -176,4 +204,52 @@ func (x Balances) X引換券(ctx context.Context, a X引換券Account) (Balance,
 // X使用済み reads the account 使用済み.
 func (x Balances) X使用済み(ctx context.Context) (Balance, error) {
 	return x.b.tb.Balance(ctx, 1)
+}
+
+// Statements reads the entries of accounts, a page at a time.
+type Statements struct{ b *Book }
+
+// BalancesAt reads what accounts held at a time.
+type BalancesAt struct{ b *Book }
+
+// OpenHoldsOf reads the holds still held that move from or to an account.
+type OpenHoldsOf struct{ b *Book }
+
+// X引換券 reads a page of the entries of an account of 引換券.
+func (x Statements) X引換券(ctx context.Context, a X引換券Account, q StatementQuery) (Statement, error) {
+	if err := chobo.CheckText("会員", a.X会員); err != nil {
+		return Statement{}, err
+	}
+	return x.b.tb.Statement(ctx, 0, []string{a.X会員}, q)
+}
+
+// X引換券 reads what an account of 引換券 held at a time: after every entry made then or before.
+func (x BalancesAt) X引換券(ctx context.Context, a X引換券Account, at time.Time) (Balance, error) {
+	if err := chobo.CheckText("会員", a.X会員); err != nil {
+		return Balance{}, err
+	}
+	return x.b.tb.BalanceAt(ctx, 0, []string{a.X会員}, at)
+}
+
+// X引換券 reads the holds still held that move from or to an account of 引換券, oldest first.
+func (x OpenHoldsOf) X引換券(ctx context.Context, a X引換券Account) ([]OpenHold, error) {
+	if err := chobo.CheckText("会員", a.X会員); err != nil {
+		return nil, err
+	}
+	return x.b.tb.OpenHolds(ctx, 0, []string{a.X会員}, -1)
+}
+
+// X使用済み reads a page of the entries of the account 使用済み.
+func (x Statements) X使用済み(ctx context.Context, q StatementQuery) (Statement, error) {
+	return x.b.tb.Statement(ctx, 1, nil, q)
+}
+
+// X使用済み reads what the account 使用済み held at a time: after every entry made then or before.
+func (x BalancesAt) X使用済み(ctx context.Context, at time.Time) (Balance, error) {
+	return x.b.tb.BalanceAt(ctx, 1, nil, at)
+}
+
+// X使用済み reads the holds still held that move from or to the account 使用済み, oldest first.
+func (x OpenHoldsOf) X使用済み(ctx context.Context) ([]OpenHold, error) {
+	return x.b.tb.OpenHolds(ctx, 1, nil, -1)
 }

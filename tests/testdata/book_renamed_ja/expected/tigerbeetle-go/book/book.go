@@ -35,6 +35,15 @@ type (
 	HoldState = chobo.HoldState
 	// Balance is what an account holds: posted, held coming in, held going out.
 	Balance = chobo.Balance
+	// Entry is one change of one account by one call, as the history reads give it.
+	Entry = chobo.Entry
+	// StatementQuery says which of an account's entries a statement reads.
+	StatementQuery = chobo.StatementQuery
+	// Statement is one page of an account's entries.
+	Statement = chobo.Statement
+	// OpenHold is a hold still held, and HoldMove what one of its moves holds.
+	OpenHold = chobo.OpenHold
+	HoldMove = chobo.HoldMove
 )
 
 // Outcomes and hold states.
@@ -54,6 +63,11 @@ type Book struct {
 	X出荷 X出荷
 	// Balance reads accounts.
 	Balance Balances
+	// Statement, BalanceAt and OpenHolds read the history of accounts:
+	// their entries, what they held at a time, the holds still held.
+	Statement Statements
+	BalanceAt BalancesAt
+	OpenHolds OpenHoldsOf
 
 	tb *chobotb.Book
 }
@@ -73,6 +87,7 @@ func TigerBeetleWith(c TigerBeetleClient, tenant string) *Book {
 	b.X入荷 = X入荷{b}
 	b.X出荷 = X出荷{b}
 	b.Balance = Balances{b}
+	b.Statement, b.BalanceAt, b.OpenHolds = Statements{b}, BalancesAt{b}, OpenHoldsOf{b}
 	return b
 }
 
@@ -140,6 +155,12 @@ type X入荷Args struct {
 	X数   int64
 }
 
+// X入荷Key is the key of 入荷: it names one call.
+type X入荷Key struct {
+	X納品書 string
+	Sku  string
+}
+
 // Do calls 入荷.do.
 func (t X入荷) Do(ctx context.Context, a X入荷Args) (Result, error) {
 	if err := chobo.CheckText("納品書", a.X納品書); err != nil {
@@ -168,6 +189,17 @@ func (t X入荷) DoCall(a X入荷Args) Call {
 	return Call{Kind: 0, Op: "do", Values: chobotb.Values{a.X納品書, a.Sku, a.X数}}
 }
 
+// Entries reads the entries the calls of 入荷 with the key k wrote, oldest first. A key no call took effect with has none.
+func (t X入荷) Entries(ctx context.Context, k X入荷Key) ([]Entry, error) {
+	if err := chobo.CheckText("納品書", k.X納品書); err != nil {
+		return nil, err
+	}
+	if err := chobo.CheckText("sku", k.Sku); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 0, chobotb.Values{k.X納品書, k.Sku})
+}
+
 // X出荷 is the transfer 出荷.
 type X出荷 struct{ b *Book }
 
@@ -176,6 +208,12 @@ type X出荷Args struct {
 	X注文 string
 	Sku string
 	X数  int64
+}
+
+// X出荷Key is the key of 出荷: it names one call.
+type X出荷Key struct {
+	X注文 string
+	Sku string
 }
 
 // Do calls 出荷.do.
@@ -206,6 +244,17 @@ func (t X出荷) DoCall(a X出荷Args) Call {
 	return Call{Kind: 1, Op: "do", Values: chobotb.Values{a.X注文, a.Sku, a.X数}}
 }
 
+// Entries reads the entries the calls of 出荷 with the key k wrote, oldest first. A key no call took effect with has none.
+func (t X出荷) Entries(ctx context.Context, k X出荷Key) ([]Entry, error) {
+	if err := chobo.CheckText("注文", k.X注文); err != nil {
+		return nil, err
+	}
+	if err := chobo.CheckText("sku", k.Sku); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 1, chobotb.Values{k.X注文, k.Sku})
+}
+
 // Balances reads accounts: posted, held coming in, held going out.
 type Balances struct{ b *Book }
 
@@ -230,4 +279,67 @@ func (x Balances) X仕入先(ctx context.Context) (Balance, error) {
 // X客 reads the account 客.
 func (x Balances) X客(ctx context.Context) (Balance, error) {
 	return x.b.tb.Balance(ctx, 2)
+}
+
+// Statements reads the entries of accounts, a page at a time.
+type Statements struct{ b *Book }
+
+// BalancesAt reads what accounts held at a time.
+type BalancesAt struct{ b *Book }
+
+// OpenHoldsOf reads the holds still held that move from or to an account.
+type OpenHoldsOf struct{ b *Book }
+
+// X棚 reads a page of the entries of an account of 棚.
+func (x Statements) X棚(ctx context.Context, a X棚Account, q StatementQuery) (Statement, error) {
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return Statement{}, err
+	}
+	return x.b.tb.Statement(ctx, 0, []string{a.Sku}, q)
+}
+
+// X棚 reads what an account of 棚 held at a time: after every entry made then or before.
+func (x BalancesAt) X棚(ctx context.Context, a X棚Account, at time.Time) (Balance, error) {
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return Balance{}, err
+	}
+	return x.b.tb.BalanceAt(ctx, 0, []string{a.Sku}, at)
+}
+
+// X棚 reads the holds still held that move from or to an account of 棚, oldest first.
+func (x OpenHoldsOf) X棚(ctx context.Context, a X棚Account) ([]OpenHold, error) {
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return nil, err
+	}
+	return x.b.tb.OpenHolds(ctx, 0, []string{a.Sku}, -1)
+}
+
+// X仕入先 reads a page of the entries of the account 仕入先.
+func (x Statements) X仕入先(ctx context.Context, q StatementQuery) (Statement, error) {
+	return x.b.tb.Statement(ctx, 1, nil, q)
+}
+
+// X仕入先 reads what the account 仕入先 held at a time: after every entry made then or before.
+func (x BalancesAt) X仕入先(ctx context.Context, at time.Time) (Balance, error) {
+	return x.b.tb.BalanceAt(ctx, 1, nil, at)
+}
+
+// X仕入先 reads the holds still held that move from or to the account 仕入先, oldest first.
+func (x OpenHoldsOf) X仕入先(ctx context.Context) ([]OpenHold, error) {
+	return x.b.tb.OpenHolds(ctx, 1, nil, -1)
+}
+
+// X客 reads a page of the entries of the account 客.
+func (x Statements) X客(ctx context.Context, q StatementQuery) (Statement, error) {
+	return x.b.tb.Statement(ctx, 2, nil, q)
+}
+
+// X客 reads what the account 客 held at a time: after every entry made then or before.
+func (x BalancesAt) X客(ctx context.Context, at time.Time) (Balance, error) {
+	return x.b.tb.BalanceAt(ctx, 2, nil, at)
+}
+
+// X客 reads the holds still held that move from or to the account 客, oldest first.
+func (x OpenHoldsOf) X客(ctx context.Context) ([]OpenHold, error) {
+	return x.b.tb.OpenHolds(ctx, 2, nil, -1)
 }

@@ -7,6 +7,7 @@ package coop_credit
 
 import (
 	"context"
+	"time"
 
 	"github.com/chobo-lang/chobo/runtime/go/chobo"
 	"github.com/chobo-lang/chobo/runtime/go/chobopg"
@@ -30,6 +31,15 @@ type (
 	HoldState = chobo.HoldState
 	// Balance is what an account holds: posted, held coming in, held going out.
 	Balance = chobo.Balance
+	// Entry is one change of one account by one call, as the history reads give it.
+	Entry = chobo.Entry
+	// StatementQuery says which of an account's entries a statement reads.
+	StatementQuery = chobo.StatementQuery
+	// Statement is one page of an account's entries.
+	Statement = chobo.Statement
+	// OpenHold is a hold still held, and HoldMove what one of its moves holds.
+	OpenHold = chobo.OpenHold
+	HoldMove = chobo.HoldMove
 )
 
 // Outcomes and hold states.
@@ -48,6 +58,11 @@ type Book struct {
 	BuyOnCredit BuyOnCredit
 	// Balance reads accounts.
 	Balance Balances
+	// Statement, BalanceAt and OpenHolds read the history of accounts:
+	// their entries, what they held at a time, the holds still held.
+	Statement Statements
+	BalanceAt BalancesAt
+	OpenHolds OpenHoldsOf
 
 	q      Querier
 	tenant string
@@ -62,6 +77,7 @@ func Postgres(q Querier, tenant string, opts ...chobopg.Option) *Book {
 	b := &Book{q: chobopg.With(q, opts...), tenant: tenant}
 	b.BuyOnCredit = BuyOnCredit{b}
 	b.Balance = Balances{b}
+	b.Statement, b.BalanceAt, b.OpenHolds = Statements{b}, BalancesAt{b}, OpenHoldsOf{b}
 	return b
 }
 
@@ -82,6 +98,18 @@ type Answer = chobopg.Answer
 // makes.
 func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
 	return chobopg.Bulk(ctx, b.q, calls)
+}
+
+// history is what the history reads send: a statement per read, and
+// the names of each transfer kind's values, which the rows give in order.
+var history = chobopg.History{
+	Statement: `select cursor, kind, op, key, args, move, out, account, account_args, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at from "coop_credit".history_statement($1, $2, $3::text[], $4::timestamptz, $5::timestamptz, $6::text[], $7::boolean, $8::integer, $9::bigint)`,
+	Call:      `select cursor, kind, op, key, args, move, out, account, account_args, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at from "coop_credit".history_call($1, $2, $3::text[])`,
+	OpenHolds: `select kind, key, move, from_account, from_args, to_account, to_args, amount, created, deadline from "coop_credit".history_open_holds($1, $2, $3::text[], $4)`,
+	BalanceAt: `select posted, held_in, held_out from "coop_credit".history_balance($1, $2, $3::text[], $4::timestamptz)`,
+	Kinds: map[string]chobopg.Kind{
+		"buy_on_credit": {Args: []string{"receipt", "member", "amount"}, Key: []string{"receipt"}},
+	},
 }
 
 // Expire gives back up to 1000 holds past their deadline, as the SQL
@@ -105,6 +133,11 @@ type BuyOnCreditArgs struct {
 	Receipt string
 	Member  string
 	Amount  int64
+}
+
+// BuyOnCreditKey is the key of buy_on_credit: it names one call.
+type BuyOnCreditKey struct {
+	Receipt string
 }
 
 // Do calls buy_on_credit.do.
@@ -135,6 +168,14 @@ func (t BuyOnCredit) DoCall(a BuyOnCreditArgs) Call {
 	return Call{SQL: `select result, reason from "coop_credit"."buy_on_credit_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.Receipt, a.Member, a.Amount}}
 }
 
+// Entries reads the entries the calls of buy_on_credit with the key k wrote, oldest first. A key no call took effect with has none.
+func (t BuyOnCredit) Entries(ctx context.Context, k BuyOnCreditKey) ([]Entry, error) {
+	if err := chobo.CheckText("receipt", k.Receipt); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadCallEntries(ctx, t.b.q, &history, t.b.tenant, "buy_on_credit", []string{k.Receipt})
+}
+
 // Balances reads accounts: posted, held coming in, held going out.
 type Balances struct{ b *Book }
 
@@ -154,4 +195,52 @@ func (x Balances) CreditLine(ctx context.Context, a CreditLineAccount) (Balance,
 // CoopStore reads the account coop_store.
 func (x Balances) CoopStore(ctx context.Context) (Balance, error) {
 	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "coop_credit"."balance_coop_store"($1)`, x.b.tenant)
+}
+
+// Statements reads the entries of accounts, a page at a time.
+type Statements struct{ b *Book }
+
+// BalancesAt reads what accounts held at a time.
+type BalancesAt struct{ b *Book }
+
+// OpenHoldsOf reads the holds still held that move from or to an account.
+type OpenHoldsOf struct{ b *Book }
+
+// CreditLine reads a page of the entries of an account of credit_line.
+func (x Statements) CreditLine(ctx context.Context, a CreditLineAccount, q StatementQuery) (Statement, error) {
+	if err := chobo.CheckText("member", a.Member); err != nil {
+		return Statement{}, err
+	}
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "credit_line", []string{a.Member}, q)
+}
+
+// CreditLine reads what an account of credit_line held at a time: after every entry made then or before.
+func (x BalancesAt) CreditLine(ctx context.Context, a CreditLineAccount, at time.Time) (Balance, error) {
+	if err := chobo.CheckText("member", a.Member); err != nil {
+		return Balance{}, err
+	}
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "credit_line", []string{a.Member}, at)
+}
+
+// CreditLine reads the holds still held that move from or to an account of credit_line, oldest first.
+func (x OpenHoldsOf) CreditLine(ctx context.Context, a CreditLineAccount) ([]OpenHold, error) {
+	if err := chobo.CheckText("member", a.Member); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "credit_line", []string{a.Member}, "")
+}
+
+// CoopStore reads a page of the entries of the account coop_store.
+func (x Statements) CoopStore(ctx context.Context, q StatementQuery) (Statement, error) {
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "coop_store", nil, q)
+}
+
+// CoopStore reads what the account coop_store held at a time: after every entry made then or before.
+func (x BalancesAt) CoopStore(ctx context.Context, at time.Time) (Balance, error) {
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "coop_store", nil, at)
+}
+
+// CoopStore reads the holds still held that move from or to the account coop_store, oldest first.
+func (x OpenHoldsOf) CoopStore(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "coop_store", nil, "")
 }

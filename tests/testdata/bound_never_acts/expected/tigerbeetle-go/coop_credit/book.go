@@ -35,6 +35,15 @@ type (
 	HoldState = chobo.HoldState
 	// Balance is what an account holds: posted, held coming in, held going out.
 	Balance = chobo.Balance
+	// Entry is one change of one account by one call, as the history reads give it.
+	Entry = chobo.Entry
+	// StatementQuery says which of an account's entries a statement reads.
+	StatementQuery = chobo.StatementQuery
+	// Statement is one page of an account's entries.
+	Statement = chobo.Statement
+	// OpenHold is a hold still held, and HoldMove what one of its moves holds.
+	OpenHold = chobo.OpenHold
+	HoldMove = chobo.HoldMove
 )
 
 // Outcomes and hold states.
@@ -53,6 +62,11 @@ type Book struct {
 	BuyOnCredit BuyOnCredit
 	// Balance reads accounts.
 	Balance Balances
+	// Statement, BalanceAt and OpenHolds read the history of accounts:
+	// their entries, what they held at a time, the holds still held.
+	Statement Statements
+	BalanceAt BalancesAt
+	OpenHolds OpenHoldsOf
 
 	tb *chobotb.Book
 }
@@ -71,6 +85,7 @@ func TigerBeetleWith(c TigerBeetleClient, tenant string) *Book {
 	b := &Book{tb: chobotb.NewBook(c, definition, tenant)}
 	b.BuyOnCredit = BuyOnCredit{b}
 	b.Balance = Balances{b}
+	b.Statement, b.BalanceAt, b.OpenHolds = Statements{b}, BalancesAt{b}, OpenHoldsOf{b}
 	return b
 }
 
@@ -129,6 +144,11 @@ type BuyOnCreditArgs struct {
 	Amount  int64
 }
 
+// BuyOnCreditKey is the key of buy_on_credit: it names one call.
+type BuyOnCreditKey struct {
+	Receipt string
+}
+
 // Do calls buy_on_credit.do.
 func (t BuyOnCredit) Do(ctx context.Context, a BuyOnCreditArgs) (Result, error) {
 	if err := chobo.CheckText("receipt", a.Receipt); err != nil {
@@ -157,6 +177,14 @@ func (t BuyOnCredit) DoCall(a BuyOnCreditArgs) Call {
 	return Call{Kind: 0, Op: "do", Values: chobotb.Values{a.Receipt, a.Member, a.Amount}}
 }
 
+// Entries reads the entries the calls of buy_on_credit with the key k wrote, oldest first. A key no call took effect with has none.
+func (t BuyOnCredit) Entries(ctx context.Context, k BuyOnCreditKey) ([]Entry, error) {
+	if err := chobo.CheckText("receipt", k.Receipt); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 0, chobotb.Values{k.Receipt})
+}
+
 // Balances reads accounts: posted, held coming in, held going out.
 type Balances struct{ b *Book }
 
@@ -176,4 +204,52 @@ func (x Balances) CreditLine(ctx context.Context, a CreditLineAccount) (Balance,
 // CoopStore reads the account coop_store.
 func (x Balances) CoopStore(ctx context.Context) (Balance, error) {
 	return x.b.tb.Balance(ctx, 1)
+}
+
+// Statements reads the entries of accounts, a page at a time.
+type Statements struct{ b *Book }
+
+// BalancesAt reads what accounts held at a time.
+type BalancesAt struct{ b *Book }
+
+// OpenHoldsOf reads the holds still held that move from or to an account.
+type OpenHoldsOf struct{ b *Book }
+
+// CreditLine reads a page of the entries of an account of credit_line.
+func (x Statements) CreditLine(ctx context.Context, a CreditLineAccount, q StatementQuery) (Statement, error) {
+	if err := chobo.CheckText("member", a.Member); err != nil {
+		return Statement{}, err
+	}
+	return x.b.tb.Statement(ctx, 0, []string{a.Member}, q)
+}
+
+// CreditLine reads what an account of credit_line held at a time: after every entry made then or before.
+func (x BalancesAt) CreditLine(ctx context.Context, a CreditLineAccount, at time.Time) (Balance, error) {
+	if err := chobo.CheckText("member", a.Member); err != nil {
+		return Balance{}, err
+	}
+	return x.b.tb.BalanceAt(ctx, 0, []string{a.Member}, at)
+}
+
+// CreditLine reads the holds still held that move from or to an account of credit_line, oldest first.
+func (x OpenHoldsOf) CreditLine(ctx context.Context, a CreditLineAccount) ([]OpenHold, error) {
+	if err := chobo.CheckText("member", a.Member); err != nil {
+		return nil, err
+	}
+	return x.b.tb.OpenHolds(ctx, 0, []string{a.Member}, -1)
+}
+
+// CoopStore reads a page of the entries of the account coop_store.
+func (x Statements) CoopStore(ctx context.Context, q StatementQuery) (Statement, error) {
+	return x.b.tb.Statement(ctx, 1, nil, q)
+}
+
+// CoopStore reads what the account coop_store held at a time: after every entry made then or before.
+func (x BalancesAt) CoopStore(ctx context.Context, at time.Time) (Balance, error) {
+	return x.b.tb.BalanceAt(ctx, 1, nil, at)
+}
+
+// CoopStore reads the holds still held that move from or to the account coop_store, oldest first.
+func (x OpenHoldsOf) CoopStore(ctx context.Context) ([]OpenHold, error) {
+	return x.b.tb.OpenHolds(ctx, 1, nil, -1)
 }

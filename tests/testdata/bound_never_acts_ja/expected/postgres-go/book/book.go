@@ -7,6 +7,7 @@ package book
 
 import (
 	"context"
+	"time"
 
 	"github.com/chobo-lang/chobo/runtime/go/chobo"
 	"github.com/chobo-lang/chobo/runtime/go/chobopg"
@@ -30,6 +31,15 @@ type (
 	HoldState = chobo.HoldState
 	// Balance is what an account holds: posted, held coming in, held going out.
 	Balance = chobo.Balance
+	// Entry is one change of one account by one call, as the history reads give it.
+	Entry = chobo.Entry
+	// StatementQuery says which of an account's entries a statement reads.
+	StatementQuery = chobo.StatementQuery
+	// Statement is one page of an account's entries.
+	Statement = chobo.Statement
+	// OpenHold is a hold still held, and HoldMove what one of its moves holds.
+	OpenHold = chobo.OpenHold
+	HoldMove = chobo.HoldMove
 )
 
 // Outcomes and hold states.
@@ -48,6 +58,11 @@ type Book struct {
 	X掛け買い X掛け買い
 	// Balance reads accounts.
 	Balance Balances
+	// Statement, BalanceAt and OpenHolds read the history of accounts:
+	// their entries, what they held at a time, the holds still held.
+	Statement Statements
+	BalanceAt BalancesAt
+	OpenHolds OpenHoldsOf
 
 	q      Querier
 	tenant string
@@ -62,6 +77,7 @@ func Postgres(q Querier, tenant string, opts ...chobopg.Option) *Book {
 	b := &Book{q: chobopg.With(q, opts...), tenant: tenant}
 	b.X掛け買い = X掛け買い{b}
 	b.Balance = Balances{b}
+	b.Statement, b.BalanceAt, b.OpenHolds = Statements{b}, BalancesAt{b}, OpenHoldsOf{b}
 	return b
 }
 
@@ -82,6 +98,18 @@ type Answer = chobopg.Answer
 // makes.
 func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
 	return chobopg.Bulk(ctx, b.q, calls)
+}
+
+// history is what the history reads send: a statement per read, and
+// the names of each transfer kind's values, which the rows give in order.
+var history = chobopg.History{
+	Statement: `select cursor, kind, op, key, args, move, out, account, account_args, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at from "生協の掛け払い".history_statement($1, $2, $3::text[], $4::timestamptz, $5::timestamptz, $6::text[], $7::boolean, $8::integer, $9::bigint)`,
+	Call:      `select cursor, kind, op, key, args, move, out, account, account_args, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at from "生協の掛け払い".history_call($1, $2, $3::text[])`,
+	OpenHolds: `select kind, key, move, from_account, from_args, to_account, to_args, amount, created, deadline from "生協の掛け払い".history_open_holds($1, $2, $3::text[], $4)`,
+	BalanceAt: `select posted, held_in, held_out from "生協の掛け払い".history_balance($1, $2, $3::text[], $4::timestamptz)`,
+	Kinds: map[string]chobopg.Kind{
+		"掛け買い": {Args: []string{"レシート", "組合員", "額"}, Key: []string{"レシート"}},
+	},
 }
 
 // Expire gives back up to 1000 holds past their deadline, as the SQL
@@ -105,6 +133,11 @@ type X掛け買いArgs struct {
 	Xレシート string
 	X組合員  string
 	X額    int64
+}
+
+// X掛け買いKey is the key of 掛け買い: it names one call.
+type X掛け買いKey struct {
+	Xレシート string
 }
 
 // Do calls 掛け買い.do.
@@ -135,6 +168,14 @@ func (t X掛け買い) DoCall(a X掛け買いArgs) Call {
 	return Call{SQL: `select result, reason from "生協の掛け払い"."掛け買い_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.Xレシート, a.X組合員, a.X額}}
 }
 
+// Entries reads the entries the calls of 掛け買い with the key k wrote, oldest first. A key no call took effect with has none.
+func (t X掛け買い) Entries(ctx context.Context, k X掛け買いKey) ([]Entry, error) {
+	if err := chobo.CheckText("レシート", k.Xレシート); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadCallEntries(ctx, t.b.q, &history, t.b.tenant, "掛け買い", []string{k.Xレシート})
+}
+
 // Balances reads accounts: posted, held coming in, held going out.
 type Balances struct{ b *Book }
 
@@ -154,4 +195,52 @@ func (x Balances) X与信枠(ctx context.Context, a X与信枠Account) (Balance,
 // X生協の店 reads the account 生協の店.
 func (x Balances) X生協の店(ctx context.Context) (Balance, error) {
 	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "生協の掛け払い"."balance_生協の店"($1)`, x.b.tenant)
+}
+
+// Statements reads the entries of accounts, a page at a time.
+type Statements struct{ b *Book }
+
+// BalancesAt reads what accounts held at a time.
+type BalancesAt struct{ b *Book }
+
+// OpenHoldsOf reads the holds still held that move from or to an account.
+type OpenHoldsOf struct{ b *Book }
+
+// X与信枠 reads a page of the entries of an account of 与信枠.
+func (x Statements) X与信枠(ctx context.Context, a X与信枠Account, q StatementQuery) (Statement, error) {
+	if err := chobo.CheckText("組合員", a.X組合員); err != nil {
+		return Statement{}, err
+	}
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "与信枠", []string{a.X組合員}, q)
+}
+
+// X与信枠 reads what an account of 与信枠 held at a time: after every entry made then or before.
+func (x BalancesAt) X与信枠(ctx context.Context, a X与信枠Account, at time.Time) (Balance, error) {
+	if err := chobo.CheckText("組合員", a.X組合員); err != nil {
+		return Balance{}, err
+	}
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "与信枠", []string{a.X組合員}, at)
+}
+
+// X与信枠 reads the holds still held that move from or to an account of 与信枠, oldest first.
+func (x OpenHoldsOf) X与信枠(ctx context.Context, a X与信枠Account) ([]OpenHold, error) {
+	if err := chobo.CheckText("組合員", a.X組合員); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "与信枠", []string{a.X組合員}, "")
+}
+
+// X生協の店 reads a page of the entries of the account 生協の店.
+func (x Statements) X生協の店(ctx context.Context, q StatementQuery) (Statement, error) {
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "生協の店", nil, q)
+}
+
+// X生協の店 reads what the account 生協の店 held at a time: after every entry made then or before.
+func (x BalancesAt) X生協の店(ctx context.Context, at time.Time) (Balance, error) {
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "生協の店", nil, at)
+}
+
+// X生協の店 reads the holds still held that move from or to the account 生協の店, oldest first.
+func (x OpenHoldsOf) X生協の店(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "生協の店", nil, "")
 }

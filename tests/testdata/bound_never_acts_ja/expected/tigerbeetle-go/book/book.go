@@ -35,6 +35,15 @@ type (
 	HoldState = chobo.HoldState
 	// Balance is what an account holds: posted, held coming in, held going out.
 	Balance = chobo.Balance
+	// Entry is one change of one account by one call, as the history reads give it.
+	Entry = chobo.Entry
+	// StatementQuery says which of an account's entries a statement reads.
+	StatementQuery = chobo.StatementQuery
+	// Statement is one page of an account's entries.
+	Statement = chobo.Statement
+	// OpenHold is a hold still held, and HoldMove what one of its moves holds.
+	OpenHold = chobo.OpenHold
+	HoldMove = chobo.HoldMove
 )
 
 // Outcomes and hold states.
@@ -53,6 +62,11 @@ type Book struct {
 	X掛け買い X掛け買い
 	// Balance reads accounts.
 	Balance Balances
+	// Statement, BalanceAt and OpenHolds read the history of accounts:
+	// their entries, what they held at a time, the holds still held.
+	Statement Statements
+	BalanceAt BalancesAt
+	OpenHolds OpenHoldsOf
 
 	tb *chobotb.Book
 }
@@ -71,6 +85,7 @@ func TigerBeetleWith(c TigerBeetleClient, tenant string) *Book {
 	b := &Book{tb: chobotb.NewBook(c, definition, tenant)}
 	b.X掛け買い = X掛け買い{b}
 	b.Balance = Balances{b}
+	b.Statement, b.BalanceAt, b.OpenHolds = Statements{b}, BalancesAt{b}, OpenHoldsOf{b}
 	return b
 }
 
@@ -129,6 +144,11 @@ type X掛け買いArgs struct {
 	X額    int64
 }
 
+// X掛け買いKey is the key of 掛け買い: it names one call.
+type X掛け買いKey struct {
+	Xレシート string
+}
+
 // Do calls 掛け買い.do.
 func (t X掛け買い) Do(ctx context.Context, a X掛け買いArgs) (Result, error) {
 	if err := chobo.CheckText("レシート", a.Xレシート); err != nil {
@@ -157,6 +177,14 @@ func (t X掛け買い) DoCall(a X掛け買いArgs) Call {
 	return Call{Kind: 0, Op: "do", Values: chobotb.Values{a.Xレシート, a.X組合員, a.X額}}
 }
 
+// Entries reads the entries the calls of 掛け買い with the key k wrote, oldest first. A key no call took effect with has none.
+func (t X掛け買い) Entries(ctx context.Context, k X掛け買いKey) ([]Entry, error) {
+	if err := chobo.CheckText("レシート", k.Xレシート); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 0, chobotb.Values{k.Xレシート})
+}
+
 // Balances reads accounts: posted, held coming in, held going out.
 type Balances struct{ b *Book }
 
@@ -176,4 +204,52 @@ func (x Balances) X与信枠(ctx context.Context, a X与信枠Account) (Balance,
 // X生協の店 reads the account 生協の店.
 func (x Balances) X生協の店(ctx context.Context) (Balance, error) {
 	return x.b.tb.Balance(ctx, 1)
+}
+
+// Statements reads the entries of accounts, a page at a time.
+type Statements struct{ b *Book }
+
+// BalancesAt reads what accounts held at a time.
+type BalancesAt struct{ b *Book }
+
+// OpenHoldsOf reads the holds still held that move from or to an account.
+type OpenHoldsOf struct{ b *Book }
+
+// X与信枠 reads a page of the entries of an account of 与信枠.
+func (x Statements) X与信枠(ctx context.Context, a X与信枠Account, q StatementQuery) (Statement, error) {
+	if err := chobo.CheckText("組合員", a.X組合員); err != nil {
+		return Statement{}, err
+	}
+	return x.b.tb.Statement(ctx, 0, []string{a.X組合員}, q)
+}
+
+// X与信枠 reads what an account of 与信枠 held at a time: after every entry made then or before.
+func (x BalancesAt) X与信枠(ctx context.Context, a X与信枠Account, at time.Time) (Balance, error) {
+	if err := chobo.CheckText("組合員", a.X組合員); err != nil {
+		return Balance{}, err
+	}
+	return x.b.tb.BalanceAt(ctx, 0, []string{a.X組合員}, at)
+}
+
+// X与信枠 reads the holds still held that move from or to an account of 与信枠, oldest first.
+func (x OpenHoldsOf) X与信枠(ctx context.Context, a X与信枠Account) ([]OpenHold, error) {
+	if err := chobo.CheckText("組合員", a.X組合員); err != nil {
+		return nil, err
+	}
+	return x.b.tb.OpenHolds(ctx, 0, []string{a.X組合員}, -1)
+}
+
+// X生協の店 reads a page of the entries of the account 生協の店.
+func (x Statements) X生協の店(ctx context.Context, q StatementQuery) (Statement, error) {
+	return x.b.tb.Statement(ctx, 1, nil, q)
+}
+
+// X生協の店 reads what the account 生協の店 held at a time: after every entry made then or before.
+func (x BalancesAt) X生協の店(ctx context.Context, at time.Time) (Balance, error) {
+	return x.b.tb.BalanceAt(ctx, 1, nil, at)
+}
+
+// X生協の店 reads the holds still held that move from or to the account 生協の店, oldest first.
+func (x OpenHoldsOf) X生協の店(ctx context.Context) ([]OpenHold, error) {
+	return x.b.tb.OpenHolds(ctx, 1, nil, -1)
 }

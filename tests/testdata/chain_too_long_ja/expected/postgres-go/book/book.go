@@ -7,6 +7,7 @@ package book
 
 import (
 	"context"
+	"time"
 
 	"github.com/chobo-lang/chobo/runtime/go/chobo"
 	"github.com/chobo-lang/chobo/runtime/go/chobopg"
@@ -30,6 +31,15 @@ type (
 	HoldState = chobo.HoldState
 	// Balance is what an account holds: posted, held coming in, held going out.
 	Balance = chobo.Balance
+	// Entry is one change of one account by one call, as the history reads give it.
+	Entry = chobo.Entry
+	// StatementQuery says which of an account's entries a statement reads.
+	StatementQuery = chobo.StatementQuery
+	// Statement is one page of an account's entries.
+	Statement = chobo.Statement
+	// OpenHold is a hold still held, and HoldMove what one of its moves holds.
+	OpenHold = chobo.OpenHold
+	HoldMove = chobo.HoldMove
 )
 
 // Outcomes and hold states.
@@ -49,6 +59,11 @@ type Book struct {
 	X配分 X配分
 	// Balance reads accounts.
 	Balance Balances
+	// Statement, BalanceAt and OpenHolds read the history of accounts:
+	// their entries, what they held at a time, the holds still held.
+	Statement Statements
+	BalanceAt BalancesAt
+	OpenHolds OpenHoldsOf
 
 	q      Querier
 	tenant string
@@ -64,6 +79,7 @@ func Postgres(q Querier, tenant string, opts ...chobopg.Option) *Book {
 	b.X補充 = X補充{b}
 	b.X配分 = X配分{b}
 	b.Balance = Balances{b}
+	b.Statement, b.BalanceAt, b.OpenHolds = Statements{b}, BalancesAt{b}, OpenHoldsOf{b}
 	return b
 }
 
@@ -84,6 +100,19 @@ type Answer = chobopg.Answer
 // makes.
 func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
 	return chobopg.Bulk(ctx, b.q, calls)
+}
+
+// history is what the history reads send: a statement per read, and
+// the names of each transfer kind's values, which the rows give in order.
+var history = chobopg.History{
+	Statement: `select cursor, kind, op, key, args, move, out, account, account_args, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at from "長いチェーン".history_statement($1, $2, $3::text[], $4::timestamptz, $5::timestamptz, $6::text[], $7::boolean, $8::integer, $9::bigint)`,
+	Call:      `select cursor, kind, op, key, args, move, out, account, account_args, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at from "長いチェーン".history_call($1, $2, $3::text[])`,
+	OpenHolds: `select kind, key, move, from_account, from_args, to_account, to_args, amount, created, deadline from "長いチェーン".history_open_holds($1, $2, $3::text[], $4)`,
+	BalanceAt: `select posted, held_in, held_out from "長いチェーン".history_balance($1, $2, $3::text[], $4::timestamptz)`,
+	Kinds: map[string]chobopg.Kind{
+		"補充": {Args: []string{"番号", "sku", "数"}, Key: []string{"番号"}},
+		"配分": {Args: []string{"番号", "sku", "数"}, Key: []string{"番号"}},
+	},
 }
 
 // Expire gives back up to 1000 holds past their deadline, as the SQL
@@ -107,6 +136,11 @@ type X補充Args struct {
 	X番号 string
 	Sku string
 	X数  int64
+}
+
+// X補充Key is the key of 補充: it names one call.
+type X補充Key struct {
+	X番号 string
 }
 
 // Do calls 補充.do.
@@ -137,6 +171,14 @@ func (t X補充) DoCall(a X補充Args) Call {
 	return Call{SQL: `select result, reason from "長いチェーン"."補充_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.X番号, a.Sku, a.X数}}
 }
 
+// Entries reads the entries the calls of 補充 with the key k wrote, oldest first. A key no call took effect with has none.
+func (t X補充) Entries(ctx context.Context, k X補充Key) ([]Entry, error) {
+	if err := chobo.CheckText("番号", k.X番号); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadCallEntries(ctx, t.b.q, &history, t.b.tenant, "補充", []string{k.X番号})
+}
+
 // X配分 is the transfer 配分.
 type X配分 struct{ b *Book }
 
@@ -145,6 +187,11 @@ type X配分Args struct {
 	X番号 string
 	Sku string
 	X数  int64
+}
+
+// X配分Key is the key of 配分: it names one call.
+type X配分Key struct {
+	X番号 string
 }
 
 // Do calls 配分.do.
@@ -173,6 +220,14 @@ func (t X配分) DoCall(a X配分Args) Call {
 		return Call{Err: err}
 	}
 	return Call{SQL: `select result, reason from "長いチェーン"."配分_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.X番号, a.Sku, a.X数}}
+}
+
+// Entries reads the entries the calls of 配分 with the key k wrote, oldest first. A key no call took effect with has none.
+func (t X配分) Entries(ctx context.Context, k X配分Key) ([]Entry, error) {
+	if err := chobo.CheckText("番号", k.X番号); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadCallEntries(ctx, t.b.q, &history, t.b.tenant, "配分", []string{k.X番号})
 }
 
 // Balances reads accounts: posted, held coming in, held going out.
@@ -207,4 +262,76 @@ func (x Balances) X箱(ctx context.Context, a X箱Account) (Balance, error) {
 // X外 reads the account 外.
 func (x Balances) X外(ctx context.Context) (Balance, error) {
 	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "長いチェーン"."balance_外"($1)`, x.b.tenant)
+}
+
+// Statements reads the entries of accounts, a page at a time.
+type Statements struct{ b *Book }
+
+// BalancesAt reads what accounts held at a time.
+type BalancesAt struct{ b *Book }
+
+// OpenHoldsOf reads the holds still held that move from or to an account.
+type OpenHoldsOf struct{ b *Book }
+
+// X棚 reads a page of the entries of an account of 棚.
+func (x Statements) X棚(ctx context.Context, a X棚Account, q StatementQuery) (Statement, error) {
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return Statement{}, err
+	}
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "棚", []string{a.Sku}, q)
+}
+
+// X棚 reads what an account of 棚 held at a time: after every entry made then or before.
+func (x BalancesAt) X棚(ctx context.Context, a X棚Account, at time.Time) (Balance, error) {
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return Balance{}, err
+	}
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "棚", []string{a.Sku}, at)
+}
+
+// X棚 reads the holds still held that move from or to an account of 棚, oldest first.
+func (x OpenHoldsOf) X棚(ctx context.Context, a X棚Account) ([]OpenHold, error) {
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "棚", []string{a.Sku}, "")
+}
+
+// X箱 reads a page of the entries of an account of 箱.
+func (x Statements) X箱(ctx context.Context, a X箱Account, q StatementQuery) (Statement, error) {
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return Statement{}, err
+	}
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "箱", []string{a.Sku}, q)
+}
+
+// X箱 reads what an account of 箱 held at a time: after every entry made then or before.
+func (x BalancesAt) X箱(ctx context.Context, a X箱Account, at time.Time) (Balance, error) {
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return Balance{}, err
+	}
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "箱", []string{a.Sku}, at)
+}
+
+// X箱 reads the holds still held that move from or to an account of 箱, oldest first.
+func (x OpenHoldsOf) X箱(ctx context.Context, a X箱Account) ([]OpenHold, error) {
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "箱", []string{a.Sku}, "")
+}
+
+// X外 reads a page of the entries of the account 外.
+func (x Statements) X外(ctx context.Context, q StatementQuery) (Statement, error) {
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "外", nil, q)
+}
+
+// X外 reads what the account 外 held at a time: after every entry made then or before.
+func (x BalancesAt) X外(ctx context.Context, at time.Time) (Balance, error) {
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "外", nil, at)
+}
+
+// X外 reads the holds still held that move from or to the account 外, oldest first.
+func (x OpenHoldsOf) X外(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "外", nil, "")
 }

@@ -7,6 +7,7 @@ package travel_desk
 
 import (
 	"context"
+	"time"
 
 	"github.com/chobo-lang/chobo/runtime/go/chobo"
 	"github.com/chobo-lang/chobo/runtime/go/chobopg"
@@ -30,6 +31,15 @@ type (
 	HoldState = chobo.HoldState
 	// Balance is what an account holds: posted, held coming in, held going out.
 	Balance = chobo.Balance
+	// Entry is one change of one account by one call, as the history reads give it.
+	Entry = chobo.Entry
+	// StatementQuery says which of an account's entries a statement reads.
+	StatementQuery = chobo.StatementQuery
+	// Statement is one page of an account's entries.
+	Statement = chobo.Statement
+	// OpenHold is a hold still held, and HoldMove what one of its moves holds.
+	OpenHold = chobo.OpenHold
+	HoldMove = chobo.HoldMove
 )
 
 // Outcomes and hold states.
@@ -52,6 +62,11 @@ type Book struct {
 	PayOperator PayOperator
 	// Balance reads accounts.
 	Balance Balances
+	// Statement, BalanceAt and OpenHolds read the history of accounts:
+	// their entries, what they held at a time, the holds still held.
+	Statement Statements
+	BalanceAt BalancesAt
+	OpenHolds OpenHoldsOf
 
 	q      Querier
 	tenant string
@@ -70,6 +85,7 @@ func Postgres(q Querier, tenant string, opts ...chobopg.Option) *Book {
 	b.GroupHold = GroupHold{b}
 	b.PayOperator = PayOperator{b}
 	b.Balance = Balances{b}
+	b.Statement, b.BalanceAt, b.OpenHolds = Statements{b}, BalancesAt{b}, OpenHoldsOf{b}
 	return b
 }
 
@@ -90,6 +106,22 @@ type Answer = chobopg.Answer
 // makes.
 func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
 	return chobopg.Bulk(ctx, b.q, calls)
+}
+
+// history is what the history reads send: a statement per read, and
+// the names of each transfer kind's values, which the rows give in order.
+var history = chobopg.History{
+	Statement: `select cursor, kind, op, key, args, move, out, account, account_args, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at from "travel_desk".history_statement($1, $2, $3::text[], $4::timestamptz, $5::timestamptz, $6::text[], $7::boolean, $8::integer, $9::bigint)`,
+	Call:      `select cursor, kind, op, key, args, move, out, account, account_args, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at from "travel_desk".history_call($1, $2, $3::text[])`,
+	OpenHolds: `select kind, key, move, from_account, from_args, to_account, to_args, amount, created, deadline from "travel_desk".history_open_holds($1, $2, $3::text[], $4)`,
+	BalanceAt: `select posted, held_in, held_out from "travel_desk".history_balance($1, $2, $3::text[], $4::timestamptz)`,
+	Kinds: map[string]chobopg.Kind{
+		"top_up":        {Args: []string{"receipt", "member", "amount"}, Key: []string{"receipt"}},
+		"open_tour_day": {Args: []string{"tour", "day", "capacity"}, Key: []string{"tour", "day"}},
+		"book_seat":     {Args: []string{"booking", "member", "tour", "day", "price"}, Key: []string{"booking"}, Amounts: []string{"price"}},
+		"group_hold":    {Args: []string{"group", "tour", "day", "count"}, Key: []string{"group", "tour", "day"}, Amounts: []string{"count"}},
+		"pay_operator":  {Args: []string{"statement", "amount"}, Key: []string{"statement"}},
+	},
 }
 
 // Expire gives back up to 1000 holds past their deadline, as the SQL
@@ -113,6 +145,11 @@ type TopUpArgs struct {
 	Receipt string
 	Member  string
 	Amount  int64
+}
+
+// TopUpKey is the key of top_up: it names one call.
+type TopUpKey struct {
+	Receipt string
 }
 
 // Do calls top_up.do.
@@ -143,6 +180,14 @@ func (t TopUp) DoCall(a TopUpArgs) Call {
 	return Call{SQL: `select result, reason from "travel_desk"."top_up_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.Receipt, a.Member, a.Amount}}
 }
 
+// Entries reads the entries the calls of top_up with the key k wrote, oldest first. A key no call took effect with has none.
+func (t TopUp) Entries(ctx context.Context, k TopUpKey) ([]Entry, error) {
+	if err := chobo.CheckText("receipt", k.Receipt); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadCallEntries(ctx, t.b.q, &history, t.b.tenant, "top_up", []string{k.Receipt})
+}
+
 // OpenTourDay is the transfer open_tour_day.
 type OpenTourDay struct{ b *Book }
 
@@ -151,6 +196,12 @@ type OpenTourDayArgs struct {
 	Tour     string
 	Day      string
 	Capacity int64
+}
+
+// OpenTourDayKey is the key of open_tour_day: it names one call.
+type OpenTourDayKey struct {
+	Tour string
+	Day  string
 }
 
 // Do calls open_tour_day.do.
@@ -181,6 +232,17 @@ func (t OpenTourDay) DoCall(a OpenTourDayArgs) Call {
 	return Call{SQL: `select result, reason from "travel_desk"."open_tour_day_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.Tour, a.Day, a.Capacity}}
 }
 
+// Entries reads the entries the calls of open_tour_day with the key k wrote, oldest first. A key no call took effect with has none.
+func (t OpenTourDay) Entries(ctx context.Context, k OpenTourDayKey) ([]Entry, error) {
+	if err := chobo.CheckText("tour", k.Tour); err != nil {
+		return nil, err
+	}
+	if err := chobo.CheckText("day", k.Day); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadCallEntries(ctx, t.b.q, &history, t.b.tenant, "open_tour_day", []string{k.Tour, k.Day})
+}
+
 // BookSeat is the transfer book_seat: a seat is held for two days while the member confirms
 type BookSeat struct{ b *Book }
 
@@ -193,7 +255,7 @@ type BookSeatArgs struct {
 	Price   int64
 }
 
-// BookSeatKey names one hold of book_seat.
+// BookSeatKey is the key of book_seat: it names one call, and the hold it makes.
 type BookSeatKey struct {
 	Booking string
 }
@@ -309,6 +371,20 @@ func (t BookSeat) StatusCall(k BookSeatKey) Call {
 	return Call{SQL: `select "travel_desk"."book_seat_status"($1, $2)`, Args: []any{t.b.tenant, k.Booking}, Status: true}
 }
 
+// Entries reads the entries the calls of book_seat with the key k wrote, oldest first:
+// the hold's, then those of its post, void or expiry. A key no call took effect with has none.
+func (t BookSeat) Entries(ctx context.Context, k BookSeatKey) ([]Entry, error) {
+	if err := chobo.CheckText("booking", k.Booking); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadCallEntries(ctx, t.b.q, &history, t.b.tenant, "book_seat", []string{k.Booking})
+}
+
+// OpenHolds reads the holds of book_seat still held, oldest first.
+func (t BookSeat) OpenHolds(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, t.b.q, &history, t.b.tenant, "", nil, "book_seat")
+}
+
 // GroupHold is the transfer group_hold: held until the organiser confirms or gives the seats back
 type GroupHold struct{ b *Book }
 
@@ -320,7 +396,7 @@ type GroupHoldArgs struct {
 	Count int64
 }
 
-// GroupHoldKey names one hold of group_hold.
+// GroupHoldKey is the key of group_hold: it names one call, and the hold it makes.
 type GroupHoldKey struct {
 	Group string
 	Tour  string
@@ -468,6 +544,26 @@ func (t GroupHold) StatusCall(k GroupHoldKey) Call {
 	return Call{SQL: `select "travel_desk"."group_hold_status"($1, $2, $3, $4)`, Args: []any{t.b.tenant, k.Group, k.Tour, k.Day}, Status: true}
 }
 
+// Entries reads the entries the calls of group_hold with the key k wrote, oldest first:
+// the hold's, then those of its post, void or expiry. A key no call took effect with has none.
+func (t GroupHold) Entries(ctx context.Context, k GroupHoldKey) ([]Entry, error) {
+	if err := chobo.CheckText("group", k.Group); err != nil {
+		return nil, err
+	}
+	if err := chobo.CheckText("tour", k.Tour); err != nil {
+		return nil, err
+	}
+	if err := chobo.CheckText("day", k.Day); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadCallEntries(ctx, t.b.q, &history, t.b.tenant, "group_hold", []string{k.Group, k.Tour, k.Day})
+}
+
+// OpenHolds reads the holds of group_hold still held, oldest first.
+func (t GroupHold) OpenHolds(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, t.b.q, &history, t.b.tenant, "", nil, "group_hold")
+}
+
 // PayOperator is the transfer pay_operator.
 type PayOperator struct{ b *Book }
 
@@ -475,6 +571,11 @@ type PayOperator struct{ b *Book }
 type PayOperatorArgs struct {
 	Statement string
 	Amount    int64
+}
+
+// PayOperatorKey is the key of pay_operator: it names one call.
+type PayOperatorKey struct {
+	Statement string
 }
 
 // Do calls pay_operator.do.
@@ -497,6 +598,14 @@ func (t PayOperator) DoCall(a PayOperatorArgs) Call {
 		return Call{Err: err}
 	}
 	return Call{SQL: `select result, reason from "travel_desk"."pay_operator_do"($1, $2, $3, $4::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.Statement, a.Amount}}
+}
+
+// Entries reads the entries the calls of pay_operator with the key k wrote, oldest first. A key no call took effect with has none.
+func (t PayOperator) Entries(ctx context.Context, k PayOperatorKey) ([]Entry, error) {
+	if err := chobo.CheckText("statement", k.Statement); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadCallEntries(ctx, t.b.q, &history, t.b.tenant, "pay_operator", []string{k.Statement})
 }
 
 // Balances reads accounts: posted, held coming in, held going out.
@@ -555,4 +664,145 @@ func (x Balances) Operator(ctx context.Context) (Balance, error) {
 // Travellers reads the account travellers.
 func (x Balances) Travellers(ctx context.Context) (Balance, error) {
 	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "travel_desk"."balance_travellers"($1)`, x.b.tenant)
+}
+
+// Statements reads the entries of accounts, a page at a time.
+type Statements struct{ b *Book }
+
+// BalancesAt reads what accounts held at a time.
+type BalancesAt struct{ b *Book }
+
+// OpenHoldsOf reads the holds still held that move from or to an account.
+type OpenHoldsOf struct{ b *Book }
+
+// Card reads a page of the entries of an account of card.
+func (x Statements) Card(ctx context.Context, a CardAccount, q StatementQuery) (Statement, error) {
+	if err := chobo.CheckText("member", a.Member); err != nil {
+		return Statement{}, err
+	}
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "card", []string{a.Member}, q)
+}
+
+// Card reads what an account of card held at a time: after every entry made then or before.
+func (x BalancesAt) Card(ctx context.Context, a CardAccount, at time.Time) (Balance, error) {
+	if err := chobo.CheckText("member", a.Member); err != nil {
+		return Balance{}, err
+	}
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "card", []string{a.Member}, at)
+}
+
+// Card reads the holds still held that move from or to an account of card, oldest first.
+func (x OpenHoldsOf) Card(ctx context.Context, a CardAccount) ([]OpenHold, error) {
+	if err := chobo.CheckText("member", a.Member); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "card", []string{a.Member}, "")
+}
+
+// TourIncome reads a page of the entries of the account tour_income.
+func (x Statements) TourIncome(ctx context.Context, q StatementQuery) (Statement, error) {
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "tour_income", nil, q)
+}
+
+// TourIncome reads what the account tour_income held at a time: after every entry made then or before.
+func (x BalancesAt) TourIncome(ctx context.Context, at time.Time) (Balance, error) {
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "tour_income", nil, at)
+}
+
+// TourIncome reads the holds still held that move from or to the account tour_income, oldest first.
+func (x OpenHoldsOf) TourIncome(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "tour_income", nil, "")
+}
+
+// MemberBanks reads a page of the entries of the account member_banks.
+func (x Statements) MemberBanks(ctx context.Context, q StatementQuery) (Statement, error) {
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "member_banks", nil, q)
+}
+
+// MemberBanks reads what the account member_banks held at a time: after every entry made then or before.
+func (x BalancesAt) MemberBanks(ctx context.Context, at time.Time) (Balance, error) {
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "member_banks", nil, at)
+}
+
+// MemberBanks reads the holds still held that move from or to the account member_banks, oldest first.
+func (x OpenHoldsOf) MemberBanks(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "member_banks", nil, "")
+}
+
+// OperatorBank reads a page of the entries of the account operator_bank.
+func (x Statements) OperatorBank(ctx context.Context, q StatementQuery) (Statement, error) {
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "operator_bank", nil, q)
+}
+
+// OperatorBank reads what the account operator_bank held at a time: after every entry made then or before.
+func (x BalancesAt) OperatorBank(ctx context.Context, at time.Time) (Balance, error) {
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "operator_bank", nil, at)
+}
+
+// OperatorBank reads the holds still held that move from or to the account operator_bank, oldest first.
+func (x OpenHoldsOf) OperatorBank(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "operator_bank", nil, "")
+}
+
+// FreeSeats reads a page of the entries of an account of free_seats.
+func (x Statements) FreeSeats(ctx context.Context, a FreeSeatsAccount, q StatementQuery) (Statement, error) {
+	if err := chobo.CheckText("tour", a.Tour); err != nil {
+		return Statement{}, err
+	}
+	if err := chobo.CheckText("day", a.Day); err != nil {
+		return Statement{}, err
+	}
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "free_seats", []string{a.Tour, a.Day}, q)
+}
+
+// FreeSeats reads what an account of free_seats held at a time: after every entry made then or before.
+func (x BalancesAt) FreeSeats(ctx context.Context, a FreeSeatsAccount, at time.Time) (Balance, error) {
+	if err := chobo.CheckText("tour", a.Tour); err != nil {
+		return Balance{}, err
+	}
+	if err := chobo.CheckText("day", a.Day); err != nil {
+		return Balance{}, err
+	}
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "free_seats", []string{a.Tour, a.Day}, at)
+}
+
+// FreeSeats reads the holds still held that move from or to an account of free_seats, oldest first.
+func (x OpenHoldsOf) FreeSeats(ctx context.Context, a FreeSeatsAccount) ([]OpenHold, error) {
+	if err := chobo.CheckText("tour", a.Tour); err != nil {
+		return nil, err
+	}
+	if err := chobo.CheckText("day", a.Day); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "free_seats", []string{a.Tour, a.Day}, "")
+}
+
+// Operator reads a page of the entries of the account operator.
+func (x Statements) Operator(ctx context.Context, q StatementQuery) (Statement, error) {
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "operator", nil, q)
+}
+
+// Operator reads what the account operator held at a time: after every entry made then or before.
+func (x BalancesAt) Operator(ctx context.Context, at time.Time) (Balance, error) {
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "operator", nil, at)
+}
+
+// Operator reads the holds still held that move from or to the account operator, oldest first.
+func (x OpenHoldsOf) Operator(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "operator", nil, "")
+}
+
+// Travellers reads a page of the entries of the account travellers.
+func (x Statements) Travellers(ctx context.Context, q StatementQuery) (Statement, error) {
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "travellers", nil, q)
+}
+
+// Travellers reads what the account travellers held at a time: after every entry made then or before.
+func (x BalancesAt) Travellers(ctx context.Context, at time.Time) (Balance, error) {
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "travellers", nil, at)
+}
+
+// Travellers reads the holds still held that move from or to the account travellers, oldest first.
+func (x OpenHoldsOf) Travellers(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "travellers", nil, "")
 }

@@ -35,6 +35,15 @@ type (
 	HoldState = chobo.HoldState
 	// Balance is what an account holds: posted, held coming in, held going out.
 	Balance = chobo.Balance
+	// Entry is one change of one account by one call, as the history reads give it.
+	Entry = chobo.Entry
+	// StatementQuery says which of an account's entries a statement reads.
+	StatementQuery = chobo.StatementQuery
+	// Statement is one page of an account's entries.
+	Statement = chobo.Statement
+	// OpenHold is a hold still held, and HoldMove what one of its moves holds.
+	OpenHold = chobo.OpenHold
+	HoldMove = chobo.HoldMove
 )
 
 // Outcomes and hold states.
@@ -57,6 +66,11 @@ type Book struct {
 	PayOperator PayOperator
 	// Balance reads accounts.
 	Balance Balances
+	// Statement, BalanceAt and OpenHolds read the history of accounts:
+	// their entries, what they held at a time, the holds still held.
+	Statement Statements
+	BalanceAt BalancesAt
+	OpenHolds OpenHoldsOf
 
 	tb *chobotb.Book
 }
@@ -79,6 +93,7 @@ func TigerBeetleWith(c TigerBeetleClient, tenant string) *Book {
 	b.GroupHold = GroupHold{b}
 	b.PayOperator = PayOperator{b}
 	b.Balance = Balances{b}
+	b.Statement, b.BalanceAt, b.OpenHolds = Statements{b}, BalancesAt{b}, OpenHoldsOf{b}
 	return b
 }
 
@@ -177,6 +192,11 @@ type TopUpArgs struct {
 	Amount  int64
 }
 
+// TopUpKey is the key of top_up: it names one call.
+type TopUpKey struct {
+	Receipt string
+}
+
 // Do calls top_up.do.
 func (t TopUp) Do(ctx context.Context, a TopUpArgs) (Result, error) {
 	if err := chobo.CheckText("receipt", a.Receipt); err != nil {
@@ -205,6 +225,14 @@ func (t TopUp) DoCall(a TopUpArgs) Call {
 	return Call{Kind: 0, Op: "do", Values: chobotb.Values{a.Receipt, a.Member, a.Amount}}
 }
 
+// Entries reads the entries the calls of top_up with the key k wrote, oldest first. A key no call took effect with has none.
+func (t TopUp) Entries(ctx context.Context, k TopUpKey) ([]Entry, error) {
+	if err := chobo.CheckText("receipt", k.Receipt); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 0, chobotb.Values{k.Receipt})
+}
+
 // OpenTourDay is the transfer open_tour_day.
 type OpenTourDay struct{ b *Book }
 
@@ -213,6 +241,12 @@ type OpenTourDayArgs struct {
 	Tour     string
 	Day      string
 	Capacity int64
+}
+
+// OpenTourDayKey is the key of open_tour_day: it names one call.
+type OpenTourDayKey struct {
+	Tour string
+	Day  string
 }
 
 // Do calls open_tour_day.do.
@@ -243,6 +277,17 @@ func (t OpenTourDay) DoCall(a OpenTourDayArgs) Call {
 	return Call{Kind: 1, Op: "do", Values: chobotb.Values{a.Tour, a.Day, a.Capacity}}
 }
 
+// Entries reads the entries the calls of open_tour_day with the key k wrote, oldest first. A key no call took effect with has none.
+func (t OpenTourDay) Entries(ctx context.Context, k OpenTourDayKey) ([]Entry, error) {
+	if err := chobo.CheckText("tour", k.Tour); err != nil {
+		return nil, err
+	}
+	if err := chobo.CheckText("day", k.Day); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 1, chobotb.Values{k.Tour, k.Day})
+}
+
 // BookSeat is the transfer book_seat: a seat is held for two days while the member confirms
 type BookSeat struct{ b *Book }
 
@@ -255,7 +300,7 @@ type BookSeatArgs struct {
 	Price   int64
 }
 
-// BookSeatKey names one hold of book_seat.
+// BookSeatKey is the key of book_seat: it names one call, and the hold it makes.
 type BookSeatKey struct {
 	Booking string
 }
@@ -361,6 +406,20 @@ func (t BookSeat) StatusCall(k BookSeatKey) Call {
 	return Call{Kind: 2, Op: "status", Values: chobotb.Values{k.Booking}}
 }
 
+// Entries reads the entries the calls of book_seat with the key k wrote, oldest first:
+// the hold's, then those of its post, void or expiry. A key no call took effect with has none.
+func (t BookSeat) Entries(ctx context.Context, k BookSeatKey) ([]Entry, error) {
+	if err := chobo.CheckText("booking", k.Booking); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 2, chobotb.Values{k.Booking})
+}
+
+// OpenHolds reads the holds of book_seat still held, oldest first.
+func (t BookSeat) OpenHolds(ctx context.Context) ([]OpenHold, error) {
+	return t.b.tb.OpenHolds(ctx, -1, nil, 2)
+}
+
 // GroupHold is the transfer group_hold: held until the organiser confirms or gives the seats back
 type GroupHold struct{ b *Book }
 
@@ -372,7 +431,7 @@ type GroupHoldArgs struct {
 	Count int64
 }
 
-// GroupHoldKey names one hold of group_hold.
+// GroupHoldKey is the key of group_hold: it names one call, and the hold it makes.
 type GroupHoldKey struct {
 	Group string
 	Tour  string
@@ -510,6 +569,26 @@ func (t GroupHold) StatusCall(k GroupHoldKey) Call {
 	return Call{Kind: 3, Op: "status", Values: chobotb.Values{k.Group, k.Tour, k.Day}}
 }
 
+// Entries reads the entries the calls of group_hold with the key k wrote, oldest first:
+// the hold's, then those of its post, void or expiry. A key no call took effect with has none.
+func (t GroupHold) Entries(ctx context.Context, k GroupHoldKey) ([]Entry, error) {
+	if err := chobo.CheckText("group", k.Group); err != nil {
+		return nil, err
+	}
+	if err := chobo.CheckText("tour", k.Tour); err != nil {
+		return nil, err
+	}
+	if err := chobo.CheckText("day", k.Day); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 3, chobotb.Values{k.Group, k.Tour, k.Day})
+}
+
+// OpenHolds reads the holds of group_hold still held, oldest first.
+func (t GroupHold) OpenHolds(ctx context.Context) ([]OpenHold, error) {
+	return t.b.tb.OpenHolds(ctx, -1, nil, 3)
+}
+
 // PayOperator is the transfer pay_operator.
 type PayOperator struct{ b *Book }
 
@@ -517,6 +596,11 @@ type PayOperator struct{ b *Book }
 type PayOperatorArgs struct {
 	Statement string
 	Amount    int64
+}
+
+// PayOperatorKey is the key of pay_operator: it names one call.
+type PayOperatorKey struct {
+	Statement string
 }
 
 // Do calls pay_operator.do.
@@ -539,6 +623,14 @@ func (t PayOperator) DoCall(a PayOperatorArgs) Call {
 		return Call{Err: err}
 	}
 	return Call{Kind: 4, Op: "do", Values: chobotb.Values{a.Statement, a.Amount}}
+}
+
+// Entries reads the entries the calls of pay_operator with the key k wrote, oldest first. A key no call took effect with has none.
+func (t PayOperator) Entries(ctx context.Context, k PayOperatorKey) ([]Entry, error) {
+	if err := chobo.CheckText("statement", k.Statement); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 4, chobotb.Values{k.Statement})
 }
 
 // Balances reads accounts: posted, held coming in, held going out.
@@ -597,4 +689,145 @@ func (x Balances) Operator(ctx context.Context) (Balance, error) {
 // Travellers reads the account travellers.
 func (x Balances) Travellers(ctx context.Context) (Balance, error) {
 	return x.b.tb.Balance(ctx, 6)
+}
+
+// Statements reads the entries of accounts, a page at a time.
+type Statements struct{ b *Book }
+
+// BalancesAt reads what accounts held at a time.
+type BalancesAt struct{ b *Book }
+
+// OpenHoldsOf reads the holds still held that move from or to an account.
+type OpenHoldsOf struct{ b *Book }
+
+// Card reads a page of the entries of an account of card.
+func (x Statements) Card(ctx context.Context, a CardAccount, q StatementQuery) (Statement, error) {
+	if err := chobo.CheckText("member", a.Member); err != nil {
+		return Statement{}, err
+	}
+	return x.b.tb.Statement(ctx, 0, []string{a.Member}, q)
+}
+
+// Card reads what an account of card held at a time: after every entry made then or before.
+func (x BalancesAt) Card(ctx context.Context, a CardAccount, at time.Time) (Balance, error) {
+	if err := chobo.CheckText("member", a.Member); err != nil {
+		return Balance{}, err
+	}
+	return x.b.tb.BalanceAt(ctx, 0, []string{a.Member}, at)
+}
+
+// Card reads the holds still held that move from or to an account of card, oldest first.
+func (x OpenHoldsOf) Card(ctx context.Context, a CardAccount) ([]OpenHold, error) {
+	if err := chobo.CheckText("member", a.Member); err != nil {
+		return nil, err
+	}
+	return x.b.tb.OpenHolds(ctx, 0, []string{a.Member}, -1)
+}
+
+// TourIncome reads a page of the entries of the account tour_income.
+func (x Statements) TourIncome(ctx context.Context, q StatementQuery) (Statement, error) {
+	return x.b.tb.Statement(ctx, 1, nil, q)
+}
+
+// TourIncome reads what the account tour_income held at a time: after every entry made then or before.
+func (x BalancesAt) TourIncome(ctx context.Context, at time.Time) (Balance, error) {
+	return x.b.tb.BalanceAt(ctx, 1, nil, at)
+}
+
+// TourIncome reads the holds still held that move from or to the account tour_income, oldest first.
+func (x OpenHoldsOf) TourIncome(ctx context.Context) ([]OpenHold, error) {
+	return x.b.tb.OpenHolds(ctx, 1, nil, -1)
+}
+
+// MemberBanks reads a page of the entries of the account member_banks.
+func (x Statements) MemberBanks(ctx context.Context, q StatementQuery) (Statement, error) {
+	return x.b.tb.Statement(ctx, 2, nil, q)
+}
+
+// MemberBanks reads what the account member_banks held at a time: after every entry made then or before.
+func (x BalancesAt) MemberBanks(ctx context.Context, at time.Time) (Balance, error) {
+	return x.b.tb.BalanceAt(ctx, 2, nil, at)
+}
+
+// MemberBanks reads the holds still held that move from or to the account member_banks, oldest first.
+func (x OpenHoldsOf) MemberBanks(ctx context.Context) ([]OpenHold, error) {
+	return x.b.tb.OpenHolds(ctx, 2, nil, -1)
+}
+
+// OperatorBank reads a page of the entries of the account operator_bank.
+func (x Statements) OperatorBank(ctx context.Context, q StatementQuery) (Statement, error) {
+	return x.b.tb.Statement(ctx, 3, nil, q)
+}
+
+// OperatorBank reads what the account operator_bank held at a time: after every entry made then or before.
+func (x BalancesAt) OperatorBank(ctx context.Context, at time.Time) (Balance, error) {
+	return x.b.tb.BalanceAt(ctx, 3, nil, at)
+}
+
+// OperatorBank reads the holds still held that move from or to the account operator_bank, oldest first.
+func (x OpenHoldsOf) OperatorBank(ctx context.Context) ([]OpenHold, error) {
+	return x.b.tb.OpenHolds(ctx, 3, nil, -1)
+}
+
+// FreeSeats reads a page of the entries of an account of free_seats.
+func (x Statements) FreeSeats(ctx context.Context, a FreeSeatsAccount, q StatementQuery) (Statement, error) {
+	if err := chobo.CheckText("tour", a.Tour); err != nil {
+		return Statement{}, err
+	}
+	if err := chobo.CheckText("day", a.Day); err != nil {
+		return Statement{}, err
+	}
+	return x.b.tb.Statement(ctx, 4, []string{a.Tour, a.Day}, q)
+}
+
+// FreeSeats reads what an account of free_seats held at a time: after every entry made then or before.
+func (x BalancesAt) FreeSeats(ctx context.Context, a FreeSeatsAccount, at time.Time) (Balance, error) {
+	if err := chobo.CheckText("tour", a.Tour); err != nil {
+		return Balance{}, err
+	}
+	if err := chobo.CheckText("day", a.Day); err != nil {
+		return Balance{}, err
+	}
+	return x.b.tb.BalanceAt(ctx, 4, []string{a.Tour, a.Day}, at)
+}
+
+// FreeSeats reads the holds still held that move from or to an account of free_seats, oldest first.
+func (x OpenHoldsOf) FreeSeats(ctx context.Context, a FreeSeatsAccount) ([]OpenHold, error) {
+	if err := chobo.CheckText("tour", a.Tour); err != nil {
+		return nil, err
+	}
+	if err := chobo.CheckText("day", a.Day); err != nil {
+		return nil, err
+	}
+	return x.b.tb.OpenHolds(ctx, 4, []string{a.Tour, a.Day}, -1)
+}
+
+// Operator reads a page of the entries of the account operator.
+func (x Statements) Operator(ctx context.Context, q StatementQuery) (Statement, error) {
+	return x.b.tb.Statement(ctx, 5, nil, q)
+}
+
+// Operator reads what the account operator held at a time: after every entry made then or before.
+func (x BalancesAt) Operator(ctx context.Context, at time.Time) (Balance, error) {
+	return x.b.tb.BalanceAt(ctx, 5, nil, at)
+}
+
+// Operator reads the holds still held that move from or to the account operator, oldest first.
+func (x OpenHoldsOf) Operator(ctx context.Context) ([]OpenHold, error) {
+	return x.b.tb.OpenHolds(ctx, 5, nil, -1)
+}
+
+// Travellers reads a page of the entries of the account travellers.
+func (x Statements) Travellers(ctx context.Context, q StatementQuery) (Statement, error) {
+	return x.b.tb.Statement(ctx, 6, nil, q)
+}
+
+// Travellers reads what the account travellers held at a time: after every entry made then or before.
+func (x BalancesAt) Travellers(ctx context.Context, at time.Time) (Balance, error) {
+	return x.b.tb.BalanceAt(ctx, 6, nil, at)
+}
+
+// Travellers reads the holds still held that move from or to the account travellers, oldest first.
+func (x OpenHoldsOf) Travellers(ctx context.Context) ([]OpenHold, error) {
+	return x.b.tb.OpenHolds(ctx, 6, nil, -1)
 }

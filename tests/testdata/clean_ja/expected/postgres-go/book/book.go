@@ -7,6 +7,7 @@ package book
 
 import (
 	"context"
+	"time"
 
 	"github.com/chobo-lang/chobo/runtime/go/chobo"
 	"github.com/chobo-lang/chobo/runtime/go/chobopg"
@@ -30,6 +31,15 @@ type (
 	HoldState = chobo.HoldState
 	// Balance is what an account holds: posted, held coming in, held going out.
 	Balance = chobo.Balance
+	// Entry is one change of one account by one call, as the history reads give it.
+	Entry = chobo.Entry
+	// StatementQuery says which of an account's entries a statement reads.
+	StatementQuery = chobo.StatementQuery
+	// Statement is one page of an account's entries.
+	Statement = chobo.Statement
+	// OpenHold is a hold still held, and HoldMove what one of its moves holds.
+	OpenHold = chobo.OpenHold
+	HoldMove = chobo.HoldMove
 )
 
 // Outcomes and hold states.
@@ -52,6 +62,11 @@ type Book struct {
 	X催行会社への支払 X催行会社への支払
 	// Balance reads accounts.
 	Balance Balances
+	// Statement, BalanceAt and OpenHolds read the history of accounts:
+	// their entries, what they held at a time, the holds still held.
+	Statement Statements
+	BalanceAt BalancesAt
+	OpenHolds OpenHoldsOf
 
 	q      Querier
 	tenant string
@@ -70,6 +85,7 @@ func Postgres(q Querier, tenant string, opts ...chobopg.Option) *Book {
 	b.X団体の仮押さえ = X団体の仮押さえ{b}
 	b.X催行会社への支払 = X催行会社への支払{b}
 	b.Balance = Balances{b}
+	b.Statement, b.BalanceAt, b.OpenHolds = Statements{b}, BalancesAt{b}, OpenHoldsOf{b}
 	return b
 }
 
@@ -90,6 +106,22 @@ type Answer = chobopg.Answer
 // makes.
 func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
 	return chobopg.Bulk(ctx, b.q, calls)
+}
+
+// history is what the history reads send: a statement per read, and
+// the names of each transfer kind's values, which the rows give in order.
+var history = chobopg.History{
+	Statement: `select cursor, kind, op, key, args, move, out, account, account_args, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at from "旅行の窓口".history_statement($1, $2, $3::text[], $4::timestamptz, $5::timestamptz, $6::text[], $7::boolean, $8::integer, $9::bigint)`,
+	Call:      `select cursor, kind, op, key, args, move, out, account, account_args, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at from "旅行の窓口".history_call($1, $2, $3::text[])`,
+	OpenHolds: `select kind, key, move, from_account, from_args, to_account, to_args, amount, created, deadline from "旅行の窓口".history_open_holds($1, $2, $3::text[], $4)`,
+	BalanceAt: `select posted, held_in, held_out from "旅行の窓口".history_balance($1, $2, $3::text[], $4::timestamptz)`,
+	Kinds: map[string]chobopg.Kind{
+		"チャージ":     {Args: []string{"受付番号", "会員", "額"}, Key: []string{"受付番号"}},
+		"催行日の設定":   {Args: []string{"ツアー", "day", "定員"}, Key: []string{"ツアー", "day"}},
+		"座席予約":     {Args: []string{"予約番号", "会員", "ツアー", "day", "代金"}, Key: []string{"予約番号"}, Amounts: []string{"代金"}},
+		"団体の仮押さえ":  {Args: []string{"団体", "ツアー", "day", "席数"}, Key: []string{"団体", "ツアー", "day"}, Amounts: []string{"席数"}},
+		"催行会社への支払": {Args: []string{"明細", "額"}, Key: []string{"明細"}},
+	},
 }
 
 // Expire gives back up to 1000 holds past their deadline, as the SQL
@@ -113,6 +145,11 @@ type XチャージArgs struct {
 	X受付番号 string
 	X会員   string
 	X額    int64
+}
+
+// XチャージKey is the key of チャージ: it names one call.
+type XチャージKey struct {
+	X受付番号 string
 }
 
 // Do calls チャージ.do.
@@ -143,6 +180,14 @@ func (t Xチャージ) DoCall(a XチャージArgs) Call {
 	return Call{SQL: `select result, reason from "旅行の窓口"."チャージ_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.X受付番号, a.X会員, a.X額}}
 }
 
+// Entries reads the entries the calls of チャージ with the key k wrote, oldest first. A key no call took effect with has none.
+func (t Xチャージ) Entries(ctx context.Context, k XチャージKey) ([]Entry, error) {
+	if err := chobo.CheckText("受付番号", k.X受付番号); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadCallEntries(ctx, t.b.q, &history, t.b.tenant, "チャージ", []string{k.X受付番号})
+}
+
 // X催行日の設定 is the transfer 催行日の設定.
 type X催行日の設定 struct{ b *Book }
 
@@ -151,6 +196,12 @@ type X催行日の設定Args struct {
 	Xツアー string
 	Day  string
 	X定員  int64
+}
+
+// X催行日の設定Key is the key of 催行日の設定: it names one call.
+type X催行日の設定Key struct {
+	Xツアー string
+	Day  string
 }
 
 // Do calls 催行日の設定.do.
@@ -181,6 +232,17 @@ func (t X催行日の設定) DoCall(a X催行日の設定Args) Call {
 	return Call{SQL: `select result, reason from "旅行の窓口"."催行日の設定_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.Xツアー, a.Day, a.X定員}}
 }
 
+// Entries reads the entries the calls of 催行日の設定 with the key k wrote, oldest first. A key no call took effect with has none.
+func (t X催行日の設定) Entries(ctx context.Context, k X催行日の設定Key) ([]Entry, error) {
+	if err := chobo.CheckText("ツアー", k.Xツアー); err != nil {
+		return nil, err
+	}
+	if err := chobo.CheckText("day", k.Day); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadCallEntries(ctx, t.b.q, &history, t.b.tenant, "催行日の設定", []string{k.Xツアー, k.Day})
+}
+
 // X座席予約 is the transfer 座席予約: 会員が確定するまで二日間、一席押さえる
 type X座席予約 struct{ b *Book }
 
@@ -193,7 +255,7 @@ type X座席予約Args struct {
 	X代金   int64
 }
 
-// X座席予約Key names one hold of 座席予約.
+// X座席予約Key is the key of 座席予約: it names one call, and the hold it makes.
 type X座席予約Key struct {
 	X予約番号 string
 }
@@ -309,6 +371,20 @@ func (t X座席予約) StatusCall(k X座席予約Key) Call {
 	return Call{SQL: `select "旅行の窓口"."座席予約_status"($1, $2)`, Args: []any{t.b.tenant, k.X予約番号}, Status: true}
 }
 
+// Entries reads the entries the calls of 座席予約 with the key k wrote, oldest first:
+// the hold's, then those of its post, void or expiry. A key no call took effect with has none.
+func (t X座席予約) Entries(ctx context.Context, k X座席予約Key) ([]Entry, error) {
+	if err := chobo.CheckText("予約番号", k.X予約番号); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadCallEntries(ctx, t.b.q, &history, t.b.tenant, "座席予約", []string{k.X予約番号})
+}
+
+// OpenHolds reads the holds of 座席予約 still held, oldest first.
+func (t X座席予約) OpenHolds(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, t.b.q, &history, t.b.tenant, "", nil, "座席予約")
+}
+
 // X団体の仮押さえ is the transfer 団体の仮押さえ: 幹事が確定するか、席を戻すまで押さえる
 type X団体の仮押さえ struct{ b *Book }
 
@@ -320,7 +396,7 @@ type X団体の仮押さえArgs struct {
 	X席数  int64
 }
 
-// X団体の仮押さえKey names one hold of 団体の仮押さえ.
+// X団体の仮押さえKey is the key of 団体の仮押さえ: it names one call, and the hold it makes.
 type X団体の仮押さえKey struct {
 	X団体  string
 	Xツアー string
@@ -468,6 +544,26 @@ func (t X団体の仮押さえ) StatusCall(k X団体の仮押さえKey) Call {
 	return Call{SQL: `select "旅行の窓口"."団体の仮押さえ_status"($1, $2, $3, $4)`, Args: []any{t.b.tenant, k.X団体, k.Xツアー, k.Day}, Status: true}
 }
 
+// Entries reads the entries the calls of 団体の仮押さえ with the key k wrote, oldest first:
+// the hold's, then those of its post, void or expiry. A key no call took effect with has none.
+func (t X団体の仮押さえ) Entries(ctx context.Context, k X団体の仮押さえKey) ([]Entry, error) {
+	if err := chobo.CheckText("団体", k.X団体); err != nil {
+		return nil, err
+	}
+	if err := chobo.CheckText("ツアー", k.Xツアー); err != nil {
+		return nil, err
+	}
+	if err := chobo.CheckText("day", k.Day); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadCallEntries(ctx, t.b.q, &history, t.b.tenant, "団体の仮押さえ", []string{k.X団体, k.Xツアー, k.Day})
+}
+
+// OpenHolds reads the holds of 団体の仮押さえ still held, oldest first.
+func (t X団体の仮押さえ) OpenHolds(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, t.b.q, &history, t.b.tenant, "", nil, "団体の仮押さえ")
+}
+
 // X催行会社への支払 is the transfer 催行会社への支払.
 type X催行会社への支払 struct{ b *Book }
 
@@ -475,6 +571,11 @@ type X催行会社への支払 struct{ b *Book }
 type X催行会社への支払Args struct {
 	X明細 string
 	X額  int64
+}
+
+// X催行会社への支払Key is the key of 催行会社への支払: it names one call.
+type X催行会社への支払Key struct {
+	X明細 string
 }
 
 // Do calls 催行会社への支払.do.
@@ -497,6 +598,14 @@ func (t X催行会社への支払) DoCall(a X催行会社への支払Args) Call 
 		return Call{Err: err}
 	}
 	return Call{SQL: `select result, reason from "旅行の窓口"."催行会社への支払_do"($1, $2, $3, $4::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.X明細, a.X額}}
+}
+
+// Entries reads the entries the calls of 催行会社への支払 with the key k wrote, oldest first. A key no call took effect with has none.
+func (t X催行会社への支払) Entries(ctx context.Context, k X催行会社への支払Key) ([]Entry, error) {
+	if err := chobo.CheckText("明細", k.X明細); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadCallEntries(ctx, t.b.q, &history, t.b.tenant, "催行会社への支払", []string{k.X明細})
 }
 
 // Balances reads accounts: posted, held coming in, held going out.
@@ -555,4 +664,145 @@ func (x Balances) X催行会社(ctx context.Context) (Balance, error) {
 // X旅行者 reads the account 旅行者.
 func (x Balances) X旅行者(ctx context.Context) (Balance, error) {
 	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "旅行の窓口"."balance_旅行者"($1)`, x.b.tenant)
+}
+
+// Statements reads the entries of accounts, a page at a time.
+type Statements struct{ b *Book }
+
+// BalancesAt reads what accounts held at a time.
+type BalancesAt struct{ b *Book }
+
+// OpenHoldsOf reads the holds still held that move from or to an account.
+type OpenHoldsOf struct{ b *Book }
+
+// Xカード reads a page of the entries of an account of カード.
+func (x Statements) Xカード(ctx context.Context, a XカードAccount, q StatementQuery) (Statement, error) {
+	if err := chobo.CheckText("会員", a.X会員); err != nil {
+		return Statement{}, err
+	}
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "カード", []string{a.X会員}, q)
+}
+
+// Xカード reads what an account of カード held at a time: after every entry made then or before.
+func (x BalancesAt) Xカード(ctx context.Context, a XカードAccount, at time.Time) (Balance, error) {
+	if err := chobo.CheckText("会員", a.X会員); err != nil {
+		return Balance{}, err
+	}
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "カード", []string{a.X会員}, at)
+}
+
+// Xカード reads the holds still held that move from or to an account of カード, oldest first.
+func (x OpenHoldsOf) Xカード(ctx context.Context, a XカードAccount) ([]OpenHold, error) {
+	if err := chobo.CheckText("会員", a.X会員); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "カード", []string{a.X会員}, "")
+}
+
+// Xツアー売上 reads a page of the entries of the account ツアー売上.
+func (x Statements) Xツアー売上(ctx context.Context, q StatementQuery) (Statement, error) {
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "ツアー売上", nil, q)
+}
+
+// Xツアー売上 reads what the account ツアー売上 held at a time: after every entry made then or before.
+func (x BalancesAt) Xツアー売上(ctx context.Context, at time.Time) (Balance, error) {
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "ツアー売上", nil, at)
+}
+
+// Xツアー売上 reads the holds still held that move from or to the account ツアー売上, oldest first.
+func (x OpenHoldsOf) Xツアー売上(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "ツアー売上", nil, "")
+}
+
+// X会員の銀行 reads a page of the entries of the account 会員の銀行.
+func (x Statements) X会員の銀行(ctx context.Context, q StatementQuery) (Statement, error) {
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "会員の銀行", nil, q)
+}
+
+// X会員の銀行 reads what the account 会員の銀行 held at a time: after every entry made then or before.
+func (x BalancesAt) X会員の銀行(ctx context.Context, at time.Time) (Balance, error) {
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "会員の銀行", nil, at)
+}
+
+// X会員の銀行 reads the holds still held that move from or to the account 会員の銀行, oldest first.
+func (x OpenHoldsOf) X会員の銀行(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "会員の銀行", nil, "")
+}
+
+// X催行会社の口座 reads a page of the entries of the account 催行会社の口座.
+func (x Statements) X催行会社の口座(ctx context.Context, q StatementQuery) (Statement, error) {
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "催行会社の口座", nil, q)
+}
+
+// X催行会社の口座 reads what the account 催行会社の口座 held at a time: after every entry made then or before.
+func (x BalancesAt) X催行会社の口座(ctx context.Context, at time.Time) (Balance, error) {
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "催行会社の口座", nil, at)
+}
+
+// X催行会社の口座 reads the holds still held that move from or to the account 催行会社の口座, oldest first.
+func (x OpenHoldsOf) X催行会社の口座(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "催行会社の口座", nil, "")
+}
+
+// X空き席 reads a page of the entries of an account of 空き席.
+func (x Statements) X空き席(ctx context.Context, a X空き席Account, q StatementQuery) (Statement, error) {
+	if err := chobo.CheckText("ツアー", a.Xツアー); err != nil {
+		return Statement{}, err
+	}
+	if err := chobo.CheckText("day", a.Day); err != nil {
+		return Statement{}, err
+	}
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "空き席", []string{a.Xツアー, a.Day}, q)
+}
+
+// X空き席 reads what an account of 空き席 held at a time: after every entry made then or before.
+func (x BalancesAt) X空き席(ctx context.Context, a X空き席Account, at time.Time) (Balance, error) {
+	if err := chobo.CheckText("ツアー", a.Xツアー); err != nil {
+		return Balance{}, err
+	}
+	if err := chobo.CheckText("day", a.Day); err != nil {
+		return Balance{}, err
+	}
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "空き席", []string{a.Xツアー, a.Day}, at)
+}
+
+// X空き席 reads the holds still held that move from or to an account of 空き席, oldest first.
+func (x OpenHoldsOf) X空き席(ctx context.Context, a X空き席Account) ([]OpenHold, error) {
+	if err := chobo.CheckText("ツアー", a.Xツアー); err != nil {
+		return nil, err
+	}
+	if err := chobo.CheckText("day", a.Day); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "空き席", []string{a.Xツアー, a.Day}, "")
+}
+
+// X催行会社 reads a page of the entries of the account 催行会社.
+func (x Statements) X催行会社(ctx context.Context, q StatementQuery) (Statement, error) {
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "催行会社", nil, q)
+}
+
+// X催行会社 reads what the account 催行会社 held at a time: after every entry made then or before.
+func (x BalancesAt) X催行会社(ctx context.Context, at time.Time) (Balance, error) {
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "催行会社", nil, at)
+}
+
+// X催行会社 reads the holds still held that move from or to the account 催行会社, oldest first.
+func (x OpenHoldsOf) X催行会社(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "催行会社", nil, "")
+}
+
+// X旅行者 reads a page of the entries of the account 旅行者.
+func (x Statements) X旅行者(ctx context.Context, q StatementQuery) (Statement, error) {
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "旅行者", nil, q)
+}
+
+// X旅行者 reads what the account 旅行者 held at a time: after every entry made then or before.
+func (x BalancesAt) X旅行者(ctx context.Context, at time.Time) (Balance, error) {
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "旅行者", nil, at)
+}
+
+// X旅行者 reads the holds still held that move from or to the account 旅行者, oldest first.
+func (x OpenHoldsOf) X旅行者(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "旅行者", nil, "")
 }

@@ -35,6 +35,15 @@ type (
 	HoldState = chobo.HoldState
 	// Balance is what an account holds: posted, held coming in, held going out.
 	Balance = chobo.Balance
+	// Entry is one change of one account by one call, as the history reads give it.
+	Entry = chobo.Entry
+	// StatementQuery says which of an account's entries a statement reads.
+	StatementQuery = chobo.StatementQuery
+	// Statement is one page of an account's entries.
+	Statement = chobo.Statement
+	// OpenHold is a hold still held, and HoldMove what one of its moves holds.
+	OpenHold = chobo.OpenHold
+	HoldMove = chobo.HoldMove
 )
 
 // Outcomes and hold states.
@@ -57,6 +66,11 @@ type Book struct {
 	X催行会社への支払 X催行会社への支払
 	// Balance reads accounts.
 	Balance Balances
+	// Statement, BalanceAt and OpenHolds read the history of accounts:
+	// their entries, what they held at a time, the holds still held.
+	Statement Statements
+	BalanceAt BalancesAt
+	OpenHolds OpenHoldsOf
 
 	tb *chobotb.Book
 }
@@ -79,6 +93,7 @@ func TigerBeetleWith(c TigerBeetleClient, tenant string) *Book {
 	b.X団体の仮押さえ = X団体の仮押さえ{b}
 	b.X催行会社への支払 = X催行会社への支払{b}
 	b.Balance = Balances{b}
+	b.Statement, b.BalanceAt, b.OpenHolds = Statements{b}, BalancesAt{b}, OpenHoldsOf{b}
 	return b
 }
 
@@ -177,6 +192,11 @@ type XチャージArgs struct {
 	X額    int64
 }
 
+// XチャージKey is the key of チャージ: it names one call.
+type XチャージKey struct {
+	X受付番号 string
+}
+
 // Do calls チャージ.do.
 func (t Xチャージ) Do(ctx context.Context, a XチャージArgs) (Result, error) {
 	if err := chobo.CheckText("受付番号", a.X受付番号); err != nil {
@@ -205,6 +225,14 @@ func (t Xチャージ) DoCall(a XチャージArgs) Call {
 	return Call{Kind: 0, Op: "do", Values: chobotb.Values{a.X受付番号, a.X会員, a.X額}}
 }
 
+// Entries reads the entries the calls of チャージ with the key k wrote, oldest first. A key no call took effect with has none.
+func (t Xチャージ) Entries(ctx context.Context, k XチャージKey) ([]Entry, error) {
+	if err := chobo.CheckText("受付番号", k.X受付番号); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 0, chobotb.Values{k.X受付番号})
+}
+
 // X催行日の設定 is the transfer 催行日の設定.
 type X催行日の設定 struct{ b *Book }
 
@@ -213,6 +241,12 @@ type X催行日の設定Args struct {
 	Xツアー string
 	Day  string
 	X定員  int64
+}
+
+// X催行日の設定Key is the key of 催行日の設定: it names one call.
+type X催行日の設定Key struct {
+	Xツアー string
+	Day  string
 }
 
 // Do calls 催行日の設定.do.
@@ -243,6 +277,17 @@ func (t X催行日の設定) DoCall(a X催行日の設定Args) Call {
 	return Call{Kind: 1, Op: "do", Values: chobotb.Values{a.Xツアー, a.Day, a.X定員}}
 }
 
+// Entries reads the entries the calls of 催行日の設定 with the key k wrote, oldest first. A key no call took effect with has none.
+func (t X催行日の設定) Entries(ctx context.Context, k X催行日の設定Key) ([]Entry, error) {
+	if err := chobo.CheckText("ツアー", k.Xツアー); err != nil {
+		return nil, err
+	}
+	if err := chobo.CheckText("day", k.Day); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 1, chobotb.Values{k.Xツアー, k.Day})
+}
+
 // X座席予約 is the transfer 座席予約: 会員が確定するまで二日間、一席押さえる
 type X座席予約 struct{ b *Book }
 
@@ -255,7 +300,7 @@ type X座席予約Args struct {
 	X代金   int64
 }
 
-// X座席予約Key names one hold of 座席予約.
+// X座席予約Key is the key of 座席予約: it names one call, and the hold it makes.
 type X座席予約Key struct {
 	X予約番号 string
 }
@@ -361,6 +406,20 @@ func (t X座席予約) StatusCall(k X座席予約Key) Call {
 	return Call{Kind: 2, Op: "status", Values: chobotb.Values{k.X予約番号}}
 }
 
+// Entries reads the entries the calls of 座席予約 with the key k wrote, oldest first:
+// the hold's, then those of its post, void or expiry. A key no call took effect with has none.
+func (t X座席予約) Entries(ctx context.Context, k X座席予約Key) ([]Entry, error) {
+	if err := chobo.CheckText("予約番号", k.X予約番号); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 2, chobotb.Values{k.X予約番号})
+}
+
+// OpenHolds reads the holds of 座席予約 still held, oldest first.
+func (t X座席予約) OpenHolds(ctx context.Context) ([]OpenHold, error) {
+	return t.b.tb.OpenHolds(ctx, -1, nil, 2)
+}
+
 // X団体の仮押さえ is the transfer 団体の仮押さえ: 幹事が確定するか、席を戻すまで押さえる
 type X団体の仮押さえ struct{ b *Book }
 
@@ -372,7 +431,7 @@ type X団体の仮押さえArgs struct {
 	X席数  int64
 }
 
-// X団体の仮押さえKey names one hold of 団体の仮押さえ.
+// X団体の仮押さえKey is the key of 団体の仮押さえ: it names one call, and the hold it makes.
 type X団体の仮押さえKey struct {
 	X団体  string
 	Xツアー string
@@ -510,6 +569,26 @@ func (t X団体の仮押さえ) StatusCall(k X団体の仮押さえKey) Call {
 	return Call{Kind: 3, Op: "status", Values: chobotb.Values{k.X団体, k.Xツアー, k.Day}}
 }
 
+// Entries reads the entries the calls of 団体の仮押さえ with the key k wrote, oldest first:
+// the hold's, then those of its post, void or expiry. A key no call took effect with has none.
+func (t X団体の仮押さえ) Entries(ctx context.Context, k X団体の仮押さえKey) ([]Entry, error) {
+	if err := chobo.CheckText("団体", k.X団体); err != nil {
+		return nil, err
+	}
+	if err := chobo.CheckText("ツアー", k.Xツアー); err != nil {
+		return nil, err
+	}
+	if err := chobo.CheckText("day", k.Day); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 3, chobotb.Values{k.X団体, k.Xツアー, k.Day})
+}
+
+// OpenHolds reads the holds of 団体の仮押さえ still held, oldest first.
+func (t X団体の仮押さえ) OpenHolds(ctx context.Context) ([]OpenHold, error) {
+	return t.b.tb.OpenHolds(ctx, -1, nil, 3)
+}
+
 // X催行会社への支払 is the transfer 催行会社への支払.
 type X催行会社への支払 struct{ b *Book }
 
@@ -517,6 +596,11 @@ type X催行会社への支払 struct{ b *Book }
 type X催行会社への支払Args struct {
 	X明細 string
 	X額  int64
+}
+
+// X催行会社への支払Key is the key of 催行会社への支払: it names one call.
+type X催行会社への支払Key struct {
+	X明細 string
 }
 
 // Do calls 催行会社への支払.do.
@@ -539,6 +623,14 @@ func (t X催行会社への支払) DoCall(a X催行会社への支払Args) Call 
 		return Call{Err: err}
 	}
 	return Call{Kind: 4, Op: "do", Values: chobotb.Values{a.X明細, a.X額}}
+}
+
+// Entries reads the entries the calls of 催行会社への支払 with the key k wrote, oldest first. A key no call took effect with has none.
+func (t X催行会社への支払) Entries(ctx context.Context, k X催行会社への支払Key) ([]Entry, error) {
+	if err := chobo.CheckText("明細", k.X明細); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 4, chobotb.Values{k.X明細})
 }
 
 // Balances reads accounts: posted, held coming in, held going out.
@@ -597,4 +689,145 @@ func (x Balances) X催行会社(ctx context.Context) (Balance, error) {
 // X旅行者 reads the account 旅行者.
 func (x Balances) X旅行者(ctx context.Context) (Balance, error) {
 	return x.b.tb.Balance(ctx, 6)
+}
+
+// Statements reads the entries of accounts, a page at a time.
+type Statements struct{ b *Book }
+
+// BalancesAt reads what accounts held at a time.
+type BalancesAt struct{ b *Book }
+
+// OpenHoldsOf reads the holds still held that move from or to an account.
+type OpenHoldsOf struct{ b *Book }
+
+// Xカード reads a page of the entries of an account of カード.
+func (x Statements) Xカード(ctx context.Context, a XカードAccount, q StatementQuery) (Statement, error) {
+	if err := chobo.CheckText("会員", a.X会員); err != nil {
+		return Statement{}, err
+	}
+	return x.b.tb.Statement(ctx, 0, []string{a.X会員}, q)
+}
+
+// Xカード reads what an account of カード held at a time: after every entry made then or before.
+func (x BalancesAt) Xカード(ctx context.Context, a XカードAccount, at time.Time) (Balance, error) {
+	if err := chobo.CheckText("会員", a.X会員); err != nil {
+		return Balance{}, err
+	}
+	return x.b.tb.BalanceAt(ctx, 0, []string{a.X会員}, at)
+}
+
+// Xカード reads the holds still held that move from or to an account of カード, oldest first.
+func (x OpenHoldsOf) Xカード(ctx context.Context, a XカードAccount) ([]OpenHold, error) {
+	if err := chobo.CheckText("会員", a.X会員); err != nil {
+		return nil, err
+	}
+	return x.b.tb.OpenHolds(ctx, 0, []string{a.X会員}, -1)
+}
+
+// Xツアー売上 reads a page of the entries of the account ツアー売上.
+func (x Statements) Xツアー売上(ctx context.Context, q StatementQuery) (Statement, error) {
+	return x.b.tb.Statement(ctx, 1, nil, q)
+}
+
+// Xツアー売上 reads what the account ツアー売上 held at a time: after every entry made then or before.
+func (x BalancesAt) Xツアー売上(ctx context.Context, at time.Time) (Balance, error) {
+	return x.b.tb.BalanceAt(ctx, 1, nil, at)
+}
+
+// Xツアー売上 reads the holds still held that move from or to the account ツアー売上, oldest first.
+func (x OpenHoldsOf) Xツアー売上(ctx context.Context) ([]OpenHold, error) {
+	return x.b.tb.OpenHolds(ctx, 1, nil, -1)
+}
+
+// X会員の銀行 reads a page of the entries of the account 会員の銀行.
+func (x Statements) X会員の銀行(ctx context.Context, q StatementQuery) (Statement, error) {
+	return x.b.tb.Statement(ctx, 2, nil, q)
+}
+
+// X会員の銀行 reads what the account 会員の銀行 held at a time: after every entry made then or before.
+func (x BalancesAt) X会員の銀行(ctx context.Context, at time.Time) (Balance, error) {
+	return x.b.tb.BalanceAt(ctx, 2, nil, at)
+}
+
+// X会員の銀行 reads the holds still held that move from or to the account 会員の銀行, oldest first.
+func (x OpenHoldsOf) X会員の銀行(ctx context.Context) ([]OpenHold, error) {
+	return x.b.tb.OpenHolds(ctx, 2, nil, -1)
+}
+
+// X催行会社の口座 reads a page of the entries of the account 催行会社の口座.
+func (x Statements) X催行会社の口座(ctx context.Context, q StatementQuery) (Statement, error) {
+	return x.b.tb.Statement(ctx, 3, nil, q)
+}
+
+// X催行会社の口座 reads what the account 催行会社の口座 held at a time: after every entry made then or before.
+func (x BalancesAt) X催行会社の口座(ctx context.Context, at time.Time) (Balance, error) {
+	return x.b.tb.BalanceAt(ctx, 3, nil, at)
+}
+
+// X催行会社の口座 reads the holds still held that move from or to the account 催行会社の口座, oldest first.
+func (x OpenHoldsOf) X催行会社の口座(ctx context.Context) ([]OpenHold, error) {
+	return x.b.tb.OpenHolds(ctx, 3, nil, -1)
+}
+
+// X空き席 reads a page of the entries of an account of 空き席.
+func (x Statements) X空き席(ctx context.Context, a X空き席Account, q StatementQuery) (Statement, error) {
+	if err := chobo.CheckText("ツアー", a.Xツアー); err != nil {
+		return Statement{}, err
+	}
+	if err := chobo.CheckText("day", a.Day); err != nil {
+		return Statement{}, err
+	}
+	return x.b.tb.Statement(ctx, 4, []string{a.Xツアー, a.Day}, q)
+}
+
+// X空き席 reads what an account of 空き席 held at a time: after every entry made then or before.
+func (x BalancesAt) X空き席(ctx context.Context, a X空き席Account, at time.Time) (Balance, error) {
+	if err := chobo.CheckText("ツアー", a.Xツアー); err != nil {
+		return Balance{}, err
+	}
+	if err := chobo.CheckText("day", a.Day); err != nil {
+		return Balance{}, err
+	}
+	return x.b.tb.BalanceAt(ctx, 4, []string{a.Xツアー, a.Day}, at)
+}
+
+// X空き席 reads the holds still held that move from or to an account of 空き席, oldest first.
+func (x OpenHoldsOf) X空き席(ctx context.Context, a X空き席Account) ([]OpenHold, error) {
+	if err := chobo.CheckText("ツアー", a.Xツアー); err != nil {
+		return nil, err
+	}
+	if err := chobo.CheckText("day", a.Day); err != nil {
+		return nil, err
+	}
+	return x.b.tb.OpenHolds(ctx, 4, []string{a.Xツアー, a.Day}, -1)
+}
+
+// X催行会社 reads a page of the entries of the account 催行会社.
+func (x Statements) X催行会社(ctx context.Context, q StatementQuery) (Statement, error) {
+	return x.b.tb.Statement(ctx, 5, nil, q)
+}
+
+// X催行会社 reads what the account 催行会社 held at a time: after every entry made then or before.
+func (x BalancesAt) X催行会社(ctx context.Context, at time.Time) (Balance, error) {
+	return x.b.tb.BalanceAt(ctx, 5, nil, at)
+}
+
+// X催行会社 reads the holds still held that move from or to the account 催行会社, oldest first.
+func (x OpenHoldsOf) X催行会社(ctx context.Context) ([]OpenHold, error) {
+	return x.b.tb.OpenHolds(ctx, 5, nil, -1)
+}
+
+// X旅行者 reads a page of the entries of the account 旅行者.
+func (x Statements) X旅行者(ctx context.Context, q StatementQuery) (Statement, error) {
+	return x.b.tb.Statement(ctx, 6, nil, q)
+}
+
+// X旅行者 reads what the account 旅行者 held at a time: after every entry made then or before.
+func (x BalancesAt) X旅行者(ctx context.Context, at time.Time) (Balance, error) {
+	return x.b.tb.BalanceAt(ctx, 6, nil, at)
+}
+
+// X旅行者 reads the holds still held that move from or to the account 旅行者, oldest first.
+func (x OpenHoldsOf) X旅行者(ctx context.Context) ([]OpenHold, error) {
+	return x.b.tb.OpenHolds(ctx, 6, nil, -1)
 }

@@ -7,6 +7,7 @@ package parcels
 
 import (
 	"context"
+	"time"
 
 	"github.com/chobo-lang/chobo/runtime/go/chobo"
 	"github.com/chobo-lang/chobo/runtime/go/chobopg"
@@ -30,6 +31,15 @@ type (
 	HoldState = chobo.HoldState
 	// Balance is what an account holds: posted, held coming in, held going out.
 	Balance = chobo.Balance
+	// Entry is one change of one account by one call, as the history reads give it.
+	Entry = chobo.Entry
+	// StatementQuery says which of an account's entries a statement reads.
+	StatementQuery = chobo.StatementQuery
+	// Statement is one page of an account's entries.
+	Statement = chobo.Statement
+	// OpenHold is a hold still held, and HoldMove what one of its moves holds.
+	OpenHold = chobo.OpenHold
+	HoldMove = chobo.HoldMove
 )
 
 // Outcomes and hold states.
@@ -49,6 +59,11 @@ type Book struct {
 	PickUp  PickUp
 	// Balance reads accounts.
 	Balance Balances
+	// Statement, BalanceAt and OpenHolds read the history of accounts:
+	// their entries, what they held at a time, the holds still held.
+	Statement Statements
+	BalanceAt BalancesAt
+	OpenHolds OpenHoldsOf
 
 	q      Querier
 	tenant string
@@ -64,6 +79,7 @@ func Postgres(q Querier, tenant string, opts ...chobopg.Option) *Book {
 	b.DropOff = DropOff{b}
 	b.PickUp = PickUp{b}
 	b.Balance = Balances{b}
+	b.Statement, b.BalanceAt, b.OpenHolds = Statements{b}, BalancesAt{b}, OpenHoldsOf{b}
 	return b
 }
 
@@ -84,6 +100,19 @@ type Answer = chobopg.Answer
 // makes.
 func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
 	return chobopg.Bulk(ctx, b.q, calls)
+}
+
+// history is what the history reads send: a statement per read, and
+// the names of each transfer kind's values, which the rows give in order.
+var history = chobopg.History{
+	Statement: `select cursor, kind, op, key, args, move, out, account, account_args, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at from "parcels".history_statement($1, $2, $3::text[], $4::timestamptz, $5::timestamptz, $6::text[], $7::boolean, $8::integer, $9::bigint)`,
+	Call:      `select cursor, kind, op, key, args, move, out, account, account_args, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at from "parcels".history_call($1, $2, $3::text[])`,
+	OpenHolds: `select kind, key, move, from_account, from_args, to_account, to_args, amount, created, deadline from "parcels".history_open_holds($1, $2, $3::text[], $4)`,
+	BalanceAt: `select posted, held_in, held_out from "parcels".history_balance($1, $2, $3::text[], $4::timestamptz)`,
+	Kinds: map[string]chobopg.Kind{
+		"drop_off": {Args: []string{"slip", "site", "qty"}, Key: []string{"slip", "site"}},
+		"pick_up":  {Args: []string{"code", "site", "qty"}, Key: []string{"code", "site"}, Amounts: []string{"qty"}},
+	},
 }
 
 // Expire gives back up to 1000 holds past their deadline, as the SQL
@@ -107,6 +136,12 @@ type DropOffArgs struct {
 	Slip string
 	Site string
 	Qty  int64
+}
+
+// DropOffKey is the key of drop_off: it names one call.
+type DropOffKey struct {
+	Slip string
+	Site string
 }
 
 // Do calls drop_off.do.
@@ -137,6 +172,17 @@ func (t DropOff) DoCall(a DropOffArgs) Call {
 	return Call{SQL: `select result, reason from "parcels"."drop_off_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.Slip, a.Site, a.Qty}}
 }
 
+// Entries reads the entries the calls of drop_off with the key k wrote, oldest first. A key no call took effect with has none.
+func (t DropOff) Entries(ctx context.Context, k DropOffKey) ([]Entry, error) {
+	if err := chobo.CheckText("slip", k.Slip); err != nil {
+		return nil, err
+	}
+	if err := chobo.CheckText("site", k.Site); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadCallEntries(ctx, t.b.q, &history, t.b.tenant, "drop_off", []string{k.Slip, k.Site})
+}
+
 // PickUp is the transfer pick_up: posted when the door opens, expired after a day
 type PickUp struct{ b *Book }
 
@@ -147,7 +193,7 @@ type PickUpArgs struct {
 	Qty  int64
 }
 
-// PickUpKey names one hold of pick_up.
+// PickUpKey is the key of pick_up: it names one call, and the hold it makes.
 type PickUpKey struct {
 	Code string
 	Site string
@@ -270,6 +316,23 @@ func (t PickUp) StatusCall(k PickUpKey) Call {
 	return Call{SQL: `select "parcels"."pick_up_status"($1, $2, $3)`, Args: []any{t.b.tenant, k.Code, k.Site}, Status: true}
 }
 
+// Entries reads the entries the calls of pick_up with the key k wrote, oldest first:
+// the hold's, then those of its post, void or expiry. A key no call took effect with has none.
+func (t PickUp) Entries(ctx context.Context, k PickUpKey) ([]Entry, error) {
+	if err := chobo.CheckText("code", k.Code); err != nil {
+		return nil, err
+	}
+	if err := chobo.CheckText("site", k.Site); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadCallEntries(ctx, t.b.q, &history, t.b.tenant, "pick_up", []string{k.Code, k.Site})
+}
+
+// OpenHolds reads the holds of pick_up still held, oldest first.
+func (t PickUp) OpenHolds(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, t.b.q, &history, t.b.tenant, "", nil, "pick_up")
+}
+
 // Balances reads accounts: posted, held coming in, held going out.
 type Balances struct{ b *Book }
 
@@ -294,4 +357,67 @@ func (x Balances) Couriers(ctx context.Context) (Balance, error) {
 // Recipients reads the account recipients.
 func (x Balances) Recipients(ctx context.Context) (Balance, error) {
 	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "parcels"."balance_recipients"($1)`, x.b.tenant)
+}
+
+// Statements reads the entries of accounts, a page at a time.
+type Statements struct{ b *Book }
+
+// BalancesAt reads what accounts held at a time.
+type BalancesAt struct{ b *Book }
+
+// OpenHoldsOf reads the holds still held that move from or to an account.
+type OpenHoldsOf struct{ b *Book }
+
+// Locker reads a page of the entries of an account of locker.
+func (x Statements) Locker(ctx context.Context, a LockerAccount, q StatementQuery) (Statement, error) {
+	if err := chobo.CheckText("site", a.Site); err != nil {
+		return Statement{}, err
+	}
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "locker", []string{a.Site}, q)
+}
+
+// Locker reads what an account of locker held at a time: after every entry made then or before.
+func (x BalancesAt) Locker(ctx context.Context, a LockerAccount, at time.Time) (Balance, error) {
+	if err := chobo.CheckText("site", a.Site); err != nil {
+		return Balance{}, err
+	}
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "locker", []string{a.Site}, at)
+}
+
+// Locker reads the holds still held that move from or to an account of locker, oldest first.
+func (x OpenHoldsOf) Locker(ctx context.Context, a LockerAccount) ([]OpenHold, error) {
+	if err := chobo.CheckText("site", a.Site); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "locker", []string{a.Site}, "")
+}
+
+// Couriers reads a page of the entries of the account couriers.
+func (x Statements) Couriers(ctx context.Context, q StatementQuery) (Statement, error) {
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "couriers", nil, q)
+}
+
+// Couriers reads what the account couriers held at a time: after every entry made then or before.
+func (x BalancesAt) Couriers(ctx context.Context, at time.Time) (Balance, error) {
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "couriers", nil, at)
+}
+
+// Couriers reads the holds still held that move from or to the account couriers, oldest first.
+func (x OpenHoldsOf) Couriers(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "couriers", nil, "")
+}
+
+// Recipients reads a page of the entries of the account recipients.
+func (x Statements) Recipients(ctx context.Context, q StatementQuery) (Statement, error) {
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "recipients", nil, q)
+}
+
+// Recipients reads what the account recipients held at a time: after every entry made then or before.
+func (x BalancesAt) Recipients(ctx context.Context, at time.Time) (Balance, error) {
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "recipients", nil, at)
+}
+
+// Recipients reads the holds still held that move from or to the account recipients, oldest first.
+func (x OpenHoldsOf) Recipients(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "recipients", nil, "")
 }

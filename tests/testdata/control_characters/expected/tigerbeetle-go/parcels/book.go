@@ -35,6 +35,15 @@ type (
 	HoldState = chobo.HoldState
 	// Balance is what an account holds: posted, held coming in, held going out.
 	Balance = chobo.Balance
+	// Entry is one change of one account by one call, as the history reads give it.
+	Entry = chobo.Entry
+	// StatementQuery says which of an account's entries a statement reads.
+	StatementQuery = chobo.StatementQuery
+	// Statement is one page of an account's entries.
+	Statement = chobo.Statement
+	// OpenHold is a hold still held, and HoldMove what one of its moves holds.
+	OpenHold = chobo.OpenHold
+	HoldMove = chobo.HoldMove
 )
 
 // Outcomes and hold states.
@@ -54,6 +63,11 @@ type Book struct {
 	PickUp  PickUp
 	// Balance reads accounts.
 	Balance Balances
+	// Statement, BalanceAt and OpenHolds read the history of accounts:
+	// their entries, what they held at a time, the holds still held.
+	Statement Statements
+	BalanceAt BalancesAt
+	OpenHolds OpenHoldsOf
 
 	tb *chobotb.Book
 }
@@ -73,6 +87,7 @@ func TigerBeetleWith(c TigerBeetleClient, tenant string) *Book {
 	b.DropOff = DropOff{b}
 	b.PickUp = PickUp{b}
 	b.Balance = Balances{b}
+	b.Statement, b.BalanceAt, b.OpenHolds = Statements{b}, BalancesAt{b}, OpenHoldsOf{b}
 	return b
 }
 
@@ -140,6 +155,12 @@ type DropOffArgs struct {
 	Qty  int64
 }
 
+// DropOffKey is the key of drop_off: it names one call.
+type DropOffKey struct {
+	Slip string
+	Site string
+}
+
 // Do calls drop_off.do.
 func (t DropOff) Do(ctx context.Context, a DropOffArgs) (Result, error) {
 	if err := chobo.CheckText("slip", a.Slip); err != nil {
@@ -168,6 +189,17 @@ func (t DropOff) DoCall(a DropOffArgs) Call {
 	return Call{Kind: 0, Op: "do", Values: chobotb.Values{a.Slip, a.Site, a.Qty}}
 }
 
+// Entries reads the entries the calls of drop_off with the key k wrote, oldest first. A key no call took effect with has none.
+func (t DropOff) Entries(ctx context.Context, k DropOffKey) ([]Entry, error) {
+	if err := chobo.CheckText("slip", k.Slip); err != nil {
+		return nil, err
+	}
+	if err := chobo.CheckText("site", k.Site); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 0, chobotb.Values{k.Slip, k.Site})
+}
+
 // PickUp is the transfer pick_up: posted when the door opens, expired after a day
 type PickUp struct{ b *Book }
 
@@ -178,7 +210,7 @@ type PickUpArgs struct {
 	Qty  int64
 }
 
-// PickUpKey names one hold of pick_up.
+// PickUpKey is the key of pick_up: it names one call, and the hold it makes.
 type PickUpKey struct {
 	Code string
 	Site string
@@ -291,6 +323,23 @@ func (t PickUp) StatusCall(k PickUpKey) Call {
 	return Call{Kind: 1, Op: "status", Values: chobotb.Values{k.Code, k.Site}}
 }
 
+// Entries reads the entries the calls of pick_up with the key k wrote, oldest first:
+// the hold's, then those of its post, void or expiry. A key no call took effect with has none.
+func (t PickUp) Entries(ctx context.Context, k PickUpKey) ([]Entry, error) {
+	if err := chobo.CheckText("code", k.Code); err != nil {
+		return nil, err
+	}
+	if err := chobo.CheckText("site", k.Site); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 1, chobotb.Values{k.Code, k.Site})
+}
+
+// OpenHolds reads the holds of pick_up still held, oldest first.
+func (t PickUp) OpenHolds(ctx context.Context) ([]OpenHold, error) {
+	return t.b.tb.OpenHolds(ctx, -1, nil, 1)
+}
+
 // Balances reads accounts: posted, held coming in, held going out.
 type Balances struct{ b *Book }
 
@@ -315,4 +364,67 @@ func (x Balances) Couriers(ctx context.Context) (Balance, error) {
 // Recipients reads the account recipients.
 func (x Balances) Recipients(ctx context.Context) (Balance, error) {
 	return x.b.tb.Balance(ctx, 2)
+}
+
+// Statements reads the entries of accounts, a page at a time.
+type Statements struct{ b *Book }
+
+// BalancesAt reads what accounts held at a time.
+type BalancesAt struct{ b *Book }
+
+// OpenHoldsOf reads the holds still held that move from or to an account.
+type OpenHoldsOf struct{ b *Book }
+
+// Locker reads a page of the entries of an account of locker.
+func (x Statements) Locker(ctx context.Context, a LockerAccount, q StatementQuery) (Statement, error) {
+	if err := chobo.CheckText("site", a.Site); err != nil {
+		return Statement{}, err
+	}
+	return x.b.tb.Statement(ctx, 0, []string{a.Site}, q)
+}
+
+// Locker reads what an account of locker held at a time: after every entry made then or before.
+func (x BalancesAt) Locker(ctx context.Context, a LockerAccount, at time.Time) (Balance, error) {
+	if err := chobo.CheckText("site", a.Site); err != nil {
+		return Balance{}, err
+	}
+	return x.b.tb.BalanceAt(ctx, 0, []string{a.Site}, at)
+}
+
+// Locker reads the holds still held that move from or to an account of locker, oldest first.
+func (x OpenHoldsOf) Locker(ctx context.Context, a LockerAccount) ([]OpenHold, error) {
+	if err := chobo.CheckText("site", a.Site); err != nil {
+		return nil, err
+	}
+	return x.b.tb.OpenHolds(ctx, 0, []string{a.Site}, -1)
+}
+
+// Couriers reads a page of the entries of the account couriers.
+func (x Statements) Couriers(ctx context.Context, q StatementQuery) (Statement, error) {
+	return x.b.tb.Statement(ctx, 1, nil, q)
+}
+
+// Couriers reads what the account couriers held at a time: after every entry made then or before.
+func (x BalancesAt) Couriers(ctx context.Context, at time.Time) (Balance, error) {
+	return x.b.tb.BalanceAt(ctx, 1, nil, at)
+}
+
+// Couriers reads the holds still held that move from or to the account couriers, oldest first.
+func (x OpenHoldsOf) Couriers(ctx context.Context) ([]OpenHold, error) {
+	return x.b.tb.OpenHolds(ctx, 1, nil, -1)
+}
+
+// Recipients reads a page of the entries of the account recipients.
+func (x Statements) Recipients(ctx context.Context, q StatementQuery) (Statement, error) {
+	return x.b.tb.Statement(ctx, 2, nil, q)
+}
+
+// Recipients reads what the account recipients held at a time: after every entry made then or before.
+func (x BalancesAt) Recipients(ctx context.Context, at time.Time) (Balance, error) {
+	return x.b.tb.BalanceAt(ctx, 2, nil, at)
+}
+
+// Recipients reads the holds still held that move from or to the account recipients, oldest first.
+func (x OpenHoldsOf) Recipients(ctx context.Context) ([]OpenHold, error) {
+	return x.b.tb.OpenHolds(ctx, 2, nil, -1)
 }

@@ -7,6 +7,7 @@ package book
 
 import (
 	"context"
+	"time"
 
 	"github.com/chobo-lang/chobo/runtime/go/chobo"
 	"github.com/chobo-lang/chobo/runtime/go/chobopg"
@@ -30,6 +31,15 @@ type (
 	HoldState = chobo.HoldState
 	// Balance is what an account holds: posted, held coming in, held going out.
 	Balance = chobo.Balance
+	// Entry is one change of one account by one call, as the history reads give it.
+	Entry = chobo.Entry
+	// StatementQuery says which of an account's entries a statement reads.
+	StatementQuery = chobo.StatementQuery
+	// Statement is one page of an account's entries.
+	Statement = chobo.Statement
+	// OpenHold is a hold still held, and HoldMove what one of its moves holds.
+	OpenHold = chobo.OpenHold
+	HoldMove = chobo.HoldMove
 )
 
 // Outcomes and hold states.
@@ -49,6 +59,11 @@ type Book struct {
 	X受け取り X受け取り
 	// Balance reads accounts.
 	Balance Balances
+	// Statement, BalanceAt and OpenHolds read the history of accounts:
+	// their entries, what they held at a time, the holds still held.
+	Statement Statements
+	BalanceAt BalancesAt
+	OpenHolds OpenHoldsOf
 
 	q      Querier
 	tenant string
@@ -64,6 +79,7 @@ func Postgres(q Querier, tenant string, opts ...chobopg.Option) *Book {
 	b.X預け入れ = X預け入れ{b}
 	b.X受け取り = X受け取り{b}
 	b.Balance = Balances{b}
+	b.Statement, b.BalanceAt, b.OpenHolds = Statements{b}, BalancesAt{b}, OpenHoldsOf{b}
 	return b
 }
 
@@ -84,6 +100,19 @@ type Answer = chobopg.Answer
 // makes.
 func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
 	return chobopg.Bulk(ctx, b.q, calls)
+}
+
+// history is what the history reads send: a statement per read, and
+// the names of each transfer kind's values, which the rows give in order.
+var history = chobopg.History{
+	Statement: `select cursor, kind, op, key, args, move, out, account, account_args, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at from "宅配ロッカー".history_statement($1, $2, $3::text[], $4::timestamptz, $5::timestamptz, $6::text[], $7::boolean, $8::integer, $9::bigint)`,
+	Call:      `select cursor, kind, op, key, args, move, out, account, account_args, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at from "宅配ロッカー".history_call($1, $2, $3::text[])`,
+	OpenHolds: `select kind, key, move, from_account, from_args, to_account, to_args, amount, created, deadline from "宅配ロッカー".history_open_holds($1, $2, $3::text[], $4)`,
+	BalanceAt: `select posted, held_in, held_out from "宅配ロッカー".history_balance($1, $2, $3::text[], $4::timestamptz)`,
+	Kinds: map[string]chobopg.Kind{
+		"預け入れ": {Args: []string{"伝票", "場所", "数"}, Key: []string{"伝票", "場所"}},
+		"受け取り": {Args: []string{"暗証", "場所", "数"}, Key: []string{"暗証", "場所"}, Amounts: []string{"数"}},
+	},
 }
 
 // Expire gives back up to 1000 holds past their deadline, as the SQL
@@ -107,6 +136,12 @@ type X預け入れArgs struct {
 	X伝票 string
 	X場所 string
 	X数  int64
+}
+
+// X預け入れKey is the key of 預け入れ: it names one call.
+type X預け入れKey struct {
+	X伝票 string
+	X場所 string
 }
 
 // Do calls 預け入れ.do.
@@ -137,6 +172,17 @@ func (t X預け入れ) DoCall(a X預け入れArgs) Call {
 	return Call{SQL: `select result, reason from "宅配ロッカー"."預け入れ_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.X伝票, a.X場所, a.X数}}
 }
 
+// Entries reads the entries the calls of 預け入れ with the key k wrote, oldest first. A key no call took effect with has none.
+func (t X預け入れ) Entries(ctx context.Context, k X預け入れKey) ([]Entry, error) {
+	if err := chobo.CheckText("伝票", k.X伝票); err != nil {
+		return nil, err
+	}
+	if err := chobo.CheckText("場所", k.X場所); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadCallEntries(ctx, t.b.q, &history, t.b.tenant, "預け入れ", []string{k.X伝票, k.X場所})
+}
+
 // X受け取り is the transfer 受け取り: 扉が開けば確定、1 日で期限切れ
 type X受け取り struct{ b *Book }
 
@@ -147,7 +193,7 @@ type X受け取りArgs struct {
 	X数  int64
 }
 
-// X受け取りKey names one hold of 受け取り.
+// X受け取りKey is the key of 受け取り: it names one call, and the hold it makes.
 type X受け取りKey struct {
 	X暗証 string
 	X場所 string
@@ -270,6 +316,23 @@ func (t X受け取り) StatusCall(k X受け取りKey) Call {
 	return Call{SQL: `select "宅配ロッカー"."受け取り_status"($1, $2, $3)`, Args: []any{t.b.tenant, k.X暗証, k.X場所}, Status: true}
 }
 
+// Entries reads the entries the calls of 受け取り with the key k wrote, oldest first:
+// the hold's, then those of its post, void or expiry. A key no call took effect with has none.
+func (t X受け取り) Entries(ctx context.Context, k X受け取りKey) ([]Entry, error) {
+	if err := chobo.CheckText("暗証", k.X暗証); err != nil {
+		return nil, err
+	}
+	if err := chobo.CheckText("場所", k.X場所); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadCallEntries(ctx, t.b.q, &history, t.b.tenant, "受け取り", []string{k.X暗証, k.X場所})
+}
+
+// OpenHolds reads the holds of 受け取り still held, oldest first.
+func (t X受け取り) OpenHolds(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, t.b.q, &history, t.b.tenant, "", nil, "受け取り")
+}
+
 // Balances reads accounts: posted, held coming in, held going out.
 type Balances struct{ b *Book }
 
@@ -294,4 +357,67 @@ func (x Balances) X配達員(ctx context.Context) (Balance, error) {
 // X受取人 reads the account 受取人.
 func (x Balances) X受取人(ctx context.Context) (Balance, error) {
 	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "宅配ロッカー"."balance_受取人"($1)`, x.b.tenant)
+}
+
+// Statements reads the entries of accounts, a page at a time.
+type Statements struct{ b *Book }
+
+// BalancesAt reads what accounts held at a time.
+type BalancesAt struct{ b *Book }
+
+// OpenHoldsOf reads the holds still held that move from or to an account.
+type OpenHoldsOf struct{ b *Book }
+
+// Xロッカー reads a page of the entries of an account of ロッカー.
+func (x Statements) Xロッカー(ctx context.Context, a XロッカーAccount, q StatementQuery) (Statement, error) {
+	if err := chobo.CheckText("場所", a.X場所); err != nil {
+		return Statement{}, err
+	}
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "ロッカー", []string{a.X場所}, q)
+}
+
+// Xロッカー reads what an account of ロッカー held at a time: after every entry made then or before.
+func (x BalancesAt) Xロッカー(ctx context.Context, a XロッカーAccount, at time.Time) (Balance, error) {
+	if err := chobo.CheckText("場所", a.X場所); err != nil {
+		return Balance{}, err
+	}
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "ロッカー", []string{a.X場所}, at)
+}
+
+// Xロッカー reads the holds still held that move from or to an account of ロッカー, oldest first.
+func (x OpenHoldsOf) Xロッカー(ctx context.Context, a XロッカーAccount) ([]OpenHold, error) {
+	if err := chobo.CheckText("場所", a.X場所); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "ロッカー", []string{a.X場所}, "")
+}
+
+// X配達員 reads a page of the entries of the account 配達員.
+func (x Statements) X配達員(ctx context.Context, q StatementQuery) (Statement, error) {
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "配達員", nil, q)
+}
+
+// X配達員 reads what the account 配達員 held at a time: after every entry made then or before.
+func (x BalancesAt) X配達員(ctx context.Context, at time.Time) (Balance, error) {
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "配達員", nil, at)
+}
+
+// X配達員 reads the holds still held that move from or to the account 配達員, oldest first.
+func (x OpenHoldsOf) X配達員(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "配達員", nil, "")
+}
+
+// X受取人 reads a page of the entries of the account 受取人.
+func (x Statements) X受取人(ctx context.Context, q StatementQuery) (Statement, error) {
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "受取人", nil, q)
+}
+
+// X受取人 reads what the account 受取人 held at a time: after every entry made then or before.
+func (x BalancesAt) X受取人(ctx context.Context, at time.Time) (Balance, error) {
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "受取人", nil, at)
+}
+
+// X受取人 reads the holds still held that move from or to the account 受取人, oldest first.
+func (x OpenHoldsOf) X受取人(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "受取人", nil, "")
 }

@@ -35,6 +35,15 @@ type (
 	HoldState = chobo.HoldState
 	// Balance is what an account holds: posted, held coming in, held going out.
 	Balance = chobo.Balance
+	// Entry is one change of one account by one call, as the history reads give it.
+	Entry = chobo.Entry
+	// StatementQuery says which of an account's entries a statement reads.
+	StatementQuery = chobo.StatementQuery
+	// Statement is one page of an account's entries.
+	Statement = chobo.Statement
+	// OpenHold is a hold still held, and HoldMove what one of its moves holds.
+	OpenHold = chobo.OpenHold
+	HoldMove = chobo.HoldMove
 )
 
 // Outcomes and hold states.
@@ -54,6 +63,11 @@ type Book struct {
 	X受け取り X受け取り
 	// Balance reads accounts.
 	Balance Balances
+	// Statement, BalanceAt and OpenHolds read the history of accounts:
+	// their entries, what they held at a time, the holds still held.
+	Statement Statements
+	BalanceAt BalancesAt
+	OpenHolds OpenHoldsOf
 
 	tb *chobotb.Book
 }
@@ -73,6 +87,7 @@ func TigerBeetleWith(c TigerBeetleClient, tenant string) *Book {
 	b.X預け入れ = X預け入れ{b}
 	b.X受け取り = X受け取り{b}
 	b.Balance = Balances{b}
+	b.Statement, b.BalanceAt, b.OpenHolds = Statements{b}, BalancesAt{b}, OpenHoldsOf{b}
 	return b
 }
 
@@ -140,6 +155,12 @@ type X預け入れArgs struct {
 	X数  int64
 }
 
+// X預け入れKey is the key of 預け入れ: it names one call.
+type X預け入れKey struct {
+	X伝票 string
+	X場所 string
+}
+
 // Do calls 預け入れ.do.
 func (t X預け入れ) Do(ctx context.Context, a X預け入れArgs) (Result, error) {
 	if err := chobo.CheckText("伝票", a.X伝票); err != nil {
@@ -168,6 +189,17 @@ func (t X預け入れ) DoCall(a X預け入れArgs) Call {
 	return Call{Kind: 0, Op: "do", Values: chobotb.Values{a.X伝票, a.X場所, a.X数}}
 }
 
+// Entries reads the entries the calls of 預け入れ with the key k wrote, oldest first. A key no call took effect with has none.
+func (t X預け入れ) Entries(ctx context.Context, k X預け入れKey) ([]Entry, error) {
+	if err := chobo.CheckText("伝票", k.X伝票); err != nil {
+		return nil, err
+	}
+	if err := chobo.CheckText("場所", k.X場所); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 0, chobotb.Values{k.X伝票, k.X場所})
+}
+
 // X受け取り is the transfer 受け取り: 扉が開けば確定、1 日で期限切れ
 type X受け取り struct{ b *Book }
 
@@ -178,7 +210,7 @@ type X受け取りArgs struct {
 	X数  int64
 }
 
-// X受け取りKey names one hold of 受け取り.
+// X受け取りKey is the key of 受け取り: it names one call, and the hold it makes.
 type X受け取りKey struct {
 	X暗証 string
 	X場所 string
@@ -291,6 +323,23 @@ func (t X受け取り) StatusCall(k X受け取りKey) Call {
 	return Call{Kind: 1, Op: "status", Values: chobotb.Values{k.X暗証, k.X場所}}
 }
 
+// Entries reads the entries the calls of 受け取り with the key k wrote, oldest first:
+// the hold's, then those of its post, void or expiry. A key no call took effect with has none.
+func (t X受け取り) Entries(ctx context.Context, k X受け取りKey) ([]Entry, error) {
+	if err := chobo.CheckText("暗証", k.X暗証); err != nil {
+		return nil, err
+	}
+	if err := chobo.CheckText("場所", k.X場所); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 1, chobotb.Values{k.X暗証, k.X場所})
+}
+
+// OpenHolds reads the holds of 受け取り still held, oldest first.
+func (t X受け取り) OpenHolds(ctx context.Context) ([]OpenHold, error) {
+	return t.b.tb.OpenHolds(ctx, -1, nil, 1)
+}
+
 // Balances reads accounts: posted, held coming in, held going out.
 type Balances struct{ b *Book }
 
@@ -315,4 +364,67 @@ func (x Balances) X配達員(ctx context.Context) (Balance, error) {
 // X受取人 reads the account 受取人.
 func (x Balances) X受取人(ctx context.Context) (Balance, error) {
 	return x.b.tb.Balance(ctx, 2)
+}
+
+// Statements reads the entries of accounts, a page at a time.
+type Statements struct{ b *Book }
+
+// BalancesAt reads what accounts held at a time.
+type BalancesAt struct{ b *Book }
+
+// OpenHoldsOf reads the holds still held that move from or to an account.
+type OpenHoldsOf struct{ b *Book }
+
+// Xロッカー reads a page of the entries of an account of ロッカー.
+func (x Statements) Xロッカー(ctx context.Context, a XロッカーAccount, q StatementQuery) (Statement, error) {
+	if err := chobo.CheckText("場所", a.X場所); err != nil {
+		return Statement{}, err
+	}
+	return x.b.tb.Statement(ctx, 0, []string{a.X場所}, q)
+}
+
+// Xロッカー reads what an account of ロッカー held at a time: after every entry made then or before.
+func (x BalancesAt) Xロッカー(ctx context.Context, a XロッカーAccount, at time.Time) (Balance, error) {
+	if err := chobo.CheckText("場所", a.X場所); err != nil {
+		return Balance{}, err
+	}
+	return x.b.tb.BalanceAt(ctx, 0, []string{a.X場所}, at)
+}
+
+// Xロッカー reads the holds still held that move from or to an account of ロッカー, oldest first.
+func (x OpenHoldsOf) Xロッカー(ctx context.Context, a XロッカーAccount) ([]OpenHold, error) {
+	if err := chobo.CheckText("場所", a.X場所); err != nil {
+		return nil, err
+	}
+	return x.b.tb.OpenHolds(ctx, 0, []string{a.X場所}, -1)
+}
+
+// X配達員 reads a page of the entries of the account 配達員.
+func (x Statements) X配達員(ctx context.Context, q StatementQuery) (Statement, error) {
+	return x.b.tb.Statement(ctx, 1, nil, q)
+}
+
+// X配達員 reads what the account 配達員 held at a time: after every entry made then or before.
+func (x BalancesAt) X配達員(ctx context.Context, at time.Time) (Balance, error) {
+	return x.b.tb.BalanceAt(ctx, 1, nil, at)
+}
+
+// X配達員 reads the holds still held that move from or to the account 配達員, oldest first.
+func (x OpenHoldsOf) X配達員(ctx context.Context) ([]OpenHold, error) {
+	return x.b.tb.OpenHolds(ctx, 1, nil, -1)
+}
+
+// X受取人 reads a page of the entries of the account 受取人.
+func (x Statements) X受取人(ctx context.Context, q StatementQuery) (Statement, error) {
+	return x.b.tb.Statement(ctx, 2, nil, q)
+}
+
+// X受取人 reads what the account 受取人 held at a time: after every entry made then or before.
+func (x BalancesAt) X受取人(ctx context.Context, at time.Time) (Balance, error) {
+	return x.b.tb.BalanceAt(ctx, 2, nil, at)
+}
+
+// X受取人 reads the holds still held that move from or to the account 受取人, oldest first.
+func (x OpenHoldsOf) X受取人(ctx context.Context) ([]OpenHold, error) {
+	return x.b.tb.OpenHolds(ctx, 2, nil, -1)
 }

@@ -7,6 +7,7 @@ package credit
 
 import (
 	"context"
+	"time"
 
 	"github.com/chobo-lang/chobo/runtime/go/chobo"
 	"github.com/chobo-lang/chobo/runtime/go/chobopg"
@@ -30,6 +31,15 @@ type (
 	HoldState = chobo.HoldState
 	// Balance is what an account holds: posted, held coming in, held going out.
 	Balance = chobo.Balance
+	// Entry is one change of one account by one call, as the history reads give it.
+	Entry = chobo.Entry
+	// StatementQuery says which of an account's entries a statement reads.
+	StatementQuery = chobo.StatementQuery
+	// Statement is one page of an account's entries.
+	Statement = chobo.Statement
+	// OpenHold is a hold still held, and HoldMove what one of its moves holds.
+	OpenHold = chobo.OpenHold
+	HoldMove = chobo.HoldMove
 )
 
 // Outcomes and hold states.
@@ -49,6 +59,11 @@ type Book struct {
 	Repay     Repay
 	// Balance reads accounts.
 	Balance Balances
+	// Statement, BalanceAt and OpenHolds read the history of accounts:
+	// their entries, what they held at a time, the holds still held.
+	Statement Statements
+	BalanceAt BalancesAt
+	OpenHolds OpenHoldsOf
 
 	q      Querier
 	tenant string
@@ -64,6 +79,7 @@ func Postgres(q Querier, tenant string, opts ...chobopg.Option) *Book {
 	b.Authorize = Authorize{b}
 	b.Repay = Repay{b}
 	b.Balance = Balances{b}
+	b.Statement, b.BalanceAt, b.OpenHolds = Statements{b}, BalancesAt{b}, OpenHoldsOf{b}
 	return b
 }
 
@@ -84,6 +100,19 @@ type Answer = chobopg.Answer
 // makes.
 func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
 	return chobopg.Bulk(ctx, b.q, calls)
+}
+
+// history is what the history reads send: a statement per read, and
+// the names of each transfer kind's values, which the rows give in order.
+var history = chobopg.History{
+	Statement: `select cursor, kind, op, key, args, move, out, account, account_args, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at from "credit".history_statement($1, $2, $3::text[], $4::timestamptz, $5::timestamptz, $6::text[], $7::boolean, $8::integer, $9::bigint)`,
+	Call:      `select cursor, kind, op, key, args, move, out, account, account_args, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at from "credit".history_call($1, $2, $3::text[])`,
+	OpenHolds: `select kind, key, move, from_account, from_args, to_account, to_args, amount, created, deadline from "credit".history_open_holds($1, $2, $3::text[], $4)`,
+	BalanceAt: `select posted, held_in, held_out from "credit".history_balance($1, $2, $3::text[], $4::timestamptz)`,
+	Kinds: map[string]chobopg.Kind{
+		"authorize": {Args: []string{"approval", "member", "amount"}, Key: []string{"approval"}, Amounts: []string{"amount"}},
+		"repay":     {Args: []string{"payment", "member", "amount"}, Key: []string{"payment"}},
+	},
 }
 
 // Expire gives back up to 1000 holds past their deadline, as the SQL
@@ -109,7 +138,7 @@ type AuthorizeArgs struct {
 	Amount   int64
 }
 
-// AuthorizeKey names one hold of authorize.
+// AuthorizeKey is the key of authorize: it names one call, and the hold it makes.
 type AuthorizeKey struct {
 	Approval string
 }
@@ -213,6 +242,20 @@ func (t Authorize) StatusCall(k AuthorizeKey) Call {
 	return Call{SQL: `select "credit"."authorize_status"($1, $2)`, Args: []any{t.b.tenant, k.Approval}, Status: true}
 }
 
+// Entries reads the entries the calls of authorize with the key k wrote, oldest first:
+// the hold's, then those of its post, void or expiry. A key no call took effect with has none.
+func (t Authorize) Entries(ctx context.Context, k AuthorizeKey) ([]Entry, error) {
+	if err := chobo.CheckText("approval", k.Approval); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadCallEntries(ctx, t.b.q, &history, t.b.tenant, "authorize", []string{k.Approval})
+}
+
+// OpenHolds reads the holds of authorize still held, oldest first.
+func (t Authorize) OpenHolds(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, t.b.q, &history, t.b.tenant, "", nil, "authorize")
+}
+
 // Repay is the transfer repay.
 type Repay struct{ b *Book }
 
@@ -221,6 +264,11 @@ type RepayArgs struct {
 	Payment string
 	Member  string
 	Amount  int64
+}
+
+// RepayKey is the key of repay: it names one call.
+type RepayKey struct {
+	Payment string
 }
 
 // Do calls repay.do.
@@ -251,6 +299,14 @@ func (t Repay) DoCall(a RepayArgs) Call {
 	return Call{SQL: `select result, reason from "credit"."repay_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.Payment, a.Member, a.Amount}}
 }
 
+// Entries reads the entries the calls of repay with the key k wrote, oldest first. A key no call took effect with has none.
+func (t Repay) Entries(ctx context.Context, k RepayKey) ([]Entry, error) {
+	if err := chobo.CheckText("payment", k.Payment); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadCallEntries(ctx, t.b.q, &history, t.b.tenant, "repay", []string{k.Payment})
+}
+
 // Balances reads accounts: posted, held coming in, held going out.
 type Balances struct{ b *Book }
 
@@ -275,4 +331,67 @@ func (x Balances) Merchants(ctx context.Context) (Balance, error) {
 // Bank reads the account bank.
 func (x Balances) Bank(ctx context.Context) (Balance, error) {
 	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "credit"."balance_bank"($1)`, x.b.tenant)
+}
+
+// Statements reads the entries of accounts, a page at a time.
+type Statements struct{ b *Book }
+
+// BalancesAt reads what accounts held at a time.
+type BalancesAt struct{ b *Book }
+
+// OpenHoldsOf reads the holds still held that move from or to an account.
+type OpenHoldsOf struct{ b *Book }
+
+// CreditLine reads a page of the entries of an account of credit_line.
+func (x Statements) CreditLine(ctx context.Context, a CreditLineAccount, q StatementQuery) (Statement, error) {
+	if err := chobo.CheckText("member", a.Member); err != nil {
+		return Statement{}, err
+	}
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "credit_line", []string{a.Member}, q)
+}
+
+// CreditLine reads what an account of credit_line held at a time: after every entry made then or before.
+func (x BalancesAt) CreditLine(ctx context.Context, a CreditLineAccount, at time.Time) (Balance, error) {
+	if err := chobo.CheckText("member", a.Member); err != nil {
+		return Balance{}, err
+	}
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "credit_line", []string{a.Member}, at)
+}
+
+// CreditLine reads the holds still held that move from or to an account of credit_line, oldest first.
+func (x OpenHoldsOf) CreditLine(ctx context.Context, a CreditLineAccount) ([]OpenHold, error) {
+	if err := chobo.CheckText("member", a.Member); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "credit_line", []string{a.Member}, "")
+}
+
+// Merchants reads a page of the entries of the account merchants.
+func (x Statements) Merchants(ctx context.Context, q StatementQuery) (Statement, error) {
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "merchants", nil, q)
+}
+
+// Merchants reads what the account merchants held at a time: after every entry made then or before.
+func (x BalancesAt) Merchants(ctx context.Context, at time.Time) (Balance, error) {
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "merchants", nil, at)
+}
+
+// Merchants reads the holds still held that move from or to the account merchants, oldest first.
+func (x OpenHoldsOf) Merchants(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "merchants", nil, "")
+}
+
+// Bank reads a page of the entries of the account bank.
+func (x Statements) Bank(ctx context.Context, q StatementQuery) (Statement, error) {
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "bank", nil, q)
+}
+
+// Bank reads what the account bank held at a time: after every entry made then or before.
+func (x BalancesAt) Bank(ctx context.Context, at time.Time) (Balance, error) {
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "bank", nil, at)
+}
+
+// Bank reads the holds still held that move from or to the account bank, oldest first.
+func (x OpenHoldsOf) Bank(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "bank", nil, "")
 }

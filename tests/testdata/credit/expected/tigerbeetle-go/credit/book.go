@@ -35,6 +35,15 @@ type (
 	HoldState = chobo.HoldState
 	// Balance is what an account holds: posted, held coming in, held going out.
 	Balance = chobo.Balance
+	// Entry is one change of one account by one call, as the history reads give it.
+	Entry = chobo.Entry
+	// StatementQuery says which of an account's entries a statement reads.
+	StatementQuery = chobo.StatementQuery
+	// Statement is one page of an account's entries.
+	Statement = chobo.Statement
+	// OpenHold is a hold still held, and HoldMove what one of its moves holds.
+	OpenHold = chobo.OpenHold
+	HoldMove = chobo.HoldMove
 )
 
 // Outcomes and hold states.
@@ -54,6 +63,11 @@ type Book struct {
 	Repay     Repay
 	// Balance reads accounts.
 	Balance Balances
+	// Statement, BalanceAt and OpenHolds read the history of accounts:
+	// their entries, what they held at a time, the holds still held.
+	Statement Statements
+	BalanceAt BalancesAt
+	OpenHolds OpenHoldsOf
 
 	tb *chobotb.Book
 }
@@ -73,6 +87,7 @@ func TigerBeetleWith(c TigerBeetleClient, tenant string) *Book {
 	b.Authorize = Authorize{b}
 	b.Repay = Repay{b}
 	b.Balance = Balances{b}
+	b.Statement, b.BalanceAt, b.OpenHolds = Statements{b}, BalancesAt{b}, OpenHoldsOf{b}
 	return b
 }
 
@@ -140,7 +155,7 @@ type AuthorizeArgs struct {
 	Amount   int64
 }
 
-// AuthorizeKey names one hold of authorize.
+// AuthorizeKey is the key of authorize: it names one call, and the hold it makes.
 type AuthorizeKey struct {
 	Approval string
 }
@@ -234,6 +249,20 @@ func (t Authorize) StatusCall(k AuthorizeKey) Call {
 	return Call{Kind: 0, Op: "status", Values: chobotb.Values{k.Approval}}
 }
 
+// Entries reads the entries the calls of authorize with the key k wrote, oldest first:
+// the hold's, then those of its post, void or expiry. A key no call took effect with has none.
+func (t Authorize) Entries(ctx context.Context, k AuthorizeKey) ([]Entry, error) {
+	if err := chobo.CheckText("approval", k.Approval); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 0, chobotb.Values{k.Approval})
+}
+
+// OpenHolds reads the holds of authorize still held, oldest first.
+func (t Authorize) OpenHolds(ctx context.Context) ([]OpenHold, error) {
+	return t.b.tb.OpenHolds(ctx, -1, nil, 0)
+}
+
 // Repay is the transfer repay.
 type Repay struct{ b *Book }
 
@@ -242,6 +271,11 @@ type RepayArgs struct {
 	Payment string
 	Member  string
 	Amount  int64
+}
+
+// RepayKey is the key of repay: it names one call.
+type RepayKey struct {
+	Payment string
 }
 
 // Do calls repay.do.
@@ -272,6 +306,14 @@ func (t Repay) DoCall(a RepayArgs) Call {
 	return Call{Kind: 1, Op: "do", Values: chobotb.Values{a.Payment, a.Member, a.Amount}}
 }
 
+// Entries reads the entries the calls of repay with the key k wrote, oldest first. A key no call took effect with has none.
+func (t Repay) Entries(ctx context.Context, k RepayKey) ([]Entry, error) {
+	if err := chobo.CheckText("payment", k.Payment); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 1, chobotb.Values{k.Payment})
+}
+
 // Balances reads accounts: posted, held coming in, held going out.
 type Balances struct{ b *Book }
 
@@ -296,4 +338,67 @@ func (x Balances) Merchants(ctx context.Context) (Balance, error) {
 // Bank reads the account bank.
 func (x Balances) Bank(ctx context.Context) (Balance, error) {
 	return x.b.tb.Balance(ctx, 2)
+}
+
+// Statements reads the entries of accounts, a page at a time.
+type Statements struct{ b *Book }
+
+// BalancesAt reads what accounts held at a time.
+type BalancesAt struct{ b *Book }
+
+// OpenHoldsOf reads the holds still held that move from or to an account.
+type OpenHoldsOf struct{ b *Book }
+
+// CreditLine reads a page of the entries of an account of credit_line.
+func (x Statements) CreditLine(ctx context.Context, a CreditLineAccount, q StatementQuery) (Statement, error) {
+	if err := chobo.CheckText("member", a.Member); err != nil {
+		return Statement{}, err
+	}
+	return x.b.tb.Statement(ctx, 0, []string{a.Member}, q)
+}
+
+// CreditLine reads what an account of credit_line held at a time: after every entry made then or before.
+func (x BalancesAt) CreditLine(ctx context.Context, a CreditLineAccount, at time.Time) (Balance, error) {
+	if err := chobo.CheckText("member", a.Member); err != nil {
+		return Balance{}, err
+	}
+	return x.b.tb.BalanceAt(ctx, 0, []string{a.Member}, at)
+}
+
+// CreditLine reads the holds still held that move from or to an account of credit_line, oldest first.
+func (x OpenHoldsOf) CreditLine(ctx context.Context, a CreditLineAccount) ([]OpenHold, error) {
+	if err := chobo.CheckText("member", a.Member); err != nil {
+		return nil, err
+	}
+	return x.b.tb.OpenHolds(ctx, 0, []string{a.Member}, -1)
+}
+
+// Merchants reads a page of the entries of the account merchants.
+func (x Statements) Merchants(ctx context.Context, q StatementQuery) (Statement, error) {
+	return x.b.tb.Statement(ctx, 1, nil, q)
+}
+
+// Merchants reads what the account merchants held at a time: after every entry made then or before.
+func (x BalancesAt) Merchants(ctx context.Context, at time.Time) (Balance, error) {
+	return x.b.tb.BalanceAt(ctx, 1, nil, at)
+}
+
+// Merchants reads the holds still held that move from or to the account merchants, oldest first.
+func (x OpenHoldsOf) Merchants(ctx context.Context) ([]OpenHold, error) {
+	return x.b.tb.OpenHolds(ctx, 1, nil, -1)
+}
+
+// Bank reads a page of the entries of the account bank.
+func (x Statements) Bank(ctx context.Context, q StatementQuery) (Statement, error) {
+	return x.b.tb.Statement(ctx, 2, nil, q)
+}
+
+// Bank reads what the account bank held at a time: after every entry made then or before.
+func (x BalancesAt) Bank(ctx context.Context, at time.Time) (Balance, error) {
+	return x.b.tb.BalanceAt(ctx, 2, nil, at)
+}
+
+// Bank reads the holds still held that move from or to the account bank, oldest first.
+func (x OpenHoldsOf) Bank(ctx context.Context) ([]OpenHold, error) {
+	return x.b.tb.OpenHolds(ctx, 2, nil, -1)
 }

@@ -7,6 +7,7 @@ package book
 
 import (
 	"context"
+	"time"
 
 	"github.com/chobo-lang/chobo/runtime/go/chobo"
 	"github.com/chobo-lang/chobo/runtime/go/chobopg"
@@ -30,6 +31,15 @@ type (
 	HoldState = chobo.HoldState
 	// Balance is what an account holds: posted, held coming in, held going out.
 	Balance = chobo.Balance
+	// Entry is one change of one account by one call, as the history reads give it.
+	Entry = chobo.Entry
+	// StatementQuery says which of an account's entries a statement reads.
+	StatementQuery = chobo.StatementQuery
+	// Statement is one page of an account's entries.
+	Statement = chobo.Statement
+	// OpenHold is a hold still held, and HoldMove what one of its moves holds.
+	OpenHold = chobo.OpenHold
+	HoldMove = chobo.HoldMove
 )
 
 // Outcomes and hold states.
@@ -49,6 +59,11 @@ type Book struct {
 	X返済   X返済
 	// Balance reads accounts.
 	Balance Balances
+	// Statement, BalanceAt and OpenHolds read the history of accounts:
+	// their entries, what they held at a time, the holds still held.
+	Statement Statements
+	BalanceAt BalancesAt
+	OpenHolds OpenHoldsOf
 
 	q      Querier
 	tenant string
@@ -64,6 +79,7 @@ func Postgres(q Querier, tenant string, opts ...chobopg.Option) *Book {
 	b.X与信利用 = X与信利用{b}
 	b.X返済 = X返済{b}
 	b.Balance = Balances{b}
+	b.Statement, b.BalanceAt, b.OpenHolds = Statements{b}, BalancesAt{b}, OpenHoldsOf{b}
 	return b
 }
 
@@ -84,6 +100,19 @@ type Answer = chobopg.Answer
 // makes.
 func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
 	return chobopg.Bulk(ctx, b.q, calls)
+}
+
+// history is what the history reads send: a statement per read, and
+// the names of each transfer kind's values, which the rows give in order.
+var history = chobopg.History{
+	Statement: `select cursor, kind, op, key, args, move, out, account, account_args, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at from "与信".history_statement($1, $2, $3::text[], $4::timestamptz, $5::timestamptz, $6::text[], $7::boolean, $8::integer, $9::bigint)`,
+	Call:      `select cursor, kind, op, key, args, move, out, account, account_args, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at from "与信".history_call($1, $2, $3::text[])`,
+	OpenHolds: `select kind, key, move, from_account, from_args, to_account, to_args, amount, created, deadline from "与信".history_open_holds($1, $2, $3::text[], $4)`,
+	BalanceAt: `select posted, held_in, held_out from "与信".history_balance($1, $2, $3::text[], $4::timestamptz)`,
+	Kinds: map[string]chobopg.Kind{
+		"与信利用": {Args: []string{"承認番号", "会員", "額"}, Key: []string{"承認番号"}, Amounts: []string{"額"}},
+		"返済":   {Args: []string{"入金番号", "会員", "額"}, Key: []string{"入金番号"}},
+	},
 }
 
 // Expire gives back up to 1000 holds past their deadline, as the SQL
@@ -109,7 +138,7 @@ type X与信利用Args struct {
 	X額    int64
 }
 
-// X与信利用Key names one hold of 与信利用.
+// X与信利用Key is the key of 与信利用: it names one call, and the hold it makes.
 type X与信利用Key struct {
 	X承認番号 string
 }
@@ -213,6 +242,20 @@ func (t X与信利用) StatusCall(k X与信利用Key) Call {
 	return Call{SQL: `select "与信"."与信利用_status"($1, $2)`, Args: []any{t.b.tenant, k.X承認番号}, Status: true}
 }
 
+// Entries reads the entries the calls of 与信利用 with the key k wrote, oldest first:
+// the hold's, then those of its post, void or expiry. A key no call took effect with has none.
+func (t X与信利用) Entries(ctx context.Context, k X与信利用Key) ([]Entry, error) {
+	if err := chobo.CheckText("承認番号", k.X承認番号); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadCallEntries(ctx, t.b.q, &history, t.b.tenant, "与信利用", []string{k.X承認番号})
+}
+
+// OpenHolds reads the holds of 与信利用 still held, oldest first.
+func (t X与信利用) OpenHolds(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, t.b.q, &history, t.b.tenant, "", nil, "与信利用")
+}
+
 // X返済 is the transfer 返済.
 type X返済 struct{ b *Book }
 
@@ -221,6 +264,11 @@ type X返済Args struct {
 	X入金番号 string
 	X会員   string
 	X額    int64
+}
+
+// X返済Key is the key of 返済: it names one call.
+type X返済Key struct {
+	X入金番号 string
 }
 
 // Do calls 返済.do.
@@ -251,6 +299,14 @@ func (t X返済) DoCall(a X返済Args) Call {
 	return Call{SQL: `select result, reason from "与信"."返済_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.X入金番号, a.X会員, a.X額}}
 }
 
+// Entries reads the entries the calls of 返済 with the key k wrote, oldest first. A key no call took effect with has none.
+func (t X返済) Entries(ctx context.Context, k X返済Key) ([]Entry, error) {
+	if err := chobo.CheckText("入金番号", k.X入金番号); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadCallEntries(ctx, t.b.q, &history, t.b.tenant, "返済", []string{k.X入金番号})
+}
+
 // Balances reads accounts: posted, held coming in, held going out.
 type Balances struct{ b *Book }
 
@@ -275,4 +331,67 @@ func (x Balances) X加盟店(ctx context.Context) (Balance, error) {
 // X入金口 reads the account 入金口.
 func (x Balances) X入金口(ctx context.Context) (Balance, error) {
 	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "与信"."balance_入金口"($1)`, x.b.tenant)
+}
+
+// Statements reads the entries of accounts, a page at a time.
+type Statements struct{ b *Book }
+
+// BalancesAt reads what accounts held at a time.
+type BalancesAt struct{ b *Book }
+
+// OpenHoldsOf reads the holds still held that move from or to an account.
+type OpenHoldsOf struct{ b *Book }
+
+// X与信 reads a page of the entries of an account of 与信.
+func (x Statements) X与信(ctx context.Context, a X与信Account, q StatementQuery) (Statement, error) {
+	if err := chobo.CheckText("会員", a.X会員); err != nil {
+		return Statement{}, err
+	}
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "与信", []string{a.X会員}, q)
+}
+
+// X与信 reads what an account of 与信 held at a time: after every entry made then or before.
+func (x BalancesAt) X与信(ctx context.Context, a X与信Account, at time.Time) (Balance, error) {
+	if err := chobo.CheckText("会員", a.X会員); err != nil {
+		return Balance{}, err
+	}
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "与信", []string{a.X会員}, at)
+}
+
+// X与信 reads the holds still held that move from or to an account of 与信, oldest first.
+func (x OpenHoldsOf) X与信(ctx context.Context, a X与信Account) ([]OpenHold, error) {
+	if err := chobo.CheckText("会員", a.X会員); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "与信", []string{a.X会員}, "")
+}
+
+// X加盟店 reads a page of the entries of the account 加盟店.
+func (x Statements) X加盟店(ctx context.Context, q StatementQuery) (Statement, error) {
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "加盟店", nil, q)
+}
+
+// X加盟店 reads what the account 加盟店 held at a time: after every entry made then or before.
+func (x BalancesAt) X加盟店(ctx context.Context, at time.Time) (Balance, error) {
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "加盟店", nil, at)
+}
+
+// X加盟店 reads the holds still held that move from or to the account 加盟店, oldest first.
+func (x OpenHoldsOf) X加盟店(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "加盟店", nil, "")
+}
+
+// X入金口 reads a page of the entries of the account 入金口.
+func (x Statements) X入金口(ctx context.Context, q StatementQuery) (Statement, error) {
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "入金口", nil, q)
+}
+
+// X入金口 reads what the account 入金口 held at a time: after every entry made then or before.
+func (x BalancesAt) X入金口(ctx context.Context, at time.Time) (Balance, error) {
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "入金口", nil, at)
+}
+
+// X入金口 reads the holds still held that move from or to the account 入金口, oldest first.
+func (x OpenHoldsOf) X入金口(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "入金口", nil, "")
 }

@@ -35,6 +35,15 @@ type (
 	HoldState = chobo.HoldState
 	// Balance is what an account holds: posted, held coming in, held going out.
 	Balance = chobo.Balance
+	// Entry is one change of one account by one call, as the history reads give it.
+	Entry = chobo.Entry
+	// StatementQuery says which of an account's entries a statement reads.
+	StatementQuery = chobo.StatementQuery
+	// Statement is one page of an account's entries.
+	Statement = chobo.Statement
+	// OpenHold is a hold still held, and HoldMove what one of its moves holds.
+	OpenHold = chobo.OpenHold
+	HoldMove = chobo.HoldMove
 )
 
 // Outcomes and hold states.
@@ -54,6 +63,11 @@ type Book struct {
 	X返済   X返済
 	// Balance reads accounts.
 	Balance Balances
+	// Statement, BalanceAt and OpenHolds read the history of accounts:
+	// their entries, what they held at a time, the holds still held.
+	Statement Statements
+	BalanceAt BalancesAt
+	OpenHolds OpenHoldsOf
 
 	tb *chobotb.Book
 }
@@ -73,6 +87,7 @@ func TigerBeetleWith(c TigerBeetleClient, tenant string) *Book {
 	b.X与信利用 = X与信利用{b}
 	b.X返済 = X返済{b}
 	b.Balance = Balances{b}
+	b.Statement, b.BalanceAt, b.OpenHolds = Statements{b}, BalancesAt{b}, OpenHoldsOf{b}
 	return b
 }
 
@@ -140,7 +155,7 @@ type X与信利用Args struct {
 	X額    int64
 }
 
-// X与信利用Key names one hold of 与信利用.
+// X与信利用Key is the key of 与信利用: it names one call, and the hold it makes.
 type X与信利用Key struct {
 	X承認番号 string
 }
@@ -234,6 +249,20 @@ func (t X与信利用) StatusCall(k X与信利用Key) Call {
 	return Call{Kind: 0, Op: "status", Values: chobotb.Values{k.X承認番号}}
 }
 
+// Entries reads the entries the calls of 与信利用 with the key k wrote, oldest first:
+// the hold's, then those of its post, void or expiry. A key no call took effect with has none.
+func (t X与信利用) Entries(ctx context.Context, k X与信利用Key) ([]Entry, error) {
+	if err := chobo.CheckText("承認番号", k.X承認番号); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 0, chobotb.Values{k.X承認番号})
+}
+
+// OpenHolds reads the holds of 与信利用 still held, oldest first.
+func (t X与信利用) OpenHolds(ctx context.Context) ([]OpenHold, error) {
+	return t.b.tb.OpenHolds(ctx, -1, nil, 0)
+}
+
 // X返済 is the transfer 返済.
 type X返済 struct{ b *Book }
 
@@ -242,6 +271,11 @@ type X返済Args struct {
 	X入金番号 string
 	X会員   string
 	X額    int64
+}
+
+// X返済Key is the key of 返済: it names one call.
+type X返済Key struct {
+	X入金番号 string
 }
 
 // Do calls 返済.do.
@@ -272,6 +306,14 @@ func (t X返済) DoCall(a X返済Args) Call {
 	return Call{Kind: 1, Op: "do", Values: chobotb.Values{a.X入金番号, a.X会員, a.X額}}
 }
 
+// Entries reads the entries the calls of 返済 with the key k wrote, oldest first. A key no call took effect with has none.
+func (t X返済) Entries(ctx context.Context, k X返済Key) ([]Entry, error) {
+	if err := chobo.CheckText("入金番号", k.X入金番号); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 1, chobotb.Values{k.X入金番号})
+}
+
 // Balances reads accounts: posted, held coming in, held going out.
 type Balances struct{ b *Book }
 
@@ -296,4 +338,67 @@ func (x Balances) X加盟店(ctx context.Context) (Balance, error) {
 // X入金口 reads the account 入金口.
 func (x Balances) X入金口(ctx context.Context) (Balance, error) {
 	return x.b.tb.Balance(ctx, 2)
+}
+
+// Statements reads the entries of accounts, a page at a time.
+type Statements struct{ b *Book }
+
+// BalancesAt reads what accounts held at a time.
+type BalancesAt struct{ b *Book }
+
+// OpenHoldsOf reads the holds still held that move from or to an account.
+type OpenHoldsOf struct{ b *Book }
+
+// X与信 reads a page of the entries of an account of 与信.
+func (x Statements) X与信(ctx context.Context, a X与信Account, q StatementQuery) (Statement, error) {
+	if err := chobo.CheckText("会員", a.X会員); err != nil {
+		return Statement{}, err
+	}
+	return x.b.tb.Statement(ctx, 0, []string{a.X会員}, q)
+}
+
+// X与信 reads what an account of 与信 held at a time: after every entry made then or before.
+func (x BalancesAt) X与信(ctx context.Context, a X与信Account, at time.Time) (Balance, error) {
+	if err := chobo.CheckText("会員", a.X会員); err != nil {
+		return Balance{}, err
+	}
+	return x.b.tb.BalanceAt(ctx, 0, []string{a.X会員}, at)
+}
+
+// X与信 reads the holds still held that move from or to an account of 与信, oldest first.
+func (x OpenHoldsOf) X与信(ctx context.Context, a X与信Account) ([]OpenHold, error) {
+	if err := chobo.CheckText("会員", a.X会員); err != nil {
+		return nil, err
+	}
+	return x.b.tb.OpenHolds(ctx, 0, []string{a.X会員}, -1)
+}
+
+// X加盟店 reads a page of the entries of the account 加盟店.
+func (x Statements) X加盟店(ctx context.Context, q StatementQuery) (Statement, error) {
+	return x.b.tb.Statement(ctx, 1, nil, q)
+}
+
+// X加盟店 reads what the account 加盟店 held at a time: after every entry made then or before.
+func (x BalancesAt) X加盟店(ctx context.Context, at time.Time) (Balance, error) {
+	return x.b.tb.BalanceAt(ctx, 1, nil, at)
+}
+
+// X加盟店 reads the holds still held that move from or to the account 加盟店, oldest first.
+func (x OpenHoldsOf) X加盟店(ctx context.Context) ([]OpenHold, error) {
+	return x.b.tb.OpenHolds(ctx, 1, nil, -1)
+}
+
+// X入金口 reads a page of the entries of the account 入金口.
+func (x Statements) X入金口(ctx context.Context, q StatementQuery) (Statement, error) {
+	return x.b.tb.Statement(ctx, 2, nil, q)
+}
+
+// X入金口 reads what the account 入金口 held at a time: after every entry made then or before.
+func (x BalancesAt) X入金口(ctx context.Context, at time.Time) (Balance, error) {
+	return x.b.tb.BalanceAt(ctx, 2, nil, at)
+}
+
+// X入金口 reads the holds still held that move from or to the account 入金口, oldest first.
+func (x OpenHoldsOf) X入金口(ctx context.Context) ([]OpenHold, error) {
+	return x.b.tb.OpenHolds(ctx, 2, nil, -1)
 }

@@ -7,6 +7,7 @@ package snack_bar
 
 import (
 	"context"
+	"time"
 
 	"github.com/chobo-lang/chobo/runtime/go/chobo"
 	"github.com/chobo-lang/chobo/runtime/go/chobopg"
@@ -30,6 +31,15 @@ type (
 	HoldState = chobo.HoldState
 	// Balance is what an account holds: posted, held coming in, held going out.
 	Balance = chobo.Balance
+	// Entry is one change of one account by one call, as the history reads give it.
+	Entry = chobo.Entry
+	// StatementQuery says which of an account's entries a statement reads.
+	StatementQuery = chobo.StatementQuery
+	// Statement is one page of an account's entries.
+	Statement = chobo.Statement
+	// OpenHold is a hold still held, and HoldMove what one of its moves holds.
+	OpenHold = chobo.OpenHold
+	HoldMove = chobo.HoldMove
 )
 
 // Outcomes and hold states.
@@ -49,6 +59,11 @@ type Book struct {
 	Sell    Sell
 	// Balance reads accounts.
 	Balance Balances
+	// Statement, BalanceAt and OpenHolds read the history of accounts:
+	// their entries, what they held at a time, the holds still held.
+	Statement Statements
+	BalanceAt BalancesAt
+	OpenHolds OpenHoldsOf
 
 	q      Querier
 	tenant string
@@ -64,6 +79,7 @@ func Postgres(q Querier, tenant string, opts ...chobopg.Option) *Book {
 	b.Restock = Restock{b}
 	b.Sell = Sell{b}
 	b.Balance = Balances{b}
+	b.Statement, b.BalanceAt, b.OpenHolds = Statements{b}, BalancesAt{b}, OpenHoldsOf{b}
 	return b
 }
 
@@ -84,6 +100,19 @@ type Answer = chobopg.Answer
 // makes.
 func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
 	return chobopg.Bulk(ctx, b.q, calls)
+}
+
+// history is what the history reads send: a statement per read, and
+// the names of each transfer kind's values, which the rows give in order.
+var history = chobopg.History{
+	Statement: `select cursor, kind, op, key, args, move, out, account, account_args, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at from "snack_bar".history_statement($1, $2, $3::text[], $4::timestamptz, $5::timestamptz, $6::text[], $7::boolean, $8::integer, $9::bigint)`,
+	Call:      `select cursor, kind, op, key, args, move, out, account, account_args, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at from "snack_bar".history_call($1, $2, $3::text[])`,
+	OpenHolds: `select kind, key, move, from_account, from_args, to_account, to_args, amount, created, deadline from "snack_bar".history_open_holds($1, $2, $3::text[], $4)`,
+	BalanceAt: `select posted, held_in, held_out from "snack_bar".history_balance($1, $2, $3::text[], $4::timestamptz)`,
+	Kinds: map[string]chobopg.Kind{
+		"restock": {Args: []string{"delivery", "item", "qty"}, Key: []string{"delivery", "item"}},
+		"sell":    {Args: []string{"order", "item", "qty"}, Key: []string{"order"}, Amounts: []string{"qty"}},
+	},
 }
 
 // Expire gives back up to 1000 holds past their deadline, as the SQL
@@ -107,6 +136,12 @@ type RestockArgs struct {
 	Delivery string
 	Item     string
 	Qty      int64
+}
+
+// RestockKey is the key of restock: it names one call.
+type RestockKey struct {
+	Delivery string
+	Item     string
 }
 
 // Do calls restock.do.
@@ -137,6 +172,17 @@ func (t Restock) DoCall(a RestockArgs) Call {
 	return Call{SQL: `select result, reason from "snack_bar"."restock_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.Delivery, a.Item, a.Qty}}
 }
 
+// Entries reads the entries the calls of restock with the key k wrote, oldest first. A key no call took effect with has none.
+func (t Restock) Entries(ctx context.Context, k RestockKey) ([]Entry, error) {
+	if err := chobo.CheckText("delivery", k.Delivery); err != nil {
+		return nil, err
+	}
+	if err := chobo.CheckText("item", k.Item); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadCallEntries(ctx, t.b.q, &history, t.b.tenant, "restock", []string{k.Delivery, k.Item})
+}
+
 // Sell is the transfer sell: paid at the till　(全角の空白) — שקל نقد 😀 '); drop table x; --
 type Sell struct{ b *Book }
 
@@ -147,7 +193,7 @@ type SellArgs struct {
 	Qty   int64
 }
 
-// SellKey names one hold of sell.
+// SellKey is the key of sell: it names one call, and the hold it makes.
 type SellKey struct {
 	Order string
 }
@@ -251,6 +297,20 @@ func (t Sell) StatusCall(k SellKey) Call {
 	return Call{SQL: `select "snack_bar"."sell_status"($1, $2)`, Args: []any{t.b.tenant, k.Order}, Status: true}
 }
 
+// Entries reads the entries the calls of sell with the key k wrote, oldest first:
+// the hold's, then those of its post, void or expiry. A key no call took effect with has none.
+func (t Sell) Entries(ctx context.Context, k SellKey) ([]Entry, error) {
+	if err := chobo.CheckText("order", k.Order); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadCallEntries(ctx, t.b.q, &history, t.b.tenant, "sell", []string{k.Order})
+}
+
+// OpenHolds reads the holds of sell still held, oldest first.
+func (t Sell) OpenHolds(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, t.b.q, &history, t.b.tenant, "", nil, "sell")
+}
+
 // Balances reads accounts: posted, held coming in, held going out.
 type Balances struct{ b *Book }
 
@@ -275,4 +335,67 @@ func (x Balances) Buyers(ctx context.Context) (Balance, error) {
 // Suppliers reads the account suppliers.
 func (x Balances) Suppliers(ctx context.Context) (Balance, error) {
 	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "snack_bar"."balance_suppliers"($1)`, x.b.tenant)
+}
+
+// Statements reads the entries of accounts, a page at a time.
+type Statements struct{ b *Book }
+
+// BalancesAt reads what accounts held at a time.
+type BalancesAt struct{ b *Book }
+
+// OpenHoldsOf reads the holds still held that move from or to an account.
+type OpenHoldsOf struct{ b *Book }
+
+// Shelf reads a page of the entries of an account of shelf.
+func (x Statements) Shelf(ctx context.Context, a ShelfAccount, q StatementQuery) (Statement, error) {
+	if err := chobo.CheckText("item", a.Item); err != nil {
+		return Statement{}, err
+	}
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "shelf", []string{a.Item}, q)
+}
+
+// Shelf reads what an account of shelf held at a time: after every entry made then or before.
+func (x BalancesAt) Shelf(ctx context.Context, a ShelfAccount, at time.Time) (Balance, error) {
+	if err := chobo.CheckText("item", a.Item); err != nil {
+		return Balance{}, err
+	}
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "shelf", []string{a.Item}, at)
+}
+
+// Shelf reads the holds still held that move from or to an account of shelf, oldest first.
+func (x OpenHoldsOf) Shelf(ctx context.Context, a ShelfAccount) ([]OpenHold, error) {
+	if err := chobo.CheckText("item", a.Item); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "shelf", []string{a.Item}, "")
+}
+
+// Buyers reads a page of the entries of the account buyers.
+func (x Statements) Buyers(ctx context.Context, q StatementQuery) (Statement, error) {
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "buyers", nil, q)
+}
+
+// Buyers reads what the account buyers held at a time: after every entry made then or before.
+func (x BalancesAt) Buyers(ctx context.Context, at time.Time) (Balance, error) {
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "buyers", nil, at)
+}
+
+// Buyers reads the holds still held that move from or to the account buyers, oldest first.
+func (x OpenHoldsOf) Buyers(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "buyers", nil, "")
+}
+
+// Suppliers reads a page of the entries of the account suppliers.
+func (x Statements) Suppliers(ctx context.Context, q StatementQuery) (Statement, error) {
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "suppliers", nil, q)
+}
+
+// Suppliers reads what the account suppliers held at a time: after every entry made then or before.
+func (x BalancesAt) Suppliers(ctx context.Context, at time.Time) (Balance, error) {
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "suppliers", nil, at)
+}
+
+// Suppliers reads the holds still held that move from or to the account suppliers, oldest first.
+func (x OpenHoldsOf) Suppliers(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "suppliers", nil, "")
 }

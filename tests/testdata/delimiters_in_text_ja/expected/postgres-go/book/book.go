@@ -7,6 +7,7 @@ package book
 
 import (
 	"context"
+	"time"
 
 	"github.com/chobo-lang/chobo/runtime/go/chobo"
 	"github.com/chobo-lang/chobo/runtime/go/chobopg"
@@ -30,6 +31,15 @@ type (
 	HoldState = chobo.HoldState
 	// Balance is what an account holds: posted, held coming in, held going out.
 	Balance = chobo.Balance
+	// Entry is one change of one account by one call, as the history reads give it.
+	Entry = chobo.Entry
+	// StatementQuery says which of an account's entries a statement reads.
+	StatementQuery = chobo.StatementQuery
+	// Statement is one page of an account's entries.
+	Statement = chobo.Statement
+	// OpenHold is a hold still held, and HoldMove what one of its moves holds.
+	OpenHold = chobo.OpenHold
+	HoldMove = chobo.HoldMove
 )
 
 // Outcomes and hold states.
@@ -49,6 +59,11 @@ type Book struct {
 	X販売 X販売
 	// Balance reads accounts.
 	Balance Balances
+	// Statement, BalanceAt and OpenHolds read the history of accounts:
+	// their entries, what they held at a time, the holds still held.
+	Statement Statements
+	BalanceAt BalancesAt
+	OpenHolds OpenHoldsOf
 
 	q      Querier
 	tenant string
@@ -64,6 +79,7 @@ func Postgres(q Querier, tenant string, opts ...chobopg.Option) *Book {
 	b.X補充 = X補充{b}
 	b.X販売 = X販売{b}
 	b.Balance = Balances{b}
+	b.Statement, b.BalanceAt, b.OpenHolds = Statements{b}, BalancesAt{b}, OpenHoldsOf{b}
 	return b
 }
 
@@ -84,6 +100,19 @@ type Answer = chobopg.Answer
 // makes.
 func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
 	return chobopg.Bulk(ctx, b.q, calls)
+}
+
+// history is what the history reads send: a statement per read, and
+// the names of each transfer kind's values, which the rows give in order.
+var history = chobopg.History{
+	Statement: `select cursor, kind, op, key, args, move, out, account, account_args, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at from "軽食堂".history_statement($1, $2, $3::text[], $4::timestamptz, $5::timestamptz, $6::text[], $7::boolean, $8::integer, $9::bigint)`,
+	Call:      `select cursor, kind, op, key, args, move, out, account, account_args, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at from "軽食堂".history_call($1, $2, $3::text[])`,
+	OpenHolds: `select kind, key, move, from_account, from_args, to_account, to_args, amount, created, deadline from "軽食堂".history_open_holds($1, $2, $3::text[], $4)`,
+	BalanceAt: `select posted, held_in, held_out from "軽食堂".history_balance($1, $2, $3::text[], $4::timestamptz)`,
+	Kinds: map[string]chobopg.Kind{
+		"補充": {Args: []string{"納品", "品", "数"}, Key: []string{"納品", "品"}},
+		"販売": {Args: []string{"注文", "品", "数"}, Key: []string{"注文"}, Amounts: []string{"数"}},
+	},
 }
 
 // Expire gives back up to 1000 holds past their deadline, as the SQL
@@ -107,6 +136,12 @@ type X補充Args struct {
 	X納品 string
 	X品  string
 	X数  int64
+}
+
+// X補充Key is the key of 補充: it names one call.
+type X補充Key struct {
+	X納品 string
+	X品  string
 }
 
 // Do calls 補充.do.
@@ -137,6 +172,17 @@ func (t X補充) DoCall(a X補充Args) Call {
 	return Call{SQL: `select result, reason from "軽食堂"."補充_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.X納品, a.X品, a.X数}}
 }
 
+// Entries reads the entries the calls of 補充 with the key k wrote, oldest first. A key no call took effect with has none.
+func (t X補充) Entries(ctx context.Context, k X補充Key) ([]Entry, error) {
+	if err := chobo.CheckText("納品", k.X納品); err != nil {
+		return nil, err
+	}
+	if err := chobo.CheckText("品", k.X品); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadCallEntries(ctx, t.b.q, &history, t.b.tenant, "補充", []string{k.X納品, k.X品})
+}
+
 // X販売 is the transfer 販売: レジで払う　(全角の空白) — שקל نقد 😀 '); drop table x; --
 type X販売 struct{ b *Book }
 
@@ -147,7 +193,7 @@ type X販売Args struct {
 	X数  int64
 }
 
-// X販売Key names one hold of 販売.
+// X販売Key is the key of 販売: it names one call, and the hold it makes.
 type X販売Key struct {
 	X注文 string
 }
@@ -251,6 +297,20 @@ func (t X販売) StatusCall(k X販売Key) Call {
 	return Call{SQL: `select "軽食堂"."販売_status"($1, $2)`, Args: []any{t.b.tenant, k.X注文}, Status: true}
 }
 
+// Entries reads the entries the calls of 販売 with the key k wrote, oldest first:
+// the hold's, then those of its post, void or expiry. A key no call took effect with has none.
+func (t X販売) Entries(ctx context.Context, k X販売Key) ([]Entry, error) {
+	if err := chobo.CheckText("注文", k.X注文); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadCallEntries(ctx, t.b.q, &history, t.b.tenant, "販売", []string{k.X注文})
+}
+
+// OpenHolds reads the holds of 販売 still held, oldest first.
+func (t X販売) OpenHolds(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, t.b.q, &history, t.b.tenant, "", nil, "販売")
+}
+
 // Balances reads accounts: posted, held coming in, held going out.
 type Balances struct{ b *Book }
 
@@ -275,4 +335,67 @@ func (x Balances) X買い手(ctx context.Context) (Balance, error) {
 // X仕入れ先 reads the account 仕入れ先.
 func (x Balances) X仕入れ先(ctx context.Context) (Balance, error) {
 	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "軽食堂"."balance_仕入れ先"($1)`, x.b.tenant)
+}
+
+// Statements reads the entries of accounts, a page at a time.
+type Statements struct{ b *Book }
+
+// BalancesAt reads what accounts held at a time.
+type BalancesAt struct{ b *Book }
+
+// OpenHoldsOf reads the holds still held that move from or to an account.
+type OpenHoldsOf struct{ b *Book }
+
+// X棚 reads a page of the entries of an account of 棚.
+func (x Statements) X棚(ctx context.Context, a X棚Account, q StatementQuery) (Statement, error) {
+	if err := chobo.CheckText("品", a.X品); err != nil {
+		return Statement{}, err
+	}
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "棚", []string{a.X品}, q)
+}
+
+// X棚 reads what an account of 棚 held at a time: after every entry made then or before.
+func (x BalancesAt) X棚(ctx context.Context, a X棚Account, at time.Time) (Balance, error) {
+	if err := chobo.CheckText("品", a.X品); err != nil {
+		return Balance{}, err
+	}
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "棚", []string{a.X品}, at)
+}
+
+// X棚 reads the holds still held that move from or to an account of 棚, oldest first.
+func (x OpenHoldsOf) X棚(ctx context.Context, a X棚Account) ([]OpenHold, error) {
+	if err := chobo.CheckText("品", a.X品); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "棚", []string{a.X品}, "")
+}
+
+// X買い手 reads a page of the entries of the account 買い手.
+func (x Statements) X買い手(ctx context.Context, q StatementQuery) (Statement, error) {
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "買い手", nil, q)
+}
+
+// X買い手 reads what the account 買い手 held at a time: after every entry made then or before.
+func (x BalancesAt) X買い手(ctx context.Context, at time.Time) (Balance, error) {
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "買い手", nil, at)
+}
+
+// X買い手 reads the holds still held that move from or to the account 買い手, oldest first.
+func (x OpenHoldsOf) X買い手(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "買い手", nil, "")
+}
+
+// X仕入れ先 reads a page of the entries of the account 仕入れ先.
+func (x Statements) X仕入れ先(ctx context.Context, q StatementQuery) (Statement, error) {
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "仕入れ先", nil, q)
+}
+
+// X仕入れ先 reads what the account 仕入れ先 held at a time: after every entry made then or before.
+func (x BalancesAt) X仕入れ先(ctx context.Context, at time.Time) (Balance, error) {
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "仕入れ先", nil, at)
+}
+
+// X仕入れ先 reads the holds still held that move from or to the account 仕入れ先, oldest first.
+func (x OpenHoldsOf) X仕入れ先(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "仕入れ先", nil, "")
 }

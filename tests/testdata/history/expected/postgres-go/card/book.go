@@ -7,6 +7,7 @@ package card
 
 import (
 	"context"
+	"time"
 
 	"github.com/chobo-lang/chobo/runtime/go/chobo"
 	"github.com/chobo-lang/chobo/runtime/go/chobopg"
@@ -30,6 +31,15 @@ type (
 	HoldState = chobo.HoldState
 	// Balance is what an account holds: posted, held coming in, held going out.
 	Balance = chobo.Balance
+	// Entry is one change of one account by one call, as the history reads give it.
+	Entry = chobo.Entry
+	// StatementQuery says which of an account's entries a statement reads.
+	StatementQuery = chobo.StatementQuery
+	// Statement is one page of an account's entries.
+	Statement = chobo.Statement
+	// OpenHold is a hold still held, and HoldMove what one of its moves holds.
+	OpenHold = chobo.OpenHold
+	HoldMove = chobo.HoldMove
 )
 
 // Outcomes and hold states.
@@ -49,6 +59,11 @@ type Book struct {
 	Payment Payment
 	// Balance reads accounts.
 	Balance Balances
+	// Statement, BalanceAt and OpenHolds read the history of accounts:
+	// their entries, what they held at a time, the holds still held.
+	Statement Statements
+	BalanceAt BalancesAt
+	OpenHolds OpenHoldsOf
 
 	q      Querier
 	tenant string
@@ -64,6 +79,7 @@ func Postgres(q Querier, tenant string, opts ...chobopg.Option) *Book {
 	b.TopUp = TopUp{b}
 	b.Payment = Payment{b}
 	b.Balance = Balances{b}
+	b.Statement, b.BalanceAt, b.OpenHolds = Statements{b}, BalancesAt{b}, OpenHoldsOf{b}
 	return b
 }
 
@@ -84,6 +100,19 @@ type Answer = chobopg.Answer
 // makes.
 func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
 	return chobopg.Bulk(ctx, b.q, calls)
+}
+
+// history is what the history reads send: a statement per read, and
+// the names of each transfer kind's values, which the rows give in order.
+var history = chobopg.History{
+	Statement: `select cursor, kind, op, key, args, move, out, account, account_args, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at from "card".history_statement($1, $2, $3::text[], $4::timestamptz, $5::timestamptz, $6::text[], $7::boolean, $8::integer, $9::bigint)`,
+	Call:      `select cursor, kind, op, key, args, move, out, account, account_args, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at from "card".history_call($1, $2, $3::text[])`,
+	OpenHolds: `select kind, key, move, from_account, from_args, to_account, to_args, amount, created, deadline from "card".history_open_holds($1, $2, $3::text[], $4)`,
+	BalanceAt: `select posted, held_in, held_out from "card".history_balance($1, $2, $3::text[], $4::timestamptz)`,
+	Kinds: map[string]chobopg.Kind{
+		"top_up":  {Args: []string{"top_up_id", "card", "amount"}, Key: []string{"top_up_id"}},
+		"payment": {Args: []string{"payment_id", "card", "price", "fee"}, Key: []string{"payment_id"}, Amounts: []string{"price", "fee"}},
+	},
 }
 
 // Expire gives back up to 1000 holds past their deadline, as the SQL
@@ -107,6 +136,11 @@ type TopUpArgs struct {
 	TopUpId string
 	Card    string
 	Amount  int64
+}
+
+// TopUpKey is the key of top_up: it names one call.
+type TopUpKey struct {
+	TopUpId string
 }
 
 // Do calls top_up.do.
@@ -137,6 +171,14 @@ func (t TopUp) DoCall(a TopUpArgs) Call {
 	return Call{SQL: `select result, reason from "card"."top_up_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.TopUpId, a.Card, a.Amount}}
 }
 
+// Entries reads the entries the calls of top_up with the key k wrote, oldest first. A key no call took effect with has none.
+func (t TopUp) Entries(ctx context.Context, k TopUpKey) ([]Entry, error) {
+	if err := chobo.CheckText("top_up_id", k.TopUpId); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadCallEntries(ctx, t.b.q, &history, t.b.tenant, "top_up", []string{k.TopUpId})
+}
+
 // Payment is the transfer payment: captured in full or in part, voided on cancellation, expired after 30 minutes
 type Payment struct{ b *Book }
 
@@ -148,7 +190,7 @@ type PaymentArgs struct {
 	Fee       int64
 }
 
-// PaymentKey names one hold of payment.
+// PaymentKey is the key of payment: it names one call, and the hold it makes.
 type PaymentKey struct {
 	PaymentId string
 }
@@ -265,6 +307,20 @@ func (t Payment) StatusCall(k PaymentKey) Call {
 	return Call{SQL: `select "card"."payment_status"($1, $2)`, Args: []any{t.b.tenant, k.PaymentId}, Status: true}
 }
 
+// Entries reads the entries the calls of payment with the key k wrote, oldest first:
+// the hold's, then those of its post, void or expiry. A key no call took effect with has none.
+func (t Payment) Entries(ctx context.Context, k PaymentKey) ([]Entry, error) {
+	if err := chobo.CheckText("payment_id", k.PaymentId); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadCallEntries(ctx, t.b.q, &history, t.b.tenant, "payment", []string{k.PaymentId})
+}
+
+// OpenHolds reads the holds of payment still held, oldest first.
+func (t Payment) OpenHolds(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, t.b.q, &history, t.b.tenant, "", nil, "payment")
+}
+
 // Balances reads accounts: posted, held coming in, held going out.
 type Balances struct{ b *Book }
 
@@ -294,4 +350,82 @@ func (x Balances) Merchants(ctx context.Context) (Balance, error) {
 // Fees reads the account fees.
 func (x Balances) Fees(ctx context.Context) (Balance, error) {
 	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "card"."balance_fees"($1)`, x.b.tenant)
+}
+
+// Statements reads the entries of accounts, a page at a time.
+type Statements struct{ b *Book }
+
+// BalancesAt reads what accounts held at a time.
+type BalancesAt struct{ b *Book }
+
+// OpenHoldsOf reads the holds still held that move from or to an account.
+type OpenHoldsOf struct{ b *Book }
+
+// Wallet reads a page of the entries of an account of wallet.
+func (x Statements) Wallet(ctx context.Context, a WalletAccount, q StatementQuery) (Statement, error) {
+	if err := chobo.CheckText("card", a.Card); err != nil {
+		return Statement{}, err
+	}
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "wallet", []string{a.Card}, q)
+}
+
+// Wallet reads what an account of wallet held at a time: after every entry made then or before.
+func (x BalancesAt) Wallet(ctx context.Context, a WalletAccount, at time.Time) (Balance, error) {
+	if err := chobo.CheckText("card", a.Card); err != nil {
+		return Balance{}, err
+	}
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "wallet", []string{a.Card}, at)
+}
+
+// Wallet reads the holds still held that move from or to an account of wallet, oldest first.
+func (x OpenHoldsOf) Wallet(ctx context.Context, a WalletAccount) ([]OpenHold, error) {
+	if err := chobo.CheckText("card", a.Card); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "wallet", []string{a.Card}, "")
+}
+
+// Bank reads a page of the entries of the account bank.
+func (x Statements) Bank(ctx context.Context, q StatementQuery) (Statement, error) {
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "bank", nil, q)
+}
+
+// Bank reads what the account bank held at a time: after every entry made then or before.
+func (x BalancesAt) Bank(ctx context.Context, at time.Time) (Balance, error) {
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "bank", nil, at)
+}
+
+// Bank reads the holds still held that move from or to the account bank, oldest first.
+func (x OpenHoldsOf) Bank(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "bank", nil, "")
+}
+
+// Merchants reads a page of the entries of the account merchants.
+func (x Statements) Merchants(ctx context.Context, q StatementQuery) (Statement, error) {
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "merchants", nil, q)
+}
+
+// Merchants reads what the account merchants held at a time: after every entry made then or before.
+func (x BalancesAt) Merchants(ctx context.Context, at time.Time) (Balance, error) {
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "merchants", nil, at)
+}
+
+// Merchants reads the holds still held that move from or to the account merchants, oldest first.
+func (x OpenHoldsOf) Merchants(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "merchants", nil, "")
+}
+
+// Fees reads a page of the entries of the account fees.
+func (x Statements) Fees(ctx context.Context, q StatementQuery) (Statement, error) {
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "fees", nil, q)
+}
+
+// Fees reads what the account fees held at a time: after every entry made then or before.
+func (x BalancesAt) Fees(ctx context.Context, at time.Time) (Balance, error) {
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "fees", nil, at)
+}
+
+// Fees reads the holds still held that move from or to the account fees, oldest first.
+func (x OpenHoldsOf) Fees(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "fees", nil, "")
 }

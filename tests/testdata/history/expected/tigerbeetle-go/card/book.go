@@ -35,6 +35,15 @@ type (
 	HoldState = chobo.HoldState
 	// Balance is what an account holds: posted, held coming in, held going out.
 	Balance = chobo.Balance
+	// Entry is one change of one account by one call, as the history reads give it.
+	Entry = chobo.Entry
+	// StatementQuery says which of an account's entries a statement reads.
+	StatementQuery = chobo.StatementQuery
+	// Statement is one page of an account's entries.
+	Statement = chobo.Statement
+	// OpenHold is a hold still held, and HoldMove what one of its moves holds.
+	OpenHold = chobo.OpenHold
+	HoldMove = chobo.HoldMove
 )
 
 // Outcomes and hold states.
@@ -54,6 +63,11 @@ type Book struct {
 	Payment Payment
 	// Balance reads accounts.
 	Balance Balances
+	// Statement, BalanceAt and OpenHolds read the history of accounts:
+	// their entries, what they held at a time, the holds still held.
+	Statement Statements
+	BalanceAt BalancesAt
+	OpenHolds OpenHoldsOf
 
 	tb *chobotb.Book
 }
@@ -73,6 +87,7 @@ func TigerBeetleWith(c TigerBeetleClient, tenant string) *Book {
 	b.TopUp = TopUp{b}
 	b.Payment = Payment{b}
 	b.Balance = Balances{b}
+	b.Statement, b.BalanceAt, b.OpenHolds = Statements{b}, BalancesAt{b}, OpenHoldsOf{b}
 	return b
 }
 
@@ -142,6 +157,11 @@ type TopUpArgs struct {
 	Amount  int64
 }
 
+// TopUpKey is the key of top_up: it names one call.
+type TopUpKey struct {
+	TopUpId string
+}
+
 // Do calls top_up.do.
 func (t TopUp) Do(ctx context.Context, a TopUpArgs) (Result, error) {
 	if err := chobo.CheckText("top_up_id", a.TopUpId); err != nil {
@@ -170,6 +190,14 @@ func (t TopUp) DoCall(a TopUpArgs) Call {
 	return Call{Kind: 0, Op: "do", Values: chobotb.Values{a.TopUpId, a.Card, a.Amount}}
 }
 
+// Entries reads the entries the calls of top_up with the key k wrote, oldest first. A key no call took effect with has none.
+func (t TopUp) Entries(ctx context.Context, k TopUpKey) ([]Entry, error) {
+	if err := chobo.CheckText("top_up_id", k.TopUpId); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 0, chobotb.Values{k.TopUpId})
+}
+
 // Payment is the transfer payment: captured in full or in part, voided on cancellation, expired after 30 minutes
 type Payment struct{ b *Book }
 
@@ -181,7 +209,7 @@ type PaymentArgs struct {
 	Fee       int64
 }
 
-// PaymentKey names one hold of payment.
+// PaymentKey is the key of payment: it names one call, and the hold it makes.
 type PaymentKey struct {
 	PaymentId string
 }
@@ -282,6 +310,20 @@ func (t Payment) StatusCall(k PaymentKey) Call {
 	return Call{Kind: 1, Op: "status", Values: chobotb.Values{k.PaymentId}}
 }
 
+// Entries reads the entries the calls of payment with the key k wrote, oldest first:
+// the hold's, then those of its post, void or expiry. A key no call took effect with has none.
+func (t Payment) Entries(ctx context.Context, k PaymentKey) ([]Entry, error) {
+	if err := chobo.CheckText("payment_id", k.PaymentId); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 1, chobotb.Values{k.PaymentId})
+}
+
+// OpenHolds reads the holds of payment still held, oldest first.
+func (t Payment) OpenHolds(ctx context.Context) ([]OpenHold, error) {
+	return t.b.tb.OpenHolds(ctx, -1, nil, 1)
+}
+
 // Balances reads accounts: posted, held coming in, held going out.
 type Balances struct{ b *Book }
 
@@ -311,4 +353,82 @@ func (x Balances) Merchants(ctx context.Context) (Balance, error) {
 // Fees reads the account fees.
 func (x Balances) Fees(ctx context.Context) (Balance, error) {
 	return x.b.tb.Balance(ctx, 3)
+}
+
+// Statements reads the entries of accounts, a page at a time.
+type Statements struct{ b *Book }
+
+// BalancesAt reads what accounts held at a time.
+type BalancesAt struct{ b *Book }
+
+// OpenHoldsOf reads the holds still held that move from or to an account.
+type OpenHoldsOf struct{ b *Book }
+
+// Wallet reads a page of the entries of an account of wallet.
+func (x Statements) Wallet(ctx context.Context, a WalletAccount, q StatementQuery) (Statement, error) {
+	if err := chobo.CheckText("card", a.Card); err != nil {
+		return Statement{}, err
+	}
+	return x.b.tb.Statement(ctx, 0, []string{a.Card}, q)
+}
+
+// Wallet reads what an account of wallet held at a time: after every entry made then or before.
+func (x BalancesAt) Wallet(ctx context.Context, a WalletAccount, at time.Time) (Balance, error) {
+	if err := chobo.CheckText("card", a.Card); err != nil {
+		return Balance{}, err
+	}
+	return x.b.tb.BalanceAt(ctx, 0, []string{a.Card}, at)
+}
+
+// Wallet reads the holds still held that move from or to an account of wallet, oldest first.
+func (x OpenHoldsOf) Wallet(ctx context.Context, a WalletAccount) ([]OpenHold, error) {
+	if err := chobo.CheckText("card", a.Card); err != nil {
+		return nil, err
+	}
+	return x.b.tb.OpenHolds(ctx, 0, []string{a.Card}, -1)
+}
+
+// Bank reads a page of the entries of the account bank.
+func (x Statements) Bank(ctx context.Context, q StatementQuery) (Statement, error) {
+	return x.b.tb.Statement(ctx, 1, nil, q)
+}
+
+// Bank reads what the account bank held at a time: after every entry made then or before.
+func (x BalancesAt) Bank(ctx context.Context, at time.Time) (Balance, error) {
+	return x.b.tb.BalanceAt(ctx, 1, nil, at)
+}
+
+// Bank reads the holds still held that move from or to the account bank, oldest first.
+func (x OpenHoldsOf) Bank(ctx context.Context) ([]OpenHold, error) {
+	return x.b.tb.OpenHolds(ctx, 1, nil, -1)
+}
+
+// Merchants reads a page of the entries of the account merchants.
+func (x Statements) Merchants(ctx context.Context, q StatementQuery) (Statement, error) {
+	return x.b.tb.Statement(ctx, 2, nil, q)
+}
+
+// Merchants reads what the account merchants held at a time: after every entry made then or before.
+func (x BalancesAt) Merchants(ctx context.Context, at time.Time) (Balance, error) {
+	return x.b.tb.BalanceAt(ctx, 2, nil, at)
+}
+
+// Merchants reads the holds still held that move from or to the account merchants, oldest first.
+func (x OpenHoldsOf) Merchants(ctx context.Context) ([]OpenHold, error) {
+	return x.b.tb.OpenHolds(ctx, 2, nil, -1)
+}
+
+// Fees reads a page of the entries of the account fees.
+func (x Statements) Fees(ctx context.Context, q StatementQuery) (Statement, error) {
+	return x.b.tb.Statement(ctx, 3, nil, q)
+}
+
+// Fees reads what the account fees held at a time: after every entry made then or before.
+func (x BalancesAt) Fees(ctx context.Context, at time.Time) (Balance, error) {
+	return x.b.tb.BalanceAt(ctx, 3, nil, at)
+}
+
+// Fees reads the holds still held that move from or to the account fees, oldest first.
+func (x OpenHoldsOf) Fees(ctx context.Context) ([]OpenHold, error) {
+	return x.b.tb.OpenHolds(ctx, 3, nil, -1)
 }

@@ -7,6 +7,7 @@ package book
 
 import (
 	"context"
+	"time"
 
 	"github.com/chobo-lang/chobo/runtime/go/chobo"
 	"github.com/chobo-lang/chobo/runtime/go/chobopg"
@@ -30,6 +31,15 @@ type (
 	HoldState = chobo.HoldState
 	// Balance is what an account holds: posted, held coming in, held going out.
 	Balance = chobo.Balance
+	// Entry is one change of one account by one call, as the history reads give it.
+	Entry = chobo.Entry
+	// StatementQuery says which of an account's entries a statement reads.
+	StatementQuery = chobo.StatementQuery
+	// Statement is one page of an account's entries.
+	Statement = chobo.Statement
+	// OpenHold is a hold still held, and HoldMove what one of its moves holds.
+	OpenHold = chobo.OpenHold
+	HoldMove = chobo.HoldMove
 )
 
 // Outcomes and hold states.
@@ -49,6 +59,11 @@ type Book struct {
 	X支払   X支払
 	// Balance reads accounts.
 	Balance Balances
+	// Statement, BalanceAt and OpenHolds read the history of accounts:
+	// their entries, what they held at a time, the holds still held.
+	Statement Statements
+	BalanceAt BalancesAt
+	OpenHolds OpenHoldsOf
 
 	q      Querier
 	tenant string
@@ -64,6 +79,7 @@ func Postgres(q Querier, tenant string, opts ...chobopg.Option) *Book {
 	b.Xチャージ = Xチャージ{b}
 	b.X支払 = X支払{b}
 	b.Balance = Balances{b}
+	b.Statement, b.BalanceAt, b.OpenHolds = Statements{b}, BalancesAt{b}, OpenHoldsOf{b}
 	return b
 }
 
@@ -84,6 +100,19 @@ type Answer = chobopg.Answer
 // makes.
 func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
 	return chobopg.Bulk(ctx, b.q, calls)
+}
+
+// history is what the history reads send: a statement per read, and
+// the names of each transfer kind's values, which the rows give in order.
+var history = chobopg.History{
+	Statement: `select cursor, kind, op, key, args, move, out, account, account_args, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at from "カード".history_statement($1, $2, $3::text[], $4::timestamptz, $5::timestamptz, $6::text[], $7::boolean, $8::integer, $9::bigint)`,
+	Call:      `select cursor, kind, op, key, args, move, out, account, account_args, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at from "カード".history_call($1, $2, $3::text[])`,
+	OpenHolds: `select kind, key, move, from_account, from_args, to_account, to_args, amount, created, deadline from "カード".history_open_holds($1, $2, $3::text[], $4)`,
+	BalanceAt: `select posted, held_in, held_out from "カード".history_balance($1, $2, $3::text[], $4::timestamptz)`,
+	Kinds: map[string]chobopg.Kind{
+		"チャージ": {Args: []string{"チャージ番号", "カード", "額"}, Key: []string{"チャージ番号"}},
+		"支払":   {Args: []string{"支払番号", "カード", "代金", "手数料額"}, Key: []string{"支払番号"}, Amounts: []string{"代金", "手数料額"}},
+	},
 }
 
 // Expire gives back up to 1000 holds past their deadline, as the SQL
@@ -107,6 +136,11 @@ type XチャージArgs struct {
 	Xチャージ番号 string
 	Xカード    string
 	X額      int64
+}
+
+// XチャージKey is the key of チャージ: it names one call.
+type XチャージKey struct {
+	Xチャージ番号 string
 }
 
 // Do calls チャージ.do.
@@ -137,6 +171,14 @@ func (t Xチャージ) DoCall(a XチャージArgs) Call {
 	return Call{SQL: `select result, reason from "カード"."チャージ_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.Xチャージ番号, a.Xカード, a.X額}}
 }
 
+// Entries reads the entries the calls of チャージ with the key k wrote, oldest first. A key no call took effect with has none.
+func (t Xチャージ) Entries(ctx context.Context, k XチャージKey) ([]Entry, error) {
+	if err := chobo.CheckText("チャージ番号", k.Xチャージ番号); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadCallEntries(ctx, t.b.q, &history, t.b.tenant, "チャージ", []string{k.Xチャージ番号})
+}
+
 // X支払 is the transfer 支払: 全部か一部で確定、キャンセルで取消、30 分で期限切れ
 type X支払 struct{ b *Book }
 
@@ -148,7 +190,7 @@ type X支払Args struct {
 	X手数料額 int64
 }
 
-// X支払Key names one hold of 支払.
+// X支払Key is the key of 支払: it names one call, and the hold it makes.
 type X支払Key struct {
 	X支払番号 string
 }
@@ -265,6 +307,20 @@ func (t X支払) StatusCall(k X支払Key) Call {
 	return Call{SQL: `select "カード"."支払_status"($1, $2)`, Args: []any{t.b.tenant, k.X支払番号}, Status: true}
 }
 
+// Entries reads the entries the calls of 支払 with the key k wrote, oldest first:
+// the hold's, then those of its post, void or expiry. A key no call took effect with has none.
+func (t X支払) Entries(ctx context.Context, k X支払Key) ([]Entry, error) {
+	if err := chobo.CheckText("支払番号", k.X支払番号); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadCallEntries(ctx, t.b.q, &history, t.b.tenant, "支払", []string{k.X支払番号})
+}
+
+// OpenHolds reads the holds of 支払 still held, oldest first.
+func (t X支払) OpenHolds(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, t.b.q, &history, t.b.tenant, "", nil, "支払")
+}
+
 // Balances reads accounts: posted, held coming in, held going out.
 type Balances struct{ b *Book }
 
@@ -294,4 +350,82 @@ func (x Balances) X加盟店(ctx context.Context) (Balance, error) {
 // X手数料 reads the account 手数料.
 func (x Balances) X手数料(ctx context.Context) (Balance, error) {
 	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "カード"."balance_手数料"($1)`, x.b.tenant)
+}
+
+// Statements reads the entries of accounts, a page at a time.
+type Statements struct{ b *Book }
+
+// BalancesAt reads what accounts held at a time.
+type BalancesAt struct{ b *Book }
+
+// OpenHoldsOf reads the holds still held that move from or to an account.
+type OpenHoldsOf struct{ b *Book }
+
+// Xウォレット reads a page of the entries of an account of ウォレット.
+func (x Statements) Xウォレット(ctx context.Context, a XウォレットAccount, q StatementQuery) (Statement, error) {
+	if err := chobo.CheckText("カード", a.Xカード); err != nil {
+		return Statement{}, err
+	}
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "ウォレット", []string{a.Xカード}, q)
+}
+
+// Xウォレット reads what an account of ウォレット held at a time: after every entry made then or before.
+func (x BalancesAt) Xウォレット(ctx context.Context, a XウォレットAccount, at time.Time) (Balance, error) {
+	if err := chobo.CheckText("カード", a.Xカード); err != nil {
+		return Balance{}, err
+	}
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "ウォレット", []string{a.Xカード}, at)
+}
+
+// Xウォレット reads the holds still held that move from or to an account of ウォレット, oldest first.
+func (x OpenHoldsOf) Xウォレット(ctx context.Context, a XウォレットAccount) ([]OpenHold, error) {
+	if err := chobo.CheckText("カード", a.Xカード); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "ウォレット", []string{a.Xカード}, "")
+}
+
+// X銀行 reads a page of the entries of the account 銀行.
+func (x Statements) X銀行(ctx context.Context, q StatementQuery) (Statement, error) {
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "銀行", nil, q)
+}
+
+// X銀行 reads what the account 銀行 held at a time: after every entry made then or before.
+func (x BalancesAt) X銀行(ctx context.Context, at time.Time) (Balance, error) {
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "銀行", nil, at)
+}
+
+// X銀行 reads the holds still held that move from or to the account 銀行, oldest first.
+func (x OpenHoldsOf) X銀行(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "銀行", nil, "")
+}
+
+// X加盟店 reads a page of the entries of the account 加盟店.
+func (x Statements) X加盟店(ctx context.Context, q StatementQuery) (Statement, error) {
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "加盟店", nil, q)
+}
+
+// X加盟店 reads what the account 加盟店 held at a time: after every entry made then or before.
+func (x BalancesAt) X加盟店(ctx context.Context, at time.Time) (Balance, error) {
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "加盟店", nil, at)
+}
+
+// X加盟店 reads the holds still held that move from or to the account 加盟店, oldest first.
+func (x OpenHoldsOf) X加盟店(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "加盟店", nil, "")
+}
+
+// X手数料 reads a page of the entries of the account 手数料.
+func (x Statements) X手数料(ctx context.Context, q StatementQuery) (Statement, error) {
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "手数料", nil, q)
+}
+
+// X手数料 reads what the account 手数料 held at a time: after every entry made then or before.
+func (x BalancesAt) X手数料(ctx context.Context, at time.Time) (Balance, error) {
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "手数料", nil, at)
+}
+
+// X手数料 reads the holds still held that move from or to the account 手数料, oldest first.
+func (x OpenHoldsOf) X手数料(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "手数料", nil, "")
 }

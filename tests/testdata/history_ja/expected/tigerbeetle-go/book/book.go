@@ -35,6 +35,15 @@ type (
 	HoldState = chobo.HoldState
 	// Balance is what an account holds: posted, held coming in, held going out.
 	Balance = chobo.Balance
+	// Entry is one change of one account by one call, as the history reads give it.
+	Entry = chobo.Entry
+	// StatementQuery says which of an account's entries a statement reads.
+	StatementQuery = chobo.StatementQuery
+	// Statement is one page of an account's entries.
+	Statement = chobo.Statement
+	// OpenHold is a hold still held, and HoldMove what one of its moves holds.
+	OpenHold = chobo.OpenHold
+	HoldMove = chobo.HoldMove
 )
 
 // Outcomes and hold states.
@@ -54,6 +63,11 @@ type Book struct {
 	X支払   X支払
 	// Balance reads accounts.
 	Balance Balances
+	// Statement, BalanceAt and OpenHolds read the history of accounts:
+	// their entries, what they held at a time, the holds still held.
+	Statement Statements
+	BalanceAt BalancesAt
+	OpenHolds OpenHoldsOf
 
 	tb *chobotb.Book
 }
@@ -73,6 +87,7 @@ func TigerBeetleWith(c TigerBeetleClient, tenant string) *Book {
 	b.Xチャージ = Xチャージ{b}
 	b.X支払 = X支払{b}
 	b.Balance = Balances{b}
+	b.Statement, b.BalanceAt, b.OpenHolds = Statements{b}, BalancesAt{b}, OpenHoldsOf{b}
 	return b
 }
 
@@ -142,6 +157,11 @@ type XチャージArgs struct {
 	X額      int64
 }
 
+// XチャージKey is the key of チャージ: it names one call.
+type XチャージKey struct {
+	Xチャージ番号 string
+}
+
 // Do calls チャージ.do.
 func (t Xチャージ) Do(ctx context.Context, a XチャージArgs) (Result, error) {
 	if err := chobo.CheckText("チャージ番号", a.Xチャージ番号); err != nil {
@@ -170,6 +190,14 @@ func (t Xチャージ) DoCall(a XチャージArgs) Call {
 	return Call{Kind: 0, Op: "do", Values: chobotb.Values{a.Xチャージ番号, a.Xカード, a.X額}}
 }
 
+// Entries reads the entries the calls of チャージ with the key k wrote, oldest first. A key no call took effect with has none.
+func (t Xチャージ) Entries(ctx context.Context, k XチャージKey) ([]Entry, error) {
+	if err := chobo.CheckText("チャージ番号", k.Xチャージ番号); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 0, chobotb.Values{k.Xチャージ番号})
+}
+
 // X支払 is the transfer 支払: 全部か一部で確定、キャンセルで取消、30 分で期限切れ
 type X支払 struct{ b *Book }
 
@@ -181,7 +209,7 @@ type X支払Args struct {
 	X手数料額 int64
 }
 
-// X支払Key names one hold of 支払.
+// X支払Key is the key of 支払: it names one call, and the hold it makes.
 type X支払Key struct {
 	X支払番号 string
 }
@@ -282,6 +310,20 @@ func (t X支払) StatusCall(k X支払Key) Call {
 	return Call{Kind: 1, Op: "status", Values: chobotb.Values{k.X支払番号}}
 }
 
+// Entries reads the entries the calls of 支払 with the key k wrote, oldest first:
+// the hold's, then those of its post, void or expiry. A key no call took effect with has none.
+func (t X支払) Entries(ctx context.Context, k X支払Key) ([]Entry, error) {
+	if err := chobo.CheckText("支払番号", k.X支払番号); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 1, chobotb.Values{k.X支払番号})
+}
+
+// OpenHolds reads the holds of 支払 still held, oldest first.
+func (t X支払) OpenHolds(ctx context.Context) ([]OpenHold, error) {
+	return t.b.tb.OpenHolds(ctx, -1, nil, 1)
+}
+
 // Balances reads accounts: posted, held coming in, held going out.
 type Balances struct{ b *Book }
 
@@ -311,4 +353,82 @@ func (x Balances) X加盟店(ctx context.Context) (Balance, error) {
 // X手数料 reads the account 手数料.
 func (x Balances) X手数料(ctx context.Context) (Balance, error) {
 	return x.b.tb.Balance(ctx, 3)
+}
+
+// Statements reads the entries of accounts, a page at a time.
+type Statements struct{ b *Book }
+
+// BalancesAt reads what accounts held at a time.
+type BalancesAt struct{ b *Book }
+
+// OpenHoldsOf reads the holds still held that move from or to an account.
+type OpenHoldsOf struct{ b *Book }
+
+// Xウォレット reads a page of the entries of an account of ウォレット.
+func (x Statements) Xウォレット(ctx context.Context, a XウォレットAccount, q StatementQuery) (Statement, error) {
+	if err := chobo.CheckText("カード", a.Xカード); err != nil {
+		return Statement{}, err
+	}
+	return x.b.tb.Statement(ctx, 0, []string{a.Xカード}, q)
+}
+
+// Xウォレット reads what an account of ウォレット held at a time: after every entry made then or before.
+func (x BalancesAt) Xウォレット(ctx context.Context, a XウォレットAccount, at time.Time) (Balance, error) {
+	if err := chobo.CheckText("カード", a.Xカード); err != nil {
+		return Balance{}, err
+	}
+	return x.b.tb.BalanceAt(ctx, 0, []string{a.Xカード}, at)
+}
+
+// Xウォレット reads the holds still held that move from or to an account of ウォレット, oldest first.
+func (x OpenHoldsOf) Xウォレット(ctx context.Context, a XウォレットAccount) ([]OpenHold, error) {
+	if err := chobo.CheckText("カード", a.Xカード); err != nil {
+		return nil, err
+	}
+	return x.b.tb.OpenHolds(ctx, 0, []string{a.Xカード}, -1)
+}
+
+// X銀行 reads a page of the entries of the account 銀行.
+func (x Statements) X銀行(ctx context.Context, q StatementQuery) (Statement, error) {
+	return x.b.tb.Statement(ctx, 1, nil, q)
+}
+
+// X銀行 reads what the account 銀行 held at a time: after every entry made then or before.
+func (x BalancesAt) X銀行(ctx context.Context, at time.Time) (Balance, error) {
+	return x.b.tb.BalanceAt(ctx, 1, nil, at)
+}
+
+// X銀行 reads the holds still held that move from or to the account 銀行, oldest first.
+func (x OpenHoldsOf) X銀行(ctx context.Context) ([]OpenHold, error) {
+	return x.b.tb.OpenHolds(ctx, 1, nil, -1)
+}
+
+// X加盟店 reads a page of the entries of the account 加盟店.
+func (x Statements) X加盟店(ctx context.Context, q StatementQuery) (Statement, error) {
+	return x.b.tb.Statement(ctx, 2, nil, q)
+}
+
+// X加盟店 reads what the account 加盟店 held at a time: after every entry made then or before.
+func (x BalancesAt) X加盟店(ctx context.Context, at time.Time) (Balance, error) {
+	return x.b.tb.BalanceAt(ctx, 2, nil, at)
+}
+
+// X加盟店 reads the holds still held that move from or to the account 加盟店, oldest first.
+func (x OpenHoldsOf) X加盟店(ctx context.Context) ([]OpenHold, error) {
+	return x.b.tb.OpenHolds(ctx, 2, nil, -1)
+}
+
+// X手数料 reads a page of the entries of the account 手数料.
+func (x Statements) X手数料(ctx context.Context, q StatementQuery) (Statement, error) {
+	return x.b.tb.Statement(ctx, 3, nil, q)
+}
+
+// X手数料 reads what the account 手数料 held at a time: after every entry made then or before.
+func (x BalancesAt) X手数料(ctx context.Context, at time.Time) (Balance, error) {
+	return x.b.tb.BalanceAt(ctx, 3, nil, at)
+}
+
+// X手数料 reads the holds still held that move from or to the account 手数料, oldest first.
+func (x OpenHoldsOf) X手数料(ctx context.Context) ([]OpenHold, error) {
+	return x.b.tb.OpenHolds(ctx, 3, nil, -1)
 }

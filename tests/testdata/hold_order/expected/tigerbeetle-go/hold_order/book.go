@@ -35,6 +35,15 @@ type (
 	HoldState = chobo.HoldState
 	// Balance is what an account holds: posted, held coming in, held going out.
 	Balance = chobo.Balance
+	// Entry is one change of one account by one call, as the history reads give it.
+	Entry = chobo.Entry
+	// StatementQuery says which of an account's entries a statement reads.
+	StatementQuery = chobo.StatementQuery
+	// Statement is one page of an account's entries.
+	Statement = chobo.Statement
+	// OpenHold is a hold still held, and HoldMove what one of its moves holds.
+	OpenHold = chobo.OpenHold
+	HoldMove = chobo.HoldMove
 )
 
 // Outcomes and hold states.
@@ -53,6 +62,11 @@ type Book struct {
 	Settle Settle
 	// Balance reads accounts.
 	Balance Balances
+	// Statement, BalanceAt and OpenHolds read the history of accounts:
+	// their entries, what they held at a time, the holds still held.
+	Statement Statements
+	BalanceAt BalancesAt
+	OpenHolds OpenHoldsOf
 
 	tb *chobotb.Book
 }
@@ -71,6 +85,7 @@ func TigerBeetleWith(c TigerBeetleClient, tenant string) *Book {
 	b := &Book{tb: chobotb.NewBook(c, definition, tenant)}
 	b.Settle = Settle{b}
 	b.Balance = Balances{b}
+	b.Statement, b.BalanceAt, b.OpenHolds = Statements{b}, BalancesAt{b}, OpenHoldsOf{b}
 	return b
 }
 
@@ -130,7 +145,7 @@ type SettleArgs struct {
 	Price int64
 }
 
-// SettleKey names one hold of settle.
+// SettleKey is the key of settle: it names one call, and the hold it makes.
 type SettleKey struct {
 	Order string
 }
@@ -218,6 +233,20 @@ func (t Settle) StatusCall(k SettleKey) Call {
 	return Call{Kind: 0, Op: "status", Values: chobotb.Values{k.Order}}
 }
 
+// Entries reads the entries the calls of settle with the key k wrote, oldest first:
+// the hold's, then those of its post, void or expiry. A key no call took effect with has none.
+func (t Settle) Entries(ctx context.Context, k SettleKey) ([]Entry, error) {
+	if err := chobo.CheckText("order", k.Order); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 0, chobotb.Values{k.Order})
+}
+
+// OpenHolds reads the holds of settle still held, oldest first.
+func (t Settle) OpenHolds(ctx context.Context) ([]OpenHold, error) {
+	return t.b.tb.OpenHolds(ctx, -1, nil, 0)
+}
+
 // Balances reads accounts: posted, held coming in, held going out.
 type Balances struct{ b *Book }
 
@@ -242,4 +271,67 @@ func (x Balances) Buyers(ctx context.Context) (Balance, error) {
 // ShopPayout reads the account shop_payout.
 func (x Balances) ShopPayout(ctx context.Context) (Balance, error) {
 	return x.b.tb.Balance(ctx, 2)
+}
+
+// Statements reads the entries of accounts, a page at a time.
+type Statements struct{ b *Book }
+
+// BalancesAt reads what accounts held at a time.
+type BalancesAt struct{ b *Book }
+
+// OpenHoldsOf reads the holds still held that move from or to an account.
+type OpenHoldsOf struct{ b *Book }
+
+// Held reads a page of the entries of an account of held.
+func (x Statements) Held(ctx context.Context, a HeldAccount, q StatementQuery) (Statement, error) {
+	if err := chobo.CheckText("order", a.Order); err != nil {
+		return Statement{}, err
+	}
+	return x.b.tb.Statement(ctx, 0, []string{a.Order}, q)
+}
+
+// Held reads what an account of held held at a time: after every entry made then or before.
+func (x BalancesAt) Held(ctx context.Context, a HeldAccount, at time.Time) (Balance, error) {
+	if err := chobo.CheckText("order", a.Order); err != nil {
+		return Balance{}, err
+	}
+	return x.b.tb.BalanceAt(ctx, 0, []string{a.Order}, at)
+}
+
+// Held reads the holds still held that move from or to an account of held, oldest first.
+func (x OpenHoldsOf) Held(ctx context.Context, a HeldAccount) ([]OpenHold, error) {
+	if err := chobo.CheckText("order", a.Order); err != nil {
+		return nil, err
+	}
+	return x.b.tb.OpenHolds(ctx, 0, []string{a.Order}, -1)
+}
+
+// Buyers reads a page of the entries of the account buyers.
+func (x Statements) Buyers(ctx context.Context, q StatementQuery) (Statement, error) {
+	return x.b.tb.Statement(ctx, 1, nil, q)
+}
+
+// Buyers reads what the account buyers held at a time: after every entry made then or before.
+func (x BalancesAt) Buyers(ctx context.Context, at time.Time) (Balance, error) {
+	return x.b.tb.BalanceAt(ctx, 1, nil, at)
+}
+
+// Buyers reads the holds still held that move from or to the account buyers, oldest first.
+func (x OpenHoldsOf) Buyers(ctx context.Context) ([]OpenHold, error) {
+	return x.b.tb.OpenHolds(ctx, 1, nil, -1)
+}
+
+// ShopPayout reads a page of the entries of the account shop_payout.
+func (x Statements) ShopPayout(ctx context.Context, q StatementQuery) (Statement, error) {
+	return x.b.tb.Statement(ctx, 2, nil, q)
+}
+
+// ShopPayout reads what the account shop_payout held at a time: after every entry made then or before.
+func (x BalancesAt) ShopPayout(ctx context.Context, at time.Time) (Balance, error) {
+	return x.b.tb.BalanceAt(ctx, 2, nil, at)
+}
+
+// ShopPayout reads the holds still held that move from or to the account shop_payout, oldest first.
+func (x OpenHoldsOf) ShopPayout(ctx context.Context) ([]OpenHold, error) {
+	return x.b.tb.OpenHolds(ctx, 2, nil, -1)
 }

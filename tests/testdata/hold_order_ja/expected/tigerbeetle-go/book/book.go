@@ -35,6 +35,15 @@ type (
 	HoldState = chobo.HoldState
 	// Balance is what an account holds: posted, held coming in, held going out.
 	Balance = chobo.Balance
+	// Entry is one change of one account by one call, as the history reads give it.
+	Entry = chobo.Entry
+	// StatementQuery says which of an account's entries a statement reads.
+	StatementQuery = chobo.StatementQuery
+	// Statement is one page of an account's entries.
+	Statement = chobo.Statement
+	// OpenHold is a hold still held, and HoldMove what one of its moves holds.
+	OpenHold = chobo.OpenHold
+	HoldMove = chobo.HoldMove
 )
 
 // Outcomes and hold states.
@@ -53,6 +62,11 @@ type Book struct {
 	X決済 X決済
 	// Balance reads accounts.
 	Balance Balances
+	// Statement, BalanceAt and OpenHolds read the history of accounts:
+	// their entries, what they held at a time, the holds still held.
+	Statement Statements
+	BalanceAt BalancesAt
+	OpenHolds OpenHoldsOf
 
 	tb *chobotb.Book
 }
@@ -71,6 +85,7 @@ func TigerBeetleWith(c TigerBeetleClient, tenant string) *Book {
 	b := &Book{tb: chobotb.NewBook(c, definition, tenant)}
 	b.X決済 = X決済{b}
 	b.Balance = Balances{b}
+	b.Statement, b.BalanceAt, b.OpenHolds = Statements{b}, BalancesAt{b}, OpenHoldsOf{b}
 	return b
 }
 
@@ -130,7 +145,7 @@ type X決済Args struct {
 	X代金 int64
 }
 
-// X決済Key names one hold of 決済.
+// X決済Key is the key of 決済: it names one call, and the hold it makes.
 type X決済Key struct {
 	X注文 string
 }
@@ -218,6 +233,20 @@ func (t X決済) StatusCall(k X決済Key) Call {
 	return Call{Kind: 0, Op: "status", Values: chobotb.Values{k.X注文}}
 }
 
+// Entries reads the entries the calls of 決済 with the key k wrote, oldest first:
+// the hold's, then those of its post, void or expiry. A key no call took effect with has none.
+func (t X決済) Entries(ctx context.Context, k X決済Key) ([]Entry, error) {
+	if err := chobo.CheckText("注文", k.X注文); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 0, chobotb.Values{k.X注文})
+}
+
+// OpenHolds reads the holds of 決済 still held, oldest first.
+func (t X決済) OpenHolds(ctx context.Context) ([]OpenHold, error) {
+	return t.b.tb.OpenHolds(ctx, -1, nil, 0)
+}
+
 // Balances reads accounts: posted, held coming in, held going out.
 type Balances struct{ b *Book }
 
@@ -242,4 +271,67 @@ func (x Balances) X買い手(ctx context.Context) (Balance, error) {
 // X店への支払 reads the account 店への支払.
 func (x Balances) X店への支払(ctx context.Context) (Balance, error) {
 	return x.b.tb.Balance(ctx, 2)
+}
+
+// Statements reads the entries of accounts, a page at a time.
+type Statements struct{ b *Book }
+
+// BalancesAt reads what accounts held at a time.
+type BalancesAt struct{ b *Book }
+
+// OpenHoldsOf reads the holds still held that move from or to an account.
+type OpenHoldsOf struct{ b *Book }
+
+// X預り reads a page of the entries of an account of 預り.
+func (x Statements) X預り(ctx context.Context, a X預りAccount, q StatementQuery) (Statement, error) {
+	if err := chobo.CheckText("注文", a.X注文); err != nil {
+		return Statement{}, err
+	}
+	return x.b.tb.Statement(ctx, 0, []string{a.X注文}, q)
+}
+
+// X預り reads what an account of 預り held at a time: after every entry made then or before.
+func (x BalancesAt) X預り(ctx context.Context, a X預りAccount, at time.Time) (Balance, error) {
+	if err := chobo.CheckText("注文", a.X注文); err != nil {
+		return Balance{}, err
+	}
+	return x.b.tb.BalanceAt(ctx, 0, []string{a.X注文}, at)
+}
+
+// X預り reads the holds still held that move from or to an account of 預り, oldest first.
+func (x OpenHoldsOf) X預り(ctx context.Context, a X預りAccount) ([]OpenHold, error) {
+	if err := chobo.CheckText("注文", a.X注文); err != nil {
+		return nil, err
+	}
+	return x.b.tb.OpenHolds(ctx, 0, []string{a.X注文}, -1)
+}
+
+// X買い手 reads a page of the entries of the account 買い手.
+func (x Statements) X買い手(ctx context.Context, q StatementQuery) (Statement, error) {
+	return x.b.tb.Statement(ctx, 1, nil, q)
+}
+
+// X買い手 reads what the account 買い手 held at a time: after every entry made then or before.
+func (x BalancesAt) X買い手(ctx context.Context, at time.Time) (Balance, error) {
+	return x.b.tb.BalanceAt(ctx, 1, nil, at)
+}
+
+// X買い手 reads the holds still held that move from or to the account 買い手, oldest first.
+func (x OpenHoldsOf) X買い手(ctx context.Context) ([]OpenHold, error) {
+	return x.b.tb.OpenHolds(ctx, 1, nil, -1)
+}
+
+// X店への支払 reads a page of the entries of the account 店への支払.
+func (x Statements) X店への支払(ctx context.Context, q StatementQuery) (Statement, error) {
+	return x.b.tb.Statement(ctx, 2, nil, q)
+}
+
+// X店への支払 reads what the account 店への支払 held at a time: after every entry made then or before.
+func (x BalancesAt) X店への支払(ctx context.Context, at time.Time) (Balance, error) {
+	return x.b.tb.BalanceAt(ctx, 2, nil, at)
+}
+
+// X店への支払 reads the holds still held that move from or to the account 店への支払, oldest first.
+func (x OpenHoldsOf) X店への支払(ctx context.Context) ([]OpenHold, error) {
+	return x.b.tb.OpenHolds(ctx, 2, nil, -1)
 }

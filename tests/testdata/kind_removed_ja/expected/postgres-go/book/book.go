@@ -7,6 +7,7 @@ package book
 
 import (
 	"context"
+	"time"
 
 	"github.com/chobo-lang/chobo/runtime/go/chobo"
 	"github.com/chobo-lang/chobo/runtime/go/chobopg"
@@ -30,6 +31,15 @@ type (
 	HoldState = chobo.HoldState
 	// Balance is what an account holds: posted, held coming in, held going out.
 	Balance = chobo.Balance
+	// Entry is one change of one account by one call, as the history reads give it.
+	Entry = chobo.Entry
+	// StatementQuery says which of an account's entries a statement reads.
+	StatementQuery = chobo.StatementQuery
+	// Statement is one page of an account's entries.
+	Statement = chobo.Statement
+	// OpenHold is a hold still held, and HoldMove what one of its moves holds.
+	OpenHold = chobo.OpenHold
+	HoldMove = chobo.HoldMove
 )
 
 // Outcomes and hold states.
@@ -49,6 +59,11 @@ type Book struct {
 	X出荷 X出荷
 	// Balance reads accounts.
 	Balance Balances
+	// Statement, BalanceAt and OpenHolds read the history of accounts:
+	// their entries, what they held at a time, the holds still held.
+	Statement Statements
+	BalanceAt BalancesAt
+	OpenHolds OpenHoldsOf
 
 	q      Querier
 	tenant string
@@ -64,6 +79,7 @@ func Postgres(q Querier, tenant string, opts ...chobopg.Option) *Book {
 	b.X入荷 = X入荷{b}
 	b.X出荷 = X出荷{b}
 	b.Balance = Balances{b}
+	b.Statement, b.BalanceAt, b.OpenHolds = Statements{b}, BalancesAt{b}, OpenHoldsOf{b}
 	return b
 }
 
@@ -84,6 +100,19 @@ type Answer = chobopg.Answer
 // makes.
 func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
 	return chobopg.Bulk(ctx, b.q, calls)
+}
+
+// history is what the history reads send: a statement per read, and
+// the names of each transfer kind's values, which the rows give in order.
+var history = chobopg.History{
+	Statement: `select cursor, kind, op, key, args, move, out, account, account_args, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at from "店".history_statement($1, $2, $3::text[], $4::timestamptz, $5::timestamptz, $6::text[], $7::boolean, $8::integer, $9::bigint)`,
+	Call:      `select cursor, kind, op, key, args, move, out, account, account_args, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at from "店".history_call($1, $2, $3::text[])`,
+	OpenHolds: `select kind, key, move, from_account, from_args, to_account, to_args, amount, created, deadline from "店".history_open_holds($1, $2, $3::text[], $4)`,
+	BalanceAt: `select posted, held_in, held_out from "店".history_balance($1, $2, $3::text[], $4::timestamptz)`,
+	Kinds: map[string]chobopg.Kind{
+		"入荷": {Args: []string{"納品書", "sku", "数"}, Key: []string{"納品書", "sku"}},
+		"出荷": {Args: []string{"注文", "sku", "数"}, Key: []string{"注文", "sku"}},
+	},
 }
 
 // Expire gives back up to 1000 holds past their deadline, as the SQL
@@ -107,6 +136,12 @@ type X入荷Args struct {
 	X納品書 string
 	Sku  string
 	X数   int64
+}
+
+// X入荷Key is the key of 入荷: it names one call.
+type X入荷Key struct {
+	X納品書 string
+	Sku  string
 }
 
 // Do calls 入荷.do.
@@ -137,6 +172,17 @@ func (t X入荷) DoCall(a X入荷Args) Call {
 	return Call{SQL: `select result, reason from "店"."入荷_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.X納品書, a.Sku, a.X数}}
 }
 
+// Entries reads the entries the calls of 入荷 with the key k wrote, oldest first. A key no call took effect with has none.
+func (t X入荷) Entries(ctx context.Context, k X入荷Key) ([]Entry, error) {
+	if err := chobo.CheckText("納品書", k.X納品書); err != nil {
+		return nil, err
+	}
+	if err := chobo.CheckText("sku", k.Sku); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadCallEntries(ctx, t.b.q, &history, t.b.tenant, "入荷", []string{k.X納品書, k.Sku})
+}
+
 // X出荷 is the transfer 出荷.
 type X出荷 struct{ b *Book }
 
@@ -145,6 +191,12 @@ type X出荷Args struct {
 	X注文 string
 	Sku string
 	X数  int64
+}
+
+// X出荷Key is the key of 出荷: it names one call.
+type X出荷Key struct {
+	X注文 string
+	Sku string
 }
 
 // Do calls 出荷.do.
@@ -175,6 +227,17 @@ func (t X出荷) DoCall(a X出荷Args) Call {
 	return Call{SQL: `select result, reason from "店"."出荷_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.X注文, a.Sku, a.X数}}
 }
 
+// Entries reads the entries the calls of 出荷 with the key k wrote, oldest first. A key no call took effect with has none.
+func (t X出荷) Entries(ctx context.Context, k X出荷Key) ([]Entry, error) {
+	if err := chobo.CheckText("注文", k.X注文); err != nil {
+		return nil, err
+	}
+	if err := chobo.CheckText("sku", k.Sku); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadCallEntries(ctx, t.b.q, &history, t.b.tenant, "出荷", []string{k.X注文, k.Sku})
+}
+
 // Balances reads accounts: posted, held coming in, held going out.
 type Balances struct{ b *Book }
 
@@ -199,4 +262,67 @@ func (x Balances) X仕入先(ctx context.Context) (Balance, error) {
 // X客 reads the account 客.
 func (x Balances) X客(ctx context.Context) (Balance, error) {
 	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "店"."balance_客"($1)`, x.b.tenant)
+}
+
+// Statements reads the entries of accounts, a page at a time.
+type Statements struct{ b *Book }
+
+// BalancesAt reads what accounts held at a time.
+type BalancesAt struct{ b *Book }
+
+// OpenHoldsOf reads the holds still held that move from or to an account.
+type OpenHoldsOf struct{ b *Book }
+
+// X棚 reads a page of the entries of an account of 棚.
+func (x Statements) X棚(ctx context.Context, a X棚Account, q StatementQuery) (Statement, error) {
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return Statement{}, err
+	}
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "棚", []string{a.Sku}, q)
+}
+
+// X棚 reads what an account of 棚 held at a time: after every entry made then or before.
+func (x BalancesAt) X棚(ctx context.Context, a X棚Account, at time.Time) (Balance, error) {
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return Balance{}, err
+	}
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "棚", []string{a.Sku}, at)
+}
+
+// X棚 reads the holds still held that move from or to an account of 棚, oldest first.
+func (x OpenHoldsOf) X棚(ctx context.Context, a X棚Account) ([]OpenHold, error) {
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "棚", []string{a.Sku}, "")
+}
+
+// X仕入先 reads a page of the entries of the account 仕入先.
+func (x Statements) X仕入先(ctx context.Context, q StatementQuery) (Statement, error) {
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "仕入先", nil, q)
+}
+
+// X仕入先 reads what the account 仕入先 held at a time: after every entry made then or before.
+func (x BalancesAt) X仕入先(ctx context.Context, at time.Time) (Balance, error) {
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "仕入先", nil, at)
+}
+
+// X仕入先 reads the holds still held that move from or to the account 仕入先, oldest first.
+func (x OpenHoldsOf) X仕入先(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "仕入先", nil, "")
+}
+
+// X客 reads a page of the entries of the account 客.
+func (x Statements) X客(ctx context.Context, q StatementQuery) (Statement, error) {
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "客", nil, q)
+}
+
+// X客 reads what the account 客 held at a time: after every entry made then or before.
+func (x BalancesAt) X客(ctx context.Context, at time.Time) (Balance, error) {
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "客", nil, at)
+}
+
+// X客 reads the holds still held that move from or to the account 客, oldest first.
+func (x OpenHoldsOf) X客(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "客", nil, "")
 }

@@ -7,6 +7,7 @@ package marketplace
 
 import (
 	"context"
+	"time"
 
 	"github.com/chobo-lang/chobo/runtime/go/chobo"
 	"github.com/chobo-lang/chobo/runtime/go/chobopg"
@@ -30,6 +31,15 @@ type (
 	HoldState = chobo.HoldState
 	// Balance is what an account holds: posted, held coming in, held going out.
 	Balance = chobo.Balance
+	// Entry is one change of one account by one call, as the history reads give it.
+	Entry = chobo.Entry
+	// StatementQuery says which of an account's entries a statement reads.
+	StatementQuery = chobo.StatementQuery
+	// Statement is one page of an account's entries.
+	Statement = chobo.Statement
+	// OpenHold is a hold still held, and HoldMove what one of its moves holds.
+	OpenHold = chobo.OpenHold
+	HoldMove = chobo.HoldMove
 )
 
 // Outcomes and hold states.
@@ -50,6 +60,11 @@ type Book struct {
 	Refund Refund
 	// Balance reads accounts.
 	Balance Balances
+	// Statement, BalanceAt and OpenHolds read the history of accounts:
+	// their entries, what they held at a time, the holds still held.
+	Statement Statements
+	BalanceAt BalancesAt
+	OpenHolds OpenHoldsOf
 
 	q      Querier
 	tenant string
@@ -66,6 +81,7 @@ func Postgres(q Querier, tenant string, opts ...chobopg.Option) *Book {
 	b.Payout = Payout{b}
 	b.Refund = Refund{b}
 	b.Balance = Balances{b}
+	b.Statement, b.BalanceAt, b.OpenHolds = Statements{b}, BalancesAt{b}, OpenHoldsOf{b}
 	return b
 }
 
@@ -86,6 +102,20 @@ type Answer = chobopg.Answer
 // makes.
 func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
 	return chobopg.Bulk(ctx, b.q, calls)
+}
+
+// history is what the history reads send: a statement per read, and
+// the names of each transfer kind's values, which the rows give in order.
+var history = chobopg.History{
+	Statement: `select cursor, kind, op, key, args, move, out, account, account_args, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at from "marketplace".history_statement($1, $2, $3::text[], $4::timestamptz, $5::timestamptz, $6::text[], $7::boolean, $8::integer, $9::bigint)`,
+	Call:      `select cursor, kind, op, key, args, move, out, account, account_args, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at from "marketplace".history_call($1, $2, $3::text[])`,
+	OpenHolds: `select kind, key, move, from_account, from_args, to_account, to_args, amount, created, deadline from "marketplace".history_open_holds($1, $2, $3::text[], $4)`,
+	BalanceAt: `select posted, held_in, held_out from "marketplace".history_balance($1, $2, $3::text[], $4::timestamptz)`,
+	Kinds: map[string]chobopg.Kind{
+		"sale":   {Args: []string{"order", "shop", "proceeds", "fee"}, Key: []string{"order"}},
+		"payout": {Args: []string{"payout_id", "shop", "amount"}, Key: []string{"payout_id"}, Amounts: []string{"amount"}},
+		"refund": {Args: []string{"order", "shop", "proceeds", "fee"}, Key: []string{"order"}},
+	},
 }
 
 // Expire gives back up to 1000 holds past their deadline, as the SQL
@@ -110,6 +140,11 @@ type SaleArgs struct {
 	Shop     string
 	Proceeds int64
 	Fee      int64
+}
+
+// SaleKey is the key of sale: it names one call.
+type SaleKey struct {
+	Order string
 }
 
 // Do calls sale.do.
@@ -146,6 +181,14 @@ func (t Sale) DoCall(a SaleArgs) Call {
 	return Call{SQL: `select result, reason from "marketplace"."sale_do"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.Order, a.Shop, a.Proceeds, a.Fee}}
 }
 
+// Entries reads the entries the calls of sale with the key k wrote, oldest first. A key no call took effect with has none.
+func (t Sale) Entries(ctx context.Context, k SaleKey) ([]Entry, error) {
+	if err := chobo.CheckText("order", k.Order); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadCallEntries(ctx, t.b.q, &history, t.b.tenant, "sale", []string{k.Order})
+}
+
 // Payout is the transfer payout: a bank transfer to the shop: post when the bank confirms it, void when it bounces; it waits as long as the bank takes
 type Payout struct{ b *Book }
 
@@ -156,7 +199,7 @@ type PayoutArgs struct {
 	Amount   int64
 }
 
-// PayoutKey names one hold of payout.
+// PayoutKey is the key of payout: it names one call, and the hold it makes.
 type PayoutKey struct {
 	PayoutId string
 }
@@ -260,6 +303,20 @@ func (t Payout) StatusCall(k PayoutKey) Call {
 	return Call{SQL: `select "marketplace"."payout_status"($1, $2)`, Args: []any{t.b.tenant, k.PayoutId}, Status: true}
 }
 
+// Entries reads the entries the calls of payout with the key k wrote, oldest first:
+// the hold's, then those of its post, void or expiry. A key no call took effect with has none.
+func (t Payout) Entries(ctx context.Context, k PayoutKey) ([]Entry, error) {
+	if err := chobo.CheckText("payout_id", k.PayoutId); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadCallEntries(ctx, t.b.q, &history, t.b.tenant, "payout", []string{k.PayoutId})
+}
+
+// OpenHolds reads the holds of payout still held, oldest first.
+func (t Payout) OpenHolds(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, t.b.q, &history, t.b.tenant, "", nil, "payout")
+}
+
 // Refund is the transfer refund: gives an order's price back to the buyer, once per order: the proceeds from the shop, the fee from the platform
 type Refund struct{ b *Book }
 
@@ -269,6 +326,11 @@ type RefundArgs struct {
 	Shop     string
 	Proceeds int64
 	Fee      int64
+}
+
+// RefundKey is the key of refund: it names one call.
+type RefundKey struct {
+	Order string
 }
 
 // Do calls refund.do.
@@ -305,6 +367,14 @@ func (t Refund) DoCall(a RefundArgs) Call {
 	return Call{SQL: `select result, reason from "marketplace"."refund_do"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.Order, a.Shop, a.Proceeds, a.Fee}}
 }
 
+// Entries reads the entries the calls of refund with the key k wrote, oldest first. A key no call took effect with has none.
+func (t Refund) Entries(ctx context.Context, k RefundKey) ([]Entry, error) {
+	if err := chobo.CheckText("order", k.Order); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadCallEntries(ctx, t.b.q, &history, t.b.tenant, "refund", []string{k.Order})
+}
+
 // Balances reads accounts: posted, held coming in, held going out.
 type Balances struct{ b *Book }
 
@@ -334,4 +404,82 @@ func (x Balances) Buyers(ctx context.Context) (Balance, error) {
 // ShopBanks reads the account shop_banks.
 func (x Balances) ShopBanks(ctx context.Context) (Balance, error) {
 	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "marketplace"."balance_shop_banks"($1)`, x.b.tenant)
+}
+
+// Statements reads the entries of accounts, a page at a time.
+type Statements struct{ b *Book }
+
+// BalancesAt reads what accounts held at a time.
+type BalancesAt struct{ b *Book }
+
+// OpenHoldsOf reads the holds still held that move from or to an account.
+type OpenHoldsOf struct{ b *Book }
+
+// ShopSales reads a page of the entries of an account of shop_sales.
+func (x Statements) ShopSales(ctx context.Context, a ShopSalesAccount, q StatementQuery) (Statement, error) {
+	if err := chobo.CheckText("shop", a.Shop); err != nil {
+		return Statement{}, err
+	}
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "shop_sales", []string{a.Shop}, q)
+}
+
+// ShopSales reads what an account of shop_sales held at a time: after every entry made then or before.
+func (x BalancesAt) ShopSales(ctx context.Context, a ShopSalesAccount, at time.Time) (Balance, error) {
+	if err := chobo.CheckText("shop", a.Shop); err != nil {
+		return Balance{}, err
+	}
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "shop_sales", []string{a.Shop}, at)
+}
+
+// ShopSales reads the holds still held that move from or to an account of shop_sales, oldest first.
+func (x OpenHoldsOf) ShopSales(ctx context.Context, a ShopSalesAccount) ([]OpenHold, error) {
+	if err := chobo.CheckText("shop", a.Shop); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "shop_sales", []string{a.Shop}, "")
+}
+
+// PlatformFees reads a page of the entries of the account platform_fees.
+func (x Statements) PlatformFees(ctx context.Context, q StatementQuery) (Statement, error) {
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "platform_fees", nil, q)
+}
+
+// PlatformFees reads what the account platform_fees held at a time: after every entry made then or before.
+func (x BalancesAt) PlatformFees(ctx context.Context, at time.Time) (Balance, error) {
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "platform_fees", nil, at)
+}
+
+// PlatformFees reads the holds still held that move from or to the account platform_fees, oldest first.
+func (x OpenHoldsOf) PlatformFees(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "platform_fees", nil, "")
+}
+
+// Buyers reads a page of the entries of the account buyers.
+func (x Statements) Buyers(ctx context.Context, q StatementQuery) (Statement, error) {
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "buyers", nil, q)
+}
+
+// Buyers reads what the account buyers held at a time: after every entry made then or before.
+func (x BalancesAt) Buyers(ctx context.Context, at time.Time) (Balance, error) {
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "buyers", nil, at)
+}
+
+// Buyers reads the holds still held that move from or to the account buyers, oldest first.
+func (x OpenHoldsOf) Buyers(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "buyers", nil, "")
+}
+
+// ShopBanks reads a page of the entries of the account shop_banks.
+func (x Statements) ShopBanks(ctx context.Context, q StatementQuery) (Statement, error) {
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "shop_banks", nil, q)
+}
+
+// ShopBanks reads what the account shop_banks held at a time: after every entry made then or before.
+func (x BalancesAt) ShopBanks(ctx context.Context, at time.Time) (Balance, error) {
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "shop_banks", nil, at)
+}
+
+// ShopBanks reads the holds still held that move from or to the account shop_banks, oldest first.
+func (x OpenHoldsOf) ShopBanks(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "shop_banks", nil, "")
 }

@@ -35,6 +35,15 @@ type (
 	HoldState = chobo.HoldState
 	// Balance is what an account holds: posted, held coming in, held going out.
 	Balance = chobo.Balance
+	// Entry is one change of one account by one call, as the history reads give it.
+	Entry = chobo.Entry
+	// StatementQuery says which of an account's entries a statement reads.
+	StatementQuery = chobo.StatementQuery
+	// Statement is one page of an account's entries.
+	Statement = chobo.Statement
+	// OpenHold is a hold still held, and HoldMove what one of its moves holds.
+	OpenHold = chobo.OpenHold
+	HoldMove = chobo.HoldMove
 )
 
 // Outcomes and hold states.
@@ -55,6 +64,11 @@ type Book struct {
 	Refund Refund
 	// Balance reads accounts.
 	Balance Balances
+	// Statement, BalanceAt and OpenHolds read the history of accounts:
+	// their entries, what they held at a time, the holds still held.
+	Statement Statements
+	BalanceAt BalancesAt
+	OpenHolds OpenHoldsOf
 
 	tb *chobotb.Book
 }
@@ -75,6 +89,7 @@ func TigerBeetleWith(c TigerBeetleClient, tenant string) *Book {
 	b.Payout = Payout{b}
 	b.Refund = Refund{b}
 	b.Balance = Balances{b}
+	b.Statement, b.BalanceAt, b.OpenHolds = Statements{b}, BalancesAt{b}, OpenHoldsOf{b}
 	return b
 }
 
@@ -154,6 +169,11 @@ type SaleArgs struct {
 	Fee      int64
 }
 
+// SaleKey is the key of sale: it names one call.
+type SaleKey struct {
+	Order string
+}
+
 // Do calls sale.do.
 func (t Sale) Do(ctx context.Context, a SaleArgs) (Result, error) {
 	if err := chobo.CheckText("order", a.Order); err != nil {
@@ -188,6 +208,14 @@ func (t Sale) DoCall(a SaleArgs) Call {
 	return Call{Kind: 0, Op: "do", Values: chobotb.Values{a.Order, a.Shop, a.Proceeds, a.Fee}}
 }
 
+// Entries reads the entries the calls of sale with the key k wrote, oldest first. A key no call took effect with has none.
+func (t Sale) Entries(ctx context.Context, k SaleKey) ([]Entry, error) {
+	if err := chobo.CheckText("order", k.Order); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 0, chobotb.Values{k.Order})
+}
+
 // Payout is the transfer payout: a bank transfer to the shop: post when the bank confirms it, void when it bounces; it waits as long as the bank takes
 type Payout struct{ b *Book }
 
@@ -198,7 +226,7 @@ type PayoutArgs struct {
 	Amount   int64
 }
 
-// PayoutKey names one hold of payout.
+// PayoutKey is the key of payout: it names one call, and the hold it makes.
 type PayoutKey struct {
 	PayoutId string
 }
@@ -292,6 +320,20 @@ func (t Payout) StatusCall(k PayoutKey) Call {
 	return Call{Kind: 1, Op: "status", Values: chobotb.Values{k.PayoutId}}
 }
 
+// Entries reads the entries the calls of payout with the key k wrote, oldest first:
+// the hold's, then those of its post, void or expiry. A key no call took effect with has none.
+func (t Payout) Entries(ctx context.Context, k PayoutKey) ([]Entry, error) {
+	if err := chobo.CheckText("payout_id", k.PayoutId); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 1, chobotb.Values{k.PayoutId})
+}
+
+// OpenHolds reads the holds of payout still held, oldest first.
+func (t Payout) OpenHolds(ctx context.Context) ([]OpenHold, error) {
+	return t.b.tb.OpenHolds(ctx, -1, nil, 1)
+}
+
 // Refund is the transfer refund: gives an order's price back to the buyer, once per order: the proceeds from the shop, the fee from the platform
 type Refund struct{ b *Book }
 
@@ -301,6 +343,11 @@ type RefundArgs struct {
 	Shop     string
 	Proceeds int64
 	Fee      int64
+}
+
+// RefundKey is the key of refund: it names one call.
+type RefundKey struct {
+	Order string
 }
 
 // Do calls refund.do.
@@ -337,6 +384,14 @@ func (t Refund) DoCall(a RefundArgs) Call {
 	return Call{Kind: 2, Op: "do", Values: chobotb.Values{a.Order, a.Shop, a.Proceeds, a.Fee}}
 }
 
+// Entries reads the entries the calls of refund with the key k wrote, oldest first. A key no call took effect with has none.
+func (t Refund) Entries(ctx context.Context, k RefundKey) ([]Entry, error) {
+	if err := chobo.CheckText("order", k.Order); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 2, chobotb.Values{k.Order})
+}
+
 // Balances reads accounts: posted, held coming in, held going out.
 type Balances struct{ b *Book }
 
@@ -366,4 +421,82 @@ func (x Balances) Buyers(ctx context.Context) (Balance, error) {
 // ShopBanks reads the account shop_banks.
 func (x Balances) ShopBanks(ctx context.Context) (Balance, error) {
 	return x.b.tb.Balance(ctx, 3)
+}
+
+// Statements reads the entries of accounts, a page at a time.
+type Statements struct{ b *Book }
+
+// BalancesAt reads what accounts held at a time.
+type BalancesAt struct{ b *Book }
+
+// OpenHoldsOf reads the holds still held that move from or to an account.
+type OpenHoldsOf struct{ b *Book }
+
+// ShopSales reads a page of the entries of an account of shop_sales.
+func (x Statements) ShopSales(ctx context.Context, a ShopSalesAccount, q StatementQuery) (Statement, error) {
+	if err := chobo.CheckText("shop", a.Shop); err != nil {
+		return Statement{}, err
+	}
+	return x.b.tb.Statement(ctx, 0, []string{a.Shop}, q)
+}
+
+// ShopSales reads what an account of shop_sales held at a time: after every entry made then or before.
+func (x BalancesAt) ShopSales(ctx context.Context, a ShopSalesAccount, at time.Time) (Balance, error) {
+	if err := chobo.CheckText("shop", a.Shop); err != nil {
+		return Balance{}, err
+	}
+	return x.b.tb.BalanceAt(ctx, 0, []string{a.Shop}, at)
+}
+
+// ShopSales reads the holds still held that move from or to an account of shop_sales, oldest first.
+func (x OpenHoldsOf) ShopSales(ctx context.Context, a ShopSalesAccount) ([]OpenHold, error) {
+	if err := chobo.CheckText("shop", a.Shop); err != nil {
+		return nil, err
+	}
+	return x.b.tb.OpenHolds(ctx, 0, []string{a.Shop}, -1)
+}
+
+// PlatformFees reads a page of the entries of the account platform_fees.
+func (x Statements) PlatformFees(ctx context.Context, q StatementQuery) (Statement, error) {
+	return x.b.tb.Statement(ctx, 1, nil, q)
+}
+
+// PlatformFees reads what the account platform_fees held at a time: after every entry made then or before.
+func (x BalancesAt) PlatformFees(ctx context.Context, at time.Time) (Balance, error) {
+	return x.b.tb.BalanceAt(ctx, 1, nil, at)
+}
+
+// PlatformFees reads the holds still held that move from or to the account platform_fees, oldest first.
+func (x OpenHoldsOf) PlatformFees(ctx context.Context) ([]OpenHold, error) {
+	return x.b.tb.OpenHolds(ctx, 1, nil, -1)
+}
+
+// Buyers reads a page of the entries of the account buyers.
+func (x Statements) Buyers(ctx context.Context, q StatementQuery) (Statement, error) {
+	return x.b.tb.Statement(ctx, 2, nil, q)
+}
+
+// Buyers reads what the account buyers held at a time: after every entry made then or before.
+func (x BalancesAt) Buyers(ctx context.Context, at time.Time) (Balance, error) {
+	return x.b.tb.BalanceAt(ctx, 2, nil, at)
+}
+
+// Buyers reads the holds still held that move from or to the account buyers, oldest first.
+func (x OpenHoldsOf) Buyers(ctx context.Context) ([]OpenHold, error) {
+	return x.b.tb.OpenHolds(ctx, 2, nil, -1)
+}
+
+// ShopBanks reads a page of the entries of the account shop_banks.
+func (x Statements) ShopBanks(ctx context.Context, q StatementQuery) (Statement, error) {
+	return x.b.tb.Statement(ctx, 3, nil, q)
+}
+
+// ShopBanks reads what the account shop_banks held at a time: after every entry made then or before.
+func (x BalancesAt) ShopBanks(ctx context.Context, at time.Time) (Balance, error) {
+	return x.b.tb.BalanceAt(ctx, 3, nil, at)
+}
+
+// ShopBanks reads the holds still held that move from or to the account shop_banks, oldest first.
+func (x OpenHoldsOf) ShopBanks(ctx context.Context) ([]OpenHold, error) {
+	return x.b.tb.OpenHolds(ctx, 3, nil, -1)
 }

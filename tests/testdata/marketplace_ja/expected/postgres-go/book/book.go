@@ -7,6 +7,7 @@ package book
 
 import (
 	"context"
+	"time"
 
 	"github.com/chobo-lang/chobo/runtime/go/chobo"
 	"github.com/chobo-lang/chobo/runtime/go/chobopg"
@@ -30,6 +31,15 @@ type (
 	HoldState = chobo.HoldState
 	// Balance is what an account holds: posted, held coming in, held going out.
 	Balance = chobo.Balance
+	// Entry is one change of one account by one call, as the history reads give it.
+	Entry = chobo.Entry
+	// StatementQuery says which of an account's entries a statement reads.
+	StatementQuery = chobo.StatementQuery
+	// Statement is one page of an account's entries.
+	Statement = chobo.Statement
+	// OpenHold is a hold still held, and HoldMove what one of its moves holds.
+	OpenHold = chobo.OpenHold
+	HoldMove = chobo.HoldMove
 )
 
 // Outcomes and hold states.
@@ -50,6 +60,11 @@ type Book struct {
 	X返金 X返金
 	// Balance reads accounts.
 	Balance Balances
+	// Statement, BalanceAt and OpenHolds read the history of accounts:
+	// their entries, what they held at a time, the holds still held.
+	Statement Statements
+	BalanceAt BalancesAt
+	OpenHolds OpenHoldsOf
 
 	q      Querier
 	tenant string
@@ -66,6 +81,7 @@ func Postgres(q Querier, tenant string, opts ...chobopg.Option) *Book {
 	b.X振込 = X振込{b}
 	b.X返金 = X返金{b}
 	b.Balance = Balances{b}
+	b.Statement, b.BalanceAt, b.OpenHolds = Statements{b}, BalancesAt{b}, OpenHoldsOf{b}
 	return b
 }
 
@@ -86,6 +102,20 @@ type Answer = chobopg.Answer
 // makes.
 func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
 	return chobopg.Bulk(ctx, b.q, calls)
+}
+
+// history is what the history reads send: a statement per read, and
+// the names of each transfer kind's values, which the rows give in order.
+var history = chobopg.History{
+	Statement: `select cursor, kind, op, key, args, move, out, account, account_args, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at from "マーケットプレイス".history_statement($1, $2, $3::text[], $4::timestamptz, $5::timestamptz, $6::text[], $7::boolean, $8::integer, $9::bigint)`,
+	Call:      `select cursor, kind, op, key, args, move, out, account, account_args, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at from "マーケットプレイス".history_call($1, $2, $3::text[])`,
+	OpenHolds: `select kind, key, move, from_account, from_args, to_account, to_args, amount, created, deadline from "マーケットプレイス".history_open_holds($1, $2, $3::text[], $4)`,
+	BalanceAt: `select posted, held_in, held_out from "マーケットプレイス".history_balance($1, $2, $3::text[], $4::timestamptz)`,
+	Kinds: map[string]chobopg.Kind{
+		"売上": {Args: []string{"注文", "店", "取り分", "手数料"}, Key: []string{"注文"}},
+		"振込": {Args: []string{"振込番号", "店", "額"}, Key: []string{"振込番号"}, Amounts: []string{"額"}},
+		"返金": {Args: []string{"注文", "店", "取り分", "手数料"}, Key: []string{"注文"}},
+	},
 }
 
 // Expire gives back up to 1000 holds past their deadline, as the SQL
@@ -110,6 +140,11 @@ type X売上Args struct {
 	X店   string
 	X取り分 int64
 	X手数料 int64
+}
+
+// X売上Key is the key of 売上: it names one call.
+type X売上Key struct {
+	X注文 string
 }
 
 // Do calls 売上.do.
@@ -146,6 +181,14 @@ func (t X売上) DoCall(a X売上Args) Call {
 	return Call{SQL: `select result, reason from "マーケットプレイス"."売上_do"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.X注文, a.X店, a.X取り分, a.X手数料}}
 }
 
+// Entries reads the entries the calls of 売上 with the key k wrote, oldest first. A key no call took effect with has none.
+func (t X売上) Entries(ctx context.Context, k X売上Key) ([]Entry, error) {
+	if err := chobo.CheckText("注文", k.X注文); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadCallEntries(ctx, t.b.q, &history, t.b.tenant, "売上", []string{k.X注文})
+}
+
 // X振込 is the transfer 振込: 店の口座への振込。銀行が着金を確かめれば確定し、戻ってくれば取り消す。銀行が何日かかっても待つ
 type X振込 struct{ b *Book }
 
@@ -156,7 +199,7 @@ type X振込Args struct {
 	X額    int64
 }
 
-// X振込Key names one hold of 振込.
+// X振込Key is the key of 振込: it names one call, and the hold it makes.
 type X振込Key struct {
 	X振込番号 string
 }
@@ -260,6 +303,20 @@ func (t X振込) StatusCall(k X振込Key) Call {
 	return Call{SQL: `select "マーケットプレイス"."振込_status"($1, $2)`, Args: []any{t.b.tenant, k.X振込番号}, Status: true}
 }
 
+// Entries reads the entries the calls of 振込 with the key k wrote, oldest first:
+// the hold's, then those of its post, void or expiry. A key no call took effect with has none.
+func (t X振込) Entries(ctx context.Context, k X振込Key) ([]Entry, error) {
+	if err := chobo.CheckText("振込番号", k.X振込番号); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadCallEntries(ctx, t.b.q, &history, t.b.tenant, "振込", []string{k.X振込番号})
+}
+
+// OpenHolds reads the holds of 振込 still held, oldest first.
+func (t X振込) OpenHolds(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, t.b.q, &history, t.b.tenant, "", nil, "振込")
+}
+
 // X返金 is the transfer 返金: 注文の代金を買い手に戻す。注文ごとに一度。取り分は店から、手数料はプラットフォームから
 type X返金 struct{ b *Book }
 
@@ -269,6 +326,11 @@ type X返金Args struct {
 	X店   string
 	X取り分 int64
 	X手数料 int64
+}
+
+// X返金Key is the key of 返金: it names one call.
+type X返金Key struct {
+	X注文 string
 }
 
 // Do calls 返金.do.
@@ -305,6 +367,14 @@ func (t X返金) DoCall(a X返金Args) Call {
 	return Call{SQL: `select result, reason from "マーケットプレイス"."返金_do"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.X注文, a.X店, a.X取り分, a.X手数料}}
 }
 
+// Entries reads the entries the calls of 返金 with the key k wrote, oldest first. A key no call took effect with has none.
+func (t X返金) Entries(ctx context.Context, k X返金Key) ([]Entry, error) {
+	if err := chobo.CheckText("注文", k.X注文); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadCallEntries(ctx, t.b.q, &history, t.b.tenant, "返金", []string{k.X注文})
+}
+
 // Balances reads accounts: posted, held coming in, held going out.
 type Balances struct{ b *Book }
 
@@ -334,4 +404,82 @@ func (x Balances) X買い手(ctx context.Context) (Balance, error) {
 // X店の口座 reads the account 店の口座.
 func (x Balances) X店の口座(ctx context.Context) (Balance, error) {
 	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "マーケットプレイス"."balance_店の口座"($1)`, x.b.tenant)
+}
+
+// Statements reads the entries of accounts, a page at a time.
+type Statements struct{ b *Book }
+
+// BalancesAt reads what accounts held at a time.
+type BalancesAt struct{ b *Book }
+
+// OpenHoldsOf reads the holds still held that move from or to an account.
+type OpenHoldsOf struct{ b *Book }
+
+// X店の売上金 reads a page of the entries of an account of 店の売上金.
+func (x Statements) X店の売上金(ctx context.Context, a X店の売上金Account, q StatementQuery) (Statement, error) {
+	if err := chobo.CheckText("店", a.X店); err != nil {
+		return Statement{}, err
+	}
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "店の売上金", []string{a.X店}, q)
+}
+
+// X店の売上金 reads what an account of 店の売上金 held at a time: after every entry made then or before.
+func (x BalancesAt) X店の売上金(ctx context.Context, a X店の売上金Account, at time.Time) (Balance, error) {
+	if err := chobo.CheckText("店", a.X店); err != nil {
+		return Balance{}, err
+	}
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "店の売上金", []string{a.X店}, at)
+}
+
+// X店の売上金 reads the holds still held that move from or to an account of 店の売上金, oldest first.
+func (x OpenHoldsOf) X店の売上金(ctx context.Context, a X店の売上金Account) ([]OpenHold, error) {
+	if err := chobo.CheckText("店", a.X店); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "店の売上金", []string{a.X店}, "")
+}
+
+// X手数料収入 reads a page of the entries of the account 手数料収入.
+func (x Statements) X手数料収入(ctx context.Context, q StatementQuery) (Statement, error) {
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "手数料収入", nil, q)
+}
+
+// X手数料収入 reads what the account 手数料収入 held at a time: after every entry made then or before.
+func (x BalancesAt) X手数料収入(ctx context.Context, at time.Time) (Balance, error) {
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "手数料収入", nil, at)
+}
+
+// X手数料収入 reads the holds still held that move from or to the account 手数料収入, oldest first.
+func (x OpenHoldsOf) X手数料収入(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "手数料収入", nil, "")
+}
+
+// X買い手 reads a page of the entries of the account 買い手.
+func (x Statements) X買い手(ctx context.Context, q StatementQuery) (Statement, error) {
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "買い手", nil, q)
+}
+
+// X買い手 reads what the account 買い手 held at a time: after every entry made then or before.
+func (x BalancesAt) X買い手(ctx context.Context, at time.Time) (Balance, error) {
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "買い手", nil, at)
+}
+
+// X買い手 reads the holds still held that move from or to the account 買い手, oldest first.
+func (x OpenHoldsOf) X買い手(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "買い手", nil, "")
+}
+
+// X店の口座 reads a page of the entries of the account 店の口座.
+func (x Statements) X店の口座(ctx context.Context, q StatementQuery) (Statement, error) {
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "店の口座", nil, q)
+}
+
+// X店の口座 reads what the account 店の口座 held at a time: after every entry made then or before.
+func (x BalancesAt) X店の口座(ctx context.Context, at time.Time) (Balance, error) {
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "店の口座", nil, at)
+}
+
+// X店の口座 reads the holds still held that move from or to the account 店の口座, oldest first.
+func (x OpenHoldsOf) X店の口座(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "店の口座", nil, "")
 }

@@ -35,6 +35,15 @@ type (
 	HoldState = chobo.HoldState
 	// Balance is what an account holds: posted, held coming in, held going out.
 	Balance = chobo.Balance
+	// Entry is one change of one account by one call, as the history reads give it.
+	Entry = chobo.Entry
+	// StatementQuery says which of an account's entries a statement reads.
+	StatementQuery = chobo.StatementQuery
+	// Statement is one page of an account's entries.
+	Statement = chobo.Statement
+	// OpenHold is a hold still held, and HoldMove what one of its moves holds.
+	OpenHold = chobo.OpenHold
+	HoldMove = chobo.HoldMove
 )
 
 // Outcomes and hold states.
@@ -55,6 +64,11 @@ type Book struct {
 	X返金 X返金
 	// Balance reads accounts.
 	Balance Balances
+	// Statement, BalanceAt and OpenHolds read the history of accounts:
+	// their entries, what they held at a time, the holds still held.
+	Statement Statements
+	BalanceAt BalancesAt
+	OpenHolds OpenHoldsOf
 
 	tb *chobotb.Book
 }
@@ -75,6 +89,7 @@ func TigerBeetleWith(c TigerBeetleClient, tenant string) *Book {
 	b.X振込 = X振込{b}
 	b.X返金 = X返金{b}
 	b.Balance = Balances{b}
+	b.Statement, b.BalanceAt, b.OpenHolds = Statements{b}, BalancesAt{b}, OpenHoldsOf{b}
 	return b
 }
 
@@ -154,6 +169,11 @@ type X売上Args struct {
 	X手数料 int64
 }
 
+// X売上Key is the key of 売上: it names one call.
+type X売上Key struct {
+	X注文 string
+}
+
 // Do calls 売上.do.
 func (t X売上) Do(ctx context.Context, a X売上Args) (Result, error) {
 	if err := chobo.CheckText("注文", a.X注文); err != nil {
@@ -188,6 +208,14 @@ func (t X売上) DoCall(a X売上Args) Call {
 	return Call{Kind: 0, Op: "do", Values: chobotb.Values{a.X注文, a.X店, a.X取り分, a.X手数料}}
 }
 
+// Entries reads the entries the calls of 売上 with the key k wrote, oldest first. A key no call took effect with has none.
+func (t X売上) Entries(ctx context.Context, k X売上Key) ([]Entry, error) {
+	if err := chobo.CheckText("注文", k.X注文); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 0, chobotb.Values{k.X注文})
+}
+
 // X振込 is the transfer 振込: 店の口座への振込。銀行が着金を確かめれば確定し、戻ってくれば取り消す。銀行が何日かかっても待つ
 type X振込 struct{ b *Book }
 
@@ -198,7 +226,7 @@ type X振込Args struct {
 	X額    int64
 }
 
-// X振込Key names one hold of 振込.
+// X振込Key is the key of 振込: it names one call, and the hold it makes.
 type X振込Key struct {
 	X振込番号 string
 }
@@ -292,6 +320,20 @@ func (t X振込) StatusCall(k X振込Key) Call {
 	return Call{Kind: 1, Op: "status", Values: chobotb.Values{k.X振込番号}}
 }
 
+// Entries reads the entries the calls of 振込 with the key k wrote, oldest first:
+// the hold's, then those of its post, void or expiry. A key no call took effect with has none.
+func (t X振込) Entries(ctx context.Context, k X振込Key) ([]Entry, error) {
+	if err := chobo.CheckText("振込番号", k.X振込番号); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 1, chobotb.Values{k.X振込番号})
+}
+
+// OpenHolds reads the holds of 振込 still held, oldest first.
+func (t X振込) OpenHolds(ctx context.Context) ([]OpenHold, error) {
+	return t.b.tb.OpenHolds(ctx, -1, nil, 1)
+}
+
 // X返金 is the transfer 返金: 注文の代金を買い手に戻す。注文ごとに一度。取り分は店から、手数料はプラットフォームから
 type X返金 struct{ b *Book }
 
@@ -301,6 +343,11 @@ type X返金Args struct {
 	X店   string
 	X取り分 int64
 	X手数料 int64
+}
+
+// X返金Key is the key of 返金: it names one call.
+type X返金Key struct {
+	X注文 string
 }
 
 // Do calls 返金.do.
@@ -337,6 +384,14 @@ func (t X返金) DoCall(a X返金Args) Call {
 	return Call{Kind: 2, Op: "do", Values: chobotb.Values{a.X注文, a.X店, a.X取り分, a.X手数料}}
 }
 
+// Entries reads the entries the calls of 返金 with the key k wrote, oldest first. A key no call took effect with has none.
+func (t X返金) Entries(ctx context.Context, k X返金Key) ([]Entry, error) {
+	if err := chobo.CheckText("注文", k.X注文); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 2, chobotb.Values{k.X注文})
+}
+
 // Balances reads accounts: posted, held coming in, held going out.
 type Balances struct{ b *Book }
 
@@ -366,4 +421,82 @@ func (x Balances) X買い手(ctx context.Context) (Balance, error) {
 // X店の口座 reads the account 店の口座.
 func (x Balances) X店の口座(ctx context.Context) (Balance, error) {
 	return x.b.tb.Balance(ctx, 3)
+}
+
+// Statements reads the entries of accounts, a page at a time.
+type Statements struct{ b *Book }
+
+// BalancesAt reads what accounts held at a time.
+type BalancesAt struct{ b *Book }
+
+// OpenHoldsOf reads the holds still held that move from or to an account.
+type OpenHoldsOf struct{ b *Book }
+
+// X店の売上金 reads a page of the entries of an account of 店の売上金.
+func (x Statements) X店の売上金(ctx context.Context, a X店の売上金Account, q StatementQuery) (Statement, error) {
+	if err := chobo.CheckText("店", a.X店); err != nil {
+		return Statement{}, err
+	}
+	return x.b.tb.Statement(ctx, 0, []string{a.X店}, q)
+}
+
+// X店の売上金 reads what an account of 店の売上金 held at a time: after every entry made then or before.
+func (x BalancesAt) X店の売上金(ctx context.Context, a X店の売上金Account, at time.Time) (Balance, error) {
+	if err := chobo.CheckText("店", a.X店); err != nil {
+		return Balance{}, err
+	}
+	return x.b.tb.BalanceAt(ctx, 0, []string{a.X店}, at)
+}
+
+// X店の売上金 reads the holds still held that move from or to an account of 店の売上金, oldest first.
+func (x OpenHoldsOf) X店の売上金(ctx context.Context, a X店の売上金Account) ([]OpenHold, error) {
+	if err := chobo.CheckText("店", a.X店); err != nil {
+		return nil, err
+	}
+	return x.b.tb.OpenHolds(ctx, 0, []string{a.X店}, -1)
+}
+
+// X手数料収入 reads a page of the entries of the account 手数料収入.
+func (x Statements) X手数料収入(ctx context.Context, q StatementQuery) (Statement, error) {
+	return x.b.tb.Statement(ctx, 1, nil, q)
+}
+
+// X手数料収入 reads what the account 手数料収入 held at a time: after every entry made then or before.
+func (x BalancesAt) X手数料収入(ctx context.Context, at time.Time) (Balance, error) {
+	return x.b.tb.BalanceAt(ctx, 1, nil, at)
+}
+
+// X手数料収入 reads the holds still held that move from or to the account 手数料収入, oldest first.
+func (x OpenHoldsOf) X手数料収入(ctx context.Context) ([]OpenHold, error) {
+	return x.b.tb.OpenHolds(ctx, 1, nil, -1)
+}
+
+// X買い手 reads a page of the entries of the account 買い手.
+func (x Statements) X買い手(ctx context.Context, q StatementQuery) (Statement, error) {
+	return x.b.tb.Statement(ctx, 2, nil, q)
+}
+
+// X買い手 reads what the account 買い手 held at a time: after every entry made then or before.
+func (x BalancesAt) X買い手(ctx context.Context, at time.Time) (Balance, error) {
+	return x.b.tb.BalanceAt(ctx, 2, nil, at)
+}
+
+// X買い手 reads the holds still held that move from or to the account 買い手, oldest first.
+func (x OpenHoldsOf) X買い手(ctx context.Context) ([]OpenHold, error) {
+	return x.b.tb.OpenHolds(ctx, 2, nil, -1)
+}
+
+// X店の口座 reads a page of the entries of the account 店の口座.
+func (x Statements) X店の口座(ctx context.Context, q StatementQuery) (Statement, error) {
+	return x.b.tb.Statement(ctx, 3, nil, q)
+}
+
+// X店の口座 reads what the account 店の口座 held at a time: after every entry made then or before.
+func (x BalancesAt) X店の口座(ctx context.Context, at time.Time) (Balance, error) {
+	return x.b.tb.BalanceAt(ctx, 3, nil, at)
+}
+
+// X店の口座 reads the holds still held that move from or to the account 店の口座, oldest first.
+func (x OpenHoldsOf) X店の口座(ctx context.Context) ([]OpenHold, error) {
+	return x.b.tb.OpenHolds(ctx, 3, nil, -1)
 }

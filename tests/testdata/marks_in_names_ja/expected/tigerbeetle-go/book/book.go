@@ -35,6 +35,15 @@ type (
 	HoldState = chobo.HoldState
 	// Balance is what an account holds: posted, held coming in, held going out.
 	Balance = chobo.Balance
+	// Entry is one change of one account by one call, as the history reads give it.
+	Entry = chobo.Entry
+	// StatementQuery says which of an account's entries a statement reads.
+	StatementQuery = chobo.StatementQuery
+	// Statement is one page of an account's entries.
+	Statement = chobo.Statement
+	// OpenHold is a hold still held, and HoldMove what one of its moves holds.
+	OpenHold = chobo.OpenHold
+	HoldMove = chobo.HoldMove
 )
 
 // Outcomes and hold states.
@@ -54,6 +63,11 @@ type Book struct {
 	X販売 X販売
 	// Balance reads accounts.
 	Balance Balances
+	// Statement, BalanceAt and OpenHolds read the history of accounts:
+	// their entries, what they held at a time, the holds still held.
+	Statement Statements
+	BalanceAt BalancesAt
+	OpenHolds OpenHoldsOf
 
 	tb *chobotb.Book
 }
@@ -73,6 +87,7 @@ func TigerBeetleWith(c TigerBeetleClient, tenant string) *Book {
 	b.X入荷 = X入荷{b}
 	b.X販売 = X販売{b}
 	b.Balance = Balances{b}
+	b.Statement, b.BalanceAt, b.OpenHolds = Statements{b}, BalancesAt{b}, OpenHoldsOf{b}
 	return b
 }
 
@@ -140,6 +155,12 @@ type X入荷Args struct {
 	X数              int64
 }
 
+// X入荷Key is the key of 入荷: it names one call.
+type X入荷Key struct {
+	X納品             string
+	XสU0E34นคU0E49า string
+}
+
 // Do calls 入荷.do.
 func (t X入荷) Do(ctx context.Context, a X入荷Args) (Result, error) {
 	if err := chobo.CheckText("納品", a.X納品); err != nil {
@@ -168,6 +189,17 @@ func (t X入荷) DoCall(a X入荷Args) Call {
 	return Call{Kind: 0, Op: "do", Values: chobotb.Values{a.X納品, a.XสU0E34นคU0E49า, a.X数}}
 }
 
+// Entries reads the entries the calls of 入荷 with the key k wrote, oldest first. A key no call took effect with has none.
+func (t X入荷) Entries(ctx context.Context, k X入荷Key) ([]Entry, error) {
+	if err := chobo.CheckText("納品", k.X納品); err != nil {
+		return nil, err
+	}
+	if err := chobo.CheckText("สินค้า", k.XสU0E34นคU0E49า); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 0, chobotb.Values{k.X納品, k.XสU0E34นคU0E49า})
+}
+
 // X販売 is the transfer 販売.
 type X販売 struct{ b *Book }
 
@@ -178,7 +210,7 @@ type X販売Args struct {
 	XमU0942लU094Dय  int64
 }
 
-// X販売Key names one hold of 販売.
+// X販売Key is the key of 販売: it names one call, and the hold it makes.
 type X販売Key struct {
 	X注文 string
 }
@@ -272,6 +304,20 @@ func (t X販売) StatusCall(k X販売Key) Call {
 	return Call{Kind: 1, Op: "status", Values: chobotb.Values{k.X注文}}
 }
 
+// Entries reads the entries the calls of 販売 with the key k wrote, oldest first:
+// the hold's, then those of its post, void or expiry. A key no call took effect with has none.
+func (t X販売) Entries(ctx context.Context, k X販売Key) ([]Entry, error) {
+	if err := chobo.CheckText("注文", k.X注文); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 1, chobotb.Values{k.X注文})
+}
+
+// OpenHolds reads the holds of 販売 still held, oldest first.
+func (t X販売) OpenHolds(ctx context.Context) ([]OpenHold, error) {
+	return t.b.tb.OpenHolds(ctx, -1, nil, 1)
+}
+
 // Balances reads accounts: posted, held coming in, held going out.
 type Balances struct{ b *Book }
 
@@ -296,4 +342,67 @@ func (x Balances) X買い手(ctx context.Context) (Balance, error) {
 // X仕入れ先 reads the account 仕入れ先.
 func (x Balances) X仕入れ先(ctx context.Context) (Balance, error) {
 	return x.b.tb.Balance(ctx, 2)
+}
+
+// Statements reads the entries of accounts, a page at a time.
+type Statements struct{ b *Book }
+
+// BalancesAt reads what accounts held at a time.
+type BalancesAt struct{ b *Book }
+
+// OpenHoldsOf reads the holds still held that move from or to an account.
+type OpenHoldsOf struct{ b *Book }
+
+// X在庫 reads a page of the entries of an account of 在庫.
+func (x Statements) X在庫(ctx context.Context, a X在庫Account, q StatementQuery) (Statement, error) {
+	if err := chobo.CheckText("สินค้า", a.XสU0E34นคU0E49า); err != nil {
+		return Statement{}, err
+	}
+	return x.b.tb.Statement(ctx, 0, []string{a.XสU0E34นคU0E49า}, q)
+}
+
+// X在庫 reads what an account of 在庫 held at a time: after every entry made then or before.
+func (x BalancesAt) X在庫(ctx context.Context, a X在庫Account, at time.Time) (Balance, error) {
+	if err := chobo.CheckText("สินค้า", a.XสU0E34นคU0E49า); err != nil {
+		return Balance{}, err
+	}
+	return x.b.tb.BalanceAt(ctx, 0, []string{a.XสU0E34นคU0E49า}, at)
+}
+
+// X在庫 reads the holds still held that move from or to an account of 在庫, oldest first.
+func (x OpenHoldsOf) X在庫(ctx context.Context, a X在庫Account) ([]OpenHold, error) {
+	if err := chobo.CheckText("สินค้า", a.XสU0E34นคU0E49า); err != nil {
+		return nil, err
+	}
+	return x.b.tb.OpenHolds(ctx, 0, []string{a.XสU0E34นคU0E49า}, -1)
+}
+
+// X買い手 reads a page of the entries of the account 買い手.
+func (x Statements) X買い手(ctx context.Context, q StatementQuery) (Statement, error) {
+	return x.b.tb.Statement(ctx, 1, nil, q)
+}
+
+// X買い手 reads what the account 買い手 held at a time: after every entry made then or before.
+func (x BalancesAt) X買い手(ctx context.Context, at time.Time) (Balance, error) {
+	return x.b.tb.BalanceAt(ctx, 1, nil, at)
+}
+
+// X買い手 reads the holds still held that move from or to the account 買い手, oldest first.
+func (x OpenHoldsOf) X買い手(ctx context.Context) ([]OpenHold, error) {
+	return x.b.tb.OpenHolds(ctx, 1, nil, -1)
+}
+
+// X仕入れ先 reads a page of the entries of the account 仕入れ先.
+func (x Statements) X仕入れ先(ctx context.Context, q StatementQuery) (Statement, error) {
+	return x.b.tb.Statement(ctx, 2, nil, q)
+}
+
+// X仕入れ先 reads what the account 仕入れ先 held at a time: after every entry made then or before.
+func (x BalancesAt) X仕入れ先(ctx context.Context, at time.Time) (Balance, error) {
+	return x.b.tb.BalanceAt(ctx, 2, nil, at)
+}
+
+// X仕入れ先 reads the holds still held that move from or to the account 仕入れ先, oldest first.
+func (x OpenHoldsOf) X仕入れ先(ctx context.Context) ([]OpenHold, error) {
+	return x.b.tb.OpenHolds(ctx, 2, nil, -1)
 }

@@ -7,6 +7,7 @@ package gift
 
 import (
 	"context"
+	"time"
 
 	"github.com/chobo-lang/chobo/runtime/go/chobo"
 	"github.com/chobo-lang/chobo/runtime/go/chobopg"
@@ -30,6 +31,15 @@ type (
 	HoldState = chobo.HoldState
 	// Balance is what an account holds: posted, held coming in, held going out.
 	Balance = chobo.Balance
+	// Entry is one change of one account by one call, as the history reads give it.
+	Entry = chobo.Entry
+	// StatementQuery says which of an account's entries a statement reads.
+	StatementQuery = chobo.StatementQuery
+	// Statement is one page of an account's entries.
+	Statement = chobo.Statement
+	// OpenHold is a hold still held, and HoldMove what one of its moves holds.
+	OpenHold = chobo.OpenHold
+	HoldMove = chobo.HoldMove
 )
 
 // Outcomes and hold states.
@@ -49,6 +59,11 @@ type Book struct {
 	Spend Spend
 	// Balance reads accounts.
 	Balance Balances
+	// Statement, BalanceAt and OpenHolds read the history of accounts:
+	// their entries, what they held at a time, the holds still held.
+	Statement Statements
+	BalanceAt BalancesAt
+	OpenHolds OpenHoldsOf
 
 	q      Querier
 	tenant string
@@ -64,6 +79,7 @@ func Postgres(q Querier, tenant string, opts ...chobopg.Option) *Book {
 	b.Load = Load{b}
 	b.Spend = Spend{b}
 	b.Balance = Balances{b}
+	b.Statement, b.BalanceAt, b.OpenHolds = Statements{b}, BalancesAt{b}, OpenHoldsOf{b}
 	return b
 }
 
@@ -84,6 +100,19 @@ type Answer = chobopg.Answer
 // makes.
 func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
 	return chobopg.Bulk(ctx, b.q, calls)
+}
+
+// history is what the history reads send: a statement per read, and
+// the names of each transfer kind's values, which the rows give in order.
+var history = chobopg.History{
+	Statement: `select cursor, kind, op, key, args, move, out, account, account_args, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at from "gift".history_statement($1, $2, $3::text[], $4::timestamptz, $5::timestamptz, $6::text[], $7::boolean, $8::integer, $9::bigint)`,
+	Call:      `select cursor, kind, op, key, args, move, out, account, account_args, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at from "gift".history_call($1, $2, $3::text[])`,
+	OpenHolds: `select kind, key, move, from_account, from_args, to_account, to_args, amount, created, deadline from "gift".history_open_holds($1, $2, $3::text[], $4)`,
+	BalanceAt: `select posted, held_in, held_out from "gift".history_balance($1, $2, $3::text[], $4::timestamptz)`,
+	Kinds: map[string]chobopg.Kind{
+		"load":  {Args: []string{"ref", "member", "n"}, Key: []string{"ref"}},
+		"spend": {Args: []string{"ref", "member", "n"}, Key: []string{"ref"}},
+	},
 }
 
 // Expire gives back up to 1000 holds past their deadline, as the SQL
@@ -107,6 +136,11 @@ type LoadArgs struct {
 	Ref    string
 	Member string
 	N      int64
+}
+
+// LoadKey is the key of load: it names one call.
+type LoadKey struct {
+	Ref string
 }
 
 // Do calls load.do.
@@ -137,6 +171,14 @@ func (t Load) DoCall(a LoadArgs) Call {
 	return Call{SQL: `select result, reason from "gift"."load_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.Ref, a.Member, a.N}}
 }
 
+// Entries reads the entries the calls of load with the key k wrote, oldest first. A key no call took effect with has none.
+func (t Load) Entries(ctx context.Context, k LoadKey) ([]Entry, error) {
+	if err := chobo.CheckText("ref", k.Ref); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadCallEntries(ctx, t.b.q, &history, t.b.tenant, "load", []string{k.Ref})
+}
+
 // Spend is the transfer spend.
 type Spend struct{ b *Book }
 
@@ -145,6 +187,11 @@ type SpendArgs struct {
 	Ref    string
 	Member string
 	N      int64
+}
+
+// SpendKey is the key of spend: it names one call.
+type SpendKey struct {
+	Ref string
 }
 
 // Do calls spend.do.
@@ -175,6 +222,14 @@ func (t Spend) DoCall(a SpendArgs) Call {
 	return Call{SQL: `select result, reason from "gift"."spend_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.Ref, a.Member, a.N}}
 }
 
+// Entries reads the entries the calls of spend with the key k wrote, oldest first. A key no call took effect with has none.
+func (t Spend) Entries(ctx context.Context, k SpendKey) ([]Entry, error) {
+	if err := chobo.CheckText("ref", k.Ref); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadCallEntries(ctx, t.b.q, &history, t.b.tenant, "spend", []string{k.Ref})
+}
+
 // Balances reads accounts: posted, held coming in, held going out.
 type Balances struct{ b *Book }
 
@@ -194,4 +249,52 @@ func (x Balances) Cаrd(ctx context.Context, a CаrdAccount) (Balance, error) {
 // Shop reads the account shop.
 func (x Balances) Shop(ctx context.Context) (Balance, error) {
 	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "gift"."balance_shop"($1)`, x.b.tenant)
+}
+
+// Statements reads the entries of accounts, a page at a time.
+type Statements struct{ b *Book }
+
+// BalancesAt reads what accounts held at a time.
+type BalancesAt struct{ b *Book }
+
+// OpenHoldsOf reads the holds still held that move from or to an account.
+type OpenHoldsOf struct{ b *Book }
+
+// Cаrd reads a page of the entries of an account of cаrd.
+func (x Statements) Cаrd(ctx context.Context, a CаrdAccount, q StatementQuery) (Statement, error) {
+	if err := chobo.CheckText("member", a.Member); err != nil {
+		return Statement{}, err
+	}
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "cаrd", []string{a.Member}, q)
+}
+
+// Cаrd reads what an account of cаrd held at a time: after every entry made then or before.
+func (x BalancesAt) Cаrd(ctx context.Context, a CаrdAccount, at time.Time) (Balance, error) {
+	if err := chobo.CheckText("member", a.Member); err != nil {
+		return Balance{}, err
+	}
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "cаrd", []string{a.Member}, at)
+}
+
+// Cаrd reads the holds still held that move from or to an account of cаrd, oldest first.
+func (x OpenHoldsOf) Cаrd(ctx context.Context, a CаrdAccount) ([]OpenHold, error) {
+	if err := chobo.CheckText("member", a.Member); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "cаrd", []string{a.Member}, "")
+}
+
+// Shop reads a page of the entries of the account shop.
+func (x Statements) Shop(ctx context.Context, q StatementQuery) (Statement, error) {
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "shop", nil, q)
+}
+
+// Shop reads what the account shop held at a time: after every entry made then or before.
+func (x BalancesAt) Shop(ctx context.Context, at time.Time) (Balance, error) {
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "shop", nil, at)
+}
+
+// Shop reads the holds still held that move from or to the account shop, oldest first.
+func (x OpenHoldsOf) Shop(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "shop", nil, "")
 }

@@ -35,6 +35,15 @@ type (
 	HoldState = chobo.HoldState
 	// Balance is what an account holds: posted, held coming in, held going out.
 	Balance = chobo.Balance
+	// Entry is one change of one account by one call, as the history reads give it.
+	Entry = chobo.Entry
+	// StatementQuery says which of an account's entries a statement reads.
+	StatementQuery = chobo.StatementQuery
+	// Statement is one page of an account's entries.
+	Statement = chobo.Statement
+	// OpenHold is a hold still held, and HoldMove what one of its moves holds.
+	OpenHold = chobo.OpenHold
+	HoldMove = chobo.HoldMove
 )
 
 // Outcomes and hold states.
@@ -54,6 +63,11 @@ type Book struct {
 	Spend Spend
 	// Balance reads accounts.
 	Balance Balances
+	// Statement, BalanceAt and OpenHolds read the history of accounts:
+	// their entries, what they held at a time, the holds still held.
+	Statement Statements
+	BalanceAt BalancesAt
+	OpenHolds OpenHoldsOf
 
 	tb *chobotb.Book
 }
@@ -73,6 +87,7 @@ func TigerBeetleWith(c TigerBeetleClient, tenant string) *Book {
 	b.Load = Load{b}
 	b.Spend = Spend{b}
 	b.Balance = Balances{b}
+	b.Statement, b.BalanceAt, b.OpenHolds = Statements{b}, BalancesAt{b}, OpenHoldsOf{b}
 	return b
 }
 
@@ -139,6 +154,11 @@ type LoadArgs struct {
 	N      int64
 }
 
+// LoadKey is the key of load: it names one call.
+type LoadKey struct {
+	Ref string
+}
+
 // Do calls load.do.
 func (t Load) Do(ctx context.Context, a LoadArgs) (Result, error) {
 	if err := chobo.CheckText("ref", a.Ref); err != nil {
@@ -167,6 +187,14 @@ func (t Load) DoCall(a LoadArgs) Call {
 	return Call{Kind: 0, Op: "do", Values: chobotb.Values{a.Ref, a.Member, a.N}}
 }
 
+// Entries reads the entries the calls of load with the key k wrote, oldest first. A key no call took effect with has none.
+func (t Load) Entries(ctx context.Context, k LoadKey) ([]Entry, error) {
+	if err := chobo.CheckText("ref", k.Ref); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 0, chobotb.Values{k.Ref})
+}
+
 // Spend is the transfer spend.
 type Spend struct{ b *Book }
 
@@ -175,6 +203,11 @@ type SpendArgs struct {
 	Ref    string
 	Member string
 	N      int64
+}
+
+// SpendKey is the key of spend: it names one call.
+type SpendKey struct {
+	Ref string
 }
 
 // Do calls spend.do.
@@ -205,6 +238,14 @@ func (t Spend) DoCall(a SpendArgs) Call {
 	return Call{Kind: 1, Op: "do", Values: chobotb.Values{a.Ref, a.Member, a.N}}
 }
 
+// Entries reads the entries the calls of spend with the key k wrote, oldest first. A key no call took effect with has none.
+func (t Spend) Entries(ctx context.Context, k SpendKey) ([]Entry, error) {
+	if err := chobo.CheckText("ref", k.Ref); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 1, chobotb.Values{k.Ref})
+}
+
 // Balances reads accounts: posted, held coming in, held going out.
 type Balances struct{ b *Book }
 
@@ -224,4 +265,52 @@ func (x Balances) Cаrd(ctx context.Context, a CаrdAccount) (Balance, error) {
 // Shop reads the account shop.
 func (x Balances) Shop(ctx context.Context) (Balance, error) {
 	return x.b.tb.Balance(ctx, 1)
+}
+
+// Statements reads the entries of accounts, a page at a time.
+type Statements struct{ b *Book }
+
+// BalancesAt reads what accounts held at a time.
+type BalancesAt struct{ b *Book }
+
+// OpenHoldsOf reads the holds still held that move from or to an account.
+type OpenHoldsOf struct{ b *Book }
+
+// Cаrd reads a page of the entries of an account of cаrd.
+func (x Statements) Cаrd(ctx context.Context, a CаrdAccount, q StatementQuery) (Statement, error) {
+	if err := chobo.CheckText("member", a.Member); err != nil {
+		return Statement{}, err
+	}
+	return x.b.tb.Statement(ctx, 0, []string{a.Member}, q)
+}
+
+// Cаrd reads what an account of cаrd held at a time: after every entry made then or before.
+func (x BalancesAt) Cаrd(ctx context.Context, a CаrdAccount, at time.Time) (Balance, error) {
+	if err := chobo.CheckText("member", a.Member); err != nil {
+		return Balance{}, err
+	}
+	return x.b.tb.BalanceAt(ctx, 0, []string{a.Member}, at)
+}
+
+// Cаrd reads the holds still held that move from or to an account of cаrd, oldest first.
+func (x OpenHoldsOf) Cаrd(ctx context.Context, a CаrdAccount) ([]OpenHold, error) {
+	if err := chobo.CheckText("member", a.Member); err != nil {
+		return nil, err
+	}
+	return x.b.tb.OpenHolds(ctx, 0, []string{a.Member}, -1)
+}
+
+// Shop reads a page of the entries of the account shop.
+func (x Statements) Shop(ctx context.Context, q StatementQuery) (Statement, error) {
+	return x.b.tb.Statement(ctx, 1, nil, q)
+}
+
+// Shop reads what the account shop held at a time: after every entry made then or before.
+func (x BalancesAt) Shop(ctx context.Context, at time.Time) (Balance, error) {
+	return x.b.tb.BalanceAt(ctx, 1, nil, at)
+}
+
+// Shop reads the holds still held that move from or to the account shop, oldest first.
+func (x OpenHoldsOf) Shop(ctx context.Context) ([]OpenHold, error) {
+	return x.b.tb.OpenHolds(ctx, 1, nil, -1)
 }

@@ -7,6 +7,7 @@ package book
 
 import (
 	"context"
+	"time"
 
 	"github.com/chobo-lang/chobo/runtime/go/chobo"
 	"github.com/chobo-lang/chobo/runtime/go/chobopg"
@@ -30,6 +31,15 @@ type (
 	HoldState = chobo.HoldState
 	// Balance is what an account holds: posted, held coming in, held going out.
 	Balance = chobo.Balance
+	// Entry is one change of one account by one call, as the history reads give it.
+	Entry = chobo.Entry
+	// StatementQuery says which of an account's entries a statement reads.
+	StatementQuery = chobo.StatementQuery
+	// Statement is one page of an account's entries.
+	Statement = chobo.Statement
+	// OpenHold is a hold still held, and HoldMove what one of its moves holds.
+	OpenHold = chobo.OpenHold
+	HoldMove = chobo.HoldMove
 )
 
 // Outcomes and hold states.
@@ -49,6 +59,11 @@ type Book struct {
 	X利用 X利用
 	// Balance reads accounts.
 	Balance Balances
+	// Statement, BalanceAt and OpenHolds read the history of accounts:
+	// their entries, what they held at a time, the holds still held.
+	Statement Statements
+	BalanceAt BalancesAt
+	OpenHolds OpenHoldsOf
 
 	q      Querier
 	tenant string
@@ -64,6 +79,7 @@ func Postgres(q Querier, tenant string, opts ...chobopg.Option) *Book {
 	b.X入金 = X入金{b}
 	b.X利用 = X利用{b}
 	b.Balance = Balances{b}
+	b.Statement, b.BalanceAt, b.OpenHolds = Statements{b}, BalancesAt{b}, OpenHoldsOf{b}
 	return b
 }
 
@@ -84,6 +100,19 @@ type Answer = chobopg.Answer
 // makes.
 func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
 	return chobopg.Bulk(ctx, b.q, calls)
+}
+
+// history is what the history reads send: a statement per read, and
+// the names of each transfer kind's values, which the rows give in order.
+var history = chobopg.History{
+	Statement: `select cursor, kind, op, key, args, move, out, account, account_args, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at from "ギフト".history_statement($1, $2, $3::text[], $4::timestamptz, $5::timestamptz, $6::text[], $7::boolean, $8::integer, $9::bigint)`,
+	Call:      `select cursor, kind, op, key, args, move, out, account, account_args, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at from "ギフト".history_call($1, $2, $3::text[])`,
+	OpenHolds: `select kind, key, move, from_account, from_args, to_account, to_args, amount, created, deadline from "ギフト".history_open_holds($1, $2, $3::text[], $4)`,
+	BalanceAt: `select posted, held_in, held_out from "ギフト".history_balance($1, $2, $3::text[], $4::timestamptz)`,
+	Kinds: map[string]chobopg.Kind{
+		"入金": {Args: []string{"番号", "会員", "額"}, Key: []string{"番号"}},
+		"利用": {Args: []string{"番号", "会員", "額"}, Key: []string{"番号"}},
+	},
 }
 
 // Expire gives back up to 1000 holds past their deadline, as the SQL
@@ -107,6 +136,11 @@ type X入金Args struct {
 	X番号 string
 	X会員 string
 	X額  int64
+}
+
+// X入金Key is the key of 入金: it names one call.
+type X入金Key struct {
+	X番号 string
 }
 
 // Do calls 入金.do.
@@ -137,6 +171,14 @@ func (t X入金) DoCall(a X入金Args) Call {
 	return Call{SQL: `select result, reason from "ギフト"."入金_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.X番号, a.X会員, a.X額}}
 }
 
+// Entries reads the entries the calls of 入金 with the key k wrote, oldest first. A key no call took effect with has none.
+func (t X入金) Entries(ctx context.Context, k X入金Key) ([]Entry, error) {
+	if err := chobo.CheckText("番号", k.X番号); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadCallEntries(ctx, t.b.q, &history, t.b.tenant, "入金", []string{k.X番号})
+}
+
 // X利用 is the transfer 利用.
 type X利用 struct{ b *Book }
 
@@ -145,6 +187,11 @@ type X利用Args struct {
 	X番号 string
 	X会員 string
 	X額  int64
+}
+
+// X利用Key is the key of 利用: it names one call.
+type X利用Key struct {
+	X番号 string
 }
 
 // Do calls 利用.do.
@@ -175,6 +222,14 @@ func (t X利用) DoCall(a X利用Args) Call {
 	return Call{SQL: `select result, reason from "ギフト"."利用_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.X番号, a.X会員, a.X額}}
 }
 
+// Entries reads the entries the calls of 利用 with the key k wrote, oldest first. A key no call took effect with has none.
+func (t X利用) Entries(ctx context.Context, k X利用Key) ([]Entry, error) {
+	if err := chobo.CheckText("番号", k.X番号); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadCallEntries(ctx, t.b.q, &history, t.b.tenant, "利用", []string{k.X番号})
+}
+
 // Balances reads accounts: posted, held coming in, held going out.
 type Balances struct{ b *Book }
 
@@ -194,4 +249,52 @@ func (x Balances) Xギフトcаrd(ctx context.Context, a XギフトcаrdAccount)
 // X店 reads the account 店.
 func (x Balances) X店(ctx context.Context) (Balance, error) {
 	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "ギフト"."balance_店"($1)`, x.b.tenant)
+}
+
+// Statements reads the entries of accounts, a page at a time.
+type Statements struct{ b *Book }
+
+// BalancesAt reads what accounts held at a time.
+type BalancesAt struct{ b *Book }
+
+// OpenHoldsOf reads the holds still held that move from or to an account.
+type OpenHoldsOf struct{ b *Book }
+
+// Xギフトcаrd reads a page of the entries of an account of ギフトcаrd.
+func (x Statements) Xギフトcаrd(ctx context.Context, a XギフトcаrdAccount, q StatementQuery) (Statement, error) {
+	if err := chobo.CheckText("会員", a.X会員); err != nil {
+		return Statement{}, err
+	}
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "ギフトcаrd", []string{a.X会員}, q)
+}
+
+// Xギフトcаrd reads what an account of ギフトcаrd held at a time: after every entry made then or before.
+func (x BalancesAt) Xギフトcаrd(ctx context.Context, a XギフトcаrdAccount, at time.Time) (Balance, error) {
+	if err := chobo.CheckText("会員", a.X会員); err != nil {
+		return Balance{}, err
+	}
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "ギフトcаrd", []string{a.X会員}, at)
+}
+
+// Xギフトcаrd reads the holds still held that move from or to an account of ギフトcаrd, oldest first.
+func (x OpenHoldsOf) Xギフトcаrd(ctx context.Context, a XギフトcаrdAccount) ([]OpenHold, error) {
+	if err := chobo.CheckText("会員", a.X会員); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "ギフトcаrd", []string{a.X会員}, "")
+}
+
+// X店 reads a page of the entries of the account 店.
+func (x Statements) X店(ctx context.Context, q StatementQuery) (Statement, error) {
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "店", nil, q)
+}
+
+// X店 reads what the account 店 held at a time: after every entry made then or before.
+func (x BalancesAt) X店(ctx context.Context, at time.Time) (Balance, error) {
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "店", nil, at)
+}
+
+// X店 reads the holds still held that move from or to the account 店, oldest first.
+func (x OpenHoldsOf) X店(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "店", nil, "")
 }

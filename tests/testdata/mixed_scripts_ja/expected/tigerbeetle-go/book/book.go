@@ -35,6 +35,15 @@ type (
 	HoldState = chobo.HoldState
 	// Balance is what an account holds: posted, held coming in, held going out.
 	Balance = chobo.Balance
+	// Entry is one change of one account by one call, as the history reads give it.
+	Entry = chobo.Entry
+	// StatementQuery says which of an account's entries a statement reads.
+	StatementQuery = chobo.StatementQuery
+	// Statement is one page of an account's entries.
+	Statement = chobo.Statement
+	// OpenHold is a hold still held, and HoldMove what one of its moves holds.
+	OpenHold = chobo.OpenHold
+	HoldMove = chobo.HoldMove
 )
 
 // Outcomes and hold states.
@@ -54,6 +63,11 @@ type Book struct {
 	X利用 X利用
 	// Balance reads accounts.
 	Balance Balances
+	// Statement, BalanceAt and OpenHolds read the history of accounts:
+	// their entries, what they held at a time, the holds still held.
+	Statement Statements
+	BalanceAt BalancesAt
+	OpenHolds OpenHoldsOf
 
 	tb *chobotb.Book
 }
@@ -73,6 +87,7 @@ func TigerBeetleWith(c TigerBeetleClient, tenant string) *Book {
 	b.X入金 = X入金{b}
 	b.X利用 = X利用{b}
 	b.Balance = Balances{b}
+	b.Statement, b.BalanceAt, b.OpenHolds = Statements{b}, BalancesAt{b}, OpenHoldsOf{b}
 	return b
 }
 
@@ -139,6 +154,11 @@ type X入金Args struct {
 	X額  int64
 }
 
+// X入金Key is the key of 入金: it names one call.
+type X入金Key struct {
+	X番号 string
+}
+
 // Do calls 入金.do.
 func (t X入金) Do(ctx context.Context, a X入金Args) (Result, error) {
 	if err := chobo.CheckText("番号", a.X番号); err != nil {
@@ -167,6 +187,14 @@ func (t X入金) DoCall(a X入金Args) Call {
 	return Call{Kind: 0, Op: "do", Values: chobotb.Values{a.X番号, a.X会員, a.X額}}
 }
 
+// Entries reads the entries the calls of 入金 with the key k wrote, oldest first. A key no call took effect with has none.
+func (t X入金) Entries(ctx context.Context, k X入金Key) ([]Entry, error) {
+	if err := chobo.CheckText("番号", k.X番号); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 0, chobotb.Values{k.X番号})
+}
+
 // X利用 is the transfer 利用.
 type X利用 struct{ b *Book }
 
@@ -175,6 +203,11 @@ type X利用Args struct {
 	X番号 string
 	X会員 string
 	X額  int64
+}
+
+// X利用Key is the key of 利用: it names one call.
+type X利用Key struct {
+	X番号 string
 }
 
 // Do calls 利用.do.
@@ -205,6 +238,14 @@ func (t X利用) DoCall(a X利用Args) Call {
 	return Call{Kind: 1, Op: "do", Values: chobotb.Values{a.X番号, a.X会員, a.X額}}
 }
 
+// Entries reads the entries the calls of 利用 with the key k wrote, oldest first. A key no call took effect with has none.
+func (t X利用) Entries(ctx context.Context, k X利用Key) ([]Entry, error) {
+	if err := chobo.CheckText("番号", k.X番号); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 1, chobotb.Values{k.X番号})
+}
+
 // Balances reads accounts: posted, held coming in, held going out.
 type Balances struct{ b *Book }
 
@@ -224,4 +265,52 @@ func (x Balances) Xギフトcаrd(ctx context.Context, a XギフトcаrdAccount)
 // X店 reads the account 店.
 func (x Balances) X店(ctx context.Context) (Balance, error) {
 	return x.b.tb.Balance(ctx, 1)
+}
+
+// Statements reads the entries of accounts, a page at a time.
+type Statements struct{ b *Book }
+
+// BalancesAt reads what accounts held at a time.
+type BalancesAt struct{ b *Book }
+
+// OpenHoldsOf reads the holds still held that move from or to an account.
+type OpenHoldsOf struct{ b *Book }
+
+// Xギフトcаrd reads a page of the entries of an account of ギフトcаrd.
+func (x Statements) Xギフトcаrd(ctx context.Context, a XギフトcаrdAccount, q StatementQuery) (Statement, error) {
+	if err := chobo.CheckText("会員", a.X会員); err != nil {
+		return Statement{}, err
+	}
+	return x.b.tb.Statement(ctx, 0, []string{a.X会員}, q)
+}
+
+// Xギフトcаrd reads what an account of ギフトcаrd held at a time: after every entry made then or before.
+func (x BalancesAt) Xギフトcаrd(ctx context.Context, a XギフトcаrdAccount, at time.Time) (Balance, error) {
+	if err := chobo.CheckText("会員", a.X会員); err != nil {
+		return Balance{}, err
+	}
+	return x.b.tb.BalanceAt(ctx, 0, []string{a.X会員}, at)
+}
+
+// Xギフトcаrd reads the holds still held that move from or to an account of ギフトcаrd, oldest first.
+func (x OpenHoldsOf) Xギフトcаrd(ctx context.Context, a XギフトcаrdAccount) ([]OpenHold, error) {
+	if err := chobo.CheckText("会員", a.X会員); err != nil {
+		return nil, err
+	}
+	return x.b.tb.OpenHolds(ctx, 0, []string{a.X会員}, -1)
+}
+
+// X店 reads a page of the entries of the account 店.
+func (x Statements) X店(ctx context.Context, q StatementQuery) (Statement, error) {
+	return x.b.tb.Statement(ctx, 1, nil, q)
+}
+
+// X店 reads what the account 店 held at a time: after every entry made then or before.
+func (x BalancesAt) X店(ctx context.Context, at time.Time) (Balance, error) {
+	return x.b.tb.BalanceAt(ctx, 1, nil, at)
+}
+
+// X店 reads the holds still held that move from or to the account 店, oldest first.
+func (x OpenHoldsOf) X店(ctx context.Context) ([]OpenHold, error) {
+	return x.b.tb.OpenHolds(ctx, 1, nil, -1)
 }

@@ -35,6 +35,15 @@ type (
 	HoldState = chobo.HoldState
 	// Balance is what an account holds: posted, held coming in, held going out.
 	Balance = chobo.Balance
+	// Entry is one change of one account by one call, as the history reads give it.
+	Entry = chobo.Entry
+	// StatementQuery says which of an account's entries a statement reads.
+	StatementQuery = chobo.StatementQuery
+	// Statement is one page of an account's entries.
+	Statement = chobo.Statement
+	// OpenHold is a hold still held, and HoldMove what one of its moves holds.
+	OpenHold = chobo.OpenHold
+	HoldMove = chobo.HoldMove
 )
 
 // Outcomes and hold states.
@@ -53,6 +62,11 @@ type Book struct {
 	Tip Tip
 	// Balance reads accounts.
 	Balance Balances
+	// Statement, BalanceAt and OpenHolds read the history of accounts:
+	// their entries, what they held at a time, the holds still held.
+	Statement Statements
+	BalanceAt BalancesAt
+	OpenHolds OpenHoldsOf
 
 	tb *chobotb.Book
 }
@@ -71,6 +85,7 @@ func TigerBeetleWith(c TigerBeetleClient, tenant string) *Book {
 	b := &Book{tb: chobotb.NewBook(c, definition, tenant)}
 	b.Tip = Tip{b}
 	b.Balance = Balances{b}
+	b.Statement, b.BalanceAt, b.OpenHolds = Statements{b}, BalancesAt{b}, OpenHoldsOf{b}
 	return b
 }
 
@@ -129,6 +144,11 @@ type TipArgs struct {
 	Amount int64
 }
 
+// TipKey is the key of tip: it names one call.
+type TipKey struct {
+	Bill string
+}
+
 // Do calls tip.do.
 func (t Tip) Do(ctx context.Context, a TipArgs) (Result, error) {
 	if err := chobo.CheckText("bill", a.Bill); err != nil {
@@ -157,6 +177,14 @@ func (t Tip) DoCall(a TipArgs) Call {
 	return Call{Kind: 0, Op: "do", Values: chobotb.Values{a.Bill, a.Waiter, a.Amount}}
 }
 
+// Entries reads the entries the calls of tip with the key k wrote, oldest first. A key no call took effect with has none.
+func (t Tip) Entries(ctx context.Context, k TipKey) ([]Entry, error) {
+	if err := chobo.CheckText("bill", k.Bill); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 0, chobotb.Values{k.Bill})
+}
+
 // Balances reads accounts: posted, held coming in, held going out.
 type Balances struct{ b *Book }
 
@@ -176,4 +204,52 @@ func (x Balances) Tips(ctx context.Context, a TipsAccount) (Balance, error) {
 // Guests reads the account guests.
 func (x Balances) Guests(ctx context.Context) (Balance, error) {
 	return x.b.tb.Balance(ctx, 1)
+}
+
+// Statements reads the entries of accounts, a page at a time.
+type Statements struct{ b *Book }
+
+// BalancesAt reads what accounts held at a time.
+type BalancesAt struct{ b *Book }
+
+// OpenHoldsOf reads the holds still held that move from or to an account.
+type OpenHoldsOf struct{ b *Book }
+
+// Tips reads a page of the entries of an account of tips.
+func (x Statements) Tips(ctx context.Context, a TipsAccount, q StatementQuery) (Statement, error) {
+	if err := chobo.CheckText("waiter", a.Waiter); err != nil {
+		return Statement{}, err
+	}
+	return x.b.tb.Statement(ctx, 0, []string{a.Waiter}, q)
+}
+
+// Tips reads what an account of tips held at a time: after every entry made then or before.
+func (x BalancesAt) Tips(ctx context.Context, a TipsAccount, at time.Time) (Balance, error) {
+	if err := chobo.CheckText("waiter", a.Waiter); err != nil {
+		return Balance{}, err
+	}
+	return x.b.tb.BalanceAt(ctx, 0, []string{a.Waiter}, at)
+}
+
+// Tips reads the holds still held that move from or to an account of tips, oldest first.
+func (x OpenHoldsOf) Tips(ctx context.Context, a TipsAccount) ([]OpenHold, error) {
+	if err := chobo.CheckText("waiter", a.Waiter); err != nil {
+		return nil, err
+	}
+	return x.b.tb.OpenHolds(ctx, 0, []string{a.Waiter}, -1)
+}
+
+// Guests reads a page of the entries of the account guests.
+func (x Statements) Guests(ctx context.Context, q StatementQuery) (Statement, error) {
+	return x.b.tb.Statement(ctx, 1, nil, q)
+}
+
+// Guests reads what the account guests held at a time: after every entry made then or before.
+func (x BalancesAt) Guests(ctx context.Context, at time.Time) (Balance, error) {
+	return x.b.tb.BalanceAt(ctx, 1, nil, at)
+}
+
+// Guests reads the holds still held that move from or to the account guests, oldest first.
+func (x OpenHoldsOf) Guests(ctx context.Context) ([]OpenHold, error) {
+	return x.b.tb.OpenHolds(ctx, 1, nil, -1)
 }

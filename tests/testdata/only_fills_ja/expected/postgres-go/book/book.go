@@ -7,6 +7,7 @@ package book
 
 import (
 	"context"
+	"time"
 
 	"github.com/chobo-lang/chobo/runtime/go/chobo"
 	"github.com/chobo-lang/chobo/runtime/go/chobopg"
@@ -30,6 +31,15 @@ type (
 	HoldState = chobo.HoldState
 	// Balance is what an account holds: posted, held coming in, held going out.
 	Balance = chobo.Balance
+	// Entry is one change of one account by one call, as the history reads give it.
+	Entry = chobo.Entry
+	// StatementQuery says which of an account's entries a statement reads.
+	StatementQuery = chobo.StatementQuery
+	// Statement is one page of an account's entries.
+	Statement = chobo.Statement
+	// OpenHold is a hold still held, and HoldMove what one of its moves holds.
+	OpenHold = chobo.OpenHold
+	HoldMove = chobo.HoldMove
 )
 
 // Outcomes and hold states.
@@ -48,6 +58,11 @@ type Book struct {
 	Xチップ Xチップ
 	// Balance reads accounts.
 	Balance Balances
+	// Statement, BalanceAt and OpenHolds read the history of accounts:
+	// their entries, what they held at a time, the holds still held.
+	Statement Statements
+	BalanceAt BalancesAt
+	OpenHolds OpenHoldsOf
 
 	q      Querier
 	tenant string
@@ -62,6 +77,7 @@ func Postgres(q Querier, tenant string, opts ...chobopg.Option) *Book {
 	b := &Book{q: chobopg.With(q, opts...), tenant: tenant}
 	b.Xチップ = Xチップ{b}
 	b.Balance = Balances{b}
+	b.Statement, b.BalanceAt, b.OpenHolds = Statements{b}, BalancesAt{b}, OpenHoldsOf{b}
 	return b
 }
 
@@ -82,6 +98,18 @@ type Answer = chobopg.Answer
 // makes.
 func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
 	return chobopg.Bulk(ctx, b.q, calls)
+}
+
+// history is what the history reads send: a statement per read, and
+// the names of each transfer kind's values, which the rows give in order.
+var history = chobopg.History{
+	Statement: `select cursor, kind, op, key, args, move, out, account, account_args, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at from "増える一方".history_statement($1, $2, $3::text[], $4::timestamptz, $5::timestamptz, $6::text[], $7::boolean, $8::integer, $9::bigint)`,
+	Call:      `select cursor, kind, op, key, args, move, out, account, account_args, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at from "増える一方".history_call($1, $2, $3::text[])`,
+	OpenHolds: `select kind, key, move, from_account, from_args, to_account, to_args, amount, created, deadline from "増える一方".history_open_holds($1, $2, $3::text[], $4)`,
+	BalanceAt: `select posted, held_in, held_out from "増える一方".history_balance($1, $2, $3::text[], $4::timestamptz)`,
+	Kinds: map[string]chobopg.Kind{
+		"チップ": {Args: []string{"伝票", "給仕", "額"}, Key: []string{"伝票"}},
+	},
 }
 
 // Expire gives back up to 1000 holds past their deadline, as the SQL
@@ -105,6 +133,11 @@ type XチップArgs struct {
 	X伝票 string
 	X給仕 string
 	X額  int64
+}
+
+// XチップKey is the key of チップ: it names one call.
+type XチップKey struct {
+	X伝票 string
 }
 
 // Do calls チップ.do.
@@ -135,6 +168,14 @@ func (t Xチップ) DoCall(a XチップArgs) Call {
 	return Call{SQL: `select result, reason from "増える一方"."チップ_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.X伝票, a.X給仕, a.X額}}
 }
 
+// Entries reads the entries the calls of チップ with the key k wrote, oldest first. A key no call took effect with has none.
+func (t Xチップ) Entries(ctx context.Context, k XチップKey) ([]Entry, error) {
+	if err := chobo.CheckText("伝票", k.X伝票); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadCallEntries(ctx, t.b.q, &history, t.b.tenant, "チップ", []string{k.X伝票})
+}
+
 // Balances reads accounts: posted, held coming in, held going out.
 type Balances struct{ b *Book }
 
@@ -154,4 +195,52 @@ func (x Balances) Xチップ(ctx context.Context, a XチップAccount) (Balance,
 // X客 reads the account 客.
 func (x Balances) X客(ctx context.Context) (Balance, error) {
 	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "増える一方"."balance_客"($1)`, x.b.tenant)
+}
+
+// Statements reads the entries of accounts, a page at a time.
+type Statements struct{ b *Book }
+
+// BalancesAt reads what accounts held at a time.
+type BalancesAt struct{ b *Book }
+
+// OpenHoldsOf reads the holds still held that move from or to an account.
+type OpenHoldsOf struct{ b *Book }
+
+// Xチップ reads a page of the entries of an account of チップ.
+func (x Statements) Xチップ(ctx context.Context, a XチップAccount, q StatementQuery) (Statement, error) {
+	if err := chobo.CheckText("給仕", a.X給仕); err != nil {
+		return Statement{}, err
+	}
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "チップ", []string{a.X給仕}, q)
+}
+
+// Xチップ reads what an account of チップ held at a time: after every entry made then or before.
+func (x BalancesAt) Xチップ(ctx context.Context, a XチップAccount, at time.Time) (Balance, error) {
+	if err := chobo.CheckText("給仕", a.X給仕); err != nil {
+		return Balance{}, err
+	}
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "チップ", []string{a.X給仕}, at)
+}
+
+// Xチップ reads the holds still held that move from or to an account of チップ, oldest first.
+func (x OpenHoldsOf) Xチップ(ctx context.Context, a XチップAccount) ([]OpenHold, error) {
+	if err := chobo.CheckText("給仕", a.X給仕); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "チップ", []string{a.X給仕}, "")
+}
+
+// X客 reads a page of the entries of the account 客.
+func (x Statements) X客(ctx context.Context, q StatementQuery) (Statement, error) {
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "客", nil, q)
+}
+
+// X客 reads what the account 客 held at a time: after every entry made then or before.
+func (x BalancesAt) X客(ctx context.Context, at time.Time) (Balance, error) {
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "客", nil, at)
+}
+
+// X客 reads the holds still held that move from or to the account 客, oldest first.
+func (x OpenHoldsOf) X客(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "客", nil, "")
 }

@@ -35,6 +35,15 @@ type (
 	HoldState = chobo.HoldState
 	// Balance is what an account holds: posted, held coming in, held going out.
 	Balance = chobo.Balance
+	// Entry is one change of one account by one call, as the history reads give it.
+	Entry = chobo.Entry
+	// StatementQuery says which of an account's entries a statement reads.
+	StatementQuery = chobo.StatementQuery
+	// Statement is one page of an account's entries.
+	Statement = chobo.Statement
+	// OpenHold is a hold still held, and HoldMove what one of its moves holds.
+	OpenHold = chobo.OpenHold
+	HoldMove = chobo.HoldMove
 )
 
 // Outcomes and hold states.
@@ -53,6 +62,11 @@ type Book struct {
 	Xチップ Xチップ
 	// Balance reads accounts.
 	Balance Balances
+	// Statement, BalanceAt and OpenHolds read the history of accounts:
+	// their entries, what they held at a time, the holds still held.
+	Statement Statements
+	BalanceAt BalancesAt
+	OpenHolds OpenHoldsOf
 
 	tb *chobotb.Book
 }
@@ -71,6 +85,7 @@ func TigerBeetleWith(c TigerBeetleClient, tenant string) *Book {
 	b := &Book{tb: chobotb.NewBook(c, definition, tenant)}
 	b.Xチップ = Xチップ{b}
 	b.Balance = Balances{b}
+	b.Statement, b.BalanceAt, b.OpenHolds = Statements{b}, BalancesAt{b}, OpenHoldsOf{b}
 	return b
 }
 
@@ -129,6 +144,11 @@ type XチップArgs struct {
 	X額  int64
 }
 
+// XチップKey is the key of チップ: it names one call.
+type XチップKey struct {
+	X伝票 string
+}
+
 // Do calls チップ.do.
 func (t Xチップ) Do(ctx context.Context, a XチップArgs) (Result, error) {
 	if err := chobo.CheckText("伝票", a.X伝票); err != nil {
@@ -157,6 +177,14 @@ func (t Xチップ) DoCall(a XチップArgs) Call {
 	return Call{Kind: 0, Op: "do", Values: chobotb.Values{a.X伝票, a.X給仕, a.X額}}
 }
 
+// Entries reads the entries the calls of チップ with the key k wrote, oldest first. A key no call took effect with has none.
+func (t Xチップ) Entries(ctx context.Context, k XチップKey) ([]Entry, error) {
+	if err := chobo.CheckText("伝票", k.X伝票); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 0, chobotb.Values{k.X伝票})
+}
+
 // Balances reads accounts: posted, held coming in, held going out.
 type Balances struct{ b *Book }
 
@@ -176,4 +204,52 @@ func (x Balances) Xチップ(ctx context.Context, a XチップAccount) (Balance,
 // X客 reads the account 客.
 func (x Balances) X客(ctx context.Context) (Balance, error) {
 	return x.b.tb.Balance(ctx, 1)
+}
+
+// Statements reads the entries of accounts, a page at a time.
+type Statements struct{ b *Book }
+
+// BalancesAt reads what accounts held at a time.
+type BalancesAt struct{ b *Book }
+
+// OpenHoldsOf reads the holds still held that move from or to an account.
+type OpenHoldsOf struct{ b *Book }
+
+// Xチップ reads a page of the entries of an account of チップ.
+func (x Statements) Xチップ(ctx context.Context, a XチップAccount, q StatementQuery) (Statement, error) {
+	if err := chobo.CheckText("給仕", a.X給仕); err != nil {
+		return Statement{}, err
+	}
+	return x.b.tb.Statement(ctx, 0, []string{a.X給仕}, q)
+}
+
+// Xチップ reads what an account of チップ held at a time: after every entry made then or before.
+func (x BalancesAt) Xチップ(ctx context.Context, a XチップAccount, at time.Time) (Balance, error) {
+	if err := chobo.CheckText("給仕", a.X給仕); err != nil {
+		return Balance{}, err
+	}
+	return x.b.tb.BalanceAt(ctx, 0, []string{a.X給仕}, at)
+}
+
+// Xチップ reads the holds still held that move from or to an account of チップ, oldest first.
+func (x OpenHoldsOf) Xチップ(ctx context.Context, a XチップAccount) ([]OpenHold, error) {
+	if err := chobo.CheckText("給仕", a.X給仕); err != nil {
+		return nil, err
+	}
+	return x.b.tb.OpenHolds(ctx, 0, []string{a.X給仕}, -1)
+}
+
+// X客 reads a page of the entries of the account 客.
+func (x Statements) X客(ctx context.Context, q StatementQuery) (Statement, error) {
+	return x.b.tb.Statement(ctx, 1, nil, q)
+}
+
+// X客 reads what the account 客 held at a time: after every entry made then or before.
+func (x BalancesAt) X客(ctx context.Context, at time.Time) (Balance, error) {
+	return x.b.tb.BalanceAt(ctx, 1, nil, at)
+}
+
+// X客 reads the holds still held that move from or to the account 客, oldest first.
+func (x OpenHoldsOf) X客(ctx context.Context) ([]OpenHold, error) {
+	return x.b.tb.OpenHolds(ctx, 1, nil, -1)
 }

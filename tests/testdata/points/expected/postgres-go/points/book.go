@@ -7,6 +7,7 @@ package points
 
 import (
 	"context"
+	"time"
 
 	"github.com/chobo-lang/chobo/runtime/go/chobo"
 	"github.com/chobo-lang/chobo/runtime/go/chobopg"
@@ -30,6 +31,15 @@ type (
 	HoldState = chobo.HoldState
 	// Balance is what an account holds: posted, held coming in, held going out.
 	Balance = chobo.Balance
+	// Entry is one change of one account by one call, as the history reads give it.
+	Entry = chobo.Entry
+	// StatementQuery says which of an account's entries a statement reads.
+	StatementQuery = chobo.StatementQuery
+	// Statement is one page of an account's entries.
+	Statement = chobo.Statement
+	// OpenHold is a hold still held, and HoldMove what one of its moves holds.
+	OpenHold = chobo.OpenHold
+	HoldMove = chobo.HoldMove
 )
 
 // Outcomes and hold states.
@@ -50,6 +60,11 @@ type Book struct {
 	Lapse  Lapse
 	// Balance reads accounts.
 	Balance Balances
+	// Statement, BalanceAt and OpenHolds read the history of accounts:
+	// their entries, what they held at a time, the holds still held.
+	Statement Statements
+	BalanceAt BalancesAt
+	OpenHolds OpenHoldsOf
 
 	q      Querier
 	tenant string
@@ -66,6 +81,7 @@ func Postgres(q Querier, tenant string, opts ...chobopg.Option) *Book {
 	b.Redeem = Redeem{b}
 	b.Lapse = Lapse{b}
 	b.Balance = Balances{b}
+	b.Statement, b.BalanceAt, b.OpenHolds = Statements{b}, BalancesAt{b}, OpenHoldsOf{b}
 	return b
 }
 
@@ -86,6 +102,20 @@ type Answer = chobopg.Answer
 // makes.
 func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
 	return chobopg.Bulk(ctx, b.q, calls)
+}
+
+// history is what the history reads send: a statement per read, and
+// the names of each transfer kind's values, which the rows give in order.
+var history = chobopg.History{
+	Statement: `select cursor, kind, op, key, args, move, out, account, account_args, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at from "points".history_statement($1, $2, $3::text[], $4::timestamptz, $5::timestamptz, $6::text[], $7::boolean, $8::integer, $9::bigint)`,
+	Call:      `select cursor, kind, op, key, args, move, out, account, account_args, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at from "points".history_call($1, $2, $3::text[])`,
+	OpenHolds: `select kind, key, move, from_account, from_args, to_account, to_args, amount, created, deadline from "points".history_open_holds($1, $2, $3::text[], $4)`,
+	BalanceAt: `select posted, held_in, held_out from "points".history_balance($1, $2, $3::text[], $4::timestamptz)`,
+	Kinds: map[string]chobopg.Kind{
+		"grant":  {Args: []string{"purchase", "member", "amount"}, Key: []string{"purchase"}, Amounts: []string{"amount"}},
+		"redeem": {Args: []string{"checkout", "member", "amount"}, Key: []string{"checkout"}, Amounts: []string{"amount"}},
+		"lapse":  {Args: []string{"batch", "member", "amount"}, Key: []string{"batch", "member"}},
+	},
 }
 
 // Expire gives back up to 1000 holds past their deadline, as the SQL
@@ -111,7 +141,7 @@ type GrantArgs struct {
 	Amount   int64
 }
 
-// GrantKey names one hold of grant.
+// GrantKey is the key of grant: it names one call, and the hold it makes.
 type GrantKey struct {
 	Purchase string
 }
@@ -215,6 +245,20 @@ func (t Grant) StatusCall(k GrantKey) Call {
 	return Call{SQL: `select "points"."grant_status"($1, $2)`, Args: []any{t.b.tenant, k.Purchase}, Status: true}
 }
 
+// Entries reads the entries the calls of grant with the key k wrote, oldest first:
+// the hold's, then those of its post, void or expiry. A key no call took effect with has none.
+func (t Grant) Entries(ctx context.Context, k GrantKey) ([]Entry, error) {
+	if err := chobo.CheckText("purchase", k.Purchase); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadCallEntries(ctx, t.b.q, &history, t.b.tenant, "grant", []string{k.Purchase})
+}
+
+// OpenHolds reads the holds of grant still held, oldest first.
+func (t Grant) OpenHolds(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, t.b.q, &history, t.b.tenant, "", nil, "grant")
+}
+
 // Redeem is the transfer redeem: points spent at checkout: post when the payment succeeds, void when it fails; after 15 minutes the hold expires and the points are the member's again
 type Redeem struct{ b *Book }
 
@@ -225,7 +269,7 @@ type RedeemArgs struct {
 	Amount   int64
 }
 
-// RedeemKey names one hold of redeem.
+// RedeemKey is the key of redeem: it names one call, and the hold it makes.
 type RedeemKey struct {
 	Checkout string
 }
@@ -329,6 +373,20 @@ func (t Redeem) StatusCall(k RedeemKey) Call {
 	return Call{SQL: `select "points"."redeem_status"($1, $2)`, Args: []any{t.b.tenant, k.Checkout}, Status: true}
 }
 
+// Entries reads the entries the calls of redeem with the key k wrote, oldest first:
+// the hold's, then those of its post, void or expiry. A key no call took effect with has none.
+func (t Redeem) Entries(ctx context.Context, k RedeemKey) ([]Entry, error) {
+	if err := chobo.CheckText("checkout", k.Checkout); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadCallEntries(ctx, t.b.q, &history, t.b.tenant, "redeem", []string{k.Checkout})
+}
+
+// OpenHolds reads the holds of redeem still held, oldest first.
+func (t Redeem) OpenHolds(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, t.b.q, &history, t.b.tenant, "", nil, "redeem")
+}
+
 // Lapse is the transfer lapse: points left unused too long, taken back by the expiry batch named
 type Lapse struct{ b *Book }
 
@@ -337,6 +395,12 @@ type LapseArgs struct {
 	Batch  string
 	Member string
 	Amount int64
+}
+
+// LapseKey is the key of lapse: it names one call.
+type LapseKey struct {
+	Batch  string
+	Member string
 }
 
 // Do calls lapse.do.
@@ -367,6 +431,17 @@ func (t Lapse) DoCall(a LapseArgs) Call {
 	return Call{SQL: `select result, reason from "points"."lapse_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.Batch, a.Member, a.Amount}}
 }
 
+// Entries reads the entries the calls of lapse with the key k wrote, oldest first. A key no call took effect with has none.
+func (t Lapse) Entries(ctx context.Context, k LapseKey) ([]Entry, error) {
+	if err := chobo.CheckText("batch", k.Batch); err != nil {
+		return nil, err
+	}
+	if err := chobo.CheckText("member", k.Member); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadCallEntries(ctx, t.b.q, &history, t.b.tenant, "lapse", []string{k.Batch, k.Member})
+}
+
 // Balances reads accounts: posted, held coming in, held going out.
 type Balances struct{ b *Book }
 
@@ -391,4 +466,67 @@ func (x Balances) Program(ctx context.Context) (Balance, error) {
 // Redeemed reads the account redeemed.
 func (x Balances) Redeemed(ctx context.Context) (Balance, error) {
 	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "points"."balance_redeemed"($1)`, x.b.tenant)
+}
+
+// Statements reads the entries of accounts, a page at a time.
+type Statements struct{ b *Book }
+
+// BalancesAt reads what accounts held at a time.
+type BalancesAt struct{ b *Book }
+
+// OpenHoldsOf reads the holds still held that move from or to an account.
+type OpenHoldsOf struct{ b *Book }
+
+// Points reads a page of the entries of an account of points.
+func (x Statements) Points(ctx context.Context, a PointsAccount, q StatementQuery) (Statement, error) {
+	if err := chobo.CheckText("member", a.Member); err != nil {
+		return Statement{}, err
+	}
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "points", []string{a.Member}, q)
+}
+
+// Points reads what an account of points held at a time: after every entry made then or before.
+func (x BalancesAt) Points(ctx context.Context, a PointsAccount, at time.Time) (Balance, error) {
+	if err := chobo.CheckText("member", a.Member); err != nil {
+		return Balance{}, err
+	}
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "points", []string{a.Member}, at)
+}
+
+// Points reads the holds still held that move from or to an account of points, oldest first.
+func (x OpenHoldsOf) Points(ctx context.Context, a PointsAccount) ([]OpenHold, error) {
+	if err := chobo.CheckText("member", a.Member); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "points", []string{a.Member}, "")
+}
+
+// Program reads a page of the entries of the account program.
+func (x Statements) Program(ctx context.Context, q StatementQuery) (Statement, error) {
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "program", nil, q)
+}
+
+// Program reads what the account program held at a time: after every entry made then or before.
+func (x BalancesAt) Program(ctx context.Context, at time.Time) (Balance, error) {
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "program", nil, at)
+}
+
+// Program reads the holds still held that move from or to the account program, oldest first.
+func (x OpenHoldsOf) Program(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "program", nil, "")
+}
+
+// Redeemed reads a page of the entries of the account redeemed.
+func (x Statements) Redeemed(ctx context.Context, q StatementQuery) (Statement, error) {
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "redeemed", nil, q)
+}
+
+// Redeemed reads what the account redeemed held at a time: after every entry made then or before.
+func (x BalancesAt) Redeemed(ctx context.Context, at time.Time) (Balance, error) {
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "redeemed", nil, at)
+}
+
+// Redeemed reads the holds still held that move from or to the account redeemed, oldest first.
+func (x OpenHoldsOf) Redeemed(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "redeemed", nil, "")
 }

@@ -35,6 +35,15 @@ type (
 	HoldState = chobo.HoldState
 	// Balance is what an account holds: posted, held coming in, held going out.
 	Balance = chobo.Balance
+	// Entry is one change of one account by one call, as the history reads give it.
+	Entry = chobo.Entry
+	// StatementQuery says which of an account's entries a statement reads.
+	StatementQuery = chobo.StatementQuery
+	// Statement is one page of an account's entries.
+	Statement = chobo.Statement
+	// OpenHold is a hold still held, and HoldMove what one of its moves holds.
+	OpenHold = chobo.OpenHold
+	HoldMove = chobo.HoldMove
 )
 
 // Outcomes and hold states.
@@ -55,6 +64,11 @@ type Book struct {
 	Lapse  Lapse
 	// Balance reads accounts.
 	Balance Balances
+	// Statement, BalanceAt and OpenHolds read the history of accounts:
+	// their entries, what they held at a time, the holds still held.
+	Statement Statements
+	BalanceAt BalancesAt
+	OpenHolds OpenHoldsOf
 
 	tb *chobotb.Book
 }
@@ -75,6 +89,7 @@ func TigerBeetleWith(c TigerBeetleClient, tenant string) *Book {
 	b.Redeem = Redeem{b}
 	b.Lapse = Lapse{b}
 	b.Balance = Balances{b}
+	b.Statement, b.BalanceAt, b.OpenHolds = Statements{b}, BalancesAt{b}, OpenHoldsOf{b}
 	return b
 }
 
@@ -150,7 +165,7 @@ type GrantArgs struct {
 	Amount   int64
 }
 
-// GrantKey names one hold of grant.
+// GrantKey is the key of grant: it names one call, and the hold it makes.
 type GrantKey struct {
 	Purchase string
 }
@@ -244,6 +259,20 @@ func (t Grant) StatusCall(k GrantKey) Call {
 	return Call{Kind: 0, Op: "status", Values: chobotb.Values{k.Purchase}}
 }
 
+// Entries reads the entries the calls of grant with the key k wrote, oldest first:
+// the hold's, then those of its post, void or expiry. A key no call took effect with has none.
+func (t Grant) Entries(ctx context.Context, k GrantKey) ([]Entry, error) {
+	if err := chobo.CheckText("purchase", k.Purchase); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 0, chobotb.Values{k.Purchase})
+}
+
+// OpenHolds reads the holds of grant still held, oldest first.
+func (t Grant) OpenHolds(ctx context.Context) ([]OpenHold, error) {
+	return t.b.tb.OpenHolds(ctx, -1, nil, 0)
+}
+
 // Redeem is the transfer redeem: points spent at checkout: post when the payment succeeds, void when it fails; after 15 minutes the hold expires and the points are the member's again
 type Redeem struct{ b *Book }
 
@@ -254,7 +283,7 @@ type RedeemArgs struct {
 	Amount   int64
 }
 
-// RedeemKey names one hold of redeem.
+// RedeemKey is the key of redeem: it names one call, and the hold it makes.
 type RedeemKey struct {
 	Checkout string
 }
@@ -348,6 +377,20 @@ func (t Redeem) StatusCall(k RedeemKey) Call {
 	return Call{Kind: 1, Op: "status", Values: chobotb.Values{k.Checkout}}
 }
 
+// Entries reads the entries the calls of redeem with the key k wrote, oldest first:
+// the hold's, then those of its post, void or expiry. A key no call took effect with has none.
+func (t Redeem) Entries(ctx context.Context, k RedeemKey) ([]Entry, error) {
+	if err := chobo.CheckText("checkout", k.Checkout); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 1, chobotb.Values{k.Checkout})
+}
+
+// OpenHolds reads the holds of redeem still held, oldest first.
+func (t Redeem) OpenHolds(ctx context.Context) ([]OpenHold, error) {
+	return t.b.tb.OpenHolds(ctx, -1, nil, 1)
+}
+
 // Lapse is the transfer lapse: points left unused too long, taken back by the expiry batch named
 type Lapse struct{ b *Book }
 
@@ -356,6 +399,12 @@ type LapseArgs struct {
 	Batch  string
 	Member string
 	Amount int64
+}
+
+// LapseKey is the key of lapse: it names one call.
+type LapseKey struct {
+	Batch  string
+	Member string
 }
 
 // Do calls lapse.do.
@@ -386,6 +435,17 @@ func (t Lapse) DoCall(a LapseArgs) Call {
 	return Call{Kind: 2, Op: "do", Values: chobotb.Values{a.Batch, a.Member, a.Amount}}
 }
 
+// Entries reads the entries the calls of lapse with the key k wrote, oldest first. A key no call took effect with has none.
+func (t Lapse) Entries(ctx context.Context, k LapseKey) ([]Entry, error) {
+	if err := chobo.CheckText("batch", k.Batch); err != nil {
+		return nil, err
+	}
+	if err := chobo.CheckText("member", k.Member); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 2, chobotb.Values{k.Batch, k.Member})
+}
+
 // Balances reads accounts: posted, held coming in, held going out.
 type Balances struct{ b *Book }
 
@@ -410,4 +470,67 @@ func (x Balances) Program(ctx context.Context) (Balance, error) {
 // Redeemed reads the account redeemed.
 func (x Balances) Redeemed(ctx context.Context) (Balance, error) {
 	return x.b.tb.Balance(ctx, 2)
+}
+
+// Statements reads the entries of accounts, a page at a time.
+type Statements struct{ b *Book }
+
+// BalancesAt reads what accounts held at a time.
+type BalancesAt struct{ b *Book }
+
+// OpenHoldsOf reads the holds still held that move from or to an account.
+type OpenHoldsOf struct{ b *Book }
+
+// Points reads a page of the entries of an account of points.
+func (x Statements) Points(ctx context.Context, a PointsAccount, q StatementQuery) (Statement, error) {
+	if err := chobo.CheckText("member", a.Member); err != nil {
+		return Statement{}, err
+	}
+	return x.b.tb.Statement(ctx, 0, []string{a.Member}, q)
+}
+
+// Points reads what an account of points held at a time: after every entry made then or before.
+func (x BalancesAt) Points(ctx context.Context, a PointsAccount, at time.Time) (Balance, error) {
+	if err := chobo.CheckText("member", a.Member); err != nil {
+		return Balance{}, err
+	}
+	return x.b.tb.BalanceAt(ctx, 0, []string{a.Member}, at)
+}
+
+// Points reads the holds still held that move from or to an account of points, oldest first.
+func (x OpenHoldsOf) Points(ctx context.Context, a PointsAccount) ([]OpenHold, error) {
+	if err := chobo.CheckText("member", a.Member); err != nil {
+		return nil, err
+	}
+	return x.b.tb.OpenHolds(ctx, 0, []string{a.Member}, -1)
+}
+
+// Program reads a page of the entries of the account program.
+func (x Statements) Program(ctx context.Context, q StatementQuery) (Statement, error) {
+	return x.b.tb.Statement(ctx, 1, nil, q)
+}
+
+// Program reads what the account program held at a time: after every entry made then or before.
+func (x BalancesAt) Program(ctx context.Context, at time.Time) (Balance, error) {
+	return x.b.tb.BalanceAt(ctx, 1, nil, at)
+}
+
+// Program reads the holds still held that move from or to the account program, oldest first.
+func (x OpenHoldsOf) Program(ctx context.Context) ([]OpenHold, error) {
+	return x.b.tb.OpenHolds(ctx, 1, nil, -1)
+}
+
+// Redeemed reads a page of the entries of the account redeemed.
+func (x Statements) Redeemed(ctx context.Context, q StatementQuery) (Statement, error) {
+	return x.b.tb.Statement(ctx, 2, nil, q)
+}
+
+// Redeemed reads what the account redeemed held at a time: after every entry made then or before.
+func (x BalancesAt) Redeemed(ctx context.Context, at time.Time) (Balance, error) {
+	return x.b.tb.BalanceAt(ctx, 2, nil, at)
+}
+
+// Redeemed reads the holds still held that move from or to the account redeemed, oldest first.
+func (x OpenHoldsOf) Redeemed(ctx context.Context) ([]OpenHold, error) {
+	return x.b.tb.OpenHolds(ctx, 2, nil, -1)
 }

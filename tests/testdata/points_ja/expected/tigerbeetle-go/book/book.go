@@ -35,6 +35,15 @@ type (
 	HoldState = chobo.HoldState
 	// Balance is what an account holds: posted, held coming in, held going out.
 	Balance = chobo.Balance
+	// Entry is one change of one account by one call, as the history reads give it.
+	Entry = chobo.Entry
+	// StatementQuery says which of an account's entries a statement reads.
+	StatementQuery = chobo.StatementQuery
+	// Statement is one page of an account's entries.
+	Statement = chobo.Statement
+	// OpenHold is a hold still held, and HoldMove what one of its moves holds.
+	OpenHold = chobo.OpenHold
+	HoldMove = chobo.HoldMove
 )
 
 // Outcomes and hold states.
@@ -55,6 +64,11 @@ type Book struct {
 	X失効 X失効
 	// Balance reads accounts.
 	Balance Balances
+	// Statement, BalanceAt and OpenHolds read the history of accounts:
+	// their entries, what they held at a time, the holds still held.
+	Statement Statements
+	BalanceAt BalancesAt
+	OpenHolds OpenHoldsOf
 
 	tb *chobotb.Book
 }
@@ -75,6 +89,7 @@ func TigerBeetleWith(c TigerBeetleClient, tenant string) *Book {
 	b.X利用 = X利用{b}
 	b.X失効 = X失効{b}
 	b.Balance = Balances{b}
+	b.Statement, b.BalanceAt, b.OpenHolds = Statements{b}, BalancesAt{b}, OpenHoldsOf{b}
 	return b
 }
 
@@ -150,7 +165,7 @@ type X付与Args struct {
 	X点数 int64
 }
 
-// X付与Key names one hold of 付与.
+// X付与Key is the key of 付与: it names one call, and the hold it makes.
 type X付与Key struct {
 	X購入 string
 }
@@ -244,6 +259,20 @@ func (t X付与) StatusCall(k X付与Key) Call {
 	return Call{Kind: 0, Op: "status", Values: chobotb.Values{k.X購入}}
 }
 
+// Entries reads the entries the calls of 付与 with the key k wrote, oldest first:
+// the hold's, then those of its post, void or expiry. A key no call took effect with has none.
+func (t X付与) Entries(ctx context.Context, k X付与Key) ([]Entry, error) {
+	if err := chobo.CheckText("購入", k.X購入); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 0, chobotb.Values{k.X購入})
+}
+
+// OpenHolds reads the holds of 付与 still held, oldest first.
+func (t X付与) OpenHolds(ctx context.Context) ([]OpenHold, error) {
+	return t.b.tb.OpenHolds(ctx, -1, nil, 0)
+}
+
 // X利用 is the transfer 利用: 会計で使うポイント。支払いが通れば確定し、通らなければ取り消す。15 分たつと押さえは期限切れになり、ポイントは会員に戻る
 type X利用 struct{ b *Book }
 
@@ -254,7 +283,7 @@ type X利用Args struct {
 	X点数 int64
 }
 
-// X利用Key names one hold of 利用.
+// X利用Key is the key of 利用: it names one call, and the hold it makes.
 type X利用Key struct {
 	X会計 string
 }
@@ -348,6 +377,20 @@ func (t X利用) StatusCall(k X利用Key) Call {
 	return Call{Kind: 1, Op: "status", Values: chobotb.Values{k.X会計}}
 }
 
+// Entries reads the entries the calls of 利用 with the key k wrote, oldest first:
+// the hold's, then those of its post, void or expiry. A key no call took effect with has none.
+func (t X利用) Entries(ctx context.Context, k X利用Key) ([]Entry, error) {
+	if err := chobo.CheckText("会計", k.X会計); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 1, chobotb.Values{k.X会計})
+}
+
+// OpenHolds reads the holds of 利用 still held, oldest first.
+func (t X利用) OpenHolds(ctx context.Context) ([]OpenHold, error) {
+	return t.b.tb.OpenHolds(ctx, -1, nil, 1)
+}
+
 // X失効 is the transfer 失効: 長く使われなかったポイント。名前を付けた失効の処理が引き取る
 type X失効 struct{ b *Book }
 
@@ -356,6 +399,12 @@ type X失効Args struct {
 	X処理 string
 	X会員 string
 	X点数 int64
+}
+
+// X失効Key is the key of 失効: it names one call.
+type X失効Key struct {
+	X処理 string
+	X会員 string
 }
 
 // Do calls 失効.do.
@@ -386,6 +435,17 @@ func (t X失効) DoCall(a X失効Args) Call {
 	return Call{Kind: 2, Op: "do", Values: chobotb.Values{a.X処理, a.X会員, a.X点数}}
 }
 
+// Entries reads the entries the calls of 失効 with the key k wrote, oldest first. A key no call took effect with has none.
+func (t X失効) Entries(ctx context.Context, k X失効Key) ([]Entry, error) {
+	if err := chobo.CheckText("処理", k.X処理); err != nil {
+		return nil, err
+	}
+	if err := chobo.CheckText("会員", k.X会員); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 2, chobotb.Values{k.X処理, k.X会員})
+}
+
 // Balances reads accounts: posted, held coming in, held going out.
 type Balances struct{ b *Book }
 
@@ -410,4 +470,67 @@ func (x Balances) X発行元(ctx context.Context) (Balance, error) {
 // X利用済み reads the account 利用済み.
 func (x Balances) X利用済み(ctx context.Context) (Balance, error) {
 	return x.b.tb.Balance(ctx, 2)
+}
+
+// Statements reads the entries of accounts, a page at a time.
+type Statements struct{ b *Book }
+
+// BalancesAt reads what accounts held at a time.
+type BalancesAt struct{ b *Book }
+
+// OpenHoldsOf reads the holds still held that move from or to an account.
+type OpenHoldsOf struct{ b *Book }
+
+// Xポイント reads a page of the entries of an account of ポイント.
+func (x Statements) Xポイント(ctx context.Context, a XポイントAccount, q StatementQuery) (Statement, error) {
+	if err := chobo.CheckText("会員", a.X会員); err != nil {
+		return Statement{}, err
+	}
+	return x.b.tb.Statement(ctx, 0, []string{a.X会員}, q)
+}
+
+// Xポイント reads what an account of ポイント held at a time: after every entry made then or before.
+func (x BalancesAt) Xポイント(ctx context.Context, a XポイントAccount, at time.Time) (Balance, error) {
+	if err := chobo.CheckText("会員", a.X会員); err != nil {
+		return Balance{}, err
+	}
+	return x.b.tb.BalanceAt(ctx, 0, []string{a.X会員}, at)
+}
+
+// Xポイント reads the holds still held that move from or to an account of ポイント, oldest first.
+func (x OpenHoldsOf) Xポイント(ctx context.Context, a XポイントAccount) ([]OpenHold, error) {
+	if err := chobo.CheckText("会員", a.X会員); err != nil {
+		return nil, err
+	}
+	return x.b.tb.OpenHolds(ctx, 0, []string{a.X会員}, -1)
+}
+
+// X発行元 reads a page of the entries of the account 発行元.
+func (x Statements) X発行元(ctx context.Context, q StatementQuery) (Statement, error) {
+	return x.b.tb.Statement(ctx, 1, nil, q)
+}
+
+// X発行元 reads what the account 発行元 held at a time: after every entry made then or before.
+func (x BalancesAt) X発行元(ctx context.Context, at time.Time) (Balance, error) {
+	return x.b.tb.BalanceAt(ctx, 1, nil, at)
+}
+
+// X発行元 reads the holds still held that move from or to the account 発行元, oldest first.
+func (x OpenHoldsOf) X発行元(ctx context.Context) ([]OpenHold, error) {
+	return x.b.tb.OpenHolds(ctx, 1, nil, -1)
+}
+
+// X利用済み reads a page of the entries of the account 利用済み.
+func (x Statements) X利用済み(ctx context.Context, q StatementQuery) (Statement, error) {
+	return x.b.tb.Statement(ctx, 2, nil, q)
+}
+
+// X利用済み reads what the account 利用済み held at a time: after every entry made then or before.
+func (x BalancesAt) X利用済み(ctx context.Context, at time.Time) (Balance, error) {
+	return x.b.tb.BalanceAt(ctx, 2, nil, at)
+}
+
+// X利用済み reads the holds still held that move from or to the account 利用済み, oldest first.
+func (x OpenHoldsOf) X利用済み(ctx context.Context) ([]OpenHold, error) {
+	return x.b.tb.OpenHolds(ctx, 2, nil, -1)
 }

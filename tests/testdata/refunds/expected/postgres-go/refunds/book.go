@@ -7,6 +7,7 @@ package refunds
 
 import (
 	"context"
+	"time"
 
 	"github.com/chobo-lang/chobo/runtime/go/chobo"
 	"github.com/chobo-lang/chobo/runtime/go/chobopg"
@@ -30,6 +31,15 @@ type (
 	HoldState = chobo.HoldState
 	// Balance is what an account holds: posted, held coming in, held going out.
 	Balance = chobo.Balance
+	// Entry is one change of one account by one call, as the history reads give it.
+	Entry = chobo.Entry
+	// StatementQuery says which of an account's entries a statement reads.
+	StatementQuery = chobo.StatementQuery
+	// Statement is one page of an account's entries.
+	Statement = chobo.Statement
+	// OpenHold is a hold still held, and HoldMove what one of its moves holds.
+	OpenHold = chobo.OpenHold
+	HoldMove = chobo.HoldMove
 )
 
 // Outcomes and hold states.
@@ -49,6 +59,11 @@ type Book struct {
 	Refund Refund
 	// Balance reads accounts.
 	Balance Balances
+	// Statement, BalanceAt and OpenHolds read the history of accounts:
+	// their entries, what they held at a time, the holds still held.
+	Statement Statements
+	BalanceAt BalancesAt
+	OpenHolds OpenHoldsOf
 
 	q      Querier
 	tenant string
@@ -64,6 +79,7 @@ func Postgres(q Querier, tenant string, opts ...chobopg.Option) *Book {
 	b.Sale = Sale{b}
 	b.Refund = Refund{b}
 	b.Balance = Balances{b}
+	b.Statement, b.BalanceAt, b.OpenHolds = Statements{b}, BalancesAt{b}, OpenHoldsOf{b}
 	return b
 }
 
@@ -84,6 +100,19 @@ type Answer = chobopg.Answer
 // makes.
 func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
 	return chobopg.Bulk(ctx, b.q, calls)
+}
+
+// history is what the history reads send: a statement per read, and
+// the names of each transfer kind's values, which the rows give in order.
+var history = chobopg.History{
+	Statement: `select cursor, kind, op, key, args, move, out, account, account_args, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at from "refunds".history_statement($1, $2, $3::text[], $4::timestamptz, $5::timestamptz, $6::text[], $7::boolean, $8::integer, $9::bigint)`,
+	Call:      `select cursor, kind, op, key, args, move, out, account, account_args, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at from "refunds".history_call($1, $2, $3::text[])`,
+	OpenHolds: `select kind, key, move, from_account, from_args, to_account, to_args, amount, created, deadline from "refunds".history_open_holds($1, $2, $3::text[], $4)`,
+	BalanceAt: `select posted, held_in, held_out from "refunds".history_balance($1, $2, $3::text[], $4::timestamptz)`,
+	Kinds: map[string]chobopg.Kind{
+		"sale":   {Args: []string{"order", "amount"}, Key: []string{"order"}},
+		"refund": {Args: []string{"refund_id", "order", "amount"}, Key: []string{"refund_id"}, Amounts: []string{"amount"}},
+	},
 }
 
 // Expire gives back up to 1000 holds past their deadline, as the SQL
@@ -108,6 +137,11 @@ type SaleArgs struct {
 	Amount int64
 }
 
+// SaleKey is the key of sale: it names one call.
+type SaleKey struct {
+	Order string
+}
+
 // Do calls sale.do.
 func (t Sale) Do(ctx context.Context, a SaleArgs) (Result, error) {
 	if err := chobo.CheckText("order", a.Order); err != nil {
@@ -130,6 +164,14 @@ func (t Sale) DoCall(a SaleArgs) Call {
 	return Call{SQL: `select result, reason from "refunds"."sale_do"($1, $2, $3, $4::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.Order, a.Amount}}
 }
 
+// Entries reads the entries the calls of sale with the key k wrote, oldest first. A key no call took effect with has none.
+func (t Sale) Entries(ctx context.Context, k SaleKey) ([]Entry, error) {
+	if err := chobo.CheckText("order", k.Order); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadCallEntries(ctx, t.b.q, &history, t.b.tenant, "sale", []string{k.Order})
+}
+
 // Refund is the transfer refund: a refund waiting for approval: post when it is approved, void when it is turned down; undecided after 7 days, it expires and the amount can be refunded again
 type Refund struct{ b *Book }
 
@@ -140,7 +182,7 @@ type RefundArgs struct {
 	Amount   int64
 }
 
-// RefundKey names one hold of refund.
+// RefundKey is the key of refund: it names one call, and the hold it makes.
 type RefundKey struct {
 	RefundId string
 }
@@ -244,6 +286,20 @@ func (t Refund) StatusCall(k RefundKey) Call {
 	return Call{SQL: `select "refunds"."refund_status"($1, $2)`, Args: []any{t.b.tenant, k.RefundId}, Status: true}
 }
 
+// Entries reads the entries the calls of refund with the key k wrote, oldest first:
+// the hold's, then those of its post, void or expiry. A key no call took effect with has none.
+func (t Refund) Entries(ctx context.Context, k RefundKey) ([]Entry, error) {
+	if err := chobo.CheckText("refund_id", k.RefundId); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadCallEntries(ctx, t.b.q, &history, t.b.tenant, "refund", []string{k.RefundId})
+}
+
+// OpenHolds reads the holds of refund still held, oldest first.
+func (t Refund) OpenHolds(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, t.b.q, &history, t.b.tenant, "", nil, "refund")
+}
+
 // Balances reads accounts: posted, held coming in, held going out.
 type Balances struct{ b *Book }
 
@@ -263,4 +319,52 @@ func (x Balances) Refundable(ctx context.Context, a RefundableAccount) (Balance,
 // Customers reads the account customers.
 func (x Balances) Customers(ctx context.Context) (Balance, error) {
 	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "refunds"."balance_customers"($1)`, x.b.tenant)
+}
+
+// Statements reads the entries of accounts, a page at a time.
+type Statements struct{ b *Book }
+
+// BalancesAt reads what accounts held at a time.
+type BalancesAt struct{ b *Book }
+
+// OpenHoldsOf reads the holds still held that move from or to an account.
+type OpenHoldsOf struct{ b *Book }
+
+// Refundable reads a page of the entries of an account of refundable.
+func (x Statements) Refundable(ctx context.Context, a RefundableAccount, q StatementQuery) (Statement, error) {
+	if err := chobo.CheckText("order", a.Order); err != nil {
+		return Statement{}, err
+	}
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "refundable", []string{a.Order}, q)
+}
+
+// Refundable reads what an account of refundable held at a time: after every entry made then or before.
+func (x BalancesAt) Refundable(ctx context.Context, a RefundableAccount, at time.Time) (Balance, error) {
+	if err := chobo.CheckText("order", a.Order); err != nil {
+		return Balance{}, err
+	}
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "refundable", []string{a.Order}, at)
+}
+
+// Refundable reads the holds still held that move from or to an account of refundable, oldest first.
+func (x OpenHoldsOf) Refundable(ctx context.Context, a RefundableAccount) ([]OpenHold, error) {
+	if err := chobo.CheckText("order", a.Order); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "refundable", []string{a.Order}, "")
+}
+
+// Customers reads a page of the entries of the account customers.
+func (x Statements) Customers(ctx context.Context, q StatementQuery) (Statement, error) {
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "customers", nil, q)
+}
+
+// Customers reads what the account customers held at a time: after every entry made then or before.
+func (x BalancesAt) Customers(ctx context.Context, at time.Time) (Balance, error) {
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "customers", nil, at)
+}
+
+// Customers reads the holds still held that move from or to the account customers, oldest first.
+func (x OpenHoldsOf) Customers(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "customers", nil, "")
 }

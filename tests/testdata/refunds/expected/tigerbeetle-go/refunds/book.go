@@ -35,6 +35,15 @@ type (
 	HoldState = chobo.HoldState
 	// Balance is what an account holds: posted, held coming in, held going out.
 	Balance = chobo.Balance
+	// Entry is one change of one account by one call, as the history reads give it.
+	Entry = chobo.Entry
+	// StatementQuery says which of an account's entries a statement reads.
+	StatementQuery = chobo.StatementQuery
+	// Statement is one page of an account's entries.
+	Statement = chobo.Statement
+	// OpenHold is a hold still held, and HoldMove what one of its moves holds.
+	OpenHold = chobo.OpenHold
+	HoldMove = chobo.HoldMove
 )
 
 // Outcomes and hold states.
@@ -54,6 +63,11 @@ type Book struct {
 	Refund Refund
 	// Balance reads accounts.
 	Balance Balances
+	// Statement, BalanceAt and OpenHolds read the history of accounts:
+	// their entries, what they held at a time, the holds still held.
+	Statement Statements
+	BalanceAt BalancesAt
+	OpenHolds OpenHoldsOf
 
 	tb *chobotb.Book
 }
@@ -73,6 +87,7 @@ func TigerBeetleWith(c TigerBeetleClient, tenant string) *Book {
 	b.Sale = Sale{b}
 	b.Refund = Refund{b}
 	b.Balance = Balances{b}
+	b.Statement, b.BalanceAt, b.OpenHolds = Statements{b}, BalancesAt{b}, OpenHoldsOf{b}
 	return b
 }
 
@@ -138,6 +153,11 @@ type SaleArgs struct {
 	Amount int64
 }
 
+// SaleKey is the key of sale: it names one call.
+type SaleKey struct {
+	Order string
+}
+
 // Do calls sale.do.
 func (t Sale) Do(ctx context.Context, a SaleArgs) (Result, error) {
 	if err := chobo.CheckText("order", a.Order); err != nil {
@@ -160,6 +180,14 @@ func (t Sale) DoCall(a SaleArgs) Call {
 	return Call{Kind: 0, Op: "do", Values: chobotb.Values{a.Order, a.Amount}}
 }
 
+// Entries reads the entries the calls of sale with the key k wrote, oldest first. A key no call took effect with has none.
+func (t Sale) Entries(ctx context.Context, k SaleKey) ([]Entry, error) {
+	if err := chobo.CheckText("order", k.Order); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 0, chobotb.Values{k.Order})
+}
+
 // Refund is the transfer refund: a refund waiting for approval: post when it is approved, void when it is turned down; undecided after 7 days, it expires and the amount can be refunded again
 type Refund struct{ b *Book }
 
@@ -170,7 +198,7 @@ type RefundArgs struct {
 	Amount   int64
 }
 
-// RefundKey names one hold of refund.
+// RefundKey is the key of refund: it names one call, and the hold it makes.
 type RefundKey struct {
 	RefundId string
 }
@@ -264,6 +292,20 @@ func (t Refund) StatusCall(k RefundKey) Call {
 	return Call{Kind: 1, Op: "status", Values: chobotb.Values{k.RefundId}}
 }
 
+// Entries reads the entries the calls of refund with the key k wrote, oldest first:
+// the hold's, then those of its post, void or expiry. A key no call took effect with has none.
+func (t Refund) Entries(ctx context.Context, k RefundKey) ([]Entry, error) {
+	if err := chobo.CheckText("refund_id", k.RefundId); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 1, chobotb.Values{k.RefundId})
+}
+
+// OpenHolds reads the holds of refund still held, oldest first.
+func (t Refund) OpenHolds(ctx context.Context) ([]OpenHold, error) {
+	return t.b.tb.OpenHolds(ctx, -1, nil, 1)
+}
+
 // Balances reads accounts: posted, held coming in, held going out.
 type Balances struct{ b *Book }
 
@@ -283,4 +325,52 @@ func (x Balances) Refundable(ctx context.Context, a RefundableAccount) (Balance,
 // Customers reads the account customers.
 func (x Balances) Customers(ctx context.Context) (Balance, error) {
 	return x.b.tb.Balance(ctx, 1)
+}
+
+// Statements reads the entries of accounts, a page at a time.
+type Statements struct{ b *Book }
+
+// BalancesAt reads what accounts held at a time.
+type BalancesAt struct{ b *Book }
+
+// OpenHoldsOf reads the holds still held that move from or to an account.
+type OpenHoldsOf struct{ b *Book }
+
+// Refundable reads a page of the entries of an account of refundable.
+func (x Statements) Refundable(ctx context.Context, a RefundableAccount, q StatementQuery) (Statement, error) {
+	if err := chobo.CheckText("order", a.Order); err != nil {
+		return Statement{}, err
+	}
+	return x.b.tb.Statement(ctx, 0, []string{a.Order}, q)
+}
+
+// Refundable reads what an account of refundable held at a time: after every entry made then or before.
+func (x BalancesAt) Refundable(ctx context.Context, a RefundableAccount, at time.Time) (Balance, error) {
+	if err := chobo.CheckText("order", a.Order); err != nil {
+		return Balance{}, err
+	}
+	return x.b.tb.BalanceAt(ctx, 0, []string{a.Order}, at)
+}
+
+// Refundable reads the holds still held that move from or to an account of refundable, oldest first.
+func (x OpenHoldsOf) Refundable(ctx context.Context, a RefundableAccount) ([]OpenHold, error) {
+	if err := chobo.CheckText("order", a.Order); err != nil {
+		return nil, err
+	}
+	return x.b.tb.OpenHolds(ctx, 0, []string{a.Order}, -1)
+}
+
+// Customers reads a page of the entries of the account customers.
+func (x Statements) Customers(ctx context.Context, q StatementQuery) (Statement, error) {
+	return x.b.tb.Statement(ctx, 1, nil, q)
+}
+
+// Customers reads what the account customers held at a time: after every entry made then or before.
+func (x BalancesAt) Customers(ctx context.Context, at time.Time) (Balance, error) {
+	return x.b.tb.BalanceAt(ctx, 1, nil, at)
+}
+
+// Customers reads the holds still held that move from or to the account customers, oldest first.
+func (x OpenHoldsOf) Customers(ctx context.Context) ([]OpenHold, error) {
+	return x.b.tb.OpenHolds(ctx, 1, nil, -1)
 }

@@ -7,6 +7,7 @@ package book
 
 import (
 	"context"
+	"time"
 
 	"github.com/chobo-lang/chobo/runtime/go/chobo"
 	"github.com/chobo-lang/chobo/runtime/go/chobopg"
@@ -30,6 +31,15 @@ type (
 	HoldState = chobo.HoldState
 	// Balance is what an account holds: posted, held coming in, held going out.
 	Balance = chobo.Balance
+	// Entry is one change of one account by one call, as the history reads give it.
+	Entry = chobo.Entry
+	// StatementQuery says which of an account's entries a statement reads.
+	StatementQuery = chobo.StatementQuery
+	// Statement is one page of an account's entries.
+	Statement = chobo.Statement
+	// OpenHold is a hold still held, and HoldMove what one of its moves holds.
+	OpenHold = chobo.OpenHold
+	HoldMove = chobo.HoldMove
 )
 
 // Outcomes and hold states.
@@ -49,6 +59,11 @@ type Book struct {
 	X返金 X返金
 	// Balance reads accounts.
 	Balance Balances
+	// Statement, BalanceAt and OpenHolds read the history of accounts:
+	// their entries, what they held at a time, the holds still held.
+	Statement Statements
+	BalanceAt BalancesAt
+	OpenHolds OpenHoldsOf
 
 	q      Querier
 	tenant string
@@ -64,6 +79,7 @@ func Postgres(q Querier, tenant string, opts ...chobopg.Option) *Book {
 	b.X売上 = X売上{b}
 	b.X返金 = X返金{b}
 	b.Balance = Balances{b}
+	b.Statement, b.BalanceAt, b.OpenHolds = Statements{b}, BalancesAt{b}, OpenHoldsOf{b}
 	return b
 }
 
@@ -84,6 +100,19 @@ type Answer = chobopg.Answer
 // makes.
 func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
 	return chobopg.Bulk(ctx, b.q, calls)
+}
+
+// history is what the history reads send: a statement per read, and
+// the names of each transfer kind's values, which the rows give in order.
+var history = chobopg.History{
+	Statement: `select cursor, kind, op, key, args, move, out, account, account_args, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at from "返金".history_statement($1, $2, $3::text[], $4::timestamptz, $5::timestamptz, $6::text[], $7::boolean, $8::integer, $9::bigint)`,
+	Call:      `select cursor, kind, op, key, args, move, out, account, account_args, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at from "返金".history_call($1, $2, $3::text[])`,
+	OpenHolds: `select kind, key, move, from_account, from_args, to_account, to_args, amount, created, deadline from "返金".history_open_holds($1, $2, $3::text[], $4)`,
+	BalanceAt: `select posted, held_in, held_out from "返金".history_balance($1, $2, $3::text[], $4::timestamptz)`,
+	Kinds: map[string]chobopg.Kind{
+		"売上": {Args: []string{"注文", "額"}, Key: []string{"注文"}},
+		"返金": {Args: []string{"返金番号", "注文", "額"}, Key: []string{"返金番号"}, Amounts: []string{"額"}},
+	},
 }
 
 // Expire gives back up to 1000 holds past their deadline, as the SQL
@@ -108,6 +137,11 @@ type X売上Args struct {
 	X額  int64
 }
 
+// X売上Key is the key of 売上: it names one call.
+type X売上Key struct {
+	X注文 string
+}
+
 // Do calls 売上.do.
 func (t X売上) Do(ctx context.Context, a X売上Args) (Result, error) {
 	if err := chobo.CheckText("注文", a.X注文); err != nil {
@@ -130,6 +164,14 @@ func (t X売上) DoCall(a X売上Args) Call {
 	return Call{SQL: `select result, reason from "返金"."売上_do"($1, $2, $3, $4::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.X注文, a.X額}}
 }
 
+// Entries reads the entries the calls of 売上 with the key k wrote, oldest first. A key no call took effect with has none.
+func (t X売上) Entries(ctx context.Context, k X売上Key) ([]Entry, error) {
+	if err := chobo.CheckText("注文", k.X注文); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadCallEntries(ctx, t.b.q, &history, t.b.tenant, "売上", []string{k.X注文})
+}
+
 // X返金 is the transfer 返金: 承認を待つ返金。承認されれば確定し、却下されれば取り消す。7 日たっても決まらなければ期限切れになり、その額はまた返金できる
 type X返金 struct{ b *Book }
 
@@ -140,7 +182,7 @@ type X返金Args struct {
 	X額    int64
 }
 
-// X返金Key names one hold of 返金.
+// X返金Key is the key of 返金: it names one call, and the hold it makes.
 type X返金Key struct {
 	X返金番号 string
 }
@@ -244,6 +286,20 @@ func (t X返金) StatusCall(k X返金Key) Call {
 	return Call{SQL: `select "返金"."返金_status"($1, $2)`, Args: []any{t.b.tenant, k.X返金番号}, Status: true}
 }
 
+// Entries reads the entries the calls of 返金 with the key k wrote, oldest first:
+// the hold's, then those of its post, void or expiry. A key no call took effect with has none.
+func (t X返金) Entries(ctx context.Context, k X返金Key) ([]Entry, error) {
+	if err := chobo.CheckText("返金番号", k.X返金番号); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadCallEntries(ctx, t.b.q, &history, t.b.tenant, "返金", []string{k.X返金番号})
+}
+
+// OpenHolds reads the holds of 返金 still held, oldest first.
+func (t X返金) OpenHolds(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, t.b.q, &history, t.b.tenant, "", nil, "返金")
+}
+
 // Balances reads accounts: posted, held coming in, held going out.
 type Balances struct{ b *Book }
 
@@ -263,4 +319,52 @@ func (x Balances) X返金できる残り(ctx context.Context, a X返金できる
 // X客 reads the account 客.
 func (x Balances) X客(ctx context.Context) (Balance, error) {
 	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "返金"."balance_客"($1)`, x.b.tenant)
+}
+
+// Statements reads the entries of accounts, a page at a time.
+type Statements struct{ b *Book }
+
+// BalancesAt reads what accounts held at a time.
+type BalancesAt struct{ b *Book }
+
+// OpenHoldsOf reads the holds still held that move from or to an account.
+type OpenHoldsOf struct{ b *Book }
+
+// X返金できる残り reads a page of the entries of an account of 返金できる残り.
+func (x Statements) X返金できる残り(ctx context.Context, a X返金できる残りAccount, q StatementQuery) (Statement, error) {
+	if err := chobo.CheckText("注文", a.X注文); err != nil {
+		return Statement{}, err
+	}
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "返金できる残り", []string{a.X注文}, q)
+}
+
+// X返金できる残り reads what an account of 返金できる残り held at a time: after every entry made then or before.
+func (x BalancesAt) X返金できる残り(ctx context.Context, a X返金できる残りAccount, at time.Time) (Balance, error) {
+	if err := chobo.CheckText("注文", a.X注文); err != nil {
+		return Balance{}, err
+	}
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "返金できる残り", []string{a.X注文}, at)
+}
+
+// X返金できる残り reads the holds still held that move from or to an account of 返金できる残り, oldest first.
+func (x OpenHoldsOf) X返金できる残り(ctx context.Context, a X返金できる残りAccount) ([]OpenHold, error) {
+	if err := chobo.CheckText("注文", a.X注文); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "返金できる残り", []string{a.X注文}, "")
+}
+
+// X客 reads a page of the entries of the account 客.
+func (x Statements) X客(ctx context.Context, q StatementQuery) (Statement, error) {
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "客", nil, q)
+}
+
+// X客 reads what the account 客 held at a time: after every entry made then or before.
+func (x BalancesAt) X客(ctx context.Context, at time.Time) (Balance, error) {
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "客", nil, at)
+}
+
+// X客 reads the holds still held that move from or to the account 客, oldest first.
+func (x OpenHoldsOf) X客(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "客", nil, "")
 }

@@ -35,6 +35,15 @@ type (
 	HoldState = chobo.HoldState
 	// Balance is what an account holds: posted, held coming in, held going out.
 	Balance = chobo.Balance
+	// Entry is one change of one account by one call, as the history reads give it.
+	Entry = chobo.Entry
+	// StatementQuery says which of an account's entries a statement reads.
+	StatementQuery = chobo.StatementQuery
+	// Statement is one page of an account's entries.
+	Statement = chobo.Statement
+	// OpenHold is a hold still held, and HoldMove what one of its moves holds.
+	OpenHold = chobo.OpenHold
+	HoldMove = chobo.HoldMove
 )
 
 // Outcomes and hold states.
@@ -54,6 +63,11 @@ type Book struct {
 	X返金 X返金
 	// Balance reads accounts.
 	Balance Balances
+	// Statement, BalanceAt and OpenHolds read the history of accounts:
+	// their entries, what they held at a time, the holds still held.
+	Statement Statements
+	BalanceAt BalancesAt
+	OpenHolds OpenHoldsOf
 
 	tb *chobotb.Book
 }
@@ -73,6 +87,7 @@ func TigerBeetleWith(c TigerBeetleClient, tenant string) *Book {
 	b.X売上 = X売上{b}
 	b.X返金 = X返金{b}
 	b.Balance = Balances{b}
+	b.Statement, b.BalanceAt, b.OpenHolds = Statements{b}, BalancesAt{b}, OpenHoldsOf{b}
 	return b
 }
 
@@ -138,6 +153,11 @@ type X売上Args struct {
 	X額  int64
 }
 
+// X売上Key is the key of 売上: it names one call.
+type X売上Key struct {
+	X注文 string
+}
+
 // Do calls 売上.do.
 func (t X売上) Do(ctx context.Context, a X売上Args) (Result, error) {
 	if err := chobo.CheckText("注文", a.X注文); err != nil {
@@ -160,6 +180,14 @@ func (t X売上) DoCall(a X売上Args) Call {
 	return Call{Kind: 0, Op: "do", Values: chobotb.Values{a.X注文, a.X額}}
 }
 
+// Entries reads the entries the calls of 売上 with the key k wrote, oldest first. A key no call took effect with has none.
+func (t X売上) Entries(ctx context.Context, k X売上Key) ([]Entry, error) {
+	if err := chobo.CheckText("注文", k.X注文); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 0, chobotb.Values{k.X注文})
+}
+
 // X返金 is the transfer 返金: 承認を待つ返金。承認されれば確定し、却下されれば取り消す。7 日たっても決まらなければ期限切れになり、その額はまた返金できる
 type X返金 struct{ b *Book }
 
@@ -170,7 +198,7 @@ type X返金Args struct {
 	X額    int64
 }
 
-// X返金Key names one hold of 返金.
+// X返金Key is the key of 返金: it names one call, and the hold it makes.
 type X返金Key struct {
 	X返金番号 string
 }
@@ -264,6 +292,20 @@ func (t X返金) StatusCall(k X返金Key) Call {
 	return Call{Kind: 1, Op: "status", Values: chobotb.Values{k.X返金番号}}
 }
 
+// Entries reads the entries the calls of 返金 with the key k wrote, oldest first:
+// the hold's, then those of its post, void or expiry. A key no call took effect with has none.
+func (t X返金) Entries(ctx context.Context, k X返金Key) ([]Entry, error) {
+	if err := chobo.CheckText("返金番号", k.X返金番号); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 1, chobotb.Values{k.X返金番号})
+}
+
+// OpenHolds reads the holds of 返金 still held, oldest first.
+func (t X返金) OpenHolds(ctx context.Context) ([]OpenHold, error) {
+	return t.b.tb.OpenHolds(ctx, -1, nil, 1)
+}
+
 // Balances reads accounts: posted, held coming in, held going out.
 type Balances struct{ b *Book }
 
@@ -283,4 +325,52 @@ func (x Balances) X返金できる残り(ctx context.Context, a X返金できる
 // X客 reads the account 客.
 func (x Balances) X客(ctx context.Context) (Balance, error) {
 	return x.b.tb.Balance(ctx, 1)
+}
+
+// Statements reads the entries of accounts, a page at a time.
+type Statements struct{ b *Book }
+
+// BalancesAt reads what accounts held at a time.
+type BalancesAt struct{ b *Book }
+
+// OpenHoldsOf reads the holds still held that move from or to an account.
+type OpenHoldsOf struct{ b *Book }
+
+// X返金できる残り reads a page of the entries of an account of 返金できる残り.
+func (x Statements) X返金できる残り(ctx context.Context, a X返金できる残りAccount, q StatementQuery) (Statement, error) {
+	if err := chobo.CheckText("注文", a.X注文); err != nil {
+		return Statement{}, err
+	}
+	return x.b.tb.Statement(ctx, 0, []string{a.X注文}, q)
+}
+
+// X返金できる残り reads what an account of 返金できる残り held at a time: after every entry made then or before.
+func (x BalancesAt) X返金できる残り(ctx context.Context, a X返金できる残りAccount, at time.Time) (Balance, error) {
+	if err := chobo.CheckText("注文", a.X注文); err != nil {
+		return Balance{}, err
+	}
+	return x.b.tb.BalanceAt(ctx, 0, []string{a.X注文}, at)
+}
+
+// X返金できる残り reads the holds still held that move from or to an account of 返金できる残り, oldest first.
+func (x OpenHoldsOf) X返金できる残り(ctx context.Context, a X返金できる残りAccount) ([]OpenHold, error) {
+	if err := chobo.CheckText("注文", a.X注文); err != nil {
+		return nil, err
+	}
+	return x.b.tb.OpenHolds(ctx, 0, []string{a.X注文}, -1)
+}
+
+// X客 reads a page of the entries of the account 客.
+func (x Statements) X客(ctx context.Context, q StatementQuery) (Statement, error) {
+	return x.b.tb.Statement(ctx, 1, nil, q)
+}
+
+// X客 reads what the account 客 held at a time: after every entry made then or before.
+func (x BalancesAt) X客(ctx context.Context, at time.Time) (Balance, error) {
+	return x.b.tb.BalanceAt(ctx, 1, nil, at)
+}
+
+// X客 reads the holds still held that move from or to the account 客, oldest first.
+func (x OpenHoldsOf) X客(ctx context.Context) ([]OpenHold, error) {
+	return x.b.tb.OpenHolds(ctx, 1, nil, -1)
 }

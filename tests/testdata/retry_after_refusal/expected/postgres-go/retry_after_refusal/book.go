@@ -7,6 +7,7 @@ package retry_after_refusal
 
 import (
 	"context"
+	"time"
 
 	"github.com/chobo-lang/chobo/runtime/go/chobo"
 	"github.com/chobo-lang/chobo/runtime/go/chobopg"
@@ -30,6 +31,15 @@ type (
 	HoldState = chobo.HoldState
 	// Balance is what an account holds: posted, held coming in, held going out.
 	Balance = chobo.Balance
+	// Entry is one change of one account by one call, as the history reads give it.
+	Entry = chobo.Entry
+	// StatementQuery says which of an account's entries a statement reads.
+	StatementQuery = chobo.StatementQuery
+	// Statement is one page of an account's entries.
+	Statement = chobo.Statement
+	// OpenHold is a hold still held, and HoldMove what one of its moves holds.
+	OpenHold = chobo.OpenHold
+	HoldMove = chobo.HoldMove
 )
 
 // Outcomes and hold states.
@@ -54,6 +64,11 @@ type Book struct {
 	ClearBin     ClearBin
 	// Balance reads accounts.
 	Balance Balances
+	// Statement, BalanceAt and OpenHolds read the history of accounts:
+	// their entries, what they held at a time, the holds still held.
+	Statement Statements
+	BalanceAt BalancesAt
+	OpenHolds OpenHoldsOf
 
 	q      Querier
 	tenant string
@@ -74,6 +89,7 @@ func Postgres(q Querier, tenant string, opts ...chobopg.Option) *Book {
 	b.Park = Park{b}
 	b.ClearBin = ClearBin{b}
 	b.Balance = Balances{b}
+	b.Statement, b.BalanceAt, b.OpenHolds = Statements{b}, BalancesAt{b}, OpenHoldsOf{b}
 	return b
 }
 
@@ -94,6 +110,24 @@ type Answer = chobopg.Answer
 // makes.
 func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
 	return chobopg.Bulk(ctx, b.q, calls)
+}
+
+// history is what the history reads send: a statement per read, and
+// the names of each transfer kind's values, which the rows give in order.
+var history = chobopg.History{
+	Statement: `select cursor, kind, op, key, args, move, out, account, account_args, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at from "retry_after_refusal".history_statement($1, $2, $3::text[], $4::timestamptz, $5::timestamptz, $6::text[], $7::boolean, $8::integer, $9::bigint)`,
+	Call:      `select cursor, kind, op, key, args, move, out, account, account_args, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at from "retry_after_refusal".history_call($1, $2, $3::text[])`,
+	OpenHolds: `select kind, key, move, from_account, from_args, to_account, to_args, amount, created, deadline from "retry_after_refusal".history_open_holds($1, $2, $3::text[], $4)`,
+	BalanceAt: `select posted, held_in, held_out from "retry_after_refusal".history_balance($1, $2, $3::text[], $4::timestamptz)`,
+	Kinds: map[string]chobopg.Kind{
+		"stock":         {Args: []string{"delivery", "sku", "qty"}, Key: []string{"delivery"}},
+		"restock_spare": {Args: []string{"delivery", "qty"}, Key: []string{"delivery"}},
+		"ship":          {Args: []string{"order", "sku", "qty", "extra"}, Key: []string{"order"}},
+		"reserve":       {Args: []string{"order", "sku", "qty", "extra"}, Key: []string{"order"}, Amounts: []string{"qty", "extra"}},
+		"lend":          {Args: []string{"loan", "member", "qty", "extra"}, Key: []string{"loan"}},
+		"park":          {Args: []string{"ticket", "sku", "qty", "extra"}, Key: []string{"ticket"}, Amounts: []string{"qty", "extra"}},
+		"clear_bin":     {Args: []string{"ticket", "sku", "qty"}, Key: []string{"ticket"}},
+	},
 }
 
 // Expire gives back up to 1000 holds past their deadline, as the SQL
@@ -117,6 +151,11 @@ type StockArgs struct {
 	Delivery string
 	Sku      string
 	Qty      int64
+}
+
+// StockKey is the key of stock: it names one call.
+type StockKey struct {
+	Delivery string
 }
 
 // Do calls stock.do.
@@ -147,6 +186,14 @@ func (t Stock) DoCall(a StockArgs) Call {
 	return Call{SQL: `select result, reason from "retry_after_refusal"."stock_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.Delivery, a.Sku, a.Qty}}
 }
 
+// Entries reads the entries the calls of stock with the key k wrote, oldest first. A key no call took effect with has none.
+func (t Stock) Entries(ctx context.Context, k StockKey) ([]Entry, error) {
+	if err := chobo.CheckText("delivery", k.Delivery); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadCallEntries(ctx, t.b.q, &history, t.b.tenant, "stock", []string{k.Delivery})
+}
+
 // RestockSpare is the transfer restock_spare.
 type RestockSpare struct{ b *Book }
 
@@ -154,6 +201,11 @@ type RestockSpare struct{ b *Book }
 type RestockSpareArgs struct {
 	Delivery string
 	Qty      int64
+}
+
+// RestockSpareKey is the key of restock_spare: it names one call.
+type RestockSpareKey struct {
+	Delivery string
 }
 
 // Do calls restock_spare.do.
@@ -178,6 +230,14 @@ func (t RestockSpare) DoCall(a RestockSpareArgs) Call {
 	return Call{SQL: `select result, reason from "retry_after_refusal"."restock_spare_do"($1, $2, $3, $4::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.Delivery, a.Qty}}
 }
 
+// Entries reads the entries the calls of restock_spare with the key k wrote, oldest first. A key no call took effect with has none.
+func (t RestockSpare) Entries(ctx context.Context, k RestockSpareKey) ([]Entry, error) {
+	if err := chobo.CheckText("delivery", k.Delivery); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadCallEntries(ctx, t.b.q, &history, t.b.tenant, "restock_spare", []string{k.Delivery})
+}
+
 // Ship is the transfer ship.
 type Ship struct{ b *Book }
 
@@ -187,6 +247,11 @@ type ShipArgs struct {
 	Sku   string
 	Qty   int64
 	Extra int64
+}
+
+// ShipKey is the key of ship: it names one call.
+type ShipKey struct {
+	Order string
 }
 
 // Do calls ship.do.
@@ -223,6 +288,14 @@ func (t Ship) DoCall(a ShipArgs) Call {
 	return Call{SQL: `select result, reason from "retry_after_refusal"."ship_do"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.Order, a.Sku, a.Qty, a.Extra}}
 }
 
+// Entries reads the entries the calls of ship with the key k wrote, oldest first. A key no call took effect with has none.
+func (t Ship) Entries(ctx context.Context, k ShipKey) ([]Entry, error) {
+	if err := chobo.CheckText("order", k.Order); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadCallEntries(ctx, t.b.q, &history, t.b.tenant, "ship", []string{k.Order})
+}
+
 // Reserve is the transfer reserve.
 type Reserve struct{ b *Book }
 
@@ -234,7 +307,7 @@ type ReserveArgs struct {
 	Extra int64
 }
 
-// ReserveKey names one hold of reserve.
+// ReserveKey is the key of reserve: it names one call, and the hold it makes.
 type ReserveKey struct {
 	Order string
 }
@@ -351,6 +424,20 @@ func (t Reserve) StatusCall(k ReserveKey) Call {
 	return Call{SQL: `select "retry_after_refusal"."reserve_status"($1, $2)`, Args: []any{t.b.tenant, k.Order}, Status: true}
 }
 
+// Entries reads the entries the calls of reserve with the key k wrote, oldest first:
+// the hold's, then those of its post, void or expiry. A key no call took effect with has none.
+func (t Reserve) Entries(ctx context.Context, k ReserveKey) ([]Entry, error) {
+	if err := chobo.CheckText("order", k.Order); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadCallEntries(ctx, t.b.q, &history, t.b.tenant, "reserve", []string{k.Order})
+}
+
+// OpenHolds reads the holds of reserve still held, oldest first.
+func (t Reserve) OpenHolds(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, t.b.q, &history, t.b.tenant, "", nil, "reserve")
+}
+
 // Lend is the transfer lend.
 type Lend struct{ b *Book }
 
@@ -360,6 +447,11 @@ type LendArgs struct {
 	Member string
 	Qty    int64
 	Extra  int64
+}
+
+// LendKey is the key of lend: it names one call.
+type LendKey struct {
+	Loan string
 }
 
 // Do calls lend.do.
@@ -396,6 +488,14 @@ func (t Lend) DoCall(a LendArgs) Call {
 	return Call{SQL: `select result, reason from "retry_after_refusal"."lend_do"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.Loan, a.Member, a.Qty, a.Extra}}
 }
 
+// Entries reads the entries the calls of lend with the key k wrote, oldest first. A key no call took effect with has none.
+func (t Lend) Entries(ctx context.Context, k LendKey) ([]Entry, error) {
+	if err := chobo.CheckText("loan", k.Loan); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadCallEntries(ctx, t.b.q, &history, t.b.tenant, "lend", []string{k.Loan})
+}
+
 // Park is the transfer park.
 type Park struct{ b *Book }
 
@@ -407,7 +507,7 @@ type ParkArgs struct {
 	Extra  int64
 }
 
-// ParkKey names one hold of park.
+// ParkKey is the key of park: it names one call, and the hold it makes.
 type ParkKey struct {
 	Ticket string
 }
@@ -524,6 +624,20 @@ func (t Park) StatusCall(k ParkKey) Call {
 	return Call{SQL: `select "retry_after_refusal"."park_status"($1, $2)`, Args: []any{t.b.tenant, k.Ticket}, Status: true}
 }
 
+// Entries reads the entries the calls of park with the key k wrote, oldest first:
+// the hold's, then those of its post, void or expiry. A key no call took effect with has none.
+func (t Park) Entries(ctx context.Context, k ParkKey) ([]Entry, error) {
+	if err := chobo.CheckText("ticket", k.Ticket); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadCallEntries(ctx, t.b.q, &history, t.b.tenant, "park", []string{k.Ticket})
+}
+
+// OpenHolds reads the holds of park still held, oldest first.
+func (t Park) OpenHolds(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, t.b.q, &history, t.b.tenant, "", nil, "park")
+}
+
 // ClearBin is the transfer clear_bin.
 type ClearBin struct{ b *Book }
 
@@ -532,6 +646,11 @@ type ClearBinArgs struct {
 	Ticket string
 	Sku    string
 	Qty    int64
+}
+
+// ClearBinKey is the key of clear_bin: it names one call.
+type ClearBinKey struct {
+	Ticket string
 }
 
 // Do calls clear_bin.do.
@@ -560,6 +679,14 @@ func (t ClearBin) DoCall(a ClearBinArgs) Call {
 		return Call{Err: err}
 	}
 	return Call{SQL: `select result, reason from "retry_after_refusal"."clear_bin_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.Ticket, a.Sku, a.Qty}}
+}
+
+// Entries reads the entries the calls of clear_bin with the key k wrote, oldest first. A key no call took effect with has none.
+func (t ClearBin) Entries(ctx context.Context, k ClearBinKey) ([]Entry, error) {
+	if err := chobo.CheckText("ticket", k.Ticket); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadCallEntries(ctx, t.b.q, &history, t.b.tenant, "clear_bin", []string{k.Ticket})
 }
 
 // Balances reads accounts: posted, held coming in, held going out.
@@ -625,4 +752,139 @@ func (x Balances) Bin(ctx context.Context, a BinAccount) (Balance, error) {
 // World reads the account world.
 func (x Balances) World(ctx context.Context) (Balance, error) {
 	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "retry_after_refusal"."balance_world"($1)`, x.b.tenant)
+}
+
+// Statements reads the entries of accounts, a page at a time.
+type Statements struct{ b *Book }
+
+// BalancesAt reads what accounts held at a time.
+type BalancesAt struct{ b *Book }
+
+// OpenHoldsOf reads the holds still held that move from or to an account.
+type OpenHoldsOf struct{ b *Book }
+
+// Shelf reads a page of the entries of an account of shelf.
+func (x Statements) Shelf(ctx context.Context, a ShelfAccount, q StatementQuery) (Statement, error) {
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return Statement{}, err
+	}
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "shelf", []string{a.Sku}, q)
+}
+
+// Shelf reads what an account of shelf held at a time: after every entry made then or before.
+func (x BalancesAt) Shelf(ctx context.Context, a ShelfAccount, at time.Time) (Balance, error) {
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return Balance{}, err
+	}
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "shelf", []string{a.Sku}, at)
+}
+
+// Shelf reads the holds still held that move from or to an account of shelf, oldest first.
+func (x OpenHoldsOf) Shelf(ctx context.Context, a ShelfAccount) ([]OpenHold, error) {
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "shelf", []string{a.Sku}, "")
+}
+
+// Spare reads a page of the entries of the account spare.
+func (x Statements) Spare(ctx context.Context, q StatementQuery) (Statement, error) {
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "spare", nil, q)
+}
+
+// Spare reads what the account spare held at a time: after every entry made then or before.
+func (x BalancesAt) Spare(ctx context.Context, at time.Time) (Balance, error) {
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "spare", nil, at)
+}
+
+// Spare reads the holds still held that move from or to the account spare, oldest first.
+func (x OpenHoldsOf) Spare(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "spare", nil, "")
+}
+
+// Safety reads a page of the entries of an account of safety.
+func (x Statements) Safety(ctx context.Context, a SafetyAccount, q StatementQuery) (Statement, error) {
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return Statement{}, err
+	}
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "safety", []string{a.Sku}, q)
+}
+
+// Safety reads what an account of safety held at a time: after every entry made then or before.
+func (x BalancesAt) Safety(ctx context.Context, a SafetyAccount, at time.Time) (Balance, error) {
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return Balance{}, err
+	}
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "safety", []string{a.Sku}, at)
+}
+
+// Safety reads the holds still held that move from or to an account of safety, oldest first.
+func (x OpenHoldsOf) Safety(ctx context.Context, a SafetyAccount) ([]OpenHold, error) {
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "safety", []string{a.Sku}, "")
+}
+
+// Credit reads a page of the entries of an account of credit.
+func (x Statements) Credit(ctx context.Context, a CreditAccount, q StatementQuery) (Statement, error) {
+	if err := chobo.CheckText("member", a.Member); err != nil {
+		return Statement{}, err
+	}
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "credit", []string{a.Member}, q)
+}
+
+// Credit reads what an account of credit held at a time: after every entry made then or before.
+func (x BalancesAt) Credit(ctx context.Context, a CreditAccount, at time.Time) (Balance, error) {
+	if err := chobo.CheckText("member", a.Member); err != nil {
+		return Balance{}, err
+	}
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "credit", []string{a.Member}, at)
+}
+
+// Credit reads the holds still held that move from or to an account of credit, oldest first.
+func (x OpenHoldsOf) Credit(ctx context.Context, a CreditAccount) ([]OpenHold, error) {
+	if err := chobo.CheckText("member", a.Member); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "credit", []string{a.Member}, "")
+}
+
+// Bin reads a page of the entries of an account of bin.
+func (x Statements) Bin(ctx context.Context, a BinAccount, q StatementQuery) (Statement, error) {
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return Statement{}, err
+	}
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "bin", []string{a.Sku}, q)
+}
+
+// Bin reads what an account of bin held at a time: after every entry made then or before.
+func (x BalancesAt) Bin(ctx context.Context, a BinAccount, at time.Time) (Balance, error) {
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return Balance{}, err
+	}
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "bin", []string{a.Sku}, at)
+}
+
+// Bin reads the holds still held that move from or to an account of bin, oldest first.
+func (x OpenHoldsOf) Bin(ctx context.Context, a BinAccount) ([]OpenHold, error) {
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "bin", []string{a.Sku}, "")
+}
+
+// World reads a page of the entries of the account world.
+func (x Statements) World(ctx context.Context, q StatementQuery) (Statement, error) {
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "world", nil, q)
+}
+
+// World reads what the account world held at a time: after every entry made then or before.
+func (x BalancesAt) World(ctx context.Context, at time.Time) (Balance, error) {
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "world", nil, at)
+}
+
+// World reads the holds still held that move from or to the account world, oldest first.
+func (x OpenHoldsOf) World(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "world", nil, "")
 }

@@ -35,6 +35,15 @@ type (
 	HoldState = chobo.HoldState
 	// Balance is what an account holds: posted, held coming in, held going out.
 	Balance = chobo.Balance
+	// Entry is one change of one account by one call, as the history reads give it.
+	Entry = chobo.Entry
+	// StatementQuery says which of an account's entries a statement reads.
+	StatementQuery = chobo.StatementQuery
+	// Statement is one page of an account's entries.
+	Statement = chobo.Statement
+	// OpenHold is a hold still held, and HoldMove what one of its moves holds.
+	OpenHold = chobo.OpenHold
+	HoldMove = chobo.HoldMove
 )
 
 // Outcomes and hold states.
@@ -59,6 +68,11 @@ type Book struct {
 	ClearBin     ClearBin
 	// Balance reads accounts.
 	Balance Balances
+	// Statement, BalanceAt and OpenHolds read the history of accounts:
+	// their entries, what they held at a time, the holds still held.
+	Statement Statements
+	BalanceAt BalancesAt
+	OpenHolds OpenHoldsOf
 
 	tb *chobotb.Book
 }
@@ -83,6 +97,7 @@ func TigerBeetleWith(c TigerBeetleClient, tenant string) *Book {
 	b.Park = Park{b}
 	b.ClearBin = ClearBin{b}
 	b.Balance = Balances{b}
+	b.Statement, b.BalanceAt, b.OpenHolds = Statements{b}, BalancesAt{b}, OpenHoldsOf{b}
 	return b
 }
 
@@ -198,6 +213,11 @@ type StockArgs struct {
 	Qty      int64
 }
 
+// StockKey is the key of stock: it names one call.
+type StockKey struct {
+	Delivery string
+}
+
 // Do calls stock.do.
 func (t Stock) Do(ctx context.Context, a StockArgs) (Result, error) {
 	if err := chobo.CheckText("delivery", a.Delivery); err != nil {
@@ -226,6 +246,14 @@ func (t Stock) DoCall(a StockArgs) Call {
 	return Call{Kind: 0, Op: "do", Values: chobotb.Values{a.Delivery, a.Sku, a.Qty}}
 }
 
+// Entries reads the entries the calls of stock with the key k wrote, oldest first. A key no call took effect with has none.
+func (t Stock) Entries(ctx context.Context, k StockKey) ([]Entry, error) {
+	if err := chobo.CheckText("delivery", k.Delivery); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 0, chobotb.Values{k.Delivery})
+}
+
 // RestockSpare is the transfer restock_spare.
 type RestockSpare struct{ b *Book }
 
@@ -233,6 +261,11 @@ type RestockSpare struct{ b *Book }
 type RestockSpareArgs struct {
 	Delivery string
 	Qty      int64
+}
+
+// RestockSpareKey is the key of restock_spare: it names one call.
+type RestockSpareKey struct {
+	Delivery string
 }
 
 // Do calls restock_spare.do.
@@ -257,6 +290,14 @@ func (t RestockSpare) DoCall(a RestockSpareArgs) Call {
 	return Call{Kind: 1, Op: "do", Values: chobotb.Values{a.Delivery, a.Qty}}
 }
 
+// Entries reads the entries the calls of restock_spare with the key k wrote, oldest first. A key no call took effect with has none.
+func (t RestockSpare) Entries(ctx context.Context, k RestockSpareKey) ([]Entry, error) {
+	if err := chobo.CheckText("delivery", k.Delivery); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 1, chobotb.Values{k.Delivery})
+}
+
 // Ship is the transfer ship.
 type Ship struct{ b *Book }
 
@@ -266,6 +307,11 @@ type ShipArgs struct {
 	Sku   string
 	Qty   int64
 	Extra int64
+}
+
+// ShipKey is the key of ship: it names one call.
+type ShipKey struct {
+	Order string
 }
 
 // Do calls ship.do.
@@ -302,6 +348,14 @@ func (t Ship) DoCall(a ShipArgs) Call {
 	return Call{Kind: 2, Op: "do", Values: chobotb.Values{a.Order, a.Sku, a.Qty, a.Extra}}
 }
 
+// Entries reads the entries the calls of ship with the key k wrote, oldest first. A key no call took effect with has none.
+func (t Ship) Entries(ctx context.Context, k ShipKey) ([]Entry, error) {
+	if err := chobo.CheckText("order", k.Order); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 2, chobotb.Values{k.Order})
+}
+
 // Reserve is the transfer reserve.
 type Reserve struct{ b *Book }
 
@@ -313,7 +367,7 @@ type ReserveArgs struct {
 	Extra int64
 }
 
-// ReserveKey names one hold of reserve.
+// ReserveKey is the key of reserve: it names one call, and the hold it makes.
 type ReserveKey struct {
 	Order string
 }
@@ -414,6 +468,20 @@ func (t Reserve) StatusCall(k ReserveKey) Call {
 	return Call{Kind: 3, Op: "status", Values: chobotb.Values{k.Order}}
 }
 
+// Entries reads the entries the calls of reserve with the key k wrote, oldest first:
+// the hold's, then those of its post, void or expiry. A key no call took effect with has none.
+func (t Reserve) Entries(ctx context.Context, k ReserveKey) ([]Entry, error) {
+	if err := chobo.CheckText("order", k.Order); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 3, chobotb.Values{k.Order})
+}
+
+// OpenHolds reads the holds of reserve still held, oldest first.
+func (t Reserve) OpenHolds(ctx context.Context) ([]OpenHold, error) {
+	return t.b.tb.OpenHolds(ctx, -1, nil, 3)
+}
+
 // Lend is the transfer lend.
 type Lend struct{ b *Book }
 
@@ -423,6 +491,11 @@ type LendArgs struct {
 	Member string
 	Qty    int64
 	Extra  int64
+}
+
+// LendKey is the key of lend: it names one call.
+type LendKey struct {
+	Loan string
 }
 
 // Do calls lend.do.
@@ -459,6 +532,14 @@ func (t Lend) DoCall(a LendArgs) Call {
 	return Call{Kind: 4, Op: "do", Values: chobotb.Values{a.Loan, a.Member, a.Qty, a.Extra}}
 }
 
+// Entries reads the entries the calls of lend with the key k wrote, oldest first. A key no call took effect with has none.
+func (t Lend) Entries(ctx context.Context, k LendKey) ([]Entry, error) {
+	if err := chobo.CheckText("loan", k.Loan); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 4, chobotb.Values{k.Loan})
+}
+
 // Park is the transfer park.
 type Park struct{ b *Book }
 
@@ -470,7 +551,7 @@ type ParkArgs struct {
 	Extra  int64
 }
 
-// ParkKey names one hold of park.
+// ParkKey is the key of park: it names one call, and the hold it makes.
 type ParkKey struct {
 	Ticket string
 }
@@ -571,6 +652,20 @@ func (t Park) StatusCall(k ParkKey) Call {
 	return Call{Kind: 5, Op: "status", Values: chobotb.Values{k.Ticket}}
 }
 
+// Entries reads the entries the calls of park with the key k wrote, oldest first:
+// the hold's, then those of its post, void or expiry. A key no call took effect with has none.
+func (t Park) Entries(ctx context.Context, k ParkKey) ([]Entry, error) {
+	if err := chobo.CheckText("ticket", k.Ticket); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 5, chobotb.Values{k.Ticket})
+}
+
+// OpenHolds reads the holds of park still held, oldest first.
+func (t Park) OpenHolds(ctx context.Context) ([]OpenHold, error) {
+	return t.b.tb.OpenHolds(ctx, -1, nil, 5)
+}
+
 // ClearBin is the transfer clear_bin.
 type ClearBin struct{ b *Book }
 
@@ -579,6 +674,11 @@ type ClearBinArgs struct {
 	Ticket string
 	Sku    string
 	Qty    int64
+}
+
+// ClearBinKey is the key of clear_bin: it names one call.
+type ClearBinKey struct {
+	Ticket string
 }
 
 // Do calls clear_bin.do.
@@ -607,6 +707,14 @@ func (t ClearBin) DoCall(a ClearBinArgs) Call {
 		return Call{Err: err}
 	}
 	return Call{Kind: 6, Op: "do", Values: chobotb.Values{a.Ticket, a.Sku, a.Qty}}
+}
+
+// Entries reads the entries the calls of clear_bin with the key k wrote, oldest first. A key no call took effect with has none.
+func (t ClearBin) Entries(ctx context.Context, k ClearBinKey) ([]Entry, error) {
+	if err := chobo.CheckText("ticket", k.Ticket); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 6, chobotb.Values{k.Ticket})
 }
 
 // Balances reads accounts: posted, held coming in, held going out.
@@ -672,4 +780,139 @@ func (x Balances) Bin(ctx context.Context, a BinAccount) (Balance, error) {
 // World reads the account world.
 func (x Balances) World(ctx context.Context) (Balance, error) {
 	return x.b.tb.Balance(ctx, 5)
+}
+
+// Statements reads the entries of accounts, a page at a time.
+type Statements struct{ b *Book }
+
+// BalancesAt reads what accounts held at a time.
+type BalancesAt struct{ b *Book }
+
+// OpenHoldsOf reads the holds still held that move from or to an account.
+type OpenHoldsOf struct{ b *Book }
+
+// Shelf reads a page of the entries of an account of shelf.
+func (x Statements) Shelf(ctx context.Context, a ShelfAccount, q StatementQuery) (Statement, error) {
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return Statement{}, err
+	}
+	return x.b.tb.Statement(ctx, 0, []string{a.Sku}, q)
+}
+
+// Shelf reads what an account of shelf held at a time: after every entry made then or before.
+func (x BalancesAt) Shelf(ctx context.Context, a ShelfAccount, at time.Time) (Balance, error) {
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return Balance{}, err
+	}
+	return x.b.tb.BalanceAt(ctx, 0, []string{a.Sku}, at)
+}
+
+// Shelf reads the holds still held that move from or to an account of shelf, oldest first.
+func (x OpenHoldsOf) Shelf(ctx context.Context, a ShelfAccount) ([]OpenHold, error) {
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return nil, err
+	}
+	return x.b.tb.OpenHolds(ctx, 0, []string{a.Sku}, -1)
+}
+
+// Spare reads a page of the entries of the account spare.
+func (x Statements) Spare(ctx context.Context, q StatementQuery) (Statement, error) {
+	return x.b.tb.Statement(ctx, 1, nil, q)
+}
+
+// Spare reads what the account spare held at a time: after every entry made then or before.
+func (x BalancesAt) Spare(ctx context.Context, at time.Time) (Balance, error) {
+	return x.b.tb.BalanceAt(ctx, 1, nil, at)
+}
+
+// Spare reads the holds still held that move from or to the account spare, oldest first.
+func (x OpenHoldsOf) Spare(ctx context.Context) ([]OpenHold, error) {
+	return x.b.tb.OpenHolds(ctx, 1, nil, -1)
+}
+
+// Safety reads a page of the entries of an account of safety.
+func (x Statements) Safety(ctx context.Context, a SafetyAccount, q StatementQuery) (Statement, error) {
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return Statement{}, err
+	}
+	return x.b.tb.Statement(ctx, 2, []string{a.Sku}, q)
+}
+
+// Safety reads what an account of safety held at a time: after every entry made then or before.
+func (x BalancesAt) Safety(ctx context.Context, a SafetyAccount, at time.Time) (Balance, error) {
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return Balance{}, err
+	}
+	return x.b.tb.BalanceAt(ctx, 2, []string{a.Sku}, at)
+}
+
+// Safety reads the holds still held that move from or to an account of safety, oldest first.
+func (x OpenHoldsOf) Safety(ctx context.Context, a SafetyAccount) ([]OpenHold, error) {
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return nil, err
+	}
+	return x.b.tb.OpenHolds(ctx, 2, []string{a.Sku}, -1)
+}
+
+// Credit reads a page of the entries of an account of credit.
+func (x Statements) Credit(ctx context.Context, a CreditAccount, q StatementQuery) (Statement, error) {
+	if err := chobo.CheckText("member", a.Member); err != nil {
+		return Statement{}, err
+	}
+	return x.b.tb.Statement(ctx, 3, []string{a.Member}, q)
+}
+
+// Credit reads what an account of credit held at a time: after every entry made then or before.
+func (x BalancesAt) Credit(ctx context.Context, a CreditAccount, at time.Time) (Balance, error) {
+	if err := chobo.CheckText("member", a.Member); err != nil {
+		return Balance{}, err
+	}
+	return x.b.tb.BalanceAt(ctx, 3, []string{a.Member}, at)
+}
+
+// Credit reads the holds still held that move from or to an account of credit, oldest first.
+func (x OpenHoldsOf) Credit(ctx context.Context, a CreditAccount) ([]OpenHold, error) {
+	if err := chobo.CheckText("member", a.Member); err != nil {
+		return nil, err
+	}
+	return x.b.tb.OpenHolds(ctx, 3, []string{a.Member}, -1)
+}
+
+// Bin reads a page of the entries of an account of bin.
+func (x Statements) Bin(ctx context.Context, a BinAccount, q StatementQuery) (Statement, error) {
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return Statement{}, err
+	}
+	return x.b.tb.Statement(ctx, 4, []string{a.Sku}, q)
+}
+
+// Bin reads what an account of bin held at a time: after every entry made then or before.
+func (x BalancesAt) Bin(ctx context.Context, a BinAccount, at time.Time) (Balance, error) {
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return Balance{}, err
+	}
+	return x.b.tb.BalanceAt(ctx, 4, []string{a.Sku}, at)
+}
+
+// Bin reads the holds still held that move from or to an account of bin, oldest first.
+func (x OpenHoldsOf) Bin(ctx context.Context, a BinAccount) ([]OpenHold, error) {
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return nil, err
+	}
+	return x.b.tb.OpenHolds(ctx, 4, []string{a.Sku}, -1)
+}
+
+// World reads a page of the entries of the account world.
+func (x Statements) World(ctx context.Context, q StatementQuery) (Statement, error) {
+	return x.b.tb.Statement(ctx, 5, nil, q)
+}
+
+// World reads what the account world held at a time: after every entry made then or before.
+func (x BalancesAt) World(ctx context.Context, at time.Time) (Balance, error) {
+	return x.b.tb.BalanceAt(ctx, 5, nil, at)
+}
+
+// World reads the holds still held that move from or to the account world, oldest first.
+func (x OpenHoldsOf) World(ctx context.Context) ([]OpenHold, error) {
+	return x.b.tb.OpenHolds(ctx, 5, nil, -1)
 }

@@ -7,6 +7,7 @@ package book
 
 import (
 	"context"
+	"time"
 
 	"github.com/chobo-lang/chobo/runtime/go/chobo"
 	"github.com/chobo-lang/chobo/runtime/go/chobopg"
@@ -30,6 +31,15 @@ type (
 	HoldState = chobo.HoldState
 	// Balance is what an account holds: posted, held coming in, held going out.
 	Balance = chobo.Balance
+	// Entry is one change of one account by one call, as the history reads give it.
+	Entry = chobo.Entry
+	// StatementQuery says which of an account's entries a statement reads.
+	StatementQuery = chobo.StatementQuery
+	// Statement is one page of an account's entries.
+	Statement = chobo.Statement
+	// OpenHold is a hold still held, and HoldMove what one of its moves holds.
+	OpenHold = chobo.OpenHold
+	HoldMove = chobo.HoldMove
 )
 
 // Outcomes and hold states.
@@ -54,6 +64,11 @@ type Book struct {
 	X片付け  X片付け
 	// Balance reads accounts.
 	Balance Balances
+	// Statement, BalanceAt and OpenHolds read the history of accounts:
+	// their entries, what they held at a time, the holds still held.
+	Statement Statements
+	BalanceAt BalancesAt
+	OpenHolds OpenHoldsOf
 
 	q      Querier
 	tenant string
@@ -74,6 +89,7 @@ func Postgres(q Querier, tenant string, opts ...chobopg.Option) *Book {
 	b.X預け = X預け{b}
 	b.X片付け = X片付け{b}
 	b.Balance = Balances{b}
+	b.Statement, b.BalanceAt, b.OpenHolds = Statements{b}, BalancesAt{b}, OpenHoldsOf{b}
 	return b
 }
 
@@ -94,6 +110,24 @@ type Answer = chobopg.Answer
 // makes.
 func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
 	return chobopg.Bulk(ctx, b.q, calls)
+}
+
+// history is what the history reads send: a statement per read, and
+// the names of each transfer kind's values, which the rows give in order.
+var history = chobopg.History{
+	Statement: `select cursor, kind, op, key, args, move, out, account, account_args, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at from "拒否のあとのリトライ".history_statement($1, $2, $3::text[], $4::timestamptz, $5::timestamptz, $6::text[], $7::boolean, $8::integer, $9::bigint)`,
+	Call:      `select cursor, kind, op, key, args, move, out, account, account_args, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at from "拒否のあとのリトライ".history_call($1, $2, $3::text[])`,
+	OpenHolds: `select kind, key, move, from_account, from_args, to_account, to_args, amount, created, deadline from "拒否のあとのリトライ".history_open_holds($1, $2, $3::text[], $4)`,
+	BalanceAt: `select posted, held_in, held_out from "拒否のあとのリトライ".history_balance($1, $2, $3::text[], $4::timestamptz)`,
+	Kinds: map[string]chobopg.Kind{
+		"入荷":   {Args: []string{"納品書", "品番", "数"}, Key: []string{"納品書"}},
+		"予備入荷": {Args: []string{"納品書", "数"}, Key: []string{"納品書"}},
+		"出荷":   {Args: []string{"注文", "品番", "数", "追加"}, Key: []string{"注文"}},
+		"引当":   {Args: []string{"注文", "品番", "数", "追加"}, Key: []string{"注文"}, Amounts: []string{"数", "追加"}},
+		"貸出":   {Args: []string{"貸出番号", "会員", "数", "追加"}, Key: []string{"貸出番号"}},
+		"預け":   {Args: []string{"預り番号", "品番", "数", "追加"}, Key: []string{"預り番号"}, Amounts: []string{"数", "追加"}},
+		"片付け":  {Args: []string{"預り番号", "品番", "数"}, Key: []string{"預り番号"}},
+	},
 }
 
 // Expire gives back up to 1000 holds past their deadline, as the SQL
@@ -117,6 +151,11 @@ type X入荷Args struct {
 	X納品書 string
 	X品番  string
 	X数   int64
+}
+
+// X入荷Key is the key of 入荷: it names one call.
+type X入荷Key struct {
+	X納品書 string
 }
 
 // Do calls 入荷.do.
@@ -147,6 +186,14 @@ func (t X入荷) DoCall(a X入荷Args) Call {
 	return Call{SQL: `select result, reason from "拒否のあとのリトライ"."入荷_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.X納品書, a.X品番, a.X数}}
 }
 
+// Entries reads the entries the calls of 入荷 with the key k wrote, oldest first. A key no call took effect with has none.
+func (t X入荷) Entries(ctx context.Context, k X入荷Key) ([]Entry, error) {
+	if err := chobo.CheckText("納品書", k.X納品書); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadCallEntries(ctx, t.b.q, &history, t.b.tenant, "入荷", []string{k.X納品書})
+}
+
 // X予備入荷 is the transfer 予備入荷.
 type X予備入荷 struct{ b *Book }
 
@@ -154,6 +201,11 @@ type X予備入荷 struct{ b *Book }
 type X予備入荷Args struct {
 	X納品書 string
 	X数   int64
+}
+
+// X予備入荷Key is the key of 予備入荷: it names one call.
+type X予備入荷Key struct {
+	X納品書 string
 }
 
 // Do calls 予備入荷.do.
@@ -178,6 +230,14 @@ func (t X予備入荷) DoCall(a X予備入荷Args) Call {
 	return Call{SQL: `select result, reason from "拒否のあとのリトライ"."予備入荷_do"($1, $2, $3, $4::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.X納品書, a.X数}}
 }
 
+// Entries reads the entries the calls of 予備入荷 with the key k wrote, oldest first. A key no call took effect with has none.
+func (t X予備入荷) Entries(ctx context.Context, k X予備入荷Key) ([]Entry, error) {
+	if err := chobo.CheckText("納品書", k.X納品書); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadCallEntries(ctx, t.b.q, &history, t.b.tenant, "予備入荷", []string{k.X納品書})
+}
+
 // X出荷 is the transfer 出荷.
 type X出荷 struct{ b *Book }
 
@@ -187,6 +247,11 @@ type X出荷Args struct {
 	X品番 string
 	X数  int64
 	X追加 int64
+}
+
+// X出荷Key is the key of 出荷: it names one call.
+type X出荷Key struct {
+	X注文 string
 }
 
 // Do calls 出荷.do.
@@ -223,6 +288,14 @@ func (t X出荷) DoCall(a X出荷Args) Call {
 	return Call{SQL: `select result, reason from "拒否のあとのリトライ"."出荷_do"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.X注文, a.X品番, a.X数, a.X追加}}
 }
 
+// Entries reads the entries the calls of 出荷 with the key k wrote, oldest first. A key no call took effect with has none.
+func (t X出荷) Entries(ctx context.Context, k X出荷Key) ([]Entry, error) {
+	if err := chobo.CheckText("注文", k.X注文); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadCallEntries(ctx, t.b.q, &history, t.b.tenant, "出荷", []string{k.X注文})
+}
+
 // X引当 is the transfer 引当.
 type X引当 struct{ b *Book }
 
@@ -234,7 +307,7 @@ type X引当Args struct {
 	X追加 int64
 }
 
-// X引当Key names one hold of 引当.
+// X引当Key is the key of 引当: it names one call, and the hold it makes.
 type X引当Key struct {
 	X注文 string
 }
@@ -351,6 +424,20 @@ func (t X引当) StatusCall(k X引当Key) Call {
 	return Call{SQL: `select "拒否のあとのリトライ"."引当_status"($1, $2)`, Args: []any{t.b.tenant, k.X注文}, Status: true}
 }
 
+// Entries reads the entries the calls of 引当 with the key k wrote, oldest first:
+// the hold's, then those of its post, void or expiry. A key no call took effect with has none.
+func (t X引当) Entries(ctx context.Context, k X引当Key) ([]Entry, error) {
+	if err := chobo.CheckText("注文", k.X注文); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadCallEntries(ctx, t.b.q, &history, t.b.tenant, "引当", []string{k.X注文})
+}
+
+// OpenHolds reads the holds of 引当 still held, oldest first.
+func (t X引当) OpenHolds(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, t.b.q, &history, t.b.tenant, "", nil, "引当")
+}
+
 // X貸出 is the transfer 貸出.
 type X貸出 struct{ b *Book }
 
@@ -360,6 +447,11 @@ type X貸出Args struct {
 	X会員   string
 	X数    int64
 	X追加   int64
+}
+
+// X貸出Key is the key of 貸出: it names one call.
+type X貸出Key struct {
+	X貸出番号 string
 }
 
 // Do calls 貸出.do.
@@ -396,6 +488,14 @@ func (t X貸出) DoCall(a X貸出Args) Call {
 	return Call{SQL: `select result, reason from "拒否のあとのリトライ"."貸出_do"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.X貸出番号, a.X会員, a.X数, a.X追加}}
 }
 
+// Entries reads the entries the calls of 貸出 with the key k wrote, oldest first. A key no call took effect with has none.
+func (t X貸出) Entries(ctx context.Context, k X貸出Key) ([]Entry, error) {
+	if err := chobo.CheckText("貸出番号", k.X貸出番号); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadCallEntries(ctx, t.b.q, &history, t.b.tenant, "貸出", []string{k.X貸出番号})
+}
+
 // X預け is the transfer 預け.
 type X預け struct{ b *Book }
 
@@ -407,7 +507,7 @@ type X預けArgs struct {
 	X追加   int64
 }
 
-// X預けKey names one hold of 預け.
+// X預けKey is the key of 預け: it names one call, and the hold it makes.
 type X預けKey struct {
 	X預り番号 string
 }
@@ -524,6 +624,20 @@ func (t X預け) StatusCall(k X預けKey) Call {
 	return Call{SQL: `select "拒否のあとのリトライ"."預け_status"($1, $2)`, Args: []any{t.b.tenant, k.X預り番号}, Status: true}
 }
 
+// Entries reads the entries the calls of 預け with the key k wrote, oldest first:
+// the hold's, then those of its post, void or expiry. A key no call took effect with has none.
+func (t X預け) Entries(ctx context.Context, k X預けKey) ([]Entry, error) {
+	if err := chobo.CheckText("預り番号", k.X預り番号); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadCallEntries(ctx, t.b.q, &history, t.b.tenant, "預け", []string{k.X預り番号})
+}
+
+// OpenHolds reads the holds of 預け still held, oldest first.
+func (t X預け) OpenHolds(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, t.b.q, &history, t.b.tenant, "", nil, "預け")
+}
+
 // X片付け is the transfer 片付け.
 type X片付け struct{ b *Book }
 
@@ -532,6 +646,11 @@ type X片付けArgs struct {
 	X預り番号 string
 	X品番   string
 	X数    int64
+}
+
+// X片付けKey is the key of 片付け: it names one call.
+type X片付けKey struct {
+	X預り番号 string
 }
 
 // Do calls 片付け.do.
@@ -560,6 +679,14 @@ func (t X片付け) DoCall(a X片付けArgs) Call {
 		return Call{Err: err}
 	}
 	return Call{SQL: `select result, reason from "拒否のあとのリトライ"."片付け_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.X預り番号, a.X品番, a.X数}}
+}
+
+// Entries reads the entries the calls of 片付け with the key k wrote, oldest first. A key no call took effect with has none.
+func (t X片付け) Entries(ctx context.Context, k X片付けKey) ([]Entry, error) {
+	if err := chobo.CheckText("預り番号", k.X預り番号); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadCallEntries(ctx, t.b.q, &history, t.b.tenant, "片付け", []string{k.X預り番号})
 }
 
 // Balances reads accounts: posted, held coming in, held going out.
@@ -625,4 +752,139 @@ func (x Balances) X置き場(ctx context.Context, a X置き場Account) (Balance,
 // X外 reads the account 外.
 func (x Balances) X外(ctx context.Context) (Balance, error) {
 	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "拒否のあとのリトライ"."balance_外"($1)`, x.b.tenant)
+}
+
+// Statements reads the entries of accounts, a page at a time.
+type Statements struct{ b *Book }
+
+// BalancesAt reads what accounts held at a time.
+type BalancesAt struct{ b *Book }
+
+// OpenHoldsOf reads the holds still held that move from or to an account.
+type OpenHoldsOf struct{ b *Book }
+
+// X棚 reads a page of the entries of an account of 棚.
+func (x Statements) X棚(ctx context.Context, a X棚Account, q StatementQuery) (Statement, error) {
+	if err := chobo.CheckText("品番", a.X品番); err != nil {
+		return Statement{}, err
+	}
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "棚", []string{a.X品番}, q)
+}
+
+// X棚 reads what an account of 棚 held at a time: after every entry made then or before.
+func (x BalancesAt) X棚(ctx context.Context, a X棚Account, at time.Time) (Balance, error) {
+	if err := chobo.CheckText("品番", a.X品番); err != nil {
+		return Balance{}, err
+	}
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "棚", []string{a.X品番}, at)
+}
+
+// X棚 reads the holds still held that move from or to an account of 棚, oldest first.
+func (x OpenHoldsOf) X棚(ctx context.Context, a X棚Account) ([]OpenHold, error) {
+	if err := chobo.CheckText("品番", a.X品番); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "棚", []string{a.X品番}, "")
+}
+
+// X予備 reads a page of the entries of the account 予備.
+func (x Statements) X予備(ctx context.Context, q StatementQuery) (Statement, error) {
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "予備", nil, q)
+}
+
+// X予備 reads what the account 予備 held at a time: after every entry made then or before.
+func (x BalancesAt) X予備(ctx context.Context, at time.Time) (Balance, error) {
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "予備", nil, at)
+}
+
+// X予備 reads the holds still held that move from or to the account 予備, oldest first.
+func (x OpenHoldsOf) X予備(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "予備", nil, "")
+}
+
+// X安全在庫 reads a page of the entries of an account of 安全在庫.
+func (x Statements) X安全在庫(ctx context.Context, a X安全在庫Account, q StatementQuery) (Statement, error) {
+	if err := chobo.CheckText("品番", a.X品番); err != nil {
+		return Statement{}, err
+	}
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "安全在庫", []string{a.X品番}, q)
+}
+
+// X安全在庫 reads what an account of 安全在庫 held at a time: after every entry made then or before.
+func (x BalancesAt) X安全在庫(ctx context.Context, a X安全在庫Account, at time.Time) (Balance, error) {
+	if err := chobo.CheckText("品番", a.X品番); err != nil {
+		return Balance{}, err
+	}
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "安全在庫", []string{a.X品番}, at)
+}
+
+// X安全在庫 reads the holds still held that move from or to an account of 安全在庫, oldest first.
+func (x OpenHoldsOf) X安全在庫(ctx context.Context, a X安全在庫Account) ([]OpenHold, error) {
+	if err := chobo.CheckText("品番", a.X品番); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "安全在庫", []string{a.X品番}, "")
+}
+
+// X貸出枠 reads a page of the entries of an account of 貸出枠.
+func (x Statements) X貸出枠(ctx context.Context, a X貸出枠Account, q StatementQuery) (Statement, error) {
+	if err := chobo.CheckText("会員", a.X会員); err != nil {
+		return Statement{}, err
+	}
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "貸出枠", []string{a.X会員}, q)
+}
+
+// X貸出枠 reads what an account of 貸出枠 held at a time: after every entry made then or before.
+func (x BalancesAt) X貸出枠(ctx context.Context, a X貸出枠Account, at time.Time) (Balance, error) {
+	if err := chobo.CheckText("会員", a.X会員); err != nil {
+		return Balance{}, err
+	}
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "貸出枠", []string{a.X会員}, at)
+}
+
+// X貸出枠 reads the holds still held that move from or to an account of 貸出枠, oldest first.
+func (x OpenHoldsOf) X貸出枠(ctx context.Context, a X貸出枠Account) ([]OpenHold, error) {
+	if err := chobo.CheckText("会員", a.X会員); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "貸出枠", []string{a.X会員}, "")
+}
+
+// X置き場 reads a page of the entries of an account of 置き場.
+func (x Statements) X置き場(ctx context.Context, a X置き場Account, q StatementQuery) (Statement, error) {
+	if err := chobo.CheckText("品番", a.X品番); err != nil {
+		return Statement{}, err
+	}
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "置き場", []string{a.X品番}, q)
+}
+
+// X置き場 reads what an account of 置き場 held at a time: after every entry made then or before.
+func (x BalancesAt) X置き場(ctx context.Context, a X置き場Account, at time.Time) (Balance, error) {
+	if err := chobo.CheckText("品番", a.X品番); err != nil {
+		return Balance{}, err
+	}
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "置き場", []string{a.X品番}, at)
+}
+
+// X置き場 reads the holds still held that move from or to an account of 置き場, oldest first.
+func (x OpenHoldsOf) X置き場(ctx context.Context, a X置き場Account) ([]OpenHold, error) {
+	if err := chobo.CheckText("品番", a.X品番); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "置き場", []string{a.X品番}, "")
+}
+
+// X外 reads a page of the entries of the account 外.
+func (x Statements) X外(ctx context.Context, q StatementQuery) (Statement, error) {
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "外", nil, q)
+}
+
+// X外 reads what the account 外 held at a time: after every entry made then or before.
+func (x BalancesAt) X外(ctx context.Context, at time.Time) (Balance, error) {
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "外", nil, at)
+}
+
+// X外 reads the holds still held that move from or to the account 外, oldest first.
+func (x OpenHoldsOf) X外(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "外", nil, "")
 }

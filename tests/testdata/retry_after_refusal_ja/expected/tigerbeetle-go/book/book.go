@@ -35,6 +35,15 @@ type (
 	HoldState = chobo.HoldState
 	// Balance is what an account holds: posted, held coming in, held going out.
 	Balance = chobo.Balance
+	// Entry is one change of one account by one call, as the history reads give it.
+	Entry = chobo.Entry
+	// StatementQuery says which of an account's entries a statement reads.
+	StatementQuery = chobo.StatementQuery
+	// Statement is one page of an account's entries.
+	Statement = chobo.Statement
+	// OpenHold is a hold still held, and HoldMove what one of its moves holds.
+	OpenHold = chobo.OpenHold
+	HoldMove = chobo.HoldMove
 )
 
 // Outcomes and hold states.
@@ -59,6 +68,11 @@ type Book struct {
 	X片付け  X片付け
 	// Balance reads accounts.
 	Balance Balances
+	// Statement, BalanceAt and OpenHolds read the history of accounts:
+	// their entries, what they held at a time, the holds still held.
+	Statement Statements
+	BalanceAt BalancesAt
+	OpenHolds OpenHoldsOf
 
 	tb *chobotb.Book
 }
@@ -83,6 +97,7 @@ func TigerBeetleWith(c TigerBeetleClient, tenant string) *Book {
 	b.X預け = X預け{b}
 	b.X片付け = X片付け{b}
 	b.Balance = Balances{b}
+	b.Statement, b.BalanceAt, b.OpenHolds = Statements{b}, BalancesAt{b}, OpenHoldsOf{b}
 	return b
 }
 
@@ -198,6 +213,11 @@ type X入荷Args struct {
 	X数   int64
 }
 
+// X入荷Key is the key of 入荷: it names one call.
+type X入荷Key struct {
+	X納品書 string
+}
+
 // Do calls 入荷.do.
 func (t X入荷) Do(ctx context.Context, a X入荷Args) (Result, error) {
 	if err := chobo.CheckText("納品書", a.X納品書); err != nil {
@@ -226,6 +246,14 @@ func (t X入荷) DoCall(a X入荷Args) Call {
 	return Call{Kind: 0, Op: "do", Values: chobotb.Values{a.X納品書, a.X品番, a.X数}}
 }
 
+// Entries reads the entries the calls of 入荷 with the key k wrote, oldest first. A key no call took effect with has none.
+func (t X入荷) Entries(ctx context.Context, k X入荷Key) ([]Entry, error) {
+	if err := chobo.CheckText("納品書", k.X納品書); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 0, chobotb.Values{k.X納品書})
+}
+
 // X予備入荷 is the transfer 予備入荷.
 type X予備入荷 struct{ b *Book }
 
@@ -233,6 +261,11 @@ type X予備入荷 struct{ b *Book }
 type X予備入荷Args struct {
 	X納品書 string
 	X数   int64
+}
+
+// X予備入荷Key is the key of 予備入荷: it names one call.
+type X予備入荷Key struct {
+	X納品書 string
 }
 
 // Do calls 予備入荷.do.
@@ -257,6 +290,14 @@ func (t X予備入荷) DoCall(a X予備入荷Args) Call {
 	return Call{Kind: 1, Op: "do", Values: chobotb.Values{a.X納品書, a.X数}}
 }
 
+// Entries reads the entries the calls of 予備入荷 with the key k wrote, oldest first. A key no call took effect with has none.
+func (t X予備入荷) Entries(ctx context.Context, k X予備入荷Key) ([]Entry, error) {
+	if err := chobo.CheckText("納品書", k.X納品書); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 1, chobotb.Values{k.X納品書})
+}
+
 // X出荷 is the transfer 出荷.
 type X出荷 struct{ b *Book }
 
@@ -266,6 +307,11 @@ type X出荷Args struct {
 	X品番 string
 	X数  int64
 	X追加 int64
+}
+
+// X出荷Key is the key of 出荷: it names one call.
+type X出荷Key struct {
+	X注文 string
 }
 
 // Do calls 出荷.do.
@@ -302,6 +348,14 @@ func (t X出荷) DoCall(a X出荷Args) Call {
 	return Call{Kind: 2, Op: "do", Values: chobotb.Values{a.X注文, a.X品番, a.X数, a.X追加}}
 }
 
+// Entries reads the entries the calls of 出荷 with the key k wrote, oldest first. A key no call took effect with has none.
+func (t X出荷) Entries(ctx context.Context, k X出荷Key) ([]Entry, error) {
+	if err := chobo.CheckText("注文", k.X注文); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 2, chobotb.Values{k.X注文})
+}
+
 // X引当 is the transfer 引当.
 type X引当 struct{ b *Book }
 
@@ -313,7 +367,7 @@ type X引当Args struct {
 	X追加 int64
 }
 
-// X引当Key names one hold of 引当.
+// X引当Key is the key of 引当: it names one call, and the hold it makes.
 type X引当Key struct {
 	X注文 string
 }
@@ -414,6 +468,20 @@ func (t X引当) StatusCall(k X引当Key) Call {
 	return Call{Kind: 3, Op: "status", Values: chobotb.Values{k.X注文}}
 }
 
+// Entries reads the entries the calls of 引当 with the key k wrote, oldest first:
+// the hold's, then those of its post, void or expiry. A key no call took effect with has none.
+func (t X引当) Entries(ctx context.Context, k X引当Key) ([]Entry, error) {
+	if err := chobo.CheckText("注文", k.X注文); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 3, chobotb.Values{k.X注文})
+}
+
+// OpenHolds reads the holds of 引当 still held, oldest first.
+func (t X引当) OpenHolds(ctx context.Context) ([]OpenHold, error) {
+	return t.b.tb.OpenHolds(ctx, -1, nil, 3)
+}
+
 // X貸出 is the transfer 貸出.
 type X貸出 struct{ b *Book }
 
@@ -423,6 +491,11 @@ type X貸出Args struct {
 	X会員   string
 	X数    int64
 	X追加   int64
+}
+
+// X貸出Key is the key of 貸出: it names one call.
+type X貸出Key struct {
+	X貸出番号 string
 }
 
 // Do calls 貸出.do.
@@ -459,6 +532,14 @@ func (t X貸出) DoCall(a X貸出Args) Call {
 	return Call{Kind: 4, Op: "do", Values: chobotb.Values{a.X貸出番号, a.X会員, a.X数, a.X追加}}
 }
 
+// Entries reads the entries the calls of 貸出 with the key k wrote, oldest first. A key no call took effect with has none.
+func (t X貸出) Entries(ctx context.Context, k X貸出Key) ([]Entry, error) {
+	if err := chobo.CheckText("貸出番号", k.X貸出番号); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 4, chobotb.Values{k.X貸出番号})
+}
+
 // X預け is the transfer 預け.
 type X預け struct{ b *Book }
 
@@ -470,7 +551,7 @@ type X預けArgs struct {
 	X追加   int64
 }
 
-// X預けKey names one hold of 預け.
+// X預けKey is the key of 預け: it names one call, and the hold it makes.
 type X預けKey struct {
 	X預り番号 string
 }
@@ -571,6 +652,20 @@ func (t X預け) StatusCall(k X預けKey) Call {
 	return Call{Kind: 5, Op: "status", Values: chobotb.Values{k.X預り番号}}
 }
 
+// Entries reads the entries the calls of 預け with the key k wrote, oldest first:
+// the hold's, then those of its post, void or expiry. A key no call took effect with has none.
+func (t X預け) Entries(ctx context.Context, k X預けKey) ([]Entry, error) {
+	if err := chobo.CheckText("預り番号", k.X預り番号); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 5, chobotb.Values{k.X預り番号})
+}
+
+// OpenHolds reads the holds of 預け still held, oldest first.
+func (t X預け) OpenHolds(ctx context.Context) ([]OpenHold, error) {
+	return t.b.tb.OpenHolds(ctx, -1, nil, 5)
+}
+
 // X片付け is the transfer 片付け.
 type X片付け struct{ b *Book }
 
@@ -579,6 +674,11 @@ type X片付けArgs struct {
 	X預り番号 string
 	X品番   string
 	X数    int64
+}
+
+// X片付けKey is the key of 片付け: it names one call.
+type X片付けKey struct {
+	X預り番号 string
 }
 
 // Do calls 片付け.do.
@@ -607,6 +707,14 @@ func (t X片付け) DoCall(a X片付けArgs) Call {
 		return Call{Err: err}
 	}
 	return Call{Kind: 6, Op: "do", Values: chobotb.Values{a.X預り番号, a.X品番, a.X数}}
+}
+
+// Entries reads the entries the calls of 片付け with the key k wrote, oldest first. A key no call took effect with has none.
+func (t X片付け) Entries(ctx context.Context, k X片付けKey) ([]Entry, error) {
+	if err := chobo.CheckText("預り番号", k.X預り番号); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 6, chobotb.Values{k.X預り番号})
 }
 
 // Balances reads accounts: posted, held coming in, held going out.
@@ -672,4 +780,139 @@ func (x Balances) X置き場(ctx context.Context, a X置き場Account) (Balance,
 // X外 reads the account 外.
 func (x Balances) X外(ctx context.Context) (Balance, error) {
 	return x.b.tb.Balance(ctx, 5)
+}
+
+// Statements reads the entries of accounts, a page at a time.
+type Statements struct{ b *Book }
+
+// BalancesAt reads what accounts held at a time.
+type BalancesAt struct{ b *Book }
+
+// OpenHoldsOf reads the holds still held that move from or to an account.
+type OpenHoldsOf struct{ b *Book }
+
+// X棚 reads a page of the entries of an account of 棚.
+func (x Statements) X棚(ctx context.Context, a X棚Account, q StatementQuery) (Statement, error) {
+	if err := chobo.CheckText("品番", a.X品番); err != nil {
+		return Statement{}, err
+	}
+	return x.b.tb.Statement(ctx, 0, []string{a.X品番}, q)
+}
+
+// X棚 reads what an account of 棚 held at a time: after every entry made then or before.
+func (x BalancesAt) X棚(ctx context.Context, a X棚Account, at time.Time) (Balance, error) {
+	if err := chobo.CheckText("品番", a.X品番); err != nil {
+		return Balance{}, err
+	}
+	return x.b.tb.BalanceAt(ctx, 0, []string{a.X品番}, at)
+}
+
+// X棚 reads the holds still held that move from or to an account of 棚, oldest first.
+func (x OpenHoldsOf) X棚(ctx context.Context, a X棚Account) ([]OpenHold, error) {
+	if err := chobo.CheckText("品番", a.X品番); err != nil {
+		return nil, err
+	}
+	return x.b.tb.OpenHolds(ctx, 0, []string{a.X品番}, -1)
+}
+
+// X予備 reads a page of the entries of the account 予備.
+func (x Statements) X予備(ctx context.Context, q StatementQuery) (Statement, error) {
+	return x.b.tb.Statement(ctx, 1, nil, q)
+}
+
+// X予備 reads what the account 予備 held at a time: after every entry made then or before.
+func (x BalancesAt) X予備(ctx context.Context, at time.Time) (Balance, error) {
+	return x.b.tb.BalanceAt(ctx, 1, nil, at)
+}
+
+// X予備 reads the holds still held that move from or to the account 予備, oldest first.
+func (x OpenHoldsOf) X予備(ctx context.Context) ([]OpenHold, error) {
+	return x.b.tb.OpenHolds(ctx, 1, nil, -1)
+}
+
+// X安全在庫 reads a page of the entries of an account of 安全在庫.
+func (x Statements) X安全在庫(ctx context.Context, a X安全在庫Account, q StatementQuery) (Statement, error) {
+	if err := chobo.CheckText("品番", a.X品番); err != nil {
+		return Statement{}, err
+	}
+	return x.b.tb.Statement(ctx, 2, []string{a.X品番}, q)
+}
+
+// X安全在庫 reads what an account of 安全在庫 held at a time: after every entry made then or before.
+func (x BalancesAt) X安全在庫(ctx context.Context, a X安全在庫Account, at time.Time) (Balance, error) {
+	if err := chobo.CheckText("品番", a.X品番); err != nil {
+		return Balance{}, err
+	}
+	return x.b.tb.BalanceAt(ctx, 2, []string{a.X品番}, at)
+}
+
+// X安全在庫 reads the holds still held that move from or to an account of 安全在庫, oldest first.
+func (x OpenHoldsOf) X安全在庫(ctx context.Context, a X安全在庫Account) ([]OpenHold, error) {
+	if err := chobo.CheckText("品番", a.X品番); err != nil {
+		return nil, err
+	}
+	return x.b.tb.OpenHolds(ctx, 2, []string{a.X品番}, -1)
+}
+
+// X貸出枠 reads a page of the entries of an account of 貸出枠.
+func (x Statements) X貸出枠(ctx context.Context, a X貸出枠Account, q StatementQuery) (Statement, error) {
+	if err := chobo.CheckText("会員", a.X会員); err != nil {
+		return Statement{}, err
+	}
+	return x.b.tb.Statement(ctx, 3, []string{a.X会員}, q)
+}
+
+// X貸出枠 reads what an account of 貸出枠 held at a time: after every entry made then or before.
+func (x BalancesAt) X貸出枠(ctx context.Context, a X貸出枠Account, at time.Time) (Balance, error) {
+	if err := chobo.CheckText("会員", a.X会員); err != nil {
+		return Balance{}, err
+	}
+	return x.b.tb.BalanceAt(ctx, 3, []string{a.X会員}, at)
+}
+
+// X貸出枠 reads the holds still held that move from or to an account of 貸出枠, oldest first.
+func (x OpenHoldsOf) X貸出枠(ctx context.Context, a X貸出枠Account) ([]OpenHold, error) {
+	if err := chobo.CheckText("会員", a.X会員); err != nil {
+		return nil, err
+	}
+	return x.b.tb.OpenHolds(ctx, 3, []string{a.X会員}, -1)
+}
+
+// X置き場 reads a page of the entries of an account of 置き場.
+func (x Statements) X置き場(ctx context.Context, a X置き場Account, q StatementQuery) (Statement, error) {
+	if err := chobo.CheckText("品番", a.X品番); err != nil {
+		return Statement{}, err
+	}
+	return x.b.tb.Statement(ctx, 4, []string{a.X品番}, q)
+}
+
+// X置き場 reads what an account of 置き場 held at a time: after every entry made then or before.
+func (x BalancesAt) X置き場(ctx context.Context, a X置き場Account, at time.Time) (Balance, error) {
+	if err := chobo.CheckText("品番", a.X品番); err != nil {
+		return Balance{}, err
+	}
+	return x.b.tb.BalanceAt(ctx, 4, []string{a.X品番}, at)
+}
+
+// X置き場 reads the holds still held that move from or to an account of 置き場, oldest first.
+func (x OpenHoldsOf) X置き場(ctx context.Context, a X置き場Account) ([]OpenHold, error) {
+	if err := chobo.CheckText("品番", a.X品番); err != nil {
+		return nil, err
+	}
+	return x.b.tb.OpenHolds(ctx, 4, []string{a.X品番}, -1)
+}
+
+// X外 reads a page of the entries of the account 外.
+func (x Statements) X外(ctx context.Context, q StatementQuery) (Statement, error) {
+	return x.b.tb.Statement(ctx, 5, nil, q)
+}
+
+// X外 reads what the account 外 held at a time: after every entry made then or before.
+func (x BalancesAt) X外(ctx context.Context, at time.Time) (Balance, error) {
+	return x.b.tb.BalanceAt(ctx, 5, nil, at)
+}
+
+// X外 reads the holds still held that move from or to the account 外, oldest first.
+func (x OpenHoldsOf) X外(ctx context.Context) ([]OpenHold, error) {
+	return x.b.tb.OpenHolds(ctx, 5, nil, -1)
 }

@@ -7,6 +7,7 @@ package safety_stock
 
 import (
 	"context"
+	"time"
 
 	"github.com/chobo-lang/chobo/runtime/go/chobo"
 	"github.com/chobo-lang/chobo/runtime/go/chobopg"
@@ -30,6 +31,15 @@ type (
 	HoldState = chobo.HoldState
 	// Balance is what an account holds: posted, held coming in, held going out.
 	Balance = chobo.Balance
+	// Entry is one change of one account by one call, as the history reads give it.
+	Entry = chobo.Entry
+	// StatementQuery says which of an account's entries a statement reads.
+	StatementQuery = chobo.StatementQuery
+	// Statement is one page of an account's entries.
+	Statement = chobo.Statement
+	// OpenHold is a hold still held, and HoldMove what one of its moves holds.
+	OpenHold = chobo.OpenHold
+	HoldMove = chobo.HoldMove
 )
 
 // Outcomes and hold states.
@@ -49,6 +59,11 @@ type Book struct {
 	Allocate     Allocate
 	// Balance reads accounts.
 	Balance Balances
+	// Statement, BalanceAt and OpenHolds read the history of accounts:
+	// their entries, what they held at a time, the holds still held.
+	Statement Statements
+	BalanceAt BalancesAt
+	OpenHolds OpenHoldsOf
 
 	q      Querier
 	tenant string
@@ -64,6 +79,7 @@ func Postgres(q Querier, tenant string, opts ...chobopg.Option) *Book {
 	b.ReceiveGoods = ReceiveGoods{b}
 	b.Allocate = Allocate{b}
 	b.Balance = Balances{b}
+	b.Statement, b.BalanceAt, b.OpenHolds = Statements{b}, BalancesAt{b}, OpenHoldsOf{b}
 	return b
 }
 
@@ -84,6 +100,19 @@ type Answer = chobopg.Answer
 // makes.
 func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
 	return chobopg.Bulk(ctx, b.q, calls)
+}
+
+// history is what the history reads send: a statement per read, and
+// the names of each transfer kind's values, which the rows give in order.
+var history = chobopg.History{
+	Statement: `select cursor, kind, op, key, args, move, out, account, account_args, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at from "safety_stock".history_statement($1, $2, $3::text[], $4::timestamptz, $5::timestamptz, $6::text[], $7::boolean, $8::integer, $9::bigint)`,
+	Call:      `select cursor, kind, op, key, args, move, out, account, account_args, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at from "safety_stock".history_call($1, $2, $3::text[])`,
+	OpenHolds: `select kind, key, move, from_account, from_args, to_account, to_args, amount, created, deadline from "safety_stock".history_open_holds($1, $2, $3::text[], $4)`,
+	BalanceAt: `select posted, held_in, held_out from "safety_stock".history_balance($1, $2, $3::text[], $4::timestamptz)`,
+	Kinds: map[string]chobopg.Kind{
+		"receive_goods": {Args: []string{"delivery", "sku", "qty"}, Key: []string{"delivery", "sku"}},
+		"allocate":      {Args: []string{"order", "sku", "qty"}, Key: []string{"order", "sku"}, Amounts: []string{"qty"}},
+	},
 }
 
 // Expire gives back up to 1000 holds past their deadline, as the SQL
@@ -107,6 +136,12 @@ type ReceiveGoodsArgs struct {
 	Delivery string
 	Sku      string
 	Qty      int64
+}
+
+// ReceiveGoodsKey is the key of receive_goods: it names one call.
+type ReceiveGoodsKey struct {
+	Delivery string
+	Sku      string
 }
 
 // Do calls receive_goods.do.
@@ -137,6 +172,17 @@ func (t ReceiveGoods) DoCall(a ReceiveGoodsArgs) Call {
 	return Call{SQL: `select result, reason from "safety_stock"."receive_goods_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.Delivery, a.Sku, a.Qty}}
 }
 
+// Entries reads the entries the calls of receive_goods with the key k wrote, oldest first. A key no call took effect with has none.
+func (t ReceiveGoods) Entries(ctx context.Context, k ReceiveGoodsKey) ([]Entry, error) {
+	if err := chobo.CheckText("delivery", k.Delivery); err != nil {
+		return nil, err
+	}
+	if err := chobo.CheckText("sku", k.Sku); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadCallEntries(ctx, t.b.q, &history, t.b.tenant, "receive_goods", []string{k.Delivery, k.Sku})
+}
+
 // Allocate is the transfer allocate: posted on shipping, voided on cancellation, expired after an hour
 type Allocate struct{ b *Book }
 
@@ -147,7 +193,7 @@ type AllocateArgs struct {
 	Qty   int64
 }
 
-// AllocateKey names one hold of allocate.
+// AllocateKey is the key of allocate: it names one call, and the hold it makes.
 type AllocateKey struct {
 	Order string
 	Sku   string
@@ -270,6 +316,23 @@ func (t Allocate) StatusCall(k AllocateKey) Call {
 	return Call{SQL: `select "safety_stock"."allocate_status"($1, $2, $3)`, Args: []any{t.b.tenant, k.Order, k.Sku}, Status: true}
 }
 
+// Entries reads the entries the calls of allocate with the key k wrote, oldest first:
+// the hold's, then those of its post, void or expiry. A key no call took effect with has none.
+func (t Allocate) Entries(ctx context.Context, k AllocateKey) ([]Entry, error) {
+	if err := chobo.CheckText("order", k.Order); err != nil {
+		return nil, err
+	}
+	if err := chobo.CheckText("sku", k.Sku); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadCallEntries(ctx, t.b.q, &history, t.b.tenant, "allocate", []string{k.Order, k.Sku})
+}
+
+// OpenHolds reads the holds of allocate still held, oldest first.
+func (t Allocate) OpenHolds(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, t.b.q, &history, t.b.tenant, "", nil, "allocate")
+}
+
 // Balances reads accounts: posted, held coming in, held going out.
 type Balances struct{ b *Book }
 
@@ -294,4 +357,67 @@ func (x Balances) Makers(ctx context.Context) (Balance, error) {
 // Buyers reads the account buyers.
 func (x Balances) Buyers(ctx context.Context) (Balance, error) {
 	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "safety_stock"."balance_buyers"($1)`, x.b.tenant)
+}
+
+// Statements reads the entries of accounts, a page at a time.
+type Statements struct{ b *Book }
+
+// BalancesAt reads what accounts held at a time.
+type BalancesAt struct{ b *Book }
+
+// OpenHoldsOf reads the holds still held that move from or to an account.
+type OpenHoldsOf struct{ b *Book }
+
+// OnHand reads a page of the entries of an account of on_hand.
+func (x Statements) OnHand(ctx context.Context, a OnHandAccount, q StatementQuery) (Statement, error) {
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return Statement{}, err
+	}
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "on_hand", []string{a.Sku}, q)
+}
+
+// OnHand reads what an account of on_hand held at a time: after every entry made then or before.
+func (x BalancesAt) OnHand(ctx context.Context, a OnHandAccount, at time.Time) (Balance, error) {
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return Balance{}, err
+	}
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "on_hand", []string{a.Sku}, at)
+}
+
+// OnHand reads the holds still held that move from or to an account of on_hand, oldest first.
+func (x OpenHoldsOf) OnHand(ctx context.Context, a OnHandAccount) ([]OpenHold, error) {
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "on_hand", []string{a.Sku}, "")
+}
+
+// Makers reads a page of the entries of the account makers.
+func (x Statements) Makers(ctx context.Context, q StatementQuery) (Statement, error) {
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "makers", nil, q)
+}
+
+// Makers reads what the account makers held at a time: after every entry made then or before.
+func (x BalancesAt) Makers(ctx context.Context, at time.Time) (Balance, error) {
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "makers", nil, at)
+}
+
+// Makers reads the holds still held that move from or to the account makers, oldest first.
+func (x OpenHoldsOf) Makers(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "makers", nil, "")
+}
+
+// Buyers reads a page of the entries of the account buyers.
+func (x Statements) Buyers(ctx context.Context, q StatementQuery) (Statement, error) {
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "buyers", nil, q)
+}
+
+// Buyers reads what the account buyers held at a time: after every entry made then or before.
+func (x BalancesAt) Buyers(ctx context.Context, at time.Time) (Balance, error) {
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "buyers", nil, at)
+}
+
+// Buyers reads the holds still held that move from or to the account buyers, oldest first.
+func (x OpenHoldsOf) Buyers(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "buyers", nil, "")
 }

@@ -35,6 +35,15 @@ type (
 	HoldState = chobo.HoldState
 	// Balance is what an account holds: posted, held coming in, held going out.
 	Balance = chobo.Balance
+	// Entry is one change of one account by one call, as the history reads give it.
+	Entry = chobo.Entry
+	// StatementQuery says which of an account's entries a statement reads.
+	StatementQuery = chobo.StatementQuery
+	// Statement is one page of an account's entries.
+	Statement = chobo.Statement
+	// OpenHold is a hold still held, and HoldMove what one of its moves holds.
+	OpenHold = chobo.OpenHold
+	HoldMove = chobo.HoldMove
 )
 
 // Outcomes and hold states.
@@ -54,6 +63,11 @@ type Book struct {
 	Allocate     Allocate
 	// Balance reads accounts.
 	Balance Balances
+	// Statement, BalanceAt and OpenHolds read the history of accounts:
+	// their entries, what they held at a time, the holds still held.
+	Statement Statements
+	BalanceAt BalancesAt
+	OpenHolds OpenHoldsOf
 
 	tb *chobotb.Book
 }
@@ -73,6 +87,7 @@ func TigerBeetleWith(c TigerBeetleClient, tenant string) *Book {
 	b.ReceiveGoods = ReceiveGoods{b}
 	b.Allocate = Allocate{b}
 	b.Balance = Balances{b}
+	b.Statement, b.BalanceAt, b.OpenHolds = Statements{b}, BalancesAt{b}, OpenHoldsOf{b}
 	return b
 }
 
@@ -140,6 +155,12 @@ type ReceiveGoodsArgs struct {
 	Qty      int64
 }
 
+// ReceiveGoodsKey is the key of receive_goods: it names one call.
+type ReceiveGoodsKey struct {
+	Delivery string
+	Sku      string
+}
+
 // Do calls receive_goods.do.
 func (t ReceiveGoods) Do(ctx context.Context, a ReceiveGoodsArgs) (Result, error) {
 	if err := chobo.CheckText("delivery", a.Delivery); err != nil {
@@ -168,6 +189,17 @@ func (t ReceiveGoods) DoCall(a ReceiveGoodsArgs) Call {
 	return Call{Kind: 0, Op: "do", Values: chobotb.Values{a.Delivery, a.Sku, a.Qty}}
 }
 
+// Entries reads the entries the calls of receive_goods with the key k wrote, oldest first. A key no call took effect with has none.
+func (t ReceiveGoods) Entries(ctx context.Context, k ReceiveGoodsKey) ([]Entry, error) {
+	if err := chobo.CheckText("delivery", k.Delivery); err != nil {
+		return nil, err
+	}
+	if err := chobo.CheckText("sku", k.Sku); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 0, chobotb.Values{k.Delivery, k.Sku})
+}
+
 // Allocate is the transfer allocate: posted on shipping, voided on cancellation, expired after an hour
 type Allocate struct{ b *Book }
 
@@ -178,7 +210,7 @@ type AllocateArgs struct {
 	Qty   int64
 }
 
-// AllocateKey names one hold of allocate.
+// AllocateKey is the key of allocate: it names one call, and the hold it makes.
 type AllocateKey struct {
 	Order string
 	Sku   string
@@ -291,6 +323,23 @@ func (t Allocate) StatusCall(k AllocateKey) Call {
 	return Call{Kind: 1, Op: "status", Values: chobotb.Values{k.Order, k.Sku}}
 }
 
+// Entries reads the entries the calls of allocate with the key k wrote, oldest first:
+// the hold's, then those of its post, void or expiry. A key no call took effect with has none.
+func (t Allocate) Entries(ctx context.Context, k AllocateKey) ([]Entry, error) {
+	if err := chobo.CheckText("order", k.Order); err != nil {
+		return nil, err
+	}
+	if err := chobo.CheckText("sku", k.Sku); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 1, chobotb.Values{k.Order, k.Sku})
+}
+
+// OpenHolds reads the holds of allocate still held, oldest first.
+func (t Allocate) OpenHolds(ctx context.Context) ([]OpenHold, error) {
+	return t.b.tb.OpenHolds(ctx, -1, nil, 1)
+}
+
 // Balances reads accounts: posted, held coming in, held going out.
 type Balances struct{ b *Book }
 
@@ -315,4 +364,67 @@ func (x Balances) Makers(ctx context.Context) (Balance, error) {
 // Buyers reads the account buyers.
 func (x Balances) Buyers(ctx context.Context) (Balance, error) {
 	return x.b.tb.Balance(ctx, 2)
+}
+
+// Statements reads the entries of accounts, a page at a time.
+type Statements struct{ b *Book }
+
+// BalancesAt reads what accounts held at a time.
+type BalancesAt struct{ b *Book }
+
+// OpenHoldsOf reads the holds still held that move from or to an account.
+type OpenHoldsOf struct{ b *Book }
+
+// OnHand reads a page of the entries of an account of on_hand.
+func (x Statements) OnHand(ctx context.Context, a OnHandAccount, q StatementQuery) (Statement, error) {
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return Statement{}, err
+	}
+	return x.b.tb.Statement(ctx, 0, []string{a.Sku}, q)
+}
+
+// OnHand reads what an account of on_hand held at a time: after every entry made then or before.
+func (x BalancesAt) OnHand(ctx context.Context, a OnHandAccount, at time.Time) (Balance, error) {
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return Balance{}, err
+	}
+	return x.b.tb.BalanceAt(ctx, 0, []string{a.Sku}, at)
+}
+
+// OnHand reads the holds still held that move from or to an account of on_hand, oldest first.
+func (x OpenHoldsOf) OnHand(ctx context.Context, a OnHandAccount) ([]OpenHold, error) {
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return nil, err
+	}
+	return x.b.tb.OpenHolds(ctx, 0, []string{a.Sku}, -1)
+}
+
+// Makers reads a page of the entries of the account makers.
+func (x Statements) Makers(ctx context.Context, q StatementQuery) (Statement, error) {
+	return x.b.tb.Statement(ctx, 1, nil, q)
+}
+
+// Makers reads what the account makers held at a time: after every entry made then or before.
+func (x BalancesAt) Makers(ctx context.Context, at time.Time) (Balance, error) {
+	return x.b.tb.BalanceAt(ctx, 1, nil, at)
+}
+
+// Makers reads the holds still held that move from or to the account makers, oldest first.
+func (x OpenHoldsOf) Makers(ctx context.Context) ([]OpenHold, error) {
+	return x.b.tb.OpenHolds(ctx, 1, nil, -1)
+}
+
+// Buyers reads a page of the entries of the account buyers.
+func (x Statements) Buyers(ctx context.Context, q StatementQuery) (Statement, error) {
+	return x.b.tb.Statement(ctx, 2, nil, q)
+}
+
+// Buyers reads what the account buyers held at a time: after every entry made then or before.
+func (x BalancesAt) Buyers(ctx context.Context, at time.Time) (Balance, error) {
+	return x.b.tb.BalanceAt(ctx, 2, nil, at)
+}
+
+// Buyers reads the holds still held that move from or to the account buyers, oldest first.
+func (x OpenHoldsOf) Buyers(ctx context.Context) ([]OpenHold, error) {
+	return x.b.tb.OpenHolds(ctx, 2, nil, -1)
 }

@@ -35,6 +35,15 @@ type (
 	HoldState = chobo.HoldState
 	// Balance is what an account holds: posted, held coming in, held going out.
 	Balance = chobo.Balance
+	// Entry is one change of one account by one call, as the history reads give it.
+	Entry = chobo.Entry
+	// StatementQuery says which of an account's entries a statement reads.
+	StatementQuery = chobo.StatementQuery
+	// Statement is one page of an account's entries.
+	Statement = chobo.Statement
+	// OpenHold is a hold still held, and HoldMove what one of its moves holds.
+	OpenHold = chobo.OpenHold
+	HoldMove = chobo.HoldMove
 )
 
 // Outcomes and hold states.
@@ -54,6 +63,11 @@ type Book struct {
 	Take      Take
 	// Balance reads accounts.
 	Balance Balances
+	// Statement, BalanceAt and OpenHolds read the history of accounts:
+	// their entries, what they held at a time, the holds still held.
+	Statement Statements
+	BalanceAt BalancesAt
+	OpenHolds OpenHoldsOf
 
 	tb *chobotb.Book
 }
@@ -73,6 +87,7 @@ func TigerBeetleWith(c TigerBeetleClient, tenant string) *Book {
 	b.Balance_2 = Balance_2{b}
 	b.Take = Take{b}
 	b.Balance = Balances{b}
+	b.Statement, b.BalanceAt, b.OpenHolds = Statements{b}, BalancesAt{b}, OpenHoldsOf{b}
 	return b
 }
 
@@ -138,6 +153,11 @@ type BalanceArgs struct {
 	Qty int64
 }
 
+// BalanceKey is the key of balance: it names one call.
+type BalanceKey struct {
+	Ref string
+}
+
 // Do calls balance.do.
 func (t Balance_2) Do(ctx context.Context, a BalanceArgs) (Result, error) {
 	if err := chobo.CheckText("ref", a.Ref); err != nil {
@@ -160,6 +180,14 @@ func (t Balance_2) DoCall(a BalanceArgs) Call {
 	return Call{Kind: 0, Op: "do", Values: chobotb.Values{a.Ref, a.Qty}}
 }
 
+// Entries reads the entries the calls of balance with the key k wrote, oldest first. A key no call took effect with has none.
+func (t Balance_2) Entries(ctx context.Context, k BalanceKey) ([]Entry, error) {
+	if err := chobo.CheckText("ref", k.Ref); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 0, chobotb.Values{k.Ref})
+}
+
 // Take is the transfer take.
 type Take struct{ b *Book }
 
@@ -167,6 +195,11 @@ type Take struct{ b *Book }
 type TakeArgs struct {
 	Ref string
 	Qty int64
+}
+
+// TakeKey is the key of take: it names one call.
+type TakeKey struct {
+	Ref string
 }
 
 // Do calls take.do.
@@ -191,6 +224,14 @@ func (t Take) DoCall(a TakeArgs) Call {
 	return Call{Kind: 1, Op: "do", Values: chobotb.Values{a.Ref, a.Qty}}
 }
 
+// Entries reads the entries the calls of take with the key k wrote, oldest first. A key no call took effect with has none.
+func (t Take) Entries(ctx context.Context, k TakeKey) ([]Entry, error) {
+	if err := chobo.CheckText("ref", k.Ref); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 1, chobotb.Values{k.Ref})
+}
+
 // Balances reads accounts: posted, held coming in, held going out.
 type Balances struct{ b *Book }
 
@@ -202,4 +243,43 @@ func (x Balances) Do(ctx context.Context) (Balance, error) {
 // Bank reads the account bank.
 func (x Balances) Bank(ctx context.Context) (Balance, error) {
 	return x.b.tb.Balance(ctx, 1)
+}
+
+// Statements reads the entries of accounts, a page at a time.
+type Statements struct{ b *Book }
+
+// BalancesAt reads what accounts held at a time.
+type BalancesAt struct{ b *Book }
+
+// OpenHoldsOf reads the holds still held that move from or to an account.
+type OpenHoldsOf struct{ b *Book }
+
+// Do reads a page of the entries of the account do.
+func (x Statements) Do(ctx context.Context, q StatementQuery) (Statement, error) {
+	return x.b.tb.Statement(ctx, 0, nil, q)
+}
+
+// Do reads what the account do held at a time: after every entry made then or before.
+func (x BalancesAt) Do(ctx context.Context, at time.Time) (Balance, error) {
+	return x.b.tb.BalanceAt(ctx, 0, nil, at)
+}
+
+// Do reads the holds still held that move from or to the account do, oldest first.
+func (x OpenHoldsOf) Do(ctx context.Context) ([]OpenHold, error) {
+	return x.b.tb.OpenHolds(ctx, 0, nil, -1)
+}
+
+// Bank reads a page of the entries of the account bank.
+func (x Statements) Bank(ctx context.Context, q StatementQuery) (Statement, error) {
+	return x.b.tb.Statement(ctx, 1, nil, q)
+}
+
+// Bank reads what the account bank held at a time: after every entry made then or before.
+func (x BalancesAt) Bank(ctx context.Context, at time.Time) (Balance, error) {
+	return x.b.tb.BalanceAt(ctx, 1, nil, at)
+}
+
+// Bank reads the holds still held that move from or to the account bank, oldest first.
+func (x OpenHoldsOf) Bank(ctx context.Context) ([]OpenHold, error) {
+	return x.b.tb.OpenHolds(ctx, 1, nil, -1)
 }

@@ -35,6 +35,15 @@ type (
 	HoldState = chobo.HoldState
 	// Balance is what an account holds: posted, held coming in, held going out.
 	Balance = chobo.Balance
+	// Entry is one change of one account by one call, as the history reads give it.
+	Entry = chobo.Entry
+	// StatementQuery says which of an account's entries a statement reads.
+	StatementQuery = chobo.StatementQuery
+	// Statement is one page of an account's entries.
+	Statement = chobo.Statement
+	// OpenHold is a hold still held, and HoldMove what one of its moves holds.
+	OpenHold = chobo.OpenHold
+	HoldMove = chobo.HoldMove
 )
 
 // Outcomes and hold states.
@@ -54,6 +63,11 @@ type Book struct {
 	X引き出し     X引き出し
 	// Balance reads accounts.
 	Balance Balances
+	// Statement, BalanceAt and OpenHolds read the history of accounts:
+	// their entries, what they held at a time, the holds still held.
+	Statement Statements
+	BalanceAt BalancesAt
+	OpenHolds OpenHoldsOf
 
 	tb *chobotb.Book
 }
@@ -73,6 +87,7 @@ func TigerBeetleWith(c TigerBeetleClient, tenant string) *Book {
 	b.Balance預け = Balance預け{b}
 	b.X引き出し = X引き出し{b}
 	b.Balance = Balances{b}
+	b.Statement, b.BalanceAt, b.OpenHolds = Statements{b}, BalancesAt{b}, OpenHoldsOf{b}
 	return b
 }
 
@@ -138,6 +153,11 @@ type Balance預けArgs struct {
 	X数  int64
 }
 
+// Balance預けKey is the key of balance_預け: it names one call.
+type Balance預けKey struct {
+	X番号 string
+}
+
 // Do calls balance_預け.do.
 func (t Balance預け) Do(ctx context.Context, a Balance預けArgs) (Result, error) {
 	if err := chobo.CheckText("番号", a.X番号); err != nil {
@@ -160,6 +180,14 @@ func (t Balance預け) DoCall(a Balance預けArgs) Call {
 	return Call{Kind: 0, Op: "do", Values: chobotb.Values{a.X番号, a.X数}}
 }
 
+// Entries reads the entries the calls of balance_預け with the key k wrote, oldest first. A key no call took effect with has none.
+func (t Balance預け) Entries(ctx context.Context, k Balance預けKey) ([]Entry, error) {
+	if err := chobo.CheckText("番号", k.X番号); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 0, chobotb.Values{k.X番号})
+}
+
 // X引き出し is the transfer 引き出し.
 type X引き出し struct{ b *Book }
 
@@ -167,6 +195,11 @@ type X引き出し struct{ b *Book }
 type X引き出しArgs struct {
 	X番号 string
 	X数  int64
+}
+
+// X引き出しKey is the key of 引き出し: it names one call.
+type X引き出しKey struct {
+	X番号 string
 }
 
 // Do calls 引き出し.do.
@@ -191,6 +224,14 @@ func (t X引き出し) DoCall(a X引き出しArgs) Call {
 	return Call{Kind: 1, Op: "do", Values: chobotb.Values{a.X番号, a.X数}}
 }
 
+// Entries reads the entries the calls of 引き出し with the key k wrote, oldest first. A key no call took effect with has none.
+func (t X引き出し) Entries(ctx context.Context, k X引き出しKey) ([]Entry, error) {
+	if err := chobo.CheckText("番号", k.X番号); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 1, chobotb.Values{k.X番号})
+}
+
 // Balances reads accounts: posted, held coming in, held going out.
 type Balances struct{ b *Book }
 
@@ -202,4 +243,43 @@ func (x Balances) X預けDo(ctx context.Context) (Balance, error) {
 // X銀行 reads the account 銀行.
 func (x Balances) X銀行(ctx context.Context) (Balance, error) {
 	return x.b.tb.Balance(ctx, 1)
+}
+
+// Statements reads the entries of accounts, a page at a time.
+type Statements struct{ b *Book }
+
+// BalancesAt reads what accounts held at a time.
+type BalancesAt struct{ b *Book }
+
+// OpenHoldsOf reads the holds still held that move from or to an account.
+type OpenHoldsOf struct{ b *Book }
+
+// X預けDo reads a page of the entries of the account 預け_do.
+func (x Statements) X預けDo(ctx context.Context, q StatementQuery) (Statement, error) {
+	return x.b.tb.Statement(ctx, 0, nil, q)
+}
+
+// X預けDo reads what the account 預け_do held at a time: after every entry made then or before.
+func (x BalancesAt) X預けDo(ctx context.Context, at time.Time) (Balance, error) {
+	return x.b.tb.BalanceAt(ctx, 0, nil, at)
+}
+
+// X預けDo reads the holds still held that move from or to the account 預け_do, oldest first.
+func (x OpenHoldsOf) X預けDo(ctx context.Context) ([]OpenHold, error) {
+	return x.b.tb.OpenHolds(ctx, 0, nil, -1)
+}
+
+// X銀行 reads a page of the entries of the account 銀行.
+func (x Statements) X銀行(ctx context.Context, q StatementQuery) (Statement, error) {
+	return x.b.tb.Statement(ctx, 1, nil, q)
+}
+
+// X銀行 reads what the account 銀行 held at a time: after every entry made then or before.
+func (x BalancesAt) X銀行(ctx context.Context, at time.Time) (Balance, error) {
+	return x.b.tb.BalanceAt(ctx, 1, nil, at)
+}
+
+// X銀行 reads the holds still held that move from or to the account 銀行, oldest first.
+func (x OpenHoldsOf) X銀行(ctx context.Context) ([]OpenHold, error) {
+	return x.b.tb.OpenHolds(ctx, 1, nil, -1)
 }

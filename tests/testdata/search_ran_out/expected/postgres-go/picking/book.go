@@ -7,6 +7,7 @@ package picking
 
 import (
 	"context"
+	"time"
 
 	"github.com/chobo-lang/chobo/runtime/go/chobo"
 	"github.com/chobo-lang/chobo/runtime/go/chobopg"
@@ -30,6 +31,15 @@ type (
 	HoldState = chobo.HoldState
 	// Balance is what an account holds: posted, held coming in, held going out.
 	Balance = chobo.Balance
+	// Entry is one change of one account by one call, as the history reads give it.
+	Entry = chobo.Entry
+	// StatementQuery says which of an account's entries a statement reads.
+	StatementQuery = chobo.StatementQuery
+	// Statement is one page of an account's entries.
+	Statement = chobo.Statement
+	// OpenHold is a hold still held, and HoldMove what one of its moves holds.
+	OpenHold = chobo.OpenHold
+	HoldMove = chobo.HoldMove
 )
 
 // Outcomes and hold states.
@@ -49,6 +59,11 @@ type Book struct {
 	Pick Pick
 	// Balance reads accounts.
 	Balance Balances
+	// Statement, BalanceAt and OpenHolds read the history of accounts:
+	// their entries, what they held at a time, the holds still held.
+	Statement Statements
+	BalanceAt BalancesAt
+	OpenHolds OpenHoldsOf
 
 	q      Querier
 	tenant string
@@ -64,6 +79,7 @@ func Postgres(q Querier, tenant string, opts ...chobopg.Option) *Book {
 	b.Fill = Fill{b}
 	b.Pick = Pick{b}
 	b.Balance = Balances{b}
+	b.Statement, b.BalanceAt, b.OpenHolds = Statements{b}, BalancesAt{b}, OpenHoldsOf{b}
 	return b
 }
 
@@ -84,6 +100,19 @@ type Answer = chobopg.Answer
 // makes.
 func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
 	return chobopg.Bulk(ctx, b.q, calls)
+}
+
+// history is what the history reads send: a statement per read, and
+// the names of each transfer kind's values, which the rows give in order.
+var history = chobopg.History{
+	Statement: `select cursor, kind, op, key, args, move, out, account, account_args, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at from "picking".history_statement($1, $2, $3::text[], $4::timestamptz, $5::timestamptz, $6::text[], $7::boolean, $8::integer, $9::bigint)`,
+	Call:      `select cursor, kind, op, key, args, move, out, account, account_args, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at from "picking".history_call($1, $2, $3::text[])`,
+	OpenHolds: `select kind, key, move, from_account, from_args, to_account, to_args, amount, created, deadline from "picking".history_open_holds($1, $2, $3::text[], $4)`,
+	BalanceAt: `select posted, held_in, held_out from "picking".history_balance($1, $2, $3::text[], $4::timestamptz)`,
+	Kinds: map[string]chobopg.Kind{
+		"fill": {Args: []string{"id"}, Key: []string{"id"}},
+		"pick": {Args: []string{"id", "p", "q", "r"}, Key: []string{"id"}},
+	},
 }
 
 // Expire gives back up to 1000 holds past their deadline, as the SQL
@@ -107,6 +136,11 @@ type FillArgs struct {
 	Id string
 }
 
+// FillKey is the key of fill: it names one call.
+type FillKey struct {
+	Id string
+}
+
 // Do calls fill.do.
 func (t Fill) Do(ctx context.Context, a FillArgs) (Result, error) {
 	if err := chobo.CheckText("id", a.Id); err != nil {
@@ -123,6 +157,14 @@ func (t Fill) DoCall(a FillArgs) Call {
 	return Call{SQL: `select result, reason from "picking"."fill_do"($1, $2, $3::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.Id}}
 }
 
+// Entries reads the entries the calls of fill with the key k wrote, oldest first. A key no call took effect with has none.
+func (t Fill) Entries(ctx context.Context, k FillKey) ([]Entry, error) {
+	if err := chobo.CheckText("id", k.Id); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadCallEntries(ctx, t.b.q, &history, t.b.tenant, "fill", []string{k.Id})
+}
+
 // Pick is the transfer pick.
 type Pick struct{ b *Book }
 
@@ -132,6 +174,11 @@ type PickArgs struct {
 	P  int64
 	Q  int64
 	R  int64
+}
+
+// PickKey is the key of pick: it names one call.
+type PickKey struct {
+	Id string
 }
 
 // Do calls pick.do.
@@ -168,6 +215,14 @@ func (t Pick) DoCall(a PickArgs) Call {
 	return Call{SQL: `select result, reason from "picking"."pick_do"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.Id, a.P, a.Q, a.R}}
 }
 
+// Entries reads the entries the calls of pick with the key k wrote, oldest first. A key no call took effect with has none.
+func (t Pick) Entries(ctx context.Context, k PickKey) ([]Entry, error) {
+	if err := chobo.CheckText("id", k.Id); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadCallEntries(ctx, t.b.q, &history, t.b.tenant, "pick", []string{k.Id})
+}
+
 // Balances reads accounts: posted, held coming in, held going out.
 type Balances struct{ b *Book }
 
@@ -184,4 +239,58 @@ func (x Balances) Tokens(ctx context.Context) (Balance, error) {
 // World reads the account world.
 func (x Balances) World(ctx context.Context) (Balance, error) {
 	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "picking"."balance_world"($1)`, x.b.tenant)
+}
+
+// Statements reads the entries of accounts, a page at a time.
+type Statements struct{ b *Book }
+
+// BalancesAt reads what accounts held at a time.
+type BalancesAt struct{ b *Book }
+
+// OpenHoldsOf reads the holds still held that move from or to an account.
+type OpenHoldsOf struct{ b *Book }
+
+// Shelf reads a page of the entries of the account shelf.
+func (x Statements) Shelf(ctx context.Context, q StatementQuery) (Statement, error) {
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "shelf", nil, q)
+}
+
+// Shelf reads what the account shelf held at a time: after every entry made then or before.
+func (x BalancesAt) Shelf(ctx context.Context, at time.Time) (Balance, error) {
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "shelf", nil, at)
+}
+
+// Shelf reads the holds still held that move from or to the account shelf, oldest first.
+func (x OpenHoldsOf) Shelf(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "shelf", nil, "")
+}
+
+// Tokens reads a page of the entries of the account tokens.
+func (x Statements) Tokens(ctx context.Context, q StatementQuery) (Statement, error) {
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "tokens", nil, q)
+}
+
+// Tokens reads what the account tokens held at a time: after every entry made then or before.
+func (x BalancesAt) Tokens(ctx context.Context, at time.Time) (Balance, error) {
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "tokens", nil, at)
+}
+
+// Tokens reads the holds still held that move from or to the account tokens, oldest first.
+func (x OpenHoldsOf) Tokens(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "tokens", nil, "")
+}
+
+// World reads a page of the entries of the account world.
+func (x Statements) World(ctx context.Context, q StatementQuery) (Statement, error) {
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "world", nil, q)
+}
+
+// World reads what the account world held at a time: after every entry made then or before.
+func (x BalancesAt) World(ctx context.Context, at time.Time) (Balance, error) {
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "world", nil, at)
+}
+
+// World reads the holds still held that move from or to the account world, oldest first.
+func (x OpenHoldsOf) World(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "world", nil, "")
 }

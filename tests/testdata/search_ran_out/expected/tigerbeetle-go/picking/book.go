@@ -35,6 +35,15 @@ type (
 	HoldState = chobo.HoldState
 	// Balance is what an account holds: posted, held coming in, held going out.
 	Balance = chobo.Balance
+	// Entry is one change of one account by one call, as the history reads give it.
+	Entry = chobo.Entry
+	// StatementQuery says which of an account's entries a statement reads.
+	StatementQuery = chobo.StatementQuery
+	// Statement is one page of an account's entries.
+	Statement = chobo.Statement
+	// OpenHold is a hold still held, and HoldMove what one of its moves holds.
+	OpenHold = chobo.OpenHold
+	HoldMove = chobo.HoldMove
 )
 
 // Outcomes and hold states.
@@ -54,6 +63,11 @@ type Book struct {
 	Pick Pick
 	// Balance reads accounts.
 	Balance Balances
+	// Statement, BalanceAt and OpenHolds read the history of accounts:
+	// their entries, what they held at a time, the holds still held.
+	Statement Statements
+	BalanceAt BalancesAt
+	OpenHolds OpenHoldsOf
 
 	tb *chobotb.Book
 }
@@ -73,6 +87,7 @@ func TigerBeetleWith(c TigerBeetleClient, tenant string) *Book {
 	b.Fill = Fill{b}
 	b.Pick = Pick{b}
 	b.Balance = Balances{b}
+	b.Statement, b.BalanceAt, b.OpenHolds = Statements{b}, BalancesAt{b}, OpenHoldsOf{b}
 	return b
 }
 
@@ -147,6 +162,11 @@ type FillArgs struct {
 	Id string
 }
 
+// FillKey is the key of fill: it names one call.
+type FillKey struct {
+	Id string
+}
+
 // Do calls fill.do.
 func (t Fill) Do(ctx context.Context, a FillArgs) (Result, error) {
 	if err := chobo.CheckText("id", a.Id); err != nil {
@@ -163,6 +183,14 @@ func (t Fill) DoCall(a FillArgs) Call {
 	return Call{Kind: 0, Op: "do", Values: chobotb.Values{a.Id}}
 }
 
+// Entries reads the entries the calls of fill with the key k wrote, oldest first. A key no call took effect with has none.
+func (t Fill) Entries(ctx context.Context, k FillKey) ([]Entry, error) {
+	if err := chobo.CheckText("id", k.Id); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 0, chobotb.Values{k.Id})
+}
+
 // Pick is the transfer pick.
 type Pick struct{ b *Book }
 
@@ -172,6 +200,11 @@ type PickArgs struct {
 	P  int64
 	Q  int64
 	R  int64
+}
+
+// PickKey is the key of pick: it names one call.
+type PickKey struct {
+	Id string
 }
 
 // Do calls pick.do.
@@ -208,6 +241,14 @@ func (t Pick) DoCall(a PickArgs) Call {
 	return Call{Kind: 1, Op: "do", Values: chobotb.Values{a.Id, a.P, a.Q, a.R}}
 }
 
+// Entries reads the entries the calls of pick with the key k wrote, oldest first. A key no call took effect with has none.
+func (t Pick) Entries(ctx context.Context, k PickKey) ([]Entry, error) {
+	if err := chobo.CheckText("id", k.Id); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 1, chobotb.Values{k.Id})
+}
+
 // Balances reads accounts: posted, held coming in, held going out.
 type Balances struct{ b *Book }
 
@@ -224,4 +265,58 @@ func (x Balances) Tokens(ctx context.Context) (Balance, error) {
 // World reads the account world.
 func (x Balances) World(ctx context.Context) (Balance, error) {
 	return x.b.tb.Balance(ctx, 2)
+}
+
+// Statements reads the entries of accounts, a page at a time.
+type Statements struct{ b *Book }
+
+// BalancesAt reads what accounts held at a time.
+type BalancesAt struct{ b *Book }
+
+// OpenHoldsOf reads the holds still held that move from or to an account.
+type OpenHoldsOf struct{ b *Book }
+
+// Shelf reads a page of the entries of the account shelf.
+func (x Statements) Shelf(ctx context.Context, q StatementQuery) (Statement, error) {
+	return x.b.tb.Statement(ctx, 0, nil, q)
+}
+
+// Shelf reads what the account shelf held at a time: after every entry made then or before.
+func (x BalancesAt) Shelf(ctx context.Context, at time.Time) (Balance, error) {
+	return x.b.tb.BalanceAt(ctx, 0, nil, at)
+}
+
+// Shelf reads the holds still held that move from or to the account shelf, oldest first.
+func (x OpenHoldsOf) Shelf(ctx context.Context) ([]OpenHold, error) {
+	return x.b.tb.OpenHolds(ctx, 0, nil, -1)
+}
+
+// Tokens reads a page of the entries of the account tokens.
+func (x Statements) Tokens(ctx context.Context, q StatementQuery) (Statement, error) {
+	return x.b.tb.Statement(ctx, 1, nil, q)
+}
+
+// Tokens reads what the account tokens held at a time: after every entry made then or before.
+func (x BalancesAt) Tokens(ctx context.Context, at time.Time) (Balance, error) {
+	return x.b.tb.BalanceAt(ctx, 1, nil, at)
+}
+
+// Tokens reads the holds still held that move from or to the account tokens, oldest first.
+func (x OpenHoldsOf) Tokens(ctx context.Context) ([]OpenHold, error) {
+	return x.b.tb.OpenHolds(ctx, 1, nil, -1)
+}
+
+// World reads a page of the entries of the account world.
+func (x Statements) World(ctx context.Context, q StatementQuery) (Statement, error) {
+	return x.b.tb.Statement(ctx, 2, nil, q)
+}
+
+// World reads what the account world held at a time: after every entry made then or before.
+func (x BalancesAt) World(ctx context.Context, at time.Time) (Balance, error) {
+	return x.b.tb.BalanceAt(ctx, 2, nil, at)
+}
+
+// World reads the holds still held that move from or to the account world, oldest first.
+func (x OpenHoldsOf) World(ctx context.Context) ([]OpenHold, error) {
+	return x.b.tb.OpenHolds(ctx, 2, nil, -1)
 }

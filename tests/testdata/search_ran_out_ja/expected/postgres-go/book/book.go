@@ -7,6 +7,7 @@ package book
 
 import (
 	"context"
+	"time"
 
 	"github.com/chobo-lang/chobo/runtime/go/chobo"
 	"github.com/chobo-lang/chobo/runtime/go/chobopg"
@@ -30,6 +31,15 @@ type (
 	HoldState = chobo.HoldState
 	// Balance is what an account holds: posted, held coming in, held going out.
 	Balance = chobo.Balance
+	// Entry is one change of one account by one call, as the history reads give it.
+	Entry = chobo.Entry
+	// StatementQuery says which of an account's entries a statement reads.
+	StatementQuery = chobo.StatementQuery
+	// Statement is one page of an account's entries.
+	Statement = chobo.Statement
+	// OpenHold is a hold still held, and HoldMove what one of its moves holds.
+	OpenHold = chobo.OpenHold
+	HoldMove = chobo.HoldMove
 )
 
 // Outcomes and hold states.
@@ -49,6 +59,11 @@ type Book struct {
 	Xピック Xピック
 	// Balance reads accounts.
 	Balance Balances
+	// Statement, BalanceAt and OpenHolds read the history of accounts:
+	// their entries, what they held at a time, the holds still held.
+	Statement Statements
+	BalanceAt BalancesAt
+	OpenHolds OpenHoldsOf
 
 	q      Querier
 	tenant string
@@ -64,6 +79,7 @@ func Postgres(q Querier, tenant string, opts ...chobopg.Option) *Book {
 	b.X補充 = X補充{b}
 	b.Xピック = Xピック{b}
 	b.Balance = Balances{b}
+	b.Statement, b.BalanceAt, b.OpenHolds = Statements{b}, BalancesAt{b}, OpenHoldsOf{b}
 	return b
 }
 
@@ -84,6 +100,19 @@ type Answer = chobopg.Answer
 // makes.
 func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
 	return chobopg.Bulk(ctx, b.q, calls)
+}
+
+// history is what the history reads send: a statement per read, and
+// the names of each transfer kind's values, which the rows give in order.
+var history = chobopg.History{
+	Statement: `select cursor, kind, op, key, args, move, out, account, account_args, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at from "ピッキング".history_statement($1, $2, $3::text[], $4::timestamptz, $5::timestamptz, $6::text[], $7::boolean, $8::integer, $9::bigint)`,
+	Call:      `select cursor, kind, op, key, args, move, out, account, account_args, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at from "ピッキング".history_call($1, $2, $3::text[])`,
+	OpenHolds: `select kind, key, move, from_account, from_args, to_account, to_args, amount, created, deadline from "ピッキング".history_open_holds($1, $2, $3::text[], $4)`,
+	BalanceAt: `select posted, held_in, held_out from "ピッキング".history_balance($1, $2, $3::text[], $4::timestamptz)`,
+	Kinds: map[string]chobopg.Kind{
+		"補充":  {Args: []string{"番号"}, Key: []string{"番号"}},
+		"ピック": {Args: []string{"番号", "p", "q", "r"}, Key: []string{"番号"}},
+	},
 }
 
 // Expire gives back up to 1000 holds past their deadline, as the SQL
@@ -107,6 +136,11 @@ type X補充Args struct {
 	X番号 string
 }
 
+// X補充Key is the key of 補充: it names one call.
+type X補充Key struct {
+	X番号 string
+}
+
 // Do calls 補充.do.
 func (t X補充) Do(ctx context.Context, a X補充Args) (Result, error) {
 	if err := chobo.CheckText("番号", a.X番号); err != nil {
@@ -123,6 +157,14 @@ func (t X補充) DoCall(a X補充Args) Call {
 	return Call{SQL: `select result, reason from "ピッキング"."補充_do"($1, $2, $3::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.X番号}}
 }
 
+// Entries reads the entries the calls of 補充 with the key k wrote, oldest first. A key no call took effect with has none.
+func (t X補充) Entries(ctx context.Context, k X補充Key) ([]Entry, error) {
+	if err := chobo.CheckText("番号", k.X番号); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadCallEntries(ctx, t.b.q, &history, t.b.tenant, "補充", []string{k.X番号})
+}
+
 // Xピック is the transfer ピック.
 type Xピック struct{ b *Book }
 
@@ -132,6 +174,11 @@ type XピックArgs struct {
 	P   int64
 	Q   int64
 	R   int64
+}
+
+// XピックKey is the key of ピック: it names one call.
+type XピックKey struct {
+	X番号 string
 }
 
 // Do calls ピック.do.
@@ -168,6 +215,14 @@ func (t Xピック) DoCall(a XピックArgs) Call {
 	return Call{SQL: `select result, reason from "ピッキング"."ピック_do"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.X番号, a.P, a.Q, a.R}}
 }
 
+// Entries reads the entries the calls of ピック with the key k wrote, oldest first. A key no call took effect with has none.
+func (t Xピック) Entries(ctx context.Context, k XピックKey) ([]Entry, error) {
+	if err := chobo.CheckText("番号", k.X番号); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadCallEntries(ctx, t.b.q, &history, t.b.tenant, "ピック", []string{k.X番号})
+}
+
 // Balances reads accounts: posted, held coming in, held going out.
 type Balances struct{ b *Book }
 
@@ -184,4 +239,58 @@ func (x Balances) X札(ctx context.Context) (Balance, error) {
 // X外部 reads the account 外部.
 func (x Balances) X外部(ctx context.Context) (Balance, error) {
 	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "ピッキング"."balance_外部"($1)`, x.b.tenant)
+}
+
+// Statements reads the entries of accounts, a page at a time.
+type Statements struct{ b *Book }
+
+// BalancesAt reads what accounts held at a time.
+type BalancesAt struct{ b *Book }
+
+// OpenHoldsOf reads the holds still held that move from or to an account.
+type OpenHoldsOf struct{ b *Book }
+
+// X棚 reads a page of the entries of the account 棚.
+func (x Statements) X棚(ctx context.Context, q StatementQuery) (Statement, error) {
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "棚", nil, q)
+}
+
+// X棚 reads what the account 棚 held at a time: after every entry made then or before.
+func (x BalancesAt) X棚(ctx context.Context, at time.Time) (Balance, error) {
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "棚", nil, at)
+}
+
+// X棚 reads the holds still held that move from or to the account 棚, oldest first.
+func (x OpenHoldsOf) X棚(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "棚", nil, "")
+}
+
+// X札 reads a page of the entries of the account 札.
+func (x Statements) X札(ctx context.Context, q StatementQuery) (Statement, error) {
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "札", nil, q)
+}
+
+// X札 reads what the account 札 held at a time: after every entry made then or before.
+func (x BalancesAt) X札(ctx context.Context, at time.Time) (Balance, error) {
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "札", nil, at)
+}
+
+// X札 reads the holds still held that move from or to the account 札, oldest first.
+func (x OpenHoldsOf) X札(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "札", nil, "")
+}
+
+// X外部 reads a page of the entries of the account 外部.
+func (x Statements) X外部(ctx context.Context, q StatementQuery) (Statement, error) {
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "外部", nil, q)
+}
+
+// X外部 reads what the account 外部 held at a time: after every entry made then or before.
+func (x BalancesAt) X外部(ctx context.Context, at time.Time) (Balance, error) {
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "外部", nil, at)
+}
+
+// X外部 reads the holds still held that move from or to the account 外部, oldest first.
+func (x OpenHoldsOf) X外部(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "外部", nil, "")
 }

@@ -35,6 +35,15 @@ type (
 	HoldState = chobo.HoldState
 	// Balance is what an account holds: posted, held coming in, held going out.
 	Balance = chobo.Balance
+	// Entry is one change of one account by one call, as the history reads give it.
+	Entry = chobo.Entry
+	// StatementQuery says which of an account's entries a statement reads.
+	StatementQuery = chobo.StatementQuery
+	// Statement is one page of an account's entries.
+	Statement = chobo.Statement
+	// OpenHold is a hold still held, and HoldMove what one of its moves holds.
+	OpenHold = chobo.OpenHold
+	HoldMove = chobo.HoldMove
 )
 
 // Outcomes and hold states.
@@ -54,6 +63,11 @@ type Book struct {
 	Xピック Xピック
 	// Balance reads accounts.
 	Balance Balances
+	// Statement, BalanceAt and OpenHolds read the history of accounts:
+	// their entries, what they held at a time, the holds still held.
+	Statement Statements
+	BalanceAt BalancesAt
+	OpenHolds OpenHoldsOf
 
 	tb *chobotb.Book
 }
@@ -73,6 +87,7 @@ func TigerBeetleWith(c TigerBeetleClient, tenant string) *Book {
 	b.X補充 = X補充{b}
 	b.Xピック = Xピック{b}
 	b.Balance = Balances{b}
+	b.Statement, b.BalanceAt, b.OpenHolds = Statements{b}, BalancesAt{b}, OpenHoldsOf{b}
 	return b
 }
 
@@ -147,6 +162,11 @@ type X補充Args struct {
 	X番号 string
 }
 
+// X補充Key is the key of 補充: it names one call.
+type X補充Key struct {
+	X番号 string
+}
+
 // Do calls 補充.do.
 func (t X補充) Do(ctx context.Context, a X補充Args) (Result, error) {
 	if err := chobo.CheckText("番号", a.X番号); err != nil {
@@ -163,6 +183,14 @@ func (t X補充) DoCall(a X補充Args) Call {
 	return Call{Kind: 0, Op: "do", Values: chobotb.Values{a.X番号}}
 }
 
+// Entries reads the entries the calls of 補充 with the key k wrote, oldest first. A key no call took effect with has none.
+func (t X補充) Entries(ctx context.Context, k X補充Key) ([]Entry, error) {
+	if err := chobo.CheckText("番号", k.X番号); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 0, chobotb.Values{k.X番号})
+}
+
 // Xピック is the transfer ピック.
 type Xピック struct{ b *Book }
 
@@ -172,6 +200,11 @@ type XピックArgs struct {
 	P   int64
 	Q   int64
 	R   int64
+}
+
+// XピックKey is the key of ピック: it names one call.
+type XピックKey struct {
+	X番号 string
 }
 
 // Do calls ピック.do.
@@ -208,6 +241,14 @@ func (t Xピック) DoCall(a XピックArgs) Call {
 	return Call{Kind: 1, Op: "do", Values: chobotb.Values{a.X番号, a.P, a.Q, a.R}}
 }
 
+// Entries reads the entries the calls of ピック with the key k wrote, oldest first. A key no call took effect with has none.
+func (t Xピック) Entries(ctx context.Context, k XピックKey) ([]Entry, error) {
+	if err := chobo.CheckText("番号", k.X番号); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 1, chobotb.Values{k.X番号})
+}
+
 // Balances reads accounts: posted, held coming in, held going out.
 type Balances struct{ b *Book }
 
@@ -224,4 +265,58 @@ func (x Balances) X札(ctx context.Context) (Balance, error) {
 // X外部 reads the account 外部.
 func (x Balances) X外部(ctx context.Context) (Balance, error) {
 	return x.b.tb.Balance(ctx, 2)
+}
+
+// Statements reads the entries of accounts, a page at a time.
+type Statements struct{ b *Book }
+
+// BalancesAt reads what accounts held at a time.
+type BalancesAt struct{ b *Book }
+
+// OpenHoldsOf reads the holds still held that move from or to an account.
+type OpenHoldsOf struct{ b *Book }
+
+// X棚 reads a page of the entries of the account 棚.
+func (x Statements) X棚(ctx context.Context, q StatementQuery) (Statement, error) {
+	return x.b.tb.Statement(ctx, 0, nil, q)
+}
+
+// X棚 reads what the account 棚 held at a time: after every entry made then or before.
+func (x BalancesAt) X棚(ctx context.Context, at time.Time) (Balance, error) {
+	return x.b.tb.BalanceAt(ctx, 0, nil, at)
+}
+
+// X棚 reads the holds still held that move from or to the account 棚, oldest first.
+func (x OpenHoldsOf) X棚(ctx context.Context) ([]OpenHold, error) {
+	return x.b.tb.OpenHolds(ctx, 0, nil, -1)
+}
+
+// X札 reads a page of the entries of the account 札.
+func (x Statements) X札(ctx context.Context, q StatementQuery) (Statement, error) {
+	return x.b.tb.Statement(ctx, 1, nil, q)
+}
+
+// X札 reads what the account 札 held at a time: after every entry made then or before.
+func (x BalancesAt) X札(ctx context.Context, at time.Time) (Balance, error) {
+	return x.b.tb.BalanceAt(ctx, 1, nil, at)
+}
+
+// X札 reads the holds still held that move from or to the account 札, oldest first.
+func (x OpenHoldsOf) X札(ctx context.Context) ([]OpenHold, error) {
+	return x.b.tb.OpenHolds(ctx, 1, nil, -1)
+}
+
+// X外部 reads a page of the entries of the account 外部.
+func (x Statements) X外部(ctx context.Context, q StatementQuery) (Statement, error) {
+	return x.b.tb.Statement(ctx, 2, nil, q)
+}
+
+// X外部 reads what the account 外部 held at a time: after every entry made then or before.
+func (x BalancesAt) X外部(ctx context.Context, at time.Time) (Balance, error) {
+	return x.b.tb.BalanceAt(ctx, 2, nil, at)
+}
+
+// X外部 reads the holds still held that move from or to the account 外部, oldest first.
+func (x OpenHoldsOf) X外部(ctx context.Context) ([]OpenHold, error) {
+	return x.b.tb.OpenHolds(ctx, 2, nil, -1)
 }

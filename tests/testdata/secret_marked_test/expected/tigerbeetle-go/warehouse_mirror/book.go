@@ -35,6 +35,15 @@ type (
 	HoldState = chobo.HoldState
 	// Balance is what an account holds: posted, held coming in, held going out.
 	Balance = chobo.Balance
+	// Entry is one change of one account by one call, as the history reads give it.
+	Entry = chobo.Entry
+	// StatementQuery says which of an account's entries a statement reads.
+	StatementQuery = chobo.StatementQuery
+	// Statement is one page of an account's entries.
+	Statement = chobo.Statement
+	// OpenHold is a hold still held, and HoldMove what one of its moves holds.
+	OpenHold = chobo.OpenHold
+	HoldMove = chobo.HoldMove
 )
 
 // Outcomes and hold states.
@@ -54,6 +63,11 @@ type Book struct {
 	Ship    Ship
 	// Balance reads accounts.
 	Balance Balances
+	// Statement, BalanceAt and OpenHolds read the history of accounts:
+	// their entries, what they held at a time, the holds still held.
+	Statement Statements
+	BalanceAt BalancesAt
+	OpenHolds OpenHoldsOf
 
 	tb *chobotb.Book
 }
@@ -73,6 +87,7 @@ func TigerBeetleWith(c TigerBeetleClient, tenant string) *Book {
 	b.Receive = Receive{b}
 	b.Ship = Ship{b}
 	b.Balance = Balances{b}
+	b.Statement, b.BalanceAt, b.OpenHolds = Statements{b}, BalancesAt{b}, OpenHoldsOf{b}
 	return b
 }
 
@@ -140,6 +155,12 @@ type ReceiveArgs struct {
 	Qty      int64
 }
 
+// ReceiveKey is the key of receive: it names one call.
+type ReceiveKey struct {
+	Delivery string
+	Sku      string
+}
+
 // Do calls receive.do.
 func (t Receive) Do(ctx context.Context, a ReceiveArgs) (Result, error) {
 	if err := chobo.CheckText("delivery", a.Delivery); err != nil {
@@ -168,6 +189,17 @@ func (t Receive) DoCall(a ReceiveArgs) Call {
 	return Call{Kind: 0, Op: "do", Values: chobotb.Values{a.Delivery, a.Sku, a.Qty}}
 }
 
+// Entries reads the entries the calls of receive with the key k wrote, oldest first. A key no call took effect with has none.
+func (t Receive) Entries(ctx context.Context, k ReceiveKey) ([]Entry, error) {
+	if err := chobo.CheckText("delivery", k.Delivery); err != nil {
+		return nil, err
+	}
+	if err := chobo.CheckText("sku", k.Sku); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 0, chobotb.Values{k.Delivery, k.Sku})
+}
+
 // Ship is the transfer ship.
 type Ship struct{ b *Book }
 
@@ -176,6 +208,12 @@ type ShipArgs struct {
 	Order string
 	Sku   string
 	Qty   int64
+}
+
+// ShipKey is the key of ship: it names one call.
+type ShipKey struct {
+	Order string
+	Sku   string
 }
 
 // Do calls ship.do.
@@ -206,6 +244,17 @@ func (t Ship) DoCall(a ShipArgs) Call {
 	return Call{Kind: 1, Op: "do", Values: chobotb.Values{a.Order, a.Sku, a.Qty}}
 }
 
+// Entries reads the entries the calls of ship with the key k wrote, oldest first. A key no call took effect with has none.
+func (t Ship) Entries(ctx context.Context, k ShipKey) ([]Entry, error) {
+	if err := chobo.CheckText("order", k.Order); err != nil {
+		return nil, err
+	}
+	if err := chobo.CheckText("sku", k.Sku); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 1, chobotb.Values{k.Order, k.Sku})
+}
+
 // Balances reads accounts: posted, held coming in, held going out.
 type Balances struct{ b *Book }
 
@@ -230,4 +279,67 @@ func (x Balances) Suppliers(ctx context.Context) (Balance, error) {
 // Customers reads the account customers.
 func (x Balances) Customers(ctx context.Context) (Balance, error) {
 	return x.b.tb.Balance(ctx, 2)
+}
+
+// Statements reads the entries of accounts, a page at a time.
+type Statements struct{ b *Book }
+
+// BalancesAt reads what accounts held at a time.
+type BalancesAt struct{ b *Book }
+
+// OpenHoldsOf reads the holds still held that move from or to an account.
+type OpenHoldsOf struct{ b *Book }
+
+// Stock reads a page of the entries of an account of stock.
+func (x Statements) Stock(ctx context.Context, a StockAccount, q StatementQuery) (Statement, error) {
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return Statement{}, err
+	}
+	return x.b.tb.Statement(ctx, 0, []string{a.Sku}, q)
+}
+
+// Stock reads what an account of stock held at a time: after every entry made then or before.
+func (x BalancesAt) Stock(ctx context.Context, a StockAccount, at time.Time) (Balance, error) {
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return Balance{}, err
+	}
+	return x.b.tb.BalanceAt(ctx, 0, []string{a.Sku}, at)
+}
+
+// Stock reads the holds still held that move from or to an account of stock, oldest first.
+func (x OpenHoldsOf) Stock(ctx context.Context, a StockAccount) ([]OpenHold, error) {
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return nil, err
+	}
+	return x.b.tb.OpenHolds(ctx, 0, []string{a.Sku}, -1)
+}
+
+// Suppliers reads a page of the entries of the account suppliers.
+func (x Statements) Suppliers(ctx context.Context, q StatementQuery) (Statement, error) {
+	return x.b.tb.Statement(ctx, 1, nil, q)
+}
+
+// Suppliers reads what the account suppliers held at a time: after every entry made then or before.
+func (x BalancesAt) Suppliers(ctx context.Context, at time.Time) (Balance, error) {
+	return x.b.tb.BalanceAt(ctx, 1, nil, at)
+}
+
+// Suppliers reads the holds still held that move from or to the account suppliers, oldest first.
+func (x OpenHoldsOf) Suppliers(ctx context.Context) ([]OpenHold, error) {
+	return x.b.tb.OpenHolds(ctx, 1, nil, -1)
+}
+
+// Customers reads a page of the entries of the account customers.
+func (x Statements) Customers(ctx context.Context, q StatementQuery) (Statement, error) {
+	return x.b.tb.Statement(ctx, 2, nil, q)
+}
+
+// Customers reads what the account customers held at a time: after every entry made then or before.
+func (x BalancesAt) Customers(ctx context.Context, at time.Time) (Balance, error) {
+	return x.b.tb.BalanceAt(ctx, 2, nil, at)
+}
+
+// Customers reads the holds still held that move from or to the account customers, oldest first.
+func (x OpenHoldsOf) Customers(ctx context.Context) ([]OpenHold, error) {
+	return x.b.tb.OpenHolds(ctx, 2, nil, -1)
 }

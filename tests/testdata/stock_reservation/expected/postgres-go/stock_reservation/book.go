@@ -7,6 +7,7 @@ package stock_reservation
 
 import (
 	"context"
+	"time"
 
 	"github.com/chobo-lang/chobo/runtime/go/chobo"
 	"github.com/chobo-lang/chobo/runtime/go/chobopg"
@@ -30,6 +31,15 @@ type (
 	HoldState = chobo.HoldState
 	// Balance is what an account holds: posted, held coming in, held going out.
 	Balance = chobo.Balance
+	// Entry is one change of one account by one call, as the history reads give it.
+	Entry = chobo.Entry
+	// StatementQuery says which of an account's entries a statement reads.
+	StatementQuery = chobo.StatementQuery
+	// Statement is one page of an account's entries.
+	Statement = chobo.Statement
+	// OpenHold is a hold still held, and HoldMove what one of its moves holds.
+	OpenHold = chobo.OpenHold
+	HoldMove = chobo.HoldMove
 )
 
 // Outcomes and hold states.
@@ -50,6 +60,11 @@ type Book struct {
 	GiveBack     GiveBack
 	// Balance reads accounts.
 	Balance Balances
+	// Statement, BalanceAt and OpenHolds read the history of accounts:
+	// their entries, what they held at a time, the holds still held.
+	Statement Statements
+	BalanceAt BalancesAt
+	OpenHolds OpenHoldsOf
 
 	q      Querier
 	tenant string
@@ -66,6 +81,7 @@ func Postgres(q Querier, tenant string, opts ...chobopg.Option) *Book {
 	b.ReserveStock = ReserveStock{b}
 	b.GiveBack = GiveBack{b}
 	b.Balance = Balances{b}
+	b.Statement, b.BalanceAt, b.OpenHolds = Statements{b}, BalancesAt{b}, OpenHoldsOf{b}
 	return b
 }
 
@@ -86,6 +102,20 @@ type Answer = chobopg.Answer
 // makes.
 func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
 	return chobopg.Bulk(ctx, b.q, calls)
+}
+
+// history is what the history reads send: a statement per read, and
+// the names of each transfer kind's values, which the rows give in order.
+var history = chobopg.History{
+	Statement: `select cursor, kind, op, key, args, move, out, account, account_args, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at from "stock_reservation".history_statement($1, $2, $3::text[], $4::timestamptz, $5::timestamptz, $6::text[], $7::boolean, $8::integer, $9::bigint)`,
+	Call:      `select cursor, kind, op, key, args, move, out, account, account_args, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at from "stock_reservation".history_call($1, $2, $3::text[])`,
+	OpenHolds: `select kind, key, move, from_account, from_args, to_account, to_args, amount, created, deadline from "stock_reservation".history_open_holds($1, $2, $3::text[], $4)`,
+	BalanceAt: `select posted, held_in, held_out from "stock_reservation".history_balance($1, $2, $3::text[], $4::timestamptz)`,
+	Kinds: map[string]chobopg.Kind{
+		"restock":       {Args: []string{"delivery", "sku", "qty"}, Key: []string{"delivery", "sku"}},
+		"reserve_stock": {Args: []string{"order", "sku", "qty"}, Key: []string{"order", "sku"}, Amounts: []string{"qty"}},
+		"give_back":     {Args: []string{"return_slip", "sku", "qty"}, Key: []string{"return_slip", "sku"}},
+	},
 }
 
 // Expire gives back up to 1000 holds past their deadline, as the SQL
@@ -109,6 +139,12 @@ type RestockArgs struct {
 	Delivery string
 	Sku      string
 	Qty      int64
+}
+
+// RestockKey is the key of restock: it names one call.
+type RestockKey struct {
+	Delivery string
+	Sku      string
 }
 
 // Do calls restock.do.
@@ -139,6 +175,17 @@ func (t Restock) DoCall(a RestockArgs) Call {
 	return Call{SQL: `select result, reason from "stock_reservation"."restock_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.Delivery, a.Sku, a.Qty}}
 }
 
+// Entries reads the entries the calls of restock with the key k wrote, oldest first. A key no call took effect with has none.
+func (t Restock) Entries(ctx context.Context, k RestockKey) ([]Entry, error) {
+	if err := chobo.CheckText("delivery", k.Delivery); err != nil {
+		return nil, err
+	}
+	if err := chobo.CheckText("sku", k.Sku); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadCallEntries(ctx, t.b.q, &history, t.b.tenant, "restock", []string{k.Delivery, k.Sku})
+}
+
 // ReserveStock is the transfer reserve_stock: posted on shipping, voided on cancellation, expired after 30 minutes
 type ReserveStock struct{ b *Book }
 
@@ -149,7 +196,7 @@ type ReserveStockArgs struct {
 	Qty   int64
 }
 
-// ReserveStockKey names one hold of reserve_stock.
+// ReserveStockKey is the key of reserve_stock: it names one call, and the hold it makes.
 type ReserveStockKey struct {
 	Order string
 	Sku   string
@@ -272,6 +319,23 @@ func (t ReserveStock) StatusCall(k ReserveStockKey) Call {
 	return Call{SQL: `select "stock_reservation"."reserve_stock_status"($1, $2, $3)`, Args: []any{t.b.tenant, k.Order, k.Sku}, Status: true}
 }
 
+// Entries reads the entries the calls of reserve_stock with the key k wrote, oldest first:
+// the hold's, then those of its post, void or expiry. A key no call took effect with has none.
+func (t ReserveStock) Entries(ctx context.Context, k ReserveStockKey) ([]Entry, error) {
+	if err := chobo.CheckText("order", k.Order); err != nil {
+		return nil, err
+	}
+	if err := chobo.CheckText("sku", k.Sku); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadCallEntries(ctx, t.b.q, &history, t.b.tenant, "reserve_stock", []string{k.Order, k.Sku})
+}
+
+// OpenHolds reads the holds of reserve_stock still held, oldest first.
+func (t ReserveStock) OpenHolds(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, t.b.q, &history, t.b.tenant, "", nil, "reserve_stock")
+}
+
 // GiveBack is the transfer give_back.
 type GiveBack struct{ b *Book }
 
@@ -280,6 +344,12 @@ type GiveBackArgs struct {
 	ReturnSlip string
 	Sku        string
 	Qty        int64
+}
+
+// GiveBackKey is the key of give_back: it names one call.
+type GiveBackKey struct {
+	ReturnSlip string
+	Sku        string
 }
 
 // Do calls give_back.do.
@@ -310,6 +380,17 @@ func (t GiveBack) DoCall(a GiveBackArgs) Call {
 	return Call{SQL: `select result, reason from "stock_reservation"."give_back_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.ReturnSlip, a.Sku, a.Qty}}
 }
 
+// Entries reads the entries the calls of give_back with the key k wrote, oldest first. A key no call took effect with has none.
+func (t GiveBack) Entries(ctx context.Context, k GiveBackKey) ([]Entry, error) {
+	if err := chobo.CheckText("return_slip", k.ReturnSlip); err != nil {
+		return nil, err
+	}
+	if err := chobo.CheckText("sku", k.Sku); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadCallEntries(ctx, t.b.q, &history, t.b.tenant, "give_back", []string{k.ReturnSlip, k.Sku})
+}
+
 // Balances reads accounts: posted, held coming in, held going out.
 type Balances struct{ b *Book }
 
@@ -334,4 +415,67 @@ func (x Balances) Vendors(ctx context.Context) (Balance, error) {
 // Shoppers reads the account shoppers.
 func (x Balances) Shoppers(ctx context.Context) (Balance, error) {
 	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "stock_reservation"."balance_shoppers"($1)`, x.b.tenant)
+}
+
+// Statements reads the entries of accounts, a page at a time.
+type Statements struct{ b *Book }
+
+// BalancesAt reads what accounts held at a time.
+type BalancesAt struct{ b *Book }
+
+// OpenHoldsOf reads the holds still held that move from or to an account.
+type OpenHoldsOf struct{ b *Book }
+
+// Shelf reads a page of the entries of an account of shelf.
+func (x Statements) Shelf(ctx context.Context, a ShelfAccount, q StatementQuery) (Statement, error) {
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return Statement{}, err
+	}
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "shelf", []string{a.Sku}, q)
+}
+
+// Shelf reads what an account of shelf held at a time: after every entry made then or before.
+func (x BalancesAt) Shelf(ctx context.Context, a ShelfAccount, at time.Time) (Balance, error) {
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return Balance{}, err
+	}
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "shelf", []string{a.Sku}, at)
+}
+
+// Shelf reads the holds still held that move from or to an account of shelf, oldest first.
+func (x OpenHoldsOf) Shelf(ctx context.Context, a ShelfAccount) ([]OpenHold, error) {
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "shelf", []string{a.Sku}, "")
+}
+
+// Vendors reads a page of the entries of the account vendors.
+func (x Statements) Vendors(ctx context.Context, q StatementQuery) (Statement, error) {
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "vendors", nil, q)
+}
+
+// Vendors reads what the account vendors held at a time: after every entry made then or before.
+func (x BalancesAt) Vendors(ctx context.Context, at time.Time) (Balance, error) {
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "vendors", nil, at)
+}
+
+// Vendors reads the holds still held that move from or to the account vendors, oldest first.
+func (x OpenHoldsOf) Vendors(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "vendors", nil, "")
+}
+
+// Shoppers reads a page of the entries of the account shoppers.
+func (x Statements) Shoppers(ctx context.Context, q StatementQuery) (Statement, error) {
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "shoppers", nil, q)
+}
+
+// Shoppers reads what the account shoppers held at a time: after every entry made then or before.
+func (x BalancesAt) Shoppers(ctx context.Context, at time.Time) (Balance, error) {
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "shoppers", nil, at)
+}
+
+// Shoppers reads the holds still held that move from or to the account shoppers, oldest first.
+func (x OpenHoldsOf) Shoppers(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "shoppers", nil, "")
 }

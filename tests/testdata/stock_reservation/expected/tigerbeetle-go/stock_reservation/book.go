@@ -35,6 +35,15 @@ type (
 	HoldState = chobo.HoldState
 	// Balance is what an account holds: posted, held coming in, held going out.
 	Balance = chobo.Balance
+	// Entry is one change of one account by one call, as the history reads give it.
+	Entry = chobo.Entry
+	// StatementQuery says which of an account's entries a statement reads.
+	StatementQuery = chobo.StatementQuery
+	// Statement is one page of an account's entries.
+	Statement = chobo.Statement
+	// OpenHold is a hold still held, and HoldMove what one of its moves holds.
+	OpenHold = chobo.OpenHold
+	HoldMove = chobo.HoldMove
 )
 
 // Outcomes and hold states.
@@ -55,6 +64,11 @@ type Book struct {
 	GiveBack     GiveBack
 	// Balance reads accounts.
 	Balance Balances
+	// Statement, BalanceAt and OpenHolds read the history of accounts:
+	// their entries, what they held at a time, the holds still held.
+	Statement Statements
+	BalanceAt BalancesAt
+	OpenHolds OpenHoldsOf
 
 	tb *chobotb.Book
 }
@@ -75,6 +89,7 @@ func TigerBeetleWith(c TigerBeetleClient, tenant string) *Book {
 	b.ReserveStock = ReserveStock{b}
 	b.GiveBack = GiveBack{b}
 	b.Balance = Balances{b}
+	b.Statement, b.BalanceAt, b.OpenHolds = Statements{b}, BalancesAt{b}, OpenHoldsOf{b}
 	return b
 }
 
@@ -150,6 +165,12 @@ type RestockArgs struct {
 	Qty      int64
 }
 
+// RestockKey is the key of restock: it names one call.
+type RestockKey struct {
+	Delivery string
+	Sku      string
+}
+
 // Do calls restock.do.
 func (t Restock) Do(ctx context.Context, a RestockArgs) (Result, error) {
 	if err := chobo.CheckText("delivery", a.Delivery); err != nil {
@@ -178,6 +199,17 @@ func (t Restock) DoCall(a RestockArgs) Call {
 	return Call{Kind: 0, Op: "do", Values: chobotb.Values{a.Delivery, a.Sku, a.Qty}}
 }
 
+// Entries reads the entries the calls of restock with the key k wrote, oldest first. A key no call took effect with has none.
+func (t Restock) Entries(ctx context.Context, k RestockKey) ([]Entry, error) {
+	if err := chobo.CheckText("delivery", k.Delivery); err != nil {
+		return nil, err
+	}
+	if err := chobo.CheckText("sku", k.Sku); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 0, chobotb.Values{k.Delivery, k.Sku})
+}
+
 // ReserveStock is the transfer reserve_stock: posted on shipping, voided on cancellation, expired after 30 minutes
 type ReserveStock struct{ b *Book }
 
@@ -188,7 +220,7 @@ type ReserveStockArgs struct {
 	Qty   int64
 }
 
-// ReserveStockKey names one hold of reserve_stock.
+// ReserveStockKey is the key of reserve_stock: it names one call, and the hold it makes.
 type ReserveStockKey struct {
 	Order string
 	Sku   string
@@ -301,6 +333,23 @@ func (t ReserveStock) StatusCall(k ReserveStockKey) Call {
 	return Call{Kind: 1, Op: "status", Values: chobotb.Values{k.Order, k.Sku}}
 }
 
+// Entries reads the entries the calls of reserve_stock with the key k wrote, oldest first:
+// the hold's, then those of its post, void or expiry. A key no call took effect with has none.
+func (t ReserveStock) Entries(ctx context.Context, k ReserveStockKey) ([]Entry, error) {
+	if err := chobo.CheckText("order", k.Order); err != nil {
+		return nil, err
+	}
+	if err := chobo.CheckText("sku", k.Sku); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 1, chobotb.Values{k.Order, k.Sku})
+}
+
+// OpenHolds reads the holds of reserve_stock still held, oldest first.
+func (t ReserveStock) OpenHolds(ctx context.Context) ([]OpenHold, error) {
+	return t.b.tb.OpenHolds(ctx, -1, nil, 1)
+}
+
 // GiveBack is the transfer give_back.
 type GiveBack struct{ b *Book }
 
@@ -309,6 +358,12 @@ type GiveBackArgs struct {
 	ReturnSlip string
 	Sku        string
 	Qty        int64
+}
+
+// GiveBackKey is the key of give_back: it names one call.
+type GiveBackKey struct {
+	ReturnSlip string
+	Sku        string
 }
 
 // Do calls give_back.do.
@@ -339,6 +394,17 @@ func (t GiveBack) DoCall(a GiveBackArgs) Call {
 	return Call{Kind: 2, Op: "do", Values: chobotb.Values{a.ReturnSlip, a.Sku, a.Qty}}
 }
 
+// Entries reads the entries the calls of give_back with the key k wrote, oldest first. A key no call took effect with has none.
+func (t GiveBack) Entries(ctx context.Context, k GiveBackKey) ([]Entry, error) {
+	if err := chobo.CheckText("return_slip", k.ReturnSlip); err != nil {
+		return nil, err
+	}
+	if err := chobo.CheckText("sku", k.Sku); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 2, chobotb.Values{k.ReturnSlip, k.Sku})
+}
+
 // Balances reads accounts: posted, held coming in, held going out.
 type Balances struct{ b *Book }
 
@@ -363,4 +429,67 @@ func (x Balances) Vendors(ctx context.Context) (Balance, error) {
 // Shoppers reads the account shoppers.
 func (x Balances) Shoppers(ctx context.Context) (Balance, error) {
 	return x.b.tb.Balance(ctx, 2)
+}
+
+// Statements reads the entries of accounts, a page at a time.
+type Statements struct{ b *Book }
+
+// BalancesAt reads what accounts held at a time.
+type BalancesAt struct{ b *Book }
+
+// OpenHoldsOf reads the holds still held that move from or to an account.
+type OpenHoldsOf struct{ b *Book }
+
+// Shelf reads a page of the entries of an account of shelf.
+func (x Statements) Shelf(ctx context.Context, a ShelfAccount, q StatementQuery) (Statement, error) {
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return Statement{}, err
+	}
+	return x.b.tb.Statement(ctx, 0, []string{a.Sku}, q)
+}
+
+// Shelf reads what an account of shelf held at a time: after every entry made then or before.
+func (x BalancesAt) Shelf(ctx context.Context, a ShelfAccount, at time.Time) (Balance, error) {
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return Balance{}, err
+	}
+	return x.b.tb.BalanceAt(ctx, 0, []string{a.Sku}, at)
+}
+
+// Shelf reads the holds still held that move from or to an account of shelf, oldest first.
+func (x OpenHoldsOf) Shelf(ctx context.Context, a ShelfAccount) ([]OpenHold, error) {
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return nil, err
+	}
+	return x.b.tb.OpenHolds(ctx, 0, []string{a.Sku}, -1)
+}
+
+// Vendors reads a page of the entries of the account vendors.
+func (x Statements) Vendors(ctx context.Context, q StatementQuery) (Statement, error) {
+	return x.b.tb.Statement(ctx, 1, nil, q)
+}
+
+// Vendors reads what the account vendors held at a time: after every entry made then or before.
+func (x BalancesAt) Vendors(ctx context.Context, at time.Time) (Balance, error) {
+	return x.b.tb.BalanceAt(ctx, 1, nil, at)
+}
+
+// Vendors reads the holds still held that move from or to the account vendors, oldest first.
+func (x OpenHoldsOf) Vendors(ctx context.Context) ([]OpenHold, error) {
+	return x.b.tb.OpenHolds(ctx, 1, nil, -1)
+}
+
+// Shoppers reads a page of the entries of the account shoppers.
+func (x Statements) Shoppers(ctx context.Context, q StatementQuery) (Statement, error) {
+	return x.b.tb.Statement(ctx, 2, nil, q)
+}
+
+// Shoppers reads what the account shoppers held at a time: after every entry made then or before.
+func (x BalancesAt) Shoppers(ctx context.Context, at time.Time) (Balance, error) {
+	return x.b.tb.BalanceAt(ctx, 2, nil, at)
+}
+
+// Shoppers reads the holds still held that move from or to the account shoppers, oldest first.
+func (x OpenHoldsOf) Shoppers(ctx context.Context) ([]OpenHold, error) {
+	return x.b.tb.OpenHolds(ctx, 2, nil, -1)
 }

@@ -7,6 +7,7 @@ package book
 
 import (
 	"context"
+	"time"
 
 	"github.com/chobo-lang/chobo/runtime/go/chobo"
 	"github.com/chobo-lang/chobo/runtime/go/chobopg"
@@ -30,6 +31,15 @@ type (
 	HoldState = chobo.HoldState
 	// Balance is what an account holds: posted, held coming in, held going out.
 	Balance = chobo.Balance
+	// Entry is one change of one account by one call, as the history reads give it.
+	Entry = chobo.Entry
+	// StatementQuery says which of an account's entries a statement reads.
+	StatementQuery = chobo.StatementQuery
+	// Statement is one page of an account's entries.
+	Statement = chobo.Statement
+	// OpenHold is a hold still held, and HoldMove what one of its moves holds.
+	OpenHold = chobo.OpenHold
+	HoldMove = chobo.HoldMove
 )
 
 // Outcomes and hold states.
@@ -50,6 +60,11 @@ type Book struct {
 	X返品 X返品
 	// Balance reads accounts.
 	Balance Balances
+	// Statement, BalanceAt and OpenHolds read the history of accounts:
+	// their entries, what they held at a time, the holds still held.
+	Statement Statements
+	BalanceAt BalancesAt
+	OpenHolds OpenHoldsOf
 
 	q      Querier
 	tenant string
@@ -66,6 +81,7 @@ func Postgres(q Querier, tenant string, opts ...chobopg.Option) *Book {
 	b.X引当 = X引当{b}
 	b.X返品 = X返品{b}
 	b.Balance = Balances{b}
+	b.Statement, b.BalanceAt, b.OpenHolds = Statements{b}, BalancesAt{b}, OpenHoldsOf{b}
 	return b
 }
 
@@ -86,6 +102,20 @@ type Answer = chobopg.Answer
 // makes.
 func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
 	return chobopg.Bulk(ctx, b.q, calls)
+}
+
+// history is what the history reads send: a statement per read, and
+// the names of each transfer kind's values, which the rows give in order.
+var history = chobopg.History{
+	Statement: `select cursor, kind, op, key, args, move, out, account, account_args, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at from "在庫".history_statement($1, $2, $3::text[], $4::timestamptz, $5::timestamptz, $6::text[], $7::boolean, $8::integer, $9::bigint)`,
+	Call:      `select cursor, kind, op, key, args, move, out, account, account_args, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at from "在庫".history_call($1, $2, $3::text[])`,
+	OpenHolds: `select kind, key, move, from_account, from_args, to_account, to_args, amount, created, deadline from "在庫".history_open_holds($1, $2, $3::text[], $4)`,
+	BalanceAt: `select posted, held_in, held_out from "在庫".history_balance($1, $2, $3::text[], $4::timestamptz)`,
+	Kinds: map[string]chobopg.Kind{
+		"入荷": {Args: []string{"納品書", "sku", "数"}, Key: []string{"納品書", "sku"}},
+		"引当": {Args: []string{"注文", "sku", "数"}, Key: []string{"注文", "sku"}, Amounts: []string{"数"}},
+		"返品": {Args: []string{"返品伝票", "sku", "数"}, Key: []string{"返品伝票", "sku"}},
+	},
 }
 
 // Expire gives back up to 1000 holds past their deadline, as the SQL
@@ -109,6 +139,12 @@ type X入荷Args struct {
 	X納品書 string
 	Sku  string
 	X数   int64
+}
+
+// X入荷Key is the key of 入荷: it names one call.
+type X入荷Key struct {
+	X納品書 string
+	Sku  string
 }
 
 // Do calls 入荷.do.
@@ -139,6 +175,17 @@ func (t X入荷) DoCall(a X入荷Args) Call {
 	return Call{SQL: `select result, reason from "在庫"."入荷_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.X納品書, a.Sku, a.X数}}
 }
 
+// Entries reads the entries the calls of 入荷 with the key k wrote, oldest first. A key no call took effect with has none.
+func (t X入荷) Entries(ctx context.Context, k X入荷Key) ([]Entry, error) {
+	if err := chobo.CheckText("納品書", k.X納品書); err != nil {
+		return nil, err
+	}
+	if err := chobo.CheckText("sku", k.Sku); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadCallEntries(ctx, t.b.q, &history, t.b.tenant, "入荷", []string{k.X納品書, k.Sku})
+}
+
 // X引当 is the transfer 引当: 出荷で確定、キャンセルで取消、30 分で期限切れ
 type X引当 struct{ b *Book }
 
@@ -149,7 +196,7 @@ type X引当Args struct {
 	X数  int64
 }
 
-// X引当Key names one hold of 引当.
+// X引当Key is the key of 引当: it names one call, and the hold it makes.
 type X引当Key struct {
 	X注文 string
 	Sku string
@@ -272,6 +319,23 @@ func (t X引当) StatusCall(k X引当Key) Call {
 	return Call{SQL: `select "在庫"."引当_status"($1, $2, $3)`, Args: []any{t.b.tenant, k.X注文, k.Sku}, Status: true}
 }
 
+// Entries reads the entries the calls of 引当 with the key k wrote, oldest first:
+// the hold's, then those of its post, void or expiry. A key no call took effect with has none.
+func (t X引当) Entries(ctx context.Context, k X引当Key) ([]Entry, error) {
+	if err := chobo.CheckText("注文", k.X注文); err != nil {
+		return nil, err
+	}
+	if err := chobo.CheckText("sku", k.Sku); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadCallEntries(ctx, t.b.q, &history, t.b.tenant, "引当", []string{k.X注文, k.Sku})
+}
+
+// OpenHolds reads the holds of 引当 still held, oldest first.
+func (t X引当) OpenHolds(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, t.b.q, &history, t.b.tenant, "", nil, "引当")
+}
+
 // X返品 is the transfer 返品.
 type X返品 struct{ b *Book }
 
@@ -280,6 +344,12 @@ type X返品Args struct {
 	X返品伝票 string
 	Sku   string
 	X数    int64
+}
+
+// X返品Key is the key of 返品: it names one call.
+type X返品Key struct {
+	X返品伝票 string
+	Sku   string
 }
 
 // Do calls 返品.do.
@@ -310,6 +380,17 @@ func (t X返品) DoCall(a X返品Args) Call {
 	return Call{SQL: `select result, reason from "在庫"."返品_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.X返品伝票, a.Sku, a.X数}}
 }
 
+// Entries reads the entries the calls of 返品 with the key k wrote, oldest first. A key no call took effect with has none.
+func (t X返品) Entries(ctx context.Context, k X返品Key) ([]Entry, error) {
+	if err := chobo.CheckText("返品伝票", k.X返品伝票); err != nil {
+		return nil, err
+	}
+	if err := chobo.CheckText("sku", k.Sku); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadCallEntries(ctx, t.b.q, &history, t.b.tenant, "返品", []string{k.X返品伝票, k.Sku})
+}
+
 // Balances reads accounts: posted, held coming in, held going out.
 type Balances struct{ b *Book }
 
@@ -334,4 +415,67 @@ func (x Balances) X仕入先(ctx context.Context) (Balance, error) {
 // X客 reads the account 客.
 func (x Balances) X客(ctx context.Context) (Balance, error) {
 	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "在庫"."balance_客"($1)`, x.b.tenant)
+}
+
+// Statements reads the entries of accounts, a page at a time.
+type Statements struct{ b *Book }
+
+// BalancesAt reads what accounts held at a time.
+type BalancesAt struct{ b *Book }
+
+// OpenHoldsOf reads the holds still held that move from or to an account.
+type OpenHoldsOf struct{ b *Book }
+
+// X在庫 reads a page of the entries of an account of 在庫.
+func (x Statements) X在庫(ctx context.Context, a X在庫Account, q StatementQuery) (Statement, error) {
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return Statement{}, err
+	}
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "在庫", []string{a.Sku}, q)
+}
+
+// X在庫 reads what an account of 在庫 held at a time: after every entry made then or before.
+func (x BalancesAt) X在庫(ctx context.Context, a X在庫Account, at time.Time) (Balance, error) {
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return Balance{}, err
+	}
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "在庫", []string{a.Sku}, at)
+}
+
+// X在庫 reads the holds still held that move from or to an account of 在庫, oldest first.
+func (x OpenHoldsOf) X在庫(ctx context.Context, a X在庫Account) ([]OpenHold, error) {
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "在庫", []string{a.Sku}, "")
+}
+
+// X仕入先 reads a page of the entries of the account 仕入先.
+func (x Statements) X仕入先(ctx context.Context, q StatementQuery) (Statement, error) {
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "仕入先", nil, q)
+}
+
+// X仕入先 reads what the account 仕入先 held at a time: after every entry made then or before.
+func (x BalancesAt) X仕入先(ctx context.Context, at time.Time) (Balance, error) {
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "仕入先", nil, at)
+}
+
+// X仕入先 reads the holds still held that move from or to the account 仕入先, oldest first.
+func (x OpenHoldsOf) X仕入先(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "仕入先", nil, "")
+}
+
+// X客 reads a page of the entries of the account 客.
+func (x Statements) X客(ctx context.Context, q StatementQuery) (Statement, error) {
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "客", nil, q)
+}
+
+// X客 reads what the account 客 held at a time: after every entry made then or before.
+func (x BalancesAt) X客(ctx context.Context, at time.Time) (Balance, error) {
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "客", nil, at)
+}
+
+// X客 reads the holds still held that move from or to the account 客, oldest first.
+func (x OpenHoldsOf) X客(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "客", nil, "")
 }

@@ -35,6 +35,15 @@ type (
 	HoldState = chobo.HoldState
 	// Balance is what an account holds: posted, held coming in, held going out.
 	Balance = chobo.Balance
+	// Entry is one change of one account by one call, as the history reads give it.
+	Entry = chobo.Entry
+	// StatementQuery says which of an account's entries a statement reads.
+	StatementQuery = chobo.StatementQuery
+	// Statement is one page of an account's entries.
+	Statement = chobo.Statement
+	// OpenHold is a hold still held, and HoldMove what one of its moves holds.
+	OpenHold = chobo.OpenHold
+	HoldMove = chobo.HoldMove
 )
 
 // Outcomes and hold states.
@@ -56,6 +65,11 @@ type Book struct {
 	Rotate  Rotate
 	// Balance reads accounts.
 	Balance Balances
+	// Statement, BalanceAt and OpenHolds read the history of accounts:
+	// their entries, what they held at a time, the holds still held.
+	Statement Statements
+	BalanceAt BalancesAt
+	OpenHolds OpenHoldsOf
 
 	tb *chobotb.Book
 }
@@ -77,6 +91,7 @@ func TigerBeetleWith(c TigerBeetleClient, tenant string) *Book {
 	b.Sell = Sell{b}
 	b.Rotate = Rotate{b}
 	b.Balance = Balances{b}
+	b.Statement, b.BalanceAt, b.OpenHolds = Statements{b}, BalancesAt{b}, OpenHoldsOf{b}
 	return b
 }
 
@@ -162,6 +177,12 @@ type ReceiveArgs struct {
 	Qty      int64
 }
 
+// ReceiveKey is the key of receive: it names one call.
+type ReceiveKey struct {
+	Delivery string
+	Sku      string
+}
+
 // Do calls receive.do.
 func (t Receive) Do(ctx context.Context, a ReceiveArgs) (Result, error) {
 	if err := chobo.CheckText("delivery", a.Delivery); err != nil {
@@ -190,6 +211,17 @@ func (t Receive) DoCall(a ReceiveArgs) Call {
 	return Call{Kind: 0, Op: "do", Values: chobotb.Values{a.Delivery, a.Sku, a.Qty}}
 }
 
+// Entries reads the entries the calls of receive with the key k wrote, oldest first. A key no call took effect with has none.
+func (t Receive) Entries(ctx context.Context, k ReceiveKey) ([]Entry, error) {
+	if err := chobo.CheckText("delivery", k.Delivery); err != nil {
+		return nil, err
+	}
+	if err := chobo.CheckText("sku", k.Sku); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 0, chobotb.Values{k.Delivery, k.Sku})
+}
+
 // PutAway is the transfer put_away: a delivery that goes to the back room
 type PutAway struct{ b *Book }
 
@@ -198,6 +230,12 @@ type PutAwayArgs struct {
 	Delivery string
 	Sku      string
 	Qty      int64
+}
+
+// PutAwayKey is the key of put_away: it names one call.
+type PutAwayKey struct {
+	Delivery string
+	Sku      string
 }
 
 // Do calls put_away.do.
@@ -228,6 +266,17 @@ func (t PutAway) DoCall(a PutAwayArgs) Call {
 	return Call{Kind: 1, Op: "do", Values: chobotb.Values{a.Delivery, a.Sku, a.Qty}}
 }
 
+// Entries reads the entries the calls of put_away with the key k wrote, oldest first. A key no call took effect with has none.
+func (t PutAway) Entries(ctx context.Context, k PutAwayKey) ([]Entry, error) {
+	if err := chobo.CheckText("delivery", k.Delivery); err != nil {
+		return nil, err
+	}
+	if err := chobo.CheckText("sku", k.Sku); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 1, chobotb.Values{k.Delivery, k.Sku})
+}
+
 // Sell is the transfer sell.
 type Sell struct{ b *Book }
 
@@ -236,6 +285,12 @@ type SellArgs struct {
 	Order string
 	Sku   string
 	Qty   int64
+}
+
+// SellKey is the key of sell: it names one call.
+type SellKey struct {
+	Order string
+	Sku   string
 }
 
 // Do calls sell.do.
@@ -266,6 +321,17 @@ func (t Sell) DoCall(a SellArgs) Call {
 	return Call{Kind: 2, Op: "do", Values: chobotb.Values{a.Order, a.Sku, a.Qty}}
 }
 
+// Entries reads the entries the calls of sell with the key k wrote, oldest first. A key no call took effect with has none.
+func (t Sell) Entries(ctx context.Context, k SellKey) ([]Entry, error) {
+	if err := chobo.CheckText("order", k.Order); err != nil {
+		return nil, err
+	}
+	if err := chobo.CheckText("sku", k.Sku); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 2, chobotb.Values{k.Order, k.Sku})
+}
+
 // Rotate is the transfer rotate: old pieces to the back room, fresh ones to the shelf
 type Rotate struct{ b *Book }
 
@@ -275,6 +341,11 @@ type RotateArgs struct {
 	Sku      string
 	Old      int64
 	Fresh    int64
+}
+
+// RotateKey is the key of rotate: it names one call.
+type RotateKey struct {
+	Rotation string
 }
 
 // Do calls rotate.do.
@@ -309,6 +380,14 @@ func (t Rotate) DoCall(a RotateArgs) Call {
 		return Call{Err: err}
 	}
 	return Call{Kind: 3, Op: "do", Values: chobotb.Values{a.Rotation, a.Sku, a.Old, a.Fresh}}
+}
+
+// Entries reads the entries the calls of rotate with the key k wrote, oldest first. A key no call took effect with has none.
+func (t Rotate) Entries(ctx context.Context, k RotateKey) ([]Entry, error) {
+	if err := chobo.CheckText("rotation", k.Rotation); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 3, chobotb.Values{k.Rotation})
 }
 
 // Balances reads accounts: posted, held coming in, held going out.
@@ -348,4 +427,91 @@ func (x Balances) Suppliers(ctx context.Context) (Balance, error) {
 // Customers reads the account customers.
 func (x Balances) Customers(ctx context.Context) (Balance, error) {
 	return x.b.tb.Balance(ctx, 3)
+}
+
+// Statements reads the entries of accounts, a page at a time.
+type Statements struct{ b *Book }
+
+// BalancesAt reads what accounts held at a time.
+type BalancesAt struct{ b *Book }
+
+// OpenHoldsOf reads the holds still held that move from or to an account.
+type OpenHoldsOf struct{ b *Book }
+
+// Shelf reads a page of the entries of an account of shelf.
+func (x Statements) Shelf(ctx context.Context, a ShelfAccount, q StatementQuery) (Statement, error) {
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return Statement{}, err
+	}
+	return x.b.tb.Statement(ctx, 0, []string{a.Sku}, q)
+}
+
+// Shelf reads what an account of shelf held at a time: after every entry made then or before.
+func (x BalancesAt) Shelf(ctx context.Context, a ShelfAccount, at time.Time) (Balance, error) {
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return Balance{}, err
+	}
+	return x.b.tb.BalanceAt(ctx, 0, []string{a.Sku}, at)
+}
+
+// Shelf reads the holds still held that move from or to an account of shelf, oldest first.
+func (x OpenHoldsOf) Shelf(ctx context.Context, a ShelfAccount) ([]OpenHold, error) {
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return nil, err
+	}
+	return x.b.tb.OpenHolds(ctx, 0, []string{a.Sku}, -1)
+}
+
+// BackRoom reads a page of the entries of an account of back_room.
+func (x Statements) BackRoom(ctx context.Context, a BackRoomAccount, q StatementQuery) (Statement, error) {
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return Statement{}, err
+	}
+	return x.b.tb.Statement(ctx, 1, []string{a.Sku}, q)
+}
+
+// BackRoom reads what an account of back_room held at a time: after every entry made then or before.
+func (x BalancesAt) BackRoom(ctx context.Context, a BackRoomAccount, at time.Time) (Balance, error) {
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return Balance{}, err
+	}
+	return x.b.tb.BalanceAt(ctx, 1, []string{a.Sku}, at)
+}
+
+// BackRoom reads the holds still held that move from or to an account of back_room, oldest first.
+func (x OpenHoldsOf) BackRoom(ctx context.Context, a BackRoomAccount) ([]OpenHold, error) {
+	if err := chobo.CheckText("sku", a.Sku); err != nil {
+		return nil, err
+	}
+	return x.b.tb.OpenHolds(ctx, 1, []string{a.Sku}, -1)
+}
+
+// Suppliers reads a page of the entries of the account suppliers.
+func (x Statements) Suppliers(ctx context.Context, q StatementQuery) (Statement, error) {
+	return x.b.tb.Statement(ctx, 2, nil, q)
+}
+
+// Suppliers reads what the account suppliers held at a time: after every entry made then or before.
+func (x BalancesAt) Suppliers(ctx context.Context, at time.Time) (Balance, error) {
+	return x.b.tb.BalanceAt(ctx, 2, nil, at)
+}
+
+// Suppliers reads the holds still held that move from or to the account suppliers, oldest first.
+func (x OpenHoldsOf) Suppliers(ctx context.Context) ([]OpenHold, error) {
+	return x.b.tb.OpenHolds(ctx, 2, nil, -1)
+}
+
+// Customers reads a page of the entries of the account customers.
+func (x Statements) Customers(ctx context.Context, q StatementQuery) (Statement, error) {
+	return x.b.tb.Statement(ctx, 3, nil, q)
+}
+
+// Customers reads what the account customers held at a time: after every entry made then or before.
+func (x BalancesAt) Customers(ctx context.Context, at time.Time) (Balance, error) {
+	return x.b.tb.BalanceAt(ctx, 3, nil, at)
+}
+
+// Customers reads the holds still held that move from or to the account customers, oldest first.
+func (x OpenHoldsOf) Customers(ctx context.Context) ([]OpenHold, error) {
+	return x.b.tb.OpenHolds(ctx, 3, nil, -1)
 }

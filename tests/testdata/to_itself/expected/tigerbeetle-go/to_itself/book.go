@@ -35,6 +35,15 @@ type (
 	HoldState = chobo.HoldState
 	// Balance is what an account holds: posted, held coming in, held going out.
 	Balance = chobo.Balance
+	// Entry is one change of one account by one call, as the history reads give it.
+	Entry = chobo.Entry
+	// StatementQuery says which of an account's entries a statement reads.
+	StatementQuery = chobo.StatementQuery
+	// Statement is one page of an account's entries.
+	Statement = chobo.Statement
+	// OpenHold is a hold still held, and HoldMove what one of its moves holds.
+	OpenHold = chobo.OpenHold
+	HoldMove = chobo.HoldMove
 )
 
 // Outcomes and hold states.
@@ -55,6 +64,11 @@ type Book struct {
 	SetAside SetAside
 	// Balance reads accounts.
 	Balance Balances
+	// Statement, BalanceAt and OpenHolds read the history of accounts:
+	// their entries, what they held at a time, the holds still held.
+	Statement Statements
+	BalanceAt BalancesAt
+	OpenHolds OpenHoldsOf
 
 	tb *chobotb.Book
 }
@@ -75,6 +89,7 @@ func TigerBeetleWith(c TigerBeetleClient, tenant string) *Book {
 	b.Relocate = Relocate{b}
 	b.SetAside = SetAside{b}
 	b.Balance = Balances{b}
+	b.Statement, b.BalanceAt, b.OpenHolds = Statements{b}, BalancesAt{b}, OpenHoldsOf{b}
 	return b
 }
 
@@ -149,6 +164,11 @@ type StockInArgs struct {
 	Qty      int64
 }
 
+// StockInKey is the key of stock_in: it names one call.
+type StockInKey struct {
+	Delivery string
+}
+
 // Do calls stock_in.do.
 func (t StockIn) Do(ctx context.Context, a StockInArgs) (Result, error) {
 	if err := chobo.CheckText("delivery", a.Delivery); err != nil {
@@ -177,6 +197,14 @@ func (t StockIn) DoCall(a StockInArgs) Call {
 	return Call{Kind: 0, Op: "do", Values: chobotb.Values{a.Delivery, a.Place, a.Qty}}
 }
 
+// Entries reads the entries the calls of stock_in with the key k wrote, oldest first. A key no call took effect with has none.
+func (t StockIn) Entries(ctx context.Context, k StockInKey) ([]Entry, error) {
+	if err := chobo.CheckText("delivery", k.Delivery); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 0, chobotb.Values{k.Delivery})
+}
+
 // Relocate is the transfer relocate.
 type Relocate struct{ b *Book }
 
@@ -186,6 +214,11 @@ type RelocateArgs struct {
 	Source string
 	Target string
 	Qty    int64
+}
+
+// RelocateKey is the key of relocate: it names one call.
+type RelocateKey struct {
+	Slip string
 }
 
 // Do calls relocate.do.
@@ -222,6 +255,14 @@ func (t Relocate) DoCall(a RelocateArgs) Call {
 	return Call{Kind: 1, Op: "do", Values: chobotb.Values{a.Slip, a.Source, a.Target, a.Qty}}
 }
 
+// Entries reads the entries the calls of relocate with the key k wrote, oldest first. A key no call took effect with has none.
+func (t Relocate) Entries(ctx context.Context, k RelocateKey) ([]Entry, error) {
+	if err := chobo.CheckText("slip", k.Slip); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 1, chobotb.Values{k.Slip})
+}
+
 // SetAside is the transfer set_aside: holds a relocation ahead of time; ends by a post or a void, never by time
 type SetAside struct{ b *Book }
 
@@ -233,7 +274,7 @@ type SetAsideArgs struct {
 	Qty    int64
 }
 
-// SetAsideKey names one hold of set_aside.
+// SetAsideKey is the key of set_aside: it names one call, and the hold it makes.
 type SetAsideKey struct {
 	Ticket string
 }
@@ -333,6 +374,20 @@ func (t SetAside) StatusCall(k SetAsideKey) Call {
 	return Call{Kind: 2, Op: "status", Values: chobotb.Values{k.Ticket}}
 }
 
+// Entries reads the entries the calls of set_aside with the key k wrote, oldest first:
+// the hold's, then those of its post, void or expiry. A key no call took effect with has none.
+func (t SetAside) Entries(ctx context.Context, k SetAsideKey) ([]Entry, error) {
+	if err := chobo.CheckText("ticket", k.Ticket); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 2, chobotb.Values{k.Ticket})
+}
+
+// OpenHolds reads the holds of set_aside still held, oldest first.
+func (t SetAside) OpenHolds(ctx context.Context) ([]OpenHold, error) {
+	return t.b.tb.OpenHolds(ctx, -1, nil, 2)
+}
+
 // Balances reads accounts: posted, held coming in, held going out.
 type Balances struct{ b *Book }
 
@@ -352,4 +407,52 @@ func (x Balances) Bin(ctx context.Context, a BinAccount) (Balance, error) {
 // Vendors reads the account vendors.
 func (x Balances) Vendors(ctx context.Context) (Balance, error) {
 	return x.b.tb.Balance(ctx, 1)
+}
+
+// Statements reads the entries of accounts, a page at a time.
+type Statements struct{ b *Book }
+
+// BalancesAt reads what accounts held at a time.
+type BalancesAt struct{ b *Book }
+
+// OpenHoldsOf reads the holds still held that move from or to an account.
+type OpenHoldsOf struct{ b *Book }
+
+// Bin reads a page of the entries of an account of bin.
+func (x Statements) Bin(ctx context.Context, a BinAccount, q StatementQuery) (Statement, error) {
+	if err := chobo.CheckText("place", a.Place); err != nil {
+		return Statement{}, err
+	}
+	return x.b.tb.Statement(ctx, 0, []string{a.Place}, q)
+}
+
+// Bin reads what an account of bin held at a time: after every entry made then or before.
+func (x BalancesAt) Bin(ctx context.Context, a BinAccount, at time.Time) (Balance, error) {
+	if err := chobo.CheckText("place", a.Place); err != nil {
+		return Balance{}, err
+	}
+	return x.b.tb.BalanceAt(ctx, 0, []string{a.Place}, at)
+}
+
+// Bin reads the holds still held that move from or to an account of bin, oldest first.
+func (x OpenHoldsOf) Bin(ctx context.Context, a BinAccount) ([]OpenHold, error) {
+	if err := chobo.CheckText("place", a.Place); err != nil {
+		return nil, err
+	}
+	return x.b.tb.OpenHolds(ctx, 0, []string{a.Place}, -1)
+}
+
+// Vendors reads a page of the entries of the account vendors.
+func (x Statements) Vendors(ctx context.Context, q StatementQuery) (Statement, error) {
+	return x.b.tb.Statement(ctx, 1, nil, q)
+}
+
+// Vendors reads what the account vendors held at a time: after every entry made then or before.
+func (x BalancesAt) Vendors(ctx context.Context, at time.Time) (Balance, error) {
+	return x.b.tb.BalanceAt(ctx, 1, nil, at)
+}
+
+// Vendors reads the holds still held that move from or to the account vendors, oldest first.
+func (x OpenHoldsOf) Vendors(ctx context.Context) ([]OpenHold, error) {
+	return x.b.tb.OpenHolds(ctx, 1, nil, -1)
 }

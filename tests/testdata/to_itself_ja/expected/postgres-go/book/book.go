@@ -7,6 +7,7 @@ package book
 
 import (
 	"context"
+	"time"
 
 	"github.com/chobo-lang/chobo/runtime/go/chobo"
 	"github.com/chobo-lang/chobo/runtime/go/chobopg"
@@ -30,6 +31,15 @@ type (
 	HoldState = chobo.HoldState
 	// Balance is what an account holds: posted, held coming in, held going out.
 	Balance = chobo.Balance
+	// Entry is one change of one account by one call, as the history reads give it.
+	Entry = chobo.Entry
+	// StatementQuery says which of an account's entries a statement reads.
+	StatementQuery = chobo.StatementQuery
+	// Statement is one page of an account's entries.
+	Statement = chobo.Statement
+	// OpenHold is a hold still held, and HoldMove what one of its moves holds.
+	OpenHold = chobo.OpenHold
+	HoldMove = chobo.HoldMove
 )
 
 // Outcomes and hold states.
@@ -50,6 +60,11 @@ type Book struct {
 	X取り置き X取り置き
 	// Balance reads accounts.
 	Balance Balances
+	// Statement, BalanceAt and OpenHolds read the history of accounts:
+	// their entries, what they held at a time, the holds still held.
+	Statement Statements
+	BalanceAt BalancesAt
+	OpenHolds OpenHoldsOf
 
 	q      Querier
 	tenant string
@@ -66,6 +81,7 @@ func Postgres(q Querier, tenant string, opts ...chobopg.Option) *Book {
 	b.X移し替え = X移し替え{b}
 	b.X取り置き = X取り置き{b}
 	b.Balance = Balances{b}
+	b.Statement, b.BalanceAt, b.OpenHolds = Statements{b}, BalancesAt{b}, OpenHoldsOf{b}
 	return b
 }
 
@@ -86,6 +102,20 @@ type Answer = chobopg.Answer
 // makes.
 func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
 	return chobopg.Bulk(ctx, b.q, calls)
+}
+
+// history is what the history reads send: a statement per read, and
+// the names of each transfer kind's values, which the rows give in order.
+var history = chobopg.History{
+	Statement: `select cursor, kind, op, key, args, move, out, account, account_args, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at from "自分あて".history_statement($1, $2, $3::text[], $4::timestamptz, $5::timestamptz, $6::text[], $7::boolean, $8::integer, $9::bigint)`,
+	Call:      `select cursor, kind, op, key, args, move, out, account, account_args, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at from "自分あて".history_call($1, $2, $3::text[])`,
+	OpenHolds: `select kind, key, move, from_account, from_args, to_account, to_args, amount, created, deadline from "自分あて".history_open_holds($1, $2, $3::text[], $4)`,
+	BalanceAt: `select posted, held_in, held_out from "自分あて".history_balance($1, $2, $3::text[], $4::timestamptz)`,
+	Kinds: map[string]chobopg.Kind{
+		"入荷":   {Args: []string{"納品書", "場所", "数"}, Key: []string{"納品書"}},
+		"移し替え": {Args: []string{"伝票", "元", "先", "数"}, Key: []string{"伝票"}},
+		"取り置き": {Args: []string{"取り置き番号", "元", "先", "数"}, Key: []string{"取り置き番号"}, Amounts: []string{"数"}},
+	},
 }
 
 // Expire gives back up to 1000 holds past their deadline, as the SQL
@@ -109,6 +139,11 @@ type X入荷Args struct {
 	X納品書 string
 	X場所  string
 	X数   int64
+}
+
+// X入荷Key is the key of 入荷: it names one call.
+type X入荷Key struct {
+	X納品書 string
 }
 
 // Do calls 入荷.do.
@@ -139,6 +174,14 @@ func (t X入荷) DoCall(a X入荷Args) Call {
 	return Call{SQL: `select result, reason from "自分あて"."入荷_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.X納品書, a.X場所, a.X数}}
 }
 
+// Entries reads the entries the calls of 入荷 with the key k wrote, oldest first. A key no call took effect with has none.
+func (t X入荷) Entries(ctx context.Context, k X入荷Key) ([]Entry, error) {
+	if err := chobo.CheckText("納品書", k.X納品書); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadCallEntries(ctx, t.b.q, &history, t.b.tenant, "入荷", []string{k.X納品書})
+}
+
 // X移し替え is the transfer 移し替え.
 type X移し替え struct{ b *Book }
 
@@ -148,6 +191,11 @@ type X移し替えArgs struct {
 	X元  string
 	X先  string
 	X数  int64
+}
+
+// X移し替えKey is the key of 移し替え: it names one call.
+type X移し替えKey struct {
+	X伝票 string
 }
 
 // Do calls 移し替え.do.
@@ -184,6 +232,14 @@ func (t X移し替え) DoCall(a X移し替えArgs) Call {
 	return Call{SQL: `select result, reason from "自分あて"."移し替え_do"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.X伝票, a.X元, a.X先, a.X数}}
 }
 
+// Entries reads the entries the calls of 移し替え with the key k wrote, oldest first. A key no call took effect with has none.
+func (t X移し替え) Entries(ctx context.Context, k X移し替えKey) ([]Entry, error) {
+	if err := chobo.CheckText("伝票", k.X伝票); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadCallEntries(ctx, t.b.q, &history, t.b.tenant, "移し替え", []string{k.X伝票})
+}
+
 // X取り置き is the transfer 取り置き: 移し替えを先に押さえておく。確定か取消で終わり、期限は無い
 type X取り置き struct{ b *Book }
 
@@ -195,7 +251,7 @@ type X取り置きArgs struct {
 	X数      int64
 }
 
-// X取り置きKey names one hold of 取り置き.
+// X取り置きKey is the key of 取り置き: it names one call, and the hold it makes.
 type X取り置きKey struct {
 	X取り置き番号 string
 }
@@ -305,6 +361,20 @@ func (t X取り置き) StatusCall(k X取り置きKey) Call {
 	return Call{SQL: `select "自分あて"."取り置き_status"($1, $2)`, Args: []any{t.b.tenant, k.X取り置き番号}, Status: true}
 }
 
+// Entries reads the entries the calls of 取り置き with the key k wrote, oldest first:
+// the hold's, then those of its post, void or expiry. A key no call took effect with has none.
+func (t X取り置き) Entries(ctx context.Context, k X取り置きKey) ([]Entry, error) {
+	if err := chobo.CheckText("取り置き番号", k.X取り置き番号); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadCallEntries(ctx, t.b.q, &history, t.b.tenant, "取り置き", []string{k.X取り置き番号})
+}
+
+// OpenHolds reads the holds of 取り置き still held, oldest first.
+func (t X取り置き) OpenHolds(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, t.b.q, &history, t.b.tenant, "", nil, "取り置き")
+}
+
 // Balances reads accounts: posted, held coming in, held going out.
 type Balances struct{ b *Book }
 
@@ -324,4 +394,52 @@ func (x Balances) X棚(ctx context.Context, a X棚Account) (Balance, error) {
 // X仕入先 reads the account 仕入先.
 func (x Balances) X仕入先(ctx context.Context) (Balance, error) {
 	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "自分あて"."balance_仕入先"($1)`, x.b.tenant)
+}
+
+// Statements reads the entries of accounts, a page at a time.
+type Statements struct{ b *Book }
+
+// BalancesAt reads what accounts held at a time.
+type BalancesAt struct{ b *Book }
+
+// OpenHoldsOf reads the holds still held that move from or to an account.
+type OpenHoldsOf struct{ b *Book }
+
+// X棚 reads a page of the entries of an account of 棚.
+func (x Statements) X棚(ctx context.Context, a X棚Account, q StatementQuery) (Statement, error) {
+	if err := chobo.CheckText("場所", a.X場所); err != nil {
+		return Statement{}, err
+	}
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "棚", []string{a.X場所}, q)
+}
+
+// X棚 reads what an account of 棚 held at a time: after every entry made then or before.
+func (x BalancesAt) X棚(ctx context.Context, a X棚Account, at time.Time) (Balance, error) {
+	if err := chobo.CheckText("場所", a.X場所); err != nil {
+		return Balance{}, err
+	}
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "棚", []string{a.X場所}, at)
+}
+
+// X棚 reads the holds still held that move from or to an account of 棚, oldest first.
+func (x OpenHoldsOf) X棚(ctx context.Context, a X棚Account) ([]OpenHold, error) {
+	if err := chobo.CheckText("場所", a.X場所); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "棚", []string{a.X場所}, "")
+}
+
+// X仕入先 reads a page of the entries of the account 仕入先.
+func (x Statements) X仕入先(ctx context.Context, q StatementQuery) (Statement, error) {
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "仕入先", nil, q)
+}
+
+// X仕入先 reads what the account 仕入先 held at a time: after every entry made then or before.
+func (x BalancesAt) X仕入先(ctx context.Context, at time.Time) (Balance, error) {
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "仕入先", nil, at)
+}
+
+// X仕入先 reads the holds still held that move from or to the account 仕入先, oldest first.
+func (x OpenHoldsOf) X仕入先(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "仕入先", nil, "")
 }

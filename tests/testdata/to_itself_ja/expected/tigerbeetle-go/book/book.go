@@ -35,6 +35,15 @@ type (
 	HoldState = chobo.HoldState
 	// Balance is what an account holds: posted, held coming in, held going out.
 	Balance = chobo.Balance
+	// Entry is one change of one account by one call, as the history reads give it.
+	Entry = chobo.Entry
+	// StatementQuery says which of an account's entries a statement reads.
+	StatementQuery = chobo.StatementQuery
+	// Statement is one page of an account's entries.
+	Statement = chobo.Statement
+	// OpenHold is a hold still held, and HoldMove what one of its moves holds.
+	OpenHold = chobo.OpenHold
+	HoldMove = chobo.HoldMove
 )
 
 // Outcomes and hold states.
@@ -55,6 +64,11 @@ type Book struct {
 	X取り置き X取り置き
 	// Balance reads accounts.
 	Balance Balances
+	// Statement, BalanceAt and OpenHolds read the history of accounts:
+	// their entries, what they held at a time, the holds still held.
+	Statement Statements
+	BalanceAt BalancesAt
+	OpenHolds OpenHoldsOf
 
 	tb *chobotb.Book
 }
@@ -75,6 +89,7 @@ func TigerBeetleWith(c TigerBeetleClient, tenant string) *Book {
 	b.X移し替え = X移し替え{b}
 	b.X取り置き = X取り置き{b}
 	b.Balance = Balances{b}
+	b.Statement, b.BalanceAt, b.OpenHolds = Statements{b}, BalancesAt{b}, OpenHoldsOf{b}
 	return b
 }
 
@@ -149,6 +164,11 @@ type X入荷Args struct {
 	X数   int64
 }
 
+// X入荷Key is the key of 入荷: it names one call.
+type X入荷Key struct {
+	X納品書 string
+}
+
 // Do calls 入荷.do.
 func (t X入荷) Do(ctx context.Context, a X入荷Args) (Result, error) {
 	if err := chobo.CheckText("納品書", a.X納品書); err != nil {
@@ -177,6 +197,14 @@ func (t X入荷) DoCall(a X入荷Args) Call {
 	return Call{Kind: 0, Op: "do", Values: chobotb.Values{a.X納品書, a.X場所, a.X数}}
 }
 
+// Entries reads the entries the calls of 入荷 with the key k wrote, oldest first. A key no call took effect with has none.
+func (t X入荷) Entries(ctx context.Context, k X入荷Key) ([]Entry, error) {
+	if err := chobo.CheckText("納品書", k.X納品書); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 0, chobotb.Values{k.X納品書})
+}
+
 // X移し替え is the transfer 移し替え.
 type X移し替え struct{ b *Book }
 
@@ -186,6 +214,11 @@ type X移し替えArgs struct {
 	X元  string
 	X先  string
 	X数  int64
+}
+
+// X移し替えKey is the key of 移し替え: it names one call.
+type X移し替えKey struct {
+	X伝票 string
 }
 
 // Do calls 移し替え.do.
@@ -222,6 +255,14 @@ func (t X移し替え) DoCall(a X移し替えArgs) Call {
 	return Call{Kind: 1, Op: "do", Values: chobotb.Values{a.X伝票, a.X元, a.X先, a.X数}}
 }
 
+// Entries reads the entries the calls of 移し替え with the key k wrote, oldest first. A key no call took effect with has none.
+func (t X移し替え) Entries(ctx context.Context, k X移し替えKey) ([]Entry, error) {
+	if err := chobo.CheckText("伝票", k.X伝票); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 1, chobotb.Values{k.X伝票})
+}
+
 // X取り置き is the transfer 取り置き: 移し替えを先に押さえておく。確定か取消で終わり、期限は無い
 type X取り置き struct{ b *Book }
 
@@ -233,7 +274,7 @@ type X取り置きArgs struct {
 	X数      int64
 }
 
-// X取り置きKey names one hold of 取り置き.
+// X取り置きKey is the key of 取り置き: it names one call, and the hold it makes.
 type X取り置きKey struct {
 	X取り置き番号 string
 }
@@ -333,6 +374,20 @@ func (t X取り置き) StatusCall(k X取り置きKey) Call {
 	return Call{Kind: 2, Op: "status", Values: chobotb.Values{k.X取り置き番号}}
 }
 
+// Entries reads the entries the calls of 取り置き with the key k wrote, oldest first:
+// the hold's, then those of its post, void or expiry. A key no call took effect with has none.
+func (t X取り置き) Entries(ctx context.Context, k X取り置きKey) ([]Entry, error) {
+	if err := chobo.CheckText("取り置き番号", k.X取り置き番号); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 2, chobotb.Values{k.X取り置き番号})
+}
+
+// OpenHolds reads the holds of 取り置き still held, oldest first.
+func (t X取り置き) OpenHolds(ctx context.Context) ([]OpenHold, error) {
+	return t.b.tb.OpenHolds(ctx, -1, nil, 2)
+}
+
 // Balances reads accounts: posted, held coming in, held going out.
 type Balances struct{ b *Book }
 
@@ -352,4 +407,52 @@ func (x Balances) X棚(ctx context.Context, a X棚Account) (Balance, error) {
 // X仕入先 reads the account 仕入先.
 func (x Balances) X仕入先(ctx context.Context) (Balance, error) {
 	return x.b.tb.Balance(ctx, 1)
+}
+
+// Statements reads the entries of accounts, a page at a time.
+type Statements struct{ b *Book }
+
+// BalancesAt reads what accounts held at a time.
+type BalancesAt struct{ b *Book }
+
+// OpenHoldsOf reads the holds still held that move from or to an account.
+type OpenHoldsOf struct{ b *Book }
+
+// X棚 reads a page of the entries of an account of 棚.
+func (x Statements) X棚(ctx context.Context, a X棚Account, q StatementQuery) (Statement, error) {
+	if err := chobo.CheckText("場所", a.X場所); err != nil {
+		return Statement{}, err
+	}
+	return x.b.tb.Statement(ctx, 0, []string{a.X場所}, q)
+}
+
+// X棚 reads what an account of 棚 held at a time: after every entry made then or before.
+func (x BalancesAt) X棚(ctx context.Context, a X棚Account, at time.Time) (Balance, error) {
+	if err := chobo.CheckText("場所", a.X場所); err != nil {
+		return Balance{}, err
+	}
+	return x.b.tb.BalanceAt(ctx, 0, []string{a.X場所}, at)
+}
+
+// X棚 reads the holds still held that move from or to an account of 棚, oldest first.
+func (x OpenHoldsOf) X棚(ctx context.Context, a X棚Account) ([]OpenHold, error) {
+	if err := chobo.CheckText("場所", a.X場所); err != nil {
+		return nil, err
+	}
+	return x.b.tb.OpenHolds(ctx, 0, []string{a.X場所}, -1)
+}
+
+// X仕入先 reads a page of the entries of the account 仕入先.
+func (x Statements) X仕入先(ctx context.Context, q StatementQuery) (Statement, error) {
+	return x.b.tb.Statement(ctx, 1, nil, q)
+}
+
+// X仕入先 reads what the account 仕入先 held at a time: after every entry made then or before.
+func (x BalancesAt) X仕入先(ctx context.Context, at time.Time) (Balance, error) {
+	return x.b.tb.BalanceAt(ctx, 1, nil, at)
+}
+
+// X仕入先 reads the holds still held that move from or to the account 仕入先, oldest first.
+func (x OpenHoldsOf) X仕入先(ctx context.Context) ([]OpenHold, error) {
+	return x.b.tb.OpenHolds(ctx, 1, nil, -1)
 }

@@ -7,6 +7,7 @@ package ticket_desk
 
 import (
 	"context"
+	"time"
 
 	"github.com/chobo-lang/chobo/runtime/go/chobo"
 	"github.com/chobo-lang/chobo/runtime/go/chobopg"
@@ -30,6 +31,15 @@ type (
 	HoldState = chobo.HoldState
 	// Balance is what an account holds: posted, held coming in, held going out.
 	Balance = chobo.Balance
+	// Entry is one change of one account by one call, as the history reads give it.
+	Entry = chobo.Entry
+	// StatementQuery says which of an account's entries a statement reads.
+	StatementQuery = chobo.StatementQuery
+	// Statement is one page of an account's entries.
+	Statement = chobo.Statement
+	// OpenHold is a hold still held, and HoldMove what one of its moves holds.
+	OpenHold = chobo.OpenHold
+	HoldMove = chobo.HoldMove
 )
 
 // Outcomes and hold states.
@@ -49,6 +59,11 @@ type Book struct {
 	Booking Booking
 	// Balance reads accounts.
 	Balance Balances
+	// Statement, BalanceAt and OpenHolds read the history of accounts:
+	// their entries, what they held at a time, the holds still held.
+	Statement Statements
+	BalanceAt BalancesAt
+	OpenHolds OpenHoldsOf
 
 	q      Querier
 	tenant string
@@ -64,6 +79,7 @@ func Postgres(q Querier, tenant string, opts ...chobopg.Option) *Book {
 	b.Release = Release{b}
 	b.Booking = Booking{b}
 	b.Balance = Balances{b}
+	b.Statement, b.BalanceAt, b.OpenHolds = Statements{b}, BalancesAt{b}, OpenHoldsOf{b}
 	return b
 }
 
@@ -84,6 +100,19 @@ type Answer = chobopg.Answer
 // makes.
 func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
 	return chobopg.Bulk(ctx, b.q, calls)
+}
+
+// history is what the history reads send: a statement per read, and
+// the names of each transfer kind's values, which the rows give in order.
+var history = chobopg.History{
+	Statement: `select cursor, kind, op, key, args, move, out, account, account_args, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at from "ticket_desk".history_statement($1, $2, $3::text[], $4::timestamptz, $5::timestamptz, $6::text[], $7::boolean, $8::integer, $9::bigint)`,
+	Call:      `select cursor, kind, op, key, args, move, out, account, account_args, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at from "ticket_desk".history_call($1, $2, $3::text[])`,
+	OpenHolds: `select kind, key, move, from_account, from_args, to_account, to_args, amount, created, deadline from "ticket_desk".history_open_holds($1, $2, $3::text[], $4)`,
+	BalanceAt: `select posted, held_in, held_out from "ticket_desk".history_balance($1, $2, $3::text[], $4::timestamptz)`,
+	Kinds: map[string]chobopg.Kind{
+		"release": {Args: []string{"batch", "show", "qty"}, Key: []string{"batch", "show"}},
+		"booking": {Args: []string{"ticket", "show", "qty"}, Key: []string{"ticket", "show"}, Amounts: []string{"qty"}},
+	},
 }
 
 // Expire gives back up to 1000 holds past their deadline, as the SQL
@@ -107,6 +136,12 @@ type ReleaseArgs struct {
 	Batch string
 	Show  string
 	Qty   int64
+}
+
+// ReleaseKey is the key of release: it names one call.
+type ReleaseKey struct {
+	Batch string
+	Show  string
 }
 
 // Do calls release.do.
@@ -137,6 +172,17 @@ func (t Release) DoCall(a ReleaseArgs) Call {
 	return Call{SQL: `select result, reason from "ticket_desk"."release_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.Batch, a.Show, a.Qty}}
 }
 
+// Entries reads the entries the calls of release with the key k wrote, oldest first. A key no call took effect with has none.
+func (t Release) Entries(ctx context.Context, k ReleaseKey) ([]Entry, error) {
+	if err := chobo.CheckText("batch", k.Batch); err != nil {
+		return nil, err
+	}
+	if err := chobo.CheckText("show", k.Show); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadCallEntries(ctx, t.b.q, &history, t.b.tenant, "release", []string{k.Batch, k.Show})
+}
+
 // Booking is the transfer booking: posted when paid, expired after 15 minutes
 type Booking struct{ b *Book }
 
@@ -147,7 +193,7 @@ type BookingArgs struct {
 	Qty    int64
 }
 
-// BookingKey names one hold of booking.
+// BookingKey is the key of booking: it names one call, and the hold it makes.
 type BookingKey struct {
 	Ticket string
 	Show   string
@@ -270,6 +316,23 @@ func (t Booking) StatusCall(k BookingKey) Call {
 	return Call{SQL: `select "ticket_desk"."booking_status"($1, $2, $3)`, Args: []any{t.b.tenant, k.Ticket, k.Show}, Status: true}
 }
 
+// Entries reads the entries the calls of booking with the key k wrote, oldest first:
+// the hold's, then those of its post, void or expiry. A key no call took effect with has none.
+func (t Booking) Entries(ctx context.Context, k BookingKey) ([]Entry, error) {
+	if err := chobo.CheckText("ticket", k.Ticket); err != nil {
+		return nil, err
+	}
+	if err := chobo.CheckText("show", k.Show); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadCallEntries(ctx, t.b.q, &history, t.b.tenant, "booking", []string{k.Ticket, k.Show})
+}
+
+// OpenHolds reads the holds of booking still held, oldest first.
+func (t Booking) OpenHolds(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, t.b.q, &history, t.b.tenant, "", nil, "booking")
+}
+
 // Balances reads accounts: posted, held coming in, held going out.
 type Balances struct{ b *Book }
 
@@ -294,4 +357,67 @@ func (x Balances) BoxOffice(ctx context.Context) (Balance, error) {
 // Audience reads the account audience.
 func (x Balances) Audience(ctx context.Context) (Balance, error) {
 	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "ticket_desk"."balance_audience"($1)`, x.b.tenant)
+}
+
+// Statements reads the entries of accounts, a page at a time.
+type Statements struct{ b *Book }
+
+// BalancesAt reads what accounts held at a time.
+type BalancesAt struct{ b *Book }
+
+// OpenHoldsOf reads the holds still held that move from or to an account.
+type OpenHoldsOf struct{ b *Book }
+
+// Hall reads a page of the entries of an account of hall.
+func (x Statements) Hall(ctx context.Context, a HallAccount, q StatementQuery) (Statement, error) {
+	if err := chobo.CheckText("show", a.Show); err != nil {
+		return Statement{}, err
+	}
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "hall", []string{a.Show}, q)
+}
+
+// Hall reads what an account of hall held at a time: after every entry made then or before.
+func (x BalancesAt) Hall(ctx context.Context, a HallAccount, at time.Time) (Balance, error) {
+	if err := chobo.CheckText("show", a.Show); err != nil {
+		return Balance{}, err
+	}
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "hall", []string{a.Show}, at)
+}
+
+// Hall reads the holds still held that move from or to an account of hall, oldest first.
+func (x OpenHoldsOf) Hall(ctx context.Context, a HallAccount) ([]OpenHold, error) {
+	if err := chobo.CheckText("show", a.Show); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "hall", []string{a.Show}, "")
+}
+
+// BoxOffice reads a page of the entries of the account box_office.
+func (x Statements) BoxOffice(ctx context.Context, q StatementQuery) (Statement, error) {
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "box_office", nil, q)
+}
+
+// BoxOffice reads what the account box_office held at a time: after every entry made then or before.
+func (x BalancesAt) BoxOffice(ctx context.Context, at time.Time) (Balance, error) {
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "box_office", nil, at)
+}
+
+// BoxOffice reads the holds still held that move from or to the account box_office, oldest first.
+func (x OpenHoldsOf) BoxOffice(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "box_office", nil, "")
+}
+
+// Audience reads a page of the entries of the account audience.
+func (x Statements) Audience(ctx context.Context, q StatementQuery) (Statement, error) {
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "audience", nil, q)
+}
+
+// Audience reads what the account audience held at a time: after every entry made then or before.
+func (x BalancesAt) Audience(ctx context.Context, at time.Time) (Balance, error) {
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "audience", nil, at)
+}
+
+// Audience reads the holds still held that move from or to the account audience, oldest first.
+func (x OpenHoldsOf) Audience(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "audience", nil, "")
 }

@@ -35,6 +35,15 @@ type (
 	HoldState = chobo.HoldState
 	// Balance is what an account holds: posted, held coming in, held going out.
 	Balance = chobo.Balance
+	// Entry is one change of one account by one call, as the history reads give it.
+	Entry = chobo.Entry
+	// StatementQuery says which of an account's entries a statement reads.
+	StatementQuery = chobo.StatementQuery
+	// Statement is one page of an account's entries.
+	Statement = chobo.Statement
+	// OpenHold is a hold still held, and HoldMove what one of its moves holds.
+	OpenHold = chobo.OpenHold
+	HoldMove = chobo.HoldMove
 )
 
 // Outcomes and hold states.
@@ -54,6 +63,11 @@ type Book struct {
 	Booking Booking
 	// Balance reads accounts.
 	Balance Balances
+	// Statement, BalanceAt and OpenHolds read the history of accounts:
+	// their entries, what they held at a time, the holds still held.
+	Statement Statements
+	BalanceAt BalancesAt
+	OpenHolds OpenHoldsOf
 
 	tb *chobotb.Book
 }
@@ -73,6 +87,7 @@ func TigerBeetleWith(c TigerBeetleClient, tenant string) *Book {
 	b.Release = Release{b}
 	b.Booking = Booking{b}
 	b.Balance = Balances{b}
+	b.Statement, b.BalanceAt, b.OpenHolds = Statements{b}, BalancesAt{b}, OpenHoldsOf{b}
 	return b
 }
 
@@ -140,6 +155,12 @@ type ReleaseArgs struct {
 	Qty   int64
 }
 
+// ReleaseKey is the key of release: it names one call.
+type ReleaseKey struct {
+	Batch string
+	Show  string
+}
+
 // Do calls release.do.
 func (t Release) Do(ctx context.Context, a ReleaseArgs) (Result, error) {
 	if err := chobo.CheckText("batch", a.Batch); err != nil {
@@ -168,6 +189,17 @@ func (t Release) DoCall(a ReleaseArgs) Call {
 	return Call{Kind: 0, Op: "do", Values: chobotb.Values{a.Batch, a.Show, a.Qty}}
 }
 
+// Entries reads the entries the calls of release with the key k wrote, oldest first. A key no call took effect with has none.
+func (t Release) Entries(ctx context.Context, k ReleaseKey) ([]Entry, error) {
+	if err := chobo.CheckText("batch", k.Batch); err != nil {
+		return nil, err
+	}
+	if err := chobo.CheckText("show", k.Show); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 0, chobotb.Values{k.Batch, k.Show})
+}
+
 // Booking is the transfer booking: posted when paid, expired after 15 minutes
 type Booking struct{ b *Book }
 
@@ -178,7 +210,7 @@ type BookingArgs struct {
 	Qty    int64
 }
 
-// BookingKey names one hold of booking.
+// BookingKey is the key of booking: it names one call, and the hold it makes.
 type BookingKey struct {
 	Ticket string
 	Show   string
@@ -291,6 +323,23 @@ func (t Booking) StatusCall(k BookingKey) Call {
 	return Call{Kind: 1, Op: "status", Values: chobotb.Values{k.Ticket, k.Show}}
 }
 
+// Entries reads the entries the calls of booking with the key k wrote, oldest first:
+// the hold's, then those of its post, void or expiry. A key no call took effect with has none.
+func (t Booking) Entries(ctx context.Context, k BookingKey) ([]Entry, error) {
+	if err := chobo.CheckText("ticket", k.Ticket); err != nil {
+		return nil, err
+	}
+	if err := chobo.CheckText("show", k.Show); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 1, chobotb.Values{k.Ticket, k.Show})
+}
+
+// OpenHolds reads the holds of booking still held, oldest first.
+func (t Booking) OpenHolds(ctx context.Context) ([]OpenHold, error) {
+	return t.b.tb.OpenHolds(ctx, -1, nil, 1)
+}
+
 // Balances reads accounts: posted, held coming in, held going out.
 type Balances struct{ b *Book }
 
@@ -315,4 +364,67 @@ func (x Balances) BoxOffice(ctx context.Context) (Balance, error) {
 // Audience reads the account audience.
 func (x Balances) Audience(ctx context.Context) (Balance, error) {
 	return x.b.tb.Balance(ctx, 2)
+}
+
+// Statements reads the entries of accounts, a page at a time.
+type Statements struct{ b *Book }
+
+// BalancesAt reads what accounts held at a time.
+type BalancesAt struct{ b *Book }
+
+// OpenHoldsOf reads the holds still held that move from or to an account.
+type OpenHoldsOf struct{ b *Book }
+
+// Hall reads a page of the entries of an account of hall.
+func (x Statements) Hall(ctx context.Context, a HallAccount, q StatementQuery) (Statement, error) {
+	if err := chobo.CheckText("show", a.Show); err != nil {
+		return Statement{}, err
+	}
+	return x.b.tb.Statement(ctx, 0, []string{a.Show}, q)
+}
+
+// Hall reads what an account of hall held at a time: after every entry made then or before.
+func (x BalancesAt) Hall(ctx context.Context, a HallAccount, at time.Time) (Balance, error) {
+	if err := chobo.CheckText("show", a.Show); err != nil {
+		return Balance{}, err
+	}
+	return x.b.tb.BalanceAt(ctx, 0, []string{a.Show}, at)
+}
+
+// Hall reads the holds still held that move from or to an account of hall, oldest first.
+func (x OpenHoldsOf) Hall(ctx context.Context, a HallAccount) ([]OpenHold, error) {
+	if err := chobo.CheckText("show", a.Show); err != nil {
+		return nil, err
+	}
+	return x.b.tb.OpenHolds(ctx, 0, []string{a.Show}, -1)
+}
+
+// BoxOffice reads a page of the entries of the account box_office.
+func (x Statements) BoxOffice(ctx context.Context, q StatementQuery) (Statement, error) {
+	return x.b.tb.Statement(ctx, 1, nil, q)
+}
+
+// BoxOffice reads what the account box_office held at a time: after every entry made then or before.
+func (x BalancesAt) BoxOffice(ctx context.Context, at time.Time) (Balance, error) {
+	return x.b.tb.BalanceAt(ctx, 1, nil, at)
+}
+
+// BoxOffice reads the holds still held that move from or to the account box_office, oldest first.
+func (x OpenHoldsOf) BoxOffice(ctx context.Context) ([]OpenHold, error) {
+	return x.b.tb.OpenHolds(ctx, 1, nil, -1)
+}
+
+// Audience reads a page of the entries of the account audience.
+func (x Statements) Audience(ctx context.Context, q StatementQuery) (Statement, error) {
+	return x.b.tb.Statement(ctx, 2, nil, q)
+}
+
+// Audience reads what the account audience held at a time: after every entry made then or before.
+func (x BalancesAt) Audience(ctx context.Context, at time.Time) (Balance, error) {
+	return x.b.tb.BalanceAt(ctx, 2, nil, at)
+}
+
+// Audience reads the holds still held that move from or to the account audience, oldest first.
+func (x OpenHoldsOf) Audience(ctx context.Context) ([]OpenHold, error) {
+	return x.b.tb.OpenHolds(ctx, 2, nil, -1)
 }

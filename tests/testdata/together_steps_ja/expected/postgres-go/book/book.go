@@ -7,6 +7,7 @@ package book
 
 import (
 	"context"
+	"time"
 
 	"github.com/chobo-lang/chobo/runtime/go/chobo"
 	"github.com/chobo-lang/chobo/runtime/go/chobopg"
@@ -30,6 +31,15 @@ type (
 	HoldState = chobo.HoldState
 	// Balance is what an account holds: posted, held coming in, held going out.
 	Balance = chobo.Balance
+	// Entry is one change of one account by one call, as the history reads give it.
+	Entry = chobo.Entry
+	// StatementQuery says which of an account's entries a statement reads.
+	StatementQuery = chobo.StatementQuery
+	// Statement is one page of an account's entries.
+	Statement = chobo.Statement
+	// OpenHold is a hold still held, and HoldMove what one of its moves holds.
+	OpenHold = chobo.OpenHold
+	HoldMove = chobo.HoldMove
 )
 
 // Outcomes and hold states.
@@ -49,6 +59,11 @@ type Book struct {
 	X予約 X予約
 	// Balance reads accounts.
 	Balance Balances
+	// Statement, BalanceAt and OpenHolds read the history of accounts:
+	// their entries, what they held at a time, the holds still held.
+	Statement Statements
+	BalanceAt BalancesAt
+	OpenHolds OpenHoldsOf
 
 	q      Querier
 	tenant string
@@ -64,6 +79,7 @@ func Postgres(q Querier, tenant string, opts ...chobopg.Option) *Book {
 	b.X放出 = X放出{b}
 	b.X予約 = X予約{b}
 	b.Balance = Balances{b}
+	b.Statement, b.BalanceAt, b.OpenHolds = Statements{b}, BalancesAt{b}, OpenHoldsOf{b}
 	return b
 }
 
@@ -84,6 +100,19 @@ type Answer = chobopg.Answer
 // makes.
 func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
 	return chobopg.Bulk(ctx, b.q, calls)
+}
+
+// history is what the history reads send: a statement per read, and
+// the names of each transfer kind's values, which the rows give in order.
+var history = chobopg.History{
+	Statement: `select cursor, kind, op, key, args, move, out, account, account_args, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at from "切符売り場".history_statement($1, $2, $3::text[], $4::timestamptz, $5::timestamptz, $6::text[], $7::boolean, $8::integer, $9::bigint)`,
+	Call:      `select cursor, kind, op, key, args, move, out, account, account_args, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at from "切符売り場".history_call($1, $2, $3::text[])`,
+	OpenHolds: `select kind, key, move, from_account, from_args, to_account, to_args, amount, created, deadline from "切符売り場".history_open_holds($1, $2, $3::text[], $4)`,
+	BalanceAt: `select posted, held_in, held_out from "切符売り場".history_balance($1, $2, $3::text[], $4::timestamptz)`,
+	Kinds: map[string]chobopg.Kind{
+		"放出": {Args: []string{"回", "公演", "数"}, Key: []string{"回", "公演"}},
+		"予約": {Args: []string{"券", "公演", "数"}, Key: []string{"券", "公演"}, Amounts: []string{"数"}},
+	},
 }
 
 // Expire gives back up to 1000 holds past their deadline, as the SQL
@@ -107,6 +136,12 @@ type X放出Args struct {
 	X回  string
 	X公演 string
 	X数  int64
+}
+
+// X放出Key is the key of 放出: it names one call.
+type X放出Key struct {
+	X回  string
+	X公演 string
 }
 
 // Do calls 放出.do.
@@ -137,6 +172,17 @@ func (t X放出) DoCall(a X放出Args) Call {
 	return Call{SQL: `select result, reason from "切符売り場"."放出_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.X回, a.X公演, a.X数}}
 }
 
+// Entries reads the entries the calls of 放出 with the key k wrote, oldest first. A key no call took effect with has none.
+func (t X放出) Entries(ctx context.Context, k X放出Key) ([]Entry, error) {
+	if err := chobo.CheckText("回", k.X回); err != nil {
+		return nil, err
+	}
+	if err := chobo.CheckText("公演", k.X公演); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadCallEntries(ctx, t.b.q, &history, t.b.tenant, "放出", []string{k.X回, k.X公演})
+}
+
 // X予約 is the transfer 予約: 支払で確定、15 分で期限切れ
 type X予約 struct{ b *Book }
 
@@ -147,7 +193,7 @@ type X予約Args struct {
 	X数  int64
 }
 
-// X予約Key names one hold of 予約.
+// X予約Key is the key of 予約: it names one call, and the hold it makes.
 type X予約Key struct {
 	X券  string
 	X公演 string
@@ -270,6 +316,23 @@ func (t X予約) StatusCall(k X予約Key) Call {
 	return Call{SQL: `select "切符売り場"."予約_status"($1, $2, $3)`, Args: []any{t.b.tenant, k.X券, k.X公演}, Status: true}
 }
 
+// Entries reads the entries the calls of 予約 with the key k wrote, oldest first:
+// the hold's, then those of its post, void or expiry. A key no call took effect with has none.
+func (t X予約) Entries(ctx context.Context, k X予約Key) ([]Entry, error) {
+	if err := chobo.CheckText("券", k.X券); err != nil {
+		return nil, err
+	}
+	if err := chobo.CheckText("公演", k.X公演); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadCallEntries(ctx, t.b.q, &history, t.b.tenant, "予約", []string{k.X券, k.X公演})
+}
+
+// OpenHolds reads the holds of 予約 still held, oldest first.
+func (t X予約) OpenHolds(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, t.b.q, &history, t.b.tenant, "", nil, "予約")
+}
+
 // Balances reads accounts: posted, held coming in, held going out.
 type Balances struct{ b *Book }
 
@@ -294,4 +357,67 @@ func (x Balances) X窓口(ctx context.Context) (Balance, error) {
 // X観客 reads the account 観客.
 func (x Balances) X観客(ctx context.Context) (Balance, error) {
 	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "切符売り場"."balance_観客"($1)`, x.b.tenant)
+}
+
+// Statements reads the entries of accounts, a page at a time.
+type Statements struct{ b *Book }
+
+// BalancesAt reads what accounts held at a time.
+type BalancesAt struct{ b *Book }
+
+// OpenHoldsOf reads the holds still held that move from or to an account.
+type OpenHoldsOf struct{ b *Book }
+
+// X客席 reads a page of the entries of an account of 客席.
+func (x Statements) X客席(ctx context.Context, a X客席Account, q StatementQuery) (Statement, error) {
+	if err := chobo.CheckText("公演", a.X公演); err != nil {
+		return Statement{}, err
+	}
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "客席", []string{a.X公演}, q)
+}
+
+// X客席 reads what an account of 客席 held at a time: after every entry made then or before.
+func (x BalancesAt) X客席(ctx context.Context, a X客席Account, at time.Time) (Balance, error) {
+	if err := chobo.CheckText("公演", a.X公演); err != nil {
+		return Balance{}, err
+	}
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "客席", []string{a.X公演}, at)
+}
+
+// X客席 reads the holds still held that move from or to an account of 客席, oldest first.
+func (x OpenHoldsOf) X客席(ctx context.Context, a X客席Account) ([]OpenHold, error) {
+	if err := chobo.CheckText("公演", a.X公演); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "客席", []string{a.X公演}, "")
+}
+
+// X窓口 reads a page of the entries of the account 窓口.
+func (x Statements) X窓口(ctx context.Context, q StatementQuery) (Statement, error) {
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "窓口", nil, q)
+}
+
+// X窓口 reads what the account 窓口 held at a time: after every entry made then or before.
+func (x BalancesAt) X窓口(ctx context.Context, at time.Time) (Balance, error) {
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "窓口", nil, at)
+}
+
+// X窓口 reads the holds still held that move from or to the account 窓口, oldest first.
+func (x OpenHoldsOf) X窓口(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "窓口", nil, "")
+}
+
+// X観客 reads a page of the entries of the account 観客.
+func (x Statements) X観客(ctx context.Context, q StatementQuery) (Statement, error) {
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "観客", nil, q)
+}
+
+// X観客 reads what the account 観客 held at a time: after every entry made then or before.
+func (x BalancesAt) X観客(ctx context.Context, at time.Time) (Balance, error) {
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "観客", nil, at)
+}
+
+// X観客 reads the holds still held that move from or to the account 観客, oldest first.
+func (x OpenHoldsOf) X観客(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "観客", nil, "")
 }

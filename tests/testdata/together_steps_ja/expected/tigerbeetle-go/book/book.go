@@ -35,6 +35,15 @@ type (
 	HoldState = chobo.HoldState
 	// Balance is what an account holds: posted, held coming in, held going out.
 	Balance = chobo.Balance
+	// Entry is one change of one account by one call, as the history reads give it.
+	Entry = chobo.Entry
+	// StatementQuery says which of an account's entries a statement reads.
+	StatementQuery = chobo.StatementQuery
+	// Statement is one page of an account's entries.
+	Statement = chobo.Statement
+	// OpenHold is a hold still held, and HoldMove what one of its moves holds.
+	OpenHold = chobo.OpenHold
+	HoldMove = chobo.HoldMove
 )
 
 // Outcomes and hold states.
@@ -54,6 +63,11 @@ type Book struct {
 	X予約 X予約
 	// Balance reads accounts.
 	Balance Balances
+	// Statement, BalanceAt and OpenHolds read the history of accounts:
+	// their entries, what they held at a time, the holds still held.
+	Statement Statements
+	BalanceAt BalancesAt
+	OpenHolds OpenHoldsOf
 
 	tb *chobotb.Book
 }
@@ -73,6 +87,7 @@ func TigerBeetleWith(c TigerBeetleClient, tenant string) *Book {
 	b.X放出 = X放出{b}
 	b.X予約 = X予約{b}
 	b.Balance = Balances{b}
+	b.Statement, b.BalanceAt, b.OpenHolds = Statements{b}, BalancesAt{b}, OpenHoldsOf{b}
 	return b
 }
 
@@ -140,6 +155,12 @@ type X放出Args struct {
 	X数  int64
 }
 
+// X放出Key is the key of 放出: it names one call.
+type X放出Key struct {
+	X回  string
+	X公演 string
+}
+
 // Do calls 放出.do.
 func (t X放出) Do(ctx context.Context, a X放出Args) (Result, error) {
 	if err := chobo.CheckText("回", a.X回); err != nil {
@@ -168,6 +189,17 @@ func (t X放出) DoCall(a X放出Args) Call {
 	return Call{Kind: 0, Op: "do", Values: chobotb.Values{a.X回, a.X公演, a.X数}}
 }
 
+// Entries reads the entries the calls of 放出 with the key k wrote, oldest first. A key no call took effect with has none.
+func (t X放出) Entries(ctx context.Context, k X放出Key) ([]Entry, error) {
+	if err := chobo.CheckText("回", k.X回); err != nil {
+		return nil, err
+	}
+	if err := chobo.CheckText("公演", k.X公演); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 0, chobotb.Values{k.X回, k.X公演})
+}
+
 // X予約 is the transfer 予約: 支払で確定、15 分で期限切れ
 type X予約 struct{ b *Book }
 
@@ -178,7 +210,7 @@ type X予約Args struct {
 	X数  int64
 }
 
-// X予約Key names one hold of 予約.
+// X予約Key is the key of 予約: it names one call, and the hold it makes.
 type X予約Key struct {
 	X券  string
 	X公演 string
@@ -291,6 +323,23 @@ func (t X予約) StatusCall(k X予約Key) Call {
 	return Call{Kind: 1, Op: "status", Values: chobotb.Values{k.X券, k.X公演}}
 }
 
+// Entries reads the entries the calls of 予約 with the key k wrote, oldest first:
+// the hold's, then those of its post, void or expiry. A key no call took effect with has none.
+func (t X予約) Entries(ctx context.Context, k X予約Key) ([]Entry, error) {
+	if err := chobo.CheckText("券", k.X券); err != nil {
+		return nil, err
+	}
+	if err := chobo.CheckText("公演", k.X公演); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 1, chobotb.Values{k.X券, k.X公演})
+}
+
+// OpenHolds reads the holds of 予約 still held, oldest first.
+func (t X予約) OpenHolds(ctx context.Context) ([]OpenHold, error) {
+	return t.b.tb.OpenHolds(ctx, -1, nil, 1)
+}
+
 // Balances reads accounts: posted, held coming in, held going out.
 type Balances struct{ b *Book }
 
@@ -315,4 +364,67 @@ func (x Balances) X窓口(ctx context.Context) (Balance, error) {
 // X観客 reads the account 観客.
 func (x Balances) X観客(ctx context.Context) (Balance, error) {
 	return x.b.tb.Balance(ctx, 2)
+}
+
+// Statements reads the entries of accounts, a page at a time.
+type Statements struct{ b *Book }
+
+// BalancesAt reads what accounts held at a time.
+type BalancesAt struct{ b *Book }
+
+// OpenHoldsOf reads the holds still held that move from or to an account.
+type OpenHoldsOf struct{ b *Book }
+
+// X客席 reads a page of the entries of an account of 客席.
+func (x Statements) X客席(ctx context.Context, a X客席Account, q StatementQuery) (Statement, error) {
+	if err := chobo.CheckText("公演", a.X公演); err != nil {
+		return Statement{}, err
+	}
+	return x.b.tb.Statement(ctx, 0, []string{a.X公演}, q)
+}
+
+// X客席 reads what an account of 客席 held at a time: after every entry made then or before.
+func (x BalancesAt) X客席(ctx context.Context, a X客席Account, at time.Time) (Balance, error) {
+	if err := chobo.CheckText("公演", a.X公演); err != nil {
+		return Balance{}, err
+	}
+	return x.b.tb.BalanceAt(ctx, 0, []string{a.X公演}, at)
+}
+
+// X客席 reads the holds still held that move from or to an account of 客席, oldest first.
+func (x OpenHoldsOf) X客席(ctx context.Context, a X客席Account) ([]OpenHold, error) {
+	if err := chobo.CheckText("公演", a.X公演); err != nil {
+		return nil, err
+	}
+	return x.b.tb.OpenHolds(ctx, 0, []string{a.X公演}, -1)
+}
+
+// X窓口 reads a page of the entries of the account 窓口.
+func (x Statements) X窓口(ctx context.Context, q StatementQuery) (Statement, error) {
+	return x.b.tb.Statement(ctx, 1, nil, q)
+}
+
+// X窓口 reads what the account 窓口 held at a time: after every entry made then or before.
+func (x BalancesAt) X窓口(ctx context.Context, at time.Time) (Balance, error) {
+	return x.b.tb.BalanceAt(ctx, 1, nil, at)
+}
+
+// X窓口 reads the holds still held that move from or to the account 窓口, oldest first.
+func (x OpenHoldsOf) X窓口(ctx context.Context) ([]OpenHold, error) {
+	return x.b.tb.OpenHolds(ctx, 1, nil, -1)
+}
+
+// X観客 reads a page of the entries of the account 観客.
+func (x Statements) X観客(ctx context.Context, q StatementQuery) (Statement, error) {
+	return x.b.tb.Statement(ctx, 2, nil, q)
+}
+
+// X観客 reads what the account 観客 held at a time: after every entry made then or before.
+func (x BalancesAt) X観客(ctx context.Context, at time.Time) (Balance, error) {
+	return x.b.tb.BalanceAt(ctx, 2, nil, at)
+}
+
+// X観客 reads the holds still held that move from or to the account 観客, oldest first.
+func (x OpenHoldsOf) X観客(ctx context.Context) ([]OpenHold, error) {
+	return x.b.tb.OpenHolds(ctx, 2, nil, -1)
 }

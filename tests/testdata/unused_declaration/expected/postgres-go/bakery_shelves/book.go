@@ -7,6 +7,7 @@ package bakery_shelves
 
 import (
 	"context"
+	"time"
 
 	"github.com/chobo-lang/chobo/runtime/go/chobo"
 	"github.com/chobo-lang/chobo/runtime/go/chobopg"
@@ -30,6 +31,15 @@ type (
 	HoldState = chobo.HoldState
 	// Balance is what an account holds: posted, held coming in, held going out.
 	Balance = chobo.Balance
+	// Entry is one change of one account by one call, as the history reads give it.
+	Entry = chobo.Entry
+	// StatementQuery says which of an account's entries a statement reads.
+	StatementQuery = chobo.StatementQuery
+	// Statement is one page of an account's entries.
+	Statement = chobo.Statement
+	// OpenHold is a hold still held, and HoldMove what one of its moves holds.
+	OpenHold = chobo.OpenHold
+	HoldMove = chobo.HoldMove
 )
 
 // Outcomes and hold states.
@@ -49,6 +59,11 @@ type Book struct {
 	Sell Sell
 	// Balance reads accounts.
 	Balance Balances
+	// Statement, BalanceAt and OpenHolds read the history of accounts:
+	// their entries, what they held at a time, the holds still held.
+	Statement Statements
+	BalanceAt BalancesAt
+	OpenHolds OpenHoldsOf
 
 	q      Querier
 	tenant string
@@ -64,6 +79,7 @@ func Postgres(q Querier, tenant string, opts ...chobopg.Option) *Book {
 	b.Bake = Bake{b}
 	b.Sell = Sell{b}
 	b.Balance = Balances{b}
+	b.Statement, b.BalanceAt, b.OpenHolds = Statements{b}, BalancesAt{b}, OpenHoldsOf{b}
 	return b
 }
 
@@ -84,6 +100,19 @@ type Answer = chobopg.Answer
 // makes.
 func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
 	return chobopg.Bulk(ctx, b.q, calls)
+}
+
+// history is what the history reads send: a statement per read, and
+// the names of each transfer kind's values, which the rows give in order.
+var history = chobopg.History{
+	Statement: `select cursor, kind, op, key, args, move, out, account, account_args, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at from "bakery_shelves".history_statement($1, $2, $3::text[], $4::timestamptz, $5::timestamptz, $6::text[], $7::boolean, $8::integer, $9::bigint)`,
+	Call:      `select cursor, kind, op, key, args, move, out, account, account_args, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at from "bakery_shelves".history_call($1, $2, $3::text[])`,
+	OpenHolds: `select kind, key, move, from_account, from_args, to_account, to_args, amount, created, deadline from "bakery_shelves".history_open_holds($1, $2, $3::text[], $4)`,
+	BalanceAt: `select posted, held_in, held_out from "bakery_shelves".history_balance($1, $2, $3::text[], $4::timestamptz)`,
+	Kinds: map[string]chobopg.Kind{
+		"bake": {Args: []string{"batch", "bread", "count"}, Key: []string{"batch", "bread"}},
+		"sell": {Args: []string{"receipt", "bread", "count", "cashier"}, Key: []string{"receipt", "bread"}},
+	},
 }
 
 // Expire gives back up to 1000 holds past their deadline, as the SQL
@@ -107,6 +136,12 @@ type BakeArgs struct {
 	Batch string
 	Bread string
 	Count int64
+}
+
+// BakeKey is the key of bake: it names one call.
+type BakeKey struct {
+	Batch string
+	Bread string
 }
 
 // Do calls bake.do.
@@ -137,6 +172,17 @@ func (t Bake) DoCall(a BakeArgs) Call {
 	return Call{SQL: `select result, reason from "bakery_shelves"."bake_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.Batch, a.Bread, a.Count}}
 }
 
+// Entries reads the entries the calls of bake with the key k wrote, oldest first. A key no call took effect with has none.
+func (t Bake) Entries(ctx context.Context, k BakeKey) ([]Entry, error) {
+	if err := chobo.CheckText("batch", k.Batch); err != nil {
+		return nil, err
+	}
+	if err := chobo.CheckText("bread", k.Bread); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadCallEntries(ctx, t.b.q, &history, t.b.tenant, "bake", []string{k.Batch, k.Bread})
+}
+
 // Sell is the transfer sell.
 type Sell struct{ b *Book }
 
@@ -146,6 +192,12 @@ type SellArgs struct {
 	Bread   string
 	Count   int64
 	Cashier string
+}
+
+// SellKey is the key of sell: it names one call.
+type SellKey struct {
+	Receipt string
+	Bread   string
 }
 
 // Do calls sell.do.
@@ -182,6 +234,17 @@ func (t Sell) DoCall(a SellArgs) Call {
 	return Call{SQL: `select result, reason from "bakery_shelves"."sell_do"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.Receipt, a.Bread, a.Count, a.Cashier}}
 }
 
+// Entries reads the entries the calls of sell with the key k wrote, oldest first. A key no call took effect with has none.
+func (t Sell) Entries(ctx context.Context, k SellKey) ([]Entry, error) {
+	if err := chobo.CheckText("receipt", k.Receipt); err != nil {
+		return nil, err
+	}
+	if err := chobo.CheckText("bread", k.Bread); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadCallEntries(ctx, t.b.q, &history, t.b.tenant, "sell", []string{k.Receipt, k.Bread})
+}
+
 // Balances reads accounts: posted, held coming in, held going out.
 type Balances struct{ b *Book }
 
@@ -211,4 +274,82 @@ func (x Balances) Customers(ctx context.Context) (Balance, error) {
 // WasteBin reads the account waste_bin.
 func (x Balances) WasteBin(ctx context.Context) (Balance, error) {
 	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "bakery_shelves"."balance_waste_bin"($1)`, x.b.tenant)
+}
+
+// Statements reads the entries of accounts, a page at a time.
+type Statements struct{ b *Book }
+
+// BalancesAt reads what accounts held at a time.
+type BalancesAt struct{ b *Book }
+
+// OpenHoldsOf reads the holds still held that move from or to an account.
+type OpenHoldsOf struct{ b *Book }
+
+// Shelf reads a page of the entries of an account of shelf.
+func (x Statements) Shelf(ctx context.Context, a ShelfAccount, q StatementQuery) (Statement, error) {
+	if err := chobo.CheckText("bread", a.Bread); err != nil {
+		return Statement{}, err
+	}
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "shelf", []string{a.Bread}, q)
+}
+
+// Shelf reads what an account of shelf held at a time: after every entry made then or before.
+func (x BalancesAt) Shelf(ctx context.Context, a ShelfAccount, at time.Time) (Balance, error) {
+	if err := chobo.CheckText("bread", a.Bread); err != nil {
+		return Balance{}, err
+	}
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "shelf", []string{a.Bread}, at)
+}
+
+// Shelf reads the holds still held that move from or to an account of shelf, oldest first.
+func (x OpenHoldsOf) Shelf(ctx context.Context, a ShelfAccount) ([]OpenHold, error) {
+	if err := chobo.CheckText("bread", a.Bread); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "shelf", []string{a.Bread}, "")
+}
+
+// Ovens reads a page of the entries of the account ovens.
+func (x Statements) Ovens(ctx context.Context, q StatementQuery) (Statement, error) {
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "ovens", nil, q)
+}
+
+// Ovens reads what the account ovens held at a time: after every entry made then or before.
+func (x BalancesAt) Ovens(ctx context.Context, at time.Time) (Balance, error) {
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "ovens", nil, at)
+}
+
+// Ovens reads the holds still held that move from or to the account ovens, oldest first.
+func (x OpenHoldsOf) Ovens(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "ovens", nil, "")
+}
+
+// Customers reads a page of the entries of the account customers.
+func (x Statements) Customers(ctx context.Context, q StatementQuery) (Statement, error) {
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "customers", nil, q)
+}
+
+// Customers reads what the account customers held at a time: after every entry made then or before.
+func (x BalancesAt) Customers(ctx context.Context, at time.Time) (Balance, error) {
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "customers", nil, at)
+}
+
+// Customers reads the holds still held that move from or to the account customers, oldest first.
+func (x OpenHoldsOf) Customers(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "customers", nil, "")
+}
+
+// WasteBin reads a page of the entries of the account waste_bin.
+func (x Statements) WasteBin(ctx context.Context, q StatementQuery) (Statement, error) {
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "waste_bin", nil, q)
+}
+
+// WasteBin reads what the account waste_bin held at a time: after every entry made then or before.
+func (x BalancesAt) WasteBin(ctx context.Context, at time.Time) (Balance, error) {
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "waste_bin", nil, at)
+}
+
+// WasteBin reads the holds still held that move from or to the account waste_bin, oldest first.
+func (x OpenHoldsOf) WasteBin(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "waste_bin", nil, "")
 }

@@ -35,6 +35,15 @@ type (
 	HoldState = chobo.HoldState
 	// Balance is what an account holds: posted, held coming in, held going out.
 	Balance = chobo.Balance
+	// Entry is one change of one account by one call, as the history reads give it.
+	Entry = chobo.Entry
+	// StatementQuery says which of an account's entries a statement reads.
+	StatementQuery = chobo.StatementQuery
+	// Statement is one page of an account's entries.
+	Statement = chobo.Statement
+	// OpenHold is a hold still held, and HoldMove what one of its moves holds.
+	OpenHold = chobo.OpenHold
+	HoldMove = chobo.HoldMove
 )
 
 // Outcomes and hold states.
@@ -54,6 +63,11 @@ type Book struct {
 	Sell Sell
 	// Balance reads accounts.
 	Balance Balances
+	// Statement, BalanceAt and OpenHolds read the history of accounts:
+	// their entries, what they held at a time, the holds still held.
+	Statement Statements
+	BalanceAt BalancesAt
+	OpenHolds OpenHoldsOf
 
 	tb *chobotb.Book
 }
@@ -73,6 +87,7 @@ func TigerBeetleWith(c TigerBeetleClient, tenant string) *Book {
 	b.Bake = Bake{b}
 	b.Sell = Sell{b}
 	b.Balance = Balances{b}
+	b.Statement, b.BalanceAt, b.OpenHolds = Statements{b}, BalancesAt{b}, OpenHoldsOf{b}
 	return b
 }
 
@@ -142,6 +157,12 @@ type BakeArgs struct {
 	Count int64
 }
 
+// BakeKey is the key of bake: it names one call.
+type BakeKey struct {
+	Batch string
+	Bread string
+}
+
 // Do calls bake.do.
 func (t Bake) Do(ctx context.Context, a BakeArgs) (Result, error) {
 	if err := chobo.CheckText("batch", a.Batch); err != nil {
@@ -170,6 +191,17 @@ func (t Bake) DoCall(a BakeArgs) Call {
 	return Call{Kind: 0, Op: "do", Values: chobotb.Values{a.Batch, a.Bread, a.Count}}
 }
 
+// Entries reads the entries the calls of bake with the key k wrote, oldest first. A key no call took effect with has none.
+func (t Bake) Entries(ctx context.Context, k BakeKey) ([]Entry, error) {
+	if err := chobo.CheckText("batch", k.Batch); err != nil {
+		return nil, err
+	}
+	if err := chobo.CheckText("bread", k.Bread); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 0, chobotb.Values{k.Batch, k.Bread})
+}
+
 // Sell is the transfer sell.
 type Sell struct{ b *Book }
 
@@ -179,6 +211,12 @@ type SellArgs struct {
 	Bread   string
 	Count   int64
 	Cashier string
+}
+
+// SellKey is the key of sell: it names one call.
+type SellKey struct {
+	Receipt string
+	Bread   string
 }
 
 // Do calls sell.do.
@@ -215,6 +253,17 @@ func (t Sell) DoCall(a SellArgs) Call {
 	return Call{Kind: 1, Op: "do", Values: chobotb.Values{a.Receipt, a.Bread, a.Count, a.Cashier}}
 }
 
+// Entries reads the entries the calls of sell with the key k wrote, oldest first. A key no call took effect with has none.
+func (t Sell) Entries(ctx context.Context, k SellKey) ([]Entry, error) {
+	if err := chobo.CheckText("receipt", k.Receipt); err != nil {
+		return nil, err
+	}
+	if err := chobo.CheckText("bread", k.Bread); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 1, chobotb.Values{k.Receipt, k.Bread})
+}
+
 // Balances reads accounts: posted, held coming in, held going out.
 type Balances struct{ b *Book }
 
@@ -244,4 +293,82 @@ func (x Balances) Customers(ctx context.Context) (Balance, error) {
 // WasteBin reads the account waste_bin.
 func (x Balances) WasteBin(ctx context.Context) (Balance, error) {
 	return x.b.tb.Balance(ctx, 3)
+}
+
+// Statements reads the entries of accounts, a page at a time.
+type Statements struct{ b *Book }
+
+// BalancesAt reads what accounts held at a time.
+type BalancesAt struct{ b *Book }
+
+// OpenHoldsOf reads the holds still held that move from or to an account.
+type OpenHoldsOf struct{ b *Book }
+
+// Shelf reads a page of the entries of an account of shelf.
+func (x Statements) Shelf(ctx context.Context, a ShelfAccount, q StatementQuery) (Statement, error) {
+	if err := chobo.CheckText("bread", a.Bread); err != nil {
+		return Statement{}, err
+	}
+	return x.b.tb.Statement(ctx, 0, []string{a.Bread}, q)
+}
+
+// Shelf reads what an account of shelf held at a time: after every entry made then or before.
+func (x BalancesAt) Shelf(ctx context.Context, a ShelfAccount, at time.Time) (Balance, error) {
+	if err := chobo.CheckText("bread", a.Bread); err != nil {
+		return Balance{}, err
+	}
+	return x.b.tb.BalanceAt(ctx, 0, []string{a.Bread}, at)
+}
+
+// Shelf reads the holds still held that move from or to an account of shelf, oldest first.
+func (x OpenHoldsOf) Shelf(ctx context.Context, a ShelfAccount) ([]OpenHold, error) {
+	if err := chobo.CheckText("bread", a.Bread); err != nil {
+		return nil, err
+	}
+	return x.b.tb.OpenHolds(ctx, 0, []string{a.Bread}, -1)
+}
+
+// Ovens reads a page of the entries of the account ovens.
+func (x Statements) Ovens(ctx context.Context, q StatementQuery) (Statement, error) {
+	return x.b.tb.Statement(ctx, 1, nil, q)
+}
+
+// Ovens reads what the account ovens held at a time: after every entry made then or before.
+func (x BalancesAt) Ovens(ctx context.Context, at time.Time) (Balance, error) {
+	return x.b.tb.BalanceAt(ctx, 1, nil, at)
+}
+
+// Ovens reads the holds still held that move from or to the account ovens, oldest first.
+func (x OpenHoldsOf) Ovens(ctx context.Context) ([]OpenHold, error) {
+	return x.b.tb.OpenHolds(ctx, 1, nil, -1)
+}
+
+// Customers reads a page of the entries of the account customers.
+func (x Statements) Customers(ctx context.Context, q StatementQuery) (Statement, error) {
+	return x.b.tb.Statement(ctx, 2, nil, q)
+}
+
+// Customers reads what the account customers held at a time: after every entry made then or before.
+func (x BalancesAt) Customers(ctx context.Context, at time.Time) (Balance, error) {
+	return x.b.tb.BalanceAt(ctx, 2, nil, at)
+}
+
+// Customers reads the holds still held that move from or to the account customers, oldest first.
+func (x OpenHoldsOf) Customers(ctx context.Context) ([]OpenHold, error) {
+	return x.b.tb.OpenHolds(ctx, 2, nil, -1)
+}
+
+// WasteBin reads a page of the entries of the account waste_bin.
+func (x Statements) WasteBin(ctx context.Context, q StatementQuery) (Statement, error) {
+	return x.b.tb.Statement(ctx, 3, nil, q)
+}
+
+// WasteBin reads what the account waste_bin held at a time: after every entry made then or before.
+func (x BalancesAt) WasteBin(ctx context.Context, at time.Time) (Balance, error) {
+	return x.b.tb.BalanceAt(ctx, 3, nil, at)
+}
+
+// WasteBin reads the holds still held that move from or to the account waste_bin, oldest first.
+func (x OpenHoldsOf) WasteBin(ctx context.Context) ([]OpenHold, error) {
+	return x.b.tb.OpenHolds(ctx, 3, nil, -1)
 }

@@ -7,6 +7,7 @@ package book
 
 import (
 	"context"
+	"time"
 
 	"github.com/chobo-lang/chobo/runtime/go/chobo"
 	"github.com/chobo-lang/chobo/runtime/go/chobopg"
@@ -30,6 +31,15 @@ type (
 	HoldState = chobo.HoldState
 	// Balance is what an account holds: posted, held coming in, held going out.
 	Balance = chobo.Balance
+	// Entry is one change of one account by one call, as the history reads give it.
+	Entry = chobo.Entry
+	// StatementQuery says which of an account's entries a statement reads.
+	StatementQuery = chobo.StatementQuery
+	// Statement is one page of an account's entries.
+	Statement = chobo.Statement
+	// OpenHold is a hold still held, and HoldMove what one of its moves holds.
+	OpenHold = chobo.OpenHold
+	HoldMove = chobo.HoldMove
 )
 
 // Outcomes and hold states.
@@ -49,6 +59,11 @@ type Book struct {
 	X販売 X販売
 	// Balance reads accounts.
 	Balance Balances
+	// Statement, BalanceAt and OpenHolds read the history of accounts:
+	// their entries, what they held at a time, the holds still held.
+	Statement Statements
+	BalanceAt BalancesAt
+	OpenHolds OpenHoldsOf
 
 	q      Querier
 	tenant string
@@ -64,6 +79,7 @@ func Postgres(q Querier, tenant string, opts ...chobopg.Option) *Book {
 	b.X焼成 = X焼成{b}
 	b.X販売 = X販売{b}
 	b.Balance = Balances{b}
+	b.Statement, b.BalanceAt, b.OpenHolds = Statements{b}, BalancesAt{b}, OpenHoldsOf{b}
 	return b
 }
 
@@ -84,6 +100,19 @@ type Answer = chobopg.Answer
 // makes.
 func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
 	return chobopg.Bulk(ctx, b.q, calls)
+}
+
+// history is what the history reads send: a statement per read, and
+// the names of each transfer kind's values, which the rows give in order.
+var history = chobopg.History{
+	Statement: `select cursor, kind, op, key, args, move, out, account, account_args, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at from "パン屋の棚".history_statement($1, $2, $3::text[], $4::timestamptz, $5::timestamptz, $6::text[], $7::boolean, $8::integer, $9::bigint)`,
+	Call:      `select cursor, kind, op, key, args, move, out, account, account_args, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at from "パン屋の棚".history_call($1, $2, $3::text[])`,
+	OpenHolds: `select kind, key, move, from_account, from_args, to_account, to_args, amount, created, deadline from "パン屋の棚".history_open_holds($1, $2, $3::text[], $4)`,
+	BalanceAt: `select posted, held_in, held_out from "パン屋の棚".history_balance($1, $2, $3::text[], $4::timestamptz)`,
+	Kinds: map[string]chobopg.Kind{
+		"焼成": {Args: []string{"焼き番号", "パン", "数"}, Key: []string{"焼き番号", "パン"}},
+		"販売": {Args: []string{"レシート", "パン", "数", "担当者"}, Key: []string{"レシート", "パン"}},
+	},
 }
 
 // Expire gives back up to 1000 holds past their deadline, as the SQL
@@ -107,6 +136,12 @@ type X焼成Args struct {
 	X焼き番号 string
 	Xパン   string
 	X数    int64
+}
+
+// X焼成Key is the key of 焼成: it names one call.
+type X焼成Key struct {
+	X焼き番号 string
+	Xパン   string
 }
 
 // Do calls 焼成.do.
@@ -137,6 +172,17 @@ func (t X焼成) DoCall(a X焼成Args) Call {
 	return Call{SQL: `select result, reason from "パン屋の棚"."焼成_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.X焼き番号, a.Xパン, a.X数}}
 }
 
+// Entries reads the entries the calls of 焼成 with the key k wrote, oldest first. A key no call took effect with has none.
+func (t X焼成) Entries(ctx context.Context, k X焼成Key) ([]Entry, error) {
+	if err := chobo.CheckText("焼き番号", k.X焼き番号); err != nil {
+		return nil, err
+	}
+	if err := chobo.CheckText("パン", k.Xパン); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadCallEntries(ctx, t.b.q, &history, t.b.tenant, "焼成", []string{k.X焼き番号, k.Xパン})
+}
+
 // X販売 is the transfer 販売.
 type X販売 struct{ b *Book }
 
@@ -146,6 +192,12 @@ type X販売Args struct {
 	Xパン   string
 	X数    int64
 	X担当者  string
+}
+
+// X販売Key is the key of 販売: it names one call.
+type X販売Key struct {
+	Xレシート string
+	Xパン   string
 }
 
 // Do calls 販売.do.
@@ -182,6 +234,17 @@ func (t X販売) DoCall(a X販売Args) Call {
 	return Call{SQL: `select result, reason from "パン屋の棚"."販売_do"($1, $2, $3, $4, $5, $6::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.Xレシート, a.Xパン, a.X数, a.X担当者}}
 }
 
+// Entries reads the entries the calls of 販売 with the key k wrote, oldest first. A key no call took effect with has none.
+func (t X販売) Entries(ctx context.Context, k X販売Key) ([]Entry, error) {
+	if err := chobo.CheckText("レシート", k.Xレシート); err != nil {
+		return nil, err
+	}
+	if err := chobo.CheckText("パン", k.Xパン); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadCallEntries(ctx, t.b.q, &history, t.b.tenant, "販売", []string{k.Xレシート, k.Xパン})
+}
+
 // Balances reads accounts: posted, held coming in, held going out.
 type Balances struct{ b *Book }
 
@@ -211,4 +274,82 @@ func (x Balances) Xお客さま(ctx context.Context) (Balance, error) {
 // X廃棄 reads the account 廃棄.
 func (x Balances) X廃棄(ctx context.Context) (Balance, error) {
 	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "パン屋の棚"."balance_廃棄"($1)`, x.b.tenant)
+}
+
+// Statements reads the entries of accounts, a page at a time.
+type Statements struct{ b *Book }
+
+// BalancesAt reads what accounts held at a time.
+type BalancesAt struct{ b *Book }
+
+// OpenHoldsOf reads the holds still held that move from or to an account.
+type OpenHoldsOf struct{ b *Book }
+
+// X棚 reads a page of the entries of an account of 棚.
+func (x Statements) X棚(ctx context.Context, a X棚Account, q StatementQuery) (Statement, error) {
+	if err := chobo.CheckText("パン", a.Xパン); err != nil {
+		return Statement{}, err
+	}
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "棚", []string{a.Xパン}, q)
+}
+
+// X棚 reads what an account of 棚 held at a time: after every entry made then or before.
+func (x BalancesAt) X棚(ctx context.Context, a X棚Account, at time.Time) (Balance, error) {
+	if err := chobo.CheckText("パン", a.Xパン); err != nil {
+		return Balance{}, err
+	}
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "棚", []string{a.Xパン}, at)
+}
+
+// X棚 reads the holds still held that move from or to an account of 棚, oldest first.
+func (x OpenHoldsOf) X棚(ctx context.Context, a X棚Account) ([]OpenHold, error) {
+	if err := chobo.CheckText("パン", a.Xパン); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "棚", []string{a.Xパン}, "")
+}
+
+// X窯 reads a page of the entries of the account 窯.
+func (x Statements) X窯(ctx context.Context, q StatementQuery) (Statement, error) {
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "窯", nil, q)
+}
+
+// X窯 reads what the account 窯 held at a time: after every entry made then or before.
+func (x BalancesAt) X窯(ctx context.Context, at time.Time) (Balance, error) {
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "窯", nil, at)
+}
+
+// X窯 reads the holds still held that move from or to the account 窯, oldest first.
+func (x OpenHoldsOf) X窯(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "窯", nil, "")
+}
+
+// Xお客さま reads a page of the entries of the account お客さま.
+func (x Statements) Xお客さま(ctx context.Context, q StatementQuery) (Statement, error) {
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "お客さま", nil, q)
+}
+
+// Xお客さま reads what the account お客さま held at a time: after every entry made then or before.
+func (x BalancesAt) Xお客さま(ctx context.Context, at time.Time) (Balance, error) {
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "お客さま", nil, at)
+}
+
+// Xお客さま reads the holds still held that move from or to the account お客さま, oldest first.
+func (x OpenHoldsOf) Xお客さま(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "お客さま", nil, "")
+}
+
+// X廃棄 reads a page of the entries of the account 廃棄.
+func (x Statements) X廃棄(ctx context.Context, q StatementQuery) (Statement, error) {
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "廃棄", nil, q)
+}
+
+// X廃棄 reads what the account 廃棄 held at a time: after every entry made then or before.
+func (x BalancesAt) X廃棄(ctx context.Context, at time.Time) (Balance, error) {
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "廃棄", nil, at)
+}
+
+// X廃棄 reads the holds still held that move from or to the account 廃棄, oldest first.
+func (x OpenHoldsOf) X廃棄(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "廃棄", nil, "")
 }

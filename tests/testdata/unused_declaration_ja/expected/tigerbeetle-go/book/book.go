@@ -35,6 +35,15 @@ type (
 	HoldState = chobo.HoldState
 	// Balance is what an account holds: posted, held coming in, held going out.
 	Balance = chobo.Balance
+	// Entry is one change of one account by one call, as the history reads give it.
+	Entry = chobo.Entry
+	// StatementQuery says which of an account's entries a statement reads.
+	StatementQuery = chobo.StatementQuery
+	// Statement is one page of an account's entries.
+	Statement = chobo.Statement
+	// OpenHold is a hold still held, and HoldMove what one of its moves holds.
+	OpenHold = chobo.OpenHold
+	HoldMove = chobo.HoldMove
 )
 
 // Outcomes and hold states.
@@ -54,6 +63,11 @@ type Book struct {
 	X販売 X販売
 	// Balance reads accounts.
 	Balance Balances
+	// Statement, BalanceAt and OpenHolds read the history of accounts:
+	// their entries, what they held at a time, the holds still held.
+	Statement Statements
+	BalanceAt BalancesAt
+	OpenHolds OpenHoldsOf
 
 	tb *chobotb.Book
 }
@@ -73,6 +87,7 @@ func TigerBeetleWith(c TigerBeetleClient, tenant string) *Book {
 	b.X焼成 = X焼成{b}
 	b.X販売 = X販売{b}
 	b.Balance = Balances{b}
+	b.Statement, b.BalanceAt, b.OpenHolds = Statements{b}, BalancesAt{b}, OpenHoldsOf{b}
 	return b
 }
 
@@ -142,6 +157,12 @@ type X焼成Args struct {
 	X数    int64
 }
 
+// X焼成Key is the key of 焼成: it names one call.
+type X焼成Key struct {
+	X焼き番号 string
+	Xパン   string
+}
+
 // Do calls 焼成.do.
 func (t X焼成) Do(ctx context.Context, a X焼成Args) (Result, error) {
 	if err := chobo.CheckText("焼き番号", a.X焼き番号); err != nil {
@@ -170,6 +191,17 @@ func (t X焼成) DoCall(a X焼成Args) Call {
 	return Call{Kind: 0, Op: "do", Values: chobotb.Values{a.X焼き番号, a.Xパン, a.X数}}
 }
 
+// Entries reads the entries the calls of 焼成 with the key k wrote, oldest first. A key no call took effect with has none.
+func (t X焼成) Entries(ctx context.Context, k X焼成Key) ([]Entry, error) {
+	if err := chobo.CheckText("焼き番号", k.X焼き番号); err != nil {
+		return nil, err
+	}
+	if err := chobo.CheckText("パン", k.Xパン); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 0, chobotb.Values{k.X焼き番号, k.Xパン})
+}
+
 // X販売 is the transfer 販売.
 type X販売 struct{ b *Book }
 
@@ -179,6 +211,12 @@ type X販売Args struct {
 	Xパン   string
 	X数    int64
 	X担当者  string
+}
+
+// X販売Key is the key of 販売: it names one call.
+type X販売Key struct {
+	Xレシート string
+	Xパン   string
 }
 
 // Do calls 販売.do.
@@ -215,6 +253,17 @@ func (t X販売) DoCall(a X販売Args) Call {
 	return Call{Kind: 1, Op: "do", Values: chobotb.Values{a.Xレシート, a.Xパン, a.X数, a.X担当者}}
 }
 
+// Entries reads the entries the calls of 販売 with the key k wrote, oldest first. A key no call took effect with has none.
+func (t X販売) Entries(ctx context.Context, k X販売Key) ([]Entry, error) {
+	if err := chobo.CheckText("レシート", k.Xレシート); err != nil {
+		return nil, err
+	}
+	if err := chobo.CheckText("パン", k.Xパン); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 1, chobotb.Values{k.Xレシート, k.Xパン})
+}
+
 // Balances reads accounts: posted, held coming in, held going out.
 type Balances struct{ b *Book }
 
@@ -244,4 +293,82 @@ func (x Balances) Xお客さま(ctx context.Context) (Balance, error) {
 // X廃棄 reads the account 廃棄.
 func (x Balances) X廃棄(ctx context.Context) (Balance, error) {
 	return x.b.tb.Balance(ctx, 3)
+}
+
+// Statements reads the entries of accounts, a page at a time.
+type Statements struct{ b *Book }
+
+// BalancesAt reads what accounts held at a time.
+type BalancesAt struct{ b *Book }
+
+// OpenHoldsOf reads the holds still held that move from or to an account.
+type OpenHoldsOf struct{ b *Book }
+
+// X棚 reads a page of the entries of an account of 棚.
+func (x Statements) X棚(ctx context.Context, a X棚Account, q StatementQuery) (Statement, error) {
+	if err := chobo.CheckText("パン", a.Xパン); err != nil {
+		return Statement{}, err
+	}
+	return x.b.tb.Statement(ctx, 0, []string{a.Xパン}, q)
+}
+
+// X棚 reads what an account of 棚 held at a time: after every entry made then or before.
+func (x BalancesAt) X棚(ctx context.Context, a X棚Account, at time.Time) (Balance, error) {
+	if err := chobo.CheckText("パン", a.Xパン); err != nil {
+		return Balance{}, err
+	}
+	return x.b.tb.BalanceAt(ctx, 0, []string{a.Xパン}, at)
+}
+
+// X棚 reads the holds still held that move from or to an account of 棚, oldest first.
+func (x OpenHoldsOf) X棚(ctx context.Context, a X棚Account) ([]OpenHold, error) {
+	if err := chobo.CheckText("パン", a.Xパン); err != nil {
+		return nil, err
+	}
+	return x.b.tb.OpenHolds(ctx, 0, []string{a.Xパン}, -1)
+}
+
+// X窯 reads a page of the entries of the account 窯.
+func (x Statements) X窯(ctx context.Context, q StatementQuery) (Statement, error) {
+	return x.b.tb.Statement(ctx, 1, nil, q)
+}
+
+// X窯 reads what the account 窯 held at a time: after every entry made then or before.
+func (x BalancesAt) X窯(ctx context.Context, at time.Time) (Balance, error) {
+	return x.b.tb.BalanceAt(ctx, 1, nil, at)
+}
+
+// X窯 reads the holds still held that move from or to the account 窯, oldest first.
+func (x OpenHoldsOf) X窯(ctx context.Context) ([]OpenHold, error) {
+	return x.b.tb.OpenHolds(ctx, 1, nil, -1)
+}
+
+// Xお客さま reads a page of the entries of the account お客さま.
+func (x Statements) Xお客さま(ctx context.Context, q StatementQuery) (Statement, error) {
+	return x.b.tb.Statement(ctx, 2, nil, q)
+}
+
+// Xお客さま reads what the account お客さま held at a time: after every entry made then or before.
+func (x BalancesAt) Xお客さま(ctx context.Context, at time.Time) (Balance, error) {
+	return x.b.tb.BalanceAt(ctx, 2, nil, at)
+}
+
+// Xお客さま reads the holds still held that move from or to the account お客さま, oldest first.
+func (x OpenHoldsOf) Xお客さま(ctx context.Context) ([]OpenHold, error) {
+	return x.b.tb.OpenHolds(ctx, 2, nil, -1)
+}
+
+// X廃棄 reads a page of the entries of the account 廃棄.
+func (x Statements) X廃棄(ctx context.Context, q StatementQuery) (Statement, error) {
+	return x.b.tb.Statement(ctx, 3, nil, q)
+}
+
+// X廃棄 reads what the account 廃棄 held at a time: after every entry made then or before.
+func (x BalancesAt) X廃棄(ctx context.Context, at time.Time) (Balance, error) {
+	return x.b.tb.BalanceAt(ctx, 3, nil, at)
+}
+
+// X廃棄 reads the holds still held that move from or to the account 廃棄, oldest first.
+func (x OpenHoldsOf) X廃棄(ctx context.Context) ([]OpenHold, error) {
+	return x.b.tb.OpenHolds(ctx, 3, nil, -1)
 }

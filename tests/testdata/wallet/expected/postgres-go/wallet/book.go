@@ -7,6 +7,7 @@ package wallet
 
 import (
 	"context"
+	"time"
 
 	"github.com/chobo-lang/chobo/runtime/go/chobo"
 	"github.com/chobo-lang/chobo/runtime/go/chobopg"
@@ -30,6 +31,15 @@ type (
 	HoldState = chobo.HoldState
 	// Balance is what an account holds: posted, held coming in, held going out.
 	Balance = chobo.Balance
+	// Entry is one change of one account by one call, as the history reads give it.
+	Entry = chobo.Entry
+	// StatementQuery says which of an account's entries a statement reads.
+	StatementQuery = chobo.StatementQuery
+	// Statement is one page of an account's entries.
+	Statement = chobo.Statement
+	// OpenHold is a hold still held, and HoldMove what one of its moves holds.
+	OpenHold = chobo.OpenHold
+	HoldMove = chobo.HoldMove
 )
 
 // Outcomes and hold states.
@@ -50,6 +60,11 @@ type Book struct {
 	Pay      Pay
 	// Balance reads accounts.
 	Balance Balances
+	// Statement, BalanceAt and OpenHolds read the history of accounts:
+	// their entries, what they held at a time, the holds still held.
+	Statement Statements
+	BalanceAt BalancesAt
+	OpenHolds OpenHoldsOf
 
 	q      Querier
 	tenant string
@@ -66,6 +81,7 @@ func Postgres(q Querier, tenant string, opts ...chobopg.Option) *Book {
 	b.Incoming = Incoming{b}
 	b.Pay = Pay{b}
 	b.Balance = Balances{b}
+	b.Statement, b.BalanceAt, b.OpenHolds = Statements{b}, BalancesAt{b}, OpenHoldsOf{b}
 	return b
 }
 
@@ -86,6 +102,20 @@ type Answer = chobopg.Answer
 // makes.
 func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
 	return chobopg.Bulk(ctx, b.q, calls)
+}
+
+// history is what the history reads send: a statement per read, and
+// the names of each transfer kind's values, which the rows give in order.
+var history = chobopg.History{
+	Statement: `select cursor, kind, op, key, args, move, out, account, account_args, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at from "wallet".history_statement($1, $2, $3::text[], $4::timestamptz, $5::timestamptz, $6::text[], $7::boolean, $8::integer, $9::bigint)`,
+	Call:      `select cursor, kind, op, key, args, move, out, account, account_args, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at from "wallet".history_call($1, $2, $3::text[])`,
+	OpenHolds: `select kind, key, move, from_account, from_args, to_account, to_args, amount, created, deadline from "wallet".history_open_holds($1, $2, $3::text[], $4)`,
+	BalanceAt: `select posted, held_in, held_out from "wallet".history_balance($1, $2, $3::text[], $4::timestamptz)`,
+	Kinds: map[string]chobopg.Kind{
+		"top_up":   {Args: []string{"top_up_id", "member", "amount"}, Key: []string{"top_up_id"}},
+		"incoming": {Args: []string{"remittance", "member", "amount"}, Key: []string{"remittance"}, Amounts: []string{"amount"}},
+		"pay":      {Args: []string{"order", "member", "amount"}, Key: []string{"order"}},
+	},
 }
 
 // Expire gives back up to 1000 holds past their deadline, as the SQL
@@ -109,6 +139,11 @@ type TopUpArgs struct {
 	TopUpId string
 	Member  string
 	Amount  int64
+}
+
+// TopUpKey is the key of top_up: it names one call.
+type TopUpKey struct {
+	TopUpId string
 }
 
 // Do calls top_up.do.
@@ -139,6 +174,14 @@ func (t TopUp) DoCall(a TopUpArgs) Call {
 	return Call{SQL: `select result, reason from "wallet"."top_up_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.TopUpId, a.Member, a.Amount}}
 }
 
+// Entries reads the entries the calls of top_up with the key k wrote, oldest first. A key no call took effect with has none.
+func (t TopUp) Entries(ctx context.Context, k TopUpKey) ([]Entry, error) {
+	if err := chobo.CheckText("top_up_id", k.TopUpId); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadCallEntries(ctx, t.b.q, &history, t.b.tenant, "top_up", []string{k.TopUpId})
+}
+
 // Incoming is the transfer incoming: posted when the money arrives, voided when the transfer is recalled, expired after 1 day
 type Incoming struct{ b *Book }
 
@@ -149,7 +192,7 @@ type IncomingArgs struct {
 	Amount     int64
 }
 
-// IncomingKey names one hold of incoming.
+// IncomingKey is the key of incoming: it names one call, and the hold it makes.
 type IncomingKey struct {
 	Remittance string
 }
@@ -253,6 +296,20 @@ func (t Incoming) StatusCall(k IncomingKey) Call {
 	return Call{SQL: `select "wallet"."incoming_status"($1, $2)`, Args: []any{t.b.tenant, k.Remittance}, Status: true}
 }
 
+// Entries reads the entries the calls of incoming with the key k wrote, oldest first:
+// the hold's, then those of its post, void or expiry. A key no call took effect with has none.
+func (t Incoming) Entries(ctx context.Context, k IncomingKey) ([]Entry, error) {
+	if err := chobo.CheckText("remittance", k.Remittance); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadCallEntries(ctx, t.b.q, &history, t.b.tenant, "incoming", []string{k.Remittance})
+}
+
+// OpenHolds reads the holds of incoming still held, oldest first.
+func (t Incoming) OpenHolds(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, t.b.q, &history, t.b.tenant, "", nil, "incoming")
+}
+
 // Pay is the transfer pay.
 type Pay struct{ b *Book }
 
@@ -261,6 +318,11 @@ type PayArgs struct {
 	Order  string
 	Member string
 	Amount int64
+}
+
+// PayKey is the key of pay: it names one call.
+type PayKey struct {
+	Order string
 }
 
 // Do calls pay.do.
@@ -291,6 +353,14 @@ func (t Pay) DoCall(a PayArgs) Call {
 	return Call{SQL: `select result, reason from "wallet"."pay_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.Order, a.Member, a.Amount}}
 }
 
+// Entries reads the entries the calls of pay with the key k wrote, oldest first. A key no call took effect with has none.
+func (t Pay) Entries(ctx context.Context, k PayKey) ([]Entry, error) {
+	if err := chobo.CheckText("order", k.Order); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadCallEntries(ctx, t.b.q, &history, t.b.tenant, "pay", []string{k.Order})
+}
+
 // Balances reads accounts: posted, held coming in, held going out.
 type Balances struct{ b *Book }
 
@@ -315,4 +385,67 @@ func (x Balances) Bank(ctx context.Context) (Balance, error) {
 // Shops reads the account shops.
 func (x Balances) Shops(ctx context.Context) (Balance, error) {
 	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "wallet"."balance_shops"($1)`, x.b.tenant)
+}
+
+// Statements reads the entries of accounts, a page at a time.
+type Statements struct{ b *Book }
+
+// BalancesAt reads what accounts held at a time.
+type BalancesAt struct{ b *Book }
+
+// OpenHoldsOf reads the holds still held that move from or to an account.
+type OpenHoldsOf struct{ b *Book }
+
+// Wallet reads a page of the entries of an account of wallet.
+func (x Statements) Wallet(ctx context.Context, a WalletAccount, q StatementQuery) (Statement, error) {
+	if err := chobo.CheckText("member", a.Member); err != nil {
+		return Statement{}, err
+	}
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "wallet", []string{a.Member}, q)
+}
+
+// Wallet reads what an account of wallet held at a time: after every entry made then or before.
+func (x BalancesAt) Wallet(ctx context.Context, a WalletAccount, at time.Time) (Balance, error) {
+	if err := chobo.CheckText("member", a.Member); err != nil {
+		return Balance{}, err
+	}
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "wallet", []string{a.Member}, at)
+}
+
+// Wallet reads the holds still held that move from or to an account of wallet, oldest first.
+func (x OpenHoldsOf) Wallet(ctx context.Context, a WalletAccount) ([]OpenHold, error) {
+	if err := chobo.CheckText("member", a.Member); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "wallet", []string{a.Member}, "")
+}
+
+// Bank reads a page of the entries of the account bank.
+func (x Statements) Bank(ctx context.Context, q StatementQuery) (Statement, error) {
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "bank", nil, q)
+}
+
+// Bank reads what the account bank held at a time: after every entry made then or before.
+func (x BalancesAt) Bank(ctx context.Context, at time.Time) (Balance, error) {
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "bank", nil, at)
+}
+
+// Bank reads the holds still held that move from or to the account bank, oldest first.
+func (x OpenHoldsOf) Bank(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "bank", nil, "")
+}
+
+// Shops reads a page of the entries of the account shops.
+func (x Statements) Shops(ctx context.Context, q StatementQuery) (Statement, error) {
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "shops", nil, q)
+}
+
+// Shops reads what the account shops held at a time: after every entry made then or before.
+func (x BalancesAt) Shops(ctx context.Context, at time.Time) (Balance, error) {
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "shops", nil, at)
+}
+
+// Shops reads the holds still held that move from or to the account shops, oldest first.
+func (x OpenHoldsOf) Shops(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "shops", nil, "")
 }

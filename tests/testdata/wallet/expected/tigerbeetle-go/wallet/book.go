@@ -35,6 +35,15 @@ type (
 	HoldState = chobo.HoldState
 	// Balance is what an account holds: posted, held coming in, held going out.
 	Balance = chobo.Balance
+	// Entry is one change of one account by one call, as the history reads give it.
+	Entry = chobo.Entry
+	// StatementQuery says which of an account's entries a statement reads.
+	StatementQuery = chobo.StatementQuery
+	// Statement is one page of an account's entries.
+	Statement = chobo.Statement
+	// OpenHold is a hold still held, and HoldMove what one of its moves holds.
+	OpenHold = chobo.OpenHold
+	HoldMove = chobo.HoldMove
 )
 
 // Outcomes and hold states.
@@ -55,6 +64,11 @@ type Book struct {
 	Pay      Pay
 	// Balance reads accounts.
 	Balance Balances
+	// Statement, BalanceAt and OpenHolds read the history of accounts:
+	// their entries, what they held at a time, the holds still held.
+	Statement Statements
+	BalanceAt BalancesAt
+	OpenHolds OpenHoldsOf
 
 	tb *chobotb.Book
 }
@@ -75,6 +89,7 @@ func TigerBeetleWith(c TigerBeetleClient, tenant string) *Book {
 	b.Incoming = Incoming{b}
 	b.Pay = Pay{b}
 	b.Balance = Balances{b}
+	b.Statement, b.BalanceAt, b.OpenHolds = Statements{b}, BalancesAt{b}, OpenHoldsOf{b}
 	return b
 }
 
@@ -150,6 +165,11 @@ type TopUpArgs struct {
 	Amount  int64
 }
 
+// TopUpKey is the key of top_up: it names one call.
+type TopUpKey struct {
+	TopUpId string
+}
+
 // Do calls top_up.do.
 func (t TopUp) Do(ctx context.Context, a TopUpArgs) (Result, error) {
 	if err := chobo.CheckText("top_up_id", a.TopUpId); err != nil {
@@ -178,6 +198,14 @@ func (t TopUp) DoCall(a TopUpArgs) Call {
 	return Call{Kind: 0, Op: "do", Values: chobotb.Values{a.TopUpId, a.Member, a.Amount}}
 }
 
+// Entries reads the entries the calls of top_up with the key k wrote, oldest first. A key no call took effect with has none.
+func (t TopUp) Entries(ctx context.Context, k TopUpKey) ([]Entry, error) {
+	if err := chobo.CheckText("top_up_id", k.TopUpId); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 0, chobotb.Values{k.TopUpId})
+}
+
 // Incoming is the transfer incoming: posted when the money arrives, voided when the transfer is recalled, expired after 1 day
 type Incoming struct{ b *Book }
 
@@ -188,7 +216,7 @@ type IncomingArgs struct {
 	Amount     int64
 }
 
-// IncomingKey names one hold of incoming.
+// IncomingKey is the key of incoming: it names one call, and the hold it makes.
 type IncomingKey struct {
 	Remittance string
 }
@@ -282,6 +310,20 @@ func (t Incoming) StatusCall(k IncomingKey) Call {
 	return Call{Kind: 1, Op: "status", Values: chobotb.Values{k.Remittance}}
 }
 
+// Entries reads the entries the calls of incoming with the key k wrote, oldest first:
+// the hold's, then those of its post, void or expiry. A key no call took effect with has none.
+func (t Incoming) Entries(ctx context.Context, k IncomingKey) ([]Entry, error) {
+	if err := chobo.CheckText("remittance", k.Remittance); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 1, chobotb.Values{k.Remittance})
+}
+
+// OpenHolds reads the holds of incoming still held, oldest first.
+func (t Incoming) OpenHolds(ctx context.Context) ([]OpenHold, error) {
+	return t.b.tb.OpenHolds(ctx, -1, nil, 1)
+}
+
 // Pay is the transfer pay.
 type Pay struct{ b *Book }
 
@@ -290,6 +332,11 @@ type PayArgs struct {
 	Order  string
 	Member string
 	Amount int64
+}
+
+// PayKey is the key of pay: it names one call.
+type PayKey struct {
+	Order string
 }
 
 // Do calls pay.do.
@@ -320,6 +367,14 @@ func (t Pay) DoCall(a PayArgs) Call {
 	return Call{Kind: 2, Op: "do", Values: chobotb.Values{a.Order, a.Member, a.Amount}}
 }
 
+// Entries reads the entries the calls of pay with the key k wrote, oldest first. A key no call took effect with has none.
+func (t Pay) Entries(ctx context.Context, k PayKey) ([]Entry, error) {
+	if err := chobo.CheckText("order", k.Order); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 2, chobotb.Values{k.Order})
+}
+
 // Balances reads accounts: posted, held coming in, held going out.
 type Balances struct{ b *Book }
 
@@ -344,4 +399,67 @@ func (x Balances) Bank(ctx context.Context) (Balance, error) {
 // Shops reads the account shops.
 func (x Balances) Shops(ctx context.Context) (Balance, error) {
 	return x.b.tb.Balance(ctx, 2)
+}
+
+// Statements reads the entries of accounts, a page at a time.
+type Statements struct{ b *Book }
+
+// BalancesAt reads what accounts held at a time.
+type BalancesAt struct{ b *Book }
+
+// OpenHoldsOf reads the holds still held that move from or to an account.
+type OpenHoldsOf struct{ b *Book }
+
+// Wallet reads a page of the entries of an account of wallet.
+func (x Statements) Wallet(ctx context.Context, a WalletAccount, q StatementQuery) (Statement, error) {
+	if err := chobo.CheckText("member", a.Member); err != nil {
+		return Statement{}, err
+	}
+	return x.b.tb.Statement(ctx, 0, []string{a.Member}, q)
+}
+
+// Wallet reads what an account of wallet held at a time: after every entry made then or before.
+func (x BalancesAt) Wallet(ctx context.Context, a WalletAccount, at time.Time) (Balance, error) {
+	if err := chobo.CheckText("member", a.Member); err != nil {
+		return Balance{}, err
+	}
+	return x.b.tb.BalanceAt(ctx, 0, []string{a.Member}, at)
+}
+
+// Wallet reads the holds still held that move from or to an account of wallet, oldest first.
+func (x OpenHoldsOf) Wallet(ctx context.Context, a WalletAccount) ([]OpenHold, error) {
+	if err := chobo.CheckText("member", a.Member); err != nil {
+		return nil, err
+	}
+	return x.b.tb.OpenHolds(ctx, 0, []string{a.Member}, -1)
+}
+
+// Bank reads a page of the entries of the account bank.
+func (x Statements) Bank(ctx context.Context, q StatementQuery) (Statement, error) {
+	return x.b.tb.Statement(ctx, 1, nil, q)
+}
+
+// Bank reads what the account bank held at a time: after every entry made then or before.
+func (x BalancesAt) Bank(ctx context.Context, at time.Time) (Balance, error) {
+	return x.b.tb.BalanceAt(ctx, 1, nil, at)
+}
+
+// Bank reads the holds still held that move from or to the account bank, oldest first.
+func (x OpenHoldsOf) Bank(ctx context.Context) ([]OpenHold, error) {
+	return x.b.tb.OpenHolds(ctx, 1, nil, -1)
+}
+
+// Shops reads a page of the entries of the account shops.
+func (x Statements) Shops(ctx context.Context, q StatementQuery) (Statement, error) {
+	return x.b.tb.Statement(ctx, 2, nil, q)
+}
+
+// Shops reads what the account shops held at a time: after every entry made then or before.
+func (x BalancesAt) Shops(ctx context.Context, at time.Time) (Balance, error) {
+	return x.b.tb.BalanceAt(ctx, 2, nil, at)
+}
+
+// Shops reads the holds still held that move from or to the account shops, oldest first.
+func (x OpenHoldsOf) Shops(ctx context.Context) ([]OpenHold, error) {
+	return x.b.tb.OpenHolds(ctx, 2, nil, -1)
 }

@@ -7,6 +7,7 @@ package book
 
 import (
 	"context"
+	"time"
 
 	"github.com/chobo-lang/chobo/runtime/go/chobo"
 	"github.com/chobo-lang/chobo/runtime/go/chobopg"
@@ -30,6 +31,15 @@ type (
 	HoldState = chobo.HoldState
 	// Balance is what an account holds: posted, held coming in, held going out.
 	Balance = chobo.Balance
+	// Entry is one change of one account by one call, as the history reads give it.
+	Entry = chobo.Entry
+	// StatementQuery says which of an account's entries a statement reads.
+	StatementQuery = chobo.StatementQuery
+	// Statement is one page of an account's entries.
+	Statement = chobo.Statement
+	// OpenHold is a hold still held, and HoldMove what one of its moves holds.
+	OpenHold = chobo.OpenHold
+	HoldMove = chobo.HoldMove
 )
 
 // Outcomes and hold states.
@@ -50,6 +60,11 @@ type Book struct {
 	X支払   X支払
 	// Balance reads accounts.
 	Balance Balances
+	// Statement, BalanceAt and OpenHolds read the history of accounts:
+	// their entries, what they held at a time, the holds still held.
+	Statement Statements
+	BalanceAt BalancesAt
+	OpenHolds OpenHoldsOf
 
 	q      Querier
 	tenant string
@@ -66,6 +81,7 @@ func Postgres(q Querier, tenant string, opts ...chobopg.Option) *Book {
 	b.X振込待ち = X振込待ち{b}
 	b.X支払 = X支払{b}
 	b.Balance = Balances{b}
+	b.Statement, b.BalanceAt, b.OpenHolds = Statements{b}, BalancesAt{b}, OpenHoldsOf{b}
 	return b
 }
 
@@ -86,6 +102,20 @@ type Answer = chobopg.Answer
 // makes.
 func (b *Book) Bulk(ctx context.Context, calls ...Call) []Answer {
 	return chobopg.Bulk(ctx, b.q, calls)
+}
+
+// history is what the history reads send: a statement per read, and
+// the names of each transfer kind's values, which the rows give in order.
+var history = chobopg.History{
+	Statement: `select cursor, kind, op, key, args, move, out, account, account_args, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at from "ウォレット".history_statement($1, $2, $3::text[], $4::timestamptz, $5::timestamptz, $6::text[], $7::boolean, $8::integer, $9::bigint)`,
+	Call:      `select cursor, kind, op, key, args, move, out, account, account_args, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at from "ウォレット".history_call($1, $2, $3::text[])`,
+	OpenHolds: `select kind, key, move, from_account, from_args, to_account, to_args, amount, created, deadline from "ウォレット".history_open_holds($1, $2, $3::text[], $4)`,
+	BalanceAt: `select posted, held_in, held_out from "ウォレット".history_balance($1, $2, $3::text[], $4::timestamptz)`,
+	Kinds: map[string]chobopg.Kind{
+		"チャージ": {Args: []string{"チャージ番号", "会員", "額"}, Key: []string{"チャージ番号"}},
+		"振込待ち": {Args: []string{"振込番号", "会員", "額"}, Key: []string{"振込番号"}, Amounts: []string{"額"}},
+		"支払":   {Args: []string{"注文", "会員", "額"}, Key: []string{"注文"}},
+	},
 }
 
 // Expire gives back up to 1000 holds past their deadline, as the SQL
@@ -109,6 +139,11 @@ type XチャージArgs struct {
 	Xチャージ番号 string
 	X会員     string
 	X額      int64
+}
+
+// XチャージKey is the key of チャージ: it names one call.
+type XチャージKey struct {
+	Xチャージ番号 string
 }
 
 // Do calls チャージ.do.
@@ -139,6 +174,14 @@ func (t Xチャージ) DoCall(a XチャージArgs) Call {
 	return Call{SQL: `select result, reason from "ウォレット"."チャージ_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.Xチャージ番号, a.X会員, a.X額}}
 }
 
+// Entries reads the entries the calls of チャージ with the key k wrote, oldest first. A key no call took effect with has none.
+func (t Xチャージ) Entries(ctx context.Context, k XチャージKey) ([]Entry, error) {
+	if err := chobo.CheckText("チャージ番号", k.Xチャージ番号); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadCallEntries(ctx, t.b.q, &history, t.b.tenant, "チャージ", []string{k.Xチャージ番号})
+}
+
 // X振込待ち is the transfer 振込待ち: 着金で確定、組戻しで取消、1 日で期限切れ
 type X振込待ち struct{ b *Book }
 
@@ -149,7 +192,7 @@ type X振込待ちArgs struct {
 	X額    int64
 }
 
-// X振込待ちKey names one hold of 振込待ち.
+// X振込待ちKey is the key of 振込待ち: it names one call, and the hold it makes.
 type X振込待ちKey struct {
 	X振込番号 string
 }
@@ -253,6 +296,20 @@ func (t X振込待ち) StatusCall(k X振込待ちKey) Call {
 	return Call{SQL: `select "ウォレット"."振込待ち_status"($1, $2)`, Args: []any{t.b.tenant, k.X振込番号}, Status: true}
 }
 
+// Entries reads the entries the calls of 振込待ち with the key k wrote, oldest first:
+// the hold's, then those of its post, void or expiry. A key no call took effect with has none.
+func (t X振込待ち) Entries(ctx context.Context, k X振込待ちKey) ([]Entry, error) {
+	if err := chobo.CheckText("振込番号", k.X振込番号); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadCallEntries(ctx, t.b.q, &history, t.b.tenant, "振込待ち", []string{k.X振込番号})
+}
+
+// OpenHolds reads the holds of 振込待ち still held, oldest first.
+func (t X振込待ち) OpenHolds(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, t.b.q, &history, t.b.tenant, "", nil, "振込待ち")
+}
+
 // X支払 is the transfer 支払.
 type X支払 struct{ b *Book }
 
@@ -261,6 +318,11 @@ type X支払Args struct {
 	X注文 string
 	X会員 string
 	X額  int64
+}
+
+// X支払Key is the key of 支払: it names one call.
+type X支払Key struct {
+	X注文 string
 }
 
 // Do calls 支払.do.
@@ -291,6 +353,14 @@ func (t X支払) DoCall(a X支払Args) Call {
 	return Call{SQL: `select result, reason from "ウォレット"."支払_do"($1, $2, $3, $4, $5::pg_catalog.uuid)`, Args: []any{t.b.tenant, a.X注文, a.X会員, a.X額}}
 }
 
+// Entries reads the entries the calls of 支払 with the key k wrote, oldest first. A key no call took effect with has none.
+func (t X支払) Entries(ctx context.Context, k X支払Key) ([]Entry, error) {
+	if err := chobo.CheckText("注文", k.X注文); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadCallEntries(ctx, t.b.q, &history, t.b.tenant, "支払", []string{k.X注文})
+}
+
 // Balances reads accounts: posted, held coming in, held going out.
 type Balances struct{ b *Book }
 
@@ -315,4 +385,67 @@ func (x Balances) X銀行(ctx context.Context) (Balance, error) {
 // X店 reads the account 店.
 func (x Balances) X店(ctx context.Context) (Balance, error) {
 	return chobopg.ReadBalance(ctx, x.b.q, `select posted, held_in, held_out from "ウォレット"."balance_店"($1)`, x.b.tenant)
+}
+
+// Statements reads the entries of accounts, a page at a time.
+type Statements struct{ b *Book }
+
+// BalancesAt reads what accounts held at a time.
+type BalancesAt struct{ b *Book }
+
+// OpenHoldsOf reads the holds still held that move from or to an account.
+type OpenHoldsOf struct{ b *Book }
+
+// Xウォレット reads a page of the entries of an account of ウォレット.
+func (x Statements) Xウォレット(ctx context.Context, a XウォレットAccount, q StatementQuery) (Statement, error) {
+	if err := chobo.CheckText("会員", a.X会員); err != nil {
+		return Statement{}, err
+	}
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "ウォレット", []string{a.X会員}, q)
+}
+
+// Xウォレット reads what an account of ウォレット held at a time: after every entry made then or before.
+func (x BalancesAt) Xウォレット(ctx context.Context, a XウォレットAccount, at time.Time) (Balance, error) {
+	if err := chobo.CheckText("会員", a.X会員); err != nil {
+		return Balance{}, err
+	}
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "ウォレット", []string{a.X会員}, at)
+}
+
+// Xウォレット reads the holds still held that move from or to an account of ウォレット, oldest first.
+func (x OpenHoldsOf) Xウォレット(ctx context.Context, a XウォレットAccount) ([]OpenHold, error) {
+	if err := chobo.CheckText("会員", a.X会員); err != nil {
+		return nil, err
+	}
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "ウォレット", []string{a.X会員}, "")
+}
+
+// X銀行 reads a page of the entries of the account 銀行.
+func (x Statements) X銀行(ctx context.Context, q StatementQuery) (Statement, error) {
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "銀行", nil, q)
+}
+
+// X銀行 reads what the account 銀行 held at a time: after every entry made then or before.
+func (x BalancesAt) X銀行(ctx context.Context, at time.Time) (Balance, error) {
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "銀行", nil, at)
+}
+
+// X銀行 reads the holds still held that move from or to the account 銀行, oldest first.
+func (x OpenHoldsOf) X銀行(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "銀行", nil, "")
+}
+
+// X店 reads a page of the entries of the account 店.
+func (x Statements) X店(ctx context.Context, q StatementQuery) (Statement, error) {
+	return chobopg.ReadStatement(ctx, x.b.q, &history, x.b.tenant, "店", nil, q)
+}
+
+// X店 reads what the account 店 held at a time: after every entry made then or before.
+func (x BalancesAt) X店(ctx context.Context, at time.Time) (Balance, error) {
+	return chobopg.ReadBalanceAt(ctx, x.b.q, &history, x.b.tenant, "店", nil, at)
+}
+
+// X店 reads the holds still held that move from or to the account 店, oldest first.
+func (x OpenHoldsOf) X店(ctx context.Context) ([]OpenHold, error) {
+	return chobopg.ReadOpenHolds(ctx, x.b.q, &history, x.b.tenant, "店", nil, "")
 }

@@ -35,6 +35,15 @@ type (
 	HoldState = chobo.HoldState
 	// Balance is what an account holds: posted, held coming in, held going out.
 	Balance = chobo.Balance
+	// Entry is one change of one account by one call, as the history reads give it.
+	Entry = chobo.Entry
+	// StatementQuery says which of an account's entries a statement reads.
+	StatementQuery = chobo.StatementQuery
+	// Statement is one page of an account's entries.
+	Statement = chobo.Statement
+	// OpenHold is a hold still held, and HoldMove what one of its moves holds.
+	OpenHold = chobo.OpenHold
+	HoldMove = chobo.HoldMove
 )
 
 // Outcomes and hold states.
@@ -55,6 +64,11 @@ type Book struct {
 	X支払   X支払
 	// Balance reads accounts.
 	Balance Balances
+	// Statement, BalanceAt and OpenHolds read the history of accounts:
+	// their entries, what they held at a time, the holds still held.
+	Statement Statements
+	BalanceAt BalancesAt
+	OpenHolds OpenHoldsOf
 
 	tb *chobotb.Book
 }
@@ -75,6 +89,7 @@ func TigerBeetleWith(c TigerBeetleClient, tenant string) *Book {
 	b.X振込待ち = X振込待ち{b}
 	b.X支払 = X支払{b}
 	b.Balance = Balances{b}
+	b.Statement, b.BalanceAt, b.OpenHolds = Statements{b}, BalancesAt{b}, OpenHoldsOf{b}
 	return b
 }
 
@@ -150,6 +165,11 @@ type XチャージArgs struct {
 	X額      int64
 }
 
+// XチャージKey is the key of チャージ: it names one call.
+type XチャージKey struct {
+	Xチャージ番号 string
+}
+
 // Do calls チャージ.do.
 func (t Xチャージ) Do(ctx context.Context, a XチャージArgs) (Result, error) {
 	if err := chobo.CheckText("チャージ番号", a.Xチャージ番号); err != nil {
@@ -178,6 +198,14 @@ func (t Xチャージ) DoCall(a XチャージArgs) Call {
 	return Call{Kind: 0, Op: "do", Values: chobotb.Values{a.Xチャージ番号, a.X会員, a.X額}}
 }
 
+// Entries reads the entries the calls of チャージ with the key k wrote, oldest first. A key no call took effect with has none.
+func (t Xチャージ) Entries(ctx context.Context, k XチャージKey) ([]Entry, error) {
+	if err := chobo.CheckText("チャージ番号", k.Xチャージ番号); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 0, chobotb.Values{k.Xチャージ番号})
+}
+
 // X振込待ち is the transfer 振込待ち: 着金で確定、組戻しで取消、1 日で期限切れ
 type X振込待ち struct{ b *Book }
 
@@ -188,7 +216,7 @@ type X振込待ちArgs struct {
 	X額    int64
 }
 
-// X振込待ちKey names one hold of 振込待ち.
+// X振込待ちKey is the key of 振込待ち: it names one call, and the hold it makes.
 type X振込待ちKey struct {
 	X振込番号 string
 }
@@ -282,6 +310,20 @@ func (t X振込待ち) StatusCall(k X振込待ちKey) Call {
 	return Call{Kind: 1, Op: "status", Values: chobotb.Values{k.X振込番号}}
 }
 
+// Entries reads the entries the calls of 振込待ち with the key k wrote, oldest first:
+// the hold's, then those of its post, void or expiry. A key no call took effect with has none.
+func (t X振込待ち) Entries(ctx context.Context, k X振込待ちKey) ([]Entry, error) {
+	if err := chobo.CheckText("振込番号", k.X振込番号); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 1, chobotb.Values{k.X振込番号})
+}
+
+// OpenHolds reads the holds of 振込待ち still held, oldest first.
+func (t X振込待ち) OpenHolds(ctx context.Context) ([]OpenHold, error) {
+	return t.b.tb.OpenHolds(ctx, -1, nil, 1)
+}
+
 // X支払 is the transfer 支払.
 type X支払 struct{ b *Book }
 
@@ -290,6 +332,11 @@ type X支払Args struct {
 	X注文 string
 	X会員 string
 	X額  int64
+}
+
+// X支払Key is the key of 支払: it names one call.
+type X支払Key struct {
+	X注文 string
 }
 
 // Do calls 支払.do.
@@ -320,6 +367,14 @@ func (t X支払) DoCall(a X支払Args) Call {
 	return Call{Kind: 2, Op: "do", Values: chobotb.Values{a.X注文, a.X会員, a.X額}}
 }
 
+// Entries reads the entries the calls of 支払 with the key k wrote, oldest first. A key no call took effect with has none.
+func (t X支払) Entries(ctx context.Context, k X支払Key) ([]Entry, error) {
+	if err := chobo.CheckText("注文", k.X注文); err != nil {
+		return nil, err
+	}
+	return t.b.tb.CallEntries(ctx, 2, chobotb.Values{k.X注文})
+}
+
 // Balances reads accounts: posted, held coming in, held going out.
 type Balances struct{ b *Book }
 
@@ -344,4 +399,67 @@ func (x Balances) X銀行(ctx context.Context) (Balance, error) {
 // X店 reads the account 店.
 func (x Balances) X店(ctx context.Context) (Balance, error) {
 	return x.b.tb.Balance(ctx, 2)
+}
+
+// Statements reads the entries of accounts, a page at a time.
+type Statements struct{ b *Book }
+
+// BalancesAt reads what accounts held at a time.
+type BalancesAt struct{ b *Book }
+
+// OpenHoldsOf reads the holds still held that move from or to an account.
+type OpenHoldsOf struct{ b *Book }
+
+// Xウォレット reads a page of the entries of an account of ウォレット.
+func (x Statements) Xウォレット(ctx context.Context, a XウォレットAccount, q StatementQuery) (Statement, error) {
+	if err := chobo.CheckText("会員", a.X会員); err != nil {
+		return Statement{}, err
+	}
+	return x.b.tb.Statement(ctx, 0, []string{a.X会員}, q)
+}
+
+// Xウォレット reads what an account of ウォレット held at a time: after every entry made then or before.
+func (x BalancesAt) Xウォレット(ctx context.Context, a XウォレットAccount, at time.Time) (Balance, error) {
+	if err := chobo.CheckText("会員", a.X会員); err != nil {
+		return Balance{}, err
+	}
+	return x.b.tb.BalanceAt(ctx, 0, []string{a.X会員}, at)
+}
+
+// Xウォレット reads the holds still held that move from or to an account of ウォレット, oldest first.
+func (x OpenHoldsOf) Xウォレット(ctx context.Context, a XウォレットAccount) ([]OpenHold, error) {
+	if err := chobo.CheckText("会員", a.X会員); err != nil {
+		return nil, err
+	}
+	return x.b.tb.OpenHolds(ctx, 0, []string{a.X会員}, -1)
+}
+
+// X銀行 reads a page of the entries of the account 銀行.
+func (x Statements) X銀行(ctx context.Context, q StatementQuery) (Statement, error) {
+	return x.b.tb.Statement(ctx, 1, nil, q)
+}
+
+// X銀行 reads what the account 銀行 held at a time: after every entry made then or before.
+func (x BalancesAt) X銀行(ctx context.Context, at time.Time) (Balance, error) {
+	return x.b.tb.BalanceAt(ctx, 1, nil, at)
+}
+
+// X銀行 reads the holds still held that move from or to the account 銀行, oldest first.
+func (x OpenHoldsOf) X銀行(ctx context.Context) ([]OpenHold, error) {
+	return x.b.tb.OpenHolds(ctx, 1, nil, -1)
+}
+
+// X店 reads a page of the entries of the account 店.
+func (x Statements) X店(ctx context.Context, q StatementQuery) (Statement, error) {
+	return x.b.tb.Statement(ctx, 2, nil, q)
+}
+
+// X店 reads what the account 店 held at a time: after every entry made then or before.
+func (x BalancesAt) X店(ctx context.Context, at time.Time) (Balance, error) {
+	return x.b.tb.BalanceAt(ctx, 2, nil, at)
+}
+
+// X店 reads the holds still held that move from or to the account 店, oldest first.
+func (x OpenHoldsOf) X店(ctx context.Context) ([]OpenHold, error) {
+	return x.b.tb.OpenHolds(ctx, 2, nil, -1)
 }
