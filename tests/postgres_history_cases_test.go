@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -169,13 +170,71 @@ func runHistoryScenario(t *testing.T, ctx context.Context, pool *pgxpool.Pool, b
 }
 
 // entryLine is what both sides of the comparison write of an entry.
-func entryLine(account string, t int64, transfer, op string, key []string, move int, out bool, posted, heldOut, heldIn int64, after *interp.Balance) string {
-	s := fmt.Sprintf("%s at %ds: %s.%s(%s) move %d %s; posted %+d, held out %+d, held in %+d", account, t, transfer, op,
-		strings.Join(key, ", "), move, side(out), posted, heldOut, heldIn)
+func entryLine(account string, t int64, transfer, op string, key, args []string, move int, out bool, posted, heldOut, heldIn int64, after *interp.Balance) string {
+	s := fmt.Sprintf("%s at %ds: %s.%s(%s) given %q move %d %s; posted %+d, held out %+d, held in %+d", account, t, transfer, op,
+		strings.Join(key, ", "), args, move, side(out), posted, heldOut, heldIn)
 	if after != nil {
 		s += fmt.Sprintf(" -> %d, %d, %d", after.Posted, after.HeldOut, after.HeldIn)
 	}
 	return s
+}
+
+// callArgs is what the call of an interpreter's entry was given, in the
+// order the operation takes it: every parameter of a do or a hold, the
+// key and the amounts a post named (the key alone for a full post), the
+// key of a void or an expiry.
+func callArgs(e interp.Entry) []string {
+	var out []string
+	for _, p := range postgres.Params(e.Call.Transfer, string(e.Op)) {
+		if !p.IsAmount() {
+			out = append(out, e.Call.Strings[p.Name])
+		} else if a, ok := e.Call.Amounts[p.Name]; ok {
+			out = append(out, strconv.FormatInt(a, 10))
+		}
+	}
+	return out
+}
+
+// entryRows reads the rows of a statement or of a call's entries, as
+// postgres.History's statements select them, and writes each as
+// entryLine does; it answers the last row's cursor too.
+func entryRows(t *testing.T, rows pgx.Rows, timeOf func(time.Time) int64) ([]string, *int64) {
+	t.Helper()
+	var got []string
+	var last *int64
+	for rows.Next() {
+		var cursor int64
+		var kind, op, account string
+		var key, args, accountArgs []string
+		var move int32
+		var out bool
+		var posted, heldIn, heldOut int64
+		var ap, ai, ao *int64
+		var at time.Time
+		if err := rows.Scan(&cursor, &kind, &op, &key, &args, &move, &out, &account, &accountArgs, &posted, &heldIn, &heldOut, &ap, &ai, &ao, &at); err != nil {
+			t.Fatal(err)
+		}
+		var bal *interp.Balance
+		if ap != nil {
+			bal = &interp.Balance{Posted: *ap, HeldIn: *ai, HeldOut: *ao}
+		}
+		got = append(got, entryLine(book.KindArgs(account, accountArgs), timeOf(at), kind, op, key, args, int(move), out, posted, heldOut, heldIn, bal))
+		c := cursor
+		last = &c
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return got, last
+}
+
+// wantAfter is the balance an interpreter's entry left, as PostgreSQL
+// keeps it: none for an account without bounds.
+func wantAfter(e interp.Entry) *interp.Balance {
+	if e.Account.Kind.Lower == nil && e.Account.Kind.Upper == nil {
+		return nil
+	}
+	return &e.After
 }
 
 func side(out bool) string {
@@ -190,21 +249,7 @@ func side(out bool) string {
 func historyRead(t *testing.T, ctx context.Context, pool *pgxpool.Pool, b *book.Book, tenant string, rd *scenario.ReadStep,
 	exp *scenario.ReadResult, first func(int64, bool) *time.Time, timeOf func(time.Time) int64, cursors map[int]*int64, step int) (got, want []string) {
 	t.Helper()
-	names := map[string]string{} // account id → as the interpreter writes it
-	rows, err := pool.Query(ctx, fmt.Sprintf(`select id::text, kind, args from %s.accounts where tenant = $1`, postgres.Ident(b.Name)), tenant)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for rows.Next() {
-		var id, kind string
-		var args []string
-		if err := rows.Scan(&id, &kind, &args); err != nil {
-			t.Fatal(err)
-		}
-		names[id] = book.KindArgs(kind, args)
-	}
-	rows.Close()
-	s := postgres.Ident(b.Name)
+	h := postgres.History(b)
 	switch rd.Kind {
 	case scenario.ReadStatement:
 		var kinds []string
@@ -229,94 +274,61 @@ func historyRead(t *testing.T, ctx context.Context, pool *pgxpool.Pool, b *book.
 		if len(kinds) > 0 {
 			kindsArg = kinds
 		}
-		rows, err := pool.Query(ctx, `select cursor, kind, op, key, n, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at
-  from `+s+`.history_statement($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+		rows, err := pool.Query(ctx, h.Statement,
 			tenant, rd.Account.Kind.Name, sqlArgs(rd.Account.Args), from, to, kindsArg, rd.Order == interp.Newest, rd.Limit, after)
 		if err != nil {
 			t.Fatal(err)
 		}
-		last := after
-		for rows.Next() {
-			var cursor int64
-			var kind, op string
-			var key []string
-			var n int
-			var posted, heldIn, heldOut int64
-			var ap, ai, ao *int64
-			var at time.Time
-			if err := rows.Scan(&cursor, &kind, &op, &key, &n, &posted, &heldIn, &heldOut, &ap, &ai, &ao, &at); err != nil {
-				t.Fatal(err)
-			}
-			var bal *interp.Balance
-			if ap != nil {
-				bal = &interp.Balance{Posted: *ap, HeldIn: *ai, HeldOut: *ao}
-			}
-			got = append(got, entryLine(rd.Account.String(), timeOf(at), kind, op, key, (n+1)/2, n%2 == 1, posted, heldOut, heldIn, bal))
-			c := cursor
-			last = &c
-		}
-		if err := rows.Err(); err != nil {
-			t.Fatal(err)
+		var last *int64
+		got, last = entryRows(t, rows, timeOf)
+		if last == nil {
+			last = after
 		}
 		cursors[step] = last
 		for _, e := range exp.Entries {
-			bal := e.After
-			var after *interp.Balance
-			if e.Account.Kind.Lower != nil || e.Account.Kind.Upper != nil {
-				after = &bal
-			}
-			want = append(want, entryLine(e.Account.String(), e.Time, e.Call.Transfer.Name, string(e.Op), e.Key, e.Move, e.Out, e.Posted, e.HeldOut, e.HeldIn, after))
+			want = append(want, entryLine(e.Account.String(), e.Time, e.Call.Transfer.Name, string(e.Op), e.Key, callArgs(e), e.Move, e.Out, e.Posted, e.HeldOut, e.HeldIn, wantAfter(e)))
 		}
 	case scenario.ReadEntries:
-		rows, err := pool.Query(ctx, `select op, n, account::text, posted, held_in, held_out, at from `+s+`.history_call($1, $2, $3)`,
-			tenant, rd.Transfer.Name, rd.Key)
+		rows, err := pool.Query(ctx, h.Call, tenant, rd.Transfer.Name, rd.Key)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for rows.Next() {
-			var op, account string
-			var n int
-			var posted, heldIn, heldOut int64
-			var at time.Time
-			if err := rows.Scan(&op, &n, &account, &posted, &heldIn, &heldOut, &at); err != nil {
-				t.Fatal(err)
-			}
-			got = append(got, entryLine(names[account], timeOf(at), rd.Transfer.Name, op, rd.Key, (n+1)/2, n%2 == 1, posted, heldOut, heldIn, nil))
-		}
-		if err := rows.Err(); err != nil {
-			t.Fatal(err)
-		}
+		got, _ = entryRows(t, rows, timeOf)
 		for _, e := range exp.Entries {
-			want = append(want, entryLine(e.Account.String(), e.Time, e.Call.Transfer.Name, string(e.Op), e.Key, e.Move, e.Out, e.Posted, e.HeldOut, e.HeldIn, nil))
+			want = append(want, entryLine(e.Account.String(), e.Time, e.Call.Transfer.Name, string(e.Op), e.Key, callArgs(e), e.Move, e.Out, e.Posted, e.HeldOut, e.HeldIn, wantAfter(e)))
 		}
 	case scenario.ReadHolds:
-		var kind, account any
-		args := []string{}
+		var kind, account, args any
 		if rd.Transfer != nil {
 			kind = rd.Transfer.Name
 		}
 		if rd.Account != nil {
 			account, args = rd.Account.Kind.Name, sqlArgs(rd.Account.Args)
 		}
-		rows, err := pool.Query(ctx, `select kind, key, amounts, created_at from `+s+`.history_open_holds($1, $2, $3, $4)`, tenant, account, args, kind)
+		rows, err := pool.Query(ctx, h.OpenHolds, tenant, account, args, kind)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for rows.Next() {
-			var kind string
-			var key []string
-			var amounts []int64
+			var kind, from, to string
+			var key, fromArgs, toArgs []string
+			var move int32
+			var amount int64
 			var at time.Time
-			if err := rows.Scan(&kind, &key, &amounts, &at); err != nil {
+			var deadline *time.Time
+			if err := rows.Scan(&kind, &key, &move, &from, &fromArgs, &to, &toArgs, &amount, &at, &deadline); err != nil {
 				t.Fatal(err)
 			}
-			got = append(got, fmt.Sprintf("%s held at %ds: %v", book.KindArgs(kind, key), timeOf(at), amounts))
+			got = append(got, fmt.Sprintf("%s held at %ds: move %d %d from %s to %s", book.KindArgs(kind, key), timeOf(at), move, amount,
+				book.KindArgs(from, fromArgs), book.KindArgs(to, toArgs)))
 		}
 		if err := rows.Err(); err != nil {
 			t.Fatal(err)
 		}
 		for _, h := range exp.Holds {
-			want = append(want, fmt.Sprintf("%s held at %ds: %v", h.Name(), h.Created, h.Amounts))
+			for i, a := range h.Amounts {
+				want = append(want, fmt.Sprintf("%s held at %ds: move %d %d from %s to %s", h.Name(), h.Created, i+1, a, h.From[i], h.To[i]))
+			}
 		}
 	case scenario.ReadBalance:
 		at := first(rd.At, true)
@@ -326,13 +338,11 @@ func historyRead(t *testing.T, ctx context.Context, pool *pgxpool.Pool, b *book.
 		} else {
 			when = at.Add(-time.Microsecond)
 		}
-		var bal *string
-		if err := pool.QueryRow(ctx, `select `+s+`.history_balance($1, $2, $3, $4)::text`, tenant, rd.Account.Kind.Name, sqlArgs(rd.Account.Args), when).Scan(&bal); err != nil && err != pgx.ErrNoRows {
+		var p, i, o int64
+		if err := pool.QueryRow(ctx, h.BalanceAt, tenant, rd.Account.Kind.Name, sqlArgs(rd.Account.Args), when).Scan(&p, &i, &o); err != nil {
 			t.Fatal(err)
 		}
-		if bal != nil {
-			got = []string{*bal}
-		}
+		got = []string{fmt.Sprintf("(%d,%d,%d)", p, i, o)}
 		want = []string{fmt.Sprintf("(%d,%d,%d)", exp.Balance.Posted, exp.Balance.HeldIn, exp.Balance.HeldOut)}
 	}
 	return got, want

@@ -255,12 +255,14 @@ func TestUpgradeFromBeforeCallIDs(t *testing.T) {
 	if err := u.app.QueryRow(ctx, `select "wallet".expire(1000)`).Scan(&n); err != nil || n != 1 {
 		t.Fatalf("expire() before: %d, %v", n, err)
 	}
-	// everything stored, as the owner reads it (keys without the column
-	// today adds)
+	// everything stored, as the owner reads it (keys without the columns
+	// today adds, and without the entries they kept before, which move to
+	// account_entries, read below)
 	state := func() string {
 		t.Helper()
 		var s string
-		if err := u.owner.QueryRow(ctx, `select (select jsonb_agg(to_jsonb(k) - 'call_id' order by k.tenant, k.kind, k.op, k.key) from "wallet".keys k)::text
+		if err := u.owner.QueryRow(ctx, `select (select jsonb_agg(to_jsonb(k) - array['call_id', 'post_args', 'entry_accounts', 'entry_posted', 'entry_held_in', 'entry_held_out']
+                         order by k.tenant, k.kind, k.op, k.key) from "wallet".keys k)::text
   || (select jsonb_agg(to_jsonb(a) - 'entry_seq' order by a.tenant, a.id) from "wallet".accounts a)::text
   || (select coalesce(jsonb_agg(to_jsonb(s) order by s.tenant, s.id, s.shard), '[]') from "wallet".account_shards s)::text`).Scan(&s); err != nil {
 			t.Fatal(err)
@@ -316,6 +318,32 @@ func TestUpgradeFromBeforeCallIDs(t *testing.T) {
 		"12 expire o-3 0 79 14; 13 expire o-3 0 79 13; 14 do g-0 1 80 13"
 	if history != wantHistory {
 		t.Errorf("m's statement after the upgrade:\n%s\nwant\n%s", history, wantHistory)
+	}
+	// the key rows keep no entries now, and a second load changes nothing
+	var arrays int
+	if err := u.admin.QueryRow(ctx, `select count(*) from pg_attribute
+ where attrelid = '"wallet".keys'::regclass and attname like 'entry\_%' and not attisdropped`).Scan(&arrays); err != nil || arrays != 0 {
+		t.Errorf("the key rows keep %d entry columns (%v), want none", arrays, err)
+	}
+	entriesNow := func() string {
+		t.Helper()
+		var s string
+		if err := u.admin.QueryRow(ctx, `select jsonb_agg(to_jsonb(e) order by e.account, e.seq)::text from "wallet".account_entries e`).Scan(&s); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	loaded := entriesNow()
+	u.load(t, ctx, today)
+	if again := entriesNow(); again != loaded {
+		t.Errorf("a second load changed the entries:\n%s\n%s", loaded, again)
+	}
+	// a post of before reads as what it was given: the key alone, the
+	// full hold
+	var given string
+	if err := u.admin.QueryRow(ctx, `select string_agg(distinct op || ' ' || args::text, '; ') from "wallet".history_call('', 'buy', array['o-1'])`).Scan(&given); err != nil ||
+		given != `hold {o-1,m,20}; post {o-1}` {
+		t.Errorf("o-1's calls after the upgrade: %q %v", given, err)
 	}
 	// each function once: the overloads of before are gone
 	var overloads string

@@ -76,13 +76,18 @@ type HistorySQL struct {
 const entryColumns = "cursor, kind, op, key, args, move, out, account, account_args, posted, held_in, held_out, " +
 	"after_posted, after_held_in, after_held_out, at"
 
+// openHoldColumns are the columns of a row of the open holds.
+const openHoldColumns = "kind, key, move, from_account, from_args, to_account, to_args, amount, created, deadline"
+
+var openHoldOut = strings.Split(strings.ReplaceAll(openHoldColumns, " ", ""), ",")
+
 // History gives the history statements of b.
 func History(b *book.Book) HistorySQL {
 	s := Ident(b.Name)
 	return HistorySQL{
 		Statement: fmt.Sprintf("select %s from %s.history_statement($1, $2, $3::text[], $4::timestamptz, $5::timestamptz, $6::text[], $7::boolean, $8::integer, $9::bigint)", entryColumns, s),
 		Call:      fmt.Sprintf("select %s from %s.history_call($1, $2, $3::text[])", entryColumns, s),
-		OpenHolds: fmt.Sprintf("select kind, key, move, from_account, from_args, to_account, to_args, amount, created, deadline from %s.history_open_holds($1, $2, $3::text[], $4)", s),
+		OpenHolds: fmt.Sprintf("select %s from %s.history_open_holds($1, $2, $3::text[], $4)", openHoldColumns, s),
 		BalanceAt: fmt.Sprintf("select posted, held_in, held_out from %s.history_balance($1, $2, $3::text[], $4::timestamptz)", s),
 	}
 }

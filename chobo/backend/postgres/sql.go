@@ -103,21 +103,29 @@ func Generate(b *book.Book, header []string) string {
 }
 
 // Function is one function the SQL of a book writes: as PostgreSQL names
-// it with its argument types (the text of a regprocedure), and the names
-// of its arguments.
+// it with its argument types (the text of a regprocedure), the names of
+// its arguments, and the names of the columns it returns, for one that
+// returns a table.
 type Function struct {
 	Signature string
 	Args      []string
+	Out       []string
 }
 
-// ArgArray writes the argument names as a text[] literal.
+// ArgArray writes the names as PostgreSQL keeps them (proargnames), a
+// text[] literal: the arguments, then the columns of a table it returns.
+// A function whose columns changed is made anew like one whose arguments
+// were renamed, since PostgreSQL replaces no result type in place.
 func (f Function) ArgArray() string {
-	names := make([]string, len(f.Args))
-	for i, a := range f.Args {
-		names[i] = Lit(a)
+	var names []string
+	for _, a := range append(append([]string{}, f.Args...), f.Out...) {
+		names = append(names, Lit(a))
 	}
 	return "array[" + strings.Join(names, ", ") + "]::text[]"
 }
+
+// entryOut are the columns of a statement's rows and of a call's entries.
+var entryOut = strings.Split(strings.ReplaceAll(entryColumns, " ", ""), ",")
 
 // Functions lists every function the SQL of b writes. The loaded file
 // keeps these and drops any other function of the schema, and it drops
@@ -136,17 +144,21 @@ func Functions(b *book.Book) []Function {
 		return f
 	}
 	arg := func(name, typ string) [2]string { return [2]string{name, typ} }
+	returning := func(out []string, f Function) Function {
+		f.Out = out
+		return f
+	}
 	tenant := arg("p_tenant", "text")
 	out := []Function{
 		fn("chobo_id", arg("parts", "text[]")),
 		fn("chobo_unbounded", tenant, arg("p_ids", "uuid[]"), arg("p_d", "numeric[]"), arg("p_write", "boolean")),
-		fn("chobo_record", tenant, arg("p_kind", "text"), arg("p_op", "text"), arg("p_key", "text[]"), arg("p_content", "text"), arg("p_accounts", "uuid[]"),
+		fn("chobo_record", tenant, arg("p_kind", "text"), arg("p_op", "text"), arg("p_key", "text[]"), arg("p_accounts", "uuid[]"),
 			arg("p_posted", "bigint[]"), arg("p_held_in", "bigint[]"), arg("p_held_out", "bigint[]")),
-		fn("history_statement", tenant, arg("p_account", "text"), arg("p_args", "text[]"), arg("p_from", "timestamp with time zone"),
+		returning(entryOut, fn("history_statement", tenant, arg("p_account", "text"), arg("p_args", "text[]"), arg("p_from", "timestamp with time zone"),
 			arg("p_to", "timestamp with time zone"), arg("p_kinds", "text[]"), arg("p_newest", "boolean"),
-			arg("p_limit", "integer"), arg("p_after", "bigint")),
-		fn("history_call", tenant, arg("p_kind", "text"), arg("p_key", "text[]")),
-		fn("history_open_holds", tenant, arg("p_account", "text"), arg("p_args", "text[]"), arg("p_kind", "text")),
+			arg("p_limit", "integer"), arg("p_after", "bigint"))),
+		returning(entryOut, fn("history_call", tenant, arg("p_kind", "text"), arg("p_key", "text[]"))),
+		returning(openHoldOut, fn("history_open_holds", tenant, arg("p_account", "text"), arg("p_args", "text[]"), arg("p_kind", "text"))),
 		fn("history_balance", tenant, arg("p_account", "text"), arg("p_args", "text[]"), arg("p_at", "timestamp with time zone")),
 	}
 	for _, t := range b.Transfers {

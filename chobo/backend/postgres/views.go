@@ -319,6 +319,19 @@ type postView struct {
 	Settle       settleView
 }
 
+// PostArgs is what the post was given, as the history shows it: the key
+// and then the amounts it named, or the key alone for the full hold.
+func (v postView) PostArgs() string {
+	if len(v.Amounts) == 0 {
+		return "v_key"
+	}
+	var named []string
+	for _, a := range v.Amounts {
+		named = append(named, a+"::text")
+	}
+	return fmt.Sprintf("case when %s then v_key else v_key || array[%s] end", strings.Join(v.Nulls, " and "), strings.Join(named, ", "))
+}
+
 type voidView struct {
 	function
 	Settle settleView
@@ -336,6 +349,9 @@ type settleView struct {
 	Vars    settleVars
 	Post    bool
 	Entries entryArrays // what the post or void changes, move by move
+	// Several says the hold has more than one move, so that two of its
+	// entries may change one account, each then showing its own balance.
+	Several bool
 }
 
 type settleMove struct {
@@ -351,7 +367,7 @@ func (settleView) Shards() int          { return Shards }
 func (v settleView) WriteIDs() string   { return strings.Join(v.Bounded, ", ") }
 
 func newSettle(b *book.Book, t *book.Transfer, post bool) settleView {
-	v := settleView{S: Ident(b.Name), Op: "'void'", Post: post}
+	v := settleView{S: Ident(b.Name), Op: "'void'", Post: post, Several: len(t.Moves) > 1}
 	if post {
 		v.Op = "'post'"
 	}
@@ -556,8 +572,8 @@ func newFast(st moveStep, hold bool) *fastView {
 	return f
 }
 
-// entryArrays are the entries of a call as the four arrays of its key
-// row, one element per entry: the account, and what it changes.
+// entryArrays are the entries of a call, one element per entry: the
+// account, and what it changes.
 type entryArrays struct {
 	Accounts, Posted, HeldIn, HeldOut []string
 }
@@ -597,12 +613,7 @@ func (e entryArrays) Count() string {
 	return fmt.Sprintf("(select count(*) from unnest(array[%s]) as x (id) where x.id = a.id)", strings.Join(e.Accounts, ", "))
 }
 
-// Columns are the entry columns of the key row and Values their values,
-// for an insert.
-func (entryArrays) Columns() string {
-	return "entry_accounts, entry_posted, entry_held_in, entry_held_out"
-}
-
+// Values are the entries as the four arrays chobo_record takes.
 func (e entryArrays) Values() string {
 	return fmt.Sprintf("array[%s], array[%s]::bigint[], array[%s]::bigint[], array[%s]::bigint[]",
 		strings.Join(e.Accounts, ", "), strings.Join(e.Posted, ", "), strings.Join(e.HeldIn, ", "), strings.Join(e.HeldOut, ", "))

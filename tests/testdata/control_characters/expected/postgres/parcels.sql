@@ -92,11 +92,10 @@ create table if not exists "parcels".account_shards (
 
 -- One row per key used, in the namespace of a transfer kind and an
 -- operation (do, hold, post, void, and expire for a hold given back by
--- expire()): what it was used with, how it ended, and what the call
--- changed. The entries of a call are arrays here, and a hold is the row
--- of its hold call; besides this row and its accounts, a call writes only
--- its entries to account_entries (below), which a statement reads. Every
--- extra row written per call was a measurable part of its cost.
+-- expire()): what it was used with, how it ended, and, on the row of a
+-- hold call, the hold. Besides this row and its accounts, a call writes
+-- only its entries, to account_entries (below): every extra row or array
+-- written per call was a measurable part of its cost.
 create table if not exists "parcels".keys (
   tenant         text not null,
   kind           text not null,
@@ -107,12 +106,6 @@ create table if not exists "parcels".keys (
   result         text not null,
   reason         text,
   at             timestamptz not null default clock_timestamp(),
-  -- the entries: one change of one account per element, in step; they
-  -- count only when result is 'done'
-  entry_accounts uuid[] not null default '{}',
-  entry_posted   bigint[] not null default '{}',
-  entry_held_in  bigint[] not null default '{}',
-  entry_held_out bigint[] not null default '{}',
   -- a hold (op 'hold' only): what each move holds, where it stands, its
   -- deadline, what was posted
   from_ids       uuid[],
@@ -125,6 +118,10 @@ create table if not exists "parcels".keys (
   -- (null from a client that gives none); for an 'expire' row, the id of
   -- the expire() call that gave the hold back
   call_id        uuid,
+  -- a post (op 'post' only): what it was given, the key and then the
+  -- amounts it named, or the key alone for the full hold (its content
+  -- holds what each move posted, which cannot tell the two apart)
+  post_args      text[],
   primary key (tenant, kind, op, key)
 );
 
@@ -137,13 +134,18 @@ do $$ begin
                   where attrelid = '"parcels".keys'::regclass and attname = 'call_id' and not attisdropped) then
     alter table "parcels".keys add column if not exists call_id uuid;
   end if;
+  if not exists (select 1 from pg_attribute
+                  where attrelid = '"parcels".keys'::regclass and attname = 'post_args' and not attisdropped) then
+    alter table "parcels".keys add column if not exists post_args text[];
+  end if;
 end $$;
 
 -- A schema made by an earlier chobo kept entries and holds in tables of
 -- their own, one row per change and per hold. Here, once, their rows move
 -- onto the key rows they belong to (entries given back by expire() get
--- an 'expire' key row, as expire() now writes), and the two tables give
--- way to the views below. An entry with no key row to take it stops the
+-- an 'expire' key row, as expire() now writes; the entries go on from
+-- there into account_entries, below), and the two tables give way to the
+-- views below. An entry with no key row to take it stops the
 -- whole move: nothing is dropped that was not carried over.
 do $migrate$
 declare
@@ -217,17 +219,18 @@ end $$;
 
 -- The history of every account, one row per entry: one change of one
 -- account by one call that took effect, with what the account held right
--- after it. The key rows keep a call's entries too, as arrays; these rows
--- are what a statement reads, an account's entries in its own order from
--- one index. An account with bounds numbers its entries from 1 with the
--- counter of its row, which the call has locked already: an entry's number
--- is given only after every earlier entry of the account committed, so a
--- cursor (the number of the last entry read) stays right however many
--- calls come after it. An account without bounds takes its numbers from
--- the sequence entry_order instead (its row is not locked by its calls,
--- so that they do not queue on it), and its entries keep no balance
--- after them: the balance is spread over shards that other calls change
--- at the same time.
+-- after it. This is the one place a call's entries are kept: a statement
+-- reads an account's entries in its own order from the primary key, and
+-- the entries of one call are found by its kind and key. An account with
+-- bounds numbers its entries from 1 with the counter of its row, which
+-- the call has locked already: an entry's number is given only after
+-- every earlier entry of the account committed, so a cursor (the number
+-- of the last entry read) stays right however many calls come after it.
+-- An account without bounds takes its numbers from the sequence
+-- entry_order instead (its row is not locked by its calls, so that they
+-- do not queue on it), and its entries keep no balance after them: the
+-- balance is spread over shards that other calls change at the same
+-- time.
 do $$ begin
   if not exists (select 1 from pg_attribute
                   where attrelid = '"parcels".accounts'::regclass and attname = 'entry_seq' and not attisdropped) then
@@ -239,6 +242,17 @@ create sequence if not exists "parcels".entry_order;
 
 do $history$ begin
   if to_regclass('"parcels".account_entries') is not null then
+    -- Made by the version before, which kept a copy of what each call was
+    -- given on every entry (its key row has it) and the tenant in the
+    -- primary key (an account's id already names its tenant).
+    if exists (select 1 from pg_attribute
+                where attrelid = '"parcels".account_entries'::regclass and attname = 'content' and not attisdropped) then
+      alter table "parcels".account_entries
+        drop column content,
+        drop constraint account_entries_pkey,
+        add primary key (account, seq);
+      create index account_entries_call on "parcels".account_entries (tenant, kind, key);
+    end if;
     return;
   end if;
   create table "parcels".account_entries (
@@ -248,10 +262,8 @@ do $history$ begin
     kind           text not null,
     op             text not null,
     key            text[] not null,
-    -- what the call was given, as its key row keeps it
-    content        text not null,
     -- the entry's place among the entries of its call, from 1: 2m-1 and
-    -- 2m are the two sides of move m
+    -- 2m are the two sides of move m, the side it leaves first
     n              integer not null,
     posted         bigint not null,
     held_in        bigint not null,
@@ -260,21 +272,27 @@ do $history$ begin
     after_held_in  bigint,
     after_held_out bigint,
     at             timestamptz not null,
-    primary key (tenant, account, seq)
+    primary key (account, seq)
   );
-  -- The entries a ledger made before this table, carried over once from
-  -- its key rows: each account's in the order of their calls' times (then
-  -- of kind, operation and key, for calls made at the same instant), with
-  -- the balance each left, summed from the account's first entry.
+  create index account_entries_call on "parcels".account_entries (tenant, kind, key);
+  -- A ledger made before this table kept each call's entries as arrays on
+  -- its key row. They are carried over once: each account's in the order
+  -- of their calls' times (then of kind, operation and key, for calls
+  -- made at the same instant), with the balance each left, summed from the
+  -- account's first entry. The arrays are dropped at the end of the file.
+  if not exists (select 1 from pg_attribute
+                  where attrelid = '"parcels".keys'::regclass and attname = 'entry_accounts' and not attisdropped) then
+    return;
+  end if;
   insert into "parcels".account_entries
-    (tenant, account, seq, kind, op, key, content, n, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at)
+    (tenant, account, seq, kind, op, key, n, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at)
   select e.tenant, e.account,
-         row_number() over w, e.kind, e.op, e.key, e.content, e.n, e.posted, e.held_in, e.held_out,
+         row_number() over w, e.kind, e.op, e.key, e.n, e.posted, e.held_in, e.held_out,
          case when e.bounded then sum(e.posted) over w end,
          case when e.bounded then sum(e.held_in) over w end,
          case when e.bounded then sum(e.held_out) over w end,
          e.at
-    from (select k.tenant, x.account, k.kind, k.op, k.key, k.content, x.n::integer as n, x.posted, x.held_in, x.held_out, k.at,
+    from (select k.tenant, x.account, k.kind, k.op, k.key, x.n::integer as n, x.posted, x.held_in, x.held_out, k.at,
                  (a.lower_bound is not null or a.upper_bound is not null) as bounded
             from "parcels".keys k
                  cross join lateral unnest(k.entry_accounts, k.entry_posted, k.entry_held_in, k.entry_held_out)
@@ -284,8 +302,8 @@ do $history$ begin
   window w as (partition by e.tenant, e.account order by e.at, e.kind, e.op, e.key, e.n
                rows between unbounded preceding and current row);
   update "parcels".accounts a set entry_seq = c.n
-    from (select tenant, account, max(seq) as n from "parcels".account_entries group by tenant, account) c
-   where a.tenant = c.tenant and a.id = c.account and (a.lower_bound is not null or a.upper_bound is not null);
+    from (select account, max(seq) as n from "parcels".account_entries group by account) c
+   where a.id = c.account and (a.lower_bound is not null or a.upper_bound is not null);
   perform setval('"parcels".entry_order',
                  greatest(coalesce((select max(seq) from "parcels".account_entries), 0), 1));
 end
@@ -329,11 +347,22 @@ select k.tenant, "parcels".chobo_id(array['transfer', 'parcels', k.tenant, k.kin
 -- Every change of every balance: a balance is the sum of its entries
 -- (for an account without bounds, of its row and its shards).
 create or replace view "parcels".entries as
-select k.tenant, e.account, k.kind, k.op, k.key, e.posted, e.held_in, e.held_out, k.at
-  from "parcels".keys k
-       cross join lateral unnest(k.entry_accounts, k.entry_posted, k.entry_held_in, k.entry_held_out)
-         as e (account, posted, held_in, held_out)
- where k.result = 'done';
+select e.tenant, e.account, e.kind, e.op, e.key, e.posted, e.held_in, e.held_out, e.at
+  from "parcels".account_entries e;
+
+-- The arrays a ledger made before account_entries kept on its key rows,
+-- carried over above and read by nothing now (the view above read them
+-- until it was made again): dropped, which changes the catalog alone.
+do $$ begin
+  if exists (select 1 from pg_attribute
+              where attrelid = '"parcels".keys'::regclass and attname = 'entry_accounts' and not attisdropped) then
+    alter table "parcels".keys
+      drop column entry_accounts,
+      drop column entry_posted,
+      drop column entry_held_in,
+      drop column entry_held_out;
+  end if;
+end $$;
 -- PostgreSQL replaces a function in place only when its arguments keep
 -- their names. One that an earlier version of the book made with other
 -- names (a parameter renamed) is dropped here and made anew below, in this
@@ -351,10 +380,10 @@ begin
       from (values
               ('"parcels"."chobo_id"(text[])', array['parts']::text[]),
               ('"parcels"."chobo_unbounded"(text, uuid[], numeric[], boolean)', array['p_tenant', 'p_ids', 'p_d', 'p_write']::text[]),
-              ('"parcels"."chobo_record"(text, text, text, text[], text, uuid[], bigint[], bigint[], bigint[])', array['p_tenant', 'p_kind', 'p_op', 'p_key', 'p_content', 'p_accounts', 'p_posted', 'p_held_in', 'p_held_out']::text[]),
-              ('"parcels"."history_statement"(text, text, text[], timestamp with time zone, timestamp with time zone, text[], boolean, integer, bigint)', array['p_tenant', 'p_account', 'p_args', 'p_from', 'p_to', 'p_kinds', 'p_newest', 'p_limit', 'p_after']::text[]),
-              ('"parcels"."history_call"(text, text, text[])', array['p_tenant', 'p_kind', 'p_key']::text[]),
-              ('"parcels"."history_open_holds"(text, text, text[], text)', array['p_tenant', 'p_account', 'p_args', 'p_kind']::text[]),
+              ('"parcels"."chobo_record"(text, text, text, text[], uuid[], bigint[], bigint[], bigint[])', array['p_tenant', 'p_kind', 'p_op', 'p_key', 'p_accounts', 'p_posted', 'p_held_in', 'p_held_out']::text[]),
+              ('"parcels"."history_statement"(text, text, text[], timestamp with time zone, timestamp with time zone, text[], boolean, integer, bigint)', array['p_tenant', 'p_account', 'p_args', 'p_from', 'p_to', 'p_kinds', 'p_newest', 'p_limit', 'p_after', 'cursor', 'kind', 'op', 'key', 'args', 'move', 'out', 'account', 'account_args', 'posted', 'held_in', 'held_out', 'after_posted', 'after_held_in', 'after_held_out', 'at']::text[]),
+              ('"parcels"."history_call"(text, text, text[])', array['p_tenant', 'p_kind', 'p_key', 'cursor', 'kind', 'op', 'key', 'args', 'move', 'out', 'account', 'account_args', 'posted', 'held_in', 'held_out', 'after_posted', 'after_held_in', 'after_held_out', 'at']::text[]),
+              ('"parcels"."history_open_holds"(text, text, text[], text)', array['p_tenant', 'p_account', 'p_args', 'p_kind', 'kind', 'key', 'move', 'from_account', 'from_args', 'to_account', 'to_args', 'amount', 'created', 'deadline']::text[]),
               ('"parcels"."history_balance"(text, text, text[], timestamp with time zone)', array['p_tenant', 'p_account', 'p_args', 'p_at']::text[]),
               ('"parcels"."drop_off_do"(text, text, text, bigint, uuid)', array['p_tenant', 'p_slip', 'p_site', 'p_qty', 'p_call_id$']::text[]),
               ('"parcels"."pick_up_hold"(text, text, text, bigint, uuid)', array['p_tenant', 'p_code', 'p_site', 'p_qty', 'p_call_id$']::text[]),
@@ -462,8 +491,8 @@ end
 $fn$;
 -- The entries of one call that took effect, written to account_entries
 -- once the call has changed its accounts: the four arrays are the call's
--- entries as its key row keeps them, p_content what the call was given.
--- An account with bounds has had its
+-- entries in the order the book writes its moves, the side each move
+-- leaves first. An account with bounds has had its
 -- counter moved on by the call's own update of its row (one per entry),
 -- so its entries take the numbers up to the counter, and each the balance
 -- it left, worked back from the row: the row's less what the call's later
@@ -471,7 +500,7 @@ $fn$;
 -- numbers from entry_order, and no balance. The plan is made once per
 -- session: each plan made for the values of one call cost the call more
 -- than all the rest of this function.
-create or replace function "parcels".chobo_record(p_tenant text, p_kind text, p_op text, p_key text[], p_content text, p_accounts uuid[],
+create or replace function "parcels".chobo_record(p_tenant text, p_kind text, p_op text, p_key text[], p_accounts uuid[],
                                                p_posted bigint[], p_held_in bigint[], p_held_out bigint[])
 returns void language plpgsql
 set plan_cache_mode = force_generic_plan
@@ -481,11 +510,11 @@ declare
   v_at constant timestamptz := clock_timestamp();
 begin
   insert into "parcels".account_entries
-    (tenant, account, seq, kind, op, key, content, n, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at)
+    (tenant, account, seq, kind, op, key, n, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at)
   select p_tenant, c.account,
          case when a.lower_bound is null and a.upper_bound is null
               then nextval('"parcels".entry_order'::regclass) else a.entry_seq - c.later end,
-         p_kind, p_op, p_key, p_content, c.n, c.posted, c.held_in, c.held_out,
+         p_kind, p_op, p_key, c.n, c.posted, c.held_in, c.held_out,
          case when a.lower_bound is not null or a.upper_bound is not null then a.posted - c.later_posted end,
          case when a.lower_bound is not null or a.upper_bound is not null then a.held_in - c.later_held_in end,
          case when a.lower_bound is not null or a.upper_bound is not null then a.held_out - c.later_held_out end,
@@ -500,22 +529,23 @@ end
 $fn$;
 
 -- An account's statement (the account named by its kind and its values,
--- as its balance function takes them): a page of its entries, oldest first or newest
--- first, those at or after p_from and before p_to (either may be null),
--- of the transfer kinds p_kinds (null: all), at most p_limit of them (0:
--- all). p_after is a cursor: the cursor of the last entry of the page
--- read before, or null to start at the start. Each row's cursor is where
--- the next page starts when the row is the last read; an account's
--- cursors only grow with its entries, so a page read oldest first later
--- also holds the entries written since. Each row carries its call: the
--- operation, the key, and what the call was given (for a post, the
--- amounts it posted; nothing more for a void or an expiry).
+-- as its balance function takes them): a page of its entries, oldest
+-- first or newest first, those at or after p_from and before p_to
+-- (either may be null), of the transfer kinds p_kinds (null: all), at
+-- most p_limit of them (0: all). p_after is a cursor: the cursor of the
+-- last entry of the page read before, or null to start at the start.
+-- Each row's cursor is the entry's number in its account, where the next
+-- page starts when the row is the last read; an account's numbers only
+-- grow with its entries, so a page read oldest first later also holds
+-- the entries written since. The page is chosen from account_entries
+-- alone, and only its rows are then joined to the calls that wrote them;
+-- the account is the one named.
 create or replace function "parcels".history_statement(p_tenant text, p_account text, p_args text[], p_from timestamptz default null,
                                                     p_to timestamptz default null, p_kinds text[] default null,
                                                     p_newest boolean default false, p_limit integer default 100,
                                                     p_after bigint default null)
-returns table (cursor bigint, kind text, op text, key text[], content text, n integer,
-               posted bigint, held_in bigint, held_out bigint,
+returns table (cursor bigint, kind text, op text, key text[], args text[], move integer, "out" boolean, account text,
+               account_args text[], posted bigint, held_in bigint, held_out bigint,
                after_posted bigint, after_held_in bigint, after_held_out bigint, at timestamptz)
 language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
@@ -530,35 +560,60 @@ begin
   end if;
   if p_newest then
     return query
-      select e.seq, e.kind, e.op, e.key, e.content, e.n, e.posted, e.held_in, e.held_out,
+      select e.seq, e.kind, e.op, e.key,
+             case when e.op in ('do', 'hold') then array(select json_array_elements_text(c.content::json))
+                  when e.op = 'post' then coalesce(c.post_args, case when c.content = c.held then e.key
+                                                                     else e.key || c.content::bigint[]::text[] end)
+                  else e.key end,
+             (e.n + 1) / 2, e.n % 2 = 1, p_account, p_args, e.posted, e.held_in, e.held_out,
              e.after_posted, e.after_held_in, e.after_held_out, e.at
-        from "parcels".account_entries e
-       where e.tenant = p_tenant and e.account = v_id and e.seq < coalesce(p_after, 9223372036854775807)
-         and (p_from is null or e.at >= p_from) and (p_to is null or e.at < p_to)
-         and (p_kinds is null or e.kind = any (p_kinds))
-       order by e.seq desc
-       limit nullif(p_limit, 0);
+        from (select * from "parcels".account_entries e
+               where e.account = v_id and e.tenant = p_tenant and e.seq < coalesce(p_after, 9223372036854775807)
+                 and (p_from is null or e.at >= p_from) and (p_to is null or e.at < p_to)
+                 and (p_kinds is null or e.kind = any (p_kinds))
+               order by e.seq desc
+               limit nullif(p_limit, 0)) e
+             left join lateral (select k.content, k.post_args,
+                                        case when k.op = 'post' and k.post_args is null
+                                             then (select h.amounts::text from "parcels".keys h
+                                                    where h.tenant = k.tenant and h.kind = k.kind and h.op = 'hold' and h.key = k.key) end as held
+                                   from "parcels".keys k
+                                  where k.tenant = e.tenant and k.kind = e.kind and k.op = e.op and k.key = e.key) c on true
+       order by e.seq desc;
   else
     return query
-      select e.seq, e.kind, e.op, e.key, e.content, e.n, e.posted, e.held_in, e.held_out,
+      select e.seq, e.kind, e.op, e.key,
+             case when e.op in ('do', 'hold') then array(select json_array_elements_text(c.content::json))
+                  when e.op = 'post' then coalesce(c.post_args, case when c.content = c.held then e.key
+                                                                     else e.key || c.content::bigint[]::text[] end)
+                  else e.key end,
+             (e.n + 1) / 2, e.n % 2 = 1, p_account, p_args, e.posted, e.held_in, e.held_out,
              e.after_posted, e.after_held_in, e.after_held_out, e.at
-        from "parcels".account_entries e
-       where e.tenant = p_tenant and e.account = v_id and e.seq > coalesce(p_after, 0)
-         and (p_from is null or e.at >= p_from) and (p_to is null or e.at < p_to)
-         and (p_kinds is null or e.kind = any (p_kinds))
-       order by e.seq
-       limit nullif(p_limit, 0);
+        from (select * from "parcels".account_entries e
+               where e.account = v_id and e.tenant = p_tenant and e.seq > coalesce(p_after, 0)
+                 and (p_from is null or e.at >= p_from) and (p_to is null or e.at < p_to)
+                 and (p_kinds is null or e.kind = any (p_kinds))
+               order by e.seq
+               limit nullif(p_limit, 0)) e
+             left join lateral (select k.content, k.post_args,
+                                        case when k.op = 'post' and k.post_args is null
+                                             then (select h.amounts::text from "parcels".keys h
+                                                    where h.tenant = k.tenant and h.kind = k.kind and h.op = 'hold' and h.key = k.key) end as held
+                                   from "parcels".keys k
+                                  where k.tenant = e.tenant and k.kind = e.kind and k.op = e.op and k.key = e.key) c on true
+       order by e.seq;
   end if;
 end
 $fn$;
 
 -- The entries written under one key of a transfer kind, in the order
 -- they were written: a do's, or a hold's, then those of its post, void
--- or expiry. They come from the key rows, which keep a call's entries in
--- the order the book writes its moves; the balance each left is in the
--- statement of its account.
+-- or expiry, each call's in the order the book writes its moves. The
+-- rows are those of a statement, each with its cursor in its account.
 create or replace function "parcels".history_call(p_tenant text, p_kind text, p_key text[])
-returns table (op text, n integer, account uuid, posted bigint, held_in bigint, held_out bigint, at timestamptz)
+returns table (cursor bigint, kind text, op text, key text[], args text[], move integer, "out" boolean, account text,
+               account_args text[], posted bigint, held_in bigint, held_out bigint,
+               after_posted bigint, after_held_in bigint, after_held_out bigint, at timestamptz)
 language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
 begin
@@ -566,46 +621,64 @@ begin
     raise exception 'chobo: a call is named by its tenant, its transfer kind and its key' using errcode = '22004';
   end if;
   return query
-    select k.op, x.n::integer, x.account, x.posted, x.held_in, x.held_out, k.at
-      from "parcels".keys k
-           cross join lateral unnest(k.entry_accounts, k.entry_posted, k.entry_held_in, k.entry_held_out)
-             with ordinality as x (account, posted, held_in, held_out, n)
-     where k.tenant = p_tenant and k.kind = p_kind and k.op in ('do', 'hold', 'post', 'void', 'expire')
-       and k.key = p_key and k.result = 'done'
-     order by case k.op when 'do' then 0 when 'hold' then 0 else 1 end, x.n;
+    select e.seq, e.kind, e.op, e.key,
+             case when e.op in ('do', 'hold') then array(select json_array_elements_text(c.content::json))
+                  when e.op = 'post' then coalesce(c.post_args, case when c.content = c.held then e.key
+                                                                     else e.key || c.content::bigint[]::text[] end)
+                  else e.key end,
+             (e.n + 1) / 2, e.n % 2 = 1, a.kind, a.args, e.posted, e.held_in, e.held_out,
+             e.after_posted, e.after_held_in, e.after_held_out, e.at
+      from (select * from "parcels".account_entries e
+             where e.tenant = p_tenant and e.kind = p_kind and e.key = p_key) e
+           join "parcels".accounts a on a.tenant = e.tenant and a.id = e.account
+             left join lateral (select k.content, k.post_args,
+                                        case when k.op = 'post' and k.post_args is null
+                                             then (select h.amounts::text from "parcels".keys h
+                                                    where h.tenant = k.tenant and h.kind = k.kind and h.op = 'hold' and h.key = k.key) end as held
+                                   from "parcels".keys k
+                                  where k.tenant = e.tenant and k.kind = e.kind and k.op = e.op and k.key = e.key) c on true
+     order by case e.op when 'do' then 0 when 'hold' then 0 else 1 end, e.n;
 end
 $fn$;
 
 -- The holds still held that move from or to the account p_account with
--- the values p_args (p_account null: any) and
--- are of the transfer kind p_kind (null: any), with their deadlines; a
--- hold past its deadline is not open, even before expire() gives it back.
+-- the values p_args (p_account null: any) and are of the transfer kind
+-- p_kind (null: any): one row per move of each, every move of the hold,
+-- with its two accounts by kind and values. A hold past its deadline is
+-- not open, even before expire() gives it back.
 create or replace function "parcels".history_open_holds(p_tenant text, p_account text default null, p_args text[] default '{}',
                                                      p_kind text default null)
-returns table (kind text, key text[], from_ids uuid[], to_ids uuid[], amounts bigint[], created_at timestamptz,
-               deadline timestamptz)
+returns table (kind text, key text[], move integer, from_account text, from_args text[], to_account text, to_args text[],
+               amount bigint, created timestamptz, deadline timestamptz)
 language plpgsql stable
 security definer set search_path = pg_catalog, pg_temp as $fn$
 declare
-  v_id uuid := "parcels".chobo_id(array['account', 'parcels', p_tenant, p_account] || p_args);
+  v_id uuid := "parcels".chobo_id(array['account', 'parcels', p_tenant, p_account] || coalesce(p_args, '{}'));
 begin
   if p_tenant is null then
     raise exception 'chobo: the tenant is null' using errcode = '22004';
   end if;
+  if p_account is not null and p_args is null then
+    raise exception 'chobo: an account is named by its kind and its values' using errcode = '22004';
+  end if;
   return query
-    select k.kind, k.key, k.from_ids, k.to_ids, k.amounts, k.at, k.deadline
+    select k.kind, k.key, m.n::integer, f.kind, f.args, t.kind, t.args, m.amount, k.at, k.deadline
       from "parcels".keys k
+           cross join lateral unnest(k.from_ids, k.to_ids, k.amounts) with ordinality as m (from_id, to_id, amount, n)
+           join "parcels".accounts f on f.tenant = k.tenant and f.id = m.from_id
+           join "parcels".accounts t on t.tenant = k.tenant and t.id = m.to_id
      where k.tenant = p_tenant and k.op = 'hold' and k.result = 'done' and k.state = 'held'
        and (k.deadline is null or k.deadline > clock_timestamp())
        and (p_kind is null or k.kind = p_kind)
        and (p_account is null or v_id = any (k.from_ids) or v_id = any (k.to_ids))
-     order by k.at, k.kind, k.key;
+     order by k.at, k.kind, k.key, m.n;
 end
 $fn$;
 
--- What an account with bounds held at a time: the balance its last entry
--- at or before p_at left, zeros before its first. An account without
--- bounds has no balance after its entries, and is answered null.
+-- What an account held at a time: after every entry at or before p_at,
+-- zeros before its first. An account with bounds reads it from its last
+-- such entry, which keeps the balance it left; one without bounds keeps
+-- no balance on its entries, and sums them all.
 create or replace function "parcels".history_balance(p_tenant text, p_account text, p_args text[], p_at timestamptz)
 returns "parcels".balance
 language plpgsql stable
@@ -618,11 +691,13 @@ begin
   end if;
   if exists (select 1 from "parcels".accounts a where a.tenant = p_tenant and a.id = v_id
                 and a.lower_bound is null and a.upper_bound is null) then
-    return null;
+    return (select row(coalesce(sum(e.posted), 0), coalesce(sum(e.held_in), 0), coalesce(sum(e.held_out), 0))::"parcels".balance
+              from "parcels".account_entries e
+             where e.account = v_id and e.tenant = p_tenant and e.at <= p_at);
   end if;
   return coalesce((select row(e.after_posted, e.after_held_in, e.after_held_out)::"parcels".balance
                      from "parcels".account_entries e
-                    where e.tenant = p_tenant and e.account = v_id and e.at <= p_at
+                    where e.account = v_id and e.tenant = p_tenant and e.at <= p_at
                     order by e.seq desc
                     limit 1),
                   row(0, 0, 0)::"parcels".balance);
@@ -690,9 +765,8 @@ begin
   -- (0) a move between one account and itself: refused before the key is touched
 
   -- (1) the key: a second call with it waits here for the first to commit.
-  -- The row holds from the start what the call changes (and, for a hold,
-  -- what it holds); a refusal below marks it refused, and then none of it
-  -- counts.
+  -- The row of a hold holds the hold from the start; a refusal below marks
+  -- the key refused, and then the hold does not count.
   -- One move: when every account of the call has its row, the same
   -- statement then tries the move itself. Each row with a bound, in id
   -- order, changes only when its bound holds and it keeps the book's
@@ -703,9 +777,8 @@ begin
   -- Last, the shard of this session of the account without bounds takes
   -- its part, when its slice has room.
   with k as (
-    insert into "parcels".keys (tenant, kind, op, key, content, definition, result, call_id, entry_accounts, entry_posted, entry_held_in, entry_held_out)
-    values (p_tenant, 'drop_off', 'do', v_key, v_content, v_definition, 'done', "p_call_id$",
-            array[v_account_1, v_account_2], array[-"p_qty", "p_qty"]::bigint[], array[0, 0]::bigint[], array[0, 0]::bigint[])
+    insert into "parcels".keys (tenant, kind, op, key, content, definition, result, call_id)
+    values (p_tenant, 'drop_off', 'do', v_key, v_content, v_definition, 'done', "p_call_id$")
     on conflict do nothing
     returning 1
   ), b1 as (
@@ -724,9 +797,9 @@ begin
     -- and when every bounded row changed, the move's two entries, each
     -- bounded row's with the number and the balance the update left
     insert into "parcels".account_entries
-      (tenant, account, seq, kind, op, key, content, n, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at)
+      (tenant, account, seq, kind, op, key, n, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at)
     select p_tenant, x.account, coalesce(r.entry_seq, nextval('"parcels".entry_order'::regclass)), 'drop_off', 'do',
-           v_key, v_content, x.n, x.posted, x.held_in, x.held_out, r.posted, r.held_in, r.held_out, (select clock_timestamp())
+           v_key, x.n, x.posted, x.held_in, x.held_out, r.posted, r.held_in, r.held_out, (select clock_timestamp())
       from (values (1, v_account_1, (-"p_qty")::bigint, (0)::bigint, (0)::bigint), (2, v_account_2, ("p_qty")::bigint, (0)::bigint, (0)::bigint)) as x (n, account, posted, held_in, held_out)
       left join (select * from b1) r on r.id = x.account
      where (select count(*) from b1) = 1
@@ -824,7 +897,7 @@ begin
      set posted = v_posted[array_position(v_ids, a.id)], held_in = v_held_in[array_position(v_ids, a.id)],
          held_out = v_held_out[array_position(v_ids, a.id)], entry_seq = a.entry_seq + (select count(*) from unnest(array[v_account_1, v_account_2]) as x (id) where x.id = a.id)
    where a.tenant = p_tenant and a.id in (v_account_2);
-  perform "parcels".chobo_record(p_tenant, 'drop_off', 'do', v_key, v_content, array[v_account_1, v_account_2], array[-"p_qty", "p_qty"]::bigint[], array[0, 0]::bigint[], array[0, 0]::bigint[]);
+  perform "parcels".chobo_record(p_tenant, 'drop_off', 'do', v_key, array[v_account_1, v_account_2], array[-"p_qty", "p_qty"]::bigint[], array[0, 0]::bigint[], array[0, 0]::bigint[]);
   return row('done', null)::"parcels".result;
 end
 $fn$;
@@ -891,9 +964,8 @@ begin
   -- (0) a move between one account and itself: refused before the key is touched
 
   -- (1) the key: a second call with it waits here for the first to commit.
-  -- The row holds from the start what the call changes (and, for a hold,
-  -- what it holds); a refusal below marks it refused, and then none of it
-  -- counts.
+  -- The row of a hold holds the hold from the start; a refusal below marks
+  -- the key refused, and then the hold does not count.
   -- One move: when every account of the call has its row, the same
   -- statement then tries the move itself. Each row with a bound, in id
   -- order, changes only when its bound holds and it keeps the book's
@@ -904,10 +976,9 @@ begin
   -- Last, the shard of this session of the account without bounds takes
   -- its part, when its slice has room.
   with k as (
-    insert into "parcels".keys (tenant, kind, op, key, content, definition, result, call_id, entry_accounts, entry_posted, entry_held_in, entry_held_out,
+    insert into "parcels".keys (tenant, kind, op, key, content, definition, result, call_id,
                            at, from_ids, to_ids, amounts, state, deadline)
     values (p_tenant, 'pick_up', 'hold', v_key, v_content, v_definition, 'done', "p_call_id$",
-            array[v_account_1, v_account_2], array[0, 0]::bigint[], array[0, "p_qty"]::bigint[], array["p_qty", 0]::bigint[],
             v_now, array[v_account_1], array[v_account_2], array["p_qty"]::bigint[], 'held', v_now + interval '86400 seconds')
     on conflict do nothing
     returning 1
@@ -927,9 +998,9 @@ begin
     -- and when every bounded row changed, the move's two entries, each
     -- bounded row's with the number and the balance the update left
     insert into "parcels".account_entries
-      (tenant, account, seq, kind, op, key, content, n, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at)
+      (tenant, account, seq, kind, op, key, n, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at)
     select p_tenant, x.account, coalesce(r.entry_seq, nextval('"parcels".entry_order'::regclass)), 'pick_up', 'hold',
-           v_key, v_content, x.n, x.posted, x.held_in, x.held_out, r.posted, r.held_in, r.held_out, (select clock_timestamp())
+           v_key, x.n, x.posted, x.held_in, x.held_out, r.posted, r.held_in, r.held_out, (select clock_timestamp())
       from (values (1, v_account_1, (0)::bigint, (0)::bigint, ("p_qty")::bigint), (2, v_account_2, (0)::bigint, ("p_qty")::bigint, (0)::bigint)) as x (n, account, posted, held_in, held_out)
       left join (select * from b1) r on r.id = x.account
      where (select count(*) from b1) = 1
@@ -1027,7 +1098,7 @@ begin
      set posted = v_posted[array_position(v_ids, a.id)], held_in = v_held_in[array_position(v_ids, a.id)],
          held_out = v_held_out[array_position(v_ids, a.id)], entry_seq = a.entry_seq + (select count(*) from unnest(array[v_account_1, v_account_2]) as x (id) where x.id = a.id)
    where a.tenant = p_tenant and a.id in (v_account_1);
-  perform "parcels".chobo_record(p_tenant, 'pick_up', 'hold', v_key, v_content, array[v_account_1, v_account_2], array[0, 0]::bigint[], array[0, "p_qty"]::bigint[], array["p_qty", 0]::bigint[]);
+  perform "parcels".chobo_record(p_tenant, 'pick_up', 'hold', v_key, array[v_account_1, v_account_2], array[0, 0]::bigint[], array[0, "p_qty"]::bigint[], array["p_qty", 0]::bigint[]);
   return row('done', null)::"parcels".result;
 end
 $fn$;
@@ -1158,22 +1229,19 @@ begin
     update "parcels".keys h set state = 'posted', posted_amounts = v_amounts
      where h.tenant = p_tenant and h.kind = 'pick_up' and h.op = 'hold' and h.key = v_key
   ), entries as (
-    -- the call's entries: each bounded row's numbered up to the counter
-    -- its update left, with the balance worked back from the row (the
-    -- row's less what the call's later entries on the account changed)
+    -- the call's two entries: one move between two accounts, so each
+    -- bounded row's entry is its last, numbered with the counter its
+    -- update left and with the balance the update left
     insert into "parcels".account_entries
-      (tenant, account, seq, kind, op, key, content, n, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at)
-    select p_tenant, x.account, coalesce(r.entry_seq - x.later, nextval('"parcels".entry_order'::regclass)),
-           'pick_up', 'post', v_key, v_amounts::text, x.n, x.posted, x.held_in, x.held_out,
-           r.posted - x.later_posted, r.held_in - x.later_held_in, r.held_out - x.later_held_out, (select clock_timestamp())
-      from (select v.*, count(*) over w as later, coalesce(sum(v.posted) over w, 0) as later_posted,
-                   coalesce(sum(v.held_in) over w, 0) as later_held_in, coalesce(sum(v.held_out) over w, 0) as later_held_out
-              from (values (1, v_hold.from_ids[1], (-v_amounts[1])::bigint, (0)::bigint, (-v_hold.amounts[1])::bigint), (2, v_hold.to_ids[1], (v_amounts[1])::bigint, (-v_hold.amounts[1])::bigint, (0)::bigint)) as v (n, account, posted, held_in, held_out)
-            window w as (partition by v.account order by v.n desc rows between unbounded preceding and 1 preceding)) x
+      (tenant, account, seq, kind, op, key, n, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at)
+    select p_tenant, x.account, coalesce(r.entry_seq, nextval('"parcels".entry_order'::regclass)),
+           'pick_up', 'post', v_key, x.n, x.posted, x.held_in, x.held_out,
+           r.posted, r.held_in, r.held_out, (select clock_timestamp())
+      from (values (1, v_hold.from_ids[1], (-v_amounts[1])::bigint, (0)::bigint, (-v_hold.amounts[1])::bigint), (2, v_hold.to_ids[1], (v_amounts[1])::bigint, (-v_hold.amounts[1])::bigint, (0)::bigint)) as x (n, account, posted, held_in, held_out)
       left join written r on r.id = x.account
   )
-  insert into "parcels".keys (tenant, kind, op, key, content, definition, result, call_id, entry_accounts, entry_posted, entry_held_in, entry_held_out)
-  values (p_tenant, 'pick_up', 'post', v_key, v_amounts::text, v_definition, 'done', "p_call_id$", array[v_hold.from_ids[1], v_hold.to_ids[1]], array[-v_amounts[1], v_amounts[1]]::bigint[], array[0, -v_hold.amounts[1]]::bigint[], array[-v_hold.amounts[1], 0]::bigint[]);
+  insert into "parcels".keys (tenant, kind, op, key, content, definition, result, call_id, post_args)
+  values (p_tenant, 'pick_up', 'post', v_key, v_amounts::text, v_definition, 'done', "p_call_id$", case when "p_qty" is null then v_key else v_key || array["p_qty"::text] end);
   return row('done', null)::"parcels".result;
 end
 $fn$;
@@ -1287,22 +1355,19 @@ begin
     update "parcels".keys h set state = 'voided'
      where h.tenant = p_tenant and h.kind = 'pick_up' and h.op = 'hold' and h.key = v_key
   ), entries as (
-    -- the call's entries: each bounded row's numbered up to the counter
-    -- its update left, with the balance worked back from the row (the
-    -- row's less what the call's later entries on the account changed)
+    -- the call's two entries: one move between two accounts, so each
+    -- bounded row's entry is its last, numbered with the counter its
+    -- update left and with the balance the update left
     insert into "parcels".account_entries
-      (tenant, account, seq, kind, op, key, content, n, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at)
-    select p_tenant, x.account, coalesce(r.entry_seq - x.later, nextval('"parcels".entry_order'::regclass)),
-           'pick_up', 'void', v_key, '', x.n, x.posted, x.held_in, x.held_out,
-           r.posted - x.later_posted, r.held_in - x.later_held_in, r.held_out - x.later_held_out, (select clock_timestamp())
-      from (select v.*, count(*) over w as later, coalesce(sum(v.posted) over w, 0) as later_posted,
-                   coalesce(sum(v.held_in) over w, 0) as later_held_in, coalesce(sum(v.held_out) over w, 0) as later_held_out
-              from (values (1, v_hold.from_ids[1], (0)::bigint, (0)::bigint, (-v_hold.amounts[1])::bigint), (2, v_hold.to_ids[1], (0)::bigint, (-v_hold.amounts[1])::bigint, (0)::bigint)) as v (n, account, posted, held_in, held_out)
-            window w as (partition by v.account order by v.n desc rows between unbounded preceding and 1 preceding)) x
+      (tenant, account, seq, kind, op, key, n, posted, held_in, held_out, after_posted, after_held_in, after_held_out, at)
+    select p_tenant, x.account, coalesce(r.entry_seq, nextval('"parcels".entry_order'::regclass)),
+           'pick_up', 'void', v_key, x.n, x.posted, x.held_in, x.held_out,
+           r.posted, r.held_in, r.held_out, (select clock_timestamp())
+      from (values (1, v_hold.from_ids[1], (0)::bigint, (0)::bigint, (-v_hold.amounts[1])::bigint), (2, v_hold.to_ids[1], (0)::bigint, (-v_hold.amounts[1])::bigint, (0)::bigint)) as x (n, account, posted, held_in, held_out)
       left join written r on r.id = x.account
   )
-  insert into "parcels".keys (tenant, kind, op, key, content, definition, result, call_id, entry_accounts, entry_posted, entry_held_in, entry_held_out)
-  values (p_tenant, 'pick_up', 'void', v_key, '', v_definition, 'done', "p_call_id$", array[v_hold.from_ids[1], v_hold.to_ids[1]], array[0, 0]::bigint[], array[0, -v_hold.amounts[1]]::bigint[], array[-v_hold.amounts[1], 0]::bigint[]);
+  insert into "parcels".keys (tenant, kind, op, key, content, definition, result, call_id)
+  values (p_tenant, 'pick_up', 'void', v_key, '', v_definition, 'done', "p_call_id$");
   return row('done', null)::"parcels".result;
 end
 $fn$;
@@ -1501,21 +1566,17 @@ begin
        where a.tenant = v_hold.tenant and a.id = v_hold.to_ids[i]
          and (a.lower_bound is not null or a.upper_bound is not null);
     end loop;
-    -- what expiring gives back is recorded as the entries of an 'expire'
-    -- key row of the hold's key
-    insert into "parcels".keys (tenant, kind, op, key, content, definition, result, call_id,
-                           entry_accounts, entry_posted, entry_held_in, entry_held_out)
-    select v_hold.tenant, v_hold.kind, 'expire', v_hold.key, '', v_hold.definition, 'done', "p_call_id$",
-           array_agg(x.account order by x.n), array_agg(x.posted order by x.n),
-           array_agg(x.held_in order by x.n), array_agg(x.held_out order by x.n)
-      from generate_series(1, array_length(v_hold.amounts, 1)) as i,
-           lateral (values (2 * i - 1, v_hold.from_ids[i], 0::bigint, 0::bigint, -v_hold.amounts[i]),
-                           (2 * i, v_hold.to_ids[i], 0::bigint, -v_hold.amounts[i], 0::bigint))
-           as x (n, account, posted, held_in, held_out);
-    perform "parcels".chobo_record(v_hold.tenant, v_hold.kind, 'expire', v_hold.key, '', k.entry_accounts, k.entry_posted,
-                                k.entry_held_in, k.entry_held_out)
-       from "parcels".keys k
-      where k.tenant = v_hold.tenant and k.kind = v_hold.kind and k.op = 'expire' and k.key = v_hold.key;
+    -- expiring is recorded under an 'expire' key row of the hold's key,
+    -- and what it gives back as the entries of that call
+    insert into "parcels".keys (tenant, kind, op, key, content, definition, result, call_id)
+    values (v_hold.tenant, v_hold.kind, 'expire', v_hold.key, '', v_hold.definition, 'done', "p_call_id$");
+    perform "parcels".chobo_record(v_hold.tenant, v_hold.kind, 'expire', v_hold.key, e.accounts, e.posted, e.held_in, e.held_out)
+       from (select array_agg(x.account order by x.n) as accounts, array_agg(x.posted order by x.n) as posted,
+                    array_agg(x.held_in order by x.n) as held_in, array_agg(x.held_out order by x.n) as held_out
+               from generate_series(1, array_length(v_hold.amounts, 1)) as i,
+                    lateral (values (2 * i - 1, v_hold.from_ids[i], 0::bigint, 0::bigint, -v_hold.amounts[i]),
+                                    (2 * i, v_hold.to_ids[i], 0::bigint, -v_hold.amounts[i], 0::bigint))
+                    as x (n, account, posted, held_in, held_out)) e;
     update "parcels".keys h set state = 'expired' where h.ctid = v_tid;
     v_count := v_count + 1;
   end loop;
@@ -1538,7 +1599,7 @@ declare
   v_kept constant oid[] := array[
     '"parcels"."chobo_id"(text[])'::regprocedure,
     '"parcels"."chobo_unbounded"(text, uuid[], numeric[], boolean)'::regprocedure,
-    '"parcels"."chobo_record"(text, text, text, text[], text, uuid[], bigint[], bigint[], bigint[])'::regprocedure,
+    '"parcels"."chobo_record"(text, text, text, text[], uuid[], bigint[], bigint[], bigint[])'::regprocedure,
     '"parcels"."history_statement"(text, text, text[], timestamp with time zone, timestamp with time zone, text[], boolean, integer, bigint)'::regprocedure,
     '"parcels"."history_call"(text, text, text[])'::regprocedure,
     '"parcels"."history_open_holds"(text, text, text[], text)'::regprocedure,
