@@ -175,7 +175,7 @@ func run1(ctx context.Context, be Backend, sc, orig scenario.Scenario, tenant st
 	}
 	start := time.Now()
 	r := &run{ctx: ctx, be: be, bulk: bulk, tenant: tenant, base: start,
-		marks: Marks{{T: 0, At: start.Truncate(time.Microsecond), Step: -1}}}
+		marks: Marks{{T: 0, At: start.Truncate(time.Microsecond), Done: start, Step: -1}}}
 	defer func() { o.Marks = r.marks }()
 	add := func(rs ...scenario.OpResult) {
 		for _, res := range rs {
@@ -492,6 +492,9 @@ func (r *run) pass(secs, written int64, step int) error {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+	r.mu.Lock()
+	r.marks[len(r.marks)-1].Done = time.Now()
+	r.mu.Unlock()
 	return nil
 }
 

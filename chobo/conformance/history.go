@@ -27,12 +27,12 @@ import (
 // the scenario's time as written), and times are compared through the
 // marks: an entry written between the mark of t and the next mark is at
 // t, where the interpreter puts every call made after the pass that
-// brought it to t, and an expiry at the end of its pass. The mark of a
-// pass is taken when its wait is over and before the backend is asked to
-// give holds back, so that PostgreSQL's expiries, written then, are at
-// the pass's time. TigerBeetle writes nothing when a hold expires: its
-// expiry is dated at the hold's deadline, reached during the pass, and
-// is at the first mark at or after it.
+// brought it to t. The interpreter dates an expiry at the end of the
+// pass that reached the hold's deadline; a backend somewhere between the
+// deadline and the end of the pass's own expire: TigerBeetle at the
+// deadline, PostgreSQL when an expire() gave the hold back, which may be
+// that of another scenario run at the same time, on another tenant. So
+// an expiry is at the first pass whose giving back ended at or after it.
 
 // HistoryReader is a backend that reads the ledger's history: it sends
 // a read request of the driver protocol (statement, entries, holds or
@@ -62,17 +62,15 @@ func (t *TigerBeetle) ReadHistory(ctx context.Context, req protocol.Request) (pr
 	return r.ReadHistory(ctx, req)
 }
 
-// DatesExpiriesAtTheDeadline says that TigerBeetle's expiries are dated
-// at the hold's deadline, not when the pass gave the hold back.
-func (t *TigerBeetle) DatesExpiriesAtTheDeadline() bool { return true }
-
 // Mark is the wall clock of a run at the end of a pass: T is the
 // scenario's time the pass brought, in the seconds of the book as
-// written, and Step the pass's step (-1 for the start of the run, at 0).
+// written, Step the pass's step (-1 for the start of the run, at 0), At
+// when its wait was over, before the backend was asked to give holds
+// back, and Done when that was over.
 type Mark struct {
-	T    int64
-	At   time.Time
-	Step int
+	T        int64
+	At, Done time.Time
+	Step     int
 }
 
 // Marks are the marks of one run, in order.
@@ -96,6 +94,18 @@ func (m Marks) Written(at time.Time) int64 {
 func (m Marks) Reached(at time.Time) (int64, bool) {
 	for _, k := range m {
 		if !k.At.Before(at) {
+			return k.T, true
+		}
+	}
+	return 0, false
+}
+
+// Expired is the scenario time of an expiry a backend dated at: that
+// of the first pass whose giving back of holds ended at or after it; ok
+// is false when none did.
+func (m Marks) Expired(at time.Time) (int64, bool) {
+	for _, k := range m {
+		if !k.Done.IsZero() && !k.Done.Before(at) {
 			return k.T, true
 		}
 	}
@@ -224,16 +234,48 @@ func readOp(kind string) string {
 // readCheck compares the reads of one run with the interpreter's.
 type readCheck struct {
 	marks Marks
-	// atDeadline: the backend dates an expiry at the hold's deadline
-	// (TigerBeetle).
-	atDeadline bool
 	// def, when set, is the TigerBeetle definition of the test copy, by
 	// which an entry's id is checked against the call that wrote it.
 	def    *chobotb.Def
 	tenant string
 	// expired is what each pass of the interpreter's run expired, by
-	// step.
-	expired map[int][]string
+	// step: the holds, and the accounts they held on.
+	expired map[int][]expiredHold
+}
+
+// expiredHold is a hold a pass expired, and the accounts it held on.
+type expiredHold struct {
+	name     string
+	accounts []string
+}
+
+// expiredHolds are the holds each pass of sc expired in the
+// interpreter's run (expired, by step), with the accounts of the call
+// that made each.
+func expiredHolds(sc scenario.Scenario, expired map[int][]string) map[int][]expiredHold {
+	made := map[string][]string{}
+	for _, st := range sc.Steps {
+		if c := st.Call; c != nil && c.Op == book.Hold {
+			var accounts []string
+			for _, m := range c.Transfer.Moves {
+				for _, r := range []book.AccountRef{m.From, m.To} {
+					var args []string
+					for _, p := range r.Args {
+						args = append(args, c.Strings[p.Name])
+					}
+					accounts = append(accounts, Name(r.Account.Name, args))
+				}
+			}
+			made[Name(c.Transfer.Name, keyOf(c.Call))] = accounts
+		}
+	}
+	out := map[int][]expiredHold{}
+	for step, names := range expired {
+		for _, n := range names {
+			out[step] = append(out[step], expiredHold{n, made[n]})
+		}
+	}
+	return out
 }
 
 // compare writes the interpreter's read and the backend's as lines,
@@ -249,7 +291,7 @@ func (c readCheck) compare(rd *scenario.ReadStep, ref *scenario.ReadResult, ans 
 	if errors.Is(ans.Err, errNoReader) {
 		return nil, nil, ans.Err.Error()
 	}
-	if s := c.window(ans); s != "" {
+	if s := c.window(rd, ans); s != "" {
 		return nil, nil, s
 	}
 	res := ans.Response
@@ -320,22 +362,26 @@ func (c readCheck) compare(rd *scenario.ReadStep, ref *scenario.ReadResult, ans 
 	return got, want, ""
 }
 
-// window says why a read is not compared on a backend that dates an
-// expiry at its deadline, when one of its times went to the mark of a
-// pass that expired a hold: the expiry is before that mark there, and at
-// it in the interpreter, so the read would tell the two apart by the
-// instant the bound falls on, not by what the backend holds.
-func (c readCheck) window(ans *ReadAnswer) string {
-	if !c.atDeadline {
-		return ""
-	}
+// window says why a read is not compared when one of its times went to
+// the mark of a pass that expired a hold on its account (on any account,
+// for a read of no account): the backend's expiry is somewhere between
+// the hold's deadline and the end of that pass, the interpreter's at
+// that end, and no instant of the backend's clock splits its entries as
+// the interpreter's time does.
+func (c readCheck) window(rd *scenario.ReadStep, ans *ReadAnswer) string {
 	for _, name := range slices.Sorted(maps.Keys(ans.Marks)) {
 		i := ans.Marks[name]
 		if i < 0 || i >= len(c.marks) {
 			continue
 		}
-		if held := c.expired[c.marks[i].Step]; len(held) > 0 {
-			return fmt.Sprintf("its %q falls on the end of the pass that expired %s, whose expiry TigerBeetle dates at the deadline, before that end",
+		var held []string
+		for _, h := range c.expired[c.marks[i].Step] {
+			if rd.Account == nil || slices.Contains(h.accounts, rd.Account.String()) {
+				held = append(held, h.name)
+			}
+		}
+		if len(held) > 0 {
+			return fmt.Sprintf("its %q falls on the end of the pass that expired %s, whose expiry a backend writes between the deadline and that end, and the interpreter at that end",
 				name, strings.Join(held, ", "))
 		}
 	}
@@ -399,10 +445,10 @@ func (c readCheck) gotTime(text string, expiry bool) string {
 	if err != nil {
 		return fmt.Sprintf("%q (not a time)", text)
 	}
-	if expiry && c.atDeadline {
-		t, ok := c.marks.Reached(at)
+	if expiry {
+		t, ok := c.marks.Expired(at)
 		if !ok {
-			return "past the run's end"
+			return "past the run's last expire"
 		}
 		return secs(t)
 	}

@@ -452,10 +452,7 @@ func hasReads(sc scenario.Scenario) bool {
 // expired): the reads that differ, written with both sides, those not
 // compared and why, and how many were compared.
 func (a *runAll) reads(j Job, sc scenario.Scenario, ref map[int]*scenario.ReadResult, expired map[int][]string, got Observed, tenant string) (bad, skipped []string, compared int) {
-	c := readCheck{marks: got.Marks, tenant: tenant, expired: expired}
-	if d, ok := j.Backend.(interface{ DatesExpiriesAtTheDeadline() bool }); ok {
-		c.atDeadline = d.DatesExpiriesAtTheDeadline()
-	}
+	c := readCheck{marks: got.Marks, tenant: tenant, expired: expiredHolds(sc, expired)}
 	if _, ok := j.Backend.(*TigerBeetle); ok {
 		c.def = tigerbeetle.Def(j.Book)
 	}
