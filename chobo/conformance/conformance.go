@@ -275,8 +275,8 @@ func (r *run) read(rd *scenario.ReadStep, reads map[int]*ReadAnswer, step int) e
 	r.mu.Lock()
 	marks := slices.Clone(r.marks)
 	r.mu.Unlock()
-	req, used, err := readRequest(rd, r.tenant, marks, time.Now(), reads)
-	ans := &ReadAnswer{Request: req, Marks: used, Err: err}
+	req, err := readRequest(rd, r.tenant, marks, time.Now(), reads)
+	ans := &ReadAnswer{Request: req, Err: err}
 	reads[step] = ans
 	if err != nil {
 		return nil
@@ -456,11 +456,17 @@ func (r *run) pass(secs, written int64, step int) error {
 	r.clock += secs
 	until := r.base.Add(time.Duration(secs) * time.Second)
 	keep := r.holds[:0]
+	var split time.Time // the earliest a hold the pass reaches can expire
 	for _, h := range r.holds {
 		if r.clock-h.at < copyLifetime {
 			keep = append(keep, h)
-		} else if d := h.back.Add(Lifetime + settle); d.After(until) {
+			continue
+		}
+		if d := h.back.Add(Lifetime + settle); d.After(until) {
 			until = d
+		}
+		if e := h.sent.Add(Lifetime); split.IsZero() || e.Before(split) {
+			split = e
 		}
 	}
 	r.holds = keep
@@ -477,7 +483,7 @@ func (r *run) pass(secs, written int64, step int) error {
 	// writes for them is at the pass's time, as in the interpreter.
 	r.mu.Lock()
 	r.at += written
-	r.marks = append(r.marks, Mark{T: r.at, At: time.Now().Truncate(time.Microsecond), Step: step})
+	r.marks = append(r.marks, Mark{T: r.at, At: time.Now().Truncate(time.Microsecond), Split: split.Truncate(time.Microsecond), Step: step})
 	r.mu.Unlock()
 	for try := 0; ; try++ {
 		remaining, err := r.be.Expire(r.ctx, r.tenant)

@@ -24,9 +24,10 @@ func at(s float64) time.Time {
 
 // marks: the run starts at 0 s (the scenario's 0), a pass to 600 s ends
 // at 4 s and has holds given back by 4.5 s, a pass to 3600 s ends at 9 s
-// and has them given back by 9.5 s.
+// and has them given back by 9.5 s; the holds this one reaches can have
+// expired from 7.25 s.
 var someMarks = Marks{{T: 0, At: at(0), Done: at(0), Step: -1}, {T: 600, At: at(4), Done: at(4.5), Step: 2},
-	{T: 3600, At: at(9), Done: at(9.5), Step: 5}}
+	{T: 3600, At: at(9), Done: at(9.5), Split: at(7.25), Step: 5}}
 
 func TestMarksMapTimes(t *testing.T) {
 	const none = -1 // no mark is
@@ -86,55 +87,43 @@ func TestReadRequestMapsTimesToMarks(t *testing.T) {
 	for _, c := range []struct {
 		name, step string
 		want       protocol.Request
-		marks      map[string]int
-		err        string
 	}{
 		{"a statement from the start, to a time no pass reached yet",
 			`{"read": "statement", "account": "shelf(s-1)", "to": "2 hours"}`,
-			protocol.Request{Op: "statement", Tenant: "t", Account: "shelf", Args: map[string]string{"sku": "s-1"}, Limit: maxPage},
-			map[string]int{"to": -1}, ""},
-		{"from a pass's end, to another's, newest first, by kind",
+			protocol.Request{Op: "statement", Tenant: "t", Account: "shelf", Args: map[string]string{"sku": "s-1"}, Limit: maxPage}},
+		{"from a pass's end, to the split of another that reaches a hold's deadline, newest first, by kind",
 			`{"read": "statement", "account": "shelf(s-1)", "from": "10 minutes", "to": "1 hour", "order": "newest", "limit": 2, "transfers": ["cart"]}`,
 			protocol.Request{Op: "statement", Tenant: "t", Account: "shelf", Args: map[string]string{"sku": "s-1"},
-				From: stamp(4), To: stamp(9), Newest: true, Limit: 2, Transfers: []string{"cart"}},
-			map[string]int{"from": 1, "to": 2}, ""},
+				From: stamp(4), To: stamp(7.25), Newest: true, Limit: 2, Transfers: []string{"cart"}}},
 		{"from between passes is from the next one's end",
 			`{"read": "statement", "account": "shelf(s-1)", "from": "5 minutes"}`,
-			protocol.Request{Op: "statement", Tenant: "t", Account: "shelf", Args: map[string]string{"sku": "s-1"}, From: stamp(4), Limit: maxPage},
-			map[string]int{"from": 1}, ""},
+			protocol.Request{Op: "statement", Tenant: "t", Account: "shelf", Args: map[string]string{"sku": "s-1"}, From: stamp(4), Limit: maxPage}},
 		{"from past every pass is from now",
 			`{"read": "statement", "account": "shelf(s-1)", "from": "2 hours"}`,
-			protocol.Request{Op: "statement", Tenant: "t", Account: "shelf", Args: map[string]string{"sku": "s-1"}, From: stamp(20), Limit: maxPage},
-			map[string]int{"from": -1}, ""},
-		{"a balance at a pass's time is just before the next mark",
+			protocol.Request{Op: "statement", Tenant: "t", Account: "shelf", Args: map[string]string{"sku": "s-1"}, From: stamp(20), Limit: maxPage}},
+		{"a balance at a pass's time is just before the next mark's split",
 			`{"read": "balance", "account": "shelf(s-1)", "at": "10 minutes"}`,
 			protocol.Request{Op: "balance_at", Tenant: "t", Account: "shelf", Args: map[string]string{"sku": "s-1"},
-				At: at(9).Add(-time.Microsecond).UTC().Format(protocol.TimeFormat)},
-			map[string]int{"at": 2}, ""},
+				At: at(7.25).Add(-time.Microsecond).UTC().Format(protocol.TimeFormat)}},
 		{"a balance at the clock is now",
 			`{"read": "balance", "account": "shelf(s-1)", "at": "1 hour"}`,
 			protocol.Request{Op: "balance_at", Tenant: "t", Account: "shelf", Args: map[string]string{"sku": "s-1"},
-				At: at(20).Add(-time.Microsecond).UTC().Format(protocol.TimeFormat)},
-			map[string]int{"at": -1}, ""},
+				At: at(20).Add(-time.Microsecond).UTC().Format(protocol.TimeFormat)}},
 		{"the entries of a call, the key by name",
 			`{"read": "entries", "transfer": "cart", "key": {"order": "o-1", "sku": "s-1"}}`,
-			protocol.Request{Op: "entries", Tenant: "t", Transfer: "cart", Args: map[string]string{"order": "o-1", "sku": "s-1"}},
-			map[string]int{}, ""},
+			protocol.Request{Op: "entries", Tenant: "t", Transfer: "cart", Args: map[string]string{"order": "o-1", "sku": "s-1"}}},
 		{"open holds of a kind",
 			`{"read": "holds", "transfer": "cart"}`,
-			protocol.Request{Op: "holds", Tenant: "t", Transfer: "cart"}, map[string]int{}, ""},
+			protocol.Request{Op: "holds", Tenant: "t", Transfer: "cart"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			rd := readOf(t, orig, c.step).Steps[0].Read
-			req, used, err := readRequest(rd, "t", someMarks, now, answered)
+			req, err := readRequest(rd, "t", someMarks, now, answered)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if fmt.Sprintf("%+v", req) != fmt.Sprintf("%+v", c.want) {
 				t.Errorf("request\n got  %+v\n want %+v", req, c.want)
-			}
-			if fmt.Sprint(used) != fmt.Sprint(c.marks) {
-				t.Errorf("marks used %v, want %v", used, c.marks)
 			}
 		})
 	}
@@ -144,11 +133,11 @@ func TestReadRequestMapsTimesToMarks(t *testing.T) {
 		{"read": "statement", "account": "shelf(s-1)", "name": "b", "limit": 1},
 		{"read": "statement", "account": "shelf(s-1)", "after": "a"},
 		{"read": "statement", "account": "shelf(s-1)", "after": "b"}`)
-	req, _, err := readRequest(sc.Steps[2].Read, "t", someMarks, now, answered)
+	req, err := readRequest(sc.Steps[2].Read, "t", someMarks, now, answered)
 	if err != nil || req.After != "17" {
 		t.Errorf("after a: %+v %v, want the cursor 17", req, err)
 	}
-	if _, _, err := readRequest(sc.Steps[3].Read, "t", someMarks, now, answered); err == nil || !strings.Contains(err.Error(), "step 2") {
+	if _, err := readRequest(sc.Steps[3].Read, "t", someMarks, now, answered); err == nil || !strings.Contains(err.Error(), "step 2") {
 		t.Errorf("after a failed statement: %v, want an error naming step 2", err)
 	}
 }
@@ -514,40 +503,35 @@ func TestRunAllComparesReads(t *testing.T) {
 			t.Errorf("%s: reported\n%s\nwant a difference in the reads showing %q", name, got, s.want)
 		}
 	}
-	// Two reads of each run go to the end of the pass that expired the
-	// cart (see TestRunAllSkipsReadsAcrossAnExpiry).
-	if stats.Reads != 6*len(fakes) || stats.ReadsSkipped != 2*len(fakes) {
-		t.Errorf("%d reads compared, %d skipped; want %d and %d", stats.Reads, stats.ReadsSkipped, 6*len(fakes), 2*len(fakes))
+	if want := 8 * len(fakes); stats.Reads != want || stats.ReadsSkipped != 0 {
+		t.Errorf("%d reads compared, %d skipped; want %d and 0", stats.Reads, stats.ReadsSkipped, want)
 	}
 }
 
-// TestRunAllSkipsReadsAcrossAnExpiry: a read one of whose times goes to
-// the end of the pass that expired a hold on its account is not
-// compared, and says so; the others are, those of an account the hold
-// did not touch among them.
-func TestRunAllSkipsReadsAcrossAnExpiry(t *testing.T) {
+// TestPassesSplitWhereHoldsMayExpire: a pass that reaches a hold's
+// deadline has its split at the earliest the hold may expire on the
+// backend, before its mark; one that reaches none has none.
+func TestPassesSplitWhereHoldsMayExpire(t *testing.T) {
 	orig, cp := counterBooks(t)
-	sc := readOf(t, orig, historyScenario+`,
-		{"read": "statement", "account": "shelf(s-2)", "from": "10 minutes"},
-		{"read": "balance", "account": "shelf(s-2)", "at": "0 seconds"}`)
+	sc := readOf(t, orig, `{"op": "cart.hold", "args": {"order": "o-1", "sku": "s-1", "qty": 0}},
+		{"pass": "1 minute"}, {"pass": "10 minutes"}`)
+	scaled, err := Scale(orig, cp, sc)
+	if err != nil {
+		t.Fatal(err)
+	}
 	f := newFakeLedger(cp, scaledPasses(t, orig, cp, sc))
-	r := &pairReporter{errs: map[string][]string{}}
-	stats := RunAll(r, []Job{{Where: "counter.book", Book: cp, Original: orig, Scenario: sc, Backend: f, Pair: "p", Tenant: "t"}})
-	if len(r.errs) > 0 {
-		t.Errorf("reported: %v", r.errs)
+	before := time.Now()
+	got, _, err := run1(context.Background(), f, scaled, sc, "t", nil)
+	if err != nil {
+		t.Fatal(err)
 	}
-	var skips []string
-	for _, l := range r.logs {
-		if strings.HasPrefix(l, "SKIP: ") {
-			skips = append(skips, l)
-		}
+	m := got.Marks
+	if len(m) != 3 || m[1].T != 60 || m[2].T != 660 || !m[1].Split.IsZero() || m[2].Split.IsZero() {
+		t.Fatalf("marks %+v", m)
 	}
-	want := []string{
-		`SKIP: counter.book on p "reads": not compared: step 8, read statement of shelf(s-1), from 10 minutes, newest first: its "from" falls on the end of the pass that expired cart(o-1, s-1), whose expiry a backend writes between the deadline and that end, and the interpreter at that end`,
-		`SKIP: counter.book on p "reads": not compared: step 11, read balance of shelf(s-1) at 0 seconds: its "at" falls on the end of the pass that expired cart(o-1, s-1), whose expiry a backend writes between the deadline and that end, and the interpreter at that end`,
-	}
-	if stats.Reads != 8 || stats.ReadsSkipped != 2 || !slices.Equal(skips, want) {
-		t.Errorf("%d compared, %d skipped:\n%s", stats.Reads, stats.ReadsSkipped, strings.Join(skips, "\n"))
+	if early := before.Add(Lifetime); m[2].Split.Before(early.Truncate(time.Microsecond)) || !m[2].Split.Before(m[2].At) ||
+		!m[2].At.Before(m[2].Done) || m[2].bound() != m[2].Split || m[1].bound() != m[1].At {
+		t.Errorf("the pass that reaches the deadline: %+v, made after %v", m[2], before)
 	}
 }
 

@@ -152,7 +152,6 @@ func (a *runAll) job(ctx context.Context, j Job) {
 	// read what they hold. A read cannot come after a together, so every
 	// outcome read the same.
 	var readRef map[int]*scenario.ReadResult
-	var expired map[int][]string
 	written, writtenRefs := sc, refs
 	if hasReads(sc) {
 		if written, err = bind(orig, j.Scenario); err != nil {
@@ -160,7 +159,7 @@ func (a *runAll) job(ctx context.Context, j Job) {
 			return
 		}
 		writtenRefs = scenario.Run(orig, written)
-		readRef, expired = writtenRefs[0].Reads, writtenRefs[0].Expired
+		readRef = writtenRefs[0].Reads
 	}
 	tenant := j.Tenant
 	var got Observed
@@ -175,7 +174,7 @@ func (a *runAll) job(ctx context.Context, j Job) {
 		}
 		var readsSkipped []string
 		var compared int
-		readsBad, readsSkipped, compared = a.reads(j, sc, readRef, expired, got, tenant)
+		readsBad, readsSkipped, compared = a.reads(j, sc, readRef, got, tenant)
 		same := matchesOn(j.Backend, got, refs)
 		if same && len(readsBad) == 0 {
 			a.readStats(j, compared, readsSkipped)
@@ -448,11 +447,11 @@ func hasReads(sc scenario.Scenario) bool {
 }
 
 // reads compares what each read step of a run read with the
-// interpreter's reads (ref, by step; expired is what each of its passes
-// expired): the reads that differ, written with both sides, those not
-// compared and why, and how many were compared.
-func (a *runAll) reads(j Job, sc scenario.Scenario, ref map[int]*scenario.ReadResult, expired map[int][]string, got Observed, tenant string) (bad, skipped []string, compared int) {
-	c := readCheck{marks: got.Marks, tenant: tenant, expired: expiredHolds(sc, expired)}
+// interpreter's reads (ref, by step): the reads that differ, written
+// with both sides, those not compared and why, and how many were
+// compared.
+func (a *runAll) reads(j Job, sc scenario.Scenario, ref map[int]*scenario.ReadResult, got Observed, tenant string) (bad, skipped []string, compared int) {
+	c := readCheck{marks: got.Marks, tenant: tenant}
 	if _, ok := j.Backend.(*TigerBeetle); ok {
 		c.def = tigerbeetle.Def(j.Book)
 	}
