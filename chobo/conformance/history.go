@@ -283,7 +283,7 @@ func (c readCheck) compare(rd *scenario.ReadStep, ref *scenario.ReadResult, ans 
 			if i < len(gotEntries) {
 				shape = &gotEntries[i]
 			}
-			want = append(want, c.wantEntry(e, shape))
+			want = append(want, c.wantEntry(e, shape, rd.Kind == scenario.ReadStatement))
 		}
 		if got == nil {
 			got = []string{}
@@ -376,7 +376,7 @@ func (c readCheck) gotEntry(e protocol.Entry) string {
 	if e.After != nil {
 		after = amountsText(*e.After)
 	}
-	return entryLine(Name(e.Account, e.AccountArgs), c.gotTime(e.At, e.Op == string(interp.Expire)), e.Transfer, e.Op,
+	return entryLine(accountText(e.Account, e.AccountArgs, e.AccountArgs != nil), c.gotTime(e.At, e.Op == string(interp.Expire)), e.Transfer, e.Op,
 		e.Key, e.Args, e.ID, e.Move, e.Out, e.Posted, e.HeldOut, e.HeldIn, after)
 }
 
@@ -396,11 +396,22 @@ func (c readCheck) gotTime(text string, expiry bool) string {
 	return secs(c.marks.Written(at))
 }
 
+// accountText writes an account; known is false where the backend did
+// not give its values (null): TigerBeetle, reading the entries of a
+// call, knows only those the key holds.
+func accountText(kind string, args []string, known bool) string {
+	if !known {
+		return kind + "(values not given)"
+	}
+	return Name(kind, args)
+}
+
 // wantEntry writes an interpreter's entry as the backend should give it:
-// with the key, the arguments, an id and the balance after where the
-// backend's entry at the same place (shape) has them, and always with
-// the balance after for an account with bounds.
-func (c readCheck) wantEntry(e interp.Entry, shape *protocol.Entry) string {
+// with the key, the arguments, the account's values, an id and the
+// balance after where the backend's entry at the same place (shape) has
+// them, and in a statement always with the balance after for an account
+// with bounds.
+func (c readCheck) wantEntry(e interp.Entry, shape *protocol.Entry, statement bool) string {
 	var key []string
 	var args map[string]string
 	id, after := "", ""
@@ -421,10 +432,10 @@ func (c readCheck) wantEntry(e interp.Entry, shape *protocol.Entry) string {
 	if c.def != nil && (full || shape.ID != "") {
 		id = c.entryID(e)
 	}
-	if k := e.Account.Kind; k.Lower != nil || k.Upper != nil || full || shape.After != nil {
+	if k := e.Account.Kind; (statement && (k.Lower != nil || k.Upper != nil)) || full || shape.After != nil {
 		after = balanceText(e.After.Posted, e.After.HeldIn, e.After.HeldOut)
 	}
-	return entryLine(Name(e.Account.Kind.Name, e.Account.Args), secs(e.Time), e.Call.Transfer.Name, string(e.Op),
+	return entryLine(accountText(e.Account.Kind.Name, e.Account.Args, full || shape.AccountArgs != nil), secs(e.Time), e.Call.Transfer.Name, string(e.Op),
 		key, args, id, e.Move, e.Out, protocol.FormatAmount(e.Posted), protocol.FormatAmount(e.HeldOut), protocol.FormatAmount(e.HeldIn), after)
 }
 
@@ -516,7 +527,7 @@ func moveText(n int, amount, from, to string) string {
 func (c readCheck) gotHold(h protocol.Hold) string {
 	var moves []string
 	for _, m := range h.Moves {
-		moves = append(moves, moveText(m.Move, m.Amount, Name(m.From, m.FromArgs), Name(m.To, m.ToArgs)))
+		moves = append(moves, moveText(m.Move, m.Amount, accountText(m.From, m.FromArgs, m.FromArgs != nil), accountText(m.To, m.ToArgs, m.ToArgs != nil)))
 	}
 	deadline := "never expires"
 	if h.Deadline != "" {
@@ -538,7 +549,12 @@ func (c readCheck) gotHold(h protocol.Hold) string {
 func (c readCheck) wantHold(h *interp.Hold, shape *protocol.Hold) string {
 	var moves []string
 	for i, a := range h.Amounts {
-		moves = append(moves, moveText(i+1, protocol.FormatAmount(a), h.From[i].String(), h.To[i].String()))
+		from, to := true, true // the values given, as the backend's move at the same place has them
+		if shape != nil && i < len(shape.Moves) {
+			from, to = shape.Moves[i].FromArgs != nil, shape.Moves[i].ToArgs != nil
+		}
+		moves = append(moves, moveText(i+1, protocol.FormatAmount(a), accountText(h.From[i].Kind.Name, h.From[i].Args, from),
+			accountText(h.To[i].Kind.Name, h.To[i].Args, to)))
 	}
 	deadline := "never expires"
 	if h.Transfer.Pending.Expires {

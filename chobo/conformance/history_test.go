@@ -13,8 +13,10 @@ import (
 	"github.com/chobo-lang/chobo/chobo/backend/tigerbeetle"
 	"github.com/chobo-lang/chobo/chobo/book"
 	"github.com/chobo-lang/chobo/chobo/conformance/protocol"
+	"github.com/chobo-lang/chobo/chobo/ids"
 	"github.com/chobo-lang/chobo/chobo/interp"
 	"github.com/chobo-lang/chobo/chobo/scenario"
+	"github.com/chobo-lang/chobo/runtime/go/chobotb/tbmodel"
 )
 
 // at is a wall time some seconds after a fixed instant.
@@ -581,50 +583,81 @@ func TestReadsThroughADriverThatKnowsNone(t *testing.T) {
 	}
 }
 
+// card is a book whose payments hold two moves, each on a bounded
+// wallet: a hold's chain is both moves, then a key guard.
+const card = `book card v1
+unit USD scale 2
+account wallet(card: string) : USD
+  at least 0 refused as insufficient_funds
+account bank : USD outside
+account merchants : USD outside
+account fees : USD outside
+transfer top_up(top_up_id: string, card: string, amount: USD)
+  key top_up_id
+  move amount from bank to wallet(card)
+transfer payment(payment_id: string, card: string, price: USD, fee: USD)
+  key payment_id
+  pending expires after 30 minutes
+  move price from wallet(card) to merchants
+  move fee from wallet(card) to fees
+`
+
 // TestEntryIDsOnTigerBeetle: the id an entry read from TigerBeetle must
-// carry is that of the record of its move: in the do or hold chain, the
-// post or void chain, or the hold's move for an expiry.
+// carry is that of the transfer of its move: its place in the do or hold
+// chain, or in the post or void chain, or, for an expiry, the hold's
+// move that expired.
 func TestEntryIDsOnTigerBeetle(t *testing.T) {
-	orig, cp := counterBooks(t)
-	sc := readOf(t, orig, `{"op": "restock.do", "args": {"delivery": "d-1", "sku": "s-1", "qty": 5}},
-		{"op": "cart.hold", "args": {"order": "o-1", "sku": "s-1", "qty": 2}},
-		{"op": "cart.post", "args": {"order": "o-1", "sku": "s-1"}},
-		{"op": "layaway.hold", "args": {"order": "o-2", "sku": "s-1", "qty": 1}},
-		{"pass": "2 hours"},
-		{"read": "statement", "account": "shelf(s-1)"}`)
-	ref := scenario.Run(orig, sc)[0].Reads[5]
-	def := tigerbeetle.Def(cp)
-	c := readCheck{def: def, tenant: "t", marks: Marks{{T: 0, At: at(0), Step: -1}}}
+	orig, cp := books(t, card)
+	sc := readOf(t, orig, `{"op": "top_up.do", "args": {"top_up_id": "u-1", "card": "c-1", "amount": 5000}},
+		{"op": "payment.hold", "args": {"payment_id": "p-1", "card": "c-1", "price": 500, "fee": 20}},
+		{"op": "payment.post", "args": {"payment_id": "p-1"}},
+		{"op": "payment.hold", "args": {"payment_id": "p-2", "card": "c-1", "price": 100, "fee": 10}},
+		{"op": "payment.void", "args": {"payment_id": "p-2"}},
+		{"op": "payment.hold", "args": {"payment_id": "p-3", "card": "c-1", "price": 200, "fee": 30}},
+		{"pass": "1 hour"},
+		{"read": "statement", "account": "wallet(c-1)"}`)
+	ref := scenario.Run(orig, sc)[0].Reads[7]
+	c := readCheck{def: tigerbeetle.Def(cp), tenant: "t"}
 	var got []string
 	for _, e := range ref.Entries {
-		got = append(got, string(e.Op)+" "+c.entryID(e))
+		got = append(got, fmt.Sprintf("%s %s move %d %s", e.Op, strings.Join(e.Key, ","), e.Move, c.entryID(e)))
 	}
-	hold := func(kind int, key ...string) string {
-		l, err := def.Lookups("t", kind, key)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return l[0].Hex()
+	id := func(kind, op, key string, pos int) string {
+		return ids.Transfer("card", "t", kind, op, []string{key}, pos).Hex()
 	}
-	cart, layaway := transferIndex(def, "cart"), transferIndex(def, "layaway")
-	post, err := def.Finish("t", cart, "post", []string{"o-1", "s-1"}, []uint64{0})
-	if err != nil {
-		t.Fatal(err)
+	want := []string{
+		"do u-1 move 1 " + id("top_up", "do", "u-1", 0),
+		"hold p-1 move 1 " + id("payment", "hold", "p-1", 0), "hold p-1 move 2 " + id("payment", "hold", "p-1", 1),
+		"post p-1 move 1 " + id("payment", "post", "p-1", 0), "post p-1 move 2 " + id("payment", "post", "p-1", 1),
+		"hold p-2 move 1 " + id("payment", "hold", "p-2", 0), "hold p-2 move 2 " + id("payment", "hold", "p-2", 1),
+		"void p-2 move 1 " + id("payment", "void", "p-2", 0), "void p-2 move 2 " + id("payment", "void", "p-2", 1),
+		"hold p-3 move 1 " + id("payment", "hold", "p-3", 0), "hold p-3 move 2 " + id("payment", "hold", "p-3", 1),
+		"expire p-3 move 1 " + id("payment", "hold", "p-3", 0), "expire p-3 move 2 " + id("payment", "hold", "p-3", 1),
 	}
-	restock, err := def.Build("t", transferIndex(def, "restock"), "do", []any{"d-1", "s-1", int64(5)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []string{"do " + restock.Chain[0].ID.Hex(), "hold " + hold(cart, "o-1", "s-1"), "post " + post[0].ID.Hex(),
-		"hold " + hold(layaway, "o-2", "s-1"), "expire " + hold(layaway, "o-2", "s-1")}
 	if !slices.Equal(got, want) {
-		t.Errorf("ids\n got  %v\n want %v", got, want)
+		t.Errorf("ids\n got  %s\n want %s", strings.Join(got, "\n      "), strings.Join(want, "\n      "))
 	}
-	for i := range want {
-		for j := range i {
-			if want[i] == want[j] && !strings.HasPrefix(want[i], "expire") {
-				t.Errorf("two entries with one id: %s", want[i])
-			}
-		}
+}
+
+// TestRuntimeReadsTheHistory runs the history scenario on the model of
+// TigerBeetle through chobotb's reads in this process (Runtime), wrapped
+// as a TigerBeetle pair: every read must be the interpreter's, the ids of
+// the entries included.
+func TestRuntimeReadsTheHistory(t *testing.T) {
+	orig, cp := counterBooks(t)
+	sc := readOf(t, orig, historyScenario)
+	m := tbmodel.New()
+	m.FollowWallClock()
+	rt := &Runtime{Client: m, Def: tigerbeetle.Def(cp), Book: cp}
+	be := &TigerBeetle{Calls: rt, Raw: m, Book: cp, Pulse: m.Pulse}
+	r := &pairReporter{errs: map[string][]string{}}
+	stats := RunAll(r, []Job{{Where: "counter.book", Book: cp, Original: orig, Scenario: sc, Backend: be, Pair: "runtime", Tenant: "t"}})
+	got := strings.Join(r.errs["runtime"], "\n")
+	if strings.Contains(got, "not yet written for TigerBeetle") {
+		fmt.Println("SKIP: chobotb's history reads are not written yet: the TigerBeetle pair's reads are not compared")
+		t.Skip("SKIP: chobotb's history reads are not written yet")
+	}
+	if got != "" || stats.Reads != 8 || stats.ReadsSkipped != 0 {
+		t.Errorf("%d reads compared, %d not:\n%s", stats.Reads, stats.ReadsSkipped, got)
 	}
 }
