@@ -15,6 +15,7 @@ import (
 	"github.com/chobo-lang/chobo/chobo/ids"
 	"github.com/chobo-lang/chobo/chobo/interp"
 	"github.com/chobo-lang/chobo/chobo/scenario"
+	"github.com/chobo-lang/chobo/runtime/go/chobo"
 	"github.com/chobo-lang/chobo/runtime/go/chobotb"
 )
 
@@ -53,8 +54,8 @@ type HistoryReader interface {
 var errNoReader = errors.New("the backend reads no history")
 
 // ReadHistory implements HistoryReader: the request goes to the driver
-// as it is, and the answer comes back as it was written, checked only
-// for being an answer to that op.
+// as it is, and the answer comes back as it was written; the comparison
+// with the interpreter's read says what is missing from it.
 func (p *Process) ReadHistory(ctx context.Context, req protocol.Request) (protocol.Response, error) {
 	return p.ask(ctx, req)
 }
@@ -199,7 +200,7 @@ func readRequest(rd *scenario.ReadStep, tenant string, marks Marks, now time.Tim
 		// what the interpreter reads, up to that many entries.
 		req.Limit = rd.Limit
 		if req.Limit == 0 {
-			req.Limit = maxPage
+			req.Limit = chobo.MaxPage
 		}
 		if rd.AfterStep >= 0 {
 			prev := earlier[rd.AfterStep]
@@ -228,9 +229,6 @@ func readRequest(rd *scenario.ReadStep, tenant string, marks Marks, now time.Tim
 	}
 	return req, nil
 }
-
-// maxPage is the largest page a client reads (chobo.MaxPage).
-const maxPage = 1000
 
 func readOp(kind string) string {
 	if kind == scenario.ReadBalance {

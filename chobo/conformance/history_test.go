@@ -16,6 +16,7 @@ import (
 	"github.com/chobo-lang/chobo/chobo/ids"
 	"github.com/chobo-lang/chobo/chobo/interp"
 	"github.com/chobo-lang/chobo/chobo/scenario"
+	"github.com/chobo-lang/chobo/runtime/go/chobo"
 	"github.com/chobo-lang/chobo/runtime/go/chobotb/tbmodel"
 )
 
@@ -92,17 +93,17 @@ func TestReadRequestMapsTimesToMarks(t *testing.T) {
 	}{
 		{"a statement from the start, to a time no pass reached yet",
 			`{"read": "statement", "account": "shelf(s-1)", "to": "2 hours"}`,
-			protocol.Request{Op: "statement", Tenant: "t", Account: "shelf", Args: map[string]string{"sku": "s-1"}, Limit: maxPage}},
+			protocol.Request{Op: "statement", Tenant: "t", Account: "shelf", Args: map[string]string{"sku": "s-1"}, Limit: chobo.MaxPage}},
 		{"from a pass's end, to the split of another that reaches a hold's deadline, newest first, by kind",
 			`{"read": "statement", "account": "shelf(s-1)", "from": "10 minutes", "to": "1 hour", "order": "newest", "limit": 2, "transfers": ["cart"]}`,
 			protocol.Request{Op: "statement", Tenant: "t", Account: "shelf", Args: map[string]string{"sku": "s-1"},
 				From: stamp(4), To: stamp(7.25), Newest: true, Limit: 2, Transfers: []string{"cart"}}},
 		{"from between passes is from the next one's end",
 			`{"read": "statement", "account": "shelf(s-1)", "from": "5 minutes"}`,
-			protocol.Request{Op: "statement", Tenant: "t", Account: "shelf", Args: map[string]string{"sku": "s-1"}, From: stamp(4), Limit: maxPage}},
+			protocol.Request{Op: "statement", Tenant: "t", Account: "shelf", Args: map[string]string{"sku": "s-1"}, From: stamp(4), Limit: chobo.MaxPage}},
 		{"from past every pass is from now",
 			`{"read": "statement", "account": "shelf(s-1)", "from": "2 hours"}`,
-			protocol.Request{Op: "statement", Tenant: "t", Account: "shelf", Args: map[string]string{"sku": "s-1"}, From: stamp(20), Limit: maxPage}},
+			protocol.Request{Op: "statement", Tenant: "t", Account: "shelf", Args: map[string]string{"sku": "s-1"}, From: stamp(20), Limit: chobo.MaxPage}},
 		{"a balance at a pass's time is just before the next mark's split",
 			`{"read": "balance", "account": "shelf(s-1)", "at": "10 minutes"}`,
 			protocol.Request{Op: "balance_at", Tenant: "t", Account: "shelf", Args: map[string]string{"sku": "s-1"},
